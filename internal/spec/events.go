@@ -1,0 +1,183 @@
+// Package spec is the single source of truth for the webhook interface in
+// shared/spec.md: the four events, the two invoice shapes, the receipt
+// document and every field with its JSON type, format, enumeration and
+// meaning. The generator, validator, schema export, fixtures, help text and
+// shell completion all read it.
+//
+// The tables are read-only; callers must not modify the slices they get.
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Kind is the kind of document an event's data carries.
+type Kind string
+
+const (
+	Invoice Kind = "purchase invoice"
+	Receipt Kind = "receipt document"
+)
+
+// Shape names one of the body shapes the spec gives for a document.
+type Shape string
+
+const (
+	// Described is the shape of the spec's field description tables.
+	Described Shape = "described"
+	// Sample is the shape of the spec's sample request bodies: for invoices a
+	// different set of fields and body number 4000, for receipts the hidden
+	// fields that only the curl samples carry.
+	Sample Shape = "sample"
+)
+
+// Shapes lists the shapes in the order help and completion show them.
+func Shapes() []Shape { return []Shape{Described, Sample} }
+
+// ParseShape returns the shape named s.
+func ParseShape(s string) (Shape, error) {
+	for _, sh := range Shapes() {
+		if string(sh) == s {
+			return sh, nil
+		}
+	}
+	return "", fmt.Errorf("unknown shape %q (valid: %s)", s, strings.Join(ShapeNames(), ", "))
+}
+
+// ShapeNames lists the shape names as strings.
+func ShapeNames() []string {
+	var names []string
+	for _, sh := range Shapes() {
+		names = append(names, string(sh))
+	}
+	return names
+}
+
+// Event is one webhook event of the interface.
+type Event struct {
+	// Name is the value of the query parameter businessType.
+	Name string
+	// Number is the body businessType of the field description.
+	Number int
+	// SampleNumber is the body businessType the sample bodies carry
+	// (4000 for both invoice events).
+	SampleNumber int
+	Kind         Kind
+	Meaning      string
+}
+
+// SampleInvoiceNumber is the body number both invoice sample bodies carry.
+const SampleInvoiceNumber = 4000
+
+var events = []Event{
+	{Name: "CREATE_PURCHASE_ORDER_INVOICE", Number: 4010, SampleNumber: SampleInvoiceNumber, Kind: Invoice,
+		Meaning: "A purchase invoice was created"},
+	{Name: "AUDIT_PURCHASE_ORDER_INVOICE", Number: 4011, SampleNumber: SampleInvoiceNumber, Kind: Invoice,
+		Meaning: "A purchase invoice was audited (approved or rejected)"},
+	{Name: "CREATE_RECEIVABLE_DOC", Number: 5007, SampleNumber: 5007, Kind: Receipt,
+		Meaning: "A receipt document was created"},
+	{Name: "ABANDON_RECEIVABLE_DOC", Number: 5009, SampleNumber: 5009, Kind: Receipt,
+		Meaning: "A receipt document was voided"},
+}
+
+// AllEvents is the pseudo event name that stands for every event.
+const AllEvents = "all"
+
+// Events lists the four events in the spec's order.
+func Events() []Event { return events }
+
+// EventNames lists the query names of the events in the spec's order.
+func EventNames() []string {
+	names := make([]string, len(events))
+	for i, e := range events {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Lookup returns the event whose query name is name.
+func Lookup(name string) (Event, bool) {
+	for _, e := range events {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Event{}, false
+}
+
+// ParseEvents resolves event names, expanding "all" and dropping repeats
+// while keeping the order given.
+func ParseEvents(names []string) ([]Event, error) {
+	var out []Event
+	add := func(e Event) {
+		if !slices.ContainsFunc(out, func(x Event) bool { return x.Name == e.Name }) {
+			out = append(out, e)
+		}
+	}
+	for _, n := range names {
+		if n == AllEvents {
+			for _, e := range events {
+				add(e)
+			}
+			continue
+		}
+		e, ok := Lookup(n)
+		if !ok {
+			return nil, &UnknownEventError{Name: n}
+		}
+		add(e)
+	}
+	return out, nil
+}
+
+// UnknownEventError names an event that is not in the catalog.
+type UnknownEventError struct{ Name string }
+
+func (e *UnknownEventError) Error() string {
+	return fmt.Sprintf("unknown event %q (valid: %s, %s)", e.Name, strings.Join(EventNames(), ", "), AllEvents)
+}
+
+// Numbers lists every body number the event may carry: the described one
+// first, then the sample one when it differs.
+func (e Event) Numbers() []int {
+	if e.SampleNumber == e.Number {
+		return []int{e.Number}
+	}
+	return []int{e.Number, e.SampleNumber}
+}
+
+// NumberFor is the body number the event carries in the given shape.
+func (e Event) NumberFor(s Shape) int {
+	if s == Sample {
+		return e.SampleNumber
+	}
+	return e.Number
+}
+
+// EventsForNumber lists the events a body number may stand for: one event,
+// or both invoice events for 4000, or none for an unknown number.
+func EventsForNumber(n int) []Event {
+	var out []Event
+	for _, e := range events {
+		if slices.Contains(e.Numbers(), n) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// BodyNumbers lists every valid body number, ascending.
+func BodyNumbers() []int {
+	var out []int
+	for _, e := range events {
+		for _, n := range e.Numbers() {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
