@@ -1,0 +1,495 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// scenario is a document's life told as events about the same document.
+type scenario struct {
+	Name    string
+	Events  [2]string
+	Meaning string
+}
+
+var scenarios = []scenario{
+	{"invoice-lifecycle", [2]string{"CREATE_PURCHASE_ORDER_INVOICE", "AUDIT_PURCHASE_ORDER_INVOICE"},
+		"create a purchase invoice, then audit the same invoice (PASS or REFUSAL)"},
+	{"receipt-lifecycle", [2]string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"},
+		"create a receipt document, then void the same receipt"},
+}
+
+func scenarioNames() []string {
+	var out []string
+	for _, s := range scenarios {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// poolSize is how many different bodies are built per event before the run:
+// enough that a receiver sees varied data, few enough to build in
+// milliseconds. Deliveries cycle through them with fresh requestIds.
+const poolSize = 256
+
+type sendOptions struct {
+	payloadFlags
+	deliveryFlags
+	File      string
+	Headers   []string
+	Sign      string
+	Secret    string
+	Count     int
+	Duration  time.Duration
+	Duplicate float64
+	Shuffle   bool
+	Scenario  string
+
+	eventsSet, countSet bool
+	// sleep replaces the backoff's real sleep in tests.
+	sleep func(context.Context, time.Duration) error
+}
+
+func newSendCmd(a *app) *cobra.Command {
+	opts := &sendOptions{}
+	cmd := &cobra.Command{
+		Use:   "send [--url <url>] [--event <name>]... [--file <payload.json>|-] [--count <n>] [--concurrency <n>] [flags]",
+		Short: "Deliver events to a receiver, one at a time or under load",
+		Long: `Deliver webhook calls the way the ERP does: POST <url>?businessType=<EVENT>
+with content-type application/json and the JSON envelope as the body. Any
+query the URL already has is kept.
+
+Without --url, whsim starts its own receiver on 127.0.0.1, sends there and
+shows what it received (on stderr).
+
+Each delivery prints one line on stdout (event, requestId, status, latency),
+then a summary: sent, succeeded, failed by status and by error kind,
+duplicates, requests per second, latency p50/p90/p99/max. Retry notices,
+warnings and the progress bar go to stderr. --output json prints one JSON
+object per delivery and a final {"summary": ...} object instead.
+
+Exit status: 0 when every delivery got an expected status (--expect-status,
+default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
+(the summary is still printed).`,
+		Example: `  whsim send --event CREATE_RECEIVABLE_DOC
+  whsim send --url http://localhost:3000/webhook --event all
+  whsim send --url https://erp-hook.example.com/in?tenant=7 --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
+  whsim send --url http://localhost:3000/webhook --file payload.json --event CREATE_PURCHASE_ORDER_INVOICE
+  whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
+  whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
+  whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			opts.eventsSet = cmd.Flags().Changed("event")
+			opts.countSet = cmd.Flags().Changed("count")
+			return runSend(cmd.Context(), a, opts)
+		}),
+	}
+	opts.payloadFlags.register(cmd)
+	opts.deliveryFlags.register(cmd)
+	f := cmd.Flags()
+	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte (- for stdin); the event from --event, else from its businessType")
+	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
+	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
+	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
+	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries per event (with --scenario: documents)")
+	f.DurationVar(&opts.Duration, "duration", 0, "stop sending after this long (without --count: send until then)")
+	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
+	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
+	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(scenarioNames(), "|"))
+	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords("standard"))
+	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(scenarioNames()...))
+	_ = cmd.MarkFlagFilename("file", "json")
+	return cmd
+}
+
+func (d *deliveryFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVarP(&d.URL, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
+	f.DurationVar(&d.Timeout, "timeout", 10*time.Second, "time limit of one attempt")
+	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
+	f.BoolVarP(&d.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
+	f.StringVar(&d.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
+	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
+	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once")
+	f.Float64Var(&d.Rate, "rate", 0, "at most this many deliveries per second (0: as fast as the receiver answers)")
+	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
+	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
+	addOutputFlag(cmd, &d.Output, "text", "text", "json")
+	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
+}
+
+// check validates the shared flags (usage errors).
+func (d *deliveryFlags) check() (func(int) bool, error) {
+	if d.Concurrency < 1 {
+		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
+	}
+	if d.Rate < 0 {
+		return nil, usagef("--rate %g: want 0 or more", d.Rate)
+	}
+	if d.Retries < 0 {
+		return nil, usagef("--retries %d: want 0 or more", d.Retries)
+	}
+	if d.Timeout <= 0 {
+		return nil, usagef("--timeout %s: want more than 0", d.Timeout)
+	}
+	expect, err := parseExpect(d.ExpectStatus)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return expect, nil
+}
+
+// parseTarget checks a receiver URL.
+func parseTarget(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, usagef("--url %q: %v", s, errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, usagef("--url %q: want an http:// or https:// URL", s)
+	}
+	if u.Host == "" {
+		return nil, usagef("--url %q: no host", s)
+	}
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		return nil, usagef("--url %q: bad query: %v", s, err)
+	}
+	u.Fragment = ""
+	return u, nil
+}
+
+// newDeliverer builds the client and the deliverer for target.
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, rep *reporter) (*deliver.Deliverer, error) {
+	var ca []byte
+	if d.CACert != "" {
+		b, err := os.ReadFile(d.CACert)
+		if err != nil {
+			return nil, usagef("--cacert: %v", err)
+		}
+		ca = b
+	}
+	client, err := deliver.NewClient(deliver.ClientOptions{
+		Timeout: d.Timeout, Concurrency: d.Concurrency, CACert: ca,
+		Insecure: d.Insecure, FollowRedirects: d.FollowRedirects,
+	})
+	if err != nil {
+		return nil, usagef("--cacert %s: %v", d.CACert, err)
+	}
+	if d.Insecure {
+		rep.warn("--insecure: the receiver's TLS certificate is not verified")
+	}
+	if d.FollowRedirects {
+		rep.warn("--follow-redirects: a 301, 302 or 303 turns the POST into a GET and drops the body")
+	}
+	return &deliver.Deliverer{
+		Client: client, Target: target, Retries: d.Retries,
+		Backoff: deliver.DefaultBackoff(rand.Float64), Now: a.now,
+		Expect: expect, KeepBody: d.Verbose, OnRetry: rep.retry,
+	}, nil
+}
+
+func runSend(ctx context.Context, a *app, opts *sendOptions) error {
+	expect, err := opts.check()
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.Count < 1:
+		return usagef("--count %d: want at least 1", opts.Count)
+	case opts.Duration < 0:
+		return usagef("--duration %s: want 0 or more", opts.Duration)
+	case opts.Duplicate < 0 || opts.Duplicate > 1:
+		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
+	case opts.Scenario != "" && opts.File != "":
+		return usagef("--scenario and --file: choose one")
+	}
+	header := http.Header{}
+	for _, h := range opts.Headers {
+		k, v, err := parseHeader(h)
+		if err != nil {
+			return usageErr(err)
+		}
+		header.Add(k, v)
+	}
+	var signer *deliver.Signer
+	switch opts.Sign {
+	case "":
+		if opts.Secret != "" {
+			return usagef("--secret needs --sign standard")
+		}
+	case "standard":
+		if opts.Secret == "" {
+			return usagef("--sign standard needs --secret whsec_...")
+		}
+		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
+			return usagef("--secret: %v", err)
+		}
+	default:
+		return usagef("--sign %q: the one scheme is standard", opts.Sign)
+	}
+	lanes, err := opts.lanes(a, header)
+	if err != nil {
+		return err
+	}
+
+	rep := newReporter(a, opts.Output, opts.Verbose)
+	rawURL := opts.URL
+	if rawURL == "" {
+		echo, err := startEcho(a.streams.Err, a.errColor, opts.Verbose)
+		if err != nil {
+			return err
+		}
+		defer echo.Close()
+		rawURL = echo.URL
+		fmt.Fprintf(a.streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.errColor.Key.Sprint("whsim:"), rawURL)
+	}
+	target, err := parseTarget(rawURL)
+	if err != nil {
+		return err
+	}
+	d, err := opts.newDeliverer(a, target, expect, rep)
+	if err != nil {
+		return err
+	}
+	d.Signer = signer
+	if opts.sleep != nil {
+		d.Sleep = opts.sleep
+	}
+
+	rounds := opts.Count
+	if opts.Duration > 0 && !opts.countSet {
+		rounds = 0 // until --duration
+	}
+	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
+	return runDeliveries(ctx, a, rep, d, feed.Next, deliver.RunOptions{
+		Concurrency: opts.Concurrency, Rate: opts.Rate, Duration: opts.Duration,
+	}, rounds*perRound(lanes))
+}
+
+func perRound(lanes [][][]deliver.Template) int {
+	n := 0
+	for _, l := range lanes {
+		n += len(l[0])
+	}
+	return n
+}
+
+// runDeliveries runs the deliveries, prints the summary and decides the exit.
+func runDeliveries(ctx context.Context, a *app, rep *reporter, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
+	if a.streams.ErrTTY {
+		rep.startBar(total, ro.Duration)
+	}
+	st := deliver.Run(ctx, d, next, ro, rep.report)
+	if err := rep.summary(st); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if st.Failed == 0 {
+		return nil
+	}
+	// One receiver that cannot be reached: one clear line, not a page.
+	if kinds := st.ErrorKinds(); len(kinds) == 1 && st.ByError[kinds[0]] == st.Sent {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", termSafe(d.Target.Redacted()), kinds[0])}
+	}
+	return errChecksFailed
+}
+
+// lanes builds the templates of the run before it starts, so that the hot
+// path only copies a body and writes a fresh requestId into it.
+func (opts *sendOptions) lanes(a *app, header http.Header) ([][][]deliver.Template, error) {
+	if opts.File != "" {
+		return opts.fileLanes(a, header)
+	}
+	pl, err := opts.plan(a.now())
+	if err != nil {
+		return nil, err
+	}
+	n := poolSize
+	if opts.Count < n && !(opts.Duration > 0 && !opts.countSet) {
+		n = opts.Count
+	}
+	// A requestId the user set (or removed) is theirs: sent as it is.
+	fixedID := false
+	for _, s := range append(append([]string{}, opts.Sets...), opts.Unsets...) {
+		if s == spec.FieldRequestID || strings.HasPrefix(s, spec.FieldRequestID+"=") || strings.HasPrefix(s, spec.FieldRequestID+".") {
+			fixedID = true
+		}
+	}
+	tmpl := func(e spec.Event, doc *payload.Obj) deliver.Template {
+		body := payload.Marshal(doc)
+		t := deliver.Template{Event: e.Name, Query: "businessType=" + url.QueryEscape(e.Name), Header: header, Body: body, IDOff: -1}
+		start, end := deliver.FindRequestID(body)
+		if start >= 0 && end-start == 36 && !fixedID {
+			t.IDOff = start
+		}
+		if start >= 0 {
+			t.RequestID = string(body[start:end])
+		}
+		return t
+	}
+	if opts.Scenario != "" {
+		return opts.scenarioLanes(pl, n, tmpl)
+	}
+	lanes := make([][][]deliver.Template, len(pl.Events))
+	for i, e := range pl.Events {
+		for range n {
+			doc, err := pl.next(e)
+			if err != nil {
+				return nil, err
+			}
+			lanes[i] = append(lanes[i], []deliver.Template{tmpl(e, doc)})
+		}
+	}
+	return lanes, nil
+}
+
+func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, tmpl func(spec.Event, *payload.Obj) deliver.Template) ([][][]deliver.Template, error) {
+	var sc *scenario
+	for i := range scenarios {
+		if scenarios[i].Name == opts.Scenario {
+			sc = &scenarios[i]
+		}
+	}
+	if sc == nil {
+		return nil, usagef("--scenario %q: want one of %s", opts.Scenario, strings.Join(scenarioNames(), ", "))
+	}
+	if opts.eventsSet {
+		return nil, usagef("--scenario %s sends %s then %s: leave out --event", sc.Name, sc.Events[0], sc.Events[1])
+	}
+	first, _ := spec.Lookup(sc.Events[0])
+	second, _ := spec.Lookup(sc.Events[1])
+	ovs, err := opts.overrides()
+	if err != nil {
+		return nil, err
+	}
+	gen, shape := pl.Source.Generator(), pl.Shape
+	// The audit's verdict comes from the same seed as the data.
+	verdicts := rand.New(rand.NewPCG(opts.Seed, 7))
+	lane := make([][]deliver.Template, 0, n)
+	for range n {
+		data := gen.Data(first, shape)
+		later := data.Clone()
+		if first.Kind == spec.Invoice {
+			status := spec.StatusPass
+			if verdicts.Float64() < 0.2 {
+				status = spec.StatusRefusal
+			}
+			if shape == spec.Sample {
+				later.Put(spec.FieldStatus, int64(spec.SampleStatus(status)))
+			} else {
+				later.Put(spec.FieldStatus, status)
+			}
+		}
+		var group []deliver.Template
+		for _, step := range []struct {
+			e    spec.Event
+			data *payload.Obj
+		}{{first, data}, {second, later}} {
+			doc := gen.Envelope(step.e, shape, step.data)
+			if err := payload.Apply(doc, ovs); err != nil {
+				return nil, usageErr(fmt.Errorf("%s %s payload: %w", step.e.Name, shape, err))
+			}
+			group = append(group, tmpl(step.e, doc))
+		}
+		lane = append(lane, group)
+	}
+	return [][][]deliver.Template{lane}, nil
+}
+
+func (p *payloadFlags) overrides() ([]payload.Override, error) {
+	var ovs []payload.Override
+	for _, s := range p.Sets {
+		ov, err := payload.ParseSet(s)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		ovs = append(ovs, ov)
+	}
+	for _, s := range p.Unsets {
+		ov, err := payload.ParseUnset(s)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		ovs = append(ovs, ov)
+	}
+	return ovs, nil
+}
+
+// fileLanes sends a given body byte for byte, under --event or the event
+// its body number names.
+func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Template, error) {
+	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
+		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
+	}
+	var body []byte
+	var err error
+	name := opts.File
+	if name == "-" {
+		name = "stdin"
+		body, err = io.ReadAll(a.streams.In)
+	} else {
+		body, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, usagef("--file: %v", err)
+	}
+	var events []spec.Event
+	if opts.eventsSet {
+		if events, err = spec.ParseEvents(opts.Events); err != nil {
+			return nil, usageErr(fmt.Errorf("--event: %w", err))
+		}
+	} else {
+		var env struct {
+			BusinessType *json.Number `json:"businessType"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil || env.BusinessType == nil {
+			return nil, usagef("--file %s: no businessType number in the body to tell the event by; give --event", name)
+		}
+		n, _ := env.BusinessType.Int64()
+		events = spec.EventsForNumber(int(n))
+		switch len(events) {
+		case 0:
+			return nil, usagef("--file %s: businessType %s is no event's number; give --event", name, env.BusinessType)
+		case 1:
+		default:
+			return nil, usagef("--file %s: businessType %s stands for %s; say which with --event", name, env.BusinessType,
+				strings.Join(eventNames(events), " or "))
+		}
+	}
+	id := ""
+	if s, e := deliver.FindRequestID(body); s >= 0 {
+		id = string(body[s:e])
+	}
+	lanes := make([][][]deliver.Template, len(events))
+	for i, e := range events {
+		lanes[i] = [][]deliver.Template{{{Event: e.Name, Query: "businessType=" + url.QueryEscape(e.Name),
+			Header: header, Body: body, IDOff: -1, RequestID: id}}}
+	}
+	return lanes, nil
+}
+
+func eventNames(es []spec.Event) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name)
+	}
+	return out
+}

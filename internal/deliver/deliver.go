@@ -1,0 +1,266 @@
+// Package deliver makes webhook deliveries: one HTTP call with retries,
+// backoff and optional signing, the load runner that makes many, and the
+// stats that account for every one. It never prints; callers get results.
+package deliver
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Request is one delivery to make.
+type Request struct {
+	Event     string // the event name, for reports
+	Method    string // "" means POST
+	Query     string // raw query added to the target URL's own (businessType=...)
+	Header    http.Header
+	Body      []byte
+	RequestID string // the body's requestId, for reports and webhook-id
+	Duplicate bool   // a deliberate re-delivery of an earlier request
+	Seq       int    // position in the run, from 1
+}
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	Status   int           `json:"status,omitempty"`
+	Latency  time.Duration `json:"-"`
+	Kind     string        `json:"errorKind,omitempty"` // error kind when there was no answer
+	Err      string        `json:"error,omitempty"`
+	Wait     time.Duration `json:"-"` // backoff before the next attempt, 0 for the last
+	Location string        `json:"location,omitempty"`
+}
+
+// Result is what became of one delivery.
+type Result struct {
+	Request  *Request
+	URL      string
+	OK       bool
+	Attempts []Attempt
+	// RespHeader and RespBody are the last answer (the body only when
+	// Deliverer.KeepBody is set, up to MaxKeptBody bytes).
+	RespHeader http.Header
+	RespBody   []byte
+	// SentHeader is the request's header as sent in the last attempt.
+	SentHeader http.Header
+}
+
+// Last is the final attempt.
+func (r *Result) Last() Attempt {
+	if len(r.Attempts) == 0 {
+		return Attempt{}
+	}
+	return r.Attempts[len(r.Attempts)-1]
+}
+
+// Error kinds: short words for why an attempt got no answer.
+const (
+	KindRefused     = "connection refused"
+	KindReset       = "connection reset"
+	KindClosed      = "connection closed"
+	KindTimeout     = "timeout"
+	KindDNS         = "dns"
+	KindTLS         = "tls"
+	KindInterrupted = "interrupted"
+	KindOther       = "error"
+)
+
+// Classify names the kind of a transport error.
+func Classify(err error) string {
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		uaErr   x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		recErr  tls.RecordHeaderError
+		netErr  net.Error
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled):
+		return KindInterrupted
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return KindRefused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return KindReset
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded),
+		errors.As(err, &netErr) && netErr.Timeout():
+		return KindTimeout
+	case errors.As(err, &dnsErr):
+		return KindDNS
+	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr), errors.As(err, &recErr):
+		return KindTLS
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return KindClosed
+	}
+	return KindOther
+}
+
+// MaxKeptBody bounds the response body kept for -v and JSON reports.
+const MaxKeptBody = 64 << 10
+
+// Deliverer makes deliveries to one target URL.
+type Deliverer struct {
+	Client  *http.Client
+	Target  *url.URL
+	Retries int
+	Backoff Backoff
+	// Sleep waits between attempts; tests pass a virtual clock.
+	Sleep func(context.Context, time.Duration) error
+	Now   func() time.Time
+	// Signer, when set, signs every attempt afresh.
+	Signer *Signer
+	// Expect says whether a status is a success.
+	Expect func(status int) bool
+	// KeepBody keeps the response body in the result.
+	KeepBody bool
+	// OnRetry, when set, hears of each attempt that will be retried.
+	OnRetry func(*Request, int, Attempt)
+}
+
+// URLFor is the target with query added to the target's own query: the
+// user's query parameters stay, businessType follows them.
+func URLFor(target *url.URL, query string) string {
+	u := *target
+	switch {
+	case query == "":
+	case u.RawQuery == "":
+		u.RawQuery = query
+	default:
+		u.RawQuery += "&" + query
+	}
+	return u.String()
+}
+
+// Retryable says whether an attempt is worth another try: no answer (but
+// not an interruption or a certificate the client rejects), 429 or 5xx.
+func Retryable(a Attempt) bool {
+	switch {
+	case a.Status == http.StatusTooManyRequests, a.Status >= 500:
+		return true
+	case a.Status != 0:
+		return false
+	}
+	return a.Kind != KindInterrupted && a.Kind != KindTLS && a.Kind != KindDNS
+}
+
+// Deliver makes one delivery, retrying as configured.
+func (d *Deliverer) Deliver(ctx context.Context, req *Request) *Result {
+	res := &Result{Request: req, URL: URLFor(d.Target, req.Query)}
+	res.Attempts = make([]Attempt, 0, 1)
+	for n := 0; ; n++ {
+		a, retryAfter := d.attempt(ctx, req, res)
+		if a.Status != 0 {
+			res.OK = d.expect(a.Status)
+		}
+		if res.OK || n >= d.Retries || !Retryable(a) || ctx.Err() != nil {
+			res.Attempts = append(res.Attempts, a)
+			return res
+		}
+		a.Wait = d.Backoff.Delay(n+1, retryAfter)
+		res.Attempts = append(res.Attempts, a)
+		if d.OnRetry != nil {
+			d.OnRetry(req, n+1, a)
+		}
+		sleep := d.Sleep
+		if sleep == nil {
+			sleep = SleepContext
+		}
+		if err := sleep(ctx, a.Wait); err != nil {
+			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error()})
+			return res
+		}
+	}
+}
+
+func (d *Deliverer) expect(status int) bool {
+	if d.Expect == nil {
+		return status >= 200 && status < 300
+	}
+	return d.Expect(status)
+}
+
+func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result) (Attempt, time.Duration) {
+	method := req.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, res.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		return Attempt{Kind: KindOther, Err: err.Error()}, 0
+	}
+	h := make(http.Header, len(req.Header)+4)
+	h["Content-Type"] = []string{"application/json"}
+	for k, v := range req.Header {
+		h[k] = v
+	}
+	if host := h.Get("Host"); host != "" {
+		hr.Host = host
+		h.Del("Host")
+	}
+	now := time.Now
+	if d.Now != nil {
+		now = d.Now
+	}
+	if d.Signer != nil {
+		d.Signer.Sign(h, req.RequestID, now(), req.Body)
+	}
+	hr.Header = h
+	res.SentHeader = h
+	start := time.Now()
+	resp, err := d.Client.Do(hr)
+	if err != nil {
+		kind := Classify(err)
+		if kind == KindInterrupted && ctx.Err() == nil {
+			kind = KindTimeout // the client's own deadline
+		}
+		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
+	}
+	var body []byte
+	if d.KeepBody {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, MaxKeptBody))
+	}
+	if err == nil {
+		// Drain what is left so the connection goes back to the pool.
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
+	resp.Body.Close()
+	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
+	if err != nil && ctx.Err() != nil {
+		a.Kind, a.Err = KindInterrupted, err.Error()
+	}
+	res.RespHeader, res.RespBody = resp.Header, body
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		a.Location = resp.Header.Get("Location")
+	}
+	var retryAfter time.Duration
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		retryAfter, _ = ParseRetryAfter(v, now())
+	}
+	return a, retryAfter
+}
+
+// ShortError is the error of an attempt without Go's wrapping: the kind,
+// unless the kind says too little.
+func ShortError(a Attempt) string {
+	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS {
+		return a.Kind
+	}
+	msg := a.Err
+	// "Post \"http://...\": dial tcp ...: x" -> the last, telling part.
+	if i := strings.LastIndex(msg, ": "); i >= 0 && a.Kind != KindTLS {
+		msg = msg[i+2:]
+	}
+	return a.Kind + ": " + msg
+}

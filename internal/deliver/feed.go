@@ -1,0 +1,235 @@
+package deliver
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+)
+
+// Template is a pre-built delivery: the body is encoded once, off the hot
+// path, and each delivery made from it gets a fresh requestId spliced into a
+// copy at IDOff.
+type Template struct {
+	Event  string
+	Query  string
+	Header http.Header
+	Body   []byte
+	// IDOff is where the 36-byte requestId string value starts in Body, or
+	// -1 to send Body as it is (a --file body, a --set requestId).
+	IDOff     int
+	RequestID string // the id in Body, when IDOff is -1
+}
+
+// FindRequestID returns where the top-level "requestId" string value of a
+// JSON object starts and ends (the bytes between the quotes), or -1s.
+func FindRequestID(body []byte) (int, int) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return -1, -1
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return -1, -1
+		}
+		key, _ := t.(string)
+		after := int(dec.InputOffset())
+		if key != "requestId" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return -1, -1
+			}
+			continue
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return -1, -1
+		}
+		if _, ok := v.(string); !ok {
+			return -1, -1
+		}
+		end := int(dec.InputOffset()) - 1 // the closing quote
+		start := bytes.IndexByte(body[after:end], '"')
+		if start < 0 {
+			return -1, -1
+		}
+		return after + start + 1, end
+	}
+	return -1, -1
+}
+
+// SpliceID returns a copy of body with the bytes [start,end) replaced by id.
+func SpliceID(body []byte, start, end int, id string) []byte {
+	out := make([]byte, 0, len(body)-(end-start)+len(id))
+	out = append(out, body[:start]...)
+	out = append(out, id...)
+	return append(out, body[end:]...)
+}
+
+// IDs makes version 4 UUIDs from a seeded generator: fast, and the same
+// sequence for the same seed.
+type IDs struct{ r *rand.Rand }
+
+// NewIDs returns a generator; seed 0 draws a random seed.
+func NewIDs(seed uint64) *IDs {
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	return &IDs{r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+}
+
+// Next returns a fresh UUID.
+func (g *IDs) Next() string {
+	var b [16]byte
+	a, c := g.r.Uint64(), g.r.Uint64()
+	for i := range 8 {
+		b[i], b[8+i] = byte(a>>(8*i)), byte(c>>(8*i))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], b[10:])
+	return string(s[:])
+}
+
+// Feed produces the deliveries of a send run from pools of templates. Each
+// round takes the next group from every lane (one lane per event, or one
+// for a scenario whose groups are the events of one document). It is used
+// from one goroutine.
+type Feed struct {
+	lanes     [][][]Template
+	rounds    int // 0: until the run stops it
+	round     int
+	duplicate float64
+	shuffle   bool
+	rng       *rand.Rand
+	ids       *IDs
+	seq       int
+
+	out     [][]*Request // ready to hand out
+	pending []pendingDup
+}
+
+type pendingDup struct {
+	due int // the round after which it goes out
+	req *Request
+}
+
+// shuffleWindow is how many deliveries --shuffle mixes at a time: enough to
+// reorder a scenario's events, bounded so memory stays flat.
+const shuffleWindow = 64
+
+// NewFeed returns a feed of rounds rounds (0: unbounded) over lanes; each
+// lane is a pool of groups cycled in turn.
+func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, seed uint64) *Feed {
+	ids := NewIDs(seed)
+	return &Feed{
+		lanes: lanes, rounds: rounds, duplicate: duplicate, shuffle: shuffle,
+		rng: rand.New(rand.NewPCG(ids.r.Uint64(), ids.r.Uint64())), ids: ids,
+	}
+}
+
+// Next returns the next group of deliveries, nil at the end.
+func (f *Feed) Next() []*Request {
+	for len(f.out) == 0 {
+		if !f.fill() {
+			return nil
+		}
+	}
+	job := f.out[0]
+	f.out[0] = nil
+	f.out = f.out[1:]
+	return job
+}
+
+// fill prepares the next round (or, shuffling, a window of them) and the
+// duplicates that fall due; false when nothing is left.
+func (f *Feed) fill() bool {
+	var batch [][]*Request
+	n := 1
+	if f.shuffle {
+		n = shuffleWindow
+	}
+	for len(batch) < n {
+		if f.rounds > 0 && f.round >= f.rounds {
+			break
+		}
+		for _, lane := range f.lanes {
+			group := lane[f.round%len(lane)]
+			job := make([]*Request, len(group))
+			for i := range group {
+				job[i] = f.make(&group[i])
+			}
+			batch = append(batch, job)
+		}
+		f.round++
+		batch = append(batch, f.due(false)...)
+	}
+	if len(batch) == 0 {
+		batch = f.due(true)
+		if len(batch) == 0 {
+			return false
+		}
+	}
+	if f.shuffle {
+		var flat [][]*Request
+		for _, job := range batch {
+			for _, r := range job {
+				flat = append(flat, []*Request{r})
+			}
+		}
+		f.rng.Shuffle(len(flat), func(i, j int) { flat[i], flat[j] = flat[j], flat[i] })
+		batch = flat
+	}
+	for _, job := range batch {
+		for _, r := range job {
+			f.seq++
+			r.Seq = f.seq
+		}
+	}
+	f.out = append(f.out, batch...)
+	return true
+}
+
+func (f *Feed) make(t *Template) *Request {
+	r := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
+	if t.IDOff >= 0 {
+		id := f.ids.Next()
+		body := make([]byte, len(t.Body))
+		copy(body, t.Body)
+		copy(body[t.IDOff:], id)
+		r.Body, r.RequestID = body, id
+	}
+	if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
+		dup := *r
+		dup.Duplicate = true
+		// At-least-once senders re-deliver a little later, not at once.
+		f.pending = append(f.pending, pendingDup{due: f.round + 1 + f.rng.IntN(8), req: &dup})
+	}
+	return r
+}
+
+// due returns the duplicates whose round has come (all of them at the end).
+func (f *Feed) due(all bool) [][]*Request {
+	var out [][]*Request
+	keep := f.pending[:0]
+	for _, p := range f.pending {
+		if all || p.due <= f.round {
+			out = append(out, []*Request{p.req})
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	f.pending = keep
+	return out
+}
