@@ -1,0 +1,355 @@
+package deliver
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestSignatureVector(t *testing.T) {
+	// The Standard Webhooks specification's published test vector.
+	s, err := NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Signature("msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, []byte(`{"test": 2432232314}`))
+	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
+		t.Errorf("signature %s, want %s", got, want)
+	}
+	for _, bad := range []string{"", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_", "whsec_!!!"} {
+		if _, err := NewSigner(bad); err == nil {
+			t.Errorf("NewSigner(%q): no error", bad)
+		} else if bad != "" && strings.Contains(err.Error(), strings.TrimPrefix(bad, "whsec_")) && len(bad) > 6 {
+			t.Errorf("error %q quotes the secret", err)
+		}
+	}
+}
+
+func TestURLFor(t *testing.T) {
+	tests := []struct{ target, query, want string }{
+		{"http://h/hook", "businessType=A", "http://h/hook?businessType=A"},
+		{"http://h/hook?tenant=7&x=a%20b", "businessType=A", "http://h/hook?tenant=7&x=a%20b&businessType=A"},
+		{"https://h:8443/", "", "https://h:8443/"},
+	}
+	for _, tt := range tests {
+		u, _ := url.Parse(tt.target)
+		if got := URLFor(u, tt.query); got != tt.want {
+			t.Errorf("URLFor(%s, %s) = %s, want %s", tt.target, tt.query, got, tt.want)
+		}
+	}
+}
+
+// virtualSleep records the waits instead of sleeping.
+type virtualSleep struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (v *virtualSleep) sleep(ctx context.Context, d time.Duration) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waits = append(v.waits, d)
+	return ctx.Err()
+}
+
+func newTestDeliverer(t *testing.T, srv *httptest.Server, retries int, vs *virtualSleep) *Deliverer {
+	t.Helper()
+	c, err := NewClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(srv.URL + "/hook")
+	return &Deliverer{Client: c, Target: u, Retries: retries, Backoff: DefaultBackoff(func() float64 { return 1 }),
+		Sleep: vs.sleep, Now: func() time.Time { return time.Unix(1700000000, 0) }}
+}
+
+func TestRetriesBackoffAndRetryAfter(t *testing.T) {
+	tests := []struct {
+		name      string
+		statuses  []int
+		header    map[int]string // attempt -> Retry-After
+		retries   int
+		ok        bool
+		attempts  int
+		wantWaits []time.Duration
+	}{
+		{"5xx then success", []int{503, 500, 200}, nil, 3, true, 3, []time.Duration{200 * time.Millisecond, 400 * time.Millisecond}},
+		{"gives up after retries", []int{502, 502, 502, 502}, nil, 2, false, 3, []time.Duration{200 * time.Millisecond, 400 * time.Millisecond}},
+		{"429 with Retry-After seconds", []int{429, 200}, map[int]string{0: "3"}, 1, true, 2, []time.Duration{3 * time.Second}},
+		{"Retry-After as a date", []int{503, 200}, map[int]string{0: "Tue, 14 Nov 2023 22:13:30 GMT"}, 1, true, 2, []time.Duration{10 * time.Second}},
+		{"4xx is not retried", []int{400, 200}, nil, 3, false, 1, nil},
+		{"no retries asked", []int{500, 200}, nil, 0, false, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				i := int(n.Add(1)) - 1
+				if v, ok := tt.header[i]; ok {
+					w.Header().Set("Retry-After", v)
+				}
+				w.WriteHeader(tt.statuses[i])
+			}))
+			defer srv.Close()
+			vs := &virtualSleep{}
+			d := newTestDeliverer(t, srv, tt.retries, vs)
+			res := d.Deliver(context.Background(), &Request{Event: "E", Query: "businessType=E", Body: []byte(`{}`)})
+			if res.OK != tt.ok || len(res.Attempts) != tt.attempts {
+				t.Fatalf("ok %v after %d attempts, want %v after %d: %+v", res.OK, len(res.Attempts), tt.ok, tt.attempts, res.Attempts)
+			}
+			if len(vs.waits) != len(tt.wantWaits) {
+				t.Fatalf("waits %v, want %v", vs.waits, tt.wantWaits)
+			}
+			for i := range vs.waits {
+				if vs.waits[i] != tt.wantWaits[i] {
+					t.Errorf("wait %d = %s, want %s", i, vs.waits[i], tt.wantWaits[i])
+				}
+			}
+		})
+	}
+}
+
+func TestBackoffGrowsWithJitterAndCaps(t *testing.T) {
+	b := DefaultBackoff(func() float64 { return 0 })
+	if got := b.Delay(1, 0); got != 100*time.Millisecond {
+		t.Errorf("first retry with zero jitter waits %s, want 100ms", got)
+	}
+	b.Jitter = func() float64 { return 0.999 }
+	prev := time.Duration(0)
+	for n := 1; n <= 10; n++ {
+		d := b.Delay(n, 0)
+		if d < prev || d > b.Max {
+			t.Errorf("retry %d waits %s (previous %s, cap %s)", n, d, prev, b.Max)
+		}
+		prev = d
+	}
+	if got := b.Delay(1, time.Hour); got != time.Minute {
+		t.Errorf("Retry-After of an hour waits %s, want the 1m cap", got)
+	}
+}
+
+func TestConnectionErrorsRetriedAndClassified(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens here now
+	c, _ := NewClient(ClientOptions{Timeout: time.Second})
+	u, _ := url.Parse("http://" + addr + "/")
+	vs := &virtualSleep{}
+	d := &Deliverer{Client: c, Target: u, Retries: 2, Backoff: DefaultBackoff(nil), Sleep: vs.sleep}
+	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if res.OK || len(res.Attempts) != 3 || res.Last().Kind != KindRefused {
+		t.Fatalf("got ok=%v attempts=%+v, want 3 refused attempts", res.OK, res.Attempts)
+	}
+	if ShortError(res.Last()) != "connection refused" {
+		t.Errorf("short error %q", ShortError(res.Last()))
+	}
+}
+
+func TestMethodQueryHeadersBody(t *testing.T) {
+	type seen struct {
+		method, query, ct, custom, sigID string
+		body                             []byte
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.URL.RawQuery, r.Header.Get("Content-Type"), r.Header.Get("X-Tenant"), r.Header.Get("Webhook-Id"), b}
+	}))
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	d.Signer, _ = NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	body := []byte("{\"requestId\":\"r1\",\"businessType\":5007,\"data\":{\"收款单\":{}}}")
+	res := d.Deliver(context.Background(), &Request{Query: "businessType=CREATE_RECEIVABLE_DOC", RequestID: "r1",
+		Header: http.Header{"X-Tenant": {"7"}}, Body: body})
+	s := <-got
+	if !res.OK || s.method != "POST" || s.query != "businessType=CREATE_RECEIVABLE_DOC" || s.ct != "application/json" ||
+		s.custom != "7" || s.sigID != "r1" || string(s.body) != string(body) {
+		t.Errorf("receiver saw %+v (ok %v)", s, res.OK)
+	}
+	if sig := res.SentHeader.Get("Webhook-Signature"); sig != d.Signer.Signature("r1", 1700000000, body) {
+		t.Errorf("signature header %q", sig)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	var gets atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hook", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/moved", http.StatusFound) })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if res.OK || res.Last().Status != http.StatusFound || res.Last().Location != "/moved" || gets.Load() != 0 {
+		t.Errorf("not following: ok=%v last=%+v gets=%d", res.OK, res.Last(), gets.Load())
+	}
+	c, _ := NewClient(ClientOptions{Timeout: time.Second, FollowRedirects: true})
+	d.Client = c
+	res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if !res.OK || gets.Load() != 1 {
+		t.Errorf("following: ok=%v gets=%d: the POST became a GET", res.OK, gets.Load())
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	c, _ := NewClient(ClientOptions{Timeout: 50 * time.Millisecond})
+	u, _ := url.Parse(srv.URL)
+	d := &Deliverer{Client: c, Target: u}
+	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if res.OK || res.Last().Kind != KindTimeout {
+		t.Errorf("got %+v, want a timeout", res.Last())
+	}
+}
+
+func TestTLSWithPrivateCA(t *testing.T) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "whsim test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
+	caDER, _ := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	caCert, _ := x509.ParseCertificate(caDER)
+	leafKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leafTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature}
+	leafDER, _ := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, &leafKey.PublicKey, caKey)
+
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}}}
+	srv.StartTLS()
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+
+	for _, tt := range []struct {
+		name string
+		opts ClientOptions
+		ok   bool
+	}{
+		{"without the CA", ClientOptions{Timeout: time.Second}, false},
+		{"with --cacert", ClientOptions{Timeout: time.Second, CACert: caPEM}, true},
+		{"with --insecure", ClientOptions{Timeout: time.Second, Insecure: true}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewClient(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: u, Retries: 3, Sleep: (&virtualSleep{}).sleep}
+			res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+			if res.OK != tt.ok {
+				t.Fatalf("ok %v, want %v: %+v", res.OK, tt.ok, res.Last())
+			}
+			if !tt.ok && (res.Last().Kind != KindTLS || len(res.Attempts) != 1) {
+				t.Errorf("a certificate error is %+v after %d attempts, want tls, not retried", res.Last(), len(res.Attempts))
+			}
+		})
+	}
+	if _, err := NewClient(ClientOptions{CACert: []byte("not pem")}); err != ErrNoCerts {
+		t.Errorf("bad CA file: %v", err)
+	}
+}
+
+func TestHistogramQuantiles(t *testing.T) {
+	var h Histogram
+	for i := 1; i <= 1000; i++ {
+		h.Record(time.Duration(i) * time.Millisecond)
+	}
+	for _, tt := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 500 * time.Millisecond}, {0.9, 900 * time.Millisecond}, {0.99, 990 * time.Millisecond}, {1, time.Second}} {
+		got := h.Quantile(tt.q)
+		if diff := float64(got-tt.want) / float64(tt.want); diff < -0.02 || diff > 0.02 {
+			t.Errorf("p%g = %s, want %s within 2%%", tt.q*100, got, tt.want)
+		}
+	}
+	if h.Max() != time.Second || h.Count() != 1000 {
+		t.Errorf("max %s count %d", h.Max(), h.Count())
+	}
+	for _, us := range []uint64{0, 1, 63, 64, 65, 127, 128, 1 << 20, 1<<40 + 12345} {
+		i := histIndex(us)
+		if hi := histValue(i); hi < us || (i > 0 && histValue(i-1) >= us) {
+			t.Errorf("%dµs in bucket %d [.., %d]", us, i, hi)
+		}
+	}
+}
+
+func TestFindAndSpliceRequestID(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{`{"requestId":"abc","businessType":1}`, `{"requestId":"NEW","businessType":1}`},
+		{"{ \"data\": {\"requestId\":\"inner\"},\n  \"requestId\" :  \"x\\\"y\" }", "{ \"data\": {\"requestId\":\"inner\"},\n  \"requestId\" :  \"NEW\" }"},
+		{`{"requestId":5}`, ""},
+		{`[1]`, ""},
+		{`{"a":`, ""},
+	}
+	for _, tt := range tests {
+		s, e := FindRequestID([]byte(tt.body))
+		if tt.want == "" {
+			if s >= 0 {
+				t.Errorf("%s: found [%d,%d)", tt.body, s, e)
+			}
+			continue
+		}
+		if got := string(SpliceID([]byte(tt.body), s, e, "NEW")); got != tt.want {
+			t.Errorf("splice %s = %s, want %s", tt.body, got, tt.want)
+		}
+	}
+}
+
+func FuzzFindRequestID(f *testing.F) {
+	f.Add([]byte(`{"requestId":"abc","businessType":1}`))
+	f.Add([]byte(`{"x":[1,{"requestId":"y"}],"requestId":"z"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		s, e := FindRequestID(body)
+		if s < 0 {
+			return
+		}
+		if s > e || e > len(body) || body[s-1] != '"' || body[e] != '"' {
+			t.Fatalf("span [%d,%d) of %q", s, e, body)
+		}
+	})
+}
+
+func TestIDsAreUUIDsAndDistinct(t *testing.T) {
+	g := NewIDs(42)
+	seen := map[string]bool{}
+	for range 10000 {
+		id := g.Next()
+		if len(id) != 36 || id[14] != '4' || !strings.ContainsRune("89ab", rune(id[19])) || seen[id] {
+			t.Fatalf("bad or repeated id %s", id)
+		}
+		seen[id] = true
+	}
+	if NewIDs(42).Next() != NewIDs(42).Next() {
+		t.Error("the same seed gives different ids")
+	}
+}

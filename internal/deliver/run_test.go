@@ -1,0 +1,156 @@
+package deliver
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func templates(event string, n int) [][]Template {
+	var pool [][]Template
+	for i := range n {
+		body := `{"requestId":"00000000-0000-4000-8000-000000000000","businessType":` + string(rune('0'+i%10)) + `}`
+		pool = append(pool, []Template{{Event: event, Query: "businessType=" + event, Body: []byte(body), IDOff: len(`{"requestId":"`)}})
+	}
+	return pool
+}
+
+// recorder is a receiver that keeps the requestId and query of every call.
+type recorder struct {
+	mu    sync.Mutex
+	ids   []string
+	evs   []string
+	calls atomic.Int64
+}
+
+func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	s, e := FindRequestID(b)
+	rc.mu.Lock()
+	rc.ids = append(rc.ids, string(b[s:e]))
+	rc.evs = append(rc.evs, r.URL.Query().Get("businessType"))
+	rc.mu.Unlock()
+	rc.calls.Add(1)
+}
+
+func TestRunDuplicatesAndShuffleAccounted(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	lanes := [][][]Template{templates("A", 5), templates("B", 5)}
+	feed := NewFeed(lanes, 100, 0.2, true, 7)
+	var results atomic.Int64
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 4}, func(*Result) { results.Add(1) })
+
+	if st.Sent != 200+st.Duplicates || st.Succeeded != st.Sent || int(rc.calls.Load()) != st.Sent || int(results.Load()) != st.Sent {
+		t.Fatalf("stats %+v, receiver got %d, reported %d", st, rc.calls.Load(), results.Load())
+	}
+	if st.Duplicates < 20 || st.Duplicates > 60 {
+		t.Errorf("%d duplicates of 200 at 0.2", st.Duplicates)
+	}
+	count := map[string]int{}
+	for _, id := range rc.ids {
+		count[id]++
+	}
+	dups := 0
+	for _, n := range count {
+		dups += n - 1
+	}
+	if len(count) != 200 || dups != st.Duplicates {
+		t.Errorf("%d distinct requestIds and %d repeats, want 200 and %d", len(count), dups, st.Duplicates)
+	}
+	// Shuffled: not A,B,A,B... all the way.
+	alternating := true
+	for i, e := range rc.evs {
+		if (i%2 == 0) != (e == "A") {
+			alternating = false
+		}
+	}
+	if alternating {
+		t.Error("--shuffle delivered in round order")
+	}
+}
+
+func TestFeedInOrderWithoutShuffle(t *testing.T) {
+	// A scenario group is delivered in order by one worker.
+	lane := [][]Template{{
+		{Event: "CREATE", Body: []byte(`{"requestId":"x"}`), IDOff: -1, RequestID: "x"},
+		{Event: "AUDIT", Body: []byte(`{"requestId":"y"}`), IDOff: -1, RequestID: "y"},
+	}}
+	feed := NewFeed([][][]Template{lane}, 3, 0, false, 1)
+	var got []string
+	for job := feed.Next(); job != nil; job = feed.Next() {
+		if len(job) != 2 {
+			t.Fatalf("a scenario job of %d deliveries", len(job))
+		}
+		for _, r := range job {
+			got = append(got, r.Event)
+		}
+	}
+	if strings.Join(got, ",") != "CREATE,AUDIT,CREATE,AUDIT,CREATE,AUDIT" {
+		t.Errorf("order %v", got)
+	}
+}
+
+func TestRunCancelledStillSummarises(t *testing.T) {
+	rc := &recorder{}
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rc.calls.Add(1) > 10 {
+			select {
+			case <-block:
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Int64
+	go func() {
+		for done.Load() < 10 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel() // Ctrl-C
+	}()
+	feed := NewFeed([][][]Template{templates("A", 3)}, 0, 0, false, 1) // unbounded: only the cancel stops it
+	st := Run(ctx, d, feed.Next, RunOptions{Concurrency: 2, Done: &done}, nil)
+	if st.Succeeded != 10 || st.Interrupted < 1 || st.Failed != 0 || st.Sent != st.Succeeded+st.Interrupted {
+		t.Errorf("after Ctrl-C: %+v", st)
+	}
+}
+
+func TestRunDurationAndRateBound(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	feed := NewFeed([][][]Template{templates("A", 3)}, 0, 0, false, 1)
+	// 20/s for 300ms: a handful, never hundreds; loose bounds, no timing claims.
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 4, Rate: 20, Duration: 300 * time.Millisecond}, nil)
+	if st.Sent < 1 || st.Sent > 10 {
+		t.Errorf("sent %d at 20/s for 300ms", st.Sent)
+	}
+}
+
+func TestStatsByStatusAndError(t *testing.T) {
+	st := NewStats()
+	u, _ := url.Parse("http://x")
+	_ = u
+	st.Add(&Result{Request: &Request{}, OK: true, Attempts: []Attempt{{Status: 200, Latency: time.Millisecond}}})
+	st.Add(&Result{Request: &Request{Duplicate: true}, Attempts: []Attempt{{Status: 503}, {Status: 500}}})
+	st.Add(&Result{Request: &Request{}, Attempts: []Attempt{{Kind: KindRefused}}})
+	if st.Sent != 3 || st.Succeeded != 1 || st.Failed != 2 || st.Duplicates != 1 || st.Retries != 1 ||
+		st.ByStatus[500] != 1 || st.ByError[KindRefused] != 1 || st.Latency.Count() != 2 {
+		t.Errorf("%+v", st)
+	}
+}
