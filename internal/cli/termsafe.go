@@ -32,7 +32,7 @@ func termSafe(s string) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case unsafeRune(r) && r < 0x100:
+		case unsafeRune(r) && r < 0x80:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case unsafeRune(r):
 			fmt.Fprintf(&b, `\u%04x`, r)

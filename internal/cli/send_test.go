@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// call is what a test receiver saw.
+type call struct {
+	Method, Path, Query, ContentType string
+	Header                           http.Header
+	Body                             []byte
+}
+
+type testReceiver struct {
+	mu    sync.Mutex
+	calls []call
+}
+
+func newTestReceiver(t *testing.T, status int) (*testReceiver, *httptest.Server) {
+	rc := &testReceiver{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.calls = append(rc.calls, call{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Content-Type"), r.Header.Clone(), b})
+		rc.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(srv.Close)
+	return rc, srv
+}
+
+func TestSendEachEventAndShape(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, shape := range spec.ShapeNames() {
+		for _, e := range spec.Events() {
+			for _, userQuery := range []string{"", "?tenant=7"} {
+				t.Run(e.Name+"/"+shape+userQuery, func(t *testing.T) {
+					rc, srv := newTestReceiver(t, 200)
+					code, stdout, stderr := runCLI(t, "send", "--url", srv.URL+"/hook"+userQuery, "--event", e.Name,
+						"--shape", shape, "--seed", "5", "-H", "X-Tenant: 7")
+					if code != 0 || stderr != "" {
+						t.Fatalf("exit %d, stderr %q", code, stderr)
+					}
+					if len(rc.calls) != 1 {
+						t.Fatalf("%d calls", len(rc.calls))
+					}
+					c := rc.calls[0]
+					wantQuery := "businessType=" + e.Name
+					if userQuery != "" {
+						wantQuery = "tenant=7&" + wantQuery
+					}
+					if c.Method != "POST" || c.Path != "/hook" || c.Query != wantQuery || c.ContentType != "application/json" || c.Header.Get("X-Tenant") != "7" {
+						t.Errorf("receiver saw %s %s?%s content-type %q", c.Method, c.Path, c.Query, c.ContentType)
+					}
+					var env struct {
+						RequestID    string          `json:"requestId"`
+						BusinessType int             `json:"businessType"`
+						Data         json.RawMessage `json:"data"`
+					}
+					if err := json.Unmarshal(c.Body, &env); err != nil {
+						t.Fatal(err)
+					}
+					if env.BusinessType != e.NumberFor(spec.Shape(shape)) || len(env.RequestID) != 36 || len(env.Data) < 100 {
+						t.Errorf("body %s", c.Body)
+					}
+					if !strings.HasPrefix(stdout, e.Name) || !strings.Contains(stdout, env.RequestID+" 200 ") || !strings.Contains(stdout, "succeeded 1") {
+						t.Errorf("stdout %q", stdout)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestSendExitCodes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	_, ok := newTestReceiver(t, 200)
+	_, bad := newTestReceiver(t, 503)
+	os.WriteFile("invoice.json", []byte(`{"requestId":"r","businessType":4000,"data":{}}`), 0o644)
+	tests := []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"--url", ok.URL, "--event", "all", "-n", "2"}, 0, "succeeded 8", ""},
+		{[]string{"--url", bad.URL, "--event", "CREATE_RECEIVABLE_DOC"}, 1, "failed by status: 503×1", ""},
+		{[]string{"--url", bad.URL, "--event", "CREATE_RECEIVABLE_DOC", "--expect-status", "503"}, 0, "succeeded 1", ""},
+		{[]string{"--url", "http://127.0.0.1:1/", "--event", "CREATE_RECEIVABLE_DOC"}, 1, "connection refused", "whsim: cannot reach http://127.0.0.1:1/: connection refused\n"},
+		{[]string{"--url", "ftp://x", "--event", "CREATE_RECEIVABLE_DOC"}, 2, "", "want an http:// or https:// URL"},
+		{[]string{"--url", "http://%zz", "--event", "CREATE_RECEIVABLE_DOC"}, 2, "", "--url"},
+		{[]string{"--url", ok.URL, "--event", "NOPE"}, 2, "", `unknown event "NOPE"`},
+		{[]string{"--url", ok.URL, "--file", "missing.json"}, 2, "", "--file: open missing.json"},
+		{[]string{"--url", ok.URL, "--file", "invoice.json"}, 2, "", "businessType 4000 stands for CREATE_PURCHASE_ORDER_INVOICE or AUDIT_PURCHASE_ORDER_INVOICE"},
+		{[]string{"--url", ok.URL, "--file", "invoice.json", "--event", "AUDIT_PURCHASE_ORDER_INVOICE"}, 0, "AUDIT_PURCHASE_ORDER_INVOICE", ""},
+		{[]string{"--url", ok.URL, "-H", "no colon"}, 2, "", `--header "no colon": want 'Name: value'`},
+		{[]string{"--url", ok.URL, "--sign", "standard", "--secret", "whsec_!!notbase64"}, 2, "", "secret after whsec_ is not base64"},
+		{[]string{"--url", ok.URL, "--sign", "standard"}, 2, "", "needs --secret"},
+		{[]string{"--url", ok.URL, "--expect-status", "2x"}, 2, "", "--expect-status"},
+		{[]string{"--url", ok.URL, "--duplicate", "2"}, 2, "", "--duplicate 2"},
+		{[]string{"--url", ok.URL, "--scenario", "nope"}, 2, "", `--scenario "nope"`},
+		{[]string{"--url", ok.URL, "--cacert", "invoice.json"}, 2, "", "no PEM certificate"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"send"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(stdout, tt.stdout) || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", code, tt.code, stdout, tt.stdout, stderr, tt.stderr)
+			}
+			if strings.Count(stderr, "whsim:") > 1 || strings.Contains(stderr, "goroutine") {
+				t.Errorf("stderr %q", stderr)
+			}
+		})
+	}
+}
+
+func TestSendSecretNeverPrinted(t *testing.T) {
+	t.Chdir(t.TempDir())
+	rc, srv := newTestReceiver(t, 200)
+	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	code, stdout, stderr := runCLI(t, "send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC", "--sign", "standard", "--secret", secret, "-v", "-o", "json")
+	if code != 0 || len(rc.calls) != 1 || !strings.HasPrefix(rc.calls[0].Header.Get("Webhook-Signature"), "v1,") {
+		t.Fatalf("exit %d, calls %d", code, len(rc.calls))
+	}
+	if strings.Contains(stdout+stderr, "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") {
+		t.Error("the secret was printed")
+	}
+}
+
+func TestSendScenarioDuplicatesShuffle(t *testing.T) {
+	t.Chdir(t.TempDir())
+	rc, srv := newTestReceiver(t, 200)
+	code, stdout, _ := runCLI(t, "send", "--url", srv.URL, "--scenario", "invoice-lifecycle", "-n", "20", "--seed", "3",
+		"--duplicate", "0.25", "--shuffle", "-c", "4", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var sum summaryJSON
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	s := sum.Summary
+	if s.Sent != 40+s.Duplicates || s.Duplicates == 0 || len(rc.calls) != s.Sent || len(lines) != s.Sent+1 {
+		t.Fatalf("summary %+v, %d calls, %d lines", s, len(rc.calls), len(lines))
+	}
+	// Each invoice's create and audit carry the same document; audits say PASS or REFUSAL.
+	byCode := map[string][]string{}
+	for _, c := range rc.calls {
+		var env struct {
+			Data struct{ InvoiceCode, Status string } `json:"data"`
+		}
+		json.Unmarshal(c.Body, &env)
+		byCode[env.Data.InvoiceCode] = append(byCode[env.Data.InvoiceCode], c.Query)
+		if strings.Contains(c.Query, "AUDIT") && env.Data.Status != "PASS" && env.Data.Status != "REFUSAL" {
+			t.Errorf("audit status %q", env.Data.Status)
+		}
+	}
+	if len(byCode) != 20 {
+		t.Errorf("%d invoices, want 20", len(byCode))
+	}
+	for code, qs := range byCode {
+		if !slicesHas(qs, "businessType=CREATE_PURCHASE_ORDER_INVOICE") || !slicesHas(qs, "businessType=AUDIT_PURCHASE_ORDER_INVOICE") {
+			t.Errorf("invoice %s got %v", code, qs)
+		}
+	}
+}
+
+func slicesHas(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSendRetriesReported(t *testing.T) {
+	t.Chdir(t.TempDir())
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		if n < 3 {
+			w.Header().Set("Retry-After", "2")
+			w.WriteHeader(429)
+		}
+	}))
+	defer srv.Close()
+	var waits []time.Duration
+	var out, errb bytes.Buffer
+	a := &app{streams: Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, now: time.Now, errColor: newPalette(false)}
+	opts := &sendOptions{payloadFlags: payloadFlags{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described"},
+		deliveryFlags: deliveryFlags{URL: srv.URL, Timeout: time.Second, Retries: 3, Concurrency: 1, ExpectStatus: "2xx", Output: "text"},
+		Count:         1,
+		sleep: func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			return nil
+		}}
+	if err := runSend(context.Background(), a, opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 2 || waits[0] != 2*time.Second || !strings.Contains(errb.String(), "attempt 1: 429, retrying in 2s") ||
+		!strings.Contains(out.String(), "after 3 attempts") {
+		t.Errorf("waits %v\nstderr %s\nstdout %s", waits, errb.String(), out.String())
+	}
+}
+
+func TestSendNoURLUsesOwnReceiver(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := runCLI(t, "send", "--event", "ABANDON_RECEIVABLE_DOC")
+	if code != 0 || !strings.Contains(stderr, "no --url: sending to whsim's own receiver at http://127.0.0.1:") ||
+		!strings.Contains(stderr, "received POST /webhook?businessType=ABANDON_RECEIVABLE_DOC  content-type application/json") ||
+		!strings.Contains(stdout, "ABANDON_RECEIVABLE_DOC") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+func TestSendInterruptedPrintsSummary(t *testing.T) {
+	t.Chdir(t.TempDir())
+	_, srv := newTestReceiver(t, 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C before the first delivery
+	var out, errb bytes.Buffer
+	a := &app{streams: Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, now: time.Now, errColor: newPalette(false)}
+	code := a.run(ctx, []string{"send", "--url", srv.URL, "-n", "1000"})
+	if code != ExitInterrupted || !strings.Contains(out.String(), "\nsent ") {
+		t.Errorf("exit %d, stdout %q", code, out.String())
+	}
+}
+
+func TestTermSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain 收款单":   "plain 收款单",
+		"\x1b[31mred": `\x1b[31mred`,
+		"a\u202eb":    `a\u202eb`,
+		"c1\u009bx":   `c1\u009bx`,
+		"bad\xffutf8": `bad\xffutf8`,
+		"line\nbreak": `line\nbreak`,
+	} {
+		if got := termSafe(in); got != want {
+			t.Errorf("termSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func writeCapture(t *testing.T, recs []capture.Record, torn string) string {
+	t.Helper()
+	var b []byte
+	for i := range recs {
+		var err error
+		if b, err = capture.Append(b, &recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b = append(b, torn...)
+	name := filepath.Join(t.TempDir(), "capture.ndjson")
+	os.WriteFile(name, b, 0o600)
+	return name
+}
+
+func TestReplay(t *testing.T) {
+	t.Chdir(t.TempDir())
+	body1 := "{\"requestId\":\"11111111-1111-4111-8111-111111111111\", \"businessType\":5007,\"data\":{\"收款单\":{\"x\":1.50}}}\n"
+	body2 := "{\"requestId\":\"22222222-2222-4222-8222-222222222222\",\"businessType\":4011,\"data\":{}}"
+	recs := []capture.Record{
+		{Method: "POST", Path: "/orig", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1",
+			Headers: http.Header{"Content-Type": {"application/json; charset=utf-8"}, "X-Trace": {"t1"}, "Content-Length": {"99"}}},
+		{Method: "POST", Path: "/orig", Query: "businessType=AUDIT_PURCHASE_ORDER_INVOICE",
+			Headers: http.Header{"Content-Type": {"application/json"}}},
+	}
+	recs[0].SetBody([]byte(body1))
+	recs[1].SetBody([]byte(body2))
+	file := writeCapture(t, recs, `{"capture":1,"time":"2026-`)
+
+	t.Run("byte for byte, in order", func(t *testing.T) {
+		rc, srv := newTestReceiver(t, 200)
+		code, stdout, stderr := runCLI(t, "replay", file, "--url", srv.URL+"/new?tenant=2")
+		if code != 0 || len(rc.calls) != 2 {
+			t.Fatalf("exit %d, %d calls, stderr %s", code, len(rc.calls), stderr)
+		}
+		c := rc.calls[0]
+		if string(c.Body) != body1 || c.Path != "/new" || c.Query != "tenant=2&businessType=CREATE_RECEIVABLE_DOC&x=1" ||
+			c.ContentType != "application/json; charset=utf-8" || c.Header.Get("X-Trace") != "t1" {
+			t.Errorf("first replayed call %+v", c)
+		}
+		if string(rc.calls[1].Body) != body2 {
+			t.Errorf("second body %q", rc.calls[1].Body)
+		}
+		if !strings.Contains(stderr, "line 3: torn last line skipped") || !strings.Contains(stdout, "succeeded 2") {
+			t.Errorf("stdout %q\nstderr %q", stdout, stderr)
+		}
+	})
+	t.Run("new request id changes only the id", func(t *testing.T) {
+		rc, srv := newTestReceiver(t, 200)
+		code, _, _ := runCLI(t, "replay", file, "--url", srv.URL, "--new-request-id", "--event", "CREATE_RECEIVABLE_DOC")
+		if code != 0 || len(rc.calls) != 1 {
+			t.Fatalf("exit %d, %d calls", code, len(rc.calls))
+		}
+		got := string(rc.calls[0].Body)
+		const old = "11111111-1111-4111-8111-111111111111"
+		i := strings.Index(body1, old)
+		if got[i:i+36] == old || got[:i] != body1[:i] || got[i+36:] != body1[i+36:] {
+			t.Errorf("replayed %q from %q", got, body1)
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		code, _, stderr := runCLI(t, "replay", "missing.ndjson", "--url", "http://127.0.0.1:1/")
+		if code != 2 || !strings.Contains(stderr, "missing.ndjson") {
+			t.Errorf("exit %d stderr %q", code, stderr)
+		}
+		code, _, stderr = runCLI(t, "replay", file)
+		if code != 2 || !strings.Contains(stderr, "--url") {
+			t.Errorf("exit %d stderr %q", code, stderr)
+		}
+	})
+}
