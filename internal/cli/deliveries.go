@@ -147,36 +147,116 @@ func masked(h http.Header) http.Header {
 }
 
 func (r *reporter) report(res *deliver.Result) {
+	// Format outside the lock: 32 workers should not queue behind encoding.
+	var b []byte
+	switch {
+	case r.json && r.verbose:
+		b, _ = json.Marshal(r.deliveryJSON(res))
+		b = append(b, '\n')
+	case r.json:
+		b = appendDeliveryJSON(make([]byte, 0, 320), res)
+	default:
+		b = []byte(r.line(res))
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	last := res.Last()
-	req := res.Request
-	if r.json {
-		j := deliveryJSON{
-			Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: res.URL,
-			Status: last.Status, OK: res.OK, LatencyMS: ms(last.Latency), ErrorKind: last.Kind, Error: last.Err,
-		}
-		for _, a := range res.Attempts {
-			j.Attempts = append(j.Attempts, attemptJSON{a.Status, ms(a.Latency), a.Kind, a.Err, a.Location, ms(a.Wait)})
-		}
-		if r.verbose {
-			j.RequestHeaders, j.ResponseHeaders = masked(res.SentHeader), res.RespHeader
-			s := string(res.RespBody)
-			j.ResponseBody = &s
-		}
-		b, _ := json.Marshal(j)
-		r.out.Write(b)
-		r.out.WriteByte('\n')
-	} else {
-		r.out.WriteString(r.line(res))
-		if r.verbose {
-			r.writeVerbose(res)
-		}
+	r.out.Write(b)
+	if r.verbose && !r.json {
+		r.writeVerbose(res)
 	}
 	if r.outTTY {
 		r.out.Flush()
 	}
 	r.done.Add(1)
+}
+
+func (r *reporter) deliveryJSON(res *deliver.Result) deliveryJSON {
+	last := res.Last()
+	req := res.Request
+	j := deliveryJSON{
+		Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: res.URL,
+		Status: last.Status, OK: res.OK, LatencyMS: ms(last.Latency), ErrorKind: last.Kind, Error: last.Err,
+	}
+	for _, a := range res.Attempts {
+		j.Attempts = append(j.Attempts, attemptJSON{a.Status, ms(a.Latency), a.Kind, a.Err, a.Location, ms(a.Wait)})
+	}
+	if r.verbose {
+		j.RequestHeaders, j.ResponseHeaders = masked(res.SentHeader), res.RespHeader
+		s := string(res.RespBody)
+		j.ResponseBody = &s
+	}
+	return j
+}
+
+// appendDeliveryJSON writes the same object json.Marshal makes of
+// deliveryJSON (without the -v fields), by hand: it runs once per delivery.
+func appendDeliveryJSON(b []byte, res *deliver.Result) []byte {
+	last := res.Last()
+	req := res.Request
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, int64(req.Seq), 10)
+	b = append(b, `,"event":`...)
+	b = appendJSONString(b, req.Event)
+	b = append(b, `,"requestId":`...)
+	b = appendJSONString(b, req.RequestID)
+	b = append(b, `,"duplicate":`...)
+	b = strconv.AppendBool(b, req.Duplicate)
+	b = append(b, `,"url":`...)
+	b = appendJSONString(b, res.URL)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(last.Status), 10)
+	b = append(b, `,"ok":`...)
+	b = strconv.AppendBool(b, res.OK)
+	b = append(b, `,"latencyMs":`...)
+	b = strconv.AppendFloat(b, ms(last.Latency), 'f', -1, 64)
+	if last.Kind != "" {
+		b = append(b, `,"errorKind":`...)
+		b = appendJSONString(b, last.Kind)
+	}
+	if last.Err != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, last.Err)
+	}
+	b = append(b, `,"attempts":[`...)
+	for i, a := range res.Attempts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		if a.Status != 0 {
+			b = append(b, `"status":`...)
+			b = strconv.AppendInt(b, int64(a.Status), 10)
+			b = append(b, ',')
+		}
+		b = append(b, `"latencyMs":`...)
+		b = strconv.AppendFloat(b, ms(a.Latency), 'f', -1, 64)
+		for _, kv := range [][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"location", a.Location}} {
+			if kv[1] != "" {
+				b = append(b, `,"`+kv[0]+`":`...)
+				b = appendJSONString(b, kv[1])
+			}
+		}
+		if a.Wait != 0 {
+			b = append(b, `,"waitMs":`...)
+			b = strconv.AppendFloat(b, ms(a.Wait), 'f', -1, 64)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}\n"...)
+}
+
+// appendJSONString quotes s as encoding/json does, with a fast path for
+// the plain ASCII of event names, UUIDs and URLs.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // line is one delivery in text: event, requestId, status, latency.

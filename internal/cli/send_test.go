@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -327,4 +328,18 @@ func TestReplay(t *testing.T) {
 			t.Errorf("exit %d stderr %q", code, stderr)
 		}
 	})
+}
+
+func TestAppendDeliveryJSONMatchesMarshal(t *testing.T) {
+	res := &deliver.Result{
+		Request: &deliver.Request{Seq: 7, Event: "CREATE_RECEIVABLE_DOC", RequestID: "id\"<x>", Duplicate: true},
+		URL:     "http://h/?a=1&businessType=X", OK: false,
+		Attempts: []deliver.Attempt{{Status: 503, Latency: 1500 * time.Microsecond, Wait: 200 * time.Millisecond},
+			{Kind: "connection refused", Err: "dial: \x1b refused", Latency: time.Millisecond}},
+	}
+	r := &reporter{}
+	want, _ := json.Marshal(r.deliveryJSON(res))
+	if got := appendDeliveryJSON(nil, res); string(got) != string(want)+"\n" {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -127,6 +128,28 @@ type Deliverer struct {
 	KeepBody bool
 	// OnRetry, when set, hears of each attempt that will be retried.
 	OnRetry func(*Request, int, Attempt)
+
+	// urls caches the parsed URL of each query: a run has a handful of
+	// queries and many deliveries, so none is parsed on the hot path.
+	urls sync.Map // query -> *target
+}
+
+type target struct {
+	u *url.URL
+	s string
+}
+
+func (d *Deliverer) urlFor(query string) (*target, error) {
+	if t, ok := d.urls.Load(query); ok {
+		return t.(*target), nil
+	}
+	s := URLFor(d.Target, query)
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	t, _ := d.urls.LoadOrStore(query, &target{u: u, s: s})
+	return t.(*target), nil
 }
 
 // URLFor is the target with query added to the target's own query: the
@@ -157,10 +180,17 @@ func Retryable(a Attempt) bool {
 
 // Deliver makes one delivery, retrying as configured.
 func (d *Deliverer) Deliver(ctx context.Context, req *Request) *Result {
-	res := &Result{Request: req, URL: URLFor(d.Target, req.Query)}
+	res := &Result{Request: req}
+	t, err := d.urlFor(req.Query)
+	if err != nil {
+		res.URL = URLFor(d.Target, req.Query)
+		res.Attempts = []Attempt{{Kind: KindOther, Err: err.Error()}}
+		return res
+	}
+	res.URL = t.s
 	res.Attempts = make([]Attempt, 0, 1)
 	for n := 0; ; n++ {
-		a, retryAfter := d.attempt(ctx, req, res)
+		a, retryAfter := d.attempt(ctx, req, res, t.u)
 		if a.Status != 0 {
 			res.OK = d.expect(a.Status)
 		}
@@ -191,14 +221,21 @@ func (d *Deliverer) expect(status int) bool {
 	return d.Expect(status)
 }
 
-func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result) (Attempt, time.Duration) {
+func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, u *url.URL) (Attempt, time.Duration) {
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost
 	}
-	hr, err := http.NewRequestWithContext(ctx, method, res.URL, bytes.NewReader(req.Body))
-	if err != nil {
-		return Attempt{Kind: KindOther, Err: err.Error()}, 0
+	body := req.Body
+	// The request is built by hand rather than by NewRequest, which would
+	// parse the URL again for every delivery; the URL is shared read-only.
+	hr := (&http.Request{
+		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: u.Host,
+		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
+		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
+	}).WithContext(ctx)
+	if len(body) == 0 {
+		hr.Body, hr.GetBody = http.NoBody, nil
 	}
 	h := make(http.Header, len(req.Header)+4)
 	h["Content-Type"] = []string{"application/json"}
@@ -227,9 +264,9 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result) (Att
 		}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
 	}
-	var body []byte
+	var kept []byte
 	if d.KeepBody {
-		body, err = io.ReadAll(io.LimitReader(resp.Body, MaxKeptBody))
+		kept, err = io.ReadAll(io.LimitReader(resp.Body, MaxKeptBody))
 	}
 	if err == nil {
 		// Drain what is left so the connection goes back to the pool.
@@ -240,7 +277,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result) (Att
 	if err != nil && ctx.Err() != nil {
 		a.Kind, a.Err = KindInterrupted, err.Error()
 	}
-	res.RespHeader, res.RespBody = resp.Header, body
+	res.RespHeader, res.RespBody = resp.Header, kept
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		a.Location = resp.Header.Get("Location")
 	}

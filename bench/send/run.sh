@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Send throughput: `whsim send` (a fresh requestId and varied data per
+# request) against hey (one fixed body) and wrk (POST script, one fixed
+# body), all against the same minimal receiver on loopback in the same run.
+# Prints req/s of each and the ratios (targets: >= 1.0x hey, >= 0.6x wrk),
+# then whsim's peak RSS for 50,000 and 500,000 requests.
+# N (default 50000), C (default 32), BIG (default 500000), WRK_SECS (10).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+n=${N:-50000}
+c=${C:-32}
+big=${BIG:-500000}
+secs=${WRK_SECS:-10}
+
+need() { command -v "$1" >/dev/null || { apt-get install -y "$2" >/dev/null || { echo "need $1" >&2; exit 1; }; }; }
+need wrk wrk
+need hey hey
+[ -x /usr/bin/time ] || apt-get install -y time >/dev/null
+
+tmp=$(mktemp -d)
+recv_pid=
+cleanup() { [ -n "$recv_pid" ] && kill "$recv_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+go build -o "$tmp/whsim" ./cmd/whsim
+go build -o "$tmp/receiver" ./bench/send/receiver
+"$tmp/receiver" >"$tmp/url" &
+recv_pid=$!
+for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done
+url=$(cat "$tmp/url")
+event=CREATE_RECEIVABLE_DOC
+"$tmp/whsim" generate --event $event --seed 1 --output ndjson >"$tmp/body.json"
+echo "receiver $url, body $(wc -c <"$tmp/body.json") bytes, $n requests, concurrency $c"
+
+hey_rps=$(hey -n "$n" -c "$c" -m POST -T application/json -D "$tmp/body.json" "$url?businessType=$event" |
+  awk '/Requests\/sec:/ {print $2}')
+wrk_rps=$(BODY_FILE="$tmp/body.json" wrk -t 2 -c "$c" -d "${secs}s" -s bench/send/post.lua "$url?businessType=$event" |
+  awk '/Requests\/sec:/ {print $2}')
+whsim_run() {
+  /usr/bin/time -f '%M' -o "$tmp/rss" "$tmp/whsim" send --url "$url" --event $event --count "$1" \
+    --concurrency "$c" --output json >"$tmp/out.ndjson"
+  tail -n 1 "$tmp/out.ndjson" | sed -E 's/.*"requestsPerSecond":([0-9.]+).*/\1/'
+}
+whsim_rps=$(whsim_run "$n")
+rss_n=$(cat "$tmp/rss")
+sent=$(tail -n 1 "$tmp/out.ndjson" | sed -E 's/.*"succeeded":([0-9]+).*/\1/')
+distinct=$(head -n -1 "$tmp/out.ndjson" | sed -E 's/.*"requestId":"([^"]+)".*/\1/' | sort -u | wc -l)
+whsim_run "$big" >/dev/null
+rss_big=$(cat "$tmp/rss")
+
+printf 'hey   %10.0f req/s\n' "$hey_rps"
+printf 'wrk   %10.0f req/s\n' "$wrk_rps"
+printf 'whsim %10.0f req/s  (%s succeeded, %s distinct requestIds)\n' "$whsim_rps" "$sent" "$distinct"
+awk -v w="$whsim_rps" -v h="$hey_rps" -v k="$wrk_rps" 'BEGIN {
+  printf "whsim/hey %.2fx (target >= 1.0x)\nwhsim/wrk %.2fx (target >= 0.6x)\n", w/h, w/k }'
+printf 'whsim peak RSS: %d MiB for %d requests, %d MiB for %d requests\n' $((rss_n / 1024)) "$n" $((rss_big / 1024)) "$big"
