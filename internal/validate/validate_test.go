@@ -83,29 +83,43 @@ func TestCheck(t *testing.T) {
 		{name: "array body", body: func(*testing.T) string { return "[" + rec + "]" }, want: []string{RuleEnvelope}},
 		{name: "string body", body: func(*testing.T) string { return `"hi"` }, want: []string{RuleEnvelope}},
 		{name: "empty object", body: func(*testing.T) string { return `{}` }, want: []string{RuleBusinessType, RuleData, RuleRequestID}},
-		{name: "requestId missing", body: func(t *testing.T) string { return edit(t, rec, `"requestId": "9424f8a8-0aa8-434f-88f9-c391ba0cdad4",`, "") }, want: []string{RuleRequestID}, path: "requestId"},
+		{name: "requestId missing", body: func(t *testing.T) string {
+			return edit(t, rec, `"requestId": "9424f8a8-0aa8-434f-88f9-c391ba0cdad4",`, "")
+		}, want: []string{RuleRequestID}, path: "requestId"},
 		{name: "requestId number", body: func(t *testing.T) string { return edit(t, rec, `"9424f8a8-0aa8-434f-88f9-c391ba0cdad4"`, "42") }, want: []string{RuleRequestID}},
 		{name: "requestId not uuid", body: func(t *testing.T) string { return edit(t, rec, `9424f8a8-0aa8`, "9424f8a8_0aa8") }, want: []string{RuleRequestID}},
-		{name: "requestId upper case", body: func(t *testing.T) string { return edit(t, rec, `9424f8a8-0aa8-434f-88f9-c391ba0cdad4`, "9424F8A8-0AA8-434F-88F9-C391BA0CDAD4") }},
+		{name: "requestId upper case", body: func(t *testing.T) string {
+			return edit(t, rec, `9424f8a8-0aa8-434f-88f9-c391ba0cdad4`, "9424F8A8-0AA8-434F-88F9-C391BA0CDAD4")
+		}},
 		{name: "businessType missing", body: func(t *testing.T) string { return edit(t, rec, `"businessType": 5007,`, "") }, want: []string{RuleBusinessType}},
 		{name: "businessType string", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `"5007",`) }, want: []string{RuleBusinessType}},
 		{name: "businessType fraction", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.5,`) }, want: []string{RuleBusinessType}},
 		{name: "businessType 5007.0 is an integer", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.0,`) }},
 		{name: "businessType unknown", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5008,`) }, want: []string{RuleBusinessType}},
-		{name: "data missing", body: func(*testing.T) string { return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007}` }, want: []string{RuleData}},
-		{name: "data null", body: func(*testing.T) string { return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":null}` }, want: []string{RuleData}},
-		{name: "data array", body: func(*testing.T) string { return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":[]}` }, want: []string{RuleData}},
+		{name: "data missing", body: func(*testing.T) string {
+			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007}`
+		}, want: []string{RuleData}},
+		{name: "data null", body: func(*testing.T) string {
+			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":null}`
+		}, want: []string{RuleData}},
+		{name: "data array", body: func(*testing.T) string {
+			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":[]}`
+		}, want: []string{RuleData}},
 		{name: "event mismatch", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return rec }, want: []string{RuleEventNumber}},
 		{name: "4011 with create", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return inv }, want: []string{RuleEventNumber}},
 		{name: "5009 with create", event: "CREATE_RECEIVABLE_DOC", body: func(t *testing.T) string { return edit(t, rec, "5007", "5009") }, want: []string{RuleEventNumber}},
 		{name: "unknown event", event: "NOPE", body: func(*testing.T) string { return rec }, want: []string{RuleQueryEvent}},
-		{name: "string for number", body: func(t *testing.T) string { return edit(t, rec, `"应收金额": 198306.44`, `"应收金额": "198306.44"`) }, want: []string{RuleType}, path: "data.收款明细[0].应收金额"},
+		{name: "string for number", body: func(t *testing.T) string {
+			return edit(t, rec, `"应收金额": 198306.44`, `"应收金额": "198306.44"`)
+		}, want: []string{RuleType}, path: "data.收款明细[0].应收金额"},
 		{name: "fraction for millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000.5") }, want: []string{RuleType}},
 		{name: "negative millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-1789833600000") }, want: []string{RuleFormat}},
 		{name: "seconds", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600") }, want: []string{RuleSeconds}},
 		{name: "before 2000", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1000") }, want: []string{RuleTimeRange}},
 		{name: "after 2100", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "9789833600000") }, want: []string{RuleTimeRange}},
-		{name: "boolean as string", body: func(t *testing.T) string { return edit(t, rec, `"是否生产凭证": false`, `"是否生产凭证": "false"`) }, want: []string{RuleType}},
+		{name: "boolean as string", body: func(t *testing.T) string {
+			return edit(t, rec, `"是否生产凭证": false`, `"是否生产凭证": "false"`)
+		}, want: []string{RuleType}},
 		{name: "itemAttributes not strings", body: func(t *testing.T) string { return edit(t, inv, `"蓝色"`, `3`) }, want: []string{RuleType}, path: "data.items[0].itemAttributes.颜色"},
 		{name: "itemAttributes array", body: func(t *testing.T) string { return edit(t, inv, `"itemAttributes": {`, `"itemAttributes": [], "x": {`) }, want: []string{RuleType, RuleUnknown}},
 		{name: "createType unknown", body: func(t *testing.T) string { return edit(t, inv, `"PURCHASE_RECEIPT"`, `"INVENTED"`) }, want: []string{RuleEnum}},
@@ -126,25 +140,41 @@ func TestCheck(t *testing.T) {
 		{name: "sample asserted on receipt", opts: Options{Shape: "sample"}, body: func(*testing.T) string { return rec }},
 		{name: "described asserted on sample receipt", opts: Options{Shape: "described"}, body: func(*testing.T) string { return rec }, want: []string{RuleUnknown}},
 		{name: "duplicate key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "编号": "1",`) }, want: []string{RuleDuplicateKey}},
-		{name: "duplicate envelope key", body: func(t *testing.T) string { return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "businessType": 5007,`) }, want: []string{RuleDuplicateKey}},
-		{name: "duplicate free key", body: func(t *testing.T) string { return edit(t, inv, `"颜色": "蓝色",`, `"颜色": "蓝色", "\u989c\u8272": "红色",`) }, want: []string{RuleDuplicateKey}},
+		{name: "duplicate envelope key", body: func(t *testing.T) string {
+			return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "businessType": 5007,`)
+		}, want: []string{RuleDuplicateKey}},
+		{name: "duplicate free key", body: func(t *testing.T) string {
+			return edit(t, inv, `"颜色": "蓝色",`, `"颜色": "蓝色", "\u989c\u8272": "红色",`)
+		}, want: []string{RuleDuplicateKey}},
 		{name: "duplicate unknown key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"z": 1, "z": 2,`) }, want: []string{RuleDuplicateKey, RuleMissing, RuleUnknown}},
 		{name: "missing field", body: func(t *testing.T) string { return edit(t, rec, `"收款用途": "销售收款",`, ``) }, want: []string{RuleMissing}, path: "data.收款明细[0].收款用途"},
 		{name: "unknown field", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "备注": "",`) }, want: []string{RuleUnknown}},
-		{name: "unknown envelope field", body: func(t *testing.T) string { return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "x": 1,`) }, want: []string{RuleUnknown}},
-		{name: "null field", body: func(t *testing.T) string { return edit(t, rec, `"收款用途": "销售收款"`, `"收款用途": null`) }, want: []string{RuleNull}},
+		{name: "unknown envelope field", body: func(t *testing.T) string {
+			return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "x": 1,`)
+		}, want: []string{RuleUnknown}},
+		{name: "null field", body: func(t *testing.T) string {
+			return edit(t, rec, `"收款用途": "销售收款"`, `"收款用途": null`)
+		}, want: []string{RuleNull}},
 		{name: "invoiceType other", body: func(t *testing.T) string { return edit(t, inv, `"VALUE_ADDED_TAX"`, `"ORDINARY"`) }, want: []string{RuleAdvisory}},
 		{name: "tax id check", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1K`) }, want: []string{RuleTaxID}},
 		{name: "tax id standard example", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y43`) }},
 		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{RuleTaxID}},
 		{name: "line tax", body: func(t *testing.T) string { return edit(t, inv, `2992.99`, `2000.00`) }, want: []string{RuleLineTax}, path: "data.items[0].tax"},
-		{name: "receipt totals", body: func(t *testing.T) string { return edit(t, rec, `"实收金额": 315811.94`, `"实收金额": 315811.95`) }, want: []string{RuleBaseCurrency, RuleTotals}},
-		{name: "outstanding", body: func(t *testing.T) string { return edit(t, rec, `"未核销金额": 198306.44`, `"未核销金额": 198306.45`) }, want: []string{RuleOutstanding}},
-		{name: "base amount", body: func(t *testing.T) string { return edit(t, rec, `"应收金额本位币": 315811.94`, `"应收金额本位币": 315811.00`) }, want: []string{RuleBaseCurrency}},
+		{name: "receipt totals", body: func(t *testing.T) string {
+			return edit(t, rec, `"实收金额": 315811.94`, `"实收金额": 315811.95`)
+		}, want: []string{RuleBaseCurrency, RuleTotals}},
+		{name: "outstanding", body: func(t *testing.T) string {
+			return edit(t, rec, `"未核销金额": 198306.44`, `"未核销金额": 198306.45`)
+		}, want: []string{RuleOutstanding}},
+		{name: "base amount", body: func(t *testing.T) string {
+			return edit(t, rec, `"应收金额本位币": 315811.94`, `"应收金额本位币": 315811.00`)
+		}, want: []string{RuleBaseCurrency}},
 		{name: "base amount hidden", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }, want: []string{RuleBaseCurrency}},
 		{name: "ignore", opts: Options{Ignore: []string{RuleBaseCurrency}}, body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }},
 		{name: "escaped key known", body: func(t *testing.T) string { return edit(t, rec, `"收款用途"`, `"\u6536\u6b3e\u7528\u9014"`) }},
-		{name: "deep nesting", body: func(*testing.T) string { return `{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}" }, want: []string{RuleSyntax}},
+		{name: "deep nesting", body: func(*testing.T) string {
+			return `{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}"
+		}, want: []string{RuleSyntax}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
