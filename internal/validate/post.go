@@ -24,8 +24,7 @@ func (c *checker) post(event string) {
 	}
 	kind := spec.Kind("")
 	if c.numberState == 2 {
-		evs := spec.EventsForNumber(c.number)
-		kind = evs[0].Kind
+		kind = c.v.kinds[c.number]
 		if evOK && !containsInt(ev.Numbers(), c.number) {
 			c.emitAt(rEventNumber, c.numberOff, spec.FieldBusinessType, "the query event %s carries body number %s, not %d",
 				ev.Name, intOr(ev.Numbers()), c.number)

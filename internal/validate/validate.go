@@ -53,13 +53,17 @@ type Validator struct {
 	ignored  [64]bool
 	data     *node
 	numbers  []int
+	kinds    map[int]spec.Kind
 	envelope []string // requestId, businessType, data
 	pool     sync.Pool
 }
 
 // New compiles the spec model into a validator.
 func New(opts Options) (*Validator, error) {
-	v := &Validator{strict: opts.Strict, numbers: spec.BodyNumbers()}
+	v := &Validator{strict: opts.Strict, numbers: spec.BodyNumbers(), kinds: map[int]spec.Kind{}}
+	for _, n := range v.numbers {
+		v.kinds[n] = spec.EventsForNumber(n)[0].Kind
+	}
 	switch opts.Shape {
 	case "", ShapeAuto:
 	default:
