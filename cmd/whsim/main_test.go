@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/whsim/whsim/internal/cli"
+)
+
+// TestMain makes this test binary double as whsim, so the scripts run the
+// real command line: flag parsing, config, streams and exit codes.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"whsim": func() {
+			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSStreams(), cli.Build{Version: "v0.0.0-test"}))
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// Scripts must not pick up the developer's own config or colours.
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("NO_COLOR", "")
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"exits": exits,
+		},
+	})
+}
+
+// exits runs a program and checks its exit code: exits 2 whsim --bogus.
+// stdout and stderr are then checked as after exec.
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits <code> <program> [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}

@@ -1,0 +1,179 @@
+// Package capture defines the capture record: one call that reached
+// `whsim listen`, written as one line of NDJSON, byte-exact, and read back by
+// validate and replay.
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+	"unicode/utf8"
+)
+
+// Version is the record format version, the value of the "capture" key that
+// marks a line as a capture record.
+const Version = 1
+
+// Body encodings. Text that is valid UTF-8 is kept as it is, so a capture is
+// readable; anything else is base64 so that no byte is lost.
+const (
+	UTF8   = "utf8"
+	Base64 = "base64"
+)
+
+// Record is one captured call. Field order is the order on disk.
+type Record struct {
+	Capture      int         `json:"capture"`
+	Time         time.Time   `json:"time"`
+	Remote       string      `json:"remote"`
+	Method       string      `json:"method"`
+	Path         string      `json:"path"`
+	Query        string      `json:"query"`
+	Headers      http.Header `json:"headers"`
+	Body         string      `json:"body"`
+	BodyEncoding string      `json:"bodyEncoding"`
+	Response     *Response   `json:"response,omitempty"`
+	Forward      *Forward    `json:"forward,omitempty"`
+}
+
+// Response is what listen answered.
+type Response struct {
+	Status       int         `json:"status"`
+	Headers      http.Header `json:"headers,omitempty"`
+	Body         string      `json:"body"`
+	BodyEncoding string      `json:"bodyEncoding"`
+}
+
+// Forward is what the receiver behind listen --forward-to answered.
+type Forward struct {
+	URL          string      `json:"url"`
+	Status       int         `json:"status,omitempty"`
+	Headers      http.Header `json:"headers,omitempty"`
+	Body         string      `json:"body,omitempty"`
+	BodyEncoding string      `json:"bodyEncoding,omitempty"`
+	LatencyMS    float64     `json:"latencyMs"`
+	Error        string      `json:"error,omitempty"`
+}
+
+// EncodeBody returns the stored form of a body and its encoding.
+func EncodeBody(b []byte) (string, string) {
+	if utf8.Valid(b) {
+		return string(b), UTF8
+	}
+	return base64.StdEncoding.EncodeToString(b), Base64
+}
+
+// DecodeBody returns the bytes of a stored body.
+func DecodeBody(s, encoding string) ([]byte, error) {
+	switch encoding {
+	case UTF8, "":
+		return []byte(s), nil
+	case Base64:
+		return base64.StdEncoding.DecodeString(s)
+	}
+	return nil, fmt.Errorf("unknown body encoding %q", encoding)
+}
+
+// SetBody stores b as the record's body.
+func (r *Record) SetBody(b []byte) { r.Body, r.BodyEncoding = EncodeBody(b) }
+
+// RequestBody returns the request body byte for byte.
+func (r *Record) RequestBody() ([]byte, error) { return DecodeBody(r.Body, r.BodyEncoding) }
+
+// Event returns the query's businessType, and whether it was there.
+func (r *Record) Event() (string, bool) {
+	q, err := url.ParseQuery(r.Query)
+	if err != nil || !q.Has("businessType") {
+		return "", false
+	}
+	return q.Get("businessType"), true
+}
+
+// Append appends r as one line of NDJSON to b.
+func Append(b []byte, r *Record) ([]byte, error) {
+	r.Capture = Version
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return b, err
+	}
+	return buf.Bytes(), nil
+}
+
+// IsRecord reports whether a JSON object line is a capture record rather
+// than a plain payload, by its leading "capture" key.
+func IsRecord(line []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte(`{"capture":`))
+}
+
+// TornError reports a last line cut short, as a crash while writing leaves
+// it. Readers report it and go on; it is the only record lost.
+type TornError struct {
+	Line int
+	Err  error
+}
+
+func (e *TornError) Error() string {
+	return fmt.Sprintf("line %d: torn last line skipped (%v)", e.Line, e.Err)
+}
+
+// LineError reports a line that is not a capture record.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Reader reads capture records line by line.
+type Reader struct {
+	r    *bufio.Reader
+	line int
+}
+
+// NewReader returns a reader of the records in r.
+func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// Line is the line number of the record Next returned last.
+func (r *Reader) Line() int { return r.line }
+
+// Next returns the next record, io.EOF at the end, a *LineError for a line
+// that is not a record (reading may go on), or a *TornError for an
+// unterminated last line that does not parse.
+func (r *Reader) Next() (*Record, error) {
+	for {
+		b, err := r.r.ReadBytes('\n')
+		if len(b) == 0 && err != nil {
+			return nil, err
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		r.line++
+		terminated := err == nil
+		b = bytes.TrimRight(b, "\r\n")
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		var rec Record
+		if jerr := json.Unmarshal(b, &rec); jerr != nil {
+			if !terminated {
+				return nil, &TornError{Line: r.line, Err: jerr}
+			}
+			return nil, &LineError{Line: r.line, Err: jerr}
+		}
+		if rec.Capture == 0 {
+			return nil, &LineError{Line: r.line, Err: errors.New(`not a capture record (no "capture" key)`)}
+		}
+		return &rec, nil
+	}
+}

@@ -1,0 +1,177 @@
+// Package cli holds whsim's cobra commands. Commands are thin: each fills an
+// options struct and calls a run function that tests call directly with
+// buffers; the domain packages do the work.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Build describes the binary; release builds set it through -ldflags.
+type Build struct {
+	Version, Commit, Date string
+}
+
+// String is the text of --version.
+func (b Build) String() string {
+	v, commit, date := b.Version, b.Commit, b.Date
+	if v == "" {
+		v = "dev"
+		if info, ok := debug.ReadBuildInfo(); ok {
+			if info.Main.Version != "" && info.Main.Version != "(devel)" {
+				v = info.Main.Version
+			}
+			for _, s := range info.Settings {
+				switch {
+				case s.Key == "vcs.revision" && commit == "":
+					commit = s.Value
+				case s.Key == "vcs.time" && date == "":
+					date = s.Value
+				}
+			}
+		}
+	}
+	if commit == "" {
+		commit = "unknown"
+	}
+	if date == "" {
+		date = "unknown"
+	}
+	return fmt.Sprintf("whsim %s (commit %s, built %s, %s %s/%s)", v, commit, date,
+		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// app is what every command of one run shares.
+type app struct {
+	streams Streams
+	build   Build
+	now     func() time.Time
+
+	configPath string
+	noColor    bool
+	// errColor colours diagnostics on stderr; set once flags and config are read.
+	errColor Palette
+	// ran says a command's RunE started: errors before that are cobra's
+	// usage errors.
+	ran bool
+}
+
+// Main runs whsim with args and returns its exit code. It owns the signals:
+// Ctrl-C or SIGTERM cancels the context the commands run under.
+func Main(ctx context.Context, args []string, s Streams, b Build) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{streams: s, build: b, now: time.Now, errColor: newPalette(false)}
+	return a.run(ctx, args)
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(a.streams.In)
+	root.SetOut(a.streams.Out)
+	root.SetErr(a.streams.Err)
+	err := root.ExecuteContext(ctx)
+	switch {
+	case err == nil:
+		return ExitOK
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted)):
+		return ExitInterrupted
+	}
+	code := codeOf(err, a.ran)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil {
+		return code
+	}
+	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), err)
+	if code == ExitUsage && !a.ran {
+		fmt.Fprintln(a.streams.Err, "Run 'whsim --help' for usage.")
+	}
+	return code
+}
+
+// errInterrupted ends a command that stopped early because of a signal,
+// after it reported what it had done.
+var errInterrupted = &exitError{code: ExitInterrupted}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "whsim",
+		Short: "Simulate an ERP's webhooks: generate, send, receive, validate and replay events",
+		Long: `whsim plays the sending side of a business-document system's webhooks so you can
+build and test the receiving side. It knows the four events of the interface
+(purchase invoices in both shapes, receipt documents with their hidden fields),
+makes realistic payloads for them, and checks what your receiver gets.`,
+		Example: `  whsim events
+  whsim generate --event CREATE_RECEIVABLE_DOC --seed 42
+  whsim generate --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL`,
+		Version:       a.build.String(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// Flags and config are read here, once, for whichever command runs.
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := loadConfig(cmd, a.configPath); err != nil {
+				return err
+			}
+			_, noColorEnv := os.LookupEnv("NO_COLOR")
+			noColorEnv = noColorEnv && os.Getenv("NO_COLOR") != ""
+			a.errColor = newPalette(a.streams.ErrTTY && !a.noColor && !noColorEnv)
+			return nil
+		},
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErr(fmt.Errorf("%s: %w", cmd.CommandPath(), err))
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.configPath, "config", "", "config file (default ./"+ConfigName+", else the user config directory's whsim/"+ConfigName+")")
+	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also NO_COLOR)")
+
+	for _, c := range []*cobra.Command{
+		newEventsCmd(a),
+		newGenerateCmd(a),
+	} {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// runE wraps a command's run function so that errors from it are told apart
+// from cobra's own usage errors.
+func (a *app) runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.ran = true
+		return fn(cmd, args)
+	}
+}
+
+// completeEvents offers event names from the spec catalog.
+func completeEvents(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, e := range spec.Events() {
+		out = append(out, e.Name+"\t"+e.Meaning)
+	}
+	return append(out, spec.AllEvents+"\tevery event"), cobra.ShellCompDirectiveNoFileComp
+}
+
+func completeShapes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return spec.ShapeNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
+func completeWords(words ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return words, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,245 @@
+package payload
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Override is one --set or --unset: a dotted path into the envelope and, for
+// a set, the value to put there.
+type Override struct {
+	Path  Path
+	Value any // json.RawMessage or string; unused by an unset
+	Unset bool
+}
+
+// Path is a parsed dotted path: object keys and array indexes.
+type Path []string
+
+func (p Path) String() string {
+	parts := make([]string, len(p))
+	for i, s := range p {
+		parts[i] = strings.ReplaceAll(s, ".", `\.`)
+	}
+	return strings.Join(parts, ".")
+}
+
+// ParsePath splits a dotted path such as data.items.0.quantity. A backslash
+// escapes a dot inside a key. Empty segments are an error.
+func ParsePath(s string) (Path, error) {
+	if s == "" {
+		return nil, fmt.Errorf("empty path")
+	}
+	var (
+		p   Path
+		seg strings.Builder
+	)
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '.':
+			seg.WriteByte('.')
+			i++
+		case s[i] == '.':
+			if seg.Len() == 0 {
+				return nil, fmt.Errorf("path %q: empty segment at byte %d", s, i)
+			}
+			p = append(p, seg.String())
+			seg.Reset()
+		default:
+			seg.WriteByte(s[i])
+		}
+	}
+	if seg.Len() == 0 {
+		return nil, fmt.Errorf("path %q: empty segment at the end", s)
+	}
+	return append(p, seg.String()), nil
+}
+
+// ParseSet parses "path=value". The value is taken as JSON when it parses as
+// JSON, else as a string, so data.status=REFUSAL and data.items.0.quantity=3
+// both do what they say.
+func ParseSet(s string) (Override, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return Override{}, fmt.Errorf("--set %q: want <path>=<value>", s)
+	}
+	p, err := ParsePath(k)
+	if err != nil {
+		return Override{}, fmt.Errorf("--set %q: %w", s, err)
+	}
+	return Override{Path: p, Value: parseValue(v)}, nil
+}
+
+// ParseUnset parses the path of an --unset.
+func ParseUnset(s string) (Override, error) {
+	p, err := ParsePath(s)
+	if err != nil {
+		return Override{}, fmt.Errorf("--unset %q: %w", s, err)
+	}
+	return Override{Path: p, Unset: true}, nil
+}
+
+func parseValue(v string) any {
+	if json.Valid([]byte(v)) {
+		return json.RawMessage(v)
+	}
+	return v
+}
+
+// Apply applies the overrides to doc in order. A set creates a missing last
+// key, and missing objects on the way; an unset of a missing path, an index
+// past the end of an array, or a path through a scalar is an error naming
+// the path.
+func Apply(doc *Obj, ovs []Override) error {
+	for _, ov := range ovs {
+		var err error
+		if ov.Unset {
+			err = unset(doc, ov.Path)
+		} else {
+			_, err = set(doc, ov.Path, 0, ov.Value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PathError says which path could not be set or unset, and why.
+type PathError struct {
+	Op     string // "set" or "unset"
+	Path   Path
+	Reason string
+}
+
+func (e *PathError) Error() string {
+	return fmt.Sprintf("--%s %s: %s", e.Op, e.Path, e.Reason)
+}
+
+func set(v any, p Path, i int, x any) (any, error) {
+	if i == len(p) {
+		return x, nil
+	}
+	key := p[i]
+	fail := func(reason string) error {
+		return &PathError{Op: "set", Path: p, Reason: fmt.Sprintf("%s at %s", reason, p[:i+1])}
+	}
+	switch v := v.(type) {
+	case *Obj:
+		child, ok := v.Get(key)
+		if !ok {
+			child = &Obj{}
+			if i == len(p)-1 {
+				child = nil
+			}
+		}
+		nv, err := set(child, p, i+1, x)
+		if err != nil {
+			return nil, err
+		}
+		v.Put(key, nv)
+		return v, nil
+	case []any:
+		n, err := strconv.Atoi(key)
+		if err != nil || n < 0 {
+			return nil, fail("not an array index")
+		}
+		switch {
+		case n < len(v):
+			nv, err := set(v[n], p, i+1, x)
+			if err != nil {
+				return nil, err
+			}
+			v[n] = nv
+			return v, nil
+		case n == len(v):
+			nv, err := set(&Obj{}, p, i+1, x)
+			if i == len(p)-1 {
+				nv, err = x, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return append(v, nv), nil
+		default:
+			return nil, fail(fmt.Sprintf("index past the end of an array of %d", len(v)))
+		}
+	case nil:
+		return set(&Obj{}, p, i, x)
+	default:
+		return nil, fail("no object or array")
+	}
+}
+
+func unset(doc *Obj, p Path) error {
+	fail := func(reason string) error { return &PathError{Op: "unset", Path: p, Reason: reason} }
+	var v any = doc
+	for i, key := range p {
+		last := i == len(p)-1
+		switch c := v.(type) {
+		case *Obj:
+			if last {
+				if !c.Delete(key) {
+					return fail("no such field")
+				}
+				return nil
+			}
+			child, ok := c.Get(key)
+			if !ok {
+				return fail(fmt.Sprintf("no field at %s", p[:i+1]))
+			}
+			v = child
+		case []any:
+			n, err := strconv.Atoi(key)
+			if err != nil || n < 0 || n >= len(c) {
+				return fail(fmt.Sprintf("no element at %s", p[:i+1]))
+			}
+			if last {
+				return unsetElem(doc, p[:i], n)
+			}
+			v = c[n]
+		default:
+			return fail(fmt.Sprintf("no object or array at %s", p[:i]))
+		}
+	}
+	return nil
+}
+
+// unsetElem removes element n of the array at parent; the array's new,
+// shorter slice has to be stored back in its parent.
+func unsetElem(doc *Obj, parent Path, n int) error {
+	arr := lookup(doc, parent).([]any)
+	shorter := append(arr[:n:n], arr[n+1:]...)
+	_, err := set(doc, parent, 0, shorter)
+	return err
+}
+
+// Lookup returns the value at p in doc.
+func Lookup(doc *Obj, p Path) (any, bool) {
+	var v any = doc
+	for _, key := range p {
+		switch c := v.(type) {
+		case *Obj:
+			var ok bool
+			if v, ok = c.Get(key); !ok {
+				return nil, false
+			}
+		case []any:
+			n, err := strconv.Atoi(key)
+			if err != nil || n < 0 || n >= len(c) {
+				return nil, false
+			}
+			v = c[n]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func lookup(doc *Obj, p Path) any {
+	v, _ := Lookup(doc, p)
+	return v
+}
