@@ -143,6 +143,7 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 		newEventsCmd(a),
 		newGenerateCmd(a),
 		newValidateCmd(a),
+		newSchemaCmd(a),
 	} {
 		root.AddCommand(c)
 	}
