@@ -142,6 +142,8 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 	for _, c := range []*cobra.Command{
 		newEventsCmd(a),
 		newGenerateCmd(a),
+		newValidateCmd(a),
+		newSchemaCmd(a),
 	} {
 		root.AddCommand(c)
 	}

@@ -239,3 +239,34 @@ func TestSyntaxPosition(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckCapture(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	rec := strings.ReplaceAll(strings.ReplaceAll(load(t, "receipt.json"), "\n", ""), `"`, `\"`)
+	line := func(query, body, enc string) []byte {
+		return []byte(`{"capture":1,"time":"2026-11-22T04:00:00.123456789Z","remote":"127.0.0.1:53422","method":"POST","path":"/hook","query":"` +
+			query + `","headers":{"Content-Type":["application/json"]},"body":"` + body + `","bodyEncoding":"` + enc + `"}`)
+	}
+	tests := []struct {
+		name string
+		line []byte
+		want []string
+	}{
+		{"valid", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8"), nil},
+		{"mismatch", line("businessType=ABANDON_RECEIVABLE_DOC", rec, "utf8"), []string{RuleEventNumber}},
+		{"no event", line("x=1", rec, "utf8"), []string{RuleQueryEvent}},
+		{"unknown event", line("businessType=NOPE", rec, "utf8"), []string{RuleQueryEvent}},
+		{"base64 bad utf8", line("businessType=CREATE_RECEIVABLE_DOC", "/w==", "base64"), []string{RuleSyntax}},
+		{"bad base64", line("businessType=CREATE_RECEIVABLE_DOC", "!!", "base64"), []string{RuleCapture}},
+		{"torn", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8")[:100], []string{RuleCapture}},
+	}
+	for _, tt := range tests {
+		if !IsCapture(tt.line) {
+			t.Errorf("%s: not seen as a capture record", tt.name)
+		}
+		if got := ruleSet(v.CheckCapture(tt.line)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: rules %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
