@@ -270,3 +270,29 @@ func TestCheckCapture(t *testing.T) {
 		}
 	}
 }
+
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	bodies := [][]byte{[]byte(load(t, "receipt.json")), []byte(load(t, "invoice.json")), []byte(`{"a":[1,2,]}`), []byte(`{"requestId":1}`)}
+	want := make([][]string, len(bodies))
+	for i, b := range bodies {
+		want[i] = ruleSet(v.Check(b, ""))
+	}
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- true }()
+			for n := 0; n < 200; n++ {
+				i := n % len(bodies)
+				if got := ruleSet(v.Check(bodies[i], "")); !slices.Equal(got, want[i]) {
+					t.Errorf("body %d: %q, want %q", i, got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}
