@@ -81,9 +81,9 @@ func parseHeader(s string) (string, string, error) {
 	return http.CanonicalHeaderKey(name), val, nil
 }
 
-// reporter prints deliveries as they finish (from many workers at once),
+// deliveryReporter prints deliveries as they finish (from many workers at once),
 // retry notices, a progress bar and the summary.
-type reporter struct {
+type deliveryReporter struct {
 	mu      sync.Mutex
 	out     *bufio.Writer
 	outTTY  bool
@@ -97,8 +97,8 @@ type reporter struct {
 	barDone chan struct{}
 }
 
-func newReporter(a *app, output string, verbose bool) *reporter {
-	return &reporter{
+func newDeliveryReporter(a *app, output string, verbose bool) *deliveryReporter {
+	return &deliveryReporter{
 		out: bufio.NewWriterSize(a.streams.Out, 64<<10), outTTY: a.streams.OutTTY,
 		err: a.streams.Err, pal: a.errColor, json: output == "json", verbose: verbose,
 	}
@@ -146,7 +146,7 @@ func masked(h http.Header) http.Header {
 	return out
 }
 
-func (r *reporter) report(res *deliver.Result) {
+func (r *deliveryReporter) report(res *deliver.Result) {
 	// Format outside the lock: 32 workers should not queue behind encoding.
 	var b []byte
 	switch {
@@ -170,7 +170,7 @@ func (r *reporter) report(res *deliver.Result) {
 	r.done.Add(1)
 }
 
-func (r *reporter) deliveryJSON(res *deliver.Result) deliveryJSON {
+func (r *deliveryReporter) deliveryJSON(res *deliver.Result) deliveryJSON {
 	last := res.Last()
 	req := res.Request
 	j := deliveryJSON{
@@ -260,7 +260,7 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // line is one delivery in text: event, requestId, status, latency.
-func (r *reporter) line(res *deliver.Result) string {
+func (r *deliveryReporter) line(res *deliver.Result) string {
 	last := res.Last()
 	req := res.Request
 	var b strings.Builder
@@ -286,7 +286,7 @@ func (r *reporter) line(res *deliver.Result) string {
 	return b.String()
 }
 
-func (r *reporter) writeVerbose(res *deliver.Result) {
+func (r *deliveryReporter) writeVerbose(res *deliver.Result) {
 	w := r.out
 	method := res.Request.Method
 	if method == "" {
@@ -343,7 +343,7 @@ func fmtLatency(d time.Duration) string {
 }
 
 // retry tells, on stderr, of an attempt that will be tried again.
-func (r *reporter) retry(req *deliver.Request, n int, a deliver.Attempt) {
+func (r *deliveryReporter) retry(req *deliver.Request, n int, a deliver.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
 		what = deliver.ShortError(a)
@@ -355,20 +355,20 @@ func (r *reporter) retry(req *deliver.Request, n int, a deliver.Attempt) {
 		req.Event, termSafe(req.RequestID), n, termSafe(what), a.Wait.Round(time.Millisecond))
 }
 
-func (r *reporter) warn(format string, args ...any) {
+func (r *deliveryReporter) warn(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), fmt.Sprintf(format, args...))
 }
 
-func (r *reporter) clearBar() {
+func (r *deliveryReporter) clearBar() {
 	if r.stopBar != nil {
 		fmt.Fprint(r.err, "\r\033[K")
 	}
 }
 
 // startBar draws a progress bar on stderr (a terminal) until stopped.
-func (r *reporter) startBar(total int, duration time.Duration) {
+func (r *deliveryReporter) startBar(total int, duration time.Duration) {
 	r.stopBar, r.barDone = make(chan struct{}), make(chan struct{})
 	start := time.Now()
 	go func() {
@@ -404,7 +404,7 @@ func (r *reporter) startBar(total int, duration time.Duration) {
 	}()
 }
 
-func (r *reporter) stop() {
+func (r *deliveryReporter) stop() {
 	if r.stopBar != nil {
 		close(r.stopBar)
 		<-r.barDone
@@ -412,8 +412,8 @@ func (r *reporter) stop() {
 	}
 }
 
-// summaryJSON is the stable --output json form of the summary, the last line.
-type summaryJSON struct {
+// deliverySummaryJSON is the stable --output json form of the summary, the last line.
+type deliverySummaryJSON struct {
 	Summary struct {
 		Sent              int            `json:"sent"`
 		Succeeded         int            `json:"succeeded"`
@@ -434,13 +434,13 @@ type summaryJSON struct {
 	} `json:"summary"`
 }
 
-func (r *reporter) summary(st *deliver.Stats) error {
+func (r *deliveryReporter) summary(st *deliver.Stats) error {
 	r.stop()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h := &st.Latency
 	if r.json {
-		var j summaryJSON
+		var j deliverySummaryJSON
 		s := &j.Summary
 		s.Sent, s.Succeeded, s.Failed, s.Interrupted = st.Sent, st.Succeeded, st.Failed, st.Interrupted
 		s.Duplicates, s.Retries = st.Duplicates, st.Retries

@@ -97,7 +97,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		defer f.Close()
 		files[i] = f
 	}
-	rep := newReporter(a, opts.Output, opts.Verbose)
+	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
 	d, err := opts.newDeliverer(a, target, expect, rep)
 	if err != nil {
 		return err

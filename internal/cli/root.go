@@ -144,6 +144,8 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 		newGenerateCmd(a),
 		newSendCmd(a),
 		newReplayCmd(a),
+		newValidateCmd(a),
+		newSchemaCmd(a),
 	} {
 		root.AddCommand(c)
 	}

@@ -175,7 +175,7 @@ func parseTarget(s string) (*url.URL, error) {
 }
 
 // newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, rep *reporter) (*deliver.Deliverer, error) {
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, rep *deliveryReporter) (*deliver.Deliverer, error) {
 	var ca []byte
 	if d.CACert != "" {
 		b, err := os.ReadFile(d.CACert)
@@ -248,7 +248,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return err
 	}
 
-	rep := newReporter(a, opts.Output, opts.Verbose)
+	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
 	rawURL := opts.URL
 	if rawURL == "" {
 		echo, err := startEcho(a.streams.Err, a.errColor, opts.Verbose)
@@ -291,7 +291,7 @@ func perRound(lanes [][][]deliver.Template) int {
 }
 
 // runDeliveries runs the deliveries, prints the summary and decides the exit.
-func runDeliveries(ctx context.Context, a *app, rep *reporter, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
+func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
 	if a.streams.ErrTTY {
 		rep.startBar(total, ro.Duration)
 	}

@@ -151,7 +151,7 @@ func TestSendScenarioDuplicatesShuffle(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	var sum summaryJSON
+	var sum deliverySummaryJSON
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestAppendDeliveryJSONMatchesMarshal(t *testing.T) {
 		Attempts: []deliver.Attempt{{Status: 503, Latency: 1500 * time.Microsecond, Wait: 200 * time.Millisecond},
 			{Kind: "connection refused", Err: "dial: \x1b refused", Latency: time.Millisecond}},
 	}
-	r := &reporter{}
+	r := &deliveryReporter{}
 	want, _ := json.Marshal(r.deliveryJSON(res))
 	if got := appendDeliveryJSON(nil, res); string(got) != string(want)+"\n" {
 		t.Errorf("got  %s\nwant %s", got, want)
