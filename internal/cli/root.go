@@ -142,6 +142,7 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 	for _, c := range []*cobra.Command{
 		newEventsCmd(a),
 		newGenerateCmd(a),
+		newListenCmd(a),
 	} {
 		root.AddCommand(c)
 	}
