@@ -62,23 +62,38 @@ func (p *callPrinter) observe(c *receiver.Call) {
 	p.printText(c, ev, verdict, status)
 }
 
-// requestID reads the body's requestId, "" when there is none to read.
+// requestID reads the body's requestId, "" when there is none to read. It
+// reads top-level keys only until it finds it (senders put it first), so a
+// large body costs little: a full json.Unmarshal here was a fifth of
+// listen's CPU under load.
 func requestID(body []byte) string {
-	var env struct {
-		RequestID any `json:"requestId"`
-	}
-	if json.Unmarshal(body, &env) != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
-	switch id := env.RequestID.(type) {
-	case string:
-		return id
-	case nil:
-		return ""
-	default:
-		b, _ := json.Marshal(id)
-		return string(b)
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if key != "requestId" {
+			continue
+		}
+		var id string
+		if json.Unmarshal(v, &id) == nil {
+			return id
+		}
+		if string(v) == "null" {
+			return ""
+		}
+		return string(v) // a number or object where a string belongs: show it as sent
 	}
+	return ""
 }
 
 func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int) {
