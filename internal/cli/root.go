@@ -143,6 +143,8 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 		newEventsCmd(a),
 		newGenerateCmd(a),
 		newListenCmd(a),
+		newValidateCmd(a),
+		newSchemaCmd(a),
 	} {
 		root.AddCommand(c)
 	}
