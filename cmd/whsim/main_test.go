@@ -34,7 +34,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"exits": exits,
+			"exits":    exits,
+			"waitfile": waitFile,
+			"post":     httpPost,
 		},
 	})
 }

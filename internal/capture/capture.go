@@ -99,6 +99,11 @@ func (r *Record) Event() (string, bool) {
 // Append appends r as one line of NDJSON to b.
 func Append(b []byte, r *Record) ([]byte, error) {
 	r.Capture = Version
+	if out, ok := appendRecord(b, r); ok {
+		return out, nil
+	}
+	// Values the fast path does not handle (a year outside 0-9999, a NaN
+	// latency): encoding/json says what is wrong.
 	buf := bytes.NewBuffer(b)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)

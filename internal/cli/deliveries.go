@@ -133,19 +133,6 @@ type attemptJSON struct {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// maskedHeaders are shown as *** : credentials a user passed with --header.
-var maskedHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"}
-
-func masked(h http.Header) http.Header {
-	out := h.Clone()
-	for _, k := range maskedHeaders {
-		if _, ok := out[k]; ok {
-			out[k] = []string{"***"}
-		}
-	}
-	return out
-}
-
 func (r *deliveryReporter) report(res *deliver.Result) {
 	// Format outside the lock: 32 workers should not queue behind encoding.
 	var b []byte
@@ -181,7 +168,7 @@ func (r *deliveryReporter) deliveryJSON(res *deliver.Result) deliveryJSON {
 		j.Attempts = append(j.Attempts, attemptJSON{a.Status, ms(a.Latency), a.Kind, a.Err, a.Location, ms(a.Wait)})
 	}
 	if r.verbose {
-		j.RequestHeaders, j.ResponseHeaders = masked(res.SentHeader), res.RespHeader
+		j.RequestHeaders, j.ResponseHeaders = maskedHeaders(res.SentHeader), res.RespHeader
 		s := string(res.RespBody)
 		j.ResponseBody = &s
 	}
@@ -264,16 +251,16 @@ func (r *deliveryReporter) line(res *deliver.Result) string {
 	last := res.Last()
 	req := res.Request
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-29s %-36s ", req.Event, termSafe(req.RequestID))
+	fmt.Fprintf(&b, "%-29s %-36s ", req.Event, termSafe(req.RequestID, false))
 	if last.Status != 0 {
 		fmt.Fprintf(&b, "%d %s", last.Status, fmtLatency(last.Latency))
 	} else {
-		fmt.Fprintf(&b, "--- %s", termSafe(deliver.ShortError(last)))
+		fmt.Fprintf(&b, "--- %s", termSafe(deliver.ShortError(last), false))
 	}
 	if last.Status != 0 && !res.OK {
 		b.WriteString("  unexpected status")
 		if last.Location != "" {
-			b.WriteString(" (redirect to " + termSafe(last.Location) + " not followed; --follow-redirects)")
+			b.WriteString(" (redirect to " + termSafe(last.Location, false) + " not followed; --follow-redirects)")
 		}
 	}
 	if len(res.Attempts) > 1 {
@@ -292,8 +279,8 @@ func (r *deliveryReporter) writeVerbose(res *deliver.Result) {
 	if method == "" {
 		method = http.MethodPost
 	}
-	fmt.Fprintf(w, "  > %s %s\n", method, termSafe(res.URL))
-	writeHeaders(w, "  > ", masked(res.SentHeader))
+	fmt.Fprintf(w, "  > %s %s\n", method, termSafe(res.URL, false))
+	writeHeaders(w, "  > ", maskedHeaders(res.SentHeader))
 	writeBody(w, "  > ", res.Request.Body)
 	if res.RespHeader != nil {
 		fmt.Fprintf(w, "  < %d\n", res.Last().Status)
@@ -303,17 +290,8 @@ func (r *deliveryReporter) writeVerbose(res *deliver.Result) {
 }
 
 func writeHeaders(w io.Writer, prefix string, h http.Header) {
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range h {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	for _, k := range keys {
-		for _, v := range h[k] {
-			fmt.Fprintf(w, "%s%s: %s\n", prefix, termSafe(k), termSafe(v))
-		}
+	for _, kv := range safeHeaders(h) {
+		fmt.Fprintf(w, "%s%s: %s\n", prefix, kv[0], kv[1])
 	}
 }
 
@@ -328,7 +306,7 @@ func writeBody(w io.Writer, prefix string, body []byte) {
 		body = buf.Bytes()
 	}
 	for line := range strings.SplitSeq(strings.TrimRight(string(body), "\n"), "\n") {
-		fmt.Fprintf(w, "%s%s\n", prefix, termSafe(line))
+		fmt.Fprintf(w, "%s%s\n", prefix, termSafe(line, false))
 	}
 }
 
@@ -352,7 +330,7 @@ func (r *deliveryReporter) retry(req *deliver.Request, n int, a deliver.Attempt)
 	defer r.mu.Unlock()
 	r.clearBar()
 	fmt.Fprintf(r.err, "%s %s %s attempt %d: %s, retrying in %s\n", r.pal.Warn.Sprint("retry"),
-		req.Event, termSafe(req.RequestID), n, termSafe(what), a.Wait.Round(time.Millisecond))
+		req.Event, termSafe(req.RequestID, false), n, termSafe(what, false), a.Wait.Round(time.Millisecond))
 }
 
 func (r *deliveryReporter) warn(format string, args ...any) {

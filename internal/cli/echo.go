@@ -70,7 +70,7 @@ func (e *echoReceiver) saw(pal Palette, verbose bool, r *http.Request, body []by
 		id = string(body[s:end])
 	}
 	fmt.Fprintf(e.w, "%s %s %s  content-type %s  %d bytes  requestId %s\n", pal.Dim.Sprint("received"),
-		termSafe(r.Method), termSafe(r.URL.RequestURI()), termSafe(r.Header.Get("Content-Type")), len(body), termSafe(id))
+		termSafe(r.Method, false), termSafe(r.URL.RequestURI(), false), termSafe(r.Header.Get("Content-Type"), false), len(body), termSafe(id, false))
 	if verbose {
 		writeBody(e.w, "  | ", body)
 	}

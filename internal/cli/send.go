@@ -307,7 +307,7 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 	}
 	// One receiver that cannot be reached: one clear line, not a page.
 	if kinds := st.ErrorKinds(); len(kinds) == 1 && st.ByError[kinds[0]] == st.Sent {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", termSafe(d.Target.Redacted()), kinds[0])}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", termSafe(d.Target.Redacted(), false), kinds[0])}
 	}
 	return errChecksFailed
 }

@@ -243,21 +243,6 @@ func TestSendInterruptedPrintsSummary(t *testing.T) {
 	}
 }
 
-func TestTermSafe(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain 收款单":   "plain 收款单",
-		"\x1b[31mred": `\x1b[31mred`,
-		"a\u202eb":    `a\u202eb`,
-		"c1\u009bx":   `c1\u009bx`,
-		"bad\xffutf8": `bad\xffutf8`,
-		"line\nbreak": `line\nbreak`,
-	} {
-		if got := termSafe(in); got != want {
-			t.Errorf("termSafe(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func writeCapture(t *testing.T, recs []capture.Record, torn string) string {
 	t.Helper()
 	var b []byte

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Throughput and loss of `whsim listen --capture` (validating every call)
+# against a minimal Go net/http handler that reads the body and answers 200,
+# both under the same wrk load in the same run (POST, -t2 -c16 -d10s).
+# Prints req/s of each, the ratio (target: at least 0.5x) and the zero-loss
+# check: capture records = 2xx counted by wrk, every body intact.
+# Run it under the shared lock: flock /tmp/whsim-bench.lock bench/listen/run.sh
+# DURATION=10s CONNS=16 EVENT=CREATE_RECEIVABLE_DOC override the load.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v wrk >/dev/null || apt-get install -y wrk
+dur=${DURATION:-10s}
+conns=${CONNS:-16}
+event=${EVENT:-CREATE_RECEIVABLE_DOC}
+tmp=$(mktemp -d)
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+go build -o "$tmp/whsim" ./cmd/whsim
+go build -o "$tmp/tool" ./bench/listen/tool
+"$tmp/whsim" generate --event "$event" --seed 1 --output ndjson >"$tmp/body.json"
+export BODY_FILE="$tmp/body.json"
+
+wait_ready() { for _ in $(seq 100); do [ -s "$1" ] && return; sleep 0.05; done; echo "not ready: $1" >&2; exit 1; }
+rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
+
+# 1. the baseline
+"$tmp/tool" baseline -ready-file "$tmp/base.url" & pid=$!
+wait_ready "$tmp/base.url"
+wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/base.url")?businessType=$event" >"$tmp/base.txt"
+kill -INT "$pid"; wait "$pid" || true; pid=
+
+# 2. whsim listen, capturing and validating every call (call lines to a file)
+"$tmp/whsim" listen --addr 127.0.0.1:0 --ready-file "$tmp/listen.url" --capture "$tmp/capture.ndjson" \
+  >"$tmp/calls.txt" 2>"$tmp/listen.err" & pid=$!
+wait_ready "$tmp/listen.url"
+wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/listen.url")?businessType=$event" >"$tmp/listen.txt"
+kill -INT "$pid"; wait "$pid"; pid=
+
+base=$(rps "$tmp/base.txt"); listen=$(rps "$tmp/listen.txt")
+ok2xx=$(awk -F= '/^ok2xx=/ {print $2}' "$tmp/listen.txt")
+echo "body: $(wc -c <"$tmp/body.json") bytes ($event), wrk -t2 -c$conns -d$dur, $(nproc) cores"
+echo "baseline net/http (read body, 200):       $base req/s"
+echo "whsim listen --capture (validate, print): $listen req/s"
+awk -v a="$listen" -v b="$base" 'BEGIN { printf "ratio listen/baseline: %.2fx (target >= 0.5x)\n", a / b }'
+grep -E 'calls in|by verdict' "$tmp/listen.err" | sed 's/^/listen summary: /'
+echo "wrk 2xx: $ok2xx"
+# wrk stops with up to $conns calls in flight: those may be recorded without
+# wrk counting the answer, so records may exceed 2xx by at most $conns.
+check=$("$tmp/tool" check -capture "$tmp/capture.ndjson" -body "$tmp/body.json")
+echo "capture: $check"
+records=$(sed -E 's/.*records=([0-9]+).*/\1/' <<<"$check")
+lost=$(( ok2xx > records ? ok2xx - records : 0 ))
+echo "lost (2xx not recorded): $lost; recorded beyond wrk's count (in flight at stop): $(( records - ok2xx ))"
+[ "$lost" -eq 0 ] && [ $(( records - ok2xx )) -le "$conns" ]

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// waitFile waits up to ten seconds for a file to appear, as a script waits
+// for `listen --ready-file`: waitfile url.txt
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile <file>")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && bytes.HasSuffix(b, []byte("\n")) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear within 10s", args[0])
+}
+
+// httpPost posts a file to the URL read from urlfile plus a suffix and
+// checks the status: post <status> <urlfile> <path?query> <bodyfile> [content-type]
+func httpPost(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 || len(args) > 5 {
+		ts.Fatalf("usage: post <status> <urlfile> <path?query> <bodyfile> [content-type]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	base, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	body, err := os.ReadFile(ts.MkAbs(args[3]))
+	ts.Check(err)
+	ct := "application/json"
+	if len(args) == 5 {
+		ct = args[4]
+	}
+	u := strings.TrimSuffix(strings.TrimSpace(string(base)), "/") + args[2]
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Post(u, ct, bytes.NewReader(body))
+	ts.Check(err)
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		ts.Fatalf("POST %s: status %d, want %d", u, resp.StatusCode, want)
+	}
+}

@@ -1,0 +1,49 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// encodingJSON is the reference appendRecord must match byte for byte.
+func encodingJSON(r *Record) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+func FuzzAppendMatchesJSON(f *testing.F) {
+	f.Add("POST", "/w", "businessType=X&a=%20", "Authorization", "Bearer x", []byte(`{"a":"收款单"}`), int64(1790000000123456789), 12.5, 200, "")
+	f.Add("GET", "", "", "X", "\x00\x1f\b\f\u2028\u2029\"\\<>&", []byte{0xff, 0xfe}, int64(0), 1e-7, 0, "dial tcp: refused")
+	f.Add("P\xffST", "/\u2028", "q=\x7f", "", "", []byte("\xed\xa0\x80"), int64(-1), 1e21, 502, "x")
+	f.Fuzz(func(t *testing.T, method, path, query, hk, hv string, body []byte, nanos int64, lat float64, status int, ferr string) {
+		r := &Record{Capture: Version, Time: time.Unix(0, nanos).UTC(), Remote: "127.0.0.1:1", Method: method, Path: path, Query: query}
+		if hk != "" {
+			r.Headers = http.Header{hk: {hv, hv + "2"}, "Z": nil, "A": {}}
+		}
+		r.SetBody(body)
+		if status != 0 {
+			r.Response = &Response{Status: status, Headers: r.Headers}
+			r.Response.Body, r.Response.BodyEncoding = EncodeBody(body)
+			r.Forward = &Forward{URL: path, Status: status, LatencyMS: lat, Error: ferr, Headers: r.Headers}
+		}
+		want := encodingJSON(r)
+		got, ok := appendRecord(nil, r)
+		if want == nil {
+			if ok {
+				t.Fatalf("fast path encoded what encoding/json refuses: %s", got)
+			}
+			return
+		}
+		if !ok || !bytes.Equal(got, want) {
+			t.Fatalf("appendRecord differs from encoding/json:\n got %s\nwant %s", got, want)
+		}
+	})
+}

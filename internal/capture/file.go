@@ -1,0 +1,189 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Sync says how hard a File pushes records to the disk. Every mode writes a
+// record to the file (the kernel's page cache) before Write returns, so a
+// record survives the process being killed; the modes differ in what
+// survives the machine losing power.
+type Sync string
+
+const (
+	// SyncAlways fsyncs before Write returns. Concurrent writers share one
+	// fsync (group commit), so it costs one disk flush per batch, not per
+	// record.
+	SyncAlways Sync = "always"
+	// SyncInterval fsyncs once per SyncPeriod when something was written.
+	SyncInterval Sync = "interval"
+	// SyncNever leaves flushing to the operating system.
+	SyncNever Sync = "never"
+)
+
+// SyncModes lists the valid Sync values.
+func SyncModes() []string {
+	return []string{string(SyncAlways), string(SyncInterval), string(SyncNever)}
+}
+
+// ParseSync checks a --fsync value.
+func ParseSync(s string) (Sync, error) {
+	switch Sync(s) {
+	case SyncAlways, SyncInterval, SyncNever:
+		return Sync(s), nil
+	}
+	return "", fmt.Errorf("unknown fsync mode %q (valid: always, interval, never)", s)
+}
+
+// SyncPeriod is how often SyncInterval flushes.
+const SyncPeriod = time.Second
+
+// File appends records to a capture file, safe for concurrent use.
+type File struct {
+	f    *os.File
+	sync Sync
+
+	mu      sync.Mutex // guards the write offset and written
+	buf     []byte
+	written uint64 // records written
+	err     error  // first write error; the file is unusable after it
+
+	syncMu sync.Mutex // one fsync at a time
+	synced uint64     // records known to be on disk
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// OpenFile opens path for appending, creating it with mode 0600: captures
+// hold whatever the sender put in its headers, secrets included. When the
+// file ends in a torn line (a crash while writing), the next record starts
+// on a fresh line and torn reports it; readers skip the torn line.
+func OpenFile(path string, mode Sync) (file *File, torn bool, err error) {
+	if _, err := ParseSync(string(mode)); err != nil {
+		return nil, false, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	torn, err = endsTorn(f)
+	if err == nil && torn {
+		_, err = f.Write([]byte{'\n'})
+	}
+	if err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	c := &File{f: f, sync: mode, stop: make(chan struct{}), done: make(chan struct{})}
+	if mode == SyncInterval {
+		go c.flusher()
+	} else {
+		close(c.done)
+	}
+	return c, torn, nil
+}
+
+// endsTorn reports whether f is non-empty and its last byte is not a newline.
+func endsTorn(f *os.File) (bool, error) {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false, err
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], st.Size()-1); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return last[0] != '\n', nil
+}
+
+// Write appends r as one line. It returns once the line is in the file
+// (and on disk with SyncAlways), so a caller may acknowledge the call after.
+func (c *File) Write(r *Record) error {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return c.err
+	}
+	var err error
+	c.buf, err = Append(c.buf[:0], r)
+	if err == nil {
+		if _, err = c.f.Write(c.buf); err != nil {
+			// A short write leaves a torn line; later records would be
+			// glued to it, so the file takes no more.
+			c.err = err
+		}
+	}
+	if cap(c.buf) > 1<<20 {
+		c.buf = nil // do not keep one huge body's buffer forever
+	}
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.written++
+	seq := c.written
+	c.mu.Unlock()
+	if c.sync != SyncAlways {
+		return nil
+	}
+	return c.syncTo(seq)
+}
+
+// syncTo returns once record seq is on disk. Writers that queue behind a
+// running fsync are covered by the next one together: group commit.
+func (c *File) syncTo(seq uint64) error {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	if c.synced >= seq {
+		return nil
+	}
+	c.mu.Lock()
+	target := c.written
+	c.mu.Unlock()
+	if err := c.f.Sync(); err != nil {
+		return err
+	}
+	c.synced = target
+	return nil
+}
+
+func (c *File) flusher() {
+	defer close(c.done)
+	t := time.NewTicker(SyncPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			c.mu.Lock()
+			n := c.written
+			c.mu.Unlock()
+			if n > c.synced {
+				_ = c.syncTo(n) // a failing disk shows in the next Write or Close
+			}
+		}
+	}
+}
+
+// Close flushes the file to disk and closes it.
+func (c *File) Close() error {
+	select {
+	case <-c.stop:
+		return nil // already closed
+	default:
+		close(c.stop)
+	}
+	<-c.done
+	err := c.f.Sync()
+	if cerr := c.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,85 @@
+package capture
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFileAppendsAfterTornLine(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []Sync{SyncAlways, SyncInterval, SyncNever} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "c.ndjson")
+			first := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: "/", Query: "businessType=X"}
+			first.SetBody([]byte(`{"a":1}`))
+			whole, _ := Append(nil, first)
+			// A crash mid-write leaves half a record without its newline.
+			if err := os.WriteFile(path, append(whole, whole[:20]...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, torn, err := OpenFile(path, mode)
+			if err != nil || !torn {
+				t.Fatalf("OpenFile: torn %v, err %v; want the torn line reported", torn, err)
+			}
+			second := &Record{Time: time.Unix(2, 0).UTC(), Method: "POST", Path: "/2"}
+			second.SetBody([]byte{0xff})
+			if err := f.Write(second); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			fh, _ := os.Open(path)
+			defer fh.Close()
+			rd := NewReader(fh)
+			var paths []string
+			var lineErrs int
+			for {
+				r, err := rd.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				var le *LineError
+				if errors.As(err, &le) {
+					lineErrs++ // the torn line, now terminated, is skipped
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				paths = append(paths, r.Path)
+			}
+			if strings.Join(paths, " ") != "/ /2" || lineErrs != 1 {
+				t.Errorf("read %v with %d bad lines, want [/ /2] with 1", paths, lineErrs)
+			}
+			// A clean file is not reported torn and gains no blank line.
+			f, torn, err = OpenFile(path, mode)
+			if err != nil || torn {
+				t.Fatalf("reopen: torn %v, err %v", torn, err)
+			}
+			f.Close()
+		})
+	}
+}
+
+func TestFileCreatedPrivate(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.ndjson")
+	f, _, err := OpenFile(path, SyncNever)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	if _, _, err := OpenFile(path, "sometimes"); err == nil || !strings.Contains(err.Error(), `"sometimes"`) {
+		t.Errorf("bad mode: %v", err)
+	}
+}

@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+type listenOptions struct {
+	Addr      string
+	Path      string
+	Capture   string
+	Status    int
+	Delay     time.Duration
+	FailRate  float64
+	Seed      uint64
+	Respond   []string
+	ForwardTo string
+	MaxBody   string
+	Fsync     string
+	ReadyFile string
+	Output    string
+	Verbose   bool
+
+	// answerFlags names the response flags the user set; they make no
+	// sense with --forward-to, where the receiver answers.
+	answerFlags []string
+	// limits are the server's timeouts; tests shorten them.
+	limits receiver.Limits
+}
+
+func newListenCmd(a *app) *cobra.Command {
+	opts := &listenOptions{limits: receiver.DefaultLimits}
+	cmd := &cobra.Command{
+		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
+			"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url>] " +
+			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--output text|json] [-v]",
+		Short: "Receive webhook calls: show, check and record each one",
+		Long: `Run a local webhook receiver. Every call is answered, checked against the spec
+(query event against body, every field) and shown as it arrives; --capture
+records each call, byte for byte, before it is answered, for validate and replay.
+
+Answers: --status (default 200), --delay, --fail-rate (answer 500 for that
+share of calls) and per-event sequences --respond EVENT=500,500,200 (the last
+code repeats) show how a sender retries. --forward-to passes every call on to
+your own receiver and returns its answer instead.
+
+It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
+connections it prints one line "listening on <url>" to stderr (and writes the
+URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
+the capture file and prints a summary; the exit status is then 0.`,
+		Example: `  whsim listen
+  whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
+  whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
+  whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
+  whsim listen --output json | jq -c 'select(.verdict != "valid")'`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			for _, name := range []string{"status", "fail-rate", "respond"} {
+				if cmd.Flags().Changed(name) {
+					opts.answerFlags = append(opts.answerFlags, "--"+name)
+				}
+			}
+			return runListen(cmd.Context(), a, opts)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (:0 picks a free port; a bare :port listens on every interface)")
+	f.StringVar(&opts.Path, "path", "", "only this path takes calls; others are answered 404, recorded and flagged (default: any path)")
+	f.StringVar(&opts.Capture, "capture", "", "append every call to this NDJSON capture file (created 0600)")
+	f.IntVar(&opts.Status, "status", 200, "status code to answer with")
+	f.DurationVar(&opts.Delay, "delay", 0, "wait this long before answering (e.g. 500ms, 2s)")
+	f.Float64Var(&opts.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
+	f.Uint64Var(&opts.Seed, "seed", 0, "seed for --fail-rate draws, to fail the same calls every run (0: random)")
+	f.StringArrayVar(&opts.Respond, "respond", nil, "answer an event's calls in turn: EVENT=code,code,... (repeatable; the last code repeats)")
+	f.StringVar(&opts.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
+	f.StringVar(&opts.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
+	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
+	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening, for scripts to wait on")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
+	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
+	_ = cmd.RegisterFlagCompletionFunc("fsync", completeWords(capture.SyncModes()...))
+	_ = cmd.RegisterFlagCompletionFunc("respond", completeRespond)
+	return cmd
+}
+
+// completeRespond offers EVENT= for each event of the catalog.
+func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	names, _ := completeEvents(cmd, args, toComplete)
+	var out []string
+	for _, n := range names {
+		name, meaning, _ := strings.Cut(n, "\t")
+		if !strings.Contains(name, "_") {
+			continue // "all" has no sequence
+		}
+		out = append(out, name+"=\t"+meaning)
+	}
+	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+}
+
+// receiverConfig checks the flags and turns them into the receiver's
+// config. Every problem is a usage error naming the flag.
+func (o *listenOptions) receiverConfig() (receiver.Config, error) {
+	cfg := receiver.Config{Path: o.Path, Delay: o.Delay, FailRate: o.FailRate, Seed: o.Seed}
+	st, err := receiver.ParseStatus(fmt.Sprint(o.Status))
+	if err != nil {
+		return cfg, usagef("--status: %v", err)
+	}
+	cfg.Status = st
+	if o.Delay < 0 {
+		return cfg, usagef("--delay %v: want 0 or more", o.Delay)
+	}
+	if !(o.FailRate >= 0 && o.FailRate <= 1) {
+		return cfg, usagef("--fail-rate %v: want a share from 0 to 1 (0.1 fails one call in ten)", o.FailRate)
+	}
+	for _, r := range o.Respond {
+		seq, err := receiver.ParseRespond(r)
+		if err != nil {
+			return cfg, usagef("--respond: %v", err)
+		}
+		cfg.Respond = append(cfg.Respond, seq)
+	}
+	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
+		return cfg, usagef("--path %q: want a path starting with /", o.Path)
+	}
+	if cfg.MaxBody, err = receiver.ParseSize(o.MaxBody); err != nil {
+		return cfg, usagef("--max-body: %v", err)
+	}
+	if o.ForwardTo != "" {
+		u, err := url.Parse(o.ForwardTo)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cfg, usagef("--forward-to %q: want an http:// or https:// URL with a host", o.ForwardTo)
+		}
+		if len(o.answerFlags) > 0 {
+			return cfg, usagef("%s with --forward-to: the receiver behind listen answers forwarded calls", strings.Join(o.answerFlags, ", "))
+		}
+		cfg.ForwardTo = u
+		cfg.Client = receiver.NewClient(64, 30*time.Second)
+	}
+	return cfg, nil
+}
+
+func runListen(ctx context.Context, a *app, opts *listenOptions) error {
+	cfg, err := opts.receiverConfig()
+	if err != nil {
+		return err
+	}
+	sync, err := capture.ParseSync(opts.Fsync)
+	if err != nil {
+		return usagef("--fsync: %v", err)
+	}
+	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
+	if err != nil {
+		return err
+	}
+	cfg.Checker = v
+	cfg.Now = a.now
+	errw := a.streams.Err
+	pal := a.errColor
+
+	var capFile *capture.File
+	if opts.Capture != "" {
+		var torn bool
+		capFile, torn, err = capture.OpenFile(opts.Capture, sync)
+		if err != nil {
+			return usagef("--capture: %v", err)
+		}
+		defer capFile.Close() // closed below on the normal path; this covers early returns
+		if torn {
+			fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",
+				pal.Warn.Sprint("warning:"), opts.Capture)
+		}
+		cfg.Capture = capFile
+	}
+
+	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
+	p := newCallPrinter(out, opts.Output, opts.Verbose, newPalette(a.streams.OutTTY && colorAllowed(a)))
+	cfg.Observe = p.observe
+	cfg.Idle = func() { out.Flush() }
+	rcv := receiver.New(cfg)
+
+	srv, err := receiver.Listen(opts.Addr, rcv, opts.limits)
+	if err != nil {
+		rcv.Close()
+		return usagef("--addr %s: %v", opts.Addr, err)
+	}
+	if !loopbackOnly(srv.Addr()) {
+		fmt.Fprintf(errw, "%s listening on %s: every network interface, anyone who can reach this machine can send calls (use --addr 127.0.0.1:%d to keep it local)\n",
+			pal.Warn.Sprint("warning:"), srv.Addr(), srv.Addr().(*net.TCPAddr).Port)
+	}
+	u := srv.URL() + opts.Path
+	if opts.Path == "" {
+		u += "/"
+	}
+	if opts.ReadyFile != "" {
+		if err := writeReadyFile(opts.ReadyFile, u); err != nil {
+			rcv.Close()
+			return usagef("--ready-file: %v", err)
+		}
+	}
+	// The socket is listening: calls queue in the kernel until Serve takes them.
+	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
+
+	serveErr := srv.Serve(ctx)
+	rcv.Close() // every call answered has now been observed
+	out.Flush()
+	if capFile != nil {
+		if err := capFile.Close(); err != nil && serveErr == nil {
+			serveErr = fmt.Errorf("--capture %s: %w", opts.Capture, err)
+		}
+	}
+	p.summary(errw, pal, opts.Capture)
+	return serveErr
+}
+
+// colorAllowed is the root's colour decision minus the terminal test.
+func colorAllowed(a *app) bool {
+	return !a.noColor && os.Getenv("NO_COLOR") == ""
+}
+
+// loopbackOnly reports whether addr takes connections from this machine only.
+func loopbackOnly(addr net.Addr) bool {
+	a, ok := addr.(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
+}
+
+// writeReadyFile writes the URL atomically: a script polling for the file
+// never reads half of it.
+func writeReadyFile(path, u string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-ready-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(tmp, u+"\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}

@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// callPrinter reports each call as it is observed and keeps the tallies
+// for the summary. It runs on the receiver's one observer goroutine only.
+type callPrinter struct {
+	w       io.Writer
+	json    bool
+	verbose bool
+	pal     Palette
+
+	calls     int
+	byEvent   map[string]int
+	byVerdict map[string]int
+	byStatus  map[int]int
+	started   time.Time
+}
+
+func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *callPrinter {
+	return &callPrinter{
+		w: w, json: output == "json", verbose: verbose, pal: pal,
+		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
+		started: time.Now(),
+	}
+}
+
+const noEvent = "(no businessType)"
+
+func (p *callPrinter) observe(c *receiver.Call) {
+	ev := noEvent
+	if c.HasEvent {
+		ev = c.Event
+	}
+	verdict := c.Verdict()
+	status := 0
+	if c.Record.Response != nil {
+		status = c.Record.Response.Status
+	}
+	p.calls++
+	p.byEvent[ev]++
+	p.byVerdict[verdict]++
+	p.byStatus[status]++
+	if p.json {
+		p.printJSON(c, verdict, status)
+		return
+	}
+	p.printText(c, ev, verdict, status)
+}
+
+// requestID reads the body's requestId, "" when there is none to read. It
+// reads top-level keys only until it finds it (senders put it first), so a
+// large body costs little: a full json.Unmarshal here was a fifth of
+// listen's CPU under load.
+func requestID(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if key != "requestId" {
+			continue
+		}
+		var id string
+		if json.Unmarshal(v, &id) == nil {
+			return id
+		}
+		if string(v) == "null" {
+			return ""
+		}
+		return string(v) // a number or object where a string belongs: show it as sent
+	}
+	return ""
+}
+
+func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int) {
+	r := c.Record
+	pal := p.pal
+	id := requestID(c.Body)
+	if id == "" {
+		id = "-"
+	}
+	var b strings.Builder
+	b.WriteString(pal.Dim.Sprint(r.Time.Format("15:04:05.000")))
+	b.WriteString("  " + pal.Bold.Sprint(termSafe(r.Method, false)) + " " + termSafe(r.Path, false))
+	b.WriteString("  " + pal.Key.Sprint(termSafe(ev, false)))
+	b.WriteString("  requestId=" + termSafe(id, false))
+	b.WriteString("  " + byteSize(len(c.Body)))
+	b.WriteString("  → " + statusColor(pal, status).Sprint(strconv.Itoa(status)))
+	if f := r.Forward; f != nil {
+		if f.Error != "" {
+			b.WriteString(pal.Fail.Sprint(" (forward failed: " + termSafe(f.Error, false) + ")"))
+		} else {
+			fmt.Fprintf(&b, " (forwarded, %.1fms)", f.LatencyMS)
+		}
+	}
+	b.WriteString("  " + verdictColor(pal, verdict).Sprint(verdict))
+	if c.CaptureErr != nil {
+		b.WriteString(pal.Fail.Sprint("  NOT RECORDED: " + c.CaptureErr.Error()))
+	}
+	b.WriteByte('\n')
+	for _, f := range c.Findings {
+		sev := pal.Warn.Sprint("warning")
+		if f.Severity == validate.Error {
+			sev = pal.Fail.Sprint("error  ")
+		}
+		where := f.Path
+		switch {
+		case strings.HasPrefix(f.Rule, "http-") || f.Rule == validate.RuleQueryEvent:
+			where = "(request)"
+		case where == "":
+			where = "(body)"
+		}
+		fmt.Fprintf(&b, "    %s %s  %s: %s\n", sev, pal.Dim.Sprint(f.Rule), termSafe(where, false), termSafe(f.Message, false))
+	}
+	if p.verbose {
+		if q := r.Query; q != "" {
+			b.WriteString("    " + pal.Dim.Sprint("query: ") + termSafe(q, false) + "\n")
+		}
+		b.WriteString("    " + pal.Dim.Sprint("from: ") + termSafe(r.Remote, false) + "\n")
+		for _, h := range safeHeaders(r.Headers) {
+			b.WriteString("    " + pal.Key.Sprint(h[0]) + ": " + h[1] + "\n")
+		}
+		if len(c.Body) > 0 {
+			b.WriteString(indentLines(prettyBody(c.Body), "    "))
+		}
+	}
+	io.WriteString(p.w, b.String())
+}
+
+// maxShownBody bounds the body -v prints; the capture keeps all of it.
+const maxShownBody = 64 << 10
+
+// prettyBody indents a JSON body; anything else is shown as it is. Either
+// way it is made terminal-safe, keeping only real line breaks.
+func prettyBody(body []byte) string {
+	more := 0
+	if len(body) > maxShownBody {
+		more = len(body) - maxShownBody
+		body = body[:maxShownBody]
+	}
+	var buf bytes.Buffer
+	if more == 0 && json.Indent(&buf, body, "", "  ") == nil {
+		body = buf.Bytes()
+	}
+	s := termSafe(string(body), true)
+	if more > 0 {
+		s += fmt.Sprintf("\n… %d more bytes", more)
+	}
+	return s
+}
+
+func indentLines(s, prefix string) string {
+	s = strings.TrimRight(s, "\n")
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}
+
+func byteSize(n int) string {
+	switch {
+	case n < 1<<10:
+		return strconv.Itoa(n) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
+func statusColor(pal Palette, status int) interface{ Sprint(...any) string } {
+	switch {
+	case status >= 200 && status < 300:
+		return pal.OK
+	case status >= 500:
+		return pal.Fail
+	}
+	return pal.Warn
+}
+
+func verdictColor(pal Palette, verdict string) interface{ Sprint(...any) string } {
+	switch verdict {
+	case "valid":
+		return pal.OK
+	case "warning":
+		return pal.Warn
+	}
+	return pal.Fail
+}
+
+// callJSON is the stable --output json form of a call.
+type callJSON struct {
+	Seq       uint64             `json:"seq"`
+	Time      time.Time          `json:"time"`
+	Remote    string             `json:"remote"`
+	Method    string             `json:"method"`
+	Path      string             `json:"path"`
+	Query     string             `json:"query"`
+	Event     *string            `json:"event"` // null: the query has no businessType
+	RequestID *string            `json:"requestId"`
+	Size      int                `json:"size"`
+	Headers   map[string]string  `json:"headers"` // secrets masked, values joined with ", "
+	Status    int                `json:"status"`
+	Forward   *forwardJSON       `json:"forward,omitempty"`
+	Recorded  bool               `json:"recorded"`
+	Verdict   string             `json:"verdict"`
+	Findings  []validate.Finding `json:"findings"`
+}
+
+type forwardJSON struct {
+	URL       string  `json:"url"`
+	Status    int     `json:"status,omitempty"`
+	LatencyMS float64 `json:"latencyMs"`
+	Error     string  `json:"error,omitempty"`
+}
+
+func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int) {
+	r := c.Record
+	o := callJSON{
+		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,
+		Size: len(c.Body), Headers: map[string]string{}, Status: status,
+		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings,
+	}
+	if o.Findings == nil {
+		o.Findings = []validate.Finding{}
+	}
+	if c.HasEvent {
+		o.Event = &c.Event
+	}
+	if id := requestID(c.Body); id != "" {
+		o.RequestID = &id
+	}
+	for k, vs := range r.Headers {
+		v := strings.Join(vs, ", ")
+		if secretHeader(k) {
+			v = maskValue(k, v)
+		}
+		o.Headers[k] = v
+	}
+	if f := r.Forward; f != nil {
+		o.Forward = &forwardJSON{URL: f.URL, Status: f.Status, LatencyMS: f.LatencyMS, Error: f.Error}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(o); err != nil {
+		return // a value built above always encodes
+	}
+	p.w.Write(jsonTermSafe(buf.Bytes()))
+}
+
+// jsonTermSafe escapes, inside encoded JSON, what encoding/json leaves raw
+// but a terminal would act on: DEL, C1 controls and bidi controls. \uXXXX
+// is valid JSON, so the value is unchanged for a parser.
+func jsonTermSafe(b []byte) []byte {
+	if !slices.ContainsFunc(b, func(c byte) bool { return c >= 0x7f }) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || isBidi(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// summary prints the tallies once listen has stopped.
+func (p *callPrinter) summary(w io.Writer, pal Palette, capturePath string) {
+	fmt.Fprintf(w, "%s %d calls in %s\n", pal.Bold.Sprint("listen stopped:"), p.calls, time.Since(p.started).Round(time.Millisecond))
+	if p.calls == 0 {
+		return
+	}
+	var evs []string
+	for _, e := range spec.EventNames() {
+		if n := p.byEvent[e]; n > 0 {
+			evs = append(evs, fmt.Sprintf("%s %d", e, n))
+		}
+	}
+	var others []string
+	for e := range p.byEvent {
+		if _, known := spec.Lookup(e); !known {
+			others = append(others, e)
+		}
+	}
+	slices.Sort(others)
+	for _, e := range others {
+		evs = append(evs, fmt.Sprintf("%s %d", termSafe(e, false), p.byEvent[e]))
+	}
+	fmt.Fprintf(w, "  by event:   %s\n", strings.Join(evs, ", "))
+	var vs []string
+	for _, v := range []string{"valid", "warning", "invalid"} {
+		if n := p.byVerdict[v]; n > 0 {
+			vs = append(vs, verdictColor(pal, v).Sprint(v)+" "+strconv.Itoa(n))
+		}
+	}
+	fmt.Fprintf(w, "  by verdict: %s\n", strings.Join(vs, ", "))
+	var codes []int
+	for c := range p.byStatus {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	var ss []string
+	for _, c := range codes {
+		ss = append(ss, fmt.Sprintf("%d %d", c, p.byStatus[c]))
+	}
+	fmt.Fprintf(w, "  by status:  %s\n", strings.Join(ss, ", "))
+	if capturePath != "" {
+		fmt.Fprintf(w, "  capture:    %s\n", capturePath)
+	}
+}

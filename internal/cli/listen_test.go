@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/receiver"
+)
+
+func TestTermSafe(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"plain 收款单", "plain 收款单"},
+		{"\x1b[2Jclear", `\x1b[2Jclear`},
+		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
+		{"a\r\nb\tc", `a\r\nb\tc`},
+		{"del\x7f", `del\x7f`},
+		{"c1 \u009b31m", `c1 \u009b31m`},
+		{"bidi \u202egnp.exe \u2066x\u2069 \u200f", `bidi \u202egnp.exe \u2066x\u2069 \u200f`},
+		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
+	}
+	for _, tt := range tests {
+		if got := termSafe(tt.in, false); got != tt.want {
+			t.Errorf("termSafe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := termSafe("a\nb\x1b", true); got != "a\nb\\x1b" {
+		t.Errorf("keepNewlines: %q", got)
+	}
+}
+
+func TestMaskedHeaders(t *testing.T) {
+	t.Parallel()
+	h := http.Header{
+		"Authorization":     {"Bearer s3cret-token"},
+		"Webhook-Signature": {"v1,abcdef"},
+		"X-Api-Key":         {"k-123"},
+		"X-Erp-Token":       {"t-1"},
+		"Content-Type":      {"application/json"},
+		"X-Note":            {"hi\x1b[31m"},
+	}
+	got := map[string]string{}
+	for _, kv := range safeHeaders(h) {
+		got[kv[0]] = kv[1]
+	}
+	want := map[string]string{
+		"Authorization": "Bearer ****", "Webhook-Signature": "****", "X-Api-Key": "****", "X-Erp-Token": "****",
+		"Content-Type": "application/json", "X-Note": `hi\x1b[31m`,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// syncBuffer is a buffer the listen goroutine writes while the test waits.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// listenRun runs listen in-process, sends the calls, stops it as Ctrl-C
+// would and returns its error and output.
+func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	opts.ReadyFile = filepath.Join(dir, "url")
+	opts.Addr = "127.0.0.1:0"
+	if opts.Fsync == "" {
+		opts.Fsync = "interval"
+	}
+	if opts.MaxBody == "" {
+		opts.MaxBody = "10MiB"
+	}
+	if opts.Status == 0 {
+		opts.Status = 200
+	}
+	if opts.Output == "" {
+		opts.Output = "text"
+	}
+	opts.limits = receiver.DefaultLimits
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	a := &app{streams: Streams{Out: out, Err: errb}, now: time.Now, errColor: newPalette(false)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runListen(ctx, a, opts) }()
+	var u string
+	for range 500 {
+		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
+			u = strings.TrimSpace(string(b))
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if u == "" {
+		cancel()
+		t.Fatalf("listen never got ready: %v %s", <-done, errb.String())
+	}
+	send(u)
+	cancel()
+	err := <-done
+	return err, out.String(), errb.String()
+}
+
+func postTo(t *testing.T, u, ct string, h http.Header, body []byte) int {
+	t.Helper()
+	req, err := http.NewRequest("POST", u, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Set("Content-Type", ct)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Escape sequences in a body, query or header are printed escaped, in the
+// call line, the -v body and the JSON output; secrets are masked.
+func TestListenPrintsNetworkTextSafely(t *testing.T) {
+	t.Parallel()
+	body := []byte("{\"requestId\":\"\x1b]0;pwned\x07\u202e\",\"x\":\"\u009b2J\"}")
+	hdr := http.Header{"Authorization": {"Bearer s3cret"}, "Webhook-Signature": {"v1,sig"}}
+	for _, output := range []string{"text", "json"} {
+		t.Run(output, func(t *testing.T) {
+			t.Parallel()
+			err, out, errs := listenRun(t, &listenOptions{Verbose: true, Output: output}, func(u string) {
+				postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC%1B%E2%80%AE", "application/json", hdr, body)
+			})
+			if err != nil {
+				t.Fatal(err, errs)
+			}
+			for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u009b", "s3cret", "v1,sig"} {
+				if strings.Contains(out, bad) || strings.Contains(errs, bad) {
+					t.Errorf("output holds %q raw:\n%s", bad, out)
+				}
+			}
+			if output == "text" && (!strings.Contains(out, `\x1b]0;pwned\x07\u202e`) || !strings.Contains(out, "Authorization: Bearer ****")) {
+				t.Errorf("text output:\n%s", out)
+			}
+			if output == "json" {
+				var o map[string]any
+				if err := json.Unmarshal([]byte(out), &o); err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if o["event"] != "CREATE_RECEIVABLE_DOC\x1b\u202e" || o["headers"].(map[string]any)["Authorization"] != "Bearer ****" {
+					t.Errorf("json output %v", o)
+				}
+			}
+		})
+	}
+}
+
+func TestListenSummaryAndCapture(t *testing.T) {
+	t.Parallel()
+	capPath := filepath.Join(t.TempDir(), "c.ndjson")
+	opts := &listenOptions{Capture: capPath, Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}
+	var codes []int
+	err, out, errs := listenRun(t, opts, func(u string) {
+		for range 3 {
+			codes = append(codes, postTo(t, u+"?businessType=AUDIT_PURCHASE_ORDER_INVOICE", "application/json", nil, []byte(`{}`)))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if codes[0] != 500 || codes[1] != 200 || codes[2] != 200 {
+		t.Errorf("codes %v", codes)
+	}
+	if strings.Count(out, "\n  → ") != 0 || strings.Count(out, "POST /  AUDIT_PURCHASE_ORDER_INVOICE") != 3 {
+		t.Errorf("stdout:\n%s", out)
+	}
+	for _, want := range []string{"listen stopped: 3 calls", "by event:   AUDIT_PURCHASE_ORDER_INVOICE 3", "by verdict: invalid 3", "by status:  200 2, 500 1", "capture:    " + capPath} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	b, _ := os.ReadFile(capPath)
+	if n := bytes.Count(b, []byte(`{"capture":1,`)); n != 3 {
+		t.Errorf("%d records", n)
+	}
+}
+
+func TestListenWarnsOnOpenAddress(t *testing.T) {
+	t.Parallel()
+	// listenRun binds loopback; check the decision itself for the others.
+	for addr, loop := range map[string]bool{"127.0.0.1:0": true, "[::1]:0": true, ":0": false, "0.0.0.0:0": false} {
+		s, err := receiver.Listen(addr, http.NotFoundHandler(), receiver.DefaultLimits)
+		if err != nil {
+			t.Logf("%s: %v (skipped)", addr, err)
+			continue
+		}
+		if got := loopbackOnly(s.Addr()); got != loop {
+			t.Errorf("%s: loopbackOnly %v, want %v", addr, got, loop)
+		}
+		s.Serve(canceled())
+	}
+}
+
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}

@@ -1,0 +1,102 @@
+package receiver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+)
+
+// 64 concurrent senders, 20,000 calls over loopback: every call answered
+// 2xx is in the capture file exactly once, body intact, and was observed.
+// Bounded in count; no timing is asserted.
+func TestLoadNoLossNoDuplicates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test; runs without -short")
+	}
+	const senders, calls = 64, 20_000
+	path := filepath.Join(t.TempDir(), "load.ndjson")
+	f, _, err := capture.OpenFile(path, capture.SyncInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var observedN atomic.Int64
+	rcv := New(Config{Capture: f, Checker: fakeChecker{}, Queue: 256, Observe: func(*Call) { observedN.Add(1) }})
+	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: senders, MaxConnsPerHost: senders}}
+	var next atomic.Int64
+	var acked sync.Map // body -> true, for 2xx answers
+	var ackedN, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range senders {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > calls {
+					return
+				}
+				body := fmt.Sprintf(`{"requestId":"%08d","businessType":5007,"data":{"n":"收款 %d"}}`, i, i)
+				resp, err := client.Post(s.URL()+"/?businessType=CREATE_RECEIVABLE_DOC", "application/json", strings.NewReader(body))
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode/100 == 2 {
+					acked.Store(body, true)
+					ackedN.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	rcv.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	client.CloseIdleConnections()
+
+	recs := readAll(t, path)
+	seen := map[string]bool{}
+	dups := 0
+	for _, r := range recs {
+		b, _ := r.RequestBody()
+		if seen[string(b)] {
+			dups++
+		}
+		seen[string(b)] = true
+	}
+	lost := 0
+	acked.Range(func(k, _ any) bool {
+		if !seen[k.(string)] {
+			lost++
+		}
+		return true
+	})
+	t.Logf("%d calls: %d acknowledged 2xx, %d transport errors, %d records, %d lost, %d duplicated, %d observed",
+		calls, ackedN.Load(), failed.Load(), len(recs), lost, dups, observedN.Load())
+	if lost != 0 || dups != 0 || int64(len(recs)) != ackedN.Load() || ackedN.Load() != calls || observedN.Load() != calls {
+		t.Errorf("lost %d, duplicated %d, records %d, acknowledged %d, observed %d; want 0, 0 and %d each",
+			lost, dups, len(recs), ackedN.Load(), observedN.Load(), calls)
+	}
+}

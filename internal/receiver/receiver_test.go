@@ -1,0 +1,576 @@
+package receiver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// fakeChecker flags bodies that contain "bad", so tests see findings flow
+// without depending on the validator's rules.
+type fakeChecker struct{}
+
+func (fakeChecker) Check(body []byte, event string) []validate.Finding {
+	if bytes.Contains(body, []byte("bad")) {
+		return []validate.Finding{{Rule: "fake", Severity: validate.Error, Message: "bad body for " + event}}
+	}
+	return nil
+}
+
+// memRecorder keeps records in memory.
+type memRecorder struct {
+	mu   sync.Mutex
+	recs []*capture.Record
+	err  error
+}
+
+func (m *memRecorder) Write(r *capture.Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	m.recs = append(m.recs, r)
+	return nil
+}
+
+// observed collects the calls the observer saw.
+type observed struct {
+	mu    sync.Mutex
+	calls []*Call
+}
+
+func (o *observed) observe(c *Call) {
+	o.mu.Lock()
+	o.calls = append(o.calls, c)
+	o.mu.Unlock()
+}
+
+// start serves a receiver built from cfg; closing it also closes the
+// receiver, so every call is observed when it returns.
+func start(t *testing.T, cfg Config) (*testServer, *observed, *memRecorder) {
+	t.Helper()
+	obs := &observed{}
+	mem := &memRecorder{}
+	if cfg.Capture == nil {
+		cfg.Capture = mem
+	}
+	if cfg.Checker == nil {
+		cfg.Checker = fakeChecker{}
+	}
+	cfg.Observe = obs.observe
+	rcv := New(cfg)
+	srv := httptest.NewServer(rcv)
+	srv.Client().CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	ts := &testServer{Server: srv, close: sync.OnceFunc(func() { srv.Close(); rcv.Close() })}
+	t.Cleanup(ts.Close)
+	return ts, obs, mem
+}
+
+// testServer is an httptest server whose Close also closes the receiver,
+// so that every call has been observed when it returns.
+type testServer struct {
+	*httptest.Server
+	close func()
+}
+
+func (s *testServer) Close() { s.close() }
+
+func post(t *testing.T, srv *testServer, event, body string) *http.Response {
+	t.Helper()
+	u := srv.URL + "/webhook"
+	if event != "" {
+		u += "?businessType=" + event
+	}
+	resp, err := srv.Client().Post(u, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+const ev = "AUDIT_PURCHASE_ORDER_INVOICE"
+
+func TestResponseRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		cfg   Config
+		calls []string // event of each call
+		want  []int
+	}{
+		{"default 200", Config{}, []string{ev, ""}, []int{200, 200}},
+		{"status", Config{Status: 202}, []string{ev, ev}, []int{202, 202}},
+		{"fail-rate 1 fails every call", Config{FailRate: 1, Seed: 1}, []string{ev, ev, ev}, []int{500, 500, 500}},
+		{"fail-rate 0 fails none", Config{FailRate: 0, Status: 204}, []string{ev, ev}, []int{204, 204}},
+		{"sequence then last code repeats", Config{Respond: []Sequence{{ev, []int{500, 503, 200}}}},
+			[]string{ev, ev, ev, ev}, []int{500, 503, 200, 200}},
+		{"sequence is per event", Config{Status: 201, Respond: []Sequence{{ev, []int{500, 200}}}},
+			[]string{"CREATE_RECEIVABLE_DOC", ev, "CREATE_RECEIVABLE_DOC", ev, ""}, []int{201, 500, 201, 200, 201}},
+		{"sequence wins over fail-rate", Config{FailRate: 1, Seed: 3, Respond: []Sequence{{ev, []int{202}}}},
+			[]string{ev, "CREATE_RECEIVABLE_DOC"}, []int{202, 500}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _, mem := start(t, tt.cfg)
+			var got []int
+			for _, e := range tt.calls {
+				got = append(got, post(t, srv, e, `{}`).StatusCode)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("statuses %v, want %v", got, tt.want)
+			}
+			for i, r := range mem.recs {
+				if r.Response.Status != tt.want[i] {
+					t.Errorf("record %d: response %d, want %d", i, r.Response.Status, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// A seeded fail rate answers the same calls 500 every run, and about the
+// share asked for.
+func TestFailRateSeeded(t *testing.T) {
+	t.Parallel()
+	run := func(seed uint64) []int {
+		srv, _, _ := start(t, Config{FailRate: 0.3, Seed: seed})
+		var got []int
+		for range 200 {
+			got = append(got, post(t, srv, ev, `{}`).StatusCode)
+		}
+		return got
+	}
+	a, b, c := run(7), run(7), run(8)
+	if !slices.Equal(a, b) {
+		t.Error("same seed, different answers")
+	}
+	if slices.Equal(a, c) {
+		t.Error("different seeds, same answers")
+	}
+	fails := 0
+	for _, s := range a {
+		if s == 500 {
+			fails++
+		} else if s != 200 {
+			t.Fatalf("status %d", s)
+		}
+	}
+	if fails < 30 || fails > 90 { // 60 expected; far outside means the rate is ignored
+		t.Errorf("%d of 200 failed at rate 0.3", fails)
+	}
+}
+
+func TestDelay(t *testing.T) {
+	t.Parallel()
+	srv, _, _ := start(t, Config{Delay: 150 * time.Millisecond})
+	begin := time.Now()
+	post(t, srv, ev, `{}`)
+	// A lower bound only: a timer never fires early, however loaded the
+	// machine is.
+	if d := time.Since(begin); d < 150*time.Millisecond {
+		t.Errorf("answered after %v, want at least the 150ms delay", d)
+	}
+}
+
+func TestForward(t *testing.T) {
+	t.Parallel()
+	var got struct {
+		method, path, query, ct, sig, conn string
+		body                               []byte
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.method, got.path, got.query = r.Method, r.URL.Path, r.URL.RawQuery
+		got.ct, got.sig, got.conn = r.Header.Get("Content-Type"), r.Header.Get("Webhook-Signature"), r.Header.Get("X-Custom-Hop")
+		got.body, _ = io.ReadAll(r.Body)
+		w.Header().Set("X-Receiver", "theirs")
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, "queued\n")
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	srv, obs, mem := start(t, Config{ForwardTo: u, Status: 500}) // Status does not apply when forwarding
+
+	body := []byte("{\"a\":\"\xff\xfe\"}") // not UTF-8: forwarded byte for byte all the same
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/hooks/erp?businessType="+ev+"&x=1", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set("Webhook-Signature", "v1,secret")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+
+	if resp.StatusCode != 202 || string(rb) != "queued\n" || resp.Header.Get("X-Receiver") != "theirs" || resp.Header.Get("Content-Type") != "text/plain" {
+		t.Errorf("sender got %d %q %v, want the receiver's 202, body and headers", resp.StatusCode, rb, resp.Header)
+	}
+	if got.method != "POST" || got.path != "/hooks/erp" || got.query != "businessType="+ev+"&x=1" ||
+		!bytes.Equal(got.body, body) || got.ct != "application/json; charset=utf-8" || got.sig != "v1,secret" {
+		t.Errorf("receiver got %+v", got)
+	}
+	srv.Close()
+	if len(mem.recs) != 1 {
+		t.Fatalf("%d records", len(mem.recs))
+	}
+	f := mem.recs[0].Forward
+	if f == nil || f.Status != 202 || f.Body != "queued\n" || f.Headers.Get("X-Receiver") != "theirs" || f.LatencyMS <= 0 || f.Error != "" {
+		t.Errorf("forward recorded as %+v", f)
+	}
+	if !strings.HasPrefix(f.URL, backend.URL+"/hooks/erp?") {
+		t.Errorf("forward URL %q", f.URL)
+	}
+	if r := mem.recs[0].Response; r.Status != 202 || r.Body != "queued\n" {
+		t.Errorf("response recorded as %+v", r)
+	}
+	_ = obs
+}
+
+func TestForwardFixedPathAndFailure(t *testing.T) {
+	t.Parallel()
+	var path string
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path = r.URL.Path + "?" + r.URL.RawQuery
+		http.Redirect(w, r, "/elsewhere", http.StatusFound)
+	}))
+	u, _ := url.Parse(backend.URL + "/their/path?token=t")
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	// A redirect comes back to the sender as it is, never followed.
+	if s := post(t, srv, ev, `{}`).StatusCode; s != http.StatusFound {
+		t.Errorf("status %d, want the receiver's 302", s)
+	}
+	if path != "/their/path?token=t&businessType="+ev {
+		t.Errorf("forwarded to %q", path)
+	}
+	backend.Close()
+	if s := post(t, srv, ev, `{}`).StatusCode; s != http.StatusBadGateway {
+		t.Errorf("status %d with the receiver down, want 502", s)
+	}
+	srv.Close()
+	if f := mem.recs[1].Forward; f == nil || f.Error == "" || mem.recs[1].Response.Status != 502 {
+		t.Errorf("failed forward recorded as %+v", f)
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	t.Parallel()
+	srv, obs, mem := start(t, Config{MaxBody: 100})
+	big := strings.Repeat("x", 101)
+	if s := post(t, srv, ev, big).StatusCode; s != 413 {
+		t.Errorf("status %d, want 413", s)
+	}
+	// Without a Content-Length the limit holds while reading.
+	req, _ := http.NewRequest("POST", srv.URL+"/?businessType="+ev, io.MultiReader(strings.NewReader(big)))
+	req.ContentLength = -1
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Errorf("chunked: status %d, want 413", resp.StatusCode)
+	}
+	if s := post(t, srv, ev, strings.Repeat("x", 100)).StatusCode; s != 200 {
+		t.Errorf("at the limit: status %d, want 200", s)
+	}
+	srv.Close()
+	if len(mem.recs) != 3 || mem.recs[0].Response.Status != 413 || mem.recs[0].Body != "" {
+		t.Fatalf("records %+v", mem.recs)
+	}
+	if !obs.calls[0].TooLarge || !hasRule(obs.calls[0], RuleBodyLimit) {
+		t.Errorf("oversized call not flagged: %+v", obs.calls[0].Findings)
+	}
+}
+
+func hasRule(c *Call, rule string) bool {
+	return slices.ContainsFunc(c.Findings, func(f validate.Finding) bool { return f.Rule == rule })
+}
+
+// Calls a receiver developer needs to see are answered, recorded and
+// flagged rather than refused.
+func TestOddCallsFlagged(t *testing.T) {
+	t.Parallel()
+	srv, obs, mem := start(t, Config{Path: "/webhook"})
+	do := func(method, path, ct, body string) int {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	tests := []struct {
+		method, path, ct, body string
+		status                 int
+		rules                  []string
+		verdict                string
+	}{
+		{"POST", "/webhook?businessType=" + ev, "application/json", `{}`, 200, nil, "valid"},
+		{"GET", "/webhook?businessType=" + ev, "", ``, 200, []string{RuleMethod, RuleContentType}, "invalid"},
+		{"POST", "/webhook?businessType=" + ev, "text/plain", `bad`, 200, []string{RuleContentType, "fake"}, "invalid"},
+		{"POST", "/webhook", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
+		{"POST", "/other?businessType=" + ev, "application/json", `{}`, 404, []string{RulePath}, "invalid"},
+	}
+	for _, tt := range tests {
+		if s := do(tt.method, tt.path, tt.ct, tt.body); s != tt.status {
+			t.Errorf("%s %s: status %d, want %d", tt.method, tt.path, s, tt.status)
+		}
+	}
+	srv.Close()
+	if len(mem.recs) != len(tests) || len(obs.calls) != len(tests) {
+		t.Fatalf("%d records, %d observed, want %d", len(mem.recs), len(obs.calls), len(tests))
+	}
+	for i, tt := range tests {
+		c := obs.calls[i]
+		var rules []string
+		for _, f := range c.Findings {
+			rules = append(rules, f.Rule)
+		}
+		if !slices.Equal(rules, tt.rules) || c.Verdict() != tt.verdict {
+			t.Errorf("%s %s: rules %v verdict %s, want %v %s", tt.method, tt.path, rules, c.Verdict(), tt.rules, tt.verdict)
+		}
+	}
+}
+
+func TestCaptureFailureAnswers500(t *testing.T) {
+	t.Parallel()
+	mem := &memRecorder{err: errors.New("disk full")}
+	srv, obs, _ := start(t, Config{Capture: mem})
+	if s := post(t, srv, ev, `{}`).StatusCode; s != 500 {
+		t.Errorf("status %d, want 500 when the call cannot be recorded", s)
+	}
+	srv.Close()
+	if obs.calls[0].CaptureErr == nil {
+		t.Error("capture error not reported")
+	}
+}
+
+// A client that sends its headers one byte a second is cut off by
+// ReadHeaderTimeout, long before it finishes.
+func TestSlowHeadersCutOff(t *testing.T) {
+	t.Parallel()
+	rcv := New(Config{})
+	defer rcv.Close()
+	lim := DefaultLimits
+	lim.ReadHeaderTimeout = 300 * time.Millisecond
+	s, err := Listen("127.0.0.1:0", rcv, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	conn, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := "POST /?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n"
+	closed := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, conn) // returns when the server closes the connection
+		close(closed)
+	}()
+	sent := 0
+	tick := time.NewTicker(time.Second / 10) // ten times faster than one a second; still cut off
+	defer tick.Stop()
+	for sent < len(head) {
+		select {
+		case <-closed:
+			if sent >= len(head) {
+				t.Fatal("headers complete before the cut")
+			}
+			return
+		case <-tick.C:
+			if _, err := conn.Write([]byte{head[sent]}); err != nil {
+				return // reset by the server: cut off
+			}
+			sent++
+		}
+	}
+	t.Fatalf("sent all %d header bytes without being cut off", len(head))
+}
+
+// The capture file round-trips every call byte for byte, a non-UTF-8 body
+// included, and is created 0600.
+func TestCaptureRoundTrip(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.ndjson")
+	f, torn, err := capture.OpenFile(path, capture.SyncAlways)
+	if err != nil || torn {
+		t.Fatal(err, torn)
+	}
+	srv, _, _ := start(t, Config{Capture: f})
+	bodies := [][]byte{
+		[]byte(`{"requestId":"x","data":{"收款单":{"汇率":7.1}}}`),
+		{0xff, 0xfe, 0x00, '{', 0x1b, '[', '2', 'J'},
+		[]byte("line\nwith\ttabs and \u2028 and </script>"),
+		{},
+	}
+	for _, b := range bodies {
+		req, _ := http.NewRequest("POST", srv.URL+"/w?businessType="+ev+"&a=%20b", bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	recs := readAll(t, path)
+	if len(recs) != len(bodies) {
+		t.Fatalf("%d records, want %d", len(recs), len(bodies))
+	}
+	for i, r := range recs {
+		got, err := r.RequestBody()
+		if err != nil || !bytes.Equal(got, bodies[i]) {
+			t.Errorf("record %d body %q (%v), want %q", i, got, err, bodies[i])
+		}
+		if r.Query != "businessType="+ev+"&a=%20b" || r.Method != "POST" || r.Path != "/w" ||
+			r.Headers.Get("Authorization") != "Bearer s3cret" || r.Response.Status != 200 || r.Remote == "" {
+			t.Errorf("record %d: %+v", i, r)
+		}
+	}
+	if recs[1].BodyEncoding != capture.Base64 || recs[0].BodyEncoding != capture.UTF8 {
+		t.Errorf("encodings %s %s", recs[0].BodyEncoding, recs[1].BodyEncoding)
+	}
+}
+
+func readAll(t *testing.T, path string) []*capture.Record {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	var out []*capture.Record
+	rd := capture.NewReader(fh)
+	for {
+		r, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		out = append(out, r)
+	}
+}
+
+// Shutting down with calls in flight: each is finished, answered,
+// recorded and observed.
+func TestGracefulShutdownLosesNothing(t *testing.T) {
+	t.Parallel()
+	const n = 20
+	path := filepath.Join(t.TempDir(), "c.ndjson")
+	f, _, err := capture.OpenFile(path, capture.SyncInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := &observed{}
+	rcv := New(Config{Delay: 300 * time.Millisecond, Capture: f, Observe: obs.observe, Checker: fakeChecker{}})
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { arrived.Done(); rcv.ServeHTTP(w, r) })
+	s, err := Listen("127.0.0.1:0", h, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+
+	statuses := make(chan int, n)
+	for range n {
+		go func() {
+			resp, err := http.Post(s.URL()+"/?businessType="+ev, "application/json", strings.NewReader(`{}`))
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	arrived.Wait() // every call is inside the handler, sleeping its delay
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	rcv.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if s := <-statuses; s != 200 {
+			t.Errorf("a call in flight got %d", s)
+		}
+	}
+	if got := len(readAll(t, path)); got != n {
+		t.Errorf("%d records, want %d", got, n)
+	}
+	if len(obs.calls) != n {
+		t.Errorf("%d observed, want %d", len(obs.calls), n)
+	}
+}
+
+// A full queue holds handlers back instead of dropping calls.
+func TestQueueBackPressure(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var mu sync.Mutex
+	seen := 0
+	rcv := New(Config{Queue: 1, Observe: func(*Call) {
+		<-release
+		mu.Lock()
+		seen++
+		mu.Unlock()
+	}})
+	srv := &testServer{Server: httptest.NewServer(rcv)}
+	srv.close = srv.Server.Close
+	defer srv.Close()
+	const n = 5
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { post(t, srv, ev, `{}`) })
+	}
+	time.Sleep(50 * time.Millisecond) // let the queue fill; correctness does not depend on it
+	close(release)
+	wg.Wait()
+	srv.Close()
+	rcv.Close()
+	if seen != n {
+		t.Errorf("observed %d of %d calls", seen, n)
+	}
+}

@@ -1,0 +1,103 @@
+package receiver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Limits keep a slow or idle client from holding the server.
+type Limits struct {
+	// ReadHeaderTimeout cuts off a client that has not sent its headers.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading one whole request, body included.
+	ReadTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection with no next call.
+	IdleTimeout time.Duration
+	// ShutdownTimeout is how long calls in flight may take to finish.
+	ShutdownTimeout time.Duration
+}
+
+// DefaultLimits are listen's limits.
+var DefaultLimits = Limits{
+	ReadHeaderTimeout: 5 * time.Second,
+	ReadTimeout:       60 * time.Second,
+	IdleTimeout:       60 * time.Second,
+	ShutdownTimeout:   30 * time.Second,
+}
+
+// Server serves a handler on a bound address.
+type Server struct {
+	ln     net.Listener
+	srv    *http.Server
+	limits Limits
+}
+
+// Listen binds addr (":0" picks a free port) so that the address is known,
+// and connections queue, before Serve runs.
+func Listen(addr string, h http.Handler, lim Limits) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		ln:     ln,
+		limits: lim,
+		srv: &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: lim.ReadHeaderTimeout,
+			ReadTimeout:       lim.ReadTimeout,
+			IdleTimeout:       lim.IdleTimeout,
+			MaxHeaderBytes:    1 << 20,
+			// net/http logs accept and handshake errors; a domain package
+			// never prints.
+			ErrorLog: log.New(io.Discard, "", 0),
+		},
+	}, nil
+}
+
+// Addr is the bound address, with the real port.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL is the base URL calls are sent to.
+func (s *Server) URL() string {
+	a := s.ln.Addr().(*net.TCPAddr)
+	host := a.IP.String()
+	if a.IP.IsUnspecified() {
+		// Bound to every interface; loopback is one of them and the one a
+		// local sender can always use.
+		host = "127.0.0.1"
+		if a.IP.To4() == nil {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(a.Port))
+}
+
+// Serve serves until ctx is done, then shuts down gracefully: it stops
+// accepting, lets calls in flight finish (up to ShutdownTimeout) and
+// returns. Close the Receiver after it to observe the last calls.
+func (s *Server) Serve(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.srv.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
+	defer cancel()
+	err := s.srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.srv.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
