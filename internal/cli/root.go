@@ -24,33 +24,62 @@ type Build struct {
 	Version, Commit, Date string
 }
 
-// String is the text of --version.
+// String is the text of --version and of `whsim version`: the one place a
+// build is formatted as text.
 func (b Build) String() string {
-	v, commit, date := b.Version, b.Commit, b.Date
-	if v == "" {
-		v = "dev"
+	i := b.resolve()
+	commit := i.Commit
+	if i.Modified {
+		commit += "+dirty"
+	}
+	return fmt.Sprintf("whsim %s (commit %s, built %s, %s %s/%s)", i.Version, commit, i.Date,
+		i.Go, i.OS, i.Arch)
+}
+
+// buildInfo is a Build completed from what the binary knows about itself;
+// `whsim version --output json` prints it.
+type buildInfo struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	Date     string `json:"date"`
+	Modified bool   `json:"modified"`
+	Go       string `json:"go"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+}
+
+// resolve fills in what the linker did not set. A release build has all
+// three from -ldflags. `go install ...@v1.2.3` has none, but the module
+// version is in the build info; a build from a clone is "dev", with the
+// commit and its time when the go command stamped them (-buildvcs).
+func (b Build) resolve() buildInfo {
+	i := buildInfo{Version: b.Version, Commit: b.Commit, Date: b.Date,
+		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if i.Version == "" {
+		i.Version = "dev"
 		if info, ok := debug.ReadBuildInfo(); ok {
 			if info.Main.Version != "" && info.Main.Version != "(devel)" {
-				v = info.Main.Version
+				i.Version = info.Main.Version
 			}
 			for _, s := range info.Settings {
 				switch {
-				case s.Key == "vcs.revision" && commit == "":
-					commit = s.Value
-				case s.Key == "vcs.time" && date == "":
-					date = s.Value
+				case s.Key == "vcs.revision" && i.Commit == "":
+					i.Commit = s.Value
+				case s.Key == "vcs.time" && i.Date == "":
+					i.Date = s.Value
+				case s.Key == "vcs.modified":
+					i.Modified = s.Value == "true"
 				}
 			}
 		}
 	}
-	if commit == "" {
-		commit = "unknown"
+	if i.Commit == "" {
+		i.Commit = "unknown"
 	}
-	if date == "" {
-		date = "unknown"
+	if i.Date == "" {
+		i.Date = "unknown"
 	}
-	return fmt.Sprintf("whsim %s (commit %s, built %s, %s %s/%s)", v, commit, date,
-		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return i
 }
 
 // app is what every command of one run shares.
@@ -80,9 +109,6 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 func (a *app) run(ctx context.Context, args []string) int {
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	root.SetIn(a.streams.In)
-	root.SetOut(a.streams.Out)
-	root.SetErr(a.streams.Err)
 	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
@@ -132,6 +158,11 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	// Streams first: cobra's completion command captures its writer when
+	// it is created, in setUpCompletionCmd.
+	root.SetIn(a.streams.In)
+	root.SetOut(a.streams.Out)
+	root.SetErr(a.streams.Err)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr(fmt.Errorf("%s: %w", cmd.CommandPath(), err))
 	})
@@ -142,9 +173,12 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 	for _, c := range []*cobra.Command{
 		newEventsCmd(a),
 		newGenerateCmd(a),
+		newVersionCmd(a),
+		newManCmd(a),
 	} {
 		root.AddCommand(c)
 	}
+	setUpCompletionCmd(root)
 	return root
 }
 
