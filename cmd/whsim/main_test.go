@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -31,7 +32,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("NO_COLOR", "")
-			return nil
+			// The committed completion scripts, which completion.txtar
+			// compares with what the binary prints.
+			dir, err := filepath.Abs("../../completions")
+			env.Setenv("COMPLETIONS", dir)
+			return err
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits": exits,

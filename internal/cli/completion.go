@@ -24,6 +24,9 @@ func setUpCompletionCmd(root *cobra.Command) {
   whsim completion zsh > "${fpath[1]}/_whsim"
   whsim completion fish > ~/.config/fish/completions/whsim.fish
   whsim completion powershell >> $PROFILE`
+		// Runnable, so that cobra checks its arguments: an unknown shell is
+		// a usage error, not help and exit 0.
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 	}
 }
 
