@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,8 @@ func TestMain(m *testing.M) {
 	})
 }
 
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
@@ -37,6 +40,14 @@ func TestScripts(t *testing.T) {
 			dir, err := filepath.Abs("../../completions")
 			env.Setenv("COMPLETIONS", dir)
 			return err
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "bashcompletion": // the bash-completion package the bash script builds on
+				_, err := os.Stat(bashCompletion)
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits": exits,
