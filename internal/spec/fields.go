@@ -55,6 +55,11 @@ type Field struct {
 	// Marker marks an invoice field whose presence identifies its shape, so
 	// that a body holding markers of both shapes mixes them.
 	Marker bool
+	// Advisory says the field's Format or Values are what the spec leads one
+	// to expect rather than a rule: a value outside them is valid but worth a
+	// warning (invoiceType beyond VALUE_ADDED_TAX, a receipt currency code
+	// such as PRE001).
+	Advisory bool
 	// Fields are the members of an object, or of each element of an array.
 	Fields []Field
 	// Elem is the type of an array's elements or of a free-keyed object's
@@ -134,7 +139,7 @@ func arrayOf(name, meaning string, members ...Field) Field {
 
 func currencyObject(name, meaning string) Field {
 	return object(name, meaning,
-		str("code", "Currency code"),
+		Field{Name: "code", Type: String, Format: CurrencyCode, Advisory: true, Meaning: "Currency code"},
 		str("field_7bf2h", "Currency display name"))
 }
 
@@ -161,7 +166,7 @@ var (
 
 	describedInvoice = []Field{
 		str("code", "Document code (may be an empty string)"),
-		marker(Field{Name: "invoiceType", Type: String, Meaning: "Invoice type",
+		marker(Field{Name: "invoiceType", Type: String, Advisory: true, Meaning: "Invoice type",
 			Values: []Value{{Name: "VALUE_ADDED_TAX", Meaning: "value-added tax invoice"}}}),
 		str("invoiceTypeCode", "Invoice category code"),
 		str("invoiceTitle", "Invoice title"),

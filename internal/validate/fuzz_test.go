@@ -1,0 +1,59 @@
+package validate
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzCheck feeds arbitrary bodies to the validator: it must not panic or
+// hang, its syntax verdict must agree with encoding/json on valid UTF-8
+// input, and every finding must be well formed.
+func FuzzCheck(f *testing.F) {
+	for _, name := range []string{"receipt.json", "invoice.json", "invoice-sample.json"} {
+		f.Add([]byte(load(f, name)), "")
+	}
+	f.Add([]byte(`{"requestId":"x","businessType":4000,"data":{"items":[{"tax":1}],"records":[]}}`), "CREATE_PURCHASE_ORDER_INVOICE")
+	f.Add([]byte(`{"a":[1,2,],"b":NaN}`), "")
+	f.Add([]byte("\ufeff{}"), "NOPE")
+	f.Add([]byte(`{"data":{"收款单":null,"收款明细":[{"应收金额":1e400}],"源单明细":{}}}`), "CREATE_RECEIVABLE_DOC")
+	v, err := New(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, event string) {
+		fs := v.Check(body, event)
+		syntax := false
+		for _, x := range fs {
+			if x.Rule == "" || (x.Severity != Error && x.Severity != Warning) || x.Message == "" {
+				t.Fatalf("malformed finding %+v", x)
+			}
+			if x.Rule == RuleSyntax {
+				syntax = true
+				if len(fs) != 1 || x.Line < 1 || x.Column < 1 {
+					t.Fatalf("syntax finding %+v among %d", x, len(fs))
+				}
+			}
+			if !utf8.ValidString(x.Path) || strings.ContainsAny(x.Path, "\x00\x1b\n") {
+				t.Fatalf("unsafe path %q", x.Path)
+			}
+		}
+		if utf8.Valid(body) && !strings.HasPrefix(string(body), "\ufeff") && deep(body) < maxDepth {
+			if want := json.Valid(body); want == syntax {
+				t.Fatalf("syntax error %v, but json.Valid says %v; findings %+v", syntax, want, fs)
+			}
+		}
+	})
+}
+
+// deep is an upper bound of the nesting depth of body.
+func deep(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '[' || c == '{' {
+			n++
+		}
+	}
+	return n
+}

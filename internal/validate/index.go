@@ -1,0 +1,207 @@
+package validate
+
+import (
+	"fmt"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// The index is the spec model compiled once into what one pass over a
+// document needs: for each object the members by name with a bit each, for
+// each leaf its type, format and values, and the domain roles of the values
+// the post-pass arithmetic reads. Nothing in it is typed twice: it is built
+// from spec.Data and spec.Body.
+
+// shapeBits says which variants of data define a member.
+type shapeBits uint8
+
+const (
+	inDescribed shapeBits = 1 << iota // invoice, described shape
+	inSample                          // invoice, sample shape
+	inReceipt                         // receipt (either shape)
+)
+
+// recKind names the domain record an object opens.
+type recKind uint8
+
+const (
+	recNone recKind = iota
+	recHeader
+	recLine
+	recSource
+	recItem
+)
+
+type node struct {
+	name     string
+	typ      spec.Type
+	format   spec.Format
+	advisory bool
+	closed   bool
+	values   []string
+	members  []*member
+	byName   map[string]int
+	elem     *node // array elements, or values of a free-keyed object
+	free     bool  // object with free keys (itemAttributes) or unknown members
+	hidden   uint64
+	data     bool // the data union
+	inData   bool // nulls are warnings, not type errors
+	record   recKind
+	slot     int8 // slot in the enclosing record, -1 for none
+	taxID    bool
+}
+
+type member struct {
+	name   string
+	node   *node
+	alt    *node // a second variant with another JSON type (invoice status)
+	shapes shapeBits
+	// altShapes are the shapes of alt; node's shapes are shapes &^ altShapes.
+	altShapes shapeBits
+	marker    bool
+	hidden    bool
+}
+
+func (n *node) member(name []byte) (int, *member) {
+	i, ok := n.byName[string(name)]
+	if !ok {
+		return -1, nil
+	}
+	return i, n.members[i]
+}
+
+func compile(f spec.Field, inData bool) *node {
+	n := &node{name: f.Name, typ: f.Type, format: f.Format, advisory: f.Advisory, closed: f.Closed,
+		inData: inData, slot: -1}
+	if (f.Closed || f.Advisory) && len(f.Values) > 0 {
+		n.values = f.ValueNames()
+	}
+	switch f.Type {
+	case spec.Object:
+		switch {
+		case len(f.Fields) > 0:
+			n.byName = make(map[string]int, len(f.Fields))
+			for _, m := range f.Fields {
+				if m.Hidden {
+					n.hidden |= 1 << len(n.members)
+				}
+				n.byName[m.Name] = len(n.members)
+				n.members = append(n.members, &member{name: m.Name, node: compile(m, inData), hidden: m.Hidden, marker: m.Marker})
+			}
+			if len(n.members) > 64 {
+				panic(fmt.Sprintf("validate: %s has more than 64 members", f.Name))
+			}
+		default:
+			n.free = true
+			if f.Elem != "" {
+				n.elem = &node{name: f.Name, typ: f.Elem, inData: inData, slot: -1}
+			}
+		}
+	case spec.Array:
+		n.elem = compile(spec.Field{Name: f.Name, Type: f.Elem, Fields: f.Fields}, inData)
+	}
+	return n
+}
+
+// compileData merges the data objects of both invoice shapes and of the
+// receipt (with its hidden fields) into one node, so that a document is
+// checked in one pass before its businessType, which may come last, is known.
+func compileData() *node {
+	d := &node{name: spec.FieldData, typ: spec.Object, data: true, byName: map[string]int{}, slot: -1}
+	add := func(f spec.Field, s shapeBits) {
+		for _, m := range f.Fields {
+			if i, ok := d.byName[m.Name]; ok {
+				dm := d.members[i]
+				dm.shapes |= s
+				if m.Type != dm.node.typ {
+					dm.alt = compile(m, true)
+					dm.altShapes |= s
+				}
+				continue
+			}
+			d.byName[m.Name] = len(d.members)
+			d.members = append(d.members, &member{name: m.Name, node: compile(m, true), shapes: s, marker: m.Marker, hidden: m.Hidden})
+		}
+	}
+	add(spec.Data(spec.Invoice, spec.Described), inDescribed)
+	add(spec.Data(spec.Invoice, spec.Sample), inSample)
+	add(spec.Data(spec.Receipt, spec.Sample), inReceipt)
+	if len(d.members) > 64 {
+		panic("validate: data has more than 64 members")
+	}
+	return d
+}
+
+// Domain roles: the values the arithmetic warnings read, by field name. The
+// names are resolved against the model when the index is built, so a
+// renamed field fails New (and its test) rather than silently disabling a
+// check.
+const (
+	hDue = iota // 应收金额
+	hDueBase
+	hNet
+	hNetBase
+	hOff
+	hOpen
+	hRate
+)
+
+const (
+	lDue = iota
+	lNet
+	lOff
+	lOpen
+	lOffBase
+	lDueBase
+)
+
+const (
+	sThis = iota
+)
+
+const (
+	iQty = iota
+	iPrice
+	iTax
+)
+
+var domainRoles = []struct {
+	member string
+	rec    recKind
+	slots  []string
+}{
+	{spec.ReceiptHeader, recHeader, []string{"应收金额", "应收金额本位币", "实收金额", "实收金额本位币", "已核销金额", "未核销金额", "汇率"}},
+	{spec.ReceiptLines, recLine, []string{"应收金额", "实收金额", "已核销金额", "未核销金额", "已核销金额本位币-隐", "应收金额本位币-隐"}},
+	{spec.ReceiptSources, recSource, []string{"本次应收金额"}},
+	{spec.FieldItems, recItem, []string{"quantity", "price", "tax"}},
+}
+
+// taxIDField is the invoice field holding a taxpayer id.
+const taxIDField = "taxCode"
+
+func attachRoles(d *node) error {
+	for _, r := range domainRoles {
+		i, ok := d.byName[r.member]
+		if !ok {
+			return fmt.Errorf("validate: the model has no data member %s", r.member)
+		}
+		n := d.members[i].node
+		if n.typ == spec.Array {
+			n = n.elem
+		}
+		n.record = r.rec
+		for slot, name := range r.slots {
+			j, ok := n.byName[name]
+			if !ok {
+				return fmt.Errorf("validate: the model has no %s.%s", r.member, name)
+			}
+			n.members[j].node.slot = int8(slot)
+		}
+	}
+	i, ok := d.byName[taxIDField]
+	if !ok {
+		return fmt.Errorf("validate: the model has no data member %s", taxIDField)
+	}
+	d.members[i].node.taxID = true
+	return nil
+}

@@ -1,0 +1,172 @@
+// Package validate checks webhook bodies against the interface: strict JSON
+// (RFC 8259), the envelope, the event the query names, every field's type,
+// format and enumeration, the two invoice shapes, and the arithmetic an ERP's
+// documents satisfy. The rules are compiled from the spec model once; a check
+// is one pass over the bytes with no intermediate tree.
+package validate
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Finding is one problem in one body.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	// Path is a readable JSON path (data.收款明细[0].应收金额); "" is the
+	// whole body.
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	// Line and Column are 1-based, the column in characters; 0 when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+// Options choose how payloads are judged.
+type Options struct {
+	// Shape is auto (the default: each invoice's shape follows from its
+	// fields), described or sample.
+	Shape string
+	// Strict makes warnings fail a payload too.
+	Strict bool
+	// Ignore lists rule ids whose findings are dropped.
+	Ignore []string
+}
+
+// ShapeAuto is the Options.Shape that infers each body's shape.
+const ShapeAuto = "auto"
+
+// ShapeNames lists the valid Options.Shape values.
+func ShapeNames() []string { return append([]string{ShapeAuto}, spec.ShapeNames()...) }
+
+// Validator checks bodies. It is built once and safe for concurrent use.
+type Validator struct {
+	shape    spec.Shape // "" for auto
+	strict   bool
+	ignored  [64]bool
+	data     *node
+	numbers  []int
+	kinds    map[int]spec.Kind
+	envelope []string // requestId, businessType, data
+	pool     sync.Pool
+}
+
+// New compiles the spec model into a validator.
+func New(opts Options) (*Validator, error) {
+	v := &Validator{strict: opts.Strict, numbers: spec.BodyNumbers(), kinds: map[int]spec.Kind{}}
+	for _, n := range v.numbers {
+		v.kinds[n] = spec.EventsForNumber(n)[0].Kind
+	}
+	switch opts.Shape {
+	case "", ShapeAuto:
+	default:
+		s, err := spec.ParseShape(opts.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("unknown shape %q (valid: %s)", opts.Shape, strings.Join(ShapeNames(), ", "))
+		}
+		v.shape = s
+	}
+	for _, id := range opts.Ignore {
+		r, ok := ruleIndex[id]
+		if !ok {
+			return nil, &UnknownRuleError{ID: id}
+		}
+		v.ignored[r] = true
+	}
+	// The envelope members come from the model of any event's body.
+	for _, f := range spec.Body(spec.Events()[0], spec.Described).Fields {
+		v.envelope = append(v.envelope, f.Name)
+	}
+	if !slices.Equal(v.envelope, []string{spec.FieldRequestID, spec.FieldBusinessType, spec.FieldData}) {
+		return nil, fmt.Errorf("validate: unexpected envelope %q", v.envelope)
+	}
+	v.data = compileData()
+	if err := attachRoles(v.data); err != nil {
+		return nil, err
+	}
+	v.pool.New = func() any { return &checker{v: v} }
+	return v, nil
+}
+
+// UnknownRuleError names a rule id that does not exist.
+type UnknownRuleError struct{ ID string }
+
+func (e *UnknownRuleError) Error() string {
+	return fmt.Sprintf("unknown rule %q (valid: %s)", e.ID, strings.Join(RuleIDs(), ", "))
+}
+
+// Check validates one body. event is the event name the query asserted, ""
+// when there is none: then the body number alone decides the event.
+func (v *Validator) Check(body []byte, event string) []Finding {
+	c := v.pool.Get().(*checker)
+	c.reset(body)
+	c.run(event)
+	out := c.finish()
+	c.b = nil
+	v.pool.Put(c)
+	return out
+}
+
+// Failed reports whether findings fail a payload: any error, or any
+// warning under Strict.
+func (v *Validator) Failed(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == Error || v.strict {
+			return true
+		}
+	}
+	return false
+}
+
+type rawFinding struct {
+	rule ruleID
+	off  int
+	path string
+	msg  string
+}
+
+func (c *checker) finish() []Finding {
+	if len(c.raw) == 0 {
+		return nil
+	}
+	out := make([]Finding, len(c.raw))
+	order := make([]int, len(c.raw))
+	for i, r := range c.raw {
+		out[i] = Finding{Rule: rules[r.rule].ID, Severity: rules[r.rule].Severity, Path: r.path, Message: r.msg}
+		order[i] = i
+	}
+	// One forward sweep gives every finding its line and column.
+	sort.SliceStable(order, func(a, b int) bool { return c.raw[order[a]].off < c.raw[order[b]].off })
+	line, col, pos := 1, 1, 0
+	for _, i := range order {
+		off := c.raw[i].off
+		if off < 0 {
+			continue
+		}
+		if off > len(c.b) {
+			off = len(c.b)
+		}
+		for pos < off {
+			if c.b[pos] == '\n' {
+				line, col = line+1, 1
+				pos++
+				continue
+			}
+			_, size := utf8.DecodeRune(c.b[pos:])
+			pos += size
+			col++
+		}
+		out[i].Line, out[i].Column = line, col
+		if c.raw[i].rule == rSyntax {
+			out[i].Message = fmt.Sprintf("line %d, column %d: %s", line, col, out[i].Message)
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package validate
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func load(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mustNew(t testing.TB, opts Options) *Validator {
+	t.Helper()
+	v, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func ruleSet(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if !slices.Contains(out, f.Rule) {
+			out = append(out, f.Rule)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// edit replaces the first old with new in s and fails when old is absent.
+func edit(t *testing.T, s string, pairs ...string) string {
+	t.Helper()
+	for i := 0; i < len(pairs); i += 2 {
+		if !strings.Contains(s, pairs[i]) {
+			t.Fatalf("edit: %q not in the base", pairs[i])
+		}
+		s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+	}
+	return s
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	rec, inv, smp := load(t, "receipt.json"), load(t, "invoice.json"), load(t, "invoice-sample.json")
+	tests := []struct {
+		name  string
+		body  func(t *testing.T) string
+		event string
+		opts  Options
+		want  []string // the set of rule ids found
+		path  string   // the path of the first finding, when set
+	}{
+		{name: "receipt valid", body: func(*testing.T) string { return rec }},
+		{name: "invoice valid", body: func(*testing.T) string { return inv }},
+		{name: "sample invoice valid", body: func(*testing.T) string { return smp }},
+		{name: "sample invoice with event", event: "AUDIT_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return smp }},
+		{name: "receipt with event", event: "CREATE_RECEIVABLE_DOC", body: func(*testing.T) string { return rec }},
+		{name: "empty", body: func(*testing.T) string { return "" }, want: []string{RuleSyntax}},
+		{name: "whitespace", body: func(*testing.T) string { return " \n\t " }, want: []string{RuleSyntax}},
+		{name: "bom", body: func(*testing.T) string { return "\ufeff" + rec }, want: []string{RuleSyntax}},
+		{name: "NaN", body: func(t *testing.T) string { return edit(t, rec, "1.0000,", "NaN,") }, want: []string{RuleSyntax}},
+		{name: "Infinity", body: func(t *testing.T) string { return edit(t, rec, "1.0000,", "-Infinity,") }, want: []string{RuleSyntax}},
+		{name: "single quotes", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1"`, `"编号": '1'`) }, want: []string{RuleSyntax}},
+		{name: "trailing comma object", body: func(t *testing.T) string { return edit(t, rec, `"收款跳转标志": 0`, `"收款跳转标志": 0,`) }, want: []string{RuleSyntax}},
+		{name: "trailing comma array", body: func(t *testing.T) string { return `{"a":[1,2,]}` }, want: []string{RuleSyntax}},
+		{name: "trailing data", body: func(*testing.T) string { return rec + "x" }, want: []string{RuleSyntax}},
+		{name: "two values", body: func(*testing.T) string { return rec + rec }, want: []string{RuleSyntax}},
+		{name: "invalid utf8", body: func(t *testing.T) string { return edit(t, rec, "销售收款", "\xff\xfe") }, want: []string{RuleSyntax}},
+		{name: "truncated", body: func(*testing.T) string { return rec[:len(rec)/2] }, want: []string{RuleSyntax}},
+		{name: "comment", body: func(*testing.T) string { return "// hi\n" + rec }, want: []string{RuleSyntax}},
+		{name: "leading zero", body: func(t *testing.T) string { return edit(t, rec, `"收款跳转标志": 0`, `"收款跳转标志": 01`) }, want: []string{RuleSyntax}},
+		{name: "control char in string", body: func(t *testing.T) string { return edit(t, rec, "销售收款", "a\tb") }, want: []string{RuleSyntax}},
+		{name: "bad escape", body: func(t *testing.T) string { return edit(t, rec, "销售收款", `a\x`) }, want: []string{RuleSyntax}},
+		{name: "array body", body: func(*testing.T) string { return "[" + rec + "]" }, want: []string{RuleEnvelope}},
+		{name: "string body", body: func(*testing.T) string { return `"hi"` }, want: []string{RuleEnvelope}},
+		{name: "empty object", body: func(*testing.T) string { return `{}` }, want: []string{RuleBusinessType, RuleData, RuleRequestID}},
+		{name: "requestId missing", body: func(t *testing.T) string {
+			return edit(t, rec, `"requestId": "9424f8a8-0aa8-434f-88f9-c391ba0cdad4",`, "")
+		}, want: []string{RuleRequestID}, path: "requestId"},
+		{name: "requestId number", body: func(t *testing.T) string { return edit(t, rec, `"9424f8a8-0aa8-434f-88f9-c391ba0cdad4"`, "42") }, want: []string{RuleRequestID}},
+		{name: "requestId not uuid", body: func(t *testing.T) string { return edit(t, rec, `9424f8a8-0aa8`, "9424f8a8_0aa8") }, want: []string{RuleRequestID}},
+		{name: "requestId upper case", body: func(t *testing.T) string {
+			return edit(t, rec, `9424f8a8-0aa8-434f-88f9-c391ba0cdad4`, "9424F8A8-0AA8-434F-88F9-C391BA0CDAD4")
+		}},
+		{name: "businessType missing", body: func(t *testing.T) string { return edit(t, rec, `"businessType": 5007,`, "") }, want: []string{RuleBusinessType}},
+		{name: "businessType string", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `"5007",`) }, want: []string{RuleBusinessType}},
+		{name: "businessType fraction", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.5,`) }, want: []string{RuleBusinessType}},
+		{name: "businessType 5007.0 is an integer", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.0,`) }},
+		{name: "businessType unknown", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5008,`) }, want: []string{RuleBusinessType}},
+		{name: "data missing", body: func(*testing.T) string {
+			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007}`
+		}, want: []string{RuleData}},
+		{name: "data null", body: func(*testing.T) string {
+			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":null}`
+		}, want: []string{RuleData}},
+		{name: "data array", body: func(*testing.T) string {
+			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":[]}`
+		}, want: []string{RuleData}},
+		{name: "event mismatch", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return rec }, want: []string{RuleEventNumber}},
+		{name: "4011 with create", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return inv }, want: []string{RuleEventNumber}},
+		{name: "5009 with create", event: "CREATE_RECEIVABLE_DOC", body: func(t *testing.T) string { return edit(t, rec, "5007", "5009") }, want: []string{RuleEventNumber}},
+		{name: "unknown event", event: "NOPE", body: func(*testing.T) string { return rec }, want: []string{RuleQueryEvent}},
+		{name: "string for number", body: func(t *testing.T) string {
+			return edit(t, rec, `"应收金额": 198306.44`, `"应收金额": "198306.44"`)
+		}, want: []string{RuleType}, path: "data.收款明细[0].应收金额"},
+		{name: "fraction for millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000.5") }, want: []string{RuleType}},
+		{name: "negative millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-1789833600000") }, want: []string{RuleFormat}},
+		{name: "seconds", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600") }, want: []string{RuleSeconds}},
+		{name: "before 2000", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1000") }, want: []string{RuleTimeRange}},
+		{name: "after 2100", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "9789833600000") }, want: []string{RuleTimeRange}},
+		{name: "boolean as string", body: func(t *testing.T) string {
+			return edit(t, rec, `"是否生产凭证": false`, `"是否生产凭证": "false"`)
+		}, want: []string{RuleType}},
+		{name: "itemAttributes not strings", body: func(t *testing.T) string { return edit(t, inv, `"蓝色"`, `3`) }, want: []string{RuleType}, path: "data.items[0].itemAttributes.颜色"},
+		{name: "itemAttributes array", body: func(t *testing.T) string { return edit(t, inv, `"itemAttributes": {`, `"itemAttributes": [], "x": {`) }, want: []string{RuleType, RuleUnknown}},
+		{name: "createType unknown", body: func(t *testing.T) string { return edit(t, inv, `"PURCHASE_RECEIPT"`, `"INVENTED"`) }, want: []string{RuleEnum}},
+		{name: "status unknown", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `"pass"`) }, want: []string{RuleEnum}},
+		{name: "currency lower", body: func(t *testing.T) string { return edit(t, inv, `"currency": "CNY"`, `"currency": "cny"`) }, want: []string{RuleFormat}},
+		{name: "receipt currency PRE001", body: func(t *testing.T) string { return edit(t, rec, `"code": "CNY"`, `"code": "PRE001"`) }, want: []string{RuleAdvisory}},
+		{name: "decimal string", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.4"`) }, want: []string{RuleFormat}},
+		{name: "decimal string number", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `198306.44`) }, want: []string{RuleType}},
+		{name: "receipt lacks 源单明细", body: func(t *testing.T) string { return edit(t, rec, `"源单明细"`, `"源单明细x"`) }, want: []string{RuleReceiptPart, RuleUnknown}},
+		{name: "receipt lines object", body: func(t *testing.T) string { return edit(t, rec, `"收款明细": [`, `"收款明细": 1, "y": [`) }, want: []string{RuleType, RuleUnknown}},
+		{name: "receipt line not object", body: func(t *testing.T) string { return edit(t, rec, `"收款明细": [`, `"收款明细": [1,`) }, want: []string{RuleType}, path: "data.收款明细[0]"},
+		{name: "invoice carries receipt member", body: func(t *testing.T) string { return edit(t, inv, `"code": "CGFP`, `"收款明细": [], "code": "CGFP`) }, want: []string{RuleForeignPart}},
+		{name: "mixed markers", body: func(t *testing.T) string { return edit(t, inv, `"customerCode"`, `"enterpriseCode"`) }, want: []string{RuleMixedShape}},
+		{name: "integer status with described", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `1`) }, want: []string{RuleMixedShape}},
+		{name: "string status with sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": "PASS"`) }, want: []string{RuleMixedShape}},
+		{name: "status boolean", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `true`) }, want: []string{RuleType}},
+		{name: "described asserted on sample", opts: Options{Shape: "described"}, body: func(*testing.T) string { return smp }, want: []string{RuleMissing, RuleType, RuleUnknown}},
+		{name: "sample asserted on receipt", opts: Options{Shape: "sample"}, body: func(*testing.T) string { return rec }},
+		{name: "described asserted on sample receipt", opts: Options{Shape: "described"}, body: func(*testing.T) string { return rec }, want: []string{RuleUnknown}},
+		{name: "duplicate key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "编号": "1",`) }, want: []string{RuleDuplicateKey}},
+		{name: "duplicate envelope key", body: func(t *testing.T) string {
+			return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "businessType": 5007,`)
+		}, want: []string{RuleDuplicateKey}},
+		{name: "duplicate free key", body: func(t *testing.T) string {
+			return edit(t, inv, `"颜色": "蓝色",`, `"颜色": "蓝色", "\u989c\u8272": "红色",`)
+		}, want: []string{RuleDuplicateKey}},
+		{name: "duplicate unknown key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"z": 1, "z": 2,`) }, want: []string{RuleDuplicateKey, RuleMissing, RuleUnknown}},
+		{name: "missing field", body: func(t *testing.T) string { return edit(t, rec, `"收款用途": "销售收款",`, ``) }, want: []string{RuleMissing}, path: "data.收款明细[0].收款用途"},
+		{name: "unknown field", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "备注": "",`) }, want: []string{RuleUnknown}},
+		{name: "unknown envelope field", body: func(t *testing.T) string {
+			return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "x": 1,`)
+		}, want: []string{RuleUnknown}},
+		{name: "null field", body: func(t *testing.T) string {
+			return edit(t, rec, `"收款用途": "销售收款"`, `"收款用途": null`)
+		}, want: []string{RuleNull}},
+		{name: "invoiceType other", body: func(t *testing.T) string { return edit(t, inv, `"VALUE_ADDED_TAX"`, `"ORDINARY"`) }, want: []string{RuleAdvisory}},
+		{name: "tax id check", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1K`) }, want: []string{RuleTaxID}},
+		{name: "tax id standard example", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y43`) }},
+		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{RuleTaxID}},
+		{name: "line tax", body: func(t *testing.T) string { return edit(t, inv, `2992.99`, `2000.00`) }, want: []string{RuleLineTax}, path: "data.items[0].tax"},
+		{name: "receipt totals", body: func(t *testing.T) string {
+			return edit(t, rec, `"实收金额": 315811.94`, `"实收金额": 315811.95`)
+		}, want: []string{RuleBaseCurrency, RuleTotals}},
+		{name: "outstanding", body: func(t *testing.T) string {
+			return edit(t, rec, `"未核销金额": 198306.44`, `"未核销金额": 198306.45`)
+		}, want: []string{RuleOutstanding}},
+		{name: "base amount", body: func(t *testing.T) string {
+			return edit(t, rec, `"应收金额本位币": 315811.94`, `"应收金额本位币": 315811.00`)
+		}, want: []string{RuleBaseCurrency}},
+		{name: "base amount hidden", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }, want: []string{RuleBaseCurrency}},
+		{name: "ignore", opts: Options{Ignore: []string{RuleBaseCurrency}}, body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }},
+		{name: "escaped key known", body: func(t *testing.T) string { return edit(t, rec, `"收款用途"`, `"\u6536\u6b3e\u7528\u9014"`) }},
+		{name: "deep nesting", body: func(*testing.T) string {
+			return `{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}"
+		}, want: []string{RuleSyntax}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			v := mustNew(t, tt.opts)
+			got := v.Check([]byte(tt.body(t)), tt.event)
+			if !slices.Equal(ruleSet(got), tt.want) {
+				t.Errorf("rules %q, want %q; findings:\n%s", ruleSet(got), tt.want, dump(got))
+			}
+			if tt.path != "" && (len(got) == 0 || got[0].Path != tt.path) {
+				t.Errorf("first path: want %q; findings:\n%s", tt.path, dump(got))
+			}
+			for _, f := range got {
+				if f.Rule == RuleSyntax && (f.Line == 0 || f.Column == 0 || !strings.Contains(f.Message, "column")) {
+					t.Errorf("syntax finding without a position: %+v", f)
+				}
+			}
+		})
+	}
+}
+
+func dump(fs []Finding) string {
+	var sb strings.Builder
+	for _, f := range fs {
+		sb.WriteString("  " + f.Rule + " " + string(f.Severity) + " " + f.Path + ": " + f.Message + "\n")
+	}
+	return sb.String()
+}
+
+func TestNewErrors(t *testing.T) {
+	t.Parallel()
+	if _, err := New(Options{Ignore: []string{"nope"}}); err == nil {
+		t.Error("unknown rule accepted")
+	}
+	if _, err := New(Options{Shape: "round"}); err == nil {
+		t.Error("unknown shape accepted")
+	}
+	for _, s := range ShapeNames() {
+		if _, err := New(Options{Shape: s}); err != nil {
+			t.Errorf("shape %s: %v", s, err)
+		}
+	}
+}
+
+func TestSyntaxPosition(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	tests := []struct {
+		body      string
+		line, col int
+	}{
+		{"", 1, 1},
+		{"{\n  \"a\": 1,\n}", 3, 1},
+		{"{\"收款\": NaN}", 1, 8},
+		{"{\"a\":\n  [1,\n   2", 3, 5},
+		{"\ufeff{}", 1, 1},
+	}
+	for _, tt := range tests {
+		fs := v.Check([]byte(tt.body), "")
+		if len(fs) != 1 || fs[0].Line != tt.line || fs[0].Column != tt.col {
+			t.Errorf("%q: got %+v, want line %d column %d", tt.body, fs, tt.line, tt.col)
+		}
+	}
+}
