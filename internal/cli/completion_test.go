@@ -283,3 +283,21 @@ func TestMan(t *testing.T) {
 		t.Errorf("man without --dir: exit %d, %q", code, stderr)
 	}
 }
+
+func TestIsPseudoVersion(t *testing.T) {
+	for v, want := range map[string]bool{
+		"v0.0.0-20261122042457-1fb8174eae78":        true,
+		"v0.0.0-20261122042457-1fb8174eae78+dirty":  true,
+		"v1.2.4-0.20261122042457-1fb8174eae78":      true,
+		"v1.2.4-rc.1.0.20261122042457-1fb8174eae78": true,
+		"v1.2.3":        false,
+		"v1.2.3+dirty":  false,
+		"v1.2.3-rc.1":   false,
+		"v1.2.3-beta-2": false,
+		"(devel)":       false,
+	} {
+		if got := isPseudoVersion(v); got != want {
+			t.Errorf("isPseudoVersion(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,26 +51,32 @@ type buildInfo struct {
 
 // resolve fills in what the linker did not set. A release build has all
 // three from -ldflags. `go install ...@v1.2.3` has none, but the module
-// version is in the build info; a build from a clone is "dev", with the
-// commit and its time when the go command stamped them (-buildvcs).
+// version is in the build info. A build from a clone is "dev", with the
+// commit and its time when the go command stamped them (-buildvcs); since
+// Go 1.24 it also stamps a pseudo-version from the commit, which says no
+// more than the commit does and would read like a release.
 func (b Build) resolve() buildInfo {
 	i := buildInfo{Version: b.Version, Commit: b.Commit, Date: b.Date,
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	if i.Version == "" {
 		i.Version = "dev"
 		if info, ok := debug.ReadBuildInfo(); ok {
-			if info.Main.Version != "" && info.Main.Version != "(devel)" {
-				i.Version = info.Main.Version
-			}
+			fromClone := false
 			for _, s := range info.Settings {
 				switch {
-				case s.Key == "vcs.revision" && i.Commit == "":
-					i.Commit = s.Value
+				case s.Key == "vcs.revision":
+					fromClone = true
+					if i.Commit == "" {
+						i.Commit = s.Value
+					}
 				case s.Key == "vcs.time" && i.Date == "":
 					i.Date = s.Value
 				case s.Key == "vcs.modified":
 					i.Modified = s.Value == "true"
 				}
+			}
+			if v := info.Main.Version; v != "" && v != "(devel)" && !(fromClone && isPseudoVersion(v)) {
+				i.Version = v
 			}
 		}
 	}
@@ -80,6 +87,23 @@ func (b Build) resolve() buildInfo {
 		i.Date = "unknown"
 	}
 	return i
+}
+
+// isPseudoVersion reports whether v is a Go pseudo-version
+// (v0.0.0-20261122042457-1fb8174eae78, v1.2.4-0.2026…-…, optionally +dirty):
+// its last two dash-separated parts are a 14-digit time and a 12-digit hash.
+func isPseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	hash, stamp := parts[len(parts)-1], parts[len(parts)-2]
+	if len(stamp) < 14 || len(hash) != 12 {
+		return false
+	}
+	stamp = stamp[len(stamp)-14:]
+	return strings.Trim(stamp, "0123456789") == "" && strings.Trim(hash, "0123456789abcdef") == ""
 }
 
 // app is what every command of one run shares.
