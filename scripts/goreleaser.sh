@@ -15,7 +15,7 @@ version=v2.15.1
 bin=$(go env GOBIN)
 [ -n "$bin" ] || bin=$(go env GOPATH)/bin
 goreleaser=$bin/goreleaser
-if ! "$goreleaser" --version 2>/dev/null | grep -q "GitVersion: *${version#v}\$"; then
+if ! "$goreleaser" --version 2>/dev/null | grep -q "GitVersion: *${version}\$"; then
   echo "installing goreleaser $version into $bin (a few minutes)" >&2
   go install "github.com/goreleaser/goreleaser/v2@$version"
 fi
