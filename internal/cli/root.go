@@ -197,6 +197,8 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 	for _, c := range []*cobra.Command{
 		newEventsCmd(a),
 		newGenerateCmd(a),
+		newValidateCmd(a),
+		newSchemaCmd(a),
 		newVersionCmd(a),
 		newManCmd(a),
 	} {

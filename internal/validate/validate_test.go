@@ -239,3 +239,60 @@ func TestSyntaxPosition(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckCapture(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	rec := strings.ReplaceAll(strings.ReplaceAll(load(t, "receipt.json"), "\n", ""), `"`, `\"`)
+	line := func(query, body, enc string) []byte {
+		return []byte(`{"capture":1,"time":"2026-11-22T04:00:00.123456789Z","remote":"127.0.0.1:53422","method":"POST","path":"/hook","query":"` +
+			query + `","headers":{"Content-Type":["application/json"]},"body":"` + body + `","bodyEncoding":"` + enc + `"}`)
+	}
+	tests := []struct {
+		name string
+		line []byte
+		want []string
+	}{
+		{"valid", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8"), nil},
+		{"mismatch", line("businessType=ABANDON_RECEIVABLE_DOC", rec, "utf8"), []string{RuleEventNumber}},
+		{"no event", line("x=1", rec, "utf8"), []string{RuleQueryEvent}},
+		{"unknown event", line("businessType=NOPE", rec, "utf8"), []string{RuleQueryEvent}},
+		{"base64 bad utf8", line("businessType=CREATE_RECEIVABLE_DOC", "/w==", "base64"), []string{RuleSyntax}},
+		{"bad base64", line("businessType=CREATE_RECEIVABLE_DOC", "!!", "base64"), []string{RuleCapture}},
+		{"torn", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8")[:100], []string{RuleCapture}},
+	}
+	for _, tt := range tests {
+		if !IsCapture(tt.line) {
+			t.Errorf("%s: not seen as a capture record", tt.name)
+		}
+		if got := ruleSet(v.CheckCapture(tt.line)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: rules %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	bodies := [][]byte{[]byte(load(t, "receipt.json")), []byte(load(t, "invoice.json")), []byte(`{"a":[1,2,]}`), []byte(`{"requestId":1}`)}
+	want := make([][]string, len(bodies))
+	for i, b := range bodies {
+		want[i] = ruleSet(v.Check(b, ""))
+	}
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- true }()
+			for n := 0; n < 200; n++ {
+				i := n % len(bodies)
+				if got := ruleSet(v.Check(bodies[i], "")); !slices.Equal(got, want[i]) {
+					t.Errorf("body %d: %q, want %q", i, got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}

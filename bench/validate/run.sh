@@ -1,0 +1,74 @@
+#!/bin/sh
+# Validate benchmark: whsim validate against Ajv and santhosh-tekuri/jsonschema
+# on the eight fixtures repeated as NDJSON, in one run, single-threaded each.
+#   bench/validate/run.sh            throughput and ratios
+#   bench/validate/run.sh --big      also stream a ~1 GB NDJSON and report max RSS
+# Needs go, node and npm (Ajv is installed into bench/validate/node, not committed).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+reps=${REPS:-5000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cd "$root"
+go build -o "$work/whsim" ./cmd/whsim
+go build -o "$work/santhosh" ./bench/validate/santhosh
+if [ ! -d "$here/node/node_modules/ajv" ]; then
+	npm install --silent --no-audit --no-fund --prefix "$here/node" ajv >/dev/null
+fi
+
+# The payloads: each fixture compacted to one line, repeated.
+for f in fixtures/*.json; do
+	"$work/whsim" validate --strict "$f" >/dev/null
+	basename "$f" .json >>"$work/names.txt"
+	node -e 'process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")))+"\n")' "$f"
+done >"$work/eight.ndjson"
+i=0
+while [ $i -lt "$reps" ]; do cat "$work/eight.ndjson"; i=$((i + 1)); done >"$work/payloads.ndjson"
+n=$(wc -l <"$work/payloads.ndjson")
+size=$(wc -c <"$work/payloads.ndjson")
+"$work/whsim" schema >"$work/schema.json"
+
+# whsim: the whole command (read, check, report), best of three.
+best=0
+for _ in 1 2 3; do
+	t0=$(date +%s%N)
+	"$work/whsim" validate --strict "$work/payloads.ndjson" >"$work/whsim.out"
+	t1=$(date +%s%N)
+	r=$((n * 1000000000 / (t1 - t0)))
+	[ $r -gt $best ] && best=$r
+done
+whsim=$best
+ajv=$(cd "$here/node" && node "$here/ajv.mjs" "$work/schema.json" "$work/payloads.ndjson" "$work/names.txt")
+santhosh=$("$work/santhosh" "$work/schema.json" "$work/payloads.ndjson")
+[ "${ajv##* }" = 0 ] || { echo "Ajv rejected ${ajv##* } payloads" >&2; exit 1; }
+[ "${santhosh#* }" = 0 ] || { echo "santhosh-tekuri rejected ${santhosh#* } payloads" >&2; exit 1; }
+ajvown=$(echo "$ajv" | cut -d' ' -f2)
+ajv=$(echo "$ajv" | cut -d' ' -f1)
+santhosh=${santhosh% *}
+
+echo "payloads: $n ($size bytes), the eight fixtures x $reps, one per line"
+printf '%-34s %10s payloads/s\n' "whsim validate (whole command)" "$whsim"
+printf '%-34s %10s payloads/s\n' "Ajv $(cd "$here/node" && node -p 'require("ajv/package.json").version') (JSON.parse + validate)" "$ajv"
+printf '%-34s %10s payloads/s\n' "Ajv, each payload's own schema" "$ajvown"
+printf '%-34s %10s payloads/s\n' "santhosh-tekuri/jsonschema v6" "$santhosh"
+awk -v w="$whsim" -v a="$ajv" -v o="$ajvown" -v s="$santhosh" 'BEGIN {
+	printf "ratio whsim/Ajv:             %.2fx (target >= 1)\n", w / a
+	printf "ratio whsim/Ajv (own schema): %.2fx\n", w / o
+	printf "ratio whsim/santhosh-tekuri: %.2fx (target >= 5)\n", w / s
+}'
+
+if [ "${1:-}" = "--big" ]; then
+	big=${BIG:-/tmp/whsim-validate-big.ndjson}
+	# ~1 GB: the payloads file repeated.
+	target=1073741824
+	: >"$big"
+	while [ "$(wc -c <"$big")" -lt $target ]; do cat "$work/payloads.ndjson" >>"$big"; done
+	echo "streaming $(wc -c <"$big") bytes ($(wc -l <"$big") payloads):"
+	/usr/bin/time -v "$work/whsim" validate --strict "$big" 2>"$work/time.txt" | tail -1
+	grep -E 'Maximum resident set size|Elapsed' "$work/time.txt"
+	/usr/bin/time -v "$work/whsim" validate --strict <"$big" 2>"$work/time.txt" | tail -1
+	grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^/stdin: /'
+	rm -f "$big"
+fi

@@ -1,0 +1,442 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+type validateOptions struct {
+	Event  string
+	Shape  string
+	Strict bool
+	Ignore []string
+	Output string
+	Files  []string
+}
+
+func newValidateCmd(a *app) *cobra.Command {
+	opts := &validateOptions{}
+	cmd := &cobra.Command{
+		Use:   "validate [<file>...] [--event <name>] [--shape auto|described|sample] [--strict] [--ignore <rule>]... [--output text|json|junit]",
+		Short: "Check payloads, NDJSON streams and capture logs against the interface",
+		Long: `Check webhook bodies against the spec: strict JSON, the envelope, the event,
+every field's type and format, the two invoice shapes, and the arithmetic of
+the documents. Errors fail a payload (exit 1); warnings only tell, unless
+--strict.
+
+Inputs are files holding one payload, NDJSON files (one payload per line;
+findings name the line: a file whose first line is a whole JSON value, or
+named *.ndjson or *.jsonl) and capture logs written by whsim listen (the
+query's businessType is then the event). No file, or -, reads stdin.
+
+Rules (--ignore <id> silences one):
+` + ruleHelp(),
+		Example: `  whsim validate payload.json
+  whsim generate --event all --count 100 | whsim validate --strict
+  whsim validate --event CREATE_RECEIVABLE_DOC --ignore base-amount receipt.json
+  whsim validate captures.ndjson --output junit > validate.xml`,
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			return runValidate(a.streams, a.outColor(), opts)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Event, "event", "e", "", "the query event the payloads were sent with (default: follow the body number)")
+	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
+	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
+	f.StringArrayVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id (repeatable)")
+	addOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
+	_ = cmd.RegisterFlagCompletionFunc("event", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, e := range spec.Events() {
+			out = append(out, e.Name+"\t"+e.Meaning)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("shape", completeWords(validate.ShapeNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("ignore", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, r := range validate.Rules() {
+			out = append(out, r.ID+"\t"+string(r.Severity)+": "+r.Summary)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func ruleHelp() string {
+	var sb strings.Builder
+	for _, r := range validate.Rules() {
+		fmt.Fprintf(&sb, "  %-22s %-7s %s\n", r.ID, r.Severity, r.Summary)
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+// outColor is the palette for findings on stdout: colour only when stdout
+// is a terminal and neither --no-color nor NO_COLOR says otherwise.
+func (a *app) outColor() Palette {
+	return newPalette(a.streams.OutTTY && !a.noColor && os.Getenv("NO_COLOR") == "")
+}
+
+// payloadResult is one checked payload.
+type payloadResult struct {
+	file     string
+	line     int // the payload's line in an NDJSON file; 0 for a whole file
+	findings []validate.Finding
+	failed   bool
+}
+
+type reporter interface {
+	payload(r *payloadResult) error
+	finish(s validateSummary) error
+}
+
+type validateSummary struct {
+	Payloads int `json:"payloads"`
+	Failed   int `json:"failed"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+}
+
+func runValidate(st Streams, pal Palette, opts *validateOptions) error {
+	if opts.Event != "" {
+		if _, ok := spec.Lookup(opts.Event); !ok {
+			return usagef("--event: unknown event %q (valid: %s)", opts.Event, strings.Join(spec.EventNames(), ", "))
+		}
+	}
+	v, err := validate.New(validate.Options{Shape: opts.Shape, Strict: opts.Strict, Ignore: opts.Ignore})
+	if err != nil {
+		var ue *validate.UnknownRuleError
+		if errors.As(err, &ue) {
+			return usageErr(fmt.Errorf("--ignore: %w", err))
+		}
+		return usageErr(fmt.Errorf("--shape: %w", err))
+	}
+	files := opts.Files
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	// Every file must be readable before any is checked: an unreadable one
+	// is a usage error, not a verdict.
+	inputs := make([]io.ReadCloser, len(files))
+	for i, name := range files {
+		if name == "-" {
+			inputs[i] = io.NopCloser(st.In)
+			continue
+		}
+		fh, err := os.Open(name)
+		if err == nil {
+			var fi os.FileInfo
+			if fi, err = fh.Stat(); err == nil && fi.IsDir() {
+				err = errors.New("is a directory")
+			}
+		}
+		if err != nil {
+			for _, in := range inputs[:i] {
+				_ = in.Close()
+			}
+			return usageErr(fmt.Errorf("validate: %s: %w", name, unwrapPath(err)))
+		}
+		inputs[i] = fh
+	}
+	defer func() {
+		for _, in := range inputs {
+			_ = in.Close()
+		}
+	}()
+
+	out := bufio.NewWriterSize(st.Out, 64<<10)
+	var rep reporter
+	switch opts.Output {
+	case "json":
+		rep = newJSONReporter(out)
+	case "junit":
+		rep = &junitReporter{w: out}
+	default:
+		rep = &textReporter{w: out, pal: pal}
+	}
+	var sum validateSummary
+	for i, name := range files {
+		display := name
+		if name == "-" {
+			display = "<stdin>"
+		}
+		err := eachPayload(inputs[i], display, func(line int, body []byte) error {
+			var fs []validate.Finding
+			if line > 0 && validate.IsCapture(body) {
+				fs = v.CheckCapture(body)
+			} else {
+				fs = v.Check(body, opts.Event)
+			}
+			r := payloadResult{file: display, line: line, findings: fs, failed: v.Failed(fs)}
+			sum.Payloads++
+			if r.failed {
+				sum.Failed++
+			}
+			for _, f := range fs {
+				if f.Severity == validate.Error {
+					sum.Errors++
+				} else {
+					sum.Warnings++
+				}
+			}
+			return rep.payload(&r)
+		})
+		if err != nil {
+			_ = out.Flush()
+			return usageErr(fmt.Errorf("validate: %s: %w", display, err))
+		}
+	}
+	if err := rep.finish(sum); err != nil {
+		return err
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if sum.Failed > 0 {
+		return errChecksFailed
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// eachPayload calls fn for each payload of r: one per line (line >= 1) when
+// the input is NDJSON, else the whole input once (line 0). An input is
+// NDJSON when its name says so or its first line holds a whole JSON value;
+// it is streamed, so its size does not matter.
+func eachPayload(r io.Reader, name string, fn func(line int, body []byte) error) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var buf []byte
+	readLine := func() ([]byte, bool, error) {
+		buf = buf[:0]
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				buf = append(buf, chunk...)
+				continue
+			}
+			if len(buf) > 0 {
+				buf = append(buf, chunk...)
+				chunk = buf
+			}
+			if err == io.EOF {
+				return chunk, len(chunk) > 0, nil
+			}
+			return chunk, true, err
+		}
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	forced := ext == ".ndjson" || ext == ".jsonl"
+	first, ok, err := readLine()
+	if err != nil {
+		return err
+	}
+	firstLine := bytes.TrimRight(first, "\r\n")
+	if !forced && !(len(bytes.TrimSpace(firstLine)) > 0 && json.Valid(firstLine)) {
+		// One document: the first line and everything after it.
+		doc := append([]byte(nil), first...)
+		rest, err := io.ReadAll(br)
+		if err != nil {
+			return err
+		}
+		return fn(0, append(doc, rest...))
+	}
+	for n := 1; ok; n++ {
+		line := bytes.TrimRight(first, "\r\n")
+		if len(bytes.TrimSpace(line)) > 0 {
+			if err := fn(n, line); err != nil {
+				return err
+			}
+		}
+		if first, ok, err = readLine(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type textReporter struct {
+	w   *bufio.Writer
+	pal Palette
+}
+
+func (t *textReporter) payload(r *payloadResult) error {
+	for _, f := range r.findings {
+		loc := r.file
+		switch {
+		case r.line > 0:
+			loc += ":" + strconv.Itoa(r.line)
+		case f.Line > 0:
+			loc += ":" + strconv.Itoa(f.Line)
+		}
+		sev := t.pal.Warn.Sprint(f.Severity)
+		if f.Severity == validate.Error {
+			sev = t.pal.Fail.Sprint(f.Severity)
+		}
+		path := f.Path
+		if path == "" {
+			path = "(body)"
+		}
+		fmt.Fprintf(t.w, "%s: %s %s %s: %s\n", loc, sev, t.pal.Dim.Sprint(f.Rule), t.pal.Key.Sprint(path), f.Message)
+	}
+	return nil
+}
+
+func (t *textReporter) finish(s validateSummary) error {
+	verdict := t.pal.OK.Sprint("ok")
+	if s.Failed > 0 {
+		verdict = t.pal.Fail.Sprint("FAIL")
+	}
+	_, err := fmt.Fprintf(t.w, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
+		s.Payloads, plural(s.Payloads, "payload", "payloads"), s.Failed,
+		s.Errors, plural(s.Errors, "error", "errors"), s.Warnings, plural(s.Warnings, "warning", "warnings"))
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// findingJSON is the stable --output json form of a finding: one object
+// per line, then a summary object.
+type findingJSON struct {
+	Type     string `json:"type"` // "finding"
+	File     string `json:"file"`
+	Record   int    `json:"record,omitempty"` // NDJSON line of the payload
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Path     string `json:"path"`
+	Message  string `json:"message"`
+	Line     int    `json:"line,omitempty"` // position in the body
+	Column   int    `json:"column,omitempty"`
+}
+
+type summaryJSON struct {
+	Type string `json:"type"` // "summary"
+	validateSummary
+}
+
+type jsonReporter struct{ enc *json.Encoder }
+
+func newJSONReporter(w io.Writer) *jsonReporter {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonReporter{enc: enc}
+}
+
+func (j *jsonReporter) payload(r *payloadResult) error {
+	for _, f := range r.findings {
+		if err := j.enc.Encode(findingJSON{"finding", r.file, r.line, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *jsonReporter) finish(s validateSummary) error {
+	return j.enc.Encode(summaryJSON{"summary", s})
+}
+
+// junitReporter writes one test case per payload, grouped in one test
+// suite per file. Cases are kept until the end, for the suite's counts.
+type junitReporter struct {
+	w      *bufio.Writer
+	suites []*junitSuite
+}
+
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func (j *junitReporter) payload(r *payloadResult) error {
+	if len(j.suites) == 0 || j.suites[len(j.suites)-1].Name != r.file {
+		j.suites = append(j.suites, &junitSuite{Name: r.file})
+	}
+	s := j.suites[len(j.suites)-1]
+	name := r.file
+	if r.line > 0 {
+		name += ":" + strconv.Itoa(r.line)
+	}
+	c := junitCase{Name: name, Classname: "whsim.validate"}
+	var sb strings.Builder
+	for _, f := range r.findings {
+		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
+	}
+	s.Tests++
+	if r.failed {
+		s.Failures++
+		first := r.findings[0]
+		for _, f := range r.findings {
+			if f.Severity == validate.Error {
+				first = f
+				break
+			}
+		}
+		c.Failure = &junitFailure{Message: first.Rule + " " + first.Path + ": " + first.Message, Type: first.Rule, Text: sb.String()}
+	} else if sb.Len() > 0 {
+		c.SystemOut = sb.String()
+	}
+	s.Cases = append(s.Cases, c)
+	return nil
+}
+
+func (j *junitReporter) finish(sum validateSummary) error {
+	type suites struct {
+		XMLName  xml.Name      `xml:"testsuites"`
+		Name     string        `xml:"name,attr"`
+		Tests    int           `xml:"tests,attr"`
+		Failures int           `xml:"failures,attr"`
+		Suites   []*junitSuite `xml:"testsuite"`
+	}
+	if _, err := io.WriteString(j.w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(j.w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(suites{Name: "whsim validate", Tests: sum.Payloads, Failures: sum.Failed, Suites: j.suites}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(j.w, "\n")
+	return err
+}

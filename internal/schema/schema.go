@@ -1,0 +1,244 @@
+// Package schema exports the spec model as JSON Schema (draft 2020-12), one
+// schema per event and shape, so that receiver teams can check payloads and
+// generate code with their own tools. The schemas state what whsim validate
+// treats as errors; its warnings (missing or unknown fields, nulls inside
+// data, the arithmetic) are left to validate, since JSON Schema would make
+// them errors. Field meanings become descriptions.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Draft is the JSON Schema dialect of the exported schemas.
+const Draft = "https://json-schema.org/draft/2020-12/schema"
+
+// BaseID is the base of the schemas' $id.
+const BaseID = "https://whsim.dev/schema/"
+
+// Patterns for the spec's formats; the same rules as whsim validate.
+const (
+	UUIDPattern     = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+	CurrencyPattern = `^[A-Z]{3}$`
+)
+
+// Obj is a JSON object that keeps its keys in insertion order, so that the
+// schema reads in the spec's order.
+type Obj struct {
+	keys []string
+	vals []any
+}
+
+func (o *Obj) set(k string, v any) *Obj {
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+	return o
+}
+
+// MarshalJSON writes the members in order.
+func (o *Obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := marshal(o.vals[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// Name is the name of the schema of an event in a shape: its $defs key and
+// the last part of its $id.
+func Name(e spec.Event, s spec.Shape) string { return e.Name + "." + string(s) }
+
+// For returns the schema of event e's body in shape s, a document of its own.
+func For(e spec.Event, s spec.Shape) *Obj {
+	o := new(Obj).set("$schema", Draft).set("$id", BaseID+Name(e, s)+".json")
+	return body(o, e, s)
+}
+
+// Bundle returns one schema document for several events and shapes: each
+// under $defs, and the document itself accepts a body any of them accepts.
+func Bundle(events []spec.Event, shapes []spec.Shape) *Obj {
+	defs := new(Obj)
+	var any []any
+	var names []string
+	for _, e := range events {
+		for _, s := range shapes {
+			defs.set(Name(e, s), body(new(Obj), e, s))
+			any = append(any, new(Obj).set("$ref", "#/$defs/"+Name(e, s)))
+			names = append(names, Name(e, s))
+		}
+	}
+	return new(Obj).set("$schema", Draft).set("$id", BaseID+"whsim.json").
+		set("title", "whsim webhook bodies").
+		set("description", "Any of: "+strings.Join(names, ", ")).
+		set("$defs", defs).
+		set("anyOf", any)
+}
+
+// Marshal renders a schema as indented JSON.
+func Marshal(o *Obj) ([]byte, error) {
+	b, err := marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+func body(o *Obj, e spec.Event, s spec.Shape) *Obj {
+	b := spec.Body(e, s)
+	o.set("title", e.Name+" ("+string(s)+" shape)").set("description", e.Meaning).set("type", "object")
+	props := new(Obj)
+	var required []any
+	for _, f := range b.Fields {
+		required = append(required, f.Name)
+		switch f.Name {
+		case spec.FieldBusinessType:
+			// The body numbers the event may carry; validate accepts
+			// either for an invoice event whatever the shape.
+			var nums []any
+			for _, n := range e.Numbers() {
+				nums = append(nums, n)
+			}
+			props.set(f.Name, new(Obj).set("description", f.Meaning).set("type", "integer").set("enum", nums))
+		case spec.FieldData:
+			props.set(f.Name, data(e.Kind, s, f))
+		default:
+			props.set(f.Name, field(f, false))
+		}
+	}
+	return o.set("properties", props).set("required", required)
+}
+
+func data(k spec.Kind, s spec.Shape, f spec.Field) *Obj {
+	o := new(Obj).set("description", f.Meaning).set("type", "object")
+	props := new(Obj)
+	var required []any
+	for _, m := range f.Fields {
+		// A receipt's three members are required and may not be null.
+		nullable := k != spec.Receipt
+		if k == spec.Receipt {
+			required = append(required, m.Name)
+		}
+		props.set(m.Name, field(m, nullable))
+	}
+	o.set("properties", props)
+	if len(required) > 0 {
+		o.set("required", required)
+	}
+	if k == spec.Invoice {
+		var receiptMembers []any
+		for _, m := range spec.Data(spec.Receipt, spec.Sample).Fields {
+			receiptMembers = append(receiptMembers, new(Obj).set("required", []any{m.Name}))
+		}
+		var desc, samp []any
+		for _, sh := range spec.Shapes() {
+			for _, m := range spec.Data(spec.Invoice, sh).Fields {
+				if !m.Marker {
+					continue
+				}
+				r := new(Obj).set("required", []any{m.Name})
+				if sh == spec.Described {
+					desc = append(desc, r)
+				} else {
+					samp = append(samp, r)
+				}
+			}
+		}
+		o.set("allOf", []any{
+			new(Obj).set("description", "an invoice carries no receipt member").
+				set("not", new(Obj).set("anyOf", receiptMembers)),
+			new(Obj).set("description", "an invoice does not mix the described and the sample shape").
+				set("not", new(Obj).set("allOf", []any{new(Obj).set("anyOf", desc), new(Obj).set("anyOf", samp)})),
+		})
+	}
+	return o
+}
+
+// field is the schema of one field. nullable: null is allowed (validate
+// warns and treats the field as absent).
+func field(f spec.Field, nullable bool) *Obj {
+	o := new(Obj)
+	if f.Meaning != "" {
+		o.set("description", f.Meaning)
+	}
+	typ := any(string(f.Type))
+	if nullable {
+		typ = []any{string(f.Type), "null"}
+	}
+	o.set("type", typ)
+	switch f.Format {
+	case spec.UUID:
+		o.set("format", "uuid").set("pattern", UUIDPattern)
+	case spec.CurrencyCode:
+		if !f.Advisory {
+			o.set("pattern", CurrencyPattern)
+		}
+	case spec.Decimal2:
+		o.set("pattern", spec.Decimal2Pattern)
+	case spec.UnixMillis:
+		o.set("minimum", 0)
+	}
+	if f.Closed && len(f.Values) > 0 {
+		var vals []any
+		for _, v := range f.Values {
+			vals = append(vals, v.Name)
+		}
+		if nullable {
+			vals = append(vals, nil)
+		}
+		o.set("enum", vals)
+	}
+	if len(f.Values) > 0 && !f.Closed {
+		var ex []any
+		for _, v := range f.Values {
+			ex = append(ex, v.Name)
+		}
+		o.set("examples", ex)
+	}
+	switch f.Type {
+	case spec.Object:
+		if len(f.Fields) > 0 {
+			props := new(Obj)
+			for _, m := range f.Fields {
+				props.set(m.Name, field(m, true))
+			}
+			o.set("properties", props)
+		} else if f.Elem != "" {
+			o.set("additionalProperties", new(Obj).set("type", string(f.Elem)))
+		}
+	case spec.Array:
+		el := spec.Field{Type: f.Elem, Fields: f.Fields}
+		o.set("items", field(el, false))
+	}
+	return o
+}

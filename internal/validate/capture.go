@@ -1,0 +1,44 @@
+package validate
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/whsim/whsim/internal/capture"
+)
+
+// IsCapture reports whether a line is a capture record written by listen
+// rather than a plain payload.
+func IsCapture(line []byte) bool { return capture.IsRecord(line) }
+
+// CheckCapture validates the request body of one capture record: the
+// query's businessType is the event. A line that is not a readable record,
+// or a query without businessType, is an error finding.
+func (v *Validator) CheckCapture(line []byte) []Finding {
+	var rec capture.Record
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return v.single(RuleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+	}
+	body, err := rec.RequestBody()
+	if err != nil {
+		return v.single(RuleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
+	}
+	event, ok := rec.Event()
+	if !ok {
+		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has no businessType", rec.Query))
+		return append(fs, v.Check(body, "")...)
+	}
+	if event == "" {
+		fs := v.single(RuleQueryEvent, "the captured query's businessType is empty")
+		return append(fs, v.Check(body, "")...)
+	}
+	return v.Check(body, event)
+}
+
+func (v *Validator) single(rule, msg string) []Finding {
+	r := ruleIndex[rule]
+	if v.ignored[r] {
+		return nil
+	}
+	return []Finding{{Rule: rule, Severity: rules[r].Severity, Message: msg}}
+}
