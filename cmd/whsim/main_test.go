@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -23,6 +25,8 @@ func TestMain(m *testing.M) {
 	})
 }
 
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
@@ -31,7 +35,19 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("NO_COLOR", "")
-			return nil
+			// The committed completion scripts, which completion.txtar
+			// compares with what the binary prints.
+			dir, err := filepath.Abs("../../completions")
+			env.Setenv("COMPLETIONS", dir)
+			return err
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "bashcompletion": // the bash-completion package the bash script builds on
+				_, err := os.Stat(bashCompletion)
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits":    exits,

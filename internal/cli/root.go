@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,33 +25,85 @@ type Build struct {
 	Version, Commit, Date string
 }
 
-// String is the text of --version.
+// String is the text of --version and of `whsim version`: the one place a
+// build is formatted as text.
 func (b Build) String() string {
-	v, commit, date := b.Version, b.Commit, b.Date
-	if v == "" {
-		v = "dev"
+	i := b.resolve()
+	commit := i.Commit
+	if i.Modified {
+		commit += "+dirty"
+	}
+	return fmt.Sprintf("whsim %s (commit %s, built %s, %s %s/%s)", i.Version, commit, i.Date,
+		i.Go, i.OS, i.Arch)
+}
+
+// buildInfo is a Build completed from what the binary knows about itself;
+// `whsim version --output json` prints it.
+type buildInfo struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	Date     string `json:"date"`
+	Modified bool   `json:"modified"`
+	Go       string `json:"go"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+}
+
+// resolve fills in what the linker did not set. A release build has all
+// three from -ldflags. `go install ...@v1.2.3` has none, but the module
+// version is in the build info. A build from a clone is "dev", with the
+// commit and its time when the go command stamped them (-buildvcs); since
+// Go 1.24 it also stamps a pseudo-version from the commit, which says no
+// more than the commit does and would read like a release.
+func (b Build) resolve() buildInfo {
+	i := buildInfo{Version: b.Version, Commit: b.Commit, Date: b.Date,
+		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if i.Version == "" {
+		i.Version = "dev"
 		if info, ok := debug.ReadBuildInfo(); ok {
-			if info.Main.Version != "" && info.Main.Version != "(devel)" {
-				v = info.Main.Version
-			}
+			fromClone := false
 			for _, s := range info.Settings {
 				switch {
-				case s.Key == "vcs.revision" && commit == "":
-					commit = s.Value
-				case s.Key == "vcs.time" && date == "":
-					date = s.Value
+				case s.Key == "vcs.revision":
+					fromClone = true
+					if i.Commit == "" {
+						i.Commit = s.Value
+					}
+				case s.Key == "vcs.time" && i.Date == "":
+					i.Date = s.Value
+				case s.Key == "vcs.modified":
+					i.Modified = s.Value == "true"
 				}
+			}
+			if v := info.Main.Version; v != "" && v != "(devel)" && !(fromClone && isPseudoVersion(v)) {
+				i.Version = v
 			}
 		}
 	}
-	if commit == "" {
-		commit = "unknown"
+	if i.Commit == "" {
+		i.Commit = "unknown"
 	}
-	if date == "" {
-		date = "unknown"
+	if i.Date == "" {
+		i.Date = "unknown"
 	}
-	return fmt.Sprintf("whsim %s (commit %s, built %s, %s %s/%s)", v, commit, date,
-		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return i
+}
+
+// isPseudoVersion reports whether v is a Go pseudo-version
+// (v0.0.0-20261122042457-1fb8174eae78, v1.2.4-0.2026…-…, optionally +dirty):
+// its last two dash-separated parts are a 14-digit time and a 12-digit hash.
+func isPseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	hash, stamp := parts[len(parts)-1], parts[len(parts)-2]
+	if len(stamp) < 14 || len(hash) != 12 {
+		return false
+	}
+	stamp = stamp[len(stamp)-14:]
+	return strings.Trim(stamp, "0123456789") == "" && strings.Trim(hash, "0123456789abcdef") == ""
 }
 
 // app is what every command of one run shares.
@@ -80,9 +133,6 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 func (a *app) run(ctx context.Context, args []string) int {
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	root.SetIn(a.streams.In)
-	root.SetOut(a.streams.Out)
-	root.SetErr(a.streams.Err)
 	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
@@ -132,6 +182,11 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	// Streams first: cobra's completion command captures its writer when
+	// it is created, in setUpCompletionCmd.
+	root.SetIn(a.streams.In)
+	root.SetOut(a.streams.Out)
+	root.SetErr(a.streams.Err)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr(fmt.Errorf("%s: %w", cmd.CommandPath(), err))
 	})
@@ -147,9 +202,12 @@ makes realistic payloads for them, and checks what your receiver gets.`,
 		newReplayCmd(a),
 		newValidateCmd(a),
 		newSchemaCmd(a),
+		newVersionCmd(a),
+		newManCmd(a),
 	} {
 		root.AddCommand(c)
 	}
+	setUpCompletionCmd(root)
 	return root
 }
 

@@ -49,6 +49,7 @@ Rules (--ignore <id> silences one):
   whsim generate --event all --count 100 | whsim validate --strict
   whsim validate --event CREATE_RECEIVABLE_DOC --ignore base-amount receipt.json
   whsim validate captures.ndjson --output junit > validate.xml`,
+		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			return runValidate(a.streams, a.outColor(), opts)

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// setUpCompletionCmd adds cobra's completion command now, rather than when
+// the root executes, so that it carries install examples like every other
+// command. The scripts it prints ask `whsim __complete` at run time, so event
+// names, shapes and formats always come from the running binary's catalog.
+func setUpCompletionCmd(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = `  whsim completion bash > ~/.local/share/bash-completion/completions/whsim
+  whsim completion zsh > "${fpath[1]}/_whsim"
+  whsim completion fish > ~/.config/fish/completions/whsim.fish
+  whsim completion powershell >> $PROFILE`
+		// Runnable, so that cobra checks its arguments: an unknown shell is
+		// a usage error, not help and exit 0.
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	}
+}
+
+// completePayloadFiles completes the file arguments of commands that read
+// payloads or capture logs (validate, replay): .json and .ndjson files, and
+// directories to descend into.
+func completePayloadFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return []cobra.Completion{"json", "ndjson"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// CompletionScript returns what `whsim completion <shell>` prints for the
+// current command tree; the scripts in completions/ are written from it and
+// tested against it.
+func CompletionScript(shell string) ([]byte, error) {
+	var out, errb bytes.Buffer
+	a := &app{
+		streams:  Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+		now:      time.Now,
+		errColor: newPalette(false),
+	}
+	if code := a.run(context.Background(), []string{"completion", shell}); code != ExitOK {
+		return nil, fmt.Errorf("whsim completion %s: exit %d: %s", shell, code, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,304 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// complete asks the live command tree what a shell would get for args, the
+// way the generated scripts do, and returns the values (descriptions cut)
+// and the directive.
+func complete(t *testing.T, args ...string) (values []string, directive string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append([]string{cobra.ShellCompRequestCmd}, args...)...)
+	if code != 0 {
+		t.Fatalf("__complete %q: exit %d: %s", args, code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	directive = lines[len(lines)-1]
+	for _, l := range lines[:len(lines)-1] {
+		values = append(values, strings.SplitN(l, "\t", 2)[0])
+	}
+	return values, directive
+}
+
+// The directives cobra prints after the values.
+const (
+	dirNoFileComp = ":4"
+	dirFileExt    = ":8"
+)
+
+// liveCommands is every command a user can run, including those other
+// branches add: the tests below hold for all of them.
+func liveCommands(t *testing.T) []*cobra.Command {
+	t.Helper()
+	root := newRootCmd(&app{streams: Streams{In: strings.NewReader("")}, errColor: newPalette(false)})
+	var out []*cobra.Command
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				out = append(out, sub)
+				walk(sub)
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
+// path is the arguments that reach c: "completion bash" for whsim completion bash.
+func path(c *cobra.Command) []string {
+	return strings.Fields(strings.TrimPrefix(c.CommandPath(), "whsim "))
+}
+
+func TestCompleteCommands(t *testing.T) {
+	got, dir := complete(t, "")
+	for _, want := range []string{"events", "generate", "version", "completion"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("__complete '': %q missing from %q", want, got)
+		}
+	}
+	if slices.Contains(got, "man") {
+		t.Errorf("__complete '': the hidden man command is offered: %q", got)
+	}
+	if dir != dirNoFileComp {
+		t.Errorf("directive %s, want %s", dir, dirNoFileComp)
+	}
+}
+
+// TestCompleteEvents: every command with --event offers the catalog's
+// event names and "all", and no files.
+func TestCompleteEvents(t *testing.T) {
+	want := append(spec.EventNames(), spec.AllEvents)
+	n := 0
+	for _, c := range liveCommands(t) {
+		if c.Flags().Lookup("event") == nil {
+			continue
+		}
+		n++
+		for _, flag := range []string{"--event", "-e"} {
+			if flag == "-e" && c.Flags().ShorthandLookup("e") == nil {
+				continue
+			}
+			args := append(path(c), flag, "")
+			got, dir := complete(t, args...)
+			// validate and send may leave "all" out; the four names must be there.
+			for _, w := range want[:len(want)-1] {
+				if !slices.Contains(got, w) {
+					t.Errorf("__complete %s: %q missing from %q", strings.Join(args, " "), w, got)
+				}
+			}
+			if dir != dirNoFileComp {
+				t.Errorf("__complete %s: directive %s, want %s", strings.Join(args, " "), dir, dirNoFileComp)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no command has --event")
+	}
+}
+
+func TestCompleteShapes(t *testing.T) {
+	for _, c := range liveCommands(t) {
+		if c.Flags().Lookup("shape") == nil {
+			continue
+		}
+		args := append(path(c), "--shape", "")
+		got, dir := complete(t, args...)
+		for _, w := range spec.ShapeNames() {
+			if !slices.Contains(got, w) {
+				t.Errorf("__complete %s: %q missing from %q", strings.Join(args, " "), w, got)
+			}
+		}
+		if dir != dirNoFileComp {
+			t.Errorf("__complete %s: directive %s", strings.Join(args, " "), dir)
+		}
+	}
+}
+
+// TestCompleteOutput: every --output offers exactly the formats its help
+// names (addOutputFlag keeps the two together).
+func TestCompleteOutput(t *testing.T) {
+	n := 0
+	for _, c := range liveCommands(t) {
+		f := c.Flags().Lookup("output")
+		if f == nil {
+			continue
+		}
+		n++
+		_, list, ok := strings.Cut(f.Usage, ": ")
+		if !ok {
+			t.Errorf("%s --output: usage %q does not list the formats", c.CommandPath(), f.Usage)
+			continue
+		}
+		args := append(path(c), "--output", "")
+		got, dir := complete(t, args...)
+		if want := strings.Split(list, "|"); !slices.Equal(got, want) {
+			t.Errorf("__complete %s: %q, want %q", strings.Join(args, " "), got, want)
+		}
+		if dir != dirNoFileComp {
+			t.Errorf("__complete %s: directive %s", strings.Join(args, " "), dir)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no command has --output")
+	}
+}
+
+// TestCompletePayloadFiles: validate and replay complete .json and .ndjson
+// files. It checks them on the live tree once they exist, and the helper on
+// a stand-in command always.
+func TestCompletePayloadFiles(t *testing.T) {
+	for _, c := range liveCommands(t) {
+		if c.Name() != "validate" && c.Name() != "replay" {
+			continue
+		}
+		got, dir := complete(t, c.Name(), "")
+		// Other extensions (jsonl) may be offered too, in any order.
+		if !slices.Contains(got, "json") || !slices.Contains(got, "ndjson") || dir != dirFileExt {
+			t.Errorf("__complete %s '': %q %s, want json and ndjson with %s (ValidArgsFunction: completePayloadFiles)", c.Name(), got, dir, dirFileExt)
+		}
+	}
+
+	stand := &cobra.Command{Use: "x", ValidArgsFunction: completePayloadFiles, Run: func(*cobra.Command, []string) {}}
+	root := &cobra.Command{Use: "whsim"}
+	root.AddCommand(stand)
+	var out strings.Builder
+	root.SetOut(&out)
+	root.SetErr(&strings.Builder{})
+	root.SetArgs([]string{cobra.ShellCompRequestCmd, "x", ""})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "json\nndjson\n"+dirFileExt+"\n" {
+		t.Errorf("completePayloadFiles: %q", got)
+	}
+}
+
+// TestHelpFollowsDesign checks every command's help the way design.md asks:
+// Use starts with the command's name, a one-line Short, and Example lines
+// that start with whsim. Commands cobra adds (completion's shells) are
+// cobra's own text and are left alone.
+func TestHelpFollowsDesign(t *testing.T) {
+	for _, c := range liveCommands(t) {
+		if c.HasParent() && c.Parent().Name() == "completion" {
+			continue
+		}
+		name := c.CommandPath()
+		if f := strings.Fields(c.Use); len(f) == 0 || f[0] != c.Name() {
+			t.Errorf("%s: Use %q", name, c.Use)
+		}
+		if c.Short == "" || strings.Contains(c.Short, "\n") || strings.HasSuffix(c.Short, ".") {
+			t.Errorf("%s: Short %q: want one line without a full stop", name, c.Short)
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s: no Example", name)
+		}
+		for _, line := range strings.Split(c.Example, "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "whsim ") {
+				t.Errorf("%s: Example line %q does not start with whsim", name, line)
+			}
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	_, flag, _ := runCLI(t, "--version")
+	code, text, stderr := runCLI(t, "version")
+	if code != 0 || text != flag || stderr != "" {
+		t.Errorf("version: exit %d, %q (stderr %q), want the same as --version %q", code, text, stderr, flag)
+	}
+	code, out, _ := runCLI(t, "version", "--output", "json")
+	var got buildInfo
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
+		t.Fatalf("version --output json: exit %d, %q: %v", code, out, err)
+	}
+	if got.Version != "v1.2.3" || got.Commit != "abc" || got.Date != "2026-11-22" || !strings.HasPrefix(got.Go, "go") || got.OS == "" || got.Arch == "" {
+		t.Errorf("version --output json: %+v", got)
+	}
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("version --output json: want one line, got %q", out)
+	}
+}
+
+// TestVersionFromSource: without -ldflags a build says dev (tests are built
+// from source) and still names the Go version and platform.
+func TestVersionFromSource(t *testing.T) {
+	s := Build{}.String()
+	if !strings.HasPrefix(s, "whsim dev (commit ") || !strings.Contains(s, " go1.") {
+		t.Errorf("Build{}.String() = %q", s)
+	}
+	if s := (Build{Version: "v1.0.0"}).String(); !strings.HasPrefix(s, "whsim v1.0.0 (commit unknown, built unknown, go") {
+		t.Errorf("partial ldflags: %q", s)
+	}
+}
+
+func TestMan(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "man")
+	code, stdout, stderr := runCLI(t, "man", "--dir", dir)
+	if code != 0 || stdout != "" || !strings.Contains(stderr, "man pages to "+dir) {
+		t.Fatalf("man: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	want := []string{"whsim.1"}
+	for _, c := range liveCommands(t) {
+		want = append(want, manName(c)+".1")
+	}
+	slices.Sort(want)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages %q, want %q", got, want)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "whsim-generate.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		`.TH "WHSIM-GENERATE" "1" "2026-11-22" "whsim v1.2.3" "whsim manual"`,
+		`whsim\-generate \- Print realistic payloads for events`,
+		`\fB\-e\fR, \fB\-\-event\fR \fIstrings\fR`,
+		`whsim generate \-\-event CREATE_RECEIVABLE_DOC`,
+		`\fBwhsim\fR(1)`,
+	} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("whsim-generate.1 lacks %q:\n%s", w, page)
+		}
+	}
+
+	if code, _, stderr := runCLI(t, "man"); code != ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
+		t.Errorf("man without --dir: exit %d, %q", code, stderr)
+	}
+}
+
+func TestIsPseudoVersion(t *testing.T) {
+	for v, want := range map[string]bool{
+		"v0.0.0-20261122042457-1fb8174eae78":        true,
+		"v0.0.0-20261122042457-1fb8174eae78+dirty":  true,
+		"v1.2.4-0.20261122042457-1fb8174eae78":      true,
+		"v1.2.4-rc.1.0.20261122042457-1fb8174eae78": true,
+		"v1.2.3":        false,
+		"v1.2.3+dirty":  false,
+		"v1.2.3-rc.1":   false,
+		"v1.2.3-beta-2": false,
+		"(devel)":       false,
+	} {
+		if got := isPseudoVersion(v); got != want {
+			t.Errorf("isPseudoVersion(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+type versionOptions struct {
+	Output string
+}
+
+func newVersionCmd(a *app) *cobra.Command {
+	opts := &versionOptions{}
+	cmd := &cobra.Command{
+		Use:   "version [--output text|json]",
+		Short: "Print the version, commit, build date and Go version",
+		Long: `Print whsim's version, the commit it was built from, the build date, the Go
+version and the platform; the same text as --version. A build from source says
+"dev" and takes the commit from the module's build information when the go
+command recorded it.`,
+		Example: `  whsim version
+  whsim version --output json | jq -r .version`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			return runVersion(a.streams.Out, a.build, opts)
+		}),
+	}
+	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
+	return cmd
+}
+
+func runVersion(out io.Writer, b Build, opts *versionOptions) error {
+	if opts.Output == "json" {
+		return json.NewEncoder(out).Encode(b.resolve())
+	}
+	_, err := fmt.Fprintln(out, b.String())
+	return err
+}
