@@ -222,7 +222,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			serveErr = fmt.Errorf("--capture %s: %w", opts.Capture, err)
 		}
 	}
-	p.summary(errw, pal, opts.Capture)
+	p.summary(errw, pal, "listen stopped:", opts.Capture)
 	return serveErr
 }
 

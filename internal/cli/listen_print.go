@@ -23,6 +23,9 @@ type callPrinter struct {
 	json    bool
 	verbose bool
 	pal     Palette
+	// limit, when > 0, is how many calls are printed; the rest are only
+	// tallied (send's built-in receiver under load).
+	limit int
 
 	calls     int
 	byEvent   map[string]int
@@ -55,6 +58,9 @@ func (p *callPrinter) observe(c *receiver.Call) {
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
+	if p.limit > 0 && p.calls > p.limit {
+		return
+	}
 	if p.json {
 		p.printJSON(c, verdict, status)
 		return
@@ -290,8 +296,11 @@ func jsonTermSafe(b []byte) []byte {
 }
 
 // summary prints the tallies once listen has stopped.
-func (p *callPrinter) summary(w io.Writer, pal Palette, capturePath string) {
-	fmt.Fprintf(w, "%s %d calls in %s\n", pal.Bold.Sprint("listen stopped:"), p.calls, time.Since(p.started).Round(time.Millisecond))
+func (p *callPrinter) summary(w io.Writer, pal Palette, title, capturePath string) {
+	fmt.Fprintf(w, "%s %d calls in %s\n", pal.Bold.Sprint(title), p.calls, time.Since(p.started).Round(time.Millisecond))
+	if p.limit > 0 && p.calls > p.limit {
+		fmt.Fprintf(w, "  shown:      the first %d\n", p.limit)
+	}
 	if p.calls == 0 {
 		return
 	}

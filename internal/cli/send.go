@@ -251,12 +251,12 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
 	rawURL := opts.URL
 	if rawURL == "" {
-		echo, err := startEcho(a.streams.Err, a.errColor, opts.Verbose)
+		rcv, err := startBuiltinReceiver(a.streams.Err, a.errColor, opts.Verbose)
 		if err != nil {
 			return err
 		}
-		defer echo.Close()
-		rawURL = echo.URL
+		defer rcv.Close()
+		rawURL = rcv.URL
 		fmt.Fprintf(a.streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.errColor.Key.Sprint("whsim:"), rawURL)
 	}
 	target, err := parseTarget(rawURL)
