@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
+	"errors"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -9,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // waitFile waits up to ten seconds for a file to appear, as a script waits
@@ -51,4 +56,40 @@ func httpPost(ts *testscript.TestScript, neg bool, args []string) {
 	if resp.StatusCode != want {
 		ts.Fatalf("POST %s: status %d, want %d", u, resp.StatusCode, want)
 	}
+}
+
+// envFile sets a variable to a file's first line, so that a script can pass
+// the URL listen wrote to --ready-file on: envfile URL url.txt
+func envFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile <name> <file>")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	line, _, _ := strings.Cut(string(b), "\n")
+	ts.Setenv(args[0], strings.TrimSpace(line))
+}
+
+// captureBodies writes the request bodies of a capture file, base64, one a
+// line, so that two captures' bodies compare with cmp: bodies <capture> <out>
+func captureBodies(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: bodies <capture> <out>")
+	}
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	var out bytes.Buffer
+	r := capture.NewReader(f)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		ts.Check(err)
+		body, err := rec.RequestBody()
+		ts.Check(err)
+		out.WriteString(base64.StdEncoding.EncodeToString(body) + "\n")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), out.Bytes(), 0o644))
 }

@@ -52,6 +52,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits":    exits,
 			"waitfile": waitFile,
+			"envfile":  envFile,
+			"bodies":   captureBodies,
 			"post":     httpPost,
 		},
 	})
