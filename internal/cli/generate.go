@@ -62,6 +62,18 @@ func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("--shape: %w", err))
 	}
+	ovs, err := p.overrides()
+	if err != nil {
+		return nil, err
+	}
+	if p.Seed != 0 {
+		now = payload.Anchor()
+	}
+	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs)}, nil
+}
+
+// overrides parses --set and --unset, sets first.
+func (p *payloadFlags) overrides() ([]payload.Override, error) {
 	var ovs []payload.Override
 	for _, s := range p.Sets {
 		ov, err := payload.ParseSet(s)
@@ -77,10 +89,7 @@ func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
 		}
 		ovs = append(ovs, ov)
 	}
-	if p.Seed != 0 {
-		now = payload.Anchor()
-	}
-	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs)}, nil
+	return ovs, nil
 }
 
 // next builds the next payload of e; an override that does not fit it is a

@@ -414,25 +414,6 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, tmpl func(spec.Ev
 	return [][][]deliver.Template{lane}, nil
 }
 
-func (p *payloadFlags) overrides() ([]payload.Override, error) {
-	var ovs []payload.Override
-	for _, s := range p.Sets {
-		ov, err := payload.ParseSet(s)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		ovs = append(ovs, ov)
-	}
-	for _, s := range p.Unsets {
-		ov, err := payload.ParseUnset(s)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		ovs = append(ovs, ov)
-	}
-	return ovs, nil
-}
-
 // fileLanes sends a given body byte for byte, under --event or the event
 // its body number names.
 func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Template, error) {
