@@ -163,10 +163,14 @@ func newRootCmd(a *app) *cobra.Command {
 		Long: `whsim plays the sending side of a business-document system's webhooks so you can
 build and test the receiving side. It knows the four events of the interface
 (purchase invoices in both shapes, receipt documents with their hidden fields),
-makes realistic payloads for them, and checks what your receiver gets.`,
+makes realistic payloads for them, delivers them to your receiver, receives and
+records calls itself, and checks every payload against the interface.`,
 		Example: `  whsim events
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 42
-  whsim generate --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL`,
+  whsim send --event ABANDON_RECEIVABLE_DOC --url http://127.0.0.1:9000/hook
+  whsim listen --capture calls.ndjson
+  whsim validate calls.ndjson
+  whsim replay calls.ndjson --url http://127.0.0.1:9000/hook`,
 		Version:       a.build.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
