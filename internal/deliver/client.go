@@ -65,6 +65,14 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	c := &http.Client{Transport: tr, Timeout: o.Timeout}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		c.Transport = directTransport{tr}
 	}
 	return c, nil
 }
+
+// directTransport marks the transport of a client that follows no
+// redirects and keeps no cookies: Client.Do would add nothing to one
+// round trip but a copy of the headers, a copy of the request, a deadline
+// timer and a context per call, so the Deliverer calls the transport
+// itself and bounds the attempt with Client.Timeout on its own.
+type directTransport struct{ *http.Transport }

@@ -137,6 +137,9 @@ type Deliverer struct {
 type target struct {
 	u *url.URL
 	s string
+	// op and redacted make the error Client.Do would return ("Post
+	// \"http://...\": ...") when the transport is called directly.
+	op, redacted string
 }
 
 func (d *Deliverer) urlFor(query string) (*target, error) {
@@ -148,7 +151,11 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _ := d.urls.LoadOrStore(query, &target{u: u, s: s})
+	redacted := s
+	if _, ok := u.User.Password(); ok {
+		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
+	}
+	t, _ := d.urls.LoadOrStore(query, &target{u: u, s: s, redacted: redacted})
 	return t.(*target), nil
 }
 
@@ -190,7 +197,7 @@ func (d *Deliverer) Deliver(ctx context.Context, req *Request) *Result {
 	res.URL = t.s
 	res.Attempts = make([]Attempt, 0, 1)
 	for n := 0; ; n++ {
-		a, retryAfter := d.attempt(ctx, req, res, t.u)
+		a, retryAfter := d.attempt(ctx, req, res, t)
 		if a.Status != 0 {
 			res.OK = d.expect(a.Status)
 		}
@@ -221,19 +228,31 @@ func (d *Deliverer) expect(status int) bool {
 	return d.Expect(status)
 }
 
-func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, u *url.URL) (Attempt, time.Duration) {
+func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *target) (Attempt, time.Duration) {
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost
 	}
 	body := req.Body
+	u := t.u
+	tr, direct := d.Client.Transport.(directTransport)
+	direct = direct && d.Client.Jar == nil
+	actx := ctx
+	if direct && d.Client.Timeout > 0 {
+		// What Client.Timeout would do: bound the attempt from dialling to
+		// the end of the response body; ctx (Ctrl-C) still cuts it short.
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, d.Client.Timeout)
+		defer cancel()
+	}
 	// The request is built by hand rather than by NewRequest, which would
 	// parse the URL again for every delivery; the URL is shared read-only.
-	hr := (&http.Request{
+	base := http.Request{
 		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: u.Host,
 		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
 		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
-	}).WithContext(ctx)
+	}
+	hr := base.WithContext(actx)
 	if len(body) == 0 {
 		hr.Body, hr.GetBody = http.NoBody, nil
 	}
@@ -256,7 +275,19 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, u *u
 	hr.Header = h
 	res.SentHeader = h
 	start := time.Now()
-	resp, err := d.Client.Do(hr)
+	var resp *http.Response
+	var err error
+	if direct {
+		resp, err = tr.RoundTrip(hr)
+		if err != nil {
+			if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+				err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
+			}
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
+		}
+	} else {
+		resp, err = d.Client.Do(hr)
+	}
 	if err != nil {
 		kind := Classify(err)
 		if kind == KindInterrupted && ctx.Err() == nil {
@@ -287,6 +318,14 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, u *u
 	}
 	return a, retryAfter
 }
+
+// timeoutError is the error Client.Do gives when its Timeout passes, for
+// the direct path to give the same.
+type timeoutError string
+
+func (e timeoutError) Error() string   { return string(e) }
+func (e timeoutError) Timeout() bool   { return true }
+func (e timeoutError) Temporary() bool { return true }
 
 // ShortError is the error of an attempt without Go's wrapping: the kind,
 // unless the kind says too little.

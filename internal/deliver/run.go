@@ -87,6 +87,11 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 		parts[w] = NewStats()
 		wg.Go(func() {
 			st := parts[w]
+			// Each attempt's context is a child of this one, not of ctx
+			// directly: the bookkeeping of children then happens under a
+			// lock of the worker's own instead of one all workers share.
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
 			for job := take(); job != nil; job = take() {
 				for _, req := range job {
 					if !pace() {
