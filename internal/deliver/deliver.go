@@ -12,10 +12,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -30,6 +32,11 @@ type Request struct {
 	RequestID string // the body's requestId, for reports and webhook-id
 	Duplicate bool   // a deliberate re-delivery of an earlier request
 	Seq       int    // position in the run, from 1
+
+	// tmpl, when set, is the template the body is made from at delivery
+	// time, with RequestID spliced in: a feed holds no body of its own per
+	// request, and a run's worker writes each into a buffer it reuses.
+	tmpl *Template
 }
 
 // Attempt is one try of a delivery.
@@ -48,6 +55,8 @@ type Result struct {
 	URL      string
 	OK       bool
 	Attempts []Attempt
+	// one is the storage of Attempts for the usual single attempt.
+	one [1]Attempt
 	// RespHeader and RespBody are the last answer (the body only when
 	// Deliverer.KeepBody is set, up to MaxKeptBody bytes).
 	RespHeader http.Header
@@ -187,17 +196,78 @@ func Retryable(a Attempt) bool {
 
 // Deliver makes one delivery, retrying as configured.
 func (d *Deliverer) Deliver(ctx context.Context, req *Request) *Result {
+	return d.deliver(ctx, req, nil)
+}
+
+// bodyBuf is a buffer a run's worker reuses for the bodies it sends. The
+// transport may still be writing a body after RoundTrip returns (a receiver
+// that answers before reading it all), so the buffer is written again only
+// once every request over it has been written; otherwise the worker takes
+// a new one and leaves the old to the transport. The count is kept by a
+// WroteRequest hook rather than by the body's Close: net/http writes the
+// headers and the body in one syscall only for bodies it knows are in
+// memory (an io.NopCloser of a *bytes.Reader), and a wrapper of ours would
+// cost a second write per request.
+type bodyBuf struct {
+	b    []byte
+	open atomic.Int32
+	// ctx is the worker's, carrying the hook that counts writes done.
+	ctx context.Context
+}
+
+func newBodyBuf(ctx context.Context) *bodyBuf {
+	bb := &bodyBuf{}
+	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
+	})
+	return bb
+}
+
+// reader returns a body over body, counted open until the transport has
+// written it (or failed to). Without bb nothing is counted.
+func (bb *bodyBuf) reader(body []byte) io.ReadCloser {
+	if bb != nil {
+		bb.open.Add(1)
+	}
+	return io.NopCloser(bytes.NewReader(body))
+}
+
+// deliver makes one delivery; with bb (a worker's), the body of a request
+// from a template is written into *bb's buffer when the transport is done
+// with it, else into a new one that *bb then holds.
+func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Result {
+	var buf *bodyBuf
+	if bb != nil {
+		if *bb == nil || (*bb).open.Load() != 0 {
+			*bb = newBodyBuf(ctx)
+		}
+		buf = *bb
+		ctx = buf.ctx
+	}
+	if t := req.tmpl; t != nil && t.IDOff >= 0 {
+		var b []byte
+		if buf != nil {
+			b = buf.b[:0]
+		}
+		b = append(b, t.Body...)
+		copy(b[t.IDOff:], req.RequestID)
+		req.Body = b
+		if buf != nil {
+			buf.b = b
+		}
+	}
 	res := &Result{Request: req}
 	t, err := d.urlFor(req.Query)
 	if err != nil {
 		res.URL = URLFor(d.Target, req.Query)
-		res.Attempts = []Attempt{{Kind: KindOther, Err: err.Error()}}
+		res.one[0] = Attempt{Kind: KindOther, Err: err.Error()}
+		res.Attempts = res.one[:]
 		return res
 	}
 	res.URL = t.s
-	res.Attempts = make([]Attempt, 0, 1)
+	res.Attempts = res.one[:0]
 	for n := 0; ; n++ {
-		a, retryAfter := d.attempt(ctx, req, res, t)
+		a, retryAfter := d.attempt(ctx, req, res, t, buf)
 		if a.Status != 0 {
 			res.OK = d.expect(a.Status)
 		}
@@ -228,7 +298,7 @@ func (d *Deliverer) expect(status int) bool {
 	return d.Expect(status)
 }
 
-func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *target) (Attempt, time.Duration) {
+func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *target, buf *bodyBuf) (Attempt, time.Duration) {
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost
@@ -249,13 +319,13 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	// parse the URL again for every delivery; the URL is shared read-only.
 	base := http.Request{
 		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: u.Host,
-		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
-		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
+		Body: http.NoBody, ContentLength: int64(len(body)),
+	}
+	if len(body) > 0 {
+		base.Body = buf.reader(body)
+		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
 	}
 	hr := base.WithContext(actx)
-	if len(body) == 0 {
-		hr.Body, hr.GetBody = http.NoBody, nil
-	}
 	h := make(http.Header, len(req.Header)+4)
 	h["Content-Type"] = []string{"application/json"}
 	for k, v := range req.Header {

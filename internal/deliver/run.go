@@ -23,7 +23,9 @@ type RunOptions struct {
 // returns is delivered in order by one worker (a scenario's events for one
 // document); slices go to Concurrency workers. Workers call next themselves,
 // one at a time under a lock, so it never runs concurrently with itself;
-// report is called from many workers at once, so it must be safe for that.
+// report is called from many workers at once, so it must be safe for that;
+// the body of a request from a Feed is in a buffer its worker reuses, valid
+// until report returns.
 func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
 	conc := max(o.Concurrency, 1)
 	// stopped is read once per delivery; an atomic load is cheaper than a
@@ -92,12 +94,13 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 			// lock of the worker's own instead of one all workers share.
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
+			var buf *bodyBuf
 			for job := take(); job != nil; job = take() {
 				for _, req := range job {
 					if !pace() {
 						break
 					}
-					res := d.Deliver(ctx, req)
+					res := d.deliver(ctx, req, &buf)
 					st.Add(res)
 					if report != nil {
 						report(res)

@@ -154,3 +154,34 @@ func TestStatsByStatusAndError(t *testing.T) {
 		t.Errorf("%+v", st)
 	}
 }
+
+func TestRunReusesBodyOnlyWhenTheTransportIsDone(t *testing.T) {
+	// A receiver that answers before reading the body: RoundTrip returns
+	// while the transport may still be writing it. The worker's buffer
+	// must not be rewritten under it (the race detector watches), and
+	// every body that arrives whole carries its own requestId.
+	big := `{"requestId":"00000000-0000-4000-8000-000000000000","pad":"` + strings.Repeat("x", 1<<20) + `"}`
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("read") == "" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen[string(b[len(`{"requestId":"`):][:36])] = true
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	lanes := [][][]Template{
+		{{{Event: "A", Query: "early=1", Body: []byte(big), IDOff: len(`{"requestId":"`)}}},
+		{{{Event: "B", Query: "read=1", Body: []byte(big), IDOff: len(`{"requestId":"`)}}},
+	}
+	feed := NewFeed(lanes, 10, 0, false, 1)
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, nil)
+	if st.Sent != 20 || len(seen) != 10 {
+		t.Errorf("sent %d, %d distinct requestIds read whole, want 20 and 10", st.Sent, len(seen))
+	}
+}
