@@ -213,14 +213,52 @@ type bodyBuf struct {
 	open atomic.Int32
 	// ctx is the worker's, carrying the hook that counts writes done.
 	ctx context.Context
+	// actx bounds each attempt, with timer, both reused from one attempt
+	// to the next where Client.Timeout would make a context and a timer
+	// per request; a timer that fired has cancelled actx, and the next
+	// attempt arms new ones.
+	actx   context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	fired  bool
+	// plain is the header of a request with none of its own, unsigned:
+	// the transport only reads it, so it is shared rather than rebuilt.
+	plain http.Header
 }
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
-	bb := &bodyBuf{}
+	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
 	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
 	})
 	return bb
+}
+
+// start arms the attempt's deadline and returns its context.
+func (bb *bodyBuf) start(timeout time.Duration) context.Context {
+	if bb.timer == nil || bb.fired {
+		actx, cancel := context.WithCancelCause(bb.ctx)
+		bb.actx, bb.cancel, bb.fired = actx, cancel, false
+		bb.timer = time.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
+		return actx
+	}
+	bb.timer.Reset(timeout)
+	return bb.actx
+}
+
+// stop disarms the deadline at the end of an attempt.
+func (bb *bodyBuf) stop() {
+	if !bb.timer.Stop() {
+		bb.fired = true
+	}
+}
+
+// release lets go of a buffer the worker no longer uses.
+func (bb *bodyBuf) release() {
+	if bb.timer != nil {
+		bb.timer.Stop()
+		bb.cancel(context.Canceled)
+	}
 }
 
 // reader returns a body over body, counted open until the transport has
@@ -239,6 +277,9 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 	var buf *bodyBuf
 	if bb != nil {
 		if *bb == nil || (*bb).open.Load() != 0 {
+			if *bb != nil {
+				(*bb).release()
+			}
 			*bb = newBodyBuf(ctx)
 		}
 		buf = *bb
@@ -308,12 +349,17 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	tr, direct := d.Client.Transport.(directTransport)
 	direct = direct && d.Client.Jar == nil
 	actx := ctx
-	if direct && d.Client.Timeout > 0 {
+	if timeout := d.Client.Timeout; direct && timeout > 0 {
 		// What Client.Timeout would do: bound the attempt from dialling to
 		// the end of the response body; ctx (Ctrl-C) still cuts it short.
-		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(ctx, d.Client.Timeout)
-		defer cancel()
+		if buf != nil {
+			actx = buf.start(timeout)
+			defer buf.stop()
+		} else {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
 	}
 	// The request is built by hand rather than by NewRequest, which would
 	// parse the URL again for every delivery; the URL is shared read-only.
@@ -326,14 +372,19 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
 	}
 	hr := base.WithContext(actx)
-	h := make(http.Header, len(req.Header)+4)
-	h["Content-Type"] = []string{"application/json"}
-	for k, v := range req.Header {
-		h[k] = v
-	}
-	if host := h.Get("Host"); host != "" {
-		hr.Host = host
-		h.Del("Host")
+	var h http.Header
+	if buf != nil && len(req.Header) == 0 && d.Signer == nil {
+		h = buf.plain
+	} else {
+		h = make(http.Header, len(req.Header)+4)
+		h["Content-Type"] = []string{"application/json"}
+		for k, v := range req.Header {
+			h[k] = v
+		}
+		if host := h.Get("Host"); host != "" {
+			hr.Host = host
+			h.Del("Host")
+		}
 	}
 	now := time.Now
 	if d.Now != nil {
@@ -350,7 +401,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	if direct {
 		resp, err = tr.RoundTrip(hr)
 		if err != nil {
-			if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
 				err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
 			}
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}

@@ -95,6 +95,11 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			var buf *bodyBuf
+			defer func() {
+				if buf != nil {
+					buf.release()
+				}
+			}()
 			for job := take(); job != nil; job = take() {
 				for _, req := range job {
 					if !pace() {

@@ -185,3 +185,39 @@ func TestRunReusesBodyOnlyWhenTheTransportIsDone(t *testing.T) {
 		t.Errorf("sent %d, %d distinct requestIds read whole, want 20 and 10", st.Sent, len(seen))
 	}
 }
+
+func TestRunTimeoutPerAttempt(t *testing.T) {
+	// A run's workers reuse one deadline from attempt to attempt: a timed
+	// out attempt must not leave the next one dead on arrival.
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Query().Get("slow") != "" {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, _ := NewClient(ClientOptions{Timeout: 50 * time.Millisecond, Concurrency: 1})
+	u, _ := url.Parse(srv.URL)
+	d := &Deliverer{Client: c, Target: u}
+	body := []byte(`{"requestId":"00000000-0000-4000-8000-000000000000"}`)
+	lanes := [][][]Template{
+		{{{Event: "SLOW", Query: "slow=1", Body: body, IDOff: len(`{"requestId":"`)}}},
+		{{{Event: "FAST", Query: "fast=1", Body: body, IDOff: len(`{"requestId":"`)}}},
+	}
+	feed := NewFeed(lanes, 3, 0, false, 1)
+	var mu sync.Mutex
+	kinds := map[string]int{}
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, func(res *Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		kinds[res.Request.Event+" "+res.Last().Kind]++
+	})
+	if st.Succeeded != 3 || kinds["SLOW "+KindTimeout] != 3 || kinds["FAST "] != 3 {
+		t.Errorf("stats %+v, outcomes %v", st, kinds)
+	}
+}
