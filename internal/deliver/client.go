@@ -49,15 +49,17 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		dialer.Timeout = 10 * time.Second
 	}
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSClientConfig:       tlsConf,
-		TLSHandshakeTimeout:   dialer.Timeout,
-		MaxIdleConns:          conc * 2,
-		MaxIdleConnsPerHost:   conc,
-		IdleConnTimeout:       90 * time.Second,
-		ResponseHeaderTimeout: o.Timeout,
-		ForceAttemptHTTP2:     true,
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         dialer.DialContext,
+		TLSClientConfig:     tlsConf,
+		TLSHandshakeTimeout: dialer.Timeout,
+		MaxIdleConns:        conc * 2,
+		MaxIdleConnsPerHost: conc,
+		IdleConnTimeout:     90 * time.Second,
+		// No ResponseHeaderTimeout: the attempt's own deadline (Timeout)
+		// already bounds the wait for headers, and the transport would
+		// start a second timer per request for it.
+		ForceAttemptHTTP2: true,
 		// Bodies are JSON the receiver answers briefly; compression would
 		// only cost CPU on the hot path.
 		DisableCompression: true,

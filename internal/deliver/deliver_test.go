@@ -223,7 +223,9 @@ func TestTimeout(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	d := &Deliverer{Client: c, Target: u}
 	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
-	if res.OK || res.Last().Kind != KindTimeout {
+	// The same words as Client.Do's: the attempt's deadline is the only
+	// timer, the transport has none of its own.
+	if res.OK || res.Last().Kind != KindTimeout || !strings.HasSuffix(res.Last().Err, "(Client.Timeout exceeded while awaiting headers)") {
 		t.Errorf("got %+v, want a timeout", res.Last())
 	}
 }
