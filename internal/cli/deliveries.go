@@ -92,6 +92,9 @@ type deliveryReporter struct {
 	json    bool
 	verbose bool
 	done    atomic.Int64
+	// lines recycles the buffers JSON lines are formatted in, one per
+	// delivery otherwise.
+	lines sync.Pool
 
 	stopBar chan struct{}
 	barDone chan struct{}
@@ -141,7 +144,15 @@ func (r *deliveryReporter) report(res *deliver.Result) {
 		b, _ = json.Marshal(r.deliveryJSON(res))
 		b = append(b, '\n')
 	case r.json:
-		b = appendDeliveryJSON(make([]byte, 0, 320), res)
+		bp, _ := r.lines.Get().(*[]byte)
+		if bp == nil {
+			bp = new([]byte)
+		}
+		b = appendDeliveryJSON((*bp)[:0], res)
+		defer func() {
+			*bp = b
+			r.lines.Put(bp)
+		}()
 	default:
 		b = []byte(r.line(res))
 	}

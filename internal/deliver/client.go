@@ -49,15 +49,17 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		dialer.Timeout = 10 * time.Second
 	}
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSClientConfig:       tlsConf,
-		TLSHandshakeTimeout:   dialer.Timeout,
-		MaxIdleConns:          conc * 2,
-		MaxIdleConnsPerHost:   conc,
-		IdleConnTimeout:       90 * time.Second,
-		ResponseHeaderTimeout: o.Timeout,
-		ForceAttemptHTTP2:     true,
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         dialer.DialContext,
+		TLSClientConfig:     tlsConf,
+		TLSHandshakeTimeout: dialer.Timeout,
+		MaxIdleConns:        conc * 2,
+		MaxIdleConnsPerHost: conc,
+		IdleConnTimeout:     90 * time.Second,
+		// No ResponseHeaderTimeout: the attempt's own deadline (Timeout)
+		// already bounds the wait for headers, and the transport would
+		// start a second timer per request for it.
+		ForceAttemptHTTP2: true,
 		// Bodies are JSON the receiver answers briefly; compression would
 		// only cost CPU on the hot path.
 		DisableCompression: true,
@@ -65,6 +67,14 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	c := &http.Client{Transport: tr, Timeout: o.Timeout}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		c.Transport = directTransport{tr}
 	}
 	return c, nil
 }
+
+// directTransport marks the transport of a client that follows no
+// redirects and keeps no cookies: Client.Do would add nothing to one
+// round trip but a copy of the headers, a copy of the request, a deadline
+// timer and a context per call, so the Deliverer calls the transport
+// itself and bounds the attempt with Client.Timeout on its own.
+type directTransport struct{ *http.Transport }

@@ -12,10 +12,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -30,6 +32,11 @@ type Request struct {
 	RequestID string // the body's requestId, for reports and webhook-id
 	Duplicate bool   // a deliberate re-delivery of an earlier request
 	Seq       int    // position in the run, from 1
+
+	// tmpl, when set, is the template the body is made from at delivery
+	// time, with RequestID spliced in: a feed holds no body of its own per
+	// request, and a run's worker writes each into a buffer it reuses.
+	tmpl *Template
 }
 
 // Attempt is one try of a delivery.
@@ -48,6 +55,8 @@ type Result struct {
 	URL      string
 	OK       bool
 	Attempts []Attempt
+	// one is the storage of Attempts for the usual single attempt.
+	one [1]Attempt
 	// RespHeader and RespBody are the last answer (the body only when
 	// Deliverer.KeepBody is set, up to MaxKeptBody bytes).
 	RespHeader http.Header
@@ -137,6 +146,9 @@ type Deliverer struct {
 type target struct {
 	u *url.URL
 	s string
+	// op and redacted make the error Client.Do would return ("Post
+	// \"http://...\": ...") when the transport is called directly.
+	op, redacted string
 }
 
 func (d *Deliverer) urlFor(query string) (*target, error) {
@@ -148,7 +160,11 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _ := d.urls.LoadOrStore(query, &target{u: u, s: s})
+	redacted := s
+	if _, ok := u.User.Password(); ok {
+		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
+	}
+	t, _ := d.urls.LoadOrStore(query, &target{u: u, s: s, redacted: redacted})
 	return t.(*target), nil
 }
 
@@ -180,17 +196,119 @@ func Retryable(a Attempt) bool {
 
 // Deliver makes one delivery, retrying as configured.
 func (d *Deliverer) Deliver(ctx context.Context, req *Request) *Result {
+	return d.deliver(ctx, req, nil)
+}
+
+// bodyBuf is a buffer a run's worker reuses for the bodies it sends. The
+// transport may still be writing a body after RoundTrip returns (a receiver
+// that answers before reading it all), so the buffer is written again only
+// once every request over it has been written; otherwise the worker takes
+// a new one and leaves the old to the transport. The count is kept by a
+// WroteRequest hook rather than by the body's Close: net/http writes the
+// headers and the body in one syscall only for bodies it knows are in
+// memory (an io.NopCloser of a *bytes.Reader), and a wrapper of ours would
+// cost a second write per request.
+type bodyBuf struct {
+	b    []byte
+	open atomic.Int32
+	// ctx is the worker's, carrying the hook that counts writes done.
+	ctx context.Context
+	// actx bounds each attempt, with timer, both reused from one attempt
+	// to the next where Client.Timeout would make a context and a timer
+	// per request; a timer that fired has cancelled actx, and the next
+	// attempt arms new ones.
+	actx   context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	fired  bool
+	// plain is the header of a request with none of its own, unsigned:
+	// the transport only reads it, so it is shared rather than rebuilt.
+	plain http.Header
+}
+
+func newBodyBuf(ctx context.Context) *bodyBuf {
+	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
+	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
+	})
+	return bb
+}
+
+// start arms the attempt's deadline and returns its context.
+func (bb *bodyBuf) start(timeout time.Duration) context.Context {
+	if bb.timer == nil || bb.fired {
+		actx, cancel := context.WithCancelCause(bb.ctx)
+		bb.actx, bb.cancel, bb.fired = actx, cancel, false
+		bb.timer = time.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
+		return actx
+	}
+	bb.timer.Reset(timeout)
+	return bb.actx
+}
+
+// stop disarms the deadline at the end of an attempt.
+func (bb *bodyBuf) stop() {
+	if !bb.timer.Stop() {
+		bb.fired = true
+	}
+}
+
+// release lets go of a buffer the worker no longer uses.
+func (bb *bodyBuf) release() {
+	if bb.timer != nil {
+		bb.timer.Stop()
+		bb.cancel(context.Canceled)
+	}
+}
+
+// reader returns a body over body, counted open until the transport has
+// written it (or failed to). Without bb nothing is counted.
+func (bb *bodyBuf) reader(body []byte) io.ReadCloser {
+	if bb != nil {
+		bb.open.Add(1)
+	}
+	return io.NopCloser(bytes.NewReader(body))
+}
+
+// deliver makes one delivery; with bb (a worker's), the body of a request
+// from a template is written into *bb's buffer when the transport is done
+// with it, else into a new one that *bb then holds.
+func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Result {
+	var buf *bodyBuf
+	if bb != nil {
+		if *bb == nil || (*bb).open.Load() != 0 {
+			if *bb != nil {
+				(*bb).release()
+			}
+			*bb = newBodyBuf(ctx)
+		}
+		buf = *bb
+		ctx = buf.ctx
+	}
+	if t := req.tmpl; t != nil && t.IDOff >= 0 {
+		var b []byte
+		if buf != nil {
+			b = buf.b[:0]
+		}
+		b = append(b, t.Body...)
+		copy(b[t.IDOff:], req.RequestID)
+		req.Body = b
+		if buf != nil {
+			buf.b = b
+		}
+	}
 	res := &Result{Request: req}
 	t, err := d.urlFor(req.Query)
 	if err != nil {
 		res.URL = URLFor(d.Target, req.Query)
-		res.Attempts = []Attempt{{Kind: KindOther, Err: err.Error()}}
+		res.one[0] = Attempt{Kind: KindOther, Err: err.Error()}
+		res.Attempts = res.one[:]
 		return res
 	}
 	res.URL = t.s
-	res.Attempts = make([]Attempt, 0, 1)
+	res.Attempts = res.one[:0]
 	for n := 0; ; n++ {
-		a, retryAfter := d.attempt(ctx, req, res, t.u)
+		a, retryAfter := d.attempt(ctx, req, res, t, buf)
 		if a.Status != 0 {
 			res.OK = d.expect(a.Status)
 		}
@@ -221,30 +339,52 @@ func (d *Deliverer) expect(status int) bool {
 	return d.Expect(status)
 }
 
-func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, u *url.URL) (Attempt, time.Duration) {
+func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *target, buf *bodyBuf) (Attempt, time.Duration) {
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost
 	}
 	body := req.Body
+	u := t.u
+	tr, direct := d.Client.Transport.(directTransport)
+	direct = direct && d.Client.Jar == nil
+	actx := ctx
+	if timeout := d.Client.Timeout; direct && timeout > 0 {
+		// What Client.Timeout would do: bound the attempt from dialling to
+		// the end of the response body; ctx (Ctrl-C) still cuts it short.
+		if buf != nil {
+			actx = buf.start(timeout)
+			defer buf.stop()
+		} else {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+	}
 	// The request is built by hand rather than by NewRequest, which would
 	// parse the URL again for every delivery; the URL is shared read-only.
-	hr := (&http.Request{
+	base := http.Request{
 		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: u.Host,
-		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
-		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
-	}).WithContext(ctx)
-	if len(body) == 0 {
-		hr.Body, hr.GetBody = http.NoBody, nil
+		Body: http.NoBody, ContentLength: int64(len(body)),
 	}
-	h := make(http.Header, len(req.Header)+4)
-	h["Content-Type"] = []string{"application/json"}
-	for k, v := range req.Header {
-		h[k] = v
+	if len(body) > 0 {
+		base.Body = buf.reader(body)
+		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
 	}
-	if host := h.Get("Host"); host != "" {
-		hr.Host = host
-		h.Del("Host")
+	hr := base.WithContext(actx)
+	var h http.Header
+	if buf != nil && len(req.Header) == 0 && d.Signer == nil {
+		h = buf.plain
+	} else {
+		h = make(http.Header, len(req.Header)+4)
+		h["Content-Type"] = []string{"application/json"}
+		for k, v := range req.Header {
+			h[k] = v
+		}
+		if host := h.Get("Host"); host != "" {
+			hr.Host = host
+			h.Del("Host")
+		}
 	}
 	now := time.Now
 	if d.Now != nil {
@@ -256,7 +396,19 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, u *u
 	hr.Header = h
 	res.SentHeader = h
 	start := time.Now()
-	resp, err := d.Client.Do(hr)
+	var resp *http.Response
+	var err error
+	if direct {
+		resp, err = tr.RoundTrip(hr)
+		if err != nil {
+			if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
+				err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
+			}
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
+		}
+	} else {
+		resp, err = d.Client.Do(hr)
+	}
 	if err != nil {
 		kind := Classify(err)
 		if kind == KindInterrupted && ctx.Err() == nil {
@@ -287,6 +439,14 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, u *u
 	}
 	return a, retryAfter
 }
+
+// timeoutError is the error Client.Do gives when its Timeout passes, for
+// the direct path to give the same.
+type timeoutError string
+
+func (e timeoutError) Error() string   { return string(e) }
+func (e timeoutError) Timeout() bool   { return true }
+func (e timeoutError) Temporary() bool { return true }
 
 // ShortError is the error of an attempt without Go's wrapping: the kind,
 // unless the kind says too little.

@@ -223,7 +223,9 @@ func TestTimeout(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	d := &Deliverer{Client: c, Target: u}
 	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
-	if res.OK || res.Last().Kind != KindTimeout {
+	// The same words as Client.Do's: the attempt's deadline is the only
+	// timer, the transport has none of its own.
+	if res.OK || res.Last().Kind != KindTimeout || !strings.HasSuffix(res.Last().Err, "(Client.Timeout exceeded while awaiting headers)") {
 		t.Errorf("got %+v, want a timeout", res.Last())
 	}
 }
@@ -351,5 +353,23 @@ func TestIDsAreUUIDsAndDistinct(t *testing.T) {
 	}
 	if NewIDs(42).Next() != NewIDs(42).Next() {
 		t.Error("the same seed gives different ids")
+	}
+}
+
+func TestDirectTransportErrorsAsClientDo(t *testing.T) {
+	// The transport is called directly when no redirect is followed; what
+	// users read must not change: the same wrapped error as Client.Do.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(srv.URL + "/hook")
+	srv.Close() // refused from now on
+	u.User = url.UserPassword("me", "pw")
+	direct, _ := NewClient(ClientOptions{Timeout: time.Second})
+	d := &Deliverer{Client: direct, Target: u}
+	got := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
+	plain := &http.Client{Transport: direct.Transport.(directTransport).Transport, Timeout: time.Second}
+	d = &Deliverer{Client: plain, Target: u}
+	want := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
+	if got.Kind != KindRefused || got.Err != want.Err || strings.Contains(got.Err, "pw") {
+		t.Errorf("direct %q (%s), Client.Do %q (%s)", got.Err, got.Kind, want.Err, want.Kind)
 	}
 }

@@ -204,11 +204,8 @@ func (f *Feed) fill() bool {
 func (f *Feed) make(t *Template) *Request {
 	r := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
 	if t.IDOff >= 0 {
-		id := f.ids.Next()
-		body := make([]byte, len(t.Body))
-		copy(body, t.Body)
-		copy(body[t.IDOff:], id)
-		r.Body, r.RequestID = body, id
+		// The body is made when the request is delivered (Request.tmpl).
+		r.Body, r.RequestID, r.tmpl = nil, f.ids.Next(), t
 	}
 	if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
 		dup := *r

@@ -21,38 +21,37 @@ type RunOptions struct {
 
 // Run delivers what next returns until it returns nil. Each slice next
 // returns is delivered in order by one worker (a scenario's events for one
-// document); slices go to Concurrency workers. next is called from one
-// goroutine; report from many at once, so it must be safe for that.
+// document); slices go to Concurrency workers. Workers call next themselves,
+// one at a time under a lock, so it never runs concurrently with itself;
+// report is called from many workers at once, so it must be safe for that;
+// the body of a request from a Feed is in a buffer its worker reuses, valid
+// until report returns.
 func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
 	conc := max(o.Concurrency, 1)
-	jobs := make(chan []*Request, conc*2)
+	// stopped is read once per delivery; an atomic load is cheaper than a
+	// select on stop, which pacing alone needs.
+	var stopped atomic.Bool
 	stop := make(chan struct{})
 	var stopOnce sync.Once
-	halt := func() { stopOnce.Do(func() { close(stop) }) }
-	stopped := func() bool {
-		select {
-		case <-stop:
-			return true
-		default:
-			return false
-		}
+	halt := func() {
+		stopOnce.Do(func() {
+			stopped.Store(true)
+			close(stop)
+		})
 	}
 	start := time.Now()
 	if o.Duration > 0 {
 		t := time.AfterFunc(o.Duration, halt)
 		defer t.Stop()
 	}
-	go func() {
-		<-ctx.Done()
-		halt()
-	}()
+	defer context.AfterFunc(ctx, halt)()
 
 	// Pacing: delivery k may start at start + k/Rate; workers take slots
 	// in turn, so the cap holds across all of them.
 	var slot atomic.Int64
 	pace := func() bool {
 		if o.Rate <= 0 {
-			return !stopped()
+			return !stopped.Load()
 		}
 		k := slot.Add(1) - 1
 		at := start.Add(time.Duration(float64(k) / o.Rate * float64(time.Second)))
@@ -65,23 +64,24 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 				return false
 			}
 		}
-		return !stopped()
+		return !stopped.Load()
 	}
 
-	go func() {
-		defer close(jobs)
-		for !stopped() {
-			job := next()
-			if job == nil {
-				return
-			}
-			select {
-			case jobs <- job:
-			case <-stop:
-				return
-			}
+	// Workers take jobs from next under a lock rather than through a
+	// channel fed by another goroutine: no hand-off and wake-up per
+	// delivery, and the order of jobs is the same.
+	var mu sync.Mutex
+	done := false
+	take := func() []*Request {
+		mu.Lock()
+		defer mu.Unlock()
+		if done || stopped.Load() {
+			return nil
 		}
-	}()
+		job := next()
+		done = job == nil
+		return job
+	}
 
 	parts := make([]*Stats, conc)
 	var wg sync.WaitGroup
@@ -89,12 +89,23 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 		parts[w] = NewStats()
 		wg.Go(func() {
 			st := parts[w]
-			for job := range jobs {
+			// Each attempt's context is a child of this one, not of ctx
+			// directly: the bookkeeping of children then happens under a
+			// lock of the worker's own instead of one all workers share.
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var buf *bodyBuf
+			defer func() {
+				if buf != nil {
+					buf.release()
+				}
+			}()
+			for job := take(); job != nil; job = take() {
 				for _, req := range job {
 					if !pace() {
 						break
 					}
-					res := d.Deliver(ctx, req)
+					res := d.deliver(ctx, req, &buf)
 					st.Add(res)
 					if report != nil {
 						report(res)

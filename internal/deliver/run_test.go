@@ -154,3 +154,70 @@ func TestStatsByStatusAndError(t *testing.T) {
 		t.Errorf("%+v", st)
 	}
 }
+
+func TestRunReusesBodyOnlyWhenTheTransportIsDone(t *testing.T) {
+	// A receiver that answers before reading the body: RoundTrip returns
+	// while the transport may still be writing it. The worker's buffer
+	// must not be rewritten under it (the race detector watches), and
+	// every body that arrives whole carries its own requestId.
+	big := `{"requestId":"00000000-0000-4000-8000-000000000000","pad":"` + strings.Repeat("x", 1<<20) + `"}`
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("read") == "" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen[string(b[len(`{"requestId":"`):][:36])] = true
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	lanes := [][][]Template{
+		{{{Event: "A", Query: "early=1", Body: []byte(big), IDOff: len(`{"requestId":"`)}}},
+		{{{Event: "B", Query: "read=1", Body: []byte(big), IDOff: len(`{"requestId":"`)}}},
+	}
+	feed := NewFeed(lanes, 10, 0, false, 1)
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, nil)
+	if st.Sent != 20 || len(seen) != 10 {
+		t.Errorf("sent %d, %d distinct requestIds read whole, want 20 and 10", st.Sent, len(seen))
+	}
+}
+
+func TestRunTimeoutPerAttempt(t *testing.T) {
+	// A run's workers reuse one deadline from attempt to attempt: a timed
+	// out attempt must not leave the next one dead on arrival.
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Query().Get("slow") != "" {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, _ := NewClient(ClientOptions{Timeout: 50 * time.Millisecond, Concurrency: 1})
+	u, _ := url.Parse(srv.URL)
+	d := &Deliverer{Client: c, Target: u}
+	body := []byte(`{"requestId":"00000000-0000-4000-8000-000000000000"}`)
+	lanes := [][][]Template{
+		{{{Event: "SLOW", Query: "slow=1", Body: body, IDOff: len(`{"requestId":"`)}}},
+		{{{Event: "FAST", Query: "fast=1", Body: body, IDOff: len(`{"requestId":"`)}}},
+	}
+	feed := NewFeed(lanes, 3, 0, false, 1)
+	var mu sync.Mutex
+	kinds := map[string]int{}
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, func(res *Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		kinds[res.Request.Event+" "+res.Last().Kind]++
+	})
+	if st.Succeeded != 3 || kinds["SLOW "+KindTimeout] != 3 || kinds["FAST "] != 3 {
+		t.Errorf("stats %+v, outcomes %v", st, kinds)
+	}
+}
