@@ -395,6 +395,15 @@ func plain(status int) answer { return answer{status: status, body: plainBodies[
 
 var jsonType = []string{"application/json"}
 
+// smallLengths are Content-Length values built once (net/http only reads
+// header values, so answers can share them).
+var smallLengths = func() (l [64][]string) {
+	for n := range l {
+		l[n] = []string{strconv.Itoa(n)}
+	}
+	return l
+}()
+
 func (a answer) write(w http.ResponseWriter) {
 	h := w.Header()
 	if a.header == nil {
@@ -404,7 +413,11 @@ func (a answer) write(w http.ResponseWriter) {
 			h[k] = v
 		}
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	if n := len(a.body); n < len(smallLengths) {
+		h["Content-Length"] = smallLengths[n]
+	} else {
+		h["Content-Length"] = []string{strconv.Itoa(n)}
+	}
 	w.WriteHeader(a.status)
 	w.Write(a.body)
 }
