@@ -166,6 +166,19 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
+		// Two- and three-byte sequences (accents, CJK) are checked here
+		// without a call: well-formed and not U+2028 or U+2029 means
+		// copied as they are. Anything else is decoded below.
+		if i+1 < len(s) && c >= 0xc2 && c <= 0xdf && s[i+1]&0xc0 == 0x80 {
+			i += 2
+			continue
+		}
+		if i+2 < len(s) && c >= 0xe0 && c <= 0xef && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 &&
+			(c != 0xe0 || s[i+1] >= 0xa0) && (c != 0xed || s[i+1] < 0xa0) &&
+			(c != 0xe2 || s[i+1] != 0x80 || s[i+2]&0xfe != 0xa8) {
+			i += 3
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)

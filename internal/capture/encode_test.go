@@ -22,6 +22,7 @@ func encodingJSON(r *Record) []byte {
 func FuzzAppendMatchesJSON(f *testing.F) {
 	f.Add("POST", "/w", "businessType=X&a=%20", "Authorization", "Bearer x", []byte(`{"a":"收款单"}`), int64(1790000000123456789), 12.5, 200, "")
 	f.Add("GET", "", "", "X", "\x00\x1f\b\f\u2028\u2029\"\\<>&", []byte{0xff, 0xfe}, int64(0), 1e-7, 0, "dial tcp: refused")
+	f.Add("\xe0\x9f\x80\xe0\xa0\x80\xc1\xbf\xc2\x80\xdf\xbf", "/\xed\xa0\x80\xed\x9f\xbf\xee\x80\x80", "\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa", "\xe4\xb8", "\xe4", []byte("é收"), int64(2), 0.5, 200, "\xc3")
 	f.Add("P\xffST", "/\u2028", "q=\x7f", "", "", []byte("\xed\xa0\x80"), int64(-1), 1e21, 502, "x")
 	f.Fuzz(func(t *testing.T, method, path, query, hk, hv string, body []byte, nanos int64, lat float64, status int, ferr string) {
 		r := &Record{Capture: Version, Time: time.Unix(0, nanos).UTC(), Remote: "127.0.0.1:1", Method: method, Path: path, Query: query}

@@ -44,14 +44,23 @@ func ParseSync(s string) (Sync, error) {
 const SyncPeriod = time.Second
 
 // File appends records to a capture file, safe for concurrent use.
+//
+// Concurrent writers share one write(2) (group commit): each encodes its
+// record on its own, queues the line, and the first writer to find no write
+// running writes every queued line at once while the others wait. Each
+// Write still returns only once its own line is in the file.
 type File struct {
 	f    *os.File
 	sync Sync
 
-	mu      sync.Mutex // guards the write offset and written
-	buf     []byte
-	written uint64 // records written
-	err     error  // first write error; the file is unusable after it
+	mu      sync.Mutex // guards everything down to err
+	cond    sync.Cond  // on mu: a batch was written or failed
+	pending []byte     // queued lines, not yet written
+	spare   []byte     // the last batch's buffer, for reuse
+	queued  uint64     // records queued
+	written uint64     // records written
+	writing bool       // a writer is in write(2) outside mu
+	err     error      // first write error; the file is unusable after it
 
 	syncMu sync.Mutex // one fsync at a time
 	synced uint64     // records known to be on disk
@@ -59,6 +68,12 @@ type File struct {
 	stop chan struct{}
 	done chan struct{}
 }
+
+// maxKeep bounds the buffers kept between calls: one huge body's buffer is
+// not kept forever.
+const maxKeep = 1 << 20
+
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 // OpenFile opens path for appending, creating it with mode 0600: captures
 // hold whatever the sender put in its headers, secrets included. When the
@@ -81,6 +96,7 @@ func OpenFile(path string, mode Sync) (file *File, torn bool, err error) {
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	c := &File{f: f, sync: mode, stop: make(chan struct{}), done: make(chan struct{})}
+	c.cond.L = &c.mu
 	if mode == SyncInterval {
 		go c.flusher()
 	} else {
@@ -105,34 +121,66 @@ func endsTorn(f *os.File) (bool, error) {
 // Write appends r as one line. It returns once the line is in the file
 // (and on disk with SyncAlways), so a caller may acknowledge the call after.
 func (c *File) Write(r *Record) error {
+	bp := linePool.Get().(*[]byte)
+	line, err := Append((*bp)[:0], r)
+	if err != nil {
+		linePool.Put(bp)
+		return err
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
+		linePool.Put(bp)
 		return c.err
 	}
-	var err error
-	c.buf, err = Append(c.buf[:0], r)
-	if err == nil {
-		if _, err = c.f.Write(c.buf); err != nil {
-			// A short write leaves a torn line; later records would be
-			// glued to it, so the file takes no more.
-			c.err = err
+	c.pending = append(c.pending, line...)
+	c.queued++
+	seq := c.queued
+	if cap(line) <= maxKeep {
+		*bp = line[:0]
+		linePool.Put(bp)
+	}
+	for c.written < seq {
+		if c.err != nil {
+			// The batch holding this record failed.
+			c.mu.Unlock()
+			return c.err
 		}
+		if c.writing {
+			c.cond.Wait()
+			continue
+		}
+		c.flushLocked()
 	}
-	if cap(c.buf) > 1<<20 {
-		c.buf = nil // do not keep one huge body's buffer forever
-	}
-	if err != nil {
-		c.mu.Unlock()
-		return err
-	}
-	c.written++
-	seq := c.written
 	c.mu.Unlock()
 	if c.sync != SyncAlways {
 		return nil
 	}
 	return c.syncTo(seq)
+}
+
+// flushLocked writes every queued line in one write(2), with mu held on
+// entry and exit but not during the write, and wakes the writers waiting.
+func (c *File) flushLocked() {
+	batch, upTo := c.pending, c.queued
+	c.pending = c.spare[:0]
+	c.spare = nil
+	c.writing = true
+	c.mu.Unlock()
+	_, err := c.f.Write(batch)
+	c.mu.Lock()
+	c.writing = false
+	if err != nil {
+		// A short write leaves a torn line; later records would be glued
+		// to it, so the file takes no more: every record queued fails.
+		c.err = err
+	} else {
+		c.written = upTo
+	}
+	if cap(batch) <= maxKeep {
+		c.spare = batch[:0]
+	}
+	c.cond.Broadcast()
 }
 
 // syncTo returns once record seq is on disk. Writers that queue behind a

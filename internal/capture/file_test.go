@@ -1,11 +1,14 @@
 package capture
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -81,5 +84,66 @@ func TestFileCreatedPrivate(t *testing.T) {
 	}
 	if _, _, err := OpenFile(path, "sometimes"); err == nil || !strings.Contains(err.Error(), `"sometimes"`) {
 		t.Errorf("bad mode: %v", err)
+	}
+}
+
+// Concurrent writers share writes (group commit): every record still lands
+// whole, once, and each Write returns only after its own line is in the file.
+func TestFileConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []Sync{SyncAlways, SyncNever} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "c.ndjson")
+			f, _, err := OpenFile(path, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const writers, each = 8, 100
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Go(func() {
+					for i := range each {
+						r := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: fmt.Sprintf("/%d/%d", w, i)}
+						r.SetBody(bytes.Repeat([]byte{'x'}, i*3))
+						if err := f.Write(r); err != nil {
+							t.Error(err)
+							return
+						}
+						// Written means readable by anyone now.
+						if b, err := os.ReadFile(path); err != nil || !bytes.Contains(b, []byte(`"path":"`+r.Path+`"`)) {
+							t.Errorf("%s not in the file once Write returned (%v)", r.Path, err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			fh, _ := os.Open(path)
+			defer fh.Close()
+			rd := NewReader(fh)
+			seen := map[string]int{}
+			for {
+				r, err := rd.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen[r.Path]++
+			}
+			if len(seen) != writers*each {
+				t.Errorf("%d distinct records, want %d", len(seen), writers*each)
+			}
+			for p, n := range seen {
+				if n != 1 {
+					t.Errorf("%s recorded %d times", p, n)
+				}
+			}
+		})
 	}
 }

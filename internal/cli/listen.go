@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -153,6 +154,9 @@ func (o *listenOptions) receiverConfig() (receiver.Config, error) {
 	return cfg, nil
 }
 
+// listenGCPercent is listen's GOGC unless the environment sets one.
+const listenGCPercent = 400
+
 func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	cfg, err := opts.receiverConfig()
 	if err != nil {
@@ -184,6 +188,13 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 				pal.Warn.Sprint("warning:"), opts.Capture)
 		}
 		cfg.Capture = capFile
+	}
+
+	if os.Getenv("GOGC") == "" {
+		// Listen keeps little alive (at most the queue's calls) but
+		// allocates per call: collecting at 5x the live heap instead of 2x
+		// took a tenth off its CPU per call under load.
+		defer debug.SetGCPercent(debug.SetGCPercent(listenGCPercent))
 	}
 
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)

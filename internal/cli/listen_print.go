@@ -32,6 +32,25 @@ type callPrinter struct {
 	byVerdict map[string]int
 	byStatus  map[int]int
 	started   time.Time
+
+	// The palette's colours as fixed strings, worked out once: the call
+	// line is built by appending, without fmt.
+	dim, bold, key, ok, warn, fail wrap
+	buf                            []byte
+}
+
+// wrap is a colour as the text before and after what it colours.
+type wrap struct{ pre, post string }
+
+func wrapOf(c interface{ Sprint(...any) string }) wrap {
+	pre, post, _ := strings.Cut(c.Sprint("\x00"), "\x00")
+	return wrap{pre, post}
+}
+
+func (w wrap) append(b []byte, s string) []byte {
+	b = append(b, w.pre...)
+	b = append(b, s...)
+	return append(b, w.post...)
 }
 
 func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *callPrinter {
@@ -39,6 +58,8 @@ func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *call
 		w: w, json: output == "json", verbose: verbose, pal: pal,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
 		started: time.Now(),
+		dim:     wrapOf(pal.Dim), bold: wrapOf(pal.Bold), key: wrapOf(pal.Key),
+		ok: wrapOf(pal.OK), warn: wrapOf(pal.Warn), fail: wrapOf(pal.Fail),
 	}
 }
 
@@ -71,8 +92,12 @@ func (p *callPrinter) observe(c *receiver.Call) {
 // requestID reads the body's requestId, "" when there is none to read. It
 // reads top-level keys only until it finds it (senders put it first), so a
 // large body costs little: a full json.Unmarshal here was a fifth of
-// listen's CPU under load.
+// listen's CPU under load. When requestId is the first key and a plain
+// string, as senders write it, it is read without a decoder at all.
 func requestID(body []byte) string {
+	if id, ok := firstRequestID(body); ok {
+		return id
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
@@ -102,36 +127,88 @@ func requestID(body []byte) string {
 	return ""
 }
 
+// firstRequestID reads `{"requestId":"..."` at the start of body, the
+// value a plain string: no escapes, no control characters, valid UTF-8.
+// ok is false for anything else, which the decoder then reads.
+func firstRequestID(b []byte) (id string, ok bool) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return "", false
+	}
+	i = skipWS(b, i+1)
+	const k = `"requestId"`
+	if !bytes.HasPrefix(b[i:], []byte(k)) {
+		return "", false
+	}
+	i = skipWS(b, i+len(k))
+	if i >= len(b) || b[i] != ':' {
+		return "", false
+	}
+	i = skipWS(b, i+1)
+	if i >= len(b) || b[i] != '"' {
+		return "", false
+	}
+	i++
+	for j := i; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			if !utf8.Valid(b[i:j]) {
+				return "", false
+			}
+			return string(b[i:j]), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int) {
 	r := c.Record
-	pal := p.pal
 	id := requestID(c.Body)
 	if id == "" {
 		id = "-"
 	}
-	var b strings.Builder
-	b.WriteString(pal.Dim.Sprint(r.Time.Format("15:04:05.000")))
-	b.WriteString("  " + pal.Bold.Sprint(termSafe(r.Method, false)) + " " + termSafe(r.Path, false))
-	b.WriteString("  " + pal.Key.Sprint(termSafe(ev, false)))
-	b.WriteString("  requestId=" + termSafe(id, false))
-	b.WriteString("  " + byteSize(len(c.Body)))
-	b.WriteString("  → " + statusColor(pal, status).Sprint(strconv.Itoa(status)))
+	b := p.buf[:0]
+	b = append(b, p.dim.pre...)
+	b = r.Time.AppendFormat(b, "15:04:05.000")
+	b = append(b, p.dim.post...)
+	b = append(b, "  "...)
+	b = p.bold.append(b, termSafe(r.Method, false))
+	b = append(b, ' ')
+	b = append(b, termSafe(r.Path, false)...)
+	b = append(b, "  "...)
+	b = p.key.append(b, termSafe(ev, false))
+	b = append(b, "  requestId="...)
+	b = append(b, termSafe(id, false)...)
+	b = append(b, "  "...)
+	b = appendByteSize(b, len(c.Body))
+	b = append(b, "  → "...)
+	b = p.statusWrap(status).append(b, strconv.Itoa(status))
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
-			b.WriteString(pal.Fail.Sprint(" (forward failed: " + termSafe(f.Error, false) + ")"))
+			b = p.fail.append(b, " (forward failed: "+termSafe(f.Error, false)+")")
 		} else {
-			fmt.Fprintf(&b, " (forwarded, %.1fms)", f.LatencyMS)
+			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
 	}
-	b.WriteString("  " + verdictColor(pal, verdict).Sprint(verdict))
+	b = append(b, "  "...)
+	b = p.verdictWrap(verdict).append(b, verdict)
 	if c.CaptureErr != nil {
-		b.WriteString(pal.Fail.Sprint("  NOT RECORDED: " + c.CaptureErr.Error()))
+		b = p.fail.append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
 	}
-	b.WriteByte('\n')
+	b = append(b, '\n')
 	for _, f := range c.Findings {
-		sev := pal.Warn.Sprint("warning")
+		sev := p.warn.pre + "warning" + p.warn.post
 		if f.Severity == validate.Error {
-			sev = pal.Fail.Sprint("error  ")
+			sev = p.fail.pre + "error  " + p.fail.post
 		}
 		where := f.Path
 		switch {
@@ -140,21 +217,44 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		case where == "":
 			where = "(body)"
 		}
-		fmt.Fprintf(&b, "    %s %s  %s: %s\n", sev, pal.Dim.Sprint(f.Rule), termSafe(where, false), termSafe(f.Message, false))
+		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.dim.pre+f.Rule+p.dim.post, termSafe(where, false), termSafe(f.Message, false))
 	}
 	if p.verbose {
 		if q := r.Query; q != "" {
-			b.WriteString("    " + pal.Dim.Sprint("query: ") + termSafe(q, false) + "\n")
+			b = append(b, "    "+p.dim.pre+"query: "+p.dim.post+termSafe(q, false)+"\n"...)
 		}
-		b.WriteString("    " + pal.Dim.Sprint("from: ") + termSafe(r.Remote, false) + "\n")
+		b = append(b, "    "+p.dim.pre+"from: "+p.dim.post+termSafe(r.Remote, false)+"\n"...)
 		for _, h := range safeHeaders(r.Headers) {
-			b.WriteString("    " + pal.Key.Sprint(h[0]) + ": " + h[1] + "\n")
+			b = append(b, "    "+p.key.pre+h[0]+p.key.post+": "+h[1]+"\n"...)
 		}
 		if len(c.Body) > 0 {
-			b.WriteString(indentLines(prettyBody(c.Body), "    "))
+			b = append(b, indentLines(prettyBody(c.Body), "    ")...)
 		}
 	}
-	io.WriteString(p.w, b.String())
+	p.w.Write(b)
+	if cap(b) <= 64<<10 {
+		p.buf = b
+	}
+}
+
+func (p *callPrinter) statusWrap(status int) wrap {
+	switch {
+	case status >= 200 && status < 300:
+		return p.ok
+	case status >= 500:
+		return p.fail
+	}
+	return p.warn
+}
+
+func (p *callPrinter) verdictWrap(verdict string) wrap {
+	switch verdict {
+	case "valid":
+		return p.ok
+	case "warning":
+		return p.warn
+	}
+	return p.fail
 }
 
 // maxShownBody bounds the body -v prints; the capture keeps all of it.
@@ -184,24 +284,17 @@ func indentLines(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
 }
 
-func byteSize(n int) string {
+func appendByteSize(b []byte, n int) []byte {
 	switch {
 	case n < 1<<10:
-		return strconv.Itoa(n) + " B"
+		b = strconv.AppendInt(b, int64(n), 10)
+		return append(b, " B"...)
 	case n < 1<<20:
-		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+		b = strconv.AppendFloat(b, float64(n)/(1<<10), 'f', 1, 64)
+		return append(b, " KiB"...)
 	}
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
-}
-
-func statusColor(pal Palette, status int) interface{ Sprint(...any) string } {
-	switch {
-	case status >= 200 && status < 300:
-		return pal.OK
-	case status >= 500:
-		return pal.Fail
-	}
-	return pal.Warn
+	b = strconv.AppendFloat(b, float64(n)/(1<<20), 'f', 1, 64)
+	return append(b, " MiB"...)
 }
 
 func verdictColor(pal Palette, verdict string) interface{ Sprint(...any) string } {

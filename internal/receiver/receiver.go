@@ -11,7 +11,6 @@
 package receiver
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -22,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/spec"
@@ -33,6 +34,10 @@ const DefaultMaxBody = 10 << 20
 
 // DefaultQueue is the observation queue's length when Config.Queue is 0.
 const DefaultQueue = 4096
+
+// IdleEvery bounds how often Config.Idle runs under load: calling it (a
+// write to stdout) each time the queue ran empty cost a syscall per call.
+const IdleEvery = time.Millisecond
 
 // Checker validates a body against the spec; event is the query's event
 // name, "" when the query names none. *validate.Validator is one.
@@ -76,7 +81,9 @@ type Config struct {
 	// Checker validates each call off the acknowledgement path; nil skips it.
 	Checker Checker
 	// Observe is called for every call, in arrival order of the queue, on
-	// one goroutine; Idle when the queue has run empty (flush output then).
+	// one goroutine; Idle (flush output then) once the queue has run empty,
+	// at most once per IdleEvery while calls keep coming, and within
+	// IdleEvery of the last call.
 	Observe func(*Call)
 	Idle    func()
 	// Queue is the observation queue's length (default DefaultQueue).
@@ -90,6 +97,7 @@ type Call struct {
 	Seq    uint64
 	Record *capture.Record
 	// Body is the request body byte for byte (empty when over the limit).
+	// Record.Body shares its bytes: read it, never write to it.
 	Body []byte
 	// Event is the query's businessType; HasEvent says it was there.
 	Event    string
@@ -164,15 +172,34 @@ func (r *Receiver) Close() {
 
 func (r *Receiver) drain() {
 	defer close(r.drained)
-	for c := range r.queue {
+	idle := time.NewTimer(IdleEvery)
+	idle.Stop()
+	var idleC <-chan time.Time // set while Idle is due
+	for {
+		var c *Call
+		var ok bool
+		select {
+		case c, ok = <-r.queue:
+		case <-idleC:
+			idleC = nil
+			r.cfg.Idle()
+			continue
+		}
+		if !ok {
+			if idleC != nil {
+				r.cfg.Idle()
+			}
+			return
+		}
 		if r.cfg.Checker != nil && !c.TooLarge {
 			c.Findings = append(c.Findings, r.cfg.Checker.Check(c.Body, c.Event)...)
 		}
 		if r.cfg.Observe != nil {
 			r.cfg.Observe(c)
 		}
-		if len(r.queue) == 0 && r.cfg.Idle != nil {
-			r.cfg.Idle()
+		if idleC == nil && r.cfg.Idle != nil && len(r.queue) == 0 {
+			idle.Reset(IdleEvery)
+			idleC = idle.C
 		}
 	}
 }
@@ -212,7 +239,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	c.Body = body
-	rec.SetBody(body)
+	rec.Body, rec.BodyEncoding = bodyString(body)
 	c.Findings = r.protocolFindings(c, req)
 
 	var ans answer
@@ -251,29 +278,60 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.enqueue(c)
 }
 
-// readBody reads the whole body within limit; a Content-Length sizes the
-// buffer once.
+// readBody reads the whole body within limit. With a Content-Length it
+// reads exactly that many bytes into one buffer: net/http's body reader
+// never returns more than Content-Length, so the limit is checked up front.
 func readBody(w http.ResponseWriter, req *http.Request, limit int64) ([]byte, error) {
 	if req.ContentLength > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
 	}
-	rd := http.MaxBytesReader(w, req.Body, limit)
 	if req.ContentLength >= 0 {
-		// One extra byte so that a full buffer means EOF is next, not a
-		// grow.
-		buf := bytes.NewBuffer(make([]byte, 0, req.ContentLength+1))
-		_, err := buf.ReadFrom(rd)
-		return buf.Bytes(), err
+		buf := make([]byte, req.ContentLength)
+		_, err := io.ReadFull(req.Body, buf)
+		return buf, err
 	}
-	return io.ReadAll(rd)
+	return io.ReadAll(http.MaxBytesReader(w, req.Body, limit))
+}
+
+// bodyString is the record's form of body, as capture.EncodeBody makes
+// it, without copying a UTF-8 body: the record's string shares the bytes
+// of Call.Body, which nothing writes to after readBody.
+func bodyString(body []byte) (string, string) {
+	if utf8.Valid(body) {
+		return unsafe.String(unsafe.SliceData(body), len(body)), capture.UTF8
+	}
+	return capture.EncodeBody(body)
 }
 
 func eventOf(rawQuery string) (string, bool) {
+	if len(rawQuery) <= 256 && plainQuery(rawQuery) {
+		// Short, nothing to unescape and no separator but '&': the first
+		// businessType as url.ParseQuery would read it, without its map.
+		for q := rawQuery; q != ""; {
+			var pair string
+			pair, q, _ = strings.Cut(q, "&")
+			if k, v, _ := strings.Cut(pair, "="); k == "businessType" {
+				return v, true
+			}
+		}
+		return "", false
+	}
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil || !q.Has("businessType") {
 		return "", false
 	}
 	return q.Get("businessType"), true
+}
+
+// plainQuery reports a query without '%', '+' or ';' (a byte loop:
+// strings.ContainsAny cost as much as the rest of eventOf).
+func plainQuery(q string) bool {
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; c == '%' || c == '+' || c == ';' {
+			return false
+		}
+	}
+	return true
 }
 
 // Rule ids of the problems the receiver itself sees, beside the validator's.
@@ -295,7 +353,9 @@ func (r *Receiver) protocolFindings(c *Call, req *http.Request) []validate.Findi
 		add(RuleMethod, "method "+req.Method+", the spec sends POST")
 	}
 	ct := req.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+	if ct == "application/json" {
+		// What a sender sends, checked without parsing.
+	} else if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		if ct == "" {
 			ct = "none"
 		}
@@ -332,9 +392,28 @@ var plainBodies = func() map[int][]byte {
 	return m
 }()
 
+// plainRecords are the capture's form of listen's own answers, built once
+// and shared by every record (records are not written to once built).
+var plainRecords = func() map[int]*capture.Response {
+	m := map[int]*capture.Response{}
+	for code, body := range plainBodies {
+		m[code] = answer{status: code, body: body}.encode()
+	}
+	return m
+}()
+
 func plain(status int) answer { return answer{status: status, body: plainBodies[status]} }
 
 var jsonType = []string{"application/json"}
+
+// smallLengths are Content-Length values built once (net/http only reads
+// header values, so answers can share them).
+var smallLengths = func() (l [64][]string) {
+	for n := range l {
+		l[n] = []string{strconv.Itoa(n)}
+	}
+	return l
+}()
 
 func (a answer) write(w http.ResponseWriter) {
 	h := w.Header()
@@ -345,12 +424,25 @@ func (a answer) write(w http.ResponseWriter) {
 			h[k] = v
 		}
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	if n := len(a.body); n < len(smallLengths) {
+		h["Content-Length"] = smallLengths[n]
+	} else {
+		h["Content-Length"] = []string{strconv.Itoa(n)}
+	}
 	w.WriteHeader(a.status)
 	w.Write(a.body)
 }
 
 func (a answer) record() *capture.Response {
+	if a.header == nil {
+		if resp, ok := plainRecords[a.status]; ok && string(a.body) == string(plainBodies[a.status]) {
+			return resp
+		}
+	}
+	return a.encode()
+}
+
+func (a answer) encode() *capture.Response {
 	h := a.header
 	if h == nil {
 		h = http.Header{"Content-Type": jsonType}
