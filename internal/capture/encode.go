@@ -1,12 +1,12 @@
 package capture
 
 import (
+	"github.com/whsim/whsim/internal/jsonstr"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // appendRecord writes r as encoding/json would (HTML escaping off), without
@@ -21,19 +21,19 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 	b = append(b, `,"time":"`...)
 	b = r.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","remote":`...)
-	b = appendJSONString(b, r.Remote)
+	b = jsonstr.Append(b, r.Remote)
 	b = append(b, `,"method":`...)
-	b = appendJSONString(b, r.Method)
+	b = jsonstr.Append(b, r.Method)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, r.Path)
+	b = jsonstr.Append(b, r.Path)
 	b = append(b, `,"query":`...)
-	b = appendJSONString(b, r.Query)
+	b = jsonstr.Append(b, r.Query)
 	b = append(b, `,"headers":`...)
 	b = appendHeader(b, r.Headers)
 	b = append(b, `,"body":`...)
-	b = appendJSONString(b, r.Body)
+	b = jsonstr.Append(b, r.Body)
 	b = append(b, `,"bodyEncoding":`...)
-	b = appendJSONString(b, r.BodyEncoding)
+	b = jsonstr.Append(b, r.BodyEncoding)
 	if p := r.Response; p != nil {
 		b = append(b, `,"response":{"status":`...)
 		b = strconv.AppendInt(b, int64(p.Status), 10)
@@ -42,9 +42,9 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 			b = appendHeader(b, p.Headers)
 		}
 		b = append(b, `,"body":`...)
-		b = appendJSONString(b, p.Body)
+		b = jsonstr.Append(b, p.Body)
 		b = append(b, `,"bodyEncoding":`...)
-		b = appendJSONString(b, p.BodyEncoding)
+		b = jsonstr.Append(b, p.BodyEncoding)
 		b = append(b, '}')
 	}
 	if f := r.Forward; f != nil {
@@ -52,7 +52,7 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 			return b, false
 		}
 		b = append(b, `,"forward":{"url":`...)
-		b = appendJSONString(b, f.URL)
+		b = jsonstr.Append(b, f.URL)
 		if f.Status != 0 {
 			b = append(b, `,"status":`...)
 			b = strconv.AppendInt(b, int64(f.Status), 10)
@@ -63,17 +63,17 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		}
 		if f.Body != "" {
 			b = append(b, `,"body":`...)
-			b = appendJSONString(b, f.Body)
+			b = jsonstr.Append(b, f.Body)
 		}
 		if f.BodyEncoding != "" {
 			b = append(b, `,"bodyEncoding":`...)
-			b = appendJSONString(b, f.BodyEncoding)
+			b = jsonstr.Append(b, f.BodyEncoding)
 		}
 		b = append(b, `,"latencyMs":`...)
 		b = appendFloat(b, f.LatencyMS)
 		if f.Error != "" {
 			b = append(b, `,"error":`...)
-			b = appendJSONString(b, f.Error)
+			b = jsonstr.Append(b, f.Error)
 		}
 		b = append(b, '}')
 	}
@@ -94,7 +94,7 @@ func appendHeader(b []byte, h http.Header) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonstr.Append(b, k)
 		b = append(b, ':')
 		vs := h[k]
 		if vs == nil {
@@ -106,7 +106,7 @@ func appendHeader(b []byte, h http.Header) []byte {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, v)
+			b = jsonstr.Append(b, v)
 		}
 		b = append(b, ']')
 	}
@@ -130,72 +130,4 @@ func appendFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json does with HTML escaping off.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		// Two- and three-byte sequences (accents, CJK) are checked here
-		// without a call: well-formed and not U+2028 or U+2029 means
-		// copied as they are. Anything else is decoded below.
-		if i+1 < len(s) && c >= 0xc2 && c <= 0xdf && s[i+1]&0xc0 == 0x80 {
-			i += 2
-			continue
-		}
-		if i+2 < len(s) && c >= 0xe0 && c <= 0xef && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 &&
-			(c != 0xe0 || s[i+1] >= 0xa0) && (c != 0xed || s[i+1] < 0xa0) &&
-			(c != 0xe2 || s[i+1] != 0x80 || s[i+2]&0xfe != 0xa8) {
-			i += 3
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/fake"
+	"github.com/whsim/whsim/internal/jsonstr"
 )
 
 // Obj is a JSON object that keeps its members in order, so that the same seed
@@ -114,7 +114,7 @@ func AppendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, m.Key)
+			b = jsonstr.Append(b, m.Key)
 			b = append(b, ':')
 			b = AppendJSON(b, m.Val)
 		}
@@ -129,7 +129,7 @@ func AppendJSON(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	case string:
-		return appendString(b, v)
+		return jsonstr.Append(b, v)
 	case int64:
 		return strconv.AppendInt(b, v, 10)
 	case int:
@@ -151,54 +151,4 @@ func AppendJSON(b []byte, v any) []byte {
 		// Documents are built only by this package; another type is a bug here.
 		panic(fmt.Sprintf("payload: cannot encode %T", v))
 	}
-}
-
-const hex = "0123456789abcdef"
-
-// appendString writes s as a JSON string, leaving non-ASCII text (Chinese
-// keys and names) readable rather than \u-escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-				b = append(b, s[start:i]...)
-				if r == utf8.RuneError {
-					b = append(b, `\ufffd`...)
-				} else {
-					b = append(b, `\u202`...)
-					b = append(b, hex[r&0xf])
-				}
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
