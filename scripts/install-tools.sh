@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the peer and engine tools that the browser tests, the engine
+# integration tests and the bench/ scripts use, at pinned versions, each only
+# when it is missing. With no arguments: everything; else only the named ones
+# (chromium wrk hey vegeta k6). Needs root for apt-get (CI and the
+# development machines run as root) and the Go toolchain for vegeta and k6.
+#
+#   scripts/install-tools.sh                 # all of them
+#   scripts/install-tools.sh chromium vegeta # what CI needs
+set -euo pipefail
+
+vegeta_version=v12.13.0
+k6_version=v1.8.1
+
+tools=("$@")
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6)
+
+gobin=$(go env GOBIN)
+[ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
+
+apt_updated=
+apt_install() {
+  if [ -z "$apt_updated" ]; then
+    apt-get update -qq >/dev/null
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+for t in "${tools[@]}"; do
+  case "$t" in
+    chromium)
+      command -v chromium >/dev/null || { echo "installing chromium (Debian package)" >&2; apt_install chromium; } ;;
+    wrk | hey)
+      command -v "$t" >/dev/null || { echo "installing $t (Debian package)" >&2; apt_install "$t"; } ;;
+    vegeta)
+      if ! "$gobin/vegeta" -version 2>/dev/null | grep -q "${vegeta_version#v}"; then
+        echo "installing vegeta $vegeta_version into $gobin" >&2
+        go install "github.com/tsenart/vegeta/v12@$vegeta_version"
+      fi ;;
+    k6)
+      if ! "$gobin/k6" version 2>/dev/null | grep -q "${k6_version}"; then
+        echo "installing k6 $k6_version into $gobin (builds from source: a few minutes)" >&2
+        go install "go.k6.io/k6@$k6_version"
+      fi ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6)" >&2; exit 2 ;;
+  esac
+done
