@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,54 +30,6 @@ type deliveryFlags struct {
 	ExpectStatus    string
 	Output          string
 	Verbose         bool
-}
-
-// expectSet parses --expect-status: codes, NNxx classes and ranges, comma
-// separated: "200,202", "2xx", "200-204".
-func parseExpect(s string) (func(int) bool, error) {
-	type span struct{ lo, hi int }
-	var spans []span
-	for part := range strings.SplitSeq(s, ",") {
-		part = strings.TrimSpace(part)
-		switch {
-		case len(part) == 3 && strings.HasSuffix(strings.ToLower(part), "xx") && part[0] >= '1' && part[0] <= '5':
-			lo := int(part[0]-'0') * 100
-			spans = append(spans, span{lo, lo + 99})
-		case strings.Contains(part, "-"):
-			a, b, _ := strings.Cut(part, "-")
-			lo, err1 := strconv.Atoi(a)
-			hi, err2 := strconv.Atoi(b)
-			if err1 != nil || err2 != nil || lo < 100 || hi > 599 || lo > hi {
-				return nil, fmt.Errorf("--expect-status: bad range %q (want e.g. 200-204)", part)
-			}
-			spans = append(spans, span{lo, hi})
-		default:
-			n, err := strconv.Atoi(part)
-			if err != nil || n < 100 || n > 599 {
-				return nil, fmt.Errorf("--expect-status: bad status %q (want e.g. 200, 2xx or 200-204)", part)
-			}
-			spans = append(spans, span{n, n})
-		}
-	}
-	return func(code int) bool {
-		return slices.ContainsFunc(spans, func(s span) bool { return code >= s.lo && code <= s.hi })
-	}, nil
-}
-
-// parseHeader reads one --header 'Name: value'.
-func parseHeader(s string) (string, string, error) {
-	name, val, ok := strings.Cut(s, ":")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" || strings.ContainsFunc(name, func(r rune) bool {
-		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
-	}) {
-		return "", "", fmt.Errorf("--header %q: want 'Name: value'", s)
-	}
-	val = strings.TrimSpace(val)
-	if strings.ContainsAny(val, "\r\n\x00") {
-		return "", "", fmt.Errorf("--header %q: the value holds a line break", name)
-	}
-	return http.CanonicalHeaderKey(name), val, nil
 }
 
 // deliveryReporter prints deliveries as they finish (from many workers at once),

@@ -45,6 +45,8 @@ type payloadPlan struct {
 	Events []spec.Event
 	Shape  spec.Shape
 	Source *payload.Source
+	// Now is the time payloads are generated around.
+	Now time.Time
 }
 
 // plan checks the flags (usage errors) and returns the payload source. A
@@ -69,7 +71,7 @@ func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
 	if p.Seed != 0 {
 		now = payload.Anchor()
 	}
-	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs)}, nil
+	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs), Now: now}, nil
 }
 
 // overrides parses --set and --unset, sets first.

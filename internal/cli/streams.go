@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 
@@ -52,4 +53,38 @@ func newPalette(enabled bool) Palette {
 		Bold:    mk(color.Bold),
 		Key:     mk(color.FgCyan),
 	}
+}
+
+// stdinName is how stdin is named in messages.
+const stdinName = "<stdin>"
+
+// openInput opens an input file named on the command line; "-" is stdin,
+// here and only here. It returns the name messages should use.
+func (a *app) openInput(name string) (io.ReadCloser, string, error) {
+	if name == "-" {
+		return io.NopCloser(a.streams.In), stdinName, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, name, err
+	}
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		f.Close()
+		if err == nil {
+			err = &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+		}
+		return nil, name, err
+	}
+	return f, name, nil
+}
+
+// readInput reads a whole input file; "-" is stdin.
+func (a *app) readInput(name string) (string, []byte, error) {
+	r, shown, err := a.openInput(name)
+	if err != nil {
+		return shown, nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	return shown, b, err
 }
