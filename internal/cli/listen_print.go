@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -35,22 +36,8 @@ type callPrinter struct {
 
 	// The palette's colours as fixed strings, worked out once: the call
 	// line is built by appending, without fmt.
-	dim, bold, key, ok, warn, fail wrap
+	dim, bold, key, ok, warn, fail report.Wrap
 	buf                            []byte
-}
-
-// wrap is a colour as the text before and after what it colours.
-type wrap struct{ pre, post string }
-
-func wrapOf(c interface{ Sprint(...any) string }) wrap {
-	pre, post, _ := strings.Cut(c.Sprint("\x00"), "\x00")
-	return wrap{pre, post}
-}
-
-func (w wrap) append(b []byte, s string) []byte {
-	b = append(b, w.pre...)
-	b = append(b, s...)
-	return append(b, w.post...)
 }
 
 func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *callPrinter {
@@ -177,38 +164,38 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		id = "-"
 	}
 	b := p.buf[:0]
-	b = append(b, p.dim.pre...)
+	b = append(b, p.dim.Pre...)
 	b = r.Time.AppendFormat(b, "15:04:05.000")
-	b = append(b, p.dim.post...)
+	b = append(b, p.dim.Post...)
 	b = append(b, "  "...)
-	b = p.bold.append(b, termSafe(r.Method, false))
+	b = p.bold.Append(b, termSafe(r.Method, false))
 	b = append(b, ' ')
 	b = append(b, termSafe(r.Path, false)...)
 	b = append(b, "  "...)
-	b = p.key.append(b, termSafe(ev, false))
+	b = p.key.Append(b, termSafe(ev, false))
 	b = append(b, "  requestId="...)
 	b = append(b, termSafe(id, false)...)
 	b = append(b, "  "...)
 	b = appendByteSize(b, len(c.Body))
 	b = append(b, "  → "...)
-	b = p.statusWrap(status).append(b, strconv.Itoa(status))
+	b = p.statusWrap(status).Append(b, strconv.Itoa(status))
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
-			b = p.fail.append(b, " (forward failed: "+termSafe(f.Error, false)+")")
+			b = p.fail.Append(b, " (forward failed: "+termSafe(f.Error, false)+")")
 		} else {
 			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
 	}
 	b = append(b, "  "...)
-	b = p.verdictWrap(verdict).append(b, verdict)
+	b = p.verdictWrap(verdict).Append(b, verdict)
 	if c.CaptureErr != nil {
-		b = p.fail.append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
+		b = p.fail.Append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
 	}
 	b = append(b, '\n')
 	for _, f := range c.Findings {
-		sev := p.warn.pre + "warning" + p.warn.post
+		sev := p.warn.Pre + "warning" + p.warn.Post
 		if f.Severity == validate.Error {
-			sev = p.fail.pre + "error  " + p.fail.post
+			sev = p.fail.Pre + "error  " + p.fail.Post
 		}
 		where := f.Path
 		switch {
@@ -217,15 +204,15 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		case where == "":
 			where = "(body)"
 		}
-		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.dim.pre+f.Rule+p.dim.post, termSafe(where, false), termSafe(f.Message, false))
+		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.dim.Pre+f.Rule+p.dim.Post, termSafe(where, false), termSafe(f.Message, false))
 	}
 	if p.verbose {
 		if q := r.Query; q != "" {
-			b = append(b, "    "+p.dim.pre+"query: "+p.dim.post+termSafe(q, false)+"\n"...)
+			b = append(b, "    "+p.dim.Pre+"query: "+p.dim.Post+termSafe(q, false)+"\n"...)
 		}
-		b = append(b, "    "+p.dim.pre+"from: "+p.dim.post+termSafe(r.Remote, false)+"\n"...)
+		b = append(b, "    "+p.dim.Pre+"from: "+p.dim.Post+termSafe(r.Remote, false)+"\n"...)
 		for _, h := range safeHeaders(r.Headers) {
-			b = append(b, "    "+p.key.pre+h[0]+p.key.post+": "+h[1]+"\n"...)
+			b = append(b, "    "+p.key.Pre+h[0]+p.key.Post+": "+h[1]+"\n"...)
 		}
 		if len(c.Body) > 0 {
 			b = append(b, indentLines(prettyBody(c.Body), "    ")...)
@@ -237,7 +224,7 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	}
 }
 
-func (p *callPrinter) statusWrap(status int) wrap {
+func (p *callPrinter) statusWrap(status int) report.Wrap {
 	switch {
 	case status >= 200 && status < 300:
 		return p.ok
@@ -247,7 +234,7 @@ func (p *callPrinter) statusWrap(status int) wrap {
 	return p.warn
 }
 
-func (p *callPrinter) verdictWrap(verdict string) wrap {
+func (p *callPrinter) verdictWrap(verdict string) report.Wrap {
 	switch verdict {
 	case "valid":
 		return p.ok

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fatih/color"
 	"golang.org/x/term"
+
+	"github.com/whsim/whsim/internal/report"
 )
 
 // Streams are the standard streams of one run; tests pass buffers.
@@ -87,4 +90,20 @@ func (a *app) readInput(name string) (string, []byte, error) {
 	defer r.Close()
 	b, err := io.ReadAll(r)
 	return shown, b, err
+}
+
+// wrapOf is a colour as the text around what it colours, worked out once:
+// text built by appending needs no fmt.
+func wrapOf(c interface{ Sprint(...any) string }) report.Wrap {
+	pre, post, _ := strings.Cut(c.Sprint("\x00"), "\x00")
+	return report.Wrap{Pre: pre, Post: post}
+}
+
+// style is how reports on a stream coloured by pal look.
+func style(pal Palette, verbose bool) report.Style {
+	return report.Style{
+		OK: wrapOf(pal.OK), Warn: wrapOf(pal.Warn), Fail: wrapOf(pal.Fail),
+		Dim: wrapOf(pal.Dim), Bold: wrapOf(pal.Bold), Key: wrapOf(pal.Key),
+		Verbose: verbose,
+	}
 }
