@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +41,7 @@ const (
 // branches add: the tests below hold for all of them.
 func liveCommands(t *testing.T) []*cobra.Command {
 	t.Helper()
-	root := newRootCmd(&app{streams: Streams{In: strings.NewReader("")}, errColor: newPalette(false)})
+	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now))
 	var out []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

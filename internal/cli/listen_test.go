@@ -101,7 +101,7 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	}
 	opts.limits = receiver.DefaultLimits
 	out, errb := &syncBuffer{}, &syncBuffer{}
-	a := &app{streams: Streams{Out: out, Err: errb}, now: time.Now, errColor: newPalette(false)}
+	a := newApp(Streams{Out: out, Err: errb}, Build{}, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runListen(ctx, a, opts) }()

@@ -87,7 +87,10 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		defer r.Close()
 		src.Inputs = append(src.Inputs, capture.Input{Name: shown, R: r})
 	}
-	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
+	rep, err := newDeliveryReporter(a, "whsim replay", &opts.deliveryFlags)
+	if err != nil {
+		return err
+	}
 	d, err := opts.newDeliverer(a, target, expect, rep)
 	if err != nil {
 		return err

@@ -114,8 +114,9 @@ type app struct {
 
 	configPath string
 	noColor    bool
-	// errColor colours diagnostics on stderr; set once flags and config are read.
-	errColor Palette
+	// outColor and errColor colour stdout and stderr: decided once, when
+	// flags and config are read, for each stream.
+	outColor, errColor Palette
 	// ran says a command's RunE started: errors before that are cobra's
 	// usage errors.
 	ran bool
@@ -126,8 +127,13 @@ type app struct {
 func Main(ctx context.Context, args []string, s Streams, b Build) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{streams: s, build: b, now: time.Now, errColor: newPalette(false)}
-	return a.run(ctx, args)
+	return newApp(s, b, time.Now).run(ctx, args)
+}
+
+// newApp is the one place an app is made: Main, the completion scripts
+// and tests. Colour is off until the root command has read the flags.
+func newApp(s Streams, b Build, now func() time.Time) *app {
+	return &app{streams: s, build: b, now: now, outColor: newPalette(false), errColor: newPalette(false)}
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
@@ -179,9 +185,9 @@ records calls itself, and checks every payload against the interface.`,
 			if err := loadConfig(cmd, a.configPath); err != nil {
 				return err
 			}
-			_, noColorEnv := os.LookupEnv("NO_COLOR")
-			noColorEnv = noColorEnv && os.Getenv("NO_COLOR") != ""
-			a.errColor = newPalette(a.streams.ErrTTY && !a.noColor && !noColorEnv)
+			noColor := a.noColor || os.Getenv("NO_COLOR") != ""
+			a.outColor = newPalette(a.streams.OutTTY && !noColor)
+			a.errColor = newPalette(a.streams.ErrTTY && !noColor)
 			return nil
 		},
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -106,7 +107,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.Float64Var(&d.Rate, "rate", 0, "at most this many deliveries per second (0: as fast as the receiver answers)")
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
-	addOutputFlag(cmd, &d.Output, "text", "text", "json")
+	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
 
@@ -215,7 +216,10 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return err
 	}
 
-	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
+	rep, err := newDeliveryReporter(a, "whsim send", &opts.deliveryFlags)
+	if err != nil {
+		return err
+	}
 	rawURL := opts.URL
 	if rawURL == "" {
 		rcv, err := startBuiltinReceiver(a.streams.Err, a.errColor, opts.Verbose)

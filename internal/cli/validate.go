@@ -51,7 +51,7 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runValidate(a.streams, a.outColor(), opts)
+			return runValidate(a.streams, a.outColor, opts)
 		}),
 	}
 	f := cmd.Flags()
@@ -84,12 +84,6 @@ func ruleHelp() string {
 		fmt.Fprintf(&sb, "  %-22s %-7s %s\n", r.ID, r.Severity, r.Summary)
 	}
 	return strings.TrimRight(sb.String(), "\n")
-}
-
-// outColor is the palette for findings on stdout: colour only when stdout
-// is a terminal and neither --no-color nor NO_COLOR says otherwise.
-func (a *app) outColor() Palette {
-	return newPalette(a.streams.OutTTY && !a.noColor && os.Getenv("NO_COLOR") == "")
 }
 
 // payloadResult is one checked payload.
