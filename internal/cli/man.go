@@ -59,7 +59,7 @@ func runMan(a *app, root *cobra.Command, opts *manOptions) error {
 	if d, err := time.Parse(time.RFC3339, a.build.Date); err == nil {
 		date = d
 	}
-	h := manHeader{Date: date, Source: "whsim " + a.build.resolve().Version, Section: "1"}
+	h := manHeader{Date: date, Source: "whsim " + a.build.Resolve().Version, Section: "1"}
 	n := 0
 	var walk func(*cobra.Command) error
 	walk = func(c *cobra.Command) error {

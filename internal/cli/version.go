@@ -34,7 +34,7 @@ command recorded it.`,
 
 func runVersion(out io.Writer, b Build, opts *versionOptions) error {
 	if opts.Output == "json" {
-		return json.NewEncoder(out).Encode(b.resolve())
+		return json.NewEncoder(out).Encode(b.Resolve())
 	}
 	_, err := fmt.Fprintln(out, b.String())
 	return err
