@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -133,7 +134,7 @@ receiver must survive. The same --seed gives the same bytes.`,
   whsim generate --event ABANDON_RECEIVABLE_DOC --fixture`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runGenerate(a, opts)
+			return runGenerate(cmd.Context(), a, opts)
 		}),
 	}
 	opts.register(cmd)
@@ -145,7 +146,7 @@ receiver must survive. The same --seed gives the same bytes.`,
 	return cmd
 }
 
-func runGenerate(a *app, opts *generateOptions) error {
+func runGenerate(_ context.Context, a *app, opts *generateOptions) error {
 	if opts.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Count)
 	}

@@ -20,10 +20,10 @@ import (
 // callPrinter reports each call as it is observed and keeps the tallies
 // for the summary. It runs on the receiver's one observer goroutine only.
 type callPrinter struct {
-	w       io.Writer
-	json    bool
-	verbose bool
-	pal     Palette
+	w    io.Writer
+	json bool
+
+	pal Palette
 	// limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
 	limit int
@@ -34,19 +34,18 @@ type callPrinter struct {
 	byStatus  map[int]int
 	started   time.Time
 
-	// The palette's colours as fixed strings, worked out once: the call
-	// line is built by appending, without fmt.
-	dim, bold, key, ok, warn, fail report.Wrap
-	buf                            []byte
+	// st is the palette's colours as fixed strings, worked out once: the
+	// call line is built by appending, without fmt.
+	st  report.Style
+	buf []byte
 }
 
 func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *callPrinter {
 	return &callPrinter{
-		w: w, json: output == "json", verbose: verbose, pal: pal,
+		w: w, json: output == "json", pal: pal,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
 		started: time.Now(),
-		dim:     wrapOf(pal.Dim), bold: wrapOf(pal.Bold), key: wrapOf(pal.Key),
-		ok: wrapOf(pal.OK), warn: wrapOf(pal.Warn), fail: wrapOf(pal.Fail),
+		st:      style(pal, verbose),
 	}
 }
 
@@ -164,15 +163,15 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		id = "-"
 	}
 	b := p.buf[:0]
-	b = append(b, p.dim.Pre...)
+	b = append(b, p.st.Dim.Pre...)
 	b = r.Time.AppendFormat(b, "15:04:05.000")
-	b = append(b, p.dim.Post...)
+	b = append(b, p.st.Dim.Post...)
 	b = append(b, "  "...)
-	b = p.bold.Append(b, termSafe(r.Method, false))
+	b = p.st.Bold.Append(b, termSafe(r.Method, false))
 	b = append(b, ' ')
 	b = append(b, termSafe(r.Path, false)...)
 	b = append(b, "  "...)
-	b = p.key.Append(b, termSafe(ev, false))
+	b = p.st.Key.Append(b, termSafe(ev, false))
 	b = append(b, "  requestId="...)
 	b = append(b, termSafe(id, false)...)
 	b = append(b, "  "...)
@@ -181,7 +180,7 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	b = p.statusWrap(status).Append(b, strconv.Itoa(status))
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
-			b = p.fail.Append(b, " (forward failed: "+termSafe(f.Error, false)+")")
+			b = p.st.Fail.Append(b, " (forward failed: "+termSafe(f.Error, false)+")")
 		} else {
 			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
@@ -189,13 +188,13 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	b = append(b, "  "...)
 	b = p.verdictWrap(verdict).Append(b, verdict)
 	if c.CaptureErr != nil {
-		b = p.fail.Append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
+		b = p.st.Fail.Append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
 	}
 	b = append(b, '\n')
 	for _, f := range c.Findings {
-		sev := p.warn.Pre + "warning" + p.warn.Post
+		sev := p.st.Warn.Pre + "warning" + p.st.Warn.Post
 		if f.Severity == validate.Error {
-			sev = p.fail.Pre + "error  " + p.fail.Post
+			sev = p.st.Fail.Pre + "error  " + p.st.Fail.Post
 		}
 		where := f.Path
 		switch {
@@ -204,15 +203,15 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		case where == "":
 			where = "(body)"
 		}
-		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.dim.Pre+f.Rule+p.dim.Post, termSafe(where, false), termSafe(f.Message, false))
+		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termSafe(where, false), termSafe(f.Message, false))
 	}
-	if p.verbose {
+	if p.st.Verbose {
 		if q := r.Query; q != "" {
-			b = append(b, "    "+p.dim.Pre+"query: "+p.dim.Post+termSafe(q, false)+"\n"...)
+			b = append(b, "    "+p.st.Dim.Pre+"query: "+p.st.Dim.Post+termSafe(q, false)+"\n"...)
 		}
-		b = append(b, "    "+p.dim.Pre+"from: "+p.dim.Post+termSafe(r.Remote, false)+"\n"...)
+		b = append(b, "    "+p.st.Dim.Pre+"from: "+p.st.Dim.Post+termSafe(r.Remote, false)+"\n"...)
 		for _, h := range safeHeaders(r.Headers) {
-			b = append(b, "    "+p.key.Pre+h[0]+p.key.Post+": "+h[1]+"\n"...)
+			b = append(b, "    "+p.st.Key.Pre+h[0]+p.st.Key.Post+": "+h[1]+"\n"...)
 		}
 		if len(c.Body) > 0 {
 			b = append(b, indentLines(prettyBody(c.Body), "    ")...)
@@ -227,21 +226,21 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 func (p *callPrinter) statusWrap(status int) report.Wrap {
 	switch {
 	case status >= 200 && status < 300:
-		return p.ok
+		return p.st.OK
 	case status >= 500:
-		return p.fail
+		return p.st.Fail
 	}
-	return p.warn
+	return p.st.Warn
 }
 
 func (p *callPrinter) verdictWrap(verdict string) report.Wrap {
 	switch verdict {
 	case "valid":
-		return p.ok
+		return p.st.OK
 	case "warning":
-		return p.warn
+		return p.st.Warn
 	}
-	return p.fail
+	return p.st.Fail
 }
 
 // maxShownBody bounds the body -v prints; the capture keeps all of it.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,8 @@ import (
 )
 
 type manOptions struct {
-	Dir string
+	Dir  string
+	root *cobra.Command // the tree to document
 }
 
 // newManCmd is hidden: it exists for packagers (the release's before hook),
@@ -29,7 +31,8 @@ func newManCmd(a *app) *cobra.Command {
   man ./manpages/whsim-generate.1`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runMan(a, cmd.Root(), opts)
+			opts.root = cmd.Root()
+			return runMan(cmd.Context(), a, opts)
 		}),
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to write the pages into (created if missing)")
@@ -38,7 +41,8 @@ func newManCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func runMan(a *app, root *cobra.Command, opts *manOptions) error {
+func runMan(_ context.Context, a *app, opts *manOptions) error {
+	root := opts.root
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usageErr(err)
 	}
