@@ -23,7 +23,6 @@ type callPrinter struct {
 	w    io.Writer
 	json bool
 
-	pal Palette
 	// limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
 	limit int
@@ -42,7 +41,7 @@ type callPrinter struct {
 
 func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *callPrinter {
 	return &callPrinter{
-		w: w, json: output == "json", pal: pal,
+		w: w, json: output == "json",
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
 		started: time.Now(),
 		st:      style(pal, verbose),
