@@ -1,131 +1,31 @@
 package capture
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"slices"
-	"strings"
-
-	"github.com/whsim/whsim/internal/deliver"
+	"net/textproto"
 )
 
-// Input is a capture file to replay and the name messages give it.
-type Input struct {
-	Name string
-	R    io.Reader
+// replayDropped are the headers a replay never copies from a record: the
+// client sets them for the connection it makes, and a proxy's credentials
+// are not the receiver's. Canonical names.
+var replayDropped = map[string]bool{
+	"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Connection": true,
+	"Keep-Alive": true, "Te": true, "Trailer": true, "Upgrade": true, "Proxy-Connection": true,
+	"Proxy-Authorization": true, "Accept-Encoding": true,
 }
 
-// Replayer streams the records of capture files as deliveries, one at a
-// time, so that a large capture is never held in memory. Its Next is the
-// feed of deliver.Run.
-type Replayer struct {
-	Inputs []Input
-	// Events, when not empty, keeps only the calls of these events.
-	Events []string
-	// IDs, when set, gives each call a fresh requestId.
-	IDs *deliver.IDs
-	// Warn is told of each line skipped: a torn last line, a bad record.
-	Warn func(format string, args ...any)
-
-	i   int
-	seq int
-	r   *Reader
-	err error
-}
-
-// Err is the read error that ended the replay early, if any.
-func (s *Replayer) Err() error { return s.err }
-
-// Next returns the next call to deliver, nil at the end.
-func (s *Replayer) Next() []*deliver.Request {
-	for s.i < len(s.Inputs) {
-		in := s.Inputs[s.i]
-		if s.r == nil {
-			s.r = NewReader(in.R)
-		}
-		rec, err := s.r.Next()
-		var torn *TornError
-		var bad *LineError
-		switch {
-		case errors.Is(err, io.EOF):
-			s.i++
-			s.r = nil
-			continue
-		case errors.As(err, &torn):
-			s.Warn("%s: %v", in.Name, err)
-			continue
-		case errors.As(err, &bad):
-			s.Warn("%s: %v; skipped", in.Name, err)
-			continue
-		case err != nil:
-			s.err = fmt.Errorf("%s: %w", in.Name, err)
-			return nil
-		}
-		if event, _ := rec.Event(); len(s.Events) > 0 && !slices.Contains(s.Events, event) {
+// ReplayHeaders returns the headers to replay a call with: a copy of the
+// recorded ones, names canonical, without the connection's own headers in
+// any case (a hand-made capture may say "host" or "content-length", which
+// would otherwise go out beside the client's own).
+func ReplayHeaders(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		k = textproto.CanonicalMIMEHeaderKey(k)
+		if replayDropped[k] {
 			continue
 		}
-		req, err := Request(rec, s.IDs)
-		if err != nil {
-			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
-			continue
-		}
-		s.seq++
-		req.Seq = s.seq
-		return []*deliver.Request{req}
+		out[k] = append(out[k], vs...)
 	}
-	return nil
-}
-
-// Request is the delivery that replays rec: its method, query, headers and
-// body byte for byte; with ids, a fresh requestId and nothing else changed.
-func Request(rec *Record, ids *deliver.IDs) (*deliver.Request, error) {
-	body, err := rec.RequestBody()
-	if err != nil {
-		return nil, err
-	}
-	h := replayHeader(rec.Headers)
-	id := ""
-	start, end := deliver.FindRequestID(body)
-	if start >= 0 {
-		id = string(body[start:end])
-	}
-	if ids != nil && start >= 0 {
-		id = ids.Next()
-		body = deliver.SpliceID(body, start, end, id)
-	}
-	event, _ := rec.Event()
-	if event == "" {
-		event = "-"
-	}
-	method := strings.ToUpper(rec.Method)
-	if method == "" {
-		method = http.MethodPost
-	}
-	return &deliver.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
-}
-
-// connectionHeaders are set by the client for the connection it makes, not
-// copied from the captured call.
-var connectionHeaders = []string{
-	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
-	"Upgrade", "Proxy-Connection", "Proxy-Authorization", "Accept-Encoding",
-}
-
-// replayHeader is the header a captured call is replayed with: the
-// captured one without what belongs to the connection.
-func replayHeader(captured http.Header) http.Header {
-	h := captured.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	for _, k := range connectionHeaders {
-		h.Del(k)
-	}
-	// The captured content type is replayed as it was, or not at all.
-	if _, ok := h["Content-Type"]; !ok {
-		h["Content-Type"] = nil
-	}
-	return h
+	return out
 }

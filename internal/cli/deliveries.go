@@ -49,7 +49,7 @@ type deliveryReporter struct {
 }
 
 func newDeliveryReporter(a *app, title string, d *deliveryFlags) (*deliveryReporter, error) {
-	rep, err := report.New(d.Output, a.streams.Out, style(a.outColor, d.Verbose), a.streams.OutTTY)
+	rep, err := report.New(d.Output, a.streams.Out, style(a.outColor(), d.Verbose), a.streams.OutTTY)
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}

@@ -198,7 +198,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
-	p := newCallPrinter(out, opts.Output, opts.Verbose, a.outColor)
+	p := newCallPrinter(out, opts.Output, opts.Verbose, a.outColor())
 	cfg.Observe = p.observe
 	cfg.Idle = func() { out.Flush() }
 	rcv := receiver.New(cfg)

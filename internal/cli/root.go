@@ -29,9 +29,9 @@ type app struct {
 
 	configPath string
 	noColor    bool
-	// outColor and errColor colour stdout and stderr: decided once, when
-	// flags and config are read, for each stream.
-	outColor, errColor Palette
+	// errColor colours stderr and stdoutColor stdout (read through
+	// outColor): each decided once, when flags and config are read.
+	errColor, stdoutColor Palette
 	// ran says a command's RunE started: errors before that are cobra's
 	// usage errors.
 	ran bool
@@ -48,7 +48,7 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 // newApp is the one place an app is made: Main, the completion scripts
 // and tests. Colour is off until the root command has read the flags.
 func newApp(s Streams, b Build, now func() time.Time) *app {
-	return &app{streams: s, build: b, now: now, outColor: newPalette(false), errColor: newPalette(false)}
+	return &app{streams: s, build: b, now: now, stdoutColor: newPalette(false), errColor: newPalette(false)}
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
@@ -101,7 +101,7 @@ records calls itself, and checks every payload against the interface.`,
 				return err
 			}
 			noColor := a.noColor || os.Getenv("NO_COLOR") != ""
-			a.outColor = newPalette(a.streams.OutTTY && !noColor)
+			a.stdoutColor = newPalette(a.streams.OutTTY && !noColor)
 			a.errColor = newPalette(a.streams.ErrTTY && !noColor)
 			return nil
 		},
@@ -135,6 +135,9 @@ records calls itself, and checks every payload against the interface.`,
 	setUpCompletionCmd(root)
 	return root
 }
+
+// outColor is the palette of stdout.
+func (a *app) outColor() Palette { return a.stdoutColor }
 
 // runE wraps a command's run function so that errors from it are told apart
 // from cobra's own usage errors.

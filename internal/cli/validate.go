@@ -51,7 +51,7 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runValidate(a.streams, a.outColor, opts)
+			return runValidate(a.streams, a.outColor(), opts)
 		}),
 	}
 	f := cmd.Flags()
@@ -92,13 +92,6 @@ type payloadResult struct {
 	line     int // the payload's line in an NDJSON file; 0 for a whole file
 	findings []validate.Finding
 	failed   bool
-}
-
-type validateSummary struct {
-	Payloads int `json:"payloads"`
-	Failed   int `json:"failed"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
 }
 
 func runValidate(st Streams, pal Palette, opts *validateOptions) error {

@@ -104,6 +104,14 @@ func (r *payloadResult) JUnit() report.TestCase {
 	return tc
 }
 
+// validateSummary counts a validate run; it is the run's report summary.
+type validateSummary struct {
+	Payloads int `json:"payloads"`
+	Failed   int `json:"failed"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+}
+
 func (s validateSummary) Title() string { return "whsim validate" }
 
 func (s validateSummary) AppendText(b []byte, st *report.Style) []byte {
