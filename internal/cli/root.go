@@ -1,6 +1,18 @@
-// Package cli holds whsim's cobra commands. Commands are thin: each fills an
-// options struct and calls a run function that tests call directly with
-// buffers; the domain packages do the work.
+// Package cli holds whsim's cobra commands, one file each, all of one
+// shape:
+//
+//	type xOptions struct{ ... }               // the flags, typed
+//	func newXCmd(a *app) *cobra.Command       // help text, flags, completion
+//	func runX(ctx context.Context, a *app, opts *xOptions) error
+//
+// runX checks the options (usageErr: exit 2), wires domain packages
+// together and returns an error or errChecksFailed (exit 1); tests call it
+// with buffers through newApp. A new command is added in newRootCmd.
+// Flags several commands share are a struct with a register method
+// (payloadFlags, deliveryFlags). What every command shares is here once:
+// the streams, each stream's colour and "-" as stdin (streams.go), config
+// (config.go), exit codes (exit.go); results people read go through the
+// shared reporter (internal/report). Domain rules live in their packages.
 package cli
 
 import (
