@@ -12,12 +12,8 @@ import (
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := &app{
-		streams:  Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
-		build:    Build{Version: "v1.2.3", Commit: "abc", Date: "2026-11-22"},
-		now:      func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
-		errColor: newPalette(false),
-	}
+	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{Version: "v1.2.3", Commit: "abc", Date: "2026-11-22"},
+		func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) })
 	code = a.run(context.Background(), args)
 	return code, out.String(), errb.String()
 }
@@ -88,7 +84,7 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 	for _, tt := range tests {
 		t.Setenv("NO_COLOR", tt.noColor)
 		var errb bytes.Buffer
-		a := &app{streams: Streams{Out: &bytes.Buffer{}, Err: &errb, ErrTTY: tt.tty}, now: time.Now, errColor: newPalette(false)}
+		a := newApp(Streams{Out: &bytes.Buffer{}, Err: &errb, ErrTTY: tt.tty}, Build{}, time.Now)
 		args := []string{"generate", "--event", "NOPE"}
 		if tt.flag {
 			args = append(args, "--no-color")

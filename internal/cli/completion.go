@@ -42,11 +42,7 @@ func completePayloadFiles(*cobra.Command, []string, string) ([]cobra.Completion,
 // tested against it.
 func CompletionScript(shell string) ([]byte, error) {
 	var out, errb bytes.Buffer
-	a := &app{
-		streams:  Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
-		now:      time.Now,
-		errColor: newPalette(false),
-	}
+	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
 	if code := a.run(context.Background(), []string{"completion", shell}); code != ExitOK {
 		return nil, fmt.Errorf("whsim completion %s: exit %d: %s", shell, code, strings.TrimSpace(errb.String()))
 	}

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -40,7 +42,7 @@ const (
 // branches add: the tests below hold for all of them.
 func liveCommands(t *testing.T) []*cobra.Command {
 	t.Helper()
-	root := newRootCmd(&app{streams: Streams{In: strings.NewReader("")}, errColor: newPalette(false)})
+	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now))
 	var out []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -218,7 +220,7 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: exit %d, %q (stderr %q), want the same as --version %q", code, text, stderr, flag)
 	}
 	code, out, _ := runCLI(t, "version", "--output", "json")
-	var got buildInfo
+	var got buildinfo.Info
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
 		t.Fatalf("version --output json: exit %d, %q: %v", code, out, err)
 	}
@@ -227,18 +229,6 @@ func TestVersion(t *testing.T) {
 	}
 	if strings.Count(out, "\n") != 1 {
 		t.Errorf("version --output json: want one line, got %q", out)
-	}
-}
-
-// TestVersionFromSource: without -ldflags a build says dev (tests are built
-// from source) and still names the Go version and platform.
-func TestVersionFromSource(t *testing.T) {
-	s := Build{}.String()
-	if !strings.HasPrefix(s, "whsim dev (commit ") || !strings.Contains(s, " go1.") {
-		t.Errorf("Build{}.String() = %q", s)
-	}
-	if s := (Build{Version: "v1.0.0"}).String(); !strings.HasPrefix(s, "whsim v1.0.0 (commit unknown, built unknown, go") {
-		t.Errorf("partial ldflags: %q", s)
 	}
 }
 
@@ -282,23 +272,5 @@ func TestMan(t *testing.T) {
 
 	if code, _, stderr := runCLI(t, "man"); code != ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
 		t.Errorf("man without --dir: exit %d, %q", code, stderr)
-	}
-}
-
-func TestIsPseudoVersion(t *testing.T) {
-	for v, want := range map[string]bool{
-		"v0.0.0-20261122042457-1fb8174eae78":        true,
-		"v0.0.0-20261122042457-1fb8174eae78+dirty":  true,
-		"v1.2.4-0.20261122042457-1fb8174eae78":      true,
-		"v1.2.4-rc.1.0.20261122042457-1fb8174eae78": true,
-		"v1.2.3":        false,
-		"v1.2.3+dirty":  false,
-		"v1.2.3-rc.1":   false,
-		"v1.2.3-beta-2": false,
-		"(devel)":       false,
-	} {
-		if got := isPseudoVersion(v); got != want {
-			t.Errorf("isPseudoVersion(%q) = %v, want %v", v, got, want)
-		}
 	}
 }

@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +29,7 @@ businessType number(s), the payload kind and what the event means.`,
   whsim events --output json | jq -r '.[].name'`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runEvents(a.streams.Out, opts)
+			return runEvents(cmd.Context(), a, opts)
 		}),
 	}
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
@@ -46,7 +46,8 @@ type eventJSON struct {
 	Meaning      string `json:"meaning"`
 }
 
-func runEvents(out io.Writer, opts *eventsOptions) error {
+func runEvents(_ context.Context, a *app, opts *eventsOptions) error {
+	out := a.streams.Out
 	events := spec.Events()
 	if opts.Output == "json" {
 		list := make([]eventJSON, len(events))

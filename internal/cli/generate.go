@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -45,6 +46,8 @@ type payloadPlan struct {
 	Events []spec.Event
 	Shape  spec.Shape
 	Source *payload.Source
+	// Now is the time payloads are generated around.
+	Now time.Time
 }
 
 // plan checks the flags (usage errors) and returns the payload source. A
@@ -69,7 +72,7 @@ func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
 	if p.Seed != 0 {
 		now = payload.Anchor()
 	}
-	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs)}, nil
+	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs), Now: now}, nil
 }
 
 // overrides parses --set and --unset, sets first.
@@ -131,7 +134,7 @@ receiver must survive. The same --seed gives the same bytes.`,
   whsim generate --event ABANDON_RECEIVABLE_DOC --fixture`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runGenerate(a, opts)
+			return runGenerate(cmd.Context(), a, opts)
 		}),
 	}
 	opts.register(cmd)
@@ -143,7 +146,7 @@ receiver must survive. The same --seed gives the same bytes.`,
 	return cmd
 }
 
-func runGenerate(a *app, opts *generateOptions) error {
+func runGenerate(_ context.Context, a *app, opts *generateOptions) error {
 	if opts.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Count)
 	}

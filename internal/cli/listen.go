@@ -198,7 +198,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
-	p := newCallPrinter(out, opts.Output, opts.Verbose, newPalette(a.streams.OutTTY && colorAllowed(a)))
+	p := newCallPrinter(out, opts.Output, opts.Verbose, a.outColor())
 	cfg.Observe = p.observe
 	cfg.Idle = func() { out.Flush() }
 	rcv := receiver.New(cfg)
@@ -235,11 +235,6 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 	p.summary(errw, pal, "listen stopped:", opts.Capture)
 	return serveErr
-}
-
-// colorAllowed is the root's colour decision minus the terminal test.
-func colorAllowed(a *app) bool {
-	return !a.noColor && os.Getenv("NO_COLOR") == ""
 }
 
 // loopbackOnly reports whether addr takes connections from this machine only.

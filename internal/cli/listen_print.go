@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -19,10 +20,9 @@ import (
 // callPrinter reports each call as it is observed and keeps the tallies
 // for the summary. It runs on the receiver's one observer goroutine only.
 type callPrinter struct {
-	w       io.Writer
-	json    bool
-	verbose bool
-	pal     Palette
+	w    io.Writer
+	json bool
+
 	// limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
 	limit int
@@ -33,33 +33,18 @@ type callPrinter struct {
 	byStatus  map[int]int
 	started   time.Time
 
-	// The palette's colours as fixed strings, worked out once: the call
-	// line is built by appending, without fmt.
-	dim, bold, key, ok, warn, fail wrap
-	buf                            []byte
-}
-
-// wrap is a colour as the text before and after what it colours.
-type wrap struct{ pre, post string }
-
-func wrapOf(c interface{ Sprint(...any) string }) wrap {
-	pre, post, _ := strings.Cut(c.Sprint("\x00"), "\x00")
-	return wrap{pre, post}
-}
-
-func (w wrap) append(b []byte, s string) []byte {
-	b = append(b, w.pre...)
-	b = append(b, s...)
-	return append(b, w.post...)
+	// st is the palette's colours as fixed strings, worked out once: the
+	// call line is built by appending, without fmt.
+	st  report.Style
+	buf []byte
 }
 
 func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *callPrinter {
 	return &callPrinter{
-		w: w, json: output == "json", verbose: verbose, pal: pal,
+		w: w, json: output == "json",
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
 		started: time.Now(),
-		dim:     wrapOf(pal.Dim), bold: wrapOf(pal.Bold), key: wrapOf(pal.Key),
-		ok: wrapOf(pal.OK), warn: wrapOf(pal.Warn), fail: wrapOf(pal.Fail),
+		st:      style(pal, verbose),
 	}
 }
 
@@ -177,38 +162,38 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		id = "-"
 	}
 	b := p.buf[:0]
-	b = append(b, p.dim.pre...)
+	b = append(b, p.st.Dim.Pre...)
 	b = r.Time.AppendFormat(b, "15:04:05.000")
-	b = append(b, p.dim.post...)
+	b = append(b, p.st.Dim.Post...)
 	b = append(b, "  "...)
-	b = p.bold.append(b, termSafe(r.Method, false))
+	b = p.st.Bold.Append(b, termSafe(r.Method, false))
 	b = append(b, ' ')
 	b = append(b, termSafe(r.Path, false)...)
 	b = append(b, "  "...)
-	b = p.key.append(b, termSafe(ev, false))
+	b = p.st.Key.Append(b, termSafe(ev, false))
 	b = append(b, "  requestId="...)
 	b = append(b, termSafe(id, false)...)
 	b = append(b, "  "...)
 	b = appendByteSize(b, len(c.Body))
 	b = append(b, "  → "...)
-	b = p.statusWrap(status).append(b, strconv.Itoa(status))
+	b = p.statusWrap(status).Append(b, strconv.Itoa(status))
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
-			b = p.fail.append(b, " (forward failed: "+termSafe(f.Error, false)+")")
+			b = p.st.Fail.Append(b, " (forward failed: "+termSafe(f.Error, false)+")")
 		} else {
 			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
 	}
 	b = append(b, "  "...)
-	b = p.verdictWrap(verdict).append(b, verdict)
+	b = p.verdictWrap(verdict).Append(b, verdict)
 	if c.CaptureErr != nil {
-		b = p.fail.append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
+		b = p.st.Fail.Append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
 	}
 	b = append(b, '\n')
 	for _, f := range c.Findings {
-		sev := p.warn.pre + "warning" + p.warn.post
+		sev := p.st.Warn.Pre + "warning" + p.st.Warn.Post
 		if f.Severity == validate.Error {
-			sev = p.fail.pre + "error  " + p.fail.post
+			sev = p.st.Fail.Pre + "error  " + p.st.Fail.Post
 		}
 		where := f.Path
 		switch {
@@ -217,15 +202,15 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		case where == "":
 			where = "(body)"
 		}
-		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.dim.pre+f.Rule+p.dim.post, termSafe(where, false), termSafe(f.Message, false))
+		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termSafe(where, false), termSafe(f.Message, false))
 	}
-	if p.verbose {
+	if p.st.Verbose {
 		if q := r.Query; q != "" {
-			b = append(b, "    "+p.dim.pre+"query: "+p.dim.post+termSafe(q, false)+"\n"...)
+			b = append(b, "    "+p.st.Dim.Pre+"query: "+p.st.Dim.Post+termSafe(q, false)+"\n"...)
 		}
-		b = append(b, "    "+p.dim.pre+"from: "+p.dim.post+termSafe(r.Remote, false)+"\n"...)
+		b = append(b, "    "+p.st.Dim.Pre+"from: "+p.st.Dim.Post+termSafe(r.Remote, false)+"\n"...)
 		for _, h := range safeHeaders(r.Headers) {
-			b = append(b, "    "+p.key.pre+h[0]+p.key.post+": "+h[1]+"\n"...)
+			b = append(b, "    "+p.st.Key.Pre+h[0]+p.st.Key.Post+": "+h[1]+"\n"...)
 		}
 		if len(c.Body) > 0 {
 			b = append(b, indentLines(prettyBody(c.Body), "    ")...)
@@ -237,24 +222,24 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	}
 }
 
-func (p *callPrinter) statusWrap(status int) wrap {
+func (p *callPrinter) statusWrap(status int) report.Wrap {
 	switch {
 	case status >= 200 && status < 300:
-		return p.ok
+		return p.st.OK
 	case status >= 500:
-		return p.fail
+		return p.st.Fail
 	}
-	return p.warn
+	return p.st.Warn
 }
 
-func (p *callPrinter) verdictWrap(verdict string) wrap {
+func (p *callPrinter) verdictWrap(verdict string) report.Wrap {
 	switch verdict {
 	case "valid":
-		return p.ok
+		return p.st.OK
 	case "warning":
-		return p.warn
+		return p.st.Warn
 	}
-	return p.fail
+	return p.st.Fail
 }
 
 // maxShownBody bounds the body -v prints; the capture keeps all of it.

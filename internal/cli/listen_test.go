@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +88,9 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	t.Helper()
 	dir := t.TempDir()
 	opts.ReadyFile = filepath.Join(dir, "url")
-	opts.Addr = "127.0.0.1:0"
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
 	if opts.Fsync == "" {
 		opts.Fsync = "interval"
 	}
@@ -101,7 +105,7 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	}
 	opts.limits = receiver.DefaultLimits
 	out, errb := &syncBuffer{}, &syncBuffer{}
-	a := &app{streams: Streams{Out: out, Err: errb}, now: time.Now, errColor: newPalette(false)}
+	a := newApp(Streams{Out: out, Err: errb}, Build{}, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runListen(ctx, a, opts) }()
@@ -208,26 +212,33 @@ func TestListenSummaryAndCapture(t *testing.T) {
 	}
 }
 
+// listen warns, on stderr, when it takes calls from every interface, and
+// only then.
 func TestListenWarnsOnOpenAddress(t *testing.T) {
 	t.Parallel()
-	// listenRun binds loopback; check the decision itself for the others.
-	for addr, loop := range map[string]bool{"127.0.0.1:0": true, "[::1]:0": true, ":0": false, "0.0.0.0:0": false} {
-		s, err := receiver.Listen(addr, http.NotFoundHandler(), receiver.DefaultLimits)
-		if err != nil {
-			t.Logf("%s: %v (skipped)", addr, err)
-			continue
-		}
-		if got := loopbackOnly(s.Addr()); got != loop {
-			t.Errorf("%s: loopbackOnly %v, want %v", addr, got, loop)
-		}
-		s.Serve(canceled())
+	for addr, open := range map[string]bool{"127.0.0.1:0": false, "[::1]:0": false, ":0": true, "0.0.0.0:0": true} {
+		t.Run(addr, func(t *testing.T) {
+			t.Parallel()
+			if ln, err := net.Listen("tcp", addr); err != nil {
+				t.Skipf("%s: %v", addr, err) // no IPv6 here
+			} else {
+				ln.Close()
+			}
+			err, _, errs := listenRun(t, &listenOptions{Addr: addr}, func(string) {})
+			if err != nil {
+				t.Fatal(err, errs)
+			}
+			warned := regexp.MustCompile(`(?m)^warning: listening on \S+:(\d+): every network interface, ` +
+				`anyone who can reach this machine can send calls \(use --addr 127\.0\.0\.1:(\d+) to keep it local\)$`)
+			m := warned.FindStringSubmatch(errs)
+			if open != (m != nil) {
+				t.Errorf("warning printed %v, want %v:\n%s", m != nil, open, errs)
+			}
+			if m != nil && m[1] != m[2] {
+				t.Errorf("the hint names port %s, listen has %s", m[2], m[1])
+			}
+		})
 	}
-}
-
-func canceled() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
 }
 
 // requestID's fast path (requestId first, a plain string) agrees with the

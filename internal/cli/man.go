@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,15 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/whsim/whsim/internal/manpage"
 )
 
-// Man pages are written here as roff directly rather than with cobra/doc:
-// cobra/doc renders through blackfriday, whose package init (an HTML entity
-// table) cost about 1.9 ms a process on the development machine, and every
-// run of whsim would pay it to serve a command that packagers run once.
-
 type manOptions struct {
-	Dir string
+	Dir  string
+	root *cobra.Command // the tree to document
 }
 
 // newManCmd is hidden: it exists for packagers (the release's before hook),
@@ -33,7 +31,8 @@ func newManCmd(a *app) *cobra.Command {
   man ./manpages/whsim-generate.1`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runMan(a, cmd.Root(), opts)
+			opts.root = cmd.Root()
+			return runMan(cmd.Context(), a, opts)
 		}),
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to write the pages into (created if missing)")
@@ -42,14 +41,8 @@ func newManCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// manHeader is what every page's .TH line carries.
-type manHeader struct {
-	Date    time.Time
-	Source  string // "whsim v1.2.3"
-	Section string
-}
-
-func runMan(a *app, root *cobra.Command, opts *manOptions) error {
+func runMan(_ context.Context, a *app, opts *manOptions) error {
+	root := opts.root
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usageErr(err)
 	}
@@ -59,7 +52,7 @@ func runMan(a *app, root *cobra.Command, opts *manOptions) error {
 	if d, err := time.Parse(time.RFC3339, a.build.Date); err == nil {
 		date = d
 	}
-	h := manHeader{Date: date, Source: "whsim " + a.build.resolve().Version, Section: "1"}
+	h := manpage.Header{Date: date, Source: "whsim " + a.build.Resolve().Version, Section: "1"}
 	n := 0
 	var walk func(*cobra.Command) error
 	walk = func(c *cobra.Command) error {
@@ -67,7 +60,7 @@ func runMan(a *app, root *cobra.Command, opts *manOptions) error {
 			return nil
 		}
 		name := filepath.Join(opts.Dir, manName(c)+"."+h.Section)
-		if err := os.WriteFile(name, manPage(c, h), 0o644); err != nil {
+		if err := os.WriteFile(name, manpage.Render(manPage(c), h), 0o644); err != nil {
 			return err
 		}
 		n++
@@ -90,115 +83,36 @@ func manName(c *cobra.Command) string {
 	return strings.ReplaceAll(c.CommandPath(), " ", "-")
 }
 
-// manPage renders one command as a man(7) page.
-func manPage(c *cobra.Command, h manHeader) []byte {
-	var b bytes.Buffer
-	name := manName(c)
-	fmt.Fprintf(&b, ".TH %q %q %q %q %q\n", strings.ToUpper(name), h.Section,
-		h.Date.Format("2006-01-02"), h.Source, "whsim manual")
-	b.WriteString(".SH NAME\n")
-	fmt.Fprintf(&b, "%s \\- %s\n", roffText(name), roffText(c.Short))
-
-	b.WriteString(".SH SYNOPSIS\n")
-	use := c.UseLine()
+// manPage is what a command's man page shows.
+func manPage(c *cobra.Command) manpage.Page {
+	p := manpage.Page{Name: manName(c), Short: c.Short, Long: c.Long, Synopsis: c.UseLine(), Example: c.Example,
+		Options: manFlags(c.NonInheritedFlags()), Inherited: manFlags(c.InheritedFlags())}
 	if c.HasAvailableSubCommands() && !c.Runnable() {
-		use = c.CommandPath() + " <command>"
+		p.Synopsis = c.CommandPath() + " <command>"
 	}
-	fmt.Fprintf(&b, ".B %s\n", roffText(use))
-
-	b.WriteString(".SH DESCRIPTION\n")
-	desc := c.Long
-	if desc == "" {
-		desc = c.Short
-	}
-	for i, para := range strings.Split(strings.TrimSpace(desc), "\n\n") {
-		if i > 0 {
-			b.WriteString(".PP\n")
-		}
-		b.WriteString(roffLines(para))
-	}
-
-	if c.HasAvailableSubCommands() {
-		b.WriteString(".SH COMMANDS\n")
-		for _, sub := range c.Commands() {
-			if sub.IsAvailableCommand() {
-				fmt.Fprintf(&b, ".TP\n\\fB%s\\fR\n%s\n", roffText(sub.Name()), roffText(sub.Short))
-			}
-		}
-	}
-	manFlags(&b, "OPTIONS", c.NonInheritedFlags())
-	manFlags(&b, "OPTIONS INHERITED FROM PARENT COMMANDS", c.InheritedFlags())
-
-	if c.Example != "" {
-		b.WriteString(".SH EXAMPLES\n.nf\n.RS 2\n")
-		for _, line := range strings.Split(strings.TrimRight(c.Example, "\n"), "\n") {
-			b.WriteString(roffLines(strings.TrimSpace(line)))
-		}
-		b.WriteString(".RE\n.fi\n")
-	}
-
-	var see []*cobra.Command
 	if c.HasParent() {
-		see = append(see, c.Parent())
+		p.SeeAlso = append(p.SeeAlso, manName(c.Parent()))
 	}
 	for _, sub := range c.Commands() {
 		if sub.IsAvailableCommand() {
-			see = append(see, sub)
+			p.Commands = append(p.Commands, manpage.Entry{Name: sub.Name(), Short: sub.Short})
+			p.SeeAlso = append(p.SeeAlso, manName(sub))
 		}
 	}
-	if len(see) > 0 {
-		b.WriteString(".SH SEE ALSO\n")
-		refs := make([]string, len(see))
-		for i, s := range see {
-			refs[i] = fmt.Sprintf("\\fB%s\\fR(%s)", roffText(manName(s)), h.Section)
-		}
-		b.WriteString(strings.Join(refs, ",\n") + "\n")
-	}
-	return b.Bytes()
+	return p
 }
 
-func manFlags(b *bytes.Buffer, title string, fs *pflag.FlagSet) {
-	if !fs.HasAvailableFlags() {
-		return
-	}
-	fmt.Fprintf(b, ".SH %s\n", title)
+func manFlags(fs *pflag.FlagSet) []manpage.Option {
+	var out []manpage.Option
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
 			return
 		}
-		varname, usage := pflag.UnquoteUsage(f)
-		b.WriteString(".TP\n")
-		if f.Shorthand != "" {
-			fmt.Fprintf(b, "\\fB\\-%s\\fR, ", roffText(f.Shorthand))
-		}
-		fmt.Fprintf(b, "\\fB\\-\\-%s\\fR", roffText(f.Name))
-		if varname != "" {
-			fmt.Fprintf(b, " \\fI%s\\fR", roffText(varname))
-		}
-		b.WriteString("\n")
+		arg, usage := pflag.UnquoteUsage(f)
 		if def := f.DefValue; def != "" && def != "false" && def != "[]" && def != "0" {
 			usage += " (default " + def + ")"
 		}
-		b.WriteString(roffLines(usage))
+		out = append(out, manpage.Option{Shorthand: f.Shorthand, Name: f.Name, Arg: arg, Usage: usage})
 	})
-}
-
-// roffText escapes text for use inside a roff line: backslashes, and
-// hyphens so that options stay hyphens when rendered and searched.
-func roffText(s string) string {
-	return strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
-}
-
-// roffLines escapes a block of text line by line; a line that starts with a
-// dot or an apostrophe would be read as a request, so it is guarded.
-func roffLines(s string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		line = roffText(line)
-		if strings.HasPrefix(line, ".") || strings.HasPrefix(line, "'") {
-			line = `\&` + line
-		}
-		b.WriteString(line + "\n")
-	}
-	return b.String()
+	return out
 }

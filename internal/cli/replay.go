@@ -2,13 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -61,13 +55,6 @@ and skipped. Output, summary and exit status are those of send.`,
 	return cmd
 }
 
-// connectionHeaders are set by the client for the connection it makes, not
-// copied from the captured call.
-var connectionHeaders = []string{
-	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
-	"Upgrade", "Proxy-Connection", "Proxy-Authorization", "Accept-Encoding",
-}
-
 func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	expect, err := opts.check()
 	if err != nil {
@@ -76,132 +63,45 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if opts.URL == "" {
 		return usagef("--url: say where to replay to")
 	}
-	target, err := parseTarget(opts.URL)
+	target, err := opts.target("")
 	if err != nil {
 		return err
 	}
-	var only []spec.Event
+	src := &capture.Replayer{}
 	if len(opts.Events) > 0 {
-		if only, err = spec.ParseEvents(opts.Events); err != nil {
+		only, err := spec.ParseEvents(opts.Events)
+		if err != nil {
 			return usageErr(fmt.Errorf("--event: %w", err))
+		}
+		for _, e := range only {
+			src.Events = append(src.Events, e.Name)
 		}
 	}
 	// Open every file first: an unreadable one is a usage error before
 	// anything is sent.
-	files := make([]*os.File, len(opts.Files))
-	for i, name := range opts.Files {
-		f, err := os.Open(name)
+	for _, name := range opts.Files {
+		r, shown, err := a.openInput(name)
 		if err != nil {
 			return usageErr(err)
 		}
-		defer f.Close()
-		files[i] = f
+		defer r.Close()
+		src.Inputs = append(src.Inputs, capture.Input{Name: shown, R: r})
 	}
-	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
+	rep, err := newDeliveryReporter(a, "whsim replay", &opts.deliveryFlags)
+	if err != nil {
+		return err
+	}
 	d, err := opts.newDeliverer(a, target, expect, rep)
 	if err != nil {
 		return err
 	}
-	src := &replaySource{files: files, names: opts.Files, only: only, warn: rep.warn}
+	src.Warn = rep.warn
 	if opts.NewRequestID {
-		src.ids = deliver.NewIDs(opts.Seed)
+		src.IDs = deliver.NewIDs(opts.Seed)
 	}
-	err = runDeliveries(ctx, a, rep, d, src.next, deliver.RunOptions{Concurrency: opts.Concurrency, Rate: opts.Rate}, 0)
-	if src.err != nil && err == nil {
-		return &exitError{code: ExitFailed, err: src.err}
+	err = runDeliveries(ctx, a, rep, d, src.Next, deliver.RunOptions{Concurrency: opts.Concurrency, Rate: opts.Rate}, 0)
+	if src.Err() != nil && err == nil {
+		return &exitError{code: ExitFailed, err: src.Err()}
 	}
 	return err
-}
-
-// replaySource streams records from the capture files, one delivery each,
-// so that a large capture is never held in memory.
-type replaySource struct {
-	files []*os.File
-	names []string
-	only  []spec.Event
-	ids   *deliver.IDs
-	warn  func(string, ...any)
-
-	i   int
-	seq int
-	r   *capture.Reader
-	err error // a read error that ended the replay early
-}
-
-func (s *replaySource) next() []*deliver.Request {
-	for s.i < len(s.files) {
-		if s.r == nil {
-			s.r = capture.NewReader(s.files[s.i])
-		}
-		rec, err := s.r.Next()
-		var torn *capture.TornError
-		var bad *capture.LineError
-		switch {
-		case errors.Is(err, io.EOF):
-			s.i++
-			s.r = nil
-			continue
-		case errors.As(err, &torn):
-			s.warn("%s: %v", s.names[s.i], err)
-			continue
-		case errors.As(err, &bad):
-			s.warn("%s: %v; skipped", s.names[s.i], err)
-			continue
-		case err != nil:
-			s.err = fmt.Errorf("%s: %w", s.names[s.i], err)
-			return nil
-		}
-		req, err := s.request(rec)
-		if err != nil {
-			s.warn("%s: line %d: %v; skipped", s.names[s.i], s.r.Line(), err)
-			continue
-		}
-		if req == nil {
-			continue
-		}
-		s.seq++
-		req.Seq = s.seq
-		return []*deliver.Request{req}
-	}
-	return nil
-}
-
-// request turns a record into a delivery, nil when --event filters it out.
-func (s *replaySource) request(rec *capture.Record) (*deliver.Request, error) {
-	event, _ := rec.Event()
-	if len(s.only) > 0 && !slices.ContainsFunc(s.only, func(e spec.Event) bool { return e.Name == event }) {
-		return nil, nil
-	}
-	body, err := rec.RequestBody()
-	if err != nil {
-		return nil, err
-	}
-	h := rec.Headers.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	for _, k := range connectionHeaders {
-		h.Del(k)
-	}
-	// The captured content type is replayed as it was, or not at all.
-	if _, ok := h["Content-Type"]; !ok {
-		h["Content-Type"] = nil
-	}
-	id := ""
-	start, end := deliver.FindRequestID(body)
-	if start >= 0 {
-		id = string(body[start:end])
-	}
-	if s.ids != nil && start >= 0 {
-		id = s.ids.Next()
-		body = deliver.SpliceID(body, start, end, id)
-	}
-	if event == "" {
-		event = "-"
-	}
-	method := strings.ToUpper(rec.Method)
-	if method == "" {
-		method = http.MethodPost
-	}
-	return &deliver.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
 }

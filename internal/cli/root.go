@@ -1,6 +1,18 @@
-// Package cli holds whsim's cobra commands. Commands are thin: each fills an
-// options struct and calls a run function that tests call directly with
-// buffers; the domain packages do the work.
+// Package cli holds whsim's cobra commands, one file each, all of one
+// shape:
+//
+//	type xOptions struct{ ... }               // the flags, typed
+//	func newXCmd(a *app) *cobra.Command       // help text, flags, completion
+//	func runX(ctx context.Context, a *app, opts *xOptions) error
+//
+// runX checks the options (usageErr: exit 2), wires domain packages
+// together and returns an error or errChecksFailed (exit 1); tests call it
+// with buffers through newApp. A new command is added in newRootCmd.
+// Flags several commands share are a struct with a register method
+// (payloadFlags, deliveryFlags). What every command shares is here once:
+// the streams, each stream's colour and "-" as stdin (streams.go), config
+// (config.go), exit codes (exit.go); results people read go through the
+// shared reporter (internal/report). Domain rules live in their packages.
 package cli
 
 import (
@@ -9,102 +21,17 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/spec"
 )
 
 // Build describes the binary; release builds set it through -ldflags.
-type Build struct {
-	Version, Commit, Date string
-}
-
-// String is the text of --version and of `whsim version`: the one place a
-// build is formatted as text.
-func (b Build) String() string {
-	i := b.resolve()
-	commit := i.Commit
-	if i.Modified {
-		commit += "+dirty"
-	}
-	return fmt.Sprintf("whsim %s (commit %s, built %s, %s %s/%s)", i.Version, commit, i.Date,
-		i.Go, i.OS, i.Arch)
-}
-
-// buildInfo is a Build completed from what the binary knows about itself;
-// `whsim version --output json` prints it.
-type buildInfo struct {
-	Version  string `json:"version"`
-	Commit   string `json:"commit"`
-	Date     string `json:"date"`
-	Modified bool   `json:"modified"`
-	Go       string `json:"go"`
-	OS       string `json:"os"`
-	Arch     string `json:"arch"`
-}
-
-// resolve fills in what the linker did not set. A release build has all
-// three from -ldflags. `go install ...@v1.2.3` has none, but the module
-// version is in the build info. A build from a clone is "dev", with the
-// commit and its time when the go command stamped them (-buildvcs); since
-// Go 1.24 it also stamps a pseudo-version from the commit, which says no
-// more than the commit does and would read like a release.
-func (b Build) resolve() buildInfo {
-	i := buildInfo{Version: b.Version, Commit: b.Commit, Date: b.Date,
-		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
-	if i.Version == "" {
-		i.Version = "dev"
-		if info, ok := debug.ReadBuildInfo(); ok {
-			fromClone := false
-			for _, s := range info.Settings {
-				switch {
-				case s.Key == "vcs.revision":
-					fromClone = true
-					if i.Commit == "" {
-						i.Commit = s.Value
-					}
-				case s.Key == "vcs.time" && i.Date == "":
-					i.Date = s.Value
-				case s.Key == "vcs.modified":
-					i.Modified = s.Value == "true"
-				}
-			}
-			if v := info.Main.Version; v != "" && v != "(devel)" && !(fromClone && isPseudoVersion(v)) {
-				i.Version = v
-			}
-		}
-	}
-	if i.Commit == "" {
-		i.Commit = "unknown"
-	}
-	if i.Date == "" {
-		i.Date = "unknown"
-	}
-	return i
-}
-
-// isPseudoVersion reports whether v is a Go pseudo-version
-// (v0.0.0-20261122042457-1fb8174eae78, v1.2.4-0.2026…-…, optionally +dirty):
-// its last two dash-separated parts are a 14-digit time and a 12-digit hash.
-func isPseudoVersion(v string) bool {
-	v, _, _ = strings.Cut(v, "+")
-	parts := strings.Split(v, "-")
-	if len(parts) < 3 {
-		return false
-	}
-	hash, stamp := parts[len(parts)-1], parts[len(parts)-2]
-	if len(stamp) < 14 || len(hash) != 12 {
-		return false
-	}
-	stamp = stamp[len(stamp)-14:]
-	return strings.Trim(stamp, "0123456789") == "" && strings.Trim(hash, "0123456789abcdef") == ""
-}
+type Build = buildinfo.Build
 
 // app is what every command of one run shares.
 type app struct {
@@ -114,8 +41,9 @@ type app struct {
 
 	configPath string
 	noColor    bool
-	// errColor colours diagnostics on stderr; set once flags and config are read.
-	errColor Palette
+	// errColor colours stderr and stdoutColor stdout (read through
+	// outColor): each decided once, when flags and config are read.
+	errColor, stdoutColor Palette
 	// ran says a command's RunE started: errors before that are cobra's
 	// usage errors.
 	ran bool
@@ -126,8 +54,13 @@ type app struct {
 func Main(ctx context.Context, args []string, s Streams, b Build) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{streams: s, build: b, now: time.Now, errColor: newPalette(false)}
-	return a.run(ctx, args)
+	return newApp(s, b, time.Now).run(ctx, args)
+}
+
+// newApp is the one place an app is made: Main, the completion scripts
+// and tests. Colour is off until the root command has read the flags.
+func newApp(s Streams, b Build, now func() time.Time) *app {
+	return &app{streams: s, build: b, now: now, stdoutColor: newPalette(false), errColor: newPalette(false)}
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
@@ -179,9 +112,9 @@ records calls itself, and checks every payload against the interface.`,
 			if err := loadConfig(cmd, a.configPath); err != nil {
 				return err
 			}
-			_, noColorEnv := os.LookupEnv("NO_COLOR")
-			noColorEnv = noColorEnv && os.Getenv("NO_COLOR") != ""
-			a.errColor = newPalette(a.streams.ErrTTY && !a.noColor && !noColorEnv)
+			noColor := a.noColor || os.Getenv("NO_COLOR") != ""
+			a.stdoutColor = newPalette(a.streams.OutTTY && !noColor)
+			a.errColor = newPalette(a.streams.ErrTTY && !noColor)
 			return nil
 		},
 	}
@@ -214,6 +147,9 @@ records calls itself, and checks every payload against the interface.`,
 	setUpCompletionCmd(root)
 	return root
 }
+
+// outColor is the palette of stdout.
+func (a *app) outColor() Palette { return a.stdoutColor }
 
 // runE wraps a command's run function so that errors from it are told apart
 // from cobra's own usage errors.

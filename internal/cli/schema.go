@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"io"
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,7 +35,7 @@ required.`,
   whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described | npx ajv-cli compile -s /dev/stdin`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runSchema(a.streams.Out, opts)
+			return runSchema(cmd.Context(), a, opts)
 		}),
 	}
 	f := cmd.Flags()
@@ -46,7 +46,7 @@ required.`,
 	return cmd
 }
 
-func runSchema(out io.Writer, opts *schemaOptions) error {
+func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 	events, err := spec.ParseEvents([]string{opts.Event})
 	if err != nil {
 		return usagef("--event: %v", err)
@@ -67,6 +67,6 @@ func runSchema(out io.Writer, opts *schemaOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = out.Write(b)
+	_, err = a.streams.Out.Write(b)
 	return err
 }

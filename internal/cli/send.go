@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -17,30 +15,9 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 )
-
-// scenario is a document's life told as events about the same document.
-type scenario struct {
-	Name    string
-	Events  [2]string
-	Meaning string
-}
-
-var scenarios = []scenario{
-	{"invoice-lifecycle", [2]string{"CREATE_PURCHASE_ORDER_INVOICE", "AUDIT_PURCHASE_ORDER_INVOICE"},
-		"create a purchase invoice, then audit the same invoice (PASS or REFUSAL)"},
-	{"receipt-lifecycle", [2]string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"},
-		"create a receipt document, then void the same receipt"},
-}
-
-func scenarioNames() []string {
-	var out []string
-	for _, s := range scenarios {
-		out = append(out, s.Name)
-	}
-	return out
-}
 
 // poolSize is how many different bodies are built per event before the run:
 // enough that a receiver sees varied data, few enough to build in
@@ -111,9 +88,9 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.DurationVar(&opts.Duration, "duration", 0, "stop sending after this long (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
-	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(scenarioNames(), "|"))
+	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords("standard"))
-	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(scenarioNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
 	return cmd
 }
@@ -130,48 +107,39 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.Float64Var(&d.Rate, "rate", 0, "at most this many deliveries per second (0: as fast as the receiver answers)")
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
-	addOutputFlag(cmd, &d.Output, "text", "text", "json")
+	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
 
 // check validates the shared flags (usage errors).
 func (d *deliveryFlags) check() (func(int) bool, error) {
-	if d.Concurrency < 1 {
+	switch {
+	case d.Concurrency < 1:
 		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
-	}
-	if d.Rate < 0 {
+	case d.Rate < 0:
 		return nil, usagef("--rate %g: want 0 or more", d.Rate)
-	}
-	if d.Retries < 0 {
+	case d.Retries < 0:
 		return nil, usagef("--retries %d: want 0 or more", d.Retries)
-	}
-	if d.Timeout <= 0 {
+	case d.Timeout <= 0:
 		return nil, usagef("--timeout %s: want more than 0", d.Timeout)
 	}
-	expect, err := parseExpect(d.ExpectStatus)
+	expect, err := deliver.ParseExpect(d.ExpectStatus)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, usagef("--expect-status: %v", err)
 	}
 	return expect, nil
 }
 
-// parseTarget checks a receiver URL.
-func parseTarget(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
+// target checks --url, or u when it is set (send's built-in receiver).
+func (d *deliveryFlags) target(u string) (*url.URL, error) {
+	if u == "" {
+		u = d.URL
+	}
+	t, err := deliver.ParseTarget(u)
 	if err != nil {
-		return nil, usagef("--url %q: %v", s, errors.Unwrap(err))
+		return nil, usagef("--url %v", err)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, usagef("--url %q: want an http:// or https:// URL", s)
-	}
-	if u.Host == "" {
-		return nil, usagef("--url %q: no host", s)
-	}
-	if _, err := url.ParseQuery(u.RawQuery); err != nil {
-		return nil, usagef("--url %q: bad query: %v", s, err)
-	}
-	u.Fragment = ""
-	return u, nil
+	return t, nil
 }
 
 // newDeliverer builds the client and the deliverer for target.
@@ -221,9 +189,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	}
 	header := http.Header{}
 	for _, h := range opts.Headers {
-		k, v, err := parseHeader(h)
+		k, v, err := deliver.ParseHeader(h)
 		if err != nil {
-			return usageErr(err)
+			return usagef("--header %v", err)
 		}
 		header.Add(k, v)
 	}
@@ -248,7 +216,10 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return err
 	}
 
-	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
+	rep, err := newDeliveryReporter(a, "whsim send", &opts.deliveryFlags)
+	if err != nil {
+		return err
+	}
 	rawURL := opts.URL
 	if rawURL == "" {
 		rcv, err := startBuiltinReceiver(a.streams.Err, a.errColor, opts.Verbose)
@@ -259,7 +230,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		rawURL = rcv.URL
 		fmt.Fprintf(a.streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.errColor.Key.Sprint("whsim:"), rawURL)
 	}
-	target, err := parseTarget(rawURL)
+	target, err := opts.target(rawURL)
 	if err != nil {
 		return err
 	}
@@ -327,26 +298,14 @@ func (opts *sendOptions) lanes(a *app, header http.Header) ([][][]deliver.Templa
 		n = opts.Count
 	}
 	// A requestId the user set (or removed) is theirs: sent as it is.
-	fixedID := false
+	fresh := true
 	for _, s := range append(append([]string{}, opts.Sets...), opts.Unsets...) {
 		if s == spec.FieldRequestID || strings.HasPrefix(s, spec.FieldRequestID+"=") || strings.HasPrefix(s, spec.FieldRequestID+".") {
-			fixedID = true
+			fresh = false
 		}
-	}
-	tmpl := func(e spec.Event, doc *payload.Obj) deliver.Template {
-		body := payload.Marshal(doc)
-		t := deliver.Template{Event: e.Name, Query: "businessType=" + url.QueryEscape(e.Name), Header: header, Body: body, IDOff: -1}
-		start, end := deliver.FindRequestID(body)
-		if start >= 0 && end-start == 36 && !fixedID {
-			t.IDOff = start
-		}
-		if start >= 0 {
-			t.RequestID = string(body[start:end])
-		}
-		return t
 	}
 	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, n, tmpl)
+		return opts.scenarioLanes(pl, n, header, fresh)
 	}
 	lanes := make([][][]deliver.Template, len(pl.Events))
 	for i, e := range pl.Events {
@@ -355,61 +314,35 @@ func (opts *sendOptions) lanes(a *app, header http.Header) ([][][]deliver.Templa
 			if err != nil {
 				return nil, err
 			}
-			lanes[i] = append(lanes[i], []deliver.Template{tmpl(e, doc)})
+			lanes[i] = append(lanes[i], []deliver.Template{deliver.NewTemplate(e.Name, header, payload.Marshal(doc), fresh)})
 		}
 	}
 	return lanes, nil
 }
 
-func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, tmpl func(spec.Event, *payload.Obj) deliver.Template) ([][][]deliver.Template, error) {
-	var sc *scenario
-	for i := range scenarios {
-		if scenarios[i].Name == opts.Scenario {
-			sc = &scenarios[i]
-		}
-	}
-	if sc == nil {
-		return nil, usagef("--scenario %q: want one of %s", opts.Scenario, strings.Join(scenarioNames(), ", "))
+// scenarioLanes is one lane of n documents' lives, each a group of
+// deliveries sent in order.
+func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, fresh bool) ([][][]deliver.Template, error) {
+	sc, ok := payload.LookupScenario(opts.Scenario)
+	if !ok {
+		return nil, usagef("--scenario %q: want one of %s", opts.Scenario, strings.Join(payload.ScenarioNames(), ", "))
 	}
 	if opts.eventsSet {
-		return nil, usagef("--scenario %s sends %s then %s: leave out --event", sc.Name, sc.Events[0], sc.Events[1])
+		return nil, usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))
 	}
-	first, _ := spec.Lookup(sc.Events[0])
-	second, _ := spec.Lookup(sc.Events[1])
 	ovs, err := opts.overrides()
 	if err != nil {
 		return nil, err
 	}
-	gen, shape := pl.Source.Generator(), pl.Shape
-	// The audit's verdict comes from the same seed as the data.
-	verdicts := rand.New(rand.NewPCG(opts.Seed, 7))
-	lane := make([][]deliver.Template, 0, n)
-	for range n {
-		data := gen.Data(first, shape)
-		later := data.Clone()
-		if first.Kind == spec.Invoice {
-			status := spec.StatusPass
-			if verdicts.Float64() < 0.2 {
-				status = spec.StatusRefusal
-			}
-			if shape == spec.Sample {
-				later.Put(spec.FieldStatus, int64(spec.SampleStatus(status)))
-			} else {
-				later.Put(spec.FieldStatus, status)
-			}
+	lives, err := sc.Lives(payload.New(opts.Seed, pl.Now), pl.Shape, opts.Seed, n, ovs)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	lane := make([][]deliver.Template, len(lives))
+	for i, life := range lives {
+		for _, step := range life {
+			lane[i] = append(lane[i], deliver.NewTemplate(step.Event.Name, header, payload.Marshal(step.Doc), fresh))
 		}
-		var group []deliver.Template
-		for _, step := range []struct {
-			e    spec.Event
-			data *payload.Obj
-		}{{first, data}, {second, later}} {
-			doc := gen.Envelope(step.e, shape, step.data)
-			if err := payload.Apply(doc, ovs); err != nil {
-				return nil, usageErr(fmt.Errorf("%s %s payload: %w", step.e.Name, shape, err))
-			}
-			group = append(group, tmpl(step.e, doc))
-		}
-		lane = append(lane, group)
 	}
 	return [][][]deliver.Template{lane}, nil
 }
@@ -420,15 +353,7 @@ func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Te
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
 	}
-	var body []byte
-	var err error
-	name := opts.File
-	if name == "-" {
-		name = "stdin"
-		body, err = io.ReadAll(a.streams.In)
-	} else {
-		body, err = os.ReadFile(name)
-	}
+	name, body, err := a.readInput(opts.File)
 	if err != nil {
 		return nil, usagef("--file: %v", err)
 	}
@@ -438,39 +363,19 @@ func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Te
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	} else {
-		var env struct {
-			BusinessType *json.Number `json:"businessType"`
+		e, err := deliver.EventOf(body)
+		var amb *deliver.AmbiguousEventError
+		switch {
+		case errors.As(err, &amb):
+			return nil, usagef("--file %s: %v; say which with --event", name, err)
+		case err != nil:
+			return nil, usagef("--file %s: %v; give --event", name, err)
 		}
-		if err := json.Unmarshal(body, &env); err != nil || env.BusinessType == nil {
-			return nil, usagef("--file %s: no businessType number in the body to tell the event by; give --event", name)
-		}
-		n, _ := env.BusinessType.Int64()
-		events = spec.EventsForNumber(int(n))
-		switch len(events) {
-		case 0:
-			return nil, usagef("--file %s: businessType %s is no event's number; give --event", name, env.BusinessType)
-		case 1:
-		default:
-			return nil, usagef("--file %s: businessType %s stands for %s; say which with --event", name, env.BusinessType,
-				strings.Join(eventNames(events), " or "))
-		}
-	}
-	id := ""
-	if s, e := deliver.FindRequestID(body); s >= 0 {
-		id = string(body[s:e])
+		events = []spec.Event{e}
 	}
 	lanes := make([][][]deliver.Template, len(events))
 	for i, e := range events {
-		lanes[i] = [][]deliver.Template{{{Event: e.Name, Query: "businessType=" + url.QueryEscape(e.Name),
-			Header: header, Body: body, IDOff: -1, RequestID: id}}}
+		lanes[i] = [][]deliver.Template{{deliver.NewTemplate(e.Name, header, body, false)}}
 	}
 	return lanes, nil
-}
-
-func eventNames(es []spec.Event) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name)
-	}
-	return out
 }

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fatih/color"
 	"golang.org/x/term"
+
+	"github.com/whsim/whsim/internal/report"
 )
 
 // Streams are the standard streams of one run; tests pass buffers.
@@ -51,5 +55,55 @@ func newPalette(enabled bool) Palette {
 		Dim:     mk(color.Faint),
 		Bold:    mk(color.Bold),
 		Key:     mk(color.FgCyan),
+	}
+}
+
+// stdinName is how stdin is named in messages.
+const stdinName = "<stdin>"
+
+// openInput opens an input file named on the command line; "-" is stdin,
+// here and only here. It returns the name messages should use.
+func (a *app) openInput(name string) (io.ReadCloser, string, error) {
+	if name == "-" {
+		return io.NopCloser(a.streams.In), stdinName, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, name, err
+	}
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		f.Close()
+		if err == nil {
+			err = &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+		}
+		return nil, name, err
+	}
+	return f, name, nil
+}
+
+// readInput reads a whole input file; "-" is stdin.
+func (a *app) readInput(name string) (string, []byte, error) {
+	r, shown, err := a.openInput(name)
+	if err != nil {
+		return shown, nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	return shown, b, err
+}
+
+// wrapOf is a colour as the text around what it colours, worked out once:
+// text built by appending needs no fmt.
+func wrapOf(c interface{ Sprint(...any) string }) report.Wrap {
+	pre, post, _ := strings.Cut(c.Sprint("\x00"), "\x00")
+	return report.Wrap{Pre: pre, Post: post}
+}
+
+// style is how reports on a stream coloured by pal look.
+func style(pal Palette, verbose bool) report.Style {
+	return report.Style{
+		OK: wrapOf(pal.OK), Warn: wrapOf(pal.Warn), Fail: wrapOf(pal.Fail),
+		Dim: wrapOf(pal.Dim), Bold: wrapOf(pal.Bold), Key: wrapOf(pal.Key),
+		Verbose: verbose,
 	}
 }

@@ -4,17 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -87,30 +86,12 @@ func ruleHelp() string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// outColor is the palette for findings on stdout: colour only when stdout
-// is a terminal and neither --no-color nor NO_COLOR says otherwise.
-func (a *app) outColor() Palette {
-	return newPalette(a.streams.OutTTY && !a.noColor && os.Getenv("NO_COLOR") == "")
-}
-
 // payloadResult is one checked payload.
 type payloadResult struct {
 	file     string
 	line     int // the payload's line in an NDJSON file; 0 for a whole file
 	findings []validate.Finding
 	failed   bool
-}
-
-type reporter interface {
-	payload(r *payloadResult) error
-	finish(s validateSummary) error
-}
-
-type validateSummary struct {
-	Payloads int `json:"payloads"`
-	Failed   int `json:"failed"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
 }
 
 func runValidate(st Streams, pal Palette, opts *validateOptions) error {
@@ -160,15 +141,9 @@ func runValidate(st Streams, pal Palette, opts *validateOptions) error {
 		}
 	}()
 
-	out := bufio.NewWriterSize(st.Out, 64<<10)
-	var rep reporter
-	switch opts.Output {
-	case "json":
-		rep = newJSONReporter(out)
-	case "junit":
-		rep = &junitReporter{w: out}
-	default:
-		rep = &textReporter{w: out, pal: pal}
+	rep, err := report.New(opts.Output, st.Out, style(pal, false), false)
+	if err != nil {
+		return usagef("--output: %v", err)
 	}
 	var sum validateSummary
 	for i, name := range files {
@@ -195,17 +170,14 @@ func runValidate(st Streams, pal Palette, opts *validateOptions) error {
 					sum.Warnings++
 				}
 			}
-			return rep.payload(&r)
+			return rep.Case(&r)
 		})
 		if err != nil {
-			_ = out.Flush()
+			_ = rep.Abort()
 			return usageErr(fmt.Errorf("validate: %s: %w", display, err))
 		}
 	}
-	if err := rep.finish(sum); err != nil {
-		return err
-	}
-	if err := out.Flush(); err != nil {
+	if err := rep.Finish(sum); err != nil {
 		return err
 	}
 	if sum.Failed > 0 {
@@ -275,169 +247,4 @@ func eachPayload(r io.Reader, name string, fn func(line int, body []byte) error)
 		}
 	}
 	return nil
-}
-
-type textReporter struct {
-	w   *bufio.Writer
-	pal Palette
-}
-
-func (t *textReporter) payload(r *payloadResult) error {
-	for _, f := range r.findings {
-		loc := r.file
-		switch {
-		case r.line > 0:
-			loc += ":" + strconv.Itoa(r.line)
-		case f.Line > 0:
-			loc += ":" + strconv.Itoa(f.Line)
-		}
-		sev := t.pal.Warn.Sprint(f.Severity)
-		if f.Severity == validate.Error {
-			sev = t.pal.Fail.Sprint(f.Severity)
-		}
-		path := f.Path
-		if path == "" {
-			path = "(body)"
-		}
-		fmt.Fprintf(t.w, "%s: %s %s %s: %s\n", loc, sev, t.pal.Dim.Sprint(f.Rule), t.pal.Key.Sprint(path), f.Message)
-	}
-	return nil
-}
-
-func (t *textReporter) finish(s validateSummary) error {
-	verdict := t.pal.OK.Sprint("ok")
-	if s.Failed > 0 {
-		verdict = t.pal.Fail.Sprint("FAIL")
-	}
-	_, err := fmt.Fprintf(t.w, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
-		s.Payloads, plural(s.Payloads, "payload", "payloads"), s.Failed,
-		s.Errors, plural(s.Errors, "error", "errors"), s.Warnings, plural(s.Warnings, "warning", "warnings"))
-	return err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// findingJSON is the stable --output json form of a finding: one object
-// per line, then a summary object.
-type findingJSON struct {
-	Type     string `json:"type"` // "finding"
-	File     string `json:"file"`
-	Record   int    `json:"record,omitempty"` // NDJSON line of the payload
-	Rule     string `json:"rule"`
-	Severity string `json:"severity"`
-	Path     string `json:"path"`
-	Message  string `json:"message"`
-	Line     int    `json:"line,omitempty"` // position in the body
-	Column   int    `json:"column,omitempty"`
-}
-
-type summaryJSON struct {
-	Type string `json:"type"` // "summary"
-	validateSummary
-}
-
-type jsonReporter struct{ enc *json.Encoder }
-
-func newJSONReporter(w io.Writer) *jsonReporter {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &jsonReporter{enc: enc}
-}
-
-func (j *jsonReporter) payload(r *payloadResult) error {
-	for _, f := range r.findings {
-		if err := j.enc.Encode(findingJSON{"finding", r.file, r.line, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (j *jsonReporter) finish(s validateSummary) error {
-	return j.enc.Encode(summaryJSON{"summary", s})
-}
-
-// junitReporter writes one test case per payload, grouped in one test
-// suite per file. Cases are kept until the end, for the suite's counts.
-type junitReporter struct {
-	w      *bufio.Writer
-	suites []*junitSuite
-}
-
-type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-func (j *junitReporter) payload(r *payloadResult) error {
-	if len(j.suites) == 0 || j.suites[len(j.suites)-1].Name != r.file {
-		j.suites = append(j.suites, &junitSuite{Name: r.file})
-	}
-	s := j.suites[len(j.suites)-1]
-	name := r.file
-	if r.line > 0 {
-		name += ":" + strconv.Itoa(r.line)
-	}
-	c := junitCase{Name: name, Classname: "whsim.validate"}
-	var sb strings.Builder
-	for _, f := range r.findings {
-		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
-	}
-	s.Tests++
-	if r.failed {
-		s.Failures++
-		first := r.findings[0]
-		for _, f := range r.findings {
-			if f.Severity == validate.Error {
-				first = f
-				break
-			}
-		}
-		c.Failure = &junitFailure{Message: first.Rule + " " + first.Path + ": " + first.Message, Type: first.Rule, Text: sb.String()}
-	} else if sb.Len() > 0 {
-		c.SystemOut = sb.String()
-	}
-	s.Cases = append(s.Cases, c)
-	return nil
-}
-
-func (j *junitReporter) finish(sum validateSummary) error {
-	type suites struct {
-		XMLName  xml.Name      `xml:"testsuites"`
-		Name     string        `xml:"name,attr"`
-		Tests    int           `xml:"tests,attr"`
-		Failures int           `xml:"failures,attr"`
-		Suites   []*junitSuite `xml:"testsuite"`
-	}
-	if _, err := io.WriteString(j.w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(j.w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(suites{Name: "whsim validate", Tests: sum.Payloads, Failures: sum.Failed, Suites: j.suites}); err != nil {
-		return err
-	}
-	_, err := io.WriteString(j.w, "\n")
-	return err
 }

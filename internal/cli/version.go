@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 )
@@ -25,16 +25,17 @@ command recorded it.`,
   whsim version --output json | jq -r .version`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runVersion(a.streams.Out, a.build, opts)
+			return runVersion(cmd.Context(), a, opts)
 		}),
 	}
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	return cmd
 }
 
-func runVersion(out io.Writer, b Build, opts *versionOptions) error {
+func runVersion(_ context.Context, a *app, opts *versionOptions) error {
+	out, b := a.streams.Out, a.build
 	if opts.Output == "json" {
-		return json.NewEncoder(out).Encode(b.resolve())
+		return json.NewEncoder(out).Encode(b.Resolve())
 	}
 	_, err := fmt.Fprintln(out, b.String())
 	return err

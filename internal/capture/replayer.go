@@ -1,0 +1,111 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/whsim/whsim/internal/deliver"
+)
+
+// Input is a capture file to replay and the name messages give it.
+type Input struct {
+	Name string
+	R    io.Reader
+}
+
+// Replayer streams the records of capture files as deliveries, one at a
+// time, so that a large capture is never held in memory. Its Next is the
+// feed of deliver.Run.
+type Replayer struct {
+	Inputs []Input
+	// Events, when not empty, keeps only the calls of these events.
+	Events []string
+	// IDs, when set, gives each call a fresh requestId.
+	IDs *deliver.IDs
+	// Warn is told of each line skipped: a torn last line, a bad record.
+	Warn func(format string, args ...any)
+
+	i   int
+	seq int
+	r   *Reader
+	err error
+}
+
+// Err is the read error that ended the replay early, if any.
+func (s *Replayer) Err() error { return s.err }
+
+// Next returns the next call to deliver, nil at the end.
+func (s *Replayer) Next() []*deliver.Request {
+	for s.i < len(s.Inputs) {
+		in := s.Inputs[s.i]
+		if s.r == nil {
+			s.r = NewReader(in.R)
+		}
+		rec, err := s.r.Next()
+		var torn *TornError
+		var bad *LineError
+		switch {
+		case errors.Is(err, io.EOF):
+			s.i++
+			s.r = nil
+			continue
+		case errors.As(err, &torn):
+			s.Warn("%s: %v", in.Name, err)
+			continue
+		case errors.As(err, &bad):
+			s.Warn("%s: %v; skipped", in.Name, err)
+			continue
+		case err != nil:
+			s.err = fmt.Errorf("%s: %w", in.Name, err)
+			return nil
+		}
+		if event, _ := rec.Event(); len(s.Events) > 0 && !slices.Contains(s.Events, event) {
+			continue
+		}
+		req, err := Request(rec, s.IDs)
+		if err != nil {
+			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
+			continue
+		}
+		s.seq++
+		req.Seq = s.seq
+		return []*deliver.Request{req}
+	}
+	return nil
+}
+
+// Request is the delivery that replays rec: its method, query, headers and
+// body byte for byte; with ids, a fresh requestId and nothing else changed.
+func Request(rec *Record, ids *deliver.IDs) (*deliver.Request, error) {
+	body, err := rec.RequestBody()
+	if err != nil {
+		return nil, err
+	}
+	h := ReplayHeaders(rec.Headers)
+	// The captured content type is replayed as it was, or not at all.
+	if _, ok := h["Content-Type"]; !ok {
+		h["Content-Type"] = nil
+	}
+	id := ""
+	start, end := deliver.FindRequestID(body)
+	if start >= 0 {
+		id = string(body[start:end])
+	}
+	if ids != nil && start >= 0 {
+		id = ids.Next()
+		body = deliver.SpliceID(body, start, end, id)
+	}
+	event, _ := rec.Event()
+	if event == "" {
+		event = "-"
+	}
+	method := strings.ToUpper(rec.Method)
+	if method == "" {
+		method = http.MethodPost
+	}
+	return &deliver.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
+}

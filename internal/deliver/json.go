@@ -1,0 +1,169 @@
+package deliver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/whsim/whsim/internal/jsonstr"
+)
+
+// ResultJSON is the stable JSON form of a delivery (send and replay
+// --output json). The header and body fields are filled by the caller
+// for -v: it masks the secrets.
+type ResultJSON struct {
+	Seq             int           `json:"seq"`
+	Event           string        `json:"event"`
+	RequestID       string        `json:"requestId"`
+	Duplicate       bool          `json:"duplicate"`
+	URL             string        `json:"url"`
+	Status          int           `json:"status"`
+	OK              bool          `json:"ok"`
+	LatencyMS       float64       `json:"latencyMs"`
+	ErrorKind       string        `json:"errorKind,omitempty"`
+	Error           string        `json:"error,omitempty"`
+	Attempts        []AttemptJSON `json:"attempts"`
+	RequestHeaders  http.Header   `json:"requestHeaders,omitempty"`
+	ResponseHeaders http.Header   `json:"responseHeaders,omitempty"`
+	ResponseBody    *string       `json:"responseBody,omitempty"`
+}
+
+// AttemptJSON is the JSON form of one attempt.
+type AttemptJSON struct {
+	Status    int     `json:"status,omitempty"`
+	LatencyMS float64 `json:"latencyMs"`
+	ErrorKind string  `json:"errorKind,omitempty"`
+	Error     string  `json:"error,omitempty"`
+	Location  string  `json:"location,omitempty"`
+	WaitMS    float64 `json:"waitMs,omitempty"`
+}
+
+// MS is a duration in milliseconds to the microsecond, as the JSON forms
+// give times.
+func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// JSON is the result's JSON form, without the -v fields.
+func (r *Result) JSON() ResultJSON {
+	last := r.Last()
+	req := r.Request
+	j := ResultJSON{
+		Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: r.URL,
+		Status: last.Status, OK: r.OK, LatencyMS: MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
+	}
+	for _, a := range r.Attempts {
+		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, MS(a.Latency), a.Kind, a.Err, a.Location, MS(a.Wait)})
+	}
+	return j
+}
+
+// MarshalJSONLine encodes v as one line of JSON, HTML characters left as
+// they are (as AppendJSON and the capture writer leave them).
+func MarshalJSONLine(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the JSON forms here always encode
+	return buf.Bytes()
+}
+
+// AppendJSON appends the line MarshalJSONLine makes of r.JSON(), without
+// reflection or allocation: it runs once per delivery.
+func (r *Result) AppendJSON(b []byte) []byte {
+	last := r.Last()
+	req := r.Request
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, int64(req.Seq), 10)
+	b = append(b, `,"event":`...)
+	b = jsonstr.Append(b, req.Event)
+	b = append(b, `,"requestId":`...)
+	b = jsonstr.Append(b, req.RequestID)
+	b = append(b, `,"duplicate":`...)
+	b = strconv.AppendBool(b, req.Duplicate)
+	b = append(b, `,"url":`...)
+	b = jsonstr.Append(b, r.URL)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(last.Status), 10)
+	b = append(b, `,"ok":`...)
+	b = strconv.AppendBool(b, r.OK)
+	b = append(b, `,"latencyMs":`...)
+	b = strconv.AppendFloat(b, MS(last.Latency), 'f', -1, 64)
+	if last.Kind != "" {
+		b = append(b, `,"errorKind":`...)
+		b = jsonstr.Append(b, last.Kind)
+	}
+	if last.Err != "" {
+		b = append(b, `,"error":`...)
+		b = jsonstr.Append(b, last.Err)
+	}
+	b = append(b, `,"attempts":[`...)
+	for i, a := range r.Attempts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		if a.Status != 0 {
+			b = append(b, `"status":`...)
+			b = strconv.AppendInt(b, int64(a.Status), 10)
+			b = append(b, ',')
+		}
+		b = append(b, `"latencyMs":`...)
+		b = strconv.AppendFloat(b, MS(a.Latency), 'f', -1, 64)
+		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"location", a.Location}} {
+			if kv[1] != "" {
+				b = append(b, `,"`+kv[0]+`":`...)
+				b = jsonstr.Append(b, kv[1])
+			}
+		}
+		if a.Wait != 0 {
+			b = append(b, `,"waitMs":`...)
+			b = strconv.AppendFloat(b, MS(a.Wait), 'f', -1, 64)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}\n"...)
+}
+
+// statsJSON is the stable JSON form of a run's stats, the last line of
+// send and replay --output json.
+type statsJSON struct {
+	Summary struct {
+		Sent              int            `json:"sent"`
+		Succeeded         int            `json:"succeeded"`
+		Failed            int            `json:"failed"`
+		Interrupted       int            `json:"interrupted"`
+		Duplicates        int            `json:"duplicates"`
+		Retries           int            `json:"retries"`
+		FailedByStatus    map[string]int `json:"failedByStatus"`
+		FailedByError     map[string]int `json:"failedByError"`
+		RequestsPerSecond float64        `json:"requestsPerSecond"`
+		ElapsedMS         float64        `json:"elapsedMs"`
+		LatencyMS         struct {
+			P50 float64 `json:"p50"`
+			P90 float64 `json:"p90"`
+			P99 float64 `json:"p99"`
+			Max float64 `json:"max"`
+		} `json:"latencyMs"`
+	} `json:"summary"`
+}
+
+// AppendJSON appends the stats as one line: {"summary": {...}}.
+func (st *Stats) AppendJSON(b []byte) []byte {
+	var j statsJSON
+	s := &j.Summary
+	s.Sent, s.Succeeded, s.Failed, s.Interrupted = st.Sent, st.Succeeded, st.Failed, st.Interrupted
+	s.Duplicates, s.Retries = st.Duplicates, st.Retries
+	s.FailedByStatus, s.FailedByError = map[string]int{}, map[string]int{}
+	for k, v := range st.ByStatus {
+		s.FailedByStatus[strconv.Itoa(k)] = v
+	}
+	for k, v := range st.ByError {
+		s.FailedByError[k] = v
+	}
+	s.RequestsPerSecond = float64(int64(st.RequestsPerSecond()*10)) / 10
+	s.ElapsedMS = MS(st.Elapsed)
+	h := &st.Latency
+	s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = MS(h.Quantile(.5)), MS(h.Quantile(.9)), MS(h.Quantile(.99)), MS(h.Max())
+	return append(b, MarshalJSONLine(j)...)
+}

@@ -1,0 +1,141 @@
+package deliver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// queryEvent is the query parameter that names a delivery's event, as the
+// ERP sends it: POST <url>?businessType=<EVENT>.
+const queryEvent = "businessType"
+
+// Query is the query a delivery of event carries; the target URL's own
+// query is kept in front of it.
+func Query(event string) string { return queryEvent + "=" + url.QueryEscape(event) }
+
+// NewTemplate prepares body for delivery as event. With freshIDs, each
+// delivery made from it gets a fresh requestId when the body holds one of
+// UUID length; otherwise the body is sent as it is (a --file body, a
+// requestId the user set).
+func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) Template {
+	t := Template{Event: event, Query: Query(event), Header: header, Body: body, IDOff: -1}
+	start, end := FindRequestID(body)
+	if start >= 0 && end-start == 36 && freshIDs {
+		t.IDOff = start
+	}
+	if start >= 0 {
+		t.RequestID = string(body[start:end])
+	}
+	return t
+}
+
+// AmbiguousEventError is a body number that several events share.
+type AmbiguousEventError struct {
+	Number string
+	Events []spec.Event
+}
+
+func (e *AmbiguousEventError) Error() string {
+	names := make([]string, len(e.Events))
+	for i, ev := range e.Events {
+		names[i] = ev.Name
+	}
+	return fmt.Sprintf("businessType %s stands for %s", e.Number, strings.Join(names, " or "))
+}
+
+// EventOf tells the event a body is for by its businessType number. The
+// error says why it cannot: no number, no event's number, or an
+// *AmbiguousEventError.
+func EventOf(body []byte) (spec.Event, error) {
+	var env struct {
+		BusinessType *json.Number `json:"businessType"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil || env.BusinessType == nil {
+		return spec.Event{}, errors.New("no businessType number in the body to tell the event by")
+	}
+	n, _ := env.BusinessType.Int64()
+	events := spec.EventsForNumber(int(n))
+	switch len(events) {
+	case 0:
+		return spec.Event{}, fmt.Errorf("businessType %s is no event's number", env.BusinessType)
+	case 1:
+		return events[0], nil
+	}
+	return spec.Event{}, &AmbiguousEventError{Number: env.BusinessType.String(), Events: events}
+}
+
+// ParseExpect reads the statuses that count as success: codes, NNxx
+// classes and ranges, comma separated ("200,202", "2xx", "200-204").
+func ParseExpect(s string) (func(int) bool, error) {
+	type span struct{ lo, hi int }
+	var spans []span
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case len(part) == 3 && strings.HasSuffix(strings.ToLower(part), "xx") && part[0] >= '1' && part[0] <= '5':
+			lo := int(part[0]-'0') * 100
+			spans = append(spans, span{lo, lo + 99})
+		case strings.Contains(part, "-"):
+			a, b, _ := strings.Cut(part, "-")
+			lo, err1 := strconv.Atoi(a)
+			hi, err2 := strconv.Atoi(b)
+			if err1 != nil || err2 != nil || lo < 100 || hi > 599 || lo > hi {
+				return nil, fmt.Errorf("bad range %q (want e.g. 200-204)", part)
+			}
+			spans = append(spans, span{lo, hi})
+		default:
+			n, err := strconv.Atoi(part)
+			if err != nil || n < 100 || n > 599 {
+				return nil, fmt.Errorf("bad status %q (want e.g. 200, 2xx or 200-204)", part)
+			}
+			spans = append(spans, span{n, n})
+		}
+	}
+	return func(code int) bool {
+		return slices.ContainsFunc(spans, func(s span) bool { return code >= s.lo && code <= s.hi })
+	}, nil
+}
+
+// ParseHeader reads one request header written 'Name: value'.
+func ParseHeader(s string) (string, string, error) {
+	name, val, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	}) {
+		return "", "", fmt.Errorf("%q: want 'Name: value'", s)
+	}
+	val = strings.TrimSpace(val)
+	if strings.ContainsAny(val, "\r\n\x00") {
+		return "", "", fmt.Errorf("%q: the value holds a line break", name)
+	}
+	return http.CanonicalHeaderKey(name), val, nil
+}
+
+// ParseTarget checks a receiver URL: http or https, a host, a valid query.
+// The fragment is dropped; it never reaches a server.
+func ParseTarget(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", s, errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("%q: want an http:// or https:// URL", s)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("%q: no host", s)
+	}
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		return nil, fmt.Errorf("%q: bad query: %v", s, err)
+	}
+	u.Fragment = ""
+	return u, nil
+}

@@ -1,0 +1,124 @@
+package deliver
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+)
+
+func TestParseExpect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in       string
+		ok, fail []int
+		err      string
+	}{
+		{in: "2xx", ok: []int{200, 299}, fail: []int{199, 300}},
+		{in: "200,202", ok: []int{200, 202}, fail: []int{201}},
+		{in: "200-204, 4XX", ok: []int{204, 404}, fail: []int{205, 500}},
+		{in: "204-200", err: `bad range "204-200" (want e.g. 200-204)`},
+		{in: "600", err: `bad status "600" (want e.g. 200, 2xx or 200-204)`},
+		{in: "", err: `bad status "" (want e.g. 200, 2xx or 200-204)`},
+	}
+	for _, tt := range tests {
+		expect, err := ParseExpect(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("ParseExpect(%q) error %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("ParseExpect(%q): %v", tt.in, err)
+		}
+		for _, c := range tt.ok {
+			if !expect(c) {
+				t.Errorf("%q: %d not expected", tt.in, c)
+			}
+		}
+		for _, c := range tt.fail {
+			if expect(c) {
+				t.Errorf("%q: %d expected", tt.in, c)
+			}
+		}
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, name, val, err string }{
+		{in: "x-tenant:  7 ", name: "X-Tenant", val: "7"},
+		{in: "Authorization: Bearer a:b", name: "Authorization", val: "Bearer a:b"},
+		{in: "no colon", err: `"no colon": want 'Name: value'`},
+		{in: "bad name: x", err: `"bad name: x": want 'Name: value'`},
+		{in: "X: a\nb", err: `"X": the value holds a line break`},
+	}
+	for _, tt := range tests {
+		name, val, err := ParseHeader(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("ParseHeader(%q) error %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || name != tt.name || val != tt.val {
+			t.Errorf("ParseHeader(%q) = %q, %q, %v", tt.in, name, val, err)
+		}
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://h:1/hook?x=1#frag": "http://h:1/hook?x=1",
+		"ftp://h/":                 `"ftp://h/": want an http:// or https:// URL`,
+		"http:///x":                `"http:///x": no host`,
+		"http://h/?a=%zz":          `"http://h/?a=%zz": bad query: invalid URL escape "%zz"`,
+	} {
+		u, err := ParseTarget(in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = u.String()
+		}
+		if got != want {
+			t.Errorf("ParseTarget(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestEventOf(t *testing.T) {
+	t.Parallel()
+	if e, err := EventOf([]byte(`{"businessType":5007}`)); err != nil || e.Name != "CREATE_RECEIVABLE_DOC" {
+		t.Errorf("5007: %v %v", e.Name, err)
+	}
+	for body, want := range map[string]string{
+		`{"data":{}}`:           "no businessType number in the body to tell the event by",
+		`not json`:              "no businessType number in the body to tell the event by",
+		`{"businessType":1}`:    "businessType 1 is no event's number",
+		`{"businessType":4000}`: "businessType 4000 stands for CREATE_PURCHASE_ORDER_INVOICE or AUDIT_PURCHASE_ORDER_INVOICE",
+	} {
+		_, err := EventOf([]byte(body))
+		var amb *AmbiguousEventError
+		if err == nil || err.Error() != want || errors.As(err, &amb) != (len(body) == 21) {
+			t.Errorf("EventOf(%s) error %v, want %s", body, err, want)
+		}
+	}
+}
+
+func TestNewTemplate(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"requestId":"f87bc202-fd3b-4820-b674-098c23326449","businessType":5007}`)
+	h := http.Header{"X-A": {"1"}}
+	tm := NewTemplate("CREATE_RECEIVABLE_DOC", h, body, true)
+	if tm.IDOff != 14 || tm.RequestID != "f87bc202-fd3b-4820-b674-098c23326449" || tm.Query != "businessType=CREATE_RECEIVABLE_DOC" {
+		t.Errorf("template %+v", tm)
+	}
+	if tm := NewTemplate("A B", h, body, false); tm.IDOff != -1 || tm.Query != "businessType=A+B" {
+		t.Errorf("fixed id template %+v", tm)
+	}
+	if tm := NewTemplate("X", h, []byte(`{"requestId":"short"}`), true); tm.IDOff != -1 || tm.RequestID != "short" {
+		t.Errorf("short id template %+v", tm)
+	}
+}

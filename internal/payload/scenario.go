@@ -1,0 +1,110 @@
+package payload
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Scenario is a document's life told as events about the same document:
+// the data is built once and sent under each event in turn.
+type Scenario struct {
+	Name    string
+	Events  []string
+	Meaning string
+}
+
+var scenarios = [...]Scenario{
+	{"invoice-lifecycle", []string{"CREATE_PURCHASE_ORDER_INVOICE", "AUDIT_PURCHASE_ORDER_INVOICE"},
+		"create a purchase invoice, then audit the same invoice (PASS or REFUSAL)"},
+	{"receipt-lifecycle", []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"},
+		"create a receipt document, then void the same receipt"},
+}
+
+// Scenarios returns the lifecycles whsim can send, in a fixed order.
+func Scenarios() []Scenario { return scenarios[:] }
+
+// ScenarioNames returns the names of Scenarios, for help and completion.
+func ScenarioNames() []string {
+	out := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// LookupScenario finds a scenario by name.
+func LookupScenario(name string) (Scenario, bool) {
+	for _, s := range scenarios {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// RefusalShare is the share of audits that refuse the invoice.
+const RefusalShare = 0.2
+
+// AuditVerdict is the audit's status for a uniform draw in [0, 1): the one
+// place that decides PASS or REFUSAL.
+func AuditVerdict(draw float64) string {
+	if draw < RefusalShare {
+		return spec.StatusRefusal
+	}
+	return spec.StatusPass
+}
+
+// setStatus writes an audit status into invoice data in the shape's form:
+// the name in the described shape, its integer in the sample shape.
+func setStatus(data *Obj, s spec.Shape, status string) {
+	if s == spec.Sample {
+		data.Put(spec.FieldStatus, int64(spec.SampleStatus(status)))
+		return
+	}
+	data.Put(spec.FieldStatus, status)
+}
+
+// Step is one payload of a document's life.
+type Step struct {
+	Event spec.Event
+	Doc   *Obj
+}
+
+// Lives builds the payloads of n documents going through the scenario in
+// shape s: for each document, one envelope per event around the same data,
+// with ovs applied to every payload. An invoice's audit verdict is drawn
+// from its own stream of seed, so that the same seed gives the same
+// verdicts whatever the data draws. The error names the event and shape of
+// the payload an override did not fit; it wraps a *PathError.
+func (sc Scenario) Lives(g *Generator, s spec.Shape, seed uint64, n int, ovs []Override) ([][]Step, error) {
+	events, err := spec.ParseEvents(sc.Events)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	verdicts := rand.New(rand.NewPCG(seed, 7))
+	lives := make([][]Step, 0, n)
+	for range n {
+		// Each event gets its own copy, taken before any override is
+		// applied to another.
+		data := make([]*Obj, len(events))
+		data[0] = g.Data(events[0], s)
+		for i := 1; i < len(events); i++ {
+			data[i] = data[0].Clone()
+			if events[0].Kind == spec.Invoice {
+				setStatus(data[i], s, AuditVerdict(verdicts.Float64()))
+			}
+		}
+		life := make([]Step, 0, len(events))
+		for i, e := range events {
+			doc := g.Envelope(e, s, data[i])
+			if err := Apply(doc, ovs); err != nil {
+				return nil, fmt.Errorf("%s %s payload: %w", e.Name, s, err)
+			}
+			life = append(life, Step{e, doc})
+		}
+		lives = append(lives, life)
+	}
+	return lives, nil
+}

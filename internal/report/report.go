@@ -1,0 +1,262 @@
+// Package report writes the outcome of a run as text, JSON lines or JUnit
+// XML: the one reporter behind send, replay, validate and check.
+//
+// A run reports cases and then a summary. A case is one thing a command
+// tried and judged: a delivery (send, replay), a payload (validate), a
+// check case (check). Each command's case type knows how it reads in each
+// format; a Reporter knows how a stream of them is framed, buffered,
+// locked and counted. Adding a command that reports is writing one Case
+// and one Summary type; adding a format is one Reporter here.
+//
+//	rep, _ := report.New(report.JSON, os.Stdout, report.Style{})
+//	for _, c := range cases {
+//		rep.Case(c) // safe from many goroutines
+//	}
+//	rep.Finish(summary)
+package report
+
+import (
+	"bufio"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// The formats a Reporter writes.
+const (
+	Text  = "text"
+	JSON  = "json"
+	JUnit = "junit"
+)
+
+// Verdict is what a case came to.
+type Verdict uint8
+
+const (
+	Pass Verdict = iota // as expected
+	Warn                // passed, with something to say
+	Fail                // the thing checked failed: the run exits 1
+)
+
+// Case is one thing checked. A Reporter calls its methods while it formats
+// the case, never after Case returns, so a case may be a view of data the
+// caller reuses.
+type Case interface {
+	Verdict() Verdict
+	// AppendText appends the case as text: zero or more lines.
+	AppendText(b []byte, st *Style) []byte
+	// AppendJSON appends the case as zero or more lines of JSON, each one
+	// value: the command's stable --output json form.
+	AppendJSON(b []byte, st *Style) []byte
+	// JUnit is the case as a JUnit test case: its suite (a file, an
+	// event), its name, and what failed or was said.
+	JUnit() TestCase
+}
+
+// Summary ends a run.
+type Summary interface {
+	AppendText(b []byte, st *Style) []byte
+	AppendJSON(b []byte) []byte
+	// Title names the run in JUnit's testsuites element ("whsim validate").
+	Title() string
+}
+
+// TestCase is a case as JUnit sees it.
+type TestCase struct {
+	Suite, Name, Class string
+	// Failure is the one-line reason of a failed case; Detail everything
+	// said about the case (the failure's text, else system-out).
+	Failure, FailureType, Detail string
+}
+
+// Style is how a run's text looks: the colours of its stream (empty when
+// colour is off) and whether to show each case in full.
+type Style struct {
+	OK, Warn, Fail, Dim, Bold, Key Wrap
+	Verbose                        bool
+}
+
+// Wrap is a colour as the text before and after what it colours.
+type Wrap struct{ Pre, Post string }
+
+// Append appends s in the colour.
+func (w Wrap) Append(b []byte, s string) []byte {
+	b = append(b, w.Pre...)
+	b = append(b, s...)
+	return append(b, w.Post...)
+}
+
+// Reporter writes the cases and the summary of one run to one stream.
+type Reporter interface {
+	// Case reports a case. It is safe for concurrent use.
+	Case(c Case) error
+	// Finish writes the summary and flushes.
+	Finish(s Summary) error
+	// Abort flushes what was reported of a run that ends on an error,
+	// without a summary. A JUnit report, written at the end, is dropped.
+	Abort() error
+}
+
+// New returns a reporter writing format to w. With flushEach (w is a
+// terminal) every case is flushed as it is reported.
+func New(format string, w io.Writer, st Style, flushEach bool) (Reporter, error) {
+	s := &stream{w: bufio.NewWriterSize(w, 64<<10), st: st, flushEach: flushEach}
+	switch format {
+	case Text:
+		return s, nil
+	case JSON:
+		s.json = true
+		return s, nil
+	case JUnit:
+		return &junit{w: s.w}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q (want %s, %s or %s)", format, Text, JSON, JUnit)
+}
+
+// stream writes each case as it comes: text or JSON lines.
+type stream struct {
+	mu        sync.Mutex
+	w         *bufio.Writer
+	st        Style
+	json      bool
+	flushEach bool
+	// bufs recycles the buffers cases are formatted in, outside the lock:
+	// many workers should not queue behind formatting, nor allocate a
+	// buffer per case.
+	bufs sync.Pool
+}
+
+func (s *stream) Case(c Case) error {
+	bp, _ := s.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	b := (*bp)[:0]
+	if s.json {
+		b = c.AppendJSON(b, &s.st)
+	} else {
+		b = c.AppendText(b, &s.st)
+	}
+	s.mu.Lock()
+	_, err := s.w.Write(b)
+	if s.flushEach && err == nil {
+		err = s.w.Flush()
+	}
+	s.mu.Unlock()
+	if cap(b) <= 64<<10 {
+		*bp = b
+		s.bufs.Put(bp)
+	}
+	return err
+}
+
+func (s *stream) Finish(sum Summary) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b []byte
+	if s.json {
+		b = sum.AppendJSON(nil)
+	} else {
+		b = sum.AppendText(nil, &s.st)
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	return s.w.Flush()
+}
+
+func (s *stream) Abort() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Flush()
+}
+
+// junit keeps the cases until the end, for the suites' counts: one test
+// suite per case suite, in the order they first appear.
+type junit struct {
+	mu     sync.Mutex
+	w      *bufio.Writer
+	suites []*junitSuite
+	index  map[string]*junitSuite
+}
+
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func (j *junit) Case(c Case) error {
+	tc := c.JUnit()
+	jc := junitCase{Name: tc.Name, Classname: tc.Class}
+	failed := c.Verdict() == Fail
+	if failed {
+		jc.Failure = &junitFailure{Message: tc.Failure, Type: tc.FailureType, Text: tc.Detail}
+	} else {
+		jc.SystemOut = tc.Detail
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s := j.index[tc.Suite]
+	if s == nil {
+		if j.index == nil {
+			j.index = map[string]*junitSuite{}
+		}
+		s = &junitSuite{Name: tc.Suite}
+		j.index[tc.Suite] = s
+		j.suites = append(j.suites, s)
+	}
+	s.Tests++
+	if failed {
+		s.Failures++
+	}
+	s.Cases = append(s.Cases, jc)
+	return nil
+}
+
+func (j *junit) Abort() error { return nil }
+
+func (j *junit) Finish(sum Summary) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	type suites struct {
+		XMLName  xml.Name      `xml:"testsuites"`
+		Name     string        `xml:"name,attr"`
+		Tests    int           `xml:"tests,attr"`
+		Failures int           `xml:"failures,attr"`
+		Suites   []*junitSuite `xml:"testsuite"`
+	}
+	all := suites{Name: sum.Title(), Suites: j.suites}
+	for _, s := range j.suites {
+		all.Tests += s.Tests
+		all.Failures += s.Failures
+	}
+	if _, err := io.WriteString(j.w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(j.w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(j.w, "\n"); err != nil {
+		return err
+	}
+	return j.w.Flush()
+}

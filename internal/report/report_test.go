@@ -1,0 +1,105 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+)
+
+type testCase struct {
+	suite, name string
+	v           Verdict
+}
+
+func (c testCase) Verdict() Verdict { return c.v }
+func (c testCase) AppendText(b []byte, st *Style) []byte {
+	return append(st.Fail.Append(append(b, c.name...), "!"), '\n')
+}
+func (c testCase) AppendJSON(b []byte, _ *Style) []byte {
+	return append(b, `{"name":"`+c.name+`"}`+"\n"...)
+}
+func (c testCase) JUnit() TestCase {
+	tc := TestCase{Suite: c.suite, Name: c.name, Class: "t", Detail: "said"}
+	if c.v == Fail {
+		tc.Failure, tc.FailureType = "why", "kind"
+	}
+	return tc
+}
+
+type testSummary struct{}
+
+func (testSummary) Title() string                        { return "whsim test" }
+func (testSummary) AppendText(b []byte, _ *Style) []byte { return append(b, "done\n"...) }
+func (testSummary) AppendJSON(b []byte) []byte           { return append(b, `{"summary":1}`+"\n"...) }
+
+func TestFormats(t *testing.T) {
+	t.Parallel()
+	cases := []Case{testCase{"a", "one", Pass}, testCase{"b", "two", Fail}, testCase{"a", "three", Warn}}
+	st := Style{Fail: Wrap{"<", ">"}}
+	tests := map[string]string{
+		Text: "one<!>\ntwo<!>\nthree<!>\ndone\n",
+		JSON: `{"name":"one"}` + "\n" + `{"name":"two"}` + "\n" + `{"name":"three"}` + "\n" + `{"summary":1}` + "\n",
+		JUnit: `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="whsim test" tests="3" failures="1">
+  <testsuite name="a" tests="2" failures="0">
+    <testcase name="one" classname="t">
+      <system-out>said</system-out>
+    </testcase>
+    <testcase name="three" classname="t">
+      <system-out>said</system-out>
+    </testcase>
+  </testsuite>
+  <testsuite name="b" tests="1" failures="1">
+    <testcase name="two" classname="t">
+      <failure message="why" type="kind">said</failure>
+    </testcase>
+  </testsuite>
+</testsuites>
+`,
+	}
+	for format, want := range tests {
+		var out bytes.Buffer
+		rep, err := New(format, &out, st, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			if err := rep.Case(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rep.Finish(testSummary{}); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("%s:\n%s\nwant\n%s", format, out.String(), want)
+		}
+	}
+	if _, err := New("xml", &bytes.Buffer{}, st, false); err == nil || !strings.Contains(err.Error(), `unknown format "xml"`) {
+		t.Errorf("xml: %v", err)
+	}
+}
+
+// Cases from many goroutines come out whole, one line each; Abort flushes
+// them without a summary.
+func TestConcurrentCasesAndAbort(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	rep, _ := New(JSON, &out, Style{}, false)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				_ = rep.Case(testCase{name: "x", v: Pass})
+			}
+		})
+	}
+	wg.Wait()
+	if err := rep.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out.String(), `{"name":"x"}`+"\n"); got != 800 || out.Len() != 800*13 {
+		t.Errorf("%d whole lines in %d bytes", got, out.Len())
+	}
+}
