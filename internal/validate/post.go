@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/whsim/whsim/internal/fake"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 // post runs the checks that need the whole body: the event against the
@@ -300,31 +300,14 @@ func (c *checker) emitAt(r ruleID, off int, path string, format string, args ...
 	c.raw = append(c.raw, rawFinding{rule: r, off: off, path: path, msg: fmt.Sprintf(format, args...)})
 }
 
-// checkTaxID checks the check characters of an 18-character unified social
-// credit code, or of the organisation code inside a 15-character tax
-// registration number; other lengths (personal ids, 20-digit numbers) are
-// not checked. It returns "" when the id passes.
+// checkTaxID checks the check characters of a taxpayer id (see taxid.Check).
+// It returns "" when the id passes.
 func checkTaxID(v []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
-	s := unsafe.String(&v[0], len(v))
-	switch len(s) {
-	case 18:
-		want, err := fake.USCCCheck(s[:17])
-		if err != nil {
-			return fmt.Sprintf("%q is 18 characters but not a unified social credit code: %v", s, err)
-		}
-		if want != s[17] {
-			return fmt.Sprintf("%q: check character %c, want %c (GB 32100)", s, s[17], want)
-		}
-		if o, err := fake.OrgCodeCheck(s[8:16]); err != nil || o != s[16] {
-			return fmt.Sprintf("%q: organisation-code check character %c is wrong (GB 11714)", s, s[16])
-		}
-	case 15:
-		if o, err := fake.OrgCodeCheck(s[6:14]); err == nil && o != s[14] {
-			return fmt.Sprintf("%q: organisation-code check character %c, want %c (GB 11714)", s, s[14], o)
-		}
+	if err := taxid.Check(unsafe.String(&v[0], len(v))); err != nil {
+		return err.Error()
 	}
 	return ""
 }
