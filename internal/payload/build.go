@@ -43,7 +43,7 @@ func (g *Generator) Build(e spec.Event, s spec.Shape) *Obj {
 // it to send one document under several events.
 func (g *Generator) Envelope(e spec.Event, s spec.Shape, data *Obj) *Obj {
 	return new(Obj).
-		Add(spec.FieldRequestID, g.f.Rand().UUID()).
+		Add(spec.FieldRequestID, spec.NewUUID(g.f.Rand().Uint64(), g.f.Rand().Uint64())).
 		Add(spec.FieldBusinessType, int64(e.NumberFor(s))).
 		Add(spec.FieldData, data)
 }

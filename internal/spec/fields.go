@@ -13,23 +13,6 @@ const (
 	Array   Type = "array"
 )
 
-// Format narrows a string or integer field.
-type Format string
-
-const (
-	// UUID is 8-4-4-4-12 hex digits, any case, any version.
-	UUID Format = "uuid"
-	// CurrencyCode is three letters A-Z (ISO 4217 style).
-	CurrencyCode Format = "currency-code"
-	// UnixMillis is a non-negative integer count of milliseconds since the Unix epoch.
-	UnixMillis Format = "unix-millis"
-	// Decimal2 is a decimal string with exactly two fraction digits.
-	Decimal2 Format = "decimal-2"
-)
-
-// Decimal2Pattern is the regular expression a Decimal2 string matches.
-const Decimal2Pattern = `^-?[0-9]+\.[0-9]{2}$`
-
 // Value is a known value of a field.
 type Value struct {
 	Name    string
