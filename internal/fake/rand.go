@@ -49,3 +49,26 @@ func (r *Rand) Float64() float64 { return r.r.Float64() }
 
 // Uint64 returns a uniformly distributed uint64.
 func (r *Rand) Uint64() uint64 { return r.r.Uint64() }
+
+// Pick draws index i with probability w[i]/Σw. Whole weights (summing below
+// 65536) draw with IntN, fractional ones with Float32: the two consume the
+// source differently, and each keeps the sequence its seeds always gave.
+func Pick[W uint16 | float32](r *Rand, w []W) int {
+	var total W
+	for _, x := range w {
+		total += x
+	}
+	var x W
+	if _, frac := any(total).(float32); frac {
+		x = W(r.Float32()) * total
+	} else {
+		x = W(r.IntN(int(total)))
+	}
+	for i, v := range w {
+		if x < v {
+			return i
+		}
+		x -= v
+	}
+	return len(w) - 1
+}
