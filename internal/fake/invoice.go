@@ -1,6 +1,10 @@
 package fake
 
-import "time"
+import (
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+)
 
 // InvoiceKind is one 发票种类代码 (fplx) as used by the 查验/勾选/乐企 interfaces.
 type InvoiceKind struct {
@@ -110,7 +114,8 @@ func (f *Faker) InvoiceNumber(k InvoiceKind, t time.Time) (code, number string) 
 // VATRate draws a percentage as seen on a trading or manufacturing firm's
 // purchase invoices.
 func (f *Faker) VATRate() int {
-	return [...]int{13, 9, 6, 3, 1}[Pick(f.r, []uint16{80, 8, 7, 2, 3})]
+	// Weights follow spec.VATRates; 5% and 0% do not occur on such invoices.
+	return spec.VATRates()[Pick(f.r, []uint16{80, 8, 7, 0, 2, 3, 0})]
 }
 
 // Currency is an ISO 4217 currency with its usual Chinese name and a rate in

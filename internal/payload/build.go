@@ -68,7 +68,8 @@ func (g *Generator) Data(e spec.Event, s spec.Shape) *Obj {
 }
 
 // Source documents an invoice is raised from. Purchase invoices come from the
-// purchase side; the prefix of relatedOrderCode agrees with createType.
+// purchase side; the prefix of the related document number agrees with
+// createType.
 var (
 	invoiceSources = []struct {
 		createType string

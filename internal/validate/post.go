@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -25,7 +26,7 @@ func (c *checker) post(event string) {
 	kind := spec.Kind("")
 	if c.numberState == 2 {
 		kind = c.v.kinds[c.number]
-		if evOK && !containsInt(ev.Numbers(), c.number) {
+		if evOK && !slices.Contains(ev.Numbers(), c.number) {
 			c.emitAt(rEventNumber, c.numberOff, spec.FieldBusinessType, "the query event %s carries body number %s, not %d",
 				ev.Name, intOr(ev.Numbers()), c.number)
 		}
@@ -57,15 +58,6 @@ func (c *checker) post(event string) {
 		c.invoiceData()
 		c.invoiceArithmetic()
 	}
-}
-
-func containsInt(ns []int, n int) bool {
-	for _, x := range ns {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 func intOr(ns []int) string {
@@ -257,15 +249,9 @@ func (c *checker) baseCheck(r *record, base, amount int, rate float64, member st
 	want := r.v[amount] * rate
 	if !near(r.v[base], want) {
 		c.emitAt(rBaseCurrency, int(r.off[base]), c.slotPath(member, idx, names[base]),
-			"%s is %s, want %s × 汇率 %s = %s", names[base], fmtAmt(r.v[base]), names[amount], strconv.FormatFloat(rate, 'f', -1, 64), fmtAmt(want))
+			"%s is %s, want %s × %s %s = %s", names[base], fmtAmt(r.v[base]), names[amount], spec.FieldRate, strconv.FormatFloat(rate, 'f', -1, 64), fmtAmt(want))
 	}
 }
-
-// vatRates are the VAT rates and levy rates in force (domain notes §3).
-var vatRates = [...]float64{0.13, 0.09, 0.06, 0.05, 0.03, 0.01, 0}
-
-// lineTaxTolerance is the Golden Tax system's per-line tolerance.
-const lineTaxTolerance = 0.06
 
 func (c *checker) invoiceArithmetic() {
 	for ii := range c.items {
@@ -275,17 +261,17 @@ func (c *checker) invoiceArithmetic() {
 		}
 		amount := it.v[iQty] * it.v[iPrice]
 		ok := false
-		for _, r := range vatRates {
-			if math.Abs(it.v[iTax]-amount*r) <= lineTaxTolerance+1e-9*math.Abs(amount) {
+		for _, r := range spec.VATRates() {
+			if math.Abs(it.v[iTax]-amount*float64(r)/100) <= spec.LineTaxTolerance+1e-9*math.Abs(amount) {
 				ok = true
 				break
 			}
 		}
 		if !ok {
 			c.emitAt(rLineTax, int(it.off[iTax]), c.slotPath(spec.FieldItems, it.idx, itemNames[iTax]),
-				"%s is %s, but %s × %s = %s and no VAT rate (13%%, 9%%, 6%%, 5%%, 3%%, 1%%, 0%%) gives it",
+				"%s is %s, but %s × %s = %s and no VAT rate (%s) gives it",
 				itemNames[iTax], fmtAmt(it.v[iTax]), strconv.FormatFloat(it.v[iQty], 'f', -1, 64),
-				strconv.FormatFloat(it.v[iPrice], 'f', -1, 64), fmtAmt(amount))
+				strconv.FormatFloat(it.v[iPrice], 'f', -1, 64), fmtAmt(amount), spec.VATRateList())
 		}
 	}
 }
