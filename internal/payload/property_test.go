@@ -22,8 +22,8 @@ import (
 const seeds = 200
 
 var (
-	uuidRe     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
+	uuidRe     = regexp.MustCompile(spec.UUIDPattern)
+	currencyRe = regexp.MustCompile(spec.CurrencyCodePattern)
 	decimal2Re = regexp.MustCompile(spec.Decimal2Pattern)
 )
 
