@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"slices"
 	"time"
 
 	"github.com/whsim/whsim/internal/spec"
@@ -48,15 +49,11 @@ func InvoiceKinds() []InvoiceKind { return invoiceKinds[:] }
 
 // InvoiceKindByCode looks a kind up by its two-digit code.
 func InvoiceKindByCode(code string) (InvoiceKind, bool) {
-	for _, k := range invoiceKinds {
-		if k.TypeCode == code {
-			return k, true
-		}
+	if i := slices.IndexFunc(invoiceKinds[:], func(k InvoiceKind) bool { return k.TypeCode == code }); i >= 0 {
+		return invoiceKinds[i], true
 	}
 	return InvoiceKind{}, false
 }
-
-var ()
 
 // InvoiceNumber draws the 发票代码 and 发票号码 for kind k issued at t.
 // 数电 kinds get no code and a 20-digit number: YY, province, channel,

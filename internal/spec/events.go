@@ -38,10 +38,8 @@ func Shapes() []Shape { return []Shape{Described, Sample} }
 
 // ParseShape returns the shape named s.
 func ParseShape(s string) (Shape, error) {
-	for _, sh := range Shapes() {
-		if string(sh) == s {
-			return sh, nil
-		}
+	if slices.Contains(Shapes(), Shape(s)) {
+		return Shape(s), nil
 	}
 	return "", fmt.Errorf("unknown shape %q (valid: %s)", s, strings.Join(ShapeNames(), ", "))
 }
@@ -99,10 +97,8 @@ func EventNames() []string {
 
 // Lookup returns the event whose query name is name.
 func Lookup(name string) (Event, bool) {
-	for _, e := range events {
-		if e.Name == name {
-			return e, true
-		}
+	if i := slices.IndexFunc(events, func(e Event) bool { return e.Name == name }); i >= 0 {
+		return events[i], true
 	}
 	return Event{}, false
 }

@@ -1,5 +1,7 @@
 package spec
 
+import "slices"
+
 // Type is a JSON type as the spec names it. Integer is a number without a
 // fractional part.
 type Type string
@@ -64,10 +66,8 @@ type Field struct {
 
 // Member returns the member of f named name.
 func (f Field) Member(name string) (Field, bool) {
-	for _, m := range f.Fields {
-		if m.Name == name {
-			return m, true
-		}
+	if i := slices.IndexFunc(f.Fields, func(m Field) bool { return m.Name == name }); i >= 0 {
+		return f.Fields[i], true
 	}
 	return Field{}, false
 }

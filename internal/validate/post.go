@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/whsim/whsim/internal/spec"
@@ -20,7 +21,7 @@ func (c *checker) post(event string) {
 	if event != "" {
 		ev, evOK = spec.Lookup(event)
 		if !evOK {
-			c.emit(rQueryEvent, -1, "", "unknown event %q (valid: %s)", event, listValues(spec.EventNames()))
+			c.emit(rQueryEvent, -1, "", "unknown event %q (valid: %s)", event, strings.Join(spec.EventNames(), ", "))
 		}
 	}
 	kind := spec.Kind("")
