@@ -4,6 +4,14 @@
 // meaning. The generator, validator, schema export, fixtures, help text and
 // shell completion all read it.
 //
+// The invoice has one table for both shapes: rows say what the sample shape
+// leaves out or names differently, and Data projects the table onto a shape.
+// Each field names the domain value it carries (Field.Of, a Datum: the
+// generator renders by it) and, where it identifies a person or a company,
+// the kind of identity (Field.Identity; Identities lists them for an
+// anonymizer). The string formats (format.go) and the domain rules the
+// generator and validator share (ledger.go) are defined here once too.
+//
 // The tables are read-only; callers must not modify the slices they get.
 package spec
 
