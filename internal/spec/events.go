@@ -4,6 +4,14 @@
 // meaning. The generator, validator, schema export, fixtures, help text and
 // shell completion all read it.
 //
+// The invoice has one table for both shapes: rows say what the sample shape
+// leaves out or names differently, and Data projects the table onto a shape.
+// Each field names the domain value it carries (Field.Of, a Datum: the
+// generator renders by it) and, where it identifies a person or a company,
+// the kind of identity (Field.Identity; Identities lists them for an
+// anonymizer). The string formats (format.go) and the domain rules the
+// generator and validator share (ledger.go) are defined here once too.
+//
 // The tables are read-only; callers must not modify the slices they get.
 package spec
 
@@ -38,10 +46,8 @@ func Shapes() []Shape { return []Shape{Described, Sample} }
 
 // ParseShape returns the shape named s.
 func ParseShape(s string) (Shape, error) {
-	for _, sh := range Shapes() {
-		if string(sh) == s {
-			return sh, nil
-		}
+	if slices.Contains(Shapes(), Shape(s)) {
+		return Shape(s), nil
 	}
 	return "", fmt.Errorf("unknown shape %q (valid: %s)", s, strings.Join(ShapeNames(), ", "))
 }
@@ -99,10 +105,8 @@ func EventNames() []string {
 
 // Lookup returns the event whose query name is name.
 func Lookup(name string) (Event, bool) {
-	for _, e := range events {
-		if e.Name == name {
-			return e, true
-		}
+	if i := slices.IndexFunc(events, func(e Event) bool { return e.Name == name }); i >= 0 {
+		return events[i], true
 	}
 	return Event{}, false
 }
