@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/jsonlex"
 )
 
 // FuzzCheck feeds arbitrary bodies to the validator: it must not panic or
@@ -39,7 +41,7 @@ func FuzzCheck(f *testing.F) {
 				t.Fatalf("unsafe path %q", x.Path)
 			}
 		}
-		if utf8.Valid(body) && !strings.HasPrefix(string(body), "\ufeff") && deep(body) < maxDepth {
+		if utf8.Valid(body) && !strings.HasPrefix(string(body), "\ufeff") && deep(body) < jsonlex.MaxDepth {
 			if want := json.Valid(body); want == syntax {
 				t.Fatalf("syntax error %v, but json.Valid says %v; findings %+v", syntax, want, fs)
 			}

@@ -109,7 +109,7 @@ func (v *Validator) Check(body []byte, event string) []Finding {
 	c.reset(body)
 	c.run(event)
 	out := c.finish()
-	c.b = nil
+	c.lx.Reset(nil)
 	v.pool.Put(c)
 	return out
 }
@@ -144,22 +144,21 @@ func (c *checker) finish() []Finding {
 	}
 	// One forward sweep gives every finding its line and column.
 	sort.SliceStable(order, func(a, b int) bool { return c.raw[order[a]].off < c.raw[order[b]].off })
+	b := c.lx.Bytes()
 	line, col, pos := 1, 1, 0
 	for _, i := range order {
 		off := c.raw[i].off
 		if off < 0 {
 			continue
 		}
-		if off > len(c.b) {
-			off = len(c.b)
-		}
+		off = min(off, len(b))
 		for pos < off {
-			if c.b[pos] == '\n' {
+			if b[pos] == '\n' {
 				line, col = line+1, 1
 				pos++
 				continue
 			}
-			_, size := utf8.DecodeRune(c.b[pos:])
+			_, size := utf8.DecodeRune(b[pos:])
 			pos += size
 			col++
 		}
