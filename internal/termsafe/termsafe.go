@@ -15,30 +15,21 @@ const hexDigits = "0123456789abcdef"
 
 // Text returns s with every unsafe character escaped; newlines are escaped
 // too, so the result stays on one line.
-func Text(s string) string { return escape(s, false, false) }
+func Text(s string) string { return escape(s, false) }
 
 // Lines is Text for multi-line output (a pretty-printed body): it leaves \n
 // as it is.
-func Lines(s string) string { return escape(s, true, false) }
+func Lines(s string) string { return escape(s, true) }
 
-// Quote returns s in double quotes with what Text escapes escaped, and "
-// and \ escaped too, so that the quoted form reads back unambiguously.
-func Quote(s string) string { return `"` + escape(s, false, true) + `"` }
-
-func escape(s string, keepNewlines, quoting bool) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || quoting && (c == '"' || c == '\\') {
-			clean = false
-			break
-		}
-	}
-	if clean {
+func escape(s string, keepNewlines bool) string {
+	first := unsafeAt(s, keepNewlines)
+	if first < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
+	b.WriteString(s[:first])
+	for i := first; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
@@ -55,15 +46,33 @@ func escape(s string, keepNewlines, quoting bool) string {
 			writeHex(&b, `\x`, r, 2)
 		case r >= 0x80 && r <= 0x9f, IsBidi(r):
 			writeHex(&b, `\u`, r, 4)
-		case quoting && (r == '"' || r == '\\'):
-			b.WriteByte('\\')
-			b.WriteByte(byte(r))
 		default:
 			b.WriteString(s[i : i+size])
 		}
 		i += size
 	}
 	return b.String()
+}
+
+// unsafeAt returns the offset of the first byte escape would change, or -1.
+func unsafeAt(s string, keepNewlines bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		if c == '\n' && keepNewlines {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < 0x20 || r >= 0x7f && r <= 0x9f || IsBidi(r) || r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
 }
 
 func writeHex(b *strings.Builder, prefix string, r rune, digits int) {
@@ -87,13 +96,4 @@ func IsBidi(r rune) bool {
 
 // Safe reports whether s prints as it is: valid UTF-8 with no control, C1,
 // DEL or bidi character.
-func Safe(s string) bool {
-	for _, r := range s {
-		// An invalid byte decodes as RuneError (U+FFFD) of size 1; a real
-		// U+FFFD is 3 bytes and safe, so check validity separately.
-		if r < 0x20 || r >= 0x7f && r <= 0x9f || IsBidi(r) {
-			return false
-		}
-	}
-	return utf8.ValidString(s)
-}
+func Safe(s string) bool { return unsafeAt(s, false) < 0 }

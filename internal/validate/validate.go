@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Finding is one problem in one body.
@@ -139,7 +140,10 @@ func (c *checker) finish() []Finding {
 	out := make([]Finding, len(c.raw))
 	order := make([]int, len(c.raw))
 	for i, r := range c.raw {
-		out[i] = Finding{Rule: rules[r.rule].ID, Severity: rules[r.rule].Severity, Path: r.path, Message: r.msg}
+		// Messages quote the body's strings (with %q, which escapes what
+		// is not printable) and parts of it; termsafe is the guard for
+		// any byte a message carries as it is.
+		out[i] = Finding{Rule: rules[r.rule].ID, Severity: rules[r.rule].Severity, Path: r.path, Message: termsafe.Text(r.msg)}
 		order[i] = i
 	}
 	// One forward sweep gives every finding its line and column.
