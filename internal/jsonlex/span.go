@@ -1,5 +1,7 @@
 package jsonlex
 
+import "bytes"
+
 // Span is where one value lies in a document: b[Start:End] is its text,
 // quotes included for a string.
 type Span struct {
@@ -107,4 +109,14 @@ func Walk(b []byte, visit func(path []Seg, v Value)) error {
 		return err
 	}
 	return nil
+}
+
+// StringAt returns the value of the string whose span (quotes included)
+// Member or Walk returned.
+func StringAt(b []byte, sp Span) string {
+	inner := b[sp.Start+1 : sp.End-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	return string(Unescape(make([]byte, 0, len(inner)), inner))
 }
