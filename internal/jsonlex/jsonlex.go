@@ -16,6 +16,7 @@
 package jsonlex
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -55,19 +56,35 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Off
 // Position returns the 1-based line and column (in characters) of byte
 // offset off in b.
 func Position(b []byte, off int) (line, col int) {
-	line, col = 1, 1
-	off = min(off, len(b))
-	for pos := 0; pos < off; {
-		if b[pos] == '\n' {
-			line, col = line+1, 1
-			pos++
+	lc := LineCounter{B: b}
+	return lc.At(off)
+}
+
+// LineCounter gives the lines and columns of increasing offsets in B in
+// one forward sweep: many positions cost one pass over the bytes.
+type LineCounter struct {
+	B              []byte
+	pos, line, col int
+}
+
+// At returns the 1-based line and column (in characters) of byte offset
+// off; off must not be less than the previous call's.
+func (c *LineCounter) At(off int) (line, col int) {
+	if c.line == 0 {
+		c.line, c.col = 1, 1
+	}
+	off = min(off, len(c.B))
+	for c.pos < off {
+		if c.B[c.pos] == '\n' {
+			c.line, c.col = c.line+1, 1
+			c.pos++
 			continue
 		}
-		_, size := utf8.DecodeRune(b[pos:])
-		pos += size
-		col++
+		_, size := utf8.DecodeRune(c.B[c.pos:])
+		c.pos += size
+		c.col++
 	}
-	return line, col
+	return c.line, c.col
 }
 
 // Key is an object key read by Lexer.Key: a span of the document, or of the
@@ -133,7 +150,8 @@ func (l *Lexer) describe(off int) string {
 	}
 	rest := b[off:]
 	switch {
-	case hasPrefix(rest, "NaN"), hasPrefix(rest, "Infinity"), hasPrefix(rest, "-Infinity"), hasPrefix(rest, "+Infinity"):
+	case bytes.HasPrefix(rest, []byte("NaN")), bytes.HasPrefix(rest, []byte("Infinity")),
+		bytes.HasPrefix(rest, []byte("-Infinity")), bytes.HasPrefix(rest, []byte("+Infinity")):
 		return "NaN and Infinity are not JSON numbers"
 	case rest[0] == '\'':
 		return "single quotes: JSON strings and keys use double quotes"
@@ -148,8 +166,6 @@ func (l *Lexer) describe(off int) string {
 	}
 	return fmt.Sprintf("unexpected character %q", rest[0])
 }
-
-func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
 
 // Begin checks what may not start a document (nothing, a byte-order mark,
 // only whitespace) and moves to its value.

@@ -3,7 +3,9 @@ package validate
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
+	"strings"
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
@@ -273,7 +275,7 @@ func (c *checker) object(n *node, idx int) {
 		missing &^= n.hidden
 	}
 	for missing != 0 {
-		i := trailingZeros(missing)
+		i := bits.TrailingZeros64(missing)
 		missing &^= 1 << i
 		c.emit(rMissing, start, n.members[i].name, "%s is absent", n.members[i].name)
 	}
@@ -287,15 +289,6 @@ func (c *checker) object(n *node, idx int) {
 	case recItem:
 		c.items = append(c.items, c.cur)
 	}
-}
-
-func trailingZeros(x uint64) int {
-	n := 0
-	for x&1 == 0 {
-		x >>= 1
-		n++
-	}
-	return n
 }
 
 func nodeTitle(n *node) string {
@@ -358,9 +351,9 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 		}
 		if !known {
 			if n.closed {
-				c.emit(rEnum, s, "", "%q is not one of %s", v, listValues(n.values))
+				c.emit(rEnum, s, "", "%q is not one of %s", v, strings.Join(n.values, ", "))
 			} else {
-				c.emit(rAdvisory, s, "", "%q is not %s, the only value the spec gives", v, listValues(n.values))
+				c.emit(rAdvisory, s, "", "%q is not %s, the only value the spec gives", v, strings.Join(n.values, ", "))
 			}
 		}
 	}
@@ -392,16 +385,8 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 	}
 }
 
-func listValues(vs []string) string {
-	out := ""
-	for i, v := range vs {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
-}
+// listValues lists values for a message.
+func listValues(vs []string) string { return strings.Join(vs, ", ") }
 
 func isCurrencyCode(v []byte) bool {
 	return len(v) == 3 && v[0] >= 'A' && v[0] <= 'Z' && v[1] >= 'A' && v[1] <= 'Z' && v[2] >= 'A' && v[2] <= 'Z'

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -148,24 +148,13 @@ func (c *checker) finish() []Finding {
 	}
 	// One forward sweep gives every finding its line and column.
 	sort.SliceStable(order, func(a, b int) bool { return c.raw[order[a]].off < c.raw[order[b]].off })
-	b := c.lx.Bytes()
-	line, col, pos := 1, 1, 0
+	lc := jsonlex.LineCounter{B: c.lx.Bytes()}
 	for _, i := range order {
 		off := c.raw[i].off
 		if off < 0 {
 			continue
 		}
-		off = min(off, len(b))
-		for pos < off {
-			if b[pos] == '\n' {
-				line, col = line+1, 1
-				pos++
-				continue
-			}
-			_, size := utf8.DecodeRune(b[pos:])
-			pos += size
-			col++
-		}
+		line, col := lc.At(off)
 		out[i].Line, out[i].Column = line, col
 		if c.raw[i].rule == rSyntax {
 			out[i].Message = fmt.Sprintf("line %d, column %d: %s", line, col, out[i].Message)
