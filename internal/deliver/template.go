@@ -1,7 +1,6 @@
 package deliver
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -55,21 +55,20 @@ func (e *AmbiguousEventError) Error() string {
 // error says why it cannot: no number, no event's number, or an
 // *AmbiguousEventError.
 func EventOf(body []byte) (spec.Event, error) {
-	var env struct {
-		BusinessType *json.Number `json:"businessType"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil || env.BusinessType == nil {
+	sp, ok := jsonlex.Member(body, spec.FieldBusinessType)
+	if !ok || sp.Kind != jsonlex.Number {
 		return spec.Event{}, errors.New("no businessType number in the body to tell the event by")
 	}
-	n, _ := env.BusinessType.Int64()
-	events := spec.EventsForNumber(int(n))
+	number := string(body[sp.Start:sp.End])
+	n, _ := strconv.Atoi(number)
+	events := spec.EventsForNumber(n)
 	switch len(events) {
 	case 0:
-		return spec.Event{}, fmt.Errorf("businessType %s is no event's number", env.BusinessType)
+		return spec.Event{}, fmt.Errorf("businessType %s is no event's number", number)
 	case 1:
 		return events[0], nil
 	}
-	return spec.Event{}, &AmbiguousEventError{Number: env.BusinessType.String(), Events: events}
+	return spec.Event{}, &AmbiguousEventError{Number: number, Events: events}
 }
 
 // ParseExpect reads the statuses that count as success: codes, NNxx
