@@ -208,7 +208,7 @@ func (b *builder) rejectsMalformed(v *validate.Validator) ([]malformed, error) {
 	rcpDoc := b.g.Build(rcp, spec.Described)
 	ms := []malformed{
 		mk("not-json", rcp.Name, []byte("this is not JSON\n"), nil),
-		mk("truncated-json", rcp.Name, body[:len(body)/2], nil),
+		mk("truncated-json", rcp.Name, truncate(body), nil),
 		mk("empty-body", rcp.Name, nil, nil),
 		mk("json-array", rcp.Name, append(append([]byte("["), body...), ']'), nil),
 		mk("no-businessType-query", "", payload.Marshal(rcpDoc), rcpDoc),
@@ -383,4 +383,15 @@ func respell(doc *payload.Obj, path string) error {
 		s += ".0"
 	}
 	return set(doc, path, s)
+}
+
+// truncate cuts a body in half at a character boundary, as a connection
+// cut short would leave it, so that what is wrong is the end of the JSON
+// and not its encoding.
+func truncate(body []byte) []byte {
+	n := len(body) / 2
+	for n > 0 && !utf8.RuneStart(body[n]) {
+		n--
+	}
+	return body[:n]
 }

@@ -120,7 +120,11 @@ type Result struct {
 }
 
 // Tally counts the verdicts of one check.
-type Tally struct{ Pass, Warn, Fail int }
+type Tally struct {
+	Pass int `json:"pass"`
+	Warn int `json:"warn"`
+	Fail int `json:"fail"`
+}
 
 // LoadStats are the figures of the load check.
 type LoadStats struct {
@@ -160,7 +164,10 @@ type Config struct {
 	Target *url.URL
 	Checks []string
 	Seed   uint64
-	// Now is the clock signatures and the generator use.
+	// Anchor is the time generated documents are dated shortly before;
+	// with a fixed seed, a fixed anchor gives the same bytes.
+	Anchor time.Time
+	// Now is the clock of signatures.
 	Now func() time.Time
 	// Header is added to every call.
 	Header http.Header
@@ -173,9 +180,14 @@ type Config struct {
 	LoadCount       int
 	LoadConcurrency int
 	// Concurrent is how many copies of one call the duplicates check
-	// delivers at once.
+	// delivers at once; 0 means DefaultConcurrent.
 	Concurrent int
 }
+
+// DefaultConcurrent is how many copies of one call arrive at once by
+// default: enough that a receiver which checks, then inserts, without a
+// lock lets two through.
+const DefaultConcurrent = 8
 
 // UnreachableError says the first call of a run got no answer at all.
 type UnreachableError struct {
@@ -193,7 +205,9 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	cfg.Concurrent = max(cfg.Concurrent, 2)
+	if cfg.Concurrent < 2 {
+		cfg.Concurrent = DefaultConcurrent
+	}
 	val, err := validate.New(validate.Options{})
 	if err != nil {
 		return nil, err
@@ -204,7 +218,10 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, slowest: map[string]time.Duration{},
 	}
-	r.cases = newBuilder(cfg.Seed, cfg.Now())
+	if cfg.Anchor.IsZero() {
+		cfg.Anchor = cfg.Now()
+	}
+	r.cases = newBuilder(cfg.Seed, cfg.Anchor)
 	for _, id := range cfg.Checks {
 		if id == Signature && cfg.Signer == nil {
 			continue
