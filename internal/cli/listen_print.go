@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
@@ -26,6 +27,8 @@ type callPrinter struct {
 	// limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
 	limit int
+	// judge flags the receiver's answers to forwarded calls.
+	judge *check.Forwarded
 
 	calls     int
 	byEvent   map[string]int
@@ -57,8 +60,8 @@ func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *call
 	return &callPrinter{
 		w: w, json: output == "json", verbose: verbose, pal: pal,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
-		started: time.Now(),
-		dim:     wrapOf(pal.Dim), bold: wrapOf(pal.Bold), key: wrapOf(pal.Key),
+		started: time.Now(), judge: check.NewForwarded(),
+		dim: wrapOf(pal.Dim), bold: wrapOf(pal.Bold), key: wrapOf(pal.Key),
 		ok: wrapOf(pal.OK), warn: wrapOf(pal.Warn), fail: wrapOf(pal.Fail),
 	}
 }
@@ -79,14 +82,18 @@ func (p *callPrinter) observe(c *receiver.Call) {
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
+	var flags []check.Flag
+	if f := c.Record.Forward; f != nil && f.Error == "" {
+		flags = p.judge.Judge(requestID(c.Body), verdict == "invalid", f.Status)
+	}
 	if p.limit > 0 && p.calls > p.limit {
 		return
 	}
 	if p.json {
-		p.printJSON(c, verdict, status)
+		p.printJSON(c, verdict, status, flags)
 		return
 	}
-	p.printText(c, ev, verdict, status)
+	p.printText(c, ev, verdict, status, flags)
 }
 
 // requestID reads the body's requestId, "" when there is none to read. It
@@ -170,7 +177,7 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int) {
+func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int, flags []check.Flag) {
 	r := c.Record
 	id := requestID(c.Body)
 	if id == "" {
@@ -218,6 +225,9 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 			where = "(body)"
 		}
 		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.dim.pre+f.Rule+p.dim.post, termSafe(where, false), termSafe(f.Message, false))
+	}
+	for _, f := range flags {
+		b = fmt.Appendf(b, "    %s %s: %s\n", p.fail.pre+"FLAG   "+p.fail.post, f.Check, termSafe(f.Reason, false))
 	}
 	if p.verbose {
 		if q := r.Query; q != "" {
@@ -324,6 +334,8 @@ type callJSON struct {
 	Recorded  bool               `json:"recorded"`
 	Verdict   string             `json:"verdict"`
 	Findings  []validate.Finding `json:"findings"`
+	// Flags judge the answer of a forwarded call, as whsim check would.
+	Flags []check.Flag `json:"flags,omitempty"`
 }
 
 type forwardJSON struct {
@@ -333,12 +345,12 @@ type forwardJSON struct {
 	Error     string  `json:"error,omitempty"`
 }
 
-func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int) {
+func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int, flags []check.Flag) {
 	r := c.Record
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,
 		Size: len(c.Body), Headers: map[string]string{}, Status: status,
-		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings,
+		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}
 	if o.Findings == nil {
 		o.Findings = []validate.Finding{}
