@@ -359,6 +359,14 @@ func (r *runner) load(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// Load first and nothing answered: the receiver is not there at all.
+	if r.calls == st.Sent && len(bad.byError) == 1 {
+		for kind, n := range bad.byError {
+			if n == st.Sent && kind != deliver.KindTimeout {
+				return &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: kind}
+			}
+		}
+	}
 	ls := &LoadStats{Calls: st.Sent, Concurrency: conc, PerSecond: st.RequestsPerSecond(),
 		P50: st.Latency.Quantile(0.5), P90: st.Latency.Quantile(0.9), P99: st.Latency.Quantile(0.99), Max: st.Latency.Max()}
 	r.sum.Load = ls
