@@ -7,6 +7,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -202,6 +203,9 @@ func (e *UnreachableError) Error() string {
 // Run makes the selected checks against cfg.Target and reports each
 // result as it is graded. report is called from one goroutine at a time.
 func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error) {
+	if cfg.Client == nil || cfg.Target == nil {
+		return nil, errors.New("check: no client or no target")
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

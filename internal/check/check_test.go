@@ -411,3 +411,28 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestStrict: a type error answered 2xx warns, and fails with Strict.
+func TestStrict(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{acceptAll: true}))
+	defer srv.Close()
+	for _, strict := range []bool{false, true} {
+		cfg := testConfig(t, srv.URL)
+		cfg.Checks, cfg.Strict = []string{RejectsMalformed}, strict
+		var warns, typeFails int
+		_, err := Run(context.Background(), cfg, func(r Result) {
+			switch {
+			case r.Verdict == Warn:
+				warns++
+			case r.Verdict == Fail && strings.HasPrefix(r.Case.Name, "type/"):
+				typeFails++
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strict && (warns != 0 || typeFails == 0) || !strict && (warns == 0 || typeFails != 0) {
+			t.Errorf("strict %v: %d warnings, %d type errors failed", strict, warns, typeFails)
+		}
+	}
+}

@@ -185,10 +185,10 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	if signer == nil && slices.Contains(ids, check.Signature) {
 		ids = slices.DeleteFunc(ids, func(id string) bool { return id == check.Signature })
-		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
 		if len(ids) == 0 {
 			return usagef("--checks signature needs --secret whsec_...")
 		}
+		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
 	}
 	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termSafe(target.Redacted(), false), seed, strings.Join(ids, ", "))
 
