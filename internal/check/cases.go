@@ -306,9 +306,11 @@ func (b *builder) duplicates(serial, concurrent int) []dupGroup {
 	var gs []dupGroup
 	for _, k := range kinds() {
 		e := b.creates[k]
-		gs = append(gs,
-			dupGroup{docCase(Duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.g.Build(e, spec.Described)), serial, false},
-			dupGroup{docCase(Duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.g.Build(e, spec.Described)), concurrent, true})
+		one := docCase(Duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.g.Build(e, spec.Described))
+		one.Copies = serial
+		together := docCase(Duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.g.Build(e, spec.Described))
+		together.Copies, together.AtOnce = concurrent, true
+		gs = append(gs, dupGroup{one, serial, false}, dupGroup{together, concurrent, true})
 	}
 	return gs
 }

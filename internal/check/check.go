@@ -105,6 +105,10 @@ type Case struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string
+	// Copies is how many times the request is delivered (0 means once);
+	// AtOnce says all together rather than one after another.
+	Copies int
+	AtOnce bool
 }
 
 // Result is the grade of one case. For a case made of several deliveries

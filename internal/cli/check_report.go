@@ -175,9 +175,12 @@ func fmtMS(d time.Duration) string {
 const maxInlineBody = 4 << 10
 
 // reproduce is a curl command that sends the case's request again, ready
-// to paste into a POSIX shell.
+// to paste into a POSIX shell; a loop for a call delivered several times.
 func (r *checkReporter) reproduce(c *check.Case) string {
 	var b strings.Builder
+	if c.Copies > 1 {
+		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
+	}
 	b.WriteString("curl -sS -i -X POST ")
 	b.WriteString(shellQuote(deliver.URLFor(r.target, c.Query)))
 	h := http.Header{"Content-Type": {"application/json"}}
@@ -197,15 +200,23 @@ func (r *checkReporter) reproduce(c *check.Case) string {
 			b.WriteString(" -H " + shellQuote(k+": "+v))
 		}
 	}
+	hint := ""
 	switch file, ok := r.saved[c]; {
 	case ok:
 		b.WriteString(" --data-binary @" + shellQuote(file))
 	case len(c.Body) > maxInlineBody:
-		fmt.Fprintf(&b, " --data-binary @case.json  # the %d-byte body: rerun with --save-cases DIR to get it", len(c.Body))
+		b.WriteString(" --data-binary @case.json")
+		hint = fmt.Sprintf("  # the %d-byte body: rerun with --save-cases DIR to get it", len(c.Body))
 	default:
 		b.WriteString(" --data-binary " + shellQuote(string(c.Body)))
 	}
-	return termSafe(b.String(), true)
+	switch {
+	case c.Copies > 1 && c.AtOnce:
+		b.WriteString(" & done; wait")
+	case c.Copies > 1:
+		b.WriteString("; done")
+	}
+	return termSafe(b.String()+hint, true)
 }
 
 // shellQuote quotes s for a POSIX shell.

@@ -1,7 +1,14 @@
 package cli
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os/exec"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/whsim/whsim/internal/check"
@@ -28,6 +35,67 @@ func TestCaseFile(t *testing.T) {
 	for _, tt := range tests {
 		if got := caseFile(&check.Case{Check: tt.check, Name: tt.name}); got != tt.want {
 			t.Errorf("caseFile(%s, %s) = %s, want %s", tt.check, tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestReproduce runs the commands a failure prints: they send the same
+// request, as many times as the case did.
+func TestReproduce(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	type got struct {
+		query, sig, auth string
+		body             []byte
+	}
+	var mu sync.Mutex
+	var calls []got
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		calls = append(calls, got{r.URL.RawQuery, r.Header.Get("Webhook-Signature"), r.Header.Get("Authorization"), b})
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL + "/hook?tenant=7")
+	rep := &checkReporter{target: target, header: http.Header{"Authorization": {"Bearer it's"}}, saved: map[*check.Case]string{}}
+	body := []byte(`{"requestId":"r-1","data":{"收款单":{"备注":"it's"}}}`)
+	big := bytes.Repeat([]byte("x"), maxInlineBody+1)
+	tests := []struct {
+		c     check.Case
+		calls int
+		hint  bool
+	}{
+		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body}, 1, false},
+		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Header: http.Header{"Webhook-Signature": {"v1,abc"}}, Copies: 3}, 3, false},
+		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 4, AtOnce: true}, 4, false},
+		{check.Case{Body: big}, 0, true},
+	}
+	for _, tt := range tests {
+		mu.Lock()
+		calls = nil
+		mu.Unlock()
+		cmd := rep.reproduce(&tt.c)
+		if strings.Contains(cmd, "--save-cases") != tt.hint {
+			t.Errorf("%s: hint %v, want %v", cmd, !tt.hint, tt.hint)
+		}
+		if tt.hint {
+			continue
+		}
+		if out, err := exec.Command("sh", "-c", cmd+" >/dev/null").CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+		mu.Lock()
+		seen := calls
+		mu.Unlock()
+		if len(seen) != tt.calls {
+			t.Fatalf("%s: %d calls, want %d", cmd, len(seen), tt.calls)
+		}
+		for _, c := range seen {
+			if !bytes.Equal(c.body, tt.c.Body) || c.query != "tenant=7&"+tt.c.Query || c.auth != "Bearer it's" || c.sig != tt.c.Header.Get("Webhook-Signature") {
+				t.Errorf("%s: got %+v", cmd, c)
+			}
 		}
 	}
 }
