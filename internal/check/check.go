@@ -204,8 +204,10 @@ func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("cannot reach %s: %s", e.URL, e.Kind)
 }
 
-// Run makes the selected checks against cfg.Target and reports each
-// result as it is graded. report is called from one goroutine at a time.
+// Run makes the checks cfg.Checks names (every check when it is empty), in
+// run order, against cfg.Target and reports each result as it is graded.
+// report is called from one goroutine at a time. The signature check runs
+// only with a Signer.
 func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error) {
 	if cfg.Client == nil || cfg.Target == nil {
 		return nil, errors.New("check: no client or no target")
@@ -230,7 +232,11 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		cfg.Anchor = cfg.Now()
 	}
 	r.cases = newBuilder(cfg.Seed, cfg.Anchor)
-	for _, id := range cfg.Checks {
+	ids, err := Select(cfg.Checks, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
 		if id == Signature && cfg.Signer == nil {
 			continue
 		}

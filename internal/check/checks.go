@@ -370,9 +370,11 @@ func (r *runner) load(ctx context.Context) error {
 	ls := &LoadStats{Calls: st.Sent, Concurrency: conc, PerSecond: st.RequestsPerSecond(),
 		P50: st.Latency.Quantile(0.5), P90: st.Latency.Quantile(0.9), P99: st.Latency.Quantile(0.99), Max: st.Latency.Max()}
 	r.sum.Load = ls
+	// The case stands for the run; its request is the first call's.
 	c := &Case{Check: Load, Name: fmt.Sprintf("%d-calls-at-%d", st.Sent, conc)}
 	if len(pairs) > 0 {
-		c = &Case{Check: Load, Name: c.Name, Event: pairs[0][0].Event, Query: pairs[0][0].Query, Body: pairs[0][0].Body, RequestID: pairs[0][0].RequestID}
+		first := pairs[0][0]
+		c.Event, c.Query, c.Body, c.RequestID = first.Event, first.Query, first.Body, first.RequestID
 	}
 	figures := fmt.Sprintf("%.0f calls/s, p50 %s, p99 %s", ls.PerSecond, ms(ls.P50), ms(ls.P99))
 	var parts []string
