@@ -57,8 +57,9 @@ and per check, whether it behaves the way a webhook receiver must:
 The signature check runs only with --secret; every call of the run is then
 signed (Standard Webhooks). Failing and warning cases print one line each with
 the reason, then a table per check, then a curl command per failure that
-sends the same request again. --save-cases writes every case's body to a
-directory, and the commands then read the bodies from there.
+sends the same request again (credentials from -H masked: put yours back).
+--save-cases writes every case's body to a directory, and the commands then
+read the bodies from there.
 
 --latency-budget defaults to 1s: the spec names no time-out, senders commonly
 give up after 5 to 30 seconds, and a receiver should answer first and work

@@ -182,10 +182,21 @@ func (r *checkReporter) reproduce(c *check.Case) string {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl -sS -i -X POST ")
-	b.WriteString(shellQuote(deliver.URLFor(r.target, c.Query)))
+	u := *r.target
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "****")
+	}
+	b.WriteString(shellQuote(deliver.URLFor(&u, c.Query)))
+	// The user's credentials are masked: reports end up in CI logs. The
+	// case's own headers (a signature of this one body) are not secrets.
 	h := http.Header{"Content-Type": {"application/json"}}
-	for k, v := range r.header {
-		h[k] = v
+	for k, vs := range r.header {
+		for _, v := range vs {
+			if secretHeader(k) {
+				v = maskValue(k, v)
+			}
+			h[k] = append(h[k], v)
+		}
 	}
 	for k, v := range c.Header {
 		h[k] = v

@@ -46,20 +46,20 @@ func TestReproduce(t *testing.T) {
 		t.Skip("no curl")
 	}
 	type got struct {
-		query, sig, auth string
-		body             []byte
+		query, sig, auth, tenant string
+		body                     []byte
 	}
 	var mu sync.Mutex
 	var calls []got
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		mu.Lock()
-		calls = append(calls, got{r.URL.RawQuery, r.Header.Get("Webhook-Signature"), r.Header.Get("Authorization"), b})
+		calls = append(calls, got{r.URL.RawQuery, r.Header.Get("Webhook-Signature"), r.Header.Get("Authorization"), r.Header.Get("X-Tenant"), b})
 		mu.Unlock()
 	}))
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook?tenant=7")
-	rep := &checkReporter{target: target, header: http.Header{"Authorization": {"Bearer it's"}}, saved: map[*check.Case]string{}}
+	rep := &checkReporter{target: target, header: http.Header{"Authorization": {"Bearer s3cret"}, "X-Tenant": {"it's"}}, saved: map[*check.Case]string{}}
 	body := []byte(`{"requestId":"r-1","data":{"收款单":{"备注":"it's"}}}`)
 	big := bytes.Repeat([]byte("x"), maxInlineBody+1)
 	tests := []struct {
@@ -77,6 +77,9 @@ func TestReproduce(t *testing.T) {
 		calls = nil
 		mu.Unlock()
 		cmd := rep.reproduce(&tt.c)
+		if strings.Contains(cmd, "s3cret") {
+			t.Errorf("%s: the credential is printed", cmd)
+		}
 		if strings.Contains(cmd, "--save-cases") != tt.hint {
 			t.Errorf("%s: hint %v, want %v", cmd, !tt.hint, tt.hint)
 		}
@@ -93,7 +96,7 @@ func TestReproduce(t *testing.T) {
 			t.Fatalf("%s: %d calls, want %d", cmd, len(seen), tt.calls)
 		}
 		for _, c := range seen {
-			if !bytes.Equal(c.body, tt.c.Body) || c.query != "tenant=7&"+tt.c.Query || c.auth != "Bearer it's" || c.sig != tt.c.Header.Get("Webhook-Signature") {
+			if !bytes.Equal(c.body, tt.c.Body) || c.query != "tenant=7&"+tt.c.Query || c.auth != "Bearer ****" || c.tenant != "it's" || c.sig != tt.c.Header.Get("Webhook-Signature") {
 				t.Errorf("%s: got %+v", cmd, c)
 			}
 		}
