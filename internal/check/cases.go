@@ -294,31 +294,25 @@ func wrongValue(f spec.Field) (key, raw, what string) {
 	return "", "", ""
 }
 
-// dupGroup is a duplicates case: one call delivered n times, serially or
-// at once.
-type dupGroup struct {
-	*Case
-	n          int
-	concurrent bool
-}
-
-func (b *builder) duplicates(serial, concurrent int) []dupGroup {
-	var gs []dupGroup
+// duplicates makes, per document kind, one call delivered serial times in
+// turn and one delivered concurrent times at once.
+func (b *builder) duplicates(serial, concurrent int) []*Case {
+	var cs []*Case
 	for _, k := range kinds() {
 		e := b.creates[k]
 		one := docCase(Duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.g.Build(e, spec.Described))
 		one.Copies = serial
 		together := docCase(Duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.g.Build(e, spec.Described))
 		together.Copies, together.AtOnce = concurrent, true
-		gs = append(gs, dupGroup{one, serial, false}, dupGroup{together, concurrent, true})
+		cs = append(cs, one, together)
 	}
-	return gs
+	return cs
 }
 
-// orderGroup is an out-of-order case: calls sent in turn; judge says which
-// of them the verdict rests on (a creation that sets the scene is not).
+// orderGroup is an out-of-order case: calls sent in turn, all named after
+// the case; judge says which of them are judged (not a creation that only
+// sets the scene).
 type orderGroup struct {
-	name  string
 	calls []*Case
 	judge []bool
 }
@@ -329,20 +323,20 @@ func (b *builder) outOfOrder() []orderGroup {
 	one := func(name string, e spec.Event, doc *payload.Obj) *Case { return docCase(OutOfOrder, name, e, doc) }
 
 	data := b.g.Data(rcp, spec.Described)
-	twice := orderGroup{name: void.Name + "/twice", judge: []bool{false, true, true}, calls: []*Case{
+	twice := orderGroup{judge: []bool{false, true, true}, calls: []*Case{
 		one(void.Name+"/twice", rcp, b.g.Envelope(rcp, spec.Described, data)),
 		one(void.Name+"/twice", void, b.g.Envelope(void, spec.Described, data.Clone())),
 		one(void.Name+"/twice", void, b.g.Envelope(void, spec.Described, data.Clone())),
 	}}
 	data = b.g.Data(inv, spec.Described)
-	before := orderGroup{name: audit.Name + "/before-create", judge: []bool{true, true}, calls: []*Case{
+	before := orderGroup{judge: []bool{true, true}, calls: []*Case{
 		one(audit.Name+"/before-create", audit, b.g.Envelope(audit, spec.Described, data)),
 		one(audit.Name+"/before-create", inv, b.g.Envelope(inv, spec.Described, data.Clone())),
 	}}
 	return []orderGroup{
-		{name: void.Name + "/unknown-document", judge: []bool{true},
+		{judge: []bool{true},
 			calls: []*Case{one(void.Name+"/unknown-document", void, b.g.Build(void, spec.Described))}},
-		{name: audit.Name + "/unknown-document", judge: []bool{true},
+		{judge: []bool{true},
 			calls: []*Case{one(audit.Name+"/unknown-document", audit, b.g.Build(audit, spec.Described))}},
 		twice, before,
 	}

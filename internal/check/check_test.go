@@ -454,3 +454,29 @@ func TestStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfOrderNamesTheFailingCall: a failure carries the call that
+// failed, so that its reproduce command sends that one, not the creation
+// that came after it.
+func TestOutOfOrderNamesTheFailingCall(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{unknownVoid500: true}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{OutOfOrder}
+	fails := 0
+	_, err := Run(context.Background(), cfg, func(r Result) {
+		if r.Verdict != Fail {
+			return
+		}
+		fails++
+		if e := r.Case.Event; e != "AUDIT_PURCHASE_ORDER_INVOICE" && e != "ABANDON_RECEIVABLE_DOC" || r.Status != http.StatusInternalServerError {
+			t.Errorf("%s fails on a %s call that got %d", r.Case.Name, e, r.Status)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fails != 3 {
+		t.Errorf("%d failures, want 3 (void and audit of unknown documents, audit before create)", fails)
+	}
+}

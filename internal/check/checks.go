@@ -79,23 +79,23 @@ func (r *runner) rejectsMalformed(ctx context.Context) error {
 const serialCopies = 4
 
 func (r *runner) duplicates(ctx context.Context) error {
-	for _, g := range r.cases.duplicates(serialCopies, r.cfg.Concurrent) {
+	for _, c := range r.cases.duplicates(serialCopies, r.cfg.Concurrent) {
 		var results []*deliver.Result
-		if g.concurrent {
+		if c.AtOnce {
 			var err error
-			if results, err = r.burst(ctx, g.Case, g.n); err != nil {
+			if results, err = r.burst(ctx, c, c.Copies); err != nil {
 				return err
 			}
 		} else {
-			for range g.n {
-				res, err := r.send(ctx, g.Case)
+			for range c.Copies {
+				res, err := r.send(ctx, c)
 				if err != nil {
 					return err
 				}
 				results = append(results, res)
 			}
 		}
-		r.report(judgeDuplicates(g, results))
+		r.report(judgeDuplicates(c, results))
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (r *runner) burst(ctx context.Context, c *Case, n int) ([]*deliver.Result, 
 
 // judgeDuplicates: every copy must get 2xx. When none did, the call itself
 // was not accepted, which is accepts-valid's to judge.
-func judgeDuplicates(g dupGroup, results []*deliver.Result) Result {
+func judgeDuplicates(c *Case, results []*deliver.Result) Result {
 	ok := 0
 	var bad deliver.Attempt
 	badAt := 0
@@ -144,14 +144,14 @@ func judgeDuplicates(g dupGroup, results []*deliver.Result) Result {
 	first := results[0].Last()
 	switch {
 	case ok == len(results):
-		return result(g.Case, slowest(results), Pass, "")
-	case g.concurrent && ok == 0, !g.concurrent && !is2xx(first.Status):
-		return result(g.Case, first, Warn, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
-	case g.concurrent:
-		return result(g.Case, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted, as by a receiver that checks then inserts without a lock",
+		return result(c, slowest(results), Pass, "")
+	case c.AtOnce && ok == 0, !c.AtOnce && !is2xx(first.Status):
+		return result(c, first, Warn, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
+	case c.AtOnce:
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted, as by a receiver that checks then inserts without a lock",
 			len(results)-ok, len(results), answer(bad), ok))
 	}
-	return result(g.Case, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again, not refused as a duplicate key",
+	return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again, not refused as a duplicate key",
 		badAt, len(results), answer(bad), first.Status))
 }
 
@@ -167,8 +167,10 @@ func slowest(results []*deliver.Result) deliver.Attempt {
 
 func (r *runner) outOfOrder(ctx context.Context) error {
 	for _, g := range r.cases.outOfOrder() {
+		// at is the call the verdict rests on: the first that fails, else
+		// the first that warns, else the last judged.
+		verdict, reason, at := Pass, "", 0
 		var judged deliver.Attempt
-		verdict, reason := Pass, ""
 		for i, c := range g.calls {
 			res, err := r.send(ctx, c)
 			if err != nil {
@@ -178,21 +180,24 @@ func (r *runner) outOfOrder(ctx context.Context) error {
 			if !g.judge[i] || verdict == Fail {
 				continue
 			}
-			judged = a
-			step := fmt.Sprintf("call %d of %d (%s)", i+1, len(g.calls), c.Event)
+			v, why := Pass, ""
 			switch {
 			case is2xx(a.Status), is4xx(a.Status):
 			case is3xx(a.Status):
-				verdict, reason = Warn, step+": "+redirected(a)
+				v, why = Warn, redirected(a)
 			case a.Status >= 500:
-				verdict, reason = Fail, step+": "+answer(a)+", want 2xx or 4xx: events arrive in any order, and a sender retries a 5xx forever"
+				v, why = Fail, answer(a)+", want 2xx or 4xx: events arrive in any order, and a sender retries a 5xx forever"
 			default:
-				verdict, reason = Fail, step+": "+answer(a)+", want 2xx or 4xx"
+				v, why = Fail, answer(a)+", want 2xx or 4xx"
+			}
+			if v == Fail || verdict == Pass {
+				if v != Pass {
+					reason = fmt.Sprintf("call %d of %d (%s): %s", i+1, len(g.calls), c.Event, why)
+				}
+				verdict, at, judged = v, i, a
 			}
 		}
-		c := *g.calls[len(g.calls)-1]
-		c.Name = g.name
-		r.report(Result{Case: &c, Verdict: verdict, Status: judged.Status, Latency: judged.Latency, Reason: reason})
+		r.report(Result{Case: g.calls[at], Verdict: verdict, Status: judged.Status, Latency: judged.Latency, Reason: reason})
 	}
 	return nil
 }
