@@ -157,9 +157,12 @@ func (b *builder) largeInvoice(e spec.Event, n int) *payload.Obj {
 	for len(items) < n {
 		more, _ := b.g.Data(e, spec.Described).Get(spec.FieldItems)
 		lines, _ := more.([]any)
+		if len(lines) == 0 {
+			break // a generator that draws no lines cannot make a large document
+		}
 		items = append(items, lines...)
 	}
-	data.(*payload.Obj).Put(spec.FieldItems, items[:n])
+	data.(*payload.Obj).Put(spec.FieldItems, items[:min(n, len(items))])
 	return doc
 }
 
