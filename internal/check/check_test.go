@@ -359,6 +359,14 @@ func TestCasesAgreeWithValidator(t *testing.T) {
 		if fs := v.Check(c.Body, c.Event); v.Failed(fs) {
 			t.Errorf("%s: the validator fails it: %+v", c.Name, fs)
 		}
+		if strings.HasSuffix(c.Name, "/large-300-lines") {
+			var doc struct {
+				Data struct{ Items []json.RawMessage } `json:"data"`
+			}
+			if err := json.Unmarshal(c.Body, &doc); err != nil || len(doc.Data.Items) != 300 {
+				t.Errorf("%s: %d lines (%v), want 300", c.Name, len(doc.Data.Items), err)
+			}
+		}
 	}
 	bad, err := b.rejectsMalformed(v)
 	if err != nil {
