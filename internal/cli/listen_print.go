@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/report"
@@ -27,6 +28,8 @@ type callPrinter struct {
 	// limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
 	limit int
+	// judge flags the receiver's answers to forwarded calls.
+	judge *check.Forwarded
 
 	calls     int
 	byEvent   map[string]int
@@ -44,8 +47,8 @@ func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *call
 	return &callPrinter{
 		w: w, json: output == "json",
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
-		started: time.Now(),
-		st:      style(pal, verbose),
+		started: time.Now(), judge: check.NewForwarded(),
+		st: style(pal, verbose),
 	}
 }
 
@@ -65,14 +68,18 @@ func (p *callPrinter) observe(c *receiver.Call) {
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
+	var flags []check.Flag
+	if f := c.Record.Forward; f != nil && f.Error == "" {
+		flags = p.judge.Judge(requestID(c.Body), verdict == "invalid", f.Status)
+	}
 	if p.limit > 0 && p.calls > p.limit {
 		return
 	}
 	if p.json {
-		p.printJSON(c, verdict, status)
+		p.printJSON(c, verdict, status, flags)
 		return
 	}
-	p.printText(c, ev, verdict, status)
+	p.printText(c, ev, verdict, status, flags)
 }
 
 // requestID reads the body's requestId, "" when there is none to read: a
@@ -90,7 +97,7 @@ func requestID(body []byte) string {
 	return string(body[sp.Start:sp.End])
 }
 
-func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int) {
+func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int, flags []check.Flag) {
 	r := c.Record
 	id := requestID(c.Body)
 	if id == "" {
@@ -138,6 +145,9 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 			where = "(body)"
 		}
 		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termSafe(where, false), termSafe(f.Message, false))
+	}
+	for _, f := range flags {
+		b = fmt.Appendf(b, "    %s %s: %s\n", p.st.Fail.Pre+"FLAG   "+p.st.Fail.Post, f.Check, termSafe(f.Reason, false))
 	}
 	if p.st.Verbose {
 		if q := r.Query; q != "" {
@@ -244,6 +254,8 @@ type callJSON struct {
 	Recorded  bool               `json:"recorded"`
 	Verdict   string             `json:"verdict"`
 	Findings  []validate.Finding `json:"findings"`
+	// Flags judge the answer of a forwarded call, as whsim check would.
+	Flags []check.Flag `json:"flags,omitempty"`
 }
 
 type forwardJSON struct {
@@ -253,12 +265,12 @@ type forwardJSON struct {
 	Error     string  `json:"error,omitempty"`
 }
 
-func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int) {
+func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int, flags []check.Flag) {
 	r := c.Record
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,
 		Size: len(c.Body), Headers: map[string]string{}, Status: status,
-		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings,
+		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}
 	if o.Findings == nil {
 		o.Findings = []validate.Finding{}

@@ -1,0 +1,490 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+const testSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+// The tests assert no timing: a sleep is a lower bound however loaded the
+// machine, so the slow receiver is judged against a budget below slowBy,
+// and every other receiver against one no call can reach (calls time out
+// first). raceWindow is long enough for 8 copies of a call to arrive
+// before the first is inserted, even under -race on a busy machine.
+const (
+	slowBy      = 300 * time.Millisecond
+	slowBudget  = 250 * time.Millisecond
+	noBudget    = time.Hour
+	raceWindow  = 100 * time.Millisecond
+	callTimeout = 20 * time.Second
+)
+
+// defects are the mistakes a receiver can make, one flag each; none set
+// is the careful receiver.
+type defects struct {
+	uniqueKey, race, rejectSample, reject4000, crashUnknown, crashNull, crashHidden   bool
+	acceptAll, badJSON500, routeOnNumber, unknownVoid500, slow, inflight503, redirect bool
+	ignoreSig, reserialise, ignoreTimestamp                                           bool
+}
+
+// receiver is a webhook receiver written the way users write them: it
+// verifies the signature, validates the call, stores each document once
+// per requestId and takes follow-up events of documents it never saw.
+type receiver struct {
+	d        defects
+	signer   *deliver.Signer
+	val      *validate.Validator
+	inflight atomic.Int32
+
+	mu   sync.Mutex
+	seen map[string]bool // requestIds processed
+	docs map[string]bool // documents created, by their data
+}
+
+func newReceiver(t *testing.T, d defects) *receiver {
+	s, err := deliver.NewSigner(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := validate.New(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &receiver{d: d, signer: s, val: v, seen: map[string]bool{}, docs: map[string]bool{}}
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if rc.d.inflight503 {
+		n := rc.inflight.Add(1)
+		defer rc.inflight.Add(-1)
+		if n > 10 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if rc.d.redirect {
+		http.Redirect(w, req, "/webhooks/", http.StatusTemporaryRedirect)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, 16<<20))
+	if err != nil {
+		http.Error(w, "read", http.StatusBadRequest)
+		return
+	}
+	if !rc.d.ignoreSig && !rc.verify(req.Header, body) {
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	if rc.d.acceptAll {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	event := req.URL.Query().Get("businessType")
+	if !json.Valid(body) {
+		if rc.d.badJSON500 {
+			http.Error(w, "panic: invalid character", http.StatusInternalServerError)
+			return
+		}
+		http.Error(w, "not JSON", http.StatusBadRequest)
+		return
+	}
+	var env struct {
+		RequestID    string          `json:"requestId"`
+		BusinessType int             `json:"businessType"`
+		Data         json.RawMessage `json:"data"`
+	}
+	if rc.d.crashUnknown {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&env); err != nil && strings.Contains(err.Error(), "unknown field") {
+			http.Error(w, "panic: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	var tree any
+	_ = json.Unmarshal(body, &tree)
+	if rc.d.crashNull && walk(tree, func(k string, v any) bool { return v == nil }) {
+		http.Error(w, "panic: nil pointer dereference", http.StatusInternalServerError)
+		return
+	}
+	if rc.d.crashHidden && walk(tree, func(k string, v any) bool { return strings.HasSuffix(k, "-隐") }) {
+		http.Error(w, "panic: no column", http.StatusInternalServerError)
+		return
+	}
+	if rc.d.rejectSample && walk(tree, func(k string, v any) bool { return k == spec.FieldRecords }) {
+		http.Error(w, "unexpected records", http.StatusUnprocessableEntity)
+		return
+	}
+	if rc.d.routeOnNumber {
+		event = ""
+	} else if _, ok := spec.Lookup(event); !ok {
+		http.Error(w, "unknown businessType", http.StatusBadRequest)
+		return
+	}
+	if rc.val.Failed(rc.val.Check(body, event)) {
+		http.Error(w, "invalid", http.StatusBadRequest)
+		return
+	}
+	_ = json.Unmarshal(body, &env)
+	if rc.d.reject4000 && env.BusinessType == spec.SampleInvoiceNumber {
+		http.Error(w, "unknown businessType 4000", http.StatusBadRequest)
+		return
+	}
+	if event == "" {
+		event = spec.EventsForNumber(env.BusinessType)[0].Name
+	}
+	if rc.d.slow && event == "ABANDON_RECEIVABLE_DOC" {
+		time.Sleep(slowBy)
+	}
+	var data bytes.Buffer
+	_ = json.Compact(&data, env.Data)
+	w.WriteHeader(rc.store(env.RequestID, event, data.String()))
+}
+
+// store processes a call once per requestId and answers its status.
+func (rc *receiver) store(id, event, doc string) int {
+	follow := event == "AUDIT_PURCHASE_ORDER_INVOICE" || event == "ABANDON_RECEIVABLE_DOC"
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.seen[id] {
+		if rc.d.uniqueKey {
+			return http.StatusConflict
+		}
+		return http.StatusOK
+	}
+	if rc.d.race {
+		// Check, then insert later without holding the lock: two copies
+		// arriving together both pass the check.
+		rc.mu.Unlock()
+		time.Sleep(raceWindow)
+		rc.mu.Lock()
+		if rc.seen[id] {
+			return http.StatusInternalServerError // duplicate key value violates unique constraint
+		}
+	}
+	if follow && !rc.docs[doc] && rc.d.unknownVoid500 {
+		return http.StatusInternalServerError
+	}
+	rc.seen[id] = true
+	rc.docs[doc] = true
+	return http.StatusOK
+}
+
+// verify checks Standard Webhooks headers over the raw body.
+func (rc *receiver) verify(h http.Header, body []byte) bool {
+	id, ts, sigs := h.Get("Webhook-Id"), h.Get("Webhook-Timestamp"), h.Get("Webhook-Signature")
+	n, err := strconv.ParseInt(ts, 10, 64)
+	if id == "" || sigs == "" || err != nil {
+		return false
+	}
+	if d := time.Now().Unix() - n; !rc.d.ignoreTimestamp && (d > 300 || d < -300) {
+		return false
+	}
+	signed := body
+	if rc.d.reserialise {
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, body)
+		signed = buf.Bytes()
+	}
+	want := rc.signer.Signature(id, n, signed)
+	for _, s := range strings.Fields(sigs) {
+		if hmac.Equal([]byte(s), []byte(want)) {
+			return true
+		}
+	}
+	return false
+}
+
+// walk reports whether any member of v (at any depth) satisfies f.
+func walk(v any, f func(key string, val any) bool) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if f(k, e) || walk(e, f) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if walk(e, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func testConfig(t *testing.T, url string) Config {
+	t.Helper()
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: callTimeout, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := deliver.NewSigner(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		Client: client, Target: mustURL(t, url), Checks: IDs(), Seed: 42, Signer: signer,
+		LatencyBudget: noBudget, LoadCount: 64, LoadConcurrency: 16, Concurrent: 8,
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// TestReceivers runs every check against the careful receiver and against
+// one receiver per defect: the careful one passes everything, each
+// defective one fails exactly the check that names its defect.
+func TestReceivers(t *testing.T) {
+	tests := []struct {
+		name   string
+		d      defects
+		fails  string // the one check that must fail; "" for none
+		reason string // a word its reason must hold
+	}{
+		{"careful", defects{}, "", ""},
+		{"unique key on requestId", defects{uniqueKey: true}, Duplicates, "re-delivery"},
+		{"check-then-insert race", defects{race: true}, Duplicates, "at once"},
+		{"rejects the sample shape", defects{rejectSample: true}, AcceptsValid, "got 422"},
+		{"rejects 4000", defects{reject4000: true}, AcceptsValid, "got 400"},
+		{"crashes on unknown members", defects{crashUnknown: true}, AcceptsValid, "got 500"},
+		{"crashes on nulls", defects{crashNull: true}, AcceptsValid, "got 500"},
+		{"crashes on hidden fields", defects{crashHidden: true}, AcceptsValid, "got 500"},
+		{"accepts anything", defects{acceptAll: true}, RejectsMalformed, "silently dropped"},
+		{"500 on bad JSON", defects{badJSON500: true}, RejectsMalformed, "poison message"},
+		{"routes on the body number alone", defects{routeOnNumber: true}, RejectsMalformed, "got 200"},
+		{"500 on a void of an unknown document", defects{unknownVoid500: true}, OutOfOrder, "got 500"},
+		{"slow", defects{slow: true}, Latency, "slowest event ABANDON_RECEIVABLE_DOC"},
+		{"503 past a few calls in flight", defects{inflight503: true}, Load, "got 503"},
+		{"redirects", defects{redirect: true}, AcceptsValid, "redirect"},
+		{"ignores signatures", defects{ignoreSig: true}, Signature, "not verified"},
+		{"verifies a re-serialised body", defects{reserialise: true}, Signature, "re-serialised"},
+		{"ignores the timestamp", defects{ignoreTimestamp: true}, Signature, "timestamp"},
+	}
+	for _, tt := range tests {
+		// One at a time: the race receiver needs its copies to arrive
+		// together, which a machine busy with parallel tests makes slower.
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(newReceiver(t, tt.d))
+			defer srv.Close()
+			var mu sync.Mutex
+			var results []Result
+			cfg := testConfig(t, srv.URL)
+			if tt.d.slow {
+				cfg.LatencyBudget = slowBudget
+			}
+			sum, err := Run(context.Background(), cfg, func(r Result) {
+				mu.Lock()
+				defer mu.Unlock()
+				results = append(results, r)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Order) != len(IDs()) {
+				t.Fatalf("ran %v, want every check", sum.Order)
+			}
+			for _, id := range sum.Order {
+				tally := sum.Checks[id]
+				if failed := tally.Fail > 0; failed != (id == tt.fails) {
+					t.Errorf("check %s: %+v, want failing only %q", id, *tally, tt.fails)
+					for _, r := range results {
+						if r.Case.Check == id && r.Verdict == Fail {
+							t.Logf("  %s: %s", r.Case.Name, r.Reason)
+						}
+					}
+				}
+			}
+			if tt.fails == "" {
+				if sum.Failed() {
+					t.Error("Failed() = true for the careful receiver")
+				}
+				return
+			}
+			found := false
+			for _, r := range results {
+				if r.Case.Check == tt.fails && r.Verdict == Fail {
+					if r.Reason == "" {
+						t.Errorf("%s/%s fails with no reason", r.Case.Check, r.Case.Name)
+					}
+					found = found || strings.Contains(r.Reason, tt.reason)
+				}
+			}
+			if !found {
+				t.Errorf("no %s failure says %q", tt.fails, tt.reason)
+			}
+		})
+	}
+}
+
+// TestCasesAgreeWithValidator keeps the cases honest: every call
+// accepts-valid sends is valid, every one rejects-malformed sends is not.
+func TestCasesAgreeWithValidator(t *testing.T) {
+	v, err := validate.New(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder(7, payload.Anchor())
+	valid, err := b.acceptsValid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range valid {
+		if fs := v.Check(c.Body, c.Event); v.Failed(fs) {
+			t.Errorf("%s: the validator fails it: %+v", c.Name, fs)
+		}
+		if strings.HasSuffix(c.Name, "/large-300-lines") {
+			var doc struct {
+				Data struct{ Items []json.RawMessage } `json:"data"`
+			}
+			if err := json.Unmarshal(c.Body, &doc); err != nil || len(doc.Data.Items) != 300 {
+				t.Errorf("%s: %d lines (%v), want 300", c.Name, len(doc.Data.Items), err)
+			}
+		}
+	}
+	bad, err := b.rejectsMalformed(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := 0
+	for _, c := range bad {
+		if c.typeErr {
+			types++
+		}
+		if c.Event == "" || !validEvent(c.Event) {
+			continue // the query is what is wrong
+		}
+		if fs := v.Check(c.Body, c.Event); !v.Failed(fs) {
+			t.Errorf("%s: the validator passes it", c.Name)
+		}
+	}
+	if types < 8 {
+		t.Errorf("%d type mutations, want one per kind of field of both documents", types)
+	}
+}
+
+func validEvent(name string) bool {
+	_, ok := spec.Lookup(name)
+	return ok
+}
+
+// TestSameSeedSameCases: --seed makes the cases reproducible.
+func TestSameSeedSameCases(t *testing.T) {
+	a, _ := newBuilder(3, payload.Anchor()).acceptsValid()
+	b, _ := newBuilder(3, payload.Anchor()).acceptsValid()
+	if len(a) != len(b) {
+		t.Fatalf("%d cases, then %d", len(a), len(b))
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Body, b[i].Body) || a[i].Name != b[i].Name {
+			t.Fatalf("case %d differs: %s vs %s", i, a[i].Name, b[i].Name)
+		}
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u := srv.URL
+	srv.Close()
+	_, err := Run(context.Background(), testConfig(t, u), func(Result) {})
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || ue.Kind != deliver.KindRefused {
+		t.Fatalf("err = %v, want an UnreachableError of kind %q", err, deliver.KindRefused)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	tests := []struct {
+		only, exclude []string
+		want          string
+		err           bool
+	}{
+		{nil, nil, strings.Join(IDs(), ","), false},
+		{[]string{Load, AcceptsValid}, nil, "accepts-valid,load", false},
+		{nil, []string{Load, Latency, Signature}, "accepts-valid,rejects-malformed,duplicates,out-of-order", false},
+		{[]string{"nope"}, nil, "", true},
+	}
+	for _, tt := range tests {
+		got, err := Select(tt.only, tt.exclude)
+		if (err != nil) != tt.err || strings.Join(got, ",") != tt.want {
+			t.Errorf("Select(%v, %v) = %v, %v; want %s (error %v)", tt.only, tt.exclude, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// TestStrict: a type error answered 2xx warns, and fails with Strict.
+func TestStrict(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{acceptAll: true}))
+	defer srv.Close()
+	for _, strict := range []bool{false, true} {
+		cfg := testConfig(t, srv.URL)
+		cfg.Checks, cfg.Strict = []string{RejectsMalformed}, strict
+		var warns, typeFails int
+		_, err := Run(context.Background(), cfg, func(r Result) {
+			switch {
+			case r.Verdict == Warn:
+				warns++
+			case r.Verdict == Fail && strings.HasPrefix(r.Case.Name, "type/"):
+				typeFails++
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strict && (warns != 0 || typeFails == 0) || !strict && (warns == 0 || typeFails != 0) {
+			t.Errorf("strict %v: %d warnings, %d type errors failed", strict, warns, typeFails)
+		}
+	}
+}
+
+// TestOutOfOrderNamesTheFailingCall: a failure carries the call that
+// failed, so that its reproduce command sends that one, not the creation
+// that came after it.
+func TestOutOfOrderNamesTheFailingCall(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{unknownVoid500: true}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{OutOfOrder}
+	fails := 0
+	_, err := Run(context.Background(), cfg, func(r Result) {
+		if r.Verdict != Fail {
+			return
+		}
+		fails++
+		if e := r.Case.Event; e != "AUDIT_PURCHASE_ORDER_INVOICE" && e != "ABANDON_RECEIVABLE_DOC" || r.Status != http.StatusInternalServerError {
+			t.Errorf("%s fails on a %s call that got %d", r.Case.Name, e, r.Status)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fails != 3 {
+		t.Errorf("%d failures, want 3 (void and audit of unknown documents, audit before create)", fails)
+	}
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/payload"
+)
+
+// defaultLatencyBudget is --latency-budget's default. The spec names no
+// time-out; webhook senders commonly give up after 5 to 30 seconds (GitHub
+// after 10), and a receiver should answer first and do the work after. One
+// second at p99 leaves room for a cold connection pool or a GC pause while
+// still catching a receiver that processes the document before answering.
+const defaultLatencyBudget = time.Second
+
+type checkOptions struct {
+	URL           string
+	Checks        []string
+	ExcludeChecks []string
+	Seed          uint64
+	Timeout       time.Duration
+	Headers       []string
+	Secret        string
+	Insecure      bool
+	CACert        string
+	Strict        bool
+	LatencyBudget time.Duration
+	LoadCount     int
+	LoadConc      int
+	Output        string
+	JUnit         string
+	SaveCases     string
+}
+
+func newCheckCmd(a *app) *cobra.Command {
+	opts := &checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--junit <file>] [flags]",
+		Short: "Grade a receiver: send valid, malformed, repeated, out-of-order and signed calls and judge every answer",
+		Long: `Run a battery of black-box checks against your receiver and say, per case
+and per check, whether it behaves the way a webhook receiver must:
+
+` + checkList() + `
+The signature check runs only with --secret; every call of the run is then
+signed (Standard Webhooks). Failing and warning cases print one line each with
+the reason, then a table per check, then a curl command per failure that
+sends the same request again (credentials from -H masked: put yours back).
+--save-cases writes every case's body to a directory, and the commands then
+read the bodies from there.
+
+--latency-budget defaults to 1s: the spec names no time-out, senders commonly
+give up after 5 to 30 seconds, and a receiver should answer first and work
+after; one second at p99 leaves room for a cold start while catching one that
+processes each document before answering.
+
+Exit status: 0 when no check failed (warnings allowed), 1 when one did, 2 for
+usage errors or a receiver that cannot be reached at all, 130 when interrupted.`,
+		Example: `  whsim check --url http://localhost:3000/webhook
+  whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
+  whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
+  whsim check --url https://hooks.example.com/erp -H 'Authorization: Bearer t0k3n' --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+  whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
+  whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd.Context(), a, opts)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.URL, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
+	f.StringSliceVar(&opts.Checks, "checks", nil, "run only these checks (comma-separated): "+strings.Join(check.IDs(), ", "))
+	f.StringSliceVar(&opts.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
+	f.Uint64Var(&opts.Seed, "seed", 0, "seed for reproducible cases (0: random, printed on stderr)")
+	f.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "time limit of one call; a call that takes longer fails")
+	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' to every call (repeatable)")
+	f.StringVar(&opts.Secret, "secret", "", "sign every call (Standard Webhooks) with this whsec_<base64> secret and run the signature check (also WHSIM_CHECK_SECRET; never printed)")
+	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
+	f.StringVar(&opts.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
+	f.BoolVar(&opts.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
+	f.DurationVar(&opts.LatencyBudget, "latency-budget", defaultLatencyBudget, "the p99 latency every call of the run must stay within")
+	f.IntVar(&opts.LoadCount, "load-count", 300, "calls the load check makes")
+	f.IntVar(&opts.LoadConc, "load-concurrency", 16, "calls in flight at once in the load check")
+	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
+	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case's request body to this directory")
+	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
+	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
+	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagDirname("save-cases")
+	return cmd
+}
+
+func checkList() string {
+	var b strings.Builder
+	for _, c := range check.Checks() {
+		fmt.Fprintf(&b, "  %-18s %s\n", c.ID, c.Summary)
+	}
+	return b.String()
+}
+
+func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
+	ids, err := check.Select(opts.Checks, opts.ExcludeChecks)
+	switch {
+	case err != nil:
+		return usageErr(err)
+	case len(ids) == 0:
+		return usagef("--checks and --exclude-checks leave no check to run")
+	case opts.URL == "":
+		return usagef("check needs --url, the receiver to grade")
+	case opts.Timeout <= 0:
+		return usagef("--timeout %s: want more than 0", opts.Timeout)
+	case opts.LatencyBudget <= 0:
+		return usagef("--latency-budget %s: want more than 0", opts.LatencyBudget)
+	case opts.LoadCount < 1:
+		return usagef("--load-count %d: want at least 1", opts.LoadCount)
+	case opts.LoadConc < 1:
+		return usagef("--load-concurrency %d: want at least 1", opts.LoadConc)
+	}
+	target, err := deliver.ParseTarget(opts.URL)
+	if err != nil {
+		return err
+	}
+	header := http.Header{}
+	for _, h := range opts.Headers {
+		k, v, err := deliver.ParseHeader(h)
+		if err != nil {
+			return usageErr(err)
+		}
+		header.Add(k, v)
+	}
+	var signer *deliver.Signer
+	if opts.Secret != "" {
+		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
+			return usagef("--secret: %v", err)
+		}
+	}
+	var ca []byte
+	if opts.CACert != "" {
+		if ca, err = os.ReadFile(opts.CACert); err != nil {
+			return usagef("--cacert: %v", err)
+		}
+	}
+	client, err := deliver.NewClient(deliver.ClientOptions{
+		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent),
+		CACert: ca, Insecure: opts.Insecure,
+	})
+	if err != nil {
+		return usagef("--cacert %s: %v", opts.CACert, err)
+	}
+	if opts.SaveCases != "" {
+		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
+			return usagef("--save-cases: %v", err)
+		}
+	}
+
+	seed, anchor := opts.Seed, payload.Anchor()
+	if seed == 0 {
+		seed, anchor = rand.Uint64()|1, a.now()
+	}
+	key := a.errColor.Key.Sprint("whsim:")
+	if opts.Insecure {
+		fmt.Fprintf(a.streams.Err, "%s --insecure: the receiver's TLS certificate is not verified\n", key)
+	}
+	if signer == nil && slices.Contains(ids, check.Signature) {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return id == check.Signature })
+		if len(ids) == 0 {
+			return usagef("--checks signature needs --secret whsec_...")
+		}
+		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
+	}
+	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termSafe(target.Redacted(), false), seed, strings.Join(ids, ", "))
+
+	rep, err := newCheckReporter(a, opts, target, header)
+	if err != nil {
+		return err
+	}
+	sum, err := check.Run(ctx, check.Config{
+		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
+		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
+		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
+	}, rep.result)
+	var unreachable *check.UnreachableError
+	switch {
+	case errors.As(err, &unreachable):
+		return usageErr(unreachable)
+	case ctx.Err() != nil:
+		_ = rep.finish(sum)
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("check %s: %w", termSafe(target.Redacted(), false), err)
+	}
+	if err := rep.finish(sum); err != nil {
+		return err
+	}
+	if sum.Failed() {
+		return errChecksFailed
+	}
+	return nil
+}

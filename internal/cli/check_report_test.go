@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/whsim/whsim/internal/check"
+)
+
+func TestShellQuote(t *testing.T) {
+	for _, s := range []string{"", "plain", "it's", `"double" $HOME \n`, "收款单 'x'\n{}"} {
+		out, err := exec.Command("sh", "-c", "printf %s "+shellQuote(s)).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != s {
+			t.Errorf("shellQuote(%q) reads back as %q", s, out)
+		}
+	}
+}
+
+func TestCaseFile(t *testing.T) {
+	tests := []struct{ check, name, want string }{
+		{check.AcceptsValid, "CREATE_RECEIVABLE_DOC/nulls", "accepts-valid/CREATE_RECEIVABLE_DOC--nulls.json"},
+		{check.RejectsMalformed, "type/data.收款单.汇率/string-for-number", "rejects-malformed/type--data.收款单.汇率--string-for-number.json"},
+		{check.Signature, `a\b:c d`, "signature/a-b-c_d.json"},
+	}
+	for _, tt := range tests {
+		if got := caseFile(&check.Case{Check: tt.check, Name: tt.name}); got != tt.want {
+			t.Errorf("caseFile(%s, %s) = %s, want %s", tt.check, tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestReproduce runs the commands a failure prints: they send the same
+// request, as many times as the case did.
+func TestReproduce(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	type got struct {
+		query, sig, auth, tenant string
+		body                     []byte
+	}
+	var mu sync.Mutex
+	var calls []got
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		calls = append(calls, got{r.URL.RawQuery, r.Header.Get("Webhook-Signature"), r.Header.Get("Authorization"), r.Header.Get("X-Tenant"), b})
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL + "/hook?tenant=7")
+	rep := &checkReporter{target: target, header: http.Header{"Authorization": {"Bearer s3cret"}, "X-Tenant": {"it's"}}}
+	body := []byte(`{"requestId":"r-1","data":{"收款单":{"备注":"it's"}}}`)
+	big := bytes.Repeat([]byte("x"), maxInlineBody+1)
+	tests := []struct {
+		c     check.Case
+		calls int
+		hint  bool
+	}{
+		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body}, 1, false},
+		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Header: http.Header{"Webhook-Signature": {"v1,abc"}}, Copies: 3}, 3, false},
+		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 4, AtOnce: true}, 4, false},
+		{check.Case{Body: big}, 0, true},
+	}
+	for _, tt := range tests {
+		mu.Lock()
+		calls = nil
+		mu.Unlock()
+		cmd := rep.reproduce(&checkCase{res: check.Result{Case: &tt.c}})
+		if strings.Contains(cmd, "s3cret") {
+			t.Errorf("%s: the credential is printed", cmd)
+		}
+		if strings.Contains(cmd, "--save-cases") != tt.hint {
+			t.Errorf("%s: hint %v, want %v", cmd, !tt.hint, tt.hint)
+		}
+		if tt.hint {
+			continue
+		}
+		if out, err := exec.Command("sh", "-c", cmd+" >/dev/null").CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+		mu.Lock()
+		seen := calls
+		mu.Unlock()
+		if len(seen) != tt.calls {
+			t.Fatalf("%s: %d calls, want %d", cmd, len(seen), tt.calls)
+		}
+		for _, c := range seen {
+			if !bytes.Equal(c.body, tt.c.Body) || c.query != "tenant=7&"+tt.c.Query || c.auth != "Bearer ****" || c.tenant != "it's" || c.sig != tt.c.Header.Get("Webhook-Signature") {
+				t.Errorf("%s: got %+v", cmd, c)
+			}
+		}
+	}
+}
