@@ -15,28 +15,29 @@ type Scenario struct {
 	Meaning string
 }
 
-var scenarios = [...]Scenario{
-	{"invoice-lifecycle", []string{"CREATE_PURCHASE_ORDER_INVOICE", "AUDIT_PURCHASE_ORDER_INVOICE"},
-		"create a purchase invoice, then audit the same invoice (PASS or REFUSAL)"},
-	{"receipt-lifecycle", []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"},
-		"create a receipt document, then void the same receipt"},
+// Scenarios returns the lifecycles whsim can send, in a fixed order; a new
+// table each call, so no caller changes another's.
+func Scenarios() []Scenario {
+	return []Scenario{
+		{"invoice-lifecycle", []string{"CREATE_PURCHASE_ORDER_INVOICE", "AUDIT_PURCHASE_ORDER_INVOICE"},
+			"create a purchase invoice, then audit the same invoice (PASS or REFUSAL)"},
+		{"receipt-lifecycle", []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"},
+			"create a receipt document, then void the same receipt"},
+	}
 }
-
-// Scenarios returns the lifecycles whsim can send, in a fixed order.
-func Scenarios() []Scenario { return scenarios[:] }
 
 // ScenarioNames returns the names of Scenarios, for help and completion.
 func ScenarioNames() []string {
-	out := make([]string, len(scenarios))
-	for i, s := range scenarios {
-		out[i] = s.Name
+	var out []string
+	for _, s := range Scenarios() {
+		out = append(out, s.Name)
 	}
 	return out
 }
 
 // LookupScenario finds a scenario by name.
 func LookupScenario(name string) (Scenario, bool) {
-	for _, s := range scenarios {
+	for _, s := range Scenarios() {
 		if s.Name == name {
 			return s, true
 		}
