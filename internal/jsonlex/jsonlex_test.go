@@ -195,7 +195,11 @@ func FuzzWalk(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var l Lexer
+		top := map[string]Span{} // the first value of each top-level key
 		err := Walk(b, func(p []Seg, v Value) {
+			if len(p) == 1 && p[0].Index < 0 && !v.Dup {
+				top[p[0].Key] = v.Span
+			}
 			if v.Start < 0 || v.End > len(b) || v.Start >= v.End {
 				t.Fatalf("span %d:%d of %d bytes", v.Start, v.End, len(b))
 			}
@@ -226,6 +230,13 @@ func FuzzWalk(f *testing.F) {
 			se := err.(*SyntaxError)
 			if se.Offset < 0 || se.Offset > len(b) || !termsafe.Safe(se.Msg) {
 				t.Fatalf("error %q at %d of %d bytes", se.Msg, se.Offset, len(b))
+			}
+		}
+		if err == nil {
+			for k, want := range top {
+				if got, ok := Member(b, k); !ok || got != want {
+					t.Fatalf("Member(%q) = %v %v, Walk saw %v", k, got, ok, want)
+				}
 			}
 		}
 		if utf8.Valid(b) && !strings.HasPrefix(string(b), "\ufeff") && depth(b) < MaxDepth {

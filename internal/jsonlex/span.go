@@ -69,14 +69,11 @@ func Walk(b []byte, visit func(path []Seg, v Value)) error {
 		switch kind {
 		case Object:
 			if l.Enter() {
-				var keys []string
+				keys := map[string]bool{}
 				for first := true; ; first = false {
 					key := string(l.KeyBytes(l.Key(first)))
-					d := false
-					for _, k := range keys {
-						d = d || k == key
-					}
-					keys = append(keys, key)
+					d := keys[key]
+					keys[key] = true
 					path = append(path, Seg{Key: key, Index: -1})
 					walk(d)
 					path = path[:len(path)-1]

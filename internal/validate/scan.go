@@ -43,6 +43,7 @@ type checker struct {
 	raw  []rawFinding
 	path []seg
 	keys []jsonlex.Key
+	dups map[dupKey]struct{} // keys of objects with many (see dupScan)
 
 	// envelope facts
 	numberState int // 0 missing, 1 invalid, 2 valid
@@ -65,6 +66,7 @@ type checker struct {
 func (c *checker) reset(b []byte) {
 	c.lx.Reset(b)
 	c.raw, c.path, c.keys = c.raw[:0], c.path[:0], c.keys[:0]
+	clear(c.dups) // a syntax error leaves them
 	c.numberState, c.number, c.numberOff, c.dataOff = 0, 0, 0, -1
 	c.dataSeen, c.dataNull, c.statusVariant = 0, 0, 0
 	c.hasHdr = false
@@ -171,16 +173,57 @@ func typeName(n *node) string {
 	return string(n.typ)
 }
 
+// dupScan is how many unknown or free keys an object's new key is compared
+// with one by one; past it they are looked up in a map, or a body of many
+// keys would cost time quadratic in their number (50,000 keys took 5 s).
+const dupScan = 32
+
+// dupKey is a key of the object whose keys start at base on c.keys.
+type dupKey struct {
+	base int
+	key  string
+}
+
 // dupFree checks an unknown or free key against the object's other such
 // keys (kept on c.keys from base) and records it.
 func (c *checker) dupFree(base int, ref jsonlex.Key, kb []byte, off int) {
-	for _, o := range c.keys[base:] {
-		if string(c.lx.KeyBytes(o)) == string(kb) {
-			c.emit(rDuplicateKey, off, string(kb), "duplicate key %q: a receiver's JSON library may keep either value", kb)
-			return
+	dup := false
+	switch n := len(c.keys) - base; {
+	case n < dupScan:
+		for _, o := range c.keys[base:] {
+			if string(c.lx.KeyBytes(o)) == string(kb) {
+				dup = true
+				break
+			}
 		}
+	default:
+		if c.dups == nil {
+			c.dups = map[dupKey]struct{}{}
+		}
+		if n == dupScan {
+			for _, o := range c.keys[base:] {
+				c.dups[dupKey{base, string(c.lx.KeyBytes(o))}] = struct{}{}
+			}
+		}
+		k := dupKey{base, string(kb)}
+		_, dup = c.dups[k]
+		c.dups[k] = struct{}{}
+	}
+	if dup {
+		c.emit(rDuplicateKey, off, "", "duplicate key %q: a receiver's JSON library may keep either value", kb)
+		return
 	}
 	c.keys = append(c.keys, ref)
+}
+
+// dropKeys forgets the keys of the object whose keys start at base.
+func (c *checker) dropKeys(base int) {
+	if len(c.keys)-base >= dupScan {
+		for _, o := range c.keys[base:] {
+			delete(c.dups, dupKey{base, string(c.lx.KeyBytes(o))})
+		}
+	}
+	c.keys = c.keys[:base]
 }
 
 // object scans an object described by n (nil: not described). idx is the
@@ -262,7 +305,7 @@ func (c *checker) object(n *node, idx int) {
 			}
 		}
 	}
-	c.keys = c.keys[:base]
+	c.dropKeys(base)
 	if n == nil || n.free {
 		return
 	}
@@ -507,7 +550,7 @@ func (c *checker) envelope() {
 			}
 		}
 	}
-	c.keys = c.keys[:base]
+	c.dropKeys(base)
 	rules := [3]ruleID{rRequestID, rBusinessType, rData}
 	for i, name := range c.v.envelope {
 		if !seen[i] {

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -329,5 +330,58 @@ func TestMessagesAreTerminalSafe(t *testing.T) {
 				t.Errorf("no message holds %q: %+v", tt.want, fs)
 			}
 		})
+	}
+}
+
+// TestDuplicateKeysInLargeObjects: past dupScan unknown keys an object's
+// keys are kept in a map; duplicates are still found, once each, and only
+// within their own object.
+func TestDuplicateKeysInLargeObjects(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	object := func(n int, extra ...string) string {
+		var sb strings.Builder
+		sb.WriteByte('{')
+		for i := range n {
+			fmt.Fprintf(&sb, `"k%d":%d,`, i, i)
+		}
+		for _, k := range extra {
+			fmt.Fprintf(&sb, `"%s":0,`, k)
+		}
+		return strings.TrimSuffix(sb.String(), ",") + "}"
+	}
+	for _, tt := range []struct {
+		name string
+		body string
+		dups []string // the paths of the duplicate-key findings
+	}{
+		{"before the map", `{"x":` + object(10, "k3", "k9") + `}`, []string{"x.k3", "x.k9"}},
+		{"at the switch", `{"x":` + object(dupScan, "k0", "k31") + `}`, []string{"x.k0", "x.k31"}},
+		{"in the map", `{"x":` + object(200, "k0", "k150", "k150") + `}`, []string{"x.k0", "x.k150", "x.k150"}},
+		{"siblings", `{"x":` + object(100) + `,"y":` + object(100) + `,"z":[` + object(50) + `,` + object(50) + `]}`, nil},
+		{"nested", `{"x":{"a":` + object(40) + `,"k0":` + object(40) + `,"b":1,"a":2}}`, []string{"x.a"}},
+		{"escaped", `{"x":` + object(40, `k\u0035`) + `}`, []string{"x.k5"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, f := range v.Check([]byte(tt.body), "") {
+				if f.Rule == RuleSyntax {
+					t.Fatal(f)
+				}
+				if f.Rule == RuleDuplicateKey {
+					got = append(got, f.Path)
+				}
+			}
+			if !slices.Equal(got, tt.dups) {
+				t.Errorf("duplicates at %q, want %q", got, tt.dups)
+			}
+		})
+	}
+	// The pooled checker forgets the keys of a body that broke off.
+	v.Check([]byte(`{"x":`+object(100)), "")
+	for _, f := range v.Check([]byte(`{"x":`+object(100)+`}`), "") {
+		if f.Rule == RuleDuplicateKey {
+			t.Errorf("stale key: %+v", f)
+		}
 	}
 }
