@@ -61,13 +61,6 @@ and skipped. Output, summary and exit status are those of send.`,
 	return cmd
 }
 
-// connectionHeaders are set by the client for the connection it makes, not
-// copied from the captured call.
-var connectionHeaders = []string{
-	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
-	"Upgrade", "Proxy-Connection", "Proxy-Authorization", "Accept-Encoding",
-}
-
 func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	expect, err := opts.check()
 	if err != nil {
@@ -176,13 +169,7 @@ func (s *replaySource) request(rec *capture.Record) (*deliver.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := rec.Headers.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	for _, k := range connectionHeaders {
-		h.Del(k)
-	}
+	h := capture.ReplayHeaders(rec.Headers)
 	// The captured content type is replayed as it was, or not at all.
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil
