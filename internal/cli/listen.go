@@ -217,6 +217,10 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		rcv.Close()
 		return usagef("--addr %s: %v", opts.Addr, err)
 	}
+	if cfg.ForwardTo != nil && srv.Serves(ctx, cfg.ForwardTo) {
+		rcv.Close()
+		return usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", opts.ForwardTo, srv.Addr())
+	}
 	if !loopbackOnly(srv.Addr()) {
 		fmt.Fprintf(errw, "%s listening on %s: every network interface, anyone who can reach this machine can send calls (use --addr 127.0.0.1:%d to keep it local)\n",
 			pal.Warn.Sprint("warning:"), srv.Addr(), srv.Addr().(*net.TCPAddr).Port)

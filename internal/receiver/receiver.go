@@ -281,6 +281,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ans = plain(bodyErrStatus(c.BodyErr))
 	case r.cfg.Path != "" && req.URL.Path != r.cfg.Path:
 		ans = plain(http.StatusNotFound)
+	case r.cfg.ForwardTo != nil && hopsOf(req.Header) >= MaxForwardHops:
+		ans = plain(http.StatusLoopDetected)
+		c.Findings = append(c.Findings, validate.Finding{Rule: RuleForwardLoop, Severity: validate.Error,
+			Message: HopHeader + ": " + strconv.Itoa(hopsOf(req.Header)) + ", forwarded round a loop (answered 508, not forwarded)"})
 	case r.cfg.ForwardTo != nil:
 		var fwd *capture.Forward
 		ans, fwd = r.forward(req.Context(), req, body)
@@ -443,6 +447,8 @@ const (
 	// RuleBodyIncomplete is a body not read whole: malformed chunked
 	// encoding, cut short before its Content-Length, or too slow.
 	RuleBodyIncomplete = "http-body-incomplete"
+	// RuleForwardLoop is a call forwarded more than MaxForwardHops times.
+	RuleForwardLoop = "http-forward-loop"
 )
 
 // protocolFindings are what is wrong with the call as an HTTP request,
