@@ -191,6 +191,10 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 				pal.Warn.Sprint("warning:"), opts.Capture)
 		}
 		cfg.Capture = capFile
+		cfg.CaptureLost = func(err error) {
+			fmt.Fprintf(errw, "%s --capture: %v; no call is acknowledged from now on (5xx) until listen is restarted\n",
+				pal.Fail.Sprint("error:"), err)
+		}
 	}
 
 	if os.Getenv("GOGC") == "" {

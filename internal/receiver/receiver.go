@@ -88,6 +88,9 @@ type Config struct {
 
 	// Capture records each call before it is answered; nil records nothing.
 	Capture Recorder
+	// CaptureLost, when set, is told once why Capture failed the first
+	// time (a *capture.File takes no more records after a failure).
+	CaptureLost func(error)
 	// Checker validates each call off the acknowledgement path; nil skips it.
 	Checker Checker
 	// Observe is called for every call, in arrival order of the queue, on
@@ -117,7 +120,8 @@ type Call struct {
 	// BodyErr is why the body was not read whole (answered 400, 408 or
 	// 503); Body holds what arrived.
 	BodyErr error
-	// CaptureErr is why the call could not be recorded (answered 500).
+	// CaptureErr is why the call could not be recorded (answered 500, or
+	// 503 when the capture file is gone).
 	CaptureErr error
 	// reserved is what the body took from the body budget.
 	reserved int64
@@ -140,14 +144,16 @@ func (c *Call) Verdict() string {
 
 // Receiver is the handler. Close it after the server has shut down.
 type Receiver struct {
-	cfg     Config
-	resp    *responder
-	budget  *semaphore.Weighted
-	seq     atomic.Uint64
-	queueMu sync.RWMutex // held for reading while enqueuing; Close takes it to close the queue
-	closed  bool
-	queue   chan *Call
-	drained chan struct{}
+	cfg    Config
+	resp   *responder
+	budget *semaphore.Weighted
+	// captureLost reports the first capture failure once.
+	captureLost sync.Once
+	seq         atomic.Uint64
+	queueMu     sync.RWMutex // held for reading while enqueuing; Close takes it to close the queue
+	closed      bool
+	queue       chan *Call
+	drained     chan struct{}
 }
 
 // New builds a receiver and starts its observer goroutine.
@@ -307,8 +313,15 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// Durability before the answer: the sender may take a 2xx as done.
 		if err := r.cfg.Capture.Write(rec); err != nil {
 			c.CaptureErr = err
-			ans = plain(http.StatusInternalServerError)
+			if errors.Is(err, capture.ErrGone) {
+				ans = plain(http.StatusServiceUnavailable)
+			} else {
+				ans = plain(http.StatusInternalServerError)
+			}
 			rec.Response = ans.record()
+			if r.cfg.CaptureLost != nil {
+				r.captureLost.Do(func() { r.cfg.CaptureLost(err) })
+			}
 		}
 	}
 	if c.TooLarge || c.BodyErr != nil {

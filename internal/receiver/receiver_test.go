@@ -677,3 +677,33 @@ func TestIncompleteBodyRecordedNot2xx(t *testing.T) {
 		})
 	}
 }
+
+// A capture file deleted while listen runs: no call is acknowledged after
+// it (503), and the reason is reported once, not per call.
+func TestCaptureGoneAnswers503(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.ndjson")
+	f, _, err := capture.OpenFile(path, capture.SyncNever)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lost []error
+	srv, obs, _ := start(t, Config{Capture: f, CaptureLost: func(err error) { lost = append(lost, err) }})
+	if s := post(t, srv, ev, `{}`).StatusCode; s != 200 {
+		t.Fatalf("status %d before the file was deleted", s)
+	}
+	os.Remove(path)
+	for range 2 {
+		if s := post(t, srv, ev, `{}`).StatusCode; s != http.StatusServiceUnavailable {
+			t.Errorf("status %d after the capture file was deleted, want 503", s)
+		}
+	}
+	srv.Close()
+	if len(lost) != 1 || !errors.Is(lost[0], capture.ErrGone) {
+		t.Errorf("CaptureLost called with %v, want ErrGone once", lost)
+	}
+	if obs.calls[2].CaptureErr == nil {
+		t.Error("the call not recorded is not flagged")
+	}
+}
