@@ -3,7 +3,8 @@
 # against a minimal Go net/http handler that reads the body and answers 200,
 # both under the same wrk load in the same run (POST, -t2 -c16 -d10s).
 # Prints req/s of each, the ratio (target: at least 0.5x) and the zero-loss
-# check: capture records = 2xx counted by wrk, every body intact.
+# check: capture records = 2xx counted by wrk, every body intact; and listen's
+# CPU time per call.
 # Run it under the shared lock: flock /tmp/whsim-bench.lock bench/listen/run.sh
 # DURATION=10s CONNS=16 EVENT=CREATE_RECEIVABLE_DOC override the load.
 set -euo pipefail
@@ -36,6 +37,9 @@ kill -INT "$pid"; wait "$pid" || true; pid=
   >"$tmp/calls.txt" 2>"$tmp/listen.err" & pid=$!
 wait_ready "$tmp/listen.url"
 wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/listen.url")?businessType=$event" >"$tmp/listen.txt"
+# listen's CPU time (user + system, in clock ticks) while under load: steadier
+# than req/s when other processes share the machine.
+ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 kill -INT "$pid"; wait "$pid"; pid=
 
 base=$(rps "$tmp/base.txt"); listen=$(rps "$tmp/listen.txt")
@@ -45,6 +49,8 @@ echo "baseline net/http (read body, 200):       $base req/s"
 echo "whsim listen --capture (validate, print): $listen req/s"
 awk -v a="$listen" -v b="$base" 'BEGIN { printf "ratio listen/baseline: %.2fx (target >= 0.5x)\n", a / b }'
 grep -E 'calls in|by verdict' "$tmp/listen.err" | sed 's/^/listen summary: /'
+calls=$(sed -nE 's/^listen stopped: ([0-9]+) calls in .*/\1/p' "$tmp/listen.err")
+awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" -v n="$calls" 'BEGIN { printf "listen CPU per call: %.1f us\n", t / hz / n * 1e6 }'
 echo "wrk 2xx: $ok2xx"
 # wrk stops with up to $conns calls in flight: those may be recorded without
 # wrk counting the answer, so records may exceed 2xx by at most $conns.

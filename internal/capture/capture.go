@@ -29,18 +29,26 @@ const (
 )
 
 // Record is one captured call. Field order is the order on disk.
+//
+// Query and Headers hold the bytes as received. On disk a query that is not
+// valid UTF-8 is base64, marked by QueryEncoding, and so are the values of a
+// header with a value that is not, marked in HeaderEncodings: Append sets
+// the markers in the line, Reader.Next decodes and clears them, so in memory
+// they are empty.
 type Record struct {
-	Capture      int         `json:"capture"`
-	Time         time.Time   `json:"time"`
-	Remote       string      `json:"remote"`
-	Method       string      `json:"method"`
-	Path         string      `json:"path"`
-	Query        string      `json:"query"`
-	Headers      http.Header `json:"headers"`
-	Body         string      `json:"body"`
-	BodyEncoding string      `json:"bodyEncoding"`
-	Response     *Response   `json:"response,omitempty"`
-	Forward      *Forward    `json:"forward,omitempty"`
+	Capture         int               `json:"capture"`
+	Time            time.Time         `json:"time"`
+	Remote          string            `json:"remote"`
+	Method          string            `json:"method"`
+	Path            string            `json:"path"`
+	Query           string            `json:"query"`
+	QueryEncoding   string            `json:"queryEncoding,omitempty"`
+	Headers         http.Header       `json:"headers"`
+	HeaderEncodings map[string]string `json:"headerEncodings,omitempty"`
+	Body            string            `json:"body"`
+	BodyEncoding    string            `json:"bodyEncoding"`
+	Response        *Response         `json:"response,omitempty"`
+	Forward         *Forward          `json:"forward,omitempty"`
 }
 
 // Response is what listen answered.
@@ -96,9 +104,69 @@ func (r *Record) Event() (string, bool) {
 	return q.Get("businessType"), true
 }
 
+// onDisk is r as its line holds it: a query or header values that are not
+// valid UTF-8 in base64, marked. r itself is left as it is; it is returned
+// when it needs nothing, as nearly every call does.
+func onDisk(r *Record) *Record {
+	queryOK := utf8.ValidString(r.Query)
+	var bad []string
+	for k, vs := range r.Headers {
+		for _, v := range vs {
+			if !utf8.ValidString(v) {
+				bad = append(bad, k)
+				break
+			}
+		}
+	}
+	if queryOK && len(bad) == 0 {
+		return r
+	}
+	d := *r
+	if !queryOK {
+		d.Query, d.QueryEncoding = base64.StdEncoding.EncodeToString([]byte(r.Query)), Base64
+	}
+	if len(bad) > 0 {
+		d.Headers = r.Headers.Clone()
+		d.HeaderEncodings = make(map[string]string, len(bad))
+		for _, k := range bad {
+			vs := make([]string, len(r.Headers[k]))
+			for i, v := range r.Headers[k] {
+				vs[i] = base64.StdEncoding.EncodeToString([]byte(v))
+			}
+			d.Headers[k] = vs
+			d.HeaderEncodings[k] = Base64
+		}
+	}
+	return &d
+}
+
+// fromDisk decodes what onDisk encoded, in place.
+func (r *Record) fromDisk() error {
+	if r.QueryEncoding != "" {
+		q, err := DecodeBody(r.Query, r.QueryEncoding)
+		if err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		r.Query, r.QueryEncoding = string(q), ""
+	}
+	for k, enc := range r.HeaderEncodings {
+		vs := r.Headers[k]
+		for i, v := range vs {
+			b, err := DecodeBody(v, enc)
+			if err != nil {
+				return fmt.Errorf("header %s: %w", k, err)
+			}
+			vs[i] = string(b)
+		}
+	}
+	r.HeaderEncodings = nil
+	return nil
+}
+
 // Append appends r as one line of NDJSON to b.
 func Append(b []byte, r *Record) ([]byte, error) {
 	r.Capture = Version
+	r = onDisk(r)
 	if out, ok := appendRecord(b, r); ok {
 		return out, nil
 	}
@@ -178,6 +246,9 @@ func (r *Reader) Next() (*Record, error) {
 		}
 		if rec.Capture == 0 {
 			return nil, &LineError{Line: r.line, Err: errors.New(`not a capture record (no "capture" key)`)}
+		}
+		if err := rec.fromDisk(); err != nil {
+			return nil, &LineError{Line: r.line, Err: err}
 		}
 		return &rec, nil
 	}

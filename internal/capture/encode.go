@@ -1,12 +1,14 @@
 package capture
 
 import (
-	"github.com/whsim/whsim/internal/jsonstr"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/whsim/whsim/internal/jsonstr"
 )
 
 // appendRecord writes r as encoding/json would (HTML escaping off), without
@@ -28,8 +30,25 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 	b = jsonstr.Append(b, r.Path)
 	b = append(b, `,"query":`...)
 	b = jsonstr.Append(b, r.Query)
+	if r.QueryEncoding != "" {
+		b = append(b, `,"queryEncoding":`...)
+		b = jsonstr.Append(b, r.QueryEncoding)
+	}
 	b = append(b, `,"headers":`...)
 	b = appendHeader(b, r.Headers)
+	if len(r.HeaderEncodings) > 0 {
+		b = append(b, `,"headerEncodings":{`...)
+		keys := slices.Sorted(maps.Keys(r.HeaderEncodings))
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonstr.Append(b, k)
+			b = append(b, ':')
+			b = jsonstr.Append(b, r.HeaderEncodings[k])
+		}
+		b = append(b, '}')
+	}
 	b = append(b, `,"body":`...)
 	b = jsonstr.Append(b, r.Body)
 	b = append(b, `,"bodyEncoding":`...)

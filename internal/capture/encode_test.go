@@ -35,6 +35,7 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 			r.Response.Body, r.Response.BodyEncoding = EncodeBody(body)
 			r.Forward = &Forward{URL: path, Status: status, LatencyMS: lat, Error: ferr, Headers: r.Headers}
 		}
+		r = onDisk(r)
 		want := encodingJSON(r)
 		got, ok := appendRecord(nil, r)
 		if want == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -52,6 +53,8 @@ const SyncPeriod = time.Second
 type File struct {
 	f    *os.File
 	sync Sync
+	path string
+	id   os.FileInfo // the open file's identity, to compare with path's
 
 	mu      sync.Mutex // guards everything down to err
 	cond    sync.Cond  // on mu: a batch was written or failed
@@ -95,7 +98,12 @@ func OpenFile(path string, mode Sync) (file *File, torn bool, err error) {
 		f.Close()
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
-	c := &File{f: f, sync: mode, stop: make(chan struct{}), done: make(chan struct{})}
+	id, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	c := &File{f: f, sync: mode, path: path, id: id, stop: make(chan struct{}), done: make(chan struct{})}
 	c.cond.L = &c.mu
 	if mode == SyncInterval {
 		go c.flusher()
@@ -168,11 +176,17 @@ func (c *File) flushLocked() {
 	c.writing = true
 	c.mu.Unlock()
 	_, err := c.f.Write(batch)
+	if err == nil {
+		// Before anyone is acknowledged: is the file still the one at its
+		// path? One stat per batch, not per record.
+		err = c.stillThere()
+	}
 	c.mu.Lock()
 	c.writing = false
 	if err != nil {
 		// A short write leaves a torn line; later records would be glued
 		// to it, so the file takes no more: every record queued fails.
+		// So does a file that is gone from its path.
 		c.err = err
 	} else {
 		c.written = upTo
@@ -181,6 +195,19 @@ func (c *File) flushLocked() {
 		c.spare = batch[:0]
 	}
 	c.cond.Broadcast()
+}
+
+// stillThere returns ErrGone when the file at c.path is no longer the one
+// open.
+func (c *File) stillThere() error {
+	st, err := os.Stat(c.path)
+	if err == nil && os.SameFile(st, c.id) {
+		return nil
+	}
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", c.path, ErrGone)
+	}
+	return err
 }
 
 // syncTo returns once record seq is on disk. Writers that queue behind a
@@ -235,3 +262,7 @@ func (c *File) Close() error {
 	}
 	return err
 }
+
+// ErrGone says the capture file was deleted, replaced or moved away while
+// open: records written to it would no longer be in the file at its path.
+var ErrGone = errors.New("the capture file was deleted, replaced or moved away")

@@ -147,3 +147,46 @@ func TestFileConcurrentWriters(t *testing.T) {
 		})
 	}
 }
+
+// A capture file deleted, replaced or moved away while open takes no more
+// records: a record written to it would be acknowledged and lost.
+func TestFileGoneFailsWrites(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		do   func(path string) error
+	}{
+		{"deleted", os.Remove},
+		{"replaced", func(path string) error {
+			other := path + ".new"
+			if err := os.WriteFile(other, nil, 0o600); err != nil {
+				return err
+			}
+			return os.Rename(other, path)
+		}},
+		{"moved away", func(path string) error { return os.Rename(path, path+".old") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "c.ndjson")
+			f, _, err := OpenFile(path, SyncNever)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rec := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST"}
+			if err := f.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.do(path); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if err := f.Write(rec); !errors.Is(err, ErrGone) {
+					t.Errorf("write after the file was %s: %v, want ErrGone", tt.name, err)
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -30,6 +31,24 @@ func NewClient(conns int, timeout time.Duration) *http.Client {
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// HopHeader counts the listens a call has been forwarded through.
+const HopHeader = "Whsim-Forwarded"
+
+// MaxForwardHops is how many times a call may have been forwarded already
+// for listen to forward it again; past it, the call is answered 508: listens
+// forwarding to each other, directly or through a receiver that forwards
+// on, would pass it round for ever.
+const MaxForwardHops = 3
+
+// hopsOf is the call's hop count, 0 when it has none or it is not a count.
+func hopsOf(h http.Header) int {
+	n, err := strconv.Atoi(h.Get(HopHeader))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // hopHeaders belong to one connection, not to the call (RFC 9110 7.6.1), so
@@ -77,6 +96,7 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 		return plain(http.StatusBadGateway), fwd
 	}
 	out.Header = copyHeader(req.Header)
+	out.Header[HopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
 	out.ContentLength = int64(len(body))
 	if len(body) == 0 {
 		out.Body = http.NoBody

@@ -11,9 +11,11 @@
 package receiver
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,6 +25,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/spec"
@@ -76,8 +80,17 @@ type Config struct {
 	// call is answered 413.
 	MaxBody int64
 
+	// BodyBudget bounds the bytes of the bodies in flight, from their
+	// arrival until they have been observed (default DefaultBodyBudget):
+	// a body over a few KiB waits for its share, so many large bodies at
+	// once cost time, not memory.
+	BodyBudget int64
+
 	// Capture records each call before it is answered; nil records nothing.
 	Capture Recorder
+	// CaptureLost, when set, is told once why Capture failed the first
+	// time (a *capture.File takes no more records after a failure).
+	CaptureLost func(error)
 	// Checker validates each call off the acknowledgement path; nil skips it.
 	Checker Checker
 	// Observe is called for every call, in arrival order of the queue, on
@@ -104,8 +117,14 @@ type Call struct {
 	HasEvent bool
 	// TooLarge says the body was over MaxBody (answered 413).
 	TooLarge bool
-	// CaptureErr is why the call could not be recorded (answered 500).
+	// BodyErr is why the body was not read whole (answered 400, 408 or
+	// 503); Body holds what arrived.
+	BodyErr error
+	// CaptureErr is why the call could not be recorded (answered 500, or
+	// 503 when the capture file is gone).
 	CaptureErr error
+	// reserved is what the body took from the body budget.
+	reserved int64
 	// Findings are the protocol problems (method, content type, path,
 	// query, size) followed by the validator's findings on the body.
 	Findings []validate.Finding
@@ -125,19 +144,25 @@ func (c *Call) Verdict() string {
 
 // Receiver is the handler. Close it after the server has shut down.
 type Receiver struct {
-	cfg     Config
-	resp    *responder
-	seq     atomic.Uint64
-	queueMu sync.RWMutex // held for reading while enqueuing; Close takes it to close the queue
-	closed  bool
-	queue   chan *Call
-	drained chan struct{}
+	cfg    Config
+	resp   *responder
+	budget *semaphore.Weighted
+	// captureLost reports the first capture failure once.
+	captureLost sync.Once
+	seq         atomic.Uint64
+	queueMu     sync.RWMutex // held for reading while enqueuing; Close takes it to close the queue
+	closed      bool
+	queue       chan *Call
+	drained     chan struct{}
 }
 
 // New builds a receiver and starts its observer goroutine.
 func New(cfg Config) *Receiver {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.BodyBudget <= 0 {
+		cfg.BodyBudget = DefaultBodyBudget
 	}
 	if cfg.Queue <= 0 {
 		cfg.Queue = DefaultQueue
@@ -151,6 +176,7 @@ func New(cfg Config) *Receiver {
 	r := &Receiver{
 		cfg:     cfg,
 		resp:    newResponder(&cfg),
+		budget:  semaphore.NewWeighted(cfg.BodyBudget),
 		queue:   make(chan *Call, cfg.Queue),
 		drained: make(chan struct{}),
 	}
@@ -191,12 +217,13 @@ func (r *Receiver) drain() {
 			}
 			return
 		}
-		if r.cfg.Checker != nil && !c.TooLarge {
+		if r.cfg.Checker != nil && !c.TooLarge && c.BodyErr == nil {
 			c.Findings = append(c.Findings, r.cfg.Checker.Check(c.Body, c.Event)...)
 		}
 		if r.cfg.Observe != nil {
 			r.cfg.Observe(c)
 		}
+		r.release(c)
 		if idleC == nil && r.cfg.Idle != nil && len(r.queue) == 0 {
 			idle.Reset(IdleEvery)
 			idleC = idle.C
@@ -209,6 +236,16 @@ func (r *Receiver) enqueue(c *Call) {
 	defer r.queueMu.RUnlock()
 	if !r.closed {
 		r.queue <- c // blocks when full: back-pressure, never a drop
+		return
+	}
+	r.release(c)
+}
+
+// release gives back what c's body took from the budget.
+func (r *Receiver) release(c *Call) {
+	if c.reserved > 0 {
+		r.budget.Release(c.reserved)
+		c.reserved = 0
 	}
 }
 
@@ -227,16 +264,16 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	c.Record = rec
 	c.Event, c.HasEvent = eventOf(req.URL.RawQuery)
 
-	body, err := readBody(w, req, r.cfg.MaxBody)
+	body, err := r.readBody(req, c)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		c.TooLarge = true
 		body = nil
 	case err != nil:
-		// The sender went away mid-body: there is no one to answer and
-		// nothing whole to record.
-		return
+		// Malformed, cut short or too slow: what arrived is recorded and
+		// flagged, and the call is refused, never acknowledged.
+		c.BodyErr = err
 	}
 	c.Body = body
 	rec.Body, rec.BodyEncoding = bodyString(body)
@@ -246,8 +283,14 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case c.TooLarge:
 		ans = plain(http.StatusRequestEntityTooLarge)
+	case c.BodyErr != nil:
+		ans = plain(bodyErrStatus(c.BodyErr))
 	case r.cfg.Path != "" && req.URL.Path != r.cfg.Path:
 		ans = plain(http.StatusNotFound)
+	case r.cfg.ForwardTo != nil && hopsOf(req.Header) >= MaxForwardHops:
+		ans = plain(http.StatusLoopDetected)
+		c.Findings = append(c.Findings, validate.Finding{Rule: RuleForwardLoop, Severity: validate.Error,
+			Message: HopHeader + ": " + strconv.Itoa(hopsOf(req.Header)) + ", forwarded round a loop (answered 508, not forwarded)"})
 	case r.cfg.ForwardTo != nil:
 		var fwd *capture.Forward
 		ans, fwd = r.forward(req.Context(), req, body)
@@ -270,27 +313,101 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// Durability before the answer: the sender may take a 2xx as done.
 		if err := r.cfg.Capture.Write(rec); err != nil {
 			c.CaptureErr = err
-			ans = plain(http.StatusInternalServerError)
+			if errors.Is(err, capture.ErrGone) {
+				ans = plain(http.StatusServiceUnavailable)
+			} else {
+				ans = plain(http.StatusInternalServerError)
+			}
 			rec.Response = ans.record()
+			if r.cfg.CaptureLost != nil {
+				r.captureLost.Do(func() { r.cfg.CaptureLost(err) })
+			}
 		}
+	}
+	if c.TooLarge || c.BodyErr != nil {
+		// The rest of the body is not wanted: the connection cannot carry
+		// another call.
+		w.Header().Set("Connection", "close")
 	}
 	ans.write(w)
 	r.enqueue(c)
 }
 
-// readBody reads the whole body within limit. With a Content-Length it
-// reads exactly that many bytes into one buffer: net/http's body reader
-// never returns more than Content-Length, so the limit is checked up front.
-func readBody(w http.ResponseWriter, req *http.Request, limit int64) ([]byte, error) {
-	if req.ContentLength > limit {
+// initialBody is the most a body is given before its bytes arrive: a
+// declared Content-Length is a claim, not memory.
+const initialBody = 4 << 10
+
+// DefaultBodyBudget is Config.BodyBudget when it is 0.
+const DefaultBodyBudget = 64 << 20
+
+// budgetWait bounds how long a body waits for its share of the budget.
+const budgetWait = 30 * time.Second
+
+// errBusy is why a body that waited too long for the budget was refused.
+var errBusy = errors.New("listen is busy reading other large bodies; try again")
+
+// readBody reads the whole body within MaxBody into a buffer that grows as
+// bytes arrive. A body that outgrows initialBody first takes its whole size
+// (its Content-Length, else MaxBody) from the body budget, at once, so that
+// bodies never wait for each other holding part of it; Call.reserved holds
+// it until the call has been observed. On an error, the bytes read so far
+// come back with it.
+func (r *Receiver) readBody(req *http.Request, c *Call) ([]byte, error) {
+	limit := r.cfg.MaxBody
+	n := req.ContentLength
+	if n > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
 	}
-	if req.ContentLength >= 0 {
-		buf := make([]byte, req.ContentLength)
-		_, err := io.ReadFull(req.Body, buf)
-		return buf, err
+	want := n
+	if n < 0 {
+		want = limit + 1 // one byte over says it is too large
 	}
-	return io.ReadAll(http.MaxBytesReader(w, req.Body, limit))
+	buf := make([]byte, 0, min(want, initialBody))
+	for int64(len(buf)) < want {
+		if len(buf) == cap(buf) {
+			if c.reserved == 0 {
+				need := min(want, r.cfg.BodyBudget)
+				ctx, cancel := context.WithTimeout(req.Context(), budgetWait)
+				err := r.budget.Acquire(ctx, need)
+				cancel()
+				if err != nil {
+					return buf, errBusy
+				}
+				c.reserved = need
+			}
+			grown := make([]byte, len(buf), min(want, 2*int64(cap(buf))))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := req.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if int64(len(buf)) > limit {
+			return nil, &http.MaxBytesError{Limit: limit}
+		}
+		if errors.Is(err, io.EOF) {
+			if n >= 0 && int64(len(buf)) < n {
+				return buf, io.ErrUnexpectedEOF
+			}
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// bodyErrStatus is the answer to a body not read whole: 408 when the
+// sender was too slow, 503 when listen was, else 400.
+func bodyErrStatus(err error) int {
+	var ne net.Error
+	switch {
+	case errors.Is(err, errBusy):
+		return http.StatusServiceUnavailable
+	case errors.As(err, &ne) && ne.Timeout():
+		return http.StatusRequestTimeout
+	}
+	return http.StatusBadRequest
 }
 
 // bodyString is the record's form of body, as capture.EncodeBody makes
@@ -340,6 +457,11 @@ const (
 	RuleContentType = "http-content-type"
 	RulePath        = "http-path"
 	RuleBodyLimit   = "http-body-limit"
+	// RuleBodyIncomplete is a body not read whole: malformed chunked
+	// encoding, cut short before its Content-Length, or too slow.
+	RuleBodyIncomplete = "http-body-incomplete"
+	// RuleForwardLoop is a call forwarded more than MaxForwardHops times.
+	RuleForwardLoop = "http-forward-loop"
 )
 
 // protocolFindings are what is wrong with the call as an HTTP request,
@@ -366,6 +488,9 @@ func (r *Receiver) protocolFindings(c *Call, req *http.Request) []validate.Findi
 	}
 	if !c.HasEvent {
 		add(validate.RuleQueryEvent, "query has no businessType (want one of "+eventList()+")")
+	}
+	if c.BodyErr != nil {
+		add(RuleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")
 	}
 	if c.TooLarge {
 		add(RuleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")

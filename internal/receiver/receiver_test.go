@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -592,5 +593,117 @@ func TestEventOfAgreesWithParseQuery(t *testing.T) {
 		if v != wantV || has != wantHas {
 			t.Errorf("eventOf(%q) = %q, %v; ParseQuery reads %q, %v", q, v, has, wantV, wantHas)
 		}
+	}
+}
+
+// serve runs rcv on a real listener with lim, as listen does, until the
+// test ends.
+func serve(t *testing.T, rcv *Receiver, lim Limits) string {
+	t.Helper()
+	s, err := Listen("127.0.0.1:0", rcv, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return s.Addr().String()
+}
+
+// rawCall writes raw on a fresh connection, half-closes it when asked, and
+// returns the status of the answer, 0 when the connection was cut without one.
+func rawCall(t *testing.T, addr, raw string, halfClose bool) int {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, raw); err != nil {
+		t.Fatal(err)
+	}
+	if halfClose {
+		conn.(*net.TCPConn).CloseWrite()
+	}
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// A body that is not read whole is never answered 2xx: what arrived is
+// recorded, flagged, and answered 400 (malformed, cut short) or 408 (too
+// slow).
+func TestIncompleteBodyRecordedNot2xx(t *testing.T) {
+	t.Parallel()
+	head := "POST /?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	tests := []struct {
+		name      string
+		raw       string
+		halfClose bool
+		status    int
+		body      string
+	}{
+		{"malformed chunked", head + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n", false, 400, "{}"},
+		{"half-closed before Content-Length", head + "Content-Length: 10\r\n\r\n{\"a\"", true, 400, `{"a"`},
+		{"not finished within the read timeout", head + "Content-Length: 10\r\n\r\n{\"a\"", false, 408, `{"a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mem := &memRecorder{}
+			obs := &observed{}
+			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe})
+			lim := DefaultLimits
+			lim.ReadTimeout = 500 * time.Millisecond
+			addr := serve(t, rcv, lim)
+			if s := rawCall(t, addr, tt.raw, tt.halfClose); s != tt.status {
+				t.Errorf("status %d, want %d", s, tt.status)
+			}
+			rcv.Close()
+			if len(mem.recs) != 1 {
+				t.Fatalf("%d records, want 1", len(mem.recs))
+			}
+			if r := mem.recs[0]; r.Body != tt.body || r.Response == nil || r.Response.Status != tt.status {
+				t.Errorf("record body %q response %+v, want %q and %d", r.Body, r.Response, tt.body, tt.status)
+			}
+			if len(obs.calls) != 1 || !hasRule(obs.calls[0], RuleBodyIncomplete) || obs.calls[0].Verdict() != "invalid" {
+				t.Errorf("call not flagged %s: %+v", RuleBodyIncomplete, obs.calls)
+			}
+		})
+	}
+}
+
+// A capture file deleted while listen runs: no call is acknowledged after
+// it (503), and the reason is reported once, not per call.
+func TestCaptureGoneAnswers503(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.ndjson")
+	f, _, err := capture.OpenFile(path, capture.SyncNever)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lost []error
+	srv, obs, _ := start(t, Config{Capture: f, CaptureLost: func(err error) { lost = append(lost, err) }})
+	if s := post(t, srv, ev, `{}`).StatusCode; s != 200 {
+		t.Fatalf("status %d before the file was deleted", s)
+	}
+	os.Remove(path)
+	for range 2 {
+		if s := post(t, srv, ev, `{}`).StatusCode; s != http.StatusServiceUnavailable {
+			t.Errorf("status %d after the capture file was deleted, want 503", s)
+		}
+	}
+	srv.Close()
+	if len(lost) != 1 || !errors.Is(lost[0], capture.ErrGone) {
+		t.Errorf("CaptureLost called with %v, want ErrGone once", lost)
+	}
+	if obs.calls[2].CaptureErr == nil {
+		t.Error("the call not recorded is not flagged")
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -77,6 +79,67 @@ func (s *Server) URL() string {
 		}
 	}
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(a.Port))
+}
+
+// Serves reports whether u reaches this server itself: its port, on a host
+// that resolves to an address the socket answers on (localhost, 0.0.0.0 and
+// [::1] included; any of this machine's addresses when it is bound to all
+// interfaces). Listen refuses to forward calls to itself.
+func (s *Server) Serves(ctx context.Context, u *url.URL) bool {
+	bound := s.ln.Addr().(*net.TCPAddr)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	if port != strconv.Itoa(bound.Port) {
+		return false
+	}
+	var ips []net.IP
+	host := strings.ToLower(u.Hostname())
+	if ip := net.ParseIP(host); ip != nil {
+		ips = []net.IP{ip}
+	} else if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		// Both loopbacks, whatever /etc/hosts says (RFC 6761).
+		ips = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
+	} else {
+		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return false // the forward fails on its own, answered 502
+		}
+		for _, a := range addrs {
+			ips = append(ips, a.IP)
+		}
+	}
+	for _, ip := range ips {
+		if reaches(ip, bound.IP) {
+			return true
+		}
+	}
+	return false
+}
+
+// reaches reports whether a connection to ip lands on a socket bound to
+// bound. A connection to 0.0.0.0 or [::] goes to this machine's loopback.
+func reaches(ip, bound net.IP) bool {
+	if ip.IsUnspecified() {
+		return bound.IsUnspecified() || bound.IsLoopback()
+	}
+	if !bound.IsUnspecified() {
+		return ip.Equal(bound)
+	}
+	if ip.IsLoopback() {
+		return true
+	}
+	local, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range local {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // Serve serves until ctx is done, then shuts down gracefully: it stops

