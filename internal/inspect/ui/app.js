@@ -59,9 +59,9 @@ function row(c) {
     el("td", { class: "num" }, c.id),
     el("td", { class: "time" }, time(c.receivedAt)),
     el("td", {}, c.method),
-    el("td", { class: "path" }, c.path),
-    el("td", { class: "event" }, c.event || "-"),
-    el("td", { class: "rid" }, c.requestId || "-"),
+    el("td", { class: "path", title: c.path }, c.path),
+    el("td", { class: "event", title: c.event }, c.event || "-"),
+    el("td", { class: "rid", title: c.requestId }, c.requestId || "-"),
     el("td", { class: "num" }, size(c.size)),
     el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
     el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : "")));
@@ -236,7 +236,7 @@ function node(n, findings, top) {
     const kids = (n.children || []).map((c) => node(c, findings, false));
     const lbl = label(n);
     return el("details", { open: "", class: "branch" + (notes.length ? " has-finding" : ""), "data-path": n.path },
-      el("summary", {}, lbl, lbl ? ": " : "", open, el("span", { class: "count" }, " " + count + (n.kind === "object" ? " members " : " items ")), close),
+      el("summary", {}, lbl, lbl ? ": " : "", open, el("span", { class: "count" }, " " + count + " " + (n.kind === "object" ? "member" : "item") + (count === 1 ? " " : "s ")), close),
       ...notes, el("div", { class: "kids" }, ...kids));
   }
   let v;
