@@ -445,6 +445,10 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 // heartbeat keeps an idle stream's connection open through proxies.
 const heartbeat = 15 * time.Second
 
+// streamEvery batches a stream's events: under load a page gets a few
+// writes a second, not one per call, which would cost listen CPU.
+const streamEvery = 100 * time.Millisecond
+
 // stream sends every call matching the filter after the last one the
 // client saw (Last-Event-ID, or ?after=), then each new one as it comes:
 // a reconnecting EventSource misses nothing.
@@ -498,6 +502,11 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case <-changed:
+			select {
+			case <-time.After(streamEvery):
+			case <-r.Context().Done():
+				return
+			}
 		case <-tick.C:
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return

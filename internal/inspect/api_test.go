@@ -527,7 +527,7 @@ func TestFeedNeverWaits(t *testing.T) {
 	s.mu.Lock() // the store is busy: the feed's goroutine cannot store
 	taken := 0
 	for i := 0; i < FeedQueue+2; i++ {
-		if f.Offer(record(i, "E", []byte(`{}`), 200), nil) {
+		if f.Offer(record(i, "E", []byte(`{}`), 200), nil, nil) {
 			taken++
 		}
 	}

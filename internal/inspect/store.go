@@ -46,12 +46,16 @@ func (c *Call) Status() int {
 	return c.Record.Response.Status
 }
 
-func newCall(id uint64, rec *capture.Record, fs []validate.Finding) *Call {
+// newCall makes a call of a record; body is the request body when the
+// caller has it (listen does), nil to decode it from the record.
+func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *Call {
 	c := &Call{ID: id, Record: rec, Findings: fs, Verdict: validate.Verdict(fs)}
 	c.Event, _ = rec.Event()
-	body, err := rec.RequestBody()
-	if err != nil {
-		body = []byte(rec.Body) // a record that says base64 and is not: shown as stored
+	if body == nil {
+		var err error
+		if body, err = rec.RequestBody(); err != nil {
+			body = []byte(rec.Body) // a record that says base64 and is not: shown as stored
+		}
 	}
 	c.body = body
 	c.Size = len(body)
@@ -86,10 +90,14 @@ func NewStore(window int) *Store {
 
 // Add stores a call and returns it; its ID is one more than the last.
 func (s *Store) Add(rec *capture.Record, fs []validate.Finding) *Call {
+	return s.add(newCall(0, rec, nil, fs))
+}
+
+func (s *Store) add(c *Call) *Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last++
-	c := newCall(s.last, rec, fs)
+	c.ID = s.last
 	if s.n < len(s.ring) {
 		s.ring[(s.first+s.n)%len(s.ring)] = c
 		s.n++
@@ -284,7 +292,7 @@ func (x *fileIndex) read(id uint64) (*Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: record %d at byte %d: %w", x.path, id, off, err)
 	}
-	return newCall(id, rec, x.check(rec)), nil
+	return newCall(id, rec, nil, x.check(rec)), nil
 }
 
 // Skipped is a line of a capture file that is not a record.
@@ -339,8 +347,9 @@ type Feed struct {
 }
 
 type fed struct {
-	rec *capture.Record
-	fs  []validate.Finding
+	rec  *capture.Record
+	body []byte
+	fs   []validate.Finding
 }
 
 // FeedQueue is a Feed's queue length: storing a call takes microseconds,
@@ -353,17 +362,18 @@ func (s *Store) NewFeed() *Feed {
 	go func() {
 		defer close(f.done)
 		for c := range f.q {
-			s.Add(c.rec, c.fs)
+			s.add(newCall(0, c.rec, c.body, c.fs))
 		}
 	}()
 	return f
 }
 
 // Offer queues a call for the store and reports whether it was taken.
-// The record and findings must not be written to afterwards.
-func (f *Feed) Offer(rec *capture.Record, fs []validate.Finding) bool {
+// body is the request body (nil: decode it from the record). None of them
+// may be written to afterwards.
+func (f *Feed) Offer(rec *capture.Record, body []byte, fs []validate.Finding) bool {
 	select {
-	case f.q <- fed{rec: rec, fs: fs}:
+	case f.q <- fed{rec: rec, body: body, fs: fs}:
 		return true
 	default:
 		f.s.dropped.Add(1)
