@@ -73,7 +73,7 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 	for _, s := range skipped {
 		fmt.Fprintf(a.streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), opts.File, s.Line, termSafe(s.Err.Error(), false))
 	}
-	ui, err := startInspector(ctx, a, opts.UI, "", inspect.Options{
+	ui, err := startInspector(ctx, a, opts.UI, inspect.Options{
 		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"),
 	})
 	if err != nil {
@@ -95,15 +95,11 @@ type inspectorUI struct {
 }
 
 // startInspector binds addr and serves the inspector on it until ctx is
-// done. webhook is listen's own address, which the page never shares.
-func startInspector(ctx context.Context, a *app, addr, webhook string, opts inspect.Options) (*inspectorUI, error) {
+// done.
+func startInspector(ctx context.Context, a *app, addr string, opts inspect.Options) (*inspectorUI, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, usagef("--ui %s: %v", addr, err)
-	}
-	if ln.Addr().String() == webhook {
-		ln.Close()
-		return nil, usagef("--ui %s: that is the webhook address; the inspector needs its own", addr)
 	}
 	tcp := ln.Addr().(*net.TCPAddr)
 	if !loopbackOnly(tcp) {

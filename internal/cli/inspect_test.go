@@ -71,6 +71,7 @@ func TestInspectUsageErrors(t *testing.T) {
 		{[]string{"inspect"}, "accepts 1 arg"},
 		{[]string{"inspect", filepath.Join(dir, "x"), "--origin", "ftp://x"}, "--origin"},
 		{[]string{"listen", "--addr", "127.0.0.1:0", "--ui", "nonsense"}, "--ui nonsense"},
+		{[]string{"listen", "--addr", "127.0.0.1:8931", "--ui", "127.0.0.1:8931"}, "the webhook's address"},
 	} {
 		code, _, stderr := runCLI(t, tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {

@@ -170,6 +170,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.UI != "" && opts.UI == opts.Addr && !strings.HasSuffix(opts.UI, ":0") {
+		return usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", opts.UI)
+	}
 	sync, err := capture.ParseSync(opts.Fsync)
 	if err != nil {
 		return usagef("--fsync: %v", err)
@@ -247,7 +250,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		inspectorOpts.Source, inspectorOpts.Origin = "listen "+u, srv.URL()
 		uiCtx, stopUI := context.WithCancel(ctx)
 		defer stopUI()
-		if ui, err = startInspector(uiCtx, a, opts.UI, srv.Addr().String(), inspectorOpts); err != nil {
+		if ui, err = startInspector(uiCtx, a, opts.UI, inspectorOpts); err != nil {
 			rcv.Close()
 			return err
 		}

@@ -559,3 +559,28 @@ func FuzzParseTree(f *testing.F) {
 		}
 	})
 }
+
+func TestDetailShowsTheForwardedAnswer(t *testing.T) {
+	s := NewStore(10)
+	rec := record(1, "E", []byte(`{}`), 502)
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:3000/erp", Status: 502, LatencyMS: 12.5,
+		Headers: http.Header{"X-Session-Token": {"t-1"}}, Body: "bad gateway", BodyEncoding: capture.UTF8}
+	s.Add(rec, nil)
+	srv := httptest.NewServer(New(Options{Store: s, Mask: func(h http.Header) http.Header {
+		out := h.Clone()
+		for k := range out {
+			if strings.Contains(strings.ToLower(k), "token") {
+				out[k] = []string{"****"}
+			}
+		}
+		return out
+	}}))
+	defer srv.Close()
+	var d Detail
+	get(t, srv.URL+"/api/calls/1", &d)
+	f := d.Forward
+	if f == nil || f.URL != "http://127.0.0.1:3000/erp" || f.Status != 502 || f.LatencyMS != 12.5 || f.Body != "bad gateway" ||
+		len(f.Headers) != 1 || f.Headers[0].Value != "****" {
+		t.Errorf("forward = %+v", f)
+	}
+}
