@@ -28,6 +28,10 @@ export BODY_FILE="$tmp/body.json"
 
 wait_ready() { for _ in $(seq 100); do [ -s "$1" ] && return; sleep 0.05; done; echo "not ready: $1" >&2; exit 1; }
 rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
+# CPU time (user + system, clock ticks) a process has used so far: steadier
+# than req/s on a shared machine, where other processes take the cores.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+us_per_call() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }'; }
 
 # 1. the baseline
 "$tmp/tool" baseline -ready-file "$tmp/base.url" & pid=$!
@@ -40,6 +44,7 @@ kill -INT "$pid"; wait "$pid" || true; pid=
   >"$tmp/calls.txt" 2>"$tmp/listen.err" & pid=$!
 wait_ready "$tmp/listen.url"
 wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/listen.url")?businessType=$event" >"$tmp/listen.txt"
+ticks=$(cpu_ticks "$pid")
 kill -INT "$pid"; wait "$pid"; pid=
 
 base=$(rps "$tmp/base.txt"); listen=$(rps "$tmp/listen.txt")
@@ -68,6 +73,7 @@ for _ in $(seq 100); do grep -q 'inspector on' "$tmp/ui-listen.err" && break; sl
 ui=$(sed -n 's/.*inspector on \(http[^ ]*\).*/\1/p' "$tmp/ui-listen.err")
 curl -sN "${ui}api/stream" >"$tmp/stream.txt" & sse=$!
 wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/ui-listen.url")?businessType=$event" >"$tmp/ui.txt"
+uiticks=$(cpu_ticks "$pid")
 kill -INT "$pid"; wait "$pid"; pid=
 wait "$sse" || true; sse=
 withui=$(rps "$tmp/ui.txt")
@@ -78,7 +84,9 @@ grep -E 'calls in|inspector missed' "$tmp/ui-listen.err" | sed 's/^/listen --ui 
 echo "events streamed to the page: $(grep -c '^event: call' "$tmp/stream.txt")"
 check=$("$tmp/tool" check -capture "$tmp/ui-capture.ndjson" -body "$tmp/body.json")
 echo "capture (--ui): $check, wrk 2xx: $ui2xx"
-records=$(sed -E 's/.*records=([0-9]+).*/\1/' <<<"$check")
+uirecords=$(sed -E 's/.*records=([0-9]+).*/\1/' <<<"$check")
+echo "listen CPU per call: $(us_per_call "$ticks" "$records") µs without --ui, $(us_per_call "$uiticks" "$uirecords") µs with --ui and the stream open"
+records=$uirecords
 lost=$(( ui2xx > records ? ui2xx - records : 0 ))
 echo "lost with --ui (2xx not recorded): $lost"
 [ "$lost" -eq 0 ] && [ $(( records - ui2xx )) -le "$conns" ]

@@ -339,10 +339,14 @@ func LoadFile(path string, window int, check func(*capture.Record) []validate.Fi
 
 // Feed hands calls to a store without ever making the caller wait: a call
 // that finds the queue full is dropped from the inspector (and counted),
-// never held up. Calls are stored on the feed's own goroutine.
+// never held up. Calls are stored on the feed's own goroutine, in batches:
+// a wake-up per call cost listen more than storing them.
 type Feed struct {
 	s    *Store
-	q    chan fed
+	mu   sync.Mutex // guards queue and closed, held only to append or swap
+	q    []fed
+	wake chan struct{} // one pending wake-up at most
+	stop chan struct{}
 	done chan struct{}
 }
 
@@ -352,37 +356,65 @@ type fed struct {
 	fs   []validate.Finding
 }
 
-// FeedQueue is a Feed's queue length: storing a call takes microseconds,
-// so the queue fills only when the feed's goroutine gets no CPU at all.
+// FeedQueue bounds a Feed's queue: storing a call takes microseconds, so
+// it fills only when the feed's goroutine gets no CPU at all.
 const FeedQueue = 16384
 
 // NewFeed starts a feed into s. Close it to store what is queued.
 func (s *Store) NewFeed() *Feed {
-	f := &Feed{s: s, q: make(chan fed, FeedQueue), done: make(chan struct{})}
-	go func() {
-		defer close(f.done)
-		for c := range f.q {
-			s.add(newCall(0, c.rec, c.body, c.fs))
-		}
-	}()
+	f := &Feed{s: s, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go f.run()
 	return f
+}
+
+func (f *Feed) run() {
+	defer close(f.done)
+	var batch []fed
+	for {
+		stopping := false
+		select {
+		case <-f.wake:
+		case <-f.stop:
+			stopping = true
+		}
+		f.mu.Lock()
+		batch, f.q = f.q, batch[:0]
+		f.mu.Unlock()
+		for i, c := range batch {
+			f.s.add(newCall(0, c.rec, c.body, c.fs))
+			batch[i] = fed{} // let the GC have what the store lets go
+		}
+		if stopping {
+			return
+		}
+	}
 }
 
 // Offer queues a call for the store and reports whether it was taken.
 // body is the request body (nil: decode it from the record). None of them
 // may be written to afterwards.
 func (f *Feed) Offer(rec *capture.Record, body []byte, fs []validate.Finding) bool {
-	select {
-	case f.q <- fed{rec: rec, body: body, fs: fs}:
-		return true
-	default:
+	f.mu.Lock()
+	if len(f.q) >= FeedQueue {
+		f.mu.Unlock()
 		f.s.dropped.Add(1)
 		return false
 	}
+	f.q = append(f.q, fed{rec: rec, body: body, fs: fs})
+	first := len(f.q) == 1
+	f.mu.Unlock()
+	if first {
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
+	}
+	return true
 }
 
-// Close stores every queued call and stops the feed.
+// Close stores every queued call and stops the feed. Offer must not be
+// called after it.
 func (f *Feed) Close() {
-	close(f.q)
+	close(f.stop)
 	<-f.done
 }
