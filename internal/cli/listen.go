@@ -225,7 +225,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		}()
 		cfg.Observe = func(c *receiver.Call) {
 			p.observe(c)
-			feed.Offer(c.Record, c.Body, c.Findings)
+			feed.Offer(c.Record, c.Body, requestID(c.Body), c.Findings)
 		}
 		inspectorOpts = inspect.Options{Store: store}
 	}

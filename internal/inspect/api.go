@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -114,6 +115,32 @@ type Summary struct {
 	Status     int       `json:"status"`
 	Verdict    string    `json:"verdict"`
 	Findings   int       `json:"findings"`
+}
+
+// appendSummary appends the JSON of summarize(c), without reflection: a
+// stream sends one per call, and json.Marshal cost listen CPU under load.
+func appendSummary(b []byte, c *Call) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, c.ID, 10)
+	b = append(b, `,"receivedAt":"`...)
+	b = c.Record.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","method":`...)
+	b = jsonstr.Append(b, c.Record.Method)
+	b = append(b, `,"path":`...)
+	b = jsonstr.Append(b, c.Record.Path)
+	b = append(b, `,"event":`...)
+	b = jsonstr.Append(b, c.Event)
+	b = append(b, `,"requestId":`...)
+	b = jsonstr.Append(b, c.RequestID)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, int64(c.Size), 10)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(c.Status()), 10)
+	b = append(b, `,"verdict":`...)
+	b = jsonstr.Append(b, c.Verdict)
+	b = append(b, `,"findings":`...)
+	b = strconv.AppendInt(b, int64(len(c.Findings)), 10)
+	return append(b, '}')
 }
 
 func summarize(c *Call) Summary {
@@ -475,14 +502,19 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	bw := bufio.NewWriter(w)
+	var buf []byte
 	for {
 		calls, upTo, changed, err := h.opts.Store.After(after, f, 500)
 		if err != nil {
 			return
 		}
 		for _, c := range calls {
-			data, _ := json.Marshal(summarize(c))
-			fmt.Fprintf(bw, "id: %d\nevent: call\ndata: %s\n\n", c.ID, data)
+			buf = append(buf[:0], "id: "...)
+			buf = strconv.AppendUint(buf, c.ID, 10)
+			buf = append(buf, "\nevent: call\ndata: "...)
+			buf = appendSummary(buf, c)
+			buf = append(buf, "\n\n"...)
+			bw.Write(buf)
 		}
 		if upTo > after && (len(calls) == 0 || calls[len(calls)-1].ID != upTo) {
 			// Calls the filter left out: an event without data moves the

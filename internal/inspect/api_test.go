@@ -528,7 +528,7 @@ func TestFeedNeverWaits(t *testing.T) {
 	taken := 0
 	const offered = 2*FeedQueue + 2 // the feed may take one batch before it blocks on the store
 	for i := 0; i < offered; i++ {
-		if f.Offer(record(i, "E", []byte(`{}`), 200), nil, nil) {
+		if f.Offer(record(i, "E", []byte(`{}`), 200), nil, "", nil) {
 			taken++
 		}
 	}
@@ -583,5 +583,24 @@ func TestDetailShowsTheForwardedAnswer(t *testing.T) {
 	if f == nil || f.URL != "http://127.0.0.1:3000/erp" || f.Status != 502 || f.LatencyMS != 12.5 || f.Body != "bad gateway" ||
 		len(f.Headers) != 1 || f.Headers[0].Value != "****" {
 		t.Errorf("forward = %+v", f)
+	}
+}
+
+func TestAppendSummaryIsJSONMarshal(t *testing.T) {
+	s := newTestStore()
+	odd := record(4, "E\"<x>", []byte(`{"requestId":"a\u2028b"}`), 0)
+	odd.Path = "/\x01\xff<script>"
+	odd.Response = nil
+	s.Add(odd, nil)
+	for id := uint64(1); id <= 4; id++ {
+		c, _ := s.Get(id)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.Encode(summarize(c))
+		want := bytes.TrimSpace(buf.Bytes())
+		if got := appendSummary(nil, c); !bytes.Equal(got, want) {
+			t.Errorf("call %d:\n got %s\nwant %s", id, got, want)
+		}
 	}
 }

@@ -12,7 +12,7 @@ func BenchmarkFeed(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		f.Offer(rec, body, nil)
+		f.Offer(rec, body, "r-2", nil)
 	}
 	f.Close()
 }

@@ -49,6 +49,16 @@ func (c *Call) Status() int {
 // newCall makes a call of a record; body is the request body when the
 // caller has it (listen does), nil to decode it from the record.
 func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *Call {
+	c := newCallWithID(id, rec, body, fs)
+	if start, end := deliver.FindRequestID(c.body); start >= 0 {
+		c.RequestID = string(c.body[start:end])
+	}
+	return c
+}
+
+// newCallWithID is newCall without looking for the requestId, for a caller
+// that has read it already.
+func newCallWithID(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *Call {
 	c := &Call{ID: id, Record: rec, Findings: fs, Verdict: validate.Verdict(fs)}
 	c.Event, _ = rec.Event()
 	if body == nil {
@@ -59,9 +69,6 @@ func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding)
 	}
 	c.body = body
 	c.Size = len(body)
-	if start, end := deliver.FindRequestID(body); start >= 0 {
-		c.RequestID = string(body[start:end])
-	}
 	return c
 }
 
@@ -353,6 +360,7 @@ type Feed struct {
 type fed struct {
 	rec  *capture.Record
 	body []byte
+	id   string
 	fs   []validate.Finding
 }
 
@@ -381,7 +389,9 @@ func (f *Feed) run() {
 		batch, f.q = f.q, batch[:0]
 		f.mu.Unlock()
 		for i, c := range batch {
-			f.s.add(newCall(0, c.rec, c.body, c.fs))
+			call := newCallWithID(0, c.rec, c.body, c.fs)
+			call.RequestID = c.id
+			f.s.add(call)
 			batch[i] = fed{} // let the GC have what the store lets go
 		}
 		if stopping {
@@ -391,16 +401,17 @@ func (f *Feed) run() {
 }
 
 // Offer queues a call for the store and reports whether it was taken.
-// body is the request body (nil: decode it from the record). None of them
-// may be written to afterwards.
-func (f *Feed) Offer(rec *capture.Record, body []byte, fs []validate.Finding) bool {
+// body is the request body (nil: decode it from the record) and requestID
+// the body's requestId as the caller read it ("" for none): listen has
+// both at hand. None of them may be written to afterwards.
+func (f *Feed) Offer(rec *capture.Record, body []byte, requestID string, fs []validate.Finding) bool {
 	f.mu.Lock()
 	if len(f.q) >= FeedQueue {
 		f.mu.Unlock()
 		f.s.dropped.Add(1)
 		return false
 	}
-	f.q = append(f.q, fed{rec: rec, body: body, fs: fs})
+	f.q = append(f.q, fed{rec: rec, body: body, id: requestID, fs: fs})
 	first := len(f.q) == 1
 	f.mu.Unlock()
 	if first {

@@ -5,7 +5,7 @@
 const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
 
 const $ = (id) => document.getElementById(id);
-const state = { info: null, rows: [], selected: null, open: null, base: null, source: null };
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0 };
 
 // el builds an element; strings among the children become text nodes.
 function el(tag, attrs, ...children) {
@@ -94,9 +94,12 @@ function append(calls) {
 
 async function reload() {
   if (state.source) state.source.close();
+  state.source = null;
+  const gen = ++state.gen; // a newer reload wins over one still waiting
   const q = filterQuery();
   q.set("limit", "200");
   const calls = await getJSON("api/calls?" + q);
+  if (gen !== state.gen) return;
   $("rows").replaceChildren();
   append(calls);
   $("older").hidden = calls.length < 200;
