@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/inspect"
 )
 
 func TestReplayCallIsByteForByte(t *testing.T) {
@@ -76,6 +77,29 @@ func TestInspectUsageErrors(t *testing.T) {
 		code, _, stderr := runCLI(t, tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("whsim %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, ExitUsage, tt.want)
+		}
+	}
+}
+
+func TestInspectorWarnsOffLoopback(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		addr string
+		warn bool
+	}{{"127.0.0.1:0", false}, {":0", true}} {
+		var errb bytes.Buffer
+		a := &app{streams: Streams{Out: io.Discard, Err: &errb}, errColor: newPalette(false)}
+		ctx, cancel := context.WithCancel(context.Background())
+		ui, err := startInspector(ctx, a, tt.addr, inspect.Options{Store: inspect.NewStore(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if err := <-ui.done; err != nil {
+			t.Errorf("%s: serve: %v", tt.addr, err)
+		}
+		if got := strings.Contains(errb.String(), "warning: inspector on"); got != tt.warn || !(strings.HasPrefix(ui.url, "http://127.0.0.1:") || strings.HasPrefix(ui.url, "http://[::1]:")) {
+			t.Errorf("--ui %s: url %s, stderr %q (want a warning: %v)", tt.addr, ui.url, errb.String(), tt.warn)
 		}
 	}
 }
