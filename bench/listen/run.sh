@@ -7,6 +7,9 @@
 # CPU time per call.
 # Run it under the shared lock: flock /tmp/whsim-bench.lock bench/listen/run.sh
 # DURATION=10s CONNS=16 EVENT=CREATE_RECEIVABLE_DOC override the load.
+# UI=1 also runs `listen --ui` with a client reading the inspector's event
+# stream (an open page) under the same load, and prints its ratio to listen
+# without --ui and its own loss check.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v wrk >/dev/null || apt-get install -y wrk
@@ -15,7 +18,8 @@ conns=${CONNS:-16}
 event=${EVENT:-CREATE_RECEIVABLE_DOC}
 tmp=$(mktemp -d)
 pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+sse=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$sse" ] && kill "$sse" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 go build -o "$tmp/whsim" ./cmd/whsim
@@ -25,6 +29,10 @@ export BODY_FILE="$tmp/body.json"
 
 wait_ready() { for _ in $(seq 100); do [ -s "$1" ] && return; sleep 0.05; done; echo "not ready: $1" >&2; exit 1; }
 rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
+# CPU time (user + system, clock ticks) a process has used so far: steadier
+# than req/s on a shared machine, where other processes take the cores.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+us_per_call() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }'; }
 
 # 1. the baseline
 "$tmp/tool" baseline -ready-file "$tmp/base.url" & pid=$!
@@ -37,9 +45,7 @@ kill -INT "$pid"; wait "$pid" || true; pid=
   >"$tmp/calls.txt" 2>"$tmp/listen.err" & pid=$!
 wait_ready "$tmp/listen.url"
 wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/listen.url")?businessType=$event" >"$tmp/listen.txt"
-# listen's CPU time (user + system, in clock ticks) while under load: steadier
-# than req/s when other processes share the machine.
-ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+ticks=$(cpu_ticks "$pid")
 kill -INT "$pid"; wait "$pid"; pid=
 
 base=$(rps "$tmp/base.txt"); listen=$(rps "$tmp/listen.txt")
@@ -60,3 +66,30 @@ records=$(sed -E 's/.*records=([0-9]+).*/\1/' <<<"$check")
 lost=$(( ok2xx > records ? ok2xx - records : 0 ))
 echo "lost (2xx not recorded): $lost; recorded beyond wrk's count (in flight at stop): $(( records - ok2xx ))"
 [ "$lost" -eq 0 ] && [ $(( records - ok2xx )) -le "$conns" ]
+[ "${UI:-}" = 1 ] || exit 0
+
+# 3. the same with the inspector on and a page's event stream open
+"$tmp/whsim" listen --addr 127.0.0.1:0 --ready-file "$tmp/ui-listen.url" --capture "$tmp/ui-capture.ndjson" \
+  --ui 127.0.0.1:0 >"$tmp/ui-calls.txt" 2>"$tmp/ui-listen.err" & pid=$!
+wait_ready "$tmp/ui-listen.url"
+for _ in $(seq 100); do grep -q 'inspector on' "$tmp/ui-listen.err" && break; sleep 0.05; done
+ui=$(sed -n 's/.*inspector on \(http[^ ]*\).*/\1/p' "$tmp/ui-listen.err")
+curl -sN "${ui}api/stream" >"$tmp/stream.txt" & sse=$!
+wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/ui-listen.url")?businessType=$event" >"$tmp/ui.txt"
+uiticks=$(cpu_ticks "$pid")
+kill -INT "$pid"; wait "$pid"; pid=
+wait "$sse" || true; sse=
+withui=$(rps "$tmp/ui.txt")
+ui2xx=$(awk -F= '/^ok2xx=/ {print $2}' "$tmp/ui.txt")
+echo "whsim listen --capture --ui, stream open:  $withui req/s"
+awk -v a="$withui" -v b="$listen" 'BEGIN { printf "ratio with --ui / without: %.2fx (target: no drop, ~1.0x)\n", a / b }'
+grep -E 'calls in|inspector missed' "$tmp/ui-listen.err" | sed 's/^/listen --ui summary: /'
+echo "events streamed to the page: $(grep -c '^event: call' "$tmp/stream.txt")"
+check=$("$tmp/tool" check -capture "$tmp/ui-capture.ndjson" -body "$tmp/body.json")
+echo "capture (--ui): $check, wrk 2xx: $ui2xx"
+uirecords=$(sed -E 's/.*records=([0-9]+).*/\1/' <<<"$check")
+echo "listen CPU per call: $(us_per_call "$ticks" "$records") µs without --ui, $(us_per_call "$uiticks" "$uirecords") µs with --ui and the stream open"
+records=$uirecords
+lost=$(( ui2xx > records ? ui2xx - records : 0 ))
+echo "lost with --ui (2xx not recorded): $lost"
+[ "$lost" -eq 0 ] && [ $(( records - ui2xx )) -le "$conns" ]

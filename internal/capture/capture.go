@@ -211,6 +211,8 @@ func (e *LineError) Unwrap() error { return e.Err }
 type Reader struct {
 	r    *bufio.Reader
 	line int
+	pos  int64 // bytes read so far
+	off  int64 // where the line Next returned last starts
 }
 
 // NewReader returns a reader of the records in r.
@@ -218,6 +220,10 @@ func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 6
 
 // Line is the line number of the record Next returned last.
 func (r *Reader) Line() int { return r.line }
+
+// Offset is the byte offset, from where reading began, of the line of the
+// record Next returned last: a reader started there reads that record again.
+func (r *Reader) Offset() int64 { return r.off }
 
 // Next returns the next record, io.EOF at the end, a *LineError for a line
 // that is not a record (reading may go on), or a *TornError for an
@@ -232,6 +238,8 @@ func (r *Reader) Next() (*Record, error) {
 			return nil, err
 		}
 		r.line++
+		r.off = r.pos
+		r.pos += int64(len(b))
 		terminated := err == nil
 		b = bytes.TrimRight(b, "\r\n")
 		if len(bytes.TrimSpace(b)) == 0 {

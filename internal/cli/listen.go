@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -33,6 +34,7 @@ type listenOptions struct {
 	MaxBody   string
 	Fsync     string
 	ReadyFile string
+	UI        string
 	Output    string
 	Verbose   bool
 
@@ -48,7 +50,7 @@ func newListenCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
 			"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url>] " +
-			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--output text|json] [-v]",
+			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040] [--output text|json] [-v]",
 		Short: "Receive webhook calls: show, check and record each one",
 		Long: `Run a local webhook receiver. Every call is answered, checked against the spec
 (query event against body, every field) and shown as it arrives; --capture
@@ -62,12 +64,17 @@ your own receiver and returns its answer instead.
 It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
 connections it prints one line "listening on <url>" to stderr (and writes the
 URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
-the capture file and prints a summary; the exit status is then 0.`,
+the capture file and prints a summary; the exit status is then 0.
+
+--ui serves the web inspector on its own address (never the webhook's): the
+calls live in a browser, each body as a tree with its findings, search,
+diff, replay and export (see whsim inspect for a capture file).`,
 		Example: `  whsim listen
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
-  whsim listen --output json | jq -c 'select(.verdict != "valid")'`,
+  whsim listen --output json | jq -c 'select(.verdict != "valid")'
+  whsim listen --capture calls.ndjson --ui 127.0.0.1:4040`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"status", "fail-rate", "respond"} {
@@ -91,6 +98,7 @@ the capture file and prints a summary; the exit status is then 0.`,
 	f.StringVar(&opts.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
 	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening, for scripts to wait on")
+	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", completeWords(capture.SyncModes()...))
@@ -165,6 +173,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.UI != "" && opts.UI == opts.Addr && !strings.HasSuffix(opts.UI, ":0") {
+		return usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", opts.UI)
+	}
 	sync, err := capture.ParseSync(opts.Fsync)
 	if err != nil {
 		return usagef("--fsync: %v", err)
@@ -210,9 +221,27 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(listenMemoryLimit))
 	}
 
+	var inspectorOpts inspect.Options
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
 	p := newCallPrinter(out, opts.Output, opts.Verbose, a.outColor())
 	cfg.Observe = p.observe
+	var feed *inspect.Feed
+	if opts.UI != "" {
+		// The page's store is fed without waiting: the observer, and so the
+		// receiver's queue, never slows down for a browser.
+		store := inspect.NewStore(inspect.DefaultWindow)
+		feed = store.NewFeed()
+		defer func() {
+			if n := store.Dropped(); n > 0 {
+				fmt.Fprintf(errw, "%s the inspector missed %d calls (its queue was full); the capture has them\n", pal.Warn.Sprint("warning:"), n)
+			}
+		}()
+		cfg.Observe = func(c *receiver.Call) {
+			p.observe(c)
+			feed.Offer(c.Record, c.Body, requestID(c.Body), c.Findings)
+		}
+		inspectorOpts = inspect.Options{Store: store}
+	}
 	cfg.Idle = func() { out.Flush() }
 	rcv := receiver.New(cfg)
 
@@ -233,6 +262,17 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	if opts.Path == "" {
 		u += "/"
 	}
+	var ui *inspectorUI
+	if opts.UI != "" {
+		inspectorOpts.Source, inspectorOpts.Origin = "listen "+u, srv.URL()
+		uiCtx, stopUI := context.WithCancel(ctx)
+		defer stopUI()
+		if ui, err = startInspector(uiCtx, a, opts.UI, inspectorOpts); err != nil {
+			rcv.Close()
+			return err
+		}
+		defer func() { stopUI(); <-ui.done }()
+	}
 	if opts.ReadyFile != "" {
 		if err := writeReadyFile(opts.ReadyFile, u); err != nil {
 			rcv.Close()
@@ -241,9 +281,15 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
+	if ui != nil {
+		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), ui.url)
+	}
 
 	serveErr := srv.Serve(ctx)
 	rcv.Close() // every call answered has now been observed
+	if feed != nil {
+		feed.Close()
+	}
 	out.Flush()
 	if capFile != nil {
 		if err := capFile.Close(); err != nil && serveErr == nil {

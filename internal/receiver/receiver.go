@@ -131,16 +131,7 @@ type Call struct {
 }
 
 // Verdict is "valid", "warning" or "invalid": the worst finding.
-func (c *Call) Verdict() string {
-	v := "valid"
-	for _, f := range c.Findings {
-		if f.Severity == validate.Error {
-			return "invalid"
-		}
-		v = "warning"
-	}
-	return v
-}
+func (c *Call) Verdict() string { return validate.Verdict(c.Findings) }
 
 // Receiver is the handler. Close it after the server has shut down.
 type Receiver struct {

@@ -67,8 +67,10 @@ func Listen(addr string, h http.Handler, lim Limits) (*Server, error) {
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // URL is the base URL calls are sent to.
-func (s *Server) URL() string {
-	a := s.ln.Addr().(*net.TCPAddr)
+func (s *Server) URL() string { return URLOf(s.ln.Addr().(*net.TCPAddr)) }
+
+// URLOf is the base URL of a server bound to a: a local client's way in.
+func URLOf(a *net.TCPAddr) string {
 	host := a.IP.String()
 	if a.IP.IsUnspecified() {
 		// Bound to every interface; loopback is one of them and the one a

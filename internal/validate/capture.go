@@ -19,6 +19,12 @@ func (v *Validator) CheckCapture(line []byte) []Finding {
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return v.single(RuleCapture, fmt.Sprintf("not a readable capture record: %v", err))
 	}
+	return v.CheckRecord(&rec)
+}
+
+// CheckRecord validates the request body of a capture record as
+// CheckCapture does.
+func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return v.single(RuleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))

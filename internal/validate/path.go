@@ -31,6 +31,18 @@ func (c *checker) pathString(key string) string {
 	return sb.String()
 }
 
+// JoinKey appends an object member name to a path written as findings
+// write it, so that other packages can address the same places.
+func JoinKey(path, key string) string {
+	var sb strings.Builder
+	sb.WriteString(path)
+	appendKey(&sb, []byte(key))
+	return sb.String()
+}
+
+// JoinIndex appends an array index to a path written as findings write it.
+func JoinIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
 func appendKey(sb *strings.Builder, k []byte) {
 	if plainKey(k) {
 		if sb.Len() > 0 {

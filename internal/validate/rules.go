@@ -136,3 +136,15 @@ var (
 	rOutstanding  = rid(RuleOutstanding)
 	rBaseCurrency = rid(RuleBaseCurrency)
 )
+
+// Verdict is "valid", "warning" or "invalid": the worst of the findings.
+func Verdict(fs []Finding) string {
+	v := "valid"
+	for _, f := range fs {
+		if f.Severity == Error {
+			return "invalid"
+		}
+		v = "warning"
+	}
+	return v
+}

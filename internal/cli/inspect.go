@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/inspect"
+	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+type inspectOptions struct {
+	File      string
+	UI        string
+	Origin    string
+	ReadyFile string
+}
+
+func newInspectCmd(a *app) *cobra.Command {
+	opts := &inspectOptions{}
+	cmd := &cobra.Command{
+		Use:   "inspect <capture.ndjson> [--ui 127.0.0.1:4040] [--origin <url>] [--ready-file <file>]",
+		Short: "Browse a capture in a web page: search, diff, replay",
+		Long: `Serve the web inspector (the page listen --ui serves) over a capture file:
+every call newest first, filters by event, verdict and status, a search over
+requestId, path, headers and body, each body as a tree with the validator's
+findings at their paths, a diff of two calls, replay to a URL and export as
+NDJSON or HAR. The file is only read; the newest 10,000 calls are kept in
+memory and older ones are read back from the file as the page asks.
+
+It binds 127.0.0.1 only unless --ui names another interface, prints one line
+"inspector on <url>" to stderr and serves until Ctrl-C (exit status 0).`,
+		Example: `  whsim inspect calls.ndjson
+  whsim inspect calls.ndjson --ui 127.0.0.1:0 --ready-file ui.txt
+  whsim inspect calls.ndjson --origin http://localhost:3000`,
+		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			return runInspect(cmd.Context(), a, opts)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.UI, "ui", "127.0.0.1:4040", "address the page is served on (:0 picks a free port)")
+	f.StringVar(&opts.Origin, "origin", "http://127.0.0.1:8080", "where the calls were sent, for copied commands and HAR URLs")
+	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL to this file once serving, for scripts to wait on")
+	return cmd
+}
+
+func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
+	if u, err := url.Parse(opts.Origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("--origin %q: want an http:// or https:// URL with a host", opts.Origin)
+	}
+	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
+	if err != nil {
+		return err
+	}
+	store, skipped, err := inspect.LoadFile(opts.File, inspect.DefaultWindow, v.CheckRecord)
+	if err != nil {
+		return usageErr(err)
+	}
+	pal := a.errColor
+	for _, s := range skipped {
+		fmt.Fprintf(a.streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), opts.File, s.Line, termSafe(s.Err.Error(), false))
+	}
+	ui, err := startInspector(ctx, a, opts.UI, inspect.Options{
+		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"),
+	})
+	if err != nil {
+		return err
+	}
+	if opts.ReadyFile != "" {
+		if err := writeReadyFile(opts.ReadyFile, ui.url); err != nil {
+			return usagef("--ready-file: %v", err)
+		}
+	}
+	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), ui.url, store.Last(), opts.File)
+	return <-ui.done
+}
+
+// inspectorUI is the inspector's server as listen --ui and inspect run it.
+type inspectorUI struct {
+	url  string
+	done chan error // the server's end, once ctx is done
+}
+
+// startInspector binds addr and serves the inspector on it until ctx is
+// done.
+func startInspector(ctx context.Context, a *app, addr string, opts inspect.Options) (*inspectorUI, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usagef("--ui %s: %v", addr, err)
+	}
+	tcp := ln.Addr().(*net.TCPAddr)
+	if !loopbackOnly(tcp) {
+		fmt.Fprintf(a.streams.Err, "%s inspector on %s: every network interface, anyone who can reach this machine can read the calls and replay them (use --ui 127.0.0.1:%d to keep it local)\n",
+			a.errColor.Warn.Sprint("warning:"), tcp, tcp.Port)
+	}
+	opts.Mask = maskedHeaders
+	opts.Replay = replayCall
+	opts.Version = a.build.Resolve().Version
+	ui := &inspectorUI{url: receiver.URLOf(tcp) + "/", done: make(chan error, 1)}
+	go func() { ui.done <- inspect.Serve(ctx, ln, inspect.New(opts)) }()
+	return ui, nil
+}
+
+// replayTimeout bounds a replay from the page, as send's --timeout default.
+const replayTimeout = 10 * time.Second
+
+// replayCall sends one captured call to u as whsim replay does: the same
+// request, body byte for byte, one attempt, and says what came back.
+func replayCall(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
+	out := inspect.Replayed{URL: u}
+	target, err := deliver.ParseTarget(u)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	req, err := capture.Request(rec, nil)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: replayTimeout})
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	d := &deliver.Deliverer{Client: client, Target: target, KeepBody: true, Expect: func(int) bool { return true }}
+	res := d.Deliver(ctx, req)
+	client.CloseIdleConnections()
+	last := res.Last()
+	out.URL, out.Status, out.LatencyMS = res.URL, last.Status, deliver.MS(last.Latency)
+	if last.Status == 0 {
+		out.Error = deliver.ShortError(last)
+		return out
+	}
+	out.Headers = maskedHeaders(res.RespHeader)
+	out.Body, out.BodyEncoding = capture.EncodeBody(res.RespBody)
+	return out
+}

@@ -1,0 +1,551 @@
+package inspect
+
+import (
+	"bufio"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/jsonstr"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+//go:embed ui
+var uiFiles embed.FS
+
+// Options build the inspector's handler.
+type Options struct {
+	Store *Store
+	// Mask returns headers with credential values masked, for showing;
+	// nil shows them as they are. Exports and replays use the real values.
+	Mask func(http.Header) http.Header
+	// Replay sends a captured call to url byte for byte and says what came
+	// back; nil turns replay off.
+	Replay func(ctx context.Context, rec *capture.Record, url string) Replayed
+	// Origin is where calls were sent (http://127.0.0.1:8080), for the
+	// curl and send commands and HAR URLs; "" is http://127.0.0.1:8080.
+	Origin string
+	// Source says what is shown (listen's URL, a file name), in the title.
+	Source  string
+	Version string // whsim's version, in HAR exports
+}
+
+// Replayed is the answer to one replay.
+type Replayed struct {
+	URL          string      `json:"url"`
+	Status       int         `json:"status"`
+	LatencyMS    float64     `json:"latencyMs"`
+	Headers      http.Header `json:"headers,omitempty"`
+	Body         string      `json:"body"`
+	BodyEncoding string      `json:"bodyEncoding"`
+	Error        string      `json:"error,omitempty"`
+}
+
+// Handler serves the page and the API.
+type Handler struct {
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New returns the inspector's handler.
+func New(opts Options) *Handler {
+	if opts.Origin == "" {
+		opts.Origin = "http://127.0.0.1:8080"
+	}
+	h := &Handler{opts: opts, mux: http.NewServeMux()}
+	ui, _ := fs.Sub(uiFiles, "ui")
+	h.mux.Handle("GET /", http.FileServerFS(ui))
+	h.mux.HandleFunc("GET /api/info", h.info)
+	h.mux.HandleFunc("GET /api/calls", h.list)
+	h.mux.HandleFunc("GET /api/calls/{id}", h.detail)
+	h.mux.HandleFunc("GET /api/calls/{id}/raw", h.raw)
+	h.mux.HandleFunc("POST /api/calls/{id}/replay", h.replay)
+	h.mux.HandleFunc("GET /api/stream", h.stream)
+	h.mux.HandleFunc("GET /api/diff", h.diff)
+	h.mux.HandleFunc("GET /api/export", h.export)
+	return h
+}
+
+// ServeHTTP refuses requests a web page elsewhere could make through the
+// user's browser (a replay sends the captured credentials), then serves.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A DNS name other than localhost pointing here is DNS rebinding.
+	host := r.Host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		host = hh
+	}
+	if net.ParseIP(strings.Trim(host, "[]")) == nil && host != "localhost" {
+		http.Error(w, "inspector: Host must be an IP address or localhost", http.StatusForbidden)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		http.Error(w, "inspector: cross-origin request refused", http.StatusForbidden)
+		return
+	}
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	h.mux.ServeHTTP(w, r)
+}
+
+// Summary is a call in a listing.
+type Summary struct {
+	ID         uint64    `json:"id"`
+	ReceivedAt time.Time `json:"receivedAt"`
+	Method     string    `json:"method"`
+	Path       string    `json:"path"`
+	Event      string    `json:"event"`
+	RequestID  string    `json:"requestId"`
+	Size       int       `json:"size"`
+	Status     int       `json:"status"`
+	Verdict    string    `json:"verdict"`
+	Findings   int       `json:"findings"`
+}
+
+// appendSummary appends the JSON of summarize(c), without reflection: a
+// stream sends one per call, and json.Marshal cost listen CPU under load.
+func appendSummary(b []byte, c *Call) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, c.ID, 10)
+	b = append(b, `,"receivedAt":"`...)
+	b = c.Record.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","method":`...)
+	b = jsonstr.Append(b, c.Record.Method)
+	b = append(b, `,"path":`...)
+	b = jsonstr.Append(b, c.Record.Path)
+	b = append(b, `,"event":`...)
+	b = jsonstr.Append(b, c.Event)
+	b = append(b, `,"requestId":`...)
+	b = jsonstr.Append(b, c.RequestID)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, int64(c.Size), 10)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(c.Status()), 10)
+	b = append(b, `,"verdict":`...)
+	b = jsonstr.Append(b, c.Verdict)
+	b = append(b, `,"findings":`...)
+	b = strconv.AppendInt(b, int64(len(c.Findings)), 10)
+	return append(b, '}')
+}
+
+func summarize(c *Call) Summary {
+	return Summary{
+		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
+		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
+		Verdict: c.Verdict, Findings: len(c.Findings),
+	}
+}
+
+// Detail is one call in full.
+type Detail struct {
+	Summary
+	Remote       string         `json:"remote"`
+	Query        string         `json:"query"`
+	QueryParams  []HARNameValue `json:"queryParams"`
+	Headers      []HARNameValue `json:"headers"`
+	Body         string         `json:"body"` // the text when UTF-8, else base64
+	BodyEncoding string         `json:"bodyEncoding"`
+	Tree         *Node          `json:"tree"` // nil when the body is not JSON
+	Findings     []FindingAt    `json:"findingList"`
+	Response     *Message       `json:"response"`
+	Forward      *Forwarded     `json:"forward"`
+	File         string         `json:"file"` // the name the body downloads as
+	Curl         string         `json:"curl"`
+	Send         string         `json:"send"`
+}
+
+// FindingAt is a finding and the tree path it is shown at (its own path or,
+// for a member the body lacks, the nearest one it has).
+type FindingAt struct {
+	validate.Finding
+	At string `json:"at"`
+}
+
+// Message is an answer: listen's, or the forwarded receiver's.
+type Message struct {
+	Status       int            `json:"status"`
+	Headers      []HARNameValue `json:"headers"`
+	Body         string         `json:"body"`
+	BodyEncoding string         `json:"bodyEncoding"`
+}
+
+// Forwarded is what the receiver behind listen --forward-to answered.
+type Forwarded struct {
+	Message
+	URL       string  `json:"url"`
+	LatencyMS float64 `json:"latencyMs"`
+	Error     string  `json:"error,omitempty"`
+}
+
+func (h *Handler) headers(hd http.Header) []HARNameValue {
+	if h.opts.Mask != nil {
+		hd = h.opts.Mask(hd)
+	}
+	return harHeaders(hd)
+}
+
+func (h *Handler) describe(c *Call) Detail {
+	r := c.Record
+	d := Detail{
+		Summary: summarize(c), Remote: r.Remote, Query: r.Query, QueryParams: harQuery(r.Query),
+		Headers: h.headers(r.Headers), Body: r.Body, BodyEncoding: r.BodyEncoding,
+		File: fmt.Sprintf("call-%d.json", c.ID),
+	}
+	if d.BodyEncoding == "" {
+		d.BodyEncoding = capture.UTF8
+	}
+	d.Tree = parseTree(c.body)
+	at := attach(d.Tree, c.Findings)
+	d.Findings = make([]FindingAt, len(c.Findings))
+	for i, f := range c.Findings {
+		d.Findings[i] = FindingAt{Finding: f, At: at[i]}
+	}
+	if resp := r.Response; resp != nil {
+		d.Response = &Message{Status: resp.Status, Headers: h.headers(resp.Headers), Body: resp.Body, BodyEncoding: resp.BodyEncoding}
+	}
+	if f := r.Forward; f != nil {
+		d.Forward = &Forwarded{
+			Message: Message{Status: f.Status, Headers: h.headers(f.Headers), Body: f.Body, BodyEncoding: f.BodyEncoding},
+			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
+		}
+	}
+	d.Curl, d.Send = h.commands(c, d.File)
+	return d
+}
+
+// sentByClient are headers a client sets for itself: copying them into a
+// command would be wrong or redundant.
+var sentByClient = []string{
+	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
+	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent",
+}
+
+// commands are the call as a curl command and as a whsim send command;
+// credential values are masked as everywhere on the page.
+func (h *Handler) commands(c *Call, file string) (curl, send string) {
+	r := c.Record
+	u := h.opts.Origin + r.Path
+	if r.Query != "" {
+		u += "?" + r.Query
+	}
+	var hdr []HARNameValue
+	for _, nv := range h.headers(r.Headers) {
+		if !slices.ContainsFunc(sentByClient, func(k string) bool { return strings.EqualFold(k, nv.Name) }) {
+			hdr = append(hdr, nv)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("curl -X " + shellQuote(r.Method) + " " + shellQuote(u))
+	for _, nv := range hdr {
+		b.WriteString(" -H " + shellQuote(nv.Name+": "+nv.Value))
+	}
+	if c.Size > 0 {
+		if utf8.Valid(c.body) && c.Size <= 64<<10 {
+			b.WriteString(" --data-binary " + shellQuote(string(c.body)))
+		} else {
+			b.WriteString(" --data-binary @" + file)
+		}
+	}
+	curl = b.String()
+
+	b.Reset()
+	b.WriteString("whsim send --url " + shellQuote(h.opts.Origin+r.Path) + " --file " + file)
+	if c.Event != "" {
+		b.WriteString(" --event " + shellQuote(c.Event))
+	}
+	for _, nv := range hdr {
+		if !strings.EqualFold(nv.Name, "Content-Type") {
+			b.WriteString(" -H " + shellQuote(nv.Name+": "+nv.Value))
+		}
+	}
+	return curl, b.String()
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func apiError(w http.ResponseWriter, status int, format string, args ...any) {
+	writeJSON(w, status, map[string]string{"error": fmt.Sprintf(format, args...)})
+}
+
+func (h *Handler) call(w http.ResponseWriter, r *http.Request, raw string) (*Call, bool) {
+	id, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "call id %q: want a number", raw)
+		return nil, false
+	}
+	c, err := h.opts.Store.Get(id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		apiError(w, http.StatusNotFound, "call %d: not found", id)
+		return nil, false
+	case err != nil:
+		apiError(w, http.StatusInternalServerError, "call %d: %v", id, err)
+		return nil, false
+	}
+	return c, true
+}
+
+// filterOf reads event, verdict, status and q from the query.
+func (h *Handler) filterOf(q url.Values) Filter {
+	return Filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
+}
+
+func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"source": h.opts.Source, "origin": h.opts.Origin, "replay": h.opts.Replay != nil, "events": spec.EventNames(),
+		"last": h.opts.Store.Last(), "dropped": h.opts.Store.Dropped(),
+	})
+}
+
+// maxLimit bounds one page of a listing.
+const maxLimit = 1000
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := 200
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxLimit {
+			apiError(w, http.StatusBadRequest, "limit %q: want 1 to %d", s, maxLimit)
+			return
+		}
+		limit = n
+	}
+	var before uint64
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			apiError(w, http.StatusBadRequest, "before %q: want a call id", s)
+			return
+		}
+		before = n
+	}
+	calls, err := h.opts.Store.Newest(before, h.filterOf(q), limit)
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	out := make([]Summary, len(calls))
+	for i, c := range calls {
+		out[i] = summarize(c)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *Handler) detail(w http.ResponseWriter, r *http.Request) {
+	if c, ok := h.call(w, r, r.PathValue("id")); ok {
+		writeJSON(w, http.StatusOK, h.describe(c))
+	}
+}
+
+func (h *Handler) raw(w http.ResponseWriter, r *http.Request) {
+	c, ok := h.call(w, r, r.PathValue("id"))
+	if !ok {
+		return
+	}
+	hd := w.Header()
+	// Never rendered by the browser, whatever the body holds.
+	hd.Set("Content-Type", "application/octet-stream")
+	hd.Set("Content-Security-Policy", "sandbox")
+	hd.Set("Content-Length", strconv.Itoa(len(c.body)))
+	if r.URL.Query().Has("download") {
+		hd.Set("Content-Disposition", fmt.Sprintf("attachment; filename=\"call-%d.json\"", c.ID))
+	}
+	w.Write(c.body)
+}
+
+func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
+	c, ok := h.call(w, r, r.PathValue("id"))
+	if !ok {
+		return
+	}
+	if h.opts.Replay == nil {
+		apiError(w, http.StatusNotImplemented, "replay is not available here")
+		return
+	}
+	// A JSON body needs a CORS preflight, which this server never grants:
+	// a form on another site cannot make the browser replay.
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		apiError(w, http.StatusUnsupportedMediaType, "send {\"url\": ...} as application/json")
+		return
+	}
+	var req struct {
+		URL string `json:"url"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+		apiError(w, http.StatusBadRequest, "body: want {\"url\": \"http://...\"}: %v", err)
+		return
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		apiError(w, http.StatusBadRequest, "url %q: want an http:// or https:// URL with a host", req.URL)
+		return
+	}
+	writeJSON(w, http.StatusOK, h.opts.Replay(r.Context(), c.Record, req.URL))
+}
+
+func (h *Handler) diff(w http.ResponseWriter, r *http.Request) {
+	a, ok := h.call(w, r, r.URL.Query().Get("a"))
+	if !ok {
+		return
+	}
+	b, ok := h.call(w, r, r.URL.Query().Get("b"))
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, diffBodies(a, b))
+}
+
+func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
+	format := r.URL.Query().Get("format")
+	if format != "ndjson" && format != "har" {
+		apiError(w, http.StatusBadRequest, "format %q: want ndjson or har", format)
+		return
+	}
+	// Oldest first, as the capture has them, a page at a time.
+	var calls []*Call
+	last := h.opts.Store.Last()
+	for after := uint64(0); after < last; {
+		page, upTo, _, err := h.opts.Store.After(after, Filter{}, maxLimit)
+		if err != nil {
+			apiError(w, http.StatusInternalServerError, "%v", err)
+			return
+		}
+		calls = append(calls, page...)
+		after = upTo
+	}
+	hd := w.Header()
+	if format == "ndjson" {
+		hd.Set("Content-Type", "application/x-ndjson")
+		hd.Set("Content-Disposition", `attachment; filename="calls.ndjson"`)
+		bw := bufio.NewWriter(w)
+		var line []byte
+		for _, c := range calls {
+			rec := *c.Record
+			var err error
+			if line, err = capture.Append(line[:0], &rec); err == nil {
+				bw.Write(line)
+			}
+		}
+		bw.Flush()
+		return
+	}
+	har := HAR{Log: HARLog{Version: "1.2", Creator: HARCreator{Name: "whsim", Version: h.opts.Version}, Entries: make([]HAREntry, len(calls))}}
+	for i, c := range calls {
+		har.Log.Entries[i] = harEntry(c, h.opts.Origin)
+	}
+	hd.Set("Content-Disposition", `attachment; filename="calls.har"`)
+	writeJSON(w, http.StatusOK, har)
+}
+
+// heartbeat keeps an idle stream's connection open through proxies.
+const heartbeat = 15 * time.Second
+
+// streamEvery batches a stream's events: under load a page gets a few
+// writes a second, not one per call, which would cost listen CPU.
+const streamEvery = 100 * time.Millisecond
+
+// stream sends every call matching the filter after the last one the
+// client saw (Last-Event-ID, or ?after=), then each new one as it comes:
+// a reconnecting EventSource misses nothing.
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		apiError(w, http.StatusInternalServerError, "streaming unsupported")
+		return
+	}
+	q := r.URL.Query()
+	var after uint64
+	for _, s := range []string{r.Header.Get("Last-Event-ID"), q.Get("after")} {
+		if n, err := strconv.ParseUint(s, 10, 64); err == nil && n > after {
+			after = n
+		}
+	}
+	f := h.filterOf(q)
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 1000\n\n")
+	fl.Flush()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	bw := bufio.NewWriter(w)
+	var buf []byte
+	for {
+		calls, upTo, changed, err := h.opts.Store.After(after, f, 500)
+		if err != nil {
+			return
+		}
+		for _, c := range calls {
+			buf = append(buf[:0], "id: "...)
+			buf = strconv.AppendUint(buf, c.ID, 10)
+			buf = append(buf, "\nevent: call\ndata: "...)
+			buf = appendSummary(buf, c)
+			buf = append(buf, "\n\n"...)
+			bw.Write(buf)
+		}
+		if upTo > after && (len(calls) == 0 || calls[len(calls)-1].ID != upTo) {
+			// Calls the filter left out: an event without data moves the
+			// client's Last-Event-ID past them all the same.
+			fmt.Fprintf(bw, "id: %d\n\n", upTo)
+		}
+		more := upTo > after
+		after = upTo
+		if bw.Buffered() > 0 {
+			if bw.Flush() != nil {
+				return
+			}
+			fl.Flush()
+		}
+		if more {
+			continue // until a look finds nothing new
+		}
+		select {
+		case <-changed:
+			select {
+			case <-time.After(streamEvery):
+			case <-r.Context().Done():
+				return
+			}
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			fl.Flush()
+		case <-r.Context().Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,606 @@
+package inspect
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+var t0 = time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
+
+func record(i int, event string, body []byte, status int) *capture.Record {
+	rec := &capture.Record{
+		Capture: capture.Version, Time: t0.Add(time.Duration(i) * time.Second), Remote: "127.0.0.1:5000",
+		Method: "POST", Path: "/hook", Query: "businessType=" + event,
+		Headers:  http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer s3cret"}, "X-Trace": {fmt.Sprintf("trace-%d", i)}},
+		Response: &capture.Response{Status: status, Headers: http.Header{"Content-Type": {"application/json"}}, Body: `{"status":200}`, BodyEncoding: capture.UTF8},
+	}
+	rec.SetBody(body)
+	return rec
+}
+
+const receiptBad = `{"requestId":"r-2","businessType":5007,"data":{"收款明细":[{"应收金额":"x"}]}}`
+
+var typeFinding = validate.Finding{Rule: "type", Severity: validate.Error, Path: "data.收款明细[0].应收金额", Message: "want number, got string"}
+
+// newTestStore holds three calls: a valid invoice, an invalid receipt
+// answered 500, and a body that is not UTF-8.
+func newTestStore() *Store {
+	s := NewStore(10)
+	s.Add(record(1, "CREATE_PURCHASE_ORDER_INVOICE", []byte(`{"requestId":"r-1","businessType":4010,"data":{"code":"A"}}`), 200), nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 500), []validate.Finding{
+		typeFinding,
+		{Rule: "missing-field", Severity: validate.Warning, Path: "data.收款明细[0].编号", Message: "absent"},
+	})
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", []byte{0xff, 0xfe, 0x00, '{'}, 200), []validate.Finding{{Rule: "json-syntax", Severity: validate.Error, Message: "invalid UTF-8"}})
+	return s
+}
+
+func mask(h http.Header) http.Header {
+	out := h.Clone()
+	if _, ok := out["Authorization"]; ok {
+		out["Authorization"] = []string{"Bearer ****"}
+	}
+	return out
+}
+
+func newTestServer(t *testing.T, s *Store, replay func(context.Context, *capture.Record, string) Replayed) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(New(Options{Store: s, Mask: mask, Replay: replay, Origin: "http://127.0.0.1:8080", Source: "test", Version: "v1"}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(t *testing.T, url string, out any) *http.Response {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("GET %s: %v in %q", url, err, b)
+		}
+	}
+	return resp
+}
+
+func ids(calls []Summary) []uint64 {
+	var out []uint64
+	for _, c := range calls {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+func TestListFiltersAndPages(t *testing.T) {
+	srv := newTestServer(t, newTestStore(), nil)
+	tests := []struct {
+		query string
+		want  string
+	}{
+		{"", "[3 2 1]"},
+		{"?event=CREATE_RECEIVABLE_DOC", "[3 2]"},
+		{"?verdict=invalid", "[3 2]"},
+		{"?verdict=valid", "[1]"},
+		{"?status=500", "[2]"},
+		{"?status=5xx", "[2]"},
+		{"?status=2xx", "[3 1]"},
+		{"?q=R-1", "[1]"},                // requestId, any case
+		{"?q=trace-2", "[2]"},            // a header value
+		{"?q=s3cret", "[]"},              // credentials are searched masked
+		{"?q=%E5%BA%94%E6%94%B6", "[2]"}, // body text: 应收
+		{"?limit=1", "[3]"},
+		{"?before=3&limit=1", "[2]"},
+		{"?before=2", "[1]"},
+		{"?event=-", "[]"},
+	}
+	for _, tt := range tests {
+		var got []Summary
+		if resp := get(t, srv.URL+"/api/calls"+tt.query, &got); resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d", tt.query, resp.StatusCode)
+		}
+		if s := fmt.Sprint(ids(got)); s != tt.want {
+			t.Errorf("GET /api/calls%s = %s, want %s", tt.query, s, tt.want)
+		}
+	}
+	var got []Summary
+	get(t, srv.URL+"/api/calls", &got)
+	c := got[1]
+	if c.Event != "CREATE_RECEIVABLE_DOC" || c.RequestID != "r-2" || c.Status != 500 || c.Verdict != "invalid" || c.Findings != 2 || c.Size != len(receiptBad) || !c.ReceivedAt.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("summary = %+v", c)
+	}
+	for _, q := range []string{"?limit=0", "?limit=x", "?before=x"} {
+		if resp := get(t, srv.URL+"/api/calls"+q, nil); resp.StatusCode != 400 {
+			t.Errorf("GET /api/calls%s: status %d, want 400", q, resp.StatusCode)
+		}
+	}
+}
+
+func TestDetailTreeFindingsAndMasking(t *testing.T) {
+	srv := newTestServer(t, newTestStore(), nil)
+	var d Detail
+	get(t, srv.URL+"/api/calls/2", &d)
+	if d.Method != "POST" || d.Path != "/hook" || d.Query != "businessType=CREATE_RECEIVABLE_DOC" || d.Body != receiptBad {
+		t.Fatalf("detail = %+v", d)
+	}
+	for _, h := range d.Headers {
+		if h.Name == "Authorization" && h.Value != "Bearer ****" {
+			t.Errorf("Authorization shown as %q", h.Value)
+		}
+	}
+	if len(d.Findings) != 2 || d.Findings[0].At != typeFinding.Path || d.Findings[1].At != "data.收款明细[0]" {
+		t.Fatalf("findings = %+v", d.Findings)
+	}
+	// Walk the tree to the finding's node: member order as sent, the
+	// finding marked there.
+	n := d.Tree
+	if n == nil || n.Kind != "object" || n.Children[0].Key != "requestId" || n.Children[1].Value != "5007" {
+		t.Fatalf("tree root = %+v", n)
+	}
+	n = n.Children[2].Children[0].Children[0]
+	if n.Path != "data.收款明细[0]" || n.Index == nil || *n.Index != 0 || fmt.Sprint(n.Findings) != "[1]" {
+		t.Errorf("element = %+v", n)
+	}
+	leaf := n.Children[0]
+	if leaf.Path != typeFinding.Path || leaf.Kind != "string" || leaf.Value != "x" || fmt.Sprint(leaf.Findings) != "[0]" {
+		t.Errorf("leaf = %+v", leaf)
+	}
+	if !strings.Contains(d.Curl, "-H 'Authorization: Bearer ****'") || !strings.Contains(d.Curl, "'http://127.0.0.1:8080/hook?businessType=CREATE_RECEIVABLE_DOC'") ||
+		!strings.Contains(d.Curl, "--data-binary '"+receiptBad+"'") {
+		t.Errorf("curl = %s", d.Curl)
+	}
+	if d.Send != "whsim send --url http://127.0.0.1:8080/hook --file call-2.json --event CREATE_RECEIVABLE_DOC -H 'Authorization: Bearer ****' -H 'X-Trace: trace-2'" {
+		t.Errorf("send = %s", d.Send)
+	}
+	if d.Response == nil || d.Response.Status != 500 {
+		t.Errorf("response = %+v", d.Response)
+	}
+
+	var bin Detail
+	get(t, srv.URL+"/api/calls/3", &bin)
+	if bin.BodyEncoding != capture.Base64 || bin.Tree != nil || !strings.Contains(bin.Curl, "--data-binary @call-3.json") {
+		t.Errorf("non-UTF-8 detail = %+v", bin)
+	}
+	for path, want := range map[string]int{"/api/calls/9": 404, "/api/calls/x": 400, "/api/calls/0": 404} {
+		if resp := get(t, srv.URL+path, nil); resp.StatusCode != want {
+			t.Errorf("GET %s: status %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
+
+func TestRawIsTheExactBytes(t *testing.T) {
+	srv := newTestServer(t, newTestStore(), nil)
+	for _, tt := range []struct {
+		path string
+		want []byte
+	}{
+		{"/api/calls/3/raw", []byte{0xff, 0xfe, 0x00, '{'}},
+		{"/api/calls/2/raw?download", []byte(receiptBad)},
+	} {
+		resp, err := http.Get(srv.URL + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !bytes.Equal(b, tt.want) || resp.Header.Get("Content-Type") != "application/octet-stream" {
+			t.Errorf("GET %s = %q (%s), want %q", tt.path, b, resp.Header.Get("Content-Type"), tt.want)
+		}
+		if strings.HasSuffix(tt.path, "download") != strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
+			t.Errorf("GET %s: Content-Disposition %q", tt.path, resp.Header.Get("Content-Disposition"))
+		}
+	}
+}
+
+// sse reads events from a stream: id and data of each.
+type sse struct {
+	r    *bufio.Reader
+	body io.Closer
+}
+
+func openStream(t *testing.T, url, lastID string) *sse {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	return &sse{r: bufio.NewReader(resp.Body), body: resp.Body}
+}
+
+// next returns the next event's id and data ("" for an id-only event).
+func (s *sse) next(t *testing.T) (string, string) {
+	t.Helper()
+	var id, data string
+	seen := false
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case line == "" && seen:
+			return id, data
+		case strings.HasPrefix(line, "id: "):
+			id, seen = line[4:], true
+		case strings.HasPrefix(line, "data: "):
+			data = line[6:]
+		}
+	}
+}
+
+func TestStreamResumesAfterLastEventID(t *testing.T) {
+	s := newTestStore()
+	srv := newTestServer(t, s, nil)
+	st := openStream(t, srv.URL+"/api/stream", "1")
+	for _, want := range []string{"2", "3"} {
+		if id, data := st.next(t); id != want || !strings.Contains(data, `"id":`+want) {
+			t.Fatalf("event %s %s, want id %s", id, data, want)
+		}
+	}
+	s.Add(record(4, "ABANDON_RECEIVABLE_DOC", []byte(`{"requestId":"r-4"}`), 200), nil)
+	if id, data := st.next(t); id != "4" || !strings.Contains(data, `"requestId":"r-4"`) {
+		t.Fatalf("live event %s %s", id, data)
+	}
+
+	// A filtered stream moves the client's Last-Event-ID past what it
+	// leaves out, with an event that carries no data.
+	fl := openStream(t, srv.URL+"/api/stream?verdict=valid&after=1", "")
+	if id, data := fl.next(t); id != "4" || !strings.Contains(data, `"id":4`) {
+		t.Fatalf("filtered: %s %s", id, data)
+	}
+	s.Add(record(5, "ABANDON_RECEIVABLE_DOC", []byte(`{}`), 200), []validate.Finding{typeFinding})
+	if id, data := fl.next(t); id != "5" || data != "" {
+		t.Fatalf("filtered-out call: id %s data %q, want id 5 and no data", id, data)
+	}
+}
+
+func TestReplay(t *testing.T) {
+	var gotURL string
+	var gotRec *capture.Record
+	srv := newTestServer(t, newTestStore(), func(_ context.Context, rec *capture.Record, u string) Replayed {
+		gotURL, gotRec = u, rec
+		return Replayed{URL: u, Status: 202, LatencyMS: 1.5, Body: "ok", BodyEncoding: capture.UTF8}
+	})
+	post := func(ct, body string) (int, map[string]any) {
+		resp, err := http.Post(srv.URL+"/api/calls/2/replay", ct, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	code, out := post("application/json", `{"url":"http://127.0.0.1:9/x"}`)
+	if code != 200 || out["status"] != 202.0 || out["latencyMs"] != 1.5 || gotURL != "http://127.0.0.1:9/x" || gotRec.Body != receiptBad {
+		t.Fatalf("replay: %d %v (url %q)", code, out, gotURL)
+	}
+	for _, tt := range []struct {
+		ct, body string
+		want     int
+	}{
+		{"text/plain", `{"url":"http://x/"}`, 415},
+		{"application/json", `{"url":"ftp://x/"}`, 400},
+		{"application/json", `{"url":`, 400},
+	} {
+		if code, out := post(tt.ct, tt.body); code != tt.want || out["error"] == nil {
+			t.Errorf("replay %s %s: %d %v, want %d with an error", tt.ct, tt.body, code, out, tt.want)
+		}
+	}
+	off := newTestServer(t, newTestStore(), nil)
+	resp, _ := http.Post(off.URL+"/api/calls/1/replay", "application/json", strings.NewReader(`{"url":"http://x/"}`))
+	if resp.StatusCode != http.StatusNotImplemented {
+		t.Errorf("replay without a replayer: %d", resp.StatusCode)
+	}
+}
+
+func TestDiffIgnoresKeyOrderAndCallsOutRequestID(t *testing.T) {
+	s := NewStore(10)
+	s.Add(record(1, "E", []byte(`{"requestId":"a","data":{"x":1,"y":[1,2],"z":"s"}}`), 200), nil)
+	s.Add(record(2, "E", []byte(`{"data":{"z":"s","y":[1,2],"x":1.0},"requestId":"b"}`), 200), nil)
+	s.Add(record(3, "E", []byte(`{"requestId":"a","data":{"x":2,"y":[1],"w":null}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	var d Diff
+	get(t, srv.URL+"/api/diff?a=1&b=2", &d)
+	if len(d.Differences) != 0 || !d.RequestID.Differ || d.RequestID.A != "a" || d.RequestID.B != "b" || d.Equal {
+		t.Errorf("reordered: %+v", d)
+	}
+	get(t, srv.URL+"/api/diff?a=1&b=3", &d)
+	want := `[{data.x changed 1 2} {data.y[1] removed 2 } {data.z removed "s" } {data.w added  null}]`
+	if got := fmt.Sprint(d.Differences); got != want || d.RequestID.Differ {
+		t.Errorf("diff = %s, want %s (requestId %+v)", got, want, d.RequestID)
+	}
+	if resp := get(t, srv.URL+"/api/diff?a=1&b=7", nil); resp.StatusCode != 404 {
+		t.Errorf("diff with an unknown call: %d", resp.StatusCode)
+	}
+}
+
+// harFile is a HAR 1.2 reader's view, written from the spec, not from the
+// package's own types.
+type harFile struct {
+	Log struct {
+		Version string `json:"version"`
+		Creator struct{ Name, Version string }
+		Entries []struct {
+			StartedDateTime time.Time `json:"startedDateTime"`
+			Time            float64   `json:"time"`
+			Request         struct {
+				Method, URL, HTTPVersion string
+				Headers                  []struct{ Name, Value string }
+				QueryString              []struct{ Name, Value string }
+				PostData                 *struct{ MimeType, Text string }
+				HeadersSize, BodySize    int
+			} `json:"request"`
+			Response struct {
+				Status  int `json:"status"`
+				Content struct {
+					Size     int
+					MimeType string
+					Text     string
+				} `json:"content"`
+			} `json:"response"`
+			Timings *struct{ Send, Wait, Receive float64 } `json:"timings"`
+			Cache   *struct{}                              `json:"cache"`
+		} `json:"entries"`
+	} `json:"log"`
+}
+
+func TestExport(t *testing.T) {
+	srv := newTestServer(t, newTestStore(), nil)
+	resp, err := http.Get(srv.URL + "/api/export?format=ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := capture.NewReader(resp.Body)
+	var bodies [][]byte
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Headers.Get("Authorization") != "Bearer s3cret" {
+			t.Errorf("export masked a header: the capture keeps them for replay")
+		}
+		b, _ := rec.RequestBody()
+		bodies = append(bodies, b)
+	}
+	resp.Body.Close()
+	if len(bodies) != 3 || string(bodies[1]) != receiptBad || !bytes.Equal(bodies[2], []byte{0xff, 0xfe, 0x00, '{'}) {
+		t.Fatalf("ndjson bodies = %q", bodies)
+	}
+
+	var h harFile
+	get(t, srv.URL+"/api/export?format=har", &h)
+	if h.Log.Version != "1.2" || h.Log.Creator.Name != "whsim" || len(h.Log.Entries) != 3 {
+		t.Fatalf("har = %+v", h.Log)
+	}
+	e := h.Log.Entries[1]
+	if e.Request.Method != "POST" || e.Request.URL != "http://127.0.0.1:8080/hook?businessType=CREATE_RECEIVABLE_DOC" ||
+		e.Request.PostData == nil || e.Request.PostData.Text != receiptBad || e.Request.BodySize != len(receiptBad) ||
+		e.Response.Status != 500 || e.Timings == nil || e.Cache == nil || !e.StartedDateTime.Equal(t0.Add(2*time.Second)) ||
+		len(e.Request.QueryString) != 1 || e.Request.QueryString[0].Value != "CREATE_RECEIVABLE_DOC" {
+		t.Errorf("har entry = %+v", e)
+	}
+	if resp := get(t, srv.URL+"/api/export?format=csv", nil); resp.StatusCode != 400 {
+		t.Errorf("export csv: %d", resp.StatusCode)
+	}
+}
+
+func TestRefusesOtherSites(t *testing.T) {
+	srv := newTestServer(t, newTestStore(), nil)
+	for _, tt := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", "", 200},
+		{"localhost:4040", "", 200},
+		{"evil.example:4040", "", 403}, // DNS rebinding
+		{"", "http://evil.example", 403},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/calls", nil)
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("host %q origin %q: %d, want %d", tt.host, tt.origin, resp.StatusCode, tt.want)
+		}
+	}
+}
+
+func TestPageIsServed(t *testing.T) {
+	srv := newTestServer(t, newTestStore(), nil)
+	for _, p := range []string{"/", "/app.js", "/app.css"} {
+		resp, err := http.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(b) == 0 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'self'") {
+			t.Errorf("GET %s: %d, %d bytes, CSP %q", p, resp.StatusCode, len(b), resp.Header.Get("Content-Security-Policy"))
+		}
+		if bytes.Contains(b, []byte("innerHTML")) || bytes.Contains(b, []byte("https://")) {
+			t.Errorf("%s uses innerHTML or loads from the network", p)
+		}
+	}
+}
+
+func TestLoadFilePagesPastTheWindow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	var file []byte
+	for i := 1; i <= 5; i++ {
+		file, _ = capture.Append(file, record(i, "CREATE_RECEIVABLE_DOC", []byte(fmt.Sprintf(`{"requestId":"r-%d"}`, i)), 200))
+		if i == 2 {
+			file = append(file, "not a record\n"...)
+		}
+	}
+	file = append(file, `{"capture":1,"time":`...) // torn
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	s, skipped, err := LoadFile(path, 2, func(*capture.Record) []validate.Finding { checked++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 2 || skipped[0].Line != 3 || skipped[1].Line != 7 || checked != 5 || s.Last() != 5 {
+		t.Fatalf("skipped %+v, checked %d, last %d", skipped, checked, s.Last())
+	}
+	c, err := s.Get(1) // left the window: read back from the file
+	if err != nil || c.RequestID != "r-1" || c.ID != 1 {
+		t.Fatalf("Get(1) = %+v, %v", c, err)
+	}
+	page, err := s.Newest(0, Filter{}, 10)
+	if err != nil || fmt.Sprint(idsOf(page)) != "[5 4 3 2 1]" {
+		t.Fatalf("Newest = %v, %v", idsOf(page), err)
+	}
+	page, _, _, err = s.After(0, Filter{Query: "r-2"}, 10)
+	if err != nil || fmt.Sprint(idsOf(page)) != "[2]" {
+		t.Fatalf("After = %v, %v", idsOf(page), err)
+	}
+	if _, err := s.Get(6); err != ErrNotFound {
+		t.Errorf("Get(6): %v", err)
+	}
+}
+
+func idsOf(cs []*Call) []uint64 {
+	var out []uint64
+	for _, c := range cs {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+func TestWindowForgetsWithoutAFile(t *testing.T) {
+	s := NewStore(2)
+	for i := 1; i <= 3; i++ {
+		s.Add(record(i, "E", []byte(`{}`), 200), nil)
+	}
+	if _, err := s.Get(1); err != ErrNotFound {
+		t.Errorf("Get(1) past the window: %v", err)
+	}
+	page, upTo, _, _ := s.After(0, Filter{}, 10)
+	if fmt.Sprint(idsOf(page)) != "[2 3]" || upTo != 3 {
+		t.Errorf("After(0) = %v up to %d", idsOf(page), upTo)
+	}
+}
+
+func TestFeedNeverWaits(t *testing.T) {
+	s := NewStore(FeedQueue * 3)
+	f := s.NewFeed()
+	s.mu.Lock() // the store is busy: the feed's goroutine cannot store
+	taken := 0
+	const offered = 2*FeedQueue + 2 // the feed may take one batch before it blocks on the store
+	for i := 0; i < offered; i++ {
+		if f.Offer(record(i, "E", []byte(`{}`), 200), nil, "", nil) {
+			taken++
+		}
+	}
+	s.mu.Unlock()
+	f.Close()
+	if s.Dropped() == 0 || uint64(taken)+s.Dropped() != offered || s.Last() != uint64(taken) {
+		t.Errorf("taken %d, dropped %d, stored %d", taken, s.Dropped(), s.Last())
+	}
+}
+
+func FuzzParseTree(f *testing.F) {
+	for _, s := range []string{receiptBad, `[1,{"a":null}]`, `"x"`, `{"a":1}{`, `{"":{"[x]":true}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		n := parseTree(body)
+		if n == nil {
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("a tree of invalid JSON %q", body)
+		}
+		// Every finding lands on a node of the tree.
+		at := attach(n, []validate.Finding{{Path: "a.b[0].c"}, {Path: `["x.y"]`}})
+		for _, p := range at {
+			if p != "" && !strings.HasPrefix("a.b[0].c", p) && !strings.HasPrefix(`["x.y"]`, p) {
+				t.Fatalf("finding shown at %q", p)
+			}
+		}
+	})
+}
+
+func TestDetailShowsTheForwardedAnswer(t *testing.T) {
+	s := NewStore(10)
+	rec := record(1, "E", []byte(`{}`), 502)
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:3000/erp", Status: 502, LatencyMS: 12.5,
+		Headers: http.Header{"X-Session-Token": {"t-1"}}, Body: "bad gateway", BodyEncoding: capture.UTF8}
+	s.Add(rec, nil)
+	srv := httptest.NewServer(New(Options{Store: s, Mask: func(h http.Header) http.Header {
+		out := h.Clone()
+		for k := range out {
+			if strings.Contains(strings.ToLower(k), "token") {
+				out[k] = []string{"****"}
+			}
+		}
+		return out
+	}}))
+	defer srv.Close()
+	var d Detail
+	get(t, srv.URL+"/api/calls/1", &d)
+	f := d.Forward
+	if f == nil || f.URL != "http://127.0.0.1:3000/erp" || f.Status != 502 || f.LatencyMS != 12.5 || f.Body != "bad gateway" ||
+		len(f.Headers) != 1 || f.Headers[0].Value != "****" {
+		t.Errorf("forward = %+v", f)
+	}
+}
+
+func TestAppendSummaryIsJSONMarshal(t *testing.T) {
+	s := newTestStore()
+	odd := record(4, "E\"<x>", []byte(`{"requestId":"a\u2028b"}`), 0)
+	odd.Path = "/\x01\xff<script>"
+	odd.Response = nil
+	s.Add(odd, nil)
+	for id := uint64(1); id <= 4; id++ {
+		c, _ := s.Get(id)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.Encode(summarize(c))
+		want := bytes.TrimSpace(buf.Bytes())
+		if got := appendSummary(nil, c); !bytes.Equal(got, want) {
+			t.Errorf("call %d:\n got %s\nwant %s", id, got, want)
+		}
+	}
+}

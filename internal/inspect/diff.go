@@ -1,0 +1,172 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// Diff is how the bodies of two calls differ, member by member: the order
+// of an object's members does not count, an array's does.
+type Diff struct {
+	A, B  uint64 `json:"-"`
+	Equal bool   `json:"equal"`
+	// RequestID calls out the requestIds, which differ between any two
+	// deliveries and say nothing about the document.
+	RequestID   RequestIDDiff `json:"requestId"`
+	Differences []Difference  `json:"differences"`
+}
+
+// RequestIDDiff compares the two requestIds.
+type RequestIDDiff struct {
+	A      string `json:"a"`
+	B      string `json:"b"`
+	Differ bool   `json:"differ"`
+}
+
+// Difference is one place where the bodies differ.
+type Difference struct {
+	Path string `json:"path"`
+	// Kind is changed (values differ), added (only in b), removed (only in
+	// a), type (an object, array or scalar against another kind) or body
+	// (one of the bodies is not JSON: the bytes differ).
+	Kind string `json:"kind"`
+	A    string `json:"a,omitempty"` // the value in a, as JSON
+	B    string `json:"b,omitempty"`
+}
+
+// diffBodies compares two bodies; the requestId is compared on its own and
+// left out of Differences.
+func diffBodies(a, b *Call) Diff {
+	d := Diff{A: a.ID, B: b.ID, RequestID: RequestIDDiff{A: a.RequestID, B: b.RequestID, Differ: a.RequestID != b.RequestID}}
+	va, oka := decode(a.body)
+	vb, okb := decode(b.body)
+	if !oka || !okb {
+		if !bytes.Equal(a.body, b.body) {
+			d.Differences = append(d.Differences, Difference{Kind: "body", A: abbrev(a.body), B: abbrev(b.body)})
+		}
+	} else {
+		compare(&d, "", va, vb)
+	}
+	d.Equal = len(d.Differences) == 0 && !d.RequestID.Differ
+	if d.Differences == nil {
+		d.Differences = []Difference{}
+	}
+	return d
+}
+
+func decode(body []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+func compare(d *Diff, path string, a, b any) {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			d.add(path, "type", a, b)
+			return
+		}
+		for _, k := range sortedKeys(av) {
+			p := validate.JoinKey(path, k)
+			if path == "" && k == spec.FieldRequestID {
+				continue // called out on its own
+			}
+			if w, ok := bv[k]; ok {
+				compare(d, p, av[k], w)
+			} else {
+				d.add(p, "removed", av[k], nil)
+			}
+		}
+		for _, k := range sortedKeys(bv) {
+			if _, ok := av[k]; !ok && !(path == "" && k == spec.FieldRequestID) {
+				d.add(validate.JoinKey(path, k), "added", nil, bv[k])
+			}
+		}
+	case []any:
+		bv, ok := b.([]any)
+		if !ok {
+			d.add(path, "type", a, b)
+			return
+		}
+		for i := 0; i < len(av) || i < len(bv); i++ {
+			p := validate.JoinIndex(path, i)
+			switch {
+			case i >= len(bv):
+				d.add(p, "removed", av[i], nil)
+			case i >= len(av):
+				d.add(p, "added", nil, bv[i])
+			default:
+				compare(d, p, av[i], bv[i])
+			}
+		}
+	default:
+		switch b.(type) {
+		case map[string]any, []any:
+			d.add(path, "type", a, b)
+			return
+		}
+		if !scalarEqual(a, b) {
+			d.add(path, "changed", a, b)
+		}
+	}
+}
+
+// scalarEqual compares numbers by value (1.0 equals 1), other scalars as
+// they are.
+func scalarEqual(a, b any) bool {
+	na, oka := a.(json.Number)
+	nb, okb := b.(json.Number)
+	if oka && okb {
+		if na == nb {
+			return true
+		}
+		fa, erra := strconv.ParseFloat(string(na), 64)
+		fb, errb := strconv.ParseFloat(string(nb), 64)
+		return erra == nil && errb == nil && fa == fb
+	}
+	return a == b
+}
+
+func (d *Diff) add(path, kind string, a, b any) {
+	x := Difference{Path: path, Kind: kind}
+	if kind != "added" {
+		x.A = jsonText(a)
+	}
+	if kind != "removed" {
+		x.B = jsonText(b)
+	}
+	d.Differences = append(d.Differences, x)
+}
+
+func jsonText(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return ""
+	}
+	return abbrev(bytes.TrimRight(buf.Bytes(), "\n"))
+}
+
+// abbrev keeps a value short enough to show in a table.
+func abbrev(b []byte) string {
+	const max = 200
+	if len(b) <= max {
+		return string(b)
+	}
+	return string(bytes.ToValidUTF8(b[:max], nil)) + "…"
+}
+
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }

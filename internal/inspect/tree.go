@@ -1,0 +1,155 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// Node is one value of a JSON body, members in the order they were sent
+// and numbers as written, addressed by the path findings use.
+type Node struct {
+	Key      string  `json:"key,omitempty"` // the member name, in an object
+	Index    *int    `json:"index,omitempty"`
+	Path     string  `json:"path"`
+	Kind     string  `json:"kind"`            // object, array, string, number, bool, null
+	Value    string  `json:"value,omitempty"` // a scalar: a string's text, a number as written, true, false
+	Children []*Node `json:"children,omitempty"`
+	// Findings are indexes into the detail's findings shown at this node.
+	Findings []int `json:"findings,omitempty"`
+}
+
+// maxNodes bounds a tree: beyond it the page shows the raw body only.
+const maxNodes = 50000
+
+var errTooBig = errors.New("too many values for a tree")
+
+// parseTree returns the tree of a JSON body, nil when it is not one JSON
+// value or is too large to show as a tree.
+func parseTree(body []byte) *Node {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	count := 0
+	n, err := readNode(dec, "", &count)
+	if err != nil {
+		return nil
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil // trailing data
+	}
+	return n
+}
+
+func readNode(dec *json.Decoder, path string, count *int) (*Node, error) {
+	if *count++; *count > maxNodes {
+		return nil, errTooBig
+	}
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{Path: path}
+	switch v := t.(type) {
+	case json.Delim:
+		if v == '{' {
+			n.Kind = "object"
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := kt.(string)
+				c, err := readNode(dec, validate.JoinKey(path, key), count)
+				if err != nil {
+					return nil, err
+				}
+				c.Key = key
+				n.Children = append(n.Children, c)
+			}
+		} else {
+			n.Kind = "array"
+			for i := 0; dec.More(); i++ {
+				c, err := readNode(dec, validate.JoinIndex(path, i), count)
+				if err != nil {
+					return nil, err
+				}
+				c.Index = &i
+				n.Children = append(n.Children, c)
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+	case string:
+		n.Kind, n.Value = "string", v
+	case json.Number:
+		n.Kind, n.Value = "number", v.String()
+	case bool:
+		n.Kind = "bool"
+		n.Value = "false"
+		if v {
+			n.Value = "true"
+		}
+	case nil:
+		n.Kind = "null"
+	}
+	return n, nil
+}
+
+// attach marks each finding on the node at its path or, for a path the body
+// lacks (a missing field), on its nearest ancestor that is there. It
+// returns where each finding was put.
+func attach(root *Node, fs []validate.Finding) []string {
+	at := make([]string, len(fs))
+	if root == nil {
+		return at
+	}
+	byPath := map[string]*Node{}
+	var walk func(*Node)
+	walk = func(n *Node) {
+		if _, dup := byPath[n.Path]; !dup {
+			byPath[n.Path] = n
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	for i, f := range fs {
+		p := f.Path
+		for {
+			if n, ok := byPath[p]; ok {
+				n.Findings = append(n.Findings, i)
+				at[i] = p
+				break
+			}
+			if p == "" {
+				break
+			}
+			p = parent(p)
+		}
+	}
+	return at
+}
+
+// parent drops a path's last step: .key, ["key"] or [i].
+func parent(p string) string {
+	if strings.HasSuffix(p, "]") {
+		if strings.HasSuffix(p, `"]`) {
+			if i := strings.LastIndex(p, `["`); i >= 0 {
+				return p[:i]
+			}
+		}
+		if i := strings.LastIndexByte(p, '['); i >= 0 {
+			return p[:i]
+		}
+	}
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}

@@ -1,0 +1,385 @@
+// whsim inspector. Everything that came from the network is put on the page
+// as text (textContent, text nodes, attribute values), never parsed as HTML.
+"use strict";
+
+const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
+
+const $ = (id) => document.getElementById(id);
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0 };
+
+// el builds an element; strings among the children become text nodes.
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function filterQuery() {
+  const p = new URLSearchParams();
+  const add = (k, v) => { if (v) p.set(k, v); };
+  add("event", $("f-event").value);
+  add("verdict", $("f-verdict").value);
+  add("status", $("f-status").value.trim());
+  add("q", $("f-q").value);
+  return p;
+}
+
+async function getJSON(url, init) {
+  const r = await fetch(url, init);
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+function size(n) {
+  if (n < 1024) return n + " B";
+  if (n < 1 << 20) return (n / 1024).toFixed(1) + " KiB";
+  return (n / (1 << 20)).toFixed(1) + " MiB";
+}
+
+function time(iso) {
+  const d = new Date(iso);
+  const pad = (n, w) => String(n).padStart(w || 2, "0");
+  return pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + "." + pad(d.getMilliseconds(), 3);
+}
+
+function statusClass(s) { return s >= 500 || s === 0 ? "bad" : s >= 400 ? "warn" : "ok"; }
+const verdictClass = { valid: "ok", warning: "warn", invalid: "bad" };
+
+function row(c) {
+  const tr = el("tr", { "data-id": String(c.id), class: "v-" + c.verdict },
+    el("td", { class: "num" }, c.id),
+    el("td", { class: "time" }, time(c.receivedAt)),
+    el("td", {}, c.method),
+    el("td", { class: "path", title: c.path }, c.path),
+    el("td", { class: "event", title: c.event }, c.event || "-"),
+    el("td", { class: "rid", title: c.requestId }, c.requestId || "-"),
+    el("td", { class: "num" }, size(c.size)),
+    el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
+    el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : "")));
+  tr.addEventListener("click", () => { select(tr); openCall(c.id); });
+  return tr;
+}
+
+function showEmpty() { $("list-empty").hidden = $("rows").children.length > 0; }
+
+// prepend adds calls newer than every row, newest on top.
+function prepend(calls) {
+  const tbody = $("rows");
+  for (const c of calls) {
+    const first = tbody.firstElementChild;
+    if (first && Number(first.dataset.id) >= c.id) continue;
+    tbody.insertBefore(row(c), first);
+  }
+  while (tbody.children.length > MAX_ROWS) {
+    tbody.lastElementChild.remove();
+    $("older").hidden = false;
+  }
+  showEmpty();
+}
+
+function append(calls) {
+  const tbody = $("rows");
+  for (const c of calls) tbody.append(row(c));
+  showEmpty();
+}
+
+async function reload() {
+  if (state.source) state.source.close();
+  state.source = null;
+  const gen = ++state.gen; // a newer reload wins over one still waiting
+  const q = filterQuery();
+  q.set("limit", "200");
+  const calls = await getJSON("api/calls?" + q);
+  if (gen !== state.gen) return;
+  $("rows").replaceChildren();
+  append(calls);
+  $("older").hidden = calls.length < 200;
+  const newest = calls.length ? calls[0].id : 0;
+  const sq = filterQuery();
+  sq.set("after", String(newest));
+  // EventSource reconnects by itself, sending Last-Event-ID: the server
+  // resumes after it, so a dropped connection loses no call.
+  state.source = new EventSource("api/stream?" + sq);
+  state.source.addEventListener("call", (e) => prepend([JSON.parse(e.data)]));
+  if (state.open) markSelected(state.open);
+}
+
+async function loadOlder() {
+  const last = $("rows").lastElementChild;
+  if (!last) return;
+  const q = filterQuery();
+  q.set("limit", "200");
+  q.set("before", last.dataset.id);
+  const calls = await getJSON("api/calls?" + q);
+  append(calls);
+  $("older").hidden = calls.length < 200;
+}
+
+function select(tr) {
+  if (state.selected) state.selected.classList.remove("selected");
+  state.selected = tr;
+  if (tr) {
+    tr.classList.add("selected");
+    tr.scrollIntoView({ block: "nearest" });
+  }
+}
+
+function markSelected(id) {
+  const tr = $("rows").querySelector('tr[data-id="' + Number(id) + '"]');
+  if (tr) select(tr);
+}
+
+function move(step) {
+  const rows = $("rows");
+  let tr = state.selected && state.selected.isConnected ? state.selected : null;
+  if (!tr) tr = step > 0 ? rows.firstElementChild : rows.lastElementChild;
+  else tr = step > 0 ? tr.nextElementSibling || tr : tr.previousElementSibling || tr;
+  select(tr);
+}
+
+// ---- the detail of one call ----
+
+async function openCall(id) {
+  state.open = id;
+  let d;
+  try {
+    d = await getJSON("api/calls/" + id);
+  } catch (err) {
+    $("detail-pane").replaceChildren(el("p", { class: "error" }, String(err.message)));
+    return;
+  }
+  if (state.open !== id) return;
+  $("detail-pane").replaceChildren(detail(d));
+}
+
+function section(title, ...content) {
+  return el("details", { open: "" }, el("summary", {}, title), ...content);
+}
+
+function table(pairs, empty) {
+  if (!pairs || !pairs.length) return el("p", { class: "hint" }, empty);
+  return el("table", { class: "kv" }, ...pairs.map((p) => el("tr", {}, el("th", {}, p.name), el("td", {}, p.value))));
+}
+
+function detail(d) {
+  const line = d.method + " " + d.path + (d.query ? "?" + d.query : "");
+  const out = el("div", { class: "detail", "data-id": String(d.id) },
+    el("h2", {}, el("span", { class: "reqline" }, line), " ",
+      el("span", { class: "badge " + verdictClass[d.verdict] }, d.verdict)),
+    el("p", { class: "meta" }, "#" + d.id + " · " + new Date(d.receivedAt).toISOString() + " · from " + d.remote +
+      " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
+    actions(d));
+  out.append(findingsList(d));
+  out.append(section("Query", table(d.queryParams, "No query.")));
+  out.append(section("Headers (credentials masked)", table(d.headers, "No headers.")));
+  const body = el("div", { class: "tree" });
+  if (d.tree) body.append(node(d.tree, d.findingList, true));
+  else body.append(el("p", { class: "hint" }, d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
+  out.append(section("Body", body));
+  out.append(rawView(d));
+  if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
+  if (d.forward) {
+    const f = d.forward;
+    const title = f.error ? "forward to " + f.url + " failed: " + f.error
+      : "the receiver (" + f.url + ") answered " + f.status + " in " + f.latencyMs.toFixed(1) + " ms";
+    out.append(section(title, f.error ? "" : message(f)));
+  }
+  return out;
+}
+
+function message(m) {
+  return el("div", {}, table(m.headers, "No headers."),
+    el("pre", { class: "body" }, m.bodyEncoding === "base64" ? "(base64) " + m.body : m.body));
+}
+
+function findingsList(d) {
+  if (!d.findingList.length) return el("p", { class: "findings none" }, "No findings: the call matches the spec.");
+  return el("ul", { class: "findings" }, ...d.findingList.map((f) =>
+    el("li", { class: f.severity },
+      el("span", { class: "sev" }, f.severity), " ",
+      el("a", { href: "#", class: "path", onclick: (e) => { e.preventDefault(); reveal(f.at); } }, f.path || "(body)"), " ",
+      el("span", { class: "rule" }, f.rule), " ",
+      el("span", { class: "msg" }, f.message))));
+}
+
+// reveal opens the tree down to a path and highlights it.
+function reveal(path) {
+  for (const n of document.querySelectorAll(".tree [data-path]")) {
+    if (n.dataset.path !== path) continue;
+    for (let p = n.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+    n.scrollIntoView({ block: "center" });
+    n.classList.add("flash");
+    setTimeout(() => n.classList.remove("flash"), 1200);
+    return;
+  }
+}
+
+function label(n) {
+  if (n.key !== undefined) return el("span", { class: "key" }, JSON.stringify(n.key));
+  if (n.index !== undefined) return el("span", { class: "idx" }, String(n.index));
+  return null;
+}
+
+function node(n, findings, top) {
+  const notes = (n.findings || []).map((i) => findings[i]).map((f) =>
+    el("div", { class: "note " + f.severity }, "⚠ " + f.rule + ": " + f.message));
+  if (n.kind === "object" || n.kind === "array") {
+    const open = n.kind === "object" ? "{" : "[";
+    const close = n.kind === "object" ? "}" : "]";
+    const count = (n.children || []).length;
+    const kids = (n.children || []).map((c) => node(c, findings, false));
+    const lbl = label(n);
+    return el("details", { open: "", class: "branch" + (notes.length ? " has-finding" : ""), "data-path": n.path },
+      el("summary", {}, lbl, lbl ? ": " : "", open, el("span", { class: "count" }, " " + count + " " + (n.kind === "object" ? "member" : "item") + (count === 1 ? " " : "s ")), close),
+      ...notes, el("div", { class: "kids" }, ...kids));
+  }
+  let v;
+  switch (n.kind) {
+    case "string": v = el("span", { class: "str" }, JSON.stringify(n.value)); break;
+    case "null": v = el("span", { class: "lit" }, "null"); break;
+    case "bool": v = el("span", { class: "lit" }, n.value); break;
+    default: v = el("span", { class: "numv" }, n.value);
+  }
+  const lbl = label(n);
+  return el("div", { class: "leaf" + (notes.length ? " has-finding" : ""), "data-path": n.path }, lbl, lbl ? ": " : "", v, ...notes);
+}
+
+function rawView(d) {
+  const box = el("div", {}, el("p", { class: "hint" }, "Loading…"));
+  const sec = el("details", { class: "raw" }, el("summary", {}, "Raw bytes (" + size(d.size) + (d.bodyEncoding === "base64" ? ", not UTF-8: hex" : "") + ")"), box);
+  sec.addEventListener("toggle", async () => {
+    if (!sec.open || box.dataset.loaded) return;
+    box.dataset.loaded = "1";
+    const buf = new Uint8Array(await (await fetch("api/calls/" + d.id + "/raw")).arrayBuffer());
+    box.replaceChildren(el("pre", { class: "body" }, d.bodyEncoding === "base64" ? hexdump(buf) : new TextDecoder().decode(buf)));
+  });
+  return sec;
+}
+
+function hexdump(b) {
+  const lines = [];
+  for (let i = 0; i < b.length; i += 16) {
+    const chunk = Array.from(b.slice(i, i + 16));
+    const hex = chunk.map((x) => x.toString(16).padStart(2, "0")).join(" ").padEnd(47);
+    const asc = chunk.map((x) => (x >= 0x20 && x < 0x7f ? String.fromCharCode(x) : ".")).join("");
+    lines.push(i.toString(16).padStart(8, "0") + "  " + hex + "  |" + asc + "|");
+  }
+  return lines.join("\n");
+}
+
+async function copy(text, btn) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const t = el("textarea", {});
+    t.value = text;
+    document.body.append(t);
+    t.select();
+    document.execCommand("copy");
+    t.remove();
+  }
+  const was = btn.textContent;
+  btn.textContent = "copied";
+  setTimeout(() => { btn.textContent = was; }, 1000);
+}
+
+function actions(d) {
+  const curl = el("button", { type: "button" }, "copy as curl");
+  curl.addEventListener("click", () => copy(d.curl, curl));
+  const send = el("button", { type: "button" }, "copy as whsim send");
+  send.addEventListener("click", () => copy(d.send, send));
+  const dl = el("a", { class: "button", href: "api/calls/" + d.id + "/raw?download", download: d.file }, "download body");
+  const bar = el("div", { class: "actions" }, curl, send, dl);
+
+  const base = el("button", { type: "button", id: "diff-base" }, state.base === d.id ? "diff base" : "set as diff base");
+  base.addEventListener("click", () => { state.base = d.id; base.textContent = "diff base"; });
+  bar.append(base);
+  const diffOut = el("div", { class: "diff" });
+  if (state.base && state.base !== d.id) {
+    const btn = el("button", { type: "button", id: "diff" }, "diff with #" + state.base);
+    btn.addEventListener("click", async () => diffOut.replaceChildren(diffView(await getJSON("api/diff?a=" + state.base + "&b=" + d.id), state.base, d.id)));
+    bar.append(btn);
+  }
+
+  const out = el("div", {}, bar);
+  if (state.info && state.info.replay) {
+    const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "http://127.0.0.1:3000/webhook" });
+    url.value = localStorage.getItem("whsim.replayURL") || "";
+    const res = el("div", { id: "replay-result" });
+    const form = el("form", { class: "replay" }, "replay to ", url, " ", el("button", { type: "submit" }, "replay"));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      localStorage.setItem("whsim.replayURL", url.value);
+      res.replaceChildren(el("p", { class: "hint" }, "Sending…"));
+      try {
+        const r = await getJSON("api/calls/" + d.id + "/replay", {
+          method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url: url.value }),
+        });
+        res.replaceChildren(r.error
+          ? el("p", { class: "error" }, "no answer: " + r.error)
+          : el("div", {}, el("p", {}, el("span", { class: "status " + statusClass(r.status) }, String(r.status)), " in " + r.latencyMs.toFixed(1) + " ms"),
+            el("pre", { class: "body" }, r.bodyEncoding === "base64" ? "(base64) " + r.body : r.body)));
+      } catch (err) {
+        res.replaceChildren(el("p", { class: "error" }, String(err.message)));
+      }
+    });
+    out.append(form, res);
+  }
+  out.append(diffOut);
+  return out;
+}
+
+function diffView(d, a, b) {
+  const rid = d.requestId.differ
+    ? el("p", { class: "note warning" }, "requestId differs (" + (d.requestId.a || "-") + " → " + (d.requestId.b || "-") + "): expected between deliveries, left out below.")
+    : el("p", { class: "hint" }, "Same requestId: " + (d.requestId.a || "-"));
+  if (!d.differences.length) return el("div", {}, rid, el("p", {}, "The bodies of #" + a + " and #" + b + " are the same JSON (member order aside)."));
+  return el("div", {}, rid, el("table", { class: "kv diff" },
+    el("tr", {}, el("th", {}, "path"), el("th", {}, "change"), el("th", {}, "#" + a), el("th", {}, "#" + b)),
+    ...d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))));
+}
+
+// ---- start ----
+
+function debounce(f, ms) {
+  let t;
+  return () => { clearTimeout(t); t = setTimeout(f, ms); };
+}
+
+document.addEventListener("keydown", (e) => {
+  const typing = e.target.matches("input, select, textarea");
+  if (e.key === "Escape" && typing) { e.target.blur(); return; }
+  if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  switch (e.key) {
+    case "j": case "ArrowDown": move(1); break;
+    case "k": case "ArrowUp": move(-1); break;
+    case "Enter": if (state.selected) openCall(Number(state.selected.dataset.id)); break;
+    case "/": $("f-q").focus(); break;
+    default: return;
+  }
+  e.preventDefault();
+});
+
+async function start() {
+  state.info = await getJSON("api/info");
+  $("source").textContent = state.info.source;
+  for (const ev of state.info.events) $("f-event").append(el("option", { value: ev }, ev));
+  $("f-event").append(el("option", { value: "-" }, "(no businessType)"));
+  const refilter = debounce(reload, 200);
+  for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", reload);
+  for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
+  $("filters").addEventListener("submit", (e) => e.preventDefault());
+  $("older").addEventListener("click", loadOlder);
+  await reload();
+}
+
+start();
