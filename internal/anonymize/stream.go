@@ -35,7 +35,7 @@ type Stats struct {
 	// Dropped counts the request headers taken out of capture records, by
 	// name: signatures no longer match the changed body, and credentials are
 	// not to be shared.
-	Dropped map[string]int
+	Dropped  map[string]int
 	Resigned int
 	// Torn is the line of a torn last capture record that was skipped (0:
 	// none).
