@@ -13,12 +13,15 @@ type Leak struct {
 	Text string
 }
 
-// leaks scans text for runs of digits and capital letters that look like
-// identifiers and are not among the stand-ins.
+// leaks scans text, which starts on line, for runs of digits and capital
+// letters that look like identifiers and are not among the stand-ins.
 func leaks(text string, line int, standIns map[string]bool) []Leak {
 	var out []Leak
 	for i := 0; i < len(text); {
 		if !runChar(text[i]) {
+			if text[i] == '\n' {
+				line++
+			}
 			i++
 			continue
 		}

@@ -98,7 +98,7 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	st.count(repl)
 	st.Payloads = topLevelCount(doc)
 	if opts.Check {
-		st.Leaks = append(st.Leaks, leaksIn(out, 0, repl)...)
+		st.Leaks = append(st.Leaks, leaksIn(out, 1, repl)...)
 	}
 	_, err = w.Write(out)
 	return st, err
