@@ -2,10 +2,11 @@ package deliver
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
+
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // Template is a pre-built delivery: the body is encoded once, off the hot
@@ -81,26 +82,7 @@ func NewIDs(seed uint64) *IDs {
 }
 
 // Next returns a fresh UUID.
-func (g *IDs) Next() string {
-	var b [16]byte
-	a, c := g.r.Uint64(), g.r.Uint64()
-	for i := range 8 {
-		b[i], b[8+i] = byte(a>>(8*i)), byte(c>>(8*i))
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
-}
+func (g *IDs) Next() string { return spec.NewUUID(g.r.Uint64(), g.r.Uint64()) }
 
 // Feed produces the deliveries of a send run from pools of templates. Each
 // round takes the next group from every lane (one lane per event, or one

@@ -21,22 +21,6 @@ func New(seed uint64) *Faker { return &Faker{r: NewRand(seed)} }
 // Rand returns the underlying source, for callers' own draws.
 func (f *Faker) Rand() *Rand { return f.r }
 
-// pick draws an index with probability proportional to w. It avoids
-// a weighted draw that boxes every option into an interface.
-func (f *Faker) pick(w []uint16) int {
-	t := 0
-	for _, x := range w {
-		t += int(x)
-	}
-	n := f.r.IntN(t)
-	for i, x := range w {
-		if n -= int(x); n < 0 {
-			return i
-		}
-	}
-	return len(w) - 1
-}
-
 // percent is true with probability p/100.
 func (f *Faker) percent(p int) bool { return f.r.IntN(100) < p }
 
@@ -63,7 +47,7 @@ var (
 // PersonName draws a 2–4 character name; about two thirds of adults have a
 // two-character given name.
 func (f *Faker) PersonName() string {
-	s := surnames[f.pick(surnameW[:])]
+	s := surnames[Pick(f.r, surnameW[:])]
 	if s == "" {
 		s = f.choice(rareSurnames)
 	}
@@ -92,7 +76,7 @@ func (f *Faker) CompanyName() string {
 	b := buf[:0]
 	city := f.choice(cities)
 	trade := f.choice(tradeNames)
-	form := orgForms[f.pick(orgFormW[:])]
+	form := orgForms[Pick(f.r, orgFormW[:])]
 	if form == "商行" { // 个体户 carry a plain trade word, never 科技
 		b = append(b, city...)
 		b = append(b, trade...)
@@ -124,7 +108,7 @@ func (f *Faker) Title() string { return f.CompanyName() }
 func (f *Faker) EmployeeCode() string {
 	var buf [8]byte
 	b := buf[:0]
-	switch f.pick([]uint16{40, 25, 15, 20}) {
+	switch Pick(f.r, []uint16{40, 25, 15, 20}) {
 	case 0:
 		b = appendPad(b, uint64(f.r.IntRange(1, 2999)), 4)
 	case 1:

@@ -1,6 +1,10 @@
 package fake
 
-import "time"
+import (
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+)
 
 // InvoiceKind is one 发票种类代码 (fplx) as used by the 查验/勾选/乐企 interfaces.
 type InvoiceKind struct {
@@ -37,7 +41,7 @@ var invoiceKinds = [...]InvoiceKind{
 var kindW = [...]uint16{42, 24, 10, 6, 3, 8, 1, 2, 1, 1, 1, 1}
 
 // InvoiceKind draws a realistic kind for a purchase invoice.
-func (f *Faker) InvoiceKind() InvoiceKind { return invoiceKinds[f.pick(kindW[:])] }
+func (f *Faker) InvoiceKind() InvoiceKind { return invoiceKinds[Pick(f.r, kindW[:])] }
 
 // InvoiceKinds lists every known 发票种类代码, for validators and help text.
 func InvoiceKinds() []InvoiceKind { return invoiceKinds[:] }
@@ -64,7 +68,7 @@ func (f *Faker) InvoiceNumber(k InvoiceKind, t time.Time) (code, number string) 
 	if k.Digital {
 		b := appendPad(buf[:0], yy, 2)
 		b = append(b, f.choice(provinces)...)
-		b = append(b, "12"[f.pick([]uint16{15, 85})])
+		b = append(b, "12"[Pick(f.r, []uint16{15, 85})])
 		b = appendPad(b, uint64(f.r.IntN(1_000_000_000)), 15)
 		return "", string(b)
 	}
@@ -110,7 +114,8 @@ func (f *Faker) InvoiceNumber(k InvoiceKind, t time.Time) (code, number string) 
 // VATRate draws a percentage as seen on a trading or manufacturing firm's
 // purchase invoices.
 func (f *Faker) VATRate() int {
-	return [...]int{13, 9, 6, 3, 1}[f.pick([]uint16{80, 8, 7, 2, 3})]
+	// Weights follow spec.VATRates; 5% and 0% do not occur on such invoices.
+	return spec.VATRates()[Pick(f.r, []uint16{80, 8, 7, 0, 2, 3, 0})]
 }
 
 // Currency is an ISO 4217 currency with its usual Chinese name and a rate in
@@ -149,7 +154,7 @@ func (f *Faker) Currency() Currency {
 	for i, c := range currencies {
 		w[i] = c.w
 	}
-	c := currencies[f.pick(w[:])]
+	c := currencies[Pick(f.r, w[:])]
 	return Currency{c.code, c.name, Decimal{int64(f.r.IntRange(int(c.lo), int(c.hi))), 4}}
 }
 

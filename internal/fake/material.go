@@ -152,7 +152,7 @@ func (f *Faker) QuantityFor(m Material) Decimal {
 }
 
 func (f *Faker) whole() Decimal {
-	hi := [...]int{10, 50, 200, 500}[f.pick([]uint16{40, 30, 20, 10})]
+	hi := [...]int{10, 50, 200, 500}[Pick(f.r, []uint16{40, 30, 20, 10})]
 	n := f.r.IntRange(1, hi)
 	if n > 10 && f.percent(40) {
 		n = (n + 9) / 10 * 10
@@ -168,7 +168,7 @@ func (f *Faker) fractional() Decimal {
 // often a whole or half yuan.
 func (f *Faker) UnitPrice() Decimal {
 	b := [...][2]int64{{50, 999}, {1000, 9999}, {10000, 99999}, {100000, 2000000}}
-	r := b[f.pick([]uint16{20, 35, 30, 15})]
+	r := b[Pick(f.r, []uint16{20, 35, 30, 15})]
 	return Money(f.roundPrice(r[0], r[1]))
 }
 

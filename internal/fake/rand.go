@@ -50,23 +50,25 @@ func (r *Rand) Float64() float64 { return r.r.Float64() }
 // Uint64 returns a uniformly distributed uint64.
 func (r *Rand) Uint64() uint64 { return r.r.Uint64() }
 
-// UUID returns a random (version 4, RFC 9562) UUID in lower-case hex.
-func (r *Rand) UUID() string {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], r.r.Uint64())
-	binary.LittleEndian.PutUint64(b[8:], r.r.Uint64())
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	const hex = "0123456789abcdef"
-	var s [36]byte
-	j := 0
-	for i, c := range b {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			s[j] = '-'
-			j++
-		}
-		s[j], s[j+1] = hex[c>>4], hex[c&0xf]
-		j += 2
+// Pick draws index i with probability w[i]/Σw. Whole weights (summing below
+// 65536) draw with IntN, fractional ones with Float32: the two consume the
+// source differently, and each keeps the sequence its seeds always gave.
+func Pick[W uint16 | float32](r *Rand, w []W) int {
+	var total W
+	for _, x := range w {
+		total += x
 	}
-	return string(s[:])
+	var x W
+	if _, frac := any(total).(float32); frac {
+		x = W(r.Float32()) * total
+	} else {
+		x = W(r.IntN(int(total)))
+	}
+	for i, v := range w {
+		if x < v {
+			return i
+		}
+		x -= v
+	}
+	return len(w) - 1
 }

@@ -1,10 +1,16 @@
 // Package payload builds webhook bodies: the envelope and realistic data for
 // an event in a shape, consistent the way an ERP's documents are, and the
 // --set/--unset overrides users build edge cases with.
+//
+// Data is made in two steps. The generator draws a shape-independent domain
+// document (document.go: an invoice with its lines, a receipt with its lines,
+// sources and ledger) from one seeded source; the renderer (render.go) then
+// walks the spec's field table of the shape and takes each field's value
+// from the document by the field's spec.Datum. What differs between shapes
+// (names, the integer status, fields left out) lives only in the spec.
 package payload
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/whsim/whsim/internal/fake"
@@ -42,31 +48,39 @@ func (g *Generator) Build(e spec.Event, s spec.Shape) *Obj {
 // Envelope wraps data in a new envelope with a fresh requestId. Scenarios use
 // it to send one document under several events.
 func (g *Generator) Envelope(e spec.Event, s spec.Shape, data *Obj) *Obj {
+	r := g.f.Rand()
 	return new(Obj).
-		Add(spec.FieldRequestID, g.f.Rand().UUID()).
+		Add(spec.FieldRequestID, spec.NewUUID(r.Uint64(), r.Uint64())).
 		Add(spec.FieldBusinessType, int64(e.NumberFor(s))).
 		Add(spec.FieldData, data)
 }
 
 // Data returns fresh data for an event in a shape.
 func (g *Generator) Data(e spec.Event, s spec.Shape) *Obj {
+	l := layoutOf(e.Kind, s)
+	c := cursor{}
 	if e.Kind == spec.Receipt {
-		return g.receipt(s)
+		c.rec = g.receipt(l)
+	} else {
+		c.inv = g.invoice(e, l)
 	}
-	return g.invoice(e, s)
+	return render(l.fields, &c)
 }
 
 // Source documents an invoice is raised from. Purchase invoices come from the
-// purchase side; the prefix of relatedOrderCode agrees with createType.
-var invoiceSources = []struct {
-	createType string
-	prefix     string
-	weight     float32
-}{
-	{"PURCHASE_ORDER", "CGDD", 45},
-	{"PURCHASE_RECEIPT", "CGRKD", 45},
-	{"PURCHASE_RETURN", "CGTLD", 10},
-}
+// purchase side; the prefix of the related document number agrees with
+// createType.
+var (
+	invoiceSources = []struct {
+		createType string
+		prefix     string
+	}{
+		{"PURCHASE_ORDER", "CGDD"},
+		{"PURCHASE_RECEIPT", "CGRKD"},
+		{"PURCHASE_RETURN", "CGTLD"},
+	}
+	invoiceSourceW = []float32{45, 45, 10}
+)
 
 // RelatedOrderPrefix returns the document-number prefix that goes with a
 // createType value.
@@ -87,20 +101,7 @@ func RelatedOrderPrefix(createType string) string {
 	return ""
 }
 
-func (g *Generator) pick(weights []float32) int {
-	var total float32
-	for _, w := range weights {
-		total += w
-	}
-	x := g.f.Rand().Float32() * total
-	for i, w := range weights {
-		if x < w {
-			return i
-		}
-		x -= w
-	}
-	return len(weights) - 1
-}
+func (g *Generator) pick(weights []float32) int { return fake.Pick(g.f.Rand(), weights) }
 
 // chance reports true with probability p.
 func (g *Generator) chance(p float64) bool { return g.f.Rand().Float64() < p }
@@ -119,100 +120,60 @@ func midnight(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, shanghai)
 }
 
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-func (g *Generator) invoice(e spec.Event, s spec.Shape) *Obj {
+// invoice draws an invoice. The draws keep the order they have always had,
+// so that a seed gives the bytes it always gave; values only some shapes
+// carry (the applicant) are drawn only for those shapes.
+func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	f := g.f
-	created := g.recent(30)
+	inv := &invoiceDoc{created: g.recent(30)}
 	kind := f.InvoiceKind()
-	_, number := f.InvoiceNumber(kind, created)
-	src := invoiceSources[g.pick([]float32{invoiceSources[0].weight, invoiceSources[1].weight, invoiceSources[2].weight})]
-	status := spec.StatusPass
+	inv.typeCode = kind.TypeCode
+	_, inv.number = f.InvoiceNumber(kind, inv.created)
+	src := invoiceSources[g.pick(invoiceSourceW)]
+	inv.createType = src.createType
+	inv.status = spec.StatusPass
 	if e.Name == "AUDIT_PURCHASE_ORDER_INVOICE" && g.chance(0.2) {
-		status = spec.StatusRefusal
+		inv.status = spec.StatusRefusal
 	}
-	currency := f.Currency()
-	supplier, supplierCode := f.CompanyName(), f.CustomerCode()
-	staffCode, staffName := f.EmployeeCode(), f.PersonName()
-	code := ""
+	inv.currency = f.Currency().Code
+	inv.supplier.name, inv.supplier.code = f.CompanyName(), f.CustomerCode()
+	inv.staff.code, inv.staff.name = f.EmployeeCode(), f.PersonName()
 	if !g.chance(0.1) {
-		code = f.DocNumber("CGFP", created)
+		inv.code = f.DocNumber("CGFP", inv.created)
 	}
-
-	lines := g.invoiceLines(s, src.prefix, created, src.createType == "PURCHASE_RETURN")
-	d := new(Obj).Add("code", code)
-	if s == spec.Described {
-		d.Add("invoiceType", "VALUE_ADDED_TAX")
+	g.invoiceLines(inv, src.prefix, src.createType == "PURCHASE_RETURN")
+	inv.title = f.Title()
+	inv.taxID = f.USCC()
+	if l.has[spec.InvApplicantCode] {
+		inv.applicant.code, inv.applicant.name = f.EmployeeCode(), f.PersonName()
 	}
-	d.Add("invoiceTypeCode", kind.TypeCode).
-		Add("invoiceTitle", f.Title())
-	if s == spec.Described {
-		d.Add("invoiceCode", number)
-	}
-	d.Add("taxCode", f.USCC())
-	if s == spec.Described {
-		d.Add("customerCode", supplierCode).Add("customerName", supplier)
-	} else {
-		d.Add("enterpriseCode", supplierCode).Add("enterpriseName", supplier)
-	}
-	d.Add("staffCode", staffCode).Add("staffName", staffName)
-	if s == spec.Described {
-		d.Add("applicationCode", f.EmployeeCode()).Add("applicationName", f.PersonName())
-	}
-	d.Add("comments", f.Remark()).Add("currency", currency.Code)
-	if s == spec.Described {
-		d.Add("createType", src.createType).
-			Add(spec.FieldStatus, status).
-			Add("createTime", millis(created)).
-			Add(spec.FieldItems, lines)
-	} else {
-		d.Add(spec.FieldStatus, int64(spec.SampleStatus(status))).
-			Add(spec.FieldRecords, lines)
-	}
-	return d
+	inv.remark = f.Remark()
+	return inv
 }
 
-func (g *Generator) invoiceLines(s spec.Shape, prefix string, created time.Time, negative bool) []any {
+func (g *Generator) invoiceLines(inv *invoiceDoc, prefix string, negative bool) {
 	f := g.f
 	r := f.Rand()
 	n := 1 + g.pick([]float32{35, 30, 18, 10, 7})
-	order := f.DocNumber(prefix, created.AddDate(0, 0, -r.IntRange(1, 20)))
-	rate := fake.Decimal{Units: int64(f.VATRate()), Scale: 2}
-	lines := make([]any, n)
-	for i := range lines {
+	order := f.DocNumber(prefix, inv.created.AddDate(0, 0, -r.IntRange(1, 20)))
+	inv.rate = fake.Decimal{Units: int64(f.VATRate()), Scale: 2}
+	inv.items = make([]invoiceItem, n)
+	for i := range inv.items {
+		it := &inv.items[i]
 		if i > 0 && g.chance(0.2) {
-			order = f.DocNumber(prefix, created.AddDate(0, 0, -r.IntRange(1, 20)))
+			order = f.DocNumber(prefix, inv.created.AddDate(0, 0, -r.IntRange(1, 20)))
 		}
 		m := f.Material()
-		qty, price := f.QuantityFor(m), f.UnitPriceFor(m)
+		it.order, it.name, it.attrs = order, m.Name, m.Attrs
+		it.qty, it.price = f.QuantityFor(m), f.UnitPriceFor(m)
 		if negative {
-			qty.Units = -qty.Units
+			it.qty.Units = -it.qty.Units
 		}
-		line := new(Obj).
-			Add("relatedOrderCode", order).
-			Add("itemCode", f.MaterialCode()).
-			Add("itemName", m.Name).
-			Add("quantity", qty).
-			Add("price", price)
-		if s == spec.Described {
-			line.Add("tax", LineTax(qty, price, rate))
-			attrs := new(Obj)
-			for _, a := range m.Attrs {
-				attrs.Add(a.Key, a.Value)
-			}
-			line.Add("itemAttributes", attrs)
+		it.code = f.MaterialCode()
+		if r.Float32() >= 0.7 {
+			it.remark = "单位：" + m.Unit
 		}
-		line.Add("comments", lineRemark(f, m))
-		lines[i] = line
 	}
-	return lines
-}
-
-func lineRemark(f *fake.Faker, m fake.Material) string {
-	if f.Rand().Float32() < 0.7 {
-		return ""
-	}
-	return "单位：" + m.Unit
 }
 
 // LineTax is a line's VAT: round2(quantity × price × rate) on the exact
@@ -224,11 +185,11 @@ func LineTax(qty, price, rate fake.Decimal) fake.Decimal {
 // Receipt enumerations as whsim draws them: the values seen in the spec's
 // samples first and most often, plausible siblings rarer.
 var (
-	receiptTypes = weighted{{"销售收款", 85}, {"其他业务收款", 10}, {"预收款", 5}}
-	docStates    = weighted{{"未开始", 80}, {"进行中", 12}, {"已完成", 8}}
-	auditStates  = weighted{{"待提交", 75}, {"待审核", 10}, {"审核中", 5}, {"已审核", 10}}
-	purposes     = weighted{{"销售收款", 85}, {"预收款", 10}, {"其他收入", 5}}
-	sourceTypes  = weighted{{"标准应收单", 85}, {"费用应收单", 10}, {"其他应收单", 5}}
+	receiptTypes = weighted{[]string{"销售收款", "其他业务收款", "预收款"}, []float32{85, 10, 5}}
+	docStates    = weighted{[]string{"未开始", "进行中", "已完成"}, []float32{80, 12, 8}}
+	auditStates  = weighted{[]string{"待提交", "待审核", "审核中", "已审核"}, []float32{75, 10, 5, 10}}
+	purposes     = weighted{[]string{"销售收款", "预收款", "其他收入"}, []float32{85, 10, 5}}
+	sourceTypes  = weighted{[]string{"标准应收单", "费用应收单", "其他应收单"}, []float32{85, 10, 5}}
 )
 
 const (
@@ -239,43 +200,30 @@ const (
 	writtenOffFull = "已核销"
 )
 
-type weighted []struct {
-	name   string
-	weight float32
+// weighted is an enumeration with the weight of each value.
+type weighted struct {
+	names   []string
+	weights []float32
 }
 
-func (g *Generator) draw(w weighted) string {
-	ws := make([]float32, len(w))
-	for i, x := range w {
-		ws[i] = x.weight
-	}
-	return w[g.pick(ws)].name
-}
+func (g *Generator) draw(w weighted) string { return w.names[g.pick(w.weights)] }
 
-type receiptLine struct {
-	due, discount, overShort, fee, writtenOff fake.Decimal
-}
-
-func (l receiptLine) afterDiscount() fake.Decimal { return l.due.Sub(l.discount) }
-func (l receiptLine) received() fake.Decimal      { return l.afterDiscount().Add(l.overShort) }
-func (l receiptLine) net() fake.Decimal           { return l.received().Sub(l.fee) }
-
-func (g *Generator) receipt(s spec.Shape) *Obj {
+// receipt draws a receipt: its lines first, whose amounts the header totals
+// and the source documents share out.
+func (g *Generator) receipt(l *layout) *receiptDoc {
 	f := g.f
 	r := f.Rand()
-	hidden := s == spec.Sample
-	date := midnight(g.now.AddDate(0, 0, -r.IntRange(0, 45)))
-	currency := f.Currency()
-	base, _ := f.CurrencyByCode("CNY")
-	rate := currency.Rate
-	customer := new(Obj).Add("code", f.CustomerCode()).Add("name", f.CompanyName())
-	audit := g.draw(auditStates)
-	isAudited := audit == audited
+	rec := &receiptDoc{date: midnight(g.now.AddDate(0, 0, -r.IntRange(0, 45)))}
+	rec.currency = f.Currency()
+	rec.base, _ = f.CurrencyByCode("CNY")
+	rec.customer.code, rec.customer.name = f.CustomerCode(), f.CompanyName()
+	rec.audit = g.draw(auditStates)
+	isAudited := rec.audit == audited
 
-	lines := make([]receiptLine, 1+g.pick([]float32{70, 22, 8}))
-	for i := range lines {
-		l := &lines[i]
-		l.due = g.amount(currency)
+	rec.lines = make([]receiptLine, 1+g.pick([]float32{70, 22, 8}))
+	for i := range rec.lines {
+		l := &rec.lines[i]
+		l.due = g.amount(rec.currency)
 		if g.chance(0.1) {
 			l.discount = l.due.Mul(fake.Decimal{Units: int64(r.IntRange(1, 3)), Scale: 2}, 2)
 		} else {
@@ -297,121 +245,66 @@ func (g *Generator) receipt(s spec.Shape) *Obj {
 		}
 	}
 
-	var due, net, writtenOff = fake.Money(0), fake.Money(0), fake.Money(0)
-	for _, l := range lines {
-		due, net, writtenOff = due.Add(l.due), net.Add(l.net()), writtenOff.Add(l.writtenOff)
+	rec.due, rec.net, rec.writtenOff = fake.Money(0), fake.Money(0), fake.Money(0)
+	for _, l := range rec.lines {
+		rec.due, rec.net, rec.writtenOff = rec.due.Add(l.due), rec.net.Add(l.net()), rec.writtenOff.Add(l.writtenOff)
 	}
-	writeOff := writtenOffNone
+	rec.writeOff = writtenOffNone
 	switch {
-	case writtenOff.Units == 0:
-	case writtenOff == due:
-		writeOff = writtenOffFull
+	case rec.writtenOff.Units == 0:
+	case rec.writtenOff == rec.due:
+		rec.writeOff = writtenOffFull
 	default:
-		writeOff = writtenOffPart
+		rec.writeOff = writtenOffPart
 	}
 
-	header := new(Obj).
-		Add("收款单编号", f.DocNumber("SKD", date)).
-		Add("单据类型", g.draw(receiptTypes)).
-		Add("单据状态", g.draw(docStates)).
-		Add("审核状态", audit).
-		Add("核销状态", writeOff).
-		Add("业务日期", millis(date)).
-		Add("客户名称", customer).
-		Add("币别", currencyObj(currency)).
-		Add("币种代码", currency.Name).
-		Add("本位币", currencyObj(base)).
-		Add("结算币别", currencyObj(currency)).
-		Add("汇率", rate).
-		Add("币别汇率", rate).
-		Add("结算汇率", rate).
-		Add("结算币别汇率", rate).
-		Add("应收金额", due).
-		Add("应收金额本位币", due.Mul(rate, 2)).
-		Add("实收金额", net).
-		Add("实收金额本位币", net.Mul(rate, 2)).
-		Add("已核销金额", writtenOff).
-		Add("未核销金额", due.Sub(writtenOff)).
-		Add("是否生产凭证", isAudited && writeOff != writtenOffNone && g.chance(0.7))
-	if hidden {
-		header.Add("收款跳转标志", int64(g.pick([]float32{80, 20})))
+	rec.number = f.DocNumber("SKD", rec.date)
+	rec.typ = g.draw(receiptTypes)
+	rec.state = g.draw(docStates)
+	rec.voucher = isAudited && rec.writeOff != writtenOffNone && g.chance(0.7)
+	if l.has[spec.RecJumpFlag] {
+		rec.jumpFlag = int64(g.pick([]float32{80, 20}))
 	}
-
-	detail := make([]any, len(lines))
-	for i, l := range lines {
-		o := new(Obj).
-			Add("编号", strconv.Itoa(i+1)).
-			Add("收款用途", g.draw(purposes)).
-			Add("应收金额", l.due).
-			Add("收款金额", l.received()).
-			Add("实收金额", l.net()).
-			Add("现金折扣", l.discount).
-			Add("折后金额", l.afterDiscount()).
-			Add("长短款", l.overShort).
-			Add("手续费", l.fee).
-			Add("已核销金额", l.writtenOff).
-			Add("未核销金额", l.due.Sub(l.writtenOff))
-		if hidden {
-			o.Add("已核销金额本位币-隐", l.writtenOff.Mul(rate, 2)).
-				Add("应收金额本位币-隐", l.due.Mul(rate, 2).String())
-		}
-		detail[i] = o
+	for i := range rec.lines {
+		rec.lines[i].purpose = g.draw(purposes)
 	}
-
-	return new(Obj).
-		Add(spec.ReceiptHeader, header).
-		Add(spec.ReceiptLines, detail).
-		Add(spec.ReceiptSources, g.sources(due, date, customer, currency, hidden))
+	g.sources(rec)
+	return rec
 }
 
 // sources splits the receivable total over one to three source documents,
 // each with 本次应收 ≤ 计划应收 ≤ 应收.
-func (g *Generator) sources(total fake.Decimal, date time.Time, customer *Obj, currency fake.Currency, hidden bool) []any {
+func (g *Generator) sources(rec *receiptDoc) {
 	f := g.f
 	r := f.Rand()
 	n := 1 + g.pick([]float32{75, 20, 5})
-	if total.Units < int64(n)*100 {
+	if rec.due.Units < int64(n)*100 {
 		n = 1
 	}
-	out := make([]any, n)
-	left := total
-	for i := range out {
+	rec.sources = make([]sourceLine, n)
+	left := rec.due
+	for i := range rec.sources {
+		s := &rec.sources[i]
 		this := left
 		if i < n-1 {
 			this = fake.Money(left.Units / int64(n-i) * int64(r.IntRange(60, 100)) / 100)
 		}
 		left = left.Sub(this)
-		planned, srcDue := this, this
+		planned := this
 		if g.chance(0.3) {
 			planned = this.Add(fake.Money(this.Units * int64(r.IntRange(1, 50)) / 100))
 		}
+		due := planned
 		if g.chance(0.3) {
-			srcDue = planned.Add(fake.Money(planned.Units * int64(r.IntRange(1, 50)) / 100))
-		} else {
-			srcDue = planned
+			due = planned.Add(fake.Money(planned.Units * int64(r.IntRange(1, 50)) / 100))
 		}
-		srcDate := date.AddDate(0, 0, -r.IntRange(5, 60))
-		o := new(Obj).
-			Add("编号", strconv.Itoa(i+1)).
-			Add("源单编号", f.DocNumber("AR", srcDate)).
-			Add("源单类型", g.draw(sourceTypes)).
-			Add("源单客户", customer.Clone()).
-			Add("源单币别", currencyObj(currency)).
-			Add("应收金额", srcDue).
-			Add("本次应收金额", this).
-			Add("计划应收金额", planned).
-			Add("到期日", millis(srcDate.AddDate(0, 0, []int{15, 30, 30, 45, 60, 90}[r.IntRange(0, 5)]))).
-			Add("备注", f.Remark())
-		if hidden {
-			o.Add("未核销金额-隐", srcDue.Sub(this))
-		}
-		out[i] = o
+		date := rec.date.AddDate(0, 0, -r.IntRange(5, 60))
+		s.this, s.planned, s.due = this, planned, due
+		s.number = f.DocNumber("AR", date)
+		s.typ = g.draw(sourceTypes)
+		s.dueDate = date.AddDate(0, 0, []int{15, 30, 30, 45, 60, 90}[r.IntRange(0, 5)])
+		s.remark = f.Remark()
 	}
-	return out
-}
-
-func currencyObj(c fake.Currency) *Obj {
-	return new(Obj).Add("code", c.Code).Add("field_7bf2h", c.Name)
 }
 
 // amount draws a receivable amount that is plausible in CNY, converted to

@@ -20,12 +20,6 @@ const Draft = "https://json-schema.org/draft/2020-12/schema"
 // BaseID is the base of the schemas' $id.
 const BaseID = "https://whsim.dev/schema/"
 
-// Patterns for the spec's formats; the same rules as whsim validate.
-const (
-	UUIDPattern     = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
-	CurrencyPattern = `^[A-Z]{3}$`
-)
-
 // Obj is a JSON object that keeps its keys in insertion order, so that the
 // schema reads in the spec's order.
 type Obj struct {
@@ -198,13 +192,13 @@ func field(f spec.Field, nullable bool) *Obj {
 	o.set("type", typ)
 	switch f.Format {
 	case spec.UUID:
-		o.set("format", "uuid").set("pattern", UUIDPattern)
+		o.set("format", "uuid").set("pattern", f.Format.Pattern())
 	case spec.CurrencyCode:
 		if !f.Advisory {
-			o.set("pattern", CurrencyPattern)
+			o.set("pattern", f.Format.Pattern())
 		}
 	case spec.Decimal2:
-		o.set("pattern", spec.Decimal2Pattern)
+		o.set("pattern", f.Format.Pattern())
 	case spec.UnixMillis:
 		o.set("minimum", 0)
 	}

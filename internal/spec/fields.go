@@ -13,23 +13,6 @@ const (
 	Array   Type = "array"
 )
 
-// Format narrows a string or integer field.
-type Format string
-
-const (
-	// UUID is 8-4-4-4-12 hex digits, any case, any version.
-	UUID Format = "uuid"
-	// CurrencyCode is three letters A-Z (ISO 4217 style).
-	CurrencyCode Format = "currency-code"
-	// UnixMillis is a non-negative integer count of milliseconds since the Unix epoch.
-	UnixMillis Format = "unix-millis"
-	// Decimal2 is a decimal string with exactly two fraction digits.
-	Decimal2 Format = "decimal-2"
-)
-
-// Decimal2Pattern is the regular expression a Decimal2 string matches.
-const Decimal2Pattern = `^-?[0-9]+\.[0-9]{2}$`
-
 // Value is a known value of a field.
 type Value struct {
 	Name    string
@@ -65,6 +48,18 @@ type Field struct {
 	// Elem is the type of an array's elements or of a free-keyed object's
 	// values (itemAttributes); Object with Fields for arrays of objects.
 	Elem Type
+	// Of is the domain value the field carries; the generator renders a
+	// document by it, so fields of different names or shapes that carry the
+	// same value share it.
+	Of Datum
+	// Identity says what kind of identifying value the field holds, "" for
+	// none. See Identities.
+	Identity Identity
+
+	// only limits the field to one shape; sample replaces it in the sample
+	// shape (an alias, another type), keeping its members when it has none.
+	only   Shape
+	sample *Field
 }
 
 // Member returns the member of f named name.
@@ -117,10 +112,35 @@ func SampleStatus(name string) int {
 	return 1
 }
 
-func str(name, meaning string) Field { return Field{Name: name, Type: String, Meaning: meaning} }
-func num(name, meaning string) Field { return Field{Name: name, Type: Number, Meaning: meaning} }
-func millis(name, meaning string) Field {
-	return Field{Name: name, Type: Integer, Format: UnixMillis, Meaning: meaning}
+// Field names the ledger relations and the tax-id check refer to (see
+// ledger.go); the tables below use them too, so each is written once.
+const (
+	FieldTaxID = "taxCode"
+
+	FieldQuantity = "quantity"
+	FieldPrice    = "price"
+	FieldTax      = "tax"
+
+	FieldDue         = "应收金额"
+	FieldDueBase     = "应收金额本位币"
+	FieldNet         = "实收金额"
+	FieldNetBase     = "实收金额本位币"
+	FieldWrittenOff  = "已核销金额"
+	FieldOutstanding = "未核销金额"
+	FieldRate        = "汇率"
+	FieldLineOffBase = "已核销金额本位币-隐"
+	FieldLineDueBase = "应收金额本位币-隐"
+	FieldSourceThis  = "本次应收金额"
+)
+
+func str(name string, of Datum, meaning string) Field {
+	return Field{Name: name, Type: String, Of: of, Meaning: meaning}
+}
+func num(name string, of Datum, meaning string) Field {
+	return Field{Name: name, Type: Number, Of: of, Meaning: meaning}
+}
+func millis(name string, of Datum, meaning string) Field {
+	return Field{Name: name, Type: Integer, Format: UnixMillis, Of: of, Meaning: meaning}
 }
 func seen(f Field, values ...string) Field {
 	for _, v := range values {
@@ -128,32 +148,47 @@ func seen(f Field, values ...string) Field {
 	}
 	return f
 }
-func hidden(f Field) Field { f.Hidden = true; return f }
+
+// hidden marks a receipt field only the sample bodies carry.
+func hidden(f Field) Field { f.Hidden, f.only = true, Sample; return f }
 func marker(f Field) Field { f.Marker = true; return f }
-func object(name, meaning string, members ...Field) Field {
-	return Field{Name: name, Type: Object, Meaning: meaning, Fields: members}
-}
-func arrayOf(name, meaning string, members ...Field) Field {
-	return Field{Name: name, Type: Array, Elem: Object, Meaning: meaning, Fields: members}
+func who(f Field, id Identity) Field {
+	f.Identity = id
+	return f
 }
 
-func currencyObject(name, meaning string) Field {
-	return object(name, meaning,
-		Field{Name: "code", Type: String, Format: CurrencyCode, Advisory: true, Meaning: "Currency code"},
-		str("field_7bf2h", "Currency display name"))
+// describedOnly leaves f out of the sample shape.
+func describedOnly(f Field) Field { f.only = Described; return f }
+
+// sampleAlias names f differently in the sample shape.
+func sampleAlias(f Field, name, meaning string) Field {
+	v := f
+	v.Name, v.Meaning, v.Fields = name, meaning, nil
+	f.sample = &v
+	return f
 }
 
-func customerObject(name, meaning string) Field {
-	return object(name, meaning,
-		str("code", "Customer code"),
-		str("name", "Customer name"))
+func object(name string, of Datum, meaning string, members ...Field) Field {
+	return Field{Name: name, Type: Object, Of: of, Meaning: meaning, Fields: members}
+}
+func arrayOf(name string, of Datum, meaning string, members ...Field) Field {
+	return Field{Name: name, Type: Array, Elem: Object, Of: of, Meaning: meaning, Fields: members}
+}
+
+func currencyObject(name string, of Datum, meaning string) Field {
+	return object(name, of, meaning,
+		Field{Name: "code", Type: String, Format: CurrencyCode, Advisory: true, Of: CurCode, Meaning: "Currency code"},
+		str("field_7bf2h", CurName, "Currency display name"))
+}
+
+func customerObject(name string, of Datum, meaning string) Field {
+	return who(object(name, of, meaning,
+		who(str("code", PartyCode, "Customer code"), CustomerCode),
+		who(str("name", PartyName, "Customer name"), CompanyName)), Customer)
 }
 
 var (
-	invoiceCurrency = Field{Name: "currency", Type: String, Format: CurrencyCode,
-		Meaning: "Currency code (ISO 4217 style, three letters)"}
-
-	createType = Field{Name: "createType", Type: String, Closed: true, Numbered: true, Marker: true,
+	createType = Field{Name: "createType", Type: String, Closed: true, Numbered: true, Marker: true, Of: InvCreateType,
 		Meaning: "Type of the document the invoice was raised from",
 		Values: []Value{
 			{Name: "SALE_ORDER", Number: 0, Meaning: "sales order"},
@@ -164,119 +199,107 @@ var (
 			{Name: "PURCHASE_RETURN", Number: 5, Meaning: "purchase return"},
 		}}
 
-	describedInvoice = []Field{
-		str("code", "Document code (may be an empty string)"),
-		marker(Field{Name: "invoiceType", Type: String, Advisory: true, Meaning: "Invoice type",
-			Values: []Value{{Name: "VALUE_ADDED_TAX", Meaning: "value-added tax invoice"}}}),
-		str("invoiceTypeCode", "Invoice category code"),
-		str("invoiceTitle", "Invoice title"),
-		str("invoiceCode", "Invoice number"),
-		str("taxCode", "Taxpayer identification number"),
-		marker(str("customerCode", "Customer code")),
-		marker(str("customerName", "Customer name")),
-		str("staffCode", "Issuer's employee number"),
-		str("staffName", "Issuer's name"),
-		str("applicationCode", "Applicant's employee number"),
-		str("applicationName", "Applicant's name"),
-		str("comments", "Invoice remark"),
-		invoiceCurrency,
-		createType,
-		{Name: FieldStatus, Type: String, Closed: true, Meaning: "Audit status",
-			Values: []Value{
-				{Name: StatusPass, Meaning: "approved"},
-				{Name: StatusRefusal, Meaning: "rejected"},
-			}},
-		marker(millis("createTime", "Creation time, milliseconds since the Unix epoch")),
-		marker(arrayOf(FieldItems, "Invoice lines",
-			str("relatedOrderCode", "Related document number"),
-			str("itemCode", "Material code"),
-			str("itemName", "Material name"),
-			num("quantity", "Quantity of the order line"),
-			num("price", "Price"),
-			num("tax", "Tax amount"),
-			Field{Name: "itemAttributes", Type: Object, Elem: String,
-				Meaning: "Material specification, attribute name to attribute value"},
-			str("comments", "Line remark"),
-		)),
+	status = Field{Name: FieldStatus, Type: String, Closed: true, Of: InvStatus, Meaning: "Audit status",
+		Values: []Value{
+			{Name: StatusPass, Meaning: "approved"},
+			{Name: StatusRefusal, Meaning: "rejected"},
+		},
+		sample: &Field{Name: FieldStatus, Type: Integer, Of: InvStatusNumber,
+			Meaning: "Audit status as a number (values not given; whsim sends 1 approved, 2 rejected)"}}
+
+	// invoice is the purchase invoice in the described shape, with what the
+	// sample shape leaves out or names differently.
+	invoice = []Field{
+		who(str("code", InvCode, "Document code (may be an empty string)"), DocumentNumber),
+		describedOnly(marker(Field{Name: "invoiceType", Type: String, Advisory: true, Of: InvType, Meaning: "Invoice type",
+			Values: []Value{{Name: "VALUE_ADDED_TAX", Meaning: "value-added tax invoice"}}})),
+		str("invoiceTypeCode", InvTypeCode, "Invoice category code"),
+		who(str("invoiceTitle", InvTitle, "Invoice title"), InvoiceTitle),
+		describedOnly(who(str("invoiceCode", InvNumber, "Invoice number"), InvoiceNumber)),
+		who(str(FieldTaxID, InvTaxID, "Taxpayer identification number"), TaxID),
+		sampleAlias(marker(who(str("customerCode", InvSupplierCode, "Customer code"), CustomerCode)),
+			"enterpriseCode", "Enterprise code (where the description has customerCode)"),
+		sampleAlias(marker(who(str("customerName", InvSupplierName, "Customer name"), CompanyName)),
+			"enterpriseName", "Enterprise name (where the description has customerName)"),
+		who(str("staffCode", InvStaffCode, "Issuer's employee number"), EmployeeCode),
+		who(str("staffName", InvStaffName, "Issuer's name"), PersonName),
+		describedOnly(who(str("applicationCode", InvApplicantCode, "Applicant's employee number"), EmployeeCode)),
+		describedOnly(who(str("applicationName", InvApplicantName, "Applicant's name"), PersonName)),
+		who(str("comments", InvRemark, "Invoice remark"), Remark),
+		{Name: "currency", Type: String, Format: CurrencyCode, Of: InvCurrency,
+			Meaning: "Currency code (ISO 4217 style, three letters)"},
+		describedOnly(createType),
+		status,
+		describedOnly(marker(millis("createTime", InvCreated, "Creation time, milliseconds since the Unix epoch"))),
+		sampleAlias(marker(arrayOf(FieldItems, InvItems, "Invoice lines",
+			who(str("relatedOrderCode", ItemOrder, "Related document number"), DocumentNumber),
+			str("itemCode", ItemCode, "Material code"),
+			str("itemName", ItemName, "Material name"),
+			num(FieldQuantity, ItemQuantity, "Quantity of the order line"),
+			num(FieldPrice, ItemPrice, "Price"),
+			describedOnly(num(FieldTax, ItemTax, "Tax amount")),
+			describedOnly(Field{Name: "itemAttributes", Type: Object, Elem: String, Of: ItemAttributes,
+				Meaning: "Material specification, attribute name to attribute value"}),
+			who(str("comments", ItemRemark, "Line remark"), Remark),
+		)), FieldRecords, "Invoice lines (where the description has items)"),
 	}
 
-	sampleInvoice = []Field{
-		str("code", "Document code (may be an empty string)"),
-		str("invoiceTypeCode", "Invoice category code"),
-		str("invoiceTitle", "Invoice title"),
-		str("taxCode", "Taxpayer identification number"),
-		marker(str("enterpriseCode", "Enterprise code (where the description has customerCode)")),
-		marker(str("enterpriseName", "Enterprise name (where the description has customerName)")),
-		str("staffCode", "Issuer's employee number"),
-		str("staffName", "Issuer's name"),
-		str("comments", "Invoice remark"),
-		invoiceCurrency,
-		{Name: FieldStatus, Type: Integer,
-			Meaning: "Audit status as a number (values not given; whsim sends 1 approved, 2 rejected)"},
-		marker(arrayOf(FieldRecords, "Invoice lines (where the description has items)",
-			str("relatedOrderCode", "Related document number"),
-			str("itemCode", "Material code"),
-			str("itemName", "Material name"),
-			num("quantity", "Quantity of the order line"),
-			num("price", "Price"),
-			str("comments", "Line remark"),
-		)),
-	}
-
+	// receipt is the receipt document in the sample shape; the described
+	// shape leaves out the hidden fields.
 	receipt = []Field{
-		object(ReceiptHeader, "Receipt header",
-			str("收款单编号", "Receipt document number"),
-			seen(str("单据类型", "Document type"), "销售收款"),
-			seen(str("单据状态", "Document status"), "未开始"),
-			seen(str("审核状态", "Audit status"), "待提交"),
-			seen(str("核销状态", "Write-off status"), "未核销"),
-			millis("业务日期", "Business date, milliseconds since the Unix epoch"),
-			customerObject("客户名称", "Customer"),
-			currencyObject("币别", "Currency"),
-			str("币种代码", "Currency display text"),
-			currencyObject("本位币", "Base currency"),
-			currencyObject("结算币别", "Settlement currency"),
-			num("汇率", "Exchange rate"),
-			num("币别汇率", "Currency exchange rate"),
-			num("结算汇率", "Settlement exchange rate"),
-			num("结算币别汇率", "Settlement currency exchange rate"),
-			num("应收金额", "Receivable amount"),
-			num("应收金额本位币", "Receivable amount in base currency"),
-			num("实收金额", "Amount actually received"),
-			num("实收金额本位币", "Amount actually received in base currency"),
-			num("已核销金额", "Written-off amount"),
-			num("未核销金额", "Amount not yet written off"),
-			Field{Name: "是否生产凭证", Type: Boolean, Meaning: "Whether an accounting voucher is generated"},
-			hidden(num("收款跳转标志", "Receipt jump flag")),
+		object(ReceiptHeader, ReceiptDoc, "Receipt header",
+			who(str("收款单编号", RecNumber, "Receipt document number"), DocumentNumber),
+			seen(str("单据类型", RecType, "Document type"), "销售收款"),
+			seen(str("单据状态", RecState, "Document status"), "未开始"),
+			seen(str("审核状态", RecAudit, "Audit status"), "待提交"),
+			seen(str("核销状态", RecWriteOff, "Write-off status"), "未核销"),
+			millis("业务日期", RecDate, "Business date, milliseconds since the Unix epoch"),
+			customerObject("客户名称", RecCustomer, "Customer"),
+			currencyObject("币别", RecCurrency, "Currency"),
+			str("币种代码", RecCurrencyName, "Currency display text"),
+			currencyObject("本位币", RecBaseCurrency, "Base currency"),
+			currencyObject("结算币别", RecCurrency, "Settlement currency"),
+			num(FieldRate, RecRate, "Exchange rate"),
+			num("币别汇率", RecRate, "Currency exchange rate"),
+			num("结算汇率", RecRate, "Settlement exchange rate"),
+			num("结算币别汇率", RecRate, "Settlement currency exchange rate"),
+			num(FieldDue, RecDue, "Receivable amount"),
+			num(FieldDueBase, RecDueBase, "Receivable amount in base currency"),
+			num(FieldNet, RecNet, "Amount actually received"),
+			num(FieldNetBase, RecNetBase, "Amount actually received in base currency"),
+			num(FieldWrittenOff, RecWrittenOff, "Written-off amount"),
+			num(FieldOutstanding, RecOutstanding, "Amount not yet written off"),
+			Field{Name: "是否生产凭证", Type: Boolean, Of: RecVoucher, Meaning: "Whether an accounting voucher is generated"},
+			hidden(num("收款跳转标志", RecJumpFlag, "Receipt jump flag")),
 		),
-		arrayOf(ReceiptLines, "Receipt detail lines",
-			str("编号", "Line number"),
-			seen(str("收款用途", "Receipt purpose"), "销售收款"),
-			num("应收金额", "Receivable amount"),
-			num("收款金额", "Receipt amount"),
-			num("实收金额", "Amount actually received"),
-			num("现金折扣", "Cash discount"),
-			num("折后金额", "Amount after discount"),
-			num("长短款", "Overage or shortage"),
-			num("手续费", "Handling fee"),
-			num("已核销金额", "Written-off amount"),
-			num("未核销金额", "Amount not yet written off"),
-			hidden(num("已核销金额本位币-隐", "Written-off amount in base currency")),
-			hidden(Field{Name: "应收金额本位币-隐", Type: String, Format: Decimal2,
+		arrayOf(ReceiptLines, RecLines, "Receipt detail lines",
+			str("编号", Seq, "Line number"),
+			seen(str("收款用途", LinePurpose, "Receipt purpose"), "销售收款"),
+			num(FieldDue, LineDue, "Receivable amount"),
+			num("收款金额", LineReceived, "Receipt amount"),
+			num(FieldNet, LineNet, "Amount actually received"),
+			num("现金折扣", LineDiscount, "Cash discount"),
+			num("折后金额", LineAfterDiscount, "Amount after discount"),
+			num("长短款", LineOverShort, "Overage or shortage"),
+			num("手续费", LineFee, "Handling fee"),
+			num(FieldWrittenOff, LineWrittenOff, "Written-off amount"),
+			num(FieldOutstanding, LineOutstanding, "Amount not yet written off"),
+			hidden(num(FieldLineOffBase, LineWrittenOffBase, "Written-off amount in base currency")),
+			hidden(Field{Name: FieldLineDueBase, Type: String, Format: Decimal2, Of: LineDueBase,
 				Meaning: "Receivable amount in base currency (decimal string, two fraction digits)"}),
 		),
-		arrayOf(ReceiptSources, "Source-document lines",
-			str("编号", "Line number"),
-			str("源单编号", "Source document number"),
-			seen(str("源单类型", "Source document type"), "标准应收单"),
-			customerObject("源单客户", "Source document customer"),
-			currencyObject("源单币别", "Source document currency"),
-			num("应收金额", "Receivable amount"),
-			num("本次应收金额", "Receivable amount this time"),
-			num("计划应收金额", "Planned receivable amount"),
-			millis("到期日", "Due date, milliseconds since the Unix epoch"),
-			str("备注", "Remark (may be empty)"),
-			hidden(num("未核销金额-隐", "Amount not yet written off")),
+		arrayOf(ReceiptSources, RecSources, "Source-document lines",
+			str("编号", Seq, "Line number"),
+			who(str("源单编号", SrcNumber, "Source document number"), DocumentNumber),
+			seen(str("源单类型", SrcType, "Source document type"), "标准应收单"),
+			customerObject("源单客户", RecCustomer, "Source document customer"),
+			currencyObject("源单币别", RecCurrency, "Source document currency"),
+			num(FieldDue, SrcDue, "Receivable amount"),
+			num(FieldSourceThis, SrcThis, "Receivable amount this time"),
+			num("计划应收金额", SrcPlanned, "Planned receivable amount"),
+			millis("到期日", SrcDueDate, "Due date, milliseconds since the Unix epoch"),
+			who(str("备注", SrcRemark, "Remark (may be empty)"), Remark),
+			hidden(num("未核销金额-隐", SrcOutstanding, "Amount not yet written off")),
 		),
 	}
 )
@@ -284,18 +307,11 @@ var (
 // Data describes the data object of a document kind in a shape. For
 // receipts the described shape leaves out the hidden fields.
 func Data(k Kind, s Shape) Field {
-	var members []Field
-	switch {
-	case k == Invoice && s == Sample:
-		members = sampleInvoice
-	case k == Invoice:
-		members = describedInvoice
-	case s == Sample:
-		members = receipt
-	default:
-		members = withoutHidden(receipt)
+	table := invoice
+	if k == Receipt {
+		table = receipt
 	}
-	return Field{Name: FieldData, Type: Object, Meaning: "Event payload: " + string(k), Fields: members}
+	return Field{Name: FieldData, Type: Object, Meaning: "Event payload: " + string(k), Fields: project(table, s)}
 }
 
 // Body describes the whole request body of an event in a shape: the
@@ -309,15 +325,22 @@ func Body(e Event, s Shape) Field {
 	}}
 }
 
-func withoutHidden(fields []Field) []Field {
-	var out []Field
-	for _, f := range fields {
-		if f.Hidden {
+// project returns the fields of a table as shape s has them.
+func project(table []Field, s Shape) []Field {
+	out := make([]Field, 0, len(table))
+	for _, f := range table {
+		if f.only != "" && f.only != s {
 			continue
 		}
-		if f.Fields != nil {
-			f.Fields = withoutHidden(f.Fields)
+		if s == Sample && f.sample != nil {
+			members := f.Fields
+			f = *f.sample
+			f.Fields = members
 		}
+		if f.Fields != nil {
+			f.Fields = project(f.Fields, s)
+		}
+		f.only, f.sample = "", nil
 		out = append(out, f)
 	}
 	return out

@@ -137,7 +137,7 @@ func compileData() *node {
 // renamed field fails New (and its test) rather than silently disabling a
 // check.
 const (
-	hDue = iota // 应收金额
+	hDue = iota // spec.FieldDue
 	hDueBase
 	hNet
 	hNetBase
@@ -170,14 +170,11 @@ var domainRoles = []struct {
 	rec    recKind
 	slots  []string
 }{
-	{spec.ReceiptHeader, recHeader, []string{"应收金额", "应收金额本位币", "实收金额", "实收金额本位币", "已核销金额", "未核销金额", "汇率"}},
-	{spec.ReceiptLines, recLine, []string{"应收金额", "实收金额", "已核销金额", "未核销金额", "已核销金额本位币-隐", "应收金额本位币-隐"}},
-	{spec.ReceiptSources, recSource, []string{"本次应收金额"}},
-	{spec.FieldItems, recItem, []string{"quantity", "price", "tax"}},
+	{spec.ReceiptHeader, recHeader, []string{spec.FieldDue, spec.FieldDueBase, spec.FieldNet, spec.FieldNetBase, spec.FieldWrittenOff, spec.FieldOutstanding, spec.FieldRate}},
+	{spec.ReceiptLines, recLine, []string{spec.FieldDue, spec.FieldNet, spec.FieldWrittenOff, spec.FieldOutstanding, spec.FieldLineOffBase, spec.FieldLineDueBase}},
+	{spec.ReceiptSources, recSource, []string{spec.FieldSourceThis}},
+	{spec.FieldItems, recItem, []string{spec.FieldQuantity, spec.FieldPrice, spec.FieldTax}},
 }
-
-// taxIDField is the invoice field holding a taxpayer id.
-const taxIDField = "taxCode"
 
 func attachRoles(d *node) error {
 	for _, r := range domainRoles {
@@ -198,9 +195,9 @@ func attachRoles(d *node) error {
 			n.members[j].node.slot = int8(slot)
 		}
 	}
-	i, ok := d.byName[taxIDField]
+	i, ok := d.byName[spec.FieldTaxID]
 	if !ok {
-		return fmt.Errorf("validate: the model has no data member %s", taxIDField)
+		return fmt.Errorf("validate: the model has no data member %s", spec.FieldTaxID)
 	}
 	d.members[i].node.taxID = true
 	return nil

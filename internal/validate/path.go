@@ -8,7 +8,7 @@ import (
 )
 
 // pathString renders the current path, with key appended when not "", in a
-// readable form: data.收款明细[0].应收金额. Keys that are not plain (empty,
+// readable form: data.收款明细[0].手续费. Keys that are not plain (empty,
 // holding . [ ] quotes, spaces or unprintable characters) are written as
 // ["quoted"], so that the path is unambiguous and safe on a terminal.
 func (c *checker) pathString(key string) string {

@@ -3,11 +3,12 @@ package validate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unsafe"
 
-	"github.com/whsim/whsim/internal/fake"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 // post runs the checks that need the whole body: the event against the
@@ -25,7 +26,7 @@ func (c *checker) post(event string) {
 	kind := spec.Kind("")
 	if c.numberState == 2 {
 		kind = c.v.kinds[c.number]
-		if evOK && !containsInt(ev.Numbers(), c.number) {
+		if evOK && !slices.Contains(ev.Numbers(), c.number) {
 			c.emitAt(rEventNumber, c.numberOff, spec.FieldBusinessType, "the query event %s carries body number %s, not %d",
 				ev.Name, intOr(ev.Numbers()), c.number)
 		}
@@ -57,15 +58,6 @@ func (c *checker) post(event string) {
 		c.invoiceData()
 		c.invoiceArithmetic()
 	}
-}
-
-func containsInt(ns []int, n int) bool {
-	for _, x := range ns {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 func intOr(ns []int) string {
@@ -257,15 +249,9 @@ func (c *checker) baseCheck(r *record, base, amount int, rate float64, member st
 	want := r.v[amount] * rate
 	if !near(r.v[base], want) {
 		c.emitAt(rBaseCurrency, int(r.off[base]), c.slotPath(member, idx, names[base]),
-			"%s is %s, want %s × 汇率 %s = %s", names[base], fmtAmt(r.v[base]), names[amount], strconv.FormatFloat(rate, 'f', -1, 64), fmtAmt(want))
+			"%s is %s, want %s × %s %s = %s", names[base], fmtAmt(r.v[base]), names[amount], spec.FieldRate, strconv.FormatFloat(rate, 'f', -1, 64), fmtAmt(want))
 	}
 }
-
-// vatRates are the VAT rates and levy rates in force (domain notes §3).
-var vatRates = [...]float64{0.13, 0.09, 0.06, 0.05, 0.03, 0.01, 0}
-
-// lineTaxTolerance is the Golden Tax system's per-line tolerance.
-const lineTaxTolerance = 0.06
 
 func (c *checker) invoiceArithmetic() {
 	for ii := range c.items {
@@ -275,17 +261,17 @@ func (c *checker) invoiceArithmetic() {
 		}
 		amount := it.v[iQty] * it.v[iPrice]
 		ok := false
-		for _, r := range vatRates {
-			if math.Abs(it.v[iTax]-amount*r) <= lineTaxTolerance+1e-9*math.Abs(amount) {
+		for _, r := range spec.VATRates() {
+			if math.Abs(it.v[iTax]-amount*float64(r)/100) <= spec.LineTaxTolerance+1e-9*math.Abs(amount) {
 				ok = true
 				break
 			}
 		}
 		if !ok {
 			c.emitAt(rLineTax, int(it.off[iTax]), c.slotPath(spec.FieldItems, it.idx, itemNames[iTax]),
-				"%s is %s, but %s × %s = %s and no VAT rate (13%%, 9%%, 6%%, 5%%, 3%%, 1%%, 0%%) gives it",
+				"%s is %s, but %s × %s = %s and no VAT rate (%s) gives it",
 				itemNames[iTax], fmtAmt(it.v[iTax]), strconv.FormatFloat(it.v[iQty], 'f', -1, 64),
-				strconv.FormatFloat(it.v[iPrice], 'f', -1, 64), fmtAmt(amount))
+				strconv.FormatFloat(it.v[iPrice], 'f', -1, 64), fmtAmt(amount), spec.VATRateList())
 		}
 	}
 }
@@ -300,31 +286,14 @@ func (c *checker) emitAt(r ruleID, off int, path string, format string, args ...
 	c.raw = append(c.raw, rawFinding{rule: r, off: off, path: path, msg: fmt.Sprintf(format, args...)})
 }
 
-// checkTaxID checks the check characters of an 18-character unified social
-// credit code, or of the organisation code inside a 15-character tax
-// registration number; other lengths (personal ids, 20-digit numbers) are
-// not checked. It returns "" when the id passes.
+// checkTaxID checks the check characters of a taxpayer id (see taxid.Check).
+// It returns "" when the id passes.
 func checkTaxID(v []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
-	s := unsafe.String(&v[0], len(v))
-	switch len(s) {
-	case 18:
-		want, err := fake.USCCCheck(s[:17])
-		if err != nil {
-			return fmt.Sprintf("%q is 18 characters but not a unified social credit code: %v", s, err)
-		}
-		if want != s[17] {
-			return fmt.Sprintf("%q: check character %c, want %c (GB 32100)", s, s[17], want)
-		}
-		if o, err := fake.OrgCodeCheck(s[8:16]); err != nil || o != s[16] {
-			return fmt.Sprintf("%q: organisation-code check character %c is wrong (GB 11714)", s, s[16])
-		}
-	case 15:
-		if o, err := fake.OrgCodeCheck(s[6:14]); err == nil && o != s[14] {
-			return fmt.Sprintf("%q: organisation-code check character %c, want %c (GB 11714)", s, s[14], o)
-		}
+	if err := taxid.Check(unsafe.String(&v[0], len(v))); err != nil {
+		return err.Error()
 	}
 	return ""
 }

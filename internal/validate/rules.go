@@ -1,5 +1,7 @@
 package validate
 
+import "github.com/whsim/whsim/internal/spec"
+
 // Severity says whether a finding fails a payload (error) or only tells
 // (warning; it fails too under Options.Strict).
 type Severity string
@@ -73,7 +75,7 @@ var rules = []Rule{
 	{RuleTimeRange, Warning, "a timestamp before 2000 or after 2100"},
 	{RuleLineTax, Warning, "an invoice line's tax is not quantity × price × a VAT rate"},
 	{RuleTotals, Warning, "receipt header totals are not the sums of the lines"},
-	{RuleOutstanding, Warning, "未核销金额 is not 应收金额 − 已核销金额"},
+	{RuleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
 	{RuleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
 }
 

@@ -814,7 +814,7 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 	}
 	switch n.format {
 	case spec.CurrencyCode:
-		if !isCurrencyCode(v) {
+		if !spec.Valid(spec.CurrencyCode, v) {
 			r := rFormat
 			if n.advisory {
 				r = rAdvisory
@@ -822,14 +822,14 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 			c.emit(r, s, "", "%q is not a three-letter currency code (A-Z)", v)
 		}
 	case spec.Decimal2:
-		if !isDecimal2(v) {
+		if !spec.Valid(spec.Decimal2, v) {
 			c.emit(rFormat, s, "", "%q does not match %s", v, spec.Decimal2Pattern)
 		} else if n.slot >= 0 {
 			f, _ := strconv.ParseFloat(string(v), 64)
 			c.setSlot(n, s, f)
 		}
 	case spec.UUID:
-		if !isUUID(v) {
+		if !spec.Valid(spec.UUID, v) {
 			c.emit(rFormat, s, "", "%q is not a UUID", v)
 		}
 	}
@@ -849,47 +849,6 @@ func listValues(vs []string) string {
 		out += v
 	}
 	return out
-}
-
-func isCurrencyCode(v []byte) bool {
-	return len(v) == 3 && v[0] >= 'A' && v[0] <= 'Z' && v[1] >= 'A' && v[1] <= 'Z' && v[2] >= 'A' && v[2] <= 'Z'
-}
-
-func isDecimal2(v []byte) bool {
-	if len(v) > 0 && v[0] == '-' {
-		v = v[1:]
-	}
-	if len(v) < 4 || v[len(v)-3] != '.' {
-		return false
-	}
-	for i, ch := range v {
-		if i == len(v)-3 {
-			continue
-		}
-		if ch < '0' || ch > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func isUUID(v []byte) bool {
-	if len(v) != 36 {
-		return false
-	}
-	for i, ch := range v {
-		switch i {
-		case 8, 13, 18, 23:
-			if ch != '-' {
-				return false
-			}
-		default:
-			if !isHex(ch) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // Millisecond timestamps outside [2000, 2100) are suspicious.
@@ -967,7 +926,7 @@ func (c *checker) envelope() {
 					break
 				}
 				s, e, esc := c.str()
-				if v := c.content(s, e, esc); !isUUID(v) {
+				if v := c.content(s, e, esc); !spec.Valid(spec.UUID, v) {
 					c.emit(rRequestID, off, "", "%q is not a UUID (8-4-4-4-12 hex digits)", v)
 				}
 			case 1: // businessType

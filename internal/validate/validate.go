@@ -20,7 +20,7 @@ import (
 type Finding struct {
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
-	// Path is a readable JSON path (data.收款明细[0].应收金额); "" is the
+	// Path is a readable JSON path (data.收款明细[0].手续费); "" is the
 	// whole body.
 	Path    string `json:"path"`
 	Message string `json:"message"`

@@ -1,0 +1,114 @@
+package spec
+
+// Format narrows a string or integer field. Each string format has one
+// definition here: its regular expression (for the schema export), its
+// checker (for the validator) and, where whsim makes such values, its
+// formatter (for the generator).
+type Format string
+
+const (
+	// UUID is 8-4-4-4-12 hex digits, any case, any version.
+	UUID Format = "uuid"
+	// CurrencyCode is three letters A-Z (ISO 4217 style).
+	CurrencyCode Format = "currency-code"
+	// UnixMillis is a non-negative integer count of milliseconds since the Unix epoch.
+	UnixMillis Format = "unix-millis"
+	// Decimal2 is a decimal string with exactly two fraction digits.
+	Decimal2 Format = "decimal-2"
+)
+
+// The regular expressions the string formats match; Valid agrees with them.
+const (
+	UUIDPattern         = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+	CurrencyCodePattern = `^[A-Z]{3}$`
+	Decimal2Pattern     = `^-?[0-9]+\.[0-9]{2}$`
+)
+
+// Pattern is the regular expression of a string format, "" for the others.
+func (f Format) Pattern() string {
+	switch f {
+	case UUID:
+		return UUIDPattern
+	case CurrencyCode:
+		return CurrencyCodePattern
+	case Decimal2:
+		return Decimal2Pattern
+	}
+	return ""
+}
+
+// Valid reports whether v matches the string format f; it is true for a
+// format without a pattern. It is hand-written rather than a regexp because
+// the validator calls it on every such value.
+func Valid[T string | []byte](f Format, v T) bool {
+	switch f {
+	case UUID:
+		return validUUID(v)
+	case CurrencyCode:
+		return len(v) == 3 && isUpper(v[0]) && isUpper(v[1]) && isUpper(v[2])
+	case Decimal2:
+		return validDecimal2(v)
+	}
+	return true
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func validUUID[T string | []byte](v T) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := range len(v) {
+		switch i {
+		case 8, 13, 18, 23:
+			if v[i] != '-' {
+				return false
+			}
+		default:
+			if !isHex(v[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func validDecimal2[T string | []byte](v T) bool {
+	if len(v) > 0 && v[0] == '-' {
+		v = v[1:]
+	}
+	if len(v) < 4 || v[len(v)-3] != '.' {
+		return false
+	}
+	for i := range len(v) {
+		if i != len(v)-3 && (v[i] < '0' || v[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// NewUUID formats 128 random bits, hi and lo in little-endian byte order, as
+// a version 4 (RFC 9562) UUID in lower-case hex.
+func NewUUID(hi, lo uint64) string {
+	var b [16]byte
+	for i := range 8 {
+		b[i], b[8+i] = byte(hi>>(8*i)), byte(lo>>(8*i))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	const hex = "0123456789abcdef"
+	var s [36]byte
+	j := 0
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			s[j] = '-'
+			j++
+		}
+		s[j], s[j+1] = hex[c>>4], hex[c&0xf]
+		j += 2
+	}
+	return string(s[:])
+}

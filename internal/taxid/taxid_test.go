@@ -1,0 +1,135 @@
+package taxid
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestValidUSCC(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"91350100M000100Y43", true}, // GB 32100 worked example
+		{"91310115MA1FL3XK9D", true},
+		{"91440300MA5EXY2B41", true},
+		{"91110108756601279B", true},
+		{"91330106MA27W8Q173", true},
+		{"91350100M000100Y4Z", false}, // wrong USCC check
+		{"91310115MA1FL3XK8D", false}, // wrong org-code check
+		{"91310115MA1FL3XK9", false},
+		{"91310115MA1FL3XK9DD", false},
+		{"", false},
+		{"91310115ma1fl3xk9d", false},
+		{"91310115MA1FL3XO9D", false}, // O is not in the alphabet
+	}
+	for _, tt := range tests {
+		if got := ValidUSCC(tt.in); got != tt.want {
+			t.Errorf("ValidUSCC(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestUSCCCheck(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    byte
+		wantErr bool
+	}{
+		{"91350100M000100Y4", '3', false},
+		{"91310115MA1FL3XK9", 'D', false},
+		{"91110108756601279", 'B', false},
+		{"9135010M000100Y4", 0, true},
+		{"91350100M000100Y4Z", 0, true},
+		{"91350100M000100I4", 0, true},
+		{"91350100M000100Z4", 0, true},
+		{"91350100M000100y4", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := USCCCheck(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("USCCCheck(%q) = %q, %v; want %q, err %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestOrgCodeCheck(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    byte
+		wantErr bool
+	}{
+		{"75660127", '9', false},
+		{"MA1FL3XK", '9', false},
+		{"M000100Y", '4', false},
+		{"MA27W8Q1", '7', false},
+		{"7566012", 0, true},
+		{"7566012a", 0, true},
+		{"756601-7", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := OrgCodeCheck(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("OrgCodeCheck(%q) = %q, %v; want %q, err %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+	// The 10 → X and 11 → 0 branches must both be reachable.
+	seen := map[byte]bool{}
+	for i := range 100000 {
+		s := fmt.Sprintf("%08d", i*7919%100000000)
+		c, _ := OrgCodeCheck(s)
+		seen[c] = true
+		if c != refOrgCheck(s) {
+			t.Fatalf("OrgCodeCheck(%q) = %q, reference %q", s, c, refOrgCheck(s))
+		}
+	}
+	if !seen['X'] || !seen['0'] {
+		t.Errorf("check characters seen %v, want X and 0 among them", seen)
+	}
+}
+
+// refUSCCCheck is an independent check: weights computed as powers of 3.
+func refUSCCCheck(s string) byte {
+	const alpha = "0123456789ABCDEFGHJKLMNPQRTUWXY"
+	sum, w := 0, 1
+	for i := 0; i < 17; i++ {
+		sum += strings.IndexByte(alpha, s[i]) * w
+		w = w * 3 % 31
+	}
+	return alpha[(31-sum%31)%31]
+}
+
+func refOrgCheck(s string) byte {
+	w := []int{3, 7, 9, 10, 5, 8, 4, 2}
+	sum := 0
+	for i, c := range s[:8] {
+		sum += w[i] * strings.IndexRune("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", c)
+	}
+	return "0123456789X0"[11-sum%11]
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // "" passes; otherwise a part of the message
+	}{
+		{"91310115MA1FL3XK9D", ""},
+		{"91310115MA1FL3XK9E", "check character E, want D (GB 32100)"},
+		{"91310115MA1FL3XK8A", "organisation-code check character 8 is wrong (GB 11714)"},
+		{"91310115MA1FL3XKOD", "not a unified social credit code"},
+		{"310115756601279", ""},
+		{"310115756601278", "organisation-code check character 8, want 9 (GB 11714)"},
+		{"12345678901234567890", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		err := Check(tt.in)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Check(%q) = %v, want nil", tt.in, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("Check(%q) = %v, want an error with %q", tt.in, err, tt.want)
+		}
+	}
+}
