@@ -14,8 +14,8 @@ import (
 )
 
 // TestValidateCorpus runs the real whsim binary on every case of
-// testdata/validate (see expect.txt and gen.py there) and checks its exit
-// code and the rule ids of its findings.
+// testdata/validate (see expect.txt there, which TestValidateCorpusGenerated
+// makes) and checks its exit code and the rule ids of its findings.
 func TestValidateCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")

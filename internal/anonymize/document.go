@@ -1,13 +1,11 @@
 package anonymize
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/jsonstr"
 )
 
@@ -108,95 +106,33 @@ func (e *SyntaxError) Error() string {
 
 // walkStrings calls fn for every string value of the JSON document in b
 // (keys are not values) with its path (array indexes written [], so that
-// every element of a list has one path), its span in b and its text.
+// every element of a list has one path), its span in b and its text. The
+// document must be strict JSON (RFC 8259), as the validator reads it.
 func walkStrings(b []byte, fn func(path string, start, end int, v string)) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	type frame struct {
-		path string
-		kind byte // '{' an object, '[' an array, ':' a member's value to come
-		key  bool // an object expecting a key next
-	}
-	var stack []frame
-	fail := func(err error) error {
-		// The decoder's offsets point near the error; the validating
-		// scanner behind Unmarshal names the byte itself.
-		var raw json.RawMessage
-		var se *json.SyntaxError
-		if errors.As(json.Unmarshal(b, &raw), &se) && int(se.Offset) < len(b) {
-			line, col := position(b, int(se.Offset)-1)
-			return &SyntaxError{Line: line, Column: col, Msg: se.Error()}
+	var p strings.Builder
+	err := jsonlex.Walk(b, func(path []jsonlex.Seg, v jsonlex.Value) {
+		if v.Kind != jsonlex.String {
+			return
 		}
-		line, col := position(b, int(d.InputOffset()))
-		msg := err.Error()
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			msg = "the document ends too early"
-		}
-		return &SyntaxError{Line: line, Column: col, Msg: msg}
-	}
-	path := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		return stack[len(stack)-1].path
-	}
-	for seen := false; ; seen = true {
-		prev := int(d.InputOffset())
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			if len(stack) > 0 || !seen {
-				return fail(io.ErrUnexpectedEOF)
-			}
-			return nil
-		}
-		if err != nil {
-			return fail(err)
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
-		}
-		if top != nil && top.kind == '{' && top.key {
-			if k, ok := tok.(string); ok {
-				top.key = false
-				stack = append(stack, frame{path: join(top.path, k), kind: ':'})
+		p.Reset()
+		for _, seg := range path {
+			if seg.Index >= 0 {
+				p.WriteString("[]")
 				continue
 			}
-			// '}' closes the object below.
-		}
-		valPath := path()
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, frame{path: valPath, kind: '{', key: true})
-				continue
-			case '[':
-				stack = append(stack, frame{path: valPath + "[]", kind: '['})
-				continue
-			default:
-				stack = stack[:len(stack)-1]
+			if p.Len() > 0 {
+				p.WriteByte('.')
 			}
-		case string:
-			start := prev
-			for start < len(b) && b[start] != '"' {
-				start++
-			}
-			fn(valPath, start, int(d.InputOffset()), t)
+			p.WriteString(seg.Key)
 		}
-		// A value ended: pop the key frame it belonged to, and let its object
-		// expect the next key.
-		if len(stack) > 0 && stack[len(stack)-1].kind == ':' {
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 {
-				stack[len(stack)-1].key = true
-			}
-		}
-		if len(stack) == 0 && d.More() {
-			line, col := position(b, int(d.InputOffset()))
-			return &SyntaxError{Line: line, Column: col, Msg: "more than one JSON value"}
-		}
+		fn(p.String(), v.Start, v.End, jsonlex.StringAt(b, v.Span))
+	})
+	var se *jsonlex.SyntaxError
+	if errors.As(err, &se) {
+		line, col := jsonlex.Position(b, se.Offset)
+		return &SyntaxError{Line: line, Column: col, Msg: se.Msg}
 	}
+	return err
 }
 
 func join(path, key string) string {
@@ -204,11 +140,4 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-// position turns a byte offset into a 1-based line and column (in bytes).
-func position(b []byte, off int) (line, col int) {
-	off = min(max(off, 0), len(b))
-	line = 1 + bytes.Count(b[:off], []byte{'\n'})
-	return line, off - bytes.LastIndexByte(b[:off], '\n')
 }

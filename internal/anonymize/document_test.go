@@ -106,9 +106,10 @@ func TestPayloadErrorsSayWhere(t *testing.T) {
 	a := newTestAnonymizer(t, testKey)
 	for _, tt := range []struct{ in, want string }{
 		{"{\"data\":\n{\"code\": tru}}", "line 2"},
-		{`{"data":{}`, "ends too early"},
-		{`{} {}`, "more than one JSON value"},
-		{``, "ends too early"},
+		{`{"data":{}`, "line 1, column 11: unexpected end of input"},
+		{`{} {}`, "line 1, column 4: trailing data"},
+		{``, "empty"},
+		{"{\"a\":1,\"a\":\"\xff\"}", "UTF-8"},
 	} {
 		_, _, err := a.Payload([]byte(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -179,5 +180,30 @@ func TestPayloadReplacesEchoesInOtherFields(t *testing.T) {
 	}
 	if echoes != 1 {
 		t.Errorf("%d echoes replaced, want 1 (the note): %+v", echoes, repl)
+	}
+}
+
+func TestFieldClassesComeFromTheSpec(t *testing.T) {
+	m := fieldClasses()
+	for path, want := range map[string]Class{
+		"data.taxCode":                  TaxID,
+		"data.invoiceTitle":             CompanyName,
+		"data.enterpriseName":           CompanyName,
+		"data.staffName":                PersonName,
+		"data.items[].relatedOrderCode": Code,
+		"data.records[].comments":       Remark,
+		"data.收款单.收款单编号":                Code,
+		"data.收款单.客户名称.name":            CompanyName,
+		"data.源单明细[].源单客户.code":         Code,
+		"data.源单明细[].备注":                Remark,
+	} {
+		if got := m[path]; got != want {
+			t.Errorf("%s: class %q, want %q", path, got, want)
+		}
+	}
+	for _, kept := range []string{"requestId", "data.currency", "data.收款单.币别.code", "data.items[].itemCode", "data.invoiceTypeCode"} {
+		if c, ok := m[kept]; ok {
+			t.Errorf("%s is kept, but has class %q", kept, c)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/fake"
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 // Class is what a value is, which decides what it is replaced with. Values of
@@ -206,11 +207,11 @@ func taxID(f *fake.Faker, v string) string {
 	switch {
 	case len(v) == 18 && usccChars(v):
 		u[0], u[1] = v[0], v[1]
-		u[17], _ = fake.USCCCheck(string(u[:17]))
+		u[17], _ = taxid.USCCCheck(string(u[:17]))
 		return string(u)
 	case len(v) == 15 && allDigits(v):
 		b := append(u[2:8:8], sameShape(f, "00000000", false)...)
-		c, _ := fake.OrgCodeCheck(string(b[6:14]))
+		c, _ := taxid.OrgCodeCheck(string(b[6:14]))
 		return string(append(b, c))
 	}
 	return sameShape(f, v, true)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // Options tune a stream.
@@ -134,18 +135,13 @@ func (st *Stats) count(repl []Replaced) {
 // topLevelCount is the number of payloads in a document: the elements of
 // an array, else one.
 func topLevelCount(doc []byte) int {
-	d := json.NewDecoder(bytes.NewReader(doc))
-	if t, err := d.Token(); err != nil || t != json.Delim('[') {
-		return 1
-	}
 	n := 0
-	for ; d.More(); n++ {
-		var skip json.RawMessage
-		if d.Decode(&skip) != nil {
-			break
+	_ = jsonlex.Walk(doc, func(path []jsonlex.Seg, v jsonlex.Value) {
+		if len(path) == 1 && path[0].Index >= 0 {
+			n++
 		}
-	}
-	return n
+	})
+	return max(n, 1)
 }
 
 // lines anonymizes NDJSON payloads line by line, keeping each line's ending.
@@ -345,11 +341,10 @@ func echoBody(echoes *strings.Replacer, body, encoding string) string {
 
 // requestID reads the body's requestId, the webhook-id of a new signature.
 func requestID(body []byte) string {
-	var env struct {
-		RequestID string `json:"requestId"`
+	if sp, ok := jsonlex.Member(body, spec.FieldRequestID); ok && sp.Kind == jsonlex.String {
+		return jsonlex.StringAt(body, sp)
 	}
-	_ = json.Unmarshal(body, &env)
-	return env.RequestID
+	return ""
 }
 
 // leaksIn scans out for identifiers that are not among the stand-ins.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,12 +9,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -438,20 +439,19 @@ func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Te
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	} else {
-		var env struct {
-			BusinessType *json.Number `json:"businessType"`
-		}
-		if err := json.Unmarshal(body, &env); err != nil || env.BusinessType == nil {
+		sp, ok := jsonlex.Member(body, spec.FieldBusinessType)
+		if !ok || sp.Kind != jsonlex.Number {
 			return nil, usagef("--file %s: no businessType number in the body to tell the event by; give --event", name)
 		}
-		n, _ := env.BusinessType.Int64()
-		events = spec.EventsForNumber(int(n))
+		number := string(body[sp.Start:sp.End])
+		n, _ := strconv.Atoi(number)
+		events = spec.EventsForNumber(n)
 		switch len(events) {
 		case 0:
-			return nil, usagef("--file %s: businessType %s is no event's number; give --event", name, env.BusinessType)
+			return nil, usagef("--file %s: businessType %s is no event's number; give --event", name, number)
 		case 1:
 		default:
-			return nil, usagef("--file %s: businessType %s stands for %s; say which with --event", name, env.BusinessType,
+			return nil, usagef("--file %s: businessType %s stands for %s; say which with --event", name, number,
 				strings.Join(eventNames(events), " or "))
 		}
 	}

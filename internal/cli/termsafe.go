@@ -1,67 +1,24 @@
 package cli
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// termSafe makes text that came from the network safe to print on a
-// terminal: C0 and C1 control characters, DEL, bidi controls and invalid
-// UTF-8 are written as escapes, so a body cannot move the cursor, retitle
-// the window or reorder what the reader sees. keepNewlines leaves \n alone
-// for multi-line output (a pretty-printed body).
+// termSafe prints text that came from the network terminal-safe (see
+// package termsafe); keepNewlines leaves \n alone for multi-line output (a
+// pretty-printed body).
 func termSafe(s string, keepNewlines bool) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			clean = false
-			break
-		}
+	if keepNewlines {
+		return termsafe.Lines(s)
 	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' && keepNewlines:
-			b.WriteByte('\n')
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f, isBidi(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
+	return termsafe.Text(s)
 }
 
-// isBidi reports the Unicode bidirectional formatting characters (the
-// "Trojan Source" set): they reorder how a line displays.
-func isBidi(r rune) bool {
-	switch {
-	case r == 0x061c, r == 0x200e, r == 0x200f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
-}
+func isBidi(r rune) bool { return termsafe.IsBidi(r) }
 
 // secretHeader reports headers whose values are credentials or signatures
 // and are masked when printed. The capture file keeps them: replay needs

@@ -1,11 +1,10 @@
 package deliver
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"net/http"
 
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -24,41 +23,14 @@ type Template struct {
 }
 
 // FindRequestID returns where the top-level "requestId" string value of a
-// JSON object starts and ends (the bytes between the quotes), or -1s.
+// JSON object starts and ends (the bytes between the quotes), or -1s. The
+// body is read only up to that value.
 func FindRequestID(body []byte) (int, int) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	sp, ok := jsonlex.Member(body, spec.FieldRequestID)
+	if !ok || sp.Kind != jsonlex.String {
 		return -1, -1
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return -1, -1
-		}
-		key, _ := t.(string)
-		after := int(dec.InputOffset())
-		if key != "requestId" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return -1, -1
-			}
-			continue
-		}
-		v, err := dec.Token()
-		if err != nil {
-			return -1, -1
-		}
-		if _, ok := v.(string); !ok {
-			return -1, -1
-		}
-		end := int(dec.InputOffset()) - 1 // the closing quote
-		start := bytes.IndexByte(body[after:end], '"')
-		if start < 0 {
-			return -1, -1
-		}
-		return after + start + 1, end
-	}
-	return -1, -1
+	return sp.Start + 1, sp.End - 1
 }
 
 // SpliceID returns a copy of body with the bytes [start,end) replaced by id.

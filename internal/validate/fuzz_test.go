@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // FuzzCheck feeds arbitrary bodies to the validator: it must not panic or
@@ -18,6 +21,9 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte(`{"a":[1,2,],"b":NaN}`), "")
 	f.Add([]byte("\ufeff{}"), "NOPE")
 	f.Add([]byte(`{"data":{"收款单":null,"收款明细":[{"应收金额":1e400}],"源单明细":{}}}`), "CREATE_RECEIVABLE_DOC")
+	// Hostile bytes where messages quote the input: an escape, a tax id's
+	// check characters, an enumeration, the query's event.
+	f.Add([]byte("{\"a\":\"\\\x1b\"}"), "")
 	v, err := New(Options{})
 	if err != nil {
 		f.Fatal(err)
@@ -35,11 +41,14 @@ func FuzzCheck(f *testing.F) {
 					t.Fatalf("syntax finding %+v among %d", x, len(fs))
 				}
 			}
-			if !utf8.ValidString(x.Path) || strings.ContainsAny(x.Path, "\x00\x1b\n") {
+			if !termsafe.Safe(x.Path) {
 				t.Fatalf("unsafe path %q", x.Path)
 			}
+			if !termsafe.Safe(x.Message) {
+				t.Fatalf("unsafe message %q", x.Message)
+			}
 		}
-		if utf8.Valid(body) && !strings.HasPrefix(string(body), "\ufeff") && deep(body) < maxDepth {
+		if utf8.Valid(body) && !strings.HasPrefix(string(body), "\ufeff") && deep(body) < jsonlex.MaxDepth {
 			if want := json.Valid(body); want == syntax {
 				t.Fatalf("syntax error %v, but json.Valid says %v; findings %+v", syntax, want, fs)
 			}

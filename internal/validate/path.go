@@ -23,7 +23,7 @@ func (c *checker) pathString(key string) string {
 			sb.WriteByte(']')
 			continue
 		}
-		appendKey(&sb, c.keyBytes(s.key))
+		appendKey(&sb, c.lx.KeyBytes(s.key))
 	}
 	if key != "" {
 		appendKey(&sb, []byte(key))

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Finding is one problem in one body.
@@ -109,7 +110,7 @@ func (v *Validator) Check(body []byte, event string) []Finding {
 	c.reset(body)
 	c.run(event)
 	out := c.finish()
-	c.b = nil
+	c.lx.Reset(nil)
 	v.pool.Put(c)
 	return out
 }
@@ -139,27 +140,29 @@ func (c *checker) finish() []Finding {
 	out := make([]Finding, len(c.raw))
 	order := make([]int, len(c.raw))
 	for i, r := range c.raw {
-		out[i] = Finding{Rule: rules[r.rule].ID, Severity: rules[r.rule].Severity, Path: r.path, Message: r.msg}
+		// Messages quote the body's strings (with %q, which escapes what
+		// is not printable) and parts of it; termsafe is the guard for
+		// any byte a message carries as it is.
+		out[i] = Finding{Rule: rules[r.rule].ID, Severity: rules[r.rule].Severity, Path: r.path, Message: termsafe.Text(r.msg)}
 		order[i] = i
 	}
 	// One forward sweep gives every finding its line and column.
 	sort.SliceStable(order, func(a, b int) bool { return c.raw[order[a]].off < c.raw[order[b]].off })
+	b := c.lx.Bytes()
 	line, col, pos := 1, 1, 0
 	for _, i := range order {
 		off := c.raw[i].off
 		if off < 0 {
 			continue
 		}
-		if off > len(c.b) {
-			off = len(c.b)
-		}
+		off = min(off, len(b))
 		for pos < off {
-			if c.b[pos] == '\n' {
+			if b[pos] == '\n' {
 				line, col = line+1, 1
 				pos++
 				continue
 			}
-			_, size := utf8.DecodeRune(c.b[pos:])
+			_, size := utf8.DecodeRune(b[pos:])
 			pos += size
 			col++
 		}

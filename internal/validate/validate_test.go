@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 func load(t testing.TB, name string) string {
@@ -294,5 +296,38 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	for g := 0; g < 4; g++ {
 		<-done
+	}
+}
+
+// TestMessagesAreTerminalSafe: a message that quotes the input shows hostile
+// bytes as escapes, never as they are.
+func TestMessagesAreTerminalSafe(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	tests := []struct {
+		name, body, event, want string
+	}{
+		{"escaped control", "{\"a\":\"\\\x1b[2J\"}", "", `invalid escape \\x1b in a string`},
+		{"escaped C1", "{\"a\":\"\\\u009b\"}", "", `invalid escape \\u009b in a string`},
+		{"escaped bidi", "{\"a\":\"\\\u202e\"}", "", `invalid escape \\u202e in a string`},
+		{"escaped invalid UTF-8", "{\"a\":\"\\\xff\"}", "", `invalid escape \\xff in a string`},
+		{"escaped letter", `{"a":"\q"}`, "", `invalid escape \q in a string`},
+		{"query event", `{}`, "X\x1b]52;c;aGk=\x07\u202e", `unknown event "X\x1b]52;c;aGk=\a\u202e"`},
+		{"enum", `{"businessType":4010,"data":{"status":"\u001b[31m\u009b"}}`, "", `"\x1b[31m\u009b" is not one of`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := v.Check([]byte(tt.body), tt.event)
+			found := false
+			for _, f := range fs {
+				if !termsafe.Safe(f.Message) {
+					t.Errorf("unsafe message %q", f.Message)
+				}
+				found = found || strings.Contains(f.Message, tt.want)
+			}
+			if !found {
+				t.Errorf("no message holds %q: %+v", tt.want, fs)
+			}
+		})
 	}
 }

@@ -1,0 +1,589 @@
+// Package jsonlex is a strict RFC 8259 JSON lexer over a byte slice. It
+// reads values in place, with no intermediate tree and no allocation, and
+// reports where each value lies (its byte span) so that callers can check a
+// document in one pass (the validator), read one member without decoding
+// the rest (a requestId), or replace values by their spans (anonymize).
+//
+// It refuses what RFC 8259 refuses and what encoding/json would accept or
+// silently repair: a byte-order mark, invalid UTF-8, unescaped control
+// characters, bad escapes, leading zeros, NaN and Infinity, trailing commas
+// and trailing data, and nesting deeper than MaxDepth. Errors carry the
+// byte offset; Position turns it into a line and column.
+//
+// The pull API (Peek, Str, Num, Enter, Key, More, ...) must be used inside
+// Run: a syntax error unwinds to Run, as in go/parser, so that a caller
+// walking a document needs no error check after every token.
+package jsonlex
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// MaxDepth bounds nesting, as encoding/json does.
+const MaxDepth = 10000
+
+// Kind is a JSON value's type.
+type Kind uint8
+
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Object
+	Array
+)
+
+var kindNames = [...]string{"null", "boolean", "number", "string", "object", "array"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// SyntaxError is the first place where a document stops being JSON.
+type SyntaxError struct {
+	Offset int // byte offset in the document
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// Position returns the 1-based line and column (in characters) of byte
+// offset off in b.
+func Position(b []byte, off int) (line, col int) {
+	line, col = 1, 1
+	off = min(off, len(b))
+	for pos := 0; pos < off; {
+		if b[pos] == '\n' {
+			line, col = line+1, 1
+			pos++
+			continue
+		}
+		_, size := utf8.DecodeRune(b[pos:])
+		pos += size
+		col++
+	}
+	return line, col
+}
+
+// Key is an object key read by Lexer.Key: a span of the document, or of the
+// lexer's scratch buffer when the key held escapes. Lexer.KeyBytes reads it.
+type Key struct {
+	s, e    int32
+	scratch bool
+}
+
+// Lexer reads one document. The zero value is ready after Reset; a Lexer
+// may be reused for many documents.
+type Lexer struct {
+	b       []byte
+	i       int
+	depth   int
+	scratch []byte
+}
+
+// Reset starts reading b.
+func (l *Lexer) Reset(b []byte) {
+	l.b, l.i, l.depth, l.scratch = b, 0, 0, l.scratch[:0]
+}
+
+// Bytes returns the document.
+func (l *Lexer) Bytes() []byte { return l.b }
+
+// Pos returns the offset of the next byte to read: after Peek, the start
+// of the value.
+func (l *Lexer) Pos() int { return l.i }
+
+// bailout carries a syntax error from the failing token to Run.
+type bailout struct{ err *SyntaxError }
+
+// Run calls f and returns the syntax error that stopped it, or nil. Every
+// read of the pull API must happen inside Run.
+func (l *Lexer) Run(f func()) (err *SyntaxError) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			err = b.err
+		}
+	}()
+	f()
+	return nil
+}
+
+func (l *Lexer) fail(off int, msg string) {
+	panic(bailout{&SyntaxError{Offset: off, Msg: msg}})
+}
+
+func (l *Lexer) failf(off int, format string, args ...any) {
+	l.fail(off, fmt.Sprintf(format, args...))
+}
+
+// describe says what is at off, for syntax messages.
+func (l *Lexer) describe(off int) string {
+	b := l.b
+	if off >= len(b) {
+		return "unexpected end of input (truncated?)"
+	}
+	rest := b[off:]
+	switch {
+	case hasPrefix(rest, "NaN"), hasPrefix(rest, "Infinity"), hasPrefix(rest, "-Infinity"), hasPrefix(rest, "+Infinity"):
+		return "NaN and Infinity are not JSON numbers"
+	case rest[0] == '\'':
+		return "single quotes: JSON strings and keys use double quotes"
+	case rest[0] == '/':
+		return "comments are not allowed in JSON"
+	case rest[0] >= 0x80:
+		r, size := utf8.DecodeRune(rest)
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Sprintf("invalid UTF-8 byte 0x%02x", rest[0])
+		}
+		return fmt.Sprintf("unexpected character %q", r)
+	}
+	return fmt.Sprintf("unexpected character %q", rest[0])
+}
+
+func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
+
+// Begin checks what may not start a document (nothing, a byte-order mark,
+// only whitespace) and moves to its value.
+func (l *Lexer) Begin() {
+	b := l.b
+	if len(b) == 0 {
+		l.fail(0, "the body is empty")
+	}
+	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		l.fail(0, "the body starts with a byte-order mark (U+FEFF), which RFC 8259 forbids")
+	}
+	l.ws()
+	if l.i == len(b) {
+		l.fail(l.i, "the body holds only whitespace")
+	}
+}
+
+// End checks that nothing but whitespace follows the document's value.
+func (l *Lexer) End() {
+	l.ws()
+	if l.i < len(l.b) {
+		l.fail(l.i, "trailing data after the JSON value: "+l.describe(l.i))
+	}
+}
+
+func (l *Lexer) ws() {
+	b, i := l.b, l.i
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			l.i = i
+			return
+		}
+	}
+	l.i = i
+}
+
+// Peek returns the kind of the value that starts at Pos.
+func (l *Lexer) Peek() Kind {
+	if l.i >= len(l.b) {
+		l.fail(l.i, l.describe(l.i))
+	}
+	switch ch := l.b[l.i]; {
+	case ch == '{':
+		return Object
+	case ch == '[':
+		return Array
+	case ch == '"':
+		return String
+	case ch == 't' || ch == 'f':
+		return Bool
+	case ch == 'n':
+		return Null
+	case ch == '-' || ch >= '0' && ch <= '9':
+		return Number
+	}
+	l.fail(l.i, l.describe(l.i))
+	return 0
+}
+
+// Lit reads the literal (null, true or false) of kind k.
+func (l *Lexer) Lit(k Kind) {
+	var want string
+	switch {
+	case k == Null:
+		want = "null"
+	case l.b[l.i] == 't':
+		want = "true"
+	default:
+		want = "false"
+	}
+	rest := l.b[l.i:]
+	for j := 0; j < len(want); j++ {
+		if j >= len(rest) {
+			l.fail(l.i+j, l.describe(l.i+j))
+		}
+		if rest[j] != want[j] {
+			l.fail(l.i, l.describe(l.i))
+		}
+	}
+	l.i += len(want)
+}
+
+// strSafe marks bytes a string may hold as they are.
+var strSafe = func() (t [256]bool) {
+	for i := 0x20; i < 0x80; i++ {
+		t[i] = i != '"' && i != '\\'
+	}
+	return t
+}()
+
+// Str reads a string; s and e span it with its quotes, esc says it holds
+// escapes (see Content).
+func (l *Lexer) Str() (s, e int, esc bool) {
+	b := l.b
+	s = l.i
+	i := s + 1
+	for {
+		for i < len(b) && strSafe[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			l.fail(i, "unexpected end of input inside a string (truncated?)")
+		}
+		switch ch := b[i]; {
+		case ch == '"':
+			l.i = i + 1
+			return s, i + 1, esc
+		case ch == '\\':
+			esc = true
+			i++
+			if i >= len(b) {
+				l.fail(i, "unexpected end of input inside a string (truncated?)")
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				for j := 1; j <= 4; j++ {
+					if i+j >= len(b) {
+						l.fail(i+j, "unexpected end of input inside a string (truncated?)")
+					}
+					if !isHex(b[i+j]) {
+						l.failf(i+j, "invalid \\u escape: %s", l.describe(i+j))
+					}
+				}
+				i += 5
+			default:
+				// The escaped character is shown terminal-safe: it may be
+				// a control byte or not UTF-8 at all.
+				r, size := utf8.DecodeRune(b[i:])
+				if r == utf8.RuneError && size <= 1 {
+					l.failf(i-1, "invalid escape \\%s in a string", termsafe.Text(string(b[i:i+1])))
+				}
+				l.failf(i-1, "invalid escape \\%s in a string", termsafe.Text(string(b[i:i+size])))
+			}
+		case ch < 0x20:
+			l.failf(i, "control character 0x%02x in a string (must be escaped)", ch)
+		default:
+			if ch < 0xC2 || ch > 0xF4 {
+				l.failf(i, "invalid UTF-8 byte 0x%02x in a string", ch)
+			}
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size <= 1 {
+				l.failf(i, "invalid UTF-8 byte 0x%02x in a string", ch)
+			}
+			i += size
+		}
+	}
+}
+
+func isHex(ch byte) bool {
+	return ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'f' || ch >= 'A' && ch <= 'F'
+}
+
+// Content returns the value of the string Str spanned: the bytes between
+// its quotes, or, when it held escapes, its unescaped form in the lexer's
+// scratch buffer (valid until the next Reset).
+func (l *Lexer) Content(s, e int, esc bool) []byte {
+	if !esc {
+		return l.b[s+1 : e-1]
+	}
+	start := len(l.scratch)
+	l.scratch = Unescape(l.scratch, l.b[s+1:e-1])
+	return l.scratch[start:]
+}
+
+// Unescape appends the value of src, the inside of a string Str accepted,
+// to dst. A lone surrogate becomes U+FFFD, as in encoding/json.
+func Unescape(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		ch := src[i]
+		if ch != '\\' {
+			dst = append(dst, ch)
+			i++
+			continue
+		}
+		switch src[i+1] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hex4(src[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) && i+6 <= len(src) && src[i] == '\\' && src[i+1] == 'u' {
+				if r2 := utf16.DecodeRune(r, hex4(src[i+2:i+6])); r2 != utf8.RuneError {
+					r = r2
+					i += 6
+				}
+			}
+			if utf16.IsSurrogate(r) {
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default: // " \ /
+			dst = append(dst, src[i+1])
+		}
+		i += 2
+	}
+	return dst
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, ch := range b[:4] {
+		r <<= 4
+		switch {
+		case ch <= '9':
+			r |= rune(ch - '0')
+		case ch >= 'a':
+			r |= rune(ch - 'a' + 10)
+		default:
+			r |= rune(ch - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// Num reads a number; s and e span it. integral says its value has no
+// fractional part (5007.0 and 1e3 are integral), neg that it is negative.
+func (l *Lexer) Num() (s, e int, integral, neg bool) {
+	b := l.b
+	i := l.i
+	s = i
+	if b[i] == '-' {
+		neg = true
+		i++
+	}
+	if i >= len(b) {
+		l.fail(i, l.describe(i))
+	}
+	intStart := i
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		l.fail(s, l.describe(s))
+	}
+	intEnd := i
+	fracStart, fracEnd := i, i
+	if i < len(b) && b[i] == '.' {
+		i++
+		fracStart = i
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			l.failf(i, "a number needs digits after its decimal point: %s", l.describe(i))
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		fracEnd = i
+	}
+	exp := 0
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			l.failf(i, "a number needs digits in its exponent: %s", l.describe(i))
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if exp < 1e8 {
+				exp = exp*10 + int(b[i]-'0')
+			}
+			i++
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	l.i = i
+	nf := fracEnd - fracStart
+	for nf > 0 && b[fracStart+nf-1] == '0' {
+		nf--
+	}
+	if nf > 0 {
+		integral = exp >= nf
+	} else if exp >= 0 {
+		integral = true
+	} else {
+		tz, zero := 0, true
+		for j := intEnd - 1; j >= intStart; j-- {
+			if b[j] != '0' {
+				zero = false
+				break
+			}
+			tz++
+		}
+		integral = zero || tz >= -exp
+	}
+	return s, i, integral, neg
+}
+
+// Float returns the value of the number Num spanned (±Inf when it is out
+// of range).
+func (l *Lexer) Float(s, e int) float64 {
+	f, _ := strconv.ParseFloat(unsafe.String(&l.b[s], e-s), 64)
+	return f
+}
+
+// Enter reads the '{' or '[' at Pos and the whitespace after it. It
+// returns false, having read the closing byte too, for an empty object or
+// array; otherwise a member (Key) or element (Peek) follows, and More
+// reads what comes after each.
+func (l *Lexer) Enter() bool {
+	close := byte(']')
+	if l.b[l.i] == '{' {
+		close = '}'
+	}
+	l.i++
+	l.depth++
+	if l.depth > MaxDepth {
+		l.failf(l.i, "nesting deeper than %d levels", MaxDepth)
+	}
+	l.ws()
+	if l.i < len(l.b) && l.b[l.i] == close {
+		l.i++
+		l.depth--
+		return false
+	}
+	return true
+}
+
+// Key reads an object member's key and its ':'; first says it is the
+// object's first member (so a '}' here is not a trailing comma).
+func (l *Lexer) Key(first bool) Key {
+	if l.i >= len(l.b) {
+		l.fail(l.i, l.describe(l.i))
+	}
+	if l.b[l.i] != '"' {
+		switch {
+		case l.b[l.i] == '}' && !first:
+			l.fail(l.i, "trailing comma before '}'")
+		case l.b[l.i] == '\'':
+			l.fail(l.i, l.describe(l.i))
+		}
+		l.failf(l.i, "want a double-quoted key: %s", l.describe(l.i))
+	}
+	s, e, esc := l.Str()
+	var k Key
+	if esc {
+		start := len(l.scratch)
+		l.scratch = Unescape(l.scratch, l.b[s+1:e-1])
+		k = Key{s: int32(start), e: int32(len(l.scratch)), scratch: true}
+	} else {
+		k = Key{s: int32(s + 1), e: int32(e - 1)}
+	}
+	l.ws()
+	if l.i >= len(l.b) || l.b[l.i] != ':' {
+		l.failf(l.i, "want ':' after a key: %s", l.describe(l.i))
+	}
+	l.i++
+	l.ws()
+	return k
+}
+
+// KeyBytes returns a key's unescaped bytes, valid until the next Reset.
+func (l *Lexer) KeyBytes(k Key) []byte {
+	if k.scratch {
+		return l.scratch[k.s:k.e]
+	}
+	return l.b[k.s:k.e]
+}
+
+// More reads the ',' after a member or element, or the closing byte
+// ('}' or ']'); it reports whether another member or element follows.
+func (l *Lexer) More(close byte) bool {
+	l.ws()
+	if l.i >= len(l.b) {
+		l.fail(l.i, l.describe(l.i))
+	}
+	switch l.b[l.i] {
+	case ',':
+		l.i++
+		l.ws()
+		if close == ']' && l.i < len(l.b) && l.b[l.i] == ']' {
+			l.fail(l.i, "trailing comma before ']'")
+		}
+		return true
+	case close:
+		l.i++
+		l.depth--
+		return false
+	}
+	l.failf(l.i, "want ',' or '%c': %s", close, l.describe(l.i))
+	return false
+}
+
+// Skip reads a value of kind k without looking into it (duplicate keys
+// inside are not reported).
+func (l *Lexer) Skip(k Kind) {
+	switch k {
+	case Object:
+		if !l.Enter() {
+			return
+		}
+		for first := true; ; first = false {
+			l.Key(first)
+			l.Skip(l.Peek())
+			if !l.More('}') {
+				return
+			}
+		}
+	case Array:
+		if !l.Enter() {
+			return
+		}
+		for {
+			l.Skip(l.Peek())
+			if !l.More(']') {
+				return
+			}
+		}
+	case String:
+		l.Str()
+	case Number:
+		l.Num()
+	default:
+		l.Lit(k)
+	}
+}

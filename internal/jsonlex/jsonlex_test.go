@@ -1,0 +1,248 @@
+package jsonlex
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// pathString renders a Walk path for the tests: a.b[0]["c d"].
+func pathString(p []Seg) string {
+	var sb strings.Builder
+	for _, s := range p {
+		if s.Index >= 0 {
+			sb.WriteString("[" + strconv.Itoa(s.Index) + "]")
+			continue
+		}
+		sb.WriteString("." + strconv.Quote(s.Key))
+	}
+	return sb.String()
+}
+
+// TestWalkSpans: for a path, b[Start:End] is exactly the value's text in
+// the original bytes (what anonymize replaces), whatever the keys' escapes,
+// the nesting and the characters.
+func TestWalkSpans(t *testing.T) {
+	t.Parallel()
+	doc := "\r\n{ \"requestId\" : \"9424f8a8-0aa8\" ,\n" +
+		` "data": {"\u6536\u6b3e\u5355": {"客户名称": {"name":"温州锦程\ud83d\ude00","code" :"C\"1\\"}},` +
+		` "items": [ [1, -2.5e3, [ ]], {"a\/b": null, "tab\tkey": true} , "x"],` +
+		` "": {}, "dup": 1, "dup": "二"}}` + "\n"
+	want := map[string]string{
+		``:             doc[2 : len(doc)-1],
+		`."requestId"`: `"9424f8a8-0aa8"`,
+		`."data"."收款单"."客户名称"."name"`:   `"温州锦程\ud83d\ude00"`,
+		`."data"."收款单"."客户名称"."code"`:   `"C\"1\\"`,
+		`."data"."收款单"."客户名称"`:          `{"name":"温州锦程\ud83d\ude00","code" :"C\"1\\"}`,
+		`."data"."items"[0]`:            `[1, -2.5e3, [ ]]`,
+		`."data"."items"[0][1]`:         `-2.5e3`,
+		`."data"."items"[0][2]`:         `[ ]`,
+		`."data"."items"[1]."a/b"`:      `null`,
+		`."data"."items"[1]."tab\tkey"`: `true`,
+		`."data"."items"[2]`:            `"x"`,
+		`."data".""`:                    `{}`,
+		`."data"."dup"`:                 `"二"`, // the last visit wins in this map
+	}
+	got := map[string]string{}
+	kinds := map[string]Kind{}
+	dups := 0
+	err := Walk([]byte(doc), func(p []Seg, v Value) {
+		got[pathString(p)] = doc[v.Start:v.End]
+		kinds[pathString(p)] = v.Kind
+		if v.Dup {
+			dups++
+			if pathString(p) != `."data"."dup"` || doc[v.Start:v.End] != `"二"` {
+				t.Errorf("duplicate at %s %s", pathString(p), doc[v.Start:v.End])
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("span of %s = %q, want %q", p, got[p], w)
+		}
+	}
+	if dups != 1 {
+		t.Errorf("%d duplicates, want 1", dups)
+	}
+	if kinds[`."data"."items"`] != Array || kinds[`."data"."items"[1]."a/b"`] != Null || kinds[`."data"."items"[0][1]`] != Number {
+		t.Errorf("kinds %v", kinds)
+	}
+	// Replacing every string leaf by its span keeps a valid document.
+	var out []byte
+	last := 0
+	if err := Walk([]byte(doc), func(p []Seg, v Value) {
+		if v.Kind == String && len(p) > 0 {
+			out = append(out, doc[last:v.Start]...)
+			out = append(out, `"***"`...)
+			last = v.End
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, doc[last:]...)
+	if !json.Valid(out) || strings.Contains(string(out), "温州") || !strings.Contains(string(out), `"requestId" : "***"`) {
+		t.Errorf("replaced: %s", out)
+	}
+}
+
+func TestWalkError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		doc       string
+		off       int
+		msg       string
+		line, col int
+	}{
+		{``, 0, "the body is empty", 1, 1},
+		{"\ufeff{}", 0, "byte-order mark", 1, 1},
+		{" \n ", 3, "only whitespace", 2, 2},
+		{`{"a":1,}`, 7, "trailing comma before '}'", 1, 8},
+		{`[1,]`, 3, "trailing comma before ']'", 1, 4},
+		{"{\"收\":NaN}", 7, "NaN and Infinity", 1, 6},
+		{`{'a':1}`, 1, "single quotes", 1, 2},
+		{`{"a":01}`, 6, "want ',' or '}'", 1, 7},
+		{`{"a":1.}`, 7, "digits after its decimal point", 1, 8},
+		{"{\"a\":\"\t\"}", 6, "control character 0x09", 1, 7},
+		{"{\"a\":\"\xff\"}", 6, "invalid UTF-8 byte 0xff", 1, 7},
+		{"{\"a\":\"\\\x1b\"}", 6, `invalid escape \\x1b`, 1, 7},
+		{`{"a":"\u12g4"}`, 10, `invalid \u escape`, 1, 11},
+		{`{"a":1} x`, 8, "trailing data", 1, 9},
+		{`{"a":[1,2`, 9, "truncated", 1, 10},
+		{strings.Repeat("[", MaxDepth+1), MaxDepth + 1, "nesting deeper than 10000", 1, MaxDepth + 2},
+	}
+	for _, tt := range tests {
+		err := Walk([]byte(tt.doc), func([]Seg, Value) {})
+		se, ok := err.(*SyntaxError)
+		if !ok {
+			t.Errorf("%q: error %v, want a *SyntaxError", tt.doc, err)
+			continue
+		}
+		if se.Offset != tt.off || !strings.Contains(se.Msg, tt.msg) {
+			t.Errorf("%q: %v, want offset %d and %q", tt.doc, se, tt.off, tt.msg)
+		}
+		if l, c := Position([]byte(tt.doc), se.Offset); l != tt.line || c != tt.col {
+			t.Errorf("%q: line %d column %d, want %d %d", tt.doc, l, c, tt.line, tt.col)
+		}
+	}
+}
+
+func TestMember(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		doc, name string
+		want      string // the value's text; "" for not found
+		kind      Kind
+	}{
+		{`{"requestId":"abc","businessType":5007}`, "requestId", `"abc"`, String},
+		{`{"requestId":"abc","businessType":5007}`, "businessType", `5007`, Number},
+		{` { "data" : {"requestId":"inner"} , "requestId" : "a\"b" } `, "requestId", `"a\"b"`, String},
+		{`{"request\u0049d":null}`, "requestId", `null`, Null},
+		{`{"requestId":{"x":[1]}}`, "requestId", `{"x":[1]}`, Object},
+		{`{"requestId":"first","requestId":"second"}`, "requestId", `"first"`, String},
+		{`{"requestId":"ok"} trailing garbage`, "requestId", `"ok"`, String},
+		{`{"requestId":"ok", broken`, "requestId", `"ok"`, String},
+		{`{"a":1, broken "requestId":"x"}`, "requestId", "", 0},
+		{`{"a":1}`, "requestId", "", 0},
+		{`["requestId"]`, "requestId", "", 0},
+		{`{}`, "requestId", "", 0},
+		{``, "requestId", "", 0},
+		{"\ufeff{\"requestId\":\"x\"}", "requestId", "", 0},
+	}
+	for _, tt := range tests {
+		sp, ok := Member([]byte(tt.doc), tt.name)
+		got := ""
+		if ok {
+			got = tt.doc[sp.Start:sp.End]
+		}
+		if got != tt.want || ok && sp.Kind != tt.kind {
+			t.Errorf("Member(%q, %q) = %q %v, want %q %v", tt.doc, tt.name, got, sp.Kind, tt.want, tt.kind)
+		}
+	}
+}
+
+func BenchmarkMember(b *testing.B) {
+	first := []byte(`{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":{"收款单":{"编号":"1"}}}`)
+	later := []byte(`{"businessType":5007,"data":{"收款单":{"编号":"1","客户名称":{"name":"温州锦程"}}},"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4"}`)
+	for _, c := range []struct {
+		name string
+		doc  []byte
+	}{{"first", first}, {"last", later}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := Member(c.doc, "requestId"); !ok {
+					b.Fatal("not found")
+				}
+			}
+		})
+	}
+}
+
+// FuzzWalk: the lexer agrees with encoding/json on what is JSON (for
+// valid UTF-8 without a byte-order mark, within the depth limit), every
+// span it reports is itself a JSON value of its kind, a string's content
+// decodes as encoding/json decodes it, and its messages are terminal-safe.
+func FuzzWalk(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":null}],"c":"\u00e9\ud83d\ude00"}`, `[1,]`, `{"a":1,"a":2}`, "\"\\\x1b\"", `-0.0e-5`, `"\ud800"`, "{\"收\":\"款\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var l Lexer
+		err := Walk(b, func(p []Seg, v Value) {
+			if v.Start < 0 || v.End > len(b) || v.Start >= v.End {
+				t.Fatalf("span %d:%d of %d bytes", v.Start, v.End, len(b))
+			}
+			text := b[v.Start:v.End]
+			if !json.Valid(text) {
+				t.Fatalf("span %q at %s is not JSON", text, pathString(p))
+			}
+			if v.Kind == String {
+				var want string
+				if err := json.Unmarshal(text, &want); err != nil {
+					t.Fatal(err)
+				}
+				l.Reset(b)
+				var got []byte
+				if err := l.Run(func() {
+					l.i = v.Start
+					s, e, esc := l.Str()
+					got = l.Content(s, e, esc)
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != want {
+					t.Fatalf("content %q, encoding/json %q", got, want)
+				}
+			}
+		})
+		if err != nil {
+			se := err.(*SyntaxError)
+			if se.Offset < 0 || se.Offset > len(b) || !termsafe.Safe(se.Msg) {
+				t.Fatalf("error %q at %d of %d bytes", se.Msg, se.Offset, len(b))
+			}
+		}
+		if utf8.Valid(b) && !strings.HasPrefix(string(b), "\ufeff") && depth(b) < MaxDepth {
+			if want := json.Valid(b); want != (err == nil) {
+				t.Fatalf("Walk error %v, but json.Valid says %v", err, want)
+			}
+		}
+	})
+}
+
+// depth is an upper bound of the nesting depth of b.
+func depth(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '[' || c == '{' {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,99 @@
+// Package termsafe makes text that came from outside (the network, a file,
+// a payload) safe to print on a terminal: C0 and C1 control characters, DEL,
+// bidi controls and invalid UTF-8 are written as escapes (\x1b, \u202e,
+// \xff), so that the text cannot move the cursor, retitle the window, write
+// the clipboard or reorder what the reader sees. It is the one formatter for
+// such text in every command and output mode.
+package termsafe
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// Text returns s with every unsafe character escaped; newlines are escaped
+// too, so the result stays on one line.
+func Text(s string) string { return escape(s, false) }
+
+// Lines is Text for multi-line output (a pretty-printed body): it leaves \n
+// as it is.
+func Lines(s string) string { return escape(s, true) }
+
+func escape(s string, keepNewlines bool) string {
+	first := unsafeAt(s, keepNewlines)
+	if first < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:first])
+	for i := first; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			writeHex(&b, `\x`, rune(s[i]), 2)
+		case r == '\n' && keepNewlines:
+			b.WriteByte('\n')
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			writeHex(&b, `\x`, r, 2)
+		case r >= 0x80 && r <= 0x9f, IsBidi(r):
+			writeHex(&b, `\u`, r, 4)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// unsafeAt returns the offset of the first byte escape would change, or -1.
+func unsafeAt(s string, keepNewlines bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		if c == '\n' && keepNewlines {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < 0x20 || r >= 0x7f && r <= 0x9f || IsBidi(r) || r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func writeHex(b *strings.Builder, prefix string, r rune, digits int) {
+	b.WriteString(prefix)
+	for shift := 4 * (digits - 1); shift >= 0; shift -= 4 {
+		b.WriteByte(hexDigits[r>>shift&0xf])
+	}
+}
+
+// IsBidi reports the Unicode bidirectional formatting characters (the
+// "Trojan Source" set): they reorder how a line displays.
+func IsBidi(r rune) bool {
+	switch {
+	case r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// Safe reports whether s prints as it is: valid UTF-8 with no control, C1,
+// DEL or bidi character.
+func Safe(s string) bool { return unsafeAt(s, false) < 0 }

@@ -1,0 +1,66 @@
+package termsafe
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"plain 收款单", "plain 收款单"},
+		{"\x1b[2Jclear", `\x1b[2Jclear`},
+		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
+		{"\x1b]52;c;aGk=\x07", `\x1b]52;c;aGk=\x07`},
+		{"a\r\nb\tc", `a\r\nb\tc`},
+		{"del\x7f", `del\x7f`},
+		{"c1 \u009b31m", `c1 \u009b31m`},
+		{"bidi \u202egnp.exe \u2066x\u2069 \u200f \u061c", `bidi \u202egnp.exe \u2066x\u2069 \u200f \u061c`},
+		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
+		{"truncated \xe6\x94", `truncated \xe6\x94`},
+		{"收款\x1b单", `收款\x1b单`},
+		{"replacement \ufffd stays", "replacement \ufffd stays"},
+	}
+	for _, tt := range tests {
+		if got := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := Safe(tt.in); got != (tt.in == tt.want) {
+			t.Errorf("Safe(%q) = %v", tt.in, got)
+		}
+	}
+	if got := Lines("a\nb\x1b\r\n"); got != "a\nb\\x1b\\r\n" {
+		t.Errorf("Lines: %q", got)
+	}
+}
+
+// FuzzText: whatever comes in, what goes out is safe, the same when it was
+// already safe, and on one line.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b[31m", "\u202e", "\xff", "收款\u009b", "a\nb", "\ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Text(s)
+		if !Safe(got) || !utf8.ValidString(got) {
+			t.Fatalf("Text(%q) = %q is not safe", s, got)
+		}
+		if strings.ContainsAny(got, "\n\r") {
+			t.Fatalf("Text(%q) = %q spans lines", s, got)
+		}
+		if Safe(s) != (got == s) {
+			t.Fatalf("Safe(%q) = %v but Text gives %q", s, Safe(s), got)
+		}
+		lines := Lines(s)
+		if !Safe(strings.ReplaceAll(lines, "\n", "")) {
+			t.Fatalf("Lines(%q) = %q is not safe", s, lines)
+		}
+		for _, r := range got {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f || IsBidi(r) {
+				t.Fatalf("Text(%q) = %q holds %U", s, got, r)
+			}
+		}
+	})
+}
