@@ -143,6 +143,7 @@ records calls itself, and checks every payload against the interface.`,
 		newSchemaCmd(a),
 		newVersionCmd(a),
 		newManCmd(a),
+		newAnonymizeCmd(a),
 	} {
 		root.AddCommand(c)
 	}

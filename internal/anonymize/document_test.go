@@ -1,0 +1,209 @@
+package anonymize
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/fixtures"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+func newTestAnonymizer(t *testing.T, key []byte) *Anonymizer {
+	t.Helper()
+	a, err := New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// eachFixture runs fn on the canonical payload of every event and shape.
+func eachFixture(t *testing.T, fn func(t *testing.T, e spec.Event, s spec.Shape, body []byte)) {
+	for _, e := range spec.Events() {
+		for _, s := range spec.Shapes() {
+			body, err := fixtures.Get(e.Name, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(e.Name+"."+string(s), func(t *testing.T) { fn(t, e, s, body) })
+		}
+	}
+}
+
+func TestPayloadReplacesIdentifiersAndKeepsTheRest(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	v, err := validate.New(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachFixture(t, func(t *testing.T, e spec.Event, s spec.Shape, body []byte) {
+		out, repl, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(repl) == 0 {
+			t.Fatal("nothing replaced")
+		}
+		for _, x := range repl {
+			if len([]rune(x.Old)) >= 2 && bytes.Contains(out, []byte(x.Old)) {
+				t.Errorf("%s %q survives in the output", x.Path, x.Old)
+			}
+		}
+		// Everything but the replaced strings is the same: amounts, dates,
+		// enumerations, currencies, the envelope.
+		var in, got any
+		mustUnmarshal(t, body, &in)
+		mustUnmarshal(t, out, &got)
+		kept := map[string]bool{}
+		for _, x := range repl {
+			kept[x.Path] = true
+		}
+		compareKept(t, "", in, got, kept)
+		if before, after := v.Check(body, e.Name), v.Check(out, e.Name); len(after) > len(before) {
+			t.Errorf("anonymizing added findings: %v", after)
+		}
+	})
+}
+
+func TestPayloadChangesOnlyTheReplacedSpans(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	body := []byte("{\"requestId\" : \"x\",\r\n  \"businessType\":5007, \"data\":{\"收款单\":{\"\\u6536\\u6b3e\\u5355\\u7f16\\u53f7\": \"SKD00000365\", \"汇率\": 1.0E0}}}")
+	out, repl, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(repl) != 1 {
+		t.Fatalf("replaced %d values, want the receipt number only: %+v", len(repl), repl)
+	}
+	x := repl[0]
+	want := string(body[:x.Start]) + `"` + x.New + `"` + string(body[x.End:])
+	if string(out) != want {
+		t.Errorf("output\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestPayloadIsKeyed(t *testing.T) {
+	a, a2 := newTestAnonymizer(t, testKey), newTestAnonymizer(t, testKey)
+	b := newTestAnonymizer(t, []byte("a different key of enough length"))
+	eachFixture(t, func(t *testing.T, e spec.Event, s spec.Shape, body []byte) {
+		x, _, _ := a.Payload(body)
+		y, _, _ := a2.Payload(body)
+		z, _, _ := b.Payload(body)
+		if !bytes.Equal(x, y) {
+			t.Error("same key, different bytes")
+		}
+		if bytes.Equal(x, z) {
+			t.Error("another key, same bytes")
+		}
+	})
+}
+
+func TestPayloadErrorsSayWhere(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	for _, tt := range []struct{ in, want string }{
+		{"{\"data\":\n{\"code\": tru}}", "line 2"},
+		{`{"data":{}`, "line 1, column 11: unexpected end of input"},
+		{`{} {}`, "line 1, column 4: trailing data"},
+		{``, "empty"},
+		{"{\"a\":1,\"a\":\"\xff\"}", "UTF-8"},
+	} {
+		_, _, err := a.Payload([]byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Payload(%q) error %v, want it to say %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func mustUnmarshal(t *testing.T, b []byte, v any) {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		t.Fatalf("%v in %s", err, b)
+	}
+}
+
+// compareKept fails for any difference between in and got outside the
+// replaced paths.
+func compareKept(t *testing.T, path string, in, got any, replaced map[string]bool) {
+	t.Helper()
+	switch x := in.(type) {
+	case map[string]any:
+		y, ok := got.(map[string]any)
+		if !ok || len(x) != len(y) {
+			t.Errorf("%s: object changed", path)
+			return
+		}
+		for k, v := range x {
+			compareKept(t, join(path, k), v, y[k], replaced)
+		}
+	case []any:
+		y, ok := got.([]any)
+		if !ok || len(x) != len(y) {
+			t.Errorf("%s: array changed", path)
+			return
+		}
+		for i := range x {
+			compareKept(t, path+"[]", x[i], y[i], replaced)
+		}
+	default:
+		if !replaced[path] && !reflect.DeepEqual(in, got) {
+			t.Errorf("%s: %v became %v", path, in, got)
+		}
+	}
+}
+
+func TestPayloadReplacesEchoesInOtherFields(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	body := []byte(`{"businessType":4010,"data":{"customerName":"上海鼎盛贸易有限公司","taxCode":"91310115MA1FL3XK9D","note":"开给上海鼎盛贸易有限公司 91310115MA1FL3XK9D","staffCode":"12","items":[{"itemAttributes":{"备注":"12号仓"}}]}}`)
+	out, repl, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, old := range []string{"上海鼎盛贸易有限公司", "91310115MA1FL3XK9D"} {
+		if bytes.Contains(out, []byte(old)) {
+			t.Errorf("%q survives in %s", old, out)
+		}
+	}
+	if !bytes.Contains(out, []byte("12号仓")) {
+		t.Errorf("a two-digit code was replaced inside other text: %s", out)
+	}
+	echoes := 0
+	for _, x := range repl {
+		if x.Class == Echo {
+			echoes++
+		}
+	}
+	if echoes != 1 {
+		t.Errorf("%d echoes replaced, want 1 (the note): %+v", echoes, repl)
+	}
+}
+
+func TestFieldClassesComeFromTheSpec(t *testing.T) {
+	m := fieldClasses()
+	for path, want := range map[string]Class{
+		"data.taxCode":                  TaxID,
+		"data.invoiceTitle":             CompanyName,
+		"data.enterpriseName":           CompanyName,
+		"data.staffName":                PersonName,
+		"data.items[].relatedOrderCode": Code,
+		"data.records[].comments":       Remark,
+		"data.收款单.收款单编号":                Code,
+		"data.收款单.客户名称.name":            CompanyName,
+		"data.源单明细[].源单客户.code":         Code,
+		"data.源单明细[].备注":                Remark,
+	} {
+		if got := m[path]; got != want {
+			t.Errorf("%s: class %q, want %q", path, got, want)
+		}
+	}
+	for _, kept := range []string{"requestId", "data.currency", "data.收款单.币别.code", "data.items[].itemCode", "data.invoiceTypeCode"} {
+		if c, ok := m[kept]; ok {
+			t.Errorf("%s is kept, but has class %q", kept, c)
+		}
+	}
+}

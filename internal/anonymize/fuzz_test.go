@@ -1,0 +1,69 @@
+package anonymize
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func FuzzPayload(f *testing.F) {
+	for _, b := range allFixtures(&testing.T{}) {
+		f.Add(b)
+	}
+	f.Add([]byte(`[{"data":{"taxCode":"0","staffName":"王"}},{"data":{"code":"SKD1"}}]`))
+	f.Add([]byte(`{"data":{"收款单":{"客户名称":{"code":"02010001","name":"\u4e0a\u6d77"}}}}`))
+	f.Add([]byte("{\"data\":{\"comments\":\"\xff\"}}"))
+	a, err := New(testKey)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, repl, err := a.Payload(body)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 {
+				t.Fatalf("error %v: want a SyntaxError with a position", err)
+			}
+			return
+		}
+		for _, x := range repl {
+			if x.New == x.Old {
+				t.Errorf("%s: %q kept", x.Path, x.Old)
+			}
+			if len(x.Old) >= minEcho && strings.Contains(x.New, x.Old) {
+				t.Errorf("%s: stand-in %q holds the original %q", x.Path, x.New, x.Old)
+			}
+		}
+		if json.Valid(body) && !json.Valid(out) {
+			t.Fatalf("valid JSON in, invalid out: %q", out)
+		}
+		if len(repl) == 0 && !bytes.Equal(out, body) {
+			t.Fatal("nothing replaced but the bytes changed")
+		}
+	})
+}
+
+func FuzzStream(f *testing.F) {
+	fx := allFixtures(&testing.T{})
+	f.Add(record(&testing.T{}, fx[2], nil))
+	f.Add(append(append([]byte{}, fx[0]...), '\n'))
+	f.Add([]byte("{\"data\":{}}\n\n{\"data\":{\"staffName\":\"王伟\"}}\r\n"))
+	a, err := New(testKey)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		_, err := a.Stream(context.Background(), bytes.NewReader(in), io.Discard, Options{Check: true})
+		if err == nil {
+			return
+		}
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Line < 1 {
+			t.Fatalf("error %v: want an InputError with a line", err)
+		}
+	})
+}

@@ -1,0 +1,236 @@
+// Package anonymize replaces the values of a webhook payload that identify
+// people and companies with realistic stand-ins, keyed so that the same value
+// always becomes the same stand-in under the same key and no one without the
+// key can map a stand-in back.
+package anonymize
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/fake"
+	"github.com/whsim/whsim/internal/taxid"
+)
+
+// Class is what a value is, which decides what it is replaced with. Values of
+// one class are replaced consistently wherever they stand: a company's name
+// is the same stand-in in customerName, invoiceTitle and 客户名称.name.
+type Class string
+
+const (
+	PersonName  Class = "person name"
+	CompanyName Class = "company name"
+	TaxID       Class = "tax id"
+	Code        Class = "code"
+	Remark      Class = "remark"
+	// Echo is an identifier found again inside a field that does not
+	// identify anyone by itself, and replaced there with the same stand-in.
+	Echo Class = "echo"
+)
+
+// Classes lists the classes in the order reports show them.
+func Classes() []Class { return []Class{PersonName, CompanyName, TaxID, Code, Remark, Echo} }
+
+// MinKeyLen is the shortest key accepted: a short key can be guessed, and a
+// guessed key maps every stand-in back.
+const MinKeyLen = 16
+
+// ErrShortKey says the key is shorter than MinKeyLen bytes.
+var ErrShortKey = errors.New("the key must be at least 16 bytes; use a random one, e.g. openssl rand -hex 16")
+
+// Replacer turns values into keyed stand-ins. It is not safe for concurrent
+// use (it reuses its HMAC state).
+type Replacer struct {
+	mac hash.Hash
+	buf []byte
+}
+
+// NewReplacer returns a Replacer keyed with key.
+func NewReplacer(key []byte) (*Replacer, error) {
+	if len(key) < MinKeyLen {
+		return nil, ErrShortKey
+	}
+	return &Replacer{mac: hmac.New(sha256.New, key)}, nil
+}
+
+// Replace returns the stand-in for v as a value of class c. An empty value
+// stays empty (it names nobody). The stand-in never contains v: a draw from
+// a finite list can come back as the value itself, or hold it (上海 in
+// 上海汇通实业有限公司), and a stand-in that holds what it hides hides nothing.
+func (r *Replacer) Replace(c Class, v string) string {
+	if v == "" {
+		return ""
+	}
+	if !replaceable(v) { // punctuation only: no stand-in could keep its shape
+		return strings.Repeat("X", utf8.RuneCountInString(v))
+	}
+	for attempt := 0; ; attempt++ {
+		f := fake.New(r.seed(c, v, attempt))
+		var s string
+		if attempt < 16 {
+			s = r.draw(f, c, v)
+		} else { // the class's own kind of stand-in keeps holding v
+			s = sameShape(f, v, false)
+		}
+		if !strings.Contains(s, v) {
+			return s
+		}
+	}
+}
+
+func (r *Replacer) draw(f *fake.Faker, c Class, v string) string {
+	switch c {
+	case PersonName:
+		return f.PersonName()
+	case CompanyName:
+		return f.CompanyName()
+	case TaxID:
+		return taxID(f, v)
+	case Remark:
+		// Two of the generator's remarks: a plausible remark that no single
+		// one of them (what generated captures hold) can equal.
+		a, b := remark(f), remark(f)
+		for b == a {
+			b = remark(f)
+		}
+		return a + "，" + b
+	}
+	return sameShape(f, v, true)
+}
+
+// replaceable reports whether sameShape changes anything in v.
+func replaceable(v string) bool {
+	for _, c := range v {
+		if c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || isHan(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func remark(f *fake.Faker) string {
+	for {
+		if s := f.Remark(); s != "" {
+			return s
+		}
+	}
+}
+
+func isHan(c rune) bool { return c >= 0x4e00 && c <= 0x9fff }
+
+// seed derives the generator seed of one value: HMAC-SHA256 over the class
+// and the value, so that a class cannot leak into another.
+func (r *Replacer) seed(c Class, v string, attempt int) uint64 {
+	r.mac.Reset()
+	r.buf = append(r.buf[:0], c...)
+	r.buf = append(r.buf, 0)
+	r.buf = append(r.buf, v...)
+	r.buf = append(r.buf, 0, byte(attempt))
+	r.mac.Write(r.buf)
+	sum := r.mac.Sum(r.buf[:0])
+	return binary.LittleEndian.Uint64(sum) | 1 // fake.New(0) would draw a random seed
+}
+
+const (
+	digits = "0123456789"
+	upper  = "ABCDEFGHJKLMNPQRTUWXY" // no I, O, S, V, Z: they read as digits
+	lower  = "abcdefghijkmnpqrstuvwxyz"
+)
+
+// sameShape keeps a code's format: with keepPrefix its leading letters
+// (CGDD, SKD, YG: the document kind, not who it is), its length, and each
+// other character's class (digit, upper, lower, CJK); separators stay where
+// they are.
+func sameShape(f *fake.Faker, v string, keepPrefix bool) string {
+	b := []byte(v)
+	i := 0
+	for keepPrefix && i < len(b) && isLetter(b[i]) {
+		i++
+	}
+	if i == len(b) { // all letters: nothing but the prefix would be left
+		i = 0
+	}
+	r := f.Rand()
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			b[i] = digits[r.IntN(len(digits))]
+		case c >= 'A' && c <= 'Z':
+			b[i] = upper[r.IntN(len(upper))]
+		case c >= 'a' && c <= 'z':
+			b[i] = lower[r.IntN(len(lower))]
+		}
+	}
+	if isASCII(v) {
+		return string(b)
+	}
+	return replaceRunes(f, string(b))
+}
+
+func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+
+func isASCII(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// replaceRunes replaces the CJK characters of a code (a customer code such as
+// 散客 or 华东-001) with others, so that no name survives inside a code.
+func replaceRunes(f *fake.Faker, s string) string {
+	rs := []rune(s)
+	r := f.Rand()
+	for i, c := range rs {
+		if isHan(c) {
+			rs[i] = rune(0x4e00 + r.IntN(0x9fff-0x4e00+1))
+		}
+	}
+	return string(rs)
+}
+
+// taxID replaces a unified social credit code with another valid one that
+// keeps the original's first two characters (registering authority and kind
+// of entity: an enterprise stays an enterprise) and takes a real region and
+// a fresh body with both check characters from the generator. An old
+// 15-digit taxpayer number becomes another (region, organisation code with
+// its check). Anything else keeps its shape.
+func taxID(f *fake.Faker, v string) string {
+	u := []byte(f.USCC())
+	switch {
+	case len(v) == 18 && usccChars(v):
+		u[0], u[1] = v[0], v[1]
+		u[17], _ = taxid.USCCCheck(string(u[:17]))
+		return string(u)
+	case len(v) == 15 && allDigits(v):
+		b := append(u[2:8:8], sameShape(f, "00000000", false)...)
+		c, _ := taxid.OrgCodeCheck(string(b[6:14]))
+		return string(append(b, c))
+	}
+	return sameShape(f, v, true)
+}
+
+func usccChars(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= '0' && c <= '9') && !(c >= 'A' && c <= 'Y' && c != 'I' && c != 'O' && c != 'S' && c != 'V') {
+			return false
+		}
+	}
+	return true
+}
+
+func allDigits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,191 @@
+package anonymize
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
+
+var testKey = []byte("0123456789abcdef-test-key")
+
+func newTestReplacer(t *testing.T, key []byte) *Replacer {
+	t.Helper()
+	r, err := NewReplacer(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// independentUSCC is an independent statement of GB 32100 and GB 11714, written
+// from the standards' text rather than shared with the code under test.
+func independentUSCC(s string) bool {
+	const alpha = "0123456789ABCDEFGHJKLMNPQRTUWXY"
+	if len(s) != 18 {
+		return false
+	}
+	sum := 0
+	w := 1
+	for i := 0; i < 17; i++ {
+		v := strings.IndexByte(alpha, s[i])
+		if v < 0 {
+			return false
+		}
+		sum += v * w
+		w = w * 3 % 31
+	}
+	if alpha[(31-sum%31)%31] != s[17] {
+		return false
+	}
+	ow := []int{3, 7, 9, 10, 5, 8, 4, 2}
+	sum = 0
+	for i, c := range s[8:16] {
+		switch {
+		case c >= '0' && c <= '9':
+			sum += int(c-'0') * ow[i]
+		case c >= 'A' && c <= 'Z':
+			sum += int(c-'A'+10) * ow[i]
+		default:
+			return false
+		}
+	}
+	want := "0123456789X0"[11-sum%11]
+	return s[16] == want
+}
+
+func TestReplaceKeepsWhatItMust(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	tests := []struct {
+		class Class
+		in    string
+		check func(t *testing.T, out string)
+	}{
+		{TaxID, "91310115MA1FL3XK9D", func(t *testing.T, out string) {
+			if !independentUSCC(out) || out[:2] != "91" {
+				t.Errorf("tax id %q: want a valid USCC starting 91", out)
+			}
+		}},
+		{TaxID, "92440300MA5EXY2B41", func(t *testing.T, out string) {
+			if !independentUSCC(out) || out[:2] != "92" {
+				t.Errorf("tax id %q: want a valid USCC starting 92", out)
+			}
+		}},
+		{TaxID, "310104710932064", func(t *testing.T, out string) {
+			if len(out) != 15 {
+				t.Errorf("old tax id %q: want 15 characters", out)
+			}
+		}},
+		{TaxID, "tax-42", func(t *testing.T, out string) {
+			if len(out) != 6 || out[3] != '-' {
+				t.Errorf("odd tax id %q: want its shape kept", out)
+			}
+		}},
+		{Code, "SKD202603180001", func(t *testing.T, out string) {
+			if !strings.HasPrefix(out, "SKD") || len(out) != 15 || strings.Trim(out[3:], "0123456789") != "" {
+				t.Errorf("document number %q: want SKD and 12 digits", out)
+			}
+		}},
+		{Code, "27.09.02.03.01", func(t *testing.T, out string) {
+			if len(out) != 14 || strings.Count(out, ".") != 4 || out[2] != '.' {
+				t.Errorf("dotted code %q: want the dots kept", out)
+			}
+		}},
+		{Code, "E00123", func(t *testing.T, out string) {
+			if out[0] != 'E' || len(out) != 6 {
+				t.Errorf("employee code %q: want E and five digits", out)
+			}
+		}},
+		{Code, "华东-001", func(t *testing.T, out string) {
+			if strings.Contains(out, "华东") || !strings.HasSuffix(out[:len(out)-3], "-") {
+				t.Errorf("code with CJK %q: want the characters replaced and the shape kept", out)
+			}
+		}},
+		{PersonName, "张璐璐", func(t *testing.T, out string) { wantHan(t, out, 2, 4) }},
+		{CompanyName, "上海鼎盛贸易有限公司", func(t *testing.T, out string) { wantHan(t, out, 6, 30) }},
+		{Remark, "请尽快付款", func(t *testing.T, out string) {
+			if out == "" {
+				t.Error("remark: want a non-empty stand-in")
+			}
+		}},
+		{Remark, "", func(t *testing.T, out string) {
+			if out != "" {
+				t.Errorf("empty remark became %q: want it empty", out)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.class)+"/"+tt.in, func(t *testing.T) {
+			out := r.Replace(tt.class, tt.in)
+			if tt.in != "" && out == tt.in {
+				t.Fatalf("Replace(%q) kept the value", tt.in)
+			}
+			tt.check(t, out)
+		})
+	}
+}
+
+func wantHan(t *testing.T, s string, min, max int) {
+	t.Helper()
+	n := 0
+	for _, c := range s {
+		if !unicode.Is(unicode.Han, c) {
+			t.Errorf("%q: %q is not a Chinese character", s, c)
+		}
+		n++
+	}
+	if n < min || n > max {
+		t.Errorf("%q: %d characters, want %d to %d", s, n, min, max)
+	}
+}
+
+func TestReplaceIsKeyedAndConsistent(t *testing.T) {
+	a, a2 := newTestReplacer(t, testKey), newTestReplacer(t, testKey)
+	b := newTestReplacer(t, []byte("another key, also long enough"))
+	values := []struct {
+		c Class
+		v string
+	}{
+		{TaxID, "91310115MA1FL3XK9D"}, {Code, "SKD00000365"}, {Code, "CGDD2026030020"},
+		{PersonName, "王伟"}, {CompanyName, "深圳市华拓电子科技有限公司"}, {Code, "02010001"},
+	}
+	differ := 0
+	for _, x := range values {
+		first := a.Replace(x.c, x.v)
+		if again := a.Replace(x.c, x.v); again != first {
+			t.Errorf("%s %q: %q then %q under the same key", x.c, x.v, first, again)
+		}
+		if other := a2.Replace(x.c, x.v); other != first {
+			t.Errorf("%s %q: %q and %q from two replacers with the same key", x.c, x.v, first, other)
+		}
+		if b.Replace(x.c, x.v) != first {
+			differ++
+		}
+	}
+	if differ < len(values)-1 {
+		t.Errorf("another key changed only %d of %d stand-ins", differ, len(values))
+	}
+	// The class is part of the derivation: a value means something else as a
+	// code than as a remark.
+	if a.Replace(Code, "0038") == a.Replace(TaxID, "0038") && a.Replace(Code, "0039") == a.Replace(TaxID, "0039") {
+		t.Error("code and tax id stand-ins coincide: the class is not keyed in")
+	}
+}
+
+func TestNewReplacerRefusesShortKeys(t *testing.T) {
+	if _, err := NewReplacer([]byte("short")); err != ErrShortKey {
+		t.Fatalf("NewReplacer(short) = %v, want ErrShortKey", err)
+	}
+}
+
+func TestReplaceNeverReturnsTheValue(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	// One-character codes have ten possible stand-ins: the value itself must
+	// never be one of them.
+	for _, v := range []string{"0", "1", "9", "A", "x", "王"} {
+		for _, c := range Classes() {
+			if got := r.Replace(c, v); got == v {
+				t.Errorf("Replace(%s, %q) = the value", c, v)
+			}
+		}
+	}
+}

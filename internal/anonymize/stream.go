@@ -1,0 +1,357 @@
+package anonymize
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Options tune a stream.
+type Options struct {
+	// Resign signs every capture record again (Standard Webhooks) after its
+	// body changed; nil drops the signature headers only.
+	Resign *deliver.Signer
+	// Now is the time of new signatures.
+	Now func() time.Time
+	// Check scans the output for identifiers that survived (Stats.Leaks).
+	Check bool
+}
+
+// Stats says what a stream did.
+type Stats struct {
+	Payloads, Records int
+	Replaced          Report
+	// Dropped counts the request headers taken out of capture records, by
+	// name: signatures no longer match the changed body, and credentials are
+	// not to be shared.
+	Dropped  map[string]int
+	Resigned int
+	// Torn is the line of a torn last capture record that was skipped (0:
+	// none).
+	Torn  int
+	Leaks []Leak
+}
+
+// InputError says where in the input a payload or record could not be read.
+type InputError struct {
+	Line, Column int // Column 0: the whole line
+	Err          error
+}
+
+func (e *InputError) Error() string {
+	if e.Column > 0 {
+		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// maxDocument bounds a single JSON document (a payload or an array of them)
+// read whole; NDJSON and captures stream line by line.
+const maxDocument = 256 << 20
+
+// maxLine bounds one NDJSON line or capture record.
+const maxLine = 64 << 20
+
+// Stream reads payloads (one JSON document, an array of them, or NDJSON) or
+// capture records from r and writes the same kind, anonymized, to w.
+func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (*Stats, error) {
+	st := &Stats{Replaced: Report{}, Dropped: map[string]int{}}
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, err := peekLine(br)
+	if err != nil {
+		return st, err
+	}
+	switch {
+	case capture.IsRecord(first):
+		return st, a.records(ctx, br, w, opts, st)
+	case completeValue(first):
+		return st, a.lines(ctx, br, w, opts, st)
+	}
+	doc, err := io.ReadAll(io.LimitReader(br, maxDocument+1))
+	if err != nil {
+		return st, err
+	}
+	if len(doc) > maxDocument {
+		return st, fmt.Errorf("a single JSON document over %d MiB; write it as NDJSON (jq -c '.[]') to stream it", maxDocument>>20)
+	}
+	out, repl, err := a.Payload(doc)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			return st, &InputError{Line: se.Line, Column: se.Column, Err: errors.New(se.Msg)}
+		}
+		return st, err
+	}
+	st.count(repl)
+	st.Payloads = topLevelCount(doc)
+	if opts.Check {
+		st.Leaks = append(st.Leaks, leaksIn(out, 1, repl)...)
+	}
+	_, err = w.Write(out)
+	return st, err
+}
+
+// peekLine returns the first non-blank line without consuming it (at most
+// the reader's buffer).
+func peekLine(br *bufio.Reader) ([]byte, error) {
+	b, err := br.Peek(br.Size())
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return b, nil
+}
+
+// completeValue reports whether line holds one whole JSON value: then the
+// input is NDJSON (or a one-line document, which reads the same).
+func completeValue(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return len(line) > 0 && walkStrings(line, func(string, int, int, string) {}) == nil
+}
+
+func (st *Stats) count(repl []Replaced) {
+	for _, x := range repl {
+		st.Replaced[x.Class]++
+	}
+}
+
+// topLevelCount is the number of payloads in a document: the elements of
+// an array, else one.
+func topLevelCount(doc []byte) int {
+	n := 0
+	_ = jsonlex.Walk(doc, func(path []jsonlex.Seg, v jsonlex.Value) {
+		if len(path) == 1 && path[0].Index >= 0 {
+			n++
+		}
+	})
+	return max(n, 1)
+}
+
+// lines anonymizes NDJSON payloads line by line, keeping each line's ending.
+func (a *Anonymizer) lines(ctx context.Context, br *bufio.Reader, w io.Writer, opts Options, st *Stats) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := readLine(br, n)
+		if len(line) > 0 {
+			body, eol := splitEOL(line)
+			if len(bytes.TrimSpace(body)) == 0 {
+				bw.Write(line)
+			} else {
+				out, repl, perr := a.Payload(body)
+				if perr != nil {
+					return lineError(n, perr)
+				}
+				st.Payloads++
+				st.count(repl)
+				if opts.Check {
+					st.Leaks = append(st.Leaks, leaksIn(out, n, repl)...)
+				}
+				bw.Write(out)
+				bw.Write(eol)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return bw.Flush()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine reads one line with its ending, bounded by maxLine.
+func readLine(br *bufio.Reader, n int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLine {
+			return nil, &InputError{Line: n, Err: fmt.Errorf("a line over %d MiB", maxLine>>20)}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+func splitEOL(line []byte) (body, eol []byte) {
+	body = bytes.TrimRight(line, "\r\n")
+	return body, line[len(body):]
+}
+
+func lineError(n int, err error) error {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		// A line's own position: NDJSON holds one value a line, so the line
+		// is the record and the column is what matters.
+		return &InputError{Line: n, Column: se.Column, Err: errors.New(se.Msg)}
+	}
+	return &InputError{Line: n, Err: err}
+}
+
+// records anonymizes capture records. Each record is re-encoded: its body
+// keeps every byte but the replaced values, Content-Length is corrected and
+// the signature and credential headers are dropped (or the call is signed
+// again).
+func (a *Anonymizer) records(ctx context.Context, br *bufio.Reader, w io.Writer, opts Options, st *Stats) error {
+	rd := capture.NewReader(br)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := rd.Next()
+		var torn *capture.TornError
+		switch {
+		case errors.Is(err, io.EOF):
+			return bw.Flush()
+		case errors.As(err, &torn):
+			st.Torn = torn.Line
+			return bw.Flush()
+		case err != nil:
+			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
+		}
+		repl, err := a.record(rec, opts, st)
+		if err != nil {
+			return &InputError{Line: rd.Line(), Err: err}
+		}
+		if buf, err = capture.Append(buf[:0], rec); err != nil {
+			return &InputError{Line: rd.Line(), Err: err}
+		}
+		if opts.Check {
+			st.Leaks = append(st.Leaks, leaksIn(buf, rd.Line(), repl)...)
+		}
+		bw.Write(buf)
+	}
+}
+
+func unwrapLine(err error) error {
+	var le *capture.LineError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// droppedHeaders are taken out of a shared capture: credentials, and every
+// signature (the body it signed has changed).
+func droppedHeader(name string) bool {
+	n := strings.ToLower(name)
+	return n == "authorization" || n == "proxy-authorization" || n == "cookie" ||
+		strings.Contains(n, "signature")
+}
+
+func (a *Anonymizer) record(rec *capture.Record, opts Options, st *Stats) ([]Replaced, error) {
+	body, err := rec.RequestBody()
+	if err != nil {
+		return nil, err
+	}
+	st.Records++
+	var repl []Replaced
+	if len(bytes.TrimSpace(body)) > 0 {
+		out, r, err := a.Payload(body)
+		if err != nil {
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				return nil, fmt.Errorf("the body is not JSON (body line %d, column %d: %s), so it cannot be anonymized; leave the record out", se.Line, se.Column, se.Msg)
+			}
+			return nil, err
+		}
+		body, repl = out, r
+		rec.SetBody(body)
+	}
+	st.count(repl)
+	echoes := echoReplacer(repl)
+	rec.Query = echoes.Replace(rec.Query)
+	for name, vals := range rec.Headers {
+		if droppedHeader(name) {
+			delete(rec.Headers, name)
+			st.Dropped[http.CanonicalHeaderKey(name)]++
+			continue
+		}
+		if strings.EqualFold(name, "Content-Length") {
+			vals = []string{strconv.Itoa(len(body))}
+		}
+		for i, v := range vals {
+			vals[i] = echoes.Replace(v)
+		}
+		rec.Headers[name] = vals
+	}
+	if opts.Resign != nil {
+		if rec.Headers == nil {
+			rec.Headers = http.Header{}
+		}
+		id := rec.Headers.Get("Webhook-Id")
+		if id == "" {
+			id = requestID(body)
+		}
+		opts.Resign.Sign(rec.Headers, id, opts.Now(), body)
+		st.Resigned++
+	}
+	if rec.Response != nil {
+		rec.Response.Body = echoBody(echoes, rec.Response.Body, rec.Response.BodyEncoding)
+	}
+	if rec.Forward != nil {
+		rec.Forward.Body = echoBody(echoes, rec.Forward.Body, rec.Forward.BodyEncoding)
+	}
+	return repl, nil
+}
+
+// echoReplacer replaces each identifier long enough to name someone with its
+// stand-in, wherever it stands (a query, a header, a receiver's answer).
+func echoReplacer(repl []Replaced) *strings.Replacer {
+	var olds []string
+	for _, x := range repl {
+		if x.Class != Echo && len(x.Old) >= minEcho {
+			olds = append(olds, x.Old, x.New)
+		}
+	}
+	return strings.NewReplacer(olds...)
+}
+
+// echoBody replaces identifiers in a stored body that is text; a base64
+// body is bytes that are not UTF-8, so no identifier of ours stands in it.
+func echoBody(echoes *strings.Replacer, body, encoding string) string {
+	if encoding == capture.Base64 {
+		return body
+	}
+	return echoes.Replace(body)
+}
+
+// requestID reads the body's requestId, the webhook-id of a new signature.
+func requestID(body []byte) string {
+	if sp, ok := jsonlex.Member(body, spec.FieldRequestID); ok && sp.Kind == jsonlex.String {
+		return jsonlex.StringAt(body, sp)
+	}
+	return ""
+}
+
+// leaksIn scans out for identifiers that are not among the stand-ins.
+func leaksIn(out []byte, line int, repl []Replaced) []Leak {
+	standIns := make(map[string]bool, len(repl))
+	for _, x := range repl {
+		standIns[x.New] = true
+	}
+	return leaks(string(out), line, standIns)
+}

@@ -1,0 +1,255 @@
+package anonymize
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/fixtures"
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+func allFixtures(t *testing.T) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, e := range spec.Events() {
+		for _, s := range spec.Shapes() {
+			b, err := fixtures.Get(e.Name, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func compact(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jsonCompact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func stream(t *testing.T, a *Anonymizer, in []byte, opts Options) ([]byte, *Stats) {
+	t.Helper()
+	var out bytes.Buffer
+	st, err := a.Stream(context.Background(), bytes.NewReader(in), &out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), st
+}
+
+func TestStreamKeepsTheKindOfInput(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	fx := allFixtures(t)
+	var ndjson, array bytes.Buffer
+	array.WriteString("[\n")
+	for i, b := range fx {
+		ndjson.Write(compact(t, b))
+		ndjson.WriteString("\r\n")
+		if i > 0 {
+			array.WriteString(",\n")
+		}
+		array.Write(b)
+	}
+	array.WriteString("\n]\n")
+	tests := []struct {
+		name     string
+		in       []byte
+		payloads int
+		lines    int
+	}{
+		{"one pretty payload", fx[0], 1, bytes.Count(fx[0], []byte("\n"))},
+		{"NDJSON with CRLF", ndjson.Bytes(), len(fx), len(fx)},
+		{"an array of payloads", array.Bytes(), len(fx), bytes.Count(array.Bytes(), []byte("\n"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, st := stream(t, a, tt.in, Options{Check: true})
+			if st.Payloads != tt.payloads {
+				t.Errorf("%d payloads, want %d", st.Payloads, tt.payloads)
+			}
+			if n := bytes.Count(out, []byte("\n")); n != tt.lines {
+				t.Errorf("%d lines out, want %d", n, tt.lines)
+			}
+			if bytes.Contains(tt.in, []byte("\r\n")) != bytes.Contains(out, []byte("\r\n")) {
+				t.Error("line endings changed")
+			}
+			if st.Replaced[TaxID] < tt.payloads/2 {
+				t.Errorf("replaced %d tax ids for %d payloads", st.Replaced[TaxID], tt.payloads)
+			}
+			if len(st.Leaks) != 0 {
+				t.Errorf("leaks in anonymized output: %+v", st.Leaks)
+			}
+		})
+	}
+}
+
+func TestCheckFindsIdentifiersInTheOriginals(t *testing.T) {
+	var found []Leak
+	for i, b := range allFixtures(t) {
+		found = append(found, leaks(string(b), i+1, nil)...)
+	}
+	if len(found) == 0 {
+		t.Fatal("no tax id found in the fixtures: the scanner sees nothing")
+	}
+	for _, tt := range []struct{ text, kind string }{
+		{`"note":"call 13812345678"`, "mobile number"},
+		{`"id":"11010519491231002X"`, "identity card number"},
+		{`"taxCode":"91350100M000100Y4Z"`, "tax id"}, // wrong check character: still looks like one
+		{`"amount":1024.80,"time":1762000000000`, ""},
+	} {
+		got := leaks(tt.text, 1, nil)
+		switch {
+		case tt.kind == "" && len(got) > 0:
+			t.Errorf("%s: found %+v, want nothing", tt.text, got)
+		case tt.kind != "" && (len(got) != 1 || got[0].Kind != tt.kind):
+			t.Errorf("%s: found %+v, want one %s", tt.text, got, tt.kind)
+		case len(got) == 1 && strings.Contains(tt.text, got[0].Text):
+			t.Errorf("the leak report repeats the value: %q", got[0].Text)
+		}
+	}
+}
+
+// record is a capture record as listen writes it for a signed delivery.
+func record(t *testing.T, body []byte, signer *deliver.Signer) []byte {
+	t.Helper()
+	rec := &capture.Record{
+		Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/hook", Query: "businessType=CREATE_RECEIVABLE_DOC",
+		Headers: http.Header{
+			"Content-Type":   {"application/json"},
+			"Content-Length": {strconv.Itoa(len(body))},
+			"Authorization":  {"Bearer secret-token"},
+		},
+		Response: &capture.Response{Status: 200, Body: `{"status":200}`, BodyEncoding: capture.UTF8},
+	}
+	if signer != nil {
+		signer.Sign(rec.Headers, "msg_1", time.Now(), body)
+	}
+	rec.SetBody(body)
+	b, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestStreamCaptureRecords(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	signer, err := deliver.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in bytes.Buffer
+	fx := allFixtures(t)
+	for _, b := range fx {
+		in.Write(record(t, b, signer))
+	}
+	now := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	for _, resign := range []bool{false, true} {
+		opts := Options{Now: func() time.Time { return now }, Check: true}
+		if resign {
+			opts.Resign = signer
+		}
+		out, st := stream(t, a, in.Bytes(), opts)
+		if st.Records != len(fx) || st.Dropped["Webhook-Signature"] != len(fx) || st.Dropped["Authorization"] != len(fx) {
+			t.Fatalf("stats %+v", st)
+		}
+		rd := capture.NewReader(bytes.NewReader(out))
+		for i := 0; ; i++ {
+			rec, err := rd.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := rec.RequestBody()
+			if got := rec.Headers.Get("Content-Length"); got != strconv.Itoa(len(body)) {
+				t.Errorf("record %d: Content-Length %s for a %d-byte body", i, got, len(body))
+			}
+			if rec.Headers.Get("Authorization") != "" {
+				t.Errorf("record %d: the credential survived", i)
+			}
+			sig := rec.Headers.Get("Webhook-Signature")
+			switch {
+			case !resign && sig != "":
+				t.Errorf("record %d: a signature over the old body survived", i)
+			case resign && sig != signer.Signature(rec.Headers.Get("Webhook-Id"), now.Unix(), body):
+				t.Errorf("record %d: signature %q does not sign the new body", i, sig)
+			}
+			if bytes.Equal(body, fx[i]) {
+				t.Errorf("record %d: body unchanged", i)
+			}
+		}
+		if len(st.Leaks) != 0 {
+			t.Errorf("leaks: %+v", st.Leaks)
+		}
+	}
+}
+
+func TestStreamLinksADocumentsEvents(t *testing.T) {
+	// A receipt's CREATE and ABANDON carry the same receipt number: their
+	// stand-ins must match, in separate runs too.
+	create, _ := fixtures.Get("CREATE_RECEIVABLE_DOC", spec.Described)
+	void := bytes.Replace(create, []byte(`"businessType": 5007`), []byte(`"businessType": 5009`), 1)
+	out1, _ := stream(t, newTestAnonymizer(t, testKey), compact(t, create), Options{})
+	out2, _ := stream(t, newTestAnonymizer(t, testKey), compact(t, void), Options{})
+	if !bytes.Equal(bytes.Replace(out1, []byte(`"businessType":5007`), []byte(`"businessType":5009`), 1), out2) {
+		t.Errorf("the void's stand-ins differ from the create's:\n%s\n%s", out1, out2)
+	}
+}
+
+func TestStreamErrorsSayWhere(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	tests := []struct{ in, want string }{
+		{"{\"data\":{}}\n{\"data\":\n", "line 2"},
+		{"{\"data\":{}}\n{\"data\": x}\n", "line 2, column 10"},
+		{"[\n{\"data\":{}},\n{\"data\" 1}\n]", "line 3, column 9"},
+		{`{"capture":1,"time":"2026-11-01T00:00:00Z","body":"not json","bodyEncoding":"utf8"}` + "\n", "line 1: the body is not JSON"},
+		{`{"capture":1,"time":"2026-11-01T00:00:00Z","body":"x","bodyEncoding":"rot13"}` + "\n", "line 1: unknown body encoding"},
+	}
+	for _, tt := range tests {
+		_, err := a.Stream(context.Background(), strings.NewReader(tt.in), io.Discard, Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Stream(%q) error %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestStreamSkipsATornLastRecord(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	fx := allFixtures(t)
+	full := record(t, fx[0], nil)
+	in := append(append([]byte{}, full...), full[:len(full)/2]...)
+	out, st := stream(t, a, in, Options{})
+	if st.Records != 1 || st.Torn != 2 || bytes.Count(out, []byte("\n")) != 1 {
+		t.Errorf("records %d torn %d lines %d, want 1, 2, 1", st.Records, st.Torn, bytes.Count(out, []byte("\n")))
+	}
+}
+
+func TestStreamStopsWhenCancelled(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := bytes.Repeat(append(compact(t, allFixtures(t)[0]), '\n'), 100)
+	if _, err := a.Stream(ctx, bytes.NewReader(in), io.Discard, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+}
+
+func jsonCompact(w *bytes.Buffer, b []byte) error { return json.Compact(w, b) }
