@@ -132,8 +132,8 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	src := invoiceSources[g.pick(invoiceSourceW)]
 	inv.createType = src.createType
 	inv.status = spec.StatusPass
-	if e.Name == "AUDIT_PURCHASE_ORDER_INVOICE" && g.chance(0.2) {
-		inv.status = spec.StatusRefusal
+	if e.Name == "AUDIT_PURCHASE_ORDER_INVOICE" {
+		inv.status = AuditVerdict(g.f.Rand().Float64())
 	}
 	inv.currency = f.Currency().Code
 	inv.supplier.name, inv.supplier.code = f.CompanyName(), f.CustomerCode()
