@@ -63,6 +63,9 @@ type Result struct {
 	RespBody   []byte
 	// SentHeader is the request's header as sent in the last attempt.
 	SentHeader http.Header
+	// FromSchedule, in the open model, is the time from the delivery's
+	// scheduled start to the end of its last attempt; 0 in the closed one.
+	FromSchedule time.Duration
 }
 
 // Last is the final attempt.
