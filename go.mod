@@ -3,6 +3,7 @@ module github.com/whsim/whsim
 go 1.26.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/brianvoe/gofakeit/v7 v7.18.1
 	github.com/fatih/color v1.19.0
 	github.com/rogpeppe/go-internal v1.16.0
@@ -14,7 +15,6 @@ require (
 )
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

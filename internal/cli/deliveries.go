@@ -27,6 +27,7 @@ type deliveryFlags struct {
 	CACert          string
 	FollowRedirects bool
 	Concurrency     int
+	MaxConcurrency  int
 	Rate            float64
 	ExpectStatus    string
 	Output          string
@@ -414,12 +415,21 @@ type deliverySummaryJSON struct {
 		FailedByError     map[string]int `json:"failedByError"`
 		RequestsPerSecond float64        `json:"requestsPerSecond"`
 		ElapsedMS         float64        `json:"elapsedMs"`
+		Model             string         `json:"model"`
+		Rate              float64        `json:"rate"`
+		MaxConcurrency    int            `json:"maxConcurrency"`
+		PeakConcurrency   int            `json:"peakConcurrency"`
+		Late              int            `json:"late"`
 		LatencyMS         struct {
-			P50 float64 `json:"p50"`
-			P90 float64 `json:"p90"`
-			P99 float64 `json:"p99"`
-			Max float64 `json:"max"`
+			P50  float64 `json:"p50"`
+			P90  float64 `json:"p90"`
+			P99  float64 `json:"p99"`
+			P999 float64 `json:"p99.9"`
+			Max  float64 `json:"max"`
 		} `json:"latencyMs"`
+		// Histogram is the latencies in µs, HdrHistogram's compressed V2
+		// encoding in base64: runs on several machines merge exactly.
+		Histogram string `json:"histogram"`
 	} `json:"summary"`
 }
 
@@ -443,6 +453,15 @@ func (r *deliveryReporter) summary(st *deliver.Stats) error {
 		s.RequestsPerSecond = float64(int64(st.RequestsPerSecond()*10)) / 10
 		s.ElapsedMS = ms(st.Elapsed)
 		s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = ms(h.Quantile(.5)), ms(h.Quantile(.9)), ms(h.Quantile(.99)), ms(h.Max())
+		s.LatencyMS.P999 = ms(h.Quantile(.999))
+		s.Model, s.Rate, s.MaxConcurrency, s.PeakConcurrency, s.Late = "closed", st.Rate, st.MaxConcurrency, st.PeakConcurrency, st.Late
+		if st.Open {
+			s.Model = "open"
+		}
+		var err error
+		if s.Histogram, err = h.Encode(); err != nil {
+			return fmt.Errorf("summary: %w", err)
+		}
 		b, _ := json.Marshal(j)
 		r.out.Write(b)
 		r.out.WriteByte('\n')
@@ -472,9 +491,25 @@ func (r *deliveryReporter) summary(st *deliver.Stats) error {
 		w.WriteByte('\n')
 	}
 	fmt.Fprintf(w, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
+	writeModel(w, st)
 	if h.Count() > 0 {
-		fmt.Fprintf(w, "latency p50 %s  p90 %s  p99 %s  max %s\n",
-			fmtLatency(h.Quantile(.5)), fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Max()))
+		fmt.Fprintf(w, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
+			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
 	}
 	return w.Flush()
+}
+
+// writeModel says which load model ran, so the latencies are read right,
+// and when the open model's bound made calls start late.
+func writeModel(w io.Writer, st *deliver.Stats) {
+	if !st.Open {
+		fmt.Fprintf(w, "closed model: %d workers, each waiting for its answer before the next call (latency per call)\n", st.MaxConcurrency)
+		return
+	}
+	fmt.Fprintf(w, "open model: %g/s on schedule, latency from each call's scheduled start; at most %d in flight of --max-concurrency %d\n",
+		st.Rate, st.PeakConcurrency, st.MaxConcurrency)
+	if st.Late > 0 {
+		fmt.Fprintf(w, "--max-concurrency %d reached: %d calls started late (their wait is in the latency); raise it to keep the rate\n",
+			st.MaxConcurrency, st.Late)
+	}
 }

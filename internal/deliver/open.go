@@ -143,7 +143,8 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 		total.Merge(shards[i].st)
 	}
 	total.Elapsed = time.Since(start)
-	total.Open, total.MaxConcurrency, total.PeakConcurrency, total.Late = true, bound, live, late
+	total.Open, total.Rate = true, o.Rate
+	total.MaxConcurrency, total.PeakConcurrency, total.Late = bound, live, late
 	return total
 }
 

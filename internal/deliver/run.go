@@ -118,5 +118,6 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 		total.Merge(p)
 	}
 	total.Elapsed = time.Since(start)
+	total.MaxConcurrency, total.PeakConcurrency = conc, conc
 	return total
 }

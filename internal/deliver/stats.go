@@ -1,7 +1,6 @@
 package deliver
 
 import (
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"slices"
@@ -72,25 +71,19 @@ func (h *Histogram) Quantile(q float64) time.Duration {
 	return time.Duration(h.h.ValueAtQuantile(q*100)) * time.Microsecond
 }
 
-// Encode returns the histogram in HdrHistogram's compressed V2 encoding,
-// base64: values in microseconds.
+// Encode returns the histogram in HdrHistogram's compressed V2 encoding
+// (base64, "HISTF..."), values in microseconds: what HdrHistogram's tools
+// and libraries in other languages read.
 func (h *Histogram) Encode() (string, error) {
 	h.init()
 	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return "", err
-	}
-	return base64.StdEncoding.EncodeToString(b), nil
+	return string(b), err
 }
 
 // DecodeHistogram reads what Encode wrote (or any HdrHistogram V2
 // compressed histogram of microseconds).
 func DecodeHistogram(s string) (*Histogram, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("histogram: %w", err)
-	}
-	h, err := hdrhistogram.Decode(b)
+	h, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("histogram: %w", err)
 	}
@@ -115,10 +108,11 @@ type Stats struct {
 	Latency Histogram
 	Elapsed time.Duration // wall time of the run
 
-	Open bool // the open model ran (--rate); else the closed loop of workers
-	// Open model only: the bound on deliveries in flight, the most that
-	// were, and how many deliveries started late because all
-	// MaxConcurrency were busy.
+	Open bool    // the open model ran; else the closed loop of workers
+	Rate float64 // the open model's deliveries per second
+	// The bound on deliveries in flight, the most that were (in the
+	// closed model both are its workers), and how many deliveries started
+	// late because all MaxConcurrency were busy (open model).
 	MaxConcurrency, PeakConcurrency, Late int
 }
 
