@@ -131,7 +131,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 			case <-ctx.Done():
 			}
 		}
-		if behind {
+		if behind && time.Now().After(at) {
 			late += len(job)
 		}
 	}
