@@ -157,4 +157,3 @@ func requestID(ts *testscript.TestScript, body []byte) string {
 	}
 	return string(body[s:e])
 }
-
