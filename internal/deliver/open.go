@@ -3,7 +3,6 @@ package deliver
 import (
 	"context"
 	"math"
-	"runtime"
 	"sync"
 	"time"
 )
@@ -36,20 +35,11 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 	}
 	calls := make(chan call)
 
-	// Workers come and go with the load, so their stats go to a few shards
-	// under locks rather than one per worker.
-	type shard struct {
-		mu sync.Mutex
-		st *Stats
-	}
-	shards := make([]shard, min(bound, 2*runtime.GOMAXPROCS(0)))
-	for i := range shards {
-		shards[i].st = NewStats()
-	}
+	shards := newShards(bound)
 
 	var wg sync.WaitGroup
 	work := func(w int, first *call) {
-		sh := &shards[w%len(shards)]
+		sh := shards.of(w)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var buf *bodyBuf
@@ -66,9 +56,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 				}
 				res := do(ctx, req, &buf)
 				res.FromSchedule = max(time.Since(at), 1)
-				sh.mu.Lock()
-				sh.st.Add(res)
-				sh.mu.Unlock()
+				sh.add(res)
 				if report != nil {
 					report(res)
 				}
@@ -138,10 +126,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 	close(calls)
 	wg.Wait()
 
-	total := NewStats()
-	for i := range shards {
-		total.Merge(shards[i].st)
-	}
+	total := shards.total()
 	total.Elapsed = time.Since(start)
 	total.Open, total.Rate = true, o.Rate
 	total.MaxConcurrency, total.PeakConcurrency, total.Late = bound, live, late

@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,12 +79,13 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 		return job
 	}
 
-	parts := make([]*Stats, conc)
+	// Stats go to a few shards under locks rather than one per worker: an
+	// HDR histogram is ~190 KB, and a run may have a thousand workers.
+	shards := newShards(conc)
 	var wg sync.WaitGroup
 	for w := range conc {
-		parts[w] = NewStats()
 		wg.Go(func() {
-			st := parts[w]
+			sh := shards.of(w)
 			// Each attempt's context is a child of this one, not of ctx
 			// directly: the bookkeeping of children then happens under a
 			// lock of the worker's own instead of one all workers share.
@@ -101,7 +103,7 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 						break
 					}
 					res := do(ctx, req, &buf)
-					st.Add(res)
+					sh.add(res)
 					if report != nil {
 						report(res)
 					}
@@ -113,11 +115,41 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 		})
 	}
 	wg.Wait()
-	total := NewStats()
-	for _, p := range parts {
-		total.Merge(p)
-	}
+	total := shards.total()
 	total.Elapsed = time.Since(start)
 	total.MaxConcurrency, total.PeakConcurrency = conc, conc
+	return total
+}
+
+// shards hold a run's stats: a few, each under its lock, shared by the
+// workers in turn.
+type shards []shard
+
+type shard struct {
+	mu sync.Mutex
+	st *Stats
+}
+
+func newShards(workers int) shards {
+	s := make(shards, max(min(workers, 2*runtime.GOMAXPROCS(0)), 1))
+	for i := range s {
+		s[i].st = NewStats()
+	}
+	return s
+}
+
+func (s shards) of(worker int) *shard { return &s[worker%len(s)] }
+
+func (sh *shard) add(r *Result) {
+	sh.mu.Lock()
+	sh.st.Add(r)
+	sh.mu.Unlock()
+}
+
+func (s shards) total() *Stats {
+	total := NewStats()
+	for i := range s {
+		total.Merge(s[i].st)
+	}
 	return total
 }
