@@ -117,7 +117,7 @@ never written to the files.`,
 	}
 	opts.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&opts.Out, "out", "o", "", "directory to write script.js, data.json and testrun.yaml into (made if missing)")
+	f.StringVar(&opts.Out, "out", "", "directory to write script.js, data.json and testrun.yaml into (made if missing)")
 	f.StringVar(&opts.Secret, "secret", "", "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
 	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
 	f.DurationVar(&opts.Duration, "duration", 0, "with --rate: how long")
