@@ -2,11 +2,13 @@ package deliver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -183,7 +185,13 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		return nil, err
 	}
 	for {
-		resp, err := http.ReadResponse(rc.r, &http.Request{Method: method})
+		read := readLean
+		if d.KeepBody {
+			read = func(br *bufio.Reader, method string) (*http.Response, error) {
+				return http.ReadResponse(br, &http.Request{Method: method})
+			}
+		}
+		resp, err := read(rc.r, method)
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
@@ -194,4 +202,88 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 
 func staleErr(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// readLean reads an answer whole, keeping of its head only what a
+// delivery uses (status, Connection, Retry-After, Location): what
+// http.ReadResponse would give, without a map entry and string per header
+// line. The body is read and dropped; the answer's Body is empty.
+func readLean(br *bufio.Reader, method string) (*http.Response, error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return nil, err
+	}
+	// "HTTP/1.1 200 OK\r\n"
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[8] != ' ' {
+		return nil, errors.New("malformed HTTP response " + strconv.Quote(string(line)))
+	}
+	status, err := strconv.Atoi(string(line[9:12]))
+	if err != nil || status < 100 {
+		return nil, errors.New("malformed HTTP status " + strconv.Quote(string(line)))
+	}
+	resp := &http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
+	length, chunked := int64(-1), false
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = trimCRLF(line)
+		if len(line) == 0 {
+			break
+		}
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return nil, errors.New("malformed header line " + strconv.Quote(string(line)))
+		}
+		v = bytes.TrimSpace(v)
+		switch {
+		case bytes.EqualFold(k, []byte("Content-Length")):
+			if length, err = strconv.ParseInt(string(v), 10, 64); err != nil || length < 0 {
+				return nil, errors.New("bad Content-Length " + strconv.Quote(string(v)))
+			}
+		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(v, []byte("chunked"))
+		case bytes.EqualFold(k, []byte("Connection")):
+			resp.Close = bytes.EqualFold(v, []byte("close")) || (resp.Close && !bytes.EqualFold(v, []byte("keep-alive")))
+		case bytes.EqualFold(k, []byte("Retry-After")), bytes.EqualFold(k, []byte("Location")):
+			if resp.Header == nil {
+				resp.Header = http.Header{}
+			}
+			resp.Header.Add(string(k), string(v))
+		}
+	}
+	switch {
+	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
+	case chunked:
+		if _, err := io.Copy(io.Discard, httputil.NewChunkedReader(br)); err != nil {
+			return nil, err
+		}
+		for { // the trailer, up to its empty line
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return nil, err
+			}
+			if len(trimCRLF(line)) == 0 {
+				break
+			}
+		}
+	case length >= 0:
+		if _, err := br.Discard(int(length)); err != nil {
+			return nil, err
+		}
+	default: // the body runs to the end of the connection
+		if _, err := io.Copy(io.Discard, br); err != nil {
+			return nil, err
+		}
+		resp.Close = true
+	}
+	return resp, nil
+}
+
+func trimCRLF(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -175,4 +176,58 @@ func TestRawPathOnlyForPlainHTTPWithoutProxy(t *testing.T) {
 			t.Errorf("%s (proxy %v): fast path %v, want %v", tt.url, tt.proxy, got, tt.want)
 		}
 	}
+}
+
+// readLean keeps what http.ReadResponse would of the fields a delivery
+// uses, and leaves the reader at the next answer.
+func TestReadLeanAsReadResponse(t *testing.T) {
+	for _, answer := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 503 Service Unavailable\r\nretry-after: 7\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 3\r\n\r\nabc",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Trailer: 1\r\n\r\n",
+		"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 204 No Content\r\n\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\n",
+	} {
+		const next = "HTTP/1.1 299 Next\r\nContent-Length: 0\r\n\r\n"
+		want, err := http.ReadResponse(bufio.NewReader(strings.NewReader(answer)), &http.Request{Method: "POST"})
+		if err != nil {
+			t.Fatalf("%q: %v", answer, err)
+		}
+		br := bufio.NewReader(strings.NewReader(answer + next))
+		got, err := readLean(br, "POST")
+		if err != nil {
+			t.Fatalf("%q: %v", answer, err)
+		}
+		if got.StatusCode != want.StatusCode || got.Close != want.Close ||
+			got.Header.Get("Retry-After") != want.Header.Get("Retry-After") || got.Header.Get("Location") != want.Header.Get("Location") {
+			t.Errorf("%q: got %d close %v %v, want %d close %v", answer, got.StatusCode, got.Close, got.Header, want.StatusCode, want.Close)
+		}
+		if n, err := readLean(br, "POST"); err != nil || n.StatusCode != 299 {
+			t.Errorf("%q: the next answer read as %v, %v", answer, n, err)
+		}
+	}
+	for _, bad := range []string{"", "HTTP/2 200\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n"} {
+		if _, err := readLean(bufio.NewReader(strings.NewReader(bad)), "POST"); err == nil {
+			t.Errorf("%q read without an error", bad)
+		}
+	}
+}
+
+func FuzzReadLean(f *testing.F) {
+	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	f.Add("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+	f.Add("HTTP/1.1 503 x\r\nRetry-After: 3\r\n\r\n")
+	f.Fuzz(func(t *testing.T, answer string) {
+		got, err := readLean(bufio.NewReader(strings.NewReader(answer)), "POST")
+		if err != nil {
+			return
+		}
+		if got.StatusCode < 100 || got.StatusCode > 999 || got.Body != http.NoBody {
+			t.Errorf("%q: %+v", answer, got)
+		}
+	})
 }
