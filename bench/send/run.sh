@@ -2,7 +2,8 @@
 # Send throughput: `whsim send` (a fresh requestId and varied data per
 # request) against hey (one fixed body) and wrk (POST script, one fixed
 # body), all against the same minimal receiver on loopback in the same run.
-# Prints req/s of each and the ratios (targets: >= 1.0x hey, >= 0.6x wrk),
+# Prints req/s of each and the ratios (targets: >= 1.0x hey, >= 0.75x wrk),
+# the CPU (user+sys) each spends per delivery and whsim/wrk (target <= 1.3x),
 # then whsim's peak RSS for 50,000 and 500,000 requests.
 # N (default 50000), C (default 32), BIG (default 500000), WRK_SECS (10).
 set -euo pipefail
@@ -32,25 +33,34 @@ event=CREATE_RECEIVABLE_DOC
 "$tmp/whsim" generate --event $event --seed 1 --output ndjson >"$tmp/body.json"
 echo "receiver $url, body $(wc -c <"$tmp/body.json") bytes, $n requests, concurrency $c"
 
-hey_rps=$(hey -n "$n" -c "$c" -m POST -T application/json -D "$tmp/body.json" "$url?businessType=$event" |
-  awk '/Requests\/sec:/ {print $2}')
-wrk_rps=$(BODY_FILE="$tmp/body.json" wrk -t 2 -c "$c" -d "${secs}s" -s bench/send/post.lua "$url?businessType=$event" |
-  awk '/Requests\/sec:/ {print $2}')
+# cpu_us <time file> <deliveries>: user+sys µs per delivery.
+cpu_us() { awk -v n="$2" '{printf "%.1f", ($1+$2)*1e6/n}' "$1"; }
+/usr/bin/time -f '%U %S' -o "$tmp/hey.cpu" hey -n "$n" -c "$c" -m POST -T application/json -D "$tmp/body.json" \
+  "$url?businessType=$event" >"$tmp/hey.out"
+hey_rps=$(awk '/Requests\/sec:/ {print $2}' "$tmp/hey.out")
+hey_cpu=$(cpu_us "$tmp/hey.cpu" "$n")
+BODY_FILE="$tmp/body.json" /usr/bin/time -f '%U %S' -o "$tmp/wrk.cpu" wrk -t 2 -c "$c" -d "${secs}s" \
+  -s bench/send/post.lua "$url?businessType=$event" >"$tmp/wrk.out"
+wrk_rps=$(awk '/Requests\/sec:/ {print $2}' "$tmp/wrk.out")
+wrk_cpu=$(cpu_us "$tmp/wrk.cpu" "$(awk '/requests in/ {print $1}' "$tmp/wrk.out")")
 whsim_run() {
-  /usr/bin/time -f '%M' -o "$tmp/rss" "$tmp/whsim" send --url "$url" --event $event --count "$1" \
+  /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$tmp/whsim" send --url "$url" --event $event --count "$1" \
     --concurrency "$c" --output json >"$tmp/out.ndjson"
+  awk '{print $3}' "$tmp/time" >"$tmp/rss"
   tail -n 1 "$tmp/out.ndjson" | sed -E 's/.*"requestsPerSecond":([0-9.]+).*/\1/'
 }
 whsim_rps=$(whsim_run "$n")
 rss_n=$(cat "$tmp/rss")
+whsim_cpu=$(cpu_us "$tmp/time" "$n")
 sent=$(tail -n 1 "$tmp/out.ndjson" | sed -E 's/.*"succeeded":([0-9]+).*/\1/')
 distinct=$(head -n -1 "$tmp/out.ndjson" | sed -E 's/.*"requestId":"([^"]+)".*/\1/' | sort -u | wc -l)
 whsim_run "$big" >/dev/null
 rss_big=$(cat "$tmp/rss")
 
-printf 'hey   %10.0f req/s\n' "$hey_rps"
-printf 'wrk   %10.0f req/s\n' "$wrk_rps"
-printf 'whsim %10.0f req/s  (%s succeeded, %s distinct requestIds)\n' "$whsim_rps" "$sent" "$distinct"
-awk -v w="$whsim_rps" -v h="$hey_rps" -v k="$wrk_rps" 'BEGIN {
-  printf "whsim/hey %.2fx (target >= 1.0x)\nwhsim/wrk %.2fx (target >= 0.6x)\n", w/h, w/k }'
+printf 'hey   %10.0f req/s  %6s µs CPU/delivery\n' "$hey_rps" "$hey_cpu"
+printf 'wrk   %10.0f req/s  %6s µs CPU/delivery\n' "$wrk_rps" "$wrk_cpu"
+printf 'whsim %10.0f req/s  %6s µs CPU/delivery  (%s succeeded, %s distinct requestIds)\n' "$whsim_rps" "$whsim_cpu" "$sent" "$distinct"
+awk -v w="$whsim_rps" -v h="$hey_rps" -v k="$wrk_rps" -v wc="$whsim_cpu" -v kc="$wrk_cpu" -v hc="$hey_cpu" 'BEGIN {
+  printf "whsim/hey %.2fx (target >= 1.0x)\nwhsim/wrk %.2fx (target >= 0.75x)\n", w/h, w/k
+  printf "CPU per delivery: whsim/wrk %.2fx (target <= 1.3x), whsim/hey %.2fx\n", wc/kc, wc/hc }'
 printf 'whsim peak RSS: %d MiB for %d requests, %d MiB for %d requests\n' $((rss_n / 1024)) "$n" $((rss_big / 1024)) "$big"

@@ -131,7 +131,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	target, err := deliver.ParseTarget(opts.URL)
 	if err != nil {
-		return err
+		return usagef("--url %v", err)
 	}
 	header := http.Header{}
 	for _, h := range opts.Headers {

@@ -27,6 +27,7 @@ type deliveryFlags struct {
 	CACert          string
 	FollowRedirects bool
 	Concurrency     int
+	MaxConcurrency  int
 	Rate            float64
 	ExpectStatus    string
 	Output          string
@@ -296,9 +297,25 @@ func (s deliverySummary) AppendText(b []byte, _ *report.Style) []byte {
 		b = append(b, '\n')
 	}
 	b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
+	b = appendModel(b, st)
 	if h.Count() > 0 {
-		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  max %s\n",
-			fmtLatency(h.Quantile(.5)), fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Max()))
+		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
+			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
+	}
+	return b
+}
+
+// appendModel says which load model ran, so the latencies are read right,
+// and when the open model's bound made calls start late.
+func appendModel(b []byte, st *deliver.Stats) []byte {
+	if !st.Open {
+		return fmt.Appendf(b, "closed model: %d workers, each waiting for its answer before the next call (latency per call)\n", st.MaxConcurrency)
+	}
+	b = fmt.Appendf(b, "open model: %g/s on schedule, latency from each call's scheduled start; at most %d in flight of --max-concurrency %d\n",
+		st.Rate, st.PeakConcurrency, st.MaxConcurrency)
+	if st.Late > 0 {
+		b = fmt.Appendf(b, "--max-concurrency %d reached: %d calls started late (their wait is in the latency); raise it to keep the rate\n",
+			st.MaxConcurrency, st.Late)
 	}
 	return b
 }

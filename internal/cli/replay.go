@@ -99,7 +99,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if opts.NewRequestID {
 		src.IDs = deliver.NewIDs(opts.Seed)
 	}
-	err = runDeliveries(ctx, a, rep, d, src.Next, deliver.RunOptions{Concurrency: opts.Concurrency, Rate: opts.Rate}, 0)
+	err = runDeliveries(ctx, a, rep, d, src.Next, deliver.RunOptions{Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency}, 0)
 	if src.Err() != nil && err == nil {
 		return &exitError{code: ExitFailed, err: src.Err()}
 	}

@@ -56,9 +56,18 @@ shows what it received (on stderr).
 
 Each delivery prints one line on stdout (event, requestId, status, latency),
 then a summary: sent, succeeded, failed by status and by error kind,
-duplicates, requests per second, latency p50/p90/p99/max. Retry notices,
-warnings and the progress bar go to stderr. --output json prints one JSON
-object per delivery and a final {"summary": ...} object instead.
+duplicates, requests per second, latency p50/p90/p99/p99.9/max, and which
+load model ran. Retry notices, warnings and the progress bar go to stderr.
+--output json prints one JSON object per delivery and a final
+{"summary": ...} object instead, with the latency histogram (HdrHistogram,
+base64) so that runs on several machines can be merged.
+
+Without --rate, --concurrency workers each send and wait for the answer
+(the closed model: as fast as the receiver answers). With --rate, calls
+start on schedule whatever the receiver does, up to --max-concurrency in
+flight (the open model, like vegeta or k6's constant-arrival-rate), and
+each latency counts from the call's scheduled start, so a receiver that
+stalls shows it.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
 default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
@@ -69,6 +78,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
   whsim send --url http://localhost:3000/webhook --file payload.json --event CREATE_PURCHASE_ORDER_INVOICE
   whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
   whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
+  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 1m
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -103,8 +113,9 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.BoolVarP(&d.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
 	f.StringVar(&d.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
 	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
-	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once")
-	f.Float64Var(&d.Rate, "rate", 0, "at most this many deliveries per second (0: as fast as the receiver answers)")
+	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
+	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
+	f.IntVar(&d.MaxConcurrency, "max-concurrency", deliver.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
@@ -118,6 +129,8 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
 	case d.Rate < 0:
 		return nil, usagef("--rate %g: want 0 or more", d.Rate)
+	case d.Rate > 0 && d.MaxConcurrency < 1:
+		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
 	case d.Retries < 0:
 		return nil, usagef("--retries %d: want 0 or more", d.Retries)
 	case d.Timeout <= 0:
@@ -142,6 +155,15 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 	return t, nil
 }
 
+// inFlight is the most deliveries in flight at once, which the connection
+// pool is sized to: the open model may need more than its first workers.
+func (d *deliveryFlags) inFlight() int {
+	if d.Rate > 0 {
+		return max(d.MaxConcurrency, d.Concurrency)
+	}
+	return d.Concurrency
+}
+
 // newDeliverer builds the client and the deliverer for target.
 func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, rep *deliveryReporter) (*deliver.Deliverer, error) {
 	var ca []byte
@@ -153,7 +175,7 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 		ca = b
 	}
 	client, err := deliver.NewClient(deliver.ClientOptions{
-		Timeout: d.Timeout, Concurrency: d.Concurrency, CACert: ca,
+		Timeout: d.Timeout, Concurrency: d.inFlight(), CACert: ca,
 		Insecure: d.Insecure, FollowRedirects: d.FollowRedirects,
 	})
 	if err != nil {
@@ -249,7 +271,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	}
 	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
 	return runDeliveries(ctx, a, rep, d, feed.Next, deliver.RunOptions{
-		Concurrency: opts.Concurrency, Rate: opts.Rate, Duration: opts.Duration,
+		Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency, Duration: opts.Duration,
 	}, rounds*perRound(lanes))
 }
 

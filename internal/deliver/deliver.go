@@ -63,6 +63,9 @@ type Result struct {
 	RespBody   []byte
 	// SentHeader is the request's header as sent in the last attempt.
 	SentHeader http.Header
+	// FromSchedule, in the open model, is the time from the delivery's
+	// scheduled start to the end of its last attempt; 0 in the closed one.
+	FromSchedule time.Duration
 }
 
 // Last is the final attempt.
@@ -149,6 +152,8 @@ type target struct {
 	// op and redacted make the error Client.Do would return ("Post
 	// \"http://...\": ...") when the transport is called directly.
 	op, redacted string
+	// raw: a worker may send to it on its own connection (raw.go).
+	raw bool
 }
 
 func (d *Deliverer) urlFor(query string) (*target, error) {
@@ -164,7 +169,11 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	if _, ok := u.User.Password(); ok {
 		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
 	}
-	t, _ := d.urls.LoadOrStore(query, &target{u: u, s: s, redacted: redacted})
+	tg := &target{u: u, s: s, redacted: redacted}
+	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {
+		tg.raw = rawOK(dt.Transport, u)
+	}
+	t, _ := d.urls.LoadOrStore(query, tg)
 	return t.(*target), nil
 }
 
@@ -224,6 +233,8 @@ type bodyBuf struct {
 	// plain is the header of a request with none of its own, unsigned:
 	// the transport only reads it, so it is shared rather than rebuilt.
 	plain http.Header
+	// raw is the worker's own connection on the plain-HTTP fast path.
+	raw *rawConn
 }
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
@@ -258,6 +269,10 @@ func (bb *bodyBuf) release() {
 	if bb.timer != nil {
 		bb.timer.Stop()
 		bb.cancel(context.Canceled)
+	}
+	if bb.raw != nil {
+		bb.raw.close()
+		bb.raw = nil
 	}
 }
 
@@ -348,8 +363,9 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	u := t.u
 	tr, direct := d.Client.Transport.(directTransport)
 	direct = direct && d.Client.Jar == nil
+	raw := direct && buf != nil && t.raw
 	actx := ctx
-	if timeout := d.Client.Timeout; direct && timeout > 0 {
+	if timeout := d.Client.Timeout; direct && timeout > 0 && !raw {
 		// What Client.Timeout would do: bound the attempt from dialling to
 		// the end of the response body; ctx (Ctrl-C) still cuts it short.
 		if buf != nil {
@@ -361,17 +377,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 			defer cancel()
 		}
 	}
-	// The request is built by hand rather than by NewRequest, which would
-	// parse the URL again for every delivery; the URL is shared read-only.
-	base := http.Request{
-		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: u.Host,
-		Body: http.NoBody, ContentLength: int64(len(body)),
-	}
-	if len(body) > 0 {
-		base.Body = buf.reader(body)
-		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
-	}
-	hr := base.WithContext(actx)
+	host := u.Host
 	var h http.Header
 	if buf != nil && len(req.Header) == 0 && d.Signer == nil {
 		h = buf.plain
@@ -381,8 +387,8 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		for k, v := range req.Header {
 			h[k] = v
 		}
-		if host := h.Get("Host"); host != "" {
-			hr.Host = host
+		if v := h.Get("Host"); v != "" {
+			host = v
 			h.Del("Host")
 		}
 	}
@@ -393,8 +399,22 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	if d.Signer != nil {
 		d.Signer.Sign(h, req.RequestID, now(), req.Body)
 	}
-	hr.Header = h
 	res.SentHeader = h
+	if raw {
+		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, host)
+	}
+	// The request is built by hand rather than by NewRequest, which would
+	// parse the URL again for every delivery; the URL is shared read-only.
+	base := http.Request{
+		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: host,
+		Body: http.NoBody, ContentLength: int64(len(body)),
+	}
+	if len(body) > 0 {
+		base.Body = buf.reader(body)
+		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
+	}
+	hr := base.WithContext(actx)
+	hr.Header = h
 	start := time.Now()
 	var resp *http.Response
 	var err error

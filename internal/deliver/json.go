@@ -139,12 +139,21 @@ type statsJSON struct {
 		FailedByError     map[string]int `json:"failedByError"`
 		RequestsPerSecond float64        `json:"requestsPerSecond"`
 		ElapsedMS         float64        `json:"elapsedMs"`
+		Model             string         `json:"model"`
+		Rate              float64        `json:"rate"`
+		MaxConcurrency    int            `json:"maxConcurrency"`
+		PeakConcurrency   int            `json:"peakConcurrency"`
+		Late              int            `json:"late"`
 		LatencyMS         struct {
-			P50 float64 `json:"p50"`
-			P90 float64 `json:"p90"`
-			P99 float64 `json:"p99"`
-			Max float64 `json:"max"`
+			P50  float64 `json:"p50"`
+			P90  float64 `json:"p90"`
+			P99  float64 `json:"p99"`
+			P999 float64 `json:"p99.9"`
+			Max  float64 `json:"max"`
 		} `json:"latencyMs"`
+		// Histogram is the latencies in µs, HdrHistogram's compressed V2
+		// encoding in base64: runs on several machines merge exactly.
+		Histogram string `json:"histogram"`
 	} `json:"summary"`
 }
 
@@ -165,5 +174,13 @@ func (st *Stats) AppendJSON(b []byte) []byte {
 	s.ElapsedMS = MS(st.Elapsed)
 	h := &st.Latency
 	s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = MS(h.Quantile(.5)), MS(h.Quantile(.9)), MS(h.Quantile(.99)), MS(h.Max())
+	s.LatencyMS.P999 = MS(h.Quantile(.999))
+	s.Model, s.Rate, s.MaxConcurrency, s.PeakConcurrency, s.Late = "closed", st.Rate, st.MaxConcurrency, st.PeakConcurrency, st.Late
+	if st.Open {
+		s.Model = "open"
+	}
+	// Encoding a histogram fails only for values it cannot hold, which
+	// Record never stores; the summary goes out without it then.
+	s.Histogram, _ = h.Encode()
 	return append(b, MarshalJSONLine(j)...)
 }

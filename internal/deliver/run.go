@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,61 +12,56 @@ import (
 // Duration has passed (deliveries in flight finish), or when ctx is
 // cancelled (deliveries in flight are cut short and counted as interrupted).
 type RunOptions struct {
+	// Concurrency is the number of workers of the closed model, and the
+	// workers the open model starts with.
 	Concurrency int
-	// Rate caps deliveries per second over the whole run; 0: no cap.
-	Rate     float64
-	Duration time.Duration
+	// Rate, when more than 0, runs the open model: deliveries start on a
+	// schedule of Rate per second whatever the answers do.
+	Rate float64
+	// MaxConcurrency bounds the deliveries in flight in the open model;
+	// 0: DefaultMaxConcurrency.
+	MaxConcurrency int
+	Duration       time.Duration
 	// Done counts finished deliveries, for a progress bar; may be nil.
 	Done *atomic.Int64
 }
 
+// DefaultMaxConcurrency bounds the open model's deliveries in flight when
+// RunOptions say nothing: a receiver stalled for 1 s at 1,000 calls a
+// second holds this many.
+const DefaultMaxConcurrency = 1000
+
+// deliverFunc makes one delivery with a worker's body buffer: the
+// Deliverer's, or a test's in virtual time.
+type deliverFunc func(ctx context.Context, req *Request, bb **bodyBuf) *Result
+
 // Run delivers what next returns until it returns nil. Each slice next
 // returns is delivered in order by one worker (a scenario's events for one
-// document); slices go to Concurrency workers. Workers call next themselves,
-// one at a time under a lock, so it never runs concurrently with itself;
-// report is called from many workers at once, so it must be safe for that;
-// the body of a request from a Feed is in a buffer its worker reuses, valid
-// until report returns.
+// document). next never runs concurrently with itself; report is called
+// from many workers at once, so it must be safe for that; the body of a
+// request from a Feed is in a buffer its worker reuses, valid until report
+// returns.
+//
+// Without a Rate, Concurrency workers each deliver, wait for the answer and
+// deliver again (the closed model: as fast as the receiver answers). With
+// one, deliveries start on schedule (the open model, see runOpen).
 func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
-	conc := max(o.Concurrency, 1)
-	// stopped is read once per delivery; an atomic load is cheaper than a
-	// select on stop, which pacing alone needs.
-	var stopped atomic.Bool
-	stop := make(chan struct{})
-	var stopOnce sync.Once
-	halt := func() {
-		stopOnce.Do(func() {
-			stopped.Store(true)
-			close(stop)
-		})
+	if o.Rate > 0 {
+		return runOpen(ctx, d.deliver, next, o, report)
 	}
+	return runClosed(ctx, d.deliver, next, o, report)
+}
+
+func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
+	conc := max(o.Concurrency, 1)
+	// stopped is read once per delivery.
+	var stopped atomic.Bool
 	start := time.Now()
 	if o.Duration > 0 {
-		t := time.AfterFunc(o.Duration, halt)
+		t := time.AfterFunc(o.Duration, func() { stopped.Store(true) })
 		defer t.Stop()
 	}
-	defer context.AfterFunc(ctx, halt)()
-
-	// Pacing: delivery k may start at start + k/Rate; workers take slots
-	// in turn, so the cap holds across all of them.
-	var slot atomic.Int64
-	pace := func() bool {
-		if o.Rate <= 0 {
-			return !stopped.Load()
-		}
-		k := slot.Add(1) - 1
-		at := start.Add(time.Duration(float64(k) / o.Rate * float64(time.Second)))
-		if wait := time.Until(at); wait > 0 {
-			t := time.NewTimer(wait)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-stop:
-				return false
-			}
-		}
-		return !stopped.Load()
-	}
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
 
 	// Workers take jobs from next under a lock rather than through a
 	// channel fed by another goroutine: no hand-off and wake-up per
@@ -83,12 +79,13 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 		return job
 	}
 
-	parts := make([]*Stats, conc)
+	// Stats go to a few shards under locks rather than one per worker: an
+	// HDR histogram is ~190 KB, and a run may have a thousand workers.
+	shards := newShards(conc)
 	var wg sync.WaitGroup
 	for w := range conc {
-		parts[w] = NewStats()
 		wg.Go(func() {
-			st := parts[w]
+			sh := shards.of(w)
 			// Each attempt's context is a child of this one, not of ctx
 			// directly: the bookkeeping of children then happens under a
 			// lock of the worker's own instead of one all workers share.
@@ -102,11 +99,11 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 			}()
 			for job := take(); job != nil; job = take() {
 				for _, req := range job {
-					if !pace() {
+					if stopped.Load() {
 						break
 					}
-					res := d.deliver(ctx, req, &buf)
-					st.Add(res)
+					res := do(ctx, req, &buf)
+					sh.add(res)
 					if report != nil {
 						report(res)
 					}
@@ -118,10 +115,41 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 		})
 	}
 	wg.Wait()
-	total := NewStats()
-	for _, p := range parts {
-		total.Merge(p)
-	}
+	total := shards.total()
 	total.Elapsed = time.Since(start)
+	total.MaxConcurrency, total.PeakConcurrency = conc, conc
+	return total
+}
+
+// shards hold a run's stats: a few, each under its lock, shared by the
+// workers in turn.
+type shards []shard
+
+type shard struct {
+	mu sync.Mutex
+	st *Stats
+}
+
+func newShards(workers int) shards {
+	s := make(shards, max(min(workers, 2*runtime.GOMAXPROCS(0)), 1))
+	for i := range s {
+		s[i].st = NewStats()
+	}
+	return s
+}
+
+func (s shards) of(worker int) *shard { return &s[worker%len(s)] }
+
+func (sh *shard) add(r *Result) {
+	sh.mu.Lock()
+	sh.st.Add(r)
+	sh.mu.Unlock()
+}
+
+func (s shards) total() *Stats {
+	total := NewStats()
+	for i := range s {
+		total.Merge(s[i].st)
+	}
 	return total
 }

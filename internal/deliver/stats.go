@@ -1,86 +1,93 @@
 package deliver
 
 import (
+	"fmt"
 	"maps"
-	"math/bits"
 	"slices"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histogram counts latencies in log-linear buckets (64 per power of two,
-// under 1.6% relative error) so that its size is fixed however many
-// requests a run makes.
+// Histogram holds latencies in an HDR histogram: every value to 3
+// significant digits from 1µs to an hour, in a size fixed however many
+// requests a run makes, and in a format (HdrHistogram's compressed V2)
+// that other runs and other tools can decode and merge. The zero value is
+// empty and ready to use.
 type Histogram struct {
-	counts [histBuckets]uint64
-	n      uint64
-	max    time.Duration
+	h *hdrhistogram.Histogram
 }
 
 const (
-	histSub     = 64 // linear sub-buckets per power of two
-	histSubBits = 6
-	histBuckets = histSub + (64-histSubBits)*histSub
+	histLowest  = 1 // µs
+	histHighest = int64(time.Hour / time.Microsecond)
+	histDigits  = 3
 )
 
-func histIndex(us uint64) int {
-	if us < histSub {
-		return int(us)
+func (h *Histogram) init() {
+	if h.h == nil {
+		h.h = hdrhistogram.New(histLowest, histHighest, histDigits)
 	}
-	exp := bits.Len64(us) - histSubBits - 1
-	return histSub + exp*histSub + int(us>>uint(exp)) - histSub
 }
 
-// histValue is the upper bound, in microseconds, of bucket i.
-func histValue(i int) uint64 {
-	if i < histSub {
-		return uint64(i)
-	}
-	exp := (i - histSub) / histSub
-	sub := uint64((i-histSub)%histSub) + histSub
-	return (sub+1)<<uint(exp) - 1
-}
-
-// Record adds one latency.
+// Record adds one latency; one longer than an hour counts as an hour.
 func (h *Histogram) Record(d time.Duration) {
-	if d < 0 {
-		d = 0
-	}
-	h.counts[histIndex(uint64(d/time.Microsecond))]++
-	h.n++
-	h.max = max(h.max, d)
+	h.init()
+	us := min(max(int64(d/time.Microsecond), 0), histHighest)
+	_ = h.h.RecordValue(us) // in range by construction
 }
 
 // Merge adds o's counts to h.
 func (h *Histogram) Merge(o *Histogram) {
-	for i, c := range o.counts {
-		h.counts[i] += c
+	if o.h == nil {
+		return
 	}
-	h.n += o.n
-	h.max = max(h.max, o.max)
+	h.init()
+	h.h.Merge(o.h)
 }
 
 // Count is the number of latencies recorded.
-func (h *Histogram) Count() uint64 { return h.n }
-
-// Max is the largest latency recorded, exactly.
-func (h *Histogram) Max() time.Duration { return h.max }
-
-// Quantile returns the latency at or below which a share q of the
-// recordings fall (q in [0,1]), never more than Max.
-func (h *Histogram) Quantile(q float64) time.Duration {
-	if h.n == 0 {
+func (h *Histogram) Count() uint64 {
+	if h.h == nil {
 		return 0
 	}
-	rank := uint64(q*float64(h.n) + 0.5)
-	rank = max(rank, 1)
-	var seen uint64
-	for i, c := range h.counts {
-		seen += c
-		if seen >= rank {
-			return min(time.Duration(histValue(i))*time.Microsecond, h.max)
-		}
+	return uint64(h.h.TotalCount())
+}
+
+// Max is the largest latency recorded, to 3 significant digits.
+func (h *Histogram) Max() time.Duration {
+	if h.Count() == 0 {
+		return 0
 	}
-	return h.max
+	return time.Duration(h.h.Max()) * time.Microsecond
+}
+
+// Quantile returns the latency at or below which a share q of the
+// recordings fall (q in [0,1]), to 3 significant digits.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.ValueAtQuantile(q*100)) * time.Microsecond
+}
+
+// Encode returns the histogram in HdrHistogram's compressed V2 encoding
+// (base64, "HISTF..."), values in microseconds: what HdrHistogram's tools
+// and libraries in other languages read.
+func (h *Histogram) Encode() (string, error) {
+	h.init()
+	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// DecodeHistogram reads what Encode wrote (or any HdrHistogram V2
+// compressed histogram of microseconds).
+func DecodeHistogram(s string) (*Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("histogram: %w", err)
+	}
+	return &Histogram{h: h}, nil
 }
 
 // Stats account for every delivery of a run. One goroutine owns a Stats;
@@ -94,8 +101,19 @@ type Stats struct {
 	Retries     int            // attempts beyond the first
 	ByStatus    map[int]int    // final status of failed deliveries that got an answer
 	ByError     map[string]int // error kind of failed deliveries that got none
-	Latency     Histogram      // of the final attempt of each answered delivery
-	Elapsed     time.Duration  // wall time of the run
+	// Latency is, in the closed model, that of the final attempt of each
+	// answered delivery; in the open model, from each delivery's scheduled
+	// start to the end of its final attempt, so a call that had to wait
+	// for a stalled receiver counts its wait (no coordinated omission).
+	Latency Histogram
+	Elapsed time.Duration // wall time of the run
+
+	Open bool    // the open model ran; else the closed loop of workers
+	Rate float64 // the open model's deliveries per second
+	// The bound on deliveries in flight, the most that were (in the
+	// closed model both are its workers), and how many deliveries started
+	// late because all MaxConcurrency were busy (open model).
+	MaxConcurrency, PeakConcurrency, Late int
 }
 
 // NewStats returns empty stats.
@@ -114,7 +132,11 @@ func (s *Stats) Add(r *Result) {
 	}
 	last := r.Last()
 	if last.Status != 0 {
-		s.Latency.Record(last.Latency)
+		lat := last.Latency
+		if r.FromSchedule > 0 {
+			lat = r.FromSchedule
+		}
+		s.Latency.Record(lat)
 	}
 	switch {
 	case r.OK:

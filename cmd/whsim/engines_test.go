@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+)
+
+// TestEngines runs whsim's exports through the real load engines, vegeta
+// and k6, into whsim listen; a script skips, saying why, when its engine is
+// not installed (scripts/install-tools.sh installs the pinned versions).
+// The engines' own directory, $(go env GOPATH)/bin, is put on PATH.
+func TestEngines(t *testing.T) {
+	gobin := ""
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		gobin = filepath.Join(strings.TrimSpace(string(out)), "bin")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/engines",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("NO_COLOR", "")
+			env.Setenv("K6_NO_USAGE_REPORT", "true")
+			if gobin != "" {
+				env.Setenv("PATH", gobin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"waitfile": waitFile,
+			"envfile":  envFile,
+			"sameids":  sameIDs,
+			"signed":   signed,
+			"distinct": distinct,
+		},
+	})
+}
+
+// sameIDs checks that a capture holds every exported call exactly once:
+// sameids <capture> vegeta|k6 <exported file>
+func sameIDs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: sameids <capture> vegeta|k6 <file>")
+	}
+	var got []string
+	for _, rec := range readCapture(ts, args[0]) {
+		body, err := rec.RequestBody()
+		ts.Check(err)
+		got = append(got, requestID(ts, body))
+	}
+	var want []string
+	b, err := os.ReadFile(ts.MkAbs(args[2]))
+	ts.Check(err)
+	switch args[1] {
+	case "vegeta":
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var t struct{ Body []byte }
+			ts.Check(json.Unmarshal(sc.Bytes(), &t))
+			want = append(want, requestID(ts, t.Body))
+		}
+	case "k6":
+		var calls []struct{ RequestID string }
+		ts.Check(json.Unmarshal(b, &calls))
+		for _, c := range calls {
+			want = append(want, c.RequestID)
+		}
+	default:
+		ts.Fatalf("sameids: %q is not vegeta or k6", args[1])
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(slices.Compact(slices.Clone(want))) != len(want) {
+		ts.Fatalf("the export repeats a requestId")
+	}
+	if !slices.Equal(got, want) {
+		ts.Fatalf("captured %d calls (%d distinct), exported %d: not each exactly once",
+			len(got), len(slices.Compact(slices.Clone(got))), len(want))
+	}
+}
+
+// signed checks every captured call's Standard Webhooks signature against a
+// secret: signed <capture> <secret>
+func signed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: signed <capture> <secret>")
+	}
+	s, err := deliver.NewSigner(args[1])
+	ts.Check(err)
+	for _, rec := range readCapture(ts, args[0]) {
+		body, err := rec.RequestBody()
+		ts.Check(err)
+		id, sig := rec.Headers.Get("Webhook-Id"), rec.Headers.Get("Webhook-Signature")
+		stamp, err := strconv.ParseInt(rec.Headers.Get("Webhook-Timestamp"), 10, 64)
+		ts.Check(err)
+		if id != requestID(ts, body) || sig != s.Signature(id, stamp, body) {
+			ts.Fatalf("call %d: webhook-id %q, signature %q do not match its body", rec.Capture, id, sig)
+		}
+	}
+}
+
+// distinct checks that a capture holds at least n calls, each with its
+// own requestId: distinct <capture> <n>
+func distinct(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: distinct <capture> <n>")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	ids := map[string]bool{}
+	recs := readCapture(ts, args[0])
+	for _, rec := range recs {
+		body, err := rec.RequestBody()
+		ts.Check(err)
+		ids[requestID(ts, body)] = true
+	}
+	if len(recs) < want || len(ids) != len(recs) {
+		ts.Fatalf("%d calls with %d requestIds, want at least %d, each its own", len(recs), len(ids), want)
+	}
+}
+
+func readCapture(ts *testscript.TestScript, name string) []*capture.Record {
+	f, err := os.Open(ts.MkAbs(name))
+	ts.Check(err)
+	defer f.Close()
+	var out []*capture.Record
+	r := capture.NewReader(f)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		ts.Check(err)
+		out = append(out, rec)
+	}
+}
+
+func requestID(ts *testscript.TestScript, body []byte) string {
+	s, e := deliver.FindRequestID(body)
+	if s < 0 {
+		ts.Fatalf("a body without a requestId: %.80s", body)
+	}
+	return string(body[s:e])
+}

@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/export"
+)
+
+// exportOptions are what both engines' exports share: the deliveries send
+// would make, rendered instead of sent.
+type exportOptions struct {
+	payloadFlags
+	URL     string
+	Count   int
+	Headers []string
+
+	eventsSet bool
+}
+
+func (o *exportOptions) register(cmd *cobra.Command) {
+	o.payloadFlags.register(cmd)
+	f := cmd.Flags()
+	f.StringVarP(&o.URL, "url", "u", "", "the receiver's URL the engine will call (http or https); businessType is added to its query")
+	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
+	f.StringArrayVarP(&o.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
+}
+
+type k6ExportOptions struct {
+	exportOptions
+	Out         string
+	Secret      string
+	Rate        int
+	Duration    time.Duration
+	VUs         int
+	MaxVUs      int
+	P95         time.Duration
+	Parallelism int
+	Name        string
+}
+
+func newExportCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "export <vegeta|k6> --url <url> [flags]",
+		Short: "Write the deliveries send would make for vegeta or k6, to load from many machines",
+		Long: `When one machine is not enough load, hand whsim's realistic traffic (every
+call its own requestId and varied data) to the engines that already run on
+many: vegeta's JSON targets, or a k6 script with its data file and a
+k6-operator TestRun. How to run them, and how to split the load over two
+machines, is printed on stderr.`,
+		Example: `  whsim export vegeta --url http://receiver:3000/webhook --event all --count 1000 > targets.json
+  whsim export k6 --url http://receiver:3000/webhook --event all --out k6/`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newExportVegetaCmd(a), newExportK6Cmd(a))
+	return cmd
+}
+
+func newExportVegetaCmd(a *app) *cobra.Command {
+	opts := &exportOptions{}
+	cmd := &cobra.Command{
+		Use:   "vegeta --url <url> [--event <name>]... [--count <n>] [flags]",
+		Short: "Write vegeta JSON targets on stdout, one per line",
+		Long: `Write vegeta's JSON targets on stdout, one per line: method, url (with
+businessType), header and body (base64), every target its own requestId and
+varied data. Feed them to vegeta:
+
+  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s | vegeta report
+
+Signatures are not exported (vegeta cannot make them at send time, and a
+Standard Webhooks timestamp goes stale; see whsim export k6).`,
+		Example: `  whsim export vegeta --url http://localhost:3000/webhook --event all --count 500 --seed 7 > targets.json
+  whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			opts.eventsSet = cmd.Flags().Changed("event")
+			return runExportVegeta(cmd.Context(), a, opts)
+		}),
+	}
+	opts.register(cmd)
+	return cmd
+}
+
+func newExportK6Cmd(a *app) *cobra.Command {
+	opts := &k6ExportOptions{}
+	cmd := &cobra.Command{
+		Use:   "k6 --url <url> --out <dir> [--event <name>]... [--count <n>] [flags]",
+		Short: "Write a k6 script, its data file and a k6-operator TestRun",
+		Long: `Write into --out a k6 script (script.js), its data (data.json: the calls,
+loaded into a SharedArray) and a k6-operator TestRun manifest (testrun.yaml).
+Call i is the data's call i by exec.scenario.iterationInTest, so machines
+each running their own --execution-segment deliver every call exactly once
+between them; past the data, calls cycle with a fresh requestId each. The
+script checks each answer is 2xx and sets thresholds on failures and p95.
+
+Without --rate, shared-iterations delivers each call once with --vus VUs;
+with --rate and --duration, constant-arrival-rate (the open model). With
+--secret, every call is signed at run time (Standard Webhooks) with the
+secret k6 reads from the WEBHOOK_SECRET environment variable: the secret is
+never written to the files.`,
+		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
+  whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			opts.eventsSet = cmd.Flags().Changed("event")
+			return runExportK6(cmd.Context(), a, opts)
+		}),
+	}
+	opts.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&opts.Out, "out", "", "directory to write script.js, data.json and testrun.yaml into (made if missing)")
+	f.StringVar(&opts.Secret, "secret", "", "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
+	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
+	f.DurationVar(&opts.Duration, "duration", 0, "with --rate: how long")
+	f.IntVar(&opts.VUs, "vus", 10, "VUs to start with")
+	f.IntVar(&opts.MaxVUs, "max-vus", 0, "with --rate: at most this many VUs (0: twice the rate)")
+	f.DurationVar(&opts.P95, "p95", time.Second, "threshold: fail the run when p95 of http_req_duration is not below this")
+	f.IntVar(&opts.Parallelism, "parallelism", 2, "TestRun: pods, each its own execution segment")
+	f.StringVar(&opts.Name, "name", "whsim", "TestRun and ConfigMap name")
+	_ = cmd.MarkFlagDirname("out")
+	return cmd
+}
+
+// calls builds the deliveries send would make, from the same templates.
+func (o *exportOptions) calls(a *app) ([]export.Call, error) {
+	if o.URL == "" {
+		return nil, usagef("--url: give the URL the engine will call")
+	}
+	if o.Count < 1 {
+		return nil, usagef("--count %d: want at least 1", o.Count)
+	}
+	target, err := deliver.ParseTarget(o.URL)
+	if err != nil {
+		return nil, usagef("--url %v", err)
+	}
+	header := http.Header{"Content-Type": {"application/json"}}
+	for _, h := range o.Headers {
+		k, v, err := deliver.ParseHeader(h)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		header.Add(k, v)
+	}
+	send := &sendOptions{payloadFlags: o.payloadFlags, Count: o.Count, eventsSet: o.eventsSet, countSet: true}
+	lanes, err := send.lanes(a, header)
+	if err != nil {
+		return nil, err
+	}
+	feed := deliver.NewFeed(lanes, o.Count, 0, false, o.Seed)
+	var calls []export.Call
+	for job := feed.Next(); job != nil; job = feed.Next() {
+		for _, req := range job {
+			calls = append(calls, export.Call{
+				Event: req.Event, URL: deliver.URLFor(target, req.Query), Header: req.Header,
+				Body: req.Payload(), RequestID: req.RequestID,
+			})
+		}
+	}
+	return calls, nil
+}
+
+func runExportVegeta(_ context.Context, a *app, o *exportOptions) error {
+	calls, err := o.calls(a)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(a.streams.Out)
+	if err := export.Vegeta(w, calls); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("export vegeta: %w", err)
+	}
+	n := len(calls)
+	fmt.Fprintf(a.streams.Err, `%s %d vegeta targets, each its own requestId. Run them (vegeta cycles through the targets: to send each once, send at most %d):
+  vegeta attack -format json -targets targets.json -rate 100/s -duration %ds | tee results.bin | vegeta report
+On two machines, each its own half of the targets at half the rate, then one report of both:
+  split -n l/2 -d targets.json part-
+  machine 1: vegeta attack -format json -targets part-00 -rate 50/s -duration %ds > m1.bin
+  machine 2: vegeta attack -format json -targets part-01 -rate 50/s -duration %ds > m2.bin
+  vegeta report m1.bin m2.bin
+`, a.errColor.Key.Sprint("whsim:"), n, n, max(n/100, 1), max(n/100, 1), max(n/100, 1))
+	return nil
+}
+
+func runExportK6(_ context.Context, a *app, o *k6ExportOptions) error {
+	switch {
+	case o.Out == "":
+		return usagef("--out: give the directory to write the k6 files into")
+	case o.Rate < 0:
+		return usagef("--rate %d: want 0 or more", o.Rate)
+	case o.Rate > 0 && o.Duration <= 0:
+		return usagef("--rate %d needs --duration", o.Rate)
+	case o.Rate == 0 && o.Duration != 0:
+		return usagef("--duration needs --rate")
+	case o.VUs < 1:
+		return usagef("--vus %d: want at least 1", o.VUs)
+	case o.MaxVUs < 0:
+		return usagef("--max-vus %d: want 0 or more", o.MaxVUs)
+	case o.P95 <= 0:
+		return usagef("--p95 %s: want more than 0", o.P95)
+	case o.Parallelism < 1:
+		return usagef("--parallelism %d: want at least 1", o.Parallelism)
+	}
+	if o.Secret != "" {
+		if _, err := deliver.NewSigner(o.Secret); err != nil {
+			return usagef("--secret: %v", err)
+		}
+	}
+	calls, err := o.calls(a)
+	if err != nil {
+		return err
+	}
+	ko := export.K6Options{
+		DataFile: "data.json", Calls: len(calls), Rate: float64(o.Rate), Duration: o.Duration,
+		VUs: o.VUs, MaxVUs: max(o.MaxVUs, o.VUs, 2*o.Rate), P95: o.P95, Sign: o.Secret != "",
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return usagef("--out: %v", err)
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"script.js", func(w io.Writer) error { return export.K6Script(w, ko) }},
+		{"data.json", func(w io.Writer) error { return export.K6Data(w, calls) }},
+		{"testrun.yaml", func(w io.Writer) error {
+			return export.K6TestRun(w, export.TestRunOptions{Name: o.Name, Script: "script.js", DataFile: "data.json",
+				Parallelism: o.Parallelism, Sign: ko.Sign})
+		}},
+	}
+	for _, f := range files {
+		if err := writeFile(filepath.Join(o.Out, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	script := filepath.Join(o.Out, "script.js")
+	env := ""
+	if ko.Sign {
+		env = " -e " + export.SecretEnv + "=\"$" + export.SecretEnv + "\""
+	}
+	makes := fmt.Sprintf("each once (%d)", len(calls))
+	if o.Rate > 0 {
+		makes = fmt.Sprintf("%d/s for %s (about %d)", o.Rate, o.Duration, ko.Iterations())
+	}
+	fmt.Fprintf(a.streams.Err, `%s wrote %s: %d calls, k6 makes them %s. Run them:
+  k6 run%s %s
+On two machines, each its own execution segment (every call once between them):
+  machine 1: k6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
+  machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
+On Kubernetes (k6-operator, %d pods):
+  kubectl create configmap %s --from-file=%s --from-file=%s
+`, a.errColor.Key.Sprint("whsim:"), o.Out, len(calls), makes, env, script, env, script, env, script,
+		o.Parallelism, o.Name, script, filepath.Join(o.Out, "data.json"))
+	if ko.Sign {
+		fmt.Fprintf(a.streams.Err, "  kubectl create secret generic %s-secret --from-literal=secret=\"$%s\"\n", o.Name, export.SecretEnv)
+	}
+	fmt.Fprintf(a.streams.Err, "  kubectl apply -f %s\n", filepath.Join(o.Out, "testrun.yaml"))
+	return nil
+}
+
+// writeFile writes a file through a buffer, reporting where it failed.
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	if err := write(w); err != nil {
+		f.Close()
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	return nil
+}

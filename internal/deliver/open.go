@@ -1,0 +1,150 @@
+package deliver
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// runOpen is the open model (vegeta's, wrk2's, k6's constant-arrival-rate):
+// delivery k is scheduled at start + k/Rate and handed at that time to an
+// idle worker, or to a new one while fewer than MaxConcurrency are busy, so
+// a receiver that stalls does not slow the arrivals down. Each delivery's
+// latency counts from its scheduled start: when every worker is busy at the
+// bound, the delivery waits for one, starts late, is counted in Stats.Late,
+// and its wait is part of its latency rather than silently left out
+// (coordinated omission).
+func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
+	bound := o.MaxConcurrency
+	if bound <= 0 {
+		bound = DefaultMaxConcurrency
+	}
+	bound = max(bound, o.Concurrency, 1)
+	start := time.Now()
+	slot := func(k int) time.Time {
+		return start.Add(time.Duration(math.Round(float64(k) * float64(time.Second) / o.Rate)))
+	}
+
+	// A call is a job and the scheduled start of its first delivery; the
+	// job's later deliveries (a scenario's next event) have the slots that
+	// follow.
+	type call struct {
+		job []*Request
+		k   int
+	}
+	calls := make(chan call)
+
+	shards := newShards(bound)
+
+	var wg sync.WaitGroup
+	work := func(w int, first *call) {
+		sh := shards.of(w)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var buf *bodyBuf
+		defer func() {
+			if buf != nil {
+				buf.release()
+			}
+		}()
+		run := func(c call) {
+			for i, req := range c.job {
+				at := slot(c.k + i)
+				if i > 0 && !sleepUntil(ctx, at) {
+					return
+				}
+				res := do(ctx, req, &buf)
+				res.FromSchedule = max(time.Since(at), 1)
+				sh.add(res)
+				if report != nil {
+					report(res)
+				}
+				if o.Done != nil {
+					o.Done.Add(1)
+				}
+			}
+		}
+		if first != nil {
+			run(*first)
+		}
+		for c := range calls {
+			run(c)
+		}
+	}
+	live, late := 0, 0
+	spawn := func(first *call) {
+		w := live
+		live++
+		wg.Go(func() { work(w, first) })
+	}
+	for range max(o.Concurrency, 1) {
+		spawn(nil)
+	}
+
+	end := time.Time{}
+	if o.Duration > 0 {
+		end = start.Add(o.Duration)
+	}
+	// behind is set when a call had to wait for a worker at the bound, and
+	// stays set while the calls after it are handed out past their slots.
+	behind := false
+	for k := 0; ctx.Err() == nil; {
+		at := slot(k)
+		if !end.IsZero() && !at.Before(end) {
+			break
+		}
+		job := next()
+		if job == nil {
+			break
+		}
+		if !at.Before(time.Now()) {
+			behind = false
+			if !sleepUntil(ctx, at) {
+				break
+			}
+		}
+		c := call{job, k}
+		k += len(job)
+		select {
+		case calls <- c:
+		default:
+			if live < bound {
+				spawn(&c)
+				break
+			}
+			behind = true
+			select {
+			case calls <- c:
+			case <-ctx.Done():
+			}
+		}
+		if behind && time.Now().After(at) {
+			late += len(job)
+		}
+	}
+	close(calls)
+	wg.Wait()
+
+	total := shards.total()
+	total.Elapsed = time.Since(start)
+	total.Open, total.Rate = true, o.Rate
+	total.MaxConcurrency, total.PeakConcurrency, total.Late = bound, live, late
+	return total
+}
+
+// sleepUntil waits for t; false when ctx ends first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

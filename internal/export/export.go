@@ -1,0 +1,70 @@
+// Package export renders whsim's deliveries for the load engines that
+// already run on many machines: vegeta's JSON targets, and a k6 script with
+// its data file and a k6-operator TestRun. It only writes; the command
+// decides where.
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Call is one exported delivery: the request whsim send would make.
+type Call struct {
+	Event     string
+	URL       string // the receiver's URL with businessType in its query
+	Header    http.Header
+	Body      []byte
+	RequestID string // the body's requestId
+}
+
+// vegetaTarget is the whole of vegeta's JSON target schema (v12): method,
+// url, header and body (base64, which encoding/json makes of []byte).
+type vegetaTarget struct {
+	Method string      `json:"method"`
+	URL    string      `json:"url"`
+	Header http.Header `json:"header,omitempty"`
+	Body   []byte      `json:"body,omitempty"`
+}
+
+// Vegeta writes one vegeta JSON target per call, one a line: the input of
+// `vegeta attack -format json`.
+func Vegeta(w io.Writer, calls []Call) error {
+	enc := json.NewEncoder(w)
+	for _, c := range calls {
+		if err := enc.Encode(vegetaTarget{Method: http.MethodPost, URL: c.URL, Header: c.Header, Body: c.Body}); err != nil {
+			return fmt.Errorf("vegeta target %s: %w", c.RequestID, err)
+		}
+	}
+	return nil
+}
+
+// k6Call is one element of the k6 data file's array.
+type k6Call struct {
+	Event     string            `json:"event"`
+	URL       string            `json:"url"`
+	Header    map[string]string `json:"header"`
+	Body      string            `json:"body"`
+	RequestID string            `json:"requestId"`
+}
+
+// K6Data writes the data file the k6 script loads into a SharedArray.
+func K6Data(w io.Writer, calls []Call) error {
+	out := make([]k6Call, len(calls))
+	for i, c := range calls {
+		h := make(map[string]string, len(c.Header))
+		for k, v := range c.Header {
+			h[k] = strings.Join(v, ", ")
+		}
+		out[i] = k6Call{Event: c.Event, URL: c.URL, Header: h, Body: string(c.Body), RequestID: c.RequestID}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return fmt.Errorf("k6 data: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

@@ -1,0 +1,127 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testCalls() []Call {
+	return []Call{
+		{Event: "CREATE_RECEIVABLE_DOC", URL: "http://127.0.0.1:9/hook?businessType=CREATE_RECEIVABLE_DOC",
+			Header: http.Header{"Content-Type": {"application/json"}, "X-Tenant": {"7", "8"}},
+			Body:   []byte(`{"requestId":"a","data":{"客户":"上海"}}`), RequestID: "a"},
+		{Event: "ABANDON_RECEIVABLE_DOC", URL: "http://127.0.0.1:9/hook?businessType=ABANDON_RECEIVABLE_DOC",
+			Header: http.Header{"Content-Type": {"application/json"}},
+			Body:   []byte(`{"requestId":"b"}`), RequestID: "b"},
+	}
+}
+
+// vegeta's JSON schema has method, url, header and body (base64) and no
+// other field; one target a line.
+func TestVegetaTargetsHoldOnlyTheSchemaFields(t *testing.T) {
+	var out bytes.Buffer
+	if err := Vegeta(&out, testCalls()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), out.String())
+	}
+	for i, line := range lines {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		var keys []string
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if !slices.Equal(keys, []string{"body", "header", "method", "url"}) {
+			t.Errorf("line %d: fields %v", i, keys)
+		}
+		var tg struct {
+			Method, URL string
+			Header      http.Header
+			Body        []byte
+		}
+		_ = json.Unmarshal([]byte(line), &tg)
+		want := testCalls()[i]
+		if tg.Method != "POST" || tg.URL != want.URL || !bytes.Equal(tg.Body, want.Body) || tg.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("line %d: %+v", i, tg)
+		}
+	}
+}
+
+func TestK6DataRoundTrips(t *testing.T) {
+	var out bytes.Buffer
+	if err := K6Data(&out, testCalls()); err != nil {
+		t.Fatal(err)
+	}
+	var got []k6Call
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Body != string(testCalls()[0].Body) || got[0].Header["X-Tenant"] != "7, 8" || got[1].RequestID != "b" {
+		t.Errorf("data %+v", got)
+	}
+}
+
+func TestK6Script(t *testing.T) {
+	tests := []struct {
+		name     string
+		o        K6Options
+		has, not []string
+	}{
+		{"each call once", K6Options{DataFile: "data.json", Calls: 40, VUs: 4, P95: 1500 * time.Millisecond},
+			[]string{"executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "p(95)<1500",
+				"http_req_failed: ['rate<0.01']", "new SharedArray('calls'", "open('./data.json')", "r.status >= 200 && r.status < 300"},
+			[]string{"crypto", "webhook-signature", "constant-arrival-rate"}},
+		{"at a rate, signed", K6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true},
+			[]string{"executor: 'constant-arrival-rate'", "rate: 200,", "duration: '1m0s'", "preAllocatedVUs: 10,", "maxVUs: 400,",
+				"__ENV.WEBHOOK_SECRET", "crypto.hmac('sha256', key, id + '.' + ts + '.' + body, 'base64')", "headers['webhook-id'] = id"},
+			[]string{"shared-iterations", "whsec_M"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := K6Script(&out, tt.o); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("script lacks %q:\n%s", s, out.String())
+				}
+			}
+			for _, s := range tt.not {
+				if strings.Contains(out.String(), s) {
+					t.Errorf("script has %q", s)
+				}
+			}
+		})
+	}
+	if err := K6Script(&bytes.Buffer{}, K6Options{}); err == nil {
+		t.Error("a script of no calls was written")
+	}
+	if n := (K6Options{Calls: 8, Rate: 200, Duration: 90 * time.Second}).Iterations(); n != 18000 {
+		t.Errorf("iterations %d, want 18000", n)
+	}
+}
+
+func TestK6TestRun(t *testing.T) {
+	var out bytes.Buffer
+	if err := K6TestRun(&out, TestRunOptions{Name: "load", Script: "script.js", DataFile: "data.json", Parallelism: 4, Sign: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"apiVersion: k6.io/v1alpha1", "kind: TestRun", "name: load\n", "parallelism: 4", "file: script.js",
+		"name: WEBHOOK_SECRET", "name: load-secret"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("manifest lacks %q:\n%s", s, out.String())
+		}
+	}
+}
