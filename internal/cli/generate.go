@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -131,7 +132,7 @@ receiver must survive. The same --seed gives the same bytes.`,
   whsim generate --event ABANDON_RECEIVABLE_DOC --fixture`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			return runGenerate(a, opts)
+			return runGenerate(cmd.Context(), a, opts)
 		}),
 	}
 	opts.register(cmd)
@@ -143,7 +144,7 @@ receiver must survive. The same --seed gives the same bytes.`,
 	return cmd
 }
 
-func runGenerate(a *app, opts *generateOptions) error {
+func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if opts.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Count)
 	}
@@ -175,6 +176,9 @@ func runGenerate(a *app, opts *generateOptions) error {
 	n := 0
 	for _, e := range pl.Events {
 		for range opts.Count {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			doc, err := pl.next(e)
 			if err != nil {
 				return err

@@ -13,14 +13,15 @@ type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
-	// OutTTY and ErrTTY say whether Out and Err are terminals.
-	OutTTY, ErrTTY bool
+	// InTTY, OutTTY and ErrTTY say whether In, Out and Err are terminals.
+	InTTY, OutTTY, ErrTTY bool
 }
 
 // OSStreams returns the process's standard streams.
 func OSStreams() Streams {
 	return Streams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}

@@ -2,14 +2,13 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -52,7 +51,7 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runValidate(a.streams, a.outColor(), opts)
+			return runValidate(cmd.Context(), a.streams, a.outColor(), opts)
 		}),
 	}
 	f := cmd.Flags()
@@ -97,23 +96,17 @@ func (a *app) outColor() Palette {
 type payloadResult struct {
 	file     string
 	line     int // the payload's line in an NDJSON file; 0 for a whole file
+	element  int // the payload's index in a JSON array; -1 otherwise
 	findings []validate.Finding
 	failed   bool
 }
 
 type reporter interface {
 	payload(r *payloadResult) error
-	finish(s validateSummary) error
+	finish(s validate.Summary) error
 }
 
-type validateSummary struct {
-	Payloads int `json:"payloads"`
-	Failed   int `json:"failed"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-}
-
-func runValidate(st Streams, pal Palette, opts *validateOptions) error {
+func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOptions) error {
 	if opts.Event != "" {
 		if _, ok := spec.Lookup(opts.Event); !ok {
 			return usagef("--event: unknown event %q (valid: %s)", opts.Event, strings.Join(spec.EventNames(), ", "))
@@ -170,32 +163,20 @@ func runValidate(st Streams, pal Palette, opts *validateOptions) error {
 	default:
 		rep = &textReporter{w: out, pal: pal}
 	}
-	var sum validateSummary
+	var sum validate.Summary
 	for i, name := range files {
 		display := name
 		if name == "-" {
 			display = "<stdin>"
+			if st.InTTY {
+				fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end")
+			}
 		}
-		err := eachPayload(inputs[i], display, func(line int, body []byte) error {
-			var fs []validate.Finding
-			if line > 0 && validate.IsCapture(body) {
-				fs = v.CheckCapture(body)
-			} else {
-				fs = v.Check(body, opts.Event)
-			}
-			r := payloadResult{file: display, line: line, findings: fs, failed: v.Failed(fs)}
-			sum.Payloads++
-			if r.failed {
-				sum.Failed++
-			}
-			for _, f := range fs {
-				if f.Severity == validate.Error {
-					sum.Errors++
-				} else {
-					sum.Warnings++
-				}
-			}
-			return rep.payload(&r)
+		in := validate.Input{Name: name, Event: opts.Event}
+		err := v.CheckInput(ctx, inputs[i], in, func(res *validate.Result) error {
+			sum.Add(res)
+			return rep.payload(&payloadResult{file: display, line: res.Line, element: res.Element,
+				findings: res.Findings, failed: res.Failed})
 		})
 		if err != nil {
 			_ = out.Flush()
@@ -222,61 +203,6 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// eachPayload calls fn for each payload of r: one per line (line >= 1) when
-// the input is NDJSON, else the whole input once (line 0). An input is
-// NDJSON when its name says so or its first line holds a whole JSON value;
-// it is streamed, so its size does not matter.
-func eachPayload(r io.Reader, name string, fn func(line int, body []byte) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var buf []byte
-	readLine := func() ([]byte, bool, error) {
-		buf = buf[:0]
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if errors.Is(err, bufio.ErrBufferFull) {
-				buf = append(buf, chunk...)
-				continue
-			}
-			if len(buf) > 0 {
-				buf = append(buf, chunk...)
-				chunk = buf
-			}
-			if err == io.EOF {
-				return chunk, len(chunk) > 0, nil
-			}
-			return chunk, true, err
-		}
-	}
-	ext := strings.ToLower(filepath.Ext(name))
-	forced := ext == ".ndjson" || ext == ".jsonl"
-	first, ok, err := readLine()
-	if err != nil {
-		return err
-	}
-	firstLine := bytes.TrimRight(first, "\r\n")
-	if !forced && !(len(bytes.TrimSpace(firstLine)) > 0 && json.Valid(firstLine)) {
-		// One document: the first line and everything after it.
-		doc := append([]byte(nil), first...)
-		rest, err := io.ReadAll(br)
-		if err != nil {
-			return err
-		}
-		return fn(0, append(doc, rest...))
-	}
-	for n := 1; ok; n++ {
-		line := bytes.TrimRight(first, "\r\n")
-		if len(bytes.TrimSpace(line)) > 0 {
-			if err := fn(n, line); err != nil {
-				return err
-			}
-		}
-		if first, ok, err = readLine(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 type textReporter struct {
 	w   *bufio.Writer
 	pal Palette
@@ -285,6 +211,9 @@ type textReporter struct {
 func (t *textReporter) payload(r *payloadResult) error {
 	for _, f := range r.findings {
 		loc := r.file
+		if r.element >= 0 {
+			loc += "[" + strconv.Itoa(r.element) + "]"
+		}
 		switch {
 		case r.line > 0:
 			loc += ":" + strconv.Itoa(r.line)
@@ -304,7 +233,7 @@ func (t *textReporter) payload(r *payloadResult) error {
 	return nil
 }
 
-func (t *textReporter) finish(s validateSummary) error {
+func (t *textReporter) finish(s validate.Summary) error {
 	verdict := t.pal.OK.Sprint("ok")
 	if s.Failed > 0 {
 		verdict = t.pal.Fail.Sprint("FAIL")
@@ -327,7 +256,8 @@ func plural(n int, one, many string) string {
 type findingJSON struct {
 	Type     string `json:"type"` // "finding"
 	File     string `json:"file"`
-	Record   int    `json:"record,omitempty"` // NDJSON line of the payload
+	Record   int    `json:"record,omitempty"`  // NDJSON line of the payload
+	Element  *int   `json:"element,omitempty"` // index of the payload in a JSON array
 	Rule     string `json:"rule"`
 	Severity string `json:"severity"`
 	Path     string `json:"path"`
@@ -338,7 +268,7 @@ type findingJSON struct {
 
 type summaryJSON struct {
 	Type string `json:"type"` // "summary"
-	validateSummary
+	validate.Summary
 }
 
 type jsonReporter struct{ enc *json.Encoder }
@@ -350,15 +280,19 @@ func newJSONReporter(w io.Writer) *jsonReporter {
 }
 
 func (j *jsonReporter) payload(r *payloadResult) error {
+	var elem *int
+	if r.element >= 0 {
+		elem = &r.element
+	}
 	for _, f := range r.findings {
-		if err := j.enc.Encode(findingJSON{"finding", r.file, r.line, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column}); err != nil {
+		if err := j.enc.Encode(findingJSON{"finding", r.file, r.line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (j *jsonReporter) finish(s validateSummary) error {
+func (j *jsonReporter) finish(s validate.Summary) error {
 	return j.enc.Encode(summaryJSON{"summary", s})
 }
 
@@ -396,6 +330,9 @@ func (j *junitReporter) payload(r *payloadResult) error {
 	}
 	s := j.suites[len(j.suites)-1]
 	name := r.file
+	if r.element >= 0 {
+		name += "[" + strconv.Itoa(r.element) + "]"
+	}
 	if r.line > 0 {
 		name += ":" + strconv.Itoa(r.line)
 	}
@@ -422,7 +359,7 @@ func (j *junitReporter) payload(r *payloadResult) error {
 	return nil
 }
 
-func (j *junitReporter) finish(sum validateSummary) error {
+func (j *junitReporter) finish(sum validate.Summary) error {
 	type suites struct {
 		XMLName  xml.Name      `xml:"testsuites"`
 		Name     string        `xml:"name,attr"`

@@ -27,6 +27,8 @@ const (
 	RuleForeignPart  = "receipt-in-invoice"
 	RuleMixedShape   = "mixed-shape"
 	RuleCapture      = "capture-record"
+	RulePayloadSize  = "payload-size"
+	RuleTorn         = "torn-line"
 
 	RuleMissing      = "missing-field"
 	RuleUnknown      = "unknown-field"
@@ -64,6 +66,7 @@ var rules = []Rule{
 	{RuleForeignPart, Error, "an invoice carries a receipt member"},
 	{RuleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{RuleCapture, Error, "a capture record line cannot be read"},
+	{RulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
 	{RuleMissing, Warning, "a field of the spec is absent"},
 	{RuleUnknown, Warning, "a field the spec does not define"},
 	{RuleNull, Warning, "a field inside data is null (treated as absent)"},
@@ -75,6 +78,7 @@ var rules = []Rule{
 	{RuleTotals, Warning, "receipt header totals are not the sums of the lines"},
 	{RuleOutstanding, Warning, "未核销金额 is not 应收金额 − 已核销金额"},
 	{RuleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
+	{RuleTorn, Warning, "the last line of a capture log is cut short, as a crash leaves it (skipped; never fails, even with --strict)"},
 }
 
 // Rules lists every rule in a stable order.

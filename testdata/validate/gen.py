@@ -84,7 +84,9 @@ case("syntax-unquoted-key.json", sub(rec, '"编号": "1"', 'id: "1"'), 1, ["json
 case("syntax-too-deep.json", b'{"x":' + b"[" * 10001 + b"]" * 10001 + b"}", 1, ["json-syntax"])
 
 # the envelope
-case("envelope-array.json", b"[" + rec + b"]", 1, ["envelope"])
+case("envelope-array.ndjson", b"[" + compact(rec) + b"]\n", 1, ["envelope"])
+case("array-of-payloads.json", b"[\n" + rec.rstrip() + b",\n" + inv.rstrip() + b"\n]\n", 0, [], "--strict")
+case("array-bad-element.json", b"[\n" + rec.rstrip() + b",\n" + inv.replace(b'"PASS"', b'"pass"').rstrip() + b"\n]\n", 1, ["enum"])
 case("envelope-string.json", b'"hello"', 1, ["envelope"])
 case("envelope-null.json", b"null", 1, ["envelope"])
 case("request-id-missing.json", sub_re(rec, r'  "requestId": "[^"]+",\n', ""), 1, ["envelope-request-id"])
@@ -110,6 +112,8 @@ case("capture-event-mismatch.log", capture("businessType=ABANDON_RECEIVABLE_DOC"
 case("capture-no-event.log", capture("x=1", compact(rec)) + b"\n", 1, ["query-event"])
 case("capture-unknown-event.log", capture("businessType=DELETE_EVERYTHING", compact(rec)) + b"\n", 1, ["query-event"])
 case("capture-base64-bad-utf8.log", capture("businessType=CREATE_RECEIVABLE_DOC", b'{"a":"\xff"}', "base64") + b"\n", 1, ["json-syntax"])
+case("capture-torn-last-line.log", capture("businessType=CREATE_RECEIVABLE_DOC", compact(rec)) + b"\n" +
+     capture("businessType=CREATE_RECEIVABLE_DOC", compact(rec))[:300], 0, ["torn-line"], "--strict")
 case("capture-unreadable.log", capture("businessType=CREATE_RECEIVABLE_DOC", compact(rec)) + b"\n" + b'{"capture":1,"body":42}\n', 1, ["capture-record"])
 
 # types, enumerations, formats
@@ -169,6 +173,7 @@ case("warn-base-amount.json", sub_re(rec, r'"应收金额本位币": [0-9.]+', '
 # NDJSON: findings name the line
 case("ndjson-one-bad-line.ndjson", compact(rec) + b"\n" + compact(inv).replace(b'"PASS"', b'"pass"') + b"\n\n" + compact(smp) + b"\n", 1, ["enum"])
 case("ndjson-truncated-line.jsonl", compact(rec) + b"\n" + compact(inv)[:200] + b"\n", 1, ["json-syntax"])
+case("ndjson-bad-first-line", compact(rec)[:-1] + b",}\n" + compact(inv) + b"\n", 1, ["json-syntax"])
 
 # usage errors: exit 2
 case("usage-unknown-event.json", rec, 2, [], "--event CREATE_RECEIVABLE")
