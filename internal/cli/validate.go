@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -58,7 +59,7 @@ Rules (--ignore <id> silences one):
 	f.StringVarP(&opts.Event, "event", "e", "", "the query event the payloads were sent with (default: follow the body number)")
 	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
-	f.StringArrayVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id (repeatable)")
+	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
 	_ = cmd.RegisterFlagCompletionFunc("event", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
@@ -76,6 +77,14 @@ Rules (--ignore <id> silences one):
 		return out, cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
+}
+
+// eventHint suggests the event meant, else lists the valid ones.
+func eventHint(name string) string {
+	if hint := suggest.Hint(name, spec.EventNames()); hint != "" {
+		return hint
+	}
+	return " (valid: " + strings.Join(spec.EventNames(), ", ") + ")"
 }
 
 func ruleHelp() string {
@@ -107,15 +116,21 @@ type reporter interface {
 }
 
 func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOptions) error {
-	if opts.Event != "" {
-		if _, ok := spec.Lookup(opts.Event); !ok {
-			return usagef("--event: unknown event %q (valid: %s)", opts.Event, strings.Join(spec.EventNames(), ", "))
+	event := opts.Event
+	if event != "" {
+		events, err := spec.ParseEvents([]string{event})
+		if err != nil || len(events) != 1 {
+			return usagef("--event: unknown event %q%s", event, eventHint(event))
 		}
+		event = events[0].Name
 	}
 	v, err := validate.New(validate.Options{Shape: opts.Shape, Strict: opts.Strict, Ignore: opts.Ignore})
 	if err != nil {
 		var ue *validate.UnknownRuleError
 		if errors.As(err, &ue) {
+			if hint := suggest.Hint(ue.ID, validate.RuleIDs()); hint != "" {
+				return usagef("--ignore: unknown rule %q%s", ue.ID, hint)
+			}
 			return usageErr(fmt.Errorf("--ignore: %w", err))
 		}
 		return usageErr(fmt.Errorf("--shape: %w", err))
@@ -172,7 +187,7 @@ func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOpt
 				fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end")
 			}
 		}
-		in := validate.Input{Name: name, Event: opts.Event}
+		in := validate.Input{Name: name, Event: event}
 		err := v.CheckInput(ctx, inputs[i], in, func(res *validate.Result) error {
 			sum.Add(res)
 			return rep.payload(&payloadResult{file: display, line: res.Line, element: res.Element,
