@@ -96,6 +96,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		}
 		defer f.Close()
 		files[i] = f
+		if plain, err := holdsPayloads(f); err != nil || plain {
+			return payloadsOrUnreadable(name, err)
+		}
 	}
 	rep := newDeliveryReporter(a, opts.Output, opts.Verbose)
 	d, err := opts.newDeliverer(a, target, expect, rep)

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -103,7 +101,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	opts.payloadFlags.register(cmd)
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte (- for stdin); the event from --event, else from its businessType")
+	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON as one delivery (- for stdin); the event from --event, else from its businessType")
 	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
@@ -412,59 +410,6 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, tmpl func(spec.Ev
 		lane = append(lane, group)
 	}
 	return [][][]deliver.Template{lane}, nil
-}
-
-// fileLanes sends a given body byte for byte, under --event or the event
-// its body number names.
-func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Template, error) {
-	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
-		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
-	}
-	var body []byte
-	var err error
-	name := opts.File
-	if name == "-" {
-		name = "stdin"
-		body, err = io.ReadAll(a.streams.In)
-	} else {
-		body, err = os.ReadFile(name)
-	}
-	if err != nil {
-		return nil, usagef("--file: %v", err)
-	}
-	var events []spec.Event
-	if opts.eventsSet {
-		if events, err = spec.ParseEvents(opts.Events); err != nil {
-			return nil, usageErr(fmt.Errorf("--event: %w", err))
-		}
-	} else {
-		var env struct {
-			BusinessType *json.Number `json:"businessType"`
-		}
-		if err := json.Unmarshal(body, &env); err != nil || env.BusinessType == nil {
-			return nil, usagef("--file %s: no businessType number in the body to tell the event by; give --event", name)
-		}
-		n, _ := env.BusinessType.Int64()
-		events = spec.EventsForNumber(int(n))
-		switch len(events) {
-		case 0:
-			return nil, usagef("--file %s: businessType %s is no event's number; give --event", name, env.BusinessType)
-		case 1:
-		default:
-			return nil, usagef("--file %s: businessType %s stands for %s; say which with --event", name, env.BusinessType,
-				strings.Join(eventNames(events), " or "))
-		}
-	}
-	id := ""
-	if s, e := deliver.FindRequestID(body); s >= 0 {
-		id = string(body[s:e])
-	}
-	lanes := make([][][]deliver.Template, len(events))
-	for i, e := range events {
-		lanes[i] = [][]deliver.Template{{{Event: e.Name, Query: "businessType=" + url.QueryEscape(e.Name),
-			Header: header, Body: body, IDOff: -1, RequestID: id}}}
-	}
-	return lanes, nil
 }
 
 func eventNames(es []spec.Event) []string {
