@@ -238,6 +238,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
 			return usagef("--secret: %v", err)
 		}
+		if signer.Weak() {
+			fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), deliver.GoodKeyBytes)
+		}
 	default:
 		return usagef("--sign %q: the one scheme is standard", opts.Sign)
 	}
