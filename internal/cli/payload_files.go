@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -19,8 +21,11 @@ import (
 // holdsPayloads reports whether a file replay was given holds plain
 // payloads (as generate writes them) rather than capture records: its first
 // non-blank line opens a JSON value and is not a record. It reads through
-// ReadAt, so the file is still at its start.
+// ReadAt, so the file is still at its start; a pipe is not looked at.
 func holdsPayloads(f *os.File) (bool, error) {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false, err
+	}
 	br := bufio.NewReader(io.NewSectionReader(f, 0, 1<<62))
 	for {
 		line, err := br.ReadSlice('\n')
@@ -67,7 +72,7 @@ func splitPayloads(body []byte) (bodies [][]byte, lines []int) {
 // fileLanes sends the body of --file byte for byte, or each line of an
 // NDJSON file as one delivery, under --event or the event its body number
 // names.
-func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Template, error) {
+func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
 	}
@@ -76,7 +81,10 @@ func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Te
 	name := opts.File
 	if name == "-" {
 		name = "stdin"
-		body, err = io.ReadAll(a.streams.In)
+		body, err = io.ReadAll(ctxio.NewReader(ctx, a.streams.In))
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	} else {
 		body, err = os.ReadFile(name)
 	}

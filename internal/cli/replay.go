@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -90,9 +92,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	// anything is sent.
 	files := make([]*os.File, len(opts.Files))
 	for i, name := range opts.Files {
-		f, err := os.Open(name)
+		f, err := ctxio.Open(ctx, name)
 		if err != nil {
-			return usageErr(err)
+			return cmp.Or(ctx.Err(), usageErr(err))
 		}
 		defer f.Close()
 		files[i] = f

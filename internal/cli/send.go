@@ -244,7 +244,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	default:
 		return usagef("--sign %q: the one scheme is standard", opts.Sign)
 	}
-	lanes, err := opts.lanes(a, header)
+	lanes, err := opts.lanes(ctx, a, header)
 	if err != nil {
 		return err
 	}
@@ -315,9 +315,9 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 
 // lanes builds the templates of the run before it starts, so that the hot
 // path only copies a body and writes a fresh requestId into it.
-func (opts *sendOptions) lanes(a *app, header http.Header) ([][][]deliver.Template, error) {
+func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
 	if opts.File != "" {
-		return opts.fileLanes(a, header)
+		return opts.fileLanes(ctx, a, header)
 	}
 	pl, err := opts.plan(a.now())
 	if err != nil {

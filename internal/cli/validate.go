@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
@@ -147,7 +148,7 @@ func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOpt
 			inputs[i] = io.NopCloser(st.In)
 			continue
 		}
-		fh, err := os.Open(name)
+		fh, err := ctxio.Open(ctx, name)
 		if err == nil {
 			var fi os.FileInfo
 			if fi, err = fh.Stat(); err == nil && fi.IsDir() {
@@ -157,6 +158,9 @@ func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOpt
 		if err != nil {
 			for _, in := range inputs[:i] {
 				_ = in.Close()
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
 			return usageErr(fmt.Errorf("validate: %s: %w", name, unwrapPath(err)))
 		}

@@ -10,6 +10,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/whsim/whsim/internal/ctxio"
 )
 
 // MaxPayload is the largest payload, NDJSON line or array element an input
@@ -82,7 +84,7 @@ func (s *Summary) Add(r *Result) {
 // never a finding.
 func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn func(*Result) error) error {
 	rd := &inputReader{v: v, in: in, ctx: ctx, fn: fn, max: in.MaxPayload,
-		br: bufio.NewReaderSize(&ctxReader{ctx: ctx, r: r}, 1<<20)}
+		br: bufio.NewReaderSize(ctxio.NewReader(ctx, r), 1<<20)}
 	if rd.max <= 0 {
 		rd.max = MaxPayload
 	}
@@ -469,39 +471,4 @@ func (s *arrayScanner) finding(rd *inputReader, rule, msg string) *Result {
 		fs[i].Line, fs[i].Column = s.line, s.col
 	}
 	return &Result{Element: -1, Findings: fs}
-}
-
-// ctxReader makes a blocking reader (a terminal, a pipe, a FIFO) give way
-// to cancellation: each read runs in its own goroutine, into a buffer of
-// its own, and is abandoned when the context ends first.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-	buf []byte
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	if len(c.buf) < len(p) {
-		c.buf = make([]byte, len(p))
-	}
-	buf := c.buf[:len(p)]
-	type result struct {
-		n   int
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		n, err := c.r.Read(buf)
-		done <- result{n, err}
-	}()
-	select {
-	case res := <-done:
-		return copy(p, buf[:res.n]), res.err
-	case <-c.ctx.Done():
-		c.buf = nil // the abandoned read still owns it
-		return 0, c.ctx.Err()
-	}
 }
