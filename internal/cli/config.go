@@ -194,8 +194,13 @@ func configEntries(root *cobra.Command, file string, doc *yaml.Node) (map[string
 			if v.Kind == yaml.AliasNode {
 				v = v.Alias
 			}
-			if slices.Contains(subs, k.Value) && v.Kind == yaml.MappingNode {
+			if slices.Contains(subs, k.Value) {
 				sub, _, _ := c.Find([]string{k.Value})
+				if v.Kind != yaml.MappingNode {
+					errs = append(errs, fmt.Errorf("%s in %s, line %d: want keys of the %s command under it, such as %s: {%s: ...}",
+						k.Value, file, k.Line, k.Value, k.Value, flagNames(sub)[0]))
+					continue
+				}
 				walk(sub, prefix+k.Value+".", v)
 				continue
 			}

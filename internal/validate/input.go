@@ -167,7 +167,7 @@ func (rd *inputReader) run() error {
 		if err != nil {
 			return err
 		}
-		if !bytes.ContainsRune([]byte(jsonSpace), rune(c)) {
+		if strings.IndexByte(jsonSpace, c) < 0 {
 			_ = rd.br.UnreadByte()
 			if c == '[' && !forced {
 				return rd.array(head)
