@@ -75,8 +75,8 @@ func (s *Summary) Add(r *Result) {
 //   - a JSON array of payloads (generate's --output json), when its first
 //     non-blank byte is '[' and its name does not say NDJSON;
 //   - NDJSON, one payload or capture record per line, when its name says so
-//     or its first line is a whole JSON value, or is a value that closes
-//     every bracket it opens (a bad first record);
+//     or its first line is a whole JSON value, or a bad first record: a line
+//     that closes every bracket it opens, or one followed by a whole value;
 //   - else one payload.
 //
 // It streams: memory is bounded by the largest payload, whatever the
@@ -102,6 +102,8 @@ type inputReader struct {
 	max int
 	br  *bufio.Reader
 	buf []byte
+	// pending is a line read ahead, which readLine returns next.
+	pending *line
 }
 
 // line is one line of an input, without its "\n".
@@ -114,6 +116,10 @@ type line struct {
 
 // readLine reads the next line; ok is false at the end of the input.
 func (rd *inputReader) readLine(n int) (l line, ok bool, err error) {
+	if rd.pending != nil {
+		l, rd.pending = *rd.pending, nil
+		return l, true, nil
+	}
 	l.n = n
 	rd.buf = rd.buf[:0]
 	read := 0
@@ -193,7 +199,23 @@ func (rd *inputReader) run() error {
 	case forced || depth(text) <= 0:
 		return rd.ndjson(first)
 	}
-	return rd.document(rd.withFirst(head, first))
+	// A first line that leaves brackets open starts a pretty-printed
+	// document, or is an NDJSON record cut short: the second line tells.
+	doc := rd.withFirst(head, first)
+	second, ok, err := rd.readLine(first.n + 1)
+	if err != nil {
+		return err
+	}
+	if ok && (second.long || json.Valid(second.text)) {
+		second.text = bytes.Clone(second.text)
+		rd.pending = &second
+		first.text = bytes.TrimSuffix(doc[len(head):], []byte("\n"))
+		return rd.ndjson(first)
+	}
+	if ok {
+		doc = rd.withFirst(doc, second)
+	}
+	return rd.document(doc)
 }
 
 func (rd *inputReader) withFirst(head []byte, first line) []byte {
