@@ -133,8 +133,9 @@ func (rd *inputReader) readLine(n int) (l line, ok bool, err error) {
 		}
 		if !l.long {
 			if read > rd.max+1 {
-				l.long, rd.buf = true, rd.buf[:0]
+				l.long, rd.buf = true, nil // let the collector have it
 			} else {
+				rd.grow(len(chunk))
 				rd.buf = append(rd.buf, chunk...)
 			}
 		}
@@ -155,6 +156,18 @@ func (rd *inputReader) readLine(n int) (l line, ok bool, err error) {
 		}
 		return l, true, nil
 	}
+}
+
+// grow makes room for n more bytes in buf, doubling as append would but
+// never beyond max+1: a line at the limit costs max bytes, not twice that.
+func (rd *inputReader) grow(n int) {
+	need := len(rd.buf) + n
+	if need <= cap(rd.buf) {
+		return
+	}
+	nb := make([]byte, len(rd.buf), min(max(2*cap(rd.buf), need), rd.max+1))
+	copy(nb, rd.buf)
+	rd.buf = nb
 }
 
 func (rd *inputReader) run() error {
