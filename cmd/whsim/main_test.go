@@ -50,11 +50,12 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"exits":    exits,
-			"waitfile": waitFile,
-			"envfile":  envFile,
-			"bodies":   captureBodies,
-			"post":     httpPost,
+			"exits":     exits,
+			"waitfile":  waitFile,
+			"envfile":   envFile,
+			"bodies":    captureBodies,
+			"post":      httpPost,
+			"interrupt": interrupt,
 		},
 	})
 }

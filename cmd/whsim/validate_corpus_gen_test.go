@@ -300,7 +300,10 @@ func validateCorpus(t *testing.T, fixturesDir string) (map[string][]byte, []byte
 	c.add("syntax-too-deep.json", []byte(`{"x":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001)+"}"), 1, syntax)
 
 	// the envelope
-	c.add("envelope-array.json", join([]byte("["), rec, []byte("]")), 1, one("envelope"))
+	trim := func(b []byte) []byte { return bytes.TrimRight(b, " \t\n\r\v\f") }
+	c.add("envelope-array.ndjson", join([]byte("["), c.compact(rec), []byte("]\n")), 1, one("envelope"))
+	c.add("array-of-payloads.json", join([]byte("[\n"), trim(rec), []byte(",\n"), trim(inv), []byte("\n]\n")), 0, none, "--strict")
+	c.add("array-bad-element.json", join([]byte("[\n"), trim(rec), []byte(",\n"), trim(bytes.ReplaceAll(inv, []byte(`"PASS"`), []byte(`"pass"`))), []byte("\n]\n")), 1, one("enum"))
 	c.add("envelope-string.json", []byte(`"hello"`), 1, one("envelope"))
 	c.add("envelope-null.json", []byte("null"), 1, one("envelope"))
 	rid, bt, data := one("envelope-request-id"), one("envelope-business-type"), one("envelope-data")
@@ -329,6 +332,8 @@ func validateCorpus(t *testing.T, fixturesDir string) (map[string][]byte, []byte
 	c.add("capture-no-event.log", join(c.capture("x=1", c.compact(rec), false), nl), 1, one("query-event"))
 	c.add("capture-unknown-event.log", join(c.capture("businessType=DELETE_EVERYTHING", c.compact(rec), false), nl), 1, one("query-event"))
 	c.add("capture-base64-bad-utf8.log", join(c.capture("businessType=CREATE_RECEIVABLE_DOC", []byte("{\"a\":\"\xff\"}"), true), nl), 1, syntax)
+	c.add("capture-torn-last-line.log", join(c.capture("businessType=CREATE_RECEIVABLE_DOC", c.compact(rec), false), nl,
+		c.capture("businessType=CREATE_RECEIVABLE_DOC", c.compact(rec), false)[:300]), 0, one("torn-line"), "--strict")
 	c.add("capture-unreadable.log", join(c.capture("businessType=CREATE_RECEIVABLE_DOC", c.compact(rec), false), nl,
 		[]byte(`{"capture":1,"body":42}`+"\n")), 1, one("capture-record"))
 
@@ -394,6 +399,8 @@ func validateCorpus(t *testing.T, fixturesDir string) (map[string][]byte, []byte
 	// NDJSON: findings name the line
 	c.add("ndjson-one-bad-line.ndjson", join(c.compact(rec), nl, bytes.ReplaceAll(c.compact(inv), []byte(`"PASS"`), []byte(`"pass"`)), nl, nl, c.compact(smp), nl), 1, one("enum"))
 	c.add("ndjson-truncated-line.jsonl", join(c.compact(rec), nl, c.compact(inv)[:200], nl), 1, syntax)
+	cr := c.compact(rec)
+	c.add("ndjson-bad-first-line", join(cr[:len(cr)-1], []byte(",}\n"), c.compact(inv), nl), 1, syntax)
 
 	// usage errors: exit 2
 	c.add("usage-unknown-event.json", rec, 2, none, "--event CREATE_RECEIVABLE")

@@ -131,7 +131,7 @@ never written to the files.`,
 }
 
 // calls builds the deliveries send would make, from the same templates.
-func (o *exportOptions) calls(a *app) ([]export.Call, error) {
+func (o *exportOptions) calls(ctx context.Context, a *app) ([]export.Call, error) {
 	if o.URL == "" {
 		return nil, usagef("--url: give the URL the engine will call")
 	}
@@ -151,7 +151,7 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 		header.Add(k, v)
 	}
 	send := &sendOptions{payloadFlags: o.payloadFlags, Count: o.Count, eventsSet: o.eventsSet, countSet: true}
-	lanes, err := send.lanes(a, header)
+	lanes, err := send.lanes(ctx, a, header)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +168,8 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	return calls, nil
 }
 
-func runExportVegeta(_ context.Context, a *app, o *exportOptions) error {
-	calls, err := o.calls(a)
+func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
+	calls, err := o.calls(ctx, a)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ On two machines, each its own half of the targets at half the rate, then one rep
 	return nil
 }
 
-func runExportK6(_ context.Context, a *app, o *k6ExportOptions) error {
+func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
 	switch {
 	case o.Out == "":
 		return usagef("--out: give the directory to write the k6 files into")
@@ -216,7 +216,7 @@ func runExportK6(_ context.Context, a *app, o *k6ExportOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	calls, err := o.calls(a)
+	calls, err := o.calls(ctx, a)
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,7 @@ receiver must survive. The same --seed gives the same bytes.`,
 	return cmd
 }
 
-func runGenerate(_ context.Context, a *app, opts *generateOptions) error {
+func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if opts.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Count)
 	}
@@ -178,6 +178,9 @@ func runGenerate(_ context.Context, a *app, opts *generateOptions) error {
 	n := 0
 	for _, e := range pl.Events {
 		for range opts.Count {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			doc, err := pl.next(e)
 			if err != nil {
 				return err

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -80,11 +82,16 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	// Open every file first: an unreadable one is a usage error before
 	// anything is sent.
 	for _, name := range opts.Files {
-		r, shown, err := a.openInput(name)
+		r, shown, err := a.openInput(ctx, name)
 		if err != nil {
-			return usageErr(err)
+			return cmp.Or(ctx.Err(), usageErr(err))
 		}
 		defer r.Close()
+		if f, ok := r.(*os.File); ok {
+			if plain, err := holdsPayloads(f); err != nil || plain {
+				return payloadsOrUnreadable(name, err)
+			}
+		}
 		src.Inputs = append(src.Inputs, capture.Input{Name: shown, R: r})
 	}
 	rep, err := newDeliveryReporter(a, "whsim replay", &opts.deliveryFlags)

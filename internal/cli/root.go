@@ -66,7 +66,7 @@ func newApp(s Streams, b Build, now func() time.Time) *app {
 func (a *app) run(ctx context.Context, args []string) int {
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	switch {
 	case err == nil:
 		return ExitOK
@@ -80,7 +80,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), err)
 	if code == ExitUsage && !a.ran {
-		fmt.Fprintln(a.streams.Err, "Run 'whsim --help' for usage.")
+		fmt.Fprintf(a.streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code
 }
@@ -124,9 +124,7 @@ records calls itself, and checks every payload against the interface.`,
 	root.SetIn(a.streams.In)
 	root.SetOut(a.streams.Out)
 	root.SetErr(a.streams.Err)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageErr(fmt.Errorf("%s: %w", cmd.CommandPath(), err))
-	})
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configPath, "config", "", "config file (default ./"+ConfigName+", else the user config directory's whsim/"+ConfigName+")")
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also NO_COLOR)")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -90,7 +89,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	opts.payloadFlags.register(cmd)
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte (- for stdin); the event from --event, else from its businessType")
+	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON as one delivery (- for stdin); the event from --event, else from its businessType")
 	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
@@ -230,10 +229,13 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
 			return usagef("--secret: %v", err)
 		}
+		if signer.Weak() {
+			fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), deliver.GoodKeyBytes)
+		}
 	default:
 		return usagef("--sign %q: the one scheme is standard", opts.Sign)
 	}
-	lanes, err := opts.lanes(a, header)
+	lanes, err := opts.lanes(ctx, a, header)
 	if err != nil {
 		return err
 	}
@@ -307,9 +309,9 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 
 // lanes builds the templates of the run before it starts, so that the hot
 // path only copies a body and writes a fresh requestId into it.
-func (opts *sendOptions) lanes(a *app, header http.Header) ([][][]deliver.Template, error) {
+func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
 	if opts.File != "" {
-		return opts.fileLanes(a, header)
+		return opts.fileLanes(ctx, a, header)
 	}
 	pl, err := opts.plan(a.now())
 	if err != nil {
@@ -367,37 +369,4 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 		}
 	}
 	return [][][]deliver.Template{lane}, nil
-}
-
-// fileLanes sends a given body byte for byte, under --event or the event
-// its body number names.
-func (opts *sendOptions) fileLanes(a *app, header http.Header) ([][][]deliver.Template, error) {
-	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
-		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
-	}
-	name, body, err := a.readInput(opts.File)
-	if err != nil {
-		return nil, usagef("--file: %v", err)
-	}
-	var events []spec.Event
-	if opts.eventsSet {
-		if events, err = spec.ParseEvents(opts.Events); err != nil {
-			return nil, usageErr(fmt.Errorf("--event: %w", err))
-		}
-	} else {
-		e, err := deliver.EventOf(body)
-		var amb *deliver.AmbiguousEventError
-		switch {
-		case errors.As(err, &amb):
-			return nil, usagef("--file %s: %v; say which with --event", name, err)
-		case err != nil:
-			return nil, usagef("--file %s: %v; give --event", name, err)
-		}
-		events = []spec.Event{e}
-	}
-	lanes := make([][][]deliver.Template, len(events))
-	for i, e := range events {
-		lanes[i] = [][]deliver.Template{{deliver.NewTemplate(e.Name, header, body, false)}}
-	}
-	return lanes, nil
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"github.com/fatih/color"
 	"golang.org/x/term"
 
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/report"
 )
 
@@ -17,14 +20,15 @@ type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
-	// OutTTY and ErrTTY say whether Out and Err are terminals.
-	OutTTY, ErrTTY bool
+	// InTTY, OutTTY and ErrTTY say whether In, Out and Err are terminals.
+	InTTY, OutTTY, ErrTTY bool
 }
 
 // OSStreams returns the process's standard streams.
 func OSStreams() Streams {
 	return Streams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
@@ -63,13 +67,14 @@ const stdinName = "<stdin>"
 
 // openInput opens an input file named on the command line; "-" is stdin,
 // here and only here. It returns the name messages should use.
-func (a *app) openInput(name string) (io.ReadCloser, string, error) {
+func (a *app) openInput(ctx context.Context, name string) (io.ReadCloser, string, error) {
 	if name == "-" {
-		return io.NopCloser(a.streams.In), stdinName, nil
+		return io.NopCloser(ctxio.NewReader(ctx, a.streams.In)), stdinName, nil
 	}
-	f, err := os.Open(name)
+	// A FIFO's open blocks until a writer comes: ctxio gives way to Ctrl-C.
+	f, err := ctxio.Open(ctx, name)
 	if err != nil {
-		return nil, name, err
+		return nil, name, cmp.Or(ctx.Err(), err)
 	}
 	if fi, err := f.Stat(); err != nil || fi.IsDir() {
 		f.Close()
@@ -82,14 +87,14 @@ func (a *app) openInput(name string) (io.ReadCloser, string, error) {
 }
 
 // readInput reads a whole input file; "-" is stdin.
-func (a *app) readInput(name string) (string, []byte, error) {
-	r, shown, err := a.openInput(name)
+func (a *app) readInput(ctx context.Context, name string) (string, []byte, error) {
+	r, shown, err := a.openInput(ctx, name)
 	if err != nil {
 		return shown, nil, err
 	}
 	defer r.Close()
 	b, err := io.ReadAll(r)
-	return shown, b, err
+	return shown, b, cmp.Or(ctx.Err(), err)
 }
 
 // wrapOf is a colour as the text around what it colours, worked out once:

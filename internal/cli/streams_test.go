@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestReadInput(t *testing.T) {
 		{name: filepath.Join(dir, "nope"), shown: filepath.Join(dir, "nope"), err: "no such file"},
 	}
 	for _, tt := range tests {
-		shown, body, err := a.readInput(tt.name)
+		shown, body, err := a.readInput(context.Background(), tt.name)
 		if shown != tt.shown || string(body) != tt.body || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("readInput(%q) = %q, %q, %v; want %q, %q, %s", tt.name, shown, body, err, tt.shown, tt.body, tt.err)
 		}

@@ -1,20 +1,19 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -51,14 +50,14 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runValidate(a.streams, a.outColor(), opts)
+			return runValidate(cmd.Context(), a.streams, a.outColor(), opts)
 		}),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Event, "event", "e", "", "the query event the payloads were sent with (default: follow the body number)")
 	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
-	f.StringArrayVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id (repeatable)")
+	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
 	_ = cmd.RegisterFlagCompletionFunc("event", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
@@ -78,6 +77,14 @@ Rules (--ignore <id> silences one):
 	return cmd
 }
 
+// eventHint suggests the event meant, else lists the valid ones.
+func eventHint(name string) string {
+	if hint := suggest.Hint(name, spec.EventNames()); hint != "" {
+		return hint
+	}
+	return " (valid: " + strings.Join(spec.EventNames(), ", ") + ")"
+}
+
 func ruleHelp() string {
 	var sb strings.Builder
 	for _, r := range validate.Rules() {
@@ -90,20 +97,27 @@ func ruleHelp() string {
 type payloadResult struct {
 	file     string
 	line     int // the payload's line in an NDJSON file; 0 for a whole file
+	element  int // the payload's index in a JSON array; -1 otherwise
 	findings []validate.Finding
 	failed   bool
 }
 
-func runValidate(st Streams, pal Palette, opts *validateOptions) error {
-	if opts.Event != "" {
-		if _, ok := spec.Lookup(opts.Event); !ok {
-			return usagef("--event: unknown event %q (valid: %s)", opts.Event, strings.Join(spec.EventNames(), ", "))
+func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOptions) error {
+	event := opts.Event
+	if event != "" {
+		events, err := spec.ParseEvents([]string{event})
+		if err != nil || len(events) != 1 {
+			return usagef("--event: unknown event %q%s", event, eventHint(event))
 		}
+		event = events[0].Name
 	}
 	v, err := validate.New(validate.Options{Shape: opts.Shape, Strict: opts.Strict, Ignore: opts.Ignore})
 	if err != nil {
 		var ue *validate.UnknownRuleError
 		if errors.As(err, &ue) {
+			if hint := suggest.Hint(ue.ID, validate.RuleIDs()); hint != "" {
+				return usagef("--ignore: unknown rule %q%s", ue.ID, hint)
+			}
 			return usageErr(fmt.Errorf("--ignore: %w", err))
 		}
 		return usageErr(fmt.Errorf("--shape: %w", err))
@@ -120,7 +134,7 @@ func runValidate(st Streams, pal Palette, opts *validateOptions) error {
 			inputs[i] = io.NopCloser(st.In)
 			continue
 		}
-		fh, err := os.Open(name)
+		fh, err := ctxio.Open(ctx, name)
 		if err == nil {
 			var fi os.FileInfo
 			if fi, err = fh.Stat(); err == nil && fi.IsDir() {
@@ -130,6 +144,9 @@ func runValidate(st Streams, pal Palette, opts *validateOptions) error {
 		if err != nil {
 			for _, in := range inputs[:i] {
 				_ = in.Close()
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
 			return usageErr(fmt.Errorf("validate: %s: %w", name, unwrapPath(err)))
 		}
@@ -145,39 +162,27 @@ func runValidate(st Streams, pal Palette, opts *validateOptions) error {
 	if err != nil {
 		return usagef("--output: %v", err)
 	}
-	var sum validateSummary
+	var sum validate.Summary
 	for i, name := range files {
 		display := name
 		if name == "-" {
 			display = "<stdin>"
+			if st.InTTY {
+				fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end")
+			}
 		}
-		err := eachPayload(inputs[i], display, func(line int, body []byte) error {
-			var fs []validate.Finding
-			if line > 0 && validate.IsCapture(body) {
-				fs = v.CheckCapture(body)
-			} else {
-				fs = v.Check(body, opts.Event)
-			}
-			r := payloadResult{file: display, line: line, findings: fs, failed: v.Failed(fs)}
-			sum.Payloads++
-			if r.failed {
-				sum.Failed++
-			}
-			for _, f := range fs {
-				if f.Severity == validate.Error {
-					sum.Errors++
-				} else {
-					sum.Warnings++
-				}
-			}
-			return rep.Case(&r)
+		in := validate.Input{Name: name, Event: event}
+		err := v.CheckInput(ctx, inputs[i], in, func(res *validate.Result) error {
+			sum.Add(res)
+			return rep.Case(&payloadResult{file: display, line: res.Line, element: res.Element,
+				findings: res.Findings, failed: res.Failed})
 		})
 		if err != nil {
 			_ = rep.Abort()
 			return usageErr(fmt.Errorf("validate: %s: %w", display, err))
 		}
 	}
-	if err := rep.Finish(sum); err != nil {
+	if err := rep.Finish(validateSummary(sum)); err != nil {
 		return err
 	}
 	if sum.Failed > 0 {
@@ -192,59 +197,4 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// eachPayload calls fn for each payload of r: one per line (line >= 1) when
-// the input is NDJSON, else the whole input once (line 0). An input is
-// NDJSON when its name says so or its first line holds a whole JSON value;
-// it is streamed, so its size does not matter.
-func eachPayload(r io.Reader, name string, fn func(line int, body []byte) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var buf []byte
-	readLine := func() ([]byte, bool, error) {
-		buf = buf[:0]
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if errors.Is(err, bufio.ErrBufferFull) {
-				buf = append(buf, chunk...)
-				continue
-			}
-			if len(buf) > 0 {
-				buf = append(buf, chunk...)
-				chunk = buf
-			}
-			if err == io.EOF {
-				return chunk, len(chunk) > 0, nil
-			}
-			return chunk, true, err
-		}
-	}
-	ext := strings.ToLower(filepath.Ext(name))
-	forced := ext == ".ndjson" || ext == ".jsonl"
-	first, ok, err := readLine()
-	if err != nil {
-		return err
-	}
-	firstLine := bytes.TrimRight(first, "\r\n")
-	if !forced && !(len(bytes.TrimSpace(firstLine)) > 0 && json.Valid(firstLine)) {
-		// One document: the first line and everything after it.
-		doc := append([]byte(nil), first...)
-		rest, err := io.ReadAll(br)
-		if err != nil {
-			return err
-		}
-		return fn(0, append(doc, rest...))
-	}
-	for n := 1; ok; n++ {
-		line := bytes.TrimRight(first, "\r\n")
-		if len(bytes.TrimSpace(line)) > 0 {
-			if err := fn(n, line); err != nil {
-				return err
-			}
-		}
-		if first, ok, err = readLine(); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -27,6 +27,9 @@ func (r *payloadResult) Verdict() report.Verdict {
 func (r *payloadResult) AppendText(b []byte, st *report.Style) []byte {
 	for _, f := range r.findings {
 		loc := r.file
+		if r.element >= 0 {
+			loc += "[" + strconv.Itoa(r.element) + "]"
+		}
 		switch {
 		case r.line > 0:
 			loc += ":" + strconv.Itoa(r.line)
@@ -57,7 +60,8 @@ func (r *payloadResult) AppendText(b []byte, st *report.Style) []byte {
 type findingJSON struct {
 	Type     string `json:"type"` // "finding"
 	File     string `json:"file"`
-	Record   int    `json:"record,omitempty"` // NDJSON line of the payload
+	Record   int    `json:"record,omitempty"`  // NDJSON line of the payload
+	Element  *int   `json:"element,omitempty"` // index of the payload in a JSON array
 	Rule     string `json:"rule"`
 	Severity string `json:"severity"`
 	Path     string `json:"path"`
@@ -73,8 +77,12 @@ func (r *payloadResult) AppendJSON(b []byte, _ *report.Style) []byte {
 	buf := bytes.NewBuffer(b)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
+	var elem *int
+	if r.element >= 0 {
+		elem = &r.element
+	}
 	for _, f := range r.findings {
-		_ = enc.Encode(findingJSON{"finding", r.file, r.line, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column})
+		_ = enc.Encode(findingJSON{"finding", r.file, r.line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column})
 	}
 	return buf.Bytes()
 }
@@ -83,6 +91,9 @@ func (r *payloadResult) AppendJSON(b []byte, _ *report.Style) []byte {
 // names its first error.
 func (r *payloadResult) JUnit() report.TestCase {
 	tc := report.TestCase{Suite: r.file, Name: r.file, Class: "whsim.validate"}
+	if r.element >= 0 {
+		tc.Name += "[" + strconv.Itoa(r.element) + "]"
+	}
 	if r.line > 0 {
 		tc.Name += ":" + strconv.Itoa(r.line)
 	}

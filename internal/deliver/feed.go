@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -41,20 +42,31 @@ func SpliceID(body []byte, start, end int, id string) []byte {
 	return append(out, body[end:]...)
 }
 
-// IDs makes version 4 UUIDs from a seeded generator: fast, and the same
-// sequence for the same seed.
-type IDs struct{ r *rand.Rand }
-
-// NewIDs returns a generator; seed 0 draws a random seed.
-func NewIDs(seed uint64) *IDs {
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
-	return &IDs{r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+// IDs hands out the requestIds of a run: the n-th delivery of an event
+// gets reqid.For(seed, event, n), the id `generate --seed` gives the n-th
+// payload of that event.
+type IDs struct {
+	seed uint64
+	n    map[string]uint64
 }
 
-// Next returns a fresh UUID.
-func (g *IDs) Next() string { return spec.NewUUID(g.r.Uint64(), g.r.Uint64()) }
+// NewIDs returns the ids of a run; seed 0 draws a random seed.
+func NewIDs(seed uint64) *IDs {
+	if seed == 0 {
+		seed = reqid.RandomSeed()
+	}
+	return &IDs{seed: seed, n: map[string]uint64{}}
+}
+
+// For returns the next id of event.
+func (g *IDs) For(event string) string {
+	n := g.n[event]
+	g.n[event] = n + 1
+	return reqid.For(g.seed, event, n)
+}
+
+// Next returns the next id of deliveries that belong to no one event.
+func (g *IDs) Next() string { return g.For("") }
 
 // Feed produces the deliveries of a send run from pools of templates. Each
 // round takes the next group from every lane (one lane per event, or one
@@ -89,7 +101,7 @@ func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, 
 	ids := NewIDs(seed)
 	return &Feed{
 		lanes: lanes, rounds: rounds, duplicate: duplicate, shuffle: shuffle,
-		rng: rand.New(rand.NewPCG(ids.r.Uint64(), ids.r.Uint64())), ids: ids,
+		rng: rand.New(rand.NewPCG(ids.seed, 0x9e3779b97f4a7c15)), ids: ids,
 	}
 }
 
@@ -159,7 +171,7 @@ func (f *Feed) make(t *Template) *Request {
 	r := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
 	if t.IDOff >= 0 {
 		// The body is made when the request is delivered (Request.tmpl).
-		r.Body, r.RequestID, r.tmpl = nil, f.ids.Next(), t
+		r.Body, r.RequestID, r.tmpl = nil, f.ids.For(t.Event), t
 	}
 	if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
 		dup := *r

@@ -35,8 +35,23 @@ func NewSigner(secret string) (*Signer, error) {
 	if len(key) == 0 {
 		return nil, errors.New("secret is empty after " + SecretPrefix)
 	}
+	if len(key) < MinKeyBytes {
+		return nil, fmt.Errorf("secret is %d bytes after base64 decoding; want at least %d bytes (Standard Webhooks asks %d to 64)",
+			len(key), MinKeyBytes, GoodKeyBytes)
+	}
 	return &Signer{key: key}, nil
 }
+
+// Key sizes, after base64 decoding: Standard Webhooks asks 24 to 64 bytes;
+// whsim refuses fewer than 16 and calls 16 to 23 weak.
+const (
+	MinKeyBytes  = 16
+	GoodKeyBytes = 24
+)
+
+// Weak reports a key shorter than Standard Webhooks asks, which a strict
+// receiver library may refuse.
+func (s *Signer) Weak() bool { return len(s.key) < GoodKeyBytes }
 
 // Signature returns "v1,<base64 HMAC-SHA256 of id.timestamp.body>".
 func (s *Signer) Signature(id string, ts int64, body []byte) string {

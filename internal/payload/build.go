@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/fake"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -333,11 +334,19 @@ type Source struct {
 	gen   *Generator
 	shape spec.Shape
 	ovs   []Override
+	// The n-th payload of an event has requestId reqid.For(seed, event,
+	// n), as send's n-th delivery of it does.
+	seed uint64
+	n    map[string]uint64
 }
 
 // NewSource returns a source drawing from seed (0: random) around now.
 func NewSource(seed uint64, now time.Time, shape spec.Shape, ovs []Override) *Source {
-	return &Source{gen: New(seed, now), shape: shape, ovs: ovs}
+	src := &Source{gen: New(seed, now), shape: shape, ovs: ovs, seed: seed, n: map[string]uint64{}}
+	if seed == 0 {
+		src.seed = reqid.RandomSeed()
+	}
+	return src
 }
 
 // Generator returns the source's generator, for scenarios that reuse data.
@@ -350,5 +359,7 @@ func (s *Source) Shape() spec.Shape { return s.shape }
 // an override does not fit the payload.
 func (s *Source) Next(e spec.Event) (*Obj, error) {
 	doc := s.gen.Build(e, s.shape)
+	doc.Put(spec.FieldRequestID, reqid.For(s.seed, e.Name, s.n[e.Name]))
+	s.n[e.Name]++
 	return doc, Apply(doc, s.ovs)
 }

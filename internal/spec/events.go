@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // Kind is the kind of document an event's data carries.
@@ -111,8 +113,9 @@ func Lookup(name string) (Event, bool) {
 	return Event{}, false
 }
 
-// ParseEvents resolves event names, expanding "all" and dropping repeats
-// while keeping the order given.
+// ParseEvents resolves event names a user typed, in any case, expanding
+// "all" and dropping repeats while keeping the order given. (A query's
+// event is matched exactly, by Lookup.)
 func ParseEvents(names []string) ([]Event, error) {
 	var out []Event
 	add := func(e Event) {
@@ -121,17 +124,17 @@ func ParseEvents(names []string) ([]Event, error) {
 		}
 	}
 	for _, n := range names {
-		if n == AllEvents {
+		if strings.EqualFold(n, AllEvents) {
 			for _, e := range events {
 				add(e)
 			}
 			continue
 		}
-		e, ok := Lookup(n)
-		if !ok {
+		i := slices.IndexFunc(events, func(e Event) bool { return strings.EqualFold(e.Name, n) })
+		if i < 0 {
 			return nil, &UnknownEventError{Name: n}
 		}
-		add(e)
+		add(events[i])
 	}
 	return out, nil
 }
@@ -140,6 +143,9 @@ func ParseEvents(names []string) ([]Event, error) {
 type UnknownEventError struct{ Name string }
 
 func (e *UnknownEventError) Error() string {
+	if hint := suggest.Hint(e.Name, EventNames()); hint != "" {
+		return fmt.Sprintf("unknown event %q%s", e.Name, hint)
+	}
 	return fmt.Sprintf("unknown event %q (valid: %s, %s)", e.Name, strings.Join(EventNames(), ", "), AllEvents)
 }
 

@@ -29,6 +29,8 @@ const (
 	RuleForeignPart  = "receipt-in-invoice"
 	RuleMixedShape   = "mixed-shape"
 	RuleCapture      = "capture-record"
+	RulePayloadSize  = "payload-size"
+	RuleTorn         = "torn-line"
 
 	RuleMissing      = "missing-field"
 	RuleUnknown      = "unknown-field"
@@ -66,6 +68,7 @@ var rules = []Rule{
 	{RuleForeignPart, Error, "an invoice carries a receipt member"},
 	{RuleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{RuleCapture, Error, "a capture record line cannot be read"},
+	{RulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
 	{RuleMissing, Warning, "a field of the spec is absent"},
 	{RuleUnknown, Warning, "a field the spec does not define"},
 	{RuleNull, Warning, "a field inside data is null (treated as absent)"},
@@ -77,6 +80,7 @@ var rules = []Rule{
 	{RuleTotals, Warning, "receipt header totals are not the sums of the lines"},
 	{RuleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
 	{RuleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
+	{RuleTorn, Warning, "the last line of a capture log is cut short, as a crash leaves it (skipped; never fails, even with --strict)"},
 }
 
 // Rules lists every rule in a stable order.

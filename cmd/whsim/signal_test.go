@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// interrupt starts a program with stdin an open pipe and stdout discarded,
+// sends it SIGTERM after a delay and checks that it stops within ten seconds
+// with the given code: interrupt <code> <delay> <program> [args...]. Its
+// stderr is written to the file interrupt.stderr for the script to read.
+func interrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: interrupt <code> <delay> <program> [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	delay, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	prog := lookPath(ts, args[2])
+	// A program killed by the signal itself had not yet set up its handler
+	// (a slow start on a loaded machine): try again, waiting longer.
+	for attempt := 0; ; attempt++ {
+		got, killed := runInterrupted(ts, delay, prog, args[3:])
+		if killed && attempt < 3 {
+			delay *= 2
+			continue
+		}
+		if got != want {
+			ts.Fatalf("%s exited %d after SIGTERM, want %d", args[2], got, want)
+		}
+		return
+	}
+}
+
+// runInterrupted runs prog, sends it SIGTERM after delay and returns its
+// exit code, or killed when the signal ended it before it could answer.
+func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string, args []string) (code int, killed bool) {
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = scriptEnv(ts)
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	defer stdin.Close()
+	stderr, err := os.Create(ts.MkAbs("interrupt.stderr"))
+	ts.Check(err)
+	defer stderr.Close()
+	cmd.Stderr = stderr
+	ts.Check(cmd.Start())
+	time.Sleep(delay)
+	ts.Check(cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		ts.Fatalf("%s did not stop within 10s of SIGTERM", prog)
+	}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -1, true
+		}
+		return ee.ExitCode(), false
+	case err != nil:
+		ts.Fatalf("%s: %v", prog, err)
+	}
+	return 0, false
+}
+
+// lookPath finds a program on the script's PATH, where testscript puts whsim.
+func lookPath(ts *testscript.TestScript, name string) string {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	ts.Fatalf("%s not found on the script's PATH", name)
+	return ""
+}
+
+// scriptEnv is the environment a script's exec would pass.
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if ts.Getenv(k) == "" {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "NO_COLOR", "WORK", "TMPDIR"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}

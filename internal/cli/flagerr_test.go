@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// A flag error says what was meant and which help to read, in words.
+func TestFlagErrorsHelp(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	tests := []struct {
+		args []string
+		want []string
+		not  string
+	}{
+		{[]string{"generate", "--coutn", "3"}, []string{"unknown flag: --coutn (did you mean --count?)", "Run 'whsim generate --help' for usage."}, ""},
+		{[]string{"send", "--urll", "http://x"}, []string{"(did you mean --url?)", "Run 'whsim send --help'"}, ""},
+		{[]string{"generate", "--zzzzzz"}, []string{"unknown flag: --zzzzzz\n"}, "did you mean"},
+		{[]string{"generate", "--seed", "-3"}, []string{`invalid argument "-3" for "--seed": want a whole number, 0 or more`}, "strconv"},
+		{[]string{"generate", "-n", "x"}, []string{`invalid argument "x" for "--count": want a whole number`}, "strconv"},
+		{[]string{"send", "--timeout", "soon"}, []string{`for "--timeout": want a duration`}, "time:"},
+		{[]string{"generate", "--event", "create_recievable_doc"}, []string{`unknown event "create_recievable_doc" (did you mean "CREATE_RECEIVABLE_DOC"?)`}, ""},
+		{[]string{"validate", "--ignore", "line-taks"}, []string{`--ignore: unknown rule "line-taks" (did you mean "line-tax"?)`}, ""},
+		{[]string{"nope"}, []string{"Run 'whsim --help' for usage."}, ""},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, tt.args...)
+		if code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", tt.args, code, ExitUsage)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%q: stderr %q, want %q", tt.args, stderr, w)
+			}
+		}
+		if tt.not != "" && strings.Contains(stderr, tt.not) {
+			t.Errorf("%q: stderr %q holds %q", tt.args, stderr, tt.not)
+		}
+	}
+}

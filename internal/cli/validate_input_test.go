@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// validate reading a terminal says so, else a user waits on a silent prompt.
+func TestValidateTellsItReadsATerminal(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, tty := range []bool{true, false} {
+		var out, errb bytes.Buffer
+		a := &app{
+			streams:  Streams{In: strings.NewReader("{}\n"), InTTY: tty, Out: &out, Err: &errb},
+			now:      time.Now,
+			errColor: newPalette(false),
+		}
+		a.run(context.Background(), []string{"validate"})
+		said := strings.Contains(errb.String(), "reading payloads from stdin; Ctrl-D to end")
+		if said != tty {
+			t.Errorf("stdin a terminal %v: stderr %q", tty, errb.String())
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package ctxio
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReaderReadsThenGivesWay(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b, err := io.ReadAll(NewReader(ctx, strings.NewReader("abc")))
+	if err != nil || string(b) != "abc" {
+		t.Fatalf("ReadAll = %q, %v", b, err)
+	}
+	pr, pw := io.Pipe() // nobody writes
+	defer pw.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(NewReader(ctx, pr))
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read did not give way to cancellation")
+	}
+}
+
+func TestOpenFIFOGivesWay(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(name, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := Open(ctx, name); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Open = %v, want the context's error", err)
+	}
+	f, err := Open(context.Background(), filepath.Join(t.TempDir(), "missing"))
+	if !errors.Is(err, os.ErrNotExist) || f != nil {
+		t.Fatalf("Open(missing) = %v, %v", f, err)
+	}
+}

@@ -1,0 +1,233 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// results reads an input and describes each result as
+// "<line>/<element>:<rules>[ skipped]" in order.
+func results(t *testing.T, v *Validator, in Input, input string) ([]string, Summary, error) {
+	t.Helper()
+	var out []string
+	var sum Summary
+	err := v.CheckInput(context.Background(), strings.NewReader(input), in, func(r *Result) error {
+		sum.Add(r)
+		d := fmt.Sprintf("%d/%d:%s", r.Line, r.Element, strings.Join(ruleSet(r.Findings), ","))
+		if r.Skipped {
+			d += " skipped"
+		}
+		if r.Failed != v.Failed(r.Findings) && !r.Skipped {
+			t.Errorf("%s: Failed %v disagrees with the findings", d, r.Failed)
+		}
+		out = append(out, d)
+		return nil
+	})
+	return out, sum, err
+}
+
+func compact(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestCheckInput(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	rec := load(t, "receipt.json")
+	one := compact(t, rec)
+	bad := strings.Replace(one, `"requestId":"`, `"requestId":"x`, 1)
+	capture := func(body string) string {
+		b, _ := json.Marshal(body)
+		return `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","body":` + string(b) + `,"bodyEncoding":"utf8"}`
+	}
+	pretty := func(docs ...string) string { // as generate --output json prints them
+		var parts []string
+		for _, d := range docs {
+			var b bytes.Buffer
+			if err := json.Indent(&b, []byte(d), "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, b.String())
+		}
+		return "[\n" + strings.Join(parts, ",\n") + "\n]\n"
+	}
+	tests := []struct {
+		name, file, input string
+		max               int
+		want              []string
+		wantErr           string
+	}{
+		{name: "document", file: "r.json", input: rec, want: []string{"0/-1:"}},
+		{name: "empty document", file: "r.json", input: "", want: []string{"0/-1:json-syntax"}},
+		{name: "empty ndjson", file: "r.ndjson", input: "\n\n"},
+		{name: "ndjson", file: "-", input: one + "\n\n" + bad + "\n", want: []string{"1/-1:", "3/-1:envelope-request-id"}},
+		{name: "ndjson crlf", file: "-", input: one + "\r\n" + one + "\r\n", want: []string{"1/-1:", "2/-1:"}},
+		{name: "bad first line streams", file: "-", input: one[:len(one)-1] + ",}\n" + one + "\n",
+			want: []string{"1/-1:json-syntax", "2/-1:"}},
+		{name: "pretty document", file: "-", input: rec, want: []string{"0/-1:"}},
+		{name: "truncated first line streams", file: "-", input: one[:300] + "\n" + one + "\n" + bad + "\n",
+			want: []string{"1/-1:json-syntax", "2/-1:", "3/-1:envelope-request-id"}},
+		{name: "broken pretty document", file: "-", input: "{\n  \"a\": 1,\n}\n", want: []string{"0/-1:json-syntax"}},
+		{name: "one open line", file: "-", input: "{\"a\": 1", want: []string{"0/-1:json-syntax"}},
+		{name: "array", file: "out.json", input: pretty(one, bad, one),
+			want: []string{"0/0:", "0/1:envelope-request-id", "0/2:"}},
+		{name: "one-line array", file: "-", input: "[" + one + "," + bad + "]", want: []string{"0/0:", "0/1:envelope-request-id"}},
+		{name: "empty array", file: "-", input: " [ ] \n"},
+		{name: "array with a broken element", file: "-", input: "[" + one + ",{\"a\":,}," + one + "]",
+			want: []string{"0/0:", "0/1:json-syntax", "0/2:"}},
+		{name: "array trailing comma", file: "-", input: "[" + one + ",]", want: []string{"0/0:", "0/1:json-syntax"}},
+		{name: "array not closed", file: "-", input: "[" + one, want: []string{"0/0:", "0/-1:json-syntax"}},
+		{name: "array then data", file: "-", input: "[" + one + "] x", want: []string{"0/0:", "0/-1:json-syntax"}},
+		{name: "array in ndjson file", file: "out.ndjson", input: pretty(one), wantErr: "jq -c '.[]'"},
+		{name: "pretty json in ndjson file", file: "x.NDJSON", input: rec, wantErr: "pretty-printed JSON"},
+		{name: "captures", file: "c.ndjson", input: capture(one) + "\n" + capture(bad) + "\n",
+			want: []string{"1/-1:", "2/-1:envelope-request-id"}},
+		{name: "torn last capture line", file: "c.ndjson", input: capture(one) + "\n" + capture(one)[:40],
+			want: []string{"1/-1:", "2/-1:torn-line skipped"}},
+		{name: "complete last line without newline", file: "c.ndjson", input: capture(one) + "\n" + capture(one),
+			want: []string{"1/-1:", "2/-1:"}},
+		{name: "huge line", file: "-", max: 1024, input: "{\"a\":1,}\n" + strings.Repeat("x", 5000) + "\n{}\n",
+			want: []string{"1/-1:json-syntax", "2/-1:payload-size", "3/-1:envelope-business-type,envelope-data,envelope-request-id"}},
+		{name: "huge first line", file: "-", max: 1024, input: strings.Repeat("x", 5000) + "\n{}",
+			want: []string{"1/-1:payload-size", "2/-1:envelope-business-type,envelope-data,envelope-request-id"}},
+		{name: "huge document", file: "r.json", max: 1024, input: rec + strings.Repeat(" ", 2000), want: []string{"0/-1:payload-size"}},
+		{name: "huge element", file: "-", max: 1024, input: "[{}, \"" + strings.Repeat("x", 3000) + "\", {}]",
+			want: []string{"0/0:envelope-business-type,envelope-data,envelope-request-id", "0/1:payload-size", "0/2:envelope-business-type,envelope-data,envelope-request-id"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := results(t, v, Input{Name: tt.file, MaxPayload: tt.max}, tt.input)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " | ") != strings.Join(tt.want, " | ") {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// An array element's findings carry their line and column in the whole
+// input, not in the element.
+func TestCheckInputArrayPositions(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	input := "[\n  {\"a\": 1},\n  {\"b\": tru}\n]\n"
+	var fs []Finding
+	err := v.CheckInput(context.Background(), strings.NewReader(input), Input{Name: "-"}, func(r *Result) error {
+		if r.Element == 1 {
+			fs = r.Findings
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].Line != 3 || fs[0].Column != 9 || !strings.HasPrefix(fs[0].Message, "line 3, column 9: ") {
+		t.Fatalf("findings %+v, want one at line 3, column 9", fs)
+	}
+}
+
+func TestSummaryTornNeverFails(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{Strict: true})
+	rec := compact(t, load(t, "receipt.json"))
+	b, _ := json.Marshal(rec)
+	line := `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","body":` + string(b) + `}`
+	_, sum, err := results(t, v, Input{Name: "c.ndjson"}, line+"\n"+line[:50])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum != (Summary{Payloads: 1, Warnings: 1}) {
+		t.Fatalf("summary %+v, want 1 payload, 0 failed, 1 warning", sum)
+	}
+}
+
+// blockingReader never returns, as a terminal nobody types into.
+type blockingReader struct{ ch chan struct{} }
+
+func (b blockingReader) Read([]byte) (int, error) { <-b.ch; return 0, io.EOF }
+
+func TestCheckInputCancel(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	block := blockingReader{make(chan struct{})}
+	defer close(block.ch)
+	go func() {
+		done <- v.CheckInput(ctx, block, Input{Name: "-"}, func(*Result) error { return nil })
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("CheckInput did not return after cancellation")
+	}
+}
+
+// FuzzCheckInput feeds arbitrary inputs, as a file and as NDJSON: reading
+// must not panic or fail (the input is in memory), every result must be
+// well formed, and the summary must count what was reported.
+func FuzzCheckInput(f *testing.F) {
+	one := compact(f, load(f, "receipt.json"))
+	f.Add([]byte(one+"\n"+one[:100]+"\n"), 64, false)
+	f.Add([]byte("[\n"+one+",\n"+one+"\n]\n"), 0, false)
+	f.Add([]byte("[{}, [1,2], \"x\\\"]\", ]  x"), 0, false)
+	f.Add([]byte("{\n  \"a\": 1\n}\n"), 0, true)
+	f.Add([]byte(`{"capture":1,"body":"{}"}`+"\n"+`{"capture":1,"bo`), 16, true)
+	v, err := New(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, input []byte, max int, ndjson bool) {
+		name := "in.json"
+		if ndjson {
+			name = "in.ndjson"
+		}
+		var sum, counted Summary
+		err := v.CheckInput(context.Background(), bytes.NewReader(input), Input{Name: name, MaxPayload: max % 4096}, func(r *Result) error {
+			sum.Add(r)
+			if r.Line < 0 || r.Element < -1 || (r.Line > 0 && r.Element >= 0) {
+				t.Fatalf("malformed result %+v", r)
+			}
+			if !r.Skipped {
+				counted.Payloads++
+			}
+			for _, x := range r.Findings {
+				if x.Rule == "" || x.Message == "" || x.Line < 0 || x.Column < 0 {
+					t.Fatalf("malformed finding %+v", x)
+				}
+			}
+			return nil
+		})
+		if err != nil && !strings.Contains(err.Error(), "pretty-printed JSON") {
+			t.Fatalf("in-memory input: %v", err)
+		}
+		if sum.Payloads != counted.Payloads {
+			t.Fatalf("summary %+v counts %d payloads, %d reported", sum, sum.Payloads, counted.Payloads)
+		}
+	})
+}
