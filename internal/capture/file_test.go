@@ -182,6 +182,7 @@ func TestFileGoneFailsWrites(t *testing.T) {
 			if err := tt.do(path); err != nil {
 				t.Fatal(err)
 			}
+			time.Sleep(2 * CheckEvery) // the next write checks
 			for range 2 {
 				if err := f.Write(rec); !errors.Is(err, ErrGone) {
 					t.Errorf("write after the file was %s: %v, want ErrGone", tt.name, err)

@@ -694,6 +694,7 @@ func TestCaptureGoneAnswers503(t *testing.T) {
 		t.Fatalf("status %d before the file was deleted", s)
 	}
 	os.Remove(path)
+	time.Sleep(2 * capture.CheckEvery) // the next write checks
 	for range 2 {
 		if s := post(t, srv, ev, `{}`).StatusCode; s != http.StatusServiceUnavailable {
 			t.Errorf("status %d after the capture file was deleted, want 503", s)
