@@ -5,8 +5,9 @@
 package reqid
 
 import (
-	"encoding/hex"
 	"math/rand/v2"
+
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // For returns the id of the n-th (from 0) payload of event in a run seeded
@@ -15,24 +16,7 @@ import (
 // mixed by a bijection.
 func For(seed uint64, event string, n uint64) string {
 	a := mix(seed ^ mix(hash(event)^mix(n)))
-	c := mix(a ^ 0x9e3779b97f4a7c15)
-	var b [16]byte
-	for i := range 8 {
-		b[i], b[8+i] = byte(a>>(8*i)), byte(c>>(8*i))
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
+	return spec.NewUUID(a, mix(a^0x9e3779b97f4a7c15))
 }
 
 // RandomSeed is the seed of a run the user did not seed.
