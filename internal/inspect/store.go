@@ -127,7 +127,7 @@ func (s *Store) Last() uint64 {
 // Dropped is how many calls a Feed could not hand over (its queue was full).
 func (s *Store) Dropped() uint64 { return s.dropped.Load() }
 
-// windowLocked returns the oldest ID in the window (last+1 when empty).
+// oldestLocked returns the oldest ID in the window (last+1 when empty).
 func (s *Store) oldestLocked() uint64 { return s.last - uint64(s.n) + 1 }
 
 func (s *Store) atLocked(id uint64) *Call {
