@@ -604,3 +604,20 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamSaysWhatLeftTheWindow(t *testing.T) {
+	s := NewStore(2)
+	for i := 1; i <= 5; i++ {
+		s.Add(record(i, "E", []byte(`{}`), 200), nil)
+	}
+	srv := newTestServer(t, s, nil)
+	st := openStream(t, srv.URL+"/api/stream", "1")
+	if id, data := st.next(t); id != "3" || data != `{"from":2,"to":3}` {
+		t.Fatalf("gap event: id %s data %s", id, data)
+	}
+	for _, want := range []string{"4", "5"} {
+		if id, _ := st.next(t); id != want {
+			t.Fatalf("event %s, want %s", id, want)
+		}
+	}
+}

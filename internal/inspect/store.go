@@ -124,10 +124,21 @@ func (s *Store) Last() uint64 {
 	return s.last
 }
 
+// Kept is the oldest ID that can still be read: the window's oldest, or 1
+// when older calls are read back from a file.
+func (s *Store) Kept() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.older != nil {
+		return 1
+	}
+	return s.oldestLocked()
+}
+
 // Dropped is how many calls a Feed could not hand over (its queue was full).
 func (s *Store) Dropped() uint64 { return s.dropped.Load() }
 
-// windowLocked returns the oldest ID in the window (last+1 when empty).
+// oldestLocked returns the oldest ID in the window (last+1 when empty).
 func (s *Store) oldestLocked() uint64 { return s.last - uint64(s.n) + 1 }
 
 func (s *Store) atLocked(id uint64) *Call {

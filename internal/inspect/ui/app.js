@@ -110,6 +110,11 @@ async function reload() {
   // resumes after it, so a dropped connection loses no call.
   state.source = new EventSource("api/stream?" + sq);
   state.source.addEventListener("call", (e) => prepend([JSON.parse(e.data)]));
+  state.source.addEventListener("gap", (e) => {
+    const g = JSON.parse(e.data);
+    $("gap").hidden = false;
+    $("gap").textContent = "Calls " + g.from + " to " + g.to + " left the page's window before they could be shown; the capture file has them (whsim inspect).";
+  });
   if (state.open) markSelected(state.open);
 }
 
