@@ -256,9 +256,12 @@ func TestTLSWithPrivateCA(t *testing.T) {
 		opts ClientOptions
 		ok   bool
 	}{
-		{"without the CA", ClientOptions{Timeout: time.Second}, false},
-		{"with --cacert", ClientOptions{Timeout: time.Second, CACert: caPEM}, true},
-		{"with --insecure", ClientOptions{Timeout: time.Second, Insecure: true}, true},
+		// A generous bound: under -race on a loaded machine a handshake can
+		// take over a second, and a timeout is retried where a certificate
+		// error must not be.
+		{"without the CA", ClientOptions{Timeout: 30 * time.Second}, false},
+		{"with --cacert", ClientOptions{Timeout: 30 * time.Second, CACert: caPEM}, true},
+		{"with --insecure", ClientOptions{Timeout: 30 * time.Second, Insecure: true}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := NewClient(tt.opts)
