@@ -226,7 +226,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		cfg: cfg, val: val,
 		d:   &deliver.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now},
 		sum: &Summary{Checks: map[string]*Tally{}},
-		out: report, slowest: map[string]time.Duration{},
+		out: report, byEvent: map[string]*deliver.Histogram{},
 	}
 	if cfg.Anchor.IsZero() {
 		cfg.Anchor = cfg.Now()
@@ -283,7 +283,9 @@ type runner struct {
 	mu      sync.Mutex
 	calls   int
 	hist    deliver.Histogram
-	slowest map[string]time.Duration // event -> slowest latency
+	// byEvent holds each event's latencies: the slowest event is the one
+	// with the highest p99, which one stray slow call does not decide.
+	byEvent map[string]*deliver.Histogram
 	slowID  string
 	slowAt  time.Duration
 }
@@ -345,8 +347,13 @@ func (r *runner) record(ctx context.Context, c *Case, res *deliver.Result) error
 		if a.Latency > r.slowAt {
 			r.slowAt, r.slowID = a.Latency, c.Check+"/"+c.Name
 		}
-		if c.Event != "" && a.Latency > r.slowest[c.Event] {
-			r.slowest[c.Event] = a.Latency
+		if c.Event != "" {
+			h := r.byEvent[c.Event]
+			if h == nil {
+				h = new(deliver.Histogram)
+				r.byEvent[c.Event] = h
+			}
+			h.Record(a.Latency)
 		}
 		return nil
 	}
