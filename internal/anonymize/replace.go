@@ -85,20 +85,16 @@ func (r *Replacer) Replace(c Class, v string) string {
 
 func (r *Replacer) draw(f *fake.Faker, c Class, v string) string {
 	switch c {
+	// Names in forms the generator never draws: a capture of generated
+	// calls cannot have its originals come back as someone's stand-in.
 	case PersonName:
-		return f.PersonName()
+		return f.StandInName()
 	case CompanyName:
-		return f.CompanyName()
+		return f.StandInCompany()
 	case TaxID:
 		return taxID(f, v)
 	case Remark:
-		// Two of the generator's remarks: a plausible remark that no single
-		// one of them (what generated captures hold) can equal.
-		a, b := remark(f), remark(f)
-		for b == a {
-			b = remark(f)
-		}
-		return a + "，" + b
+		return remarkStandIn(f)
 	}
 	return sameShape(f, v, true)
 }
@@ -113,12 +109,18 @@ func replaceable(v string) bool {
 	return false
 }
 
-func remark(f *fake.Faker) string {
-	for {
-		if s := f.Remark(); s != "" {
-			return s
-		}
-	}
+// remarkStandIns are the forms of a remark's stand-in: free text as ERP
+// users write it, carrying a reference number. None of the generator's own
+// remarks has a digit, so a stand-in never equals or holds a remark that
+// whsim generated, and a captured one would need these very digits.
+var remarkStandIns = [...]struct{ before, after string }{
+	{"参见合同HT", ""}, {"按对账单DZ", "结算"}, {"批次", "已到货"}, {"见邮件", "确认"}, {"关联工单WO", ""},
+}
+
+func remarkStandIn(f *fake.Faker) string {
+	r := f.Rand()
+	form := remarkStandIns[r.IntN(len(remarkStandIns))]
+	return form.before + sameShape(f, "20260000", false) + form.after
 }
 
 func isHan(c rune) bool { return c >= 0x4e00 && c <= 0x9fff }

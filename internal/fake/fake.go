@@ -6,6 +6,7 @@ package fake
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -177,4 +178,30 @@ func (f *Faker) Remark() string {
 		return ""
 	}
 	return f.choice(remarks)
+}
+
+// StandInName draws a name to put in place of a real one (whsim anonymize):
+// a surname and two single given characters (王伟芳), a form PersonName
+// never draws (the first is no head of its composed names, and the pair is
+// none of its two-character names), so a stand-in never equals a name whsim
+// generated.
+func (f *Faker) StandInName() string {
+	s := surnames[Pick(f.r, surnameW[:])]
+	if s == "" {
+		s = f.choice(rareSurnames)
+	}
+	for {
+		a, b := f.choice(given1), f.choice(given1)
+		if a != b && !strings.Contains(givenHead, a) && !strings.Contains(given2, a+b) {
+			return s + a + b
+		}
+	}
+}
+
+// StandInCompany draws a company name to put in place of a real one: 字号 +
+// 行业 + 组织形式 without the region every CompanyName carries (as
+// nationally registered firms are named), so a stand-in never equals a
+// name whsim generated.
+func (f *Faker) StandInCompany() string {
+	return f.choice(tradeNames) + f.choice(industries) + orgForms[Pick(f.r, orgFormW[:4])]
 }

@@ -254,3 +254,22 @@ func BenchmarkDraws(b *testing.B) {
 		f.Quantity().Mul(f.UnitPrice(), 2)
 	}
 }
+
+// A stand-in never equals what the generator draws: anonymize relies on it
+// so that no generated original can come back as someone's stand-in.
+func TestStandInsNeverEqualGeneratedNames(t *testing.T) {
+	gen, alt := New(1), New(2)
+	names, companies := map[string]bool{}, map[string]bool{}
+	for range 200000 {
+		names[gen.PersonName()] = true
+		companies[gen.CompanyName()] = true
+	}
+	for range 20000 {
+		if n := alt.StandInName(); names[n] || len([]rune(n)) < 3 {
+			t.Fatalf("stand-in name %q is one the generator draws (or too short)", n)
+		}
+		if c := alt.StandInCompany(); companies[c] {
+			t.Fatalf("stand-in company %q is one the generator draws", c)
+		}
+	}
+}
