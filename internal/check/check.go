@@ -280,9 +280,9 @@ type runner struct {
 	sum   *Summary
 	out   func(Result)
 
-	mu      sync.Mutex
-	calls   int
-	hist    deliver.Histogram
+	mu    sync.Mutex
+	calls int
+	hist  deliver.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
 	// with the highest p99, which one stray slow call does not decide.
 	byEvent map[string]*deliver.Histogram
