@@ -41,6 +41,11 @@ type deliveryReporter struct {
 	rep   report.Reporter
 	title string
 	done  atomic.Int64
+	// failures counts failed deliveries for the progress bar; firstErr is
+	// the first transport error, for the one line of a receiver that
+	// cannot be reached.
+	failures atomic.Int64
+	firstErr atomic.Pointer[deliver.Attempt]
 
 	mu      sync.Mutex // stderr
 	err     io.Writer
@@ -60,6 +65,31 @@ func newDeliveryReporter(a *app, title string, d *deliveryFlags) (*deliveryRepor
 func (r *deliveryReporter) report(res *deliver.Result) {
 	_ = r.rep.Case((*deliveryCase)(res))
 	r.done.Add(1)
+	if !res.OK {
+		r.failures.Add(1)
+		if last := res.Last(); last.Status == 0 && r.firstErr.Load() == nil {
+			r.firstErr.CompareAndSwap(nil, &last)
+		}
+	}
+}
+
+// failureText is an attempt's error as a failure line says it: a TLS
+// failure gives its reason (x509's) and the way out.
+func failureText(a deliver.Attempt) string {
+	if a.Kind != deliver.KindTLS {
+		return deliver.ShortError(a)
+	}
+	reason := a.Err
+	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
+		return "tls: " + reason[i:] + " (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"
+	}
+	if i := strings.LastIndex(reason, "tls: "); i >= 0 {
+		reason = reason[i:]
+	}
+	if strings.Contains(reason, "does not look like a TLS handshake") {
+		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
+	}
+	return reason
 }
 
 // deliveryCase is a delivery as a report case.
@@ -78,11 +108,11 @@ func (c *deliveryCase) AppendText(b []byte, st *report.Style) []byte {
 	res := (*deliver.Result)(c)
 	last := res.Last()
 	req := res.Request
-	b = fmt.Appendf(b, "%-29s %-36s ", req.Event, termSafe(req.RequestID, false))
+	b = fmt.Appendf(b, "%-29s %-36s ", termSafe(req.Event, false), termSafe(req.RequestID, false))
 	if last.Status != 0 {
 		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(last.Latency))
 	} else {
-		b = fmt.Appendf(b, "--- %s", termSafe(deliver.ShortError(last), false))
+		b = fmt.Appendf(b, "--- %s", termSafe(failureText(last), false))
 	}
 	if last.Status != 0 && !res.OK {
 		b = append(b, "  unexpected status"...)
@@ -117,7 +147,7 @@ func (c *deliveryCase) AppendJSON(b []byte, st *report.Style) []byte {
 		return res.AppendJSON(b)
 	}
 	j := res.JSON()
-	j.RequestHeaders, j.ResponseHeaders = maskedHeaders(res.SentHeader), res.RespHeader
+	j.RequestHeaders, j.ResponseHeaders = maskedHeaders(res.SentHeader), maskedHeaders(res.RespHeader)
 	body := string(res.RespBody)
 	j.ResponseBody = &body
 	return append(b, deliver.MarshalJSONLine(j)...)
@@ -135,7 +165,7 @@ func (c *deliveryCase) JUnit() report.TestCase {
 	for i, a := range res.Attempts {
 		what := strconv.Itoa(a.Status)
 		if a.Status == 0 {
-			what = deliver.ShortError(a)
+			what = failureText(a)
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
 	}
@@ -146,7 +176,7 @@ func (c *deliveryCase) JUnit() report.TestCase {
 		tc.Failure = fmt.Sprintf("%s %s: %d", method, res.URL, last.Status)
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
-			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, deliver.ShortError(last))
+			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, failureText(last))
 		}
 	}
 	return tc
@@ -189,19 +219,19 @@ func fmtLatency(d time.Duration) string {
 func (r *deliveryReporter) retry(req *deliver.Request, n int, a deliver.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
-		what = deliver.ShortError(a)
+		what = failureText(a)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clearBar()
 	fmt.Fprintf(r.err, "%s %s %s attempt %d: %s, retrying in %s\n", r.pal.Warn.Sprint("retry"),
-		req.Event, termSafe(req.RequestID, false), n, termSafe(what, false), a.Wait.Round(time.Millisecond))
+		termSafe(req.Event, false), termSafe(req.RequestID, false), n, termSafe(what, false), a.Wait.Round(time.Millisecond))
 }
 
 func (r *deliveryReporter) warn(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), termSafe(fmt.Sprintf(format, args...), false))
 }
 
 func (r *deliveryReporter) clearBar() {

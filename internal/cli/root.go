@@ -78,7 +78,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if errors.As(err, &ee) && ee.err == nil {
 		return code
 	}
-	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), err)
+	// Errors quote flags, files and answers from the network: terminal-safe.
+	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), termSafe(err.Error(), true))
 	if code == ExitUsage && !a.ran {
 		fmt.Fprintf(a.streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
