@@ -180,7 +180,7 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	if err != nil {
 		return nil, usagef("--cacert %s: %v", d.CACert, err)
 	}
-	if d.Insecure {
+	if d.Insecure && target.Scheme == "https" {
 		rep.warn("--insecure: the receiver's TLS certificate is not verified")
 	}
 	if d.FollowRedirects {
@@ -302,7 +302,11 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 	}
 	// One receiver that cannot be reached: one clear line, not a page.
 	if kinds := st.ErrorKinds(); len(kinds) == 1 && st.ByError[kinds[0]] == st.Sent {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", termSafe(d.Target.Redacted(), false), kinds[0])}
+		why := kinds[0]
+		if first := rep.firstErr.Load(); first != nil && first.Kind == deliver.KindTLS {
+			why = failureText(*first)
+		}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", d.Target.Redacted(), why)}
 	}
 	return errChecksFailed
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -337,5 +338,27 @@ func TestDeliveryReportAllocs(t *testing.T) {
 	rep.report(res) // fills the pool
 	if n := testing.AllocsPerRun(200, func() { rep.report(res) }); n != 0 {
 		t.Errorf("%v allocations per delivery, want 0", n)
+	}
+}
+
+// A receiver whose certificate does not verify: the failure line gives the
+// x509 reason and the two ways out. --insecure on http:// has nothing to
+// warn about.
+func TestSendTLSFailureSaysWhyAndWhatToDo(t *testing.T) {
+	t.Chdir(t.TempDir())
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake error it logs is expected
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	code, stdout, stderr := runCLI(t, "send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC")
+	for _, want := range []string{"x509: certificate signed by unknown authority", "--cacert", "--insecure"} {
+		if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, want %q in both\nstdout %s\nstderr %s", code, want, stdout, stderr)
+		}
+	}
+	_, plain := newTestReceiver(t, 200)
+	code, _, stderr = runCLI(t, "send", "--url", plain.URL, "--insecure", "--event", "CREATE_RECEIVABLE_DOC")
+	if code != 0 || stderr != "" {
+		t.Errorf("--insecure on http://: exit %d, stderr %q", code, stderr)
 	}
 }
