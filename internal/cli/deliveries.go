@@ -32,6 +32,7 @@ type deliveryFlags struct {
 	ExpectStatus    string
 	Output          string
 	Verbose         bool
+	Each            bool
 }
 
 // deliveryReporter reports deliveries as they finish (from many workers at
@@ -40,7 +41,12 @@ type deliveryFlags struct {
 type deliveryReporter struct {
 	rep   report.Reporter
 	title string
-	done  atomic.Int64
+	// quiet reports only failures: text on a terminal, without --each or
+	// -v, where a line per delivery would scroll past by the thousand.
+	quiet bool
+	// note is said under the summary's counts (send's --count per event).
+	note string
+	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
 	// the first transport error, for the one line of a receiver that
 	// cannot be reached.
@@ -59,11 +65,21 @@ func newDeliveryReporter(a *app, title string, d *deliveryFlags) (*deliveryRepor
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}
-	return &deliveryReporter{rep: rep, title: title, err: a.streams.Err, pal: a.errColor}, nil
+	quiet := d.Output == report.Text && a.streams.OutTTY && !d.Each && !d.Verbose
+	return &deliveryReporter{rep: rep, title: title, quiet: quiet, err: a.streams.Err, pal: a.errColor}, nil
 }
 
 func (r *deliveryReporter) report(res *deliver.Result) {
-	_ = r.rep.Case((*deliveryCase)(res))
+	switch {
+	case !r.quiet:
+		_ = r.rep.Case((*deliveryCase)(res))
+	case !res.OK:
+		// Stdout and the bar share the terminal: the line goes above it.
+		r.mu.Lock()
+		r.clearBar()
+		_ = r.rep.Case((*deliveryCase)(res))
+		r.mu.Unlock()
+	}
 	r.done.Add(1)
 	if !res.OK {
 		r.failures.Add(1)
@@ -257,24 +273,58 @@ func (r *deliveryReporter) startBar(total int, duration time.Duration) {
 				return
 			case <-t.C:
 			}
-			done := r.done.Load()
-			el := time.Since(start)
-			frac := 0.0
-			switch {
-			case total > 0:
-				frac = float64(done) / float64(total)
-			case duration > 0:
-				frac = el.Seconds() / duration.Seconds()
-			}
-			frac = min(frac, 1)
-			const width = 30
-			fill := int(frac * width)
+			line := progressLine(r.done.Load(), r.failures.Load(), int64(total), time.Since(start), duration)
 			r.mu.Lock()
-			fmt.Fprintf(r.err, "\r\033[K[%s%s] %d sent  %.0f/s  %s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill),
-				done, float64(done)/el.Seconds(), el.Round(time.Second))
+			fmt.Fprint(r.err, "\r\033[K"+line)
 			r.mu.Unlock()
 		}
 	}()
+}
+
+// progressLine is the bar: done of total (or of --duration's time), the
+// rate, the time left and the failures so far. Without a total or a
+// duration there is no end to measure against: the count and the rate.
+func progressLine(done, failed, total int64, el, duration time.Duration) string {
+	rate := 0.0
+	if el > 0 {
+		rate = float64(done) / el.Seconds()
+	}
+	var b strings.Builder
+	frac, left := -1.0, time.Duration(-1)
+	switch {
+	case total > 0:
+		frac = float64(done) / float64(total)
+		if rate > 0 {
+			left = time.Duration(float64(total-done) / rate * float64(time.Second))
+		}
+	case duration > 0:
+		frac, left = el.Seconds()/duration.Seconds(), duration-el
+	}
+	if frac >= 0 {
+		const width = 28
+		frac = min(frac, 1)
+		fill := int(frac * width)
+		b.WriteString("[" + strings.Repeat("=", fill) + strings.Repeat(" ", width-fill) + "] ")
+	}
+	if total > 0 {
+		fmt.Fprintf(&b, "%*d/%d %3.0f%%", len(strconv.FormatInt(total, 10)), done, total, frac*100)
+	} else {
+		fmt.Fprintf(&b, "%d sent", done)
+		if frac >= 0 {
+			fmt.Fprintf(&b, "  %.0f%%", frac*100)
+		}
+	}
+	fmt.Fprintf(&b, "  %.0f/s", rate)
+	switch {
+	case frac >= 0 && left >= 0:
+		fmt.Fprintf(&b, "  ETA %s", max(left, 0).Round(time.Second))
+	case frac >= 0:
+		b.WriteString("  ETA --")
+	}
+	if failed > 0 {
+		fmt.Fprintf(&b, "  %d failed", failed)
+	}
+	return b.String()
 }
 
 func (r *deliveryReporter) stop() {
@@ -287,13 +337,14 @@ func (r *deliveryReporter) stop() {
 
 func (r *deliveryReporter) summary(st *deliver.Stats) error {
 	r.stop()
-	return r.rep.Finish(deliverySummary{st, r.title})
+	return r.rep.Finish(deliverySummary{st, r.title, r.note})
 }
 
 // deliverySummary is a delivery run's stats as a report summary.
 type deliverySummary struct {
 	st    *deliver.Stats
 	title string
+	note  string
 }
 
 func (s deliverySummary) Title() string { return s.title }
@@ -309,6 +360,9 @@ func (s deliverySummary) AppendText(b []byte, _ *report.Style) []byte {
 		b = fmt.Appendf(b, "  interrupted %d", st.Interrupted)
 	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
+	if s.note != "" {
+		b = append(b, s.note+"\n"...)
+	}
 	if len(st.ByStatus) > 0 {
 		b = append(b, "failed by status:"...)
 		for _, c := range st.StatusCodes() {

@@ -102,7 +102,7 @@ func FuzzDeliveryReport(f *testing.F) {
 					t.Fatal(err)
 				}
 				_ = rep.Case((*deliveryCase)(res))
-				if err := rep.Finish(deliverySummary{&deliver.Stats{}, "whsim send"}); err != nil {
+				if err := rep.Finish(deliverySummary{st: &deliver.Stats{}, title: "whsim send"}); err != nil {
 					t.Fatal(err)
 				}
 				got := out.String()
