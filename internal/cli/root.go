@@ -98,7 +98,10 @@ func newRootCmd(a *app) *cobra.Command {
 build and test the receiving side. It knows the four events of the interface
 (purchase invoices in both shapes, receipt documents with their hidden fields),
 makes realistic payloads for them, delivers them to your receiver, receives and
-records calls itself, and checks every payload against the interface.`,
+records calls itself, and checks every payload against the interface.
+
+-v is always --verbose (send, replay, listen); the version is --version or
+whsim version.`,
 		Example: `  whsim events
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 42
   whsim send --event ABANDON_RECEIVABLE_DOC --url http://127.0.0.1:9000/hook
@@ -129,6 +132,8 @@ records calls itself, and checks every payload against the interface.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configPath, "config", "", "config file (default ./"+ConfigName+", else the user config directory's whsim/"+ConfigName+")")
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also NO_COLOR)")
+	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
+	root.Flags().Bool("version", false, "print the version (as whsim version does)")
 
 	for _, c := range []*cobra.Command{
 		newEventsCmd(a),
