@@ -43,7 +43,8 @@ type deliveryReporter struct {
 	title string
 	// quiet reports only failures: text on a terminal, without --each or
 	// -v, where a line per delivery would scroll past by the thousand.
-	quiet bool
+	quiet  bool
+	outTTY bool
 	// note is said under the summary's counts (send's --count per event).
 	note string
 	done atomic.Int64
@@ -66,19 +67,20 @@ func newDeliveryReporter(a *app, title string, d *deliveryFlags) (*deliveryRepor
 		return nil, usagef("--output: %v", err)
 	}
 	quiet := d.Output == report.Text && a.streams.OutTTY && !d.Each && !d.Verbose
-	return &deliveryReporter{rep: rep, title: title, quiet: quiet, err: a.streams.Err, pal: a.errColor}, nil
+	return &deliveryReporter{rep: rep, title: title, quiet: quiet, outTTY: a.streams.OutTTY, err: a.streams.Err, pal: a.errColor}, nil
 }
 
 func (r *deliveryReporter) report(res *deliver.Result) {
 	switch {
-	case !r.quiet:
-		_ = r.rep.Case((*deliveryCase)(res))
-	case !res.OK:
+	case r.quiet && res.OK:
+	case r.outTTY && r.stopBar != nil:
 		// Stdout and the bar share the terminal: the line goes above it.
 		r.mu.Lock()
 		r.clearBar()
 		_ = r.rep.Case((*deliveryCase)(res))
 		r.mu.Unlock()
+	default:
+		_ = r.rep.Case((*deliveryCase)(res))
 	}
 	r.done.Add(1)
 	if !res.OK {
@@ -393,6 +395,9 @@ func (s deliverySummary) AppendText(b []byte, _ *report.Style) []byte {
 // and when the open model's bound made calls start late.
 func appendModel(b []byte, st *deliver.Stats) []byte {
 	if !st.Open {
+		if st.MaxConcurrency == 1 {
+			return append(b, "closed model: 1 worker, waiting for each answer before the next call (latency per call)\n"...)
+		}
 		return fmt.Appendf(b, "closed model: %d workers, each waiting for its answer before the next call (latency per call)\n", st.MaxConcurrency)
 	}
 	b = fmt.Appendf(b, "open model: %g/s on schedule, latency from each call's scheduled start; at most %d in flight of --max-concurrency %d\n",

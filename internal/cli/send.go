@@ -54,9 +54,9 @@ Without --url, whsim starts its own receiver on 127.0.0.1, sends there and
 shows what it received (on stderr).
 
 When stdout is not a terminal, or with --each, each delivery prints one line
-on stdout (event, requestId, status, latency); on a terminal only the failed
-ones do, under a progress bar on stderr (done, percent, rate, time left,
-failures). Then a summary: sent, succeeded, failed by status and by error
+on stdout (event, requestId, status, latency); on a terminal, a run of more
+than one delivery prints only the failed ones, under a progress bar on
+stderr (done, percent, rate, time left, failures). Then a summary: sent, succeeded, failed by status and by error
 kind, duplicates, requests per second, latency p50/p90/p99/p99.9/max, and
 which load model ran. Retry notices and warnings go to stderr. --count is
 per event: --event all --count 100 sends 400.
@@ -294,7 +294,10 @@ func perRound(lanes [][][]deliver.Template) int {
 
 // runDeliveries runs the deliveries, prints the summary and decides the exit.
 func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
-	if a.streams.ErrTTY {
+	if total == 1 {
+		rep.quiet = false // one delivery is one line, whatever came of it, and no bar
+	}
+	if a.streams.ErrTTY && total != 1 {
 		rep.startBar(total, ro.Duration)
 	}
 	st := deliver.Run(ctx, d, next, ro, rep.report)

@@ -397,6 +397,10 @@ func TestSendOnATerminal(t *testing.T) {
 	if code != 1 || lines(stdout) != 3 || !strings.Contains(stdout, "503") {
 		t.Errorf("failures on a terminal: exit %d, %d lines\n%s", code, lines(stdout), stdout)
 	}
+	_, stdout, _ = runTTY(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC")
+	if lines(stdout) != 1 {
+		t.Errorf("one delivery on a terminal: %d lines, want 1\n%s", lines(stdout), stdout)
+	}
 	_, stdout, _ = runCLI(t, "send", "--url", ok.URL, "--event", "all", "-n", "2")
 	if !strings.Contains(stdout, "--count 2 per event: 4 events × 2") {
 		t.Errorf("several events: no per-event note\n%s", stdout)
