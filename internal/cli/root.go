@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -78,8 +79,13 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if errors.As(err, &ee) && ee.err == nil {
 		return code
 	}
-	// Errors quote flags, files and answers from the network: terminal-safe.
-	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), termSafe(err.Error(), true))
+	// Errors quote flags, files and answers from the network: terminal-safe,
+	// keeping the lines and tabs of cobra's own ("Did you mean this?\n\tgenerate").
+	msg := strings.Split(err.Error(), "\t")
+	for i := range msg {
+		msg[i] = termSafe(msg[i], true)
+	}
+	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), strings.Join(msg, "\t"))
 	if code == ExitUsage && !a.ran {
 		fmt.Fprintf(a.streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

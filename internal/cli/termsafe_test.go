@@ -123,3 +123,11 @@ func FuzzDeliveryReport(f *testing.F) {
 		}
 	})
 }
+
+// Cobra's own suggestions keep their layout through the escaping.
+func TestErrorsKeepCobraLayout(t *testing.T) {
+	_, _, stderr := runCLI(t, "genrate")
+	if !strings.Contains(stderr, "Did you mean this?\n\tgenerate\n") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
