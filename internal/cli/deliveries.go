@@ -73,6 +73,7 @@ func newDeliveryReporter(a *app, title string, d *deliveryFlags) (*deliveryRepor
 func (r *deliveryReporter) report(res *deliver.Result) {
 	switch {
 	case r.quiet && res.OK:
+		// Counted by the bar and the summary, not listed.
 	case r.outTTY && r.stopBar != nil:
 		// Stdout and the bar share the terminal: the line goes above it.
 		r.mu.Lock()
