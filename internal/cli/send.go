@@ -56,10 +56,12 @@ shows what it received (on stderr).
 When stdout is not a terminal, or with --each, each delivery prints one line
 on stdout (event, requestId, status, latency); on a terminal, a run of more
 than one delivery prints only the failed ones, under a progress bar on
-stderr (done, percent, rate, time left, failures). Then a summary: sent, succeeded, failed by status and by error
-kind, duplicates, requests per second, latency p50/p90/p99/p99.9/max, and
-which load model ran. Retry notices and warnings go to stderr. --count is
-per event: --event all --count 100 sends 400.
+stderr (done, percent, rate, time left, failures). Then a summary: sent,
+succeeded, failed by status and by error kind, duplicates, requests per
+second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
+notices and warnings go to stderr. --count is per event: --event all
+--count 100 sends 400.
+
 --output json prints one JSON object per delivery and a final
 {"summary": ...} object instead, with the latency histogram (HdrHistogram,
 base64) so that runs on several machines can be merged.
