@@ -32,6 +32,7 @@ type deliveryFlags struct {
 	ExpectStatus    string
 	Output          string
 	Verbose         bool
+	Each            bool
 }
 
 // deliveryReporter reports deliveries as they finish (from many workers at
@@ -40,7 +41,18 @@ type deliveryFlags struct {
 type deliveryReporter struct {
 	rep   report.Reporter
 	title string
-	done  atomic.Int64
+	// quiet reports only failures: text on a terminal, without --each or
+	// -v, where a line per delivery would scroll past by the thousand.
+	quiet  bool
+	outTTY bool
+	// note is said under the summary's counts (send's --count per event).
+	note string
+	done atomic.Int64
+	// failures counts failed deliveries for the progress bar; firstErr is
+	// the first transport error, for the one line of a receiver that
+	// cannot be reached.
+	failures atomic.Int64
+	firstErr atomic.Pointer[deliver.Attempt]
 
 	mu      sync.Mutex // stderr
 	err     io.Writer
@@ -54,12 +66,49 @@ func newDeliveryReporter(a *app, title string, d *deliveryFlags) (*deliveryRepor
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}
-	return &deliveryReporter{rep: rep, title: title, err: a.streams.Err, pal: a.errColor}, nil
+	quiet := d.Output == report.Text && a.streams.OutTTY && !d.Each && !d.Verbose
+	return &deliveryReporter{rep: rep, title: title, quiet: quiet, outTTY: a.streams.OutTTY, err: a.streams.Err, pal: a.errColor}, nil
 }
 
 func (r *deliveryReporter) report(res *deliver.Result) {
-	_ = r.rep.Case((*deliveryCase)(res))
+	switch {
+	case r.quiet && res.OK:
+		// Counted by the bar and the summary, not listed.
+	case r.outTTY && r.stopBar != nil:
+		// Stdout and the bar share the terminal: the line goes above it.
+		r.mu.Lock()
+		r.clearBar()
+		_ = r.rep.Case((*deliveryCase)(res))
+		r.mu.Unlock()
+	default:
+		_ = r.rep.Case((*deliveryCase)(res))
+	}
 	r.done.Add(1)
+	if !res.OK {
+		r.failures.Add(1)
+		if last := res.Last(); last.Status == 0 && r.firstErr.Load() == nil {
+			r.firstErr.CompareAndSwap(nil, &last)
+		}
+	}
+}
+
+// failureText is an attempt's error as a failure line says it: a TLS
+// failure gives its reason (x509's) and the way out.
+func failureText(a deliver.Attempt) string {
+	if a.Kind != deliver.KindTLS {
+		return deliver.ShortError(a)
+	}
+	reason := a.Err
+	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
+		return "tls: " + reason[i:] + " (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"
+	}
+	if i := strings.LastIndex(reason, "tls: "); i >= 0 {
+		reason = reason[i:]
+	}
+	if strings.Contains(reason, "does not look like a TLS handshake") {
+		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
+	}
+	return reason
 }
 
 // deliveryCase is a delivery as a report case.
@@ -78,11 +127,11 @@ func (c *deliveryCase) AppendText(b []byte, st *report.Style) []byte {
 	res := (*deliver.Result)(c)
 	last := res.Last()
 	req := res.Request
-	b = fmt.Appendf(b, "%-29s %-36s ", req.Event, termSafe(req.RequestID, false))
+	b = fmt.Appendf(b, "%-29s %-36s ", termSafe(req.Event, false), termSafe(req.RequestID, false))
 	if last.Status != 0 {
 		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(last.Latency))
 	} else {
-		b = fmt.Appendf(b, "--- %s", termSafe(deliver.ShortError(last), false))
+		b = fmt.Appendf(b, "--- %s", termSafe(failureText(last), false))
 	}
 	if last.Status != 0 && !res.OK {
 		b = append(b, "  unexpected status"...)
@@ -117,7 +166,7 @@ func (c *deliveryCase) AppendJSON(b []byte, st *report.Style) []byte {
 		return res.AppendJSON(b)
 	}
 	j := res.JSON()
-	j.RequestHeaders, j.ResponseHeaders = maskedHeaders(res.SentHeader), res.RespHeader
+	j.RequestHeaders, j.ResponseHeaders = maskedHeaders(res.SentHeader), maskedHeaders(res.RespHeader)
 	body := string(res.RespBody)
 	j.ResponseBody = &body
 	return append(b, deliver.MarshalJSONLine(j)...)
@@ -135,7 +184,7 @@ func (c *deliveryCase) JUnit() report.TestCase {
 	for i, a := range res.Attempts {
 		what := strconv.Itoa(a.Status)
 		if a.Status == 0 {
-			what = deliver.ShortError(a)
+			what = failureText(a)
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
 	}
@@ -146,7 +195,7 @@ func (c *deliveryCase) JUnit() report.TestCase {
 		tc.Failure = fmt.Sprintf("%s %s: %d", method, res.URL, last.Status)
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
-			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, deliver.ShortError(last))
+			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, failureText(last))
 		}
 	}
 	return tc
@@ -189,19 +238,19 @@ func fmtLatency(d time.Duration) string {
 func (r *deliveryReporter) retry(req *deliver.Request, n int, a deliver.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
-		what = deliver.ShortError(a)
+		what = failureText(a)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clearBar()
 	fmt.Fprintf(r.err, "%s %s %s attempt %d: %s, retrying in %s\n", r.pal.Warn.Sprint("retry"),
-		req.Event, termSafe(req.RequestID, false), n, termSafe(what, false), a.Wait.Round(time.Millisecond))
+		termSafe(req.Event, false), termSafe(req.RequestID, false), n, termSafe(what, false), a.Wait.Round(time.Millisecond))
 }
 
 func (r *deliveryReporter) warn(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), termSafe(fmt.Sprintf(format, args...), false))
 }
 
 func (r *deliveryReporter) clearBar() {
@@ -227,24 +276,58 @@ func (r *deliveryReporter) startBar(total int, duration time.Duration) {
 				return
 			case <-t.C:
 			}
-			done := r.done.Load()
-			el := time.Since(start)
-			frac := 0.0
-			switch {
-			case total > 0:
-				frac = float64(done) / float64(total)
-			case duration > 0:
-				frac = el.Seconds() / duration.Seconds()
-			}
-			frac = min(frac, 1)
-			const width = 30
-			fill := int(frac * width)
+			line := progressLine(r.done.Load(), r.failures.Load(), int64(total), time.Since(start), duration)
 			r.mu.Lock()
-			fmt.Fprintf(r.err, "\r\033[K[%s%s] %d sent  %.0f/s  %s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill),
-				done, float64(done)/el.Seconds(), el.Round(time.Second))
+			fmt.Fprint(r.err, "\r\033[K"+line)
 			r.mu.Unlock()
 		}
 	}()
+}
+
+// progressLine is the bar: done of total (or of --duration's time), the
+// rate, the time left and the failures so far. Without a total or a
+// duration there is no end to measure against: the count and the rate.
+func progressLine(done, failed, total int64, el, duration time.Duration) string {
+	rate := 0.0
+	if el > 0 {
+		rate = float64(done) / el.Seconds()
+	}
+	var b strings.Builder
+	frac, left := -1.0, time.Duration(-1)
+	switch {
+	case total > 0:
+		frac = float64(done) / float64(total)
+		if rate > 0 {
+			left = time.Duration(float64(total-done) / rate * float64(time.Second))
+		}
+	case duration > 0:
+		frac, left = el.Seconds()/duration.Seconds(), duration-el
+	}
+	if frac >= 0 {
+		const width = 28
+		frac = min(frac, 1)
+		fill := int(frac * width)
+		b.WriteString("[" + strings.Repeat("=", fill) + strings.Repeat(" ", width-fill) + "] ")
+	}
+	if total > 0 {
+		fmt.Fprintf(&b, "%*d/%d %3.0f%%", len(strconv.FormatInt(total, 10)), done, total, frac*100)
+	} else {
+		fmt.Fprintf(&b, "%d sent", done)
+		if frac >= 0 {
+			fmt.Fprintf(&b, "  %.0f%%", frac*100)
+		}
+	}
+	fmt.Fprintf(&b, "  %.0f/s", rate)
+	switch {
+	case frac >= 0 && left >= 0:
+		fmt.Fprintf(&b, "  ETA %s", max(left, 0).Round(time.Second))
+	case frac >= 0:
+		b.WriteString("  ETA --")
+	}
+	if failed > 0 {
+		fmt.Fprintf(&b, "  %d failed", failed)
+	}
+	return b.String()
 }
 
 func (r *deliveryReporter) stop() {
@@ -257,13 +340,14 @@ func (r *deliveryReporter) stop() {
 
 func (r *deliveryReporter) summary(st *deliver.Stats) error {
 	r.stop()
-	return r.rep.Finish(deliverySummary{st, r.title})
+	return r.rep.Finish(deliverySummary{st, r.title, r.note})
 }
 
 // deliverySummary is a delivery run's stats as a report summary.
 type deliverySummary struct {
 	st    *deliver.Stats
 	title string
+	note  string
 }
 
 func (s deliverySummary) Title() string { return s.title }
@@ -279,6 +363,9 @@ func (s deliverySummary) AppendText(b []byte, _ *report.Style) []byte {
 		b = fmt.Appendf(b, "  interrupted %d", st.Interrupted)
 	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
+	if s.note != "" {
+		b = append(b, s.note+"\n"...)
+	}
 	if len(st.ByStatus) > 0 {
 		b = append(b, "failed by status:"...)
 		for _, c := range st.StatusCodes() {
@@ -309,6 +396,9 @@ func (s deliverySummary) AppendText(b []byte, _ *report.Style) []byte {
 // and when the open model's bound made calls start late.
 func appendModel(b []byte, st *deliver.Stats) []byte {
 	if !st.Open {
+		if st.MaxConcurrency == 1 {
+			return append(b, "closed model: 1 worker, waiting for each answer before the next call (latency per call)\n"...)
+		}
 		return fmt.Appendf(b, "closed model: %d workers, each waiting for its answer before the next call (latency per call)\n", st.MaxConcurrency)
 	}
 	b = fmt.Appendf(b, "open model: %g/s on schedule, latency from each call's scheduled start; at most %d in flight of --max-concurrency %d\n",

@@ -27,6 +27,8 @@ func flagError(cmd *cobra.Command, err error) error {
 		if c, ok := suggest.Closest(m[1], names); ok {
 			msg += fmt.Sprintf(" (did you mean --%s?)", c)
 		}
+	} else if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
+		msg += " (-v is --verbose, in send, replay and listen; the version is --version)"
 	} else if m := badArgument.FindStringSubmatch(msg); m != nil {
 		if f := cmd.Flags().Lookup(m[2]); f != nil {
 			if want := wantValue(f); want != "" {

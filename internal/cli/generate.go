@@ -110,8 +110,11 @@ type generateOptions struct {
 	payloadFlags
 	Count   int
 	Output  string
-	OutDir  string
+	Out     string
 	Fixture bool
+
+	// changed are the flags given that --fixture has no use for.
+	changed []string
 }
 
 func newGenerateCmd(a *app) *cobra.Command {
@@ -122,26 +125,35 @@ func newGenerateCmd(a *app) *cobra.Command {
 		Long: `Print realistic webhook bodies (envelope and data) for the given events.
 
 One payload prints as indented JSON; several (--count, or more than one event)
-print as NDJSON, one per line. --out writes one file per payload instead.
+print as NDJSON, one per line. --out with a .json or .ndjson name writes to
+that file instead (several payloads in a .json file are one JSON array);
+--out with any other name is a directory, one file per payload. --count is
+per event: --event all --count 10 makes 40.
 --set and --unset take dotted paths into the envelope (data.items.0.quantity,
 data.收款单.汇率; a backslash escapes a dot in a key) to build the edge cases a
 receiver must survive. The same --seed gives the same bytes.`,
 		Example: `  whsim generate --event CREATE_RECEIVABLE_DOC
   whsim generate --event AUDIT_PURCHASE_ORDER_INVOICE --shape sample --seed 42
   whsim generate --event all --count 100 > payloads.ndjson
+  whsim generate --event CREATE_RECEIVABLE_DOC --seed 7 --out receipt.json
   whsim generate --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL --unset data.items.0.tax
   whsim generate --event CREATE_RECEIVABLE_DOC --set 'data.收款单.汇率=7.1'
   whsim generate --event ABANDON_RECEIVABLE_DOC --fixture`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			for _, name := range []string{"seed", "set", "unset", "count"} {
+				if cmd.Flags().Changed(name) {
+					opts.changed = append(opts.changed, "--"+name)
+				}
+			}
 			return runGenerate(cmd.Context(), a, opts)
 		}),
 	}
 	opts.register(cmd)
 	f := cmd.Flags()
-	f.IntVarP(&opts.Count, "count", "n", 1, "payloads per event")
-	f.StringVar(&opts.OutDir, "out", "", "write one file per payload into this directory (named EVENT-requestId.json)")
-	f.BoolVar(&opts.Fixture, "fixture", false, "print the canonical fixture of each event and shape instead (embedded)")
+	f.IntVarP(&opts.Count, "count", "n", 1, "payloads of each event")
+	f.StringVar(&opts.Out, "out", "", "write to this file when it is named .json or .ndjson, else into this directory, one file per payload (EVENT-requestId.json)")
+	f.BoolVar(&opts.Fixture, "fixture", false, "print the canonical fixture of each event and shape instead (embedded; no --seed, --set, --unset or --count)")
 	addOutputFlag(cmd, &opts.Output, "auto", "auto", "json", "ndjson")
 	return cmd
 }
@@ -155,24 +167,47 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 		return err
 	}
 	if opts.Fixture {
+		if len(opts.changed) > 0 {
+			verb := "does"
+			if len(opts.changed) > 1 {
+				verb = "do"
+			}
+			return usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), verb)
+		}
 		return writeFixtures(a, pl)
 	}
-	w := bufio.NewWriter(a.streams.Out)
-	defer w.Flush()
 	many := opts.Count > 1 || len(pl.Events) > 1
 	out := opts.Output
+	dir, file := opts.Out, outFile(opts.Out)
+	if file != "" {
+		dir = ""
+		if out == "auto" && strings.EqualFold(filepath.Ext(file), ".json") {
+			out = "json"
+		}
+	}
 	if out == "auto" {
 		out = "json"
 		if many {
 			out = "ndjson"
 		}
 	}
-	if opts.OutDir != "" {
-		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+	dest := a.streams.Out
+	if file != "" {
+		f, err := os.Create(file)
+		if err != nil {
+			return usagef("--out: %v", err)
+		}
+		defer f.Close()
+		dest = f
+	}
+	w := bufio.NewWriter(dest)
+	defer w.Flush()
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return usageErr(err)
 		}
 	}
-	if out == "json" && many && opts.OutDir == "" {
+	if out == "json" && many && dir == "" {
 		w.WriteString("[\n")
 	}
 	n := 0
@@ -185,9 +220,10 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 			if err != nil {
 				return err
 			}
-			if opts.OutDir != "" {
+			n++
+			if dir != "" {
 				id, _ := doc.Get(spec.FieldRequestID)
-				name := filepath.Join(opts.OutDir, fmt.Sprintf("%s-%v.json", e.Name, id))
+				name := filepath.Join(dir, fmt.Sprintf("%s-%v.json", e.Name, id))
 				if err := os.WriteFile(name, payload.MarshalIndent(doc), 0o644); err != nil {
 					return err
 				}
@@ -203,17 +239,43 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 				w.Write(payload.MarshalIndent(doc))
 				continue
 			}
-			if n > 0 {
+			if n > 1 {
 				w.WriteString(",\n")
 			}
 			w.Write(bytes.TrimSuffix(payload.MarshalIndent(doc), []byte("\n")))
-			n++
 		}
 	}
-	if out == "json" && many && opts.OutDir == "" {
+	if out == "json" && many && dir == "" {
 		w.WriteString("\n]\n")
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if file == "" {
+		return nil
+	}
+	if err := dest.(*os.File).Close(); err != nil {
+		return err
+	}
+	noun := "payloads"
+	if n == 1 {
+		noun = "payload"
+	}
+	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, noun, termSafe(file, false))
+	return nil
+}
+
+// outFile is --out when it names a file to write (.json or .ndjson, not an
+// existing directory), else "".
+func outFile(out string) string {
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".json", ".ndjson":
+		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+			return ""
+		}
+		return out
+	}
+	return ""
 }
 
 func writeFixtures(a *app, pl *payloadPlan) error {

@@ -204,9 +204,16 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			return usagef("--capture: %v", err)
 		}
 		defer capFile.Close() // closed below on the normal path; this covers early returns
+		if n, ok := heldRecords(ctx, opts.Capture); ok {
+			noun := "records"
+			if n == 1 {
+				noun = "record"
+			}
+			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termSafe(opts.Capture, false), n, noun)
+		}
 		if torn {
 			fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",
-				pal.Warn.Sprint("warning:"), opts.Capture)
+				pal.Warn.Sprint("warning:"), termSafe(opts.Capture, false))
 		}
 		cfg.Capture = capFile
 		cfg.CaptureLost = func(err error) {
@@ -331,4 +338,20 @@ func writeReadyFile(path, u string) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// heldRecords counts the records of an existing, non-empty capture file;
+// ok is false for a new or empty one (or one that cannot be read: opening
+// it for appending has said what is wrong).
+func heldRecords(ctx context.Context, path string) (n int64, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return 0, false
+	}
+	n, err = capture.CountRecords(ctx, f)
+	return n, err == nil
 }

@@ -266,3 +266,25 @@ func TestRequestID(t *testing.T) {
 		}
 	}
 }
+
+// listen says when --capture appends to a file that already holds records,
+// and how many.
+func TestListenSaysItAppends(t *testing.T) {
+	t.Parallel()
+	capPath := filepath.Join(t.TempDir(), "c.ndjson")
+	post := func(n int) func(string) {
+		return func(u string) {
+			for range n {
+				postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`))
+			}
+		}
+	}
+	_, _, errs := listenRun(t, &listenOptions{Capture: capPath}, post(3))
+	if strings.Contains(errs, "appending") {
+		t.Errorf("a new capture file is said to be appended to:\n%s", errs)
+	}
+	_, _, errs = listenRun(t, &listenOptions{Capture: capPath}, post(1))
+	if want := "appending to " + capPath + ", which holds 3 records"; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+}

@@ -19,16 +19,19 @@ type manOptions struct {
 	root *cobra.Command // the tree to document
 }
 
-// newManCmd is hidden: it exists for packagers (the release's before hook),
-// not for people at a terminal.
+// newManCmd writes the pages packagers ship (the release's before hook)
+// and people who install from source put on their MANPATH.
 func newManCmd(a *app) *cobra.Command {
 	opts := &manOptions{}
 	cmd := &cobra.Command{
-		Use:    "man --dir <dir>",
-		Short:  "Write a man page for every command into a directory",
-		Hidden: true,
+		Use:   "man --dir <dir>",
+		Short: "Write a man page for every command into a directory",
+		Long: `Write a man page (roff, section 1) for whsim and each of its commands into
+a directory, created if missing. To read them with man, put the directory on
+MANPATH (export MANPATH="$PWD/manpages:$MANPATH"; man whsim-send) or copy the
+pages into ~/.local/share/man/man1.`,
 		Example: `  whsim man --dir manpages
-  man ./manpages/whsim-generate.1`,
+  whsim man --dir ~/.local/share/man/man1`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.root = cmd.Root()

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -78,7 +79,13 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if errors.As(err, &ee) && ee.err == nil {
 		return code
 	}
-	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), err)
+	// Errors quote flags, files and answers from the network: terminal-safe,
+	// keeping the lines and tabs of cobra's own ("Did you mean this?\n\tgenerate").
+	msg := strings.Split(err.Error(), "\t")
+	for i := range msg {
+		msg[i] = termSafe(msg[i], true)
+	}
+	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), strings.Join(msg, "\t"))
 	if code == ExitUsage && !a.ran {
 		fmt.Fprintf(a.streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
@@ -97,7 +104,10 @@ func newRootCmd(a *app) *cobra.Command {
 build and test the receiving side. It knows the four events of the interface
 (purchase invoices in both shapes, receipt documents with their hidden fields),
 makes realistic payloads for them, delivers them to your receiver, receives and
-records calls itself, and checks every payload against the interface.`,
+records calls itself, and checks every payload against the interface.
+
+-v is always --verbose (send, replay, listen); the version is --version or
+whsim version.`,
 		Example: `  whsim events
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 42
   whsim send --event ABANDON_RECEIVABLE_DOC --url http://127.0.0.1:9000/hook
@@ -128,6 +138,8 @@ records calls itself, and checks every payload against the interface.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configPath, "config", "", "config file (default ./"+ConfigName+", else the user config directory's whsim/"+ConfigName+")")
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also NO_COLOR)")
+	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
+	root.Flags().Bool("version", false, "print the version (as whsim version does)")
 
 	for _, c := range []*cobra.Command{
 		newEventsCmd(a),

@@ -29,10 +29,17 @@ The schemas hold what whsim validate calls errors. Its warnings (missing or
 unknown fields, nulls inside data, tax-id check characters, the arithmetic)
 are not expressible without making them errors, so they are left out: null is
 allowed inside data and no data field but a receipt's three members is
-required.`,
+required.
+
+To check a body with Ajv (Node.js; the schemas are draft 2020-12 and use
+format "uuid", hence --spec and ajv-formats):
+
+  whsim schema > whsim.schema.json
+  whsim generate --event CREATE_RECEIVABLE_DOC --seed 1 > receipt.json
+  npx --yes -p ajv-cli@5 -p ajv-formats@3 ajv validate --spec=draft2020 -c ajv-formats -s whsim.schema.json -d receipt.json`,
 		Example: `  whsim schema > whsim.schema.json
   whsim schema --event CREATE_RECEIVABLE_DOC --shape sample
-  whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described | npx ajv-cli compile -s /dev/stdin`,
+  whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described > invoice.schema.json`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			return runSchema(cmd.Context(), a, opts)

@@ -53,10 +53,15 @@ query the URL already has is kept.
 Without --url, whsim starts its own receiver on 127.0.0.1, sends there and
 shows what it received (on stderr).
 
-Each delivery prints one line on stdout (event, requestId, status, latency),
-then a summary: sent, succeeded, failed by status and by error kind,
-duplicates, requests per second, latency p50/p90/p99/p99.9/max, and which
-load model ran. Retry notices, warnings and the progress bar go to stderr.
+When stdout is not a terminal, or with --each, each delivery prints one line
+on stdout (event, requestId, status, latency); on a terminal, a run of more
+than one delivery prints only the failed ones, under a progress bar on
+stderr (done, percent, rate, time left, failures). Then a summary: sent,
+succeeded, failed by status and by error kind, duplicates, requests per
+second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
+notices and warnings go to stderr. --count is per event: --event all
+--count 100 sends 400.
+
 --output json prints one JSON object per delivery and a final
 {"summary": ...} object instead, with the latency histogram (HdrHistogram,
 base64) so that runs on several machines can be merged.
@@ -93,7 +98,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
-	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries per event (with --scenario: documents)")
+	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
 	f.DurationVar(&opts.Duration, "duration", 0, "stop sending after this long (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
@@ -117,6 +122,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.IntVar(&d.MaxConcurrency, "max-concurrency", deliver.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
+	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
 	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
@@ -180,7 +186,7 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	if err != nil {
 		return nil, usagef("--cacert %s: %v", d.CACert, err)
 	}
-	if d.Insecure {
+	if d.Insecure && target.Scheme == "https" {
 		rep.warn("--insecure: the receiver's TLS certificate is not verified")
 	}
 	if d.FollowRedirects {
@@ -271,6 +277,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.Duration > 0 && !opts.countSet {
 		rounds = 0 // until --duration
 	}
+	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
+		rep.note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
+	}
 	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
 	return runDeliveries(ctx, a, rep, d, feed.Next, deliver.RunOptions{
 		Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency, Duration: opts.Duration,
@@ -287,7 +296,10 @@ func perRound(lanes [][][]deliver.Template) int {
 
 // runDeliveries runs the deliveries, prints the summary and decides the exit.
 func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
-	if a.streams.ErrTTY {
+	if total == 1 {
+		rep.quiet = false // one delivery is one line, whatever came of it, and no bar
+	}
+	if a.streams.ErrTTY && total != 1 {
 		rep.startBar(total, ro.Duration)
 	}
 	st := deliver.Run(ctx, d, next, ro, rep.report)
@@ -302,7 +314,11 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 	}
 	// One receiver that cannot be reached: one clear line, not a page.
 	if kinds := st.ErrorKinds(); len(kinds) == 1 && st.ByError[kinds[0]] == st.Sent {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", termSafe(d.Target.Redacted(), false), kinds[0])}
+		why := kinds[0]
+		if first := rep.firstErr.Load(); first != nil && first.Kind == deliver.KindTLS {
+			why = failureText(*first)
+		}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", d.Target.Redacted(), why)}
 	}
 	return errChecksFailed
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -337,5 +338,90 @@ func TestDeliveryReportAllocs(t *testing.T) {
 	rep.report(res) // fills the pool
 	if n := testing.AllocsPerRun(200, func() { rep.report(res) }); n != 0 {
 		t.Errorf("%v allocations per delivery, want 0", n)
+	}
+}
+
+// A receiver whose certificate does not verify: the failure line gives the
+// x509 reason and the two ways out. --insecure on http:// has nothing to
+// warn about.
+func TestSendTLSFailureSaysWhyAndWhatToDo(t *testing.T) {
+	t.Chdir(t.TempDir())
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake error it logs is expected
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	code, stdout, stderr := runCLI(t, "send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC")
+	for _, want := range []string{"x509: certificate signed by unknown authority", "--cacert", "--insecure"} {
+		if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, want %q in both\nstdout %s\nstderr %s", code, want, stdout, stderr)
+		}
+	}
+	_, plain := newTestReceiver(t, 200)
+	code, _, stderr = runCLI(t, "send", "--url", plain.URL, "--insecure", "--event", "CREATE_RECEIVABLE_DOC")
+	if code != 0 || stderr != "" {
+		t.Errorf("--insecure on http://: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// runTTY runs whsim with stdout and stderr as terminals.
+func runTTY(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb, OutTTY: true, ErrTTY: true}, Build{}, time.Now)
+	code = a.run(context.Background(), append(args, "--no-color"))
+	return code, out.String(), errb.String()
+}
+
+// On a terminal send shows failures and the summary, not a line per
+// delivery; --each (or stdout not a terminal) prints every line. --count
+// with several events says it is per event.
+func TestSendOnATerminal(t *testing.T) {
+	t.Chdir(t.TempDir())
+	_, ok := newTestReceiver(t, 200)
+	_, bad := newTestReceiver(t, 503)
+	lines := func(s string) int { return strings.Count(s, "CREATE_RECEIVABLE_DOC ") }
+
+	code, stdout, _ := runTTY(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC", "-n", "20")
+	if code != 0 || lines(stdout) != 0 || !strings.Contains(stdout, "sent 20  succeeded 20") {
+		t.Errorf("terminal: exit %d, %d delivery lines\n%s", code, lines(stdout), stdout)
+	}
+	_, stdout, _ = runTTY(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC", "-n", "20", "--each")
+	if lines(stdout) != 20 {
+		t.Errorf("--each: %d delivery lines, want 20\n%s", lines(stdout), stdout)
+	}
+	_, stdout, _ = runCLI(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC", "-n", "20")
+	if lines(stdout) != 20 {
+		t.Errorf("not a terminal: %d delivery lines, want 20", lines(stdout))
+	}
+	code, stdout, _ = runTTY(t, "send", "--url", bad.URL, "--event", "CREATE_RECEIVABLE_DOC", "-n", "3")
+	if code != 1 || lines(stdout) != 3 || !strings.Contains(stdout, "503") {
+		t.Errorf("failures on a terminal: exit %d, %d lines\n%s", code, lines(stdout), stdout)
+	}
+	_, stdout, _ = runTTY(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC")
+	if lines(stdout) != 1 {
+		t.Errorf("one delivery on a terminal: %d lines, want 1\n%s", lines(stdout), stdout)
+	}
+	_, stdout, _ = runCLI(t, "send", "--url", ok.URL, "--event", "all", "-n", "2")
+	if !strings.Contains(stdout, "--count 2 per event: 4 events × 2") {
+		t.Errorf("several events: no per-event note\n%s", stdout)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		done, failed, total int64
+		el, dur             time.Duration
+		want                string
+	}{
+		{250, 0, 1000, 5 * time.Second, 0, "[=======                     ]  250/1000  25%  50/s  ETA 15s"},
+		{1000, 3, 1000, 10 * time.Second, 0, "[============================] 1000/1000 100%  100/s  ETA 0s  3 failed"},
+		{30, 0, 0, 3 * time.Second, 12 * time.Second, "[=======                     ] 30 sent  25%  10/s  ETA 9s"},
+		{42, 1, 0, 2 * time.Second, 0, "42 sent  21/s  1 failed"},
+	}
+	for _, tt := range tests {
+		if got := progressLine(tt.done, tt.failed, tt.total, tt.el, tt.dur); got != tt.want {
+			t.Errorf("progressLine(%d, %d, %d, %s, %s) =\n%q, want\n%q", tt.done, tt.failed, tt.total, tt.el, tt.dur, got, tt.want)
+		}
 	}
 }

@@ -120,8 +120,15 @@ func ParseHeader(s string) (string, string, error) {
 }
 
 // ParseTarget checks a receiver URL: http or https, a host, a valid query.
-// The fragment is dropped; it never reaches a server.
+// The fragment is dropped; it never reaches a server. A URL without a
+// scheme that would be good with http:// in front (localhost:3000) is
+// refused with that suggestion.
 func ParseTarget(s string) (*url.URL, error) {
+	if s != "" && !strings.Contains(s, "://") {
+		if _, err := ParseTarget("http://" + s); err == nil {
+			return nil, fmt.Errorf("%q: no scheme (did you mean http://%s?)", s, s)
+		}
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return nil, fmt.Errorf("%q: %v", s, errors.Unwrap(err))

@@ -74,6 +74,10 @@ func TestParseTarget(t *testing.T) {
 		"ftp://h/":                 `"ftp://h/": want an http:// or https:// URL`,
 		"http:///x":                `"http:///x": no host`,
 		"http://h/?a=%zz":          `"http://h/?a=%zz": bad query: invalid URL escape "%zz"`,
+		"localhost:3000":           `"localhost:3000": no scheme (did you mean http://localhost:3000?)`,
+		"127.0.0.1:3000/hook":      `"127.0.0.1:3000/hook": no scheme (did you mean http://127.0.0.1:3000/hook?)`,
+		"localhost/hook":           `"localhost/hook": no scheme (did you mean http://localhost/hook?)`,
+		"[::1]:3000/hook":          `"[::1]:3000/hook": no scheme (did you mean http://[::1]:3000/hook?)`,
 	} {
 		u, err := ParseTarget(in)
 		got := ""

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // The formats a Reporter writes.
@@ -134,7 +136,9 @@ func (s *stream) Case(c Case) error {
 	}
 	b := (*bp)[:0]
 	if s.json {
-		b = c.AppendJSON(b, &s.st)
+		// Values from outside (a captured event, a receiver's headers)
+		// reach stdout: JSON goes out terminal-safe, whatever the case.
+		b = termsafe.JSON(c.AppendJSON(b, &s.st))
 	} else {
 		b = c.AppendText(b, &s.st)
 	}
@@ -156,7 +160,7 @@ func (s *stream) Finish(sum Summary) error {
 	defer s.mu.Unlock()
 	var b []byte
 	if s.json {
-		b = sum.AppendJSON(nil)
+		b = termsafe.JSON(sum.AppendJSON(nil))
 	} else {
 		b = sum.AppendText(nil, &s.st)
 	}
@@ -204,12 +208,16 @@ type junitFailure struct {
 
 func (j *junit) Case(c Case) error {
 	tc := c.JUnit()
-	jc := junitCase{Name: tc.Name, Classname: tc.Class}
+	// XML keeps C1 and bidi controls raw and turns the rest into U+FFFD:
+	// escaped here, the report reads the same in a file and on a terminal.
+	tc.Suite = termsafe.Text(tc.Suite)
+	jc := junitCase{Name: termsafe.Text(tc.Name), Classname: termsafe.Text(tc.Class)}
+	detail := termsafe.Lines(tc.Detail)
 	failed := c.Verdict() == Fail
 	if failed {
-		jc.Failure = &junitFailure{Message: tc.Failure, Type: tc.FailureType, Text: tc.Detail}
+		jc.Failure = &junitFailure{Message: termsafe.Text(tc.Failure), Type: termsafe.Text(tc.FailureType), Text: detail}
 	} else {
-		jc.SystemOut = tc.Detail
+		jc.SystemOut = detail
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -97,3 +97,46 @@ func IsBidi(r rune) bool {
 // Safe reports whether s prints as it is: valid UTF-8 with no control, C1,
 // DEL or bidi character.
 func Safe(s string) bool { return unsafeAt(s, false) < 0 }
+
+// JSON returns encoded JSON with what encoders leave raw but a terminal
+// would act on written as \u escapes: DEL, C1 and bidi controls, and
+// invalid UTF-8 as \ufffd (as encoding/json writes it). The value is
+// unchanged for a parser: outside strings JSON is ASCII. It returns b itself,
+// without allocating, when there is nothing to escape.
+func JSON(b []byte) []byte {
+	first := -1
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			if b[i] == 0x7f {
+				first = i
+				break
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x80 && r <= 0x9f || IsBidi(r) || r == utf8.RuneError && size == 1 {
+			first = i
+			break
+		}
+		i += size
+	}
+	if first < 0 {
+		return b
+	}
+	out := make([]byte, first, len(b)+16)
+	copy(out, b)
+	for i := first; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r == 0x7f || r >= 0x80 && r <= 0x9f || IsBidi(r):
+			out = append(out, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+		default:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

@@ -1,6 +1,8 @@
 package termsafe
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -60,6 +62,61 @@ func FuzzText(f *testing.F) {
 		for _, r := range got {
 			if r < 0x20 || r >= 0x7f && r <= 0x9f || IsBidi(r) {
 				t.Fatalf("Text(%q) = %q holds %U", s, got, r)
+			}
+		}
+	})
+}
+
+func TestJSON(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":"plain 收款单"}`, `{"a":"plain 收款单"}`},
+		{"{\"a\":\"\u0085\u202e\x7f\"}", `{"a":"\u0085\u202e\u007f"}`},
+		{"{\"a\":\"bad \xff\"}", `{"a":"bad \ufffd"}`},
+		{`{"a":"\u001b]52"}`, `{"a":"\u001b]52"}`},
+	}
+	for _, tt := range tests {
+		if got := string(JSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("JSON(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	safe := []byte(`{"a":"收款单"}`)
+	if n := testing.AllocsPerRun(10, func() { JSON(safe) }); n != 0 {
+		t.Errorf("JSON of safe input allocates %v times", n)
+	}
+}
+
+// FuzzJSON: any string encoded as JSON and passed through JSON is safe to
+// print (no raw C0, C1, DEL, bidi or invalid UTF-8) and decodes to the same
+// value.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b[31m", "\u202e", "\xff", "收款\u009b", "a\nb", "\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(map[string]string{s: s}); err != nil {
+			t.Skip()
+		}
+		in := buf.Bytes()
+		out := JSON(bytes.Clone(in))
+		if !Safe(strings.TrimSuffix(string(out), "\n")) {
+			t.Fatalf("JSON(%q) = %q is not safe", in, out)
+		}
+		var a, b map[string]string
+		if err := json.Unmarshal(in, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Fatalf("JSON(%q) = %q does not decode: %v", in, out, err)
+		}
+		if len(a) != 1 || len(b) != 1 || a[s] == "" && b[s] != "" {
+			t.Fatalf("JSON(%q) = %q decodes to %q, want %q", in, out, b, a)
+		}
+		for k, v := range a {
+			if b[k] != v {
+				t.Fatalf("JSON(%q) = %q decodes to %q, want %q", in, out, b, a)
 			}
 		}
 	})

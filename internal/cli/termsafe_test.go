@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// hostile is what a sender or a receiver may put in a query, a header or a
+// body: an OSC 52 clipboard write, a clear-screen, a C1 NEL, a bidi
+// override and a byte that is not UTF-8.
+const hostile = "\x1b]52;c;aGk=\x07\x1b[2J\u0085\u202e\xff"
+
+// assertTermSafe fails when out holds anything a terminal would act on.
+func assertTermSafe(t *testing.T, what, out string) {
+	t.Helper()
+	if termsafe.Lines(out) != out {
+		t.Errorf("%s is not terminal-safe:\n%q", what, out)
+	}
+}
+
+// Replay and send print what came from outside (a captured businessType,
+// the receiver's headers and body) terminal-safe in every output mode, and
+// mask auth-like response headers in JSON as in text.
+func TestDeliveryOutputTerminalSafe(t *testing.T) {
+	t.Chdir(t.TempDir())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Auth-Token", "tok-secret-123")
+		w.Header().Set("X-Note", "\u0085\u202eevil")
+		w.WriteHeader(200)
+		w.Write([]byte(`{"ok":"` + "\u0085\u202e" + `"}`))
+	}))
+	t.Cleanup(srv.Close)
+	rec := capture.Record{Method: "POST", Path: "/in", Query: "businessType=" + url.QueryEscape(hostile),
+		Headers: http.Header{"Content-Type": {"application/json"}}}
+	rec.SetBody([]byte(`{"requestId":"11111111-1111-4111-8111-111111111111","businessType":5007,"data":{}}`))
+	file := writeCapture(t, []capture.Record{rec}, "")
+
+	for _, args := range [][]string{
+		{"replay", file, "--url", srv.URL},
+		{"replay", file, "--url", srv.URL, "-v"},
+		{"replay", file, "--url", srv.URL, "--output", "json"},
+		{"replay", file, "--url", srv.URL, "--output", "json", "-v"},
+		{"replay", file, "--url", srv.URL, "--output", "junit"},
+		{"send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC", "--output", "json", "-v"},
+		{"send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC", "-v"},
+	} {
+		name := strings.Join(args[2:], " ")
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d, stderr %q", name, code, stderr)
+		}
+		assertTermSafe(t, name+": stdout", stdout)
+		assertTermSafe(t, name+": stderr", stderr)
+		if strings.Contains(stdout, "tok-secret-123") {
+			t.Errorf("%s: the X-Auth-Token value is printed:\n%s", name, stdout)
+		}
+	}
+}
+
+// Errors from outside (here a URL a user pasted with a control character)
+// are printed terminal-safe.
+func TestErrorsTerminalSafe(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, _, stderr := runCLI(t, "send", "--url", "http://x/\x1b]0;title\x07\u202e", "--event", "CREATE_RECEIVABLE_DOC")
+	if code != 2 {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	assertTermSafe(t, "stderr", stderr)
+}
+
+// FuzzDeliveryReport formats a delivery whose every outside text is fuzzed
+// (event, requestId, error, redirect, response header and body) in each
+// output mode: what comes out is terminal-safe, the JSON parses, and a
+// token header's value never shows.
+func FuzzDeliveryReport(f *testing.F) {
+	f.Add("CREATE_RECEIVABLE_DOC", "11111111-1111-4111-8111-111111111111", "", "", "X-Note", "ok", []byte(`{"ok":true}`), 200)
+	f.Add(hostile, hostile, hostile, hostile, hostile, hostile, []byte(hostile), 0)
+	f.Add("e", "id", "dial tcp: \u0085", "/\u202e", "x-auth-token", "\x1bsecret", []byte("\xff\x7f"), 302)
+	f.Fuzz(func(t *testing.T, event, id, errText, location, hname, hvalue string, body []byte, status int) {
+		res := &deliver.Result{
+			Request:    &deliver.Request{Seq: 1, Event: event, RequestID: id, Body: body},
+			URL:        "http://127.0.0.1:9/in?businessType=" + url.QueryEscape(event),
+			Attempts:   []deliver.Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
+			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
+			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
+		}
+		for _, format := range []string{report.Text, report.JSON, report.JUnit} {
+			for _, verbose := range []bool{false, true} {
+				var out bytes.Buffer
+				rep, err := report.New(format, &out, report.Style{Verbose: verbose}, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = rep.Case((*deliveryCase)(res))
+				if err := rep.Finish(deliverySummary{st: &deliver.Stats{}, title: "whsim send"}); err != nil {
+					t.Fatal(err)
+				}
+				got := out.String()
+				if termsafe.Lines(got) != got {
+					t.Fatalf("%s (verbose %v) is not terminal-safe:\n%q", format, verbose, got)
+				}
+				if strings.Contains(got, "tok-secret-123") {
+					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
+				}
+				if format == report.JSON {
+					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
+						if !json.Valid([]byte(line)) {
+							t.Fatalf("invalid JSON line %q", line)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// Cobra's own suggestions keep their layout through the escaping.
+func TestErrorsKeepCobraLayout(t *testing.T) {
+	_, _, stderr := runCLI(t, "genrate")
+	if !strings.Contains(stderr, "Did you mean this?\n\tgenerate\n") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
