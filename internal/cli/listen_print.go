@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -283,8 +284,8 @@ func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	}
 	for k, vs := range r.Headers {
 		v := strings.Join(vs, ", ")
-		if secretHeader(k) {
-			v = maskValue(k, v)
+		if termsafe.SecretHeader(k) {
+			v = termsafe.Mask(k, v)
 		}
 		o.Headers[k] = v
 	}
