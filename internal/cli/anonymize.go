@@ -15,6 +15,7 @@ import (
 
 	"github.com/whsim/whsim/internal/anonymize"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/report"
 )
 
 type anonymizeOptions struct {
@@ -200,9 +201,9 @@ func addStats(t, st *anonymize.Stats) {
 
 func reportAnonymize(a *app, st *anonymize.Stats, resigned bool) {
 	w := a.streams.Err
-	what := fmt.Sprintf("%d %s", st.Payloads, plural(st.Payloads, "payload", "payloads"))
+	what := fmt.Sprintf("%d %s", st.Payloads, report.Plural(st.Payloads, "payload", "payloads"))
 	if st.Records > 0 {
-		what = fmt.Sprintf("%d %s", st.Records, plural(st.Records, "capture record", "capture records"))
+		what = fmt.Sprintf("%d %s", st.Records, report.Plural(st.Records, "capture record", "capture records"))
 	}
 	var parts []string
 	for _, c := range anonymize.Classes() {
@@ -211,7 +212,7 @@ func reportAnonymize(a *app, st *anonymize.Stats, resigned bool) {
 			if c == anonymize.Echo {
 				many = "echoes"
 			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, string(c), many)))
+			parts = append(parts, fmt.Sprintf("%d %s", n, report.Plural(n, string(c), many)))
 		}
 	}
 	if len(parts) == 0 {
@@ -220,13 +221,13 @@ func reportAnonymize(a *app, st *anonymize.Stats, resigned bool) {
 	fmt.Fprintf(w, "anonymized %s: replaced %s\n", what, strings.Join(parts, ", "))
 	for _, name := range slices.Sorted(maps.Keys(st.Dropped)) {
 		n := st.Dropped[name]
-		fmt.Fprintf(w, "dropped %s from %d %s", name, n, plural(n, "record", "records"))
+		fmt.Fprintf(w, "dropped %s from %d %s", name, n, report.Plural(n, "record", "records"))
 		if strings.Contains(strings.ToLower(name), "signature") && !resigned {
 			fmt.Fprint(w, " (it signed the old body; --resign whsec_... signs the calls again)")
 		}
 		fmt.Fprintln(w)
 	}
 	if st.Resigned > 0 {
-		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, plural(st.Resigned, "record", "records"))
+		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, report.Plural(st.Resigned, "record", "records"))
 	}
 }

@@ -93,15 +93,6 @@ func ruleHelp() string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// payloadResult is one checked payload.
-type payloadResult struct {
-	file     string
-	line     int // the payload's line in an NDJSON file; 0 for a whole file
-	element  int // the payload's index in a JSON array; -1 otherwise
-	findings []validate.Finding
-	failed   bool
-}
-
 func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOptions) error {
 	event := opts.Event
 	if event != "" {
@@ -174,15 +165,14 @@ func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOpt
 		in := validate.Input{Name: name, Event: event}
 		err := v.CheckInput(ctx, inputs[i], in, func(res *validate.Result) error {
 			sum.Add(res)
-			return rep.Case(&payloadResult{file: display, line: res.Line, element: res.Element,
-				findings: res.Findings, failed: res.Failed})
+			return rep.Case(validate.Case{File: display, Result: res})
 		})
 		if err != nil {
 			_ = rep.Abort()
 			return usageErr(fmt.Errorf("validate: %s: %w", display, err))
 		}
 	}
-	if err := rep.Finish(validateSummary(sum)); err != nil {
+	if err := rep.Finish(sum); err != nil {
 		return err
 	}
 	if sum.Failed > 0 {
