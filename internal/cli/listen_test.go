@@ -221,23 +221,3 @@ func canceled() context.Context {
 	cancel()
 	return ctx
 }
-
-// requestID reads the requestId's value wherever it is among the
-// top-level members, and nothing for what is not JSON up to it.
-func TestRequestID(t *testing.T) {
-	t.Parallel()
-	for body, want := range map[string]string{
-		`{"requestId":"f87bc202-fd3b-4820-b674-098c23326449","businessType":5007}`: "f87bc202-fd3b-4820-b674-098c23326449",
-		" \n{ \"requestId\" :\t\"abc\" } trailing":                                 "abc",
-		`{"requestId":"收款单"}`:                                                      "收款单", `{"requestId":"a\u00e9"}`: "aé", `{"requestId":"a\"b"}`: `a"b`,
-		`{"request\u0049d":"escaped key"}`: "escaped key", `{"x":{"requestId":"inner"},"requestId":"b"}`: "b",
-		`{"requestId":12}`: "12", `{"requestId":{"a":[1]}}`: `{"a":[1]}`, `{"requestId":null}`: "",
-		"{\"requestId\":\"\x1b[2J\"}": "", "{\"requestId\":\"\xff\"}": "", `{"requestId":"unterminated`: "",
-		`{"requestIdx":"a"}`: "", `["requestId"]`: "", ``: "", `{`: "", `{"requestId"`: "", `{"requestId":`: "",
-		`{"x":1,,"requestId":"b"}`: "",
-	} {
-		if got := requestID([]byte(body)); got != want {
-			t.Errorf("requestID(%q) = %q, want %q", body, got, want)
-		}
-	}
-}

@@ -16,8 +16,6 @@ func termSafe(s string, keepNewlines bool) string {
 	return termsafe.Text(s)
 }
 
-func isBidi(r rune) bool { return termsafe.IsBidi(r) }
-
 // safeHeaders returns headers ready to print: sorted, masked, escaped.
 func safeHeaders(h http.Header) [][2]string { return termsafe.Headers(h) }
 

@@ -7,6 +7,8 @@
 package termsafe
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -97,3 +99,23 @@ func IsBidi(r rune) bool {
 // Safe reports whether s prints as it is: valid UTF-8 with no control, C1,
 // DEL or bidi character.
 func Safe(s string) bool { return unsafeAt(s, false) < 0 }
+
+// JSON escapes, inside encoded JSON, what encoding/json leaves raw
+// but a terminal would act on: DEL, C1 controls and bidi controls. \uXXXX
+// is valid JSON, so the value is unchanged for a parser.
+func JSON(b []byte) []byte {
+	if !slices.ContainsFunc(b, func(c byte) bool { return c >= 0x7f }) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || IsBidi(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

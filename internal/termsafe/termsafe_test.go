@@ -64,3 +64,18 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// JSON escapes what a terminal acts on inside encoded JSON, and a parser
+// reads the same value back.
+func TestJSON(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"a":"plain 收款单"}`:      `{"a":"plain 收款单"}`,
+		"{\"a\":\"x\u202ey\"}":   `{"a":"x\u202ey"}`,
+		"{\"a\":\"\u009b\x7f\"}": `{"a":"\u009b\u007f"}`,
+	} {
+		if got := string(JSON([]byte(in))); got != want {
+			t.Errorf("JSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
