@@ -23,8 +23,6 @@ type exportOptions struct {
 	URL     string
 	Count   int
 	Headers []string
-
-	eventsSet bool
 }
 
 func (o *exportOptions) register(cmd *cobra.Command) {
@@ -82,7 +80,6 @@ Standard Webhooks timestamp goes stale; see whsim export k6).`,
   whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			opts.eventsSet = cmd.Flags().Changed("event")
 			return runExportVegeta(cmd.Context(), a, opts)
 		}),
 	}
@@ -111,7 +108,6 @@ never written to the files.`,
   whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			opts.eventsSet = cmd.Flags().Changed("event")
 			return runExportK6(cmd.Context(), a, opts)
 		}),
 	}
@@ -131,7 +127,7 @@ never written to the files.`,
 }
 
 // calls builds the deliveries send would make, from the same templates.
-func (o *exportOptions) calls(ctx context.Context, a *app) ([]export.Call, error) {
+func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if o.URL == "" {
 		return nil, usagef("--url: give the URL the engine will call")
 	}
@@ -150,26 +146,23 @@ func (o *exportOptions) calls(ctx context.Context, a *app) ([]export.Call, error
 		}
 		header.Add(k, v)
 	}
-	send := &sendOptions{payloadFlags: o.payloadFlags, Count: o.Count, eventsSet: o.eventsSet, countSet: true}
-	lanes, err := send.lanes(ctx, a, header)
+	pl, err := o.plan(a.now())
 	if err != nil {
 		return nil, err
 	}
-	feed := deliver.NewFeed(lanes, o.Count, 0, false, o.Seed)
-	var calls []export.Call
-	for job := feed.Next(); job != nil; job = feed.Next() {
-		for _, req := range job {
-			calls = append(calls, export.Call{
-				Event: req.Event, URL: deliver.URLFor(target, req.Query), Header: req.Header,
-				Body: req.Payload(), RequestID: req.RequestID,
-			})
-		}
+	ovs, err := o.overrides()
+	if err != nil {
+		return nil, err
 	}
-	return calls, nil
+	lanes, err := deliver.EventLanes(pl.Events, deliver.Pool(o.Count), header, ovs, pl.next)
+	if err != nil {
+		return nil, err
+	}
+	return export.Calls(deliver.NewFeed(lanes, o.Count, 0, false, o.Seed).Next, target), nil
 }
 
 func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
-	calls, err := o.calls(ctx, a)
+	calls, err := o.calls(a)
 	if err != nil {
 		return err
 	}
@@ -216,7 +209,7 @@ func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	calls, err := o.calls(ctx, a)
+	calls, err := o.calls(a)
 	if err != nil {
 		return err
 	}
