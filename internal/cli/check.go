@@ -149,18 +149,11 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	var ca []byte
-	if opts.CACert != "" {
-		if ca, err = os.ReadFile(opts.CACert); err != nil {
-			return usagef("--cacert: %v", err)
-		}
-	}
-	client, err := deliver.NewClient(deliver.ClientOptions{
-		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent),
-		CACert: ca, Insecure: opts.Insecure,
+	client, err := newClient(opts.CACert, deliver.ClientOptions{
+		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure,
 	})
 	if err != nil {
-		return usagef("--cacert %s: %v", opts.CACert, err)
+		return err
 	}
 	if opts.SaveCases != "" {
 		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -159,20 +158,11 @@ func (d *deliveryFlags) inFlight() int {
 
 // newDeliverer builds the client and the deliverer for target.
 func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, rep *deliveryReporter) (*deliver.Deliverer, error) {
-	var ca []byte
-	if d.CACert != "" {
-		b, err := os.ReadFile(d.CACert)
-		if err != nil {
-			return nil, usagef("--cacert: %v", err)
-		}
-		ca = b
-	}
-	client, err := deliver.NewClient(deliver.ClientOptions{
-		Timeout: d.Timeout, Concurrency: d.inFlight(), CACert: ca,
-		Insecure: d.Insecure, FollowRedirects: d.FollowRedirects,
+	client, err := newClient(d.CACert, deliver.ClientOptions{
+		Timeout: d.Timeout, Concurrency: d.inFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects,
 	})
 	if err != nil {
-		return nil, usagef("--cacert %s: %v", d.CACert, err)
+		return nil, err
 	}
 	if d.Insecure {
 		rep.warn("--insecure: the receiver's TLS certificate is not verified")
