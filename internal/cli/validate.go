@@ -50,7 +50,7 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runValidate(cmd.Context(), a.streams, a.outColor(), opts)
+			return runValidate(cmd.Context(), a, opts)
 		}),
 	}
 	f := cmd.Flags()
@@ -93,7 +93,8 @@ func ruleHelp() string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOptions) error {
+func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
+	st := a.streams
 	event := opts.Event
 	if event != "" {
 		events, err := spec.ParseEvents([]string{event})
@@ -149,7 +150,7 @@ func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOpt
 		}
 	}()
 
-	rep, err := report.New(opts.Output, st.Out, style(pal, false), false)
+	rep, err := report.New(opts.Output, st.Out, style(a.outColor(), false), false)
 	if err != nil {
 		return usagef("--output: %v", err)
 	}
