@@ -19,9 +19,8 @@ func payloadsOrUnreadable(name string, err error) error {
 	return &exitError{code: ExitFailed, err: fmt.Errorf("%s holds payloads, not captures: send them with whsim send --file %s", name, name)}
 }
 
-// fileLanes sends the body of --file byte for byte, or each line of an
-// NDJSON file of payloads, under --event or the event each body's number
-// names.
+// fileLanes reads --file and sends it byte for byte (deliver.FileLanes),
+// under --event or the event each payload's number names.
 func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
@@ -39,28 +38,18 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	}
-	var lanes [][][]deliver.Template
-	bodies, lines := deliver.SplitPayloads(body)
-	for i, b := range bodies {
+	lanes, err := deliver.FileLanes(body, given, header)
+	var pe *deliver.PayloadError
+	if errors.As(err, &pe) {
 		where := name
-		if lines[i] > 0 {
-			where = fmt.Sprintf("%s: line %d", name, lines[i])
+		if pe.Line > 0 {
+			where = fmt.Sprintf("%s: line %d", name, pe.Line)
 		}
-		events := given
-		if events == nil {
-			e, err := deliver.EventOf(b)
-			var amb *deliver.AmbiguousEventError
-			switch {
-			case errors.As(err, &amb):
-				return nil, usagef("--file %s: %v; say which with --event", where, err)
-			case err != nil:
-				return nil, usagef("--file %s: %v; give --event", where, err)
-			}
-			events = []spec.Event{e}
+		var amb *deliver.AmbiguousEventError
+		if errors.As(err, &amb) {
+			return nil, usagef("--file %s: %v; say which with --event", where, pe.Err)
 		}
-		for _, e := range events {
-			lanes = append(lanes, [][]deliver.Template{{deliver.NewTemplate(e.Name, header, b, false)}})
-		}
+		return nil, usagef("--file %s: %v; give --event", where, pe.Err)
 	}
-	return lanes, nil
+	return lanes, err
 }

@@ -3,6 +3,9 @@ package deliver
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // SplitPayloads returns the payloads of a file send delivers: one per
@@ -22,4 +25,36 @@ func SplitPayloads(body []byte) (bodies [][]byte, lines []int) {
 		}
 	}
 	return bodies, lines
+}
+
+// PayloadError says which payload of a file an error is about.
+type PayloadError struct {
+	Line int // its line in an NDJSON file; 0 for a whole body
+	Err  error
+}
+
+func (e *PayloadError) Error() string { return e.Err.Error() }
+func (e *PayloadError) Unwrap() error { return e.Err }
+
+// FileLanes is a lane per payload of a file sent byte for byte
+// (SplitPayloads): one template per event of events, or when events is nil
+// of the event the payload's businessType number names (EventOf). A payload
+// whose event cannot be told is a *PayloadError.
+func FileLanes(body []byte, events []spec.Event, header http.Header) ([][][]Template, error) {
+	var lanes [][][]Template
+	bodies, lines := SplitPayloads(body)
+	for i, b := range bodies {
+		evs := events
+		if evs == nil {
+			e, err := EventOf(b)
+			if err != nil {
+				return nil, &PayloadError{Line: lines[i], Err: err}
+			}
+			evs = []spec.Event{e}
+		}
+		for _, e := range evs {
+			lanes = append(lanes, [][]Template{{NewTemplate(e.Name, header, b, false)}})
+		}
+	}
+	return lanes, nil
 }

@@ -1,8 +1,13 @@
 package deliver
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/whsim/whsim/internal/spec"
 )
 
 func TestSplitPayloads(t *testing.T) {
@@ -26,5 +31,26 @@ func TestSplitPayloads(t *testing.T) {
 		if !slices.Equal(got, tt.want) || !slices.Equal(lines, tt.lines) {
 			t.Errorf("SplitPayloads(%q) = %q %v, want %q %v", tt.body, got, lines, tt.want, tt.lines)
 		}
+	}
+}
+
+// Each payload goes under the event its number names, or under every given
+// event; a payload whose event cannot be told is named by its line.
+func TestFileLanes(t *testing.T) {
+	t.Parallel()
+	e := spec.Events()[0]
+	one := fmt.Sprintf(`{"businessType":%d}`, e.Number)
+	lanes, err := FileLanes([]byte(one+"\n"+one+"\n"), nil, http.Header{})
+	if err != nil || len(lanes) != 2 || lanes[1][0][0].Event != e.Name || string(lanes[1][0][0].Body) != one {
+		t.Fatalf("FileLanes = %v, %v", lanes, err)
+	}
+	all := spec.Events()
+	if lanes, err = FileLanes([]byte(`{}`), all, nil); err != nil || len(lanes) != len(all) {
+		t.Errorf("under every event: %d lanes, %v", len(lanes), err)
+	}
+	_, err = FileLanes([]byte(one+"\n\n{\"x\":1}\n"), nil, nil)
+	var pe *PayloadError
+	if !errors.As(err, &pe) || pe.Line != 3 {
+		t.Errorf("a body without a number: %v", err)
 	}
 }
