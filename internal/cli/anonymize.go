@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -101,7 +99,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 		if err != nil {
 			return err
 		}
-		addStats(total, st)
+		total.Add(st)
 		if st.Torn > 0 {
 			fmt.Fprintf(a.streams.Err, "%s %s:%d: torn last record skipped (a crash while listen wrote it)\n",
 				a.errColor.Warn.Sprint("warning:"), name, st.Torn)
@@ -111,7 +109,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 				a.errColor.Fail.Sprint("leak:"), name, l.Line, l.Kind, termSafe(l.Text, false))
 		}
 	}
-	reportAnonymize(a, total, opts.Resign != "")
+	total.WriteReport(a.streams.Err, opts.Resign != "")
 	if len(total.Leaks) > 0 {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("--check: %d value(s) in the output still look like identifiers", len(total.Leaks))}
 	}
@@ -185,48 +183,4 @@ func inputErr(name string, err error) error {
 		return usagef("%s:%d: %s", name, ie.Line, termSafe(ie.Err.Error(), false))
 	}
 	return usagef("%s: %s", name, termSafe(err.Error(), false))
-}
-
-func addStats(t, st *anonymize.Stats) {
-	t.Payloads += st.Payloads
-	t.Records += st.Records
-	t.Replaced.Add(st.Replaced)
-	for k, n := range st.Dropped {
-		t.Dropped[k] += n
-	}
-	t.Resigned += st.Resigned
-	t.Leaks = append(t.Leaks, st.Leaks...)
-}
-
-func reportAnonymize(a *app, st *anonymize.Stats, resigned bool) {
-	w := a.streams.Err
-	what := fmt.Sprintf("%d %s", st.Payloads, plural(st.Payloads, "payload", "payloads"))
-	if st.Records > 0 {
-		what = fmt.Sprintf("%d %s", st.Records, plural(st.Records, "capture record", "capture records"))
-	}
-	var parts []string
-	for _, c := range anonymize.Classes() {
-		if n := st.Replaced[c]; n > 0 {
-			many := string(c) + "s"
-			if c == anonymize.Echo {
-				many = "echoes"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, string(c), many)))
-		}
-	}
-	if len(parts) == 0 {
-		parts = []string{"nothing"}
-	}
-	fmt.Fprintf(w, "anonymized %s: replaced %s\n", what, strings.Join(parts, ", "))
-	for _, name := range slices.Sorted(maps.Keys(st.Dropped)) {
-		n := st.Dropped[name]
-		fmt.Fprintf(w, "dropped %s from %d %s", name, n, plural(n, "record", "records"))
-		if strings.Contains(strings.ToLower(name), "signature") && !resigned {
-			fmt.Fprint(w, " (it signed the old body; --resign whsec_... signs the calls again)")
-		}
-		fmt.Fprintln(w)
-	}
-	if st.Resigned > 0 {
-		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, plural(st.Resigned, "record", "records"))
-	}
 }

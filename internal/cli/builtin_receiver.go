@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -18,7 +19,7 @@ type builtinReceiver struct {
 
 	rcv    *receiver.Receiver
 	out    *bufio.Writer
-	p      *callPrinter
+	p      *callprint.Printer
 	w      io.Writer
 	pal    Palette
 	stop   context.CancelFunc
@@ -35,11 +36,11 @@ func startBuiltinReceiver(w io.Writer, pal Palette, verbose bool) (*builtinRecei
 		return nil, err
 	}
 	out := bufio.NewWriter(w)
-	p := newCallPrinter(out, "text", verbose, pal)
-	p.limit = builtinShown
+	p := callprint.New(out, false, style(pal, verbose))
+	p.Limit = builtinShown
 	rcv := receiver.New(receiver.Config{
 		Checker: v,
-		Observe: p.observe,
+		Observe: p.Observe,
 		Idle:    func() { out.Flush() },
 	})
 	srv, err := receiver.Listen("127.0.0.1:0", rcv, receiver.DefaultLimits)
@@ -60,5 +61,5 @@ func (b *builtinReceiver) Close() {
 	<-b.served
 	b.rcv.Close()
 	b.out.Flush()
-	b.p.summary(b.w, b.pal, "built-in receiver saw:", "")
+	b.p.Summary(b.w, style(b.pal, false), "built-in receiver saw:", "")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/report"
 )
 
 // defaultLatencyBudget is --latency-budget's default. The spec names no
@@ -147,18 +149,11 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	var ca []byte
-	if opts.CACert != "" {
-		if ca, err = os.ReadFile(opts.CACert); err != nil {
-			return usagef("--cacert: %v", err)
-		}
-	}
-	client, err := deliver.NewClient(deliver.ClientOptions{
-		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent),
-		CACert: ca, Insecure: opts.Insecure,
+	client, err := newClient(opts.CACert, deliver.ClientOptions{
+		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure,
 	})
 	if err != nil {
-		return usagef("--cacert %s: %v", opts.CACert, err)
+		return err
 	}
 	if opts.SaveCases != "" {
 		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
@@ -191,22 +186,40 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-	}, rep.result)
+	}, rep.Result)
 	var unreachable *check.UnreachableError
 	switch {
 	case errors.As(err, &unreachable):
 		return usageErr(unreachable)
 	case ctx.Err() != nil:
-		_ = rep.finish(sum)
+		_ = rep.Finish(sum)
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termSafe(target.Redacted(), false), err)
 	}
-	if err := rep.finish(sum); err != nil {
+	if err := rep.Finish(sum); err != nil {
 		return err
 	}
 	if sum.Failed() {
 		return errChecksFailed
 	}
 	return nil
+}
+
+func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
+	out, err := report.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
+	if err != nil {
+		return nil, usagef("--output: %v", err)
+	}
+	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget}
+	if opts.JUnit != "" {
+		f, err := os.Create(opts.JUnit)
+		if err != nil {
+			return nil, usagef("--junit: %v", err)
+		}
+		// The reporter writes the file whole at Finish; closing it is the
+		// process's exit (a check run is one per process).
+		r.JUnit, _ = report.New(report.JUnit, f, report.Style{}, false)
+	}
+	return r, nil
 }

@@ -23,8 +23,6 @@ type exportOptions struct {
 	URL     string
 	Count   int
 	Headers []string
-
-	eventsSet bool
 }
 
 func (o *exportOptions) register(cmd *cobra.Command) {
@@ -82,7 +80,6 @@ Standard Webhooks timestamp goes stale; see whsim export k6).`,
   whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			opts.eventsSet = cmd.Flags().Changed("event")
 			return runExportVegeta(cmd.Context(), a, opts)
 		}),
 	}
@@ -111,7 +108,6 @@ never written to the files.`,
   whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			opts.eventsSet = cmd.Flags().Changed("event")
 			return runExportK6(cmd.Context(), a, opts)
 		}),
 	}
@@ -131,7 +127,7 @@ never written to the files.`,
 }
 
 // calls builds the deliveries send would make, from the same templates.
-func (o *exportOptions) calls(ctx context.Context, a *app) ([]export.Call, error) {
+func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if o.URL == "" {
 		return nil, usagef("--url: give the URL the engine will call")
 	}
@@ -150,26 +146,23 @@ func (o *exportOptions) calls(ctx context.Context, a *app) ([]export.Call, error
 		}
 		header.Add(k, v)
 	}
-	send := &sendOptions{payloadFlags: o.payloadFlags, Count: o.Count, eventsSet: o.eventsSet, countSet: true}
-	lanes, err := send.lanes(ctx, a, header)
+	pl, err := o.plan(a.now())
 	if err != nil {
 		return nil, err
 	}
-	feed := deliver.NewFeed(lanes, o.Count, 0, false, o.Seed)
-	var calls []export.Call
-	for job := feed.Next(); job != nil; job = feed.Next() {
-		for _, req := range job {
-			calls = append(calls, export.Call{
-				Event: req.Event, URL: deliver.URLFor(target, req.Query), Header: req.Header,
-				Body: req.Payload(), RequestID: req.RequestID,
-			})
-		}
+	ovs, err := o.overrides()
+	if err != nil {
+		return nil, err
 	}
-	return calls, nil
+	lanes, err := deliver.EventLanes(pl.Events, deliver.Pool(o.Count), header, ovs, pl.next)
+	if err != nil {
+		return nil, err
+	}
+	return export.Calls(deliver.NewFeed(lanes, o.Count, 0, false, o.Seed).Next, target), nil
 }
 
 func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
-	calls, err := o.calls(ctx, a)
+	calls, err := o.calls(a)
 	if err != nil {
 		return err
 	}
@@ -180,16 +173,8 @@ func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("export vegeta: %w", err)
 	}
-	n := len(calls)
-	fmt.Fprintf(a.streams.Err, `%s %d vegeta targets, each its own requestId. Run them (vegeta cycles through the targets: to send each once, send at most %d):
-  vegeta attack -format json -targets targets.json -rate 100/s -duration %ds | tee results.bin | vegeta report
-On two machines, each its own half of the targets at half the rate, then one report of both:
-  split -n l/2 -d targets.json part-
-  machine 1: vegeta attack -format json -targets part-00 -rate 50/s -duration %ds > m1.bin
-  machine 2: vegeta attack -format json -targets part-01 -rate 50/s -duration %ds > m2.bin
-  vegeta report m1.bin m2.bin
-`, a.errColor.Key.Sprint("whsim:"), n, n, max(n/100, 1), max(n/100, 1), max(n/100, 1))
-	return nil
+	fmt.Fprint(a.streams.Err, a.errColor.Key.Sprint("whsim:")+" ")
+	return export.VegetaUsage(a.streams.Err, len(calls))
 }
 
 func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
@@ -216,7 +201,7 @@ func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	calls, err := o.calls(ctx, a)
+	calls, err := o.calls(a)
 	if err != nil {
 		return err
 	}
@@ -224,6 +209,7 @@ func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
 		DataFile: "data.json", Calls: len(calls), Rate: float64(o.Rate), Duration: o.Duration,
 		VUs: o.VUs, MaxVUs: max(o.MaxVUs, o.VUs, 2*o.Rate), P95: o.P95, Sign: o.Secret != "",
 	}
+	tr := export.TestRunOptions{Name: o.Name, Script: "script.js", DataFile: "data.json", Parallelism: o.Parallelism, Sign: ko.Sign}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return usagef("--out: %v", err)
 	}
@@ -233,39 +219,15 @@ func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
 	}{
 		{"script.js", func(w io.Writer) error { return export.K6Script(w, ko) }},
 		{"data.json", func(w io.Writer) error { return export.K6Data(w, calls) }},
-		{"testrun.yaml", func(w io.Writer) error {
-			return export.K6TestRun(w, export.TestRunOptions{Name: o.Name, Script: "script.js", DataFile: "data.json",
-				Parallelism: o.Parallelism, Sign: ko.Sign})
-		}},
+		{"testrun.yaml", func(w io.Writer) error { return export.K6TestRun(w, tr) }},
 	}
 	for _, f := range files {
 		if err := writeFile(filepath.Join(o.Out, f.name), f.write); err != nil {
 			return err
 		}
 	}
-	script := filepath.Join(o.Out, "script.js")
-	env := ""
-	if ko.Sign {
-		env = " -e " + export.SecretEnv + "=\"$" + export.SecretEnv + "\""
-	}
-	makes := fmt.Sprintf("each once (%d)", len(calls))
-	if o.Rate > 0 {
-		makes = fmt.Sprintf("%d/s for %s (about %d)", o.Rate, o.Duration, ko.Iterations())
-	}
-	fmt.Fprintf(a.streams.Err, `%s wrote %s: %d calls, k6 makes them %s. Run them:
-  k6 run%s %s
-On two machines, each its own execution segment (every call once between them):
-  machine 1: k6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
-  machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
-On Kubernetes (k6-operator, %d pods):
-  kubectl create configmap %s --from-file=%s --from-file=%s
-`, a.errColor.Key.Sprint("whsim:"), o.Out, len(calls), makes, env, script, env, script, env, script,
-		o.Parallelism, o.Name, script, filepath.Join(o.Out, "data.json"))
-	if ko.Sign {
-		fmt.Fprintf(a.streams.Err, "  kubectl create secret generic %s-secret --from-literal=secret=\"$%s\"\n", o.Name, export.SecretEnv)
-	}
-	fmt.Fprintf(a.streams.Err, "  kubectl apply -f %s\n", filepath.Join(o.Out, "testrun.yaml"))
-	return nil
+	fmt.Fprint(a.streams.Err, a.errColor.Key.Sprint("whsim:")+" ")
+	return export.K6Usage(a.streams.Err, o.Out, "testrun.yaml", ko, tr)
 }
 
 // writeFile writes a file through a buffer, reporting where it failed.

@@ -6,12 +6,9 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/validate"
@@ -107,45 +104,9 @@ func startInspector(ctx context.Context, a *app, addr string, opts inspect.Optio
 			a.errColor.Warn.Sprint("warning:"), tcp, tcp.Port)
 	}
 	opts.Mask = maskedHeaders
-	opts.Replay = replayCall
+	opts.Replay = inspect.Replay
 	opts.Version = a.build.Resolve().Version
 	ui := &inspectorUI{url: receiver.URLOf(tcp) + "/", done: make(chan error, 1)}
 	go func() { ui.done <- inspect.Serve(ctx, ln, inspect.New(opts)) }()
 	return ui, nil
-}
-
-// replayTimeout bounds a replay from the page, as send's --timeout default.
-const replayTimeout = 10 * time.Second
-
-// replayCall sends one captured call to u as whsim replay does: the same
-// request, body byte for byte, one attempt, and says what came back.
-func replayCall(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
-	out := inspect.Replayed{URL: u}
-	target, err := deliver.ParseTarget(u)
-	if err != nil {
-		out.Error = err.Error()
-		return out
-	}
-	req, err := capture.Request(rec, nil)
-	if err != nil {
-		out.Error = err.Error()
-		return out
-	}
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: replayTimeout})
-	if err != nil {
-		out.Error = err.Error()
-		return out
-	}
-	d := &deliver.Deliverer{Client: client, Target: target, KeepBody: true, Expect: func(int) bool { return true }}
-	res := d.Deliver(ctx, req)
-	client.CloseIdleConnections()
-	last := res.Last()
-	out.URL, out.Status, out.LatencyMS = res.URL, last.Status, deliver.MS(last.Latency)
-	if last.Status == 0 {
-		out.Error = deliver.ShortError(last)
-		return out
-	}
-	out.Headers = maskedHeaders(res.RespHeader)
-	out.Body, out.BodyEncoding = capture.EncodeBody(res.RespBody)
-	return out
 }

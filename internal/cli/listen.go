@@ -15,9 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -237,8 +239,8 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 
 	var inspectorOpts inspect.Options
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
-	p := newCallPrinter(out, opts.Output, opts.Verbose, a.outColor())
-	cfg.Observe = p.observe
+	p := callprint.New(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
+	cfg.Observe = p.Observe
 	var feed *inspect.Feed
 	if opts.UI != "" {
 		// The page's store is fed without waiting: the observer, and so the
@@ -251,8 +253,8 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			}
 		}()
 		cfg.Observe = func(c *receiver.Call) {
-			p.observe(c)
-			feed.Offer(c.Record, c.Body, requestID(c.Body), c.Findings)
+			p.Observe(c)
+			feed.Offer(c.Record, c.Body, reqid.Read(c.Body), c.Findings)
 		}
 		inspectorOpts = inspect.Options{Store: store}
 	}
@@ -310,7 +312,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			serveErr = fmt.Errorf("--capture %s: %w", opts.Capture, err)
 		}
 	}
-	p.summary(errw, pal, "listen stopped:", opts.Capture)
+	p.Summary(errw, style(pal, false), "listen stopped:", opts.Capture)
 	return serveErr
 }
 

@@ -88,7 +88,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		}
 		defer r.Close()
 		if f, ok := r.(*os.File); ok {
-			if plain, err := holdsPayloads(f); err != nil || plain {
+			if plain, err := capture.HoldsPayloads(f); err != nil || plain {
 				return payloadsOrUnreadable(name, err)
 			}
 		}

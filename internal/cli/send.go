@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -15,13 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/report"
-	"github.com/whsim/whsim/internal/spec"
 )
-
-// poolSize is how many different bodies are built per event before the run:
-// enough that a receiver sees varied data, few enough to build in
-// milliseconds. Deliveries cycle through them with fresh requestIds.
-const poolSize = 256
 
 type sendOptions struct {
 	payloadFlags
@@ -171,20 +164,11 @@ func (d *deliveryFlags) inFlight() int {
 
 // newDeliverer builds the client and the deliverer for target.
 func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, rep *deliveryReporter) (*deliver.Deliverer, error) {
-	var ca []byte
-	if d.CACert != "" {
-		b, err := os.ReadFile(d.CACert)
-		if err != nil {
-			return nil, usagef("--cacert: %v", err)
-		}
-		ca = b
-	}
-	client, err := deliver.NewClient(deliver.ClientOptions{
-		Timeout: d.Timeout, Concurrency: d.inFlight(), CACert: ca,
-		Insecure: d.Insecure, FollowRedirects: d.FollowRedirects,
+	client, err := newClient(d.CACert, deliver.ClientOptions{
+		Timeout: d.Timeout, Concurrency: d.inFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects,
 	})
 	if err != nil {
-		return nil, usagef("--cacert %s: %v", d.CACert, err)
+		return nil, err
 	}
 	if d.Insecure && target.Scheme == "https" {
 		rep.warn("--insecure: the receiver's TLS certificate is not verified")
@@ -323,8 +307,7 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 	return errChecksFailed
 }
 
-// lanes builds the templates of the run before it starts, so that the hot
-// path only copies a body and writes a fresh requestId into it.
+// lanes builds the templates of the run before it starts.
 func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
@@ -333,36 +316,22 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if err != nil {
 		return nil, err
 	}
-	n := poolSize
-	if opts.Count < n && !(opts.Duration > 0 && !opts.countSet) {
-		n = opts.Count
+	ovs, err := opts.overrides()
+	if err != nil {
+		return nil, err
 	}
-	// A requestId the user set (or removed) is theirs: sent as it is.
-	fresh := true
-	for _, s := range append(append([]string{}, opts.Sets...), opts.Unsets...) {
-		if s == spec.FieldRequestID || strings.HasPrefix(s, spec.FieldRequestID+"=") || strings.HasPrefix(s, spec.FieldRequestID+".") {
-			fresh = false
-		}
+	count := opts.Count
+	if opts.Duration > 0 && !opts.countSet {
+		count = 0 // until --duration
 	}
 	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, n, header, fresh)
+		return opts.scenarioLanes(pl, deliver.Pool(count), header, ovs)
 	}
-	lanes := make([][][]deliver.Template, len(pl.Events))
-	for i, e := range pl.Events {
-		for range n {
-			doc, err := pl.next(e)
-			if err != nil {
-				return nil, err
-			}
-			lanes[i] = append(lanes[i], []deliver.Template{deliver.NewTemplate(e.Name, header, payload.Marshal(doc), fresh)})
-		}
-	}
-	return lanes, nil
+	return deliver.EventLanes(pl.Events, deliver.Pool(count), header, ovs, pl.next)
 }
 
-// scenarioLanes is one lane of n documents' lives, each a group of
-// deliveries sent in order.
-func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, fresh bool) ([][][]deliver.Template, error) {
+// scenarioLanes is one lane of n documents' lives.
+func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]deliver.Template, error) {
 	sc, ok := payload.LookupScenario(opts.Scenario)
 	if !ok {
 		return nil, usagef("--scenario %q: want one of %s", opts.Scenario, strings.Join(payload.ScenarioNames(), ", "))
@@ -370,19 +339,9 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 	if opts.eventsSet {
 		return nil, usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))
 	}
-	ovs, err := opts.overrides()
-	if err != nil {
-		return nil, err
-	}
 	lives, err := sc.Lives(payload.New(opts.Seed, pl.Now), pl.Shape, opts.Seed, n, ovs)
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	lane := make([][]deliver.Template, len(lives))
-	for i, life := range lives {
-		for _, step := range life {
-			lane[i] = append(lane[i], deliver.NewTemplate(step.Event.Name, header, payload.Marshal(step.Doc), fresh))
-		}
-	}
-	return [][][]deliver.Template{lane}, nil
+	return deliver.LifeLanes(lives, header, ovs), nil
 }

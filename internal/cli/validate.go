@@ -50,7 +50,7 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runValidate(cmd.Context(), a.streams, a.outColor(), opts)
+			return runValidate(cmd.Context(), a, opts)
 		}),
 	}
 	f := cmd.Flags()
@@ -93,16 +93,8 @@ func ruleHelp() string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// payloadResult is one checked payload.
-type payloadResult struct {
-	file     string
-	line     int // the payload's line in an NDJSON file; 0 for a whole file
-	element  int // the payload's index in a JSON array; -1 otherwise
-	findings []validate.Finding
-	failed   bool
-}
-
-func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOptions) error {
+func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
+	st := a.streams
 	event := opts.Event
 	if event != "" {
 		events, err := spec.ParseEvents([]string{event})
@@ -158,7 +150,7 @@ func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOpt
 		}
 	}()
 
-	rep, err := report.New(opts.Output, st.Out, style(pal, false), false)
+	rep, err := report.New(opts.Output, st.Out, style(a.outColor(), false), false)
 	if err != nil {
 		return usagef("--output: %v", err)
 	}
@@ -174,15 +166,14 @@ func runValidate(ctx context.Context, st Streams, pal Palette, opts *validateOpt
 		in := validate.Input{Name: name, Event: event}
 		err := v.CheckInput(ctx, inputs[i], in, func(res *validate.Result) error {
 			sum.Add(res)
-			return rep.Case(&payloadResult{file: display, line: res.Line, element: res.Element,
-				findings: res.Findings, failed: res.Failed})
+			return rep.Case(validate.Case{File: display, Result: res})
 		})
 		if err != nil {
 			_ = rep.Abort()
 			return usageErr(fmt.Errorf("validate: %s: %w", display, err))
 		}
 	}
-	if err := rep.Finish(validateSummary(sum)); err != nil {
+	if err := rep.Finish(sum); err != nil {
 		return err
 	}
 	if sum.Failed > 0 {

@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+
+	"github.com/whsim/whsim/internal/deliver"
 )
 
 // Call is one exported delivery: the request whsim send would make.
@@ -19,6 +22,21 @@ type Call struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string // the body's requestId
+}
+
+// Calls lists the deliveries a run would make to target, taking each
+// group of next in turn until it returns nil.
+func Calls(next func() []*deliver.Request, target *url.URL) []Call {
+	var calls []Call
+	for job := next(); job != nil; job = next() {
+		for _, req := range job {
+			calls = append(calls, Call{
+				Event: req.Event, URL: deliver.URLFor(target, req.Query), Header: req.Header,
+				Body: req.Payload(), RequestID: req.RequestID,
+			})
+		}
+	}
+	return calls
 }
 
 // vegetaTarget is the whole of vegeta's JSON target schema (v12): method,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // Override is one --set or --unset: a dotted path into the envelope and, for
@@ -242,4 +244,15 @@ func Lookup(doc *Obj, p Path) (any, bool) {
 func lookup(doc *Obj, p Path) any {
 	v, _ := Lookup(doc, p)
 	return v
+}
+
+// OwnsRequestID reports whether the overrides set or remove the requestId:
+// it is then the user's, sent as it is, never replaced by a fresh one.
+func OwnsRequestID(ovs []Override) bool {
+	for _, ov := range ovs {
+		if len(ov.Path) > 0 && ov.Path[0] == spec.FieldRequestID {
+			return true
+		}
+	}
+	return false
 }

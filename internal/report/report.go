@@ -268,3 +268,11 @@ func (j *junit) Finish(sum Summary) error {
 	}
 	return j.w.Flush()
 }
+
+// Plural is one or many, as n says: "1 payload", "2 payloads".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

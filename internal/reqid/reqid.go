@@ -7,6 +7,7 @@ package reqid
 import (
 	"math/rand/v2"
 
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -46,4 +47,19 @@ func hash(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// Read reads the body's requestId, "" when there is none to read: a
+// string's value, or a number or object as it was sent. It reads the body
+// only up to the requestId (senders put it first), so a large body costs
+// little: a full json.Unmarshal here was a fifth of listen's CPU under load.
+func Read(body []byte) string {
+	sp, ok := jsonlex.Member(body, spec.FieldRequestID)
+	switch {
+	case !ok || sp.Kind == jsonlex.Null:
+		return ""
+	case sp.Kind == jsonlex.String:
+		return jsonlex.StringAt(body, sp)
+	}
+	return string(body[sp.Start:sp.End])
 }

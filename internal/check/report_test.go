@@ -1,4 +1,4 @@
-package cli
+package check
 
 import (
 	"bytes"
@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/whsim/whsim/internal/check"
 )
 
 func TestShellQuote(t *testing.T) {
@@ -28,12 +26,12 @@ func TestShellQuote(t *testing.T) {
 
 func TestCaseFile(t *testing.T) {
 	tests := []struct{ check, name, want string }{
-		{check.AcceptsValid, "CREATE_RECEIVABLE_DOC/nulls", "accepts-valid/CREATE_RECEIVABLE_DOC--nulls.json"},
-		{check.RejectsMalformed, "type/data.收款单.汇率/string-for-number", "rejects-malformed/type--data.收款单.汇率--string-for-number.json"},
-		{check.Signature, `a\b:c d`, "signature/a-b-c_d.json"},
+		{AcceptsValid, "CREATE_RECEIVABLE_DOC/nulls", "accepts-valid/CREATE_RECEIVABLE_DOC--nulls.json"},
+		{RejectsMalformed, "type/data.收款单.汇率/string-for-number", "rejects-malformed/type--data.收款单.汇率--string-for-number.json"},
+		{Signature, `a\b:c d`, "signature/a-b-c_d.json"},
 	}
 	for _, tt := range tests {
-		if got := caseFile(&check.Case{Check: tt.check, Name: tt.name}); got != tt.want {
+		if got := caseFile(&Case{Check: tt.check, Name: tt.name}); got != tt.want {
 			t.Errorf("caseFile(%s, %s) = %s, want %s", tt.check, tt.name, got, tt.want)
 		}
 	}
@@ -59,24 +57,24 @@ func TestReproduce(t *testing.T) {
 	}))
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook?tenant=7")
-	rep := &checkReporter{target: target, header: http.Header{"Authorization": {"Bearer s3cret"}, "X-Tenant": {"it's"}}}
+	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}, "X-Tenant": {"it's"}}}
 	body := []byte(`{"requestId":"r-1","data":{"收款单":{"备注":"it's"}}}`)
 	big := bytes.Repeat([]byte("x"), maxInlineBody+1)
 	tests := []struct {
-		c     check.Case
+		c     Case
 		calls int
 		hint  bool
 	}{
-		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body}, 1, false},
-		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Header: http.Header{"Webhook-Signature": {"v1,abc"}}, Copies: 3}, 3, false},
-		{check.Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 4, AtOnce: true}, 4, false},
-		{check.Case{Body: big}, 0, true},
+		{Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body}, 1, false},
+		{Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Header: http.Header{"Webhook-Signature": {"v1,abc"}}, Copies: 3}, 3, false},
+		{Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 4, AtOnce: true}, 4, false},
+		{Case{Body: big}, 0, true},
 	}
 	for _, tt := range tests {
 		mu.Lock()
 		calls = nil
 		mu.Unlock()
-		cmd := rep.reproduce(&checkCase{res: check.Result{Case: &tt.c}})
+		cmd := rep.reproduce(&caseReport{res: Result{Case: &tt.c}})
 		if strings.Contains(cmd, "s3cret") {
 			t.Errorf("%s: the credential is printed", cmd)
 		}

@@ -1,4 +1,4 @@
-package cli
+package check
 
 import (
 	"encoding/json"
@@ -13,59 +13,63 @@ import (
 	"strings"
 	"time"
 
-	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// checkReporter reports a check run through the shared reporter: text or
-// JSON on stdout as cases are graded, the JUnit file beside it, and the
-// summary with the commands that reproduce each failure.
-type checkReporter struct {
-	out, junit report.Reporter
-	target     *url.URL
-	header     http.Header
-	saveDir    string
-	budget     time.Duration
+// Reporter reports a check run through the shared reporter: text or JSON
+// as cases are graded (Out), the JUnit report beside it, and the summary
+// with the commands that reproduce each failure.
+type Reporter struct {
+	Out    report.Reporter
+	JUnit  report.Reporter // nil: no JUnit report
+	Target *url.URL
+	// Header is the user's headers: the reproduce commands carry them,
+	// credentials masked.
+	Header http.Header
+	// SaveDir, when set, is where every case's body is written.
+	SaveDir string
+	Budget  time.Duration
 
-	failures []checkCase // for the summary's reproduce commands
+	failures []caseReport // for the summary's reproduce commands
 	err      error
 }
 
-// checkCase is one graded case as the reporter sees it.
-type checkCase struct {
-	res   check.Result
+// caseReport is one graded case as the reporter sees it.
+type caseReport struct {
+	res   Result
 	file  string // where --save-cases wrote its body
 	repro string // the command that sends it again (failures only)
 }
 
-func (c *checkCase) Verdict() report.Verdict {
+func (c *caseReport) Verdict() report.Verdict {
 	switch c.res.Verdict {
-	case check.Fail:
+	case Fail:
 		return report.Fail
-	case check.Warn:
+	case Warn:
 		return report.Warn
 	}
 	return report.Pass
 }
 
 // AppendText says nothing of a passing case: the summary counts them.
-func (c *checkCase) AppendText(b []byte, st *report.Style) []byte {
+func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 	switch c.res.Verdict {
-	case check.Fail:
+	case Fail:
 		b = st.Fail.Append(b, "FAIL")
-	case check.Warn:
+	case Warn:
 		b = st.Warn.Append(b, "WARN")
 	default:
 		return b
 	}
 	b = append(b, ' ')
 	b = st.Key.Append(b, c.res.Case.Check)
-	return fmt.Appendf(b, " %s: %s\n", termSafe(c.res.Case.Name, false), termSafe(c.res.Reason, false))
+	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), termsafe.Text(c.res.Reason))
 }
 
-// checkCaseJSON is one case of --output json; its fields are stable.
-type checkCaseJSON struct {
+// caseJSON is one case of --output json; its fields are stable.
+type caseJSON struct {
 	Check     string  `json:"check"`
 	Case      string  `json:"case"`
 	Verdict   string  `json:"verdict"`
@@ -75,52 +79,34 @@ type checkCaseJSON struct {
 	File      string  `json:"file,omitempty"`
 }
 
-func (c *checkCase) AppendJSON(b []byte, _ *report.Style) []byte {
-	j, _ := json.Marshal(checkCaseJSON{
+func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
+	j, _ := json.Marshal(caseJSON{
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
-		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termSafe(c.res.Reason, false), File: c.file,
+		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
 	})
 	return append(append(b, j...), '\n')
 }
 
-func (c *checkCase) JUnit() report.TestCase {
+func (c *caseReport) JUnit() report.TestCase {
 	tc := report.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Class: "whsim.check." + c.res.Case.Check}
-	reason := termSafe(c.res.Reason, false)
+	reason := termsafe.Text(c.res.Reason)
 	switch c.res.Verdict {
-	case check.Fail:
+	case Fail:
 		tc.Failure, tc.FailureType, tc.Detail = reason, string(c.res.Verdict), c.repro
-	case check.Warn:
+	case Warn:
 		tc.Detail = "warn: " + reason
 	}
 	return tc
 }
 
-func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*checkReporter, error) {
-	out, err := report.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
-	if err != nil {
-		return nil, usagef("--output: %v", err)
-	}
-	r := &checkReporter{out: out, target: target, header: header, saveDir: opts.SaveCases, budget: opts.LatencyBudget}
-	if opts.JUnit != "" {
-		f, err := os.Create(opts.JUnit)
-		if err != nil {
-			return nil, usagef("--junit: %v", err)
-		}
-		// The reporter writes the file whole at Finish; closing it is the
-		// process's exit (a check run is one per process).
-		r.junit, _ = report.New(report.JUnit, f, report.Style{}, false)
-	}
-	return r, nil
-}
-
-// result takes one graded case: the run calls it one case at a time.
-func (r *checkReporter) result(res check.Result) {
+// Result takes one graded case: Run calls it one case at a time.
+func (r *Reporter) Result(res Result) {
 	if r.err != nil {
 		return
 	}
-	c := &checkCase{res: res}
-	if r.saveDir != "" && res.Case.Check != check.Latency {
-		c.file = filepath.Join(r.saveDir, caseFile(res.Case))
+	c := &caseReport{res: res}
+	if r.SaveDir != "" && res.Case.Check != Latency {
+		c.file = filepath.Join(r.SaveDir, caseFile(res.Case))
 		if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
 			r.err = fmt.Errorf("--save-cases: %w", err)
 			return
@@ -130,53 +116,53 @@ func (r *checkReporter) result(res check.Result) {
 			return
 		}
 	}
-	if res.Verdict == check.Fail && res.Case.Check != check.Latency {
+	if res.Verdict == Fail && res.Case.Check != Latency {
 		c.repro = r.reproduce(c)
 		r.failures = append(r.failures, *c)
 	}
-	if err := r.out.Case(c); err != nil {
+	if err := r.Out.Case(c); err != nil {
 		r.err = err
 	}
-	if r.junit != nil {
-		_ = r.junit.Case(c)
+	if r.JUnit != nil {
+		_ = r.JUnit.Case(c)
 	}
 }
 
 // caseFile is where --save-cases writes a case: a folder per check, the
 // case's name made a file name.
-func caseFile(c *check.Case) string {
+func caseFile(c *Case) string {
 	name := strings.NewReplacer("/", "--", "\\", "-", ":", "-", " ", "_").Replace(c.Name)
 	return filepath.Join(c.Check, name+".json")
 }
 
-// finish writes the summary to stdout and the JUnit file.
-func (r *checkReporter) finish(sum *check.Summary) error {
+// Finish writes the summary to Out and the JUnit report.
+func (r *Reporter) Finish(sum *Summary) error {
 	if r.err != nil {
 		return r.err
 	}
-	s := &checkSummary{sum: sum, budget: r.budget, failures: r.failures}
-	if err := r.out.Finish(s); err != nil {
+	s := &summaryReport{sum: sum, budget: r.Budget, failures: r.failures}
+	if err := r.Out.Finish(s); err != nil {
 		return err
 	}
-	if r.junit != nil {
-		if err := r.junit.Finish(s); err != nil {
+	if r.JUnit != nil {
+		if err := r.JUnit.Finish(s); err != nil {
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}
 	return nil
 }
 
-// checkSummary ends a check run: a table per check, the load and latency
+// summaryReport ends a check run: a table per check, the load and latency
 // figures, and how to reproduce each failure.
-type checkSummary struct {
-	sum      *check.Summary
+type summaryReport struct {
+	sum      *Summary
 	budget   time.Duration
-	failures []checkCase
+	failures []caseReport
 }
 
-func (s *checkSummary) Title() string { return "whsim check" }
+func (s *summaryReport) Title() string { return "whsim check" }
 
-func (s *checkSummary) AppendText(b []byte, st *report.Style) []byte {
+func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 	sum := s.sum
 	b = fmt.Appendf(b, "\n%-18s %5s %5s %5s\n", "check", "pass", "warn", "fail")
 	var failed []string
@@ -202,7 +188,7 @@ func (s *checkSummary) AppendText(b []byte, st *report.Style) []byte {
 		if i == 0 {
 			b = append(b, "\nreproduce a failure:\n"...)
 		}
-		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.res.Case.Check, termSafe(c.res.Case.Name, false), c.repro)
+		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.res.Case.Check, termsafe.Text(c.res.Case.Name), c.repro)
 	}
 	b = append(b, '\n')
 	if len(failed) > 0 {
@@ -213,14 +199,14 @@ func (s *checkSummary) AppendText(b []byte, st *report.Style) []byte {
 	return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
 }
 
-type checkSummaryJSON struct {
-	Checks  map[string]check.Tally `json:"checks"`
-	Failed  bool                   `json:"failed"`
-	Load    *checkLoadJSON         `json:"load,omitempty"`
-	Latency *checkLatencyJSON      `json:"latency,omitempty"`
+type summaryJSON struct {
+	Checks  map[string]Tally `json:"checks"`
+	Failed  bool             `json:"failed"`
+	Load    *loadJSON        `json:"load,omitempty"`
+	Latency *latencyJSON     `json:"latency,omitempty"`
 }
 
-type checkLoadJSON struct {
+type loadJSON struct {
 	Calls       int     `json:"calls"`
 	Concurrency int     `json:"concurrency"`
 	PerSecond   float64 `json:"perSecond"`
@@ -230,26 +216,26 @@ type checkLoadJSON struct {
 	Max         float64 `json:"maxMs"`
 }
 
-type checkLatencyJSON struct {
+type latencyJSON struct {
 	P99          float64 `json:"p99Ms"`
 	Budget       float64 `json:"budgetMs"`
 	SlowestEvent string  `json:"slowestEvent"`
 }
 
-func (s *checkSummary) AppendJSON(b []byte) []byte {
+func (s *summaryReport) AppendJSON(b []byte) []byte {
 	sum := s.sum
-	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed()}
+	j := summaryJSON{Checks: map[string]Tally{}, Failed: sum.Failed()}
 	for id, t := range sum.Checks {
 		j.Checks[id] = *t
 	}
 	if l := sum.Load; l != nil {
-		j.Load = &checkLoadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max)}
+		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max)}
 	}
-	if _, ok := sum.Checks[check.Latency]; ok {
-		j.Latency = &checkLatencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest}
+	if _, ok := sum.Checks[Latency]; ok {
+		j.Latency = &latencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest}
 	}
 	out, _ := json.Marshal(struct {
-		Summary checkSummaryJSON `json:"summary"`
+		Summary summaryJSON `json:"summary"`
 	}{j})
 	return append(append(b, out...), '\n')
 }
@@ -264,14 +250,14 @@ const maxInlineBody = 4 << 10
 
 // reproduce is a curl command that sends the case's request again, ready
 // to paste into a POSIX shell; a loop for a call delivered several times.
-func (r *checkReporter) reproduce(cc *checkCase) string {
+func (r *Reporter) reproduce(cc *caseReport) string {
 	c := cc.res.Case
 	var b strings.Builder
 	if c.Copies > 1 {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl -sS -i -X POST ")
-	u := *r.target
+	u := *r.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
@@ -279,10 +265,10 @@ func (r *checkReporter) reproduce(cc *checkCase) string {
 	// The user's credentials are masked: reports end up in CI logs. The
 	// case's own headers (a signature of this one body) are not secrets.
 	h := http.Header{"Content-Type": {"application/json"}}
-	for k, vs := range r.header {
+	for k, vs := range r.Header {
 		for _, v := range vs {
-			if secretHeader(k) {
-				v = maskValue(k, v)
+			if termsafe.SecretHeader(k) {
+				v = termsafe.Mask(k, v)
 			}
 			h[k] = append(h[k], v)
 		}
@@ -311,7 +297,7 @@ func (r *checkReporter) reproduce(cc *checkCase) string {
 	case c.Copies > 1:
 		b.WriteString("; done")
 	}
-	return termSafe(b.String()+hint, true)
+	return termsafe.Lines(b.String() + hint)
 }
 
 // shellQuote quotes s for a POSIX shell.

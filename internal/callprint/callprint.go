@@ -1,4 +1,8 @@
-package cli
+// Package callprint shows the calls a receiver observes, as listen and
+// send's built-in receiver print them: a line per call (or a JSON object),
+// its findings and flags, with -v its headers and body, all terminal-safe;
+// and the tallies of a run at the end.
+package callprint
 
 import (
 	"bytes"
@@ -9,25 +13,25 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// callPrinter reports each call as it is observed and keeps the tallies
-// for the summary. It runs on the receiver's one observer goroutine only.
-type callPrinter struct {
+// Printer reports each call as it is observed and keeps the tallies for the
+// summary. Observe runs on the receiver's one observer goroutine only.
+type Printer struct {
 	w    io.Writer
 	json bool
 
-	// limit, when > 0, is how many calls are printed; the rest are only
+	// Limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
-	limit int
+	Limit int
 	// judge flags the receiver's answers to forwarded calls.
 	judge *check.Forwarded
 
@@ -37,24 +41,27 @@ type callPrinter struct {
 	byStatus  map[int]int
 	started   time.Time
 
-	// st is the palette's colours as fixed strings, worked out once: the
-	// call line is built by appending, without fmt.
+	// st holds the colours as fixed strings: the call line is built by
+	// appending, without fmt.
 	st  report.Style
 	buf []byte
 }
 
-func newCallPrinter(w io.Writer, output string, verbose bool, pal Palette) *callPrinter {
-	return &callPrinter{
-		w: w, json: output == "json",
+// New returns a printer writing to w as text in the style st, or with
+// json as one JSON object per call.
+func New(w io.Writer, json bool, st report.Style) *Printer {
+	return &Printer{
+		w: w, json: json,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
 		started: time.Now(), judge: check.NewForwarded(),
-		st: style(pal, verbose),
+		st: st,
 	}
 }
 
 const noEvent = "(no businessType)"
 
-func (p *callPrinter) observe(c *receiver.Call) {
+// Observe prints and tallies one call.
+func (p *Printer) Observe(c *receiver.Call) {
 	ev := noEvent
 	if c.HasEvent {
 		ev = c.Event
@@ -70,9 +77,9 @@ func (p *callPrinter) observe(c *receiver.Call) {
 	p.byStatus[status]++
 	var flags []check.Flag
 	if f := c.Record.Forward; f != nil && f.Error == "" {
-		flags = p.judge.Judge(requestID(c.Body), verdict == "invalid", f.Status)
+		flags = p.judge.Judge(reqid.Read(c.Body), verdict == "invalid", f.Status)
 	}
-	if p.limit > 0 && p.calls > p.limit {
+	if p.Limit > 0 && p.calls > p.Limit {
 		return
 	}
 	if p.json {
@@ -82,24 +89,9 @@ func (p *callPrinter) observe(c *receiver.Call) {
 	p.printText(c, ev, verdict, status, flags)
 }
 
-// requestID reads the body's requestId, "" when there is none to read: a
-// string's value, or a number or object as it was sent. It reads the body
-// only up to the requestId (senders put it first), so a large body costs
-// little: a full json.Unmarshal here was a fifth of listen's CPU under load.
-func requestID(body []byte) string {
-	sp, ok := jsonlex.Member(body, spec.FieldRequestID)
-	switch {
-	case !ok || sp.Kind == jsonlex.Null:
-		return ""
-	case sp.Kind == jsonlex.String:
-		return jsonlex.StringAt(body, sp)
-	}
-	return string(body[sp.Start:sp.End])
-}
-
-func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int, flags []check.Flag) {
+func (p *Printer) printText(c *receiver.Call, ev, verdict string, status int, flags []check.Flag) {
 	r := c.Record
-	id := requestID(c.Body)
+	id := reqid.Read(c.Body)
 	if id == "" {
 		id = "-"
 	}
@@ -108,26 +100,26 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	b = r.Time.AppendFormat(b, "15:04:05.000")
 	b = append(b, p.st.Dim.Post...)
 	b = append(b, "  "...)
-	b = p.st.Bold.Append(b, termSafe(r.Method, false))
+	b = p.st.Bold.Append(b, termsafe.Text(r.Method))
 	b = append(b, ' ')
-	b = append(b, termSafe(r.Path, false)...)
+	b = append(b, termsafe.Text(r.Path)...)
 	b = append(b, "  "...)
-	b = p.st.Key.Append(b, termSafe(ev, false))
+	b = p.st.Key.Append(b, termsafe.Text(ev))
 	b = append(b, "  requestId="...)
-	b = append(b, termSafe(id, false)...)
+	b = append(b, termsafe.Text(id)...)
 	b = append(b, "  "...)
 	b = appendByteSize(b, len(c.Body))
 	b = append(b, "  → "...)
 	b = p.statusWrap(status).Append(b, strconv.Itoa(status))
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
-			b = p.st.Fail.Append(b, " (forward failed: "+termSafe(f.Error, false)+")")
+			b = p.st.Fail.Append(b, " (forward failed: "+termsafe.Text(f.Error)+")")
 		} else {
 			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
 	}
 	b = append(b, "  "...)
-	b = p.verdictWrap(verdict).Append(b, verdict)
+	b = verdictWrap(p.st, verdict).Append(b, verdict)
 	if c.CaptureErr != nil {
 		b = p.st.Fail.Append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
 	}
@@ -144,17 +136,17 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		case where == "":
 			where = "(body)"
 		}
-		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termSafe(where, false), termSafe(f.Message, false))
+		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termsafe.Text(where), termsafe.Text(f.Message))
 	}
 	for _, f := range flags {
-		b = fmt.Appendf(b, "    %s %s: %s\n", p.st.Fail.Pre+"FLAG   "+p.st.Fail.Post, f.Check, termSafe(f.Reason, false))
+		b = fmt.Appendf(b, "    %s %s: %s\n", p.st.Fail.Pre+"FLAG   "+p.st.Fail.Post, f.Check, termsafe.Text(f.Reason))
 	}
 	if p.st.Verbose {
 		if q := r.Query; q != "" {
-			b = append(b, "    "+p.st.Dim.Pre+"query: "+p.st.Dim.Post+termSafe(q, false)+"\n"...)
+			b = append(b, "    "+p.st.Dim.Pre+"query: "+p.st.Dim.Post+termsafe.Text(q)+"\n"...)
 		}
-		b = append(b, "    "+p.st.Dim.Pre+"from: "+p.st.Dim.Post+termSafe(r.Remote, false)+"\n"...)
-		for _, h := range safeHeaders(r.Headers) {
+		b = append(b, "    "+p.st.Dim.Pre+"from: "+p.st.Dim.Post+termsafe.Text(r.Remote)+"\n"...)
+		for _, h := range termsafe.Headers(r.Headers) {
 			b = append(b, "    "+p.st.Key.Pre+h[0]+p.st.Key.Post+": "+h[1]+"\n"...)
 		}
 		if len(c.Body) > 0 {
@@ -167,7 +159,7 @@ func (p *callPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	}
 }
 
-func (p *callPrinter) statusWrap(status int) report.Wrap {
+func (p *Printer) statusWrap(status int) report.Wrap {
 	switch {
 	case status >= 200 && status < 300:
 		return p.st.OK
@@ -177,14 +169,14 @@ func (p *callPrinter) statusWrap(status int) report.Wrap {
 	return p.st.Warn
 }
 
-func (p *callPrinter) verdictWrap(verdict string) report.Wrap {
+func verdictWrap(st report.Style, verdict string) report.Wrap {
 	switch verdict {
 	case "valid":
-		return p.st.OK
+		return st.OK
 	case "warning":
-		return p.st.Warn
+		return st.Warn
 	}
-	return p.st.Fail
+	return st.Fail
 }
 
 // maxShownBody bounds the body -v prints; the capture keeps all of it.
@@ -202,7 +194,7 @@ func prettyBody(body []byte) string {
 	if more == 0 && json.Indent(&buf, body, "", "  ") == nil {
 		body = buf.Bytes()
 	}
-	s := termSafe(string(body), true)
+	s := termsafe.Lines(string(body))
 	if more > 0 {
 		s += fmt.Sprintf("\n… %d more bytes", more)
 	}
@@ -225,16 +217,6 @@ func appendByteSize(b []byte, n int) []byte {
 	}
 	b = strconv.AppendFloat(b, float64(n)/(1<<20), 'f', 1, 64)
 	return append(b, " MiB"...)
-}
-
-func verdictColor(pal Palette, verdict string) interface{ Sprint(...any) string } {
-	switch verdict {
-	case "valid":
-		return pal.OK
-	case "warning":
-		return pal.Warn
-	}
-	return pal.Fail
 }
 
 // callJSON is the stable --output json form of a call.
@@ -265,7 +247,7 @@ type forwardJSON struct {
 	Error     string  `json:"error,omitempty"`
 }
 
-func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int, flags []check.Flag) {
+func (p *Printer) printJSON(c *receiver.Call, verdict string, status int, flags []check.Flag) {
 	r := c.Record
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,
@@ -278,13 +260,13 @@ func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	if c.HasEvent {
 		o.Event = &c.Event
 	}
-	if id := requestID(c.Body); id != "" {
+	if id := reqid.Read(c.Body); id != "" {
 		o.RequestID = &id
 	}
 	for k, vs := range r.Headers {
 		v := strings.Join(vs, ", ")
-		if secretHeader(k) {
-			v = maskValue(k, v)
+		if termsafe.SecretHeader(k) {
+			v = termsafe.Mask(k, v)
 		}
 		o.Headers[k] = v
 	}
@@ -297,34 +279,15 @@ func (p *callPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	if err := enc.Encode(o); err != nil {
 		return // a value built above always encodes
 	}
-	p.w.Write(jsonTermSafe(buf.Bytes()))
+	p.w.Write(termsafe.JSON(buf.Bytes()))
 }
 
-// jsonTermSafe escapes, inside encoded JSON, what encoding/json leaves raw
-// but a terminal would act on: DEL, C1 controls and bidi controls. \uXXXX
-// is valid JSON, so the value is unchanged for a parser.
-func jsonTermSafe(b []byte) []byte {
-	if !slices.ContainsFunc(b, func(c byte) bool { return c >= 0x7f }) {
-		return b
-	}
-	out := make([]byte, 0, len(b)+16)
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || isBidi(r) {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else {
-			out = append(out, b[i:i+size]...)
-		}
-		i += size
-	}
-	return out
-}
-
-// summary prints the tallies once listen has stopped.
-func (p *callPrinter) summary(w io.Writer, pal Palette, title, capturePath string) {
-	fmt.Fprintf(w, "%s %d calls in %s\n", pal.Bold.Sprint(title), p.calls, time.Since(p.started).Round(time.Millisecond))
-	if p.limit > 0 && p.calls > p.limit {
-		fmt.Fprintf(w, "  shown:      the first %d\n", p.limit)
+// Summary writes the tallies to w, coloured as st says, once the receiver
+// has stopped.
+func (p *Printer) Summary(w io.Writer, st report.Style, title, capturePath string) {
+	fmt.Fprintf(w, "%s %d calls in %s\n", st.Bold.Append(nil, title), p.calls, time.Since(p.started).Round(time.Millisecond))
+	if p.Limit > 0 && p.calls > p.Limit {
+		fmt.Fprintf(w, "  shown:      the first %d\n", p.Limit)
 	}
 	if p.calls == 0 {
 		return
@@ -343,13 +306,13 @@ func (p *callPrinter) summary(w io.Writer, pal Palette, title, capturePath strin
 	}
 	slices.Sort(others)
 	for _, e := range others {
-		evs = append(evs, fmt.Sprintf("%s %d", termSafe(e, false), p.byEvent[e]))
+		evs = append(evs, fmt.Sprintf("%s %d", termsafe.Text(e), p.byEvent[e]))
 	}
 	fmt.Fprintf(w, "  by event:   %s\n", strings.Join(evs, ", "))
 	var vs []string
 	for _, v := range []string{"valid", "warning", "invalid"} {
 		if n := p.byVerdict[v]; n > 0 {
-			vs = append(vs, verdictColor(pal, v).Sprint(v)+" "+strconv.Itoa(n))
+			vs = append(vs, string(verdictWrap(st, v).Append(nil, v))+" "+strconv.Itoa(n))
 		}
 	}
 	fmt.Fprintf(w, "  by verdict: %s\n", strings.Join(vs, ", "))

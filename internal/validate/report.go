@@ -1,4 +1,4 @@
-package cli
+package validate
 
 import (
 	"bytes"
@@ -8,36 +8,40 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/report"
-	"github.com/whsim/whsim/internal/validate"
 )
 
-// A checked payload and a validate run, as report cases and summary.
+// Case is a checked payload as a report case: its result and the input it
+// came from, as messages name it.
+type Case struct {
+	File string
+	*Result
+}
 
-func (r *payloadResult) Verdict() report.Verdict {
+func (r Case) Verdict() report.Verdict {
 	switch {
-	case r.failed:
+	case r.Failed:
 		return report.Fail
-	case len(r.findings) > 0:
+	case len(r.Findings) > 0:
 		return report.Warn
 	}
 	return report.Pass
 }
 
 // AppendText is one line per finding: where, severity, rule, path, message.
-func (r *payloadResult) AppendText(b []byte, st *report.Style) []byte {
-	for _, f := range r.findings {
-		loc := r.file
-		if r.element >= 0 {
-			loc += "[" + strconv.Itoa(r.element) + "]"
+func (r Case) AppendText(b []byte, st *report.Style) []byte {
+	for _, f := range r.Findings {
+		loc := r.File
+		if r.Element >= 0 {
+			loc += "[" + strconv.Itoa(r.Element) + "]"
 		}
 		switch {
-		case r.line > 0:
-			loc += ":" + strconv.Itoa(r.line)
+		case r.Line > 0:
+			loc += ":" + strconv.Itoa(r.Line)
 		case f.Line > 0:
 			loc += ":" + strconv.Itoa(f.Line)
 		}
 		sev := st.Warn
-		if f.Severity == validate.Error {
+		if f.Severity == Error {
 			sev = st.Fail
 		}
 		path := f.Path
@@ -70,42 +74,42 @@ type findingJSON struct {
 	Column   int    `json:"column,omitempty"`
 }
 
-func (r *payloadResult) AppendJSON(b []byte, _ *report.Style) []byte {
-	if len(r.findings) == 0 {
+func (r Case) AppendJSON(b []byte, _ *report.Style) []byte {
+	if len(r.Findings) == 0 {
 		return b
 	}
 	buf := bytes.NewBuffer(b)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	var elem *int
-	if r.element >= 0 {
-		elem = &r.element
+	if r.Element >= 0 {
+		elem = &r.Element
 	}
-	for _, f := range r.findings {
-		_ = enc.Encode(findingJSON{"finding", r.file, r.line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column})
+	for _, f := range r.Findings {
+		_ = enc.Encode(findingJSON{"finding", r.File, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column})
 	}
 	return buf.Bytes()
 }
 
 // JUnit is one test case per payload in one suite per file; a failure
 // names its first error.
-func (r *payloadResult) JUnit() report.TestCase {
-	tc := report.TestCase{Suite: r.file, Name: r.file, Class: "whsim.validate"}
-	if r.element >= 0 {
-		tc.Name += "[" + strconv.Itoa(r.element) + "]"
+func (r Case) JUnit() report.TestCase {
+	tc := report.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
+	if r.Element >= 0 {
+		tc.Name += "[" + strconv.Itoa(r.Element) + "]"
 	}
-	if r.line > 0 {
-		tc.Name += ":" + strconv.Itoa(r.line)
+	if r.Line > 0 {
+		tc.Name += ":" + strconv.Itoa(r.Line)
 	}
 	var sb strings.Builder
-	for _, f := range r.findings {
+	for _, f := range r.Findings {
 		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
 	}
 	tc.Detail = sb.String()
-	if r.failed {
-		first := r.findings[0]
-		for _, f := range r.findings {
-			if f.Severity == validate.Error {
+	if r.Failed {
+		first := r.Findings[0]
+		for _, f := range r.Findings {
+			if f.Severity == Error {
 				first = f
 				break
 			}
@@ -115,37 +119,23 @@ func (r *payloadResult) JUnit() report.TestCase {
 	return tc
 }
 
-// validateSummary counts a validate run; it is the run's report summary.
-type validateSummary struct {
-	Payloads int `json:"payloads"`
-	Failed   int `json:"failed"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-}
+// Title, AppendText and AppendJSON make a Summary the run's report summary.
+func (s Summary) Title() string { return "whsim validate" }
 
-func (s validateSummary) Title() string { return "whsim validate" }
-
-func (s validateSummary) AppendText(b []byte, st *report.Style) []byte {
+func (s Summary) AppendText(b []byte, st *report.Style) []byte {
 	verdict := st.OK.Append(nil, "ok")
 	if s.Failed > 0 {
 		verdict = st.Fail.Append(nil, "FAIL")
 	}
 	return fmt.Appendf(b, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
-		s.Payloads, plural(s.Payloads, "payload", "payloads"), s.Failed,
-		s.Errors, plural(s.Errors, "error", "errors"), s.Warnings, plural(s.Warnings, "warning", "warnings"))
+		s.Payloads, report.Plural(s.Payloads, "payload", "payloads"), s.Failed,
+		s.Errors, report.Plural(s.Errors, "error", "errors"), s.Warnings, report.Plural(s.Warnings, "warning", "warnings"))
 }
 
-func (s validateSummary) AppendJSON(b []byte) []byte {
+func (s Summary) AppendJSON(b []byte) []byte {
 	j, _ := json.Marshal(struct {
 		Type string `json:"type"` // "summary"
-		validateSummary
+		Summary
 	}{"summary", s})
 	return append(append(b, j...), '\n')
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

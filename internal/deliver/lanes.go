@@ -1,0 +1,54 @@
+package deliver
+
+import (
+	"net/http"
+
+	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// PoolSize is how many different bodies are built per event before a run:
+// enough that a receiver sees varied data, few enough to build in
+// milliseconds. Deliveries cycle through them with fresh requestIds.
+const PoolSize = 256
+
+// Pool is how many bodies to build per event for count deliveries of it;
+// count 0 (until a duration ends) builds PoolSize.
+func Pool(count int) int {
+	if count > 0 && count < PoolSize {
+		return count
+	}
+	return PoolSize
+}
+
+// EventLanes builds the templates of a run of generated payloads before it
+// starts, so that the hot path only copies a body and writes a fresh
+// requestId into it: a lane per event of n bodies drawn from next. When
+// the overrides set or remove the requestId it is the user's, sent as it is.
+func EventLanes(events []spec.Event, n int, header http.Header, ovs []payload.Override, next func(spec.Event) (*payload.Obj, error)) ([][][]Template, error) {
+	fresh := !payload.OwnsRequestID(ovs)
+	lanes := make([][][]Template, len(events))
+	for i, e := range events {
+		for range n {
+			doc, err := next(e)
+			if err != nil {
+				return nil, err
+			}
+			lanes[i] = append(lanes[i], []Template{NewTemplate(e.Name, header, payload.Marshal(doc), fresh)})
+		}
+	}
+	return lanes, nil
+}
+
+// LifeLanes is one lane of documents' lives (a scenario), each a group of
+// deliveries sent in order.
+func LifeLanes(lives [][]payload.Step, header http.Header, ovs []payload.Override) [][][]Template {
+	fresh := !payload.OwnsRequestID(ovs)
+	lane := make([][]Template, len(lives))
+	for i, life := range lives {
+		for _, step := range life {
+			lane[i] = append(lane[i], NewTemplate(step.Event.Name, header, payload.Marshal(step.Doc), fresh))
+		}
+	}
+	return [][][]Template{lane}
+}

@@ -1,0 +1,52 @@
+package export
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+)
+
+// VegetaUsage tells how to run n targets saved as targets.json: on one
+// machine, and split over two with one report of both.
+func VegetaUsage(w io.Writer, n int) error {
+	secs := max(n/100, 1)
+	_, err := fmt.Fprintf(w, `%d vegeta targets, each its own requestId. Run them (vegeta cycles through the targets: to send each once, send at most %d):
+  vegeta attack -format json -targets targets.json -rate 100/s -duration %ds | tee results.bin | vegeta report
+On two machines, each its own half of the targets at half the rate, then one report of both:
+  split -n l/2 -d targets.json part-
+  machine 1: vegeta attack -format json -targets part-00 -rate 50/s -duration %ds > m1.bin
+  machine 2: vegeta attack -format json -targets part-01 -rate 50/s -duration %ds > m2.bin
+  vegeta report m1.bin m2.bin
+`, n, n, secs, secs, secs)
+	return err
+}
+
+// K6Usage tells how to run the k6 files written into dir (the script and
+// data of tr, the TestRun manifest testRun): on one machine, on two each
+// its own execution segment, and on Kubernetes.
+func K6Usage(w io.Writer, dir, testRun string, ko K6Options, tr TestRunOptions) error {
+	script := filepath.Join(dir, tr.Script)
+	env := ""
+	if ko.Sign {
+		env = " -e " + SecretEnv + "=\"$" + SecretEnv + "\""
+	}
+	makes := fmt.Sprintf("each once (%d)", ko.Calls)
+	if ko.Rate > 0 {
+		makes = fmt.Sprintf("%s/s for %s (about %d)", strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
+	}
+	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them:
+  k6 run%s %s
+On two machines, each its own execution segment (every call once between them):
+  machine 1: k6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
+  machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
+On Kubernetes (k6-operator, %d pods):
+  kubectl create configmap %s --from-file=%s --from-file=%s
+`, dir, ko.Calls, makes, env, script, env, script, env, script,
+		tr.Parallelism, tr.Name, script, filepath.Join(dir, tr.DataFile))
+	if ko.Sign {
+		fmt.Fprintf(w, "  kubectl create secret generic %s-secret --from-literal=secret=\"$%s\"\n", tr.Name, SecretEnv)
+	}
+	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", filepath.Join(dir, testRun))
+	return err
+}

@@ -1,0 +1,30 @@
+package export
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The commands printed name the files written, the TestRun's names and the
+// secret's variable, never the secret.
+func TestK6Usage(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	ko := K6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, Sign: true}
+	tr := TestRunOptions{Name: "hooks", Script: "script.js", DataFile: "data.json", Parallelism: 3, Sign: true}
+	if err := K6Usage(&b, "out", "testrun.yaml", ko, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"wrote out: 8 calls, k6 makes them 200/s for 1m0s (about 12000). Run them:\n",
+		"  k6 run -e WEBHOOK_SECRET=\"$WEBHOOK_SECRET\" out/script.js\n",
+		"On Kubernetes (k6-operator, 3 pods):\n  kubectl create configmap hooks --from-file=out/script.js --from-file=out/data.json\n",
+		"  kubectl create secret generic hooks-secret --from-literal=secret=\"$WEBHOOK_SECRET\"\n  kubectl apply -f out/testrun.yaml\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+}

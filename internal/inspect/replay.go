@@ -1,0 +1,47 @@
+package inspect
+
+import (
+	"context"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// replayTimeout bounds a replay from the page, as send's --timeout default.
+const replayTimeout = 10 * time.Second
+
+// Replay is the inspector's replay (Options.Replay): it sends one captured
+// call to u as whsim replay does (the same request, body byte for byte, one
+// attempt) and says what came back, credentials in the answer masked.
+func Replay(ctx context.Context, rec *capture.Record, u string) Replayed {
+	out := Replayed{URL: u}
+	target, err := deliver.ParseTarget(u)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	req, err := capture.Request(rec, nil)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: replayTimeout})
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	d := &deliver.Deliverer{Client: client, Target: target, KeepBody: true, Expect: func(int) bool { return true }}
+	res := d.Deliver(ctx, req)
+	client.CloseIdleConnections()
+	last := res.Last()
+	out.URL, out.Status, out.LatencyMS = res.URL, last.Status, deliver.MS(last.Latency)
+	if last.Status == 0 {
+		out.Error = deliver.ShortError(last)
+		return out
+	}
+	out.Headers = termsafe.MaskHeaders(res.RespHeader)
+	out.Body, out.BodyEncoding = capture.EncodeBody(res.RespBody)
+	return out
+}

@@ -1,0 +1,73 @@
+package termsafe
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// SecretHeader reports headers whose values are credentials or signatures
+// and are masked when printed. The capture file keeps them: replay needs
+// them, and the file is created 0600.
+func SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
+	}
+	for _, w := range []string{"signature", "token", "secret", "api-key", "apikey", "password", "auth"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Mask hides the value of a secret header. It keeps an Authorization
+// scheme (Bearer, Basic) so the reader knows what kind of credential came.
+func Mask(name, v string) string {
+	if v == "" {
+		return ""
+	}
+	if strings.EqualFold(name, "authorization") || strings.EqualFold(name, "proxy-authorization") {
+		if scheme, _, ok := strings.Cut(v, " "); ok && len(scheme) <= 16 {
+			return Text(scheme) + " ****"
+		}
+	}
+	return "****"
+}
+
+// Headers returns headers ready to print: sorted, masked, escaped.
+func Headers(h http.Header) [][2]string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var out [][2]string
+	for _, k := range names {
+		for _, v := range h[k] {
+			if SecretHeader(k) {
+				v = Mask(k, v)
+			} else {
+				v = Text(v)
+			}
+			out = append(out, [2]string{Text(k), v})
+		}
+	}
+	return out
+}
+
+// MaskHeaders returns a copy of h with credential and signature values
+// masked, for JSON reports.
+func MaskHeaders(h http.Header) http.Header {
+	out := h.Clone()
+	for k, vs := range out {
+		if SecretHeader(k) {
+			for i, v := range vs {
+				vs[i] = Mask(k, v)
+			}
+		}
+	}
+	return out
+}
