@@ -14,6 +14,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/export"
+	"github.com/whsim/whsim/internal/payload"
 )
 
 // exportOptions are what both engines' exports share: the deliveries send
@@ -154,7 +155,7 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	lanes, err := deliver.EventLanes(pl.Events, deliver.Pool(o.Count), header, ovs, pl.next)
+	lanes, err := deliver.EventLanes(pl.Events, deliver.Pool(o.Count), header, !payload.OwnsRequestID(ovs), pl.nextBody)
 	if err != nil {
 		return nil, err
 	}

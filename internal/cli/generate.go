@@ -106,6 +106,15 @@ func (pl *payloadPlan) next(e spec.Event) (*payload.Obj, error) {
 	return doc, err
 }
 
+// nextBody is next's payload encoded, as a delivery sends it.
+func (pl *payloadPlan) nextBody(e spec.Event) ([]byte, error) {
+	doc, err := pl.next(e)
+	if err != nil {
+		return nil, err
+	}
+	return payload.Marshal(doc), nil
+}
+
 type generateOptions struct {
 	payloadFlags
 	Count   int

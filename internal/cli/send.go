@@ -327,7 +327,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if opts.Scenario != "" {
 		return opts.scenarioLanes(pl, deliver.Pool(count), header, ovs)
 	}
-	return deliver.EventLanes(pl.Events, deliver.Pool(count), header, ovs, pl.next)
+	return deliver.EventLanes(pl.Events, deliver.Pool(count), header, !payload.OwnsRequestID(ovs), pl.nextBody)
 }
 
 // scenarioLanes is one lane of n documents' lives.
@@ -343,5 +343,11 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	return deliver.LifeLanes(lives, header, ovs), nil
+	steps := make([][]deliver.Step, len(lives))
+	for i, life := range lives {
+		for _, st := range life {
+			steps[i] = append(steps[i], deliver.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
+		}
+	}
+	return deliver.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
 }

@@ -3,7 +3,6 @@ package deliver
 import (
 	"net/http"
 
-	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -23,31 +22,39 @@ func Pool(count int) int {
 
 // EventLanes builds the templates of a run of generated payloads before it
 // starts, so that the hot path only copies a body and writes a fresh
-// requestId into it: a lane per event of n bodies drawn from next. When
-// the overrides set or remove the requestId it is the user's, sent as it is.
-func EventLanes(events []spec.Event, n int, header http.Header, ovs []payload.Override, next func(spec.Event) (*payload.Obj, error)) ([][][]Template, error) {
-	fresh := !payload.OwnsRequestID(ovs)
+// requestId into it: a lane per event of n bodies drawn from next. With
+// fresh false the bodies' requestIds are the user's, sent as they are.
+//
+// deliver takes bodies, not the generator's documents: the validator reads
+// capture records, which turn into deliveries, and must not depend on the
+// generator.
+func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, next func(spec.Event) ([]byte, error)) ([][][]Template, error) {
 	lanes := make([][][]Template, len(events))
 	for i, e := range events {
 		for range n {
-			doc, err := next(e)
+			body, err := next(e)
 			if err != nil {
 				return nil, err
 			}
-			lanes[i] = append(lanes[i], []Template{NewTemplate(e.Name, header, payload.Marshal(doc), fresh)})
+			lanes[i] = append(lanes[i], []Template{NewTemplate(e.Name, header, body, fresh)})
 		}
 	}
 	return lanes, nil
 }
 
+// Step is one delivery of a document's life: its event and body.
+type Step struct {
+	Event string
+	Body  []byte
+}
+
 // LifeLanes is one lane of documents' lives (a scenario), each a group of
 // deliveries sent in order.
-func LifeLanes(lives [][]payload.Step, header http.Header, ovs []payload.Override) [][][]Template {
-	fresh := !payload.OwnsRequestID(ovs)
+func LifeLanes(lives [][]Step, header http.Header, fresh bool) [][][]Template {
 	lane := make([][]Template, len(lives))
 	for i, life := range lives {
 		for _, step := range life {
-			lane[i] = append(lane[i], NewTemplate(step.Event.Name, header, payload.Marshal(step.Doc), fresh))
+			lane[i] = append(lane[i], NewTemplate(step.Event, header, step.Body, fresh))
 		}
 	}
 	return [][][]Template{lane}

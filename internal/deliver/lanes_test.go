@@ -18,17 +18,17 @@ func TestPool(t *testing.T) {
 }
 
 // Generated requestIds are replaced per delivery; one the user set or
-// removed is sent as it is.
+// removed (fresh false) is sent as it is.
 func TestEventLanes(t *testing.T) {
 	t.Parallel()
 	events, _ := spec.ParseEvents([]string{spec.AllEvents})
-	set, _ := payload.ParseSet("requestId=mine")
-	for _, tt := range []struct {
-		ovs   []payload.Override
-		fresh bool
-	}{{nil, true}, {[]payload.Override{set}, false}} {
-		src := payload.NewSource(7, payload.Anchor(), spec.Described, tt.ovs)
-		lanes, err := EventLanes(events, 3, http.Header{}, tt.ovs, src.Next)
+	for _, fresh := range []bool{true, false} {
+		src := payload.NewSource(7, payload.Anchor(), spec.Described, nil)
+		next := func(e spec.Event) ([]byte, error) {
+			doc, err := src.Next(e)
+			return payload.Marshal(doc), err
+		}
+		lanes, err := EventLanes(events, 3, http.Header{}, fresh, next)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,8 +40,8 @@ func TestEventLanes(t *testing.T) {
 				t.Fatalf("lane %d: %d bodies, want 3", i, len(lane))
 			}
 			tpl := lane[0][0]
-			if tpl.Event != events[i].Name || (tpl.IDOff >= 0) != tt.fresh {
-				t.Errorf("overrides %v: lane %d: event %s, fresh ids %v", tt.ovs, i, tpl.Event, tpl.IDOff >= 0)
+			if tpl.Event != events[i].Name || (tpl.IDOff >= 0) != fresh {
+				t.Errorf("fresh %v: lane %d: event %s, fresh ids %v", fresh, i, tpl.Event, tpl.IDOff >= 0)
 			}
 		}
 	}
