@@ -83,7 +83,8 @@ type Store struct {
 	last    uint64        // the newest call's ID
 	changed chan struct{} // closed when a call is added
 
-	older   *fileIndex // nil: nothing is kept beyond the window; guarded by mu
+	older   *fileIndex // nil: nothing is kept beyond the window; its offsets are guarded by mu
+	loaded  bool       // by LoadFile: no calls are added after
 	dropped atomic.Uint64
 }
 
@@ -143,12 +144,15 @@ func (s *Store) Last() uint64 {
 	return s.last
 }
 
-// Kept is the oldest ID that can still be read: the window's oldest, or 1
-// when older calls are read back from a file.
+// Kept is the oldest ID a stream sends: the window's oldest, or 1 when
+// the store was loaded from a file. A store fed live (listen) reads older
+// calls back for a listing, never for a stream: a page that falls behind
+// would otherwise have listen read and check again, from the file, the
+// calls it is taking in.
 func (s *Store) Kept() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.older != nil {
+	if s.loaded {
 		return 1
 	}
 	return s.oldestLocked()
@@ -394,6 +398,7 @@ func LoadFile(path string, window int, check func(*capture.Record) []validate.Fi
 		var bad *capture.LineError
 		switch {
 		case errors.Is(err, io.EOF):
+			s.loaded = true
 			return s, skipped, nil
 		case errors.As(err, &torn):
 			skipped = append(skipped, Skipped{Line: torn.Line, Err: torn.Err})
