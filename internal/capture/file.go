@@ -49,7 +49,8 @@ const SyncPeriod = time.Second
 // Concurrent writers share one write(2) (group commit): each encodes its
 // record on its own, queues the line, and the first writer to find no write
 // running writes every queued line at once while the others wait. Each
-// Write still returns only once its own line is in the file.
+// Write still returns only once its own line is in the file, and says
+// where the line starts.
 type File struct {
 	f    *os.File
 	sync Sync
@@ -62,6 +63,7 @@ type File struct {
 	cond    sync.Cond  // on mu: a batch was written or failed
 	pending []byte     // queued lines, not yet written
 	spare   []byte     // the last batch's buffer, for reuse
+	end     int64      // where the next line queued will start in the file
 	queued  uint64     // records queued
 	written uint64     // records written
 	writing bool       // a writer is in write(2) outside mu
@@ -105,7 +107,11 @@ func OpenFile(path string, mode Sync) (file *File, torn bool, err error) {
 		f.Close()
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
-	c := &File{f: f, sync: mode, path: path, id: id, stop: make(chan struct{}), done: make(chan struct{})}
+	// Batches are written in the order their lines were queued, and this
+	// File is the file's only writer (a second one would make the offsets
+	// Write returns wrong), so a line lands at the size at open plus the
+	// bytes queued before it.
+	c := &File{f: f, sync: mode, path: path, id: id, end: id.Size(), stop: make(chan struct{}), done: make(chan struct{})}
 	c.cond.L = &c.mu
 	if mode == SyncInterval {
 		go c.flusher()
@@ -128,24 +134,28 @@ func endsTorn(f *os.File) (bool, error) {
 	return last[0] != '\n', nil
 }
 
-// Write appends r as one line. It returns once the line is in the file
-// (and on disk with SyncAlways), so a caller may acknowledge the call after.
-func (c *File) Write(r *Record) error {
+// Write appends r as one line and returns the byte offset the line starts
+// at: a Reader started there reads r back. It returns once the line is in
+// the file (and on disk with SyncAlways), so a caller may acknowledge the
+// call after.
+func (c *File) Write(r *Record) (offset int64, err error) {
 	bp := linePool.Get().(*[]byte)
 	line, err := Append((*bp)[:0], r)
 	if err != nil {
 		linePool.Put(bp)
-		return err
+		return 0, err
 	}
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
 		linePool.Put(bp)
-		return c.err
+		return 0, c.err
 	}
 	c.pending = append(c.pending, line...)
 	c.queued++
 	seq := c.queued
+	offset = c.end
+	c.end += int64(len(line))
 	if cap(line) <= maxKeep {
 		*bp = line[:0]
 		linePool.Put(bp)
@@ -154,7 +164,7 @@ func (c *File) Write(r *Record) error {
 		if c.err != nil {
 			// The batch holding this record failed.
 			c.mu.Unlock()
-			return c.err
+			return 0, c.err
 		}
 		if c.writing {
 			c.cond.Wait()
@@ -164,9 +174,12 @@ func (c *File) Write(r *Record) error {
 	}
 	c.mu.Unlock()
 	if c.sync != SyncAlways {
-		return nil
+		return offset, nil
 	}
-	return c.syncTo(seq)
+	if err := c.syncTo(seq); err != nil {
+		return 0, err
+	}
+	return offset, nil
 }
 
 // flushLocked writes every queued line in one write(2), with mu held on

@@ -32,8 +32,10 @@ func TestFileAppendsAfterTornLine(t *testing.T) {
 			}
 			second := &Record{Time: time.Unix(2, 0).UTC(), Method: "POST", Path: "/2"}
 			second.SetBody([]byte{0xff})
-			if err := f.Write(second); err != nil {
-				t.Fatal(err)
+			// After the whole record, the torn half and the newline that
+			// ends it.
+			if off, err := f.Write(second); err != nil || off != int64(len(whole)+20+1) {
+				t.Fatalf("Write = %d, %v; want offset %d", off, err, len(whole)+21)
 			}
 			if err := f.Close(); err != nil {
 				t.Fatal(err)
@@ -61,10 +63,15 @@ func TestFileAppendsAfterTornLine(t *testing.T) {
 			if strings.Join(paths, " ") != "/ /2" || lineErrs != 1 {
 				t.Errorf("read %v with %d bad lines, want [/ /2] with 1", paths, lineErrs)
 			}
-			// A clean file is not reported torn and gains no blank line.
+			// A clean file is not reported torn and gains no blank line:
+			// the next record starts where the file ended.
+			st, _ := os.Stat(path)
 			f, torn, err = OpenFile(path, mode)
 			if err != nil || torn {
 				t.Fatalf("reopen: torn %v, err %v", torn, err)
+			}
+			if off, err := f.Write(second); err != nil || off != st.Size() {
+				t.Errorf("Write after reopening = %d, %v; want offset %d", off, err, st.Size())
 			}
 			f.Close()
 		})
@@ -106,13 +113,20 @@ func TestFileConcurrentWriters(t *testing.T) {
 					for i := range each {
 						r := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: fmt.Sprintf("/%d/%d", w, i)}
 						r.SetBody(bytes.Repeat([]byte{'x'}, i*3))
-						if err := f.Write(r); err != nil {
+						off, err := f.Write(r)
+						if err != nil {
 							t.Error(err)
 							return
 						}
-						// Written means readable by anyone now.
-						if b, err := os.ReadFile(path); err != nil || !bytes.Contains(b, []byte(`"path":"`+r.Path+`"`)) {
-							t.Errorf("%s not in the file once Write returned (%v)", r.Path, err)
+						// Written means readable by anyone now, at the
+						// offset Write said.
+						b, err := os.ReadFile(path)
+						if err != nil || off < 0 || off > int64(len(b)) {
+							t.Errorf("%s: offset %d in %d bytes (%v)", r.Path, off, len(b), err)
+							return
+						}
+						if got, err := NewReader(bytes.NewReader(b[off:])).Next(); err != nil || got.Path != r.Path {
+							t.Errorf("%s not at offset %d once Write returned (%v)", r.Path, off, err)
 							return
 						}
 					}
@@ -176,7 +190,7 @@ func TestFileGoneFailsWrites(t *testing.T) {
 			}
 			defer f.Close()
 			rec := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST"}
-			if err := f.Write(rec); err != nil {
+			if _, err := f.Write(rec); err != nil {
 				t.Fatal(err)
 			}
 			if err := tt.do(path); err != nil {
@@ -184,7 +198,7 @@ func TestFileGoneFailsWrites(t *testing.T) {
 			}
 			time.Sleep(2 * CheckEvery) // the next write checks
 			for range 2 {
-				if err := f.Write(rec); !errors.Is(err, ErrGone) {
+				if _, err := f.Write(rec); !errors.Is(err, ErrGone) {
 					t.Errorf("write after the file was %s: %v, want ErrGone", tt.name, err)
 				}
 			}

@@ -70,7 +70,9 @@ the capture file and prints a summary; the exit status is then 0.
 
 --ui serves the web inspector on its own address (never the webhook's): the
 calls live in a browser, each body as a tree with its findings, search,
-diff, replay and export (see whsim inspect for a capture file).`,
+diff, replay and export (see whsim inspect for a capture file). It keeps
+the newest 1,000 calls in memory; with --capture, older ones are read back
+from the file as the page asks, without it they are gone from the page.`,
 		Example: `  whsim listen
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
@@ -170,8 +172,8 @@ const listenMemoryLimit = 256 << 20
 // listenUIWindow is how many calls listen --ui keeps for the page. Kept
 // calls stay on the heap: with 10,000 the heap under load grew past the
 // caches and listen spent 15 to 35% more CPU per call (fresh spans for
-// every body); with 1,000 no difference showed. The capture keeps the rest
-// for whsim inspect.
+// every body); with 1,000 no difference showed. With --capture the page
+// reads older calls back from the file (the store keeps 8 bytes a call).
 const listenUIWindow = 1000
 
 // listenGCPercent is listen's GOGC unless the environment sets one.
@@ -242,10 +244,19 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	p := callprint.New(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
 	cfg.Observe = p.Observe
 	var feed *inspect.Feed
+	var rcv *receiver.Receiver
 	if opts.UI != "" {
 		// The page's store is fed without waiting: the observer, and so the
 		// receiver's queue, never slows down for a browser.
-		store := inspect.NewStore(listenUIWindow)
+		var store *inspect.Store
+		if capFile != nil {
+			// Calls that left the window are read back from the capture
+			// and checked as listen checked them.
+			check := func(rec *capture.Record) []validate.Finding { return rcv.CheckRecord(rec) }
+			store = inspect.NewFileStore(opts.Capture, listenUIWindow, check)
+		} else {
+			store = inspect.NewStore(listenUIWindow)
+		}
 		feed = store.NewFeed()
 		defer func() {
 			if n := store.Dropped(); n > 0 {
@@ -254,12 +265,12 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		}()
 		cfg.Observe = func(c *receiver.Call) {
 			p.Observe(c)
-			feed.Offer(c.Record, c.Body, reqid.Read(c.Body), c.Findings)
+			feed.Offer(c.Record, c.Offset, c.Body, reqid.Read(c.Body), c.Findings)
 		}
 		inspectorOpts = inspect.Options{Store: store}
 	}
 	cfg.Idle = func() { out.Flush() }
-	rcv := receiver.New(cfg)
+	rcv = receiver.New(cfg)
 
 	srv, err := receiver.Listen(opts.Addr, rcv, opts.limits)
 	if err != nil {

@@ -528,7 +528,7 @@ func TestFeedNeverWaits(t *testing.T) {
 	taken := 0
 	const offered = 2*FeedQueue + 2 // the feed may take one batch before it blocks on the store
 	for i := 0; i < offered; i++ {
-		if f.Offer(record(i, "E", []byte(`{}`), 200), nil, "", nil) {
+		if f.Offer(record(i, "E", []byte(`{}`), 200), -1, nil, "", nil) {
 			taken++
 		}
 	}
@@ -618,6 +618,126 @@ func TestStreamSaysWhatLeftTheWindow(t *testing.T) {
 	for _, want := range []string{"4", "5"} {
 		if id, _ := st.next(t); id != want {
 			t.Fatalf("event %s, want %s", id, want)
+		}
+	}
+}
+
+// listenStore feeds a store as listen --capture --ui does: each call is
+// written to a capture file, then offered with the offset the write
+// returned. Calls 2 and 3 reach the feed in the other order than the
+// file's (concurrent calls do), and call `lost` was never recorded (its
+// write failed). It returns the store and the requestIds by ID.
+func listenStore(t *testing.T, n, window, lost int) (*Store, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	file, _, err := capture.OpenFile(path, capture.SyncNever)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	type written struct {
+		rec *capture.Record
+		off int64
+		id  string
+	}
+	var calls []written
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("r-%d", i)
+		rec := record(i, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"`+id+`"}`), 200)
+		off := int64(-1)
+		if i != lost {
+			if off, err = file.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		calls = append(calls, written{rec, off, id})
+	}
+	calls[1], calls[2] = calls[2], calls[1]
+	checked := func(*capture.Record) []validate.Finding { return []validate.Finding{typeFinding} }
+	s := NewFileStore(path, window, checked)
+	f := s.NewFeed()
+	want := []string{""}
+	for _, c := range calls {
+		body, _ := c.rec.RequestBody()
+		if !f.Offer(c.rec, c.off, body, c.id, nil) {
+			t.Fatal("feed full")
+		}
+		want = append(want, c.id)
+	}
+	f.Close()
+	return s, want
+}
+
+func TestListenStorePagesPastTheWindow(t *testing.T) {
+	s, want := listenStore(t, 6, 2, 4)
+	if s.Last() != 6 || s.Kept() != 5 { // a stream sends the window only
+		t.Fatalf("last %d, kept %d", s.Last(), s.Kept())
+	}
+	for id := uint64(1); id <= 6; id++ {
+		c, err := s.Get(id)
+		if id == 4 {
+			if err != ErrNotFound {
+				t.Errorf("Get(4), never recorded: %v, want ErrNotFound", err)
+			}
+			continue
+		}
+		if err != nil || c.ID != id || c.RequestID != want[id] {
+			t.Fatalf("Get(%d) = %+v, %v; want requestId %s", id, c, err, want[id])
+		}
+		// Read back from the file and checked again, or kept as fed.
+		if inFile := id <= 4; inFile != (len(c.Findings) == 1) {
+			t.Errorf("Get(%d): findings %v", id, c.Findings)
+		}
+	}
+	page, err := s.Newest(0, Filter{}, 10)
+	if err != nil || fmt.Sprint(idsOf(page)) != "[6 5 3 2 1]" {
+		t.Fatalf("Newest = %v, %v", idsOf(page), err)
+	}
+	page, err = s.Newest(3, Filter{}, 1)
+	if err != nil || fmt.Sprint(idsOf(page)) != "[2]" || page[0].RequestID != want[2] {
+		t.Fatalf("Newest(before 3, 1) = %v, %v", idsOf(page), err)
+	}
+	page, upTo, _, err := s.After(0, Filter{Query: want[3]}, 10)
+	if err != nil || fmt.Sprint(idsOf(page)) != "[3]" || upTo != 4 { // it read the file up to the window
+		t.Fatalf("After(0, q=%s) = %v up to %d, %v", want[3], idsOf(page), upTo, err)
+	}
+}
+
+// The page lists and opens a call that left listen's window, read back
+// from the capture file, the same as one in the window.
+func TestAPIOpensACallOlderThanListensWindow(t *testing.T) {
+	s, want := listenStore(t, 5, 2, 0)
+	srv := newTestServer(t, s, nil)
+	var list []Summary
+	get(t, srv.URL+"/api/calls?before=3", &list)
+	if fmt.Sprint(ids(list)) != "[2 1]" || list[0].RequestID != want[2] || list[1].RequestID != want[1] {
+		t.Fatalf("GET /api/calls?before=3 = %+v", list)
+	}
+	var d Detail
+	if resp := get(t, srv.URL+"/api/calls/1", &d); resp.StatusCode != 200 {
+		t.Fatalf("GET /api/calls/1: %d", resp.StatusCode)
+	}
+	if d.ID != 1 || d.RequestID != want[1] || d.Body != `{"requestId":"`+want[1]+`"}` || len(d.Findings) != 1 || d.Response == nil {
+		t.Errorf("GET /api/calls/1 = %+v", d)
+	}
+	resp, err := http.Get(srv.URL + "/api/calls/1/raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(raw) != d.Body {
+		t.Errorf("raw = %q, want %q", raw, d.Body)
+	}
+	// A stream that starts behind the window is told what it missed: listen
+	// does not read the file back for a page that fell behind.
+	st := openStream(t, srv.URL+"/api/stream", "0")
+	if id, data := st.next(t); id != "3" || data != `{"from":1,"to":3}` {
+		t.Fatalf("gap event: id %s data %s", id, data)
+	}
+	for _, w := range []string{"4", "5"} {
+		if id, _ := st.next(t); id != w {
+			t.Fatalf("stream event %s, want %s", id, w)
 		}
 	}
 }

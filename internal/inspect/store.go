@@ -72,8 +72,9 @@ func newCallWithID(id uint64, rec *capture.Record, body []byte, fs []validate.Fi
 	return c
 }
 
-// Store holds the newest calls in a ring and, when it was loaded from a
-// capture file, reads older ones back from the file. Safe for concurrent use.
+// Store holds the newest calls in a ring and, when its calls are records of
+// a capture file, reads older ones back from the file. Safe for concurrent
+// use.
 type Store struct {
 	mu      sync.Mutex
 	ring    []*Call // ring[(first+i)%len] is the i-th oldest in the window
@@ -82,7 +83,8 @@ type Store struct {
 	last    uint64        // the newest call's ID
 	changed chan struct{} // closed when a call is added
 
-	older   *fileIndex // nil: nothing is kept beyond the window
+	older   *fileIndex // nil: nothing is kept beyond the window; its offsets are guarded by mu
+	loaded  bool       // by LoadFile: no calls are added after
 	dropped atomic.Uint64
 }
 
@@ -95,16 +97,34 @@ func NewStore(window int) *Store {
 	return &Store{ring: make([]*Call, window), changed: make(chan struct{})}
 }
 
-// Add stores a call and returns it; its ID is one more than the last.
-func (s *Store) Add(rec *capture.Record, fs []validate.Finding) *Call {
-	return s.add(newCall(0, rec, nil, fs))
+// NewFileStore returns an empty store keeping window calls whose records
+// are in the capture file at path: a call that left the window is read
+// back from the file, at the offset it was added with, and checked again
+// with check.
+func NewFileStore(path string, window int, check func(*capture.Record) []validate.Finding) *Store {
+	s := NewStore(window)
+	s.older = &fileIndex{path: path, check: check}
+	return s
 }
 
-func (s *Store) add(c *Call) *Call {
+// Add stores a call that is in no file and returns it; its ID is one more
+// than the last.
+func (s *Store) Add(rec *capture.Record, fs []validate.Finding) *Call {
+	return s.add(newCall(0, rec, nil, fs), noOffset)
+}
+
+// noOffset is the offset of a call that is not in the store's file.
+const noOffset = -1
+
+// add stores c, whose record starts at offset in the store's file.
+func (s *Store) add(c *Call, offset int64) *Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last++
 	c.ID = s.last
+	if s.older != nil {
+		s.older.add(offset)
+	}
 	if s.n < len(s.ring) {
 		s.ring[(s.first+s.n)%len(s.ring)] = c
 		s.n++
@@ -124,12 +144,15 @@ func (s *Store) Last() uint64 {
 	return s.last
 }
 
-// Kept is the oldest ID that can still be read: the window's oldest, or 1
-// when older calls are read back from a file.
+// Kept is the oldest ID a stream sends: the window's oldest, or 1 when
+// the store was loaded from a file. A store fed live (listen) reads older
+// calls back for a listing, never for a stream: a page that falls behind
+// would otherwise have listen read and check again, from the file, the
+// calls it is taking in.
 func (s *Store) Kept() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.older != nil {
+	if s.loaded {
 		return 1
 	}
 	return s.oldestLocked()
@@ -161,11 +184,22 @@ func (s *Store) Get(id uint64) (*Call, error) {
 	if id == 0 || id > s.Last() || older == nil {
 		return nil, ErrNotFound
 	}
-	return older.read(id)
+	return s.readBack(id)
+}
+
+// readBack reads call id from the store's file.
+func (s *Store) readBack(id uint64) (*Call, error) {
+	s.mu.Lock()
+	off := s.older.at(id)
+	s.mu.Unlock()
+	if off == noOffset {
+		return nil, ErrNotFound
+	}
+	return s.older.read(id, off)
 }
 
 // ErrNotFound says no call has that ID (or it left the window with no
-// capture file to read it back from).
+// capture file to read it back from, or was never recorded in it).
 var ErrNotFound = errors.New("no such call")
 
 // Newest returns up to limit calls matching f with IDs below before (0: no
@@ -188,7 +222,10 @@ func (s *Store) Newest(before uint64, f Filter, limit int) ([]*Call, error) {
 		return out, nil
 	}
 	for ; id > 0 && len(out) < limit; id-- {
-		c, err := older.read(id)
+		c, err := s.readBack(id)
+		if errors.Is(err, ErrNotFound) {
+			continue // not recorded: listen's capture failed
+		}
 		if err != nil {
 			return out, err
 		}
@@ -221,7 +258,10 @@ func (s *Store) After(after uint64, f Filter, limit int) (calls []*Call, upTo ui
 	s.mu.Unlock()
 	// Behind the window: read the file; the caller asks again for the rest.
 	for ; id < old && len(calls) < limit; id++ {
-		c, err := older.read(id)
+		c, err := s.readBack(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
 		if err != nil {
 			return calls, id - 1, changed, err
 		}
@@ -286,23 +326,43 @@ func statusMatch(want string, status int) bool {
 	return want == strconv.Itoa(status)
 }
 
-// fileIndex reads records back from a capture file by ID.
+// fileIndex reads records back from a capture file by ID. It keeps eight
+// bytes a call, in chunks that never move: no pointers for the collector
+// to scan and no copy of the whole index as it grows.
 type fileIndex struct {
-	path    string
-	offsets []int64 // offsets[id-1] is where record id starts
-	check   func(*capture.Record) []validate.Finding
+	path   string
+	chunks [][]int64 // the offset of call id is chunks[(id-1)/indexChunk][(id-1)%indexChunk]
+	n      uint64
+	check  func(*capture.Record) []validate.Finding
 }
 
-func (x *fileIndex) read(id uint64) (*Call, error) {
-	if id == 0 || id > uint64(len(x.offsets)) {
-		return nil, ErrNotFound
+// indexChunk is how many offsets a chunk holds (512 KiB).
+const indexChunk = 1 << 16
+
+func (x *fileIndex) add(offset int64) {
+	if x.n%indexChunk == 0 {
+		x.chunks = append(x.chunks, make([]int64, 0, indexChunk))
 	}
+	last := len(x.chunks) - 1
+	x.chunks[last] = append(x.chunks[last], offset)
+	x.n++
+}
+
+// at is where call id starts, noOffset when it is not in the file.
+func (x *fileIndex) at(id uint64) int64 {
+	if id == 0 || id > x.n {
+		return noOffset
+	}
+	return x.chunks[(id-1)/indexChunk][(id-1)%indexChunk]
+}
+
+// read reads call id, at off in the file.
+func (x *fileIndex) read(id uint64, off int64) (*Call, error) {
 	f, err := os.Open(x.path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	off := x.offsets[id-1]
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -329,8 +389,7 @@ func LoadFile(path string, window int, check func(*capture.Record) []validate.Fi
 		return nil, nil, err
 	}
 	defer f.Close()
-	s := NewStore(window)
-	x := &fileIndex{path: path, check: check}
+	s := NewFileStore(path, window, check)
 	r := capture.NewReader(f)
 	var skipped []Skipped
 	for {
@@ -339,7 +398,7 @@ func LoadFile(path string, window int, check func(*capture.Record) []validate.Fi
 		var bad *capture.LineError
 		switch {
 		case errors.Is(err, io.EOF):
-			s.older = x
+			s.loaded = true
 			return s, skipped, nil
 		case errors.As(err, &torn):
 			skipped = append(skipped, Skipped{Line: torn.Line, Err: torn.Err})
@@ -350,8 +409,7 @@ func LoadFile(path string, window int, check func(*capture.Record) []validate.Fi
 		case err != nil:
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
-		x.offsets = append(x.offsets, r.Offset())
-		s.Add(rec, check(rec))
+		s.add(newCall(0, rec, nil, check(rec)), r.Offset())
 	}
 }
 
@@ -370,6 +428,7 @@ type Feed struct {
 
 type fed struct {
 	rec  *capture.Record
+	off  int64
 	body []byte
 	id   string
 	fs   []validate.Finding
@@ -402,7 +461,7 @@ func (f *Feed) run() {
 		for i, c := range batch {
 			call := newCallWithID(0, c.rec, c.body, c.fs)
 			call.RequestID = c.id
-			f.s.add(call)
+			f.s.add(call, c.off)
 			batch[i] = fed{} // let the GC have what the store lets go
 		}
 		if stopping {
@@ -412,17 +471,19 @@ func (f *Feed) run() {
 }
 
 // Offer queues a call for the store and reports whether it was taken.
-// body is the request body (nil: decode it from the record) and requestID
-// the body's requestId as the caller read it ("" for none): listen has
-// both at hand. None of them may be written to afterwards.
-func (f *Feed) Offer(rec *capture.Record, body []byte, requestID string, fs []validate.Finding) bool {
+// offset is where rec starts in the store's file (see NewFileStore), -1
+// when it is not there; body is the request body (nil: decode it from the
+// record) and requestID the body's requestId as the caller read it (""
+// for none): listen has both at hand. None of them may be written to
+// afterwards.
+func (f *Feed) Offer(rec *capture.Record, offset int64, body []byte, requestID string, fs []validate.Finding) bool {
 	f.mu.Lock()
 	if len(f.q) >= FeedQueue {
 		f.mu.Unlock()
 		f.s.dropped.Add(1)
 		return false
 	}
-	f.q = append(f.q, fed{rec: rec, body: body, id: requestID, fs: fs})
+	f.q = append(f.q, fed{rec: rec, off: offset, body: body, id: requestID, fs: fs})
 	first := len(f.q) == 1
 	f.mu.Unlock()
 	if first {

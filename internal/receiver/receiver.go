@@ -49,9 +49,10 @@ type Checker interface {
 	Check(body []byte, event string) []validate.Finding
 }
 
-// Recorder stores a call before it is answered. *capture.File is one.
+// Recorder stores a call before it is answered and says where: the byte
+// offset of the record in the capture file. *capture.File is one.
 type Recorder interface {
-	Write(*capture.Record) error
+	Write(*capture.Record) (offset int64, err error)
 }
 
 // Config says how the receiver answers and where calls go.
@@ -123,6 +124,9 @@ type Call struct {
 	// CaptureErr is why the call could not be recorded (answered 500, or
 	// 503 when the capture file is gone).
 	CaptureErr error
+	// Offset is where Record starts in the capture file, -1 when it was
+	// not recorded: the inspector reads calls back from there.
+	Offset int64
 	// reserved is what the body took from the body budget.
 	reserved int64
 	// Findings are the protocol problems (method, content type, path,
@@ -243,7 +247,7 @@ func (r *Receiver) release(c *Call) {
 // ServeHTTP answers one call.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	start := r.cfg.Now()
-	c := &Call{Seq: r.seq.Add(1)}
+	c := &Call{Seq: r.seq.Add(1), Offset: -1}
 	rec := &capture.Record{
 		Time:    start,
 		Remote:  req.RemoteAddr,
@@ -268,7 +272,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	c.Body = body
 	rec.Body, rec.BodyEncoding = bodyString(body)
-	c.Findings = r.protocolFindings(c, req)
+	c.Findings = r.protocolFindings(c)
 
 	var ans answer
 	switch {
@@ -302,7 +306,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	rec.Response = ans.record()
 	if r.cfg.Capture != nil {
 		// Durability before the answer: the sender may take a 2xx as done.
-		if err := r.cfg.Capture.Write(rec); err != nil {
+		if off, err := r.cfg.Capture.Write(rec); err == nil {
+			c.Offset = off
+		} else {
 			c.CaptureErr = err
 			if errors.Is(err, capture.ErrGone) {
 				ans = plain(http.StatusServiceUnavailable)
@@ -457,15 +463,16 @@ const (
 
 // protocolFindings are what is wrong with the call as an HTTP request,
 // before its body is looked at.
-func (r *Receiver) protocolFindings(c *Call, req *http.Request) []validate.Finding {
+func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	var fs []validate.Finding
 	add := func(rule, msg string) {
 		fs = append(fs, validate.Finding{Rule: rule, Severity: validate.Error, Message: msg})
 	}
-	if req.Method != http.MethodPost {
-		add(RuleMethod, "method "+req.Method+", the spec sends POST")
+	rec := c.Record
+	if rec.Method != http.MethodPost {
+		add(RuleMethod, "method "+rec.Method+", the spec sends POST")
 	}
-	ct := req.Header.Get("Content-Type")
+	ct := rec.Headers.Get("Content-Type")
 	if ct == "application/json" {
 		// What a sender sends, checked without parsing.
 	} else if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
@@ -474,8 +481,8 @@ func (r *Receiver) protocolFindings(c *Call, req *http.Request) []validate.Findi
 		}
 		add(RuleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
 	}
-	if r.cfg.Path != "" && req.URL.Path != r.cfg.Path {
-		add(RulePath, "path "+strconv.Quote(req.URL.Path)+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
+	if r.cfg.Path != "" && rec.Path != r.cfg.Path {
+		add(RulePath, "path "+strconv.Quote(rec.Path)+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
 	}
 	if !c.HasEvent {
 		add(validate.RuleQueryEvent, "query has no businessType (want one of "+eventList()+")")
@@ -487,6 +494,25 @@ func (r *Receiver) protocolFindings(c *Call, req *http.Request) []validate.Findi
 		add(RuleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")
 	}
 	return fs
+}
+
+// CheckRecord finds in the record of a call what the receiver found when
+// it took the call, as far as a record shows it: the protocol problems and
+// the Checker's findings. A body cut short or over the limit is not told
+// apart from one that arrived whole (a record holds the bytes, not why).
+func (r *Receiver) CheckRecord(rec *capture.Record) []validate.Finding {
+	c := &Call{Record: rec}
+	c.Event, c.HasEvent = eventOf(rec.Query)
+	fs := r.protocolFindings(c)
+	if r.cfg.Checker == nil {
+		return fs
+	}
+	body, err := rec.RequestBody()
+	if err != nil {
+		// Not a record listen wrote: check the body as stored.
+		body = []byte(rec.Body)
+	}
+	return append(fs, r.cfg.Checker.Check(body, c.Event)...)
 }
 
 func eventList() string { return strings.Join(spec.EventNames(), ", ") }

@@ -40,14 +40,15 @@ type memRecorder struct {
 	err  error
 }
 
-func (m *memRecorder) Write(r *capture.Record) error {
+// Write says a record's offset is its index.
+func (m *memRecorder) Write(r *capture.Record) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
-		return m.err
+		return 0, m.err
 	}
 	m.recs = append(m.recs, r)
-	return nil
+	return int64(len(m.recs) - 1), nil
 }
 
 // observed collects the calls the observer saw.
@@ -363,8 +364,8 @@ func TestCaptureFailureAnswers500(t *testing.T) {
 		t.Errorf("status %d, want 500 when the call cannot be recorded", s)
 	}
 	srv.Close()
-	if obs.calls[0].CaptureErr == nil {
-		t.Error("capture error not reported")
+	if c := obs.calls[0]; c.CaptureErr == nil || c.Offset != -1 {
+		t.Errorf("capture error %v, offset %d; want the error and no offset", c.CaptureErr, c.Offset)
 	}
 }
 
@@ -425,7 +426,7 @@ func TestCaptureRoundTrip(t *testing.T) {
 	if err != nil || torn {
 		t.Fatal(err, torn)
 	}
-	srv, _, _ := start(t, Config{Capture: f})
+	srv, obs, _ := start(t, Config{Capture: f})
 	bodies := [][]byte{
 		[]byte(`{"requestId":"x","data":{"收款单":{"汇率":7.1}}}`),
 		{0xff, 0xfe, 0x00, '{', 0x1b, '[', '2', 'J'},
@@ -465,6 +466,17 @@ func TestCaptureRoundTrip(t *testing.T) {
 	}
 	if recs[1].BodyEncoding != capture.Base64 || recs[0].BodyEncoding != capture.UTF8 {
 		t.Errorf("encodings %s %s", recs[0].BodyEncoding, recs[1].BodyEncoding)
+	}
+	// Each call says where its record is: a reader started there reads it.
+	file, _ := os.ReadFile(path)
+	for i, c := range obs.calls {
+		if c.Offset < 0 || c.Offset >= int64(len(file)) {
+			t.Fatalf("call %d: offset %d in a %d-byte file", i, c.Offset, len(file))
+		}
+		r, err := capture.NewReader(bytes.NewReader(file[c.Offset:])).Next()
+		if got, _ := r.RequestBody(); err != nil || !bytes.Equal(got, c.Body) {
+			t.Errorf("call %d: at offset %d, body %q (%v), want %q", i, c.Offset, got, err, c.Body)
+		}
 	}
 }
 
@@ -706,5 +718,48 @@ func TestCaptureGoneAnswers503(t *testing.T) {
 	}
 	if obs.calls[2].CaptureErr == nil {
 		t.Error("the call not recorded is not flagged")
+	}
+}
+
+// A call read back from the capture is checked as it was when it arrived:
+// the protocol problems as well as the body's.
+func TestCheckRecordFindsWhatTheCallShowed(t *testing.T) {
+	t.Parallel()
+	obs := &observed{}
+	rcv := New(Config{Path: "/webhook", Checker: fakeChecker{}, Observe: obs.observe})
+	srv := httptest.NewServer(rcv)
+	calls := []struct{ method, path, query, ctype, body string }{
+		{"POST", "/webhook", "businessType=" + ev, "application/json", `{}`},
+		{"PUT", "/other", "", "text/plain", `bad`},
+		{"POST", "/webhook", "businessType=" + ev, "application/json; charset=utf-8", `{"bad":1}`},
+	}
+	for _, c := range calls {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path+"?"+c.query, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", c.ctype)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Close()
+	rcv.Close()
+	if len(obs.calls) != len(calls) {
+		t.Fatalf("%d calls observed, want %d", len(obs.calls), len(calls))
+	}
+	rules := func(fs []validate.Finding) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Rule+": "+f.Message)
+		}
+		return out
+	}
+	for i, c := range obs.calls {
+		if got, want := rules(rcv.CheckRecord(c.Record)), rules(c.Findings); !slices.Equal(got, want) {
+			t.Errorf("call %d: CheckRecord %q, the call had %q", i, got, want)
+		}
+	}
+	if len(obs.calls[1].Findings) < 4 {
+		t.Errorf("call 1 shows %q; want method, path, content type, query and body findings", rules(obs.calls[1].Findings))
 	}
 }
