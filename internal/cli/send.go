@@ -300,7 +300,7 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 	if kinds := st.ErrorKinds(); len(kinds) == 1 && st.ByError[kinds[0]] == st.Sent {
 		why := kinds[0]
 		if first := rep.firstErr.Load(); first != nil && first.Kind == deliver.KindTLS {
-			why = failureText(*first)
+			why = deliver.FailureText(*first)
 		}
 		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", d.Target.Redacted(), why)}
 	}
