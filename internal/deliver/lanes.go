@@ -52,3 +52,14 @@ func LifeLanes(lives [][]payload.Step, header http.Header, ovs []payload.Overrid
 	}
 	return [][][]Template{lane}
 }
+
+// PerRound is how many deliveries one round of a feed over lanes makes:
+// the first group of every lane (a scenario's groups are one document's
+// events, all as long).
+func PerRound(lanes [][][]Template) int {
+	n := 0
+	for _, l := range lanes {
+		n += len(l[0])
+	}
+	return n
+}
