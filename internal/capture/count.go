@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 )
 
 // CountRecords counts the records of a capture stream without decoding
@@ -39,4 +40,20 @@ func CountRecords(ctx context.Context, r io.Reader) (int64, error) {
 			return n, err
 		}
 	}
+}
+
+// HeldRecords counts the records of an existing, non-empty capture file,
+// the one a run is about to append to; ok is false for a new or empty one
+// (or one that cannot be read: OpenFile says what is wrong).
+func HeldRecords(ctx context.Context, path string) (n int64, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return 0, false
+	}
+	n, err = CountRecords(ctx, f)
+	return n, err == nil
 }

@@ -2,6 +2,8 @@ package capture
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,5 +26,34 @@ func TestCountRecords(t *testing.T) {
 	cancel()
 	if _, err := CountRecords(ctx, strings.NewReader(strings.Repeat("{}\n", 1<<20))); err == nil {
 		t.Error("CountRecords ignores a cancelled context")
+	}
+}
+
+// HeldRecords counts an existing capture's records, and says nothing of a
+// new, empty or unreadable one or of something that is not a file.
+func TestHeldRecords(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	held := filepath.Join(dir, "held.ndjson")
+	empty := filepath.Join(dir, "empty.ndjson")
+	if err := os.WriteFile(held, []byte("{}\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path string
+		n    int64
+		ok   bool
+	}{
+		{held, 2, true},
+		{empty, 0, false},
+		{filepath.Join(dir, "new.ndjson"), 0, false},
+		{dir, 0, false},
+	} {
+		if n, ok := HeldRecords(context.Background(), tt.path); n != tt.n || ok != tt.ok {
+			t.Errorf("HeldRecords(%s) = %d, %v; want %d, %v", filepath.Base(tt.path), n, ok, tt.n, tt.ok)
+		}
 	}
 }

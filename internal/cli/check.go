@@ -161,9 +161,9 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 	}
 
-	seed, anchor := opts.Seed, payload.Anchor()
+	seed, anchor := opts.Seed, payload.Around(opts.Seed, a.now())
 	if seed == 0 {
-		seed, anchor = rand.Uint64()|1, a.now()
+		seed = rand.Uint64() | 1
 	}
 	key := a.errColor.Key.Sprint("whsim:")
 	if opts.Insecure {

@@ -50,9 +50,8 @@ type payloadPlan struct {
 	Now time.Time
 }
 
-// plan checks the flags (usage errors) and returns the payload source. A
-// seeded run generates around a fixed date so that its bytes never change;
-// an unseeded one around now.
+// plan checks the flags (usage errors) and returns the payload source,
+// generating around payload.Around.
 func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
 	events, err := spec.ParseEvents(p.Events)
 	if err != nil {
@@ -69,9 +68,7 @@ func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Seed != 0 {
-		now = payload.Anchor()
-	}
+	now = payload.Around(p.Seed, now)
 	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs), Now: now}, nil
 }
 

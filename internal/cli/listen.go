@@ -208,7 +208,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			return usagef("--capture: %v", err)
 		}
 		defer capFile.Close() // closed below on the normal path; this covers early returns
-		if n, ok := heldRecords(ctx, opts.Capture); ok {
+		if n, ok := capture.HeldRecords(ctx, opts.Capture); ok {
 			noun := "records"
 			if n == 1 {
 				noun = "record"
@@ -351,20 +351,4 @@ func writeReadyFile(path, u string) error {
 		os.Remove(tmp.Name())
 	}
 	return err
-}
-
-// heldRecords counts the records of an existing, non-empty capture file;
-// ok is false for a new or empty one (or one that cannot be read: opening
-// it for appending has said what is wrong).
-func heldRecords(ctx context.Context, path string) (n int64, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return 0, false
-	}
-	n, err = capture.CountRecords(ctx, f)
-	return n, err == nil
 }

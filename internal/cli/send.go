@@ -267,15 +267,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
 	return runDeliveries(ctx, a, rep, d, feed.Next, deliver.RunOptions{
 		Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency, Duration: opts.Duration,
-	}, rounds*perRound(lanes))
-}
-
-func perRound(lanes [][][]deliver.Template) int {
-	n := 0
-	for _, l := range lanes {
-		n += len(l[0])
-	}
-	return n
+	}, rounds*deliver.PerRound(lanes))
 }
 
 // runDeliveries runs the deliveries, prints the summary and decides the exit.
@@ -300,7 +292,7 @@ func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *delive
 	if kinds := st.ErrorKinds(); len(kinds) == 1 && st.ByError[kinds[0]] == st.Sent {
 		why := kinds[0]
 		if first := rep.firstErr.Load(); first != nil && first.Kind == deliver.KindTLS {
-			why = failureText(*first)
+			why = deliver.FailureText(*first)
 		}
 		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", d.Target.Redacted(), why)}
 	}

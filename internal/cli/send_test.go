@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -317,28 +316,6 @@ func TestReplay(t *testing.T) {
 			t.Errorf("exit %d stderr %q", code, stderr)
 		}
 	})
-}
-
-// Reporting a delivery in JSON, send's load path, allocates nothing: the
-// case is a view of the result and the line is built in a pooled buffer.
-func TestDeliveryReportAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector makes sync.Pool drop items")
-	}
-	a := newApp(Streams{Out: io.Discard, Err: io.Discard}, Build{}, time.Now)
-	rep, err := newDeliveryReporter(a, "whsim send", &deliveryFlags{Output: "json"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := &deliver.Result{
-		Request: &deliver.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
-		URL:     "http://127.0.0.1:9/webhook?businessType=CREATE_RECEIVABLE_DOC", OK: true,
-		Attempts: []deliver.Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
-	}
-	rep.report(res) // fills the pool
-	if n := testing.AllocsPerRun(200, func() { rep.report(res) }); n != 0 {
-		t.Errorf("%v allocations per delivery, want 0", n)
-	}
 }
 
 // A receiver whose certificate does not verify: the failure line gives the

@@ -16,9 +16,6 @@ func termSafe(s string, keepNewlines bool) string {
 	return termsafe.Text(s)
 }
 
-// safeHeaders returns headers ready to print: sorted, masked, escaped.
-func safeHeaders(h http.Header) [][2]string { return termsafe.Headers(h) }
-
 // maskedHeaders returns a copy of h with credential and signature values
 // masked, for JSON reports.
 func maskedHeaders(h http.Header) http.Header { return termsafe.MaskHeaders(h) }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -76,52 +72,6 @@ func TestErrorsTerminalSafe(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	assertTermSafe(t, "stderr", stderr)
-}
-
-// FuzzDeliveryReport formats a delivery whose every outside text is fuzzed
-// (event, requestId, error, redirect, response header and body) in each
-// output mode: what comes out is terminal-safe, the JSON parses, and a
-// token header's value never shows.
-func FuzzDeliveryReport(f *testing.F) {
-	f.Add("CREATE_RECEIVABLE_DOC", "11111111-1111-4111-8111-111111111111", "", "", "X-Note", "ok", []byte(`{"ok":true}`), 200)
-	f.Add(hostile, hostile, hostile, hostile, hostile, hostile, []byte(hostile), 0)
-	f.Add("e", "id", "dial tcp: \u0085", "/\u202e", "x-auth-token", "\x1bsecret", []byte("\xff\x7f"), 302)
-	f.Fuzz(func(t *testing.T, event, id, errText, location, hname, hvalue string, body []byte, status int) {
-		res := &deliver.Result{
-			Request:    &deliver.Request{Seq: 1, Event: event, RequestID: id, Body: body},
-			URL:        "http://127.0.0.1:9/in?businessType=" + url.QueryEscape(event),
-			Attempts:   []deliver.Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
-			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
-			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
-		}
-		for _, format := range []string{report.Text, report.JSON, report.JUnit} {
-			for _, verbose := range []bool{false, true} {
-				var out bytes.Buffer
-				rep, err := report.New(format, &out, report.Style{Verbose: verbose}, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_ = rep.Case((*deliveryCase)(res))
-				if err := rep.Finish(deliverySummary{st: &deliver.Stats{}, title: "whsim send"}); err != nil {
-					t.Fatal(err)
-				}
-				got := out.String()
-				if termsafe.Lines(got) != got {
-					t.Fatalf("%s (verbose %v) is not terminal-safe:\n%q", format, verbose, got)
-				}
-				if strings.Contains(got, "tok-secret-123") {
-					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
-				}
-				if format == report.JSON {
-					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
-						if !json.Valid([]byte(line)) {
-							t.Fatalf("invalid JSON line %q", line)
-						}
-					}
-				}
-			}
-		}
-	})
 }
 
 // Cobra's own suggestions keep their layout through the escaping.

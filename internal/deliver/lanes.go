@@ -59,3 +59,14 @@ func LifeLanes(lives [][]Step, header http.Header, fresh bool) [][][]Template {
 	}
 	return [][][]Template{lane}
 }
+
+// PerRound is how many deliveries one round of a feed over lanes makes:
+// the first group of every lane (a scenario's groups are one document's
+// events, all as long).
+func PerRound(lanes [][][]Template) int {
+	n := 0
+	for _, l := range lanes {
+		n += len(l[0])
+	}
+	return n
+}

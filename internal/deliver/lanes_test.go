@@ -17,6 +17,27 @@ func TestPool(t *testing.T) {
 	}
 }
 
+// A round takes one group from every lane: a delivery per event, or a
+// document's whole life.
+func TestPerRound(t *testing.T) {
+	t.Parallel()
+	one := []Template{{}}
+	life := []Template{{}, {}, {}}
+	for _, tt := range []struct {
+		name  string
+		lanes [][][]Template
+		want  int
+	}{
+		{"an event", [][][]Template{{one, one}}, 1},
+		{"four events", [][][]Template{{one}, {one}, {one, one}, {one}}, 4},
+		{"a scenario", [][][]Template{{life, life}}, 3},
+	} {
+		if got := PerRound(tt.lanes); got != tt.want {
+			t.Errorf("%s: PerRound = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
 // Generated requestIds are replaced per delivery; one the user set or
 // removed (fresh false) is sent as it is.
 func TestEventLanes(t *testing.T) {

@@ -25,6 +25,15 @@ var anchor = time.Date(2026, 11, 1, 10, 0, 0, 0, shanghai)
 // Anchor returns the fixed time seeded runs generate around.
 func Anchor() time.Time { return anchor }
 
+// Around is the time a run generates around: Anchor for a seed the user
+// gave, so that it gives the same bytes on any day; now for a random one.
+func Around(seed uint64, now time.Time) time.Time {
+	if seed != 0 {
+		return anchor
+	}
+	return now
+}
+
 // shanghai is a fixed UTC+8 zone: China has no daylight saving time, and a
 // fixed zone needs no tzdata on the user's machine.
 var shanghai = time.FixedZone("Asia/Shanghai", 8*3600)

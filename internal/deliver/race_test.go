@@ -1,6 +1,6 @@
 //go:build race
 
-package cli
+package deliver
 
 // raceEnabled: the race detector makes sync.Pool drop items at random.
 const raceEnabled = true

@@ -1,5 +1,5 @@
 //go:build !race
 
-package cli
+package deliver
 
 const raceEnabled = false

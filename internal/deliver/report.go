@@ -1,0 +1,226 @@
+package deliver
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// FailureText is an attempt's error as a failure line says it: a TLS
+// failure gives its reason (x509's) and the way out.
+func FailureText(a Attempt) string {
+	if a.Kind != KindTLS {
+		return ShortError(a)
+	}
+	reason := a.Err
+	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
+		return "tls: " + reason[i:] + " (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"
+	}
+	if i := strings.LastIndex(reason, "tls: "); i >= 0 {
+		reason = reason[i:]
+	}
+	if strings.Contains(reason, "does not look like a TLS handshake") {
+		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
+	}
+	return reason
+}
+
+// Case is a delivery as a report case.
+type Case Result
+
+func (c *Case) Verdict() report.Verdict {
+	if c.OK {
+		return report.Pass
+	}
+	return report.Fail
+}
+
+// AppendText is one line (event, requestId, status, latency) and with -v
+// the request and the answer.
+func (c *Case) AppendText(b []byte, st *report.Style) []byte {
+	res := (*Result)(c)
+	last := res.Last()
+	req := res.Request
+	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(req.RequestID))
+	if last.Status != 0 {
+		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(last.Latency))
+	} else {
+		b = fmt.Appendf(b, "--- %s", termsafe.Text(FailureText(last)))
+	}
+	if last.Status != 0 && !res.OK {
+		b = append(b, "  unexpected status"...)
+		if last.Location != "" {
+			b = append(b, " (redirect to "+termsafe.Text(last.Location)+" not followed; --follow-redirects)"...)
+		}
+	}
+	if len(res.Attempts) > 1 {
+		b = fmt.Appendf(b, "  after %d attempts", len(res.Attempts))
+	}
+	if req.Duplicate {
+		b = append(b, "  duplicate"...)
+	}
+	b = append(b, '\n')
+	if !st.Verbose {
+		return b
+	}
+	b = fmt.Appendf(b, "  > %s %s\n", cmp.Or(req.Method, http.MethodPost), termsafe.Text(res.URL))
+	b = appendHeaders(b, "  > ", termsafe.MaskHeaders(res.SentHeader))
+	b = appendBody(b, "  > ", req.Body)
+	if res.RespHeader != nil {
+		b = fmt.Appendf(b, "  < %d\n", last.Status)
+		b = appendHeaders(b, "  < ", res.RespHeader)
+		b = appendBody(b, "  < ", res.RespBody)
+	}
+	return b
+}
+
+func (c *Case) AppendJSON(b []byte, st *report.Style) []byte {
+	res := (*Result)(c)
+	if !st.Verbose {
+		return res.AppendJSON(b)
+	}
+	j := res.JSON()
+	j.RequestHeaders, j.ResponseHeaders = termsafe.MaskHeaders(res.SentHeader), termsafe.MaskHeaders(res.RespHeader)
+	body := string(res.RespBody)
+	j.ResponseBody = &body
+	return append(b, MarshalJSONLine(j)...)
+}
+
+// JUnit is one test case per delivery in one suite per event.
+func (c *Case) JUnit() report.TestCase {
+	res := (*Result)(c)
+	last := res.Last()
+	tc := report.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
+	if tc.Name == "" {
+		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
+	}
+	var sb strings.Builder
+	for i, a := range res.Attempts {
+		what := strconv.Itoa(a.Status)
+		if a.Status == 0 {
+			what = FailureText(a)
+		}
+		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
+	}
+	tc.Detail = sb.String()
+	if !res.OK {
+		method := cmp.Or(res.Request.Method, http.MethodPost)
+		tc.FailureType = "unexpected status"
+		tc.Failure = fmt.Sprintf("%s %s: %d", method, res.URL, last.Status)
+		if last.Status == 0 {
+			tc.FailureType = last.Kind
+			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, FailureText(last))
+		}
+	}
+	return tc
+}
+
+func appendHeaders(b []byte, prefix string, h http.Header) []byte {
+	for _, kv := range termsafe.Headers(h) {
+		b = append(b, prefix+kv[0]+": "+kv[1]+"\n"...)
+	}
+	return b
+}
+
+// appendBody appends a body, indented when it is JSON, line by line and
+// terminal-safe.
+func appendBody(b []byte, prefix string, body []byte) []byte {
+	if len(body) == 0 {
+		return b
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, body, "", "  ") == nil {
+		body = buf.Bytes()
+	}
+	for line := range strings.SplitSeq(strings.TrimRight(string(body), "\n"), "\n") {
+		b = append(b, prefix+termsafe.Text(line)+"\n"...)
+	}
+	return b
+}
+
+func fmtLatency(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+	}
+	return fmt.Sprintf("%dµs", d.Microseconds())
+}
+
+// Summary is a delivery run's stats as a report summary: Name is its
+// title, Note is said under the counts (send's --count per event).
+type Summary struct {
+	Stats *Stats
+	Name  string
+	Note  string
+}
+
+// Title, AppendText and AppendJSON make a Summary the run's report summary.
+func (s Summary) Title() string { return s.Name }
+
+func (s Summary) AppendJSON(b []byte) []byte { return s.Stats.AppendJSON(b) }
+
+// AppendText is sent, succeeded, failed by status and by error kind,
+// throughput and latency.
+func (s Summary) AppendText(b []byte, _ *report.Style) []byte {
+	st, h := s.Stats, &s.Stats.Latency
+	b = fmt.Appendf(b, "\nsent %d  succeeded %d  failed %d", st.Sent, st.Succeeded, st.Failed)
+	if st.Interrupted > 0 {
+		b = fmt.Appendf(b, "  interrupted %d", st.Interrupted)
+	}
+	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
+	if s.Note != "" {
+		b = append(b, s.Note+"\n"...)
+	}
+	if len(st.ByStatus) > 0 {
+		b = append(b, "failed by status:"...)
+		for _, c := range st.StatusCodes() {
+			b = fmt.Appendf(b, " %d×%d", c, st.ByStatus[c])
+		}
+		b = append(b, '\n')
+	}
+	if len(st.ByError) > 0 {
+		b = append(b, "failed by error:"...)
+		for i, k := range st.ErrorKinds() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, " %s×%d", k, st.ByError[k])
+		}
+		b = append(b, '\n')
+	}
+	b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
+	b = appendModel(b, st)
+	if h.Count() > 0 {
+		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
+			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
+	}
+	return b
+}
+
+// appendModel says which load model ran, so the latencies are read right,
+// and when the open model's bound made calls start late.
+func appendModel(b []byte, st *Stats) []byte {
+	if !st.Open {
+		if st.MaxConcurrency == 1 {
+			return append(b, "closed model: 1 worker, waiting for each answer before the next call (latency per call)\n"...)
+		}
+		return fmt.Appendf(b, "closed model: %d workers, each waiting for its answer before the next call (latency per call)\n", st.MaxConcurrency)
+	}
+	b = fmt.Appendf(b, "open model: %g/s on schedule, latency from each call's scheduled start; at most %d in flight of --max-concurrency %d\n",
+		st.Rate, st.PeakConcurrency, st.MaxConcurrency)
+	if st.Late > 0 {
+		b = fmt.Appendf(b, "--max-concurrency %d reached: %d calls started late (their wait is in the latency); raise it to keep the rate\n",
+			st.MaxConcurrency, st.Late)
+	}
+	return b
+}

@@ -1,0 +1,86 @@
+package deliver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// Reporting a delivery in JSON, send's load path, allocates nothing: the
+// case is a view of the result and the line is built in a pooled buffer.
+func TestReportAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items")
+	}
+	rep, err := report.New(report.JSON, io.Discard, report.Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{
+		Request: &Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
+		URL:     "http://127.0.0.1:9/webhook?businessType=CREATE_RECEIVABLE_DOC", OK: true,
+		Attempts: []Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
+	}
+	_ = rep.Case((*Case)(res)) // fills the pool
+	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*Case)(res)) }); n != 0 {
+		t.Errorf("%v allocations per delivery, want 0", n)
+	}
+}
+
+// FuzzDeliveryReport formats a delivery whose every outside text is fuzzed
+// (event, requestId, error, redirect, response header and body) in each
+// output mode: what comes out is terminal-safe, the JSON parses, and a
+// token header's value never shows.
+func FuzzDeliveryReport(f *testing.F) {
+	// What a sender or a receiver may put in a query, a header or a body:
+	// an OSC 52 clipboard write, a clear-screen, a C1 NEL, a bidi override
+	// and a byte that is not UTF-8.
+	const hostile = "\x1b]52;c;aGk=\x07\x1b[2J\u0085\u202e\xff"
+	f.Add("CREATE_RECEIVABLE_DOC", "11111111-1111-4111-8111-111111111111", "", "", "X-Note", "ok", []byte(`{"ok":true}`), 200)
+	f.Add(hostile, hostile, hostile, hostile, hostile, hostile, []byte(hostile), 0)
+	f.Add("e", "id", "dial tcp: \u0085", "/\u202e", "x-auth-token", "\x1bsecret", []byte("\xff\x7f"), 302)
+	f.Fuzz(func(t *testing.T, event, id, errText, location, hname, hvalue string, body []byte, status int) {
+		res := &Result{
+			Request:    &Request{Seq: 1, Event: event, RequestID: id, Body: body},
+			URL:        "http://127.0.0.1:9/in?businessType=" + url.QueryEscape(event),
+			Attempts:   []Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
+			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
+			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
+		}
+		for _, format := range []string{report.Text, report.JSON, report.JUnit} {
+			for _, verbose := range []bool{false, true} {
+				var out bytes.Buffer
+				rep, err := report.New(format, &out, report.Style{Verbose: verbose}, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = rep.Case((*Case)(res))
+				if err := rep.Finish(Summary{Stats: &Stats{}, Name: "whsim send"}); err != nil {
+					t.Fatal(err)
+				}
+				got := out.String()
+				if termsafe.Lines(got) != got {
+					t.Fatalf("%s (verbose %v) is not terminal-safe:\n%q", format, verbose, got)
+				}
+				if strings.Contains(got, "tok-secret-123") {
+					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
+				}
+				if format == report.JSON {
+					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
+						if !json.Valid([]byte(line)) {
+							t.Fatalf("invalid JSON line %q", line)
+						}
+					}
+				}
+			}
+		}
+	})
+}
