@@ -30,6 +30,7 @@ import (
 // rawConn is a worker's kept-alive connection.
 type rawConn struct {
 	c     net.Conn
+	rw    io.ReadWriter // c's reads and writes (sockio_*.go)
 	r     *bufio.Reader
 	w     []byte
 	stop  func() bool // unhooks the Ctrl-C watch
@@ -134,7 +135,8 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		if err != nil {
 			return nil, err
 		}
-		rc = &rawConn{c: c, r: bufio.NewReaderSize(c, 4096)}
+		rw := newSockIO(c)
+		rc = &rawConn{c: c, rw: rw, r: bufio.NewReaderSize(rw, 4096)}
 		rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
 		buf.raw = rc
 	}
@@ -168,7 +170,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	w = append(w, "\r\n\r\n"...)
 	w = append(w, body...)
 	rc.w = w
-	if _, err := rc.c.Write(w); err != nil {
+	if _, err := rc.rw.Write(w); err != nil {
 		if reused && staleErr(err) {
 			rc.close()
 			buf.raw = nil
