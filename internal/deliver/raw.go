@@ -35,6 +35,9 @@ type rawConn struct {
 	w     []byte
 	stop  func() bool // unhooks the Ctrl-C watch
 	reuse bool        // has carried a request already
+	// resp is the answer readLean reads into, reused: of it a delivery
+	// keeps only the Header, which readLean makes afresh when there is one.
+	resp http.Response
 }
 
 func (rc *rawConn) close() {
@@ -150,7 +153,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	}
 	w := append(rc.w[:0], method...)
 	w = append(w, ' ')
-	w = append(w, t.u.RequestURI()...)
+	w = append(w, t.uri...)
 	w = append(w, " HTTP/1.1\r\nHost: "...)
 	w = append(w, host...)
 	w = append(w, "\r\n"...)
@@ -187,13 +190,13 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		return nil, err
 	}
 	for {
-		read := readLean
+		resp := &rc.resp
+		var err error
 		if d.KeepBody {
-			read = func(br *bufio.Reader, method string) (*http.Response, error) {
-				return http.ReadResponse(br, &http.Request{Method: method})
-			}
+			resp, err = http.ReadResponse(rc.r, &http.Request{Method: method})
+		} else {
+			err = readLean(rc.r, method, resp)
 		}
-		resp, err := read(rc.r, method)
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
@@ -206,29 +209,29 @@ func staleErr(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// readLean reads an answer whole, keeping of its head only what a
-// delivery uses (status, Connection, Retry-After, Location): what
+// readLean reads an answer whole into resp, keeping of its head only what
+// a delivery uses (status, Connection, Retry-After, Location): what
 // http.ReadResponse would give, without a map entry and string per header
 // line. The body is read and dropped; the answer's Body is empty.
-func readLean(br *bufio.Reader, method string) (*http.Response, error) {
+func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// "HTTP/1.1 200 OK\r\n"
 	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[8] != ' ' {
-		return nil, errors.New("malformed HTTP response " + strconv.Quote(string(line)))
+		return errors.New("malformed HTTP response " + strconv.Quote(string(line)))
 	}
 	status, err := strconv.Atoi(string(line[9:12]))
 	if err != nil || status < 100 {
-		return nil, errors.New("malformed HTTP status " + strconv.Quote(string(line)))
+		return errors.New("malformed HTTP status " + strconv.Quote(string(line)))
 	}
-	resp := &http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
+	*resp = http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
 	length, chunked := int64(-1), false
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return nil, err
+			return err
 		}
 		line = trimCRLF(line)
 		if len(line) == 0 {
@@ -236,13 +239,13 @@ func readLean(br *bufio.Reader, method string) (*http.Response, error) {
 		}
 		k, v, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
-			return nil, errors.New("malformed header line " + strconv.Quote(string(line)))
+			return errors.New("malformed header line " + strconv.Quote(string(line)))
 		}
 		v = bytes.TrimSpace(v)
 		switch {
 		case bytes.EqualFold(k, []byte("Content-Length")):
 			if length, err = strconv.ParseInt(string(v), 10, 64); err != nil || length < 0 {
-				return nil, errors.New("bad Content-Length " + strconv.Quote(string(v)))
+				return errors.New("bad Content-Length " + strconv.Quote(string(v)))
 			}
 		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
 			chunked = bytes.EqualFold(v, []byte("chunked"))
@@ -259,12 +262,12 @@ func readLean(br *bufio.Reader, method string) (*http.Response, error) {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
 	case chunked:
 		if _, err := io.Copy(io.Discard, httputil.NewChunkedReader(br)); err != nil {
-			return nil, err
+			return err
 		}
 		for { // the trailer, up to its empty line
 			line, err := br.ReadSlice('\n')
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if len(trimCRLF(line)) == 0 {
 				break
@@ -272,15 +275,15 @@ func readLean(br *bufio.Reader, method string) (*http.Response, error) {
 		}
 	case length >= 0:
 		if _, err := br.Discard(int(length)); err != nil {
-			return nil, err
+			return err
 		}
 	default: // the body runs to the end of the connection
 		if _, err := io.Copy(io.Discard, br); err != nil {
-			return nil, err
+			return err
 		}
 		resp.Close = true
 	}
-	return resp, nil
+	return nil
 }
 
 func trimCRLF(b []byte) []byte {
