@@ -35,6 +35,9 @@ type rawConn struct {
 	w     []byte
 	stop  func() bool // unhooks the Ctrl-C watch
 	reuse bool        // has carried a request already
+	// deadline is the one set on c, which attempts keep while it leaves
+	// them their time limit (see deadlineSlack).
+	deadline time.Time
 	// resp is the answer readLean reads into, reused: of it a delivery
 	// keeps only the Header, which readLean makes afresh when there is one.
 	resp http.Response
@@ -65,9 +68,10 @@ var errStale = errors.New("stale connection")
 
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
 	start := time.Now()
-	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host)
+	deadline := start.Add(d.Client.Timeout)
+	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
 	if errors.Is(err, errStale) {
-		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host)
+		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
 	}
 	if err != nil {
 		if buf.raw != nil {
@@ -121,11 +125,10 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 // rawRoundTrip writes the request and reads the answer's head; the body is
 // left to the caller to read. errStale: a reused connection failed before
 // any byte of an answer came.
-func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, host string) (*http.Response, error) {
+func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, host string, deadline time.Time) (*http.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(d.Client.Timeout)
 	rc := buf.raw
 	if rc == nil {
 		addr := t.u.Host
@@ -145,8 +148,11 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	}
 	reused := rc.reuse
 	rc.reuse = true
-	if err := rc.c.SetDeadline(deadline); err != nil {
-		return nil, err
+	if rc.deadline.Before(deadline) {
+		rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
+		if err := rc.c.SetDeadline(rc.deadline); err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil { // Ctrl-C as the deadline was set
 		return nil, err
@@ -203,6 +209,16 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			return resp, err
 		}
 	}
+}
+
+// deadlineSlack is how far past an attempt's time limit its connection's
+// deadline is set, so that the next attempts, which start a little later,
+// find it far enough out and leave it: moving a deadline costs two
+// updates of the runtime's timers, and at thousands of deliveries a second
+// a connection's deadline then moves every few ms instead of every call.
+// An attempt may run this much over its time limit before it times out.
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/100, 10*time.Millisecond)
 }
 
 func staleErr(err error) bool {
