@@ -30,7 +30,7 @@ import (
 // rawConn is a worker's kept-alive connection.
 type rawConn struct {
 	c     net.Conn
-	rw    io.ReadWriter // c's reads and writes (sockio_*.go)
+	io    connIO // c's reads and writes (sockio_*.go)
 	r     *bufio.Reader
 	w     []byte
 	stop  func() bool // unhooks the Ctrl-C watch
@@ -41,6 +41,22 @@ type rawConn struct {
 	// resp is the answer readLean reads into, reused: of it a delivery
 	// keeps only the Header, which readLean makes afresh when there is one.
 	resp http.Response
+}
+
+// connIO reads a worker's connection and sends requests on it.
+type connIO interface {
+	io.Reader
+	// Send writes a request whole. It may wait until the answer can be
+	// read.
+	Send(p []byte) error
+}
+
+// netIO is a connIO over net.Conn's own Read and Write.
+type netIO struct{ net.Conn }
+
+func (c netIO) Send(p []byte) error {
+	_, err := c.Write(p)
+	return err
 }
 
 func (rc *rawConn) close() {
@@ -141,8 +157,8 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		if err != nil {
 			return nil, err
 		}
-		rw := newSockIO(c)
-		rc = &rawConn{c: c, rw: rw, r: bufio.NewReaderSize(rw, 4096)}
+		cio := newSockIO(c)
+		rc = &rawConn{c: c, io: cio, r: bufio.NewReaderSize(cio, 4096)}
 		rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
 		buf.raw = rc
 	}
@@ -179,7 +195,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	w = append(w, "\r\n\r\n"...)
 	w = append(w, body...)
 	rc.w = w
-	if _, err := rc.rw.Write(w); err != nil {
+	if err := rc.io.Send(w); err != nil {
 		if reused && staleErr(err) {
 			rc.close()
 			buf.raw = nil

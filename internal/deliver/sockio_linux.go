@@ -19,23 +19,26 @@ import (
 // would, the poller waits as for net.Conn, deadlines included. (Under the
 // race detector the calls are the annotated ones: sockio_race.go.)
 type sockIO struct {
-	c           net.Conn
-	rc          syscall.RawConn
-	p           []byte
-	n           int
-	errno       syscall.Errno
-	read, write func(fd uintptr) bool
+	c     net.Conn
+	rc    syscall.RawConn
+	p     []byte
+	n     int
+	errno syscall.Errno
+	// sent: send's request is out and the poller was asked to wait for
+	// the answer.
+	sent              bool
+	read, write, send func(fd uintptr) bool
 }
 
-// newSockIO returns c's reader and writer: raw where c is a socket.
-func newSockIO(c net.Conn) io.ReadWriter {
+// newSockIO returns c's reader and sender: raw where c is a socket.
+func newSockIO(c net.Conn) connIO {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return c
+		return netIO{c}
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return c
+		return netIO{c}
 	}
 	s := &sockIO{c: c, rc: rc}
 	s.read = func(fd uintptr) bool {
@@ -68,6 +71,21 @@ func newSockIO(c net.Conn) io.ReadWriter {
 		}
 		return true
 	}
+	// send runs as a read: RawConn.Read clears the socket's readiness
+	// and then calls it, so the request written in its first call is
+	// answered after the clearing, and the poller's wait that follows
+	// cannot miss the answer. Its second call, the answer come, reads
+	// nothing: the reader does.
+	s.send = func(fd uintptr) bool {
+		if s.sent {
+			return true
+		}
+		if !s.write(fd) {
+			return true // the socket's buffer is full: send waits to write the rest
+		}
+		s.sent = s.errno == 0
+		return !s.sent
+	}
 	return s
 }
 
@@ -89,17 +107,29 @@ func (s *sockIO) Read(p []byte) (int, error) {
 	return s.n, nil
 }
 
-func (s *sockIO) Write(p []byte) (int, error) {
-	s.p, s.n, s.errno = p, 0, 0
-	err := s.rc.Write(s.write)
+// Send writes p whole and returns once an answer can be read: one system
+// call fewer per delivery than a write and a read, which would find
+// nothing yet (EAGAIN) before the wait.
+func (s *sockIO) Send(p []byte) error {
+	s.p, s.n, s.errno, s.sent = p, 0, 0, false
+	err := s.rc.Read(s.send)
+	if err == nil && !s.sent && s.errno == 0 {
+		// A body larger than the socket's buffer: the rest is written
+		// when there is room, and the reader waits for the answer.
+		err = s.rc.Write(s.write)
+	}
 	s.p = nil
+	op := "write"
+	if s.sent {
+		op = "read" // waiting for the answer
+	}
 	switch {
 	case err != nil:
-		return s.n, s.opError("write", err)
+		return s.opError(op, err)
 	case s.errno != 0:
-		return s.n, s.opError("write", os.NewSyscallError("write", s.errno))
+		return s.opError("write", os.NewSyscallError("write", s.errno))
 	}
-	return s.n, nil
+	return nil
 }
 
 // opError is the error net.Conn would give.

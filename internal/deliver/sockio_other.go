@@ -2,10 +2,8 @@
 
 package deliver
 
-import (
-	"io"
-	"net"
-)
+import "net"
 
-// newSockIO returns c's reader and writer (raw system calls on Linux only).
-func newSockIO(c net.Conn) io.ReadWriter { return c }
+// newSockIO returns c's reader and sender (raw system calls on Linux
+// only).
+func newSockIO(c net.Conn) connIO { return netIO{c} }

@@ -3,6 +3,7 @@ package deliver
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -35,42 +36,65 @@ func tcpPair(t *testing.T) (net.Conn, net.Conn) {
 	return c, peer
 }
 
-// A worker's socket reads and writes as net.Conn does: a write larger than
-// the socket's buffers waits for the reader and arrives whole, a deadline
-// is a timeout, the peer's close an EOF and its reset a reset.
-func TestSockIOAsNetConn(t *testing.T) {
-	t.Run("large write waits and arrives whole", func(t *testing.T) {
-		c, peer := tcpPair(t)
-		data := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
-		got := make(chan []byte)
-		go func() {
-			time.Sleep(20 * time.Millisecond) // the writer's buffers fill first
-			b, _ := io.ReadAll(io.LimitReader(peer, int64(len(data))))
-			got <- b
-		}()
-		n, err := newSockIO(c).Write(data)
-		if err != nil || n != len(data) {
-			t.Fatalf("wrote %d, %v", n, err)
-		}
-		if !bytes.Equal(<-got, data) {
-			t.Error("the peer read other bytes")
-		}
-	})
-	t.Run("read", func(t *testing.T) {
-		c, peer := tcpPair(t)
-		go func() { _, _ = peer.Write([]byte("HTTP/1.1 200 OK\r\n")) }()
+// A worker's socket sends and reads as net.Conn writes and reads: Send
+// returns once the answer can be read, a request larger than the socket's
+// buffers waits for the reader and arrives whole, a deadline is a timeout,
+// the peer's close an EOF and its reset a reset.
+func TestSockIO(t *testing.T) {
+	const answer = "HTTP/1.1 200 OK\r\n"
+	readAnswer := func(t *testing.T, r io.Reader) {
+		t.Helper()
 		b := make([]byte, 64)
-		n, err := io.ReadAtLeast(newSockIO(c), b, 17)
-		if err != nil || string(b[:n]) != "HTTP/1.1 200 OK\r\n" {
+		n, err := io.ReadAtLeast(r, b, len(answer))
+		if err != nil || string(b[:n]) != answer {
 			t.Errorf("read %q, %v", b[:n], err)
 		}
+	}
+	for _, size := range []int{100, 4 << 20} {
+		t.Run(fmt.Sprintf("%d bytes", size), func(t *testing.T) {
+			c, peer := tcpPair(t)
+			data := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+			got := make(chan []byte, 1)
+			answered := make(chan bool, 1)
+			go func() {
+				time.Sleep(20 * time.Millisecond) // a large request fills the buffers first
+				b, _ := io.ReadAll(io.LimitReader(peer, int64(len(data))))
+				got <- b
+				time.Sleep(20 * time.Millisecond)
+				answered <- true
+				_, _ = io.WriteString(peer, answer)
+			}()
+			cio := newSockIO(c)
+			if err := cio.Send(data); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-answered:
+			default:
+				if size < 1<<16 { // a larger one returns once written
+					t.Error("Send returned before the answer came")
+				}
+			}
+			if !bytes.Equal(<-got, data) {
+				t.Error("the peer read other bytes")
+			}
+			readAnswer(t, cio)
+		})
+	}
+	t.Run("deadline waiting for the answer", func(t *testing.T) {
+		c, _ := tcpPair(t)
+		_ = c.SetDeadline(time.Now().Add(20 * time.Millisecond))
+		err := newSockIO(c).Send([]byte("POST / HTTP/1.1\r\n\r\n"))
+		var oe *net.OpError
+		if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &oe) || oe.Op != "read" || Classify(err) != KindTimeout {
+			t.Errorf("got %v, want a read timeout", err)
+		}
 	})
-	t.Run("deadline", func(t *testing.T) {
+	t.Run("deadline reading", func(t *testing.T) {
 		c, _ := tcpPair(t)
 		_ = c.SetDeadline(time.Now().Add(20 * time.Millisecond))
 		_, err := newSockIO(c).Read(make([]byte, 8))
-		var oe *net.OpError
-		if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &oe) || oe.Op != "read" || Classify(err) != KindTimeout {
+		if !errors.Is(err, os.ErrDeadlineExceeded) || Classify(err) != KindTimeout {
 			t.Errorf("got %v, want a read timeout", err)
 		}
 	})
@@ -79,6 +103,18 @@ func TestSockIOAsNetConn(t *testing.T) {
 		peer.Close()
 		if _, err := newSockIO(c).Read(make([]byte, 8)); err != io.EOF {
 			t.Errorf("got %v, want EOF", err)
+		}
+	})
+	t.Run("peer closed before the request", func(t *testing.T) {
+		c, peer := tcpPair(t)
+		peer.Close()
+		cio := newSockIO(c)
+		err := cio.Send([]byte("POST / HTTP/1.1\r\n\r\n"))
+		if err == nil {
+			_, err = cio.Read(make([]byte, 8))
+		}
+		if !staleErr(err) {
+			t.Errorf("got %v, want a stale connection", err)
 		}
 	})
 	t.Run("peer reset", func(t *testing.T) {
