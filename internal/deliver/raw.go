@@ -169,9 +169,9 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		if err := rc.c.SetDeadline(rc.deadline); err != nil {
 			return nil, err
 		}
-	}
-	if err := ctx.Err(); err != nil { // Ctrl-C as the deadline was set
-		return nil, err
+		if err := ctx.Err(); err != nil { // Ctrl-C's deadline, overwritten
+			return nil, err
+		}
 	}
 	w := append(rc.w[:0], method...)
 	w = append(w, ' ')
