@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -71,7 +72,9 @@ func TestSockIO(t *testing.T) {
 			select {
 			case <-answered:
 			default:
-				if size < 1<<16 { // a larger one returns once written
+				// A larger one returns once written, as net.Conn's
+				// Write does elsewhere than on Linux.
+				if size < 1<<16 && runtime.GOOS == "linux" {
 					t.Error("Send returned before the answer came")
 				}
 			}
