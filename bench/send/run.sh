@@ -5,7 +5,8 @@
 # Prints req/s of each and the ratios (targets: >= 1.0x hey, >= 0.75x wrk),
 # the CPU (user+sys) each spends per delivery and whsim/wrk (target <= 1.3x),
 # then whsim's peak RSS for 50,000 and 500,000 requests.
-# N (default 50000), C (default 32), BIG (default 500000), WRK_SECS (10).
+# N (default 50000), C (default 32), BIG (default 500000; 0 skips the
+# second RSS run), WRK_SECS (10).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n=${N:-50000}
@@ -54,8 +55,10 @@ rss_n=$(cat "$tmp/rss")
 whsim_cpu=$(cpu_us "$tmp/time" "$n")
 sent=$(tail -n 1 "$tmp/out.ndjson" | sed -E 's/.*"succeeded":([0-9]+).*/\1/')
 distinct=$(head -n -1 "$tmp/out.ndjson" | sed -E 's/.*"requestId":"([^"]+)".*/\1/' | sort -u | wc -l)
-whsim_run "$big" >/dev/null
-rss_big=$(cat "$tmp/rss")
+if [ "$big" -gt 0 ]; then
+  whsim_run "$big" >/dev/null
+  rss_big=$(cat "$tmp/rss")
+fi
 
 printf 'hey   %10.0f req/s  %6s µs CPU/delivery\n' "$hey_rps" "$hey_cpu"
 printf 'wrk   %10.0f req/s  %6s µs CPU/delivery\n' "$wrk_rps" "$wrk_cpu"
@@ -63,4 +66,8 @@ printf 'whsim %10.0f req/s  %6s µs CPU/delivery  (%s succeeded, %s distinct req
 awk -v w="$whsim_rps" -v h="$hey_rps" -v k="$wrk_rps" -v wc="$whsim_cpu" -v kc="$wrk_cpu" -v hc="$hey_cpu" 'BEGIN {
   printf "whsim/hey %.2fx (target >= 1.0x)\nwhsim/wrk %.2fx (target >= 0.75x)\n", w/h, w/k
   printf "CPU per delivery: whsim/wrk %.2fx (target <= 1.3x), whsim/hey %.2fx\n", wc/kc, wc/hc }'
-printf 'whsim peak RSS: %d MiB for %d requests, %d MiB for %d requests\n' $((rss_n / 1024)) "$n" $((rss_big / 1024)) "$big"
+if [ "$big" -gt 0 ]; then
+  printf 'whsim peak RSS: %d MiB for %d requests, %d MiB for %d requests\n' $((rss_n / 1024)) "$n" $((rss_big / 1024)) "$big"
+else
+  printf 'whsim peak RSS: %d MiB for %d requests\n' $((rss_n / 1024)) "$n"
+fi

@@ -152,8 +152,10 @@ type target struct {
 	// op and redacted make the error Client.Do would return ("Post
 	// \"http://...\": ...") when the transport is called directly.
 	op, redacted string
-	// raw: a worker may send to it on its own connection (raw.go).
+	// raw: a worker may send to it on its own connection (raw.go), with
+	// uri in the request line.
 	raw bool
+	uri string
 }
 
 func (d *Deliverer) urlFor(query string) (*target, error) {
@@ -169,7 +171,7 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	if _, ok := u.User.Password(); ok {
 		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
 	}
-	tg := &target{u: u, s: s, redacted: redacted}
+	tg := &target{u: u, s: s, redacted: redacted, uri: u.RequestURI()}
 	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {
 		tg.raw = rawOK(dt.Transport, u)
 	}
@@ -235,7 +237,14 @@ type bodyBuf struct {
 	plain http.Header
 	// raw is the worker's own connection on the plain-HTTP fast path.
 	raw *rawConn
+	// results is a slab the worker's Results are cut from: one allocation
+	// for several deliveries.
+	results []Result
 }
+
+// resultSlab is how many Results a worker's slab holds: few, as the open
+// model may have a thousand workers.
+const resultSlab = 16
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
@@ -312,7 +321,16 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 			buf.b = b
 		}
 	}
-	res := &Result{Request: req}
+	var res *Result
+	if buf != nil {
+		if len(buf.results) == 0 {
+			buf.results = make([]Result, resultSlab)
+		}
+		res, buf.results = &buf.results[0], buf.results[1:]
+		res.Request = req
+	} else {
+		res = &Result{Request: req}
+	}
 	t, err := d.urlFor(req.Query)
 	if err != nil {
 		res.URL = URLFor(d.Target, req.Query)

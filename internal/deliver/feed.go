@@ -82,9 +82,17 @@ type Feed struct {
 	ids       *IDs
 	seq       int
 
-	out     [][]*Request // ready to hand out
+	out     [][]*Request // ready to hand out from out[head]
+	head    int
 	pending []pendingDup
+	// reqs and ptrs are slabs the requests and jobs are cut from: one
+	// allocation for many deliveries rather than two for each.
+	reqs []Request
+	ptrs []*Request
 }
+
+// slabLen is how many requests a slab holds.
+const slabLen = 256
 
 type pendingDup struct {
 	due int // the round after which it goes out
@@ -107,68 +115,83 @@ func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, 
 
 // Next returns the next group of deliveries, nil at the end.
 func (f *Feed) Next() []*Request {
-	for len(f.out) == 0 {
+	if f.head == len(f.out) {
+		f.out, f.head = f.out[:0], 0
 		if !f.fill() {
 			return nil
 		}
 	}
-	job := f.out[0]
-	f.out[0] = nil
-	f.out = f.out[1:]
+	job := f.out[f.head]
+	f.out[f.head] = nil
+	f.head++
 	return job
 }
 
 // fill prepares the next round (or, shuffling, a window of them) and the
-// duplicates that fall due; false when nothing is left.
+// duplicates that fall due into the empty f.out; false when nothing is
+// left.
 func (f *Feed) fill() bool {
-	var batch [][]*Request
 	n := 1
 	if f.shuffle {
 		n = shuffleWindow
 	}
-	for len(batch) < n {
+	for len(f.out) < n {
 		if f.rounds > 0 && f.round >= f.rounds {
 			break
 		}
 		for _, lane := range f.lanes {
 			group := lane[f.round%len(lane)]
-			job := make([]*Request, len(group))
+			job := f.job(len(group))
 			for i := range group {
 				job[i] = f.make(&group[i])
 			}
-			batch = append(batch, job)
+			f.out = append(f.out, job)
 		}
 		f.round++
-		batch = append(batch, f.due(false)...)
+		f.out = f.due(f.out, false)
 	}
-	if len(batch) == 0 {
-		batch = f.due(true)
-		if len(batch) == 0 {
+	if len(f.out) == 0 {
+		f.out = f.due(f.out, true)
+		if len(f.out) == 0 {
 			return false
 		}
 	}
 	if f.shuffle {
 		var flat [][]*Request
-		for _, job := range batch {
+		for _, job := range f.out {
 			for _, r := range job {
 				flat = append(flat, []*Request{r})
 			}
 		}
 		f.rng.Shuffle(len(flat), func(i, j int) { flat[i], flat[j] = flat[j], flat[i] })
-		batch = flat
+		f.out = flat
 	}
-	for _, job := range batch {
+	for _, job := range f.out {
 		for _, r := range job {
 			f.seq++
 			r.Seq = f.seq
 		}
 	}
-	f.out = append(f.out, batch...)
 	return true
 }
 
+// job returns room for a job of n requests, cut from a slab.
+func (f *Feed) job(n int) []*Request {
+	if len(f.ptrs) < n {
+		f.ptrs = make([]*Request, max(n, slabLen))
+	}
+	job := f.ptrs[:n:n]
+	f.ptrs = f.ptrs[n:]
+	return job
+}
+
 func (f *Feed) make(t *Template) *Request {
-	r := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
+	if len(f.reqs) == 0 {
+		f.reqs = make([]Request, slabLen)
+	}
+	r := &f.reqs[0]
+	f.reqs = f.reqs[1:]
+	*r = Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
 	if t.IDOff >= 0 {
 		// The body is made when the request is delivered (Request.tmpl).
 		r.Body, r.RequestID, r.tmpl = nil, f.ids.For(t.Event), t
@@ -182,9 +205,9 @@ func (f *Feed) make(t *Template) *Request {
 	return r
 }
 
-// due returns the duplicates whose round has come (all of them at the end).
-func (f *Feed) due(all bool) [][]*Request {
-	var out [][]*Request
+// due appends to out the duplicates whose round has come (all of them at
+// the end).
+func (f *Feed) due(out [][]*Request, all bool) [][]*Request {
 	keep := f.pending[:0]
 	for _, p := range f.pending {
 		if all || p.due <= f.round {

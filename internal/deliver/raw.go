@@ -30,10 +30,33 @@ import (
 // rawConn is a worker's kept-alive connection.
 type rawConn struct {
 	c     net.Conn
+	io    connIO // c's reads and writes (sockio_*.go)
 	r     *bufio.Reader
 	w     []byte
 	stop  func() bool // unhooks the Ctrl-C watch
 	reuse bool        // has carried a request already
+	// deadline is the one set on c, which attempts keep while it leaves
+	// them their time limit (see deadlineSlack).
+	deadline time.Time
+	// resp is the answer readLean reads into, reused: of it a delivery
+	// keeps only the Header, which readLean makes afresh when there is one.
+	resp http.Response
+}
+
+// connIO reads a worker's connection and sends requests on it.
+type connIO interface {
+	io.Reader
+	// Send writes a request whole. It may wait until the answer can be
+	// read.
+	Send(p []byte) error
+}
+
+// netIO is a connIO over net.Conn's own Read and Write.
+type netIO struct{ net.Conn }
+
+func (c netIO) Send(p []byte) error {
+	_, err := c.Write(p)
+	return err
 }
 
 func (rc *rawConn) close() {
@@ -61,9 +84,10 @@ var errStale = errors.New("stale connection")
 
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
 	start := time.Now()
-	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host)
+	deadline := start.Add(d.Client.Timeout)
+	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
 	if errors.Is(err, errStale) {
-		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host)
+		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
 	}
 	if err != nil {
 		if buf.raw != nil {
@@ -117,11 +141,10 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 // rawRoundTrip writes the request and reads the answer's head; the body is
 // left to the caller to read. errStale: a reused connection failed before
 // any byte of an answer came.
-func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, host string) (*http.Response, error) {
+func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, host string, deadline time.Time) (*http.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(d.Client.Timeout)
 	rc := buf.raw
 	if rc == nil {
 		addr := t.u.Host
@@ -134,21 +157,25 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		if err != nil {
 			return nil, err
 		}
-		rc = &rawConn{c: c, r: bufio.NewReaderSize(c, 4096)}
+		cio := newSockIO(c)
+		rc = &rawConn{c: c, io: cio, r: bufio.NewReaderSize(cio, 4096)}
 		rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
 		buf.raw = rc
 	}
 	reused := rc.reuse
 	rc.reuse = true
-	if err := rc.c.SetDeadline(deadline); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil { // Ctrl-C as the deadline was set
-		return nil, err
+	if rc.deadline.Before(deadline) {
+		rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
+		if err := rc.c.SetDeadline(rc.deadline); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil { // Ctrl-C's deadline, overwritten
+			return nil, err
+		}
 	}
 	w := append(rc.w[:0], method...)
 	w = append(w, ' ')
-	w = append(w, t.u.RequestURI()...)
+	w = append(w, t.uri...)
 	w = append(w, " HTTP/1.1\r\nHost: "...)
 	w = append(w, host...)
 	w = append(w, "\r\n"...)
@@ -168,7 +195,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	w = append(w, "\r\n\r\n"...)
 	w = append(w, body...)
 	rc.w = w
-	if _, err := rc.c.Write(w); err != nil {
+	if err := rc.io.Send(w); err != nil {
 		if reused && staleErr(err) {
 			rc.close()
 			buf.raw = nil
@@ -185,13 +212,13 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		return nil, err
 	}
 	for {
-		read := readLean
+		resp := &rc.resp
+		var err error
 		if d.KeepBody {
-			read = func(br *bufio.Reader, method string) (*http.Response, error) {
-				return http.ReadResponse(br, &http.Request{Method: method})
-			}
+			resp, err = http.ReadResponse(rc.r, &http.Request{Method: method})
+		} else {
+			err = readLean(rc.r, method, resp)
 		}
-		resp, err := read(rc.r, method)
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
@@ -200,33 +227,43 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	}
 }
 
+// deadlineSlack is how far past an attempt's time limit its connection's
+// deadline is set, so that the next attempts, which start a little later,
+// find it far enough out and leave it: moving a deadline costs two
+// updates of the runtime's timers, and at thousands of deliveries a second
+// a connection's deadline then moves every few ms instead of every call.
+// An attempt may run this much over its time limit before it times out.
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/100, 10*time.Millisecond)
+}
+
 func staleErr(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// readLean reads an answer whole, keeping of its head only what a
-// delivery uses (status, Connection, Retry-After, Location): what
+// readLean reads an answer whole into resp, keeping of its head only what
+// a delivery uses (status, Connection, Retry-After, Location): what
 // http.ReadResponse would give, without a map entry and string per header
 // line. The body is read and dropped; the answer's Body is empty.
-func readLean(br *bufio.Reader, method string) (*http.Response, error) {
+func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// "HTTP/1.1 200 OK\r\n"
 	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[8] != ' ' {
-		return nil, errors.New("malformed HTTP response " + strconv.Quote(string(line)))
+		return errors.New("malformed HTTP response " + strconv.Quote(string(line)))
 	}
 	status, err := strconv.Atoi(string(line[9:12]))
 	if err != nil || status < 100 {
-		return nil, errors.New("malformed HTTP status " + strconv.Quote(string(line)))
+		return errors.New("malformed HTTP status " + strconv.Quote(string(line)))
 	}
-	resp := &http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
+	*resp = http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
 	length, chunked := int64(-1), false
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return nil, err
+			return err
 		}
 		line = trimCRLF(line)
 		if len(line) == 0 {
@@ -234,13 +271,13 @@ func readLean(br *bufio.Reader, method string) (*http.Response, error) {
 		}
 		k, v, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
-			return nil, errors.New("malformed header line " + strconv.Quote(string(line)))
+			return errors.New("malformed header line " + strconv.Quote(string(line)))
 		}
 		v = bytes.TrimSpace(v)
 		switch {
 		case bytes.EqualFold(k, []byte("Content-Length")):
 			if length, err = strconv.ParseInt(string(v), 10, 64); err != nil || length < 0 {
-				return nil, errors.New("bad Content-Length " + strconv.Quote(string(v)))
+				return errors.New("bad Content-Length " + strconv.Quote(string(v)))
 			}
 		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
 			chunked = bytes.EqualFold(v, []byte("chunked"))
@@ -257,12 +294,12 @@ func readLean(br *bufio.Reader, method string) (*http.Response, error) {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
 	case chunked:
 		if _, err := io.Copy(io.Discard, httputil.NewChunkedReader(br)); err != nil {
-			return nil, err
+			return err
 		}
 		for { // the trailer, up to its empty line
 			line, err := br.ReadSlice('\n')
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if len(trimCRLF(line)) == 0 {
 				break
@@ -270,15 +307,15 @@ func readLean(br *bufio.Reader, method string) (*http.Response, error) {
 		}
 	case length >= 0:
 		if _, err := br.Discard(int(length)); err != nil {
-			return nil, err
+			return err
 		}
 	default: // the body runs to the end of the connection
 		if _, err := io.Copy(io.Discard, br); err != nil {
-			return nil, err
+			return err
 		}
 		resp.Close = true
 	}
-	return resp, nil
+	return nil
 }
 
 func trimCRLF(b []byte) []byte {
