@@ -3,6 +3,7 @@ package payload
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/whsim/whsim/internal/fake"
 	"github.com/whsim/whsim/internal/spec"
@@ -15,8 +16,9 @@ type layout struct {
 	has    [spec.NumDatums]bool
 }
 
-// layouts are built once from the spec and only read after.
-var layouts = func() (m [2][2]*layout) {
+// layouts are built once from the spec, when the first payload is drawn
+// (not at start-up), and only read after.
+var layouts = sync.OnceValue(func() (m [2][2]*layout) {
 	for k, kind := range []spec.Kind{spec.Invoice, spec.Receipt} {
 		for s, shape := range spec.Shapes() {
 			data := spec.Data(kind, shape)
@@ -33,7 +35,7 @@ var layouts = func() (m [2][2]*layout) {
 		}
 	}
 	return m
-}()
+})
 
 func layoutOf(k spec.Kind, s spec.Shape) *layout {
 	ki, si := 0, 0
@@ -43,7 +45,7 @@ func layoutOf(k spec.Kind, s spec.Shape) *layout {
 	if s == spec.Sample {
 		si = 1
 	}
-	return layouts[ki][si]
+	return layouts()[ki][si]
 }
 
 // cursor is where the renderer stands in a document: the element of each

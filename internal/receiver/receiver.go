@@ -524,27 +524,28 @@ type answer struct {
 	body   []byte
 }
 
-// plainBodies are listen's own answers, built once: the body names the
-// status so that a sender's log says what it got.
-var plainBodies = func() map[int][]byte {
+// plainBodies are listen's own answers, built once, when the first
+// receiver needs them (not at start-up: whsim --version pays nothing): the
+// body names the status so that a sender's log says what it got.
+var plainBodies = sync.OnceValue(func() map[int][]byte {
 	m := map[int][]byte{}
 	for code := 200; code < 600; code++ {
 		m[code] = []byte(`{"status":` + strconv.Itoa(code) + "}\n")
 	}
 	return m
-}()
+})
 
 // plainRecords are the capture's form of listen's own answers, built once
 // and shared by every record (records are not written to once built).
-var plainRecords = func() map[int]*capture.Response {
+var plainRecords = sync.OnceValue(func() map[int]*capture.Response {
 	m := map[int]*capture.Response{}
-	for code, body := range plainBodies {
+	for code, body := range plainBodies() {
 		m[code] = answer{status: code, body: body}.encode()
 	}
 	return m
-}()
+})
 
-func plain(status int) answer { return answer{status: status, body: plainBodies[status]} }
+func plain(status int) answer { return answer{status: status, body: plainBodies()[status]} }
 
 var jsonType = []string{"application/json"}
 
@@ -577,7 +578,7 @@ func (a answer) write(w http.ResponseWriter) {
 
 func (a answer) record() *capture.Response {
 	if a.header == nil {
-		if resp, ok := plainRecords[a.status]; ok && string(a.body) == string(plainBodies[a.status]) {
+		if resp, ok := plainRecords()[a.status]; ok && string(a.body) == string(plainBodies()[a.status]) {
 			return resp
 		}
 	}
