@@ -34,7 +34,8 @@ for t in "${tools[@]}"; do
     wrk | hey)
       command -v "$t" >/dev/null || { echo "installing $t (Debian package)" >&2; apt_install "$t"; } ;;
     vegeta)
-      if ! "$gobin/vegeta" -version 2>/dev/null | grep -q "${vegeta_version#v}"; then
+      # go install leaves vegeta's own -version empty: ask the binary's module.
+      if ! go version -m "$gobin/vegeta" 2>/dev/null | grep -q "vegeta/v12[[:space:]]*${vegeta_version}"; then
         echo "installing vegeta $vegeta_version into $gobin" >&2
         go install "github.com/tsenart/vegeta/v12@$vegeta_version"
       fi ;;
