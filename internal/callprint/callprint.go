@@ -285,7 +285,7 @@ func (p *Printer) printJSON(c *receiver.Call, verdict string, status int, flags 
 // Summary writes the tallies to w, coloured as st says, once the receiver
 // has stopped.
 func (p *Printer) Summary(w io.Writer, st report.Style, title, capturePath string) {
-	fmt.Fprintf(w, "%s %d calls in %s\n", st.Bold.Append(nil, title), p.calls, time.Since(p.started).Round(time.Millisecond))
+	fmt.Fprintf(w, "%s %d %s in %s\n", st.Bold.Append(nil, title), p.calls, report.Plural(p.calls, "call", "calls"), time.Since(p.started).Round(time.Millisecond))
 	if p.Limit > 0 && p.calls > p.Limit {
 		fmt.Fprintf(w, "  shown:      the first %d\n", p.Limit)
 	}

@@ -45,7 +45,7 @@ func TestText(t *testing.T) {
 	}
 	var sum bytes.Buffer
 	p.Summary(&sum, report.Style{Bold: report.Wrap{Pre: "<b>", Post: "</b>"}}, "listen stopped:", "calls.ndjson")
-	for _, want := range []string{"<b>listen stopped:</b> 1 calls in ", "  by event:   CREATE_RECEIVABLE_DOC 1\n", "  by status:  200 1\n", "  capture:    calls.ndjson\n"} {
+	for _, want := range []string{"<b>listen stopped:</b> 1 call in ", "  by event:   CREATE_RECEIVABLE_DOC 1\n", "  by status:  200 1\n", "  capture:    calls.ndjson\n"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary: missing %q in\n%s", want, sum.String())
 		}

@@ -227,7 +227,7 @@ func TestSendNoURLUsesOwnReceiver(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "send", "--event", "ABANDON_RECEIVABLE_DOC")
 	if code != 0 || !strings.Contains(stderr, "no --url: sending to whsim's own receiver at http://127.0.0.1:") ||
 		!strings.Contains(stderr, "POST /webhook  ABANDON_RECEIVABLE_DOC  requestId=") ||
-		!strings.Contains(stderr, "built-in receiver saw: 1 calls") || !strings.Contains(stderr, "by verdict: valid 1") ||
+		!strings.Contains(stderr, "built-in receiver saw: 1 call in") || !strings.Contains(stderr, "by verdict: valid 1") ||
 		!strings.Contains(stdout, "ABANDON_RECEIVABLE_DOC") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
