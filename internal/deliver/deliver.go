@@ -454,15 +454,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
 	}
-	var kept []byte
-	if d.KeepBody {
-		kept, err = io.ReadAll(io.LimitReader(resp.Body, MaxKeptBody))
-	}
-	if err == nil {
-		// Drain what is left so the connection goes back to the pool.
-		_, err = io.Copy(io.Discard, resp.Body)
-	}
-	resp.Body.Close()
+	kept, err := readBody(resp.Body, d.KeepBody)
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
 	if err != nil && ctx.Err() != nil {
 		a.Kind, a.Err = KindInterrupted, err.Error()
@@ -498,4 +490,17 @@ func ShortError(a Attempt) string {
 		msg = msg[i+2:]
 	}
 	return a.Kind + ": " + msg
+}
+
+// readBody keeps up to MaxKeptBody of an answer's body when keep, and reads
+// the rest, so that the connection can carry the next call.
+func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
+	if keep {
+		kept, err = io.ReadAll(io.LimitReader(body, MaxKeptBody))
+	}
+	if err == nil {
+		_, err = io.Copy(io.Discard, body)
+	}
+	body.Close()
+	return kept, err
 }

@@ -107,14 +107,7 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 		err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
 	}
-	var kept []byte
-	if d.KeepBody {
-		kept, err = io.ReadAll(io.LimitReader(resp.Body, MaxKeptBody))
-	}
-	if err == nil {
-		_, err = io.Copy(io.Discard, resp.Body)
-	}
-	resp.Body.Close()
+	kept, err := readBody(resp.Body, d.KeepBody)
 	if err != nil || resp.Close {
 		buf.raw.close()
 		buf.raw = nil
