@@ -455,6 +455,12 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
 	}
 	kept, err := readBody(resp.Body, d.KeepBody)
+	return d.answered(ctx, resp, kept, err, start, res)
+}
+
+// answered is the attempt an answer makes, and the wait its Retry-After
+// asks for, on either path; err is what reading its body gave.
+func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []byte, err error, start time.Time, res *Result) (Attempt, time.Duration) {
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
 	if err != nil && ctx.Err() != nil {
 		a.Kind, a.Err = KindInterrupted, err.Error()
@@ -465,6 +471,10 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	}
 	var retryAfter time.Duration
 	if v := resp.Header.Get("Retry-After"); v != "" {
+		now := time.Now
+		if d.Now != nil {
+			now = d.Now
+		}
 		retryAfter, _ = ParseRetryAfter(v, now())
 	}
 	return a, retryAfter

@@ -112,23 +112,7 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 		buf.raw.close()
 		buf.raw = nil
 	}
-	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
-	if err != nil && ctx.Err() != nil {
-		a.Kind, a.Err = KindInterrupted, err.Error()
-	}
-	res.RespHeader, res.RespBody = resp.Header, kept
-	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		a.Location = resp.Header.Get("Location")
-	}
-	var retryAfter time.Duration
-	if v := resp.Header.Get("Retry-After"); v != "" {
-		now := time.Now
-		if d.Now != nil {
-			now = d.Now
-		}
-		retryAfter, _ = ParseRetryAfter(v, now())
-	}
-	return a, retryAfter
+	return d.answered(ctx, resp, kept, err, start, res)
 }
 
 // rawRoundTrip writes the request and reads the answer's head; the body is
