@@ -239,24 +239,36 @@ func (rd *inputReader) withFirst(head []byte, first line) []byte {
 	return head
 }
 
+// nesting follows the bracket depth of JSON text byte by byte, strings
+// aside: what both the NDJSON and the array readers need to tell where a
+// value ends without parsing it.
+type nesting struct {
+	depth      int
+	inStr, esc bool
+}
+
+func (n *nesting) step(c byte) {
+	switch {
+	case n.esc:
+		n.esc = false
+	case n.inStr:
+		n.esc, n.inStr = c == '\\', c != '"'
+	case c == '"':
+		n.inStr = true
+	case c == '{' || c == '[':
+		n.depth++
+	case c == '}' || c == ']':
+		n.depth--
+	}
+}
+
 // depth is how many brackets a line leaves open, strings aside.
 func depth(b []byte) int {
-	d, inStr, esc := 0, false, false
+	var n nesting
 	for _, c := range b {
-		switch {
-		case esc:
-			esc = false
-		case inStr:
-			esc, inStr = c == '\\', c != '"'
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			d++
-		case c == '}' || c == ']':
-			d--
-		}
+		n.step(c)
 	}
-	return d
+	return n.depth
 }
 
 func (rd *inputReader) emit(r *Result) error {
@@ -467,27 +479,17 @@ func (s *arrayScanner) skipSpace() (byte, bool) {
 // input). Bytes past max are dropped and long is set.
 func (s *arrayScanner) element(max int) (elem []byte, long bool, end byte, err error) {
 	s.buf = s.buf[:0]
-	d, inStr, esc := 0, false, false
+	var n nesting
 	for {
 		c, ok := s.peek()
 		if !ok {
 			return bytes.Trim(s.buf, jsonSpace), long, 0, s.err
 		}
-		switch {
-		case esc:
-			esc = false
-		case inStr:
-			esc, inStr = c == '\\', c != '"'
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			d++
-		case (c == ',' && d == 0) || (c == ']' && d == 0):
+		if !n.inStr && n.depth == 0 && (c == ',' || c == ']') {
 			s.next()
 			return bytes.Trim(s.buf, jsonSpace), long, c, nil
-		case c == '}' || c == ']':
-			d--
 		}
+		n.step(c)
 		s.next()
 		if !long {
 			if len(s.buf) >= max {
