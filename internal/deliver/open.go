@@ -39,30 +39,17 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 
 	var wg sync.WaitGroup
 	work := func(w int, first *call) {
-		sh := shards.of(w)
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var buf *bodyBuf
-		defer func() {
-			if buf != nil {
-				buf.release()
-			}
-		}()
+		wk := newWorker(ctx, shards.of(w), o, report)
+		defer wk.end()
 		run := func(c call) {
 			for i, req := range c.job {
 				at := slot(c.k + i)
-				if i > 0 && !sleepUntil(ctx, at) {
+				if i > 0 && !sleepUntil(wk.ctx, at) {
 					return
 				}
-				res := do(ctx, req, &buf)
+				res := do(wk.ctx, req, &wk.buf)
 				res.FromSchedule = max(time.Since(at), 1)
-				sh.add(res)
-				if report != nil {
-					report(res)
-				}
-				if o.Done != nil {
-					o.Done.Add(1)
-				}
+				wk.account(res)
 			}
 		}
 		if first != nil {

@@ -85,31 +85,14 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 	var wg sync.WaitGroup
 	for w := range conc {
 		wg.Go(func() {
-			sh := shards.of(w)
-			// Each attempt's context is a child of this one, not of ctx
-			// directly: the bookkeeping of children then happens under a
-			// lock of the worker's own instead of one all workers share.
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			var buf *bodyBuf
-			defer func() {
-				if buf != nil {
-					buf.release()
-				}
-			}()
+			wk := newWorker(ctx, shards.of(w), o, report)
+			defer wk.end()
 			for job := take(); job != nil; job = take() {
 				for _, req := range job {
 					if stopped.Load() {
 						break
 					}
-					res := do(ctx, req, &buf)
-					sh.add(res)
-					if report != nil {
-						report(res)
-					}
-					if o.Done != nil {
-						o.Done.Add(1)
-					}
+					wk.account(do(wk.ctx, req, &wk.buf))
 				}
 			}
 		})
@@ -152,4 +135,41 @@ func (s shards) total() *Stats {
 		total.Merge(s[i].st)
 	}
 	return total
+}
+
+// worker is what one goroutine of a run holds, in either model.
+type worker struct {
+	// ctx is a child of the run's, not the run's itself: the bookkeeping of
+	// each attempt's context then happens under a lock of the worker's own
+	// instead of one all workers share.
+	ctx    context.Context
+	cancel context.CancelFunc
+	buf    *bodyBuf // reused from one delivery to the next
+	sh     *shard
+	done   *atomic.Int64
+	report func(*Result)
+}
+
+func newWorker(ctx context.Context, sh *shard, o RunOptions, report func(*Result)) *worker {
+	ctx, cancel := context.WithCancel(ctx)
+	return &worker{ctx: ctx, cancel: cancel, sh: sh, done: o.Done, report: report}
+}
+
+// account counts a finished delivery in the stats, the report and the
+// progress count.
+func (w *worker) account(res *Result) {
+	w.sh.add(res)
+	if w.report != nil {
+		w.report(res)
+	}
+	if w.done != nil {
+		w.done.Add(1)
+	}
+}
+
+func (w *worker) end() {
+	if w.buf != nil {
+		w.buf.release()
+	}
+	w.cancel()
 }
