@@ -255,14 +255,13 @@ func (g *Generator) receipt(l *layout) *receiptDoc {
 		}
 	}
 
-	rec.due, rec.net, rec.writtenOff = fake.Money(0), fake.Money(0), fake.Money(0)
-	for _, l := range rec.lines {
-		rec.due, rec.net, rec.writtenOff = rec.due.Add(l.due), rec.net.Add(l.net()), rec.writtenOff.Add(l.writtenOff)
-	}
+	// The header's totals follow from the lines (spec.Totals).
+	hdr := &cursor{rec: rec}
+	due, writtenOff := hdr.decimal(spec.RecDue), hdr.decimal(spec.RecWrittenOff)
 	rec.writeOff = writtenOffNone
 	switch {
-	case rec.writtenOff.Units == 0:
-	case rec.writtenOff == rec.due:
+	case writtenOff.Units == 0:
+	case writtenOff == due:
 		rec.writeOff = writtenOffFull
 	default:
 		rec.writeOff = writtenOffPart
@@ -278,21 +277,21 @@ func (g *Generator) receipt(l *layout) *receiptDoc {
 	for i := range rec.lines {
 		rec.lines[i].purpose = g.draw(purposes)
 	}
-	g.sources(rec)
+	g.sources(rec, due)
 	return rec
 }
 
-// sources splits the receivable total over one to three source documents,
-// each with 本次应收 ≤ 计划应收 ≤ 应收.
-func (g *Generator) sources(rec *receiptDoc) {
+// sources splits the receivable total due over one to three source
+// documents, each with 本次应收 ≤ 计划应收 ≤ 应收.
+func (g *Generator) sources(rec *receiptDoc, due fake.Decimal) {
 	f := g.f
 	r := f.Rand()
 	n := 1 + g.pick([]float32{75, 20, 5})
-	if rec.due.Units < int64(n)*100 {
+	if due.Units < int64(n)*100 {
 		n = 1
 	}
 	rec.sources = make([]sourceLine, n)
-	left := rec.due
+	left := due
 	for i := range rec.sources {
 		s := &rec.sources[i]
 		this := left

@@ -40,14 +40,13 @@ type invoiceItem struct {
 	remark            string
 }
 
-// receiptDoc is a receipt with its detail lines, its source documents and
-// its ledger totals.
+// receiptDoc is a receipt with its detail lines and its source documents;
+// its totals follow from them (spec.Totals).
 type receiptDoc struct {
 	number, typ, state, audit, writeOff string
 	date                                time.Time
 	customer                            party
 	currency, base                      fake.Currency
-	due, net, writtenOff                fake.Decimal // the sums of the lines
 	voucher                             bool
 	jumpFlag                            int64 // drawn only for shapes that carry it
 	lines                               []receiptLine

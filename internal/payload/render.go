@@ -168,9 +168,6 @@ func (c *cursor) value(of spec.Datum) any {
 		return c.inv.items[c.elem].qty
 	case spec.ItemPrice:
 		return c.inv.items[c.elem].price
-	case spec.ItemTax:
-		it := &c.inv.items[c.elem]
-		return LineTax(it.qty, it.price, c.inv.rate)
 	case spec.ItemAttributes:
 		it := &c.inv.items[c.elem]
 		attrs := &Obj{Members: make([]Member, len(it.attrs))}
@@ -197,18 +194,6 @@ func (c *cursor) value(of spec.Datum) any {
 		return c.rec.currency.Name
 	case spec.RecRate:
 		return c.rec.currency.Rate
-	case spec.RecDue:
-		return c.rec.due
-	case spec.RecDueBase:
-		return c.base(c.rec.due)
-	case spec.RecNet:
-		return c.rec.net
-	case spec.RecNetBase:
-		return c.base(c.rec.net)
-	case spec.RecWrittenOff:
-		return c.rec.writtenOff
-	case spec.RecOutstanding:
-		return c.rec.due.Sub(c.rec.writtenOff)
 	case spec.RecVoucher:
 		return c.rec.voucher
 	case spec.RecJumpFlag:
@@ -234,13 +219,6 @@ func (c *cursor) value(of spec.Datum) any {
 		return c.rec.lines[c.elem].fee
 	case spec.LineWrittenOff:
 		return c.rec.lines[c.elem].writtenOff
-	case spec.LineOutstanding:
-		l := &c.rec.lines[c.elem]
-		return l.due.Sub(l.writtenOff)
-	case spec.LineWrittenOffBase:
-		return c.base(c.rec.lines[c.elem].writtenOff)
-	case spec.LineDueBase:
-		return c.base(c.rec.lines[c.elem].due)
 
 	case spec.SrcNumber:
 		return c.rec.sources[c.elem].number
@@ -269,8 +247,41 @@ func (c *cursor) value(of spec.Datum) any {
 	case spec.CurName:
 		return c.cur.Name
 	}
+	if v, ok := c.ledger(of); ok {
+		return v
+	}
 	panic(fmt.Sprintf("payload: no domain value for datum %d", of))
 }
 
-// base converts an amount of the receipt's currency to the base currency.
-func (c *cursor) base(amount fake.Decimal) fake.Decimal { return amount.Mul(c.rec.currency.Rate, 2) }
+// decimal is an amount of the document.
+func (c *cursor) decimal(of spec.Datum) fake.Decimal { return c.value(of).(fake.Decimal) }
+
+// ledger computes an amount the spec's ledger relations define from
+// others, as the validator checks it.
+func (c *cursor) ledger(of spec.Datum) (fake.Decimal, bool) {
+	for _, d := range spec.Differences() {
+		if d.Result == of {
+			return c.decimal(d.Of).Sub(c.decimal(d.Less)), true
+		}
+	}
+	for _, cv := range spec.Conversions() {
+		if cv.Base == of {
+			return c.decimal(cv.Amount).Mul(c.decimal(cv.Rate), 2), true
+		}
+	}
+	for _, t := range spec.Totals() {
+		if t.Header == of {
+			sum := fake.Money(0)
+			for i := range c.count(t.List) {
+				in := *c
+				in.elem = i
+				sum = sum.Add(in.decimal(t.Elem))
+			}
+			return sum, true
+		}
+	}
+	if tx := spec.LineTax(); tx.Tax == of {
+		return LineTax(c.decimal(tx.Quantity), c.decimal(tx.Price), c.inv.rate), true
+	}
+	return fake.Decimal{}, false
+}

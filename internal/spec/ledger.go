@@ -5,19 +5,59 @@ import (
 	"strings"
 )
 
-// The domain rules an ERP's documents hold, which whsim's generator makes
-// true and its validator checks (domain notes §3 and §5). The amounts are
-// named by the Field* constants in fields.go:
-//
-//   - an invoice line: FieldTax = round2(FieldQuantity × FieldPrice × r) for
-//     a VAT rate r of VATRates, within LineTaxTolerance;
-//   - a receipt header and each detail line: FieldOutstanding =
-//     FieldDue − FieldWrittenOff;
-//   - base-currency amounts = the amount × FieldRate: FieldDueBase and
-//     FieldNetBase in the header, FieldLineDueBase and FieldLineOffBase in
-//     the lines;
-//   - the header's FieldDue, FieldNet and FieldWrittenOff are the sums of the
-//     lines', and its FieldDue is the sum of the sources' FieldSourceThis.
+// The ledger: the arithmetic an ERP's documents hold (domain notes §3 and
+// §5), which whsim's generator computes and its validator checks from these
+// tables, by Datum. A relation added here is generated and checked.
+
+// A Difference is Result = Of − Less within one record: what is left to
+// write off.
+type Difference struct{ Result, Of, Less Datum }
+
+// A Conversion is Base = Amount × Rate, rounded to two decimals: an amount
+// in the base currency. Rate is the receipt header's.
+type Conversion struct{ Base, Amount, Rate Datum }
+
+// A Total is Header = the sum of Elem over the elements of List.
+type Total struct{ Header, List, Elem Datum }
+
+// A Taxation is Tax = round2(Quantity × Price × r) for one of the VAT rates
+// r of VATRates, within LineTaxTolerance.
+type Taxation struct{ Tax, Quantity, Price Datum }
+
+var (
+	differences = [...]Difference{
+		{RecOutstanding, RecDue, RecWrittenOff},
+		{LineOutstanding, LineDue, LineWrittenOff},
+	}
+	conversions = [...]Conversion{
+		{RecDueBase, RecDue, RecRate},
+		{RecNetBase, RecNet, RecRate},
+		{LineWrittenOffBase, LineWrittenOff, RecRate},
+		{LineDueBase, LineDue, RecRate},
+	}
+	// The receivable total is both the lines' and what the source
+	// documents collect this time; the generator computes it from the
+	// first and shares it out over the second.
+	totals = [...]Total{
+		{RecDue, RecLines, LineDue},
+		{RecNet, RecLines, LineNet},
+		{RecWrittenOff, RecLines, LineWrittenOff},
+		{RecDue, RecSources, SrcThis},
+	}
+)
+
+// Differences lists the ledger's differences.
+func Differences() []Difference { return differences[:] }
+
+// Conversions lists the ledger's base-currency amounts.
+func Conversions() []Conversion { return conversions[:] }
+
+// Totals lists the ledger's totals, the first of each header amount the
+// one it is computed from.
+func Totals() []Total { return totals[:] }
+
+// LineTax is the invoice line's tax rule.
+func LineTax() Taxation { return Taxation{ItemTax, ItemQuantity, ItemPrice} }
 
 // vatRates are the VAT rates and levy rates in force, in percent.
 var vatRates = [...]int{13, 9, 6, 5, 3, 1, 0}

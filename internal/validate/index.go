@@ -8,8 +8,8 @@ import (
 
 // The index is the spec model compiled once into what one pass over a
 // document needs: for each object the members by name with a bit each, for
-// each leaf its type, format and values, and the domain roles of the values
-// the post-pass arithmetic reads. Nothing in it is typed twice: it is built
+// each leaf its type, format and values, and the slots of the amounts the
+// ledger relations read (ledger.go). Nothing in it is typed twice: it is built
 // from spec.Data and spec.Body.
 
 // shapeBits says which variants of data define a member.
@@ -19,17 +19,6 @@ const (
 	inDescribed shapeBits = 1 << iota // invoice, described shape
 	inSample                          // invoice, sample shape
 	inReceipt                         // receipt (either shape)
-)
-
-// recKind names the domain record an object opens.
-type recKind uint8
-
-const (
-	recNone recKind = iota
-	recHeader
-	recLine
-	recSource
-	recItem
 )
 
 type node struct {
@@ -46,7 +35,8 @@ type node struct {
 	hidden   uint64
 	data     bool // the data union
 	inData   bool // nulls are warnings, not type errors
-	record   recKind
+	of       spec.Datum
+	record   int8 // the ledger record the object is, -1 for none
 	slot     int8 // slot in the enclosing record, -1 for none
 	taxID    bool
 }
@@ -72,7 +62,7 @@ func (n *node) member(name []byte) (int, *member) {
 
 func compile(f spec.Field, inData bool) *node {
 	n := &node{name: f.Name, typ: f.Type, format: f.Format, advisory: f.Advisory, closed: f.Closed,
-		inData: inData, slot: -1}
+		inData: inData, of: f.Of, record: -1, slot: -1}
 	if (f.Closed || f.Advisory) && len(f.Values) > 0 {
 		n.values = f.ValueNames()
 	}
@@ -94,11 +84,11 @@ func compile(f spec.Field, inData bool) *node {
 		default:
 			n.free = true
 			if f.Elem != "" {
-				n.elem = &node{name: f.Name, typ: f.Elem, inData: inData, slot: -1}
+				n.elem = &node{name: f.Name, typ: f.Elem, inData: inData, record: -1, slot: -1}
 			}
 		}
 	case spec.Array:
-		n.elem = compile(spec.Field{Name: f.Name, Type: f.Elem, Fields: f.Fields}, inData)
+		n.elem = compile(spec.Field{Name: f.Name, Type: f.Elem, Fields: f.Fields, Of: f.Of}, inData)
 	}
 	return n
 }
@@ -107,7 +97,7 @@ func compile(f spec.Field, inData bool) *node {
 // receipt (with its hidden fields) into one node, so that a document is
 // checked in one pass before its businessType, which may come last, is known.
 func compileData() *node {
-	d := &node{name: spec.FieldData, typ: spec.Object, data: true, byName: map[string]int{}, slot: -1}
+	d := &node{name: spec.FieldData, typ: spec.Object, data: true, byName: map[string]int{}, record: -1, slot: -1}
 	add := func(f spec.Field, s shapeBits) {
 		for _, m := range f.Fields {
 			if i, ok := d.byName[m.Name]; ok {
@@ -132,69 +122,8 @@ func compileData() *node {
 	return d
 }
 
-// Domain roles: the values the arithmetic warnings read, by field name. The
-// names are resolved against the model when the index is built, so a
-// renamed field fails New (and its test) rather than silently disabling a
-// check.
-const (
-	hDue = iota // spec.FieldDue
-	hDueBase
-	hNet
-	hNetBase
-	hOff
-	hOpen
-	hRate
-)
-
-const (
-	lDue = iota
-	lNet
-	lOff
-	lOpen
-	lOffBase
-	lDueBase
-)
-
-const (
-	sThis = iota
-)
-
-const (
-	iQty = iota
-	iPrice
-	iTax
-)
-
-var domainRoles = []struct {
-	member string
-	rec    recKind
-	slots  []string
-}{
-	{spec.ReceiptHeader, recHeader, []string{spec.FieldDue, spec.FieldDueBase, spec.FieldNet, spec.FieldNetBase, spec.FieldWrittenOff, spec.FieldOutstanding, spec.FieldRate}},
-	{spec.ReceiptLines, recLine, []string{spec.FieldDue, spec.FieldNet, spec.FieldWrittenOff, spec.FieldOutstanding, spec.FieldLineOffBase, spec.FieldLineDueBase}},
-	{spec.ReceiptSources, recSource, []string{spec.FieldSourceThis}},
-	{spec.FieldItems, recItem, []string{spec.FieldQuantity, spec.FieldPrice, spec.FieldTax}},
-}
-
-func attachRoles(d *node) error {
-	for _, r := range domainRoles {
-		i, ok := d.byName[r.member]
-		if !ok {
-			return fmt.Errorf("validate: the model has no data member %s", r.member)
-		}
-		n := d.members[i].node
-		if n.typ == spec.Array {
-			n = n.elem
-		}
-		n.record = r.rec
-		for slot, name := range r.slots {
-			j, ok := n.byName[name]
-			if !ok {
-				return fmt.Errorf("validate: the model has no %s.%s", r.member, name)
-			}
-			n.members[j].node.slot = int8(slot)
-		}
-	}
+// attachTaxID marks the taxpayer id, whose check characters are checked.
+func attachTaxID(d *node) error {
 	i, ok := d.byName[spec.FieldTaxID]
 	if !ok {
 		return fmt.Errorf("validate: the model has no data member %s", spec.FieldTaxID)

@@ -20,22 +20,6 @@ type seg struct {
 	idx int
 }
 
-type record struct {
-	v   [8]float64
-	off [8]int32
-	set uint16
-	idx int
-}
-
-func (r *record) has(slots ...int) bool {
-	for _, s := range slots {
-		if r.set&(1<<s) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // checker is the state of one Check; pooled.
 type checker struct {
 	v    *Validator
@@ -55,12 +39,8 @@ type checker struct {
 	dataMemberOff      [64]int32
 	statusVariant      int // 0 absent, 1 described (string), 2 sample (integer)
 
-	cur     record
-	header  record
-	hasHdr  bool
-	lines   []record
-	sources []record
-	items   []record
+	cur  record
+	recs [maxRecords][]record // by the ledger's record kind
 }
 
 func (c *checker) reset(b []byte) {
@@ -69,8 +49,9 @@ func (c *checker) reset(b []byte) {
 	clear(c.dups) // a syntax error leaves them
 	c.numberState, c.number, c.numberOff, c.dataOff = 0, 0, 0, -1
 	c.dataSeen, c.dataNull, c.statusVariant = 0, 0, 0
-	c.hasHdr = false
-	c.lines, c.sources, c.items = c.lines[:0], c.sources[:0], c.items[:0]
+	for i := range c.recs {
+		c.recs[i] = c.recs[i][:0]
+	}
 }
 
 func (c *checker) run(event string) {
@@ -232,7 +213,7 @@ func (c *checker) object(n *node, idx int) {
 	start := c.lx.Pos()
 	base := len(c.keys)
 	var seen, nulls uint64
-	if n != nil && n.record != recNone {
+	if n != nil && n.record >= 0 {
 		c.cur = record{idx: idx}
 	}
 	if c.lx.Enter() {
@@ -322,15 +303,8 @@ func (c *checker) object(n *node, idx int) {
 		missing &^= 1 << i
 		c.emit(rMissing, start, n.members[i].name, "%s is absent", n.members[i].name)
 	}
-	switch n.record {
-	case recHeader:
-		c.header, c.hasHdr = c.cur, true
-	case recLine:
-		c.lines = append(c.lines, c.cur)
-	case recSource:
-		c.sources = append(c.sources, c.cur)
-	case recItem:
-		c.items = append(c.items, c.cur)
+	if n.record >= 0 {
+		c.recs[n.record] = append(c.recs[n.record], c.cur)
 	}
 }
 

@@ -53,6 +53,7 @@ type Validator struct {
 	strict   bool
 	ignored  [64]bool
 	data     *node
+	ledger   *ledger
 	numbers  []int
 	kinds    map[int]spec.Kind
 	envelope []string // requestId, businessType, data
@@ -89,7 +90,11 @@ func New(opts Options) (*Validator, error) {
 		return nil, fmt.Errorf("validate: unexpected envelope %q", v.envelope)
 	}
 	v.data = compileData()
-	if err := attachRoles(v.data); err != nil {
+	if err := attachTaxID(v.data); err != nil {
+		return nil, err
+	}
+	var err error
+	if v.ledger, err = newLedger(v.data); err != nil {
 		return nil, err
 	}
 	v.pool.New = func() any { return &checker{v: v} }

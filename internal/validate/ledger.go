@@ -1,0 +1,267 @@
+package validate
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// The ledger checks: the relations of spec.Differences, Conversions, Totals
+// and LineTax, which the generator computes from the same tables. The scan
+// keeps each amount a relation reads in a slot of the record (an object
+// such as the receipt header or one of its lines) that holds it, and the
+// post-pass checks the relations over the records.
+
+// maxRecords and maxSlots bound the records and the amounts of a record.
+const (
+	maxRecords = 4
+	maxSlots   = 8
+)
+
+// record is the amounts of one record of a document, by slot.
+type record struct {
+	v   [maxSlots]float64
+	off [maxSlots]int32
+	set uint16
+	idx int // the element's index, -1 for an object that is no element
+}
+
+func (r *record) has(slots ...int8) bool {
+	for _, s := range slots {
+		if r.set&(1<<s) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ledger places each datum the relations read: its slot, its field's name,
+// the record that holds it, and that record's data member for paths.
+type ledger struct {
+	slot   [spec.NumDatums]int8
+	name   [spec.NumDatums]string
+	holder [spec.NumDatums]int8 // record kind, -1 for none
+	member [maxRecords]string
+	of     [maxRecords]spec.Datum // the datum of each record kind's object
+	list   [maxRecords]bool       // the records are an array's elements
+}
+
+// ledgerDatums lists the datums the relations read, in a fixed order.
+func ledgerDatums() []spec.Datum {
+	var ds []spec.Datum
+	for _, d := range spec.Differences() {
+		ds = append(ds, d.Result, d.Of, d.Less)
+	}
+	for _, cv := range spec.Conversions() {
+		ds = append(ds, cv.Base, cv.Amount, cv.Rate)
+	}
+	for _, t := range spec.Totals() {
+		ds = append(ds, t.Header, t.Elem)
+	}
+	tx := spec.LineTax()
+	return append(ds, tx.Tax, tx.Quantity, tx.Price)
+}
+
+// newLedger finds the fields of the relations' datums in the spec model
+// and marks the data nodes that hold them. A datum no field carries fails
+// New (and its test) rather than silently disabling a check.
+func newLedger(d *node) (*ledger, error) {
+	l := &ledger{}
+	for i := range l.slot {
+		l.slot[i], l.holder[i] = -1, -1
+	}
+	want := [spec.NumDatums]bool{}
+	for _, dt := range ledgerDatums() {
+		want[dt] = true
+	}
+	var slots [maxRecords]int8
+	var walk func(holder spec.Field, fs []spec.Field) error
+	walk = func(holder spec.Field, fs []spec.Field) error {
+		for _, f := range fs {
+			if err := walk(f, f.Fields); err != nil {
+				return err
+			}
+			if !want[f.Of] {
+				continue
+			}
+			if holder.Of == spec.NoDatum {
+				return fmt.Errorf("validate: the ledger amount %s is in no record", f.Name)
+			}
+			if l.slot[f.Of] >= 0 {
+				// A datum the model repeats (the header's four exchange
+				// rates) is read from the field that carries it first.
+				continue
+			}
+			k := -1
+			for i := range l.member {
+				if l.member[i] != "" && l.of[i] == holder.Of {
+					k = i
+				}
+			}
+			if k < 0 {
+				for k = 0; k < maxRecords && l.member[k] != ""; k++ {
+				}
+				if k == maxRecords {
+					return fmt.Errorf("validate: the ledger reads more than %d records", maxRecords)
+				}
+				l.member[k], l.of[k], l.list[k] = holder.Name, holder.Of, holder.Type == spec.Array
+			}
+			if slots[k] == maxSlots {
+				return fmt.Errorf("validate: the ledger reads more than %d amounts of %s", maxSlots, holder.Name)
+			}
+			l.slot[f.Of], l.name[f.Of], l.holder[f.Of] = slots[k], f.Name, int8(k)
+			slots[k]++
+		}
+		return nil
+	}
+	for _, kind := range []spec.Kind{spec.Invoice, spec.Receipt} {
+		for _, shape := range spec.Shapes() {
+			if err := walk(spec.Field{}, spec.Data(kind, shape).Fields); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, dt := range ledgerDatums() {
+		if l.slot[dt] < 0 {
+			return nil, fmt.Errorf("validate: no field of the model carries datum %d, which the ledger reads", dt)
+		}
+	}
+	l.attach(d)
+	return l, nil
+}
+
+// attach marks the nodes of the records' objects and of their amounts.
+func (l *ledger) attach(n *node) {
+	if n == nil {
+		return
+	}
+	for k, of := range l.of {
+		if l.member[k] != "" && of == n.of && n.members != nil {
+			n.record = int8(k)
+		}
+	}
+	for _, m := range n.members {
+		if of := m.node.of; n.record >= 0 && l.slot[of] >= 0 && l.holder[of] == n.record && l.name[of] == m.name {
+			m.node.slot = l.slot[of]
+		}
+		l.attach(m.node)
+		l.attach(m.alt)
+	}
+	l.attach(n.elem)
+}
+
+// records are the records of a document that hold the datum.
+func (c *checker) records(of spec.Datum) []record {
+	return c.recs[c.v.ledger.holder[of]]
+}
+
+// first is the datum's amount in the first record that holds it.
+func (c *checker) first(of spec.Datum) (float64, bool) {
+	rs, s := c.records(of), c.v.ledger.slot[of]
+	if len(rs) == 0 || !rs[0].has(s) {
+		return 0, false
+	}
+	return rs[0].v[s], true
+}
+
+// slotPath is the path of the datum's field in record r.
+func (c *checker) slotPath(of spec.Datum, r *record) string {
+	l := c.v.ledger
+	member := l.member[l.holder[of]]
+	if r.idx < 0 {
+		return spec.FieldData + "." + member + "." + l.name[of]
+	}
+	return spec.FieldData + "." + member + "[" + strconv.Itoa(r.idx) + "]." + l.name[of]
+}
+
+// Amounts carry two decimals: values that agree to half a cent agree.
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 0.005+1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// receiptLedger checks a receipt's differences, base-currency amounts and
+// totals.
+func (c *checker) receiptLedger() {
+	l := c.v.ledger
+	// Lines before the header, each record's relations in table order:
+	// the order whsim has always reported them in.
+	for _, lists := range [...]bool{true, false} {
+		for k := range l.member {
+			if l.member[k] == "" || l.list[k] != lists {
+				continue
+			}
+			for ri := range c.recs[k] {
+				r := &c.recs[k][ri]
+				for _, d := range spec.Differences() {
+					if res, of, less := l.slot[d.Result], l.slot[d.Of], l.slot[d.Less]; l.holder[d.Result] == int8(k) &&
+						r.has(res, of, less) && !near(r.v[res], r.v[of]-r.v[less]) {
+						c.emitAt(rOutstanding, int(r.off[res]), c.slotPath(d.Result, r),
+							"%s is %s, want %s − %s = %s", l.name[d.Result], fmtAmt(r.v[res]), fmtAmt(r.v[of]), fmtAmt(r.v[less]), fmtAmt(r.v[of]-r.v[less]))
+					}
+				}
+				for _, cv := range spec.Conversions() {
+					base, amount := l.slot[cv.Base], l.slot[cv.Amount]
+					rate, ok := c.first(cv.Rate)
+					if l.holder[cv.Base] != int8(k) || !ok || !r.has(base, amount) {
+						continue
+					}
+					if want := r.v[amount] * rate; !near(r.v[base], want) {
+						c.emitAt(rBaseCurrency, int(r.off[base]), c.slotPath(cv.Base, r),
+							"%s is %s, want %s × %s %s = %s", l.name[cv.Base], fmtAmt(r.v[base]), l.name[cv.Amount], l.name[cv.Rate], strconv.FormatFloat(rate, 'f', -1, 64), fmtAmt(want))
+					}
+				}
+			}
+		}
+	}
+	for _, t := range spec.Totals() {
+		heads, elems, hs, es := c.records(t.Header), c.records(t.Elem), l.slot[t.Header], l.slot[t.Elem]
+		if len(heads) == 0 || !heads[0].has(hs) || len(elems) == 0 {
+			continue
+		}
+		sum, all := 0.0, true
+		for _, e := range elems {
+			all = all && e.has(es)
+			sum += e.v[es]
+		}
+		h := &heads[0]
+		if all && !near(sum, h.v[hs]) {
+			// "the 收款明细 lines", or "the 源单明细 本次应收金额" when the
+			// lines' amount is named otherwise.
+			of := l.member[l.holder[t.Elem]] + " lines"
+			if l.name[t.Elem] != l.name[t.Header] {
+				of = l.member[l.holder[t.Elem]] + " " + l.name[t.Elem]
+			}
+			c.emitAt(rTotals, int(h.off[hs]), c.slotPath(t.Header, h),
+				"%s is %s, but the %s sum to %s", l.name[t.Header], fmtAmt(h.v[hs]), of, fmtAmt(sum))
+		}
+	}
+}
+
+// lineTax checks each invoice line's tax against the VAT rates.
+func (c *checker) lineTax() {
+	l, tx := c.v.ledger, spec.LineTax()
+	tax, qty, price := l.slot[tx.Tax], l.slot[tx.Quantity], l.slot[tx.Price]
+	for _, it := range c.records(tx.Tax) {
+		if !it.has(qty, price, tax) {
+			continue
+		}
+		amount := it.v[qty] * it.v[price]
+		ok := false
+		for _, r := range spec.VATRates() {
+			if math.Abs(it.v[tax]-amount*float64(r)/100) <= spec.LineTaxTolerance+1e-9*math.Abs(amount) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			c.emitAt(rLineTax, int(it.off[tax]), c.slotPath(tx.Tax, &it),
+				"%s is %s, but %s × %s = %s and no VAT rate (%s) gives it",
+				l.name[tx.Tax], fmtAmt(it.v[tax]), strconv.FormatFloat(it.v[qty], 'f', -1, 64),
+				strconv.FormatFloat(it.v[price], 'f', -1, 64), fmtAmt(amount), spec.VATRateList())
+		}
+	}
+}
+
+func fmtAmt(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
