@@ -3,7 +3,6 @@ package validate
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -28,7 +27,7 @@ func (c *checker) post(event string) {
 		kind = c.v.kinds[c.number]
 		if evOK && !slices.Contains(ev.Numbers(), c.number) {
 			c.emitAt(rEventNumber, c.numberOff, spec.FieldBusinessType, "the query event %s carries body number %s, not %d",
-				ev.Name, intOr(ev.Numbers()), c.number)
+				ev.Name, joinInts(ev.Numbers(), " or "), c.number)
 		}
 	} else if evOK {
 		kind = ev.Kind
@@ -58,17 +57,6 @@ func (c *checker) post(event string) {
 		c.invoiceData()
 		c.lineTax()
 	}
-}
-
-func intOr(ns []int) string {
-	out := ""
-	for i, n := range ns {
-		if i > 0 {
-			out += " or "
-		}
-		out += strconv.Itoa(n)
-	}
-	return out
 }
 
 func (c *checker) receiptData() {

@@ -500,7 +500,7 @@ func (c *checker) envelope() {
 					}
 				}
 				if c.numberState != 2 {
-					c.emit(rBusinessType, off, "", "%s is not a body number of the interface (%s)", c.lx.Bytes()[s:e], intList(c.v.numbers))
+					c.emit(rBusinessType, off, "", "%s is not a body number of the interface (%s)", c.lx.Bytes()[s:e], joinInts(c.v.numbers, ", "))
 				}
 			case 2: // data
 				switch k {
@@ -541,11 +541,12 @@ func article(k jsonlex.Kind) string {
 	return "a"
 }
 
-func intList(ns []int) string {
+// joinInts lists numbers for a message.
+func joinInts(ns []int, sep string) string {
 	out := ""
 	for i, n := range ns {
 		if i > 0 {
-			out += ", "
+			out += sep
 		}
 		out += strconv.Itoa(n)
 	}
