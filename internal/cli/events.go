@@ -2,12 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -36,42 +32,11 @@ businessType number(s), the payload kind and what the event means.`,
 	return cmd
 }
 
-// eventJSON is the stable --output json form of an event.
-type eventJSON struct {
-	Name         string `json:"name"`
-	Number       int    `json:"number"`
-	SampleNumber int    `json:"sampleNumber"`
-	Numbers      []int  `json:"numbers"`
-	Payload      string `json:"payload"`
-	Meaning      string `json:"meaning"`
-}
-
 func runEvents(_ context.Context, a *app, opts *eventsOptions) error {
-	out := a.streams.Out
-	events := spec.Events()
 	if opts.Output == "json" {
-		list := make([]eventJSON, len(events))
-		for i, e := range events {
-			list[i] = eventJSON{e.Name, e.Number, e.SampleNumber, e.Numbers(), string(e.Kind), e.Meaning}
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return spec.WriteEventsJSON(a.streams.Out, spec.Events())
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "EVENT\tNUMBER\tPAYLOAD\tMEANING")
-	for _, e := range events {
-		nums := make([]string, len(e.Numbers()))
-		for i, n := range e.Numbers() {
-			nums[i] = strconv.Itoa(n)
-		}
-		number := strings.Join(nums, ", ")
-		if e.SampleNumber != e.Number {
-			number = fmt.Sprintf("%d (samples: %d)", e.Number, e.SampleNumber)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, number, e.Kind, e.Meaning)
-	}
-	return tw.Flush()
+	return spec.WriteEventsTable(a.streams.Out, spec.Events())
 }
 
 // addOutputFlag adds --output/-o with its allowed values, checked before the

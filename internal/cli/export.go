@@ -4,17 +4,14 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/export"
-	"github.com/whsim/whsim/internal/payload"
 )
 
 // exportOptions are what both engines' exports share: the deliveries send
@@ -36,15 +33,7 @@ func (o *exportOptions) register(cmd *cobra.Command) {
 
 type k6ExportOptions struct {
 	exportOptions
-	Out         string
-	Secret      string
-	Rate        int
-	Duration    time.Duration
-	VUs         int
-	MaxVUs      int
-	P95         time.Duration
-	Parallelism int
-	Name        string
+	export.K6Config
 }
 
 func newExportCmd(a *app) *cobra.Command {
@@ -151,15 +140,8 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	ovs, err := o.overrides()
-	if err != nil {
-		return nil, err
-	}
-	lanes, err := deliver.EventLanes(pl.Events, deliver.Pool(o.Count), header, !payload.OwnsRequestID(ovs), pl.nextBody)
-	if err != nil {
-		return nil, err
-	}
-	return export.Calls(deliver.NewFeed(lanes, o.Count, 0, false, o.Seed).Next, target), nil
+	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed)
+	return calls, payloadErr(err)
 }
 
 func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
@@ -179,75 +161,20 @@ func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
 }
 
 func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
-	switch {
-	case o.Out == "":
-		return usagef("--out: give the directory to write the k6 files into")
-	case o.Rate < 0:
-		return usagef("--rate %d: want 0 or more", o.Rate)
-	case o.Rate > 0 && o.Duration <= 0:
-		return usagef("--rate %d needs --duration", o.Rate)
-	case o.Rate == 0 && o.Duration != 0:
-		return usagef("--duration needs --rate")
-	case o.VUs < 1:
-		return usagef("--vus %d: want at least 1", o.VUs)
-	case o.MaxVUs < 0:
-		return usagef("--max-vus %d: want 0 or more", o.MaxVUs)
-	case o.P95 <= 0:
-		return usagef("--p95 %s: want more than 0", o.P95)
-	case o.Parallelism < 1:
-		return usagef("--parallelism %d: want at least 1", o.Parallelism)
-	}
-	if o.Secret != "" {
-		if _, err := deliver.NewSigner(o.Secret); err != nil {
-			return usagef("--secret: %v", err)
-		}
+	if err := o.Check(); err != nil {
+		return usageErr(err)
 	}
 	calls, err := o.calls(a)
 	if err != nil {
 		return err
 	}
-	ko := export.K6Options{
-		DataFile: "data.json", Calls: len(calls), Rate: float64(o.Rate), Duration: o.Duration,
-		VUs: o.VUs, MaxVUs: max(o.MaxVUs, o.VUs, 2*o.Rate), P95: o.P95, Sign: o.Secret != "",
-	}
-	tr := export.TestRunOptions{Name: o.Name, Script: "script.js", DataFile: "data.json", Parallelism: o.Parallelism, Sign: ko.Sign}
+	ko, tr := o.Options(len(calls))
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return usagef("--out: %v", err)
 	}
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"script.js", func(w io.Writer) error { return export.K6Script(w, ko) }},
-		{"data.json", func(w io.Writer) error { return export.K6Data(w, calls) }},
-		{"testrun.yaml", func(w io.Writer) error { return export.K6TestRun(w, tr) }},
-	}
-	for _, f := range files {
-		if err := writeFile(filepath.Join(o.Out, f.name), f.write); err != nil {
-			return err
-		}
+	if err := export.WriteK6(o.Out, calls, ko, tr); err != nil {
+		return err
 	}
 	fmt.Fprint(a.streams.Err, a.errColor.Key.Sprint("whsim:")+" ")
-	return export.K6Usage(a.streams.Err, o.Out, "testrun.yaml", ko, tr)
-}
-
-// writeFile writes a file through a buffer, reporting where it failed.
-func writeFile(name string, write func(io.Writer) error) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	if err := write(w); err != nil {
-		f.Close()
-		return fmt.Errorf("export %s: %w", name, err)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("export %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("export %s: %w", name, err)
-	}
-	return nil
+	return export.K6Usage(a.streams.Err, o.Out, export.TestRunFile, ko, tr)
 }

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,18 +12,13 @@ import (
 
 	"github.com/whsim/whsim/fixtures"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// payloadFlags are the flags that say which payloads to build; generate and
-// send share them.
-type payloadFlags struct {
-	Events []string
-	Shape  string
-	Seed   uint64
-	Sets   []string
-	Unsets []string
-}
+// payloadFlags are the flags that say which payloads to build; generate,
+// send and export share them.
+type payloadFlags payload.Request
 
 func (p *payloadFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -41,75 +33,44 @@ func (p *payloadFlags) register(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("shape", completeShapes)
 }
 
-// payloadPlan is what payloadFlags resolve to.
-type payloadPlan struct {
-	Events []spec.Event
-	Shape  spec.Shape
-	Source *payload.Source
-	// Now is the time payloads are generated around.
-	Now time.Time
-}
+// payloadPlan is what payloadFlags resolve to; an override that does not
+// fit a payload is a usage error.
+type payloadPlan struct{ *payload.Plan }
 
 // plan checks the flags (usage errors) and returns the payload source,
 // generating around payload.Around.
 func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
-	events, err := spec.ParseEvents(p.Events)
+	pl, err := payload.Request(*p).Plan(now)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("--event: %w", err))
+		return nil, usageErr(err)
 	}
-	if len(events) == 0 {
-		return nil, usagef("--event: none given (valid: %s, %s)", strings.Join(spec.EventNames(), ", "), spec.AllEvents)
-	}
-	shape, err := spec.ParseShape(p.Shape)
-	if err != nil {
-		return nil, usageErr(fmt.Errorf("--shape: %w", err))
-	}
-	ovs, err := p.overrides()
-	if err != nil {
-		return nil, err
-	}
-	now = payload.Around(p.Seed, now)
-	return &payloadPlan{Events: events, Shape: shape, Source: payload.NewSource(p.Seed, now, shape, ovs), Now: now}, nil
+	return &payloadPlan{pl}, nil
 }
 
 // overrides parses --set and --unset, sets first.
 func (p *payloadFlags) overrides() ([]payload.Override, error) {
-	var ovs []payload.Override
-	for _, s := range p.Sets {
-		ov, err := payload.ParseSet(s)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		ovs = append(ovs, ov)
-	}
-	for _, s := range p.Unsets {
-		ov, err := payload.ParseUnset(s)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		ovs = append(ovs, ov)
-	}
-	return ovs, nil
+	ovs, err := payload.Request(*p).Overrides()
+	return ovs, usageErr(err)
 }
 
-// next builds the next payload of e; an override that does not fit it is a
-// usage error naming the path.
+// next builds the next payload of e.
 func (pl *payloadPlan) next(e spec.Event) (*payload.Obj, error) {
-	doc, err := pl.Source.Next(e)
-	var pe *payload.PathError
-	if errors.As(err, &pe) {
-		return nil, usageErr(fmt.Errorf("%s %s payload: %w", e.Name, pl.Shape, err))
-	}
-	return doc, err
+	doc, err := pl.Next(e)
+	return doc, payloadErr(err)
 }
 
 // nextBody is next's payload encoded, as a delivery sends it.
 func (pl *payloadPlan) nextBody(e spec.Event) ([]byte, error) {
-	doc, err := pl.next(e)
-	if err != nil {
-		return nil, err
+	b, err := pl.NextBody(e)
+	return b, payloadErr(err)
+}
+
+// payloadErr makes an override that does not fit a payload a usage error.
+func payloadErr(err error) error {
+	if errors.As(err, new(*payload.PathError)) {
+		return usageErr(err)
 	}
-	return payload.Marshal(doc), nil
+	return err
 }
 
 type generateOptions struct {
@@ -173,31 +134,13 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 		return err
 	}
 	if opts.Fixture {
-		if len(opts.changed) > 0 {
-			verb := "does"
-			if len(opts.changed) > 1 {
-				verb = "do"
-			}
-			return usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), verb)
+		if n := len(opts.changed); n > 0 {
+			return usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), report.Plural(n, "does", "do"))
 		}
-		return writeFixtures(a, pl)
+		return fixtures.Write(a.streams.Out, pl.Events, pl.Shape)
 	}
-	many := opts.Count > 1 || len(pl.Events) > 1
-	out := opts.Output
-	dir, file := opts.Out, outFile(opts.Out)
-	if file != "" {
-		dir = ""
-		if out == "auto" && strings.EqualFold(filepath.Ext(file), ".json") {
-			out = "json"
-		}
-	}
-	if out == "auto" {
-		out = "json"
-		if many {
-			out = "ndjson"
-		}
-	}
-	dest := a.streams.Out
+	out := payload.Output{Format: opts.Output, Path: opts.Out}
+	dest, file := a.streams.Out, out.File()
 	if file != "" {
 		f, err := os.Create(file)
 		if err != nil {
@@ -206,93 +149,18 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 		defer f.Close()
 		dest = f
 	}
-	w := bufio.NewWriter(dest)
-	defer w.Flush()
-	if dir != "" {
+	if dir := out.Dir(); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return usageErr(err)
 		}
 	}
-	if out == "json" && many && dir == "" {
-		w.WriteString("[\n")
-	}
-	n := 0
-	for _, e := range pl.Events {
-		for range opts.Count {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			doc, err := pl.next(e)
-			if err != nil {
-				return err
-			}
-			n++
-			if dir != "" {
-				id, _ := doc.Get(spec.FieldRequestID)
-				name := filepath.Join(dir, fmt.Sprintf("%s-%v.json", e.Name, id))
-				if err := os.WriteFile(name, payload.MarshalIndent(doc), 0o644); err != nil {
-					return err
-				}
-				fmt.Fprintln(w, name)
-				continue
-			}
-			if out == "ndjson" {
-				w.Write(payload.Marshal(doc))
-				w.WriteByte('\n')
-				continue
-			}
-			if !many {
-				w.Write(payload.MarshalIndent(doc))
-				continue
-			}
-			if n > 1 {
-				w.WriteString(",\n")
-			}
-			w.Write(bytes.TrimSuffix(payload.MarshalIndent(doc), []byte("\n")))
-		}
-	}
-	if out == "json" && many && dir == "" {
-		w.WriteString("\n]\n")
-	}
-	if err := w.Flush(); err != nil {
+	n, err := out.WriteAll(ctx, dest, pl.Events, opts.Count, pl.next)
+	if err != nil || file == "" {
 		return err
-	}
-	if file == "" {
-		return nil
 	}
 	if err := dest.(*os.File).Close(); err != nil {
 		return err
 	}
-	noun := "payloads"
-	if n == 1 {
-		noun = "payload"
-	}
-	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, noun, termSafe(file, false))
-	return nil
-}
-
-// outFile is --out when it names a file to write (.json or .ndjson, not an
-// existing directory), else "".
-func outFile(out string) string {
-	switch strings.ToLower(filepath.Ext(out)) {
-	case ".json", ".ndjson":
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			return ""
-		}
-		return out
-	}
-	return ""
-}
-
-func writeFixtures(a *app, pl *payloadPlan) error {
-	for _, e := range pl.Events {
-		b, err := fixtures.Get(e.Name, pl.Shape)
-		if err != nil {
-			return err
-		}
-		if _, err := a.streams.Out.Write(b); err != nil {
-			return err
-		}
-	}
+	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, report.Plural(n, "payload", "payloads"), termSafe(file, false))
 	return nil
 }

@@ -1,0 +1,70 @@
+package export
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/payload"
+)
+
+func TestGenerated(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook?tenant=7")
+	header := http.Header{"Content-Type": {"application/json"}, "X-Tenant": {"7"}}
+	tests := []struct {
+		name     string
+		req      payload.Request
+		count    int
+		wantN    int
+		sameIDs  bool // an override owns the requestId
+		wantPath bool // an override does not fit: a *payload.PathError
+	}{
+		{name: "count of each event", req: payload.Request{Events: []string{"all"}, Shape: "described", Seed: 3}, count: 2, wantN: 8},
+		{name: "an override owns the requestId", req: payload.Request{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "sample", Seed: 3,
+			Sets: []string{"requestId=fixed"}}, count: 3, wantN: 3, sameIDs: true},
+		{name: "an override that does not fit", req: payload.Request{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described", Seed: 3,
+			Unsets: []string{"data.nope"}}, count: 1, wantPath: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pl, err := tt.req.Plan(time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls, err := Generated(target, header, pl, tt.count, tt.req.Seed)
+			if tt.wantPath {
+				if !errors.As(err, new(*payload.PathError)) {
+					t.Fatalf("err = %v, want a *payload.PathError", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(calls) != tt.wantN {
+				t.Fatalf("%d calls, want %d", len(calls), tt.wantN)
+			}
+			ids := map[string]bool{}
+			for _, c := range calls {
+				ids[c.RequestID] = true
+				if !strings.HasPrefix(c.URL, "http://127.0.0.1:9/hook?") || !strings.Contains(c.URL, "businessType="+c.Event) || !strings.Contains(c.URL, "tenant=7") {
+					t.Errorf("URL %s: want the target with businessType=%s", c.URL, c.Event)
+				}
+				if c.Header.Get("X-Tenant") != "7" {
+					t.Errorf("header %v: want the given header", c.Header)
+				}
+				if !strings.Contains(string(c.Body), `"requestId":"`+c.RequestID+`"`) {
+					t.Errorf("body does not carry requestId %s", c.RequestID)
+				}
+			}
+			if want := map[bool]int{false: tt.wantN, true: 1}[tt.sameIDs]; len(ids) != want {
+				t.Errorf("%d distinct requestIds, want %d", len(ids), want)
+			}
+		})
+	}
+}

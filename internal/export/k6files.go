@@ -1,0 +1,117 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/whsim/whsim/internal/deliver"
+)
+
+// The files a k6 export writes into its directory.
+const (
+	ScriptFile  = "script.js"
+	DataFile    = "data.json"
+	TestRunFile = "testrun.yaml"
+)
+
+// K6Config is what a k6 export is asked for, as the command line gives it.
+type K6Config struct {
+	// Out is the directory the files go into.
+	Out string
+	// Secret, when set, has the script sign every call; it is only checked
+	// here, never written.
+	Secret string
+	// Rate calls a second for Duration (0: each call once, with VUs).
+	Rate     int
+	Duration time.Duration
+	VUs      int
+	// MaxVUs bounds the VUs at a rate (0: twice the rate).
+	MaxVUs      int
+	P95         time.Duration
+	Parallelism int
+	// Name is the TestRun's and its ConfigMap's.
+	Name string
+}
+
+// Check returns the first setting that is missing or out of range, naming
+// its flag.
+func (c K6Config) Check() error {
+	switch {
+	case c.Out == "":
+		return fmt.Errorf("--out: give the directory to write the k6 files into")
+	case c.Rate < 0:
+		return fmt.Errorf("--rate %d: want 0 or more", c.Rate)
+	case c.Rate > 0 && c.Duration <= 0:
+		return fmt.Errorf("--rate %d needs --duration", c.Rate)
+	case c.Rate == 0 && c.Duration != 0:
+		return fmt.Errorf("--duration needs --rate")
+	case c.VUs < 1:
+		return fmt.Errorf("--vus %d: want at least 1", c.VUs)
+	case c.MaxVUs < 0:
+		return fmt.Errorf("--max-vus %d: want 0 or more", c.MaxVUs)
+	case c.P95 <= 0:
+		return fmt.Errorf("--p95 %s: want more than 0", c.P95)
+	case c.Parallelism < 1:
+		return fmt.Errorf("--parallelism %d: want at least 1", c.Parallelism)
+	}
+	if c.Secret != "" {
+		if _, err := deliver.NewSigner(c.Secret); err != nil {
+			return fmt.Errorf("--secret: %v", err)
+		}
+	}
+	return nil
+}
+
+// Options are the script's and the TestRun's options for n calls.
+func (c K6Config) Options(n int) (K6Options, TestRunOptions) {
+	ko := K6Options{
+		DataFile: DataFile, Calls: n, Rate: float64(c.Rate), Duration: c.Duration,
+		VUs: c.VUs, MaxVUs: max(c.MaxVUs, c.VUs, 2*c.Rate), P95: c.P95, Sign: c.Secret != "",
+	}
+	tr := TestRunOptions{Name: c.Name, Script: ScriptFile, DataFile: DataFile, Parallelism: c.Parallelism, Sign: ko.Sign}
+	return ko, tr
+}
+
+// WriteK6 writes the script, its data file and the TestRun manifest into
+// dir, which must exist.
+func WriteK6(dir string, calls []Call, ko K6Options, tr TestRunOptions) error {
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{ScriptFile, func(w io.Writer) error { return K6Script(w, ko) }},
+		{DataFile, func(w io.Writer) error { return K6Data(w, calls) }},
+		{TestRunFile, func(w io.Writer) error { return K6TestRun(w, tr) }},
+	}
+	for _, f := range files {
+		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes a file through a buffer, reporting where it failed.
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	if err := write(w); err != nil {
+		f.Close()
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	return nil
+}

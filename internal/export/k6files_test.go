@@ -1,0 +1,122 @@
+package export
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func validK6Config() K6Config {
+	return K6Config{Out: "k6", VUs: 10, P95: time.Second, Parallelism: 2, Name: "whsim"}
+}
+
+func TestK6ConfigCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		edit func(*K6Config)
+		want string // "" for valid
+	}{
+		{name: "defaults", edit: func(*K6Config) {}},
+		{name: "a rate for a duration, signed", edit: func(c *K6Config) {
+			c.Rate, c.Duration, c.Secret = 200, time.Minute, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+		}},
+		{name: "no directory", edit: func(c *K6Config) { c.Out = "" }, want: "--out: give the directory to write the k6 files into"},
+		{name: "negative rate", edit: func(c *K6Config) { c.Rate = -1 }, want: "--rate -1: want 0 or more"},
+		{name: "rate without duration", edit: func(c *K6Config) { c.Rate = 2 }, want: "--rate 2 needs --duration"},
+		{name: "duration without rate", edit: func(c *K6Config) { c.Duration = time.Second }, want: "--duration needs --rate"},
+		{name: "no VUs", edit: func(c *K6Config) { c.VUs = 0 }, want: "--vus 0: want at least 1"},
+		{name: "negative max VUs", edit: func(c *K6Config) { c.MaxVUs = -1 }, want: "--max-vus -1: want 0 or more"},
+		{name: "zero p95", edit: func(c *K6Config) { c.P95 = 0 }, want: "--p95 0s: want more than 0"},
+		{name: "no pods", edit: func(c *K6Config) { c.Parallelism = 0 }, want: "--parallelism 0: want at least 1"},
+		{name: "bad secret", edit: func(c *K6Config) { c.Secret = "bad" }, want: "--secret: secret must start with whsec_"},
+		{name: "first problem wins", edit: func(c *K6Config) { c.Out, c.VUs = "", 0 }, want: "--out: give the directory to write the k6 files into"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := validK6Config()
+			tt.edit(&c)
+			err := c.Check()
+			if got := ""; err != nil {
+				got = err.Error()
+				if got != tt.want {
+					t.Errorf("Check() = %q, want %q", got, tt.want)
+				}
+			} else if tt.want != "" {
+				t.Errorf("Check() = nil, want %q", tt.want)
+			}
+		})
+	}
+}
+
+func TestK6ConfigOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		edit       func(*K6Config)
+		wantMaxVUs int
+		wantSign   bool
+	}{
+		{name: "each call once", edit: func(*K6Config) {}, wantMaxVUs: 10},
+		{name: "twice the rate", edit: func(c *K6Config) { c.Rate, c.Duration = 50, time.Second }, wantMaxVUs: 100},
+		{name: "max VUs given", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 50, time.Second, 300 }, wantMaxVUs: 300},
+		{name: "never below the VUs", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 2, time.Second, 3 }, wantMaxVUs: 10},
+		{name: "signed", edit: func(c *K6Config) { c.Secret = "whsec_x" }, wantMaxVUs: 10, wantSign: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := validK6Config()
+			tt.edit(&c)
+			ko, tr := c.Options(7)
+			want := K6Options{DataFile: DataFile, Calls: 7, Rate: float64(c.Rate), Duration: c.Duration,
+				VUs: c.VUs, MaxVUs: tt.wantMaxVUs, P95: c.P95, Sign: tt.wantSign}
+			if ko != want {
+				t.Errorf("K6Options = %+v, want %+v", ko, want)
+			}
+			wantTR := TestRunOptions{Name: "whsim", Script: ScriptFile, DataFile: DataFile, Parallelism: 2, Sign: tt.wantSign}
+			if tr != wantTR {
+				t.Errorf("TestRunOptions = %+v, want %+v", tr, wantTR)
+			}
+		})
+	}
+}
+
+// WriteK6 writes what K6Script, K6Data and K6TestRun make, each in its file.
+func TestWriteK6(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ko, tr := validK6Config().Options(len(testCalls()))
+	if err := WriteK6(dir, testCalls(), ko, tr); err != nil {
+		t.Fatal(err)
+	}
+	var script, data, testRun bytes.Buffer
+	if err := K6Script(&script, ko); err != nil {
+		t.Fatal(err)
+	}
+	if err := K6Data(&data, testCalls()); err != nil {
+		t.Fatal(err)
+	}
+	if err := K6TestRun(&testRun, tr); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]byte{ScriptFile: script.Bytes(), DataFile: data.Bytes(), TestRunFile: testRun.Bytes()} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from what its writer makes", name)
+		}
+	}
+
+	// A directory that is not there: the error names the file.
+	missing := filepath.Join(dir, "missing")
+	err := WriteK6(missing, testCalls(), ko, tr)
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(filepath.Join(missing, ScriptFile))) {
+		t.Errorf("WriteK6 into a missing directory: %v", err)
+	}
+}

@@ -1,0 +1,109 @@
+package payload
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Output says how a run of generated payloads is written: one payload as
+// indented JSON, several as NDJSON (one a line) or as one indented JSON
+// array, or into a directory, one indented file per payload.
+type Output struct {
+	// Format is "json", "ndjson" or "auto": json for one payload or a .json
+	// file, ndjson for several.
+	Format string
+	// Path, when set, names a file to write when it ends in .json or
+	// .ndjson (and is not an existing directory), else a directory.
+	Path string
+}
+
+// File is the file Path names, "" when it names a directory or nothing.
+func (o Output) File() string {
+	switch strings.ToLower(filepath.Ext(o.Path)) {
+	case ".json", ".ndjson":
+		if fi, err := os.Stat(o.Path); err == nil && fi.IsDir() {
+			return ""
+		}
+		return o.Path
+	}
+	return ""
+}
+
+// Dir is the directory Path names, "" when it names a file or nothing.
+func (o Output) Dir() string {
+	if o.File() != "" {
+		return ""
+	}
+	return o.Path
+}
+
+// format resolves "auto" for a run of one payload or many.
+func (o Output) format(many bool) string {
+	switch {
+	case o.Format != "auto":
+		return o.Format
+	case strings.EqualFold(filepath.Ext(o.File()), ".json"), !many:
+		return "json"
+	}
+	return "ndjson"
+}
+
+// WriteAll writes count payloads of each event, drawn from next, to w; with
+// a directory, it writes one file per payload (EVENT-requestId.json, the
+// directory made already) and w gets each file's name on a line. It returns
+// how many payloads it wrote. An error from next ends the run, and what was
+// written before it is flushed to w.
+func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, count int, next func(spec.Event) (*Obj, error)) (int, error) {
+	many := count > 1 || len(events) > 1
+	dir, format := o.Dir(), o.format(many)
+	array := format == "json" && many && dir == ""
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	if array {
+		bw.WriteString("[\n")
+	}
+	n := 0
+	for _, e := range events {
+		for range count {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			doc, err := next(e)
+			if err != nil {
+				return n, err
+			}
+			n++
+			switch {
+			case dir != "":
+				id, _ := doc.Get(spec.FieldRequestID)
+				name := filepath.Join(dir, fmt.Sprintf("%s-%v.json", e.Name, id))
+				if err := os.WriteFile(name, MarshalIndent(doc), 0o644); err != nil {
+					return n, err
+				}
+				fmt.Fprintln(bw, name)
+			case format == "ndjson":
+				bw.Write(Marshal(doc))
+				bw.WriteByte('\n')
+			case !many:
+				bw.Write(MarshalIndent(doc))
+			default:
+				if n > 1 {
+					bw.WriteString(",\n")
+				}
+				bw.Write(bytes.TrimSuffix(MarshalIndent(doc), []byte("\n")))
+			}
+		}
+	}
+	if array {
+		bw.WriteString("\n]\n")
+	}
+	return n, bw.Flush()
+}

@@ -1,0 +1,131 @@
+package payload
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// numbered is a next that makes small payloads with requestIds r1, r2, ...
+func numbered() func(spec.Event) (*Obj, error) {
+	n := 0
+	return func(spec.Event) (*Obj, error) {
+		n++
+		return new(Obj).Add(spec.FieldRequestID, fmt.Sprintf("r%d", n)), nil
+	}
+}
+
+func TestOutputWriteAll(t *testing.T) {
+	t.Parallel()
+	one := spec.Events()[:1]
+	two := spec.Events()[2:4]
+	const (
+		r1 = "{\n  \"requestId\": \"r1\"\n}"
+		r2 = "{\n  \"requestId\": \"r2\"\n}"
+	)
+	tests := []struct {
+		name   string
+		format string
+		path   string // relative to a fresh directory; a trailing / is made first
+		events []spec.Event
+		count  int
+		want   string   // what w gets
+		files  []string // files in the directory afterwards
+	}{
+		{name: "one payload, indented", format: "auto", events: one, count: 1, want: r1 + "\n"},
+		{name: "several payloads, NDJSON", format: "auto", events: one, count: 2, want: "{\"requestId\":\"r1\"}\n{\"requestId\":\"r2\"}\n"},
+		{name: "several events are several", format: "auto", events: two, count: 1, want: "{\"requestId\":\"r1\"}\n{\"requestId\":\"r2\"}\n"},
+		{name: "json makes an array of several", format: "json", events: one, count: 2, want: "[\n" + r1 + ",\n" + r2 + "\n]\n"},
+		{name: "ndjson of one", format: "ndjson", events: one, count: 1, want: "{\"requestId\":\"r1\"}\n"},
+		{name: "a .json file holds an array", format: "auto", path: "x.json", events: two, count: 1, want: "[\n" + r1 + ",\n" + r2 + "\n]\n"},
+		{name: "a .NDJSON file of several", format: "auto", path: "x.NDJSON", events: one, count: 2, want: "{\"requestId\":\"r1\"}\n{\"requestId\":\"r2\"}\n"},
+		{name: "a .ndjson file of one is indented", format: "auto", path: "x.ndjson", events: one, count: 1, want: r1 + "\n"},
+		{name: "a directory, one file per payload", format: "ndjson", path: "out/", events: two, count: 1,
+			want:  "out/CREATE_RECEIVABLE_DOC-r1.json\nout/ABANDON_RECEIVABLE_DOC-r2.json\n",
+			files: []string{"ABANDON_RECEIVABLE_DOC-r2.json", "CREATE_RECEIVABLE_DOC-r1.json"}},
+		{name: "an existing directory named .json", format: "auto", path: "d.json/", events: one, count: 1,
+			want: "d.json/CREATE_PURCHASE_ORDER_INVOICE-r1.json\n", files: []string{"CREATE_PURCHASE_ORDER_INVOICE-r1.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			path := ""
+			if tt.path != "" {
+				path = filepath.Join(root, tt.path)
+				if strings.HasSuffix(tt.path, "/") {
+					if err := os.MkdirAll(path, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			o := Output{Format: tt.format, Path: path}
+			if (o.Dir() != "") != (tt.files != nil) || (o.File() != "") != (tt.path != "" && tt.files == nil) {
+				t.Fatalf("File() = %q, Dir() = %q for %q", o.File(), o.Dir(), tt.path)
+			}
+			var buf bytes.Buffer
+			n, err := o.WriteAll(context.Background(), &buf, tt.events, tt.count, numbered())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(tt.events) * tt.count; n != want {
+				t.Errorf("n = %d, want %d", n, want)
+			}
+			if got := strings.ReplaceAll(buf.String(), root+string(filepath.Separator), ""); got != filepath.FromSlash(tt.want) {
+				t.Errorf("wrote\n%s\nwant\n%s", got, tt.want)
+			}
+			if tt.files == nil {
+				return
+			}
+			ents, err := os.ReadDir(o.Dir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			if !slices.Equal(names, tt.files) {
+				t.Errorf("files %v, want %v", names, tt.files)
+			}
+			b, err := os.ReadFile(filepath.Join(o.Dir(), tt.files[len(tt.files)-1]))
+			if err != nil || !bytes.HasSuffix(b, []byte("}\n")) || !bytes.HasPrefix(b, []byte("{\n  ")) {
+				t.Errorf("file holds %q (%v), want an indented payload", b, err)
+			}
+		})
+	}
+}
+
+// A payload that cannot be made ends the run; what came before it is out.
+func TestOutputWriteAllStopsAtError(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	next := numbered()
+	calls := 0
+	failSecond := func(e spec.Event) (*Obj, error) {
+		if calls++; calls == 2 {
+			return nil, boom
+		}
+		return next(e)
+	}
+	var buf bytes.Buffer
+	n, err := Output{Format: "ndjson"}.WriteAll(context.Background(), &buf, spec.Events(), 1, failSecond)
+	if !errors.Is(err, boom) || n != 1 || buf.String() != "{\"requestId\":\"r1\"}\n" {
+		t.Errorf("n = %d, err = %v, wrote %q", n, err, buf.String())
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	buf.Reset()
+	if n, err := (Output{Format: "auto"}).WriteAll(ctx, &buf, spec.Events(), 1, numbered()); !errors.Is(err, context.Canceled) || n != 0 {
+		t.Errorf("cancelled: n = %d, err = %v", n, err)
+	}
+}

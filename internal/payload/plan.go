@@ -1,0 +1,93 @@
+package payload
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Request says which payloads to build, as the command line gives it: event
+// names (spec.AllEvents for every event), a shape name, a seed (0: random)
+// and the --set and --unset overrides.
+type Request struct {
+	Events []string
+	Shape  string
+	Seed   uint64
+	Sets   []string
+	Unsets []string
+}
+
+// Plan is a checked Request: its events and shape, and the source of their
+// payloads, generated around Now.
+type Plan struct {
+	Events    []spec.Event
+	Shape     spec.Shape
+	Overrides []Override
+	Source    *Source
+	Now       time.Time
+}
+
+// Plan checks r and returns its payload source, generating around
+// Around(r.Seed, now). Its errors name the flag at fault (--event, --shape,
+// --set, --unset).
+func (r Request) Plan(now time.Time) (*Plan, error) {
+	events, err := spec.ParseEvents(r.Events)
+	if err != nil {
+		return nil, fmt.Errorf("--event: %w", err)
+	}
+	if len(events) == 0 {
+		return nil, fmt.Errorf("--event: none given (valid: %s, %s)", strings.Join(spec.EventNames(), ", "), spec.AllEvents)
+	}
+	shape, err := spec.ParseShape(r.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("--shape: %w", err)
+	}
+	ovs, err := r.Overrides()
+	if err != nil {
+		return nil, err
+	}
+	now = Around(r.Seed, now)
+	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs), Now: now}, nil
+}
+
+// Overrides parses the sets, then the unsets: the order they apply in.
+func (r Request) Overrides() ([]Override, error) {
+	var ovs []Override
+	for _, s := range r.Sets {
+		ov, err := ParseSet(s)
+		if err != nil {
+			return nil, err
+		}
+		ovs = append(ovs, ov)
+	}
+	for _, s := range r.Unsets {
+		ov, err := ParseUnset(s)
+		if err != nil {
+			return nil, err
+		}
+		ovs = append(ovs, ov)
+	}
+	return ovs, nil
+}
+
+// Next builds the next payload of e. When an override does not fit it, the
+// error wraps the *PathError with the event and shape.
+func (p *Plan) Next(e spec.Event) (*Obj, error) {
+	doc, err := p.Source.Next(e)
+	if pe := (*PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s %s payload: %w", e.Name, p.Shape, err)
+	}
+	return doc, err
+}
+
+// NextBody is Next's payload encoded, as a delivery sends it.
+func (p *Plan) NextBody(e spec.Event) ([]byte, error) {
+	doc, err := p.Next(e)
+	if err != nil {
+		return nil, err
+	}
+	return Marshal(doc), nil
+}

@@ -1,0 +1,104 @@
+package payload
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+func TestRequestPlan(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name       string
+		req        Request
+		wantEvents []string
+		wantShape  spec.Shape
+		wantOvs    int
+		wantNow    time.Time
+		wantErr    string
+	}{
+		{name: "all events, seeded", req: Request{Events: []string{"all"}, Shape: "described", Seed: 1},
+			wantEvents: spec.EventNames(), wantShape: spec.Described, wantNow: Anchor()},
+		{name: "unseeded runs around now", req: Request{Events: []string{"create_receivable_doc"}, Shape: "sample"},
+			wantEvents: []string{"CREATE_RECEIVABLE_DOC"}, wantShape: spec.Sample, wantNow: now},
+		{name: "sets before unsets", req: Request{Events: []string{"all"}, Shape: "described", Sets: []string{"data.a=1"}, Unsets: []string{"data.b"}},
+			wantEvents: spec.EventNames(), wantShape: spec.Described, wantOvs: 2, wantNow: now},
+		{name: "unknown event", req: Request{Events: []string{"NOPE"}, Shape: "described"},
+			wantErr: `--event: unknown event "NOPE" (valid: CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE, CREATE_RECEIVABLE_DOC, ABANDON_RECEIVABLE_DOC, all)`},
+		{name: "no event", req: Request{Shape: "described"},
+			wantErr: "--event: none given (valid: CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE, CREATE_RECEIVABLE_DOC, ABANDON_RECEIVABLE_DOC, all)"},
+		{name: "event before shape", req: Request{Shape: "x"}, wantErr: "--event: none given (valid: CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE, CREATE_RECEIVABLE_DOC, ABANDON_RECEIVABLE_DOC, all)"},
+		{name: "unknown shape", req: Request{Events: []string{"all"}, Shape: "x"},
+			wantErr: `--shape: unknown shape "x" (valid: described, sample)`},
+		{name: "bad set", req: Request{Events: []string{"all"}, Shape: "described", Sets: []string{"a"}},
+			wantErr: `--set "a": want <path>=<value>`},
+		{name: "bad unset", req: Request{Events: []string{"all"}, Shape: "described", Unsets: []string{""}},
+			wantErr: `--unset "": empty path`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pl, err := tt.req.Plan(now)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range pl.Events {
+				names = append(names, e.Name)
+			}
+			if !slices.Equal(names, tt.wantEvents) || pl.Shape != tt.wantShape || len(pl.Overrides) != tt.wantOvs || !pl.Now.Equal(tt.wantNow) {
+				t.Errorf("plan = %v %s %d overrides around %v, want %v %s %d around %v",
+					names, pl.Shape, len(pl.Overrides), pl.Now, tt.wantEvents, tt.wantShape, tt.wantOvs, tt.wantNow)
+			}
+		})
+	}
+}
+
+// An override that does not fit a payload names the event, the shape and
+// the path, and stays a *PathError underneath.
+func TestPlanNextWrapsPathError(t *testing.T) {
+	t.Parallel()
+	pl, err := Request{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described", Seed: 1, Unsets: []string{"data.nope"}}.Plan(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pl.NextBody(pl.Events[0])
+	const want = "CREATE_RECEIVABLE_DOC described payload: --unset data.nope: no such field"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	if !errors.As(err, new(*PathError)) {
+		t.Errorf("err %T is not a *PathError underneath", err)
+	}
+}
+
+// NextBody is Next's payload encoded, the same as a source of the same seed
+// makes.
+func TestPlanNextBodyMatchesSource(t *testing.T) {
+	t.Parallel()
+	pl, err := Request{Events: []string{"all"}, Shape: "sample", Seed: 9}.Plan(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewSource(9, Anchor(), spec.Sample, nil)
+	for _, e := range pl.Events {
+		got, err := pl.NextBody(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _ := src.Next(e)
+		if want := Marshal(doc); string(got) != string(want) {
+			t.Errorf("%s: NextBody differs from the source's payload", e.Name)
+		}
+	}
+}
