@@ -58,9 +58,10 @@ func loadConfig(cmd *cobra.Command, explicit string) error {
 	}
 	// Two viper instances, fresh per run: the environment's and the file's,
 	// so that any WHSIM_* variable beats any key of the file.
+	envKey := strings.NewReplacer(".", "_", "-", "_")
 	env := viper.New()
 	env.SetEnvPrefix(EnvPrefix)
-	env.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
+	env.SetEnvKeyReplacer(envKey)
 	env.AutomaticEnv()
 	conf := viper.New()
 	var file *config.File
@@ -84,8 +85,7 @@ func loadConfig(cmd *cobra.Command, explicit string) error {
 		for _, key := range keys {
 			if env.IsSet(key) {
 				if err := config.SetEnv(f, env.GetString(key)); err != nil {
-					name := EnvPrefix + "_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
-					errs = append(errs, fmt.Errorf("environment %s: %w", name, err))
+					errs = append(errs, fmt.Errorf("environment %s_%s: %w", EnvPrefix, strings.ToUpper(envKey.Replace(key)), err))
 				}
 				return
 			}

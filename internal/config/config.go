@@ -63,7 +63,7 @@ func Find(explicit, app, name string) (string, error) {
 // File is a config file whose keys were checked against a command tree.
 type File struct {
 	Name string
-	Data []byte                // the file's bytes
+	Data []byte                // for another reader of the same bytes
 	keys map[string]*yaml.Node // "seed", "send.url": the value's node
 }
 
