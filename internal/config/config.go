@@ -1,0 +1,210 @@
+// Package config fills command-line flags from a YAML config file and from
+// environment values: it finds and reads the file, checks its keys against
+// a command tree, and sets pflag flags from its values, naming a bad key or
+// value by file and line. The command layer decides precedence and which
+// flags to fill; this package knows flags, YAML and files only.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/whsim/whsim/internal/suggest"
+)
+
+// MaxSize bounds a config file, which is read whole.
+const MaxSize = 1 << 20
+
+// Section describes a command for the config file's keys: the flags a key
+// under its section may set, and its subcommands. A bare key (top level)
+// may set the flag of any command in the tree.
+type Section struct {
+	Name  string
+	Flags []string
+	// NoSection: the command's name is no key (it is hidden, or reads no
+	// config); its flags still count as bare keys.
+	NoSection bool
+	Subs      []Section
+}
+
+// Find finds the config file: explicit, which must exist, when it is not
+// "", else name in the working directory, else app/name in the user config
+// directory. It returns "" when there is none.
+func Find(explicit, app, name string) (string, error) {
+	if explicit != "" {
+		if _, err := os.Stat(explicit); err != nil {
+			return "", fmt.Errorf("config file: %w", err)
+		}
+		return explicit, nil
+	}
+	candidates := []string{name}
+	if dir, err := os.UserConfigDir(); err == nil {
+		candidates = append(candidates, filepath.Join(dir, app, name))
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			return c, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("config file: %w", err)
+		}
+	}
+	return "", nil
+}
+
+// File is a config file whose keys were checked against a command tree.
+type File struct {
+	Name string
+	Data []byte                // for another reader of the same bytes
+	keys map[string]*yaml.Node // "seed", "send.url": the value's node
+}
+
+// Load reads the config file name and checks its keys against root: a key
+// is a flag of some command, bare, or of the command whose section it is
+// under. Any other key is an error naming its line, with a suggestion; all
+// such keys are named at once.
+func Load(name string, root Section) (*File, error) {
+	b, err := read(name)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := parse(name, b, root)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Name: name, Data: b, keys: keys}, nil
+}
+
+// read reads a config file: a regular file (not a device or a FIFO, which
+// could be endless or never answer) of at most MaxSize bytes.
+func read(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("config file %s: not a regular file", name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		// The file's name leads the message already.
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("config file %s: %w", name, err)
+	}
+	if len(b) > MaxSize {
+		return nil, fmt.Errorf("config file %s: larger than %d KiB", name, MaxSize>>10)
+	}
+	return b, nil
+}
+
+// parse flattens the YAML document b into its keys, checked against root.
+func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		// yaml's errors read "yaml: line 3: ...".
+		return nil, fmt.Errorf("config file %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	keys := map[string]*yaml.Node{}
+	if doc.Kind == 0 || len(doc.Content) == 0 { // empty, or only comments
+		return keys, nil
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("config file %s, line %d: want keys and values (seed: 42)", name, top.Line)
+	}
+	var every []string
+	var visit func(s Section)
+	visit = func(s Section) {
+		every = append(every, s.Flags...)
+		for _, sub := range s.Subs {
+			visit(sub)
+		}
+	}
+	visit(root)
+	root.Flags = every
+
+	var errs []error
+	var walk func(s Section, prefix string, m *yaml.Node)
+	walk = func(s Section, prefix string, m *yaml.Node) {
+		var subs []string
+		var sections []Section
+		for _, sub := range s.Subs {
+			if !sub.NoSection {
+				subs = append(subs, sub.Name)
+				sections = append(sections, sub)
+			}
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], m.Content[i+1]
+			if v.Kind == yaml.AliasNode {
+				v = v.Alias
+			}
+			if j := slices.Index(subs, k.Value); j >= 0 {
+				sub := sections[j]
+				if v.Kind != yaml.MappingNode {
+					example := "..."
+					if len(sub.Flags) > 0 {
+						example = sub.Flags[0]
+					}
+					errs = append(errs, fmt.Errorf("%s in %s, line %d: want keys of the %s command under it, such as %s: {%s: ...}",
+						k.Value, name, k.Line, k.Value, k.Value, example))
+					continue
+				}
+				walk(sub, prefix+k.Value+".", v)
+				continue
+			}
+			if slices.Contains(s.Flags, k.Value) {
+				keys[prefix+k.Value] = v
+				continue
+			}
+			where := ""
+			if prefix != "" {
+				where = " under " + strings.TrimSuffix(prefix, ".")
+			}
+			errs = append(errs, fmt.Errorf("unknown key %q%s in %s, line %d%s", k.Value, where, name, k.Line,
+				suggest.Hint(k.Value, append(slices.Clip(s.Flags), subs...))))
+		}
+	}
+	walk(root, "", top)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return keys, nil
+}
+
+// Has says whether the file holds key; a nil File holds none.
+func (f *File) Has(key string) bool {
+	if f == nil {
+		return false
+	}
+	_, ok := f.keys[key]
+	return ok
+}
+
+// Set sets fl from the file's value of key, a scalar or, for a repeatable
+// flag, a list of scalars. A bad value is named by file, line and key.
+func (f *File) Set(fl *pflag.Flag, key string) error {
+	n := f.keys[key]
+	if n == nil {
+		return fmt.Errorf("config file %s: no key %s", f.Name, key)
+	}
+	if err := setNode(fl, n); err != nil {
+		return fmt.Errorf("config file %s, line %d: %s: %w", f.Name, n.Line, key, err)
+	}
+	return nil
+}

@@ -1,0 +1,211 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// tree is a small command tree: the shape the command layer describes.
+var tree = Section{
+	Name:  "whsim",
+	Flags: []string{"no-color"},
+	Subs: []Section{
+		{Name: "generate", Flags: []string{"event", "seed", "set", "no-color"}},
+		{Name: "send", Flags: []string{"url", "retries", "header", "no-color"}},
+		{Name: "man", Flags: []string{"dir", "no-color"}, NoSection: true},
+	},
+}
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "whsim.yaml")
+	if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		keys []string // the keys read, sorted
+		err  string   // the error, with F for the file's name
+	}{
+		{name: "empty", body: ""},
+		{name: "only comments", body: "# nothing yet\n"},
+		{name: "bare key", body: "seed: 7\n", keys: []string{"seed"}},
+		{name: "section", body: "send:\n  url: http://127.0.0.1:1/\n", keys: []string{"send.url"}},
+		{name: "section and bare", body: "event: [A]\ngenerate:\n  event: [B, C]\n", keys: []string{"event", "generate.event"}},
+		{name: "flow section", body: "send: {url: x, retries: 3}\n", keys: []string{"send.retries", "send.url"}},
+		{name: "alias", body: "url: &u http://x\nsend:\n  url: *u\n", keys: []string{"send.url", "url"}},
+		{name: "bare key of a command without a section", body: "dir: out\n", keys: []string{"dir"}},
+		{name: "no section for such a command", body: "man:\n  dir: out\n", err: `unknown key "man" in F, line 1`},
+		{name: "unknown key", body: "urll: http://x\n", err: `unknown key "urll" in F, line 1 (did you mean "url"?)`},
+		{name: "unknown key without suggestion", body: "\n\nnothing_like_it: 1\n", err: "unknown key \"nothing_like_it\" in F, line 3"},
+		{name: "unknown key in a section", body: "generate:\n  sead: 3\n", err: `unknown key "sead" under generate in F, line 2 (did you mean "seed"?)`},
+		{name: "key of another section", body: "generate:\n  url: x\n", err: `unknown key "url" under generate in F, line 2`},
+		{name: "every unknown key", body: "urll: x\nsead: 1\n", err: "unknown key \"urll\" in F, line 1 (did you mean \"url\"?)\nunknown key \"sead\" in F, line 2 (did you mean \"seed\"?)"},
+		{name: "section not a mapping", body: "send: http://x\n", err: "send in F, line 1: want keys of the send command under it, such as send: {url: ...}"},
+		{name: "not a mapping", body: "- seed\n", err: "config file F, line 1: want keys and values (seed: 42)"},
+		{name: "not YAML", body: "seed: [1\n", err: "config file F: line 1: did not find expected ',' or ']'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := write(t, tt.body)
+			f, err := Load(name, tree)
+			if tt.err != "" {
+				want := strings.ReplaceAll(tt.err, "F", name)
+				if err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Fatalf("error %v, want %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for k := range f.keys {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, tt.keys) {
+				t.Errorf("keys %q, want %q", keys, tt.keys)
+			}
+			if string(f.Data) != tt.body {
+				t.Errorf("data %q, want %q", f.Data, tt.body)
+			}
+		})
+	}
+}
+
+// A config file is read whole, so only a bounded regular file is read.
+func TestLoadRefuses(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte("seed: 1\n"+strings.Repeat("#", MaxSize)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, err string }{
+		{dir, "config file " + dir + ": not a regular file"},
+		{big, "config file " + big + ": larger than 1024 KiB"},
+		{filepath.Join(dir, "nope.yaml"), "config file: stat " + filepath.Join(dir, "nope.yaml") + ": no such file or directory"},
+	}
+	for _, tt := range tests {
+		if _, err := Load(tt.name, tree); err == nil || err.Error() != tt.err {
+			t.Errorf("Load(%s): %v, want %q", tt.name, err, tt.err)
+		}
+	}
+	if f, err := Load(write(t, "seed: 1\n"+strings.Repeat("#", MaxSize-9)+"\n"), tree); err != nil || !f.Has("seed") {
+		t.Errorf("a file of MaxSize bytes: %v", err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	user := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", user)
+	t.Setenv("HOME", user)
+	t.Setenv("AppData", user)
+	userDir, err := os.UserConfigDir()
+	if err != nil {
+		t.Skip("no user config directory:", err)
+	}
+	userFile := filepath.Join(userDir, "whsim", "whsim.yaml")
+
+	if got, err := Find("", "whsim", "whsim.yaml"); got != "" || err != nil {
+		t.Errorf("no config file: %q, %v", got, err)
+	}
+	if _, err := Find("nope.yaml", "whsim", "whsim.yaml"); err == nil || !strings.HasPrefix(err.Error(), "config file: stat nope.yaml: ") {
+		t.Errorf("a missing explicit file: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(userFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(userFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Find("", "whsim", "whsim.yaml"); got != userFile || err != nil {
+		t.Errorf("the user's file: %q, %v, want %q", got, err, userFile)
+	}
+	if err := os.WriteFile("whsim.yaml", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Find("", "whsim", "whsim.yaml"); got != "whsim.yaml" || err != nil {
+		t.Errorf("the working directory's file first: %q, %v", got, err)
+	}
+	if got, err := Find(userFile, "whsim", "whsim.yaml"); got != userFile || err != nil {
+		t.Errorf("the explicit file first: %q, %v", got, err)
+	}
+}
+
+// FuzzLoad: any bytes give keys or an error, never a panic, and every key
+// read is a flag of the tree, bare or under its command's section.
+func FuzzLoad(f *testing.F) {
+	for _, s := range []string{
+		"seed: 7\n",
+		"event: [A, B]\ngenerate:\n  event: [C]\n",
+		"send: {url: x, header: [\"a: b\"]}\n",
+		"url: &u x\nsend:\n  url: *u\n",
+		"urll: 1\ngenerate:\n  sead: 2\n",
+		"send: x\n",
+		"- a\n",
+		"seed: [1\n",
+		"a: !!binary aGk=\n",
+		"<<: {seed: 1}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	valid := map[string]bool{}
+	var add func(s Section, prefix string)
+	add = func(s Section, prefix string) {
+		for _, fl := range s.Flags {
+			valid[fl] = true
+			if !s.NoSection {
+				valid[prefix+fl] = true
+			}
+		}
+		for _, sub := range s.Subs {
+			add(sub, prefix+sub.Name+".")
+		}
+	}
+	add(tree, "")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		keys, err := parse("f.yaml", b, tree)
+		if err != nil {
+			if !strings.Contains(err.Error(), "f.yaml") {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		file := &File{Name: "f.yaml", keys: keys}
+		for k := range keys {
+			if !valid[k] {
+				t.Errorf("key %q is no flag of the tree", k)
+			}
+			// Any value sets a list flag or says why not, by file and line.
+			fs := pflag.NewFlagSet("f", pflag.ContinueOnError)
+			fs.StringArray("x", nil, "")
+			if err := file.Set(fs.Lookup("x"), k); err != nil && !strings.HasPrefix(err.Error(), "config file f.yaml, line ") {
+				t.Errorf("key %q: error %q does not name file and line", k, err)
+			}
+		}
+	})
+}
+
+func TestSectionTreeUnchanged(t *testing.T) {
+	before := tree.Subs[0].Flags
+	if _, err := Load(write(t, "sead: 1\ngenerate:\n  urll: 2\n"), tree); err == nil {
+		t.Fatal("no error for unknown keys")
+	}
+	if !reflect.DeepEqual(tree.Subs[0].Flags, before) || !slices.Equal(tree.Flags, []string{"no-color"}) {
+		t.Errorf("Load changed the tree it was given: %+v", tree)
+	}
+}

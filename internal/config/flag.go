@@ -1,0 +1,120 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/whsim/whsim/internal/suggest"
+)
+
+func setNode(f *pflag.Flag, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return errors.New("no value")
+		}
+		return set(f, n.Value)
+	case yaml.SequenceNode:
+		items := make([]string, 0, len(n.Content))
+		for _, it := range n.Content {
+			if it.Kind == yaml.AliasNode {
+				it = it.Alias
+			}
+			if it.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: want a value, got a nested list or mapping", it.Line)
+			}
+			items = append(items, it.Value)
+		}
+		return set(f, items)
+	}
+	return errors.New("want a value, got a mapping")
+}
+
+// SetEnv sets f from an environment variable's value. Lists take the config
+// file's syntax, [a, b] (a YAML flow sequence, or JSON), for every
+// repeatable flag; a flag of names (such as --event) also takes a,b.
+func SetEnv(f *pflag.Flag, val string) error {
+	if _, ok := f.Value.(pflag.SliceValue); ok && strings.HasPrefix(strings.TrimSpace(val), "[") {
+		var items []string
+		if err := yaml.Unmarshal([]byte(val), &items); err == nil {
+			return set(f, items)
+		}
+	}
+	return set(f, val)
+}
+
+// set sets a flag from a string or a list ([]string). Text for a flag of
+// names (--event) splits on commas; a --set or --header value may hold
+// commas itself and does not.
+func set(f *pflag.Flag, val any) error {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		items, ok := val.([]string)
+		if !ok {
+			items = []string{val.(string)}
+			if f.Value.Type() == "stringSlice" {
+				items = strings.Split(items[0], ",")
+			}
+		}
+		return sv.Replace(items)
+	}
+	s, ok := val.(string)
+	if !ok {
+		return errors.New("want one value, got a list")
+	}
+	if err := f.Value.Set(s); err != nil {
+		if want := WantValue(f); want != "" {
+			return fmt.Errorf("%q: %s", s, want)
+		}
+		return fmt.Errorf("%q: %w", s, err)
+	}
+	return nil
+}
+
+// WantValue says in words what a flag of a standard type takes, "" for the
+// types whose own errors already say so.
+func WantValue(f *pflag.Flag) string {
+	switch t := f.Value.Type(); {
+	case strings.HasPrefix(t, "uint"):
+		return "want a whole number, 0 or more"
+	case strings.HasPrefix(t, "int"):
+		return "want a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "want a number"
+	case t == "bool":
+		return "want true or false"
+	case t == "duration":
+		return "want a duration such as 500ms, 10s or 1m30s"
+	}
+	return ""
+}
+
+var (
+	unknownFlag = regexp.MustCompile(`^unknown flag: --([^\s=]+)`)
+	badArgument = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\S, )?--([^"]+)" flag: `)
+)
+
+// Explain rewrites a pflag parse error of flags for people, in the words
+// of the config errors: an unknown flag gets the nearest of flags, and a
+// bad number or duration says what it wants instead of quoting strconv.
+// Other messages are returned as they are.
+func Explain(flags *pflag.FlagSet, msg string) string {
+	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+		var names []string
+		flags.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if c, ok := suggest.Closest(m[1], names); ok {
+			msg += fmt.Sprintf(" (did you mean --%s?)", c)
+		}
+	} else if m := badArgument.FindStringSubmatch(msg); m != nil {
+		if f := flags.Lookup(m[2]); f != nil {
+			if want := WantValue(f); want != "" {
+				msg = fmt.Sprintf("invalid argument %q for \"--%s\": %s", m[1], f.Name, want)
+			}
+		}
+	}
+	return msg
+}
