@@ -111,6 +111,12 @@ func TestWalkError(t *testing.T) {
 		{`{"a":1.}`, 7, "digits after its decimal point", 1, 8},
 		{"{\"a\":\"\t\"}", 6, "control character 0x09", 1, 7},
 		{"{\"a\":\"\xff\"}", 6, "invalid UTF-8 byte 0xff", 1, 7},
+		// Three-byte sequences: an overlong form, a surrogate, a bad or
+		// missing continuation byte.
+		{"{\"a\":\"\xe0\x80\x80\"}", 6, "invalid UTF-8 byte 0xe0", 1, 7},
+		{"{\"a\":\"\xed\xa0\x80\"}", 6, "invalid UTF-8 byte 0xed", 1, 7},
+		{"{\"a\":\"收\xe4\xb8\x41\"}", 9, "invalid UTF-8 byte 0xe4", 1, 8},
+		{"{\"a\":\"\xe4\xb8", 6, "invalid UTF-8 byte 0xe4", 1, 7},
 		{"{\"a\":\"\\\x1b\"}", 6, `invalid escape \\x1b`, 1, 7},
 		{`{"a":"\u12g4"}`, 10, `invalid \u escape`, 1, 11},
 		{`{"a":1} x`, 8, "trailing data", 1, 9},

@@ -213,6 +213,7 @@ func (c *checker) object(n *node, idx int) {
 	start := c.lx.Pos()
 	base := len(c.keys)
 	var seen, nulls uint64
+	next := 0 // the member after the last one found
 	if n != nil && n.record >= 0 {
 		c.cur = record{idx: idx}
 	}
@@ -236,13 +237,14 @@ func (c *checker) object(n *node, idx int) {
 					c.value(n.elem, k)
 				}
 			default:
-				i, m := n.member(kb)
+				i, m := n.memberAfter(kb, next)
 				if m == nil {
 					c.dupFree(base, ref, kb, keyOff)
 					c.emit(rUnknown, keyOff, "", "%s is not a field of %s", quoteKey(kb), nodeTitle(n))
 					c.skip(k)
 					break
 				}
+				next = i + 1
 				bit := uint64(1) << i
 				if (seen|nulls)&bit != 0 {
 					c.emit(rDuplicateKey, keyOff, "", "duplicate key %q: a receiver's JSON library may keep either value", kb)
