@@ -488,8 +488,54 @@ func (l *Lexer) Num() (s, e int, integral, neg bool) {
 // Float returns the value of the number Num spanned (±Inf when it is out
 // of range).
 func (l *Lexer) Float(s, e int) float64 {
+	if f, ok := exactFloat(l.b[s:e]); ok {
+		return f
+	}
 	f, _ := strconv.ParseFloat(unsafe.String(&l.b[s], e-s), 64)
 	return f
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactFloat reads a JSON number without an exponent and of at most 15
+// digits, such as an amount or a timestamp: its digits and its power of ten
+// are exact in a float64, so one division rounds it correctly, as
+// strconv.ParseFloat would (which took 9% of validate's CPU on the
+// fixtures, mostly reading the digits again).
+func exactFloat(b []byte) (float64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var m uint64
+	digits, frac := 0, -1
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+		case c == '.' && frac < 0:
+			frac = 0
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f := float64(m)
+	if frac > 0 {
+		f /= pow10[frac]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // Enter reads the '{' or '[' at Pos and the whitespace after it. It

@@ -2,6 +2,8 @@ package jsonlex
 
 import (
 	"encoding/json"
+	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,4 +264,31 @@ func depth(b []byte) int {
 		}
 	}
 	return n
+}
+
+// FuzzFloat: Float reads what strconv.ParseFloat reads, bit for bit.
+func FuzzFloat(f *testing.F) {
+	for _, s := range []string{"0", "-0", "198306.44", "1700000000000", "0.1", "-12.5", "123456789012345", "1234567890123456", "1e5", "0.000000000000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		var l Lexer
+		l.Reset(b)
+		isNum := false
+		if err := l.Run(func() {
+			if isNum = l.Peek() == Number; isNum {
+				l.Num()
+			}
+		}); err != nil || !isNum || l.Pos() != len(b) {
+			return // not one JSON number
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			t.Fatal(err)
+		}
+		if got := l.Float(0, len(b)); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("Float(%q) = %v, strconv %v", s, got, want)
+		}
+	})
 }
