@@ -8,13 +8,13 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/inspect"
@@ -336,19 +336,8 @@ func loopbackOnly(addr net.Addr) bool {
 // writeReadyFile writes the URL atomically: a script polling for the file
 // never reads half of it.
 func writeReadyFile(path, u string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-ready-*")
-	if err != nil {
+	return atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		_, err := io.WriteString(w, u+"\n")
 		return err
-	}
-	_, err = io.WriteString(tmp, u+"\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	})
 }
