@@ -69,11 +69,11 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	if opts.Fsync == "" {
 		opts.Fsync = "interval"
 	}
-	if opts.MaxBody == "" {
-		opts.MaxBody = "10MiB"
+	if opts.Receiver.MaxBody == "" {
+		opts.Receiver.MaxBody = "10MiB"
 	}
-	if opts.Status == 0 {
-		opts.Status = 200
+	if opts.Receiver.Status == 0 {
+		opts.Receiver.Status = 200
 	}
 	if opts.Output == "" {
 		opts.Output = "text"
@@ -160,7 +160,7 @@ func TestListenPrintsNetworkTextSafely(t *testing.T) {
 func TestListenSummaryAndCapture(t *testing.T) {
 	t.Parallel()
 	capPath := filepath.Join(t.TempDir(), "c.ndjson")
-	opts := &listenOptions{Capture: capPath, Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}
+	opts := &listenOptions{Capture: capPath, Receiver: receiver.Options{Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}}
 	var codes []int
 	err, out, errs := listenRun(t, opts, func(u string) {
 		for range 3 {
