@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/fixtures"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // payloadFlags are the flags that say which payloads to build; generate and
@@ -267,7 +268,7 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if n == 1 {
 		noun = "payload"
 	}
-	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, noun, termSafe(file, false))
+	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, noun, termsafe.Text(file))
 	return nil
 }
 

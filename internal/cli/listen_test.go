@@ -17,28 +17,6 @@ import (
 	"github.com/whsim/whsim/internal/receiver"
 )
 
-func TestTermSafe(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"plain 收款单", "plain 收款单"},
-		{"\x1b[2Jclear", `\x1b[2Jclear`},
-		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
-		{"a\r\nb\tc", `a\r\nb\tc`},
-		{"del\x7f", `del\x7f`},
-		{"c1 \u009b31m", `c1 \u009b31m`},
-		{"bidi \u202egnp.exe \u2066x\u2069 \u200f", `bidi \u202egnp.exe \u2066x\u2069 \u200f`},
-		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
-	}
-	for _, tt := range tests {
-		if got := termSafe(tt.in, false); got != tt.want {
-			t.Errorf("termSafe(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if got := termSafe("a\nb\x1b", true); got != "a\nb\\x1b" {
-		t.Errorf("keepNewlines: %q", got)
-	}
-}
-
 // syncBuffer is a buffer the listen goroutine writes while the test waits.
 type syncBuffer struct {
 	mu sync.Mutex

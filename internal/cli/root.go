@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 
 	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Build describes the binary; release builds set it through -ldflags.
@@ -81,11 +81,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	// Errors quote flags, files and answers from the network: terminal-safe,
 	// keeping the lines and tabs of cobra's own ("Did you mean this?\n\tgenerate").
-	msg := strings.Split(err.Error(), "\t")
-	for i := range msg {
-		msg[i] = termSafe(msg[i], true)
-	}
-	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), strings.Join(msg, "\t"))
+	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), termsafe.Message(err.Error()))
 	if code == ExitUsage && !a.ran {
 		fmt.Fprintf(a.streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
