@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,8 +54,8 @@ It binds 127.0.0.1 only unless --ui names another interface, prints one line
 }
 
 func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
-	if u, err := url.Parse(opts.Origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("--origin %q: want an http:// or https:// URL with a host", opts.Origin)
+	if _, err := receiver.ParseHTTPURL(opts.Origin); err != nil {
+		return usagef("--origin %q: %v", opts.Origin, err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {

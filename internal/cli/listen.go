@@ -15,6 +15,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -149,20 +150,16 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 
 	var capFile *capture.File
 	if opts.Capture != "" {
-		var torn bool
-		capFile, torn, err = capture.OpenFile(opts.Capture, sync)
-		if err != nil {
+		var held capture.Appending
+		if capFile, held, err = capture.OpenAppend(ctx, opts.Capture, sync); err != nil {
 			return usagef("--capture: %v", err)
 		}
 		defer capFile.Close() // closed below on the normal path; this covers early returns
-		if n, ok := capture.HeldRecords(ctx, opts.Capture); ok {
-			noun := "records"
-			if n == 1 {
-				noun = "record"
-			}
-			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termsafe.Text(opts.Capture), n, noun)
+		if held.Counted {
+			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termsafe.Text(opts.Capture),
+				held.Records, report.Plural(int(held.Records), "record", "records"))
 		}
-		if torn {
+		if held.Torn {
 			fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",
 				pal.Warn.Sprint("warning:"), termsafe.Text(opts.Capture))
 		}

@@ -72,15 +72,23 @@ func (o Options) Config() (Config, error) {
 		return cfg, &OptionError{Option: "max-body", Err: err}
 	}
 	if o.ForwardTo != "" {
-		u, err := url.Parse(o.ForwardTo)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return cfg, &OptionError{Option: "forward-to", Value: strconv.Quote(o.ForwardTo),
-				Err: errors.New("want an http:// or https:// URL with a host")}
+		u, err := ParseHTTPURL(o.ForwardTo)
+		if err != nil {
+			return cfg, &OptionError{Option: "forward-to", Value: strconv.Quote(o.ForwardTo), Err: err}
 		}
 		cfg.ForwardTo = u
 		cfg.Client = NewClient(64, 30*time.Second)
 	}
 	return cfg, nil
+}
+
+// ParseHTTPURL parses the URL of a receiver: http or https, with a host.
+func ParseHTTPURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("want an http:// or https:// URL with a host")
+	}
+	return u, nil
 }
 
 // LoopbackOnly reports whether addr takes connections from this machine

@@ -49,6 +49,25 @@ func TestOptionsConfig(t *testing.T) {
 	}
 }
 
+func TestParseHTTPURL(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"http://127.0.0.1:3000/hook", true},
+		{"https://example.com", true},
+		{"ftp://example.com", false},
+		{"http://", false},
+		{"localhost:3000", false},
+		{"http://[::1", false},
+	} {
+		u, err := ParseHTTPURL(tt.in)
+		if (err == nil) != tt.ok || (tt.ok && u.String() != tt.in) {
+			t.Errorf("ParseHTTPURL(%q) = %v, %v", tt.in, u, err)
+		}
+	}
+}
+
 func TestLoopbackOnly(t *testing.T) {
 	tests := []struct {
 		addr net.Addr
