@@ -170,13 +170,19 @@ func (a *app) runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra
 	}
 }
 
-// completeEvents offers event names from the spec catalog.
-func completeEvents(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+// completeEvent offers the event names of the spec catalog.
+func completeEvent(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	var out []string
 	for _, e := range spec.Events() {
 		out = append(out, e.Name+"\t"+e.Meaning)
 	}
-	return append(out, spec.AllEvents+"\tevery event"), cobra.ShellCompDirectiveNoFileComp
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeEvents offers them and "all".
+func completeEvents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	out, dir := completeEvent(cmd, args, toComplete)
+	return append(out, spec.AllEvents+"\tevery event"), dir
 }
 
 func completeShapes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

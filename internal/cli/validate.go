@@ -56,13 +56,7 @@ Rules (--ignore <id> silences one):
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
-	_ = cmd.RegisterFlagCompletionFunc("event", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var out []string
-		for _, e := range spec.Events() {
-			out = append(out, e.Name+"\t"+e.Meaning)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = cmd.RegisterFlagCompletionFunc("event", completeEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", completeWords(validate.ShapeNames()...))
 	_ = cmd.RegisterFlagCompletionFunc("ignore", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
