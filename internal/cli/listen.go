@@ -209,10 +209,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		fmt.Fprintf(errw, "%s listening on %s: every network interface, anyone who can reach this machine can send calls (use --addr 127.0.0.1:%d to keep it local)\n",
 			pal.Warn.Sprint("warning:"), srv.Addr(), srv.Addr().(*net.TCPAddr).Port)
 	}
-	u := srv.URL() + opts.Receiver.Path
-	if opts.Receiver.Path == "" {
-		u += "/"
-	}
+	u := srv.HookURL(opts.Receiver.Path)
 	var ui *inspect.UI
 	if opts.UI != "" {
 		inspectorOpts.Source, inspectorOpts.Origin = "listen "+u, srv.URL()

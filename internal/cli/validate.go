@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/report"
-	"github.com/whsim/whsim/internal/spec"
-	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -68,23 +66,11 @@ Rules (--ignore <id> silences one):
 	return cmd
 }
 
-// eventHint suggests the event meant, else lists the valid ones.
-func eventHint(name string) string {
-	if hint := suggest.Hint(name, spec.EventNames()); hint != "" {
-		return hint
-	}
-	return " (valid: " + strings.Join(spec.EventNames(), ", ") + ")"
-}
-
 func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	st := a.streams
-	event := opts.Event
-	if event != "" {
-		events, err := spec.ParseEvents([]string{event})
-		if err != nil || len(events) != 1 {
-			return usagef("--event: unknown event %q%s", event, eventHint(event))
-		}
-		event = events[0].Name
+	event, err := validate.ParseEvent(opts.Event)
+	if err != nil {
+		return usagef("--event: %v", err)
 	}
 	v, err := validate.New(validate.Options{Shape: opts.Shape, Strict: opts.Strict, Ignore: opts.Ignore})
 	if err != nil {

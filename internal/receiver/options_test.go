@@ -3,6 +3,7 @@ package receiver
 import (
 	"errors"
 	"net"
+	"net/http"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -64,6 +65,19 @@ func TestParseHTTPURL(t *testing.T) {
 		u, err := ParseHTTPURL(tt.in)
 		if (err == nil) != tt.ok || (tt.ok && u.String() != tt.in) {
 			t.Errorf("ParseHTTPURL(%q) = %v, %v", tt.in, u, err)
+		}
+	}
+}
+
+func TestHookURL(t *testing.T) {
+	s, err := Listen("127.0.0.1:0", http.NotFoundHandler(), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.ln.Close()
+	for path, want := range map[string]string{"": s.URL() + "/", "/hook": s.URL() + "/hook"} {
+		if got := s.HookURL(path); got != want {
+			t.Errorf("HookURL(%q) = %q, want %q", path, got, want)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // Files are the inputs of one validation run, all open.
@@ -71,6 +73,22 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *Files, event string, bef
 		}
 	}
 	return sum, nil
+}
+
+// ParseEvent reads the query event a run assumes (--event): one event of
+// the catalog, in any case, returned as the catalog spells it; "" is none.
+func ParseEvent(name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	if events, err := spec.ParseEvents([]string{name}); err == nil && len(events) == 1 {
+		return events[0].Name, nil
+	}
+	hint := suggest.Hint(name, spec.EventNames())
+	if hint == "" {
+		hint = " (valid: " + strings.Join(spec.EventNames(), ", ") + ")"
+	}
+	return "", fmt.Errorf("unknown event %q%s", name, hint)
 }
 
 // RuleHelp is the rules as help text lists them: id, severity and summary,

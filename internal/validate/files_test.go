@@ -155,3 +155,18 @@ func TestRuleHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestParseEvent(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{in: "", want: ""},
+		{in: "create_receivable_doc", want: "CREATE_RECEIVABLE_DOC"},
+		{in: "CREATE_RECIEVABLE_DOC", err: `unknown event "CREATE_RECIEVABLE_DOC" (did you mean "CREATE_RECEIVABLE_DOC"?)`},
+		{in: "all", err: `unknown event "all" (valid: CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE, CREATE_RECEIVABLE_DOC, ABANDON_RECEIVABLE_DOC)`},
+	}
+	for _, tt := range tests {
+		got, err := ParseEvent(tt.in)
+		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+			t.Errorf("ParseEvent(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
