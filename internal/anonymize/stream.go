@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Options tune a stream.
@@ -46,15 +47,27 @@ type Stats struct {
 
 // InputError says where in the input a payload or record could not be read.
 type InputError struct {
-	Line, Column int // Column 0: the whole line
+	// Name is the input's name, "" when the error is Stream's: then the
+	// message starts with the line.
+	Name         string
+	Line, Column int // Line 0: no place in the input; Column 0: the whole line
 	Err          error
 }
 
+// Error is name:line:column: message, the input's words terminal-safe.
 func (e *InputError) Error() string {
-	if e.Column > 0 {
-		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+	msg := termsafe.Text(e.Err.Error())
+	switch {
+	case e.Name == "" && e.Column > 0:
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, msg)
+	case e.Name == "":
+		return fmt.Sprintf("line %d: %s", e.Line, msg)
+	case e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.Name, e.Line, e.Column, msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.Name, e.Line, msg)
 	}
-	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+	return e.Name + ": " + msg
 }
 
 func (e *InputError) Unwrap() error { return e.Err }

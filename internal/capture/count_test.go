@@ -57,3 +57,38 @@ func TestHeldRecords(t *testing.T) {
 		}
 	}
 }
+
+// OpenAppend says what the file held before the run: its records, and
+// whether it ended torn.
+func TestOpenAppend(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, held string
+		want       Appending
+	}{
+		{"new.ndjson", "", Appending{}},
+		{"held.ndjson", "{}\n{}\n", Appending{Records: 2, Counted: true}},
+		{"torn.ndjson", "{}\n{\"ca", Appending{Records: 2, Counted: true, Torn: true}},
+	} {
+		path := filepath.Join(dir, tt.name)
+		if tt.held != "" {
+			if err := os.WriteFile(path, []byte(tt.held), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, got, err := OpenAppend(context.Background(), path, SyncNever)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+	if _, _, err := OpenAppend(context.Background(), filepath.Join(dir, "missing", "x.ndjson"), SyncNever); err == nil {
+		t.Error("OpenAppend made a file in a missing directory")
+	}
+}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -288,3 +289,24 @@ const CheckEvery = 10 * time.Millisecond
 // ErrGone says the capture file was deleted, replaced or moved away while
 // open: records written to it would no longer be in the file at its path.
 var ErrGone = errors.New("the capture file was deleted, replaced or moved away")
+
+// Appending is what a capture file held when OpenAppend opened it.
+type Appending struct {
+	// Records is how many records it held; Counted is false for a new or
+	// empty file (see HeldRecords).
+	Records int64
+	Counted bool
+	// Torn says it ended in a torn line (see OpenFile).
+	Torn bool
+}
+
+// OpenAppend opens path as OpenFile does for a run that appends to it,
+// and says what the file already held.
+func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, error) {
+	f, torn, err := OpenFile(path, mode)
+	if err != nil {
+		return nil, Appending{}, err
+	}
+	n, ok := HeldRecords(ctx, path)
+	return f, Appending{Records: n, Counted: ok, Torn: torn}, nil
+}

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/anonymize"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 type anonymizeOptions struct {
@@ -89,15 +87,17 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
-	toDir, err := outputIsDir(opts.Out, len(files))
-	if err != nil {
-		return err
+	target, err := anonymize.NewTarget(opts.Out, len(files))
+	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
+		return usagef("--out %v", err)
+	} else if err != nil {
+		return err // the directory could not be made
 	}
 	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
 	for _, name := range files {
-		st, err := anonymizeFile(ctx, a, an, name, opts.Out, toDir, aopts)
+		st, err := an.File(ctx, name, a.streams.In, a.streams.Out, target, aopts)
 		if err != nil {
-			return err
+			return anonymizeErr(err)
 		}
 		total.Add(st)
 		if st.Torn > 0 {
@@ -106,7 +106,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 		}
 		for _, l := range st.Leaks {
 			fmt.Fprintf(a.streams.Err, "%s %s:%d: still looks like a %s: %s\n",
-				a.errColor.Fail.Sprint("leak:"), name, l.Line, l.Kind, termSafe(l.Text, false))
+				a.errColor.Fail.Sprint("leak:"), name, l.Line, l.Kind, termsafe.Text(l.Text))
 		}
 	}
 	total.WriteReport(a.streams.Err, opts.Resign != "")
@@ -116,71 +116,19 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 	return nil
 }
 
-// outputIsDir says whether --out names a directory (one file per input).
-// Several inputs into one file would mix documents, so that is refused.
-func outputIsDir(out string, inputs int) (bool, error) {
-	if out == "" {
-		return false, nil
+// anonymizeErr maps an input that cannot be read, or an output file that
+// cannot be made, to a usage error (exit 2: nothing was anonymized).
+func anonymizeErr(err error) error {
+	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
+		return usagef("--out %v", err)
 	}
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() || strings.HasSuffix(out, string(os.PathSeparator)) {
-		return true, os.MkdirAll(out, 0o755)
-	}
-	if inputs > 1 {
-		return false, usagef("--out %s: %d inputs need a directory (end it with /), one file each", out, inputs)
-	}
-	return false, nil
-}
-
-func anonymizeFile(ctx context.Context, a *app, an *anonymize.Anonymizer, name, out string, toDir bool, opts anonymize.Options) (*anonymize.Stats, error) {
-	var in io.Reader = a.streams.In
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		defer f.Close()
-		in = f
-	} else if toDir {
-		return nil, usagef("--out %s: standard input has no file name to write in a directory; name a file", out)
-	}
-	if out == "" {
-		st, err := an.Stream(ctx, in, a.streams.Out, opts)
-		return st, inputErr(name, err)
-	}
-	dest := out
-	if toDir {
-		dest = filepath.Join(out, filepath.Base(name))
-	}
-	// A temporary file renamed at the end: a failed run leaves no
-	// half-anonymized fixture behind.
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".whsim-anonymize-*")
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	st, err := an.Stream(ctx, in, tmp, opts)
-	if err != nil {
-		return nil, inputErr(name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
-	}
-	return st, os.Rename(tmp.Name(), dest)
-}
-
-// inputErr names the file and place of a payload or record that could not
-// be read (exit 2: the input is unusable, nothing was checked).
-func inputErr(name string, err error) error {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	var ie *anonymize.InputError
-	if errors.As(err, &ie) {
-		if ie.Column > 0 {
-			return usagef("%s:%d:%d: %s", name, ie.Line, ie.Column, termSafe(ie.Err.Error(), false))
-		}
-		return usagef("%s:%d: %s", name, ie.Line, termSafe(ie.Err.Error(), false))
+	_, input := errors.AsType[*anonymize.InputError](err)
+	_, path := errors.AsType[*os.PathError](err)
+	if input || path {
+		return usageErr(err)
 	}
-	return usagef("%s: %s", name, termSafe(err.Error(), false))
+	return err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // defaultLatencyBudget is --latency-budget's default. The spec names no
@@ -176,7 +177,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
 	}
-	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termSafe(target.Redacted(), false), seed, strings.Join(ids, ", "))
+	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(target.Redacted()), seed, strings.Join(ids, ", "))
 
 	rep, err := newCheckReporter(a, opts, target, header)
 	if err != nil {
@@ -195,7 +196,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		_ = rep.Finish(sum)
 		return errInterrupted
 	case err != nil:
-		return fmt.Errorf("check %s: %w", termSafe(target.Redacted(), false), err)
+		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
 	}
 	if err := rep.Finish(sum); err != nil {
 		return err

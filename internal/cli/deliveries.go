@@ -11,6 +11,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // deliveryFlags are what send and replay share: how to reach the receiver
@@ -98,13 +99,13 @@ func (r *deliveryReporter) retry(req *deliver.Request, n int, a deliver.Attempt)
 	defer r.mu.Unlock()
 	r.clearBar()
 	fmt.Fprintf(r.err, "%s %s %s attempt %d: %s, retrying in %s\n", r.pal.Warn.Sprint("retry"),
-		termSafe(req.Event, false), termSafe(req.RequestID, false), n, termSafe(what, false), a.Wait.Round(time.Millisecond))
+		termsafe.Text(req.Event), termsafe.Text(req.RequestID), n, termsafe.Text(what), a.Wait.Round(time.Millisecond))
 }
 
 func (r *deliveryReporter) warn(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), termSafe(fmt.Sprintf(format, args...), false))
+	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), termsafe.Text(fmt.Sprintf(format, args...)))
 }
 
 func (r *deliveryReporter) clearBar() {

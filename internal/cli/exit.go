@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 )
 
 // Exit codes, documented in the README.
@@ -55,4 +56,14 @@ func codeOf(err error, ran bool) int {
 		return ExitUsage
 	}
 	return ExitFailed
+}
+
+// unwrapPath drops the operation and path of an *os.PathError, for
+// messages that name the file themselves.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

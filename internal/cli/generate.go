@@ -14,6 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // payloadFlags are the flags that say which payloads to build; generate,
@@ -161,6 +162,6 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if err := dest.(*os.File).Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, report.Plural(n, "payload", "payloads"), termSafe(file, false))
+	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, report.Plural(n, "payload", "payloads"), termsafe.Text(file))
 	return nil
 }

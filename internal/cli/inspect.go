@@ -3,14 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -55,8 +54,8 @@ It binds 127.0.0.1 only unless --ui names another interface, prints one line
 }
 
 func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
-	if u, err := url.Parse(opts.Origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("--origin %q: want an http:// or https:// URL with a host", opts.Origin)
+	if _, err := receiver.ParseHTTPURL(opts.Origin); err != nil {
+		return usagef("--origin %q: %v", opts.Origin, err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
@@ -68,7 +67,7 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 	}
 	pal := a.errColor
 	for _, s := range skipped {
-		fmt.Fprintf(a.streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), opts.File, s.Line, termSafe(s.Err.Error(), false))
+		fmt.Fprintf(a.streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), opts.File, s.Line, termsafe.Text(s.Err.Error()))
 	}
 	ui, err := startInspector(ctx, a, opts.UI, inspect.Options{
 		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"),
@@ -77,36 +76,27 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 		return err
 	}
 	if opts.ReadyFile != "" {
-		if err := writeReadyFile(opts.ReadyFile, ui.url); err != nil {
+		if err := writeReadyFile(opts.ReadyFile, ui.URL); err != nil {
 			return usagef("--ready-file: %v", err)
 		}
 	}
-	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), ui.url, store.Last(), opts.File)
-	return <-ui.done
+	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), ui.URL, store.Last(), opts.File)
+	return ui.Wait()
 }
 
-// inspectorUI is the inspector's server as listen --ui and inspect run it.
-type inspectorUI struct {
-	url  string
-	done chan error // the server's end, once ctx is done
-}
-
-// startInspector binds addr and serves the inspector on it until ctx is
-// done.
-func startInspector(ctx context.Context, a *app, addr string, opts inspect.Options) (*inspectorUI, error) {
-	ln, err := net.Listen("tcp", addr)
+// startInspector serves the inspector, headers masked and replay on, on
+// addr until ctx is done, and warns when other machines can reach it.
+func startInspector(ctx context.Context, a *app, addr string, opts inspect.Options) (*inspect.UI, error) {
+	opts.Mask = termsafe.MaskHeaders
+	opts.Replay = inspect.Replay
+	opts.Version = a.build.Resolve().Version
+	ui, err := inspect.Start(ctx, addr, opts)
 	if err != nil {
 		return nil, usagef("--ui %s: %v", addr, err)
 	}
-	tcp := ln.Addr().(*net.TCPAddr)
-	if !loopbackOnly(tcp) {
+	if !receiver.LoopbackOnly(ui.Addr) {
 		fmt.Fprintf(a.streams.Err, "%s inspector on %s: every network interface, anyone who can reach this machine can read the calls and replay them (use --ui 127.0.0.1:%d to keep it local)\n",
-			a.errColor.Warn.Sprint("warning:"), tcp, tcp.Port)
+			a.errColor.Warn.Sprint("warning:"), ui.Addr, ui.Addr.Port)
 	}
-	opts.Mask = maskedHeaders
-	opts.Replay = inspect.Replay
-	opts.Version = a.build.Resolve().Version
-	ui := &inspectorUI{url: receiver.URLOf(tcp) + "/", done: make(chan error, 1)}
-	go func() { ui.done <- inspect.Serve(ctx, ln, inspect.New(opts)) }()
 	return ui, nil
 }

@@ -45,11 +45,11 @@ func TestInspectorWarnsOffLoopback(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		if err := <-ui.done; err != nil {
+		if err := ui.Wait(); err != nil {
 			t.Errorf("%s: serve: %v", tt.addr, err)
 		}
-		if got := strings.Contains(errb.String(), "warning: inspector on"); got != tt.warn || !(strings.HasPrefix(ui.url, "http://127.0.0.1:") || strings.HasPrefix(ui.url, "http://[::1]:")) {
-			t.Errorf("--ui %s: url %s, stderr %q (want a warning: %v)", tt.addr, ui.url, errb.String(), tt.warn)
+		if got := strings.Contains(errb.String(), "warning: inspector on"); got != tt.warn || !(strings.HasPrefix(ui.URL, "http://127.0.0.1:") || strings.HasPrefix(ui.URL, "http://[::1]:")) {
+			t.Errorf("--ui %s: url %s, stderr %q (want a warning: %v)", tt.addr, ui.URL, errb.String(), tt.warn)
 		}
 	}
 }

@@ -6,34 +6,24 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
-	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
 type listenOptions struct {
 	Addr      string
-	Path      string
+	Receiver  receiver.Options // the answer flags, checked by the receiver
 	Capture   string
-	Status    int
-	Delay     time.Duration
-	FailRate  float64
-	Seed      uint64
-	Respond   []string
-	ForwardTo string
-	MaxBody   string
 	Fsync     string
 	ReadyFile string
 	UI        string
@@ -91,15 +81,15 @@ from the file as the page asks, without it they are gone from the page.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (:0 picks a free port; a bare :port listens on every interface)")
-	f.StringVar(&opts.Path, "path", "", "only this path takes calls; others are answered 404, recorded and flagged (default: any path)")
+	f.StringVar(&opts.Receiver.Path, "path", "", "only this path takes calls; others are answered 404, recorded and flagged (default: any path)")
 	f.StringVar(&opts.Capture, "capture", "", "append every call to this NDJSON capture file (created 0600)")
-	f.IntVar(&opts.Status, "status", 200, "status code to answer with")
-	f.DurationVar(&opts.Delay, "delay", 0, "wait this long before answering (e.g. 500ms, 2s)")
-	f.Float64Var(&opts.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
-	f.Uint64Var(&opts.Seed, "seed", 0, "seed for --fail-rate draws, to fail the same calls every run (0: random)")
-	f.StringArrayVar(&opts.Respond, "respond", nil, "answer an event's calls in turn: EVENT=code,code,... (repeatable; the last code repeats)")
-	f.StringVar(&opts.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
-	f.StringVar(&opts.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
+	f.IntVar(&opts.Receiver.Status, "status", 200, "status code to answer with")
+	f.DurationVar(&opts.Receiver.Delay, "delay", 0, "wait this long before answering (e.g. 500ms, 2s)")
+	f.Float64Var(&opts.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
+	f.Uint64Var(&opts.Receiver.Seed, "seed", 0, "seed for --fail-rate draws, to fail the same calls every run (0: random)")
+	f.StringArrayVar(&opts.Receiver.Respond, "respond", nil, "answer an event's calls in turn: EVENT=code,code,... (repeatable; the last code repeats)")
+	f.StringVar(&opts.Receiver.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
+	f.StringVar(&opts.Receiver.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
 	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening, for scripts to wait on")
 	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
@@ -127,57 +117,15 @@ func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]st
 // receiverConfig checks the flags and turns them into the receiver's
 // config. Every problem is a usage error naming the flag.
 func (o *listenOptions) receiverConfig() (receiver.Config, error) {
-	cfg := receiver.Config{Path: o.Path, Delay: o.Delay, FailRate: o.FailRate, Seed: o.Seed}
-	st, err := receiver.ParseStatus(fmt.Sprint(o.Status))
+	cfg, err := o.Receiver.Config()
 	if err != nil {
-		return cfg, usagef("--status: %v", err)
+		return cfg, usagef("--%v", err)
 	}
-	cfg.Status = st
-	if o.Delay < 0 {
-		return cfg, usagef("--delay %v: want 0 or more", o.Delay)
-	}
-	if !(o.FailRate >= 0 && o.FailRate <= 1) {
-		return cfg, usagef("--fail-rate %v: want a share from 0 to 1 (0.1 fails one call in ten)", o.FailRate)
-	}
-	for _, r := range o.Respond {
-		seq, err := receiver.ParseRespond(r)
-		if err != nil {
-			return cfg, usagef("--respond: %v", err)
-		}
-		cfg.Respond = append(cfg.Respond, seq)
-	}
-	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
-		return cfg, usagef("--path %q: want a path starting with /", o.Path)
-	}
-	if cfg.MaxBody, err = receiver.ParseSize(o.MaxBody); err != nil {
-		return cfg, usagef("--max-body: %v", err)
-	}
-	if o.ForwardTo != "" {
-		u, err := url.Parse(o.ForwardTo)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return cfg, usagef("--forward-to %q: want an http:// or https:// URL with a host", o.ForwardTo)
-		}
-		if len(o.answerFlags) > 0 {
-			return cfg, usagef("%s with --forward-to: the receiver behind listen answers forwarded calls", strings.Join(o.answerFlags, ", "))
-		}
-		cfg.ForwardTo = u
-		cfg.Client = receiver.NewClient(64, 30*time.Second)
+	if cfg.ForwardTo != nil && len(o.answerFlags) > 0 {
+		return cfg, usagef("%s with --forward-to: the receiver behind listen answers forwarded calls", strings.Join(o.answerFlags, ", "))
 	}
 	return cfg, nil
 }
-
-// listenMemoryLimit is listen's GOMEMLIMIT unless the environment sets one.
-const listenMemoryLimit = 256 << 20
-
-// listenUIWindow is how many calls listen --ui keeps for the page. Kept
-// calls stay on the heap: with 10,000 the heap under load grew past the
-// caches and listen spent 15 to 35% more CPU per call (fresh spans for
-// every body); with 1,000 no difference showed. With --capture the page
-// reads older calls back from the file (the store keeps 8 bytes a call).
-const listenUIWindow = 1000
-
-// listenGCPercent is listen's GOGC unless the environment sets one.
-const listenGCPercent = 400
 
 func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	cfg, err := opts.receiverConfig()
@@ -202,22 +150,18 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 
 	var capFile *capture.File
 	if opts.Capture != "" {
-		var torn bool
-		capFile, torn, err = capture.OpenFile(opts.Capture, sync)
-		if err != nil {
+		var held capture.Appending
+		if capFile, held, err = capture.OpenAppend(ctx, opts.Capture, sync); err != nil {
 			return usagef("--capture: %v", err)
 		}
 		defer capFile.Close() // closed below on the normal path; this covers early returns
-		if n, ok := capture.HeldRecords(ctx, opts.Capture); ok {
-			noun := "records"
-			if n == 1 {
-				noun = "record"
-			}
-			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termSafe(opts.Capture, false), n, noun)
+		if held.Counted {
+			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termsafe.Text(opts.Capture),
+				held.Records, report.Plural(int(held.Records), "record", "records"))
 		}
-		if torn {
+		if held.Torn {
 			fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",
-				pal.Warn.Sprint("warning:"), termSafe(opts.Capture, false))
+				pal.Warn.Sprint("warning:"), termsafe.Text(opts.Capture))
 		}
 		cfg.Capture = capFile
 		cfg.CaptureLost = func(err error) {
@@ -226,18 +170,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		}
 	}
 
-	if os.Getenv("GOGC") == "" {
-		// Listen keeps little alive (at most the queue's calls) but
-		// allocates per call: collecting at 5x the live heap instead of 2x
-		// took a tenth off its CPU per call under load.
-		defer debug.SetGCPercent(debug.SetGCPercent(listenGCPercent))
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// Large bodies are garbage once recorded; at 5x the live heap
-		// they took RSS to 850 MB. Near this soft limit the collector
-		// runs sooner instead.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(listenMemoryLimit))
-	}
+	defer receiver.TuneRuntime()()
 
 	var inspectorOpts inspect.Options
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
@@ -246,17 +179,8 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	var feed *inspect.Feed
 	var rcv *receiver.Receiver
 	if opts.UI != "" {
-		// The page's store is fed without waiting: the observer, and so the
-		// receiver's queue, never slows down for a browser.
-		var store *inspect.Store
-		if capFile != nil {
-			// Calls that left the window are read back from the capture
-			// and checked as listen checked them.
-			check := func(rec *capture.Record) []validate.Finding { return rcv.CheckRecord(rec) }
-			store = inspect.NewFileStore(opts.Capture, listenUIWindow, check)
-		} else {
-			store = inspect.NewStore(listenUIWindow)
-		}
+		// Calls that left the page's window are checked as listen checked them.
+		store := inspect.NewListenStore(opts.Capture, func(rec *capture.Record) []validate.Finding { return rcv.CheckRecord(rec) })
 		feed = store.NewFeed()
 		defer func() {
 			if n := store.Dropped(); n > 0 {
@@ -265,7 +189,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		}()
 		cfg.Observe = func(c *receiver.Call) {
 			p.Observe(c)
-			feed.Offer(c.Record, c.Offset, c.Body, reqid.Read(c.Body), c.Findings)
+			feed.Observe(c)
 		}
 		inspectorOpts = inspect.Options{Store: store}
 	}
@@ -279,17 +203,14 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 	if cfg.ForwardTo != nil && srv.Serves(ctx, cfg.ForwardTo) {
 		rcv.Close()
-		return usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", opts.ForwardTo, srv.Addr())
+		return usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", opts.Receiver.ForwardTo, srv.Addr())
 	}
-	if !loopbackOnly(srv.Addr()) {
+	if !receiver.LoopbackOnly(srv.Addr()) {
 		fmt.Fprintf(errw, "%s listening on %s: every network interface, anyone who can reach this machine can send calls (use --addr 127.0.0.1:%d to keep it local)\n",
 			pal.Warn.Sprint("warning:"), srv.Addr(), srv.Addr().(*net.TCPAddr).Port)
 	}
-	u := srv.URL() + opts.Path
-	if opts.Path == "" {
-		u += "/"
-	}
-	var ui *inspectorUI
+	u := srv.HookURL(opts.Receiver.Path)
+	var ui *inspect.UI
 	if opts.UI != "" {
 		inspectorOpts.Source, inspectorOpts.Origin = "listen "+u, srv.URL()
 		uiCtx, stopUI := context.WithCancel(ctx)
@@ -298,7 +219,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			rcv.Close()
 			return err
 		}
-		defer func() { stopUI(); <-ui.done }()
+		defer func() { stopUI(); _ = ui.Wait() }()
 	}
 	if opts.ReadyFile != "" {
 		if err := writeReadyFile(opts.ReadyFile, u); err != nil {
@@ -309,7 +230,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
 	if ui != nil {
-		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), ui.url)
+		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), ui.URL)
 	}
 
 	serveErr := srv.Serve(ctx)
@@ -327,28 +248,11 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	return serveErr
 }
 
-// loopbackOnly reports whether addr takes connections from this machine only.
-func loopbackOnly(addr net.Addr) bool {
-	a, ok := addr.(*net.TCPAddr)
-	return ok && a.IP.IsLoopback()
-}
-
 // writeReadyFile writes the URL atomically: a script polling for the file
 // never reads half of it.
 func writeReadyFile(path, u string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-ready-*")
-	if err != nil {
+	return atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		_, err := io.WriteString(w, u+"\n")
 		return err
-	}
-	_, err = io.WriteString(tmp, u+"\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	})
 }

@@ -17,28 +17,6 @@ import (
 	"github.com/whsim/whsim/internal/receiver"
 )
 
-func TestTermSafe(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"plain 收款单", "plain 收款单"},
-		{"\x1b[2Jclear", `\x1b[2Jclear`},
-		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
-		{"a\r\nb\tc", `a\r\nb\tc`},
-		{"del\x7f", `del\x7f`},
-		{"c1 \u009b31m", `c1 \u009b31m`},
-		{"bidi \u202egnp.exe \u2066x\u2069 \u200f", `bidi \u202egnp.exe \u2066x\u2069 \u200f`},
-		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
-	}
-	for _, tt := range tests {
-		if got := termSafe(tt.in, false); got != tt.want {
-			t.Errorf("termSafe(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if got := termSafe("a\nb\x1b", true); got != "a\nb\\x1b" {
-		t.Errorf("keepNewlines: %q", got)
-	}
-}
-
 // syncBuffer is a buffer the listen goroutine writes while the test waits.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -69,11 +47,11 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	if opts.Fsync == "" {
 		opts.Fsync = "interval"
 	}
-	if opts.MaxBody == "" {
-		opts.MaxBody = "10MiB"
+	if opts.Receiver.MaxBody == "" {
+		opts.Receiver.MaxBody = "10MiB"
 	}
-	if opts.Status == 0 {
-		opts.Status = 200
+	if opts.Receiver.Status == 0 {
+		opts.Receiver.Status = 200
 	}
 	if opts.Output == "" {
 		opts.Output = "text"
@@ -160,7 +138,7 @@ func TestListenPrintsNetworkTextSafely(t *testing.T) {
 func TestListenSummaryAndCapture(t *testing.T) {
 	t.Parallel()
 	capPath := filepath.Join(t.TempDir(), "c.ndjson")
-	opts := &listenOptions{Capture: capPath, Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}
+	opts := &listenOptions{Capture: capPath, Receiver: receiver.Options{Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}}
 	var codes []int
 	err, out, errs := listenRun(t, opts, func(u string) {
 		for range 3 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,7 +44,6 @@ pages into ~/.local/share/man/man1.`,
 }
 
 func runMan(_ context.Context, a *app, opts *manOptions) error {
-	root := opts.root
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usageErr(err)
 	}
@@ -56,29 +54,23 @@ func runMan(_ context.Context, a *app, opts *manOptions) error {
 		date = d
 	}
 	h := manpage.Header{Date: date, Source: "whsim " + a.build.Resolve().Version, Section: "1"}
-	n := 0
-	var walk func(*cobra.Command) error
-	walk = func(c *cobra.Command) error {
-		if !c.IsAvailableCommand() && c != root {
-			return nil
-		}
-		name := filepath.Join(opts.Dir, manName(c)+"."+h.Section)
-		if err := os.WriteFile(name, manpage.Render(manPage(c), h), 0o644); err != nil {
-			return err
-		}
-		n++
-		for _, sub := range c.Commands() {
-			if err := walk(sub); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(root); err != nil {
+	pages := manPages(opts.root)
+	if err := manpage.WriteDir(opts.Dir, pages, h); err != nil {
 		return fmt.Errorf("man pages: %w", err)
 	}
-	fmt.Fprintf(a.streams.Err, "wrote %d man pages to %s\n", n, opts.Dir)
+	fmt.Fprintf(a.streams.Err, "wrote %d man pages to %s\n", len(pages), opts.Dir)
 	return nil
+}
+
+// manPages are the pages of c and of every available command under it.
+func manPages(c *cobra.Command) []manpage.Page {
+	pages := []manpage.Page{manPage(c)}
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			pages = append(pages, manPages(sub)...)
+		}
+	}
+	return pages
 }
 
 // manName is a command's page name: whsim-completion-bash.

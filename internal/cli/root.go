@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 
 	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Build describes the binary; release builds set it through -ldflags.
@@ -81,11 +81,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	// Errors quote flags, files and answers from the network: terminal-safe,
 	// keeping the lines and tabs of cobra's own ("Did you mean this?\n\tgenerate").
-	msg := strings.Split(err.Error(), "\t")
-	for i := range msg {
-		msg[i] = termSafe(msg[i], true)
-	}
-	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), strings.Join(msg, "\t"))
+	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), termsafe.Message(err.Error()))
 	if code == ExitUsage && !a.ran {
 		fmt.Fprintf(a.streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
@@ -174,13 +170,19 @@ func (a *app) runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra
 	}
 }
 
-// completeEvents offers event names from the spec catalog.
-func completeEvents(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+// completeEvent offers the event names of the spec catalog.
+func completeEvent(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	var out []string
 	for _, e := range spec.Events() {
 		out = append(out, e.Name+"\t"+e.Meaning)
 	}
-	return append(out, spec.AllEvents+"\tevery event"), cobra.ShellCompDirectiveNoFileComp
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeEvents offers them and "all".
+func completeEvents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	out, dir := completeEvent(cmd, args, toComplete)
+	return append(out, spec.AllEvents+"\tevery event"), dir
 }
 
 func completeShapes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"strings"
@@ -62,39 +60,18 @@ func newPalette(enabled bool) Palette {
 	}
 }
 
-// stdinName is how stdin is named in messages.
-const stdinName = "<stdin>"
-
 // openInput opens an input file named on the command line; "-" is stdin,
-// here and only here. It returns the name messages should use.
+// here and only here (see ctxio.OpenInput). It returns the name messages
+// should use.
 func (a *app) openInput(ctx context.Context, name string) (io.ReadCloser, string, error) {
-	if name == "-" {
-		return io.NopCloser(ctxio.NewReader(ctx, a.streams.In)), stdinName, nil
-	}
-	// A FIFO's open blocks until a writer comes: ctxio gives way to Ctrl-C.
-	f, err := ctxio.Open(ctx, name)
-	if err != nil {
-		return nil, name, cmp.Or(ctx.Err(), err)
-	}
-	if fi, err := f.Stat(); err != nil || fi.IsDir() {
-		f.Close()
-		if err == nil {
-			err = &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
-		}
-		return nil, name, err
-	}
-	return f, name, nil
+	r, err := ctxio.OpenInput(ctx, name, ctxio.NewReader(ctx, a.streams.In))
+	return r, ctxio.InputName(name), err
 }
 
 // readInput reads a whole input file; "-" is stdin.
 func (a *app) readInput(ctx context.Context, name string) (string, []byte, error) {
-	r, shown, err := a.openInput(ctx, name)
-	if err != nil {
-		return shown, nil, err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	return shown, b, cmp.Or(ctx.Err(), err)
+	b, err := ctxio.ReadInput(ctx, name, ctxio.NewReader(ctx, a.streams.In))
+	return ctxio.InputName(name), b, err
 }
 
 // wrapOf is a colour as the text around what it colours, worked out once:

@@ -7,6 +7,8 @@ package manpage
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -37,6 +39,17 @@ type Entry struct{ Name, Short string }
 
 // Option is a flag: -s, --long <arg>, and its usage with the default.
 type Option struct{ Shorthand, Name, Arg, Usage string }
+
+// WriteDir writes each page into dir as NAME.SECTION (whsim-send.1),
+// stopping at the first that fails.
+func WriteDir(dir string, pages []Page, h Header) error {
+	for _, p := range pages {
+		if err := os.WriteFile(filepath.Join(dir, p.Name+"."+h.Section), Render(p, h), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Render writes p as a man(7) page.
 func Render(p Page, h Header) []byte {

@@ -1,6 +1,9 @@
 package manpage
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,5 +34,23 @@ func TestRender(t *testing.T) {
 	}
 	if strings.Contains(got, "INHERITED") {
 		t.Errorf("an empty option list has a section:\n%s", got)
+	}
+}
+
+func TestWriteDir(t *testing.T) {
+	dir := t.TempDir()
+	h := Header{Date: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Source: "whsim v1", Section: "1"}
+	pages := []Page{{Name: "whsim", Short: "root"}, {Name: "whsim-send", Short: "send"}}
+	if err := WriteDir(dir, pages, h); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		b, err := os.ReadFile(filepath.Join(dir, p.Name+".1"))
+		if err != nil || !bytes.Equal(b, Render(p, h)) {
+			t.Errorf("%s.1: %q, %v", p.Name, b, err)
+		}
+	}
+	if err := WriteDir(filepath.Join(dir, "missing"), pages, h); err == nil {
+		t.Error("WriteDir into a missing directory succeeded")
 	}
 }

@@ -69,6 +69,15 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // URL is the base URL calls are sent to.
 func (s *Server) URL() string { return URLOf(s.ln.Addr().(*net.TCPAddr)) }
 
+// HookURL is the URL calls to path are sent to; "" (any path) is shown
+// as the root.
+func (s *Server) HookURL(path string) string {
+	if path == "" {
+		path = "/"
+	}
+	return s.URL() + path
+}
+
 // URLOf is the base URL of a server bound to a: a local client's way in.
 func URLOf(a *net.TCPAddr) string {
 	host := a.IP.String()

@@ -21,6 +21,16 @@ func Text(s string) string { return escape(s, false) }
 // as it is.
 func Lines(s string) string { return escape(s, true) }
 
+// Message is Lines that leaves tabs too, for error messages laid out in
+// lines and tabs (cobra's "Did you mean this?\n\tgenerate").
+func Message(s string) string {
+	parts := strings.Split(s, "\t")
+	for i := range parts {
+		parts[i] = Lines(parts[i])
+	}
+	return strings.Join(parts, "\t")
+}
+
 func escape(s string, keepNewlines bool) string {
 	first := unsafeAt(s, keepNewlines)
 	if first < 0 {

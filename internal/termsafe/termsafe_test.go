@@ -36,6 +36,9 @@ func TestText(t *testing.T) {
 	if got := Lines("a\nb\x1b\r\n"); got != "a\nb\\x1b\\r\n" {
 		t.Errorf("Lines: %q", got)
 	}
+	if got := Message("unknown \x1b[2J\n\tgenerate\r"); got != "unknown \\x1b[2J\n\tgenerate\\r" {
+		t.Errorf("Message: %q", got)
+	}
 }
 
 // FuzzText: whatever comes in, what goes out is safe, the same when it was

@@ -14,6 +14,7 @@ import (
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -104,7 +105,11 @@ func New(opts Options) (*Validator, error) {
 // UnknownRuleError names a rule id that does not exist.
 type UnknownRuleError struct{ ID string }
 
+// Error suggests the rule meant when one is close, else lists them all.
 func (e *UnknownRuleError) Error() string {
+	if hint := suggest.Hint(e.ID, RuleIDs()); hint != "" {
+		return fmt.Sprintf("unknown rule %q%s", e.ID, hint)
+	}
 	return fmt.Sprintf("unknown rule %q (valid: %s)", e.ID, strings.Join(RuleIDs(), ", "))
 }
 

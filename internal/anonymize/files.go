@@ -1,0 +1,84 @@
+package anonymize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/whsim/whsim/internal/atomicfile"
+)
+
+// Target is where a run writes: stdout (Path ""), one file, or a
+// directory (Dir) holding one file per input under the input's name.
+type Target struct {
+	Path string
+	Dir  bool
+}
+
+// TargetError is a target that cannot take the inputs given.
+type TargetError struct{ Path, Msg string }
+
+func (e *TargetError) Error() string { return e.Path + ": " + e.Msg }
+
+// NewTarget makes the target path names for a run of inputs: a directory
+// (created if missing) when it is one or ends in a path separator, else a
+// file. Several inputs into one file would mix documents, so that is
+// refused.
+func NewTarget(path string, inputs int) (Target, error) {
+	if path == "" {
+		return Target{}, nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() || strings.HasSuffix(path, string(os.PathSeparator)) {
+		return Target{Path: path, Dir: true}, os.MkdirAll(path, 0o755)
+	}
+	if inputs > 1 {
+		return Target{}, &TargetError{Path: path, Msg: fmt.Sprintf("%d inputs need a directory (end it with /), one file each", inputs)}
+	}
+	return Target{Path: path}, nil
+}
+
+// File anonymizes the input name ("-": stdin) into t: stdout, or a file
+// written whole or not at all, so that a failed run leaves no
+// half-anonymized fixture behind (its mode 0600, as the input may have
+// been). A payload or record that cannot be read is an *InputError naming
+// the input.
+func (a *Anonymizer) File(ctx context.Context, name string, stdin io.Reader, stdout io.Writer, t Target, opts Options) (*Stats, error) {
+	in := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
+	} else if t.Dir {
+		return nil, &TargetError{Path: t.Path, Msg: "standard input has no file name to write in a directory; name a file"}
+	}
+	stream := func(w io.Writer) (st *Stats, err error) {
+		st, err = a.Stream(ctx, in, w, opts)
+		if err == nil || errors.Is(err, context.Canceled) {
+			return st, err
+		}
+		if ie, ok := errors.AsType[*InputError](err); ok {
+			return st, &InputError{Name: name, Line: ie.Line, Column: ie.Column, Err: ie.Err}
+		}
+		return st, &InputError{Name: name, Err: err}
+	}
+	if t.Path == "" {
+		return stream(stdout)
+	}
+	dest := t.Path
+	if t.Dir {
+		dest = filepath.Join(t.Path, filepath.Base(name))
+	}
+	var st *Stats
+	err := atomicfile.Write(dest, 0o600, func(w io.Writer) (err error) {
+		st, err = stream(w)
+		return err
+	})
+	return st, err
+}

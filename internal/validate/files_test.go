@@ -1,0 +1,172 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every input is opened before any is checked; the first unreadable one is
+// named, without the open's own wording of the path.
+func TestOpenFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	tests := []struct {
+		name  string
+		files []string
+		err   string
+	}{
+		{name: "none is stdin"},
+		{name: "file and stdin", files: []string{good, "-"}},
+		{name: "missing", files: []string{good, missing}, err: missing + ": no such file or directory"},
+		{name: "directory", files: []string{dir, good}, err: dir + ": is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, err := OpenFiles(context.Background(), tt.files, strings.NewReader(""))
+			if tt.err == "" {
+				if err != nil {
+					t.Fatalf("OpenFiles = %v", err)
+				}
+				fs.Close()
+				return
+			}
+			if err == nil || err.Error() != tt.err {
+				t.Fatalf("OpenFiles = %v, want %q", err, tt.err)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := OpenFiles(ctx, []string{missing}, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: OpenFiles = %v, want context.Canceled", err)
+	}
+}
+
+// A run names each case's input (stdin as <stdin>), counts every payload
+// and tells before it reads stdin.
+func TestCheckFiles(t *testing.T) {
+	v, err := New(Options{Shape: ShapeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pretty, err := os.ReadFile("testdata/receipt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, pretty); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	file := filepath.Join(t.TempDir(), "two.ndjson")
+	if err := os.WriteFile(file, append(append(good, '\n'), "{\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		files   []string
+		stdin   string
+		want    []string // each case's file
+		failed  int
+		told    bool
+		wantErr string
+	}{
+		{name: "stdin", stdin: string(good), want: []string{"<stdin>"}, told: true},
+		{name: "file then stdin", files: []string{file, "-"}, stdin: "{", want: []string{file, file, "<stdin>"}, failed: 2, told: true},
+		{name: "file", files: []string{file}, want: []string{file, file}, failed: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, err := OpenFiles(context.Background(), tt.files, strings.NewReader(tt.stdin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fs.Close()
+			var got []string
+			told := false
+			sum, err := v.CheckFiles(context.Background(), fs, "", func() { told = true }, func(c Case) error {
+				got = append(got, c.File)
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("CheckFiles = %v", err)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") || sum.Payloads != len(tt.want) || sum.Failed != tt.failed || told != tt.told {
+				t.Errorf("cases %q, summary %+v, told %v; want %q, %d failed, told %v", got, sum, told, tt.want, tt.failed, tt.told)
+			}
+		})
+	}
+}
+
+// An input that cannot be read is an error naming it; nil beforeStdin is
+// allowed.
+func TestCheckFilesNamesAnUnreadableInput(t *testing.T) {
+	v, err := New(Options{Shape: ShapeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := OpenFiles(context.Background(), nil, iotestErrReader{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.CheckFiles(context.Background(), fs, "", nil, func(Case) error { return nil })
+	if err == nil || !strings.HasPrefix(err.Error(), "<stdin>: ") || !errors.Is(err, errBroken) {
+		t.Fatalf("CheckFiles = %v, want <stdin>: ... wrapping errBroken", err)
+	}
+}
+
+var errBroken = errors.New("broken pipe")
+
+type iotestErrReader struct{}
+
+func (iotestErrReader) Read([]byte) (int, error) { return 0, errBroken }
+
+func TestUnknownRuleError(t *testing.T) {
+	tests := []struct{ id, want string }{
+		{"line-taks", `unknown rule "line-taks" (did you mean "line-tax"?)`},
+		{"zzzzzzzzzzzz", `unknown rule "zzzzzzzzzzzz" (valid: ` + strings.Join(RuleIDs(), ", ") + ")"},
+	}
+	for _, tt := range tests {
+		_, err := New(Options{Shape: ShapeAuto, Ignore: []string{tt.id}})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Ignore %q: %v, want %q", tt.id, err, tt.want)
+		}
+	}
+}
+
+func TestRuleHelp(t *testing.T) {
+	lines := strings.Split(RuleHelp(), "\n")
+	if len(lines) != len(Rules()) {
+		t.Fatalf("%d lines for %d rules", len(lines), len(Rules()))
+	}
+	for i, r := range Rules() {
+		if !strings.HasPrefix(lines[i], "  "+r.ID+" ") || !strings.HasSuffix(lines[i], " "+r.Summary) {
+			t.Errorf("line %d %q does not describe %s", i, lines[i], r.ID)
+		}
+	}
+}
+
+func TestParseEvent(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{in: "", want: ""},
+		{in: "create_receivable_doc", want: "CREATE_RECEIVABLE_DOC"},
+		{in: "CREATE_RECIEVABLE_DOC", err: `unknown event "CREATE_RECIEVABLE_DOC" (did you mean "CREATE_RECEIVABLE_DOC"?)`},
+		{in: "all", err: `unknown event "all" (valid: CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE, CREATE_RECEIVABLE_DOC, ABANDON_RECEIVABLE_DOC)`},
+	}
+	for _, tt := range tests {
+		got, err := ParseEvent(tt.in)
+		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+			t.Errorf("ParseEvent(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
