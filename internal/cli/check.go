@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
-	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/report"
 )
 
@@ -135,13 +132,9 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return usagef("--url %v", err)
 	}
-	header := http.Header{}
-	for _, h := range opts.Headers {
-		k, v, err := deliver.ParseHeader(h)
-		if err != nil {
-			return usageErr(err)
-		}
-		header.Add(k, v)
+	header, err := deliver.ParseHeaders(opts.Headers)
+	if err != nil {
+		return usageErr(err)
 	}
 	var signer *deliver.Signer
 	if opts.Secret != "" {
@@ -149,8 +142,8 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	client, err := newClient(opts.CACert, deliver.ClientOptions{
-		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure,
+	client, err := newClient(deliver.ClientOptions{
+		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure, CAFile: opts.CACert,
 	})
 	if err != nil {
 		return err
@@ -161,16 +154,13 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 	}
 
-	seed, anchor := opts.Seed, payload.Around(opts.Seed, a.now())
-	if seed == 0 {
-		seed = rand.Uint64() | 1
-	}
+	seed, anchor := check.SeedOf(opts.Seed, a.now())
 	key := a.errColor.Key.Sprint("whsim:")
 	if opts.Insecure {
 		fmt.Fprintf(a.streams.Err, "%s --insecure: the receiver's TLS certificate is not verified\n", key)
 	}
-	if signer == nil && slices.Contains(ids, check.Signature) {
-		ids = slices.DeleteFunc(ids, func(id string) bool { return id == check.Signature })
+	ids, skipped := check.Runnable(ids, signer != nil)
+	if skipped {
 		if len(ids) == 0 {
 			return usagef("--checks signature needs --secret whsec_...")
 		}
