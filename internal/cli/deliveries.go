@@ -83,13 +83,9 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 	return t, nil
 }
 
-// inFlight is the most deliveries in flight at once, which the connection
-// pool is sized to: the open model may need more than its first workers.
-func (d *deliveryFlags) inFlight() int {
-	if d.Rate > 0 {
-		return max(d.MaxConcurrency, d.Concurrency)
-	}
-	return d.Concurrency
+// runOptions are the load model the flags ask for.
+func (d *deliveryFlags) runOptions() deliver.RunOptions {
+	return deliver.RunOptions{Concurrency: d.Concurrency, Rate: d.Rate, MaxConcurrency: d.MaxConcurrency}
 }
 
 // newConsole is the run's console: the report on stdout, the rest on
@@ -109,7 +105,7 @@ func (d *deliveryFlags) newConsole(a *app, title string) (*deliver.Console, erro
 // newDeliverer builds the client and the deliverer for target.
 func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*deliver.Deliverer, error) {
 	client, err := newClient(deliver.ClientOptions{
-		Timeout: d.Timeout, Concurrency: d.inFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
+		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
 	if err != nil {
 		return nil, err

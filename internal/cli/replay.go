@@ -69,15 +69,9 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	src := &capture.Replayer{}
-	if len(opts.Events) > 0 {
-		only, err := spec.ParseEvents(opts.Events)
-		if err != nil {
-			return usageErr(fmt.Errorf("--event: %w", err))
-		}
-		for _, e := range only {
-			src.Events = append(src.Events, e.Name)
-		}
+	only, err := spec.ParseEvents(opts.Events)
+	if err != nil {
+		return usageErr(fmt.Errorf("--event: %w", err))
 	}
 	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.openInput)
 	var plain *capture.PayloadsError
@@ -88,7 +82,6 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		return cmp.Or(ctx.Err(), usageErr(err))
 	}
 	defer closeAll()
-	src.Inputs = ins
 	con, err := opts.newConsole(a, "whsim replay")
 	if err != nil {
 		return err
@@ -97,11 +90,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	src.Warn = con.Warn
+	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn}
 	if opts.NewRequestID {
 		src.IDs = deliver.NewIDs(opts.Seed)
 	}
-	err = runDeliveries(ctx, con, d, src.Next, deliver.RunOptions{Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency}, 0)
+	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
 	if src.Err() != nil && err == nil {
 		return &exitError{code: ExitFailed, err: src.Err()}
 	}

@@ -165,9 +165,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
 	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
-	return runDeliveries(ctx, con, d, feed.Next, deliver.RunOptions{
-		Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency, Duration: opts.Duration,
-	}, rounds*deliver.PerRound(lanes))
+	ro := opts.runOptions()
+	ro.Duration = opts.Duration
+	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
 }
 
 // rounds is --count, or 0 to send until --duration.
