@@ -216,6 +216,14 @@ type Config struct {
 // lock lets two through.
 const DefaultConcurrent = 8
 
+// DefaultLatencyBudget is the p99 latency a run's calls must stay within
+// unless told otherwise. The spec names no time-out; webhook senders
+// commonly give up after 5 to 30 seconds (GitHub after 10), and a receiver
+// should answer first and do the work after. One second at p99 leaves room
+// for a cold connection pool or a GC pause while still catching a receiver
+// that processes the document before answering.
+const DefaultLatencyBudget = time.Second
+
 // UnreachableError says the first call of a run got no answer at all.
 type UnreachableError struct {
 	URL  string

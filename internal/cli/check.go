@@ -17,13 +17,6 @@ import (
 	"github.com/whsim/whsim/internal/report"
 )
 
-// defaultLatencyBudget is --latency-budget's default. The spec names no
-// time-out; webhook senders commonly give up after 5 to 30 seconds (GitHub
-// after 10), and a receiver should answer first and do the work after. One
-// second at p99 leaves room for a cold connection pool or a GC pause while
-// still catching a receiver that processes the document before answering.
-const defaultLatencyBudget = time.Second
-
 type checkOptions struct {
 	URL           string
 	Checks        []string
@@ -88,7 +81,7 @@ usage errors or a receiver that cannot be reached at all, 130 when interrupted.`
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
 	f.StringVar(&opts.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
 	f.BoolVar(&opts.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
-	f.DurationVar(&opts.LatencyBudget, "latency-budget", defaultLatencyBudget, "the p99 latency every call of the run must stay within")
+	f.DurationVar(&opts.LatencyBudget, "latency-budget", check.DefaultLatencyBudget, "the p99 latency every call of the run must stay within")
 	f.IntVar(&opts.LoadCount, "load-count", 300, "calls the load check makes")
 	f.IntVar(&opts.LoadConc, "load-concurrency", 16, "calls in flight at once in the load check")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
