@@ -45,6 +45,7 @@ type Console struct {
 	errTTY bool
 	// Note is said under the summary's counts (send's --count per event).
 	Note string
+	// done counts finished deliveries for the progress bar (RunOptions.Done).
 	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
 	// the first transport error, for the one line of a receiver that
@@ -78,6 +79,7 @@ func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request,
 	if c.errTTY && total != 1 {
 		c.startBar(total, o.Duration)
 	}
+	o.Done = &c.done
 	st := Run(ctx, d, next, o, c.Report)
 	c.stop()
 	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note})
@@ -97,7 +99,6 @@ func (c *Console) Report(res *Result) {
 	default:
 		_ = c.rep.Case((*Case)(res))
 	}
-	c.done.Add(1)
 	if !res.OK {
 		c.failures.Add(1)
 		if last := res.Last(); last.Status == 0 && c.firstErr.Load() == nil {
