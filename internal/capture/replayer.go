@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // Input is a capture file to replay and the name messages give it.
@@ -23,7 +24,7 @@ type Input struct {
 type Replayer struct {
 	Inputs []Input
 	// Events, when not empty, keeps only the calls of these events.
-	Events []string
+	Events []spec.Event
 	// IDs, when set, gives each call a fresh requestId.
 	IDs *deliver.IDs
 	// Warn is told of each line skipped: a torn last line, a bad record.
@@ -63,7 +64,7 @@ func (s *Replayer) Next() []*deliver.Request {
 			s.err = fmt.Errorf("%s: %w", in.Name, err)
 			return nil
 		}
-		if event, _ := rec.Event(); len(s.Events) > 0 && !slices.Contains(s.Events, event) {
+		if event, _ := rec.Event(); len(s.Events) > 0 && !slices.ContainsFunc(s.Events, func(e spec.Event) bool { return e.Name == event }) {
 			continue
 		}
 		req, err := Request(rec, s.IDs)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 func TestRequestFromRecord(t *testing.T) {
@@ -50,10 +51,14 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 		}
 	}
 	b = append(b, `{"capture":1,"ti`...)
+	receivable, ok := spec.Lookup("CREATE_RECEIVABLE_DOC")
+	if !ok {
+		t.Fatal("no CREATE_RECEIVABLE_DOC")
+	}
 	var warnings []string
 	s := &Replayer{
 		Inputs: []Input{{Name: "a.ndjson", R: strings.NewReader(string(b))}, {Name: "b.ndjson", R: strings.NewReader("")}},
-		Events: []string{"CREATE_RECEIVABLE_DOC"},
+		Events: []spec.Event{receivable},
 		Warn:   func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) },
 	}
 	var seqs []int

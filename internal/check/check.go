@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -83,6 +85,26 @@ func Select(only, exclude []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Runnable is ids without the signature check when the run signs nothing
+// (it needs a secret); dropped says it was asked for and left out.
+func Runnable(ids []string, signed bool) (kept []string, dropped bool) {
+	if signed || !slices.Contains(ids, Signature) {
+		return ids, false
+	}
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == Signature }), true
+}
+
+// SeedOf is the seed of a run asked for with seed (0: a random one) and
+// the anchor its documents are dated around at now: with a fixed seed, the
+// same anchor and so the same bytes.
+func SeedOf(seed uint64, now time.Time) (uint64, time.Time) {
+	anchor := payload.Around(seed, now)
+	if seed == 0 {
+		seed = rand.Uint64() | 1
+	}
+	return seed, anchor
 }
 
 // Verdict is the grade of one case.
@@ -193,6 +215,14 @@ type Config struct {
 // default: enough that a receiver which checks, then inserts, without a
 // lock lets two through.
 const DefaultConcurrent = 8
+
+// DefaultLatencyBudget is the p99 latency a run's calls must stay within
+// unless told otherwise. The spec names no time-out; webhook senders
+// commonly give up after 5 to 30 seconds (GitHub after 10), and a receiver
+// should answer first and do the work after. One second at p99 leaves room
+// for a cold connection pool or a GC pause while still catching a receiver
+// that processes the document before answering.
+const DefaultLatencyBudget = time.Second
 
 // UnreachableError says the first call of a run got no answer at all.
 type UnreachableError struct {

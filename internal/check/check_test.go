@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -486,5 +487,37 @@ func TestOutOfOrderNamesTheFailingCall(t *testing.T) {
 	}
 	if fails != 3 {
 		t.Errorf("%d failures, want 3 (void and audit of unknown documents, audit before create)", fails)
+	}
+}
+
+func TestRunnable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ids         []string
+		signed      bool
+		want        []string
+		wantDropped bool
+	}{
+		{[]string{AcceptsValid, Signature}, false, []string{AcceptsValid}, true},
+		{[]string{AcceptsValid, Signature}, true, []string{AcceptsValid, Signature}, false},
+		{[]string{Signature}, false, []string{}, true},
+		{[]string{AcceptsValid}, false, []string{AcceptsValid}, false},
+	}
+	for _, tt := range tests {
+		got, dropped := Runnable(tt.ids, tt.signed)
+		if !slices.Equal(got, tt.want) || dropped != tt.wantDropped {
+			t.Errorf("Runnable(%v, %v) = %v, %v; want %v, %v", tt.ids, tt.signed, got, dropped, tt.want, tt.wantDropped)
+		}
+	}
+}
+
+func TestSeedOf(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
+	if seed, anchor := SeedOf(42, now); seed != 42 || !anchor.Equal(payload.Anchor()) {
+		t.Errorf("SeedOf(42) = %d, %s; want 42 and the fixed anchor", seed, anchor)
+	}
+	if seed, anchor := SeedOf(0, now); seed == 0 || !anchor.Equal(now) {
+		t.Errorf("SeedOf(0) = %d, %s; want a random seed and now", seed, anchor)
 	}
 }

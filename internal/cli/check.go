@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,17 +14,9 @@ import (
 
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
-	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
-
-// defaultLatencyBudget is --latency-budget's default. The spec names no
-// time-out; webhook senders commonly give up after 5 to 30 seconds (GitHub
-// after 10), and a receiver should answer first and do the work after. One
-// second at p99 leaves room for a cold connection pool or a GC pause while
-// still catching a receiver that processes the document before answering.
-const defaultLatencyBudget = time.Second
 
 type checkOptions struct {
 	URL           string
@@ -92,7 +82,7 @@ usage errors or a receiver that cannot be reached at all, 130 when interrupted.`
 	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
 	f.StringVar(&opts.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
 	f.BoolVar(&opts.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
-	f.DurationVar(&opts.LatencyBudget, "latency-budget", defaultLatencyBudget, "the p99 latency every call of the run must stay within")
+	f.DurationVar(&opts.LatencyBudget, "latency-budget", check.DefaultLatencyBudget, "the p99 latency every call of the run must stay within")
 	f.IntVar(&opts.LoadCount, "load-count", 300, "calls the load check makes")
 	f.IntVar(&opts.LoadConc, "load-concurrency", 16, "calls in flight at once in the load check")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
@@ -136,13 +126,9 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return usagef("--url %v", err)
 	}
-	header := http.Header{}
-	for _, h := range opts.Headers {
-		k, v, err := deliver.ParseHeader(h)
-		if err != nil {
-			return usageErr(err)
-		}
-		header.Add(k, v)
+	header, err := deliver.ParseHeaders(opts.Headers)
+	if err != nil {
+		return usageErr(err)
 	}
 	var signer *deliver.Signer
 	if opts.Secret != "" {
@@ -150,8 +136,8 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	client, err := newClient(opts.CACert, deliver.ClientOptions{
-		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure,
+	client, err := newClient(deliver.ClientOptions{
+		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure, CAFile: opts.CACert,
 	})
 	if err != nil {
 		return err
@@ -162,16 +148,13 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 	}
 
-	seed, anchor := opts.Seed, payload.Around(opts.Seed, a.now())
-	if seed == 0 {
-		seed = rand.Uint64() | 1
-	}
+	seed, anchor := check.SeedOf(opts.Seed, a.now())
 	key := a.errColor.Key.Sprint("whsim:")
 	if opts.Insecure {
 		fmt.Fprintf(a.streams.Err, "%s --insecure: the receiver's TLS certificate is not verified\n", key)
 	}
-	if signer == nil && slices.Contains(ids, check.Signature) {
-		ids = slices.DeleteFunc(ids, func(id string) bool { return id == check.Signature })
+	ids, skipped := check.Runnable(ids, signer != nil)
+	if skipped {
 		if len(ids) == 0 {
 			return usagef("--checks signature needs --secret whsec_...")
 		}

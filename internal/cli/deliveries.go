@@ -1,17 +1,17 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
-	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // deliveryFlags are what send and replay share: how to reach the receiver
@@ -32,168 +32,123 @@ type deliveryFlags struct {
 	Each            bool
 }
 
-// deliveryReporter reports deliveries as they finish (from many workers at
-// once) through the run's report, and tells on stderr of retries and
-// warnings, with a progress bar on a terminal.
-type deliveryReporter struct {
-	rep   report.Reporter
-	title string
-	// quiet reports only failures: text on a terminal, without --each or
-	// -v, where a line per delivery would scroll past by the thousand.
-	quiet  bool
-	outTTY bool
-	// note is said under the summary's counts (send's --count per event).
-	note string
-	done atomic.Int64
-	// failures counts failed deliveries for the progress bar; firstErr is
-	// the first transport error, for the one line of a receiver that
-	// cannot be reached.
-	failures atomic.Int64
-	firstErr atomic.Pointer[deliver.Attempt]
-
-	mu      sync.Mutex // stderr
-	err     io.Writer
-	pal     Palette
-	stopBar chan struct{}
-	barDone chan struct{}
+func (d *deliveryFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVarP(&d.URL, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
+	f.DurationVar(&d.Timeout, "timeout", 10*time.Second, "time limit of one attempt")
+	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
+	f.BoolVarP(&d.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
+	f.StringVar(&d.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
+	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
+	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
+	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
+	f.IntVar(&d.MaxConcurrency, "max-concurrency", deliver.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
+	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
+	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
+	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
+	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
+	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
 
-func newDeliveryReporter(a *app, title string, d *deliveryFlags) (*deliveryReporter, error) {
-	rep, err := report.New(d.Output, a.streams.Out, style(a.outColor(), d.Verbose), a.streams.OutTTY)
+// check validates the shared flags (usage errors).
+func (d *deliveryFlags) check() (func(int) bool, error) {
+	switch {
+	case d.Concurrency < 1:
+		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
+	case d.Rate < 0:
+		return nil, usagef("--rate %g: want 0 or more", d.Rate)
+	case d.Rate > 0 && d.MaxConcurrency < 1:
+		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
+	case d.Retries < 0:
+		return nil, usagef("--retries %d: want 0 or more", d.Retries)
+	case d.Timeout <= 0:
+		return nil, usagef("--timeout %s: want more than 0", d.Timeout)
+	}
+	expect, err := deliver.ParseExpect(d.ExpectStatus)
+	if err != nil {
+		return nil, usagef("--expect-status: %v", err)
+	}
+	return expect, nil
+}
+
+// target checks --url, or u when it is set (send's built-in receiver).
+func (d *deliveryFlags) target(u string) (*url.URL, error) {
+	if u == "" {
+		u = d.URL
+	}
+	t, err := deliver.ParseTarget(u)
+	if err != nil {
+		return nil, usagef("--url %v", err)
+	}
+	return t, nil
+}
+
+// runOptions are the load model the flags ask for.
+func (d *deliveryFlags) runOptions() deliver.RunOptions {
+	return deliver.RunOptions{Concurrency: d.Concurrency, Rate: d.Rate, MaxConcurrency: d.MaxConcurrency}
+}
+
+// newConsole is the run's console: the report on stdout, the rest on
+// stderr.
+func (d *deliveryFlags) newConsole(a *app, title string) (*deliver.Console, error) {
+	c, err := deliver.NewConsole(deliver.ConsoleOptions{
+		Title: title, Format: d.Output, Out: a.streams.Out, Err: a.streams.Err,
+		OutStyle: style(a.outColor(), d.Verbose), ErrStyle: style(a.errColor, false),
+		OutTTY: a.streams.OutTTY, ErrTTY: a.streams.ErrTTY, Each: d.Each,
+	})
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}
-	quiet := d.Output == report.Text && a.streams.OutTTY && !d.Each && !d.Verbose
-	return &deliveryReporter{rep: rep, title: title, quiet: quiet, outTTY: a.streams.OutTTY, err: a.streams.Err, pal: a.errColor}, nil
+	return c, nil
 }
 
-func (r *deliveryReporter) report(res *deliver.Result) {
+// newDeliverer builds the client and the deliverer for target.
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*deliver.Deliverer, error) {
+	client, err := newClient(deliver.ClientOptions{
+		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d.Insecure && target.Scheme == "https" {
+		con.Warn("--insecure: the receiver's TLS certificate is not verified")
+	}
+	if d.FollowRedirects {
+		con.Warn("--follow-redirects: a 301, 302 or 303 turns the POST into a GET and drops the body")
+	}
+	return &deliver.Deliverer{
+		Client: client, Target: target, Retries: d.Retries,
+		Backoff: deliver.DefaultBackoff(rand.Float64), Now: a.now,
+		Expect: expect, KeepBody: d.Verbose, OnRetry: con.Retry,
+	}, nil
+}
+
+// newClient builds a run's one HTTP client; its errors are those of the
+// --cacert file.
+func newClient(co deliver.ClientOptions) (*http.Client, error) {
+	client, err := deliver.NewClient(co)
 	switch {
-	case r.quiet && res.OK:
-		// Counted by the bar and the summary, not listed.
-	case r.outTTY && r.stopBar != nil:
-		// Stdout and the bar share the terminal: the line goes above it.
-		r.mu.Lock()
-		r.clearBar()
-		_ = r.rep.Case((*deliver.Case)(res))
-		r.mu.Unlock()
-	default:
-		_ = r.rep.Case((*deliver.Case)(res))
+	case errors.Is(err, deliver.ErrNoCerts):
+		return nil, usagef("--cacert %s: %v", co.CAFile, err)
+	case err != nil:
+		return nil, usagef("--cacert: %v", err)
 	}
-	r.done.Add(1)
-	if !res.OK {
-		r.failures.Add(1)
-		if last := res.Last(); last.Status == 0 && r.firstErr.Load() == nil {
-			r.firstErr.CompareAndSwap(nil, &last)
-		}
-	}
+	return client, nil
 }
 
-// retry tells, on stderr, of an attempt that will be tried again.
-func (r *deliveryReporter) retry(req *deliver.Request, n int, a deliver.Attempt) {
-	what := strconv.Itoa(a.Status)
-	if a.Status == 0 {
-		what = deliver.FailureText(a)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.clearBar()
-	fmt.Fprintf(r.err, "%s %s %s attempt %d: %s, retrying in %s\n", r.pal.Warn.Sprint("retry"),
-		termsafe.Text(req.Event), termsafe.Text(req.RequestID), n, termsafe.Text(what), a.Wait.Round(time.Millisecond))
-}
-
-func (r *deliveryReporter) warn(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	fmt.Fprintf(r.err, "%s %s\n", r.pal.Warn.Sprint("warning:"), termsafe.Text(fmt.Sprintf(format, args...)))
-}
-
-func (r *deliveryReporter) clearBar() {
-	if r.stopBar != nil {
-		fmt.Fprint(r.err, "\r\033[K")
-	}
-}
-
-// startBar draws a progress bar on stderr (a terminal) until stopped.
-func (r *deliveryReporter) startBar(total int, duration time.Duration) {
-	r.stopBar, r.barDone = make(chan struct{}), make(chan struct{})
-	start := time.Now()
-	go func() {
-		defer close(r.barDone)
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-r.stopBar:
-				r.mu.Lock()
-				fmt.Fprint(r.err, "\r\033[K")
-				r.mu.Unlock()
-				return
-			case <-t.C:
-			}
-			line := progressLine(r.done.Load(), r.failures.Load(), int64(total), time.Since(start), duration)
-			r.mu.Lock()
-			fmt.Fprint(r.err, "\r\033[K"+line)
-			r.mu.Unlock()
-		}
-	}()
-}
-
-// progressLine is the bar: done of total (or of --duration's time), the
-// rate, the time left and the failures so far. Without a total or a
-// duration there is no end to measure against: the count and the rate.
-func progressLine(done, failed, total int64, el, duration time.Duration) string {
-	rate := 0.0
-	if el > 0 {
-		rate = float64(done) / el.Seconds()
-	}
-	var b strings.Builder
-	frac, left := -1.0, time.Duration(-1)
+// runDeliveries runs the deliveries, prints the summary and decides the exit.
+func runDeliveries(ctx context.Context, con *deliver.Console, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
+	st, err := con.Run(ctx, d, next, ro, total)
 	switch {
-	case total > 0:
-		frac = float64(done) / float64(total)
-		if rate > 0 {
-			left = time.Duration(float64(total-done) / rate * float64(time.Second))
-		}
-	case duration > 0:
-		frac, left = el.Seconds()/duration.Seconds(), duration-el
+	case err != nil:
+		return err
+	case ctx.Err() != nil:
+		return errInterrupted
+	case st.Failed == 0:
+		return nil
 	}
-	if frac >= 0 {
-		const width = 28
-		frac = min(frac, 1)
-		fill := int(frac * width)
-		b.WriteString("[" + strings.Repeat("=", fill) + strings.Repeat(" ", width-fill) + "] ")
+	if line := con.Unreachable(st, d.Target); line != "" {
+		return &exitError{code: ExitFailed, err: errors.New(line)}
 	}
-	if total > 0 {
-		fmt.Fprintf(&b, "%*d/%d %3.0f%%", len(strconv.FormatInt(total, 10)), done, total, frac*100)
-	} else {
-		fmt.Fprintf(&b, "%d sent", done)
-		if frac >= 0 {
-			fmt.Fprintf(&b, "  %.0f%%", frac*100)
-		}
-	}
-	fmt.Fprintf(&b, "  %.0f/s", rate)
-	switch {
-	case frac >= 0 && left >= 0:
-		fmt.Fprintf(&b, "  ETA %s", max(left, 0).Round(time.Second))
-	case frac >= 0:
-		b.WriteString("  ETA --")
-	}
-	if failed > 0 {
-		fmt.Fprintf(&b, "  %d failed", failed)
-	}
-	return b.String()
-}
-
-func (r *deliveryReporter) stop() {
-	if r.stopBar != nil {
-		close(r.stopBar)
-		<-r.barDone
-		r.stopBar = nil
-	}
-}
-
-func (r *deliveryReporter) summary(st *deliver.Stats) error {
-	r.stop()
-	return r.rep.Finish(deliver.Summary{Stats: st, Name: r.title, Note: r.note})
+	return errChecksFailed
 }

@@ -3,8 +3,8 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -69,44 +69,32 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	src := &capture.Replayer{}
-	if len(opts.Events) > 0 {
-		only, err := spec.ParseEvents(opts.Events)
-		if err != nil {
-			return usageErr(fmt.Errorf("--event: %w", err))
-		}
-		for _, e := range only {
-			src.Events = append(src.Events, e.Name)
-		}
+	only, err := spec.ParseEvents(opts.Events)
+	if err != nil {
+		return usageErr(fmt.Errorf("--event: %w", err))
 	}
-	// Open every file first: an unreadable one is a usage error before
-	// anything is sent.
-	for _, name := range opts.Files {
-		r, shown, err := a.openInput(ctx, name)
-		if err != nil {
-			return cmp.Or(ctx.Err(), usageErr(err))
-		}
-		defer r.Close()
-		if f, ok := r.(*os.File); ok {
-			if plain, err := capture.HoldsPayloads(f); err != nil || plain {
-				return payloadsOrUnreadable(name, err)
-			}
-		}
-		src.Inputs = append(src.Inputs, capture.Input{Name: shown, R: r})
+	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.openInput)
+	var plain *capture.PayloadsError
+	switch {
+	case errors.As(err, &plain):
+		return &exitError{code: ExitFailed, err: err}
+	case err != nil:
+		return cmp.Or(ctx.Err(), usageErr(err))
 	}
-	rep, err := newDeliveryReporter(a, "whsim replay", &opts.deliveryFlags)
+	defer closeAll()
+	con, err := opts.newConsole(a, "whsim replay")
 	if err != nil {
 		return err
 	}
-	d, err := opts.newDeliverer(a, target, expect, rep)
+	d, err := opts.newDeliverer(a, target, expect, con)
 	if err != nil {
 		return err
 	}
-	src.Warn = rep.warn
+	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn}
 	if opts.NewRequestID {
 		src.IDs = deliver.NewIDs(opts.Seed)
 	}
-	err = runDeliveries(ctx, a, rep, d, src.Next, deliver.RunOptions{Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency}, 0)
+	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
 	if src.Err() != nil && err == nil {
 		return &exitError{code: ExitFailed, err: src.Err()}
 	}

@@ -2,18 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 type sendOptions struct {
@@ -96,91 +96,10 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
-	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords("standard"))
+	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
 	return cmd
-}
-
-func (d *deliveryFlags) register(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringVarP(&d.URL, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
-	f.DurationVar(&d.Timeout, "timeout", 10*time.Second, "time limit of one attempt")
-	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
-	f.BoolVarP(&d.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
-	f.StringVar(&d.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
-	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
-	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
-	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
-	f.IntVar(&d.MaxConcurrency, "max-concurrency", deliver.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
-	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
-	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
-	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
-	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
-	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
-}
-
-// check validates the shared flags (usage errors).
-func (d *deliveryFlags) check() (func(int) bool, error) {
-	switch {
-	case d.Concurrency < 1:
-		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
-	case d.Rate < 0:
-		return nil, usagef("--rate %g: want 0 or more", d.Rate)
-	case d.Rate > 0 && d.MaxConcurrency < 1:
-		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
-	case d.Retries < 0:
-		return nil, usagef("--retries %d: want 0 or more", d.Retries)
-	case d.Timeout <= 0:
-		return nil, usagef("--timeout %s: want more than 0", d.Timeout)
-	}
-	expect, err := deliver.ParseExpect(d.ExpectStatus)
-	if err != nil {
-		return nil, usagef("--expect-status: %v", err)
-	}
-	return expect, nil
-}
-
-// target checks --url, or u when it is set (send's built-in receiver).
-func (d *deliveryFlags) target(u string) (*url.URL, error) {
-	if u == "" {
-		u = d.URL
-	}
-	t, err := deliver.ParseTarget(u)
-	if err != nil {
-		return nil, usagef("--url %v", err)
-	}
-	return t, nil
-}
-
-// inFlight is the most deliveries in flight at once, which the connection
-// pool is sized to: the open model may need more than its first workers.
-func (d *deliveryFlags) inFlight() int {
-	if d.Rate > 0 {
-		return max(d.MaxConcurrency, d.Concurrency)
-	}
-	return d.Concurrency
-}
-
-// newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, rep *deliveryReporter) (*deliver.Deliverer, error) {
-	client, err := newClient(d.CACert, deliver.ClientOptions{
-		Timeout: d.Timeout, Concurrency: d.inFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if d.Insecure && target.Scheme == "https" {
-		rep.warn("--insecure: the receiver's TLS certificate is not verified")
-	}
-	if d.FollowRedirects {
-		rep.warn("--follow-redirects: a 301, 302 or 303 turns the POST into a GET and drops the body")
-	}
-	return &deliver.Deliverer{
-		Client: client, Target: target, Retries: d.Retries,
-		Backoff: deliver.DefaultBackoff(rand.Float64), Now: a.now,
-		Expect: expect, KeepBody: d.Verbose, OnRetry: rep.retry,
-	}, nil
 }
 
 func runSend(ctx context.Context, a *app, opts *sendOptions) error {
@@ -198,45 +117,29 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	case opts.Scenario != "" && opts.File != "":
 		return usagef("--scenario and --file: choose one")
 	}
-	header := http.Header{}
-	for _, h := range opts.Headers {
-		k, v, err := deliver.ParseHeader(h)
-		if err != nil {
-			return usagef("--header %v", err)
-		}
-		header.Add(k, v)
+	header, err := deliver.ParseHeaders(opts.Headers)
+	if err != nil {
+		return usagef("--header %v", err)
 	}
-	var signer *deliver.Signer
-	switch opts.Sign {
-	case "":
-		if opts.Secret != "" {
-			return usagef("--secret needs --sign standard")
-		}
-	case "standard":
-		if opts.Secret == "" {
-			return usagef("--sign standard needs --secret whsec_...")
-		}
-		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
-			return usagef("--secret: %v", err)
-		}
-		if signer.Weak() {
-			fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), deliver.GoodKeyBytes)
-		}
-	default:
-		return usagef("--sign %q: the one scheme is standard", opts.Sign)
+	signer, err := deliver.SignerFor(opts.Sign, opts.Secret)
+	if err != nil {
+		return usageErr(err)
+	}
+	if signer != nil && signer.Weak() {
+		fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), deliver.GoodKeyBytes)
 	}
 	lanes, err := opts.lanes(ctx, a, header)
 	if err != nil {
 		return err
 	}
 
-	rep, err := newDeliveryReporter(a, "whsim send", &opts.deliveryFlags)
+	con, err := opts.newConsole(a, "whsim send")
 	if err != nil {
 		return err
 	}
 	rawURL := opts.URL
 	if rawURL == "" {
-		rcv, err := startBuiltinReceiver(a.streams.Err, a.errColor, opts.Verbose)
+		rcv, err := callprint.StartBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
 		if err != nil {
 			return err
 		}
@@ -248,7 +151,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := opts.newDeliverer(a, target, expect, rep)
+	d, err := opts.newDeliverer(a, target, expect, con)
 	if err != nil {
 		return err
 	}
@@ -257,46 +160,22 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		d.Sleep = opts.sleep
 	}
 
-	rounds := opts.Count
-	if opts.Duration > 0 && !opts.countSet {
-		rounds = 0 // until --duration
-	}
+	rounds := opts.rounds()
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
-		rep.note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
+		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
 	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
-	return runDeliveries(ctx, a, rep, d, feed.Next, deliver.RunOptions{
-		Concurrency: opts.Concurrency, Rate: opts.Rate, MaxConcurrency: opts.MaxConcurrency, Duration: opts.Duration,
-	}, rounds*deliver.PerRound(lanes))
+	ro := opts.runOptions()
+	ro.Duration = opts.Duration
+	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
 }
 
-// runDeliveries runs the deliveries, prints the summary and decides the exit.
-func runDeliveries(ctx context.Context, a *app, rep *deliveryReporter, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
-	if total == 1 {
-		rep.quiet = false // one delivery is one line, whatever came of it, and no bar
+// rounds is --count, or 0 to send until --duration.
+func (opts *sendOptions) rounds() int {
+	if opts.Duration > 0 && !opts.countSet {
+		return 0
 	}
-	if a.streams.ErrTTY && total != 1 {
-		rep.startBar(total, ro.Duration)
-	}
-	st := deliver.Run(ctx, d, next, ro, rep.report)
-	if err := rep.summary(st); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return errInterrupted
-	}
-	if st.Failed == 0 {
-		return nil
-	}
-	// One receiver that cannot be reached: one clear line, not a page.
-	if kinds := st.ErrorKinds(); len(kinds) == 1 && st.ByError[kinds[0]] == st.Sent {
-		why := kinds[0]
-		if first := rep.firstErr.Load(); first != nil && first.Kind == deliver.KindTLS {
-			why = deliver.FailureText(*first)
-		}
-		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", d.Target.Redacted(), why)}
-	}
-	return errChecksFailed
+	return opts.Count
 }
 
 // lanes builds the templates of the run before it starts.
@@ -312,14 +191,10 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if err != nil {
 		return nil, err
 	}
-	count := opts.Count
-	if opts.Duration > 0 && !opts.countSet {
-		count = 0 // until --duration
-	}
 	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, deliver.Pool(count), header, ovs)
+		return opts.scenarioLanes(pl, deliver.Pool(opts.rounds()), header, ovs)
 	}
-	return deliver.EventLanes(pl.Events, deliver.Pool(count), header, !payload.OwnsRequestID(ovs), pl.nextBody)
+	return deliver.EventLanes(pl.Events, deliver.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), pl.nextBody)
 }
 
 // scenarioLanes is one lane of n documents' lives.
@@ -342,4 +217,31 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 		}
 	}
 	return deliver.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
+}
+
+// fileLanes reads --file and sends it byte for byte (deliver.FileLanes),
+// under --event or the event each payload's number names.
+func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
+	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
+		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
+	}
+	name, body, err := a.readInput(ctx, opts.File)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, usagef("--file: %v", err)
+	}
+	var given []spec.Event
+	if opts.eventsSet {
+		if given, err = spec.ParseEvents(opts.Events); err != nil {
+			return nil, usageErr(fmt.Errorf("--event: %w", err))
+		}
+	}
+	lanes, err := deliver.FileLanes(body, given, header)
+	var pe *deliver.PayloadError
+	if errors.As(err, &pe) {
+		return nil, usagef("--file %s", pe.Explain(name))
+	}
+	return lanes, err
 }

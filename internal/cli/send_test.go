@@ -383,22 +383,3 @@ func TestSendOnATerminal(t *testing.T) {
 		t.Errorf("several events: no per-event note\n%s", stdout)
 	}
 }
-
-func TestProgressLine(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		done, failed, total int64
-		el, dur             time.Duration
-		want                string
-	}{
-		{250, 0, 1000, 5 * time.Second, 0, "[=======                     ]  250/1000  25%  50/s  ETA 15s"},
-		{1000, 3, 1000, 10 * time.Second, 0, "[============================] 1000/1000 100%  100/s  ETA 0s  3 failed"},
-		{30, 0, 0, 3 * time.Second, 12 * time.Second, "[=======                     ] 30 sent  25%  10/s  ETA 9s"},
-		{42, 1, 0, 2 * time.Second, 0, "42 sent  21/s  1 failed"},
-	}
-	for _, tt := range tests {
-		if got := progressLine(tt.done, tt.failed, tt.total, tt.el, tt.dur); got != tt.want {
-			t.Errorf("progressLine(%d, %d, %d, %s, %s) =\n%q, want\n%q", tt.done, tt.failed, tt.total, tt.el, tt.dur, got, tt.want)
-		}
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -17,15 +18,15 @@ type ClientOptions struct {
 	// Concurrency sizes the connection pool, so that every worker keeps its
 	// connection alive instead of dialling anew.
 	Concurrency int
-	// CACert is a PEM bundle of extra roots (a private CA).
-	CACert []byte
+	// CAFile names a PEM file of extra roots (a private CA).
+	CAFile string
 	// Insecure skips certificate verification.
 	Insecure bool
 	// FollowRedirects follows 3xx; otherwise a 3xx is the answer.
 	FollowRedirects bool
 }
 
-// ErrNoCerts says a --cacert file held no PEM certificate.
+// ErrNoCerts says a CA file held no PEM certificate.
 var ErrNoCerts = errors.New("no PEM certificate found")
 
 // NewClient builds the client. Never http.DefaultClient: it has no timeout,
@@ -34,12 +35,16 @@ var ErrNoCerts = errors.New("no PEM certificate found")
 func NewClient(o ClientOptions) (*http.Client, error) {
 	conc := max(o.Concurrency, 1)
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure} //nolint:gosec // the user asked, and was warned
-	if len(o.CACert) > 0 {
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, err
+		}
 		pool, err := x509.SystemCertPool()
 		if err != nil || pool == nil {
 			pool = x509.NewCertPool()
 		}
-		if !pool.AppendCertsFromPEM(o.CACert) {
+		if !pool.AppendCertsFromPEM(pem) {
 			return nil, ErrNoCerts
 		}
 		tlsConf.RootCAs = pool

@@ -9,12 +9,15 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -249,7 +252,10 @@ func TestTLSWithPrivateCA(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, tt := range []struct {
 		name string
@@ -260,7 +266,7 @@ func TestTLSWithPrivateCA(t *testing.T) {
 		// take over a second, and a timeout is retried where a certificate
 		// error must not be.
 		{"without the CA", ClientOptions{Timeout: 30 * time.Second}, false},
-		{"with --cacert", ClientOptions{Timeout: 30 * time.Second, CACert: caPEM}, true},
+		{"with --cacert", ClientOptions{Timeout: 30 * time.Second, CAFile: caFile}, true},
 		{"with --insecure", ClientOptions{Timeout: 30 * time.Second, Insecure: true}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,8 +284,15 @@ func TestTLSWithPrivateCA(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewClient(ClientOptions{CACert: []byte("not pem")}); err != ErrNoCerts {
+	notPEM := filepath.Join(t.TempDir(), "not.pem")
+	if err := os.WriteFile(notPEM, []byte("not pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewClient(ClientOptions{CAFile: notPEM}); err != ErrNoCerts {
 		t.Errorf("bad CA file: %v", err)
+	}
+	if _, err := NewClient(ClientOptions{CAFile: notPEM + ".missing"}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing CA file: %v", err)
 	}
 }
 

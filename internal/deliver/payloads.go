@@ -3,6 +3,8 @@ package deliver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/whsim/whsim/internal/spec"
@@ -35,6 +37,20 @@ type PayloadError struct {
 
 func (e *PayloadError) Error() string { return e.Err.Error() }
 func (e *PayloadError) Unwrap() error { return e.Err }
+
+// Explain says the error of a payload of file name, where it is and what
+// to do: name the event with --event.
+func (e *PayloadError) Explain(name string) string {
+	where := name
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s: line %d", name, e.Line)
+	}
+	var amb *AmbiguousEventError
+	if errors.As(e.Err, &amb) {
+		return fmt.Sprintf("%s: %v; say which with --event", where, e.Err)
+	}
+	return fmt.Sprintf("%s: %v; give --event", where, e.Err)
+}
 
 // FileLanes is a lane per payload of a file sent byte for byte
 // (SplitPayloads): one template per event of events, or when events is nil

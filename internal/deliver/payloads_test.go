@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/whsim/whsim/internal/spec"
@@ -51,6 +52,16 @@ func TestFileLanes(t *testing.T) {
 	_, err = FileLanes([]byte(one+"\n\n{\"x\":1}\n"), nil, nil)
 	var pe *PayloadError
 	if !errors.As(err, &pe) || pe.Line != 3 {
-		t.Errorf("a body without a number: %v", err)
+		t.Fatalf("a body without a number: %v", err)
+	}
+	if got := pe.Explain("f.ndjson"); !strings.HasPrefix(got, "f.ndjson: line 3: ") || !strings.HasSuffix(got, "; give --event") {
+		t.Errorf("Explain = %q", got)
+	}
+	_, err = FileLanes([]byte(`{"businessType":4000}`), nil, nil)
+	if !errors.As(err, &pe) || pe.Line != 0 {
+		t.Fatalf("an ambiguous number: %v", err)
+	}
+	if got := pe.Explain("f.json"); !strings.HasPrefix(got, "f.json: businessType 4000 ") || !strings.HasSuffix(got, "; say which with --event") {
+		t.Errorf("Explain = %q", got)
 	}
 }

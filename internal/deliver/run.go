@@ -26,6 +26,15 @@ type RunOptions struct {
 	Done *atomic.Int64
 }
 
+// InFlight is the most deliveries in flight at once, which the connection
+// pool is sized to: the open model may need more than its first workers.
+func (o RunOptions) InFlight() int {
+	if o.Rate > 0 {
+		return max(o.MaxConcurrency, o.Concurrency)
+	}
+	return o.Concurrency
+}
+
 // DefaultMaxConcurrency bounds the open model's deliveries in flight when
 // RunOptions say nothing: a receiver stalled for 1 s at 1,000 calls a
 // second holds this many.

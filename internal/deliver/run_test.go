@@ -221,3 +221,19 @@ func TestRunTimeoutPerAttempt(t *testing.T) {
 		t.Errorf("stats %+v, outcomes %v", st, kinds)
 	}
 }
+
+func TestRunOptionsInFlight(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		o    RunOptions
+		want int
+	}{
+		{RunOptions{Concurrency: 4, MaxConcurrency: 1000}, 4},
+		{RunOptions{Concurrency: 4, Rate: 50, MaxConcurrency: 100}, 100},
+		{RunOptions{Concurrency: 8, Rate: 50, MaxConcurrency: 2}, 8},
+	} {
+		if got := tt.o.InFlight(); got != tt.want {
+			t.Errorf("%+v.InFlight() = %d, want %d", tt.o, got, tt.want)
+		}
+	}
+}

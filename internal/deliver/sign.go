@@ -42,6 +42,31 @@ func NewSigner(secret string) (*Signer, error) {
 	return &Signer{key: key}, nil
 }
 
+// SchemeStandard is the one signing scheme, Standard Webhooks.
+const SchemeStandard = "standard"
+
+// SignerFor is the signer that --sign scheme and --secret secret ask for:
+// nil when neither is given. Either without the other is an error.
+func SignerFor(scheme, secret string) (*Signer, error) {
+	switch scheme {
+	case "":
+		if secret != "" {
+			return nil, errors.New("--secret needs --sign standard")
+		}
+		return nil, nil
+	case SchemeStandard:
+		if secret == "" {
+			return nil, errors.New("--sign standard needs --secret whsec_...")
+		}
+		s, err := NewSigner(secret)
+		if err != nil {
+			return nil, fmt.Errorf("--secret: %w", err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("--sign %q: the one scheme is standard", scheme)
+}
+
 // Key sizes, after base64 decoding: Standard Webhooks asks 24 to 64 bytes;
 // whsim refuses fewer than 16 and calls 16 to 23 weak.
 const (

@@ -119,6 +119,20 @@ func ParseHeader(s string) (string, string, error) {
 	return http.CanonicalHeaderKey(name), val, nil
 }
 
+// ParseHeaders reads request headers written 'Name: value', in order; the
+// first bad one is the error.
+func ParseHeaders(list []string) (http.Header, error) {
+	h := http.Header{}
+	for _, s := range list {
+		k, v, err := ParseHeader(s)
+		if err != nil {
+			return nil, err
+		}
+		h.Add(k, v)
+	}
+	return h, nil
+}
+
 // ParseTarget checks a receiver URL: http or https, a host, a valid query.
 // The fragment is dropped; it never reaches a server. A URL without a
 // scheme that would be good with http:// in front (localhost:3000) is

@@ -1,4 +1,4 @@
-package cli
+package callprint
 
 import (
 	"bufio"
@@ -6,22 +6,22 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// builtinReceiver is what send delivers to without --url: listen's receiver
-// on a free loopback port, checking every call against the spec, and
-// telling on w what it saw, as listen would.
-type builtinReceiver struct {
+// Builtin is what send delivers to without --url: listen's receiver on a
+// free loopback port, checking every call against the spec, and telling on
+// w what it saw, as listen would.
+type Builtin struct {
 	URL string
 
 	rcv    *receiver.Receiver
 	out    *bufio.Writer
-	p      *callprint.Printer
+	p      *Printer
 	w      io.Writer
-	pal    Palette
+	st     report.Style
 	stop   context.CancelFunc
 	served chan error
 }
@@ -30,13 +30,15 @@ type builtinReceiver struct {
 // would otherwise drown the terminal. All of them are tallied.
 const builtinShown = 20
 
-func startBuiltinReceiver(w io.Writer, pal Palette, verbose bool) (*builtinReceiver, error) {
+// StartBuiltin starts the built-in receiver, printing to w in the style st
+// (its Verbose shows each call's headers and body).
+func StartBuiltin(w io.Writer, st report.Style) (*Builtin, error) {
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
 		return nil, err
 	}
 	out := bufio.NewWriter(w)
-	p := callprint.New(out, false, style(pal, verbose))
+	p := New(out, false, st)
 	p.Limit = builtinShown
 	rcv := receiver.New(receiver.Config{
 		Checker: v,
@@ -49,17 +51,18 @@ func startBuiltinReceiver(w io.Writer, pal Palette, verbose bool) (*builtinRecei
 		return nil, fmt.Errorf("starting the built-in receiver: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	b := &builtinReceiver{URL: srv.URL() + "/webhook", rcv: rcv, out: out, p: p, w: w, pal: pal, stop: stop, served: make(chan error, 1)}
+	st.Verbose = false // the tallies are the same with -v
+	b := &Builtin{URL: srv.URL() + "/webhook", rcv: rcv, out: out, p: p, w: w, st: st, stop: stop, served: make(chan error, 1)}
 	go func() { b.served <- srv.Serve(ctx) }()
 	return b, nil
 }
 
 // Close shuts the receiver down once every call is answered and observed,
 // and prints its tallies.
-func (b *builtinReceiver) Close() {
+func (b *Builtin) Close() {
 	b.stop()
 	<-b.served
 	b.rcv.Close()
 	b.out.Flush()
-	b.p.Summary(b.w, style(b.pal, false), "built-in receiver saw:", "")
+	b.p.Summary(b.w, b.st, "built-in receiver saw:", "")
 }

@@ -1,0 +1,230 @@
+package deliver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// ConsoleOptions say where and how a delivery run is told.
+type ConsoleOptions struct {
+	// Title names the run in its summary ("whsim send").
+	Title string
+	// Format is the report's format (report.Text, JSON, JUnit).
+	Format string
+	// Out takes the report, styled OutStyle (its Verbose shows each
+	// request and answer in full); Err the retry notices, warnings and
+	// the progress bar, coloured ErrStyle.
+	Out, Err           io.Writer
+	OutStyle, ErrStyle report.Style
+	// OutTTY and ErrTTY say whether Out and Err are terminals.
+	OutTTY, ErrTTY bool
+	// Each lists every delivery on a terminal too, not only the failures.
+	Each bool
+}
+
+// Console tells a delivery run as it goes: each delivery through the run's
+// report as it finishes (from many workers at once), retries and warnings
+// on stderr, and a progress bar when stderr is a terminal.
+type Console struct {
+	rep   report.Reporter
+	title string
+	// quiet reports only failures: text on a terminal, without Each or
+	// Verbose, where a line per delivery would scroll past by the thousand.
+	quiet  bool
+	outTTY bool
+	errTTY bool
+	// Note is said under the summary's counts (send's --count per event).
+	Note string
+	// done counts finished deliveries for the progress bar (RunOptions.Done).
+	done atomic.Int64
+	// failures counts failed deliveries for the progress bar; firstErr is
+	// the first transport error, for the one line of a receiver that
+	// cannot be reached.
+	failures atomic.Int64
+	firstErr atomic.Pointer[Attempt]
+
+	mu      sync.Mutex // err
+	err     io.Writer
+	warn    report.Wrap
+	stopBar chan struct{}
+	barDone chan struct{}
+}
+
+// NewConsole returns the console of one run; an unknown Format is an error.
+func NewConsole(o ConsoleOptions) (*Console, error) {
+	rep, err := report.New(o.Format, o.Out, o.OutStyle, o.OutTTY)
+	if err != nil {
+		return nil, err
+	}
+	quiet := o.Format == report.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
+	return &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn}, nil
+}
+
+// Run makes the deliveries next feeds to d, telling each, and ends with
+// the summary. total is how many deliveries the run makes, 0 when unknown.
+func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, total int) (*Stats, error) {
+	if total == 1 {
+		c.quiet = false // one delivery is one line, whatever came of it, and no bar
+	}
+	if c.errTTY && total != 1 {
+		c.startBar(total, o.Duration)
+	}
+	o.Done = &c.done
+	st := Run(ctx, d, next, o, c.Report)
+	c.stop()
+	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note})
+}
+
+// Report tells of one finished delivery; many workers call it at once.
+func (c *Console) Report(res *Result) {
+	switch {
+	case c.quiet && res.OK:
+		// Counted by the bar and the summary, not listed.
+	case c.outTTY && c.stopBar != nil:
+		// Stdout and the bar share the terminal: the line goes above it.
+		c.mu.Lock()
+		c.clearBar()
+		_ = c.rep.Case((*Case)(res))
+		c.mu.Unlock()
+	default:
+		_ = c.rep.Case((*Case)(res))
+	}
+	if !res.OK {
+		c.failures.Add(1)
+		if last := res.Last(); last.Status == 0 && c.firstErr.Load() == nil {
+			c.firstErr.CompareAndSwap(nil, &last)
+		}
+	}
+}
+
+// Unreachable is the one line that says a run failed because its receiver
+// could not be reached at all (every delivery failed with one error kind),
+// rather than a page of failures; "" for any other run.
+func (c *Console) Unreachable(st *Stats, target *url.URL) string {
+	kinds := st.ErrorKinds()
+	if st.Failed == 0 || len(kinds) != 1 || st.ByError[kinds[0]] != st.Sent {
+		return ""
+	}
+	why := kinds[0]
+	if first := c.firstErr.Load(); first != nil && first.Kind == KindTLS {
+		why = FailureText(*first)
+	}
+	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
+}
+
+// Retry tells, on stderr, of an attempt that will be tried again: a
+// Deliverer's OnRetry.
+func (c *Console) Retry(req *Request, n int, a Attempt) {
+	what := strconv.Itoa(a.Status)
+	if a.Status == 0 {
+		what = FailureText(a)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clearBar()
+	fmt.Fprintf(c.err, "%s %s %s attempt %d: %s, retrying in %s\n", c.warn.Pre+"retry"+c.warn.Post,
+		termsafe.Text(req.Event), termsafe.Text(req.RequestID), n, termsafe.Text(what), a.Wait.Round(time.Millisecond))
+}
+
+// Warn tells a warning on stderr, terminal-safe.
+func (c *Console) Warn(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.err, "%s %s\n", c.warn.Pre+"warning:"+c.warn.Post, termsafe.Text(fmt.Sprintf(format, args...)))
+}
+
+func (c *Console) clearBar() {
+	if c.stopBar != nil {
+		fmt.Fprint(c.err, "\r\033[K")
+	}
+}
+
+// startBar draws a progress bar on stderr (a terminal) until stopped.
+func (c *Console) startBar(total int, duration time.Duration) {
+	c.stopBar, c.barDone = make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(c.barDone)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.stopBar:
+				c.mu.Lock()
+				fmt.Fprint(c.err, "\r\033[K")
+				c.mu.Unlock()
+				return
+			case <-t.C:
+			}
+			line := progressLine(c.done.Load(), c.failures.Load(), int64(total), time.Since(start), duration)
+			c.mu.Lock()
+			fmt.Fprint(c.err, "\r\033[K"+line)
+			c.mu.Unlock()
+		}
+	}()
+}
+
+func (c *Console) stop() {
+	if c.stopBar != nil {
+		close(c.stopBar)
+		<-c.barDone
+		c.stopBar = nil
+	}
+}
+
+// progressLine is the bar: done of total (or of duration's time), the
+// rate, the time left and the failures so far, el into the run. Without a
+// total or a duration there is no end to measure against: the count and
+// the rate.
+func progressLine(done, failed, total int64, el, duration time.Duration) string {
+	rate := 0.0
+	if el > 0 {
+		rate = float64(done) / el.Seconds()
+	}
+	var b strings.Builder
+	frac, left := -1.0, time.Duration(-1)
+	switch {
+	case total > 0:
+		frac = float64(done) / float64(total)
+		if rate > 0 {
+			left = time.Duration(float64(total-done) / rate * float64(time.Second))
+		}
+	case duration > 0:
+		frac, left = el.Seconds()/duration.Seconds(), duration-el
+	}
+	if frac >= 0 {
+		const width = 28
+		frac = min(frac, 1)
+		fill := int(frac * width)
+		b.WriteString("[" + strings.Repeat("=", fill) + strings.Repeat(" ", width-fill) + "] ")
+	}
+	if total > 0 {
+		fmt.Fprintf(&b, "%*d/%d %3.0f%%", len(strconv.FormatInt(total, 10)), done, total, frac*100)
+	} else {
+		fmt.Fprintf(&b, "%d sent", done)
+		if frac >= 0 {
+			fmt.Fprintf(&b, "  %.0f%%", frac*100)
+		}
+	}
+	fmt.Fprintf(&b, "  %.0f/s", rate)
+	switch {
+	case frac >= 0 && left >= 0:
+		fmt.Fprintf(&b, "  ETA %s", max(left, 0).Round(time.Second))
+	case frac >= 0:
+		b.WriteString("  ETA --")
+	}
+	if failed > 0 {
+		fmt.Fprintf(&b, "  %d failed", failed)
+	}
+	return b.String()
+}

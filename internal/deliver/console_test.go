@@ -1,0 +1,85 @@
+package deliver
+
+import (
+	"bytes"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/report"
+)
+
+func TestProgressLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		done, failed, total int64
+		el, dur             time.Duration
+		want                string
+	}{
+		{250, 0, 1000, 5 * time.Second, 0, "[=======                     ]  250/1000  25%  50/s  ETA 15s"},
+		{1000, 3, 1000, 10 * time.Second, 0, "[============================] 1000/1000 100%  100/s  ETA 0s  3 failed"},
+		{30, 0, 0, 3 * time.Second, 12 * time.Second, "[=======                     ] 30 sent  25%  10/s  ETA 9s"},
+		{42, 1, 0, 2 * time.Second, 0, "42 sent  21/s  1 failed"},
+	}
+	for _, tt := range tests {
+		if got := progressLine(tt.done, tt.failed, tt.total, tt.el, tt.dur); got != tt.want {
+			t.Errorf("progressLine(%d, %d, %d, %s, %s) =\n%q, want\n%q", tt.done, tt.failed, tt.total, tt.el, tt.dur, got, tt.want)
+		}
+	}
+}
+
+func TestConsoleUnreachable(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("https://user:pw@127.0.0.1:1/hook")
+	refused := Attempt{Kind: "connection refused", Err: "dial tcp: connection refused"}
+	tlsBad := Attempt{Kind: KindTLS, Err: "tls: failed to verify certificate: x509: certificate signed by unknown authority"}
+	tests := []struct {
+		name     string
+		attempts []Attempt
+		want     string
+	}{
+		{"all refused", []Attempt{refused, refused}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: connection refused"},
+		{"tls says why", []Attempt{tlsBad}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: tls: x509: certificate signed by unknown authority (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"},
+		{"some answered", []Attempt{refused, {Status: 503}}, ""},
+		{"two kinds", []Attempt{refused, {Kind: KindTimeout, Err: "timeout"}}, ""},
+		{"none failed", []Attempt{{Status: 200}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewConsole(ConsoleOptions{Format: report.JSON, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := NewStats()
+			for _, a := range tt.attempts {
+				res := &Result{Request: &Request{}, Attempts: []Attempt{a}, OK: a.Status == 200}
+				c.Report(res)
+				st.Add(res)
+			}
+			if got := c.Unreachable(st, target); got != tt.want {
+				t.Errorf("Unreachable = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConsoleNotices(t *testing.T) {
+	t.Parallel()
+	var errb bytes.Buffer
+	yellow := report.Style{Warn: report.Wrap{Pre: "\x1b[33m", Post: "\x1b[0m"}}
+	c, err := NewConsole(ConsoleOptions{Format: report.Text, Out: &bytes.Buffer{}, Err: &errb, ErrStyle: yellow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Retry(&Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "r\x1b1"}, 1, Attempt{Status: 503, Wait: 1500 * time.Microsecond})
+	c.Warn("--insecure: %s", "not\x07verified")
+	want := "\x1b[33mretry\x1b[0m CREATE_RECEIVABLE_DOC r\\x1b1 attempt 1: 503, retrying in 2ms\n" +
+		"\x1b[33mwarning:\x1b[0m --insecure: not\\x07verified\n"
+	if got := errb.String(); got != want {
+		t.Errorf("stderr\n%q, want\n%q", got, want)
+	}
+	if _, err := NewConsole(ConsoleOptions{Format: "xml"}); err == nil || !strings.Contains(err.Error(), "xml") {
+		t.Errorf("unknown format: %v", err)
+	}
+}
