@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"time"
 
@@ -128,13 +127,9 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if err != nil {
 		return nil, usagef("--url %v", err)
 	}
-	header := http.Header{"Content-Type": {"application/json"}}
-	for _, h := range o.Headers {
-		k, v, err := deliver.ParseHeader(h)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		header.Add(k, v)
+	header, err := deliver.ParseHeaders(append([]string{"Content-Type: application/json"}, o.Headers...))
+	if err != nil {
+		return nil, usageErr(err)
 	}
 	pl, err := o.plan(a.now())
 	if err != nil {

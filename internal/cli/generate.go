@@ -48,12 +48,6 @@ func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
 	return &payloadPlan{pl}, nil
 }
 
-// overrides parses --set and --unset, sets first.
-func (p *payloadFlags) overrides() ([]payload.Override, error) {
-	ovs, err := payload.Request(*p).Overrides()
-	return ovs, usageErr(err)
-}
-
 // next builds the next payload of e.
 func (pl *payloadPlan) next(e spec.Event) (*payload.Obj, error) {
 	doc, err := pl.Next(e)

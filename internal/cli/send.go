@@ -187,10 +187,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if err != nil {
 		return nil, err
 	}
-	ovs, err := opts.overrides()
-	if err != nil {
-		return nil, err
-	}
+	ovs := pl.Overrides
 	if opts.Scenario != "" {
 		return opts.scenarioLanes(pl, deliver.Pool(opts.rounds()), header, ovs)
 	}
