@@ -227,7 +227,7 @@ func (c *checker) receiptLedger() {
 		}
 		h := &heads[0]
 		if all && !near(sum, h.v[hs]) {
-			// "the 收款明细 lines", or "the 源单明细 本次应收金额" when the
+			// "the <lines> lines", or "the <lines> <field>" when the
 			// lines' amount is named otherwise.
 			of := l.member[l.holder[t.Elem]] + " lines"
 			if l.name[t.Elem] != l.name[t.Header] {
