@@ -51,6 +51,10 @@ type receiptDoc struct {
 	jumpFlag                            int64 // drawn only for shapes that carry it
 	lines                               []receiptLine
 	sources                             []sourceLine
+	// sums caches the totals by their index in spec.Totals, summed says
+	// which are there.
+	sums   [8]fake.Decimal
+	summed uint8
 }
 
 type receiptLine struct {

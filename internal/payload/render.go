@@ -76,7 +76,7 @@ func render(fields []spec.Field, c *cursor) *Obj {
 		case f.Type == spec.Object && f.Fields != nil:
 			v = render(f.Fields, c.enter(f.Of))
 		case f.Format == spec.Decimal2:
-			v = c.value(f.Of).(fake.Decimal).String()
+			v = c.decimal(f.Of).String()
 		default:
 			v = c.value(f.Of)
 		}
@@ -164,10 +164,6 @@ func (c *cursor) value(of spec.Datum) any {
 		return c.inv.items[c.elem].code
 	case spec.ItemName:
 		return c.inv.items[c.elem].name
-	case spec.ItemQuantity:
-		return c.inv.items[c.elem].qty
-	case spec.ItemPrice:
-		return c.inv.items[c.elem].price
 	case spec.ItemAttributes:
 		it := &c.inv.items[c.elem]
 		attrs := &Obj{Members: make([]Member, len(it.attrs))}
@@ -192,8 +188,6 @@ func (c *cursor) value(of spec.Datum) any {
 		return c.rec.date.UnixMilli()
 	case spec.RecCurrencyName:
 		return c.rec.currency.Name
-	case spec.RecRate:
-		return c.rec.currency.Rate
 	case spec.RecVoucher:
 		return c.rec.voucher
 	case spec.RecJumpFlag:
@@ -203,40 +197,15 @@ func (c *cursor) value(of spec.Datum) any {
 		return strconv.Itoa(c.elem + 1)
 	case spec.LinePurpose:
 		return c.rec.lines[c.elem].purpose
-	case spec.LineDue:
-		return c.rec.lines[c.elem].due
-	case spec.LineReceived:
-		return c.rec.lines[c.elem].received()
-	case spec.LineNet:
-		return c.rec.lines[c.elem].net()
-	case spec.LineDiscount:
-		return c.rec.lines[c.elem].discount
-	case spec.LineAfterDiscount:
-		return c.rec.lines[c.elem].afterDiscount()
-	case spec.LineOverShort:
-		return c.rec.lines[c.elem].overShort
-	case spec.LineFee:
-		return c.rec.lines[c.elem].fee
-	case spec.LineWrittenOff:
-		return c.rec.lines[c.elem].writtenOff
 
 	case spec.SrcNumber:
 		return c.rec.sources[c.elem].number
 	case spec.SrcType:
 		return c.rec.sources[c.elem].typ
-	case spec.SrcDue:
-		return c.rec.sources[c.elem].due
-	case spec.SrcThis:
-		return c.rec.sources[c.elem].this
-	case spec.SrcPlanned:
-		return c.rec.sources[c.elem].planned
 	case spec.SrcDueDate:
 		return c.rec.sources[c.elem].dueDate.UnixMilli()
 	case spec.SrcRemark:
 		return c.rec.sources[c.elem].remark
-	case spec.SrcOutstanding:
-		s := &c.rec.sources[c.elem]
-		return s.due.Sub(s.this)
 
 	case spec.PartyCode:
 		return c.party.code
@@ -247,41 +216,128 @@ func (c *cursor) value(of spec.Datum) any {
 	case spec.CurName:
 		return c.cur.Name
 	}
-	if v, ok := c.ledger(of); ok {
+	if v, ok := c.amount(of); ok {
 		return v
 	}
 	panic(fmt.Sprintf("payload: no domain value for datum %d", of))
 }
 
 // decimal is an amount of the document.
-func (c *cursor) decimal(of spec.Datum) fake.Decimal { return c.value(of).(fake.Decimal) }
+func (c *cursor) decimal(of spec.Datum) fake.Decimal {
+	if v, ok := c.amount(of); ok {
+		return v
+	}
+	panic(fmt.Sprintf("payload: datum %d is not an amount", of))
+}
+
+// amount returns an amount of the document, drawn or computed, typed: the
+// ledger reads several amounts for one it computes.
+func (c *cursor) amount(of spec.Datum) (fake.Decimal, bool) {
+	switch of {
+	case spec.ItemQuantity:
+		return c.inv.items[c.elem].qty, true
+	case spec.ItemPrice:
+		return c.inv.items[c.elem].price, true
+	case spec.RecRate:
+		return c.rec.currency.Rate, true
+	case spec.LineDue:
+		return c.rec.lines[c.elem].due, true
+	case spec.LineReceived:
+		return c.rec.lines[c.elem].received(), true
+	case spec.LineNet:
+		return c.rec.lines[c.elem].net(), true
+	case spec.LineDiscount:
+		return c.rec.lines[c.elem].discount, true
+	case spec.LineAfterDiscount:
+		return c.rec.lines[c.elem].afterDiscount(), true
+	case spec.LineOverShort:
+		return c.rec.lines[c.elem].overShort, true
+	case spec.LineFee:
+		return c.rec.lines[c.elem].fee, true
+	case spec.LineWrittenOff:
+		return c.rec.lines[c.elem].writtenOff, true
+	case spec.SrcDue:
+		return c.rec.sources[c.elem].due, true
+	case spec.SrcThis:
+		return c.rec.sources[c.elem].this, true
+	case spec.SrcPlanned:
+		return c.rec.sources[c.elem].planned, true
+	case spec.SrcOutstanding:
+		s := &c.rec.sources[c.elem]
+		return s.due.Sub(s.this), true
+	}
+	return c.ledger(of)
+}
 
 // ledger computes an amount the spec's ledger relations define from
 // others, as the validator checks it.
 func (c *cursor) ledger(of spec.Datum) (fake.Decimal, bool) {
-	for _, d := range spec.Differences() {
-		if d.Result == of {
-			return c.decimal(d.Of).Sub(c.decimal(d.Less)), true
+	switch r := ledgerRules()[of]; r.kind {
+	case difference:
+		d := spec.Differences()[r.i]
+		return c.decimal(d.Of).Sub(c.decimal(d.Less)), true
+	case conversion:
+		cv := spec.Conversions()[r.i]
+		return c.decimal(cv.Amount).Mul(c.decimal(cv.Rate), 2), true
+	case total:
+		// Each total is read a few times (itself, what is outstanding,
+		// its base amount): summed once per document.
+		if c.rec.summed&(1<<r.i) != 0 {
+			return c.rec.sums[r.i], true
 		}
-	}
-	for _, cv := range spec.Conversions() {
-		if cv.Base == of {
-			return c.decimal(cv.Amount).Mul(c.decimal(cv.Rate), 2), true
+		t := spec.Totals()[r.i]
+		sum := fake.Money(0)
+		for i := range c.count(t.List) {
+			in := *c
+			in.elem = i
+			sum = sum.Add(in.decimal(t.Elem))
 		}
-	}
-	for _, t := range spec.Totals() {
-		if t.Header == of {
-			sum := fake.Money(0)
-			for i := range c.count(t.List) {
-				in := *c
-				in.elem = i
-				sum = sum.Add(in.decimal(t.Elem))
-			}
-			return sum, true
-		}
-	}
-	if tx := spec.LineTax(); tx.Tax == of {
+		c.rec.sums[r.i], c.rec.summed = sum, c.rec.summed|1<<r.i
+		return sum, true
+	case lineTax:
+		tx := spec.LineTax()
 		return LineTax(c.decimal(tx.Quantity), c.decimal(tx.Price), c.inv.rate), true
 	}
 	return fake.Decimal{}, false
 }
+
+// A ledgerRule says which relation computes a datum.
+type ledgerRule struct {
+	kind uint8
+	i    int
+}
+
+const (
+	noRule uint8 = iota
+	difference
+	conversion
+	total
+	lineTax
+)
+
+// ledgerRules index the relations by the datum each computes, built once
+// when the first payload is drawn: a receipt computes a dozen amounts. A
+// header amount two totals name is computed by the first; the generator
+// makes the others hold.
+var ledgerRules = sync.OnceValue(func() *[spec.NumDatums]ledgerRule {
+	r := new([spec.NumDatums]ledgerRule)
+	set := func(of spec.Datum, kind uint8, i int) {
+		if r[of].kind == noRule {
+			r[of] = ledgerRule{kind, i}
+		}
+	}
+	for i, d := range spec.Differences() {
+		set(d.Result, difference, i)
+	}
+	for i, cv := range spec.Conversions() {
+		set(cv.Base, conversion, i)
+	}
+	if len(spec.Totals()) > len(receiptDoc{}.sums) {
+		panic("payload: more totals than a receiptDoc caches")
+	}
+	for i, t := range spec.Totals() {
+		set(t.Header, total, i)
+	}
+	set(spec.LineTax().Tax, lineTax, 0)
+	return r
+})
