@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/ctxio"
 )
 
 // Target is where a run writes: stdout (Path ""), one file, or a
@@ -47,17 +48,14 @@ func NewTarget(path string, inputs int) (Target, error) {
 // been). A payload or record that cannot be read is an *InputError naming
 // the input.
 func (a *Anonymizer) File(ctx context.Context, name string, stdin io.Reader, stdout io.Writer, t Target, opts Options) (*Stats, error) {
-	in := stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		in = f
-	} else if t.Dir {
+	if t.Dir && name == "-" {
 		return nil, &TargetError{Path: t.Path, Msg: "standard input has no file name to write in a directory; name a file"}
 	}
+	in, err := ctxio.OpenInput(ctx, name, stdin)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
 	stream := func(w io.Writer) (st *Stats, err error) {
 		st, err = a.Stream(ctx, in, w, opts)
 		if err == nil || errors.Is(err, context.Canceled) {
@@ -76,7 +74,7 @@ func (a *Anonymizer) File(ctx context.Context, name string, stdin io.Reader, std
 		dest = filepath.Join(t.Path, filepath.Base(name))
 	}
 	var st *Stats
-	err := atomicfile.Write(dest, 0o600, func(w io.Writer) (err error) {
+	err = atomicfile.Write(dest, 0o600, func(w io.Writer) (err error) {
 		st, err = stream(w)
 		return err
 	})
