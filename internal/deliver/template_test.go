@@ -3,6 +3,7 @@ package deliver
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -125,4 +126,31 @@ func TestNewTemplate(t *testing.T) {
 	if tm := NewTemplate("X", h, []byte(`{"requestId":"short"}`), true); tm.IDOff != -1 || tm.RequestID != "short" {
 		t.Errorf("short id template %+v", tm)
 	}
+}
+
+// FuzzParseFlags: the parsers of --header, --expect-status and --url never
+// panic, and what they accept is what a request can carry.
+func FuzzParseFlags(f *testing.F) {
+	for _, s := range []string{"X-Token: abc", "Bad Name: x", "X: a\r\nb", "200,202", "2xx", "200-204", "99", "http://127.0.0.1:9000/hook?a=1#f", "localhost:3000", "ftp://x", "http://[::1]:80/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if name, val, err := ParseHeader(s); err == nil {
+			if name == "" || name != http.CanonicalHeaderKey(name) || strings.ContainsAny(name, " \t:\r\n") || strings.ContainsAny(val, "\r\n\x00") {
+				t.Fatalf("ParseHeader(%q) = %q, %q", s, name, val)
+			}
+		}
+		if expect, err := ParseExpect(s); err == nil {
+			for _, code := range []int{0, 99, 600, 1000, -200} {
+				if expect(code) {
+					t.Fatalf("ParseExpect(%q) takes status %d", s, code)
+				}
+			}
+		}
+		if u, err := ParseTarget(s); err == nil {
+			if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Fragment != "" {
+				t.Fatalf("ParseTarget(%q) = %v", s, u)
+			}
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,4 +205,37 @@ func BenchmarkGenerateInvoice(b *testing.B) {
 		buf = AppendJSON(buf[:0], doc)
 	}
 	b.SetBytes(int64(len(buf)))
+}
+
+// FuzzParseSet: --set and --unset never panic; a path they take has no
+// empty segment, and one whose keys end in no backslash prints back as it
+// was read.
+func FuzzParseSet(f *testing.F) {
+	for _, s := range []string{"data.status=REFUSAL", `data.收款单.汇率=7.1`, `data.a\.b=1`, "data..x=1", "=", "data.items.0.quantity={\"a\":[1]}", `x\`, `a\\.b=2`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		set, err := ParseSet(s)
+		if err == nil {
+			k, _, _ := strings.Cut(s, "=")
+			checkPath(t, k, set.Path)
+		}
+		if unset, err := ParseUnset(s); err == nil {
+			checkPath(t, s, unset.Path)
+		}
+	})
+}
+
+func checkPath(t *testing.T, s string, p Path) {
+	t.Helper()
+	plain := true
+	for _, seg := range p {
+		if seg == "" {
+			t.Fatalf("%q: empty segment in %q", s, []string(p))
+		}
+		plain = plain && !strings.HasSuffix(seg, `\`)
+	}
+	if again, err := ParsePath(p.String()); plain && (err != nil || !slices.Equal(again, p)) {
+		t.Fatalf("%q: %q prints as %q, which reads %q (%v)", s, []string(p), p.String(), []string(again), err)
+	}
 }
