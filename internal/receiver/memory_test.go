@@ -94,3 +94,32 @@ func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
 		t.Errorf("%d records, %d observed, want 2 whole", len(mem.recs), observed.Load())
 	}
 }
+
+// A body refused because listen was busy says when to try again; the
+// sender's own faults do not.
+func TestBodyErrAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{errBusy, 503, "1"},
+		{io.ErrUnexpectedEOF, 400, ""},
+		{&net.OpError{Op: "read", Err: timeoutErr{}}, 408, ""},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		bodyErrAnswer(tt.err).write(w)
+		if w.Code != tt.status || w.Header().Get("Retry-After") != tt.retryAfter || w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%v: status %d, Retry-After %q, Content-Type %q; want %d, %q, application/json",
+				tt.err, w.Code, w.Header().Get("Retry-After"), w.Header().Get("Content-Type"), tt.status, tt.retryAfter)
+		}
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }

@@ -279,7 +279,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case c.TooLarge:
 		ans = plain(http.StatusRequestEntityTooLarge)
 	case c.BodyErr != nil:
-		ans = plain(bodyErrStatus(c.BodyErr))
+		ans = bodyErrAnswer(c.BodyErr)
 	case r.cfg.Path != "" && req.URL.Path != r.cfg.Path:
 		ans = plain(http.StatusNotFound)
 	case r.cfg.ForwardTo != nil && hopsOf(req.Header) >= MaxForwardHops:
@@ -394,7 +394,18 @@ func (r *Receiver) readBody(req *http.Request, c *Call) ([]byte, error) {
 	return buf, nil
 }
 
-// bodyErrStatus is the answer to a body not read whole: 408 when the
+// bodyErrAnswer answers a body not read whole. A 503 (listen was busy)
+// says when to try again, as a sender that honours Retry-After waits: by
+// then the bodies that held the budget have usually been recorded.
+func bodyErrAnswer(err error) answer {
+	a := plain(bodyErrStatus(err))
+	if a.status == http.StatusServiceUnavailable {
+		a.header = http.Header{"Content-Type": jsonType, "Retry-After": {"1"}}
+	}
+	return a
+}
+
+// bodyErrStatus is the status for a body not read whole: 408 when the
 // sender was too slow, 503 when listen was, else 400.
 func bodyErrStatus(err error) int {
 	var ne net.Error
