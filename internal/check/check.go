@@ -391,6 +391,12 @@ func (r *runner) record(ctx context.Context, c *Case, res *deliver.Result) error
 		switch a.Kind {
 		case deliver.KindRefused, deliver.KindDNS, deliver.KindTLS, deliver.KindOther, deliver.KindReset, deliver.KindClosed:
 			return &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.ShortError(a)}
+		case deliver.KindTimeout:
+			// A receiver that answers nothing would hold every call of
+			// the run for the whole time limit: minutes, to say nothing
+			// more than this.
+			return &UnreachableError{URL: r.cfg.Target.Redacted(),
+				Kind: "timeout, the first call got no answer (one slow to start needs a longer --timeout)"}
 		}
 	}
 	if ctx.Err() != nil {

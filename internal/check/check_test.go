@@ -420,6 +420,36 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
+// A receiver that never answers ends the run at its first call's time
+// limit, not at every call's.
+func TestUnresponsive(t *testing.T) {
+	var calls atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	cfg := testConfig(t, srv.URL)
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 100 * time.Millisecond, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client = client
+	_, err = Run(context.Background(), cfg, func(Result) {})
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.HasPrefix(ue.Kind, deliver.KindTimeout) {
+		t.Fatalf("err = %v, want an UnreachableError of kind %q", err, deliver.KindTimeout)
+	}
+	if n := calls.Load(); n > int32(cfg.Concurrent) {
+		t.Errorf("%d calls made, want the run to stop after the first (at most %d in flight)", n, cfg.Concurrent)
+	}
+}
+
 func TestSelect(t *testing.T) {
 	tests := []struct {
 		only, exclude []string

@@ -59,7 +59,8 @@ after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
 Exit status: 0 when no check failed (warnings allowed), 1 when one did, 2 for
-usage errors or a receiver that cannot be reached at all, 130 when interrupted.`,
+usage errors or a receiver that cannot be reached at all (or answers nothing
+to the first call within --timeout), 130 when interrupted.`,
 		Example: `  whsim check --url http://localhost:3000/webhook
   whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
