@@ -20,12 +20,15 @@ func InputName(name string) string {
 	return name
 }
 
-// OpenInput opens an input file named on a command line; "-" is stdin,
-// returned as is (closing it does nothing). Opening a FIFO gives way to
-// ctx, and a directory is refused with an error naming it.
+// OpenInput opens an input file named on a command line; "-" is stdin
+// (closing it does nothing). Opening a FIFO, and reading stdin or any
+// input that is not a regular file, give way to ctx: a writer that opens a
+// FIFO and never writes must not keep whsim from stopping. A regular file
+// comes back as its *os.File. A directory is refused with an error naming
+// it.
 func OpenInput(ctx context.Context, name string, stdin io.Reader) (io.ReadCloser, error) {
 	if name == "-" {
-		return io.NopCloser(stdin), nil
+		return io.NopCloser(NewReader(ctx, stdin)), nil
 	}
 	f, err := Open(ctx, name)
 	if err != nil {
@@ -38,7 +41,15 @@ func OpenInput(ctx context.Context, name string, stdin io.Reader) (io.ReadCloser
 		}
 		return nil, err
 	}
+	if fi, _ := f.Stat(); !fi.Mode().IsRegular() {
+		return readCloser{NewReader(ctx, f), f}, nil
+	}
 	return f, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // ReadInput reads a whole input as OpenInput opens it.

@@ -3,10 +3,13 @@ package ctxio
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // "-" is stdin; a directory or a missing file is an error naming the file.
@@ -40,5 +43,41 @@ func TestOpenInputCancelled(t *testing.T) {
 	_, err := OpenInput(ctx, filepath.Join(t.TempDir(), "nope"), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("OpenInput = %v, want context.Canceled", err)
+	}
+}
+
+// Reading a FIFO whose writer never writes gives way to the context.
+func TestOpenInputFIFOReadGivesWay(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(name, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	w := make(chan *os.File, 1)
+	go func() {
+		f, _ := os.OpenFile(name, os.O_WRONLY, 0) // a writer that never writes
+		w <- f
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	r, err := OpenInput(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if f := <-w; f != nil {
+		defer f.Close()
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(r)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("read: %v, want the context's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read did not give way to the context")
 	}
 }
