@@ -134,10 +134,3 @@ func walkStrings(b []byte, fn func(path string, start, end int, v string)) error
 	}
 	return err
 }
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}

@@ -207,3 +207,10 @@ func TestFieldClassesComeFromTheSpec(t *testing.T) {
 		}
 	}
 }
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 )
 
 // Exit codes, documented in the README.
@@ -56,14 +55,4 @@ func codeOf(err error, ran bool) int {
 		return ExitUsage
 	}
 	return ExitFailed
-}
-
-// unwrapPath drops the operation and path of an *os.PathError, for
-// messages that name the file themselves.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

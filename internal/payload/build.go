@@ -357,12 +357,6 @@ func NewSource(seed uint64, now time.Time, shape spec.Shape, ovs []Override) *So
 	return src
 }
 
-// Generator returns the source's generator, for scenarios that reuse data.
-func (s *Source) Generator() *Generator { return s.gen }
-
-// Shape is the shape the source builds.
-func (s *Source) Shape() spec.Shape { return s.shape }
-
 // Next builds the next payload of event e. Its error is a *PathError when
 // an override does not fit the payload.
 func (s *Source) Next(e spec.Event) (*Obj, error) {

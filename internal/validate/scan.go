@@ -404,9 +404,6 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 	}
 }
 
-// listValues lists values for a message.
-func listValues(vs []string) string { return strings.Join(vs, ", ") }
-
 // Millisecond timestamps outside [2000, 2100) are suspicious.
 const (
 	ms2000 = 946684800000
