@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -54,8 +55,8 @@ It binds 127.0.0.1 only unless --ui names another interface, prints one line
 }
 
 func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
-	if _, err := receiver.ParseHTTPURL(opts.Origin); err != nil {
-		return usagef("--origin %q: %v", opts.Origin, err)
+	if _, err := deliver.ParseTarget(opts.Origin); err != nil {
+		return usagef("--origin %v", err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {

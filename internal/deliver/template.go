@@ -133,28 +133,36 @@ func ParseHeaders(list []string) (http.Header, error) {
 	return h, nil
 }
 
-// ParseTarget checks a receiver URL: http or https, a host, a valid query.
-// The fragment is dropped; it never reaches a server. A URL without a
-// scheme that would be good with http:// in front (localhost:3000) is
-// refused with that suggestion.
+// TargetError is a receiver URL ParseTarget refuses, and why; callers
+// that name the flag put it before the URL.
+type TargetError struct{ URL, Why string }
+
+func (e *TargetError) Error() string { return strconv.Quote(e.URL) + ": " + e.Why }
+
+// ParseTarget checks the URL of a receiver whsim posts to (send's --url,
+// listen's --forward-to, the inspector's replay): http or https, a host, a
+// valid query. The fragment is dropped; it never reaches a server. A URL
+// without a scheme that would be good with http:// in front
+// (localhost:3000) is refused with that suggestion. Errors are
+// *TargetError.
 func ParseTarget(s string) (*url.URL, error) {
 	if s != "" && !strings.Contains(s, "://") {
 		if _, err := ParseTarget("http://" + s); err == nil {
-			return nil, fmt.Errorf("%q: no scheme (did you mean http://%s?)", s, s)
+			return nil, &TargetError{s, "no scheme (did you mean http://" + s + "?)"}
 		}
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("%q: %v", s, errors.Unwrap(err))
+		return nil, &TargetError{s, errors.Unwrap(err).Error()}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("%q: want an http:// or https:// URL", s)
+		return nil, &TargetError{s, "want an http:// or https:// URL"}
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("%q: no host", s)
+		return nil, &TargetError{s, "no host"}
 	}
 	if _, err := url.ParseQuery(u.RawQuery); err != nil {
-		return nil, fmt.Errorf("%q: bad query: %v", s, err)
+		return nil, &TargetError{s, "bad query: " + err.Error()}
 	}
 	u.Fragment = ""
 	return u, nil

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
@@ -407,9 +408,8 @@ func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "body: want {\"url\": \"http://...\"}: %v", err)
 		return
 	}
-	u, err := url.Parse(req.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		apiError(w, http.StatusBadRequest, "url %q: want an http:// or https:// URL with a host", req.URL)
+	if _, err := deliver.ParseTarget(req.URL); err != nil {
+		apiError(w, http.StatusBadRequest, "url %v", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, h.opts.Replay(r.Context(), c.Record, req.URL))

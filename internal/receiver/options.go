@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/whsim/whsim/internal/deliver"
 )
 
 // Options are a receiver's answer settings as a person gives them (listen's
@@ -72,23 +73,14 @@ func (o Options) Config() (Config, error) {
 		return cfg, &OptionError{Option: "max-body", Err: err}
 	}
 	if o.ForwardTo != "" {
-		u, err := ParseHTTPURL(o.ForwardTo)
-		if err != nil {
-			return cfg, &OptionError{Option: "forward-to", Value: strconv.Quote(o.ForwardTo), Err: err}
+		u, err := deliver.ParseTarget(o.ForwardTo)
+		if te, ok := errors.AsType[*deliver.TargetError](err); ok {
+			return cfg, &OptionError{Option: "forward-to", Value: strconv.Quote(te.URL), Err: errors.New(te.Why)}
 		}
 		cfg.ForwardTo = u
 		cfg.Client = NewClient(64, 30*time.Second)
 	}
 	return cfg, nil
-}
-
-// ParseHTTPURL parses the URL of a receiver: http or https, with a host.
-func ParseHTTPURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("want an http:// or https:// URL with a host")
-	}
-	return u, nil
 }
 
 // LoopbackOnly reports whether addr takes connections from this machine
