@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -83,8 +84,7 @@ func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, 
 			n++
 			switch {
 			case dir != "":
-				id, _ := doc.Get(spec.FieldRequestID)
-				name := filepath.Join(dir, fmt.Sprintf("%s-%v.json", e.Name, id))
+				name := filepath.Join(dir, e.Name+"-"+fileSafe(idText(doc))+".json")
 				if err := os.WriteFile(name, MarshalIndent(doc), 0o644); err != nil {
 					return n, err
 				}
@@ -106,4 +106,28 @@ func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, 
 		bw.WriteString("\n]\n")
 	}
 	return n, bw.Flush()
+}
+
+// idText is the payload's requestId as text: a --set value is JSON.
+func idText(doc *Obj) string {
+	id, _ := doc.Get(spec.FieldRequestID)
+	if raw, ok := id.(json.RawMessage); ok {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return string(raw)
+	}
+	return fmt.Sprint(id)
+}
+
+// fileSafe keeps a requestId a file name inside the directory: one set
+// with --set may hold separators or "..", which become '_'.
+func fileSafe(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '.' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, id)
 }

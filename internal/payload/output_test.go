@@ -3,6 +3,7 @@ package payload
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -127,5 +128,37 @@ func TestOutputWriteAllStopsAtError(t *testing.T) {
 	buf.Reset()
 	if n, err := (Output{Format: "auto"}).WriteAll(ctx, &buf, spec.Events(), 1, numbered()); !errors.Is(err, context.Canceled) || n != 0 {
 		t.Errorf("cancelled: n = %d, err = %v", n, err)
+	}
+}
+
+// A requestId set to a path stays a file name inside the directory.
+func TestOutputDirFileNames(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ids := []any{json.RawMessage(`"../../escape"`), json.RawMessage(`7`), "a\\b/c"}
+	i := 0
+	next := func(spec.Event) (*Obj, error) {
+		i++
+		return new(Obj).Add(spec.FieldRequestID, ids[i-1]), nil
+	}
+	var w bytes.Buffer
+	if _, err := (Output{Format: "auto", Path: out}).WriteAll(context.Background(), &w, spec.Events()[:1], len(ids), next); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(out)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	want := []string{"CREATE_PURCHASE_ORDER_INVOICE-7.json", "CREATE_PURCHASE_ORDER_INVOICE-______escape.json", "CREATE_PURCHASE_ORDER_INVOICE-a_b_c.json"}
+	if !slices.Equal(got, want) {
+		t.Errorf("files %q, want %q", got, want)
+	}
+	if others, _ := os.ReadDir(root); len(others) != 1 {
+		t.Errorf("%d entries beside the directory, want none", len(others)-1)
 	}
 }
