@@ -45,7 +45,7 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--shape: %w", err)
 	}
-	ovs, err := r.Overrides()
+	ovs, err := r.overrides()
 	if err != nil {
 		return nil, err
 	}
@@ -53,8 +53,8 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs), Now: now}, nil
 }
 
-// Overrides parses the sets, then the unsets: the order they apply in.
-func (r Request) Overrides() ([]Override, error) {
+// overrides parses the sets, then the unsets: the order they apply in.
+func (r Request) overrides() ([]Override, error) {
 	var ovs []Override
 	for _, s := range r.Sets {
 		ov, err := ParseSet(s)
