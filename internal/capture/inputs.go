@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/whsim/whsim/internal/ctxio"
 )
 
 // PayloadsError says a file given as a capture holds plain payloads, and
@@ -15,36 +17,33 @@ func (e *PayloadsError) Error() string {
 	return fmt.Sprintf("%s holds payloads, not captures: send them with whsim send --file %s", e.Name, e.Name)
 }
 
-// OpenInputs opens every named capture file with open (which returns the
-// name messages give it) before any is read, so that a file that cannot be
-// read stops a replay before anything is sent. A file that holds payloads
-// is a *PayloadsError; any other error is the file's. closeAll closes them.
-func OpenInputs(ctx context.Context, names []string, open func(context.Context, string) (io.ReadCloser, string, error)) (ins []Input, closeAll func(), err error) {
-	var opened []io.Closer
+// OpenInputs opens every named capture file (ctxio.OpenAll: "-" is stdin)
+// before any is read, so that a file that cannot be read stops a replay
+// before anything is sent. A file that holds payloads is a *PayloadsError;
+// any other error names the file. closeAll closes them.
+func OpenInputs(ctx context.Context, names []string, stdin io.Reader) (ins []Input, closeAll func(), err error) {
+	rs, err := ctxio.OpenAll(ctx, names, stdin)
+	if err != nil {
+		return nil, nil, err
+	}
 	closeAll = func() {
-		for _, c := range opened {
-			c.Close()
+		for _, r := range rs {
+			r.Close()
 		}
 	}
-	for _, name := range names {
-		r, shown, err := open(ctx, name)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		opened = append(opened, r)
+	for i, r := range rs {
 		if f, ok := r.(*os.File); ok {
 			plain, err := HoldsPayloads(f)
 			if err != nil {
 				closeAll()
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
+				return nil, nil, fmt.Errorf("%s: %w", names[i], err)
 			}
 			if plain {
 				closeAll()
-				return nil, nil, &PayloadsError{Name: name}
+				return nil, nil, &PayloadsError{Name: names[i]}
 			}
 		}
-		ins = append(ins, Input{Name: shown, R: r})
+		ins = append(ins, Input{Name: ctxio.InputName(names[i]), R: r})
 	}
 	return ins, closeAll, nil
 }

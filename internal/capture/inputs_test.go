@@ -3,9 +3,9 @@ package capture
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,36 +22,23 @@ func TestOpenInputs(t *testing.T) {
 	capt := write("capture.ndjson", `{"capture":1,"method":"POST"}`+"\n")
 	plain := write("payloads.ndjson", `{"requestId":"r"}`+"\n")
 	missing := filepath.Join(dir, "missing.ndjson")
-	var opened []*os.File
-	open := func(_ context.Context, name string) (io.ReadCloser, string, error) {
-		f, err := os.Open(name)
-		if err == nil {
-			opened = append(opened, f)
-		}
-		return f, "shown " + filepath.Base(name), err
-	}
-
-	ins, closeAll, err := OpenInputs(context.Background(), []string{capt, capt}, open)
-	if err != nil || len(ins) != 2 || ins[1].Name != "shown capture.ndjson" {
-		t.Fatalf("two captures: %v, %+v", err, ins)
+	ins, closeAll, err := OpenInputs(context.Background(), []string{capt, capt, "-"}, strings.NewReader(""))
+	if err != nil || len(ins) != 3 || ins[1].Name != capt || ins[2].Name != "<stdin>" {
+		t.Fatalf("two captures and stdin: %v, %+v", err, ins)
 	}
 	closeAll()
-	for _, f := range opened {
-		if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
-			t.Errorf("%s left open", f.Name())
+	for _, in := range ins[:2] {
+		if _, err := in.R.(*os.File).Stat(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("%s left open", in.Name)
 		}
 	}
 
 	var pe *PayloadsError
-	if _, _, err := OpenInputs(context.Background(), []string{capt, plain}, open); !errors.As(err, &pe) || pe.Name != plain {
+	if _, _, err := OpenInputs(context.Background(), []string{capt, plain}, nil); !errors.As(err, &pe) || pe.Name != plain {
 		t.Errorf("payloads: %v, want a *PayloadsError naming %s", err, plain)
 	}
-	if _, _, err := OpenInputs(context.Background(), []string{capt, missing}, open); !errors.Is(err, os.ErrNotExist) || errors.As(err, &pe) {
-		t.Errorf("missing file: %v", err)
-	}
-	for _, f := range opened {
-		if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
-			t.Errorf("%s left open after an error", f.Name())
-		}
+	_, _, err = OpenInputs(context.Background(), []string{capt, missing}, nil)
+	if !errors.Is(err, os.ErrNotExist) || errors.As(err, &pe) || err.Error() != missing+": no such file or directory" {
+		t.Errorf("missing file: %v, want it named once", err)
 	}
 }

@@ -73,7 +73,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("--event: %w", err))
 	}
-	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.openInput)
+	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.streams.In)
 	var plain *capture.PayloadsError
 	switch {
 	case errors.As(err, &plain):

@@ -60,15 +60,7 @@ func newPalette(enabled bool) Palette {
 	}
 }
 
-// openInput opens an input file named on the command line; "-" is stdin,
-// here and only here (see ctxio.OpenInput). It returns the name messages
-// should use.
-func (a *app) openInput(ctx context.Context, name string) (io.ReadCloser, string, error) {
-	r, err := ctxio.OpenInput(ctx, name, a.streams.In)
-	return r, ctxio.InputName(name), err
-}
-
-// readInput reads a whole input file; "-" is stdin.
+// readInput reads a whole input file; "-" is stdin (see ctxio.OpenInput).
 func (a *app) readInput(ctx context.Context, name string) (string, []byte, error) {
 	b, err := ctxio.ReadInput(ctx, name, a.streams.In)
 	return ctxio.InputName(name), b, err

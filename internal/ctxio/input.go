@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -50,6 +51,31 @@ func OpenInput(ctx context.Context, name string, stdin io.Reader) (io.ReadCloser
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// OpenAll opens every named input as OpenInput does, before any is read,
+// so that one that cannot be opened stops a run before anything happens.
+// On an error the inputs already open are closed, and the error names the
+// input (an *os.PathError's own operation and path dropped), or is ctx's.
+func OpenAll(ctx context.Context, names []string, stdin io.Reader) ([]io.ReadCloser, error) {
+	rs := make([]io.ReadCloser, 0, len(names))
+	for _, name := range names {
+		r, err := OpenInput(ctx, name, stdin)
+		if err != nil {
+			for _, r := range rs {
+				r.Close()
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if pe, ok := errors.AsType[*os.PathError](err); ok {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
 }
 
 // ReadInput reads a whole input as OpenInput opens it.

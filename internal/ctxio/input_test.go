@@ -81,3 +81,25 @@ func TestOpenInputFIFOReadGivesWay(t *testing.T) {
 		t.Fatal("the read did not give way to the context")
 	}
 }
+
+// OpenAll opens all or none: on a missing input the ones opened are closed
+// and the error names the missing one once.
+func TestOpenAll(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	if err := os.WriteFile(good, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := OpenAll(context.Background(), []string{good, "-"}, strings.NewReader("in"))
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("OpenAll = %d, %v", len(rs), err)
+	}
+	if b, _ := io.ReadAll(rs[1]); string(b) != "in" {
+		t.Errorf("stdin read %q", b)
+	}
+	missing := filepath.Join(dir, "missing")
+	rs, err = OpenAll(context.Background(), []string{good, missing}, nil)
+	if rs != nil || !errors.Is(err, os.ErrNotExist) || err.Error() != missing+": no such file or directory" {
+		t.Errorf("OpenAll(missing) = %v, %v", rs, err)
+	}
+}

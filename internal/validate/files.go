@@ -2,10 +2,8 @@ package validate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/whsim/whsim/internal/ctxio"
@@ -26,23 +24,11 @@ func OpenFiles(ctx context.Context, names []string, stdin io.Reader) (*Files, er
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	fs := &Files{names: names}
-	for _, name := range names {
-		r, err := ctxio.OpenInput(ctx, name, stdin)
-		if err != nil {
-			fs.Close()
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the name comes first already
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		fs.rs = append(fs.rs, r)
+	rs, err := ctxio.OpenAll(ctx, names, stdin)
+	if err != nil {
+		return nil, err
 	}
-	return fs, nil
+	return &Files{names: names, rs: rs}, nil
 }
 
 // Close closes every input.
