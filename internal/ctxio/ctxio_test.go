@@ -26,13 +26,20 @@ func TestReaderReadsThenGivesWay(t *testing.T) {
 		done <- err
 	}()
 	cancel()
+	wantGiveWay(t, done, context.Canceled)
+}
+
+// wantGiveWay waits for a blocked read's end, which must be want, the
+// context's error.
+func wantGiveWay(t *testing.T, done <-chan error, want error) {
+	t.Helper()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err %v, want context.Canceled", err)
+		if !errors.Is(err, want) {
+			t.Fatalf("read: %v, want %v", err, want)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the read did not give way to cancellation")
+		t.Fatal("the read did not give way to the context")
 	}
 }
 

@@ -72,14 +72,7 @@ func TestOpenInputFIFOReadGivesWay(t *testing.T) {
 		_, err := io.ReadAll(r)
 		done <- err
 	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("read: %v, want the context's error", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the read did not give way to the context")
-	}
+	wantGiveWay(t, done, context.DeadlineExceeded)
 }
 
 // OpenAll opens all or none: on a missing input the ones opened are closed
