@@ -55,8 +55,9 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	switch {
 	case d.Concurrency < 1:
 		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
-	case d.Rate < 0:
-		return nil, usagef("--rate %g: want 0 or more", d.Rate)
+	case d.Rate != 0 && !(d.Rate >= deliver.MinRate && d.Rate <= deliver.MaxRate):
+		// NaN fails every comparison: it is refused here too.
+		return nil, usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, deliver.MinRate, deliver.MaxRate)
 	case d.Rate > 0 && d.MaxConcurrency < 1:
 		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
 	case d.Retries < 0:

@@ -112,7 +112,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return usagef("--count %d: want at least 1", opts.Count)
 	case opts.Duration < 0:
 		return usagef("--duration %s: want 0 or more", opts.Duration)
-	case opts.Duplicate < 0 || opts.Duplicate > 1:
+	case !(opts.Duplicate >= 0 && opts.Duplicate <= 1): // NaN too
 		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
 	case opts.Scenario != "" && opts.File != "":
 		return usagef("--scenario and --file: choose one")

@@ -35,6 +35,15 @@ func (o RunOptions) InFlight() int {
 	return o.Concurrency
 }
 
+// MinRate and MaxRate bound the open model's rate: below one call every
+// 1,000 s a schedule is no load test, and above one a microsecond the
+// clock cannot keep it (Inf and 1e308 would never stop, 1e-300 never
+// start).
+const (
+	MinRate = 1e-3
+	MaxRate = 1e6
+)
+
 // DefaultMaxConcurrency bounds the open model's deliveries in flight when
 // RunOptions say nothing: a receiver stalled for 1 s at 1,000 calls a
 // second holds this many.
