@@ -167,6 +167,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
+	ro.Left = feed.Left
 	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
 }
 

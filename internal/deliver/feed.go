@@ -219,3 +219,30 @@ func (f *Feed) due(out [][]*Request, all bool) [][]*Request {
 	f.pending = keep
 	return out
 }
+
+// Left is how many deliveries the feed has still to hand out, -1 for a
+// feed without end; it ends the feed. The rounds not made draw their
+// duplicates as they would have, without building a request.
+func (f *Feed) Left() int {
+	if f.rounds == 0 {
+		return -1
+	}
+	n := len(f.pending)
+	for _, job := range f.out[f.head:] {
+		n += len(job)
+	}
+	for ; f.round < f.rounds; f.round++ {
+		for _, lane := range f.lanes {
+			g := len(lane[f.round%len(lane)])
+			n += g
+			for range g {
+				if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
+					n++
+					f.rng.IntN(8) // as make draws, so the next draw is the same
+				}
+			}
+		}
+	}
+	f.out, f.head, f.pending = nil, 0, nil
+	return n
+}
