@@ -64,7 +64,9 @@ func TestK6TestRunEncodes(t *testing.T) {
 			Metadata struct{ Name string }
 			Spec     struct {
 				Parallelism int
-				Script      struct{ ConfigMap struct{ Name, File string } `yaml:"configMap"` }
+				Script      struct {
+					ConfigMap struct{ Name, File string } `yaml:"configMap"`
+				}
 			}
 		}
 		if err := dec.Decode(&m); err != nil {
