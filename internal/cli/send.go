@@ -13,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -28,6 +29,7 @@ type sendOptions struct {
 	Duplicate float64
 	Shuffle   bool
 	Scenario  string
+	FixedIDs  bool
 
 	eventsSet, countSet bool
 	// sleep replaces the backoff's real sleep in tests.
@@ -95,6 +97,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.DurationVar(&opts.Duration, "duration", 0, "stop sending after this long (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
+	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
@@ -116,6 +119,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
 	case opts.Scenario != "" && opts.File != "":
 		return usagef("--scenario and --file: choose one")
+	}
+	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
+		return err
 	}
 	header, err := deliver.ParseHeaders(opts.Headers)
 	if err != nil {
@@ -164,11 +170,25 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
-	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
+	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
 	ro.Left = feed.Left
 	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
+}
+
+// idNonce is the nonce of a run's requestIds (reqid.Mix): 0 with
+// --fixed-ids, which repeats the ids generate --seed prints; else a fresh
+// one, so that --seed fixes the content and each run still has ids of its
+// own (a deduplicating receiver would take repeated ids for re-deliveries).
+func idNonce(fixed bool, seed uint64) (uint64, error) {
+	switch {
+	case fixed && seed == 0:
+		return 0, usagef("--fixed-ids needs --seed: the ids are the seed's")
+	case fixed:
+		return 0, nil
+	}
+	return reqid.Nonce(), nil
 }
 
 // rounds is --count, or 0 to send until --duration.

@@ -113,6 +113,15 @@ func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, 
 	}
 }
 
+// WithNonce gives the feed's deliveries requestIds of their own under
+// nonce (reqid.Mix); 0 keeps the seed's, those `generate --seed` prints.
+// Which calls are duplicated and the shuffled order stay the seed's. It is
+// called before the first Next.
+func (f *Feed) WithNonce(nonce uint64) *Feed {
+	f.ids.seed = reqid.Mix(f.ids.seed, nonce)
+	return f
+}
+
 // Next returns the next group of deliveries, nil at the end.
 func (f *Feed) Next() []*Request {
 	if f.head == len(f.out) {
