@@ -103,6 +103,17 @@ func (d *deliveryFlags) newConsole(a *app, title string) (*deliver.Console, erro
 	return c, nil
 }
 
+// fit lowers --concurrency to the total deliveries (0: unknown) and the
+// deliveries in flight to what the file descriptors allow, each holding
+// perCall, saying so once when the descriptors are the bound.
+func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
+	ro, note := d.runOptions().Fit(total, deliver.FilesNow(), perCall)
+	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
+	if note != "" {
+		con.Warn("%s", note)
+	}
+}
+
 // newDeliverer builds the client and the deliverer for target.
 func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*deliver.Deliverer, error) {
 	client, err := newClient(deliver.ClientOptions{

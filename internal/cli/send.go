@@ -143,8 +143,12 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	rounds := opts.rounds()
+	total := rounds * deliver.PerRound(lanes)
 	rawURL := opts.URL
+	perCall := 1
 	if rawURL == "" {
+		perCall = 2 // both ends of each connection are in this process
 		rcv, err := callprint.StartBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
 		if err != nil {
 			return err
@@ -157,6 +161,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	// Duplicates add to total as the run goes; no more workers than total
+	// still leaves each one work.
+	opts.fit(con, total, perCall)
 	d, err := opts.newDeliverer(a, target, expect, con)
 	if err != nil {
 		return err
@@ -166,7 +173,6 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		d.Sleep = opts.sleep
 	}
 
-	rounds := opts.rounds()
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
@@ -174,7 +180,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
 	ro.Left = feed.Left
-	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
+	return runDeliveries(ctx, con, d, feed.Next, ro, total)
 }
 
 // idNonce is the nonce of a run's requestIds (reqid.Mix): 0 with
