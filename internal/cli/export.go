@@ -17,7 +17,7 @@ import (
 // would make, rendered instead of sent.
 type exportOptions struct {
 	payloadFlags
-	URL     string
+	URL      string
 	Count    int
 	Headers  []string
 	FixedIDs bool
