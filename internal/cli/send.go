@@ -51,11 +51,17 @@ shows what it received (on stderr).
 When stdout is not a terminal, or with --each, each delivery prints one line
 on stdout (event, requestId, status, latency); on a terminal, a run of more
 than one delivery prints only the failed ones, under a progress bar on
-stderr (done, percent, rate, time left, failures). Then a summary: sent,
-succeeded, failed by status and by error kind, duplicates, requests per
-second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
+stderr (done, percent, rate, time left, failures). Then a summary: sent
+(the calls that started), succeeded, failed by status and by error kind,
+interrupted (started and cut short by Ctrl-C), not started (what --count
+had left when Ctrl-C or --duration ended the run), duplicates, requests
+per second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is per event: --event all
 --count 100 sends 400.
+
+--seed fixes the content; each run still gets requestIds of its own, so a
+deduplicating receiver does not answer a second run as duplicates.
+--seed n --fixed-ids sends the ids generate --seed n prints, every run.
 
 --output json prints one JSON object per delivery and a final
 {"summary": ...} object instead, with the latency histogram (HdrHistogram,
@@ -66,7 +72,10 @@ Without --rate, --concurrency workers each send and wait for the answer
 start on schedule whatever the receiver does, up to --max-concurrency in
 flight (the open model, like vegeta or k6's constant-arrival-rate), and
 each latency counts from the call's scheduled start, so a receiver that
-stalls shows it.
+stalls shows it. In both, no call starts after --duration. In-flight calls
+are bounded by the file descriptors too (the soft limit is raised to the
+hard one; a lower bound is said once), and a failure of the sending
+machine itself is counted as "local", not as the receiver's.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
 default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
@@ -94,7 +103,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
 	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
-	f.DurationVar(&opts.Duration, "duration", 0, "stop sending after this long (without --count: send until then)")
+	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
 	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)")
