@@ -47,7 +47,8 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 				at := slot(c.k + i)
 				// No delivery starts past --duration, nor once
 				// interrupted: the rest of the job is not started.
-				if i > 0 && !sleepUntil(wk.ctx, at) || over(wk.ctx, end) {
+				past := !end.IsZero() && !at.Before(end)
+				if past || i > 0 && !sleepUntil(wk.ctx, at) || over(wk.ctx, end) {
 					wk.skip(len(c.job) - i)
 					return
 				}

@@ -67,6 +67,10 @@ func TestOpenModelGroupStopsAtTheDuration(t *testing.T) {
 		if st.Sent != 2 || st.NotStarted != 1 {
 			t.Errorf("sent %d, not started %d; want 2, 1", st.Sent, st.NotStarted)
 		}
+		// The run ends at its end, not at the slot of the event it skipped.
+		if st.Elapsed > 1500*time.Millisecond {
+			t.Errorf("elapsed %s, want the run over by the end of --duration", st.Elapsed)
+		}
 	})
 }
 
