@@ -56,6 +56,8 @@ func TestScripts(t *testing.T) {
 			"bodies":    captureBodies,
 			"post":      httpPost,
 			"interrupt": interrupt,
+			"sigint":    sigint,
+			"linecount": lineCount,
 		},
 	})
 }

@@ -55,8 +55,9 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	switch {
 	case d.Concurrency < 1:
 		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
-	case d.Rate < 0:
-		return nil, usagef("--rate %g: want 0 or more", d.Rate)
+	case d.Rate != 0 && !(d.Rate >= deliver.MinRate && d.Rate <= deliver.MaxRate):
+		// NaN fails every comparison: it is refused here too.
+		return nil, usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, deliver.MinRate, deliver.MaxRate)
 	case d.Rate > 0 && d.MaxConcurrency < 1:
 		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
 	case d.Retries < 0:
@@ -100,6 +101,17 @@ func (d *deliveryFlags) newConsole(a *app, title string) (*deliver.Console, erro
 		return nil, usagef("--output: %v", err)
 	}
 	return c, nil
+}
+
+// fit lowers --concurrency to the total deliveries (0: unknown) and the
+// deliveries in flight to what the file descriptors allow, each holding
+// perCall, saying so once when the descriptors are the bound.
+func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
+	ro, note := d.runOptions().Fit(total, deliver.FilesNow(), perCall)
+	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
+	if note != "" {
+		con.Warn("%s", note)
+	}
 }
 
 // newDeliverer builds the client and the deliverer for target.

@@ -86,6 +86,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.fit(con, 0, 1)
 	d, err := opts.newDeliverer(a, target, expect, con)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -28,6 +29,7 @@ type sendOptions struct {
 	Duplicate float64
 	Shuffle   bool
 	Scenario  string
+	FixedIDs  bool
 
 	eventsSet, countSet bool
 	// sleep replaces the backoff's real sleep in tests.
@@ -49,11 +51,17 @@ shows what it received (on stderr).
 When stdout is not a terminal, or with --each, each delivery prints one line
 on stdout (event, requestId, status, latency); on a terminal, a run of more
 than one delivery prints only the failed ones, under a progress bar on
-stderr (done, percent, rate, time left, failures). Then a summary: sent,
-succeeded, failed by status and by error kind, duplicates, requests per
-second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
+stderr (done, percent, rate, time left, failures). Then a summary: sent
+(the calls that started), succeeded, failed by status and by error kind,
+interrupted (started and cut short by Ctrl-C), not started (what --count
+had left when Ctrl-C or --duration ended the run), duplicates, requests
+per second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is per event: --event all
 --count 100 sends 400.
+
+--seed fixes the content; each run still gets requestIds of its own, so a
+deduplicating receiver does not answer a second run as duplicates.
+--seed n --fixed-ids sends the ids generate --seed n prints, every run.
 
 --output json prints one JSON object per delivery and a final
 {"summary": ...} object instead, with the latency histogram (HdrHistogram,
@@ -64,7 +72,10 @@ Without --rate, --concurrency workers each send and wait for the answer
 start on schedule whatever the receiver does, up to --max-concurrency in
 flight (the open model, like vegeta or k6's constant-arrival-rate), and
 each latency counts from the call's scheduled start, so a receiver that
-stalls shows it.
+stalls shows it. In both, no call starts after --duration. In-flight calls
+are bounded by the file descriptors too (the soft limit is raised to the
+hard one; a lower bound is said once), and a failure of the sending
+machine itself is counted as "local", not as the receiver's.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
 default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
@@ -92,9 +103,10 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
 	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
-	f.DurationVar(&opts.Duration, "duration", 0, "stop sending after this long (without --count: send until then)")
+	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
+	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
@@ -112,10 +124,13 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return usagef("--count %d: want at least 1", opts.Count)
 	case opts.Duration < 0:
 		return usagef("--duration %s: want 0 or more", opts.Duration)
-	case opts.Duplicate < 0 || opts.Duplicate > 1:
+	case !(opts.Duplicate >= 0 && opts.Duplicate <= 1): // NaN too
 		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
 	case opts.Scenario != "" && opts.File != "":
 		return usagef("--scenario and --file: choose one")
+	}
+	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
+		return err
 	}
 	header, err := deliver.ParseHeaders(opts.Headers)
 	if err != nil {
@@ -137,8 +152,12 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	rounds := opts.rounds()
+	total := rounds * deliver.PerRound(lanes)
 	rawURL := opts.URL
+	perCall := 1
 	if rawURL == "" {
+		perCall = 2 // both ends of each connection are in this process
 		rcv, err := callprint.StartBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
 		if err != nil {
 			return err
@@ -151,6 +170,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	// Duplicates add to total as the run goes; no more workers than total
+	// still leaves each one work.
+	opts.fit(con, total, perCall)
 	d, err := opts.newDeliverer(a, target, expect, con)
 	if err != nil {
 		return err
@@ -160,14 +182,28 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		d.Sleep = opts.sleep
 	}
 
-	rounds := opts.rounds()
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
-	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
+	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
-	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
+	ro.Left = feed.Left
+	return runDeliveries(ctx, con, d, feed.Next, ro, total)
+}
+
+// idNonce is the nonce of a run's requestIds (reqid.Mix): 0 with
+// --fixed-ids, which repeats the ids generate --seed prints; else a fresh
+// one, so that --seed fixes the content and each run still has ids of its
+// own (a deduplicating receiver would take repeated ids for re-deliveries).
+func idNonce(fixed bool, seed uint64) (uint64, error) {
+	switch {
+	case fixed && seed == 0:
+		return 0, usagef("--fixed-ids needs --seed: the ids are the seed's")
+	case fixed:
+		return 0, nil
+	}
+	return reqid.Nonce(), nil
 }
 
 // rounds is --count, or 0 to send until --duration.

@@ -116,8 +116,12 @@ func (c *Console) Unreachable(st *Stats, target *url.URL) string {
 		return ""
 	}
 	why := kinds[0]
-	if first := c.firstErr.Load(); first != nil && first.Kind == KindTLS {
+	first := c.firstErr.Load()
+	if first != nil && (first.Kind == KindTLS || first.Kind == KindLocal) {
 		why = FailureText(*first)
+	}
+	if kinds[0] == KindLocal {
+		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
 	}
 	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
 }

@@ -177,6 +177,9 @@ func (s Summary) AppendText(b []byte, _ *report.Style) []byte {
 	if st.Interrupted > 0 {
 		b = fmt.Appendf(b, "  interrupted %d", st.Interrupted)
 	}
+	if st.NotStarted > 0 {
+		b = fmt.Appendf(b, "  not started %d", st.NotStarted)
+	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
 	if s.Note != "" {
 		b = append(b, s.Note+"\n"...)

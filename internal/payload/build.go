@@ -357,6 +357,15 @@ func NewSource(seed uint64, now time.Time, shape spec.Shape, ovs []Override) *So
 	return src
 }
 
+// WithNonce gives the source's payloads requestIds of their own under
+// nonce (reqid.Mix): the same content as the seed's, ids no other run
+// shares. Nonce 0 keeps the seed's ids, those `generate --seed` prints. It
+// is called before the first Next.
+func (s *Source) WithNonce(nonce uint64) *Source {
+	s.seed = reqid.Mix(s.seed, nonce)
+	return s
+}
+
 // Next builds the next payload of event e. Its error is a *PathError when
 // an override does not fit the payload.
 func (s *Source) Next(e spec.Event) (*Obj, error) {

@@ -10,14 +10,17 @@ import (
 )
 
 // Request says which payloads to build, as the command line gives it: event
-// names (spec.AllEvents for every event), a shape name, a seed (0: random)
-// and the --set and --unset overrides.
+// names (spec.AllEvents for every event), a shape name, a seed (0: random),
+// the --set and --unset overrides and the requestIds' nonce.
 type Request struct {
 	Events []string
 	Shape  string
 	Seed   uint64
 	Sets   []string
 	Unsets []string
+	// Nonce, when not 0, gives the requestIds a run of their own over the
+	// seed's content (Source.WithNonce); 0 keeps the seed's ids.
+	Nonce uint64
 }
 
 // Plan is a checked Request: its events and shape, and the source of their
@@ -50,7 +53,7 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 		return nil, err
 	}
 	now = Around(r.Seed, now)
-	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs), Now: now}, nil
+	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs).WithNonce(r.Nonce), Now: now}, nil
 }
 
 // overrides parses the sets, then the unsets: the order they apply in.
