@@ -213,10 +213,10 @@ type effStep struct {
 // reproduction.
 type sentCall struct {
 	step    effStep
-	req     *deliver.Request   // the first delivery, headers as sent
-	retried *deliver.Request   // a sender's retry, with its fresh signature
-	answers []deliver.Attempt  // one per delivery
-	again   bool               // an early call sent again after the create
+	req     *deliver.Request  // the first delivery, headers as sent
+	retried *deliver.Request  // a sender's retry, with its fresh signature
+	answers []deliver.Attempt // one per delivery
+	again   bool              // an early call sent again after the create
 	copies  int
 }
 
@@ -538,7 +538,9 @@ func (r *runner) defect(d *effDoc) string {
 		switch {
 		case d.sent[0].step.atOnce:
 			return fmt.Sprintf("holds %d records of one document whose copies arrived together: concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key", a.Count)
-		case d.sent[0].copies > 1 || d.sent[0].step.retry:
+		case d.sent[0].step.retry:
+			return fmt.Sprintf("holds %d records of one document: a sender's retry (same requestId and webhook-id, a fresh timestamp and signature) was stored again", a.Count)
+		case d.sent[0].copies > 1:
 			return fmt.Sprintf("holds %d records of one document: a re-delivery (same requestId, same document) was stored again", a.Count)
 		}
 		return fmt.Sprintf("holds %d records of a document created once", a.Count)
