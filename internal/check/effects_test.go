@@ -403,4 +403,3 @@ func TestNumbers(t *testing.T) {
 		t.Errorf("%d documents, want 15 of effects and 150 of load", len(a))
 	}
 }
-
