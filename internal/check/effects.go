@@ -552,9 +552,9 @@ func (r *runner) defect(d *effDoc) string {
 		case d.what == "lifecycle":
 			return fmt.Sprintf("is %s after an audit answered %s: the audit was acknowledged and never applied", a.State, statusWord(d.sent[1]))
 		case early != nil && is2xx(early.answers[0].Status) && d.want.state == StateVoided:
-			return fmt.Sprintf("is %s, want voided: a void answered %s before its create, and the late create revived the voided document", a.State, statusWord(*early))
+			return fmt.Sprintf("is %s, want voided: a void answered %s before its create was lost, or the late create revived the voided document", a.State, statusWord(*early))
 		case early != nil && is2xx(early.answers[0].Status):
-			return fmt.Sprintf("is %s, want audited: an audit answered %s before its create was lost", a.State, statusWord(*early))
+			return fmt.Sprintf("is %s, want audited: an audit answered %s before its create was lost, or the late create took its state back", a.State, statusWord(*early))
 		case early != nil:
 			return fmt.Sprintf("is %s, want %s: the %s refused before its create and sent again after it was not applied", a.State, d.want.state, early.step.c.Event)
 		}
