@@ -84,7 +84,9 @@ func appendEffects(b []byte, e *EffectsStats) []byte {
 		b = fmt.Appendf(b, " (a random sample of %d of the %d load documents answered 2xx)", e.LoadProbed, e.Load)
 	}
 	if e.SlowestDoc != "" {
-		b = fmt.Appendf(b, "; the slowest held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
+		b = fmt.Appendf(b, "; the slowest to settle was held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
+	} else {
+		b = fmt.Appendf(b, "; every document that matched did so when first asked (settle %s)", e.Settle)
 	}
 	return append(b, '\n')
 }
