@@ -112,7 +112,7 @@ func (r *Reporter) Result(res Result) {
 		return
 	}
 	c := &caseReport{res: res}
-	if r.SaveDir != "" && res.Case.Check != Latency {
+	if r.SaveDir != "" && res.Case.Check != Latency && res.Verdict != Skip {
 		c.file = filepath.Join(r.SaveDir, caseFile(res.Case))
 		if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
 			r.err = fmt.Errorf("--save-cases: %w", err)
