@@ -241,7 +241,9 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	case errors.As(err, &unreachable):
 		return usageErr(unreachable)
 	case errors.As(err, &probeErr):
-		// The probe's fault, not the receiver's: no verdict, exit 2.
+		// The probe's fault, not the receiver's: no verdict, exit 2; the
+		// cases graded before it stay on stdout.
+		_ = rep.Out.Abort()
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		_ = rep.Finish(sum)
