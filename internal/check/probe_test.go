@@ -164,8 +164,11 @@ func TestHTTPProbe(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	client := &http.Client{Timeout: time.Second}
 	ask := func(code string) (Answer, error) {
+		client := &http.Client{Timeout: time.Minute}
+		if code == "slow" {
+			client.Timeout = 200 * time.Millisecond
+		}
 		p, err := ParseProbeURL(srv.URL+"/{code}", client, http.Header{"X-Debug-Token": {"s3cret"}})
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +188,7 @@ func TestHTTPProbe(t *testing.T) {
 			t.Errorf("%s: %v, want a ProbeError saying %q", code, err, want)
 		}
 	}
-	p, _ := ParseProbeURL(srv.URL+"/{code}", client, http.Header{"X-Debug-Token": {"s3cret"}})
+	p, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"X-Debug-Token": {"s3cret"}})
 	if cmd := p.Command(Question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
 		t.Errorf("Command = %s, want the token masked", cmd)
 	}
@@ -203,12 +206,17 @@ func TestCmdProbe(t *testing.T) {
 		{`printf '[{"count":1,"state":"%s","kind":"%s"}]' created "$WHSIM_KIND"`, StateCreated},
 		{`test "$WHSIM_KIND/$WHSIM_CODE/$WHSIM_EVENT/$WHSIM_REQUEST_ID" = receipt/SKD-X-0001/CREATE_RECEIVABLE_DOC/r-1 && echo '{"count":1,"state":"voided"}'`, StateVoided},
 		{`echo 'Error: no such table: receipts' >&2; exit 1`, "exited 1: Error: no such table: receipts"},
-		{`sleep 5`, "timeout, no answer within 300ms"},
+		{`sleep 30`, "timeout, no answer within 300ms"},
 		{`echo hello`, `printed "hello": not JSON`},
 		{`true`, `printed "": nothing`},
 	}
 	for _, tt := range tests {
-		p := &CmdProbe{Run: tt.cmd, Timeout: 300 * time.Millisecond}
+		// Only the command that never answers in time gets a short limit:
+		// a busy machine may take a while to start a shell.
+		p := &CmdProbe{Run: tt.cmd, Timeout: time.Minute}
+		if strings.HasPrefix(tt.cmd, "sleep") {
+			p.Timeout = 300 * time.Millisecond
+		}
 		a, err := p.Ask(context.Background(), q)
 		var pe *ProbeError
 		switch {
