@@ -31,6 +31,10 @@ for t in "${tools[@]}"; do
   case "$t" in
     chromium)
       command -v chromium >/dev/null || { echo "installing chromium (Debian package)" >&2; apt_install chromium; } ;;
+    sqlite3)
+      # Debian's sqlite3 client: the --probe-cmd end-to-end test asks it about
+      # the database its receiver writes.
+      command -v sqlite3 >/dev/null || { echo "installing sqlite3 (Debian package)" >&2; apt_install sqlite3; } ;;
     wrk | hey)
       command -v "$t" >/dev/null || { echo "installing $t (Debian package)" >&2; apt_install "$t"; } ;;
     vegeta)

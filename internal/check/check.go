@@ -32,6 +32,7 @@ const (
 	Latency          = "latency"
 	Load             = "load"
 	Signature        = "signature"
+	Effects          = "effects"
 )
 
 // Info describes one check.
@@ -50,6 +51,7 @@ func Checks() []Info {
 		{OutOfOrder, "a void or audit of a document never created, and a void twice, get 2xx or 4xx, not 5xx"},
 		{Signature, "with a secret: correct Standard Webhooks signatures in any byte form pass, tampered, stale or missing ones get 4xx"},
 		{Load, "realistic distinct calls at a concurrency get no 5xx, timeout or connection error"},
+		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once), whole, voided or audited in any order, and every load document is kept"},
 		{Latency, "the p99 latency of every call of the run is within the budget"},
 	}
 }
@@ -115,6 +117,8 @@ const (
 	Pass Verdict = "pass"
 	Warn Verdict = "warn"
 	Fail Verdict = "fail"
+	// Skip is a check that could not run, said once with why.
+	Skip Verdict = "skipped"
 )
 
 // Case is one request of a check, as data: what is sent, byte for byte.
@@ -144,6 +148,10 @@ type Result struct {
 	// Reason says why a case warns or fails: the status, what was
 	// expected, the variant.
 	Reason string
+	// Repro, when set, reproduces a failure made of several calls (the
+	// effects check: the calls, then the probe); else the reporter makes
+	// one from the case.
+	Repro string
 }
 
 // Tally counts the verdicts of one check.
@@ -151,6 +159,8 @@ type Tally struct {
 	Pass int `json:"pass"`
 	Warn int `json:"warn"`
 	Fail int `json:"fail"`
+	// Skipped says why a check that could not run did not.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // LoadStats are the figures of the load check.
@@ -171,6 +181,8 @@ type Summary struct {
 	// P99 and Slowest are over every answered call of the run.
 	P99     time.Duration
 	Slowest string
+	// Effects are the effects check's figures, nil when it did not probe.
+	Effects *EffectsStats
 }
 
 // Failed reports whether any check failed.
@@ -209,6 +221,15 @@ type Config struct {
 	// Concurrent is how many copies of one call the duplicates check
 	// delivers at once; 0 means DefaultConcurrent.
 	Concurrent int
+	// Probe, when set, asks the receiver what it holds and runs the
+	// effects check.
+	Probe Probe
+	// Settle is how long a probe is asked again until its answer matches;
+	// 0 asks once. See DefaultSettle.
+	Settle time.Duration
+	// Nonce makes the requestIds and document numbers of a run its own;
+	// 0 means fixed ids (the same seed, the same bytes).
+	Nonce uint64
 }
 
 // DefaultConcurrent is how many copies of one call arrive at once by
@@ -262,6 +283,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		cfg.Anchor = cfg.Now()
 	}
 	r.cases = newBuilder(cfg.Seed, cfg.Anchor)
+	r.cases.numbers = newNumbering(cfg.Seed, cfg.Nonce)
 	ids, err := Select(cfg.Checks, nil)
 	if err != nil {
 		return nil, err
@@ -272,6 +294,11 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		}
 		r.sum.Order = append(r.sum.Order, id)
 		r.sum.Checks[id] = &Tally{}
+	}
+	if cfg.Probe != nil && slices.Contains(r.sum.Order, Effects) {
+		if err := r.probeSanity(ctx); err != nil {
+			return r.sum, err
+		}
 	}
 	for _, id := range r.sum.Order {
 		if err := ctx.Err(); err != nil {
@@ -291,6 +318,8 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 			err = r.signature(ctx)
 		case Load:
 			err = r.load(ctx)
+		case Effects:
+			err = r.effects(ctx)
 		case Latency:
 			err = r.latency(ctx)
 		}
@@ -318,6 +347,8 @@ type runner struct {
 	byEvent map[string]*deliver.Histogram
 	slowID  string
 	slowAt  time.Duration
+	// loadSent is what the load check delivered, for effects to probe.
+	loadSent *loadRecord
 }
 
 func (r *runner) report(res Result) {

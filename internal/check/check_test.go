@@ -458,7 +458,7 @@ func TestSelect(t *testing.T) {
 	}{
 		{nil, nil, strings.Join(IDs(), ","), false},
 		{[]string{Load, AcceptsValid}, nil, "accepts-valid,load", false},
-		{nil, []string{Load, Latency, Signature}, "accepts-valid,rejects-malformed,duplicates,out-of-order", false},
+		{nil, []string{Load, Latency, Signature}, "accepts-valid,rejects-malformed,duplicates,out-of-order,effects", false},
 		{[]string{"nope"}, nil, "", true},
 	}
 	for _, tt := range tests {

@@ -325,7 +325,8 @@ func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error)
 // load delivers realistic distinct calls at a concurrency; only answers
 // that show the receiver buckling (5xx, timeouts, connection errors) fail.
 func (r *runner) load(ctx context.Context) error {
-	pairs := r.cases.loadPairs(r.cfg.LoadCount)
+	pairs, qs := r.cases.loadPairs(r.cfg.LoadCount)
+	r.noteLoad(pairs, qs)
 	var mu sync.Mutex
 	next := 0
 	feed := func() []*deliver.Request {
@@ -352,6 +353,7 @@ func (r *runner) load(ctx context.Context) error {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(ctx, c, res)
+		r.loadAnswered(res)
 		bad.Lock()
 		defer bad.Unlock()
 		switch {

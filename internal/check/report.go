@@ -60,6 +60,11 @@ func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 		b = st.Fail.Append(b, "FAIL")
 	case Warn:
 		b = st.Warn.Append(b, "WARN")
+	case Skip:
+		b = st.Dim.Append(b, "SKIP")
+		b = append(b, ' ')
+		b = st.Key.Append(b, c.res.Case.Check)
+		return fmt.Appendf(b, ": %s\n", termsafe.Text(c.res.Reason))
 	default:
 		return b
 	}
@@ -95,6 +100,8 @@ func (c *caseReport) JUnit() report.TestCase {
 		tc.Failure, tc.FailureType, tc.Detail = reason, string(c.res.Verdict), c.repro
 	case Warn:
 		tc.Detail = "warn: " + reason
+	case Skip:
+		tc.Detail = "skipped: " + reason
 	}
 	return tc
 }
@@ -105,7 +112,7 @@ func (r *Reporter) Result(res Result) {
 		return
 	}
 	c := &caseReport{res: res}
-	if r.SaveDir != "" && res.Case.Check != Latency {
+	if r.SaveDir != "" && res.Case.Check != Latency && res.Verdict != Skip {
 		c.file = filepath.Join(r.SaveDir, caseFile(res.Case))
 		if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
 			r.err = fmt.Errorf("--save-cases: %w", err)
@@ -117,7 +124,10 @@ func (r *Reporter) Result(res Result) {
 		}
 	}
 	if res.Verdict == Fail && res.Case.Check != Latency {
-		c.repro = r.reproduce(c)
+		c.repro = res.Repro
+		if c.repro == "" {
+			c.repro = r.reproduce(c)
+		}
 		r.failures = append(r.failures, *c)
 	}
 	if err := r.Out.Case(c); err != nil {
@@ -174,12 +184,18 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 			b = st.Fail.Append(append(b, "  "...), "FAILED")
 			failed = append(failed, id)
 		}
+		if t.Skipped != "" {
+			b = st.Dim.Append(append(b, "  "...), "skipped")
+		}
 		b = append(b, '\n')
 		warns += t.Warn
 	}
 	if l := sum.Load; l != nil {
 		b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s\n",
 			l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+	}
+	if e := sum.Effects; e != nil {
+		b = appendEffects(b, e)
 	}
 	if sum.Slowest != "" || sum.P99 > 0 {
 		b = fmt.Appendf(b, "latency: p99 %s (budget %s), slowest event %s\n", fmtMS(sum.P99), s.budget, sum.Slowest)
@@ -204,6 +220,7 @@ type summaryJSON struct {
 	Failed  bool             `json:"failed"`
 	Load    *loadJSON        `json:"load,omitempty"`
 	Latency *latencyJSON     `json:"latency,omitempty"`
+	Effects *effectsJSON     `json:"effects,omitempty"`
 }
 
 type loadJSON struct {
@@ -230,6 +247,9 @@ func (s *summaryReport) AppendJSON(b []byte) []byte {
 	}
 	if l := sum.Load; l != nil {
 		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max)}
+	}
+	if e := sum.Effects; e != nil {
+		j.Effects = effectsOf(e)
 	}
 	if _, ok := sum.Checks[Latency]; ok {
 		j.Latency = &latencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +36,17 @@ type checkOptions struct {
 	Output        string
 	JUnit         string
 	SaveCases     string
+	Probe         string
+	ProbeCmd      string
+	ProbeHeaders  []string
+	Settle        time.Duration
+	FixedIDs      bool
 }
 
 func newCheckCmd(a *app) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--junit <file>] [flags]",
+		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--probe <url-template> | --probe-cmd <command>] [--junit <file>] [flags]",
 		Short: "Grade a receiver: send valid, malformed, repeated, out-of-order and signed calls and judge every answer",
 		Long: `Run a battery of black-box checks against your receiver and say, per case
 and per check, whether it behaves the way a webhook receiver must:
@@ -53,20 +59,54 @@ sends the same request again (credentials from -H masked: put yours back).
 --save-cases writes every case's body to a directory, and the commands then
 read the bodies from there.
 
+With --probe or --probe-cmd, the effects check asks the receiver what it
+stored, not only what it answered. The probe's contract (stable):
+
+  --probe <url-template>  a GET per document. {kind} (invoice or receipt),
+      {code} (data.code of an invoice, data.收款单.收款单编号 of a receipt),
+      {invoiceCode} (a described invoice's invoice number, else empty),
+      {event} and {requestId} (of the call that created the document) are
+      filled in, escaped for the path or the query. 404 means it holds
+      nothing. --probe-header adds headers; --timeout and the TLS flags apply.
+  --probe-cmd <command>  run with sh -c, the same values in WHSIM_KIND,
+      WHSIM_CODE, WHSIM_INVOICE_CODE, WHSIM_EVENT and WHSIM_REQUEST_ID; its
+      standard output is the answer. whsim's document numbers hold only
+      A-Z, 0-9 and '-', safe inside SQL quotes.
+  The answer: a JSON object, or an array holding one (as sqlite3 -json
+      prints a row): "count" (required: how many records it holds for the
+      document), "state" (required when count is 1 or more: created,
+      audited or voided), "lines" (optional: how many lines it stored, the
+      items or records of an invoice, the 收款明细 of a receipt). Other
+      members are ignored.
+
+Before the first case whsim asks about a document that cannot exist and
+expects count 0: a probe that cannot be reached, times out, exits non-zero or
+prints something unreadable is the probe's error, said once, exit 2, and
+never blamed on the receiver. Documents are probed together at the end of
+their sequence; one whose answer does not match yet is asked again with
+backoff until --settle runs out (default 2s: a receiver that answers first
+and stores from a queue stores within a second or so). Document numbers and
+requestIds are fresh per run, so that a receiver keeping earlier runs'
+documents passes again; --fixed-ids keeps the seed's own. Without a probe,
+effects is skipped, saying what it would have proved.
+
 --latency-budget defaults to 1s: the spec names no time-out, senders commonly
 give up after 5 to 30 seconds, and a receiver should answer first and work
 after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
 Exit status: 0 when no check failed (warnings allowed), 1 when one did, 2 for
-usage errors or a receiver that cannot be reached at all (or answers nothing
-to the first call within --timeout), 130 when interrupted.`,
+usage errors, a receiver that cannot be reached at all (or answers nothing
+to the first call within --timeout) or a probe that fails, 130 when
+interrupted.`,
 		Example: `  whsim check --url http://localhost:3000/webhook
   whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
   whsim check --url https://hooks.example.com/erp -H 'Authorization: Bearer t0k3n' --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
-  whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
+  whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'
+  whsim check --url http://localhost:3000/webhook --probe 'http://localhost:3000/debug/{kind}s/{code}'
+  whsim check --url http://localhost:3000/webhook --probe-cmd ./probe.sh --settle 5s`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd.Context(), a, opts)
@@ -89,6 +129,11 @@ to the first call within --timeout), 130 when interrupted.`,
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case's request body to this directory")
+	f.StringVar(&opts.Probe, "probe", "", "ask the receiver what it holds with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}) and run the effects check")
+	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
+	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question, such as a debug endpoint's token (repeatable)")
+	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored after its last call: its probe is asked again, with backoff, until it matches (0: once)")
+	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "use the seed's own requestIds and document numbers instead of fresh ones per run (a receiver that keeps earlier runs' documents then sees them again)")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
@@ -122,6 +167,12 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		return usagef("--load-count %d: want at least 1", opts.LoadCount)
 	case opts.LoadConc < 1:
 		return usagef("--load-concurrency %d: want at least 1", opts.LoadConc)
+	case opts.Probe != "" && opts.ProbeCmd != "":
+		return usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+	case opts.Settle < 0:
+		return usagef("--settle %s: want 0 or more", opts.Settle)
+	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
+		return usagef("--probe-header needs --probe, the URL it is sent to")
 	}
 	target, err := deliver.ParseTarget(opts.URL)
 	if err != nil {
@@ -142,6 +193,17 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	probe, err := newProbe(opts, client)
+	if err != nil {
+		return err
+	}
+	if probe == nil && len(opts.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
+		return usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
+	}
+	var nonce uint64
+	if !opts.FixedIDs {
+		nonce = check.NewNonce()
 	}
 	if opts.SaveCases != "" {
 		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
@@ -171,11 +233,18 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
+		Probe: probe, Settle: opts.Settle, Nonce: nonce,
 	}, rep.Result)
 	var unreachable *check.UnreachableError
+	var probeErr *check.ProbeError
 	switch {
 	case errors.As(err, &unreachable):
 		return usageErr(unreachable)
+	case errors.As(err, &probeErr):
+		// The probe's fault, not the receiver's: no verdict, exit 2; the
+		// cases graded before it stay on stdout.
+		_ = rep.Out.Abort()
+		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		_ = rep.Finish(sum)
 		return errInterrupted
@@ -189,6 +258,25 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		return errChecksFailed
 	}
 	return nil
+}
+
+// newProbe is the probe --probe or --probe-cmd asks with, nil for none.
+func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
+	switch {
+	case opts.Probe != "":
+		h, err := deliver.ParseHeaders(opts.ProbeHeaders)
+		if err != nil {
+			return nil, usagef("--probe-header: %v", err)
+		}
+		p, err := check.ParseProbeURL(opts.Probe, client, h)
+		if err != nil {
+			return nil, usagef("--probe %s: %v", termsafe.Text(opts.Probe), err)
+		}
+		return p, nil
+	case opts.ProbeCmd != "":
+		return &check.CmdProbe{Run: opts.ProbeCmd, Timeout: opts.Timeout}, nil
+	}
+	return nil, nil
 }
 
 func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
