@@ -280,13 +280,13 @@ func (c *RerunCase) AppendText(b []byte, st *report.Style) []byte {
 
 func (c *RerunCase) AppendJSON(b []byte, _ *report.Style) []byte {
 	j, _ := json.Marshal(struct {
-		Check   string `json:"check"`
-		Case    string `json:"case"`
-		Rerun   string `json:"rerun"`
-		Status  int    `json:"status"`
-		Was     int    `json:"wasStatus"`
-		Reason  string `json:"reason"`
-		Want    string `json:"want,omitempty"`
+		Check  string `json:"check"`
+		Case   string `json:"case"`
+		Rerun  string `json:"rerun"`
+		Status int    `json:"status"`
+		Was    int    `json:"wasStatus"`
+		Reason string `json:"reason"`
+		Want   string `json:"want,omitempty"`
 	}{c.R.Case.Check, c.R.Case.Name, c.R.Outcome, c.R.Status, c.R.Case.Status, termsafe.Text(c.R.Reason), c.R.Case.Want})
 	return append(append(b, j...), '\n')
 }

@@ -33,8 +33,8 @@ type Request struct {
 	// WebhookID, when set, is the webhook-id a Signer signs with instead
 	// of RequestID: a replayed call keeps the id it was first sent with.
 	WebhookID string
-	Duplicate bool   // a deliberate re-delivery of an earlier request
-	Seq       int    // position in the run, from 1
+	Duplicate bool // a deliberate re-delivery of an earlier request
+	Seq       int  // position in the run, from 1
 
 	// tmpl, when set, is the template the body is made from at delivery
 	// time, with RequestID spliced in: a feed holds no body of its own per
