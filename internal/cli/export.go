@@ -131,7 +131,7 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	pl, err := o.plan(a.now())
+	pl, err := o.plan(a)
 	if err != nil {
 		return nil, err
 	}

@@ -183,7 +183,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
-	pl, err := opts.plan(a.now())
+	pl, err := opts.plan(a)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ type Plan struct {
 	Overrides []Override
 	Source    *Source
 	Now       time.Time
+	// Warnings are one line each about a --set the spec does not know
+	// for an event (a new last key), for the command to print.
+	Warnings []string
 }
 
 // Plan checks r and returns its payload source, generating around
@@ -49,8 +52,12 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	warnings, err := CheckPaths(events, shape, ovs)
+	if err != nil {
+		return nil, err
+	}
 	now = Around(r.Seed, now)
-	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs), Now: now}, nil
+	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs), Now: now, Warnings: warnings}, nil
 }
 
 // overrides parses the sets, then the unsets: the order they apply in.
