@@ -240,6 +240,13 @@ func (r *Reporter) replayCommand(cc *caseReport) string {
 	if c.AtOnce && copies > 1 {
 		fmt.Fprintf(&b, " --concurrency %d", copies)
 	}
+	// replay's exit status then says what the check says: 0 once fixed.
+	switch cc.sent.want {
+	case Want4xx:
+		b.WriteString(" --expect-status 4xx")
+	case Want2xxOr4xx:
+		b.WriteString(" --expect-status 2xx,4xx")
+	}
 	if src == "-" {
 		// The inline record holds the user's credentials masked.
 		for _, k := range secretNames(r.Header) {
