@@ -183,6 +183,9 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
+	if sc, ok := payload.LookupScenario(opts.Scenario); ok {
+		opts.PathEvents = sc.Events // --set is held against the scenario's events
+	}
 	pl, err := opts.plan(a)
 	if err != nil {
 		return nil, err

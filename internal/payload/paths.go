@@ -19,10 +19,23 @@ type UnknownPathError struct {
 	Event string
 	Shape spec.Shape
 	Hint  string // ` (did you mean "items"?)` or ""
+	// Others are the events of the run that have the path.
+	Others []string
 }
 
 func (e *UnknownPathError) Error() string {
-	return fmt.Sprintf("--set %s: no field %s in %s (%s shape)%s", e.Path, e.At, e.Event, e.Shape, e.Hint)
+	msg := fmt.Sprintf("--set %s: no field %s in %s (%s shape)%s", e.Path, e.At, e.Event, e.Shape, e.Hint)
+	if len(e.Others) > 0 {
+		msg += fmt.Sprintf("; %s %s it: choose the events with --event", strings.Join(e.Others, ", "), plural(len(e.Others), "has", "have"))
+	}
+	return msg
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // CheckPaths holds each --set against the spec's model of every event the
@@ -36,19 +49,27 @@ func CheckPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 		if ov.Unset {
 			continue // an unset of a missing path is its own error
 		}
-		var lacking []string
+		var lacking, having []string
 		var hint string
 		var last Path
+		var bad *UnknownPathError
 		for _, e := range events {
 			at, h, missing := walkModel(spec.Body(e, shape), ov.Path)
 			switch {
 			case !missing:
+				having = append(having, e.Name)
 			case len(at) < len(ov.Path):
-				return nil, &UnknownPathError{Path: ov.Path, At: at, Event: e.Name, Shape: shape, Hint: h}
+				if bad == nil {
+					bad = &UnknownPathError{Path: ov.Path, At: at, Event: e.Name, Shape: shape, Hint: h}
+				}
 			default:
 				lacking = append(lacking, e.Name)
 				hint, last = h, at
 			}
+		}
+		if bad != nil {
+			bad.Others = having
+			return nil, bad
 		}
 		if len(lacking) > 0 {
 			warnings = append(warnings, fmt.Sprintf("--set %s: no field %s in %s (%s shape), added as an unknown field%s",

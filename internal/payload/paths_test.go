@@ -64,3 +64,17 @@ func TestCheckPaths(t *testing.T) {
 		t.Errorf("an unset is not judged here: %q %v", w, err)
 	}
 }
+
+// A path that fits some events of the run and not others says which.
+func TestCheckPathsNamesTheEventsThatFit(t *testing.T) {
+	t.Parallel()
+	ov, _ := ParseSet("data.items.0.quantity=3")
+	_, err := CheckPaths(spec.Events(), spec.Described, []Override{ov})
+	if err == nil || !strings.HasSuffix(err.Error(), "; CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE have it: choose the events with --event") {
+		t.Errorf("error %v", err)
+	}
+	pl, err := Request{Events: []string{"all"}, Shape: "described", Sets: []string{"data.收款单.汇率=7.1"}, PathEvents: []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"}}.Plan(Anchor())
+	if err != nil || len(pl.Warnings) > 0 {
+		t.Errorf("held against a scenario's events: %v %q", err, pl.Warnings)
+	}
+}

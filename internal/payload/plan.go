@@ -18,6 +18,9 @@ type Request struct {
 	Seed   uint64
 	Sets   []string
 	Unsets []string
+	// PathEvents, when set, are the events the --set paths are held
+	// against instead of Events: a scenario's.
+	PathEvents []string
 }
 
 // Plan is a checked Request: its events and shape, and the source of their
@@ -52,7 +55,13 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnings, err := CheckPaths(events, shape, ovs)
+	held := events
+	if len(r.PathEvents) > 0 {
+		if held, err = spec.ParseEvents(r.PathEvents); err != nil {
+			return nil, err
+		}
+	}
+	warnings, err := CheckPaths(held, shape, ovs)
 	if err != nil {
 		return nil, err
 	}
