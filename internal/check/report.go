@@ -308,10 +308,16 @@ const maxInlineBody = 4 << 10
 // are some or when the call was signed (a signature goes stale: replay
 // --sign makes it afresh), else curl.
 func (r *Reporter) reproduce(cc *caseReport) string {
+	cmd := ""
 	if cc.file != "" || cc.sent.resign {
-		return r.replayCommand(cc)
+		cmd = r.replayCommand(cc)
+	} else {
+		cmd = r.curlCommand(cc)
 	}
-	return r.curlCommand(cc)
+	if cc.res.Case.Check == Load {
+		cmd += "  # one of the run's calls; load is judged over all of them: whsim check --checks load"
+	}
+	return cmd
 }
 
 // curlCommand is a curl command that sends the case's request again; a
