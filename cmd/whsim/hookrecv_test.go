@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -127,4 +129,27 @@ func verified(key []byte, h http.Header, body []byte) bool {
 		}
 	}
 	return false
+}
+
+// reproduceCmd writes the reproduce command a check report gives a case to
+// a shell script, so that a script runs it as a user would paste it:
+// reproduce <report.json> <check> <case> <out.sh>
+func reproduceCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: reproduce <report.json> <check> <case> <out.sh>")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	for _, line := range strings.Split(string(b), "\n") {
+		var c struct{ Check, Case, Reproduce string }
+		if json.Unmarshal([]byte(line), &c) != nil || c.Check != args[1] || c.Case != args[2] {
+			continue
+		}
+		if c.Reproduce == "" {
+			ts.Fatalf("%s %s has no reproduce command", args[1], args[2])
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[3]), []byte(c.Reproduce+"\n"), 0o644))
+		return
+	}
+	ts.Fatalf("no case %s %s in %s", args[1], args[2], args[0])
 }

@@ -57,6 +57,7 @@ func TestScripts(t *testing.T) {
 			"bodies":    captureBodies,
 			"post":      httpPost,
 			"interrupt": interrupt,
+			"reproduce": reproduceCmd,
 		},
 	})
 }
