@@ -56,7 +56,8 @@ const maxReportLine = 64 << 20
 
 // ReadFailed reads a check report (the JSON lines of check --output json,
 // or a --save-cases directory's ResultsFile) and returns its failed cases
-// in report order. The summary line is skipped.
+// in report order. The summary line, and any line that names no case, is
+// skipped; a file without one case is ErrNotReport.
 func ReadFailed(r io.Reader) ([]Failed, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
@@ -73,13 +74,12 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 			Summary json.RawMessage `json:"summary"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not JSON: %v", err)}
+			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not a JSON object: %v", err)}
 		}
-		if j.Summary != nil {
+		// The summary and any other line that names no case (what a
+		// later version may add) are not cases to rerun.
+		if j.Summary != nil || j.Check == "" || j.Case == "" {
 			continue
-		}
-		if j.Check == "" || j.Case == "" {
-			return nil, &ReportLineError{Line: n, Err: errors.New(`not a check case (no "check" and "case")`)}
 		}
 		cases++
 		if j.Verdict != string(Fail) {

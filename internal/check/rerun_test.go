@@ -115,8 +115,9 @@ func TestReadFailed(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ in, want string }{
-		{"not json\n", "line 1: not JSON"},
-		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, `line 2: not a check case`},
+		{"not json\n", "line 1: not a JSON object"},
+		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, ErrNotReport.Error()},
+		{`{"check":"a","case":"b","verdict":"pass"}` + "\n" + `[1]`, `line 2: not a JSON object`},
 		{`{"summary":{}}`, ErrNotReport.Error()},
 		{"", ErrNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},
