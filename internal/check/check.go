@@ -19,6 +19,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -69,6 +70,9 @@ func IDs() []string {
 type UnknownCheckError struct{ ID string }
 
 func (e *UnknownCheckError) Error() string {
+	if hint := suggest.Hint(e.ID, IDs()); hint != "" {
+		return fmt.Sprintf("unknown check %q%s", e.ID, hint)
+	}
 	return fmt.Sprintf("unknown check %q (want %s)", e.ID, strings.Join(IDs(), ", "))
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -28,19 +29,30 @@ type Reporter struct {
 	// Header is the user's headers: the reproduce commands carry them,
 	// credentials masked.
 	Header http.Header
-	// SaveDir, when set, is where every case's body is written.
+	// SaveDir, when set, is where every case is written as capture
+	// records (whsim replay sends them again), with ResultsFile.
 	SaveDir string
 	Budget  time.Duration
+	// Signer is the run's: a reproduction of a signed call signs afresh.
+	Signer *deliver.Signer
+	// Now is the clock of the signatures the reporter rebuilds.
+	Now func() time.Time
 
 	failures []caseReport // for the summary's reproduce commands
+	results  *os.File     // SaveDir's ResultsFile
 	err      error
 }
 
 // caseReport is one graded case as the reporter sees it.
 type caseReport struct {
 	res   Result
-	file  string // where --save-cases wrote its body
-	repro string // the command that sends it again (failures only)
+	sent  sent
+	file  string // where --save-cases wrote its records
+	repro string // the command that sends it again (failures and warnings)
+	// target is the run's URL, a password in it masked; user the user's
+	// headers, whose credentials JSON masks.
+	target *url.URL
+	user   http.Header
 }
 
 func (c *caseReport) Verdict() report.Verdict {
@@ -73,23 +85,54 @@ func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), termsafe.Text(c.res.Reason))
 }
 
-// caseJSON is one case of --output json; its fields are stable.
+// caseJSON is one case of --output json; its fields are stable. A case
+// that failed or warned carries its request and the command that sends it
+// again; check --rerun reads them back.
 type caseJSON struct {
-	Check     string  `json:"check"`
-	Case      string  `json:"case"`
-	Verdict   string  `json:"verdict"`
-	Status    int     `json:"status"`
-	LatencyMS float64 `json:"latencyMs"`
-	Reason    string  `json:"reason,omitempty"`
-	File      string  `json:"file,omitempty"`
+	Check     string       `json:"check"`
+	Case      string       `json:"case"`
+	Verdict   string       `json:"verdict"`
+	Status    int          `json:"status"`
+	LatencyMS float64      `json:"latencyMs"`
+	Reason    string       `json:"reason,omitempty"`
+	File      string       `json:"file,omitempty"`
+	Want      string       `json:"want,omitempty"`
+	Request   *requestJSON `json:"request,omitempty"`
+	Reproduce string       `json:"reproduce,omitempty"`
+}
+
+// requestJSON is a case's request, credentials masked.
+type requestJSON struct {
+	Method       string      `json:"method"`
+	URL          string      `json:"url"`
+	Query        string      `json:"query"`
+	Headers      http.Header `json:"headers"`
+	Body         string      `json:"body"`
+	BodyEncoding string      `json:"bodyEncoding"`
+	// Copies is how many times it was delivered, AtOnce together.
+	Copies int  `json:"copies,omitempty"`
+	AtOnce bool `json:"atOnce,omitempty"`
+	// Resign says it carried the run's signature, to be made afresh.
+	Resign bool `json:"resign,omitempty"`
 }
 
 func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
-	j, _ := json.Marshal(caseJSON{
+	j := caseJSON{
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
 		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
-	})
-	return append(append(b, j...), '\n')
+	}
+	if c.res.Verdict != Pass && c.sent.header != nil {
+		rc := c.res.Case
+		body, enc := capture.EncodeBody(rc.Body)
+		j.Want, j.Reproduce = c.sent.want, c.repro
+		j.Request = &requestJSON{
+			Method: http.MethodPost, URL: deliver.URLFor(c.target, rc.Query), Query: rc.Query,
+			Headers: masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
+			Copies: rc.Copies, AtOnce: rc.AtOnce, Resign: c.sent.resign,
+		}
+	}
+	out, _ := json.Marshal(j)
+	return append(append(b, out...), '\n')
 }
 
 func (c *caseReport) JUnit() report.TestCase {
@@ -111,24 +154,30 @@ func (r *Reporter) Result(res Result) {
 	if r.err != nil {
 		return
 	}
-	c := &caseReport{res: res}
+	c := &caseReport{res: res, target: r.maskedTarget(), user: r.Header}
+	if res.Case.Check != Latency && res.Verdict != Skip {
+		c.sent = r.sentRequest(res.Case)
+	}
 	if r.SaveDir != "" && res.Case.Check != Latency && res.Verdict != Skip {
-		c.file = filepath.Join(r.SaveDir, caseFile(res.Case))
-		if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
-			r.err = fmt.Errorf("--save-cases: %w", err)
-			return
-		}
-		if err := os.WriteFile(c.file, res.Case.Body, 0o644); err != nil {
+		if err := r.save(c); err != nil {
 			r.err = fmt.Errorf("--save-cases: %w", err)
 			return
 		}
 	}
-	if res.Verdict == Fail && res.Case.Check != Latency {
+	if res.Verdict != Pass && res.Verdict != Skip && res.Case.Check != Latency {
 		c.repro = res.Repro
 		if c.repro == "" {
 			c.repro = r.reproduce(c)
 		}
+	}
+	if res.Verdict == Fail && res.Case.Check != Latency {
 		r.failures = append(r.failures, *c)
+	}
+	if r.SaveDir != "" {
+		if err := r.saveLine(c); err != nil {
+			r.err = fmt.Errorf("--save-cases: %w", err)
+			return
+		}
 	}
 	if err := r.Out.Case(c); err != nil {
 		r.err = err
@@ -142,11 +191,17 @@ func (r *Reporter) Result(res Result) {
 // case's name made a file name.
 func caseFile(c *Case) string {
 	name := strings.NewReplacer("/", "--", "\\", "-", ":", "-", " ", "_").Replace(c.Name)
-	return filepath.Join(c.Check, name+".json")
+	return filepath.Join(c.Check, name+".ndjson")
 }
 
 // Finish writes the summary to Out and the JUnit report.
 func (r *Reporter) Finish(sum *Summary) error {
+	if r.results != nil {
+		if err := r.results.Close(); err != nil && r.err == nil {
+			r.err = fmt.Errorf("--save-cases: %w", err)
+		}
+		r.results = nil
+	}
 	if r.err != nil {
 		return r.err
 	}
@@ -268,30 +323,39 @@ func fmtMS(d time.Duration) string {
 // a larger one is read from its --save-cases file.
 const maxInlineBody = 4 << 10
 
-// reproduce is a curl command that sends the case's request again, ready
-// to paste into a POSIX shell; a loop for a call delivered several times.
+// reproduce is the command that sends the case's request again, ready to
+// paste into a POSIX shell: whsim replay of its saved records when there
+// are some or when the call was signed (a signature goes stale: replay
+// --sign makes it afresh), else curl.
 func (r *Reporter) reproduce(cc *caseReport) string {
+	cmd := ""
+	if cc.file != "" || cc.sent.resign {
+		cmd = r.replayCommand(cc)
+	} else {
+		cmd = r.curlCommand(cc)
+	}
+	if cc.res.Case.Check == Load {
+		cmd += "  # one of the run's calls; load is judged over all of them: whsim check --checks load"
+	}
+	return cmd
+}
+
+// curlCommand is a curl command that sends the case's request again; a
+// loop for a call delivered several times, in the background for copies
+// delivered at once.
+func (r *Reporter) curlCommand(cc *caseReport) string {
 	c := cc.res.Case
 	var b strings.Builder
 	if c.Copies > 1 {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl -sS -i -X POST ")
-	u := *r.Target
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "****")
-	}
-	b.WriteString(shellQuote(deliver.URLFor(&u, c.Query)))
+	b.WriteString(shellQuote(deliver.URLFor(r.maskedTarget(), c.Query)))
 	// The user's credentials are masked: reports end up in CI logs. The
 	// case's own headers (a signature of this one body) are not secrets.
-	h := http.Header{"Content-Type": {"application/json"}}
-	for k, vs := range r.Header {
-		for _, v := range vs {
-			if termsafe.SecretHeader(k) {
-				v = termsafe.Mask(k, v)
-			}
-			h[k] = append(h[k], v)
-		}
+	h := masked(r.Header, r.Header)
+	if _, ok := h["Content-Type"]; !ok {
+		h["Content-Type"] = []string{"application/json"}
 	}
 	for k, v := range c.Header {
 		h[k] = v
@@ -303,8 +367,6 @@ func (r *Reporter) reproduce(cc *caseReport) string {
 	}
 	hint := ""
 	switch {
-	case cc.file != "":
-		b.WriteString(" --data-binary @" + shellQuote(cc.file))
 	case len(c.Body) > maxInlineBody:
 		b.WriteString(" --data-binary @case.json")
 		hint = fmt.Sprintf("  # the %d-byte body: rerun with --save-cases DIR to get it", len(c.Body))

@@ -1,18 +1,22 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
@@ -41,12 +45,19 @@ type checkOptions struct {
 	ProbeHeaders  []string
 	Settle        time.Duration
 	FixedIDs      bool
+	Rerun         string
+
+	// changed names the flags given, which --rerun refuses.
+	changed func(name string) bool
+	// junit holds the JUnit report until the run ends: the file is written
+	// whole, on every exit.
+	junit bytes.Buffer
 }
 
 func newCheckCmd(a *app) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--probe <url-template> | --probe-cmd <command>] [--junit <file>] [flags]",
+		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--probe <url-template> | --probe-cmd <command>] [--junit <file>] [--save-cases <dir>] [flags]\n  whsim check --rerun <report.json|dir> [--url <url>] [--secret <whsec_...>] [-H <header>]...",
 		Short: "Grade a receiver: send valid, malformed, repeated, out-of-order and signed calls and judge every answer",
 		Long: `Run a battery of black-box checks against your receiver and say, per case
 and per check, whether it behaves the way a webhook receiver must:
@@ -54,10 +65,26 @@ and per check, whether it behaves the way a webhook receiver must:
 ` + checkList() + `
 The signature check runs only with --secret; every call of the run is then
 signed (Standard Webhooks). Failing and warning cases print one line each with
-the reason, then a table per check, then a curl command per failure that
-sends the same request again (credentials from -H masked: put yours back).
---save-cases writes every case's body to a directory, and the commands then
-read the bodies from there.
+the reason, then a table per check, then a command per failure that sends
+the same request again (credentials from -H masked: put yours back): curl,
+or whsim replay when the call was signed (replay --sign signs it afresh, as
+a signature is stale five minutes later; the secret from WHSIM_REPLAY_SECRET)
+or saved. A case delivered at once several times is replayed concurrently.
+
+--save-cases DIR writes every case as capture records, DIR/<check>/<case>.ndjson
+(one per delivery: method, path, query, headers, body byte for byte), which
+whsim replay sends again, and DIR/` + check.ResultsFile + `, the JSON line of each
+case. --output json carries, for each failing or warning case, its request
+(credentials masked), the answer that would pass and the command.
+
+--rerun <report.json|DIR> sends again only the cases that failed, from a
+report of --output json or a --save-cases directory, to the report's URL or
+--url, with -H to put masked credentials back and --secret for signed ones.
+Each case says FIXED or STILL FAILING (or NOT RERUN for load and latency,
+judged over a whole run); exit 0 only when every one is fixed.
+
+--junit FILE is written on every exit: on a usage error or a receiver that
+cannot be reached, one test case in error says why.
 
 With --probe or --probe-cmd, the effects check asks the receiver what it
 stored, not only what it answered. The probe's contract (stable):
@@ -104,11 +131,14 @@ interrupted.`,
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
   whsim check --url https://hooks.example.com/erp -H 'Authorization: Bearer t0k3n' --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
-  whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'
   whsim check --url http://localhost:3000/webhook --probe 'http://localhost:3000/debug/{kind}s/{code}'
-  whsim check --url http://localhost:3000/webhook --probe-cmd ./probe.sh --settle 5s`,
+  whsim check --url http://localhost:3000/webhook --probe-cmd ./probe.sh --settle 5s
+  whsim check --rerun cases/
+  whsim check --rerun report.json --url http://localhost:3001/webhook -H 'Authorization: Bearer t0k3n'
+  whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			opts.changed = cmd.Flags().Changed
 			return runCheck(cmd.Context(), a, opts)
 		}),
 	}
@@ -128,17 +158,19 @@ interrupted.`,
 	f.IntVar(&opts.LoadConc, "load-concurrency", 16, "calls in flight at once in the load check")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
-	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case's request body to this directory")
 	f.StringVar(&opts.Probe, "probe", "", "ask the receiver what it holds with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}) and run the effects check")
 	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
 	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question, such as a debug endpoint's token (repeatable)")
 	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored after its last call: its probe is asked again, with backoff, until it matches (0: once)")
 	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "use the seed's own requestIds and document numbers instead of fresh ones per run (a receiver that keeps earlier runs' documents then sees them again)")
+	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
+	f.StringVar(&opts.Rerun, "rerun", "", "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 	_ = cmd.MarkFlagFilename("junit", "xml")
 	_ = cmd.MarkFlagDirname("save-cases")
+	_ = cmd.MarkFlagFilename("rerun", "json", "ndjson")
 	return cmd
 }
 
@@ -150,7 +182,45 @@ func checkList() string {
 	return b.String()
 }
 
+// runCheck runs a check or a rerun and writes --junit whatever the end:
+// the report when the run made one, else one test case in error saying why.
 func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
+	var err error
+	if opts.Rerun != "" {
+		err = runRerun(ctx, a, opts)
+	} else {
+		err = runChecks(ctx, a, opts)
+	}
+	if opts.JUnit == "" {
+		return err
+	}
+	if opts.junit.Len() == 0 && err == nil {
+		return nil
+	}
+	why := ""
+	if err != nil {
+		why = err.Error()
+		if errors.Is(err, errInterrupted) {
+			why = "interrupted before any case was judged"
+		}
+	}
+	werr := atomicfile.Write(opts.JUnit, 0o644, func(w io.Writer) error {
+		if opts.junit.Len() > 0 {
+			_, err := w.Write(opts.junit.Bytes())
+			return err
+		}
+		return report.WriteJUnitError(w, "whsim check", "whsim.check", why)
+	})
+	if werr != nil && err == nil {
+		return usagef("--junit: %v", werr)
+	}
+	return err
+}
+
+func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
+	if err := checkJUnitPath(opts.JUnit); err != nil {
+		return err
+	}
 	ids, err := check.Select(opts.Checks, opts.ExcludeChecks)
 	switch {
 	case err != nil:
@@ -229,6 +299,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	rep.Signer, rep.Now = signer, a.now
 	sum, err := check.Run(ctx, check.Config{
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
@@ -286,13 +357,22 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 	}
 	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget}
 	if opts.JUnit != "" {
-		f, err := os.Create(opts.JUnit)
-		if err != nil {
-			return nil, usagef("--junit: %v", err)
-		}
-		// The reporter writes the file whole at Finish; closing it is the
-		// process's exit (a check run is one per process).
-		r.JUnit, _ = report.New(report.JUnit, f, report.Style{}, false)
+		r.JUnit, _ = report.New(report.JUnit, &opts.junit, report.Style{}, false)
 	}
 	return r, nil
+}
+
+// checkJUnitPath refuses a --junit file that could not be written, before
+// the run rather than after it.
+func checkJUnitPath(name string) error {
+	if name == "" {
+		return nil
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return usagef("--junit %s: is a directory", name)
+	}
+	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
+		return usagef("--junit %s: no directory %s", name, filepath.Dir(name))
+	}
+	return nil
 }

@@ -136,7 +136,7 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if o.Nonce, err = idNonce(o.FixedIDs, o.Seed); err != nil {
 		return nil, err
 	}
-	pl, err := o.plan(a.now())
+	pl, err := o.plan(a)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func startInspector(ctx context.Context, a *app, addr string, opts inspect.Optio
 	opts.Version = a.build.Resolve().Version
 	ui, err := inspect.Start(ctx, addr, opts)
 	if err != nil {
-		return nil, usagef("--ui %s: %v", addr, err)
+		return nil, addrError("--ui", addr, err)
 	}
 	if !receiver.LoopbackOnly(ui.Addr) {
 		fmt.Fprintf(a.streams.Err, "%s inspector on %s: every network interface, anyone who can reach this machine can read the calls and replay them (use --ui 127.0.0.1:%d to keep it local)\n",

@@ -219,7 +219,10 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
-	pl, err := opts.plan(a.now())
+	if sc, ok := payload.LookupScenario(opts.Scenario); ok {
+		opts.PathEvents = sc.Events // --set is held against the scenario's events
+	}
+	pl, err := opts.plan(a)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +237,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]deliver.Template, error) {
 	sc, ok := payload.LookupScenario(opts.Scenario)
 	if !ok {
-		return nil, usagef("--scenario %q: want one of %s", opts.Scenario, strings.Join(payload.ScenarioNames(), ", "))
+		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
 	}
 	if opts.eventsSet {
 		return nil, usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))

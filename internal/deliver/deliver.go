@@ -30,8 +30,11 @@ type Request struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string // the body's requestId, for reports and webhook-id
-	Duplicate bool   // a deliberate re-delivery of an earlier request
-	Seq       int    // position in the run, from 1
+	// WebhookID, when set, is the webhook-id a Signer signs with instead
+	// of RequestID: a replayed call keeps the id it was first sent with.
+	WebhookID string
+	Duplicate bool // a deliberate re-delivery of an earlier request
+	Seq       int  // position in the run, from 1
 
 	// tmpl, when set, is the template the body is made from at delivery
 	// time, with RequestID spliced in: a feed holds no body of its own per
@@ -421,7 +424,11 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		now = d.Now
 	}
 	if d.Signer != nil {
-		d.Signer.Sign(h, req.RequestID, now(), req.Body)
+		id := req.RequestID
+		if req.WebhookID != "" {
+			id = req.WebhookID
+		}
+		d.Signer.Sign(h, id, now(), req.Body)
 	}
 	res.SentHeader = h
 	if raw {
