@@ -1,0 +1,70 @@
+package input
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// SyntaxError is an item that is not JSON, or a fault of the array around
+// the items, at a place in the whole input.
+type SyntaxError struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// Check says why a command that needs JSON cannot use it: nil for an item
+// that is one JSON value, a *TooLargeError for a long one, a *SyntaxError
+// placed in the whole input for anything else.
+func (rd *Reader) Check(it *Item) error {
+	switch {
+	case it.Long:
+		return rd.TooLarge(it)
+	case it.Problem != "":
+		return &SyntaxError{Line: it.Line, Column: it.Column, Msg: it.Problem}
+	}
+	line, col, msg, ok := syntax(it.Body)
+	if ok {
+		return nil
+	}
+	switch {
+	case it.Element >= 0: // the element starts at it.Line, it.Column
+		if line == 1 {
+			col += it.Column - 1
+		}
+		line += it.Line - 1
+	case it.Line > 0: // one value a line
+		line = it.Line
+	}
+	return &SyntaxError{Line: line, Column: col, Msg: "not JSON (" + msg + ")"}
+}
+
+// syntax finds the first JSON syntax error in b: its line and column
+// (1-based, in characters) and what encoding/json says of it.
+func syntax(b []byte) (line, col int, msg string, ok bool) {
+	if json.Valid(b) {
+		return 0, 0, "", true
+	}
+	var raw json.RawMessage
+	err := json.Unmarshal(b, &raw)
+	pos := len(b)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		pos = max(0, min(int(se.Offset)-1, len(b)))
+		msg = se.Error()
+	} else if err != nil {
+		msg = err.Error()
+	}
+	line, start := 1, 0
+	for i, c := range b[:pos] {
+		if c == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return line, 1 + utf8.RuneCount(b[start:pos]), msg, false
+}
