@@ -74,11 +74,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		return usageErr(fmt.Errorf("--event: %w", err))
 	}
 	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.streams.In)
-	var plain *capture.PayloadsError
-	switch {
-	case errors.As(err, &plain):
-		return &exitError{code: ExitFailed, err: err}
-	case err != nil:
+	if err != nil {
 		return cmp.Or(ctx.Err(), usageErr(err))
 	}
 	defer closeAll()
@@ -96,6 +92,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	}
 	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
 	if src.Err() != nil && err == nil {
+		// A pipe found to hold no captures is the input's fault, as a
+		// file is (OpenInputs); a read that broke off is a failed run.
+		if _, ok := errors.AsType[*capture.PayloadsError](src.Err()); ok || isInputError(src.Err()) {
+			return usageErr(src.Err())
+		}
 		return &exitError{code: ExitFailed, err: src.Err()}
 	}
 	return err

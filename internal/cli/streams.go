@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/report"
 )
 
@@ -80,4 +82,14 @@ func style(pal Palette, verbose bool) report.Style {
 		Dim: wrapOf(pal.Dim), Bold: wrapOf(pal.Bold), Key: wrapOf(pal.Key),
 		Verbose: verbose,
 	}
+}
+
+// isInputError reports whether err is an input holding what a command
+// cannot read (input.SyntaxError, TooLargeError, FormatError): the user's
+// to fix, exit 2.
+func isInputError(err error) bool {
+	_, syn := errors.AsType[*input.SyntaxError](err)
+	_, big := errors.AsType[*input.TooLargeError](err)
+	_, format := errors.AsType[*input.FormatError](err)
+	return syn || big || format
 }

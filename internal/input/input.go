@@ -81,6 +81,9 @@ type Options struct {
 	Lines bool
 	// Buffer is the read buffer's size, 1 MiB when 0.
 	Buffer int
+	// Whole reads an array as one item, as a document is read, for a
+	// command that keeps its bytes between the elements (anonymize).
+	Whole bool
 }
 
 // Item is one document, NDJSON line or array element of an input, or a
@@ -103,8 +106,9 @@ type Item struct {
 	// Torn says the item is the last line, unterminated, and a capture
 	// record cut short, as a crash while writing leaves it.
 	Torn bool
-	// Unended says the item is a last line without a line ending.
-	Unended bool
+	// Unended says the item is a last line without a line ending; CR, a
+	// line that ended in "\r\n".
+	Unended, CR bool
 	// Problem, when not "", says what is wrong with the array at Line and
 	// Column: an empty element, a missing ], data after it.
 	Problem string
@@ -168,6 +172,7 @@ type Reader struct {
 	pending   []line
 	lineBuf   []byte // a pending line's bytes when they must outlive the buffer
 	linesOnly bool   // Options.Lines
+	whole     bool   // Options.Whole
 	bufSize   int
 }
 
@@ -190,7 +195,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
 	if size <= 0 {
 		size = 1 << 20
 	}
-	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, br: bufio.NewReaderSize(r, size)}
+	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, br: bufio.NewReaderSize(r, size)}
 	if rd.max <= 0 {
 		rd.max = Max
 	}
@@ -265,6 +270,10 @@ func (rd *Reader) detect() error {
 		if strings.IndexByte(jsonSpace, c) < 0 {
 			_ = rd.br.UnreadByte()
 			if c == '[' && !forced && !rd.linesOnly {
+				if rd.whole {
+					rd.kind, rd.state, rd.doc = Array, stDocument, head
+					return nil
+				}
 				rd.kind, rd.state = Array, stArray
 				rd.startArray(head)
 				return nil
@@ -473,7 +482,7 @@ func (rd *Reader) nextLine() (*Item, error) {
 		if len(bytes.Trim(text, jsonSpace)) == 0 {
 			continue
 		}
-		it.Body = text
+		it.Body, it.CR = text, len(text) < len(l.text)
 		// A crash while listen wrote it: the README promises a warning.
 		it.Torn = !l.nl && IsRecord(text) && !json.Valid(text)
 		return it, nil
