@@ -102,6 +102,9 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		}
 		return st, rd.TooLarge(it)
 	}
+	if err := rd.Check(it); err != nil {
+		return st, placed(err) // not JSON, where: as every command says it
+	}
 	doc := it.Body
 	out, repl, err := a.Payload(doc)
 	if err != nil {
@@ -154,8 +157,8 @@ func (a *Anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 		if err != nil {
 			return err
 		}
-		if it.Long {
-			return rd.TooLarge(it)
+		if err := rd.Check(it); err != nil {
+			return placed(err) // too large, or not JSON, where
 		}
 		for ; last < it.Line-1; last++ {
 			bw.WriteByte('\n')
@@ -178,6 +181,15 @@ func (a *Anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 			bw.WriteByte('\n')
 		}
 	}
+}
+
+// placed is an input's error at its place (input.SyntaxError) as an
+// *InputError, which the file's name is then added to.
+func placed(err error) error {
+	if se, ok := errors.AsType[*input.SyntaxError](err); ok {
+		return &InputError{Line: se.Line, Column: se.Column, Err: errors.New(se.Msg)}
+	}
+	return err
 }
 
 func lineError(n int, err error) error {

@@ -56,7 +56,7 @@ func OpenInputs(ctx context.Context, names []string, stdin io.Reader) (ins []Inp
 func CheckInput(name string, rd *input.Reader) error {
 	kind, err := rd.Kind()
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return input.Named(name, err)
 	}
 	if !kind.Payloads() {
 		return nil
@@ -66,7 +66,7 @@ func CheckInput(name string, rd *input.Reader) error {
 		err = rd.Check(it)
 	}
 	if err != nil && err != io.EOF {
-		return fmt.Errorf("%s: %w", name, err)
+		return input.Named(name, err)
 	}
 	return &PayloadsError{Name: name}
 }

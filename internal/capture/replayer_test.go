@@ -83,7 +83,7 @@ func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
 	for _, tt := range []struct{ in, err string }{
 		{`{"requestId":"r"}` + "\n", "p holds payloads, not captures"},
 		{"[{}]", "p holds payloads"},
-		{"hello\n", "p: line 1, column 1: not JSON (invalid character 'h' looking for beginning of value)"},
+		{"hello\n", "p:1:1: not JSON (invalid character 'h' looking for beginning of value)"},
 	} {
 		s := &Replayer{Inputs: []Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
 		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {

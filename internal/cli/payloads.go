@@ -24,7 +24,7 @@ func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]deliver.
 	rd := input.NewReader(ctx, r, input.Options{Name: name})
 	kind, err := rd.Kind()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", shown, err)
+		return nil, input.Named(shown, err)
 	}
 	if kind == input.Captures {
 		return nil, fmt.Errorf("%s holds capture records, not payloads: replay them with whsim replay %s", shown, shown)
@@ -39,7 +39,7 @@ func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]deliver.
 			err = rd.Check(it)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", shown, err)
+			return nil, input.Named(shown, err)
 		}
 		where := ""
 		if it.Element >= 0 || it.Line > 0 {

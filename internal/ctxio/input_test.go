@@ -22,8 +22,8 @@ func TestReadInput(t *testing.T) {
 	tests := []struct{ name, shown, body, err string }{
 		{name: "-", shown: StdinName, body: "from stdin"},
 		{name: file, shown: file, body: "{}"},
-		{name: dir, shown: dir, err: "read " + dir + ": is a directory"},
-		{name: filepath.Join(dir, "nope"), shown: filepath.Join(dir, "nope"), err: "open " + filepath.Join(dir, "nope") + ": no such file"},
+		{name: dir, shown: dir, err: dir + ": is a directory"},
+		{name: filepath.Join(dir, "nope"), shown: filepath.Join(dir, "nope"), err: filepath.Join(dir, "nope") + ": no such file"},
 	}
 	for _, tt := range tests {
 		body, err := ReadInput(context.Background(), tt.name, strings.NewReader("from stdin"))
