@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 )
@@ -49,11 +48,20 @@ func OpenInput(ctx context.Context, name string, stdin io.Reader) (io.ReadCloser
 	return f, nil
 }
 
+// OpenError is an input that could not be opened: "name: cause".
+type OpenError struct {
+	Name string
+	Err  error
+}
+
+func (e *OpenError) Error() string { return e.Name + ": " + e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
+
 func named(name string, err error) error {
 	if pe, ok := errors.AsType[*os.PathError](err); ok {
 		err = pe.Err
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return &OpenError{Name: name, Err: err}
 }
 
 type readCloser struct {
