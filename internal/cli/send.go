@@ -89,7 +89,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	opts.payloadFlags.register(cmd)
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON as one delivery (- for stdin); the event from --event, else from its businessType")
+	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
 	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
