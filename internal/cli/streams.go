@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"github.com/fatih/color"
 	"golang.org/x/term"
 
-	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/report"
 )
@@ -60,12 +58,6 @@ func newPalette(enabled bool) Palette {
 		Bold:    mk(color.Bold),
 		Key:     mk(color.FgCyan),
 	}
-}
-
-// readInput reads a whole input file; "-" is stdin (see ctxio.OpenInput).
-func (a *app) readInput(ctx context.Context, name string) (string, []byte, error) {
-	b, err := ctxio.ReadInput(ctx, name, a.streams.In)
-	return ctxio.InputName(name), b, err
 }
 
 // wrapOf is a colour as the text around what it colours, worked out once:

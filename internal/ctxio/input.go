@@ -87,14 +87,3 @@ func OpenAll(ctx context.Context, names []string, stdin io.Reader) ([]io.ReadClo
 	}
 	return rs, nil
 }
-
-// ReadInput reads a whole input as OpenInput opens it.
-func ReadInput(ctx context.Context, name string, stdin io.Reader) ([]byte, error) {
-	r, err := OpenInput(ctx, name, stdin)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	return b, cmp.Or(ctx.Err(), err)
-}
