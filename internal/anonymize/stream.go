@@ -115,7 +115,10 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		return st, err
 	}
 	st.count(repl)
-	st.Payloads = topLevelCount(doc)
+	st.Payloads = 1
+	if kind == input.Array {
+		st.Payloads = elements(doc) // [] is none
+	}
 	if opts.Check {
 		st.Leaks = append(st.Leaks, leaksIn(out, 1, repl)...)
 	}
@@ -129,16 +132,15 @@ func (st *Stats) count(repl []Replaced) {
 	}
 }
 
-// topLevelCount is the number of payloads in a document: the elements of
-// an array, else one.
-func topLevelCount(doc []byte) int {
+// elements is the number of elements of an array.
+func elements(doc []byte) int {
 	n := 0
 	_ = jsonlex.Walk(doc, func(path []jsonlex.Seg, v jsonlex.Value) {
 		if len(path) == 1 && path[0].Index >= 0 {
 			n++
 		}
 	})
-	return max(n, 1)
+	return n
 }
 
 // lines anonymizes NDJSON payloads line by line, keeping each line's ending
