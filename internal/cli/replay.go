@@ -35,7 +35,9 @@ are the client's own.
 Calls go in captured order unless --concurrency is above 1. --new-request-id
 gives each call a fresh requestId (and changes nothing else) to test a
 receiver's deduplication. A torn last line, as a crash leaves it, is reported
-and skipped. Output, summary and exit status are those of send.`,
+and skipped; a file of payloads, or one that is not JSON, is refused (exit 2:
+send payloads with whsim send --file). Output, summary and exit status are
+those of send.`,
 		Example: `  whsim replay capture.ndjson --url http://localhost:3000/webhook
   whsim replay monday.ndjson tuesday.ndjson --url http://localhost:3000/webhook --event AUDIT_PURCHASE_ORDER_INVOICE
   whsim replay capture.ndjson --url http://localhost:3000/webhook --new-request-id --output json`,
