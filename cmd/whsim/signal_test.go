@@ -14,12 +14,17 @@ import (
 )
 
 // interrupt starts a program with stdin an open pipe and stdout discarded,
-// sends it SIGTERM after a delay and checks that it stops within ten seconds
-// with the given code: interrupt <code> <delay> <program> [args...]. Its
+// sends it SIGTERM (SIGINT with -INT) after a delay and checks that it stops
+// within ten seconds with the given code:
+// interrupt [-INT] <code> <delay> <program> [args...]. Its
 // stderr is written to the file interrupt.stderr for the script to read.
 func interrupt(ts *testscript.TestScript, neg bool, args []string) {
+	sig := syscall.SIGTERM
+	if len(args) > 0 && args[0] == "-INT" { // Ctrl-C rather than SIGTERM
+		sig, args = syscall.SIGINT, args[1:]
+	}
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: interrupt <code> <delay> <program> [args...]")
+		ts.Fatalf("usage: interrupt [-INT] <code> <delay> <program> [args...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -29,21 +34,21 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	// A program killed by the signal itself had not yet set up its handler
 	// (a slow start on a loaded machine): try again, waiting longer.
 	for attempt := 0; ; attempt++ {
-		got, killed := runInterrupted(ts, delay, prog, args[3:])
+		got, killed := runInterrupted(ts, sig, delay, prog, args[3:])
 		if killed && attempt < 3 {
 			delay *= 2
 			continue
 		}
 		if got != want {
-			ts.Fatalf("%s exited %d after SIGTERM, want %d", args[2], got, want)
+			ts.Fatalf("%s exited %d after %v, want %d", args[2], sig, got, want)
 		}
 		return
 	}
 }
 
-// runInterrupted runs prog, sends it SIGTERM after delay and returns its
+// runInterrupted runs prog, sends it sig after delay and returns its
 // exit code, or killed when the signal ended it before it could answer.
-func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string, args []string) (code int, killed bool) {
+func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string) (code int, killed bool) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
@@ -56,7 +61,7 @@ func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string,
 	cmd.Stderr = stderr
 	ts.Check(cmd.Start())
 	time.Sleep(delay)
-	ts.Check(cmd.Process.Signal(syscall.SIGTERM))
+	ts.Check(cmd.Process.Signal(sig))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -64,7 +69,7 @@ func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string,
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
-		ts.Fatalf("%s did not stop within 10s of SIGTERM", prog)
+		ts.Fatalf("%s did not stop within 10s of %v", prog, sig)
 	}
 	var ee *exec.ExitError
 	switch {

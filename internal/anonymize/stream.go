@@ -14,6 +14,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -72,35 +73,39 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
-// maxDocument bounds a single JSON document (a payload or an array of them)
-// read whole; NDJSON and captures stream line by line.
-const maxDocument = 256 << 20
-
-// maxLine bounds one NDJSON line or capture record.
-const maxLine = 64 << 20
-
 // Stream reads payloads (one JSON document, an array of them, or NDJSON) or
-// capture records from r and writes the same kind, anonymized, to w.
+// capture records from r (input.Reader: each document, line or record at
+// most input.Max) and writes the same kind, anonymized, to w. An empty
+// input writes nothing.
 func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (*Stats, error) {
 	st := &Stats{Replaced: Report{}, Dropped: map[string]int{}}
-	br := bufio.NewReaderSize(r, 64<<10)
-	first, err := peekLine(br)
-	if err != nil {
-		return st, err
-	}
+	// An array is read whole: its bytes between the elements are kept.
+	rd := input.NewReader(ctx, r, input.Options{Whole: true, Buffer: 64 << 10})
+	kind, err := rd.Kind()
 	switch {
-	case capture.IsRecord(first):
-		return st, a.records(ctx, br, w, opts, st)
-	case completeValue(first):
-		return st, a.lines(ctx, br, w, opts, st)
+	case err != nil:
+		return st, err
+	case kind == input.Empty:
+		return st, nil
+	case kind == input.Captures:
+		return st, a.records(ctx, capture.ReaderOf(rd), w, opts, st)
+	case kind == input.NDJSON:
+		return st, a.lines(ctx, rd, w, opts, st)
 	}
-	doc, err := io.ReadAll(io.LimitReader(br, maxDocument+1))
+	it, err := rd.Next()
 	if err != nil {
 		return st, err
 	}
-	if len(doc) > maxDocument {
-		return st, fmt.Errorf("a single JSON document over %d MiB; write it as NDJSON (jq -c '.[]') to stream it", maxDocument>>20)
+	if it.Long {
+		if kind == input.Array {
+			return st, fmt.Errorf("the array is larger than %d MiB; write it as NDJSON (jq -c '.[]') to stream it", rd.Max()>>20)
+		}
+		return st, rd.TooLarge(it)
 	}
+	if err := rd.Check(it); err != nil {
+		return st, placed(err) // not JSON, where: as every command says it
+	}
+	doc := it.Body
 	out, repl, err := a.Payload(doc)
 	if err != nil {
 		var se *SyntaxError
@@ -110,33 +115,15 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		return st, err
 	}
 	st.count(repl)
-	st.Payloads = topLevelCount(doc)
+	st.Payloads = 1
+	if kind == input.Array {
+		st.Payloads = elements(doc) // [] is none
+	}
 	if opts.Check {
 		st.Leaks = append(st.Leaks, leaksIn(out, 1, repl)...)
 	}
 	_, err = w.Write(out)
 	return st, err
-}
-
-// peekLine returns the first non-blank line without consuming it (at most
-// the reader's buffer).
-func peekLine(br *bufio.Reader) ([]byte, error) {
-	b, err := br.Peek(br.Size())
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, err
-	}
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	return b, nil
-}
-
-// completeValue reports whether line holds one whole JSON value: then the
-// input is NDJSON (or a one-line document, which reads the same).
-func completeValue(line []byte) bool {
-	line = bytes.TrimSpace(line)
-	return len(line) > 0 && walkStrings(line, func(string, int, int, string) {}) == nil
 }
 
 func (st *Stats) count(repl []Replaced) {
@@ -145,71 +132,66 @@ func (st *Stats) count(repl []Replaced) {
 	}
 }
 
-// topLevelCount is the number of payloads in a document: the elements of
-// an array, else one.
-func topLevelCount(doc []byte) int {
+// elements is the number of elements of an array.
+func elements(doc []byte) int {
 	n := 0
 	_ = jsonlex.Walk(doc, func(path []jsonlex.Seg, v jsonlex.Value) {
 		if len(path) == 1 && path[0].Index >= 0 {
 			n++
 		}
 	})
-	return max(n, 1)
+	return n
 }
 
-// lines anonymizes NDJSON payloads line by line, keeping each line's ending.
-func (a *Anonymizer) lines(ctx context.Context, br *bufio.Reader, w io.Writer, opts Options, st *Stats) error {
+// lines anonymizes NDJSON payloads line by line, keeping each line's ending
+// (a blank line is written empty).
+func (a *Anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, opts Options, st *Stats) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	for n := 1; ; n++ {
+	last := 0
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := readLine(br, n)
-		if len(line) > 0 {
-			body, eol := splitEOL(line)
-			if len(bytes.TrimSpace(body)) == 0 {
-				bw.Write(line)
-			} else {
-				out, repl, perr := a.Payload(body)
-				if perr != nil {
-					return lineError(n, perr)
-				}
-				st.Payloads++
-				st.count(repl)
-				if opts.Check {
-					st.Leaks = append(st.Leaks, leaksIn(out, n, repl)...)
-				}
-				bw.Write(out)
-				bw.Write(eol)
-			}
-		}
+		it, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			return bw.Flush()
 		}
 		if err != nil {
 			return err
 		}
+		if err := rd.Check(it); err != nil {
+			return placed(err) // too large, or not JSON, where
+		}
+		for ; last < it.Line-1; last++ {
+			bw.WriteByte('\n')
+		}
+		last = it.Line
+		out, repl, perr := a.Payload(it.Body)
+		if perr != nil {
+			return lineError(it.Line, perr)
+		}
+		st.Payloads++
+		st.count(repl)
+		if opts.Check {
+			st.Leaks = append(st.Leaks, leaksIn(out, it.Line, repl)...)
+		}
+		bw.Write(out)
+		if it.CR {
+			bw.WriteByte('\r')
+		}
+		if !it.Unended {
+			bw.WriteByte('\n')
+		}
 	}
 }
 
-// readLine reads one line with its ending, bounded by maxLine.
-func readLine(br *bufio.Reader, n int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > maxLine {
-			return nil, &InputError{Line: n, Err: fmt.Errorf("a line over %d MiB", maxLine>>20)}
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
+// placed is an input's error at its place (input.SyntaxError) as an
+// *InputError, which the file's name is then added to.
+func placed(err error) error {
+	if se, ok := errors.AsType[*input.SyntaxError](err); ok {
+		return &InputError{Line: se.Line, Column: se.Column, Err: errors.New(se.Msg)}
 	}
-}
-
-func splitEOL(line []byte) (body, eol []byte) {
-	body = bytes.TrimRight(line, "\r\n")
-	return body, line[len(body):]
+	return err
 }
 
 func lineError(n int, err error) error {
@@ -226,8 +208,7 @@ func lineError(n int, err error) error {
 // keeps every byte but the replaced values, Content-Length is corrected and
 // the signature and credential headers are dropped (or the call is signed
 // again).
-func (a *Anonymizer) records(ctx context.Context, br *bufio.Reader, w io.Writer, opts Options, st *Stats) error {
-	rd := capture.NewReader(br)
+func (a *Anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Writer, opts Options, st *Stats) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	for {
@@ -242,8 +223,10 @@ func (a *Anonymizer) records(ctx context.Context, br *bufio.Reader, w io.Writer,
 		case errors.As(err, &torn):
 			st.Torn = torn.Line
 			return bw.Flush()
-		case err != nil:
+		case errors.As(err, new(*capture.LineError)):
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
+		case err != nil:
+			return err
 		}
 		repl, err := a.record(rec, opts, st)
 		if err != nil {

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -18,6 +20,7 @@ import (
 type Input struct {
 	Name string
 	R    io.Reader
+	rd   *input.Reader // R's reader, when OpenInputs made it
 }
 
 // Replayer streams the records of capture files as deliveries, one at a
@@ -57,7 +60,20 @@ func (s *Replayer) Next() []*deliver.Request {
 	for s.i < len(s.Inputs) {
 		in := s.Inputs[s.i]
 		if s.r == nil {
-			s.r = NewReader(in.R)
+			rd := in.rd
+			if rd == nil {
+				rd = input.NewReader(context.Background(), in.R, input.Options{Name: in.Name})
+			}
+			// Cached for a file OpenInputs looked into; a pipe is looked
+			// into now.
+			if err := CheckInput(in.Name, rd); err != nil {
+				s.err = err
+				return nil
+			}
+			if kind, _ := rd.Kind(); kind == input.Empty {
+				s.Warn("%s: empty, nothing to replay", in.Name)
+			}
+			s.r = ReaderOf(rd)
 		}
 		rec, err := s.r.Next()
 		var torn *TornError

@@ -71,7 +71,7 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 	if fmt.Sprint(seqs) != "[1 2]" || s.Err() != nil {
 		t.Errorf("seqs %v, err %v", seqs, s.Err())
 	}
-	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "a.ndjson: line 4: torn") {
+	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "a.ndjson: line 4: torn") || warnings[1] != "b.ndjson: empty, nothing to replay" {
 		t.Errorf("warnings %q", warnings)
 	}
 }
@@ -146,5 +146,21 @@ func TestReplayerMarks(t *testing.T) {
 	all(s)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "add --sign standard") {
 		t.Errorf("warnings %q, want one suggesting --sign", warnings)
+	}
+}
+
+// A pipe that holds payloads, or is not JSON, ends the replay when it is
+// reached, with one error naming it.
+func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, err string }{
+		{`{"requestId":"r"}` + "\n", "p holds payloads, not captures"},
+		{"[{}]", "p holds payloads"},
+		{"hello\n", "p:1:1: not JSON (invalid character 'h' looking for beginning of value)"},
+	} {
+		s := &Replayer{Inputs: []Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
+		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {
+			t.Errorf("%q: %v, %v; want %s", tt.in, reqs, s.Err(), tt.err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/anonymize"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -127,7 +128,8 @@ func anonymizeErr(err error) error {
 	}
 	_, input := errors.AsType[*anonymize.InputError](err)
 	_, path := errors.AsType[*os.PathError](err)
-	if input || path {
+	_, open := errors.AsType[*ctxio.OpenError](err)
+	if input || path || open {
 		return usageErr(err)
 	}
 	return err

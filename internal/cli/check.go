@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 

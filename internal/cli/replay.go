@@ -49,8 +49,9 @@ The secret is also WHSIM_REPLAY_SECRET or the config file's replay.secret.
 -H replaces a captured header: a credential that whsim check --save-cases
 wrote masked.
 
-A torn last line, as a crash leaves it, is reported and skipped. Output,
-summary and exit status are those of send.`,
+A torn last line, as a crash leaves it, is reported and skipped; a file of
+payloads, or one that is not JSON, is refused (exit 2: send payloads with
+whsim send --file). Output, summary and exit status are those of send.`,
 		Example: `  whsim replay capture.ndjson --url http://localhost:3000/webhook
   whsim replay monday.ndjson tuesday.ndjson --url http://localhost:3000/webhook --event AUDIT_PURCHASE_ORDER_INVOICE
   whsim replay capture.ndjson --url http://localhost:3000/webhook --new-request-id --output json
@@ -110,11 +111,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		return usagef("--header %v", err)
 	}
 	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.streams.In)
-	var plain *capture.PayloadsError
-	switch {
-	case errors.As(err, &plain):
-		return &exitError{code: ExitFailed, err: err}
-	case err != nil:
+	if err != nil {
 		return cmp.Or(ctx.Err(), usageErr(err))
 	}
 	defer closeAll()
@@ -140,6 +137,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	}
 	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
 	if src.Err() != nil && err == nil {
+		// A pipe found to hold no captures is the input's fault, as a
+		// file is (OpenInputs); a read that broke off is a failed run.
+		if _, ok := errors.AsType[*capture.PayloadsError](src.Err()); ok || isInputError(src.Err()) {
+			return usageErr(src.Err())
+		}
 		return &exitError{code: ExitFailed, err: src.Err()}
 	}
 	return err

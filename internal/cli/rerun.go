@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -121,14 +121,19 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 			return nil, usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
 		}
 	}
-	shown, b, err := a.readInput(ctx, name)
+	shown := ctxio.InputName(name)
+	in, err := ctxio.OpenInput(ctx, name, a.streams.In)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, usageErr(fmt.Errorf("--rerun: %w", err))
+	}
+	defer in.Close()
+	cases, err := check.ReadFailed(in)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err != nil {
-		return nil, usagef("--rerun: %v", err)
-	}
-	cases, err := check.ReadFailed(bytes.NewReader(b))
 	var le *check.ReportLineError
 	switch {
 	case errors.As(err, &le):

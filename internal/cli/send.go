@@ -11,10 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/callprint"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 type sendOptions struct {
@@ -98,7 +100,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	opts.payloadFlags.register(cmd)
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON as one delivery (- for stdin); the event from --event, else from its businessType")
+	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
 	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
@@ -146,6 +148,10 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	lanes, err := opts.lanes(ctx, a, header)
 	if err != nil {
 		return err
+	}
+	if opts.File != "" && len(lanes) == 0 {
+		fmt.Fprintf(a.streams.Err, "%s --file %s holds no payload: nothing to send\n", a.errColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(opts.File)))
+		return nil
 	}
 
 	con, err := opts.newConsole(a, "whsim send")
@@ -255,13 +261,15 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 	return deliver.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
 }
 
-// fileLanes reads --file and sends it byte for byte (deliver.FileLanes),
-// under --event or the event each payload's number names.
+// fileLanes reads the payloads of --file (input.Reader: a document, an
+// array, NDJSON) and sends each byte for byte (deliver.FileLanes), under
+// --event or the event each payload's number names.
 func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
 	}
-	name, body, err := a.readInput(ctx, opts.File)
+	name := ctxio.InputName(opts.File)
+	payloads, err := readPayloads(ctx, opts.File, a.streams.In)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -274,7 +282,7 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	}
-	lanes, err := deliver.FileLanes(body, given, header)
+	lanes, err := deliver.FileLanes(payloads, given, header)
 	var pe *deliver.PayloadError
 	if errors.As(err, &pe) {
 		return nil, usagef("--file %s", pe.Explain(name))
