@@ -39,6 +39,9 @@ type Stats struct {
 	// not to be shared.
 	Dropped  map[string]int
 	Resigned int
+	// AsText counts the capture records whose body is not JSON: kept, and
+	// anonymized as text.
+	AsText int
 	// Torn is the line of a torn last capture record that was skipped (0:
 	// none).
 	Torn  int
@@ -81,8 +84,27 @@ const maxLine = 64 << 20
 
 // Stream reads payloads (one JSON document, an array of them, or NDJSON) or
 // capture records from r and writes the same kind, anonymized, to w.
-func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (*Stats, error) {
-	st := &Stats{Replaced: Report{}, Dropped: map[string]int{}}
+//
+// When r can seek (a file), it is read twice: the first reading only fills
+// the run's dictionary, so that a value found in its field anywhere in the
+// input is replaced in every text of it, before and after.
+func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if start, serr := rs.Seek(0, io.SeekCurrent); serr == nil {
+			if _, err := a.stream(ctx, rs, io.Discard, Options{}); err != nil {
+				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
+			}
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
+			}
+		}
+	}
+	return a.stream(ctx, r, w, opts)
+}
+
+func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
+	st = &Stats{Replaced: Report{}, Dropped: map[string]int{}}
+	defer recoverStop(&err)
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := peekLine(br)
 	if err != nil {
@@ -101,7 +123,8 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	if len(doc) > maxDocument {
 		return st, fmt.Errorf("a single JSON document over %d MiB; write it as NDJSON (jq -c '.[]') to stream it", maxDocument>>20)
 	}
-	out, repl, err := a.Payload(doc)
+	p := &pass{a: a, ctx: ctx, counts: Report{}}
+	out, repl, err := a.payload(p, doc)
 	if err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) {
@@ -109,13 +132,22 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		}
 		return st, err
 	}
-	st.count(repl)
+	st.count(repl, p)
 	st.Payloads = topLevelCount(doc)
 	if opts.Check {
-		st.Leaks = append(st.Leaks, leaksIn(out, 1, repl)...)
+		st.Leaks = append(st.Leaks, a.check(ctx, out, 1)...)
 	}
 	_, err = w.Write(out)
 	return st, err
+}
+
+// check scans an anonymized payload for what survived.
+func (a *Anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
+	p := &pass{a: a, ctx: ctx, check: true, line: line}
+	if err := a.scanPayload(p, out, true); err != nil {
+		p.text(string(out)) // a body kept as text
+	}
+	return p.leaks
 }
 
 // peekLine returns the first non-blank line without consuming it (at most
@@ -139,10 +171,16 @@ func completeValue(line []byte) bool {
 	return len(line) > 0 && walkStrings(line, func(string, int, int, string) {}) == nil
 }
 
-func (st *Stats) count(repl []Replaced) {
+// count adds the values replaced in identifying fields, and the spans a
+// pass replaced inside text.
+func (st *Stats) count(repl []Replaced, p *pass) {
 	for _, x := range repl {
-		st.Replaced[x.Class]++
+		if !x.text {
+			st.Replaced[x.Class]++
+		}
 	}
+	st.Replaced.Add(p.counts)
+	p.counts = Report{}
 }
 
 // topLevelCount is the number of payloads in a document: the elements of
@@ -170,14 +208,15 @@ func (a *Anonymizer) lines(ctx context.Context, br *bufio.Reader, w io.Writer, o
 			if len(bytes.TrimSpace(body)) == 0 {
 				bw.Write(line)
 			} else {
-				out, repl, perr := a.Payload(body)
+				p := &pass{a: a, ctx: ctx, counts: Report{}}
+				out, repl, perr := a.payload(p, body)
 				if perr != nil {
 					return lineError(n, perr)
 				}
 				st.Payloads++
-				st.count(repl)
+				st.count(repl, p)
 				if opts.Check {
-					st.Leaks = append(st.Leaks, leaksIn(out, n, repl)...)
+					st.Leaks = append(st.Leaks, a.check(ctx, out, n)...)
 				}
 				bw.Write(out)
 				bw.Write(eol)
@@ -245,15 +284,16 @@ func (a *Anonymizer) records(ctx context.Context, br *bufio.Reader, w io.Writer,
 		case err != nil:
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		}
-		repl, err := a.record(rec, opts, st)
-		if err != nil {
-			return &InputError{Line: rd.Line(), Err: err}
-		}
-		if buf, err = capture.Append(buf[:0], rec); err != nil {
+		if err := a.record(ctx, rec, opts, st); err != nil {
 			return &InputError{Line: rd.Line(), Err: err}
 		}
 		if opts.Check {
-			st.Leaks = append(st.Leaks, leaksIn(buf, rd.Line(), repl)...)
+			p := &pass{a: a, ctx: ctx, check: true, line: rd.Line()}
+			a.parts(p, rec)
+			st.Leaks = append(st.Leaks, p.leaks...)
+		}
+		if buf, err = capture.Append(buf[:0], rec); err != nil {
+			return &InputError{Line: rd.Line(), Err: err}
 		}
 		bw.Write(buf)
 	}
@@ -267,49 +307,45 @@ func unwrapLine(err error) error {
 	return err
 }
 
-// droppedHeaders are taken out of a shared capture: credentials, and every
-// signature (the body it signed has changed).
-func droppedHeader(name string) bool {
-	n := strings.ToLower(name)
-	return n == "authorization" || n == "proxy-authorization" || n == "cookie" ||
-		strings.Contains(n, "signature")
-}
-
-func (a *Anonymizer) record(rec *capture.Record, opts Options, st *Stats) ([]Replaced, error) {
+// record anonymizes every part of a capture record: the request body
+// first, so that its identifiers join the dictionary before the other
+// parts are searched; a body that is not JSON is kept and anonymized as
+// text. Secret headers (termsafe.SecretHeader: credentials, tokens,
+// signatures) are dropped from the request, the response and the forward.
+func (a *Anonymizer) record(ctx context.Context, rec *capture.Record, opts Options, st *Stats) error {
 	body, err := rec.RequestBody()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st.Records++
-	var repl []Replaced
+	p := &pass{a: a, ctx: ctx, counts: Report{}}
 	if len(bytes.TrimSpace(body)) > 0 {
-		out, r, err := a.Payload(body)
+		out, repl, err := a.payload(p, body)
+		if _, syntax := errors.AsType[*SyntaxError](err); syntax {
+			out, repl, err = []byte(p.text(string(body))), nil, nil
+			st.AsText++
+		}
 		if err != nil {
-			var se *SyntaxError
-			if errors.As(err, &se) {
-				return nil, fmt.Errorf("the body is not JSON (body line %d, column %d: %s), so it cannot be anonymized; leave the record out", se.Line, se.Column, se.Msg)
-			}
-			return nil, err
+			return err
 		}
-		body, repl = out, r
-		rec.SetBody(body)
+		body = out
+		st.count(repl, p)
 	}
-	st.count(repl)
-	echoes := echoReplacer(repl)
-	rec.Query = echoes.Replace(rec.Query)
-	for name, vals := range rec.Headers {
-		if droppedHeader(name) {
-			delete(rec.Headers, name)
-			st.Dropped[http.CanonicalHeaderKey(name)]++
-			continue
+	rec.SetBody(body)
+	for _, h := range []http.Header{rec.Headers, responseHeaders(rec), forwardHeaders(rec)} {
+		for name := range h {
+			if termsafe.SecretHeader(name) {
+				delete(h, name)
+				st.Dropped[http.CanonicalHeaderKey(name)]++
+			}
 		}
+	}
+	a.parts(p, rec)
+	st.count(nil, p)
+	for name := range rec.Headers {
 		if strings.EqualFold(name, "Content-Length") {
-			vals = []string{strconv.Itoa(len(body))}
+			rec.Headers[name] = []string{strconv.Itoa(len(body))}
 		}
-		for i, v := range vals {
-			vals[i] = echoes.Replace(v)
-		}
-		rec.Headers[name] = vals
 	}
 	if opts.Resign != nil {
 		if rec.Headers == nil {
@@ -322,34 +358,90 @@ func (a *Anonymizer) record(rec *capture.Record, opts Options, st *Stats) ([]Rep
 		opts.Resign.Sign(rec.Headers, id, opts.Now(), body)
 		st.Resigned++
 	}
-	if rec.Response != nil {
-		rec.Response.Body = echoBody(echoes, rec.Response.Body, rec.Response.BodyEncoding)
-	}
-	if rec.Forward != nil {
-		rec.Forward.Body = echoBody(echoes, rec.Forward.Body, rec.Forward.BodyEncoding)
-	}
-	return repl, nil
+	return nil
 }
 
-// echoReplacer replaces each identifier long enough to name someone with its
-// stand-in, wherever it stands (a query, a header, a receiver's answer).
-func echoReplacer(repl []Replaced) *strings.Replacer {
-	var olds []string
-	for _, x := range repl {
-		if x.Class != Echo && len(x.Old) >= minEcho {
-			olds = append(olds, x.Old, x.New)
+func responseHeaders(rec *capture.Record) http.Header {
+	if rec.Response == nil {
+		return nil
+	}
+	return rec.Response.Headers
+}
+
+func forwardHeaders(rec *capture.Record) http.Header {
+	if rec.Forward == nil {
+		return nil
+	}
+	return rec.Forward.Headers
+}
+
+// parts anonymizes (or, in a check, scans) every part of a record but the
+// request body's JSON, which record does first: the remote address, the
+// path, the query, every header but the secret ones, the answers of
+// listen and of the receiver behind it, and the forward URL and error. A
+// check scans the request body as well.
+func (a *Anonymizer) parts(p *pass, rec *capture.Record) {
+	if p.check {
+		body, _ := rec.RequestBody()
+		a.scanBody(p, body)
+	}
+	rec.Remote = p.remote(rec.Remote)
+	rec.Path = p.path(rec.Path)
+	rec.Query = p.query(rec.Query)
+	a.headers(p, rec.Headers)
+	if r := rec.Response; r != nil {
+		a.headers(p, r.Headers)
+		r.Body = a.storedBody(p, r.Body, r.BodyEncoding)
+	}
+	if f := rec.Forward; f != nil {
+		f.URL = p.url(f.URL)
+		a.headers(p, f.Headers)
+		f.Body = a.storedBody(p, f.Body, f.BodyEncoding)
+		f.Error = p.text(f.Error)
+	}
+}
+
+func (a *Anonymizer) headers(p *pass, h http.Header) {
+	for name, vals := range h {
+		if p.check && termsafe.SecretHeader(name) {
+			continue // a signature --resign wrote
+		}
+		for i, v := range vals {
+			vals[i] = p.escaped(v, false)
 		}
 	}
-	return strings.NewReplacer(olds...)
 }
 
-// echoBody replaces identifiers in a stored body that is text; a base64
-// body is bytes that are not UTF-8, so no identifier of ours stands in it.
-func echoBody(echoes *strings.Replacer, body, encoding string) string {
-	if encoding == capture.Base64 {
-		return body
+// storedBody anonymizes a stored answer: JSON as a payload is, anything
+// else (text, or bytes that are not UTF-8) as text.
+func (a *Anonymizer) storedBody(p *pass, stored, encoding string) string {
+	b, err := capture.DecodeBody(stored, encoding)
+	if err != nil || len(b) == 0 {
+		return stored
 	}
-	return echoes.Replace(body)
+	if p.check {
+		a.scanBody(p, b)
+		return stored
+	}
+	out, _, err := a.payload(p, b)
+	if err != nil {
+		out = []byte(p.text(string(b)))
+	}
+	if bytes.Equal(out, b) {
+		return stored
+	}
+	s, _ := capture.EncodeBody(out)
+	return s
+}
+
+// scanBody checks a body: as JSON when it is, else as text.
+func (a *Anonymizer) scanBody(p *pass, b []byte) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return
+	}
+	if err := a.scanPayload(p, b, false); err != nil {
+		p.text(string(b))
+	}
 }
 
 // requestID reads the body's requestId, the webhook-id of a new signature.
@@ -358,13 +450,4 @@ func requestID(body []byte) string {
 		return jsonlex.StringAt(body, sp)
 	}
 	return ""
-}
-
-// leaksIn scans out for identifiers that are not among the stand-ins.
-func leaksIn(out []byte, line int, repl []Replaced) []Leak {
-	standIns := make(map[string]bool, len(repl))
-	for _, x := range repl {
-		standIns[x.New] = true
-	}
-	return leaks(string(out), line, standIns)
 }

@@ -1,0 +1,124 @@
+package anonymize
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// maxEcho is the longest identifier (in bytes) searched for inside other
+// text; a longer one is replaced where it stands as a whole value. It bounds
+// the work per byte of text, so that the search stays linear.
+const maxEcho = 1 << 10
+
+// entry is what the dictionary knows of a text: a value the run replaced
+// (orig, with its stand-in and class), a stand-in it wrote, or both.
+type entry struct {
+	new         string
+	class       Class
+	orig, stand bool
+	digits      bool // all ASCII digits: matched only between non-digits
+}
+
+// dict is the run's dictionary: every value replaced and every stand-in
+// written, searched for inside text (unknown fields, keys, headers, URLs,
+// bodies that are not JSON) by leftmost-longest match. Lookups are by hash
+// of the candidate's bytes, indexed by the first eight bytes, so that a
+// position of text costs a few lookups whatever the dictionary's size.
+type dict struct {
+	m map[string]*entry
+	// short counts the entries of 4 to 7 bytes by length; long lists, by
+	// first eight bytes, the lengths of the longer ones (longest first).
+	short [8]int
+	long  map[uint64][]int
+	// first marks the first two bytes of every entry: most positions of
+	// text fail here, with one look at a table.
+	first [1 << 16 / 64]uint64
+}
+
+func newDict() *dict { return &dict{m: map[string]*entry{}, long: map[uint64][]int{}} }
+
+// add records that v (of class c) was replaced by s.
+func (d *dict) add(v, s string, c Class) {
+	e := d.entry(v)
+	if !e.orig {
+		e.orig, e.new, e.class = true, s, c
+	}
+	d.entry(s).stand = true
+}
+
+// addStandIn records a stand-in written without a value of its own (a
+// number fixed up to stay a JSON number).
+func (d *dict) addStandIn(s string) { d.entry(s).stand = true }
+
+func (d *dict) entry(k string) *entry {
+	if e := d.m[k]; e != nil {
+		return e
+	}
+	e := &entry{digits: allDigits(k)}
+	d.m[k] = e
+	if len(k) < minEcho || len(k) > maxEcho {
+		return e
+	}
+	f := uint16(k[0])<<8 | uint16(k[1])
+	d.first[f/64] |= 1 << (f % 64)
+	if len(k) < 8 {
+		d.short[len(k)]++
+		return e
+	}
+	p := binary.LittleEndian.Uint64([]byte(k[:8]))
+	if ls := d.long[p]; !slices.Contains(ls, len(k)) {
+		ls = append(ls, len(k))
+		slices.SortFunc(ls, func(a, b int) int { return b - a })
+		d.long[p] = ls
+	}
+	return e
+}
+
+func (d *dict) isOriginal(s string) bool { e := d.m[s]; return e != nil && e.orig }
+func (d *dict) isStandIn(s string) bool  { e := d.m[s]; return e != nil && e.stand }
+
+// match returns the longest entry that starts at s[i], and its length (0:
+// none). work counts the bytes looked at.
+func (d *dict) match(s string, i int, work *int) (int, *entry) {
+	rest := len(s) - i
+	if rest < minEcho {
+		return 0, nil
+	}
+	f := uint16(s[i])<<8 | uint16(s[i+1])
+	if d.first[f/64]&(1<<(f%64)) == 0 {
+		return 0, nil
+	}
+	if rest >= 8 {
+		for _, n := range d.long[binary.LittleEndian.Uint64([]byte(s[i:i+8]))] {
+			if n > rest {
+				continue
+			}
+			*work += n
+			if e := d.m[s[i:i+n]]; e != nil && bounded(s, i, n, e) {
+				return n, e
+			}
+		}
+	}
+	for n := min(rest, 7); n >= minEcho; n-- {
+		if d.short[n] == 0 {
+			continue
+		}
+		*work += n
+		if e := d.m[s[i:i+n]]; e != nil && bounded(s, i, n, e) {
+			return n, e
+		}
+	}
+	return 0, nil
+}
+
+// bounded reports whether a match may stand at s[i:i+n]: a code of digits
+// only inside a longer run of digits is another number (0501 in a
+// timestamp), not the code.
+func bounded(s string, i, n int, e *entry) bool {
+	if !e.digits {
+		return true
+	}
+	return (i == 0 || !isDigit(s[i-1])) && (i+n == len(s) || !isDigit(s[i+n]))
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,0 +1,265 @@
+package anonymize
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// pass is one traversal of a payload or record: anonymizing (check false),
+// or scanning the output for what survived (check true) by the same rules,
+// so that --check holds every part to exactly what anonymizing covers.
+type pass struct {
+	a      *Anonymizer
+	ctx    context.Context
+	check  bool
+	line   int
+	counts Report // the spans replaced inside text, by class
+	leaks  []Leak
+	seen   map[string]bool // leaks already reported on this line
+	ticks  int
+}
+
+// stop carries a cancelled context out of a traversal to its recover.
+type stop struct{ err error }
+
+// tick checks the context every so many steps of work: a single document
+// of hundreds of megabytes must stop on Ctrl-C as a stream of records does.
+func (p *pass) tick(n int) {
+	p.a.work += n
+	if p.ticks += n; p.ticks < 1<<16 {
+		return
+	}
+	p.ticks = 0
+	if err := p.ctx.Err(); err != nil {
+		panic(stop{err})
+	}
+}
+
+// recoverStop turns a stop into the error it carries.
+func recoverStop(err *error) {
+	if r := recover(); r != nil {
+		s, ok := r.(stop)
+		if !ok {
+			panic(r)
+		}
+		*err = s.err
+	}
+}
+
+// text returns s with every identifier in it replaced: each value the run
+// replaced elsewhere (the dictionary) and each span that looks like a tax
+// id, a mobile number or an identity-card number. In a check it returns s
+// and records what it would have replaced as leaks. Stand-ins are left as
+// they are.
+func (p *pass) text(s string) string {
+	d := p.a.r.dict
+	if len(s) > maxEcho {
+		if e := d.m[s]; e != nil && e.orig && !(p.check && e.stand) {
+			if p.check {
+				p.leak(string(e.class)+" (replaced elsewhere)", s)
+				return s
+			}
+			p.counts[Echo]++
+			return e.new
+		}
+	}
+	var b []byte // nil until something changes
+	grow := func(i int) {
+		if b == nil {
+			b = make([]byte, 0, len(s)+16)
+			b = append(b, s[:i]...)
+		}
+	}
+	runEnd := 0
+	for i := 0; i < len(s); {
+		p.tick(1)
+		if n, e := d.match(s, i, &p.a.work); n > 0 {
+			switch {
+			case p.check && e.orig && !e.stand:
+				p.leak(string(e.class)+" (replaced elsewhere)", s[i:i+n])
+			case !p.check && e.orig:
+				grow(i)
+				b = append(b, e.new...)
+				p.counts[Echo]++
+				i += n
+				continue
+			}
+			if b != nil {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+			runEnd = max(runEnd, i)
+			continue
+		}
+		if i >= runEnd && runChar(s[i]) && (i == 0 || !runChar(s[i-1])) {
+			j := i
+			for j < len(s) && runChar(s[j]) {
+				j++
+			}
+			p.tick(j - i)
+			runEnd = j
+			if run := s[i:j]; !d.isStandIn(run) {
+				if c := identifierClass(run); c != "" {
+					if p.check {
+						p.leak(string(c), run)
+					} else {
+						grow(i)
+						b = append(b, p.a.r.Replace(c, run)...)
+						p.counts[c]++
+						i = j
+						continue
+					}
+				}
+			}
+		}
+		if b != nil {
+			b = append(b, s[i])
+		}
+		i++
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
+
+func (p *pass) leak(kind, text string) {
+	k := kind + "\x00" + text
+	if p.seen[k] {
+		return
+	}
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[k] = true
+	p.leaks = append(p.leaks, Leak{Line: p.line, Kind: kind, Text: mask(text)})
+}
+
+// newLine starts the leaks of another line (each line reports a leak once).
+func (p *pass) newLine(n int) {
+	if n != p.line {
+		p.line, p.seen = n, nil
+	}
+}
+
+// escaped is text that may be percent-encoded (a path, a query's names and
+// values, a header): it is searched as it stands and decoded, and written
+// encoded again when the decoded form changed.
+func (p *pass) escaped(s string, query bool) string {
+	t := p.text(s)
+	if !strings.Contains(t, "%") && !(query && strings.Contains(t, "+")) {
+		return t
+	}
+	unescape, escape := url.PathUnescape, url.PathEscape
+	if query {
+		unescape, escape = url.QueryUnescape, url.QueryEscape
+	}
+	d, err := unescape(t)
+	if err != nil || d == t {
+		return t
+	}
+	if nd := p.text(d); nd != d {
+		return escape(nd)
+	}
+	return t
+}
+
+// query anonymizes each name and value of a raw query, keeping the bytes
+// of those that name nobody.
+func (p *pass) query(q string) string {
+	if q == "" {
+		return q
+	}
+	parts := strings.Split(q, "&")
+	changed := false
+	for i, kv := range parts {
+		k, v, eq := strings.Cut(kv, "=")
+		nk, nv := p.escaped(k, true), p.escaped(v, true)
+		if nk != k || nv != v {
+			changed = true
+			if parts[i] = nk; eq {
+				parts[i] += "=" + nv
+			}
+		}
+	}
+	if !changed {
+		return q
+	}
+	return strings.Join(parts, "&")
+}
+
+// path anonymizes a URL path (decoded, as listen stores it) segment by
+// segment.
+func (p *pass) path(s string) string {
+	segs := strings.Split(s, "/")
+	changed := false
+	for i, seg := range segs {
+		if n := p.escaped(seg, false); n != seg {
+			segs[i], changed = n, true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(segs, "/")
+}
+
+// url anonymizes a URL's host, path, query and fragment, and masks a
+// password in it.
+func (p *pass) url(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return p.escaped(s, false)
+	}
+	changed := false
+	if h := p.text(u.Host); h != u.Host {
+		u.Host, changed = h, true
+	}
+	if np := p.path(u.Path); np != u.Path {
+		u.Path, u.RawPath, changed = np, "", true
+	}
+	if nq := p.query(u.RawQuery); nq != u.RawQuery {
+		u.RawQuery, changed = nq, true
+	}
+	if nf := p.text(u.Fragment); nf != u.Fragment {
+		u.Fragment, u.RawFragment, changed = nf, "", true
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "xxxxx" && !p.check {
+			u.User, changed = url.UserPassword(p.text(u.User.Username()), "xxxxx"), true
+		} else if n := p.text(u.User.Username()); n != u.User.Username() {
+			u.User, changed = url.User(n), true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return u.String()
+}
+
+// remote replaces a remote address that is not the loopback (which names
+// nobody) with one of the documentation ranges; the host alone joins the
+// dictionary, so a proxy's X-Forwarded-For naming it is replaced too.
+func (p *pass) remote(s string) string {
+	host, _, err := net.SplitHostPort(s)
+	if err != nil {
+		host = s
+	}
+	if ip := net.ParseIP(host); s == "" || ip != nil && ip.IsLoopback() {
+		return s
+	}
+	d := p.a.r.dict
+	if p.check {
+		if !d.isStandIn(s) {
+			p.leak(string(Address), s)
+		}
+		return s
+	}
+	if host != s {
+		p.a.r.Replace(Address, host)
+	}
+	p.counts[Address]++
+	return p.a.r.Replace(Address, s)
+}
