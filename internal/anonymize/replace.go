@@ -8,11 +8,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash"
 	"net"
 	"strconv"
-	"errors"
-	"hash"
 	"strings"
 	"unicode/utf8"
 
