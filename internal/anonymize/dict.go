@@ -16,7 +16,7 @@ type entry struct {
 	new         string
 	class       Class
 	orig, stand bool
-	digits      bool // all ASCII digits: matched only between non-digits
+	digits      bool // all ASCII digits
 }
 
 // dict is the run's dictionary: every value replaced and every stand-in
@@ -56,7 +56,7 @@ func (d *dict) entry(k string) *entry {
 	}
 	e := &entry{digits: allDigits(k)}
 	d.m[k] = e
-	if len(k) < minEcho || len(k) > maxEcho {
+	if len(k) < minEcho || len(k) > maxEcho || e.digits && len(k) < minDigitsEcho {
 		return e
 	}
 	f := uint16(k[0])<<8 | uint16(k[1])
@@ -111,14 +111,22 @@ func (d *dict) match(s string, i int, work *int) (int, *entry) {
 	return 0, nil
 }
 
-// bounded reports whether a match may stand at s[i:i+n]: a code of digits
-// only inside a longer run of digits is another number (0501 in a
-// timestamp), not the code.
+// minDigitsEcho is the shortest code of digits only searched for in text:
+// four or five digits (a staff code) stand in amounts, dates and
+// attributes by chance, and name nobody by themselves.
+const minDigitsEcho = 6
+
+// bounded reports whether a match may stand at s[i:i+n]: an entry that
+// begins or ends with a letter or digit must not run on into another (0501
+// inside a timestamp, a uuid or 0501.25 is another token, not the code).
 func bounded(s string, i, n int, e *entry) bool {
-	if !e.digits {
-		return true
+	if i > 0 && wordChar(s[i]) && (wordChar(s[i-1]) || s[i-1] == '.' && isDigit(s[i])) {
+		return false
 	}
-	return (i == 0 || !isDigit(s[i-1])) && (i+n == len(s) || !isDigit(s[i+n]))
+	j := i + n
+	return j == len(s) || !wordChar(s[j-1]) || !wordChar(s[j]) && !(s[j] == '.' && isDigit(s[j-1]))
 }
+
+func wordChar(c byte) bool { return isDigit(c) || isLetter(c) }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

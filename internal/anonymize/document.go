@@ -103,8 +103,8 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 		}
 		repl = append(repl, x)
 	})
-	if err != nil {
-		return nil, nil, err
+	if err != nil || p.learn {
+		return body, nil, err
 	}
 	out := make([]byte, 0, len(body)+len(body)/8)
 	at, k := 0, 0
@@ -128,9 +128,7 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 		x := Replaced{Class: Echo, Start: t.s, End: t.e, text: true}
 		if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
-			if x.New = p.text(x.Old); x.New != x.Old {
-				x.New = a.numberStandIn(x.Old, x.New)
-			}
+			x.New = p.number(x.Old)
 		} else {
 			x.Old = t.content(body)
 			x.New = p.text(x.Old)
@@ -158,7 +156,7 @@ func (a *Anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 			p.newLine(line + l - 1)
 		}
 		if t.kind == numberToken {
-			p.text(string(out[t.s:t.e]))
+			p.number(string(out[t.s:t.e]))
 		} else {
 			p.text(t.content(out))
 		}

@@ -28,6 +28,8 @@ type Options struct {
 	Now func() time.Time
 	// Check scans the output for identifiers that survived (Stats.Leaks).
 	Check bool
+	learn bool // see pass.learn
+
 }
 
 // Stats says what a stream did.
@@ -91,7 +93,7 @@ const maxLine = 64 << 20
 func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
 	if rs, ok := r.(io.ReadSeeker); ok {
 		if start, serr := rs.Seek(0, io.SeekCurrent); serr == nil {
-			if _, err := a.stream(ctx, rs, io.Discard, Options{}); err != nil {
+			if _, err := a.stream(ctx, rs, io.Discard, Options{learn: true}); err != nil {
 				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
 			}
 			if _, err := rs.Seek(start, io.SeekStart); err != nil {
@@ -123,7 +125,7 @@ func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	if len(doc) > maxDocument {
 		return st, fmt.Errorf("a single JSON document over %d MiB; write it as NDJSON (jq -c '.[]') to stream it", maxDocument>>20)
 	}
-	p := &pass{a: a, ctx: ctx, counts: Report{}}
+	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 	out, repl, err := a.payload(p, doc)
 	if err != nil {
 		var se *SyntaxError
@@ -208,7 +210,7 @@ func (a *Anonymizer) lines(ctx context.Context, br *bufio.Reader, w io.Writer, o
 			if len(bytes.TrimSpace(body)) == 0 {
 				bw.Write(line)
 			} else {
-				p := &pass{a: a, ctx: ctx, counts: Report{}}
+				p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 				out, repl, perr := a.payload(p, body)
 				if perr != nil {
 					return lineError(n, perr)
@@ -318,7 +320,14 @@ func (a *Anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		return err
 	}
 	st.Records++
-	p := &pass{a: a, ctx: ctx, counts: Report{}}
+	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
+	if p.learn {
+		_, _, err := a.payload(p, body)
+		if _, syntax := errors.AsType[*SyntaxError](err); syntax || len(bytes.TrimSpace(body)) == 0 {
+			return nil
+		}
+		return err
+	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		out, repl, err := a.payload(p, body)
 		if _, syntax := errors.AsType[*SyntaxError](err); syntax {

@@ -11,9 +11,11 @@ import (
 // or scanning the output for what survived (check true) by the same rules,
 // so that --check holds every part to exactly what anonymizing covers.
 type pass struct {
-	a      *Anonymizer
-	ctx    context.Context
-	check  bool
+	a     *Anonymizer
+	ctx   context.Context
+	check bool
+	// learn only fills the dictionary (the first reading of a file).
+	learn  bool
 	line   int
 	counts Report // the spans replaced inside text, by class
 	leaks  []Leak
@@ -100,7 +102,10 @@ func (p *pass) text(s string) string {
 			}
 			p.tick(j - i)
 			runEnd = j
-			if run := s[i:j]; !d.isStandIn(run) {
+			// A run glued to lower-case letters is part of a longer word (a
+			// uuid, a hash), not an identifier of its own.
+			word := i > 0 && isLower(s[i-1]) || j < len(s) && isLower(s[j])
+			if run := s[i:j]; !word && !d.isStandIn(run) {
 				if c := identifierClass(run); c != "" {
 					if p.check {
 						p.leak(string(c), run)
@@ -123,6 +128,34 @@ func (p *pass) text(s string) string {
 		return s
 	}
 	return string(b)
+}
+
+// number returns the stand-in of a JSON number outside the identifying
+// fields that is, as a whole, a code the run replaced or a mobile or
+// identity-card number; any other number (an amount, a rate, a time) is
+// kept, digit for digit.
+func (p *pass) number(v string) string {
+	d := p.a.r.dict
+	if !allDigits(v) || d.isStandIn(v) {
+		return v
+	}
+	if e := d.m[v]; e != nil && e.orig && len(v) >= minDigitsEcho {
+		if p.check {
+			p.leak(string(e.class)+" (replaced elsewhere)", v)
+			return v
+		}
+		p.counts[Echo]++
+		return p.a.numberStandIn(v, e.new)
+	}
+	if c := identifierClass(v); c != "" {
+		if p.check {
+			p.leak(string(c), v)
+			return v
+		}
+		p.counts[c]++
+		return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+	}
+	return v
 }
 
 func (p *pass) leak(kind, text string) {
@@ -263,3 +296,5 @@ func (p *pass) remote(s string) string {
 	p.counts[Address]++
 	return p.a.r.Replace(Address, s)
 }
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
