@@ -88,6 +88,7 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 		if t.kind == keyToken || len(t.path) > a.maxPath {
 			return
 		}
+		p.tick(len(t.path))
 		c := a.classes[string(bytes.TrimPrefix(t.path, []byte(arrayPrefix)))]
 		if c == "" {
 			return

@@ -29,6 +29,8 @@ type Options struct {
 	// Check scans the output for identifiers that survived (Stats.Leaks).
 	Check bool
 	learn bool // see pass.learn
+	// checkOnly scans its input, an anonymized output, and writes nothing.
+	checkOnly bool
 
 }
 
@@ -90,6 +92,11 @@ const maxLine = 64 << 20
 // When r can seek (a file), it is read twice: the first reading only fills
 // the run's dictionary, so that a value found in its field anywhere in the
 // input is replaced in every text of it, before and after.
+//
+// Input that cannot seek (stdin) is read once: a value is replaced in text
+// only once its own field has been read. With Check the output is then
+// kept and scanned at the end, with all the run knows, so that whatever
+// that left is reported.
 func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
 	if rs, ok := r.(io.ReadSeeker); ok {
 		if start, serr := rs.Seek(0, io.SeekCurrent); serr == nil {
@@ -99,9 +106,21 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 			if _, err := rs.Seek(start, io.SeekStart); err != nil {
 				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
 			}
+			return a.stream(ctx, r, w, opts)
 		}
 	}
-	return a.stream(ctx, r, w, opts)
+	if !opts.Check {
+		return a.stream(ctx, r, w, opts)
+	}
+	var out bytes.Buffer
+	once := opts
+	once.Check = false
+	if st, err = a.stream(ctx, r, io.MultiWriter(w, &out), once); err != nil {
+		return st, err
+	}
+	chk, err := a.stream(ctx, bytes.NewReader(out.Bytes()), io.Discard, Options{checkOnly: true})
+	st.Leaks = chk.Leaks
+	return st, err
 }
 
 func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
@@ -124,6 +143,10 @@ func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	}
 	if len(doc) > maxDocument {
 		return st, fmt.Errorf("a single JSON document over %d MiB; write it as NDJSON (jq -c '.[]') to stream it", maxDocument>>20)
+	}
+	if opts.checkOnly {
+		st.Leaks = a.check(ctx, doc, 1)
+		return st, nil
 	}
 	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 	out, repl, err := a.payload(p, doc)
@@ -209,6 +232,8 @@ func (a *Anonymizer) lines(ctx context.Context, br *bufio.Reader, w io.Writer, o
 			body, eol := splitEOL(line)
 			if len(bytes.TrimSpace(body)) == 0 {
 				bw.Write(line)
+			} else if opts.checkOnly {
+				st.Leaks = append(st.Leaks, a.check(ctx, body, n)...)
 			} else {
 				p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 				out, repl, perr := a.payload(p, body)
@@ -286,6 +311,12 @@ func (a *Anonymizer) records(ctx context.Context, br *bufio.Reader, w io.Writer,
 		case err != nil:
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		}
+		if opts.checkOnly {
+			p := &pass{a: a, ctx: ctx, check: true, line: rd.Line()}
+			a.parts(p, rec)
+			st.Leaks = append(st.Leaks, p.leaks...)
+			continue
+		}
 		if err := a.record(ctx, rec, opts, st); err != nil {
 			return &InputError{Line: rd.Line(), Err: err}
 		}
@@ -341,13 +372,17 @@ func (a *Anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		st.count(repl, p)
 	}
 	rec.SetBody(body)
+	dropped := map[string]bool{}
 	for _, h := range []http.Header{rec.Headers, responseHeaders(rec), forwardHeaders(rec)} {
 		for name := range h {
 			if termsafe.SecretHeader(name) {
 				delete(h, name)
-				st.Dropped[http.CanonicalHeaderKey(name)]++
+				dropped[http.CanonicalHeaderKey(name)] = true
 			}
 		}
+	}
+	for name := range dropped {
+		st.Dropped[name]++
 	}
 	a.parts(p, rec)
 	st.count(nil, p)
