@@ -8,7 +8,7 @@ import (
 // maxEcho is the longest identifier (in bytes) searched for inside other
 // text; a longer one is replaced where it stands as a whole value. It bounds
 // the work per byte of text, so that the search stays linear.
-const maxEcho = 1 << 10
+const maxEcho = 256
 
 // entry is what the dictionary knows of a text: a value the run replaced
 // (orig, with its stand-in and class), a stand-in it wrote, or both.
