@@ -31,7 +31,6 @@ type Options struct {
 	learn bool // see pass.learn
 	// checkOnly scans its input, an anonymized output, and writes nothing.
 	checkOnly bool
-
 }
 
 // Stats says what a stream did.
