@@ -30,12 +30,23 @@ type dict struct {
 	// first eight bytes, the lengths of the longer ones (longest first).
 	short [8]int
 	long  map[uint64][]int
-	// first marks the first two bytes of every entry: most positions of
-	// text fail here, with one look at a table.
-	first [1 << 16 / 64]uint64
+	// first marks a hash of the first four bytes of every entry: most
+	// positions of text fail here, with one look at a table.
+	first []uint64
 }
 
-func newDict() *dict { return &dict{m: map[string]*entry{}, long: map[uint64][]int{}} }
+// firstBits is the size of dict.first, in bits (512 KiB): a few per cent
+// of false hits with a million entries.
+const firstBits = 1 << 22
+
+func firstHash(s string, i int) uint32 {
+	v := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+	return (v * 2654435761) >> (32 - 22)
+}
+
+func newDict() *dict {
+	return &dict{m: map[string]*entry{}, long: map[uint64][]int{}, first: make([]uint64, firstBits/64)}
+}
 
 // add records that v (of class c) was replaced by s.
 func (d *dict) add(v, s string, c Class) {
@@ -59,7 +70,7 @@ func (d *dict) entry(k string) *entry {
 	if len(k) < minEcho || len(k) > maxEcho || e.digits && len(k) < minDigitsEcho {
 		return e
 	}
-	f := uint16(k[0])<<8 | uint16(k[1])
+	f := firstHash(k, 0)
 	d.first[f/64] |= 1 << (f % 64)
 	if len(k) < 8 {
 		d.short[len(k)]++
@@ -84,7 +95,7 @@ func (d *dict) match(s string, i int, work *int) (int, *entry) {
 	if rest < minEcho {
 		return 0, nil
 	}
-	f := uint16(s[i])<<8 | uint16(s[i+1])
+	f := firstHash(s, i)
 	if d.first[f/64]&(1<<(f%64)) == 0 {
 		return 0, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
+	"unsafe"
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/jsonstr"
@@ -131,11 +133,11 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 			x.Old, x.number = string(body[t.s:t.e]), true
 			x.New = p.number(x.Old)
 		} else {
-			x.Old = t.content(body)
+			x.Old = t.view(body)
 			x.New = p.text(x.Old)
 		}
 		if x.New != x.Old {
-			x.Path = shownPath(t.path)
+			x.Old, x.Path = strings.Clone(x.Old), shownPath(t.path)
 			write(x)
 		}
 	})
@@ -159,7 +161,7 @@ func (a *Anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 		if t.kind == numberToken {
 			p.number(string(out[t.s:t.e]))
 		} else {
-			p.text(t.content(out))
+			p.text(t.view(out))
 		}
 	})
 }
@@ -234,6 +236,18 @@ type token struct {
 // content is the value of a string or key token.
 func (t *token) content(b []byte) string {
 	return jsonlex.StringAt(b, jsonlex.Span{Kind: jsonlex.String, Start: t.s, End: t.e})
+}
+
+// view is the value of a string or key token without a copy when it holds
+// no escape: a string over b's bytes, valid while b is unchanged (walk
+// never changes it). Most values are searched and left as they are, and a
+// copy of each would cost its allocation and the collector's time.
+func (t *token) view(b []byte) string {
+	in := b[t.s+1 : t.e-1]
+	if len(in) == 0 || bytes.IndexByte(in, '\\') >= 0 {
+		return t.content(b)
+	}
+	return unsafe.String(&in[0], len(in))
 }
 
 // walk calls visit for every string value, key and number of the JSON

@@ -119,10 +119,16 @@ func (p *pass) text(s string) string {
 				}
 			}
 		}
-		if b != nil {
-			b = append(b, s[i])
+		// On to the next character: an entry starts on one (a lead byte),
+		// never inside a character of CJK.
+		n := 1
+		for i+n < len(s) && n < 4 && s[i] >= 0xC0 && s[i+n]&0xC0 == 0x80 {
+			n++
 		}
-		i++
+		if b != nil {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
 	}
 	if b == nil {
 		return s
