@@ -48,26 +48,30 @@ func newDict() *dict {
 	return &dict{m: map[string]*entry{}, long: map[uint64][]int{}, first: make([]uint64, firstBits/64)}
 }
 
-// add records that v (of class c) was replaced by s.
+// add records that v (of class c) was replaced by s. A remark is free text
+// of common phrases (加急, 货到付款): it is searched for only where a whole
+// value is the same remark, never inside other text.
 func (d *dict) add(v, s string, c Class) {
-	e := d.entry(v)
+	e := d.entry(v, c != Remark)
 	if !e.orig {
 		e.orig, e.new, e.class = true, s, c
 	}
-	d.entry(s).stand = true
+	d.entry(s, true).stand = true
 }
 
 // addStandIn records a stand-in written without a value of its own (a
 // number fixed up to stay a JSON number).
-func (d *dict) addStandIn(s string) { d.entry(s).stand = true }
+func (d *dict) addStandIn(s string) { d.entry(s, true).stand = true }
 
-func (d *dict) entry(k string) *entry {
+// entry returns k's entry, made if new; index makes a new one searchable
+// inside text.
+func (d *dict) entry(k string, index bool) *entry {
 	if e := d.m[k]; e != nil {
 		return e
 	}
 	e := &entry{digits: allDigits(k)}
 	d.m[k] = e
-	if len(k) < minEcho || len(k) > maxEcho || e.digits && len(k) < minDigitsEcho {
+	if !index || !searchable(k, e.digits) || len(k) > maxEcho {
 		return e
 	}
 	f := firstHash(k, 0)
@@ -139,5 +143,11 @@ func bounded(s string, i, n int, e *entry) bool {
 }
 
 func wordChar(c byte) bool { return isDigit(c) || isLetter(c) }
+
+// searchable reports whether k is long enough to be replaced where it
+// stands, inside other text or as a whole value.
+func searchable(k string, digits bool) bool {
+	return len(k) >= minEcho && !(digits && len(k) < minDigitsEcho)
+}
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -57,8 +57,8 @@ func recoverStop(err *error) {
 // they are.
 func (p *pass) text(s string) string {
 	d := p.a.r.dict
-	if len(s) > maxEcho {
-		if e := d.m[s]; e != nil && e.orig && !(p.check && e.stand) {
+	if searchable(s, false) { // a whole value the run replaced: a long one, a remark
+		if e := d.m[s]; e != nil && e.orig && searchable(s, e.digits) && !(p.check && e.stand) {
 			if p.check {
 				p.leak(string(e.class)+" (replaced elsewhere)", s)
 				return s
