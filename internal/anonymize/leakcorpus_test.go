@@ -209,6 +209,7 @@ func TestCheckFindsAnOriginalPlantedAnywhere(t *testing.T) {
 		{"forward url", func(r *capture.Record) { r.Forward.URL += "&tax=" + tax }},
 		{"forward error", func(r *capture.Record) { r.Forward.Error = "post " + name + ": refused" }},
 		{"remote", func(r *capture.Record) { r.Remote = "203.0.113.77:51234" }},
+		{"a proxy's client address", func(r *capture.Record) { r.Headers.Set("X-Forwarded-For", "58.246.1.9, 10.0.0.2") }},
 		{"response body", func(r *capture.Record) { r.Response.Body = `{"customer":"` + escaped + `"}` }},
 		{"forward body", func(r *capture.Record) { r.Forward.Body = "saw " + mobile }},
 		{"body, unknown field escaped", func(r *capture.Record) { plantBody(t, r, `"note":"`+escaped+`",`) }},

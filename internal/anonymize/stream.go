@@ -449,10 +449,23 @@ func (a *Anonymizer) headers(p *pass, h http.Header) {
 		if p.check && termsafe.SecretHeader(name) {
 			continue // a signature --resign wrote
 		}
+		addrs := forwardedFor(name)
 		for i, v := range vals {
-			vals[i] = p.escaped(v, false)
+			if vals[i] = p.escaped(v, false); addrs {
+				vals[i] = p.addresses(vals[i])
+			}
 		}
 	}
+}
+
+// forwardedFor reports the headers in which proxies name the client's
+// address: each address in them is someone's.
+func forwardedFor(name string) bool {
+	switch strings.ToLower(name) {
+	case "x-forwarded-for", "x-real-ip", "forwarded", "true-client-ip", "cf-connecting-ip", "x-client-ip", "x-original-forwarded-for":
+		return true
+	}
+	return false
 }
 
 // storedBody anonymizes a stored answer: JSON as a payload is, anything

@@ -304,3 +304,41 @@ func (p *pass) remote(s string) string {
 }
 
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// addresses replaces each IP address (not the loopback) of a proxy's
+// header (X-Forwarded-For: 58.246.1.9, 10.0.0.2; Forwarded: for="[2001:db8::1]:80")
+// with a stand-in of the documentation ranges.
+func (p *pass) addresses(v string) string {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && !strings.ContainsRune(", ;=\"", rune(v[j])) {
+			j++
+		}
+		tok := v[i:j]
+		host := strings.TrimSuffix(strings.TrimPrefix(tok, "["), "]")
+		if h, _, err := net.SplitHostPort(tok); err == nil {
+			host = h
+		}
+		if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() && !p.a.r.dict.isStandIn(host) {
+			if p.check {
+				p.leak(string(Address), host)
+			} else {
+				tok = strings.Replace(tok, host, p.a.r.Replace(Address, host), 1)
+				p.counts[Address]++
+				changed = true
+			}
+		}
+		b.WriteString(tok)
+		if j < len(v) {
+			b.WriteByte(v[j])
+			j++
+		}
+		i = j
+	}
+	if !changed {
+		return v
+	}
+	return b.String()
+}

@@ -54,7 +54,8 @@ the forward URL, the receivers' answers, and a request body that is not JSON
 the input (a file is read twice for this; stdin once, so only what came
 before), and anything shaped like a tax id, a mobile or an identity-card
 number, is replaced by its stand-in. Stand-ins are one to one within a class.
-The remote address becomes one of the documentation ranges (loopback stays).
+The remote address, and the client addresses proxies add (X-Forwarded-For),
+become ones of the documentation ranges (loopback stays).
 
 In capture records Content-Length is corrected, and secret headers
 (credentials, tokens, API keys, signatures: the list listen masks) are
