@@ -2,18 +2,22 @@
 # Installs the peer and engine tools that the browser tests, the engine
 # integration tests and the bench/ scripts use, at pinned versions, each only
 # when it is missing. With no arguments: everything; else only the named ones
-# (chromium wrk hey vegeta k6). Needs root for apt-get (CI and the
+# (chromium wrk hey vegeta k6 npm-validators). Needs root for apt-get (CI and the
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta # what CI needs
+#   scripts/install-tools.sh chromium vegeta npm-validators # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0
 k6_version=v1.8.1
+# The npm validators the schema tests run on whsim schema's OpenAPI and
+# AsyncAPI documents, installed into .tools/npm (gitignored) where the tests
+# look, or $WHSIM_NPM_TOOLS.
+npm_validators=(@redocly/cli@2.77.0 @readme/openapi-parser@9.0.0 @asyncapi/parser@3.6.3 ajv@8.20.0 ajv-formats@3.0.1)
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6)
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 npm-validators)
 
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
@@ -44,6 +48,16 @@ for t in "${tools[@]}"; do
         echo "installing k6 $k6_version into $gobin (builds from source: a few minutes)" >&2
         go install "go.k6.io/k6@$k6_version"
       fi ;;
-    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6)" >&2; exit 2 ;;
+    npm-validators)
+      dir=${WHSIM_NPM_TOOLS:-$(cd "$(dirname "$0")/.." && pwd)/.tools/npm}
+      want="${npm_validators[*]}"
+      if [ "$(cat "$dir/installed" 2>/dev/null)" != "$want" ]; then
+        echo "installing ${npm_validators[*]} into $dir" >&2
+        mkdir -p "$dir"
+        [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
+        npm install --silent --no-audit --no-fund --prefix "$dir" "${npm_validators[@]}" >/dev/null
+        echo "$want" >"$dir/installed"
+      fi ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 npm-validators)" >&2; exit 2 ;;
   esac
 done
