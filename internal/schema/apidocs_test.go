@@ -3,10 +3,10 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"maps"
 	"slices"
 	"testing"
 
@@ -75,7 +75,7 @@ func TestOpenAPIRedoclyLint(t *testing.T) {
 	out := node(t, tools, filepath.Join(tools, "node_modules", "@redocly", "cli", "bin", "cli.js"),
 		"lint", "--format", "json", p)
 	var res struct {
-		Totals struct{ Errors, Warnings int }
+		Totals   struct{ Errors, Warnings int }
 		Problems []struct {
 			RuleID, Severity, Message string
 		}
