@@ -14,6 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/threshold"
 )
 
 type sendOptions struct {
@@ -28,6 +29,9 @@ type sendOptions struct {
 	Duplicate float64
 	Shuffle   bool
 	Scenario  string
+	// Thresholds are --threshold's, Report is --report's file.
+	Thresholds []string
+	Report     string
 
 	eventsSet, countSet bool
 	// sleep replaces the backoff's real sleep in tests.
@@ -66,9 +70,16 @@ flight (the open model, like vegeta or k6's constant-arrival-rate), and
 each latency counts from the call's scheduled start, so a receiver that
 stalls shows it.
 
+--threshold makes the run a gate, as k6's thresholds do: each is a metric
+of the summary (`+strings.Join(threshold.Names(), ", ")+`), a comparison (< <= > >= == !=) and a value
+(a duration for latencies, a count or a share of sent for counts, per
+second for rps), checked at the end; the summary lists each with its
+measured value.
+
 Exit status: 0 when every delivery got an expected status (--expect-status,
-default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
-(the summary is still printed).`,
+default any 2xx) and every --threshold held, 1 otherwise (a failed
+threshold is named), 2 for usage errors (an unknown metric is one), 130
+when interrupted (the summary is still printed).`,
 		Example: `  whsim send --event CREATE_RECEIVABLE_DOC
   whsim send --url http://localhost:3000/webhook --event all
   whsim send --url https://erp-hook.example.com/in?tenant=7 --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
@@ -76,6 +87,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
   whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
   whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 1m
+  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -96,6 +108,7 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
+	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
@@ -121,6 +134,14 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return usagef("--header %v", err)
 	}
+	var thresholds []threshold.Threshold
+	for _, s := range opts.Thresholds {
+		t, err := threshold.Parse(s)
+		if err != nil {
+			return usagef("--threshold: %v", err)
+		}
+		thresholds = append(thresholds, t)
+	}
 	signer, err := deliver.SignerFor(opts.Sign, opts.Secret)
 	if err != nil {
 		return usageErr(err)
@@ -133,7 +154,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return err
 	}
 
-	con, err := opts.newConsole(a, "whsim send")
+	con, err := opts.newConsole(a, "whsim send", func(o *deliver.ConsoleOptions) { o.Thresholds = thresholds })
 	if err != nil {
 		return err
 	}
