@@ -71,7 +71,7 @@ each latency counts from the call's scheduled start, so a receiver that
 stalls shows it.
 
 --threshold makes the run a gate, as k6's thresholds do: each is a metric
-of the summary (`+strings.Join(threshold.Names(), ", ")+`), a comparison (< <= > >= == !=) and a value
+of the summary (` + strings.Join(threshold.Names(), ", ") + `), a comparison (< <= > >= == !=) and a value
 (a duration for latencies, a count or a share of sent for counts, per
 second for rps), checked at the end; the summary lists each with its
 measured value.
