@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -35,6 +39,7 @@ type checkOptions struct {
 	Output        string
 	JUnit         string
 	SaveCases     string
+	Report        string
 }
 
 func newCheckCmd(a *app) *cobra.Command {
@@ -51,7 +56,10 @@ signed (Standard Webhooks). Failing and warning cases print one line each with
 the reason, then a table per check, then a curl command per failure that
 sends the same request again (credentials from -H masked: put yours back).
 --save-cases writes every case's body to a directory, and the commands then
-read the bodies from there.
+read the bodies from there. --report writes all of it as one HTML file that
+opens without a network (a CI artifact); under GitHub Actions
+($GITHUB_STEP_SUMMARY set) the verdict, the table and the first failures
+are appended to the job summary.
 
 --latency-budget defaults to 1s: the spec names no time-out, senders commonly
 give up after 5 to 30 seconds, and a receiver should answer first and work
@@ -66,6 +74,7 @@ to the first call within --timeout), 130 when interrupted.`,
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
   whsim check --url https://hooks.example.com/erp -H 'Authorization: Bearer t0k3n' --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
+  whsim check --url http://localhost:3000/webhook --report check.html
   whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -89,6 +98,8 @@ to the first call within --timeout), 130 when interrupted.`,
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case's request body to this directory")
+	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command")
+	_ = cmd.MarkFlagFilename("report", "html")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
@@ -143,6 +154,9 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkReportPath(opts.Report); err != nil {
+		return err
+	}
 	if opts.SaveCases != "" {
 		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
 			return usagef("--save-cases: %v", err)
@@ -167,22 +181,38 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	// --report and the job summary are written from what a collector
+	// beside the run's output keeps, and the requests of the cases that
+	// did not pass.
+	result := rep.Result
+	var col *report.Collector
+	var rec *htmlreport.CheckRecorder
+	if opts.Report != "" || stepSummary() != "" {
+		col = &report.Collector{}
+		rep.Out = report.Tee(rep.Out, col)
+		rec = &htmlreport.CheckRecorder{Target: target, Header: header}
+		result = func(res check.Result) { rec.Result(res); rep.Result(res) }
+	}
 	sum, err := check.Run(ctx, check.Config{
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-	}, rep.Result)
+	}, result)
 	var unreachable *check.UnreachableError
 	switch {
 	case errors.As(err, &unreachable):
 		return usageErr(unreachable)
 	case ctx.Err() != nil:
 		_ = rep.Finish(sum)
+		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
 	}
 	if err := rep.Finish(sum); err != nil {
+		return err
+	}
+	if err := checkReports(a, opts, col, rec, target, seed, ids, sum); err != nil {
 		return err
 	}
 	if sum.Failed() {
@@ -207,4 +237,33 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 		r.JUnit, _ = report.New(report.JUnit, f, report.Style{}, false)
 	}
 	return r, nil
+}
+
+// checkReports writes --report and the job summary of a finished run.
+func checkReports(a *app, opts *checkOptions, col *report.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, sum *check.Summary) error {
+	if col == nil || sum == nil {
+		return nil
+	}
+	where := termsafe.Text(target.Redacted())
+	js := jobsummary.FromCollector(col, "whsim check", "check", !sum.Failed())
+	js.Target = where
+	if opts.Report != "" {
+		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
+	}
+	appendJobSummary(a, js)
+	if opts.Report == "" {
+		return nil
+	}
+	m := reportMeta(a, "whsim check", where)
+	m.Command = fmt.Sprintf("whsim check --url %s --seed %d --checks %s", shellWord(where), seed, strings.Join(ids, ","))
+	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
+	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
