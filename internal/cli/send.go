@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,8 +15,12 @@ import (
 
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -70,6 +77,12 @@ flight (the open model, like vegeta or k6's constant-arrival-rate), and
 each latency counts from the call's scheduled start, so a receiver that
 stalls shows it.
 
+--report writes the run as one HTML file that opens without a network (a CI
+artifact): the summary, the percentiles, each call's latency against its
+scheduled start (a stall shows as in vegeta's plot), a histogram and the
+errors by kind. Under GitHub Actions ($GITHUB_STEP_SUMMARY set) the counts,
+latency, thresholds and first failures are appended to the job summary.
+
 --threshold makes the run a gate, as k6's thresholds do: each is a metric
 of the summary (` + strings.Join(threshold.Names(), ", ") + `), a comparison (< <= > >= == !=) and a value
 (a duration for latencies, a count or a share of sent for counts, per
@@ -88,6 +101,7 @@ when interrupted (the summary is still printed).`,
   whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 1m
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
+  whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -108,6 +122,8 @@ when interrupted (the summary is still printed).`,
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
+	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
+	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
@@ -154,7 +170,21 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return err
 	}
 
-	con, err := opts.newConsole(a, "whsim send", func(o *deliver.ConsoleOptions) { o.Thresholds = thresholds })
+	if err := checkReportPath(opts.Report); err != nil {
+		return err
+	}
+	// --report plots every delivery and the job summary lists the first
+	// failures: both from what the console's Observe hook is told.
+	var rec *htmlreport.SendRecorder
+	if opts.Report != "" || stepSummary() != "" {
+		rec = &htmlreport.SendRecorder{}
+	}
+	con, err := opts.newConsole(a, "whsim send", func(o *deliver.ConsoleOptions) {
+		o.Thresholds = thresholds
+		if rec != nil {
+			o.Observe = rec.Observe
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -188,7 +218,46 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
-	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
+	var after []func(*deliver.Stats) error
+	if rec != nil {
+		after = append(after, func(st *deliver.Stats) error { return sendReports(a, opts, rec, con, st, target) })
+	}
+	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes), after...)
+}
+
+// sendReports writes --report and the job summary of a finished run.
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *deliver.Console, st *deliver.Stats, target *url.URL) error {
+	sum := deliver.Summary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
+	js := sum.AppendJSON(nil)
+	text := string(sum.AppendText(nil, &report.Style{}))
+	where := termsafe.Text(target.Redacted())
+	data := htmlreport.NewSend(rec, js, text)
+	if stepSummary() != "" {
+		var fails []jobsummary.Failure
+		for _, f := range data.Failures {
+			why := fmt.Sprintf("status %d", f.Status)
+			if f.Status == 0 {
+				why = f.Kind
+				if f.Error != "" {
+					why += ": " + f.Error
+				}
+			}
+			if len(fails) < jobsummary.MaxFailures {
+				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s %s", f.Seq, f.Event, f.RequestID), Reason: termsafe.Text(why)})
+			}
+		}
+		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0
+		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
+		if opts.Report != "" {
+			s.Note = "The full report, with latency over time: " + filepath.Base(opts.Report)
+		}
+		appendJobSummary(a, s)
+	}
+	if opts.Report == "" {
+		return nil
+	}
+	m := reportMeta(a, "whsim send", where)
+	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteSend(w, m, data) })
 }
 
 // rounds is --count, or 0 to send until --duration.
