@@ -84,9 +84,9 @@ func (r *CheckRecorder) Result(res check.Result) {
 		return
 	}
 	c := res.Case
-	u := *r.Target
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "****")
+	where := deliver.URLFor(r.Target, c.Query)
+	if u, err := url.Parse(where); err == nil {
+		where = u.Redacted()
 	}
 	h := http.Header{"Content-Type": {"application/json"}}
 	for k, vs := range r.Header {
@@ -98,7 +98,7 @@ func (r *CheckRecorder) Result(res check.Result) {
 		}
 	}
 	maps.Copy(h, c.Header)
-	req := &Request{Method: http.MethodPost, URL: deliver.URLFor(&u, c.Query), Copies: c.Copies, AtOnce: c.AtOnce}
+	req := &Request{Method: http.MethodPost, URL: where, Copies: c.Copies, AtOnce: c.AtOnce}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			req.Header = append(req.Header, [2]string{k, v})

@@ -103,7 +103,12 @@ func (s *Summary) Markdown() []byte {
 	if s.Note != "" {
 		fmt.Fprintf(&b, "%s\n\n", text(s.Note))
 	}
-	return b.Bytes()
+	// One blank line between blocks, however they ended.
+	out := b.Bytes()
+	for bytes.Contains(out, []byte("\n\n\n")) {
+		out = bytes.ReplaceAll(out, []byte("\n\n\n"), []byte("\n\n"))
+	}
+	return out
 }
 
 func (t Table) write(b *bytes.Buffer) {
@@ -220,7 +225,7 @@ func FromCollector(col *report.Collector, title, name string, pass bool) *Summar
 			continue
 		}
 		title := c.Test.Name
-		if c.Test.Suite != "" && c.Test.Suite != c.Test.Name {
+		if c.Test.Suite != "" && !strings.HasPrefix(c.Test.Name, c.Test.Suite) {
 			title = c.Test.Suite + " / " + c.Test.Name
 		}
 		s.Failures = append(s.Failures, Failure{Title: title, Reason: c.Test.Failure, Code: c.Test.Detail})
