@@ -27,8 +27,8 @@ func (c fakeCase) JUnit() TestCase {
 type fakeSummary struct{}
 
 func (fakeSummary) AppendText(b []byte, _ *Style) []byte { return append(b, "all done\n"...) }
-func (fakeSummary) AppendJSON(b []byte) []byte             { return append(b, `{"summary":{}}`+"\n"...) }
-func (fakeSummary) Title() string                          { return "whsim test" }
+func (fakeSummary) AppendJSON(b []byte) []byte           { return append(b, `{"summary":{}}`+"\n"...) }
+func (fakeSummary) Title() string                        { return "whsim test" }
 
 func TestCollector(t *testing.T) {
 	t.Parallel()
@@ -77,7 +77,7 @@ func TestCollector(t *testing.T) {
 
 type failing struct{ Reporter }
 
-func (failing) Case(Case) error     { return errors.New("case") }
+func (failing) Case(Case) error      { return errors.New("case") }
 func (failing) Finish(Summary) error { return errors.New("finish") }
 
 func TestTeeTellsAllAndReturnsErrors(t *testing.T) {
