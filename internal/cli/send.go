@@ -84,10 +84,10 @@ errors by kind. Under GitHub Actions ($GITHUB_STEP_SUMMARY set) the counts,
 latency, thresholds and first failures are appended to the job summary.
 
 --threshold makes the run a gate, as k6's thresholds do: each is a metric
-of the summary (` + strings.Join(threshold.Names(), ", ") + `), a comparison (< <= > >= == !=) and a value
-(a duration for latencies, a count or a share of sent for counts, per
-second for rps), checked at the end; the summary lists each with its
-measured value.
+of the summary, a comparison (< <= > >= == !=) and a value (a duration for
+latencies, a count or a share of sent for counts, per second for rps),
+checked at the end; the summary lists each with its measured value.
+Metrics: ` + strings.Join(threshold.Names(), ", ") + `.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
 default any 2xx) and every --threshold held, 1 otherwise (a failed
