@@ -209,6 +209,9 @@ func (s Summary) AppendText(b []byte, rst *report.Style) []byte {
 		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
 			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
 	}
+	if len(s.Thresholds) == 0 || rst == nil {
+		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok")
+	}
 	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")))
 }
 

@@ -233,9 +233,9 @@ func (r Result) GotText() string {
 	switch {
 	case r.Percent:
 		return strconv.FormatFloat(math.Round(r.Got*100)/100, 'f', -1, 64) + "%"
-	case r.Metric.Kind == Latency && r.Got >= 1:
-		return strconv.FormatFloat(math.Round(r.Got*10)/10, 'f', -1, 64) + "ms"
 	case r.Metric.Kind == Latency:
+		// To the microsecond, as measured: a rounded value could read as
+		// passing a threshold it failed.
 		return strconv.FormatFloat(math.Round(r.Got*1000)/1000, 'f', -1, 64) + "ms"
 	case r.Metric.Kind == Rate:
 		return strconv.FormatFloat(math.Round(r.Got*10)/10, 'f', -1, 64) + "/s"
