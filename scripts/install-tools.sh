@@ -12,9 +12,11 @@ set -euo pipefail
 vegeta_version=v12.13.0
 k6_version=v1.8.1
 # The npm validators the schema tests run on whsim schema's OpenAPI and
-# AsyncAPI documents, installed into .tools/npm (gitignored) where the tests
-# look, or $WHSIM_NPM_TOOLS.
-npm_validators=(@redocly/cli@2.77.0 @readme/openapi-parser@9.0.0 @asyncapi/parser@3.6.3 ajv@8.20.0 ajv-formats@3.0.1)
+# AsyncAPI documents (@redocly/cli, @readme/openapi-parser, @asyncapi/parser,
+# Ajv), pinned with their whole tree by scripts/npm-validators' lock file and
+# installed with npm ci into .tools/npm (gitignored), where the tests look,
+# or $WHSIM_NPM_TOOLS.
+npm_validators=$(cd "$(dirname "$0")" && pwd)/npm-validators
 
 tools=("$@")
 [ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 npm-validators)
@@ -50,12 +52,14 @@ for t in "${tools[@]}"; do
       fi ;;
     npm-validators)
       dir=${WHSIM_NPM_TOOLS:-$(cd "$(dirname "$0")/.." && pwd)/.tools/npm}
-      want="${npm_validators[*]}"
-      if [ "$(cat "$dir/installed" 2>/dev/null)" != "$want" ]; then
-        echo "installing ${npm_validators[*]} into $dir" >&2
+      want=$(cat "$npm_validators/package-lock.json" | cksum)
+      if ! command -v npm >/dev/null; then
+        echo "install-tools: no npm: the npm validator tests will skip" >&2
+      elif [ "$(cat "$dir/installed" 2>/dev/null)" != "$want" ] || [ ! -d "$dir/node_modules/@redocly/cli" ]; then
+        echo "installing the npm validators ($npm_validators/package.json) into $dir" >&2
         mkdir -p "$dir"
-        [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
-        npm install --silent --no-audit --no-fund --prefix "$dir" "${npm_validators[@]}" >/dev/null
+        cp "$npm_validators/package.json" "$npm_validators/package-lock.json" "$dir/"
+        npm ci --silent --no-audit --no-fund --prefix "$dir" >/dev/null
         echo "$want" >"$dir/installed"
       fi ;;
     *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 npm-validators)" >&2; exit 2 ;;
