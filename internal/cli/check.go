@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,7 +15,6 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
-	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -237,33 +234,4 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 		r.JUnit, _ = report.New(report.JUnit, f, report.Style{}, false)
 	}
 	return r, nil
-}
-
-// checkReports writes --report and the job summary of a finished run.
-func checkReports(a *app, opts *checkOptions, col *report.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, sum *check.Summary) error {
-	if col == nil || sum == nil {
-		return nil
-	}
-	where := termsafe.Text(target.Redacted())
-	js := jobsummary.FromCollector(col, "whsim check", "check", !sum.Failed())
-	js.Target = where
-	if opts.Report != "" {
-		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
-	}
-	appendJobSummary(a, js)
-	if opts.Report == "" {
-		return nil
-	}
-	m := reportMeta(a, "whsim check", where)
-	m.Command = fmt.Sprintf("whsim check --url %s --seed %d --checks %s", shellWord(where), seed, strings.Join(ids, ","))
-	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
-	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
-}
-
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

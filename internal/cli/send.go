@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,11 +13,8 @@ import (
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
-	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/payload"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
-	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -223,41 +217,6 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		after = append(after, func(st *deliver.Stats) error { return sendReports(a, opts, rec, con, st, target) })
 	}
 	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes), after...)
-}
-
-// sendReports writes --report and the job summary of a finished run.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *deliver.Console, st *deliver.Stats, target *url.URL) error {
-	sum := deliver.Summary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
-	js := sum.AppendJSON(nil)
-	text := string(sum.AppendText(nil, &report.Style{}))
-	where := termsafe.Text(target.Redacted())
-	data := htmlreport.NewSend(rec, js, text)
-	if stepSummary() != "" {
-		var fails []jobsummary.Failure
-		for _, f := range data.Failures {
-			why := fmt.Sprintf("status %d", f.Status)
-			if f.Status == 0 {
-				why = f.Kind
-				if f.Error != "" {
-					why += ": " + f.Error
-				}
-			}
-			if len(fails) < jobsummary.MaxFailures {
-				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s %s", f.Seq, f.Event, f.RequestID), Reason: termsafe.Text(why)})
-			}
-		}
-		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0
-		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
-		if opts.Report != "" {
-			s.Note = "The full report, with latency over time: " + filepath.Base(opts.Report)
-		}
-		appendJobSummary(a, s)
-	}
-	if opts.Report == "" {
-		return nil
-	}
-	m := reportMeta(a, "whsim send", where)
-	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteSend(w, m, data) })
 }
 
 // rounds is --count, or 0 to send until --duration.
