@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -46,6 +47,7 @@ type checkOptions struct {
 	Settle        time.Duration
 	FixedIDs      bool
 	Rerun         string
+	Report        string
 
 	// changed names the flags given, which --rerun refuses.
 	changed func(name string) bool
@@ -82,6 +84,10 @@ report of --output json or a --save-cases directory, to the report's URL or
 --url, with -H to put masked credentials back and --secret for signed ones.
 Each case says FIXED or STILL FAILING (or NOT RERUN for load and latency,
 judged over a whole run); exit 0 only when every one is fixed.
+
+--report FILE writes all of it as one HTML file that opens without a network
+(a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,
+the table and the first failures are appended to the job summary.
 
 --junit FILE is written on every exit: on a usage error or a receiver that
 cannot be reached, one test case in error says why.
@@ -135,6 +141,7 @@ interrupted.`,
   whsim check --url http://localhost:3000/webhook --probe-cmd ./probe.sh --settle 5s
   whsim check --rerun cases/
   whsim check --rerun report.json --url http://localhost:3001/webhook -H 'Authorization: Bearer t0k3n'
+  whsim check --url http://localhost:3000/webhook --report check.html
   whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -165,6 +172,8 @@ interrupted.`,
 	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "use the seed's own requestIds and document numbers instead of fresh ones per run (a receiver that keeps earlier runs' documents then sees them again)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
 	f.StringVar(&opts.Rerun, "rerun", "", "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
+	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command")
+	_ = cmd.MarkFlagFilename("report", "html")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
@@ -275,6 +284,9 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if !opts.FixedIDs {
 		nonce = check.NewNonce()
 	}
+	if err := checkReportPath(opts.Report); err != nil {
+		return err
+	}
 	if opts.SaveCases != "" {
 		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
 			return usagef("--save-cases: %v", err)
@@ -300,12 +312,24 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		return err
 	}
 	rep.Signer, rep.Now = signer, a.now
+	// --report and the job summary are written from what a collector
+	// beside the run's output keeps, and the requests of the cases that
+	// did not pass.
+	result := rep.Result
+	var col *report.Collector
+	var rec *htmlreport.CheckRecorder
+	if opts.Report != "" || stepSummary() != "" {
+		col = &report.Collector{}
+		rep.Out = report.Tee(rep.Out, col)
+		rec = &htmlreport.CheckRecorder{Target: target, Header: header}
+		result = func(res check.Result) { rec.Result(res); rep.Result(res) }
+	}
 	sum, err := check.Run(ctx, check.Config{
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
 		Probe: probe, Settle: opts.Settle, Nonce: nonce,
-	}, rep.Result)
+	}, result)
 	var unreachable *check.UnreachableError
 	var probeErr *check.ProbeError
 	switch {
@@ -318,11 +342,15 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		_ = rep.Finish(sum)
+		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
 	}
 	if err := rep.Finish(sum); err != nil {
+		return err
+	}
+	if err := checkReports(a, opts, col, rec, target, seed, ids, sum); err != nil {
 		return err
 	}
 	if sum.Failed() {

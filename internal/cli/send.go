@@ -13,10 +13,12 @@ import (
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/threshold"
 )
 
 type sendOptions struct {
@@ -32,6 +34,9 @@ type sendOptions struct {
 	Shuffle   bool
 	Scenario  string
 	FixedIDs  bool
+	// Thresholds are --threshold's, Report is --report's file.
+	Thresholds []string
+	Report     string
 
 	eventsSet, countSet bool
 	// sleep replaces the backoff's real sleep in tests.
@@ -79,9 +84,22 @@ are bounded by the file descriptors too (the soft limit is raised to the
 hard one; a lower bound is said once), and a failure of the sending
 machine itself is counted as "local", not as the receiver's.
 
+--report writes the run as one HTML file that opens without a network (a CI
+artifact): the summary, the percentiles, each call's latency against its
+scheduled start (a stall shows as in vegeta's plot), a histogram and the
+errors by kind. Under GitHub Actions ($GITHUB_STEP_SUMMARY set) the counts,
+latency, thresholds and first failures are appended to the job summary.
+
+--threshold makes the run a gate, as k6's thresholds do: each is a metric
+of the summary, a comparison (< <= > >= == !=) and a value (a duration for
+latencies, a count or a share of sent for counts, per second for rps),
+checked at the end; the summary lists each with its measured value.
+Metrics: ` + strings.Join(threshold.Names(), ", ") + `.
+
 Exit status: 0 when every delivery got an expected status (--expect-status,
-default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
-(the summary is still printed).`,
+default any 2xx) and every --threshold held, 1 otherwise (a failed
+threshold is named), 2 for usage errors (an unknown metric is one), 130
+when interrupted (the summary is still printed).`,
 		Example: `  whsim send --event CREATE_RECEIVABLE_DOC
   whsim send --url http://localhost:3000/webhook --event all
   whsim send --url https://erp-hook.example.com/in?tenant=7 --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
@@ -89,6 +107,8 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
   whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
   whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 1m
+  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
+  whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -110,6 +130,9 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
 	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
+	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
+	_ = cmd.MarkFlagFilename("report", "html")
+	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
@@ -138,6 +161,14 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return usagef("--header %v", err)
 	}
+	var thresholds []threshold.Threshold
+	for _, s := range opts.Thresholds {
+		t, err := threshold.Parse(s)
+		if err != nil {
+			return usagef("--threshold: %v", err)
+		}
+		thresholds = append(thresholds, t)
+	}
 	signer, err := deliver.SignerFor(opts.Sign, opts.Secret)
 	if err != nil {
 		return usageErr(err)
@@ -154,7 +185,21 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return nil
 	}
 
-	con, err := opts.newConsole(a, "whsim send")
+	if err := checkReportPath(opts.Report); err != nil {
+		return err
+	}
+	// --report plots every delivery and the job summary lists the first
+	// failures: both from what the console's Observe hook is told.
+	var rec *htmlreport.SendRecorder
+	if opts.Report != "" || stepSummary() != "" {
+		rec = &htmlreport.SendRecorder{}
+	}
+	con, err := opts.newConsole(a, "whsim send", func(o *deliver.ConsoleOptions) {
+		o.Thresholds = thresholds
+		if rec != nil {
+			o.Observe = rec.Observe
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -195,7 +240,11 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
 	ro.Left = feed.Left
-	return runDeliveries(ctx, con, d, feed.Next, ro, total)
+	var after []func(*deliver.Stats) error
+	if rec != nil {
+		after = append(after, func(st *deliver.Stats) error { return sendReports(a, opts, rec, con, st, target) })
+	}
+	return runDeliveries(ctx, con, d, feed.Next, ro, total, after...)
 }
 
 // idNonce is the nonce of a run's requestIds (reqid.Mix): 0 with

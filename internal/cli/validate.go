@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
@@ -95,6 +96,13 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	if err != nil {
 		return usagef("--output: %v", err)
 	}
+	// Under GitHub Actions a collector beside the output keeps the run for
+	// the job summary.
+	var col *report.Collector
+	if stepSummary() != "" {
+		col = &report.Collector{}
+		rep = report.Tee(rep, col)
+	}
 	var beforeStdin func()
 	if st.InTTY {
 		beforeStdin = func() { fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end") }
@@ -118,6 +126,9 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	}
 	if err := rep.Finish(sum); err != nil {
 		return err
+	}
+	if col != nil {
+		appendJobSummary(a, jobsummary.FromCollector(col, "whsim validate", "input", sum.Failed == 0))
 	}
 	if sum.Failed > 0 {
 		return errChecksFailed
