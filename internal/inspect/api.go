@@ -82,7 +82,7 @@ type Replayed struct {
 type Handler struct {
 	opts    Options
 	mux     *http.ServeMux
-	streams chan struct{} // a slot per open stream
+	streams chan struct{}   // a slot per open stream
 	millis  map[string]bool // the spec's millisecond fields
 	loc     *time.Location  // Asia/Shanghai
 
@@ -281,13 +281,13 @@ type Detail struct {
 	// Deliveries are the calls with this requestId, Document those about
 	// this document (DocNumber), oldest first, this one among them; empty
 	// when it is alone.
-	Deliveries []Link  `json:"deliveries"`
-	Document   []Link  `json:"document"`
-	DocNumber  string  `json:"docNumber"`
-	BodyGone   bool    `json:"bodyGone"` // the body left memory and no capture file has it
-	File       string  `json:"file"`     // the name the body downloads as
-	Curl         string         `json:"curl"`
-	Send         string         `json:"send"`
+	Deliveries []Link `json:"deliveries"`
+	Document   []Link `json:"document"`
+	DocNumber  string `json:"docNumber"`
+	BodyGone   bool   `json:"bodyGone"` // the body left memory and no capture file has it
+	File       string `json:"file"`     // the name the body downloads as
+	Curl       string `json:"curl"`
+	Send       string `json:"send"`
 }
 
 // FindingAt is a finding and the tree path it is shown at (its own path or,

@@ -387,8 +387,8 @@ type workDone struct {
 	bytes int64
 }
 
-func (w *workDone) add(c *Call)  { w.calls++; w.bytes += int64(c.Size) }
-func (w *workDone) over() bool { return w.calls >= scanCalls || w.bytes >= scanBytes }
+func (w *workDone) add(c *Call) { w.calls++; w.bytes += int64(c.Size) }
+func (w *workDone) over() bool  { return w.calls >= scanCalls || w.bytes >= scanBytes }
 
 // After returns up to limit calls matching f with IDs above after, oldest
 // first; upTo, the last ID it looked at (the next call to ask after); and
