@@ -370,7 +370,7 @@ func (s *Store) Newest(ctx context.Context, before uint64, f Filter, limit int) 
 		if err != nil {
 			return calls, 0, err
 		}
-		work.add(c)
+		work.add(c, f.needsBody())
 		if f.match(c) {
 			calls = append(calls, c)
 		}
@@ -387,8 +387,15 @@ type workDone struct {
 	bytes int64
 }
 
-func (w *workDone) add(c *Call) { w.calls++; w.bytes += int64(c.Size) }
-func (w *workDone) over() bool  { return w.calls >= scanCalls || w.bytes >= scanBytes }
+// add counts c, and its body when the listing searched it.
+func (w *workDone) add(c *Call, body bool) {
+	w.calls++
+	if body {
+		w.bytes += int64(c.Size)
+	}
+}
+
+func (w *workDone) over() bool { return w.calls >= scanCalls || w.bytes >= scanBytes }
 
 // After returns up to limit calls matching f with IDs above after, oldest
 // first; upTo, the last ID it looked at (the next call to ask after); and
@@ -417,7 +424,7 @@ func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (c
 		if err != nil {
 			return calls, id - 1, changed, err
 		}
-		work.add(c)
+		work.add(c, f.needsBody())
 		if f.match(c) {
 			calls = append(calls, c)
 		}
