@@ -274,10 +274,11 @@ func TestInspectorInBrowser(t *testing.T) {
 		io.WriteString(w, `{"ok":true}`)
 	}))
 	defer recv.Close()
-	var result string
+	var result, initial string
 	run("replay call 1",
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] #replay-url`, chromedp.ByQuery),
+		chromedp.Value(`#replay-url`, &initial, chromedp.ByQuery),
 		chromedp.SetValue(`#replay-url`, recv.URL+"/erp", chromedp.ByQuery),
 		chromedp.Click(`form.replay button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#replay-result .status`, chromedp.ByQuery),
@@ -295,6 +296,15 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(result, "202") {
 		t.Errorf("replay result shown as %q, want the receiver's 202", result)
+	}
+	// Without --forward-to and before any replay the box was empty, never
+	// an address of whsim's choosing; now it starts at the last target.
+	var next string
+	run("open call 2", chromedp.Click(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="2"] #replay-url`, chromedp.ByQuery),
+		chromedp.Value(`#replay-url`, &next, chromedp.ByQuery))
+	if initial != "" || next != recv.URL+"/erp" {
+		t.Errorf("replay box: %q before a replay, %q after one to %s/erp", initial, next, recv.URL)
 	}
 
 	// A body, path and header full of markup render as text and run nothing.
