@@ -42,12 +42,11 @@ The URL carries a token drawn for this run (?token=...): opening it sets a
 cookie only this page sends, and every /api/ request needs it. A page on
 any other site is refused (its browser says so in Sec-Fetch-Site), so no
 web page can read, replay or export the calls through your browser. From
-a script, send the token as a header:
+a script, send the token (in the URL --ready-file holds) as a header:
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4040/api/calls`,
 		Example: `  whsim inspect calls.ndjson
   whsim inspect calls.ndjson --ui 127.0.0.1:0 --ready-file ui.txt
-  whsim inspect calls.ndjson --origin http://localhost:3000
-  TOKEN=$(sed 's/.*token=//' ui.txt); curl -H "Authorization: Bearer $TOKEN" "$(sed 's/?.*//' ui.txt)api/export?format=har" > calls.har`,
+  whsim inspect calls.ndjson --origin http://localhost:3000`,
 		Args: cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt

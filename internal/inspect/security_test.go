@@ -260,11 +260,13 @@ func TestSearchStopsWhenItsClientGoesAway(t *testing.T) {
 	}
 }
 
-// One request's search looks at no more than scanCalls calls and says
-// where the rest begins.
+// One request's search looks at no more than its bound of calls (scanCalls)
+// and says where the rest begins.
 func TestSearchIsBoundedPerRequest(t *testing.T) {
-	n := scanCalls + 50
+	const bound = 200
+	n := bound + 50
 	s := bigFileStore(t, n)
+	s.bound.calls = bound
 	var looked atomic.Int64
 	srv := httptest.NewServer(New(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
 		looked.Add(1)
@@ -274,8 +276,8 @@ func TestSearchIsBoundedPerRequest(t *testing.T) {
 	var calls []Summary
 	resp := get(t, srv.URL+"/api/calls?q=%22r-1%22&limit=1000", &calls)
 	next := resp.Header.Get(NextHeader)
-	if looked.Load() > scanCalls || next != fmt.Sprint(n-scanCalls+1) {
-		t.Errorf("looked at %d calls (bound %d), %s %q", looked.Load(), scanCalls, NextHeader, next)
+	if looked.Load() > bound || next != fmt.Sprint(n-bound+1) {
+		t.Errorf("looked at %d calls (bound %d), %s %q", looked.Load(), bound, NextHeader, next)
 	}
 	// Going on from there finds the rest, and says it reached the start.
 	var rest []Summary

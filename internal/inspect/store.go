@@ -153,6 +153,7 @@ type Store struct {
 	held     int64         // the bytes the window's calls hold
 	shedTo   uint64        // calls in the window below this ID are light
 	links    *linker
+	bound    workDone // what one listing may look at (scanCalls, scanBytes)
 
 	older   *fileIndex // nil: nothing is kept beyond the window; its entries are guarded by mu
 	loaded  bool       // by LoadFile: no calls are added after
@@ -165,7 +166,8 @@ func NewStore(window int) *Store {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &Store{ring: make([]*Call, window), changed: make(chan struct{}), maxBytes: DefaultWindowBytes, links: newLinker()}
+	return &Store{ring: make([]*Call, window), changed: make(chan struct{}), maxBytes: DefaultWindowBytes, links: newLinker(),
+		bound: workDone{calls: scanCalls, bytes: scanBytes}}
 }
 
 // LimitBytes bounds the bytes the window holds (the newest call is kept
@@ -357,7 +359,7 @@ func (s *Store) Newest(ctx context.Context, before uint64, f Filter, limit int) 
 	var work workDone
 	id := before - 1
 	for ; id >= low && id > 0 && len(calls) < limit; id-- {
-		if work.over() {
+		if work.over(s.bound) {
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -395,7 +397,7 @@ func (w *workDone) add(c *Call, body bool) {
 	}
 }
 
-func (w *workDone) over() bool { return w.calls >= scanCalls || w.bytes >= scanBytes }
+func (w *workDone) over(bound workDone) bool { return w.calls >= bound.calls || w.bytes >= bound.bytes }
 
 // After returns up to limit calls matching f with IDs above after, oldest
 // first; upTo, the last ID it looked at (the next call to ask after); and
@@ -413,7 +415,7 @@ func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (c
 	br := s.reader()
 	defer br.close()
 	var work workDone
-	for ; id <= last && len(calls) < limit && !work.over(); id++ {
+	for ; id <= last && len(calls) < limit && !work.over(s.bound); id++ {
 		if err := ctx.Err(); err != nil {
 			return calls, id - 1, changed, err
 		}

@@ -16,15 +16,15 @@ import (
 )
 
 // listen --ui holds its window by bytes as well as by calls: 450 bodies
-// of 10 MB once took 4.4 GB. Here 450 bodies of 1 MiB against a bound of
-// 8 MiB: the window holds no more than the bound and the newest call,
+// of 10 MB once took 4.4 GB. Here 450 bodies of 256 KiB against a bound
+// of 2 MiB: the window holds no more than the bound and the newest call,
 // whatever the count; every call keeps its summary, and with a capture
 // file every body is read back whole.
 func TestListenWindowIsBoundedByBytes(t *testing.T) {
 	const (
 		calls = 450
-		size  = 1 << 20
-		bound = 8 << 20
+		size  = 256 << 10
+		bound = 2 << 20
 	)
 	for _, withFile := range []bool{true, false} {
 		t.Run(fmt.Sprint("capture=", withFile), func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestListenWindowIsBoundedByBytes(t *testing.T) {
 			}
 			f.Close()
 			most = max(most, s.Held())
-			// A call counts its record's body and its own copy: 2 MiB.
+			// A call counts its record's body and its own copy: twice its size.
 			if limit := int64(bound + 2*size + 4*callOverhead); most > limit {
 				t.Errorf("the window held %d bytes, bound %d", most, limit)
 			}
