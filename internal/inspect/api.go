@@ -598,6 +598,9 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 		hd.Set("Content-Type", "application/x-ndjson")
 		hd.Set("Content-Disposition", `attachment; filename="calls.ndjson"`)
 		err = h.opts.Store.Each(r.Context(), func(c *Call) error {
+			if c.BodyGone() {
+				return nil // a record without its body would replay as another call
+			}
 			rec := *c.Record
 			var err error
 			if line, err = capture.Append(line[:0], &rec); err == nil {
@@ -617,7 +620,11 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 			}
 			first = false
 			var err error
-			if line, err = marshalAppend(line[:0], harEntry(c, h.opts.Origin)); err == nil {
+			e := harEntry(c, h.opts.Origin)
+			if c.BodyGone() {
+				e.Comment = strings.TrimPrefix(e.Comment+"; "+bodyGoneNote, "; ")
+			}
+			if line, err = marshalAppend(line[:0], e); err == nil {
 				_, err = bw.Write(line)
 			}
 			return err
@@ -630,6 +637,9 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 	// On an error the response stops short: a client sees a torn file
 	// rather than a whole-looking one that lacks calls.
 }
+
+// bodyGoneNote says why an exported call has no body.
+const bodyGoneNote = "the bodies left the inspector's memory and no capture file has them (listen --ui without --capture)"
 
 // marshalAppend appends v's JSON, HTML left unescaped, as writeJSON writes it.
 func marshalAppend(b []byte, v any) ([]byte, error) {

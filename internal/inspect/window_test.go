@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -255,5 +256,30 @@ func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Without a capture file, calls whose bodies left memory are left out of
+// an NDJSON export (a record without its body would replay as another
+// call) and said to lack them in a HAR one.
+func TestExportOfCallsWithoutTheirBodies(t *testing.T) {
+	s := NewStore(10).LimitBytes(1)
+	for i := 1; i <= 3; i++ {
+		s.Add(record(i, "E", []byte(fmt.Sprintf(`{"requestId":"r-%d"}`, i)), 200), nil)
+	}
+	srv := newTestServer(t, s, nil)
+	resp, err := apiGet(srv.URL + "/api/export?format=ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n := strings.Count(string(b), "\n"); n != 1 || !strings.Contains(string(b), "r-3") {
+		t.Errorf("ndjson export: %d records, want the newest only: %s", n, b)
+	}
+	var har HAR
+	get(t, srv.URL+"/api/export?format=har", &har)
+	if len(har.Log.Entries) != 3 || !strings.Contains(har.Log.Entries[0].Comment, "left the inspector's memory") || har.Log.Entries[2].Comment != "" {
+		t.Errorf("har entries %+v", har.Log.Entries)
 	}
 }
