@@ -40,7 +40,7 @@ func (u *UI) Wait() error { return <-u.done }
 // calls stay on the heap: with 10,000 the heap under load grew past the
 // caches and listen spent 15 to 35% more CPU per call (fresh spans for
 // every body); with 1,000 no difference showed. With a capture file the
-// page reads older calls back from it (the store keeps 8 bytes a call).
+// page reads older calls back from it (the store keeps 16 bytes a call).
 const ListenWindow = 1000
 
 // ListenWindowBytes bounds the bodies listen --ui keeps in memory: 450

@@ -215,7 +215,7 @@ func (s *Store) add(c *Call, offset int64) *Call {
 	c.ID = s.last
 	s.links.link(c)
 	if s.older != nil {
-		s.older.add(entry{off: offset, prevReq: c.RepeatOf, prevDoc: c.PrevDoc, flags: flagBits(c.Flags), event: eventIndex(c.Event)})
+		s.older.add(makeEntry(c.ID, offset, c))
 	}
 	if s.n < len(s.ring) {
 		s.ring[(s.first+s.n)%len(s.ring)] = c
@@ -315,7 +315,7 @@ func (s *Store) fetch(br *backReader, id uint64, body bool) (*Call, error) {
 	if c != nil && (!c.shed || !body || s.older == nil) {
 		return c, nil
 	}
-	if !ok || e.off == noOffset {
+	if !ok || e.off() == noOffset {
 		if c != nil {
 			return c, nil // listen could not record it: what memory has
 		}
@@ -472,19 +472,19 @@ func (s *Store) Related(c *Call) (deliveries, document []Link) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.RequestID != "" {
-		deliveries = s.chainLocked(s.links.newest(&s.links.reqs, c.RequestID), c, func(x *Call, e entry) uint64 {
+		deliveries = s.chainLocked(s.links.newest(&s.links.reqs, c.RequestID), c, func(x *Call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.RepeatOf
 			}
-			return e.prevReq
+			return e.prevReq(at)
 		})
 	}
 	if c.Doc != "" {
-		document = s.chainLocked(s.links.newest(&s.links.docs, c.Doc), c, func(x *Call, e entry) uint64 {
+		document = s.chainLocked(s.links.newest(&s.links.docs, c.Doc), c, func(x *Call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.PrevDoc
 			}
-			return e.prevDoc
+			return e.prevDoc(at)
 		})
 	}
 	return deliveries, document
@@ -495,7 +495,7 @@ const maxRelated = 50
 
 // chainLocked walks a chain of links back from newest, oldest first in the
 // result; with more than maxRelated links it keeps those nearest to c.
-func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry) uint64) []Link {
+func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry, uint64) uint64) []Link {
 	var out []Link
 	for at := max(newest, c.ID); at > 0 && len(out) < 4*maxRelated; {
 		x := s.atLocked(at)
@@ -509,11 +509,11 @@ func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry) uint
 		ev := ""
 		if x != nil {
 			ev = x.Event
-		} else if e.event > 0 {
-			ev = spec.EventNames()[e.event-1]
+		} else if n := int(e.event()); n > 0 && n <= len(spec.EventNames()) {
+			ev = spec.EventNames()[n-1]
 		}
 		out = append(out, Link{ID: at, Event: ev})
-		next := prev(x, e)
+		next := prev(x, e, at)
 		if next >= at {
 			break // a link only ever goes back
 		}
@@ -612,17 +612,45 @@ func statusMatch(want string, status int) bool {
 	return want == strconv.Itoa(status)
 }
 
-// entry is what the file index keeps of a call: where its record starts
-// and its links and flags, which depend on the calls before it.
+// entry is what the file index keeps of a call, in 16 bytes: where its
+// record starts, and its links and flags, which depend on the calls before
+// it.
 type entry struct {
-	off              int64
-	prevReq, prevDoc uint64
-	flags            uint8
-	event            uint8 // 1 + the index of its event in spec.EventNames, 0 none
+	word       uint64 // the offset + 1 in the low 48 bits (0: not in the file), flags and event above
+	dReq, dDoc uint32 // how far back the call before with its requestId, its document is (0: none)
+}
+
+const offBits = 48
+
+func makeEntry(id uint64, off int64, c *Call) entry {
+	back := func(prev uint64) uint32 {
+		if prev == 0 || id-prev > 1<<32-1 {
+			return 0 // a link that far back is let go
+		}
+		return uint32(id - prev)
+	}
+	return entry{
+		word: uint64(off+1) | uint64(flagBits(c.Flags))<<offBits | uint64(eventIndex(c.Event))<<(offBits+8),
+		dReq: back(c.RepeatOf), dDoc: back(c.PrevDoc),
+	}
+}
+
+// off is where the record starts, noOffset when it is not in the file.
+func (e entry) off() int64               { return int64(e.word&(1<<offBits-1)) - 1 }
+func (e entry) flags() uint8             { return uint8(e.word >> offBits) }
+func (e entry) event() uint8             { return uint8(e.word >> (offBits + 8)) }
+func (e entry) prevReq(id uint64) uint64 { return back(id, e.dReq) }
+func (e entry) prevDoc(id uint64) uint64 { return back(id, e.dDoc) }
+
+func back(id uint64, d uint32) uint64 {
+	if d == 0 {
+		return 0
+	}
+	return id - uint64(d)
 }
 
 // fileIndex reads records back from a capture file by ID. It keeps an
-// entry a call, in chunks that never move: no pointers for the collector
+// entry (16 bytes) a call, in chunks that never move: no pointers for the collector
 // to scan and no copy of the whole index as it grows.
 type fileIndex struct {
 	path   string
@@ -684,31 +712,32 @@ func (b *backReader) read(id uint64, e entry) (*Call, error) {
 	}
 	// Records read one after another (an export, a stream) need no seek:
 	// the next line is likely the one asked for.
-	if b.r != nil && e.off > b.base+b.r.Offset() {
-		if rec, err := b.r.Next(); err == nil && b.base+b.r.Offset() == e.off {
+	off := e.off()
+	if b.r != nil && off > b.base+b.r.Offset() {
+		if rec, err := b.r.Next(); err == nil && b.base+b.r.Offset() == off {
 			return b.call(id, e, rec), nil
 		}
 	}
-	if _, err := b.f.Seek(e.off, io.SeekStart); err != nil {
+	if _, err := b.f.Seek(off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	b.r, b.base = capture.NewReader(b.f), e.off
+	b.r, b.base = capture.NewReader(b.f), off
 	rec, err := b.r.Next()
 	if err != nil {
 		b.r = nil
-		return nil, fmt.Errorf("%s: record %d at byte %d: %w", x.path, id, e.off, err)
+		return nil, fmt.Errorf("%s: record %d at byte %d: %w", x.path, id, off, err)
 	}
 	if b.r.Offset() != 0 {
 		b.r = nil
-		return nil, fmt.Errorf("%s: record %d: no record at byte %d", x.path, id, e.off)
+		return nil, fmt.Errorf("%s: record %d: no record at byte %d", x.path, id, off)
 	}
 	return b.call(id, e, rec), nil
 }
 
 func (b *backReader) call(id uint64, e entry, rec *capture.Record) *Call {
 	c := newCall(id, rec, nil, b.x.check(rec))
-	c.RepeatOf, c.PrevDoc = e.prevReq, e.prevDoc
-	c.Flags = flagsOf(e.flags, c)
+	c.RepeatOf, c.PrevDoc = e.prevReq(id), e.prevDoc(id)
+	c.Flags = flagsOf(e.flags(), c)
 	c.Doc = docKey(b.paths, c.Event, c.body)
 	return c
 }
