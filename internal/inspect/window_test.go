@@ -283,3 +283,18 @@ func TestExportOfCallsWithoutTheirBodies(t *testing.T) {
 		t.Errorf("har entries %+v", har.Log.Entries)
 	}
 }
+
+// docKey reads bodies from the network: it never panics, and what it
+// returns is bounded.
+func FuzzDocKey(f *testing.F) {
+	f.Add("CREATE_RECEIVABLE_DOC", `{"data":{"收款单":{"收款单编号":"SKD1"}}}`)
+	f.Add("AUDIT_PURCHASE_ORDER_INVOICE", `{"data":{"code":"","invoiceCode":"0123"}}`)
+	f.Add("CREATE_PURCHASE_ORDER_INVOICE", `{"data":{"code":"\u0041\ud800"}}`)
+	f.Add("ABANDON_RECEIVABLE_DOC", `{"data":{"收款单":[1,2]}}`)
+	paths := docPaths()
+	f.Fuzz(func(t *testing.T, event, body string) {
+		if k := docKey(paths, event, []byte(body)); len(k) > 250 {
+			t.Errorf("docKey = %d bytes", len(k))
+		}
+	})
+}
