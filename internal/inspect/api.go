@@ -80,11 +80,12 @@ type Replayed struct {
 
 // Handler serves the page and the API.
 type Handler struct {
-	opts    Options
-	mux     *http.ServeMux
-	streams chan struct{}   // a slot per open stream
-	millis  map[string]bool // the spec's millisecond fields
-	loc     *time.Location  // Asia/Shanghai
+	opts     Options
+	mux      *http.ServeMux
+	streams  chan struct{}            // a slot per open stream
+	millis   map[string]bool          // the spec's millisecond fields
+	docPaths map[spec.Kind][][]string // where documents' numbers are (docPaths)
+	loc      *time.Location           // Asia/Shanghai
 
 	mu         sync.Mutex
 	lastReplay string // the last replay target of this run
@@ -101,7 +102,7 @@ func New(opts Options) *Handler {
 	if opts.MaxStreams <= 0 {
 		opts.MaxStreams = DefaultMaxStreams
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux(), streams: make(chan struct{}, opts.MaxStreams), millis: millisFields(), loc: shanghai()}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), streams: make(chan struct{}, opts.MaxStreams), millis: millisFields(), loc: shanghai(), docPaths: docPaths()}
 	ui, _ := fs.Sub(uiFiles, "ui")
 	h.mux.Handle("GET /", h.page(http.FileServerFS(ui)))
 	h.mux.HandleFunc("GET /api/info", h.info)
@@ -340,7 +341,7 @@ func (h *Handler) describe(c *Call) Detail {
 	if d.Document == nil {
 		d.Document = []Link{}
 	}
-	d.DocNumber, d.BodyGone = c.Doc, c.BodyGone()
+	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.body), c.BodyGone()
 	at := attach(d.Tree, c.Findings)
 	d.Findings = make([]FindingAt, len(c.Findings))
 	for i, f := range c.Findings {

@@ -32,38 +32,70 @@ func docPaths() map[spec.Kind][][]string {
 	return out
 }
 
-// docKey is the document a body is about: its kind and number ("" when
-// the event is unknown or the body has no number). It reads the body only
-// as far as the number.
+// docKey is the document a body is about, as shown: its kind and number
+// ("" when the event is unknown or the body has no number).
 func docKey(paths map[spec.Kind][][]string, event string, body []byte) string {
-	e, ok := spec.Lookup(event)
+	kind, sp, ok := docSpan(paths, event, body)
 	if !ok {
 		return ""
 	}
-	for _, p := range paths[e.Kind] {
-		if v := memberAt(body, p); v != "" && len(v) <= 200 {
-			return string(e.Kind) + " " + v
-		}
+	v := string(body[sp.Start:sp.End])
+	if sp.Kind == jsonlex.String {
+		v = jsonlex.StringAt(body, sp)
 	}
-	return ""
+	return string(kind) + " " + v
 }
 
-// memberAt is the string or number at path in b, "" when there is none.
-func memberAt(b []byte, path []string) string {
-	for i, name := range path {
-		sp, ok := jsonlex.Member(b, name)
-		switch {
-		case !ok:
-			return ""
-		case i < len(path)-1:
-			b = b[sp.Start:sp.End]
-		case sp.Kind == jsonlex.String:
-			return jsonlex.StringAt(b, sp)
-		case sp.Kind == jsonlex.Number:
-			return string(b[sp.Start:sp.End])
+// docSpan is where a body's document number is, and the document's kind.
+func docSpan(paths map[spec.Kind][][]string, event string, body []byte) (spec.Kind, jsonlex.Span, bool) {
+	e, ok := spec.Lookup(event)
+	if !ok {
+		return "", jsonlex.Span{}, false
+	}
+	for _, p := range paths[e.Kind] {
+		sp, ok := memberAt(body, p)
+		// An empty string is no number (an invoice's code may be empty).
+		if ok && sp.End-sp.Start <= 200 && (sp.Kind == jsonlex.Number || sp.End-sp.Start > 2) {
+			return e.Kind, sp, true
 		}
 	}
-	return ""
+	return "", jsonlex.Span{}, false
+}
+
+// memberAt is where the string or number at path in b is. It descends
+// into the members on the path without reading the rest of them: a call's
+// body is lexed only up to its number (listen's feed does this for every
+// call).
+func memberAt(b []byte, path []string) (sp jsonlex.Span, ok bool) {
+	var l jsonlex.Lexer
+	l.Reset(b)
+	l.Run(func() {
+		l.Begin()
+		for depth, name := range path {
+			if l.Peek() != jsonlex.Object || !l.Enter() {
+				return
+			}
+			for first := true; ; first = false {
+				k := l.Key(first)
+				kind := l.Peek()
+				if string(l.KeyBytes(k)) == name {
+					if depth < len(path)-1 {
+						break // into it
+					}
+					start := l.Pos()
+					l.Skip(kind)
+					sp = jsonlex.Span{Kind: kind, Start: start, End: l.Pos()}
+					ok = kind == jsonlex.String || kind == jsonlex.Number
+					return
+				}
+				l.Skip(kind)
+				if !l.More('}') {
+					return
+				}
+			}
+		}
+	})
+	return sp, ok
 }
 
 // maxLinked bounds the requestIds and documents a store remembers for
@@ -117,21 +149,36 @@ func newLinker() *linker {
 
 func (l *linker) hash(s string) uint64 { return maphash.String(l.seed, s) }
 
-// link fills c's links and flags; c.ID is set, c.Doc read.
+// docHash is the hash of the document a body is about, 0 for none: the
+// number's bytes as sent, and its kind. It allocates nothing.
+func (l *linker) docHash(event string, body []byte) uint64 {
+	kind, sp, ok := docSpan(l.paths, event, body)
+	if !ok {
+		return 0
+	}
+	var h maphash.Hash
+	h.SetSeed(l.seed)
+	h.WriteString(string(kind))
+	h.WriteByte(0)
+	h.Write(body[sp.Start:sp.End])
+	return h.Sum64() | 1 // never 0
+}
+
+// link fills c's links and flags; c.ID is set, c.doc read.
 func (l *linker) link(c *Call) {
 	if c.RequestID != "" {
 		c.RepeatOf = l.reqs.swap(l.hash(c.RequestID), c.ID)
 	}
-	if c.Doc != "" {
-		c.PrevDoc = l.docs.swap(l.hash(c.Doc), c.ID)
+	if c.doc != 0 {
+		c.PrevDoc = l.docs.swap(c.doc, c.ID)
 	}
 	if f := c.Record.Forward; f != nil && f.Error == "" {
 		c.Flags = l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status)
 	}
 }
 
-// newest is the newest call with the requestId or document key (0: none).
-func (l *linker) newest(ls *lastSeen, key string) uint64 { return ls.m[l.hash(key)] }
+// newest is the newest call with the key's hash (0: none).
+func (l *linker) newest(ls *lastSeen, key uint64) uint64 { return ls.m[key] }
 
 // Flag bits, to keep a call's flags in 1 byte of the file index.
 const (

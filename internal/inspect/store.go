@@ -50,12 +50,10 @@ type Call struct {
 	// RepeatOf is the call before with the same requestId (0: none);
 	// PrevDoc the call before about the same document (Doc).
 	RepeatOf, PrevDoc uint64
-	// Doc is the document the call is about ("receipt document SKD..."),
-	// "" when it names none.
-	Doc   string
-	body  []byte
-	shed  bool  // the bodies left memory: read them back (see Store.fetch)
-	bytes int64 // what the call holds, counted against the window's bytes
+	doc               uint64 // the hash of the document the call is about, 0 none (linker.docHash)
+	body              []byte
+	shed              bool  // the bodies left memory: read them back (see Store.fetch)
+	bytes             int64 // what the call holds, counted against the window's bytes
 }
 
 // Body is the request body byte for byte; read it, never write to it.
@@ -207,7 +205,7 @@ const noOffset = -1
 // add stores c, whose record starts at offset in the store's file.
 func (s *Store) add(c *Call, offset int64) *Call {
 	if c.body != nil {
-		c.Doc = docKey(s.links.paths, c.Event, c.body)
+		c.doc = s.links.docHash(c.Event, c.body)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -326,9 +324,47 @@ func (s *Store) fetch(br *backReader, id uint64, body bool) (*Call, error) {
 		return nil, err
 	}
 	if c != nil {
-		full.Flags, full.RepeatOf, full.PrevDoc, full.Doc = c.Flags, c.RepeatOf, c.PrevDoc, c.Doc
+		full.Flags, full.RepeatOf, full.PrevDoc, full.doc = c.Flags, c.RepeatOf, c.PrevDoc, c.doc
 	}
 	return full, nil
+}
+
+// cursor walks a store's calls one way, taking the window's a batch at a
+// time under one lock (a stream under load looks at every call, and a lock
+// a call contended with the feed adding them).
+type cursor struct {
+	s      *Store
+	br     *backReader
+	body   bool // the caller needs bodies: light calls are read back
+	down   bool // newest first
+	lo, hi uint64
+	buf    [64]*Call // buf[i] is call lo+i when in the window
+}
+
+func (s *Store) cursor(body, down bool) *cursor {
+	return &cursor{s: s, br: s.reader(), body: body, down: down}
+}
+
+func (c *cursor) close() { c.br.close() }
+
+// at is call id, as Store.fetch gives it.
+func (c *cursor) at(id uint64) (*Call, error) {
+	if c.hi == 0 || id < c.lo || id > c.hi {
+		c.lo = id
+		if c.down {
+			c.lo = max(1, id-uint64(len(c.buf))+1)
+		}
+		c.hi = c.lo + uint64(len(c.buf)) - 1
+		c.s.mu.Lock()
+		for i := range c.buf {
+			c.buf[i] = c.s.atLocked(c.lo + uint64(i))
+		}
+		c.s.mu.Unlock()
+	}
+	if x := c.buf[id-c.lo]; x != nil && (!x.shed || !c.body || c.s.older == nil) {
+		return x, nil
+	}
+	return c.s.fetch(c.br, id, c.body)
 }
 
 // ErrNotFound says no call has that ID (or it left the window with no
@@ -354,8 +390,8 @@ func (s *Store) Newest(ctx context.Context, before uint64, f Filter, limit int) 
 	}
 	s.mu.Unlock()
 	low := s.lowest()
-	br := s.reader()
-	defer br.close()
+	cur := s.cursor(f.needsBody(), true)
+	defer cur.close()
 	var work workDone
 	id := before - 1
 	for ; id >= low && id > 0 && len(calls) < limit; id-- {
@@ -365,7 +401,7 @@ func (s *Store) Newest(ctx context.Context, before uint64, f Filter, limit int) 
 		if err := ctx.Err(); err != nil {
 			return calls, 0, err
 		}
-		c, err := s.fetch(br, id, f.needsBody())
+		c, err := cur.at(id)
 		if errors.Is(err, ErrNotFound) {
 			continue // not recorded: listen's capture failed
 		}
@@ -412,14 +448,14 @@ func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (c
 	if id < old && older == nil {
 		id = old // gone, with no file to read them from
 	}
-	br := s.reader()
-	defer br.close()
+	cur := s.cursor(f.needsBody(), false)
+	defer cur.close()
 	var work workDone
 	for ; id <= last && len(calls) < limit && !work.over(s.bound); id++ {
 		if err := ctx.Err(); err != nil {
 			return calls, id - 1, changed, err
 		}
-		c, err := s.fetch(br, id, f.needsBody())
+		c, err := cur.at(id)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -439,13 +475,13 @@ func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (c
 // fn's first error or when ctx is done.
 func (s *Store) Each(ctx context.Context, fn func(*Call) error) error {
 	low, last := s.lowest(), s.Last()
-	br := s.reader()
-	defer br.close()
+	cur := s.cursor(true, false)
+	defer cur.close()
 	for id := low; id <= last && id > 0; id++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c, err := s.fetch(br, id, true)
+		c, err := cur.at(id)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -472,15 +508,15 @@ func (s *Store) Related(c *Call) (deliveries, document []Link) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.RequestID != "" {
-		deliveries = s.chainLocked(s.links.newest(&s.links.reqs, c.RequestID), c, func(x *Call, e entry, at uint64) uint64 {
+		deliveries = s.chainLocked(s.links.newest(&s.links.reqs, s.links.hash(c.RequestID)), c, func(x *Call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.RepeatOf
 			}
 			return e.prevReq(at)
 		})
 	}
-	if c.Doc != "" {
-		document = s.chainLocked(s.links.newest(&s.links.docs, c.Doc), c, func(x *Call, e entry, at uint64) uint64 {
+	if c.doc != 0 {
+		document = s.chainLocked(s.links.newest(&s.links.docs, c.doc), c, func(x *Call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.PrevDoc
 			}
@@ -509,8 +545,8 @@ func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry, uint
 		ev := ""
 		if x != nil {
 			ev = x.Event
-		} else if n := int(e.event()); n > 0 && n <= len(spec.EventNames()) {
-			ev = spec.EventNames()[n-1]
+		} else if n := int(e.event()); n > 0 && n <= len(spec.Events()) {
+			ev = spec.Events()[n-1].Name
 		}
 		out = append(out, Link{ID: at, Event: ev})
 		next := prev(x, e, at)
@@ -534,9 +570,9 @@ func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry, uint
 	return out
 }
 
-// eventIndex is 1 + the index of event in spec.EventNames, 0 for none.
+// eventIndex is 1 + the index of event in spec.Events, 0 for none.
 func eventIndex(event string) uint8 {
-	return uint8(slices.Index(spec.EventNames(), event) + 1)
+	return uint8(slices.IndexFunc(spec.Events(), func(e spec.Event) bool { return e.Name == event }) + 1) // Events allocates nothing
 }
 
 // Filter narrows a listing. The zero Filter matches every call.
@@ -683,12 +719,12 @@ func (x *fileIndex) at(id uint64) (entry, bool) {
 // the file once and reads on from where it is when the next record
 // follows.
 func (s *Store) reader() *backReader {
-	return &backReader{x: s.older, paths: s.links.paths}
+	return &backReader{x: s.older, links: s.links}
 }
 
 type backReader struct {
 	x     *fileIndex
-	paths map[spec.Kind][][]string
+	links *linker // its seed and paths only, which never change
 	f     *os.File
 	r     *capture.Reader
 	base  int64 // the file offset r started at
@@ -738,7 +774,7 @@ func (b *backReader) call(id uint64, e entry, rec *capture.Record) *Call {
 	c := newCall(id, rec, nil, b.x.check(rec))
 	c.RepeatOf, c.PrevDoc = e.prevReq(id), e.prevDoc(id)
 	c.Flags = flagsOf(e.flags(), c)
-	c.Doc = docKey(b.paths, c.Event, c.body)
+	c.doc = b.links.docHash(c.Event, c.body)
 	return c
 }
 
@@ -803,7 +839,7 @@ type fed struct {
 	id   string
 	fs   []validate.Finding
 	size int    // the body's size, when it was left out (light)
-	doc  string // the document, read before the body was left out
+	doc  uint64 // the document's hash, read before the body was left out
 }
 
 // FeedQueue bounds a Feed's queue: storing a call takes microseconds, so
@@ -841,7 +877,7 @@ func (f *Feed) run() {
 			call.RequestID = c.id
 			if c.body == nil && c.size > 0 {
 				call = call.light()
-				call.Size, call.Doc = c.size, c.doc
+				call.Size, call.doc = c.size, c.doc
 			}
 			f.s.add(call, c.off)
 			batch[i] = fed{} // let the GC have what the store lets go
@@ -869,7 +905,7 @@ func (f *Feed) Offer(rec *capture.Record, offset int64, body []byte, requestID s
 	}
 	if f.held+n > FeedQueueBytes && n > callOverhead {
 		f.mu.Unlock()
-		it.doc = docKey(f.s.links.paths, eventOf(rec), body)
+		it.doc = f.s.links.docHash(eventOf(rec), body)
 		it.size = len(body)
 		if body == nil {
 			it.size = len(rec.Body)
