@@ -84,7 +84,7 @@ type Handler struct {
 	mux      *http.ServeMux
 	streams  chan struct{}            // a slot per open stream
 	millis   map[string]bool          // the spec's millisecond fields
-	docPaths map[spec.Kind][][]string // where documents' numbers are (docPaths)
+	docPaths map[spec.Kind][][]string // where documents' numbers are
 	loc      *time.Location           // Asia/Shanghai
 
 	mu         sync.Mutex
@@ -116,7 +116,7 @@ func New(opts Options) *Handler {
 	return h
 }
 
-// NewToken draws a session token: 128 random bits, in hex.
+// NewToken draws a session token: 26 base32 characters, 130 random bits.
 func NewToken() string {
 	return rand.Text()
 }
@@ -158,8 +158,8 @@ func (h *Handler) page(files http.Handler) http.Handler {
 			http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: h.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
 		q.Del(TokenQuery)
-		u := *r.URL
-		u.RawQuery = q.Encode()
+		// One leading slash: "//host" would send the browser elsewhere.
+		u := url.URL{Path: "/" + strings.TrimLeft(r.URL.Path, "/"), RawQuery: q.Encode()}
 		w.Header().Set("Cache-Control", "no-store")
 		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 	})

@@ -99,6 +99,15 @@ func TestTheTokenURLSetsTheSessionCookie(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
 		t.Errorf("GET /api/calls with the cookie: %v %v", resp.StatusCode, err)
 	}
+	// The redirect stays on this host, whatever the path.
+	resp, err = noRedirect.Get(srv.URL + "//evil.example/x?token=" + testToken + "&a=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
+		t.Errorf("GET //evil.example/x?token=: Location %q", loc)
+	}
 	// A wrong token sets nothing.
 	resp, err = noRedirect.Get(srv.URL + "/?token=guess")
 	if err != nil {
