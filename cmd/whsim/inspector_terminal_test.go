@@ -130,7 +130,7 @@ func TestInspectorRefusesOtherSitesInBrowser(t *testing.T) {
 // linked; millisecond timestamps with their date in Asia/Shanghai; a link
 // of its own for each call; and the replay box starts at --forward-to.
 func TestInspectorShowsWhatTheTerminalShows(t *testing.T) {
-	_, run := browser(t)
+	ctx, run := browser(t)
 	// The receiver behind listen accepts everything once and refuses a
 	// re-delivery, as a careless deduplicating receiver does.
 	var mu sync.Mutex
@@ -224,6 +224,7 @@ func TestInspectorShowsWhatTheTerminalShows(t *testing.T) {
 	if when != want || num != string(ms[1]) {
 		t.Errorf("业务日期 shown as %q beside %q, want %q beside %s", when, num, want, ms[1])
 	}
+	shot(t, ctx, "inspector-links.png")
 
 	// The replay box starts at --forward-to's URL; after a replay
 	// elsewhere, at that target, reload or not.

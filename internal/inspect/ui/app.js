@@ -72,8 +72,10 @@ function row(c) {
     el("td", {}, c.method),
     el("td", { class: "path", title: c.path }, c.path),
     el("td", { class: "event", title: c.event }, c.event || "-"),
-    el("td", { class: "rid", title: c.requestId }, c.requestId || "-",
-      c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, " ↻ #" + c.repeatOf) : null),
+    // The mark goes first: the cell cuts a long requestId short.
+    el("td", { class: "rid", title: c.requestId },
+      c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
+      c.requestId || "-"),
     el("td", { class: "num" }, size(c.size)),
     el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
     el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : ""),
