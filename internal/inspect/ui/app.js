@@ -228,7 +228,7 @@ function detail(d) {
   out.append(section("Headers (credentials masked)", table(d.headers, "No headers.")));
   const body = el("div", { class: "tree" });
   if (d.tree) body.append(node(d.tree, d.findingList, true));
-  else body.append(el("p", { class: "hint" }, d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
+  else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)." : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
   out.append(rawView(d));
   if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
