@@ -3,7 +3,22 @@ package inspect
 import (
 	"io"
 	"net/http"
+	"testing"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/validate"
 )
+
+// loadFile is LoadFile for the tests that only need the store: the one
+// place that calls it with its arguments.
+func loadFile(t *testing.T, path string, window int, check func(*capture.Record) []validate.Finding) *Store {
+	t.Helper()
+	s, _, err := LoadFile(path, window, check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // testToken is the session token of the test servers.
 const testToken = "test-token"

@@ -225,11 +225,7 @@ func bigFileStore(t *testing.T, n int) *Store {
 		}
 	}
 	file.Close()
-	s, _, err := LoadFile(path, 10, func(*capture.Record) []validate.Finding { return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadFile(t, path, 10, func(*capture.Record) []validate.Finding { return nil })
 }
 
 // A search whose client goes away stops: it looks at no more calls.

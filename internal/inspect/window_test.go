@@ -162,10 +162,7 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 	}
 	for _, window := range []int{10, 1} { // in memory; read back from the file
 		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
-			s, _, err := LoadFile(path, window, check1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := loadFile(t, path, window, check1)
 			srv := newTestServer(t, s, nil)
 			detail := func(id int) Detail {
 				var d Detail
