@@ -640,7 +640,7 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 }
 
 // bodyGoneNote says why an exported call has no body.
-const bodyGoneNote = "the bodies left the inspector's memory and no capture file has them (listen --ui without --capture)"
+const bodyGoneNote = "the bodies left the inspector's memory and no file has them (listen --ui without --capture, or inspect of a pipe)"
 
 // marshalAppend appends v's JSON, HTML left unescaped, as writeJSON writes it.
 func marshalAppend(b []byte, v any) ([]byte, error) {

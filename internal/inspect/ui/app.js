@@ -222,7 +222,7 @@ function detail(d) {
   out.append(flagsList(d));
   out.append(links("deliveries", "Deliveries of this requestId", d.deliveries, d.id));
   out.append(links("document", "Calls about " + (d.docNumber || "this document"), d.document, d.id));
-  if (d.bodyGone) out.append(el("p", { class: "note warning" }, "The body left memory (listen --ui keeps 64 MiB of bodies) and there is no capture file to read it back from: run listen with --capture."));
+  if (d.bodyGone) out.append(el("p", { class: "note warning" }, "The body left memory (the inspector keeps a bounded amount of bodies) and no file has it to read back: listen without --capture, or inspect of a pipe."));
   out.append(findingsList(d));
   out.append(section("Query", table(d.queryParams, "No query.")));
   out.append(section("Headers (credentials masked)", table(d.headers, "No headers.")));
