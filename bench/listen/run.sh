@@ -73,8 +73,8 @@ echo "lost (2xx not recorded): $lost; recorded beyond wrk's count (in flight at 
   --ui 127.0.0.1:0 >"$tmp/ui-calls.txt" 2>"$tmp/ui-listen.err" & pid=$!
 wait_ready "$tmp/ui-listen.url"
 for _ in $(seq 100); do grep -q 'inspector on' "$tmp/ui-listen.err" && break; sleep 0.05; done
-ui=$(sed -n 's/.*inspector on \(http[^ ]*\).*/\1/p' "$tmp/ui-listen.err")
-curl -sN "${ui}api/stream" >"$tmp/stream.txt" & sse=$!
+ui=$(sed -n 's/.*inspector on \(http[^ ]*\).*/\1/p' "$tmp/ui-listen.err") # the page, ?token=... on it
+curl -sN -H "Authorization: Bearer ${ui##*token=}" "${ui%%\?*}api/stream" >"$tmp/stream.txt" & sse=$!
 wrk -t2 -c"$conns" -d"$dur" -s bench/listen/post.lua "$(cat "$tmp/ui-listen.url")?businessType=$event" >"$tmp/ui.txt"
 uiticks=$(cpu_ticks "$pid")
 kill -INT "$pid"; wait "$pid"; pid=

@@ -48,10 +48,9 @@ func TestInspectServesACapture(t *testing.T) {
 	if ui == "" {
 		t.Fatalf("inspect did not start: %s", stderr.String())
 	}
-	resp, err := http.Get(ui + "api/calls")
-	if err != nil {
-		t.Fatal(err)
-	}
+	printed := ui
+	ui, token := splitToken(t, ui)
+	resp := apiGet(t, ui+"api/calls", token)
 	var calls []struct {
 		ID        int    `json:"id"`
 		RequestID string `json:"requestId"`
@@ -62,10 +61,7 @@ func TestInspectServesACapture(t *testing.T) {
 	if len(calls) != 2 || calls[0].ID != 2 || calls[1].RequestID != "r-1" || calls[0].Verdict != "invalid" {
 		t.Errorf("calls = %+v", calls)
 	}
-	resp, err = http.Get(ui + "api/export?format=ndjson")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp = apiGet(t, ui+"api/export?format=ndjson", token)
 	exported, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if !bytes.Equal(exported, file) {
@@ -75,7 +71,7 @@ func TestInspectServesACapture(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("inspect after Ctrl-C: %v (%s)", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "inspector on "+ui+" (2 calls from ") {
+	if !strings.Contains(stderr.String(), "inspector on "+printed+" (2 calls from ") {
 		t.Errorf("stderr = %q", stderr.String())
 	}
 }

@@ -33,15 +33,49 @@ func findChromium() string {
 type inspectorUnderTest struct {
 	webhook string // listen's URL, ending in /
 	ui      string // the page's URL, ending in /
+	token   string // the session's token
 }
 
-func startListenUI(t *testing.T) *inspectorUnderTest {
+// page is the URL listen printed: the page with the session's token.
+func (l *inspectorUnderTest) page() string { return l.ui + "?token=" + l.token }
+
+// get sends GET ui+path with the token, as the README tells curl to.
+func (l *inspectorUnderTest) get(t *testing.T, path string) *http.Response {
+	t.Helper()
+	return apiGet(t, l.ui+path, l.token)
+}
+
+func apiGet(t *testing.T, url, token string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// splitToken splits the URL whsim printed into the page and the token.
+func splitToken(t *testing.T, u string) (page, token string) {
+	t.Helper()
+	page, token, ok := strings.Cut(u, "?token=")
+	if !ok || token == "" {
+		t.Fatalf("the inspector's URL %q carries no token", u)
+	}
+	return page, token
+}
+
+func startListenUI(t *testing.T, args ...string) *inspectorUnderTest {
 	t.Helper()
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "url.txt")
 	var stderr syncBuffer
-	cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ui", "127.0.0.1:0",
-		"--ready-file", ready, "--capture", filepath.Join(dir, "calls.ndjson"))
+	cmd := exec.Command("whsim", append([]string{"listen", "--addr", "127.0.0.1:0", "--ui", "127.0.0.1:0",
+		"--ready-file", ready, "--capture", filepath.Join(dir, "calls.ndjson")}, args...)...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -56,7 +90,8 @@ func startListenUI(t *testing.T) *inspectorUnderTest {
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(ready)
 		if m := uiLine.FindStringSubmatch(stderr.String()); m != nil && len(b) > 0 {
-			return &inspectorUnderTest{webhook: strings.TrimSpace(string(b)), ui: m[1]}
+			ui, token := splitToken(t, m[1])
+			return &inspectorUnderTest{webhook: strings.TrimSpace(string(b)), ui: ui, token: token}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -156,7 +191,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 
 	// A call that came before the page opened is listed.
-	run("open the page", chromedp.Navigate(l.ui), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery))
+	run("open the page", chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery))
 
 	// A new call appears without a reload: an invalid one, a string where
 	// a number belongs.
@@ -239,10 +274,11 @@ func TestInspectorInBrowser(t *testing.T) {
 		io.WriteString(w, `{"ok":true}`)
 	}))
 	defer recv.Close()
-	var result string
+	var result, initial string
 	run("replay call 1",
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] #replay-url`, chromedp.ByQuery),
+		chromedp.Value(`#replay-url`, &initial, chromedp.ByQuery),
 		chromedp.SetValue(`#replay-url`, recv.URL+"/erp", chromedp.ByQuery),
 		chromedp.Click(`form.replay button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#replay-result .status`, chromedp.ByQuery),
@@ -260,6 +296,15 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(result, "202") {
 		t.Errorf("replay result shown as %q, want the receiver's 202", result)
+	}
+	// Without --forward-to and before any replay the box was empty, never
+	// an address of whsim's choosing; now it starts at the last target.
+	var next string
+	run("open call 2", chromedp.Click(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="2"] #replay-url`, chromedp.ByQuery),
+		chromedp.Value(`#replay-url`, &next, chromedp.ByQuery))
+	if initial != "" || next != recv.URL+"/erp" {
+		t.Errorf("replay box: %q before a replay, %q after one to %s/erp", initial, next, recv.URL)
 	}
 
 	// A body, path and header full of markup render as text and run nothing.

@@ -23,10 +23,7 @@ func TestListenUIReadsOlderCallsFromTheCapture(t *testing.T) {
 	}
 	getJSON := func(path string, out any) int {
 		t.Helper()
-		resp, err := http.Get(l.ui + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := l.get(t, path)
 		defer resp.Body.Close()
 		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 			t.Fatalf("GET %s: %v", path, err)

@@ -34,11 +34,20 @@ func newInspectCmd(a *app) *cobra.Command {
 every call newest first, filters by event, verdict and status, a search over
 requestId, path, headers and body, each body as a tree with the validator's
 findings at their paths, a diff of two calls, replay to a URL and export as
-NDJSON or HAR. The file is only read; the newest 10,000 calls are kept in
-memory and older ones are read back from the file as the page asks.
+NDJSON or HAR. The file is only read; the newest 10,000 calls (and 256 MiB
+of bodies) are kept in memory and older ones are read back from the file as
+the page asks.
 
 It binds 127.0.0.1 only unless --ui names another interface, prints one line
-"inspector on <url>" to stderr and serves until Ctrl-C (exit status 0).`,
+"inspector on <url>" to stderr (and writes the URL to --ready-file) and
+serves until Ctrl-C (exit status 0).
+
+The URL carries a token drawn for this run (?token=...): opening it sets a
+cookie only this page sends, and every /api/ request needs it. A page on
+any other site is refused (its browser says so in Sec-Fetch-Site), so no
+web page can read, replay or export the calls through your browser. From
+a script, send the token (in the URL --ready-file holds) as a header:
+  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4040/api/calls`,
 		Example: `  whsim inspect calls.ndjson
   whsim inspect calls.ndjson --ui 127.0.0.1:0 --ready-file ui.txt
   whsim inspect calls.ndjson --origin http://localhost:3000`,
@@ -54,7 +63,7 @@ It binds 127.0.0.1 only unless --ui names another interface, prints one line
 	f := cmd.Flags()
 	f.StringVar(&opts.UI, "ui", "127.0.0.1:4040", "address the page is served on (:0 picks a free port)")
 	f.StringVar(&opts.Origin, "origin", "http://127.0.0.1:8080", "where the calls were sent, for copied commands and HAR URLs")
-	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL to this file once serving, for scripts to wait on")
+	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL (token included) to this file once serving, for scripts to wait on")
 	return cmd
 }
 

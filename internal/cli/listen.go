@@ -61,8 +61,10 @@ the capture file and prints a summary; the exit status is then 0.
 --ui serves the web inspector on its own address (never the webhook's): the
 calls live in a browser, each body as a tree with its findings, search,
 diff, replay and export (see whsim inspect for a capture file). It keeps
-the newest 1,000 calls in memory; with --capture, older ones are read back
-from the file as the page asks, without it they are gone from the page.`,
+the newest 1,000 calls and 64 MiB of bodies in memory; with --capture,
+older calls and bodies are read back from the file as the page asks,
+without it they are gone from the page. The URL printed carries the
+session's token (see whsim inspect --help for the API with curl).`,
 		Example: `  whsim listen
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
@@ -192,6 +194,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			feed.Observe(c)
 		}
 		inspectorOpts = inspect.Options{Store: store}
+		if cfg.ForwardTo != nil {
+			inspectorOpts.ForwardTo = cfg.ForwardTo.String() // the replay box's first target
+		}
 	}
 	cfg.Idle = func() { out.Flush() }
 	rcv = receiver.New(cfg)

@@ -2,7 +2,10 @@ package inspect
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -14,10 +17,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/spec"
@@ -42,7 +47,25 @@ type Options struct {
 	// Source says what is shown (listen's URL, a file name), in the title.
 	Source  string
 	Version string // whsim's version, in HAR exports
+	// Token is the session's secret: every /api/ request must carry it, as
+	// the cookie the page gets (see TokenQuery) or as "Authorization:
+	// Bearer <token>". "" makes New draw one (see Handler.Token).
+	Token string
+	// ForwardTo is listen's --forward-to URL, the replay box's first
+	// target; "" leaves it to the last replay target of this run.
+	ForwardTo string
+	// MaxStreams bounds the event streams open at once (0: DefaultMaxStreams).
+	MaxStreams int
 }
+
+// DefaultMaxStreams bounds the event streams open at once: a page keeps
+// one per tab.
+const DefaultMaxStreams = 32
+
+// TokenQuery is the query parameter of the page's URL that carries the
+// token: GET /?token=... sets the session cookie and sends the browser
+// to the page without it.
+const TokenQuery = "token"
 
 // Replayed is the answer to one replay.
 type Replayed struct {
@@ -57,8 +80,15 @@ type Replayed struct {
 
 // Handler serves the page and the API.
 type Handler struct {
-	opts Options
-	mux  *http.ServeMux
+	opts     Options
+	mux      *http.ServeMux
+	streams  chan struct{}            // a slot per open stream
+	millis   map[string]bool          // the spec's millisecond fields
+	docPaths map[spec.Kind][][]string // where documents' numbers are
+	loc      *time.Location           // Asia/Shanghai
+
+	mu         sync.Mutex
+	lastReplay string // the last replay target of this run
 }
 
 // New returns the inspector's handler.
@@ -66,9 +96,15 @@ func New(opts Options) *Handler {
 	if opts.Origin == "" {
 		opts.Origin = "http://127.0.0.1:8080"
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux()}
+	if opts.Token == "" {
+		opts.Token = NewToken()
+	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = DefaultMaxStreams
+	}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), streams: make(chan struct{}, opts.MaxStreams), millis: millisFields(), loc: shanghai(), docPaths: docPaths()}
 	ui, _ := fs.Sub(uiFiles, "ui")
-	h.mux.Handle("GET /", http.FileServerFS(ui))
+	h.mux.Handle("GET /", h.page(http.FileServerFS(ui)))
 	h.mux.HandleFunc("GET /api/info", h.info)
 	h.mux.HandleFunc("GET /api/calls", h.list)
 	h.mux.HandleFunc("GET /api/calls/{id}", h.detail)
@@ -80,8 +116,59 @@ func New(opts Options) *Handler {
 	return h
 }
 
+// NewToken draws a session token: 26 base32 characters, 130 random bits.
+func NewToken() string {
+	return rand.Text()
+}
+
+// Token is the session's token (Options.Token, or the one New drew).
+func (h *Handler) Token() string { return h.opts.Token }
+
+// cookieName is the session cookie's name. Cookies are kept per host, not
+// per port: the port in the name keeps two inspectors apart.
+func cookieName(r *http.Request) string {
+	_, port, _ := net.SplitHostPort(r.Host)
+	return "whsim-inspector-" + port
+}
+
+// authorized says r carries the session's token.
+func (h *Handler) authorized(r *http.Request) bool {
+	got := ""
+	if a := r.Header.Get("Authorization"); a != "" {
+		if t, ok := strings.CutPrefix(a, "Bearer "); ok {
+			got = strings.TrimSpace(t)
+		}
+	} else if c, err := r.Cookie(cookieName(r)); err == nil {
+		got = c.Value
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) == 1
+}
+
+// page serves the page; GET /?token=... with the right token sets the
+// session cookie (HttpOnly, SameSite=Strict: a page on another site
+// never sends it) and drops the token from the address bar.
+func (h *Handler) page(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if !q.Has(TokenQuery) {
+			files.ServeHTTP(w, r)
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(q.Get(TokenQuery)), []byte(h.opts.Token)) == 1 {
+			http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: h.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		}
+		q.Del(TokenQuery)
+		// One leading slash: "//host" would send the browser elsewhere.
+		u := url.URL{Path: "/" + strings.TrimLeft(r.URL.Path, "/"), RawQuery: q.Encode()}
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+	})
+}
+
 // ServeHTTP refuses requests a web page elsewhere could make through the
-// user's browser (a replay sends the captured credentials), then serves.
+// user's browser (the API hands out captured calls and their credentials,
+// a replay sends them, an export or search costs memory and CPU), then
+// serves.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A DNS name other than localhost pointing here is DNS rebinding.
 	host := r.Host
@@ -96,9 +183,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "inspector: cross-origin request refused", http.StatusForbidden)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		// Browsers say where a request comes from, even for an <img> or a
+		// form that sends no Origin: only the page itself (same-origin) or
+		// the user (none: the address bar) may use the API. curl sends
+		// nothing and is held to the token alone.
+		switch site := r.Header.Get("Sec-Fetch-Site"); site {
+		case "", "same-origin", "none":
+		default:
+			apiError(w, http.StatusForbidden, "inspector: request from another site (Sec-Fetch-Site: %s) refused", site)
+			return
+		}
+		if !h.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="whsim inspector"`)
+			apiError(w, http.StatusUnauthorized, "inspector: no session token: open the URL whsim printed (…/?token=…), or send \"Authorization: Bearer <token>\"")
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+	}
 	hd := w.Header()
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
 		"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	h.mux.ServeHTTP(w, r)
@@ -116,6 +222,8 @@ type Summary struct {
 	Status     int       `json:"status"`
 	Verdict    string    `json:"verdict"`
 	Findings   int       `json:"findings"`
+	Flags      int       `json:"flags"`    // FLAG lines listen printed under it
+	RepeatOf   uint64    `json:"repeatOf"` // the call before with its requestId, 0 none
 }
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
@@ -141,6 +249,10 @@ func appendSummary(b []byte, c *Call) []byte {
 	b = jsonstr.Append(b, c.Verdict)
 	b = append(b, `,"findings":`...)
 	b = strconv.AppendInt(b, int64(len(c.Findings)), 10)
+	b = append(b, `,"flags":`...)
+	b = strconv.AppendInt(b, int64(len(c.Flags)), 10)
+	b = append(b, `,"repeatOf":`...)
+	b = strconv.AppendUint(b, c.RepeatOf, 10)
 	return append(b, '}')
 }
 
@@ -148,7 +260,7 @@ func summarize(c *Call) Summary {
 	return Summary{
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
-		Verdict: c.Verdict, Findings: len(c.Findings),
+		Verdict: c.Verdict, Findings: len(c.Findings), Flags: len(c.Flags), RepeatOf: c.RepeatOf,
 	}
 }
 
@@ -165,9 +277,18 @@ type Detail struct {
 	Findings     []FindingAt    `json:"findingList"`
 	Response     *Message       `json:"response"`
 	Forward      *Forwarded     `json:"forward"`
-	File         string         `json:"file"` // the name the body downloads as
-	Curl         string         `json:"curl"`
-	Send         string         `json:"send"`
+	// FlagList are the FLAG lines listen printed under the call.
+	FlagList []check.Flag `json:"flagList"`
+	// Deliveries are the calls with this requestId, Document those about
+	// this document (DocNumber), oldest first, this one among them; empty
+	// when it is alone.
+	Deliveries []Link `json:"deliveries"`
+	Document   []Link `json:"document"`
+	DocNumber  string `json:"docNumber"`
+	BodyGone   bool   `json:"bodyGone"` // the body left memory and no capture file has it
+	File       string `json:"file"`     // the name the body downloads as
+	Curl       string `json:"curl"`
+	Send       string `json:"send"`
 }
 
 // FindingAt is a finding and the tree path it is shown at (its own path or,
@@ -211,6 +332,16 @@ func (h *Handler) describe(c *Call) Detail {
 		d.BodyEncoding = capture.UTF8
 	}
 	d.Tree = parseTree(c.body)
+	h.dates(d.Tree)
+	d.FlagList = append([]check.Flag{}, c.Flags...)
+	d.Deliveries, d.Document = h.opts.Store.Related(c)
+	if d.Deliveries == nil {
+		d.Deliveries = []Link{}
+	}
+	if d.Document == nil {
+		d.Document = []Link{}
+	}
+	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.body), c.BodyGone()
 	at := attach(d.Tree, c.Findings)
 	d.Findings = make([]FindingAt, len(c.Findings))
 	for i, f := range c.Findings {
@@ -325,9 +456,24 @@ func (h *Handler) filterOf(q url.Values) Filter {
 func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"source": h.opts.Source, "origin": h.opts.Origin, "replay": h.opts.Replay != nil, "events": spec.EventNames(),
-		"last": h.opts.Store.Last(), "dropped": h.opts.Store.Dropped(),
+		"last": h.opts.Store.Last(), "dropped": h.opts.Store.Dropped(), "replayTarget": h.replayTarget(),
 	})
 }
+
+// replayTarget is the replay box's first URL: the last one replayed to in
+// this run, else --forward-to's, else none.
+func (h *Handler) replayTarget() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lastReplay != "" {
+		return h.lastReplay
+	}
+	return h.opts.ForwardTo
+}
+
+// NextHeader says where a listing that stopped at its bound of work goes
+// on: ask again with before set to it.
+const NextHeader = "Whsim-Next-Before"
 
 // maxLimit bounds one page of a listing.
 const maxLimit = 1000
@@ -352,10 +498,17 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		}
 		before = n
 	}
-	calls, err := h.opts.Store.Newest(before, h.filterOf(q), limit)
+	calls, next, err := h.opts.Store.Newest(r.Context(), before, h.filterOf(q), limit)
+	if r.Context().Err() != nil {
+		return // the client went away
+	}
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "%v", err)
 		return
+	}
+	if next > 0 && len(calls) < limit {
+		// The search looked at all one request may: the rest is below next.
+		w.Header().Set(NextHeader, strconv.FormatUint(next, 10))
 	}
 	out := make([]Summary, len(calls))
 	for i, c := range calls {
@@ -412,6 +565,9 @@ func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "url %v", err)
 		return
 	}
+	h.mu.Lock()
+	h.lastReplay = req.URL
+	h.mu.Unlock()
 	writeJSON(w, http.StatusOK, h.opts.Replay(r.Context(), c.Record, req.URL))
 }
 
@@ -433,40 +589,69 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "format %q: want ndjson or har", format)
 		return
 	}
-	// Oldest first, as the capture has them, a page at a time.
-	var calls []*Call
-	last := h.opts.Store.Last()
-	for after := uint64(0); after < last; {
-		page, upTo, _, err := h.opts.Store.After(after, Filter{}, maxLimit)
-		if err != nil {
-			apiError(w, http.StatusInternalServerError, "%v", err)
-			return
-		}
-		calls = append(calls, page...)
-		after = upTo
-	}
+	// Oldest first, as the capture has them, one call at a time: memory
+	// stays that of one call whatever the capture's size.
 	hd := w.Header()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var line []byte
+	var err error
 	if format == "ndjson" {
 		hd.Set("Content-Type", "application/x-ndjson")
 		hd.Set("Content-Disposition", `attachment; filename="calls.ndjson"`)
-		bw := bufio.NewWriter(w)
-		var line []byte
-		for _, c := range calls {
+		err = h.opts.Store.Each(r.Context(), func(c *Call) error {
+			if c.BodyGone() {
+				return nil // a record without its body would replay as another call
+			}
 			rec := *c.Record
 			var err error
 			if line, err = capture.Append(line[:0], &rec); err == nil {
-				bw.Write(line)
+				_, err = bw.Write(line)
 			}
-		}
+			return err
+		})
+	} else {
+		hd.Set("Content-Type", "application/json; charset=utf-8")
+		hd.Set("Content-Disposition", `attachment; filename="calls.har"`)
+		head, _ := json.Marshal(HARCreator{Name: "whsim", Version: h.opts.Version})
+		fmt.Fprintf(bw, `{"log":{"version":"1.2","creator":%s,"entries":[`, head)
+		first := true
+		err = h.opts.Store.Each(r.Context(), func(c *Call) error {
+			if !first {
+				bw.WriteByte(',')
+			}
+			first = false
+			var err error
+			e := harEntry(c, h.opts.Origin)
+			if c.BodyGone() {
+				e.Comment = strings.TrimPrefix(e.Comment+"; "+bodyGoneNote, "; ")
+			}
+			if line, err = marshalAppend(line[:0], e); err == nil {
+				_, err = bw.Write(line)
+			}
+			return err
+		})
+		bw.WriteString("]}}\n")
+	}
+	if err == nil {
 		bw.Flush()
-		return
 	}
-	har := HAR{Log: HARLog{Version: "1.2", Creator: HARCreator{Name: "whsim", Version: h.opts.Version}, Entries: make([]HAREntry, len(calls))}}
-	for i, c := range calls {
-		har.Log.Entries[i] = harEntry(c, h.opts.Origin)
+	// On an error the response stops short: a client sees a torn file
+	// rather than a whole-looking one that lacks calls.
+}
+
+// bodyGoneNote says why an exported call has no body.
+const bodyGoneNote = "the bodies left the inspector's memory and no file has them (listen --ui without --capture, or inspect of a pipe)"
+
+// marshalAppend appends v's JSON, HTML left unescaped, as writeJSON writes it.
+func marshalAppend(b []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
 	}
-	hd.Set("Content-Disposition", `attachment; filename="calls.har"`)
-	writeJSON(w, http.StatusOK, har)
+	out := buf.Bytes()
+	return out[:len(out)-1], nil // Encode's newline
 }
 
 // heartbeat keeps an idle stream's connection open through proxies.
@@ -480,6 +665,10 @@ const streamEvery = 20 * time.Millisecond
 // stream sends every call matching the filter after the last one the
 // client saw (Last-Event-ID, or ?after=), then each new one as it comes:
 // a reconnecting EventSource misses nothing.
+//
+// At most MaxStreams are open at once; an after past the newest call is
+// refused (it would hide every call until the store caught up); a client
+// that stops reading is cut off after streamWriteTimeout.
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -489,14 +678,34 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var after uint64
 	for _, s := range []string{r.Header.Get("Last-Event-ID"), q.Get("after")} {
-		if n, err := strconv.ParseUint(s, 10, 64); err == nil && n > after {
-			after = n
+		if s == "" {
+			continue
 		}
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			apiError(w, http.StatusBadRequest, "after %q: want a call id", s)
+			return
+		}
+		after = max(after, n)
 	}
+	if last := h.opts.Store.Last(); after > last {
+		apiError(w, http.StatusBadRequest, "after %d: past the newest call (%d)", after, last)
+		return
+	}
+	select {
+	case h.streams <- struct{}{}:
+		defer func() { <-h.streams }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		apiError(w, http.StatusServiceUnavailable, "inspector: %d event streams are open already; close a tab", cap(h.streams))
+		return
+	}
+	rc := http.NewResponseController(w)
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) }
 	f := h.filterOf(q)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-store")
+	deadline()
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprint(w, "retry: 1000\n\n")
 	fl.Flush()
@@ -504,6 +713,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	bw := bufio.NewWriter(w)
 	var buf []byte
+	ctx := r.Context()
 	for {
 		if kept := h.opts.Store.Kept(); after+1 < kept {
 			// Calls that left the window before this client saw them:
@@ -511,10 +721,11 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(bw, "id: %d\nevent: gap\ndata: {\"from\":%d,\"to\":%d}\n\n", kept-1, after+1, kept-1)
 			after = kept - 1
 		}
-		calls, upTo, changed, err := h.opts.Store.After(after, f, 500)
+		calls, upTo, changed, err := h.opts.Store.After(ctx, after, f, 500)
 		if err != nil {
 			return
 		}
+		deadline()
 		for _, c := range calls {
 			buf = append(buf[:0], "id: "...)
 			buf = strconv.AppendUint(buf, c.ID, 10)
@@ -531,10 +742,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		more := upTo > after
 		after = upTo
 		if bw.Buffered() > 0 {
-			if bw.Flush() != nil {
+			if bw.Flush() != nil || rc.Flush() != nil {
 				return
 			}
-			fl.Flush()
 		}
 		if more {
 			continue // until a look finds nothing new
@@ -543,16 +753,20 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		case <-changed:
 			select {
 			case <-time.After(streamEvery):
-			case <-r.Context().Done():
+			case <-ctx.Done():
 				return
 			}
 		case <-tick.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+			deadline()
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}
-			fl.Flush()
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return
 		}
 	}
 }
+
+// streamWriteTimeout cuts off a stream whose client stopped reading: its
+// socket would otherwise stay open, with its buffers, for good.
+const streamWriteTimeout = 30 * time.Second

@@ -59,14 +59,14 @@ func mask(h http.Header) http.Header {
 
 func newTestServer(t *testing.T, s *Store, replay func(context.Context, *capture.Record, string) Replayed) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(New(Options{Store: s, Mask: mask, Replay: replay, Origin: "http://127.0.0.1:8080", Source: "test", Version: "v1"}))
+	srv := httptest.NewServer(New(Options{Token: testToken, Store: s, Mask: mask, Replay: replay, Origin: "http://127.0.0.1:8080", Source: "test", Version: "v1"}))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 func get(t *testing.T, url string, out any) *http.Response {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := apiGet(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestRawIsTheExactBytes(t *testing.T) {
 		{"/api/calls/3/raw", []byte{0xff, 0xfe, 0x00, '{'}},
 		{"/api/calls/2/raw?download", []byte(receiptBad)},
 	} {
-		resp, err := http.Get(srv.URL + tt.path)
+		resp, err := apiGet(srv.URL + tt.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func openStream(t *testing.T, url, lastID string) *sse {
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := doAPI(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestReplay(t *testing.T) {
 		return Replayed{URL: u, Status: 202, LatencyMS: 1.5, Body: "ok", BodyEncoding: capture.UTF8}
 	})
 	post := func(ct, body string) (int, map[string]any) {
-		resp, err := http.Post(srv.URL+"/api/calls/2/replay", ct, strings.NewReader(body))
+		resp, err := apiPost(srv.URL+"/api/calls/2/replay", ct, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,7 +313,7 @@ func TestReplay(t *testing.T) {
 		}
 	}
 	off := newTestServer(t, newTestStore(), nil)
-	resp, _ := http.Post(off.URL+"/api/calls/1/replay", "application/json", strings.NewReader(`{"url":"http://x/"}`))
+	resp, _ := apiPost(off.URL+"/api/calls/1/replay", "application/json", strings.NewReader(`{"url":"http://x/"}`))
 	if resp.StatusCode != http.StatusNotImplemented {
 		t.Errorf("replay without a replayer: %d", resp.StatusCode)
 	}
@@ -372,7 +372,7 @@ type harFile struct {
 
 func TestExport(t *testing.T) {
 	srv := newTestServer(t, newTestStore(), nil)
-	resp, err := http.Get(srv.URL + "/api/export?format=ndjson")
+	resp, err := apiGet(srv.URL + "/api/export?format=ndjson")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestRefusesOtherSites(t *testing.T) {
 		if tt.origin != "" {
 			req.Header.Set("Origin", tt.origin)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := doAPI(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -446,7 +446,7 @@ func TestRefusesOtherSites(t *testing.T) {
 func TestPageIsServed(t *testing.T) {
 	srv := newTestServer(t, newTestStore(), nil)
 	for _, p := range []string{"/", "/app.js", "/app.css"} {
-		resp, err := http.Get(srv.URL + p)
+		resp, err := apiGet(srv.URL + p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -486,11 +486,11 @@ func TestLoadFilePagesPastTheWindow(t *testing.T) {
 	if err != nil || c.RequestID != "r-1" || c.ID != 1 {
 		t.Fatalf("Get(1) = %+v, %v", c, err)
 	}
-	page, err := s.Newest(0, Filter{}, 10)
+	page, _, err := s.Newest(context.Background(), 0, Filter{}, 10)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[5 4 3 2 1]" {
 		t.Fatalf("Newest = %v, %v", idsOf(page), err)
 	}
-	page, _, _, err = s.After(0, Filter{Query: "r-2"}, 10)
+	page, _, _, err = s.After(context.Background(), 0, Filter{Query: "r-2"}, 10)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[2]" {
 		t.Fatalf("After = %v, %v", idsOf(page), err)
 	}
@@ -515,7 +515,7 @@ func TestWindowForgetsWithoutAFile(t *testing.T) {
 	if _, err := s.Get(1); err != ErrNotFound {
 		t.Errorf("Get(1) past the window: %v", err)
 	}
-	page, upTo, _, _ := s.After(0, Filter{}, 10)
+	page, upTo, _, _ := s.After(context.Background(), 0, Filter{}, 10)
 	if fmt.Sprint(idsOf(page)) != "[2 3]" || upTo != 3 {
 		t.Errorf("After(0) = %v up to %d", idsOf(page), upTo)
 	}
@@ -567,7 +567,7 @@ func TestDetailShowsTheForwardedAnswer(t *testing.T) {
 	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:3000/erp", Status: 502, LatencyMS: 12.5,
 		Headers: http.Header{"X-Session-Token": {"t-1"}}, Body: "bad gateway", BodyEncoding: capture.UTF8}
 	s.Add(rec, nil)
-	srv := httptest.NewServer(New(Options{Store: s, Mask: func(h http.Header) http.Header {
+	srv := httptest.NewServer(New(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
 		out := h.Clone()
 		for k := range out {
 			if strings.Contains(strings.ToLower(k), "token") {
@@ -689,16 +689,16 @@ func TestListenStorePagesPastTheWindow(t *testing.T) {
 			t.Errorf("Get(%d): findings %v", id, c.Findings)
 		}
 	}
-	page, err := s.Newest(0, Filter{}, 10)
+	page, _, err := s.Newest(context.Background(), 0, Filter{}, 10)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[6 5 3 2 1]" {
 		t.Fatalf("Newest = %v, %v", idsOf(page), err)
 	}
-	page, err = s.Newest(3, Filter{}, 1)
+	page, _, err = s.Newest(context.Background(), 3, Filter{}, 1)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[2]" || page[0].RequestID != want[2] {
 		t.Fatalf("Newest(before 3, 1) = %v, %v", idsOf(page), err)
 	}
-	page, upTo, _, err := s.After(0, Filter{Query: want[3]}, 10)
-	if err != nil || fmt.Sprint(idsOf(page)) != "[3]" || upTo != 4 { // it read the file up to the window
+	page, upTo, _, err := s.After(context.Background(), 0, Filter{Query: want[3]}, 10)
+	if err != nil || fmt.Sprint(idsOf(page)) != "[3]" || upTo != 6 { // from the file, then the window
 		t.Fatalf("After(0, q=%s) = %v up to %d, %v", want[3], idsOf(page), upTo, err)
 	}
 }
@@ -720,7 +720,7 @@ func TestAPIOpensACallOlderThanListensWindow(t *testing.T) {
 	if d.ID != 1 || d.RequestID != want[1] || d.Body != `{"requestId":"`+want[1]+`"}` || len(d.Findings) != 1 || d.Response == nil {
 		t.Errorf("GET /api/calls/1 = %+v", d)
 	}
-	resp, err := http.Get(srv.URL + "/api/calls/1/raw")
+	resp, err := apiGet(srv.URL + "/api/calls/1/raw")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,11 @@ import (
 
 // UI is the inspector served on an address of its own.
 type UI struct {
-	URL  string       // the page: http://127.0.0.1:4040/
-	Addr *net.TCPAddr // the address bound (see receiver.LoopbackOnly)
-	done chan error
+	URL   string       // the page, with the session's token: http://127.0.0.1:4040/?token=...
+	Base  string       // the page without it: http://127.0.0.1:4040/
+	Token string       // the session's token (Options.Token)
+	Addr  *net.TCPAddr // the address bound (see receiver.LoopbackOnly)
+	done  chan error
 }
 
 // Start binds addr and serves the inspector on it until ctx is done.
@@ -24,8 +26,10 @@ func Start(ctx context.Context, addr string, opts Options) (*UI, error) {
 		return nil, err
 	}
 	tcp := ln.Addr().(*net.TCPAddr)
-	ui := &UI{URL: receiver.URLOf(tcp) + "/", Addr: tcp, done: make(chan error, 1)}
-	go func() { ui.done <- Serve(ctx, ln, New(opts)) }()
+	h := New(opts)
+	base := receiver.URLOf(tcp) + "/"
+	ui := &UI{URL: base + "?" + TokenQuery + "=" + h.Token(), Base: base, Token: h.Token(), Addr: tcp, done: make(chan error, 1)}
+	go func() { ui.done <- Serve(ctx, ln, h) }()
 	return ui, nil
 }
 
@@ -36,18 +40,24 @@ func (u *UI) Wait() error { return <-u.done }
 // calls stay on the heap: with 10,000 the heap under load grew past the
 // caches and listen spent 15 to 35% more CPU per call (fresh spans for
 // every body); with 1,000 no difference showed. With a capture file the
-// page reads older calls back from it (the store keeps 8 bytes a call).
+// page reads older calls back from it (the store keeps 16 bytes a call).
 const ListenWindow = 1000
 
+// ListenWindowBytes bounds the bodies listen --ui keeps in memory: 450
+// bodies of 10 MB held 4.4 GB when only calls were counted. Past it the
+// oldest calls keep their summaries and their bodies are read back from
+// the capture file (without one, they are gone from the page).
+const ListenWindowBytes = 64 << 20
+
 // NewListenStore is the store of a running receiver's page, ListenWindow
-// calls long: with a capture file (capturePath not "") the calls that left
+// calls and ListenWindowBytes long: with a capture file (capturePath not "") the calls that left
 // the window are read back from it and checked with check, as the receiver
 // checked them; without one they are gone from the page.
 func NewListenStore(capturePath string, check func(*capture.Record) []validate.Finding) *Store {
 	if capturePath == "" {
-		return NewStore(ListenWindow)
+		return NewStore(ListenWindow).LimitBytes(ListenWindowBytes)
 	}
-	return NewFileStore(capturePath, ListenWindow, check)
+	return NewFileStore(capturePath, ListenWindow, check).LimitBytes(ListenWindowBytes)
 }
 
 // Observe offers a receiver's call to the store without waiting (see

@@ -15,15 +15,15 @@ import (
 // context ends; an address it cannot bind is an error.
 func TestStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ui, err := Start(ctx, "127.0.0.1:0", Options{Store: NewStore(1)})
+	ui, err := Start(ctx, "127.0.0.1:0", Options{Store: NewStore(1), Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(ui.URL, "http://127.0.0.1:") || !strings.HasSuffix(ui.URL, "/") || ui.URL != receiver.URLOf(ui.Addr)+"/" {
+	if !strings.HasPrefix(ui.URL, "http://127.0.0.1:") || ui.Base != receiver.URLOf(ui.Addr)+"/" || ui.URL != ui.Base+"?token="+testToken || ui.Token != testToken {
 		t.Errorf("URL %q, Addr %v", ui.URL, ui.Addr)
 	}
 	var info map[string]any
-	if resp := get(t, ui.URL+"api/info", &info); resp.StatusCode != http.StatusOK {
+	if resp := get(t, ui.Base+"api/info", &info); resp.StatusCode != http.StatusOK {
 		t.Errorf("GET api/info: %s", resp.Status)
 	}
 	cancel()

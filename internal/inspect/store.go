@@ -5,6 +5,7 @@
 package inspect
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -12,20 +13,28 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
 
 // DefaultWindow is how many calls a store keeps in memory.
 const DefaultWindow = 10000
+
+// DefaultWindowBytes bounds the bodies a store keeps in memory, whatever
+// the count: beyond it the oldest calls keep their summary and links and
+// their bodies are read back from the capture file when asked for.
+const DefaultWindowBytes = 256 << 20
 
 // Call is one call in the store. Nothing writes to it once stored.
 type Call struct {
@@ -36,11 +45,25 @@ type Call struct {
 	Event     string // the query's businessType, "" when there is none
 	RequestID string // the body's requestId, "" when there is none
 	Size      int    // the request body's size in bytes
-	body      []byte
+	// Flags are what listen prints under the call as FLAG lines (the
+	// receiver behind --forward-to accepted an invalid call, refused a
+	// re-delivery).
+	Flags []check.Flag
+	// RepeatOf is the call before with the same requestId (0: none);
+	// PrevDoc the call before about the same document (Doc).
+	RepeatOf, PrevDoc uint64
+	doc               uint64 // the hash of the document the call is about, 0 none (linker.docHash)
+	body              []byte
+	shed              bool  // the bodies left memory: read them back (see Store.fetch)
+	bytes             int64 // what the call holds, counted against the window's bytes
 }
 
 // Body is the request body byte for byte; read it, never write to it.
 func (c *Call) Body() []byte { return c.body }
+
+// BodyGone says the call's bodies left memory and there is no capture
+// file to read them back from.
+func (c *Call) BodyGone() bool { return c.shed }
 
 // Status is the status listen answered with, 0 when none was recorded.
 func (c *Call) Status() int {
@@ -73,32 +96,93 @@ func newCallWithID(id uint64, rec *capture.Record, body []byte, fs []validate.Fi
 	}
 	c.body = body
 	c.Size = len(body)
+	c.bytes = callBytes(c)
 	return c
 }
 
-// Store holds the newest calls in a ring and, when its calls are records of
-// a capture file, reads older ones back from the file. Safe for concurrent
-// use.
-type Store struct {
-	mu      sync.Mutex
-	ring    []*Call // ring[(first+i)%len] is the i-th oldest in the window
-	first   int
-	n       int
-	last    uint64        // the newest call's ID
-	changed chan struct{} // closed when a call is added
+// callOverhead is what a call holds besides its bodies, roughly: the
+// record, its headers, the summary's strings.
+const callOverhead = 1 << 10
 
-	older   *fileIndex // nil: nothing is kept beyond the window; its offsets are guarded by mu
+// callBytes counts the bodies a call holds (the record's string and the
+// decoded body are counted apart: they may or may not share memory).
+func callBytes(c *Call) int64 {
+	r := c.Record
+	n := int64(len(c.body) + len(r.Body) + callOverhead)
+	if r.Response != nil {
+		n += int64(len(r.Response.Body))
+	}
+	if r.Forward != nil {
+		n += int64(len(r.Forward.Body))
+	}
+	return n
+}
+
+// light is c without its bodies (request, response, forwarded answer):
+// its summary, findings, flags and links stay.
+func (c *Call) light() *Call {
+	l := *c
+	rec := *c.Record
+	rec.Body = ""
+	if rec.Response != nil {
+		r := *rec.Response
+		r.Body = ""
+		rec.Response = &r
+	}
+	if rec.Forward != nil {
+		f := *rec.Forward
+		f.Body = ""
+		rec.Forward = &f
+	}
+	l.Record, l.body, l.shed, l.bytes = &rec, nil, true, 0
+	return &l
+}
+
+// Store holds the newest calls in a ring, bounded by count and by the
+// bytes of their bodies, and, when its calls are records of a capture
+// file, reads older ones (and bodies that left memory) back from the file.
+// Safe for concurrent use.
+type Store struct {
+	mu       sync.Mutex
+	ring     []*Call // ring[(first+i)%len] is the i-th oldest in the window
+	first    int
+	n        int
+	last     uint64        // the newest call's ID
+	changed  chan struct{} // closed when a call is added
+	maxBytes int64         // bound on held
+	held     int64         // the bytes the window's calls hold
+	shedTo   uint64        // calls in the window below this ID are light
+	links    *linker
+	bound    workDone // what one listing may look at (scanCalls, scanBytes)
+
+	older   *fileIndex // nil: nothing is kept beyond the window; its entries are guarded by mu
 	loaded  bool       // by LoadFile: no calls are added after
 	dropped atomic.Uint64
 }
 
 // NewStore returns an empty store keeping window calls (DefaultWindow when
-// window <= 0).
+// window <= 0) and DefaultWindowBytes of bodies.
 func NewStore(window int) *Store {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &Store{ring: make([]*Call, window), changed: make(chan struct{})}
+	return &Store{ring: make([]*Call, window), changed: make(chan struct{}), maxBytes: DefaultWindowBytes, links: newLinker(),
+		bound: workDone{calls: scanCalls, bytes: scanBytes}}
+}
+
+// LimitBytes bounds the bytes the window holds (the newest call is kept
+// whole whatever its size) and returns s. Call it before adding calls.
+func (s *Store) LimitBytes(n int64) *Store {
+	s.maxBytes = n
+	return s
+}
+
+// Held is how many bytes the window's calls hold, as counted against the
+// bound (LimitBytes).
+func (s *Store) Held() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
 }
 
 // NewFileStore returns an empty store keeping window calls whose records
@@ -122,23 +206,46 @@ const noOffset = -1
 
 // add stores c, whose record starts at offset in the store's file.
 func (s *Store) add(c *Call, offset int64) *Call {
+	if c.body != nil {
+		c.doc = s.links.docHash(c.Event, c.body)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last++
 	c.ID = s.last
+	s.links.link(c)
 	if s.older != nil {
-		s.older.add(offset)
+		s.older.add(makeEntry(c.ID, offset, c))
 	}
 	if s.n < len(s.ring) {
 		s.ring[(s.first+s.n)%len(s.ring)] = c
 		s.n++
 	} else {
+		s.held -= s.ring[s.first].bytes
 		s.ring[s.first] = c
 		s.first = (s.first + 1) % len(s.ring)
 	}
+	s.held += c.bytes
+	s.shedLocked()
 	close(s.changed)
 	s.changed = make(chan struct{})
 	return c
+}
+
+// shedLocked makes the oldest calls light until the window holds no more
+// than its bytes, the newest call aside.
+func (s *Store) shedLocked() {
+	if old := s.oldestLocked(); s.shedTo < old {
+		s.shedTo = old
+	}
+	for s.held > s.maxBytes && s.shedTo < s.last {
+		i := (s.first + int(s.shedTo-s.oldestLocked())) % len(s.ring)
+		if c := s.ring[i]; !c.shed {
+			s.held -= c.bytes
+			s.ring[i] = c.light()
+		}
+		s.shedTo++
+	}
 }
 
 // Last is the newest call's ID, 0 when the store is empty.
@@ -176,104 +283,298 @@ func (s *Store) atLocked(id uint64) *Call {
 	return s.ring[(s.first+int(id-old))%len(s.ring)]
 }
 
-// Get returns a call by ID, from the window or the capture file.
-func (s *Store) Get(id uint64) (*Call, error) {
+// lowest is the oldest ID the store can give: 1 with a file, else the
+// window's oldest.
+func (s *Store) lowest() uint64 {
 	s.mu.Lock()
-	c := s.atLocked(id)
-	older := s.older
-	s.mu.Unlock()
-	if c != nil {
-		return c, nil
+	defer s.mu.Unlock()
+	if s.older != nil {
+		return 1
 	}
-	if id == 0 || id > s.Last() || older == nil {
-		return nil, ErrNotFound
-	}
-	return s.readBack(id)
+	return s.oldestLocked()
 }
 
-// readBack reads call id from the store's file.
-func (s *Store) readBack(id uint64) (*Call, error) {
+// Get returns a call by ID, whole, from the window or the capture file.
+func (s *Store) Get(id uint64) (*Call, error) {
+	br := s.reader()
+	defer br.close()
+	return s.fetch(br, id, true)
+}
+
+// fetch returns call id; with body, a light call is read back from the
+// file (when there is one) to have its bodies.
+func (s *Store) fetch(br *backReader, id uint64, body bool) (*Call, error) {
 	s.mu.Lock()
-	off := s.older.at(id)
+	c := s.atLocked(id)
+	var e entry
+	ok := false
+	if s.older != nil && id > 0 && id <= s.last {
+		e, ok = s.older.at(id)
+	}
 	s.mu.Unlock()
-	if off == noOffset {
+	if c != nil && (!c.shed || !body || s.older == nil) {
+		return c, nil
+	}
+	if !ok || e.off() == noOffset {
+		if c != nil {
+			return c, nil // listen could not record it: what memory has
+		}
 		return nil, ErrNotFound
 	}
-	return s.older.read(id, off)
+	full, err := br.read(id, e)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		full.Flags, full.RepeatOf, full.PrevDoc, full.doc = c.Flags, c.RepeatOf, c.PrevDoc, c.doc
+	}
+	return full, nil
+}
+
+// cursor walks a store's calls one way, taking the window's a batch at a
+// time under one lock (a stream under load looks at every call, and a lock
+// a call contended with the feed adding them).
+type cursor struct {
+	s      *Store
+	br     *backReader
+	body   bool // the caller needs bodies: light calls are read back
+	down   bool // newest first
+	lo, hi uint64
+	buf    [64]*Call // buf[i] is call lo+i when in the window
+}
+
+func (s *Store) cursor(body, down bool) *cursor {
+	return &cursor{s: s, br: s.reader(), body: body, down: down}
+}
+
+func (c *cursor) close() { c.br.close() }
+
+// at is call id, as Store.fetch gives it.
+func (c *cursor) at(id uint64) (*Call, error) {
+	if c.hi == 0 || id < c.lo || id > c.hi {
+		c.lo = id
+		if c.down {
+			c.lo = max(1, id-uint64(len(c.buf))+1)
+		}
+		c.hi = c.lo + uint64(len(c.buf)) - 1
+		c.s.mu.Lock()
+		for i := range c.buf {
+			c.buf[i] = c.s.atLocked(c.lo + uint64(i))
+		}
+		c.s.mu.Unlock()
+	}
+	if x := c.buf[id-c.lo]; x != nil && (!x.shed || !c.body || c.s.older == nil) {
+		return x, nil
+	}
+	return c.s.fetch(c.br, id, c.body)
 }
 
 // ErrNotFound says no call has that ID (or it left the window with no
 // capture file to read it back from, or was never recorded in it).
 var ErrNotFound = errors.New("no such call")
 
+// Bounds on the work of one listing or search: past them it stops and
+// says where to go on from (Newest's next).
+const (
+	scanCalls = 20000
+	scanBytes = 256 << 20
+)
+
 // Newest returns up to limit calls matching f with IDs below before (0: no
-// bound), newest first, reading the capture file past the window.
-func (s *Store) Newest(before uint64, f Filter, limit int) ([]*Call, error) {
+// bound), newest first, reading the capture file past the window. It looks
+// at no more than scanCalls calls and scanBytes of bodies, and stops when
+// ctx is done; next is the before to ask with for the rest, 0 when the
+// oldest call was looked at.
+func (s *Store) Newest(ctx context.Context, before uint64, f Filter, limit int) (calls []*Call, next uint64, err error) {
 	s.mu.Lock()
 	if before == 0 || before > s.last {
 		before = s.last + 1
 	}
-	var out []*Call
-	id := before - 1
-	for old := s.oldestLocked(); id >= old && id > 0 && len(out) < limit; id-- {
-		if c := s.atLocked(id); f.match(c) {
-			out = append(out, c)
-		}
-	}
-	older := s.older
 	s.mu.Unlock()
-	if older == nil {
-		return out, nil
-	}
-	for ; id > 0 && len(out) < limit; id-- {
-		c, err := s.readBack(id)
+	low := s.lowest()
+	cur := s.cursor(f.needsBody(), true)
+	defer cur.close()
+	var work workDone
+	id := before - 1
+	for ; id >= low && id > 0 && len(calls) < limit; id-- {
+		if work.over(s.bound) {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return calls, 0, err
+		}
+		c, err := cur.at(id)
 		if errors.Is(err, ErrNotFound) {
 			continue // not recorded: listen's capture failed
 		}
 		if err != nil {
-			return out, err
+			return calls, 0, err
 		}
+		work.add(c, f.needsBody())
 		if f.match(c) {
-			out = append(out, c)
+			calls = append(calls, c)
 		}
 	}
-	return out, nil
+	if id < low || id == 0 {
+		return calls, 0, nil
+	}
+	return calls, id + 1, nil
 }
+
+// workDone counts what a listing looked at, against scanCalls and scanBytes.
+type workDone struct {
+	calls int
+	bytes int64
+}
+
+// add counts c, and its body when the listing searched it.
+func (w *workDone) add(c *Call, body bool) {
+	w.calls++
+	if body {
+		w.bytes += int64(c.Size)
+	}
+}
+
+func (w *workDone) over(bound workDone) bool { return w.calls >= bound.calls || w.bytes >= bound.bytes }
 
 // After returns up to limit calls matching f with IDs above after, oldest
 // first; upTo, the last ID it looked at (the next call to ask after); and
-// a channel closed when a call newer than upTo arrives.
-func (s *Store) After(after uint64, f Filter, limit int) (calls []*Call, upTo uint64, changed <-chan struct{}, err error) {
+// a channel closed when a call newer than upTo arrives. It looks at no
+// more than scanCalls calls and scanBytes of bodies and stops when ctx is
+// done.
+func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (calls []*Call, upTo uint64, changed <-chan struct{}, err error) {
 	s.mu.Lock()
 	changed, last, old, older := s.changed, s.last, s.oldestLocked(), s.older
+	s.mu.Unlock()
 	id := after + 1
 	if id < old && older == nil {
 		id = old // gone, with no file to read them from
 	}
-	if id >= old {
-		for ; id <= last && len(calls) < limit; id++ {
-			if c := s.atLocked(id); f.match(c) {
-				calls = append(calls, c)
-			}
+	cur := s.cursor(f.needsBody(), false)
+	defer cur.close()
+	var work workDone
+	for ; id <= last && len(calls) < limit && !work.over(s.bound); id++ {
+		if err := ctx.Err(); err != nil {
+			return calls, id - 1, changed, err
 		}
-		s.mu.Unlock()
-		return calls, id - 1, changed, nil
-	}
-	s.mu.Unlock()
-	// Behind the window: read the file; the caller asks again for the rest.
-	for ; id < old && len(calls) < limit; id++ {
-		c, err := s.readBack(id)
+		c, err := cur.at(id)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return calls, id - 1, changed, err
 		}
+		work.add(c, f.needsBody())
 		if f.match(c) {
 			calls = append(calls, c)
 		}
 	}
 	return calls, id - 1, changed, nil
+}
+
+// Each calls fn with every call, whole, oldest first, one at a time: what
+// it holds at once is one call, whatever the store's size. It stops at
+// fn's first error or when ctx is done.
+func (s *Store) Each(ctx context.Context, fn func(*Call) error) error {
+	low, last := s.lowest(), s.Last()
+	cur := s.cursor(true, false)
+	defer cur.close()
+	for id := low; id <= last && id > 0; id++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c, err := cur.at(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Link is a call related to another: its ID and event.
+type Link struct {
+	ID    uint64 `json:"id"`
+	Event string `json:"event"`
+}
+
+// Related lists the calls linked to c, oldest first, c among them: those
+// with its requestId and those about its document, up to maxRelated each;
+// nil when c is alone. It reads only the store's links, not the file.
+func (s *Store) Related(c *Call) (deliveries, document []Link) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.RequestID != "" {
+		deliveries = s.chainLocked(s.links.newest(&s.links.reqs, s.links.hash(c.RequestID)), c, func(x *Call, e entry, at uint64) uint64 {
+			if x != nil {
+				return x.RepeatOf
+			}
+			return e.prevReq(at)
+		})
+	}
+	if c.doc != 0 {
+		document = s.chainLocked(s.links.newest(&s.links.docs, c.doc), c, func(x *Call, e entry, at uint64) uint64 {
+			if x != nil {
+				return x.PrevDoc
+			}
+			return e.prevDoc(at)
+		})
+	}
+	return deliveries, document
+}
+
+// maxRelated bounds a call's list of related calls.
+const maxRelated = 50
+
+// chainLocked walks a chain of links back from newest, oldest first in the
+// result; with more than maxRelated links it keeps those nearest to c.
+func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry, uint64) uint64) []Link {
+	var out []Link
+	for at := max(newest, c.ID); at > 0 && len(out) < 4*maxRelated; {
+		x := s.atLocked(at)
+		var e entry
+		if x == nil {
+			if s.older == nil {
+				break
+			}
+			e, _ = s.older.at(at)
+		}
+		ev := ""
+		if x != nil {
+			ev = x.Event
+		} else if n := int(e.event()); n > 0 && n <= len(spec.Events()) {
+			ev = spec.Events()[n-1].Name
+		}
+		out = append(out, Link{ID: at, Event: ev})
+		next := prev(x, e, at)
+		if next >= at {
+			break // a link only ever goes back
+		}
+		at = next
+	}
+	slices.Reverse(out)
+	i, found := slices.BinarySearchFunc(out, c.ID, func(l Link, id uint64) int { return cmp.Compare(l.ID, id) })
+	if !found {
+		out = slices.Insert(out, i, Link{ID: c.ID, Event: c.Event}) // its key was forgotten (maxLinked)
+	}
+	if len(out) > maxRelated {
+		lo := max(0, min(i-maxRelated/2, len(out)-maxRelated))
+		out = out[lo : lo+maxRelated]
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	return out
+}
+
+// eventIndex is 1 + the index of event in spec.Events, 0 for none.
+func eventIndex(event string) uint8 {
+	return uint8(slices.IndexFunc(spec.Events(), func(e spec.Event) bool { return e.Name == event }) + 1) // Events allocates nothing
 }
 
 // Filter narrows a listing. The zero Filter matches every call.
@@ -289,6 +590,9 @@ type Filter struct {
 	Mask func(http.Header) http.Header
 }
 
+// needsBody says matching needs the call's body.
+func (f Filter) needsBody() bool { return f.Query != "" }
+
 func (f Filter) match(c *Call) bool {
 	switch {
 	case f.Event == "-" && c.Event != "", f.Event != "" && f.Event != "-" && c.Event != f.Event:
@@ -302,7 +606,7 @@ func (f Filter) match(c *Call) bool {
 	}
 	q := strings.ToLower(f.Query)
 	has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
-	if has(c.RequestID) || has(c.Record.Path) || has(c.Record.Query) || has(string(c.body)) {
+	if has(c.RequestID) || has(c.Record.Path) || has(c.Record.Query) || containsFold(c.body, q) {
 		return true
 	}
 	h := c.Record.Headers
@@ -322,6 +626,22 @@ func (f Filter) match(c *Call) bool {
 	return false
 }
 
+// containsFold says b holds lower (lower case), case-insensitively,
+// without a lower-cased copy of a body that may be megabytes long.
+func containsFold(b []byte, lower string) bool {
+	if lower == "" {
+		return true
+	}
+	const chunk = 64 << 10
+	for i := 0; i < len(b); i += chunk {
+		end := min(len(b), i+chunk+len(lower)) // a match across the cut
+		if bytes.Contains(bytes.ToLower(b[i:end]), []byte(lower)) {
+			return true
+		}
+	}
+	return false
+}
+
 // statusMatch matches a code against "404" or a class "4xx".
 func statusMatch(want string, status int) bool {
 	if len(want) == 3 && strings.EqualFold(want[1:], "xx") {
@@ -330,51 +650,134 @@ func statusMatch(want string, status int) bool {
 	return want == strconv.Itoa(status)
 }
 
-// fileIndex reads records back from a capture file by ID. It keeps eight
-// bytes a call, in chunks that never move: no pointers for the collector
+// entry is what the file index keeps of a call, in 16 bytes: where its
+// record starts, and its links and flags, which depend on the calls before
+// it.
+type entry struct {
+	word       uint64 // the offset + 1 in the low 48 bits (0: not in the file), flags and event above
+	dReq, dDoc uint32 // how far back the call before with its requestId, its document is (0: none)
+}
+
+const offBits = 48
+
+func makeEntry(id uint64, off int64, c *Call) entry {
+	back := func(prev uint64) uint32 {
+		if prev == 0 || id-prev > 1<<32-1 {
+			return 0 // a link that far back is let go
+		}
+		return uint32(id - prev)
+	}
+	return entry{
+		word: uint64(off+1) | uint64(flagBits(c.Flags))<<offBits | uint64(eventIndex(c.Event))<<(offBits+8),
+		dReq: back(c.RepeatOf), dDoc: back(c.PrevDoc),
+	}
+}
+
+// off is where the record starts, noOffset when it is not in the file.
+func (e entry) off() int64               { return int64(e.word&(1<<offBits-1)) - 1 }
+func (e entry) flags() uint8             { return uint8(e.word >> offBits) }
+func (e entry) event() uint8             { return uint8(e.word >> (offBits + 8)) }
+func (e entry) prevReq(id uint64) uint64 { return back(id, e.dReq) }
+func (e entry) prevDoc(id uint64) uint64 { return back(id, e.dDoc) }
+
+func back(id uint64, d uint32) uint64 {
+	if d == 0 {
+		return 0
+	}
+	return id - uint64(d)
+}
+
+// fileIndex reads records back from a capture file by ID. It keeps an
+// entry (16 bytes) a call, in chunks that never move: no pointers for the collector
 // to scan and no copy of the whole index as it grows.
 type fileIndex struct {
 	path   string
-	chunks [][]int64 // the offset of call id is chunks[(id-1)/indexChunk][(id-1)%indexChunk]
+	chunks [][]entry // call id is chunks[(id-1)/indexChunk][(id-1)%indexChunk]
 	n      uint64
 	check  func(*capture.Record) []validate.Finding
 }
 
-// indexChunk is how many offsets a chunk holds (512 KiB).
-const indexChunk = 1 << 16
+// indexChunk is how many entries a chunk holds.
+const indexChunk = 1 << 15
 
-func (x *fileIndex) add(offset int64) {
+func (x *fileIndex) add(e entry) {
 	if x.n%indexChunk == 0 {
-		x.chunks = append(x.chunks, make([]int64, 0, indexChunk))
+		x.chunks = append(x.chunks, make([]entry, 0, indexChunk))
 	}
 	last := len(x.chunks) - 1
-	x.chunks[last] = append(x.chunks[last], offset)
+	x.chunks[last] = append(x.chunks[last], e)
 	x.n++
 }
 
-// at is where call id starts, noOffset when it is not in the file.
-func (x *fileIndex) at(id uint64) int64 {
+// at is call id's entry; false when it was never indexed.
+func (x *fileIndex) at(id uint64) (entry, bool) {
 	if id == 0 || id > x.n {
-		return noOffset
+		return entry{}, false
 	}
-	return x.chunks[(id-1)/indexChunk][(id-1)%indexChunk]
+	return x.chunks[(id-1)/indexChunk][(id-1)%indexChunk], true
 }
 
-// read reads call id, at off in the file.
-func (x *fileIndex) read(id uint64, off int64) (*Call, error) {
-	f, err := os.Open(x.path)
-	if err != nil {
+// reader returns a reader of the store's file for one request: it opens
+// the file once and reads on from where it is when the next record
+// follows.
+func (s *Store) reader() *backReader {
+	return &backReader{x: s.older, links: s.links}
+}
+
+type backReader struct {
+	x     *fileIndex
+	links *linker // its seed and paths only, which never change
+	f     *os.File
+	r     *capture.Reader
+	base  int64 // the file offset r started at
+}
+
+func (b *backReader) close() {
+	if b.f != nil {
+		b.f.Close()
+	}
+}
+
+// read reads call id, whose entry is e.
+func (b *backReader) read(id uint64, e entry) (*Call, error) {
+	x := b.x
+	if b.f == nil {
+		f, err := os.Open(x.path)
+		if err != nil {
+			return nil, err
+		}
+		b.f = f
+	}
+	// Records read one after another (an export, a stream) need no seek:
+	// the next line is likely the one asked for.
+	off := e.off()
+	if b.r != nil && off > b.base+b.r.Offset() {
+		if rec, err := b.r.Next(); err == nil && b.base+b.r.Offset() == off {
+			return b.call(id, e, rec), nil
+		}
+	}
+	if _, err := b.f.Seek(off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return nil, err
-	}
-	rec, err := capture.NewReader(f).Next()
+	b.r, b.base = capture.NewReader(b.f), off
+	rec, err := b.r.Next()
 	if err != nil {
+		b.r = nil
 		return nil, fmt.Errorf("%s: record %d at byte %d: %w", x.path, id, off, err)
 	}
-	return newCall(id, rec, nil, x.check(rec)), nil
+	if b.r.Offset() != 0 {
+		b.r = nil
+		return nil, fmt.Errorf("%s: record %d: no record at byte %d", x.path, id, off)
+	}
+	return b.call(id, e, rec), nil
+}
+
+func (b *backReader) call(id uint64, e entry, rec *capture.Record) *Call {
+	c := newCall(id, rec, nil, b.x.check(rec))
+	c.RepeatOf, c.PrevDoc = e.prevReq(id), e.prevDoc(id)
+	c.Flags = flagsOf(e.flags(), c)
+	c.doc = b.links.docHash(c.Event, c.body)
+	return c
 }
 
 // Skipped is a line of a capture file that is not a record.
@@ -439,6 +842,7 @@ type Feed struct {
 	s    *Store
 	mu   sync.Mutex // guards queue and closed, held only to append or swap
 	q    []fed
+	held int64         // the bytes of the queue's bodies
 	wake chan struct{} // one pending wake-up at most
 	stop chan struct{}
 	done chan struct{}
@@ -450,11 +854,18 @@ type fed struct {
 	body []byte
 	id   string
 	fs   []validate.Finding
+	size int    // the body's size, when it was left out (light)
+	doc  uint64 // the document's hash, read before the body was left out
 }
 
 // FeedQueue bounds a Feed's queue: storing a call takes microseconds, so
 // it fills only when the feed's goroutine gets no CPU at all.
 const FeedQueue = 16384
+
+// FeedQueueBytes bounds the bodies a Feed's queue holds: past it a call is
+// queued without its bodies, which are read back from the capture file
+// (without one, they are gone from the page).
+const FeedQueueBytes = 64 << 20
 
 // NewFeed starts a feed into s. Close it to store what is queued.
 func (s *Store) NewFeed() *Feed {
@@ -475,10 +886,15 @@ func (f *Feed) run() {
 		}
 		f.mu.Lock()
 		batch, f.q = f.q, batch[:0]
+		f.held = 0
 		f.mu.Unlock()
 		for i, c := range batch {
 			call := newCallWithID(0, c.rec, c.body, c.fs)
 			call.RequestID = c.id
+			if c.body == nil && c.size > 0 {
+				call = call.light()
+				call.Size, call.doc = c.size, c.doc
+			}
 			f.s.add(call, c.off)
 			batch[i] = fed{} // let the GC have what the store lets go
 		}
@@ -495,13 +911,27 @@ func (f *Feed) run() {
 // for none): listen has both at hand. None of them may be written to
 // afterwards.
 func (f *Feed) Offer(rec *capture.Record, offset int64, body []byte, requestID string, fs []validate.Finding) bool {
+	it := fed{rec: rec, off: offset, body: body, id: requestID, fs: fs}
+	n := int64(len(body) + len(rec.Body))
 	f.mu.Lock()
 	if len(f.q) >= FeedQueue {
 		f.mu.Unlock()
 		f.s.dropped.Add(1)
 		return false
 	}
-	f.q = append(f.q, fed{rec: rec, off: offset, body: body, id: requestID, fs: fs})
+	if f.held+n > FeedQueueBytes && n > callOverhead {
+		f.mu.Unlock()
+		it.doc = f.s.links.docHash(eventOf(rec), body)
+		it.size = len(body)
+		if body == nil {
+			it.size = len(rec.Body)
+		}
+		it.body, it.rec = nil, (&Call{Record: rec}).light().Record
+		f.mu.Lock()
+		n = 0
+	}
+	f.held += n
+	f.q = append(f.q, it)
 	first := len(f.q) == 1
 	f.mu.Unlock()
 	if first {
@@ -511,6 +941,11 @@ func (f *Feed) Offer(rec *capture.Record, offset int64, body []byte, requestID s
 		}
 	}
 	return true
+}
+
+func eventOf(rec *capture.Record) string {
+	e, _ := rec.Event()
+	return e
 }
 
 // Close stores every queued call and stops the feed. Offer must not be

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -21,6 +24,62 @@ type Node struct {
 	Children []*Node `json:"children,omitempty"`
 	// Findings are indexes into the detail's findings shown at this node.
 	Findings []int `json:"findings,omitempty"`
+	// Time is a millisecond timestamp's date and time in Asia/Shanghai,
+	// for the spec's millisecond fields (createTime, 业务日期, 到期日).
+	Time string `json:"time,omitempty"`
+}
+
+// millisFields are the names of the spec's millisecond-timestamp fields.
+func millisFields() map[string]bool {
+	out := map[string]bool{}
+	var walk func([]spec.Field)
+	walk = func(fs []spec.Field) {
+		for _, f := range fs {
+			if f.Format == spec.UnixMillis {
+				out[f.Name] = true
+			}
+			walk(f.Fields)
+		}
+	}
+	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
+		for _, sh := range spec.Shapes() {
+			walk(spec.Data(k, sh).Fields)
+		}
+	}
+	return out
+}
+
+// shanghai is the ERP's time zone. China has kept UTC+8 without summer
+// time since 1991: the fixed zone stands in where there is no tz database.
+func shanghai() *time.Location {
+	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
+		return loc
+	}
+	return time.FixedZone("CST", 8*3600)
+}
+
+// MillisTime is how a millisecond timestamp is shown: its date and time in
+// Asia/Shanghai; "" for what is not a whole, plausible count.
+func MillisTime(raw string, loc *time.Location) string {
+	ms, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || ms < 0 || ms > 1<<53 {
+		return ""
+	}
+	return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05.000") + " Asia/Shanghai"
+}
+
+// dates sets Time on the number nodes named as the spec's millisecond
+// fields.
+func (h *Handler) dates(n *Node) {
+	if n == nil {
+		return
+	}
+	if n.Kind == "number" && h.millis[n.Key] {
+		n.Time = MillisTime(n.Value, h.loc)
+	}
+	for _, c := range n.Children {
+		h.dates(c)
+	}
 }
 
 // maxNodes bounds a tree: beyond it the page shows the raw body only.

@@ -33,11 +33,22 @@ function filterQuery() {
 }
 
 async function getJSON(url, init) {
+  return (await fetchJSON(url, init)).body;
+}
+
+// fetchJSON returns the answer's JSON and its headers. Without the
+// session's cookie every /api/ request is refused (401): say how to get it.
+async function fetchJSON(url, init) {
   const r = await fetch(url, init);
   const body = await r.json();
+  if (r.status === 401) {
+    $("auth").hidden = false;
+    throw new Error(body.error || r.statusText);
+  }
   if (!r.ok) throw new Error(body.error || r.statusText);
-  return body;
+  return { body, headers: r.headers };
 }
+
 
 function size(n) {
   if (n < 1024) return n + " B";
@@ -61,11 +72,15 @@ function row(c) {
     el("td", {}, c.method),
     el("td", { class: "path", title: c.path }, c.path),
     el("td", { class: "event", title: c.event }, c.event || "-"),
-    el("td", { class: "rid", title: c.requestId }, c.requestId || "-"),
+    // The mark goes first: the cell cuts a long requestId short.
+    el("td", { class: "rid", title: c.requestId },
+      c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
+      c.requestId || "-"),
     el("td", { class: "num" }, size(c.size)),
     el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
-    el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : "")));
-  tr.addEventListener("click", () => { select(tr); openCall(c.id); });
+    el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : ""),
+      c.flags ? el("span", { class: "flag", title: "FLAG lines listen printed" }, " FLAG ×" + c.flags) : null));
+  tr.addEventListener("click", () => { location.hash = "#/calls/" + c.id; });
   return tr;
 }
 
@@ -98,11 +113,11 @@ async function reload() {
   const gen = ++state.gen; // a newer reload wins over one still waiting
   const q = filterQuery();
   q.set("limit", "200");
-  const calls = await getJSON("api/calls?" + q);
+  const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   if (gen !== state.gen) return;
   $("rows").replaceChildren();
   append(calls);
-  $("older").hidden = calls.length < 200;
+  setOlder(calls, headers);
   const newest = calls.length ? calls[0].id : 0;
   const sq = filterQuery();
   sq.set("after", String(newest));
@@ -110,6 +125,10 @@ async function reload() {
   // resumes after it, so a dropped connection loses no call.
   state.source = new EventSource("api/stream?" + sq);
   state.source.addEventListener("call", (e) => prepend([JSON.parse(e.data)]));
+  state.source.addEventListener("error", () => {
+    // Closed for good (refused: the inspector restarted, say): start over.
+    if (state.source && state.source.readyState === EventSource.CLOSED && gen === state.gen) setTimeout(() => { if (gen === state.gen) reload(); }, 2000);
+  });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
     $("gap").hidden = false;
@@ -118,15 +137,22 @@ async function reload() {
   if (state.open) markSelected(state.open);
 }
 
+// setOlder shows "load older" when there may be more: a full page, or a
+// search that stopped at its bound of work (the server says where).
+function setOlder(calls, headers) {
+  state.next = headers.get("Whsim-Next-Before") || (calls.length >= 200 ? String(calls[calls.length - 1].id) : "");
+  $("older").hidden = !state.next;
+  $("older").textContent = headers.get("Whsim-Next-Before") ? "search older calls (below #" + state.next + ")" : "load older calls";
+}
+
 async function loadOlder() {
-  const last = $("rows").lastElementChild;
-  if (!last) return;
+  if (!state.next) return;
   const q = filterQuery();
   q.set("limit", "200");
-  q.set("before", last.dataset.id);
-  const calls = await getJSON("api/calls?" + q);
+  q.set("before", state.next);
+  const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   append(calls);
-  $("older").hidden = calls.length < 200;
+  setOlder(calls, headers);
 }
 
 function select(tr) {
@@ -152,6 +178,15 @@ function move(step) {
 }
 
 // ---- the detail of one call ----
+
+// route opens the call the address names (#/calls/21): a call's link.
+function route() {
+  const m = /^#\/calls\/(\d+)$/.exec(location.hash);
+  if (!m) return;
+  const id = Number(m[1]);
+  markSelected(id);
+  if (state.open !== id || !document.querySelector('.detail[data-id="' + id + '"]')) openCall(id);
+}
 
 async function openCall(id) {
   state.open = id;
@@ -180,15 +215,20 @@ function detail(d) {
   const out = el("div", { class: "detail", "data-id": String(d.id) },
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
       el("span", { class: "badge " + verdictClass[d.verdict] }, d.verdict)),
-    el("p", { class: "meta" }, "#" + d.id + " · " + new Date(d.receivedAt).toISOString() + " · from " + d.remote +
+    el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
+      " · " + new Date(d.receivedAt).toISOString() + " · from " + d.remote +
       " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
     actions(d));
+  out.append(flagsList(d));
+  out.append(links("deliveries", "Deliveries of this requestId", d.deliveries, d.id));
+  out.append(links("document", "Calls about " + (d.docNumber || "this document"), d.document, d.id));
+  if (d.bodyGone) out.append(el("p", { class: "note warning" }, "The body left memory (the inspector keeps a bounded amount of bodies) and no file has it to read back: listen without --capture, or inspect of a pipe."));
   out.append(findingsList(d));
   out.append(section("Query", table(d.queryParams, "No query.")));
   out.append(section("Headers (credentials masked)", table(d.headers, "No headers.")));
   const body = el("div", { class: "tree" });
   if (d.tree) body.append(node(d.tree, d.findingList, true));
-  else body.append(el("p", { class: "hint" }, d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
+  else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)." : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
   out.append(rawView(d));
   if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
@@ -204,6 +244,24 @@ function detail(d) {
 function message(m) {
   return el("div", {}, table(m.headers, "No headers."),
     el("pre", { class: "body" }, m.bodyEncoding === "base64" ? "(base64) " + m.body : m.body));
+}
+
+function flagsList(d) {
+  if (!d.flagList.length) return "";
+  return el("ul", { class: "flags" }, ...d.flagList.map((f) =>
+    el("li", {}, el("span", { class: "sev" }, "FLAG"), " ", el("span", { class: "rule" }, f.check), ": ", el("span", { class: "msg" }, f.reason))));
+}
+
+// links lists related calls, each a link to it; this one is not a link.
+function links(cls, title, list, self) {
+  if (!list || !list.length) return "";
+  const items = [];
+  for (const l of list) {
+    if (items.length) items.push(" → ");
+    const text = "#" + l.id + " " + (l.event || "(no businessType)");
+    items.push(l.id === self ? el("strong", { class: "self" }, text) : el("a", { href: "#/calls/" + l.id, "data-id": String(l.id) }, text));
+  }
+  return el("p", { class: "links " + cls }, title + ": ", ...items);
 }
 
 function findingsList(d) {
@@ -254,6 +312,7 @@ function node(n, findings, top) {
     case "bool": v = el("span", { class: "lit" }, n.value); break;
     default: v = el("span", { class: "numv" }, n.value);
   }
+  if (n.time) v = el("span", {}, v, " ", el("span", { class: "when", title: "milliseconds since 1970, in Asia/Shanghai" }, n.time));
   const lbl = label(n);
   return el("div", { class: "leaf" + (notes.length ? " has-finding" : ""), "data-path": n.path }, lbl, lbl ? ": " : "", v, ...notes);
 }
@@ -317,13 +376,15 @@ function actions(d) {
 
   const out = el("div", {}, bar);
   if (state.info && state.info.replay) {
-    const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "http://127.0.0.1:3000/webhook" });
-    url.value = localStorage.getItem("whsim.replayURL") || "";
+    // The box starts at --forward-to's URL, else the last target replayed
+    // to in this run of the inspector (the server keeps it), else empty.
+    const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
+    url.value = state.info.replayTarget || "";
     const res = el("div", { id: "replay-result" });
     const form = el("form", { class: "replay" }, "replay to ", url, " ", el("button", { type: "submit" }, "replay"));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
-      localStorage.setItem("whsim.replayURL", url.value);
+      state.info.replayTarget = url.value;
       res.replaceChildren(el("p", { class: "hint" }, "Sending…"));
       try {
         const r = await getJSON("api/calls/" + d.id + "/replay", {
@@ -367,7 +428,7 @@ document.addEventListener("keydown", (e) => {
   switch (e.key) {
     case "j": case "ArrowDown": move(1); break;
     case "k": case "ArrowUp": move(-1); break;
-    case "Enter": if (state.selected) openCall(Number(state.selected.dataset.id)); break;
+    case "Enter": if (state.selected) location.hash = "#/calls/" + Number(state.selected.dataset.id); break;
     case "/": $("f-q").focus(); break;
     default: return;
   }
@@ -384,7 +445,9 @@ async function start() {
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
+  window.addEventListener("hashchange", route);
   await reload();
+  route();
 }
 
 start();

@@ -1,0 +1,215 @@
+package inspect
+
+import (
+	"hash/maphash"
+	"slices"
+
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// docPaths are where a document's number is in each kind's data, derived
+// from the spec: its document-number fields outside arrays, then its
+// invoice-number fields (an invoice's code may be empty), both shapes.
+func docPaths() map[spec.Kind][][]string {
+	out := map[spec.Kind][][]string{}
+	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
+		for _, id := range []spec.Identity{spec.DocumentNumber, spec.InvoiceNumber} {
+			for _, sh := range spec.Shapes() {
+				for _, f := range spec.Identities(spec.Data(k, sh)) {
+					if f.Field.Identity != id || slices.Contains(f.Path, "[]") {
+						continue
+					}
+					p := append([]string{spec.FieldData}, f.Path...)
+					if !slices.ContainsFunc(out[k], func(q []string) bool { return slices.Equal(p, q) }) {
+						out[k] = append(out[k], p)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// docKey is the document a body is about, as shown: its kind and number
+// ("" when the event is unknown or the body has no number).
+func docKey(paths map[spec.Kind][][]string, event string, body []byte) string {
+	kind, sp, ok := docSpan(paths, event, body)
+	if !ok {
+		return ""
+	}
+	v := string(body[sp.Start:sp.End])
+	if sp.Kind == jsonlex.String {
+		v = jsonlex.StringAt(body, sp)
+	}
+	return string(kind) + " " + v
+}
+
+// docSpan is where a body's document number is, and the document's kind.
+func docSpan(paths map[spec.Kind][][]string, event string, body []byte) (spec.Kind, jsonlex.Span, bool) {
+	e, ok := spec.Lookup(event)
+	if !ok {
+		return "", jsonlex.Span{}, false
+	}
+	for _, p := range paths[e.Kind] {
+		sp, ok := memberAt(body, p)
+		// An empty string is no number (an invoice's code may be empty).
+		if ok && sp.End-sp.Start <= 200 && (sp.Kind == jsonlex.Number || sp.End-sp.Start > 2) {
+			return e.Kind, sp, true
+		}
+	}
+	return "", jsonlex.Span{}, false
+}
+
+// memberAt is where the string or number at path in b is. It descends
+// into the members on the path without reading the rest of them: a call's
+// body is lexed only up to its number (listen's feed does this for every
+// call).
+func memberAt(b []byte, path []string) (sp jsonlex.Span, ok bool) {
+	var l jsonlex.Lexer
+	l.Reset(b)
+	l.Run(func() {
+		l.Begin()
+		for depth, name := range path {
+			if l.Peek() != jsonlex.Object || !l.Enter() {
+				return
+			}
+			for first := true; ; first = false {
+				k := l.Key(first)
+				kind := l.Peek()
+				if string(l.KeyBytes(k)) == name {
+					if depth < len(path)-1 {
+						break // into it
+					}
+					start := l.Pos()
+					l.Skip(kind)
+					sp = jsonlex.Span{Kind: kind, Start: start, End: l.Pos()}
+					ok = kind == jsonlex.String || kind == jsonlex.Number
+					return
+				}
+				l.Skip(kind)
+				if !l.More('}') {
+					return
+				}
+			}
+		}
+	})
+	return sp, ok
+}
+
+// maxLinked bounds the requestIds and documents a store remembers for
+// links: a capture of millions of calls costs a few MiB, and re-deliveries
+// and a document's later events come soon after.
+const maxLinked = 1 << 17
+
+// lastSeen maps a key's hash to the newest call that had it, forgetting
+// the oldest keys beyond maxLinked.
+type lastSeen struct {
+	m     map[uint64]uint64
+	order []uint64
+	next  int
+}
+
+// swap records id as the newest call with key and returns the one before
+// (0: none remembered).
+func (l *lastSeen) swap(key, id uint64) uint64 {
+	prev, ok := l.m[key]
+	l.m[key] = id
+	if ok {
+		return prev
+	}
+	if len(l.order) < maxLinked {
+		l.order = append(l.order, key)
+	} else {
+		delete(l.m, l.order[l.next])
+		l.order[l.next] = key
+		l.next = (l.next + 1) % maxLinked
+	}
+	return 0
+}
+
+// linker gives each call, in the order they are added, its links (the
+// call before with the same requestId, and with the same document) and
+// the flags listen prints under it.
+type linker struct {
+	seed  maphash.Seed
+	paths map[spec.Kind][][]string
+	reqs  lastSeen
+	docs  lastSeen
+	judge *check.Forwarded
+}
+
+func newLinker() *linker {
+	return &linker{
+		seed: maphash.MakeSeed(), paths: docPaths(), judge: check.NewForwarded(),
+		reqs: lastSeen{m: map[uint64]uint64{}}, docs: lastSeen{m: map[uint64]uint64{}},
+	}
+}
+
+func (l *linker) hash(s string) uint64 { return maphash.String(l.seed, s) }
+
+// docHash is the hash of the document a body is about, 0 for none: the
+// number's bytes as sent, and its kind. It allocates nothing.
+func (l *linker) docHash(event string, body []byte) uint64 {
+	kind, sp, ok := docSpan(l.paths, event, body)
+	if !ok {
+		return 0
+	}
+	var h maphash.Hash
+	h.SetSeed(l.seed)
+	h.WriteString(string(kind))
+	h.WriteByte(0)
+	h.Write(body[sp.Start:sp.End])
+	return h.Sum64() | 1 // never 0
+}
+
+// link fills c's links and flags; c.ID is set, c.doc read.
+func (l *linker) link(c *Call) {
+	if c.RequestID != "" {
+		c.RepeatOf = l.reqs.swap(l.hash(c.RequestID), c.ID)
+	}
+	if c.doc != 0 {
+		c.PrevDoc = l.docs.swap(c.doc, c.ID)
+	}
+	if f := c.Record.Forward; f != nil && f.Error == "" {
+		c.Flags = l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status)
+	}
+}
+
+// newest is the newest call with the key's hash (0: none).
+func (l *linker) newest(ls *lastSeen, key uint64) uint64 { return ls.m[key] }
+
+// Flag bits, to keep a call's flags in 1 byte of the file index.
+const (
+	flagMalformed uint8 = 1 << iota
+	flagDuplicate
+)
+
+func flagBits(fs []check.Flag) uint8 {
+	var b uint8
+	for _, f := range fs {
+		switch f.Check {
+		case check.RejectsMalformed:
+			b |= flagMalformed
+		case check.Duplicates:
+			b |= flagDuplicate
+		}
+	}
+	return b
+}
+
+// flagsOf gives back the flags a call read from the file was given when it
+// was added: the judge, told the requestId was seen when it had said so,
+// words them the same way.
+func flagsOf(bits uint8, c *Call) []check.Flag {
+	f := c.Record.Forward
+	if bits == 0 || f == nil {
+		return nil
+	}
+	j := check.NewForwarded()
+	if bits&flagDuplicate != 0 {
+		j.Judge(c.RequestID, false, 0)
+	}
+	return j.Judge(c.RequestID, c.Verdict == "invalid", f.Status)
+}
