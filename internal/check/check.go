@@ -230,6 +230,9 @@ type Config struct {
 	// Nonce makes the requestIds and document numbers of a run its own;
 	// 0 means fixed ids (the same seed, the same bytes).
 	Nonce uint64
+	// SaveDir is where the reporter writes every case's body
+	// (--save-cases): an effects reproduction reads a large one from there.
+	SaveDir string
 }
 
 // DefaultConcurrent is how many copies of one call arrive at once by

@@ -525,7 +525,7 @@ func (r *runner) judgeDoc(d *effDoc) Result {
 	}
 	res.Verdict = Fail
 	res.Reason = fmt.Sprintf("%s %s: %s; calls: %s; the probe answered %s", KindWord(d.q.Kind), d.q.Code, r.defect(d), callList(d), answerText(d))
-	res.Repro = r.effectsRepro(d)
+	res.Repro = r.effectsRepro(d, c)
 	return res
 }
 
@@ -722,7 +722,7 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 	res.Verdict = Fail
 	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): the receiver drops or doubles documents while busy; first: %s %s, calls: %s; the probe answered %s",
 		strings.Join(why, " and "), st.Load, sample, KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
-	res.Repro = r.effectsRepro(d)
+	res.Repro = r.effectsRepro(d, res.Case)
 	return res
 }
 

@@ -1,10 +1,12 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,11 +17,19 @@ import (
 // effectsRepro is the reproduction of an effects failure: the document's
 // calls as curl commands, in the order they were sent, then the probe's
 // question. Lines after the first are indented to sit under it in the
-// summary.
-func (r *runner) effectsRepro(d *effDoc) string {
+// summary. saved is the result's case, whose body --save-cases writes.
+func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
+	file := ""
+	if r.cfg.SaveDir != "" {
+		file = filepath.Join(r.cfg.SaveDir, caseFile(saved))
+	}
 	var lines []string
 	for _, sc := range d.sent {
-		cmd := r.curl(sc.req)
+		body := ""
+		if file != "" && bytes.Equal(sc.req.Body, saved.Body) {
+			body = file
+		}
+		cmd := r.curl(sc.req, body)
 		switch {
 		case sc.step.atOnce:
 			cmd = fmt.Sprintf("for i in $(seq %d); do %s & done; wait", sc.copies, cmd)
@@ -28,7 +38,7 @@ func (r *runner) effectsRepro(d *effDoc) string {
 		}
 		lines = append(lines, cmd)
 		if sc.retried != nil {
-			lines = append(lines, r.curl(sc.retried))
+			lines = append(lines, r.curl(sc.retried, body))
 		}
 	}
 	if r.cfg.Settle > 0 {
@@ -41,8 +51,8 @@ func (r *runner) effectsRepro(d *effDoc) string {
 // curl is a command that sends req again: the user's credentials masked
 // (reports end up in CI logs), the call's own signature kept. A signature
 // is only good for five minutes: a receiver that verifies needs the run's
-// --secret and a fresh one after that.
-func (r *runner) curl(req *deliver.Request) string {
+// --secret and a fresh one after that. file, when set, holds the body.
+func (r *runner) curl(req *deliver.Request, file string) string {
 	var b strings.Builder
 	b.WriteString("curl -sS -o /dev/null -w '%{http_code}\\n' -X POST ")
 	u := *r.cfg.Target
@@ -66,9 +76,12 @@ func (r *runner) curl(req *deliver.Request) string {
 			b.WriteString(" -H " + shellQuote(k+": "+v))
 		}
 	}
-	if len(req.Body) > maxInlineBody {
+	switch {
+	case len(req.Body) > maxInlineBody && file != "":
+		b.WriteString(" --data-binary @" + shellQuote(file))
+	case len(req.Body) > maxInlineBody:
 		fmt.Fprintf(&b, " --data-binary @case.json  # the %d-byte body: rerun with --save-cases DIR to get it", len(req.Body))
-	} else {
+	default:
 		b.WriteString(" --data-binary " + shellQuote(string(req.Body)))
 	}
 	return b.String()

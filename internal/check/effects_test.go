@@ -1,18 +1,22 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -401,5 +405,40 @@ func TestNumbers(t *testing.T) {
 	}
 	if len(a) != 15+150 {
 		t.Errorf("%d documents, want 15 of effects and 150 of load", len(a))
+	}
+}
+
+// TestEffectsReproSavedBody: with --save-cases, the reproduction of a
+// document too large to print inline reads its body from the file the
+// reporter wrote, not from a "case.json" that does not exist.
+func TestEffectsReproSavedBody(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{keepFewLines: true}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	cfg.SaveDir = t.TempDir()
+	out, err := report.New("text", io.Discard, report.Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Reporter{Out: out, Target: cfg.Target, SaveDir: cfg.SaveDir}
+	var large *Result
+	if _, err := Run(context.Background(), cfg, func(r Result) {
+		rep.Result(r)
+		if r.Verdict == Fail && strings.Contains(r.Case.Name, "large-300-lines") {
+			large = &r
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if large == nil {
+		t.Fatal("the 300-line invoice kept cut short did not fail")
+	}
+	m := regexp.MustCompile(`--data-binary @'([^']+)'`).FindStringSubmatch(large.Repro)
+	if m == nil || strings.Contains(large.Repro, "case.json") {
+		t.Fatalf("reproduction %q reads no saved body", large.Repro)
+	}
+	if b, err := os.ReadFile(m[1]); err != nil || !bytes.Equal(b, large.Case.Body) {
+		t.Errorf("%s: %v; want the 300-line body, %d bytes", m[1], err, len(large.Case.Body))
 	}
 }

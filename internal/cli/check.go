@@ -233,7 +233,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-		Probe: probe, Settle: opts.Settle, Nonce: nonce,
+		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases,
 	}, rep.Result)
 	var unreachable *check.UnreachableError
 	var probeErr *check.ProbeError
