@@ -54,7 +54,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 // --secret and a fresh one after that. file, when set, holds the body.
 func (r *runner) curl(req *deliver.Request, file string) string {
 	var b strings.Builder
-	b.WriteString("curl -sS -o /dev/null -w '%{http_code}\\n' -X POST ")
+	b.WriteString("curl -sS" + curlFlags(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
 	u := *r.cfg.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -440,5 +444,53 @@ func TestEffectsReproSavedBody(t *testing.T) {
 	}
 	if b, err := os.ReadFile(m[1]); err != nil || !bytes.Equal(b, large.Case.Body) {
 		t.Errorf("%s: %v; want the 300-line body, %d bytes", m[1], err, len(large.Case.Body))
+	}
+}
+
+// TestEffectsReproTLS: against an https receiver with a private CA (or
+// --insecure), the reproduction carries the run's TLS flags, in every
+// call and in the probe's question, so that it runs word for word.
+func TestEffectsReproTLS(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	srv := httptest.NewTLSServer(newStore(t, storeDefects{neverVoids: true}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: callTimeout, Concurrency: 16, CAFile: ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, srv.URL)
+	cfg.Client, cfg.Checks, cfg.Settle = client, []string{Effects}, 0
+	cfg.CurlTLS = []string{"--cacert", ca}
+	p, err := ParseProbeURL(srv.URL+"/probe/{kind}/{code}", client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.CurlTLS = cfg.CurlTLS
+	cfg.Probe = p
+	_, results := runAll(t, cfg)
+	var void *Result
+	for i, r := range results {
+		if r.Verdict == Fail && r.Case.Name == "lifecycle/ABANDON_RECEIVABLE_DOC/after-create" {
+			void = &results[i]
+		}
+	}
+	if void == nil {
+		for _, r := range results {
+			t.Logf("%s %s: %s", r.Verdict, r.Case.Name, r.Reason)
+		}
+		t.Fatal("the void never applied did not fail")
+	}
+	// The same calls again: the receiver still never voids, and the
+	// probe still says so.
+	out, err := exec.Command("sh", "-c", void.Repro).CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 3 || lines[0] != "200" || lines[1] != "200" || !strings.Contains(lines[2], `"state":"created"`) {
+		t.Errorf("reproduction:\n%s\nprinted (%v):\n%s\nwant 200, 200 and the probe's created", void.Repro, err, out)
 	}
 }

@@ -210,8 +210,11 @@ type HTTPProbe struct {
 	Client *http.Client
 	// Header is added to every question (a debug endpoint's token).
 	Header http.Header
-	tmpl   string
-	parts  []tmplPart
+	// CurlTLS are curl flags for the client's TLS settings (-k, --cacert
+	// FILE), for Command.
+	CurlTLS []string
+	tmpl    string
+	parts   []tmplPart
 }
 
 // tmplPart is a literal or a placeholder, and where it stands.
@@ -359,7 +362,7 @@ func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 // credentials.
 func (p *HTTPProbe) Command(q Question) string {
 	var b strings.Builder
-	b.WriteString("curl -sS")
+	b.WriteString("curl -sS" + curlFlags(p.CurlTLS))
 	for _, k := range slices.Sorted(maps.Keys(p.Header)) {
 		for _, v := range p.Header[k] {
 			if termsafe.SecretHeader(k) {
@@ -369,6 +372,19 @@ func (p *HTTPProbe) Command(q Question) string {
 		}
 	}
 	b.WriteString(" " + shellQuote(redact(p.url(q))))
+	return b.String()
+}
+
+// curlFlags are flags for a command line, each quoted unless plain.
+func curlFlags(flags []string) string {
+	var b strings.Builder
+	for _, f := range flags {
+		if f != "" && strings.Trim(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=") == "" {
+			b.WriteString(" " + f)
+		} else {
+			b.WriteString(" " + shellQuote(f))
+		}
+	}
 	return b.String()
 }
 

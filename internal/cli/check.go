@@ -194,7 +194,15 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	probe, err := newProbe(opts, client)
+	// A reproduction's curl commands need the run's TLS settings.
+	var curlTLS []string
+	if opts.Insecure {
+		curlTLS = append(curlTLS, "-k")
+	}
+	if opts.CACert != "" {
+		curlTLS = append(curlTLS, "--cacert", opts.CACert)
+	}
+	probe, err := newProbe(opts, client, curlTLS)
 	if err != nil {
 		return err
 	}
@@ -233,7 +241,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases,
+		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
 	}, rep.Result)
 	var unreachable *check.UnreachableError
 	var probeErr *check.ProbeError
@@ -265,7 +273,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 }
 
 // newProbe is the probe --probe or --probe-cmd asks with, nil for none.
-func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
+func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.Probe, error) {
 	switch {
 	case opts.Probe != "":
 		h, err := deliver.ParseHeaders(opts.ProbeHeaders)
@@ -276,6 +284,7 @@ func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
 		if err != nil {
 			return nil, usagef("--probe %s: %v", termsafe.Text(opts.Probe), err)
 		}
+		p.CurlTLS = curlTLS
 		return p, nil
 	case opts.ProbeCmd != "":
 		return &check.CmdProbe{Run: opts.ProbeCmd, Timeout: opts.Timeout}, nil
