@@ -70,14 +70,15 @@ stored, not only what it answered. The probe's contract (stable):
       nothing. --probe-header adds headers; --timeout and the TLS flags apply.
   --probe-cmd <command>  run with sh -c, the same values in WHSIM_KIND,
       WHSIM_CODE, WHSIM_INVOICE_CODE, WHSIM_EVENT and WHSIM_REQUEST_ID; its
-      standard output is the answer. whsim's document numbers hold only
-      A-Z, 0-9 and '-', safe inside SQL quotes.
+      standard output is the answer; --timeout bounds it, and ends it with
+      every process it started. whsim's document numbers hold only A-Z,
+      0-9 and '-', safe inside SQL quotes.
   The answer: a JSON object, or an array holding one (as sqlite3 -json
       prints a row): "count" (required: how many records it holds for the
       document), "state" (required when count is 1 or more: created,
       audited or voided), "lines" (optional: how many lines it stored, the
       items or records of an invoice, the 收款明细 of a receipt). Other
-      members are ignored.
+      members are ignored; more than 1 MiB is the probe's error.
 
 Before the first case whsim asks about a document that cannot exist and
 expects count 0: a probe that cannot be reached, times out, exits non-zero or
@@ -98,7 +99,7 @@ processes each document before answering.
 Exit status: 0 when no check failed (warnings allowed), 1 when one did, 2 for
 usage errors, a receiver that cannot be reached at all (or answers nothing
 to the first call within --timeout) or a probe that fails, 130 when
-interrupted.`,
+interrupted (no summary then: the checks did not finish).`,
 		Example: `  whsim check --url http://localhost:3000/webhook
   whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
