@@ -477,7 +477,10 @@ func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return Answer{Lines: -1}, ctx.Err()
+	case err != nil:
 		return fail(err.Error())
 	}
 	var out, errOut bytes.Buffer

@@ -267,6 +267,12 @@ func TestCmdProbe(t *testing.T) {
 			t.Errorf("%s: %v, want a ProbeError saying %q", tt.cmd, err, tt.want)
 		}
 	}
+	// Ctrl-C before a question starts is the run's interruption too.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (&CmdProbe{Run: "true", Timeout: time.Minute}).Ask(ctx, q); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted: %v, want context.Canceled and no ProbeError", err)
+	}
 	c := (&CmdProbe{Run: `sqlite3 -json app.db "select 1"`}).Command(q)
 	if want := `WHSIM_KIND='receipt' WHSIM_CODE='SKD-X-0001' WHSIM_EVENT='CREATE_RECEIVABLE_DOC' WHSIM_REQUEST_ID='r-1' sh -c 'sqlite3 -json app.db "select 1"'`; c != want {
 		t.Errorf("Command = %s\nwant      %s", c, want)
