@@ -96,9 +96,12 @@ func appendEffects(b []byte, e *EffectsStats) []byte {
 	case e.Load > 0:
 		b = fmt.Appendf(b, " (a random sample of %d of the %d load documents answered 2xx)", e.LoadProbed, e.Load)
 	}
-	if e.SlowestDoc != "" {
+	switch {
+	case e.NoneHeld:
+		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle)
+	case e.SlowestDoc != "":
 		b = fmt.Appendf(b, "; the slowest to settle was held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
-	} else {
+	default:
 		b = fmt.Appendf(b, "; every document that matched did so when first asked (settle %s)", e.Settle)
 	}
 	return append(b, '\n')

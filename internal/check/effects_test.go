@@ -494,3 +494,33 @@ func TestEffectsReproTLS(t *testing.T) {
 		t.Errorf("reproduction:\n%s\nprinted (%v):\n%s\nwant 200, 200 and the probe's created", void.Repro, err, out)
 	}
 }
+
+// TestEffectsNoneHeld: when the probe finds not one document of the run,
+// the likelier fault is the probe asking about other numbers (or another
+// database) than the receiver keeps, and the summary says so.
+func TestEffectsNoneHeld(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			http.NotFound(w, r) // stores under numbers of its own
+		}
+	}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+	var text bytes.Buffer
+	out, err := report.New("text", &text, report.Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Reporter{Out: out, Target: cfg.Target}
+	sum, err := Run(context.Background(), cfg, rep.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Finish(sum); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "the probe found none of them") || !strings.Contains(text.String(), "{code}") {
+		t.Errorf("summary:\n%s\nwant it to say the probe found none and to check what it asks", text.String())
+	}
+}
