@@ -323,7 +323,9 @@ func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		req.Host = h
 		req.Header.Del("Host")
 	}
-	req.Header.Set("Accept", "application/json")
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json")
+	}
 	res, err := p.Client.Do(req)
 	if err != nil {
 		// Ctrl-C is the run's interruption (exit 130), not the probe's

@@ -168,6 +168,12 @@ func TestHTTPProbe(t *testing.T) {
 		case "/huge":
 			// A valid answer after more than whsim reads of one.
 			w.Write([]byte(strings.Repeat(" ", maxAnswer) + `{"count":0}`))
+		case "/accept":
+			if r.Header.Get("Accept") != "application/vnd.api+json" {
+				http.Error(w, "accept "+r.Header.Get("Accept"), http.StatusNotAcceptable)
+				return
+			}
+			w.Write([]byte(`{"count":0}`))
 		case "/host":
 			if r.Host != "debug.internal" {
 				http.Error(w, "host "+r.Host, http.StatusMisdirectedRequest)
@@ -208,6 +214,11 @@ func TestHTTPProbe(t *testing.T) {
 	hp, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Host": {"debug.internal"}})
 	if a, err := hp.Ask(context.Background(), Question{Code: "host"}); err != nil || a.Count != 0 {
 		t.Errorf("Host header: %+v, %v; want count 0", a, err)
+	}
+	// The user's Accept header wins over whsim's default.
+	ap, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Accept": {"application/vnd.api+json"}})
+	if a, err := ap.Ask(context.Background(), Question{Code: "accept"}); err != nil || a.Count != 0 {
+		t.Errorf("Accept header: %+v, %v; want count 0", a, err)
 	}
 	// Ctrl-C while a question is in flight is the run's interruption, not
 	// the probe's error (which would exit 2 and blame the probe).
