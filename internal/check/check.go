@@ -234,6 +234,12 @@ type Config struct {
 	// Nonce makes the requestIds and document numbers of a run its own;
 	// 0 means fixed ids (the same seed, the same bytes).
 	Nonce uint64
+	// SaveDir is where the reporter writes every case's body
+	// (--save-cases): an effects reproduction reads a large one from there.
+	SaveDir string
+	// CurlTLS are the curl flags of the run's TLS settings (-k, --cacert
+	// FILE), for an effects reproduction to run word for word.
+	CurlTLS []string
 }
 
 // DefaultConcurrent is how many copies of one call arrive at once by

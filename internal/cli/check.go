@@ -103,14 +103,15 @@ stored, not only what it answered. The probe's contract (stable):
       nothing. --probe-header adds headers; --timeout and the TLS flags apply.
   --probe-cmd <command>  run with sh -c, the same values in WHSIM_KIND,
       WHSIM_CODE, WHSIM_INVOICE_CODE, WHSIM_EVENT and WHSIM_REQUEST_ID; its
-      standard output is the answer. whsim's document numbers hold only
-      A-Z, 0-9 and '-', safe inside SQL quotes.
+      standard output is the answer; --timeout bounds it, and ends it with
+      every process it started. whsim's document numbers hold only A-Z,
+      0-9 and '-', safe inside SQL quotes.
   The answer: a JSON object, or an array holding one (as sqlite3 -json
       prints a row): "count" (required: how many records it holds for the
       document), "state" (required when count is 1 or more: created,
       audited or voided), "lines" (optional: how many lines it stored, the
       items or records of an invoice, the 收款明细 of a receipt). Other
-      members are ignored.
+      members are ignored; more than 1 MiB is the probe's error.
 
 Before the first case whsim asks about a document that cannot exist and
 expects count 0: a probe that cannot be reached, times out, exits non-zero or
@@ -131,7 +132,7 @@ processes each document before answering.
 Exit status: 0 when no check failed (warnings allowed), 1 when one did, 2 for
 usage errors, a receiver that cannot be reached at all (or answers nothing
 to the first call within --timeout) or a probe that fails, 130 when
-interrupted.`,
+interrupted (no summary then: the checks did not finish).`,
 		Example: `  whsim check --url http://localhost:3000/webhook
   whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
@@ -273,7 +274,15 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	probe, err := newProbe(opts, client)
+	// A reproduction's curl commands need the run's TLS settings.
+	var curlTLS []string
+	if opts.Insecure {
+		curlTLS = append(curlTLS, "-k")
+	}
+	if opts.CACert != "" {
+		curlTLS = append(curlTLS, "--cacert", opts.CACert)
+	}
+	probe, err := newProbe(opts, client, curlTLS)
 	if err != nil {
 		return err
 	}
@@ -328,7 +337,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-		Probe: probe, Settle: opts.Settle, Nonce: nonce,
+		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
 	}, result)
 	var unreachable *check.UnreachableError
 	var probeErr *check.ProbeError
@@ -341,8 +350,11 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		_ = rep.Out.Abort()
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
-		_ = rep.Finish(sum)
-		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
+		// No summary: its last line is a verdict ("ok every check
+		// passed") on checks that did not finish. The cases graded
+		// before the signal stay on stdout.
+		_ = rep.Out.Abort()
+		fmt.Fprintf(a.streams.Err, "%s interrupted: no verdict, the checks did not finish\n", key)
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
@@ -360,7 +372,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 }
 
 // newProbe is the probe --probe or --probe-cmd asks with, nil for none.
-func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
+func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.Probe, error) {
 	switch {
 	case opts.Probe != "":
 		h, err := deliver.ParseHeaders(opts.ProbeHeaders)
@@ -371,6 +383,7 @@ func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
 		if err != nil {
 			return nil, usagef("--probe %s: %v", termsafe.Text(opts.Probe), err)
 		}
+		p.CurlTLS = curlTLS
 		return p, nil
 	case opts.ProbeCmd != "":
 		return &check.CmdProbe{Run: opts.ProbeCmd, Timeout: opts.Timeout}, nil
