@@ -31,8 +31,12 @@ type Reporter struct {
 	// SaveDir, when set, is where every case's body is written.
 	SaveDir string
 	Budget  time.Duration
+	// Verbose prints every warning as it comes; otherwise the warnings of
+	// a check are one line in the summary.
+	Verbose bool
 
 	failures []caseReport // for the summary's reproduce commands
+	warns    map[string][]Result
 	err      error
 }
 
@@ -41,6 +45,32 @@ type caseReport struct {
 	res   Result
 	file  string // where --save-cases wrote its body
 	repro string // the command that sends it again (failures only)
+	quiet bool   // a warning said in the summary instead
+}
+
+// answerText is the receiver's answer as reasons show it: its status line
+// and the start of its body, terminal-safe; "" when it did not answer.
+func answerText(a *Answer) string {
+	if a == nil {
+		return ""
+	}
+	t := "answered " + termsafe.Text(a.Status)
+	if len(a.Body) > 0 {
+		t += " " + strconv.Quote(termsafe.Text(string(a.Body)))
+		if len(a.Body) >= deliver.MaxBodyPrefix {
+			t += "…"
+		}
+	}
+	return t
+}
+
+// reason is a result's reason with the receiver's answer.
+func reason(res Result) string {
+	r := termsafe.Text(res.Reason)
+	if a := answerText(res.Answer); a != "" && res.Verdict != Pass {
+		r += " [" + a + "]"
+	}
+	return r
 }
 
 func (c *caseReport) Verdict() report.Verdict {
@@ -55,17 +85,17 @@ func (c *caseReport) Verdict() report.Verdict {
 
 // AppendText says nothing of a passing case: the summary counts them.
 func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
-	switch c.res.Verdict {
-	case Fail:
+	switch {
+	case c.res.Verdict == Fail:
 		b = st.Fail.Append(b, "FAIL")
-	case Warn:
+	case c.res.Verdict == Warn && !c.quiet:
 		b = st.Warn.Append(b, "WARN")
 	default:
 		return b
 	}
 	b = append(b, ' ')
 	b = st.Key.Append(b, c.res.Case.Check)
-	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), termsafe.Text(c.res.Reason))
+	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), reason(c.res))
 }
 
 // caseJSON is one case of --output json; its fields are stable.
@@ -75,21 +105,32 @@ type caseJSON struct {
 	Verdict   string  `json:"verdict"`
 	Status    int     `json:"status"`
 	LatencyMS float64 `json:"latencyMs"`
-	Reason    string  `json:"reason,omitempty"`
-	File      string  `json:"file,omitempty"`
+	Reason    string      `json:"reason,omitempty"`
+	Answer    *answerJSON `json:"answer,omitempty"`
+	File      string      `json:"file,omitempty"`
+}
+
+// answerJSON is the receiver's answer of a warning or failing case.
+type answerJSON struct {
+	Status string `json:"status"`
+	Body   string `json:"body"`
 }
 
 func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
-	j, _ := json.Marshal(caseJSON{
+	cj := caseJSON{
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
 		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
-	})
+	}
+	if a := c.res.Answer; a != nil && c.res.Verdict != Pass {
+		cj.Answer = &answerJSON{Status: termsafe.Text(a.Status), Body: termsafe.Text(string(a.Body))}
+	}
+	j, _ := json.Marshal(cj)
 	return append(append(b, j...), '\n')
 }
 
 func (c *caseReport) JUnit() report.TestCase {
 	tc := report.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Class: "whsim.check." + c.res.Case.Check}
-	reason := termsafe.Text(c.res.Reason)
+	reason := reason(c.res)
 	switch c.res.Verdict {
 	case Fail:
 		tc.Failure, tc.FailureType, tc.Detail = reason, string(c.res.Verdict), c.repro
@@ -104,7 +145,13 @@ func (r *Reporter) Result(res Result) {
 	if r.err != nil {
 		return
 	}
-	c := &caseReport{res: res}
+	c := &caseReport{res: res, quiet: res.Verdict == Warn && !r.Verbose}
+	if c.quiet {
+		if r.warns == nil {
+			r.warns = map[string][]Result{}
+		}
+		r.warns[res.Case.Check] = append(r.warns[res.Case.Check], res)
+	}
 	if r.SaveDir != "" && res.Case.Check != Latency {
 		c.file = filepath.Join(r.SaveDir, caseFile(res.Case))
 		if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
@@ -140,7 +187,7 @@ func (r *Reporter) Finish(sum *Summary) error {
 	if r.err != nil {
 		return r.err
 	}
-	s := &summaryReport{sum: sum, budget: r.Budget, failures: r.failures}
+	s := &summaryReport{sum: sum, budget: r.Budget, failures: r.failures, warns: r.warns}
 	if err := r.Out.Finish(s); err != nil {
 		return err
 	}
@@ -158,31 +205,81 @@ type summaryReport struct {
 	sum      *Summary
 	budget   time.Duration
 	failures []caseReport
+	warns    map[string][]Result // held back, by check
+}
+
+// notes are the run-wide findings that come before the table: what makes
+// the rest read differently.
+func (s *summaryReport) notes() []string {
+	sum := s.sum
+	var out []string
+	if u := sum.Unrouted; u != nil {
+		out = append(out, fmt.Sprintf("every call got %d %s: %s", u.Status, http.StatusText(u.Status), u.Hint))
+	}
+	if sum.SeenBefore {
+		out = append(out, "every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver has seen these requestIds before (a run with --fixed-ids repeats them; leave it out for fresh ones)")
+	}
+	return out
 }
 
 func (s *summaryReport) Title() string { return "whsim check" }
 
 func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 	sum := s.sum
-	b = fmt.Appendf(b, "\n%-18s %5s %5s %5s\n", "check", "pass", "warn", "fail")
+	for _, id := range sum.Order {
+		ws := s.warns[id]
+		if len(ws) == 0 {
+			continue
+		}
+		b = st.Warn.Append(b, "WARN")
+		b = append(b, ' ')
+		b = st.Key.Append(b, id)
+		if len(ws) == 1 {
+			b = fmt.Appendf(b, " %s: %s\n", termsafe.Text(ws[0].Case.Name), reason(ws[0]))
+			continue
+		}
+		b = fmt.Appendf(b, " %d cases, as %s: %s (-v lists them)\n", len(ws), termsafe.Text(ws[0].Case.Name), reason(ws[0]))
+	}
+	b = append(b, '\n')
+	for _, n := range s.notes() {
+		b = st.Fail.Append(b, "!")
+		b = fmt.Appendf(b, " %s\n", n)
+	}
+	b = fmt.Appendf(b, "%-22s %5s %5s %5s\n", "check", "pass", "warn", "fail")
 	var failed []string
 	warns := 0
 	for _, id := range sum.Order {
 		t := sum.Checks[id]
-		b = fmt.Appendf(b, "%-18s %5d %5d %5d", id, t.Pass, t.Warn, t.Fail)
+		if slices.Contains(sum.NotRun, id) {
+			b = fmt.Appendf(b, "%-22s %17s\n", id, "not run")
+			continue
+		}
+		b = fmt.Appendf(b, "%-22s %5d %5d %5d", id, t.Pass, t.Warn, t.Fail)
 		if t.Fail > 0 {
 			b = st.Fail.Append(append(b, "  "...), "FAILED")
 			failed = append(failed, id)
+		}
+		if (sum.Stopped != nil || sum.Interrupted != nil) && len(sum.NotRun) > 0 && nextOf(sum.Order, id) == sum.NotRun[0] ||
+			(sum.Stopped != nil || sum.Interrupted != nil) && len(sum.NotRun) == 0 && id == sum.Order[len(sum.Order)-1] {
+			b = append(b, "  (cut short)"...)
 		}
 		b = append(b, '\n')
 		warns += t.Warn
 	}
 	if l := sum.Load; l != nil {
-		b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s\n",
-			l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+		if l.Answered+l.TimedOut == 0 {
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, none answered\n", l.Calls, l.Concurrency)
+		} else {
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s",
+				l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+			if l.TimedOut > 0 {
+				b = fmt.Appendf(b, " (%d timed out, counted at the time limit)", l.TimedOut)
+			}
+			b = append(b, '\n')
+		}
 	}
 	if sum.Slowest != "" || sum.P99 > 0 {
-		b = fmt.Appendf(b, "latency: p99 %s (budget %s), slowest event %s\n", fmtMS(sum.P99), s.budget, sum.Slowest)
+		b = fmt.Appendf(b, "latency: p99 %s over the calls outside load (budget %s), slowest event %s\n", fmtMS(sum.P99), s.budget, sum.Slowest)
 	}
 	for i, c := range s.failures {
 		if i == 0 {
@@ -191,6 +288,14 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.res.Case.Check, termsafe.Text(c.res.Case.Name), c.repro)
 	}
 	b = append(b, '\n')
+	if it := sum.Interrupted; it != nil {
+		b = st.Fail.Append(b, "interrupted")
+		return fmt.Appendf(b, " after %s: %d of %d cases run\n", termsafe.Text(it.After), sum.Done, sum.Total)
+	}
+	if st1 := sum.Stopped; st1 != nil {
+		b = st.Fail.Append(b, "FAIL")
+		return fmt.Appendf(b, " the receiver stopped answering after %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.After), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
+	}
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
 		return fmt.Appendf(b, " %d of %d checks failed: %s\n", len(failed), len(sum.Order), strings.Join(failed, ", "))
@@ -199,11 +304,30 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 	return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
 }
 
+// nextOf is the id after id in order, "" for the last.
+func nextOf(order []string, id string) string {
+	i := slices.Index(order, id)
+	if i < 0 || i+1 >= len(order) {
+		return ""
+	}
+	return order[i+1]
+}
+
 type summaryJSON struct {
-	Checks  map[string]Tally `json:"checks"`
-	Failed  bool             `json:"failed"`
-	Load    *loadJSON        `json:"load,omitempty"`
-	Latency *latencyJSON     `json:"latency,omitempty"`
+	Checks      map[string]Tally `json:"checks"`
+	Failed      bool             `json:"failed"`
+	Load        *loadJSON        `json:"load,omitempty"`
+	Latency     *latencyJSON     `json:"latency,omitempty"`
+	NotRun      []string         `json:"notRun,omitempty"`
+	Stopped     *Stop            `json:"stopped,omitempty"`
+	Interrupted *Stop            `json:"interrupted,omitempty"`
+	Cases       *casesJSON       `json:"cases,omitempty"`
+	Notes       []string         `json:"notes,omitempty"`
+}
+
+type casesJSON struct {
+	Run   int `json:"run"`
+	Total int `json:"total"`
 }
 
 type loadJSON struct {
@@ -214,25 +338,34 @@ type loadJSON struct {
 	P90         float64 `json:"p90Ms"`
 	P99         float64 `json:"p99Ms"`
 	Max         float64 `json:"maxMs"`
+	Answered    int     `json:"answered"`
+	TimedOut    int     `json:"timedOut"`
 }
 
 type latencyJSON struct {
 	P99          float64 `json:"p99Ms"`
 	Budget       float64 `json:"budgetMs"`
 	SlowestEvent string  `json:"slowestEvent"`
+	TimedOut     int     `json:"timedOut"`
 }
 
 func (s *summaryReport) AppendJSON(b []byte) []byte {
 	sum := s.sum
-	j := summaryJSON{Checks: map[string]Tally{}, Failed: sum.Failed()}
+	j := summaryJSON{Checks: map[string]Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun,
+		Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.notes()}
 	for id, t := range sum.Checks {
-		j.Checks[id] = *t
+		if !slices.Contains(sum.NotRun, id) {
+			j.Checks[id] = *t
+		}
+	}
+	if sum.Stopped != nil || sum.Interrupted != nil {
+		j.Cases = &casesJSON{Run: sum.Done, Total: sum.Total}
 	}
 	if l := sum.Load; l != nil {
-		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max)}
+		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max), l.Answered, l.TimedOut}
 	}
-	if _, ok := sum.Checks[Latency]; ok {
-		j.Latency = &latencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest}
+	if _, ok := sum.Checks[Latency]; ok && !slices.Contains(sum.NotRun, Latency) {
+		j.Latency = &latencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest, sum.Timeouts}
 	}
 	out, _ := json.Marshal(struct {
 		Summary summaryJSON `json:"summary"`

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +17,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -35,6 +38,9 @@ type checkOptions struct {
 	Output        string
 	JUnit         string
 	SaveCases     string
+	Verbose       bool
+	FixedIDs      bool
+	ExcludeCases  []string
 }
 
 func newCheckCmd(a *app) *cobra.Command {
@@ -51,14 +57,28 @@ signed (Standard Webhooks). Failing and warning cases print one line each with
 the reason, then a table per check, then a curl command per failure that
 sends the same request again (credentials from -H masked: put yours back).
 --save-cases writes every case's body to a directory, and the commands then
-read the bodies from there.
+read the bodies from there. Every failing or warning reason carries the
+receiver's answer: its status line and the first 200 bytes of its body.
+The warnings of one check are one line with their count; -v lists them.
+
+Every run sends fresh requestIds and webhook-ids, even with --seed, so that a
+receiver that keeps its data does not see a second run as duplicates: --seed
+fixes the documents, --fixed-ids the ids too (a byte-exact repeat).
+
+A receiver that stops answering (refused, reset, or no answer within
+--timeout, several calls in a row) stops the run at once: one line says after
+which case, and the checks left are reported as not run. When every call got
+the same 404, 405, 401 or 403 the summary says so first, with the likely
+cause. On a terminal a progress line on stderr shows the check, the case and
+the time taken; Ctrl-C stops the run and says how far it got.
 
 --latency-budget defaults to 1s: the spec names no time-out, senders commonly
 give up after 5 to 30 seconds, and a receiver should answer first and work
 after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
-Exit status: 0 when no check failed (warnings allowed), 1 when one did, 2 for
+Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
+receiver stopped answering, 2 for
 usage errors or a receiver that cannot be reached at all (or answers nothing
 to the first call within --timeout), 130 when interrupted.`,
 		Example: `  whsim check --url http://localhost:3000/webhook
@@ -66,6 +86,8 @@ to the first call within --timeout), 130 when interrupted.`,
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
   whsim check --url https://hooks.example.com/erp -H 'Authorization: Bearer t0k3n' --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
+  whsim check --url http://localhost:3000/webhook --exclude-cases 'type/*/*' -v
+  whsim check --url http://localhost:3000/webhook --seed 42 --fixed-ids
   whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -89,6 +111,9 @@ to the first call within --timeout), 130 when interrupted.`,
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case's request body to this directory")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "list every warning (otherwise one line per check with their count)")
+	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "keep the requestIds and webhook-ids the seed gives, for a byte-exact repeat of a run (default: fresh ids every run)")
+	f.StringSliceVar(&opts.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
@@ -122,6 +147,9 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		return usagef("--load-count %d: want at least 1", opts.LoadCount)
 	case opts.LoadConc < 1:
 		return usagef("--load-concurrency %d: want at least 1", opts.LoadConc)
+	}
+	if err := check.ValidateExclude(opts.ExcludeCases); err != nil {
+		return usageErr(err)
 	}
 	target, err := deliver.ParseTarget(opts.URL)
 	if err != nil {
@@ -167,17 +195,29 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	var nonce uint64
+	if !opts.FixedIDs {
+		nonce = reqid.RandomSeed()
+	}
+	prog := newProgress(a.streams.Err, a.streams.ErrTTY)
 	sum, err := check.Run(ctx, check.Config{
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-	}, rep.Result)
+		Nonce: nonce, ExcludeCases: opts.ExcludeCases, Progress: prog.update,
+	}, func(res check.Result) {
+		prog.clear()
+		rep.Result(res)
+	})
+	prog.stop()
 	var unreachable *check.UnreachableError
 	switch {
 	case errors.As(err, &unreachable):
 		return usageErr(unreachable)
 	case ctx.Err() != nil:
-		_ = rep.Finish(sum)
+		if sum != nil {
+			_ = rep.Finish(sum)
+		}
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
@@ -196,7 +236,7 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}
-	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget}
+	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
 		f, err := os.Create(opts.JUnit)
 		if err != nil {
@@ -207,4 +247,81 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 		r.JUnit, _ = report.New(report.JUnit, f, report.Style{}, false)
 	}
 	return r, nil
+}
+
+// progress is the line on a terminal's stderr that says where a run is,
+// redrawn as cases are graded and every half second between (a long load
+// check or a slow receiver would otherwise look stuck).
+type progress struct {
+	w    io.Writer
+	mu   sync.Mutex
+	last check.Progress
+	on   bool // a line is drawn
+	done chan struct{}
+	t0   time.Time
+}
+
+func newProgress(w io.Writer, tty bool) *progress {
+	if !tty {
+		return nil
+	}
+	p := &progress{w: w, done: make(chan struct{}), t0: time.Now()}
+	go func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.draw()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) update(pr check.Progress) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = pr
+	p.draw()
+}
+
+// draw writes the line; the caller holds mu.
+func (p *progress) draw() {
+	pr := p.last
+	el := time.Since(p.t0).Round(time.Second)
+	if pr.Total == 0 {
+		fmt.Fprintf(p.w, "\r\x1b[K%s starting", el)
+	} else {
+		fmt.Fprintf(p.w, "\r\x1b[K%s case %d of %d (%s), %s", pr.Check, pr.Done, pr.Total, termsafe.Text(pr.Case), el)
+	}
+	p.on = true
+}
+
+// clear removes the line before a case's own line is printed.
+func (p *progress) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.on {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.on = false
+	}
+}
+
+func (p *progress) stop() {
+	if p == nil {
+		return
+	}
+	close(p.done)
+	p.clear()
 }
