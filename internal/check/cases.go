@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/payload"

@@ -201,9 +201,9 @@ type Unrouted struct {
 
 // Progress is where a run is: called after every graded case.
 type Progress struct {
-	Check, Case  string
-	Done, Total  int
-	Elapsed      time.Duration
+	Check, Case string
+	Done, Total int
+	Elapsed     time.Duration
 }
 
 // Summary is the outcome of a run.

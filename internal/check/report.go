@@ -100,11 +100,11 @@ func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 
 // caseJSON is one case of --output json; its fields are stable.
 type caseJSON struct {
-	Check     string  `json:"check"`
-	Case      string  `json:"case"`
-	Verdict   string  `json:"verdict"`
-	Status    int     `json:"status"`
-	LatencyMS float64 `json:"latencyMs"`
+	Check     string      `json:"check"`
+	Case      string      `json:"case"`
+	Verdict   string      `json:"verdict"`
+	Status    int         `json:"status"`
+	LatencyMS float64     `json:"latencyMs"`
 	Reason    string      `json:"reason,omitempty"`
 	Answer    *answerJSON `json:"answer,omitempty"`
 	File      string      `json:"file,omitempty"`
