@@ -16,10 +16,15 @@ import (
 // interrupt starts a program with stdin an open pipe and stdout discarded,
 // sends it SIGTERM after a delay and checks that it stops within ten seconds
 // with the given code: interrupt <code> <delay> <program> [args...]. Its
-// stderr is written to the file interrupt.stderr for the script to read.
+// stderr is written to the file interrupt.stderr for the script to read;
+// with -stdout first, its stdout to interrupt.stdout.
 func interrupt(ts *testscript.TestScript, neg bool, args []string) {
+	keepOut := len(args) > 0 && args[0] == "-stdout"
+	if keepOut {
+		args = args[1:]
+	}
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: interrupt <code> <delay> <program> [args...]")
+		ts.Fatalf("usage: interrupt [-stdout] <code> <delay> <program> [args...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -29,7 +34,7 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	// A program killed by the signal itself had not yet set up its handler
 	// (a slow start on a loaded machine): try again, waiting longer.
 	for attempt := 0; ; attempt++ {
-		got, killed := runInterrupted(ts, delay, prog, args[3:])
+		got, killed := runInterrupted(ts, delay, prog, args[3:], keepOut)
 		if killed && attempt < 3 {
 			delay *= 2
 			continue
@@ -43,7 +48,7 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 
 // runInterrupted runs prog, sends it SIGTERM after delay and returns its
 // exit code, or killed when the signal ended it before it could answer.
-func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string, args []string) (code int, killed bool) {
+func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string, args []string, keepOut bool) (code int, killed bool) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
@@ -54,6 +59,12 @@ func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string,
 	ts.Check(err)
 	defer stderr.Close()
 	cmd.Stderr = stderr
+	if keepOut {
+		stdout, err := os.Create(ts.MkAbs("interrupt.stdout"))
+		ts.Check(err)
+		defer stdout.Close()
+		cmd.Stdout = stdout
+	}
 	ts.Check(cmd.Start())
 	time.Sleep(delay)
 	ts.Check(cmd.Process.Signal(syscall.SIGTERM))

@@ -55,8 +55,8 @@ func answerText(a *Answer) string {
 		return ""
 	}
 	t := "answered " + termsafe.Text(a.Status)
-	if len(a.Body) > 0 {
-		t += " " + strconv.Quote(termsafe.Text(string(a.Body)))
+	if body := strings.TrimSpace(string(a.Body)); body != "" {
+		t += ": " + termsafe.Text(body)
 		if len(a.Body) >= deliver.MaxBodyPrefix {
 			t += "…"
 		}
@@ -122,7 +122,7 @@ func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
 	}
 	if a := c.res.Answer; a != nil && c.res.Verdict != Pass {
-		cj.Answer = &answerJSON{Status: termsafe.Text(a.Status), Body: termsafe.Text(string(a.Body))}
+		cj.Answer = &answerJSON{Status: termsafe.Text(a.Status), Body: termsafe.Text(strings.TrimSpace(string(a.Body)))}
 	}
 	j, _ := json.Marshal(cj)
 	return append(append(b, j...), '\n')
