@@ -221,6 +221,8 @@ type Summary struct {
 	// lists the checks either left out, in run order.
 	Stopped, Interrupted *Stop
 	NotRun               []string
+	// CutShort is the check the run ended in, when it graded some cases.
+	CutShort string
 	// Done is how many cases were graded, of Total.
 	Done, Total int
 	// Unrouted, when set, is the one status every answered call got.
@@ -393,7 +395,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		case stopped != nil:
 			r.pending = nil // the calls that found it gone: said by Stopped
 			r.sum.Stopped = stopped
-			r.sum.NotRun = slices.Clone(r.sum.Order[i+1:])
+			r.cutAt(i)
 			r.finish()
 			return r.sum, nil
 		case ctx.Err() != nil:
@@ -403,7 +405,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 				after = "the start"
 			}
 			r.sum.Interrupted = &Stop{After: after, Reason: "interrupted"}
-			r.sum.NotRun = slices.Clone(r.sum.Order[i+1:])
+			r.cutAt(i)
 			r.finish()
 			return r.sum, ctx.Err()
 		}
@@ -436,6 +438,23 @@ func (r *runner) run(id string) error {
 		return r.latency()
 	}
 	return nil
+}
+
+// cutAt says which checks a run that ended in its i-th check did not run:
+// the later ones, and those (the i-th, or the earlier ones whose results
+// were all held back and dropped) that graded nothing; the i-th, when it
+// graded something, was cut short.
+func (r *runner) cutAt(i int) {
+	for j, id := range r.sum.Order {
+		t := r.sum.Checks[id]
+		graded := t.Pass+t.Warn+t.Fail > 0
+		switch {
+		case j > i, !graded:
+			r.sum.NotRun = append(r.sum.NotRun, id)
+		case j == i:
+			r.sum.CutShort = id
+		}
+	}
 }
 
 // finish draws the run-wide conclusions: nothing routed, ids seen before.

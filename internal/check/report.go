@@ -259,8 +259,7 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 			b = st.Fail.Append(append(b, "  "...), "FAILED")
 			failed = append(failed, id)
 		}
-		if (sum.Stopped != nil || sum.Interrupted != nil) && len(sum.NotRun) > 0 && nextOf(sum.Order, id) == sum.NotRun[0] ||
-			(sum.Stopped != nil || sum.Interrupted != nil) && len(sum.NotRun) == 0 && id == sum.Order[len(sum.Order)-1] {
+		if id == sum.CutShort {
 			b = append(b, "  (cut short)"...)
 		}
 		b = append(b, '\n')
@@ -302,15 +301,6 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 	}
 	b = st.OK.Append(b, "ok")
 	return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
-}
-
-// nextOf is the id after id in order, "" for the last.
-func nextOf(order []string, id string) string {
-	i := slices.Index(order, id)
-	if i < 0 || i+1 >= len(order) {
-		return ""
-	}
-	return order[i+1]
 }
 
 type summaryJSON struct {

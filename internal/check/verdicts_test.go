@@ -166,7 +166,7 @@ func TestNothingRouted(t *testing.T) {
 			if i, j := strings.Index(out, note), strings.Index(out, "check    "); i < 0 || j < 0 || i > j {
 				t.Errorf("want %q before the table:\n%s", note, out)
 			}
-			if !strings.Contains(out, `answered 404 Not Found "no route for /`) && status == 404 {
+			if !strings.Contains(out, `[answered 404 Not Found: no route for /]`) && status == 404 {
 				t.Errorf("no answer in the reasons:\n%s", out)
 			}
 		})
