@@ -76,6 +76,15 @@ func (b *builder) webhookID(c *Case) string {
 	return id
 }
 
+// creating is the event that creates the kind of document event is of.
+func (b *builder) creating(event string) string {
+	e, ok := spec.Lookup(event)
+	if !ok {
+		return event
+	}
+	return b.creates[e.Kind].Name
+}
+
 // kinds is the document kinds in the spec's order.
 func kinds() []spec.Kind { return []spec.Kind{spec.Invoice, spec.Receipt} }
 

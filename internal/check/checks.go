@@ -309,6 +309,11 @@ func (r *runner) outOfOrder() error {
 		if r.excluded(g.calls[0]) {
 			continue
 		}
+		// A 4xx is evidence only from a receiver that takes the
+		// document's creation.
+		if err := r.control(OutOfOrder, r.cases.creating(g.calls[0].Event)); err != nil {
+			return err
+		}
 		// at is the call the verdict rests on: the first that fails, else
 		// the first that warns, else the last judged.
 		verdict, reason, at := Pass, "", 0
@@ -324,6 +329,8 @@ func (r *runner) outOfOrder() error {
 			}
 			v, why := Pass, ""
 			switch {
+			case is4xx(a.Status) && !r.acceptedEvent(r.cases.creating(c.Event)):
+				v, why = Warn, inconclusive4xx(a, r.cases.creating(c.Event))
 			case is2xx(a.Status), is4xx(a.Status):
 			case is3xx(a.Status):
 				v, why = Warn, redirected(a)
