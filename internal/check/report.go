@@ -187,6 +187,15 @@ func (r *Reporter) Finish(sum *Summary) error {
 	if r.err != nil {
 		return r.err
 	}
+	if st := sum.Stopped; st != nil && r.JUnit != nil {
+		// CI reads the JUnit report alone: the stop is a failure there.
+		id := sum.CutShort
+		if id == "" && len(sum.NotRun) > 0 {
+			id = sum.NotRun[0]
+		}
+		_ = r.JUnit.Case(&caseReport{res: Result{Case: &Case{Check: id, Name: "receiver-stopped-answering"}, Verdict: Fail,
+			Reason: "the receiver stopped answering after " + st.After + ": " + st.Reason}})
+	}
 	s := &summaryReport{sum: sum, budget: r.Budget, failures: r.failures, warns: r.warns}
 	if err := r.Out.Finish(s); err != nil {
 		return err

@@ -103,13 +103,20 @@ func TestStopsAnswering(t *testing.T) {
 			t.Errorf("%s has results, want none (not run)", id)
 		}
 	}
-	var text strings.Builder
-	rep := &Reporter{Out: newText(&text), Target: cfg.Target}
+	var text, xml strings.Builder
+	junit, err := report.New(report.JUnit, &xml, report.Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Reporter{Out: newText(&text), JUnit: junit, Target: cfg.Target}
 	for _, r := range results {
 		rep.Result(r)
 	}
 	if err := rep.Finish(sum); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(xml.String(), `<testcase name="receiver-stopped-answering"`) {
+		t.Errorf("the JUnit report does not fail the stop:\n%s", xml.String())
 	}
 	out := text.String()
 	if n := strings.Count(out, "stopped answering"); n != 1 {
