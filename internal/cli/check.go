@@ -53,8 +53,8 @@ and per check, whether it behaves the way a webhook receiver must:
 
 ` + checkList() + `
 The signature check runs only with --secret; every call of the run is then
-signed (Standard Webhooks). Failing and warning cases print one line each with
-the reason, then a table per check, then a curl command per failure that
+signed (Standard Webhooks). Failing cases print one line each with the
+reason, then the warnings, then a table per check, then a curl command per failure that
 sends the same request again (credentials from -H masked: put yours back).
 --save-cases writes every case's body to a directory, and the commands then
 read the bodies from there. Every failing or warning reason carries the
@@ -78,9 +78,9 @@ after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
 Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
-receiver stopped answering, 2 for
-usage errors or a receiver that cannot be reached at all (or answers nothing
-to the first call within --timeout), 130 when interrupted.`,
+receiver stopped answering, 2 for usage errors or a receiver that cannot be
+reached at all (or answers nothing to the first call within --timeout), 130
+when interrupted.`,
 		Example: `  whsim check --url http://localhost:3000/webhook
   whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
@@ -125,7 +125,7 @@ to the first call within --timeout), 130 when interrupted.`,
 func checkList() string {
 	var b strings.Builder
 	for _, c := range check.Checks() {
-		fmt.Fprintf(&b, "  %-18s %s\n", c.ID, c.Summary)
+		fmt.Fprintf(&b, "  %-23s %s\n", c.ID, c.Summary)
 	}
 	return b.String()
 }
