@@ -281,6 +281,10 @@ type Config struct {
 	ExcludeCases []string
 	// Progress, when set, hears of each graded case.
 	Progress func(Progress)
+	// Notice, when set, hears at once of what makes the rest of the run
+	// read differently: every call so far got one status that says the
+	// call was never handled (a wrong path, method or credentials).
+	Notice func(string)
 }
 
 // DefaultConcurrent is how many copies of one call arrive at once by
@@ -384,6 +388,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 			err = r.run(id)
 		}
 		if err == nil {
+			r.notice()
 			continue
 		}
 		r.mu.Lock()
@@ -472,6 +477,29 @@ func (r *runner) finish() {
 	r.sum.Timeouts = r.timeouts
 }
 
+// notice tells Config.Notice, once, after a check, when every call so
+// far got one status that says it was never handled: the user can stop
+// the run there rather than read every failure it causes.
+func (r *runner) notice() {
+	if r.cfg.Notice == nil || r.noticed {
+		return
+	}
+	r.mu.Lock()
+	var msg string
+	if len(r.statuses) == 1 && r.answered >= 5 {
+		for s := range r.statuses {
+			if h := unroutedHint(s); h != "" {
+				msg = fmt.Sprintf("every call so far got %d %s: %s", s, http.StatusText(s), h)
+			}
+		}
+	}
+	r.mu.Unlock()
+	if msg != "" {
+		r.noticed = true
+		r.cfg.Notice(msg)
+	}
+}
+
 // unroutedHint is the likely cause of every call getting status s, "" for
 // a status that says the call was handled.
 func unroutedHint(s int) string {
@@ -505,6 +533,7 @@ type runner struct {
 	// said by one line). last is the last case reported.
 	pending []Result
 	last    string
+	noticed bool
 
 	mu       sync.Mutex
 	calls    int

@@ -139,9 +139,14 @@ func TestNothingRouted(t *testing.T) {
 			cfg := testConfig(t, srv.URL)
 			cfg.Signer = nil
 			cfg.Checks = []string{AcceptsValid, RejectsMalformed, UnknownEvent, EventVsBody, Load}
+			var notices []string
+			cfg.Notice = func(m string) { notices = append(notices, m) }
 			sum, results, err := run(t, context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(notices) != 1 || !strings.Contains(notices[0], fmt.Sprintf("every call so far got %d", status)) {
+				t.Errorf("notices %q, want one after accepts-valid", notices)
 			}
 			if sum.Unrouted == nil || sum.Unrouted.Status != status {
 				t.Fatalf("Unrouted = %+v, want status %d", sum.Unrouted, status)

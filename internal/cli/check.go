@@ -205,6 +205,10 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
 		Nonce: nonce, ExcludeCases: opts.ExcludeCases, Progress: prog.update,
+		Notice: func(msg string) {
+			prog.clear()
+			fmt.Fprintf(a.streams.Err, "%s %s\n", key, msg)
+		},
 	}, func(res check.Result) {
 		prog.clear()
 		rep.Result(res)
