@@ -545,3 +545,34 @@ func newText(w io.Writer) report.Reporter {
 	}
 	return r
 }
+
+// A receiver that hangs after 25 calls: two timeouts in a row stop the
+// run, a time limit each, not one per case left.
+func TestStopsAnsweringByHanging(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 25 {
+			<-r.Context().Done()
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 200 * time.Millisecond, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Signer = client, nil
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil || !strings.Contains(sum.Stopped.Reason, "timeout") {
+		t.Fatalf("stopped %+v, want a stop on timeouts", sum.Stopped)
+	}
+	if n := calls.Load(); n > 25+timeoutsToStop {
+		t.Errorf("%d calls, want the run stopped after %d timeouts in a row", n, timeoutsToStop)
+	}
+}
