@@ -161,8 +161,9 @@ type Result struct {
 
 // Answer is a receiver's answer, as shown in reasons.
 type Answer struct {
-	Status string // "404 Not Found"
-	Body   []byte // the first deliver.MaxBodyPrefix bytes
+	Status string      // "404 Not Found"
+	Header http.Header // shown with -v
+	Body   []byte      // the first deliver.MaxBodyPrefix bytes
 }
 
 // Tally counts the verdicts of one check.

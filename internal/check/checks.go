@@ -35,7 +35,7 @@ func answerOf(a deliver.Attempt) *Answer {
 	if st == "" {
 		st = strconv.Itoa(a.Status)
 	}
-	return &Answer{Status: st, Body: a.BodyPrefix}
+	return &Answer{Status: st, Header: a.Header, Body: a.BodyPrefix}
 }
 
 func (r *runner) acceptsValid() error {

@@ -46,6 +46,8 @@ type caseReport struct {
 	file  string // where --save-cases wrote its body
 	repro string // the command that sends it again (failures only)
 	quiet bool   // a warning said in the summary instead
+	// verbose shows the receiver's whole answer under the line, as send -v.
+	verbose bool
 }
 
 // answerText is the receiver's answer as reasons show it: its status line
@@ -95,7 +97,20 @@ func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 	}
 	b = append(b, ' ')
 	b = st.Key.Append(b, c.res.Case.Check)
-	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), reason(c.res))
+	b = fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), reason(c.res))
+	if a := c.res.Answer; c.verbose && a != nil {
+		b = fmt.Appendf(b, "  < %s\n", termsafe.Text(a.Status))
+		for _, kv := range termsafe.Headers(termsafe.MaskHeaders(a.Header)) {
+			b = append(b, "  < "+kv[0]+": "+kv[1]+"\n"...)
+		}
+		if len(a.Body) > 0 {
+			b = append(b, "  <\n"...)
+			for _, line := range strings.Split(strings.TrimRight(termsafe.Lines(string(a.Body)), "\n"), "\n") {
+				b = append(b, "  < "+line+"\n"...)
+			}
+		}
+	}
+	return b
 }
 
 // caseJSON is one case of --output json; its fields are stable.
@@ -145,7 +160,7 @@ func (r *Reporter) Result(res Result) {
 	if r.err != nil {
 		return
 	}
-	c := &caseReport{res: res, quiet: res.Verdict == Warn && !r.Verbose}
+	c := &caseReport{res: res, quiet: res.Verdict == Warn && !r.Verbose, verbose: r.Verbose}
 	if c.quiet {
 		if r.warns == nil {
 			r.warns = map[string][]Result{}

@@ -59,7 +59,8 @@ sends the same request again (credentials from -H masked: put yours back).
 --save-cases writes every case's body to a directory, and the commands then
 read the bodies from there. Every failing or warning reason carries the
 receiver's answer: its status line and the first 200 bytes of its body.
-The warnings of one check are one line with their count; -v lists them.
+The warnings of one check are one line with their count; -v lists them and
+shows the answer's headers too, as send -v does.
 
 Every run sends fresh requestIds and webhook-ids, even with --seed, so that a
 receiver that keeps its data does not see a second run as duplicates: --seed
@@ -111,7 +112,7 @@ when interrupted.`,
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case's request body to this directory")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "list every warning (otherwise one line per check with their count)")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show the receiver's whole answer (status, headers, body) under each failing or warning case, and list every warning (otherwise one line per check with their count)")
 	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "keep the requestIds and webhook-ids the seed gives, for a byte-exact repeat of a run (default: fresh ids every run)")
 	f.StringSliceVar(&opts.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))

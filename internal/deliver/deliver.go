@@ -56,6 +56,8 @@ type Attempt struct {
 	// BodyPrefix the first MaxBodyPrefix bytes of its body (with KeepBody).
 	StatusLine string `json:"-"`
 	BodyPrefix []byte `json:"-"`
+	// Header is the answer's header (with KeepBody).
+	Header http.Header `json:"-"`
 	// Truncated says the answer's body ended before its declared length
 	// (an unexpected EOF): the status came, the rest did not.
 	Truncated bool `json:"-"`
@@ -509,6 +511,7 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 			a.StatusLine = strconv.Itoa(resp.StatusCode)
 		}
 		a.BodyPrefix = kept[:min(len(kept), MaxBodyPrefix):min(len(kept), MaxBodyPrefix)]
+		a.Header = resp.Header
 	}
 	res.RespHeader, res.RespBody = resp.Header, kept
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
