@@ -521,8 +521,10 @@ type runner struct {
 	val   *validate.Validator
 	d     *deliver.Deliverer
 	cases *builder
-	sum   *Summary
-	out   func(Result)
+	// controls makes the valid calls sent only as evidence (control).
+	controls *builder
+	sum      *Summary
+	out      func(Result)
 	// ctx is the run's: cancelled by the user (user) or by a stop.
 	ctx    context.Context
 	cancel context.CancelFunc
