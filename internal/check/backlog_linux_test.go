@@ -93,8 +93,12 @@ func TestFullListenBacklog(t *testing.T) {
 		t.Skipf("latency %+v: the backlog did not overflow here", *sum.Checks[Latency])
 	}
 	t.Log(lat[0].Reason)
-	if why := lat[0].Reason; !strings.Contains(why, "listen backlog") || strings.Contains(why, "answer first") {
-		t.Errorf("reason %q, want the full listen backlog named", why)
+	// Calls that waited in the queue behind a slow one may be slow too
+	// on a loaded machine ("answer first" after it); the backlog must be
+	// named, and first.
+	why := lat[0].Reason
+	if i, j := strings.Index(why, "listen backlog"), strings.Index(why, "answer first"); i < 0 || j >= 0 && j < i {
+		t.Errorf("reason %q, want the full listen backlog named first", why)
 	}
 	if sum.Checks[Duplicates].Fail != 0 || sum.Checks[AcceptsValid].Fail != 0 {
 		t.Errorf("duplicates %+v, accepts-valid %+v: the receiver answers every call", *sum.Checks[Duplicates], *sum.Checks[AcceptsValid])
