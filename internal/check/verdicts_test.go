@@ -576,3 +576,19 @@ func TestStopsAnsweringByHanging(t *testing.T) {
 		t.Errorf("%d calls, want the run stopped after %d timeouts in a row", n, timeoutsToStop)
 	}
 }
+
+// Run alone, rejects-malformed first sends one valid call per event it
+// rests on, so that its 4xx passes count.
+func TestRejectsMalformedAloneSendsControls(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{RejectsMalformed}
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl := sum.Checks[RejectsMalformed]; tl.Warn != 0 || tl.Fail != 0 || tl.Pass == 0 {
+		t.Errorf("rejects-malformed alone %+v, want every case passed", *tl)
+	}
+}
