@@ -2,18 +2,24 @@
 # Installs the peer and engine tools that the browser tests, the engine
 # integration tests and the bench/ scripts use, at pinned versions, each only
 # when it is missing. With no arguments: everything; else only the named ones
-# (chromium wrk hey vegeta k6). Needs root for apt-get (CI and the
+# (chromium wrk hey vegeta k6 npm-validators). Needs root for apt-get (CI and the
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta # what CI needs
+#   scripts/install-tools.sh chromium vegeta npm-validators # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0
 k6_version=v1.8.1
+# The npm validators the schema tests run on whsim schema's OpenAPI and
+# AsyncAPI documents (@redocly/cli, @readme/openapi-parser, @asyncapi/parser,
+# Ajv), pinned with their whole tree by scripts/npm-validators' lock file and
+# installed with npm ci into .tools/npm (gitignored), where the tests look,
+# or $WHSIM_NPM_TOOLS.
+npm_validators=$(cd "$(dirname "$0")" && pwd)/npm-validators
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6)
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 npm-validators)
 
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
@@ -31,6 +37,10 @@ for t in "${tools[@]}"; do
   case "$t" in
     chromium)
       command -v chromium >/dev/null || { echo "installing chromium (Debian package)" >&2; apt_install chromium; } ;;
+    sqlite3)
+      # Debian's sqlite3 client: the --probe-cmd end-to-end test asks it about
+      # the database its receiver writes.
+      command -v sqlite3 >/dev/null || { echo "installing sqlite3 (Debian package)" >&2; apt_install sqlite3; } ;;
     wrk | hey)
       command -v "$t" >/dev/null || { echo "installing $t (Debian package)" >&2; apt_install "$t"; } ;;
     vegeta)
@@ -44,6 +54,18 @@ for t in "${tools[@]}"; do
         echo "installing k6 $k6_version into $gobin (builds from source: a few minutes)" >&2
         go install "go.k6.io/k6@$k6_version"
       fi ;;
-    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6)" >&2; exit 2 ;;
+    npm-validators)
+      dir=${WHSIM_NPM_TOOLS:-$(cd "$(dirname "$0")/.." && pwd)/.tools/npm}
+      want=$(cat "$npm_validators/package-lock.json" | cksum)
+      if ! command -v npm >/dev/null; then
+        echo "install-tools: no npm: the npm validator tests will skip" >&2
+      elif [ "$(cat "$dir/installed" 2>/dev/null)" != "$want" ] || [ ! -d "$dir/node_modules/@redocly/cli" ]; then
+        echo "installing the npm validators ($npm_validators/package.json) into $dir" >&2
+        mkdir -p "$dir"
+        cp "$npm_validators/package.json" "$npm_validators/package-lock.json" "$dir/"
+        npm ci --silent --no-audit --no-fund --prefix "$dir" >/dev/null
+        echo "$want" >"$dir/installed"
+      fi ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 npm-validators)" >&2; exit 2 ;;
   esac
 done

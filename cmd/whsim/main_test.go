@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 		"whsim": func() {
 			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSStreams(), cli.Build{Version: "v0.0.0-test"}))
 		},
+		"hookrecv": func() { os.Exit(hookRecv()) },
 	})
 }
 
@@ -56,6 +57,9 @@ func TestScripts(t *testing.T) {
 			"bodies":    captureBodies,
 			"post":      httpPost,
 			"interrupt": interrupt,
+			"sigint":    sigint,
+			"linecount": lineCount,
+			"reproduce": reproduceCmd,
 		},
 	})
 }

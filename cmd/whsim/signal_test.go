@@ -13,18 +13,25 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// interrupt starts a program with stdin an open pipe and stdout discarded,
-// sends it SIGTERM after a delay and checks that it stops within ten seconds
-// with the given code: interrupt <code> <delay> <program> [args...]. Its
+// interrupt starts a program with stdin an open pipe and stdout discarded
+// sends it SIGTERM (SIGINT with -INT) after a delay and checks that it stops
+// within ten seconds with the given code:
+// interrupt [-INT] [-stdout] <code> <delay> <program> [args...]. Its
 // stderr is written to the file interrupt.stderr for the script to read;
-// with -stdout first, its stdout to interrupt.stdout.
+// with -stdout, its stdout to interrupt.stdout.
 func interrupt(ts *testscript.TestScript, neg bool, args []string) {
-	keepOut := len(args) > 0 && args[0] == "-stdout"
-	if keepOut {
+	sig := syscall.SIGTERM
+	keepOut := false
+	for len(args) > 0 && (args[0] == "-INT" || args[0] == "-stdout") {
+		if args[0] == "-INT" { // Ctrl-C rather than SIGTERM
+			sig = syscall.SIGINT
+		} else {
+			keepOut = true
+		}
 		args = args[1:]
 	}
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: interrupt [-stdout] <code> <delay> <program> [args...]")
+		ts.Fatalf("usage: interrupt [-INT] [-stdout] <code> <delay> <program> [args...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -34,21 +41,21 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	// A program killed by the signal itself had not yet set up its handler
 	// (a slow start on a loaded machine): try again, waiting longer.
 	for attempt := 0; ; attempt++ {
-		got, killed := runInterrupted(ts, delay, prog, args[3:], keepOut)
+		got, killed := runInterrupted(ts, sig, delay, prog, args[3:], keepOut)
 		if killed && attempt < 3 {
 			delay *= 2
 			continue
 		}
 		if got != want {
-			ts.Fatalf("%s exited %d after SIGTERM, want %d", args[2], got, want)
+			ts.Fatalf("%s exited %d after %v, want %d", args[2], sig, got, want)
 		}
 		return
 	}
 }
 
-// runInterrupted runs prog, sends it SIGTERM after delay and returns its
+// runInterrupted runs prog, sends it sig after delay and returns its
 // exit code, or killed when the signal ended it before it could answer.
-func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string, args []string, keepOut bool) (code int, killed bool) {
+func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string, keepOut bool) (code int, killed bool) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
@@ -67,7 +74,7 @@ func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string,
 	}
 	ts.Check(cmd.Start())
 	time.Sleep(delay)
-	ts.Check(cmd.Process.Signal(syscall.SIGTERM))
+	ts.Check(cmd.Process.Signal(sig))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -75,7 +82,7 @@ func runInterrupted(ts *testscript.TestScript, delay time.Duration, prog string,
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
-		ts.Fatalf("%s did not stop within 10s of SIGTERM", prog)
+		ts.Fatalf("%s did not stop within 10s of %v", prog, sig)
 	}
 	var ee *exec.ExitError
 	switch {

@@ -1,9 +1,11 @@
 package anonymize
 
 import (
-	"errors"
+	"bytes"
+	"context"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/jsonstr"
@@ -19,11 +21,19 @@ func (r Report) Add(o Report) {
 	}
 }
 
-// Anonymizer replaces the identifying values of payloads. Which fields
-// identify someone comes from the spec model (see fieldClasses).
+// Anonymizer replaces the identifying values of payloads and capture
+// records. Which fields identify someone comes from the spec model (see
+// fieldClasses); what it replaced it then finds again anywhere else. It is
+// not safe for concurrent use.
 type Anonymizer struct {
 	r       *Replacer
 	classes map[string]Class
+	// maxPath is the longest path in classes: a deeper one is looked up
+	// no further, so a deeply nested document costs no more per value.
+	maxPath int
+	// work counts the steps taken (bytes and tokens looked at), so that a
+	// test can hold the run to linear time without a clock.
+	work int
 }
 
 // New returns an Anonymizer keyed with key.
@@ -32,62 +42,164 @@ func New(key []byte) (*Anonymizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Anonymizer{r: r, classes: fieldClasses()}, nil
+	a := &Anonymizer{r: r, classes: fieldClasses()}
+	for p := range a.classes {
+		a.maxPath = max(a.maxPath, len(p)+len(arrayPrefix))
+	}
+	return a, nil
 }
 
 // Replaced is one value the anonymizer changed.
 type Replaced struct {
 	Class      Class
-	Path       string
-	Start, End int // the value's bytes in the original body, quotes included
+	Path       string // at most maxShownPath bytes of it
+	Start, End int    // the value's bytes in the original body, quotes included
 	Old, New   string
+	number     bool // a JSON number, written as one
+	text       bool // replaced inside text (counted by its pass)
 }
 
-// Payload returns body with every identifying string value replaced and
-// every other byte as it was: key order, white space, escapes and number
+// Payload returns body with every identifying value replaced and every
+// other byte as it was: key order, white space, escapes and number
 // spellings survive, because only the spans of replaced values change.
 //
-// An identifier that also stands inside another string (a customer's name
-// in an unknown field, a document number in an attribute) is replaced there
-// too, so that no original survives anywhere in the body.
-func (a *Anonymizer) Payload(body []byte) ([]byte, []Replaced, error) {
-	var strs []Replaced
-	err := walkStrings(body, func(path string, start, end int, v string) {
-		if v != "" {
-			// The elements of an array of payloads have the paths of one.
-			c := a.classes[strings.TrimPrefix(path, "[].")]
-			strs = append(strs, Replaced{Class: c, Path: path, Start: start, End: end, Old: v})
+// The values of identifying fields (strings, or numbers: a customerCode
+// written 8130430) get stand-ins first; then every other string, every
+// object key and every number is searched for what the run replaced
+// anywhere (a customer's name in an unknown field or used as a key) and
+// for what looks like a tax id, mobile or identity-card number.
+func (a *Anonymizer) Payload(body []byte) (out []byte, repl []Replaced, err error) {
+	defer recoverStop(&err)
+	p := &pass{a: a, ctx: context.Background(), counts: Report{}}
+	return a.payload(p, body)
+}
+
+// arrayPrefix starts the paths of an array of payloads: its elements have
+// the paths of one.
+const arrayPrefix = "[]."
+
+// maxShownPath bounds the path a Replaced keeps: it is for people, and a
+// deeply nested document must not cost its depth for every value.
+const maxShownPath = 256
+
+func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
+	// First the identifying fields, so that the dictionary holds them all
+	// before any text of the document is searched.
+	var repl []Replaced
+	err := a.walk(p, body, func(t *token) {
+		if t.kind == keyToken || len(t.path) > a.maxPath {
+			return
+		}
+		p.tick(len(t.path))
+		c := a.classes[string(bytes.TrimPrefix(t.path, []byte(arrayPrefix)))]
+		if c == "" {
+			return
+		}
+		x := Replaced{Class: c, Path: shownPath(t.path), Start: t.s, End: t.e}
+		if t.kind == numberToken {
+			x.Old, x.number = string(body[t.s:t.e]), true
+			x.New = a.numberStandIn(x.Old, a.r.Replace(Code, x.Old))
+		} else if x.Old = t.content(body); x.Old != "" {
+			x.New = a.r.Replace(c, x.Old)
+		} else {
+			return
+		}
+		repl = append(repl, x)
+	})
+	if err != nil || p.learn {
+		return body, nil, err
+	}
+	out := make([]byte, 0, len(body)+len(body)/8)
+	at, k := 0, 0
+	var all []Replaced
+	write := func(x Replaced) {
+		out = append(out, body[at:x.Start]...)
+		if x.number {
+			out = append(out, x.New...)
+		} else {
+			out = jsonstr.Append(out, x.New)
+		}
+		at = x.End
+		all = append(all, x)
+	}
+	err = a.walk(p, body, func(t *token) {
+		if k < len(repl) && repl[k].Start == t.s && t.kind != keyToken {
+			write(repl[k])
+			k++
+			return
+		}
+		x := Replaced{Class: Echo, Start: t.s, End: t.e, text: true}
+		if t.kind == numberToken {
+			x.Old, x.number = string(body[t.s:t.e]), true
+			x.New = p.number(x.Old)
+		} else {
+			x.Old = t.view(body)
+			x.New = p.text(x.Old)
+		}
+		if x.New != x.Old {
+			x.Old, x.Path = strings.Clone(x.Old), shownPath(t.path)
+			write(x)
 		}
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	var classified []Replaced
-	for i := range strs {
-		if x := &strs[i]; x.Class != "" {
-			x.New = a.r.Replace(x.Class, x.Old)
-			classified = append(classified, *x)
+	return append(out, body[at:]...), all, nil
+}
+
+// scanPayload is the check of an anonymized payload: every string, key and
+// number, decoded, searched as anonymizing searches them. With lines, a
+// leak's line is the payload's own (it starts on p.line), else p.line.
+func (a *Anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
+	lc := jsonlex.LineCounter{B: out}
+	line := p.line
+	return a.walk(p, out, func(t *token) {
+		if lines {
+			l, _ := lc.At(t.s)
+			p.newLine(line + l - 1)
+		}
+		if t.kind == numberToken {
+			p.number(string(out[t.s:t.e]))
+		} else {
+			p.text(t.view(out))
+		}
+	})
+}
+
+// numberStandIn makes a stand-in s for the JSON number v a JSON number of
+// the same spelling: its digits from s, everything else (sign, point,
+// exponent) from v, and no leading zero.
+func (a *Anonymizer) numberStandIn(v, s string) string {
+	if len(s) != len(v) {
+		return v // a stand-in of digits keeps its length; anything else names nobody
+	}
+	b := []byte(s)
+	for i := range b {
+		if !isDigit(v[i]) || !isDigit(b[i]) {
+			b[i] = v[i]
 		}
 	}
-	echoes := echoReplacer(classified)
-	var repl []Replaced
-	for _, x := range strs {
-		if x.Class == "" {
-			if x.New = echoes.Replace(x.Old); x.New == x.Old {
-				continue
-			}
-			x.Class = Echo
-		}
-		repl = append(repl, x)
+	j := 0
+	if b[0] == '-' {
+		j = 1
 	}
-	out := make([]byte, 0, len(body)+len(body)/8)
-	at := 0
-	for _, x := range repl {
-		out = append(out, body[at:x.Start]...)
-		out = jsonstr.Append(out, x.New)
-		at = x.End
+	if j+1 < len(b) && b[j] == '0' && isDigit(b[j+1]) {
+		b[j] = '1' + (b[j+1]-'0')%9
 	}
-	return append(out, body[at:]...), repl, nil
+	n := string(b)
+	if n == v { // every digit came back: change the last one
+		b[len(b)-1] = '0' + (b[len(b)-1]-'0'+1)%10
+		n = string(b)
+	}
+	a.r.dict.addStandIn(n)
+	return n
+}
+
+func shownPath(p []byte) string {
+	if len(p) > maxShownPath {
+		return string(p[:maxShownPath]) + "…"
+	}
+	return string(p)
 }
 
 // minEcho is the shortest identifier (in bytes) replaced where it stands
@@ -104,33 +216,133 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
-// walkStrings calls fn for every string value of the JSON document in b
-// (keys are not values) with its path (array indexes written [], so that
-// every element of a list has one path), its span in b and its text. The
-// document must be strict JSON (RFC 8259), as the validator reads it.
-func walkStrings(b []byte, fn func(path string, start, end int, v string)) error {
-	var p strings.Builder
-	err := jsonlex.Walk(b, func(path []jsonlex.Seg, v jsonlex.Value) {
-		if v.Kind != jsonlex.String {
-			return
-		}
-		p.Reset()
-		for _, seg := range path {
-			if seg.Index >= 0 {
-				p.WriteString("[]")
-				continue
-			}
-			if p.Len() > 0 {
-				p.WriteByte('.')
-			}
-			p.WriteString(seg.Key)
-		}
-		fn(p.String(), v.Start, v.End, jsonlex.StringAt(b, v.Span))
-	})
-	var se *jsonlex.SyntaxError
-	if errors.As(err, &se) {
-		line, col := jsonlex.Position(b, se.Offset)
-		return &SyntaxError{Line: line, Column: col, Msg: se.Msg}
+type tokenKind uint8
+
+const (
+	stringToken tokenKind = iota
+	keyToken
+	numberToken
+)
+
+// token is a string value, an object key or a number that walk visits:
+// its path (array indexes written [], so that every element of a list has
+// one path; valid during the call only) and its span, quotes included.
+type token struct {
+	kind tokenKind
+	path []byte
+	s, e int
+}
+
+// content is the value of a string or key token.
+func (t *token) content(b []byte) string {
+	return jsonlex.StringAt(b, jsonlex.Span{Kind: jsonlex.String, Start: t.s, End: t.e})
+}
+
+// view is the value of a string or key token without a copy when it holds
+// no escape: a string over b's bytes, valid while b is unchanged (walk
+// never changes it). Most values are searched and left as they are, and a
+// copy of each would cost its allocation and the collector's time.
+func (t *token) view(b []byte) string {
+	in := b[t.s+1 : t.e-1]
+	if len(in) == 0 || bytes.IndexByte(in, '\\') >= 0 {
+		return t.content(b)
 	}
-	return err
+	return unsafe.String(&in[0], len(in))
+}
+
+// walk calls visit for every string value, key and number of the JSON
+// document in b, in order. The document must be strict JSON (RFC 8259), as
+// the validator reads it. The path is kept as one buffer that grows and
+// shrinks with the walk, so a value costs its own bytes, not its depth.
+func (a *Anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
+	var l jsonlex.Lexer
+	l.Reset(b)
+	t := &token{path: make([]byte, 0, 64)}
+	var value func()
+	value = func() {
+		p.tick(1)
+		switch k := l.Peek(); k {
+		case jsonlex.Object:
+			if !l.Enter() {
+				return
+			}
+			for first := true; ; first = false {
+				n := len(t.path)
+				s := l.Pos()
+				key := l.Key(first)
+				if n > 0 {
+					t.path = append(t.path, '.')
+				}
+				kb := l.KeyBytes(key)
+				t.path = append(t.path, kb...)
+				p.tick(len(kb))
+				t.kind, t.s, t.e = keyToken, s, keyEnd(b, s)
+				visit(t)
+				value()
+				t.path = t.path[:n]
+				if !l.More('}') {
+					return
+				}
+			}
+		case jsonlex.Array:
+			if !l.Enter() {
+				return
+			}
+			n := len(t.path)
+			t.path = append(t.path, "[]"...)
+			for {
+				value()
+				if !l.More(']') {
+					break
+				}
+			}
+			t.path = t.path[:n]
+		case jsonlex.String:
+			s, e, _ := l.Str()
+			p.tick(e - s)
+			t.kind, t.s, t.e = stringToken, s, e
+			visit(t)
+		case jsonlex.Number:
+			s, e, _, _ := l.Num()
+			t.kind, t.s, t.e = numberToken, s, e
+			visit(t)
+		default:
+			l.Lit(k)
+		}
+	}
+	serr := l.Run(func() {
+		l.Begin()
+		value()
+		l.End()
+	})
+	if serr != nil {
+		line, col := jsonlex.Position(b, serr.Offset)
+		return &SyntaxError{Line: line, Column: col, Msg: serr.Msg}
+	}
+	return nil
+}
+
+// keyEnd is the end (after its closing quote) of the key whose opening
+// quote is at b[s], which the lexer has read.
+func keyEnd(b []byte, s int) int {
+	i := s + 1
+	for b[i] != '"' {
+		if b[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	return i + 1
+}
+
+// walkStrings calls fn for every string value of the JSON document in b
+// (keys are not values) with its path and span and its text.
+func walkStrings(b []byte, fn func(path string, start, end int, v string)) error {
+	a := &Anonymizer{}
+	p := &pass{a: a, ctx: context.Background()}
+	return a.walk(p, b, func(t *token) {
+		if t.kind == stringToken {
+			fn(string(t.path), t.s, t.e, t.content(b))
+		}
+	})
 }

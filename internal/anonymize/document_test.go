@@ -3,6 +3,7 @@ package anonymize
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -213,4 +214,36 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// The run's dictionary is searched for identifiers, not for chance
+// look-alikes: a four-digit staff code inside an amount or a uuid, a remark
+// phrase inside other words, a number that is an amount.
+func TestSearchKeepsWhatNamesNobody(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	body := []byte(`{"requestId":"4f23c6e4-2695-41ac-b91a-1159eaaa4956","businessType":4010,"data":{"staffCode":"2695","customerCode":"08130430","comments":"加急",` +
+		`"x":{"price":"2695.02","n":2695,"m":8130430.5,"note":"请加急处理","same":"加急","code":"08130430","in":"见08130430号","tel":13812345678,"run":"A08130430"}}}`)
+	out, _, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		RequestID string         `json:"requestId"`
+		Data      map[string]any `json:"data"`
+	}
+	mustUnmarshal(t, out, &got)
+	x := got.Data["x"].(map[string]any)
+	if got.RequestID != "4f23c6e4-2695-41ac-b91a-1159eaaa4956" {
+		t.Errorf("requestId changed: %s", got.RequestID)
+	}
+	for k, want := range map[string]string{"price": "2695.02", "n": "2695", "m": "8130430.5", "note": "请加急处理", "run": "A08130430"} {
+		if fmt.Sprint(x[k]) != want {
+			t.Errorf("%s: %v, want %s kept", k, x[k], want)
+		}
+	}
+	for _, k := range []string{"same", "code", "in", "tel"} {
+		if s := fmt.Sprint(x[k]); strings.Contains(s, "加急") || strings.Contains(s, "08130430") || strings.Contains(s, "13812345678") {
+			t.Errorf("%s: %v kept", k, x[k])
+		}
+	}
 }

@@ -82,7 +82,7 @@ func TestFile(t *testing.T) {
 		{name: "into a directory", input: good, target: Target{Path: outDir, Dir: true}, written: filepath.Join(outDir, "good.ndjson")},
 		{name: "stdin into a directory", input: "-", target: Target{Path: outDir, Dir: true},
 			err: outDir + ": standard input has no file name to write in a directory; name a file"},
-		{name: "missing input", input: filepath.Join(dir, "nope"), err: "open " + filepath.Join(dir, "nope") + ": no such file or directory"},
+		{name: "missing input", input: filepath.Join(dir, "nope"), err: filepath.Join(dir, "nope") + ": no such file or directory"},
 		{name: "bad input leaves no file", input: bad, target: Target{Path: filepath.Join(dir, "b.ndjson")},
 			err: bad + ":9:10: "},
 	}

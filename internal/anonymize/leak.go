@@ -2,12 +2,14 @@ package anonymize
 
 import "strings"
 
-// Leak is something in the output that still looks like it identifies a
-// person or a company: a tax id, a mobile number or an identity-card number
-// that is not one of the stand-ins the anonymizer wrote.
+// Leak is something in the output that still identifies a person or a
+// company: a value the run replaced elsewhere, or a tax id, a mobile number
+// or an identity-card number that is not one of the stand-ins it wrote.
 type Leak struct {
-	Line int    // the output's line (1-based), for NDJSON and captures the record
-	Kind string // "tax id", "mobile number", "identity card number"
+	Line int // the output's line (1-based), for NDJSON and captures the record
+	// Kind is "tax id", "mobile number", "identity card number", "remote
+	// address", or a class and " (replaced elsewhere)".
+	Kind string
 	// Text is the value with its middle masked: the report must not repeat
 	// what it warns about.
 	Text string
@@ -39,17 +41,20 @@ func leaks(text string, line int, standIns map[string]bool) []Leak {
 	return out
 }
 
+// identifierClass is the class of a run that looks like an identifier, or "".
+func identifierClass(run string) Class { return Class(identifierKind(run)) }
+
 func runChar(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' }
 
 // identifierKind names what run looks like, or "".
 func identifierKind(run string) string {
 	switch {
 	case len(run) == 18 && idCard(run):
-		return "identity card number"
+		return string(IDCard)
 	case len(run) == 18 && usccLike(run):
-		return "tax id"
+		return string(TaxID)
 	case len(run) == 11 && allDigits(run) && run[0] == '1' && run[1] >= '3':
-		return "mobile number"
+		return string(Mobile)
 	}
 	return ""
 }
@@ -64,19 +69,21 @@ func idCard(s string) bool {
 	if y < "1900" || y > "2099" || s[10:12] < "01" || s[10:12] > "12" || s[12:14] < "01" || s[12:14] > "31" {
 		return false
 	}
-	w := [17]int{7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2}
-	sum := 0
-	for i := range 17 {
-		sum += int(s[i]-'0') * w[i]
-	}
-	return "10X98765432"[sum%11] == s[17]
+	return idCardCheck([]byte(s[:17])) == s[17]
 }
 
+// mask hides the middle of s: three characters kept at each end of an ASCII
+// value of more than six, one at each end of any other of more than two.
 func mask(s string) string {
-	if len(s) <= 6 {
-		return strings.Repeat("*", len(s))
+	rs := []rune(s)
+	keep := 1
+	if isASCII(s) {
+		keep = 3
 	}
-	return s[:3] + strings.Repeat("*", len(s)-6) + s[len(s)-3:]
+	if len(rs) <= 2*keep {
+		return strings.Repeat("*", len(rs))
+	}
+	return string(rs[:keep]) + strings.Repeat("*", len(rs)-2*keep) + string(rs[len(rs)-keep:])
 }
 
 // usccLike reports the shape of a unified social credit code, whether or not

@@ -9,7 +9,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash"
+	"net"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -28,13 +31,22 @@ const (
 	TaxID       Class = "tax id"
 	Code        Class = "code"
 	Remark      Class = "remark"
+	// Mobile and IDCard are found by their shape (leak.go) wherever they
+	// stand: no field of the spec holds them, yet they turn up in unknown
+	// fields, item attributes, headers and URLs.
+	Mobile Class = "mobile number"
+	IDCard Class = "identity card number"
+	// Address is the remote address of a capture record.
+	Address Class = "remote address"
 	// Echo is an identifier found again inside a field that does not
 	// identify anyone by itself, and replaced there with the same stand-in.
 	Echo Class = "echo"
 )
 
 // Classes lists the classes in the order reports show them.
-func Classes() []Class { return []Class{PersonName, CompanyName, TaxID, Code, Remark, Echo} }
+func Classes() []Class {
+	return []Class{PersonName, CompanyName, TaxID, Code, Remark, Mobile, IDCard, Address, Echo}
+}
 
 // MinKeyLen is the shortest key accepted: a short key can be guessed, and a
 // guessed key maps every stand-in back.
@@ -43,11 +55,19 @@ const MinKeyLen = 16
 // ErrShortKey says the key is shorter than MinKeyLen bytes.
 var ErrShortKey = errors.New("the key must be at least 16 bytes; use a random one, e.g. openssl rand -hex 16")
 
-// Replacer turns values into keyed stand-ins. It is not safe for concurrent
-// use (it reuses its HMAC state).
+// Replacer turns values into keyed stand-ins, one to one within a class:
+// two values never share a stand-in, so that unrelated records are never
+// linked. It remembers every value it replaced (the run's dictionary) and is
+// not safe for concurrent use (it reuses its HMAC state).
 type Replacer struct {
 	mac hash.Hash
 	buf []byte
+	// of maps a value to its stand-in, by class; owner a stand-in back to
+	// its value, which is how a collision is seen.
+	of, owner map[Class]map[string]string
+	// dict holds every value replaced and every stand-in written, for the
+	// search of text (an echo) and for --check.
+	dict *dict
 }
 
 // NewReplacer returns a Replacer keyed with key.
@@ -55,17 +75,43 @@ func NewReplacer(key []byte) (*Replacer, error) {
 	if len(key) < MinKeyLen {
 		return nil, ErrShortKey
 	}
-	return &Replacer{mac: hmac.New(sha256.New, key)}, nil
+	return &Replacer{mac: hmac.New(sha256.New, key), of: map[Class]map[string]string{},
+		owner: map[Class]map[string]string{}, dict: newDict()}, nil
 }
+
+// maxDraws bounds the search for a free stand-in: a one-digit code has nine
+// others, so past this many draws a stand-in may be shared.
+const maxDraws = 64
 
 // Replace returns the stand-in for v as a value of class c. An empty value
 // stays empty (it names nobody). The stand-in never contains v: a draw from
 // a finite list can come back as the value itself, or hold it (上海 in
 // 上海汇通实业有限公司), and a stand-in that holds what it hides hides nothing.
+//
+// On a collision (the stand-in is another value's, or is itself a value the
+// run replaced) the next candidate is drawn, so the same value can have
+// another stand-in in a run that met the colliding value first; that is
+// rare (the stand-in forms are drawn from spaces far larger than a capture).
 func (r *Replacer) Replace(c Class, v string) string {
 	if v == "" {
 		return ""
 	}
+	if s, ok := r.of[c][v]; ok {
+		return s
+	}
+	s := r.fresh(c, v)
+	if r.of[c] == nil {
+		r.of[c], r.owner[c] = map[string]string{}, map[string]string{}
+	}
+	r.of[c][v] = s
+	if _, taken := r.owner[c][s]; !taken {
+		r.owner[c][s] = v
+	}
+	r.dict.add(v, s, c)
+	return s
+}
+
+func (r *Replacer) fresh(c Class, v string) string {
 	if !replaceable(v) { // punctuation only: no stand-in could keep its shape
 		return strings.Repeat("X", utf8.RuneCountInString(v))
 	}
@@ -77,9 +123,13 @@ func (r *Replacer) Replace(c Class, v string) string {
 		} else { // the class's own kind of stand-in keeps holding v
 			s = sameShape(f, v, false)
 		}
-		if !strings.Contains(s, v) {
-			return s
+		if strings.Contains(s, v) {
+			continue
 		}
+		if attempt < maxDraws && (r.owner[c][s] != "" || r.dict.isOriginal(s)) {
+			continue
+		}
+		return s
 	}
 }
 
@@ -95,6 +145,12 @@ func (r *Replacer) draw(f *fake.Faker, c Class, v string) string {
 		return taxID(f, v)
 	case Remark:
 		return remarkStandIn(f)
+	case Mobile:
+		return mobileStandIn(f)
+	case IDCard:
+		return idCardStandIn(f)
+	case Address:
+		return addressStandIn(f, v)
 	}
 	return sameShape(f, v, true)
 }
@@ -235,4 +291,54 @@ func allDigits(v string) bool {
 		}
 	}
 	return true
+}
+
+// mobileStandIn draws a mainland mobile number (1, then 3 to 9, then nine
+// digits).
+func mobileStandIn(f *fake.Faker) string {
+	r := f.Rand()
+	b := []byte{'1', byte('3' + r.IntN(7))}
+	for range 9 {
+		b = append(b, digits[r.IntN(10)])
+	}
+	return string(b)
+}
+
+// idCardStandIn draws a resident identity card number (GB 11643): a region,
+// a birth date between 1950 and 2005, a sequence and its check character.
+func idCardStandIn(f *fake.Faker) string {
+	r := f.Rand()
+	b := fmt.Appendf(nil, "%d%05d%04d%02d%02d%03d", 1+r.IntN(6), r.IntN(100000),
+		1950+r.IntN(56), 1+r.IntN(12), 1+r.IntN(28), r.IntN(1000))
+	return string(append(b, idCardCheck(b)))
+}
+
+// idCardCheck is the ISO 7064 MOD 11-2 check character of 17 digits.
+func idCardCheck(b []byte) byte {
+	w := [17]int{7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2}
+	sum := 0
+	for i := range 17 {
+		sum += int(b[i]-'0') * w[i]
+	}
+	return "10X98765432"[sum%11]
+}
+
+// addressStandIn replaces an IP address (with its port, if any) by one of
+// the documentation ranges (RFC 5737, RFC 3849), which route nowhere.
+func addressStandIn(f *fake.Faker, v string) string {
+	r := f.Rand()
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		host, port = v, ""
+	}
+	var s string
+	if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+		s = fmt.Sprintf("2001:db8::%x:%x", r.IntN(0x10000), r.IntN(0x10000))
+	} else {
+		s = fmt.Sprintf("%s.%d", [...]string{"192.0.2", "198.51.100", "203.0.113"}[r.IntN(3)], 1+r.IntN(254))
+	}
+	if port == "" {
+		return s
+	}
+	return net.JoinHostPort(s, strconv.Itoa(1024+r.IntN(64512)))
 }

@@ -19,6 +19,7 @@ func (st *Stats) Add(o *Stats) {
 		st.Dropped[k] += n
 	}
 	st.Resigned += o.Resigned
+	st.AsText += o.AsText
 	st.Leaks = append(st.Leaks, o.Leaks...)
 }
 
@@ -35,6 +36,8 @@ func (st *Stats) WriteReport(w io.Writer, resigned bool) {
 			many := string(c) + "s"
 			if c == Echo {
 				many = "echoes"
+			} else if c == Address {
+				many = "remote addresses"
 			}
 			parts = append(parts, fmt.Sprintf("%d %s", n, report.Plural(n, string(c), many)))
 		}
@@ -43,6 +46,10 @@ func (st *Stats) WriteReport(w io.Writer, resigned bool) {
 		parts = []string{"nothing"}
 	}
 	fmt.Fprintf(w, "anonymized %s: replaced %s\n", what, strings.Join(parts, ", "))
+	if st.AsText > 0 {
+		fmt.Fprintf(w, "anonymized as text %d %s that %s not JSON (kept, for the bug report)\n", st.AsText,
+			report.Plural(st.AsText, "body", "bodies"), report.Plural(st.AsText, "is", "are"))
+	}
 	for _, name := range slices.Sorted(maps.Keys(st.Dropped)) {
 		n := st.Dropped[name]
 		fmt.Fprintf(w, "dropped %s from %d %s", name, n, report.Plural(n, "record", "records"))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -28,6 +29,9 @@ type Options struct {
 	Now func() time.Time
 	// Check scans the output for identifiers that survived (Stats.Leaks).
 	Check bool
+	learn bool // see pass.learn
+	// checkOnly scans its input, an anonymized output, and writes nothing.
+	checkOnly bool
 }
 
 // Stats says what a stream did.
@@ -39,6 +43,9 @@ type Stats struct {
 	// not to be shared.
 	Dropped  map[string]int
 	Resigned int
+	// AsText counts the capture records whose body is not JSON: kept, and
+	// anonymized as text.
+	AsText int
 	// Torn is the line of a torn last capture record that was skipped (0:
 	// none).
 	Torn  int
@@ -72,36 +79,81 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
-// maxDocument bounds a single JSON document (a payload or an array of them)
-// read whole; NDJSON and captures stream line by line.
-const maxDocument = 256 << 20
-
-// maxLine bounds one NDJSON line or capture record.
-const maxLine = 64 << 20
-
 // Stream reads payloads (one JSON document, an array of them, or NDJSON) or
-// capture records from r and writes the same kind, anonymized, to w.
-func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (*Stats, error) {
-	st := &Stats{Replaced: Report{}, Dropped: map[string]int{}}
-	br := bufio.NewReaderSize(r, 64<<10)
-	first, err := peekLine(br)
-	if err != nil {
+// capture records from r (input.Reader: each document, line or record at
+// most input.Max) and writes the same kind, anonymized, to w. An empty
+// input writes nothing.
+//
+// When r can seek (a file), it is read twice: the first reading only fills
+// the run's dictionary, so that a value found in its field anywhere in the
+// input is replaced in every text of it, before and after.
+//
+// Input that cannot seek (stdin) is read once: a value is replaced in text
+// only once its own field has been read. With Check the output is then
+// kept and scanned at the end, with all the run knows, so that whatever
+// that left is reported.
+func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if start, serr := rs.Seek(0, io.SeekCurrent); serr == nil {
+			if _, err := a.stream(ctx, rs, io.Discard, Options{learn: true}); err != nil {
+				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
+			}
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
+			}
+			return a.stream(ctx, r, w, opts)
+		}
+	}
+	if !opts.Check {
+		return a.stream(ctx, r, w, opts)
+	}
+	var out bytes.Buffer
+	once := opts
+	once.Check = false
+	if st, err = a.stream(ctx, r, io.MultiWriter(w, &out), once); err != nil {
 		return st, err
 	}
+	chk, err := a.stream(ctx, bytes.NewReader(out.Bytes()), io.Discard, Options{checkOnly: true})
+	st.Leaks = chk.Leaks
+	return st, err
+}
+
+func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
+	st = &Stats{Replaced: Report{}, Dropped: map[string]int{}}
+	defer recoverStop(&err)
+	// An array is read whole: its bytes between the elements are kept.
+	rd := input.NewReader(ctx, r, input.Options{Whole: true, Buffer: 64 << 10})
+	kind, err := rd.Kind()
 	switch {
-	case capture.IsRecord(first):
-		return st, a.records(ctx, br, w, opts, st)
-	case completeValue(first):
-		return st, a.lines(ctx, br, w, opts, st)
+	case err != nil:
+		return st, err
+	case kind == input.Empty:
+		return st, nil
+	case kind == input.Captures:
+		return st, a.records(ctx, capture.ReaderOf(rd), w, opts, st)
+	case kind == input.NDJSON:
+		return st, a.lines(ctx, rd, w, opts, st)
 	}
-	doc, err := io.ReadAll(io.LimitReader(br, maxDocument+1))
+	it, err := rd.Next()
 	if err != nil {
 		return st, err
 	}
-	if len(doc) > maxDocument {
-		return st, fmt.Errorf("a single JSON document over %d MiB; write it as NDJSON (jq -c '.[]') to stream it", maxDocument>>20)
+	if it.Long {
+		if kind == input.Array {
+			return st, fmt.Errorf("the array is larger than %d MiB; write it as NDJSON (jq -c '.[]') to stream it", rd.Max()>>20)
+		}
+		return st, rd.TooLarge(it)
 	}
-	out, repl, err := a.Payload(doc)
+	if err := rd.Check(it); err != nil {
+		return st, placed(err) // not JSON, where: as every command says it
+	}
+	doc := it.Body
+	if opts.checkOnly {
+		st.Leaks = a.check(ctx, doc, 1)
+		return st, nil
+	}
+	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
+	out, repl, err := a.payload(p, doc)
 	if err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) {
@@ -109,107 +161,104 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		}
 		return st, err
 	}
-	st.count(repl)
-	st.Payloads = topLevelCount(doc)
+	st.count(repl, p)
+	st.Payloads = 1
+	if kind == input.Array {
+		st.Payloads = elements(doc) // [] is none
+	}
 	if opts.Check {
-		st.Leaks = append(st.Leaks, leaksIn(out, 1, repl)...)
+		st.Leaks = append(st.Leaks, a.check(ctx, out, 1)...)
 	}
 	_, err = w.Write(out)
 	return st, err
 }
 
-// peekLine returns the first non-blank line without consuming it (at most
-// the reader's buffer).
-func peekLine(br *bufio.Reader) ([]byte, error) {
-	b, err := br.Peek(br.Size())
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, err
+// check scans an anonymized payload for what survived.
+func (a *Anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
+	p := &pass{a: a, ctx: ctx, check: true, line: line}
+	if err := a.scanPayload(p, out, true); err != nil {
+		p.text(string(out)) // a body kept as text
 	}
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	return b, nil
+	return p.leaks
 }
 
-// completeValue reports whether line holds one whole JSON value: then the
-// input is NDJSON (or a one-line document, which reads the same).
-func completeValue(line []byte) bool {
-	line = bytes.TrimSpace(line)
-	return len(line) > 0 && walkStrings(line, func(string, int, int, string) {}) == nil
-}
-
-func (st *Stats) count(repl []Replaced) {
+// count adds the values replaced in identifying fields, and the spans a
+// pass replaced inside text.
+func (st *Stats) count(repl []Replaced, p *pass) {
 	for _, x := range repl {
-		st.Replaced[x.Class]++
+		if !x.text {
+			st.Replaced[x.Class]++
+		}
 	}
+	st.Replaced.Add(p.counts)
+	p.counts = Report{}
 }
 
-// topLevelCount is the number of payloads in a document: the elements of
-// an array, else one.
-func topLevelCount(doc []byte) int {
+// elements is the number of elements of an array.
+func elements(doc []byte) int {
 	n := 0
 	_ = jsonlex.Walk(doc, func(path []jsonlex.Seg, v jsonlex.Value) {
 		if len(path) == 1 && path[0].Index >= 0 {
 			n++
 		}
 	})
-	return max(n, 1)
+	return n
 }
 
-// lines anonymizes NDJSON payloads line by line, keeping each line's ending.
-func (a *Anonymizer) lines(ctx context.Context, br *bufio.Reader, w io.Writer, opts Options, st *Stats) error {
+// lines anonymizes NDJSON payloads line by line, keeping each line's ending
+// (a blank line is written empty).
+func (a *Anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, opts Options, st *Stats) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	for n := 1; ; n++ {
+	last := 0
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := readLine(br, n)
-		if len(line) > 0 {
-			body, eol := splitEOL(line)
-			if len(bytes.TrimSpace(body)) == 0 {
-				bw.Write(line)
-			} else {
-				out, repl, perr := a.Payload(body)
-				if perr != nil {
-					return lineError(n, perr)
-				}
-				st.Payloads++
-				st.count(repl)
-				if opts.Check {
-					st.Leaks = append(st.Leaks, leaksIn(out, n, repl)...)
-				}
-				bw.Write(out)
-				bw.Write(eol)
-			}
-		}
+		it, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			return bw.Flush()
 		}
 		if err != nil {
 			return err
 		}
+		if err := rd.Check(it); err != nil {
+			return placed(err) // too large, or not JSON, where
+		}
+		for ; last < it.Line-1; last++ {
+			bw.WriteByte('\n')
+		}
+		last = it.Line
+		if opts.checkOnly {
+			st.Leaks = append(st.Leaks, a.check(ctx, it.Body, it.Line)...)
+			continue
+		}
+		p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
+		out, repl, perr := a.payload(p, it.Body)
+		if perr != nil {
+			return lineError(it.Line, perr)
+		}
+		st.Payloads++
+		st.count(repl, p)
+		if opts.Check {
+			st.Leaks = append(st.Leaks, a.check(ctx, out, it.Line)...)
+		}
+		bw.Write(out)
+		if it.CR {
+			bw.WriteByte('\r')
+		}
+		if !it.Unended {
+			bw.WriteByte('\n')
+		}
 	}
 }
 
-// readLine reads one line with its ending, bounded by maxLine.
-func readLine(br *bufio.Reader, n int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > maxLine {
-			return nil, &InputError{Line: n, Err: fmt.Errorf("a line over %d MiB", maxLine>>20)}
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
+// placed is an input's error at its place (input.SyntaxError) as an
+// *InputError, which the file's name is then added to.
+func placed(err error) error {
+	if se, ok := errors.AsType[*input.SyntaxError](err); ok {
+		return &InputError{Line: se.Line, Column: se.Column, Err: errors.New(se.Msg)}
 	}
-}
-
-func splitEOL(line []byte) (body, eol []byte) {
-	body = bytes.TrimRight(line, "\r\n")
-	return body, line[len(body):]
+	return err
 }
 
 func lineError(n int, err error) error {
@@ -226,8 +275,7 @@ func lineError(n int, err error) error {
 // keeps every byte but the replaced values, Content-Length is corrected and
 // the signature and credential headers are dropped (or the call is signed
 // again).
-func (a *Anonymizer) records(ctx context.Context, br *bufio.Reader, w io.Writer, opts Options, st *Stats) error {
-	rd := capture.NewReader(br)
+func (a *Anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Writer, opts Options, st *Stats) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	for {
@@ -242,18 +290,27 @@ func (a *Anonymizer) records(ctx context.Context, br *bufio.Reader, w io.Writer,
 		case errors.As(err, &torn):
 			st.Torn = torn.Line
 			return bw.Flush()
-		case err != nil:
+		case errors.As(err, new(*capture.LineError)):
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
+		case err != nil:
+			return err
 		}
-		repl, err := a.record(rec, opts, st)
-		if err != nil {
-			return &InputError{Line: rd.Line(), Err: err}
+		if opts.checkOnly {
+			p := &pass{a: a, ctx: ctx, check: true, line: rd.Line()}
+			a.parts(p, rec)
+			st.Leaks = append(st.Leaks, p.leaks...)
+			continue
 		}
-		if buf, err = capture.Append(buf[:0], rec); err != nil {
+		if err := a.record(ctx, rec, opts, st); err != nil {
 			return &InputError{Line: rd.Line(), Err: err}
 		}
 		if opts.Check {
-			st.Leaks = append(st.Leaks, leaksIn(buf, rd.Line(), repl)...)
+			p := &pass{a: a, ctx: ctx, check: true, line: rd.Line()}
+			a.parts(p, rec)
+			st.Leaks = append(st.Leaks, p.leaks...)
+		}
+		if buf, err = capture.Append(buf[:0], rec); err != nil {
+			return &InputError{Line: rd.Line(), Err: err}
 		}
 		bw.Write(buf)
 	}
@@ -267,49 +324,56 @@ func unwrapLine(err error) error {
 	return err
 }
 
-// droppedHeaders are taken out of a shared capture: credentials, and every
-// signature (the body it signed has changed).
-func droppedHeader(name string) bool {
-	n := strings.ToLower(name)
-	return n == "authorization" || n == "proxy-authorization" || n == "cookie" ||
-		strings.Contains(n, "signature")
-}
-
-func (a *Anonymizer) record(rec *capture.Record, opts Options, st *Stats) ([]Replaced, error) {
+// record anonymizes every part of a capture record: the request body
+// first, so that its identifiers join the dictionary before the other
+// parts are searched; a body that is not JSON is kept and anonymized as
+// text. Secret headers (termsafe.SecretHeader: credentials, tokens,
+// signatures) are dropped from the request, the response and the forward.
+func (a *Anonymizer) record(ctx context.Context, rec *capture.Record, opts Options, st *Stats) error {
 	body, err := rec.RequestBody()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st.Records++
-	var repl []Replaced
-	if len(bytes.TrimSpace(body)) > 0 {
-		out, r, err := a.Payload(body)
-		if err != nil {
-			var se *SyntaxError
-			if errors.As(err, &se) {
-				return nil, fmt.Errorf("the body is not JSON (body line %d, column %d: %s), so it cannot be anonymized; leave the record out", se.Line, se.Column, se.Msg)
-			}
-			return nil, err
+	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
+	if p.learn {
+		_, _, err := a.payload(p, body)
+		if _, syntax := errors.AsType[*SyntaxError](err); syntax || len(bytes.TrimSpace(body)) == 0 {
+			return nil
 		}
-		body, repl = out, r
-		rec.SetBody(body)
+		return err
 	}
-	st.count(repl)
-	echoes := echoReplacer(repl)
-	rec.Query = echoes.Replace(rec.Query)
-	for name, vals := range rec.Headers {
-		if droppedHeader(name) {
-			delete(rec.Headers, name)
-			st.Dropped[http.CanonicalHeaderKey(name)]++
-			continue
+	if len(bytes.TrimSpace(body)) > 0 {
+		out, repl, err := a.payload(p, body)
+		if _, syntax := errors.AsType[*SyntaxError](err); syntax {
+			out, repl, err = []byte(p.text(string(body))), nil, nil
+			st.AsText++
 		}
+		if err != nil {
+			return err
+		}
+		body = out
+		st.count(repl, p)
+	}
+	rec.SetBody(body)
+	dropped := map[string]bool{}
+	for _, h := range []http.Header{rec.Headers, responseHeaders(rec), forwardHeaders(rec)} {
+		for name := range h {
+			if termsafe.SecretHeader(name) {
+				delete(h, name)
+				dropped[http.CanonicalHeaderKey(name)] = true
+			}
+		}
+	}
+	for name := range dropped {
+		st.Dropped[name]++
+	}
+	a.parts(p, rec)
+	st.count(nil, p)
+	for name := range rec.Headers {
 		if strings.EqualFold(name, "Content-Length") {
-			vals = []string{strconv.Itoa(len(body))}
+			rec.Headers[name] = []string{strconv.Itoa(len(body))}
 		}
-		for i, v := range vals {
-			vals[i] = echoes.Replace(v)
-		}
-		rec.Headers[name] = vals
 	}
 	if opts.Resign != nil {
 		if rec.Headers == nil {
@@ -322,34 +386,103 @@ func (a *Anonymizer) record(rec *capture.Record, opts Options, st *Stats) ([]Rep
 		opts.Resign.Sign(rec.Headers, id, opts.Now(), body)
 		st.Resigned++
 	}
-	if rec.Response != nil {
-		rec.Response.Body = echoBody(echoes, rec.Response.Body, rec.Response.BodyEncoding)
-	}
-	if rec.Forward != nil {
-		rec.Forward.Body = echoBody(echoes, rec.Forward.Body, rec.Forward.BodyEncoding)
-	}
-	return repl, nil
+	return nil
 }
 
-// echoReplacer replaces each identifier long enough to name someone with its
-// stand-in, wherever it stands (a query, a header, a receiver's answer).
-func echoReplacer(repl []Replaced) *strings.Replacer {
-	var olds []string
-	for _, x := range repl {
-		if x.Class != Echo && len(x.Old) >= minEcho {
-			olds = append(olds, x.Old, x.New)
+func responseHeaders(rec *capture.Record) http.Header {
+	if rec.Response == nil {
+		return nil
+	}
+	return rec.Response.Headers
+}
+
+func forwardHeaders(rec *capture.Record) http.Header {
+	if rec.Forward == nil {
+		return nil
+	}
+	return rec.Forward.Headers
+}
+
+// parts anonymizes (or, in a check, scans) every part of a record but the
+// request body's JSON, which record does first: the remote address, the
+// path, the query, every header but the secret ones, the answers of
+// listen and of the receiver behind it, and the forward URL and error. A
+// check scans the request body as well.
+func (a *Anonymizer) parts(p *pass, rec *capture.Record) {
+	if p.check {
+		body, _ := rec.RequestBody()
+		a.scanBody(p, body)
+	}
+	rec.Remote = p.remote(rec.Remote)
+	rec.Path = p.path(rec.Path)
+	rec.Query = p.query(rec.Query)
+	a.headers(p, rec.Headers)
+	if r := rec.Response; r != nil {
+		a.headers(p, r.Headers)
+		r.Body = a.storedBody(p, r.Body, r.BodyEncoding)
+	}
+	if f := rec.Forward; f != nil {
+		f.URL = p.url(f.URL)
+		a.headers(p, f.Headers)
+		f.Body = a.storedBody(p, f.Body, f.BodyEncoding)
+		f.Error = p.text(f.Error)
+	}
+}
+
+func (a *Anonymizer) headers(p *pass, h http.Header) {
+	for name, vals := range h {
+		if p.check && termsafe.SecretHeader(name) {
+			continue // a signature --resign wrote
+		}
+		addrs := forwardedFor(name)
+		for i, v := range vals {
+			if vals[i] = p.escaped(v, false); addrs {
+				vals[i] = p.addresses(vals[i])
+			}
 		}
 	}
-	return strings.NewReplacer(olds...)
 }
 
-// echoBody replaces identifiers in a stored body that is text; a base64
-// body is bytes that are not UTF-8, so no identifier of ours stands in it.
-func echoBody(echoes *strings.Replacer, body, encoding string) string {
-	if encoding == capture.Base64 {
-		return body
+// forwardedFor reports the headers in which proxies name the client's
+// address: each address in them is someone's.
+func forwardedFor(name string) bool {
+	switch strings.ToLower(name) {
+	case "x-forwarded-for", "x-real-ip", "forwarded", "true-client-ip", "cf-connecting-ip", "x-client-ip", "x-original-forwarded-for":
+		return true
 	}
-	return echoes.Replace(body)
+	return false
+}
+
+// storedBody anonymizes a stored answer: JSON as a payload is, anything
+// else (text, or bytes that are not UTF-8) as text.
+func (a *Anonymizer) storedBody(p *pass, stored, encoding string) string {
+	b, err := capture.DecodeBody(stored, encoding)
+	if err != nil || len(b) == 0 {
+		return stored
+	}
+	if p.check {
+		a.scanBody(p, b)
+		return stored
+	}
+	out, _, err := a.payload(p, b)
+	if err != nil {
+		out = []byte(p.text(string(b)))
+	}
+	if bytes.Equal(out, b) {
+		return stored
+	}
+	s, _ := capture.EncodeBody(out)
+	return s
+}
+
+// scanBody checks a body: as JSON when it is, else as text.
+func (a *Anonymizer) scanBody(p *pass, b []byte) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return
+	}
+	if err := a.scanPayload(p, b, false); err != nil {
+		p.text(string(b))
+	}
 }
 
 // requestID reads the body's requestId, the webhook-id of a new signature.
@@ -358,13 +491,4 @@ func requestID(body []byte) string {
 		return jsonlex.StringAt(body, sp)
 	}
 	return ""
-}
-
-// leaksIn scans out for identifiers that are not among the stand-ins.
-func leaksIn(out []byte, line int, repl []Replaced) []Leak {
-	standIns := make(map[string]bool, len(repl))
-	for _, x := range repl {
-		standIns[x.New] = true
-	}
-	return leaks(string(out), line, standIns)
 }

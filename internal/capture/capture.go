@@ -4,8 +4,8 @@
 package capture
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"time"
 	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/input"
 )
 
 // Version is the record format version, the value of the "capture" key that
@@ -181,12 +183,6 @@ func Append(b []byte, r *Record) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// IsRecord reports whether a JSON object line is a capture record rather
-// than a plain payload, by its leading "capture" key.
-func IsRecord(line []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte(`{"capture":`))
-}
-
 // TornError reports a last line cut short, as a crash while writing leaves
 // it. Readers report it and go on; it is the only record lost.
 type TornError struct {
@@ -204,19 +200,30 @@ type LineError struct {
 	Err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Error() string {
+	if _, ok := errors.AsType[*input.TooLargeError](e.Err); ok {
+		return e.Err.Error() // it names the line
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Reader reads capture records line by line.
+// Reader reads capture records line by line, each line bounded by
+// input.Max.
 type Reader struct {
-	r    *bufio.Reader
+	in   *input.Reader
 	line int
-	pos  int64 // bytes read so far
 	off  int64 // where the line Next returned last starts
 }
 
 // NewReader returns a reader of the records in r.
-func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+func NewReader(r io.Reader) *Reader {
+	return ReaderOf(input.NewReader(context.Background(), r, input.Options{Lines: true, Buffer: 64 << 10}))
+}
+
+// ReaderOf returns a reader of the records of an input whose Kind is
+// input.Captures (or one read as lines: input.Options.Lines).
+func ReaderOf(in *input.Reader) *Reader { return &Reader{in: in} }
 
 // Line is the line number of the record Next returned last.
 func (r *Reader) Line() int { return r.line }
@@ -226,38 +233,29 @@ func (r *Reader) Line() int { return r.line }
 func (r *Reader) Offset() int64 { return r.off }
 
 // Next returns the next record, io.EOF at the end, a *LineError for a line
-// that is not a record (reading may go on), or a *TornError for an
-// unterminated last line that does not parse.
+// that is not a record or is larger than input.Max (reading may go on), or
+// a *TornError for an unterminated last line that does not parse.
 func (r *Reader) Next() (*Record, error) {
-	for {
-		b, err := r.r.ReadBytes('\n')
-		if len(b) == 0 && err != nil {
-			return nil, err
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		r.line++
-		r.off = r.pos
-		r.pos += int64(len(b))
-		terminated := err == nil
-		b = bytes.TrimRight(b, "\r\n")
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		var rec Record
-		if jerr := json.Unmarshal(b, &rec); jerr != nil {
-			if !terminated {
-				return nil, &TornError{Line: r.line, Err: jerr}
-			}
-			return nil, &LineError{Line: r.line, Err: jerr}
-		}
-		if rec.Capture == 0 {
-			return nil, &LineError{Line: r.line, Err: errors.New(`not a capture record (no "capture" key)`)}
-		}
-		if err := rec.fromDisk(); err != nil {
-			return nil, &LineError{Line: r.line, Err: err}
-		}
-		return &rec, nil
+	it, err := r.in.Next()
+	if err != nil {
+		return nil, err
 	}
+	r.line, r.off = it.Line, it.Offset
+	if it.Long {
+		return nil, &LineError{Line: r.line, Err: r.in.TooLarge(it)}
+	}
+	var rec Record
+	if jerr := json.Unmarshal(it.Body, &rec); jerr != nil {
+		if it.Unended {
+			return nil, &TornError{Line: r.line, Err: jerr}
+		}
+		return nil, &LineError{Line: r.line, Err: jerr}
+	}
+	if rec.Capture == 0 {
+		return nil, &LineError{Line: r.line, Err: errors.New(`not a capture record (no "capture" key)`)}
+	}
+	if err := rec.fromDisk(); err != nil {
+		return nil, &LineError{Line: r.line, Err: err}
+	}
+	return &rec, nil
 }

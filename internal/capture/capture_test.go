@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/input"
 )
 
 func TestRecordRoundTripsBodiesByteForByte(t *testing.T) {
@@ -37,7 +39,7 @@ func TestRecordRoundTripsBodiesByteForByte(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !IsRecord(line) || bytes.Count(line, []byte("\n")) != 1 {
+			if !input.IsRecord(line) || bytes.Count(line, []byte("\n")) != 1 {
 				t.Fatalf("not one record line: %q", line)
 			}
 			got, err := NewReader(bytes.NewReader(line)).Next()

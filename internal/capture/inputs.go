@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/input"
 )
 
 // PayloadsError says a file given as a capture holds plain payloads, and
@@ -19,8 +20,9 @@ func (e *PayloadsError) Error() string {
 
 // OpenInputs opens every named capture file (ctxio.OpenAll: "-" is stdin)
 // before any is read, so that a file that cannot be read stops a replay
-// before anything is sent. A file that holds payloads is a *PayloadsError;
-// any other error names the file. closeAll closes them.
+// before anything is sent. A regular file is looked into at once
+// (CheckInput); a pipe, when the replay reaches it. Any error names the
+// file. closeAll closes them.
 func OpenInputs(ctx context.Context, names []string, stdin io.Reader) (ins []Input, closeAll func(), err error) {
 	rs, err := ctxio.OpenAll(ctx, names, stdin)
 	if err != nil {
@@ -32,18 +34,39 @@ func OpenInputs(ctx context.Context, names []string, stdin io.Reader) (ins []Inp
 		}
 	}
 	for i, r := range rs {
+		in := Input{Name: ctxio.InputName(names[i]), R: r}
+		in.rd = input.NewReader(ctx, r, input.Options{Name: names[i]})
 		if f, ok := r.(*os.File); ok {
-			plain, err := HoldsPayloads(f)
-			if err != nil {
-				closeAll()
-				return nil, nil, fmt.Errorf("%s: %w", names[i], err)
-			}
-			if plain {
-				closeAll()
-				return nil, nil, &PayloadsError{Name: names[i]}
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				if err := CheckInput(in.Name, in.rd); err != nil {
+					closeAll()
+					return nil, nil, err
+				}
 			}
 		}
-		ins = append(ins, Input{Name: ctxio.InputName(names[i]), R: r})
+		ins = append(ins, in)
 	}
 	return ins, closeAll, nil
+}
+
+// CheckInput says why an input cannot be read as captures: nil when it
+// holds capture records or nothing; a *PayloadsError when it holds
+// payloads; else what is wrong with it (not JSON, a line too large, a read
+// error), named. It reads as far as the first item, which is lost.
+func CheckInput(name string, rd *input.Reader) error {
+	kind, err := rd.Kind()
+	if err != nil {
+		return input.Named(name, err)
+	}
+	if !kind.Payloads() {
+		return nil
+	}
+	it, err := rd.Next()
+	if err == nil {
+		err = rd.Check(it)
+	}
+	if err != nil && err != io.EOF {
+		return input.Named(name, err)
+	}
+	return &PayloadsError{Name: name}
 }

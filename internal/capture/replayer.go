@@ -1,6 +1,9 @@
 package capture
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -16,6 +20,7 @@ import (
 type Input struct {
 	Name string
 	R    io.Reader
+	rd   *input.Reader // R's reader, when OpenInputs made it
 }
 
 // Replayer streams the records of capture files as deliveries, one at a
@@ -27,13 +32,24 @@ type Replayer struct {
 	Events []spec.Event
 	// IDs, when set, gives each call a fresh requestId.
 	IDs *deliver.IDs
-	// Warn is told of each line skipped: a torn last line, a bad record.
+	// Signed says the deliverer signs every call afresh (replay --sign):
+	// each request then carries the webhook-id to sign with.
+	Signed bool
+	// Header, when set, replaces the captured headers of these names (a
+	// credential a saved case holds masked).
+	Header http.Header
+	// Warn is told of each line skipped: a torn last line, a bad record;
+	// and, once, of signed calls whose body a fresh requestId changes.
 	Warn func(format string, args ...any)
 
 	i   int
 	seq int
 	r   *Reader
 	err error
+	// seen holds the requestIds sent so far: a record with one of them is
+	// a re-delivery, counted as a duplicate as send counts its own.
+	seen      map[string]bool
+	warnedSig bool
 }
 
 // Err is the read error that ended the replay early, if any.
@@ -44,7 +60,20 @@ func (s *Replayer) Next() []*deliver.Request {
 	for s.i < len(s.Inputs) {
 		in := s.Inputs[s.i]
 		if s.r == nil {
-			s.r = NewReader(in.R)
+			rd := in.rd
+			if rd == nil {
+				rd = input.NewReader(context.Background(), in.R, input.Options{Name: in.Name})
+			}
+			// Cached for a file OpenInputs looked into; a pipe is looked
+			// into now.
+			if err := CheckInput(in.Name, rd); err != nil {
+				s.err = err
+				return nil
+			}
+			if kind, _ := rd.Kind(); kind == input.Empty {
+				s.Warn("%s: empty, nothing to replay", in.Name)
+			}
+			s.r = ReaderOf(rd)
 		}
 		rec, err := s.r.Next()
 		var torn *TornError
@@ -74,9 +103,49 @@ func (s *Replayer) Next() []*deliver.Request {
 		}
 		s.seq++
 		req.Seq = s.seq
+		s.mark(req)
 		return []*deliver.Request{req}
 	}
 	return nil
+}
+
+// mark counts a re-delivery, sets the webhook-id a fresh signature uses,
+// the replacement headers, and warns once when a fresh requestId breaks a
+// captured signature.
+func (s *Replayer) mark(req *deliver.Request) {
+	if req.RequestID != "" {
+		if s.seen == nil {
+			s.seen = map[string]bool{}
+		}
+		req.Duplicate = s.seen[req.RequestID]
+		s.seen[req.RequestID] = true
+	}
+	for k, vs := range s.Header {
+		req.Header[k] = vs
+	}
+	_, signedBefore := req.Header["Webhook-Signature"]
+	switch {
+	case s.Signed:
+		req.WebhookID = WebhookID(req, s.IDs != nil)
+	case s.IDs != nil && signedBefore && !s.warnedSig:
+		s.warnedSig = true
+		s.Warn("--new-request-id changes the body of signed calls, so their captured webhook-signature no longer matches; add --sign standard --secret whsec_... to sign each call afresh")
+	}
+}
+
+// WebhookID is the webhook-id to sign a replayed call with: the captured
+// one (a re-delivery keeps its id), unless the call has a fresh requestId
+// (a new message); else its requestId; else one made from the body, so
+// that the same call gets the same id.
+func WebhookID(req *deliver.Request, fresh bool) string {
+	if id := req.Header.Get("Webhook-Id"); id != "" && !fresh {
+		return id
+	}
+	if req.RequestID != "" {
+		return req.RequestID
+	}
+	sum := sha256.Sum256(req.Body)
+	return "msg_" + hex.EncodeToString(sum[:12])
 }
 
 // Request is the delivery that replays rec: its method, query, headers and

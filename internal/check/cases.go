@@ -24,10 +24,13 @@ type builder struct {
 	creates, follows map[spec.Kind]spec.Event
 	// nonce is mixed into every requestId and webhook-id (0: none).
 	nonce uint64
+	// numbers gives probed documents their numbers (effects.go).
+	numbers *numbering
 }
 
 func newBuilder(seed uint64, now time.Time, nonce uint64) *builder {
-	b := &builder{g: payload.New(seed, now), nonce: nonce, creates: map[spec.Kind]spec.Event{}, follows: map[spec.Kind]spec.Event{}}
+	b := &builder{g: payload.New(seed, now), nonce: nonce, creates: map[spec.Kind]spec.Event{}, follows: map[spec.Kind]spec.Event{},
+		numbers: newNumbering(seed, nonce)}
 	// The spec lists each kind's creating event first.
 	for _, e := range spec.Events() {
 		if _, ok := b.creates[e.Kind]; !ok {
@@ -431,20 +434,22 @@ func (b *builder) outOfOrder() []orderGroup {
 // loadPairs makes n calls as documents created and then audited or voided,
 // alternating kinds, all distinct. Load uses the described shape only:
 // variants are accepts-valid's to judge, so that a receiver that fails on
-// one fails one check.
-func (b *builder) loadPairs(n int) [][]*Case {
-	var out [][]*Case
+// one fails one check. Each document has a number of its own, and qs the
+// questions that ask about them (effects probes them).
+func (b *builder) loadPairs(n int) (out [][]*Case, qs []Question) {
 	for i := 0; i < n; i += 2 {
 		k := kinds()[(i/2)%2]
 		create, follow := b.creates[k], b.follows[k]
 		data := b.g.Data(create, spec.Described)
-		pair := []*Case{docCase(Load, "load", create, b.envelope(create, spec.Described, data))}
+		env := b.g.Envelope(create, spec.Described, data)
+		qs = append(qs, b.number(env, create, spec.Described))
+		pair := []*Case{docCase(Load, "load", create, env)}
 		if i+1 < n {
-			pair = append(pair, docCase(Load, "load", follow, b.envelope(follow, spec.Described, data.Clone())))
+			pair = append(pair, docCase(Load, "load", follow, b.fresh(b.g.Envelope(follow, spec.Described, data.Clone()))))
 		}
 		out = append(out, pair)
 	}
-	return out
+	return out, qs
 }
 
 // respell writes a number at path with a trailing zero (12.5 -> 12.50,

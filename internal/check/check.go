@@ -20,6 +20,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -35,6 +36,7 @@ const (
 	EventVsBody      = "event-contradicts-body"
 	Load             = "load"
 	Signature        = "signature"
+	Effects          = "effects"
 )
 
 // Info describes one check.
@@ -55,6 +57,7 @@ func Checks() []Info {
 		{OutOfOrder, "a void or audit of a document never created, and a void twice, get 2xx or 4xx, not 5xx"},
 		{Signature, "with a secret: correct Standard Webhooks signatures in any byte form, beside unknown versions, or retried pass; tampered, stale, malformed or missing ones get 4xx"},
 		{Load, "realistic distinct calls at a concurrency all get 2xx: no 4xx, 5xx, timeout or connection error"},
+		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once), whole, voided or audited in any order, and every load document is kept"},
 		{Latency, "the p99 latency of the run's calls outside load (a timeout counted at the time limit) is within the budget"},
 	}
 }
@@ -72,6 +75,9 @@ func IDs() []string {
 type UnknownCheckError struct{ ID string }
 
 func (e *UnknownCheckError) Error() string {
+	if hint := suggest.Hint(e.ID, IDs()); hint != "" {
+		return fmt.Sprintf("unknown check %q%s", e.ID, hint)
+	}
 	return fmt.Sprintf("unknown check %q (want %s)", e.ID, strings.Join(IDs(), ", "))
 }
 
@@ -120,6 +126,8 @@ const (
 	Pass Verdict = "pass"
 	Warn Verdict = "warn"
 	Fail Verdict = "fail"
+	// Skip is a check that could not run, said once with why.
+	Skip Verdict = "skipped"
 )
 
 // Case is one request of a check, as data: what is sent, byte for byte.
@@ -132,6 +140,8 @@ type Case struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string
+	// WebhookID is the webhook-id the run signed it with, once sent.
+	WebhookID string
 	// Copies is how many times the request is delivered (0 means once);
 	// AtOnce says all together rather than one after another.
 	Copies int
@@ -149,9 +159,13 @@ type Result struct {
 	// Reason says why a case warns or fails: the status, what was
 	// expected, the variant.
 	Reason string
+	// Repro, when set, reproduces a failure made of several calls (the
+	// effects check: the calls, then the probe); else the reporter makes
+	// one from the case.
+	Repro string
 	// Answer is what the receiver answered, when it did: its status line
 	// and the start of its body (as received, not yet terminal-safe).
-	Answer *Answer
+	Answer *Reply
 	// quiet: the verdict rests on a call that got no answer at all, which
 	// is held back in case the receiver has stopped answering.
 	quiet bool
@@ -159,8 +173,8 @@ type Result struct {
 	hinted bool
 }
 
-// Answer is a receiver's answer, as shown in reasons.
-type Answer struct {
+// Reply is a receiver's answer, as shown in reasons.
+type Reply struct {
 	Status string      // "404 Not Found"
 	Header http.Header // shown with -v
 	Body   []byte      // the first deliver.MaxBodyPrefix bytes
@@ -171,6 +185,8 @@ type Tally struct {
 	Pass int `json:"pass"`
 	Warn int `json:"warn"`
 	Fail int `json:"fail"`
+	// Skipped says why a check that could not run did not.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // LoadStats are the figures of the load check. The percentiles are over
@@ -230,6 +246,8 @@ type Summary struct {
 	Unrouted *Unrouted
 	// SeenBefore: every first delivery got 409 or a 5xx saying duplicate.
 	SeenBefore bool
+	// Effects are the effects check's figures, nil when it did not probe.
+	Effects *EffectsStats
 }
 
 // Failed reports whether any check failed or the receiver stopped
@@ -272,10 +290,10 @@ type Config struct {
 	// Concurrent is how many copies of one call the duplicates check
 	// delivers at once; 0 means DefaultConcurrent.
 	Concurrent int
-	// Nonce is mixed into every requestId and webhook-id, so that a run
-	// repeated with the same Seed sends the same documents under new ids
-	// (a receiver that keeps its data would rightly see duplicates). 0
-	// keeps the ids the Seed gives: the byte-exact repeat of a run.
+	// Nonce is mixed into every requestId, webhook-id and document number,
+	// so that a run repeated with the same Seed sends the same documents
+	// under new ids (a receiver that keeps its data would rightly see
+	// duplicates). 0 keeps the ids the Seed gives: the byte-exact repeat.
 	Nonce uint64
 	// ExcludeCases are globs (path.Match, against the case name or
 	// check/name) of cases not to send.
@@ -286,6 +304,12 @@ type Config struct {
 	// read differently: every call so far got one status that says the
 	// call was never handled (a wrong path, method or credentials).
 	Notice func(string)
+	// Probe, when set, asks the receiver what it holds and runs the
+	// effects check.
+	Probe Probe
+	// Settle is how long a probe is asked again until its answer matches;
+	// 0 asks once. See DefaultSettle.
+	Settle time.Duration
 }
 
 // DefaultConcurrent is how many copies of one call arrive at once by
@@ -369,6 +393,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		r.cfg.Anchor = cfg.Anchor
 	}
 	r.cases = newBuilder(cfg.Seed, cfg.Anchor, cfg.Nonce)
+	r.cases.numbers = newNumbering(cfg.Seed, cfg.Nonce)
 	ids, err := Select(cfg.Checks, nil)
 	if err != nil {
 		return nil, err
@@ -382,6 +407,11 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	}
 	if r.sum.Total, err = r.count(); err != nil {
 		return nil, err
+	}
+	if cfg.Probe != nil && slices.Contains(r.sum.Order, Effects) {
+		if err := r.probeSanity(ctx); err != nil {
+			return r.sum, err
+		}
 	}
 	for i, id := range r.sum.Order {
 		var err error
@@ -440,6 +470,8 @@ func (r *runner) run(id string) error {
 		return r.signature()
 	case Load:
 		return r.load()
+	case Effects:
+		return r.effects(r.ctx)
 	case Latency:
 		return r.latency()
 	}
@@ -561,6 +593,8 @@ type runner struct {
 	slowID  string
 	slowAt  time.Duration
 	timed   []timing
+	// loadSent is what the load check delivered, for effects to probe.
+	loadSent *loadRecord
 }
 
 // timing is one call outside load, for naming why the slow ones were.
@@ -647,9 +681,19 @@ func (r *runner) request(c *Case, sign bool) *deliver.Request {
 		h[k] = v
 	}
 	if sign && r.cfg.Signer != nil {
-		r.cfg.Signer.Sign(h, r.cases.webhookID(c), r.cfg.Now(), c.Body)
+		c.WebhookID = r.cases.webhookID(c)
+		r.cfg.Signer.Sign(h, c.WebhookID, r.cfg.Now(), c.Body)
 	}
 	return &deliver.Request{Event: c.Event, Query: c.Query, Header: h, Body: c.Body, RequestID: c.RequestID}
+}
+
+// webhookID is the webhook-id a case was signed with; for one not yet
+// sent, what a run without a nonce gives it.
+func webhookID(c *Case) string {
+	if c.WebhookID != "" {
+		return c.WebhookID
+	}
+	return (&builder{}).webhookID(c)
 }
 
 // validCheck says whether a check's calls are valid ones, which a
@@ -851,9 +895,11 @@ func (r *runner) count() (int, error) {
 				keep(c.Case)
 			}
 		case Load:
-			if ps := b.loadPairs(r.cfg.LoadCount); len(ps) > 0 {
+			if ps, _ := b.loadPairs(r.cfg.LoadCount); len(ps) > 0 {
 				keep(ps[0][0])
 			}
+		case Effects:
+			n++ // one result per probed document, or one skip: counted as one
 		case Latency:
 			keep(&Case{Check: Latency, Name: "p99"})
 		}

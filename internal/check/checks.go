@@ -19,15 +19,15 @@ import (
 // answer cut short warns: the sender cannot tell it from a failure.
 func result(c *Case, a deliver.Attempt, v Verdict, reason string) Result {
 	res := Result{Case: c, Verdict: v, Status: a.Status, Latency: a.Latency, Reason: reason}
-	res.Answer, res.quiet = answerOf(a), a.Status == 0 && a.Kind != deliver.KindInterrupted
+	res.Answer, res.quiet = replyOf(a), a.Status == 0 && a.Kind != deliver.KindInterrupted
 	if v == Pass && a.Truncated {
 		res.Verdict, res.Reason = Warn, answer(a)+" but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it"
 	}
 	return res
 }
 
-// answerOf is the receiver's answer in an attempt, nil for none.
-func answerOf(a deliver.Attempt) *Answer {
+// replyOf is the receiver's answer in an attempt, nil for none.
+func replyOf(a deliver.Attempt) *Reply {
 	if a.Status == 0 {
 		return nil
 	}
@@ -35,7 +35,7 @@ func answerOf(a deliver.Attempt) *Answer {
 	if st == "" {
 		st = strconv.Itoa(a.Status)
 	}
-	return &Answer{Status: st, Header: a.Header, Body: a.BodyPrefix}
+	return &Reply{Status: st, Header: a.Header, Body: a.BodyPrefix}
 }
 
 func (r *runner) acceptsValid() error {
@@ -573,10 +573,11 @@ func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error)
 // load (or always) loses them. Its percentiles are its own, apart from
 // the latency check's.
 func (r *runner) load() error {
-	pairs := r.cases.loadPairs(r.cfg.LoadCount)
+	pairs, qs := r.cases.loadPairs(r.cfg.LoadCount)
 	if len(pairs) > 0 && r.excluded(pairs[0][0]) {
 		return nil
 	}
+	r.noteLoad(pairs, qs)
 	var mu sync.Mutex
 	next := 0
 	feed := func() []*deliver.Request {
@@ -608,6 +609,7 @@ func (r *runner) load() error {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(c, res, call{first: true, together: conc})
+		r.loadAnswered(res)
 		bad.Lock()
 		defer bad.Unlock()
 		switch {
@@ -678,7 +680,7 @@ func (r *runner) load() error {
 	if len(parts) > 0 && redirects == sumCounts(bad.byStatus) && len(bad.byError) == 0 {
 		// Redirected, not refused: accepts-valid judges that.
 		res.Verdict, res.Reason = Warn, fmt.Sprintf("%s of %d calls: inconclusive, the ERP does not follow redirects (accepts-valid judges that)", strings.Join(parts, ", "), st.Sent)
-		res.Answer = answerOf(bad.first)
+		res.Answer = replyOf(bad.first)
 	} else if len(parts) > 0 {
 		res.Verdict = Fail
 		why := "the receiver buckles under load"
@@ -687,7 +689,7 @@ func (r *runner) load() error {
 		}
 		res.Reason = fmt.Sprintf("%s of %d calls at concurrency %d: %s (%s)", strings.Join(parts, ", "), st.Sent, conc, why, figures)
 		if bad.seen {
-			res.Answer = answerOf(bad.first)
+			res.Answer = replyOf(bad.first)
 		}
 	}
 	r.report(res)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -28,14 +29,20 @@ type Reporter struct {
 	// Header is the user's headers: the reproduce commands carry them,
 	// credentials masked.
 	Header http.Header
-	// SaveDir, when set, is where every case's body is written.
+	// SaveDir, when set, is where every case is written as capture
+	// records (whsim replay sends them again), with ResultsFile.
 	SaveDir string
 	Budget  time.Duration
 	// Verbose prints every warning as it comes; otherwise the warnings of
 	// a check are one line in the summary.
 	Verbose bool
+	// Signer is the run's: a reproduction of a signed call signs afresh.
+	Signer *deliver.Signer
+	// Now is the clock of the signatures the reporter rebuilds.
+	Now func() time.Time
 
 	failures []caseReport // for the summary's reproduce commands
+	results  *os.File     // SaveDir's ResultsFile
 	warns    map[string][]Result
 	err      error
 }
@@ -43,16 +50,21 @@ type Reporter struct {
 // caseReport is one graded case as the reporter sees it.
 type caseReport struct {
 	res   Result
-	file  string // where --save-cases wrote its body
-	repro string // the command that sends it again (failures only)
-	quiet bool   // a warning said in the summary instead
+	sent  sent
+	file  string // where --save-cases wrote its records
+	repro string // the command that sends it again (failures and warnings)
+	// target is the run's URL, a password in it masked; user the user's
+	// headers, whose credentials JSON masks.
+	target *url.URL
+	user   http.Header
+	quiet  bool // a warning said in the summary instead
 	// verbose shows the receiver's whole answer under the line, as send -v.
 	verbose bool
 }
 
-// answerText is the receiver's answer as reasons show it: its status line
+// replyText is the receiver's answer as reasons show it: its status line
 // and the start of its body, terminal-safe; "" when it did not answer.
-func answerText(a *Answer) string {
+func replyText(a *Reply) string {
 	if a == nil {
 		return ""
 	}
@@ -69,7 +81,7 @@ func answerText(a *Answer) string {
 // reason is a result's reason with the receiver's answer.
 func reason(res Result) string {
 	r := termsafe.Text(res.Reason)
-	if a := answerText(res.Answer); a != "" && res.Verdict != Pass {
+	if a := replyText(res.Answer); a != "" && res.Verdict != Pass {
 		r += " [" + a + "]"
 	}
 	return r
@@ -92,6 +104,11 @@ func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 		b = st.Fail.Append(b, "FAIL")
 	case c.res.Verdict == Warn && !c.quiet:
 		b = st.Warn.Append(b, "WARN")
+	case c.res.Verdict == Skip:
+		b = st.Dim.Append(b, "SKIP")
+		b = append(b, ' ')
+		b = st.Key.Append(b, c.res.Case.Check)
+		return fmt.Appendf(b, ": %s\n", termsafe.Text(c.res.Reason))
 	default:
 		return b
 	}
@@ -113,16 +130,21 @@ func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 	return b
 }
 
-// caseJSON is one case of --output json; its fields are stable.
+// caseJSON is one case of --output json; its fields are stable. A case
+// that failed or warned carries its request and the command that sends it
+// again; check --rerun reads them back.
 type caseJSON struct {
-	Check     string      `json:"check"`
-	Case      string      `json:"case"`
-	Verdict   string      `json:"verdict"`
-	Status    int         `json:"status"`
-	LatencyMS float64     `json:"latencyMs"`
-	Reason    string      `json:"reason,omitempty"`
-	Answer    *answerJSON `json:"answer,omitempty"`
-	File      string      `json:"file,omitempty"`
+	Check     string       `json:"check"`
+	Case      string       `json:"case"`
+	Verdict   string       `json:"verdict"`
+	Status    int          `json:"status"`
+	LatencyMS float64      `json:"latencyMs"`
+	Reason    string       `json:"reason,omitempty"`
+	Answer    *answerJSON  `json:"answer,omitempty"`
+	File      string       `json:"file,omitempty"`
+	Want      string       `json:"want,omitempty"`
+	Request   *requestJSON `json:"request,omitempty"`
+	Reproduce string       `json:"reproduce,omitempty"`
 }
 
 // answerJSON is the receiver's answer of a warning or failing case.
@@ -131,16 +153,41 @@ type answerJSON struct {
 	Body   string `json:"body"`
 }
 
+// requestJSON is a case's request, credentials masked.
+type requestJSON struct {
+	Method       string      `json:"method"`
+	URL          string      `json:"url"`
+	Query        string      `json:"query"`
+	Headers      http.Header `json:"headers"`
+	Body         string      `json:"body"`
+	BodyEncoding string      `json:"bodyEncoding"`
+	// Copies is how many times it was delivered, AtOnce together.
+	Copies int  `json:"copies,omitempty"`
+	AtOnce bool `json:"atOnce,omitempty"`
+	// Resign says it carried the run's signature, to be made afresh.
+	Resign bool `json:"resign,omitempty"`
+}
+
 func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
-	cj := caseJSON{
+	j := caseJSON{
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
 		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
 	}
 	if a := c.res.Answer; a != nil && c.res.Verdict != Pass {
-		cj.Answer = &answerJSON{Status: termsafe.Text(a.Status), Body: termsafe.Text(strings.TrimSpace(string(a.Body)))}
+		j.Answer = &answerJSON{Status: termsafe.Text(a.Status), Body: termsafe.Text(strings.TrimSpace(string(a.Body)))}
 	}
-	j, _ := json.Marshal(cj)
-	return append(append(b, j...), '\n')
+	if c.res.Verdict != Pass && c.sent.header != nil {
+		rc := c.res.Case
+		body, enc := capture.EncodeBody(rc.Body)
+		j.Want, j.Reproduce = c.sent.want, c.repro
+		j.Request = &requestJSON{
+			Method: http.MethodPost, URL: deliver.URLFor(c.target, rc.Query), Query: rc.Query,
+			Headers: masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
+			Copies: rc.Copies, AtOnce: rc.AtOnce, Resign: c.sent.resign,
+		}
+	}
+	out, _ := json.Marshal(j)
+	return append(append(b, out...), '\n')
 }
 
 func (c *caseReport) JUnit() report.TestCase {
@@ -151,6 +198,8 @@ func (c *caseReport) JUnit() report.TestCase {
 		tc.Failure, tc.FailureType, tc.Detail = reason, string(c.res.Verdict), c.repro
 	case Warn:
 		tc.Detail = "warn: " + reason
+	case Skip:
+		tc.Detail = "skipped: " + reason
 	}
 	return tc
 }
@@ -160,27 +209,37 @@ func (r *Reporter) Result(res Result) {
 	if r.err != nil {
 		return
 	}
-	c := &caseReport{res: res, quiet: res.Verdict == Warn && !r.Verbose, verbose: r.Verbose}
+	c := &caseReport{res: res, target: r.maskedTarget(), user: r.Header,
+		quiet: res.Verdict == Warn && !r.Verbose, verbose: r.Verbose}
 	if c.quiet {
 		if r.warns == nil {
 			r.warns = map[string][]Result{}
 		}
 		r.warns[res.Case.Check] = append(r.warns[res.Case.Check], res)
 	}
-	if r.SaveDir != "" && res.Case.Check != Latency {
-		c.file = filepath.Join(r.SaveDir, caseFile(res.Case))
-		if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
-			r.err = fmt.Errorf("--save-cases: %w", err)
-			return
-		}
-		if err := os.WriteFile(c.file, res.Case.Body, 0o644); err != nil {
+	if res.Case.Check != Latency && res.Verdict != Skip {
+		c.sent = r.sentRequest(res.Case)
+	}
+	if r.SaveDir != "" && res.Case.Check != Latency && res.Verdict != Skip {
+		if err := r.save(c); err != nil {
 			r.err = fmt.Errorf("--save-cases: %w", err)
 			return
 		}
 	}
+	if res.Verdict != Pass && res.Verdict != Skip && res.Case.Check != Latency {
+		c.repro = res.Repro
+		if c.repro == "" {
+			c.repro = r.reproduce(c)
+		}
+	}
 	if res.Verdict == Fail && res.Case.Check != Latency {
-		c.repro = r.reproduce(c)
 		r.failures = append(r.failures, *c)
+	}
+	if r.SaveDir != "" {
+		if err := r.saveLine(c); err != nil {
+			r.err = fmt.Errorf("--save-cases: %w", err)
+			return
+		}
 	}
 	if err := r.Out.Case(c); err != nil {
 		r.err = err
@@ -194,11 +253,17 @@ func (r *Reporter) Result(res Result) {
 // case's name made a file name.
 func caseFile(c *Case) string {
 	name := strings.NewReplacer("/", "--", "\\", "-", ":", "-", " ", "_").Replace(c.Name)
-	return filepath.Join(c.Check, name+".json")
+	return filepath.Join(c.Check, name+".ndjson")
 }
 
 // Finish writes the summary to Out and the JUnit report.
 func (r *Reporter) Finish(sum *Summary) error {
+	if r.results != nil {
+		if err := r.results.Close(); err != nil && r.err == nil {
+			r.err = fmt.Errorf("--save-cases: %w", err)
+		}
+		r.results = nil
+	}
 	if r.err != nil {
 		return r.err
 	}
@@ -283,6 +348,9 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 			b = st.Fail.Append(append(b, "  "...), "FAILED")
 			failed = append(failed, id)
 		}
+		if t.Skipped != "" {
+			b = st.Dim.Append(append(b, "  "...), "skipped")
+		}
 		if id == sum.CutShort {
 			b = append(b, "  (cut short)"...)
 		}
@@ -300,6 +368,9 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 			}
 			b = append(b, '\n')
 		}
+	}
+	if e := sum.Effects; e != nil {
+		b = appendEffects(b, e)
 	}
 	if sum.Slowest != "" || sum.P99 > 0 {
 		b = fmt.Appendf(b, "latency: p99 %s over the calls outside load (budget %s), slowest event %s\n", fmtMS(sum.P99), s.budget, sum.Slowest)
@@ -332,6 +403,7 @@ type summaryJSON struct {
 	Failed      bool             `json:"failed"`
 	Load        *loadJSON        `json:"load,omitempty"`
 	Latency     *latencyJSON     `json:"latency,omitempty"`
+	Effects     *effectsJSON     `json:"effects,omitempty"`
 	NotRun      []string         `json:"notRun,omitempty"`
 	Stopped     *Stop            `json:"stopped,omitempty"`
 	Interrupted *Stop            `json:"interrupted,omitempty"`
@@ -378,6 +450,9 @@ func (s *summaryReport) AppendJSON(b []byte) []byte {
 	if l := sum.Load; l != nil {
 		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max), l.Answered, l.TimedOut}
 	}
+	if e := sum.Effects; e != nil {
+		j.Effects = effectsOf(e)
+	}
 	if _, ok := sum.Checks[Latency]; ok && !slices.Contains(sum.NotRun, Latency) {
 		j.Latency = &latencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest, sum.Timeouts}
 	}
@@ -395,30 +470,39 @@ func fmtMS(d time.Duration) string {
 // a larger one is read from its --save-cases file.
 const maxInlineBody = 4 << 10
 
-// reproduce is a curl command that sends the case's request again, ready
-// to paste into a POSIX shell; a loop for a call delivered several times.
+// reproduce is the command that sends the case's request again, ready to
+// paste into a POSIX shell: whsim replay of its saved records when there
+// are some or when the call was signed (a signature goes stale: replay
+// --sign makes it afresh), else curl.
 func (r *Reporter) reproduce(cc *caseReport) string {
+	cmd := ""
+	if cc.file != "" || cc.sent.resign {
+		cmd = r.replayCommand(cc)
+	} else {
+		cmd = r.curlCommand(cc)
+	}
+	if cc.res.Case.Check == Load {
+		cmd += "  # one of the run's calls; load is judged over all of them: whsim check --checks load"
+	}
+	return cmd
+}
+
+// curlCommand is a curl command that sends the case's request again; a
+// loop for a call delivered several times, in the background for copies
+// delivered at once.
+func (r *Reporter) curlCommand(cc *caseReport) string {
 	c := cc.res.Case
 	var b strings.Builder
 	if c.Copies > 1 {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl -sS -i -X POST ")
-	u := *r.Target
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "****")
-	}
-	b.WriteString(shellQuote(deliver.URLFor(&u, c.Query)))
+	b.WriteString(shellQuote(deliver.URLFor(r.maskedTarget(), c.Query)))
 	// The user's credentials are masked: reports end up in CI logs. The
 	// case's own headers (a signature of this one body) are not secrets.
-	h := http.Header{"Content-Type": {"application/json"}}
-	for k, vs := range r.Header {
-		for _, v := range vs {
-			if termsafe.SecretHeader(k) {
-				v = termsafe.Mask(k, v)
-			}
-			h[k] = append(h[k], v)
-		}
+	h := masked(r.Header, r.Header)
+	if _, ok := h["Content-Type"]; !ok {
+		h["Content-Type"] = []string{"application/json"}
 	}
 	for k, v := range c.Header {
 		h[k] = v
@@ -430,8 +514,6 @@ func (r *Reporter) reproduce(cc *caseReport) string {
 	}
 	hint := ""
 	switch {
-	case cc.file != "":
-		b.WriteString(" --data-binary @" + shellQuote(cc.file))
 	case len(c.Body) > maxInlineBody:
 		b.WriteString(" --data-binary @case.json")
 		hint = fmt.Sprintf("  # the %d-byte body: rerun with --save-cases DIR to get it", len(c.Body))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/anonymize"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -45,12 +46,29 @@ CREATE and ABANDON stay linked; another key gives other stand-ins, and
 without the key the mapping cannot be recovered (HMAC-SHA256). Keep the key
 secret and use a random one of at least 16 bytes.
 
-In capture records Content-Length is corrected, and signature and credential
-headers are dropped (their signature covered the old body); --resign signs
-each call again with a Standard Webhooks secret, so that it replays against a
-verifying receiver. --check scans the output for anything that still looks
-like a tax id, a mobile number or an identity-card number and exits 1 if it
-finds one. A report of what was replaced goes to stderr.`,
+Everything else in a payload or record is searched too, decoded (JSON
+escapes, percent-encoding): every other string, object key and number, the
+path and query, every header of the request, the response and the forward,
+the forward URL, the receivers' answers, and a request body that is not JSON
+(kept, and anonymized as text). There, any value the run replaced anywhere in
+the input (a file is read twice for this; stdin once, so only what came
+before), and anything shaped like a tax id, a mobile or an identity-card
+number, is replaced by its stand-in. Stand-ins are one to one within a class.
+The remote address, and the client addresses proxies add (X-Forwarded-For),
+become ones of the documentation ranges (loopback stays).
+
+In capture records Content-Length is corrected, and secret headers
+(credentials, tokens, API keys, signatures: the list listen masks) are
+dropped from the request, the response and the forward. --resign signs each
+call again with a Standard Webhooks secret; those signatures carry the time
+of anonymizing, so a receiver that checks timestamps (five minutes, usually)
+refuses them soon after: to replay a fixture later, sign at send time with
+whsim replay --sign standard --secret whsec_... instead.
+
+--check scans the output as anonymizing scans the input and exits 1 on any
+value the run replaced that still stands anywhere, or anything that still
+looks like a tax id, a mobile or an identity-card number. A report of what
+was replaced goes to stderr.`,
 		Example: `  whsim anonymize --key "$KEY" calls.ndjson > fixtures/calls.ndjson
   whsim anonymize monday.ndjson tuesday.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY
   whsim anonymize --key "$KEY" --check --resign whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw calls.ndjson --out shared.ndjson
@@ -64,8 +82,8 @@ finds one. A report of what was replaced goes to stderr.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
-	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...)")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds something that looks like a tax id, mobile or identity-card number")
+	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile or identity-card number")
 	return cmd
 }
 
@@ -106,7 +124,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 		}
 		for _, l := range st.Leaks {
 			fmt.Fprintf(a.streams.Err, "%s %s:%d: still looks like a %s: %s\n",
-				a.errColor.Fail.Sprint("leak:"), name, l.Line, l.Kind, termsafe.Text(l.Text))
+				a.errColor.Fail.Sprint("leak:"), ctxio.InputName(name), l.Line, l.Kind, termsafe.Text(l.Text))
 		}
 	}
 	total.WriteReport(a.streams.Err, opts.Resign != "")
@@ -127,7 +145,8 @@ func anonymizeErr(err error) error {
 	}
 	_, input := errors.AsType[*anonymize.InputError](err)
 	_, path := errors.AsType[*os.PathError](err)
-	if input || path {
+	_, open := errors.AsType[*ctxio.OpenError](err)
+	if input || path || open {
 		return usageErr(err)
 	}
 	return err

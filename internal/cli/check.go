@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,16 +9,19 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/report"
-	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -39,14 +43,26 @@ type checkOptions struct {
 	JUnit         string
 	SaveCases     string
 	Verbose       bool
-	FixedIDs      bool
 	ExcludeCases  []string
+	Probe         string
+	ProbeCmd      string
+	ProbeHeaders  []string
+	Settle        time.Duration
+	FixedIDs      bool
+	Rerun         string
+	Report        string
+
+	// changed names the flags given, which --rerun refuses.
+	changed func(name string) bool
+	// junit holds the JUnit report until the run ends: the file is written
+	// whole, on every exit.
+	junit bytes.Buffer
 }
 
 func newCheckCmd(a *app) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--junit <file>] [flags]",
+		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--probe <url-template> | --probe-cmd <command>] [--junit <file>] [--save-cases <dir>] [flags]\n  whsim check --rerun <report.json|dir> [--url <url>] [--secret <whsec_...>] [-H <header>]...",
 		Short: "Grade a receiver: send valid, malformed, repeated, out-of-order and signed calls and judge every answer",
 		Long: `Run a battery of black-box checks against your receiver and say, per case
 and per check, whether it behaves the way a webhook receiver must:
@@ -54,17 +70,16 @@ and per check, whether it behaves the way a webhook receiver must:
 ` + checkList() + `
 The signature check runs only with --secret; every call of the run is then
 signed (Standard Webhooks). Failing cases print one line each with the
-reason, then the warnings, then a table per check, then a curl command per failure that
-sends the same request again (credentials from -H masked: put yours back).
---save-cases writes every case's body to a directory, and the commands then
-read the bodies from there. Every failing or warning reason carries the
-receiver's answer: its status line and the first 200 bytes of its body.
-The warnings of one check are one line with their count; -v lists them and
-shows the answer's headers too, as send -v does.
+reason, then the warnings, then a table per check, then a command per failure that sends
+the same request again (credentials from -H masked: put yours back): curl,
+or whsim replay when the call was signed (replay --sign signs it afresh, as
+a signature is stale five minutes later; the secret from WHSIM_REPLAY_SECRET)
+or saved. A case delivered at once several times is replayed concurrently.
 
-Every run sends fresh requestIds and webhook-ids, even with --seed, so that a
-receiver that keeps its data does not see a second run as duplicates: --seed
-fixes the documents, --fixed-ids the ids too (a byte-exact repeat).
+Every failing or warning reason carries the receiver's answer: its status
+line and the first 200 bytes of its body. The warnings of one check are one
+line with their count; -v lists them and shows the answer's headers too, as
+send -v does.
 
 A receiver that stops answering (refused, reset, or no answer within
 --timeout, several calls in a row) stops the run at once: one line says after
@@ -73,15 +88,66 @@ the same 404, 405, 401 or 403 the summary says so first, with the likely
 cause. On a terminal a progress line on stderr shows the check, the case and
 the time taken; Ctrl-C stops the run and says how far it got.
 
+--save-cases DIR writes every case as capture records, DIR/<check>/<case>.ndjson
+(one per delivery: method, path, query, headers, body byte for byte), which
+whsim replay sends again, and DIR/` + check.ResultsFile + `, the JSON line of each
+case. --output json carries, for each failing or warning case, its request
+(credentials masked), the answer that would pass and the command.
+
+--rerun <report.json|DIR> sends again only the cases that failed, from a
+report of --output json or a --save-cases directory, to the report's URL or
+--url, with -H to put masked credentials back and --secret for signed ones.
+Each case says FIXED or STILL FAILING (or NOT RERUN for load and latency,
+judged over a whole run); exit 0 only when every one is fixed.
+
+--report FILE writes all of it as one HTML file that opens without a network
+(a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,
+the table and the first failures are appended to the job summary.
+
+--junit FILE is written on every exit: on a usage error or a receiver that
+cannot be reached, one test case in error says why.
+
+With --probe or --probe-cmd, the effects check asks the receiver what it
+stored, not only what it answered. The probe's contract (stable):
+
+  --probe <url-template>  a GET per document. {kind} (invoice or receipt),
+      {code} (data.code of an invoice, data.收款单.收款单编号 of a receipt),
+      {invoiceCode} (a described invoice's invoice number, else empty),
+      {event} and {requestId} (of the call that created the document) are
+      filled in, escaped for the path or the query. 404 means it holds
+      nothing. --probe-header adds headers; --timeout and the TLS flags apply.
+  --probe-cmd <command>  run with sh -c, the same values in WHSIM_KIND,
+      WHSIM_CODE, WHSIM_INVOICE_CODE, WHSIM_EVENT and WHSIM_REQUEST_ID; its
+      standard output is the answer. whsim's document numbers hold only
+      A-Z, 0-9 and '-', safe inside SQL quotes.
+  The answer: a JSON object, or an array holding one (as sqlite3 -json
+      prints a row): "count" (required: how many records it holds for the
+      document), "state" (required when count is 1 or more: created,
+      audited or voided), "lines" (optional: how many lines it stored, the
+      items or records of an invoice, the 收款明细 of a receipt). Other
+      members are ignored.
+
+Before the first case whsim asks about a document that cannot exist and
+expects count 0: a probe that cannot be reached, times out, exits non-zero or
+prints something unreadable is the probe's error, said once, exit 2, and
+never blamed on the receiver. Documents are probed together at the end of
+their sequence; one whose answer does not match yet is asked again with
+backoff until --settle runs out (default 2s: a receiver that answers first
+and stores from a queue stores within a second or so). Document numbers,
+requestIds and webhook-ids are fresh per run, even with --seed, so that a
+receiver keeping earlier runs' documents passes again: --seed fixes the
+documents, --fixed-ids the ids too (a byte-exact repeat). Without a probe,
+effects is skipped, saying what it would have proved.
+
 --latency-budget defaults to 1s: the spec names no time-out, senders commonly
 give up after 5 to 30 seconds, and a receiver should answer first and work
 after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
 Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
-receiver stopped answering, 2 for usage errors or a receiver that cannot be
-reached at all (or answers nothing to the first call within --timeout), 130
-when interrupted.`,
+receiver stopped answering, 2 for usage errors, a receiver that cannot be
+reached at all (or answers nothing to the first call within --timeout) or a
+probe that fails, 130 when interrupted.`,
 		Example: `  whsim check --url http://localhost:3000/webhook
   whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
@@ -89,9 +155,15 @@ when interrupted.`,
   whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
   whsim check --url http://localhost:3000/webhook --exclude-cases 'type/*/*' -v
   whsim check --url http://localhost:3000/webhook --seed 42 --fixed-ids
+  whsim check --url http://localhost:3000/webhook --probe 'http://localhost:3000/debug/{kind}s/{code}'
+  whsim check --url http://localhost:3000/webhook --probe-cmd ./probe.sh --settle 5s
+  whsim check --rerun cases/
+  whsim check --rerun report.json --url http://localhost:3001/webhook -H 'Authorization: Bearer t0k3n'
+  whsim check --url http://localhost:3000/webhook --report check.html
   whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			opts.changed = cmd.Flags().Changed
 			return runCheck(cmd.Context(), a, opts)
 		}),
 	}
@@ -111,15 +183,23 @@ when interrupted.`,
 	f.IntVar(&opts.LoadConc, "load-concurrency", 16, "calls in flight at once in the load check")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
-	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case's request body to this directory")
+	f.StringVar(&opts.Probe, "probe", "", "ask the receiver what it holds with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}) and run the effects check")
+	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
+	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question, such as a debug endpoint's token (repeatable)")
+	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored after its last call: its probe is asked again, with backoff, until it matches (0: once)")
+	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
+	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
+	f.StringVar(&opts.Rerun, "rerun", "", "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
+	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command")
+	_ = cmd.MarkFlagFilename("report", "html")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show the receiver's whole answer (status, headers, body) under each failing or warning case, and list every warning (otherwise one line per check with their count)")
-	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "keep the requestIds and webhook-ids the seed gives, for a byte-exact repeat of a run (default: fresh ids every run)")
 	f.StringSliceVar(&opts.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 	_ = cmd.MarkFlagFilename("junit", "xml")
 	_ = cmd.MarkFlagDirname("save-cases")
+	_ = cmd.MarkFlagFilename("rerun", "json", "ndjson")
 	return cmd
 }
 
@@ -131,7 +211,45 @@ func checkList() string {
 	return b.String()
 }
 
+// runCheck runs a check or a rerun and writes --junit whatever the end:
+// the report when the run made one, else one test case in error saying why.
 func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
+	var err error
+	if opts.Rerun != "" {
+		err = runRerun(ctx, a, opts)
+	} else {
+		err = runChecks(ctx, a, opts)
+	}
+	if opts.JUnit == "" {
+		return err
+	}
+	if opts.junit.Len() == 0 && err == nil {
+		return nil
+	}
+	why := ""
+	if err != nil {
+		why = err.Error()
+		if errors.Is(err, errInterrupted) {
+			why = "interrupted before any case was judged"
+		}
+	}
+	werr := atomicfile.Write(opts.JUnit, 0o644, func(w io.Writer) error {
+		if opts.junit.Len() > 0 {
+			_, err := w.Write(opts.junit.Bytes())
+			return err
+		}
+		return report.WriteJUnitError(w, "whsim check", "whsim.check", why)
+	})
+	if werr != nil && err == nil {
+		return usagef("--junit: %v", werr)
+	}
+	return err
+}
+
+func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
+	if err := checkJUnitPath(opts.JUnit); err != nil {
+		return err
+	}
 	ids, err := check.Select(opts.Checks, opts.ExcludeChecks)
 	switch {
 	case err != nil:
@@ -148,6 +266,12 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		return usagef("--load-count %d: want at least 1", opts.LoadCount)
 	case opts.LoadConc < 1:
 		return usagef("--load-concurrency %d: want at least 1", opts.LoadConc)
+	case opts.Probe != "" && opts.ProbeCmd != "":
+		return usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+	case opts.Settle < 0:
+		return usagef("--settle %s: want 0 or more", opts.Settle)
+	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
+		return usagef("--probe-header needs --probe, the URL it is sent to")
 	}
 	if err := check.ValidateExclude(opts.ExcludeCases); err != nil {
 		return usageErr(err)
@@ -170,6 +294,20 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure, CAFile: opts.CACert,
 	})
 	if err != nil {
+		return err
+	}
+	probe, err := newProbe(opts, client)
+	if err != nil {
+		return err
+	}
+	if probe == nil && len(opts.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
+		return usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
+	}
+	var nonce uint64
+	if !opts.FixedIDs {
+		nonce = check.NewNonce()
+	}
+	if err := checkReportPath(opts.Report); err != nil {
 		return err
 	}
 	if opts.SaveCases != "" {
@@ -196,33 +334,50 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	var nonce uint64
-	if !opts.FixedIDs {
-		nonce = reqid.RandomSeed()
-	}
 	prog := newProgress(a.streams.Err, a.streams.ErrTTY)
+	rep.Signer, rep.Now = signer, a.now
+	// --report and the job summary are written from what a collector
+	// beside the run's output keeps, and the requests of the cases that
+	// did not pass.
+	result := rep.Result
+	var col *report.Collector
+	var rec *htmlreport.CheckRecorder
+	if opts.Report != "" || stepSummary() != "" {
+		col = &report.Collector{}
+		rep.Out = report.Tee(rep.Out, col)
+		rec = &htmlreport.CheckRecorder{Target: target, Header: header}
+		result = func(res check.Result) { rec.Result(res); rep.Result(res) }
+	}
 	sum, err := check.Run(ctx, check.Config{
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-		Nonce: nonce, ExcludeCases: opts.ExcludeCases, Progress: prog.update,
+		Probe: probe, Settle: opts.Settle, Nonce: nonce,
+		ExcludeCases: opts.ExcludeCases, Progress: prog.update,
 		Notice: func(msg string) {
 			prog.clear()
 			fmt.Fprintf(a.streams.Err, "%s %s\n", key, msg)
 		},
 	}, func(res check.Result) {
 		prog.clear()
-		rep.Result(res)
+		result(res)
 	})
 	prog.stop()
 	var unreachable *check.UnreachableError
+	var probeErr *check.ProbeError
 	switch {
 	case errors.As(err, &unreachable):
 		return usageErr(unreachable)
+	case errors.As(err, &probeErr):
+		// The probe's fault, not the receiver's: no verdict, exit 2; the
+		// cases graded before it stay on stdout.
+		_ = rep.Out.Abort()
+		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		if sum != nil {
 			_ = rep.Finish(sum)
 		}
+		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
@@ -230,10 +385,32 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if err := rep.Finish(sum); err != nil {
 		return err
 	}
+	if err := checkReports(a, opts, col, rec, target, seed, ids, sum); err != nil {
+		return err
+	}
 	if sum.Failed() {
 		return errChecksFailed
 	}
 	return nil
+}
+
+// newProbe is the probe --probe or --probe-cmd asks with, nil for none.
+func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
+	switch {
+	case opts.Probe != "":
+		h, err := deliver.ParseHeaders(opts.ProbeHeaders)
+		if err != nil {
+			return nil, usagef("--probe-header: %v", err)
+		}
+		p, err := check.ParseProbeURL(opts.Probe, client, h)
+		if err != nil {
+			return nil, usagef("--probe %s: %v", termsafe.Text(opts.Probe), err)
+		}
+		return p, nil
+	case opts.ProbeCmd != "":
+		return &check.CmdProbe{Run: opts.ProbeCmd, Timeout: opts.Timeout}, nil
+	}
+	return nil, nil
 }
 
 func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
@@ -243,15 +420,24 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 	}
 	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
-		f, err := os.Create(opts.JUnit)
-		if err != nil {
-			return nil, usagef("--junit: %v", err)
-		}
-		// The reporter writes the file whole at Finish; closing it is the
-		// process's exit (a check run is one per process).
-		r.JUnit, _ = report.New(report.JUnit, f, report.Style{}, false)
+		r.JUnit, _ = report.New(report.JUnit, &opts.junit, report.Style{}, false)
 	}
 	return r, nil
+}
+
+// checkJUnitPath refuses a --junit file that could not be written, before
+// the run rather than after it.
+func checkJUnitPath(name string) error {
+	if name == "" {
+		return nil
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return usagef("--junit %s: is a directory", name)
+	}
+	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
+		return usagef("--junit %s: no directory %s", name, filepath.Dir(name))
+	}
+	return nil
 }
 
 // progress is the line on a terminal's stderr that says where a run is,

@@ -3,15 +3,18 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/threshold"
 )
 
 // deliveryFlags are what send and replay share: how to reach the receiver
@@ -55,8 +58,9 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	switch {
 	case d.Concurrency < 1:
 		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
-	case d.Rate < 0:
-		return nil, usagef("--rate %g: want 0 or more", d.Rate)
+	case d.Rate != 0 && !(d.Rate >= deliver.MinRate && d.Rate <= deliver.MaxRate):
+		// NaN fails every comparison: it is refused here too.
+		return nil, usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, deliver.MinRate, deliver.MaxRate)
 	case d.Rate > 0 && d.MaxConcurrency < 1:
 		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
 	case d.Retries < 0:
@@ -90,16 +94,32 @@ func (d *deliveryFlags) runOptions() deliver.RunOptions {
 
 // newConsole is the run's console: the report on stdout, the rest on
 // stderr.
-func (d *deliveryFlags) newConsole(a *app, title string) (*deliver.Console, error) {
-	c, err := deliver.NewConsole(deliver.ConsoleOptions{
+// A command's own options (send's thresholds and report) are set by more.
+func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.ConsoleOptions)) (*deliver.Console, error) {
+	o := deliver.ConsoleOptions{
 		Title: title, Format: d.Output, Out: a.streams.Out, Err: a.streams.Err,
 		OutStyle: style(a.outColor(), d.Verbose), ErrStyle: style(a.errColor, false),
 		OutTTY: a.streams.OutTTY, ErrTTY: a.streams.ErrTTY, Each: d.Each,
-	})
+	}
+	for _, f := range more {
+		f(&o)
+	}
+	c, err := deliver.NewConsole(o)
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}
 	return c, nil
+}
+
+// fit lowers --concurrency to the total deliveries (0: unknown) and the
+// deliveries in flight to what the file descriptors allow, each holding
+// perCall, saying so once when the descriptors are the bound.
+func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
+	ro, note := d.runOptions().Fit(total, deliver.FilesNow(), perCall)
+	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
+	if note != "" {
+		con.Warn("%s", note)
+	}
 }
 
 // newDeliverer builds the client and the deliverer for target.
@@ -136,14 +156,30 @@ func newClient(co deliver.ClientOptions) (*http.Client, error) {
 	return client, nil
 }
 
-// runDeliveries runs the deliveries, prints the summary and decides the exit.
-func runDeliveries(ctx context.Context, con *deliver.Console, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int) error {
+// runDeliveries runs the deliveries, prints the summary, gives the stats to
+// each of after (send's report and job summary) and decides the exit: a
+// failed threshold is named.
+func runDeliveries(ctx context.Context, con *deliver.Console, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int, after ...func(*deliver.Stats) error) error {
 	st, err := con.Run(ctx, d, next, ro, total)
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
+	}
+	for _, f := range after {
+		if err := f(st); err != nil {
+			return err
+		}
+	}
+	failed := threshold.Failed(con.Thresholds())
+	switch {
 	case ctx.Err() != nil:
 		return errInterrupted
+	case len(failed) > 0:
+		names := make([]string, len(failed))
+		for i, r := range failed {
+			names[i] = r.String()
+		}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("%d of %d thresholds failed: %s",
+			len(failed), len(con.Thresholds()), strings.Join(names, ", "))}
 	case st.Failed == 0:
 		return nil
 	}

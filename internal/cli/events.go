@@ -47,7 +47,7 @@ func addOutputFlag(cmd *cobra.Command, target *string, def string, allowed ...st
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
 		if !slices.Contains(allowed, *target) {
-			return usagef("--output %q: want one of %s", *target, strings.Join(allowed, ", "))
+			return notOneOf("--output", *target, allowed)
 		}
 		if prev != nil {
 			return prev(c, args)

@@ -17,9 +17,10 @@ import (
 // would make, rendered instead of sent.
 type exportOptions struct {
 	payloadFlags
-	URL     string
-	Count   int
-	Headers []string
+	URL      string
+	Count    int
+	Headers  []string
+	FixedIDs bool
 }
 
 func (o *exportOptions) register(cmd *cobra.Command) {
@@ -28,6 +29,7 @@ func (o *exportOptions) register(cmd *cobra.Command) {
 	f.StringVarP(&o.URL, "url", "u", "", "the receiver's URL the engine will call (http or https); businessType is added to its query")
 	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
+	f.BoolVar(&o.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every export (default: ids of the export's own)")
 }
 
 type k6ExportOptions struct {
@@ -131,11 +133,14 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	pl, err := o.plan(a.now())
+	if o.Nonce, err = idNonce(o.FixedIDs, o.Seed); err != nil {
+		return nil, err
+	}
+	pl, err := o.plan(a)
 	if err != nil {
 		return nil, err
 	}
-	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed)
+	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed, o.Nonce)
 	return calls, payloadErr(err)
 }
 

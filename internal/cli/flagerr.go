@@ -17,5 +17,12 @@ func flagError(cmd *cobra.Command, err error) error {
 	} else {
 		msg = config.Explain(cmd.Flags(), msg)
 	}
-	return usagef("%s: %s", cmd.CommandPath(), msg)
+	return usageErr(&flagErr{path: cmd.CommandPath(), msg: msg})
 }
+
+// flagErr is a flag error of one command: printed after the command's
+// path ("whsim send: unknown flag: --bogus"), which stands in for the
+// "whsim:" every other error starts with, so the name is not said twice.
+type flagErr struct{ path, msg string }
+
+func (e *flagErr) Error() string { return e.msg }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,10 +39,13 @@ type payloadPlan struct{ *payload.Plan }
 
 // plan checks the flags (usage errors) and returns the payload source,
 // generating around payload.Around.
-func (p *payloadFlags) plan(now time.Time) (*payloadPlan, error) {
-	pl, err := payload.Request(*p).Plan(now)
+func (p *payloadFlags) plan(a *app) (*payloadPlan, error) {
+	pl, err := payload.Request(*p).Plan(a.now())
 	if err != nil {
 		return nil, usageErr(err)
+	}
+	for _, w := range pl.Warnings {
+		fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Warn.Sprint("warning:"), termsafe.Text(w))
 	}
 	return &payloadPlan{pl}, nil
 }
@@ -124,7 +126,7 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if opts.Count < 1 {
 		return usagef("--count %d: want at least 1", opts.Count)
 	}
-	pl, err := opts.plan(a.now())
+	pl, err := opts.plan(a)
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -62,13 +66,22 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	store, skipped, err := inspect.LoadFile(opts.File, inspect.DefaultWindow, v.CheckRecord)
+	store, skipped, err := inspect.LoadFile(ctx, opts.File, a.streams.In, inspect.DefaultWindow, v.CheckRecord)
 	if err != nil {
-		return usageErr(err)
+		return cmp.Or(ctx.Err(), usageErr(err))
 	}
 	pal := a.errColor
+	name := termsafe.Text(ctxio.InputName(opts.File))
 	for _, s := range skipped {
-		fmt.Fprintf(a.streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), opts.File, s.Line, termsafe.Text(s.Err.Error()))
+		if _, big := errors.AsType[*input.TooLargeError](s.Err); big {
+			fmt.Fprintf(a.streams.Err, "%s %s: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Err)
+			continue
+		}
+		fmt.Fprintf(a.streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Line, termsafe.Text(s.Err.Error()))
+	}
+	if store.Last() == 0 {
+		fmt.Fprintf(a.streams.Err, "%s %s holds no calls: nothing to inspect\n", pal.Key.Sprint("whsim:"), name)
+		return nil
 	}
 	ui, err := startInspector(ctx, a, opts.UI, inspect.Options{
 		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"),
@@ -93,7 +106,7 @@ func startInspector(ctx context.Context, a *app, addr string, opts inspect.Optio
 	opts.Version = a.build.Resolve().Version
 	ui, err := inspect.Start(ctx, addr, opts)
 	if err != nil {
-		return nil, usagef("--ui %s: %v", addr, err)
+		return nil, addrError("--ui", addr, err)
 	}
 	if !receiver.LoopbackOnly(ui.Addr) {
 		fmt.Fprintf(a.streams.Err, "%s inspector on %s: every network interface, anyone who can reach this machine can read the calls and replay them (use --ui 127.0.0.1:%d to keep it local)\n",

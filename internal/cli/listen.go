@@ -199,7 +199,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	srv, err := receiver.Listen(opts.Addr, rcv, opts.limits)
 	if err != nil {
 		rcv.Close()
-		return usagef("--addr %s: %v", opts.Addr, err)
+		return addrError("--addr", opts.Addr, err)
 	}
 	if cfg.ForwardTo != nil && srv.Serves(ctx, cfg.ForwardTo) {
 		rcv.Close()

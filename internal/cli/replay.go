@@ -19,12 +19,15 @@ type replayOptions struct {
 	Events       []string
 	NewRequestID bool
 	Seed         uint64
+	Sign         string
+	Secret       string
+	Headers      []string
 }
 
 func newReplayCmd(a *app) *cobra.Command {
 	opts := &replayOptions{}
 	cmd := &cobra.Command{
-		Use:   "replay <capture.ndjson>... --url <url> [--event <name>]... [--rate <n/s>] [--concurrency <n>] [--new-request-id]",
+		Use:   "replay <capture.ndjson>... --url <url> [--event <name>]... [--rate <n/s>] [--concurrency <n>] [--new-request-id] [--sign standard --secret <whsec_...>]",
 		Short: "Send captured calls again, byte for byte",
 		Long: `Send the calls a capture file recorded (whsim listen --capture) to a receiver
 again: the same method, query (businessType and the rest, added to --url's
@@ -34,11 +37,26 @@ are the client's own.
 
 Calls go in captured order unless --concurrency is above 1. --new-request-id
 gives each call a fresh requestId (and changes nothing else) to test a
-receiver's deduplication. A torn last line, as a crash leaves it, is reported
-and skipped. Output, summary and exit status are those of send.`,
+receiver's deduplication. A record whose requestId an earlier one had is a
+re-delivery and counts as a duplicate in the summary.
+
+A captured signature is only good for five minutes (Standard Webhooks
+receivers refuse an older webhook-timestamp), and a fresh requestId changes
+the bytes it signed. --sign standard --secret signs each call afresh at send
+time, as send --sign does, replacing the captured webhook-id, -timestamp and
+-signature headers (the webhook-id is kept, so a re-delivery stays one).
+The secret is also WHSIM_REPLAY_SECRET or the config file's replay.secret.
+-H replaces a captured header: a credential that whsim check --save-cases
+wrote masked.
+
+A torn last line, as a crash leaves it, is reported and skipped; a file of
+payloads, or one that is not JSON, is refused (exit 2: send payloads with
+whsim send --file). Output, summary and exit status are those of send.`,
 		Example: `  whsim replay capture.ndjson --url http://localhost:3000/webhook
   whsim replay monday.ndjson tuesday.ndjson --url http://localhost:3000/webhook --event AUDIT_PURCHASE_ORDER_INVOICE
-  whsim replay capture.ndjson --url http://localhost:3000/webhook --new-request-id --output json`,
+  whsim replay capture.ndjson --url http://localhost:3000/webhook --new-request-id --output json
+  whsim replay fixtures/calls.ndjson --url http://localhost:3000/webhook --sign standard --secret "$WHSIM_REPLAY_SECRET"
+  whsim replay cases/duplicates/CREATE_RECEIVABLE_DOC--concurrent-x8.ndjson --url http://localhost:3000/webhook --concurrency 8`,
 		Args: cobra.MinimumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
@@ -53,7 +71,11 @@ and skipped. Output, summary and exit status are those of send.`,
 	f.StringSliceVarP(&opts.Events, "event", "e", nil, "replay only calls of this event (repeatable)")
 	f.BoolVar(&opts.NewRequestID, "new-request-id", false, "give each call a fresh requestId, every other byte unchanged")
 	f.Uint64Var(&opts.Seed, "seed", 0, "seed of the fresh requestIds (0: random)")
+	f.StringVar(&opts.Sign, "sign", "", "sign each call afresh at send time: standard (Standard Webhooks headers; needs --secret), replacing the captured signature")
+	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
+	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("event", completeEvents)
+	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	return cmd
 }
 
@@ -73,12 +95,23 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("--event: %w", err))
 	}
+	// A secret alone does not sign: WHSIM_REPLAY_SECRET may be set for
+	// the replays that sign and the ones that must not (a capture's own
+	// wrong signatures, replayed as they were).
+	secret := opts.Secret
+	if opts.Sign == "" {
+		secret = ""
+	}
+	signer, err := deliver.SignerFor(opts.Sign, secret)
+	if err != nil {
+		return usageErr(err)
+	}
+	header, err := deliver.ParseHeaders(opts.Headers)
+	if err != nil {
+		return usagef("--header %v", err)
+	}
 	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.streams.In)
-	var plain *capture.PayloadsError
-	switch {
-	case errors.As(err, &plain):
-		return &exitError{code: ExitFailed, err: err}
-	case err != nil:
+	if err != nil {
 		return cmp.Or(ctx.Err(), usageErr(err))
 	}
 	defer closeAll()
@@ -86,16 +119,29 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.fit(con, 0, 1)
 	d, err := opts.newDeliverer(a, target, expect, con)
 	if err != nil {
 		return err
 	}
-	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn}
+	d.Signer = signer
+	if opts.Sign == "" && opts.Secret != "" {
+		con.Warn("a secret without --sign standard signs nothing: the calls go out with their captured signatures")
+	}
+	if signer != nil && signer.Weak() {
+		con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", deliver.GoodKeyBytes)
+	}
+	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
 	if opts.NewRequestID {
 		src.IDs = deliver.NewIDs(opts.Seed)
 	}
 	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
 	if src.Err() != nil && err == nil {
+		// A pipe found to hold no captures is the input's fault, as a
+		// file is (OpenInputs); a read that broke off is a failed run.
+		if _, ok := errors.AsType[*capture.PayloadsError](src.Err()); ok || isInputError(src.Err()) {
+			return usageErr(src.Err())
+		}
 		return &exitError{code: ExitFailed, err: src.Err()}
 	}
 	return err

@@ -81,7 +81,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	// Errors quote flags, files and answers from the network: terminal-safe,
 	// keeping the lines and tabs of cobra's own ("Did you mean this?\n\tgenerate").
-	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("whsim:"), termsafe.Message(err.Error()))
+	prefix := "whsim:"
+	var fe *flagErr
+	if errors.As(err, &fe) {
+		prefix = termsafe.Text(fe.path) + ":"
+	}
+	fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint(prefix), termsafe.Message(err.Error()))
 	if code == ExitUsage && !a.ran {
 		fmt.Fprintf(a.streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

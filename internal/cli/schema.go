@@ -11,15 +11,23 @@ import (
 )
 
 type schemaOptions struct {
-	Event string
-	Shape string
+	Event  string
+	Shape  string
+	Format string
 }
+
+// The documents whsim schema writes.
+const (
+	formatJSONSchema = "jsonschema"
+	formatOpenAPI    = "openapi"
+	formatAsyncAPI   = "asyncapi"
+)
 
 func newSchemaCmd(a *app) *cobra.Command {
 	opts := &schemaOptions{}
 	cmd := &cobra.Command{
-		Use:   "schema [--event <name>] [--shape described|sample]",
-		Short: "Print the JSON Schema (draft 2020-12) of the webhook bodies",
+		Use:   "schema [--format jsonschema|openapi|asyncapi] [--event <name>] [--shape described|sample]",
+		Short: "Print the JSON Schema, OpenAPI or AsyncAPI document of the webhook calls",
 		Long: `Print JSON Schema (draft 2020-12) derived from the spec model, for use in your
 own tests and code generators. With --event and --shape, the schema of that
 one body; otherwise one document with a schema per event and shape under
@@ -36,8 +44,19 @@ format "uuid", hence --spec and ajv-formats):
 
   whsim schema > whsim.schema.json
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 1 > receipt.json
-  npx --yes -p ajv-cli@5 -p ajv-formats@3 ajv validate --spec=draft2020 -c ajv-formats -s whsim.schema.json -d receipt.json`,
+  npx --yes -p ajv-cli@5 -p ajv-formats@3 ajv validate --spec=draft2020 -c ajv-formats -s whsim.schema.json -d receipt.json
+
+--format openapi prints an OpenAPI 3.1 document with a webhook per event
+(POST, the businessType query parameter, application/json, the body schema
+in both shapes with the fixtures as named examples, the answers the ERP
+expects, the Standard Webhooks headers as optional security), for API
+portals and tools that import webhooks (Redocly, Scalar, Svix). --format
+asyncapi prints the same four calls as an AsyncAPI 3.0 document: a channel
+and a send operation per event over HTTP (Microcks, the AsyncAPI generator).
+Both hold every shape: --shape does not apply.`,
 		Example: `  whsim schema > whsim.schema.json
+  whsim schema --format openapi > openapi.json
+  whsim schema --format asyncapi --event CREATE_RECEIVABLE_DOC > asyncapi.json
   whsim schema --event CREATE_RECEIVABLE_DOC --shape sample
   whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described > invoice.schema.json`,
 		Args: cobra.NoArgs,
@@ -48,6 +67,8 @@ format "uuid", hence --spec and ajv-formats):
 	f := cmd.Flags()
 	f.StringVarP(&opts.Event, "event", "e", spec.AllEvents, "event name, or "+spec.AllEvents)
 	f.StringVar(&opts.Shape, "shape", "", "body shape: "+strings.Join(spec.ShapeNames(), "|")+" (default: both)")
+	f.StringVar(&opts.Format, "format", formatJSONSchema, "document: "+strings.Join(schemaFormats(), "|"))
+	_ = cmd.RegisterFlagCompletionFunc("format", completeWords(schemaFormats()...))
 	_ = cmd.RegisterFlagCompletionFunc("event", completeEvents)
 	_ = cmd.RegisterFlagCompletionFunc("shape", completeShapes)
 	return cmd
@@ -57,6 +78,16 @@ func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 	events, err := spec.ParseEvents([]string{opts.Event})
 	if err != nil {
 		return usagef("--event: %v", err)
+	}
+	switch opts.Format {
+	case formatJSONSchema:
+	case formatOpenAPI, formatAsyncAPI:
+		if opts.Shape != "" {
+			return usagef("--shape: --format %s holds every shape", opts.Format)
+		}
+		return writeAPIDoc(a, opts.Format, events)
+	default:
+		return usagef("--format %q: want %s", opts.Format, strings.Join(schemaFormats(), ", "))
 	}
 	shapes := spec.Shapes()
 	if opts.Shape != "" {
@@ -69,6 +100,26 @@ func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 	doc := schema.Bundle(events, shapes)
 	if len(events) == 1 && len(shapes) == 1 {
 		doc = schema.For(events[0], shapes[0])
+	}
+	b, err := schema.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	_, err = a.streams.Out.Write(b)
+	return err
+}
+
+func schemaFormats() []string { return []string{formatJSONSchema, formatOpenAPI, formatAsyncAPI} }
+
+// writeAPIDoc prints the OpenAPI or AsyncAPI document of events.
+func writeAPIDoc(a *app, format string, events []spec.Event) error {
+	build := schema.OpenAPI
+	if format == formatAsyncAPI {
+		build = schema.AsyncAPI
+	}
+	doc, err := build(events)
+	if err != nil {
+		return err
 	}
 	b, err := schema.Marshal(doc)
 	if err != nil {

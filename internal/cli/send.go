@@ -11,9 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/callprint"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/threshold"
 )
 
 type sendOptions struct {
@@ -28,6 +33,10 @@ type sendOptions struct {
 	Duplicate float64
 	Shuffle   bool
 	Scenario  string
+	FixedIDs  bool
+	// Thresholds are --threshold's, Report is --report's file.
+	Thresholds []string
+	Report     string
 
 	eventsSet, countSet bool
 	// sleep replaces the backoff's real sleep in tests.
@@ -49,11 +58,17 @@ shows what it received (on stderr).
 When stdout is not a terminal, or with --each, each delivery prints one line
 on stdout (event, requestId, status, latency); on a terminal, a run of more
 than one delivery prints only the failed ones, under a progress bar on
-stderr (done, percent, rate, time left, failures). Then a summary: sent,
-succeeded, failed by status and by error kind, duplicates, requests per
-second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
+stderr (done, percent, rate, time left, failures). Then a summary: sent
+(the calls that started), succeeded, failed by status and by error kind,
+interrupted (started and cut short by Ctrl-C), not started (what --count
+had left when Ctrl-C or --duration ended the run), duplicates, requests
+per second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is per event: --event all
 --count 100 sends 400.
+
+--seed fixes the content; each run still gets requestIds of its own, so a
+deduplicating receiver does not answer a second run as duplicates.
+--seed n --fixed-ids sends the ids generate --seed n prints, every run.
 
 --output json prints one JSON object per delivery and a final
 {"summary": ...} object instead, with the latency histogram (HdrHistogram,
@@ -64,11 +79,27 @@ Without --rate, --concurrency workers each send and wait for the answer
 start on schedule whatever the receiver does, up to --max-concurrency in
 flight (the open model, like vegeta or k6's constant-arrival-rate), and
 each latency counts from the call's scheduled start, so a receiver that
-stalls shows it.
+stalls shows it. In both, no call starts after --duration. In-flight calls
+are bounded by the file descriptors too (the soft limit is raised to the
+hard one; a lower bound is said once), and a failure of the sending
+machine itself is counted as "local", not as the receiver's.
+
+--report writes the run as one HTML file that opens without a network (a CI
+artifact): the summary, the percentiles, each call's latency against its
+scheduled start (a stall shows as in vegeta's plot), a histogram and the
+errors by kind. Under GitHub Actions ($GITHUB_STEP_SUMMARY set) the counts,
+latency, thresholds and first failures are appended to the job summary.
+
+--threshold makes the run a gate, as k6's thresholds do: each is a metric
+of the summary, a comparison (< <= > >= == !=) and a value (a duration for
+latencies, a count or a share of sent for counts, per second for rps),
+checked at the end; the summary lists each with its measured value.
+Metrics: ` + strings.Join(threshold.Names(), ", ") + `.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
-default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
-(the summary is still printed).`,
+default any 2xx) and every --threshold held, 1 otherwise (a failed
+threshold is named), 2 for usage errors (an unknown metric is one), 130
+when interrupted (the summary is still printed).`,
 		Example: `  whsim send --event CREATE_RECEIVABLE_DOC
   whsim send --url http://localhost:3000/webhook --event all
   whsim send --url https://erp-hook.example.com/in?tenant=7 --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
@@ -76,6 +107,8 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
   whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
   whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 1m
+  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
+  whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
@@ -87,15 +120,19 @@ default any 2xx), 1 otherwise, 2 for usage errors, 130 when interrupted
 	opts.payloadFlags.register(cmd)
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON as one delivery (- for stdin); the event from --event, else from its businessType")
+	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
 	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
 	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
-	f.DurationVar(&opts.Duration, "duration", 0, "stop sending after this long (without --count: send until then)")
+	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
+	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
+	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
+	_ = cmd.MarkFlagFilename("report", "html")
+	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
@@ -112,14 +149,25 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return usagef("--count %d: want at least 1", opts.Count)
 	case opts.Duration < 0:
 		return usagef("--duration %s: want 0 or more", opts.Duration)
-	case opts.Duplicate < 0 || opts.Duplicate > 1:
+	case !(opts.Duplicate >= 0 && opts.Duplicate <= 1): // NaN too
 		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
 	case opts.Scenario != "" && opts.File != "":
 		return usagef("--scenario and --file: choose one")
 	}
+	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
+		return err
+	}
 	header, err := deliver.ParseHeaders(opts.Headers)
 	if err != nil {
 		return usagef("--header %v", err)
+	}
+	var thresholds []threshold.Threshold
+	for _, s := range opts.Thresholds {
+		t, err := threshold.Parse(s)
+		if err != nil {
+			return usagef("--threshold: %v", err)
+		}
+		thresholds = append(thresholds, t)
 	}
 	signer, err := deliver.SignerFor(opts.Sign, opts.Secret)
 	if err != nil {
@@ -132,13 +180,35 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.File != "" && len(lanes) == 0 {
+		fmt.Fprintf(a.streams.Err, "%s --file %s holds no payload: nothing to send\n", a.errColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(opts.File)))
+		return nil
+	}
 
-	con, err := opts.newConsole(a, "whsim send")
+	if err := checkReportPath(opts.Report); err != nil {
+		return err
+	}
+	// --report plots every delivery and the job summary lists the first
+	// failures: both from what the console's Observe hook is told.
+	var rec *htmlreport.SendRecorder
+	if opts.Report != "" || stepSummary() != "" {
+		rec = &htmlreport.SendRecorder{}
+	}
+	con, err := opts.newConsole(a, "whsim send", func(o *deliver.ConsoleOptions) {
+		o.Thresholds = thresholds
+		if rec != nil {
+			o.Observe = rec.Observe
+		}
+	})
 	if err != nil {
 		return err
 	}
+	rounds := opts.rounds()
+	total := rounds * deliver.PerRound(lanes)
 	rawURL := opts.URL
+	perCall := 1
 	if rawURL == "" {
+		perCall = 2 // both ends of each connection are in this process
 		rcv, err := callprint.StartBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
 		if err != nil {
 			return err
@@ -151,6 +221,9 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if err != nil {
 		return err
 	}
+	// Duplicates add to total as the run goes; no more workers than total
+	// still leaves each one work.
+	opts.fit(con, total, perCall)
 	d, err := opts.newDeliverer(a, target, expect, con)
 	if err != nil {
 		return err
@@ -160,14 +233,32 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		d.Sleep = opts.sleep
 	}
 
-	rounds := opts.rounds()
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
-	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed)
+	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
-	return runDeliveries(ctx, con, d, feed.Next, ro, rounds*deliver.PerRound(lanes))
+	ro.Left = feed.Left
+	var after []func(*deliver.Stats) error
+	if rec != nil {
+		after = append(after, func(st *deliver.Stats) error { return sendReports(a, opts, rec, con, st, target) })
+	}
+	return runDeliveries(ctx, con, d, feed.Next, ro, total, after...)
+}
+
+// idNonce is the nonce of a run's requestIds (reqid.Mix): 0 with
+// --fixed-ids, which repeats the ids generate --seed prints; else a fresh
+// one, so that --seed fixes the content and each run still has ids of its
+// own (a deduplicating receiver would take repeated ids for re-deliveries).
+func idNonce(fixed bool, seed uint64) (uint64, error) {
+	switch {
+	case fixed && seed == 0:
+		return 0, usagef("--fixed-ids needs --seed: the ids are the seed's")
+	case fixed:
+		return 0, nil
+	}
+	return reqid.Nonce(), nil
 }
 
 // rounds is --count, or 0 to send until --duration.
@@ -183,7 +274,10 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
-	pl, err := opts.plan(a.now())
+	if sc, ok := payload.LookupScenario(opts.Scenario); ok {
+		opts.PathEvents = sc.Events // --set is held against the scenario's events
+	}
+	pl, err := opts.plan(a)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +292,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]deliver.Template, error) {
 	sc, ok := payload.LookupScenario(opts.Scenario)
 	if !ok {
-		return nil, usagef("--scenario %q: want one of %s", opts.Scenario, strings.Join(payload.ScenarioNames(), ", "))
+		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
 	}
 	if opts.eventsSet {
 		return nil, usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))
@@ -216,13 +310,15 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 	return deliver.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
 }
 
-// fileLanes reads --file and sends it byte for byte (deliver.FileLanes),
-// under --event or the event each payload's number names.
+// fileLanes reads the payloads of --file (input.Reader: a document, an
+// array, NDJSON) and sends each byte for byte (deliver.FileLanes), under
+// --event or the event each payload's number names.
 func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
 	}
-	name, body, err := a.readInput(ctx, opts.File)
+	name := ctxio.InputName(opts.File)
+	payloads, err := readPayloads(ctx, opts.File, a.streams.In)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -235,7 +331,7 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	}
-	lanes, err := deliver.FileLanes(body, given, header)
+	lanes, err := deliver.FileLanes(payloads, given, header)
 	var pe *deliver.PayloadError
 	if errors.As(err, &pe) {
 		return nil, usagef("--file %s", pe.Explain(name))

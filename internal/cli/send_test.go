@@ -105,7 +105,7 @@ func TestSendExitCodes(t *testing.T) {
 		{[]string{"--url", "ftp://x", "--event", "CREATE_RECEIVABLE_DOC"}, 2, "", "want an http:// or https:// URL"},
 		{[]string{"--url", "http://%zz", "--event", "CREATE_RECEIVABLE_DOC"}, 2, "", "--url"},
 		{[]string{"--url", ok.URL, "--event", "NOPE"}, 2, "", `unknown event "NOPE"`},
-		{[]string{"--url", ok.URL, "--file", "missing.json"}, 2, "", "--file: open missing.json"},
+		{[]string{"--url", ok.URL, "--file", "missing.json"}, 2, "", "--file: missing.json: no such file or directory"},
 		{[]string{"--url", ok.URL, "--file", "invoice.json"}, 2, "", "businessType 4000 stands for CREATE_PURCHASE_ORDER_INVOICE or AUDIT_PURCHASE_ORDER_INVOICE"},
 		{[]string{"--url", ok.URL, "--file", "invoice.json", "--event", "AUDIT_PURCHASE_ORDER_INVOICE"}, 0, "AUDIT_PURCHASE_ORDER_INVOICE", ""},
 		{[]string{"--url", ok.URL, "-H", "no colon"}, 2, "", `--header "no colon": want 'Name: value'`},

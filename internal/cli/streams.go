@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -9,7 +9,7 @@ import (
 	"github.com/fatih/color"
 	"golang.org/x/term"
 
-	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/report"
 )
 
@@ -60,12 +60,6 @@ func newPalette(enabled bool) Palette {
 	}
 }
 
-// readInput reads a whole input file; "-" is stdin (see ctxio.OpenInput).
-func (a *app) readInput(ctx context.Context, name string) (string, []byte, error) {
-	b, err := ctxio.ReadInput(ctx, name, a.streams.In)
-	return ctxio.InputName(name), b, err
-}
-
 // wrapOf is a colour as the text around what it colours, worked out once:
 // text built by appending needs no fmt.
 func wrapOf(c interface{ Sprint(...any) string }) report.Wrap {
@@ -80,4 +74,14 @@ func style(pal Palette, verbose bool) report.Style {
 		Dim: wrapOf(pal.Dim), Bold: wrapOf(pal.Bold), Key: wrapOf(pal.Key),
 		Verbose: verbose,
 	}
+}
+
+// isInputError reports whether err is an input holding what a command
+// cannot read (input.SyntaxError, TooLargeError, FormatError): the user's
+// to fix, exit 2.
+func isInputError(err error) bool {
+	_, syn := errors.AsType[*input.SyntaxError](err)
+	_, big := errors.AsType[*input.TooLargeError](err)
+	_, format := errors.AsType[*input.FormatError](err)
+	return syn || big || format
 }

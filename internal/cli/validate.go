@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -31,10 +33,12 @@ every field's type and format, the two invoice shapes, and the arithmetic of
 the documents. Errors fail a payload (exit 1); warnings only tell, unless
 --strict.
 
-Inputs are files holding one payload, NDJSON files (one payload per line;
-findings name the line: a file whose first line is a whole JSON value, or
-named *.ndjson or *.jsonl) and capture logs written by whsim listen (the
-query's businessType is then the event). No file, or -, reads stdin.
+Inputs are files holding one payload, a JSON array of payloads (findings
+name the element), NDJSON files (one payload per line; findings name the
+line: a file whose first line is a whole JSON value, or named *.ndjson or
+*.jsonl) and capture logs written by whsim listen (the query's businessType
+is then the event). No file, or -, reads stdin. An input with no payload at
+all fails (exit 1).
 
 Rules (--ignore <id> silences one):
 ` + validate.RuleHelp(),
@@ -92,6 +96,13 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	if err != nil {
 		return usagef("--output: %v", err)
 	}
+	// Under GitHub Actions a collector beside the output keeps the run for
+	// the job summary.
+	var col *report.Collector
+	if stepSummary() != "" {
+		col = &report.Collector{}
+		rep = report.Tee(rep, col)
+	}
 	var beforeStdin func()
 	if st.InTTY {
 		beforeStdin = func() { fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end") }
@@ -101,8 +112,23 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 		_ = rep.Abort()
 		return usageErr(fmt.Errorf("validate: %w", err))
 	}
+	if sum.Array != "" {
+		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", a.errColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
+	}
+	if sum.Payloads == 0 {
+		// Nothing was checked: no "ok" line to be read as a pass.
+		if opts.Output == "text" {
+			_ = rep.Abort()
+		} else if err := rep.Finish(sum); err != nil {
+			return err
+		}
+		return &exitError{code: ExitFailed, err: errors.New("validate: no payloads")}
+	}
 	if err := rep.Finish(sum); err != nil {
 		return err
+	}
+	if col != nil {
+		appendJobSummary(a, jobsummary.FromCollector(col, "whsim validate", "input", sum.Failed == 0))
 	}
 	if sum.Failed > 0 {
 		return errChecksFailed

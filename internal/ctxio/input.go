@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 )
@@ -25,27 +24,44 @@ func InputName(name string) string {
 // (closing it does nothing). Opening a FIFO, and reading stdin or any
 // input that is not a regular file, give way to ctx: a writer that opens a
 // FIFO and never writes must not keep whsim from stopping. A regular file
-// comes back as its *os.File. A directory is refused with an error naming
-// it.
+// comes back as its *os.File. An error is ctx's, or names the input once
+// ("dir: is a directory", "x.json: no such file or directory": an
+// *os.PathError's own operation and path dropped, its cause kept).
 func OpenInput(ctx context.Context, name string, stdin io.Reader) (io.ReadCloser, error) {
 	if name == "-" {
 		return io.NopCloser(NewReader(ctx, stdin)), nil
 	}
 	f, err := Open(ctx, name)
 	if err != nil {
-		return nil, cmp.Or(ctx.Err(), err)
+		return nil, cmp.Or(ctx.Err(), named(name, err))
 	}
 	if fi, err := f.Stat(); err != nil || fi.IsDir() {
 		f.Close()
 		if err == nil {
-			err = &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+			err = errors.New("is a directory")
 		}
-		return nil, err
+		return nil, named(name, err)
 	}
 	if fi, _ := f.Stat(); !fi.Mode().IsRegular() {
 		return readCloser{NewReader(ctx, f), f}, nil
 	}
 	return f, nil
+}
+
+// OpenError is an input that could not be opened: "name: cause".
+type OpenError struct {
+	Name string
+	Err  error
+}
+
+func (e *OpenError) Error() string { return e.Name + ": " + e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
+
+func named(name string, err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		err = pe.Err
+	}
+	return &OpenError{Name: name, Err: err}
 }
 
 type readCloser struct {
@@ -55,8 +71,8 @@ type readCloser struct {
 
 // OpenAll opens every named input as OpenInput does, before any is read,
 // so that one that cannot be opened stops a run before anything happens.
-// On an error the inputs already open are closed, and the error names the
-// input (an *os.PathError's own operation and path dropped), or is ctx's.
+// On an error the inputs already open are closed, and the error is
+// OpenInput's.
 func OpenAll(ctx context.Context, names []string, stdin io.Reader) ([]io.ReadCloser, error) {
 	rs := make([]io.ReadCloser, 0, len(names))
 	for _, name := range names {
@@ -65,26 +81,9 @@ func OpenAll(ctx context.Context, names []string, stdin io.Reader) ([]io.ReadClo
 			for _, r := range rs {
 				r.Close()
 			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if pe, ok := errors.AsType[*os.PathError](err); ok {
-				err = pe.Err
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, cmp.Or(ctx.Err(), err)
 		}
 		rs = append(rs, r)
 	}
 	return rs, nil
-}
-
-// ReadInput reads a whole input as OpenInput opens it.
-func ReadInput(ctx context.Context, name string, stdin io.Reader) ([]byte, error) {
-	r, err := OpenInput(ctx, name, stdin)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	return b, cmp.Or(ctx.Err(), err)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/threshold"
 )
 
 // ConsoleOptions say where and how a delivery run is told.
@@ -30,6 +31,12 @@ type ConsoleOptions struct {
 	OutTTY, ErrTTY bool
 	// Each lists every delivery on a terminal too, not only the failures.
 	Each bool
+	// Thresholds are checked against the run's stats at the end and said
+	// in its summary (send --threshold).
+	Thresholds []threshold.Threshold
+	// Observe, when set, is told of every finished delivery, from many
+	// workers at once (send --report, the job summary).
+	Observe func(*Result)
 }
 
 // Console tells a delivery run as it goes: each delivery through the run's
@@ -45,6 +52,10 @@ type Console struct {
 	errTTY bool
 	// Note is said under the summary's counts (send's --count per event).
 	Note string
+	// thresholds are checked at the end; checked is what came of them.
+	thresholds []threshold.Threshold
+	checked    []threshold.Result
+	observe    func(*Result)
 	// done counts finished deliveries for the progress bar (RunOptions.Done).
 	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
@@ -67,7 +78,8 @@ func NewConsole(o ConsoleOptions) (*Console, error) {
 		return nil, err
 	}
 	quiet := o.Format == report.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
-	return &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn}, nil
+	return &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
+		thresholds: o.Thresholds, observe: o.Observe}, nil
 }
 
 // Run makes the deliveries next feeds to d, telling each, and ends with
@@ -82,11 +94,18 @@ func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request,
 	o.Done = &c.done
 	st := Run(ctx, d, next, o, c.Report)
 	c.stop()
-	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note})
+	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
+	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
 }
+
+// Thresholds is what came of the run's thresholds, once Run returned.
+func (c *Console) Thresholds() []threshold.Result { return c.checked }
 
 // Report tells of one finished delivery; many workers call it at once.
 func (c *Console) Report(res *Result) {
+	if c.observe != nil {
+		c.observe(res)
+	}
 	switch {
 	case c.quiet && res.OK:
 		// Counted by the bar and the summary, not listed.
@@ -116,8 +135,12 @@ func (c *Console) Unreachable(st *Stats, target *url.URL) string {
 		return ""
 	}
 	why := kinds[0]
-	if first := c.firstErr.Load(); first != nil && first.Kind == KindTLS {
+	first := c.firstErr.Load()
+	if first != nil && (first.Kind == KindTLS || first.Kind == KindLocal) {
 		why = FailureText(*first)
+	}
+	if kinds[0] == KindLocal {
+		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
 	}
 	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
 }

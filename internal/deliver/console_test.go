@@ -41,6 +41,8 @@ func TestConsoleUnreachable(t *testing.T) {
 	}{
 		{"all refused", []Attempt{refused, refused}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: connection refused"},
 		{"tls says why", []Attempt{tlsBad}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: tls: x509: certificate signed by unknown authority (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"},
+		{"the sender's own limit", []Attempt{{Kind: KindLocal, Err: `Post "x": dial tcp 127.0.0.1:1: socket: too many open files`}},
+			"could not send to https://user:xxxxx@127.0.0.1:1/hook: local: socket: too many open files (a limit of this machine, not the receiver's failure)"},
 		{"some answered", []Attempt{refused, {Status: 503}}, ""},
 		{"two kinds", []Attempt{refused, {Kind: KindTimeout, Err: "timeout"}}, ""},
 		{"none failed", []Attempt{{Status: 200}}, ""},

@@ -31,8 +31,11 @@ type Request struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string // the body's requestId, for reports and webhook-id
-	Duplicate bool   // a deliberate re-delivery of an earlier request
-	Seq       int    // position in the run, from 1
+	// WebhookID, when set, is the webhook-id a Signer signs with instead
+	// of RequestID: a replayed call keeps the id it was first sent with.
+	WebhookID string
+	Duplicate bool // a deliberate re-delivery of an earlier request
+	Seq       int  // position in the run, from 1
 
 	// tmpl, when set, is the template the body is made from at delivery
 	// time, with RequestID spliced in: a feed holds no body of its own per
@@ -102,7 +105,10 @@ const (
 	KindDNS         = "dns"
 	KindTLS         = "tls"
 	KindInterrupted = "interrupted"
-	KindOther       = "error"
+	// KindLocal is a limit of the sending machine (descriptors, ports,
+	// buffers), not the receiver's failure.
+	KindLocal = "local"
+	KindOther = "error"
 )
 
 // Classify names the kind of a transport error.
@@ -120,6 +126,9 @@ func Classify(err error) string {
 		return ""
 	case errors.Is(err, context.Canceled):
 		return KindInterrupted
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOBUFS),
+		errors.Is(err, syscall.ENOMEM), errors.Is(err, syscall.EADDRNOTAVAIL):
+		return KindLocal
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return KindRefused
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
@@ -437,7 +446,11 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		now = d.Now
 	}
 	if d.Signer != nil {
-		d.Signer.Sign(h, req.RequestID, now(), req.Body)
+		id := req.RequestID
+		if req.WebhookID != "" {
+			id = req.WebhookID
+		}
+		d.Signer.Sign(h, id, now(), req.Body)
 	}
 	res.SentHeader = h
 	if raw {
@@ -539,15 +552,33 @@ func (e timeoutError) Temporary() bool { return true }
 // ShortError is the error of an attempt without Go's wrapping: the kind,
 // unless the kind says too little.
 func ShortError(a Attempt) string {
-	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS {
+	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal {
 		return a.Kind
 	}
 	msg := a.Err
-	// "Post \"http://...\": dial tcp ...: x" -> the last, telling part.
-	if i := strings.LastIndex(msg, ": "); i >= 0 && a.Kind != KindTLS {
-		msg = msg[i+2:]
+	switch a.Kind {
+	case KindTLS:
+	case KindLocal:
+		// And the call that failed: "socket: too many open files".
+		msg = lastParts(msg, 2)
+	default:
+		// "Post \"http://...\": dial tcp ...: x" -> the last, telling part.
+		msg = lastParts(msg, 1)
 	}
 	return a.Kind + ": " + msg
+}
+
+// lastParts is the last n of the ": "-separated parts of msg.
+func lastParts(msg string, n int) string {
+	i := len(msg)
+	for ; n > 0; n-- {
+		j := strings.LastIndex(msg[:i], ": ")
+		if j < 0 {
+			return msg
+		}
+		i = j
+	}
+	return msg[i+2:]
 }
 
 // readBody keeps up to MaxKeptBody of an answer's body when keep, and reads

@@ -113,6 +113,15 @@ func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, 
 	}
 }
 
+// WithNonce gives the feed's deliveries requestIds of their own under
+// nonce (reqid.Mix); 0 keeps the seed's, those `generate --seed` prints.
+// Which calls are duplicated and the shuffled order stay the seed's. It is
+// called before the first Next.
+func (f *Feed) WithNonce(nonce uint64) *Feed {
+	f.ids.seed = reqid.Mix(f.ids.seed, nonce)
+	return f
+}
+
 // Next returns the next group of deliveries, nil at the end.
 func (f *Feed) Next() []*Request {
 	if f.head == len(f.out) {
@@ -218,4 +227,31 @@ func (f *Feed) due(out [][]*Request, all bool) [][]*Request {
 	}
 	f.pending = keep
 	return out
+}
+
+// Left is how many deliveries the feed has still to hand out, -1 for a
+// feed without end; it ends the feed. The rounds not made draw their
+// duplicates as they would have, without building a request.
+func (f *Feed) Left() int {
+	if f.rounds == 0 {
+		return -1
+	}
+	n := len(f.pending)
+	for _, job := range f.out[f.head:] {
+		n += len(job)
+	}
+	for ; f.round < f.rounds; f.round++ {
+		for _, lane := range f.lanes {
+			g := len(lane[f.round%len(lane)])
+			n += g
+			for range g {
+				if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
+					n++
+					f.rng.IntN(8) // as make draws, so the next draw is the same
+				}
+			}
+		}
+	}
+	f.out, f.head, f.pending = nil, 0, nil
+	return n
 }

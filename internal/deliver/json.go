@@ -133,6 +133,7 @@ type statsJSON struct {
 		Succeeded         int            `json:"succeeded"`
 		Failed            int            `json:"failed"`
 		Interrupted       int            `json:"interrupted"`
+		NotStarted        int            `json:"notStarted"`
 		Duplicates        int            `json:"duplicates"`
 		Retries           int            `json:"retries"`
 		FailedByStatus    map[string]int `json:"failedByStatus"`
@@ -161,7 +162,7 @@ type statsJSON struct {
 func (st *Stats) AppendJSON(b []byte) []byte {
 	var j statsJSON
 	s := &j.Summary
-	s.Sent, s.Succeeded, s.Failed, s.Interrupted = st.Sent, st.Succeeded, st.Failed, st.Interrupted
+	s.Sent, s.Succeeded, s.Failed, s.Interrupted, s.NotStarted = st.Sent, st.Succeeded, st.Failed, st.Interrupted, st.NotStarted
 	s.Duplicates, s.Retries = st.Duplicates, st.Retries
 	s.FailedByStatus, s.FailedByError = map[string]int{}, map[string]int{}
 	for k, v := range st.ByStatus {

@@ -37,6 +37,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 
 	shards := newShards(bound)
 
+	end := o.end(start)
 	var wg sync.WaitGroup
 	work := func(w int, first *call) {
 		wk := newWorker(ctx, shards.of(w), o, report)
@@ -44,7 +45,11 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 		run := func(c call) {
 			for i, req := range c.job {
 				at := slot(c.k + i)
-				if i > 0 && !sleepUntil(wk.ctx, at) {
+				// No delivery starts past --duration, nor once
+				// interrupted: the rest of the job is not started.
+				past := !end.IsZero() && !at.Before(end)
+				if past || i > 0 && !sleepUntil(wk.ctx, at) || over(wk.ctx, end) {
+					wk.skip(len(c.job) - i)
 					return
 				}
 				res := do(wk.ctx, req, &wk.buf)
@@ -59,7 +64,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 			run(c)
 		}
 	}
-	live, late := 0, 0
+	live, late, unstarted := 0, 0, 0
 	spawn := func(first *call) {
 		w := live
 		live++
@@ -69,25 +74,34 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 		spawn(nil)
 	}
 
-	end := time.Time{}
-	if o.Duration > 0 {
-		end = start.Add(o.Duration)
+	// deadline fires at the end of --duration: a call waiting for a worker
+	// at the bound then gives up rather than start late past the end (a
+	// receiver answering in 3 s kept a 5 s run sending for a minute).
+	var deadline <-chan time.Time
+	if !end.IsZero() {
+		t := time.NewTimer(time.Until(end))
+		defer t.Stop()
+		deadline = t.C
 	}
 	// behind is set when a call had to wait for a worker at the bound, and
 	// stays set while the calls after it are handed out past their slots.
 	behind := false
-	for k := 0; ctx.Err() == nil; {
+	dry := false
+dispatch:
+	for k := 0; !over(ctx, end); {
 		at := slot(k)
 		if !end.IsZero() && !at.Before(end) {
 			break
 		}
 		job := next()
 		if job == nil {
+			dry = true
 			break
 		}
 		if !at.Before(time.Now()) {
 			behind = false
 			if !sleepUntil(ctx, at) {
+				unstarted += len(job)
 				break
 			}
 		}
@@ -104,6 +118,11 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 			select {
 			case calls <- c:
 			case <-ctx.Done():
+				unstarted += len(job)
+				break dispatch
+			case <-deadline:
+				unstarted += len(job)
+				break dispatch
 			}
 		}
 		if behind && time.Now().After(at) {
@@ -117,6 +136,8 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 	total.Elapsed = time.Since(start)
 	total.Open, total.Rate = true, o.Rate
 	total.MaxConcurrency, total.PeakConcurrency, total.Late = bound, live, late
+	total.NotStarted += unstarted
+	o.left(dry, total)
 	return total
 }
 

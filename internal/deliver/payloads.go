@@ -1,8 +1,6 @@
 package deliver
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,29 +8,19 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// SplitPayloads returns the payloads of a file send delivers: one per
-// non-blank line of NDJSON (a first line that is a whole JSON value, with
-// more after it), else the body itself. Each is returned with its line, 0 for a
-// whole body.
-func SplitPayloads(body []byte) (bodies [][]byte, lines []int) {
-	first, rest, _ := bytes.Cut(body, []byte("\n"))
-	if !json.Valid(first) || len(bytes.TrimSpace(rest)) == 0 {
-		return [][]byte{body}, []int{0}
-	}
-	for i, line := range bytes.Split(body, []byte("\n")) {
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(bytes.TrimSpace(line)) > 0 {
-			bodies = append(bodies, line)
-			lines = append(lines, i+1)
-		}
-	}
-	return bodies, lines
+// Payload is one body of a file send delivers byte for byte, as
+// input.Reader split it.
+type Payload struct {
+	Body []byte
+	// Where names it in its file: "line 3", "element 2"; "" for a whole
+	// document.
+	Where string
 }
 
 // PayloadError says which payload of a file an error is about.
 type PayloadError struct {
-	Line int // its line in an NDJSON file; 0 for a whole body
-	Err  error
+	Where string // Payload.Where
+	Err   error
 }
 
 func (e *PayloadError) Error() string { return e.Err.Error() }
@@ -42,8 +30,8 @@ func (e *PayloadError) Unwrap() error { return e.Err }
 // to do: name the event with --event.
 func (e *PayloadError) Explain(name string) string {
 	where := name
-	if e.Line > 0 {
-		where = fmt.Sprintf("%s: line %d", name, e.Line)
+	if e.Where != "" {
+		where = fmt.Sprintf("%s: %s", name, e.Where)
 	}
 	var amb *AmbiguousEventError
 	if errors.As(e.Err, &amb) {
@@ -52,24 +40,23 @@ func (e *PayloadError) Explain(name string) string {
 	return fmt.Sprintf("%s: %v; give --event", where, e.Err)
 }
 
-// FileLanes is a lane per payload of a file sent byte for byte
-// (SplitPayloads): one template per event of events, or when events is nil
-// of the event the payload's businessType number names (EventOf). A payload
-// whose event cannot be told is a *PayloadError.
-func FileLanes(body []byte, events []spec.Event, header http.Header) ([][][]Template, error) {
+// FileLanes is a lane per payload of a file sent byte for byte: one
+// template per event of events, or when events is nil of the event the
+// payload's businessType number names (EventOf). A payload whose event
+// cannot be told is a *PayloadError.
+func FileLanes(payloads []Payload, events []spec.Event, header http.Header) ([][][]Template, error) {
 	var lanes [][][]Template
-	bodies, lines := SplitPayloads(body)
-	for i, b := range bodies {
+	for _, p := range payloads {
 		evs := events
 		if evs == nil {
-			e, err := EventOf(b)
+			e, err := EventOf(p.Body)
 			if err != nil {
-				return nil, &PayloadError{Line: lines[i], Err: err}
+				return nil, &PayloadError{Where: p.Where, Err: err}
 			}
 			evs = []spec.Event{e}
 		}
 		for _, e := range evs {
-			lanes = append(lanes, [][]Template{{NewTemplate(e.Name, header, b, false)}})
+			lanes = append(lanes, [][]Template{{NewTemplate(e.Name, header, p.Body, false)}})
 		}
 	}
 	return lanes, nil

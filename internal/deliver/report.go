@@ -12,6 +12,7 @@ import (
 
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/threshold"
 )
 
 // FailureText is an attempt's error as a failure line says it: a TLS
@@ -162,20 +163,27 @@ type Summary struct {
 	Stats *Stats
 	Name  string
 	Note  string
+	// Thresholds are send --threshold's, checked at the end.
+	Thresholds []threshold.Result
 }
 
 // Title, AppendText and AppendJSON make a Summary the run's report summary.
 func (s Summary) Title() string { return s.Name }
 
-func (s Summary) AppendJSON(b []byte) []byte { return s.Stats.AppendJSON(b) }
+func (s Summary) AppendJSON(b []byte) []byte {
+	return appendThresholdsJSON(s.Stats.AppendJSON(b), s.Thresholds)
+}
 
 // AppendText is sent, succeeded, failed by status and by error kind,
 // throughput and latency.
-func (s Summary) AppendText(b []byte, _ *report.Style) []byte {
+func (s Summary) AppendText(b []byte, rst *report.Style) []byte {
 	st, h := s.Stats, &s.Stats.Latency
 	b = fmt.Appendf(b, "\nsent %d  succeeded %d  failed %d", st.Sent, st.Succeeded, st.Failed)
 	if st.Interrupted > 0 {
 		b = fmt.Appendf(b, "  interrupted %d", st.Interrupted)
+	}
+	if st.NotStarted > 0 {
+		b = fmt.Appendf(b, "  not started %d", st.NotStarted)
 	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
 	if s.Note != "" {
@@ -204,7 +212,10 @@ func (s Summary) AppendText(b []byte, _ *report.Style) []byte {
 		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
 			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
 	}
-	return b
+	if len(s.Thresholds) == 0 || rst == nil {
+		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok")
+	}
+	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")))
 }
 
 // appendModel says which load model ran, so the latencies are read right,

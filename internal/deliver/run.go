@@ -10,7 +10,9 @@ import (
 
 // RunOptions bound a load run. A run ends when its feed runs dry, when
 // Duration has passed (deliveries in flight finish), or when ctx is
-// cancelled (deliveries in flight are cut short and counted as interrupted).
+// cancelled (deliveries in flight are cut short and counted as
+// interrupted). A delivery that was not started by then is neither sent
+// nor interrupted: Stats.NotStarted counts it.
 type RunOptions struct {
 	// Concurrency is the number of workers of the closed model, and the
 	// workers the open model starts with.
@@ -21,7 +23,14 @@ type RunOptions struct {
 	// MaxConcurrency bounds the deliveries in flight in the open model;
 	// 0: DefaultMaxConcurrency.
 	MaxConcurrency int
-	Duration       time.Duration
+	// Duration, when more than 0, is how long deliveries may start: none
+	// starts after it (those in flight finish).
+	Duration time.Duration
+	// Left, when set, is how many deliveries the feed still holds, called
+	// once after a run that stopped early (-1: a feed without end), so that
+	// they are counted as not started. Without it only the deliveries the
+	// run took from the feed and did not start are counted.
+	Left func() int
 	// Done counts finished deliveries, for a progress bar; may be nil.
 	Done *atomic.Int64
 }
@@ -34,6 +43,15 @@ func (o RunOptions) InFlight() int {
 	}
 	return o.Concurrency
 }
+
+// MinRate and MaxRate bound the open model's rate: below one call every
+// 1,000 s a schedule is no load test, and above one a microsecond the
+// clock cannot keep it (Inf and 1e308 would never stop, 1e-300 never
+// start).
+const (
+	MinRate = 1e-3
+	MaxRate = 1e6
+)
 
 // DefaultMaxConcurrency bounds the open model's deliveries in flight when
 // RunOptions say nothing: a receiver stalled for 1 s at 1,000 calls a
@@ -63,14 +81,8 @@ func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions
 
 func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
 	conc := max(o.Concurrency, 1)
-	// stopped is read once per delivery.
-	var stopped atomic.Bool
 	start := time.Now()
-	if o.Duration > 0 {
-		t := time.AfterFunc(o.Duration, func() { stopped.Store(true) })
-		defer t.Stop()
-	}
-	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
+	end := o.end(start)
 
 	// Workers take jobs from next under a lock rather than through a
 	// channel fed by another goroutine: no hand-off and wake-up per
@@ -80,7 +92,7 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 	take := func() []*Request {
 		mu.Lock()
 		defer mu.Unlock()
-		if done || stopped.Load() {
+		if done || over(ctx, end) {
 			return nil
 		}
 		job := next()
@@ -97,8 +109,12 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 			wk := newWorker(ctx, shards.of(w), o, report)
 			defer wk.end()
 			for job := take(); job != nil; job = take() {
-				for _, req := range job {
-					if stopped.Load() {
+				for i, req := range job {
+					// Checked before each delivery, not through a flag an
+					// AfterFunc sets: in the moment before it ran, workers
+					// made hundreds of "interrupted" deliveries never sent.
+					if over(wk.ctx, end) {
+						wk.skip(len(job) - i)
 						break
 					}
 					wk.account(do(wk.ctx, req, &wk.buf))
@@ -110,7 +126,36 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 	total := shards.total()
 	total.Elapsed = time.Since(start)
 	total.MaxConcurrency, total.PeakConcurrency = conc, conc
+	o.left(done, total)
 	return total
+}
+
+// end is when no delivery may start any more, zero without a Duration.
+func (o RunOptions) end(start time.Time) time.Time {
+	if o.Duration <= 0 {
+		return time.Time{}
+	}
+	return start.Add(o.Duration)
+}
+
+// over says whether a run must start no more deliveries: it was
+// interrupted, or its Duration is over.
+func over(ctx context.Context, end time.Time) bool {
+	return ctx.Err() != nil || !end.IsZero() && !time.Now().Before(end)
+}
+
+// left counts, in a run that stopped before its feed ran dry (dry: next
+// returned nil), what the feed still held as not started.
+func (o RunOptions) left(dry bool, st *Stats) {
+	if o.Left == nil || dry {
+		return
+	}
+	if n := o.Left(); n >= 0 {
+		st.NotStarted += n
+	} else {
+		// A feed without end: nothing was planned past the stop.
+		st.NotStarted = 0
+	}
 }
 
 // shards hold a run's stats: a few, each under its lock, shared by the
@@ -174,6 +219,13 @@ func (w *worker) account(res *Result) {
 	if w.done != nil {
 		w.done.Add(1)
 	}
+}
+
+// skip counts n deliveries the worker took and did not start.
+func (w *worker) skip(n int) {
+	w.sh.mu.Lock()
+	w.sh.st.NotStarted += n
+	w.sh.mu.Unlock()
 }
 
 func (w *worker) end() {

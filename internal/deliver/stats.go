@@ -93,10 +93,11 @@ func DecodeHistogram(s string) (*Histogram, error) {
 // Stats account for every delivery of a run. One goroutine owns a Stats;
 // runners give each worker its own and merge them.
 type Stats struct {
-	Sent        int            // deliveries made (duplicates included)
+	Sent        int            // deliveries started (duplicates included)
 	Succeeded   int            // got an expected status
 	Failed      int            // did not
-	Interrupted int            // cut short by Ctrl-C
+	Interrupted int            // started and cut short by Ctrl-C
+	NotStarted  int            // never started: the run was interrupted or its --duration ended first
 	Duplicates  int            // deliberate re-deliveries sent
 	Retries     int            // attempts beyond the first
 	ByStatus    map[int]int    // final status of failed deliveries that got an answer
@@ -158,6 +159,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.Succeeded += o.Succeeded
 	s.Failed += o.Failed
 	s.Interrupted += o.Interrupted
+	s.NotStarted += o.NotStarted
 	s.Duplicates += o.Duplicates
 	s.Retries += o.Retries
 	for k, v := range o.ByStatus {

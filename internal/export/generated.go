@@ -10,11 +10,12 @@ import (
 
 // Generated lists the deliveries send would make to target of count
 // payloads of each of pl's events, from the same templates: each its own
-// requestId unless an override sets it. seed is the run's (0: random).
-func Generated(target *url.URL, header http.Header, pl *payload.Plan, count int, seed uint64) ([]Call, error) {
+// requestId unless an override sets it. seed is the run's (0: random),
+// nonce its requestIds' (reqid.Mix: 0 for the seed's own).
+func Generated(target *url.URL, header http.Header, pl *payload.Plan, count int, seed, nonce uint64) ([]Call, error) {
 	lanes, err := deliver.EventLanes(pl.Events, deliver.Pool(count), header, !payload.OwnsRequestID(pl.Overrides), pl.NextBody)
 	if err != nil {
 		return nil, err
 	}
-	return Calls(deliver.NewFeed(lanes, count, 0, false, seed).Next, target), nil
+	return Calls(deliver.NewFeed(lanes, count, 0, false, seed).WithNonce(nonce).Next, target), nil
 }

@@ -36,7 +36,7 @@ func TestGenerated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			calls, err := Generated(target, header, pl, tt.count, tt.req.Seed)
+			calls, err := Generated(target, header, pl, tt.count, tt.req.Seed, 0)
 			if tt.wantPath {
 				if !errors.As(err, new(*payload.PathError)) {
 					t.Fatalf("err = %v, want a *payload.PathError", err)
@@ -66,5 +66,35 @@ func TestGenerated(t *testing.T) {
 				t.Errorf("%d distinct requestIds, want %d", len(ids), want)
 			}
 		})
+	}
+}
+
+// The same seed: the same bodies; the ids are the seed's with nonce 0
+// (--fixed-ids) and the run's own with any other.
+func TestGeneratedNonce(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	calls := func(nonce uint64) []Call {
+		pl, err := payload.Request{Events: []string{"all"}, Shape: "described", Seed: 5, Nonce: nonce}.Plan(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Generated(target, nil, pl, 3, 5, nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	fixed, again, own := calls(0), calls(0), calls(99)
+	for i := range fixed {
+		if fixed[i].RequestID != again[i].RequestID || string(fixed[i].Body) != string(again[i].Body) {
+			t.Errorf("call %d: two fixed-id exports differ", i)
+		}
+		if own[i].RequestID == fixed[i].RequestID {
+			t.Errorf("call %d: a nonce kept the seed's id %s", i, own[i].RequestID)
+		}
+		if strings.Replace(string(own[i].Body), own[i].RequestID, fixed[i].RequestID, 1) != string(fixed[i].Body) {
+			t.Errorf("call %d: a nonce changed more than the requestId", i)
+		}
 	}
 }

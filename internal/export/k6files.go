@@ -58,6 +58,9 @@ func (c K6Config) Check() error {
 	case c.Parallelism < 1:
 		return fmt.Errorf("--parallelism %d: want at least 1", c.Parallelism)
 	}
+	if err := CheckName(c.Name); err != nil {
+		return err
+	}
 	if c.Secret != "" {
 		if _, err := deliver.NewSigner(c.Secret); err != nil {
 			return fmt.Errorf("--secret: %v", err)

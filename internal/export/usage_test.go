@@ -27,4 +27,22 @@ func TestK6Usage(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
 	}
+
+	// A directory no shell would take as one word is quoted in every command.
+	b.Reset()
+	if err := K6Usage(&b, "my k6 $(touch x)", "testrun.yaml", ko, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  k6 run -e WEBHOOK_SECRET=\"$WEBHOOK_SECRET\" 'my k6 $(touch x)/script.js'\n",
+		"--from-file='my k6 $(touch x)/script.js' --from-file='my k6 $(touch x)/data.json'\n",
+		"  kubectl apply -f 'my k6 $(touch x)/testrun.yaml'\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(strings.ReplaceAll(b.String(), "'my k6 $(touch x)", ""), "$(touch") {
+		t.Errorf("an unquoted $(...) in\n%s", b.String())
+	}
 }

@@ -202,6 +202,14 @@ func (f *Faker) StandInName() string {
 // 行业 + 组织形式 without the region every CompanyName carries (as
 // nationally registered firms are named), so a stand-in never equals a
 // name whsim generated.
+//
+// Its 字号 is two trade names (鼎盛华拓), so that there are some 200,000
+// stand-ins rather than 4,000: a capture names thousands of companies, and
+// anonymize must give each one of its own.
 func (f *Faker) StandInCompany() string {
-	return f.choice(tradeNames) + f.choice(industries) + orgForms[Pick(f.r, orgFormW[:4])]
+	a, b := f.choice(tradeNames), f.choice(tradeNames)
+	for a == b {
+		b = f.choice(tradeNames)
+	}
+	return a + b + f.choice(industries) + orgForms[Pick(f.r, orgFormW[:4])]
 }

@@ -475,7 +475,7 @@ func TestLoadFilePagesPastTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked := 0
-	s, skipped, err := LoadFile(path, 2, func(*capture.Record) []validate.Finding { checked++; return nil })
+	s, skipped, err := LoadFile(context.Background(), path, nil, 2, func(*capture.Record) []validate.Finding { checked++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

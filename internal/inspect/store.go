@@ -5,6 +5,8 @@
 package inspect
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +18,9 @@ import (
 	"sync/atomic"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -379,18 +383,29 @@ type Skipped struct {
 	Err  error
 }
 
-// LoadFile reads a capture file into a new store keeping window calls;
-// older ones are read back from the file when asked for. check validates a
-// record. It returns the lines that were skipped (not records, or a torn
-// last line) with why.
-func LoadFile(path string, window int, check func(*capture.Record) []validate.Finding) (*Store, []Skipped, error) {
-	f, err := os.Open(path)
+// LoadFile reads a capture file ("-": stdin) into a new store keeping
+// window calls; older ones are read back from the file when asked for (a
+// pipe's are not kept). check validates a record. It returns the lines
+// that were skipped (not records, larger than input.Max, or a torn last
+// line) with why. An input that holds payloads, or is not JSON, is refused
+// (capture.CheckInput); reading gives way to ctx.
+func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, check func(*capture.Record) []validate.Finding) (*Store, []Skipped, error) {
+	f, err := ctxio.OpenInput(ctx, path, stdin)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, cmp.Or(ctx.Err(), err)
 	}
 	defer f.Close()
-	s := NewFileStore(path, window, check)
-	r := capture.NewReader(f)
+	s := NewStore(window)
+	if file, ok := f.(*os.File); ok {
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
+			s = NewFileStore(path, window, check)
+		}
+	}
+	rd := input.NewReader(ctx, f, input.Options{Name: path, Buffer: 64 << 10})
+	if err := capture.CheckInput(path, rd); err != nil {
+		return nil, nil, cmp.Or(ctx.Err(), err)
+	}
+	r := capture.ReaderOf(rd)
 	var skipped []Skipped
 	for {
 		rec, err := r.Next()
@@ -407,6 +422,9 @@ func LoadFile(path string, window int, check func(*capture.Record) []validate.Fi
 			skipped = append(skipped, Skipped{Line: bad.Line, Err: bad.Err})
 			continue
 		case err != nil:
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		s.add(newCall(0, rec, nil, check(rec)), r.Offset())

@@ -56,13 +56,39 @@ func (g *Generator) Build(e spec.Event, s spec.Shape) *Obj {
 }
 
 // Envelope wraps data in a new envelope with a fresh requestId. Scenarios use
-// it to send one document under several events.
+// it to send one document under several events. It puts data in the state
+// the event leaves its document in (spec.Transitions: a void reads as
+// voided), so a caller that sends a created document's data under a
+// follow-up event passes a copy.
 func (g *Generator) Envelope(e spec.Event, s spec.Shape, data *Obj) *Obj {
+	transition(e, s, data)
 	r := g.f.Rand()
 	return new(Obj).
 		Add(spec.FieldRequestID, spec.NewUUID(r.Uint64(), r.Uint64())).
 		Add(spec.FieldBusinessType, int64(e.NumberFor(s))).
 		Add(spec.FieldData, data)
+}
+
+// transition sets the fields the event changes, where data has them.
+func transition(e spec.Event, s spec.Shape, data *Obj) {
+	for _, t := range spec.Transitions(e) {
+		p := spec.PathOf(spec.Data(e.Kind, s), t.Field)
+		if len(p) == 0 {
+			continue
+		}
+		o := data
+		for _, key := range p[:len(p)-1] {
+			child, _ := o.Get(key)
+			if o, _ = child.(*Obj); o == nil {
+				break
+			}
+		}
+		if o != nil {
+			if _, ok := o.Get(p[len(p)-1]); ok {
+				o.Put(p[len(p)-1], t.Value)
+			}
+		}
+	}
 }
 
 // Data returns fresh data for an event in a shape.
@@ -355,6 +381,15 @@ func NewSource(seed uint64, now time.Time, shape spec.Shape, ovs []Override) *So
 		src.seed = reqid.RandomSeed()
 	}
 	return src
+}
+
+// WithNonce gives the source's payloads requestIds of their own under
+// nonce (reqid.Mix): the same content as the seed's, ids no other run
+// shares. Nonce 0 keeps the seed's ids, those `generate --seed` prints. It
+// is called before the first Next.
+func (s *Source) WithNonce(nonce uint64) *Source {
+	s.seed = reqid.Mix(s.seed, nonce)
+	return s
 }
 
 // Next builds the next payload of event e. Its error is a *PathError when

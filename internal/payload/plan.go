@@ -10,14 +10,20 @@ import (
 )
 
 // Request says which payloads to build, as the command line gives it: event
-// names (spec.AllEvents for every event), a shape name, a seed (0: random)
-// and the --set and --unset overrides.
+// names (spec.AllEvents for every event), a shape name, a seed (0: random),
+// the --set and --unset overrides and the requestIds' nonce.
 type Request struct {
 	Events []string
 	Shape  string
 	Seed   uint64
 	Sets   []string
 	Unsets []string
+	// Nonce, when not 0, gives the requestIds a run of their own over the
+	// seed's content (Source.WithNonce); 0 keeps the seed's ids.
+	Nonce uint64
+	// PathEvents, when set, are the events the --set paths are held
+	// against instead of Events: a scenario's.
+	PathEvents []string
 }
 
 // Plan is a checked Request: its events and shape, and the source of their
@@ -28,6 +34,9 @@ type Plan struct {
 	Overrides []Override
 	Source    *Source
 	Now       time.Time
+	// Warnings are one line each about a --set the spec does not know
+	// for an event (a new last key), for the command to print.
+	Warnings []string
 }
 
 // Plan checks r and returns its payload source, generating around
@@ -49,8 +58,18 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	held := events
+	if len(r.PathEvents) > 0 {
+		if held, err = spec.ParseEvents(r.PathEvents); err != nil {
+			return nil, err
+		}
+	}
+	warnings, err := CheckPaths(held, shape, ovs)
+	if err != nil {
+		return nil, err
+	}
 	now = Around(r.Seed, now)
-	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs), Now: now}, nil
+	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs).WithNonce(r.Nonce), Now: now, Warnings: warnings}, nil
 }
 
 // overrides parses the sets, then the unsets: the order they apply in.

@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -32,6 +33,14 @@ func TestScenarioLives(t *testing.T) {
 					statuses[st]++
 					a.Delete(spec.FieldStatus)
 					b.Delete(spec.FieldStatus)
+					// A void reads as one; everything else is the creation's.
+					if sc.Name == "receipt-lifecycle" {
+						was, now := docState(t, a), docState(t, b)
+						if was == spec.RecStateVoided || now != spec.RecStateVoided {
+							t.Errorf("单据状态 %q then %q, want a live receipt then %q", was, now, spec.RecStateVoided)
+						}
+						setDocState(t, b, was)
+					}
 					if string(Marshal(a)) != string(Marshal(b)) {
 						t.Errorf("the events tell of different documents:\n%s\n%s", Marshal(a), Marshal(b))
 					}
@@ -74,6 +83,59 @@ func TestAuditVerdict(t *testing.T) {
 	for draw, want := range map[float64]string{0: spec.StatusRefusal, 0.199: spec.StatusRefusal, 0.2: spec.StatusPass, 0.99: spec.StatusPass} {
 		if got := AuditVerdict(draw); got != want {
 			t.Errorf("AuditVerdict(%v) = %s, want %s", draw, got, want)
+		}
+	}
+}
+
+// docState is a receipt data's 单据状态.
+func docState(t *testing.T, data *Obj) string {
+	t.Helper()
+	v, ok := Lookup(data, Path(spec.PathOf(spec.Data(spec.Receipt, spec.Described), spec.RecState)))
+	if !ok {
+		t.Fatal("no 单据状态")
+	}
+	return v.(string)
+}
+
+func setDocState(t *testing.T, data *Obj, state string) {
+	t.Helper()
+	raw, _ := json.Marshal(state)
+	if err := Apply(data, []Override{{Path: Path(spec.PathOf(spec.Data(spec.Receipt, spec.Described), spec.RecState)), Value: json.RawMessage(raw)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVoidReadsAsVoided: a voided receipt carries the voided 单据状态 the
+// spec's transitions give it, built alone or by the check's and the
+// scenario's way (a creation's data under the void event); the creation
+// and the invoice events are left as drawn.
+func TestVoidReadsAsVoided(t *testing.T) {
+	t.Parallel()
+	void, _ := spec.Lookup("ABANDON_RECEIVABLE_DOC")
+	create, _ := spec.Lookup("CREATE_RECEIVABLE_DOC")
+	audit, _ := spec.Lookup("AUDIT_PURCHASE_ORDER_INVOICE")
+	if ts := spec.Transitions(void); len(ts) != 1 || ts[0].Field != spec.RecState || ts[0].Value != spec.RecStateVoided {
+		t.Fatalf("transitions of the void: %+v", ts)
+	}
+	if ts := spec.Transitions(audit); len(ts) != 0 {
+		t.Errorf("transitions of the audit: %+v (its status is drawn by the scenario)", ts)
+	}
+	for _, shape := range spec.Shapes() {
+		g := New(11, Anchor())
+		for range 50 {
+			data, _ := g.Build(void, shape).Get(spec.FieldData)
+			if got := docState(t, data.(*Obj)); got != spec.RecStateVoided {
+				t.Fatalf("%s void: 单据状态 %q, want %q", shape, got, spec.RecStateVoided)
+			}
+			created := g.Data(create, shape)
+			g.Envelope(create, shape, created)
+			if got := docState(t, created); got == spec.RecStateVoided {
+				t.Fatalf("%s creation: 单据状态 %q", shape, got)
+			}
+			again, _ := g.Envelope(void, shape, created.Clone()).Get(spec.FieldData)
+			if got := docState(t, again.(*Obj)); got != spec.RecStateVoided {
+				t.Fatalf("%s void of a created receipt: 单据状态 %q", shape, got)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
 	"strings"
 	"sync"
 	"testing"
@@ -101,5 +102,32 @@ func TestConcurrentCasesAndAbort(t *testing.T) {
 	}
 	if got := strings.Count(out.String(), `{"name":"x"}`+"\n"); got != 800 || out.Len() != 800*13 {
 		t.Errorf("%d whole lines in %d bytes", got, out.Len())
+	}
+}
+
+// A run that ends before judging anything still leaves a JUnit report
+// that parses: one test case in error saying why.
+func TestWriteJUnitError(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJUnitError(&b, "whsim check", "whsim.check", "cannot reach http://127.0.0.1:9/: connection refused <&>\x1b"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tests  int `xml:"tests,attr"`
+		Errors int `xml:"errors,attr"`
+		Suite  struct {
+			Case struct {
+				Error struct {
+					Message string `xml:"message,attr"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if doc.Tests != 1 || doc.Errors != 1 || !strings.HasPrefix(doc.Suite.Case.Error.Message, "cannot reach http://127.0.0.1:9/: connection refused <&>") ||
+		strings.Contains(doc.Suite.Case.Error.Message, "\x1b") {
+		t.Errorf("report %+v\n%s", doc, b.String())
 	}
 }

@@ -1,7 +1,8 @@
 // Package reqid derives the requestIds of a run from its seed: the n-th
 // delivery of an event gets the same id in `generate --seed` and
-// `send --seed`, and no two deliveries of a run, or of runs of other events
-// under the same seed, share one.
+// `send --seed --fixed-ids`, and no two deliveries of a run, or of runs of
+// other events under the same seed, share one. A run that mixes a nonce
+// into its seed (Mix) keeps the seed's content with ids of its own.
 package reqid
 
 import (
@@ -19,6 +20,21 @@ func For(seed uint64, event string, n uint64) string {
 	a := mix(seed ^ mix(hash(event)^mix(n)))
 	return spec.NewUUID(a, mix(a^0x9e3779b97f4a7c15))
 }
+
+// Mix is the id seed of a run of content seed with nonce: seed itself for
+// nonce 0, so that a run with fixed ids gives the ids `generate --seed`
+// prints; for any other nonce, ids of the run's own, so that runs of one
+// seed (the same content) do not repeat each other's requestIds and a
+// deduplicating receiver does not take them for re-deliveries.
+func Mix(seed, nonce uint64) uint64 {
+	if nonce == 0 {
+		return seed
+	}
+	return mix(seed ^ mix(nonce^0x6a09e667f3bcc909))
+}
+
+// Nonce is a fresh, non-zero nonce for a run whose ids must be its own.
+func Nonce() uint64 { return RandomSeed() }
 
 // RandomSeed is the seed of a run the user did not seed.
 func RandomSeed() uint64 {

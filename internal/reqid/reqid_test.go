@@ -29,3 +29,23 @@ func TestForIsAUUIDAndDistinct(t *testing.T) {
 		t.Error("RandomSeed gave 0, which means unseeded")
 	}
 }
+
+func TestMix(t *testing.T) {
+	t.Parallel()
+	if Mix(42, 0) != 42 {
+		t.Errorf("Mix(42, 0) = %d, want the seed itself", Mix(42, 0))
+	}
+	seen := map[uint64]bool{}
+	for _, seed := range []uint64{1, 42} {
+		for nonce := range uint64(1000) {
+			m := Mix(seed, nonce+1)
+			if seen[m] || m == seed {
+				t.Fatalf("Mix(%d, %d) = %d repeats a seed", seed, nonce+1, m)
+			}
+			seen[m] = true
+		}
+	}
+	if Nonce() == 0 {
+		t.Error("Nonce gave 0, which means fixed ids")
+	}
+}

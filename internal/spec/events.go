@@ -51,6 +51,9 @@ func ParseShape(s string) (Shape, error) {
 	if slices.Contains(Shapes(), Shape(s)) {
 		return Shape(s), nil
 	}
+	if hint := suggest.Hint(s, ShapeNames()); hint != "" {
+		return "", fmt.Errorf("unknown shape %q%s", s, hint)
+	}
 	return "", fmt.Errorf("unknown shape %q (valid: %s)", s, strings.Join(ShapeNames(), ", "))
 }
 

@@ -6,16 +6,19 @@ import (
 	"strings"
 )
 
-// SecretHeader reports headers whose values are credentials or signatures
-// and are masked when printed. The capture file keeps them: replay needs
-// them, and the file is created 0600.
+// SecretHeader reports headers whose values are credentials or signatures:
+// masked when printed (listen, inspect, check), dropped when a capture is
+// anonymized for sharing. It is the one list of secret header names; the
+// capture file itself keeps them (replay needs them, and the file is
+// created 0600).
 func SecretHeader(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
 	case "authorization", "proxy-authorization", "cookie", "set-cookie":
 		return true
 	}
-	for _, w := range []string{"signature", "token", "secret", "api-key", "apikey", "password", "auth"} {
+	for _, w := range [...]string{"signature", "token", "secret", "api-key", "api_key", "apikey",
+		"access-key", "access_key", "password", "passwd", "auth", "session", "credential", "private-key"} {
 		if strings.Contains(n, w) {
 			return true
 		}

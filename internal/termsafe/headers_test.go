@@ -29,3 +29,23 @@ func TestMaskedHeaders(t *testing.T) {
 		}
 	}
 }
+
+// The names anonymize drops and the printers mask: one list.
+func TestSecretHeader(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		secret bool
+	}{
+		{"Authorization", true}, {"Proxy-Authorization", true}, {"Cookie", true}, {"Set-Cookie", true},
+		{"Webhook-Signature", true}, {"X-Hub-Signature-256", true}, {"X-Api-Key", true}, {"X-API_KEY", true},
+		{"X-Auth-Token", true}, {"X-Webhook-Secret", true}, {"X-Amz-Security-Token", true},
+		{"X-Access-Key", true}, {"X-Session-Id", true}, {"X-Client-Credential", true},
+		{"Content-Type", false}, {"Content-Length", false}, {"Webhook-Id", false}, {"Webhook-Timestamp", false},
+		{"X-Request-Id", false}, {"User-Agent", false}, {"X-Forwarded-For", false},
+	} {
+		if got := SecretHeader(tt.name); got != tt.secret {
+			t.Errorf("SecretHeader(%q) = %v, want %v", tt.name, got, tt.secret)
+		}
+	}
+}

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 )
 
 // IsCapture reports whether a line is a capture record written by listen
 // rather than a plain payload.
-func IsCapture(line []byte) bool { return capture.IsRecord(line) }
+func IsCapture(line []byte) bool { return input.IsRecord(line) }
 
 // CheckCapture validates the request body of one capture record: the
 // query's businessType is the event. A line that is not a readable record,

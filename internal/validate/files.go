@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/suggest"
 )
@@ -50,12 +51,15 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *Files, event string, bef
 		if name == "-" && beforeStdin != nil {
 			beforeStdin()
 		}
-		err := v.CheckInput(ctx, fs.rs[i], Input{Name: name, Event: event}, func(res *Result) error {
+		kind, err := v.CheckInput(ctx, fs.rs[i], Input{Name: name, Event: event}, func(res *Result) error {
 			sum.Add(res)
 			return fn(Case{File: shown, Result: res})
 		})
 		if err != nil {
 			return sum, fmt.Errorf("%s: %w", shown, err)
+		}
+		if kind == input.Array && sum.Array == "" {
+			sum.Array = shown
 		}
 	}
 	return sum, nil

@@ -72,6 +72,9 @@ func New(opts Options) (*Validator, error) {
 	default:
 		s, err := spec.ParseShape(opts.Shape)
 		if err != nil {
+			if hint := suggest.Hint(opts.Shape, ShapeNames()); hint != "" {
+				return nil, fmt.Errorf("unknown shape %q%s", opts.Shape, hint)
+			}
 			return nil, fmt.Errorf("unknown shape %q (valid: %s)", opts.Shape, strings.Join(ShapeNames(), ", "))
 		}
 		v.shape = s

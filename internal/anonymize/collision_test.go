@@ -1,0 +1,49 @@
+package anonymize
+
+import (
+	"testing"
+
+	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Over 2,000 generated payloads (thousands of companies, people and codes)
+// every stand-in stands for one value of its class: records that had
+// nothing in common are never linked by a shared stand-in. (48 trade names
+// by 22 industries once gave 2,962 companies 1,569 stand-ins.)
+func TestStandInsAreOneToOnePerClass(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	g := payload.New(7, payload.Anchor())
+	of := map[Class]map[string]string{}    // value -> stand-in
+	owner := map[Class]map[string]string{} // stand-in -> value
+	events := spec.Events()
+	for i := range 2000 {
+		e, s := events[i%len(events)], spec.Shapes()[i/len(events)%len(spec.Shapes())]
+		_, repl, err := a.Payload(payload.Marshal(g.Build(e, s)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range repl {
+			if x.text {
+				continue
+			}
+			if of[x.Class] == nil {
+				of[x.Class], owner[x.Class] = map[string]string{}, map[string]string{}
+			}
+			if prev, ok := of[x.Class][x.Old]; ok && prev != x.New {
+				t.Errorf("%s %q: stand-ins %q and %q", x.Class, x.Old, prev, x.New)
+			}
+			of[x.Class][x.Old] = x.New
+			if o, ok := owner[x.Class][x.New]; ok && o != x.Old && replaceable(x.Old) {
+				t.Errorf("%s: %q and %q share the stand-in %q", x.Class, o, x.Old, x.New)
+			}
+			owner[x.Class][x.New] = x.Old
+		}
+	}
+	for c, min := range map[Class]int{CompanyName: 1500, PersonName: 1000, Code: 5000, TaxID: 500} {
+		if len(of[c]) < min {
+			t.Errorf("only %d distinct %ss: the test needs more to mean anything", len(of[c]), c)
+		}
+		t.Logf("%d %ss, %d stand-ins", len(of[c]), c, len(owner[c]))
+	}
+}

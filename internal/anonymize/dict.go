@@ -1,0 +1,153 @@
+package anonymize
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// maxEcho is the longest identifier (in bytes) searched for inside other
+// text; a longer one is replaced where it stands as a whole value. It bounds
+// the work per byte of text, so that the search stays linear.
+const maxEcho = 256
+
+// entry is what the dictionary knows of a text: a value the run replaced
+// (orig, with its stand-in and class), a stand-in it wrote, or both.
+type entry struct {
+	new         string
+	class       Class
+	orig, stand bool
+	digits      bool // all ASCII digits
+}
+
+// dict is the run's dictionary: every value replaced and every stand-in
+// written, searched for inside text (unknown fields, keys, headers, URLs,
+// bodies that are not JSON) by leftmost-longest match. Lookups are by hash
+// of the candidate's bytes, indexed by the first eight bytes, so that a
+// position of text costs a few lookups whatever the dictionary's size.
+type dict struct {
+	m map[string]*entry
+	// short counts the entries of 4 to 7 bytes by length; long lists, by
+	// first eight bytes, the lengths of the longer ones (longest first).
+	short [8]int
+	long  map[uint64][]int
+	// first marks a hash of the first four bytes of every entry: most
+	// positions of text fail here, with one look at a table.
+	first []uint64
+}
+
+// firstBits is the size of dict.first, in bits (512 KiB): a few per cent
+// of false hits with a million entries.
+const firstBits = 1 << 22
+
+func firstHash(s string, i int) uint32 {
+	v := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+	return (v * 2654435761) >> (32 - 22)
+}
+
+func newDict() *dict {
+	return &dict{m: map[string]*entry{}, long: map[uint64][]int{}, first: make([]uint64, firstBits/64)}
+}
+
+// add records that v (of class c) was replaced by s. A remark is free text
+// of common phrases (加急, 货到付款): it is searched for only where a whole
+// value is the same remark, never inside other text.
+func (d *dict) add(v, s string, c Class) {
+	e := d.entry(v, c != Remark)
+	if !e.orig {
+		e.orig, e.new, e.class = true, s, c
+	}
+	d.entry(s, true).stand = true
+}
+
+// addStandIn records a stand-in written without a value of its own (a
+// number fixed up to stay a JSON number).
+func (d *dict) addStandIn(s string) { d.entry(s, true).stand = true }
+
+// entry returns k's entry, made if new; index makes a new one searchable
+// inside text.
+func (d *dict) entry(k string, index bool) *entry {
+	if e := d.m[k]; e != nil {
+		return e
+	}
+	e := &entry{digits: allDigits(k)}
+	d.m[k] = e
+	if !index || !searchable(k, e.digits) || len(k) > maxEcho {
+		return e
+	}
+	f := firstHash(k, 0)
+	d.first[f/64] |= 1 << (f % 64)
+	if len(k) < 8 {
+		d.short[len(k)]++
+		return e
+	}
+	p := binary.LittleEndian.Uint64([]byte(k[:8]))
+	if ls := d.long[p]; !slices.Contains(ls, len(k)) {
+		ls = append(ls, len(k))
+		slices.SortFunc(ls, func(a, b int) int { return b - a })
+		d.long[p] = ls
+	}
+	return e
+}
+
+func (d *dict) isOriginal(s string) bool { e := d.m[s]; return e != nil && e.orig }
+func (d *dict) isStandIn(s string) bool  { e := d.m[s]; return e != nil && e.stand }
+
+// match returns the longest entry that starts at s[i], and its length (0:
+// none). work counts the bytes looked at.
+func (d *dict) match(s string, i int, work *int) (int, *entry) {
+	rest := len(s) - i
+	if rest < minEcho {
+		return 0, nil
+	}
+	f := firstHash(s, i)
+	if d.first[f/64]&(1<<(f%64)) == 0 {
+		return 0, nil
+	}
+	if rest >= 8 {
+		for _, n := range d.long[binary.LittleEndian.Uint64([]byte(s[i:i+8]))] {
+			if n > rest {
+				continue
+			}
+			*work += n
+			if e := d.m[s[i:i+n]]; e != nil && bounded(s, i, n, e) {
+				return n, e
+			}
+		}
+	}
+	for n := min(rest, 7); n >= minEcho; n-- {
+		if d.short[n] == 0 {
+			continue
+		}
+		*work += n
+		if e := d.m[s[i:i+n]]; e != nil && bounded(s, i, n, e) {
+			return n, e
+		}
+	}
+	return 0, nil
+}
+
+// minDigitsEcho is the shortest code of digits only searched for in text:
+// four or five digits (a staff code) stand in amounts, dates and
+// attributes by chance, and name nobody by themselves.
+const minDigitsEcho = 6
+
+// bounded reports whether a match may stand at s[i:i+n]: an entry that
+// begins or ends with a letter or digit must not run on into another (0501
+// inside a timestamp, a uuid or 0501.25 is another token, not the code).
+func bounded(s string, i, n int, e *entry) bool {
+	if i > 0 && wordChar(s[i]) && (wordChar(s[i-1]) || s[i-1] == '.' && isDigit(s[i])) {
+		return false
+	}
+	j := i + n
+	return j == len(s) || !wordChar(s[j-1]) || !wordChar(s[j]) && !(s[j] == '.' && isDigit(s[j-1]))
+}
+
+func wordChar(c byte) bool { return isDigit(c) || isLetter(c) }
+
+// searchable reports whether k is long enough to be replaced where it
+// stands, inside other text or as a whole value.
+func searchable(k string, digits bool) bool {
+	return len(k) >= minEcho && !(digits && len(k) < minDigitsEcho)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,0 +1,344 @@
+package anonymize
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// pass is one traversal of a payload or record: anonymizing (check false),
+// or scanning the output for what survived (check true) by the same rules,
+// so that --check holds every part to exactly what anonymizing covers.
+type pass struct {
+	a     *Anonymizer
+	ctx   context.Context
+	check bool
+	// learn only fills the dictionary (the first reading of a file).
+	learn  bool
+	line   int
+	counts Report // the spans replaced inside text, by class
+	leaks  []Leak
+	seen   map[string]bool // leaks already reported on this line
+	ticks  int
+}
+
+// stop carries a cancelled context out of a traversal to its recover.
+type stop struct{ err error }
+
+// tick checks the context every so many steps of work: a single document
+// of hundreds of megabytes must stop on Ctrl-C as a stream of records does.
+func (p *pass) tick(n int) {
+	p.a.work += n
+	if p.ticks += n; p.ticks < 1<<16 {
+		return
+	}
+	p.ticks = 0
+	if err := p.ctx.Err(); err != nil {
+		panic(stop{err})
+	}
+}
+
+// recoverStop turns a stop into the error it carries.
+func recoverStop(err *error) {
+	if r := recover(); r != nil {
+		s, ok := r.(stop)
+		if !ok {
+			panic(r)
+		}
+		*err = s.err
+	}
+}
+
+// text returns s with every identifier in it replaced: each value the run
+// replaced elsewhere (the dictionary) and each span that looks like a tax
+// id, a mobile number or an identity-card number. In a check it returns s
+// and records what it would have replaced as leaks. Stand-ins are left as
+// they are.
+func (p *pass) text(s string) string {
+	d := p.a.r.dict
+	if searchable(s, false) { // a whole value the run replaced: a long one, a remark
+		if e := d.m[s]; e != nil && e.orig && searchable(s, e.digits) && !(p.check && e.stand) {
+			if p.check {
+				p.leak(string(e.class)+" (replaced elsewhere)", s)
+				return s
+			}
+			p.counts[Echo]++
+			return e.new
+		}
+	}
+	var b []byte // nil until something changes
+	grow := func(i int) {
+		if b == nil {
+			b = make([]byte, 0, len(s)+16)
+			b = append(b, s[:i]...)
+		}
+	}
+	runEnd := 0
+	for i := 0; i < len(s); {
+		p.tick(1)
+		if n, e := d.match(s, i, &p.a.work); n > 0 {
+			switch {
+			case p.check && e.orig && !e.stand:
+				p.leak(string(e.class)+" (replaced elsewhere)", s[i:i+n])
+			case !p.check && e.orig:
+				grow(i)
+				b = append(b, e.new...)
+				p.counts[Echo]++
+				i += n
+				continue
+			}
+			if b != nil {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+			runEnd = max(runEnd, i)
+			continue
+		}
+		if i >= runEnd && runChar(s[i]) && (i == 0 || !runChar(s[i-1])) {
+			j := i
+			for j < len(s) && runChar(s[j]) {
+				j++
+			}
+			p.tick(j - i)
+			runEnd = j
+			// A run glued to lower-case letters is part of a longer word (a
+			// uuid, a hash), not an identifier of its own.
+			word := i > 0 && isLower(s[i-1]) || j < len(s) && isLower(s[j])
+			if run := s[i:j]; !word && !d.isStandIn(run) {
+				if c := identifierClass(run); c != "" {
+					if p.check {
+						p.leak(string(c), run)
+					} else {
+						grow(i)
+						b = append(b, p.a.r.Replace(c, run)...)
+						p.counts[c]++
+						i = j
+						continue
+					}
+				}
+			}
+		}
+		// On to the next character: an entry starts on one (a lead byte),
+		// never inside a character of CJK.
+		n := 1
+		for i+n < len(s) && n < 4 && s[i] >= 0xC0 && s[i+n]&0xC0 == 0x80 {
+			n++
+		}
+		if b != nil {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
+
+// number returns the stand-in of a JSON number outside the identifying
+// fields that is, as a whole, a code the run replaced or a mobile or
+// identity-card number; any other number (an amount, a rate, a time) is
+// kept, digit for digit.
+func (p *pass) number(v string) string {
+	d := p.a.r.dict
+	if !allDigits(v) || d.isStandIn(v) {
+		return v
+	}
+	if e := d.m[v]; e != nil && e.orig && len(v) >= minDigitsEcho {
+		if p.check {
+			p.leak(string(e.class)+" (replaced elsewhere)", v)
+			return v
+		}
+		p.counts[Echo]++
+		return p.a.numberStandIn(v, e.new)
+	}
+	if c := identifierClass(v); c != "" {
+		if p.check {
+			p.leak(string(c), v)
+			return v
+		}
+		p.counts[c]++
+		return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+	}
+	return v
+}
+
+func (p *pass) leak(kind, text string) {
+	k := kind + "\x00" + text
+	if p.seen[k] {
+		return
+	}
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[k] = true
+	p.leaks = append(p.leaks, Leak{Line: p.line, Kind: kind, Text: mask(text)})
+}
+
+// newLine starts the leaks of another line (each line reports a leak once).
+func (p *pass) newLine(n int) {
+	if n != p.line {
+		p.line, p.seen = n, nil
+	}
+}
+
+// escaped is text that may be percent-encoded (a path, a query's names and
+// values, a header): it is searched as it stands and decoded, and written
+// encoded again when the decoded form changed.
+func (p *pass) escaped(s string, query bool) string {
+	t := p.text(s)
+	if !strings.Contains(t, "%") && !(query && strings.Contains(t, "+")) {
+		return t
+	}
+	unescape, escape := url.PathUnescape, url.PathEscape
+	if query {
+		unescape, escape = url.QueryUnescape, url.QueryEscape
+	}
+	d, err := unescape(t)
+	if err != nil || d == t {
+		return t
+	}
+	if nd := p.text(d); nd != d {
+		return escape(nd)
+	}
+	return t
+}
+
+// query anonymizes each name and value of a raw query, keeping the bytes
+// of those that name nobody.
+func (p *pass) query(q string) string {
+	if q == "" {
+		return q
+	}
+	parts := strings.Split(q, "&")
+	changed := false
+	for i, kv := range parts {
+		k, v, eq := strings.Cut(kv, "=")
+		nk, nv := p.escaped(k, true), p.escaped(v, true)
+		if nk != k || nv != v {
+			changed = true
+			if parts[i] = nk; eq {
+				parts[i] += "=" + nv
+			}
+		}
+	}
+	if !changed {
+		return q
+	}
+	return strings.Join(parts, "&")
+}
+
+// path anonymizes a URL path (decoded, as listen stores it) segment by
+// segment.
+func (p *pass) path(s string) string {
+	segs := strings.Split(s, "/")
+	changed := false
+	for i, seg := range segs {
+		if n := p.escaped(seg, false); n != seg {
+			segs[i], changed = n, true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(segs, "/")
+}
+
+// url anonymizes a URL's host, path, query and fragment, and masks a
+// password in it.
+func (p *pass) url(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return p.escaped(s, false)
+	}
+	changed := false
+	if h := p.text(u.Host); h != u.Host {
+		u.Host, changed = h, true
+	}
+	if np := p.path(u.Path); np != u.Path {
+		u.Path, u.RawPath, changed = np, "", true
+	}
+	if nq := p.query(u.RawQuery); nq != u.RawQuery {
+		u.RawQuery, changed = nq, true
+	}
+	if nf := p.text(u.Fragment); nf != u.Fragment {
+		u.Fragment, u.RawFragment, changed = nf, "", true
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "xxxxx" && !p.check {
+			u.User, changed = url.UserPassword(p.text(u.User.Username()), "xxxxx"), true
+		} else if n := p.text(u.User.Username()); n != u.User.Username() {
+			u.User, changed = url.User(n), true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return u.String()
+}
+
+// remote replaces a remote address that is not the loopback (which names
+// nobody) with one of the documentation ranges; the host alone joins the
+// dictionary, so a proxy's X-Forwarded-For naming it is replaced too.
+func (p *pass) remote(s string) string {
+	host, _, err := net.SplitHostPort(s)
+	if err != nil {
+		host = s
+	}
+	if ip := net.ParseIP(host); s == "" || ip != nil && ip.IsLoopback() {
+		return s
+	}
+	d := p.a.r.dict
+	if p.check {
+		if !d.isStandIn(s) {
+			p.leak(string(Address), s)
+		}
+		return s
+	}
+	if host != s {
+		p.a.r.Replace(Address, host)
+	}
+	p.counts[Address]++
+	return p.a.r.Replace(Address, s)
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// addresses replaces each IP address (not the loopback) of a proxy's
+// header (X-Forwarded-For: 58.246.1.9, 10.0.0.2; Forwarded: for="[2001:db8::1]:80")
+// with a stand-in of the documentation ranges.
+func (p *pass) addresses(v string) string {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && !strings.ContainsRune(", ;=\"", rune(v[j])) {
+			j++
+		}
+		tok := v[i:j]
+		host := strings.TrimSuffix(strings.TrimPrefix(tok, "["), "]")
+		if h, _, err := net.SplitHostPort(tok); err == nil {
+			host = h
+		}
+		if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() && !p.a.r.dict.isStandIn(host) {
+			if p.check {
+				p.leak(string(Address), host)
+			} else {
+				tok = strings.Replace(tok, host, p.a.r.Replace(Address, host), 1)
+				p.counts[Address]++
+				changed = true
+			}
+		}
+		b.WriteString(tok)
+		if j < len(v) {
+			b.WriteByte(v[j])
+			j++
+		}
+		i = j
+	}
+	if !changed {
+		return v
+	}
+	return b.String()
+}

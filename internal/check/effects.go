@@ -1,0 +1,730 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// DefaultSettle is how long a document's probe may take to match by
+// default. A receiver that answers first and stores from a queue stores
+// within milliseconds when idle and within a second or so when a worker
+// polls its queue; two seconds covers that, and because every document is
+// probed at once at the end of its sequence, a run pays it about once, and
+// only for a document that is wrong.
+const DefaultSettle = 2 * time.Second
+
+// probeConcurrency is how many questions are asked at once: enough that a
+// run's documents are probed in a moment, few enough for a probe that
+// starts a database client per question.
+const probeConcurrency = 8
+
+// loadSample is how many load documents are probed at most: all of a run
+// of the default size, a random sample of a longer one.
+const loadSample = 200
+
+// SkippedEffects is the reason effects is skipped without a probe.
+const SkippedEffects = "effects needs a probe: it would have proved that the receiver stored each document once (re-deliveries, retries and copies arriving together not again, large documents whole), applied voids and audits in any order, and kept every document of the load check; turn it on with --probe <url-template> or --probe-cmd <command>"
+
+// EffectsStats are the figures of the effects check.
+type EffectsStats struct {
+	// Documents is how many documents were probed, load's included.
+	Documents int
+	// Load and LoadHeld are the load documents answered 2xx and how many
+	// of them were probed (all, or a random sample).
+	Load, LoadProbed int
+	// Slowest is the longest a document took, from its last call, to
+	// match; SlowestDoc names it.
+	Slowest    time.Duration
+	SlowestDoc string
+	Settle     time.Duration
+}
+
+// numbering gives the documents whsim probes their numbers and, with a
+// run nonce, requestIds of their own: a receiver keeps what earlier runs
+// sent it, so a run's documents must not be those of the run before.
+type numbering struct {
+	mu    sync.Mutex
+	tag   string
+	nonce uint64
+	seq   uint64
+}
+
+// codeAlphabet is Crockford's base 32: no I, L, O or U to misread, and
+// nothing a shell, a URL or SQL must escape.
+const codeAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+func newNumbering(seed, nonce uint64) *numbering {
+	x := seed
+	if nonce != 0 {
+		x = nonce
+	}
+	x = mix64(x ^ 0x5bd1e9955bd1e995)
+	var tag [6]byte
+	for i := range tag {
+		tag[i] = codeAlphabet[x%32]
+		x /= 32
+	}
+	return &numbering{tag: string(tag[:]), nonce: nonce}
+}
+
+// mix64 is splitmix64's finalizer.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// number gives the document of env a fresh number and, with a nonce, env a
+// fresh requestId; it returns the question that asks about it.
+func (b *builder) number(env *payload.Obj, e spec.Event, s spec.Shape) Question {
+	n := b.numbers
+	n.mu.Lock()
+	n.seq++
+	seq := n.seq
+	n.mu.Unlock()
+	prefix := "CGFP"
+	if e.Kind == spec.Receipt {
+		prefix = "SKD"
+	}
+	code := fmt.Sprintf("%s-%s-%04d", prefix, n.tag, seq)
+	raw, _ := json.Marshal(code)
+	_ = set(env, pathOf(e.Kind, s, codeDatum(e.Kind)), string(raw))
+	b.fresh(env)
+	q := Question{Kind: e.Kind, Code: code, Event: e.Name}
+	q.RequestID, _ = getString(env, spec.FieldRequestID)
+	if p := pathOf(e.Kind, s, spec.InvNumber); p != "" {
+		q.InvoiceCode, _ = lookupString(env, p)
+	}
+	return q
+}
+
+// fresh gives env a requestId of the run's own when the run has a nonce.
+func (b *builder) fresh(env *payload.Obj) *payload.Obj {
+	n := b.numbers
+	if n == nil || n.nonce == 0 {
+		return env
+	}
+	n.mu.Lock()
+	n.seq++
+	seq := n.seq
+	n.mu.Unlock()
+	env.Put(spec.FieldRequestID, reqid.For(n.nonce, "whsim check "+n.tag, seq))
+	return env
+}
+
+func codeDatum(k spec.Kind) spec.Datum {
+	if k == spec.Receipt {
+		return spec.RecNumber
+	}
+	return spec.InvCode
+}
+
+func linesDatum(k spec.Kind) spec.Datum {
+	if k == spec.Receipt {
+		return spec.RecLines
+	}
+	return spec.InvItems
+}
+
+// pathOf is the dotted path of the field carrying datum in the body of a
+// kind in a shape, from the spec's table; "" when the shape has none.
+func pathOf(k spec.Kind, s spec.Shape, d spec.Datum) string {
+	var find func(f spec.Field, path string) string
+	find = func(f spec.Field, path string) string {
+		for _, m := range f.Fields {
+			p := path + "." + m.Name
+			if m.Of == d {
+				return p
+			}
+			if m.Type == spec.Object {
+				if q := find(m, p); q != "" {
+					return q
+				}
+			}
+		}
+		return ""
+	}
+	return find(spec.Data(k, s), spec.FieldData)
+}
+
+func getString(o *payload.Obj, key string) (string, bool) {
+	v, ok := o.Get(key)
+	s, _ := v.(string)
+	return s, ok
+}
+
+func lookupString(doc *payload.Obj, path string) (string, bool) {
+	p, err := payload.ParsePath(path)
+	if err != nil {
+		return "", false
+	}
+	v, ok := payload.Lookup(doc, p)
+	s, _ := v.(string)
+	return s, ok
+}
+
+// linesOf is how many lines the document of env carries.
+func linesOf(env *payload.Obj, k spec.Kind, s spec.Shape) int {
+	p, err := payload.ParsePath(pathOf(k, s, linesDatum(k)))
+	if err != nil {
+		return -1
+	}
+	v, _ := payload.Lookup(env, p)
+	lines, ok := v.([]any)
+	if !ok {
+		return -1
+	}
+	return len(lines)
+}
+
+// expect is what a probe must answer for a document.
+type expect struct {
+	state string // "" any
+	lines int    // -1 any
+}
+
+func (e expect) met(a Answer) bool {
+	return a.Count == 1 && (e.state == "" || a.State == e.state) && (e.lines < 0 || a.Lines < 0 || a.Lines == e.lines)
+}
+
+// effStep is one call of a document's sequence.
+type effStep struct {
+	c      *Case
+	copies int  // delivered this many times (0: once)
+	atOnce bool // all copies together
+	retry  bool // delivered twice, the second as a sender's retry
+	early  bool // before its create: sent again after it unless it got 2xx
+}
+
+// sentCall is a call as it was delivered, for the reason and the
+// reproduction.
+type sentCall struct {
+	step    effStep
+	req     *deliver.Request  // the first delivery, headers as sent
+	retried *deliver.Request  // a sender's retry, with its fresh signature
+	answers []deliver.Attempt // one per delivery
+	again   bool              // an early call sent again after the create
+	copies  int
+}
+
+// effDoc is a document the effects check follows, from its calls to the
+// probe's last answer.
+type effDoc struct {
+	name  string
+	what  string // created, re-delivered, lifecycle, out-of-order, load
+	q     Question
+	lines int
+	want  expect
+	steps []effStep
+
+	sent  []sentCall
+	end   time.Time
+	skip  string // inconclusive: why the document cannot be judged
+	early *sentCall
+
+	ans  Answer
+	asks int
+	met  bool
+	took time.Duration
+}
+
+// effects builds the documents of the effects check.
+func (b *builder) effects(serial, concurrent int) []*effDoc {
+	var docs []*effDoc
+	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
+	audit, void := b.follows[spec.Invoice], b.follows[spec.Receipt]
+	newDoc := func(what, name string, e spec.Event, s spec.Shape, env *payload.Obj) (*effDoc, *Case) {
+		q := b.number(env, e, s)
+		d := &effDoc{what: what, name: what + "/" + name, q: q, lines: linesOf(env, e.Kind, s), want: expect{state: StateCreated, lines: -1}}
+		return d, docCase(Effects, d.name, e, env)
+	}
+	follow := func(d *effDoc, e spec.Event, s spec.Shape, data *payload.Obj) *Case {
+		return docCase(Effects, d.name, e, b.fresh(b.g.Envelope(e, s, data.Clone())))
+	}
+
+	// created once: every creating event in both shapes, and a large one.
+	for _, k := range kinds() {
+		e := b.creates[k]
+		for _, s := range spec.Shapes() {
+			d, c := newDoc("created", e.Name+"/"+string(s), e, s, b.g.Build(e, s))
+			d.want.lines = d.lines
+			d.steps = []effStep{{c: c}}
+			docs = append(docs, d)
+		}
+	}
+	d, c := newDoc("created", inv.Name+"/large-300-lines", inv, spec.Described, b.largeInvoice(inv, 300))
+	d.want.lines = d.lines
+	d.steps = []effStep{{c: c}}
+	docs = append(docs, d)
+
+	// re-delivered: in turn, together, and as a sender's retry.
+	for _, k := range kinds() {
+		e := b.creates[k]
+		d, c := newDoc("re-delivered", fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, spec.Described, b.g.Build(e, spec.Described))
+		d.steps = []effStep{{c: c, copies: serial}}
+		docs = append(docs, d)
+		d, c = newDoc("re-delivered", fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, spec.Described, b.g.Build(e, spec.Described))
+		d.steps = []effStep{{c: c, copies: concurrent, atOnce: true}}
+		docs = append(docs, d)
+		d, c = newDoc("re-delivered", e.Name+"/sender-retry", e, spec.Described, b.g.Build(e, spec.Described))
+		d.steps = []effStep{{c: c, retry: true}}
+		docs = append(docs, d)
+	}
+
+	// lifecycle and out of order: audit and void after and before create.
+	for _, t := range []struct {
+		create, follow spec.Event
+		state          string
+	}{{inv, audit, StateAudited}, {rcp, void, StateVoided}} {
+		data := b.g.Data(t.create, spec.Described)
+		d, c := newDoc("lifecycle", t.follow.Name+"/after-create", t.create, spec.Described, b.g.Envelope(t.create, spec.Described, data))
+		d.want.state = t.state
+		d.steps = []effStep{{c: c}, {c: follow(d, t.follow, spec.Described, data)}}
+		docs = append(docs, d)
+
+		data = b.g.Data(t.create, spec.Described)
+		env := b.g.Envelope(t.create, spec.Described, data)
+		d, c = newDoc("out-of-order", t.follow.Name+"/before-create", t.create, spec.Described, env)
+		d.want.state = t.state
+		d.steps = []effStep{{c: follow(d, t.follow, spec.Described, data), early: true}, {c: c}}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// probeSanity asks about a document that cannot exist before the first
+// case: a probe that cannot answer that is the probe's error, not the
+// receiver's.
+func (r *runner) probeSanity(ctx context.Context) error {
+	n := r.cases.numbers
+	q := Question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
+		RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 0)}
+	a, err := r.cfg.Probe.Ask(ctx, q)
+	if err != nil {
+		return err
+	}
+	if a.Count != 0 {
+		return &ProbeError{Probe: probeName(r.cfg.Probe),
+			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, EnvCode)}
+	}
+	return nil
+}
+
+func probeName(p Probe) string {
+	switch p := p.(type) {
+	case *HTTPProbe:
+		return p.tmpl
+	case *CmdProbe:
+		return p.Run
+	}
+	return "probe"
+}
+
+// effects sends each document's sequence, then probes every document at
+// once, load's included, and judges what the receiver holds.
+func (r *runner) effects(ctx context.Context) error {
+	if r.cfg.Probe == nil {
+		r.sum.Checks[Effects].Skipped = SkippedEffects
+		r.report(Result{Case: &Case{Check: Effects, Name: "not-run"}, Verdict: Skip, Reason: SkippedEffects})
+		return nil
+	}
+	docs := r.cases.effects(serialCopies, r.cfg.Concurrent)
+	for _, d := range docs {
+		if err := r.sendDoc(ctx, d); err != nil {
+			return err
+		}
+	}
+	load := r.loadDocs()
+	probed := append(docs, load...)
+	if err := r.probeAll(ctx, probed); err != nil {
+		return err
+	}
+	st := &EffectsStats{Documents: len(probed), LoadProbed: len(load), Settle: r.cfg.Settle}
+	if r.loadSent != nil {
+		st.Load = r.loadSent.held
+	}
+	for _, d := range probed {
+		if d.met && d.took > st.Slowest {
+			st.Slowest, st.SlowestDoc = d.took, KindWord(d.q.Kind)+" "+d.q.Code
+		}
+	}
+	r.sum.Effects = st
+	for _, d := range docs {
+		r.report(r.judgeDoc(d))
+	}
+	if r.loadSent != nil {
+		r.report(r.judgeLoad(load, st))
+	}
+	return nil
+}
+
+// sendDoc delivers a document's sequence in turn; an early call that got
+// no 2xx is sent again after the create, as the ERP would.
+func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
+	n := len(d.steps)
+	steps := append([]effStep(nil), d.steps...)
+	for i := 0; i < len(steps); i++ {
+		st := steps[i]
+		sc := sentCall{step: st, copies: max(st.copies, 1), again: i >= n}
+		sc.req = r.request(st.c, true)
+		if st.atOnce {
+			results, err := r.burst(st.c, sc.copies)
+			if err != nil {
+				return err
+			}
+			for _, res := range results {
+				sc.answers = append(sc.answers, res.Last())
+			}
+		} else {
+			for k := range sc.copies {
+				req := sc.req
+				if k > 0 {
+					req = r.request(st.c, true)
+				}
+				a, err := r.deliverOne(ctx, st.c, req)
+				if err != nil {
+					return err
+				}
+				sc.answers = append(sc.answers, a)
+			}
+		}
+		if st.retry {
+			// A sender's retry: the same requestId and webhook-id, a
+			// timestamp a moment later and so a signature of its own.
+			sc.retried = r.request(st.c, false)
+			if r.cfg.Signer != nil {
+				r.cfg.Signer.Sign(sc.retried.Header, r.cases.webhookID(st.c), r.cfg.Now().Add(time.Second), st.c.Body)
+			}
+			a, err := r.deliverOne(ctx, st.c, sc.retried)
+			if err != nil {
+				return err
+			}
+			sc.answers = append(sc.answers, a)
+		}
+		d.sent = append(d.sent, sc)
+		if st.early && !sc.again && !is2xx(sc.answers[0].Status) {
+			again := st
+			again.early = false
+			steps = append(steps, again)
+		}
+	}
+	d.end = time.Now()
+	for i := range d.sent {
+		sc := &d.sent[i]
+		if sc.step.early {
+			d.early = sc
+			continue
+		}
+		if !slices.ContainsFunc(sc.answers, func(a deliver.Attempt) bool { return is2xx(a.Status) }) {
+			d.skip = fmt.Sprintf("%s %s: inconclusive, the call itself was not accepted (accepts-valid judges that)", sc.step.c.Event, answer(sc.answers[0]))
+			break
+		}
+	}
+	return nil
+}
+
+func (r *runner) deliverOne(ctx context.Context, c *Case, req *deliver.Request) (deliver.Attempt, error) {
+	res := r.d.Deliver(ctx, req)
+	return res.Last(), r.record(c, res, call{})
+}
+
+// probeAll asks about every document at once, each again with backoff
+// until it matches or the settle time runs out.
+func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	deadline := time.Now().Add(r.cfg.Settle)
+	jobs := make(chan *effDoc)
+	var once sync.Once
+	var first error
+	var wg sync.WaitGroup
+	for range min(probeConcurrency, len(docs)) {
+		wg.Go(func() {
+			for d := range jobs {
+				if err := r.settleDoc(ctx, d, deadline); err != nil {
+					once.Do(func() { first = err; cancel() })
+				}
+			}
+		})
+	}
+	for _, d := range docs {
+		if d.skip != "" {
+			continue
+		}
+		select {
+		case jobs <- d:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+func (r *runner) settleDoc(ctx context.Context, d *effDoc, deadline time.Time) error {
+	wait := 25 * time.Millisecond
+	for {
+		a, err := r.cfg.Probe.Ask(ctx, d.q)
+		if err != nil {
+			return err
+		}
+		d.asks++
+		d.ans = a
+		if d.want.met(a) {
+			// Held when first asked: it took no settling, however long
+			// the other documents' calls kept it waiting.
+			d.met = true
+			if d.asks > 1 {
+				d.took = time.Since(d.end)
+			}
+			return nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		t := time.NewTimer(min(wait, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 400*time.Millisecond)
+	}
+}
+
+// judgeDoc grades a document on the probe's last answer; the reason names
+// the document, the calls sent for it and what the probe said.
+func (r *runner) judgeDoc(d *effDoc) Result {
+	last := d.sent[len(d.sent)-1]
+	c := last.step.c
+	res := Result{Case: c, Verdict: Pass, Status: last.answers[len(last.answers)-1].Status}
+	switch {
+	case d.skip != "":
+		res.Verdict, res.Reason = Warn, d.skip
+		return res
+	case d.met:
+		return res
+	}
+	res.Verdict = Fail
+	res.Reason = fmt.Sprintf("%s %s: %s; calls: %s; the probe answered %s", KindWord(d.q.Kind), d.q.Code, r.defect(d), callList(d), answerText(d))
+	res.Repro = r.effectsRepro(d)
+	return res
+}
+
+// defect says what a wrong answer shows about the receiver.
+func (r *runner) defect(d *effDoc) string {
+	a := d.ans
+	settled := ""
+	if r.cfg.Settle > 0 {
+		settled = fmt.Sprintf(" (still so %s after its last call)", r.cfg.Settle)
+	}
+	switch {
+	case a.Count == 0:
+		return "holds nothing for it although every call got 2xx: the document was acknowledged and lost" + settled
+	case a.Count > 1:
+		switch {
+		case d.sent[0].step.atOnce:
+			return fmt.Sprintf("holds %d records of one document whose copies arrived together: concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key", a.Count)
+		case d.sent[0].step.retry:
+			return fmt.Sprintf("holds %d records of one document: a sender's retry (same requestId and webhook-id, a fresh timestamp and signature) was stored again", a.Count)
+		case d.sent[0].copies > 1:
+			return fmt.Sprintf("holds %d records of one document: a re-delivery (same requestId, same document) was stored again", a.Count)
+		}
+		return fmt.Sprintf("holds %d records of a document created once", a.Count)
+	case d.want.state != "" && a.State != d.want.state:
+		early := d.early
+		switch {
+		case d.what == "lifecycle" && d.want.state == StateVoided:
+			return fmt.Sprintf("is %s after a void answered %s: the void was acknowledged and never applied", a.State, statusWord(d.sent[1]))
+		case d.what == "lifecycle":
+			return fmt.Sprintf("is %s after an audit answered %s: the audit was acknowledged and never applied", a.State, statusWord(d.sent[1]))
+		case early != nil && is2xx(early.answers[0].Status) && d.want.state == StateVoided:
+			return fmt.Sprintf("is %s, want voided: a void answered %s before its create was lost, or the late create revived the voided document", a.State, statusWord(*early))
+		case early != nil && is2xx(early.answers[0].Status):
+			return fmt.Sprintf("is %s, want audited: an audit answered %s before its create was lost, or the late create took its state back", a.State, statusWord(*early))
+		case early != nil:
+			return fmt.Sprintf("is %s, want %s: the %s refused before its create and sent again after it was not applied", a.State, d.want.state, early.step.c.Event)
+		}
+		return fmt.Sprintf("is %s, want %s", a.State, d.want.state)
+	case d.want.lines >= 0 && a.Lines >= 0 && a.Lines != d.want.lines:
+		return fmt.Sprintf("holds %d lines of the %d sent: the document was stored cut short", a.Lines, d.want.lines)
+	}
+	return "does not match"
+}
+
+func statusWord(sc sentCall) string {
+	return fmt.Sprintf("%d", sc.answers[0].Status)
+}
+
+// callList is the calls sent for a document, in order, with what each got.
+func callList(d *effDoc) string {
+	var parts []string
+	for i, sc := range d.sent {
+		var got []string
+		for _, a := range sc.answers {
+			if a.Status == 0 {
+				got = append(got, deliver.ShortError(a))
+			} else {
+				got = append(got, fmt.Sprint(a.Status))
+			}
+		}
+		how := sc.step.c.Event
+		switch {
+		case sc.step.atOnce:
+			how += fmt.Sprintf(" x%d at once", sc.copies)
+		case sc.copies > 1:
+			how += fmt.Sprintf(" x%d in turn", sc.copies)
+		case sc.step.retry:
+			how += " then a sender's retry"
+		case sc.again:
+			how += " again"
+		}
+		parts = append(parts, fmt.Sprintf("%d. %s got %s", i+1, how, strings.Join(got, ", ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func answerText(d *effDoc) string {
+	if d.ans.Raw == "" {
+		return fmt.Sprintf("count %d", d.ans.Count)
+	}
+	if d.ans.Raw == "404" {
+		return "404 (nothing held)"
+	}
+	return d.ans.Raw
+}
+
+// loadRecord is what the load check sent and what each call got, so that
+// effects can ask about every document load delivered.
+type loadRecord struct {
+	mu    sync.Mutex
+	pairs [][]*Case
+	qs    []Question
+	byID  map[string][2]int   // requestId -> pair, call
+	got   [][]deliver.Attempt // per pair, per call
+	held  int                 // documents whose create got 2xx
+}
+
+// noteLoad keeps the load check's documents for effects.
+func (r *runner) noteLoad(pairs [][]*Case, qs []Question) {
+	if r.cfg.Probe == nil || !slices.Contains(r.sum.Order, Effects) {
+		return
+	}
+	lr := &loadRecord{pairs: pairs, qs: qs, byID: map[string][2]int{}, got: make([][]deliver.Attempt, len(pairs))}
+	for i, p := range pairs {
+		lr.got[i] = make([]deliver.Attempt, len(p))
+		for j, c := range p {
+			lr.byID[c.RequestID] = [2]int{i, j}
+		}
+	}
+	r.loadSent = lr
+}
+
+// loadAnswered hears of one load delivery.
+func (r *runner) loadAnswered(res *deliver.Result) {
+	lr := r.loadSent
+	if lr == nil {
+		return
+	}
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	if at, ok := lr.byID[res.Request.RequestID]; ok {
+		lr.got[at[0]][at[1]] = res.Last()
+		if at[1] == 0 && is2xx(res.Last().Status) {
+			lr.held++
+		}
+	}
+}
+
+// loadDocs are the load documents to probe: every one whose create got
+// 2xx, or a random sample of them.
+func (r *runner) loadDocs() []*effDoc {
+	lr := r.loadSent
+	if lr == nil {
+		return nil
+	}
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	var docs []*effDoc
+	end := time.Now()
+	for i, p := range lr.pairs {
+		if !is2xx(lr.got[i][0].Status) {
+			continue
+		}
+		d := &effDoc{what: "under-load", name: "under-load", q: lr.qs[i], lines: -1, want: expect{lines: -1}, end: end}
+		for j, c := range p {
+			if lr.got[i][j].Status == 0 && lr.got[i][j].Kind == "" {
+				break // not sent: the run was cut short
+			}
+			d.sent = append(d.sent, sentCall{step: effStep{c: c}, req: r.request(c, true), copies: 1, answers: []deliver.Attempt{lr.got[i][j]}})
+		}
+		docs = append(docs, d)
+	}
+	if len(docs) > loadSample {
+		rng := rand.New(rand.NewPCG(r.cfg.Seed, r.cfg.Nonce))
+		rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+		docs = docs[:loadSample]
+	}
+	return docs
+}
+
+// judgeLoad grades the load documents: every one held exactly once.
+func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
+	c := &Case{Check: Effects, Name: fmt.Sprintf("under-load/%d-of-%d-documents", len(docs), st.Load)}
+	res := Result{Case: c, Verdict: Pass}
+	var bad []*effDoc
+	lost, twice := 0, 0
+	for _, d := range docs {
+		if !d.met {
+			bad = append(bad, d)
+			if d.ans.Count == 0 {
+				lost++
+			} else {
+				twice++
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return res
+	}
+	d := bad[0]
+	first := d.sent[0].step.c
+	res.Case = &Case{Check: Effects, Name: c.Name, Event: first.Event, Query: first.Query, Body: first.Body, RequestID: first.RequestID}
+	sample := "every one"
+	if len(docs) < st.Load {
+		sample = fmt.Sprintf("a random sample of %d", len(docs))
+	}
+	var why []string
+	if lost > 0 {
+		why = append(why, fmt.Sprintf("%d held not at all", lost))
+	}
+	if twice > 0 {
+		why = append(why, fmt.Sprintf("%d held more than once", twice))
+	}
+	res.Verdict = Fail
+	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): the receiver drops or doubles documents while busy; first: %s %s, calls: %s; the probe answered %s",
+		strings.Join(why, " and "), st.Load, sample, KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
+	res.Repro = r.effectsRepro(d)
+	return res
+}
+
+// NewNonce is a run nonce: random, never 0 (which means fixed ids).
+func NewNonce() uint64 { return rand.Uint64() | 1 }

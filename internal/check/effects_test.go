@@ -1,0 +1,405 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// storeDefects are the mistakes a receiver can make in what it stores,
+// one flag each; none set is the careful receiver.
+type storeDefects struct {
+	storesAgain    bool          // inserts every create, re-deliveries too
+	raceCopies     bool          // checks, then inserts, without a lock
+	neverVoids     bool          // answers 2xx to a void and does nothing
+	reviveVoided   bool          // a late create sets a voided document back to created
+	loseEarlyAudit bool          // answers 2xx to an audit of an unknown document and drops it
+	keepFewLines   bool          // keeps the first fewLines lines
+	dropBusy       bool          // answers 2xx and drops documents while busy
+	refuseEarly    bool          // 409 to an audit or void of an unknown document (careful too)
+	storeAfter     time.Duration // stores from a queue this long after answering (careful too)
+}
+
+const fewLines = 20
+
+// store is a receiver that keeps documents the way users write one, with
+// a debug endpoint implementing the probe: GET /probe/{kind}/{code}.
+type store struct {
+	base     *receiver // verifies signatures and validates calls
+	d        storeDefects
+	inflight atomic.Int32
+	queue    chan job
+
+	mu   sync.Mutex
+	seen map[string]bool   // requestIds processed
+	rows map[string][]*row // kind/code -> the rows stored
+}
+
+type row struct {
+	state string
+	lines int
+}
+
+type job struct {
+	at                    time.Time
+	id, kind, code, event string
+	lines                 int
+}
+
+func newStore(t *testing.T, d storeDefects) *store {
+	s := &store{base: newReceiver(t, defects{}), d: d, seen: map[string]bool{}, rows: map[string][]*row{}}
+	if d.storeAfter > 0 {
+		// One worker takes jobs in the order they came, each storeAfter
+		// after its call was answered.
+		s.queue = make(chan job, 4096)
+		go func() {
+			for j := range s.queue {
+				time.Sleep(time.Until(j.at.Add(d.storeAfter)))
+				s.apply(j)
+			}
+		}()
+		t.Cleanup(func() { close(s.queue) })
+	}
+	return s
+}
+
+func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/probe/") {
+		s.probe(w, strings.TrimPrefix(req.URL.Path, "/probe/"))
+		return
+	}
+	if s.d.dropBusy {
+		n := s.inflight.Add(1)
+		defer s.inflight.Add(-1)
+		time.Sleep(5 * time.Millisecond) // the work that makes it busy
+		if n > 3 {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, 16<<20))
+	if err != nil {
+		http.Error(w, "read", http.StatusBadRequest)
+		return
+	}
+	if !s.base.verify(req.Header, body) {
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	event := req.URL.Query().Get("businessType")
+	e, ok := spec.Lookup(event)
+	if !ok || s.base.val.Failed(s.base.val.Check(body, event)) {
+		http.Error(w, "invalid", http.StatusBadRequest)
+		return
+	}
+	var env struct {
+		RequestID string         `json:"requestId"`
+		Data      map[string]any `json:"data"`
+	}
+	_ = json.Unmarshal(body, &env)
+	j := job{at: time.Now(), id: env.RequestID, kind: KindWord(e.Kind), event: event}
+	var lines []any
+	if e.Kind == spec.Receipt {
+		hdr, _ := env.Data[spec.ReceiptHeader].(map[string]any)
+		j.code, _ = hdr["收款单编号"].(string)
+		lines, _ = env.Data[spec.ReceiptLines].([]any)
+	} else {
+		j.code, _ = env.Data["code"].(string)
+		lines, _ = env.Data[spec.FieldItems].([]any)
+		if records, ok := env.Data[spec.FieldRecords].([]any); ok {
+			lines = records
+		}
+	}
+	j.lines = len(lines)
+	if s.queue != nil {
+		s.queue <- j
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.WriteHeader(s.apply(j))
+}
+
+// apply stores one call and says what to answer.
+func (s *store) apply(j job) int {
+	key := j.kind + "/" + j.code
+	follow := j.event == "AUDIT_PURCHASE_ORDER_INVOICE" || j.event == "ABANDON_RECEIVABLE_DOC"
+	if s.d.keepFewLines {
+		j.lines = min(j.lines, fewLines)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[j.id] && !s.d.storesAgain && !s.d.raceCopies {
+		return http.StatusOK
+	}
+	rows := s.rows[key]
+	switch {
+	case !follow && s.d.storesAgain:
+		s.rows[key] = append(rows, &row{StateCreated, j.lines})
+	case !follow && s.d.raceCopies:
+		if len(rows) > 0 {
+			return http.StatusOK
+		}
+		// Check, then insert later without holding the lock: copies
+		// arriving together all pass the check.
+		s.mu.Unlock()
+		time.Sleep(raceWindow)
+		s.mu.Lock()
+		s.rows[key] = append(s.rows[key], &row{StateCreated, j.lines})
+	case !follow && len(rows) > 0:
+		// A stub an early audit or void left: the create fills it in and
+		// never takes its state back.
+		rows[0].lines = j.lines
+		if s.d.reviveVoided {
+			rows[0].state = StateCreated
+		}
+	case !follow:
+		s.rows[key] = []*row{{StateCreated, j.lines}}
+	case s.d.neverVoids && j.event == "ABANDON_RECEIVABLE_DOC":
+	case len(rows) > 0:
+		rows[0].state = stateAfter(j.event)
+	case s.d.refuseEarly:
+		return http.StatusConflict
+	case s.d.loseEarlyAudit && j.event == "AUDIT_PURCHASE_ORDER_INVOICE":
+	default:
+		s.rows[key] = []*row{{stateAfter(j.event), j.lines}}
+	}
+	s.seen[j.id] = true
+	return http.StatusOK
+}
+
+func stateAfter(event string) string {
+	if event == "ABANDON_RECEIVABLE_DOC" {
+		return StateVoided
+	}
+	return StateAudited
+}
+
+func (s *store) probe(w http.ResponseWriter, key string) {
+	s.mu.Lock()
+	rows := s.rows[key]
+	var last row
+	if len(rows) > 0 {
+		last = *rows[len(rows)-1]
+	}
+	s.mu.Unlock()
+	if len(rows) == 0 {
+		http.NotFound(w, nil)
+		return
+	}
+	fmt.Fprintf(w, `{"count":%d,"state":%q,"lines":%d,"note":"ignored"}`, len(rows), last.state, last.lines)
+}
+
+func probeConfig(t *testing.T, srvURL string) Config {
+	t.Helper()
+	cfg := testConfig(t, srvURL)
+	p, err := ParseProbeURL(srvURL+"/probe/{kind}/{code}", cfg.Client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Probe = p
+	return cfg
+}
+
+func runAll(t *testing.T, cfg Config) (*Summary, []Result) {
+	t.Helper()
+	var mu sync.Mutex
+	var results []Result
+	sum, err := Run(context.Background(), cfg, func(r Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		results = append(results, r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, results
+}
+
+// TestEffects: the careful receivers pass every check, effects included;
+// each receiver with a storage defect fails effects, and only effects,
+// with a reason that names the defect.
+func TestEffects(t *testing.T) {
+	tests := []struct {
+		name   string
+		d      storeDefects
+		settle time.Duration
+		reason string // "" for a receiver that passes
+	}{
+		{"careful", storeDefects{}, 0, ""},
+		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, ""},
+		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, ""},
+		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again"},
+		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock"},
+		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied"},
+		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document"},
+		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost"},
+		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent"},
+		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(newStore(t, tt.d))
+			defer srv.Close()
+			cfg := probeConfig(t, srv.URL)
+			cfg.Settle = tt.settle
+			sum, results := runAll(t, cfg)
+			if len(sum.Order) != len(IDs()) {
+				t.Fatalf("ran %v, want every check", sum.Order)
+			}
+			wantFail := tt.reason != ""
+			for _, id := range sum.Order {
+				tally := sum.Checks[id]
+				if failed := tally.Fail > 0; failed != (wantFail && id == Effects) {
+					t.Errorf("check %s: %+v, want failing only effects: %v", id, *tally, wantFail)
+					for _, r := range results {
+						if r.Case.Check == id && r.Verdict != Pass {
+							t.Logf("  %s %s: %s", r.Verdict, r.Case.Name, r.Reason)
+						}
+					}
+				}
+			}
+			if sum.Effects == nil || sum.Effects.Documents != 15+32 || sum.Effects.LoadProbed != 32 {
+				t.Errorf("effects figures %+v, want 15 documents and the 32 of load probed", sum.Effects)
+			}
+			if !wantFail {
+				return
+			}
+			found := false
+			for _, r := range results {
+				if r.Case.Check != Effects || r.Verdict != Fail {
+					continue
+				}
+				found = found || strings.Contains(r.Reason, tt.reason)
+				for _, want := range []string{"calls: 1. ", "the probe answered "} {
+					if !strings.Contains(r.Reason, want) {
+						t.Errorf("%s: reason %q holds no %q", r.Case.Name, r.Reason, want)
+					}
+				}
+				if !strings.Contains(r.Reason, "invoice CGFP-") && !strings.Contains(r.Reason, "receipt SKD-") {
+					t.Errorf("%s: reason %q names no document", r.Case.Name, r.Reason)
+				}
+				if !strings.Contains(r.Repro, "curl -sS") || !strings.Contains(r.Repro, "/probe/") {
+					t.Errorf("%s: reproduction %q lacks the calls or the probe", r.Case.Name, r.Repro)
+				}
+			}
+			if !found {
+				t.Errorf("no effects failure says %q", tt.reason)
+				for _, r := range results {
+					if r.Case.Check == Effects && r.Verdict != Pass {
+						t.Logf("  %s %s: %s", r.Verdict, r.Case.Name, r.Reason)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEffectsSecondRun: a receiver keeps what earlier runs sent it; with a
+// fresh nonce, a second run of the same seed is judged on its own
+// documents and passes again.
+func TestEffectsSecondRun(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{}))
+	defer srv.Close()
+	for nonce := uint64(1); nonce <= 2; nonce++ {
+		cfg := probeConfig(t, srv.URL)
+		cfg.Checks, cfg.Nonce = []string{Load, Effects}, nonce
+		sum, results := runAll(t, cfg)
+		if sum.Failed() {
+			for _, r := range results {
+				if r.Verdict == Fail {
+					t.Logf("  %s: %s", r.Case.Name, r.Reason)
+				}
+			}
+			t.Fatalf("run %d failed", nonce)
+		}
+	}
+}
+
+// TestEffectsSkipped: without a probe, effects says in one result what it
+// would have proved and how to turn it on.
+func TestEffectsSkipped(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{Effects}
+	sum, results := runAll(t, cfg)
+	if len(results) != 1 || results[0].Verdict != Skip || !strings.Contains(results[0].Reason, "--probe <url-template> or --probe-cmd") {
+		t.Fatalf("results %+v, want one skip naming the flags", results)
+	}
+	if sum.Failed() || sum.Checks[Effects].Skipped == "" {
+		t.Errorf("summary %+v, want effects skipped, not failed", sum.Checks[Effects])
+	}
+}
+
+// TestProbeSanity: a probe that claims to hold a document never sent is
+// the probe's error, before any call.
+func TestProbeSanity(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			fmt.Fprint(w, `[{"count":3,"state":"created"}]`)
+			return
+		}
+		calls.Add(1)
+	}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	_, err := Run(context.Background(), cfg, func(Result) {})
+	pe, ok := err.(*ProbeError)
+	if !ok || !strings.Contains(pe.Reason, "a document never sent") {
+		t.Fatalf("err = %v, want a ProbeError about a document never sent", err)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("%d calls made before the probe was found wrong, want 0", n)
+	}
+}
+
+// TestNumbers: every probed document of a run has a number of its own,
+// fresh per nonce and the same for the same seed and nonce.
+func TestNumbers(t *testing.T) {
+	t.Parallel()
+	codes := func(seed, nonce uint64) []string {
+		b := newBuilder(seed, time.Time{}, 0)
+		b.numbers = newNumbering(seed, nonce)
+		var out []string
+		for _, d := range b.effects(serialCopies, DefaultConcurrent) {
+			out = append(out, d.q.Code+" "+d.q.RequestID)
+		}
+		_, qs := b.loadPairs(300)
+		for _, q := range qs {
+			out = append(out, q.Code+" "+q.RequestID)
+		}
+		return out
+	}
+	a, again, other := codes(5, 9), codes(5, 9), codes(5, 10)
+	seen := map[string]bool{}
+	for i, s := range a {
+		code, id, _ := strings.Cut(s, " ")
+		if seen[code] || seen[id] {
+			t.Errorf("%s repeats a number or requestId", s)
+		}
+		seen[code], seen[id] = true, true
+		if again[i] != s {
+			t.Errorf("same seed and nonce: %s, then %s", s, again[i])
+		}
+		if ocode, oid, _ := strings.Cut(other[i], " "); ocode == code || oid == id {
+			t.Errorf("another nonce gives the same %s", s)
+		}
+		if strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != "" {
+			t.Errorf("code %q outside the safe alphabet", code)
+		}
+	}
+	if len(a) != 15+150 {
+		t.Errorf("%d documents, want 15 of effects and 150 of load", len(a))
+	}
+}

@@ -1,0 +1,471 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// Question is what whsim asks a probe about one document.
+type Question struct {
+	Kind spec.Kind
+	// Code is the document number: data.code of an invoice, 收款单编号 of
+	// a receipt. whsim's are drawn from A-Z, 0-9 and '-'.
+	Code string
+	// InvoiceCode is the described invoice's invoiceCode, "" for others.
+	InvoiceCode string
+	// Event and RequestID are those of the call that created the document.
+	Event, RequestID string
+}
+
+// KindWord is a document kind as a probe is told it: invoice or receipt.
+func KindWord(k spec.Kind) string {
+	if k == spec.Receipt {
+		return "receipt"
+	}
+	return "invoice"
+}
+
+// States a probe answers for a document it holds.
+const (
+	StateCreated = "created"
+	StateAudited = "audited"
+	StateVoided  = "voided"
+)
+
+// Answer is what a probe said the receiver holds for a document.
+type Answer struct {
+	// Count is how many records the receiver holds for the document.
+	Count int
+	// State is created, audited or voided; "" when Count is 0.
+	State string
+	// Lines is how many lines it stored, -1 when the probe does not say.
+	Lines int
+	// Raw is what came back, shortened, for reasons.
+	Raw string
+}
+
+// Probe asks what the receiver holds for a document.
+type Probe interface {
+	// Ask asks about one document. An error is the probe's, never the
+	// receiver's: it could not be asked, or said nothing readable.
+	Ask(ctx context.Context, q Question) (Answer, error)
+	// Command is a shell command that asks the same, for a reproduction.
+	Command(q Question) string
+}
+
+// ProbeError says the probe itself failed: the run cannot judge effects
+// and ends (exit 2), and nothing is blamed on the receiver.
+type ProbeError struct {
+	Probe  string // the probe as the user gave it
+	Reason string // what came back
+}
+
+func (e *ProbeError) Error() string {
+	return fmt.Sprintf("probe %s: %s", e.Probe, e.Reason)
+}
+
+// ParseAnswer reads a probe's answer: a JSON object, or an array holding
+// one object (as sqlite3 -json prints a row). count is required, a whole
+// number from 0; state is required when count is 1 or more; lines is
+// optional. Other members are ignored.
+func ParseAnswer(b []byte) (Answer, error) {
+	a := Answer{Lines: -1, Raw: shorten(b)}
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var rows []json.RawMessage
+		if err := json.Unmarshal(b, &rows); err != nil {
+			return a, fmt.Errorf("not JSON: %s", jsonErr(err))
+		}
+		if len(rows) != 1 {
+			return a, fmt.Errorf("an array of %d values, want one object", len(rows))
+		}
+		b = rows[0]
+	}
+	if len(b) == 0 {
+		return a, errors.New("nothing, want a JSON object with count")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		if !json.Valid(b) {
+			return a, fmt.Errorf("not JSON: %s", jsonErr(err))
+		}
+		return a, errors.New("not a JSON object, want one with count")
+	}
+	raw, ok := m["count"]
+	if !ok {
+		return a, errors.New("no count")
+	}
+	n, err := wholeNumber(raw)
+	if err != nil {
+		return a, fmt.Errorf("count %s: %v", raw, err)
+	}
+	a.Count = n
+	if raw, ok := m["lines"]; ok && string(raw) != "null" {
+		n, err := wholeNumber(raw)
+		if err != nil {
+			return a, fmt.Errorf("lines %s: %v", raw, err)
+		}
+		a.Lines = n
+	}
+	if a.Count == 0 {
+		return a, nil
+	}
+	var st string
+	if raw, ok := m["state"]; ok && string(raw) != "null" {
+		if json.Unmarshal(raw, &st) != nil {
+			return a, fmt.Errorf("state %s: want a string", raw)
+		}
+	}
+	switch st = strings.ToLower(strings.TrimSpace(st)); st {
+	case StateCreated, StateAudited, StateVoided:
+		a.State = st
+	case "":
+		return a, fmt.Errorf("count %d and no state (want %s, %s or %s)", a.Count, StateCreated, StateAudited, StateVoided)
+	default:
+		return a, fmt.Errorf("state %q: want %s, %s or %s", st, StateCreated, StateAudited, StateVoided)
+	}
+	return a, nil
+}
+
+// wholeNumber reads a count: a JSON number, or a string of digits as some
+// database clients print a bigint.
+func wholeNumber(raw json.RawMessage) (int, error) {
+	s := string(raw)
+	if uq, err := strconv.Unquote(s); err == nil {
+		s = strings.TrimSpace(uq)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != float64(int64(f)) || f < 0 || f > 1e9 {
+		return 0, errors.New("want a whole number from 0")
+	}
+	return int(f), nil
+}
+
+func jsonErr(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+// shorten is what came back, on one line and short enough for a reason.
+func shorten(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return termsafe.Text(s)
+}
+
+// placeholders are the names a probe template may hold, in braces.
+var placeholders = []string{"kind", "code", "invoiceCode", "event", "requestId"}
+
+func (q Question) value(name string) string {
+	switch name {
+	case "kind":
+		return KindWord(q.Kind)
+	case "code":
+		return q.Code
+	case "invoiceCode":
+		return q.InvoiceCode
+	case "event":
+		return q.Event
+	case "requestId":
+		return q.RequestID
+	}
+	return ""
+}
+
+// HTTPProbe asks with a GET per question. A 404 means the receiver holds
+// nothing for the document.
+type HTTPProbe struct {
+	Client *http.Client
+	// Header is added to every question (a debug endpoint's token).
+	Header http.Header
+	tmpl   string
+	parts  []tmplPart
+}
+
+// tmplPart is a literal or a placeholder, and where it stands.
+type tmplPart struct {
+	lit, name string
+	query     bool
+}
+
+// ParseProbeURL reads a --probe template: an http or https URL holding
+// placeholders in braces, each escaped for where it stands.
+func ParseProbeURL(tmpl string, client *http.Client, header http.Header) (*HTTPProbe, error) {
+	p := &HTTPProbe{Client: client, Header: header, tmpl: tmpl}
+	query := false
+	rest := tmpl
+	for rest != "" {
+		i := strings.IndexAny(rest, "{}?#")
+		if i < 0 {
+			p.parts = append(p.parts, tmplPart{lit: rest, query: query})
+			break
+		}
+		if i > 0 {
+			p.parts = append(p.parts, tmplPart{lit: rest[:i], query: query})
+		}
+		switch rest[i] {
+		case '?', '#':
+			if rest[i] == '#' {
+				return nil, errors.New("a fragment (#) is never sent, leave it out")
+			}
+			query = true
+			p.parts = append(p.parts, tmplPart{lit: "?", query: query})
+			rest = rest[i+1:]
+		case '}':
+			return nil, fmt.Errorf("a } with no { at byte %d", len(tmpl)-len(rest)+i+1)
+		case '{':
+			j := strings.IndexByte(rest[i:], '}')
+			if j < 0 {
+				return nil, fmt.Errorf("a { with no } at byte %d", len(tmpl)-len(rest)+i+1)
+			}
+			name := rest[i+1 : i+j]
+			if !slices.Contains(placeholders, name) {
+				return nil, fmt.Errorf("unknown placeholder {%s} (want %s)", termsafe.Text(name), placeholderList())
+			}
+			p.parts = append(p.parts, tmplPart{name: name, query: query})
+			rest = rest[i+j+1:]
+		}
+	}
+	// A question with every value filled in must make a URL whsim can GET.
+	u, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: "X", InvoiceCode: "1", Event: "E", RequestID: "r"}))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, errors.New("want an http:// or https:// URL")
+	case u.Host == "":
+		return nil, errors.New("no host")
+	case !slices.ContainsFunc(p.parts, func(t tmplPart) bool { return t.name == "code" || t.name == "invoiceCode" || t.name == "requestId" }):
+		return nil, errors.New("no {code}: the probe would ask the same of every document")
+	}
+	return p, nil
+}
+
+func placeholderList() string {
+	var b strings.Builder
+	for i, n := range placeholders {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("{" + n + "}")
+	}
+	return b.String()
+}
+
+func (p *HTTPProbe) url(q Question) string {
+	var b strings.Builder
+	for _, t := range p.parts {
+		switch {
+		case t.name == "":
+			b.WriteString(t.lit)
+		case t.query:
+			b.WriteString(url.QueryEscape(q.value(t.name)))
+		default:
+			b.WriteString(url.PathEscape(q.value(t.name)))
+		}
+	}
+	return b.String()
+}
+
+// maxAnswer bounds what whsim reads of an answer: one document's counts.
+const maxAnswer = 1 << 20
+
+func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
+	u := p.url(q)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: err.Error()}
+	}
+	for k, v := range p.Header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := p.Client.Do(req)
+	if err != nil {
+		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
+	if err != nil {
+		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
+	}
+	switch {
+	case res.StatusCode == http.StatusNotFound:
+		return Answer{Lines: -1, Raw: "404"}, nil
+	case res.StatusCode != http.StatusOK:
+		why := fmt.Sprintf("GET %s got %d, want 200 with a JSON object or 404", redact(u), res.StatusCode)
+		if s := shorten(body); s != "" {
+			why += ": " + s
+		}
+		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: why}
+	}
+	a, err := ParseAnswer(body)
+	if err != nil {
+		return a, &ProbeError{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered %q: %v", redact(u), a.Raw, err)}
+	}
+	return a, nil
+}
+
+// Command is a curl command: the probe's headers masked where they are
+// credentials.
+func (p *HTTPProbe) Command(q Question) string {
+	var b strings.Builder
+	b.WriteString("curl -sS")
+	for _, k := range slices.Sorted(maps.Keys(p.Header)) {
+		for _, v := range p.Header[k] {
+			if termsafe.SecretHeader(k) {
+				v = termsafe.Mask(k, v)
+			}
+			b.WriteString(" -H " + shellQuote(k+": "+v))
+		}
+	}
+	b.WriteString(" " + shellQuote(redact(p.url(q))))
+	return b.String()
+}
+
+// redact masks a URL's password.
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return s
+}
+
+// shortNetErr is a client error without Go's "Get \"url\": " wrapping.
+func shortNetErr(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
+		return "timeout, no answer in time"
+	}
+	return err.Error()
+}
+
+// CmdProbe runs a shell command per question, with the question in its
+// environment; its standard output is the answer.
+type CmdProbe struct {
+	Shell string // "" means sh
+	Run   string // the command, as the user gave it
+	// Timeout bounds one question; 0 means no bound.
+	Timeout time.Duration
+	// Env is the environment the command starts from; nil means whsim's.
+	Env []string
+}
+
+// Environment variables a --probe-cmd command reads.
+const (
+	EnvKind        = "WHSIM_KIND"
+	EnvCode        = "WHSIM_CODE"
+	EnvInvoiceCode = "WHSIM_INVOICE_CODE"
+	EnvEvent       = "WHSIM_EVENT"
+	EnvRequestID   = "WHSIM_REQUEST_ID"
+)
+
+func (q Question) env() []string {
+	return []string{
+		EnvKind + "=" + KindWord(q.Kind), EnvCode + "=" + q.Code, EnvInvoiceCode + "=" + q.InvoiceCode,
+		EnvEvent + "=" + q.Event, EnvRequestID + "=" + q.RequestID,
+	}
+}
+
+func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
+	sh := p.Shell
+	if sh == "" {
+		sh = "sh"
+	}
+	cmd := exec.CommandContext(ctx, sh, "-c", p.Run)
+	env := p.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(slices.Clone(env), q.env()...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &limited{&out, maxAnswer}, &limited{&errOut, 4 << 10}
+	// A command that leaves a child holding its output open must not hold
+	// the run past its time limit.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	fail := func(why string) (Answer, error) {
+		return Answer{Lines: -1}, &ProbeError{Probe: p.Run, Reason: why}
+	}
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return fail(fmt.Sprintf("timeout, no answer within %s", p.Timeout))
+	case ctx.Err() != nil:
+		return Answer{Lines: -1}, ctx.Err()
+	case err != nil:
+		var ee *exec.ExitError
+		why := err.Error()
+		if errors.As(err, &ee) {
+			why = fmt.Sprintf("exited %d", ee.ExitCode())
+		}
+		if s := shorten(errOut.Bytes()); s != "" {
+			why += ": " + s
+		} else if s := shorten(out.Bytes()); s != "" {
+			why += ", printing " + s
+		}
+		return fail(why)
+	}
+	a, err := ParseAnswer(out.Bytes())
+	if err != nil {
+		return fail(fmt.Sprintf("printed %q: %v", a.Raw, err))
+	}
+	return a, nil
+}
+
+// Command is the command with the question's values set before it.
+func (p *CmdProbe) Command(q Question) string {
+	var b strings.Builder
+	for _, kv := range q.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		if v == "" && k == EnvInvoiceCode {
+			continue
+		}
+		b.WriteString(k + "=" + shellQuote(v) + " ")
+	}
+	b.WriteString("sh -c " + shellQuote(p.Run))
+	return b.String()
+}
+
+// limited keeps the first n bytes written and drops the rest, so that a
+// command printing without end cannot fill memory.
+type limited struct {
+	w *bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(b []byte) (int, error) {
+	if room := l.n - l.w.Len(); room > 0 {
+		l.w.Write(b[:min(room, len(b))])
+	}
+	return len(b), nil
+}

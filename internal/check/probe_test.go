@@ -1,0 +1,235 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+func TestParseAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in    string
+		count int
+		state string
+		lines int
+		err   string // a word of the error; "" for none
+	}{
+		{`{"count":1,"state":"created","lines":3}`, 1, StateCreated, 3, ""},
+		{`[{"count":1,"state":"voided"}]`, 1, StateVoided, -1, ""},
+		{"  [{\"count\": 2, \"state\": \"Audited\", \"extra\": [1]}]\n", 2, StateAudited, -1, ""},
+		{`{"count":0}`, 0, "", -1, ""},
+		{`[{"count":0,"state":null,"lines":null}]`, 0, "", -1, ""},
+		{`{"count":"1","state":"created","lines":"12"}`, 1, StateCreated, 12, ""},
+		{`{"count":1.0,"state":"created"}`, 1, StateCreated, -1, ""},
+		{``, 0, "", -1, "nothing"},
+		{`[]`, 0, "", -1, "array of 0"},
+		{`[{"count":1},{"count":1}]`, 0, "", -1, "array of 2"},
+		{`hello`, 0, "", -1, "not JSON"},
+		{`[{"count":1`, 0, "", -1, "not JSON"},
+		{`"count"`, 0, "", -1, "not a JSON object"},
+		{`{"state":"created"}`, 0, "", -1, "no count"},
+		{`{"count":-1}`, 0, "", -1, "whole number"},
+		{`{"count":1.5}`, 0, "", -1, "whole number"},
+		{`{"count":1}`, 0, "", -1, "no state"},
+		{`{"count":1,"state":"open"}`, 0, "", -1, `state "open"`},
+		{`{"count":1,"state":7}`, 0, "", -1, "want a string"},
+		{`{"count":1,"state":"created","lines":"x"}`, 0, "", -1, "lines"},
+	}
+	for _, tt := range tests {
+		a, err := ParseAnswer([]byte(tt.in))
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseAnswer(%q) error %v, want one saying %q", tt.in, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("ParseAnswer(%q): %v", tt.in, err)
+		case a.Count != tt.count || a.State != tt.state || a.Lines != tt.lines:
+			t.Errorf("ParseAnswer(%q) = %+v, want count %d state %q lines %d", tt.in, a, tt.count, tt.state, tt.lines)
+		}
+	}
+}
+
+func FuzzParseAnswer(f *testing.F) {
+	for _, s := range []string{`{"count":1,"state":"created","lines":3}`, `[{"count":0}]`, `[]`, `{"count":"2"}`, "x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := ParseAnswer(b)
+		if err != nil {
+			return
+		}
+		if a.Count < 0 || a.Count >= 1 && a.State == "" || a.Lines < -1 {
+			t.Fatalf("ParseAnswer(%q) = %+v: an answer the contract does not allow", b, a)
+		}
+	})
+}
+
+func TestParseProbeURL(t *testing.T) {
+	t.Parallel()
+	q := Question{Kind: spec.Receipt, Code: "SKD-ABC-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "id/1 2"}
+	tests := []struct {
+		tmpl, want, err string
+	}{
+		{"http://h/debug/{kind}s/{code}", "http://h/debug/receipts/SKD-ABC-0001", ""},
+		{"https://h/d?kind={kind}&code={code}&event={event}&id={requestId}", "https://h/d?kind=receipt&code=SKD-ABC-0001&event=CREATE_RECEIVABLE_DOC&id=id%2F1+2", ""},
+		{"http://h/{requestId}", "http://h/id%2F1%202", ""},
+		{"http://h/x/{invoiceCode}?c={code}", "http://h/x/?c=SKD-ABC-0001", ""},
+		{"http://h/{nope}", "", "unknown placeholder {nope}"},
+		{"http://h/{code", "", "a { with no }"},
+		{"http://h/code}", "", "a } with no {"},
+		{"ftp://h/{code}", "", "http:// or https://"},
+		{"/debug/{code}", "", "http:// or https://"},
+		{"http://h/debug/{kind}", "", "no {code}"},
+		{"http://h/{code}#x", "", "fragment"},
+	}
+	for _, tt := range tests {
+		p, err := ParseProbeURL(tt.tmpl, http.DefaultClient, nil)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseProbeURL(%q) error %v, want one saying %q", tt.tmpl, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("ParseProbeURL(%q): %v", tt.tmpl, err)
+		case p.url(q) != tt.want:
+			t.Errorf("ParseProbeURL(%q) asks %s, want %s", tt.tmpl, p.url(q), tt.want)
+		}
+	}
+}
+
+func FuzzParseProbeURL(f *testing.F) {
+	for _, s := range []string{"http://h/{kind}/{code}", "https://h/?c={code}&e={event}", "http://h/{x}", "{"} {
+		f.Add(s, "SKD-1")
+	}
+	f.Fuzz(func(t *testing.T, tmpl, code string) {
+		p, err := ParseProbeURL(tmpl, http.DefaultClient, nil)
+		if err != nil {
+			return
+		}
+		// Whatever the values, a value never breaks out of the part of the
+		// URL it stands in: the scheme and the query's names stay.
+		base, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: "X"}))
+		if err != nil {
+			t.Fatalf("template %q accepted, but makes no URL: %v", tmpl, err)
+		}
+		u, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: code}))
+		if err != nil {
+			return // a host made of the value: the request fails, said as the probe's error
+		}
+		names := func(u *url.URL) string {
+			var ks []string
+			for k := range u.Query() {
+				ks = append(ks, k)
+			}
+			slices.Sort(ks)
+			return strings.Join(ks, "&")
+		}
+		inKey := regexp.MustCompile(`[?&][^=&]*\{`).MatchString(tmpl) // a placeholder naming a query parameter
+		if u.Scheme != base.Scheme || u.Fragment != "" || !inKey && names(u) != names(base) {
+			t.Fatalf("template %q with code %q makes %q", tmpl, code, u)
+		}
+	})
+}
+
+func TestHTTPProbe(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/held":
+			if r.Header.Get("X-Debug-Token") != "s3cret" {
+				http.Error(w, "no token", http.StatusForbidden)
+				return
+			}
+			w.Write([]byte(`{"count":1,"state":"created","lines":2}`))
+		case "/none":
+			http.NotFound(w, r)
+		case "/boom":
+			http.Error(w, "database is locked", http.StatusInternalServerError)
+		case "/slow":
+			<-r.Context().Done()
+		default:
+			w.Write([]byte("<html>hello</html>"))
+		}
+	}))
+	defer srv.Close()
+	ask := func(code string) (Answer, error) {
+		client := &http.Client{Timeout: time.Minute}
+		if code == "slow" {
+			client.Timeout = 200 * time.Millisecond
+		}
+		p, err := ParseProbeURL(srv.URL+"/{code}", client, http.Header{"X-Debug-Token": {"s3cret"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Ask(context.Background(), Question{Kind: spec.Invoice, Code: code})
+	}
+	if a, err := ask("held"); err != nil || a.Count != 1 || a.Lines != 2 {
+		t.Errorf("held: %+v, %v", a, err)
+	}
+	if a, err := ask("none"); err != nil || a.Count != 0 {
+		t.Errorf("404: %+v, %v; want count 0", a, err)
+	}
+	for code, want := range map[string]string{"boom": "got 500, want 200 with a JSON object or 404: database is locked", "slow": "timeout", "page": `answered "<html>hello</html>": not JSON`} {
+		_, err := ask(code)
+		var pe *ProbeError
+		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, want) {
+			t.Errorf("%s: %v, want a ProbeError saying %q", code, err, want)
+		}
+	}
+	p, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"X-Debug-Token": {"s3cret"}})
+	if cmd := p.Command(Question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
+		t.Errorf("Command = %s, want the token masked", cmd)
+	}
+}
+
+func TestCmdProbe(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
+	tests := []struct {
+		cmd, want string // want: a word of the error, or the answer's state
+	}{
+		{`printf '[{"count":1,"state":"%s","kind":"%s"}]' created "$WHSIM_KIND"`, StateCreated},
+		{`test "$WHSIM_KIND/$WHSIM_CODE/$WHSIM_EVENT/$WHSIM_REQUEST_ID" = receipt/SKD-X-0001/CREATE_RECEIVABLE_DOC/r-1 && echo '{"count":1,"state":"voided"}'`, StateVoided},
+		{`echo 'Error: no such table: receipts' >&2; exit 1`, "exited 1: Error: no such table: receipts"},
+		{`sleep 30`, "timeout, no answer within 300ms"},
+		{`echo hello`, `printed "hello": not JSON`},
+		{`true`, `printed "": nothing`},
+	}
+	for _, tt := range tests {
+		// Only the command that never answers in time gets a short limit:
+		// a busy machine may take a while to start a shell.
+		p := &CmdProbe{Run: tt.cmd, Timeout: time.Minute}
+		if strings.HasPrefix(tt.cmd, "sleep") {
+			p.Timeout = 300 * time.Millisecond
+		}
+		a, err := p.Ask(context.Background(), q)
+		var pe *ProbeError
+		switch {
+		case tt.want == StateCreated || tt.want == StateVoided:
+			if err != nil || a.State != tt.want {
+				t.Errorf("%s: %+v, %v; want state %s", tt.cmd, a, err, tt.want)
+			}
+		case !errors.As(err, &pe) || !strings.Contains(pe.Error(), tt.want):
+			t.Errorf("%s: %v, want a ProbeError saying %q", tt.cmd, err, tt.want)
+		}
+	}
+	c := (&CmdProbe{Run: `sqlite3 -json app.db "select 1"`}).Command(q)
+	if want := `WHSIM_KIND='receipt' WHSIM_CODE='SKD-X-0001' WHSIM_EVENT='CREATE_RECEIVABLE_DOC' WHSIM_REQUEST_ID='r-1' sh -c 'sqlite3 -json app.db "select 1"'`; c != want {
+		t.Errorf("Command = %s\nwant      %s", c, want)
+	}
+}

@@ -1,0 +1,346 @@
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// Failed is a failed case read back from a check report, to send again.
+type Failed struct {
+	Check, Name string
+	// Want is the answer that fixes it; "" for a case that cannot be sent
+	// again alone (load, latency: judged over a whole run).
+	Want     string
+	Status   int // what it got in the run
+	URL      string
+	Query    string
+	Header   http.Header
+	Body     []byte
+	Copies   int
+	AtOnce   bool
+	Resign   bool
+	Reported string // the reason the run gave
+	// File is where --save-cases wrote its records, as the run named it.
+	File string
+}
+
+// ReportLineError says which line of a report is not what check
+// --output json writes.
+type ReportLineError struct {
+	Line int
+	Err  error
+}
+
+func (e *ReportLineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *ReportLineError) Unwrap() error { return e.Err }
+
+// ErrNotReport says a file holds no check case at all.
+var ErrNotReport = errors.New("no check case in it: want the output of whsim check --output json, or a --save-cases directory")
+
+// maxReportLine bounds one line of a report: a case of a large body.
+const maxReportLine = 64 << 20
+
+// ReadFailed reads a check report (the JSON lines of check --output json,
+// or a --save-cases directory's ResultsFile) and returns its failed cases
+// in report order. The summary line, and any line that names no case, is
+// skipped; a file without one case is ErrNotReport.
+func ReadFailed(r io.Reader) ([]Failed, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
+	var out []Failed
+	cases, n := 0, 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var j struct {
+			caseJSON
+			Summary json.RawMessage `json:"summary"`
+		}
+		if err := json.Unmarshal(line, &j); err != nil {
+			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not a JSON object: %v", err)}
+		}
+		// The summary and any other line that names no case (what a
+		// later version may add) are not cases to rerun.
+		if j.Summary != nil || j.Check == "" || j.Case == "" {
+			continue
+		}
+		cases++
+		if j.Verdict != string(Fail) {
+			continue
+		}
+		f := Failed{Check: j.Check, Name: j.Case, Want: j.Want, Status: j.Status, Reported: j.Reason, File: j.File}
+		if q := j.Request; q != nil {
+			body, err := capture.DecodeBody(q.Body, q.BodyEncoding)
+			if err != nil {
+				return nil, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
+			}
+			f.URL, f.Query, f.Header, f.Body = q.URL, q.Query, q.Headers, body
+			f.Copies, f.AtOnce, f.Resign = q.Copies, q.AtOnce, q.Resign
+		} else {
+			f.Want = "" // no request to send
+		}
+		out = append(out, f)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", n+1, err)
+	}
+	if cases == 0 {
+		return nil, ErrNotReport
+	}
+	return out, nil
+}
+
+// RerunConfig is how a rerun sends.
+type RerunConfig struct {
+	Client *http.Client
+	// Target, when set, replaces each case's URL (its query is kept).
+	Target *url.URL
+	// Header replaces the cases' headers of the same names: credentials,
+	// which a report holds masked.
+	Header http.Header
+	// Signer signs the cases that carried the run's signature afresh.
+	Signer *deliver.Signer
+	Now    func() time.Time
+	// IDs, when set, gives each case a fresh requestId (its copies share
+	// it), so that a receiver that keeps its data does not take the rerun
+	// for the run's calls again. A signature case whose headers are wrong
+	// on purpose keeps its bytes.
+	IDs *deliver.IDs
+}
+
+// Rerun outcomes.
+const (
+	Fixed        = "fixed"
+	StillFailing = "still-failing"
+	NotRerun     = "not-rerun"
+)
+
+// RerunResult is what became of one failed case sent again.
+type RerunResult struct {
+	Case    Failed
+	Outcome string
+	Status  int
+	Reason  string
+}
+
+// Rerun sends each failed case again, as the run sent it (every copy, at
+// once when it was), and says whether it is fixed: every answer is what
+// the case's check wants. A case that needs the run's secret and has no
+// signer is an error before anything is sent.
+func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunResult)) error {
+	for _, c := range cases {
+		if c.Resign && c.Want != "" && cfg.Signer == nil {
+			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
+		}
+	}
+	for _, c := range cases {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if c.Want == "" {
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "judged over a whole run, not one call: run whsim check --checks " + c.Check + " again"})
+			continue
+		}
+		res, err := rerunOne(ctx, cfg, c)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", c.Check, c.Name, err)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		out(res)
+	}
+	return nil
+}
+
+func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
+	d := &deliver.Deliverer{Client: cfg.Client, Now: cfg.Now}
+	query := c.Query
+	if cfg.Target != nil {
+		d.Target = cfg.Target
+	} else {
+		t, err := deliver.ParseTarget(c.URL)
+		if err != nil {
+			return RerunResult{}, err
+		}
+		d.Target, query = t, ""
+	}
+	h := capture.ReplayHeaders(c.Header)
+	for k, v := range cfg.Header {
+		h[k] = v
+	}
+	req := &deliver.Request{Event: c.Check, Method: http.MethodPost, Query: query, Header: h, Body: c.Body}
+	fresh := cfg.IDs != nil && (c.Check != Signature || c.Resign)
+	if start, end := deliver.FindRequestID(c.Body); start >= 0 {
+		req.RequestID = string(c.Body[start:end])
+		if fresh {
+			req.RequestID = cfg.IDs.Next()
+			req.Body = deliver.SpliceID(c.Body, start, end, req.RequestID)
+		}
+	}
+	if c.Resign {
+		d.Signer = cfg.Signer
+		req.WebhookID = capture.WebhookID(req, fresh)
+	}
+	n := max(c.Copies, 1)
+	results := make([]*deliver.Result, n)
+	if c.AtOnce {
+		// Every copy waits for the others, so they reach the receiver
+		// together, as the run's burst did.
+		var ready, done sync.WaitGroup
+		start := make(chan struct{})
+		ready.Add(n)
+		for i := range n {
+			one := *req
+			done.Go(func() {
+				ready.Done()
+				<-start
+				results[i] = d.Deliver(ctx, &one)
+			})
+		}
+		ready.Wait()
+		close(start)
+		done.Wait()
+	} else {
+		for i := range n {
+			results[i] = d.Deliver(ctx, req)
+		}
+	}
+	res := RerunResult{Case: c, Outcome: Fixed}
+	for i, r := range results {
+		a := r.Last()
+		if i == 0 || res.Outcome == Fixed {
+			res.Status = a.Status
+			res.Reason = answer(a)
+		}
+		if res.Outcome == Fixed && !wants(c.Want, a.Status) {
+			res.Outcome = StillFailing
+			res.Reason = answer(a) + ", want " + c.Want
+			if n > 1 {
+				res.Reason = fmt.Sprintf("delivery %d of %d %s", i+1, n, res.Reason)
+			}
+		}
+	}
+	return res, nil
+}
+
+// wants says whether status is the answer want names.
+func wants(want string, status int) bool {
+	switch want {
+	case Want2xx:
+		return is2xx(status)
+	case Want4xx:
+		return is4xx(status)
+	case Want2xxOr4xx:
+		return is2xx(status) || is4xx(status)
+	}
+	return false
+}
+
+// RerunCase reports a rerun result through the shared reporter.
+type RerunCase struct{ R RerunResult }
+
+func (c *RerunCase) Verdict() report.Verdict {
+	if c.R.Outcome == Fixed {
+		return report.Pass
+	}
+	return report.Fail
+}
+
+var outcomeWord = map[string]string{Fixed: "FIXED", StillFailing: "STILL FAILING", NotRerun: "NOT RERUN"}
+
+func (c *RerunCase) AppendText(b []byte, st *report.Style) []byte {
+	w := st.Fail
+	if c.R.Outcome == Fixed {
+		w = st.OK
+	}
+	b = w.Append(b, outcomeWord[c.R.Outcome])
+	b = append(b, ' ')
+	b = st.Key.Append(b, c.R.Case.Check)
+	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.R.Case.Name), termsafe.Text(c.R.Reason))
+}
+
+func (c *RerunCase) AppendJSON(b []byte, _ *report.Style) []byte {
+	j, _ := json.Marshal(struct {
+		Check  string `json:"check"`
+		Case   string `json:"case"`
+		Rerun  string `json:"rerun"`
+		Status int    `json:"status"`
+		Was    int    `json:"wasStatus"`
+		Reason string `json:"reason"`
+		Want   string `json:"want,omitempty"`
+	}{c.R.Case.Check, c.R.Case.Name, c.R.Outcome, c.R.Status, c.R.Case.Status, termsafe.Text(c.R.Reason), c.R.Case.Want})
+	return append(append(b, j...), '\n')
+}
+
+func (c *RerunCase) JUnit() report.TestCase {
+	tc := report.TestCase{Suite: c.R.Case.Check, Name: c.R.Case.Name, Class: "whsim.check." + c.R.Case.Check}
+	if c.R.Outcome != Fixed {
+		tc.Failure, tc.FailureType = c.R.Reason, c.R.Outcome
+	} else {
+		tc.Detail = "fixed: " + c.R.Reason
+	}
+	return tc
+}
+
+// RerunSummary counts a rerun's outcomes.
+type RerunSummary struct {
+	Fixed, StillFailing, NotRerun int
+}
+
+// Add counts a result.
+func (s *RerunSummary) Add(r RerunResult) {
+	switch r.Outcome {
+	case Fixed:
+		s.Fixed++
+	case StillFailing:
+		s.StillFailing++
+	default:
+		s.NotRerun++
+	}
+}
+
+// AllFixed says every case sent again is fixed.
+func (s *RerunSummary) AllFixed() bool { return s.StillFailing == 0 && s.NotRerun == 0 }
+
+func (s *RerunSummary) Title() string { return "whsim check --rerun" }
+
+func (s *RerunSummary) AppendText(b []byte, st *report.Style) []byte {
+	total := s.Fixed + s.StillFailing + s.NotRerun
+	b = append(b, '\n')
+	if s.AllFixed() {
+		b = st.OK.Append(b, "ok")
+		return fmt.Appendf(b, " all %d failed %s fixed\n", total, report.Plural(total, "case is", "cases are"))
+	}
+	b = st.Fail.Append(b, "FAIL")
+	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, report.Plural(total, "case", "cases"), s.StillFailing)
+	if s.NotRerun > 0 {
+		b = fmt.Appendf(b, ", %d not rerun", s.NotRerun)
+	}
+	return append(b, '\n')
+}
+
+func (s *RerunSummary) AppendJSON(b []byte) []byte {
+	j, _ := json.Marshal(map[string]any{"summary": map[string]any{
+		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed(),
+	}})
+	return append(append(b, j...), '\n')
+}

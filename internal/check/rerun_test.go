@@ -1,0 +1,338 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/report"
+)
+
+func testSigner(t testing.TB) *deliver.Signer {
+	t.Helper()
+	s, err := deliver.NewSigner(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestValidSignature(t *testing.T) {
+	t.Parallel()
+	s := testSigner(t)
+	now := time.Unix(1_800_000_000, 0)
+	body := []byte(`{"requestId":"r"}`)
+	sig := s.Signature("msg_1", now.Unix(), body)
+	h := func(id, ts, sig string) http.Header {
+		out := http.Header{}
+		for k, v := range map[string]string{"Webhook-Id": id, "Webhook-Timestamp": ts, "Webhook-Signature": sig} {
+			if v != "" {
+				out[k] = []string{v}
+			}
+		}
+		return out
+	}
+	ts := strconv.FormatInt(now.Unix(), 10)
+	tests := []struct {
+		name string
+		h    http.Header
+		body []byte
+		want bool
+	}{
+		{"correct", h("msg_1", ts, sig), body, true},
+		{"one of several", h("msg_1", ts, "v1,d3Jvbmc= "+sig), body, true},
+		{"tampered", h("msg_1", ts, sig), []byte(`{"requestId":"x"}`), false},
+		{"other id", h("msg_2", ts, sig), body, false},
+		{"no signature", h("msg_1", ts, ""), body, false},
+		{"no id", h("", ts, sig), body, false},
+		{"no timestamp", h("msg_1", "", sig), body, false},
+		{"timestamp not a number", h("msg_1", "soon", sig), body, false},
+		{"six minutes old", h("msg_1", strconv.FormatInt(now.Unix()-360, 10), s.Signature("msg_1", now.Unix()-360, body)), body, false},
+		{"four minutes old", h("msg_1", strconv.FormatInt(now.Unix()-240, 10), s.Signature("msg_1", now.Unix()-240, body)), body, true},
+	}
+	for _, tt := range tests {
+		if got := validSignature(s, tt.h, tt.body, now); got != tt.want {
+			t.Errorf("%s: valid %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// reported is the JSON line the reporter writes for a result.
+func reported(t testing.TB, rep *Reporter, res Result) []byte {
+	t.Helper()
+	c := &caseReport{res: res, target: rep.maskedTarget(), user: rep.Header}
+	c.sent = rep.sentRequest(res.Case)
+	c.repro = rep.reproduce(c)
+	return c.AppendJSON(nil, nil)
+}
+
+func TestReadFailed(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook?tenant=7")
+	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
+	body := []byte("{\"requestId\":\"r-1\",\"x\":\"\xff\"}")
+	fail := Result{Case: &Case{Check: Duplicates, Name: "CREATE_RECEIVABLE_DOC/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC",
+		Body: body, RequestID: "r-1", Copies: 8, AtOnce: true}, Verdict: Fail, Status: 409, Reason: "7 of 8 got 409"}
+	pass := Result{Case: &Case{Check: AcceptsValid, Name: "ok", Body: []byte("{}")}, Verdict: Pass, Status: 200}
+	load := Result{Case: &Case{Check: Load, Name: "300-calls-at-16", Body: []byte("{}")}, Verdict: Fail, Status: 500}
+	var in bytes.Buffer
+	in.Write(reported(t, rep, pass))
+	in.Write(reported(t, rep, fail))
+	in.WriteString("\n")
+	in.Write(reported(t, rep, load))
+	in.WriteString(`{"summary":{"checks":{},"failed":true}}` + "\n")
+	if bytes.Contains(in.Bytes(), []byte("s3cret")) {
+		t.Fatalf("the report holds the credential:\n%s", in.Bytes())
+	}
+	got, err := ReadFailed(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d failed cases, want 2: %+v", len(got), got)
+	}
+	f := got[0]
+	if f.Check != Duplicates || f.Want != Want2xx || !bytes.Equal(f.Body, body) || f.Copies != 8 || !f.AtOnce || !f.Resign ||
+		f.URL != "http://127.0.0.1:9/hook?tenant=7&businessType=CREATE_RECEIVABLE_DOC" || f.Query != "businessType=CREATE_RECEIVABLE_DOC" ||
+		f.Header.Get("Authorization") != "Bearer ****" || f.Header.Get("Webhook-Id") != "r-1" {
+		t.Errorf("read back %+v", f)
+	}
+	if got[1].Check != Load || got[1].Want != "" {
+		t.Errorf("load: %+v, want no expectation (judged over a run)", got[1])
+	}
+
+	for _, tt := range []struct{ in, want string }{
+		{"not json\n", "line 1: not a JSON object"},
+		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, ErrNotReport.Error()},
+		{`{"check":"a","case":"b","verdict":"pass"}` + "\n" + `[1]`, `line 2: not a JSON object`},
+		{`{"summary":{}}`, ErrNotReport.Error()},
+		{"", ErrNotReport.Error()},
+		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},
+	} {
+		_, err := ReadFailed(strings.NewReader(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func FuzzReadFailed(f *testing.F) {
+	target, _ := url.Parse("http://127.0.0.1:9/")
+	rep := &Reporter{Target: target}
+	f.Add(reported(f, rep, Result{Case: &Case{Check: RejectsMalformed, Name: "not-json", Body: []byte("x")}, Verdict: Fail}))
+	f.Add([]byte(`{"summary":{}}`))
+	f.Add([]byte("{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\"}\n\n{"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cases, err := ReadFailed(bytes.NewReader(b))
+		var le *ReportLineError
+		if err != nil && !errors.As(err, &le) && !errors.Is(err, ErrNotReport) && !strings.Contains(err.Error(), "token too long") {
+			t.Errorf("error of no known kind: %v", err)
+		}
+		for _, c := range cases {
+			if c.Check == "" || c.Name == "" {
+				t.Errorf("a case without check or name: %+v", c)
+			}
+		}
+	})
+}
+
+// switchable is a receiver that verifies signatures, keeps requestIds and
+// behaves as broken or fixed: broken, it accepts what it cannot read and
+// refuses a requestId it has seen (409).
+type switchable struct {
+	t      *testing.T
+	signer *deliver.Signer
+	now    func() time.Time
+
+	mu     sync.Mutex
+	fixed  bool
+	seen   map[string]bool
+	ids    []string
+	sigBad int
+}
+
+func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.Header.Get("Webhook-Signature") != "" && !validSignature(s.signer, r.Header, body, s.now()) {
+		s.sigBad++
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	start, end := deliver.FindRequestID(body)
+	if start < 0 {
+		if s.fixed {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+		return
+	}
+	id := string(body[start:end])
+	s.ids = append(s.ids, id)
+	if s.seen[id] && !s.fixed {
+		w.WriteHeader(http.StatusConflict)
+	}
+	s.seen[id] = true
+}
+
+func TestRerun(t *testing.T) {
+	t.Parallel()
+	signer := testSigner(t)
+	ran := time.Unix(1_800_000_000, 0)
+	later := ran.Add(time.Hour) // every saved signature is stale by now
+	rcv := &switchable{t: t, signer: signer, now: func() time.Time { return later }, seen: map[string]bool{}}
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL + "/hook")
+	rep := &Reporter{Target: target, Signer: signer, Now: func() time.Time { return ran }}
+	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	var in bytes.Buffer
+	for _, res := range []Result{
+		{Case: &Case{Check: RejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("not json")}, Verdict: Fail, Status: 200},
+		{Case: &Case{Check: Duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 8, AtOnce: true,
+			RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409},
+		{Case: &Case{Check: Latency, Name: "p99"}, Verdict: Fail},
+	} {
+		in.Write(reported(t, rep, res))
+	}
+	cases, err := ReadFailed(bytes.NewReader(in.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := uint64(0)
+	run := func() []RerunResult {
+		var out []RerunResult
+		seed++
+		cfg := RerunConfig{Client: srv.Client(), Signer: signer, Now: func() time.Time { return later }, IDs: deliver.NewIDs(seed)}
+		if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	outcomes := func(rs []RerunResult) string {
+		var s []string
+		for _, r := range rs {
+			s = append(s, r.Outcome+" "+r.Reason)
+		}
+		return strings.Join(s, "; ")
+	}
+	broken := run()
+	if got := outcomes(broken); !strings.HasPrefix(got, "still-failing got 200, want 4xx; still-failing delivery ") ||
+		!strings.Contains(got, "got 409, want 2xx; not-rerun judged over a whole run") {
+		t.Errorf("broken: %s", got)
+	}
+	rcv.mu.Lock()
+	rcv.fixed = true
+	rcv.mu.Unlock()
+	if got := outcomes(run()); got != "fixed got 400; fixed got 200; not-rerun judged over a whole run, not one call: run whsim check --checks latency again" {
+		t.Errorf("fixed: %s", got)
+	}
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	if rcv.sigBad != 0 {
+		t.Errorf("%d calls had a stale or wrong signature: a rerun signs afresh", rcv.sigBad)
+	}
+	// Each rerun of the burst is one fresh requestId, shared by its copies.
+	counts := map[string]int{}
+	for _, id := range rcv.ids {
+		counts[id]++
+	}
+	if len(counts) != 2 || counts["11111111-1111-4111-8111-111111111111"] != 0 {
+		t.Errorf("requestIds %v, want two fresh ones, 8 copies each", counts)
+	}
+	for id, n := range counts {
+		if n != 8 {
+			t.Errorf("requestId %s sent %d times, want 8", id, n)
+		}
+	}
+
+	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client()}, cases, func(RerunResult) {}); err == nil || !strings.Contains(err.Error(), "--secret") {
+		t.Errorf("signed cases without a signer: %v", err)
+	}
+}
+
+// TestSavedCases: --save-cases writes a case as capture records, one per
+// delivery, with the headers as sent; its command replays the file.
+func TestSavedCases(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	out, _ := report.New(report.JSON, io.Discard, report.Style{}, false)
+	rep := &Reporter{Out: out, Target: target, SaveDir: dir, Header: http.Header{"Authorization": {"Bearer s3cret"}},
+		Signer: testSigner(t), Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
+	c := &Case{Check: Duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC",
+		Body: []byte(`{"requestId":"r-1"}`), RequestID: "r-1", Copies: 4}
+	rep.Result(Result{Case: c, Verdict: Fail, Status: 409})
+	if err := rep.Finish(&Summary{Checks: map[string]*Tally{}}); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "duplicates", "CREATE_RECEIVABLE_DOC--serial-x4.ndjson")
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if fi, _ := f.Stat(); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 (it holds credentials, as a capture does)", fi.Mode().Perm())
+	}
+	r := capture.NewReader(f)
+	n := 0
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		b, _ := rec.RequestBody()
+		if rec.Method != "POST" || rec.Path != "/hook" || rec.Query != c.Query || string(b) != string(c.Body) ||
+			rec.Headers.Get("Authorization") != "Bearer s3cret" || rec.Headers.Get("Webhook-Id") != "r-1" ||
+			!validSignature(rep.Signer, rec.Headers, b, rep.Now()) {
+			t.Errorf("record %+v", rec)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d records, want one per delivery (4)", n)
+	}
+	results, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if err != nil || !bytes.Contains(results, []byte(`"reproduce":"whsim replay '`+name+`' --url 'http://127.0.0.1:9/hook' --sign standard --secret \"$WHSIM_REPLAY_SECRET\""`)) ||
+		bytes.Contains(results, []byte("s3cret")) {
+		t.Errorf("results %s (%v)", results, err)
+	}
+}
+
+// TestInlineReplayCommand: without a saved file, a signed case's command
+// pipes its record, credentials masked and given back with -H, into
+// replay, concurrently for a burst.
+func TestInlineReplayCommand(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://u:pw@127.0.0.1:9/hook")
+	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
+	c := &Case{Check: Duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte(`{"requestId":"it's"}`), Copies: 8, AtOnce: true}
+	cc := &caseReport{res: Result{Case: c}}
+	cc.sent = rep.sentRequest(c)
+	cmd := rep.reproduce(cc)
+	for _, want := range []string{"rec='{\"capture\":1,", `for i in $(seq 8); do printf '%s\n' "$rec"; done | whsim replay - --url 'http://u:%2A%2A%2A%2A@127.0.0.1:9/hook' --concurrency 8 -H 'Authorization: Bearer ****' --sign standard --secret "$WHSIM_REPLAY_SECRET"`} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("command %s\nwant %s", cmd, want)
+		}
+	}
+	if strings.Contains(cmd, "s3cret") || strings.Contains(cmd, ":pw@") {
+		t.Errorf("command %s holds a credential", cmd)
+	}
+}

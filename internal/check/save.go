@@ -1,0 +1,265 @@
+package check
+
+import (
+	"crypto/hmac"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// Expectations a rerun holds a failed case to: the answer its check wants.
+const (
+	Want2xx      = "2xx"
+	Want4xx      = "4xx"
+	Want2xxOr4xx = "2xx or 4xx"
+)
+
+// ResultsFile is the file in a --save-cases directory that holds the JSON
+// line of every case, as --output json prints them: check --rerun DIR
+// reads it.
+const ResultsFile = "results.ndjson"
+
+// sent is a case's request as it went out and as a reproduction needs it.
+type sent struct {
+	// header is what was sent: the content type, the user's headers (with
+	// their credentials) and the case's own or the run's signature.
+	header http.Header
+	// resign: the call carried a correct signature of the run's secret,
+	// which goes stale; a reproduction signs it afresh. A signature case
+	// whose signature is wrong on purpose keeps its headers as they were.
+	resign bool
+	// want is the answer the case's check wants, "" for checks judged
+	// over many calls (load, latency), which a rerun cannot repeat alone.
+	want string
+}
+
+// sentRequest rebuilds what the runner sent for c: the run's signature is
+// the one it made (the same id and body; the timestamp of now, which a
+// reproduction replaces anyway).
+func (r *Reporter) sentRequest(c *Case) sent {
+	h := http.Header{"Content-Type": {"application/json"}}
+	for k, v := range r.Header {
+		h[k] = slices.Clone(v)
+	}
+	for k, v := range c.Header {
+		h[k] = slices.Clone(v)
+	}
+	s := sent{header: h}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	switch {
+	case r.Signer == nil:
+	case c.Check == Signature:
+		s.resign = validSignature(r.Signer, h, c.Body, now())
+	default:
+		r.Signer.Sign(h, webhookID(c), now(), c.Body)
+		s.resign = true
+	}
+	s.want = wantOf(c.Check, s.resign)
+	return s
+}
+
+// wantOf is what a failed case of check must get to be fixed; valid says
+// a signature case carries a correct signature.
+func wantOf(check string, valid bool) string {
+	switch check {
+	case AcceptsValid, Duplicates:
+		return Want2xx
+	case RejectsMalformed:
+		return Want4xx
+	case OutOfOrder:
+		return Want2xxOr4xx
+	case Signature:
+		if valid {
+			return Want2xx
+		}
+		return Want4xx
+	}
+	return ""
+}
+
+// signatureTolerance is how far off a webhook-timestamp Standard Webhooks
+// receivers accept.
+const signatureTolerance = 5 * time.Minute
+
+// validSignature says whether h carries a Standard Webhooks signature of
+// body with s's secret, timestamped within the tolerance of now: a call a
+// receiver must accept. One v1 signature among several is enough.
+func validSignature(s *deliver.Signer, h http.Header, body []byte, now time.Time) bool {
+	id, ts := h.Get("Webhook-Id"), h.Get("Webhook-Timestamp")
+	at, err := strconv.ParseInt(ts, 10, 64)
+	if id == "" || err != nil {
+		return false
+	}
+	if d := now.Sub(time.Unix(at, 0)); d > signatureTolerance || d < -signatureTolerance {
+		return false
+	}
+	want := s.Signature(id, at, body)
+	for _, sig := range strings.Fields(h.Get("Webhook-Signature")) {
+		if hmac.Equal([]byte(sig), []byte(want)) {
+			return true
+		}
+	}
+	return false
+}
+
+// masked is h with the values of the user's credential headers (those of
+// user, from -H) masked: reports end up in CI artifacts and logs. A case's
+// own signature headers are kept: a signature of one body is no secret,
+// and a rerun needs a wrong one as it was.
+func masked(h, user http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		_, mine := user[k]
+		for _, v := range vs {
+			if mine && termsafe.SecretHeader(k) {
+				v = termsafe.Mask(k, v)
+			}
+			out[k] = append(out[k], v)
+		}
+	}
+	return out
+}
+
+// secretNames is the names of the user's credential headers, sorted.
+func secretNames(user http.Header) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(user)) {
+		if termsafe.SecretHeader(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// maskedTarget is the target with a password in it masked.
+func (r *Reporter) maskedTarget() *url.URL {
+	u := *r.Target
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "****")
+	}
+	return &u
+}
+
+// records are the capture records of a case: one per delivery, as
+// whsim replay re-sends them. With mask, the user's credentials are
+// masked (a command printed in a log); a saved file keeps them, as a
+// capture does, and is private (0600).
+func (r *Reporter) records(c *Case, s sent, at time.Time, mask bool) ([]byte, error) {
+	h := s.header
+	if mask {
+		h = masked(h, r.Header)
+	}
+	rec := &capture.Record{
+		Time: at.UTC(), Remote: "whsim check", Method: http.MethodPost, Path: r.Target.EscapedPath(),
+		Query: c.Query, Headers: h,
+	}
+	if rec.Path == "" {
+		rec.Path = "/"
+	}
+	rec.SetBody(c.Body)
+	var b []byte
+	for range max(c.Copies, 1) {
+		var err error
+		if b, err = capture.Append(b, rec); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// save writes a case's records to its file under SaveDir.
+func (r *Reporter) save(cc *caseReport) error {
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	b, err := r.records(cc.res.Case, cc.sent, now(), false)
+	if err != nil {
+		return err
+	}
+	cc.file = filepath.Join(r.SaveDir, caseFile(cc.res.Case))
+	if err := os.MkdirAll(filepath.Dir(cc.file), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(cc.file, b, 0o600)
+}
+
+// saveLine appends the case's JSON line to the directory's results file.
+func (r *Reporter) saveLine(cc *caseReport) error {
+	if r.results == nil {
+		f, err := os.Create(filepath.Join(r.SaveDir, ResultsFile))
+		if err != nil {
+			return err
+		}
+		r.results = f
+	}
+	_, err := r.results.Write(termsafe.JSON(cc.AppendJSON(nil, nil)))
+	return err
+}
+
+// replayCommand is the whsim replay command that sends a case again: from
+// its --save-cases file, else from the record inline on stdin; concurrently
+// for copies delivered at once; signed afresh when the call was signed.
+func (r *Reporter) replayCommand(cc *caseReport) string {
+	c := cc.res.Case
+	copies := max(c.Copies, 1)
+	var b strings.Builder
+	src := ""
+	switch {
+	case cc.file != "":
+		src = shellQuote(cc.file)
+	case len(c.Body) > maxInlineBody:
+		src = "case.ndjson"
+	default:
+		rec, err := r.records(&Case{Query: c.Query, Body: c.Body}, cc.sent, time.Unix(0, 0), true)
+		if err != nil {
+			return ""
+		}
+		if copies > 1 {
+			fmt.Fprintf(&b, "rec=%s; for i in $(seq %d); do printf '%%s\\n' \"$rec\"; done | ", shellQuote(strings.TrimSuffix(string(rec), "\n")), copies)
+		} else {
+			fmt.Fprintf(&b, "printf '%%s\\n' %s | ", shellQuote(strings.TrimSuffix(string(rec), "\n")))
+		}
+		src = "-"
+	}
+	b.WriteString("whsim replay " + src + " --url " + shellQuote(r.maskedTarget().String()))
+	if c.AtOnce && copies > 1 {
+		fmt.Fprintf(&b, " --concurrency %d", copies)
+	}
+	// replay's exit status then says what the check says: 0 once fixed.
+	switch cc.sent.want {
+	case Want4xx:
+		b.WriteString(" --expect-status 4xx")
+	case Want2xxOr4xx:
+		b.WriteString(" --expect-status 2xx,4xx")
+	}
+	if src == "-" {
+		// The inline record holds the user's credentials masked.
+		for _, k := range secretNames(r.Header) {
+			for _, v := range masked(r.Header, r.Header)[k] {
+				b.WriteString(" -H " + shellQuote(k+": "+v))
+			}
+		}
+	}
+	if cc.sent.resign {
+		b.WriteString(` --sign standard --secret "$WHSIM_REPLAY_SECRET"`)
+	}
+	if src == "case.ndjson" {
+		fmt.Fprintf(&b, "  # the %d-byte body: rerun with --save-cases DIR to get it", len(c.Body))
+	}
+	return termsafe.Lines(b.String())
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/jobsummary"
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/threshold"
+)
+
+// stepSummary is the file GitHub Actions reads the job summary from, ""
+// outside Actions.
+func stepSummary() string { return os.Getenv(jobsummary.Env) }
+
+// checkReportPath refuses a --report file that cannot be written before the
+// run starts rather than after it.
+func checkReportPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("--report %s: no directory %s", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("--report %s: is a directory", path)
+	}
+	return nil
+}
+
+// writeReport writes an HTML report whole, replacing the file at once.
+func writeReport(a *app, path string, write func(io.Writer) error) error {
+	if err := atomicfile.Write(path, 0o644, write); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	fmt.Fprintf(a.streams.Err, "%s report written to %s\n", a.errColor.Key.Sprint("whsim:"), path)
+	return nil
+}
+
+// appendJobSummary adds a run's section to the job summary; a file that
+// cannot be written is said on stderr and leaves the run's verdict as it is.
+func appendJobSummary(a *app, s *jobsummary.Summary) {
+	path := stepSummary()
+	if path == "" || s == nil {
+		return
+	}
+	if err := jobsummary.Append(path, s.Markdown()); err != nil {
+		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Warn.Sprint("warning:"), err)
+	}
+}
+
+// reportMeta is what a report says of the run.
+func reportMeta(a *app, title, target string) htmlreport.Meta {
+	return htmlreport.Meta{Title: title, Target: target, Version: a.build.String(), Started: a.now()}
+}
+
+// checkReports writes --report and the job summary of a finished run.
+func checkReports(a *app, opts *checkOptions, col *report.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, sum *check.Summary) error {
+	if col == nil || sum == nil {
+		return nil
+	}
+	where := termsafe.Text(target.Redacted())
+	js := jobsummary.FromCollector(col, "whsim check", "check", !sum.Failed())
+	js.Target = where
+	if opts.Report != "" {
+		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
+	}
+	appendJobSummary(a, js)
+	if opts.Report == "" {
+		return nil
+	}
+	m := reportMeta(a, "whsim check", where)
+	m.Command = fmt.Sprintf("whsim check --url %s --seed %d --checks %s", shellWord(where), seed, strings.Join(ids, ","))
+	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
+	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// sendReports writes --report and the job summary of a finished run.
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *deliver.Console, st *deliver.Stats, target *url.URL) error {
+	sum := deliver.Summary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
+	js := sum.AppendJSON(nil)
+	text := string(sum.AppendText(nil, &report.Style{}))
+	where := termsafe.Text(target.Redacted())
+	data := htmlreport.NewSend(rec, js, text)
+	if stepSummary() != "" {
+		var fails []jobsummary.Failure
+		for _, f := range data.Failures {
+			why := fmt.Sprintf("status %d", f.Status)
+			if f.Status == 0 {
+				why = f.Kind
+				if f.Error != "" {
+					why += ": " + f.Error
+				}
+			}
+			if len(fails) < jobsummary.MaxFailures {
+				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s %s", f.Seq, f.Event, f.RequestID), Reason: termsafe.Text(why)})
+			}
+		}
+		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0
+		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
+		if opts.Report != "" {
+			s.Note = "The full report, with latency over time: " + filepath.Base(opts.Report)
+		}
+		appendJobSummary(a, s)
+	}
+	if opts.Report == "" {
+		return nil
+	}
+	m := reportMeta(a, "whsim send", where)
+	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteSend(w, m, data) })
+}

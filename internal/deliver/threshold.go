@@ -1,0 +1,61 @@
+package deliver
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/whsim/whsim/internal/threshold"
+)
+
+// Measured is the run's value of every metric a threshold may name, as the
+// summary gives it (latencies in milliseconds).
+func (s *Stats) Measured() threshold.Measured {
+	h := &s.Latency
+	return threshold.Measured{
+		threshold.Sent: float64(s.Sent), "succeeded": float64(s.Succeeded), "failed": float64(s.Failed),
+		"interrupted": float64(s.Interrupted), "duplicates": float64(s.Duplicates), "retries": float64(s.Retries),
+		"late": float64(s.Late), "rps": s.RequestsPerSecond(),
+		"p50": MS(h.Quantile(.5)), "p90": MS(h.Quantile(.9)), "p99": MS(h.Quantile(.99)), "p99.9": MS(h.Quantile(.999)),
+		"max": MS(h.Max()),
+	}
+}
+
+// appendThresholdsText lists each threshold with its measured value and
+// whether it held.
+func appendThresholdsText(b []byte, rs []threshold.Result, fail, ok string) []byte {
+	if len(rs) == 0 {
+		return b
+	}
+	w := 0
+	for _, r := range rs {
+		w = max(w, len(r.Text))
+	}
+	b = append(b, "thresholds:\n"...)
+	for _, r := range rs {
+		verdict := ok
+		if !r.Pass {
+			verdict = fail
+		}
+		b = fmt.Appendf(b, "  %-*s  %s %s  %s\n", w, r.Text, r.Metric.Name, r.GotText(), verdict)
+	}
+	return b
+}
+
+// appendThresholdsJSON puts "thresholds" into the summary object the
+// stats' line holds ({"summary":{...}}\n), last.
+func appendThresholdsJSON(line []byte, rs []threshold.Result) []byte {
+	if len(rs) == 0 {
+		return line
+	}
+	body, ok := bytes.CutSuffix(line, []byte("}}\n"))
+	if !ok {
+		return line
+	}
+	list := make([]threshold.JSON, len(rs))
+	for i, r := range rs {
+		list[i] = r.JSON()
+	}
+	out := append(body, `,"thresholds":`...)
+	out = append(out, bytes.TrimSuffix(MarshalJSONLine(list), []byte("\n"))...)
+	return append(out, "}}\n"...)
+}

@@ -1,0 +1,209 @@
+package htmlreport
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// Check is the data of a check report. Its cases and summary are the
+// check's own --output json values, kept whole, so that what a check adds
+// to them (the effects a probe finds) shows without a change here: the page
+// lists the members it does not know as they are.
+type Check struct {
+	Seed   uint64     `json:"seed"`
+	Failed bool       `json:"failed"`
+	Checks []CheckRow `json:"checks"`
+	// Cases are the cases that did not pass, in the order graded.
+	Cases []CheckCase `json:"cases"`
+	// Passed counts the passing cases of each check, listed by count only.
+	Dropped int `json:"dropped,omitempty"`
+	// Summary is the {"summary": ...} object of check --output json.
+	Summary json.RawMessage `json:"summary,omitempty"`
+	// Text is the summary as check prints it.
+	Text string `json:"text"`
+}
+
+// CheckRow is one check's line of the overview.
+type CheckRow struct {
+	ID      string `json:"id"`
+	Summary string `json:"summary"`
+	Pass    int    `json:"pass"`
+	Warn    int    `json:"warn"`
+	Fail    int    `json:"fail"`
+}
+
+// CheckCase is one case that warned or failed.
+type CheckCase struct {
+	Check   string `json:"check"`
+	Name    string `json:"name"`
+	Verdict string `json:"verdict"`
+	// Fields is the case's --output json object.
+	Fields  json.RawMessage `json:"fields"`
+	Request *Request        `json:"request,omitempty"`
+	// Repro is the command that sends the case again (failures).
+	Repro string `json:"repro,omitempty"`
+}
+
+// Request is a request as the report shows it, credentials masked.
+type Request struct {
+	Method  string      `json:"method"`
+	URL     string      `json:"url"`
+	Header  [][2]string `json:"header"`
+	Body    string      `json:"body"`
+	Copies  int         `json:"copies,omitempty"`
+	AtOnce  bool        `json:"atOnce,omitempty"`
+	Omitted int         `json:"omitted,omitempty"` // body bytes left out
+}
+
+// MaxBody is the most of a body a report shows.
+const MaxBody = 64 << 10
+
+// CheckRecorder keeps the request of every case that did not pass, for
+// the report: wrap check.Run's callback with Result.
+type CheckRecorder struct {
+	Target *url.URL
+	// Header is the user's headers, masked in the report.
+	Header http.Header
+
+	mu   sync.Mutex
+	reqs map[[2]string]*Request
+}
+
+// Result keeps res's request when it did not pass.
+func (r *CheckRecorder) Result(res check.Result) {
+	// The latency check sends nothing of its own: it judges the others.
+	if res.Verdict == check.Pass || res.Case == nil || res.Case.Check == check.Latency {
+		return
+	}
+	c := res.Case
+	where := deliver.URLFor(r.Target, c.Query)
+	if u, err := url.Parse(where); err == nil {
+		where = u.Redacted()
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			if termsafe.SecretHeader(k) {
+				v = termsafe.Mask(k, v)
+			}
+			h[k] = append(h[k], v)
+		}
+	}
+	maps.Copy(h, c.Header)
+	req := &Request{Method: http.MethodPost, URL: where, Copies: c.Copies, AtOnce: c.AtOnce}
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[k] {
+			req.Header = append(req.Header, [2]string{k, v})
+		}
+	}
+	body := c.Body
+	if len(body) > MaxBody {
+		req.Omitted = len(body) - MaxBody
+		body = body[:MaxBody]
+	}
+	req.Body = string(body)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reqs == nil {
+		r.reqs = map[[2]string]*Request{}
+	}
+	r.reqs[[2]string{c.Check, c.Name}] = req
+}
+
+// NewCheck builds a check report from what a run's collector kept and the
+// recorder's requests. infos are the checks in run order with what each
+// checks; a check the summary names that infos lacks is listed after them.
+func NewCheck(col *report.Collector, rec *CheckRecorder, infos []check.Info, seed uint64) *Check {
+	out := &Check{Seed: seed}
+	js, text, _, _ := col.Summary()
+	out.Text = text
+	var sum struct {
+		Summary struct {
+			Checks map[string]check.Tally `json:"checks"`
+			Failed bool                   `json:"failed"`
+		} `json:"summary"`
+	}
+	if len(js) > 0 && json.Unmarshal(js, &sum) == nil {
+		out.Summary = json.RawMessage(js)
+	}
+	tallies := map[string]check.Tally{}
+	var order []string
+	for _, t := range col.Tallies() {
+		tallies[t.Suite] = check.Tally{Pass: t.Pass, Warn: t.Warn, Fail: t.Fail}
+		order = append(order, t.Suite)
+	}
+	// The summary's counts are the run's: a check that graded no case is
+	// in it too.
+	for id, t := range sum.Summary.Checks {
+		if _, ok := tallies[id]; !ok {
+			order = append(order, id)
+		}
+		tallies[id] = t
+	}
+	what := map[string]string{}
+	var ids []string
+	for _, in := range infos {
+		what[in.ID] = in.Summary
+		if _, ok := tallies[in.ID]; ok {
+			ids = append(ids, in.ID)
+		}
+	}
+	for _, id := range order {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		t := tallies[id]
+		out.Checks = append(out.Checks, CheckRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail})
+		if t.Fail > 0 {
+			out.Failed = true
+		}
+	}
+	out.Failed = out.Failed || sum.Summary.Failed
+	cases, dropped := col.Cases()
+	out.Dropped = dropped
+	for _, c := range cases {
+		var f struct {
+			Check, Case, Verdict string
+		}
+		_ = json.Unmarshal(c.JSON, &f)
+		cc := CheckCase{Check: f.Check, Name: f.Case, Verdict: f.Verdict, Fields: json.RawMessage(firstLine(c.JSON))}
+		if cc.Check == "" {
+			cc.Check, cc.Name = c.Test.Suite, c.Test.Name
+		}
+		if c.Verdict == report.Fail {
+			cc.Repro = c.Test.Detail
+		}
+		if rec != nil {
+			rec.mu.Lock()
+			cc.Request = rec.reqs[[2]string{cc.Check, cc.Name}]
+			rec.mu.Unlock()
+		}
+		out.Cases = append(out.Cases, cc)
+	}
+	return out
+}
+
+// firstLine is the first JSON line of a case's --output json, or null.
+func firstLine(b []byte) []byte {
+	for i, c := range b {
+		if c == '\n' {
+			b = b[:i]
+			break
+		}
+	}
+	if !json.Valid(b) {
+		return []byte("null")
+	}
+	return b
+}

@@ -1,0 +1,166 @@
+package htmlreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/report"
+)
+
+// data returns the JSON the page embeds.
+func data(t *testing.T, page []byte) document {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="report-data">(.*?)</script>`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("no data element in the page")
+	}
+	var d document
+	if err := json.Unmarshal(m[1], &d); err != nil {
+		t.Fatalf("the data: %v", err)
+	}
+	return d
+}
+
+// A value that came from a receiver cannot end the data element or become
+// markup: the page holds one data element and one script, whatever it says.
+func TestWriteEscapes(t *testing.T) {
+	t.Parallel()
+	evil := `</script><script>alert(1)</script><!--`
+	var b bytes.Buffer
+	err := WriteSend(&b, Meta{Title: "whsim send <b>", Target: evil}, &Send{Text: evil, Summary: json.RawMessage(`{"summary":{}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := b.Bytes()
+	if n := bytes.Count(page, []byte("<script")); n != 2 {
+		t.Errorf("%d script elements, want the data and the page's own", n)
+	}
+	if !bytes.Contains(page, []byte("<title>whsim send &lt;b&gt;</title>")) {
+		t.Errorf("the title is not escaped")
+	}
+	d := data(t, page)
+	if d.Kind != "send" || d.Meta.Target != evil || d.Send.Text != evil {
+		t.Errorf("the data does not round-trip: %+v", d)
+	}
+	for _, ext := range []string{"http://", "https://", "//cdn"} {
+		if bytes.Contains(page[:bytes.Index(page, []byte(`id="report-data"`))], []byte(`src="`+ext)) {
+			t.Errorf("the page loads %s", ext)
+		}
+	}
+}
+
+func TestSendRecorder(t *testing.T) {
+	t.Parallel()
+	base := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	now := base
+	r := &SendRecorder{Now: func() time.Time { return now }}
+	// Open model: 10 calls scheduled 100 ms apart, the 5th waits 1 s.
+	for i := range 10 {
+		lat := 5 * time.Millisecond
+		if i == 4 {
+			lat = time.Second
+		}
+		now = base.Add(time.Duration(i)*100*time.Millisecond + lat)
+		res := &deliver.Result{Request: &deliver.Request{Seq: i + 1, Event: "E"}, OK: i != 7, FromSchedule: lat,
+			Attempts: []deliver.Attempt{{Status: map[bool]int{true: 200, false: 503}[i != 7], Latency: lat}}}
+		r.Observe(res)
+	}
+	s := NewSend(r, []byte(`{"summary":{"sent":10}}`), "text")
+	if s.Total != 10 || len(s.Points) != 10 || s.Stride != 1 {
+		t.Fatalf("total %d, %d points, stride %d", s.Total, len(s.Points), s.Stride)
+	}
+	for i, p := range s.Points {
+		if want := float64(i * 100); p[0] != want {
+			t.Errorf("point %d starts at %v ms, want its scheduled %v", i, p[0], want)
+		}
+	}
+	if s.Points[4][1] != 1000 || s.Points[7][3] != 0 || s.Points[7][2] != 503 {
+		t.Errorf("points %v", s.Points)
+	}
+	if len(s.Failures) != 1 || s.Failures[0].Seq != 8 || s.Failures[0].Status != 503 {
+		t.Errorf("failures %+v", s.Failures)
+	}
+}
+
+// Past MaxPoints the recorder keeps every other point, over the whole run.
+func TestSendRecorderSamples(t *testing.T) {
+	t.Parallel()
+	r := &SendRecorder{}
+	n := MaxPoints*2 + 10
+	for i := range n {
+		r.Observe(&deliver.Result{Request: &deliver.Request{Seq: i + 1}, OK: true, FromSchedule: time.Duration(i+1) * time.Microsecond,
+			Attempts: []deliver.Attempt{{Status: 200}}})
+	}
+	s := NewSend(r, nil, "")
+	if s.Total != n || s.Stride < 2 || len(s.Points) >= MaxPoints || len(s.Points) < MaxPoints/2 {
+		t.Errorf("total %d, stride %d, %d points", s.Total, s.Stride, len(s.Points))
+	}
+}
+
+type fakeCase struct{ res check.Result }
+
+func (c fakeCase) Verdict() report.Verdict {
+	return map[check.Verdict]report.Verdict{check.Pass: report.Pass, check.Warn: report.Warn, check.Fail: report.Fail}[c.res.Verdict]
+}
+func (c fakeCase) AppendText(b []byte, _ *report.Style) []byte { return b }
+func (c fakeCase) AppendJSON(b []byte, _ *report.Style) []byte {
+	j, _ := json.Marshal(map[string]any{"check": c.res.Case.Check, "case": c.res.Case.Name, "verdict": c.res.Verdict,
+		"status": c.res.Status, "effects": []string{"row written twice"}})
+	return append(j, '\n')
+}
+func (c fakeCase) JUnit() report.TestCase {
+	return report.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Detail: "curl again"}
+}
+
+type fakeSummary struct{}
+
+func (fakeSummary) AppendText(b []byte, _ *report.Style) []byte { return append(b, "FAIL\n"...) }
+func (fakeSummary) AppendJSON(b []byte) []byte {
+	return append(b, `{"summary":{"checks":{"duplicates":{"pass":1,"warn":0,"fail":1},"new-check":{"pass":2,"warn":0,"fail":0}},"failed":true,"probe":{"effects":3}}}`...)
+}
+func (fakeSummary) Title() string { return "whsim check" }
+
+// A check the report does not know and members it does not know (a probe's
+// effects) come through; the failing case has its request and command.
+func TestNewCheck(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://u:secret@127.0.0.1:1/hook")
+	rec := &CheckRecorder{Target: target, Header: http.Header{"Authorization": {"Bearer t0k3nvalue"}}}
+	col := &report.Collector{}
+	for _, r := range []check.Result{
+		{Case: &check.Case{Check: "duplicates", Name: "ok"}, Verdict: check.Pass},
+		{Case: &check.Case{Check: "duplicates", Name: "twice", Query: "businessType=E", Body: []byte(`{"a":1}`), Copies: 2}, Verdict: check.Fail, Status: 200},
+		{Case: &check.Case{Check: "new-check", Name: "n"}, Verdict: check.Pass},
+	} {
+		rec.Result(r)
+		col.Case(fakeCase{r})
+	}
+	col.Finish(fakeSummary{})
+	c := NewCheck(col, rec, []check.Info{{ID: "duplicates", Summary: "again"}}, 7)
+	if !c.Failed || len(c.Checks) != 2 || c.Checks[0].ID != "duplicates" || c.Checks[0].Summary != "again" || c.Checks[1].ID != "new-check" {
+		t.Fatalf("checks %+v", c.Checks)
+	}
+	if len(c.Cases) != 1 {
+		t.Fatalf("cases %+v", c.Cases)
+	}
+	cc := c.Cases[0]
+	if cc.Repro != "curl again" || cc.Request == nil || cc.Request.URL != "http://u:xxxxx@127.0.0.1:1/hook?businessType=E" || cc.Request.Copies != 2 {
+		t.Errorf("case %+v request %+v", cc, cc.Request)
+	}
+	for _, h := range cc.Request.Header {
+		if strings.Contains(h[1], "t0k3nvalue") {
+			t.Errorf("a credential in the report: %v", h)
+		}
+	}
+	if !strings.Contains(string(cc.Fields), `"effects":["row written twice"]`) || !strings.Contains(string(c.Summary), `"probe":{"effects":3}`) {
+		t.Errorf("unknown members lost: %s %s", cc.Fields, c.Summary)
+	}
+}

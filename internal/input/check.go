@@ -1,0 +1,89 @@
+package input
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// SyntaxError is an item that is not JSON, or a fault of the array around
+// the items, at a place in the whole input.
+type SyntaxError struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// Check says why a command that needs JSON cannot use it: nil for an item
+// that is one JSON value, a *TooLargeError for a long one, a *SyntaxError
+// placed in the whole input for anything else.
+func (rd *Reader) Check(it *Item) error {
+	switch {
+	case it.Long:
+		return rd.TooLarge(it)
+	case it.Problem != "":
+		return &SyntaxError{Line: it.Line, Column: it.Column, Msg: it.Problem}
+	}
+	line, col, msg, ok := syntax(it.Body)
+	if ok {
+		return nil
+	}
+	switch {
+	case it.Element >= 0: // the element starts at it.Line, it.Column
+		if line == 1 {
+			col += it.Column - 1
+		}
+		line += it.Line - 1
+	case it.Line > 0: // one value a line
+		line = it.Line
+	}
+	return &SyntaxError{Line: line, Column: col, Msg: "not JSON (" + msg + ")"}
+}
+
+// syntax finds the first JSON syntax error in b: its line and column
+// (1-based, in characters) and what encoding/json says of it.
+func syntax(b []byte) (line, col int, msg string, ok bool) {
+	if json.Valid(b) {
+		return 0, 0, "", true
+	}
+	var raw json.RawMessage
+	err := json.Unmarshal(b, &raw)
+	pos := len(b)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		pos = max(0, min(int(se.Offset)-1, len(b)))
+		msg = se.Error()
+	} else if err != nil {
+		msg = err.Error()
+	}
+	line, start := 1, 0
+	for i, c := range b[:pos] {
+		if c == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return line, 1 + utf8.RuneCount(b[start:pos]), msg, false
+}
+
+// NamedError is an error of the input Name. A *SyntaxError's place is
+// written name:line:column, as validate's findings and compilers write it.
+type NamedError struct {
+	Name string
+	Err  error
+}
+
+func (e *NamedError) Error() string {
+	if se, ok := errors.AsType[*SyntaxError](e.Err); ok {
+		return fmt.Sprintf("%s:%d:%d: %s", e.Name, se.Line, se.Column, se.Msg)
+	}
+	return e.Name + ": " + e.Err.Error()
+}
+
+func (e *NamedError) Unwrap() error { return e.Err }
+
+// Named is err as an error of the input name.
+func Named(name string, err error) error { return &NamedError{Name: name, Err: err} }

@@ -1,0 +1,693 @@
+// Package input answers "what is in this file?" once for every command
+// that reads what a user names (validate, anonymize, send --file, replay,
+// inspect): one JSON document, a JSON array of documents, NDJSON, or
+// capture records (whose last line may be torn), and it reads any of them
+// item by item in bounded memory: no document, line or array element is
+// held beyond Max bytes, whatever the input's size.
+//
+// It splits and never judges: an item that is not JSON is still an item,
+// and what to do with it is the command's (validate reports it, send
+// refuses it).
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Max is the largest document, NDJSON line or array element an input may
+// hold. It is well above listen's default --max-body (10 MiB), base64
+// included.
+const Max = 64 << 20
+
+// Kind is what an input holds.
+type Kind int
+
+const (
+	// Empty is an input with nothing but white space.
+	Empty Kind = iota
+	// Document is one JSON document (or one value that is not JSON).
+	Document
+	// Array is a JSON array of documents.
+	Array
+	// NDJSON is one document a line.
+	NDJSON
+	// Captures is capture records, one a line, as listen writes them; the
+	// last may be torn (Item.Torn).
+	Captures
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Empty:
+		return "nothing"
+	case Document:
+		return "one JSON document"
+	case Array:
+		return "a JSON array"
+	case NDJSON:
+		return "NDJSON"
+	case Captures:
+		return "capture records"
+	}
+	return "?"
+}
+
+// Payloads reports whether the input holds payloads (a document, an array
+// or NDJSON) rather than capture records.
+func (k Kind) Payloads() bool { return k == Document || k == Array || k == NDJSON }
+
+// IsRecord reports whether a JSON object line is a capture record rather
+// than a plain payload, by its leading "capture" key.
+func IsRecord(line []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte(`{"capture":`))
+}
+
+// Options say how to read one input.
+type Options struct {
+	// Name is the input's name; one ending in .ndjson or .jsonl is NDJSON
+	// whatever its first line holds.
+	Name string
+	// Max replaces the package's Max when above 0.
+	Max int
+	// Lines reads the input as lines whatever it holds (a capture reader).
+	Lines bool
+	// Buffer is the read buffer's size, 1 MiB when 0.
+	Buffer int
+	// Whole reads an array as one item, as a document is read, for a
+	// command that keeps its bytes between the elements (anonymize).
+	Whole bool
+}
+
+// Item is one document, NDJSON line or array element of an input, or a
+// fault in the array around them (Problem).
+type Item struct {
+	// Body is the item's bytes, valid until the next call of Next: a whole
+	// document as it stands (white space included), a line without its
+	// line ending, an element without the white space around it. Nil when
+	// Long.
+	Body []byte
+	// Line is the item's line in the input (0 for a whole document) and
+	// Column, for an array element or a Problem, where it starts.
+	Line, Column int
+	// Element is the index of an array element, -1 for anything else.
+	Element int
+	// Offset is where a line starts in the input, in bytes.
+	Offset int64
+	// Long says the item is larger than Max: its bytes were dropped.
+	Long bool
+	// Torn says the item is the last line, unterminated, and a capture
+	// record cut short, as a crash while writing leaves it.
+	Torn bool
+	// Unended says the item is a last line without a line ending; CR, a
+	// line that ended in "\r\n".
+	Unended, CR bool
+	// Problem, when not "", says what is wrong with the array at Line and
+	// Column: an empty element, a missing ], data after it.
+	Problem string
+}
+
+// What names the item in messages: "line 3", "element 2", "the payload".
+func (it *Item) What() string {
+	switch {
+	case it.Element >= 0:
+		return fmt.Sprintf("element %d", it.Element)
+	case it.Line > 0:
+		return fmt.Sprintf("line %d", it.Line)
+	}
+	return "the payload"
+}
+
+// TooLargeError is an item larger than a reader takes.
+type TooLargeError struct {
+	What string // Item.What
+	Max  int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %d MiB", e.What, e.Max>>20)
+}
+
+// TooLarge is the error of a Long item.
+func (rd *Reader) TooLarge(it *Item) error { return &TooLargeError{What: it.What(), Max: rd.max} }
+
+// FormatError is an input that cannot be read as what it says it is: a
+// file named *.ndjson holding pretty-printed JSON, or a line that runs on
+// without end.
+type FormatError struct{ Msg string }
+
+func (e *FormatError) Error() string { return e.Msg }
+
+// jsonSpace is the white space RFC 8259 allows between values.
+const jsonSpace = " \t\r\n"
+
+// Reader reads the items of one input. It reads through a buffer of its
+// own: nothing else may read r after NewReader.
+type Reader struct {
+	ctx    context.Context
+	name   string
+	max    int
+	br     *bufio.Reader
+	kind   Kind
+	state  state
+	err    error // the error that ended detection
+	buf    []byte
+	pos    int64 // bytes taken from br
+	item   Item
+	doc    []byte // the document's head, read while detecting
+	nextN  int    // the line number readLine gives next
+	arr    *arrayScanner
+	idx    int  // the next element's index
+	end    byte // what ended the element returned last: ',', ']' or 0
+	skip   bool // the line returned last was long: its rest is still to skip
+	skipAt int  // its number
+	// pending are lines read ahead, which readLine returns first.
+	pending   []line
+	lineBuf   []byte // a pending line's bytes when they must outlive the buffer
+	linesOnly bool   // Options.Lines
+	whole     bool   // Options.Whole
+	bufSize   int
+}
+
+type state int
+
+const (
+	stStart state = iota
+	stDocument
+	stDocumentRest // the document was long: its rest is to be skipped
+	stLines
+	stArray
+	stTail
+	stDone
+)
+
+// NewReader returns a reader of r. Reads give way to ctx only between
+// items: r itself should give way (ctxio.NewReader) when it can block.
+func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
+	size := opts.Buffer
+	if size <= 0 {
+		size = 1 << 20
+	}
+	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, br: bufio.NewReaderSize(r, size)}
+	if rd.max <= 0 {
+		rd.max = Max
+	}
+	return rd
+}
+
+// Max is the largest item the reader takes.
+func (rd *Reader) Max() int { return rd.max }
+
+// Kind reads as far as needed (at most two lines) to say what the input
+// holds. An error is one the input cannot be read for.
+func (rd *Reader) Kind() (Kind, error) {
+	if rd.state == stStart {
+		rd.err = rd.detect()
+		if rd.err != nil {
+			rd.state = stDone
+		}
+	}
+	return rd.kind, rd.err
+}
+
+// Next returns the next item, io.EOF at the end. The item is the reader's
+// own, overwritten by the next call. An error other than io.EOF ends the
+// input: it cannot be read on (or ctx is done).
+func (rd *Reader) Next() (*Item, error) {
+	if _, err := rd.Kind(); err != nil {
+		return nil, err
+	}
+	if err := rd.ctx.Err(); err != nil {
+		return nil, err
+	}
+	rd.item = Item{Element: -1}
+	switch rd.state {
+	case stDocument:
+		return rd.document()
+	case stDocumentRest:
+		rd.state = stDone
+		if err := rd.discard(); err != nil {
+			return nil, err
+		}
+	case stLines:
+		return rd.nextLine()
+	case stArray:
+		return rd.element()
+	case stTail:
+		rd.state = stDone
+		if _, ok := rd.arr.skipSpace(); ok {
+			return rd.arr.problem(&rd.item, "data after the array's closing ]"), nil
+		}
+		if rd.arr.err != nil {
+			return nil, rd.arr.err
+		}
+	}
+	rd.state = stDone
+	return nil, io.EOF
+}
+
+func (rd *Reader) detect() error {
+	ext := strings.ToLower(filepath.Ext(rd.name))
+	forced := ext == ".ndjson" || ext == ".jsonl"
+	// head is the white space before the first value.
+	var head []byte
+	for {
+		c, err := rd.br.ReadByte()
+		if err == io.EOF {
+			rd.kind, rd.state = Empty, stDone
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.IndexByte(jsonSpace, c) < 0 {
+			_ = rd.br.UnreadByte()
+			if c == '[' && !forced && !rd.linesOnly {
+				if rd.whole {
+					rd.kind, rd.state, rd.doc = Array, stDocument, head
+					return nil
+				}
+				rd.kind, rd.state = Array, stArray
+				rd.startArray(head)
+				return nil
+			}
+			break
+		}
+		head = append(head, c)
+		rd.pos++
+	}
+	rd.nextN = 1 + bytes.Count(head, []byte("\n"))
+	first, ok, err := rd.readLine()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		rd.kind, rd.state = Empty, stDone
+		return nil
+	}
+	text := first.text
+	switch {
+	case rd.linesOnly || first.long || json.Valid(text):
+		return rd.lines(first)
+	case !first.nl && IsRecord(text):
+		return rd.lines(first) // one capture record, torn
+	case forced && depth(text) > 0:
+		fix := "jq -c ."
+		if text[0] == '[' {
+			fix = "jq -c '.[]'"
+		}
+		return &FormatError{fmt.Sprintf("line %d is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with %s)", first.n, fix)}
+	case forced || depth(text) <= 0:
+		return rd.lines(first)
+	}
+	// A first line that leaves brackets open starts a pretty-printed
+	// document, or is an NDJSON record cut short: the second line tells.
+	doc := withLine(head, first)
+	second, ok, err := rd.readLine()
+	if err != nil {
+		return err
+	}
+	if ok && (second.long || json.Valid(second.text)) {
+		rd.lineBuf = append(rd.lineBuf[:0], second.text...)
+		second.text = rd.lineBuf
+		first.text = bytes.TrimSuffix(doc[len(head):], []byte("\n"))
+		rd.lines(first)
+		rd.pending = append(rd.pending, second)
+		return nil
+	}
+	if ok {
+		doc = withLine(doc, second)
+	}
+	rd.kind, rd.state, rd.doc = Document, stDocument, doc
+	return nil
+}
+
+func withLine(head []byte, l line) []byte {
+	head = append(head, l.text...)
+	if l.nl {
+		head = append(head, '\n')
+	}
+	return head
+}
+
+// lines starts reading line by line at first: NDJSON, or capture records
+// when first is one.
+func (rd *Reader) lines(first line) error {
+	rd.kind, rd.state = NDJSON, stLines
+	if !first.long && IsRecord(first.text) {
+		rd.kind = Captures
+	}
+	rd.pending = append(rd.pending[:0], first)
+	return nil
+}
+
+// line is one line of an input, without its "\n".
+type line struct {
+	text []byte // valid until the next read; nil when long
+	n    int    // 1-based
+	off  int64  // where it starts
+	nl   bool   // it ended in "\n" (else it was the last)
+	long bool   // longer than max: its bytes were dropped
+}
+
+// readLine reads the next line; ok is false at the end of the input. A
+// line longer than max is returned as soon as it is known to be, its rest
+// skipped by the next call: a reader that stops there reads no further.
+func (rd *Reader) readLine() (l line, ok bool, err error) {
+	if len(rd.pending) > 0 {
+		l = rd.pending[0]
+		rd.pending = rd.pending[1:]
+		return l, true, nil
+	}
+	if rd.skip {
+		rd.skip = false
+		if err := rd.skipLine(); err != nil {
+			return l, false, err
+		}
+	}
+	l.n, l.off = rd.nextN, rd.pos
+	rd.nextN++
+	rd.buf = rd.buf[:0]
+	read := 0
+	for {
+		chunk, err := rd.br.ReadSlice('\n')
+		read += len(chunk)
+		rd.pos += int64(len(chunk))
+		if read == len(chunk) && err == nil && len(chunk) <= rd.max+1 {
+			// The whole line sits in the reader's buffer: no copy.
+			l.text, l.nl = chunk[:len(chunk)-1], true
+			return l, true, nil
+		}
+		if read > rd.max+1 {
+			l.long, rd.buf = true, nil
+			switch {
+			case errors.Is(err, bufio.ErrBufferFull):
+				rd.skip, rd.skipAt = true, l.n
+			case err == nil:
+				l.nl = true
+			case err != io.EOF:
+				return l, false, err
+			}
+			return l, true, nil
+		}
+		rd.grow(len(chunk))
+		rd.buf = append(rd.buf, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			if read == 0 {
+				return l, false, nil
+			}
+		case err != nil:
+			return l, false, err
+		default:
+			l.nl = true
+		}
+		l.text = bytes.TrimSuffix(rd.buf, []byte("\n"))
+		return l, true, nil
+	}
+}
+
+// skipMax is how far past max a long line or document is skipped, in
+// multiples of max, before the input is given up: /dev/zero has no end.
+const skipMax = 4
+
+// skipLine skips the rest of a long line.
+func (rd *Reader) skipLine() error {
+	left := skipMax * rd.max
+	for {
+		chunk, err := rd.br.ReadSlice('\n')
+		rd.pos += int64(len(chunk))
+		left -= len(chunk)
+		switch {
+		case err == nil || err == io.EOF:
+			return nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return err
+		case left < 0:
+			return &FormatError{fmt.Sprintf("line %d runs on past %d MiB without a line break; the rest is not read", rd.skipAt, (skipMax+1)*rd.max>>20)}
+		}
+	}
+}
+
+// discard skips the rest of a long document.
+func (rd *Reader) discard() error {
+	n, err := io.Copy(io.Discard, io.LimitReader(rd.br, int64(skipMax*rd.max)+1))
+	if err == nil && n > int64(skipMax*rd.max) {
+		err = &FormatError{fmt.Sprintf("the input is larger than %d MiB; the rest is not read", (skipMax+1)*rd.max>>20)}
+	}
+	return err
+}
+
+// grow makes room for n more bytes in buf, doubling as append would but
+// never beyond max+1: a line at the limit costs max bytes, not twice that.
+func (rd *Reader) grow(n int) {
+	need := len(rd.buf) + n
+	if need <= cap(rd.buf) {
+		return
+	}
+	nb := make([]byte, len(rd.buf), min(max(2*cap(rd.buf), need), rd.max+1))
+	copy(nb, rd.buf)
+	rd.buf = nb
+}
+
+func (rd *Reader) nextLine() (*Item, error) {
+	for {
+		if err := rd.ctx.Err(); err != nil {
+			return nil, err
+		}
+		l, ok, err := rd.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			rd.state = stDone
+			return nil, io.EOF
+		}
+		it := &rd.item
+		it.Line, it.Offset, it.Unended = l.n, l.off, !l.nl
+		if l.long {
+			it.Long = true
+			return it, nil
+		}
+		text := bytes.TrimSuffix(l.text, []byte("\r"))
+		if len(bytes.Trim(text, jsonSpace)) == 0 {
+			continue
+		}
+		it.Body, it.CR = text, len(text) < len(l.text)
+		// A crash while listen wrote it: the README promises a warning.
+		it.Torn = !l.nl && IsRecord(text) && !json.Valid(text)
+		return it, nil
+	}
+}
+
+// document returns the whole input, the head read while detecting and the
+// rest, as one item.
+func (rd *Reader) document() (*Item, error) {
+	head := rd.doc
+	rest, err := io.ReadAll(io.LimitReader(rd.br, int64(rd.max+1-len(head))))
+	if err != nil {
+		return nil, err
+	}
+	body := append(head, rest...)
+	it := &rd.item
+	if len(body) > rd.max {
+		it.Long = true
+		rd.state = stDocumentRest
+		return it, nil
+	}
+	rd.state = stDone
+	it.Body = body
+	return it, nil
+}
+
+// nesting follows the bracket depth of JSON text byte by byte, strings
+// aside: what both the NDJSON and the array readers need to tell where a
+// value ends without parsing it.
+type nesting struct {
+	depth      int
+	inStr, esc bool
+}
+
+func (n *nesting) step(c byte) {
+	switch {
+	case n.esc:
+		n.esc = false
+	case n.inStr:
+		n.esc, n.inStr = c == '\\', c != '"'
+	case c == '"':
+		n.inStr = true
+	case c == '{' || c == '[':
+		n.depth++
+	case c == '}' || c == ']':
+		n.depth--
+	}
+}
+
+// depth is how many brackets a line leaves open, strings aside.
+func depth(b []byte) int {
+	var n nesting
+	for _, c := range b {
+		n.step(c)
+	}
+	return n.depth
+}
+
+// startArray starts reading the array at the next byte after head.
+func (rd *Reader) startArray(head []byte) {
+	s := &arrayScanner{r: rd.br, line: 1 + bytes.Count(head, []byte("\n")), col: 1}
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		s.col += len(head) - i - 1
+	} else {
+		s.col += len(head)
+	}
+	s.peek()
+	s.next() // the '['
+	rd.arr, rd.end = s, ','
+}
+
+// element returns the next element of the array. Elements are split on
+// the array's own commas, so a broken element is one item and the next
+// one is still read.
+func (rd *Reader) element() (*Item, error) {
+	s, it := rd.arr, &rd.item
+	switch rd.end {
+	case ']':
+		rd.state = stTail
+		return rd.Next()
+	case 0:
+		rd.state = stDone
+		if s.err != nil {
+			return nil, s.err
+		}
+		return s.problem(it, "the array is not closed (a missing ])"), nil
+	}
+	c, ok := s.skipSpace()
+	if !ok {
+		rd.state = stDone
+		if s.err != nil {
+			return nil, s.err
+		}
+		return s.problem(it, "the array is not closed (a missing ])"), nil
+	}
+	if c == ']' && rd.idx == 0 {
+		s.next()
+		rd.state = stTail
+		return rd.Next()
+	}
+	it.Line, it.Column, it.Element = s.line, s.col, rd.idx
+	rd.idx++
+	elem, long, end, err := s.element(rd.max)
+	if err != nil {
+		if errors.Is(err, errRunsOn) {
+			err = &FormatError{fmt.Sprintf("element %d runs on past %d MiB; the rest is not read", it.Element, (skipMax+1)*rd.max>>20)}
+		}
+		return nil, err
+	}
+	rd.end = end
+	switch {
+	case long:
+		it.Long = true
+	case len(elem) == 0:
+		it.Problem = "an empty array element (a trailing comma?)"
+	default:
+		it.Body = elem
+	}
+	return it, nil
+}
+
+// arrayScanner reads an array byte by byte, keeping the position of the
+// next byte (columns in characters, as findings count them).
+type arrayScanner struct {
+	r         *bufio.Reader
+	c         byte
+	have      bool
+	line, col int
+	err       error
+	buf       []byte
+}
+
+// peek returns the next byte without taking it.
+func (s *arrayScanner) peek() (byte, bool) {
+	if !s.have {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			if err != io.EOF {
+				s.err = err
+			}
+			return 0, false
+		}
+		s.c, s.have = c, true
+	}
+	return s.c, true
+}
+
+// next takes the byte peek returned.
+func (s *arrayScanner) next() {
+	if !s.have {
+		return
+	}
+	s.have = false
+	switch {
+	case s.c == '\n':
+		s.line, s.col = s.line+1, 1
+	case s.c&0xC0 != 0x80: // not a UTF-8 continuation byte
+		s.col++
+	}
+}
+
+func (s *arrayScanner) skipSpace() (byte, bool) {
+	for {
+		c, ok := s.peek()
+		if !ok || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			return c, ok
+		}
+		s.next()
+	}
+}
+
+// element reads one element up to the ',' or ']' that ends it at the
+// array's level, which it takes and returns as end (0 at the end of the
+// input). Bytes past max are dropped and long is set.
+func (s *arrayScanner) element(max int) (elem []byte, long bool, end byte, err error) {
+	s.buf = s.buf[:0]
+	var n nesting
+	for read := 0; ; read++ {
+		if long && read > (skipMax+1)*max {
+			return nil, true, 0, errRunsOn
+		}
+		c, ok := s.peek()
+		if !ok {
+			return bytes.Trim(s.buf, jsonSpace), long, 0, s.err
+		}
+		if !n.inStr && n.depth == 0 && (c == ',' || c == ']') {
+			s.next()
+			return bytes.Trim(s.buf, jsonSpace), long, c, nil
+		}
+		n.step(c)
+		s.next()
+		if !long {
+			if len(s.buf) >= max {
+				long, s.buf = true, s.buf[:0]
+			} else {
+				s.buf = append(s.buf, c)
+			}
+		}
+	}
+}
+
+var errRunsOn = errors.New("runs on")
+
+// problem makes it a fault of the array at the scanner's position.
+func (s *arrayScanner) problem(it *Item, msg string) *Item {
+	it.Problem, it.Line, it.Column, it.Element = msg, s.line, s.col, -1
+	return it
+}

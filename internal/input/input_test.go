@@ -1,0 +1,286 @@
+package input
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// items reads a whole input and describes it: its kind, then each item as
+// "<line>:<col>/<element> <body or flag>".
+func items(t testing.TB, name, in string, opts Options) (Kind, []string, error) {
+	t.Helper()
+	opts.Name = name
+	rd := NewReader(context.Background(), strings.NewReader(in), opts)
+	kind, err := rd.Kind()
+	if err != nil {
+		return kind, nil, err
+	}
+	var out []string
+	for {
+		it, err := rd.Next()
+		if err == io.EOF {
+			return kind, out, nil
+		}
+		if err != nil {
+			return kind, out, err
+		}
+		d := fmt.Sprintf("%d:%d/%d ", it.Line, it.Column, it.Element)
+		switch {
+		case it.Long:
+			d += "LONG"
+		case it.Problem != "":
+			d += "PROBLEM " + it.Problem
+		case it.Torn:
+			d += "TORN"
+		default:
+			d += string(it.Body)
+		}
+		out = append(out, d)
+	}
+}
+
+const rec = `{"capture":1,"method":"POST","query":"businessType=X","body":"{}"}`
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, in string
+		kind           Kind
+		want           []string
+		err            string
+	}{
+		{name: "empty", file: "a.json", in: "", kind: Empty},
+		{name: "white space", file: "a.json", in: " \n\t\r\n", kind: Empty},
+		{name: "empty ndjson", file: "a.ndjson", in: "\n\n", kind: Empty},
+		{name: "document", file: "a.json", in: "{\n  \"a\": 1\n}\n", kind: Document, want: []string{"0:0/-1 {\n  \"a\": 1\n}\n"}},
+		{name: "one-line document reads as NDJSON", file: "a.json", in: `{"a":1}`, kind: NDJSON, want: []string{`1:0/-1 {"a":1}`}},
+		{name: "not JSON is one line", file: "a.txt", in: "hello world\n", kind: NDJSON, want: []string{"1:0/-1 hello world"}},
+		{name: "scalar", file: "a.json", in: "42", kind: NDJSON, want: []string{"1:0/-1 42"}},
+		{name: "array", file: "a.json", in: "  [ {\"a\":1} ,\n {\"b\":2}]\n", kind: Array,
+			want: []string{`1:5/0 {"a":1}`, `2:2/1 {"b":2}`}},
+		{name: "empty array", file: "a.json", in: "[ ]", kind: Array},
+		{name: "array not closed", file: "a.json", in: "[{}", kind: Array, want: []string{"1:2/0 {}", "1:4/-1 PROBLEM the array is not closed (a missing ])"}},
+		{name: "array trailing comma", file: "a.json", in: "[{},]", kind: Array, want: []string{"1:2/0 {}", "1:5/1 PROBLEM an empty array element (a trailing comma?)"}},
+		{name: "data after array", file: "a.json", in: "[{}] x", kind: Array, want: []string{"1:2/0 {}", "1:6/-1 PROBLEM data after the array's closing ]"}},
+		{name: "array in an ndjson file is a line", file: "a.ndjson", in: "[1,2]\n[3]\n", kind: NDJSON, want: []string{"1:0/-1 [1,2]", "2:0/-1 [3]"}},
+		{name: "ndjson with blank and CRLF lines", file: "-", in: "\n{\"a\":1}\r\n\n{\"b\":2}\n", kind: NDJSON,
+			want: []string{`2:0/-1 {"a":1}`, `4:0/-1 {"b":2}`}},
+		{name: "captures", file: "c.log", in: rec + "\n" + rec + "\n", kind: Captures, want: []string{"1:0/-1 " + rec, "2:0/-1 " + rec}},
+		{name: "torn capture", file: "c.log", in: rec + "\n" + rec[:20], kind: Captures, want: []string{"1:0/-1 " + rec, "2:0/-1 TORN"}},
+		{name: "one torn record", file: "c.ndjson", in: rec[:20], kind: Captures, want: []string{"1:0/-1 TORN"}},
+		{name: "a first record cut short, then records", file: "c.log", in: rec[:20] + "\n" + rec + "\n", kind: Captures,
+			want: []string{"1:0/-1 " + rec[:20], "2:0/-1 " + rec}},
+		{name: "pretty JSON named ndjson", file: "a.ndjson", in: "{\n \"a\": 1\n}\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c .)"},
+		{name: "pretty array named jsonl", file: "a.jsonl", in: "[\n1]\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c '.[]')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			kind, got, err := items(t, tt.file, tt.in, Options{})
+			if tt.err != "" {
+				var fe *FormatError
+				if !errors.As(err, &fe) || err.Error() != tt.err {
+					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kind != tt.kind || strings.Join(got, " | ") != strings.Join(tt.want, " | ") {
+				t.Errorf("%v %q\nwant %v %q", kind, got, tt.kind, tt.want)
+			}
+		})
+	}
+}
+
+// A line, element or document over Max is returned as soon as it is known
+// to be (Long, its bytes dropped); reading on skips its rest, at most
+// skipMax times Max, and then gives up.
+func TestLong(t *testing.T) {
+	t.Parallel()
+	x := strings.Repeat("x", 100)
+	tests := []struct {
+		name, file, in string
+		want           []string
+		err            string
+	}{
+		{name: "long line then more", file: "-", in: "1\n" + x + "\n2\n", want: []string{"1:0/-1 1", "2:0/-1 LONG", "3:0/-1 2"}},
+		{name: "long first line", file: "-", in: x + "\n{}", want: []string{"1:0/-1 LONG", "2:0/-1 {}"}},
+		{name: "long element", file: "-", in: `[1,"` + x + `",2]`, want: []string{"1:2/0 1", "1:4/1 LONG", "1:107/2 2"}},
+		{name: "long document", file: "a.json", in: "{\n" + strings.Repeat("\"a\": 1,\n", 20) + "\"b\": 2}", want: []string{"0:0/-1 LONG"}},
+		{name: "a long second line makes NDJSON", file: "a.json", in: "{\n" + x + "\n}", want: []string{"1:0/-1 {", "2:0/-1 LONG", "3:0/-1 }"}},
+		{name: "a line with no end", file: "-", in: "1\n" + strings.Repeat("y", 400), want: []string{"1:0/-1 1", "2:0/-1 LONG"},
+			err: "line 2 runs on past 0 MiB without a line break; the rest is not read"},
+		{name: "an element with no end", file: "-", in: `["` + strings.Repeat("y", 400), want: nil,
+			err: "element 0 runs on past 0 MiB; the rest is not read"},
+		{name: "a document with no end", file: "a.json", in: "{\n\"a\": 1,\n" + strings.Repeat("y", 400), want: []string{"0:0/-1 LONG"},
+			err: "the input is larger than 0 MiB; the rest is not read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// A small buffer, so that a long line is known before its end.
+			_, got, err := items(t, tt.file, tt.in, Options{Max: 50, Buffer: 16})
+			if (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+				t.Fatalf("err %v, want %q", err, tt.err)
+			}
+			if strings.Join(got, " | ") != strings.Join(tt.want, " | ") {
+				t.Errorf("%q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A reader that stops at a long line reads no further than the limit:
+// an endless input is never read to its end.
+func TestLongStopsReading(t *testing.T) {
+	t.Parallel()
+	zero := &counter{}
+	rd := NewReader(context.Background(), zero, Options{Max: 1 << 10, Buffer: 64})
+	it, err := rd.Next()
+	if err != nil || !it.Long || it.Line != 1 {
+		t.Fatalf("Next = %+v, %v", it, err)
+	}
+	if zero.n > 2<<10 {
+		t.Errorf("read %d bytes for a limit of 1 KiB", zero.n)
+	}
+	var tl *TooLargeError
+	if err := rd.Check(it); !errors.As(err, &tl) || err.Error() != "line 1 is larger than 0 MiB" {
+		t.Errorf("Check = %v", err)
+	}
+}
+
+// counter is /dev/zero, counting what was read.
+type counter struct{ n int }
+
+func (c *counter) Read(p []byte) (int, error) {
+	clear(p)
+	c.n += len(p)
+	return len(p), nil
+}
+
+// Check places what is not JSON in the whole input.
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, file, in, want string }{
+		{"document", "a.json", "{\n  \"a\": ,\n}", "a.json:2:8: not JSON (invalid character ',' looking for beginning of value)"},
+		{"line", "-", "{}\n{x}\n", "-:2:2: not JSON (invalid character 'x' looking for beginning of object key string)"},
+		{"element", "a.json", "[{},\n  {\"a\":}]", "a.json:2:8: not JSON (invalid character '}' looking for beginning of value)"},
+		{"element on the first line", "a.json", "[{}, nope]", "a.json:1:7: not JSON (invalid character 'o' in literal null (expecting 'u'))"},
+		{"cut short", "a.json", "{\n\"a\":", "a.json:2:4: not JSON (unexpected end of JSON input)"},
+		{"problem", "a.json", "[{},]", "a.json:1:5: an empty array element (a trailing comma?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rd := NewReader(context.Background(), strings.NewReader(tt.in), Options{Name: tt.file})
+			var first error
+			for first == nil {
+				it, err := rd.Next()
+				if err != nil {
+					t.Fatalf("no fault found: %v", err)
+				}
+				first = rd.Check(it)
+			}
+			if got := Named(tt.file, first).Error(); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// Reading a pipe that never ends gives way once ctx is done, between items.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	rd := NewReader(ctx, strings.NewReader("1\n2\n3\n"), Options{})
+	if _, err := rd.Next(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := rd.Next(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Next after cancel = %v", err)
+	}
+}
+
+// Offsets are where each line starts, for a reader that seeks back to it.
+func TestOffsets(t *testing.T) {
+	t.Parallel()
+	in := "\n  " + rec + "\n\n" + rec + "\r\n" + rec
+	rd := NewReader(context.Background(), strings.NewReader(in), Options{Lines: true})
+	for {
+		it, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest := strings.TrimLeft(in[it.Offset:], " ")
+		if !strings.HasPrefix(rest, string(it.Body)) {
+			t.Errorf("line %d at %d: %q", it.Line, it.Offset, in[it.Offset:])
+		}
+	}
+}
+
+// FuzzDetect: any input reads to its end (or a FormatError) without a
+// panic; items are never larger than Max; and a valid JSON document or
+// array is read whole, as what json.Valid says it is.
+func FuzzDetect(f *testing.F) {
+	for _, s := range []string{"", " ", "{}", "{\n}", "[1,2]", "[", "[{},]", "1\n2", rec, rec[:20], rec + "\n" + rec[:9],
+		"{\n\"a\":[\n1]}", "[\"]\"]", "\"\\\"[\"", "{\"a\":\n1}\n{}\n", "\xff\xfe", "[]]"} {
+		f.Add([]byte(s), false, uint16(0))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, ndjson bool, max uint16) {
+		name := "in.json"
+		if ndjson {
+			name = "in.ndjson"
+		}
+		limit := int(max%512) + 1
+		rd := NewReader(context.Background(), bytes.NewReader(in), Options{Name: name, Max: limit, Buffer: 16})
+		kind, err := rd.Kind()
+		if err != nil {
+			if _, ok := errors.AsType[*FormatError](err); !ok {
+				t.Fatalf("Kind: %v", err)
+			}
+			return
+		}
+		n := 0
+		for {
+			it, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if _, ok := errors.AsType[*FormatError](err); !ok {
+					t.Fatalf("Next: %v", err)
+				}
+				return
+			}
+			n++
+			if len(it.Body) > limit+1 {
+				t.Fatalf("item of %d bytes over a limit of %d", len(it.Body), limit)
+			}
+			if it.Long && it.Body != nil {
+				t.Fatal("a long item with bytes")
+			}
+			_ = rd.Check(it)
+		}
+		trimmed := bytes.Trim(in, jsonSpace)
+		switch {
+		case len(trimmed) == 0 && kind != Empty:
+			t.Fatalf("blank input read as %v", kind)
+		case kind == Empty && len(trimmed) > 0:
+			t.Fatalf("%q read as empty", in)
+		case !ndjson && len(in) <= limit && len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(in) && kind != Array:
+			t.Fatalf("an array read as %v", kind)
+		}
+	})
+}

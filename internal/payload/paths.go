@@ -1,0 +1,115 @@
+package payload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
+)
+
+// UnknownPathError is a --set through a field the spec does not have for
+// an event: a typo (data.itemz.0.quantity) that would otherwise build
+// objects nobody asked for. It names the path, the event and the nearest
+// field.
+type UnknownPathError struct {
+	Path  Path
+	At    Path // the first key the model lacks
+	Event string
+	Shape spec.Shape
+	Hint  string // ` (did you mean "items"?)` or ""
+	// Others are the events of the run that have the path.
+	Others []string
+}
+
+func (e *UnknownPathError) Error() string {
+	msg := fmt.Sprintf("--set %s: no field %s in %s (%s shape)%s", e.Path, e.At, e.Event, e.Shape, e.Hint)
+	if len(e.Others) > 0 {
+		msg += fmt.Sprintf("; %s %s it: choose the events with --event", strings.Join(e.Others, ", "), plural(len(e.Others), "has", "have"))
+	}
+	return msg
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// CheckPaths holds each --set against the spec's model of every event the
+// plan makes, in shape: a key missing on the way to the last is an
+// *UnknownPathError; a last key the model lacks is allowed (sending an
+// unknown field is a test worth making) and comes back as a one-line
+// warning with its did-you-mean, one per override. Keys under a field the
+// model leaves open (itemAttributes, a map) are not judged.
+func CheckPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings []string, err error) {
+	for _, ov := range ovs {
+		if ov.Unset {
+			continue // an unset of a missing path is its own error
+		}
+		var lacking, having []string
+		var hint string
+		var last Path
+		var bad *UnknownPathError
+		for _, e := range events {
+			at, h, missing := walkModel(spec.Body(e, shape), ov.Path)
+			switch {
+			case !missing:
+				having = append(having, e.Name)
+			case len(at) < len(ov.Path):
+				if bad == nil {
+					bad = &UnknownPathError{Path: ov.Path, At: at, Event: e.Name, Shape: shape, Hint: h}
+				}
+			default:
+				lacking = append(lacking, e.Name)
+				hint, last = h, at
+			}
+		}
+		if bad != nil {
+			bad.Others = having
+			return nil, bad
+		}
+		if len(lacking) > 0 {
+			warnings = append(warnings, fmt.Sprintf("--set %s: no field %s in %s (%s shape), added as an unknown field%s",
+				ov.Path, last, strings.Join(lacking, ", "), shape, hint))
+		}
+	}
+	return warnings, nil
+}
+
+// walkModel follows p through the model f. missing says a key is not in
+// it; at is the path up to and with that key, hint the nearest field name
+// there.
+func walkModel(f spec.Field, p Path) (at Path, hint string, missing bool) {
+	for i, key := range p {
+		switch f.Type {
+		case spec.Array:
+			if _, err := strconv.Atoi(key); err != nil || len(f.Fields) == 0 {
+				return nil, "", false // not an index: Apply says so
+			}
+			f = spec.Field{Type: spec.Object, Fields: f.Fields}
+			continue
+		case spec.Object:
+			if len(f.Fields) == 0 {
+				return nil, "", false // a map: any key
+			}
+		default:
+			return nil, "", false // through a scalar: Apply says so
+		}
+		var names []string
+		found := false
+		for _, m := range f.Fields {
+			names = append(names, m.Name)
+			if m.Name == key {
+				f, found = m, true
+				break
+			}
+		}
+		if !found {
+			return p[:i+1], suggest.Hint(key, names), true
+		}
+	}
+	return nil, "", false
+}

@@ -1,0 +1,80 @@
+package payload
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+func TestCheckPaths(t *testing.T) {
+	t.Parallel()
+	inv, _ := spec.Lookup("CREATE_PURCHASE_ORDER_INVOICE")
+	rcp, _ := spec.Lookup("CREATE_RECEIVABLE_DOC")
+	tests := []struct {
+		events []spec.Event
+		shape  spec.Shape
+		set    string
+		err    string // "" means none
+		warn   string // "" means none
+	}{
+		{[]spec.Event{inv}, spec.Described, "data.items.0.quantity=3", "", ""},
+		{[]spec.Event{inv}, spec.Described, "data.itemz.0.quantity=3", `no field data.itemz in CREATE_PURCHASE_ORDER_INVOICE (described shape) (did you mean "items"?)`, ""},
+		{[]spec.Event{inv}, spec.Described, "data.staffNme=foo", "", `no field data.staffNme in CREATE_PURCHASE_ORDER_INVOICE (described shape), added as an unknown field (did you mean "staffName"?)`},
+		{[]spec.Event{inv}, spec.Described, "data.items.0.itemAttributes.颜色=红色", "", ""},
+		{[]spec.Event{inv}, spec.Described, "data.items.0.extra=1", "", "no field data.items.0.extra"},
+		{[]spec.Event{inv}, spec.Sample, "data.records.0.quantity=3", "", ""},
+		{[]spec.Event{inv}, spec.Sample, "data.items.0.quantity=3", "no field data.items in CREATE_PURCHASE_ORDER_INVOICE (sample shape)", ""},
+		{[]spec.Event{rcp}, spec.Described, "data.收款单.单据状态=已作废", "", ""},
+		{[]spec.Event{rcp}, spec.Described, "data.收款明细.0.手续费=1.5", "", ""},
+		{[]spec.Event{rcp}, spec.Described, "data.收款单据.单据状态=x", "no field data.收款单据", ""},
+		{[]spec.Event{inv, rcp}, spec.Described, "data.status=PASS", "", "no field data.status in CREATE_RECEIVABLE_DOC (described shape)"},
+		{[]spec.Event{inv}, spec.Described, "x-trace=1", "", "no field x-trace"},
+		{[]spec.Event{inv}, spec.Described, "requestId=abc", "", ""},
+		// through a scalar or with a bad index: Apply's to say
+		{[]spec.Event{inv}, spec.Described, "data.code.x=1", "", ""},
+		{[]spec.Event{inv}, spec.Described, "data.items.x.quantity=1", "", ""},
+	}
+	for _, tt := range tests {
+		ov, err := ParseSet(tt.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warns, err := CheckPaths(tt.events, tt.shape, []Override{ov})
+		var pe *UnknownPathError
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%s: error %v", tt.set, err)
+		case tt.err != "" && (!errors.As(err, &pe) || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: error %v, want %q", tt.set, err, tt.err)
+		}
+		if tt.err != "" {
+			continue
+		}
+		switch {
+		case tt.warn == "" && len(warns) > 0:
+			t.Errorf("%s: warnings %q", tt.set, warns)
+		case tt.warn != "" && (len(warns) != 1 || !strings.Contains(warns[0], tt.warn)):
+			t.Errorf("%s: warnings %q, want one with %q", tt.set, warns, tt.warn)
+		}
+	}
+	unset, _ := ParseUnset("data.nothing")
+	if w, err := CheckPaths([]spec.Event{inv}, spec.Described, []Override{unset}); err != nil || len(w) > 0 {
+		t.Errorf("an unset is not judged here: %q %v", w, err)
+	}
+}
+
+// A path that fits some events of the run and not others says which.
+func TestCheckPathsNamesTheEventsThatFit(t *testing.T) {
+	t.Parallel()
+	ov, _ := ParseSet("data.items.0.quantity=3")
+	_, err := CheckPaths(spec.Events(), spec.Described, []Override{ov})
+	if err == nil || !strings.HasSuffix(err.Error(), "; CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE have it: choose the events with --event") {
+		t.Errorf("error %v", err)
+	}
+	pl, err := Request{Events: []string{"all"}, Shape: "described", Sets: []string{"data.收款单.汇率=7.1"}, PathEvents: []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"}}.Plan(Anchor())
+	if err != nil || len(pl.Warnings) > 0 {
+		t.Errorf("held against a scenario's events: %v %q", err, pl.Warnings)
+	}
+}

@@ -1,0 +1,48 @@
+package spec
+
+// A Transition is a state an event leaves its document in: the field that
+// carries the state (by Datum) and its value after the event. Only what
+// the interface implies is listed: event 5009 voids the receipt, so its
+// data, otherwise the creation's (spec: "the same shape as 5007"), reads
+// as voided.
+type Transition struct {
+	Event string
+	Field Datum
+	Value string
+}
+
+// RecStateVoided is the 单据状态 of a voided receipt. The spec's samples
+// show 未开始 only; 已作废 is the sibling shared/domain.md §4.2 lists for a
+// workflow-stage status (Kingdee's 作废状态 B reads the same).
+const RecStateVoided = "已作废"
+
+var transitions = [...]Transition{
+	{Event: "ABANDON_RECEIVABLE_DOC", Field: RecState, Value: RecStateVoided},
+}
+
+// Transitions lists the states event e leaves its document in.
+func Transitions(e Event) []Transition {
+	var out []Transition
+	for _, t := range transitions {
+		if t.Event == e.Name {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// PathOf is the path of names from f to the first object member that
+// carries d, outside arrays (a header field, not a line's); nil when none.
+func PathOf(f Field, d Datum) []string {
+	for _, m := range f.Fields {
+		if m.Of == d {
+			return []string{m.Name}
+		}
+		if m.Type == Object {
+			if p := PathOf(m, d); p != nil {
+				return append([]string{m.Name}, p...)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+package spec
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestPathOf(t *testing.T) {
+	tests := []struct {
+		d    Datum
+		want []string
+	}{
+		{RecState, []string{ReceiptHeader, "单据状态"}},
+		{RecDue, []string{ReceiptHeader, FieldDue}},
+		{LineFee, nil}, // inside an array: not a header field
+	}
+	for _, tt := range tests {
+		for _, s := range Shapes() {
+			if got := PathOf(Data(Receipt, s), tt.d); !slices.Equal(got, tt.want) {
+				t.Errorf("%s PathOf(%v) = %q, want %q", s, tt.d, got, tt.want)
+			}
+		}
+	}
+	for _, e := range Events() {
+		for _, tr := range Transitions(e) {
+			if tr.Event != e.Name || PathOf(Data(e.Kind, Described), tr.Field) == nil {
+				t.Errorf("%s: transition %+v has no field in its document", e.Name, tr)
+			}
+		}
+	}
+}

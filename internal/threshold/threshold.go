@@ -1,0 +1,267 @@
+// Package threshold parses and checks the pass/fail conditions a load run
+// ends on (send --threshold 'p99<500ms', 'failed<1%', 'rps>=200'), in the
+// manner of k6's thresholds: a metric of the run's summary, a comparison
+// and a value, checked once when the run is over.
+package threshold
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is what a metric measures, which says what its values are written
+// as.
+type Kind uint8
+
+const (
+	// Count is a number of deliveries; a value may also be a share of
+	// those sent (failed<1%).
+	Count Kind = iota
+	// Rate is deliveries per second (rps>=200, or 200/s).
+	Rate
+	// Latency is a duration (p99<500ms); its measured value is in
+	// milliseconds.
+	Latency
+)
+
+// Metric is one metric a threshold may name.
+type Metric struct {
+	Name    string
+	Kind    Kind
+	Meaning string
+}
+
+// Sent is the metric a Count share is a share of.
+const Sent = "sent"
+
+var metrics = []Metric{
+	{Sent, Count, "deliveries made, duplicates included"},
+	{"succeeded", Count, "deliveries that got an expected status"},
+	{"failed", Count, "deliveries that did not (a count, or a share of sent: failed<1%)"},
+	{"interrupted", Count, "deliveries cut short by Ctrl-C"},
+	{"duplicates", Count, "deliberate re-deliveries sent"},
+	{"retries", Count, "attempts beyond the first"},
+	{"late", Count, "open model: calls that started late at --max-concurrency"},
+	{"rps", Rate, "deliveries per second of wall time"},
+	{"p50", Latency, "median latency"},
+	{"p90", Latency, "90th percentile latency"},
+	{"p99", Latency, "99th percentile latency"},
+	{"p99.9", Latency, "99.9th percentile latency"},
+	{"max", Latency, "largest latency"},
+}
+
+// Metrics lists the metrics a threshold may name, in the summary's order.
+func Metrics() []Metric { return metrics }
+
+// Names lists the metric names.
+func Names() []string {
+	out := make([]string, len(metrics))
+	for i, m := range metrics {
+		out[i] = m.Name
+	}
+	return out
+}
+
+func lookup(name string) (Metric, bool) {
+	for _, m := range metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// The comparisons, longest first so that "<=" is not read as "<".
+var ops = []string{"<=", ">=", "==", "!=", "<", ">"}
+
+// Threshold is one parsed condition.
+type Threshold struct {
+	// Text is the threshold as the user wrote it, spaces removed.
+	Text   string
+	Metric Metric
+	Op     string
+	// Value is in the metric's unit: a count, per second, milliseconds,
+	// or with Percent a share of sent in percent.
+	Value   float64
+	Percent bool
+}
+
+// UnknownMetricError is a threshold naming no metric of the summary.
+type UnknownMetricError struct{ Text, Name string }
+
+func (e *UnknownMetricError) Error() string {
+	return fmt.Sprintf("threshold %q: unknown metric %q (metrics: %s)", e.Text, e.Name, strings.Join(Names(), ", "))
+}
+
+// Parse reads one threshold: metric, comparison, value, spaces allowed
+// around each.
+func Parse(s string) (Threshold, error) {
+	text := strings.Join(strings.Fields(s), "")
+	t := Threshold{Text: text}
+	at, op := -1, ""
+	for _, o := range ops {
+		if i := strings.Index(text, o); i >= 0 && (at < 0 || i < at || i == at && len(o) > len(op)) {
+			at, op = i, o
+		}
+	}
+	if at < 0 {
+		return t, fmt.Errorf("threshold %q: want <metric><op><value> with op one of %s, like p99<500ms, failed<1%% or rps>=200",
+			s, strings.Join(ops, " "))
+	}
+	name, value := text[:at], text[at+len(op):]
+	if name == "" {
+		return t, fmt.Errorf("threshold %q: no metric before %s (metrics: %s)", s, op, strings.Join(Names(), ", "))
+	}
+	m, ok := lookup(name)
+	if !ok {
+		return t, &UnknownMetricError{Text: s, Name: name}
+	}
+	t.Metric, t.Op = m, op
+	if value == "" {
+		return t, fmt.Errorf("threshold %q: no value after %s", s, op)
+	}
+	var err error
+	switch m.Kind {
+	case Latency:
+		var d time.Duration
+		d, err = time.ParseDuration(strings.ReplaceAll(value, "µs", "us"))
+		switch {
+		case err != nil:
+			err = fmt.Errorf("threshold %q: %s is a latency: want a duration like 500ms or 1.5s, not %q", s, name, value)
+		case d < 0:
+			err = fmt.Errorf("threshold %q: a latency is not negative", s)
+		}
+		t.Value = float64(d) / float64(time.Millisecond)
+	case Rate:
+		t.Value, err = number(strings.TrimSuffix(value, "/s"))
+		if err != nil {
+			err = fmt.Errorf("threshold %q: %s is deliveries per second: want a number like 200, not %q", s, name, value)
+		}
+	case Count:
+		num, pct := strings.CutSuffix(value, "%")
+		t.Value, err = number(num)
+		t.Percent = pct
+		switch {
+		case err != nil:
+			err = fmt.Errorf("threshold %q: %s is a count: want a number like 10 or a share of sent like 1%%, not %q", s, name, value)
+		case pct && name == Sent:
+			err = fmt.Errorf("threshold %q: sent is what a share is of: give a count", s)
+		case pct && t.Value > 100:
+			err = fmt.Errorf("threshold %q: a share is at most 100%%", s)
+		}
+	}
+	return t, err
+}
+
+func number(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil:
+		return 0, err
+	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+		return 0, errors.New("not a number of 0 or more")
+	}
+	return v, nil
+}
+
+// Measured holds a run's value of each metric, in the metric's unit
+// (latencies in milliseconds).
+type Measured map[string]float64
+
+// Result is a threshold checked against a run.
+type Result struct {
+	Threshold
+	// Got is the measured value compared: in percent for a share.
+	Got  float64
+	Pass bool
+}
+
+// Check compares the run's value of t's metric with t's value.
+func (t Threshold) Check(m Measured) Result {
+	got := m[t.Metric.Name]
+	if t.Percent {
+		got = 0
+		if sent := m[Sent]; sent > 0 {
+			got = m[t.Metric.Name] / sent * 100
+		}
+	}
+	var pass bool
+	switch t.Op {
+	case "<":
+		pass = got < t.Value
+	case "<=":
+		pass = got <= t.Value
+	case ">":
+		pass = got > t.Value
+	case ">=":
+		pass = got >= t.Value
+	case "==":
+		pass = got == t.Value
+	case "!=":
+		pass = got != t.Value
+	}
+	return Result{Threshold: t, Got: got, Pass: pass}
+}
+
+// CheckAll checks each threshold against m.
+func CheckAll(ts []Threshold, m Measured) []Result {
+	out := make([]Result, len(ts))
+	for i, t := range ts {
+		out[i] = t.Check(m)
+	}
+	return out
+}
+
+// Failed lists the results that did not pass.
+func Failed(rs []Result) []Result {
+	var out []Result
+	for _, r := range rs {
+		if !r.Pass {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// GotText is the measured value as the summary writes it: 812.3ms, 0.25%,
+// 201.3/s, 12.
+func (r Result) GotText() string {
+	switch {
+	case r.Percent:
+		return strconv.FormatFloat(math.Round(r.Got*100)/100, 'f', -1, 64) + "%"
+	case r.Metric.Kind == Latency:
+		// To the microsecond, as measured: a rounded value could read as
+		// passing a threshold it failed.
+		return strconv.FormatFloat(math.Round(r.Got*1000)/1000, 'f', -1, 64) + "ms"
+	case r.Metric.Kind == Rate:
+		return strconv.FormatFloat(math.Round(r.Got*10)/10, 'f', -1, 64) + "/s"
+	}
+	return strconv.FormatFloat(r.Got, 'f', -1, 64)
+}
+
+// String is "p99<500ms (p99 812.3ms)", as the failure message names it.
+func (r Result) String() string {
+	return fmt.Sprintf("%s (%s %s)", r.Text, r.Metric.Name, r.GotText())
+}
+
+// JSON is a result's stable form in the summary of --output json.
+type JSON struct {
+	Threshold string  `json:"threshold"`
+	Metric    string  `json:"metric"`
+	Got       float64 `json:"got"`
+	Unit      string  `json:"unit"`
+	Pass      bool    `json:"pass"`
+}
+
+// JSON is r's JSON form.
+func (r Result) JSON() JSON {
+	unit := map[Kind]string{Count: "count", Rate: "perSecond", Latency: "ms"}[r.Metric.Kind]
+	if r.Percent {
+		unit = "percent"
+	}
+	return JSON{Threshold: r.Text, Metric: r.Metric.Name, Got: r.Got, Unit: unit, Pass: r.Pass}
+}

@@ -1,0 +1,140 @@
+package threshold
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		metric  string
+		op      string
+		value   float64
+		percent bool
+	}{
+		{"p99<500ms", "p99", "<", 500, false},
+		{" p99.9 <= 1.5s ", "p99.9", "<=", 1500, false},
+		{"max<250µs", "max", "<", 0.25, false},
+		{"p50<100us", "p50", "<", 0.1, false},
+		{"failed<1%", "failed", "<", 1, true},
+		{"failed==0", "failed", "==", 0, false},
+		{"failed!=3", "failed", "!=", 3, false},
+		{"rps>=200", "rps", ">=", 200, false},
+		{"rps>199.5/s", "rps", ">", 199.5, false},
+		{"succeeded>99.5%", "succeeded", ">", 99.5, true},
+		{"sent>=1000", "sent", ">=", 1000, false},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if got.Metric.Name != tt.metric || got.Op != tt.op || got.Value != tt.value || got.Percent != tt.percent {
+			t.Errorf("Parse(%q) = %+v", tt.in, got)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"p95<1s", `unknown metric "p95" (metrics: sent, succeeded, failed`},
+		{"latency<1s", `unknown metric "latency"`},
+		{"p99", "want <metric><op><value>"},
+		{"<5", "no metric before <"},
+		{"p99<", "no value after <"},
+		{"p99<500", "want a duration like 500ms"},
+		{"p99<-1s", "not negative"},
+		{"failed<abc", "is a count"},
+		{"failed<101%", "at most 100%"},
+		{"sent<5%", "give a count"},
+		{"rps>fast", "deliveries per second"},
+		{"rps>NaN", "deliveries per second"},
+		{"failed<-1", "is a count"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.in)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	var um *UnknownMetricError
+	if _, err := Parse("p95<1s"); !errors.As(err, &um) || um.Name != "p95" {
+		t.Errorf("an unknown metric is not an UnknownMetricError: %v", err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	m := Measured{"sent": 200, "failed": 3, "rps": 210.04, "p99": 512.5}
+	tests := []struct {
+		in   string
+		pass bool
+		got  string
+	}{
+		{"p99<500ms", false, "512.5ms"},
+		{"p99<=512.5ms", true, "512.5ms"},
+		{"p99<1s", true, "512.5ms"},
+		{"failed<1%", false, "1.5%"},
+		{"failed<2%", true, "1.5%"},
+		{"failed<=3", true, "3"},
+		{"failed==0", false, "3"},
+		{"rps>=200", true, "210/s"},
+		{"rps>300", false, "210/s"},
+		{"late==0", true, "0"},
+	}
+	for _, tt := range tests {
+		th, err := Parse(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := th.Check(m)
+		if r.Pass != tt.pass || r.GotText() != tt.got {
+			t.Errorf("%s: pass %v got %s, want %v %s", tt.in, r.Pass, r.GotText(), tt.pass, tt.got)
+		}
+	}
+	// A share of nothing sent is 0%.
+	th, _ := Parse("failed<1%")
+	if r := th.Check(Measured{}); !r.Pass || r.Got != 0 {
+		t.Errorf("failed<1%% of nothing: %+v", r)
+	}
+	rs := CheckAll([]Threshold{mustParse(t, "p99<500ms"), mustParse(t, "rps>=200")}, m)
+	if f := Failed(rs); len(f) != 1 || f[0].String() != "p99<500ms (p99 512.5ms)" {
+		t.Errorf("Failed = %v", f)
+	}
+}
+
+func mustParse(t *testing.T, s string) Threshold {
+	t.Helper()
+	th, err := Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
+
+// FuzzParse: any input parses to a threshold of a known metric or is an
+// error, never a panic; what parses parses again from its Text to the same.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"p99<500ms", "failed<1%", "rps>=200", "p99.9<=1.5s", "max!=0", "x", "<", "a<<b", "failed<1e400%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		th, err := Parse(s)
+		if err != nil {
+			return
+		}
+		if _, ok := lookup(th.Metric.Name); !ok {
+			t.Fatalf("Parse(%q) gave metric %q", s, th.Metric.Name)
+		}
+		again, err := Parse(th.Text)
+		if err != nil || again != th {
+			t.Fatalf("Parse(%q) = %+v, from its Text %+v, %v", s, th, again, err)
+		}
+		_ = th.Check(Measured{Sent: 1, th.Metric.Name: 1}).GotText()
+	})
+}
