@@ -392,7 +392,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 		sc := sentCall{step: st, copies: max(st.copies, 1), again: i >= n}
 		sc.req = r.request(st.c, true)
 		if st.atOnce {
-			results, err := r.burst(ctx, st.c, sc.copies)
+			results, err := r.burst(st.c, sc.copies)
 			if err != nil {
 				return err
 			}
@@ -417,7 +417,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 			// timestamp a moment later and so a signature of its own.
 			sc.retried = r.request(st.c, false)
 			if r.cfg.Signer != nil {
-				r.cfg.Signer.Sign(sc.retried.Header, webhookID(st.c), r.cfg.Now().Add(time.Second), st.c.Body)
+				r.cfg.Signer.Sign(sc.retried.Header, r.cases.webhookID(st.c), r.cfg.Now().Add(time.Second), st.c.Body)
 			}
 			a, err := r.deliverOne(ctx, st.c, sc.retried)
 			if err != nil {
@@ -449,7 +449,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 
 func (r *runner) deliverOne(ctx context.Context, c *Case, req *deliver.Request) (deliver.Attempt, error) {
 	res := r.d.Deliver(ctx, req)
-	return res.Last(), r.record(ctx, c, res)
+	return res.Last(), r.record(c, res, call{})
 }
 
 // probeAll asks about every document at once, each again with backoff

@@ -377,7 +377,7 @@ func TestProbeSanity(t *testing.T) {
 func TestNumbers(t *testing.T) {
 	t.Parallel()
 	codes := func(seed, nonce uint64) []string {
-		b := newBuilder(seed, time.Time{})
+		b := newBuilder(seed, time.Time{}, 0)
 		b.numbers = newNumbering(seed, nonce)
 		var out []string
 		for _, d := range b.effects(serialCopies, DefaultConcurrent) {

@@ -15,6 +15,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,7 +51,23 @@ type Attempt struct {
 	Err      string        `json:"error,omitempty"`
 	Wait     time.Duration `json:"-"` // backoff before the next attempt, 0 for the last
 	Location string        `json:"location,omitempty"`
+	// Connect is the time this attempt spent setting up a new connection
+	// (dial, TLS), 0 on a kept-alive one; measured only with
+	// Deliverer.Trace or on a run worker's own connection.
+	Connect time.Duration `json:"-"`
+	// StatusLine is the answer's status as sent ("404 Not Found") and
+	// BodyPrefix the first MaxBodyPrefix bytes of its body (with KeepBody).
+	StatusLine string `json:"-"`
+	BodyPrefix []byte `json:"-"`
+	// Header is the answer's header (with KeepBody).
+	Header http.Header `json:"-"`
+	// Truncated says the answer's body ended before its declared length
+	// (an unexpected EOF): the status came, the rest did not.
+	Truncated bool `json:"-"`
 }
+
+// MaxBodyPrefix is how much of an answer's body an Attempt keeps.
+const MaxBodyPrefix = 200
 
 // Result is what became of one delivery.
 type Result struct {
@@ -149,6 +166,9 @@ type Deliverer struct {
 	KeepBody bool
 	// OnRetry, when set, hears of each attempt that will be retried.
 	OnRetry func(*Request, int, Attempt)
+	// Trace measures each attempt's connection set-up (Attempt.Connect)
+	// on the net/http path, at the cost of a trace per attempt.
+	Trace bool
 
 	// urls caches the parsed URL of each query: a run has a handful of
 	// queries and many deliveries, so none is parsed on the hot path.
@@ -244,8 +264,10 @@ type bodyBuf struct {
 	// plain is the header of a request with none of its own, unsigned:
 	// the transport only reads it, so it is shared rather than rebuilt.
 	plain http.Header
-	// raw is the worker's own connection on the plain-HTTP fast path.
-	raw *rawConn
+	// raw is the worker's own connection on the plain-HTTP fast path;
+	// dialed is how long the current attempt took to dial it (0: reused).
+	raw    *rawConn
+	dialed time.Duration
 	// results is a slab the worker's Results are cut from: one allocation
 	// for several deliveries.
 	results []Result
@@ -444,6 +466,20 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		base.Body = buf.reader(body)
 		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
 	}
+	var connStart time.Time
+	var connect time.Duration
+	if d.Trace {
+		// GetConn to GotConn: the wait for a connection, which on a new one
+		// is its dial and handshake (a kept-alive one counts nothing).
+		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+			GetConn: func(string) { connStart = time.Now() },
+			GotConn: func(i httptrace.GotConnInfo) {
+				if !i.Reused && !connStart.IsZero() {
+					connect = time.Since(connStart)
+				}
+			},
+		})
+	}
 	hr := base.WithContext(actx)
 	hr.Header = h
 	start := time.Now()
@@ -465,10 +501,12 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
-		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
+		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}
 	kept, err := readBody(resp.Body, d.KeepBody)
-	return d.answered(ctx, resp, kept, err, start, res)
+	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a.Connect = connect
+	return a, wait
 }
 
 // answered is the attempt an answer makes, and the wait its Retry-After
@@ -477,6 +515,16 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
 	if err != nil && ctx.Err() != nil {
 		a.Kind, a.Err = KindInterrupted, err.Error()
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		a.Truncated = true
+	}
+	if d.KeepBody {
+		a.StatusLine = resp.Status
+		if a.StatusLine == "" {
+			a.StatusLine = strconv.Itoa(resp.StatusCode)
+		}
+		a.BodyPrefix = kept[:min(len(kept), MaxBodyPrefix):min(len(kept), MaxBodyPrefix)]
+		a.Header = resp.Header
 	}
 	res.RespHeader, res.RespBody = resp.Header, kept
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
