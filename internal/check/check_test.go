@@ -566,3 +566,29 @@ func TestSeedOf(t *testing.T) {
 		t.Errorf("SeedOf(0) = %d, %s; want a random seed and now", seed, anchor)
 	}
 }
+
+// TestDuplicatesAtOnceUniqueKey: copies refused with 409 by a unique key
+// are said to be that, not blamed on a check-then-insert race.
+func TestDuplicatesAtOnceUniqueKey(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{uniqueKey: true}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{Duplicates}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range results {
+		if !strings.HasSuffix(r.Case.Name, "concurrent-x8") {
+			continue
+		}
+		n++
+		if r.Verdict != Fail || !strings.Contains(r.Reason, "refused as a duplicate key") || strings.Contains(r.Reason, "without a lock") {
+			t.Errorf("%s: %s %q, want a failure naming the duplicate key", r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no concurrent case")
+	}
+}

@@ -291,6 +291,11 @@ func judgeDuplicates(c *Case, results []*deliver.Result) Result {
 		return result(c, slowest(results), Pass, "")
 	case c.AtOnce && ok == 0, !c.AtOnce && !is2xx(first.Status):
 		return result(c, first, Warn, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
+	case c.AtOnce && duplicate(bad):
+		// A unique key refusing the copies: seen before or inserted at
+		// the same moment, the remedy is the same.
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the copies were refused as a duplicate key; the same call arriving together (at-least-once delivery) must be accepted, so answer 2xx for a requestId already held",
+			len(results)-ok, len(results), answer(bad), ok))
 	case c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted, as by a receiver that checks then inserts without a lock",
 			len(results)-ok, len(results), answer(bad), ok))
