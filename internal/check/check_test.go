@@ -592,3 +592,16 @@ func TestDuplicatesAtOnceUniqueKey(t *testing.T) {
 		t.Fatal("no concurrent case")
 	}
 }
+
+// TestUnreachableTLSHint: a receiver behind a private CA that is not
+// trusted is unreachable with the way out, not x509's words alone.
+func TestUnreachableTLSHint(t *testing.T) {
+	srv := httptest.NewTLSServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	_, _, err := run(t, context.Background(), cfg)
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "unknown authority") || !strings.Contains(err.Error(), "--cacert") {
+		t.Fatalf("err %v, want unreachable naming the unknown authority and --cacert", err)
+	}
+}
