@@ -605,3 +605,48 @@ func TestUnreachableTLSHint(t *testing.T) {
 		t.Fatalf("err %v, want unreachable naming the unknown authority and --cacert", err)
 	}
 }
+
+// TestDuplicatesAtOnceNoAnswer: a copy that got no answer is said to be
+// that, not blamed on a check-then-insert race.
+func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	rc := newReceiver(t, defects{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		mu.Lock()
+		seen[string(body)]++
+		n := seen[string(body)]
+		mu.Unlock()
+		if n == 8 { // the last of the copies at once: never answered
+			<-r.Context().Done()
+			return
+		}
+		rc.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Checks = client, []string{Duplicates}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range results {
+		if !strings.HasSuffix(r.Case.Name, "concurrent-x8") {
+			continue
+		}
+		n++
+		if r.Verdict != Fail || !strings.Contains(r.Reason, "got no answer (timeout)") || strings.Contains(r.Reason, "without a lock") {
+			t.Errorf("%s: %s %q, want a failure naming the copy not answered", r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no concurrent case")
+	}
+}

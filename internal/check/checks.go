@@ -291,6 +291,9 @@ func judgeDuplicates(c *Case, results []*deliver.Result) Result {
 		return result(c, slowest(results), Pass, "")
 	case c.AtOnce && ok == 0, !c.AtOnce && !is2xx(first.Status):
 		return result(c, first, Warn, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
+	case c.AtOnce && bad.Status == 0:
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once got no answer (%s) while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
+			len(results)-ok, len(results), answer(bad), ok))
 	case c.AtOnce && duplicate(bad):
 		// A unique key refusing the copies: seen before or inserted at
 		// the same moment, the remedy is the same.
