@@ -9,5 +9,5 @@ func addrError(flag, addr string, err error) error {
 	if n, perr := strconv.ParseUint(addr, 10, 16); perr == nil {
 		return usagef("%s %s: a port alone is not an address (did you mean 127.0.0.1:%d?)", flag, addr, n)
 	}
-	return usagef("%s %s: %v", flag, addr, err)
+	return usagef("%s %s: %w", flag, addr, err)
 }
