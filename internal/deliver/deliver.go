@@ -50,6 +50,10 @@ type Attempt struct {
 	Err      string        `json:"error,omitempty"`
 	Wait     time.Duration `json:"-"` // backoff before the next attempt, 0 for the last
 	Location string        `json:"location,omitempty"`
+	// Unsent marks the attempt Ctrl-C stopped during the backoff before
+	// it: no call was made, so it is neither a retry nor listed as one;
+	// it only carries the delivery's outcome, interrupted.
+	Unsent bool `json:"-"`
 }
 
 // Result is what became of one delivery.
@@ -69,6 +73,14 @@ type Result struct {
 	// FromSchedule, in the open model, is the time from the delivery's
 	// scheduled start to the end of its last attempt; 0 in the closed one.
 	FromSchedule time.Duration
+}
+
+// Tries is the number of attempts that made a call.
+func (r *Result) Tries() int {
+	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Unsent {
+		return n - 1
+	}
+	return len(r.Attempts)
 }
 
 // Last is the final attempt.
@@ -368,7 +380,7 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 			sleep = SleepContext
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
-			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error()})
+			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error(), Unsent: true})
 			return res
 		}
 	}
