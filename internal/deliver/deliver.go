@@ -370,7 +370,13 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 			res.Attempts = append(res.Attempts, a)
 			return res
 		}
-		a.Wait = d.Backoff.Delay(n+1, retryAfter)
+		wait := d.Backoff.Delay(n+1, retryAfter)
+		if !mayStartAt(ctx, time.Now().Add(wait)) {
+			// The retry would start past --duration: no call does.
+			res.Attempts = append(res.Attempts, a)
+			return res
+		}
+		a.Wait = wait
 		res.Attempts = append(res.Attempts, a)
 		if d.OnRetry != nil {
 			d.OnRetry(req, n+1, a)

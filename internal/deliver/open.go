@@ -40,7 +40,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 	end := o.end(start)
 	var wg sync.WaitGroup
 	work := func(w int, first *call) {
-		wk := newWorker(ctx, shards.of(w), o, report)
+		wk := newWorker(withStartBy(ctx, end), shards.of(w), o, report)
 		defer wk.end()
 		run := func(c call) {
 			for i, req := range c.job {

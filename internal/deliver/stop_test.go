@@ -180,3 +180,34 @@ func TestFeedLeft(t *testing.T) {
 		}
 	}
 }
+
+// No call starts after --duration, retries included: a delivery whose next
+// attempt would start past the end keeps its last answer (a 503 asking for
+// a minute's wait) instead of keeping the run going for it, in both models.
+func TestRetriesStartNothingAfterTheDuration(t *testing.T) {
+	for _, rate := range []float64{0, 1} {
+		var calls atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			w.Header().Set("Retry-After", "60")
+			w.WriteHeader(503)
+		}))
+		vs := &virtualSleep{}
+		d := newTestDeliverer(t, srv, 3, vs)
+		fed := false
+		feed := func() []*Request {
+			if fed {
+				return nil
+			}
+			fed = true
+			return []*Request{{Event: "E", Query: "businessType=E", Body: []byte(`{}`)}}
+		}
+		// The run ends when its one delivery is done, long before the 50 s.
+		st := Run(t.Context(), d, feed, RunOptions{Concurrency: 1, Rate: rate, Duration: 50 * time.Second}, nil)
+		srv.Close()
+		if calls.Load() != 1 || st.Sent != 1 || st.Retries != 0 || st.ByStatus[503] != 1 || len(vs.waits) != 0 {
+			t.Errorf("rate %g: receiver got %d calls; sent %d, retries %d, failed 503×%d, waits %v; want 1 call, no retry, no wait",
+				rate, calls.Load(), st.Sent, st.Retries, st.ByStatus[503], vs.waits)
+		}
+	}
+}
