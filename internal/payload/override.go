@@ -186,7 +186,8 @@ func set(v any, p Path, i int, x any) (any, error) {
 	case nil:
 		return set(&Obj{}, p, i, x)
 	default:
-		return nil, fail("no object or array")
+		// The scalar is at the path so far, not at the key after it.
+		return nil, &PathError{Op: "set", Path: p, Reason: fmt.Sprintf("no object or array at %s", p[:i])}
 	}
 }
 
