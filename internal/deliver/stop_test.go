@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -209,5 +210,34 @@ func TestRetriesStartNothingAfterTheDuration(t *testing.T) {
 			t.Errorf("rate %g: receiver got %d calls; sent %d, retries %d, failed 503×%d, waits %v; want 1 call, no retry, no wait",
 				rate, calls.Load(), st.Sent, st.Retries, st.ByStatus[503], vs.waits)
 		}
+	}
+}
+
+// A call Ctrl-C cuts short says so in its error too, on the plain-HTTP
+// fast path as on net/http's: not the "i/o timeout" of the deadline that
+// cut it.
+func TestInterruptedCallSaysInterrupted(t *testing.T) {
+	got, release := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- struct{}{}
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-got; cancel() }()
+	fed := false
+	feed := func() []*Request {
+		if fed {
+			return nil
+		}
+		fed = true
+		return []*Request{{Event: "E", Query: "businessType=E", Body: []byte(`{}`)}}
+	}
+	var last Attempt
+	Run(ctx, d, feed, RunOptions{Concurrency: 1}, func(r *Result) { last = r.Last() })
+	if last.Kind != KindInterrupted || strings.Contains(last.Err, "timeout") || !strings.Contains(last.Err, "context canceled") {
+		t.Errorf("attempt %+v, want kind interrupted and error context canceled", last)
 	}
 }
