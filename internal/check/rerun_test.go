@@ -344,9 +344,9 @@ func TestRerunUnreachable(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) }))
 	live, _ := url.Parse(srv.URL + "/hook")
-	dead := httptest.NewServer(http.NotFoundHandler())
-	gone, _ := url.Parse(dead.URL + "/hook")
-	dead.Close()
+	// Port 1: nothing listens there (a closed test server's port may be
+	// another parallel test's by the time it is called).
+	gone, _ := url.Parse("http://127.0.0.1:1/hook")
 	cases := []Failed{
 		{Check: Latency, Name: "p99"}, // not rerun: sends nothing
 		{Check: RejectsMalformed, Name: "not-json", Want: Want4xx, Query: "businessType=E", Body: []byte("x")},
