@@ -44,16 +44,16 @@ type Request struct {
 
 // Attempt is one try of a delivery.
 type Attempt struct {
+	// Unsent marks the attempt Ctrl-C stopped during the backoff before
+	// it: no call was made, so it is neither a retry nor listed as one;
+	// it only carries the delivery's outcome, interrupted.
+	Unsent bool `json:"-"`
 	Status   int           `json:"status,omitempty"`
 	Latency  time.Duration `json:"-"`
 	Kind     string        `json:"errorKind,omitempty"` // error kind when there was no answer
 	Err      string        `json:"error,omitempty"`
 	Wait     time.Duration `json:"-"` // backoff before the next attempt, 0 for the last
 	Location string        `json:"location,omitempty"`
-	// Unsent marks the attempt Ctrl-C stopped during the backoff before
-	// it: no call was made, so it is neither a retry nor listed as one;
-	// it only carries the delivery's outcome, interrupted.
-	Unsent bool `json:"-"`
 }
 
 // Result is what became of one delivery.
