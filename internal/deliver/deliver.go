@@ -48,6 +48,7 @@ type Attempt struct {
 	// it: no call was made, so it is neither a retry nor listed as one;
 	// it only carries the delivery's outcome, interrupted.
 	Unsent bool `json:"-"`
+
 	Status   int           `json:"status,omitempty"`
 	Latency  time.Duration `json:"-"`
 	Kind     string        `json:"errorKind,omitempty"` // error kind when there was no answer
