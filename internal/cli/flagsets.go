@@ -33,7 +33,7 @@ func urlFlag(cmd *cobra.Command, p *string) {
 }
 
 func timeoutFlag(cmd *cobra.Command, p *time.Duration) {
-	cmd.Flags().DurationVar(p, "timeout", defaultTimeout, "time limit of one attempt; an attempt that takes longer fails")
+	cmd.Flags().DurationVar(p, "timeout", defaultTimeout, "time limit of one attempt")
 }
 
 const headerHelp = "add a request header 'Name: value' (repeatable)"
