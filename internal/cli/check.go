@@ -81,8 +81,8 @@ line and the first 200 bytes of its body. The warnings of one check are one
 line with their count; -v lists them and shows the answer's headers too, as
 send -v does.
 
-A receiver that stops answering (refused, reset, or no answer within
---timeout, several calls in a row) stops the run at once: one line says after
+A receiver that stops answering (refused or reset 3 calls in a row, or no
+answer within --timeout 2 calls in a row) stops the run at once: one line says after
 which case, and the checks left are reported as not run. When every call got
 the same 404, 405, 401 or 403 the summary says so first, with the likely
 cause. On a terminal a progress line on stderr shows the check, the case and
