@@ -87,9 +87,13 @@ const (
 	FieldBusinessType = "businessType"
 	FieldData         = "data"
 
-	FieldItems   = "items"
-	FieldRecords = "records"
-	FieldStatus  = "status"
+	FieldItems    = "items"
+	FieldRecords  = "records"
+	FieldStatus   = "status"
+	FieldCode     = "code"     // the document code, of data
+	FieldComments = "comments" // the invoice's and each item's remark
+
+	FieldSourceRemark = "备注" // a receipt source line's remark
 
 	ReceiptHeader  = "收款单"
 	ReceiptLines   = "收款明细"
@@ -210,7 +214,7 @@ var (
 	// invoice is the purchase invoice in the described shape, with what the
 	// sample shape leaves out or names differently.
 	invoice = []Field{
-		who(str("code", InvCode, "Document code (may be an empty string)"), DocumentNumber),
+		who(str(FieldCode, InvCode, "Document code (may be an empty string)"), DocumentNumber),
 		describedOnly(marker(Field{Name: "invoiceType", Type: String, Advisory: true, Of: InvType, Meaning: "Invoice type",
 			Values: []Value{{Name: "VALUE_ADDED_TAX", Meaning: "value-added tax invoice"}}})),
 		str("invoiceTypeCode", InvTypeCode, "Invoice category code"),
@@ -225,7 +229,7 @@ var (
 		who(str("staffName", InvStaffName, "Issuer's name"), PersonName),
 		describedOnly(who(str("applicationCode", InvApplicantCode, "Applicant's employee number"), EmployeeCode)),
 		describedOnly(who(str("applicationName", InvApplicantName, "Applicant's name"), PersonName)),
-		who(str("comments", InvRemark, "Invoice remark"), Remark),
+		who(str(FieldComments, InvRemark, "Invoice remark"), Remark),
 		{Name: "currency", Type: String, Format: CurrencyCode, Of: InvCurrency,
 			Meaning: "Currency code (ISO 4217 style, three letters)"},
 		describedOnly(createType),
@@ -240,7 +244,7 @@ var (
 			describedOnly(num(FieldTax, ItemTax, "Tax amount")),
 			describedOnly(Field{Name: "itemAttributes", Type: Object, Elem: String, Of: ItemAttributes,
 				Meaning: "Material specification, attribute name to attribute value"}),
-			who(str("comments", ItemRemark, "Line remark"), Remark),
+			who(str(FieldComments, ItemRemark, "Line remark"), Remark),
 		)), FieldRecords, "Invoice lines (where the description has items)"),
 	}
 
@@ -298,7 +302,7 @@ var (
 			num(FieldSourceThis, SrcThis, "Receivable amount this time"),
 			num("计划应收金额", SrcPlanned, "Planned receivable amount"),
 			millis("到期日", SrcDueDate, "Due date, milliseconds since the Unix epoch"),
-			who(str("备注", SrcRemark, "Remark (may be empty)"), Remark),
+			who(str(FieldSourceRemark, SrcRemark, "Remark (may be empty)"), Remark),
 			hidden(num("未核销金额-隐", SrcOutstanding, "Amount not yet written off")),
 		),
 	}

@@ -21,8 +21,8 @@ const (
 // IdentityField is a field that identifies someone, at a path below the
 // field Identities was given.
 type IdentityField struct {
-	// Path holds the member names from the given field down; "[]" stands for
-	// every element of an array.
+	// Path holds the member names from the given field down; Each stands
+	// for every element of an array.
 	Path  []string
 	Field Field
 }
@@ -41,7 +41,7 @@ func Identities(f Field) []IdentityField {
 				out = append(out, IdentityField{Path: p, Field: m})
 			}
 			if m.Type == Array {
-				p = append(p, "[]")
+				p = append(p, Each)
 			}
 			walk(p, m.Fields)
 		}
