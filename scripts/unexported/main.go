@@ -107,7 +107,7 @@ func run(root, rel string, write bool) {
 		uses[o] = append(uses[o], id)
 	}
 	type edit struct {
-		off int
+		off      int
 		old, new string
 	}
 	edits := map[string][]edit{}
