@@ -52,7 +52,7 @@ func (r *Result) JSON() ResultJSON {
 		Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: r.URL,
 		Status: last.Status, OK: r.OK, LatencyMS: MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
 	}
-	for _, a := range r.Attempts {
+	for _, a := range r.Attempts[:r.Tries()] {
 		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, MS(a.Latency), a.Kind, a.Err, a.Location, MS(a.Wait)})
 	}
 	return j
@@ -98,7 +98,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		b = jsonstr.Append(b, last.Err)
 	}
 	b = append(b, `,"attempts":[`...)
-	for i, a := range r.Attempts {
+	for i, a := range r.Attempts[:r.Tries()] {
 		if i > 0 {
 			b = append(b, ',')
 		}
