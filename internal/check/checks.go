@@ -478,7 +478,7 @@ func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error)
 	body = payload.Marshal(doc)
 	c := bodyCase(Signature, "tampered-body", inv.Name, nil, doc)
 	sig := s.Signature(b.webhookID(c), ts, body)
-	if err := sets(doc, "data.comments", `"changed after signing"`); err != nil {
+	if err := sets(doc, spec.Path(spec.FieldData, spec.FieldComments), `"changed after signing"`); err != nil {
 		return nil, err
 	}
 	cs = append(cs, signed("tampered-body", inv, payload.Marshal(doc), doc, ts, sig, false, "the body was changed after signing, so signatures are not verified"))
@@ -567,7 +567,7 @@ func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error)
 	sc.bytes = true
 	cs = append(cs, sc)
 	doc = b.build(inv, spec.Described)
-	if err := respell(doc, "data.items.0.price"); err != nil {
+	if err := respell(doc, spec.Path(spec.FieldData, spec.FieldItems, "0", spec.FieldPrice)); err != nil {
 		return nil, err
 	}
 	sc = signed("other-number-spelling", inv, payload.Marshal(doc), doc, ts, "", true, "")
