@@ -64,10 +64,10 @@ func (s *Summary) Markdown() []byte {
 	var b bytes.Buffer
 	mark := "✅ pass"
 	switch {
+	case s.Interrupted: // no verdict: the run did not finish
+		mark = "⚠️ interrupted"
 	case !s.Pass:
 		mark = "❌ FAIL"
-	case s.Interrupted:
-		mark = "⚠️ interrupted"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(s.Title), mark)
 	if s.Target != "" {
