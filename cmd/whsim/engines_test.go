@@ -17,6 +17,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/sign"
 )
 
 // TestEngines runs whsim's exports through the real load engines, vegeta
@@ -100,7 +101,7 @@ func signed(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: signed <capture> <secret>")
 	}
-	s, err := deliver.NewSigner(args[1])
+	s, err := sign.NewSigner(args[1])
 	ts.Check(err)
 	for _, rec := range readCapture(ts, args[0]) {
 		body, err := rec.RequestBody()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -216,7 +217,7 @@ type Config struct {
 	Header http.Header
 	// Signer, when set, signs every call (Standard Webhooks) and enables
 	// the signature check.
-	Signer *deliver.Signer
+	Signer *sign.Signer
 	// Strict makes a type error answered 2xx a failure, not a warning.
 	Strict          bool
 	LatencyBudget   time.Duration

@@ -20,6 +20,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -52,7 +53,7 @@ type defects struct {
 // per requestId and takes follow-up events of documents it never saw.
 type receiver struct {
 	d        defects
-	signer   *deliver.Signer
+	signer   *sign.Signer
 	val      *validate.Validator
 	inflight atomic.Int32
 
@@ -62,7 +63,7 @@ type receiver struct {
 }
 
 func newReceiver(t *testing.T, d defects) *receiver {
-	s, err := deliver.NewSigner(testSecret)
+	s, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func testConfig(t *testing.T, url string) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := deliver.NewSigner(testSecret)
+	signer, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -254,9 +255,9 @@ type sigCase struct {
 
 // signature builds the signature cases; the first is the correctly signed
 // call the others are read against.
-func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error) {
+func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
-	other, err := deliver.NewSigner(deliver.SecretPrefix + "d3Jvbmcgc2VjcmV0IGZvciB3aHNpbSBjaGVjaw==")
+	other, err := sign.NewSigner(sign.SecretPrefix + "d3Jvbmcgc2VjcmV0IGZvciB3aHNpbSBjaGVjaw==")
 	if err != nil {
 		return nil, err
 	}

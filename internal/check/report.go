@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -34,7 +35,7 @@ type Reporter struct {
 	SaveDir string
 	Budget  time.Duration
 	// Signer is the run's: a reproduction of a signed call signs afresh.
-	Signer *deliver.Signer
+	Signer *sign.Signer
 	// Now is the clock of the signatures the reporter rebuilds.
 	Now func() time.Time
 

@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -116,7 +117,7 @@ type RerunConfig struct {
 	// which a report holds masked.
 	Header http.Header
 	// Signer signs the cases that carried the run's signature afresh.
-	Signer *deliver.Signer
+	Signer *sign.Signer
 	Now    func() time.Time
 	// IDs, when set, gives each case a fresh requestId (its copies share
 	// it), so that a receiver that keeps its data does not take the rerun

@@ -19,11 +19,12 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/sign"
 )
 
-func testSigner(t testing.TB) *deliver.Signer {
+func testSigner(t testing.TB) *sign.Signer {
 	t.Helper()
-	s, err := deliver.NewSigner(testSecret)
+	s, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func FuzzReadFailed(f *testing.F) {
 // refuses a requestId it has seen (409).
 type switchable struct {
 	t      *testing.T
-	signer *deliver.Signer
+	signer *sign.Signer
 	now    func() time.Time
 
 	mu     sync.Mutex

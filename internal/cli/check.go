@@ -21,6 +21,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -261,9 +262,9 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	var signer *deliver.Signer
+	var signer *sign.Signer
 	if opts.Secret != "" {
-		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
+		if signer, err = sign.NewSigner(opts.Secret); err != nil {
 			return usagef("--secret: %v", err)
 		}
 	}

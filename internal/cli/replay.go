@@ -10,6 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -75,7 +76,7 @@ whsim send --file). Output, summary and exit status are those of send.`,
 	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
 	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("event", completeEvents)
-	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
+	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(sign.SchemeStandard))
 	return cmd
 }
 
@@ -102,7 +103,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if opts.Sign == "" {
 		secret = ""
 	}
-	signer, err := deliver.SignerFor(opts.Sign, secret)
+	signer, err := sign.SignerFor(opts.Sign, secret)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -129,7 +130,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		con.Warn("a secret without --sign standard signs nothing: the calls go out with their captured signatures")
 	}
 	if signer != nil && signer.Weak() {
-		con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", deliver.GoodKeyBytes)
+		con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", sign.GoodKeyBytes)
 	}
 	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
 	if opts.NewRequestID {

@@ -13,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -40,7 +41,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		return usageErr(err)
 	}
 	if opts.Secret != "" {
-		if cfg.Signer, err = deliver.NewSigner(opts.Secret); err != nil {
+		if cfg.Signer, err = sign.NewSigner(opts.Secret); err != nil {
 			return usagef("--secret: %v", err)
 		}
 	}

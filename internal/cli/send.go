@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -133,7 +134,7 @@ when interrupted (the summary is still printed).`,
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
-	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
+	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(sign.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
 	return cmd
@@ -169,12 +170,12 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		}
 		thresholds = append(thresholds, t)
 	}
-	signer, err := deliver.SignerFor(opts.Sign, opts.Secret)
+	signer, err := sign.SignerFor(opts.Sign, opts.Secret)
 	if err != nil {
 		return usageErr(err)
 	}
 	if signer != nil && signer.Weak() {
-		fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), deliver.GoodKeyBytes)
+		fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), sign.GoodKeyBytes)
 	}
 	lanes, err := opts.lanes(ctx, a, header)
 	if err != nil {

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/whsim/whsim/internal/sign"
 )
 
 // Request is one delivery to make.
@@ -142,7 +144,7 @@ type Deliverer struct {
 	Sleep func(context.Context, time.Duration) error
 	Now   func() time.Time
 	// Signer, when set, signs every attempt afresh.
-	Signer *Signer
+	Signer *sign.Signer
 	// Expect says whether a status is a success.
 	Expect func(status int) bool
 	// KeepBody keeps the response body in the result.

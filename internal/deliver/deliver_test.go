@@ -23,11 +23,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/sign"
 )
 
 func TestSignatureVector(t *testing.T) {
 	// The Standard Webhooks specification's published test vector.
-	s, err := NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	s, err := sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +38,8 @@ func TestSignatureVector(t *testing.T) {
 		t.Errorf("signature %s, want %s", got, want)
 	}
 	for _, bad := range []string{"", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_", "whsec_!!!"} {
-		if _, err := NewSigner(bad); err == nil {
-			t.Errorf("NewSigner(%q): no error", bad)
+		if _, err := sign.NewSigner(bad); err == nil {
+			t.Errorf("sign.NewSigner(%q): no error", bad)
 		} else if bad != "" && strings.Contains(err.Error(), strings.TrimPrefix(bad, "whsec_")) && len(bad) > 6 {
 			t.Errorf("error %q quotes the secret", err)
 		}
@@ -179,7 +181,7 @@ func TestMethodQueryHeadersBody(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
-	d.Signer, _ = NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	d.Signer, _ = sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	body := []byte("{\"requestId\":\"r1\",\"businessType\":5007,\"data\":{\"收款单\":{}}}")
 	res := d.Deliver(context.Background(), &Request{Query: "businessType=CREATE_RECEIVABLE_DOC", RequestID: "r1",
 		Header: http.Header{"X-Tenant": {"7"}}, Body: body})

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/sign"
 )
 
 // cannedServer answers every request on a connection with answer, and
@@ -132,7 +134,7 @@ func TestRawPathAnswers(t *testing.T) {
 func TestRawPathHeaders(t *testing.T) {
 	srv := newCannedServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false)
 	c, _ := NewClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 1})
-	signer, err := NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	signer, err := sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package deliver
+package sign
 
 import (
 	"encoding/base64"

@@ -1,4 +1,7 @@
-package deliver
+// Package sign signs deliveries the Standard Webhooks way (webhook-id,
+// webhook-timestamp, webhook-signature): send, check and replay sign with
+// it, and anonymize --resign signs the bodies it changed.
+package sign
 
 import (
 	"crypto/hmac"
