@@ -15,6 +15,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -178,7 +179,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	if cfg.Target != nil {
 		d.Target = cfg.Target
 	} else {
-		t, err := deliver.ParseTarget(c.URL)
+		t, err := endpoint.ParseTarget(c.URL)
 		if err != nil {
 			return RerunResult{}, err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/sign"
@@ -254,11 +255,11 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
 		return usagef("--probe-header needs --probe, the URL it is sent to")
 	}
-	target, err := deliver.ParseTarget(opts.URL)
+	target, err := endpoint.ParseTarget(opts.URL)
 	if err != nil {
 		return usagef("--url %v", err)
 	}
-	header, err := deliver.ParseHeaders(opts.Headers)
+	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -364,7 +365,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
 	switch {
 	case opts.Probe != "":
-		h, err := deliver.ParseHeaders(opts.ProbeHeaders)
+		h, err := endpoint.ParseHeaders(opts.ProbeHeaders)
 		if err != nil {
 			return nil, usagef("--probe-header: %v", err)
 		}

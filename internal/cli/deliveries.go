@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -68,7 +69,7 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	case d.Timeout <= 0:
 		return nil, usagef("--timeout %s: want more than 0", d.Timeout)
 	}
-	expect, err := deliver.ParseExpect(d.ExpectStatus)
+	expect, err := endpoint.ParseExpect(d.ExpectStatus)
 	if err != nil {
 		return nil, usagef("--expect-status: %v", err)
 	}
@@ -80,7 +81,7 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 	if u == "" {
 		u = d.URL
 	}
-	t, err := deliver.ParseTarget(u)
+	t, err := endpoint.ParseTarget(u)
 	if err != nil {
 		return nil, usagef("--url %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
@@ -68,7 +68,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 }
 
 func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
-	if _, err := deliver.ParseTarget(opts.Origin); err != nil {
+	if _, err := endpoint.ParseTarget(opts.Origin); err != nil {
 		return usagef("--origin %v", err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -107,7 +108,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	header, err := deliver.ParseHeaders(opts.Headers)
+	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
 		return usagef("--header %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -33,11 +34,11 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	var cfg check.RerunConfig
 	if opts.URL != "" {
-		if cfg.Target, err = deliver.ParseTarget(opts.URL); err != nil {
+		if cfg.Target, err = endpoint.ParseTarget(opts.URL); err != nil {
 			return usagef("--url %v", err)
 		}
 	}
-	if cfg.Header, err = deliver.ParseHeaders(opts.Headers); err != nil {
+	if cfg.Header, err = endpoint.ParseHeaders(opts.Headers); err != nil {
 		return usageErr(err)
 	}
 	if opts.Secret != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
@@ -158,7 +159,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
 		return err
 	}
-	header, err := deliver.ParseHeaders(opts.Headers)
+	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
 		return usagef("--header %v", err)
 	}

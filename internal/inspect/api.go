@@ -23,7 +23,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
@@ -561,7 +561,7 @@ func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "body: want {\"url\": \"http://...\"}: %v", err)
 		return
 	}
-	if _, err := deliver.ParseTarget(req.URL); err != nil {
+	if _, err := endpoint.ParseTarget(req.URL); err != nil {
 		apiError(w, http.StatusBadRequest, "url %v", err)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -17,7 +18,7 @@ const replayTimeout = 10 * time.Second
 // attempt) and says what came back, credentials in the answer masked.
 func Replay(ctx context.Context, rec *capture.Record, u string) Replayed {
 	out := Replayed{URL: u}
-	target, err := deliver.ParseTarget(u)
+	target, err := endpoint.ParseTarget(u)
 	if err != nil {
 		out.Error = err.Error()
 		return out
