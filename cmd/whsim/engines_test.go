@@ -16,7 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 )
 
@@ -152,9 +152,9 @@ func readCapture(ts *testscript.TestScript, name string) []*capture.Record {
 }
 
 func requestID(ts *testscript.TestScript, body []byte) string {
-	s, e := deliver.FindRequestID(body)
-	if s < 0 {
+	id := reqid.Read(body)
+	if id == "" {
 		ts.Fatalf("a body without a requestId: %.80s", body)
 	}
-	return string(body[s:e])
+	return id
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -31,7 +32,7 @@ type Replayer struct {
 	// Events, when not empty, keeps only the calls of these events.
 	Events []spec.Event
 	// IDs, when set, gives each call a fresh requestId.
-	IDs *deliver.IDs
+	IDs *reqid.IDs
 	// Signed says the deliverer signs every call afresh (replay --sign):
 	// each request then carries the webhook-id to sign with.
 	Signed bool
@@ -150,7 +151,7 @@ func WebhookID(req *deliver.Request, fresh bool) string {
 
 // Request is the delivery that replays rec: its method, query, headers and
 // body byte for byte; with ids, a fresh requestId and nothing else changed.
-func Request(rec *Record, ids *deliver.IDs) (*deliver.Request, error) {
+func Request(rec *Record, ids *reqid.IDs) (*deliver.Request, error) {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return nil, err
@@ -161,13 +162,13 @@ func Request(rec *Record, ids *deliver.IDs) (*deliver.Request, error) {
 		h["Content-Type"] = nil
 	}
 	id := ""
-	start, end := deliver.FindRequestID(body)
+	start, end := reqid.Find(body)
 	if start >= 0 {
 		id = string(body[start:end])
 	}
 	if ids != nil && start >= 0 {
 		id = ids.Next()
-		body = deliver.SpliceID(body, start, end, id)
+		body = reqid.Splice(body, start, end, id)
 	}
 	event, _ := rec.Event()
 	if event == "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -29,7 +30,7 @@ func TestRequestFromRecord(t *testing.T) {
 	if fmt.Sprint(req.Header) != fmt.Sprint(want) {
 		t.Errorf("header %v, want %v", req.Header, want)
 	}
-	fresh, err := Request(rec, deliver.NewIDs(3))
+	fresh, err := Request(rec, reqid.NewIDs(3))
 	if err != nil || fresh.RequestID == req.RequestID || len(fresh.RequestID) != 36 ||
 		string(fresh.Body) != strings.Replace(string(req.Body), req.RequestID, fresh.RequestID, 1) {
 		t.Errorf("fresh id: %+v %v", fresh, err)
@@ -135,13 +136,13 @@ func TestReplayerMarks(t *testing.T) {
 	if again[0].WebhookID != reqs[1].WebhookID {
 		t.Errorf("the same body got webhook-ids %q and %q", reqs[1].WebhookID, again[0].WebhookID)
 	}
-	fresh := all(&Replayer{Inputs: capture(rec(a, "msg_a")), Signed: true, IDs: deliver.NewIDs(5), Warn: func(string, ...any) {}})
+	fresh := all(&Replayer{Inputs: capture(rec(a, "msg_a")), Signed: true, IDs: reqid.NewIDs(5), Warn: func(string, ...any) {}})
 	if fresh[0].WebhookID != fresh[0].RequestID || fresh[0].RequestID == a {
 		t.Errorf("a fresh requestId is a new message: webhook-id %q, requestId %q", fresh[0].WebhookID, fresh[0].RequestID)
 	}
 
 	var warnings []string
-	s = &Replayer{Inputs: capture(rec(a, "msg_a"), rec(b, "msg_b")), IDs: deliver.NewIDs(5),
+	s = &Replayer{Inputs: capture(rec(a, "msg_a"), rec(b, "msg_b")), IDs: reqid.NewIDs(5),
 		Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
 	all(s)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "add --sign standard") {

@@ -17,6 +17,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -124,7 +125,7 @@ type RerunConfig struct {
 	// it), so that a receiver that keeps its data does not take the rerun
 	// for the run's calls again. A signature case whose headers are wrong
 	// on purpose keeps its bytes.
-	IDs *deliver.IDs
+	IDs *reqid.IDs
 }
 
 // Rerun outcomes.
@@ -191,11 +192,11 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	req := &deliver.Request{Event: c.Check, Method: http.MethodPost, Query: query, Header: h, Body: c.Body}
 	fresh := cfg.IDs != nil && (c.Check != Signature || c.Resign)
-	if start, end := deliver.FindRequestID(c.Body); start >= 0 {
+	if start, end := reqid.Find(c.Body); start >= 0 {
 		req.RequestID = string(c.Body[start:end])
 		if fresh {
 			req.RequestID = cfg.IDs.Next()
-			req.Body = deliver.SpliceID(c.Body, start, end, req.RequestID)
+			req.Body = reqid.Splice(c.Body, start, end, req.RequestID)
 		}
 	}
 	if c.Resign {

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 )
 
@@ -174,7 +174,7 @@ func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	start, end := deliver.FindRequestID(body)
+	start, end := reqid.Find(body)
 	if start < 0 {
 		if s.fixed {
 			w.WriteHeader(http.StatusBadRequest)
@@ -217,7 +217,7 @@ func TestRerun(t *testing.T) {
 	run := func() []RerunResult {
 		var out []RerunResult
 		seed++
-		cfg := RerunConfig{Client: srv.Client(), Signer: signer, Now: func() time.Time { return later }, IDs: deliver.NewIDs(seed)}
+		cfg := RerunConfig{Client: srv.Client(), Signer: signer, Now: func() time.Time { return later }, IDs: reqid.NewIDs(seed)}
 		if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
 			t.Fatal(err)
 		}

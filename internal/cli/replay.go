@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -135,7 +135,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	}
 	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
 	if opts.NewRequestID {
-		src.IDs = deliver.NewIDs(opts.Seed)
+		src.IDs = reqid.NewIDs(opts.Seed)
 	}
 	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
 	if src.Err() != nil && err == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -51,7 +52,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	}); err != nil {
 		return err
 	}
-	cfg.Now, cfg.IDs = a.now, deliver.NewIDs(0)
+	cfg.Now, cfg.IDs = a.now, reqid.NewIDs(0)
 	key := a.errColor.Key.Sprint("whsim:")
 	if len(cases) == 0 {
 		fmt.Fprintf(a.streams.Err, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(opts.Rerun))

@@ -4,9 +4,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 
-	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/reqid"
-	"github.com/whsim/whsim/internal/spec"
 )
 
 // Template is a pre-built delivery: the body is encoded once, off the hot
@@ -23,51 +21,6 @@ type Template struct {
 	RequestID string // the id in Body, when IDOff is -1
 }
 
-// FindRequestID returns where the top-level "requestId" string value of a
-// JSON object starts and ends (the bytes between the quotes), or -1s. The
-// body is read only up to that value.
-func FindRequestID(body []byte) (int, int) {
-	sp, ok := jsonlex.Member(body, spec.FieldRequestID)
-	if !ok || sp.Kind != jsonlex.String {
-		return -1, -1
-	}
-	return sp.Start + 1, sp.End - 1
-}
-
-// SpliceID returns a copy of body with the bytes [start,end) replaced by id.
-func SpliceID(body []byte, start, end int, id string) []byte {
-	out := make([]byte, 0, len(body)-(end-start)+len(id))
-	out = append(out, body[:start]...)
-	out = append(out, id...)
-	return append(out, body[end:]...)
-}
-
-// IDs hands out the requestIds of a run: the n-th delivery of an event
-// gets reqid.For(seed, event, n), the id `generate --seed` gives the n-th
-// payload of that event.
-type IDs struct {
-	seed uint64
-	n    map[string]uint64
-}
-
-// NewIDs returns the ids of a run; seed 0 draws a random seed.
-func NewIDs(seed uint64) *IDs {
-	if seed == 0 {
-		seed = reqid.RandomSeed()
-	}
-	return &IDs{seed: seed, n: map[string]uint64{}}
-}
-
-// For returns the next id of event.
-func (g *IDs) For(event string) string {
-	n := g.n[event]
-	g.n[event] = n + 1
-	return reqid.For(g.seed, event, n)
-}
-
-// Next returns the next id of deliveries that belong to no one event.
-func (g *IDs) Next() string { return g.For("") }
-
 // Feed produces the deliveries of a send run from pools of templates. Each
 // round takes the next group from every lane (one lane per event, or one
 // for a scenario whose groups are the events of one document). It is used
@@ -79,7 +32,7 @@ type Feed struct {
 	duplicate float64
 	shuffle   bool
 	rng       *rand.Rand
-	ids       *IDs
+	ids       *reqid.IDs
 	seq       int
 
 	out     [][]*Request // ready to hand out from out[head]
@@ -106,10 +59,10 @@ const shuffleWindow = 64
 // NewFeed returns a feed of rounds rounds (0: unbounded) over lanes; each
 // lane is a pool of groups cycled in turn.
 func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, seed uint64) *Feed {
-	ids := NewIDs(seed)
+	ids := reqid.NewIDs(seed)
 	return &Feed{
 		lanes: lanes, rounds: rounds, duplicate: duplicate, shuffle: shuffle,
-		rng: rand.New(rand.NewPCG(ids.seed, 0x9e3779b97f4a7c15)), ids: ids,
+		rng: rand.New(rand.NewPCG(ids.Seed(), 0x9e3779b97f4a7c15)), ids: ids,
 	}
 }
 
@@ -118,7 +71,7 @@ func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, 
 // Which calls are duplicated and the shuffled order stay the seed's. It is
 // called before the first Next.
 func (f *Feed) WithNonce(nonce uint64) *Feed {
-	f.ids.seed = reqid.Mix(f.ids.seed, nonce)
+	f.ids.Mix(nonce)
 	return f
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 func templates(event string, n int) [][]Template {
@@ -32,7 +34,7 @@ type recorder struct {
 
 func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
-	s, e := FindRequestID(b)
+	s, e := reqid.Find(b)
 	rc.mu.Lock()
 	rc.ids = append(rc.ids, string(b[s:e]))
 	rc.evs = append(rc.evs, r.URL.Query().Get("businessType"))

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -26,7 +27,7 @@ func Query(event string) string { return queryEvent + "=" + url.QueryEscape(even
 // requestId the user set).
 func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) Template {
 	t := Template{Event: event, Query: Query(event), Header: header, Body: body, IDOff: -1}
-	start, end := FindRequestID(body)
+	start, end := reqid.Find(body)
 	if start >= 0 && end-start == 36 && freshIDs {
 		t.IDOff = start
 	}

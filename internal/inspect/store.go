@@ -22,8 +22,8 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -77,9 +77,7 @@ func (c *Call) Status() int {
 // caller has it (listen does), nil to decode it from the record.
 func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *Call {
 	c := newCallWithID(id, rec, body, fs)
-	if start, end := deliver.FindRequestID(c.body); start >= 0 {
-		c.RequestID = string(c.body[start:end])
-	}
+	c.RequestID = reqid.Read(c.body)
 	return c
 }
 
