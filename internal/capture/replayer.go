@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
@@ -57,7 +57,7 @@ type Replayer struct {
 func (s *Replayer) Err() error { return s.err }
 
 // Next returns the next call to deliver, nil at the end.
-func (s *Replayer) Next() []*deliver.Request {
+func (s *Replayer) Next() []*attempt.Request {
 	for s.i < len(s.Inputs) {
 		in := s.Inputs[s.i]
 		if s.r == nil {
@@ -105,7 +105,7 @@ func (s *Replayer) Next() []*deliver.Request {
 		s.seq++
 		req.Seq = s.seq
 		s.mark(req)
-		return []*deliver.Request{req}
+		return []*attempt.Request{req}
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (s *Replayer) Next() []*deliver.Request {
 // mark counts a re-delivery, sets the webhook-id a fresh signature uses,
 // the replacement headers, and warns once when a fresh requestId breaks a
 // captured signature.
-func (s *Replayer) mark(req *deliver.Request) {
+func (s *Replayer) mark(req *attempt.Request) {
 	if req.RequestID != "" {
 		if s.seen == nil {
 			s.seen = map[string]bool{}
@@ -138,7 +138,7 @@ func (s *Replayer) mark(req *deliver.Request) {
 // one (a re-delivery keeps its id), unless the call has a fresh requestId
 // (a new message); else its requestId; else one made from the body, so
 // that the same call gets the same id.
-func WebhookID(req *deliver.Request, fresh bool) string {
+func WebhookID(req *attempt.Request, fresh bool) string {
 	if id := req.Header.Get("Webhook-Id"); id != "" && !fresh {
 		return id
 	}
@@ -151,7 +151,7 @@ func WebhookID(req *deliver.Request, fresh bool) string {
 
 // Request is the delivery that replays rec: its method, query, headers and
 // body byte for byte; with ids, a fresh requestId and nothing else changed.
-func Request(rec *Record, ids *reqid.IDs) (*deliver.Request, error) {
+func Request(rec *Record, ids *reqid.IDs) (*attempt.Request, error) {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return nil, err
@@ -178,5 +178,5 @@ func Request(rec *Record, ids *reqid.IDs) (*deliver.Request, error) {
 	if method == "" {
 		method = http.MethodPost
 	}
-	return &deliver.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
+	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
 }

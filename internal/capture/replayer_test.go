@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -106,8 +106,8 @@ func TestReplayerMarks(t *testing.T) {
 		return []Input{{Name: "c.ndjson", R: strings.NewReader(string(b))}}
 	}
 	const a, b = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
-	all := func(s *Replayer) []*deliver.Request {
-		var out []*deliver.Request
+	all := func(s *Replayer) []*attempt.Request {
+		var out []*attempt.Request
 		for reqs := s.Next(); reqs != nil; reqs = s.Next() {
 			out = append(out, reqs...)
 		}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/sign"
@@ -280,7 +281,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	}
 	r := &runner{
 		cfg: cfg, val: val,
-		d:   &deliver.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now},
+		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now},
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*deliver.Histogram{},
 	}
@@ -339,7 +340,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 type runner struct {
 	cfg   Config
 	val   *validate.Validator
-	d     *deliver.Deliverer
+	d     *attempt.Deliverer
 	cases *builder
 	sum   *Summary
 	out   func(Result)
@@ -372,7 +373,7 @@ func (r *runner) report(res Result) {
 // send delivers one case, signed when the run signs, and records its
 // latency. The first call of a run that gets no answer at all ends the
 // run: nothing else can be judged.
-func (r *runner) send(ctx context.Context, c *Case) (*deliver.Result, error) {
+func (r *runner) send(ctx context.Context, c *Case) (*attempt.Result, error) {
 	req := r.request(c, true)
 	res := r.d.Deliver(ctx, req)
 	return res, r.record(ctx, c, res)
@@ -380,7 +381,7 @@ func (r *runner) send(ctx context.Context, c *Case) (*deliver.Result, error) {
 
 // request makes the delivery of a case; sign says whether the run's
 // signature goes on it (signature cases sign their own).
-func (r *runner) request(c *Case, sign bool) *deliver.Request {
+func (r *runner) request(c *Case, sign bool) *attempt.Request {
 	h := make(http.Header, len(r.cfg.Header)+len(c.Header)+3)
 	for k, v := range r.cfg.Header {
 		h[k] = v
@@ -391,7 +392,7 @@ func (r *runner) request(c *Case, sign bool) *deliver.Request {
 	if sign && r.cfg.Signer != nil {
 		r.cfg.Signer.Sign(h, webhookID(c), r.cfg.Now(), c.Body)
 	}
-	return &deliver.Request{Event: c.Event, Query: c.Query, Header: h, Body: c.Body, RequestID: c.RequestID}
+	return &attempt.Request{Event: c.Event, Query: c.Query, Header: h, Body: c.Body, RequestID: c.RequestID}
 }
 
 // webhookID is the webhook-id of a case: its requestId, or its name for a
@@ -403,7 +404,7 @@ func webhookID(c *Case) string {
 	return "msg_" + strings.NewReplacer("/", "_", " ", "_").Replace(c.Check+"_"+c.Name)
 }
 
-func (r *runner) record(ctx context.Context, c *Case, res *deliver.Result) error {
+func (r *runner) record(ctx context.Context, c *Case, res *attempt.Result) error {
 	a := res.Last()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -425,9 +426,9 @@ func (r *runner) record(ctx context.Context, c *Case, res *deliver.Result) error
 	}
 	if r.calls == 1 && ctx.Err() == nil {
 		switch a.Kind {
-		case deliver.KindRefused, deliver.KindDNS, deliver.KindTLS, deliver.KindOther, deliver.KindReset, deliver.KindClosed:
-			return &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.ShortError(a)}
-		case deliver.KindTimeout:
+		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed:
+			return &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.ShortError(a)}
+		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
 			// more than this.
@@ -443,10 +444,10 @@ func (r *runner) record(ctx context.Context, c *Case, res *deliver.Result) error
 
 // answer describes what a delivery got, for reasons: "got 500",
 // "got 302 to /elsewhere", "timeout".
-func answer(a deliver.Attempt) string {
+func answer(a attempt.Attempt) string {
 	switch {
 	case a.Status == 0:
-		return deliver.ShortError(a)
+		return attempt.ShortError(a)
 	case a.Location != "":
 		return fmt.Sprintf("got %d (redirect to %s)", a.Status, a.Location)
 	}
@@ -460,6 +461,6 @@ func is4xx(s int) bool { return s >= 400 && s < 500 }
 // redirected is the reason of a case that cannot be judged because the
 // receiver redirected: the ERP follows no redirect, and accepts-valid
 // fails it, so other checks do not fail it again.
-func redirected(a deliver.Attempt) string {
+func redirected(a attempt.Attempt) string {
 	return answer(a) + ": inconclusive, the ERP does not follow redirects (accepts-valid judges that)"
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/sign"
@@ -17,7 +18,7 @@ import (
 )
 
 // result grades a case on its one delivery.
-func result(c *Case, a deliver.Attempt, v Verdict, reason string) Result {
+func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	return Result{Case: c, Verdict: v, Status: a.Status, Latency: a.Latency, Reason: reason}
 }
 
@@ -81,7 +82,7 @@ const serialCopies = 4
 
 func (r *runner) duplicates(ctx context.Context) error {
 	for _, c := range r.cases.duplicates(serialCopies, r.cfg.Concurrent) {
-		var results []*deliver.Result
+		var results []*attempt.Result
 		if c.AtOnce {
 			var err error
 			if results, err = r.burst(ctx, c, c.Copies); err != nil {
@@ -103,8 +104,8 @@ func (r *runner) duplicates(ctx context.Context) error {
 
 // burst delivers n copies of c at once: every copy waits for the others to
 // be ready, so that they reach the receiver together.
-func (r *runner) burst(ctx context.Context, c *Case, n int) ([]*deliver.Result, error) {
-	results := make([]*deliver.Result, n)
+func (r *runner) burst(ctx context.Context, c *Case, n int) ([]*attempt.Result, error) {
+	results := make([]*attempt.Result, n)
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	ready.Add(n)
@@ -131,9 +132,9 @@ func (r *runner) burst(ctx context.Context, c *Case, n int) ([]*deliver.Result, 
 
 // judgeDuplicates: every copy must get 2xx. When none did, the call itself
 // was not accepted, which is accepts-valid's to judge.
-func judgeDuplicates(c *Case, results []*deliver.Result) Result {
+func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	ok := 0
-	var bad deliver.Attempt
+	var bad attempt.Attempt
 	badAt := 0
 	for i, res := range results {
 		if a := res.Last(); is2xx(a.Status) {
@@ -156,8 +157,8 @@ func judgeDuplicates(c *Case, results []*deliver.Result) Result {
 		badAt, len(results), answer(bad), first.Status))
 }
 
-func slowest(results []*deliver.Result) deliver.Attempt {
-	var s deliver.Attempt
+func slowest(results []*attempt.Result) attempt.Attempt {
+	var s attempt.Attempt
 	for _, res := range results {
 		if a := res.Last(); a.Latency >= s.Latency {
 			s = a
@@ -171,7 +172,7 @@ func (r *runner) outOfOrder(ctx context.Context) error {
 		// at is the call the verdict rests on: the first that fails, else
 		// the first that warns, else the last judged.
 		verdict, reason, at := Pass, "", 0
-		var judged deliver.Attempt
+		var judged attempt.Attempt
 		for i, c := range g.calls {
 			res, err := r.send(ctx, c)
 			if err != nil {
@@ -330,13 +331,13 @@ func (r *runner) load(ctx context.Context) error {
 	r.noteLoad(pairs, qs)
 	var mu sync.Mutex
 	next := 0
-	feed := func() []*deliver.Request {
+	feed := func() []*attempt.Request {
 		mu.Lock()
 		defer mu.Unlock()
 		if next == len(pairs) {
 			return nil
 		}
-		var reqs []*deliver.Request
+		var reqs []*attempt.Request
 		for _, c := range pairs[next] {
 			reqs = append(reqs, r.request(c, true))
 		}
@@ -350,7 +351,7 @@ func (r *runner) load(ctx context.Context) error {
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := max(r.cfg.LoadConcurrency, 1)
-	st := deliver.Run(ctx, r.d, feed, deliver.RunOptions{Concurrency: conc}, func(res *deliver.Result) {
+	st := deliver.Run(ctx, r.d, feed, deliver.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(ctx, c, res)
@@ -361,7 +362,7 @@ func (r *runner) load(ctx context.Context) error {
 		case a.Status >= 500:
 			bad.byStatus[a.Status]++
 		case a.Status == 0:
-			bad.byError[deliver.ShortError(a)]++
+			bad.byError[attempt.ShortError(a)]++
 		}
 	})
 	if err := ctx.Err(); err != nil {
@@ -370,7 +371,7 @@ func (r *runner) load(ctx context.Context) error {
 	// Load first and nothing answered: the receiver is not there at all.
 	if r.calls == st.Sent && len(bad.byError) == 1 {
 		for kind, n := range bad.byError {
-			if n == st.Sent && kind != deliver.KindTimeout {
+			if n == st.Sent && kind != attempt.KindTimeout {
 				return &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: kind}
 			}
 		}

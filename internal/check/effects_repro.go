@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -42,14 +43,14 @@ func (r *runner) effectsRepro(d *effDoc) string {
 // (reports end up in CI logs), the call's own signature kept. A signature
 // is only good for five minutes: a receiver that verifies needs the run's
 // --secret and a fresh one after that.
-func (r *runner) curl(req *deliver.Request) string {
+func (r *runner) curl(req *attempt.Request) string {
 	var b strings.Builder
 	b.WriteString("curl -sS -o /dev/null -w '%{http_code}\\n' -X POST ")
 	u := *r.cfg.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
-	b.WriteString(shellQuote(deliver.URLFor(&u, req.Query)))
+	b.WriteString(shellQuote(attempt.URLFor(&u, req.Query)))
 	h := http.Header{"Content-Type": {"application/json"}}
 	for k, vs := range req.Header {
 		_, user := r.cfg.Header[k]

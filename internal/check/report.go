@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
@@ -127,7 +128,7 @@ func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 		body, enc := capture.EncodeBody(rc.Body)
 		j.Want, j.Reproduce = c.sent.want, c.repro
 		j.Request = &requestJSON{
-			Method: http.MethodPost, URL: deliver.URLFor(c.target, rc.Query), Query: rc.Query,
+			Method: http.MethodPost, URL: attempt.URLFor(c.target, rc.Query), Query: rc.Query,
 			Headers: masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
 			Copies: rc.Copies, AtOnce: rc.AtOnce, Resign: c.sent.resign,
 		}
@@ -351,7 +352,7 @@ func (r *Reporter) curlCommand(cc *caseReport) string {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl -sS -i -X POST ")
-	b.WriteString(shellQuote(deliver.URLFor(r.maskedTarget(), c.Query)))
+	b.WriteString(shellQuote(attempt.URLFor(r.maskedTarget(), c.Query)))
 	// The user's credentials are masked: reports end up in CI logs. The
 	// case's own headers (a signature of this one body) are not secrets.
 	h := masked(r.Header, r.Header)

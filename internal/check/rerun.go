@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
@@ -175,7 +175,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 }
 
 func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
-	d := &deliver.Deliverer{Client: cfg.Client, Now: cfg.Now}
+	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now}
 	query := c.Query
 	if cfg.Target != nil {
 		d.Target = cfg.Target
@@ -190,7 +190,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	for k, v := range cfg.Header {
 		h[k] = v
 	}
-	req := &deliver.Request{Event: c.Check, Method: http.MethodPost, Query: query, Header: h, Body: c.Body}
+	req := &attempt.Request{Event: c.Check, Method: http.MethodPost, Query: query, Header: h, Body: c.Body}
 	fresh := cfg.IDs != nil && (c.Check != Signature || c.Resign)
 	if start, end := reqid.Find(c.Body); start >= 0 {
 		req.RequestID = string(c.Body[start:end])
@@ -204,7 +204,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		req.WebhookID = capture.WebhookID(req, fresh)
 	}
 	n := max(c.Copies, 1)
-	results := make([]*deliver.Result, n)
+	results := make([]*attempt.Result, n)
 	if c.AtOnce {
 		// Every copy waits for the others, so they reach the receiver
 		// together, as the run's burst did.

@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/report"
@@ -269,7 +269,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	client, err := newClient(deliver.ClientOptions{
+	client, err := newClient(attempt.ClientOptions{
 		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure, CAFile: opts.CACert,
 	})
 	if err != nil {

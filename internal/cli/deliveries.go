@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
@@ -124,8 +125,8 @@ func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
 }
 
 // newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*deliver.Deliverer, error) {
-	client, err := newClient(deliver.ClientOptions{
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*attempt.Deliverer, error) {
+	client, err := newClient(attempt.ClientOptions{
 		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
 	if err != nil {
@@ -137,19 +138,19 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	if d.FollowRedirects {
 		con.Warn("--follow-redirects: a 301, 302 or 303 turns the POST into a GET and drops the body")
 	}
-	return &deliver.Deliverer{
+	return &attempt.Deliverer{
 		Client: client, Target: target, Retries: d.Retries,
-		Backoff: deliver.DefaultBackoff(rand.Float64), Now: a.now,
+		Backoff: attempt.DefaultBackoff(rand.Float64), Now: a.now,
 		Expect: expect, KeepBody: d.Verbose, OnRetry: con.Retry,
 	}, nil
 }
 
 // newClient builds a run's one HTTP client; its errors are those of the
 // --cacert file.
-func newClient(co deliver.ClientOptions) (*http.Client, error) {
-	client, err := deliver.NewClient(co)
+func newClient(co attempt.ClientOptions) (*http.Client, error) {
+	client, err := attempt.NewClient(co)
 	switch {
-	case errors.Is(err, deliver.ErrNoCerts):
+	case errors.Is(err, attempt.ErrNoCerts):
 		return nil, usagef("--cacert %s: %v", co.CAFile, err)
 	case err != nil:
 		return nil, usagef("--cacert: %v", err)
@@ -160,7 +161,7 @@ func newClient(co deliver.ClientOptions) (*http.Client, error) {
 // runDeliveries runs the deliveries, prints the summary, gives the stats to
 // each of after (send's report and job summary) and decides the exit: a
 // failed threshold is named.
-func runDeliveries(ctx context.Context, con *deliver.Console, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int, after ...func(*deliver.Stats) error) error {
+func runDeliveries(ctx context.Context, con *deliver.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro deliver.RunOptions, total int, after ...func(*deliver.Stats) error) error {
 	st, err := con.Run(ctx, d, next, ro, total)
 	if err != nil {
 		return err

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
@@ -47,7 +47,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 			return usagef("--secret: %v", err)
 		}
 	}
-	if cfg.Client, err = newClient(deliver.ClientOptions{
+	if cfg.Client, err = newClient(attempt.ClientOptions{
 		Timeout: opts.Timeout, Concurrency: check.DefaultConcurrent, Insecure: opts.Insecure, CAFile: opts.CACert,
 	}); err != nil {
 		return err

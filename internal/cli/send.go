@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
@@ -272,7 +273,7 @@ func (opts *sendOptions) rounds() int {
 }
 
 // lanes builds the templates of the run before it starts.
-func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
+func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
@@ -291,7 +292,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 }
 
 // scenarioLanes is one lane of n documents' lives.
-func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]deliver.Template, error) {
+func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]attempt.Template, error) {
 	sc, ok := payload.LookupScenario(opts.Scenario)
 	if !ok {
 		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
@@ -315,7 +316,7 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 // fileLanes reads the payloads of --file (input.Reader: a document, an
 // array, NDJSON) and sends each byte for byte (deliver.FileLanes), under
 // --event or the event each payload's number names.
-func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
+func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -36,7 +37,7 @@ type ConsoleOptions struct {
 	Thresholds []threshold.Threshold
 	// Observe, when set, is told of every finished delivery, from many
 	// workers at once (send --report, the job summary).
-	Observe func(*Result)
+	Observe func(*attempt.Result)
 }
 
 // Console tells a delivery run as it goes: each delivery through the run's
@@ -55,14 +56,14 @@ type Console struct {
 	// thresholds are checked at the end; checked is what came of them.
 	thresholds []threshold.Threshold
 	checked    []threshold.Result
-	observe    func(*Result)
+	observe    func(*attempt.Result)
 	// done counts finished deliveries for the progress bar (RunOptions.Done).
 	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
 	// the first transport error, for the one line of a receiver that
 	// cannot be reached.
 	failures atomic.Int64
-	firstErr atomic.Pointer[Attempt]
+	firstErr atomic.Pointer[attempt.Attempt]
 
 	mu      sync.Mutex // err
 	err     io.Writer
@@ -84,7 +85,7 @@ func NewConsole(o ConsoleOptions) (*Console, error) {
 
 // Run makes the deliveries next feeds to d, telling each, and ends with
 // the summary. total is how many deliveries the run makes, 0 when unknown.
-func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, total int) (*Stats, error) {
+func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, total int) (*Stats, error) {
 	if total == 1 {
 		c.quiet = false // one delivery is one line, whatever came of it, and no bar
 	}
@@ -102,7 +103,7 @@ func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request,
 func (c *Console) Thresholds() []threshold.Result { return c.checked }
 
 // Report tells of one finished delivery; many workers call it at once.
-func (c *Console) Report(res *Result) {
+func (c *Console) Report(res *attempt.Result) {
 	if c.observe != nil {
 		c.observe(res)
 	}
@@ -136,10 +137,10 @@ func (c *Console) Unreachable(st *Stats, target *url.URL) string {
 	}
 	why := kinds[0]
 	first := c.firstErr.Load()
-	if first != nil && (first.Kind == KindTLS || first.Kind == KindLocal) {
+	if first != nil && (first.Kind == attempt.KindTLS || first.Kind == attempt.KindLocal) {
 		why = FailureText(*first)
 	}
-	if kinds[0] == KindLocal {
+	if kinds[0] == attempt.KindLocal {
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
 	}
 	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
@@ -147,7 +148,7 @@ func (c *Console) Unreachable(st *Stats, target *url.URL) string {
 
 // Retry tells, on stderr, of an attempt that will be tried again: a
 // Deliverer's OnRetry.
-func (c *Console) Retry(req *Request, n int, a Attempt) {
+func (c *Console) Retry(req *attempt.Request, n int, a attempt.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
 		what = FailureText(a)

@@ -2,31 +2,17 @@ package deliver
 
 import (
 	"math/rand/v2"
-	"net/http"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/reqid"
 )
-
-// Template is a pre-built delivery: the body is encoded once, off the hot
-// path, and each delivery made from it gets a fresh requestId spliced into a
-// copy at IDOff.
-type Template struct {
-	Event  string
-	Query  string
-	Header http.Header
-	Body   []byte
-	// IDOff is where the 36-byte requestId string value starts in Body, or
-	// -1 to send Body as it is (a --file body, a --set requestId).
-	IDOff     int
-	RequestID string // the id in Body, when IDOff is -1
-}
 
 // Feed produces the deliveries of a send run from pools of templates. Each
 // round takes the next group from every lane (one lane per event, or one
 // for a scenario whose groups are the events of one document). It is used
 // from one goroutine.
 type Feed struct {
-	lanes     [][][]Template
+	lanes     [][][]attempt.Template
 	rounds    int // 0: until the run stops it
 	round     int
 	duplicate float64
@@ -35,13 +21,13 @@ type Feed struct {
 	ids       *reqid.IDs
 	seq       int
 
-	out     [][]*Request // ready to hand out from out[head]
+	out     [][]*attempt.Request // ready to hand out from out[head]
 	head    int
 	pending []pendingDup
 	// reqs and ptrs are slabs the requests and jobs are cut from: one
 	// allocation for many deliveries rather than two for each.
-	reqs []Request
-	ptrs []*Request
+	reqs []attempt.Request
+	ptrs []*attempt.Request
 }
 
 // slabLen is how many requests a slab holds.
@@ -49,7 +35,7 @@ const slabLen = 256
 
 type pendingDup struct {
 	due int // the round after which it goes out
-	req *Request
+	req *attempt.Request
 }
 
 // shuffleWindow is how many deliveries --shuffle mixes at a time: enough to
@@ -58,7 +44,7 @@ const shuffleWindow = 64
 
 // NewFeed returns a feed of rounds rounds (0: unbounded) over lanes; each
 // lane is a pool of groups cycled in turn.
-func NewFeed(lanes [][][]Template, rounds int, duplicate float64, shuffle bool, seed uint64) *Feed {
+func NewFeed(lanes [][][]attempt.Template, rounds int, duplicate float64, shuffle bool, seed uint64) *Feed {
 	ids := reqid.NewIDs(seed)
 	return &Feed{
 		lanes: lanes, rounds: rounds, duplicate: duplicate, shuffle: shuffle,
@@ -76,7 +62,7 @@ func (f *Feed) WithNonce(nonce uint64) *Feed {
 }
 
 // Next returns the next group of deliveries, nil at the end.
-func (f *Feed) Next() []*Request {
+func (f *Feed) Next() []*attempt.Request {
 	if f.head == len(f.out) {
 		f.out, f.head = f.out[:0], 0
 		if !f.fill() {
@@ -119,10 +105,10 @@ func (f *Feed) fill() bool {
 		}
 	}
 	if f.shuffle {
-		var flat [][]*Request
+		var flat [][]*attempt.Request
 		for _, job := range f.out {
 			for _, r := range job {
-				flat = append(flat, []*Request{r})
+				flat = append(flat, []*attempt.Request{r})
 			}
 		}
 		f.rng.Shuffle(len(flat), func(i, j int) { flat[i], flat[j] = flat[j], flat[i] })
@@ -138,25 +124,25 @@ func (f *Feed) fill() bool {
 }
 
 // job returns room for a job of n requests, cut from a slab.
-func (f *Feed) job(n int) []*Request {
+func (f *Feed) job(n int) []*attempt.Request {
 	if len(f.ptrs) < n {
-		f.ptrs = make([]*Request, max(n, slabLen))
+		f.ptrs = make([]*attempt.Request, max(n, slabLen))
 	}
 	job := f.ptrs[:n:n]
 	f.ptrs = f.ptrs[n:]
 	return job
 }
 
-func (f *Feed) make(t *Template) *Request {
+func (f *Feed) make(t *attempt.Template) *attempt.Request {
 	if len(f.reqs) == 0 {
-		f.reqs = make([]Request, slabLen)
+		f.reqs = make([]attempt.Request, slabLen)
 	}
 	r := &f.reqs[0]
 	f.reqs = f.reqs[1:]
-	*r = Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
+	*r = attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
 	if t.IDOff >= 0 {
 		// The body is made when the request is delivered (Request.tmpl).
-		r.Body, r.RequestID, r.tmpl = nil, f.ids.For(t.Event), t
+		r.FromTemplate(t, f.ids.For(t.Event))
 	}
 	if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
 		dup := *r
@@ -169,11 +155,11 @@ func (f *Feed) make(t *Template) *Request {
 
 // due appends to out the duplicates whose round has come (all of them at
 // the end).
-func (f *Feed) due(out [][]*Request, all bool) [][]*Request {
+func (f *Feed) due(out [][]*attempt.Request, all bool) [][]*attempt.Request {
 	keep := f.pending[:0]
 	for _, p := range f.pending {
 		if all || p.due <= f.round {
-			out = append(out, []*Request{p.req})
+			out = append(out, []*attempt.Request{p.req})
 		} else {
 			keep = append(keep, p)
 		}

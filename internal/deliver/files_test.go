@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 func TestRunOptionsFit(t *testing.T) {
@@ -70,15 +72,15 @@ func TestClassifyLocal(t *testing.T) {
 	t.Parallel()
 	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.EADDRNOTAVAIL, syscall.ENOBUFS} {
 		err := &url.Error{Op: "Post", URL: "http://127.0.0.1:9/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", errno)}}
-		if k := Classify(err); k != KindLocal {
-			t.Errorf("%v: kind %q, want %q", errno, k, KindLocal)
+		if k := attempt.Classify(err); k != attempt.KindLocal {
+			t.Errorf("%v: kind %q, want %q", errno, k, attempt.KindLocal)
 		}
-		a := Attempt{Kind: Classify(err), Err: err.Error()}
-		if got, want := ShortError(a), "local: socket: "+errno.Error(); got != want {
+		a := attempt.Attempt{Kind: attempt.Classify(err), Err: err.Error()}
+		if got, want := attempt.ShortError(a), "local: socket: "+errno.Error(); got != want {
 			t.Errorf("ShortError = %q, want %q", got, want)
 		}
 	}
-	if k := Classify(&net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}); k != KindRefused {
+	if k := attempt.Classify(&net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}); k != attempt.KindRefused {
 		t.Errorf("refused: %q", k)
 	}
 	if !errors.Is(os.NewSyscallError("socket", syscall.EMFILE), syscall.EMFILE) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/jsonstr"
 )
 
@@ -44,8 +45,8 @@ type AttemptJSON struct {
 // give times.
 func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// JSON is the result's JSON form, without the -v fields.
-func (r *Result) JSON() ResultJSON {
+// resultJSON is the result's JSON form, without the -v fields.
+func resultJSON(r *attempt.Result) ResultJSON {
 	last := r.Last()
 	req := r.Request
 	j := ResultJSON{
@@ -68,9 +69,10 @@ func MarshalJSONLine(v any) []byte {
 	return buf.Bytes()
 }
 
-// AppendJSON appends the line MarshalJSONLine makes of r.JSON(), without
-// reflection or allocation: it runs once per delivery.
-func (r *Result) AppendJSON(b []byte) []byte {
+// appendResultJSON appends the line MarshalJSONLine makes of
+// resultJSON(r), without reflection or allocation: it runs once per
+// delivery.
+func appendResultJSON(b []byte, r *attempt.Result) []byte {
 	last := r.Last()
 	req := r.Request
 	b = append(b, `{"seq":`...)
@@ -158,8 +160,8 @@ type statsJSON struct {
 	} `json:"summary"`
 }
 
-// AppendJSON appends the stats as one line: {"summary": {...}}.
-func (st *Stats) AppendJSON(b []byte) []byte {
+// appendStatsJSON appends the stats as one line: {"summary": {...}}.
+func appendStatsJSON(b []byte, st *Stats) []byte {
 	var j statsJSON
 	s := &j.Summary
 	s.Sent, s.Succeeded, s.Failed, s.Interrupted, s.NotStarted = st.Sent, st.Succeeded, st.Failed, st.Interrupted, st.NotStarted

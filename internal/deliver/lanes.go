@@ -3,6 +3,7 @@ package deliver
 import (
 	"net/http"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -28,15 +29,15 @@ func Pool(count int) int {
 // deliver takes bodies, not the generator's documents: the validator reads
 // capture records, which turn into deliveries, and must not depend on the
 // generator.
-func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, next func(spec.Event) ([]byte, error)) ([][][]Template, error) {
-	lanes := make([][][]Template, len(events))
+func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, next func(spec.Event) ([]byte, error)) ([][][]attempt.Template, error) {
+	lanes := make([][][]attempt.Template, len(events))
 	for i, e := range events {
 		for range n {
 			body, err := next(e)
 			if err != nil {
 				return nil, err
 			}
-			lanes[i] = append(lanes[i], []Template{NewTemplate(e.Name, header, body, fresh)})
+			lanes[i] = append(lanes[i], []attempt.Template{NewTemplate(e.Name, header, body, fresh)})
 		}
 	}
 	return lanes, nil
@@ -50,20 +51,20 @@ type Step struct {
 
 // LifeLanes is one lane of documents' lives (a scenario), each a group of
 // deliveries sent in order.
-func LifeLanes(lives [][]Step, header http.Header, fresh bool) [][][]Template {
-	lane := make([][]Template, len(lives))
+func LifeLanes(lives [][]Step, header http.Header, fresh bool) [][][]attempt.Template {
+	lane := make([][]attempt.Template, len(lives))
 	for i, life := range lives {
 		for _, step := range life {
 			lane[i] = append(lane[i], NewTemplate(step.Event, header, step.Body, fresh))
 		}
 	}
-	return [][][]Template{lane}
+	return [][][]attempt.Template{lane}
 }
 
 // PerRound is how many deliveries one round of a feed over lanes makes:
 // the first group of every lane (a scenario's groups are one document's
 // events, all as long).
-func PerRound(lanes [][][]Template) int {
+func PerRound(lanes [][][]attempt.Template) int {
 	n := 0
 	for _, l := range lanes {
 		n += len(l[0])

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -21,16 +22,16 @@ func TestPool(t *testing.T) {
 // document's whole life.
 func TestPerRound(t *testing.T) {
 	t.Parallel()
-	one := []Template{{}}
-	life := []Template{{}, {}, {}}
+	one := []attempt.Template{{}}
+	life := []attempt.Template{{}, {}, {}}
 	for _, tt := range []struct {
 		name  string
-		lanes [][][]Template
+		lanes [][][]attempt.Template
 		want  int
 	}{
-		{"an event", [][][]Template{{one, one}}, 1},
-		{"four events", [][][]Template{{one}, {one}, {one, one}, {one}}, 4},
-		{"a scenario", [][][]Template{{life, life}}, 3},
+		{"an event", [][][]attempt.Template{{one, one}}, 1},
+		{"four events", [][][]attempt.Template{{one}, {one}, {one, one}, {one}}, 4},
+		{"a scenario", [][][]attempt.Template{{life, life}}, 3},
 	} {
 		if got := PerRound(tt.lanes); got != tt.want {
 			t.Errorf("%s: PerRound = %d, want %d", tt.name, got, tt.want)

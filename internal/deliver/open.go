@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // runOpen is the open model (vegeta's, wrk2's, k6's constant-arrival-rate):
@@ -15,7 +17,7 @@ import (
 // bound, the delivery waits for one, starts late, is counted in Stats.Late,
 // and its wait is part of its latency rather than silently left out
 // (coordinated omission).
-func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
+func runOpen(ctx context.Context, do deliverFunc, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	bound := o.MaxConcurrency
 	if bound <= 0 {
 		bound = DefaultMaxConcurrency
@@ -30,7 +32,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 	// job's later deliveries (a scenario's next event) have the slots that
 	// follow.
 	type call struct {
-		job []*Request
+		job []*attempt.Request
 		k   int
 	}
 	calls := make(chan call)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // fakeReceiver answers after service(arrival time), in virtual time, and
@@ -17,14 +19,14 @@ type fakeReceiver struct {
 	service func(time.Time) time.Duration
 }
 
-func (f *fakeReceiver) deliver(_ context.Context, req *Request, _ **bodyBuf) *Result {
+func (f *fakeReceiver) deliver(_ context.Context, req *attempt.Request, _ **attempt.Buf) *attempt.Result {
 	now := time.Now()
 	f.mu.Lock()
 	f.starts = append(f.starts, now)
 	f.mu.Unlock()
 	time.Sleep(f.service(now))
-	res := &Result{Request: req, OK: true}
-	res.Attempts = append(res.Attempts, Attempt{Status: 200, Latency: time.Since(now)})
+	res := &attempt.Result{Request: req, OK: true}
+	res.Attempts = append(res.Attempts, attempt.Attempt{Status: 200, Latency: time.Since(now)})
 	return res
 }
 
@@ -43,13 +45,13 @@ func steady(d time.Duration) *fakeReceiver {
 	return &fakeReceiver{service: func(time.Time) time.Duration { return d }}
 }
 
-func countedFeed(n int) func() []*Request {
-	return func() []*Request {
+func countedFeed(n int) func() []*attempt.Request {
+	return func() []*attempt.Request {
 		if n == 0 {
 			return nil
 		}
 		n--
-		return []*Request{{Event: "E"}}
+		return []*attempt.Request{{Event: "E"}}
 	}
 }
 
@@ -142,12 +144,12 @@ func TestOpenModelGroupsTakeConsecutiveSlots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rcv := steady(0)
 		n := 10
-		feed := func() []*Request {
+		feed := func() []*attempt.Request {
 			if n == 0 {
 				return nil
 			}
 			n--
-			return []*Request{{Event: "A"}, {Event: "B"}}
+			return []*attempt.Request{{Event: "A"}, {Event: "B"}}
 		}
 		st := runOpen(t.Context(), rcv.deliver, feed, RunOptions{Rate: 100}, nil)
 		if st.Sent != 20 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -44,8 +45,8 @@ func (e *PayloadError) Explain(name string) string {
 // template per event of events, or when events is nil of the event the
 // payload's businessType number names (EventOf). A payload whose event
 // cannot be told is a *PayloadError.
-func FileLanes(payloads []Payload, events []spec.Event, header http.Header) ([][][]Template, error) {
-	var lanes [][][]Template
+func FileLanes(payloads []Payload, events []spec.Event, header http.Header) ([][][]attempt.Template, error) {
+	var lanes [][][]attempt.Template
 	for _, p := range payloads {
 		evs := events
 		if evs == nil {
@@ -56,7 +57,7 @@ func FileLanes(payloads []Payload, events []spec.Event, header http.Header) ([][
 			evs = []spec.Event{e}
 		}
 		for _, e := range evs {
-			lanes = append(lanes, [][]Template{{NewTemplate(e.Name, header, p.Body, false)}})
+			lanes = append(lanes, [][]attempt.Template{{NewTemplate(e.Name, header, p.Body, false)}})
 		}
 	}
 	return lanes, nil

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // RunOptions bound a load run. A run ends when its feed runs dry, when
@@ -60,7 +62,7 @@ const DefaultMaxConcurrency = 1000
 
 // deliverFunc makes one delivery with a worker's body buffer: the
 // Deliverer's, or a test's in virtual time.
-type deliverFunc func(ctx context.Context, req *Request, bb **bodyBuf) *Result
+type deliverFunc func(ctx context.Context, req *attempt.Request, bb **attempt.Buf) *attempt.Result
 
 // Run delivers what next returns until it returns nil. Each slice next
 // returns is delivered in order by one worker (a scenario's events for one
@@ -72,14 +74,14 @@ type deliverFunc func(ctx context.Context, req *Request, bb **bodyBuf) *Result
 // Without a Rate, Concurrency workers each deliver, wait for the answer and
 // deliver again (the closed model: as fast as the receiver answers). With
 // one, deliveries start on schedule (the open model, see runOpen).
-func Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
+func Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	if o.Rate > 0 {
-		return runOpen(ctx, d.deliver, next, o, report)
+		return runOpen(ctx, d.DeliverWith, next, o, report)
 	}
-	return runClosed(ctx, d.deliver, next, o, report)
+	return runClosed(ctx, d.DeliverWith, next, o, report)
 }
 
-func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o RunOptions, report func(*Result)) *Stats {
+func runClosed(ctx context.Context, do deliverFunc, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	conc := max(o.Concurrency, 1)
 	start := time.Now()
 	end := o.end(start)
@@ -89,7 +91,7 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 	// delivery, and the order of jobs is the same.
 	var mu sync.Mutex
 	done := false
-	take := func() []*Request {
+	take := func() []*attempt.Request {
 		mu.Lock()
 		defer mu.Unlock()
 		if done || over(ctx, end) {
@@ -177,7 +179,7 @@ func newShards(workers int) shards {
 
 func (s shards) of(worker int) *shard { return &s[worker%len(s)] }
 
-func (sh *shard) add(r *Result) {
+func (sh *shard) add(r *attempt.Result) {
 	sh.mu.Lock()
 	sh.st.Add(r)
 	sh.mu.Unlock()
@@ -198,20 +200,20 @@ type worker struct {
 	// instead of one all workers share.
 	ctx    context.Context
 	cancel context.CancelFunc
-	buf    *bodyBuf // reused from one delivery to the next
+	buf    *attempt.Buf // reused from one delivery to the next
 	sh     *shard
 	done   *atomic.Int64
-	report func(*Result)
+	report func(*attempt.Result)
 }
 
-func newWorker(ctx context.Context, sh *shard, o RunOptions, report func(*Result)) *worker {
+func newWorker(ctx context.Context, sh *shard, o RunOptions, report func(*attempt.Result)) *worker {
 	ctx, cancel := context.WithCancel(ctx)
 	return &worker{ctx: ctx, cancel: cancel, sh: sh, done: o.Done, report: report}
 }
 
 // account counts a finished delivery in the stats, the report and the
 // progress count.
-func (w *worker) account(res *Result) {
+func (w *worker) account(res *attempt.Result) {
 	w.sh.add(res)
 	if w.report != nil {
 		w.report(res)
@@ -230,7 +232,7 @@ func (w *worker) skip(n int) {
 
 func (w *worker) end() {
 	if w.buf != nil {
-		w.buf.release()
+		w.buf.Release()
 	}
 	w.cancel()
 }

@@ -12,14 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/reqid"
 )
 
-func templates(event string, n int) [][]Template {
-	var pool [][]Template
+func templates(event string, n int) [][]attempt.Template {
+	var pool [][]attempt.Template
 	for i := range n {
 		body := `{"requestId":"00000000-0000-4000-8000-000000000000","businessType":` + string(rune('0'+i%10)) + `}`
-		pool = append(pool, []Template{{Event: event, Query: "businessType=" + event, Body: []byte(body), IDOff: len(`{"requestId":"`)}})
+		pool = append(pool, []attempt.Template{{Event: event, Query: "businessType=" + event, Body: []byte(body), IDOff: len(`{"requestId":"`)}})
 	}
 	return pool
 }
@@ -47,10 +48,10 @@ func TestRunDuplicatesAndShuffleAccounted(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
-	lanes := [][][]Template{templates("A", 5), templates("B", 5)}
+	lanes := [][][]attempt.Template{templates("A", 5), templates("B", 5)}
 	feed := NewFeed(lanes, 100, 0.2, true, 7)
 	var results atomic.Int64
-	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 4}, func(*Result) { results.Add(1) })
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 4}, func(*attempt.Result) { results.Add(1) })
 
 	if st.Sent != 200+st.Duplicates || st.Succeeded != st.Sent || int(rc.calls.Load()) != st.Sent || int(results.Load()) != st.Sent {
 		t.Fatalf("stats %+v, receiver got %d, reported %d", st, rc.calls.Load(), results.Load())
@@ -83,11 +84,11 @@ func TestRunDuplicatesAndShuffleAccounted(t *testing.T) {
 
 func TestFeedInOrderWithoutShuffle(t *testing.T) {
 	// A scenario group is delivered in order by one worker.
-	lane := [][]Template{{
+	lane := [][]attempt.Template{{
 		{Event: "CREATE", Body: []byte(`{"requestId":"x"}`), IDOff: -1, RequestID: "x"},
 		{Event: "AUDIT", Body: []byte(`{"requestId":"y"}`), IDOff: -1, RequestID: "y"},
 	}}
-	feed := NewFeed([][][]Template{lane}, 3, 0, false, 1)
+	feed := NewFeed([][][]attempt.Template{lane}, 3, 0, false, 1)
 	var got []string
 	for job := feed.Next(); job != nil; job = feed.Next() {
 		if len(job) != 2 {
@@ -124,7 +125,7 @@ func TestRunCancelledStillSummarises(t *testing.T) {
 		}
 		cancel() // Ctrl-C
 	}()
-	feed := NewFeed([][][]Template{templates("A", 3)}, 0, 0, false, 1) // unbounded: only the cancel stops it
+	feed := NewFeed([][][]attempt.Template{templates("A", 3)}, 0, 0, false, 1) // unbounded: only the cancel stops it
 	st := Run(ctx, d, feed.Next, RunOptions{Concurrency: 2, Done: &done}, nil)
 	if st.Succeeded != 10 || st.Interrupted < 1 || st.Failed != 0 || st.Sent != st.Succeeded+st.Interrupted {
 		t.Errorf("after Ctrl-C: %+v", st)
@@ -136,7 +137,7 @@ func TestRunDurationAndRateBound(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
-	feed := NewFeed([][][]Template{templates("A", 3)}, 0, 0, false, 1)
+	feed := NewFeed([][][]attempt.Template{templates("A", 3)}, 0, 0, false, 1)
 	// 20/s for 300ms: a handful, never hundreds; loose bounds, no timing claims.
 	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 4, Rate: 20, Duration: 300 * time.Millisecond}, nil)
 	if st.Sent < 1 || st.Sent > 10 {
@@ -148,11 +149,11 @@ func TestStatsByStatusAndError(t *testing.T) {
 	st := NewStats()
 	u, _ := url.Parse("http://x")
 	_ = u
-	st.Add(&Result{Request: &Request{}, OK: true, Attempts: []Attempt{{Status: 200, Latency: time.Millisecond}}})
-	st.Add(&Result{Request: &Request{Duplicate: true}, Attempts: []Attempt{{Status: 503}, {Status: 500}}})
-	st.Add(&Result{Request: &Request{}, Attempts: []Attempt{{Kind: KindRefused}}})
+	st.Add(&attempt.Result{Request: &attempt.Request{}, OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}})
+	st.Add(&attempt.Result{Request: &attempt.Request{Duplicate: true}, Attempts: []attempt.Attempt{{Status: 503}, {Status: 500}}})
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: attempt.KindRefused}}})
 	if st.Sent != 3 || st.Succeeded != 1 || st.Failed != 2 || st.Duplicates != 1 || st.Retries != 1 ||
-		st.ByStatus[500] != 1 || st.ByError[KindRefused] != 1 || st.Latency.Count() != 2 {
+		st.ByStatus[500] != 1 || st.ByError[attempt.KindRefused] != 1 || st.Latency.Count() != 2 {
 		t.Errorf("%+v", st)
 	}
 }
@@ -177,7 +178,7 @@ func TestRunReusesBodyOnlyWhenTheTransportIsDone(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
-	lanes := [][][]Template{
+	lanes := [][][]attempt.Template{
 		{{{Event: "A", Query: "early=1", Body: []byte(big), IDOff: len(`{"requestId":"`)}}},
 		{{{Event: "B", Query: "read=1", Body: []byte(big), IDOff: len(`{"requestId":"`)}}},
 	}
@@ -186,7 +187,7 @@ func TestRunReusesBodyOnlyWhenTheTransportIsDone(t *testing.T) {
 	// next call on it (no retries here): count the reading calls that
 	// succeeded, each of which must have carried its own requestId.
 	read := 0
-	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, func(res *Result) {
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, func(res *attempt.Result) {
 		if res.Request.Event == "B" && res.OK {
 			read++
 		}
@@ -214,23 +215,23 @@ func TestRunTimeoutPerAttempt(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, _ := NewClient(ClientOptions{Timeout: 50 * time.Millisecond, Concurrency: 1})
+	c, _ := attempt.NewClient(attempt.ClientOptions{Timeout: 50 * time.Millisecond, Concurrency: 1})
 	u, _ := url.Parse(srv.URL)
-	d := &Deliverer{Client: c, Target: u}
+	d := &attempt.Deliverer{Client: c, Target: u}
 	body := []byte(`{"requestId":"00000000-0000-4000-8000-000000000000"}`)
-	lanes := [][][]Template{
+	lanes := [][][]attempt.Template{
 		{{{Event: "SLOW", Query: "slow=1", Body: body, IDOff: len(`{"requestId":"`)}}},
 		{{{Event: "FAST", Query: "fast=1", Body: body, IDOff: len(`{"requestId":"`)}}},
 	}
 	feed := NewFeed(lanes, 3, 0, false, 1)
 	var mu sync.Mutex
 	kinds := map[string]int{}
-	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, func(res *Result) {
+	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, func(res *attempt.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		kinds[res.Request.Event+" "+res.Last().Kind]++
 	})
-	if st.Succeeded != 3 || kinds["SLOW "+KindTimeout] != 3 || kinds["FAST "] != 3 {
+	if st.Succeeded != 3 || kinds["SLOW "+attempt.KindTimeout] != 3 || kinds["FAST "] != 3 {
 		t.Errorf("stats %+v, outcomes %v", st, kinds)
 	}
 }

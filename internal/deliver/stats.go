@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // Histogram holds latencies in an HDR histogram: every value to 3
@@ -123,7 +125,7 @@ func NewStats() *Stats {
 }
 
 // Add accounts for one delivery's result.
-func (s *Stats) Add(r *Result) {
+func (s *Stats) Add(r *attempt.Result) {
 	s.Sent++
 	if r.Request != nil && r.Request.Duplicate {
 		s.Duplicates++
@@ -142,7 +144,7 @@ func (s *Stats) Add(r *Result) {
 	switch {
 	case r.OK:
 		s.Succeeded++
-	case last.Kind == KindInterrupted:
+	case last.Kind == attempt.KindInterrupted:
 		s.Interrupted++
 	case last.Status != 0:
 		s.Failed++

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // The overrun: against a receiver that answers in 3 s,
@@ -22,12 +24,12 @@ func TestOpenModelStartsNothingAfterTheDuration(t *testing.T) {
 			rcv := steady(3 * time.Second)
 			const n = 1_000_000
 			left := n
-			feed := func() []*Request {
+			feed := func() []*attempt.Request {
 				if left == 0 {
 					return nil
 				}
 				left--
-				return []*Request{{Event: "E"}}
+				return []*attempt.Request{{Event: "E"}}
 			}
 			st := runOpen(t.Context(), rcv.deliver, feed, RunOptions{
 				Rate: 50000, MaxConcurrency: bound, Duration: 5 * time.Second, Left: func() int { return left },
@@ -56,7 +58,7 @@ func TestOpenModelGroupStopsAtTheDuration(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		epoch := time.Now()
 		rcv := steady(0)
-		feed := func() []*Request { return []*Request{{Event: "A"}, {Event: "B"}, {Event: "C"}} }
+		feed := func() []*attempt.Request { return []*attempt.Request{{Event: "A"}, {Event: "B"}, {Event: "C"}} }
 		// 1 call/s: the job at slot 0 has slots 0, 1 and 2 s; the run ends at 1.5 s.
 		st := runOpen(t.Context(), rcv.deliver, feed, RunOptions{Rate: 1, Duration: 1500 * time.Millisecond}, nil)
 		for _, at := range rcv.starts {
@@ -80,12 +82,12 @@ func TestClosedModelStartsNothingAfterTheDuration(t *testing.T) {
 		epoch := time.Now()
 		rcv := steady(700 * time.Millisecond)
 		left := 100
-		feed := func() []*Request {
+		feed := func() []*attempt.Request {
 			if left == 0 {
 				return nil
 			}
 			left--
-			return []*Request{{Event: "E"}}
+			return []*attempt.Request{{Event: "E"}}
 		}
 		st := runClosed(t.Context(), rcv.deliver, feed, RunOptions{Concurrency: 3, Duration: 2 * time.Second, Left: func() int { return left }}, nil)
 		for _, at := range rcv.starts {
@@ -119,9 +121,9 @@ func TestRunInterruptedCountsOnlyWhatStarted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var (
 		mu       sync.Mutex
-		reported []*Result
+		reported []*attempt.Result
 	)
-	report := func(r *Result) {
+	report := func(r *attempt.Result) {
 		mu.Lock()
 		reported = append(reported, r)
 		mu.Unlock()
@@ -134,7 +136,7 @@ func TestRunInterruptedCountsOnlyWhatStarted(t *testing.T) {
 		}
 		cancel()
 	}()
-	feed := NewFeed([][][]Template{templates("A", 3)}, 50, 0, false, 1)
+	feed := NewFeed([][][]attempt.Template{templates("A", 3)}, 50, 0, false, 1)
 	st := Run(ctx, d, feed.Next, RunOptions{Concurrency: 4, Done: &done, Left: feed.Left}, report)
 	srv.CloseClientConnections()
 	if st.Sent != int(got.Load()) || st.Interrupted != 4 || st.Succeeded != 6 || st.NotStarted != 40 {
@@ -148,7 +150,7 @@ func TestRunInterruptedCountsOnlyWhatStarted(t *testing.T) {
 
 func TestFeedLeft(t *testing.T) {
 	t.Parallel()
-	f := NewFeed([][][]Template{templates("A", 2), templates("B", 2)}, 5, 0, false, 1)
+	f := NewFeed([][][]attempt.Template{templates("A", 2), templates("B", 2)}, 5, 0, false, 1)
 	f.Next()
 	f.Next()
 	f.Next() // round 2 of 5 filled, one of its two handed out
@@ -158,20 +160,20 @@ func TestFeedLeft(t *testing.T) {
 	if f.Next() != nil {
 		t.Error("a feed that told what it had left still hands out")
 	}
-	if n := NewFeed([][][]Template{templates("A", 2)}, 0, 0, false, 1).Left(); n != -1 {
+	if n := NewFeed([][][]attempt.Template{templates("A", 2)}, 0, 0, false, 1).Left(); n != -1 {
 		t.Errorf("Left() of an endless feed = %d, want -1", n)
 	}
 	// With duplicates: what is left plus what was handed out is what a
 	// whole run of the same seed hands out.
 	whole := 0
-	for f := NewFeed([][][]Template{templates("A", 2)}, 100, 0.5, false, 9); f.Next() != nil; {
+	for f := NewFeed([][][]attempt.Template{templates("A", 2)}, 100, 0.5, false, 9); f.Next() != nil; {
 		whole++
 	}
 	if whole <= 100 {
 		t.Fatalf("no duplicates drawn: %d", whole)
 	}
 	for _, taken := range []int{0, 1, 30, 99} {
-		f := NewFeed([][][]Template{templates("A", 2)}, 100, 0.5, false, 9)
+		f := NewFeed([][][]attempt.Template{templates("A", 2)}, 100, 0.5, false, 9)
 		for range taken {
 			f.Next()
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
@@ -25,8 +26,8 @@ func Query(event string) string { return queryEvent + "=" + url.QueryEscape(even
 // delivery made from it gets a fresh requestId when the body holds one of
 // UUID length; otherwise the body is sent as it is (a --file body, a
 // requestId the user set).
-func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) Template {
-	t := Template{Event: event, Query: Query(event), Header: header, Body: body, IDOff: -1}
+func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) attempt.Template {
+	t := attempt.Template{Event: event, Query: Query(event), Header: header, Body: body, IDOff: -1}
 	start, end := reqid.Find(body)
 	if start >= 0 && end-start == 36 && freshIDs {
 		t.IDOff = start

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -17,7 +18,7 @@ func TestThresholdsInSummary(t *testing.T) {
 	t.Parallel()
 	st := NewStats()
 	for i := range 10 {
-		st.Add(&Result{Request: &Request{Seq: i + 1}, OK: i != 3, Attempts: []Attempt{{Status: map[bool]int{true: 200, false: 500}[i != 3], Latency: time.Duration(i+1) * time.Millisecond}}})
+		st.Add(&attempt.Result{Request: &attempt.Request{Seq: i + 1}, OK: i != 3, Attempts: []attempt.Attempt{{Status: map[bool]int{true: 200, false: 500}[i != 3], Latency: time.Duration(i+1) * time.Millisecond}}})
 	}
 	st.Elapsed = time.Second
 	m := st.Measured()

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/deliver"
 )
 
@@ -76,7 +77,7 @@ type SendRecorder struct {
 }
 
 // Observe records a finished delivery; many workers call it at once.
-func (r *SendRecorder) Observe(res *deliver.Result) {
+func (r *SendRecorder) Observe(res *attempt.Result) {
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
@@ -28,18 +29,18 @@ func Replay(ctx context.Context, rec *capture.Record, u string) Replayed {
 		out.Error = err.Error()
 		return out
 	}
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: replayTimeout})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: replayTimeout})
 	if err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	d := &deliver.Deliverer{Client: client, Target: target, KeepBody: true, Expect: func(int) bool { return true }}
+	d := &attempt.Deliverer{Client: client, Target: target, KeepBody: true, Expect: func(int) bool { return true }}
 	res := d.Deliver(ctx, req)
 	client.CloseIdleConnections()
 	last := res.Last()
 	out.URL, out.Status, out.LatencyMS = res.URL, last.Status, deliver.MS(last.Latency)
 	if last.Status == 0 {
-		out.Error = deliver.ShortError(last)
+		out.Error = attempt.ShortError(last)
 		return out
 	}
 	out.Headers = termsafe.MaskHeaders(res.RespHeader)

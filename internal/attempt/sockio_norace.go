@@ -1,6 +1,6 @@
 //go:build linux && !race
 
-package deliver
+package attempt
 
 import (
 	"syscall"

@@ -1,7 +1,8 @@
-// Package deliver makes webhook deliveries: one HTTP call with retries,
-// backoff and optional signing, the load runner that makes many, and the
-// stats that account for every one. It never prints; callers get results.
-package deliver
+// Package attempt makes one webhook delivery: the HTTP call and its client
+// (with the raw-syscall fast path), retries with backoff, optional
+// signing, and the kind of error an attempt met. The load runner (package
+// load) makes many. It never prints; callers get results.
+package attempt
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package deliver
+package attempt
 
 import (
 	"bufio"
@@ -7,13 +7,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 )
 
@@ -99,16 +99,15 @@ func TestRawPathAnswers(t *testing.T) {
 			c, _ := NewClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 1})
 			vs := &virtualSleep{}
 			d := &Deliverer{Client: c, Target: srv.url(), Retries: 1, Backoff: DefaultBackoff(func() float64 { return 1 }), Sleep: vs.sleep}
-			feed := NewFeed([][][]Template{templates("A", 2)}, 5, 0, false, 1)
 			var results []*Result
 			var mu sync.Mutex
-			st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 1}, func(r *Result) {
+			asWorker(d, templates("A", 2), 5, func(r *Result) {
 				mu.Lock()
 				defer mu.Unlock()
 				results = append(results, r)
 			})
-			if st.Sent != 5 || len(results) != 5 {
-				t.Fatalf("sent %d", st.Sent)
+			if len(results) != 5 {
+				t.Fatalf("sent %d", len(results))
 			}
 			for _, r := range results {
 				if r.Last().Status != tt.status || r.Last().Kind != "" {
@@ -141,7 +140,7 @@ func TestRawPathHeaders(t *testing.T) {
 	d := &Deliverer{Client: c, Target: srv.url(), Signer: signer}
 	lane := templates("A", 1)
 	lane[0][0].Header = http.Header{"X-Tenant": {"7"}, "Host": {"erp.example.com"}}
-	Run(context.Background(), d, NewFeed([][][]Template{lane}, 1, 0, false, 1).Next, RunOptions{Concurrency: 1}, nil)
+	asWorker(d, lane, 1, func(*Result) {})
 	if len(srv.headers) != 1 {
 		t.Fatalf("%d requests", len(srv.headers))
 	}
@@ -235,63 +234,28 @@ func FuzzReadLean(f *testing.F) {
 	})
 }
 
-// leanServer answers every request 200 with as little work, and as few
-// allocations, as it can: a benchmark's allocations are then the client's.
-func leanServer(b *testing.B) *url.URL {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
+func templates(event string, n int) [][]Template {
+	var pool [][]Template
+	for i := range n {
+		body := `{"requestId":"00000000-0000-4000-8000-000000000000","businessType":` + string(rune('0'+i%10)) + `}`
+		pool = append(pool, []Template{{Event: event, Query: "businessType=" + event, Body: []byte(body), IDOff: len(`{"requestId":"`)}})
 	}
-	b.Cleanup(func() { ln.Close() })
-	answer := []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					length := 0
-					for {
-						line, err := br.ReadSlice('\n')
-						if err != nil {
-							return
-						}
-						if len(line) <= 2 {
-							break
-						}
-						if k, v, ok := strings.Cut(string(line), ":"); ok && strings.EqualFold(k, "Content-Length") {
-							length, _ = strconv.Atoi(strings.TrimSpace(v))
-						}
-					}
-					if _, err := br.Discard(length); err != nil {
-						return
-					}
-					if _, err := c.Write(answer); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
-	return u
+	return pool
 }
 
-// BenchmarkRunRaw is a closed run on the fast path; -benchmem's allocs/op
-// are a delivery's (with the receiver's few).
-func BenchmarkRunRaw(b *testing.B) {
-	u := leanServer(b)
-	c, _ := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 4})
-	d := &Deliverer{Client: c, Target: u}
-	feed := NewFeed([][][]Template{templates("A", 8)}, b.N, 0, false, 1)
-	b.ReportAllocs()
-	b.ResetTimer()
-	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 4}, func(*Result) {})
-	if st.Succeeded != b.N {
-		b.Fatalf("%+v", st)
+// asWorker makes n deliveries from the pool in turn, one after another
+// with one buffer, as a load run's worker does: the fast path is a
+// worker's.
+func asWorker(d *Deliverer, pool [][]Template, n int, report func(*Result)) {
+	ids := reqid.NewIDs(1)
+	var bb *Buf
+	for i := range n {
+		t := &pool[i%len(pool)][0]
+		req := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Seq: i + 1}
+		req.FromTemplate(t, ids.For(t.Event))
+		report(d.DeliverWith(context.Background(), req, &bb))
+	}
+	if bb != nil {
+		bb.Release()
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package deliver
+package attempt
 
 import (
 	"io"
