@@ -26,7 +26,7 @@ type Input struct {
 
 // Replayer streams the records of capture files as deliveries, one at a
 // time, so that a large capture is never held in memory. Its Next is the
-// feed of deliver.Run.
+// feed of load.Run.
 type Replayer struct {
 	Inputs []Input
 	// Events, when not empty, keeps only the calls of these events.

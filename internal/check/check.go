@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/suggest"
@@ -283,7 +283,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		cfg: cfg, val: val,
 		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now},
 		sum: &Summary{Checks: map[string]*Tally{}},
-		out: report, byEvent: map[string]*deliver.Histogram{},
+		out: report, byEvent: map[string]*load.Histogram{},
 	}
 	if cfg.Anchor.IsZero() {
 		cfg.Anchor = cfg.Now()
@@ -347,10 +347,10 @@ type runner struct {
 
 	mu    sync.Mutex
 	calls int
-	hist  deliver.Histogram
+	hist  load.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
 	// with the highest p99, which one stray slow call does not decide.
-	byEvent map[string]*deliver.Histogram
+	byEvent map[string]*load.Histogram
 	slowID  string
 	slowAt  time.Duration
 	// loadSent is what the load check delivered, for effects to probe.
@@ -417,7 +417,7 @@ func (r *runner) record(ctx context.Context, c *Case, res *attempt.Result) error
 		if c.Event != "" {
 			h := r.byEvent[c.Event]
 			if h == nil {
-				h = new(deliver.Histogram)
+				h = new(load.Histogram)
 				r.byEvent[c.Event] = h
 			}
 			h.Record(a.Latency)

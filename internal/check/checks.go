@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
@@ -351,7 +351,7 @@ func (r *runner) load(ctx context.Context) error {
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := max(r.cfg.LoadConcurrency, 1)
-	st := deliver.Run(ctx, r.d, feed, deliver.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
+	st := load.Run(ctx, r.d, feed, load.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(ctx, c, res)

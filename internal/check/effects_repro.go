@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -102,5 +101,5 @@ type effectsJSON struct {
 }
 
 func effectsOf(e *EffectsStats) *effectsJSON {
-	return &effectsJSON{e.Documents, e.Load, e.LoadProbed, deliver.MS(e.Slowest), e.SlowestDoc, deliver.MS(e.Settle)}
+	return &effectsJSON{e.Documents, e.Load, e.LoadProbed, attempt.MS(e.Slowest), e.SlowestDoc, attempt.MS(e.Settle)}
 }

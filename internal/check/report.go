@@ -15,7 +15,6 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -121,7 +120,7 @@ type requestJSON struct {
 func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 	j := caseJSON{
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
-		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
+		Status: c.res.Status, LatencyMS: attempt.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
 	}
 	if c.res.Verdict != Pass && c.sent.header != nil {
 		rc := c.res.Case
@@ -303,13 +302,13 @@ func (s *summaryReport) AppendJSON(b []byte) []byte {
 		j.Checks[id] = *t
 	}
 	if l := sum.Load; l != nil {
-		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max)}
+		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, attempt.MS(l.P50), attempt.MS(l.P90), attempt.MS(l.P99), attempt.MS(l.Max)}
 	}
 	if e := sum.Effects; e != nil {
 		j.Effects = effectsOf(e)
 	}
 	if _, ok := sum.Checks[Latency]; ok {
-		j.Latency = &latencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest}
+		j.Latency = &latencyJSON{attempt.MS(sum.P99), attempt.MS(s.budget), sum.Slowest}
 	}
 	out, _ := json.Marshal(struct {
 		Summary summaryJSON `json:"summary"`
@@ -318,7 +317,7 @@ func (s *summaryReport) AppendJSON(b []byte) []byte {
 }
 
 func fmtMS(d time.Duration) string {
-	return strconv.FormatFloat(deliver.MS(d), 'f', 1, 64) + "ms"
+	return strconv.FormatFloat(attempt.MS(d), 'f', 1, 64) + "ms"
 }
 
 // maxInlineBody is the largest body a reproduce command carries inline;

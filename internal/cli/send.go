@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
@@ -207,7 +208,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return err
 	}
 	rounds := opts.rounds()
-	total := rounds * deliver.PerRound(lanes)
+	total := rounds * load.PerRound(lanes)
 	rawURL := opts.URL
 	perCall := 1
 	if rawURL == "" {
@@ -239,13 +240,13 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
-	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
+	feed := load.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
 	ro.Left = feed.Left
-	var after []func(*deliver.Stats) error
+	var after []func(*load.Stats) error
 	if rec != nil {
-		after = append(after, func(st *deliver.Stats) error { return sendReports(a, opts, rec, con, st, target) })
+		after = append(after, func(st *load.Stats) error { return sendReports(a, opts, rec, con, st, target) })
 	}
 	return runDeliveries(ctx, con, d, feed.Next, ro, total, after...)
 }
@@ -286,9 +287,9 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	}
 	ovs := pl.Overrides
 	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, deliver.Pool(opts.rounds()), header, ovs)
+		return opts.scenarioLanes(pl, load.Pool(opts.rounds()), header, ovs)
 	}
-	return deliver.EventLanes(pl.Events, deliver.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), pl.nextBody)
+	return load.EventLanes(pl.Events, load.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), pl.nextBody)
 }
 
 // scenarioLanes is one lane of n documents' lives.
@@ -304,17 +305,17 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	steps := make([][]deliver.Step, len(lives))
+	steps := make([][]load.Step, len(lives))
 	for i, life := range lives {
 		for _, st := range life {
-			steps[i] = append(steps[i], deliver.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
+			steps[i] = append(steps[i], load.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
 		}
 	}
-	return deliver.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
+	return load.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
 }
 
 // fileLanes reads the payloads of --file (input.Reader: a document, an
-// array, NDJSON) and sends each byte for byte (deliver.FileLanes), under
+// array, NDJSON) and sends each byte for byte (load.FileLanes), under
 // --event or the event each payload's number names.
 func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
@@ -334,8 +335,8 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	}
-	lanes, err := deliver.FileLanes(payloads, given, header)
-	var pe *deliver.PayloadError
+	lanes, err := load.FileLanes(payloads, given, header)
+	var pe *load.PayloadError
 	if errors.As(err, &pe) {
 		return nil, usagef("--file %s", pe.Explain(name))
 	}

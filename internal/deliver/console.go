@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -85,7 +86,7 @@ func NewConsole(o ConsoleOptions) (*Console, error) {
 
 // Run makes the deliveries next feeds to d, telling each, and ends with
 // the summary. total is how many deliveries the run makes, 0 when unknown.
-func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, total int) (*Stats, error) {
+func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o load.RunOptions, total int) (*load.Stats, error) {
 	if total == 1 {
 		c.quiet = false // one delivery is one line, whatever came of it, and no bar
 	}
@@ -93,7 +94,7 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 		c.startBar(total, o.Duration)
 	}
 	o.Done = &c.done
-	st := Run(ctx, d, next, o, c.Report)
+	st := load.Run(ctx, d, next, o, c.Report)
 	c.stop()
 	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
 	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
@@ -130,7 +131,7 @@ func (c *Console) Report(res *attempt.Result) {
 // Unreachable is the one line that says a run failed because its receiver
 // could not be reached at all (every delivery failed with one error kind),
 // rather than a page of failures; "" for any other run.
-func (c *Console) Unreachable(st *Stats, target *url.URL) string {
+func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 	kinds := st.ErrorKinds()
 	if st.Failed == 0 || len(kinds) != 1 || st.ByError[kinds[0]] != st.Sent {
 		return ""

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 )
 
@@ -54,7 +55,7 @@ func TestConsoleUnreachable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := NewStats()
+			st := load.NewStats()
 			for _, a := range tt.attempts {
 				res := &attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{a}, OK: a.Status == 200}
 				c.Report(res)

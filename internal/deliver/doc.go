@@ -1,4 +1,4 @@
-// Package deliver runs loads of webhook deliveries (package attempt makes
-// each one) and renders their results: the console, the text and JSON of
-// a run.
+// Package deliver tells a delivery run (packages attempt and load make it):
+// the console with its progress bar, and the text and JSON of each result
+// and of the summary.
 package deliver

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 )
 
 // The hand-written JSON of a delivery is the line the encoder makes of its
@@ -35,7 +36,7 @@ func TestAppendJSONMatchesEncoder(t *testing.T) {
 
 func TestStatsJSON(t *testing.T) {
 	t.Parallel()
-	st := NewStats()
+	st := load.NewStats()
 	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Status: 500, Latency: time.Millisecond}}})
 	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: "timeout", Latency: time.Millisecond}}})
 	var j statsJSON

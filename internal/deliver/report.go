@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -161,7 +162,7 @@ func fmtLatency(d time.Duration) string {
 // Summary is a delivery run's stats as a report summary: Name is its
 // title, Note is said under the counts (send's --count per event).
 type Summary struct {
-	Stats *Stats
+	Stats *load.Stats
 	Name  string
 	Note  string
 	// Thresholds are send --threshold's, checked at the end.
@@ -221,7 +222,7 @@ func (s Summary) AppendText(b []byte, rst *report.Style) []byte {
 
 // appendModel says which load model ran, so the latencies are read right,
 // and when the open model's bound made calls start late.
-func appendModel(b []byte, st *Stats) []byte {
+func appendModel(b []byte, st *load.Stats) []byte {
 	if !st.Open {
 		if st.MaxConcurrency == 1 {
 			return append(b, "closed model: 1 worker, waiting for each answer before the next call (latency per call)\n"...)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -64,7 +65,7 @@ func FuzzDeliveryReport(f *testing.F) {
 					t.Fatal(err)
 				}
 				_ = rep.Case((*Case)(res))
-				if err := rep.Finish(Summary{Stats: &Stats{}, Name: "whsim send"}); err != nil {
+				if err := rep.Finish(Summary{Stats: &load.Stats{}, Name: "whsim send"}); err != nil {
 					t.Fatal(err)
 				}
 				got := out.String()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -16,7 +17,7 @@ import (
 // each threshold in its text and inside its JSON summary object.
 func TestThresholdsInSummary(t *testing.T) {
 	t.Parallel()
-	st := NewStats()
+	st := load.NewStats()
 	for i := range 10 {
 		st.Add(&attempt.Result{Request: &attempt.Request{Seq: i + 1}, OK: i != 3, Attempts: []attempt.Attempt{{Status: map[bool]int{true: 200, false: 500}[i != 3], Latency: time.Duration(i+1) * time.Millisecond}}})
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/deliver"
 )
 
 // Send is the data of a send report.
@@ -103,7 +102,7 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 	seq := r.seen
 	r.seen++
 	if !res.OK && len(r.failures) < MaxFailures {
-		f := Failure{Status: last.Status, Kind: last.Kind, Error: last.Err, LatencyMS: deliver.MS(lat), Attempts: len(res.Attempts)}
+		f := Failure{Status: last.Status, Kind: last.Kind, Error: last.Err, LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, q.Event, q.RequestID
 		}
@@ -162,7 +161,7 @@ func NewSend(r *SendRecorder, summaryJSON []byte, text string) *Send {
 			ok = 1
 		}
 		s.Points = append(s.Points, [6]float64{
-			deliver.MS(p.start.Sub(t0)), deliver.MS(p.lat), float64(p.status), ok, float64(p.ev), float64(p.k),
+			attempt.MS(p.start.Sub(t0)), attempt.MS(p.lat), float64(p.status), ok, float64(p.ev), float64(p.k),
 		})
 	}
 	return s

@@ -6,7 +6,6 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -38,7 +37,7 @@ func Replay(ctx context.Context, rec *capture.Record, u string) Replayed {
 	res := d.Deliver(ctx, req)
 	client.CloseIdleConnections()
 	last := res.Last()
-	out.URL, out.Status, out.LatencyMS = res.URL, last.Status, deliver.MS(last.Latency)
+	out.URL, out.Status, out.LatencyMS = res.URL, last.Status, attempt.MS(last.Latency)
 	if last.Status == 0 {
 		out.Error = attempt.ShortError(last)
 		return out

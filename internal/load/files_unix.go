@@ -1,6 +1,6 @@
 //go:build unix
 
-package deliver
+package load
 
 import "syscall"
 

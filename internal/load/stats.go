@@ -1,4 +1,4 @@
-package deliver
+package load
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/threshold"
 )
 
 // Histogram holds latencies in an HDR histogram: every value to 3
@@ -186,3 +187,16 @@ func (s *Stats) StatusCodes() []int { return slices.Sorted(maps.Keys(s.ByStatus)
 
 // ErrorKinds lists the error kinds in ascending order.
 func (s *Stats) ErrorKinds() []string { return slices.Sorted(maps.Keys(s.ByError)) }
+
+// Measured is the run's value of every metric a threshold may name, as the
+// summary gives it (latencies in milliseconds).
+func (s *Stats) Measured() threshold.Measured {
+	h := &s.Latency
+	return threshold.Measured{
+		threshold.Sent: float64(s.Sent), "succeeded": float64(s.Succeeded), "failed": float64(s.Failed),
+		"interrupted": float64(s.Interrupted), "duplicates": float64(s.Duplicates), "retries": float64(s.Retries),
+		"late": float64(s.Late), "rps": s.RequestsPerSecond(),
+		"p50": attempt.MS(h.Quantile(.5)), "p90": attempt.MS(h.Quantile(.9)), "p99": attempt.MS(h.Quantile(.99)), "p99.9": attempt.MS(h.Quantile(.999)),
+		"max": attempt.MS(h.Max()),
+	}
+}
