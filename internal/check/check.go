@@ -20,6 +20,8 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
+	// named so, as the tests have a receiver of their own
+	rcv "github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
@@ -29,8 +31,8 @@ import (
 // systems match on them.
 const (
 	AcceptsValid     = "accepts-valid"
-	RejectsMalformed = "rejects-malformed"
-	Duplicates       = "duplicates"
+	RejectsMalformed = rcv.RejectsMalformed
+	Duplicates       = rcv.Duplicates
 	OutOfOrder       = "out-of-order"
 	Latency          = "latency"
 	Load             = "load"

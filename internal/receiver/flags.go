@@ -1,6 +1,13 @@
-package check
+package receiver
 
 import "fmt"
+
+// The checks a Flag names: the rules of whsim check that listen
+// --forward-to can judge from real calls (check names them too).
+const (
+	RejectsMalformed = "rejects-malformed"
+	Duplicates       = "duplicates"
+)
 
 // Flag is a judgement on one call a receiver answered: the check whose
 // rule the answer breaks, and why.
@@ -60,3 +67,5 @@ func (f *Forwarded) remember(id string) {
 	}
 	f.seen[id] = struct{}{}
 }
+
+func is2xx(s int) bool { return s >= 200 && s < 300 }
