@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
@@ -201,7 +202,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	if c.Resign {
 		d.Signer = cfg.Signer
-		req.WebhookID = capture.WebhookID(req, fresh)
+		req.WebhookID = replay.WebhookID(req, fresh)
 	}
 	n := max(c.Copies, 1)
 	results := make([]*attempt.Result, n)

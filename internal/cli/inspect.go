@@ -14,6 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -111,7 +112,7 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 // addr until ctx is done, and warns when other machines can reach it.
 func startInspector(ctx context.Context, a *app, addr string, opts inspect.Options) (*inspect.UI, error) {
 	opts.Mask = termsafe.MaskHeaders
-	opts.Replay = inspect.Replay
+	opts.Replay = replay.One
 	opts.Version = a.build.Resolve().Version
 	ui, err := inspect.Start(ctx, addr, opts)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
@@ -133,7 +134,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if signer != nil && signer.Weak() {
 		con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", sign.GoodKeyBytes)
 	}
-	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
+	src := &replay.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
 	if opts.NewRequestID {
 		src.IDs = reqid.NewIDs(opts.Seed)
 	}

@@ -1,4 +1,4 @@
-package inspect
+package replay
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 )
 
-func TestReplayIsByteForByte(t *testing.T) {
+func TestOneIsByteForByte(t *testing.T) {
 	t.Parallel()
 	body := []byte("{\"requestId\":\"r-1\",\"data\":{\"x\":\"\xff\"}}") // not UTF-8: base64 in the record
 	rec := &capture.Record{
@@ -31,7 +31,7 @@ func TestReplayIsByteForByte(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	res := Replay(context.Background(), rec, srv.URL+"/erp?tenant=7")
+	res := One(context.Background(), rec, srv.URL+"/erp?tenant=7")
 	if res.Error != "" || res.Status != 202 || res.Body != "queued" || res.Headers.Get("X-Answer") != "yes" || res.LatencyMS <= 0 {
 		t.Fatalf("replayed = %+v", res)
 	}
@@ -46,7 +46,7 @@ func TestReplayIsByteForByte(t *testing.T) {
 		t.Errorf("headers %v (length %d)", got.Header, got.ContentLength)
 	}
 
-	dead := Replay(context.Background(), rec, "http://127.0.0.1:1/")
+	dead := One(context.Background(), rec, "http://127.0.0.1:1/")
 	if dead.Error == "" || dead.Status != 0 {
 		t.Errorf("replay to a closed port = %+v", dead)
 	}

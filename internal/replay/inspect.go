@@ -1,4 +1,4 @@
-package inspect
+package replay
 
 import (
 	"context"
@@ -7,23 +7,25 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // replayTimeout bounds a replay from the page, as send's --timeout default.
 const replayTimeout = 10 * time.Second
 
-// Replay is the inspector's replay (Options.Replay): it sends one captured
-// call to u as whsim replay does (the same request, body byte for byte, one
-// attempt) and says what came back, credentials in the answer masked.
-func Replay(ctx context.Context, rec *capture.Record, u string) Replayed {
-	out := Replayed{URL: u}
+// One is the inspector's replay (inspect.Options.Replay): it sends one
+// captured call to u as whsim replay does (the same request, body byte for
+// byte, one attempt) and says what came back, credentials in the answer
+// masked.
+func One(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
+	out := inspect.Replayed{URL: u}
 	target, err := endpoint.ParseTarget(u)
 	if err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	req, err := capture.Request(rec, nil)
+	req, err := Request(rec, nil)
 	if err != nil {
 		out.Error = err.Error()
 		return out

@@ -1,7 +1,6 @@
-package capture
+package replay
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,23 +11,17 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// Input is a capture file to replay and the name messages give it.
-type Input struct {
-	Name string
-	R    io.Reader
-	rd   *input.Reader // R's reader, when OpenInputs made it
-}
-
 // Replayer streams the records of capture files as deliveries, one at a
 // time, so that a large capture is never held in memory. Its Next is the
 // feed of load.Run.
 type Replayer struct {
-	Inputs []Input
+	Inputs []capture.Input
 	// Events, when not empty, keeps only the calls of these events.
 	Events []spec.Event
 	// IDs, when set, gives each call a fresh requestId.
@@ -45,7 +38,7 @@ type Replayer struct {
 
 	i   int
 	seq int
-	r   *Reader
+	r   *capture.Reader
 	err error
 	// seen holds the requestIds sent so far: a record with one of them is
 	// a re-delivery, counted as a duplicate as send counts its own.
@@ -61,24 +54,21 @@ func (s *Replayer) Next() []*attempt.Request {
 	for s.i < len(s.Inputs) {
 		in := s.Inputs[s.i]
 		if s.r == nil {
-			rd := in.rd
-			if rd == nil {
-				rd = input.NewReader(context.Background(), in.R, input.Options{Name: in.Name})
-			}
+			rd := in.Reader()
 			// Cached for a file OpenInputs looked into; a pipe is looked
 			// into now.
-			if err := CheckInput(in.Name, rd); err != nil {
+			if err := capture.CheckInput(in.Name, rd); err != nil {
 				s.err = err
 				return nil
 			}
 			if kind, _ := rd.Kind(); kind == input.Empty {
 				s.Warn("%s: empty, nothing to replay", in.Name)
 			}
-			s.r = ReaderOf(rd)
+			s.r = capture.ReaderOf(rd)
 		}
 		rec, err := s.r.Next()
-		var torn *TornError
-		var bad *LineError
+		var torn *capture.TornError
+		var bad *capture.LineError
 		switch {
 		case errors.Is(err, io.EOF):
 			s.i++
@@ -151,12 +141,12 @@ func WebhookID(req *attempt.Request, fresh bool) string {
 
 // Request is the delivery that replays rec: its method, query, headers and
 // body byte for byte; with ids, a fresh requestId and nothing else changed.
-func Request(rec *Record, ids *reqid.IDs) (*attempt.Request, error) {
+func Request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return nil, err
 	}
-	h := ReplayHeaders(rec.Headers)
+	h := capture.ReplayHeaders(rec.Headers)
 	// The captured content type is replayed as it was, or not at all.
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil

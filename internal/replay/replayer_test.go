@@ -1,4 +1,4 @@
-package capture
+package replay
 
 import (
 	"fmt"
@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
 func TestRequestFromRecord(t *testing.T) {
 	t.Parallel()
-	rec := &Record{Method: "put", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1", Headers: http.Header{
+	rec := &capture.Record{Method: "put", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1", Headers: http.Header{
 		"Host": {"h"}, "Content-Length": {"9"}, "Connection": {"close"}, "Accept-Encoding": {"gzip"},
 		"X-Trace": {"t1"},
 	}}
@@ -35,7 +36,7 @@ func TestRequestFromRecord(t *testing.T) {
 		string(fresh.Body) != strings.Replace(string(req.Body), req.RequestID, fresh.RequestID, 1) {
 		t.Errorf("fresh id: %+v %v", fresh, err)
 	}
-	if r, _ := Request(&Record{}, nil); r.Method != "POST" || r.Event != "-" {
+	if r, _ := Request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
 		t.Errorf("empty record: %+v", r)
 	}
 }
@@ -44,10 +45,10 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 	t.Parallel()
 	var b []byte
 	for _, ev := range []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC", "CREATE_RECEIVABLE_DOC"} {
-		r := &Record{Method: "POST", Query: "businessType=" + ev}
+		r := &capture.Record{Method: "POST", Query: "businessType=" + ev}
 		r.SetBody([]byte(`{}`))
 		var err error
-		if b, err = Append(b, r); err != nil {
+		if b, err = capture.Append(b, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,7 +59,7 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 	}
 	var warnings []string
 	s := &Replayer{
-		Inputs: []Input{{Name: "a.ndjson", R: strings.NewReader(string(b))}, {Name: "b.ndjson", R: strings.NewReader("")}},
+		Inputs: []capture.Input{{Name: "a.ndjson", R: strings.NewReader(string(b))}, {Name: "b.ndjson", R: strings.NewReader("")}},
 		Events: []spec.Event{receivable},
 		Warn:   func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) },
 	}
@@ -82,8 +83,8 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 // a fresh requestId on a signed capture warns once; -H replaces a header.
 func TestReplayerMarks(t *testing.T) {
 	t.Parallel()
-	rec := func(id, webhookID string) *Record {
-		r := &Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Authorization": {"Bearer ****"}}}
+	rec := func(id, webhookID string) *capture.Record {
+		r := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Authorization": {"Bearer ****"}}}
 		if webhookID != "" {
 			r.Headers["Webhook-Id"] = []string{webhookID}
 			r.Headers["Webhook-Signature"] = []string{"v1,stale"}
@@ -95,15 +96,15 @@ func TestReplayerMarks(t *testing.T) {
 		r.SetBody([]byte(body))
 		return r
 	}
-	capture := func(recs ...*Record) []Input {
+	captured := func(recs ...*capture.Record) []capture.Input {
 		var b []byte
 		for _, r := range recs {
 			var err error
-			if b, err = Append(b, r); err != nil {
+			if b, err = capture.Append(b, r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return []Input{{Name: "c.ndjson", R: strings.NewReader(string(b))}}
+		return []capture.Input{{Name: "c.ndjson", R: strings.NewReader(string(b))}}
 	}
 	const a, b = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 	all := func(s *Replayer) []*attempt.Request {
@@ -114,7 +115,7 @@ func TestReplayerMarks(t *testing.T) {
 		return out
 	}
 
-	s := &Replayer{Inputs: capture(rec(a, ""), rec(b, ""), rec(a, ""), rec(a, ""), rec("", "")), Warn: func(string, ...any) { t.Error("warned") }}
+	s := &Replayer{Inputs: captured(rec(a, ""), rec(b, ""), rec(a, ""), rec(a, ""), rec("", "")), Warn: func(string, ...any) { t.Error("warned") }}
 	var dups []bool
 	for _, r := range all(s) {
 		dups = append(dups, r.Duplicate)
@@ -123,7 +124,7 @@ func TestReplayerMarks(t *testing.T) {
 		t.Errorf("duplicates %v, want the 3rd and 4th", dups)
 	}
 
-	s = &Replayer{Inputs: capture(rec(a, "msg_a"), rec("", ""), rec(b, "")), Signed: true,
+	s = &Replayer{Inputs: captured(rec(a, "msg_a"), rec("", ""), rec(b, "")), Signed: true,
 		Header: http.Header{"Authorization": {"Bearer t0k3n"}}, Warn: func(string, ...any) { t.Error("warned") }}
 	reqs := all(s)
 	if reqs[0].WebhookID != "msg_a" || !strings.HasPrefix(reqs[1].WebhookID, "msg_") || reqs[2].WebhookID != b {
@@ -132,17 +133,17 @@ func TestReplayerMarks(t *testing.T) {
 	if reqs[0].Header.Get("Authorization") != "Bearer t0k3n" {
 		t.Errorf("Authorization %q, want -H's", reqs[0].Header.Get("Authorization"))
 	}
-	again := all(&Replayer{Inputs: capture(rec("", "")), Signed: true, Warn: func(string, ...any) {}})
+	again := all(&Replayer{Inputs: captured(rec("", "")), Signed: true, Warn: func(string, ...any) {}})
 	if again[0].WebhookID != reqs[1].WebhookID {
 		t.Errorf("the same body got webhook-ids %q and %q", reqs[1].WebhookID, again[0].WebhookID)
 	}
-	fresh := all(&Replayer{Inputs: capture(rec(a, "msg_a")), Signed: true, IDs: reqid.NewIDs(5), Warn: func(string, ...any) {}})
+	fresh := all(&Replayer{Inputs: captured(rec(a, "msg_a")), Signed: true, IDs: reqid.NewIDs(5), Warn: func(string, ...any) {}})
 	if fresh[0].WebhookID != fresh[0].RequestID || fresh[0].RequestID == a {
 		t.Errorf("a fresh requestId is a new message: webhook-id %q, requestId %q", fresh[0].WebhookID, fresh[0].RequestID)
 	}
 
 	var warnings []string
-	s = &Replayer{Inputs: capture(rec(a, "msg_a"), rec(b, "msg_b")), IDs: reqid.NewIDs(5),
+	s = &Replayer{Inputs: captured(rec(a, "msg_a"), rec(b, "msg_b")), IDs: reqid.NewIDs(5),
 		Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
 	all(s)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "add --sign standard") {
@@ -159,7 +160,7 @@ func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
 		{"[{}]", "p holds payloads"},
 		{"hello\n", "p:1:1: not JSON (invalid character 'h' looking for beginning of value)"},
 	} {
-		s := &Replayer{Inputs: []Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
+		s := &Replayer{Inputs: []capture.Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
 		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {
 			t.Errorf("%q: %v, %v; want %s", tt.in, reqs, s.Err(), tt.err)
 		}
