@@ -13,18 +13,25 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// interrupt starts a program with stdin an open pipe and stdout discarded,
+// interrupt starts a program with stdin an open pipe and stdout discarded
 // sends it SIGTERM (SIGINT with -INT) after a delay and checks that it stops
 // within ten seconds with the given code:
-// interrupt [-INT] <code> <delay> <program> [args...]. Its
-// stderr is written to the file interrupt.stderr for the script to read.
+// interrupt [-INT] [-stdout] <code> <delay> <program> [args...]. Its
+// stderr is written to the file interrupt.stderr for the script to read;
+// with -stdout, its stdout to interrupt.stdout.
 func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	sig := syscall.SIGTERM
-	if len(args) > 0 && args[0] == "-INT" { // Ctrl-C rather than SIGTERM
-		sig, args = syscall.SIGINT, args[1:]
+	keepOut := false
+	for len(args) > 0 && (args[0] == "-INT" || args[0] == "-stdout") {
+		if args[0] == "-INT" { // Ctrl-C rather than SIGTERM
+			sig = syscall.SIGINT
+		} else {
+			keepOut = true
+		}
+		args = args[1:]
 	}
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: interrupt [-INT] <code> <delay> <program> [args...]")
+		ts.Fatalf("usage: interrupt [-INT] [-stdout] <code> <delay> <program> [args...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -34,7 +41,7 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	// A program killed by the signal itself had not yet set up its handler
 	// (a slow start on a loaded machine): try again, waiting longer.
 	for attempt := 0; ; attempt++ {
-		got, killed := runInterrupted(ts, sig, delay, prog, args[3:])
+		got, killed := runInterrupted(ts, sig, delay, prog, args[3:], keepOut)
 		if killed && attempt < 3 {
 			delay *= 2
 			continue
@@ -48,7 +55,7 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 
 // runInterrupted runs prog, sends it sig after delay and returns its
 // exit code, or killed when the signal ended it before it could answer.
-func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string) (code int, killed bool) {
+func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string, keepOut bool) (code int, killed bool) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
@@ -59,6 +66,12 @@ func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Du
 	ts.Check(err)
 	defer stderr.Close()
 	cmd.Stderr = stderr
+	if keepOut {
+		stdout, err := os.Create(ts.MkAbs("interrupt.stdout"))
+		ts.Check(err)
+		defer stdout.Close()
+		cmd.Stdout = stdout
+	}
 	ts.Check(cmd.Start())
 	time.Sleep(delay)
 	ts.Check(cmd.Process.Signal(sig))

@@ -16,6 +16,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,13 +48,34 @@ type Request struct {
 
 // Attempt is one try of a delivery.
 type Attempt struct {
+	// Unsent marks the attempt Ctrl-C stopped during the backoff before
+	// it: no call was made, so it is neither a retry nor listed as one;
+	// it only carries the delivery's outcome, interrupted.
+	Unsent bool `json:"-"`
+
 	Status   int           `json:"status,omitempty"`
 	Latency  time.Duration `json:"-"`
 	Kind     string        `json:"errorKind,omitempty"` // error kind when there was no answer
 	Err      string        `json:"error,omitempty"`
 	Wait     time.Duration `json:"-"` // backoff before the next attempt, 0 for the last
 	Location string        `json:"location,omitempty"`
+	// Connect is the time this attempt spent setting up a new connection
+	// (dial, TLS), 0 on a kept-alive one; measured only with
+	// Deliverer.Trace or on a run worker's own connection.
+	Connect time.Duration `json:"-"`
+	// StatusLine is the answer's status as sent ("404 Not Found") and
+	// BodyPrefix the first MaxBodyPrefix bytes of its body (with KeepBody).
+	StatusLine string `json:"-"`
+	BodyPrefix []byte `json:"-"`
+	// Header is the answer's header (with KeepBody).
+	Header http.Header `json:"-"`
+	// Truncated says the answer's body ended before its declared length
+	// (an unexpected EOF): the status came, the rest did not.
+	Truncated bool `json:"-"`
 }
+
+// MaxBodyPrefix is how much of an answer's body an Attempt keeps.
+const MaxBodyPrefix = 200
 
 // Result is what became of one delivery.
 type Result struct {
@@ -72,6 +94,14 @@ type Result struct {
 	// FromSchedule, in the open model, is the time from the delivery's
 	// scheduled start to the end of its last attempt; 0 in the closed one.
 	FromSchedule time.Duration
+}
+
+// Tries is the number of attempts that made a call.
+func (r *Result) Tries() int {
+	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Unsent {
+		return n - 1
+	}
+	return len(r.Attempts)
 }
 
 // Last is the final attempt.
@@ -152,6 +182,9 @@ type Deliverer struct {
 	KeepBody bool
 	// OnRetry, when set, hears of each attempt that will be retried.
 	OnRetry func(*Request, int, Attempt)
+	// Trace measures each attempt's connection set-up (Attempt.Connect)
+	// on the net/http path, at the cost of a trace per attempt.
+	Trace bool
 
 	// urls caches the parsed URL of each query: a run has a handful of
 	// queries and many deliveries, so none is parsed on the hot path.
@@ -247,8 +280,10 @@ type bodyBuf struct {
 	// plain is the header of a request with none of its own, unsigned:
 	// the transport only reads it, so it is shared rather than rebuilt.
 	plain http.Header
-	// raw is the worker's own connection on the plain-HTTP fast path.
-	raw *rawConn
+	// raw is the worker's own connection on the plain-HTTP fast path;
+	// dialed is how long the current attempt took to dial it (0: reused).
+	raw    *rawConn
+	dialed time.Duration
 	// results is a slab the worker's Results are cut from: one allocation
 	// for several deliveries.
 	results []Result
@@ -361,7 +396,13 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 			res.Attempts = append(res.Attempts, a)
 			return res
 		}
-		a.Wait = d.Backoff.Delay(n+1, retryAfter)
+		wait := d.Backoff.Delay(n+1, retryAfter)
+		if !mayStartAt(ctx, time.Now().Add(wait)) {
+			// The retry would start past --duration: no call does.
+			res.Attempts = append(res.Attempts, a)
+			return res
+		}
+		a.Wait = wait
 		res.Attempts = append(res.Attempts, a)
 		if d.OnRetry != nil {
 			d.OnRetry(req, n+1, a)
@@ -371,7 +412,7 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 			sleep = SleepContext
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
-			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error()})
+			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error(), Unsent: true})
 			return res
 		}
 	}
@@ -447,6 +488,20 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		base.Body = buf.reader(body)
 		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
 	}
+	var connStart time.Time
+	var connect time.Duration
+	if d.Trace {
+		// GetConn to GotConn: the wait for a connection, which on a new one
+		// is its dial and handshake (a kept-alive one counts nothing).
+		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+			GetConn: func(string) { connStart = time.Now() },
+			GotConn: func(i httptrace.GotConnInfo) {
+				if !i.Reused && !connStart.IsZero() {
+					connect = time.Since(connStart)
+				}
+			},
+		})
+	}
 	hr := base.WithContext(actx)
 	hr.Header = h
 	start := time.Now()
@@ -468,10 +523,12 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
-		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
+		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}
 	kept, err := readBody(resp.Body, d.KeepBody)
-	return d.answered(ctx, resp, kept, err, start, res)
+	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a.Connect = connect
+	return a, wait
 }
 
 // answered is the attempt an answer makes, and the wait its Retry-After
@@ -480,6 +537,16 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
 	if err != nil && ctx.Err() != nil {
 		a.Kind, a.Err = KindInterrupted, err.Error()
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		a.Truncated = true
+	}
+	if d.KeepBody {
+		a.StatusLine = resp.Status
+		if a.StatusLine == "" {
+			a.StatusLine = strconv.Itoa(resp.StatusCode)
+		}
+		a.BodyPrefix = kept[:min(len(kept), MaxBodyPrefix):min(len(kept), MaxBodyPrefix)]
+		a.Header = resp.Header
 	}
 	res.RespHeader, res.RespBody = resp.Header, kept
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {

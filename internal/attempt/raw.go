@@ -85,6 +85,7 @@ var errStale = errors.New("stale connection")
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
 	start := time.Now()
 	deadline := start.Add(d.Client.Timeout)
+	buf.dialed = 0
 	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
 	if errors.Is(err, errStale) {
 		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
@@ -96,7 +97,9 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 		}
 		kind := Classify(err)
 		if ctx.Err() != nil {
-			kind = KindInterrupted
+			// Ctrl-C cut the connection by its deadline: the error says
+			// "i/o timeout", which is not what happened.
+			kind, err = KindInterrupted, ctx.Err()
 		} else if errors.Is(err, errStale) {
 			kind = KindClosed
 		}
@@ -105,14 +108,16 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 			err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 		}
 		err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start)}, 0
+		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: buf.dialed}, 0
 	}
 	kept, err := readBody(resp.Body, d.KeepBody)
 	if err != nil || resp.Close {
 		buf.raw.close()
 		buf.raw = nil
 	}
-	return d.answered(ctx, resp, kept, err, start, res)
+	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a.Connect = buf.dialed
+	return a, wait
 }
 
 // rawRoundTrip writes the request and reads the answer's head; the body is
@@ -129,7 +134,9 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			addr = net.JoinHostPort(t.u.Hostname(), "80")
 		}
 		dctx, cancel := context.WithDeadline(ctx, deadline)
+		dialStart := time.Now()
 		c, err := tr.DialContext(dctx, "tcp", addr)
+		buf.dialed = time.Since(dialStart)
 		cancel()
 		if err != nil {
 			return nil, err

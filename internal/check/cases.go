@@ -3,12 +3,13 @@ package check
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -20,13 +21,15 @@ type builder struct {
 	// creates and follows are, per document kind, the event that creates a
 	// document and the one that comes after it (audit, void).
 	creates, follows map[spec.Kind]spec.Event
+	// nonce is mixed into every requestId and webhook-id (0: none).
+	nonce uint64
 	// numbers gives probed documents their numbers (effects.go).
 	numbers *numbering
 }
 
-func newBuilder(seed uint64, now time.Time) *builder {
-	b := &builder{g: payload.New(seed, now), creates: map[spec.Kind]spec.Event{}, follows: map[spec.Kind]spec.Event{},
-		numbers: newNumbering(seed, 0)}
+func newBuilder(seed uint64, now time.Time, nonce uint64) *builder {
+	b := &builder{g: payload.New(seed, now), nonce: nonce, creates: map[spec.Kind]spec.Event{}, follows: map[spec.Kind]spec.Event{},
+		numbers: newNumbering(seed, nonce)}
 	// The spec lists each kind's creating event first.
 	for _, e := range spec.Events() {
 		if _, ok := b.creates[e.Kind]; !ok {
@@ -38,6 +41,52 @@ func newBuilder(seed uint64, now time.Time) *builder {
 	return b
 }
 
+// build is the generator's Build with the run's requestId.
+func (b *builder) build(e spec.Event, s spec.Shape) *payload.Obj {
+	return b.salt(b.g.Build(e, s))
+}
+
+// envelope is the generator's Envelope with the run's requestId.
+func (b *builder) envelope(e spec.Event, s spec.Shape, data *payload.Obj) *payload.Obj {
+	return b.salt(b.g.Envelope(e, s, data))
+}
+
+// salt mixes the run's nonce into doc's requestId: the same seed then
+// gives the same documents under ids no earlier run sent.
+func (b *builder) salt(doc *payload.Obj) *payload.Obj {
+	if b.nonce == 0 {
+		return doc
+	}
+	if id, ok := doc.Get(spec.FieldRequestID); ok {
+		if s, ok := id.(string); ok {
+			doc.Put(spec.FieldRequestID, reqid.Salted(s, b.nonce))
+		}
+	}
+	return doc
+}
+
+// webhookID is the webhook-id of a case: its requestId, or for a body that
+// has none its name, with the run's nonce.
+func (b *builder) webhookID(c *Case) string {
+	if c.RequestID != "" {
+		return c.RequestID
+	}
+	id := "msg_" + strings.NewReplacer("/", "_", " ", "_").Replace(c.Check+"_"+c.Name)
+	if b.nonce != 0 {
+		id += "_" + strconv.FormatUint(b.nonce, 36)
+	}
+	return id
+}
+
+// creating is the event that creates the kind of document event is of.
+func (b *builder) creating(event string) string {
+	e, ok := spec.Lookup(event)
+	if !ok {
+		return event
+	}
+	return b.creates[e.Kind].Name
+}
+
 // kinds is the document kinds in the spec's order.
 func kinds() []spec.Kind { return []spec.Kind{spec.Invoice, spec.Receipt} }
 
@@ -45,7 +94,7 @@ func query(event string) string {
 	if event == "" {
 		return ""
 	}
-	return "businessType=" + url.QueryEscape(event)
+	return spec.Query(event)
 }
 
 // docCase makes the case of a document under an event, compact.
@@ -97,23 +146,23 @@ func (b *builder) acceptsValid() ([]*Case, error) {
 		for _, k := range kinds() {
 			create, follow := b.creates[k], b.follows[k]
 			data := b.g.Data(create, s)
-			add(create.Name+"/"+string(s), create, b.g.Envelope(create, s, data))
-			add(follow.Name+"/"+string(s), follow, b.g.Envelope(follow, s, data.Clone()))
+			add(create.Name+"/"+string(s), create, b.envelope(create, s, data))
+			add(follow.Name+"/"+string(s), follow, b.envelope(follow, s, data.Clone()))
 		}
 	}
 	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
 
-	doc := b.g.Build(inv, spec.Described)
+	doc := b.build(inv, spec.Described)
 	doc.Put(spec.FieldBusinessType, int64(spec.SampleInvoiceNumber))
 	add(inv.Name+"/described-with-4000", inv, doc)
 
-	doc = b.g.Build(inv, spec.Described)
-	if err := sets(doc, "data.comments", "null", "data.items.0.comments", "null"); err != nil {
+	doc = b.build(inv, spec.Described)
+	if err := sets(doc, spec.Path(spec.FieldData, spec.FieldComments), "null", spec.Path(spec.FieldData, spec.FieldItems, "0", spec.FieldComments), "null"); err != nil {
 		return nil, err
 	}
 	add(inv.Name+"/nulls", inv, doc)
-	doc = b.g.Build(rcp, spec.Described)
-	if err := sets(doc, "data."+spec.ReceiptSources+".0.备注", "null"); err != nil {
+	doc = b.build(rcp, spec.Described)
+	if err := sets(doc, spec.Path(spec.FieldData, spec.ReceiptSources, "0", spec.FieldSourceRemark), "null"); err != nil {
 		return nil, err
 	}
 	add(rcp.Name+"/nulls", rcp, doc)
@@ -121,31 +170,31 @@ func (b *builder) acceptsValid() ([]*Case, error) {
 	for _, c := range []struct {
 		e    spec.Event
 		line string
-	}{{inv, "data.items.0"}, {rcp, "data." + spec.ReceiptLines + ".0"}} {
-		doc = b.g.Build(c.e, spec.Described)
-		if err := sets(doc, "x-trace", `"t-1"`, "data.extension", `{"source":"erp"}`, c.line+".extraNote", `"unknown member"`); err != nil {
+	}{{inv, spec.Path(spec.FieldData, spec.FieldItems, "0")}, {rcp, spec.Path(spec.FieldData, spec.ReceiptLines, "0")}} {
+		doc = b.build(c.e, spec.Described)
+		if err := sets(doc, "x-trace", `"t-1"`, spec.Path(spec.FieldData, "extension"), `{"source":"erp"}`, c.line+".extraNote", `"unknown member"`); err != nil {
 			return nil, err
 		}
 		add(c.e.Name+"/unknown-members", c.e, doc)
 	}
 
-	doc = b.g.Build(inv, spec.Described)
-	if err := sets(doc, "data.code", `""`, "data.comments", `""`, "data.items", `[]`); err != nil {
+	doc = b.build(inv, spec.Described)
+	if err := sets(doc, spec.Path(spec.FieldData, spec.FieldCode), `""`, spec.Path(spec.FieldData, spec.FieldComments), `""`, spec.Path(spec.FieldData, spec.FieldItems), `[]`); err != nil {
 		return nil, err
 	}
 	add(inv.Name+"/empty-strings-and-arrays", inv, doc)
-	doc = b.g.Build(rcp, spec.Described)
-	if err := sets(doc, "data."+spec.ReceiptSources, `[]`); err != nil {
+	doc = b.build(rcp, spec.Described)
+	if err := sets(doc, spec.Path(spec.FieldData, spec.ReceiptSources), `[]`); err != nil {
 		return nil, err
 	}
 	add(rcp.Name+"/empty-array", rcp, doc)
 
-	doc = b.g.Build(rcp, spec.Described)
+	doc = b.build(rcp, spec.Described)
 	cs = append(cs, bodyCase(AcceptsValid, rcp.Name+"/unicode-escaped-keys", rcp.Name, escapeUnicode(payload.Marshal(doc)), doc))
 
 	data := b.g.Data(rcp, spec.Described)
-	add(rcp.Name+"/compact", rcp, b.g.Envelope(rcp, spec.Described, data))
-	doc = b.g.Envelope(rcp, spec.Described, data.Clone())
+	add(rcp.Name+"/compact", rcp, b.envelope(rcp, spec.Described, data))
+	doc = b.envelope(rcp, spec.Described, data.Clone())
 	cs = append(cs, bodyCase(AcceptsValid, rcp.Name+"/pretty-printed", rcp.Name, payload.MarshalIndent(doc), doc))
 
 	add(inv.Name+"/large-300-lines", inv, b.largeInvoice(inv, 300))
@@ -154,7 +203,7 @@ func (b *builder) acceptsValid() ([]*Case, error) {
 
 // largeInvoice is an invoice of n lines, gathered from fresh invoices.
 func (b *builder) largeInvoice(e spec.Event, n int) *payload.Obj {
-	doc := b.g.Build(e, spec.Described)
+	doc := b.build(e, spec.Described)
 	data, _ := doc.Get(spec.FieldData)
 	var items []any
 	for len(items) < n {
@@ -190,11 +239,14 @@ func escapeUnicode(body []byte) []byte {
 	return out
 }
 
-// malformed is a rejects-malformed case; typeErr marks a type error inside
-// data, which warns rather than fails unless strict.
+// malformed is a case a receiver must not take as a valid call; typeErr
+// marks a type error inside data, which warns rather than fails unless
+// strict; basis is the event whose valid calls the receiver must accept
+// for a 4xx here to mean it understood what was wrong.
 type malformed struct {
 	*Case
 	typeErr bool
+	basis   string
 }
 
 // rejectsMalformed lists calls a receiver cannot have understood. Type
@@ -202,31 +254,31 @@ type malformed struct {
 // closed enumeration, format) and document kind; only those the validator
 // finds invalid are kept.
 func (b *builder) rejectsMalformed(v *validate.Validator) ([]malformed, error) {
-	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
-	doc := b.g.Build(rcp, spec.Described)
+	rcp := b.creates[spec.Receipt]
+	doc := b.build(rcp, spec.Described)
 	body := payload.Marshal(doc)
 	mk := func(name, event string, body []byte, doc *payload.Obj) malformed {
-		return malformed{Case: bodyCase(RejectsMalformed, name, event, body, doc)}
+		basis := event
+		if basis == "" {
+			basis = rcp.Name
+		}
+		return malformed{Case: bodyCase(RejectsMalformed, name, event, body, doc), basis: basis}
 	}
-	noData := b.g.Build(rcp, spec.Described)
+	noData := b.build(rcp, spec.Described)
 	noData.Delete(spec.FieldData)
-	invDoc := b.g.Build(inv, spec.Described)
-	rcpDoc := b.g.Build(rcp, spec.Described)
+	rcpDoc := b.build(rcp, spec.Described)
 	ms := []malformed{
 		mk("not-json", rcp.Name, []byte("this is not JSON\n"), nil),
 		mk("truncated-json", rcp.Name, truncate(body), nil),
 		mk("empty-body", rcp.Name, nil, nil),
 		mk("json-array", rcp.Name, append(append([]byte("["), body...), ']'), nil),
 		mk("no-businessType-query", "", payload.Marshal(rcpDoc), rcpDoc),
-		mk("unknown-businessType-query", "CREATE_SALES_ORDER", payload.Marshal(b.g.Build(rcp, spec.Described)), nil),
-		mk("receipt-body-under-invoice-event", inv.Name, payload.Marshal(b.g.Build(rcp, spec.Described)), nil),
-		mk("invoice-body-under-receipt-event", rcp.Name, payload.Marshal(invDoc), invDoc),
 		mk("missing-data", rcp.Name, payload.Marshal(noData), noData),
 	}
 	for _, k := range kinds() {
 		e := b.creates[k]
-		for _, m := range mutations(spec.Data(k, spec.Described), "data") {
-			doc := b.g.Build(e, spec.Described)
+		for _, m := range mutations(spec.Data(k, spec.Described), spec.FieldData) {
+			doc := b.build(e, spec.Described)
 			if set(doc, m.path, m.raw) != nil {
 				continue // the generated document has no such element (an empty array)
 			}
@@ -300,15 +352,45 @@ func wrongValue(f spec.Field) (key, raw, what string) {
 	return "", "", ""
 }
 
+// unknownEvent is a business type the spec does not list: the ERP has
+// others (sales orders), which a receiver may ignore or refuse.
+const unknownEvent = "CREATE_SALES_ORDER"
+
+// unknownEvents is an event the spec does not name over a body of each
+// known kind.
+func (b *builder) unknownEvents() []malformed {
+	var out []malformed
+	for _, k := range kinds() {
+		e := b.creates[k]
+		doc := b.build(e, spec.Described)
+		name := unknownEvent + "/receipt-body"
+		if k == spec.Invoice {
+			name = unknownEvent + "/invoice-body"
+		}
+		out = append(out, malformed{Case: bodyCase(UnknownEvent, name, unknownEvent, payload.Marshal(doc), doc), basis: e.Name})
+	}
+	return out
+}
+
+// eventVsBody is each kind's body under the other kind's creating event.
+func (b *builder) eventVsBody() []malformed {
+	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
+	rdoc, idoc := b.build(rcp, spec.Described), b.build(inv, spec.Described)
+	return []malformed{
+		{Case: bodyCase(EventVsBody, "receipt-body-under-invoice-event", inv.Name, payload.Marshal(rdoc), rdoc), basis: inv.Name},
+		{Case: bodyCase(EventVsBody, "invoice-body-under-receipt-event", rcp.Name, payload.Marshal(idoc), idoc), basis: rcp.Name},
+	}
+}
+
 // duplicates makes, per document kind, one call delivered serial times in
 // turn and one delivered concurrent times at once.
 func (b *builder) duplicates(serial, concurrent int) []*Case {
 	var cs []*Case
 	for _, k := range kinds() {
 		e := b.creates[k]
-		one := docCase(Duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.g.Build(e, spec.Described))
+		one := docCase(Duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.build(e, spec.Described))
 		one.Copies = serial
-		together := docCase(Duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.g.Build(e, spec.Described))
+		together := docCase(Duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.build(e, spec.Described))
 		together.Copies, together.AtOnce = concurrent, true
 		cs = append(cs, one, together)
 	}
@@ -330,20 +412,20 @@ func (b *builder) outOfOrder() []orderGroup {
 
 	data := b.g.Data(rcp, spec.Described)
 	twice := orderGroup{judge: []bool{false, true, true}, calls: []*Case{
-		one(void.Name+"/twice", rcp, b.g.Envelope(rcp, spec.Described, data)),
-		one(void.Name+"/twice", void, b.g.Envelope(void, spec.Described, data.Clone())),
-		one(void.Name+"/twice", void, b.g.Envelope(void, spec.Described, data.Clone())),
+		one(void.Name+"/twice", rcp, b.envelope(rcp, spec.Described, data)),
+		one(void.Name+"/twice", void, b.envelope(void, spec.Described, data.Clone())),
+		one(void.Name+"/twice", void, b.envelope(void, spec.Described, data.Clone())),
 	}}
 	data = b.g.Data(inv, spec.Described)
 	before := orderGroup{judge: []bool{true, true}, calls: []*Case{
-		one(audit.Name+"/before-create", audit, b.g.Envelope(audit, spec.Described, data)),
-		one(audit.Name+"/before-create", inv, b.g.Envelope(inv, spec.Described, data.Clone())),
+		one(audit.Name+"/before-create", audit, b.envelope(audit, spec.Described, data)),
+		one(audit.Name+"/before-create", inv, b.envelope(inv, spec.Described, data.Clone())),
 	}}
 	return []orderGroup{
 		{judge: []bool{true},
-			calls: []*Case{one(void.Name+"/unknown-document", void, b.g.Build(void, spec.Described))}},
+			calls: []*Case{one(void.Name+"/unknown-document", void, b.build(void, spec.Described))}},
 		{judge: []bool{true},
-			calls: []*Case{one(audit.Name+"/unknown-document", audit, b.g.Build(audit, spec.Described))}},
+			calls: []*Case{one(audit.Name+"/unknown-document", audit, b.build(audit, spec.Described))}},
 		twice, before,
 	}
 }

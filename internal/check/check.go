@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +36,8 @@ const (
 	Duplicates       = rcv.Duplicates
 	OutOfOrder       = "out-of-order"
 	Latency          = "latency"
+	UnknownEvent     = "unknown-event"
+	EventVsBody      = "event-contradicts-body"
 	Load             = "load"
 	Signature        = "signature"
 	Effects          = "effects"
@@ -51,13 +54,15 @@ type Info struct {
 func Checks() []Info {
 	return []Info{
 		{AcceptsValid, "every call the ERP may send gets 2xx: all events in both shapes, nulls, unknown members, escaped keys, a large document"},
-		{RejectsMalformed, "calls the receiver cannot have understood get 4xx, not 2xx (dropped) or 5xx (retried forever)"},
+		{RejectsMalformed, "calls the receiver cannot have understood get 4xx, not 2xx (dropped) or 5xx (retried forever); a 4xx counts only from a receiver that accepts valid calls of the event"},
+		{UnknownEvent, "an event name the spec does not list, over a body of a known kind, gets 2xx (ignored) or 4xx, not 5xx"},
+		{EventVsBody, "a body of one kind under the other kind's event gets 4xx"},
 		{Duplicates, "the same call delivered again, serially and 8 at once, gets 2xx every time"},
 		{OutOfOrder, "a void or audit of a document never created, and a void twice, get 2xx or 4xx, not 5xx"},
-		{Signature, "with a secret: correct Standard Webhooks signatures in any byte form pass, tampered, stale or missing ones get 4xx"},
-		{Load, "realistic distinct calls at a concurrency get no 5xx, timeout or connection error"},
+		{Signature, "with a secret: correct Standard Webhooks signatures in any byte form, beside unknown versions, or retried pass; tampered, stale, malformed or missing ones get 4xx"},
+		{Load, "realistic distinct calls at a concurrency all get 2xx: no 4xx, 5xx, timeout or connection error"},
 		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once), whole, voided or audited in any order, and every load document is kept"},
-		{Latency, "the p99 latency of every call of the run is within the budget"},
+		{Latency, "the p99 latency of the run's calls outside load (a timeout counted at the time limit) is within the budget"},
 	}
 }
 
@@ -139,6 +144,8 @@ type Case struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string
+	// WebhookID is the webhook-id the run signed it with, once sent.
+	WebhookID string
 	// Copies is how many times the request is delivered (0 means once);
 	// AtOnce says all together rather than one after another.
 	Copies int
@@ -160,6 +167,21 @@ type Result struct {
 	// effects check: the calls, then the probe); else the reporter makes
 	// one from the case.
 	Repro string
+	// Answer is what the receiver answered, when it did: its status line
+	// and the start of its body (as received, not yet terminal-safe).
+	Answer *Reply
+	// quiet: the verdict rests on a call that got no answer at all, which
+	// is held back in case the receiver has stopped answering.
+	quiet bool
+	// hinted: the raw-bytes hint is on the reason already.
+	hinted bool
+}
+
+// Reply is a receiver's answer, as shown in reasons.
+type Reply struct {
+	Status string      // "404 Not Found"
+	Header http.Header // shown with -v
+	Body   []byte      // the first attempt.MaxBodyPrefix bytes
 }
 
 // Tally counts the verdicts of one check.
@@ -171,13 +193,38 @@ type Tally struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// LoadStats are the figures of the load check.
+// LoadStats are the figures of the load check. The percentiles are over
+// the calls that were answered or timed out (at the time limit); Answered
+// 0 and TimedOut 0 mean there are none.
 type LoadStats struct {
 	Calls       int
 	Concurrency int
 	PerSecond   float64
 	P50, P90    time.Duration
 	P99, Max    time.Duration
+	Answered    int
+	TimedOut    int
+}
+
+// Stop says where a run ended early: after which check/case (the last
+// case graded, or the last one answered), and why.
+type Stop struct {
+	After  string `json:"after"`
+	Reason string `json:"reason"`
+}
+
+// Unrouted is a run every answered call of which got one status that
+// says the call never reached a handler.
+type Unrouted struct {
+	Status int
+	Hint   string
+}
+
+// Progress is where a run is: called after every graded case.
+type Progress struct {
+	Check, Case string
+	Done, Total int
+	Elapsed     time.Duration
 }
 
 // Summary is the outcome of a run.
@@ -186,15 +233,33 @@ type Summary struct {
 	// Order is the ids of the checks that ran, in run order.
 	Order []string
 	Load  *LoadStats
-	// P99 and Slowest are over every answered call of the run.
+	// P99 and Slowest are over the calls of the run outside load.
 	P99     time.Duration
 	Slowest string
+	// Timeouts is how many calls outside load timed out.
+	Timeouts int
+	// Stopped: the receiver stopped answering; Interrupted: Ctrl-C. NotRun
+	// lists the checks either left out, in run order.
+	Stopped, Interrupted *Stop
+	NotRun               []string
+	// CutShort is the check the run ended in, when it graded some cases.
+	CutShort string
+	// Done is how many cases were graded, of Total.
+	Done, Total int
+	// Unrouted, when set, is the one status every answered call got.
+	Unrouted *Unrouted
+	// SeenBefore: every first delivery got 409 or a 5xx saying duplicate.
+	SeenBefore bool
 	// Effects are the effects check's figures, nil when it did not probe.
 	Effects *EffectsStats
 }
 
-// Failed reports whether any check failed.
+// Failed reports whether any check failed or the receiver stopped
+// answering.
 func (s *Summary) Failed() bool {
+	if s.Stopped != nil {
+		return true
+	}
 	for _, t := range s.Checks {
 		if t.Fail > 0 {
 			return true
@@ -229,15 +294,32 @@ type Config struct {
 	// Concurrent is how many copies of one call the duplicates check
 	// delivers at once; 0 means DefaultConcurrent.
 	Concurrent int
+	// Nonce is mixed into every requestId, webhook-id and document number,
+	// so that a run repeated with the same Seed sends the same documents
+	// under new ids (a receiver that keeps its data would rightly see
+	// duplicates). 0 keeps the ids the Seed gives: the byte-exact repeat.
+	Nonce uint64
+	// ExcludeCases are globs (path.Match, against the case name or
+	// check/name) of cases not to send.
+	ExcludeCases []string
+	// Progress, when set, hears of each graded case.
+	Progress func(Progress)
+	// Notice, when set, hears at once of what makes the rest of the run
+	// read differently: every call so far got one status that says the
+	// call was never handled (a wrong path, method or credentials).
+	Notice func(string)
 	// Probe, when set, asks the receiver what it holds and runs the
 	// effects check.
 	Probe Probe
 	// Settle is how long a probe is asked again until its answer matches;
 	// 0 asks once. See DefaultSettle.
 	Settle time.Duration
-	// Nonce makes the requestIds and document numbers of a run its own;
-	// 0 means fixed ids (the same seed, the same bytes).
-	Nonce uint64
+	// SaveDir is where the reporter writes every case's body
+	// (--save-cases): an effects reproduction reads a large one from there.
+	SaveDir string
+	// CurlTLS are the curl flags of the run's TLS settings (-k, --cacert
+	// FILE), for an effects reproduction to run word for word.
+	CurlTLS []string
 }
 
 // DefaultConcurrent is how many copies of one call arrive at once by
@@ -263,10 +345,33 @@ func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("cannot reach %s: %s", e.URL, e.Kind)
 }
 
+// errStopped ends a run whose receiver stopped answering.
+var errStopped = errors.New("the receiver stopped answering")
+
+// Calls in a row without an answer that stop a run: a timeout costs the
+// whole time limit, so fewer of those. Calls sent together (a burst, the
+// load) may all fail at once and count their number on top.
+const (
+	quietToStop    = 3
+	timeoutsToStop = 2
+)
+
+// ValidateExclude checks --exclude-cases globs.
+func ValidateExclude(globs []string) error {
+	for _, g := range globs {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("--exclude-cases %q: %w", g, err)
+		}
+	}
+	return nil
+}
+
 // Run makes the checks cfg.Checks names (every check when it is empty), in
 // run order, against cfg.Target and reports each result as it is graded.
 // report is called from one goroutine at a time. The signature check runs
-// only with a Signer.
+// only with a Signer. A receiver that stops answering ends the run with
+// Summary.Stopped and no error; Ctrl-C (ctx) with Summary.Interrupted and
+// ctx's error.
 func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error) {
 	if cfg.Client == nil || cfg.Target == nil {
 		return nil, errors.New("check: no client or no target")
@@ -277,20 +382,27 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	if cfg.Concurrent < 2 {
 		cfg.Concurrent = DefaultConcurrent
 	}
+	if err := ValidateExclude(cfg.ExcludeCases); err != nil {
+		return nil, err
+	}
 	val, err := validate.New(validate.Options{})
 	if err != nil {
 		return nil, err
 	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	r := &runner{
-		cfg: cfg, val: val,
-		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now},
+		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(),
+		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true},
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*load.Histogram{},
+		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{},
 	}
 	if cfg.Anchor.IsZero() {
 		cfg.Anchor = cfg.Now()
+		r.cfg.Anchor = cfg.Anchor
 	}
-	r.cases = newBuilder(cfg.Seed, cfg.Anchor)
+	r.cases = newBuilder(cfg.Seed, cfg.Anchor, cfg.Nonce)
 	r.cases.numbers = newNumbering(cfg.Seed, cfg.Nonce)
 	ids, err := Select(cfg.Checks, nil)
 	if err != nil {
@@ -303,39 +415,152 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		r.sum.Order = append(r.sum.Order, id)
 		r.sum.Checks[id] = &Tally{}
 	}
+	if r.sum.Total, err = r.count(); err != nil {
+		return nil, err
+	}
 	if cfg.Probe != nil && slices.Contains(r.sum.Order, Effects) {
 		if err := r.probeSanity(ctx); err != nil {
+			if ctx.Err() != nil {
+				r.sum.Interrupted = &Stop{After: "the start", Reason: "interrupted"}
+				r.cutAt(0)
+				r.finish()
+				return r.sum, ctx.Err()
+			}
 			return r.sum, err
 		}
 	}
-	for _, id := range r.sum.Order {
-		if err := ctx.Err(); err != nil {
-			return r.sum, err
-		}
+	for i, id := range r.sum.Order {
 		var err error
-		switch id {
-		case AcceptsValid:
-			err = r.acceptsValid(ctx)
-		case RejectsMalformed:
-			err = r.rejectsMalformed(ctx)
-		case Duplicates:
-			err = r.duplicates(ctx)
-		case OutOfOrder:
-			err = r.outOfOrder(ctx)
-		case Signature:
-			err = r.signature(ctx)
-		case Load:
-			err = r.load(ctx)
-		case Effects:
-			err = r.effects(ctx)
-		case Latency:
-			err = r.latency(ctx)
+		if err = rctx.Err(); err == nil {
+			err = r.run(id)
 		}
-		if err != nil {
-			return r.sum, err
+		if err == nil {
+			r.notice()
+			continue
+		}
+		r.mu.Lock()
+		stopped, fatal := r.stopped, r.fatal
+		r.mu.Unlock()
+		switch {
+		case fatal != nil:
+			return r.sum, fatal
+		case stopped != nil:
+			r.pending = nil // the calls that found it gone: said by Stopped
+			r.sum.Stopped = stopped
+			r.cutAt(i)
+			r.finish()
+			return r.sum, nil
+		case ctx.Err() != nil:
+			r.flush()
+			after := r.last
+			if after == "" {
+				after = "the start"
+			}
+			r.sum.Interrupted = &Stop{After: after, Reason: "interrupted"}
+			r.cutAt(i)
+			r.finish()
+			return r.sum, ctx.Err()
+		}
+		return r.sum, err
+	}
+	r.flush()
+	r.finish()
+	return r.sum, nil
+}
+
+func (r *runner) run(id string) error {
+	switch id {
+	case AcceptsValid:
+		return r.acceptsValid()
+	case RejectsMalformed:
+		return r.rejectsMalformed()
+	case UnknownEvent:
+		return r.unknownEvent()
+	case EventVsBody:
+		return r.eventVsBody()
+	case Duplicates:
+		return r.duplicates()
+	case OutOfOrder:
+		return r.outOfOrder()
+	case Signature:
+		return r.signature()
+	case Load:
+		return r.load()
+	case Effects:
+		return r.effects(r.ctx)
+	case Latency:
+		return r.latency()
+	}
+	return nil
+}
+
+// cutAt says which checks a run that ended in its i-th check did not run:
+// the later ones, and those (the i-th, or the earlier ones whose results
+// were all held back and dropped) that graded nothing; the i-th, when it
+// graded something, was cut short.
+func (r *runner) cutAt(i int) {
+	for j, id := range r.sum.Order {
+		t := r.sum.Checks[id]
+		graded := t.Pass+t.Warn+t.Fail > 0
+		switch {
+		case j > i, !graded:
+			r.sum.NotRun = append(r.sum.NotRun, id)
+		case j == i:
+			r.sum.CutShort = id
 		}
 	}
-	return r.sum, ctx.Err()
+}
+
+// finish draws the run-wide conclusions: nothing routed, ids seen before.
+func (r *runner) finish() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.statuses) == 1 {
+		for s := range r.statuses {
+			if h := unroutedHint(s); h != "" {
+				r.sum.Unrouted = &Unrouted{Status: s, Hint: h}
+			}
+		}
+	}
+	r.sum.SeenBefore = r.firsts >= 3 && r.firstDup == r.firsts
+	r.sum.Timeouts = r.timeouts
+}
+
+// notice tells Config.Notice, once, after a check, when every call so
+// far got one status that says it was never handled: the user can stop
+// the run there rather than read every failure it causes.
+func (r *runner) notice() {
+	if r.cfg.Notice == nil || r.noticed {
+		return
+	}
+	r.mu.Lock()
+	var msg string
+	if len(r.statuses) == 1 && r.answered >= 5 {
+		for s := range r.statuses {
+			if h := unroutedHint(s); h != "" {
+				msg = fmt.Sprintf("every call so far got %d %s: %s", s, http.StatusText(s), h)
+			}
+		}
+	}
+	r.mu.Unlock()
+	if msg != "" {
+		r.noticed = true
+		r.cfg.Notice(msg)
+	}
+}
+
+// unroutedHint is the likely cause of every call getting status s, "" for
+// a status that says the call was handled.
+func unroutedHint(s int) string {
+	switch s {
+	case http.StatusNotFound:
+		return "nothing is routed at this URL: check the path of --url"
+	case http.StatusMethodNotAllowed:
+		return "the URL does not take POST: check the path of --url and that its route takes POST"
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return "the receiver refuses every call before reading it: check the credentials (-H 'Authorization: ...') or --secret"
+	}
+	return ""
 }
 
 // runner is the state of one run.
@@ -344,22 +569,92 @@ type runner struct {
 	val   *validate.Validator
 	d     *attempt.Deliverer
 	cases *builder
-	sum   *Summary
-	out   func(Result)
+	// controls makes the valid calls sent only as evidence (control).
+	controls *builder
+	sum      *Summary
+	out      func(Result)
+	// ctx is the run's: cancelled by the user (user) or by a stop.
+	ctx    context.Context
+	cancel context.CancelFunc
+	user   context.Context
+	began  time.Time
 
-	mu    sync.Mutex
-	calls int
-	hist  load.Histogram
+	// pending are results resting on calls that got no answer, held until
+	// the receiver answers again (then reported) or the run stops (then
+	// said by one line). last is the last case reported.
+	pending []Result
+	last    string
+	noticed bool
+
+	mu       sync.Mutex
+	calls    int
+	answered int
+	statuses map[int]int
+	// accepted: events of which a valid call got 2xx; tried: of which one
+	// was sent.
+	accepted, tried map[string]bool
+	// firsts and firstDup count first deliveries of valid calls, and those
+	// of them refused as duplicates.
+	firsts, firstDup int
+	quiet, quietTO   int // calls in a row without an answer, of them timeouts
+	lastAnswered     string
+	stopped          *Stop
+	fatal            error
+	timeouts         int
+
+	hist load.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
 	// with the highest p99, which one stray slow call does not decide.
 	byEvent map[string]*load.Histogram
 	slowID  string
 	slowAt  time.Duration
+	timed   []timing
 	// loadSent is what the load check delivered, for effects to probe.
 	loadSent *loadRecord
 }
 
+// timing is one call outside load, for naming why the slow ones were.
+type timing struct {
+	latency, connect time.Duration
+	timedOut         bool
+}
+
+// excluded says whether --exclude-cases leaves c out.
+func (r *runner) excluded(c *Case) bool {
+	return excludedBy(r.cfg.ExcludeCases, c)
+}
+
+func excludedBy(globs []string, c *Case) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, c.Name); ok {
+			return true
+		}
+		if ok, _ := path.Match(g, c.Check+"/"+c.Name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *runner) report(res Result) {
+	if res.quiet {
+		r.pending = append(r.pending, res)
+		return
+	}
+	r.flush()
+	r.emit(res)
+}
+
+// flush reports the results held back: the receiver answered again.
+func (r *runner) flush() {
+	p := r.pending
+	r.pending = nil
+	for _, res := range p {
+		r.emit(res)
+	}
+}
+
+func (r *runner) emit(res Result) {
 	t := r.sum.Checks[res.Case.Check]
 	switch res.Verdict {
 	case Pass:
@@ -369,16 +664,26 @@ func (r *runner) report(res Result) {
 	case Fail:
 		t.Fail++
 	}
+	r.sum.Done++
+	r.last = res.Case.Check + "/" + res.Case.Name
 	r.out(res)
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(Progress{Check: res.Case.Check, Case: res.Case.Name, Done: r.sum.Done, Total: r.sum.Total, Elapsed: time.Since(r.began)})
+	}
 }
 
-// send delivers one case, signed when the run signs, and records its
-// latency. The first call of a run that gets no answer at all ends the
-// run: nothing else can be judged.
-func (r *runner) send(ctx context.Context, c *Case) (*attempt.Result, error) {
+// call says how a delivery is sent: first, the first delivery of a valid
+// call; together, how many were sent at once with it.
+type call struct {
+	first    bool
+	together int
+}
+
+// send delivers one case, signed when the run signs, and records it.
+func (r *runner) send(c *Case, k call) (*attempt.Result, error) {
 	req := r.request(c, true)
-	res := r.d.Deliver(ctx, req)
-	return res, r.record(ctx, c, res)
+	res := r.d.Deliver(r.ctx, req)
+	return res, r.record(c, res, k)
 }
 
 // request makes the delivery of a case; sign says whether the run's
@@ -392,56 +697,141 @@ func (r *runner) request(c *Case, sign bool) *attempt.Request {
 		h[k] = v
 	}
 	if sign && r.cfg.Signer != nil {
-		r.cfg.Signer.Sign(h, webhookID(c), r.cfg.Now(), c.Body)
+		c.WebhookID = r.cases.webhookID(c)
+		r.cfg.Signer.Sign(h, c.WebhookID, r.cfg.Now(), c.Body)
 	}
 	return &attempt.Request{Event: c.Event, Query: c.Query, Header: h, Body: c.Body, RequestID: c.RequestID}
 }
 
-// webhookID is the webhook-id of a case: its requestId, or its name for a
-// body that has none.
+// webhookID is the webhook-id a case was signed with; for one not yet
+// sent, what a run without a nonce gives it.
 func webhookID(c *Case) string {
-	if c.RequestID != "" {
-		return c.RequestID
+	if c.WebhookID != "" {
+		return c.WebhookID
 	}
-	return "msg_" + strings.NewReplacer("/", "_", " ", "_").Replace(c.Check+"_"+c.Name)
+	return (&builder{}).webhookID(c)
 }
 
-func (r *runner) record(ctx context.Context, c *Case, res *attempt.Result) error {
+// validCheck says whether a check's calls are valid ones, which a
+// receiver must accept.
+func validCheck(id string) bool {
+	switch id {
+	case AcceptsValid, Duplicates, OutOfOrder, Load, Latency:
+		return true
+	}
+	return false
+}
+
+// duplicate says whether an answer refuses a call as one seen before.
+func duplicate(a attempt.Attempt) bool {
+	if a.Status == http.StatusConflict {
+		return true
+	}
+	b := strings.ToLower(string(a.BodyPrefix))
+	return a.Status >= 500 && (strings.Contains(b, "duplicate") || strings.Contains(b, "unique"))
+}
+
+// timeLimit is what a timed-out call counts for in latency.
+func (r *runner) timeLimit(a attempt.Attempt) time.Duration {
+	return max(r.cfg.Client.Timeout, a.Latency)
+}
+
+// record accounts for one delivery. The first call of a run that gets no
+// answer at all ends it (nothing else can be judged); later, calls in a
+// row without an answer stop it.
+func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	a := res.Last()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.fatal != nil || r.stopped != nil {
+		return errStopped
+	}
+	if err := r.ctx.Err(); err != nil && (a.Status == 0 || a.Kind == attempt.KindInterrupted) {
+		return err
+	}
 	r.calls++
+	if validCheck(c.Check) && c.Event != "" {
+		r.tried[c.Event] = true
+	}
 	if a.Status != 0 {
-		r.hist.Record(a.Latency)
-		if a.Latency > r.slowAt {
-			r.slowAt, r.slowID = a.Latency, c.Check+"/"+c.Name
-		}
-		if c.Event != "" {
-			h := r.byEvent[c.Event]
-			if h == nil {
-				h = new(load.Histogram)
-				r.byEvent[c.Event] = h
+		r.quiet, r.quietTO = 0, 0
+		r.answered++
+		r.statuses[a.Status]++
+		r.lastAnswered = c.Check + "/" + c.Name
+		if validCheck(c.Check) {
+			if is2xx(a.Status) && c.Event != "" {
+				r.accepted[c.Event] = true
 			}
-			h.Record(a.Latency)
+			if k.first {
+				r.firsts++
+				if duplicate(a) {
+					r.firstDup++
+				}
+			}
+		}
+		if c.Check != Load {
+			r.time(c, a.Latency, a.Connect, false)
 		}
 		return nil
 	}
-	if r.calls == 1 && ctx.Err() == nil {
+	if a.Kind == attempt.KindTimeout {
+		r.timeouts++
+		if c.Check != Load {
+			r.time(c, r.timeLimit(a), a.Connect, true)
+		}
+		r.quietTO++
+	}
+	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
 		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed:
-			return &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.ShortError(a)}
+			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.ShortError(a)}
 		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
 			// more than this.
-			return &UnreachableError{URL: r.cfg.Target.Redacted(),
+			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(),
 				Kind: "timeout, the first call got no answer (one slow to start needs a longer --timeout)"}
 		}
+		if r.fatal != nil {
+			r.cancel()
+			return r.fatal
+		}
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	switch a.Kind {
+	case attempt.KindRefused, attempt.KindReset, attempt.KindClosed, attempt.KindTimeout, attempt.KindOther:
+		r.quiet++
+	default:
+		return nil
 	}
-	return nil
+	if r.quiet < quietToStop+k.together && r.quietTO < timeoutsToStop+k.together {
+		return nil
+	}
+	if r.answered == 0 {
+		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.ShortError(a)}
+		r.cancel()
+		return r.fatal
+	}
+	r.stopped = &Stop{After: r.lastAnswered,
+		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.quiet, attempt.ShortError(a))}
+	r.cancel()
+	return errStopped
+}
+
+// time records the latency of a call outside load; the caller holds mu.
+func (r *runner) time(c *Case, d, connect time.Duration, timedOut bool) {
+	r.hist.Record(d)
+	r.timed = append(r.timed, timing{d, connect, timedOut})
+	if d > r.slowAt {
+		r.slowAt, r.slowID = d, c.Check+"/"+c.Name
+	}
+	if c.Event != "" {
+		h := r.byEvent[c.Event]
+		if h == nil {
+			h = new(load.Histogram)
+			r.byEvent[c.Event] = h
+		}
+		h.Record(d)
+	}
 }
 
 // answer describes what a delivery got, for reasons: "got 500",
@@ -465,4 +855,70 @@ func is4xx(s int) bool { return s >= 400 && s < 500 }
 // fails it, so other checks do not fail it again.
 func redirected(a attempt.Attempt) string {
 	return answer(a) + ": inconclusive, the ERP does not follow redirects (accepts-valid judges that)"
+}
+
+// count is how many cases the run grades, after --exclude-cases: the
+// cases are built by a builder of their own, so that the run's bodies are
+// those of its seed alone.
+func (r *runner) count() (int, error) {
+	b := newBuilder(r.cfg.Seed, r.cfg.Anchor, r.cfg.Nonce)
+	n := 0
+	keep := func(c *Case) {
+		if !r.excluded(c) {
+			n++
+		}
+	}
+	for _, id := range r.sum.Order {
+		switch id {
+		case AcceptsValid:
+			cs, err := b.acceptsValid()
+			if err != nil {
+				return 0, err
+			}
+			for _, c := range cs {
+				keep(c)
+			}
+		case RejectsMalformed:
+			ms, err := b.rejectsMalformed(r.val)
+			if err != nil {
+				return 0, err
+			}
+			for _, m := range ms {
+				keep(m.Case)
+			}
+		case UnknownEvent:
+			for _, m := range b.unknownEvents() {
+				keep(m.Case)
+			}
+		case EventVsBody:
+			for _, m := range b.eventVsBody() {
+				keep(m.Case)
+			}
+		case Duplicates:
+			for _, c := range b.duplicates(serialCopies, r.cfg.Concurrent) {
+				keep(c)
+			}
+		case OutOfOrder:
+			for _, g := range b.outOfOrder() {
+				keep(g.calls[0])
+			}
+		case Signature:
+			cs, err := b.signature(r.cfg.Signer, r.cfg.Now())
+			if err != nil {
+				return 0, err
+			}
+			for _, c := range cs {
+				keep(c.Case)
+			}
+		case Load:
+			if ps, _ := b.loadPairs(r.cfg.LoadCount); len(ps) > 0 {
+				keep(ps[0][0])
+			}
+		case Effects:
+			n++ // one result per probed document, or one skip: counted as one
+		case Latency:
+			keep(&Case{Check: Latency, Name: "p99"})
+		}
+	}
+	return n, nil
 }

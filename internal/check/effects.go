@@ -48,6 +48,9 @@ type EffectsStats struct {
 	Slowest    time.Duration
 	SlowestDoc string
 	Settle     time.Duration
+	// NoneHeld: the probe held not one document of the run, likelier a
+	// probe asking about other numbers than a receiver losing them all.
+	NoneHeld bool
 }
 
 // numbering gives the documents whsim probes their numbers and, with a
@@ -356,11 +359,19 @@ func (r *runner) effects(ctx context.Context) error {
 	if r.loadSent != nil {
 		st.Load = r.loadSent.held
 	}
+	asked, held := 0, 0
 	for _, d := range probed {
 		if d.met && d.took > st.Slowest {
 			st.Slowest, st.SlowestDoc = d.took, KindWord(d.q.Kind)+" "+d.q.Code
 		}
+		if d.asks > 0 {
+			asked++
+			if d.ans.Count > 0 {
+				held++
+			}
+		}
 	}
+	st.NoneHeld = asked > 0 && held == 0
 	r.sum.Effects = st
 	for _, d := range docs {
 		r.report(r.judgeDoc(d))
@@ -381,7 +392,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 		sc := sentCall{step: st, copies: max(st.copies, 1), again: i >= n}
 		sc.req = r.request(st.c, true)
 		if st.atOnce {
-			results, err := r.burst(ctx, st.c, sc.copies)
+			results, err := r.burst(st.c, sc.copies)
 			if err != nil {
 				return err
 			}
@@ -406,7 +417,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 			// timestamp a moment later and so a signature of its own.
 			sc.retried = r.request(st.c, false)
 			if r.cfg.Signer != nil {
-				r.cfg.Signer.Sign(sc.retried.Header, webhookID(st.c), r.cfg.Now().Add(time.Second), st.c.Body)
+				r.cfg.Signer.Sign(sc.retried.Header, r.cases.webhookID(st.c), r.cfg.Now().Add(time.Second), st.c.Body)
 			}
 			a, err := r.deliverOne(ctx, st.c, sc.retried)
 			if err != nil {
@@ -438,7 +449,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 
 func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) (attempt.Attempt, error) {
 	res := r.d.Deliver(ctx, req)
-	return res.Last(), r.record(ctx, c, res)
+	return res.Last(), r.record(c, res, call{})
 }
 
 // probeAll asks about every document at once, each again with backoff
@@ -525,7 +536,7 @@ func (r *runner) judgeDoc(d *effDoc) Result {
 	}
 	res.Verdict = Fail
 	res.Reason = fmt.Sprintf("%s %s: %s; calls: %s; the probe answered %s", KindWord(d.q.Kind), d.q.Code, r.defect(d), callList(d), answerText(d))
-	res.Repro = r.effectsRepro(d)
+	res.Repro = r.effectsRepro(d, c)
 	return res
 }
 
@@ -722,7 +733,7 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 	res.Verdict = Fail
 	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): the receiver drops or doubles documents while busy; first: %s %s, calls: %s; the probe answered %s",
 		strings.Join(why, " and "), st.Load, sample, KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
-	res.Repro = r.effectsRepro(d)
+	res.Repro = r.effectsRepro(d, res.Case)
 	return res
 }
 

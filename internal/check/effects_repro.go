@@ -1,10 +1,12 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,11 +17,28 @@ import (
 // effectsRepro is the reproduction of an effects failure: the document's
 // calls as curl commands, in the order they were sent, then the probe's
 // question. Lines after the first are indented to sit under it in the
-// summary.
-func (r *runner) effectsRepro(d *effDoc) string {
+// summary. saved is the result's case, whose body --save-cases writes.
+func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
+	file := ""
+	if r.cfg.SaveDir != "" {
+		file = filepath.Join(r.cfg.SaveDir, caseFile(saved))
+	}
 	var lines []string
 	for _, sc := range d.sent {
-		cmd := r.curl(sc.req)
+		body := ""
+		if file != "" && bytes.Equal(sc.req.Body, saved.Body) {
+			body = file
+		}
+		cmd := r.curl(sc.req, body)
+		if body != "" && len(sc.req.Body) > maxInlineBody {
+			// --save-cases writes capture records, not bare bodies:
+			// replay sends the saved call again, byte for byte.
+			u := *r.cfg.Target
+			if _, ok := u.User.Password(); ok {
+				u.User = url.UserPassword(u.User.Username(), "****")
+			}
+			cmd = "whsim replay " + shellQuote(body) + " --url " + shellQuote(u.String()) + curlFlags(r.cfg.CurlTLS)
+		}
 		switch {
 		case sc.step.atOnce:
 			cmd = fmt.Sprintf("for i in $(seq %d); do %s & done; wait", sc.copies, cmd)
@@ -28,7 +47,7 @@ func (r *runner) effectsRepro(d *effDoc) string {
 		}
 		lines = append(lines, cmd)
 		if sc.retried != nil {
-			lines = append(lines, r.curl(sc.retried))
+			lines = append(lines, r.curl(sc.retried, body))
 		}
 	}
 	if r.cfg.Settle > 0 {
@@ -41,10 +60,10 @@ func (r *runner) effectsRepro(d *effDoc) string {
 // curl is a command that sends req again: the user's credentials masked
 // (reports end up in CI logs), the call's own signature kept. A signature
 // is only good for five minutes: a receiver that verifies needs the run's
-// --secret and a fresh one after that.
-func (r *runner) curl(req *attempt.Request) string {
+// --secret and a fresh one after that. file, when set, holds the body.
+func (r *runner) curl(req *attempt.Request, file string) string {
 	var b strings.Builder
-	b.WriteString("curl -sS -o /dev/null -w '%{http_code}\\n' -X POST ")
+	b.WriteString("curl -sS" + curlFlags(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
 	u := *r.cfg.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
@@ -66,9 +85,12 @@ func (r *runner) curl(req *attempt.Request) string {
 			b.WriteString(" -H " + shellQuote(k+": "+v))
 		}
 	}
-	if len(req.Body) > maxInlineBody {
+	switch {
+	case len(req.Body) > maxInlineBody && file != "":
+		b.WriteString(" --data-binary @" + shellQuote(file))
+	case len(req.Body) > maxInlineBody:
 		fmt.Fprintf(&b, " --data-binary @case.json  # the %d-byte body: rerun with --save-cases DIR to get it", len(req.Body))
-	} else {
+	default:
 		b.WriteString(" --data-binary " + shellQuote(string(req.Body)))
 	}
 	return b.String()
@@ -83,9 +105,12 @@ func appendEffects(b []byte, e *EffectsStats) []byte {
 	case e.Load > 0:
 		b = fmt.Appendf(b, " (a random sample of %d of the %d load documents answered 2xx)", e.LoadProbed, e.Load)
 	}
-	if e.SlowestDoc != "" {
+	switch {
+	case e.NoneHeld:
+		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle)
+	case e.SlowestDoc != "":
 		b = fmt.Appendf(b, "; the slowest to settle was held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
-	} else {
+	default:
 		b = fmt.Appendf(b, "; every document that matched did so when first asked (settle %s)", e.Settle)
 	}
 	return append(b, '\n')

@@ -1,18 +1,26 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -369,7 +377,7 @@ func TestProbeSanity(t *testing.T) {
 func TestNumbers(t *testing.T) {
 	t.Parallel()
 	codes := func(seed, nonce uint64) []string {
-		b := newBuilder(seed, time.Time{})
+		b := newBuilder(seed, time.Time{}, 0)
 		b.numbers = newNumbering(seed, nonce)
 		var out []string
 		for _, d := range b.effects(serialCopies, DefaultConcurrent) {
@@ -401,5 +409,123 @@ func TestNumbers(t *testing.T) {
 	}
 	if len(a) != 15+150 {
 		t.Errorf("%d documents, want 15 of effects and 150 of load", len(a))
+	}
+}
+
+// TestEffectsReproSavedBody: with --save-cases, the reproduction of a
+// document too large to print inline reads its body from the file the
+// reporter wrote, not from a "case.json" that does not exist.
+func TestEffectsReproSavedBody(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{keepFewLines: true}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	cfg.SaveDir = t.TempDir()
+	out, err := report.New("text", io.Discard, report.Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Reporter{Out: out, Target: cfg.Target, SaveDir: cfg.SaveDir}
+	var large *Result
+	if _, err := Run(context.Background(), cfg, func(r Result) {
+		rep.Result(r)
+		if r.Verdict == Fail && strings.Contains(r.Case.Name, "large-300-lines") {
+			large = &r
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if large == nil {
+		t.Fatal("the 300-line invoice kept cut short did not fail")
+	}
+	m := regexp.MustCompile(`whsim replay '([^']+)' --url '`).FindStringSubmatch(large.Repro)
+	if m == nil || strings.Contains(large.Repro, "case.json") {
+		t.Fatalf("reproduction %q replays no saved case", large.Repro)
+	}
+	b, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct{ Body string }
+	if err := json.Unmarshal(bytes.SplitN(b, []byte("\n"), 2)[0], &rec); err != nil || rec.Body != string(large.Case.Body) {
+		t.Errorf("%s: %v; want a capture record of the 300-line body, %d bytes", m[1], err, len(large.Case.Body))
+	}
+}
+
+// TestEffectsReproTLS: against an https receiver with a private CA (or
+// --insecure), the reproduction carries the run's TLS flags, in every
+// call and in the probe's question, so that it runs word for word.
+func TestEffectsReproTLS(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	srv := httptest.NewTLSServer(newStore(t, storeDefects{neverVoids: true}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: callTimeout, Concurrency: 16, CAFile: ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, srv.URL)
+	cfg.Client, cfg.Checks, cfg.Settle = client, []string{Effects}, 0
+	cfg.CurlTLS = []string{"--cacert", ca}
+	p, err := ParseProbeURL(srv.URL+"/probe/{kind}/{code}", client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.CurlTLS = cfg.CurlTLS
+	cfg.Probe = p
+	_, results := runAll(t, cfg)
+	var void *Result
+	for i, r := range results {
+		if r.Verdict == Fail && r.Case.Name == "lifecycle/ABANDON_RECEIVABLE_DOC/after-create" {
+			void = &results[i]
+		}
+	}
+	if void == nil {
+		for _, r := range results {
+			t.Logf("%s %s: %s", r.Verdict, r.Case.Name, r.Reason)
+		}
+		t.Fatal("the void never applied did not fail")
+	}
+	// The same calls again: the receiver still never voids, and the
+	// probe still says so.
+	out, err := exec.Command("sh", "-c", void.Repro).CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 3 || lines[0] != "200" || lines[1] != "200" || !strings.Contains(lines[2], `"state":"created"`) {
+		t.Errorf("reproduction:\n%s\nprinted (%v):\n%s\nwant 200, 200 and the probe's created", void.Repro, err, out)
+	}
+}
+
+// TestEffectsNoneHeld: when the probe finds not one document of the run,
+// the likelier fault is the probe asking about other numbers (or another
+// database) than the receiver keeps, and the summary says so.
+func TestEffectsNoneHeld(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			http.NotFound(w, r) // stores under numbers of its own
+		}
+	}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+	var text bytes.Buffer
+	out, err := report.New("text", &text, report.Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Reporter{Out: out, Target: cfg.Target}
+	sum, err := Run(context.Background(), cfg, rep.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Finish(sum); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "the probe found none of them") || !strings.Contains(text.String(), "{code}") {
+		t.Errorf("summary:\n%s\nwant it to say the probe found none and to check what it asks", text.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/spec"
@@ -86,7 +87,9 @@ func (e *ProbeError) Error() string {
 // optional. Other members are ignored.
 func ParseAnswer(b []byte) (Answer, error) {
 	a := Answer{Lines: -1, Raw: shorten(b)}
-	b = bytes.TrimSpace(b)
+	// A byte-order mark, as some Windows tools and editors write, is no
+	// reason to refuse an answer.
+	b = bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\ufeff")))
 	if len(b) > 0 && b[0] == '[' {
 		var rows []json.RawMessage
 		if err := json.Unmarshal(b, &rows); err != nil {
@@ -174,6 +177,14 @@ func shorten(b []byte) string {
 	return termsafe.Text(s)
 }
 
+// opening is how an answer too long to read began, for a reason.
+func opening(b []byte) string {
+	if s := shorten(b); s != "" {
+		return ": " + s
+	}
+	return ""
+}
+
 // placeholders are the names a probe template may hold, in braces.
 var placeholders = []string{"kind", "code", "invoiceCode", "event", "requestId"}
 
@@ -199,8 +210,11 @@ type HTTPProbe struct {
 	Client *http.Client
 	// Header is added to every question (a debug endpoint's token).
 	Header http.Header
-	tmpl   string
-	parts  []tmplPart
+	// CurlTLS are curl flags for the client's TLS settings (-k, --cacert
+	// FILE), for Command.
+	CurlTLS []string
+	tmpl    string
+	parts   []tmplPart
 }
 
 // tmplPart is a literal or a placeholder, and where it stands.
@@ -289,7 +303,10 @@ func (p *HTTPProbe) url(q Question) string {
 }
 
 // maxAnswer bounds what whsim reads of an answer: one document's counts.
-const maxAnswer = 1 << 20
+const (
+	maxAnswer     = 1 << 20
+	maxAnswerText = "1 MiB"
+)
 
 func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	u := p.url(q)
@@ -300,17 +317,31 @@ func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	for k, v := range p.Header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Accept", "application/json")
+	// Go sends req.Host, never a Host header: a debug endpoint behind a
+	// virtual host needs it set, as -H does for the calls.
+	if h := req.Header.Get("Host"); h != "" {
+		req.Host = h
+		req.Header.Del("Host")
+	}
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json")
+	}
 	res, err := p.Client.Do(req)
 	if err != nil {
+		// Ctrl-C is the run's interruption (exit 130), not the probe's
+		// fault.
+		if ctx.Err() != nil {
+			return Answer{Lines: -1}, ctx.Err()
+		}
 		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
-	if err != nil {
-		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
-	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return Answer{Lines: -1}, ctx.Err()
+	case err != nil:
+		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
 	case res.StatusCode == http.StatusNotFound:
 		return Answer{Lines: -1, Raw: "404"}, nil
 	case res.StatusCode != http.StatusOK:
@@ -319,6 +350,8 @@ func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 			why += ": " + s
 		}
 		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: why}
+	case len(body) > maxAnswer:
+		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", redact(u), maxAnswerText, opening(body))}
 	}
 	a, err := ParseAnswer(body)
 	if err != nil {
@@ -331,7 +364,7 @@ func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 // credentials.
 func (p *HTTPProbe) Command(q Question) string {
 	var b strings.Builder
-	b.WriteString("curl -sS")
+	b.WriteString("curl -sS" + curlFlags(p.CurlTLS))
 	for _, k := range slices.Sorted(maps.Keys(p.Header)) {
 		for _, v := range p.Header[k] {
 			if termsafe.SecretHeader(k) {
@@ -341,6 +374,19 @@ func (p *HTTPProbe) Command(q Question) string {
 		}
 	}
 	b.WriteString(" " + shellQuote(redact(p.url(q))))
+	return b.String()
+}
+
+// curlFlags are flags for a command line, each quoted unless plain.
+func curlFlags(flags []string) string {
+	var b strings.Builder
+	for _, f := range flags {
+		if f != "" && strings.Trim(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=") == "" {
+			b.WriteString(" " + f)
+		} else {
+			b.WriteString(" " + shellQuote(f))
+		}
+	}
 	return b.String()
 }
 
@@ -398,6 +444,9 @@ func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 	}
+	fail := func(why string) (Answer, error) {
+		return Answer{Lines: -1}, &ProbeError{Probe: p.Run, Reason: why}
+	}
 	sh := p.Shell
 	if sh == "" {
 		sh = "sh"
@@ -408,25 +457,75 @@ func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		env = os.Environ()
 	}
 	cmd.Env = append(slices.Clone(env), q.env()...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limited{&out, maxAnswer}, &limited{&errOut, 4 << 10}
-	// A command that leaves a child holding its output open must not hold
-	// the run past its time limit.
+	// The command and whatever it starts are one process group, ended
+	// together: on a timeout or Ctrl-C, and once the command has exited,
+	// so that no child outlives its question or holds its output open.
+	ownGroup(cmd)
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
-	fail := func(why string) (Answer, error) {
-		return Answer{Lines: -1}, &ProbeError{Probe: p.Run, Reason: why}
+	// Pipes of whsim's own rather than exec's: Wait then returns when the
+	// command exits, not when the last child holding them does.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fail(err.Error())
 	}
+	defer outR.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outW.Close()
+		return fail(err.Error())
+	}
+	defer errR.Close()
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return Answer{Lines: -1}, ctx.Err()
+	case err != nil:
+		return fail(err.Error())
+	}
+	var out, errOut bytes.Buffer
+	var over atomic.Bool
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		done := make(chan struct{})
+		go func() {
+			_, _ = io.Copy(&limited{&errOut, 4 << 10}, errR)
+			close(done)
+		}()
+		// A command printing without end is cut off at the bound, with
+		// its children: the answer is wrong whatever follows.
+		if n, _ := io.CopyN(&out, outR, maxAnswer+1); n > maxAnswer {
+			over.Store(true)
+			killGroup(cmd)
+		}
+		<-done
+	}()
+	err = cmd.Wait()
+	killGroup(cmd)
+	select {
+	case <-read:
+	case <-time.After(time.Second):
+		// A child that left the group still holds the pipes: what was
+		// printed before the command exited is its answer.
+		outR.Close()
+		errR.Close()
+		<-read
+	}
+	var ee *exec.ExitError
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		return fail(fmt.Sprintf("timeout, no answer within %s", p.Timeout))
 	case ctx.Err() != nil:
 		return Answer{Lines: -1}, ctx.Err()
-	case err != nil:
-		var ee *exec.ExitError
-		why := err.Error()
-		if errors.As(err, &ee) {
-			why = fmt.Sprintf("exited %d", ee.ExitCode())
+	case over.Load():
+		return fail(fmt.Sprintf("printed more than %s, want one document's counts%s", maxAnswerText, opening(out.Bytes())))
+	case errors.As(err, &ee):
+		why := fmt.Sprintf("exited %d", ee.ExitCode())
+		if sig, ok := signalOf(ee); ok {
+			why = "killed by signal " + sig
 		}
 		if s := shorten(errOut.Bytes()); s != "" {
 			why += ": " + s
@@ -434,6 +533,8 @@ func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 			why += ", printing " + s
 		}
 		return fail(why)
+	case err != nil:
+		return fail(err.Error())
 	}
 	a, err := ParseAnswer(out.Bytes())
 	if err != nil {

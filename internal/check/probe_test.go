@@ -45,6 +45,8 @@ func TestParseAnswer(t *testing.T) {
 		{`{"count":1,"state":"open"}`, 0, "", -1, `state "open"`},
 		{`{"count":1,"state":7}`, 0, "", -1, "want a string"},
 		{`{"count":1,"state":"created","lines":"x"}`, 0, "", -1, "lines"},
+		// A byte-order mark, as some Windows tools and editors write one.
+		{"\ufeff{\"count\":1,\"state\":\"created\"}\r\n", 1, StateCreated, -1, ""},
 	}
 	for _, tt := range tests {
 		a, err := ParseAnswer([]byte(tt.in))
@@ -145,6 +147,7 @@ func FuzzParseProbeURL(f *testing.F) {
 
 func TestHTTPProbe(t *testing.T) {
 	t.Parallel()
+	arrived := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/held":
@@ -159,6 +162,24 @@ func TestHTTPProbe(t *testing.T) {
 			http.Error(w, "database is locked", http.StatusInternalServerError)
 		case "/slow":
 			<-r.Context().Done()
+		case "/wait":
+			close(arrived)
+			<-r.Context().Done()
+		case "/huge":
+			// A valid answer after more than whsim reads of one.
+			w.Write([]byte(strings.Repeat(" ", maxAnswer) + `{"count":0}`))
+		case "/accept":
+			if r.Header.Get("Accept") != "application/vnd.api+json" {
+				http.Error(w, "accept "+r.Header.Get("Accept"), http.StatusNotAcceptable)
+				return
+			}
+			w.Write([]byte(`{"count":0}`))
+		case "/host":
+			if r.Host != "debug.internal" {
+				http.Error(w, "host "+r.Host, http.StatusMisdirectedRequest)
+				return
+			}
+			w.Write([]byte(`{"count":0}`))
 		default:
 			w.Write([]byte("<html>hello</html>"))
 		}
@@ -181,12 +202,34 @@ func TestHTTPProbe(t *testing.T) {
 	if a, err := ask("none"); err != nil || a.Count != 0 {
 		t.Errorf("404: %+v, %v; want count 0", a, err)
 	}
-	for code, want := range map[string]string{"boom": "got 500, want 200 with a JSON object or 404: database is locked", "slow": "timeout", "page": `answered "<html>hello</html>": not JSON`} {
+	for code, want := range map[string]string{"boom": "got 500, want 200 with a JSON object or 404: database is locked", "slow": "timeout", "page": `answered "<html>hello</html>": not JSON`, "huge": "more than 1 MiB"} {
 		_, err := ask(code)
 		var pe *ProbeError
 		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, want) {
 			t.Errorf("%s: %v, want a ProbeError saying %q", code, err, want)
 		}
+	}
+	// --probe-header 'Host: ...' reaches a debug endpoint behind a
+	// virtual host, as -H does for the calls.
+	hp, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Host": {"debug.internal"}})
+	if a, err := hp.Ask(context.Background(), Question{Code: "host"}); err != nil || a.Count != 0 {
+		t.Errorf("Host header: %+v, %v; want count 0", a, err)
+	}
+	// The user's Accept header wins over whsim's default.
+	ap, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Accept": {"application/vnd.api+json"}})
+	if a, err := ap.Ask(context.Background(), Question{Code: "accept"}); err != nil || a.Count != 0 {
+		t.Errorf("Accept header: %+v, %v; want count 0", a, err)
+	}
+	// Ctrl-C while a question is in flight is the run's interruption, not
+	// the probe's error (which would exit 2 and blame the probe).
+	ctx, cancel := context.WithCancel(context.Background())
+	sp, _ := ParseProbeURL(srv.URL+"/{code}", &http.Client{Timeout: time.Minute}, nil)
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	if _, err := sp.Ask(ctx, Question{Code: "wait"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted: %v, want context.Canceled and no ProbeError", err)
 	}
 	p, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"X-Debug-Token": {"s3cret"}})
 	if cmd := p.Command(Question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
@@ -209,6 +252,13 @@ func TestCmdProbe(t *testing.T) {
 		{`sleep 30`, "timeout, no answer within 300ms"},
 		{`echo hello`, `printed "hello": not JSON`},
 		{`true`, `printed "": nothing`},
+		// More than an answer: said so, not "nothing" or a parse error of
+		// the first MiB.
+		{`head -c 2000000 /dev/zero | tr '\0' ' '; echo '{"count":0}'`, "printed more than 1 MiB"},
+		// A child left holding stdout: the answer is what the command
+		// printed before it exited, not an error after a delay.
+		{`(sleep 30 &); echo '{"count":1,"state":"created"}'`, StateCreated},
+		{`kill -9 $$`, "killed by signal 9"},
 	}
 	for _, tt := range tests {
 		// Only the command that never answers in time gets a short limit:
@@ -227,6 +277,12 @@ func TestCmdProbe(t *testing.T) {
 		case !errors.As(err, &pe) || !strings.Contains(pe.Error(), tt.want):
 			t.Errorf("%s: %v, want a ProbeError saying %q", tt.cmd, err, tt.want)
 		}
+	}
+	// Ctrl-C before a question starts is the run's interruption too.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (&CmdProbe{Run: "true", Timeout: time.Minute}).Ask(ctx, q); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted: %v, want context.Canceled and no ProbeError", err)
 	}
 	c := (&CmdProbe{Run: `sqlite3 -json app.db "select 1"`}).Command(q)
 	if want := `WHSIM_KIND='receipt' WHSIM_CODE='SKD-X-0001' WHSIM_EVENT='CREATE_RECEIVABLE_DOC' WHSIM_REQUEST_ID='r-1' sh -c 'sqlite3 -json app.db "select 1"'`; c != want {

@@ -34,6 +34,9 @@ type Reporter struct {
 	// records (whsim replay sends them again), with ResultsFile.
 	SaveDir string
 	Budget  time.Duration
+	// Verbose prints every warning as it comes; otherwise the warnings of
+	// a check are one line in the summary.
+	Verbose bool
 	// Signer is the run's: a reproduction of a signed call signs afresh.
 	Signer *sign.Signer
 	// Now is the clock of the signatures the reporter rebuilds.
@@ -41,6 +44,7 @@ type Reporter struct {
 
 	failures []caseReport // for the summary's reproduce commands
 	results  *os.File     // SaveDir's ResultsFile
+	warns    map[string][]Result
 	err      error
 }
 
@@ -54,6 +58,34 @@ type caseReport struct {
 	// headers, whose credentials JSON masks.
 	target *url.URL
 	user   http.Header
+	quiet  bool // a warning said in the summary instead
+	// verbose shows the receiver's whole answer under the line, as send -v.
+	verbose bool
+}
+
+// replyText is the receiver's answer as reasons show it: its status line
+// and the start of its body, terminal-safe; "" when it did not answer.
+func replyText(a *Reply) string {
+	if a == nil {
+		return ""
+	}
+	t := "answered " + termsafe.Text(a.Status)
+	if body := strings.TrimSpace(string(a.Body)); body != "" {
+		t += ": " + termsafe.Text(body)
+		if len(a.Body) >= attempt.MaxBodyPrefix {
+			t += "…"
+		}
+	}
+	return t
+}
+
+// reason is a result's reason with the receiver's answer.
+func reason(res Result) string {
+	r := termsafe.Text(res.Reason)
+	if a := replyText(res.Answer); a != "" && res.Verdict != Pass {
+		r += " [" + a + "]"
+	}
+	return r
 }
 
 func (c *caseReport) Verdict() report.Verdict {
@@ -68,12 +100,12 @@ func (c *caseReport) Verdict() report.Verdict {
 
 // AppendText says nothing of a passing case: the summary counts them.
 func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
-	switch c.res.Verdict {
-	case Fail:
+	switch {
+	case c.res.Verdict == Fail:
 		b = st.Fail.Append(b, "FAIL")
-	case Warn:
+	case c.res.Verdict == Warn && !c.quiet:
 		b = st.Warn.Append(b, "WARN")
-	case Skip:
+	case c.res.Verdict == Skip:
 		b = st.Dim.Append(b, "SKIP")
 		b = append(b, ' ')
 		b = st.Key.Append(b, c.res.Case.Check)
@@ -83,7 +115,20 @@ func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
 	}
 	b = append(b, ' ')
 	b = st.Key.Append(b, c.res.Case.Check)
-	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), termsafe.Text(c.res.Reason))
+	b = fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.res.Case.Name), reason(c.res))
+	if a := c.res.Answer; c.verbose && a != nil {
+		b = fmt.Appendf(b, "  < %s\n", termsafe.Text(a.Status))
+		for _, kv := range termsafe.Headers(termsafe.MaskHeaders(a.Header)) {
+			b = append(b, "  < "+kv[0]+": "+kv[1]+"\n"...)
+		}
+		if len(a.Body) > 0 {
+			b = append(b, "  <\n"...)
+			for _, line := range strings.Split(strings.TrimRight(termsafe.Lines(string(a.Body)), "\n"), "\n") {
+				b = append(b, "  < "+line+"\n"...)
+			}
+		}
+	}
+	return b
 }
 
 // caseJSON is one case of --output json; its fields are stable. A case
@@ -96,10 +141,17 @@ type caseJSON struct {
 	Status    int          `json:"status"`
 	LatencyMS float64      `json:"latencyMs"`
 	Reason    string       `json:"reason,omitempty"`
+	Answer    *answerJSON  `json:"answer,omitempty"`
 	File      string       `json:"file,omitempty"`
 	Want      string       `json:"want,omitempty"`
 	Request   *requestJSON `json:"request,omitempty"`
 	Reproduce string       `json:"reproduce,omitempty"`
+}
+
+// answerJSON is the receiver's answer of a warning or failing case.
+type answerJSON struct {
+	Status string `json:"status"`
+	Body   string `json:"body"`
 }
 
 // requestJSON is a case's request, credentials masked.
@@ -122,6 +174,9 @@ func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
 		Status: c.res.Status, LatencyMS: attempt.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
 	}
+	if a := c.res.Answer; a != nil && c.res.Verdict != Pass {
+		j.Answer = &answerJSON{Status: termsafe.Text(a.Status), Body: termsafe.Text(strings.TrimSpace(string(a.Body)))}
+	}
 	if c.res.Verdict != Pass && c.sent.header != nil {
 		rc := c.res.Case
 		body, enc := capture.EncodeBody(rc.Body)
@@ -138,7 +193,7 @@ func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 
 func (c *caseReport) JUnit() report.TestCase {
 	tc := report.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Class: "whsim.check." + c.res.Case.Check}
-	reason := termsafe.Text(c.res.Reason)
+	reason := reason(c.res)
 	switch c.res.Verdict {
 	case Fail:
 		tc.Failure, tc.FailureType, tc.Detail = reason, string(c.res.Verdict), c.repro
@@ -155,7 +210,14 @@ func (r *Reporter) Result(res Result) {
 	if r.err != nil {
 		return
 	}
-	c := &caseReport{res: res, target: r.maskedTarget(), user: r.Header}
+	c := &caseReport{res: res, target: r.maskedTarget(), user: r.Header,
+		quiet: res.Verdict == Warn && !r.Verbose, verbose: r.Verbose}
+	if c.quiet {
+		if r.warns == nil {
+			r.warns = map[string][]Result{}
+		}
+		r.warns[res.Case.Check] = append(r.warns[res.Case.Check], res)
+	}
 	if res.Case.Check != Latency && res.Verdict != Skip {
 		c.sent = r.sentRequest(res.Case)
 	}
@@ -206,7 +268,16 @@ func (r *Reporter) Finish(sum *Summary) error {
 	if r.err != nil {
 		return r.err
 	}
-	s := &summaryReport{sum: sum, budget: r.Budget, failures: r.failures}
+	if st := sum.Stopped; st != nil && r.JUnit != nil {
+		// CI reads the JUnit report alone: the stop is a failure there.
+		id := sum.CutShort
+		if id == "" && len(sum.NotRun) > 0 {
+			id = sum.NotRun[0]
+		}
+		_ = r.JUnit.Case(&caseReport{res: Result{Case: &Case{Check: id, Name: "receiver-stopped-answering"}, Verdict: Fail,
+			Reason: "the receiver stopped answering after " + st.After + ": " + st.Reason}})
+	}
+	s := &summaryReport{sum: sum, budget: r.Budget, failures: r.failures, warns: r.warns}
 	if err := r.Out.Finish(s); err != nil {
 		return err
 	}
@@ -224,18 +295,56 @@ type summaryReport struct {
 	sum      *Summary
 	budget   time.Duration
 	failures []caseReport
+	warns    map[string][]Result // held back, by check
+}
+
+// notes are the run-wide findings that come before the table: what makes
+// the rest read differently.
+func (s *summaryReport) notes() []string {
+	sum := s.sum
+	var out []string
+	if u := sum.Unrouted; u != nil {
+		out = append(out, fmt.Sprintf("every call got %d %s: %s", u.Status, http.StatusText(u.Status), u.Hint))
+	}
+	if sum.SeenBefore {
+		out = append(out, "every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver has seen these requestIds before (a run with --fixed-ids repeats them; leave it out for fresh ones)")
+	}
+	return out
 }
 
 func (s *summaryReport) Title() string { return "whsim check" }
 
 func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 	sum := s.sum
-	b = fmt.Appendf(b, "\n%-18s %5s %5s %5s\n", "check", "pass", "warn", "fail")
+	for _, id := range sum.Order {
+		ws := s.warns[id]
+		if len(ws) == 0 {
+			continue
+		}
+		b = st.Warn.Append(b, "WARN")
+		b = append(b, ' ')
+		b = st.Key.Append(b, id)
+		if len(ws) == 1 {
+			b = fmt.Appendf(b, " %s: %s\n", termsafe.Text(ws[0].Case.Name), reason(ws[0]))
+			continue
+		}
+		b = fmt.Appendf(b, " %d cases, as %s: %s (-v lists them)\n", len(ws), termsafe.Text(ws[0].Case.Name), reason(ws[0]))
+	}
+	b = append(b, '\n')
+	for _, n := range s.notes() {
+		b = st.Fail.Append(b, "!")
+		b = fmt.Appendf(b, " %s\n", n)
+	}
+	b = fmt.Appendf(b, "%-22s %5s %5s %5s\n", "check", "pass", "warn", "fail")
 	var failed []string
 	warns := 0
 	for _, id := range sum.Order {
 		t := sum.Checks[id]
-		b = fmt.Appendf(b, "%-18s %5d %5d %5d", id, t.Pass, t.Warn, t.Fail)
+		if slices.Contains(sum.NotRun, id) {
+			b = fmt.Appendf(b, "%-22s %17s\n", id, "not run")
+			continue
+		}
+		b = fmt.Appendf(b, "%-22s %5d %5d %5d", id, t.Pass, t.Warn, t.Fail)
 		if t.Fail > 0 {
 			b = st.Fail.Append(append(b, "  "...), "FAILED")
 			failed = append(failed, id)
@@ -243,18 +352,29 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 		if t.Skipped != "" {
 			b = st.Dim.Append(append(b, "  "...), "skipped")
 		}
+		if id == sum.CutShort {
+			b = append(b, "  (cut short)"...)
+		}
 		b = append(b, '\n')
 		warns += t.Warn
 	}
 	if l := sum.Load; l != nil {
-		b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s\n",
-			l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+		if l.Answered+l.TimedOut == 0 {
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, none answered\n", l.Calls, l.Concurrency)
+		} else {
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s",
+				l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+			if l.TimedOut > 0 {
+				b = fmt.Appendf(b, " (%d timed out, counted at the time limit)", l.TimedOut)
+			}
+			b = append(b, '\n')
+		}
 	}
 	if e := sum.Effects; e != nil {
 		b = appendEffects(b, e)
 	}
 	if sum.Slowest != "" || sum.P99 > 0 {
-		b = fmt.Appendf(b, "latency: p99 %s (budget %s), slowest event %s\n", fmtMS(sum.P99), s.budget, sum.Slowest)
+		b = fmt.Appendf(b, "latency: p99 %s over the calls outside load (budget %s), slowest event %s\n", fmtMS(sum.P99), s.budget, sum.Slowest)
 	}
 	for i, c := range s.failures {
 		if i == 0 {
@@ -263,6 +383,14 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.res.Case.Check, termsafe.Text(c.res.Case.Name), c.repro)
 	}
 	b = append(b, '\n')
+	if it := sum.Interrupted; it != nil {
+		b = st.Fail.Append(b, "interrupted")
+		return fmt.Appendf(b, " after %s: %d of %d cases run\n", termsafe.Text(it.After), sum.Done, sum.Total)
+	}
+	if st1 := sum.Stopped; st1 != nil {
+		b = st.Fail.Append(b, "FAIL")
+		return fmt.Appendf(b, " the receiver stopped answering after %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.After), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
+	}
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
 		return fmt.Appendf(b, " %d of %d checks failed: %s\n", len(failed), len(sum.Order), strings.Join(failed, ", "))
@@ -272,11 +400,21 @@ func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
 }
 
 type summaryJSON struct {
-	Checks  map[string]Tally `json:"checks"`
-	Failed  bool             `json:"failed"`
-	Load    *loadJSON        `json:"load,omitempty"`
-	Latency *latencyJSON     `json:"latency,omitempty"`
-	Effects *effectsJSON     `json:"effects,omitempty"`
+	Checks      map[string]Tally `json:"checks"`
+	Failed      bool             `json:"failed"`
+	Load        *loadJSON        `json:"load,omitempty"`
+	Latency     *latencyJSON     `json:"latency,omitempty"`
+	Effects     *effectsJSON     `json:"effects,omitempty"`
+	NotRun      []string         `json:"notRun,omitempty"`
+	Stopped     *Stop            `json:"stopped,omitempty"`
+	Interrupted *Stop            `json:"interrupted,omitempty"`
+	Cases       *casesJSON       `json:"cases,omitempty"`
+	Notes       []string         `json:"notes,omitempty"`
+}
+
+type casesJSON struct {
+	Run   int `json:"run"`
+	Total int `json:"total"`
 }
 
 type loadJSON struct {
@@ -287,28 +425,37 @@ type loadJSON struct {
 	P90         float64 `json:"p90Ms"`
 	P99         float64 `json:"p99Ms"`
 	Max         float64 `json:"maxMs"`
+	Answered    int     `json:"answered"`
+	TimedOut    int     `json:"timedOut"`
 }
 
 type latencyJSON struct {
 	P99          float64 `json:"p99Ms"`
 	Budget       float64 `json:"budgetMs"`
 	SlowestEvent string  `json:"slowestEvent"`
+	TimedOut     int     `json:"timedOut"`
 }
 
 func (s *summaryReport) AppendJSON(b []byte) []byte {
 	sum := s.sum
-	j := summaryJSON{Checks: map[string]Tally{}, Failed: sum.Failed()}
+	j := summaryJSON{Checks: map[string]Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun,
+		Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.notes()}
 	for id, t := range sum.Checks {
-		j.Checks[id] = *t
+		if !slices.Contains(sum.NotRun, id) {
+			j.Checks[id] = *t
+		}
+	}
+	if sum.Stopped != nil || sum.Interrupted != nil {
+		j.Cases = &casesJSON{Run: sum.Done, Total: sum.Total}
 	}
 	if l := sum.Load; l != nil {
-		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, attempt.MS(l.P50), attempt.MS(l.P90), attempt.MS(l.P99), attempt.MS(l.Max)}
+		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, attempt.MS(l.P50), attempt.MS(l.P90), attempt.MS(l.P99), attempt.MS(l.Max), l.Answered, l.TimedOut}
 	}
 	if e := sum.Effects; e != nil {
 		j.Effects = effectsOf(e)
 	}
-	if _, ok := sum.Checks[Latency]; ok {
-		j.Latency = &latencyJSON{attempt.MS(sum.P99), attempt.MS(s.budget), sum.Slowest}
+	if _, ok := sum.Checks[Latency]; ok && !slices.Contains(sum.NotRun, Latency) {
+		j.Latency = &latencyJSON{attempt.MS(sum.P99), attempt.MS(s.budget), sum.Slowest, sum.Timeouts}
 	}
 	out, _ := json.Marshal(struct {
 		Summary summaryJSON `json:"summary"`

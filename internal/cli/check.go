@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,8 @@ type checkOptions struct {
 	Output        string
 	JUnit         string
 	SaveCases     string
+	Verbose       bool
+	ExcludeCases  []string
 	Probe         string
 	ProbeCmd      string
 	ProbeHeaders  []string
@@ -68,12 +71,24 @@ and per check, whether it behaves the way a webhook receiver must:
 
 ` + checkList() + `
 The signature check runs only with --secret; every call of the run is then
-signed (Standard Webhooks). Failing and warning cases print one line each with
-the reason, then a table per check, then a command per failure that sends
+signed (Standard Webhooks). Failing cases print one line each with the
+reason, then the warnings, then a table per check, then a command per failure that sends
 the same request again (credentials from -H masked: put yours back): curl,
 or whsim replay when the call was signed (replay --sign signs it afresh, as
 a signature is stale five minutes later; the secret from WHSIM_REPLAY_SECRET)
 or saved. A case delivered at once several times is replayed concurrently.
+
+Every failing or warning reason carries the receiver's answer: its status
+line and the first 200 bytes of its body. The warnings of one check are one
+line with their count; -v lists them and shows the answer's headers too, as
+send -v does.
+
+A receiver that stops answering (refused or reset 3 calls in a row, or no
+answer within --timeout 2 calls in a row) stops the run at once: one line says after
+which case, and the checks left are reported as not run. When every call got
+the same 404, 405, 401 or 403 the summary says so first, with the likely
+cause. On a terminal a progress line on stderr shows the check, the case and
+the time taken; Ctrl-C stops the run and says how far it got.
 
 --save-cases DIR writes every case as capture records, DIR/<check>/<case>.ndjson
 (one per delivery: method, path, query, headers, body byte for byte), which
@@ -105,14 +120,15 @@ stored, not only what it answered. The probe's contract (stable):
       nothing. --probe-header adds headers; --timeout and the TLS flags apply.
   --probe-cmd <command>  run with sh -c, the same values in WHSIM_KIND,
       WHSIM_CODE, WHSIM_INVOICE_CODE, WHSIM_EVENT and WHSIM_REQUEST_ID; its
-      standard output is the answer. whsim's document numbers hold only
-      A-Z, 0-9 and '-', safe inside SQL quotes.
+      standard output is the answer; --timeout bounds it, and ends it with
+      every process it started. whsim's document numbers hold only A-Z,
+      0-9 and '-', safe inside SQL quotes.
   The answer: a JSON object, or an array holding one (as sqlite3 -json
       prints a row): "count" (required: how many records it holds for the
       document), "state" (required when count is 1 or more: created,
       audited or voided), "lines" (optional: how many lines it stored, the
       items or records of an invoice, the 收款明细 of a receipt). Other
-      members are ignored.
+      members are ignored; more than 1 MiB is the probe's error.
 
 Before the first case whsim asks about a document that cannot exist and
 expects count 0: a probe that cannot be reached, times out, exits non-zero or
@@ -120,9 +136,10 @@ prints something unreadable is the probe's error, said once, exit 2, and
 never blamed on the receiver. Documents are probed together at the end of
 their sequence; one whose answer does not match yet is asked again with
 backoff until --settle runs out (default 2s: a receiver that answers first
-and stores from a queue stores within a second or so). Document numbers and
-requestIds are fresh per run, so that a receiver keeping earlier runs'
-documents passes again; --fixed-ids keeps the seed's own. Without a probe,
+and stores from a queue stores within a second or so). Document numbers,
+requestIds and webhook-ids are fresh per run, even with --seed, so that a
+receiver keeping earlier runs' documents passes again: --seed fixes the
+documents, --fixed-ids the ids too (a byte-exact repeat). Without a probe,
 effects is skipped, saying what it would have proved.
 
 --latency-budget defaults to 1s: the spec names no time-out, senders commonly
@@ -130,15 +147,17 @@ give up after 5 to 30 seconds, and a receiver should answer first and work
 after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
-Exit status: 0 when no check failed (warnings allowed), 1 when one did, 2 for
-usage errors, a receiver that cannot be reached at all (or answers nothing
-to the first call within --timeout) or a probe that fails, 130 when
-interrupted.`,
+Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
+receiver stopped answering, 2 for usage errors, a receiver that cannot be
+reached at all (or answers nothing to the first call within --timeout) or a
+probe that fails, 130 when interrupted.`,
 		Example: `  whsim check --url http://localhost:3000/webhook
   whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
   whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
   whsim check --url https://hooks.example.com/erp -H 'Authorization: Bearer t0k3n' --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
+  whsim check --url http://localhost:3000/webhook --exclude-cases 'type/*/*' -v
+  whsim check --url http://localhost:3000/webhook --seed 42 --fixed-ids
   whsim check --url http://localhost:3000/webhook --probe 'http://localhost:3000/debug/{kind}s/{code}'
   whsim check --url http://localhost:3000/webhook --probe-cmd ./probe.sh --settle 5s
   whsim check --rerun cases/
@@ -152,15 +171,16 @@ interrupted.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.URL, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
+	urlFlag(cmd, &opts.URL)
 	f.StringSliceVar(&opts.Checks, "checks", nil, "run only these checks (comma-separated): "+strings.Join(check.IDs(), ", "))
 	f.StringSliceVar(&opts.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
-	f.Uint64Var(&opts.Seed, "seed", 0, "seed for reproducible cases (0: random, printed on stderr)")
-	f.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "time limit of one call; a call that takes longer fails")
-	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' to every call (repeatable)")
-	f.StringVar(&opts.Secret, "secret", "", "sign every call (Standard Webhooks) with this whsec_<base64> secret and run the signature check (also WHSIM_CHECK_SECRET; never printed)")
-	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
-	f.StringVar(&opts.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
+	// The seed fixes cases, not only payloads, and a random one is printed.
+	seedFlag(cmd, &opts.Seed, "seed for reproducible cases (0: random, printed on stderr)")
+	timeoutFlag(cmd, &opts.Timeout)
+	headerFlag(cmd, &opts.Headers, "")
+	// Check's secret also runs the signature check.
+	secretFlag(cmd, &opts.Secret, "sign every call (Standard Webhooks) with this whsec_<base64> secret and run the signature check (also WHSIM_CHECK_SECRET; never printed)")
+	tlsFlags(cmd, &opts.Insecure, &opts.CACert)
 	f.BoolVar(&opts.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
 	f.DurationVar(&opts.LatencyBudget, "latency-budget", check.DefaultLatencyBudget, "the p99 latency every call of the run must stay within")
 	f.IntVar(&opts.LoadCount, "load-count", 300, "calls the load check makes")
@@ -171,14 +191,16 @@ interrupted.`,
 	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
 	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question, such as a debug endpoint's token (repeatable)")
 	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored after its last call: its probe is asked again, with backoff, until it matches (0: once)")
-	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "use the seed's own requestIds and document numbers instead of fresh ones per run (a receiver that keeps earlier runs' documents then sees them again)")
+	// Check's fixed ids are webhook-ids and document numbers too.
+	fixedIDsFlag(cmd, &opts.FixedIDs, "use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
 	f.StringVar(&opts.Rerun, "rerun", "", "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command")
 	_ = cmd.MarkFlagFilename("report", "html")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show the receiver's whole answer (status, headers, body) under each failing or warning case, and list every warning (otherwise one line per check with their count)")
+	f.StringSliceVar(&opts.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
-	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 	_ = cmd.MarkFlagFilename("junit", "xml")
 	_ = cmd.MarkFlagDirname("save-cases")
 	_ = cmd.MarkFlagFilename("rerun", "json", "ndjson")
@@ -188,7 +210,7 @@ interrupted.`,
 func checkList() string {
 	var b strings.Builder
 	for _, c := range check.Checks() {
-		fmt.Fprintf(&b, "  %-18s %s\n", c.ID, c.Summary)
+		fmt.Fprintf(&b, "  %-23s %s\n", c.ID, c.Summary)
 	}
 	return b.String()
 }
@@ -223,7 +245,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		return report.WriteJUnitError(w, "whsim check", "whsim.check", why)
 	})
 	if werr != nil && err == nil {
-		return usagef("--junit: %v", werr)
+		return usagef("--junit: %w", werr)
 	}
 	return err
 }
@@ -255,9 +277,12 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
 		return usagef("--probe-header needs --probe, the URL it is sent to")
 	}
+	if err := check.ValidateExclude(opts.ExcludeCases); err != nil {
+		return usageErr(err)
+	}
 	target, err := endpoint.ParseTarget(opts.URL)
 	if err != nil {
-		return usagef("--url %v", err)
+		return usagef("--url %w", err)
 	}
 	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
@@ -266,7 +291,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	var signer *sign.Signer
 	if opts.Secret != "" {
 		if signer, err = sign.NewSigner(opts.Secret); err != nil {
-			return usagef("--secret: %v", err)
+			return usagef("--secret: %w", err)
 		}
 	}
 	client, err := newClient(attempt.ClientOptions{
@@ -275,7 +300,15 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	probe, err := newProbe(opts, client)
+	// A reproduction's curl commands need the run's TLS settings.
+	var curlTLS []string
+	if opts.Insecure {
+		curlTLS = append(curlTLS, "-k")
+	}
+	if opts.CACert != "" {
+		curlTLS = append(curlTLS, "--cacert", opts.CACert)
+	}
+	probe, err := newProbe(opts, client, curlTLS)
 	if err != nil {
 		return err
 	}
@@ -291,7 +324,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	if opts.SaveCases != "" {
 		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
-			return usagef("--save-cases: %v", err)
+			return usagef("--save-cases: %w", err)
 		}
 	}
 
@@ -313,6 +346,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	prog := newProgress(a.streams.Err, a.streams.ErrTTY)
 	rep.Signer, rep.Now = signer, a.now
 	// --report and the job summary are written from what a collector
 	// beside the run's output keeps, and the requests of the cases that
@@ -330,8 +364,17 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-		Probe: probe, Settle: opts.Settle, Nonce: nonce,
-	}, result)
+		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
+		ExcludeCases: opts.ExcludeCases, Progress: prog.update,
+		Notice: func(msg string) {
+			prog.clear()
+			fmt.Fprintf(a.streams.Err, "%s %s\n", key, msg)
+		},
+	}, func(res check.Result) {
+		prog.clear()
+		result(res)
+	})
+	prog.stop()
 	var unreachable *check.UnreachableError
 	var probeErr *check.ProbeError
 	switch {
@@ -343,7 +386,9 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		_ = rep.Out.Abort()
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
-		_ = rep.Finish(sum)
+		if sum != nil {
+			_ = rep.Finish(sum)
+		}
 		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
 		return errInterrupted
 	case err != nil:
@@ -362,17 +407,18 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 }
 
 // newProbe is the probe --probe or --probe-cmd asks with, nil for none.
-func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
+func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.Probe, error) {
 	switch {
 	case opts.Probe != "":
 		h, err := endpoint.ParseHeaders(opts.ProbeHeaders)
 		if err != nil {
-			return nil, usagef("--probe-header: %v", err)
+			return nil, usagef("--probe-header: %w", err)
 		}
 		p, err := check.ParseProbeURL(opts.Probe, client, h)
 		if err != nil {
-			return nil, usagef("--probe %s: %v", termsafe.Text(opts.Probe), err)
+			return nil, usagef("--probe %s: %w", termsafe.Text(opts.Probe), err)
 		}
+		p.CurlTLS = curlTLS
 		return p, nil
 	case opts.ProbeCmd != "":
 		return &check.CmdProbe{Run: opts.ProbeCmd, Timeout: opts.Timeout}, nil
@@ -383,9 +429,9 @@ func newProbe(opts *checkOptions, client *http.Client) (check.Probe, error) {
 func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
 	out, err := report.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
 	if err != nil {
-		return nil, usagef("--output: %v", err)
+		return nil, usagef("--output: %w", err)
 	}
-	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget}
+	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
 		r.JUnit, _ = report.New(report.JUnit, &opts.junit, report.Style{}, false)
 	}
@@ -405,4 +451,81 @@ func checkJUnitPath(name string) error {
 		return usagef("--junit %s: no directory %s", name, filepath.Dir(name))
 	}
 	return nil
+}
+
+// progress is the line on a terminal's stderr that says where a run is,
+// redrawn as cases are graded and every half second between (a long load
+// check or a slow receiver would otherwise look stuck).
+type progress struct {
+	w    io.Writer
+	mu   sync.Mutex
+	last check.Progress
+	on   bool // a line is drawn
+	done chan struct{}
+	t0   time.Time
+}
+
+func newProgress(w io.Writer, tty bool) *progress {
+	if !tty {
+		return nil
+	}
+	p := &progress{w: w, done: make(chan struct{}), t0: time.Now()}
+	go func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.draw()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) update(pr check.Progress) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = pr
+	p.draw()
+}
+
+// draw writes the line; the caller holds mu.
+func (p *progress) draw() {
+	pr := p.last
+	el := time.Since(p.t0).Round(time.Second)
+	if pr.Total == 0 {
+		fmt.Fprintf(p.w, "\r\x1b[K%s starting", el)
+	} else {
+		fmt.Fprintf(p.w, "\r\x1b[K%s case %d of %d (%s), %s", pr.Check, pr.Done, pr.Total, termsafe.Text(pr.Case), el)
+	}
+	p.on = true
+}
+
+// clear removes the line before a case's own line is printed.
+func (p *progress) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.on {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.on = false
+	}
+}
+
+func (p *progress) stop() {
+	if p == nil {
+		return
+	}
+	close(p.done)
+	p.clear()
 }

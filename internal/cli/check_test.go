@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/whsim/whsim/internal/check"
 )
 
 // TestCheckTLSAndHeaders: check reaches a receiver over TLS as send does
@@ -54,5 +57,44 @@ func TestCheckTLSAndHeaders(t *testing.T) {
 				t.Errorf("stderr %q, want %q", stderr, tt.stderr)
 			}
 		})
+	}
+}
+
+// syncBuf is a buffer the progress line's ticker may write to while the
+// test reads it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The progress line: drawn on a terminal only, names the check and the
+// case n of N, and is cleared before a case's line and at the end.
+func TestCheckProgress(t *testing.T) {
+	if p := newProgress(&syncBuf{}, false); p != nil {
+		t.Fatal("a progress line off a terminal")
+	}
+	var out syncBuf
+	p := newProgress(&out, true)
+	p.update(check.Progress{Check: check.AcceptsValid, Case: "CREATE_RECEIVABLE_DOC/nulls", Done: 3, Total: 19})
+	p.clear()
+	p.stop()
+	got := out.String()
+	if !strings.Contains(got, "accepts-valid case 3 of 19 (CREATE_RECEIVABLE_DOC/nulls), ") {
+		t.Errorf("progress %q", got)
+	}
+	if !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("progress %q does not end cleared", got)
 	}
 }

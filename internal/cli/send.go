@@ -125,14 +125,14 @@ when interrupted (the summary is still printed).`,
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
-	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
+	headerFlag(cmd, &opts.Headers, "")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
-	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
+	secretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
 	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
 	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
-	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)")
+	fixedIDsFlag(cmd, &opts.FixedIDs, "")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
 	_ = cmd.MarkFlagFilename("report", "html")
@@ -157,19 +157,21 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
 	case opts.Scenario != "" && opts.File != "":
 		return usagef("--scenario and --file: choose one")
+	case opts.FixedIDs && opts.File != "":
+		return usagef("--file sends the body byte for byte, its requestIds the file's: --fixed-ids does not apply")
 	}
 	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
 		return err
 	}
 	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
-		return usagef("--header %v", err)
+		return usagef("--header %w", err)
 	}
 	var thresholds []threshold.Threshold
 	for _, s := range opts.Thresholds {
 		t, err := threshold.Parse(s)
 		if err != nil {
-			return usagef("--threshold: %v", err)
+			return usagef("--threshold: %w", err)
 		}
 		thresholds = append(thresholds, t)
 	}
@@ -237,6 +239,15 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		d.Sleep = opts.sleep
 	}
 
+	if opts.File != "" && rounds != 1 {
+		// The summary counts no duplicates (none is deliberate), yet the
+		// receiver sees each requestId again on every round.
+		times := "again and again until --duration"
+		if rounds > 1 {
+			times = fmt.Sprintf("%d times", rounds)
+		}
+		con.Warn("--file sends each body byte for byte, so each of its requestIds goes out %s: a receiver that deduplicates answers the repeats as re-deliveries", times)
+	}
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
@@ -327,7 +338,7 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, usagef("--file: %v", err)
+		return nil, usagef("--file: %w", err)
 	}
 	var given []spec.Event
 	if opts.eventsSet {

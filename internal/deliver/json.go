@@ -49,7 +49,7 @@ func resultJSON(r *attempt.Result) ResultJSON {
 		Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: r.URL,
 		Status: last.Status, OK: r.OK, LatencyMS: attempt.MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
 	}
-	for _, a := range r.Attempts {
+	for _, a := range r.Attempts[:r.Tries()] {
 		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, attempt.MS(a.Latency), a.Kind, a.Err, a.Location, attempt.MS(a.Wait)})
 	}
 	return j
@@ -96,7 +96,7 @@ func appendResultJSON(b []byte, r *attempt.Result) []byte {
 		b = jsonstr.Append(b, last.Err)
 	}
 	b = append(b, `,"attempts":[`...)
-	for i, a := range r.Attempts {
+	for i, a := range r.Attempts[:r.Tries()] {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -64,8 +64,13 @@ func (c *Case) AppendText(b []byte, st *report.Style) []byte {
 			b = append(b, " (redirect to "+termsafe.Text(last.Location)+" not followed; --follow-redirects)"...)
 		}
 	}
-	if len(res.Attempts) > 1 {
-		b = fmt.Appendf(b, "  after %d attempts", len(res.Attempts))
+	switch n := res.Tries(); {
+	case n < len(res.Attempts) && n == 1:
+		b = append(b, "  after 1 attempt, in the backoff"...)
+	case n < len(res.Attempts):
+		b = fmt.Appendf(b, "  after %d attempts, in the backoff", n)
+	case n > 1:
+		b = fmt.Appendf(b, "  after %d attempts", n)
 	}
 	if req.Duplicate {
 		b = append(b, "  duplicate"...)
@@ -106,12 +111,15 @@ func (c *Case) JUnit() report.TestCase {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
 	var sb strings.Builder
-	for i, a := range res.Attempts {
+	for i, a := range res.Attempts[:res.Tries()] {
 		what := strconv.Itoa(a.Status)
 		if a.Status == 0 {
 			what = FailureText(a)
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
+	}
+	if res.Tries() < len(res.Attempts) {
+		sb.WriteString("interrupted in the backoff before the next attempt\n")
 	}
 	tc.Detail = sb.String()
 	if !res.OK {

@@ -35,7 +35,7 @@ func TestWriteEscapes(t *testing.T) {
 	t.Parallel()
 	evil := `</script><script>alert(1)</script><!--`
 	var b bytes.Buffer
-	err := WriteSend(&b, Meta{Title: "whsim send <b>", Target: evil}, &Send{Text: evil, Summary: json.RawMessage(`{"summary":{}}`)})
+	err := WriteSend(&b, Meta{Title: "whsim send <b>", Target: evil}, &send{Text: evil, Summary: json.RawMessage(`{"summary":{}}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,17 +90,17 @@ func TestSendRecorder(t *testing.T) {
 	}
 }
 
-// Past MaxPoints the recorder keeps every other point, over the whole run.
+// Past maxPoints the recorder keeps every other point, over the whole run.
 func TestSendRecorderSamples(t *testing.T) {
 	t.Parallel()
 	r := &SendRecorder{}
-	n := MaxPoints*2 + 10
+	n := maxPoints*2 + 10
 	for i := range n {
 		r.Observe(&attempt.Result{Request: &attempt.Request{Seq: i + 1}, OK: true, FromSchedule: time.Duration(i+1) * time.Microsecond,
 			Attempts: []attempt.Attempt{{Status: 200}}})
 	}
 	s := NewSend(r, nil, "")
-	if s.Total != n || s.Stride < 2 || len(s.Points) >= MaxPoints || len(s.Points) < MaxPoints/2 {
+	if s.Total != n || s.Stride < 2 || len(s.Points) >= maxPoints || len(s.Points) < maxPoints/2 {
 		t.Errorf("total %d, stride %d, %d points", s.Total, s.Stride, len(s.Points))
 	}
 }

@@ -108,7 +108,7 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*attempt.Reque
 	var wg sync.WaitGroup
 	for w := range conc {
 		wg.Go(func() {
-			wk := newWorker(ctx, shards.of(w), o, report)
+			wk := newWorker(attempt.WithStartBy(ctx, end), shards.of(w), o, report)
 			defer wk.end()
 			for job := take(); job != nil; job = take() {
 				for i, req := range job {

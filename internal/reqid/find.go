@@ -59,4 +59,3 @@ func (g *IDs) Seed() uint64 { return g.seed }
 
 // Mix gives the ids to come a seed of their own under nonce (see Mix).
 func (g *IDs) Mix(nonce uint64) { g.seed = Mix(g.seed, nonce) }
-

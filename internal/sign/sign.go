@@ -92,6 +92,15 @@ func (s *Signer) Signature(id string, ts int64, body []byte) string {
 	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
 }
 
+// SignatureOf is Signature over a timestamp given as text, as a header
+// carries it: check signs malformed and missing timestamps with it.
+func (s *Signer) SignatureOf(id, ts string, body []byte) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(id + "." + ts + "."))
+	m.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
+
 // Sign sets the three headers on h for a delivery at now.
 func (s *Signer) Sign(h http.Header, id string, now time.Time, body []byte) {
 	ts := now.Unix()

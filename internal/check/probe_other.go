@@ -1,0 +1,17 @@
+//go:build !unix
+
+package check
+
+import "os/exec"
+
+// ownGroup leaves cmd to exec's own cancellation: no process groups here.
+func ownGroup(*exec.Cmd) {}
+
+// killGroup ends the command itself.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+	}
+}
+
+func signalOf(*exec.ExitError) (string, bool) { return "", false }

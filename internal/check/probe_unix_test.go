@@ -1,0 +1,87 @@
+//go:build unix
+
+package check
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// TestCmdProbeKillsItsChildren: a probe command that is interrupted (a
+// timeout or Ctrl-C: exec's cancellation either way), ignores SIGTERM and
+// leaves children running is ended with every process it started, and so
+// is a child left behind by a command that answered, so that a run
+// leaves nothing behind.
+func TestCmdProbeKillsItsChildren(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	for i, run := range []string{
+		// a child in the background, the shell waiting on another
+		`(trap '' TERM; sleep 300) & echo $! > %s.tmp; mv %s.tmp %s; trap '' TERM; sleep 300`,
+		// the answer printed, a child left holding stdout
+		`sleep 300 & echo $! > %s.tmp; mv %s.tmp %s; echo '{"count":0}'`,
+	} {
+		pidFile := filepath.Join(dir, strconv.Itoa(i))
+		p := &CmdProbe{Run: strings.ReplaceAll(run, "%s", pidFile), Timeout: time.Minute}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.Ask(ctx, Question{Kind: spec.Invoice, Code: "X"})
+			done <- err
+		}()
+		var pid int
+		for {
+			if b, err := os.ReadFile(pidFile); err == nil {
+				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if i == 0 {
+			cancel()
+		}
+		err := <-done
+		cancel()
+		switch {
+		case i == 0 && !errors.Is(err, context.Canceled):
+			t.Errorf("%s: %v, want context.Canceled", run, err)
+		case i == 1 && err != nil:
+			t.Errorf("%s: %v, want its answer", run, err)
+		}
+		// Killed is an event: wait for it (init reaps the orphan in its
+		// own time), far less long than the child would live.
+		for end := time.Now().Add(time.Minute); alive(pid); {
+			if time.Now().After(end) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("%s: child %d still running after the question ended", run, pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// alive: the process exists and is not a zombie waiting to be reaped.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}

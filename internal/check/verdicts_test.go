@@ -1,0 +1,594 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// run makes a run and keeps its results.
+func run(t *testing.T, ctx context.Context, cfg Config) (*Summary, []Result, error) {
+	t.Helper()
+	var mu sync.Mutex
+	var results []Result
+	sum, err := Run(ctx, cfg, func(r Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		results = append(results, r)
+	})
+	return sum, results, err
+}
+
+func ofCheck(rs []Result, id string) []Result {
+	var out []Result
+	for _, r := range rs {
+		if r.Case.Check == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// A receiver that dies after 25 calls: the run stops at once, says after
+// which case, reports none of the calls that found it gone, and leaves the
+// later checks not run.
+func TestStopsAnswering(t *testing.T) {
+	var calls atomic.Int32
+	var lastAnswer atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 25 {
+			// Gone: the connection is cut without an answer.
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				c.Close()
+			}
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+		lastAnswer.Store(time.Now().UnixNano())
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	sum, results, err := run(t, context.Background(), cfg)
+	ended := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil {
+		t.Fatalf("no stop; summary %+v", sum)
+	}
+	if !sum.Failed() {
+		t.Error("Failed() = false for a run whose receiver stopped answering")
+	}
+	// The 25th call is rejects-malformed's 6th (accepts-valid has 19).
+	if want := RejectsMalformed + "/"; !strings.HasPrefix(sum.Stopped.After, want) {
+		t.Errorf("stopped after %q, want a %s case", sum.Stopped.After, want)
+	}
+	if !strings.Contains(sum.Stopped.Reason, "in a row") {
+		t.Errorf("reason %q", sum.Stopped.Reason)
+	}
+	if since := ended.Sub(time.Unix(0, lastAnswer.Load())); since > 10*time.Second {
+		t.Errorf("stopped %s after the last answer, want within 10s", since)
+	}
+	for _, r := range results {
+		if r.Status == 0 && r.Case.Check != Latency {
+			t.Errorf("%s/%s reported (%s): the calls that found the receiver gone are said by the stop", r.Case.Check, r.Case.Name, r.Reason)
+		}
+	}
+	for _, id := range []string{Duplicates, OutOfOrder, Signature, Load, Latency} {
+		found := false
+		for _, n := range sum.NotRun {
+			found = found || n == id
+		}
+		if !found {
+			t.Errorf("%s not in NotRun %v", id, sum.NotRun)
+		}
+		if len(ofCheck(results, id)) > 0 {
+			t.Errorf("%s has results, want none (not run)", id)
+		}
+	}
+	var text, xml strings.Builder
+	junit, err := report.New(report.JUnit, &xml, report.Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Reporter{Out: newText(&text), JUnit: junit, Target: cfg.Target}
+	for _, r := range results {
+		rep.Result(r)
+	}
+	if err := rep.Finish(sum); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(xml.String(), `<testcase name="receiver-stopped-answering"`) {
+		t.Errorf("the JUnit report does not fail the stop:\n%s", xml.String())
+	}
+	out := text.String()
+	if n := strings.Count(out, "stopped answering"); n != 1 {
+		t.Errorf("%d lines say it stopped answering, want one:\n%s", n, out)
+	}
+	if !strings.Contains(out, "not run") || strings.Contains(out, "ok every check") {
+		t.Errorf("summary:\n%s", out)
+	}
+}
+
+// Every call 404: the summary says so first, and no 4xx of
+// rejects-malformed passes (the receiver accepted nothing).
+func TestNothingRouted(t *testing.T) {
+	for _, status := range []int{http.StatusNotFound, http.StatusUnauthorized} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, "no route for "+r.URL.Path, status)
+			}))
+			defer srv.Close()
+			cfg := testConfig(t, srv.URL)
+			cfg.Signer = nil
+			cfg.Checks = []string{AcceptsValid, RejectsMalformed, UnknownEvent, EventVsBody, Load}
+			var notices []string
+			cfg.Notice = func(m string) { notices = append(notices, m) }
+			sum, results, err := run(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(notices) != 1 || !strings.Contains(notices[0], fmt.Sprintf("every call so far got %d", status)) {
+				t.Errorf("notices %q, want one after accepts-valid", notices)
+			}
+			if sum.Unrouted == nil || sum.Unrouted.Status != status {
+				t.Fatalf("Unrouted = %+v, want status %d", sum.Unrouted, status)
+			}
+			if got := sum.Checks[RejectsMalformed]; got.Pass != 0 || got.Warn == 0 {
+				t.Errorf("rejects-malformed %+v, want no pass, warnings", *got)
+			}
+			for _, r := range ofCheck(results, RejectsMalformed) {
+				if r.Verdict == Warn && !strings.Contains(r.Reason, "inconclusive") {
+					t.Errorf("%s: %s", r.Case.Name, r.Reason)
+				}
+			}
+			if sum.Checks[Load].Fail != 1 {
+				t.Errorf("load %+v, want failed on %d", *sum.Checks[Load], status)
+			}
+			// The receiver's answer is in the failing reasons.
+			av := ofCheck(results, AcceptsValid)
+			if len(av) == 0 || av[0].Answer == nil || !strings.Contains(string(av[0].Answer.Body), "no route for /") {
+				t.Errorf("accepts-valid answer %+v", av[0].Answer)
+			}
+			var text strings.Builder
+			rep := &Reporter{Out: newText(&text), Target: cfg.Target}
+			for _, r := range results {
+				rep.Result(r)
+			}
+			_ = rep.Finish(sum)
+			out := text.String()
+			note := fmt.Sprintf("every call got %d", status)
+			if i, j := strings.Index(out, note), strings.Index(out, "check    "); i < 0 || j < 0 || i > j {
+				t.Errorf("want %q before the table:\n%s", note, out)
+			}
+			if !strings.Contains(out, `[answered 404 Not Found: no route for /]`) && status == 404 {
+				t.Errorf("no answer in the reasons:\n%s", out)
+			}
+		})
+	}
+}
+
+// slowDial makes every new connection wait before it is set up, as one
+// does whose SYN the kernel of a receiver with a full listen backlog
+// dropped: the client sends it again a second later.
+func slowDial(t *testing.T, wait time.Duration) *http.Client {
+	t.Helper()
+	var d net.Dialer
+	tr := &http.Transport{MaxIdleConnsPerHost: 16, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return d.DialContext(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: callTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// Connections that take a second to be set up: latency names the
+// connection set-up and the backlog, not the handler.
+func TestSlowConnectionSetup(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Client = slowDial(t, time.Second)
+	cfg.Signer = nil
+	cfg.Checks = []string{AcceptsValid, Duplicates, Latency}
+	cfg.LatencyBudget = 500 * time.Millisecond
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := ofCheck(results, Latency)
+	if sum.Checks[Latency].Fail != 1 || len(lat) != 1 {
+		t.Fatalf("latency %+v, want a failure", *sum.Checks[Latency])
+	}
+	why := lat[0].Reason
+	if !strings.Contains(why, "connecting") || !strings.Contains(why, "listen backlog") || strings.Contains(why, "answer first") {
+		t.Errorf("reason %q, want it to name the connection set-up and the backlog", why)
+	}
+}
+
+// A receiver that hangs on every tenth connection: the timeouts count in
+// latency at the time limit, and the reason names them.
+func TestHangsEveryTenthConnection(t *testing.T) {
+	type connKey struct{}
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(newReceiver(t, defects{ignoreSig: true}))
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, conns.Add(1))
+	}
+	inner := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Context().Value(connKey{}).(int32)%10 == 0 {
+			// Read first: the server sees the client go only then.
+			_, _ = io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+	srv.Config.SetKeepAlivesEnabled(false) // a connection per call
+	srv.Start()
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: time.Second, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Signer = client, nil
+	cfg.Checks = []string{AcceptsValid, RejectsMalformed, Latency}
+	cfg.LatencyBudget = 900 * time.Millisecond
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped != nil {
+		t.Fatalf("stopped: %+v; one call in ten is no receiver gone", *sum.Stopped)
+	}
+	lat := ofCheck(results, Latency)
+	if sum.Checks[Latency].Fail != 1 || len(lat) != 1 {
+		t.Fatalf("latency %+v, want a failure", *sum.Checks[Latency])
+	}
+	if !strings.Contains(lat[0].Reason, "timed out") {
+		t.Errorf("reason %q, want the timeouts named", lat[0].Reason)
+	}
+	if sum.Timeouts == 0 {
+		t.Error("no timeouts counted")
+	}
+}
+
+// A load run all of whose calls time out reports no percentiles of 0.
+func TestLoadAllTimedOut(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 19 { // accepts-valid answered, then silence
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Signer = client, nil
+	cfg.Checks = []string{AcceptsValid, Load}
+	cfg.LoadCount = 8
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8 calls at 16: every one in flight together, all timed out; the
+	// run stops or load fails, and nothing says p50 0.0ms.
+	if l := sum.Load; l != nil && l.TimedOut > 0 && l.P50 == 0 {
+		t.Errorf("load %+v: timed-out calls reported at 0", *l)
+	}
+	if sum.Stopped == nil && sum.Checks[Load].Fail != 1 {
+		t.Errorf("load %+v, want a failure or a stop", *sum.Checks[Load])
+	}
+}
+
+// An answer cut short before its declared length warns on an accepted
+// call, and says so.
+func TestTruncatedAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		c, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"ok\":")
+		_ = buf.Flush()
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{AcceptsValid}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Checks[AcceptsValid]; got.Warn != len(results) || got.Fail != 0 {
+		t.Fatalf("accepts-valid %+v, want every case a warning", *got)
+	}
+	if !strings.Contains(results[0].Reason, "cut short") {
+		t.Errorf("reason %q", results[0].Reason)
+	}
+}
+
+// A receiver that keeps its data, checked twice with the same seed: the
+// second run sends the same documents under fresh ids, and passes too.
+// With the ids fixed, a receiver that refuses ids it has seen (409) is
+// said to have seen them before.
+func TestSameSeedTwice(t *testing.T) {
+	rc := newReceiver(t, defects{})
+	ids := map[string]int{} // requestId -> runs that sent it
+	var mu sync.Mutex
+	run1 := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n := run1
+		mu.Unlock()
+		body, _ := io.ReadAll(r.Body)
+		if id := requestIDOf(body); id != "" {
+			mu.Lock()
+			ids[id] |= 1 << n
+			mu.Unlock()
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		rc.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for i, nonce := range []uint64{11, 12} {
+		mu.Lock()
+		run1 = i
+		mu.Unlock()
+		cfg := testConfig(t, srv.URL)
+		cfg.Nonce = nonce
+		sum, results, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Failed() {
+			for _, r := range results {
+				if r.Verdict == Fail {
+					t.Logf("%s/%s: %s", r.Case.Check, r.Case.Name, r.Reason)
+				}
+			}
+			t.Fatalf("run %d failed", i+1)
+		}
+	}
+	for id, runs := range ids {
+		if runs == 3 {
+			t.Fatalf("requestId %s sent by both runs", id)
+		}
+	}
+
+	// 409 for every id seen before, with the ids fixed.
+	seen := map[string]bool{}
+	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		id := requestIDOf(body)
+		mu.Lock()
+		dup := seen[id]
+		seen[id] = true
+		mu.Unlock()
+		if dup && id != "" {
+			http.Error(w, "duplicate requestId", http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv2.Close()
+	for i, want := range []bool{false, true} {
+		cfg := testConfig(t, srv2.URL)
+		cfg.Signer = nil
+		cfg.Checks = []string{AcceptsValid, Duplicates}
+		sum, _, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.SeenBefore != want {
+			t.Errorf("run %d with fixed ids: SeenBefore = %v, want %v", i+1, sum.SeenBefore, want)
+		}
+	}
+}
+
+func requestIDOf(body []byte) string {
+	var env struct {
+		RequestID string `json:"requestId"`
+	}
+	_ = json.Unmarshal(body, &env)
+	return env.RequestID
+}
+
+// The nonce changes the requestIds and nothing else of a body.
+func TestNonceChangesOnlyIDs(t *testing.T) {
+	a, _ := newBuilder(5, payload.Anchor(), 0).acceptsValid()
+	b, _ := newBuilder(5, payload.Anchor(), 0).acceptsValid()
+	c, _ := newBuilder(5, payload.Anchor(), 99).acceptsValid()
+	for i := range a {
+		if string(a[i].Body) != string(b[i].Body) {
+			t.Fatalf("%s: nonce 0 twice gives other bytes", a[i].Name)
+		}
+		if a[i].RequestID == c[i].RequestID {
+			t.Fatalf("%s: nonce 99 keeps requestId %s", a[i].Name, a[i].RequestID)
+		}
+		if got := strings.ReplaceAll(string(c[i].Body), c[i].RequestID, a[i].RequestID); got != string(a[i].Body) {
+			t.Fatalf("%s: the nonce changed more than the requestId", a[i].Name)
+		}
+	}
+}
+
+// A receiver that ignores event names it does not handle with 2xx passes
+// unknown-event; one that 500s fails it.
+func TestUnknownEvent(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		fails  bool
+	}{{http.StatusOK, false}, {http.StatusBadRequest, false}, {http.StatusInternalServerError, true}} {
+		rc := newReceiver(t, defects{ignoreSig: true})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, ok := spec.Lookup(r.URL.Query().Get("businessType")); !ok {
+				w.WriteHeader(tt.status)
+				return
+			}
+			rc.ServeHTTP(w, r)
+		}))
+		cfg := testConfig(t, srv.URL)
+		cfg.Signer = nil
+		cfg.Checks = []string{UnknownEvent, EventVsBody}
+		sum, _, err := run(t, context.Background(), cfg)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := sum.Checks[UnknownEvent]
+		if (u.Fail > 0) != tt.fails || (!tt.fails && u.Pass != 2) {
+			t.Errorf("%d to unknown events: unknown-event %+v, want failing %v", tt.status, *u, tt.fails)
+		}
+		if e := sum.Checks[EventVsBody]; e.Pass != 2 {
+			t.Errorf("event-contradicts-body %+v, want both passed", *e)
+		}
+	}
+	if _, ok := spec.Lookup(unknownEvent); ok {
+		t.Fatalf("%s is in the spec", unknownEvent)
+	}
+}
+
+// --exclude-cases leaves cases out, and the run's total counts without
+// them; progress hears of every case.
+func TestExcludeCasesAndProgress(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{AcceptsValid, RejectsMalformed}
+	cfg.ExcludeCases = []string{"type/*/*", "accepts-valid/*/nulls"}
+	var seen []Progress
+	cfg.Progress = func(p Progress) { seen = append(seen, p) }
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if strings.HasPrefix(r.Case.Name, "type/") || strings.HasSuffix(r.Case.Name, "/nulls") {
+			t.Errorf("%s/%s was sent", r.Case.Check, r.Case.Name)
+		}
+	}
+	if len(seen) != len(results) || sum.Total != len(results) || seen[len(seen)-1].Done != sum.Total {
+		t.Errorf("%d progress calls, %d results, total %d", len(seen), len(results), sum.Total)
+	}
+	if err := ValidateExclude([]string{"["}); err == nil {
+		t.Error("a bad glob is accepted")
+	}
+}
+
+// Ctrl-C: the run ends with Interrupted, the summary says how far it got
+// and never ok.
+func TestInterrupted(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig(t, srv.URL)
+	n := 0
+	cfg.Progress = func(p Progress) {
+		if n++; n == 4 {
+			cancel()
+		}
+	}
+	sum, results, err := run(t, ctx, cfg)
+	if err == nil || sum == nil || sum.Interrupted == nil {
+		t.Fatalf("err %v, summary %+v", err, sum)
+	}
+	var text strings.Builder
+	rep := &Reporter{Out: newText(&text), Target: cfg.Target}
+	for _, r := range results {
+		rep.Result(r)
+	}
+	_ = rep.Finish(sum)
+	out := text.String()
+	if strings.Contains(out, "ok") || !strings.Contains(out, "interrupted after accepts-valid/") || !strings.Contains(out, fmt.Sprintf("%d of %d cases run", sum.Done, sum.Total)) {
+		t.Errorf("summary:\n%s", out)
+	}
+}
+
+// newText is the text reporter a run's summary is printed by.
+func newText(w io.Writer) report.Reporter {
+	r, err := report.New(report.Text, w, report.Style{}, true)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// A receiver that hangs after 25 calls: two timeouts in a row stop the
+// run, a time limit each, not one per case left.
+func TestStopsAnsweringByHanging(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 25 {
+			<-r.Context().Done()
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 200 * time.Millisecond, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Signer = client, nil
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil || !strings.Contains(sum.Stopped.Reason, "timeout") {
+		t.Fatalf("stopped %+v, want a stop on timeouts", sum.Stopped)
+	}
+	if n := calls.Load(); n > 25+timeoutsToStop {
+		t.Errorf("%d calls, want the run stopped after %d timeouts in a row", n, timeoutsToStop)
+	}
+}
+
+// Run alone, rejects-malformed first sends one valid call per event it
+// rests on, so that its 4xx passes count.
+func TestRejectsMalformedAloneSendsControls(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{RejectsMalformed}
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl := sum.Checks[RejectsMalformed]; tl.Warn != 0 || tl.Fail != 0 || tl.Pass == 0 {
+		t.Errorf("rejects-malformed alone %+v, want every case passed", *tl)
+	}
+}
