@@ -19,11 +19,12 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
 	// named so, as the tests have a receiver of their own
 	rcv "github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -254,10 +255,11 @@ type Summary struct {
 	Effects *EffectsStats
 }
 
-// Failed reports whether any check failed or the receiver stopped
-// answering.
+// Failed reports whether any check failed, the receiver stopped answering
+// or the run was interrupted: a script reading only "failed" must not take
+// a run cut short for a pass.
 func (s *Summary) Failed() bool {
-	if s.Stopped != nil {
+	if s.Stopped != nil || s.Interrupted != nil {
 		return true
 	}
 	for _, t := range s.Checks {
@@ -784,7 +786,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
 		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed:
-			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.ShortError(a)}
+			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.FailureText(a)}
 		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
@@ -807,7 +809,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.ShortError(a)}
+		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.FailureText(a)}
 		r.cancel()
 		return r.fatal
 	}

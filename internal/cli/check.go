@@ -23,6 +23,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -317,7 +318,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	var nonce uint64
 	if !opts.FixedIDs {
-		nonce = check.NewNonce()
+		nonce = reqid.Nonce()
 	}
 	if err := checkReportPath(opts.Report); err != nil {
 		return err

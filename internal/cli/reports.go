@@ -73,6 +73,7 @@ func checkReports(a *app, opts *checkOptions, col *report.Collector, rec *htmlre
 	where := termsafe.Text(target.Redacted())
 	js := jobsummary.FromCollector(col, "whsim check", "check", !sum.Failed())
 	js.Target = where
+	js.Interrupted = sum.Interrupted != nil
 	if opts.Report != "" {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
 	}

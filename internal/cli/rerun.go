@@ -72,7 +72,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	if opts.JUnit != "" {
 		junit, _ = report.New(report.JUnit, &opts.junit, report.Style{}, false)
 	}
-	sum := &check.RerunSummary{}
+	sum := &check.RerunSummary{Total: len(cases)}
 	var repErr error
 	err = check.Rerun(ctx, cfg, cases, func(r check.RerunResult) {
 		sum.Add(r)
@@ -90,6 +90,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		_ = out.Abort()
 		return usageErr(unreachable)
 	case ctx.Err() != nil:
+		sum.Interrupted = true
 		_ = out.Finish(sum)
 		if junit != nil {
 			_ = junit.Finish(sum)

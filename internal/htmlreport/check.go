@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -19,9 +20,14 @@ import (
 // to them (the effects a probe finds) shows without a change here: the page
 // lists the members it does not know as they are.
 type Check struct {
-	Seed   uint64     `json:"seed"`
-	Failed bool       `json:"failed"`
-	Checks []checkRow `json:"checks"`
+	Seed   uint64 `json:"seed"`
+	Failed bool   `json:"failed"`
+	// Interrupted: Ctrl-C ended the run, which proves nothing either way.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Headline, when set, says why the run ended early: the receiver
+	// stopped answering, or Ctrl-C. It goes before any count of checks.
+	Headline string     `json:"headline,omitempty"`
+	Checks   []checkRow `json:"checks"`
 	// Cases are the cases that did not pass, in the order graded.
 	Cases []checkCase `json:"cases"`
 	// Passed counts the passing cases of each check, listed by count only.
@@ -128,8 +134,11 @@ func NewCheck(col *report.Collector, rec *CheckRecorder, infos []check.Info, see
 	out.Text = text
 	var sum struct {
 		Summary struct {
-			Checks map[string]check.Tally `json:"checks"`
-			Failed bool                   `json:"failed"`
+			Checks      map[string]check.Tally   `json:"checks"`
+			Failed      bool                     `json:"failed"`
+			Stopped     *check.Stop              `json:"stopped"`
+			Interrupted *check.Stop              `json:"interrupted"`
+			Cases       struct{ Run, Total int } `json:"cases"`
 		} `json:"summary"`
 	}
 	if len(js) > 0 && json.Unmarshal(js, &sum) == nil {
@@ -170,6 +179,16 @@ func NewCheck(col *report.Collector, rec *CheckRecorder, infos []check.Info, see
 		}
 	}
 	out.Failed = out.Failed || sum.Summary.Failed
+	// An early end is the verdict: without it a stopped run would read
+	// "0 of 1 checks failed" and an interrupted one "every check passed".
+	switch st := sum.Summary; {
+	case st.Stopped != nil:
+		out.Failed = true
+		out.Headline = fmt.Sprintf("the receiver stopped answering after %s: %s; %d of %d cases run", st.Stopped.After, st.Stopped.Reason, st.Cases.Run, st.Cases.Total)
+	case st.Interrupted != nil:
+		out.Interrupted = true
+		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d cases run", st.Interrupted.After, st.Cases.Run, st.Cases.Total)
+	}
 	cases, dropped := col.Cases()
 	out.Dropped = dropped
 	for _, c := range cases {

@@ -31,12 +31,14 @@ const (
 
 // Summary is one run's section of the job summary.
 type Summary struct {
-	Title    string // "whsim check"
-	Target   string // the receiver or the inputs
-	Pass     bool
-	Headline string
-	Tables   []table
-	Failures []Failure
+	Title  string // "whsim check"
+	Target string // the receiver or the inputs
+	Pass   bool
+	// Interrupted: Ctrl-C ended the run, which is then no pass.
+	Interrupted bool
+	Headline    string
+	Tables      []table
+	Failures    []Failure
 	// More is how many failures are not shown.
 	More int
 	// Note ends the section (where the full report is).
@@ -61,8 +63,11 @@ type Failure struct {
 func (s *Summary) Markdown() []byte {
 	var b bytes.Buffer
 	mark := "✅ pass"
-	if !s.Pass {
+	switch {
+	case !s.Pass:
 		mark = "❌ FAIL"
+	case s.Interrupted:
+		mark = "⚠️ interrupted"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(s.Title), mark)
 	if s.Target != "" {
