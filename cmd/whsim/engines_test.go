@@ -16,7 +16,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 )
 
 // TestEngines runs whsim's exports through the real load engines, vegeta
@@ -100,7 +101,7 @@ func signed(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: signed <capture> <secret>")
 	}
-	s, err := deliver.NewSigner(args[1])
+	s, err := sign.NewSigner(args[1])
 	ts.Check(err)
 	for _, rec := range readCapture(ts, args[0]) {
 		body, err := rec.RequestBody()
@@ -151,9 +152,9 @@ func readCapture(ts *testscript.TestScript, name string) []*capture.Record {
 }
 
 func requestID(ts *testscript.TestScript, body []byte) string {
-	s, e := deliver.FindRequestID(body)
-	if s < 0 {
+	id := reqid.Read(body)
+	if id == "" {
 		ts.Fatalf("a body without a requestId: %.80s", body)
 	}
-	return string(body[s:e])
+	return id
 }

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -24,7 +24,7 @@ import (
 type Options struct {
 	// Resign signs every capture record again (Standard Webhooks) after its
 	// body changed; nil drops the signature headers only.
-	Resign *deliver.Signer
+	Resign *sign.Signer
 	// Now is the time of new signatures.
 	Now func() time.Time
 	// Check scans the output for identifiers that survived (Stats.Leaks).

@@ -14,7 +14,7 @@ import (
 
 	"github.com/whsim/whsim/fixtures"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -125,7 +125,7 @@ func TestCheckFindsIdentifiersInTheOriginals(t *testing.T) {
 }
 
 // record is a capture record as listen writes it for a signed delivery.
-func record(t *testing.T, body []byte, signer *deliver.Signer) []byte {
+func record(t *testing.T, body []byte, signer *sign.Signer) []byte {
 	t.Helper()
 	rec := &capture.Record{
 		Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
@@ -150,7 +150,7 @@ func record(t *testing.T, body []byte, signer *deliver.Signer) []byte {
 
 func TestStreamCaptureRecords(t *testing.T) {
 	a := newTestAnonymizer(t, testKey)
-	signer, err := deliver.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	signer, err := sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		t.Fatal(err)
 	}

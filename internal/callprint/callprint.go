@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
@@ -33,7 +32,7 @@ type Printer struct {
 	// tallied (send's built-in receiver under load).
 	Limit int
 	// judge flags the receiver's answers to forwarded calls.
-	judge *check.Forwarded
+	judge *receiver.Forwarded
 
 	calls     int
 	byEvent   map[string]int
@@ -53,7 +52,7 @@ func New(w io.Writer, json bool, st report.Style) *Printer {
 	return &Printer{
 		w: w, json: json,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
-		started: time.Now(), judge: check.NewForwarded(),
+		started: time.Now(), judge: receiver.NewForwarded(),
 		st: st,
 	}
 }
@@ -75,7 +74,7 @@ func (p *Printer) Observe(c *receiver.Call) {
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
-	var flags []check.Flag
+	var flags []receiver.Flag
 	if f := c.Record.Forward; f != nil && f.Error == "" {
 		flags = p.judge.Judge(reqid.Read(c.Body), verdict == "invalid", f.Status)
 	}
@@ -89,7 +88,7 @@ func (p *Printer) Observe(c *receiver.Call) {
 	p.printText(c, ev, verdict, status, flags)
 }
 
-func (p *Printer) printText(c *receiver.Call, ev, verdict string, status int, flags []check.Flag) {
+func (p *Printer) printText(c *receiver.Call, ev, verdict string, status int, flags []receiver.Flag) {
 	r := c.Record
 	id := reqid.Read(c.Body)
 	if id == "" {
@@ -237,7 +236,7 @@ type callJSON struct {
 	Verdict   string             `json:"verdict"`
 	Findings  []validate.Finding `json:"findings"`
 	// Flags judge the answer of a forwarded call, as whsim check would.
-	Flags []check.Flag `json:"flags,omitempty"`
+	Flags []receiver.Flag `json:"flags,omitempty"`
 }
 
 type forwardJSON struct {
@@ -247,7 +246,7 @@ type forwardJSON struct {
 	Error     string  `json:"error,omitempty"`
 }
 
-func (p *Printer) printJSON(c *receiver.Call, verdict string, status int, flags []check.Flag) {
+func (p *Printer) printJSON(c *receiver.Call, verdict string, status int, flags []receiver.Flag) {
 	r := c.Record
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,

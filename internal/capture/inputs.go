@@ -18,6 +18,22 @@ func (e *PayloadsError) Error() string {
 	return fmt.Sprintf("%s holds payloads, not captures: send them with whsim send --file %s", e.Name, e.Name)
 }
 
+// Input is a capture file to replay and the name messages give it.
+type Input struct {
+	Name string
+	R    io.Reader
+	rd   *input.Reader // R's reader, when OpenInputs made it
+}
+
+// Reader is the input's reader: the one OpenInputs looked into, else a
+// new one over R.
+func (in Input) Reader() *input.Reader {
+	if in.rd != nil {
+		return in.rd
+	}
+	return input.NewReader(context.Background(), in.R, input.Options{Name: in.Name})
+}
+
 // OpenInputs opens every named capture file (ctxio.OpenAll: "-" is stdin)
 // before any is read, so that a file that cannot be read stops a replay
 // before anything is sent. A regular file is looked into at once

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // oneAtATime is a listener that hands out a connection only once the one
@@ -119,7 +119,7 @@ func TestFullListenBacklogLoad(t *testing.T) {
 	defer srv.Close()
 
 	cfg := testConfig(t, "http://"+ln.Addr().String())
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 2500 * time.Millisecond, Concurrency: 32})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 2500 * time.Millisecond, Concurrency: 32})
 	if err != nil {
 		t.Fatal(err)
 	}

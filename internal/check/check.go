@@ -18,8 +18,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
+	// named so, as the tests have a receiver of their own
+	rcv "github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -28,8 +33,8 @@ import (
 // systems match on them.
 const (
 	AcceptsValid     = "accepts-valid"
-	RejectsMalformed = "rejects-malformed"
-	Duplicates       = "duplicates"
+	RejectsMalformed = rcv.RejectsMalformed
+	Duplicates       = rcv.Duplicates
 	OutOfOrder       = "out-of-order"
 	Latency          = "latency"
 	UnknownEvent     = "unknown-event"
@@ -177,7 +182,7 @@ type Result struct {
 type Reply struct {
 	Status string      // "404 Not Found"
 	Header http.Header // shown with -v
-	Body   []byte      // the first deliver.MaxBodyPrefix bytes
+	Body   []byte      // the first attempt.MaxBodyPrefix bytes
 }
 
 // Tally counts the verdicts of one check.
@@ -282,7 +287,7 @@ type Config struct {
 	Header http.Header
 	// Signer, when set, signs every call (Standard Webhooks) and enables
 	// the signature check.
-	Signer *deliver.Signer
+	Signer *sign.Signer
 	// Strict makes a type error answered 2xx a failure, not a warning.
 	Strict          bool
 	LatencyBudget   time.Duration
@@ -390,9 +395,9 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	defer cancel()
 	r := &runner{
 		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(),
-		d:   &deliver.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true},
+		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true},
 		sum: &Summary{Checks: map[string]*Tally{}},
-		out: report, byEvent: map[string]*deliver.Histogram{},
+		out: report, byEvent: map[string]*load.Histogram{},
 		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{},
 	}
 	if cfg.Anchor.IsZero() {
@@ -564,7 +569,7 @@ func unroutedHint(s int) string {
 type runner struct {
 	cfg   Config
 	val   *validate.Validator
-	d     *deliver.Deliverer
+	d     *attempt.Deliverer
 	cases *builder
 	// controls makes the valid calls sent only as evidence (control).
 	controls *builder
@@ -599,10 +604,10 @@ type runner struct {
 	fatal            error
 	timeouts         int
 
-	hist deliver.Histogram
+	hist load.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
 	// with the highest p99, which one stray slow call does not decide.
-	byEvent map[string]*deliver.Histogram
+	byEvent map[string]*load.Histogram
 	slowID  string
 	slowAt  time.Duration
 	timed   []timing
@@ -677,7 +682,7 @@ type call struct {
 }
 
 // send delivers one case, signed when the run signs, and records it.
-func (r *runner) send(c *Case, k call) (*deliver.Result, error) {
+func (r *runner) send(c *Case, k call) (*attempt.Result, error) {
 	req := r.request(c, true)
 	res := r.d.Deliver(r.ctx, req)
 	return res, r.record(c, res, k)
@@ -685,7 +690,7 @@ func (r *runner) send(c *Case, k call) (*deliver.Result, error) {
 
 // request makes the delivery of a case; sign says whether the run's
 // signature goes on it (signature cases sign their own).
-func (r *runner) request(c *Case, sign bool) *deliver.Request {
+func (r *runner) request(c *Case, sign bool) *attempt.Request {
 	h := make(http.Header, len(r.cfg.Header)+len(c.Header)+3)
 	for k, v := range r.cfg.Header {
 		h[k] = v
@@ -697,7 +702,7 @@ func (r *runner) request(c *Case, sign bool) *deliver.Request {
 		c.WebhookID = r.cases.webhookID(c)
 		r.cfg.Signer.Sign(h, c.WebhookID, r.cfg.Now(), c.Body)
 	}
-	return &deliver.Request{Event: c.Event, Query: c.Query, Header: h, Body: c.Body, RequestID: c.RequestID}
+	return &attempt.Request{Event: c.Event, Query: c.Query, Header: h, Body: c.Body, RequestID: c.RequestID}
 }
 
 // webhookID is the webhook-id a case was signed with; for one not yet
@@ -720,7 +725,7 @@ func validCheck(id string) bool {
 }
 
 // duplicate says whether an answer refuses a call as one seen before.
-func duplicate(a deliver.Attempt) bool {
+func duplicate(a attempt.Attempt) bool {
 	if a.Status == http.StatusConflict {
 		return true
 	}
@@ -729,21 +734,21 @@ func duplicate(a deliver.Attempt) bool {
 }
 
 // timeLimit is what a timed-out call counts for in latency.
-func (r *runner) timeLimit(a deliver.Attempt) time.Duration {
+func (r *runner) timeLimit(a attempt.Attempt) time.Duration {
 	return max(r.cfg.Client.Timeout, a.Latency)
 }
 
 // record accounts for one delivery. The first call of a run that gets no
 // answer at all ends it (nothing else can be judged); later, calls in a
 // row without an answer stop it.
-func (r *runner) record(c *Case, res *deliver.Result, k call) error {
+func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	a := res.Last()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fatal != nil || r.stopped != nil {
 		return errStopped
 	}
-	if err := r.ctx.Err(); err != nil && (a.Status == 0 || a.Kind == deliver.KindInterrupted) {
+	if err := r.ctx.Err(); err != nil && (a.Status == 0 || a.Kind == attempt.KindInterrupted) {
 		return err
 	}
 	r.calls++
@@ -771,7 +776,7 @@ func (r *runner) record(c *Case, res *deliver.Result, k call) error {
 		}
 		return nil
 	}
-	if a.Kind == deliver.KindTimeout {
+	if a.Kind == attempt.KindTimeout {
 		r.timeouts++
 		if c.Check != Load {
 			r.time(c, r.timeLimit(a), a.Connect, true)
@@ -780,9 +785,9 @@ func (r *runner) record(c *Case, res *deliver.Result, k call) error {
 	}
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
-		case deliver.KindRefused, deliver.KindDNS, deliver.KindTLS, deliver.KindOther, deliver.KindReset, deliver.KindClosed:
+		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed:
 			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.FailureText(a)}
-		case deliver.KindTimeout:
+		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
 			// more than this.
@@ -795,7 +800,7 @@ func (r *runner) record(c *Case, res *deliver.Result, k call) error {
 		}
 	}
 	switch a.Kind {
-	case deliver.KindRefused, deliver.KindReset, deliver.KindClosed, deliver.KindTimeout, deliver.KindOther:
+	case attempt.KindRefused, attempt.KindReset, attempt.KindClosed, attempt.KindTimeout, attempt.KindOther:
 		r.quiet++
 	default:
 		return nil
@@ -809,7 +814,7 @@ func (r *runner) record(c *Case, res *deliver.Result, k call) error {
 		return r.fatal
 	}
 	r.stopped = &Stop{After: r.lastAnswered,
-		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.quiet, deliver.ShortError(a))}
+		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.quiet, attempt.ShortError(a))}
 	r.cancel()
 	return errStopped
 }
@@ -824,7 +829,7 @@ func (r *runner) time(c *Case, d, connect time.Duration, timedOut bool) {
 	if c.Event != "" {
 		h := r.byEvent[c.Event]
 		if h == nil {
-			h = new(deliver.Histogram)
+			h = new(load.Histogram)
 			r.byEvent[c.Event] = h
 		}
 		h.Record(d)
@@ -833,10 +838,10 @@ func (r *runner) time(c *Case, d, connect time.Duration, timedOut bool) {
 
 // answer describes what a delivery got, for reasons: "got 500",
 // "got 302 to /elsewhere", "timeout".
-func answer(a deliver.Attempt) string {
+func answer(a attempt.Attempt) string {
 	switch {
 	case a.Status == 0:
-		return deliver.ShortError(a)
+		return attempt.ShortError(a)
 	case a.Location != "":
 		return fmt.Sprintf("got %d (redirect to %s)", a.Status, a.Location)
 	}
@@ -850,7 +855,7 @@ func is4xx(s int) bool { return s >= 400 && s < 500 }
 // redirected is the reason of a case that cannot be judged because the
 // receiver redirected: the ERP follows no redirect, and accepts-valid
 // fails it, so other checks do not fail it again.
-func redirected(a deliver.Attempt) string {
+func redirected(a attempt.Attempt) string {
 	return answer(a) + ": inconclusive, the ERP does not follow redirects (accepts-valid judges that)"
 }
 

@@ -18,8 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -52,7 +53,7 @@ type defects struct {
 // per requestId and takes follow-up events of documents it never saw.
 type receiver struct {
 	d        defects
-	signer   *deliver.Signer
+	signer   *sign.Signer
 	val      *validate.Validator
 	inflight atomic.Int32
 
@@ -62,7 +63,7 @@ type receiver struct {
 }
 
 func newReceiver(t *testing.T, d defects) *receiver {
-	s, err := deliver.NewSigner(testSecret)
+	s, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,11 +252,11 @@ func walk(v any, f func(key string, val any) bool) bool {
 
 func testConfig(t *testing.T, url string) Config {
 	t.Helper()
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: callTimeout, Concurrency: 16})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: callTimeout, Concurrency: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := deliver.NewSigner(testSecret)
+	signer, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,8 +431,8 @@ func TestUnreachable(t *testing.T) {
 	srv.Close()
 	_, err := Run(context.Background(), testConfig(t, u), func(Result) {})
 	var ue *UnreachableError
-	if !errors.As(err, &ue) || ue.Kind != deliver.KindRefused {
-		t.Fatalf("err = %v, want an UnreachableError of kind %q", err, deliver.KindRefused)
+	if !errors.As(err, &ue) || ue.Kind != attempt.KindRefused {
+		t.Fatalf("err = %v, want an UnreachableError of kind %q", err, attempt.KindRefused)
 	}
 }
 
@@ -450,15 +451,15 @@ func TestUnresponsive(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	cfg := testConfig(t, srv.URL)
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 100 * time.Millisecond, Concurrency: 16})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 100 * time.Millisecond, Concurrency: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Client = client
 	_, err = Run(context.Background(), cfg, func(Result) {})
 	var ue *UnreachableError
-	if !errors.As(err, &ue) || !strings.HasPrefix(ue.Kind, deliver.KindTimeout) {
-		t.Fatalf("err = %v, want an UnreachableError of kind %q", err, deliver.KindTimeout)
+	if !errors.As(err, &ue) || !strings.HasPrefix(ue.Kind, attempt.KindTimeout) {
+		t.Fatalf("err = %v, want an UnreachableError of kind %q", err, attempt.KindTimeout)
 	}
 	if n := calls.Load(); n > int32(cfg.Concurrent) {
 		t.Errorf("%d calls made, want the run to stop after the first (at most %d in flight)", n, cfg.Concurrent)
@@ -627,7 +628,7 @@ func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 16})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

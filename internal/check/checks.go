@@ -10,16 +10,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
 
 // result grades a case on its one delivery. A call accepted with an
 // answer cut short warns: the sender cannot tell it from a failure.
-func result(c *Case, a deliver.Attempt, v Verdict, reason string) Result {
+func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	res := Result{Case: c, Verdict: v, Status: a.Status, Latency: a.Latency, Reason: reason}
-	res.Answer, res.quiet = replyOf(a), a.Status == 0 && a.Kind != deliver.KindInterrupted
+	res.Answer, res.quiet = replyOf(a), a.Status == 0 && a.Kind != attempt.KindInterrupted
 	if v == Pass && a.Truncated {
 		res.Verdict, res.Reason = Warn, answer(a)+" but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it"
 	}
@@ -27,7 +29,7 @@ func result(c *Case, a deliver.Attempt, v Verdict, reason string) Result {
 }
 
 // replyOf is the receiver's answer in an attempt, nil for none.
-func replyOf(a deliver.Attempt) *Reply {
+func replyOf(a attempt.Attempt) *Reply {
 	if a.Status == 0 {
 		return nil
 	}
@@ -108,7 +110,7 @@ func (r *runner) acceptedEvent(event string) bool {
 
 // inconclusive4xx is the warning of a 4xx from a receiver that accepted
 // no valid call of the event either.
-func inconclusive4xx(a deliver.Attempt, event string) string {
+func inconclusive4xx(a attempt.Attempt, event string) string {
 	return answer(a) + ": inconclusive, the receiver accepted no valid " + event + " call either, so this 4xx proves nothing (see accepts-valid)"
 }
 
@@ -224,7 +226,7 @@ func (r *runner) duplicates() error {
 		if r.excluded(c) {
 			continue
 		}
-		var results []*deliver.Result
+		var results []*attempt.Result
 		if c.AtOnce {
 			var err error
 			if results, err = r.burst(c, c.Copies); err != nil {
@@ -246,8 +248,8 @@ func (r *runner) duplicates() error {
 
 // burst delivers n copies of c at once: every copy waits for the others to
 // be ready, so that they reach the receiver together.
-func (r *runner) burst(c *Case, n int) ([]*deliver.Result, error) {
-	results := make([]*deliver.Result, n)
+func (r *runner) burst(c *Case, n int) ([]*attempt.Result, error) {
+	results := make([]*attempt.Result, n)
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	ready.Add(n)
@@ -274,9 +276,9 @@ func (r *runner) burst(c *Case, n int) ([]*deliver.Result, error) {
 
 // judgeDuplicates: every copy must get 2xx. When none did, the call itself
 // was not accepted, which is accepts-valid's to judge.
-func judgeDuplicates(c *Case, results []*deliver.Result) Result {
+func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	ok := 0
-	var bad deliver.Attempt
+	var bad attempt.Attempt
 	badAt := 0
 	for i, res := range results {
 		if a := res.Last(); is2xx(a.Status) {
@@ -307,8 +309,8 @@ func judgeDuplicates(c *Case, results []*deliver.Result) Result {
 		badAt, len(results), answer(bad), first.Status))
 }
 
-func slowest(results []*deliver.Result) deliver.Attempt {
-	var s deliver.Attempt
+func slowest(results []*attempt.Result) attempt.Attempt {
+	var s attempt.Attempt
 	for _, res := range results {
 		if a := res.Last(); a.Latency >= s.Latency {
 			s = a
@@ -330,7 +332,7 @@ func (r *runner) outOfOrder() error {
 		// at is the call the verdict rests on: the first that fails, else
 		// the first that warns, else the last judged.
 		verdict, reason, at := Pass, "", 0
-		var judged deliver.Attempt
+		var judged attempt.Attempt
 		for i, c := range g.calls {
 			res, err := r.send(c, call{first: true})
 			if err != nil {
@@ -448,9 +450,9 @@ type sigCase struct {
 // signed over what the call carries instead (an empty id, the text of the
 // timestamp), so that a receiver that does not look at them accepts the
 // call and fails the case named for it.
-func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error) {
+func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
-	other, err := deliver.NewSigner(deliver.SecretPrefix + "d3Jvbmcgc2VjcmV0IGZvciB3aHNpbSBjaGVjaw==")
+	other, err := sign.NewSigner(sign.SecretPrefix + "d3Jvbmcgc2VjcmV0IGZvciB3aHNpbSBjaGVjaw==")
 	if err != nil {
 		return nil, err
 	}
@@ -588,13 +590,13 @@ func (r *runner) load() error {
 	r.noteLoad(pairs, qs)
 	var mu sync.Mutex
 	next := 0
-	feed := func() []*deliver.Request {
+	feed := func() []*attempt.Request {
 		mu.Lock()
 		defer mu.Unlock()
 		if next == len(pairs) {
 			return nil
 		}
-		var reqs []*deliver.Request
+		var reqs []*attempt.Request
 		for _, c := range pairs[next] {
 			reqs = append(reqs, r.request(c, true))
 		}
@@ -605,16 +607,16 @@ func (r *runner) load() error {
 		sync.Mutex
 		byStatus map[int]int
 		byError  map[string]int
-		hist     deliver.Histogram
+		hist     load.Histogram
 		answered int
 		timedOut int
-		first    deliver.Attempt // the first refused call's answer
+		first    attempt.Attempt // the first refused call's answer
 		seen     bool
 		timed    []timing // to name a full listen backlog
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := max(r.cfg.LoadConcurrency, 1)
-	st := deliver.Run(r.ctx, r.d, feed, deliver.RunOptions{Concurrency: conc}, func(res *deliver.Result) {
+	st := load.Run(r.ctx, r.d, feed, load.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(c, res, call{first: true, together: conc})
@@ -632,13 +634,13 @@ func (r *runner) load() error {
 					bad.first, bad.seen = a, true
 				}
 			}
-		case a.Kind == deliver.KindInterrupted:
+		case a.Kind == attempt.KindInterrupted:
 		default:
-			if a.Kind == deliver.KindTimeout {
+			if a.Kind == attempt.KindTimeout {
 				bad.timedOut++
 				bad.hist.Record(r.timeLimit(a))
 			}
-			bad.byError[deliver.ShortError(a)]++
+			bad.byError[attempt.ShortError(a)]++
 		}
 	})
 	r.mu.Lock()

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
@@ -207,9 +207,9 @@ type effStep struct {
 // reproduction.
 type sentCall struct {
 	step    effStep
-	req     *deliver.Request  // the first delivery, headers as sent
-	retried *deliver.Request  // a sender's retry, with its fresh signature
-	answers []deliver.Attempt // one per delivery
+	req     *attempt.Request  // the first delivery, headers as sent
+	retried *attempt.Request  // a sender's retry, with its fresh signature
+	answers []attempt.Attempt // one per delivery
 	again   bool              // an early call sent again after the create
 	copies  int
 }
@@ -430,7 +430,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 			d.early = sc
 			continue
 		}
-		if !slices.ContainsFunc(sc.answers, func(a deliver.Attempt) bool { return is2xx(a.Status) }) {
+		if !slices.ContainsFunc(sc.answers, func(a attempt.Attempt) bool { return is2xx(a.Status) }) {
 			d.skip = fmt.Sprintf("%s %s: inconclusive, the call itself was not accepted (accepts-valid judges that)", sc.step.c.Event, answer(sc.answers[0]))
 			break
 		}
@@ -438,7 +438,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 	return nil
 }
 
-func (r *runner) deliverOne(ctx context.Context, c *Case, req *deliver.Request) (deliver.Attempt, error) {
+func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) (attempt.Attempt, error) {
 	res := r.d.Deliver(ctx, req)
 	return res.Last(), r.record(c, res, call{})
 }
@@ -583,7 +583,7 @@ func callList(d *effDoc) string {
 		var got []string
 		for _, a := range sc.answers {
 			if a.Status == 0 {
-				got = append(got, deliver.ShortError(a))
+				got = append(got, attempt.ShortError(a))
 			} else {
 				got = append(got, fmt.Sprint(a.Status))
 			}
@@ -621,7 +621,7 @@ type loadRecord struct {
 	pairs [][]*Case
 	qs    []Question
 	byID  map[string][2]int   // requestId -> pair, call
-	got   [][]deliver.Attempt // per pair, per call
+	got   [][]attempt.Attempt // per pair, per call
 	held  int                 // documents whose create got 2xx
 }
 
@@ -630,9 +630,9 @@ func (r *runner) noteLoad(pairs [][]*Case, qs []Question) {
 	if r.cfg.Probe == nil || !slices.Contains(r.sum.Order, Effects) {
 		return
 	}
-	lr := &loadRecord{pairs: pairs, qs: qs, byID: map[string][2]int{}, got: make([][]deliver.Attempt, len(pairs))}
+	lr := &loadRecord{pairs: pairs, qs: qs, byID: map[string][2]int{}, got: make([][]attempt.Attempt, len(pairs))}
 	for i, p := range pairs {
-		lr.got[i] = make([]deliver.Attempt, len(p))
+		lr.got[i] = make([]attempt.Attempt, len(p))
 		for j, c := range p {
 			lr.byID[c.RequestID] = [2]int{i, j}
 		}
@@ -641,7 +641,7 @@ func (r *runner) noteLoad(pairs [][]*Case, qs []Question) {
 }
 
 // loadAnswered hears of one load delivery.
-func (r *runner) loadAnswered(res *deliver.Result) {
+func (r *runner) loadAnswered(res *attempt.Result) {
 	lr := r.loadSent
 	if lr == nil {
 		return
@@ -676,7 +676,7 @@ func (r *runner) loadDocs() []*effDoc {
 			if lr.got[i][j].Status == 0 && lr.got[i][j].Kind == "" {
 				break // not sent: the run was cut short
 			}
-			d.sent = append(d.sent, sentCall{step: effStep{c: c}, req: r.request(c, true), copies: 1, answers: []deliver.Attempt{lr.got[i][j]}})
+			d.sent = append(d.sent, sentCall{step: effStep{c: c}, req: r.request(c, true), copies: 1, answers: []attempt.Attempt{lr.got[i][j]}})
 		}
 		docs = append(docs, d)
 	}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -61,14 +61,14 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 // (reports end up in CI logs), the call's own signature kept. A signature
 // is only good for five minutes: a receiver that verifies needs the run's
 // --secret and a fresh one after that. file, when set, holds the body.
-func (r *runner) curl(req *deliver.Request, file string) string {
+func (r *runner) curl(req *attempt.Request, file string) string {
 	var b strings.Builder
 	b.WriteString("curl -sS" + curlFlags(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
 	u := *r.cfg.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
-	b.WriteString(shellQuote(deliver.URLFor(&u, req.Query)))
+	b.WriteString(shellQuote(attempt.URLFor(&u, req.Query)))
 	h := http.Header{"Content-Type": {"application/json"}}
 	for k, vs := range req.Header {
 		_, user := r.cfg.Header[k]
@@ -126,5 +126,5 @@ type effectsJSON struct {
 }
 
 func effectsOf(e *EffectsStats) *effectsJSON {
-	return &effectsJSON{e.Documents, e.Load, e.LoadProbed, deliver.MS(e.Slowest), e.SlowestDoc, deliver.MS(e.Settle)}
+	return &effectsJSON{e.Documents, e.Load, e.LoadProbed, attempt.MS(e.Slowest), e.SlowestDoc, attempt.MS(e.Settle)}
 }

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -465,7 +465,7 @@ func TestEffectsReproTLS(t *testing.T) {
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: callTimeout, Concurrency: 16, CAFile: ca})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: callTimeout, Concurrency: 16, CAFile: ca})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -37,7 +38,7 @@ type Reporter struct {
 	// a check are one line in the summary.
 	Verbose bool
 	// Signer is the run's: a reproduction of a signed call signs afresh.
-	Signer *deliver.Signer
+	Signer *sign.Signer
 	// Now is the clock of the signatures the reporter rebuilds.
 	Now func() time.Time
 
@@ -71,7 +72,7 @@ func replyText(a *Reply) string {
 	t := "answered " + termsafe.Text(a.Status)
 	if body := strings.TrimSpace(string(a.Body)); body != "" {
 		t += ": " + termsafe.Text(body)
-		if len(a.Body) >= deliver.MaxBodyPrefix {
+		if len(a.Body) >= attempt.MaxBodyPrefix {
 			t += "…"
 		}
 	}
@@ -171,7 +172,7 @@ type requestJSON struct {
 func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 	j := caseJSON{
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
-		Status: c.res.Status, LatencyMS: deliver.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
+		Status: c.res.Status, LatencyMS: attempt.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
 	}
 	if a := c.res.Answer; a != nil && c.res.Verdict != Pass {
 		j.Answer = &answerJSON{Status: termsafe.Text(a.Status), Body: termsafe.Text(strings.TrimSpace(string(a.Body)))}
@@ -181,7 +182,7 @@ func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 		body, enc := capture.EncodeBody(rc.Body)
 		j.Want, j.Reproduce = c.sent.want, c.repro
 		j.Request = &requestJSON{
-			Method: http.MethodPost, URL: deliver.URLFor(c.target, rc.Query), Query: rc.Query,
+			Method: http.MethodPost, URL: attempt.URLFor(c.target, rc.Query), Query: rc.Query,
 			Headers: masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
 			Copies: rc.Copies, AtOnce: rc.AtOnce, Resign: c.sent.resign,
 		}
@@ -448,13 +449,13 @@ func (s *summaryReport) AppendJSON(b []byte) []byte {
 		j.Cases = &casesJSON{Run: sum.Done, Total: sum.Total}
 	}
 	if l := sum.Load; l != nil {
-		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, deliver.MS(l.P50), deliver.MS(l.P90), deliver.MS(l.P99), deliver.MS(l.Max), l.Answered, l.TimedOut}
+		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, attempt.MS(l.P50), attempt.MS(l.P90), attempt.MS(l.P99), attempt.MS(l.Max), l.Answered, l.TimedOut}
 	}
 	if e := sum.Effects; e != nil {
 		j.Effects = effectsOf(e)
 	}
 	if _, ok := sum.Checks[Latency]; ok && !slices.Contains(sum.NotRun, Latency) {
-		j.Latency = &latencyJSON{deliver.MS(sum.P99), deliver.MS(s.budget), sum.Slowest, sum.Timeouts}
+		j.Latency = &latencyJSON{attempt.MS(sum.P99), attempt.MS(s.budget), sum.Slowest, sum.Timeouts}
 	}
 	out, _ := json.Marshal(struct {
 		Summary summaryJSON `json:"summary"`
@@ -463,7 +464,7 @@ func (s *summaryReport) AppendJSON(b []byte) []byte {
 }
 
 func fmtMS(d time.Duration) string {
-	return strconv.FormatFloat(deliver.MS(d), 'f', 1, 64) + "ms"
+	return strconv.FormatFloat(attempt.MS(d), 'f', 1, 64) + "ms"
 }
 
 // maxInlineBody is the largest body a reproduce command carries inline;
@@ -497,7 +498,7 @@ func (r *Reporter) curlCommand(cc *caseReport) string {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl -sS -i -X POST ")
-	b.WriteString(shellQuote(deliver.URLFor(r.maskedTarget(), c.Query)))
+	b.WriteString(shellQuote(attempt.URLFor(r.maskedTarget(), c.Query)))
 	// The user's credentials are masked: reports end up in CI logs. The
 	// case's own headers (a signature of this one body) are not secrets.
 	h := masked(r.Header, r.Header)

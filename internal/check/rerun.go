@@ -13,9 +13,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -116,13 +121,13 @@ type RerunConfig struct {
 	// which a report holds masked.
 	Header http.Header
 	// Signer signs the cases that carried the run's signature afresh.
-	Signer *deliver.Signer
+	Signer *sign.Signer
 	Now    func() time.Time
 	// IDs, when set, gives each case a fresh requestId (its copies share
 	// it), so that a receiver that keeps its data does not take the rerun
 	// for the run's calls again. A signature case whose headers are wrong
 	// on purpose keeps its bytes.
-	IDs *deliver.IDs
+	IDs *reqid.IDs
 }
 
 // Rerun outcomes.
@@ -183,12 +188,12 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 }
 
 func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
-	d := &deliver.Deliverer{Client: cfg.Client, Now: cfg.Now}
+	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now}
 	query := c.Query
 	if cfg.Target != nil {
 		d.Target = cfg.Target
 	} else {
-		t, err := deliver.ParseTarget(c.URL)
+		t, err := endpoint.ParseTarget(c.URL)
 		if err != nil {
 			return RerunResult{}, err
 		}
@@ -198,21 +203,21 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	for k, v := range cfg.Header {
 		h[k] = v
 	}
-	req := &deliver.Request{Event: c.Check, Method: http.MethodPost, Query: query, Header: h, Body: c.Body}
+	req := &attempt.Request{Event: c.Check, Method: http.MethodPost, Query: query, Header: h, Body: c.Body}
 	fresh := cfg.IDs != nil && (c.Check != Signature || c.Resign)
-	if start, end := deliver.FindRequestID(c.Body); start >= 0 {
+	if start, end := reqid.Find(c.Body); start >= 0 {
 		req.RequestID = string(c.Body[start:end])
 		if fresh {
 			req.RequestID = cfg.IDs.Next()
-			req.Body = deliver.SpliceID(c.Body, start, end, req.RequestID)
+			req.Body = reqid.Splice(c.Body, start, end, req.RequestID)
 		}
 	}
 	if c.Resign {
 		d.Signer = cfg.Signer
-		req.WebhookID = capture.WebhookID(req, fresh)
+		req.WebhookID = replay.WebhookID(req, fresh)
 	}
 	n := max(c.Copies, 1)
-	results := make([]*deliver.Result, n)
+	results := make([]*attempt.Result, n)
 	if c.AtOnce {
 		// Every copy waits for the others, so they reach the receiver
 		// together, as the run's burst did.
@@ -236,7 +241,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		}
 	}
 	res := RerunResult{Case: c, Outcome: Fixed}
-	if a := results[0].Last(); a.Status == 0 && (a.Kind == deliver.KindRefused || a.Kind == deliver.KindDNS || a.Kind == deliver.KindTLS) {
+	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: deliver.FailureText(a)}
 		for _, r := range results[1:] {
 			if r.Last().Status != 0 {

@@ -16,14 +16,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 )
 
-func testSigner(t testing.TB) *deliver.Signer {
+func testSigner(t testing.TB) *sign.Signer {
 	t.Helper()
-	s, err := deliver.NewSigner(testSecret)
+	s, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func FuzzReadFailed(f *testing.F) {
 // refuses a requestId it has seen (409).
 type switchable struct {
 	t      *testing.T
-	signer *deliver.Signer
+	signer *sign.Signer
 	now    func() time.Time
 
 	mu     sync.Mutex
@@ -173,7 +175,7 @@ func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	start, end := deliver.FindRequestID(body)
+	start, end := reqid.Find(body)
 	if start < 0 {
 		if s.fixed {
 			w.WriteHeader(http.StatusBadRequest)
@@ -216,7 +218,7 @@ func TestRerun(t *testing.T) {
 	run := func() []RerunResult {
 		var out []RerunResult
 		seed++
-		cfg := RerunConfig{Client: srv.Client(), Signer: signer, Now: func() time.Time { return later }, IDs: deliver.NewIDs(seed)}
+		cfg := RerunConfig{Client: srv.Client(), Signer: signer, Now: func() time.Time { return later }, IDs: reqid.NewIDs(seed)}
 		if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +357,7 @@ func TestRerunUnreachable(t *testing.T) {
 	var out []RerunResult
 	err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: gone}, cases, func(r RerunResult) { out = append(out, r) })
 	var ue *UnreachableError
-	if !errors.As(err, &ue) || ue.Kind != deliver.KindRefused || len(out) != 1 {
+	if !errors.As(err, &ue) || ue.Kind != attempt.KindRefused || len(out) != 1 {
 		t.Errorf("dead receiver: err %v, %d results; want cannot reach: connection refused after the one not rerun", err, len(out))
 	}
 	out = nil

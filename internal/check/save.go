@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -98,7 +98,7 @@ const signatureTolerance = 5 * time.Minute
 // validSignature says whether h carries a Standard Webhooks signature of
 // body with s's secret, timestamped within the tolerance of now: a call a
 // receiver must accept. One v1 signature among several is enough.
-func validSignature(s *deliver.Signer, h http.Header, body []byte, now time.Time) bool {
+func validSignature(s *sign.Signer, h http.Header, body []byte, now time.Time) bool {
 	id, ts := h.Get("Webhook-Id"), h.Get("Webhook-Timestamp")
 	at, err := strconv.ParseInt(ts, 10, 64)
 	if id == "" || err != nil {

@@ -13,7 +13,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/sign"
 )
 
 // sigRun runs the signature check against h and returns its results by
@@ -82,7 +82,7 @@ type lenient struct {
 	anyVersion   bool // takes whatever comes before the comma
 	firstSigOnly bool // looks at the first signature only
 	dedupe       bool // refuses a webhook-id it has seen
-	signer       *deliver.Signer
+	signer       *sign.Signer
 	seen         map[string]bool
 }
 
@@ -127,7 +127,7 @@ func (l *lenient) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestLenientVerifiersFailTheirCase(t *testing.T) {
-	signer, err := deliver.NewSigner(testSecret)
+	signer, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
@@ -251,7 +251,7 @@ func TestHangsEveryTenthConnection(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: time.Second, Concurrency: 16})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: time.Second, Concurrency: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestLoadAllTimedOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 16})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +560,7 @@ func TestStopsAnsweringByHanging(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 200 * time.Millisecond, Concurrency: 16})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 200 * time.Millisecond, Concurrency: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/anonymize"
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -97,7 +97,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 	}
 	aopts := anonymize.Options{Now: a.now, Check: opts.Check}
 	if opts.Resign != "" {
-		if aopts.Resign, err = deliver.NewSigner(opts.Resign); err != nil {
+		if aopts.Resign, err = sign.NewSigner(opts.Resign); err != nil {
 			return usagef("--resign: %w", err)
 		}
 	}

@@ -18,11 +18,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -279,21 +281,21 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if err := check.ValidateExclude(opts.ExcludeCases); err != nil {
 		return usageErr(err)
 	}
-	target, err := deliver.ParseTarget(opts.URL)
+	target, err := endpoint.ParseTarget(opts.URL)
 	if err != nil {
 		return usagef("--url %w", err)
 	}
-	header, err := deliver.ParseHeaders(opts.Headers)
+	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
 		return usageErr(err)
 	}
-	var signer *deliver.Signer
+	var signer *sign.Signer
 	if opts.Secret != "" {
-		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
+		if signer, err = sign.NewSigner(opts.Secret); err != nil {
 			return usagef("--secret: %w", err)
 		}
 	}
-	client, err := newClient(deliver.ClientOptions{
+	client, err := newClient(attempt.ClientOptions{
 		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure, CAFile: opts.CACert,
 	})
 	if err != nil {
@@ -409,7 +411,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.Probe, error) {
 	switch {
 	case opts.Probe != "":
-		h, err := deliver.ParseHeaders(opts.ProbeHeaders)
+		h, err := endpoint.ParseHeaders(opts.ProbeHeaders)
 		if err != nil {
 			return nil, usagef("--probe-header: %w", err)
 		}

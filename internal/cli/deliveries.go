@@ -12,7 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -44,7 +47,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
 	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
 	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
-	f.IntVar(&d.MaxConcurrency, "max-concurrency", deliver.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
+	f.IntVar(&d.MaxConcurrency, "max-concurrency", load.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
@@ -56,9 +59,9 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	switch {
 	case d.Concurrency < 1:
 		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
-	case d.Rate != 0 && !(d.Rate >= deliver.MinRate && d.Rate <= deliver.MaxRate):
+	case d.Rate != 0 && !(d.Rate >= load.MinRate && d.Rate <= load.MaxRate):
 		// NaN fails every comparison: it is refused here too.
-		return nil, usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, deliver.MinRate, deliver.MaxRate)
+		return nil, usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, load.MinRate, load.MaxRate)
 	case d.Rate > 0 && d.MaxConcurrency < 1:
 		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
 	case d.Retries < 0:
@@ -66,7 +69,7 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	case d.Timeout <= 0:
 		return nil, usagef("--timeout %s: want more than 0", d.Timeout)
 	}
-	expect, err := deliver.ParseExpect(d.ExpectStatus)
+	expect, err := endpoint.ParseExpect(d.ExpectStatus)
 	if err != nil {
 		return nil, usagef("--expect-status: %w", err)
 	}
@@ -78,7 +81,7 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 	if u == "" {
 		u = d.URL
 	}
-	t, err := deliver.ParseTarget(u)
+	t, err := endpoint.ParseTarget(u)
 	if err != nil {
 		return nil, usagef("--url %w", err)
 	}
@@ -86,8 +89,8 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 }
 
 // runOptions are the load model the flags ask for.
-func (d *deliveryFlags) runOptions() deliver.RunOptions {
-	return deliver.RunOptions{Concurrency: d.Concurrency, Rate: d.Rate, MaxConcurrency: d.MaxConcurrency}
+func (d *deliveryFlags) runOptions() load.RunOptions {
+	return load.RunOptions{Concurrency: d.Concurrency, Rate: d.Rate, MaxConcurrency: d.MaxConcurrency}
 }
 
 // newConsole is the run's console: the report on stdout, the rest on
@@ -113,7 +116,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.C
 // deliveries in flight to what the file descriptors allow, each holding
 // perCall, saying so once when the descriptors are the bound.
 func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
-	ro, note := d.runOptions().Fit(total, deliver.FilesNow(), perCall)
+	ro, note := d.runOptions().Fit(total, load.FilesNow(), perCall)
 	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
 	if note != "" {
 		con.Warn("%s", note)
@@ -121,8 +124,8 @@ func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
 }
 
 // newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*deliver.Deliverer, error) {
-	client, err := newClient(deliver.ClientOptions{
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*attempt.Deliverer, error) {
+	client, err := newClient(attempt.ClientOptions{
 		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
 	if err != nil {
@@ -134,19 +137,19 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	if d.FollowRedirects {
 		con.Warn("--follow-redirects: a 301, 302 or 303 turns the POST into a GET and drops the body")
 	}
-	return &deliver.Deliverer{
+	return &attempt.Deliverer{
 		Client: client, Target: target, Retries: d.Retries,
-		Backoff: deliver.DefaultBackoff(rand.Float64), Now: a.now,
+		Backoff: attempt.DefaultBackoff(rand.Float64), Now: a.now,
 		Expect: expect, KeepBody: d.Verbose, OnRetry: con.Retry,
 	}, nil
 }
 
 // newClient builds a run's one HTTP client; its errors are those of the
 // --cacert file.
-func newClient(co deliver.ClientOptions) (*http.Client, error) {
-	client, err := deliver.NewClient(co)
+func newClient(co attempt.ClientOptions) (*http.Client, error) {
+	client, err := attempt.NewClient(co)
 	switch {
-	case errors.Is(err, deliver.ErrNoCerts):
+	case errors.Is(err, attempt.ErrNoCerts):
 		return nil, usagef("--cacert %s: %w", co.CAFile, err)
 	case err != nil:
 		return nil, usagef("--cacert: %w", err)
@@ -157,7 +160,7 @@ func newClient(co deliver.ClientOptions) (*http.Client, error) {
 // runDeliveries runs the deliveries, prints the summary, gives the stats to
 // each of after (send's report and job summary) and decides the exit: a
 // failed threshold is named.
-func runDeliveries(ctx context.Context, con *deliver.Console, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int, after ...func(*deliver.Stats) error) error {
+func runDeliveries(ctx context.Context, con *deliver.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
 	st, err := con.Run(ctx, d, next, ro, total)
 	if err != nil {
 		return err

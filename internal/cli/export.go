@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/export"
 	"github.com/whsim/whsim/internal/suggest"
 )
@@ -149,11 +149,11 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	if o.Count < 1 {
 		return nil, usagef("--count %d: want at least 1", o.Count)
 	}
-	target, err := deliver.ParseTarget(o.URL)
+	target, err := endpoint.ParseTarget(o.URL)
 	if err != nil {
 		return nil, usagef("--url %w", err)
 	}
-	header, err := deliver.ParseHeaders(append([]string{"Content-Type: application/json"}, o.Headers...))
+	header, err := endpoint.ParseHeaders(append([]string{"Content-Type: application/json"}, o.Headers...))
 	if err != nil {
 		return nil, usageErr(err)
 	}

@@ -10,10 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -68,7 +69,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 }
 
 func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
-	if _, err := deliver.ParseTarget(opts.Origin); err != nil {
+	if _, err := endpoint.ParseTarget(opts.Origin); err != nil {
 		return usagef("--origin %w", err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
@@ -111,7 +112,7 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 // addr until ctx is done, and warns when other machines can reach it.
 func startInspector(ctx context.Context, a *app, addr string, opts inspect.Options) (*inspect.UI, error) {
 	opts.Mask = termsafe.MaskHeaders
-	opts.Replay = inspect.Replay
+	opts.Replay = replay.One
 	opts.Version = a.build.Resolve().Version
 	ui, err := inspect.Start(ctx, addr, opts)
 	if err != nil {

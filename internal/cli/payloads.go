@@ -7,14 +7,14 @@ import (
 	"io"
 
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/load"
 )
 
 // readPayloads reads every payload of the input name ("-": stdin), each a
 // JSON value of at most input.Max bytes; capture records are replay's.
 // The error names the input.
-func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]deliver.Payload, error) {
+func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]load.Payload, error) {
 	r, err := ctxio.OpenInput(ctx, name, stdin)
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]deliver.
 	if kind == input.Captures {
 		return nil, fmt.Errorf("%s holds capture records, not payloads: replay them with whsim replay %s", shown, shown)
 	}
-	var out []deliver.Payload
+	var out []load.Payload
 	for {
 		it, err := rd.Next()
 		if err == io.EOF {
@@ -45,6 +45,6 @@ func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]deliver.
 		if it.Element >= 0 || it.Line > 0 {
 			where = it.What()
 		}
-		out = append(out, deliver.Payload{Body: bytes.Clone(it.Body), Where: where})
+		out = append(out, load.Payload{Body: bytes.Clone(it.Body), Where: where})
 	}
 }

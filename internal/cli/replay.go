@@ -9,7 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/replay"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -84,7 +87,7 @@ whsim send --file). Output, summary and exit status are those of send.`,
 	secretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
 	// Replay's -H replaces a captured header rather than adding one.
 	headerFlag(cmd, &opts.Headers, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
-	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
+	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(sign.SchemeStandard))
 	return cmd
 }
 
@@ -111,11 +114,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if opts.Sign == "" {
 		secret = ""
 	}
-	signer, err := deliver.SignerFor(opts.Sign, secret)
+	signer, err := sign.SignerFor(opts.Sign, secret)
 	if err != nil {
 		return usageErr(err)
 	}
-	header, err := deliver.ParseHeaders(opts.Headers)
+	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
 		return usagef("--header %w", err)
 	}
@@ -138,11 +141,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		con.Warn("a secret without --sign standard signs nothing: the calls go out with their captured signatures")
 	}
 	if signer != nil && signer.Weak() {
-		con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", deliver.GoodKeyBytes)
+		con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", sign.GoodKeyBytes)
 	}
-	src := &capture.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
+	src := &replay.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
 	if opts.NewRequestID {
-		src.IDs = deliver.NewIDs(opts.Seed)
+		src.IDs = reqid.NewIDs(opts.Seed)
 	}
 	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
 	if src.Err() != nil && err == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -95,7 +96,7 @@ func shellWord(s string) string {
 }
 
 // sendReports writes --report and the job summary of a finished run.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *deliver.Console, st *deliver.Stats, target *url.URL) error {
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *deliver.Console, st *load.Stats, target *url.URL) error {
 	sum := deliver.Summary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &report.Style{}))

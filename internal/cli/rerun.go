@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -32,24 +35,24 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	var cfg check.RerunConfig
 	if opts.URL != "" {
-		if cfg.Target, err = deliver.ParseTarget(opts.URL); err != nil {
+		if cfg.Target, err = endpoint.ParseTarget(opts.URL); err != nil {
 			return usagef("--url %w", err)
 		}
 	}
-	if cfg.Header, err = deliver.ParseHeaders(opts.Headers); err != nil {
+	if cfg.Header, err = endpoint.ParseHeaders(opts.Headers); err != nil {
 		return usageErr(err)
 	}
 	if opts.Secret != "" {
-		if cfg.Signer, err = deliver.NewSigner(opts.Secret); err != nil {
+		if cfg.Signer, err = sign.NewSigner(opts.Secret); err != nil {
 			return usagef("--secret: %w", err)
 		}
 	}
-	if cfg.Client, err = newClient(deliver.ClientOptions{
+	if cfg.Client, err = newClient(attempt.ClientOptions{
 		Timeout: opts.Timeout, Concurrency: check.DefaultConcurrent, Insecure: opts.Insecure, CAFile: opts.CACert,
 	}); err != nil {
 		return err
 	}
-	cfg.Now, cfg.IDs = a.now, deliver.NewIDs(0)
+	cfg.Now, cfg.IDs = a.now, reqid.NewIDs(0)
 	key := a.errColor.Key.Sprint("whsim:")
 	if len(cases) == 0 {
 		fmt.Fprintf(a.streams.Err, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(opts.Rerun))

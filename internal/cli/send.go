@@ -10,12 +10,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -133,7 +137,7 @@ when interrupted (the summary is still printed).`,
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
-	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
+	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(sign.SchemeStandard))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
 	return cmd
@@ -159,7 +163,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
 		return err
 	}
-	header, err := deliver.ParseHeaders(opts.Headers)
+	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
 		return usagef("--header %w", err)
 	}
@@ -171,12 +175,12 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		}
 		thresholds = append(thresholds, t)
 	}
-	signer, err := deliver.SignerFor(opts.Sign, opts.Secret)
+	signer, err := sign.SignerFor(opts.Sign, opts.Secret)
 	if err != nil {
 		return usageErr(err)
 	}
 	if signer != nil && signer.Weak() {
-		fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), deliver.GoodKeyBytes)
+		fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), sign.GoodKeyBytes)
 	}
 	lanes, err := opts.lanes(ctx, a, header)
 	if err != nil {
@@ -206,7 +210,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return err
 	}
 	rounds := opts.rounds()
-	total := rounds * deliver.PerRound(lanes)
+	total := rounds * load.PerRound(lanes)
 	rawURL := opts.URL
 	perCall := 1
 	if rawURL == "" {
@@ -247,13 +251,13 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}
-	feed := deliver.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
+	feed := load.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
 	ro := opts.runOptions()
 	ro.Duration = opts.Duration
 	ro.Left = feed.Left
-	var after []func(*deliver.Stats) error
+	var after []func(*load.Stats) error
 	if rec != nil {
-		after = append(after, func(st *deliver.Stats) error { return sendReports(a, opts, rec, con, st, target) })
+		after = append(after, func(st *load.Stats) error { return sendReports(a, opts, rec, con, st, target) })
 	}
 	return runDeliveries(ctx, con, d, feed.Next, ro, total, after...)
 }
@@ -281,7 +285,7 @@ func (opts *sendOptions) rounds() int {
 }
 
 // lanes builds the templates of the run before it starts.
-func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
+func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
@@ -294,13 +298,13 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	}
 	ovs := pl.Overrides
 	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, deliver.Pool(opts.rounds()), header, ovs)
+		return opts.scenarioLanes(pl, load.Pool(opts.rounds()), header, ovs)
 	}
-	return deliver.EventLanes(pl.Events, deliver.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), pl.nextBody)
+	return load.EventLanes(pl.Events, load.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), pl.nextBody)
 }
 
 // scenarioLanes is one lane of n documents' lives.
-func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]deliver.Template, error) {
+func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]attempt.Template, error) {
 	sc, ok := payload.LookupScenario(opts.Scenario)
 	if !ok {
 		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
@@ -312,19 +316,19 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	steps := make([][]deliver.Step, len(lives))
+	steps := make([][]load.Step, len(lives))
 	for i, life := range lives {
 		for _, st := range life {
-			steps[i] = append(steps[i], deliver.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
+			steps[i] = append(steps[i], load.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
 		}
 	}
-	return deliver.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
+	return load.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
 }
 
 // fileLanes reads the payloads of --file (input.Reader: a document, an
-// array, NDJSON) and sends each byte for byte (deliver.FileLanes), under
+// array, NDJSON) and sends each byte for byte (load.FileLanes), under
 // --event or the event each payload's number names.
-func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]deliver.Template, error) {
+func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
 	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
 	}
@@ -342,8 +346,8 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	}
-	lanes, err := deliver.FileLanes(payloads, given, header)
-	var pe *deliver.PayloadError
+	lanes, err := load.FileLanes(payloads, given, header)
+	var pe *load.PayloadError
 	if errors.As(err, &pe) {
 		return nil, usagef("--file %s", pe.Explain(name))
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -36,7 +38,7 @@ type ConsoleOptions struct {
 	Thresholds []threshold.Threshold
 	// Observe, when set, is told of every finished delivery, from many
 	// workers at once (send --report, the job summary).
-	Observe func(*Result)
+	Observe func(*attempt.Result)
 }
 
 // Console tells a delivery run as it goes: each delivery through the run's
@@ -55,14 +57,14 @@ type Console struct {
 	// thresholds are checked at the end; checked is what came of them.
 	thresholds []threshold.Threshold
 	checked    []threshold.Result
-	observe    func(*Result)
+	observe    func(*attempt.Result)
 	// done counts finished deliveries for the progress bar (RunOptions.Done).
 	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
 	// the first transport error, for the one line of a receiver that
 	// cannot be reached.
 	failures atomic.Int64
-	firstErr atomic.Pointer[Attempt]
+	firstErr atomic.Pointer[attempt.Attempt]
 
 	mu      sync.Mutex // err
 	err     io.Writer
@@ -84,7 +86,7 @@ func NewConsole(o ConsoleOptions) (*Console, error) {
 
 // Run makes the deliveries next feeds to d, telling each, and ends with
 // the summary. total is how many deliveries the run makes, 0 when unknown.
-func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, total int) (*Stats, error) {
+func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o load.RunOptions, total int) (*load.Stats, error) {
 	if total == 1 {
 		c.quiet = false // one delivery is one line, whatever came of it, and no bar
 	}
@@ -92,7 +94,7 @@ func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request,
 		c.startBar(total, o.Duration)
 	}
 	o.Done = &c.done
-	st := Run(ctx, d, next, o, c.Report)
+	st := load.Run(ctx, d, next, o, c.Report)
 	c.stop()
 	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
 	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
@@ -102,7 +104,7 @@ func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request,
 func (c *Console) Thresholds() []threshold.Result { return c.checked }
 
 // Report tells of one finished delivery; many workers call it at once.
-func (c *Console) Report(res *Result) {
+func (c *Console) Report(res *attempt.Result) {
 	if c.observe != nil {
 		c.observe(res)
 	}
@@ -129,17 +131,17 @@ func (c *Console) Report(res *Result) {
 // Unreachable is the one line that says a run failed because its receiver
 // could not be reached at all (every delivery failed with one error kind),
 // rather than a page of failures; "" for any other run.
-func (c *Console) Unreachable(st *Stats, target *url.URL) string {
+func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 	kinds := st.ErrorKinds()
 	if st.Failed == 0 || len(kinds) != 1 || st.ByError[kinds[0]] != st.Sent {
 		return ""
 	}
 	why := kinds[0]
 	first := c.firstErr.Load()
-	if first != nil && (first.Kind == KindTLS || first.Kind == KindLocal) {
+	if first != nil && (first.Kind == attempt.KindTLS || first.Kind == attempt.KindLocal) {
 		why = FailureText(*first)
 	}
-	if kinds[0] == KindLocal {
+	if kinds[0] == attempt.KindLocal {
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
 	}
 	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
@@ -147,7 +149,7 @@ func (c *Console) Unreachable(st *Stats, target *url.URL) string {
 
 // Retry tells, on stderr, of an attempt that will be tried again: a
 // Deliverer's OnRetry.
-func (c *Console) Retry(req *Request, n int, a Attempt) {
+func (c *Console) Retry(req *attempt.Request, n int, a attempt.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
 		what = FailureText(a)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 )
 
@@ -32,20 +34,20 @@ func TestProgressLine(t *testing.T) {
 func TestConsoleUnreachable(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("https://user:pw@127.0.0.1:1/hook")
-	refused := Attempt{Kind: "connection refused", Err: "dial tcp: connection refused"}
-	tlsBad := Attempt{Kind: KindTLS, Err: "tls: failed to verify certificate: x509: certificate signed by unknown authority"}
+	refused := attempt.Attempt{Kind: "connection refused", Err: "dial tcp: connection refused"}
+	tlsBad := attempt.Attempt{Kind: attempt.KindTLS, Err: "tls: failed to verify certificate: x509: certificate signed by unknown authority"}
 	tests := []struct {
 		name     string
-		attempts []Attempt
+		attempts []attempt.Attempt
 		want     string
 	}{
-		{"all refused", []Attempt{refused, refused}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: connection refused"},
-		{"tls says why", []Attempt{tlsBad}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: tls: x509: certificate signed by unknown authority (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"},
-		{"the sender's own limit", []Attempt{{Kind: KindLocal, Err: `Post "x": dial tcp 127.0.0.1:1: socket: too many open files`}},
+		{"all refused", []attempt.Attempt{refused, refused}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: connection refused"},
+		{"tls says why", []attempt.Attempt{tlsBad}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: tls: x509: certificate signed by unknown authority (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"},
+		{"the sender's own limit", []attempt.Attempt{{Kind: attempt.KindLocal, Err: `Post "x": dial tcp 127.0.0.1:1: socket: too many open files`}},
 			"could not send to https://user:xxxxx@127.0.0.1:1/hook: local: socket: too many open files (a limit of this machine, not the receiver's failure)"},
-		{"some answered", []Attempt{refused, {Status: 503}}, ""},
-		{"two kinds", []Attempt{refused, {Kind: KindTimeout, Err: "timeout"}}, ""},
-		{"none failed", []Attempt{{Status: 200}}, ""},
+		{"some answered", []attempt.Attempt{refused, {Status: 503}}, ""},
+		{"two kinds", []attempt.Attempt{refused, {Kind: attempt.KindTimeout, Err: "timeout"}}, ""},
+		{"none failed", []attempt.Attempt{{Status: 200}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,9 +55,9 @@ func TestConsoleUnreachable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := NewStats()
+			st := load.NewStats()
 			for _, a := range tt.attempts {
-				res := &Result{Request: &Request{}, Attempts: []Attempt{a}, OK: a.Status == 200}
+				res := &attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{a}, OK: a.Status == 200}
 				c.Report(res)
 				st.Add(res)
 			}
@@ -74,7 +76,7 @@ func TestConsoleNotices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Retry(&Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "r\x1b1"}, 1, Attempt{Status: 503, Wait: 1500 * time.Microsecond})
+	c.Retry(&attempt.Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "r\x1b1"}, 1, attempt.Attempt{Status: 503, Wait: 1500 * time.Microsecond})
 	c.Warn("--insecure: %s", "not\x07verified")
 	want := "\x1b[33mretry\x1b[0m CREATE_RECEIVABLE_DOC r\\x1b1 attempt 1: 503, retrying in 2ms\n" +
 		"\x1b[33mwarning:\x1b[0m --insecure: not\\x07verified\n"

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/jsonstr"
+	"github.com/whsim/whsim/internal/load"
 )
 
 // ResultJSON is the stable JSON form of a delivery (send and replay
@@ -40,20 +41,16 @@ type AttemptJSON struct {
 	WaitMS    float64 `json:"waitMs,omitempty"`
 }
 
-// MS is a duration in milliseconds to the microsecond, as the JSON forms
-// give times.
-func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// JSON is the result's JSON form, without the -v fields.
-func (r *Result) JSON() ResultJSON {
+// resultJSON is the result's JSON form, without the -v fields.
+func resultJSON(r *attempt.Result) ResultJSON {
 	last := r.Last()
 	req := r.Request
 	j := ResultJSON{
 		Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: r.URL,
-		Status: last.Status, OK: r.OK, LatencyMS: MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
+		Status: last.Status, OK: r.OK, LatencyMS: attempt.MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
 	}
 	for _, a := range r.Attempts[:r.Tries()] {
-		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, MS(a.Latency), a.Kind, a.Err, a.Location, MS(a.Wait)})
+		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, attempt.MS(a.Latency), a.Kind, a.Err, a.Location, attempt.MS(a.Wait)})
 	}
 	return j
 }
@@ -68,9 +65,10 @@ func MarshalJSONLine(v any) []byte {
 	return buf.Bytes()
 }
 
-// AppendJSON appends the line MarshalJSONLine makes of r.JSON(), without
-// reflection or allocation: it runs once per delivery.
-func (r *Result) AppendJSON(b []byte) []byte {
+// appendResultJSON appends the line MarshalJSONLine makes of
+// resultJSON(r), without reflection or allocation: it runs once per
+// delivery.
+func appendResultJSON(b []byte, r *attempt.Result) []byte {
 	last := r.Last()
 	req := r.Request
 	b = append(b, `{"seq":`...)
@@ -88,7 +86,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = append(b, `,"ok":`...)
 	b = strconv.AppendBool(b, r.OK)
 	b = append(b, `,"latencyMs":`...)
-	b = strconv.AppendFloat(b, MS(last.Latency), 'f', -1, 64)
+	b = strconv.AppendFloat(b, attempt.MS(last.Latency), 'f', -1, 64)
 	if last.Kind != "" {
 		b = append(b, `,"errorKind":`...)
 		b = jsonstr.Append(b, last.Kind)
@@ -109,7 +107,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `"latencyMs":`...)
-		b = strconv.AppendFloat(b, MS(a.Latency), 'f', -1, 64)
+		b = strconv.AppendFloat(b, attempt.MS(a.Latency), 'f', -1, 64)
 		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"location", a.Location}} {
 			if kv[1] != "" {
 				b = append(b, `,"`+kv[0]+`":`...)
@@ -118,7 +116,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		}
 		if a.Wait != 0 {
 			b = append(b, `,"waitMs":`...)
-			b = strconv.AppendFloat(b, MS(a.Wait), 'f', -1, 64)
+			b = strconv.AppendFloat(b, attempt.MS(a.Wait), 'f', -1, 64)
 		}
 		b = append(b, '}')
 	}
@@ -158,8 +156,8 @@ type statsJSON struct {
 	} `json:"summary"`
 }
 
-// AppendJSON appends the stats as one line: {"summary": {...}}.
-func (st *Stats) AppendJSON(b []byte) []byte {
+// appendStatsJSON appends the stats as one line: {"summary": {...}}.
+func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	var j statsJSON
 	s := &j.Summary
 	s.Sent, s.Succeeded, s.Failed, s.Interrupted, s.NotStarted = st.Sent, st.Succeeded, st.Failed, st.Interrupted, st.NotStarted
@@ -172,10 +170,10 @@ func (st *Stats) AppendJSON(b []byte) []byte {
 		s.FailedByError[k] = v
 	}
 	s.RequestsPerSecond = float64(int64(st.RequestsPerSecond()*10)) / 10
-	s.ElapsedMS = MS(st.Elapsed)
+	s.ElapsedMS = attempt.MS(st.Elapsed)
 	h := &st.Latency
-	s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = MS(h.Quantile(.5)), MS(h.Quantile(.9)), MS(h.Quantile(.99)), MS(h.Max())
-	s.LatencyMS.P999 = MS(h.Quantile(.999))
+	s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = attempt.MS(h.Quantile(.5)), attempt.MS(h.Quantile(.9)), attempt.MS(h.Quantile(.99)), attempt.MS(h.Max())
+	s.LatencyMS.P999 = attempt.MS(h.Quantile(.999))
 	s.Model, s.Rate, s.MaxConcurrency, s.PeakConcurrency, s.Late = "closed", st.Rate, st.MaxConcurrency, st.PeakConcurrency, st.Late
 	if st.Open {
 		s.Model = "open"

@@ -4,25 +4,28 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 )
 
 // The hand-written JSON of a delivery is the line the encoder makes of its
 // JSON form, escapes and all.
 func TestAppendJSONMatchesEncoder(t *testing.T) {
 	t.Parallel()
-	results := []*Result{
+	results := []*attempt.Result{
 		{
-			Request: &Request{Seq: 7, Event: "CREATE_RECEIVABLE_DOC", RequestID: "id\"<x>&\u2028\xff", Duplicate: true},
+			Request: &attempt.Request{Seq: 7, Event: "CREATE_RECEIVABLE_DOC", RequestID: "id\"<x>&\u2028\xff", Duplicate: true},
 			URL:     "http://h/?a=1&businessType=X", OK: false,
-			Attempts: []Attempt{{Status: 503, Latency: 1500 * time.Microsecond, Wait: 200 * time.Millisecond},
+			Attempts: []attempt.Attempt{{Status: 503, Latency: 1500 * time.Microsecond, Wait: 200 * time.Millisecond},
 				{Kind: "connection refused", Err: "dial: \x1b refused", Latency: time.Millisecond, Location: "/x"}},
 		},
-		{Request: &Request{Seq: 1, Event: "收款", RequestID: ""}, URL: "http://h/", OK: true,
-			Attempts: []Attempt{{Status: 200, Latency: 3 * time.Second}}},
+		{Request: &attempt.Request{Seq: 1, Event: "收款", RequestID: ""}, URL: "http://h/", OK: true,
+			Attempts: []attempt.Attempt{{Status: 200, Latency: 3 * time.Second}}},
 	}
 	for _, res := range results {
-		want := MarshalJSONLine(res.JSON())
-		if got := res.AppendJSON(nil); string(got) != string(want) {
+		want := MarshalJSONLine(resultJSON(res))
+		if got := appendResultJSON(nil, res); string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 		if !json.Valid(want) {
@@ -33,11 +36,11 @@ func TestAppendJSONMatchesEncoder(t *testing.T) {
 
 func TestStatsJSON(t *testing.T) {
 	t.Parallel()
-	st := NewStats()
-	st.Add(&Result{Request: &Request{}, Attempts: []Attempt{{Status: 500, Latency: time.Millisecond}}})
-	st.Add(&Result{Request: &Request{}, Attempts: []Attempt{{Kind: "timeout", Latency: time.Millisecond}}})
+	st := load.NewStats()
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Status: 500, Latency: time.Millisecond}}})
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: "timeout", Latency: time.Millisecond}}})
 	var j statsJSON
-	if err := json.Unmarshal(st.AppendJSON(nil), &j); err != nil {
+	if err := json.Unmarshal(appendStatsJSON(nil, st), &j); err != nil {
 		t.Fatal(err)
 	}
 	if s := j.Summary; s.Sent != 2 || s.Failed != 2 || s.FailedByStatus["500"] != 1 || s.FailedByError["timeout"] != 1 {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -17,9 +19,9 @@ import (
 
 // FailureText is an attempt's error as a failure line says it: a TLS
 // failure gives its reason (x509's) and the way out.
-func FailureText(a Attempt) string {
-	if a.Kind != KindTLS {
-		return ShortError(a)
+func FailureText(a attempt.Attempt) string {
+	if a.Kind != attempt.KindTLS {
+		return attempt.ShortError(a)
 	}
 	reason := a.Err
 	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
@@ -35,7 +37,7 @@ func FailureText(a Attempt) string {
 }
 
 // Case is a delivery as a report case.
-type Case Result
+type Case attempt.Result
 
 func (c *Case) Verdict() report.Verdict {
 	if c.OK {
@@ -47,7 +49,7 @@ func (c *Case) Verdict() report.Verdict {
 // AppendText is one line (event, requestId, status, latency) and with -v
 // the request and the answer.
 func (c *Case) AppendText(b []byte, st *report.Style) []byte {
-	res := (*Result)(c)
+	res := (*attempt.Result)(c)
 	last := res.Last()
 	req := res.Request
 	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(req.RequestID))
@@ -89,11 +91,11 @@ func (c *Case) AppendText(b []byte, st *report.Style) []byte {
 }
 
 func (c *Case) AppendJSON(b []byte, st *report.Style) []byte {
-	res := (*Result)(c)
+	res := (*attempt.Result)(c)
 	if !st.Verbose {
-		return res.AppendJSON(b)
+		return appendResultJSON(b, res)
 	}
-	j := res.JSON()
+	j := resultJSON(res)
 	j.RequestHeaders, j.ResponseHeaders = termsafe.MaskHeaders(res.SentHeader), termsafe.MaskHeaders(res.RespHeader)
 	body := string(res.RespBody)
 	j.ResponseBody = &body
@@ -102,7 +104,7 @@ func (c *Case) AppendJSON(b []byte, st *report.Style) []byte {
 
 // JUnit is one test case per delivery in one suite per event.
 func (c *Case) JUnit() report.TestCase {
-	res := (*Result)(c)
+	res := (*attempt.Result)(c)
 	last := res.Last()
 	tc := report.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
 	if tc.Name == "" {
@@ -168,7 +170,7 @@ func fmtLatency(d time.Duration) string {
 // Summary is a delivery run's stats as a report summary: Name is its
 // title, Note is said under the counts (send's --count per event).
 type Summary struct {
-	Stats *Stats
+	Stats *load.Stats
 	Name  string
 	Note  string
 	// Thresholds are send --threshold's, checked at the end.
@@ -179,7 +181,7 @@ type Summary struct {
 func (s Summary) Title() string { return s.Name }
 
 func (s Summary) AppendJSON(b []byte) []byte {
-	return appendThresholdsJSON(s.Stats.AppendJSON(b), s.Thresholds)
+	return appendThresholdsJSON(appendStatsJSON(b, s.Stats), s.Thresholds)
 }
 
 // AppendText is sent, succeeded, failed by status and by error kind,
@@ -228,7 +230,7 @@ func (s Summary) AppendText(b []byte, rst *report.Style) []byte {
 
 // appendModel says which load model ran, so the latencies are read right,
 // and when the open model's bound made calls start late.
-func appendModel(b []byte, st *Stats) []byte {
+func appendModel(b []byte, st *load.Stats) []byte {
 	if !st.Open {
 		if st.MaxConcurrency == 1 {
 			return append(b, "closed model: 1 worker, waiting for each answer before the next call (latency per call)\n"...)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -24,10 +26,10 @@ func TestReportAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{
-		Request: &Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
+	res := &attempt.Result{
+		Request: &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
 		URL:     "http://127.0.0.1:9/webhook?businessType=CREATE_RECEIVABLE_DOC", OK: true,
-		Attempts: []Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
+		Attempts: []attempt.Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
 	}
 	_ = rep.Case((*Case)(res)) // fills the pool
 	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*Case)(res)) }); n != 0 {
@@ -48,10 +50,10 @@ func FuzzDeliveryReport(f *testing.F) {
 	f.Add(hostile, hostile, hostile, hostile, hostile, hostile, []byte(hostile), 0)
 	f.Add("e", "id", "dial tcp: \u0085", "/\u202e", "x-auth-token", "\x1bsecret", []byte("\xff\x7f"), 302)
 	f.Fuzz(func(t *testing.T, event, id, errText, location, hname, hvalue string, body []byte, status int) {
-		res := &Result{
-			Request:    &Request{Seq: 1, Event: event, RequestID: id, Body: body},
+		res := &attempt.Result{
+			Request:    &attempt.Request{Seq: 1, Event: event, RequestID: id, Body: body},
 			URL:        "http://127.0.0.1:9/in?businessType=" + url.QueryEscape(event),
-			Attempts:   []Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
+			Attempts:   []attempt.Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
 			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
 			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
 		}
@@ -63,7 +65,7 @@ func FuzzDeliveryReport(f *testing.F) {
 					t.Fatal(err)
 				}
 				_ = rep.Case((*Case)(res))
-				if err := rep.Finish(Summary{Stats: &Stats{}, Name: "whsim send"}); err != nil {
+				if err := rep.Finish(Summary{Stats: &load.Stats{}, Name: "whsim send"}); err != nil {
 					t.Fatal(err)
 				}
 				got := out.String()

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -15,9 +17,9 @@ import (
 // each threshold in its text and inside its JSON summary object.
 func TestThresholdsInSummary(t *testing.T) {
 	t.Parallel()
-	st := NewStats()
+	st := load.NewStats()
 	for i := range 10 {
-		st.Add(&Result{Request: &Request{Seq: i + 1}, OK: i != 3, Attempts: []Attempt{{Status: map[bool]int{true: 200, false: 500}[i != 3], Latency: time.Duration(i+1) * time.Millisecond}}})
+		st.Add(&attempt.Result{Request: &attempt.Request{Seq: i + 1}, OK: i != 3, Attempts: []attempt.Attempt{{Status: map[bool]int{true: 200, false: 500}[i != 3], Latency: time.Duration(i+1) * time.Millisecond}}})
 	}
 	st.Elapsed = time.Second
 	m := st.Measured()

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // Call is one exported delivery: the request whsim send would make.
@@ -26,12 +26,12 @@ type Call struct {
 
 // calls lists the deliveries a run would make to target, taking each
 // group of next in turn until it returns nil.
-func calls(next func() []*deliver.Request, target *url.URL) []Call {
+func calls(next func() []*attempt.Request, target *url.URL) []Call {
 	var calls []Call
 	for job := next(); job != nil; job = next() {
 		for _, req := range job {
 			calls = append(calls, Call{
-				Event: req.Event, URL: deliver.URLFor(target, req.Query), Header: req.Header,
+				Event: req.Event, URL: attempt.URLFor(target, req.Query), Header: req.Header,
 				Body: req.Payload(), RequestID: req.RequestID,
 			})
 		}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
 )
 
@@ -13,9 +13,9 @@ import (
 // requestId unless an override sets it. seed is the run's (0: random),
 // nonce its requestIds' (reqid.Mix: 0 for the seed's own).
 func Generated(target *url.URL, header http.Header, pl *payload.Plan, count int, seed, nonce uint64) ([]Call, error) {
-	lanes, err := deliver.EventLanes(pl.Events, deliver.Pool(count), header, !payload.OwnsRequestID(pl.Overrides), pl.NextBody)
+	lanes, err := load.EventLanes(pl.Events, load.Pool(count), header, !payload.OwnsRequestID(pl.Overrides), pl.NextBody)
 	if err != nil {
 		return nil, err
 	}
-	return calls(deliver.NewFeed(lanes, count, 0, false, seed).WithNonce(nonce).Next, target), nil
+	return calls(load.NewFeed(lanes, count, 0, false, seed).WithNonce(nonce).Next, target), nil
 }

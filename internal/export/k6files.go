@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/sign"
 )
 
 // The files a k6 export writes into its directory.
@@ -62,7 +62,7 @@ func (c K6Config) Check() error {
 		return err
 	}
 	if c.Secret != "" {
-		if _, err := deliver.NewSigner(c.Secret); err != nil {
+		if _, err := sign.NewSigner(c.Secret); err != nil {
 			return fmt.Errorf("--secret: %v", err)
 		}
 	}

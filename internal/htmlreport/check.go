@@ -9,8 +9,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -91,7 +91,7 @@ func (r *CheckRecorder) Result(res check.Result) {
 		return
 	}
 	c := res.Case
-	where := deliver.URLFor(r.Target, c.Query)
+	where := attempt.URLFor(r.Target, c.Query)
 	if u, err := url.Parse(where); err == nil {
 		where = u.Redacted()
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/report"
 )
 
@@ -69,8 +69,8 @@ func TestSendRecorder(t *testing.T) {
 			lat = time.Second
 		}
 		now = base.Add(time.Duration(i)*100*time.Millisecond + lat)
-		res := &deliver.Result{Request: &deliver.Request{Seq: i + 1, Event: "E"}, OK: i != 7, FromSchedule: lat,
-			Attempts: []deliver.Attempt{{Status: map[bool]int{true: 200, false: 503}[i != 7], Latency: lat}}}
+		res := &attempt.Result{Request: &attempt.Request{Seq: i + 1, Event: "E"}, OK: i != 7, FromSchedule: lat,
+			Attempts: []attempt.Attempt{{Status: map[bool]int{true: 200, false: 503}[i != 7], Latency: lat}}}
 		r.Observe(res)
 	}
 	s := NewSend(r, []byte(`{"summary":{"sent":10}}`), "text")
@@ -96,8 +96,8 @@ func TestSendRecorderSamples(t *testing.T) {
 	r := &SendRecorder{}
 	n := maxPoints*2 + 10
 	for i := range n {
-		r.Observe(&deliver.Result{Request: &deliver.Request{Seq: i + 1}, OK: true, FromSchedule: time.Duration(i+1) * time.Microsecond,
-			Attempts: []deliver.Attempt{{Status: 200}}})
+		r.Observe(&attempt.Result{Request: &attempt.Request{Seq: i + 1}, OK: true, FromSchedule: time.Duration(i+1) * time.Microsecond,
+			Attempts: []attempt.Attempt{{Status: 200}}})
 	}
 	s := NewSend(r, nil, "")
 	if s.Total != n || s.Stride < 2 || len(s.Points) >= maxPoints || len(s.Points) < maxPoints/2 {

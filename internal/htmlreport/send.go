@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // send is the data of a send report.
@@ -76,7 +76,7 @@ type SendRecorder struct {
 }
 
 // Observe records a finished delivery; many workers call it at once.
-func (r *SendRecorder) Observe(res *deliver.Result) {
+func (r *SendRecorder) Observe(res *attempt.Result) {
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
@@ -102,7 +102,7 @@ func (r *SendRecorder) Observe(res *deliver.Result) {
 	seq := r.seen
 	r.seen++
 	if !res.OK && len(r.failures) < maxFailures {
-		f := failure{Status: last.Status, Kind: last.Kind, Error: last.Err, LatencyMS: deliver.MS(lat), Attempts: len(res.Attempts)}
+		f := failure{Status: last.Status, Kind: last.Kind, Error: last.Err, LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, q.Event, q.RequestID
 		}
@@ -161,7 +161,7 @@ func NewSend(r *SendRecorder, summaryJSON []byte, text string) *send {
 			ok = 1
 		}
 		s.Points = append(s.Points, [6]float64{
-			deliver.MS(p.start.Sub(t0)), deliver.MS(p.lat), float64(p.status), ok, float64(p.ev), float64(p.k),
+			attempt.MS(p.start.Sub(t0)), attempt.MS(p.lat), float64(p.status), ok, float64(p.ev), float64(p.k),
 		})
 	}
 	return s

@@ -22,9 +22,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/jsonstr"
+	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -278,7 +278,7 @@ type Detail struct {
 	Response     *Message       `json:"response"`
 	Forward      *Forwarded     `json:"forward"`
 	// FlagList are the FLAG lines listen printed under the call.
-	FlagList []check.Flag `json:"flagList"`
+	FlagList []receiver.Flag `json:"flagList"`
 	// Deliveries are the calls with this requestId, Document those about
 	// this document (DocNumber), oldest first, this one among them; empty
 	// when it is alone.
@@ -333,7 +333,7 @@ func (h *Handler) describe(c *Call) Detail {
 	}
 	d.Tree = parseTree(c.body)
 	h.dates(d.Tree)
-	d.FlagList = append([]check.Flag{}, c.Flags...)
+	d.FlagList = append([]receiver.Flag{}, c.Flags...)
 	d.Deliveries, d.Document = h.opts.Store.Related(c)
 	if d.Deliveries == nil {
 		d.Deliveries = []Link{}
@@ -561,7 +561,7 @@ func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "body: want {\"url\": \"http://...\"}: %v", err)
 		return
 	}
-	if _, err := deliver.ParseTarget(req.URL); err != nil {
+	if _, err := endpoint.ParseTarget(req.URL); err != nil {
 		apiError(w, http.StatusBadRequest, "url %v", err)
 		return
 	}

@@ -4,8 +4,8 @@ import (
 	"hash/maphash"
 	"slices"
 
-	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -137,12 +137,12 @@ type linker struct {
 	paths map[spec.Kind][][]string
 	reqs  lastSeen
 	docs  lastSeen
-	judge *check.Forwarded
+	judge *receiver.Forwarded
 }
 
 func newLinker() *linker {
 	return &linker{
-		seed: maphash.MakeSeed(), paths: docPaths(), judge: check.NewForwarded(),
+		seed: maphash.MakeSeed(), paths: docPaths(), judge: receiver.NewForwarded(),
 		reqs: lastSeen{m: map[uint64]uint64{}}, docs: lastSeen{m: map[uint64]uint64{}},
 	}
 }
@@ -186,13 +186,13 @@ const (
 	flagDuplicate
 )
 
-func flagBits(fs []check.Flag) uint8 {
+func flagBits(fs []receiver.Flag) uint8 {
 	var b uint8
 	for _, f := range fs {
 		switch f.Check {
-		case check.RejectsMalformed:
+		case receiver.RejectsMalformed:
 			b |= flagMalformed
-		case check.Duplicates:
+		case receiver.Duplicates:
 			b |= flagDuplicate
 		}
 	}
@@ -202,12 +202,12 @@ func flagBits(fs []check.Flag) uint8 {
 // flagsOf gives back the flags a call read from the file was given when it
 // was added: the judge, told the requestId was seen when it had said so,
 // words them the same way.
-func flagsOf(bits uint8, c *Call) []check.Flag {
+func flagsOf(bits uint8, c *Call) []receiver.Flag {
 	f := c.Record.Forward
 	if bits == 0 || f == nil {
 		return nil
 	}
-	j := check.NewForwarded()
+	j := receiver.NewForwarded()
 	if bits&flagDuplicate != 0 {
 		j.Judge(c.RequestID, false, 0)
 	}

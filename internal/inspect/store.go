@@ -20,10 +20,10 @@ import (
 	"sync/atomic"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -48,7 +48,7 @@ type Call struct {
 	// Flags are what listen prints under the call as FLAG lines (the
 	// receiver behind --forward-to accepted an invalid call, refused a
 	// re-delivery).
-	Flags []check.Flag
+	Flags []receiver.Flag
 	// RepeatOf is the call before with the same requestId (0: none);
 	// PrevDoc the call before about the same document (Doc).
 	RepeatOf, PrevDoc uint64
@@ -77,9 +77,7 @@ func (c *Call) Status() int {
 // caller has it (listen does), nil to decode it from the record.
 func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *Call {
 	c := newCallWithID(id, rec, body, fs)
-	if start, end := deliver.FindRequestID(c.body); start >= 0 {
-		c.RequestID = string(c.body[start:end])
-	}
+	c.RequestID = reqid.Read(c.body)
 	return c
 }
 

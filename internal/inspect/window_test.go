@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -170,10 +170,10 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 				return d
 			}
 			d2, d3 := detail(2), detail(3)
-			if len(d2.FlagList) != 1 || d2.FlagList[0].Check != check.RejectsMalformed || d2.Summary.Flags != 1 {
+			if len(d2.FlagList) != 1 || d2.FlagList[0].Check != receiver.RejectsMalformed || d2.Summary.Flags != 1 {
 				t.Errorf("call 2 flags %+v", d2.FlagList)
 			}
-			if len(d3.FlagList) != 1 || d3.FlagList[0].Check != check.Duplicates || d3.RepeatOf != 1 {
+			if len(d3.FlagList) != 1 || d3.FlagList[0].Check != receiver.Duplicates || d3.RepeatOf != 1 {
 				t.Errorf("call 3 flags %+v, repeat of %d", d3.FlagList, d3.RepeatOf)
 			}
 			if d1 := detail(1); len(d1.FlagList) != 0 || d1.RepeatOf != 0 || fmt.Sprint(d1.Deliveries) != "[{1 CREATE_RECEIVABLE_DOC} {3 CREATE_RECEIVABLE_DOC}]" {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/whsim/whsim/internal/deliver"
+	"github.com/whsim/whsim/internal/endpoint"
 )
 
 // Options are a receiver's answer settings as a person gives them (listen's
@@ -73,8 +73,8 @@ func (o Options) Config() (Config, error) {
 		return cfg, &OptionError{Option: "max-body", Err: err}
 	}
 	if o.ForwardTo != "" {
-		u, err := deliver.ParseTarget(o.ForwardTo)
-		if te, ok := errors.AsType[*deliver.TargetError](err); ok {
+		u, err := endpoint.ParseTarget(o.ForwardTo)
+		if te, ok := errors.AsType[*endpoint.TargetError](err); ok {
 			return cfg, &OptionError{Option: "forward-to", Value: strconv.Quote(te.URL), Err: errors.New(te.Why)}
 		}
 		cfg.ForwardTo = u

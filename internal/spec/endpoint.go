@@ -14,7 +14,7 @@ const (
 )
 
 // signatureHeader is one of the Standard Webhooks headers whsim signs a call
-// with when asked (the spec names no signing; see deliver.Signer).
+// with when asked (the spec names no signing; see sign.Signer).
 type signatureHeader struct {
 	Name, Meaning, Example string
 }

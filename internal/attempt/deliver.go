@@ -1,0 +1,617 @@
+// Package attempt makes one webhook delivery: the HTTP call and its client
+// (with the raw-syscall fast path), retries with backoff, optional
+// signing, and the kind of error an attempt met. The load runner (package
+// load) makes many. It never prints; callers get results.
+package attempt
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/whsim/whsim/internal/sign"
+)
+
+// Request is one delivery to make.
+type Request struct {
+	Event     string // the event name, for reports
+	Method    string // "" means POST
+	Query     string // raw query added to the target URL's own (businessType=...)
+	Header    http.Header
+	Body      []byte
+	RequestID string // the body's requestId, for reports and webhook-id
+	// WebhookID, when set, is the webhook-id a Signer signs with instead
+	// of RequestID: a replayed call keeps the id it was first sent with.
+	WebhookID string
+	Duplicate bool // a deliberate re-delivery of an earlier request
+	Seq       int  // position in the run, from 1
+
+	// tmpl, when set, is the template the body is made from at delivery
+	// time, with RequestID spliced in: a feed holds no body of its own per
+	// request, and a run's worker writes each into a buffer it reuses.
+	tmpl *Template
+}
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	// Unsent marks the attempt Ctrl-C stopped during the backoff before
+	// it: no call was made, so it is neither a retry nor listed as one;
+	// it only carries the delivery's outcome, interrupted.
+	Unsent bool `json:"-"`
+
+	Status   int           `json:"status,omitempty"`
+	Latency  time.Duration `json:"-"`
+	Kind     string        `json:"errorKind,omitempty"` // error kind when there was no answer
+	Err      string        `json:"error,omitempty"`
+	Wait     time.Duration `json:"-"` // backoff before the next attempt, 0 for the last
+	Location string        `json:"location,omitempty"`
+	// Connect is the time this attempt spent setting up a new connection
+	// (dial, TLS), 0 on a kept-alive one; measured only with
+	// Deliverer.Trace or on a run worker's own connection.
+	Connect time.Duration `json:"-"`
+	// StatusLine is the answer's status as sent ("404 Not Found") and
+	// BodyPrefix the first MaxBodyPrefix bytes of its body (with KeepBody).
+	StatusLine string `json:"-"`
+	BodyPrefix []byte `json:"-"`
+	// Header is the answer's header (with KeepBody).
+	Header http.Header `json:"-"`
+	// Truncated says the answer's body ended before its declared length
+	// (an unexpected EOF): the status came, the rest did not.
+	Truncated bool `json:"-"`
+}
+
+// MaxBodyPrefix is how much of an answer's body an Attempt keeps.
+const MaxBodyPrefix = 200
+
+// Result is what became of one delivery.
+type Result struct {
+	Request  *Request
+	URL      string
+	OK       bool
+	Attempts []Attempt
+	// one is the storage of Attempts for the usual single attempt.
+	one [1]Attempt
+	// RespHeader and RespBody are the last answer (the body only when
+	// Deliverer.KeepBody is set, up to MaxKeptBody bytes).
+	RespHeader http.Header
+	RespBody   []byte
+	// SentHeader is the request's header as sent in the last attempt.
+	SentHeader http.Header
+	// FromSchedule, in the open model, is the time from the delivery's
+	// scheduled start to the end of its last attempt; 0 in the closed one.
+	FromSchedule time.Duration
+}
+
+// Tries is the number of attempts that made a call.
+func (r *Result) Tries() int {
+	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Unsent {
+		return n - 1
+	}
+	return len(r.Attempts)
+}
+
+// Last is the final attempt.
+func (r *Result) Last() Attempt {
+	if len(r.Attempts) == 0 {
+		return Attempt{}
+	}
+	return r.Attempts[len(r.Attempts)-1]
+}
+
+// Error kinds: short words for why an attempt got no answer.
+const (
+	KindRefused     = "connection refused"
+	KindReset       = "connection reset"
+	KindClosed      = "connection closed"
+	KindTimeout     = "timeout"
+	KindDNS         = "dns"
+	KindTLS         = "tls"
+	KindInterrupted = "interrupted"
+	// KindLocal is a limit of the sending machine (descriptors, ports,
+	// buffers), not the receiver's failure.
+	KindLocal = "local"
+	KindOther = "error"
+)
+
+// Classify names the kind of a transport error.
+func Classify(err error) string {
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		uaErr   x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		recErr  tls.RecordHeaderError
+		netErr  net.Error
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled):
+		return KindInterrupted
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOBUFS),
+		errors.Is(err, syscall.ENOMEM), errors.Is(err, syscall.EADDRNOTAVAIL):
+		return KindLocal
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return KindRefused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return KindReset
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded),
+		errors.As(err, &netErr) && netErr.Timeout():
+		return KindTimeout
+	case errors.As(err, &dnsErr):
+		return KindDNS
+	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr), errors.As(err, &recErr):
+		return KindTLS
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return KindClosed
+	}
+	return KindOther
+}
+
+// MaxKeptBody bounds the response body kept for -v and JSON reports.
+const MaxKeptBody = 64 << 10
+
+// Deliverer makes deliveries to one target URL.
+type Deliverer struct {
+	Client  *http.Client
+	Target  *url.URL
+	Retries int
+	Backoff Backoff
+	// Sleep waits between attempts; tests pass a virtual clock.
+	Sleep func(context.Context, time.Duration) error
+	Now   func() time.Time
+	// Signer, when set, signs every attempt afresh.
+	Signer *sign.Signer
+	// Expect says whether a status is a success.
+	Expect func(status int) bool
+	// KeepBody keeps the response body in the result.
+	KeepBody bool
+	// OnRetry, when set, hears of each attempt that will be retried.
+	OnRetry func(*Request, int, Attempt)
+	// Trace measures each attempt's connection set-up (Attempt.Connect)
+	// on the net/http path, at the cost of a trace per attempt.
+	Trace bool
+
+	// urls caches the parsed URL of each query: a run has a handful of
+	// queries and many deliveries, so none is parsed on the hot path.
+	urls sync.Map // query -> *target
+}
+
+type target struct {
+	u *url.URL
+	s string
+	// op and redacted make the error Client.Do would return ("Post
+	// \"http://...\": ...") when the transport is called directly.
+	op, redacted string
+	// raw: a worker may send to it on its own connection (raw.go), with
+	// uri in the request line.
+	raw bool
+	uri string
+}
+
+func (d *Deliverer) urlFor(query string) (*target, error) {
+	if t, ok := d.urls.Load(query); ok {
+		return t.(*target), nil
+	}
+	s := URLFor(d.Target, query)
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	redacted := s
+	if _, ok := u.User.Password(); ok {
+		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
+	}
+	tg := &target{u: u, s: s, redacted: redacted, uri: u.RequestURI()}
+	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {
+		tg.raw = rawOK(dt.Transport, u)
+	}
+	t, _ := d.urls.LoadOrStore(query, tg)
+	return t.(*target), nil
+}
+
+// URLFor is the target with query added to the target's own query: the
+// user's query parameters stay, businessType follows them.
+func URLFor(target *url.URL, query string) string {
+	u := *target
+	switch {
+	case query == "":
+	case u.RawQuery == "":
+		u.RawQuery = query
+	default:
+		u.RawQuery += "&" + query
+	}
+	return u.String()
+}
+
+// Retryable says whether an attempt is worth another try: no answer (but
+// not an interruption or a certificate the client rejects), 429 or 5xx.
+func Retryable(a Attempt) bool {
+	switch {
+	case a.Status == http.StatusTooManyRequests, a.Status >= 500:
+		return true
+	case a.Status != 0:
+		return false
+	}
+	return a.Kind != KindInterrupted && a.Kind != KindTLS && a.Kind != KindDNS
+}
+
+// Deliver makes one delivery, retrying as configured.
+func (d *Deliverer) Deliver(ctx context.Context, req *Request) *Result {
+	return d.deliver(ctx, req, nil)
+}
+
+// bodyBuf is a buffer a run's worker reuses for the bodies it sends. The
+// transport may still be writing a body after RoundTrip returns (a receiver
+// that answers before reading it all), so the buffer is written again only
+// once every request over it has been written; otherwise the worker takes
+// a new one and leaves the old to the transport. The count is kept by a
+// WroteRequest hook rather than by the body's Close: net/http writes the
+// headers and the body in one syscall only for bodies it knows are in
+// memory (an io.NopCloser of a *bytes.Reader), and a wrapper of ours would
+// cost a second write per request.
+type bodyBuf struct {
+	b    []byte
+	open atomic.Int32
+	// ctx is the worker's, carrying the hook that counts writes done.
+	ctx context.Context
+	// actx bounds each attempt, with timer, both reused from one attempt
+	// to the next where Client.Timeout would make a context and a timer
+	// per request; a timer that fired has cancelled actx, and the next
+	// attempt arms new ones.
+	actx   context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	fired  bool
+	// plain is the header of a request with none of its own, unsigned:
+	// the transport only reads it, so it is shared rather than rebuilt.
+	plain http.Header
+	// raw is the worker's own connection on the plain-HTTP fast path;
+	// dialed is how long the current attempt took to dial it (0: reused).
+	raw    *rawConn
+	dialed time.Duration
+	// results is a slab the worker's Results are cut from: one allocation
+	// for several deliveries.
+	results []Result
+}
+
+// resultSlab is how many Results a worker's slab holds: few, as the open
+// model may have a thousand workers.
+const resultSlab = 16
+
+func newBodyBuf(ctx context.Context) *bodyBuf {
+	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
+	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
+	})
+	return bb
+}
+
+// start arms the attempt's deadline and returns its context.
+func (bb *bodyBuf) start(timeout time.Duration) context.Context {
+	if bb.timer == nil || bb.fired {
+		actx, cancel := context.WithCancelCause(bb.ctx)
+		bb.actx, bb.cancel, bb.fired = actx, cancel, false
+		bb.timer = time.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
+		return actx
+	}
+	bb.timer.Reset(timeout)
+	return bb.actx
+}
+
+// stop disarms the deadline at the end of an attempt.
+func (bb *bodyBuf) stop() {
+	if !bb.timer.Stop() {
+		bb.fired = true
+	}
+}
+
+// release lets go of a buffer the worker no longer uses.
+func (bb *bodyBuf) release() {
+	if bb.timer != nil {
+		bb.timer.Stop()
+		bb.cancel(context.Canceled)
+	}
+	if bb.raw != nil {
+		bb.raw.close()
+		bb.raw = nil
+	}
+}
+
+// reader returns a body over body, counted open until the transport has
+// written it (or failed to). Without bb nothing is counted.
+func (bb *bodyBuf) reader(body []byte) io.ReadCloser {
+	if bb != nil {
+		bb.open.Add(1)
+	}
+	return io.NopCloser(bytes.NewReader(body))
+}
+
+// deliver makes one delivery; with bb (a worker's), the body of a request
+// from a template is written into *bb's buffer when the transport is done
+// with it, else into a new one that *bb then holds.
+func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Result {
+	var buf *bodyBuf
+	if bb != nil {
+		if *bb == nil || (*bb).open.Load() != 0 {
+			if *bb != nil {
+				(*bb).release()
+			}
+			*bb = newBodyBuf(ctx)
+		}
+		buf = *bb
+		ctx = buf.ctx
+	}
+	if t := req.tmpl; t != nil && t.IDOff >= 0 {
+		var b []byte
+		if buf != nil {
+			b = buf.b[:0]
+		}
+		b = append(b, t.Body...)
+		copy(b[t.IDOff:], req.RequestID)
+		req.Body = b
+		if buf != nil {
+			buf.b = b
+		}
+	}
+	var res *Result
+	if buf != nil {
+		if len(buf.results) == 0 {
+			buf.results = make([]Result, resultSlab)
+		}
+		res, buf.results = &buf.results[0], buf.results[1:]
+		res.Request = req
+	} else {
+		res = &Result{Request: req}
+	}
+	t, err := d.urlFor(req.Query)
+	if err != nil {
+		res.URL = URLFor(d.Target, req.Query)
+		res.one[0] = Attempt{Kind: KindOther, Err: err.Error()}
+		res.Attempts = res.one[:]
+		return res
+	}
+	res.URL = t.s
+	res.Attempts = res.one[:0]
+	for n := 0; ; n++ {
+		a, retryAfter := d.attempt(ctx, req, res, t, buf)
+		if a.Status != 0 {
+			res.OK = d.expect(a.Status)
+		}
+		if res.OK || n >= d.Retries || !Retryable(a) || ctx.Err() != nil {
+			res.Attempts = append(res.Attempts, a)
+			return res
+		}
+		wait := d.Backoff.Delay(n+1, retryAfter)
+		if !mayStartAt(ctx, time.Now().Add(wait)) {
+			// The retry would start past --duration: no call does.
+			res.Attempts = append(res.Attempts, a)
+			return res
+		}
+		a.Wait = wait
+		res.Attempts = append(res.Attempts, a)
+		if d.OnRetry != nil {
+			d.OnRetry(req, n+1, a)
+		}
+		sleep := d.Sleep
+		if sleep == nil {
+			sleep = SleepContext
+		}
+		if err := sleep(ctx, a.Wait); err != nil {
+			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error(), Unsent: true})
+			return res
+		}
+	}
+}
+
+func (d *Deliverer) expect(status int) bool {
+	if d.Expect == nil {
+		return status >= 200 && status < 300
+	}
+	return d.Expect(status)
+}
+
+func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *target, buf *bodyBuf) (Attempt, time.Duration) {
+	method := req.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	body := req.Body
+	u := t.u
+	tr, direct := d.Client.Transport.(directTransport)
+	direct = direct && d.Client.Jar == nil
+	raw := direct && buf != nil && t.raw
+	actx := ctx
+	if timeout := d.Client.Timeout; direct && timeout > 0 && !raw {
+		// What Client.Timeout would do: bound the attempt from dialling to
+		// the end of the response body; ctx (Ctrl-C) still cuts it short.
+		if buf != nil {
+			actx = buf.start(timeout)
+			defer buf.stop()
+		} else {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+	}
+	host := u.Host
+	var h http.Header
+	if buf != nil && len(req.Header) == 0 && d.Signer == nil {
+		h = buf.plain
+	} else {
+		h = make(http.Header, len(req.Header)+4)
+		h["Content-Type"] = []string{"application/json"}
+		for k, v := range req.Header {
+			h[k] = v
+		}
+		if v := h.Get("Host"); v != "" {
+			host = v
+			h.Del("Host")
+		}
+	}
+	now := time.Now
+	if d.Now != nil {
+		now = d.Now
+	}
+	if d.Signer != nil {
+		id := req.RequestID
+		if req.WebhookID != "" {
+			id = req.WebhookID
+		}
+		d.Signer.Sign(h, id, now(), req.Body)
+	}
+	res.SentHeader = h
+	if raw {
+		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, host)
+	}
+	// The request is built by hand rather than by NewRequest, which would
+	// parse the URL again for every delivery; the URL is shared read-only.
+	base := http.Request{
+		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: host,
+		Body: http.NoBody, ContentLength: int64(len(body)),
+	}
+	if len(body) > 0 {
+		base.Body = buf.reader(body)
+		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
+	}
+	var connStart time.Time
+	var connect time.Duration
+	if d.Trace {
+		// GetConn to GotConn: the wait for a connection, which on a new one
+		// is its dial and handshake (a kept-alive one counts nothing).
+		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+			GetConn: func(string) { connStart = time.Now() },
+			GotConn: func(i httptrace.GotConnInfo) {
+				if !i.Reused && !connStart.IsZero() {
+					connect = time.Since(connStart)
+				}
+			},
+		})
+	}
+	hr := base.WithContext(actx)
+	hr.Header = h
+	start := time.Now()
+	var resp *http.Response
+	var err error
+	if direct {
+		resp, err = tr.RoundTrip(hr)
+		if err != nil {
+			if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
+				err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
+			}
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
+		}
+	} else {
+		resp, err = d.Client.Do(hr)
+	}
+	if err != nil {
+		kind := Classify(err)
+		if kind == KindInterrupted && ctx.Err() == nil {
+			kind = KindTimeout // the client's own deadline
+		}
+		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
+	}
+	kept, err := readBody(resp.Body, d.KeepBody)
+	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a.Connect = connect
+	return a, wait
+}
+
+// answered is the attempt an answer makes, and the wait its Retry-After
+// asks for, on either path; err is what reading its body gave.
+func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []byte, err error, start time.Time, res *Result) (Attempt, time.Duration) {
+	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
+	if err != nil && ctx.Err() != nil {
+		a.Kind, a.Err = KindInterrupted, err.Error()
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		a.Truncated = true
+	}
+	if d.KeepBody {
+		a.StatusLine = resp.Status
+		if a.StatusLine == "" {
+			a.StatusLine = strconv.Itoa(resp.StatusCode)
+		}
+		a.BodyPrefix = kept[:min(len(kept), MaxBodyPrefix):min(len(kept), MaxBodyPrefix)]
+		a.Header = resp.Header
+	}
+	res.RespHeader, res.RespBody = resp.Header, kept
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		a.Location = resp.Header.Get("Location")
+	}
+	var retryAfter time.Duration
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		now := time.Now
+		if d.Now != nil {
+			now = d.Now
+		}
+		retryAfter, _ = ParseRetryAfter(v, now())
+	}
+	return a, retryAfter
+}
+
+// timeoutError is the error Client.Do gives when its Timeout passes, for
+// the direct path to give the same.
+type timeoutError string
+
+func (e timeoutError) Error() string   { return string(e) }
+func (e timeoutError) Timeout() bool   { return true }
+func (e timeoutError) Temporary() bool { return true }
+
+// ShortError is the error of an attempt without Go's wrapping: the kind,
+// unless the kind says too little.
+func ShortError(a Attempt) string {
+	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal {
+		return a.Kind
+	}
+	msg := a.Err
+	switch a.Kind {
+	case KindTLS:
+	case KindLocal:
+		// And the call that failed: "socket: too many open files".
+		msg = lastParts(msg, 2)
+	default:
+		// "Post \"http://...\": dial tcp ...: x" -> the last, telling part.
+		msg = lastParts(msg, 1)
+	}
+	return a.Kind + ": " + msg
+}
+
+// lastParts is the last n of the ": "-separated parts of msg.
+func lastParts(msg string, n int) string {
+	i := len(msg)
+	for ; n > 0; n-- {
+		j := strings.LastIndex(msg[:i], ": ")
+		if j < 0 {
+			return msg
+		}
+		i = j
+	}
+	return msg[i+2:]
+}
+
+// readBody keeps up to MaxKeptBody of an answer's body when keep, and reads
+// the rest, so that the connection can carry the next call.
+func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
+	if keep {
+		kept, err = io.ReadAll(io.LimitReader(body, MaxKeptBody))
+	}
+	if err == nil {
+		_, err = io.Copy(io.Discard, body)
+	}
+	body.Close()
+	return kept, err
+}

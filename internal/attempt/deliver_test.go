@@ -1,0 +1,317 @@
+package attempt
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/sign"
+)
+
+func TestSignatureVector(t *testing.T) {
+	// The Standard Webhooks specification's published test vector.
+	s, err := sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Signature("msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, []byte(`{"test": 2432232314}`))
+	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
+		t.Errorf("signature %s, want %s", got, want)
+	}
+	for _, bad := range []string{"", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_", "whsec_!!!"} {
+		if _, err := sign.NewSigner(bad); err == nil {
+			t.Errorf("sign.NewSigner(%q): no error", bad)
+		} else if bad != "" && strings.Contains(err.Error(), strings.TrimPrefix(bad, "whsec_")) && len(bad) > 6 {
+			t.Errorf("error %q quotes the secret", err)
+		}
+	}
+}
+
+func TestURLFor(t *testing.T) {
+	tests := []struct{ target, query, want string }{
+		{"http://h/hook", "businessType=A", "http://h/hook?businessType=A"},
+		{"http://h/hook?tenant=7&x=a%20b", "businessType=A", "http://h/hook?tenant=7&x=a%20b&businessType=A"},
+		{"https://h:8443/", "", "https://h:8443/"},
+	}
+	for _, tt := range tests {
+		u, _ := url.Parse(tt.target)
+		if got := URLFor(u, tt.query); got != tt.want {
+			t.Errorf("URLFor(%s, %s) = %s, want %s", tt.target, tt.query, got, tt.want)
+		}
+	}
+}
+
+// virtualSleep records the waits instead of sleeping.
+type virtualSleep struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (v *virtualSleep) sleep(ctx context.Context, d time.Duration) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waits = append(v.waits, d)
+	return ctx.Err()
+}
+
+func newTestDeliverer(t *testing.T, srv *httptest.Server, retries int, vs *virtualSleep) *Deliverer {
+	t.Helper()
+	c, err := NewClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(srv.URL + "/hook")
+	return &Deliverer{Client: c, Target: u, Retries: retries, Backoff: DefaultBackoff(func() float64 { return 1 }),
+		Sleep: vs.sleep, Now: func() time.Time { return time.Unix(1700000000, 0) }}
+}
+
+func TestRetriesBackoffAndRetryAfter(t *testing.T) {
+	tests := []struct {
+		name      string
+		statuses  []int
+		header    map[int]string // attempt -> Retry-After
+		retries   int
+		ok        bool
+		attempts  int
+		wantWaits []time.Duration
+	}{
+		{"5xx then success", []int{503, 500, 200}, nil, 3, true, 3, []time.Duration{200 * time.Millisecond, 400 * time.Millisecond}},
+		{"gives up after retries", []int{502, 502, 502, 502}, nil, 2, false, 3, []time.Duration{200 * time.Millisecond, 400 * time.Millisecond}},
+		{"429 with Retry-After seconds", []int{429, 200}, map[int]string{0: "3"}, 1, true, 2, []time.Duration{3 * time.Second}},
+		{"Retry-After as a date", []int{503, 200}, map[int]string{0: "Tue, 14 Nov 2023 22:13:30 GMT"}, 1, true, 2, []time.Duration{10 * time.Second}},
+		{"4xx is not retried", []int{400, 200}, nil, 3, false, 1, nil},
+		{"no retries asked", []int{500, 200}, nil, 0, false, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				i := int(n.Add(1)) - 1
+				if v, ok := tt.header[i]; ok {
+					w.Header().Set("Retry-After", v)
+				}
+				w.WriteHeader(tt.statuses[i])
+			}))
+			defer srv.Close()
+			vs := &virtualSleep{}
+			d := newTestDeliverer(t, srv, tt.retries, vs)
+			res := d.Deliver(context.Background(), &Request{Event: "E", Query: "businessType=E", Body: []byte(`{}`)})
+			if res.OK != tt.ok || len(res.Attempts) != tt.attempts {
+				t.Fatalf("ok %v after %d attempts, want %v after %d: %+v", res.OK, len(res.Attempts), tt.ok, tt.attempts, res.Attempts)
+			}
+			if len(vs.waits) != len(tt.wantWaits) {
+				t.Fatalf("waits %v, want %v", vs.waits, tt.wantWaits)
+			}
+			for i := range vs.waits {
+				if vs.waits[i] != tt.wantWaits[i] {
+					t.Errorf("wait %d = %s, want %s", i, vs.waits[i], tt.wantWaits[i])
+				}
+			}
+		})
+	}
+}
+
+func TestBackoffGrowsWithJitterAndCaps(t *testing.T) {
+	b := DefaultBackoff(func() float64 { return 0 })
+	if got := b.Delay(1, 0); got != 100*time.Millisecond {
+		t.Errorf("first retry with zero jitter waits %s, want 100ms", got)
+	}
+	b.Jitter = func() float64 { return 0.999 }
+	prev := time.Duration(0)
+	for n := 1; n <= 10; n++ {
+		d := b.Delay(n, 0)
+		if d < prev || d > b.Max {
+			t.Errorf("retry %d waits %s (previous %s, cap %s)", n, d, prev, b.Max)
+		}
+		prev = d
+	}
+	if got := b.Delay(1, time.Hour); got != time.Minute {
+		t.Errorf("Retry-After of an hour waits %s, want the 1m cap", got)
+	}
+}
+
+func TestConnectionErrorsRetriedAndClassified(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens here now
+	c, _ := NewClient(ClientOptions{Timeout: time.Second})
+	u, _ := url.Parse("http://" + addr + "/")
+	vs := &virtualSleep{}
+	d := &Deliverer{Client: c, Target: u, Retries: 2, Backoff: DefaultBackoff(nil), Sleep: vs.sleep}
+	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if res.OK || len(res.Attempts) != 3 || res.Last().Kind != KindRefused {
+		t.Fatalf("got ok=%v attempts=%+v, want 3 refused attempts", res.OK, res.Attempts)
+	}
+	if ShortError(res.Last()) != "connection refused" {
+		t.Errorf("short error %q", ShortError(res.Last()))
+	}
+}
+
+func TestMethodQueryHeadersBody(t *testing.T) {
+	type seen struct {
+		method, query, ct, custom, sigID string
+		body                             []byte
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.URL.RawQuery, r.Header.Get("Content-Type"), r.Header.Get("X-Tenant"), r.Header.Get("Webhook-Id"), b}
+	}))
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	d.Signer, _ = sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	body := []byte("{\"requestId\":\"r1\",\"businessType\":5007,\"data\":{\"收款单\":{}}}")
+	res := d.Deliver(context.Background(), &Request{Query: "businessType=CREATE_RECEIVABLE_DOC", RequestID: "r1",
+		Header: http.Header{"X-Tenant": {"7"}}, Body: body})
+	s := <-got
+	if !res.OK || s.method != "POST" || s.query != "businessType=CREATE_RECEIVABLE_DOC" || s.ct != "application/json" ||
+		s.custom != "7" || s.sigID != "r1" || string(s.body) != string(body) {
+		t.Errorf("receiver saw %+v (ok %v)", s, res.OK)
+	}
+	if sig := res.SentHeader.Get("Webhook-Signature"); sig != d.Signer.Signature("r1", 1700000000, body) {
+		t.Errorf("signature header %q", sig)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	var gets atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hook", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/moved", http.StatusFound) })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if res.OK || res.Last().Status != http.StatusFound || res.Last().Location != "/moved" || gets.Load() != 0 {
+		t.Errorf("not following: ok=%v last=%+v gets=%d", res.OK, res.Last(), gets.Load())
+	}
+	c, _ := NewClient(ClientOptions{Timeout: time.Second, FollowRedirects: true})
+	d.Client = c
+	res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if !res.OK || gets.Load() != 1 {
+		t.Errorf("following: ok=%v gets=%d: the POST became a GET", res.OK, gets.Load())
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	c, _ := NewClient(ClientOptions{Timeout: 50 * time.Millisecond})
+	u, _ := url.Parse(srv.URL)
+	d := &Deliverer{Client: c, Target: u}
+	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	// The same words as Client.Do's: the attempt's deadline is the only
+	// timer, the transport has none of its own.
+	if res.OK || res.Last().Kind != KindTimeout || !strings.HasSuffix(res.Last().Err, "(Client.Timeout exceeded while awaiting headers)") {
+		t.Errorf("got %+v, want a timeout", res.Last())
+	}
+}
+
+func TestTLSWithPrivateCA(t *testing.T) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "whsim test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
+	caDER, _ := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	caCert, _ := x509.ParseCertificate(caDER)
+	leafKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leafTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature}
+	leafDER, _ := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, &leafKey.PublicKey, caKey)
+
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}}}
+	srv.StartTLS()
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tt := range []struct {
+		name string
+		opts ClientOptions
+		ok   bool
+	}{
+		// A generous bound: under -race on a loaded machine a handshake can
+		// take over a second, and a timeout is retried where a certificate
+		// error must not be.
+		{"without the CA", ClientOptions{Timeout: 30 * time.Second}, false},
+		{"with --cacert", ClientOptions{Timeout: 30 * time.Second, CAFile: caFile}, true},
+		{"with --insecure", ClientOptions{Timeout: 30 * time.Second, Insecure: true}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewClient(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: u, Retries: 3, Sleep: (&virtualSleep{}).sleep}
+			res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+			if res.OK != tt.ok {
+				t.Fatalf("ok %v, want %v: %+v", res.OK, tt.ok, res.Last())
+			}
+			if !tt.ok && (res.Last().Kind != KindTLS || len(res.Attempts) != 1) {
+				t.Errorf("a certificate error is %+v after %d attempts, want tls, not retried", res.Last(), len(res.Attempts))
+			}
+		})
+	}
+	notPEM := filepath.Join(t.TempDir(), "not.pem")
+	if err := os.WriteFile(notPEM, []byte("not pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewClient(ClientOptions{CAFile: notPEM}); err != ErrNoCerts {
+		t.Errorf("bad CA file: %v", err)
+	}
+	if _, err := NewClient(ClientOptions{CAFile: notPEM + ".missing"}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing CA file: %v", err)
+	}
+}
+
+func TestDirectTransportErrorsAsClientDo(t *testing.T) {
+	// The transport is called directly when no redirect is followed; what
+	// users read must not change: the same wrapped error as Client.Do.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(srv.URL + "/hook")
+	srv.Close() // refused from now on
+	u.User = url.UserPassword("me", "pw")
+	direct, _ := NewClient(ClientOptions{Timeout: time.Second})
+	d := &Deliverer{Client: direct, Target: u}
+	got := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
+	plain := &http.Client{Transport: direct.Transport.(directTransport).Transport, Timeout: time.Second}
+	d = &Deliverer{Client: plain, Target: u}
+	want := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
+	if got.Kind != KindRefused || got.Err != want.Err || strings.Contains(got.Err, "pw") {
+		t.Errorf("direct %q (%s), Client.Do %q (%s)", got.Err, got.Kind, want.Err, want.Kind)
+	}
+}

@@ -1,0 +1,310 @@
+package attempt
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The plain-HTTP fast path of a run's worker. net/http's transport gives
+// every connection a reading and a writing goroutine and hands each
+// request and answer between them and the caller: three goroutine
+// switches and a select per delivery, which on loopback cost more than the
+// system calls. A worker that owns its connection can instead write the
+// request in one call and read the answer itself. It is taken only where
+// nothing is lost by it: http:// with no proxy for the URL (TLS and proxies
+// go through net/http), redirects not followed, a run's worker; the
+// attempt's time limit is the connection's deadline, and Ctrl-C moves that
+// deadline to now.
+
+// rawConn is a worker's kept-alive connection.
+type rawConn struct {
+	c     net.Conn
+	io    connIO // c's reads and writes (sockio_*.go)
+	r     *bufio.Reader
+	w     []byte
+	stop  func() bool // unhooks the Ctrl-C watch
+	reuse bool        // has carried a request already
+	// deadline is the one set on c, which attempts keep while it leaves
+	// them their time limit (see deadlineSlack).
+	deadline time.Time
+	// resp is the answer readLean reads into, reused: of it a delivery
+	// keeps only the Header, which readLean makes afresh when there is one.
+	resp http.Response
+}
+
+// connIO reads a worker's connection and sends requests on it.
+type connIO interface {
+	io.Reader
+	// Send writes a request whole. It may wait until the answer can be
+	// read.
+	Send(p []byte) error
+}
+
+// netIO is a connIO over net.Conn's own Read and Write.
+type netIO struct{ net.Conn }
+
+func (c netIO) Send(p []byte) error {
+	_, err := c.Write(p)
+	return err
+}
+
+func (rc *rawConn) close() {
+	rc.stop()
+	rc.c.Close()
+}
+
+// rawOK says whether requests to u may take the fast path.
+func rawOK(tr *http.Transport, u *url.URL) bool {
+	if u.Scheme != "http" || u.User != nil || tr.DialContext == nil {
+		return false
+	}
+	if tr.Proxy != nil {
+		p, err := tr.Proxy(&http.Request{URL: u})
+		if err != nil || p != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// errStale is a kept-alive connection the receiver closed before it
+// answered: the request is sent again on a new one, as net/http does.
+var errStale = errors.New("stale connection")
+
+func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
+	start := time.Now()
+	deadline := start.Add(d.Client.Timeout)
+	buf.dialed = 0
+	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
+	if errors.Is(err, errStale) {
+		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
+	}
+	if err != nil {
+		if buf.raw != nil {
+			buf.raw.close()
+			buf.raw = nil
+		}
+		kind := Classify(err)
+		if ctx.Err() != nil {
+			// Ctrl-C cut the connection by its deadline: the error says
+			// "i/o timeout", which is not what happened.
+			kind, err = KindInterrupted, ctx.Err()
+		} else if errors.Is(err, errStale) {
+			kind = KindClosed
+		}
+		if kind == KindTimeout {
+			// What net/http says of the same.
+			err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
+		}
+		err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
+		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: buf.dialed}, 0
+	}
+	kept, err := readBody(resp.Body, d.KeepBody)
+	if err != nil || resp.Close {
+		buf.raw.close()
+		buf.raw = nil
+	}
+	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a.Connect = buf.dialed
+	return a, wait
+}
+
+// rawRoundTrip writes the request and reads the answer's head; the body is
+// left to the caller to read. errStale: a reused connection failed before
+// any byte of an answer came.
+func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, host string, deadline time.Time) (*http.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rc := buf.raw
+	if rc == nil {
+		addr := t.u.Host
+		if t.u.Port() == "" {
+			addr = net.JoinHostPort(t.u.Hostname(), "80")
+		}
+		dctx, cancel := context.WithDeadline(ctx, deadline)
+		dialStart := time.Now()
+		c, err := tr.DialContext(dctx, "tcp", addr)
+		buf.dialed = time.Since(dialStart)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		cio := newSockIO(c)
+		rc = &rawConn{c: c, io: cio, r: bufio.NewReaderSize(cio, 4096)}
+		rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+		buf.raw = rc
+	}
+	reused := rc.reuse
+	rc.reuse = true
+	if rc.deadline.Before(deadline) {
+		rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
+		if err := rc.c.SetDeadline(rc.deadline); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil { // Ctrl-C's deadline, overwritten
+			return nil, err
+		}
+	}
+	w := append(rc.w[:0], method...)
+	w = append(w, ' ')
+	w = append(w, t.uri...)
+	w = append(w, " HTTP/1.1\r\nHost: "...)
+	w = append(w, host...)
+	w = append(w, "\r\n"...)
+	if _, ok := h["User-Agent"]; !ok {
+		w = append(w, "User-Agent: Go-http-client/1.1\r\n"...)
+	}
+	for k, vs := range h {
+		for _, v := range vs {
+			w = append(w, k...)
+			w = append(w, ": "...)
+			w = append(w, v...)
+			w = append(w, "\r\n"...)
+		}
+	}
+	w = append(w, "Content-Length: "...)
+	w = strconv.AppendInt(w, int64(len(body)), 10)
+	w = append(w, "\r\n\r\n"...)
+	w = append(w, body...)
+	rc.w = w
+	if err := rc.io.Send(w); err != nil {
+		if reused && staleErr(err) {
+			rc.close()
+			buf.raw = nil
+			return nil, errStale
+		}
+		return nil, err
+	}
+	if _, err := rc.r.Peek(1); err != nil {
+		if reused && staleErr(err) {
+			rc.close()
+			buf.raw = nil
+			return nil, errStale
+		}
+		return nil, err
+	}
+	for {
+		resp := &rc.resp
+		var err error
+		if d.KeepBody {
+			resp, err = http.ReadResponse(rc.r, &http.Request{Method: method})
+		} else {
+			err = readLean(rc.r, method, resp)
+		}
+		// An informational answer (100 Continue, 103 Early Hints) comes
+		// before the real one, as net/http skips it.
+		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, err
+		}
+	}
+}
+
+// deadlineSlack is how far past an attempt's time limit its connection's
+// deadline is set, so that the next attempts, which start a little later,
+// find it far enough out and leave it: moving a deadline costs two
+// updates of the runtime's timers, and at thousands of deliveries a second
+// a connection's deadline then moves every few ms instead of every call.
+// An attempt may run this much over its time limit before it times out.
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/100, 10*time.Millisecond)
+}
+
+func staleErr(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// readLean reads an answer whole into resp, keeping of its head only what
+// a delivery uses (status, Connection, Retry-After, Location): what
+// http.ReadResponse would give, without a map entry and string per header
+// line. The body is read and dropped; the answer's Body is empty.
+func readLean(br *bufio.Reader, method string, resp *http.Response) error {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	// "HTTP/1.1 200 OK\r\n"
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[8] != ' ' {
+		return errors.New("malformed HTTP response " + strconv.Quote(string(line)))
+	}
+	status, err := strconv.Atoi(string(line[9:12]))
+	if err != nil || status < 100 {
+		return errors.New("malformed HTTP status " + strconv.Quote(string(line)))
+	}
+	*resp = http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
+	length, chunked := int64(-1), false
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		line = trimCRLF(line)
+		if len(line) == 0 {
+			break
+		}
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return errors.New("malformed header line " + strconv.Quote(string(line)))
+		}
+		v = bytes.TrimSpace(v)
+		switch {
+		case bytes.EqualFold(k, []byte("Content-Length")):
+			if length, err = strconv.ParseInt(string(v), 10, 64); err != nil || length < 0 {
+				return errors.New("bad Content-Length " + strconv.Quote(string(v)))
+			}
+		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(v, []byte("chunked"))
+		case bytes.EqualFold(k, []byte("Connection")):
+			resp.Close = bytes.EqualFold(v, []byte("close")) || (resp.Close && !bytes.EqualFold(v, []byte("keep-alive")))
+		case bytes.EqualFold(k, []byte("Retry-After")), bytes.EqualFold(k, []byte("Location")):
+			if resp.Header == nil {
+				resp.Header = http.Header{}
+			}
+			resp.Header.Add(string(k), string(v))
+		}
+	}
+	switch {
+	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
+	case chunked:
+		if _, err := io.Copy(io.Discard, httputil.NewChunkedReader(br)); err != nil {
+			return err
+		}
+		for { // the trailer, up to its empty line
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return err
+			}
+			if len(trimCRLF(line)) == 0 {
+				break
+			}
+		}
+	case length >= 0:
+		if _, err := br.Discard(int(length)); err != nil {
+			return err
+		}
+	default: // the body runs to the end of the connection
+		if _, err := io.Copy(io.Discard, br); err != nil {
+			return err
+		}
+		resp.Close = true
+	}
+	return nil
+}
+
+func trimCRLF(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

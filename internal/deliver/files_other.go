@@ -1,6 +1,0 @@
-//go:build !unix
-
-package deliver
-
-// RaiseFileLimit knows no descriptor limit here: 0.
-func RaiseFileLimit() int { return 0 }

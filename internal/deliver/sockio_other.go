@@ -1,9 +1,0 @@
-//go:build !linux
-
-package deliver
-
-import "net"
-
-// newSockIO returns c's reader and sender (raw system calls on Linux
-// only).
-func newSockIO(c net.Conn) connIO { return netIO{c} }

@@ -1,0 +1,112 @@
+// Package endpoint reads what the user says about a receiver: its URL (send's
+// --url, listen's --forward-to, the inspector's replay and --origin), the
+// request headers to send it, and the statuses that count as its success.
+// Both sides use it, so it knows nothing of sending or receiving.
+package endpoint
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ParseExpect reads the statuses that count as success: codes, NNxx
+// classes and ranges, comma separated ("200,202", "2xx", "200-204").
+func ParseExpect(s string) (func(int) bool, error) {
+	type span struct{ lo, hi int }
+	var spans []span
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case len(part) == 3 && strings.HasSuffix(strings.ToLower(part), "xx") && part[0] >= '1' && part[0] <= '5':
+			lo := int(part[0]-'0') * 100
+			spans = append(spans, span{lo, lo + 99})
+		case strings.Contains(part, "-"):
+			a, b, _ := strings.Cut(part, "-")
+			lo, err1 := strconv.Atoi(a)
+			hi, err2 := strconv.Atoi(b)
+			if err1 != nil || err2 != nil || lo < 100 || hi > 599 || lo > hi {
+				return nil, fmt.Errorf("bad range %q (want e.g. 200-204)", part)
+			}
+			spans = append(spans, span{lo, hi})
+		default:
+			n, err := strconv.Atoi(part)
+			if err != nil || n < 100 || n > 599 {
+				return nil, fmt.Errorf("bad status %q (want e.g. 200, 2xx or 200-204)", part)
+			}
+			spans = append(spans, span{n, n})
+		}
+	}
+	return func(code int) bool {
+		return slices.ContainsFunc(spans, func(s span) bool { return code >= s.lo && code <= s.hi })
+	}, nil
+}
+
+// ParseHeader reads one request header written 'Name: value'.
+func ParseHeader(s string) (string, string, error) {
+	name, val, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	}) {
+		return "", "", fmt.Errorf("%q: want 'Name: value'", s)
+	}
+	val = strings.TrimSpace(val)
+	if strings.ContainsAny(val, "\r\n\x00") {
+		return "", "", fmt.Errorf("%q: the value holds a line break", name)
+	}
+	return http.CanonicalHeaderKey(name), val, nil
+}
+
+// ParseHeaders reads request headers written 'Name: value', in order; the
+// first bad one is the error.
+func ParseHeaders(list []string) (http.Header, error) {
+	h := http.Header{}
+	for _, s := range list {
+		k, v, err := ParseHeader(s)
+		if err != nil {
+			return nil, err
+		}
+		h.Add(k, v)
+	}
+	return h, nil
+}
+
+// TargetError is a receiver URL ParseTarget refuses, and why; callers
+// that name the flag put it before the URL.
+type TargetError struct{ URL, Why string }
+
+func (e *TargetError) Error() string { return strconv.Quote(e.URL) + ": " + e.Why }
+
+// ParseTarget checks the URL of a receiver whsim posts to (send's --url,
+// listen's --forward-to, the inspector's replay): http or https, a host, a
+// valid query. The fragment is dropped; it never reaches a server. A URL
+// without a scheme that would be good with http:// in front
+// (localhost:3000) is refused with that suggestion. Errors are
+// *TargetError.
+func ParseTarget(s string) (*url.URL, error) {
+	if s != "" && !strings.Contains(s, "://") {
+		if _, err := ParseTarget("http://" + s); err == nil {
+			return nil, &TargetError{s, "no scheme (did you mean http://" + s + "?)"}
+		}
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, &TargetError{s, errors.Unwrap(err).Error()}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, &TargetError{s, "want an http:// or https:// URL"}
+	}
+	if u.Host == "" {
+		return nil, &TargetError{s, "no host"}
+	}
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		return nil, &TargetError{s, "bad query: " + err.Error()}
+	}
+	u.Fragment = ""
+	return u, nil
+}

@@ -1,0 +1,120 @@
+package endpoint
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestParseExpect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in       string
+		ok, fail []int
+		err      string
+	}{
+		{in: "2xx", ok: []int{200, 299}, fail: []int{199, 300}},
+		{in: "200,202", ok: []int{200, 202}, fail: []int{201}},
+		{in: "200-204, 4XX", ok: []int{204, 404}, fail: []int{205, 500}},
+		{in: "204-200", err: `bad range "204-200" (want e.g. 200-204)`},
+		{in: "600", err: `bad status "600" (want e.g. 200, 2xx or 200-204)`},
+		{in: "", err: `bad status "" (want e.g. 200, 2xx or 200-204)`},
+	}
+	for _, tt := range tests {
+		expect, err := ParseExpect(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("ParseExpect(%q) error %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("ParseExpect(%q): %v", tt.in, err)
+		}
+		for _, c := range tt.ok {
+			if !expect(c) {
+				t.Errorf("%q: %d not expected", tt.in, c)
+			}
+		}
+		for _, c := range tt.fail {
+			if expect(c) {
+				t.Errorf("%q: %d expected", tt.in, c)
+			}
+		}
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, name, val, err string }{
+		{in: "x-tenant:  7 ", name: "X-Tenant", val: "7"},
+		{in: "Authorization: Bearer a:b", name: "Authorization", val: "Bearer a:b"},
+		{in: "no colon", err: `"no colon": want 'Name: value'`},
+		{in: "bad name: x", err: `"bad name: x": want 'Name: value'`},
+		{in: "X: a\nb", err: `"X": the value holds a line break`},
+	}
+	for _, tt := range tests {
+		name, val, err := ParseHeader(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("ParseHeader(%q) error %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || name != tt.name || val != tt.val {
+			t.Errorf("ParseHeader(%q) = %q, %q, %v", tt.in, name, val, err)
+		}
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://h:1/hook?x=1#frag": "http://h:1/hook?x=1",
+		"ftp://h/":                 `"ftp://h/": want an http:// or https:// URL`,
+		"http:///x":                `"http:///x": no host`,
+		"http://h/?a=%zz":          `"http://h/?a=%zz": bad query: invalid URL escape "%zz"`,
+		"localhost:3000":           `"localhost:3000": no scheme (did you mean http://localhost:3000?)`,
+		"127.0.0.1:3000/hook":      `"127.0.0.1:3000/hook": no scheme (did you mean http://127.0.0.1:3000/hook?)`,
+		"localhost/hook":           `"localhost/hook": no scheme (did you mean http://localhost/hook?)`,
+		"[::1]:3000/hook":          `"[::1]:3000/hook": no scheme (did you mean http://[::1]:3000/hook?)`,
+	} {
+		u, err := ParseTarget(in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = u.String()
+		}
+		if got != want {
+			t.Errorf("ParseTarget(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// FuzzParseFlags: the parsers of --header, --expect-status and --url never
+// panic, and what they accept is what a request can carry.
+func FuzzParseFlags(f *testing.F) {
+	for _, s := range []string{"X-Token: abc", "Bad Name: x", "X: a\r\nb", "200,202", "2xx", "200-204", "99", "http://127.0.0.1:9000/hook?a=1#f", "localhost:3000", "ftp://x", "http://[::1]:80/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if name, val, err := ParseHeader(s); err == nil {
+			if name == "" || name != http.CanonicalHeaderKey(name) || strings.ContainsAny(name, " \t:\r\n") || strings.ContainsAny(val, "\r\n\x00") {
+				t.Fatalf("ParseHeader(%q) = %q, %q", s, name, val)
+			}
+		}
+		if expect, err := ParseExpect(s); err == nil {
+			for _, code := range []int{0, 99, 600, 1000, -200} {
+				if expect(code) {
+					t.Fatalf("ParseExpect(%q) takes status %d", s, code)
+				}
+			}
+		}
+		if u, err := ParseTarget(s); err == nil {
+			if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Fragment != "" {
+				t.Fatalf("ParseTarget(%q) = %v", s, u)
+			}
+		}
+	})
+}

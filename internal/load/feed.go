@@ -1,0 +1,196 @@
+package load
+
+import (
+	"math/rand/v2"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/reqid"
+)
+
+// Feed produces the deliveries of a send run from pools of templates. Each
+// round takes the next group from every lane (one lane per event, or one
+// for a scenario whose groups are the events of one document). It is used
+// from one goroutine.
+type Feed struct {
+	lanes     [][][]attempt.Template
+	rounds    int // 0: until the run stops it
+	round     int
+	duplicate float64
+	shuffle   bool
+	rng       *rand.Rand
+	ids       *reqid.IDs
+	seq       int
+
+	out     [][]*attempt.Request // ready to hand out from out[head]
+	head    int
+	pending []pendingDup
+	// reqs and ptrs are slabs the requests and jobs are cut from: one
+	// allocation for many deliveries rather than two for each.
+	reqs []attempt.Request
+	ptrs []*attempt.Request
+}
+
+// slabLen is how many requests a slab holds.
+const slabLen = 256
+
+type pendingDup struct {
+	due int // the round after which it goes out
+	req *attempt.Request
+}
+
+// shuffleWindow is how many deliveries --shuffle mixes at a time: enough to
+// reorder a scenario's events, bounded so memory stays flat.
+const shuffleWindow = 64
+
+// NewFeed returns a feed of rounds rounds (0: unbounded) over lanes; each
+// lane is a pool of groups cycled in turn.
+func NewFeed(lanes [][][]attempt.Template, rounds int, duplicate float64, shuffle bool, seed uint64) *Feed {
+	ids := reqid.NewIDs(seed)
+	return &Feed{
+		lanes: lanes, rounds: rounds, duplicate: duplicate, shuffle: shuffle,
+		rng: rand.New(rand.NewPCG(ids.Seed(), 0x9e3779b97f4a7c15)), ids: ids,
+	}
+}
+
+// WithNonce gives the feed's deliveries requestIds of their own under
+// nonce (reqid.Mix); 0 keeps the seed's, those `generate --seed` prints.
+// Which calls are duplicated and the shuffled order stay the seed's. It is
+// called before the first Next.
+func (f *Feed) WithNonce(nonce uint64) *Feed {
+	f.ids.Mix(nonce)
+	return f
+}
+
+// Next returns the next group of deliveries, nil at the end.
+func (f *Feed) Next() []*attempt.Request {
+	if f.head == len(f.out) {
+		f.out, f.head = f.out[:0], 0
+		if !f.fill() {
+			return nil
+		}
+	}
+	job := f.out[f.head]
+	f.out[f.head] = nil
+	f.head++
+	return job
+}
+
+// fill prepares the next round (or, shuffling, a window of them) and the
+// duplicates that fall due into the empty f.out; false when nothing is
+// left.
+func (f *Feed) fill() bool {
+	n := 1
+	if f.shuffle {
+		n = shuffleWindow
+	}
+	for len(f.out) < n {
+		if f.rounds > 0 && f.round >= f.rounds {
+			break
+		}
+		for _, lane := range f.lanes {
+			group := lane[f.round%len(lane)]
+			job := f.job(len(group))
+			for i := range group {
+				job[i] = f.make(&group[i])
+			}
+			f.out = append(f.out, job)
+		}
+		f.round++
+		f.out = f.due(f.out, false)
+	}
+	if len(f.out) == 0 {
+		f.out = f.due(f.out, true)
+		if len(f.out) == 0 {
+			return false
+		}
+	}
+	if f.shuffle {
+		var flat [][]*attempt.Request
+		for _, job := range f.out {
+			for _, r := range job {
+				flat = append(flat, []*attempt.Request{r})
+			}
+		}
+		f.rng.Shuffle(len(flat), func(i, j int) { flat[i], flat[j] = flat[j], flat[i] })
+		f.out = flat
+	}
+	for _, job := range f.out {
+		for _, r := range job {
+			f.seq++
+			r.Seq = f.seq
+		}
+	}
+	return true
+}
+
+// job returns room for a job of n requests, cut from a slab.
+func (f *Feed) job(n int) []*attempt.Request {
+	if len(f.ptrs) < n {
+		f.ptrs = make([]*attempt.Request, max(n, slabLen))
+	}
+	job := f.ptrs[:n:n]
+	f.ptrs = f.ptrs[n:]
+	return job
+}
+
+func (f *Feed) make(t *attempt.Template) *attempt.Request {
+	if len(f.reqs) == 0 {
+		f.reqs = make([]attempt.Request, slabLen)
+	}
+	r := &f.reqs[0]
+	f.reqs = f.reqs[1:]
+	*r = attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
+	if t.IDOff >= 0 {
+		// The body is made when the request is delivered (Request.tmpl).
+		r.FromTemplate(t, f.ids.For(t.Event))
+	}
+	if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
+		dup := *r
+		dup.Duplicate = true
+		// At-least-once senders re-deliver a little later, not at once.
+		f.pending = append(f.pending, pendingDup{due: f.round + 1 + f.rng.IntN(8), req: &dup})
+	}
+	return r
+}
+
+// due appends to out the duplicates whose round has come (all of them at
+// the end).
+func (f *Feed) due(out [][]*attempt.Request, all bool) [][]*attempt.Request {
+	keep := f.pending[:0]
+	for _, p := range f.pending {
+		if all || p.due <= f.round {
+			out = append(out, []*attempt.Request{p.req})
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	f.pending = keep
+	return out
+}
+
+// Left is how many deliveries the feed has still to hand out, -1 for a
+// feed without end; it ends the feed. The rounds not made draw their
+// duplicates as they would have, without building a request.
+func (f *Feed) Left() int {
+	if f.rounds == 0 {
+		return -1
+	}
+	n := len(f.pending)
+	for _, job := range f.out[f.head:] {
+		n += len(job)
+	}
+	for ; f.round < f.rounds; f.round++ {
+		for _, lane := range f.lanes {
+			g := len(lane[f.round%len(lane)])
+			n += g
+			for range g {
+				if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
+					n++
+					f.rng.IntN(8) // as make draws, so the next draw is the same
+				}
+			}
+		}
+	}
+	f.out, f.head, f.pending = nil, 0, nil
+	return n
+}

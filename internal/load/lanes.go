@@ -1,0 +1,73 @@
+package load
+
+import (
+	"net/http"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// PoolSize is how many different bodies are built per event before a run:
+// enough that a receiver sees varied data, few enough to build in
+// milliseconds. Deliveries cycle through them with fresh requestIds.
+const PoolSize = 256
+
+// Pool is how many bodies to build per event for count deliveries of it;
+// count 0 (until a duration ends) builds PoolSize.
+func Pool(count int) int {
+	if count > 0 && count < PoolSize {
+		return count
+	}
+	return PoolSize
+}
+
+// EventLanes builds the templates of a run of generated payloads before it
+// starts, so that the hot path only copies a body and writes a fresh
+// requestId into it: a lane per event of n bodies drawn from next. With
+// fresh false the bodies' requestIds are the user's, sent as they are.
+//
+// deliver takes bodies, not the generator's documents: the validator reads
+// capture records, which turn into deliveries, and must not depend on the
+// generator.
+func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, next func(spec.Event) ([]byte, error)) ([][][]attempt.Template, error) {
+	lanes := make([][][]attempt.Template, len(events))
+	for i, e := range events {
+		for range n {
+			body, err := next(e)
+			if err != nil {
+				return nil, err
+			}
+			lanes[i] = append(lanes[i], []attempt.Template{NewTemplate(e.Name, header, body, fresh)})
+		}
+	}
+	return lanes, nil
+}
+
+// Step is one delivery of a document's life: its event and body.
+type Step struct {
+	Event string
+	Body  []byte
+}
+
+// LifeLanes is one lane of documents' lives (a scenario), each a group of
+// deliveries sent in order.
+func LifeLanes(lives [][]Step, header http.Header, fresh bool) [][][]attempt.Template {
+	lane := make([][]attempt.Template, len(lives))
+	for i, life := range lives {
+		for _, step := range life {
+			lane[i] = append(lane[i], NewTemplate(step.Event, header, step.Body, fresh))
+		}
+	}
+	return [][][]attempt.Template{lane}
+}
+
+// PerRound is how many deliveries one round of a feed over lanes makes:
+// the first group of every lane (a scenario's groups are one document's
+// events, all as long).
+func PerRound(lanes [][][]attempt.Template) int {
+	n := 0
+	for _, l := range lanes {
+		n += len(l[0])
+	}
+	return n
+}

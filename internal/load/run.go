@@ -1,0 +1,238 @@
+package load
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+)
+
+// RunOptions bound a load run. A run ends when its feed runs dry, when
+// Duration has passed (deliveries in flight finish), or when ctx is
+// cancelled (deliveries in flight are cut short and counted as
+// interrupted). A delivery that was not started by then is neither sent
+// nor interrupted: Stats.NotStarted counts it.
+type RunOptions struct {
+	// Concurrency is the number of workers of the closed model, and the
+	// workers the open model starts with.
+	Concurrency int
+	// Rate, when more than 0, runs the open model: deliveries start on a
+	// schedule of Rate per second whatever the answers do.
+	Rate float64
+	// MaxConcurrency bounds the deliveries in flight in the open model;
+	// 0: DefaultMaxConcurrency.
+	MaxConcurrency int
+	// Duration, when more than 0, is how long deliveries may start: none
+	// starts after it (those in flight finish).
+	Duration time.Duration
+	// Left, when set, is how many deliveries the feed still holds, called
+	// once after a run that stopped early (-1: a feed without end), so that
+	// they are counted as not started. Without it only the deliveries the
+	// run took from the feed and did not start are counted.
+	Left func() int
+	// Done counts finished deliveries, for a progress bar; may be nil.
+	Done *atomic.Int64
+}
+
+// InFlight is the most deliveries in flight at once, which the connection
+// pool is sized to: the open model may need more than its first workers.
+func (o RunOptions) InFlight() int {
+	if o.Rate > 0 {
+		return max(o.MaxConcurrency, o.Concurrency)
+	}
+	return o.Concurrency
+}
+
+// MinRate and MaxRate bound the open model's rate: below one call every
+// 1,000 s a schedule is no load test, and above one a microsecond the
+// clock cannot keep it (Inf and 1e308 would never stop, 1e-300 never
+// start).
+const (
+	MinRate = 1e-3
+	MaxRate = 1e6
+)
+
+// DefaultMaxConcurrency bounds the open model's deliveries in flight when
+// RunOptions say nothing: a receiver stalled for 1 s at 1,000 calls a
+// second holds this many.
+const DefaultMaxConcurrency = 1000
+
+// deliverFunc makes one delivery with a worker's body buffer: the
+// Deliverer's, or a test's in virtual time.
+type deliverFunc func(ctx context.Context, req *attempt.Request, bb **attempt.Buf) *attempt.Result
+
+// Run delivers what next returns until it returns nil. Each slice next
+// returns is delivered in order by one worker (a scenario's events for one
+// document). next never runs concurrently with itself; report is called
+// from many workers at once, so it must be safe for that; the body of a
+// request from a Feed is in a buffer its worker reuses, valid until report
+// returns.
+//
+// Without a Rate, Concurrency workers each deliver, wait for the answer and
+// deliver again (the closed model: as fast as the receiver answers). With
+// one, deliveries start on schedule (the open model, see runOpen).
+func Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
+	if o.Rate > 0 {
+		return runOpen(ctx, d.DeliverWith, next, o, report)
+	}
+	return runClosed(ctx, d.DeliverWith, next, o, report)
+}
+
+func runClosed(ctx context.Context, do deliverFunc, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
+	conc := max(o.Concurrency, 1)
+	start := time.Now()
+	end := o.end(start)
+
+	// Workers take jobs from next under a lock rather than through a
+	// channel fed by another goroutine: no hand-off and wake-up per
+	// delivery, and the order of jobs is the same.
+	var mu sync.Mutex
+	done := false
+	take := func() []*attempt.Request {
+		mu.Lock()
+		defer mu.Unlock()
+		if done || over(ctx, end) {
+			return nil
+		}
+		job := next()
+		done = job == nil
+		return job
+	}
+
+	// Stats go to a few shards under locks rather than one per worker: an
+	// HDR histogram is ~190 KB, and a run may have a thousand workers.
+	shards := newShards(conc)
+	var wg sync.WaitGroup
+	for w := range conc {
+		wg.Go(func() {
+			wk := newWorker(attempt.WithStartBy(ctx, end), shards.of(w), o, report)
+			defer wk.end()
+			for job := take(); job != nil; job = take() {
+				for i, req := range job {
+					// Checked before each delivery, not through a flag an
+					// AfterFunc sets: in the moment before it ran, workers
+					// made hundreds of "interrupted" deliveries never sent.
+					if over(wk.ctx, end) {
+						wk.skip(len(job) - i)
+						break
+					}
+					wk.account(do(wk.ctx, req, &wk.buf))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	total := shards.total()
+	total.Elapsed = time.Since(start)
+	total.MaxConcurrency, total.PeakConcurrency = conc, conc
+	o.left(done, total)
+	return total
+}
+
+// end is when no delivery may start any more, zero without a Duration.
+func (o RunOptions) end(start time.Time) time.Time {
+	if o.Duration <= 0 {
+		return time.Time{}
+	}
+	return start.Add(o.Duration)
+}
+
+// over says whether a run must start no more deliveries: it was
+// interrupted, or its Duration is over.
+func over(ctx context.Context, end time.Time) bool {
+	return ctx.Err() != nil || !end.IsZero() && !time.Now().Before(end)
+}
+
+// left counts, in a run that stopped before its feed ran dry (dry: next
+// returned nil), what the feed still held as not started.
+func (o RunOptions) left(dry bool, st *Stats) {
+	if o.Left == nil || dry {
+		return
+	}
+	if n := o.Left(); n >= 0 {
+		st.NotStarted += n
+	} else {
+		// A feed without end: nothing was planned past the stop.
+		st.NotStarted = 0
+	}
+}
+
+// shards hold a run's stats: a few, each under its lock, shared by the
+// workers in turn.
+type shards []shard
+
+type shard struct {
+	mu sync.Mutex
+	st *Stats
+}
+
+func newShards(workers int) shards {
+	s := make(shards, max(min(workers, 2*runtime.GOMAXPROCS(0)), 1))
+	for i := range s {
+		s[i].st = NewStats()
+	}
+	return s
+}
+
+func (s shards) of(worker int) *shard { return &s[worker%len(s)] }
+
+func (sh *shard) add(r *attempt.Result) {
+	sh.mu.Lock()
+	sh.st.Add(r)
+	sh.mu.Unlock()
+}
+
+func (s shards) total() *Stats {
+	total := NewStats()
+	for i := range s {
+		total.Merge(s[i].st)
+	}
+	return total
+}
+
+// worker is what one goroutine of a run holds, in either model.
+type worker struct {
+	// ctx is a child of the run's, not the run's itself: the bookkeeping of
+	// each attempt's context then happens under a lock of the worker's own
+	// instead of one all workers share.
+	ctx    context.Context
+	cancel context.CancelFunc
+	buf    *attempt.Buf // reused from one delivery to the next
+	sh     *shard
+	done   *atomic.Int64
+	report func(*attempt.Result)
+}
+
+func newWorker(ctx context.Context, sh *shard, o RunOptions, report func(*attempt.Result)) *worker {
+	ctx, cancel := context.WithCancel(ctx)
+	return &worker{ctx: ctx, cancel: cancel, sh: sh, done: o.Done, report: report}
+}
+
+// account counts a finished delivery in the stats, the report and the
+// progress count.
+func (w *worker) account(res *attempt.Result) {
+	w.sh.add(res)
+	if w.report != nil {
+		w.report(res)
+	}
+	if w.done != nil {
+		w.done.Add(1)
+	}
+}
+
+// skip counts n deliveries the worker took and did not start.
+func (w *worker) skip(n int) {
+	w.sh.mu.Lock()
+	w.sh.st.NotStarted += n
+	w.sh.mu.Unlock()
+}
+
+func (w *worker) end() {
+	if w.buf != nil {
+		w.buf.Release()
+	}
+	w.cancel()
+}

@@ -1,0 +1,202 @@
+package load
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/threshold"
+)
+
+// Histogram holds latencies in an HDR histogram: every value to 3
+// significant digits from 1µs to an hour, in a size fixed however many
+// requests a run makes, and in a format (HdrHistogram's compressed V2)
+// that other runs and other tools can decode and merge. The zero value is
+// empty and ready to use.
+type Histogram struct {
+	h *hdrhistogram.Histogram
+}
+
+const (
+	histLowest  = 1 // µs
+	histHighest = int64(time.Hour / time.Microsecond)
+	histDigits  = 3
+)
+
+func (h *Histogram) init() {
+	if h.h == nil {
+		h.h = hdrhistogram.New(histLowest, histHighest, histDigits)
+	}
+}
+
+// Record adds one latency; one longer than an hour counts as an hour.
+func (h *Histogram) Record(d time.Duration) {
+	h.init()
+	us := min(max(int64(d/time.Microsecond), 0), histHighest)
+	_ = h.h.RecordValue(us) // in range by construction
+}
+
+// Merge adds o's counts to h.
+func (h *Histogram) Merge(o *Histogram) {
+	if o.h == nil {
+		return
+	}
+	h.init()
+	h.h.Merge(o.h)
+}
+
+// Count is the number of latencies recorded.
+func (h *Histogram) Count() uint64 {
+	if h.h == nil {
+		return 0
+	}
+	return uint64(h.h.TotalCount())
+}
+
+// Max is the largest latency recorded, to 3 significant digits.
+func (h *Histogram) Max() time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Max()) * time.Microsecond
+}
+
+// Quantile returns the latency at or below which a share q of the
+// recordings fall (q in [0,1]), to 3 significant digits.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.ValueAtQuantile(q*100)) * time.Microsecond
+}
+
+// Encode returns the histogram in HdrHistogram's compressed V2 encoding
+// (base64, "HISTF..."), values in microseconds: what HdrHistogram's tools
+// and libraries in other languages read.
+func (h *Histogram) Encode() (string, error) {
+	h.init()
+	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// DecodeHistogram reads what Encode wrote (or any HdrHistogram V2
+// compressed histogram of microseconds).
+func DecodeHistogram(s string) (*Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("histogram: %w", err)
+	}
+	return &Histogram{h: h}, nil
+}
+
+// Stats account for every delivery of a run. One goroutine owns a Stats;
+// runners give each worker its own and merge them.
+type Stats struct {
+	Sent        int            // deliveries started (duplicates included)
+	Succeeded   int            // got an expected status
+	Failed      int            // did not
+	Interrupted int            // started and cut short by Ctrl-C
+	NotStarted  int            // never started: the run was interrupted or its --duration ended first
+	Duplicates  int            // deliberate re-deliveries sent
+	Retries     int            // attempts beyond the first
+	ByStatus    map[int]int    // final status of failed deliveries that got an answer
+	ByError     map[string]int // error kind of failed deliveries that got none
+	// Latency is, in the closed model, that of the final attempt of each
+	// answered delivery; in the open model, from each delivery's scheduled
+	// start to the end of its final attempt, so a call that had to wait
+	// for a stalled receiver counts its wait (no coordinated omission).
+	Latency Histogram
+	Elapsed time.Duration // wall time of the run
+
+	Open bool    // the open model ran; else the closed loop of workers
+	Rate float64 // the open model's deliveries per second
+	// The bound on deliveries in flight, the most that were (in the
+	// closed model both are its workers), and how many deliveries started
+	// late because all MaxConcurrency were busy (open model).
+	MaxConcurrency, PeakConcurrency, Late int
+}
+
+// NewStats returns empty stats.
+func NewStats() *Stats {
+	return &Stats{ByStatus: map[int]int{}, ByError: map[string]int{}}
+}
+
+// Add accounts for one delivery's result.
+func (s *Stats) Add(r *attempt.Result) {
+	s.Sent++
+	if r.Request != nil && r.Request.Duplicate {
+		s.Duplicates++
+	}
+	if n := r.Tries(); n > 1 {
+		s.Retries += n - 1
+	}
+	last := r.Last()
+	if last.Status != 0 {
+		lat := last.Latency
+		if r.FromSchedule > 0 {
+			lat = r.FromSchedule
+		}
+		s.Latency.Record(lat)
+	}
+	switch {
+	case r.OK:
+		s.Succeeded++
+	case last.Kind == attempt.KindInterrupted:
+		s.Interrupted++
+	case last.Status != 0:
+		s.Failed++
+		s.ByStatus[last.Status]++
+	default:
+		s.Failed++
+		s.ByError[last.Kind]++
+	}
+}
+
+// Merge adds o to s.
+func (s *Stats) Merge(o *Stats) {
+	s.Sent += o.Sent
+	s.Succeeded += o.Succeeded
+	s.Failed += o.Failed
+	s.Interrupted += o.Interrupted
+	s.NotStarted += o.NotStarted
+	s.Duplicates += o.Duplicates
+	s.Retries += o.Retries
+	for k, v := range o.ByStatus {
+		s.ByStatus[k] += v
+	}
+	for k, v := range o.ByError {
+		s.ByError[k] += v
+	}
+	s.Latency.Merge(&o.Latency)
+}
+
+// RequestsPerSecond is deliveries per second of wall time.
+func (s *Stats) RequestsPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Sent) / s.Elapsed.Seconds()
+}
+
+// StatusCodes lists the failed statuses in ascending order.
+func (s *Stats) StatusCodes() []int { return slices.Sorted(maps.Keys(s.ByStatus)) }
+
+// ErrorKinds lists the error kinds in ascending order.
+func (s *Stats) ErrorKinds() []string { return slices.Sorted(maps.Keys(s.ByError)) }
+
+// Measured is the run's value of every metric a threshold may name, as the
+// summary gives it (latencies in milliseconds).
+func (s *Stats) Measured() threshold.Measured {
+	h := &s.Latency
+	return threshold.Measured{
+		threshold.Sent: float64(s.Sent), "succeeded": float64(s.Succeeded), "failed": float64(s.Failed),
+		"interrupted": float64(s.Interrupted), "duplicates": float64(s.Duplicates), "retries": float64(s.Retries),
+		"late": float64(s.Late), "rps": s.RequestsPerSecond(),
+		"p50": attempt.MS(h.Quantile(.5)), "p90": attempt.MS(h.Quantile(.9)), "p99": attempt.MS(h.Quantile(.99)), "p99.9": attempt.MS(h.Quantile(.999)),
+		"max": attempt.MS(h.Max()),
+	}
+}

@@ -1,0 +1,64 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// NewTemplate prepares body for delivery as event. With freshIDs, each
+// delivery made from it gets a fresh requestId when the body holds one of
+// UUID length; otherwise the body is sent as it is (a --file body, a
+// requestId the user set).
+func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) attempt.Template {
+	t := attempt.Template{Event: event, Query: spec.Query(event), Header: header, Body: body, IDOff: -1}
+	start, end := reqid.Find(body)
+	if start >= 0 && end-start == 36 && freshIDs {
+		t.IDOff = start
+	}
+	if start >= 0 {
+		t.RequestID = string(body[start:end])
+	}
+	return t
+}
+
+// AmbiguousEventError is a body number that several events share.
+type AmbiguousEventError struct {
+	Number string
+	Events []spec.Event
+}
+
+func (e *AmbiguousEventError) Error() string {
+	names := make([]string, len(e.Events))
+	for i, ev := range e.Events {
+		names[i] = ev.Name
+	}
+	return fmt.Sprintf("businessType %s stands for %s", e.Number, strings.Join(names, " or "))
+}
+
+// EventOf tells the event a body is for by its businessType number. The
+// error says why it cannot: no number, no event's number, or an
+// *AmbiguousEventError.
+func EventOf(body []byte) (spec.Event, error) {
+	sp, ok := jsonlex.Member(body, spec.FieldBusinessType)
+	if !ok || sp.Kind != jsonlex.Number {
+		return spec.Event{}, errors.New("no businessType number in the body to tell the event by")
+	}
+	number := string(body[sp.Start:sp.End])
+	n, _ := strconv.Atoi(number)
+	events := spec.EventsForNumber(n)
+	switch len(events) {
+	case 0:
+		return spec.Event{}, fmt.Errorf("businessType %s is no event's number", number)
+	case 1:
+		return events[0], nil
+	}
+	return spec.Event{}, &AmbiguousEventError{Number: number, Events: events}
+}

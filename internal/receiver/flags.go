@@ -1,0 +1,71 @@
+package receiver
+
+import "fmt"
+
+// The checks a Flag names: the rules of whsim check that listen
+// --forward-to can judge from real calls (check names them too).
+const (
+	RejectsMalformed = "rejects-malformed"
+	Duplicates       = "duplicates"
+)
+
+// Flag is a judgement on one call a receiver answered: the check whose
+// rule the answer breaks, and why.
+type Flag struct {
+	Check  string `json:"check"`
+	Reason string `json:"reason"`
+}
+
+// maxRemembered bounds the requestIds a Forwarded keeps, so that a listen
+// running for days holds bounded memory; re-deliveries come soon after.
+const maxRemembered = 1 << 16
+
+// Forwarded judges the answers a receiver gives to real calls passed on
+// to it (listen --forward-to), the way check judges its cases: an invalid
+// call accepted, a re-delivery refused. It is used from one goroutine.
+type Forwarded struct {
+	seen  map[string]struct{}
+	order []string // requestIds in the order first seen, for eviction
+	next  int
+}
+
+// NewForwarded returns a judge that has seen no call yet.
+func NewForwarded() *Forwarded {
+	return &Forwarded{seen: map[string]struct{}{}}
+}
+
+// Judge takes one forwarded call: its requestId ("" when it has none),
+// whether the validator fails it, and the receiver's status (0 when it
+// gave none). It returns the flags the answer earns, none when it is right.
+func (f *Forwarded) Judge(requestID string, invalid bool, status int) []Flag {
+	var flags []Flag
+	if invalid && is2xx(status) {
+		flags = append(flags, Flag{RejectsMalformed, fmt.Sprintf(
+			"the receiver answered %d to a call the validator finds invalid: it cannot have understood it, so it was silently dropped", status)})
+	}
+	if requestID == "" {
+		return flags
+	}
+	if _, dup := f.seen[requestID]; dup {
+		if status != 0 && !is2xx(status) && !invalid {
+			flags = append(flags, Flag{Duplicates, fmt.Sprintf(
+				"requestId %s was seen before and this delivery got %d: a re-delivered call must be accepted again", requestID, status)})
+		}
+		return flags
+	}
+	f.remember(requestID)
+	return flags
+}
+
+func (f *Forwarded) remember(id string) {
+	if len(f.order) < maxRemembered {
+		f.order = append(f.order, id)
+	} else {
+		delete(f.seen, f.order[f.next])
+		f.order[f.next] = id
+		f.next = (f.next + 1) % maxRemembered
+	}
+	f.seen[id] = struct{}{}
+}
+
+func is2xx(s int) bool { return s >= 200 && s < 300 }

@@ -1,0 +1,172 @@
+package replay
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Replayer streams the records of capture files as deliveries, one at a
+// time, so that a large capture is never held in memory. Its Next is the
+// feed of load.Run.
+type Replayer struct {
+	Inputs []capture.Input
+	// Events, when not empty, keeps only the calls of these events.
+	Events []spec.Event
+	// IDs, when set, gives each call a fresh requestId.
+	IDs *reqid.IDs
+	// Signed says the deliverer signs every call afresh (replay --sign):
+	// each request then carries the webhook-id to sign with.
+	Signed bool
+	// Header, when set, replaces the captured headers of these names (a
+	// credential a saved case holds masked).
+	Header http.Header
+	// Warn is told of each line skipped: a torn last line, a bad record;
+	// and, once, of signed calls whose body a fresh requestId changes.
+	Warn func(format string, args ...any)
+
+	i   int
+	seq int
+	r   *capture.Reader
+	err error
+	// seen holds the requestIds sent so far: a record with one of them is
+	// a re-delivery, counted as a duplicate as send counts its own.
+	seen      map[string]bool
+	warnedSig bool
+}
+
+// Err is the read error that ended the replay early, if any.
+func (s *Replayer) Err() error { return s.err }
+
+// Next returns the next call to deliver, nil at the end.
+func (s *Replayer) Next() []*attempt.Request {
+	for s.i < len(s.Inputs) {
+		in := s.Inputs[s.i]
+		if s.r == nil {
+			rd := in.Reader()
+			// Cached for a file OpenInputs looked into; a pipe is looked
+			// into now.
+			if err := capture.CheckInput(in.Name, rd); err != nil {
+				s.err = err
+				return nil
+			}
+			if kind, _ := rd.Kind(); kind == input.Empty {
+				s.Warn("%s: empty, nothing to replay", in.Name)
+			}
+			s.r = capture.ReaderOf(rd)
+		}
+		rec, err := s.r.Next()
+		var torn *capture.TornError
+		var bad *capture.LineError
+		switch {
+		case errors.Is(err, io.EOF):
+			s.i++
+			s.r = nil
+			continue
+		case errors.As(err, &torn):
+			s.Warn("%s: %v", in.Name, err)
+			continue
+		case errors.As(err, &bad):
+			s.Warn("%s: %v; skipped", in.Name, err)
+			continue
+		case err != nil:
+			s.err = fmt.Errorf("%s: %w", in.Name, err)
+			return nil
+		}
+		if event, _ := rec.Event(); len(s.Events) > 0 && !slices.ContainsFunc(s.Events, func(e spec.Event) bool { return e.Name == event }) {
+			continue
+		}
+		req, err := Request(rec, s.IDs)
+		if err != nil {
+			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
+			continue
+		}
+		s.seq++
+		req.Seq = s.seq
+		s.mark(req)
+		return []*attempt.Request{req}
+	}
+	return nil
+}
+
+// mark counts a re-delivery, sets the webhook-id a fresh signature uses,
+// the replacement headers, and warns once when a fresh requestId breaks a
+// captured signature.
+func (s *Replayer) mark(req *attempt.Request) {
+	if req.RequestID != "" {
+		if s.seen == nil {
+			s.seen = map[string]bool{}
+		}
+		req.Duplicate = s.seen[req.RequestID]
+		s.seen[req.RequestID] = true
+	}
+	for k, vs := range s.Header {
+		req.Header[k] = vs
+	}
+	_, signedBefore := req.Header["Webhook-Signature"]
+	switch {
+	case s.Signed:
+		req.WebhookID = WebhookID(req, s.IDs != nil)
+	case s.IDs != nil && signedBefore && !s.warnedSig:
+		s.warnedSig = true
+		s.Warn("--new-request-id changes the body of signed calls, so their captured webhook-signature no longer matches; add --sign standard --secret whsec_... to sign each call afresh")
+	}
+}
+
+// WebhookID is the webhook-id to sign a replayed call with: the captured
+// one (a re-delivery keeps its id), unless the call has a fresh requestId
+// (a new message); else its requestId; else one made from the body, so
+// that the same call gets the same id.
+func WebhookID(req *attempt.Request, fresh bool) string {
+	if id := req.Header.Get("Webhook-Id"); id != "" && !fresh {
+		return id
+	}
+	if req.RequestID != "" {
+		return req.RequestID
+	}
+	sum := sha256.Sum256(req.Body)
+	return "msg_" + hex.EncodeToString(sum[:12])
+}
+
+// Request is the delivery that replays rec: its method, query, headers and
+// body byte for byte; with ids, a fresh requestId and nothing else changed.
+func Request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
+	body, err := rec.RequestBody()
+	if err != nil {
+		return nil, err
+	}
+	h := capture.ReplayHeaders(rec.Headers)
+	// The captured content type is replayed as it was, or not at all.
+	if _, ok := h["Content-Type"]; !ok {
+		h["Content-Type"] = nil
+	}
+	id := ""
+	start, end := reqid.Find(body)
+	if start >= 0 {
+		id = string(body[start:end])
+	}
+	if ids != nil && start >= 0 {
+		id = ids.Next()
+		body = reqid.Splice(body, start, end, id)
+	}
+	event, _ := rec.Event()
+	if event == "" {
+		event = "-"
+	}
+	method := strings.ToUpper(rec.Method)
+	if method == "" {
+		method = http.MethodPost
+	}
+	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
+}

@@ -1,0 +1,168 @@
+package replay
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+func TestRequestFromRecord(t *testing.T) {
+	t.Parallel()
+	rec := &capture.Record{Method: "put", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1", Headers: http.Header{
+		"Host": {"h"}, "Content-Length": {"9"}, "Connection": {"close"}, "Accept-Encoding": {"gzip"},
+		"X-Trace": {"t1"},
+	}}
+	rec.SetBody([]byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`))
+	req, err := Request(rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Method != "PUT" || req.Event != "CREATE_RECEIVABLE_DOC" || req.Query != rec.Query ||
+		req.RequestID != "11111111-1111-4111-8111-111111111111" || string(req.Body) != `{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}` {
+		t.Errorf("request %+v", req)
+	}
+	want := http.Header{"X-Trace": {"t1"}, "Content-Type": nil}
+	if fmt.Sprint(req.Header) != fmt.Sprint(want) {
+		t.Errorf("header %v, want %v", req.Header, want)
+	}
+	fresh, err := Request(rec, reqid.NewIDs(3))
+	if err != nil || fresh.RequestID == req.RequestID || len(fresh.RequestID) != 36 ||
+		string(fresh.Body) != strings.Replace(string(req.Body), req.RequestID, fresh.RequestID, 1) {
+		t.Errorf("fresh id: %+v %v", fresh, err)
+	}
+	if r, _ := Request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
+		t.Errorf("empty record: %+v", r)
+	}
+}
+
+func TestReplayerFiltersAndWarns(t *testing.T) {
+	t.Parallel()
+	var b []byte
+	for _, ev := range []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC", "CREATE_RECEIVABLE_DOC"} {
+		r := &capture.Record{Method: "POST", Query: "businessType=" + ev}
+		r.SetBody([]byte(`{}`))
+		var err error
+		if b, err = capture.Append(b, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b = append(b, `{"capture":1,"ti`...)
+	receivable, ok := spec.Lookup("CREATE_RECEIVABLE_DOC")
+	if !ok {
+		t.Fatal("no CREATE_RECEIVABLE_DOC")
+	}
+	var warnings []string
+	s := &Replayer{
+		Inputs: []capture.Input{{Name: "a.ndjson", R: strings.NewReader(string(b))}, {Name: "b.ndjson", R: strings.NewReader("")}},
+		Events: []spec.Event{receivable},
+		Warn:   func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) },
+	}
+	var seqs []int
+	for reqs := s.Next(); reqs != nil; reqs = s.Next() {
+		if reqs[0].Event != "CREATE_RECEIVABLE_DOC" {
+			t.Errorf("replayed %s", reqs[0].Event)
+		}
+		seqs = append(seqs, reqs[0].Seq)
+	}
+	if fmt.Sprint(seqs) != "[1 2]" || s.Err() != nil {
+		t.Errorf("seqs %v, err %v", seqs, s.Err())
+	}
+	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "a.ndjson: line 4: torn") || warnings[1] != "b.ndjson: empty, nothing to replay" {
+		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// TestReplayerMarks: a record with a requestId an earlier one had is a
+// duplicate; with --sign each call carries the webhook-id to sign with;
+// a fresh requestId on a signed capture warns once; -H replaces a header.
+func TestReplayerMarks(t *testing.T) {
+	t.Parallel()
+	rec := func(id, webhookID string) *capture.Record {
+		r := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Authorization": {"Bearer ****"}}}
+		if webhookID != "" {
+			r.Headers["Webhook-Id"] = []string{webhookID}
+			r.Headers["Webhook-Signature"] = []string{"v1,stale"}
+		}
+		body := `{"data":{}}`
+		if id != "" {
+			body = `{"requestId":"` + id + `","data":{}}`
+		}
+		r.SetBody([]byte(body))
+		return r
+	}
+	captured := func(recs ...*capture.Record) []capture.Input {
+		var b []byte
+		for _, r := range recs {
+			var err error
+			if b, err = capture.Append(b, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return []capture.Input{{Name: "c.ndjson", R: strings.NewReader(string(b))}}
+	}
+	const a, b = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	all := func(s *Replayer) []*attempt.Request {
+		var out []*attempt.Request
+		for reqs := s.Next(); reqs != nil; reqs = s.Next() {
+			out = append(out, reqs...)
+		}
+		return out
+	}
+
+	s := &Replayer{Inputs: captured(rec(a, ""), rec(b, ""), rec(a, ""), rec(a, ""), rec("", "")), Warn: func(string, ...any) { t.Error("warned") }}
+	var dups []bool
+	for _, r := range all(s) {
+		dups = append(dups, r.Duplicate)
+	}
+	if fmt.Sprint(dups) != "[false false true true false]" {
+		t.Errorf("duplicates %v, want the 3rd and 4th", dups)
+	}
+
+	s = &Replayer{Inputs: captured(rec(a, "msg_a"), rec("", ""), rec(b, "")), Signed: true,
+		Header: http.Header{"Authorization": {"Bearer t0k3n"}}, Warn: func(string, ...any) { t.Error("warned") }}
+	reqs := all(s)
+	if reqs[0].WebhookID != "msg_a" || !strings.HasPrefix(reqs[1].WebhookID, "msg_") || reqs[2].WebhookID != b {
+		t.Errorf("webhook-ids %q %q %q: want the captured one, one from the body, the requestId", reqs[0].WebhookID, reqs[1].WebhookID, reqs[2].WebhookID)
+	}
+	if reqs[0].Header.Get("Authorization") != "Bearer t0k3n" {
+		t.Errorf("Authorization %q, want -H's", reqs[0].Header.Get("Authorization"))
+	}
+	again := all(&Replayer{Inputs: captured(rec("", "")), Signed: true, Warn: func(string, ...any) {}})
+	if again[0].WebhookID != reqs[1].WebhookID {
+		t.Errorf("the same body got webhook-ids %q and %q", reqs[1].WebhookID, again[0].WebhookID)
+	}
+	fresh := all(&Replayer{Inputs: captured(rec(a, "msg_a")), Signed: true, IDs: reqid.NewIDs(5), Warn: func(string, ...any) {}})
+	if fresh[0].WebhookID != fresh[0].RequestID || fresh[0].RequestID == a {
+		t.Errorf("a fresh requestId is a new message: webhook-id %q, requestId %q", fresh[0].WebhookID, fresh[0].RequestID)
+	}
+
+	var warnings []string
+	s = &Replayer{Inputs: captured(rec(a, "msg_a"), rec(b, "msg_b")), IDs: reqid.NewIDs(5),
+		Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
+	all(s)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "add --sign standard") {
+		t.Errorf("warnings %q, want one suggesting --sign", warnings)
+	}
+}
+
+// A pipe that holds payloads, or is not JSON, ends the replay when it is
+// reached, with one error naming it.
+func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, err string }{
+		{`{"requestId":"r"}` + "\n", "p holds payloads, not captures"},
+		{"[{}]", "p holds payloads"},
+		{"hello\n", "p:1:1: not JSON (invalid character 'h' looking for beginning of value)"},
+	} {
+		s := &Replayer{Inputs: []capture.Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
+		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {
+			t.Errorf("%q: %v, %v; want %s", tt.in, reqs, s.Err(), tt.err)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package reqid
+
+import (
+	"github.com/whsim/whsim/internal/jsonlex"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Find and Read answer different questions: Read is the one reader of a
+// body's requestId (its value, unescaped); Find is where its string sits,
+// for a sender that splices a fresh one in (Splice).
+
+// Find returns where the top-level "requestId" string value of a
+// JSON object starts and ends (the bytes between the quotes), or -1s. The
+// body is read only up to that value.
+func Find(body []byte) (int, int) {
+	sp, ok := jsonlex.Member(body, spec.FieldRequestID)
+	if !ok || sp.Kind != jsonlex.String {
+		return -1, -1
+	}
+	return sp.Start + 1, sp.End - 1
+}
+
+// Splice returns a copy of body with the bytes [start,end) replaced by id.
+func Splice(body []byte, start, end int, id string) []byte {
+	out := make([]byte, 0, len(body)-(end-start)+len(id))
+	out = append(out, body[:start]...)
+	out = append(out, id...)
+	return append(out, body[end:]...)
+}
+
+// IDs hands out the requestIds of a run: the n-th delivery of an event
+// gets For(seed, event, n), the id `generate --seed` gives the n-th
+// payload of that event.
+type IDs struct {
+	seed uint64
+	n    map[string]uint64
+}
+
+// NewIDs returns the ids of a run; seed 0 draws a random seed.
+func NewIDs(seed uint64) *IDs {
+	if seed == 0 {
+		seed = RandomSeed()
+	}
+	return &IDs{seed: seed, n: map[string]uint64{}}
+}
+
+// For returns the next id of event.
+func (g *IDs) For(event string) string {
+	n := g.n[event]
+	g.n[event] = n + 1
+	return For(g.seed, event, n)
+}
+
+// Next returns the next id of deliveries that belong to no one event.
+func (g *IDs) Next() string { return g.For("") }
+
+// Seed is the seed the ids follow from.
+func (g *IDs) Seed() uint64 { return g.seed }
+
+// Mix gives the ids to come a seed of their own under nonce (see Mix).
+func (g *IDs) Mix(nonce uint64) { g.seed = Mix(g.seed, nonce) }
