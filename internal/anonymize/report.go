@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // Add adds the counts and leaks of o to st, for a run over several inputs.
@@ -26,9 +26,9 @@ func (st *Stats) Add(o *Stats) {
 // WriteReport writes what a run replaced, dropped and signed again, for
 // people (anonymize's stderr); resigned says the calls were to be signed.
 func (st *Stats) WriteReport(w io.Writer, resigned bool) {
-	what := fmt.Sprintf("%d %s", st.Payloads, report.Plural(st.Payloads, "payload", "payloads"))
+	what := fmt.Sprintf("%d %s", st.Payloads, term.Plural(st.Payloads, "payload", "payloads"))
 	if st.Records > 0 {
-		what = fmt.Sprintf("%d %s", st.Records, report.Plural(st.Records, "capture record", "capture records"))
+		what = fmt.Sprintf("%d %s", st.Records, term.Plural(st.Records, "capture record", "capture records"))
 	}
 	var parts []string
 	for _, c := range Classes() {
@@ -39,7 +39,7 @@ func (st *Stats) WriteReport(w io.Writer, resigned bool) {
 			} else if c == Address {
 				many = "remote addresses"
 			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, report.Plural(n, string(c), many)))
+			parts = append(parts, fmt.Sprintf("%d %s", n, term.Plural(n, string(c), many)))
 		}
 	}
 	if len(parts) == 0 {
@@ -48,17 +48,17 @@ func (st *Stats) WriteReport(w io.Writer, resigned bool) {
 	fmt.Fprintf(w, "anonymized %s: replaced %s\n", what, strings.Join(parts, ", "))
 	if st.AsText > 0 {
 		fmt.Fprintf(w, "anonymized as text %d %s that %s not JSON (kept, for the bug report)\n", st.AsText,
-			report.Plural(st.AsText, "body", "bodies"), report.Plural(st.AsText, "is", "are"))
+			term.Plural(st.AsText, "body", "bodies"), term.Plural(st.AsText, "is", "are"))
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.Dropped)) {
 		n := st.Dropped[name]
-		fmt.Fprintf(w, "dropped %s from %d %s", name, n, report.Plural(n, "record", "records"))
+		fmt.Fprintf(w, "dropped %s from %d %s", name, n, term.Plural(n, "record", "records"))
 		if strings.Contains(strings.ToLower(name), "signature") && !resigned {
 			fmt.Fprint(w, " (it signed the old body; --resign whsec_... signs the calls again)")
 		}
 		fmt.Fprintln(w)
 	}
 	if st.Resigned > 0 {
-		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, report.Plural(st.Resigned, "record", "records"))
+		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, term.Plural(st.Resigned, "record", "records"))
 	}
 }

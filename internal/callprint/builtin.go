@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -21,7 +21,7 @@ type Builtin struct {
 	out    *bufio.Writer
 	p      *Printer
 	w      io.Writer
-	st     report.Style
+	st     term.Style
 	stop   context.CancelFunc
 	served chan error
 }
@@ -32,7 +32,7 @@ const builtinShown = 20
 
 // StartBuiltin starts the built-in receiver, printing to w in the style st
 // (its Verbose shows each call's headers and body).
-func StartBuiltin(w io.Writer, st report.Style) (*Builtin, error) {
+func StartBuiltin(w io.Writer, st term.Style) (*Builtin, error) {
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
 		return nil, err

@@ -16,9 +16,9 @@ import (
 
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -43,13 +43,13 @@ type Printer struct {
 
 	// st holds the colours as fixed strings: the call line is built by
 	// appending, without fmt.
-	st  report.Style
+	st  term.Style
 	buf []byte
 }
 
 // New returns a printer writing to w as text in the style st, or with
 // json as one JSON object per call.
-func New(w io.Writer, json bool, st report.Style) *Printer {
+func New(w io.Writer, json bool, st term.Style) *Printer {
 	return &Printer{
 		w: w, json: json,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
@@ -159,7 +159,7 @@ func (p *Printer) printText(c *receiver.Call, ev, verdict string, status int, fl
 	}
 }
 
-func (p *Printer) statusWrap(status int) report.Wrap {
+func (p *Printer) statusWrap(status int) term.Wrap {
 	switch {
 	case status >= 200 && status < 300:
 		return p.st.OK
@@ -169,7 +169,7 @@ func (p *Printer) statusWrap(status int) report.Wrap {
 	return p.st.Warn
 }
 
-func verdictWrap(st report.Style, verdict string) report.Wrap {
+func verdictWrap(st term.Style, verdict string) term.Wrap {
 	switch verdict {
 	case "valid":
 		return st.OK
@@ -284,8 +284,8 @@ func (p *Printer) printJSON(c *receiver.Call, verdict string, status int, flags 
 
 // Summary writes the tallies to w, coloured as st says, once the receiver
 // has stopped.
-func (p *Printer) Summary(w io.Writer, st report.Style, title, capturePath string) {
-	fmt.Fprintf(w, "%s %d %s in %s\n", st.Bold.Append(nil, title), p.calls, report.Plural(p.calls, "call", "calls"), time.Since(p.started).Round(time.Millisecond))
+func (p *Printer) Summary(w io.Writer, st term.Style, title, capturePath string) {
+	fmt.Fprintf(w, "%s %d %s in %s\n", st.Bold.Append(nil, title), p.calls, term.Plural(p.calls, "call", "calls"), time.Since(p.started).Round(time.Millisecond))
 	if p.Limit > 0 && p.calls > p.Limit {
 		fmt.Fprintf(w, "  shown:      the first %d\n", p.Limit)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -239,7 +239,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 			_, err := w.Write(opts.junit.Bytes())
 			return err
 		}
-		return report.WriteJUnitError(w, "whsim check", "whsim.check", why)
+		return term.WriteJUnitError(w, "whsim check", "whsim.check", why)
 	})
 	if werr != nil && err == nil {
 		return usagef("--junit: %v", werr)
@@ -349,11 +349,11 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	// beside the run's output keeps, and the requests of the cases that
 	// did not pass.
 	result := rep.Result
-	var col *report.Collector
+	var col *term.Collector
 	var rec *htmlreport.CheckRecorder
 	if opts.Report != "" || stepSummary() != "" {
-		col = &report.Collector{}
-		rep.Out = report.Tee(rep.Out, col)
+		col = &term.Collector{}
+		rep.Out = term.Tee(rep.Out, col)
 		rec = &htmlreport.CheckRecorder{Target: target, Header: header}
 		result = func(res check.Result) { rec.Result(res); rep.Result(res) }
 	}
@@ -424,13 +424,13 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.
 }
 
 func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
-	out, err := report.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
+	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}
 	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
-		r.JUnit, _ = report.New(report.JUnit, &opts.junit, report.Style{}, false)
+		r.JUnit, _ = term.New(term.JUnit, &opts.junit, term.Style{}, false)
 	}
 	return r, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/deliver"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -49,7 +49,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
-	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
+	addOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -159,7 +159,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		defer capFile.Close() // closed below on the normal path; this covers early returns
 		if held.Counted {
 			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termsafe.Text(opts.Capture),
-				held.Records, report.Plural(int(held.Records), "record", "records"))
+				held.Records, term.Plural(int(held.Records), "record", "records"))
 		}
 		if held.Torn {
 			fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/jobsummary"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -92,16 +92,16 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	}
 	defer files.Close()
 
-	rep, err := report.New(opts.Output, st.Out, style(a.outColor(), false), false)
+	rep, err := term.New(opts.Output, st.Out, style(a.outColor(), false), false)
 	if err != nil {
 		return usagef("--output: %v", err)
 	}
 	// Under GitHub Actions a collector beside the output keeps the run for
 	// the job summary.
-	var col *report.Collector
+	var col *term.Collector
 	if stepSummary() != "" {
-		col = &report.Collector{}
-		rep = report.Tee(rep, col)
+		col = &term.Collector{}
+		rep = term.Tee(rep, col)
 	}
 	var beforeStdin func()
 	if st.InTTY {

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -20,13 +20,13 @@ import (
 type ConsoleOptions struct {
 	// Title names the run in its summary ("whsim send").
 	Title string
-	// Format is the report's format (report.Text, JSON, JUnit).
+	// Format is the report's format (term.Text, JSON, JUnit).
 	Format string
 	// Out takes the report, styled OutStyle (its Verbose shows each
 	// request and answer in full); Err the retry notices, warnings and
 	// the progress bar, coloured ErrStyle.
 	Out, Err           io.Writer
-	OutStyle, ErrStyle report.Style
+	OutStyle, ErrStyle term.Style
 	// OutTTY and ErrTTY say whether Out and Err are terminals.
 	OutTTY, ErrTTY bool
 	// Each lists every delivery on a terminal too, not only the failures.
@@ -43,7 +43,7 @@ type ConsoleOptions struct {
 // report as it finishes (from many workers at once), retries and warnings
 // on stderr, and a progress bar when stderr is a terminal.
 type Console struct {
-	rep   report.Reporter
+	rep   term.Reporter
 	title string
 	// quiet reports only failures: text on a terminal, without Each or
 	// Verbose, where a line per delivery would scroll past by the thousand.
@@ -66,18 +66,18 @@ type Console struct {
 
 	mu      sync.Mutex // err
 	err     io.Writer
-	warn    report.Wrap
+	warn    term.Wrap
 	stopBar chan struct{}
 	barDone chan struct{}
 }
 
 // NewConsole returns the console of one run; an unknown Format is an error.
 func NewConsole(o ConsoleOptions) (*Console, error) {
-	rep, err := report.New(o.Format, o.Out, o.OutStyle, o.OutTTY)
+	rep, err := term.New(o.Format, o.Out, o.OutStyle, o.OutTTY)
 	if err != nil {
 		return nil, err
 	}
-	quiet := o.Format == report.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
+	quiet := o.Format == term.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
 	return &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
 		thresholds: o.Thresholds, observe: o.Observe}, nil
 }

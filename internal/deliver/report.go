@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -37,16 +37,16 @@ func FailureText(a Attempt) string {
 // Case is a delivery as a report case.
 type Case Result
 
-func (c *Case) Verdict() report.Verdict {
+func (c *Case) Verdict() term.Verdict {
 	if c.OK {
-		return report.Pass
+		return term.Pass
 	}
-	return report.Fail
+	return term.Fail
 }
 
 // AppendText is one line (event, requestId, status, latency) and with -v
 // the request and the answer.
-func (c *Case) AppendText(b []byte, st *report.Style) []byte {
+func (c *Case) AppendText(b []byte, st *term.Style) []byte {
 	res := (*Result)(c)
 	last := res.Last()
 	req := res.Request
@@ -83,7 +83,7 @@ func (c *Case) AppendText(b []byte, st *report.Style) []byte {
 	return b
 }
 
-func (c *Case) AppendJSON(b []byte, st *report.Style) []byte {
+func (c *Case) AppendJSON(b []byte, st *term.Style) []byte {
 	res := (*Result)(c)
 	if !st.Verbose {
 		return res.AppendJSON(b)
@@ -96,10 +96,10 @@ func (c *Case) AppendJSON(b []byte, st *report.Style) []byte {
 }
 
 // JUnit is one test case per delivery in one suite per event.
-func (c *Case) JUnit() report.TestCase {
+func (c *Case) JUnit() term.TestCase {
 	res := (*Result)(c)
 	last := res.Last()
-	tc := report.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
+	tc := term.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
 	if tc.Name == "" {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
@@ -176,7 +176,7 @@ func (s Summary) AppendJSON(b []byte) []byte {
 
 // AppendText is sent, succeeded, failed by status and by error kind,
 // throughput and latency.
-func (s Summary) AppendText(b []byte, rst *report.Style) []byte {
+func (s Summary) AppendText(b []byte, rst *term.Style) []byte {
 	st, h := s.Stats, &s.Stats.Latency
 	b = fmt.Appendf(b, "\nsent %d  succeeded %d  failed %d", st.Sent, st.Succeeded, st.Failed)
 	if st.Interrupted > 0 {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -20,7 +20,7 @@ func TestReportAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
-	rep, err := report.New(report.JSON, io.Discard, report.Style{}, false)
+	rep, err := term.New(term.JSON, io.Discard, term.Style{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +55,10 @@ func FuzzDeliveryReport(f *testing.F) {
 			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
 			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
 		}
-		for _, format := range []string{report.Text, report.JSON, report.JUnit} {
+		for _, format := range []string{term.Text, term.JSON, term.JUnit} {
 			for _, verbose := range []bool{false, true} {
 				var out bytes.Buffer
-				rep, err := report.New(format, &out, report.Style{Verbose: verbose}, false)
+				rep, err := term.New(format, &out, term.Style{Verbose: verbose}, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -73,7 +73,7 @@ func FuzzDeliveryReport(f *testing.F) {
 				if strings.Contains(got, "tok-secret-123") {
 					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
 				}
-				if format == report.JSON {
+				if format == term.JSON {
 					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
 						if !json.Valid([]byte(line)) {
 							t.Fatalf("invalid JSON line %q", line)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -38,7 +38,7 @@ func TestThresholdsInSummary(t *testing.T) {
 		ts = append(ts, th)
 	}
 	sum := Summary{Stats: st, Name: "whsim send", Thresholds: threshold.CheckAll(ts, m)}
-	text := string(sum.AppendText(nil, &report.Style{}))
+	text := string(sum.AppendText(nil, &term.Style{}))
 	for _, want := range []string{"thresholds:\n", "  failed<5%  failed 10%  FAILED\n", "  p99<=11ms  p99 10.007ms  ok\n", "  rps>=20    rps 10/s  FAILED\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)

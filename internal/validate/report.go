@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // Case is a checked payload as a report case: its result and the input it
@@ -17,18 +17,18 @@ type Case struct {
 	*Result
 }
 
-func (r Case) Verdict() report.Verdict {
+func (r Case) Verdict() term.Verdict {
 	switch {
 	case r.Failed:
-		return report.Fail
+		return term.Fail
 	case len(r.Findings) > 0:
-		return report.Warn
+		return term.Warn
 	}
-	return report.Pass
+	return term.Pass
 }
 
 // AppendText is one line per finding: where, severity, rule, path, message.
-func (r Case) AppendText(b []byte, st *report.Style) []byte {
+func (r Case) AppendText(b []byte, st *term.Style) []byte {
 	for _, f := range r.Findings {
 		loc := r.File
 		if r.Element >= 0 {
@@ -74,7 +74,7 @@ type findingJSON struct {
 	Column   int    `json:"column,omitempty"`
 }
 
-func (r Case) AppendJSON(b []byte, _ *report.Style) []byte {
+func (r Case) AppendJSON(b []byte, _ *term.Style) []byte {
 	if len(r.Findings) == 0 {
 		return b
 	}
@@ -93,8 +93,8 @@ func (r Case) AppendJSON(b []byte, _ *report.Style) []byte {
 
 // JUnit is one test case per payload in one suite per file; a failure
 // names its first error.
-func (r Case) JUnit() report.TestCase {
-	tc := report.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
+func (r Case) JUnit() term.TestCase {
+	tc := term.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
 	if r.Element >= 0 {
 		tc.Name += "[" + strconv.Itoa(r.Element) + "]"
 	}
@@ -122,14 +122,14 @@ func (r Case) JUnit() report.TestCase {
 // Title, AppendText and AppendJSON make a Summary the run's report summary.
 func (s Summary) Title() string { return "whsim validate" }
 
-func (s Summary) AppendText(b []byte, st *report.Style) []byte {
+func (s Summary) AppendText(b []byte, st *term.Style) []byte {
 	verdict := st.OK.Append(nil, "ok")
 	if s.Failed > 0 {
 		verdict = st.Fail.Append(nil, "FAIL")
 	}
 	return fmt.Appendf(b, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
-		s.Payloads, report.Plural(s.Payloads, "payload", "payloads"), s.Failed,
-		s.Errors, report.Plural(s.Errors, "error", "errors"), s.Warnings, report.Plural(s.Warnings, "warning", "warnings"))
+		s.Payloads, term.Plural(s.Payloads, "payload", "payloads"), s.Failed,
+		s.Errors, term.Plural(s.Errors, "error", "errors"), s.Warnings, term.Plural(s.Warnings, "warning", "warnings"))
 }
 
 func (s Summary) AppendJSON(b []byte) []byte {

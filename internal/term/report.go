@@ -1,4 +1,5 @@
-// Package report writes the outcome of a run as text, JSON lines or JUnit
+// Package term is the one printer: colour, progress, terminal-safe text and
+// the text, JSON and JUnit renderers of every report. It writes the outcome of a run as text, JSON lines or JUnit
 // XML: the one reporter behind send, replay, validate and check.
 //
 // A run reports cases and then a summary. A case is one thing a command
@@ -8,12 +9,12 @@
 // locked and counted. Adding a command that reports is writing one Case
 // and one Summary type; adding a format is one Reporter here.
 //
-//	rep, _ := report.New(report.JSON, os.Stdout, report.Style{})
+//	rep, _ := term.New(term.JSON, os.Stdout, term.Style{})
 //	for _, c := range cases {
 //		rep.Case(c) // safe from many goroutines
 //	}
 //	rep.Finish(summary)
-package report
+package term
 
 import (
 	"bufio"
