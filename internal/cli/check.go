@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -343,7 +342,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	prog := newProgress(a.streams.Err, a.streams.ErrTTY)
+	prog := term.NewCheckProgress(a.streams.Err, a.streams.ErrTTY)
 	rep.Signer, rep.Now = signer, a.now
 	// --report and the job summary are written from what a collector
 	// beside the run's output keeps, and the requests of the cases that
@@ -362,16 +361,16 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
 		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
-		ExcludeCases: opts.ExcludeCases, Progress: prog.update,
+		ExcludeCases: opts.ExcludeCases, Progress: func(pr check.Progress) { prog.Update(pr.Check, pr.Done, pr.Total, pr.Case) },
 		Notice: func(msg string) {
-			prog.clear()
+			prog.Clear()
 			fmt.Fprintf(a.streams.Err, "%s %s\n", key, msg)
 		},
 	}, func(res check.Result) {
-		prog.clear()
+		prog.Clear()
 		result(res)
 	})
-	prog.stop()
+	prog.Stop()
 	var unreachable *check.UnreachableError
 	var probeErr *check.ProbeError
 	switch {
@@ -448,81 +447,4 @@ func checkJUnitPath(name string) error {
 		return usagef("--junit %s: no directory %s", name, filepath.Dir(name))
 	}
 	return nil
-}
-
-// progress is the line on a terminal's stderr that says where a run is,
-// redrawn as cases are graded and every half second between (a long load
-// check or a slow receiver would otherwise look stuck).
-type progress struct {
-	w    io.Writer
-	mu   sync.Mutex
-	last check.Progress
-	on   bool // a line is drawn
-	done chan struct{}
-	t0   time.Time
-}
-
-func newProgress(w io.Writer, tty bool) *progress {
-	if !tty {
-		return nil
-	}
-	p := &progress{w: w, done: make(chan struct{}), t0: time.Now()}
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.done:
-				return
-			case <-t.C:
-				p.mu.Lock()
-				p.draw()
-				p.mu.Unlock()
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) update(pr check.Progress) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.last = pr
-	p.draw()
-}
-
-// draw writes the line; the caller holds mu.
-func (p *progress) draw() {
-	pr := p.last
-	el := time.Since(p.t0).Round(time.Second)
-	if pr.Total == 0 {
-		fmt.Fprintf(p.w, "\r\x1b[K%s starting", el)
-	} else {
-		fmt.Fprintf(p.w, "\r\x1b[K%s case %d of %d (%s), %s", pr.Check, pr.Done, pr.Total, termsafe.Text(pr.Case), el)
-	}
-	p.on = true
-}
-
-// clear removes the line before a case's own line is printed.
-func (p *progress) clear() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.on {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.on = false
-	}
-}
-
-func (p *progress) stop() {
-	if p == nil {
-		return
-	}
-	close(p.done)
-	p.clear()
 }
