@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
 )
 
 // TestCheckTLSAndHeaders: check reaches a receiver over TLS as send does
@@ -77,4 +76,3 @@ func (s *syncBuf) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
-
