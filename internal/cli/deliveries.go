@@ -95,8 +95,8 @@ func (d *deliveryFlags) runOptions() deliver.RunOptions {
 // newConsole is the run's console: the report on stdout, the rest on
 // stderr.
 // A command's own options (send's thresholds and report) are set by more.
-func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.ConsoleOptions)) (*deliver.Console, error) {
-	o := deliver.ConsoleOptions{
+func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*term.ConsoleOptions)) (*term.Console, error) {
+	o := term.ConsoleOptions{
 		Title: title, Format: d.Output, Out: a.streams.Out, Err: a.streams.Err,
 		OutStyle: style(a.outColor(), d.Verbose), ErrStyle: style(a.errColor, false),
 		OutTTY: a.streams.OutTTY, ErrTTY: a.streams.ErrTTY, Each: d.Each,
@@ -104,7 +104,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.C
 	for _, f := range more {
 		f(&o)
 	}
-	c, err := deliver.NewConsole(o)
+	c, err := term.NewConsole(o)
 	if err != nil {
 		return nil, usagef("--output: %v", err)
 	}
@@ -114,7 +114,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.C
 // fit lowers --concurrency to the total deliveries (0: unknown) and the
 // deliveries in flight to what the file descriptors allow, each holding
 // perCall, saying so once when the descriptors are the bound.
-func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
+func (d *deliveryFlags) fit(con *term.Console, total, perCall int) {
 	ro, note := d.runOptions().Fit(total, deliver.FilesNow(), perCall)
 	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
 	if note != "" {
@@ -123,7 +123,7 @@ func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
 }
 
 // newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*deliver.Deliverer, error) {
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *term.Console) (*deliver.Deliverer, error) {
 	client, err := newClient(deliver.ClientOptions{
 		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
@@ -159,7 +159,7 @@ func newClient(co deliver.ClientOptions) (*http.Client, error) {
 // runDeliveries runs the deliveries, prints the summary, gives the stats to
 // each of after (send's report and job summary) and decides the exit: a
 // failed threshold is named.
-func runDeliveries(ctx context.Context, con *deliver.Console, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int, after ...func(*deliver.Stats) error) error {
+func runDeliveries(ctx context.Context, con *term.Console, d *deliver.Deliverer, next func() []*deliver.Request, ro deliver.RunOptions, total int, after ...func(*deliver.Stats) error) error {
 	st, err := con.Run(ctx, d, next, ro, total)
 	if err != nil {
 		return err

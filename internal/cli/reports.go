@@ -94,8 +94,8 @@ func shellWord(s string) string {
 }
 
 // sendReports writes --report and the job summary of a finished run.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *deliver.Console, st *deliver.Stats, target *url.URL) error {
-	sum := deliver.Summary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *term.Console, st *deliver.Stats, target *url.URL) error {
+	sum := term.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &term.Style{}))
 	where := termsafe.Text(target.Redacted())

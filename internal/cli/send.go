@@ -17,6 +17,7 @@ import (
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -194,7 +195,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.Report != "" || stepSummary() != "" {
 		rec = &htmlreport.SendRecorder{}
 	}
-	con, err := opts.newConsole(a, "whsim send", func(o *deliver.ConsoleOptions) {
+	con, err := opts.newConsole(a, "whsim send", func(o *term.ConsoleOptions) {
 		o.Thresholds = thresholds
 		if rec != nil {
 			o.Observe = rec.Observe

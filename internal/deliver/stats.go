@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"fmt"
+	"github.com/whsim/whsim/internal/threshold"
 	"maps"
 	"slices"
 	"time"
@@ -184,3 +185,20 @@ func (s *Stats) StatusCodes() []int { return slices.Sorted(maps.Keys(s.ByStatus)
 
 // ErrorKinds lists the error kinds in ascending order.
 func (s *Stats) ErrorKinds() []string { return slices.Sorted(maps.Keys(s.ByError)) }
+
+// MS is a duration in milliseconds to the microsecond, as the JSON forms
+// give times.
+func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Measured is the run's value of every metric a threshold may name, as the
+// summary gives it (latencies in milliseconds).
+func (s *Stats) Measured() threshold.Measured {
+	h := &s.Latency
+	return threshold.Measured{
+		threshold.Sent: float64(s.Sent), "succeeded": float64(s.Succeeded), "failed": float64(s.Failed),
+		"interrupted": float64(s.Interrupted), "duplicates": float64(s.Duplicates), "retries": float64(s.Retries),
+		"late": float64(s.Late), "rps": s.RequestsPerSecond(),
+		"p50": MS(h.Quantile(.5)), "p90": MS(h.Quantile(.9)), "p99": MS(h.Quantile(.99)), "p99.9": MS(h.Quantile(.999)),
+		"max": MS(h.Max()),
+	}
+}

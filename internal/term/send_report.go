@@ -1,4 +1,4 @@
-package deliver
+package term
 
 import (
 	"bytes"
@@ -10,16 +10,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
 // FailureText is an attempt's error as a failure line says it: a TLS
 // failure gives its reason (x509's) and the way out.
-func FailureText(a Attempt) string {
-	if a.Kind != KindTLS {
-		return ShortError(a)
+func FailureText(a deliver.Attempt) string {
+	if a.Kind != deliver.KindTLS {
+		return deliver.ShortError(a)
 	}
 	reason := a.Err
 	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
@@ -34,20 +34,20 @@ func FailureText(a Attempt) string {
 	return reason
 }
 
-// Case is a delivery as a report case.
-type Case Result
+// Delivery is a delivery as a report case.
+type Delivery deliver.Result
 
-func (c *Case) Verdict() term.Verdict {
+func (c *Delivery) Verdict() Verdict {
 	if c.OK {
-		return term.Pass
+		return Pass
 	}
-	return term.Fail
+	return Fail
 }
 
 // AppendText is one line (event, requestId, status, latency) and with -v
 // the request and the answer.
-func (c *Case) AppendText(b []byte, st *term.Style) []byte {
-	res := (*Result)(c)
+func (c *Delivery) AppendText(b []byte, st *Style) []byte {
+	res := (*deliver.Result)(c)
 	last := res.Last()
 	req := res.Request
 	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(req.RequestID))
@@ -83,12 +83,12 @@ func (c *Case) AppendText(b []byte, st *term.Style) []byte {
 	return b
 }
 
-func (c *Case) AppendJSON(b []byte, st *term.Style) []byte {
-	res := (*Result)(c)
+func (c *Delivery) AppendJSON(b []byte, st *Style) []byte {
+	res := (*deliver.Result)(c)
 	if !st.Verbose {
-		return res.AppendJSON(b)
+		return appendResultJSON(b, res)
 	}
-	j := res.JSON()
+	j := resultJSON(res)
 	j.RequestHeaders, j.ResponseHeaders = termsafe.MaskHeaders(res.SentHeader), termsafe.MaskHeaders(res.RespHeader)
 	body := string(res.RespBody)
 	j.ResponseBody = &body
@@ -96,10 +96,10 @@ func (c *Case) AppendJSON(b []byte, st *term.Style) []byte {
 }
 
 // JUnit is one test case per delivery in one suite per event.
-func (c *Case) JUnit() term.TestCase {
-	res := (*Result)(c)
+func (c *Delivery) JUnit() TestCase {
+	res := (*deliver.Result)(c)
 	last := res.Last()
-	tc := term.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
+	tc := TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
 	if tc.Name == "" {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
@@ -157,26 +157,26 @@ func fmtLatency(d time.Duration) string {
 	return fmt.Sprintf("%dµs", d.Microseconds())
 }
 
-// Summary is a delivery run's stats as a report summary: Name is its
+// SendSummary is a delivery run's stats as a report summary: Name is its
 // title, Note is said under the counts (send's --count per event).
-type Summary struct {
-	Stats *Stats
+type SendSummary struct {
+	Stats *deliver.Stats
 	Name  string
 	Note  string
 	// Thresholds are send --threshold's, checked at the end.
 	Thresholds []threshold.Result
 }
 
-// Title, AppendText and AppendJSON make a Summary the run's report summary.
-func (s Summary) Title() string { return s.Name }
+// Title, AppendText and AppendJSON make a SendSummary the run's report summary.
+func (s SendSummary) Title() string { return s.Name }
 
-func (s Summary) AppendJSON(b []byte) []byte {
-	return appendThresholdsJSON(s.Stats.AppendJSON(b), s.Thresholds)
+func (s SendSummary) AppendJSON(b []byte) []byte {
+	return appendThresholdsJSON(appendStatsJSON(b, s.Stats), s.Thresholds)
 }
 
 // AppendText is sent, succeeded, failed by status and by error kind,
 // throughput and latency.
-func (s Summary) AppendText(b []byte, rst *term.Style) []byte {
+func (s SendSummary) AppendText(b []byte, rst *Style) []byte {
 	st, h := s.Stats, &s.Stats.Latency
 	b = fmt.Appendf(b, "\nsent %d  succeeded %d  failed %d", st.Sent, st.Succeeded, st.Failed)
 	if st.Interrupted > 0 {
@@ -220,7 +220,7 @@ func (s Summary) AppendText(b []byte, rst *term.Style) []byte {
 
 // appendModel says which load model ran, so the latencies are read right,
 // and when the open model's bound made calls start late.
-func appendModel(b []byte, st *Stats) []byte {
+func appendModel(b []byte, st *deliver.Stats) []byte {
 	if !st.Open {
 		if st.MaxConcurrency == 1 {
 			return append(b, "closed model: 1 worker, waiting for each answer before the next call (latency per call)\n"...)

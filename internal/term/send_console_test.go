@@ -1,4 +1,4 @@
-package deliver
+package term
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/deliver"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -32,30 +32,30 @@ func TestProgressLine(t *testing.T) {
 func TestConsoleUnreachable(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("https://user:pw@127.0.0.1:1/hook")
-	refused := Attempt{Kind: "connection refused", Err: "dial tcp: connection refused"}
-	tlsBad := Attempt{Kind: KindTLS, Err: "tls: failed to verify certificate: x509: certificate signed by unknown authority"}
+	refused := deliver.Attempt{Kind: "connection refused", Err: "dial tcp: connection refused"}
+	tlsBad := deliver.Attempt{Kind: deliver.KindTLS, Err: "tls: failed to verify certificate: x509: certificate signed by unknown authority"}
 	tests := []struct {
 		name     string
-		attempts []Attempt
+		attempts []deliver.Attempt
 		want     string
 	}{
-		{"all refused", []Attempt{refused, refused}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: connection refused"},
-		{"tls says why", []Attempt{tlsBad}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: tls: x509: certificate signed by unknown authority (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"},
-		{"the sender's own limit", []Attempt{{Kind: KindLocal, Err: `Post "x": dial tcp 127.0.0.1:1: socket: too many open files`}},
+		{"all refused", []deliver.Attempt{refused, refused}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: connection refused"},
+		{"tls says why", []deliver.Attempt{tlsBad}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: tls: x509: certificate signed by unknown authority (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"},
+		{"the sender's own limit", []deliver.Attempt{{Kind: deliver.KindLocal, Err: `Post "x": dial tcp 127.0.0.1:1: socket: too many open files`}},
 			"could not send to https://user:xxxxx@127.0.0.1:1/hook: local: socket: too many open files (a limit of this machine, not the receiver's failure)"},
-		{"some answered", []Attempt{refused, {Status: 503}}, ""},
-		{"two kinds", []Attempt{refused, {Kind: KindTimeout, Err: "timeout"}}, ""},
-		{"none failed", []Attempt{{Status: 200}}, ""},
+		{"some answered", []deliver.Attempt{refused, {Status: 503}}, ""},
+		{"two kinds", []deliver.Attempt{refused, {Kind: deliver.KindTimeout, Err: "timeout"}}, ""},
+		{"none failed", []deliver.Attempt{{Status: 200}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := NewConsole(ConsoleOptions{Format: term.JSON, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+			c, err := NewConsole(ConsoleOptions{Format: JSON, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := NewStats()
+			st := deliver.NewStats()
 			for _, a := range tt.attempts {
-				res := &Result{Request: &Request{}, Attempts: []Attempt{a}, OK: a.Status == 200}
+				res := &deliver.Result{Request: &deliver.Request{}, Attempts: []deliver.Attempt{a}, OK: a.Status == 200}
 				c.Report(res)
 				st.Add(res)
 			}
@@ -69,12 +69,12 @@ func TestConsoleUnreachable(t *testing.T) {
 func TestConsoleNotices(t *testing.T) {
 	t.Parallel()
 	var errb bytes.Buffer
-	yellow := term.Style{Warn: term.Wrap{Pre: "\x1b[33m", Post: "\x1b[0m"}}
-	c, err := NewConsole(ConsoleOptions{Format: term.Text, Out: &bytes.Buffer{}, Err: &errb, ErrStyle: yellow})
+	yellow := Style{Warn: Wrap{Pre: "\x1b[33m", Post: "\x1b[0m"}}
+	c, err := NewConsole(ConsoleOptions{Format: Text, Out: &bytes.Buffer{}, Err: &errb, ErrStyle: yellow})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Retry(&Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "r\x1b1"}, 1, Attempt{Status: 503, Wait: 1500 * time.Microsecond})
+	c.Retry(&deliver.Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "r\x1b1"}, 1, deliver.Attempt{Status: 503, Wait: 1500 * time.Microsecond})
 	c.Warn("--insecure: %s", "not\x07verified")
 	want := "\x1b[33mretry\x1b[0m CREATE_RECEIVABLE_DOC r\\x1b1 attempt 1: 503, retrying in 2ms\n" +
 		"\x1b[33mwarning:\x1b[0m --insecure: not\\x07verified\n"

@@ -1,4 +1,4 @@
-package deliver
+package term
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -20,13 +20,13 @@ import (
 type ConsoleOptions struct {
 	// Title names the run in its summary ("whsim send").
 	Title string
-	// Format is the report's format (term.Text, JSON, JUnit).
+	// Format is the report's format (Text, JSON, JUnit).
 	Format string
 	// Out takes the report, styled OutStyle (its Verbose shows each
 	// request and answer in full); Err the retry notices, warnings and
 	// the progress bar, coloured ErrStyle.
 	Out, Err           io.Writer
-	OutStyle, ErrStyle term.Style
+	OutStyle, ErrStyle Style
 	// OutTTY and ErrTTY say whether Out and Err are terminals.
 	OutTTY, ErrTTY bool
 	// Each lists every delivery on a terminal too, not only the failures.
@@ -36,14 +36,14 @@ type ConsoleOptions struct {
 	Thresholds []threshold.Threshold
 	// Observe, when set, is told of every finished delivery, from many
 	// workers at once (send --report, the job summary).
-	Observe func(*Result)
+	Observe func(*deliver.Result)
 }
 
 // Console tells a delivery run as it goes: each delivery through the run's
 // report as it finishes (from many workers at once), retries and warnings
 // on stderr, and a progress bar when stderr is a terminal.
 type Console struct {
-	rep   term.Reporter
+	rep   Reporter
 	title string
 	// quiet reports only failures: text on a terminal, without Each or
 	// Verbose, where a line per delivery would scroll past by the thousand.
@@ -55,36 +55,36 @@ type Console struct {
 	// thresholds are checked at the end; checked is what came of them.
 	thresholds []threshold.Threshold
 	checked    []threshold.Result
-	observe    func(*Result)
-	// done counts finished deliveries for the progress bar (RunOptions.Done).
+	observe    func(*deliver.Result)
+	// done counts finished deliveries for the progress bar (deliver.RunOptions.Done).
 	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
 	// the first transport error, for the one line of a receiver that
 	// cannot be reached.
 	failures atomic.Int64
-	firstErr atomic.Pointer[Attempt]
+	firstErr atomic.Pointer[deliver.Attempt]
 
 	mu      sync.Mutex // err
 	err     io.Writer
-	warn    term.Wrap
+	warn    Wrap
 	stopBar chan struct{}
 	barDone chan struct{}
 }
 
 // NewConsole returns the console of one run; an unknown Format is an error.
 func NewConsole(o ConsoleOptions) (*Console, error) {
-	rep, err := term.New(o.Format, o.Out, o.OutStyle, o.OutTTY)
+	rep, err := New(o.Format, o.Out, o.OutStyle, o.OutTTY)
 	if err != nil {
 		return nil, err
 	}
-	quiet := o.Format == term.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
+	quiet := o.Format == Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
 	return &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
 		thresholds: o.Thresholds, observe: o.Observe}, nil
 }
 
-// Run makes the deliveries next feeds to d, telling each, and ends with
+// deliver.Run makes the deliveries next feeds to d, telling each, and ends with
 // the summary. total is how many deliveries the run makes, 0 when unknown.
-func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request, o RunOptions, total int) (*Stats, error) {
+func (c *Console) Run(ctx context.Context, d *deliver.Deliverer, next func() []*deliver.Request, o deliver.RunOptions, total int) (*deliver.Stats, error) {
 	if total == 1 {
 		c.quiet = false // one delivery is one line, whatever came of it, and no bar
 	}
@@ -92,17 +92,17 @@ func (c *Console) Run(ctx context.Context, d *Deliverer, next func() []*Request,
 		c.startBar(total, o.Duration)
 	}
 	o.Done = &c.done
-	st := Run(ctx, d, next, o, c.Report)
+	st := deliver.Run(ctx, d, next, o, c.Report)
 	c.stop()
 	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
-	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
+	return st, c.rep.Finish(SendSummary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
 }
 
-// Thresholds is what came of the run's thresholds, once Run returned.
+// Thresholds is what came of the run's thresholds, once deliver.Run returned.
 func (c *Console) Thresholds() []threshold.Result { return c.checked }
 
 // Report tells of one finished delivery; many workers call it at once.
-func (c *Console) Report(res *Result) {
+func (c *Console) Report(res *deliver.Result) {
 	if c.observe != nil {
 		c.observe(res)
 	}
@@ -113,10 +113,10 @@ func (c *Console) Report(res *Result) {
 		// Stdout and the bar share the terminal: the line goes above it.
 		c.mu.Lock()
 		c.clearBar()
-		_ = c.rep.Case((*Case)(res))
+		_ = c.rep.Case((*Delivery)(res))
 		c.mu.Unlock()
 	default:
-		_ = c.rep.Case((*Case)(res))
+		_ = c.rep.Case((*Delivery)(res))
 	}
 	if !res.OK {
 		c.failures.Add(1)
@@ -129,25 +129,25 @@ func (c *Console) Report(res *Result) {
 // Unreachable is the one line that says a run failed because its receiver
 // could not be reached at all (every delivery failed with one error kind),
 // rather than a page of failures; "" for any other run.
-func (c *Console) Unreachable(st *Stats, target *url.URL) string {
+func (c *Console) Unreachable(st *deliver.Stats, target *url.URL) string {
 	kinds := st.ErrorKinds()
 	if st.Failed == 0 || len(kinds) != 1 || st.ByError[kinds[0]] != st.Sent {
 		return ""
 	}
 	why := kinds[0]
 	first := c.firstErr.Load()
-	if first != nil && (first.Kind == KindTLS || first.Kind == KindLocal) {
+	if first != nil && (first.Kind == deliver.KindTLS || first.Kind == deliver.KindLocal) {
 		why = FailureText(*first)
 	}
-	if kinds[0] == KindLocal {
+	if kinds[0] == deliver.KindLocal {
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
 	}
 	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
 }
 
 // Retry tells, on stderr, of an attempt that will be tried again: a
-// Deliverer's OnRetry.
-func (c *Console) Retry(req *Request, n int, a Attempt) {
+// deliver.Deliverer's OnRetry.
+func (c *Console) Retry(req *deliver.Request, n int, a deliver.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
 		what = FailureText(a)

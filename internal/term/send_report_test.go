@@ -1,4 +1,4 @@
-package deliver
+package term
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -20,17 +20,17 @@ func TestReportAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
-	rep, err := term.New(term.JSON, io.Discard, term.Style{}, false)
+	rep, err := New(JSON, io.Discard, Style{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{
-		Request: &Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
+	res := &deliver.Result{
+		Request: &deliver.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
 		URL:     "http://127.0.0.1:9/webhook?businessType=CREATE_RECEIVABLE_DOC", OK: true,
-		Attempts: []Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
+		Attempts: []deliver.Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
 	}
-	_ = rep.Case((*Case)(res)) // fills the pool
-	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*Case)(res)) }); n != 0 {
+	_ = rep.Case((*Delivery)(res)) // fills the pool
+	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*Delivery)(res)) }); n != 0 {
 		t.Errorf("%v allocations per delivery, want 0", n)
 	}
 }
@@ -48,22 +48,22 @@ func FuzzDeliveryReport(f *testing.F) {
 	f.Add(hostile, hostile, hostile, hostile, hostile, hostile, []byte(hostile), 0)
 	f.Add("e", "id", "dial tcp: \u0085", "/\u202e", "x-auth-token", "\x1bsecret", []byte("\xff\x7f"), 302)
 	f.Fuzz(func(t *testing.T, event, id, errText, location, hname, hvalue string, body []byte, status int) {
-		res := &Result{
-			Request:    &Request{Seq: 1, Event: event, RequestID: id, Body: body},
+		res := &deliver.Result{
+			Request:    &deliver.Request{Seq: 1, Event: event, RequestID: id, Body: body},
 			URL:        "http://127.0.0.1:9/in?businessType=" + url.QueryEscape(event),
-			Attempts:   []Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
+			Attempts:   []deliver.Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
 			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
 			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
 		}
-		for _, format := range []string{term.Text, term.JSON, term.JUnit} {
+		for _, format := range []string{Text, JSON, JUnit} {
 			for _, verbose := range []bool{false, true} {
 				var out bytes.Buffer
-				rep, err := term.New(format, &out, term.Style{Verbose: verbose}, false)
+				rep, err := New(format, &out, Style{Verbose: verbose}, false)
 				if err != nil {
 					t.Fatal(err)
 				}
-				_ = rep.Case((*Case)(res))
-				if err := rep.Finish(Summary{Stats: &Stats{}, Name: "whsim send"}); err != nil {
+				_ = rep.Case((*Delivery)(res))
+				if err := rep.Finish(SendSummary{Stats: &deliver.Stats{}, Name: "whsim send"}); err != nil {
 					t.Fatal(err)
 				}
 				got := out.String()
@@ -73,7 +73,7 @@ func FuzzDeliveryReport(f *testing.F) {
 				if strings.Contains(got, "tok-secret-123") {
 					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
 				}
-				if format == term.JSON {
+				if format == JSON {
 					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
 						if !json.Valid([]byte(line)) {
 							t.Fatalf("invalid JSON line %q", line)

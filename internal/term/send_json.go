@@ -1,11 +1,12 @@
-package deliver
+package term
 
 import (
+	"github.com/whsim/whsim/internal/deliver"
+
 	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/whsim/whsim/internal/jsonstr"
 )
@@ -40,20 +41,16 @@ type AttemptJSON struct {
 	WaitMS    float64 `json:"waitMs,omitempty"`
 }
 
-// MS is a duration in milliseconds to the microsecond, as the JSON forms
-// give times.
-func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
 // JSON is the result's JSON form, without the -v fields.
-func (r *Result) JSON() ResultJSON {
+func resultJSON(r *deliver.Result) ResultJSON {
 	last := r.Last()
 	req := r.Request
 	j := ResultJSON{
 		Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: r.URL,
-		Status: last.Status, OK: r.OK, LatencyMS: MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
+		Status: last.Status, OK: r.OK, LatencyMS: deliver.MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
 	}
 	for _, a := range r.Attempts {
-		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, MS(a.Latency), a.Kind, a.Err, a.Location, MS(a.Wait)})
+		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, deliver.MS(a.Latency), a.Kind, a.Err, a.Location, deliver.MS(a.Wait)})
 	}
 	return j
 }
@@ -70,7 +67,7 @@ func MarshalJSONLine(v any) []byte {
 
 // AppendJSON appends the line MarshalJSONLine makes of r.JSON(), without
 // reflection or allocation: it runs once per delivery.
-func (r *Result) AppendJSON(b []byte) []byte {
+func appendResultJSON(b []byte, r *deliver.Result) []byte {
 	last := r.Last()
 	req := r.Request
 	b = append(b, `{"seq":`...)
@@ -88,7 +85,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = append(b, `,"ok":`...)
 	b = strconv.AppendBool(b, r.OK)
 	b = append(b, `,"latencyMs":`...)
-	b = strconv.AppendFloat(b, MS(last.Latency), 'f', -1, 64)
+	b = strconv.AppendFloat(b, deliver.MS(last.Latency), 'f', -1, 64)
 	if last.Kind != "" {
 		b = append(b, `,"errorKind":`...)
 		b = jsonstr.Append(b, last.Kind)
@@ -109,7 +106,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `"latencyMs":`...)
-		b = strconv.AppendFloat(b, MS(a.Latency), 'f', -1, 64)
+		b = strconv.AppendFloat(b, deliver.MS(a.Latency), 'f', -1, 64)
 		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"location", a.Location}} {
 			if kv[1] != "" {
 				b = append(b, `,"`+kv[0]+`":`...)
@@ -118,7 +115,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		}
 		if a.Wait != 0 {
 			b = append(b, `,"waitMs":`...)
-			b = strconv.AppendFloat(b, MS(a.Wait), 'f', -1, 64)
+			b = strconv.AppendFloat(b, deliver.MS(a.Wait), 'f', -1, 64)
 		}
 		b = append(b, '}')
 	}
@@ -159,7 +156,7 @@ type statsJSON struct {
 }
 
 // AppendJSON appends the stats as one line: {"summary": {...}}.
-func (st *Stats) AppendJSON(b []byte) []byte {
+func appendStatsJSON(b []byte, st *deliver.Stats) []byte {
 	var j statsJSON
 	s := &j.Summary
 	s.Sent, s.Succeeded, s.Failed, s.Interrupted, s.NotStarted = st.Sent, st.Succeeded, st.Failed, st.Interrupted, st.NotStarted
@@ -172,10 +169,10 @@ func (st *Stats) AppendJSON(b []byte) []byte {
 		s.FailedByError[k] = v
 	}
 	s.RequestsPerSecond = float64(int64(st.RequestsPerSecond()*10)) / 10
-	s.ElapsedMS = MS(st.Elapsed)
+	s.ElapsedMS = deliver.MS(st.Elapsed)
 	h := &st.Latency
-	s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = MS(h.Quantile(.5)), MS(h.Quantile(.9)), MS(h.Quantile(.99)), MS(h.Max())
-	s.LatencyMS.P999 = MS(h.Quantile(.999))
+	s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = deliver.MS(h.Quantile(.5)), deliver.MS(h.Quantile(.9)), deliver.MS(h.Quantile(.99)), deliver.MS(h.Max())
+	s.LatencyMS.P999 = deliver.MS(h.Quantile(.999))
 	s.Model, s.Rate, s.MaxConcurrency, s.PeakConcurrency, s.Late = "closed", st.Rate, st.MaxConcurrency, st.PeakConcurrency, st.Late
 	if st.Open {
 		s.Model = "open"

@@ -1,4 +1,4 @@
-package deliver
+package term
 
 import (
 	"bytes"
@@ -6,19 +6,6 @@ import (
 
 	"github.com/whsim/whsim/internal/threshold"
 )
-
-// Measured is the run's value of every metric a threshold may name, as the
-// summary gives it (latencies in milliseconds).
-func (s *Stats) Measured() threshold.Measured {
-	h := &s.Latency
-	return threshold.Measured{
-		threshold.Sent: float64(s.Sent), "succeeded": float64(s.Succeeded), "failed": float64(s.Failed),
-		"interrupted": float64(s.Interrupted), "duplicates": float64(s.Duplicates), "retries": float64(s.Retries),
-		"late": float64(s.Late), "rps": s.RequestsPerSecond(),
-		"p50": MS(h.Quantile(.5)), "p90": MS(h.Quantile(.9)), "p99": MS(h.Quantile(.99)), "p99.9": MS(h.Quantile(.999)),
-		"max": MS(h.Max()),
-	}
-}
 
 // appendThresholdsText lists each threshold with its measured value and
 // whether it held.

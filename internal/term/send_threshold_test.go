@@ -1,4 +1,4 @@
-package deliver
+package term
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -15,9 +15,9 @@ import (
 // each threshold in its text and inside its JSON summary object.
 func TestThresholdsInSummary(t *testing.T) {
 	t.Parallel()
-	st := NewStats()
+	st := deliver.NewStats()
 	for i := range 10 {
-		st.Add(&Result{Request: &Request{Seq: i + 1}, OK: i != 3, Attempts: []Attempt{{Status: map[bool]int{true: 200, false: 500}[i != 3], Latency: time.Duration(i+1) * time.Millisecond}}})
+		st.Add(&deliver.Result{Request: &deliver.Request{Seq: i + 1}, OK: i != 3, Attempts: []deliver.Attempt{{Status: map[bool]int{true: 200, false: 500}[i != 3], Latency: time.Duration(i+1) * time.Millisecond}}})
 	}
 	st.Elapsed = time.Second
 	m := st.Measured()
@@ -37,8 +37,8 @@ func TestThresholdsInSummary(t *testing.T) {
 		}
 		ts = append(ts, th)
 	}
-	sum := Summary{Stats: st, Name: "whsim send", Thresholds: threshold.CheckAll(ts, m)}
-	text := string(sum.AppendText(nil, &term.Style{}))
+	sum := SendSummary{Stats: st, Name: "whsim send", Thresholds: threshold.CheckAll(ts, m)}
+	text := string(sum.AppendText(nil, &Style{}))
 	for _, want := range []string{"thresholds:\n", "  failed<5%  failed 10%  FAILED\n", "  p99<=11ms  p99 10.007ms  ok\n", "  rps>=20    rps 10/s  FAILED\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -60,7 +60,7 @@ func TestThresholdsInSummary(t *testing.T) {
 	if j.Summary.Sent != 10 || !slices.Equal(pass, []bool{false, true, false}) {
 		t.Errorf("JSON summary %+v", j.Summary)
 	}
-	if got := string((Summary{Stats: st}).AppendJSON(nil)); strings.Contains(got, "thresholds") {
+	if got := string((SendSummary{Stats: st}).AppendJSON(nil)); strings.Contains(got, "thresholds") {
 		t.Errorf("a run without thresholds lists them: %s", got)
 	}
 }
