@@ -1,34 +1,47 @@
 package term
 
 import (
-	"github.com/whsim/whsim/internal/deliver"
-
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/deliver"
 )
 
-// The hand-written JSON of a delivery is the line the encoder makes of its
-// JSON form, escapes and all.
-func TestAppendJSONMatchesEncoder(t *testing.T) {
+// A delivery's JSON, plain and with -v: escapes as encoding/json writes
+// them (HTML left alone), secrets masked, fields in the contract's order.
+func TestResultJSON(t *testing.T) {
 	t.Parallel()
-	results := []*deliver.Result{
-		{
-			Request: &deliver.Request{Seq: 7, Event: "CREATE_RECEIVABLE_DOC", RequestID: "id\"<x>&\u2028\xff", Duplicate: true},
-			URL:     "http://h/?a=1&businessType=X", OK: false,
-			Attempts: []deliver.Attempt{{Status: 503, Latency: 1500 * time.Microsecond, Wait: 200 * time.Millisecond},
-				{Kind: "connection refused", Err: "dial: \x1b refused", Latency: time.Millisecond, Location: "/x"}},
-		},
-		{Request: &deliver.Request{Seq: 1, Event: "收款", RequestID: ""}, URL: "http://h/", OK: true,
-			Attempts: []deliver.Attempt{{Status: 200, Latency: 3 * time.Second}}},
+	failed := &deliver.Result{
+		Request: &deliver.Request{Seq: 7, Event: "CREATE_RECEIVABLE_DOC", RequestID: "id\"<x>&\u2028\xff", Duplicate: true},
+		URL:     "http://h/?a=1&businessType=X", OK: false,
+		Attempts: []deliver.Attempt{{Status: 503, Latency: 1500 * time.Microsecond, Wait: 200 * time.Millisecond},
+			{Kind: "connection refused", Err: "dial: \x1b refused", Latency: time.Millisecond, Location: "/x"}},
+		SentHeader: http.Header{"Webhook-Signature": {"v1,abc"}, "Content-Type": {"application/json"}, "X-A": {"<b>&\u2028"}},
+		RespHeader: http.Header{"Content-Type": {"text/plain"}},
+		RespBody:   []byte("not <json> \xff\u2028\x1b"),
 	}
-	for _, res := range results {
-		want := MarshalJSONLine(resultJSON(res))
-		if got := appendResultJSON(nil, res); string(got) != string(want) {
-			t.Errorf("got  %s\nwant %s", got, want)
+	ok := &deliver.Result{Request: &deliver.Request{Seq: 1, Event: "收款", RequestID: ""}, URL: "http://h/", OK: true,
+		Attempts: []deliver.Attempt{{Status: 200, Latency: 3 * time.Second}}}
+	const failedJSON = `{"seq":7,"event":"CREATE_RECEIVABLE_DOC","requestId":"id\"<x>&\u2028\ufffd","duplicate":true,"url":"http://h/?a=1&businessType=X","status":0,"ok":false,"latencyMs":1,"errorKind":"connection refused","error":"dial: \u001b refused","attempts":[{"status":503,"latencyMs":1.5,"waitMs":200},{"latencyMs":1,"errorKind":"connection refused","error":"dial: \u001b refused","location":"/x"}]`
+	const okJSON = `{"seq":1,"event":"收款","requestId":"","duplicate":false,"url":"http://h/","status":200,"ok":true,"latencyMs":3000,"attempts":[{"status":200,"latencyMs":3000}]`
+	for _, c := range []struct {
+		res     *deliver.Result
+		verbose bool
+		want    string
+	}{
+		{failed, false, failedJSON + "}\n"},
+		{failed, true, failedJSON + `,"requestHeaders":{"Content-Type":["application/json"],"Webhook-Signature":["****"],"X-A":["<b>&\u2028"]},"responseHeaders":{"Content-Type":["text/plain"]},"responseBody":"not <json> \ufffd\u2028\u001b"}` + "\n"},
+		{ok, false, okJSON + "}\n"},
+		{ok, true, okJSON + `,"responseBody":""}` + "\n"},
+	} {
+		got := appendResultJSON(nil, c.res, c.verbose)
+		if string(got) != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
-		if !json.Valid(want) {
-			t.Errorf("invalid JSON %s", want)
+		if !json.Valid(got) {
+			t.Errorf("invalid JSON %s", got)
 		}
 	}
 }

@@ -84,15 +84,7 @@ func (c *Delivery) AppendText(b []byte, st *Style) []byte {
 }
 
 func (c *Delivery) AppendJSON(b []byte, st *Style) []byte {
-	res := (*deliver.Result)(c)
-	if !st.Verbose {
-		return appendResultJSON(b, res)
-	}
-	j := resultJSON(res)
-	j.RequestHeaders, j.ResponseHeaders = termsafe.MaskHeaders(res.SentHeader), termsafe.MaskHeaders(res.RespHeader)
-	body := string(res.RespBody)
-	j.ResponseBody = &body
-	return append(b, MarshalJSONLine(j)...)
+	return appendResultJSON(b, (*deliver.Result)(c), st.Verbose)
 }
 
 // JUnit is one test case per delivery in one suite per event.
