@@ -107,7 +107,7 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	if st.InTTY {
 		beforeStdin = func() { fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end") }
 	}
-	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(c) })
+	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(term.Payload(c)) })
 	if err != nil {
 		_ = rep.Abort()
 		return usageErr(fmt.Errorf("validate: %w", err))
@@ -119,12 +119,12 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 		// Nothing was checked: no "ok" line to be read as a pass.
 		if opts.Output == "text" {
 			_ = rep.Abort()
-		} else if err := rep.Finish(sum); err != nil {
+		} else if err := rep.Finish(term.ValidateSummary(sum)); err != nil {
 			return err
 		}
 		return &exitError{code: ExitFailed, err: errors.New("validate: no payloads")}
 	}
-	if err := rep.Finish(sum); err != nil {
+	if err := rep.Finish(term.ValidateSummary(sum)); err != nil {
 		return err
 	}
 	if col != nil {
