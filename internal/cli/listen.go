@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/atomicfile"
-	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
@@ -176,8 +175,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 
 	var inspectorOpts inspect.Options
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
-	p := callprint.New(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
-	cfg.Observe = p.Observe
+	p := term.NewCallPrinter(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
+	judge := judgeForwarded()
+	cfg.Observe = func(c *receiver.Call) { p.Observe(c, judge(c)) }
 	var feed *inspect.Feed
 	var rcv *receiver.Receiver
 	if opts.UI != "" {
@@ -190,7 +190,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			}
 		}()
 		cfg.Observe = func(c *receiver.Call) {
-			p.Observe(c)
+			p.Observe(c, judge(c))
 			feed.Observe(c)
 		}
 		inspectorOpts = inspect.Options{Store: store}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
@@ -210,7 +209,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	perCall := 1
 	if rawURL == "" {
 		perCall = 2 // both ends of each connection are in this process
-		rcv, err := callprint.StartBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
+		rcv, err := startBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package callprint
+package cli
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 func TestBuiltin(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	b, err := StartBuiltin(&out, term.Style{})
+	b, err := startBuiltin(&out, term.Style{})
 	if err != nil {
 		t.Fatal(err)
 	}

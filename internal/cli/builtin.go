@@ -1,4 +1,4 @@
-package callprint
+package cli
 
 import (
 	"bufio"
@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -19,7 +21,7 @@ type Builtin struct {
 
 	rcv    *receiver.Receiver
 	out    *bufio.Writer
-	p      *Printer
+	p      *term.CallPrinter
 	w      io.Writer
 	st     term.Style
 	stop   context.CancelFunc
@@ -30,19 +32,19 @@ type Builtin struct {
 // would otherwise drown the terminal. All of them are tallied.
 const builtinShown = 20
 
-// StartBuiltin starts the built-in receiver, printing to w in the style st
+// startBuiltin starts the built-in receiver, printing to w in the style st
 // (its Verbose shows each call's headers and body).
-func StartBuiltin(w io.Writer, st term.Style) (*Builtin, error) {
+func startBuiltin(w io.Writer, st term.Style) (*Builtin, error) {
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
 		return nil, err
 	}
 	out := bufio.NewWriter(w)
-	p := New(out, false, st)
+	p := term.NewCallPrinter(out, false, st)
 	p.Limit = builtinShown
 	rcv := receiver.New(receiver.Config{
 		Checker: v,
-		Observe: p.Observe,
+		Observe: func(c *receiver.Call) { p.Observe(c, nil) }, // nothing is forwarded
 		Idle:    func() { out.Flush() },
 	})
 	srv, err := receiver.Listen("127.0.0.1:0", rcv, receiver.DefaultLimits)
@@ -65,4 +67,22 @@ func (b *Builtin) Close() {
 	b.rcv.Close()
 	b.out.Flush()
 	b.p.Summary(b.w, b.st, "built-in receiver saw:", "")
+}
+
+// judgeForwarded returns the flags of forwarded calls' answers, judged as
+// whsim check would (an invalid call accepted, a re-delivery refused).
+// Like the observer that calls it, it runs on one goroutine.
+func judgeForwarded() func(c *receiver.Call) []term.CallFlag {
+	j := check.NewForwarded()
+	return func(c *receiver.Call) []term.CallFlag {
+		f := c.Record.Forward
+		if f == nil || f.Error != "" {
+			return nil
+		}
+		var flags []term.CallFlag
+		for _, fl := range j.Judge(reqid.Read(c.Body), c.Verdict() == "invalid", f.Status) {
+			flags = append(flags, term.CallFlag(fl))
+		}
+		return flags
+	}
 }
