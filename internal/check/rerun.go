@@ -138,6 +138,10 @@ type RerunResult struct {
 	Outcome string
 	Status  int
 	Reason  string
+	// unreachable is set when no delivery of the case got an answer for
+	// a reason that says the receiver is not there at all (refused, DNS,
+	// TLS): on a rerun's first call, that is no verdict on the case.
+	unreachable *UnreachableError
 }
 
 // Rerun sends each failed case again, as the run sent it (every copy, at
@@ -150,6 +154,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
 		}
 	}
+	sent := false // a case went out and got an answer or a verdict
 	for _, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -166,6 +171,12 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		// As check itself: a receiver that is not there is exit 2 with one
+		// line, not every case "still failing" with connection refused.
+		if !sent && res.unreachable != nil {
+			return res.unreachable
+		}
+		sent = true
 		out(res)
 	}
 	return nil
@@ -225,6 +236,14 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		}
 	}
 	res := RerunResult{Case: c, Outcome: Fixed}
+	if a := results[0].Last(); a.Status == 0 && (a.Kind == deliver.KindRefused || a.Kind == deliver.KindDNS || a.Kind == deliver.KindTLS) {
+		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: deliver.FailureText(a)}
+		for _, r := range results[1:] {
+			if r.Last().Status != 0 {
+				res.unreachable = nil
+			}
+		}
+	}
 	for i, r := range results {
 		a := r.Last()
 		if i == 0 || res.Outcome == Fixed {

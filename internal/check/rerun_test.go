@@ -336,3 +336,31 @@ func TestInlineReplayCommand(t *testing.T) {
 		t.Errorf("command %s holds a credential", cmd)
 	}
 }
+
+// A rerun against a receiver that is not there says so once (exit 2 in the
+// CLI), as check does, rather than call every case still failing; once one
+// case got an answer, a refused call later is that case's failure.
+func TestRerunUnreachable(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) }))
+	live, _ := url.Parse(srv.URL + "/hook")
+	// Port 1: nothing listens there (a closed test server's port may be
+	// another parallel test's by the time it is called).
+	gone, _ := url.Parse("http://127.0.0.1:1/hook")
+	cases := []Failed{
+		{Check: Latency, Name: "p99"}, // not rerun: sends nothing
+		{Check: RejectsMalformed, Name: "not-json", Want: Want4xx, Query: "businessType=E", Body: []byte("x")},
+		{Check: RejectsMalformed, Name: "empty", Want: Want4xx, Query: "businessType=E"},
+	}
+	var out []RerunResult
+	err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: gone}, cases, func(r RerunResult) { out = append(out, r) })
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || ue.Kind != deliver.KindRefused || len(out) != 1 {
+		t.Errorf("dead receiver: err %v, %d results; want cannot reach: connection refused after the one not rerun", err, len(out))
+	}
+	out = nil
+	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: live}, cases, func(r RerunResult) { out = append(out, r) }); err != nil || len(out) != 3 {
+		t.Errorf("live receiver: err %v, %d results; want 3 verdicts", err, len(out))
+	}
+	srv.Close()
+}

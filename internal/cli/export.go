@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/export"
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // exportOptions are what both engines' exports share: the deliveries send
@@ -48,7 +50,28 @@ k6-operator TestRun. How to run them, and how to split the load over two
 machines, is printed on stderr.`,
 		Example: `  whsim export vegeta --url http://receiver:3000/webhook --event all --count 1000 > targets.json
   whsim export k6 --url http://receiver:3000/webhook --event all --out k6/`,
-		Args: cobra.NoArgs,
+		// Without a run function cobra prints the help and exits 0 for
+		// anything this gets, and it parses the flags first: a typo of the
+		// engine (whsim export vegta --url ...) read "unknown flag: --url"
+		// or passed in a CI script. The flags are the engine's, so only
+		// the engine is looked at here.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for i, arg := range args {
+				value := i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=")
+				switch {
+				case arg == "-h" || arg == "--help":
+					return cmd.Help()
+				case !strings.HasPrefix(arg, "-") && !value: // not the value of --url and the like
+					return usageErr(&flagErr{path: cmd.CommandPath(), msg: fmt.Sprintf("unknown engine %q: want vegeta or k6%s",
+						arg, suggest.Hint(arg, []string{"vegeta", "k6"}))})
+				}
+			}
+			if len(args) > 0 {
+				return usageErr(&flagErr{path: cmd.CommandPath(), msg: "name the engine first: whsim export vegeta|k6 " + strings.Join(args, " ")})
+			}
+			return cmd.Help()
+		},
 	}
 	cmd.AddCommand(newExportVegetaCmd(a), newExportK6Cmd(a))
 	return cmd

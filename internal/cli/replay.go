@@ -57,7 +57,14 @@ whsim send --file). Output, summary and exit status are those of send.`,
   whsim replay capture.ndjson --url http://localhost:3000/webhook --new-request-id --output json
   whsim replay fixtures/calls.ndjson --url http://localhost:3000/webhook --sign standard --secret "$WHSIM_REPLAY_SECRET"
   whsim replay cases/duplicates/CREATE_RECEIVABLE_DOC--concurrent-x8.ndjson --url http://localhost:3000/webhook --concurrency 8`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				// cobra's "requires at least 1 arg(s), only received 0" says
+				// nothing of what the argument is.
+				return usageErr(&flagErr{path: cmd.CommandPath(), msg: "no capture file: name one or more (whsim listen --capture writes them), or - for stdin"})
+			}
+			return nil
+		},
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
 		},

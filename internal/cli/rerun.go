@@ -81,7 +81,11 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 			_ = junit.Case(c)
 		}
 	})
+	var unreachable *check.UnreachableError
 	switch {
+	case errors.As(err, &unreachable):
+		_ = out.Abort()
+		return usageErr(unreachable)
 	case ctx.Err() != nil:
 		_ = out.Finish(sum)
 		if junit != nil {

@@ -153,6 +153,8 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
 	case opts.Scenario != "" && opts.File != "":
 		return usagef("--scenario and --file: choose one")
+	case opts.FixedIDs && opts.File != "":
+		return usagef("--file sends the body byte for byte, its requestIds the file's: --fixed-ids does not apply")
 	}
 	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
 		return err
@@ -233,6 +235,15 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		d.Sleep = opts.sleep
 	}
 
+	if opts.File != "" && rounds != 1 {
+		// The summary counts no duplicates (none is deliberate), yet the
+		// receiver sees each requestId again on every round.
+		times := "again and again until --duration"
+		if rounds > 1 {
+			times = fmt.Sprintf("%d times", rounds)
+		}
+		con.Warn("--file sends each body byte for byte, so each of its requestIds goes out %s: a receiver that deduplicates answers the repeats as re-deliveries", times)
+	}
 	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
 	}

@@ -45,6 +45,11 @@ type Request struct {
 
 // Attempt is one try of a delivery.
 type Attempt struct {
+	// Unsent marks the attempt Ctrl-C stopped during the backoff before
+	// it: no call was made, so it is neither a retry nor listed as one;
+	// it only carries the delivery's outcome, interrupted.
+	Unsent bool `json:"-"`
+
 	Status   int           `json:"status,omitempty"`
 	Latency  time.Duration `json:"-"`
 	Kind     string        `json:"errorKind,omitempty"` // error kind when there was no answer
@@ -86,6 +91,14 @@ type Result struct {
 	// FromSchedule, in the open model, is the time from the delivery's
 	// scheduled start to the end of its last attempt; 0 in the closed one.
 	FromSchedule time.Duration
+}
+
+// Tries is the number of attempts that made a call.
+func (r *Result) Tries() int {
+	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Unsent {
+		return n - 1
+	}
+	return len(r.Attempts)
 }
 
 // Last is the final attempt.
@@ -380,7 +393,13 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 			res.Attempts = append(res.Attempts, a)
 			return res
 		}
-		a.Wait = d.Backoff.Delay(n+1, retryAfter)
+		wait := d.Backoff.Delay(n+1, retryAfter)
+		if !mayStartAt(ctx, time.Now().Add(wait)) {
+			// The retry would start past --duration: no call does.
+			res.Attempts = append(res.Attempts, a)
+			return res
+		}
+		a.Wait = wait
 		res.Attempts = append(res.Attempts, a)
 		if d.OnRetry != nil {
 			d.OnRetry(req, n+1, a)
@@ -390,7 +409,7 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 			sleep = SleepContext
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
-			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error()})
+			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error(), Unsent: true})
 			return res
 		}
 	}
@@ -592,4 +611,23 @@ func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
 	}
 	body.Close()
 	return kept, err
+}
+
+// FailureText is an attempt's error as a failure line says it: a TLS
+// failure gives its reason (x509's) and the way out.
+func FailureText(a Attempt) string {
+	if a.Kind != KindTLS {
+		return ShortError(a)
+	}
+	reason := a.Err
+	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
+		return "tls: " + reason[i:] + " (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"
+	}
+	if i := strings.LastIndex(reason, "tls: "); i >= 0 {
+		reason = reason[i:]
+	}
+	if strings.Contains(reason, "does not look like a TLS handshake") {
+		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
+	}
+	return reason
 }

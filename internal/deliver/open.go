@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,9 +39,13 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 	shards := newShards(bound)
 
 	end := o.end(start)
+	// inFlight and peak count deliveries, not workers: the workers the
+	// run starts with, or one spawned while another was still getting
+	// ready, may never hold a call ("at most 5 in flight" of 4 calls).
+	var inFlight, peak atomic.Int64
 	var wg sync.WaitGroup
 	work := func(w int, first *call) {
-		wk := newWorker(ctx, shards.of(w), o, report)
+		wk := newWorker(withStartBy(ctx, end), shards.of(w), o, report)
 		defer wk.end()
 		run := func(c call) {
 			for i, req := range c.job {
@@ -52,7 +57,12 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*Request, o RunO
 					wk.skip(len(c.job) - i)
 					return
 				}
+				if n := inFlight.Add(1); n > peak.Load() {
+					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+					}
+				}
 				res := do(wk.ctx, req, &wk.buf)
+				inFlight.Add(-1)
 				res.FromSchedule = max(time.Since(at), 1)
 				wk.account(res)
 			}
@@ -135,7 +145,7 @@ dispatch:
 	total := shards.total()
 	total.Elapsed = time.Since(start)
 	total.Open, total.Rate = true, o.Rate
-	total.MaxConcurrency, total.PeakConcurrency, total.Late = bound, live, late
+	total.MaxConcurrency, total.PeakConcurrency, total.Late = bound, int(peak.Load()), late
 	total.NotStarted += unstarted
 	o.left(dry, total)
 	return total

@@ -161,3 +161,16 @@ func TestOpenModelGroupsTakeConsecutiveSlots(t *testing.T) {
 		}
 	})
 }
+
+// The peak is of deliveries in flight, not of the workers started: 50
+// workers and 10 calls, each held a second at 1,000 a second, are 10 in
+// flight at most, never 50.
+func TestOpenModelPeakCountsDeliveries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := runOpen(t.Context(), steady(time.Second).deliver, countedFeed(10),
+			RunOptions{Concurrency: 50, MaxConcurrency: 100, Rate: 1000}, nil)
+		if st.Sent != 10 || st.PeakConcurrency != 10 {
+			t.Errorf("sent %d, peak %d in flight; want 10 and 10", st.Sent, st.PeakConcurrency)
+		}
+	})
+}

@@ -97,7 +97,9 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 		}
 		kind := Classify(err)
 		if ctx.Err() != nil {
-			kind = KindInterrupted
+			// Ctrl-C cut the connection by its deadline: the error says
+			// "i/o timeout", which is not what happened.
+			kind, err = KindInterrupted, ctx.Err()
 		} else if errors.Is(err, errStale) {
 			kind = KindClosed
 		}

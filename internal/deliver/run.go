@@ -106,7 +106,7 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*Request, o Ru
 	var wg sync.WaitGroup
 	for w := range conc {
 		wg.Go(func() {
-			wk := newWorker(ctx, shards.of(w), o, report)
+			wk := newWorker(withStartBy(ctx, end), shards.of(w), o, report)
 			defer wk.end()
 			for job := take(); job != nil; job = take() {
 				for i, req := range job {
@@ -136,6 +136,25 @@ func (o RunOptions) end(start time.Time) time.Time {
 		return time.Time{}
 	}
 	return start.Add(o.Duration)
+}
+
+// startByKey is the context key of the time after which no call may
+// start: a run's --duration end, which binds a delivery's retries too.
+type startByKey struct{}
+
+// withStartBy bounds the calls made under ctx, retries included, to start
+// before end (none when end is zero).
+func withStartBy(ctx context.Context, end time.Time) context.Context {
+	if end.IsZero() {
+		return ctx
+	}
+	return context.WithValue(ctx, startByKey{}, end)
+}
+
+// mayStartAt says whether a call (a retry) may start at t under ctx.
+func mayStartAt(ctx context.Context, t time.Time) bool {
+	end, ok := ctx.Value(startByKey{}).(time.Time)
+	return !ok || t.Before(end)
 }
 
 // over says whether a run must start no more deliveries: it was

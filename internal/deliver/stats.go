@@ -129,8 +129,8 @@ func (s *Stats) Add(r *Result) {
 	if r.Request != nil && r.Request.Duplicate {
 		s.Duplicates++
 	}
-	if len(r.Attempts) > 1 {
-		s.Retries += len(r.Attempts) - 1
+	if n := r.Tries(); n > 1 {
+		s.Retries += n - 1
 	}
 	last := r.Last()
 	if last.Status != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -178,5 +179,65 @@ func TestFeedLeft(t *testing.T) {
 		if n := f.Left(); taken+n != whole {
 			t.Errorf("after %d: Left() = %d, want %d", taken, n, whole-taken)
 		}
+	}
+}
+
+// No call starts after --duration, retries included: a delivery whose next
+// attempt would start past the end keeps its last answer (a 503 asking for
+// a minute's wait) instead of keeping the run going for it, in both models.
+func TestRetriesStartNothingAfterTheDuration(t *testing.T) {
+	for _, rate := range []float64{0, 1} {
+		var calls atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			w.Header().Set("Retry-After", "60")
+			w.WriteHeader(503)
+		}))
+		vs := &virtualSleep{}
+		d := newTestDeliverer(t, srv, 3, vs)
+		fed := false
+		feed := func() []*Request {
+			if fed {
+				return nil
+			}
+			fed = true
+			return []*Request{{Event: "E", Query: "businessType=E", Body: []byte(`{}`)}}
+		}
+		// The run ends when its one delivery is done, long before the 50 s.
+		st := Run(t.Context(), d, feed, RunOptions{Concurrency: 1, Rate: rate, Duration: 50 * time.Second}, nil)
+		srv.Close()
+		if calls.Load() != 1 || st.Sent != 1 || st.Retries != 0 || st.ByStatus[503] != 1 || len(vs.waits) != 0 {
+			t.Errorf("rate %g: receiver got %d calls; sent %d, retries %d, failed 503×%d, waits %v; want 1 call, no retry, no wait",
+				rate, calls.Load(), st.Sent, st.Retries, st.ByStatus[503], vs.waits)
+		}
+	}
+}
+
+// A call Ctrl-C cuts short says so in its error too, on the plain-HTTP
+// fast path as on net/http's: not the "i/o timeout" of the deadline that
+// cut it.
+func TestInterruptedCallSaysInterrupted(t *testing.T) {
+	got, release := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- struct{}{}
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-got; cancel() }()
+	fed := false
+	feed := func() []*Request {
+		if fed {
+			return nil
+		}
+		fed = true
+		return []*Request{{Event: "E", Query: "businessType=E", Body: []byte(`{}`)}}
+	}
+	var last Attempt
+	Run(ctx, d, feed, RunOptions{Concurrency: 1}, func(r *Result) { last = r.Last() })
+	if last.Kind != KindInterrupted || strings.Contains(last.Err, "timeout") || !strings.Contains(last.Err, "context canceled") {
+		t.Errorf("attempt %+v, want kind interrupted and error context canceled", last)
 	}
 }

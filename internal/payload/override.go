@@ -114,10 +114,23 @@ type PathError struct {
 	Op     string // "set" or "unset"
 	Path   Path
 	Reason string
+	// Index: the path names an element an array does not have. The
+	// generator varies array lengths, so one payload may have it and
+	// the next not.
+	Index bool
 }
 
 func (e *PathError) Error() string {
 	return fmt.Sprintf("--%s %s: %s", e.Op, e.Path, e.Reason)
+}
+
+// Hint is what a user needs beyond Error when generated payloads differ
+// in what they hold: "" when they do not.
+func (e *PathError) Hint() string {
+	if !e.Index {
+		return ""
+	}
+	return " (generated arrays vary in length from one payload to the next: index 0 is in every one)"
 }
 
 func set(v any, p Path, i int, x any) (any, error) {
@@ -166,12 +179,15 @@ func set(v any, p Path, i int, x any) (any, error) {
 			}
 			return append(v, nv), nil
 		default:
-			return nil, fail(fmt.Sprintf("index past the end of an array of %d", len(v)))
+			err := fail(fmt.Sprintf("index past the end of an array of %d", len(v))).(*PathError)
+			err.Index = true
+			return nil, err
 		}
 	case nil:
 		return set(&Obj{}, p, i, x)
 	default:
-		return nil, fail("no object or array")
+		// The scalar is at the path so far, not at the key after it.
+		return nil, &PathError{Op: "set", Path: p, Reason: fmt.Sprintf("no object or array at %s", p[:i])}
 	}
 }
 
@@ -196,7 +212,9 @@ func unset(doc *Obj, p Path) error {
 		case []any:
 			n, err := strconv.Atoi(key)
 			if err != nil || n < 0 || n >= len(c) {
-				return fail(fmt.Sprintf("no element at %s", p[:i+1]))
+				pe := fail(fmt.Sprintf("no element at %s", p[:i+1])).(*PathError)
+				pe.Index = err == nil && n >= len(c)
+				return pe
 			}
 			if last {
 				return unsetElem(doc, p[:i], n)

@@ -47,7 +47,7 @@ func TestApply(t *testing.T) {
 		{name: "index into an object is a key", sets: []string{"data.收款单.0=1"},
 			want: `{"status":"PASS","items":[{"quantity":1,"tax":2},{"quantity":5}],"收款单":{"汇率":1,"0":1}}`},
 		{name: "key into an array", sets: []string{"data.items.x=1"}, wantErr: "not an array index at data.items.x"},
-		{name: "through a scalar", sets: []string{"data.status.x=1"}, wantErr: "no object or array at data.status.x"},
+		{name: "through a scalar", sets: []string{"data.status.x=1"}, wantErr: "--set data.status.x: no object or array at data.status"},
 		{name: "unset missing", unsets: []string{"data.nope"}, wantErr: "--unset data.nope: no such field"},
 		{name: "unset under missing", unsets: []string{"data.nope.x"}, wantErr: "--unset data.nope.x: no field at data.nope"},
 		{name: "unset element past the end", unsets: []string{"data.items.2"}, wantErr: "no element at data.items.2"},
@@ -74,8 +74,8 @@ func TestApply(t *testing.T) {
 			err := Apply(doc, ovs)
 			if tt.wantErr != "" {
 				var pe *PathError
-				if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want a PathError containing %q", err, tt.wantErr)
+				if !errors.As(err, &pe) || !strings.HasSuffix(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want a PathError ending in %q", err, tt.wantErr)
 				}
 				return
 			}

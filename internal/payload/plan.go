@@ -97,7 +97,9 @@ func (r Request) overrides() ([]Override, error) {
 func (p *Plan) Next(e spec.Event) (*Obj, error) {
 	doc, err := p.Source.Next(e)
 	if pe := (*PathError)(nil); errors.As(err, &pe) {
-		return nil, fmt.Errorf("%s %s payload: %w", e.Name, p.Shape, err)
+		// Which payload: a path the first payloads have may miss in a
+		// later one (an array index), and then the run stops there.
+		return nil, fmt.Errorf("%s %s payload %d: %w%s", e.Name, p.Shape, p.Source.n[e.Name], err, pe.Hint())
 	}
 	return doc, err
 }

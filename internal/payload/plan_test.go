@@ -3,6 +3,7 @@ package payload
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,12 +74,33 @@ func TestPlanNextWrapsPathError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = pl.NextBody(pl.Events[0])
-	const want = "CREATE_RECEIVABLE_DOC described payload: --unset data.nope: no such field"
+	const want = "CREATE_RECEIVABLE_DOC described payload 1: --unset data.nope: no such field"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 	if !errors.As(err, new(*PathError)) {
 		t.Errorf("err %T is not a *PathError underneath", err)
+	}
+}
+
+// Generated arrays vary in length, so an index the first payload has may
+// be past the end of a later one: the error says which payload, and why
+// the path worked before.
+func TestPlanNextIndexPastTheEndNamesThePayload(t *testing.T) {
+	t.Parallel()
+	for _, op := range []Request{{Sets: []string{"data.items.2.quantity=1"}}, {Unsets: []string{"data.items.2"}}} {
+		op.Events, op.Shape, op.Seed = []string{"CREATE_PURCHASE_ORDER_INVOICE"}, "described", 1
+		pl, err := op.Plan(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 1000 && err == nil; i++ {
+			_, err = pl.Next(pl.Events[0])
+		}
+		if err == nil || !strings.Contains(err.Error(), "CREATE_PURCHASE_ORDER_INVOICE described payload ") ||
+			!strings.HasSuffix(err.Error(), "(generated arrays vary in length from one payload to the next: index 0 is in every one)") {
+			t.Errorf("%v: err = %v, want the payload's number and the hint", op, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -101,7 +102,11 @@ func (sc Scenario) Lives(g *Generator, s spec.Shape, seed uint64, n int, ovs []O
 		for i, e := range events {
 			doc := g.Envelope(e, s, data[i])
 			if err := Apply(doc, ovs); err != nil {
-				return nil, fmt.Errorf("%s %s payload: %w", e.Name, s, err)
+				hint := ""
+				if pe := (*PathError)(nil); errors.As(err, &pe) {
+					hint = pe.Hint()
+				}
+				return nil, fmt.Errorf("%s %s payload of document %d: %w%s", e.Name, s, len(lives)+1, err, hint)
 			}
 			life = append(life, Step{e, doc})
 		}

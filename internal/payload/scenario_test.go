@@ -70,7 +70,7 @@ func TestScenarioOverrideError(t *testing.T) {
 	}
 	_, err = sc.Lives(New(1, Anchor()), spec.Described, 1, 1, []Override{ov})
 	var pe *PathError
-	if !errors.As(err, &pe) || err.Error() != "CREATE_RECEIVABLE_DOC described payload: "+pe.Error() {
+	if !errors.As(err, &pe) || err.Error() != "CREATE_RECEIVABLE_DOC described payload of document 1: "+pe.Error() {
 		t.Errorf("error %v, want the event, the shape and a *PathError", err)
 	}
 	if _, ok := LookupScenario("nope"); ok {

@@ -137,7 +137,7 @@ func (c *Console) Unreachable(st *deliver.Stats, target *url.URL) string {
 	why := kinds[0]
 	first := c.firstErr.Load()
 	if first != nil && (first.Kind == deliver.KindTLS || first.Kind == deliver.KindLocal) {
-		why = FailureText(*first)
+		why = deliver.FailureText(*first)
 	}
 	if kinds[0] == deliver.KindLocal {
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
@@ -150,7 +150,7 @@ func (c *Console) Unreachable(st *deliver.Stats, target *url.URL) string {
 func (c *Console) Retry(req *deliver.Request, n int, a deliver.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
-		what = FailureText(a)
+		what = deliver.FailureText(a)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

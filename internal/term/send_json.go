@@ -53,7 +53,7 @@ func appendResultJSON(b []byte, r *deliver.Result, verbose bool) []byte {
 		b = jsonstr.Append(b, last.Err)
 	}
 	b = append(b, `,"attempts":[`...)
-	for i, a := range r.Attempts {
+	for i, a := range r.Attempts[:r.Tries()] {
 		if i > 0 {
 			b = append(b, ',')
 		}

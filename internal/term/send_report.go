@@ -15,25 +15,6 @@ import (
 	"github.com/whsim/whsim/internal/threshold"
 )
 
-// FailureText is an attempt's error as a failure line says it: a TLS
-// failure gives its reason (x509's) and the way out.
-func FailureText(a deliver.Attempt) string {
-	if a.Kind != deliver.KindTLS {
-		return deliver.ShortError(a)
-	}
-	reason := a.Err
-	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
-		return "tls: " + reason[i:] + " (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"
-	}
-	if i := strings.LastIndex(reason, "tls: "); i >= 0 {
-		reason = reason[i:]
-	}
-	if strings.Contains(reason, "does not look like a TLS handshake") {
-		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
-	}
-	return reason
-}
-
 // Delivery is a delivery as a report case.
 type Delivery deliver.Result
 
@@ -54,7 +35,7 @@ func (c *Delivery) AppendText(b []byte, st *Style) []byte {
 	if last.Status != 0 {
 		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(last.Latency))
 	} else {
-		b = fmt.Appendf(b, "--- %s", termsafe.Text(FailureText(last)))
+		b = fmt.Appendf(b, "--- %s", termsafe.Text(deliver.FailureText(last)))
 	}
 	if last.Status != 0 && !res.OK {
 		b = append(b, "  unexpected status"...)
@@ -62,8 +43,13 @@ func (c *Delivery) AppendText(b []byte, st *Style) []byte {
 			b = append(b, " (redirect to "+termsafe.Text(last.Location)+" not followed; --follow-redirects)"...)
 		}
 	}
-	if len(res.Attempts) > 1 {
-		b = fmt.Appendf(b, "  after %d attempts", len(res.Attempts))
+	switch n := res.Tries(); {
+	case n < len(res.Attempts) && n == 1:
+		b = append(b, "  after 1 attempt, in the backoff"...)
+	case n < len(res.Attempts):
+		b = fmt.Appendf(b, "  after %d attempts, in the backoff", n)
+	case n > 1:
+		b = fmt.Appendf(b, "  after %d attempts", n)
 	}
 	if req.Duplicate {
 		b = append(b, "  duplicate"...)
@@ -96,12 +82,15 @@ func (c *Delivery) JUnit() TestCase {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
 	var sb strings.Builder
-	for i, a := range res.Attempts {
+	for i, a := range res.Attempts[:res.Tries()] {
 		what := strconv.Itoa(a.Status)
 		if a.Status == 0 {
-			what = FailureText(a)
+			what = deliver.FailureText(a)
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
+	}
+	if res.Tries() < len(res.Attempts) {
+		sb.WriteString("interrupted in the backoff before the next attempt\n")
 	}
 	tc.Detail = sb.String()
 	if !res.OK {
@@ -110,7 +99,7 @@ func (c *Delivery) JUnit() TestCase {
 		tc.Failure = fmt.Sprintf("%s %s: %d", method, res.URL, last.Status)
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
-			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, FailureText(last))
+			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, deliver.FailureText(last))
 		}
 	}
 	return tc
