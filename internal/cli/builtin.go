@@ -13,10 +13,10 @@ import (
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// Builtin is what send delivers to without --url: listen's receiver on a
+// builtinReceiver is what send delivers to without --url: listen's receiver on a
 // free loopback port, checking every call against the spec, and telling on
 // w what it saw, as listen would.
-type Builtin struct {
+type builtinReceiver struct {
 	URL string
 
 	rcv    *receiver.Receiver
@@ -34,7 +34,7 @@ const builtinShown = 20
 
 // startBuiltin starts the built-in receiver, printing to w in the style st
 // (its Verbose shows each call's headers and body).
-func startBuiltin(w io.Writer, st term.Style) (*Builtin, error) {
+func startBuiltin(w io.Writer, st term.Style) (*builtinReceiver, error) {
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
 		return nil, err
@@ -54,14 +54,14 @@ func startBuiltin(w io.Writer, st term.Style) (*Builtin, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	st.Verbose = false // the tallies are the same with -v
-	b := &Builtin{URL: srv.URL() + "/webhook", rcv: rcv, out: out, p: p, w: w, st: st, stop: stop, served: make(chan error, 1)}
+	b := &builtinReceiver{URL: srv.URL() + "/webhook", rcv: rcv, out: out, p: p, w: w, st: st, stop: stop, served: make(chan error, 1)}
 	go func() { b.served <- srv.Serve(ctx) }()
 	return b, nil
 }
 
 // Close shuts the receiver down once every call is answered and observed,
 // and prints its tallies.
-func (b *Builtin) Close() {
+func (b *builtinReceiver) Close() {
 	b.stop()
 	<-b.served
 	b.rcv.Close()
