@@ -28,7 +28,7 @@ func addrError(flag, addr string, err error) error {
 	if _, _, serr := net.SplitHostPort(addr); serr != nil && (net.ParseIP(trimBrackets(addr)) != nil || addr == "localhost") {
 		return usagef("%s %s: no port (did you mean %s?)", flag, addr, net.JoinHostPort(trimBrackets(addr), port))
 	}
-	return usagef("%s %s: %v", flag, addr, err)
+	return usagef("%s %s: %w", flag, addr, err)
 }
 
 func trimBrackets(s string) string {

@@ -94,12 +94,12 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 	}
 	an, err := anonymize.New([]byte(opts.Key))
 	if err != nil {
-		return usagef("--key: %v", err)
+		return usagef("--key: %w", err)
 	}
 	aopts := anonymize.Options{Now: a.now, Check: opts.Check}
 	if opts.Resign != "" {
 		if aopts.Resign, err = deliver.NewSigner(opts.Resign); err != nil {
-			return usagef("--resign: %v", err)
+			return usagef("--resign: %w", err)
 		}
 	}
 	files := opts.Files
@@ -108,7 +108,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 	}
 	target, err := anonymize.NewTarget(opts.Out, len(files))
 	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
-		return usagef("--out %v", err)
+		return usagef("--out %w", err)
 	} else if err != nil {
 		return err // the directory could not be made
 	}
@@ -139,7 +139,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 // cannot be made, to a usage error (exit 2: nothing was anonymized).
 func anonymizeErr(err error) error {
 	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
-		return usagef("--out %v", err)
+		return usagef("--out %w", err)
 	}
 	if errors.Is(err, context.Canceled) {
 		return err

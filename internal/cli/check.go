@@ -80,8 +80,8 @@ line and the first 200 bytes of its body. The warnings of one check are one
 line with their count; -v lists them and shows the answer's headers too, as
 send -v does.
 
-A receiver that stops answering (refused, reset, or no answer within
---timeout, several calls in a row) stops the run at once: one line says after
+A receiver that stops answering (refused or reset 3 calls in a row, or no
+answer within --timeout 2 calls in a row) stops the run at once: one line says after
 which case, and the checks left are reported as not run. When every call got
 the same 404, 405, 401 or 403 the summary says so first, with the likely
 cause. On a terminal a progress line on stderr shows the check, the case and
@@ -168,15 +168,16 @@ probe that fails, 130 when interrupted.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.URL, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
+	urlFlag(cmd, &opts.URL)
 	f.StringSliceVar(&opts.Checks, "checks", nil, "run only these checks (comma-separated): "+strings.Join(check.IDs(), ", "))
 	f.StringSliceVar(&opts.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
-	f.Uint64Var(&opts.Seed, "seed", 0, "seed for reproducible cases (0: random, printed on stderr)")
-	f.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "time limit of one call; a call that takes longer fails")
-	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' to every call (repeatable)")
-	f.StringVar(&opts.Secret, "secret", "", "sign every call (Standard Webhooks) with this whsec_<base64> secret and run the signature check (also WHSIM_CHECK_SECRET; never printed)")
-	f.BoolVarP(&opts.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
-	f.StringVar(&opts.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
+	// The seed fixes cases, not only payloads, and a random one is printed.
+	seedFlag(cmd, &opts.Seed, "seed for reproducible cases (0: random, printed on stderr)")
+	timeoutFlag(cmd, &opts.Timeout)
+	headerFlag(cmd, &opts.Headers, "")
+	// Check's secret also runs the signature check.
+	secretFlag(cmd, &opts.Secret, "sign every call (Standard Webhooks) with this whsec_<base64> secret and run the signature check (also WHSIM_CHECK_SECRET; never printed)")
+	tlsFlags(cmd, &opts.Insecure, &opts.CACert)
 	f.BoolVar(&opts.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
 	f.DurationVar(&opts.LatencyBudget, "latency-budget", check.DefaultLatencyBudget, "the p99 latency every call of the run must stay within")
 	f.IntVar(&opts.LoadCount, "load-count", 300, "calls the load check makes")
@@ -187,7 +188,8 @@ probe that fails, 130 when interrupted.`,
 	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
 	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question, such as a debug endpoint's token (repeatable)")
 	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored after its last call: its probe is asked again, with backoff, until it matches (0: once)")
-	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
+	// Check's fixed ids are webhook-ids and document numbers too.
+	fixedIDsFlag(cmd, &opts.FixedIDs, "use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
 	f.StringVar(&opts.Rerun, "rerun", "", "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command")
@@ -196,7 +198,6 @@ probe that fails, 130 when interrupted.`,
 	f.StringSliceVar(&opts.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
 	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
-	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 	_ = cmd.MarkFlagFilename("junit", "xml")
 	_ = cmd.MarkFlagDirname("save-cases")
 	_ = cmd.MarkFlagFilename("rerun", "json", "ndjson")
@@ -241,7 +242,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		return term.WriteJUnitError(w, "whsim check", "whsim.check", why)
 	})
 	if werr != nil && err == nil {
-		return usagef("--junit: %v", werr)
+		return usagef("--junit: %w", werr)
 	}
 	return err
 }
@@ -278,7 +279,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	target, err := deliver.ParseTarget(opts.URL)
 	if err != nil {
-		return usagef("--url %v", err)
+		return usagef("--url %w", err)
 	}
 	header, err := deliver.ParseHeaders(opts.Headers)
 	if err != nil {
@@ -287,7 +288,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	var signer *deliver.Signer
 	if opts.Secret != "" {
 		if signer, err = deliver.NewSigner(opts.Secret); err != nil {
-			return usagef("--secret: %v", err)
+			return usagef("--secret: %w", err)
 		}
 	}
 	client, err := newClient(deliver.ClientOptions{
@@ -320,7 +321,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	if opts.SaveCases != "" {
 		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
-			return usagef("--save-cases: %v", err)
+			return usagef("--save-cases: %w", err)
 		}
 	}
 
@@ -408,11 +409,11 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.
 	case opts.Probe != "":
 		h, err := deliver.ParseHeaders(opts.ProbeHeaders)
 		if err != nil {
-			return nil, usagef("--probe-header: %v", err)
+			return nil, usagef("--probe-header: %w", err)
 		}
 		p, err := check.ParseProbeURL(opts.Probe, client, h)
 		if err != nil {
-			return nil, usagef("--probe %s: %v", termsafe.Text(opts.Probe), err)
+			return nil, usagef("--probe %s: %w", termsafe.Text(opts.Probe), err)
 		}
 		p.CurlTLS = curlTLS
 		return p, nil
@@ -425,7 +426,7 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.
 func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
 	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
 	if err != nil {
-		return nil, usagef("--output: %v", err)
+		return nil, usagef("--output: %w", err)
 	}
 	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {

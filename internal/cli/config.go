@@ -71,7 +71,7 @@ func loadConfig(cmd *cobra.Command, explicit string) error {
 		}
 		conf.SetConfigType("yaml")
 		if err := conf.ReadConfig(bytes.NewReader(file.Data)); err != nil {
-			return usagef("config file %s: %v", name, err)
+			return usagef("config file %s: %w", name, err)
 		}
 	}
 

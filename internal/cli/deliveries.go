@@ -37,11 +37,10 @@ type deliveryFlags struct {
 
 func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVarP(&d.URL, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
-	f.DurationVar(&d.Timeout, "timeout", 10*time.Second, "time limit of one attempt")
+	urlFlag(cmd, &d.URL)
+	timeoutFlag(cmd, &d.Timeout)
 	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
-	f.BoolVarP(&d.Insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
-	f.StringVar(&d.CACert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
+	tlsFlags(cmd, &d.Insecure, &d.CACert)
 	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
 	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
 	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
@@ -50,7 +49,6 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
 	addOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
-	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
 
 // check validates the shared flags (usage errors).
@@ -70,7 +68,7 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	}
 	expect, err := deliver.ParseExpect(d.ExpectStatus)
 	if err != nil {
-		return nil, usagef("--expect-status: %v", err)
+		return nil, usagef("--expect-status: %w", err)
 	}
 	return expect, nil
 }
@@ -82,7 +80,7 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 	}
 	t, err := deliver.ParseTarget(u)
 	if err != nil {
-		return nil, usagef("--url %v", err)
+		return nil, usagef("--url %w", err)
 	}
 	return t, nil
 }
@@ -106,7 +104,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*term.Cons
 	}
 	c, err := term.NewConsole(o)
 	if err != nil {
-		return nil, usagef("--output: %v", err)
+		return nil, usagef("--output: %w", err)
 	}
 	return c, nil
 }
@@ -149,9 +147,9 @@ func newClient(co deliver.ClientOptions) (*http.Client, error) {
 	client, err := deliver.NewClient(co)
 	switch {
 	case errors.Is(err, deliver.ErrNoCerts):
-		return nil, usagef("--cacert %s: %v", co.CAFile, err)
+		return nil, usagef("--cacert %s: %w", co.CAFile, err)
 	case err != nil:
-		return nil, usagef("--cacert: %v", err)
+		return nil, usagef("--cacert: %w", err)
 	}
 	return client, nil
 }

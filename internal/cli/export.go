@@ -28,10 +28,10 @@ type exportOptions struct {
 func (o *exportOptions) register(cmd *cobra.Command) {
 	o.payloadFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&o.URL, "url", "u", "", "the receiver's URL the engine will call (http or https); businessType is added to its query")
+	urlFlag(cmd, &o.URL)
 	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
-	f.StringArrayVarP(&o.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
-	f.BoolVar(&o.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every export (default: ids of the export's own)")
+	headerFlag(cmd, &o.Headers, "")
+	fixedIDsFlag(cmd, &o.FixedIDs, "")
 }
 
 type k6ExportOptions struct {
@@ -128,7 +128,8 @@ never written to the files.`,
 	opts.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&opts.Out, "out", "", "directory to write script.js, data.json and testrun.yaml into (made if missing)")
-	f.StringVar(&opts.Secret, "secret", "", "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
+	// k6 signs at run time: whsim only checks the secret.
+	secretFlag(cmd, &opts.Secret, "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
 	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
 	f.DurationVar(&opts.Duration, "duration", 0, "with --rate: how long")
 	f.IntVar(&opts.VUs, "vus", 10, "VUs to start with")
@@ -150,7 +151,7 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	}
 	target, err := deliver.ParseTarget(o.URL)
 	if err != nil {
-		return nil, usagef("--url %v", err)
+		return nil, usagef("--url %w", err)
 	}
 	header, err := deliver.ParseHeaders(append([]string{"Content-Type: application/json"}, o.Headers...))
 	if err != nil {
@@ -193,7 +194,7 @@ func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
 	}
 	ko, tr := o.Options(len(calls))
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return usagef("--out: %v", err)
+		return usagef("--out: %w", err)
 	}
 	if err := export.WriteK6(o.Out, calls, ko, tr); err != nil {
 		return err

@@ -21,16 +21,10 @@ import (
 type payloadFlags payload.Request
 
 func (p *payloadFlags) register(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringSliceVarP(&p.Events, "event", "e", []string{spec.AllEvents},
-		"event name, repeatable or comma-separated; "+spec.AllEvents+" for every event")
-	f.StringVar(&p.Shape, "shape", string(spec.Described),
-		"body shape: "+strings.Join(spec.ShapeNames(), "|")+" (sample: the spec's sample bodies)")
-	f.Uint64Var(&p.Seed, "seed", 0, "seed for reproducible payloads (0: random)")
-	f.StringArrayVar(&p.Sets, "set", nil, "set a field: <path>=<value>, value as JSON else string (repeatable)")
-	f.StringArrayVar(&p.Unsets, "unset", nil, "remove a field: <path> (repeatable)")
-	_ = cmd.RegisterFlagCompletionFunc("event", completeEvents)
-	_ = cmd.RegisterFlagCompletionFunc("shape", completeShapes)
+	eventsFlag(cmd, &p.Events, []string{spec.AllEvents}, "")
+	shapeFlag(cmd, &p.Shape)
+	seedFlag(cmd, &p.Seed, "")
+	setFlags(cmd, &p.Sets, &p.Unsets)
 }
 
 // payloadPlan is what payloadFlags resolve to; an override that does not
@@ -141,7 +135,7 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if file != "" {
 		f, err := os.Create(file)
 		if err != nil {
-			return usagef("--out: %v", err)
+			return usagef("--out: %w", err)
 		}
 		defer f.Close()
 		dest = f

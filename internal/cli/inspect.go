@@ -69,7 +69,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 
 func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 	if _, err := deliver.ParseTarget(opts.Origin); err != nil {
-		return usagef("--origin %v", err)
+		return usagef("--origin %w", err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
@@ -100,7 +100,7 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 	}
 	if opts.ReadyFile != "" {
 		if err := writeReadyFile(opts.ReadyFile, ui.URL); err != nil {
-			return usagef("--ready-file: %v", err)
+			return usagef("--ready-file: %w", err)
 		}
 	}
 	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), ui.URL, store.Last(), opts.File)

@@ -87,7 +87,8 @@ session's token (see whsim inspect --help for the API with curl).`,
 	f.IntVar(&opts.Receiver.Status, "status", 200, "status code to answer with")
 	f.DurationVar(&opts.Receiver.Delay, "delay", 0, "wait this long before answering (e.g. 500ms, 2s)")
 	f.Float64Var(&opts.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
-	f.Uint64Var(&opts.Receiver.Seed, "seed", 0, "seed for --fail-rate draws, to fail the same calls every run (0: random)")
+	// listen builds no payload: its seed draws --fail-rate's failures.
+	seedFlag(cmd, &opts.Receiver.Seed, "seed for --fail-rate draws, to fail the same calls every run (0: random)")
 	f.StringArrayVar(&opts.Receiver.Respond, "respond", nil, "answer an event's calls in turn: EVENT=code,code,... (repeatable; the last code repeats)")
 	f.StringVar(&opts.Receiver.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
 	f.StringVar(&opts.Receiver.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
@@ -120,7 +121,7 @@ func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]st
 func (o *listenOptions) receiverConfig() (receiver.Config, error) {
 	cfg, err := o.Receiver.Config()
 	if err != nil {
-		return cfg, usagef("--%v", err)
+		return cfg, usagef("--%w", err)
 	}
 	if cfg.ForwardTo != nil && len(o.answerFlags) > 0 {
 		return cfg, usagef("%s with --forward-to: the receiver behind listen answers forwarded calls", strings.Join(o.answerFlags, ", "))
@@ -138,7 +139,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 	sync, err := capture.ParseSync(opts.Fsync)
 	if err != nil {
-		return usagef("--fsync: %v", err)
+		return usagef("--fsync: %w", err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
@@ -153,7 +154,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	if opts.Capture != "" {
 		var held capture.Appending
 		if capFile, held, err = capture.OpenAppend(ctx, opts.Capture, sync); err != nil {
-			return usagef("--capture: %v", err)
+			return usagef("--capture: %w", err)
 		}
 		defer capFile.Close() // closed below on the normal path; this covers early returns
 		if held.Counted {
@@ -229,7 +230,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	if opts.ReadyFile != "" {
 		if err := writeReadyFile(opts.ReadyFile, u); err != nil {
 			rcv.Close()
-			return usagef("--ready-file: %v", err)
+			return usagef("--ready-file: %w", err)
 		}
 	}
 	// The socket is listening: calls queue in the kernel until Serve takes them.

@@ -75,13 +75,15 @@ whsim send --file). Output, summary and exit status are those of send.`,
 	}
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringSliceVarP(&opts.Events, "event", "e", nil, "replay only calls of this event (repeatable)")
+	// A filter of the capture, not payloads to build: no default.
+	eventsFlag(cmd, &opts.Events, nil, "replay only calls of this event (repeatable)")
 	f.BoolVar(&opts.NewRequestID, "new-request-id", false, "give each call a fresh requestId, every other byte unchanged")
-	f.Uint64Var(&opts.Seed, "seed", 0, "seed of the fresh requestIds (0: random)")
+	// Replay builds no payload: the seed is only the fresh ids'.
+	seedFlag(cmd, &opts.Seed, "seed of the fresh requestIds (0: random)")
 	f.StringVar(&opts.Sign, "sign", "", "sign each call afresh at send time: standard (Standard Webhooks headers; needs --secret), replacing the captured signature")
-	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
-	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
-	_ = cmd.RegisterFlagCompletionFunc("event", completeEvents)
+	secretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
+	// Replay's -H replaces a captured header rather than adding one.
+	headerFlag(cmd, &opts.Headers, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(deliver.SchemeStandard))
 	return cmd
 }
@@ -115,7 +117,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	}
 	header, err := deliver.ParseHeaders(opts.Headers)
 	if err != nil {
-		return usagef("--header %v", err)
+		return usagef("--header %w", err)
 	}
 	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.streams.In)
 	if err != nil {

@@ -33,7 +33,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	var cfg check.RerunConfig
 	if opts.URL != "" {
 		if cfg.Target, err = deliver.ParseTarget(opts.URL); err != nil {
-			return usagef("--url %v", err)
+			return usagef("--url %w", err)
 		}
 	}
 	if cfg.Header, err = deliver.ParseHeaders(opts.Headers); err != nil {
@@ -41,7 +41,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	if opts.Secret != "" {
 		if cfg.Signer, err = deliver.NewSigner(opts.Secret); err != nil {
-			return usagef("--secret: %v", err)
+			return usagef("--secret: %w", err)
 		}
 	}
 	if cfg.Client, err = newClient(deliver.ClientOptions{
@@ -63,7 +63,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 
 	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
 	if err != nil {
-		return usagef("--output: %v", err)
+		return usagef("--output: %w", err)
 	}
 	var junit term.Reporter
 	if opts.JUnit != "" {
@@ -141,14 +141,14 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 	var le *check.ReportLineError
 	switch {
 	case errors.As(err, &le):
-		return nil, usagef("--rerun %s: %v: want the output of whsim check --output json", shown, err)
+		return nil, usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
 	case err != nil:
-		return nil, usagef("--rerun %s: %v", shown, err)
+		return nil, usagef("--rerun %s: %w", shown, err)
 	}
 	if dir != "" {
 		for i := range cases {
 			if err := savedHeaders(dir, &cases[i]); err != nil {
-				return nil, usagef("--rerun %s: %v", dir, err)
+				return nil, usagef("--rerun %s: %w", dir, err)
 			}
 		}
 	}

@@ -77,7 +77,7 @@ Both hold every shape: --shape does not apply.`,
 func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 	events, err := spec.ParseEvents([]string{opts.Event})
 	if err != nil {
-		return usagef("--event: %v", err)
+		return usagef("--event: %w", err)
 	}
 	switch opts.Format {
 	case formatJSONSchema:
@@ -93,7 +93,7 @@ func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 	if opts.Shape != "" {
 		s, err := spec.ParseShape(opts.Shape)
 		if err != nil {
-			return usagef("--shape: %v", err)
+			return usagef("--shape: %w", err)
 		}
 		shapes = []spec.Shape{s}
 	}

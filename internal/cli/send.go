@@ -121,14 +121,14 @@ when interrupted (the summary is still printed).`,
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
-	f.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
+	headerFlag(cmd, &opts.Headers, "")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
-	f.StringVar(&opts.Secret, "secret", "", "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
+	secretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
 	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
 	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
-	f.BoolVar(&opts.FixedIDs, "fixed-ids", false, "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)")
+	fixedIDsFlag(cmd, &opts.FixedIDs, "")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
 	_ = cmd.MarkFlagFilename("report", "html")
@@ -161,13 +161,13 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	}
 	header, err := deliver.ParseHeaders(opts.Headers)
 	if err != nil {
-		return usagef("--header %v", err)
+		return usagef("--header %w", err)
 	}
 	var thresholds []threshold.Threshold
 	for _, s := range opts.Thresholds {
 		t, err := threshold.Parse(s)
 		if err != nil {
-			return usagef("--threshold: %v", err)
+			return usagef("--threshold: %w", err)
 		}
 		thresholds = append(thresholds, t)
 	}
@@ -334,7 +334,7 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, usagef("--file: %v", err)
+		return nil, usagef("--file: %w", err)
 	}
 	var given []spec.Event
 	if opts.eventsSet {

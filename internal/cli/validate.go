@@ -74,7 +74,7 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	st := a.streams
 	event, err := validate.ParseEvent(opts.Event)
 	if err != nil {
-		return usagef("--event: %v", err)
+		return usagef("--event: %w", err)
 	}
 	v, err := validate.New(validate.Options{Shape: opts.Shape, Strict: opts.Strict, Ignore: opts.Ignore})
 	if err != nil {
@@ -94,7 +94,7 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 
 	rep, err := term.New(opts.Output, st.Out, style(a.outColor(), false), false)
 	if err != nil {
-		return usagef("--output: %v", err)
+		return usagef("--output: %w", err)
 	}
 	// Under GitHub Actions a collector beside the output keeps the run for
 	// the job summary.
