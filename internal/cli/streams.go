@@ -7,6 +7,7 @@ import (
 
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/term/tty"
 )
 
 // Streams are the standard streams of one run; tests pass buffers.
@@ -22,9 +23,9 @@ type Streams struct {
 func OSStreams() Streams {
 	return Streams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		InTTY:  term.IsTerminal(os.Stdin),
-		OutTTY: term.IsTerminal(os.Stdout),
-		ErrTTY: term.IsTerminal(os.Stderr),
+		InTTY:  tty.Is(os.Stdin),
+		OutTTY: tty.Is(os.Stdout),
+		ErrTTY: tty.Is(os.Stderr),
 	}
 }
 

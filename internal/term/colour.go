@@ -1,11 +1,5 @@
 package term
 
-import (
-	"os"
-
-	xterm "golang.org/x/term"
-)
-
 // The SGR sequences of the colours whsim uses: each colour opens with its
 // attribute and closes with the reset of that attribute alone (22 ends
 // bold and faint), so a colour never ends another one around it.
@@ -38,6 +32,3 @@ func (w Wrap) Sprint(s string) string {
 
 // Enabled reports whether the style colours anything.
 func (st Style) Enabled() bool { return st.OK.Pre != "" }
-
-// IsTerminal reports whether f is a terminal.
-func IsTerminal(f *os.File) bool { return xterm.IsTerminal(int(f.Fd())) }
