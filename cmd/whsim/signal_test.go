@@ -118,7 +118,7 @@ func scriptEnv(ts *testscript.TestScript) []string {
 			env = append(env, kv)
 		}
 	}
-	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "NO_COLOR", "WORK", "TMPDIR"} {
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "NO_COLOR", "WORK", "TMPDIR", "GITHUB_STEP_SUMMARY"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env

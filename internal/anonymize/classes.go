@@ -31,7 +31,7 @@ func fieldClasses() map[string]Class {
 		for _, s := range spec.Shapes() {
 			for _, f := range spec.Identities(spec.Body(e, s)) {
 				if c, ok := classOf[f.Field.Identity]; ok {
-					m[strings.ReplaceAll(strings.Join(f.Path, "."), ".[]", "[]")] = c
+					m[strings.ReplaceAll(spec.Path(f.Path...), "."+spec.Each, spec.Each)] = c
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/jsonstr"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // Report counts the values replaced, by class.
@@ -76,7 +77,7 @@ func (a *Anonymizer) Payload(body []byte) (out []byte, repl []Replaced, err erro
 
 // arrayPrefix starts the paths of an array of payloads: its elements have
 // the paths of one.
-const arrayPrefix = "[]."
+const arrayPrefix = spec.Each + "."
 
 // maxShownPath bounds the path a Replaced keeps: it is for people, and a
 // deeply nested document must not cost its depth for every value.
@@ -289,7 +290,7 @@ func (a *Anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
 				return
 			}
 			n := len(t.path)
-			t.path = append(t.path, "[]"...)
+			t.path = append(t.path, spec.Each...)
 			for {
 				value()
 				if !l.More(']') {

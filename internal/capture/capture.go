@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // Version is the record format version, the value of the "capture" key that
@@ -98,13 +98,7 @@ func (r *Record) SetBody(b []byte) { r.Body, r.BodyEncoding = EncodeBody(b) }
 func (r *Record) RequestBody() ([]byte, error) { return DecodeBody(r.Body, r.BodyEncoding) }
 
 // Event returns the query's businessType, and whether it was there.
-func (r *Record) Event() (string, bool) {
-	q, err := url.ParseQuery(r.Query)
-	if err != nil || !q.Has("businessType") {
-		return "", false
-	}
-	return q.Get("businessType"), true
-}
+func (r *Record) Event() (string, bool) { return spec.QueryEvent(r.Query) }
 
 // onDisk is r as its line holds it: a query or header values that are not
 // valid UTF-8 in base64, marked. r itself is left as it is; it is returned

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/deliver"
 )
 
 // oneAtATime is a listener that hands out a connection only once the one
@@ -102,5 +104,38 @@ func TestFullListenBacklog(t *testing.T) {
 	}
 	if sum.Checks[Duplicates].Fail != 0 || sum.Checks[AcceptsValid].Fail != 0 {
 		t.Errorf("duplicates %+v, accepts-valid %+v: the receiver answers every call", *sum.Checks[Duplicates], *sum.Checks[AcceptsValid])
+	}
+}
+
+// The same receiver under load: the calls that time out waited in the
+// kernel's handshake retries, and load's reason says so.
+func TestFullListenBacklogLoad(t *testing.T) {
+	ln := tinyBacklog(t)
+	l := &oneAtATime{Listener: ln, free: make(chan struct{}, 1)}
+	l.free <- struct{}{}
+	srv := &http.Server{Handler: newReceiver(t, defects{ignoreSig: true})}
+	srv.SetKeepAlivesEnabled(false)
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+
+	cfg := testConfig(t, "http://"+ln.Addr().String())
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 2500 * time.Millisecond, Concurrency: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Signer = client, nil
+	cfg.Checks = []string{AcceptsValid, Load}
+	cfg.LoadCount, cfg.LoadConcurrency = 96, 32
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := ofCheck(results, Load)
+	if len(load) != 1 || sum.Checks[Load].Fail != 1 || !strings.Contains(load[0].Reason, "timeout") {
+		t.Skipf("load %+v: no call timed out in a full backlog here", *sum.Checks[Load])
+	}
+	t.Log(load[0].Reason)
+	if !strings.Contains(load[0].Reason, "listen backlog") {
+		t.Errorf("reason %q, want the full listen backlog named", load[0].Reason)
 	}
 }

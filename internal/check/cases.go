@@ -3,7 +3,6 @@ package check
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -95,7 +94,7 @@ func query(event string) string {
 	if event == "" {
 		return ""
 	}
-	return "businessType=" + url.QueryEscape(event)
+	return spec.Query(event)
 }
 
 // docCase makes the case of a document under an event, compact.
@@ -158,12 +157,12 @@ func (b *builder) acceptsValid() ([]*Case, error) {
 	add(inv.Name+"/described-with-4000", inv, doc)
 
 	doc = b.build(inv, spec.Described)
-	if err := sets(doc, "data.comments", "null", "data.items.0.comments", "null"); err != nil {
+	if err := sets(doc, spec.Path(spec.FieldData, spec.FieldComments), "null", spec.Path(spec.FieldData, spec.FieldItems, "0", spec.FieldComments), "null"); err != nil {
 		return nil, err
 	}
 	add(inv.Name+"/nulls", inv, doc)
 	doc = b.build(rcp, spec.Described)
-	if err := sets(doc, "data."+spec.ReceiptSources+".0.备注", "null"); err != nil {
+	if err := sets(doc, spec.Path(spec.FieldData, spec.ReceiptSources, "0", spec.FieldSourceRemark), "null"); err != nil {
 		return nil, err
 	}
 	add(rcp.Name+"/nulls", rcp, doc)
@@ -171,21 +170,21 @@ func (b *builder) acceptsValid() ([]*Case, error) {
 	for _, c := range []struct {
 		e    spec.Event
 		line string
-	}{{inv, "data.items.0"}, {rcp, "data." + spec.ReceiptLines + ".0"}} {
+	}{{inv, spec.Path(spec.FieldData, spec.FieldItems, "0")}, {rcp, spec.Path(spec.FieldData, spec.ReceiptLines, "0")}} {
 		doc = b.build(c.e, spec.Described)
-		if err := sets(doc, "x-trace", `"t-1"`, "data.extension", `{"source":"erp"}`, c.line+".extraNote", `"unknown member"`); err != nil {
+		if err := sets(doc, "x-trace", `"t-1"`, spec.Path(spec.FieldData, "extension"), `{"source":"erp"}`, c.line+".extraNote", `"unknown member"`); err != nil {
 			return nil, err
 		}
 		add(c.e.Name+"/unknown-members", c.e, doc)
 	}
 
 	doc = b.build(inv, spec.Described)
-	if err := sets(doc, "data.code", `""`, "data.comments", `""`, "data.items", `[]`); err != nil {
+	if err := sets(doc, spec.Path(spec.FieldData, spec.FieldCode), `""`, spec.Path(spec.FieldData, spec.FieldComments), `""`, spec.Path(spec.FieldData, spec.FieldItems), `[]`); err != nil {
 		return nil, err
 	}
 	add(inv.Name+"/empty-strings-and-arrays", inv, doc)
 	doc = b.build(rcp, spec.Described)
-	if err := sets(doc, "data."+spec.ReceiptSources, `[]`); err != nil {
+	if err := sets(doc, spec.Path(spec.FieldData, spec.ReceiptSources), `[]`); err != nil {
 		return nil, err
 	}
 	add(rcp.Name+"/empty-array", rcp, doc)
@@ -278,7 +277,7 @@ func (b *builder) rejectsMalformed(v *validate.Validator) ([]malformed, error) {
 	}
 	for _, k := range kinds() {
 		e := b.creates[k]
-		for _, m := range mutations(spec.Data(k, spec.Described), "data") {
+		for _, m := range mutations(spec.Data(k, spec.Described), spec.FieldData) {
 			doc := b.build(e, spec.Described)
 			if set(doc, m.path, m.raw) != nil {
 				continue // the generated document has no such element (an empty array)

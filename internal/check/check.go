@@ -780,7 +780,7 @@ func (r *runner) record(c *Case, res *deliver.Result, k call) error {
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
 		case deliver.KindRefused, deliver.KindDNS, deliver.KindTLS, deliver.KindOther, deliver.KindReset, deliver.KindClosed:
-			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.ShortError(a)}
+			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.FailureText(a)}
 		case deliver.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
@@ -803,7 +803,7 @@ func (r *runner) record(c *Case, res *deliver.Result, k call) error {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.ShortError(a)}
+		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.FailureText(a)}
 		r.cancel()
 		return r.fatal
 	}

@@ -566,3 +566,87 @@ func TestSeedOf(t *testing.T) {
 		t.Errorf("SeedOf(0) = %d, %s; want a random seed and now", seed, anchor)
 	}
 }
+
+// TestDuplicatesAtOnceUniqueKey: copies refused with 409 by a unique key
+// are said to be that, not blamed on a check-then-insert race.
+func TestDuplicatesAtOnceUniqueKey(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{uniqueKey: true}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{Duplicates}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range results {
+		if !strings.HasSuffix(r.Case.Name, "concurrent-x8") {
+			continue
+		}
+		n++
+		if r.Verdict != Fail || !strings.Contains(r.Reason, "refused as a duplicate key") || strings.Contains(r.Reason, "without a lock") {
+			t.Errorf("%s: %s %q, want a failure naming the duplicate key", r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no concurrent case")
+	}
+}
+
+// TestUnreachableTLSHint: a receiver behind a private CA that is not
+// trusted is unreachable with the way out, not x509's words alone.
+func TestUnreachableTLSHint(t *testing.T) {
+	srv := httptest.NewTLSServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	_, _, err := run(t, context.Background(), cfg)
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "unknown authority") || !strings.Contains(err.Error(), "--cacert") {
+		t.Fatalf("err %v, want unreachable naming the unknown authority and --cacert", err)
+	}
+}
+
+// TestDuplicatesAtOnceNoAnswer: a copy that got no answer is said to be
+// that, not blamed on a check-then-insert race.
+func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	rc := newReceiver(t, defects{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		mu.Lock()
+		seen[string(body)]++
+		n := seen[string(body)]
+		mu.Unlock()
+		if n == 8 { // the last of the copies at once: never answered
+			<-r.Context().Done()
+			return
+		}
+		rc.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	client, err := deliver.NewClient(deliver.ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Checks = client, []string{Duplicates}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range results {
+		if !strings.HasSuffix(r.Case.Name, "concurrent-x8") {
+			continue
+		}
+		n++
+		if r.Verdict != Fail || !strings.Contains(r.Reason, "got no answer (timeout)") || strings.Contains(r.Reason, "without a lock") {
+			t.Errorf("%s: %s %q, want a failure naming the copy not answered", r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no concurrent case")
+	}
+}

@@ -291,6 +291,14 @@ func judgeDuplicates(c *Case, results []*deliver.Result) Result {
 		return result(c, slowest(results), Pass, "")
 	case c.AtOnce && ok == 0, !c.AtOnce && !is2xx(first.Status):
 		return result(c, first, Warn, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
+	case c.AtOnce && bad.Status == 0:
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once got no answer (%s) while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
+			len(results)-ok, len(results), answer(bad), ok))
+	case c.AtOnce && duplicate(bad):
+		// A unique key refusing the copies: seen before or inserted at
+		// the same moment, the remedy is the same.
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the copies were refused as a duplicate key; the same call arriving together (at-least-once delivery) must be accepted, so answer 2xx for a requestId already held",
+			len(results)-ok, len(results), answer(bad), ok))
 	case c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted, as by a receiver that checks then inserts without a lock",
 			len(results)-ok, len(results), answer(bad), ok))
@@ -470,7 +478,7 @@ func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error)
 	body = payload.Marshal(doc)
 	c := bodyCase(Signature, "tampered-body", inv.Name, nil, doc)
 	sig := s.Signature(b.webhookID(c), ts, body)
-	if err := sets(doc, "data.comments", `"changed after signing"`); err != nil {
+	if err := sets(doc, spec.Path(spec.FieldData, spec.FieldComments), `"changed after signing"`); err != nil {
 		return nil, err
 	}
 	cs = append(cs, signed("tampered-body", inv, payload.Marshal(doc), doc, ts, sig, false, "the body was changed after signing, so signatures are not verified"))
@@ -559,7 +567,7 @@ func (b *builder) signature(s *deliver.Signer, now time.Time) ([]sigCase, error)
 	sc.bytes = true
 	cs = append(cs, sc)
 	doc = b.build(inv, spec.Described)
-	if err := respell(doc, "data.items.0.price"); err != nil {
+	if err := respell(doc, spec.Path(spec.FieldData, spec.FieldItems, "0", spec.FieldPrice)); err != nil {
 		return nil, err
 	}
 	sc = signed("other-number-spelling", inv, payload.Marshal(doc), doc, ts, "", true, "")
@@ -602,6 +610,7 @@ func (r *runner) load() error {
 		timedOut int
 		first    deliver.Attempt // the first refused call's answer
 		seen     bool
+		timed    []timing // to name a full listen backlog
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := max(r.cfg.LoadConcurrency, 1)
@@ -616,6 +625,7 @@ func (r *runner) load() error {
 		case a.Status != 0:
 			bad.answered++
 			bad.hist.Record(a.Latency)
+			bad.timed = append(bad.timed, timing{a.Latency, a.Connect, false})
 			if !is2xx(a.Status) {
 				bad.byStatus[a.Status]++
 				if !bad.seen {
@@ -687,6 +697,15 @@ func (r *runner) load() error {
 		if !buckles {
 			why = "valid calls refused, want 2xx for every one"
 		}
+		// Calls that waited a second or three to connect: the kernel
+		// retrying handshakes a full listen backlog dropped.
+		if cause := slowCause(bad.timed, loadSlow, r.cfg.Client.Timeout); strings.Contains(cause, "listen backlog") {
+			i := strings.Index(cause, "listen backlog")
+			from := strings.LastIndex(cause[:i], "; ") + 1 // 0 when none
+			cause = strings.TrimSpace(cause[from:])
+			cause, _, _ = strings.Cut(cause, "; answer first")
+			why += "; " + cause
+		}
 		res.Reason = fmt.Sprintf("%s of %d calls at concurrency %d: %s (%s)", strings.Join(parts, ", "), st.Sent, conc, why, figures)
 		if bad.seen {
 			res.Answer = replyOf(bad.first)
@@ -695,6 +714,10 @@ func (r *runner) load() error {
 	r.report(res)
 	return nil
 }
+
+// loadSlow is how slow a load call must be for its connection set-up to
+// be looked at: a handshake the kernel retries takes a second.
+const loadSlow = 500 * time.Millisecond
 
 func sumCounts(m map[int]int) int {
 	n := 0

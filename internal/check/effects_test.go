@@ -529,3 +529,29 @@ func TestEffectsNoneHeld(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant it to say the probe found none and to check what it asks", text.String())
 	}
 }
+
+// TestEffectsLoadNoneAccepted: when no load call got 2xx there is no load
+// document to probe, and under-load must not pass on that nothing.
+func TestEffectsLoadNoneAccepted(t *testing.T) {
+	st := newStore(t, storeDefects{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			st.ServeHTTP(w, r)
+			return
+		}
+		http.Error(w, "no such route", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks = []string{Load, Effects}
+	_, results := runAll(t, cfg)
+	for _, r := range results {
+		if r.Case.Check == Effects && strings.HasPrefix(r.Case.Name, "under-load/") {
+			if r.Verdict != Warn || !strings.Contains(r.Reason, "inconclusive") {
+				t.Errorf("%s: %s %q, want an inconclusive warning", r.Case.Name, r.Verdict, r.Reason)
+			}
+			return
+		}
+	}
+	t.Fatal("no under-load result")
+}

@@ -323,6 +323,9 @@ func (c *RerunCase) JUnit() term.TestCase {
 // RerunSummary counts a rerun's outcomes.
 type RerunSummary struct {
 	Fixed, StillFailing, NotRerun int
+	// Interrupted: Ctrl-C ended the rerun after those, of Total cases.
+	Interrupted bool
+	Total       int
 }
 
 // Add counts a result.
@@ -338,13 +341,20 @@ func (s *RerunSummary) Add(r RerunResult) {
 }
 
 // AllFixed says every case sent again is fixed.
-func (s *RerunSummary) AllFixed() bool { return s.StillFailing == 0 && s.NotRerun == 0 }
+func (s *RerunSummary) AllFixed() bool {
+	return s.StillFailing == 0 && s.NotRerun == 0 && !s.Interrupted
+}
 
 func (s *RerunSummary) Title() string { return "whsim check --rerun" }
 
 func (s *RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 	total := s.Fixed + s.StillFailing + s.NotRerun
 	b = append(b, '\n')
+	if s.Interrupted {
+		// Never "ok": the cases not sent again may still fail.
+		return fmt.Appendf(b, "interrupted after %d of %d failed %s: %d fixed, %d still failing\n",
+			total, max(s.Total, total), term.Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
+	}
 	if s.AllFixed() {
 		b = st.OK.Append(b, "ok")
 		return fmt.Appendf(b, " all %d failed %s fixed\n", total, term.Plural(total, "case is", "cases are"))
@@ -360,6 +370,7 @@ func (s *RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 func (s *RerunSummary) AppendJSON(b []byte) []byte {
 	j, _ := json.Marshal(map[string]any{"summary": map[string]any{
 		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed(),
+		"interrupted": s.Interrupted,
 	}})
 	return append(append(b, j...), '\n')
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -314,7 +315,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	var nonce uint64
 	if !opts.FixedIDs {
-		nonce = check.NewNonce()
+		nonce = reqid.Nonce()
 	}
 	if err := checkReportPath(opts.Report); err != nil {
 		return err

@@ -72,6 +72,7 @@ func checkReports(a *app, opts *checkOptions, col *term.Collector, rec *htmlrepo
 	where := termsafe.Text(target.Redacted())
 	js := jobsummary.FromCollector(col, "whsim check", "check", !sum.Failed())
 	js.Target = where
+	js.Interrupted = sum.Interrupted != nil
 	if opts.Report != "" {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
 	}

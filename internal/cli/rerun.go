@@ -69,7 +69,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	if opts.JUnit != "" {
 		junit, _ = term.New(term.JUnit, &opts.junit, term.Style{}, false)
 	}
-	sum := &check.RerunSummary{}
+	sum := &check.RerunSummary{Total: len(cases)}
 	var repErr error
 	err = check.Rerun(ctx, cfg, cases, func(r check.RerunResult) {
 		sum.Add(r)
@@ -87,6 +87,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		_ = out.Abort()
 		return usageErr(unreachable)
 	case ctx.Err() != nil:
+		sum.Interrupted = true
 		_ = out.Finish(sum)
 		if junit != nil {
 			_ = junit.Finish(sum)

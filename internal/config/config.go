@@ -21,8 +21,8 @@ import (
 	"github.com/whsim/whsim/internal/suggest"
 )
 
-// MaxSize bounds a config file, which is read whole.
-const MaxSize = 1 << 20
+// maxSize bounds a config file, which is read whole.
+const maxSize = 1 << 20
 
 // Section describes a command for the config file's keys: the flags a key
 // under its section may set, and its subcommands. A bare key (top level)
@@ -84,7 +84,7 @@ func Load(name string, root Section) (*File, error) {
 }
 
 // read reads a config file: a regular file (not a device or a FIFO, which
-// could be endless or never answer) of at most MaxSize bytes.
+// could be endless or never answer) of at most maxSize bytes.
 func read(name string) ([]byte, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
@@ -98,7 +98,7 @@ func read(name string) ([]byte, error) {
 		return nil, fmt.Errorf("config file: %w", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, maxSize+1))
 	if err != nil {
 		// The file's name leads the message already.
 		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
@@ -106,8 +106,8 @@ func read(name string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("config file %s: %w", name, err)
 	}
-	if len(b) > MaxSize {
-		return nil, fmt.Errorf("config file %s: larger than %d KiB", name, MaxSize>>10)
+	if len(b) > maxSize {
+		return nil, fmt.Errorf("config file %s: larger than %d KiB", name, maxSize>>10)
 	}
 	return b, nil
 }

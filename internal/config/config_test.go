@@ -89,7 +89,7 @@ func TestLoad(t *testing.T) {
 func TestLoadRefuses(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.yaml")
-	if err := os.WriteFile(big, []byte("seed: 1\n"+strings.Repeat("#", MaxSize)), 0o600); err != nil {
+	if err := os.WriteFile(big, []byte("seed: 1\n"+strings.Repeat("#", maxSize)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, err string }{
@@ -102,7 +102,7 @@ func TestLoadRefuses(t *testing.T) {
 			t.Errorf("Load(%s): %v, want %q", tt.name, err, tt.err)
 		}
 	}
-	if f, err := Load(write(t, "seed: 1\n"+strings.Repeat("#", MaxSize-9)+"\n"), tree); err != nil || !f.Has("seed") {
+	if f, err := Load(write(t, "seed: 1\n"+strings.Repeat("#", maxSize-9)+"\n"), tree); err != nil || !f.Has("seed") {
 		t.Errorf("a file of MaxSize bytes: %v", err)
 	}
 }

@@ -67,7 +67,7 @@ func set(f *pflag.Flag, val any) error {
 		return errors.New("want one value, got a list")
 	}
 	if err := f.Value.Set(s); err != nil {
-		if want := WantValue(f); want != "" {
+		if want := wantValue(f); want != "" {
 			return fmt.Errorf("%q: %s", s, want)
 		}
 		return fmt.Errorf("%q: %w", s, err)
@@ -75,9 +75,9 @@ func set(f *pflag.Flag, val any) error {
 	return nil
 }
 
-// WantValue says in words what a flag of a standard type takes, "" for the
+// wantValue says in words what a flag of a standard type takes, "" for the
 // types whose own errors already say so.
-func WantValue(f *pflag.Flag) string {
+func wantValue(f *pflag.Flag) string {
 	switch t := f.Value.Type(); {
 	case strings.HasPrefix(t, "uint"):
 		return "want a whole number, 0 or more"
@@ -111,7 +111,7 @@ func Explain(flags *pflag.FlagSet, msg string) string {
 		}
 	} else if m := badArgument.FindStringSubmatch(msg); m != nil {
 		if f := flags.Lookup(m[2]); f != nil {
-			if want := WantValue(f); want != "" {
+			if want := wantValue(f); want != "" {
 				msg = fmt.Sprintf("invalid argument %q for \"--%s\": %s", m[1], f.Name, want)
 			}
 		}

@@ -48,9 +48,9 @@ func (c *reader) Read(p []byte) (int, error) {
 	}
 }
 
-// Open opens a file for reading; opening a FIFO blocks until a writer
+// open opens a file for reading; opening a FIFO blocks until a writer
 // comes, so it gives up with ctx.Err() once ctx is done.
-func Open(ctx context.Context, name string) (*os.File, error) {
+func open(ctx context.Context, name string) (*os.File, error) {
 	if fi, err := os.Stat(name); err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 		return os.Open(name)
 	}

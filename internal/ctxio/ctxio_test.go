@@ -50,10 +50,10 @@ func TestOpenFIFOGivesWay(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := Open(ctx, name); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := open(ctx, name); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Open = %v, want the context's error", err)
 	}
-	f, err := Open(context.Background(), filepath.Join(t.TempDir(), "missing"))
+	f, err := open(context.Background(), filepath.Join(t.TempDir(), "missing"))
 	if !errors.Is(err, os.ErrNotExist) || f != nil {
 		t.Fatalf("Open(missing) = %v, %v", f, err)
 	}

@@ -8,14 +8,14 @@ import (
 	"os"
 )
 
-// StdinName is how messages name standard input.
-const StdinName = "<stdin>"
+// stdinName is how messages name standard input.
+const stdinName = "<stdin>"
 
 // InputName is how messages name the input a command line named: "-" is
-// StdinName.
+// stdinName.
 func InputName(name string) string {
 	if name == "-" {
-		return StdinName
+		return stdinName
 	}
 	return name
 }
@@ -31,7 +31,7 @@ func OpenInput(ctx context.Context, name string, stdin io.Reader) (io.ReadCloser
 	if name == "-" {
 		return io.NopCloser(NewReader(ctx, stdin)), nil
 	}
-	f, err := Open(ctx, name)
+	f, err := open(ctx, name)
 	if err != nil {
 		return nil, cmp.Or(ctx.Err(), named(name, err))
 	}

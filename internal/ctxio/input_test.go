@@ -20,7 +20,7 @@ func TestOpenInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, shown, body, err string }{
-		{name: "-", shown: StdinName, body: "from stdin"},
+		{name: "-", shown: stdinName, body: "from stdin"},
 		{name: file, shown: file, body: "{}"},
 		{name: dir, shown: dir, err: dir + ": is a directory"},
 		{name: filepath.Join(dir, "nope"), shown: filepath.Join(dir, "nope"), err: filepath.Join(dir, "nope") + ": no such file"},

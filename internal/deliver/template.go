@@ -13,20 +13,12 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// queryEvent is the query parameter that names a delivery's event, as the
-// ERP sends it: POST <url>?businessType=<EVENT>.
-const queryEvent = "businessType"
-
-// Query is the query a delivery of event carries; the target URL's own
-// query is kept in front of it.
-func Query(event string) string { return queryEvent + "=" + url.QueryEscape(event) }
-
 // NewTemplate prepares body for delivery as event. With freshIDs, each
 // delivery made from it gets a fresh requestId when the body holds one of
 // UUID length; otherwise the body is sent as it is (a --file body, a
 // requestId the user set).
 func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) Template {
-	t := Template{Event: event, Query: Query(event), Header: header, Body: body, IDOff: -1}
+	t := Template{Event: event, Query: spec.Query(event), Header: header, Body: body, IDOff: -1}
 	start, end := FindRequestID(body)
 	if start >= 0 && end-start == 36 && freshIDs {
 		t.IDOff = start

@@ -24,9 +24,9 @@ type Call struct {
 	RequestID string // the body's requestId
 }
 
-// Calls lists the deliveries a run would make to target, taking each
+// calls lists the deliveries a run would make to target, taking each
 // group of next in turn until it returns nil.
-func Calls(next func() []*deliver.Request, target *url.URL) []Call {
+func calls(next func() []*deliver.Request, target *url.URL) []Call {
 	var calls []Call
 	for job := next(); job != nil; job = next() {
 		for _, req := range job {
@@ -69,8 +69,8 @@ type k6Call struct {
 	RequestID string            `json:"requestId"`
 }
 
-// K6Data writes the data file the k6 script loads into a SharedArray.
-func K6Data(w io.Writer, calls []Call) error {
+// k6Data writes the data file the k6 script loads into a SharedArray.
+func k6Data(w io.Writer, calls []Call) error {
 	out := make([]k6Call, len(calls))
 	for i, c := range calls {
 		h := make(map[string]string, len(c.Header))

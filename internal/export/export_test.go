@@ -60,7 +60,7 @@ func TestVegetaTargetsHoldOnlyTheSchemaFields(t *testing.T) {
 
 func TestK6DataRoundTrips(t *testing.T) {
 	var out bytes.Buffer
-	if err := K6Data(&out, testCalls()); err != nil {
+	if err := k6Data(&out, testCalls()); err != nil {
 		t.Fatal(err)
 	}
 	var got []k6Call
@@ -75,14 +75,14 @@ func TestK6DataRoundTrips(t *testing.T) {
 func TestK6Script(t *testing.T) {
 	tests := []struct {
 		name     string
-		o        K6Options
+		o        k6Options
 		has, not []string
 	}{
-		{"each call once", K6Options{DataFile: "data.json", Calls: 40, VUs: 4, P95: 1500 * time.Millisecond},
+		{"each call once", k6Options{DataFile: "data.json", Calls: 40, VUs: 4, P95: 1500 * time.Millisecond},
 			[]string{"executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "p(95)<1500",
 				"http_req_failed: ['rate<0.01']", "new SharedArray('calls'", "open('./data.json')", "r.status >= 200 && r.status < 300"},
 			[]string{"crypto", "webhook-signature", "constant-arrival-rate"}},
-		{"at a rate, signed", K6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true},
+		{"at a rate, signed", k6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true},
 			[]string{"executor: 'constant-arrival-rate'", "rate: 200,", "duration: '1m0s'", "preAllocatedVUs: 10,", "maxVUs: 400,",
 				"__ENV.WEBHOOK_SECRET", "crypto.hmac('sha256', key, id + '.' + ts + '.' + body, 'base64')", "headers['webhook-id'] = id"},
 			[]string{"shared-iterations", "whsec_M"}},
@@ -90,7 +90,7 @@ func TestK6Script(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := K6Script(&out, tt.o); err != nil {
+			if err := writeK6Script(&out, tt.o); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range tt.has {
@@ -105,17 +105,17 @@ func TestK6Script(t *testing.T) {
 			}
 		})
 	}
-	if err := K6Script(&bytes.Buffer{}, K6Options{}); err == nil {
+	if err := writeK6Script(&bytes.Buffer{}, k6Options{}); err == nil {
 		t.Error("a script of no calls was written")
 	}
-	if n := (K6Options{Calls: 8, Rate: 200, Duration: 90 * time.Second}).Iterations(); n != 18000 {
+	if n := (k6Options{Calls: 8, Rate: 200, Duration: 90 * time.Second}).Iterations(); n != 18000 {
 		t.Errorf("iterations %d, want 18000", n)
 	}
 }
 
 func TestK6TestRun(t *testing.T) {
 	var out bytes.Buffer
-	if err := K6TestRun(&out, TestRunOptions{Name: "load", Script: "script.js", DataFile: "data.json", Parallelism: 4, Sign: true}); err != nil {
+	if err := k6TestRun(&out, testRunOptions{Name: "load", Script: "script.js", DataFile: "data.json", Parallelism: 4, Sign: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"apiVersion: k6.io/v1alpha1", "kind: TestRun", "name: load\n", "parallelism: 4", "file: script.js",

@@ -17,5 +17,5 @@ func Generated(target *url.URL, header http.Header, pl *payload.Plan, count int,
 	if err != nil {
 		return nil, err
 	}
-	return Calls(deliver.NewFeed(lanes, count, 0, false, seed).WithNonce(nonce).Next, target), nil
+	return calls(deliver.NewFeed(lanes, count, 0, false, seed).WithNonce(nonce).Next, target), nil
 }

@@ -13,8 +13,8 @@ import (
 
 // The files a k6 export writes into its directory.
 const (
-	ScriptFile  = "script.js"
-	DataFile    = "data.json"
+	scriptFile  = "script.js"
+	dataFile    = "data.json"
 	TestRunFile = "testrun.yaml"
 )
 
@@ -58,7 +58,7 @@ func (c K6Config) Check() error {
 	case c.Parallelism < 1:
 		return fmt.Errorf("--parallelism %d: want at least 1", c.Parallelism)
 	}
-	if err := CheckName(c.Name); err != nil {
+	if err := checkName(c.Name); err != nil {
 		return err
 	}
 	if c.Secret != "" {
@@ -70,25 +70,25 @@ func (c K6Config) Check() error {
 }
 
 // Options are the script's and the TestRun's options for n calls.
-func (c K6Config) Options(n int) (K6Options, TestRunOptions) {
-	ko := K6Options{
-		DataFile: DataFile, Calls: n, Rate: float64(c.Rate), Duration: c.Duration,
+func (c K6Config) Options(n int) (k6Options, testRunOptions) {
+	ko := k6Options{
+		DataFile: dataFile, Calls: n, Rate: float64(c.Rate), Duration: c.Duration,
 		VUs: c.VUs, MaxVUs: max(c.MaxVUs, c.VUs, 2*c.Rate), P95: c.P95, Sign: c.Secret != "",
 	}
-	tr := TestRunOptions{Name: c.Name, Script: ScriptFile, DataFile: DataFile, Parallelism: c.Parallelism, Sign: ko.Sign}
+	tr := testRunOptions{Name: c.Name, Script: scriptFile, DataFile: dataFile, Parallelism: c.Parallelism, Sign: ko.Sign}
 	return ko, tr
 }
 
 // WriteK6 writes the script, its data file and the TestRun manifest into
 // dir, which must exist.
-func WriteK6(dir string, calls []Call, ko K6Options, tr TestRunOptions) error {
+func WriteK6(dir string, calls []Call, ko k6Options, tr testRunOptions) error {
 	files := []struct {
 		name  string
 		write func(io.Writer) error
 	}{
-		{ScriptFile, func(w io.Writer) error { return K6Script(w, ko) }},
-		{DataFile, func(w io.Writer) error { return K6Data(w, calls) }},
-		{TestRunFile, func(w io.Writer) error { return K6TestRun(w, tr) }},
+		{scriptFile, func(w io.Writer) error { return writeK6Script(w, ko) }},
+		{dataFile, func(w io.Writer) error { return k6Data(w, calls) }},
+		{TestRunFile, func(w io.Writer) error { return k6TestRun(w, tr) }},
 	}
 	for _, f := range files {
 		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {

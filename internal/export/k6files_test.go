@@ -72,12 +72,12 @@ func TestK6ConfigOptions(t *testing.T) {
 			c := validK6Config()
 			tt.edit(&c)
 			ko, tr := c.Options(7)
-			want := K6Options{DataFile: DataFile, Calls: 7, Rate: float64(c.Rate), Duration: c.Duration,
+			want := k6Options{DataFile: dataFile, Calls: 7, Rate: float64(c.Rate), Duration: c.Duration,
 				VUs: c.VUs, MaxVUs: tt.wantMaxVUs, P95: c.P95, Sign: tt.wantSign}
 			if ko != want {
 				t.Errorf("K6Options = %+v, want %+v", ko, want)
 			}
-			wantTR := TestRunOptions{Name: "whsim", Script: ScriptFile, DataFile: DataFile, Parallelism: 2, Sign: tt.wantSign}
+			wantTR := testRunOptions{Name: "whsim", Script: scriptFile, DataFile: dataFile, Parallelism: 2, Sign: tt.wantSign}
 			if tr != wantTR {
 				t.Errorf("TestRunOptions = %+v, want %+v", tr, wantTR)
 			}
@@ -85,7 +85,7 @@ func TestK6ConfigOptions(t *testing.T) {
 	}
 }
 
-// WriteK6 writes what K6Script, K6Data and K6TestRun make, each in its file.
+// WriteK6 writes what writeK6Script, k6Data and k6TestRun make, each in its file.
 func TestWriteK6(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -94,16 +94,16 @@ func TestWriteK6(t *testing.T) {
 		t.Fatal(err)
 	}
 	var script, data, testRun bytes.Buffer
-	if err := K6Script(&script, ko); err != nil {
+	if err := writeK6Script(&script, ko); err != nil {
 		t.Fatal(err)
 	}
-	if err := K6Data(&data, testCalls()); err != nil {
+	if err := k6Data(&data, testCalls()); err != nil {
 		t.Fatal(err)
 	}
-	if err := K6TestRun(&testRun, tr); err != nil {
+	if err := k6TestRun(&testRun, tr); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string][]byte{ScriptFile: script.Bytes(), DataFile: data.Bytes(), TestRunFile: testRun.Bytes()} {
+	for name, want := range map[string][]byte{scriptFile: script.Bytes(), dataFile: data.Bytes(), TestRunFile: testRun.Bytes()} {
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +116,7 @@ func TestWriteK6(t *testing.T) {
 	// A directory that is not there: the error names the file.
 	missing := filepath.Join(dir, "missing")
 	err := WriteK6(missing, testCalls(), ko, tr)
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(filepath.Join(missing, ScriptFile))) {
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(filepath.Join(missing, scriptFile))) {
 		t.Errorf("WriteK6 into a missing directory: %v", err)
 	}
 }

@@ -9,10 +9,10 @@ import (
 // objects' labels.
 const maxName = 63
 
-// CheckName says whether name may name the TestRun, its ConfigMap and its
+// checkName says whether name may name the TestRun, its ConfigMap and its
 // Secret: a DNS-1123 label (lower-case letters, digits and '-', a letter or
 // digit at each end, at most 63), which is also safe in a shell and in YAML.
-func CheckName(name string) error {
+func checkName(name string) error {
 	bad := len(name) == 0 || len(name) > maxName || name[0] == '-' || name[len(name)-1] == '-'
 	for i := 0; i < len(name) && !bad; i++ {
 		c := name[i]
@@ -24,9 +24,9 @@ func CheckName(name string) error {
 	return nil
 }
 
-// ShellQuote is s as one word of a POSIX shell: as it is when it holds only
+// shellQuote is s as one word of a POSIX shell: as it is when it holds only
 // characters no shell treats specially, else in single quotes.
-func ShellQuote(s string) string {
+func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
 		return s
 	}

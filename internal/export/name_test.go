@@ -33,7 +33,7 @@ func TestCheckName(t *testing.T) {
 		{"a'b", false},
 	}
 	for _, tt := range tests {
-		err := CheckName(tt.name)
+		err := checkName(tt.name)
 		if (err == nil) != tt.ok {
 			t.Errorf("CheckName(%q) = %v, want ok %v", tt.name, err, tt.ok)
 		}
@@ -54,8 +54,8 @@ func TestK6TestRunEncodes(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"load", "x\nkind: Secret\n---\napiVersion: v1", "a: b", "'\"#"} {
 		var out bytes.Buffer
-		o := TestRunOptions{Name: name, Script: "s\ncript.js", DataFile: "data.json", Parallelism: 3, Sign: true}
-		if err := K6TestRun(&out, o); err != nil {
+		o := testRunOptions{Name: name, Script: "s\ncript.js", DataFile: "data.json", Parallelism: 3, Sign: true}
+		if err := k6TestRun(&out, o); err != nil {
 			t.Fatal(err)
 		}
 		dec := yaml.NewDecoder(&out)
@@ -93,7 +93,7 @@ func TestShellQuote(t *testing.T) {
 		"a\nb":             "'a\nb'",
 		"`id`;x&y|z":       "'`id`;x&y|z'",
 	} {
-		if got := ShellQuote(in); got != want {
+		if got := shellQuote(in); got != want {
 			t.Errorf("ShellQuote(%q) = %q, want %q", in, got, want)
 		}
 	}

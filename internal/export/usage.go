@@ -25,12 +25,12 @@ On two machines, each its own half of the targets at half the rate, then one rep
 // K6Usage tells how to run the k6 files written into dir (the script and
 // data of tr, the TestRun manifest testRun): on one machine, on two each
 // its own execution segment, and on Kubernetes.
-func K6Usage(w io.Writer, dir, testRun string, ko K6Options, tr TestRunOptions) error {
+func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) error {
 	// Every path and name is quoted: --out may hold a space or a $(...).
-	script := ShellQuote(filepath.Join(dir, tr.Script))
+	script := shellQuote(filepath.Join(dir, tr.Script))
 	env := ""
 	if ko.Sign {
-		env = " -e " + SecretEnv + "=\"$" + SecretEnv + "\""
+		env = " -e " + secretEnv + "=\"$" + secretEnv + "\""
 	}
 	makes := fmt.Sprintf("each once (%d)", ko.Calls)
 	if ko.Rate > 0 {
@@ -43,11 +43,11 @@ On two machines, each its own execution segment (every call once between them):
   machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
 On Kubernetes (k6-operator, %d pods):
   kubectl create configmap %s --from-file=%s --from-file=%s
-`, ShellQuote(dir), ko.Calls, makes, env, script, env, script, env, script,
-		tr.Parallelism, ShellQuote(tr.Name), script, ShellQuote(filepath.Join(dir, tr.DataFile)))
+`, shellQuote(dir), ko.Calls, makes, env, script, env, script, env, script,
+		tr.Parallelism, shellQuote(tr.Name), script, shellQuote(filepath.Join(dir, tr.DataFile)))
 	if ko.Sign {
-		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", ShellQuote(tr.Name+"-secret"), SecretEnv)
+		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellQuote(tr.Name+"-secret"), secretEnv)
 	}
-	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", ShellQuote(filepath.Join(dir, testRun)))
+	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", shellQuote(filepath.Join(dir, testRun)))
 	return err
 }

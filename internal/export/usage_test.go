@@ -12,8 +12,8 @@ import (
 func TestK6Usage(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	ko := K6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, Sign: true}
-	tr := TestRunOptions{Name: "hooks", Script: "script.js", DataFile: "data.json", Parallelism: 3, Sign: true}
+	ko := k6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, Sign: true}
+	tr := testRunOptions{Name: "hooks", Script: "script.js", DataFile: "data.json", Parallelism: 3, Sign: true}
 	if err := K6Usage(&b, "out", "testrun.yaml", ko, tr); err != nil {
 		t.Fatal(err)
 	}

@@ -161,10 +161,10 @@ func abs(v int64) uint64 {
 
 var errDecimal = errors.New("not a plain decimal number")
 
-// ParseDecimal reads -?digits(.digits)?, keeping the written scale: "12.50"
+// parseDecimal reads -?digits(.digits)?, keeping the written scale: "12.50"
 // is {1250, 2}. It rejects signs other than a leading '-', exponents, "1.",
 // ".5", more than 18 fraction digits and values outside int64.
-func ParseDecimal(s string) (Decimal, error) {
+func parseDecimal(s string) (Decimal, error) {
 	in := s
 	neg := len(s) > 0 && s[0] == '-'
 	if neg {

@@ -66,7 +66,7 @@ func TestParseDecimal(t *testing.T) {
 		{"١", Decimal{}, false},
 	}
 	for _, tt := range tests {
-		got, err := ParseDecimal(tt.in)
+		got, err := parseDecimal(tt.in)
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("ParseDecimal(%q) = %#v, %v; want %#v, ok %v", tt.in, got, err, tt.want, tt.ok)
 		}
@@ -185,11 +185,11 @@ func FuzzParseDecimal(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseDecimal(s)
+		d, err := parseDecimal(s)
 		if err != nil {
 			return
 		}
-		e, err := ParseDecimal(d.String())
+		e, err := parseDecimal(d.String())
 		if err != nil || e != d {
 			t.Fatalf("%q → %#v → %q → %#v, %v", s, d, d.String(), e, err)
 		}

@@ -17,7 +17,7 @@ type Faker struct {
 
 // New returns a Faker drawing from seed (0: a random seed); every draw
 // comes from one source, in call order.
-func New(seed uint64) *Faker { return &Faker{r: NewRand(seed)} }
+func New(seed uint64) *Faker { return &Faker{r: newRand(seed)} }
 
 // Rand returns the underlying source, for callers' own draws.
 func (f *Faker) Rand() *Rand { return f.r }
@@ -66,9 +66,6 @@ var (
 	orgForms = [...]string{"有限公司", "有限责任公司", "股份有限公司", "集团有限公司", "商行"}
 	orgFormW = [...]uint16{72, 12, 8, 3, 5}
 )
-
-// OrgForms lists the 组织形式 suffixes CompanyName ends with.
-func OrgForms() []string { return orgForms[:] }
 
 // CompanyName follows the 企业名称登记管理规定 order 行政区划+字号+行业+组织形式,
 // occasionally with the region in brackets before the form.

@@ -64,10 +64,10 @@ func TestShapes(t *testing.T) {
 		}
 		co := f.CompanyName()
 		if strings.IndexFunc(co, func(r rune) bool { return !isCJK(r) && r != '（' && r != '）' }) >= 0 ||
-			!slices.ContainsFunc(OrgForms(), func(s string) bool { return strings.HasSuffix(co, s) }) {
+			!slices.ContainsFunc(orgForms[:], func(s string) bool { return strings.HasSuffix(co, s) }) {
 			t.Errorf("seed %d: company %q", seed, co)
 		}
-		for _, k := range InvoiceKinds() {
+		for _, k := range invoiceKinds[:] {
 			code, num := f.InvoiceNumber(k, when)
 			switch {
 			case k.Digital:
@@ -215,7 +215,7 @@ func TestInvoiceKindByCode(t *testing.T) {
 		digital bool
 		ok      bool
 	}{{"81", true, true}, {"01", false, true}, {"84", true, true}, {"99", false, false}} {
-		k, ok := InvoiceKindByCode(tt.code)
+		k, ok := invoiceKindByCode(tt.code)
 		if ok != tt.ok || k.Digital != tt.digital || (ok && k.Name == "") {
 			t.Errorf("InvoiceKindByCode(%q) = %+v, %v", tt.code, k, ok)
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// InvoiceKind is one 发票种类代码 (fplx) as used by the 查验/勾选/乐企 interfaces.
-type InvoiceKind struct {
+// invoiceKind is one 发票种类代码 (fplx) as used by the 查验/勾选/乐企 interfaces.
+type invoiceKind struct {
 	TypeCode string // "01", "04", "08", "10", "81", "82", …
 	Name     string // "增值税专用发票", "电子发票（增值税专用发票）", …
 	Digital  bool   // 数电: 20-digit number, no 发票代码
@@ -17,7 +17,7 @@ type InvoiceKind struct {
 // invoiceKinds holds every code; the first twelve are the ones a purchase
 // ledger really receives, weighted by kindW (数电 has been the default since
 // 2024-12, legacy kinds linger in historical data).
-var invoiceKinds = [...]InvoiceKind{
+var invoiceKinds = [...]invoiceKind{
 	{"81", "电子发票（增值税专用发票）", true},
 	{"82", "电子发票（普通发票）", true},
 	{"01", "增值税专用发票", false},
@@ -42,24 +42,21 @@ var invoiceKinds = [...]InvoiceKind{
 var kindW = [...]uint16{42, 24, 10, 6, 3, 8, 1, 2, 1, 1, 1, 1}
 
 // InvoiceKind draws a realistic kind for a purchase invoice.
-func (f *Faker) InvoiceKind() InvoiceKind { return invoiceKinds[Pick(f.r, kindW[:])] }
+func (f *Faker) InvoiceKind() invoiceKind { return invoiceKinds[Pick(f.r, kindW[:])] }
 
-// InvoiceKinds lists every known 发票种类代码, for validators and help text.
-func InvoiceKinds() []InvoiceKind { return invoiceKinds[:] }
-
-// InvoiceKindByCode looks a kind up by its two-digit code.
-func InvoiceKindByCode(code string) (InvoiceKind, bool) {
-	if i := slices.IndexFunc(invoiceKinds[:], func(k InvoiceKind) bool { return k.TypeCode == code }); i >= 0 {
+// invoiceKindByCode looks a kind up by its two-digit code.
+func invoiceKindByCode(code string) (invoiceKind, bool) {
+	if i := slices.IndexFunc(invoiceKinds[:], func(k invoiceKind) bool { return k.TypeCode == code }); i >= 0 {
 		return invoiceKinds[i], true
 	}
-	return InvoiceKind{}, false
+	return invoiceKind{}, false
 }
 
 // InvoiceNumber draws the 发票代码 and 发票号码 for kind k issued at t.
 // 数电 kinds get no code and a 20-digit number: YY, province, channel,
 // 15-digit sequence. Legacy kinds get a 10- or 12-digit code carrying region
 // and year, and an 8-digit number.
-func (f *Faker) InvoiceNumber(k InvoiceKind, t time.Time) (code, number string) {
+func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time) (code, number string) {
 	yy := uint64(shanghai(t).Year() % 100)
 	var buf [20]byte
 	if k.Digital {

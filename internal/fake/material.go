@@ -2,9 +2,9 @@ package fake
 
 import "strings"
 
-// Material is a purchasable item with its unit of measure and ordered
+// material is a purchasable item with its unit of measure and ordered
 // attributes (itemAttributes).
-type Material struct {
+type material struct {
 	Name  string // 不锈钢六角螺栓, 304不锈钢板, A4复印纸, …
 	Unit  string // 个 件 只 套 台 箱 包 袋 瓶 卷 张 米 千克 吨 平方米
 	Attrs []Attr // in the order 颜色 尺寸 规格 型号 材质 品牌 批次号
@@ -64,7 +64,7 @@ var materials = [...]struct {
 }
 
 // Material draws an item with one to three of its attributes, in order.
-func (f *Faker) Material() Material {
+func (f *Faker) Material() material {
 	m := materials[f.r.IntN(len(materials))]
 	specs := strings.Count(m.attrs, ";") + 1
 	// Keep each attribute with even odds, but at least one and at most three.
@@ -72,7 +72,7 @@ func (f *Faker) Material() Material {
 	for bitCount(mask) > 3 {
 		mask &= mask - 1
 	}
-	out := Material{Name: m.name, Unit: m.unit, lo: m.lo * 100, hi: m.hi * 100,
+	out := material{Name: m.name, Unit: m.unit, lo: m.lo * 100, hi: m.hi * 100,
 		Attrs: make([]Attr, 0, bitCount(mask))}
 	if m.lo == 0 {
 		out.lo = 50
@@ -139,7 +139,7 @@ func (f *Faker) Quantity() Decimal {
 
 // QuantityFor draws a quantity that suits m's unit: weights and lengths
 // carry two decimals, countable units stay whole.
-func (f *Faker) QuantityFor(m Material) Decimal {
+func (f *Faker) QuantityFor(m material) Decimal {
 	switch m.Unit {
 	case "千克", "米", "平方米":
 		if f.percent(70) {
@@ -174,7 +174,7 @@ func (f *Faker) UnitPrice() Decimal {
 
 // UnitPriceFor draws a price excl. tax in m's plausible range; a Material not
 // drawn by this package falls back to UnitPrice.
-func (f *Faker) UnitPriceFor(m Material) Decimal {
+func (f *Faker) UnitPriceFor(m material) Decimal {
 	if m.hi <= 0 {
 		return f.UnitPrice()
 	}

@@ -20,8 +20,8 @@ type Rand struct {
 	r *rand.Rand
 }
 
-// NewRand returns a source seeded with seed; 0 draws a random seed.
-func NewRand(seed uint64) *Rand {
+// newRand returns a source seeded with seed; 0 draws a random seed.
+func newRand(seed uint64) *Rand {
 	if seed == 0 {
 		var b [8]byte
 		_, _ = crand.Read(b[:]) // never fails on supported platforms

@@ -35,7 +35,7 @@ func TestPickKeepsTheDraws(t *testing.T) {
 	}
 	ws := [][]uint16{{1}, {80, 8, 7, 0, 2, 3, 0}, {712, 698, 649, 3059}, {15, 85}}
 	fs := [][]float32{{45, 45, 10}, {35, 30, 18, 10, 7}, {0.5, 0.25, 0.25}}
-	a, b := NewRand(42), NewRand(42)
+	a, b := newRand(42), newRand(42)
 	for i := range 20000 {
 		w := ws[i%len(ws)]
 		got, want := Pick(a, w), whole(b, w)
@@ -49,7 +49,7 @@ func TestPickKeepsTheDraws(t *testing.T) {
 		}
 	}
 	for _, i := range []int{3, 6} {
-		if n := Pick(NewRand(uint64(i)), []uint16{0, 5, 0}); n != 1 {
+		if n := Pick(newRand(uint64(i)), []uint16{0, 5, 0}); n != 1 {
 			t.Errorf("Pick chose a zero weight: %d", n)
 		}
 	}

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -19,11 +20,16 @@ import (
 // to them (the effects a probe finds) shows without a change here: the page
 // lists the members it does not know as they are.
 type Check struct {
-	Seed   uint64     `json:"seed"`
-	Failed bool       `json:"failed"`
-	Checks []CheckRow `json:"checks"`
+	Seed   uint64 `json:"seed"`
+	Failed bool   `json:"failed"`
+	// Interrupted: Ctrl-C ended the run, which proves nothing either way.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Headline, when set, says why the run ended early: the receiver
+	// stopped answering, or Ctrl-C. It goes before any count of checks.
+	Headline string     `json:"headline,omitempty"`
+	Checks   []checkRow `json:"checks"`
 	// Cases are the cases that did not pass, in the order graded.
-	Cases []CheckCase `json:"cases"`
+	Cases []checkCase `json:"cases"`
 	// Passed counts the passing cases of each check, listed by count only.
 	Dropped int `json:"dropped,omitempty"`
 	// Summary is the {"summary": ...} object of check --output json.
@@ -32,8 +38,8 @@ type Check struct {
 	Text string `json:"text"`
 }
 
-// CheckRow is one check's line of the overview.
-type CheckRow struct {
+// checkRow is one check's line of the overview.
+type checkRow struct {
 	ID      string `json:"id"`
 	Summary string `json:"summary"`
 	Pass    int    `json:"pass"`
@@ -41,20 +47,20 @@ type CheckRow struct {
 	Fail    int    `json:"fail"`
 }
 
-// CheckCase is one case that warned or failed.
-type CheckCase struct {
+// checkCase is one case that warned or failed.
+type checkCase struct {
 	Check   string `json:"check"`
 	Name    string `json:"name"`
 	Verdict string `json:"verdict"`
 	// Fields is the case's --output json object.
 	Fields  json.RawMessage `json:"fields"`
-	Request *Request        `json:"request,omitempty"`
+	Request *request        `json:"request,omitempty"`
 	// Repro is the command that sends the case again (failures).
 	Repro string `json:"repro,omitempty"`
 }
 
-// Request is a request as the report shows it, credentials masked.
-type Request struct {
+// request is a request as the report shows it, credentials masked.
+type request struct {
 	Method  string      `json:"method"`
 	URL     string      `json:"url"`
 	Header  [][2]string `json:"header"`
@@ -64,8 +70,8 @@ type Request struct {
 	Omitted int         `json:"omitted,omitempty"` // body bytes left out
 }
 
-// MaxBody is the most of a body a report shows.
-const MaxBody = 64 << 10
+// maxBody is the most of a body a report shows.
+const maxBody = 64 << 10
 
 // CheckRecorder keeps the request of every case that did not pass, for
 // the report: wrap check.Run's callback with Result.
@@ -75,7 +81,7 @@ type CheckRecorder struct {
 	Header http.Header
 
 	mu   sync.Mutex
-	reqs map[[2]string]*Request
+	reqs map[[2]string]*request
 }
 
 // Result keeps res's request when it did not pass.
@@ -99,22 +105,22 @@ func (r *CheckRecorder) Result(res check.Result) {
 		}
 	}
 	maps.Copy(h, c.Header)
-	req := &Request{Method: http.MethodPost, URL: where, Copies: c.Copies, AtOnce: c.AtOnce}
+	req := &request{Method: http.MethodPost, URL: where, Copies: c.Copies, AtOnce: c.AtOnce}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			req.Header = append(req.Header, [2]string{k, v})
 		}
 	}
 	body := c.Body
-	if len(body) > MaxBody {
-		req.Omitted = len(body) - MaxBody
-		body = body[:MaxBody]
+	if len(body) > maxBody {
+		req.Omitted = len(body) - maxBody
+		body = body[:maxBody]
 	}
 	req.Body = string(body)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.reqs == nil {
-		r.reqs = map[[2]string]*Request{}
+		r.reqs = map[[2]string]*request{}
 	}
 	r.reqs[[2]string{c.Check, c.Name}] = req
 }
@@ -128,8 +134,11 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	out.Text = text
 	var sum struct {
 		Summary struct {
-			Checks map[string]check.Tally `json:"checks"`
-			Failed bool                   `json:"failed"`
+			Checks      map[string]check.Tally   `json:"checks"`
+			Failed      bool                     `json:"failed"`
+			Stopped     *check.Stop              `json:"stopped"`
+			Interrupted *check.Stop              `json:"interrupted"`
+			Cases       struct{ Run, Total int } `json:"cases"`
 		} `json:"summary"`
 	}
 	if len(js) > 0 && json.Unmarshal(js, &sum) == nil {
@@ -164,12 +173,22 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	}
 	for _, id := range ids {
 		t := tallies[id]
-		out.Checks = append(out.Checks, CheckRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail})
+		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail})
 		if t.Fail > 0 {
 			out.Failed = true
 		}
 	}
 	out.Failed = out.Failed || sum.Summary.Failed
+	// An early end is the verdict: without it a stopped run would read
+	// "0 of 1 checks failed" and an interrupted one "every check passed".
+	switch st := sum.Summary; {
+	case st.Stopped != nil:
+		out.Failed = true
+		out.Headline = fmt.Sprintf("the receiver stopped answering after %s: %s; %d of %d cases run", st.Stopped.After, st.Stopped.Reason, st.Cases.Run, st.Cases.Total)
+	case st.Interrupted != nil:
+		out.Interrupted = true
+		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d cases run", st.Interrupted.After, st.Cases.Run, st.Cases.Total)
+	}
 	cases, dropped := col.Cases()
 	out.Dropped = dropped
 	for _, c := range cases {
@@ -177,7 +196,7 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 			Check, Case, Verdict string
 		}
 		_ = json.Unmarshal(c.JSON, &f)
-		cc := CheckCase{Check: f.Check, Name: f.Case, Verdict: f.Verdict, Fields: json.RawMessage(firstLine(c.JSON))}
+		cc := checkCase{Check: f.Check, Name: f.Case, Verdict: f.Verdict, Fields: json.RawMessage(firstLine(c.JSON))}
 		if cc.Check == "" {
 			cc.Check, cc.Name = c.Test.Suite, c.Test.Name
 		}

@@ -46,7 +46,7 @@ type document struct {
 	Kind  string `json:"kind"`
 	Meta  Meta   `json:"meta"`
 	Check *Check `json:"check,omitempty"`
-	Send  *Send  `json:"send,omitempty"`
+	Send  *send  `json:"send,omitempty"`
 }
 
 // WriteCheck writes the report of a check run.
@@ -55,7 +55,7 @@ func WriteCheck(w io.Writer, m Meta, c *Check) error {
 }
 
 // WriteSend writes the report of a send run.
-func WriteSend(w io.Writer, m Meta, s *Send) error {
+func WriteSend(w io.Writer, m Meta, s *send) error {
 	return write(w, document{Kind: "send", Meta: m, Send: s})
 }
 

@@ -35,7 +35,7 @@ func TestWriteEscapes(t *testing.T) {
 	t.Parallel()
 	evil := `</script><script>alert(1)</script><!--`
 	var b bytes.Buffer
-	err := WriteSend(&b, Meta{Title: "whsim send <b>", Target: evil}, &Send{Text: evil, Summary: json.RawMessage(`{"summary":{}}`)})
+	err := WriteSend(&b, Meta{Title: "whsim send <b>", Target: evil}, &send{Text: evil, Summary: json.RawMessage(`{"summary":{}}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,17 +90,17 @@ func TestSendRecorder(t *testing.T) {
 	}
 }
 
-// Past MaxPoints the recorder keeps every other point, over the whole run.
+// Past maxPoints the recorder keeps every other point, over the whole run.
 func TestSendRecorderSamples(t *testing.T) {
 	t.Parallel()
 	r := &SendRecorder{}
-	n := MaxPoints*2 + 10
+	n := maxPoints*2 + 10
 	for i := range n {
 		r.Observe(&deliver.Result{Request: &deliver.Request{Seq: i + 1}, OK: true, FromSchedule: time.Duration(i+1) * time.Microsecond,
 			Attempts: []deliver.Attempt{{Status: 200}}})
 	}
 	s := NewSend(r, nil, "")
-	if s.Total != n || s.Stride < 2 || len(s.Points) >= MaxPoints || len(s.Points) < MaxPoints/2 {
+	if s.Total != n || s.Stride < 2 || len(s.Points) >= maxPoints || len(s.Points) < maxPoints/2 {
 		t.Errorf("total %d, stride %d, %d points", s.Total, s.Stride, len(s.Points))
 	}
 }
@@ -162,5 +162,40 @@ func TestNewCheck(t *testing.T) {
 	}
 	if !strings.Contains(string(cc.Fields), `"effects":["row written twice"]`) || !strings.Contains(string(c.Summary), `"probe":{"effects":3}`) {
 		t.Errorf("unknown members lost: %s %s", cc.Fields, c.Summary)
+	}
+}
+
+// jsonSummary is a summary whose JSON is given.
+type jsonSummary string
+
+func (s jsonSummary) AppendText(b []byte, _ *term.Style) []byte { return append(b, "text\n"...) }
+func (s jsonSummary) AppendJSON(b []byte) []byte                  { return append(b, s...) }
+func (jsonSummary) Title() string                                 { return "whsim check" }
+
+// A run that ended early says so in its headline: a stopped run is not
+// "0 of 1 checks failed", an interrupted one is not "every check passed".
+func TestNewCheckEarlyEnd(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, summary       string
+		failed, interrupted bool
+		headline            string
+	}{
+		{"stopped", `{"summary":{"checks":{"accepts-valid":{"pass":19,"warn":0,"fail":0}},"failed":true,"notRun":["load"],"stopped":{"after":"accepts-valid/x","reason":"3 calls in a row got no answer (connection refused)"},"cases":{"run":19,"total":53}}}`,
+			true, false, "the receiver stopped answering after accepts-valid/x: 3 calls in a row got no answer (connection refused); 19 of 53 cases run"},
+		{"interrupted", `{"summary":{"checks":{"accepts-valid":{"pass":19,"warn":0,"fail":0}},"failed":false,"interrupted":{"after":"accepts-valid/x","reason":"interrupted"},"cases":{"run":19,"total":53}}}`,
+			false, true, "interrupted after accepts-valid/x: 19 of 53 cases run"},
+		{"whole", `{"summary":{"checks":{"accepts-valid":{"pass":19,"warn":0,"fail":0}},"failed":false,"cases":{"run":19,"total":19}}}`,
+			false, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			col := &term.Collector{}
+			col.Finish(jsonSummary(tt.summary))
+			c := NewCheck(col, nil, []check.Info{{ID: "accepts-valid"}}, 1)
+			if c.Failed != tt.failed || c.Interrupted != tt.interrupted || c.Headline != tt.headline {
+				t.Errorf("failed %v interrupted %v headline %q, want %v %v %q", c.Failed, c.Interrupted, c.Headline, tt.failed, tt.interrupted, tt.headline)
+			}
+		})
 	}
 }

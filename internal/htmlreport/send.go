@@ -9,8 +9,8 @@ import (
 	"github.com/whsim/whsim/internal/deliver"
 )
 
-// Send is the data of a send report.
-type Send struct {
+// send is the data of a send report.
+type send struct {
 	// Summary is the {"summary": ...} object of send --output json, its
 	// thresholds included.
 	Summary json.RawMessage `json:"summary"`
@@ -25,15 +25,15 @@ type Send struct {
 	// in the closed one), the latency as the summary counts it.
 	Points [][6]float64 `json:"points"`
 	// Total is how many deliveries were made; Stride says every Stride-th
-	// was plotted when Total outgrew MaxPoints.
+	// was plotted when Total outgrew maxPoints.
 	Total  int `json:"total"`
 	Stride int `json:"stride"`
 	// Failures are the first failed deliveries, for the errors table.
-	Failures []Failure `json:"failures"`
+	Failures []failure `json:"failures"`
 }
 
-// Failure is one failed delivery.
-type Failure struct {
+// failure is one failed delivery.
+type failure struct {
 	Seq       int     `json:"seq"`
 	Event     string  `json:"event"`
 	RequestID string  `json:"requestId"`
@@ -44,13 +44,13 @@ type Failure struct {
 	Attempts  int     `json:"attempts"`
 }
 
-// MaxPoints bounds the points a report plots: past it every other one is
+// maxPoints bounds the points a report plots: past it every other one is
 // dropped and the rest sampled at twice the stride, so a long run is
 // plotted over its whole length.
-const MaxPoints = 50000
+const maxPoints = 50000
 
-// MaxFailures is how many failed deliveries a report lists.
-const MaxFailures = 50
+// maxFailures is how many failed deliveries a report lists.
+const maxFailures = 50
 
 type point struct {
 	start  time.Time
@@ -71,7 +71,7 @@ type SendRecorder struct {
 	stride   int
 	events   []string
 	kinds    []string
-	failures []Failure
+	failures []failure
 	failed   int
 }
 
@@ -101,8 +101,8 @@ func (r *SendRecorder) Observe(res *deliver.Result) {
 	}
 	seq := r.seen
 	r.seen++
-	if !res.OK && len(r.failures) < MaxFailures {
-		f := Failure{Status: last.Status, Kind: last.Kind, Error: last.Err, LatencyMS: deliver.MS(lat), Attempts: len(res.Attempts)}
+	if !res.OK && len(r.failures) < maxFailures {
+		f := failure{Status: last.Status, Kind: last.Kind, Error: last.Err, LatencyMS: deliver.MS(lat), Attempts: len(res.Attempts)}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, q.Event, q.RequestID
 		}
@@ -119,7 +119,7 @@ func (r *SendRecorder) Observe(res *deliver.Result) {
 		p.k = index(&r.kinds, last.Kind)
 	}
 	r.pts = append(r.pts, p)
-	if len(r.pts) >= MaxPoints {
+	if len(r.pts) >= maxPoints {
 		kept := r.pts[:0]
 		for i, p := range r.pts {
 			if i%2 == 0 {
@@ -141,10 +141,10 @@ func index(list *[]string, s string) int {
 
 // NewSend builds a send report from the recorder and the run's summary as
 // JSON and text.
-func NewSend(r *SendRecorder, summaryJSON []byte, text string) *Send {
+func NewSend(r *SendRecorder, summaryJSON []byte, text string) *send {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := &Send{Text: text, Events: slices.Clone(r.events), Kinds: slices.Clone(r.kinds), Total: r.seen,
+	s := &send{Text: text, Events: slices.Clone(r.events), Kinds: slices.Clone(r.kinds), Total: r.seen,
 		Stride: max(r.stride, 1), Failures: slices.Clone(r.failures), Points: make([][6]float64, 0, len(r.pts))}
 	if json.Valid(summaryJSON) {
 		s.Summary = json.RawMessage(summaryJSON)

@@ -69,21 +69,21 @@ func syntax(b []byte) (line, col int, msg string, ok bool) {
 	return line, 1 + utf8.RuneCount(b[start:pos]), msg, false
 }
 
-// NamedError is an error of the input Name. A *SyntaxError's place is
+// namedError is an error of the input Name. A *SyntaxError's place is
 // written name:line:column, as validate's findings and compilers write it.
-type NamedError struct {
+type namedError struct {
 	Name string
 	Err  error
 }
 
-func (e *NamedError) Error() string {
+func (e *namedError) Error() string {
 	if se, ok := errors.AsType[*SyntaxError](e.Err); ok {
 		return fmt.Sprintf("%s:%d:%d: %s", e.Name, se.Line, se.Column, se.Msg)
 	}
 	return e.Name + ": " + e.Err.Error()
 }
 
-func (e *NamedError) Unwrap() error { return e.Err }
+func (e *namedError) Unwrap() error { return e.Err }
 
 // Named is err as an error of the input name.
-func Named(name string, err error) error { return &NamedError{Name: name, Err: err} }
+func Named(name string, err error) error { return &namedError{Name: name, Err: err} }

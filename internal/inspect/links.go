@@ -18,7 +18,7 @@ func docPaths() map[spec.Kind][][]string {
 		for _, id := range []spec.Identity{spec.DocumentNumber, spec.InvoiceNumber} {
 			for _, sh := range spec.Shapes() {
 				for _, f := range spec.Identities(spec.Data(k, sh)) {
-					if f.Field.Identity != id || slices.Contains(f.Path, "[]") {
+					if f.Field.Identity != id || slices.Contains(f.Path, spec.Each) {
 						continue
 					}
 					p := append([]string{spec.FieldData}, f.Path...)

@@ -22,29 +22,31 @@ import (
 // Env names the file GitHub Actions gives a step for its summary.
 const Env = "GITHUB_STEP_SUMMARY"
 
-// MaxFailures is how many failures a summary shows in full, and MaxCode
+// MaxFailures is how many failures a summary shows in full, and maxCode
 // how much of each one's code: the job summary is short, the report whole.
 const (
 	MaxFailures = 5
-	MaxCode     = 1500
+	maxCode     = 1500
 )
 
 // Summary is one run's section of the job summary.
 type Summary struct {
-	Title    string // "whsim check"
-	Target   string // the receiver or the inputs
-	Pass     bool
-	Headline string
-	Tables   []Table
-	Failures []Failure
+	Title  string // "whsim check"
+	Target string // the receiver or the inputs
+	Pass   bool
+	// Interrupted: Ctrl-C ended the run, which is then no pass.
+	Interrupted bool
+	Headline    string
+	Tables      []table
+	Failures    []Failure
 	// More is how many failures are not shown.
 	More int
 	// Note ends the section (where the full report is).
 	Note string
 }
 
-// Table is a Markdown table; Right marks the columns aligned right.
-type Table struct {
+// table is a Markdown table; Right marks the columns aligned right.
+type table struct {
 	Caption string
 	Head    []string
 	Right   []bool
@@ -61,8 +63,11 @@ type Failure struct {
 func (s *Summary) Markdown() []byte {
 	var b bytes.Buffer
 	mark := "✅ pass"
-	if !s.Pass {
+	switch {
+	case !s.Pass:
 		mark = "❌ FAIL"
+	case s.Interrupted:
+		mark = "⚠️ interrupted"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(s.Title), mark)
 	if s.Target != "" {
@@ -80,8 +85,8 @@ func (s *Summary) Markdown() []byte {
 			fmt.Fprintf(&b, "- **%s**: %s\n", text(f.Title), text(f.Reason))
 			if f.Code != "" {
 				code := f.Code
-				if len(code) > MaxCode {
-					cut := MaxCode
+				if len(code) > maxCode {
+					cut := maxCode
 					for cut > 0 && !utf8.RuneStart(code[cut]) {
 						cut--
 					}
@@ -111,7 +116,7 @@ func (s *Summary) Markdown() []byte {
 	return out
 }
 
-func (t Table) write(b *bytes.Buffer) {
+func (t table) write(b *bytes.Buffer) {
 	if len(t.Head) == 0 {
 		return
 	}
@@ -210,7 +215,7 @@ func Append(path string, md []byte) error {
 func FromCollector(col *term.Collector, title, name string, pass bool) *Summary {
 	_, txt, _, _ := col.Summary()
 	s := &Summary{Title: title, Pass: pass, Headline: lastLine(txt)}
-	t := Table{Head: []string{name, "pass", "warn", "fail"}, Right: []bool{false, true, true, true}}
+	t := table{Head: []string{name, "pass", "warn", "fail"}, Right: []bool{false, true, true, true}}
 	for _, tl := range col.Tallies() {
 		t.Rows = append(t.Rows, []string{tl.Suite, strconv.Itoa(tl.Pass), strconv.Itoa(tl.Warn), strconv.Itoa(tl.Fail)})
 	}
@@ -262,7 +267,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	sum := j.Summary
 	s := &Summary{Title: "whsim send", Target: target, Pass: pass, Failures: failures, More: more,
 		Headline: fmt.Sprintf("%d sent, %d succeeded, %d failed, %s req/s", sum.Sent, sum.Succeeded, sum.Failed, num(sum.RequestsPerSecond))}
-	lat := Table{Head: []string{"p50", "p90", "p99", "p99.9", "max"}, Right: []bool{true, true, true, true, true}}
+	lat := table{Head: []string{"p50", "p90", "p99", "p99.9", "max"}, Right: []bool{true, true, true, true, true}}
 	var row []string
 	for _, k := range lat.Head {
 		row = append(row, num(sum.LatencyMS[k])+" ms")
@@ -271,7 +276,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	lat.Caption = "Latency"
 	s.Tables = append(s.Tables, lat)
 	if len(sum.Thresholds) > 0 {
-		t := Table{Caption: "Thresholds", Head: []string{"threshold", "measured", "result"}}
+		t := table{Caption: "Thresholds", Head: []string{"threshold", "measured", "result"}}
 		for _, th := range sum.Thresholds {
 			got := num(th.Got)
 			switch th.Unit {
@@ -291,7 +296,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 		s.Tables = append(s.Tables, t)
 	}
 	if len(sum.FailedByStatus)+len(sum.FailedByError) > 0 {
-		t := Table{Caption: "Errors by kind", Head: []string{"kind", "deliveries"}, Right: []bool{false, true}}
+		t := table{Caption: "Errors by kind", Head: []string{"kind", "deliveries"}, Right: []bool{false, true}}
 		for _, k := range sortedKeys(sum.FailedByStatus) {
 			t.Rows = append(t.Rows, []string{"status " + k, strconv.Itoa(sum.FailedByStatus[k])})
 		}

@@ -30,8 +30,8 @@ func TestText(t *testing.T) {
 func TestMarkdown(t *testing.T) {
 	t.Parallel()
 	s := &Summary{Title: "whsim check", Pass: false, Target: "http://x/hook", Headline: "FAIL 1 of 2",
-		Tables:   []Table{{Head: []string{"check", "fail"}, Right: []bool{false, true}, Rows: [][]string{{"a|b", "1"}}}},
-		Failures: []Failure{{Title: "c / n", Reason: "got 200", Code: "curl ```x```\n" + strings.Repeat("é", MaxCode)}},
+		Tables:   []table{{Head: []string{"check", "fail"}, Right: []bool{false, true}, Rows: [][]string{{"a|b", "1"}}}},
+		Failures: []Failure{{Title: "c / n", Reason: "got 200", Code: "curl ```x```\n" + strings.Repeat("é", maxCode)}},
 		More:     3, Note: "see report.html"}
 	md := string(s.Markdown())
 	for _, want := range []string{

@@ -45,13 +45,13 @@ var kindNames = [...]string{"null", "boolean", "number", "string", "object", "ar
 
 func (k Kind) String() string { return kindNames[k] }
 
-// SyntaxError is the first place where a document stops being JSON.
-type SyntaxError struct {
+// syntaxError is the first place where a document stops being JSON.
+type syntaxError struct {
 	Offset int // byte offset in the document
 	Msg    string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+func (e *syntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
 
 // Position returns the 1-based line and column (in characters) of byte
 // offset off in b.
@@ -116,11 +116,11 @@ func (l *Lexer) Bytes() []byte { return l.b }
 func (l *Lexer) Pos() int { return l.i }
 
 // bailout carries a syntax error from the failing token to Run.
-type bailout struct{ err *SyntaxError }
+type bailout struct{ err *syntaxError }
 
 // Run calls f and returns the syntax error that stopped it, or nil. Every
 // read of the pull API must happen inside Run.
-func (l *Lexer) Run(f func()) (err *SyntaxError) {
+func (l *Lexer) Run(f func()) (err *syntaxError) {
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -135,7 +135,7 @@ func (l *Lexer) Run(f func()) (err *SyntaxError) {
 }
 
 func (l *Lexer) fail(off int, msg string) {
-	panic(bailout{&SyntaxError{Offset: off, Msg: msg}})
+	panic(bailout{&syntaxError{Offset: off, Msg: msg}})
 }
 
 func (l *Lexer) failf(off int, format string, args ...any) {
@@ -341,13 +341,13 @@ func (l *Lexer) Content(s, e int, esc bool) []byte {
 		return l.b[s+1 : e-1]
 	}
 	start := len(l.scratch)
-	l.scratch = Unescape(l.scratch, l.b[s+1:e-1])
+	l.scratch = unescape(l.scratch, l.b[s+1:e-1])
 	return l.scratch[start:]
 }
 
-// Unescape appends the value of src, the inside of a string Str accepted,
+// unescape appends the value of src, the inside of a string Str accepted,
 // to dst. A lone surrogate becomes U+FFFD, as in encoding/json.
-func Unescape(dst, src []byte) []byte {
+func unescape(dst, src []byte) []byte {
 	for i := 0; i < len(src); {
 		ch := src[i]
 		if ch != '\\' {
@@ -580,7 +580,7 @@ func (l *Lexer) Key(first bool) Key {
 	var k Key
 	if esc {
 		start := len(l.scratch)
-		l.scratch = Unescape(l.scratch, l.b[s+1:e-1])
+		l.scratch = unescape(l.scratch, l.b[s+1:e-1])
 		k = Key{s: int32(start), e: int32(len(l.scratch)), scratch: true}
 	} else {
 		k = Key{s: int32(s + 1), e: int32(e - 1)}

@@ -127,7 +127,7 @@ func TestWalkError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := Walk([]byte(tt.doc), func([]Seg, Value) {})
-		se, ok := err.(*SyntaxError)
+		se, ok := err.(*syntaxError)
 		if !ok {
 			t.Errorf("%q: error %v, want a *SyntaxError", tt.doc, err)
 			continue
@@ -235,7 +235,7 @@ func FuzzWalk(f *testing.F) {
 			}
 		})
 		if err != nil {
-			se := err.(*SyntaxError)
+			se := err.(*syntaxError)
 			if se.Offset < 0 || se.Offset > len(b) || !termsafe.Safe(se.Msg) {
 				t.Fatalf("error %q at %d of %d bytes", se.Msg, se.Offset, len(b))
 			}

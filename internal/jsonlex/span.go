@@ -115,5 +115,5 @@ func StringAt(b []byte, sp Span) string {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner)
 	}
-	return string(Unescape(make([]byte, 0, len(inner)), inner))
+	return string(unescape(make([]byte, 0, len(inner)), inner))
 }

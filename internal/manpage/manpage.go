@@ -44,15 +44,15 @@ type Option struct{ Shorthand, Name, Arg, Usage string }
 // stopping at the first that fails.
 func WriteDir(dir string, pages []Page, h Header) error {
 	for _, p := range pages {
-		if err := os.WriteFile(filepath.Join(dir, p.Name+"."+h.Section), Render(p, h), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, p.Name+"."+h.Section), render(p, h), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Render writes p as a man(7) page.
-func Render(p Page, h Header) []byte {
+// render writes p as a man(7) page.
+func render(p Page, h Header) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, ".TH %q %q %q %q %q\n", strings.ToUpper(p.Name), h.Section,
 		h.Date.Format("2006-01-02"), h.Source, "whsim manual")

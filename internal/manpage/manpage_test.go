@@ -17,7 +17,7 @@ func TestRender(t *testing.T) {
 		Options: []Option{{Shorthand: "e", Name: "event", Arg: "strings", Usage: `a \ b (default all)`}},
 		Example: "  whsim x --y\n", SeeAlso: []string{"whsim", "whsim-x-sub"},
 	}
-	got := string(Render(p, Header{Date: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Source: "whsim v1", Section: "1"}))
+	got := string(render(p, Header{Date: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Source: "whsim v1", Section: "1"}))
 	for _, want := range []string{
 		`.TH "WHSIM-X" "1" "2026-11-22" "whsim v1" "whsim manual"` + "\n",
 		".SH NAME\nwhsim\\-x \\- Do x\n",
@@ -46,7 +46,7 @@ func TestWriteDir(t *testing.T) {
 	}
 	for _, p := range pages {
 		b, err := os.ReadFile(filepath.Join(dir, p.Name+".1"))
-		if err != nil || !bytes.Equal(b, Render(p, h)) {
+		if err != nil || !bytes.Equal(b, render(p, h)) {
 			t.Errorf("%s.1: %q, %v", p.Name, b, err)
 		}
 	}

@@ -169,7 +169,7 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	inv.createType = src.createType
 	inv.status = spec.StatusPass
 	if e.Name == "AUDIT_PURCHASE_ORDER_INVOICE" {
-		inv.status = AuditVerdict(g.f.Rand().Float64())
+		inv.status = auditVerdict(g.f.Rand().Float64())
 	}
 	inv.currency = f.Currency().Code
 	inv.supplier.name, inv.supplier.code = f.CompanyName(), f.CustomerCode()
@@ -212,9 +212,9 @@ func (g *Generator) invoiceLines(inv *invoiceDoc, prefix string, negative bool) 
 	}
 }
 
-// LineTax is a line's VAT: round2(quantity × price × rate) on the exact
+// lineVAT is a line's VAT: round2(quantity × price × rate) on the exact
 // product, with rate a fraction at scale 2 (13% is 0.13).
-func LineTax(qty, price, rate fake.Decimal) fake.Decimal {
+func lineVAT(qty, price, rate fake.Decimal) fake.Decimal {
 	return qty.Mul(price, qty.Scale+price.Scale).Mul(rate, 2)
 }
 
@@ -362,9 +362,9 @@ func (g *Generator) amount(c fake.Currency) fake.Decimal {
 	return fake.Money(cny.Units * 10000 / c.Rate.Units)
 }
 
-// Source makes the payloads of one run: fresh data for each, in one shape,
+// source makes the payloads of one run: fresh data for each, in one shape,
 // with the user's overrides applied.
-type Source struct {
+type source struct {
 	gen   *Generator
 	shape spec.Shape
 	ovs   []Override
@@ -375,8 +375,8 @@ type Source struct {
 }
 
 // NewSource returns a source drawing from seed (0: random) around now.
-func NewSource(seed uint64, now time.Time, shape spec.Shape, ovs []Override) *Source {
-	src := &Source{gen: New(seed, now), shape: shape, ovs: ovs, seed: seed, n: map[string]uint64{}}
+func NewSource(seed uint64, now time.Time, shape spec.Shape, ovs []Override) *source {
+	src := &source{gen: New(seed, now), shape: shape, ovs: ovs, seed: seed, n: map[string]uint64{}}
 	if seed == 0 {
 		src.seed = reqid.RandomSeed()
 	}
@@ -387,14 +387,14 @@ func NewSource(seed uint64, now time.Time, shape spec.Shape, ovs []Override) *So
 // nonce (reqid.Mix): the same content as the seed's, ids no other run
 // shares. Nonce 0 keeps the seed's ids, those `generate --seed` prints. It
 // is called before the first Next.
-func (s *Source) WithNonce(nonce uint64) *Source {
+func (s *source) WithNonce(nonce uint64) *source {
 	s.seed = reqid.Mix(s.seed, nonce)
 	return s
 }
 
 // Next builds the next payload of event e. Its error is a *PathError when
 // an override does not fit the payload.
-func (s *Source) Next(e spec.Event) (*Obj, error) {
+func (s *source) Next(e spec.Event) (*Obj, error) {
 	doc := s.gen.Build(e, s.shape)
 	doc.Put(spec.FieldRequestID, reqid.For(s.seed, e.Name, s.n[e.Name]))
 	s.n[e.Name]++

@@ -16,11 +16,11 @@ import (
 // A document is built from these values: *Obj, []any, string, int64, int,
 // fake.Decimal, bool, nil and json.RawMessage (a value from --set).
 type Obj struct {
-	Members []Member
+	Members []member
 }
 
-// Member is one key and value of an Obj.
-type Member struct {
+// member is one key and value of an Obj.
+type member struct {
 	Key string
 	Val any
 }
@@ -28,7 +28,7 @@ type Member struct {
 // Add appends a member and returns o, for building documents in one
 // expression.
 func (o *Obj) Add(key string, val any) *Obj {
-	o.Members = append(o.Members, Member{key, val})
+	o.Members = append(o.Members, member{key, val})
 	return o
 }
 
@@ -74,9 +74,9 @@ func (o *Obj) Clone() *Obj { return clone(o).(*Obj) }
 func clone(v any) any {
 	switch v := v.(type) {
 	case *Obj:
-		c := &Obj{Members: make([]Member, len(v.Members))}
+		c := &Obj{Members: make([]member, len(v.Members))}
 		for i, m := range v.Members {
-			c.Members[i] = Member{m.Key, clone(m.Val)}
+			c.Members[i] = member{m.Key, clone(m.Val)}
 		}
 		return c
 	case []any:
@@ -93,20 +93,20 @@ func clone(v any) any {
 }
 
 // Marshal encodes v as compact JSON.
-func Marshal(v any) []byte { return AppendJSON(nil, v) }
+func Marshal(v any) []byte { return appendJSON(nil, v) }
 
 // MarshalIndent encodes v as JSON indented by two spaces, ending in a newline.
 func MarshalIndent(v any) []byte {
 	var buf bytes.Buffer
-	// Indent only fails on invalid JSON, which AppendJSON never writes.
+	// Indent only fails on invalid JSON, which appendJSON never writes.
 	_ = json.Indent(&buf, Marshal(v), "", "  ")
 	buf.WriteByte('\n')
 	return buf.Bytes()
 }
 
-// AppendJSON appends the compact JSON encoding of v to b. It is hand-written
+// appendJSON appends the compact JSON encoding of v to b. It is hand-written
 // because reflection-based encoding was the generator's largest cost.
-func AppendJSON(b []byte, v any) []byte {
+func appendJSON(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case *Obj:
 		b = append(b, '{')
@@ -116,7 +116,7 @@ func AppendJSON(b []byte, v any) []byte {
 			}
 			b = jsonstr.Append(b, m.Key)
 			b = append(b, ':')
-			b = AppendJSON(b, m.Val)
+			b = appendJSON(b, m.Val)
 		}
 		return append(b, '}')
 	case []any:
@@ -125,7 +125,7 @@ func AppendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendJSON(b, e)
+			b = appendJSON(b, e)
 		}
 		return append(b, ']')
 	case string:

@@ -12,15 +12,15 @@ import (
 // Override is one --set or --unset: a dotted path into the envelope and, for
 // a set, the value to put there.
 type Override struct {
-	Path  Path
+	Path  path
 	Value any // json.RawMessage or string; unused by an unset
 	Unset bool
 }
 
-// Path is a parsed dotted path: object keys and array indexes.
-type Path []string
+// path is a parsed dotted path: object keys and array indexes.
+type path []string
 
-func (p Path) String() string {
+func (p path) String() string {
 	parts := make([]string, len(p))
 	for i, s := range p {
 		parts[i] = strings.ReplaceAll(s, ".", `\.`)
@@ -30,12 +30,12 @@ func (p Path) String() string {
 
 // ParsePath splits a dotted path such as data.items.0.quantity. A backslash
 // escapes a dot inside a key. Empty segments are an error.
-func ParsePath(s string) (Path, error) {
+func ParsePath(s string) (path, error) {
 	if s == "" {
 		return nil, fmt.Errorf("empty path")
 	}
 	var (
-		p   Path
+		p   path
 		seg strings.Builder
 	)
 	for i := 0; i < len(s); i++ {
@@ -59,10 +59,10 @@ func ParsePath(s string) (Path, error) {
 	return append(p, seg.String()), nil
 }
 
-// ParseSet parses "path=value". The value is taken as JSON when it parses as
+// parseSet parses "path=value". The value is taken as JSON when it parses as
 // JSON, else as a string, so data.status=REFUSAL and data.items.0.quantity=3
 // both do what they say.
-func ParseSet(s string) (Override, error) {
+func parseSet(s string) (Override, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok {
 		return Override{}, fmt.Errorf("--set %q: want <path>=<value>", s)
@@ -74,8 +74,8 @@ func ParseSet(s string) (Override, error) {
 	return Override{Path: p, Value: parseValue(v)}, nil
 }
 
-// ParseUnset parses the path of an --unset.
-func ParseUnset(s string) (Override, error) {
+// parseUnset parses the path of an --unset.
+func parseUnset(s string) (Override, error) {
 	p, err := ParsePath(s)
 	if err != nil {
 		return Override{}, fmt.Errorf("--unset %q: %w", s, err)
@@ -112,7 +112,7 @@ func Apply(doc *Obj, ovs []Override) error {
 // PathError says which path could not be set or unset, and why.
 type PathError struct {
 	Op     string // "set" or "unset"
-	Path   Path
+	Path   path
 	Reason string
 	// Index: the path names an element an array does not have. The
 	// generator varies array lengths, so one payload may have it and
@@ -133,7 +133,7 @@ func (e *PathError) Hint() string {
 	return " (generated arrays vary in length from one payload to the next: index 0 is in every one)"
 }
 
-func set(v any, p Path, i int, x any) (any, error) {
+func set(v any, p path, i int, x any) (any, error) {
 	if i == len(p) {
 		return x, nil
 	}
@@ -191,7 +191,7 @@ func set(v any, p Path, i int, x any) (any, error) {
 	}
 }
 
-func unset(doc *Obj, p Path) error {
+func unset(doc *Obj, p path) error {
 	fail := func(reason string) error { return &PathError{Op: "unset", Path: p, Reason: reason} }
 	var v any = doc
 	for i, key := range p {
@@ -229,7 +229,7 @@ func unset(doc *Obj, p Path) error {
 
 // unsetElem removes element n of the array at parent; the array's new,
 // shorter slice has to be stored back in its parent.
-func unsetElem(doc *Obj, parent Path, n int) error {
+func unsetElem(doc *Obj, parent path, n int) error {
 	arr := lookup(doc, parent).([]any)
 	shorter := append(arr[:n:n], arr[n+1:]...)
 	_, err := set(doc, parent, 0, shorter)
@@ -237,7 +237,7 @@ func unsetElem(doc *Obj, parent Path, n int) error {
 }
 
 // Lookup returns the value at p in doc.
-func Lookup(doc *Obj, p Path) (any, bool) {
+func Lookup(doc *Obj, p path) (any, bool) {
 	var v any = doc
 	for _, key := range p {
 		switch c := v.(type) {
@@ -259,7 +259,7 @@ func Lookup(doc *Obj, p Path) (any, bool) {
 	return v, true
 }
 
-func lookup(doc *Obj, p Path) any {
+func lookup(doc *Obj, p path) any {
 	v, _ := Lookup(doc, p)
 	return v
 }

@@ -57,14 +57,14 @@ func TestApply(t *testing.T) {
 			t.Parallel()
 			var ovs []Override
 			for _, s := range tt.sets {
-				ov, err := ParseSet(s)
+				ov, err := parseSet(s)
 				if err != nil {
 					t.Fatal(err)
 				}
 				ovs = append(ovs, ov)
 			}
 			for _, s := range tt.unsets {
-				ov, err := ParseUnset(s)
+				ov, err := parseUnset(s)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +107,7 @@ func TestParseSetAndPath(t *testing.T) {
 		{in: "novalue", wantErr: "want <path>=<value>"},
 	}
 	for _, tt := range tests {
-		ov, err := ParseSet(tt.in)
+		ov, err := parseSet(tt.in)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("ParseSet(%q) error %v, want %q", tt.in, err, tt.wantErr)
@@ -192,7 +192,7 @@ func BenchmarkGenerateReceipt(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		doc, _ := src.Next(e)
-		buf = AppendJSON(buf[:0], doc)
+		buf = appendJSON(buf[:0], doc)
 	}
 	b.SetBytes(int64(len(buf)))
 }
@@ -204,7 +204,7 @@ func BenchmarkGenerateInvoice(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		doc, _ := src.Next(e)
-		buf = AppendJSON(buf[:0], doc)
+		buf = appendJSON(buf[:0], doc)
 	}
 	b.SetBytes(int64(len(buf)))
 }
@@ -217,18 +217,18 @@ func FuzzParseSet(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		set, err := ParseSet(s)
+		set, err := parseSet(s)
 		if err == nil {
 			k, _, _ := strings.Cut(s, "=")
 			checkPath(t, k, set.Path)
 		}
-		if unset, err := ParseUnset(s); err == nil {
+		if unset, err := parseUnset(s); err == nil {
 			checkPath(t, s, unset.Path)
 		}
 	})
 }
 
-func checkPath(t *testing.T, s string, p Path) {
+func checkPath(t *testing.T, s string, p path) {
 	t.Helper()
 	plain := true
 	for _, seg := range p {

@@ -9,13 +9,13 @@ import (
 	"github.com/whsim/whsim/internal/suggest"
 )
 
-// UnknownPathError is a --set through a field the spec does not have for
+// unknownPathError is a --set through a field the spec does not have for
 // an event: a typo (data.itemz.0.quantity) that would otherwise build
 // objects nobody asked for. It names the path, the event and the nearest
 // field.
-type UnknownPathError struct {
-	Path  Path
-	At    Path // the first key the model lacks
+type unknownPathError struct {
+	Path  path
+	At    path // the first key the model lacks
 	Event string
 	Shape spec.Shape
 	Hint  string // ` (did you mean "items"?)` or ""
@@ -23,7 +23,7 @@ type UnknownPathError struct {
 	Others []string
 }
 
-func (e *UnknownPathError) Error() string {
+func (e *unknownPathError) Error() string {
 	msg := fmt.Sprintf("--set %s: no field %s in %s (%s shape)%s", e.Path, e.At, e.Event, e.Shape, e.Hint)
 	if len(e.Others) > 0 {
 		msg += fmt.Sprintf("; %s %s it: choose the events with --event", strings.Join(e.Others, ", "), plural(len(e.Others), "has", "have"))
@@ -38,21 +38,21 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// CheckPaths holds each --set against the spec's model of every event the
+// checkPaths holds each --set against the spec's model of every event the
 // plan makes, in shape: a key missing on the way to the last is an
-// *UnknownPathError; a last key the model lacks is allowed (sending an
+// *unknownPathError; a last key the model lacks is allowed (sending an
 // unknown field is a test worth making) and comes back as a one-line
 // warning with its did-you-mean, one per override. Keys under a field the
 // model leaves open (itemAttributes, a map) are not judged.
-func CheckPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings []string, err error) {
+func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings []string, err error) {
 	for _, ov := range ovs {
 		if ov.Unset {
 			continue // an unset of a missing path is its own error
 		}
 		var lacking, having []string
 		var hint string
-		var last Path
-		var bad *UnknownPathError
+		var last path
+		var bad *unknownPathError
 		for _, e := range events {
 			at, h, missing := walkModel(spec.Body(e, shape), ov.Path)
 			switch {
@@ -60,7 +60,7 @@ func CheckPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 				having = append(having, e.Name)
 			case len(at) < len(ov.Path):
 				if bad == nil {
-					bad = &UnknownPathError{Path: ov.Path, At: at, Event: e.Name, Shape: shape, Hint: h}
+					bad = &unknownPathError{Path: ov.Path, At: at, Event: e.Name, Shape: shape, Hint: h}
 				}
 			default:
 				lacking = append(lacking, e.Name)
@@ -82,7 +82,7 @@ func CheckPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 // walkModel follows p through the model f. missing says a key is not in
 // it; at is the path up to and with that key, hint the nearest field name
 // there.
-func walkModel(f spec.Field, p Path) (at Path, hint string, missing bool) {
+func walkModel(f spec.Field, p path) (at path, hint string, missing bool) {
 	for i, key := range p {
 		switch f.Type {
 		case spec.Array:

@@ -37,12 +37,12 @@ func TestCheckPaths(t *testing.T) {
 		{[]spec.Event{inv}, spec.Described, "data.items.x.quantity=1", "", ""},
 	}
 	for _, tt := range tests {
-		ov, err := ParseSet(tt.set)
+		ov, err := parseSet(tt.set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		warns, err := CheckPaths(tt.events, tt.shape, []Override{ov})
-		var pe *UnknownPathError
+		warns, err := checkPaths(tt.events, tt.shape, []Override{ov})
+		var pe *unknownPathError
 		switch {
 		case tt.err == "" && err != nil:
 			t.Errorf("%s: error %v", tt.set, err)
@@ -59,8 +59,8 @@ func TestCheckPaths(t *testing.T) {
 			t.Errorf("%s: warnings %q, want one with %q", tt.set, warns, tt.warn)
 		}
 	}
-	unset, _ := ParseUnset("data.nothing")
-	if w, err := CheckPaths([]spec.Event{inv}, spec.Described, []Override{unset}); err != nil || len(w) > 0 {
+	unset, _ := parseUnset("data.nothing")
+	if w, err := checkPaths([]spec.Event{inv}, spec.Described, []Override{unset}); err != nil || len(w) > 0 {
 		t.Errorf("an unset is not judged here: %q %v", w, err)
 	}
 }
@@ -68,8 +68,8 @@ func TestCheckPaths(t *testing.T) {
 // A path that fits some events of the run and not others says which.
 func TestCheckPathsNamesTheEventsThatFit(t *testing.T) {
 	t.Parallel()
-	ov, _ := ParseSet("data.items.0.quantity=3")
-	_, err := CheckPaths(spec.Events(), spec.Described, []Override{ov})
+	ov, _ := parseSet("data.items.0.quantity=3")
+	_, err := checkPaths(spec.Events(), spec.Described, []Override{ov})
 	if err == nil || !strings.HasSuffix(err.Error(), "; CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE have it: choose the events with --event") {
 		t.Errorf("error %v", err)
 	}

@@ -32,7 +32,7 @@ type Plan struct {
 	Events    []spec.Event
 	Shape     spec.Shape
 	Overrides []Override
-	Source    *Source
+	Source    *source
 	Now       time.Time
 	// Warnings are one line each about a --set the spec does not know
 	// for an event (a new last key), for the command to print.
@@ -64,7 +64,7 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 			return nil, err
 		}
 	}
-	warnings, err := CheckPaths(held, shape, ovs)
+	warnings, err := checkPaths(held, shape, ovs)
 	if err != nil {
 		return nil, err
 	}
@@ -76,14 +76,14 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 func (r Request) overrides() ([]Override, error) {
 	var ovs []Override
 	for _, s := range r.Sets {
-		ov, err := ParseSet(s)
+		ov, err := parseSet(s)
 		if err != nil {
 			return nil, err
 		}
 		ovs = append(ovs, ov)
 	}
 	for _, s := range r.Unsets {
-		ov, err := ParseUnset(s)
+		ov, err := parseUnset(s)
 		if err != nil {
 			return nil, err
 		}

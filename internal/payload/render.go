@@ -60,7 +60,7 @@ type cursor struct {
 
 // render builds the object of fields from the document under c.
 func render(fields []spec.Field, c *cursor) *Obj {
-	o := &Obj{Members: make([]Member, len(fields))}
+	o := &Obj{Members: make([]member, len(fields))}
 	for i := range fields {
 		f := &fields[i]
 		var v any
@@ -80,7 +80,7 @@ func render(fields []spec.Field, c *cursor) *Obj {
 		default:
 			v = c.value(f.Of)
 		}
-		o.Members[i] = Member{f.Name, v}
+		o.Members[i] = member{f.Name, v}
 	}
 	return o
 }
@@ -166,9 +166,9 @@ func (c *cursor) value(of spec.Datum) any {
 		return c.inv.items[c.elem].name
 	case spec.ItemAttributes:
 		it := &c.inv.items[c.elem]
-		attrs := &Obj{Members: make([]Member, len(it.attrs))}
+		attrs := &Obj{Members: make([]member, len(it.attrs))}
 		for i, a := range it.attrs {
-			attrs.Members[i] = Member{a.Key, a.Value}
+			attrs.Members[i] = member{a.Key, a.Value}
 		}
 		return attrs
 	case spec.ItemRemark:
@@ -296,7 +296,7 @@ func (c *cursor) ledger(of spec.Datum) (fake.Decimal, bool) {
 		return sum, true
 	case lineTax:
 		tx := spec.LineTax()
-		return LineTax(c.decimal(tx.Quantity), c.decimal(tx.Price), c.inv.rate), true
+		return lineVAT(c.decimal(tx.Quantity), c.decimal(tx.Price), c.inv.rate), true
 	}
 	return fake.Decimal{}, false
 }

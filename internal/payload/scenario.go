@@ -8,9 +8,9 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// Scenario is a document's life told as events about the same document:
+// scenario is a document's life told as events about the same document:
 // the data is built once and sent under each event in turn.
-type Scenario struct {
+type scenario struct {
 	Name    string
 	Events  []string
 	Meaning string
@@ -18,8 +18,8 @@ type Scenario struct {
 
 // Scenarios returns the lifecycles whsim can send, in a fixed order; a new
 // table each call, so no caller changes another's.
-func Scenarios() []Scenario {
-	return []Scenario{
+func Scenarios() []scenario {
+	return []scenario{
 		{"invoice-lifecycle", []string{"CREATE_PURCHASE_ORDER_INVOICE", "AUDIT_PURCHASE_ORDER_INVOICE"},
 			"create a purchase invoice, then audit the same invoice (PASS or REFUSAL)"},
 		{"receipt-lifecycle", []string{"CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"},
@@ -37,22 +37,22 @@ func ScenarioNames() []string {
 }
 
 // LookupScenario finds a scenario by name.
-func LookupScenario(name string) (Scenario, bool) {
+func LookupScenario(name string) (scenario, bool) {
 	for _, s := range Scenarios() {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return Scenario{}, false
+	return scenario{}, false
 }
 
-// RefusalShare is the share of audits that refuse the invoice.
-const RefusalShare = 0.2
+// refusalShare is the share of audits that refuse the invoice.
+const refusalShare = 0.2
 
-// AuditVerdict is the audit's status for a uniform draw in [0, 1): the one
+// auditVerdict is the audit's status for a uniform draw in [0, 1): the one
 // place that decides PASS or REFUSAL.
-func AuditVerdict(draw float64) string {
-	if draw < RefusalShare {
+func auditVerdict(draw float64) string {
+	if draw < refusalShare {
 		return spec.StatusRefusal
 	}
 	return spec.StatusPass
@@ -68,8 +68,8 @@ func setStatus(data *Obj, s spec.Shape, status string) {
 	data.Put(spec.FieldStatus, status)
 }
 
-// Step is one payload of a document's life.
-type Step struct {
+// step is one payload of a document's life.
+type step struct {
 	Event spec.Event
 	Doc   *Obj
 }
@@ -80,13 +80,13 @@ type Step struct {
 // from its own stream of seed, so that the same seed gives the same
 // verdicts whatever the data draws. The error names the event and shape of
 // the payload an override did not fit; it wraps a *PathError.
-func (sc Scenario) Lives(g *Generator, s spec.Shape, seed uint64, n int, ovs []Override) ([][]Step, error) {
+func (sc scenario) Lives(g *Generator, s spec.Shape, seed uint64, n int, ovs []Override) ([][]step, error) {
 	events, err := spec.ParseEvents(sc.Events)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	verdicts := rand.New(rand.NewPCG(seed, 7))
-	lives := make([][]Step, 0, n)
+	lives := make([][]step, 0, n)
 	for range n {
 		// Each event gets its own copy, taken before any override is
 		// applied to another.
@@ -95,10 +95,10 @@ func (sc Scenario) Lives(g *Generator, s spec.Shape, seed uint64, n int, ovs []O
 		for i := 1; i < len(events); i++ {
 			data[i] = data[0].Clone()
 			if events[0].Kind == spec.Invoice {
-				setStatus(data[i], s, AuditVerdict(verdicts.Float64()))
+				setStatus(data[i], s, auditVerdict(verdicts.Float64()))
 			}
 		}
-		life := make([]Step, 0, len(events))
+		life := make([]step, 0, len(events))
 		for i, e := range events {
 			doc := g.Envelope(e, s, data[i])
 			if err := Apply(doc, ovs); err != nil {
@@ -108,7 +108,7 @@ func (sc Scenario) Lives(g *Generator, s spec.Shape, seed uint64, n int, ovs []O
 				}
 				return nil, fmt.Errorf("%s %s payload of document %d: %w%s", e.Name, s, len(lives)+1, err, hint)
 			}
-			life = append(life, Step{e, doc})
+			life = append(life, step{e, doc})
 		}
 		lives = append(lives, life)
 	}

@@ -64,7 +64,7 @@ func TestScenarioOverrideError(t *testing.T) {
 	if !ok {
 		t.Fatal("no receipt-lifecycle")
 	}
-	ov, err := ParseUnset("data.nope.x")
+	ov, err := parseUnset("data.nope.x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestScenarioOverrideError(t *testing.T) {
 func TestAuditVerdict(t *testing.T) {
 	t.Parallel()
 	for draw, want := range map[float64]string{0: spec.StatusRefusal, 0.199: spec.StatusRefusal, 0.2: spec.StatusPass, 0.99: spec.StatusPass} {
-		if got := AuditVerdict(draw); got != want {
+		if got := auditVerdict(draw); got != want {
 			t.Errorf("AuditVerdict(%v) = %s, want %s", draw, got, want)
 		}
 	}
@@ -90,7 +90,7 @@ func TestAuditVerdict(t *testing.T) {
 // docState is a receipt data's 单据状态.
 func docState(t *testing.T, data *Obj) string {
 	t.Helper()
-	v, ok := Lookup(data, Path(spec.PathOf(spec.Data(spec.Receipt, spec.Described), spec.RecState)))
+	v, ok := Lookup(data, path(spec.PathOf(spec.Data(spec.Receipt, spec.Described), spec.RecState)))
 	if !ok {
 		t.Fatal("no 单据状态")
 	}
@@ -100,7 +100,7 @@ func docState(t *testing.T, data *Obj) string {
 func setDocState(t *testing.T, data *Obj, state string) {
 	t.Helper()
 	raw, _ := json.Marshal(state)
-	if err := Apply(data, []Override{{Path: Path(spec.PathOf(spec.Data(spec.Receipt, spec.Described), spec.RecState)), Value: json.RawMessage(raw)}}); err != nil {
+	if err := Apply(data, []Override{{Path: path(spec.PathOf(spec.Data(spec.Receipt, spec.Described), spec.RecState)), Value: json.RawMessage(raw)}}); err != nil {
 		t.Fatal(err)
 	}
 }

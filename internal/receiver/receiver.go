@@ -257,7 +257,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Headers: req.Header,
 	}
 	c.Record = rec
-	c.Event, c.HasEvent = eventOf(req.URL.RawQuery)
+	c.Event, c.HasEvent = spec.QueryEvent(req.URL.RawQuery)
 
 	body, err := r.readBody(req, c)
 	var tooBig *http.MaxBytesError
@@ -428,37 +428,6 @@ func bodyString(body []byte) (string, string) {
 	return capture.EncodeBody(body)
 }
 
-func eventOf(rawQuery string) (string, bool) {
-	if len(rawQuery) <= 256 && plainQuery(rawQuery) {
-		// Short, nothing to unescape and no separator but '&': the first
-		// businessType as url.ParseQuery would read it, without its map.
-		for q := rawQuery; q != ""; {
-			var pair string
-			pair, q, _ = strings.Cut(q, "&")
-			if k, v, _ := strings.Cut(pair, "="); k == "businessType" {
-				return v, true
-			}
-		}
-		return "", false
-	}
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil || !q.Has("businessType") {
-		return "", false
-	}
-	return q.Get("businessType"), true
-}
-
-// plainQuery reports a query without '%', '+' or ';' (a byte loop:
-// strings.ContainsAny cost as much as the rest of eventOf).
-func plainQuery(q string) bool {
-	for i := 0; i < len(q); i++ {
-		if c := q[i]; c == '%' || c == '+' || c == ';' {
-			return false
-		}
-	}
-	return true
-}
-
 // Rule ids of the problems the receiver itself sees, beside the validator's.
 const (
 	RuleMethod      = "http-method"
@@ -513,7 +482,7 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 // apart from one that arrived whole (a record holds the bytes, not why).
 func (r *Receiver) CheckRecord(rec *capture.Record) []validate.Finding {
 	c := &Call{Record: rec}
-	c.Event, c.HasEvent = eventOf(rec.Query)
+	c.Event, c.HasEvent = spec.QueryEvent(rec.Query)
 	fs := r.protocolFindings(c)
 	if r.cfg.Checker == nil {
 		return fs

@@ -588,26 +588,6 @@ func TestQueueBackPressure(t *testing.T) {
 	}
 }
 
-// eventOf's fast path reads the query as url.ParseQuery does.
-func TestEventOfAgreesWithParseQuery(t *testing.T) {
-	t.Parallel()
-	for _, q := range []string{
-		"", "businessType=A", "x=1&businessType=A&businessType=B", "businessType", "businessType=",
-		"&&businessType=A=B&", "businesstype=A", "a=1;businessType=A", "businessType=A%20B", "businessType=A+B",
-		"businessType=%zz", "x=%zz&businessType=A", "=A&businessType", strings.Repeat("x=1&", 100) + "businessType=Z",
-	} {
-		v, has := eventOf(q)
-		p, err := url.ParseQuery(q)
-		wantV, wantHas := "", false
-		if err == nil && p.Has("businessType") {
-			wantV, wantHas = p.Get("businessType"), true
-		}
-		if v != wantV || has != wantHas {
-			t.Errorf("eventOf(%q) = %q, %v; ParseQuery reads %q, %v", q, v, has, wantV, wantHas)
-		}
-	}
-}
-
 // serve runs rcv on a real listener with lim, as listen does, until the
 // test ends.
 func serve(t *testing.T, rcv *Receiver, lim Limits) string {

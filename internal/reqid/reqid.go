@@ -45,6 +45,10 @@ func RandomSeed() uint64 {
 	}
 }
 
+// Spread is splitmix64's finalizer, for other numbers of a run drawn from
+// its seed or nonce (check's document numbers) as its ids are.
+func Spread(x uint64) uint64 { return mix(x) }
+
 // mix is splitmix64's finalizer: a bijection on 64 bits that spreads every
 // input bit over the output.
 func mix(x uint64) uint64 {

@@ -17,7 +17,7 @@ import (
 )
 
 // writeDoc writes a document to a temporary file and returns its path.
-func writeDoc(t *testing.T, name string, build func([]spec.Event) (*Obj, error)) (string, []byte) {
+func writeDoc(t *testing.T, name string, build func([]spec.Event) (*obj, error)) (string, []byte) {
 	t.Helper()
 	doc, err := build(spec.Events())
 	if err != nil {

@@ -9,16 +9,16 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// OpenAPIVersion is the OpenAPI version of OpenAPI's documents: 3.1, the
+// openAPIVersion is the OpenAPI version of OpenAPI's documents: 3.1, the
 // first with a top-level webhooks object and full JSON Schema 2020-12.
-const OpenAPIVersion = "3.1.0"
+const openAPIVersion = "3.1.0"
 
-// AsyncAPIVersion is the AsyncAPI version of AsyncAPI's documents.
-const AsyncAPIVersion = "3.0.0"
+// asyncAPIVersion is the AsyncAPI version of AsyncAPI's documents.
+const asyncAPIVersion = "3.0.0"
 
-// APIVersion is info.version of both documents: the spec names no version
+// apiVersion is info.version of both documents: the spec names no version
 // of the interface (Versioning: not shown).
-const APIVersion = "unversioned"
+const apiVersion = "unversioned"
 
 // signatureScheme names the Standard Webhooks security scheme.
 const signatureScheme = "standardWebhooks"
@@ -80,10 +80,10 @@ func fixture(e spec.Event, s spec.Shape) (json.RawMessage, error) {
 	return json.RawMessage(b), nil
 }
 
-func queryParam(e spec.Event) *Obj {
-	return new(Obj).set("name", spec.QueryParam).set("in", "query").set("required", true).
+func queryParam(e spec.Event) *obj {
+	return new(obj).set("name", spec.QueryParam).set("in", "query").set("required", true).
 		set("description", "The event's name; the body's businessType carries its number").
-		set("schema", new(Obj).set("type", "string").set("const", e.Name)).
+		set("schema", new(obj).set("type", "string").set("const", e.Name)).
 		set("example", e.Name)
 }
 
@@ -91,66 +91,66 @@ func queryParam(e spec.Event) *Obj {
 // method, the query parameter, the body's schema in each shape (those of
 // For, under components) with the fixtures as named examples, the answers
 // the ERP expects, and the Standard Webhooks headers as optional security.
-func OpenAPI(events []spec.Event) (*Obj, error) {
-	schemas := new(Obj)
-	hooks := new(Obj)
+func OpenAPI(events []spec.Event) (*obj, error) {
+	schemas := new(obj)
+	hooks := new(obj)
 	for _, e := range events {
 		var refs []any
-		examples := new(Obj)
+		examples := new(obj)
 		for _, s := range spec.Shapes() {
-			schemas.set(Name(e, s), body(new(Obj), e, s))
-			refs = append(refs, new(Obj).set("$ref", "#/components/schemas/"+Name(e, s)))
+			schemas.set(defName(e, s), body(new(obj), e, s))
+			refs = append(refs, new(obj).set("$ref", "#/components/schemas/"+defName(e, s)))
 			v, err := fixture(e, s)
 			if err != nil {
 				return nil, err
 			}
-			examples.set(string(s), new(Obj).
+			examples.set(string(s), new(obj).
 				set("summary", fmt.Sprintf("%s, %s", e.Name, shapeSummary(e, s))).
 				set("description", "whsim's fixture "+fixtures.Name(e.Name, s)).
 				set("value", v))
 		}
 		params := []any{queryParam(e)}
 		for _, h := range spec.SignatureHeaders()[:2] {
-			params = append(params, new(Obj).set("name", h.Name).set("in", "header").set("required", false).
+			params = append(params, new(obj).set("name", h.Name).set("in", "header").set("required", false).
 				set("description", h.Meaning+" (Standard Webhooks; only on a signed call)").
-				set("schema", new(Obj).set("type", "string")).set("example", h.Example))
+				set("schema", new(obj).set("type", "string")).set("example", h.Example))
 		}
-		op := new(Obj).
+		op := new(obj).
 			set("operationId", e.Name).
 			set("summary", e.Meaning).
 			set("description", fmt.Sprintf("%s %s?%s=%s with the %s body (businessType %s).",
 				spec.Method, spec.URLPlaceholder, spec.QueryParam, e.Name, e.Kind, numbers(e))).
 			set("tags", []any{string(e.Kind)}).
 			set("parameters", params).
-			set("security", []any{new(Obj), new(Obj).set(signatureScheme, []any{})}).
-			set("requestBody", new(Obj).set("required", true).set("description", "The JSON envelope: requestId, businessType, data").
-				set("content", new(Obj).set(spec.ContentType, new(Obj).
-					set("schema", new(Obj).set("anyOf", refs)).
+			set("security", []any{new(obj), new(obj).set(signatureScheme, []any{})}).
+			set("requestBody", new(obj).set("required", true).set("description", "The JSON envelope: requestId, businessType, data").
+				set("content", new(obj).set(spec.ContentType, new(obj).
+					set("schema", new(obj).set("anyOf", refs)).
 					set("examples", examples)))).
-			set("responses", new(Obj).
-				set("2XX", new(Obj).set("description", answer2xx)).
-				set("3XX", new(Obj).set("description", answer3xx)).
-				set("4XX", new(Obj).set("description", answer4xx)).
-				set("5XX", new(Obj).set("description", answer5xx)))
-		hooks.set(e.Name, new(Obj).set(strings.ToLower(spec.Method), op))
+			set("responses", new(obj).
+				set("2XX", new(obj).set("description", answer2xx)).
+				set("3XX", new(obj).set("description", answer3xx)).
+				set("4XX", new(obj).set("description", answer4xx)).
+				set("5XX", new(obj).set("description", answer5xx)))
+		hooks.set(e.Name, new(obj).set(strings.ToLower(spec.Method), op))
 	}
 	var tags []any
 	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
-		tags = append(tags, new(Obj).set("name", string(k)).set("description", kindDescription(k)))
+		tags = append(tags, new(obj).set("name", string(k)).set("description", kindDescription(k)))
 	}
-	return new(Obj).
-		set("openapi", OpenAPIVersion).
-		set("info", new(Obj).set("title", apiTitle).set("version", APIVersion).set("description", apiDescription()).
-			set("license", new(Obj).set("name", "MIT").set("identifier", "MIT"))).
-		set("servers", []any{new(Obj).set("url", spec.URLPlaceholder).
+	return new(obj).
+		set("openapi", openAPIVersion).
+		set("info", new(obj).set("title", apiTitle).set("version", apiVersion).set("description", apiDescription()).
+			set("license", new(obj).set("name", "MIT").set("identifier", "MIT"))).
+		set("servers", []any{new(obj).set("url", spec.URLPlaceholder).
 			set("description", "The receiver's URL, which it supplies: the ERP sends every call there (paths is empty: the ERP serves nothing, it calls)").
-			set("variables", new(Obj).set(strings.Trim(spec.URLPlaceholder, "{}"), new(Obj).set("default", "http://localhost:3000/webhook")))}).
+			set("variables", new(obj).set(strings.Trim(spec.URLPlaceholder, "{}"), new(obj).set("default", "http://localhost:3000/webhook")))}).
 		set("tags", tags).
-		set("paths", new(Obj)).
+		set("paths", new(obj)).
 		set("webhooks", hooks).
-		set("components", new(Obj).
+		set("components", new(obj).
 			set("schemas", schemas).
-			set("securitySchemes", new(Obj).set(signatureScheme, new(Obj).
+			set("securitySchemes", new(obj).set(signatureScheme, new(obj).
 				set("type", "apiKey").set("in", "header").set("name", spec.SignatureHeaders()[2].Name).
 				set("description", signatureDescription())))), nil
 }
@@ -178,69 +178,69 @@ func numbers(e spec.Event) string {
 // and a send operation per event over HTTP (the method and the query in the
 // operation's HTTP binding), a message per shape with the fixture as its
 // example, the payload schemas those of For.
-func AsyncAPI(events []spec.Event) (*Obj, error) {
-	schemas, messages := new(Obj), new(Obj)
-	channels, ops := new(Obj), new(Obj)
+func AsyncAPI(events []spec.Event) (*obj, error) {
+	schemas, messages := new(obj), new(obj)
+	channels, ops := new(obj), new(obj)
 	for _, e := range events {
-		chMsgs := new(Obj)
+		chMsgs := new(obj)
 		var opMsgs []any
 		for _, s := range spec.Shapes() {
-			n := Name(e, s)
-			schemas.set(n, body(new(Obj), e, s))
+			n := defName(e, s)
+			schemas.set(n, body(new(obj), e, s))
 			v, err := fixture(e, s)
 			if err != nil {
 				return nil, err
 			}
-			messages.set(n, new(Obj).
+			messages.set(n, new(obj).
 				set("name", n).
 				set("title", fmt.Sprintf("%s (%s shape)", e.Name, s)).
 				set("summary", fmt.Sprintf("%s, %s", e.Meaning, shapeSummary(e, s))).
 				set("contentType", spec.ContentType).
 				set("headers", messageHeaders()).
-				set("payload", new(Obj).set("$ref", "#/components/schemas/"+n)).
-				set("examples", []any{new(Obj).set("name", fixtures.Name(e.Name, s)).
+				set("payload", new(obj).set("$ref", "#/components/schemas/"+n)).
+				set("examples", []any{new(obj).set("name", fixtures.Name(e.Name, s)).
 					set("summary", "whsim's fixture").set("payload", v)}))
-			chMsgs.set(string(s), new(Obj).set("$ref", "#/components/messages/"+n))
-			opMsgs = append(opMsgs, new(Obj).set("$ref", "#/channels/"+e.Name+"/messages/"+string(s)))
+			chMsgs.set(string(s), new(obj).set("$ref", "#/components/messages/"+n))
+			opMsgs = append(opMsgs, new(obj).set("$ref", "#/channels/"+e.Name+"/messages/"+string(s)))
 		}
-		channels.set(e.Name, new(Obj).
+		channels.set(e.Name, new(obj).
 			set("address", nil).
 			set("title", e.Name).
 			set("description", fmt.Sprintf("%s %s?%s=%s: the receiver chooses the URL.", spec.Method, spec.URLPlaceholder, spec.QueryParam, e.Name)).
 			set("messages", chMsgs))
-		ops.set(e.Name, new(Obj).
+		ops.set(e.Name, new(obj).
 			set("action", "send").
-			set("channel", new(Obj).set("$ref", "#/channels/"+e.Name)).
+			set("channel", new(obj).set("$ref", "#/channels/"+e.Name)).
 			set("title", e.Name).
 			set("summary", e.Meaning).
 			set("description", fmt.Sprintf("The ERP sends %s with the %s body (businessType %s). %s", e.Name, e.Kind, numbers(e), responsesText())).
-			set("bindings", new(Obj).set("http", new(Obj).
+			set("bindings", new(obj).set("http", new(obj).
 				set("method", spec.Method).
-				set("query", new(Obj).set("type", "object").
-					set("properties", new(Obj).set(spec.QueryParam, new(Obj).set("type", "string").set("const", e.Name))).
+				set("query", new(obj).set("type", "object").
+					set("properties", new(obj).set(spec.QueryParam, new(obj).set("type", "string").set("const", e.Name))).
 					set("required", []any{spec.QueryParam})).
 				set("bindingVersion", "0.3.0"))).
 			set("messages", opMsgs))
 	}
-	return new(Obj).
-		set("asyncapi", AsyncAPIVersion).
+	return new(obj).
+		set("asyncapi", asyncAPIVersion).
 		set("id", "urn:whsim:erp-webhooks").
-		set("info", new(Obj).set("title", apiTitle).set("version", APIVersion).set("description", apiDescription()+" "+signatureDescription()).
-			set("license", new(Obj).set("name", "MIT"))).
+		set("info", new(obj).set("title", apiTitle).set("version", apiVersion).set("description", apiDescription()+" "+signatureDescription()).
+			set("license", new(obj).set("name", "MIT"))).
 		set("defaultContentType", spec.ContentType).
 		set("channels", channels).
 		set("operations", ops).
-		set("components", new(Obj).set("schemas", schemas).set("messages", messages)), nil
+		set("components", new(obj).set("schemas", schemas).set("messages", messages)), nil
 }
 
 // messageHeaders is the schema of a call's headers: the content type, and
 // the optional Standard Webhooks headers.
-func messageHeaders() *Obj {
-	props := new(Obj).set("content-type", new(Obj).set("type", "string").set("const", spec.ContentType))
+func messageHeaders() *obj {
+	props := new(obj).set("content-type", new(obj).set("type", "string").set("const", spec.ContentType))
 	for _, h := range spec.SignatureHeaders() {
-		props.set(h.Name, new(Obj).set("type", "string").set("description", h.Meaning+" (Standard Webhooks; only on a signed call)"))
+		props.set(h.Name, new(obj).set("type", "string").set("description", h.Meaning+" (Standard Webhooks; only on a signed call)"))
 	}
-	return new(Obj).set("type", "object").set("properties", props).set("required", []any{"content-type"})
+	return new(obj).set("type", "object").set("properties", props).set("required", []any{"content-type"})
 }
 
 func responsesText() string {

@@ -14,27 +14,27 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// Draft is the JSON Schema dialect of the exported schemas.
-const Draft = "https://json-schema.org/draft/2020-12/schema"
+// draft is the JSON Schema dialect of the exported schemas.
+const draft = "https://json-schema.org/draft/2020-12/schema"
 
-// BaseID is the base of the schemas' $id.
-const BaseID = "https://whsim.dev/schema/"
+// baseID is the base of the schemas' $id.
+const baseID = "https://whsim.dev/schema/"
 
-// Obj is a JSON object that keeps its keys in insertion order, so that the
+// obj is a JSON object that keeps its keys in insertion order, so that the
 // schema reads in the spec's order.
-type Obj struct {
+type obj struct {
 	keys []string
 	vals []any
 }
 
-func (o *Obj) set(k string, v any) *Obj {
+func (o *obj) set(k string, v any) *obj {
 	o.keys = append(o.keys, k)
 	o.vals = append(o.vals, v)
 	return o
 }
 
 // MarshalJSON writes the members in order.
-func (o *Obj) MarshalJSON() ([]byte, error) {
+func (o *obj) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range o.keys {
@@ -64,30 +64,30 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// Name is the name of the schema of an event in a shape: its $defs key and
+// defName is the name of the schema of an event in a shape: its $defs key and
 // the last part of its $id.
-func Name(e spec.Event, s spec.Shape) string { return e.Name + "." + string(s) }
+func defName(e spec.Event, s spec.Shape) string { return e.Name + "." + string(s) }
 
 // For returns the schema of event e's body in shape s, a document of its own.
-func For(e spec.Event, s spec.Shape) *Obj {
-	o := new(Obj).set("$schema", Draft).set("$id", BaseID+Name(e, s)+".json")
+func For(e spec.Event, s spec.Shape) *obj {
+	o := new(obj).set("$schema", draft).set("$id", baseID+defName(e, s)+".json")
 	return body(o, e, s)
 }
 
 // Bundle returns one schema document for several events and shapes: each
 // under $defs, and the document itself accepts a body any of them accepts.
-func Bundle(events []spec.Event, shapes []spec.Shape) *Obj {
-	defs := new(Obj)
+func Bundle(events []spec.Event, shapes []spec.Shape) *obj {
+	defs := new(obj)
 	var any []any
 	var names []string
 	for _, e := range events {
 		for _, s := range shapes {
-			defs.set(Name(e, s), body(new(Obj), e, s))
-			any = append(any, new(Obj).set("$ref", "#/$defs/"+Name(e, s)))
-			names = append(names, Name(e, s))
+			defs.set(defName(e, s), body(new(obj), e, s))
+			any = append(any, new(obj).set("$ref", "#/$defs/"+defName(e, s)))
+			names = append(names, defName(e, s))
 		}
 	}
-	return new(Obj).set("$schema", Draft).set("$id", BaseID+"whsim.json").
+	return new(obj).set("$schema", draft).set("$id", baseID+"whsim.json").
 		set("title", "whsim webhook bodies").
 		set("description", "Any of: "+strings.Join(names, ", ")).
 		set("$defs", defs).
@@ -95,7 +95,7 @@ func Bundle(events []spec.Event, shapes []spec.Shape) *Obj {
 }
 
 // Marshal renders a schema as indented JSON.
-func Marshal(o *Obj) ([]byte, error) {
+func Marshal(o *obj) ([]byte, error) {
 	b, err := marshal(o)
 	if err != nil {
 		return nil, err
@@ -108,10 +108,10 @@ func Marshal(o *Obj) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func body(o *Obj, e spec.Event, s spec.Shape) *Obj {
+func body(o *obj, e spec.Event, s spec.Shape) *obj {
 	b := spec.Body(e, s)
 	o.set("title", e.Name+" ("+string(s)+" shape)").set("description", e.Meaning).set("type", "object")
-	props := new(Obj)
+	props := new(obj)
 	var required []any
 	for _, f := range b.Fields {
 		required = append(required, f.Name)
@@ -123,7 +123,7 @@ func body(o *Obj, e spec.Event, s spec.Shape) *Obj {
 			for _, n := range e.Numbers() {
 				nums = append(nums, n)
 			}
-			props.set(f.Name, new(Obj).set("description", f.Meaning).set("type", "integer").set("enum", nums))
+			props.set(f.Name, new(obj).set("description", f.Meaning).set("type", "integer").set("enum", nums))
 		case spec.FieldData:
 			props.set(f.Name, data(e.Kind, s, f))
 		default:
@@ -133,9 +133,9 @@ func body(o *Obj, e spec.Event, s spec.Shape) *Obj {
 	return o.set("properties", props).set("required", required)
 }
 
-func data(k spec.Kind, s spec.Shape, f spec.Field) *Obj {
-	o := new(Obj).set("description", f.Meaning).set("type", "object")
-	props := new(Obj)
+func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
+	o := new(obj).set("description", f.Meaning).set("type", "object")
+	props := new(obj)
 	var required []any
 	for _, m := range f.Fields {
 		// A receipt's three members are required and may not be null.
@@ -152,7 +152,7 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *Obj {
 	if k == spec.Invoice {
 		var receiptMembers []any
 		for _, m := range spec.Data(spec.Receipt, spec.Sample).Fields {
-			receiptMembers = append(receiptMembers, new(Obj).set("required", []any{m.Name}))
+			receiptMembers = append(receiptMembers, new(obj).set("required", []any{m.Name}))
 		}
 		var desc, samp []any
 		for _, sh := range spec.Shapes() {
@@ -160,7 +160,7 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *Obj {
 				if !m.Marker {
 					continue
 				}
-				r := new(Obj).set("required", []any{m.Name})
+				r := new(obj).set("required", []any{m.Name})
 				if sh == spec.Described {
 					desc = append(desc, r)
 				} else {
@@ -169,10 +169,10 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *Obj {
 			}
 		}
 		o.set("allOf", []any{
-			new(Obj).set("description", "an invoice carries no receipt member").
-				set("not", new(Obj).set("anyOf", receiptMembers)),
-			new(Obj).set("description", "an invoice does not mix the described and the sample shape").
-				set("not", new(Obj).set("allOf", []any{new(Obj).set("anyOf", desc), new(Obj).set("anyOf", samp)})),
+			new(obj).set("description", "an invoice carries no receipt member").
+				set("not", new(obj).set("anyOf", receiptMembers)),
+			new(obj).set("description", "an invoice does not mix the described and the sample shape").
+				set("not", new(obj).set("allOf", []any{new(obj).set("anyOf", desc), new(obj).set("anyOf", samp)})),
 		})
 	}
 	return o
@@ -180,8 +180,8 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *Obj {
 
 // field is the schema of one field. nullable: null is allowed (validate
 // warns and treats the field as absent).
-func field(f spec.Field, nullable bool) *Obj {
-	o := new(Obj)
+func field(f spec.Field, nullable bool) *obj {
+	o := new(obj)
 	if f.Meaning != "" {
 		o.set("description", f.Meaning)
 	}
@@ -222,13 +222,13 @@ func field(f spec.Field, nullable bool) *Obj {
 	switch f.Type {
 	case spec.Object:
 		if len(f.Fields) > 0 {
-			props := new(Obj)
+			props := new(obj)
 			for _, m := range f.Fields {
 				props.set(m.Name, field(m, true))
 			}
 			o.set("properties", props)
 		} else if f.Elem != "" {
-			o.set("additionalProperties", new(Obj).set("type", string(f.Elem)))
+			o.set("additionalProperties", new(obj).set("type", string(f.Elem)))
 		}
 	case spec.Array:
 		el := spec.Field{Type: f.Elem, Fields: f.Fields}

@@ -16,7 +16,7 @@ import (
 
 // compile compiles a schema document with santhosh-tekuri/jsonschema, an
 // independent implementation of draft 2020-12.
-func compile(t testing.TB, o *Obj) *jsonschema.Schema {
+func compile(t testing.TB, o *obj) *jsonschema.Schema {
 	t.Helper()
 	b, err := Marshal(o)
 	if err != nil {
@@ -63,7 +63,7 @@ func TestGeneratedPayloadsMatch(t *testing.T) {
 			check := func(name string, b []byte) {
 				inst := instance(t, b)
 				if err := sch.Validate(inst); err != nil {
-					t.Errorf("%s against %s: %v", name, Name(e, s), err)
+					t.Errorf("%s against %s: %v", name, defName(e, s), err)
 				}
 				if err := bundle.Validate(inst); err != nil {
 					t.Errorf("%s against the bundle: %v", name, err)

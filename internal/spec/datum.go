@@ -56,9 +56,9 @@ const (
 	RecBaseCurrency // the base currency
 	RecRate         // exchange rate to the base currency
 	RecDue          // receivable total
-	RecDueBase      // receivable total in base currency
-	RecNet          // received total
-	RecNetBase      // received total in base currency
+	recDueBase      // receivable total in base currency
+	recNet          // received total
+	recNetBase      // received total in base currency
 	RecWrittenOff   // written-off total
 	RecOutstanding  // not yet written off
 	RecVoucher      // whether a voucher is generated
@@ -76,7 +76,7 @@ const (
 	LineOverShort      // overage or shortage
 	LineFee            // handling fee
 	LineWrittenOff     // written-off amount
-	LineOutstanding    // not yet written off
+	lineOutstanding    // not yet written off
 	LineWrittenOffBase // written-off amount in base currency
 	LineDueBase        // receivable amount in base currency
 

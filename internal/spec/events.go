@@ -135,17 +135,17 @@ func ParseEvents(names []string) ([]Event, error) {
 		}
 		i := slices.IndexFunc(events, func(e Event) bool { return strings.EqualFold(e.Name, n) })
 		if i < 0 {
-			return nil, &UnknownEventError{Name: n}
+			return nil, &unknownEventError{Name: n}
 		}
 		add(events[i])
 	}
 	return out, nil
 }
 
-// UnknownEventError names an event that is not in the catalog.
-type UnknownEventError struct{ Name string }
+// unknownEventError names an event that is not in the catalog.
+type unknownEventError struct{ Name string }
 
-func (e *UnknownEventError) Error() string {
+func (e *unknownEventError) Error() string {
 	if hint := suggest.Hint(e.Name, EventNames()); hint != "" {
 		return fmt.Sprintf("unknown event %q%s", e.Name, hint)
 	}

@@ -15,8 +15,8 @@ const (
 	Array   Type = "array"
 )
 
-// Value is a known value of a field.
-type Value struct {
+// value is a known value of a field.
+type value struct {
 	Name    string
 	Number  int // the number the name stands for, where the spec gives one
 	Meaning string
@@ -31,7 +31,7 @@ type Field struct {
 	// Values are the known values. With Closed they are the only valid ones;
 	// otherwise they are values seen in the samples, the first the most
 	// common.
-	Values []Value
+	Values []value
 	Closed bool
 	// Numbered says Values carry the numbers their names stand for.
 	Numbered bool
@@ -87,9 +87,13 @@ const (
 	FieldBusinessType = "businessType"
 	FieldData         = "data"
 
-	FieldItems   = "items"
-	FieldRecords = "records"
-	FieldStatus  = "status"
+	FieldItems    = "items"
+	FieldRecords  = "records"
+	FieldStatus   = "status"
+	FieldCode     = "code"     // the document code, of data
+	FieldComments = "comments" // the invoice's and each item's remark
+
+	FieldSourceRemark = "备注" // a receipt source line's remark
 
 	ReceiptHeader  = "收款单"
 	ReceiptLines   = "收款明细"
@@ -117,14 +121,14 @@ func SampleStatus(name string) int {
 const (
 	FieldTaxID = "taxCode"
 
-	FieldQuantity = "quantity"
+	fieldQuantity = "quantity"
 	FieldPrice    = "price"
 	FieldTax      = "tax"
 
 	FieldDue         = "应收金额"
-	FieldDueBase     = "应收金额本位币"
-	FieldNet         = "实收金额"
-	FieldNetBase     = "实收金额本位币"
+	fieldDueBase     = "应收金额本位币"
+	fieldNet         = "实收金额"
+	fieldNetBase     = "实收金额本位币"
 	FieldWrittenOff  = "已核销金额"
 	FieldOutstanding = "未核销金额"
 	FieldRate        = "汇率"
@@ -144,7 +148,7 @@ func millis(name string, of Datum, meaning string) Field {
 }
 func seen(f Field, values ...string) Field {
 	for _, v := range values {
-		f.Values = append(f.Values, Value{Name: v})
+		f.Values = append(f.Values, value{Name: v})
 	}
 	return f
 }
@@ -190,7 +194,7 @@ func customerObject(name string, of Datum, meaning string) Field {
 var (
 	createType = Field{Name: "createType", Type: String, Closed: true, Numbered: true, Marker: true, Of: InvCreateType,
 		Meaning: "Type of the document the invoice was raised from",
-		Values: []Value{
+		Values: []value{
 			{Name: "SALE_ORDER", Number: 0, Meaning: "sales order"},
 			{Name: "SALE_OUT", Number: 1, Meaning: "sales outbound"},
 			{Name: "SALE_RETURN", Number: 2, Meaning: "sales return"},
@@ -200,7 +204,7 @@ var (
 		}}
 
 	status = Field{Name: FieldStatus, Type: String, Closed: true, Of: InvStatus, Meaning: "Audit status",
-		Values: []Value{
+		Values: []value{
 			{Name: StatusPass, Meaning: "approved"},
 			{Name: StatusRefusal, Meaning: "rejected"},
 		},
@@ -210,9 +214,9 @@ var (
 	// invoice is the purchase invoice in the described shape, with what the
 	// sample shape leaves out or names differently.
 	invoice = []Field{
-		who(str("code", InvCode, "Document code (may be an empty string)"), DocumentNumber),
+		who(str(FieldCode, InvCode, "Document code (may be an empty string)"), DocumentNumber),
 		describedOnly(marker(Field{Name: "invoiceType", Type: String, Advisory: true, Of: InvType, Meaning: "Invoice type",
-			Values: []Value{{Name: "VALUE_ADDED_TAX", Meaning: "value-added tax invoice"}}})),
+			Values: []value{{Name: "VALUE_ADDED_TAX", Meaning: "value-added tax invoice"}}})),
 		str("invoiceTypeCode", InvTypeCode, "Invoice category code"),
 		who(str("invoiceTitle", InvTitle, "Invoice title"), InvoiceTitle),
 		describedOnly(who(str("invoiceCode", InvNumber, "Invoice number"), InvoiceNumber)),
@@ -225,7 +229,7 @@ var (
 		who(str("staffName", InvStaffName, "Issuer's name"), PersonName),
 		describedOnly(who(str("applicationCode", InvApplicantCode, "Applicant's employee number"), EmployeeCode)),
 		describedOnly(who(str("applicationName", InvApplicantName, "Applicant's name"), PersonName)),
-		who(str("comments", InvRemark, "Invoice remark"), Remark),
+		who(str(FieldComments, InvRemark, "Invoice remark"), Remark),
 		{Name: "currency", Type: String, Format: CurrencyCode, Of: InvCurrency,
 			Meaning: "Currency code (ISO 4217 style, three letters)"},
 		describedOnly(createType),
@@ -235,12 +239,12 @@ var (
 			who(str("relatedOrderCode", ItemOrder, "Related document number"), DocumentNumber),
 			str("itemCode", ItemCode, "Material code"),
 			str("itemName", ItemName, "Material name"),
-			num(FieldQuantity, ItemQuantity, "Quantity of the order line"),
+			num(fieldQuantity, ItemQuantity, "Quantity of the order line"),
 			num(FieldPrice, ItemPrice, "Price"),
 			describedOnly(num(FieldTax, ItemTax, "Tax amount")),
 			describedOnly(Field{Name: "itemAttributes", Type: Object, Elem: String, Of: ItemAttributes,
 				Meaning: "Material specification, attribute name to attribute value"}),
-			who(str("comments", ItemRemark, "Line remark"), Remark),
+			who(str(FieldComments, ItemRemark, "Line remark"), Remark),
 		)), FieldRecords, "Invoice lines (where the description has items)"),
 	}
 
@@ -264,9 +268,9 @@ var (
 			num("结算汇率", RecRate, "Settlement exchange rate"),
 			num("结算币别汇率", RecRate, "Settlement currency exchange rate"),
 			num(FieldDue, RecDue, "Receivable amount"),
-			num(FieldDueBase, RecDueBase, "Receivable amount in base currency"),
-			num(FieldNet, RecNet, "Amount actually received"),
-			num(FieldNetBase, RecNetBase, "Amount actually received in base currency"),
+			num(fieldDueBase, recDueBase, "Receivable amount in base currency"),
+			num(fieldNet, recNet, "Amount actually received"),
+			num(fieldNetBase, recNetBase, "Amount actually received in base currency"),
 			num(FieldWrittenOff, RecWrittenOff, "Written-off amount"),
 			num(FieldOutstanding, RecOutstanding, "Amount not yet written off"),
 			Field{Name: "是否生产凭证", Type: Boolean, Of: RecVoucher, Meaning: "Whether an accounting voucher is generated"},
@@ -277,13 +281,13 @@ var (
 			seen(str("收款用途", LinePurpose, "Receipt purpose"), "销售收款"),
 			num(FieldDue, LineDue, "Receivable amount"),
 			num("收款金额", LineReceived, "Receipt amount"),
-			num(FieldNet, LineNet, "Amount actually received"),
+			num(fieldNet, LineNet, "Amount actually received"),
 			num("现金折扣", LineDiscount, "Cash discount"),
 			num("折后金额", LineAfterDiscount, "Amount after discount"),
 			num("长短款", LineOverShort, "Overage or shortage"),
 			num("手续费", LineFee, "Handling fee"),
 			num(FieldWrittenOff, LineWrittenOff, "Written-off amount"),
-			num(FieldOutstanding, LineOutstanding, "Amount not yet written off"),
+			num(FieldOutstanding, lineOutstanding, "Amount not yet written off"),
 			hidden(num(FieldLineOffBase, LineWrittenOffBase, "Written-off amount in base currency")),
 			hidden(Field{Name: FieldLineDueBase, Type: String, Format: Decimal2, Of: LineDueBase,
 				Meaning: "Receivable amount in base currency (decimal string, two fraction digits)"}),
@@ -298,7 +302,7 @@ var (
 			num(FieldSourceThis, SrcThis, "Receivable amount this time"),
 			num("计划应收金额", SrcPlanned, "Planned receivable amount"),
 			millis("到期日", SrcDueDate, "Due date, milliseconds since the Unix epoch"),
-			who(str("备注", SrcRemark, "Remark (may be empty)"), Remark),
+			who(str(FieldSourceRemark, SrcRemark, "Remark (may be empty)"), Remark),
 			hidden(num("未核销金额-隐", SrcOutstanding, "Amount not yet written off")),
 		),
 	}
@@ -320,7 +324,7 @@ func Body(e Event, s Shape) Field {
 	return Field{Type: Object, Meaning: e.Meaning, Fields: []Field{
 		{Name: FieldRequestID, Type: String, Format: UUID, Meaning: "Request identifier, for debugging only"},
 		{Name: FieldBusinessType, Type: Integer, Closed: true, Meaning: "Event number",
-			Values: []Value{{Name: e.Name, Number: e.NumberFor(s)}}, Numbered: true},
+			Values: []value{{Name: e.Name, Number: e.NumberFor(s)}}, Numbered: true},
 		Data(e.Kind, s),
 	}}
 }

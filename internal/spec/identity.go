@@ -18,11 +18,11 @@ const (
 	Customer       Identity = "customer"        // an object holding a customer's code and name
 )
 
-// IdentityField is a field that identifies someone, at a path below the
+// identityField is a field that identifies someone, at a path below the
 // field Identities was given.
-type IdentityField struct {
-	// Path holds the member names from the given field down; "[]" stands for
-	// every element of an array.
+type identityField struct {
+	// Path holds the member names from the given field down; Each stands
+	// for every element of an array.
 	Path  []string
 	Field Field
 }
@@ -31,17 +31,17 @@ type IdentityField struct {
 // carry an Identity, in table order. An object with an Identity (a
 // Customer) is listed before its members, which carry their own. Typical
 // use: Identities(Data(kind, shape)).
-func Identities(f Field) []IdentityField {
-	var out []IdentityField
+func Identities(f Field) []identityField {
+	var out []identityField
 	var walk func(path []string, fields []Field)
 	walk = func(path []string, fields []Field) {
 		for _, m := range fields {
 			p := append(path[:len(path):len(path)], m.Name)
 			if m.Identity != "" {
-				out = append(out, IdentityField{Path: p, Field: m})
+				out = append(out, identityField{Path: p, Field: m})
 			}
 			if m.Type == Array {
-				p = append(p, "[]")
+				p = append(p, Each)
 			}
 			walk(p, m.Fields)
 		}

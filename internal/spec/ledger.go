@@ -11,53 +11,53 @@ import (
 
 // A Difference is Result = Of − Less within one record: what is left to
 // write off.
-type Difference struct{ Result, Of, Less Datum }
+type difference struct{ Result, Of, Less Datum }
 
 // A Conversion is Base = Amount × Rate, rounded to two decimals: an amount
 // in the base currency. Rate is the receipt header's.
-type Conversion struct{ Base, Amount, Rate Datum }
+type conversion struct{ Base, Amount, Rate Datum }
 
 // A Total is Header = the sum of Elem over the elements of List.
-type Total struct{ Header, List, Elem Datum }
+type total struct{ Header, List, Elem Datum }
 
 // A Taxation is Tax = round2(Quantity × Price × r) for one of the VAT rates
 // r of VATRates, within LineTaxTolerance.
-type Taxation struct{ Tax, Quantity, Price Datum }
+type taxation struct{ Tax, Quantity, Price Datum }
 
 var (
-	differences = [...]Difference{
+	differences = [...]difference{
 		{RecOutstanding, RecDue, RecWrittenOff},
-		{LineOutstanding, LineDue, LineWrittenOff},
+		{lineOutstanding, LineDue, LineWrittenOff},
 	}
-	conversions = [...]Conversion{
-		{RecDueBase, RecDue, RecRate},
-		{RecNetBase, RecNet, RecRate},
+	conversions = [...]conversion{
+		{recDueBase, RecDue, RecRate},
+		{recNetBase, recNet, RecRate},
 		{LineWrittenOffBase, LineWrittenOff, RecRate},
 		{LineDueBase, LineDue, RecRate},
 	}
 	// The receivable total is both the lines' and what the source
 	// documents collect this time; the generator computes it from the
 	// first and shares it out over the second.
-	totals = [...]Total{
+	totals = [...]total{
 		{RecDue, RecLines, LineDue},
-		{RecNet, RecLines, LineNet},
+		{recNet, RecLines, LineNet},
 		{RecWrittenOff, RecLines, LineWrittenOff},
 		{RecDue, RecSources, SrcThis},
 	}
 )
 
 // Differences lists the ledger's differences.
-func Differences() []Difference { return differences[:] }
+func Differences() []difference { return differences[:] }
 
 // Conversions lists the ledger's base-currency amounts.
-func Conversions() []Conversion { return conversions[:] }
+func Conversions() []conversion { return conversions[:] }
 
 // Totals lists the ledger's totals, the first of each header amount the
 // one it is computed from.
-func Totals() []Total { return totals[:] }
+func Totals() []total { return totals[:] }
 
 // LineTax is the invoice line's tax rule.
-func LineTax() Taxation { return Taxation{ItemTax, ItemQuantity, ItemPrice} }
+func LineTax() taxation { return taxation{ItemTax, ItemQuantity, ItemPrice} }
 
 // vatRates are the VAT rates and levy rates in force, in percent.
 var vatRates = [...]int{13, 9, 6, 5, 3, 1, 0}

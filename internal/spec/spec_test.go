@@ -38,7 +38,7 @@ func TestParseEvents(t *testing.T) {
 		if !slices.Equal(names, tt.want) {
 			t.Errorf("ParseEvents(%q) = %q, want %q", tt.in, names, tt.want)
 		}
-		var ue *UnknownEventError
+		var ue *unknownEventError
 		if tt.wantErr && (!errors.As(err, &ue) || !strings.Contains(err.Error(), "ABANDON_RECEIVABLE_DOC")) {
 			t.Errorf("ParseEvents(%q) error %q does not list the valid events", tt.in, err)
 		}

@@ -5,7 +5,7 @@ package spec
 // the interface implies is listed: event 5009 voids the receipt, so its
 // data, otherwise the creation's (spec: "the same shape as 5007"), reads
 // as voided.
-type Transition struct {
+type transition struct {
 	Event string
 	Field Datum
 	Value string
@@ -16,13 +16,13 @@ type Transition struct {
 // workflow-stage status (Kingdee's 作废状态 B reads the same).
 const RecStateVoided = "已作废"
 
-var transitions = [...]Transition{
+var transitions = [...]transition{
 	{Event: "ABANDON_RECEIVABLE_DOC", Field: RecState, Value: RecStateVoided},
 }
 
 // Transitions lists the states event e leaves its document in.
-func Transitions(e Event) []Transition {
-	var out []Transition
+func Transitions(e Event) []transition {
+	var out []transition
 	for _, t := range transitions {
 		if t.Event == e.Name {
 			out = append(out, t)

@@ -13,49 +13,46 @@ import (
 	"time"
 )
 
-// Kind is what a metric measures, which says what its values are written
+// kind is what a metric measures, which says what its values are written
 // as.
-type Kind uint8
+type kind uint8
 
 const (
-	// Count is a number of deliveries; a value may also be a share of
+	// count is a number of deliveries; a value may also be a share of
 	// those sent (failed<1%).
-	Count Kind = iota
-	// Rate is deliveries per second (rps>=200, or 200/s).
-	Rate
-	// Latency is a duration (p99<500ms); its measured value is in
+	count kind = iota
+	// rate is deliveries per second (rps>=200, or 200/s).
+	rate
+	// latency is a duration (p99<500ms); its measured value is in
 	// milliseconds.
-	Latency
+	latency
 )
 
-// Metric is one metric a threshold may name.
-type Metric struct {
+// metric is one metric a threshold may name.
+type metric struct {
 	Name    string
-	Kind    Kind
+	Kind    kind
 	Meaning string
 }
 
-// Sent is the metric a Count share is a share of.
+// Sent is the metric a count share is a share of.
 const Sent = "sent"
 
-var metrics = []Metric{
-	{Sent, Count, "deliveries made, duplicates included"},
-	{"succeeded", Count, "deliveries that got an expected status"},
-	{"failed", Count, "deliveries that did not (a count, or a share of sent: failed<1%)"},
-	{"interrupted", Count, "deliveries cut short by Ctrl-C"},
-	{"duplicates", Count, "deliberate re-deliveries sent"},
-	{"retries", Count, "attempts beyond the first"},
-	{"late", Count, "open model: calls that started late at --max-concurrency"},
-	{"rps", Rate, "deliveries per second of wall time"},
-	{"p50", Latency, "median latency"},
-	{"p90", Latency, "90th percentile latency"},
-	{"p99", Latency, "99th percentile latency"},
-	{"p99.9", Latency, "99.9th percentile latency"},
-	{"max", Latency, "largest latency"},
+var metrics = []metric{
+	{Sent, count, "deliveries made, duplicates included"},
+	{"succeeded", count, "deliveries that got an expected status"},
+	{"failed", count, "deliveries that did not (a count, or a share of sent: failed<1%)"},
+	{"interrupted", count, "deliveries cut short by Ctrl-C"},
+	{"duplicates", count, "deliberate re-deliveries sent"},
+	{"retries", count, "attempts beyond the first"},
+	{"late", count, "open model: calls that started late at --max-concurrency"},
+	{"rps", rate, "deliveries per second of wall time"},
+	{"p50", latency, "median latency"},
+	{"p90", latency, "90th percentile latency"},
+	{"p99", latency, "99th percentile latency"},
+	{"p99.9", latency, "99.9th percentile latency"},
+	{"max", latency, "largest latency"},
 }
-
-// Metrics lists the metrics a threshold may name, in the summary's order.
-func Metrics() []Metric { return metrics }
 
 // Names lists the metric names.
 func Names() []string {
@@ -66,13 +63,13 @@ func Names() []string {
 	return out
 }
 
-func lookup(name string) (Metric, bool) {
+func lookup(name string) (metric, bool) {
 	for _, m := range metrics {
 		if m.Name == name {
 			return m, true
 		}
 	}
-	return Metric{}, false
+	return metric{}, false
 }
 
 // The comparisons, longest first so that "<=" is not read as "<".
@@ -82,7 +79,7 @@ var ops = []string{"<=", ">=", "==", "!=", "<", ">"}
 type Threshold struct {
 	// Text is the threshold as the user wrote it, spaces removed.
 	Text   string
-	Metric Metric
+	Metric metric
 	Op     string
 	// Value is in the metric's unit: a count, per second, milliseconds,
 	// or with Percent a share of sent in percent.
@@ -90,10 +87,10 @@ type Threshold struct {
 	Percent bool
 }
 
-// UnknownMetricError is a threshold naming no metric of the summary.
-type UnknownMetricError struct{ Text, Name string }
+// unknownMetricError is a threshold naming no metric of the summary.
+type unknownMetricError struct{ Text, Name string }
 
-func (e *UnknownMetricError) Error() string {
+func (e *unknownMetricError) Error() string {
 	return fmt.Sprintf("threshold %q: unknown metric %q (metrics: %s)", e.Text, e.Name, strings.Join(Names(), ", "))
 }
 
@@ -118,7 +115,7 @@ func Parse(s string) (Threshold, error) {
 	}
 	m, ok := lookup(name)
 	if !ok {
-		return t, &UnknownMetricError{Text: s, Name: name}
+		return t, &unknownMetricError{Text: s, Name: name}
 	}
 	t.Metric, t.Op = m, op
 	if value == "" {
@@ -126,7 +123,7 @@ func Parse(s string) (Threshold, error) {
 	}
 	var err error
 	switch m.Kind {
-	case Latency:
+	case latency:
 		var d time.Duration
 		d, err = time.ParseDuration(strings.ReplaceAll(value, "µs", "us"))
 		switch {
@@ -136,12 +133,12 @@ func Parse(s string) (Threshold, error) {
 			err = fmt.Errorf("threshold %q: a latency is not negative", s)
 		}
 		t.Value = float64(d) / float64(time.Millisecond)
-	case Rate:
+	case rate:
 		t.Value, err = number(strings.TrimSuffix(value, "/s"))
 		if err != nil {
 			err = fmt.Errorf("threshold %q: %s is deliveries per second: want a number like 200, not %q", s, name, value)
 		}
-	case Count:
+	case count:
 		num, pct := strings.CutSuffix(value, "%")
 		t.Value, err = number(num)
 		t.Percent = pct
@@ -233,11 +230,11 @@ func (r Result) GotText() string {
 	switch {
 	case r.Percent:
 		return strconv.FormatFloat(math.Round(r.Got*100)/100, 'f', -1, 64) + "%"
-	case r.Metric.Kind == Latency:
+	case r.Metric.Kind == latency:
 		// To the microsecond, as measured: a rounded value could read as
 		// passing a threshold it failed.
 		return strconv.FormatFloat(math.Round(r.Got*1000)/1000, 'f', -1, 64) + "ms"
-	case r.Metric.Kind == Rate:
+	case r.Metric.Kind == rate:
 		return strconv.FormatFloat(math.Round(r.Got*10)/10, 'f', -1, 64) + "/s"
 	}
 	return strconv.FormatFloat(r.Got, 'f', -1, 64)
@@ -259,7 +256,7 @@ type JSON struct {
 
 // JSON is r's JSON form.
 func (r Result) JSON() JSON {
-	unit := map[Kind]string{Count: "count", Rate: "perSecond", Latency: "ms"}[r.Metric.Kind]
+	unit := map[kind]string{count: "count", rate: "perSecond", latency: "ms"}[r.Metric.Kind]
 	if r.Percent {
 		unit = "percent"
 	}

@@ -62,7 +62,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, want %q", tt.in, err, tt.want)
 		}
 	}
-	var um *UnknownMetricError
+	var um *unknownMetricError
 	if _, err := Parse("p95<1s"); !errors.As(err, &um) || um.Name != "p95" {
 		t.Errorf("an unknown metric is not an UnknownMetricError: %v", err)
 	}

@@ -1,0 +1,45 @@
+package spec
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Query is the query a delivery of event carries: QueryParam=<event>,
+// query-escaped, as the ERP sends it.
+func Query(event string) string { return QueryParam + "=" + url.QueryEscape(event) }
+
+// QueryEvent returns the event a raw query names, and whether QueryParam is
+// there: the first value, as url.ParseQuery reads it, and none at all when
+// the query does not parse (a bad escape or a ';' anywhere in it).
+func QueryEvent(rawQuery string) (string, bool) {
+	if len(rawQuery) <= 256 && plainQuery(rawQuery) {
+		// Short, nothing to unescape and no separator but '&': the answer
+		// url.ParseQuery gives, without building its map (the receiver asks
+		// this of every call).
+		for q := rawQuery; q != ""; {
+			var pair string
+			pair, q, _ = strings.Cut(q, "&")
+			if k, v, _ := strings.Cut(pair, "="); k == QueryParam {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil || !q.Has(QueryParam) {
+		return "", false
+	}
+	return q.Get(QueryParam), true
+}
+
+// plainQuery reports a query without '%', '+' or ';' (a byte loop:
+// strings.ContainsAny cost as much as the rest of QueryEvent).
+func plainQuery(q string) bool {
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; c == '%' || c == '+' || c == ';' {
+			return false
+		}
+	}
+	return true
+}

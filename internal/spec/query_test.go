@@ -1,0 +1,81 @@
+package spec
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// parseQueryEvent is the reading QueryEvent must give: url.ParseQuery's,
+// nothing when it fails.
+func parseQueryEvent(q string) (string, bool) {
+	p, err := url.ParseQuery(q)
+	if err != nil || !p.Has(QueryParam) {
+		return "", false
+	}
+	return p.Get(QueryParam), true
+}
+
+func TestQueryEvent(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x=1&", 100) + "businessType=Z"
+	for _, c := range []struct {
+		q    string
+		want string
+		has  bool
+	}{
+		{"", "", false},
+		{"businessType=A", "A", true},
+		{"x=1&businessType=A&businessType=B", "A", true}, // repeated: the first
+		{"businessType", "", true},                       // no '=': there, empty
+		{"businessType=", "", true},                      // empty value
+		{"&&businessType=A=B&", "A=B", true},
+		{"businesstype=A", "", false}, // the name is case-sensitive
+		{"BUSINESSTYPE=A", "", false},
+		{"a=1;businessType=A", "", false}, // ';' is no separator: the query does not parse
+		{"businessType=A;b=1", "", false},
+		{"businessType=A%20B", "A B", true},
+		{"businessType=A+B", "A B", true},
+		{"business%54ype=A", "A", true}, // an escaped name
+		{"businessType=%zz", "", false}, // a bad escape anywhere: none
+		{"x=%zz&businessType=A", "", false},
+		{"=A&businessType", "", true},
+		{"businessType=INVOICE_CREATED&x=%41", "INVOICE_CREATED", true},
+		{long, "Z", true},
+		{strings.Repeat("x=1&", 100) + "businessType=%5A", "Z", true},
+	} {
+		v, has := QueryEvent(c.q)
+		if v != c.want || has != c.has {
+			t.Errorf("QueryEvent(%q) = %q, %v; want %q, %v", c.q, v, has, c.want, c.has)
+		}
+		if pv, ph := parseQueryEvent(c.q); v != pv || has != ph {
+			t.Errorf("QueryEvent(%q) = %q, %v; ParseQuery reads %q, %v", c.q, v, has, pv, ph)
+		}
+	}
+}
+
+func TestQueryRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, e := range []string{"INVOICE_CREATED", "", "a b&c=d;%", "ü"} {
+		q := Query(e)
+		if !strings.HasPrefix(q, QueryParam+"=") {
+			t.Errorf("Query(%q) = %q", e, q)
+		}
+		if v, has := QueryEvent(q); v != e || !has {
+			t.Errorf("QueryEvent(Query(%q)) = %q, %v", e, v, has)
+		}
+	}
+}
+
+// QueryEvent's fast path reads every query as url.ParseQuery does.
+func FuzzQueryEvent(f *testing.F) {
+	for _, s := range []string{"businessType=A", "x=1&businessType=A&businessType=B", "a=1;businessType=A", "businessType=%zz", "businessType=A+B"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		v, has := QueryEvent(q)
+		if pv, ph := parseQueryEvent(q); v != pv || has != ph {
+			t.Errorf("QueryEvent(%q) = %q, %v; ParseQuery reads %q, %v", q, v, has, pv, ph)
+		}
+	})
+}
