@@ -169,8 +169,8 @@ func TestNewCheck(t *testing.T) {
 type jsonSummary string
 
 func (s jsonSummary) AppendText(b []byte, _ *term.Style) []byte { return append(b, "text\n"...) }
-func (s jsonSummary) AppendJSON(b []byte) []byte                  { return append(b, s...) }
-func (jsonSummary) Title() string                                 { return "whsim check" }
+func (s jsonSummary) AppendJSON(b []byte) []byte                { return append(b, s...) }
+func (jsonSummary) Title() string                               { return "whsim check" }
 
 // A run that ended early says so in its headline: a stopped run is not
 // "0 of 1 checks failed", an interrupted one is not "every check passed".
