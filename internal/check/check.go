@@ -250,10 +250,11 @@ type Summary struct {
 	Effects *EffectsStats
 }
 
-// Failed reports whether any check failed or the receiver stopped
-// answering.
+// Failed reports whether any check failed, the receiver stopped answering
+// or the run was interrupted: a script reading only "failed" must not take
+// a run cut short for a pass.
 func (s *Summary) Failed() bool {
-	if s.Stopped != nil {
+	if s.Stopped != nil || s.Interrupted != nil {
 		return true
 	}
 	for _, t := range s.Checks {
