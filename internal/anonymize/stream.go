@@ -492,3 +492,16 @@ func requestID(body []byte) string {
 	}
 	return ""
 }
+
+// Add adds the counts and leaks of o to st, for a run over several inputs.
+func (st *Stats) Add(o *Stats) {
+	st.Payloads += o.Payloads
+	st.Records += o.Records
+	st.Replaced.Add(o.Replaced)
+	for k, n := range o.Dropped {
+		st.Dropped[k] += n
+	}
+	st.Resigned += o.Resigned
+	st.AsText += o.AsText
+	st.Leaks = append(st.Leaks, o.Leaks...)
+}

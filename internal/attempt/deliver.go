@@ -615,3 +615,22 @@ func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
 	body.Close()
 	return kept, err
 }
+
+// FailureText is an attempt's error as a failure line says it: a TLS
+// failure gives its reason (x509's) and the way out.
+func FailureText(a Attempt) string {
+	if a.Kind != KindTLS {
+		return ShortError(a)
+	}
+	reason := a.Err
+	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
+		return "tls: " + reason[i:] + " (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"
+	}
+	if i := strings.LastIndex(reason, "tls: "); i >= 0 {
+		reason = reason[i:]
+	}
+	if strings.Contains(reason, "does not look like a TLS handshake") {
+		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
+	}
+	return reason
+}

@@ -315,3 +315,29 @@ func TestDirectTransportErrorsAsClientDo(t *testing.T) {
 		t.Errorf("direct %q (%s), Client.Do %q (%s)", got.Err, got.Kind, want.Err, want.Kind)
 	}
 }
+
+// A delivery that Ctrl-C stops in its backoff made only the calls the
+// receiver got: the attempt it was waiting for is no retry in the stats
+// (term's TestInterruptedInTheBackoffReport checks the report says so).
+func TestInterruptedInTheBackoffCountsOnlyCallsMade(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(503)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := newTestDeliverer(t, srv, 5, &virtualSleep{})
+	waits := 0
+	d.Sleep = func(ctx context.Context, _ time.Duration) error {
+		if waits++; waits == 2 {
+			cancel() // Ctrl-C in the second backoff
+		}
+		return ctx.Err()
+	}
+	res := d.Deliver(ctx, &Request{Event: "E", RequestID: "id-1", Query: "businessType=E", Body: []byte(`{}`)})
+	if got := calls.Load(); got != 2 || res.Tries() != 2 {
+		t.Fatalf("receiver got %d calls, result says %d tries; want 2 and 2", got, res.Tries())
+	}
+}

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/sign"
@@ -786,7 +785,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
 		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed:
-			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.FailureText(a)}
+			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.FailureText(a)}
 		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
@@ -809,7 +808,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: deliver.FailureText(a)}
+		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.FailureText(a)}
 		r.cancel()
 		return r.fatal
 	}

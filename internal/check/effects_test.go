@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // storeDefects are the mistakes a receiver can make in what it stores,
@@ -421,7 +421,7 @@ func TestEffectsReproSavedBody(t *testing.T) {
 	cfg := probeConfig(t, srv.URL)
 	cfg.Checks, cfg.Settle = []string{Effects}, 0
 	cfg.SaveDir = t.TempDir()
-	out, err := report.New("text", io.Discard, report.Style{}, false)
+	out, err := term.New("text", io.Discard, term.Style{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func TestEffectsNoneHeld(t *testing.T) {
 	cfg := probeConfig(t, srv.URL)
 	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
 	var text bytes.Buffer
-	out, err := report.New("text", &text, report.Style{}, false)
+	out, err := term.New("text", &text, term.Style{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

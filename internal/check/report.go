@@ -15,8 +15,8 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -24,8 +24,8 @@ import (
 // as cases are graded (Out), the JUnit report beside it, and the summary
 // with the commands that reproduce each failure.
 type Reporter struct {
-	Out    report.Reporter
-	JUnit  report.Reporter // nil: no JUnit report
+	Out    term.Reporter
+	JUnit  term.Reporter // nil: no JUnit report
 	Target *url.URL
 	// Header is the user's headers: the reproduce commands carry them,
 	// credentials masked.
@@ -88,18 +88,18 @@ func reason(res Result) string {
 	return r
 }
 
-func (c *caseReport) Verdict() report.Verdict {
+func (c *caseReport) Verdict() term.Verdict {
 	switch c.res.Verdict {
 	case Fail:
-		return report.Fail
+		return term.Fail
 	case Warn:
-		return report.Warn
+		return term.Warn
 	}
-	return report.Pass
+	return term.Pass
 }
 
 // AppendText says nothing of a passing case: the summary counts them.
-func (c *caseReport) AppendText(b []byte, st *report.Style) []byte {
+func (c *caseReport) AppendText(b []byte, st *term.Style) []byte {
 	switch {
 	case c.res.Verdict == Fail:
 		b = st.Fail.Append(b, "FAIL")
@@ -169,7 +169,7 @@ type requestJSON struct {
 	Resign bool `json:"resign,omitempty"`
 }
 
-func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
+func (c *caseReport) AppendJSON(b []byte, _ *term.Style) []byte {
 	j := caseJSON{
 		Check: c.res.Case.Check, Case: c.res.Case.Name, Verdict: string(c.res.Verdict),
 		Status: c.res.Status, LatencyMS: attempt.MS(c.res.Latency), Reason: termsafe.Text(c.res.Reason), File: c.file,
@@ -191,8 +191,8 @@ func (c *caseReport) AppendJSON(b []byte, _ *report.Style) []byte {
 	return append(append(b, out...), '\n')
 }
 
-func (c *caseReport) JUnit() report.TestCase {
-	tc := report.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Class: "whsim.check." + c.res.Case.Check}
+func (c *caseReport) JUnit() term.TestCase {
+	tc := term.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Class: "whsim.check." + c.res.Case.Check}
 	reason := reason(c.res)
 	switch c.res.Verdict {
 	case Fail:
@@ -314,7 +314,7 @@ func (s *summaryReport) notes() []string {
 
 func (s *summaryReport) Title() string { return "whsim check" }
 
-func (s *summaryReport) AppendText(b []byte, st *report.Style) []byte {
+func (s *summaryReport) AppendText(b []byte, st *term.Style) []byte {
 	sum := s.sum
 	for _, id := range sum.Order {
 		ws := s.warns[id]

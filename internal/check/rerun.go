@@ -15,12 +15,11 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/replay"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -242,7 +241,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	res := RerunResult{Case: c, Outcome: Fixed}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
-		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: deliver.FailureText(a)}
+		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: attempt.FailureText(a)}
 		for _, r := range results[1:] {
 			if r.Last().Status != 0 {
 				res.unreachable = nil
@@ -282,16 +281,16 @@ func wants(want string, status int) bool {
 // RerunCase reports a rerun result through the shared reporter.
 type RerunCase struct{ R RerunResult }
 
-func (c *RerunCase) Verdict() report.Verdict {
+func (c *RerunCase) Verdict() term.Verdict {
 	if c.R.Outcome == Fixed {
-		return report.Pass
+		return term.Pass
 	}
-	return report.Fail
+	return term.Fail
 }
 
 var outcomeWord = map[string]string{Fixed: "FIXED", StillFailing: "STILL FAILING", NotRerun: "NOT RERUN"}
 
-func (c *RerunCase) AppendText(b []byte, st *report.Style) []byte {
+func (c *RerunCase) AppendText(b []byte, st *term.Style) []byte {
 	w := st.Fail
 	if c.R.Outcome == Fixed {
 		w = st.OK
@@ -302,7 +301,7 @@ func (c *RerunCase) AppendText(b []byte, st *report.Style) []byte {
 	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.R.Case.Name), termsafe.Text(c.R.Reason))
 }
 
-func (c *RerunCase) AppendJSON(b []byte, _ *report.Style) []byte {
+func (c *RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
 	j, _ := json.Marshal(struct {
 		Check  string `json:"check"`
 		Case   string `json:"case"`
@@ -315,8 +314,8 @@ func (c *RerunCase) AppendJSON(b []byte, _ *report.Style) []byte {
 	return append(append(b, j...), '\n')
 }
 
-func (c *RerunCase) JUnit() report.TestCase {
-	tc := report.TestCase{Suite: c.R.Case.Check, Name: c.R.Case.Name, Class: "whsim.check." + c.R.Case.Check}
+func (c *RerunCase) JUnit() term.TestCase {
+	tc := term.TestCase{Suite: c.R.Case.Check, Name: c.R.Case.Name, Class: "whsim.check." + c.R.Case.Check}
 	if c.R.Outcome != Fixed {
 		tc.Failure, tc.FailureType = c.R.Reason, c.R.Outcome
 	} else {
@@ -352,20 +351,20 @@ func (s *RerunSummary) AllFixed() bool {
 
 func (s *RerunSummary) Title() string { return "whsim check --rerun" }
 
-func (s *RerunSummary) AppendText(b []byte, st *report.Style) []byte {
+func (s *RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 	total := s.Fixed + s.StillFailing + s.NotRerun
 	b = append(b, '\n')
 	if s.Interrupted {
 		// Never "ok": the cases not sent again may still fail.
 		return fmt.Appendf(b, "interrupted after %d of %d failed %s: %d fixed, %d still failing\n",
-			total, max(s.Total, total), report.Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
+			total, max(s.Total, total), term.Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
 	}
 	if s.AllFixed() {
 		b = st.OK.Append(b, "ok")
-		return fmt.Appendf(b, " all %d failed %s fixed\n", total, report.Plural(total, "case is", "cases are"))
+		return fmt.Appendf(b, " all %d failed %s fixed\n", total, term.Plural(total, "case is", "cases are"))
 	}
 	b = st.Fail.Append(b, "FAIL")
-	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, report.Plural(total, "case", "cases"), s.StillFailing)
+	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, term.Plural(total, "case", "cases"), s.StillFailing)
 	if s.NotRerun > 0 {
 		b = fmt.Appendf(b, ", %d not rerun", s.NotRerun)
 	}

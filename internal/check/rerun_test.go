@@ -18,9 +18,9 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/term"
 )
 
 func testSigner(t testing.TB) *sign.Signer {
@@ -272,7 +272,7 @@ func TestSavedCases(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	target, _ := url.Parse("http://127.0.0.1:9/hook")
-	out, _ := report.New(report.JSON, io.Discard, report.Style{}, false)
+	out, _ := term.New(term.JSON, io.Discard, term.Style{}, false)
 	rep := &Reporter{Out: out, Target: target, SaveDir: dir, Header: http.Header{"Authorization": {"Bearer s3cret"}},
 		Signer: testSigner(t), Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
 	c := &Case{Check: Duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC",

@@ -16,8 +16,8 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // run makes a run and keeps its results.
@@ -104,7 +104,7 @@ func TestStopsAnswering(t *testing.T) {
 		}
 	}
 	var text, xml strings.Builder
-	junit, err := report.New(report.JUnit, &xml, report.Style{}, false)
+	junit, err := term.New(term.JUnit, &xml, term.Style{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,8 +538,8 @@ func TestInterrupted(t *testing.T) {
 }
 
 // newText is the text reporter a run's summary is printed by.
-func newText(w io.Writer) report.Reporter {
-	r, err := report.New(report.Text, w, report.Style{}, true)
+func newText(w io.Writer) term.Reporter {
+	r, err := term.New(term.Text, w, term.Style{}, true)
 	if err != nil {
 		panic(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/whsim/whsim/internal/anonymize"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -127,7 +128,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 				a.errColor.Fail.Sprint("leak:"), ctxio.InputName(name), l.Line, l.Kind, termsafe.Text(l.Text))
 		}
 	}
-	total.WriteReport(a.streams.Err, opts.Resign != "")
+	term.WriteAnonymizeReport(a.streams.Err, total, opts.Resign != "")
 	if len(total.Leaks) > 0 {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("--check: %d value(s) in the output still look like identifiers", len(total.Leaks))}
 	}

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,9 +21,9 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -243,7 +242,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 			_, err := w.Write(opts.junit.Bytes())
 			return err
 		}
-		return report.WriteJUnitError(w, "whsim check", "whsim.check", why)
+		return term.WriteJUnitError(w, "whsim check", "whsim.check", why)
 	})
 	if werr != nil && err == nil {
 		return usagef("--junit: %w", werr)
@@ -347,17 +346,17 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	prog := newProgress(a.streams.Err, a.streams.ErrTTY)
+	prog := term.NewCheckProgress(a.streams.Err, a.streams.ErrTTY)
 	rep.Signer, rep.Now = signer, a.now
 	// --report and the job summary are written from what a collector
 	// beside the run's output keeps, and the requests of the cases that
 	// did not pass.
 	result := rep.Result
-	var col *report.Collector
+	var col *term.Collector
 	var rec *htmlreport.CheckRecorder
 	if opts.Report != "" || stepSummary() != "" {
-		col = &report.Collector{}
-		rep.Out = report.Tee(rep.Out, col)
+		col = &term.Collector{}
+		rep.Out = term.Tee(rep.Out, col)
 		rec = &htmlreport.CheckRecorder{Target: target, Header: header}
 		result = func(res check.Result) { rec.Result(res); rep.Result(res) }
 	}
@@ -366,16 +365,16 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
 		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
-		ExcludeCases: opts.ExcludeCases, Progress: prog.update,
+		ExcludeCases: opts.ExcludeCases, Progress: func(pr check.Progress) { prog.Update(pr.Check, pr.Done, pr.Total, pr.Case) },
 		Notice: func(msg string) {
-			prog.clear()
+			prog.Clear()
 			fmt.Fprintf(a.streams.Err, "%s %s\n", key, msg)
 		},
 	}, func(res check.Result) {
-		prog.clear()
+		prog.Clear()
 		result(res)
 	})
-	prog.stop()
+	prog.Stop()
 	var unreachable *check.UnreachableError
 	var probeErr *check.ProbeError
 	switch {
@@ -428,13 +427,13 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.
 }
 
 func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
-	out, err := report.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
+	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
 	if err != nil {
 		return nil, usagef("--output: %w", err)
 	}
 	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
-		r.JUnit, _ = report.New(report.JUnit, &opts.junit, report.Style{}, false)
+		r.JUnit, _ = term.New(term.JUnit, &opts.junit, term.Style{}, false)
 	}
 	return r, nil
 }
@@ -452,81 +451,4 @@ func checkJUnitPath(name string) error {
 		return usagef("--junit %s: no directory %s", name, filepath.Dir(name))
 	}
 	return nil
-}
-
-// progress is the line on a terminal's stderr that says where a run is,
-// redrawn as cases are graded and every half second between (a long load
-// check or a slow receiver would otherwise look stuck).
-type progress struct {
-	w    io.Writer
-	mu   sync.Mutex
-	last check.Progress
-	on   bool // a line is drawn
-	done chan struct{}
-	t0   time.Time
-}
-
-func newProgress(w io.Writer, tty bool) *progress {
-	if !tty {
-		return nil
-	}
-	p := &progress{w: w, done: make(chan struct{}), t0: time.Now()}
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.done:
-				return
-			case <-t.C:
-				p.mu.Lock()
-				p.draw()
-				p.mu.Unlock()
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) update(pr check.Progress) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.last = pr
-	p.draw()
-}
-
-// draw writes the line; the caller holds mu.
-func (p *progress) draw() {
-	pr := p.last
-	el := time.Since(p.t0).Round(time.Second)
-	if pr.Total == 0 {
-		fmt.Fprintf(p.w, "\r\x1b[K%s starting", el)
-	} else {
-		fmt.Fprintf(p.w, "\r\x1b[K%s case %d of %d (%s), %s", pr.Check, pr.Done, pr.Total, termsafe.Text(pr.Case), el)
-	}
-	p.on = true
-}
-
-// clear removes the line before a case's own line is printed.
-func (p *progress) clear() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.on {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.on = false
-	}
-}
-
-func (p *progress) stop() {
-	if p == nil {
-		return
-	}
-	close(p.done)
-	p.clear()
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/whsim/whsim/internal/check"
 )
 
 // TestCheckTLSAndHeaders: check reaches a receiver over TLS as send does
@@ -77,24 +75,4 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// The progress line: drawn on a terminal only, names the check and the
-// case n of N, and is cleared before a case's line and at the end.
-func TestCheckProgress(t *testing.T) {
-	if p := newProgress(&syncBuf{}, false); p != nil {
-		t.Fatal("a progress line off a terminal")
-	}
-	var out syncBuf
-	p := newProgress(&out, true)
-	p.update(check.Progress{Check: check.AcceptsValid, Case: "CREATE_RECEIVABLE_DOC/nulls", Done: 3, Total: 19})
-	p.clear()
-	p.stop()
-	got := out.String()
-	if !strings.Contains(got, "accepts-valid case 3 of 19 (CREATE_RECEIVABLE_DOC/nulls), ") {
-		t.Errorf("progress %q", got)
-	}
-	if !strings.HasSuffix(got, "\r\x1b[K") {
-		t.Errorf("progress %q does not end cleared", got)
-	}
 }

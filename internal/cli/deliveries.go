@@ -13,10 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -51,7 +50,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
-	addOutputFlag(cmd, &d.Output, "text", report.Text, report.JSON, report.JUnit)
+	addOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
 }
 
 // check validates the shared flags (usage errors).
@@ -96,8 +95,8 @@ func (d *deliveryFlags) runOptions() load.RunOptions {
 // newConsole is the run's console: the report on stdout, the rest on
 // stderr.
 // A command's own options (send's thresholds and report) are set by more.
-func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.ConsoleOptions)) (*deliver.Console, error) {
-	o := deliver.ConsoleOptions{
+func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*term.ConsoleOptions)) (*term.Console, error) {
+	o := term.ConsoleOptions{
 		Title: title, Format: d.Output, Out: a.streams.Out, Err: a.streams.Err,
 		OutStyle: style(a.outColor(), d.Verbose), ErrStyle: style(a.errColor, false),
 		OutTTY: a.streams.OutTTY, ErrTTY: a.streams.ErrTTY, Each: d.Each,
@@ -105,7 +104,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.C
 	for _, f := range more {
 		f(&o)
 	}
-	c, err := deliver.NewConsole(o)
+	c, err := term.NewConsole(o)
 	if err != nil {
 		return nil, usagef("--output: %w", err)
 	}
@@ -115,7 +114,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*deliver.C
 // fit lowers --concurrency to the total deliveries (0: unknown) and the
 // deliveries in flight to what the file descriptors allow, each holding
 // perCall, saying so once when the descriptors are the bound.
-func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
+func (d *deliveryFlags) fit(con *term.Console, total, perCall int) {
 	ro, note := d.runOptions().Fit(total, load.FilesNow(), perCall)
 	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
 	if note != "" {
@@ -124,7 +123,7 @@ func (d *deliveryFlags) fit(con *deliver.Console, total, perCall int) {
 }
 
 // newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *deliver.Console) (*attempt.Deliverer, error) {
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *term.Console) (*attempt.Deliverer, error) {
 	client, err := newClient(attempt.ClientOptions{
 		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
@@ -160,7 +159,7 @@ func newClient(co attempt.ClientOptions) (*http.Client, error) {
 // runDeliveries runs the deliveries, prints the summary, gives the stats to
 // each of after (send's report and job summary) and decides the exit: a
 // failed threshold is named.
-func runDeliveries(ctx context.Context, con *deliver.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
+func runDeliveries(ctx context.Context, con *term.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
 	st, err := con.Run(ctx, d, next, ro, total)
 	if err != nil {
 		return err

@@ -11,8 +11,8 @@ import (
 
 	"github.com/whsim/whsim/fixtures"
 	"github.com/whsim/whsim/internal/payload"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -126,7 +126,7 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	}
 	if opts.Fixture {
 		if n := len(opts.changed); n > 0 {
-			return usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), report.Plural(n, "does", "do"))
+			return usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), term.Plural(n, "does", "do"))
 		}
 		return fixtures.Write(a.streams.Out, pl.Events, pl.Shape)
 	}
@@ -152,6 +152,6 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if err := dest.(*os.File).Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, report.Plural(n, "payload", "payloads"), termsafe.Text(file))
+	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, term.Plural(n, "payload", "payloads"), termsafe.Text(file))
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/inspect"
+	"github.com/whsim/whsim/internal/term"
 )
 
 func TestInspectUsageErrors(t *testing.T) {
@@ -38,7 +39,7 @@ func TestInspectorWarnsOffLoopback(t *testing.T) {
 		warn bool
 	}{{"127.0.0.1:0", false}, {":0", true}} {
 		var errb bytes.Buffer
-		a := &app{streams: Streams{Out: io.Discard, Err: &errb}, errColor: newPalette(false)}
+		a := &app{streams: Streams{Out: io.Discard, Err: &errb}, errColor: term.Colors(false)}
 		ctx, cancel := context.WithCancel(context.Background())
 		ui, err := startInspector(ctx, a, tt.addr, inspect.Options{Store: inspect.NewStore(1)})
 		if err != nil {

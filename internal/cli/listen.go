@@ -11,11 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/atomicfile"
-	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -160,7 +159,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		defer capFile.Close() // closed below on the normal path; this covers early returns
 		if held.Counted {
 			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termsafe.Text(opts.Capture),
-				held.Records, report.Plural(int(held.Records), "record", "records"))
+				held.Records, term.Plural(int(held.Records), "record", "records"))
 		}
 		if held.Torn {
 			fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",
@@ -177,8 +176,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 
 	var inspectorOpts inspect.Options
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
-	p := callprint.New(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
-	cfg.Observe = p.Observe
+	p := term.NewCallPrinter(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
+	judge := judgeForwarded()
+	cfg.Observe = func(c *receiver.Call) { p.Observe(c, judge(c)) }
 	var feed *inspect.Feed
 	var rcv *receiver.Receiver
 	if opts.UI != "" {
@@ -191,7 +191,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			}
 		}()
 		cfg.Observe = func(c *receiver.Call) {
-			p.Observe(c)
+			p.Observe(c, judge(c))
 			feed.Observe(c)
 		}
 		inspectorOpts = inspect.Options{Store: store}

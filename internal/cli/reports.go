@@ -10,11 +10,10 @@ import (
 
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -66,7 +65,7 @@ func reportMeta(a *app, title, target string) htmlreport.Meta {
 }
 
 // checkReports writes --report and the job summary of a finished run.
-func checkReports(a *app, opts *checkOptions, col *report.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, sum *check.Summary) error {
+func checkReports(a *app, opts *checkOptions, col *term.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, sum *check.Summary) error {
 	if col == nil || sum == nil {
 		return nil
 	}
@@ -96,10 +95,10 @@ func shellWord(s string) string {
 }
 
 // sendReports writes --report and the job summary of a finished run.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *deliver.Console, st *load.Stats, target *url.URL) error {
-	sum := deliver.Summary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *term.Console, st *load.Stats, target *url.URL) error {
+	sum := term.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
-	text := string(sum.AppendText(nil, &report.Style{}))
+	text := string(sum.AppendText(nil, &term.Style{}))
 	where := termsafe.Text(target.Redacted())
 	data := htmlreport.NewSend(rec, js, text)
 	if stepSummary() != "" {

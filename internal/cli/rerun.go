@@ -13,9 +13,9 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -60,17 +60,17 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	if masked := maskedLeft(cases, cfg.Header); len(masked) > 0 {
 		fmt.Fprintf(a.streams.Err, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
-			a.errColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), report.Plural(len(masked), "it", "them"))
+			a.errColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
 	}
-	fmt.Fprintf(a.streams.Err, "%s rerunning %d failed %s of %s\n", key, len(cases), report.Plural(len(cases), "case", "cases"), termsafe.Text(opts.Rerun))
+	fmt.Fprintf(a.streams.Err, "%s rerunning %d failed %s of %s\n", key, len(cases), term.Plural(len(cases), "case", "cases"), termsafe.Text(opts.Rerun))
 
-	out, err := report.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
+	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
 	if err != nil {
 		return usagef("--output: %w", err)
 	}
-	var junit report.Reporter
+	var junit term.Reporter
 	if opts.JUnit != "" {
-		junit, _ = report.New(report.JUnit, &opts.junit, report.Style{}, false)
+		junit, _ = term.New(term.JUnit, &opts.junit, term.Style{}, false)
 	}
 	sum := &check.RerunSummary{Total: len(cases)}
 	var repErr error

@@ -28,6 +28,7 @@ import (
 
 	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -44,7 +45,7 @@ type app struct {
 	noColor    bool
 	// errColor colours stderr and stdoutColor stdout (read through
 	// outColor): each decided once, when flags and config are read.
-	errColor, stdoutColor Palette
+	errColor, stdoutColor term.Style
 	// ran says a command's RunE started: errors before that are cobra's
 	// usage errors.
 	ran bool
@@ -61,7 +62,7 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 // newApp is the one place an app is made: Main, the completion scripts
 // and tests. Colour is off until the root command has read the flags.
 func newApp(s Streams, b Build, now func() time.Time) *app {
-	return &app{streams: s, build: b, now: now, stdoutColor: newPalette(false), errColor: newPalette(false)}
+	return &app{streams: s, build: b, now: now, stdoutColor: term.Colors(false), errColor: term.Colors(false)}
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
@@ -124,8 +125,8 @@ whsim version.`,
 				return err
 			}
 			noColor := a.noColor || os.Getenv("NO_COLOR") != ""
-			a.stdoutColor = newPalette(a.streams.OutTTY && !noColor)
-			a.errColor = newPalette(a.streams.ErrTTY && !noColor)
+			a.stdoutColor = term.Colors(a.streams.OutTTY && !noColor)
+			a.errColor = term.Colors(a.streams.ErrTTY && !noColor)
 			return nil
 		},
 	}
@@ -164,7 +165,7 @@ whsim version.`,
 }
 
 // outColor is the palette of stdout.
-func (a *app) outColor() Palette { return a.stdoutColor }
+func (a *app) outColor() term.Style { return a.stdoutColor }
 
 // runE wraps a command's run function so that errors from it are told apart
 // from cobra's own usage errors.

@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/callprint"
 	"github.com/whsim/whsim/internal/ctxio"
-	"github.com/whsim/whsim/internal/deliver"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/load"
@@ -21,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -200,7 +199,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.Report != "" || stepSummary() != "" {
 		rec = &htmlreport.SendRecorder{}
 	}
-	con, err := opts.newConsole(a, "whsim send", func(o *deliver.ConsoleOptions) {
+	con, err := opts.newConsole(a, "whsim send", func(o *term.ConsoleOptions) {
 		o.Thresholds = thresholds
 		if rec != nil {
 			o.Observe = rec.Observe
@@ -215,7 +214,7 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	perCall := 1
 	if rawURL == "" {
 		perCall = 2 // both ends of each connection are in this process
-		rcv, err := callprint.StartBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
+		rcv, err := startBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
 		if err != nil {
 			return err
 		}

@@ -4,13 +4,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
-
-	"github.com/fatih/color"
-	"golang.org/x/term"
 
 	"github.com/whsim/whsim/internal/input"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/term/tty"
 )
 
 // Streams are the standard streams of one run; tests pass buffers.
@@ -26,54 +23,16 @@ type Streams struct {
 func OSStreams() Streams {
 	return Streams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
-		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		InTTY:  tty.Is(os.Stdin),
+		OutTTY: tty.Is(os.Stdout),
+		ErrTTY: tty.Is(os.Stderr),
 	}
-}
-
-// Palette colours diagnostics on one stream. Its colours are decided once
-// per stream, never by flipping color.NoColor, which looks at stdout only.
-type Palette struct {
-	Enabled                        bool
-	OK, Warn, Fail, Dim, Bold, Key *color.Color
-}
-
-func newPalette(enabled bool) Palette {
-	mk := func(attrs ...color.Attribute) *color.Color {
-		c := color.New(attrs...)
-		if enabled {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
-	}
-	return Palette{
-		Enabled: enabled,
-		OK:      mk(color.FgGreen),
-		Warn:    mk(color.FgYellow),
-		Fail:    mk(color.FgRed, color.Bold),
-		Dim:     mk(color.Faint),
-		Bold:    mk(color.Bold),
-		Key:     mk(color.FgCyan),
-	}
-}
-
-// wrapOf is a colour as the text around what it colours, worked out once:
-// text built by appending needs no fmt.
-func wrapOf(c interface{ Sprint(...any) string }) report.Wrap {
-	pre, post, _ := strings.Cut(c.Sprint("\x00"), "\x00")
-	return report.Wrap{Pre: pre, Post: post}
 }
 
 // style is how reports on a stream coloured by pal look.
-func style(pal Palette, verbose bool) report.Style {
-	return report.Style{
-		OK: wrapOf(pal.OK), Warn: wrapOf(pal.Warn), Fail: wrapOf(pal.Fail),
-		Dim: wrapOf(pal.Dim), Bold: wrapOf(pal.Bold), Key: wrapOf(pal.Key),
-		Verbose: verbose,
-	}
+func style(pal term.Style, verbose bool) term.Style {
+	pal.Verbose = verbose
+	return pal
 }
 
 // isInputError reports whether err is an input holding what a command

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/jobsummary"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -92,22 +92,22 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	}
 	defer files.Close()
 
-	rep, err := report.New(opts.Output, st.Out, style(a.outColor(), false), false)
+	rep, err := term.New(opts.Output, st.Out, style(a.outColor(), false), false)
 	if err != nil {
 		return usagef("--output: %w", err)
 	}
 	// Under GitHub Actions a collector beside the output keeps the run for
 	// the job summary.
-	var col *report.Collector
+	var col *term.Collector
 	if stepSummary() != "" {
-		col = &report.Collector{}
-		rep = report.Tee(rep, col)
+		col = &term.Collector{}
+		rep = term.Tee(rep, col)
 	}
 	var beforeStdin func()
 	if st.InTTY {
 		beforeStdin = func() { fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end") }
 	}
-	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(c) })
+	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(term.Payload(c)) })
 	if err != nil {
 		_ = rep.Abort()
 		return usageErr(fmt.Errorf("validate: %w", err))
@@ -119,12 +119,12 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 		// Nothing was checked: no "ok" line to be read as a pass.
 		if opts.Output == "text" {
 			_ = rep.Abort()
-		} else if err := rep.Finish(sum); err != nil {
+		} else if err := rep.Finish(term.ValidateSummary(sum)); err != nil {
 			return err
 		}
 		return &exitError{code: ExitFailed, err: errors.New("validate: no payloads")}
 	}
-	if err := rep.Finish(sum); err != nil {
+	if err := rep.Finish(term.ValidateSummary(sum)); err != nil {
 		return err
 	}
 	if col != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/term"
 )
 
 // validate reading a terminal says so, else a user waits on a silent prompt.
@@ -17,7 +19,7 @@ func TestValidateTellsItReadsATerminal(t *testing.T) {
 		a := &app{
 			streams:  Streams{In: strings.NewReader("{}\n"), InTTY: tty, Out: &out, Err: &errb},
 			now:      time.Now,
-			errColor: newPalette(false),
+			errColor: term.Colors(false),
 		}
 		a.run(context.Background(), []string{"validate"})
 		said := strings.Contains(errb.String(), "reading payloads from stdin; Ctrl-D to end")

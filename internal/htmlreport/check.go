@@ -11,7 +11,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -128,7 +128,7 @@ func (r *CheckRecorder) Result(res check.Result) {
 // NewCheck builds a check report from what a run's collector kept and the
 // recorder's requests. infos are the checks in run order with what each
 // checks; a check the summary names that infos lacks is listed after them.
-func NewCheck(col *report.Collector, rec *CheckRecorder, infos []check.Info, seed uint64) *Check {
+func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed uint64) *Check {
 	out := &Check{Seed: seed}
 	js, text, _, _ := col.Summary()
 	out.Text = text
@@ -200,7 +200,7 @@ func NewCheck(col *report.Collector, rec *CheckRecorder, infos []check.Info, see
 		if cc.Check == "" {
 			cc.Check, cc.Name = c.Test.Suite, c.Test.Name
 		}
-		if c.Verdict == report.Fail {
+		if c.Verdict == term.Fail {
 			cc.Repro = c.Test.Detail
 		}
 		if rec != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // data returns the JSON the page embeds.
@@ -107,22 +107,22 @@ func TestSendRecorderSamples(t *testing.T) {
 
 type fakeCase struct{ res check.Result }
 
-func (c fakeCase) Verdict() report.Verdict {
-	return map[check.Verdict]report.Verdict{check.Pass: report.Pass, check.Warn: report.Warn, check.Fail: report.Fail}[c.res.Verdict]
+func (c fakeCase) Verdict() term.Verdict {
+	return map[check.Verdict]term.Verdict{check.Pass: term.Pass, check.Warn: term.Warn, check.Fail: term.Fail}[c.res.Verdict]
 }
-func (c fakeCase) AppendText(b []byte, _ *report.Style) []byte { return b }
-func (c fakeCase) AppendJSON(b []byte, _ *report.Style) []byte {
+func (c fakeCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (c fakeCase) AppendJSON(b []byte, _ *term.Style) []byte {
 	j, _ := json.Marshal(map[string]any{"check": c.res.Case.Check, "case": c.res.Case.Name, "verdict": c.res.Verdict,
 		"status": c.res.Status, "effects": []string{"row written twice"}})
 	return append(j, '\n')
 }
-func (c fakeCase) JUnit() report.TestCase {
-	return report.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Detail: "curl again"}
+func (c fakeCase) JUnit() term.TestCase {
+	return term.TestCase{Suite: c.res.Case.Check, Name: c.res.Case.Name, Detail: "curl again"}
 }
 
 type fakeSummary struct{}
 
-func (fakeSummary) AppendText(b []byte, _ *report.Style) []byte { return append(b, "FAIL\n"...) }
+func (fakeSummary) AppendText(b []byte, _ *term.Style) []byte { return append(b, "FAIL\n"...) }
 func (fakeSummary) AppendJSON(b []byte) []byte {
 	return append(b, `{"summary":{"checks":{"duplicates":{"pass":1,"warn":0,"fail":1},"new-check":{"pass":2,"warn":0,"fail":0}},"failed":true,"probe":{"effects":3}}}`...)
 }
@@ -134,7 +134,7 @@ func TestNewCheck(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("http://u:secret@127.0.0.1:1/hook")
 	rec := &CheckRecorder{Target: target, Header: http.Header{"Authorization": {"Bearer t0k3nvalue"}}}
-	col := &report.Collector{}
+	col := &term.Collector{}
 	for _, r := range []check.Result{
 		{Case: &check.Case{Check: "duplicates", Name: "ok"}, Verdict: check.Pass},
 		{Case: &check.Case{Check: "duplicates", Name: "twice", Query: "businessType=E", Body: []byte(`{"a":1}`), Copies: 2}, Verdict: check.Fail, Status: 200},
@@ -168,9 +168,9 @@ func TestNewCheck(t *testing.T) {
 // jsonSummary is a summary whose JSON is given.
 type jsonSummary string
 
-func (s jsonSummary) AppendText(b []byte, _ *report.Style) []byte { return append(b, "text\n"...) }
-func (s jsonSummary) AppendJSON(b []byte) []byte                  { return append(b, s...) }
-func (jsonSummary) Title() string                                 { return "whsim check" }
+func (s jsonSummary) AppendText(b []byte, _ *term.Style) []byte { return append(b, "text\n"...) }
+func (s jsonSummary) AppendJSON(b []byte) []byte                { return append(b, s...) }
+func (jsonSummary) Title() string                               { return "whsim check" }
 
 // A run that ended early says so in its headline: a stopped run is not
 // "0 of 1 checks failed", an interrupted one is not "every check passed".
@@ -190,7 +190,7 @@ func TestNewCheckEarlyEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			col := &report.Collector{}
+			col := &term.Collector{}
 			col.Finish(jsonSummary(tt.summary))
 			c := NewCheck(col, nil, []check.Info{{ID: "accepts-valid"}}, 1)
 			if c.Failed != tt.failed || c.Interrupted != tt.interrupted || c.Headline != tt.headline {

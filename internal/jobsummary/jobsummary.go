@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // Env names the file GitHub Actions gives a step for its summary.
@@ -212,7 +212,7 @@ func Append(path string, md []byte) error {
 // the headline the run's text summary ends with, and the first failures
 // with their reason and detail (check's reproduce command, validate's
 // findings). name heads the suite column.
-func FromCollector(col *report.Collector, title, name string, pass bool) *Summary {
+func FromCollector(col *term.Collector, title, name string, pass bool) *Summary {
 	_, txt, _, _ := col.Summary()
 	s := &Summary{Title: title, Pass: pass, Headline: lastLine(txt)}
 	t := table{Head: []string{name, "pass", "warn", "fail"}, Right: []bool{false, true, true, true}}
@@ -222,7 +222,7 @@ func FromCollector(col *report.Collector, title, name string, pass bool) *Summar
 	s.Tables = append(s.Tables, t)
 	cases, dropped := col.Cases()
 	for _, c := range cases {
-		if c.Verdict != report.Fail {
+		if c.Verdict != term.Fail {
 			continue
 		}
 		if len(s.Failures) == MaxFailures {

@@ -1,8 +1,10 @@
-package deliver
+package term
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"io"
 	"net/http"
 	"net/url"
@@ -10,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -22,7 +21,7 @@ func TestReportAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
-	rep, err := report.New(report.JSON, io.Discard, report.Style{}, false)
+	rep, err := New(JSON, io.Discard, Style{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +30,8 @@ func TestReportAllocs(t *testing.T) {
 		URL:     "http://127.0.0.1:9/webhook?businessType=CREATE_RECEIVABLE_DOC", OK: true,
 		Attempts: []attempt.Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
 	}
-	_ = rep.Case((*Case)(res)) // fills the pool
-	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*Case)(res)) }); n != 0 {
+	_ = rep.Case((*Delivery)(res)) // fills the pool
+	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*Delivery)(res)) }); n != 0 {
 		t.Errorf("%v allocations per delivery, want 0", n)
 	}
 }
@@ -57,15 +56,15 @@ func FuzzDeliveryReport(f *testing.F) {
 			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
 			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
 		}
-		for _, format := range []string{report.Text, report.JSON, report.JUnit} {
+		for _, format := range []string{Text, JSON, JUnit} {
 			for _, verbose := range []bool{false, true} {
 				var out bytes.Buffer
-				rep, err := report.New(format, &out, report.Style{Verbose: verbose}, false)
+				rep, err := New(format, &out, Style{Verbose: verbose}, false)
 				if err != nil {
 					t.Fatal(err)
 				}
-				_ = rep.Case((*Case)(res))
-				if err := rep.Finish(Summary{Stats: &load.Stats{}, Name: "whsim send"}); err != nil {
+				_ = rep.Case((*Delivery)(res))
+				if err := rep.Finish(SendSummary{Stats: &load.Stats{}, Name: "whsim send"}); err != nil {
 					t.Fatal(err)
 				}
 				got := out.String()
@@ -75,7 +74,7 @@ func FuzzDeliveryReport(f *testing.F) {
 				if strings.Contains(got, "tok-secret-123") {
 					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
 				}
-				if format == report.JSON {
+				if format == JSON {
 					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
 						if !json.Valid([]byte(line)) {
 							t.Fatalf("invalid JSON line %q", line)

@@ -1,8 +1,9 @@
-// Package callprint shows the calls a receiver observes, as listen and
-// send's built-in receiver print them: a line per call (or a JSON object),
-// its findings and flags, with -v its headers and body, all terminal-safe;
-// and the tallies of a run at the end.
-package callprint
+package term
+
+// The calls a receiver observes, as listen and send's built-in receiver
+// print them: a line per call (or a JSON object), its findings and flags,
+// with -v its headers and body, all terminal-safe; and the tallies of a
+// run at the end.
 
 import (
 	"bytes"
@@ -15,24 +16,21 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// Printer reports each call as it is observed and keeps the tallies for the
+// CallPrinter reports each call as it is observed and keeps the tallies for the
 // summary. Observe runs on the receiver's one observer goroutine only.
-type Printer struct {
+type CallPrinter struct {
 	w    io.Writer
 	json bool
 
 	// Limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
 	Limit int
-	// judge flags the receiver's answers to forwarded calls.
-	judge *receiver.Forwarded
 
 	calls     int
 	byEvent   map[string]int
@@ -42,25 +40,33 @@ type Printer struct {
 
 	// st holds the colours as fixed strings: the call line is built by
 	// appending, without fmt.
-	st  report.Style
+	st  Style
 	buf []byte
 }
 
-// New returns a printer writing to w as text in the style st, or with
+// NewCallPrinter returns a printer writing to w as text in the style st, or with
 // json as one JSON object per call.
-func New(w io.Writer, json bool, st report.Style) *Printer {
-	return &Printer{
+func NewCallPrinter(w io.Writer, json bool, st Style) *CallPrinter {
+	return &CallPrinter{
 		w: w, json: json,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
-		started: time.Now(), judge: receiver.NewForwarded(),
-		st: st,
+		started: time.Now(),
+		st:      st,
 	}
 }
 
 const noEvent = "(no businessType)"
 
-// Observe prints and tallies one call.
-func (p *Printer) Observe(c *receiver.Call) {
+// CallFlag is what a judge of forwarded calls (check.Forwarded) says of
+// the receiver's answer to one.
+type CallFlag struct {
+	Check  string `json:"check"`
+	Reason string `json:"reason"`
+}
+
+// Observe prints and tallies one call, with the flags judged of its
+// forwarded answer (none when it was not forwarded).
+func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 	ev := noEvent
 	if c.HasEvent {
 		ev = c.Event
@@ -74,10 +80,6 @@ func (p *Printer) Observe(c *receiver.Call) {
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
-	var flags []receiver.Flag
-	if f := c.Record.Forward; f != nil && f.Error == "" {
-		flags = p.judge.Judge(reqid.Read(c.Body), verdict == "invalid", f.Status)
-	}
 	if p.Limit > 0 && p.calls > p.Limit {
 		return
 	}
@@ -88,7 +90,7 @@ func (p *Printer) Observe(c *receiver.Call) {
 	p.printText(c, ev, verdict, status, flags)
 }
 
-func (p *Printer) printText(c *receiver.Call, ev, verdict string, status int, flags []receiver.Flag) {
+func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int, flags []CallFlag) {
 	r := c.Record
 	id := reqid.Read(c.Body)
 	if id == "" {
@@ -158,7 +160,7 @@ func (p *Printer) printText(c *receiver.Call, ev, verdict string, status int, fl
 	}
 }
 
-func (p *Printer) statusWrap(status int) report.Wrap {
+func (p *CallPrinter) statusWrap(status int) Wrap {
 	switch {
 	case status >= 200 && status < 300:
 		return p.st.OK
@@ -168,7 +170,7 @@ func (p *Printer) statusWrap(status int) report.Wrap {
 	return p.st.Warn
 }
 
-func verdictWrap(st report.Style, verdict string) report.Wrap {
+func verdictWrap(st Style, verdict string) Wrap {
 	switch verdict {
 	case "valid":
 		return st.OK
@@ -236,7 +238,7 @@ type callJSON struct {
 	Verdict   string             `json:"verdict"`
 	Findings  []validate.Finding `json:"findings"`
 	// Flags judge the answer of a forwarded call, as whsim check would.
-	Flags []receiver.Flag `json:"flags,omitempty"`
+	Flags []CallFlag `json:"flags,omitempty"`
 }
 
 type forwardJSON struct {
@@ -246,7 +248,7 @@ type forwardJSON struct {
 	Error     string  `json:"error,omitempty"`
 }
 
-func (p *Printer) printJSON(c *receiver.Call, verdict string, status int, flags []receiver.Flag) {
+func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, flags []CallFlag) {
 	r := c.Record
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,
@@ -283,8 +285,8 @@ func (p *Printer) printJSON(c *receiver.Call, verdict string, status int, flags 
 
 // Summary writes the tallies to w, coloured as st says, once the receiver
 // has stopped.
-func (p *Printer) Summary(w io.Writer, st report.Style, title, capturePath string) {
-	fmt.Fprintf(w, "%s %d %s in %s\n", st.Bold.Append(nil, title), p.calls, report.Plural(p.calls, "call", "calls"), time.Since(p.started).Round(time.Millisecond))
+func (p *CallPrinter) Summary(w io.Writer, st Style, title, capturePath string) {
+	fmt.Fprintf(w, "%s %d %s in %s\n", st.Bold.Append(nil, title), p.calls, Plural(p.calls, "call", "calls"), time.Since(p.started).Round(time.Millisecond))
 	if p.Limit > 0 && p.calls > p.Limit {
 		fmt.Fprintf(w, "  shown:      the first %d\n", p.Limit)
 	}

@@ -1,19 +1,25 @@
-// Package report writes the outcome of a run as text, JSON lines or JUnit
-// XML: the one reporter behind send, replay, validate and check.
+// Package term is whsim's one printer: the colours of a stream (Colors),
+// progress lines, and the text, JSON and JUnit renderers of every report
+// (send and replay, check's progress, validate, anonymize, listen's calls).
+// Domain packages return values and events; term turns them into words,
+// and it alone writes an ANSI code or asks whether a stream is a terminal.
+//
+// The reporter here writes the outcome of a run as text, JSON lines or
+// JUnit XML: the one reporter behind send, replay, validate and check.
 //
 // A run reports cases and then a summary. A case is one thing a command
 // tried and judged: a delivery (send, replay), a payload (validate), a
-// check case (check). Each command's case type knows how it reads in each
+// check case (check). Each case type knows how it reads in each
 // format; a Reporter knows how a stream of them is framed, buffered,
 // locked and counted. Adding a command that reports is writing one Case
 // and one Summary type; adding a format is one Reporter here.
 //
-//	rep, _ := report.New(report.JSON, os.Stdout, report.Style{})
+//	rep, _ := term.New(term.JSON, os.Stdout, term.Style{})
 //	for _, c := range cases {
 //		rep.Case(c) // safe from many goroutines
 //	}
 //	rep.Finish(summary)
-package report
+package term
 
 import (
 	"bufio"

@@ -1,8 +1,10 @@
-package deliver
+package term
 
 import (
 	"context"
 	"fmt"
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"io"
 	"net/url"
 	"strconv"
@@ -11,9 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -22,13 +21,13 @@ import (
 type ConsoleOptions struct {
 	// Title names the run in its summary ("whsim send").
 	Title string
-	// Format is the report's format (report.Text, JSON, JUnit).
+	// Format is the report's format (Text, JSON, JUnit).
 	Format string
 	// Out takes the report, styled OutStyle (its Verbose shows each
 	// request and answer in full); Err the retry notices, warnings and
 	// the progress bar, coloured ErrStyle.
 	Out, Err           io.Writer
-	OutStyle, ErrStyle report.Style
+	OutStyle, ErrStyle Style
 	// OutTTY and ErrTTY say whether Out and Err are terminals.
 	OutTTY, ErrTTY bool
 	// Each lists every delivery on a terminal too, not only the failures.
@@ -45,7 +44,7 @@ type ConsoleOptions struct {
 // report as it finishes (from many workers at once), retries and warnings
 // on stderr, and a progress bar when stderr is a terminal.
 type Console struct {
-	rep   report.Reporter
+	rep   Reporter
 	title string
 	// quiet reports only failures: text on a terminal, without Each or
 	// Verbose, where a line per delivery would scroll past by the thousand.
@@ -58,7 +57,7 @@ type Console struct {
 	thresholds []threshold.Threshold
 	checked    []threshold.Result
 	observe    func(*attempt.Result)
-	// done counts finished deliveries for the progress bar (RunOptions.Done).
+	// done counts finished deliveries for the progress bar (load.RunOptions.Done).
 	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
 	// the first transport error, for the one line of a receiver that
@@ -68,23 +67,23 @@ type Console struct {
 
 	mu      sync.Mutex // err
 	err     io.Writer
-	warn    report.Wrap
+	warn    Wrap
 	stopBar chan struct{}
 	barDone chan struct{}
 }
 
 // NewConsole returns the console of one run; an unknown Format is an error.
 func NewConsole(o ConsoleOptions) (*Console, error) {
-	rep, err := report.New(o.Format, o.Out, o.OutStyle, o.OutTTY)
+	rep, err := New(o.Format, o.Out, o.OutStyle, o.OutTTY)
 	if err != nil {
 		return nil, err
 	}
-	quiet := o.Format == report.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
+	quiet := o.Format == Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
 	return &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
 		thresholds: o.Thresholds, observe: o.Observe}, nil
 }
 
-// Run makes the deliveries next feeds to d, telling each, and ends with
+// load.Run makes the deliveries next feeds to d, telling each, and ends with
 // the summary. total is how many deliveries the run makes, 0 when unknown.
 func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o load.RunOptions, total int) (*load.Stats, error) {
 	if total == 1 {
@@ -97,10 +96,10 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	st := load.Run(ctx, d, next, o, c.Report)
 	c.stop()
 	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
-	return st, c.rep.Finish(Summary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
+	return st, c.rep.Finish(SendSummary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
 }
 
-// Thresholds is what came of the run's thresholds, once Run returned.
+// Thresholds is what came of the run's thresholds, once load.Run returned.
 func (c *Console) Thresholds() []threshold.Result { return c.checked }
 
 // Report tells of one finished delivery; many workers call it at once.
@@ -115,10 +114,10 @@ func (c *Console) Report(res *attempt.Result) {
 		// Stdout and the bar share the terminal: the line goes above it.
 		c.mu.Lock()
 		c.clearBar()
-		_ = c.rep.Case((*Case)(res))
+		_ = c.rep.Case((*Delivery)(res))
 		c.mu.Unlock()
 	default:
-		_ = c.rep.Case((*Case)(res))
+		_ = c.rep.Case((*Delivery)(res))
 	}
 	if !res.OK {
 		c.failures.Add(1)
@@ -139,7 +138,7 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 	why := kinds[0]
 	first := c.firstErr.Load()
 	if first != nil && (first.Kind == attempt.KindTLS || first.Kind == attempt.KindLocal) {
-		why = FailureText(*first)
+		why = attempt.FailureText(*first)
 	}
 	if kinds[0] == attempt.KindLocal {
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
@@ -148,11 +147,11 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 }
 
 // Retry tells, on stderr, of an attempt that will be tried again: a
-// Deliverer's OnRetry.
+// attempt.Deliverer's OnRetry.
 func (c *Console) Retry(req *attempt.Request, n int, a attempt.Attempt) {
 	what := strconv.Itoa(a.Status)
 	if a.Status == 0 {
-		what = FailureText(a)
+		what = attempt.FailureText(a)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,4 +1,4 @@
-package callprint
+package cli
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // The built-in receiver answers on loopback, prints the first calls as
@@ -14,7 +14,7 @@ import (
 func TestBuiltin(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	b, err := StartBuiltin(&out, report.Style{})
+	b, err := startBuiltin(&out, term.Style{})
 	if err != nil {
 		t.Fatal(err)
 	}

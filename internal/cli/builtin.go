@@ -1,4 +1,4 @@
-package callprint
+package cli
 
 import (
 	"bufio"
@@ -7,21 +7,22 @@ import (
 	"io"
 
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// Builtin is what send delivers to without --url: listen's receiver on a
+// builtinReceiver is what send delivers to without --url: listen's receiver on a
 // free loopback port, checking every call against the spec, and telling on
 // w what it saw, as listen would.
-type Builtin struct {
+type builtinReceiver struct {
 	URL string
 
 	rcv    *receiver.Receiver
 	out    *bufio.Writer
-	p      *Printer
+	p      *term.CallPrinter
 	w      io.Writer
-	st     report.Style
+	st     term.Style
 	stop   context.CancelFunc
 	served chan error
 }
@@ -30,19 +31,19 @@ type Builtin struct {
 // would otherwise drown the terminal. All of them are tallied.
 const builtinShown = 20
 
-// StartBuiltin starts the built-in receiver, printing to w in the style st
+// startBuiltin starts the built-in receiver, printing to w in the style st
 // (its Verbose shows each call's headers and body).
-func StartBuiltin(w io.Writer, st report.Style) (*Builtin, error) {
+func startBuiltin(w io.Writer, st term.Style) (*builtinReceiver, error) {
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
 		return nil, err
 	}
 	out := bufio.NewWriter(w)
-	p := New(out, false, st)
+	p := term.NewCallPrinter(out, false, st)
 	p.Limit = builtinShown
 	rcv := receiver.New(receiver.Config{
 		Checker: v,
-		Observe: p.Observe,
+		Observe: func(c *receiver.Call) { p.Observe(c, nil) }, // nothing is forwarded
 		Idle:    func() { out.Flush() },
 	})
 	srv, err := receiver.Listen("127.0.0.1:0", rcv, receiver.DefaultLimits)
@@ -52,17 +53,35 @@ func StartBuiltin(w io.Writer, st report.Style) (*Builtin, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	st.Verbose = false // the tallies are the same with -v
-	b := &Builtin{URL: srv.URL() + "/webhook", rcv: rcv, out: out, p: p, w: w, st: st, stop: stop, served: make(chan error, 1)}
+	b := &builtinReceiver{URL: srv.URL() + "/webhook", rcv: rcv, out: out, p: p, w: w, st: st, stop: stop, served: make(chan error, 1)}
 	go func() { b.served <- srv.Serve(ctx) }()
 	return b, nil
 }
 
 // Close shuts the receiver down once every call is answered and observed,
 // and prints its tallies.
-func (b *Builtin) Close() {
+func (b *builtinReceiver) Close() {
 	b.stop()
 	<-b.served
 	b.rcv.Close()
 	b.out.Flush()
 	b.p.Summary(b.w, b.st, "built-in receiver saw:", "")
+}
+
+// judgeForwarded returns the flags of forwarded calls' answers, judged as
+// whsim check would (an invalid call accepted, a re-delivery refused).
+// Like the observer that calls it, it runs on one goroutine.
+func judgeForwarded() func(c *receiver.Call) []term.CallFlag {
+	j := receiver.NewForwarded()
+	return func(c *receiver.Call) []term.CallFlag {
+		f := c.Record.Forward
+		if f == nil || f.Error != "" {
+			return nil
+		}
+		var flags []term.CallFlag
+		for _, fl := range j.Judge(reqid.Read(c.Body), c.Verdict() == "invalid", f.Status) {
+			flags = append(flags, term.CallFlag(fl))
+		}
+		return flags
+	}
 }

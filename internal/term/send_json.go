@@ -1,62 +1,19 @@
-package deliver
+package term
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"net/http"
 	"strconv"
 
-	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/jsonstr"
-	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// ResultJSON is the stable JSON form of a delivery (send and replay
-// --output json). The header and body fields are filled by the caller
-// for -v: it masks the secrets.
-type ResultJSON struct {
-	Seq             int           `json:"seq"`
-	Event           string        `json:"event"`
-	RequestID       string        `json:"requestId"`
-	Duplicate       bool          `json:"duplicate"`
-	URL             string        `json:"url"`
-	Status          int           `json:"status"`
-	OK              bool          `json:"ok"`
-	LatencyMS       float64       `json:"latencyMs"`
-	ErrorKind       string        `json:"errorKind,omitempty"`
-	Error           string        `json:"error,omitempty"`
-	Attempts        []AttemptJSON `json:"attempts"`
-	RequestHeaders  http.Header   `json:"requestHeaders,omitempty"`
-	ResponseHeaders http.Header   `json:"responseHeaders,omitempty"`
-	ResponseBody    *string       `json:"responseBody,omitempty"`
-}
-
-// AttemptJSON is the JSON form of one attempt.
-type AttemptJSON struct {
-	Status    int     `json:"status,omitempty"`
-	LatencyMS float64 `json:"latencyMs"`
-	ErrorKind string  `json:"errorKind,omitempty"`
-	Error     string  `json:"error,omitempty"`
-	Location  string  `json:"location,omitempty"`
-	WaitMS    float64 `json:"waitMs,omitempty"`
-}
-
-// resultJSON is the result's JSON form, without the -v fields.
-func resultJSON(r *attempt.Result) ResultJSON {
-	last := r.Last()
-	req := r.Request
-	j := ResultJSON{
-		Seq: req.Seq, Event: req.Event, RequestID: req.RequestID, Duplicate: req.Duplicate, URL: r.URL,
-		Status: last.Status, OK: r.OK, LatencyMS: attempt.MS(last.Latency), ErrorKind: last.Kind, Error: last.Err,
-	}
-	for _, a := range r.Attempts[:r.Tries()] {
-		j.Attempts = append(j.Attempts, AttemptJSON{a.Status, attempt.MS(a.Latency), a.Kind, a.Err, a.Location, attempt.MS(a.Wait)})
-	}
-	return j
-}
-
 // MarshalJSONLine encodes v as one line of JSON, HTML characters left as
-// they are (as AppendJSON and the capture writer leave them).
+// they are (as jsonstr and the capture writer leave them).
 func MarshalJSONLine(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -65,10 +22,11 @@ func MarshalJSONLine(v any) []byte {
 	return buf.Bytes()
 }
 
-// appendResultJSON appends the line MarshalJSONLine makes of
-// resultJSON(r), without reflection or allocation: it runs once per
-// delivery.
-func appendResultJSON(b []byte, r *attempt.Result) []byte {
+// appendResultJSON appends the stable JSON form of a delivery (send and
+// replay --output json), one line, without reflection or allocation: it
+// runs once per delivery. With verbose (-v) it adds the request's headers
+// (secrets masked), the answer's headers and its body.
+func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	last := r.Last()
 	req := r.Request
 	b = append(b, `{"seq":`...)
@@ -120,7 +78,24 @@ func appendResultJSON(b []byte, r *attempt.Result) []byte {
 		}
 		b = append(b, '}')
 	}
-	return append(b, "]}\n"...)
+	b = append(b, ']')
+	if verbose {
+		b = appendHeaderJSON(b, "requestHeaders", termsafe.MaskHeaders(r.SentHeader))
+		b = appendHeaderJSON(b, "responseHeaders", termsafe.MaskHeaders(r.RespHeader))
+		b = append(b, `,"responseBody":`...)
+		b = jsonstr.Append(b, string(r.RespBody))
+	}
+	return append(b, "}\n"...)
+}
+
+// appendHeaderJSON appends ,"name":{...} unless h is empty; -v only, so
+// the encoder's sorted keys are worth its reflection.
+func appendHeaderJSON(b []byte, name string, h http.Header) []byte {
+	if len(h) == 0 {
+		return b
+	}
+	b = append(b, `,"`+name+`":`...)
+	return append(b, bytes.TrimSuffix(MarshalJSONLine(h), []byte("\n"))...)
 }
 
 // statsJSON is the stable JSON form of a run's stats, the last line of
@@ -156,7 +131,7 @@ type statsJSON struct {
 	} `json:"summary"`
 }
 
-// appendStatsJSON appends the stats as one line: {"summary": {...}}.
+// AppendJSON appends the stats as one line: {"summary": {...}}.
 func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	var j statsJSON
 	s := &j.Summary

@@ -1,4 +1,4 @@
-package report
+package term
 
 import (
 	"encoding/xml"

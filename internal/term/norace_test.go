@@ -1,5 +1,5 @@
 //go:build !race
 
-package deliver
+package term
 
 const raceEnabled = false

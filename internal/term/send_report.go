@@ -1,54 +1,34 @@
-package deliver
+package term
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
-// FailureText is an attempt's error as a failure line says it: a TLS
-// failure gives its reason (x509's) and the way out.
-func FailureText(a attempt.Attempt) string {
-	if a.Kind != attempt.KindTLS {
-		return attempt.ShortError(a)
-	}
-	reason := a.Err
-	if i := strings.LastIndex(reason, "x509: "); i >= 0 {
-		return "tls: " + reason[i:] + " (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"
-	}
-	if i := strings.LastIndex(reason, "tls: "); i >= 0 {
-		reason = reason[i:]
-	}
-	if strings.Contains(reason, "does not look like a TLS handshake") {
-		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
-	}
-	return reason
-}
+// Delivery is a delivery as a report case.
+type Delivery attempt.Result
 
-// Case is a delivery as a report case.
-type Case attempt.Result
-
-func (c *Case) Verdict() report.Verdict {
+func (c *Delivery) Verdict() Verdict {
 	if c.OK {
-		return report.Pass
+		return Pass
 	}
-	return report.Fail
+	return Fail
 }
 
 // AppendText is one line (event, requestId, status, latency) and with -v
 // the request and the answer.
-func (c *Case) AppendText(b []byte, st *report.Style) []byte {
+func (c *Delivery) AppendText(b []byte, st *Style) []byte {
 	res := (*attempt.Result)(c)
 	last := res.Last()
 	req := res.Request
@@ -56,7 +36,7 @@ func (c *Case) AppendText(b []byte, st *report.Style) []byte {
 	if last.Status != 0 {
 		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(last.Latency))
 	} else {
-		b = fmt.Appendf(b, "--- %s", termsafe.Text(FailureText(last)))
+		b = fmt.Appendf(b, "--- %s", termsafe.Text(attempt.FailureText(last)))
 	}
 	if last.Status != 0 && !res.OK {
 		b = append(b, "  unexpected status"...)
@@ -90,23 +70,15 @@ func (c *Case) AppendText(b []byte, st *report.Style) []byte {
 	return b
 }
 
-func (c *Case) AppendJSON(b []byte, st *report.Style) []byte {
-	res := (*attempt.Result)(c)
-	if !st.Verbose {
-		return appendResultJSON(b, res)
-	}
-	j := resultJSON(res)
-	j.RequestHeaders, j.ResponseHeaders = termsafe.MaskHeaders(res.SentHeader), termsafe.MaskHeaders(res.RespHeader)
-	body := string(res.RespBody)
-	j.ResponseBody = &body
-	return append(b, MarshalJSONLine(j)...)
+func (c *Delivery) AppendJSON(b []byte, st *Style) []byte {
+	return appendResultJSON(b, (*attempt.Result)(c), st.Verbose)
 }
 
 // JUnit is one test case per delivery in one suite per event.
-func (c *Case) JUnit() report.TestCase {
+func (c *Delivery) JUnit() TestCase {
 	res := (*attempt.Result)(c)
 	last := res.Last()
-	tc := report.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
+	tc := TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
 	if tc.Name == "" {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
@@ -114,7 +86,7 @@ func (c *Case) JUnit() report.TestCase {
 	for i, a := range res.Attempts[:res.Tries()] {
 		what := strconv.Itoa(a.Status)
 		if a.Status == 0 {
-			what = FailureText(a)
+			what = attempt.FailureText(a)
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
 	}
@@ -128,7 +100,7 @@ func (c *Case) JUnit() report.TestCase {
 		tc.Failure = fmt.Sprintf("%s %s: %d", method, res.URL, last.Status)
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
-			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, FailureText(last))
+			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, attempt.FailureText(last))
 		}
 	}
 	return tc
@@ -167,9 +139,9 @@ func fmtLatency(d time.Duration) string {
 	return fmt.Sprintf("%dµs", d.Microseconds())
 }
 
-// Summary is a delivery run's stats as a report summary: Name is its
+// SendSummary is a delivery run's stats as a report summary: Name is its
 // title, Note is said under the counts (send's --count per event).
-type Summary struct {
+type SendSummary struct {
 	Stats *load.Stats
 	Name  string
 	Note  string
@@ -177,16 +149,16 @@ type Summary struct {
 	Thresholds []threshold.Result
 }
 
-// Title, AppendText and AppendJSON make a Summary the run's report summary.
-func (s Summary) Title() string { return s.Name }
+// Title, AppendText and AppendJSON make a SendSummary the run's report summary.
+func (s SendSummary) Title() string { return s.Name }
 
-func (s Summary) AppendJSON(b []byte) []byte {
+func (s SendSummary) AppendJSON(b []byte) []byte {
 	return appendThresholdsJSON(appendStatsJSON(b, s.Stats), s.Thresholds)
 }
 
 // AppendText is sent, succeeded, failed by status and by error kind,
 // throughput and latency.
-func (s Summary) AppendText(b []byte, rst *report.Style) []byte {
+func (s SendSummary) AppendText(b []byte, rst *Style) []byte {
 	st, h := s.Stats, &s.Stats.Latency
 	b = fmt.Appendf(b, "\nsent %d  succeeded %d  failed %d", st.Sent, st.Succeeded, st.Failed)
 	if st.Interrupted > 0 {

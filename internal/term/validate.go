@@ -1,4 +1,4 @@
-package validate
+package term
 
 import (
 	"bytes"
@@ -7,28 +7,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/whsim/whsim/internal/report"
+	"github.com/whsim/whsim/internal/validate"
 )
 
-// Case is a checked payload as a report case: its result and the input it
-// came from, as messages name it.
-type Case struct {
-	File string
-	*Result
-}
+// Payload is a checked payload (validate's case) as a report case.
+type Payload validate.Case
 
-func (r Case) Verdict() report.Verdict {
+func (r Payload) Verdict() Verdict {
 	switch {
 	case r.Failed:
-		return report.Fail
+		return Fail
 	case len(r.Findings) > 0:
-		return report.Warn
+		return Warn
 	}
-	return report.Pass
+	return Pass
 }
 
 // AppendText is one line per finding: where, severity, rule, path, message.
-func (r Case) AppendText(b []byte, st *report.Style) []byte {
+func (r Payload) AppendText(b []byte, st *Style) []byte {
 	for _, f := range r.Findings {
 		loc := r.File
 		if r.Element >= 0 {
@@ -41,7 +37,7 @@ func (r Case) AppendText(b []byte, st *report.Style) []byte {
 			loc += ":" + strconv.Itoa(f.Line)
 		}
 		sev := st.Warn
-		if f.Severity == Error {
+		if f.Severity == validate.Error {
 			sev = st.Fail
 		}
 		path := f.Path
@@ -74,7 +70,7 @@ type findingJSON struct {
 	Column   int    `json:"column,omitempty"`
 }
 
-func (r Case) AppendJSON(b []byte, _ *report.Style) []byte {
+func (r Payload) AppendJSON(b []byte, _ *Style) []byte {
 	if len(r.Findings) == 0 {
 		return b
 	}
@@ -93,8 +89,8 @@ func (r Case) AppendJSON(b []byte, _ *report.Style) []byte {
 
 // JUnit is one test case per payload in one suite per file; a failure
 // names its first error.
-func (r Case) JUnit() report.TestCase {
-	tc := report.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
+func (r Payload) JUnit() TestCase {
+	tc := TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
 	if r.Element >= 0 {
 		tc.Name += "[" + strconv.Itoa(r.Element) + "]"
 	}
@@ -109,7 +105,7 @@ func (r Case) JUnit() report.TestCase {
 	if r.Failed {
 		first := r.Findings[0]
 		for _, f := range r.Findings {
-			if f.Severity == Error {
+			if f.Severity == validate.Error {
 				first = f
 				break
 			}
@@ -119,23 +115,26 @@ func (r Case) JUnit() report.TestCase {
 	return tc
 }
 
-// Title, AppendText and AppendJSON make a Summary the run's report summary.
-func (s Summary) Title() string { return "whsim validate" }
+// ValidateSummary is a validate run's counts as its report summary.
+type ValidateSummary validate.Summary
 
-func (s Summary) AppendText(b []byte, st *report.Style) []byte {
+// Title, AppendText and AppendJSON make a ValidateSummary the run's report summary.
+func (s ValidateSummary) Title() string { return "whsim validate" }
+
+func (s ValidateSummary) AppendText(b []byte, st *Style) []byte {
 	verdict := st.OK.Append(nil, "ok")
 	if s.Failed > 0 {
 		verdict = st.Fail.Append(nil, "FAIL")
 	}
 	return fmt.Appendf(b, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
-		s.Payloads, report.Plural(s.Payloads, "payload", "payloads"), s.Failed,
-		s.Errors, report.Plural(s.Errors, "error", "errors"), s.Warnings, report.Plural(s.Warnings, "warning", "warnings"))
+		s.Payloads, Plural(s.Payloads, "payload", "payloads"), s.Failed,
+		s.Errors, Plural(s.Errors, "error", "errors"), s.Warnings, Plural(s.Warnings, "warning", "warnings"))
 }
 
-func (s Summary) AppendJSON(b []byte) []byte {
+func (s ValidateSummary) AppendJSON(b []byte) []byte {
 	j, _ := json.Marshal(struct {
 		Type string `json:"type"` // "summary"
-		Summary
-	}{"summary", s})
+		validate.Summary
+	}{"summary", validate.Summary(s)})
 	return append(append(b, j...), '\n')
 }

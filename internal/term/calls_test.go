@@ -1,4 +1,4 @@
-package callprint
+package term
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/report"
 )
 
 func call(body string, headers http.Header) *receiver.Call {
@@ -30,9 +29,9 @@ func call(body string, headers http.Header) *receiver.Call {
 func TestText(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	st := report.Style{OK: report.Wrap{Pre: "<ok>", Post: "</ok>"}, Verbose: true}
-	p := New(&out, false, st)
-	p.Observe(call(`{"requestId":"r-1"}`, http.Header{"Authorization": {"Bearer t0k3n"}, "X-Note": {"a\u202eb"}}))
+	st := Style{OK: Wrap{Pre: "<ok>", Post: "</ok>"}, Verbose: true}
+	p := NewCallPrinter(&out, false, st)
+	p.Observe(call(`{"requestId":"r-1"}`, http.Header{"Authorization": {"Bearer t0k3n"}, "X-Note": {"a\u202eb"}}), nil)
 	for _, want := range []string{
 		"01:02:03.004  POST /hook\\x1b[2J  CREATE_RECEIVABLE_DOC  requestId=r-1  19 B  → <ok>200</ok>",
 		"    Authorization: Bearer ****\n",
@@ -44,7 +43,7 @@ func TestText(t *testing.T) {
 		}
 	}
 	var sum bytes.Buffer
-	p.Summary(&sum, report.Style{Bold: report.Wrap{Pre: "<b>", Post: "</b>"}}, "listen stopped:", "calls.ndjson")
+	p.Summary(&sum, Style{Bold: Wrap{Pre: "<b>", Post: "</b>"}}, "listen stopped:", "calls.ndjson")
 	for _, want := range []string{"<b>listen stopped:</b> 1 call in ", "  by event:   CREATE_RECEIVABLE_DOC 1\n", "  by status:  200 1\n", "  capture:    calls.ndjson\n"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary: missing %q in\n%s", want, sum.String())
@@ -57,8 +56,8 @@ func TestText(t *testing.T) {
 func TestJSON(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	p := New(&out, true, report.Style{})
-	p.Observe(call(`{"requestId":"r\u202e"}`, http.Header{"Webhook-Signature": {"v1,abc"}}))
+	p := NewCallPrinter(&out, true, Style{})
+	p.Observe(call(`{"requestId":"r\u202e"}`, http.Header{"Webhook-Signature": {"v1,abc"}}), nil)
 	if bytes.Contains(out.Bytes(), []byte("\u202e")) {
 		t.Errorf("a raw bidi character in %s", out.Bytes())
 	}

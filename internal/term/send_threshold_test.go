@@ -1,15 +1,14 @@
-package deliver
+package term
 
 import (
 	"encoding/json"
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/report"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -39,8 +38,8 @@ func TestThresholdsInSummary(t *testing.T) {
 		}
 		ts = append(ts, th)
 	}
-	sum := Summary{Stats: st, Name: "whsim send", Thresholds: threshold.CheckAll(ts, m)}
-	text := string(sum.AppendText(nil, &report.Style{}))
+	sum := SendSummary{Stats: st, Name: "whsim send", Thresholds: threshold.CheckAll(ts, m)}
+	text := string(sum.AppendText(nil, &Style{}))
 	for _, want := range []string{"thresholds:\n", "  failed<5%  failed 10%  FAILED\n", "  p99<=11ms  p99 10.007ms  ok\n", "  rps>=20    rps 10/s  FAILED\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -62,7 +61,7 @@ func TestThresholdsInSummary(t *testing.T) {
 	if j.Summary.Sent != 10 || !slices.Equal(pass, []bool{false, true, false}) {
 		t.Errorf("JSON summary %+v", j.Summary)
 	}
-	if got := string((Summary{Stats: st}).AppendJSON(nil)); strings.Contains(got, "thresholds") {
+	if got := string((SendSummary{Stats: st}).AppendJSON(nil)); strings.Contains(got, "thresholds") {
 		t.Errorf("a run without thresholds lists them: %s", got)
 	}
 }

@@ -1,15 +1,13 @@
-package deliver
+package term
 
 import (
 	"bytes"
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/report"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -51,7 +49,7 @@ func TestConsoleUnreachable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := NewConsole(ConsoleOptions{Format: report.JSON, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+			c, err := NewConsole(ConsoleOptions{Format: JSON, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,8 +69,8 @@ func TestConsoleUnreachable(t *testing.T) {
 func TestConsoleNotices(t *testing.T) {
 	t.Parallel()
 	var errb bytes.Buffer
-	yellow := report.Style{Warn: report.Wrap{Pre: "\x1b[33m", Post: "\x1b[0m"}}
-	c, err := NewConsole(ConsoleOptions{Format: report.Text, Out: &bytes.Buffer{}, Err: &errb, ErrStyle: yellow})
+	yellow := Style{Warn: Wrap{Pre: "\x1b[33m", Post: "\x1b[0m"}}
+	c, err := NewConsole(ConsoleOptions{Format: Text, Out: &bytes.Buffer{}, Err: &errb, ErrStyle: yellow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,34 @@
+package term
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/whsim/whsim/internal/anonymize"
+)
+
+// Counts over several inputs add up, and the report says them in words,
+// with the --resign hint only when the calls were not signed again.
+func TestStatsReport(t *testing.T) {
+	t.Parallel()
+	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
+	total.Add(&anonymize.Stats{Records: 1, Replaced: anonymize.Report{anonymize.TaxID: 1, anonymize.Echo: 2}, Dropped: map[string]int{"Webhook-Signature": 1}})
+	total.Add(&anonymize.Stats{Records: 2, Replaced: anonymize.Report{anonymize.TaxID: 2}, Dropped: map[string]int{"Webhook-Signature": 2}, Leaks: []anonymize.Leak{{Line: 3}}})
+	if total.Records != 3 || total.Replaced[anonymize.TaxID] != 3 || total.Dropped["Webhook-Signature"] != 3 || len(total.Leaks) != 1 {
+		t.Fatalf("total %+v", total)
+	}
+	for _, tt := range []struct {
+		resigned bool
+		want     string
+	}{
+		{false, "anonymized 3 capture records: replaced 3 " + string(anonymize.TaxID) + "s, 2 echoes\n" +
+			"dropped Webhook-Signature from 3 records (it signed the old body; --resign whsec_... signs the calls again)\n"},
+		{true, "anonymized 3 capture records: replaced 3 " + string(anonymize.TaxID) + "s, 2 echoes\ndropped Webhook-Signature from 3 records\n"},
+	} {
+		var b bytes.Buffer
+		WriteAnonymizeReport(&b, total, tt.resigned)
+		if b.String() != tt.want {
+			t.Errorf("resigned %v:\n%s\nwant\n%s", tt.resigned, b.String(), tt.want)
+		}
+	}
+}
