@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/inspect"
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/term/tty"
 )
 
 func TestInspectUsageErrors(t *testing.T) {
@@ -39,7 +39,7 @@ func TestInspectorWarnsOffLoopback(t *testing.T) {
 		warn bool
 	}{{"127.0.0.1:0", false}, {":0", true}} {
 		var errb bytes.Buffer
-		a := &app{streams: Streams{Out: io.Discard, Err: &errb}, errColor: term.Colors(false)}
+		a := &app{streams: Streams{Out: io.Discard, Err: &errb}, errColor: tty.Colors(false)}
 		ctx, cancel := context.WithCancel(context.Background())
 		ui, err := startInspector(ctx, a, tt.addr, inspect.Options{Store: inspect.NewStore(1)})
 		if err != nil {

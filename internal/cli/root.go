@@ -29,6 +29,7 @@ import (
 	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/term/tty"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -62,7 +63,7 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 // newApp is the one place an app is made: Main, the completion scripts
 // and tests. Colour is off until the root command has read the flags.
 func newApp(s Streams, b Build, now func() time.Time) *app {
-	return &app{streams: s, build: b, now: now, stdoutColor: term.Colors(false), errColor: term.Colors(false)}
+	return &app{streams: s, build: b, now: now, stdoutColor: tty.Colors(false), errColor: tty.Colors(false)}
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
@@ -125,8 +126,8 @@ whsim version.`,
 				return err
 			}
 			noColor := a.noColor || os.Getenv("NO_COLOR") != ""
-			a.stdoutColor = term.Colors(a.streams.OutTTY && !noColor)
-			a.errColor = term.Colors(a.streams.ErrTTY && !noColor)
+			a.stdoutColor = tty.Colors(a.streams.OutTTY && !noColor)
+			a.errColor = tty.Colors(a.streams.ErrTTY && !noColor)
 			return nil
 		},
 	}

@@ -7,24 +7,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/term/tty"
 )
 
 // validate reading a terminal says so, else a user waits on a silent prompt.
 func TestValidateTellsItReadsATerminal(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	for _, tty := range []bool{true, false} {
+	for _, isTTY := range []bool{true, false} {
 		var out, errb bytes.Buffer
 		a := &app{
-			streams:  Streams{In: strings.NewReader("{}\n"), InTTY: tty, Out: &out, Err: &errb},
+			streams:  Streams{In: strings.NewReader("{}\n"), InTTY: isTTY, Out: &out, Err: &errb},
 			now:      time.Now,
-			errColor: term.Colors(false),
+			errColor: tty.Colors(false),
 		}
 		a.run(context.Background(), []string{"validate"})
 		said := strings.Contains(errb.String(), "reading payloads from stdin; Ctrl-D to end")
-		if said != tty {
-			t.Errorf("stdin a terminal %v: stderr %q", tty, errb.String())
+		if said != isTTY {
+			t.Errorf("stdin a terminal %v: stderr %q", isTTY, errb.String())
 		}
 	}
 }

@@ -1,6 +1,6 @@
-// Package tty says whether a stream is a terminal: the one importer of
-// golang.org/x/term, kept apart from package term so the packages whose
-// reports term renders do not link a terminal library.
+// Package tty is the terminal side of term: whether a stream is a terminal
+// and the colours to write there (fatih/color), kept apart from package term
+// so the packages whose reports term renders link no terminal library.
 package tty
 
 import (

@@ -1,13 +1,17 @@
-package term
+package tty
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/whsim/whsim/internal/term"
+)
 
 // The colours are the bytes fatih/color writes, as before term:
 // scripts and eyes that know whsim's output see the same sequences.
 func TestColors(t *testing.T) {
 	on := Colors(true)
 	for _, c := range []struct {
-		w    Wrap
+		w    term.Wrap
 		want string
 	}{
 		{on.OK, "\x1b[32mX\x1b[0m"},
