@@ -119,18 +119,7 @@ func (r *runner) rejectsMalformed() error {
 	if err != nil {
 		return err
 	}
-	for _, m := range ms {
-		if r.excluded(m.Case) {
-			continue
-		}
-		if err := r.control(RejectsMalformed, m.basis); err != nil {
-			return err
-		}
-		res, err := r.send(m.Case, call{})
-		if err != nil {
-			return err
-		}
-		a := res.Last()
+	return r.eachMalformed(RejectsMalformed, ms, func(m malformed, a attempt.Attempt) {
 		switch {
 		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
 			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
@@ -147,25 +136,13 @@ func (r *runner) rejectsMalformed() error {
 		default:
 			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx"))
 		}
-	}
-	return nil
+	})
 }
 
 // unknownEvent: the spec says other business types exist; a receiver may
 // ignore one with 2xx or refuse it with 4xx, but a 5xx is retried forever.
 func (r *runner) unknownEvent() error {
-	for _, m := range r.cases.unknownEvents() {
-		if r.excluded(m.Case) {
-			continue
-		}
-		if err := r.control(UnknownEvent, m.basis); err != nil {
-			return err
-		}
-		res, err := r.send(m.Case, call{})
-		if err != nil {
-			return err
-		}
-		a := res.Last()
+	return r.eachMalformed(UnknownEvent, r.cases.unknownEvents(), func(m malformed, a attempt.Attempt) {
 		switch {
 		case is2xx(a.Status):
 			r.report(result(m.Case, a, Pass, ""))
@@ -180,25 +157,13 @@ func (r *runner) unknownEvent() error {
 		default:
 			r.report(result(m.Case, a, Fail, answer(a)+", want 2xx or 4xx"))
 		}
-	}
-	return nil
+	})
 }
 
 // eventVsBody: a body of one kind under the other kind's event cannot be
 // handled as either; accepting it stores a receipt as an invoice.
 func (r *runner) eventVsBody() error {
-	for _, m := range r.cases.eventVsBody() {
-		if r.excluded(m.Case) {
-			continue
-		}
-		if err := r.control(EventVsBody, m.basis); err != nil {
-			return err
-		}
-		res, err := r.send(m.Case, call{})
-		if err != nil {
-			return err
-		}
-		a := res.Last()
+	return r.eachMalformed(EventVsBody, r.cases.eventVsBody(), func(m malformed, a attempt.Attempt) {
 		switch {
 		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
 			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
@@ -213,6 +178,25 @@ func (r *runner) eventVsBody() error {
 		default:
 			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx"))
 		}
+	})
+}
+
+// eachMalformed sends each case of a check that wants the call refused,
+// after a valid call of its event when the run has none yet (a 4xx only
+// counts from a receiver that takes the event), and judges the answer.
+func (r *runner) eachMalformed(check string, ms []malformed, judge func(malformed, attempt.Attempt)) error {
+	for _, m := range ms {
+		if r.excluded(m.Case) {
+			continue
+		}
+		if err := r.control(check, m.basis); err != nil {
+			return err
+		}
+		res, err := r.send(m.Case, call{})
+		if err != nil {
+			return err
+		}
+		judge(m, res.Last())
 	}
 	return nil
 }
