@@ -277,8 +277,9 @@ type Detail struct {
 	Findings     []FindingAt    `json:"findingList"`
 	Response     *Message       `json:"response"`
 	Forward      *Forwarded     `json:"forward"`
-	// FlagList are the FLAG lines listen printed under the call.
-	FlagList []receiver.Flag `json:"flagList"`
+	// FlagList are the FLAG lines listen printed under the call: "flags" in
+	// a call's detail, where the summary has their count.
+	FlagList []receiver.Flag `json:"flags"`
 	// Deliveries are the calls with this requestId, Document those about
 	// this document (DocNumber), oldest first, this one among them; empty
 	// when it is alone.

@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -294,4 +295,18 @@ func FuzzDocKey(f *testing.F) {
 			t.Errorf("docKey = %d bytes", len(k))
 		}
 	})
+}
+
+// A call's detail gives its FLAG lines as "flags" (the issue's name), a
+// list, where a summary's "flags" is their count.
+func TestDetailFlagsIsTheList(t *testing.T) {
+	t.Parallel()
+	d := Detail{Summary: Summary{Flags: 1}, FlagList: []receiver.Flag{{Check: receiver.Duplicates, Reason: "r"}}}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"flags":[{"check":"duplicates","reason":"r"}]`) || strings.Contains(string(b), `"flags":1`) {
+		t.Errorf("detail JSON %s", b)
+	}
 }

@@ -247,8 +247,8 @@ function message(m) {
 }
 
 function flagsList(d) {
-  if (!d.flagList.length) return "";
-  return el("ul", { class: "flags" }, ...d.flagList.map((f) =>
+  if (!d.flags.length) return "";
+  return el("ul", { class: "flags" }, ...d.flags.map((f) =>
     el("li", {}, el("span", { class: "sev" }, "FLAG"), " ", el("span", { class: "rule" }, f.check), ": ", el("span", { class: "msg" }, f.reason))));
 }
 
