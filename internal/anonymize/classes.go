@@ -10,23 +10,23 @@ import (
 // drawn by. Kinds that hold the same sort of value share a class, so that a
 // company is one stand-in whether it stands in invoiceTitle or in
 // customerName.
-var classOf = map[spec.Identity]Class{
-	spec.PersonName:     PersonName,
-	spec.EmployeeCode:   Code,
-	spec.CompanyName:    CompanyName,
-	spec.CustomerCode:   Code,
+var classOf = map[spec.Identity]class{
+	spec.PersonName:     personName,
+	spec.EmployeeCode:   code,
+	spec.CompanyName:    companyName,
+	spec.CustomerCode:   code,
 	spec.TaxID:          TaxID,
-	spec.InvoiceNumber:  Code,
-	spec.InvoiceTitle:   CompanyName,
-	spec.DocumentNumber: Code,
-	spec.Remark:         Remark,
+	spec.InvoiceNumber:  code,
+	spec.InvoiceTitle:   companyName,
+	spec.DocumentNumber: code,
+	spec.Remark:         remark,
 	// spec.Customer marks an object; its code and name carry their own.
 }
 
 // fieldClasses maps the path of every identifying field of every event and
 // shape (array elements written []) to its class.
-func fieldClasses() map[string]Class {
-	m := map[string]Class{}
+func fieldClasses() map[string]class {
+	m := map[string]class{}
 	for _, e := range spec.Events() {
 		for _, s := range spec.Shapes() {
 			for _, f := range spec.Identities(spec.Body(e, s)) {

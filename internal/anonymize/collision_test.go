@@ -14,8 +14,8 @@ import (
 func TestStandInsAreOneToOnePerClass(t *testing.T) {
 	a := newTestAnonymizer(t, testKey)
 	g := payload.New(7, payload.Anchor())
-	of := map[Class]map[string]string{}    // value -> stand-in
-	owner := map[Class]map[string]string{} // stand-in -> value
+	of := map[class]map[string]string{}    // value -> stand-in
+	owner := map[class]map[string]string{} // stand-in -> value
 	events := spec.Events()
 	for i := range 2000 {
 		e, s := events[i%len(events)], spec.Shapes()[i/len(events)%len(spec.Shapes())]
@@ -40,7 +40,7 @@ func TestStandInsAreOneToOnePerClass(t *testing.T) {
 			owner[x.Class][x.New] = x.Old
 		}
 	}
-	for c, min := range map[Class]int{CompanyName: 1500, PersonName: 1000, Code: 5000, TaxID: 500} {
+	for c, min := range map[class]int{companyName: 1500, personName: 1000, code: 5000, TaxID: 500} {
 		if len(of[c]) < min {
 			t.Errorf("only %d distinct %ss: the test needs more to mean anything", len(of[c]), c)
 		}

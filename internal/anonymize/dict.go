@@ -14,7 +14,7 @@ const maxEcho = 256
 // (orig, with its stand-in and class), a stand-in it wrote, or both.
 type entry struct {
 	new         string
-	class       Class
+	class       class
 	orig, stand bool
 	digits      bool // all ASCII digits
 }
@@ -51,8 +51,8 @@ func newDict() *dict {
 // add records that v (of class c) was replaced by s. A remark is free text
 // of common phrases (加急, 货到付款): it is searched for only where a whole
 // value is the same remark, never inside other text.
-func (d *dict) add(v, s string, c Class) {
-	e := d.entry(v, c != Remark)
+func (d *dict) add(v, s string, c class) {
+	e := d.entry(v, c != remark)
 	if !e.orig {
 		e.orig, e.new, e.class = true, s, c
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // Report counts the values replaced, by class.
-type Report map[Class]int
+type Report map[class]int
 
 // Add adds the counts of o to r.
 func (r Report) Add(o Report) {
@@ -22,13 +22,13 @@ func (r Report) Add(o Report) {
 	}
 }
 
-// Anonymizer replaces the identifying values of payloads and capture
+// anonymizer replaces the identifying values of payloads and capture
 // records. Which fields identify someone comes from the spec model (see
 // fieldClasses); what it replaced it then finds again anywhere else. It is
 // not safe for concurrent use.
-type Anonymizer struct {
-	r       *Replacer
-	classes map[string]Class
+type anonymizer struct {
+	r       *replacer
+	classes map[string]class
 	// maxPath is the longest path in classes: a deeper one is looked up
 	// no further, so a deeply nested document costs no more per value.
 	maxPath int
@@ -38,21 +38,21 @@ type Anonymizer struct {
 }
 
 // New returns an Anonymizer keyed with key.
-func New(key []byte) (*Anonymizer, error) {
-	r, err := NewReplacer(key)
+func New(key []byte) (*anonymizer, error) {
+	r, err := newReplacer(key)
 	if err != nil {
 		return nil, err
 	}
-	a := &Anonymizer{r: r, classes: fieldClasses()}
+	a := &anonymizer{r: r, classes: fieldClasses()}
 	for p := range a.classes {
 		a.maxPath = max(a.maxPath, len(p)+len(arrayPrefix))
 	}
 	return a, nil
 }
 
-// Replaced is one value the anonymizer changed.
-type Replaced struct {
-	Class      Class
+// replaced is one value the anonymizer changed.
+type replaced struct {
+	Class      class
 	Path       string // at most maxShownPath bytes of it
 	Start, End int    // the value's bytes in the original body, quotes included
 	Old, New   string
@@ -69,7 +69,7 @@ type Replaced struct {
 // object key and every number is searched for what the run replaced
 // anywhere (a customer's name in an unknown field or used as a key) and
 // for what looks like a tax id, mobile or identity-card number.
-func (a *Anonymizer) Payload(body []byte) (out []byte, repl []Replaced, err error) {
+func (a *anonymizer) Payload(body []byte) (out []byte, repl []replaced, err error) {
 	defer recoverStop(&err)
 	p := &pass{a: a, ctx: context.Background(), counts: Report{}}
 	return a.payload(p, body)
@@ -83,10 +83,10 @@ const arrayPrefix = spec.Each + "."
 // deeply nested document must not cost its depth for every value.
 const maxShownPath = 256
 
-func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
+func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 	// First the identifying fields, so that the dictionary holds them all
 	// before any text of the document is searched.
-	var repl []Replaced
+	var repl []replaced
 	err := a.walk(p, body, func(t *token) {
 		if t.kind == keyToken || len(t.path) > a.maxPath {
 			return
@@ -96,10 +96,10 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 		if c == "" {
 			return
 		}
-		x := Replaced{Class: c, Path: shownPath(t.path), Start: t.s, End: t.e}
+		x := replaced{Class: c, Path: shownPath(t.path), Start: t.s, End: t.e}
 		if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
-			x.New = a.numberStandIn(x.Old, a.r.Replace(Code, x.Old))
+			x.New = a.numberStandIn(x.Old, a.r.Replace(code, x.Old))
 		} else if x.Old = t.content(body); x.Old != "" {
 			x.New = a.r.Replace(c, x.Old)
 		} else {
@@ -112,8 +112,8 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 	}
 	out := make([]byte, 0, len(body)+len(body)/8)
 	at, k := 0, 0
-	var all []Replaced
-	write := func(x Replaced) {
+	var all []replaced
+	write := func(x replaced) {
 		out = append(out, body[at:x.Start]...)
 		if x.number {
 			out = append(out, x.New...)
@@ -129,7 +129,7 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 			k++
 			return
 		}
-		x := Replaced{Class: Echo, Start: t.s, End: t.e, text: true}
+		x := replaced{Class: Echo, Start: t.s, End: t.e, text: true}
 		if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
 			x.New = p.number(x.Old)
@@ -151,7 +151,7 @@ func (a *Anonymizer) payload(p *pass, body []byte) ([]byte, []Replaced, error) {
 // scanPayload is the check of an anonymized payload: every string, key and
 // number, decoded, searched as anonymizing searches them. With lines, a
 // leak's line is the payload's own (it starts on p.line), else p.line.
-func (a *Anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
+func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 	lc := jsonlex.LineCounter{B: out}
 	line := p.line
 	return a.walk(p, out, func(t *token) {
@@ -170,7 +170,7 @@ func (a *Anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 // numberStandIn makes a stand-in s for the JSON number v a JSON number of
 // the same spelling: its digits from s, everything else (sign, point,
 // exponent) from v, and no leading zero.
-func (a *Anonymizer) numberStandIn(v, s string) string {
+func (a *anonymizer) numberStandIn(v, s string) string {
 	if len(s) != len(v) {
 		return v // a stand-in of digits keeps its length; anything else names nobody
 	}
@@ -207,13 +207,13 @@ func shownPath(p []byte) string {
 // inside other text: two CJK characters, or a four-digit code.
 const minEcho = 4
 
-// SyntaxError says where a body stops being JSON.
-type SyntaxError struct {
+// syntaxError says where a body stops being JSON.
+type syntaxError struct {
 	Line, Column int
 	Msg          string
 }
 
-func (e *SyntaxError) Error() string {
+func (e *syntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
@@ -255,7 +255,7 @@ func (t *token) view(b []byte) string {
 // document in b, in order. The document must be strict JSON (RFC 8259), as
 // the validator reads it. The path is kept as one buffer that grows and
 // shrinks with the walk, so a value costs its own bytes, not its depth.
-func (a *Anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
+func (a *anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
 	var l jsonlex.Lexer
 	l.Reset(b)
 	t := &token{path: make([]byte, 0, 64)}
@@ -318,7 +318,7 @@ func (a *Anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
 	})
 	if serr != nil {
 		line, col := jsonlex.Position(b, serr.Offset)
-		return &SyntaxError{Line: line, Column: col, Msg: serr.Msg}
+		return &syntaxError{Line: line, Column: col, Msg: serr.Msg}
 	}
 	return nil
 }
@@ -339,7 +339,7 @@ func keyEnd(b []byte, s int) int {
 // walkStrings calls fn for every string value of the JSON document in b
 // (keys are not values) with its path and span and its text.
 func walkStrings(b []byte, fn func(path string, start, end int, v string)) error {
-	a := &Anonymizer{}
+	a := &anonymizer{}
 	p := &pass{a: a, ctx: context.Background()}
 	return a.walk(p, b, func(t *token) {
 		if t.kind == stringToken {

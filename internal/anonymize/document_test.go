@@ -13,7 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/validate"
 )
 
-func newTestAnonymizer(t *testing.T, key []byte) *Anonymizer {
+func newTestAnonymizer(t *testing.T, key []byte) *anonymizer {
 	t.Helper()
 	a, err := New(key)
 	if err != nil {
@@ -186,17 +186,17 @@ func TestPayloadReplacesEchoesInOtherFields(t *testing.T) {
 
 func TestFieldClassesComeFromTheSpec(t *testing.T) {
 	m := fieldClasses()
-	for path, want := range map[string]Class{
+	for path, want := range map[string]class{
 		"data.taxCode":                  TaxID,
-		"data.invoiceTitle":             CompanyName,
-		"data.enterpriseName":           CompanyName,
-		"data.staffName":                PersonName,
-		"data.items[].relatedOrderCode": Code,
-		"data.records[].comments":       Remark,
-		"data.收款单.收款单编号":                Code,
-		"data.收款单.客户名称.name":            CompanyName,
-		"data.源单明细[].源单客户.code":         Code,
-		"data.源单明细[].备注":                Remark,
+		"data.invoiceTitle":             companyName,
+		"data.enterpriseName":           companyName,
+		"data.staffName":                personName,
+		"data.items[].relatedOrderCode": code,
+		"data.records[].comments":       remark,
+		"data.收款单.收款单编号":                code,
+		"data.收款单.客户名称.name":            companyName,
+		"data.源单明细[].源单客户.code":         code,
+		"data.源单明细[].备注":                remark,
 	} {
 		if got := m[path]; got != want {
 			t.Errorf("%s: class %q, want %q", path, got, want)

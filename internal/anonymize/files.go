@@ -13,9 +13,9 @@ import (
 	"github.com/whsim/whsim/internal/ctxio"
 )
 
-// Target is where a run writes: stdout (Path ""), one file, or a
+// target is where a run writes: stdout (Path ""), one file, or a
 // directory (Dir) holding one file per input under the input's name.
-type Target struct {
+type target struct {
 	Path string
 	Dir  bool
 }
@@ -29,17 +29,17 @@ func (e *TargetError) Error() string { return e.Path + ": " + e.Msg }
 // (created if missing) when it is one or ends in a path separator, else a
 // file. Several inputs into one file would mix documents, so that is
 // refused.
-func NewTarget(path string, inputs int) (Target, error) {
+func NewTarget(path string, inputs int) (target, error) {
 	if path == "" {
-		return Target{}, nil
+		return target{}, nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() || strings.HasSuffix(path, string(os.PathSeparator)) {
-		return Target{Path: path, Dir: true}, os.MkdirAll(path, 0o755)
+		return target{Path: path, Dir: true}, os.MkdirAll(path, 0o755)
 	}
 	if inputs > 1 {
-		return Target{}, &TargetError{Path: path, Msg: fmt.Sprintf("%d inputs need a directory (end it with /), one file each", inputs)}
+		return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("%d inputs need a directory (end it with /), one file each", inputs)}
 	}
-	return Target{Path: path}, nil
+	return target{Path: path}, nil
 }
 
 // File anonymizes the input name ("-": stdin) into t: stdout, or a file
@@ -47,7 +47,7 @@ func NewTarget(path string, inputs int) (Target, error) {
 // half-anonymized fixture behind (its mode 0600, as the input may have
 // been). A payload or record that cannot be read is an *InputError naming
 // the input.
-func (a *Anonymizer) File(ctx context.Context, name string, stdin io.Reader, stdout io.Writer, t Target, opts Options) (*Stats, error) {
+func (a *anonymizer) File(ctx context.Context, name string, stdin io.Reader, stdout io.Writer, t target, opts Options) (*Stats, error) {
 	if t.Dir && name == "-" {
 		return nil, &TargetError{Path: t.Path, Msg: "standard input has no file name to write in a directory; name a file"}
 	}

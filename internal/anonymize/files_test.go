@@ -17,13 +17,13 @@ func TestNewTarget(t *testing.T) {
 		name   string
 		path   string
 		inputs int
-		want   Target
+		want   target
 		err    string
 	}{
-		{name: "stdout", path: "", inputs: 3, want: Target{}},
-		{name: "one file", path: filepath.Join(dir, "out.ndjson"), inputs: 1, want: Target{Path: filepath.Join(dir, "out.ndjson")}},
-		{name: "existing directory", path: dir, inputs: 2, want: Target{Path: dir, Dir: true}},
-		{name: "new directory", path: filepath.Join(dir, "new") + sep, inputs: 2, want: Target{Path: filepath.Join(dir, "new") + sep, Dir: true}},
+		{name: "stdout", path: "", inputs: 3, want: target{}},
+		{name: "one file", path: filepath.Join(dir, "out.ndjson"), inputs: 1, want: target{Path: filepath.Join(dir, "out.ndjson")}},
+		{name: "existing directory", path: dir, inputs: 2, want: target{Path: dir, Dir: true}},
+		{name: "new directory", path: filepath.Join(dir, "new") + sep, inputs: 2, want: target{Path: filepath.Join(dir, "new") + sep, Dir: true}},
 		{name: "several into a file", path: filepath.Join(dir, "out.ndjson"), inputs: 2,
 			err: filepath.Join(dir, "out.ndjson") + ": 2 inputs need a directory (end it with /), one file each"},
 	}
@@ -72,18 +72,18 @@ func TestFile(t *testing.T) {
 	tests := []struct {
 		name    string
 		input   string
-		target  Target
+		target  target
 		written string // the file written, "" for stdout
 		err     string
 	}{
 		{name: "stdin to stdout", input: "-"},
 		{name: "file to stdout", input: good},
-		{name: "to a file", input: good, target: Target{Path: filepath.Join(dir, "a.ndjson")}, written: filepath.Join(dir, "a.ndjson")},
-		{name: "into a directory", input: good, target: Target{Path: outDir, Dir: true}, written: filepath.Join(outDir, "good.ndjson")},
-		{name: "stdin into a directory", input: "-", target: Target{Path: outDir, Dir: true},
+		{name: "to a file", input: good, target: target{Path: filepath.Join(dir, "a.ndjson")}, written: filepath.Join(dir, "a.ndjson")},
+		{name: "into a directory", input: good, target: target{Path: outDir, Dir: true}, written: filepath.Join(outDir, "good.ndjson")},
+		{name: "stdin into a directory", input: "-", target: target{Path: outDir, Dir: true},
 			err: outDir + ": standard input has no file name to write in a directory; name a file"},
 		{name: "missing input", input: filepath.Join(dir, "nope"), err: filepath.Join(dir, "nope") + ": no such file or directory"},
-		{name: "bad input leaves no file", input: bad, target: Target{Path: filepath.Join(dir, "b.ndjson")},
+		{name: "bad input leaves no file", input: bad, target: target{Path: filepath.Join(dir, "b.ndjson")},
 			err: bad + ":9:10: "},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,7 @@ func FuzzPayload(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out, repl, err := a.Payload(body)
 		if err != nil {
-			var se *SyntaxError
+			var se *syntaxError
 			if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 {
 				t.Fatalf("error %v: want a SyntaxError with a position", err)
 			}

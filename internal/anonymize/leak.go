@@ -42,7 +42,7 @@ func leaks(text string, line int, standIns map[string]bool) []Leak {
 }
 
 // identifierClass is the class of a run that looks like an identifier, or "".
-func identifierClass(run string) Class { return Class(identifierKind(run)) }
+func identifierClass(run string) class { return class(identifierKind(run)) }
 
 func runChar(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' }
 
@@ -54,7 +54,7 @@ func identifierKind(run string) string {
 	case len(run) == 18 && usccLike(run):
 		return string(TaxID)
 	case len(run) == 11 && allDigits(run) && run[0] == '1' && run[1] >= '3':
-		return string(Mobile)
+		return string(mobile)
 	}
 	return ""
 }

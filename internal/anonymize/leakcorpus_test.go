@@ -36,7 +36,7 @@ func corpusOriginals(t *testing.T) []string {
 
 // anonymizeCorpus anonymizes testdata/leaks.ndjson as the command does (a
 // file: read twice), with --check.
-func anonymizeCorpus(t *testing.T, a *Anonymizer) ([]byte, *Stats) {
+func anonymizeCorpus(t *testing.T, a *anonymizer) ([]byte, *Stats) {
 	t.Helper()
 	f, err := os.Open("testdata/leaks.ndjson")
 	if err != nil {

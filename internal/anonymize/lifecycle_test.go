@@ -48,7 +48,7 @@ func lifecycleCaptures(t *testing.T) (captures []byte, bodies [][]byte) {
 }
 
 // identifiers lists the values of body's identifying fields, by path.
-func identifiers(t *testing.T, a *Anonymizer, body []byte) map[string][]string {
+func identifiers(t *testing.T, a *anonymizer, body []byte) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	if err := walkStrings(body, func(path string, _, _ int, v string) {

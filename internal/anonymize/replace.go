@@ -20,63 +20,63 @@ import (
 	"github.com/whsim/whsim/internal/taxid"
 )
 
-// Class is what a value is, which decides what it is replaced with. Values of
+// class is what a value is, which decides what it is replaced with. Values of
 // one class are replaced consistently wherever they stand: a company's name
 // is the same stand-in in customerName, invoiceTitle and 客户名称.name.
-type Class string
+type class string
 
 const (
-	PersonName  Class = "person name"
-	CompanyName Class = "company name"
-	TaxID       Class = "tax id"
-	Code        Class = "code"
-	Remark      Class = "remark"
-	// Mobile and IDCard are found by their shape (leak.go) wherever they
+	personName  class = "person name"
+	companyName class = "company name"
+	TaxID       class = "tax id"
+	code        class = "code"
+	remark      class = "remark"
+	// mobile and IDCard are found by their shape (leak.go) wherever they
 	// stand: no field of the spec holds them, yet they turn up in unknown
 	// fields, item attributes, headers and URLs.
-	Mobile Class = "mobile number"
-	IDCard Class = "identity card number"
+	mobile class = "mobile number"
+	IDCard class = "identity card number"
 	// Address is the remote address of a capture record.
-	Address Class = "remote address"
+	Address class = "remote address"
 	// Echo is an identifier found again inside a field that does not
 	// identify anyone by itself, and replaced there with the same stand-in.
-	Echo Class = "echo"
+	Echo class = "echo"
 )
 
 // Classes lists the classes in the order reports show them.
-func Classes() []Class {
-	return []Class{PersonName, CompanyName, TaxID, Code, Remark, Mobile, IDCard, Address, Echo}
+func Classes() []class {
+	return []class{personName, companyName, TaxID, code, remark, mobile, IDCard, Address, Echo}
 }
 
-// MinKeyLen is the shortest key accepted: a short key can be guessed, and a
+// minKeyLen is the shortest key accepted: a short key can be guessed, and a
 // guessed key maps every stand-in back.
-const MinKeyLen = 16
+const minKeyLen = 16
 
-// ErrShortKey says the key is shorter than MinKeyLen bytes.
-var ErrShortKey = errors.New("the key must be at least 16 bytes; use a random one, e.g. openssl rand -hex 16")
+// errShortKey says the key is shorter than MinKeyLen bytes.
+var errShortKey = errors.New("the key must be at least 16 bytes; use a random one, e.g. openssl rand -hex 16")
 
-// Replacer turns values into keyed stand-ins, one to one within a class:
+// replacer turns values into keyed stand-ins, one to one within a class:
 // two values never share a stand-in, so that unrelated records are never
 // linked. It remembers every value it replaced (the run's dictionary) and is
 // not safe for concurrent use (it reuses its HMAC state).
-type Replacer struct {
+type replacer struct {
 	mac hash.Hash
 	buf []byte
 	// of maps a value to its stand-in, by class; owner a stand-in back to
 	// its value, which is how a collision is seen.
-	of, owner map[Class]map[string]string
+	of, owner map[class]map[string]string
 	// dict holds every value replaced and every stand-in written, for the
 	// search of text (an echo) and for --check.
 	dict *dict
 }
 
-// NewReplacer returns a Replacer keyed with key.
-func NewReplacer(key []byte) (*Replacer, error) {
-	if len(key) < MinKeyLen {
-		return nil, ErrShortKey
+// newReplacer returns a Replacer keyed with key.
+func newReplacer(key []byte) (*replacer, error) {
+	if len(key) < minKeyLen {
+		return nil, errShortKey
 	}
-	return &Replacer{mac: hmac.New(sha256.New, key), of: map[Class]map[string]string{},
-		owner: map[Class]map[string]string{}, dict: newDict()}, nil
+	return &replacer{mac: hmac.New(sha256.New, key), of: map[class]map[string]string{},
+		owner: map[class]map[string]string{}, dict: newDict()}, nil
 }
 
 // maxDraws bounds the search for a free stand-in: a one-digit code has nine
@@ -92,7 +92,7 @@ const maxDraws = 64
 // run replaced) the next candidate is drawn, so the same value can have
 // another stand-in in a run that met the colliding value first; that is
 // rare (the stand-in forms are drawn from spaces far larger than a capture).
-func (r *Replacer) Replace(c Class, v string) string {
+func (r *replacer) Replace(c class, v string) string {
 	if v == "" {
 		return ""
 	}
@@ -111,7 +111,7 @@ func (r *Replacer) Replace(c Class, v string) string {
 	return s
 }
 
-func (r *Replacer) fresh(c Class, v string) string {
+func (r *replacer) fresh(c class, v string) string {
 	if !replaceable(v) { // punctuation only: no stand-in could keep its shape
 		return strings.Repeat("X", utf8.RuneCountInString(v))
 	}
@@ -133,19 +133,19 @@ func (r *Replacer) fresh(c Class, v string) string {
 	}
 }
 
-func (r *Replacer) draw(f *fake.Faker, c Class, v string) string {
+func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 	switch c {
 	// Names in forms the generator never draws: a capture of generated
 	// calls cannot have its originals come back as someone's stand-in.
-	case PersonName:
+	case personName:
 		return f.StandInName()
-	case CompanyName:
+	case companyName:
 		return f.StandInCompany()
 	case TaxID:
 		return taxID(f, v)
-	case Remark:
+	case remark:
 		return remarkStandIn(f)
-	case Mobile:
+	case mobile:
 		return mobileStandIn(f)
 	case IDCard:
 		return idCardStandIn(f)
@@ -183,7 +183,7 @@ func isHan(c rune) bool { return c >= 0x4e00 && c <= 0x9fff }
 
 // seed derives the generator seed of one value: HMAC-SHA256 over the class
 // and the value, so that a class cannot leak into another.
-func (r *Replacer) seed(c Class, v string, attempt int) uint64 {
+func (r *replacer) seed(c class, v string, attempt int) uint64 {
 	r.mac.Reset()
 	r.buf = append(r.buf[:0], c...)
 	r.buf = append(r.buf, 0)

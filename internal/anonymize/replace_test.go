@@ -8,9 +8,9 @@ import (
 
 var testKey = []byte("0123456789abcdef-test-key")
 
-func newTestReplacer(t *testing.T, key []byte) *Replacer {
+func newTestReplacer(t *testing.T, key []byte) *replacer {
 	t.Helper()
-	r, err := NewReplacer(key)
+	r, err := newReplacer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func independentUSCC(s string) bool {
 func TestReplaceKeepsWhatItMust(t *testing.T) {
 	r := newTestReplacer(t, testKey)
 	tests := []struct {
-		class Class
+		class class
 		in    string
 		check func(t *testing.T, out string)
 	}{
@@ -80,34 +80,34 @@ func TestReplaceKeepsWhatItMust(t *testing.T) {
 				t.Errorf("odd tax id %q: want its shape kept", out)
 			}
 		}},
-		{Code, "SKD202603180001", func(t *testing.T, out string) {
+		{code, "SKD202603180001", func(t *testing.T, out string) {
 			if !strings.HasPrefix(out, "SKD") || len(out) != 15 || strings.Trim(out[3:], "0123456789") != "" {
 				t.Errorf("document number %q: want SKD and 12 digits", out)
 			}
 		}},
-		{Code, "27.09.02.03.01", func(t *testing.T, out string) {
+		{code, "27.09.02.03.01", func(t *testing.T, out string) {
 			if len(out) != 14 || strings.Count(out, ".") != 4 || out[2] != '.' {
 				t.Errorf("dotted code %q: want the dots kept", out)
 			}
 		}},
-		{Code, "E00123", func(t *testing.T, out string) {
+		{code, "E00123", func(t *testing.T, out string) {
 			if out[0] != 'E' || len(out) != 6 {
 				t.Errorf("employee code %q: want E and five digits", out)
 			}
 		}},
-		{Code, "华东-001", func(t *testing.T, out string) {
+		{code, "华东-001", func(t *testing.T, out string) {
 			if strings.Contains(out, "华东") || !strings.HasSuffix(out[:len(out)-3], "-") {
 				t.Errorf("code with CJK %q: want the characters replaced and the shape kept", out)
 			}
 		}},
-		{PersonName, "张璐璐", func(t *testing.T, out string) { wantHan(t, out, 2, 4) }},
-		{CompanyName, "上海鼎盛贸易有限公司", func(t *testing.T, out string) { wantHan(t, out, 6, 30) }},
-		{Remark, "请尽快付款", func(t *testing.T, out string) {
+		{personName, "张璐璐", func(t *testing.T, out string) { wantHan(t, out, 2, 4) }},
+		{companyName, "上海鼎盛贸易有限公司", func(t *testing.T, out string) { wantHan(t, out, 6, 30) }},
+		{remark, "请尽快付款", func(t *testing.T, out string) {
 			if out == "" {
 				t.Error("remark: want a non-empty stand-in")
 			}
 		}},
-		{Remark, "", func(t *testing.T, out string) {
+		{remark, "", func(t *testing.T, out string) {
 			if out != "" {
 				t.Errorf("empty remark became %q: want it empty", out)
 			}
@@ -142,11 +142,11 @@ func TestReplaceIsKeyedAndConsistent(t *testing.T) {
 	a, a2 := newTestReplacer(t, testKey), newTestReplacer(t, testKey)
 	b := newTestReplacer(t, []byte("another key, also long enough"))
 	values := []struct {
-		c Class
+		c class
 		v string
 	}{
-		{TaxID, "91310115MA1FL3XK9D"}, {Code, "SKD00000365"}, {Code, "CGDD2026030020"},
-		{PersonName, "王伟"}, {CompanyName, "深圳市华拓电子科技有限公司"}, {Code, "02010001"},
+		{TaxID, "91310115MA1FL3XK9D"}, {code, "SKD00000365"}, {code, "CGDD2026030020"},
+		{personName, "王伟"}, {companyName, "深圳市华拓电子科技有限公司"}, {code, "02010001"},
 	}
 	differ := 0
 	for _, x := range values {
@@ -166,13 +166,13 @@ func TestReplaceIsKeyedAndConsistent(t *testing.T) {
 	}
 	// The class is part of the derivation: a value means something else as a
 	// code than as a remark.
-	if a.Replace(Code, "0038") == a.Replace(TaxID, "0038") && a.Replace(Code, "0039") == a.Replace(TaxID, "0039") {
+	if a.Replace(code, "0038") == a.Replace(TaxID, "0038") && a.Replace(code, "0039") == a.Replace(TaxID, "0039") {
 		t.Error("code and tax id stand-ins coincide: the class is not keyed in")
 	}
 }
 
 func TestNewReplacerRefusesShortKeys(t *testing.T) {
-	if _, err := NewReplacer([]byte("short")); err != ErrShortKey {
+	if _, err := newReplacer([]byte("short")); err != errShortKey {
 		t.Fatalf("NewReplacer(short) = %v, want ErrShortKey", err)
 	}
 }

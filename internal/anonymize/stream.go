@@ -92,7 +92,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // only once its own field has been read. With Check the output is then
 // kept and scanned at the end, with all the run knows, so that whatever
 // that left is reported.
-func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
+func (a *anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
 	if rs, ok := r.(io.ReadSeeker); ok {
 		if start, serr := rs.Seek(0, io.SeekCurrent); serr == nil {
 			if _, err := a.stream(ctx, rs, io.Discard, Options{learn: true}); err != nil {
@@ -118,7 +118,7 @@ func (a *Anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	return st, err
 }
 
-func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
+func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
 	st = &Stats{Replaced: Report{}, Dropped: map[string]int{}}
 	defer recoverStop(&err)
 	// An array is read whole: its bytes between the elements are kept.
@@ -155,7 +155,7 @@ func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 	out, repl, err := a.payload(p, doc)
 	if err != nil {
-		var se *SyntaxError
+		var se *syntaxError
 		if errors.As(err, &se) {
 			return st, &InputError{Line: se.Line, Column: se.Column, Err: errors.New(se.Msg)}
 		}
@@ -174,7 +174,7 @@ func (a *Anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 }
 
 // check scans an anonymized payload for what survived.
-func (a *Anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
+func (a *anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
 	p := &pass{a: a, ctx: ctx, check: true, line: line}
 	if err := a.scanPayload(p, out, true); err != nil {
 		p.text(string(out)) // a body kept as text
@@ -184,7 +184,7 @@ func (a *Anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
 
 // count adds the values replaced in identifying fields, and the spans a
 // pass replaced inside text.
-func (st *Stats) count(repl []Replaced, p *pass) {
+func (st *Stats) count(repl []replaced, p *pass) {
 	for _, x := range repl {
 		if !x.text {
 			st.Replaced[x.Class]++
@@ -207,7 +207,7 @@ func elements(doc []byte) int {
 
 // lines anonymizes NDJSON payloads line by line, keeping each line's ending
 // (a blank line is written empty).
-func (a *Anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, opts Options, st *Stats) error {
+func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, opts Options, st *Stats) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	last := 0
 	for {
@@ -262,7 +262,7 @@ func placed(err error) error {
 }
 
 func lineError(n int, err error) error {
-	var se *SyntaxError
+	var se *syntaxError
 	if errors.As(err, &se) {
 		// A line's own position: NDJSON holds one value a line, so the line
 		// is the record and the column is what matters.
@@ -275,7 +275,7 @@ func lineError(n int, err error) error {
 // keeps every byte but the replaced values, Content-Length is corrected and
 // the signature and credential headers are dropped (or the call is signed
 // again).
-func (a *Anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Writer, opts Options, st *Stats) error {
+func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Writer, opts Options, st *Stats) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	for {
@@ -329,7 +329,7 @@ func unwrapLine(err error) error {
 // parts are searched; a body that is not JSON is kept and anonymized as
 // text. Secret headers (termsafe.SecretHeader: credentials, tokens,
 // signatures) are dropped from the request, the response and the forward.
-func (a *Anonymizer) record(ctx context.Context, rec *capture.Record, opts Options, st *Stats) error {
+func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Options, st *Stats) error {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return err
@@ -338,14 +338,14 @@ func (a *Anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 	if p.learn {
 		_, _, err := a.payload(p, body)
-		if _, syntax := errors.AsType[*SyntaxError](err); syntax || len(bytes.TrimSpace(body)) == 0 {
+		if _, syntax := errors.AsType[*syntaxError](err); syntax || len(bytes.TrimSpace(body)) == 0 {
 			return nil
 		}
 		return err
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		out, repl, err := a.payload(p, body)
-		if _, syntax := errors.AsType[*SyntaxError](err); syntax {
+		if _, syntax := errors.AsType[*syntaxError](err); syntax {
 			out, repl, err = []byte(p.text(string(body))), nil, nil
 			st.AsText++
 		}
@@ -408,7 +408,7 @@ func forwardHeaders(rec *capture.Record) http.Header {
 // path, the query, every header but the secret ones, the answers of
 // listen and of the receiver behind it, and the forward URL and error. A
 // check scans the request body as well.
-func (a *Anonymizer) parts(p *pass, rec *capture.Record) {
+func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	if p.check {
 		body, _ := rec.RequestBody()
 		a.scanBody(p, body)
@@ -429,7 +429,7 @@ func (a *Anonymizer) parts(p *pass, rec *capture.Record) {
 	}
 }
 
-func (a *Anonymizer) headers(p *pass, h http.Header) {
+func (a *anonymizer) headers(p *pass, h http.Header) {
 	for name, vals := range h {
 		if p.check && termsafe.SecretHeader(name) {
 			continue // a signature --resign wrote
@@ -455,7 +455,7 @@ func forwardedFor(name string) bool {
 
 // storedBody anonymizes a stored answer: JSON as a payload is, anything
 // else (text, or bytes that are not UTF-8) as text.
-func (a *Anonymizer) storedBody(p *pass, stored, encoding string) string {
+func (a *anonymizer) storedBody(p *pass, stored, encoding string) string {
 	b, err := capture.DecodeBody(stored, encoding)
 	if err != nil || len(b) == 0 {
 		return stored
@@ -476,7 +476,7 @@ func (a *Anonymizer) storedBody(p *pass, stored, encoding string) string {
 }
 
 // scanBody checks a body: as JSON when it is, else as text.
-func (a *Anonymizer) scanBody(p *pass, b []byte) {
+func (a *anonymizer) scanBody(p *pass, b []byte) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return
 	}

@@ -42,7 +42,7 @@ func compact(t *testing.T, b []byte) []byte {
 	return buf.Bytes()
 }
 
-func stream(t *testing.T, a *Anonymizer, in []byte, opts Options) ([]byte, *Stats) {
+func stream(t *testing.T, a *anonymizer, in []byte, opts Options) ([]byte, *Stats) {
 	t.Helper()
 	var out bytes.Buffer
 	st, err := a.Stream(context.Background(), bytes.NewReader(in), &out, opts)

@@ -11,7 +11,7 @@ import (
 // or scanning the output for what survived (check true) by the same rules,
 // so that --check holds every part to exactly what anonymizing covers.
 type pass struct {
-	a     *Anonymizer
+	a     *anonymizer
 	ctx   context.Context
 	check bool
 	// learn only fills the dictionary (the first reading of a file).

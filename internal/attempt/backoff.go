@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// Backoff decides how long to wait before a retry: exponential from Base,
+// backoff decides how long to wait before a retry: exponential from Base,
 // capped at Max, with full jitter so that many senders retrying at once do
 // not arrive together; a Retry-After from the receiver wins, capped at
 // MaxRetryAfter so that a run stays bounded.
-type Backoff struct {
+type backoff struct {
 	Base, Max     time.Duration
 	MaxRetryAfter time.Duration
 	// Jitter returns a value in [0,1); tests fix it.
@@ -21,13 +21,13 @@ type Backoff struct {
 
 // DefaultBackoff starts at 200ms and caps at 10s; Retry-After is honoured
 // up to a minute.
-func DefaultBackoff(jitter func() float64) Backoff {
-	return Backoff{Base: 200 * time.Millisecond, Max: 10 * time.Second, MaxRetryAfter: time.Minute, Jitter: jitter}
+func DefaultBackoff(jitter func() float64) backoff {
+	return backoff{Base: 200 * time.Millisecond, Max: 10 * time.Second, MaxRetryAfter: time.Minute, Jitter: jitter}
 }
 
 // Delay is the wait before retry number n (1 for the first retry).
 // retryAfter is the receiver's wish, or 0.
-func (b Backoff) Delay(n int, retryAfter time.Duration) time.Duration {
+func (b backoff) Delay(n int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
 		return min(retryAfter, b.MaxRetryAfter)
 	}
@@ -44,8 +44,8 @@ func (b Backoff) Delay(n int, retryAfter time.Duration) time.Duration {
 	return d/2 + time.Duration(j*float64(d/2))
 }
 
-// ParseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
@@ -66,8 +66,8 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return max(t.Sub(now), 0), true
 }
 
-// SleepContext waits d or until ctx is done; it is the real clock's sleep.
-func SleepContext(ctx context.Context, d time.Duration) error {
+// sleepContext waits d or until ctx is done; it is the real clock's sleep.
+func sleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

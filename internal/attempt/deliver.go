@@ -162,15 +162,15 @@ func Classify(err error) string {
 	return KindOther
 }
 
-// MaxKeptBody bounds the response body kept for -v and JSON reports.
-const MaxKeptBody = 64 << 10
+// maxKeptBody bounds the response body kept for -v and JSON reports.
+const maxKeptBody = 64 << 10
 
 // Deliverer makes deliveries to one target URL.
 type Deliverer struct {
 	Client  *http.Client
 	Target  *url.URL
 	Retries int
-	Backoff Backoff
+	Backoff backoff
 	// Sleep waits between attempts; tests pass a virtual clock.
 	Sleep func(context.Context, time.Duration) error
 	Now   func() time.Time
@@ -238,9 +238,9 @@ func URLFor(target *url.URL, query string) string {
 	return u.String()
 }
 
-// Retryable says whether an attempt is worth another try: no answer (but
+// retryable says whether an attempt is worth another try: no answer (but
 // not an interruption or a certificate the client rejects), 429 or 5xx.
-func Retryable(a Attempt) bool {
+func retryable(a Attempt) bool {
 	switch {
 	case a.Status == http.StatusTooManyRequests, a.Status >= 500:
 		return true
@@ -392,7 +392,7 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 		if a.Status != 0 {
 			res.OK = d.expect(a.Status)
 		}
-		if res.OK || n >= d.Retries || !Retryable(a) || ctx.Err() != nil {
+		if res.OK || n >= d.Retries || !retryable(a) || ctx.Err() != nil {
 			res.Attempts = append(res.Attempts, a)
 			return res
 		}
@@ -409,7 +409,7 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 		}
 		sleep := d.Sleep
 		if sleep == nil {
-			sleep = SleepContext
+			sleep = sleepContext
 		}
 		if err := sleep(ctx, a.Wait); err != nil {
 			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error(), Unsent: true})
@@ -558,7 +558,7 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		if d.Now != nil {
 			now = d.Now
 		}
-		retryAfter, _ = ParseRetryAfter(v, now())
+		retryAfter, _ = parseRetryAfter(v, now())
 	}
 	return a, retryAfter
 }
@@ -607,7 +607,7 @@ func lastParts(msg string, n int) string {
 // the rest, so that the connection can carry the next call.
 func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
 	if keep {
-		kept, err = io.ReadAll(io.LimitReader(body, MaxKeptBody))
+		kept, err = io.ReadAll(io.LimitReader(body, maxKeptBody))
 	}
 	if err == nil {
 		_, err = io.Copy(io.Discard, body)

@@ -7,11 +7,11 @@ import (
 	"os"
 )
 
-// CountRecords counts the records of a capture stream without decoding
+// countRecords counts the records of a capture stream without decoding
 // them: its non-blank complete lines (a torn last line is no record). It
 // reads in large blocks, checking ctx between them: a capture may be
 // gigabytes.
-func CountRecords(ctx context.Context, r io.Reader) (int64, error) {
+func countRecords(ctx context.Context, r io.Reader) (int64, error) {
 	buf := make([]byte, 1<<20)
 	var n int64
 	prev := byte('\n') // the byte before buf[0]: a newline at the start is a blank line
@@ -42,10 +42,10 @@ func CountRecords(ctx context.Context, r io.Reader) (int64, error) {
 	}
 }
 
-// HeldRecords counts the records of an existing, non-empty capture file,
+// heldRecords counts the records of an existing, non-empty capture file,
 // the one a run is about to append to; ok is false for a new or empty one
 // (or one that cannot be read: OpenFile says what is wrong).
-func HeldRecords(ctx context.Context, path string) (n int64, ok bool) {
+func heldRecords(ctx context.Context, path string) (n int64, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, false
@@ -54,6 +54,6 @@ func HeldRecords(ctx context.Context, path string) (n int64, ok bool) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
 		return 0, false
 	}
-	n, err = CountRecords(ctx, f)
+	n, err = countRecords(ctx, f)
 	return n, err == nil
 }

@@ -17,14 +17,14 @@ func TestCountRecords(t *testing.T) {
 		"{}\n{}\n{\"capture\":": 2, // a torn last line is no record
 		"{}\n\n{}\n":            2, // nor is a blank one
 	} {
-		got, err := CountRecords(context.Background(), strings.NewReader(in))
+		got, err := countRecords(context.Background(), strings.NewReader(in))
 		if err != nil || got != want {
 			t.Errorf("CountRecords(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := CountRecords(ctx, strings.NewReader(strings.Repeat("{}\n", 1<<20))); err == nil {
+	if _, err := countRecords(ctx, strings.NewReader(strings.Repeat("{}\n", 1<<20))); err == nil {
 		t.Error("CountRecords ignores a cancelled context")
 	}
 }
@@ -52,7 +52,7 @@ func TestHeldRecords(t *testing.T) {
 		{filepath.Join(dir, "new.ndjson"), 0, false},
 		{dir, 0, false},
 	} {
-		if n, ok := HeldRecords(context.Background(), tt.path); n != tt.n || ok != tt.ok {
+		if n, ok := heldRecords(context.Background(), tt.path); n != tt.n || ok != tt.ok {
 			t.Errorf("HeldRecords(%s) = %d, %v; want %d, %v", filepath.Base(tt.path), n, ok, tt.n, tt.ok)
 		}
 	}

@@ -42,8 +42,8 @@ func ParseSync(s string) (Sync, error) {
 	return "", fmt.Errorf("unknown fsync mode %q (valid: always, interval, never)", s)
 }
 
-// SyncPeriod is how often SyncInterval flushes.
-const SyncPeriod = time.Second
+// syncPeriod is how often SyncInterval flushes.
+const syncPeriod = time.Second
 
 // File appends records to a capture file, safe for concurrent use.
 //
@@ -248,7 +248,7 @@ func (c *File) syncTo(seq uint64) error {
 
 func (c *File) flusher() {
 	defer close(c.done)
-	t := time.NewTicker(SyncPeriod)
+	t := time.NewTicker(syncPeriod)
 	defer t.Stop()
 	for {
 		select {
@@ -307,6 +307,6 @@ func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, 
 	if err != nil {
 		return nil, Appending{}, err
 	}
-	n, ok := HeldRecords(ctx, path)
+	n, ok := heldRecords(ctx, path)
 	return f, Appending{Records: n, Counted: ok, Torn: torn}, nil
 }

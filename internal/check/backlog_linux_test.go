@@ -83,7 +83,7 @@ func TestFullListenBacklog(t *testing.T) {
 
 	cfg := testConfig(t, "http://"+ln.Addr().String())
 	cfg.Signer = nil
-	cfg.Checks = []string{AcceptsValid, Duplicates, Latency}
+	cfg.Checks = []string{acceptsValid, duplicates, Latency}
 	cfg.LatencyBudget = 500 * time.Millisecond
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {
@@ -102,8 +102,8 @@ func TestFullListenBacklog(t *testing.T) {
 	if i, j := strings.Index(why, "listen backlog"), strings.Index(why, "answer first"); i < 0 || j >= 0 && j < i {
 		t.Errorf("reason %q, want the full listen backlog named first", why)
 	}
-	if sum.Checks[Duplicates].Fail != 0 || sum.Checks[AcceptsValid].Fail != 0 {
-		t.Errorf("duplicates %+v, accepts-valid %+v: the receiver answers every call", *sum.Checks[Duplicates], *sum.Checks[AcceptsValid])
+	if sum.Checks[duplicates].Fail != 0 || sum.Checks[acceptsValid].Fail != 0 {
+		t.Errorf("duplicates %+v, accepts-valid %+v: the receiver answers every call", *sum.Checks[duplicates], *sum.Checks[acceptsValid])
 	}
 }
 
@@ -124,7 +124,7 @@ func TestFullListenBacklogLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Client, cfg.Signer = client, nil
-	cfg.Checks = []string{AcceptsValid, Load}
+	cfg.Checks = []string{acceptsValid, Load}
 	cfg.LoadCount, cfg.LoadConcurrency = 96, 32
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {

@@ -140,7 +140,7 @@ func sets(doc *payload.Obj, pairs ...string) error {
 func (b *builder) acceptsValid() ([]*Case, error) {
 	var cs []*Case
 	add := func(name string, e spec.Event, doc *payload.Obj) {
-		cs = append(cs, docCase(AcceptsValid, name, e, doc))
+		cs = append(cs, docCase(acceptsValid, name, e, doc))
 	}
 	for _, s := range spec.Shapes() {
 		for _, k := range kinds() {
@@ -190,12 +190,12 @@ func (b *builder) acceptsValid() ([]*Case, error) {
 	add(rcp.Name+"/empty-array", rcp, doc)
 
 	doc = b.build(rcp, spec.Described)
-	cs = append(cs, bodyCase(AcceptsValid, rcp.Name+"/unicode-escaped-keys", rcp.Name, escapeUnicode(payload.Marshal(doc)), doc))
+	cs = append(cs, bodyCase(acceptsValid, rcp.Name+"/unicode-escaped-keys", rcp.Name, escapeUnicode(payload.Marshal(doc)), doc))
 
 	data := b.g.Data(rcp, spec.Described)
 	add(rcp.Name+"/compact", rcp, b.envelope(rcp, spec.Described, data))
 	doc = b.envelope(rcp, spec.Described, data.Clone())
-	cs = append(cs, bodyCase(AcceptsValid, rcp.Name+"/pretty-printed", rcp.Name, payload.MarshalIndent(doc), doc))
+	cs = append(cs, bodyCase(acceptsValid, rcp.Name+"/pretty-printed", rcp.Name, payload.MarshalIndent(doc), doc))
 
 	add(inv.Name+"/large-300-lines", inv, b.largeInvoice(inv, 300))
 	return cs, nil
@@ -262,7 +262,7 @@ func (b *builder) rejectsMalformed(v *validate.Validator) ([]malformed, error) {
 		if basis == "" {
 			basis = rcp.Name
 		}
-		return malformed{Case: bodyCase(RejectsMalformed, name, event, body, doc), basis: basis}
+		return malformed{Case: bodyCase(rejectsMalformed, name, event, body, doc), basis: basis}
 	}
 	noData := b.build(rcp, spec.Described)
 	noData.Delete(spec.FieldData)
@@ -377,8 +377,8 @@ func (b *builder) eventVsBody() []malformed {
 	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
 	rdoc, idoc := b.build(rcp, spec.Described), b.build(inv, spec.Described)
 	return []malformed{
-		{Case: bodyCase(EventVsBody, "receipt-body-under-invoice-event", inv.Name, payload.Marshal(rdoc), rdoc), basis: inv.Name},
-		{Case: bodyCase(EventVsBody, "invoice-body-under-receipt-event", rcp.Name, payload.Marshal(idoc), idoc), basis: rcp.Name},
+		{Case: bodyCase(eventVsBody, "receipt-body-under-invoice-event", inv.Name, payload.Marshal(rdoc), rdoc), basis: inv.Name},
+		{Case: bodyCase(eventVsBody, "invoice-body-under-receipt-event", rcp.Name, payload.Marshal(idoc), idoc), basis: rcp.Name},
 	}
 }
 
@@ -388,9 +388,9 @@ func (b *builder) duplicates(serial, concurrent int) []*Case {
 	var cs []*Case
 	for _, k := range kinds() {
 		e := b.creates[k]
-		one := docCase(Duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.build(e, spec.Described))
+		one := docCase(duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.build(e, spec.Described))
 		one.Copies = serial
-		together := docCase(Duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.build(e, spec.Described))
+		together := docCase(duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.build(e, spec.Described))
 		together.Copies, together.AtOnce = concurrent, true
 		cs = append(cs, one, together)
 	}
@@ -408,7 +408,7 @@ type orderGroup struct {
 func (b *builder) outOfOrder() []orderGroup {
 	inv, rcp := b.creates[spec.Invoice], b.creates[spec.Receipt]
 	audit, void := b.follows[spec.Invoice], b.follows[spec.Receipt]
-	one := func(name string, e spec.Event, doc *payload.Obj) *Case { return docCase(OutOfOrder, name, e, doc) }
+	one := func(name string, e spec.Event, doc *payload.Obj) *Case { return docCase(outOfOrder, name, e, doc) }
 
 	data := b.g.Data(rcp, spec.Described)
 	twice := orderGroup{judge: []bool{false, true, true}, calls: []*Case{
@@ -435,7 +435,7 @@ func (b *builder) outOfOrder() []orderGroup {
 // variants are accepts-valid's to judge, so that a receiver that fails on
 // one fails one check. Each document has a number of its own, and qs the
 // questions that ask about them (effects probes them).
-func (b *builder) loadPairs(n int) (out [][]*Case, qs []Question) {
+func (b *builder) loadPairs(n int) (out [][]*Case, qs []question) {
 	for i := 0; i < n; i += 2 {
 		k := kinds()[(i/2)%2]
 		create, follow := b.creates[k], b.follows[k]

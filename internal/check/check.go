@@ -31,15 +31,15 @@ import (
 // Check ids. They are stable: users select them with --checks and CI
 // systems match on them.
 const (
-	AcceptsValid     = "accepts-valid"
-	RejectsMalformed = rcv.RejectsMalformed
-	Duplicates       = rcv.Duplicates
-	OutOfOrder       = "out-of-order"
+	acceptsValid     = "accepts-valid"
+	rejectsMalformed = rcv.RejectsMalformed
+	duplicates       = rcv.Duplicates
+	outOfOrder       = "out-of-order"
 	Latency          = "latency"
 	UnknownEvent     = "unknown-event"
-	EventVsBody      = "event-contradicts-body"
+	eventVsBody      = "event-contradicts-body"
 	Load             = "load"
-	Signature        = "signature"
+	signature        = "signature"
 	Effects          = "effects"
 )
 
@@ -53,13 +53,13 @@ type Info struct {
 // because it judges the calls of the others.
 func Checks() []Info {
 	return []Info{
-		{AcceptsValid, "every call the ERP may send gets 2xx: all events in both shapes, nulls, unknown members, escaped keys, a large document"},
-		{RejectsMalformed, "calls the receiver cannot have understood get 4xx, not 2xx (dropped) or 5xx (retried forever); a 4xx counts only from a receiver that accepts valid calls of the event"},
+		{acceptsValid, "every call the ERP may send gets 2xx: all events in both shapes, nulls, unknown members, escaped keys, a large document"},
+		{rejectsMalformed, "calls the receiver cannot have understood get 4xx, not 2xx (dropped) or 5xx (retried forever); a 4xx counts only from a receiver that accepts valid calls of the event"},
 		{UnknownEvent, "an event name the spec does not list, over a body of a known kind, gets 2xx (ignored) or 4xx, not 5xx"},
-		{EventVsBody, "a body of one kind under the other kind's event gets 4xx"},
-		{Duplicates, "the same call delivered again, serially and 8 at once, gets 2xx every time"},
-		{OutOfOrder, "a void or audit of a document never created, and a void twice, get 2xx or 4xx, not 5xx"},
-		{Signature, "with a secret: correct Standard Webhooks signatures in any byte form, beside unknown versions, or retried pass; tampered, stale, malformed or missing ones get 4xx"},
+		{eventVsBody, "a body of one kind under the other kind's event gets 4xx"},
+		{duplicates, "the same call delivered again, serially and 8 at once, gets 2xx every time"},
+		{outOfOrder, "a void or audit of a document never created, and a void twice, get 2xx or 4xx, not 5xx"},
+		{signature, "with a secret: correct Standard Webhooks signatures in any byte form, beside unknown versions, or retried pass; tampered, stale, malformed or missing ones get 4xx"},
 		{Load, "realistic distinct calls at a concurrency all get 2xx: no 4xx, 5xx, timeout or connection error"},
 		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once), whole, voided or audited in any order, and every load document is kept"},
 		{Latency, "the p99 latency of the run's calls outside load (a timeout counted at the time limit) is within the budget"},
@@ -75,10 +75,10 @@ func IDs() []string {
 	return out
 }
 
-// UnknownCheckError names a check id that does not exist.
-type UnknownCheckError struct{ ID string }
+// unknownCheckError names a check id that does not exist.
+type unknownCheckError struct{ ID string }
 
-func (e *UnknownCheckError) Error() string {
+func (e *unknownCheckError) Error() string {
 	if hint := suggest.Hint(e.ID, IDs()); hint != "" {
 		return fmt.Sprintf("unknown check %q%s", e.ID, hint)
 	}
@@ -90,7 +90,7 @@ func (e *UnknownCheckError) Error() string {
 func Select(only, exclude []string) ([]string, error) {
 	for _, id := range slices.Concat(only, exclude) {
 		if !slices.Contains(IDs(), id) {
-			return nil, &UnknownCheckError{ID: id}
+			return nil, &unknownCheckError{ID: id}
 		}
 	}
 	var out []string
@@ -105,10 +105,10 @@ func Select(only, exclude []string) ([]string, error) {
 // Runnable is ids without the signature check when the run signs nothing
 // (it needs a secret); dropped says it was asked for and left out.
 func Runnable(ids []string, signed bool) (kept []string, dropped bool) {
-	if signed || !slices.Contains(ids, Signature) {
+	if signed || !slices.Contains(ids, signature) {
 		return ids, false
 	}
-	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == Signature }), true
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == signature }), true
 }
 
 // SeedOf is the seed of a run asked for with seed (0: a random one) and
@@ -130,8 +130,8 @@ const (
 	Pass Verdict = "pass"
 	Warn Verdict = "warn"
 	Fail Verdict = "fail"
-	// Skip is a check that could not run, said once with why.
-	Skip Verdict = "skipped"
+	// skip is a check that could not run, said once with why.
+	skip Verdict = "skipped"
 )
 
 // Case is one request of a check, as data: what is sent, byte for byte.
@@ -169,7 +169,7 @@ type Result struct {
 	Repro string
 	// Answer is what the receiver answered, when it did: its status line
 	// and the start of its body (as received, not yet terminal-safe).
-	Answer *Reply
+	Answer *reply
 	// quiet: the verdict rests on a call that got no answer at all, which
 	// is held back in case the receiver has stopped answering.
 	quiet bool
@@ -177,8 +177,8 @@ type Result struct {
 	hinted bool
 }
 
-// Reply is a receiver's answer, as shown in reasons.
-type Reply struct {
+// reply is a receiver's answer, as shown in reasons.
+type reply struct {
 	Status string      // "404 Not Found"
 	Header http.Header // shown with -v
 	Body   []byte      // the first attempt.MaxBodyPrefix bytes
@@ -193,10 +193,10 @@ type Tally struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// LoadStats are the figures of the load check. The percentiles are over
+// loadStats are the figures of the load check. The percentiles are over
 // the calls that were answered or timed out (at the time limit); Answered
 // 0 and TimedOut 0 mean there are none.
-type LoadStats struct {
+type loadStats struct {
 	Calls       int
 	Concurrency int
 	PerSecond   float64
@@ -213,9 +213,9 @@ type Stop struct {
 	Reason string `json:"reason"`
 }
 
-// Unrouted is a run every answered call of which got one status that
+// unrouted is a run every answered call of which got one status that
 // says the call never reached a handler.
-type Unrouted struct {
+type unrouted struct {
 	Status int
 	Hint   string
 }
@@ -232,7 +232,7 @@ type Summary struct {
 	Checks map[string]*Tally
 	// Order is the ids of the checks that ran, in run order.
 	Order []string
-	Load  *LoadStats
+	Load  *loadStats
 	// P99 and Slowest are over the calls of the run outside load.
 	P99     time.Duration
 	Slowest string
@@ -247,11 +247,11 @@ type Summary struct {
 	// Done is how many cases were graded, of Total.
 	Done, Total int
 	// Unrouted, when set, is the one status every answered call got.
-	Unrouted *Unrouted
+	Unrouted *unrouted
 	// SeenBefore: every first delivery got 409 or a 5xx saying duplicate.
 	SeenBefore bool
 	// Effects are the effects check's figures, nil when it did not probe.
-	Effects *EffectsStats
+	Effects *effectsStats
 }
 
 // Failed reports whether any check failed, the receiver stopped answering
@@ -410,7 +410,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		return nil, err
 	}
 	for _, id := range ids {
-		if id == Signature && cfg.Signer == nil {
+		if id == signature && cfg.Signer == nil {
 			continue
 		}
 		r.sum.Order = append(r.sum.Order, id)
@@ -471,19 +471,19 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 
 func (r *runner) run(id string) error {
 	switch id {
-	case AcceptsValid:
+	case acceptsValid:
 		return r.acceptsValid()
-	case RejectsMalformed:
+	case rejectsMalformed:
 		return r.rejectsMalformed()
 	case UnknownEvent:
 		return r.unknownEvent()
-	case EventVsBody:
+	case eventVsBody:
 		return r.eventVsBody()
-	case Duplicates:
+	case duplicates:
 		return r.duplicates()
-	case OutOfOrder:
+	case outOfOrder:
 		return r.outOfOrder()
-	case Signature:
+	case signature:
 		return r.signature()
 	case Load:
 		return r.load()
@@ -519,7 +519,7 @@ func (r *runner) finish() {
 	if len(r.statuses) == 1 {
 		for s := range r.statuses {
 			if h := unroutedHint(s); h != "" {
-				r.sum.Unrouted = &Unrouted{Status: s, Hint: h}
+				r.sum.Unrouted = &unrouted{Status: s, Hint: h}
 			}
 		}
 	}
@@ -717,7 +717,7 @@ func webhookID(c *Case) string {
 // receiver must accept.
 func validCheck(id string) bool {
 	switch id {
-	case AcceptsValid, Duplicates, OutOfOrder, Load, Latency:
+	case acceptsValid, duplicates, outOfOrder, Load, Latency:
 		return true
 	}
 	return false
@@ -871,7 +871,7 @@ func (r *runner) count() (int, error) {
 	}
 	for _, id := range r.sum.Order {
 		switch id {
-		case AcceptsValid:
+		case acceptsValid:
 			cs, err := b.acceptsValid()
 			if err != nil {
 				return 0, err
@@ -879,7 +879,7 @@ func (r *runner) count() (int, error) {
 			for _, c := range cs {
 				keep(c)
 			}
-		case RejectsMalformed:
+		case rejectsMalformed:
 			ms, err := b.rejectsMalformed(r.val)
 			if err != nil {
 				return 0, err
@@ -891,19 +891,19 @@ func (r *runner) count() (int, error) {
 			for _, m := range b.unknownEvents() {
 				keep(m.Case)
 			}
-		case EventVsBody:
+		case eventVsBody:
 			for _, m := range b.eventVsBody() {
 				keep(m.Case)
 			}
-		case Duplicates:
+		case duplicates:
 			for _, c := range b.duplicates(serialCopies, r.cfg.Concurrent) {
 				keep(c)
 			}
-		case OutOfOrder:
+		case outOfOrder:
 			for _, g := range b.outOfOrder() {
 				keep(g.calls[0])
 			}
-		case Signature:
+		case signature:
 			cs, err := b.signature(r.cfg.Signer, r.cfg.Now())
 			if err != nil {
 				return 0, err

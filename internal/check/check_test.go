@@ -285,23 +285,23 @@ func TestReceivers(t *testing.T) {
 		reason string // a word its reason must hold
 	}{
 		{"careful", defects{}, "", ""},
-		{"unique key on requestId", defects{uniqueKey: true}, Duplicates + "," + Signature, "re-delivery"},
-		{"check-then-insert race", defects{race: true}, Duplicates, "at once"},
-		{"rejects the sample shape", defects{rejectSample: true}, AcceptsValid, "got 422"},
-		{"rejects 4000", defects{reject4000: true}, AcceptsValid, "got 400"},
-		{"crashes on unknown members", defects{crashUnknown: true}, AcceptsValid, "got 500"},
-		{"crashes on nulls", defects{crashNull: true}, AcceptsValid, "got 500"},
-		{"crashes on hidden fields", defects{crashHidden: true}, AcceptsValid, "got 500"},
-		{"accepts anything", defects{acceptAll: true}, RejectsMalformed + "," + EventVsBody, "silently dropped"},
-		{"500 on bad JSON", defects{badJSON500: true}, RejectsMalformed, "poison message"},
-		{"routes on the body number alone", defects{routeOnNumber: true}, EventVsBody + "," + RejectsMalformed, "got 200"},
-		{"500 on a void of an unknown document", defects{unknownVoid500: true}, OutOfOrder, "got 500"},
+		{"unique key on requestId", defects{uniqueKey: true}, duplicates + "," + signature, "re-delivery"},
+		{"check-then-insert race", defects{race: true}, duplicates, "at once"},
+		{"rejects the sample shape", defects{rejectSample: true}, acceptsValid, "got 422"},
+		{"rejects 4000", defects{reject4000: true}, acceptsValid, "got 400"},
+		{"crashes on unknown members", defects{crashUnknown: true}, acceptsValid, "got 500"},
+		{"crashes on nulls", defects{crashNull: true}, acceptsValid, "got 500"},
+		{"crashes on hidden fields", defects{crashHidden: true}, acceptsValid, "got 500"},
+		{"accepts anything", defects{acceptAll: true}, rejectsMalformed + "," + eventVsBody, "silently dropped"},
+		{"500 on bad JSON", defects{badJSON500: true}, rejectsMalformed, "poison message"},
+		{"routes on the body number alone", defects{routeOnNumber: true}, eventVsBody + "," + rejectsMalformed, "got 200"},
+		{"500 on a void of an unknown document", defects{unknownVoid500: true}, outOfOrder, "got 500"},
 		{"slow", defects{slow: true}, Latency, "slowest event ABANDON_RECEIVABLE_DOC"},
 		{"503 past a few calls in flight", defects{inflight503: true}, Load, "got 503"},
-		{"redirects", defects{redirect: true}, AcceptsValid, "redirect"},
-		{"ignores signatures", defects{ignoreSig: true}, Signature, "not verified"},
-		{"verifies a re-serialised body", defects{reserialise: true}, Signature, "re-serialised"},
-		{"ignores the timestamp", defects{ignoreTimestamp: true}, Signature, "timestamp"},
+		{"redirects", defects{redirect: true}, acceptsValid, "redirect"},
+		{"ignores signatures", defects{ignoreSig: true}, signature, "not verified"},
+		{"verifies a re-serialised body", defects{reserialise: true}, signature, "re-serialised"},
+		{"ignores the timestamp", defects{ignoreTimestamp: true}, signature, "timestamp"},
 	}
 	for _, tt := range tests {
 		// One at a time: the race receiver needs its copies to arrive
@@ -473,8 +473,8 @@ func TestSelect(t *testing.T) {
 		err           bool
 	}{
 		{nil, nil, strings.Join(IDs(), ","), false},
-		{[]string{Load, AcceptsValid}, nil, "accepts-valid,load", false},
-		{nil, []string{Load, Latency, Signature}, "accepts-valid,rejects-malformed,unknown-event,event-contradicts-body,duplicates,out-of-order,effects", false},
+		{[]string{Load, acceptsValid}, nil, "accepts-valid,load", false},
+		{nil, []string{Load, Latency, signature}, "accepts-valid,rejects-malformed,unknown-event,event-contradicts-body,duplicates,out-of-order,effects", false},
 		{[]string{"nope"}, nil, "", true},
 	}
 	for _, tt := range tests {
@@ -491,7 +491,7 @@ func TestStrict(t *testing.T) {
 	defer srv.Close()
 	for _, strict := range []bool{false, true} {
 		cfg := testConfig(t, srv.URL)
-		cfg.Checks, cfg.Strict = []string{RejectsMalformed}, strict
+		cfg.Checks, cfg.Strict = []string{rejectsMalformed}, strict
 		var warns, typeFails int
 		_, err := Run(context.Background(), cfg, func(r Result) {
 			switch {
@@ -517,7 +517,7 @@ func TestOutOfOrderNamesTheFailingCall(t *testing.T) {
 	srv := httptest.NewServer(newReceiver(t, defects{unknownVoid500: true}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	cfg.Checks = []string{OutOfOrder}
+	cfg.Checks = []string{outOfOrder}
 	fails := 0
 	_, err := Run(context.Background(), cfg, func(r Result) {
 		if r.Verdict != Fail {
@@ -544,10 +544,10 @@ func TestRunnable(t *testing.T) {
 		want        []string
 		wantDropped bool
 	}{
-		{[]string{AcceptsValid, Signature}, false, []string{AcceptsValid}, true},
-		{[]string{AcceptsValid, Signature}, true, []string{AcceptsValid, Signature}, false},
-		{[]string{Signature}, false, []string{}, true},
-		{[]string{AcceptsValid}, false, []string{AcceptsValid}, false},
+		{[]string{acceptsValid, signature}, false, []string{acceptsValid}, true},
+		{[]string{acceptsValid, signature}, true, []string{acceptsValid, signature}, false},
+		{[]string{signature}, false, []string{}, true},
+		{[]string{acceptsValid}, false, []string{acceptsValid}, false},
 	}
 	for _, tt := range tests {
 		got, dropped := Runnable(tt.ids, tt.signed)
@@ -574,7 +574,7 @@ func TestDuplicatesAtOnceUniqueKey(t *testing.T) {
 	srv := httptest.NewServer(newReceiver(t, defects{uniqueKey: true}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	cfg.Checks = []string{Duplicates}
+	cfg.Checks = []string{duplicates}
 	_, results, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -632,7 +632,7 @@ func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Client, cfg.Checks = client, []string{Duplicates}
+	cfg.Client, cfg.Checks = client, []string{duplicates}
 	_, results, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

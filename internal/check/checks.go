@@ -29,7 +29,7 @@ func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 }
 
 // replyOf is the receiver's answer in an attempt, nil for none.
-func replyOf(a attempt.Attempt) *Reply {
+func replyOf(a attempt.Attempt) *reply {
 	if a.Status == 0 {
 		return nil
 	}
@@ -37,7 +37,7 @@ func replyOf(a attempt.Attempt) *Reply {
 	if st == "" {
 		st = strconv.Itoa(a.Status)
 	}
-	return &Reply{Status: st, Header: a.Header, Body: a.BodyPrefix}
+	return &reply{Status: st, Header: a.Header, Body: a.BodyPrefix}
 }
 
 func (r *runner) acceptsValid() error {
@@ -119,7 +119,7 @@ func (r *runner) rejectsMalformed() error {
 	if err != nil {
 		return err
 	}
-	return r.eachMalformed(RejectsMalformed, ms, func(m malformed, a attempt.Attempt) {
+	return r.eachMalformed(rejectsMalformed, ms, func(m malformed, a attempt.Attempt) {
 		switch {
 		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
 			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
@@ -163,7 +163,7 @@ func (r *runner) unknownEvent() error {
 // eventVsBody: a body of one kind under the other kind's event cannot be
 // handled as either; accepting it stores a receipt as an invoice.
 func (r *runner) eventVsBody() error {
-	return r.eachMalformed(EventVsBody, r.cases.eventVsBody(), func(m malformed, a attempt.Attempt) {
+	return r.eachMalformed(eventVsBody, r.cases.eventVsBody(), func(m malformed, a attempt.Attempt) {
 		switch {
 		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
 			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
@@ -310,7 +310,7 @@ func (r *runner) outOfOrder() error {
 		}
 		// A 4xx is evidence only from a receiver that takes the
 		// document's creation.
-		if err := r.control(OutOfOrder, r.cases.creating(g.calls[0].Event)); err != nil {
+		if err := r.control(outOfOrder, r.cases.creating(g.calls[0].Event)); err != nil {
 			return err
 		}
 		// at is the call the verdict rests on: the first that fails, else
@@ -443,7 +443,7 @@ func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 	ts := now.Unix()
 	tsText := strconv.FormatInt(ts, 10)
 	signed := func(name string, e spec.Event, body []byte, doc *payload.Obj, when int64, sig string, valid bool, why string) sigCase {
-		c := bodyCase(Signature, name, e.Name, body, doc)
+		c := bodyCase(signature, name, e.Name, body, doc)
 		id := b.webhookID(c)
 		if sig == "" {
 			sig = s.Signature(id, when, body)
@@ -462,7 +462,7 @@ func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 
 	doc = b.build(inv, spec.Described)
 	body = payload.Marshal(doc)
-	c := bodyCase(Signature, "tampered-body", inv.Name, nil, doc)
+	c := bodyCase(signature, "tampered-body", inv.Name, nil, doc)
 	sig := s.Signature(b.webhookID(c), ts, body)
 	if err := sets(doc, spec.Path(spec.FieldData, spec.FieldComments), `"changed after signing"`); err != nil {
 		return nil, err
@@ -471,11 +471,11 @@ func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 
 	doc = b.build(inv, spec.Described)
 	body = payload.Marshal(doc)
-	c = bodyCase(Signature, "wrong-secret", inv.Name, body, doc)
+	c = bodyCase(signature, "wrong-secret", inv.Name, body, doc)
 	cs = append(cs, signed("wrong-secret", inv, body, doc, ts, other.Signature(b.webhookID(c), ts, body), false, "signed with another secret"))
 
 	doc = b.build(inv, spec.Described)
-	missing := bodyCase(Signature, "missing-signature-headers", inv.Name, payload.Marshal(doc), doc)
+	missing := bodyCase(signature, "missing-signature-headers", inv.Name, payload.Marshal(doc), doc)
 	cs = append(cs, sigCase{Case: missing, why: "the call carries no signature at all"})
 
 	// Each header missing alone; the signature is over what is left.
@@ -515,7 +515,7 @@ func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 
 	doc = b.build(inv, spec.Described)
 	body = payload.Marshal(doc)
-	c = bodyCase(Signature, "several-signatures", inv.Name, body, doc)
+	c = bodyCase(signature, "several-signatures", inv.Name, body, doc)
 	cs = append(cs, signed("several-signatures", inv, body, doc, ts,
 		other.Signature(b.webhookID(c), ts, body)+" "+s.Signature(b.webhookID(c), ts, body), true,
 		"one of the signatures is right, and a sender rotating its secret signs with both"))
@@ -524,13 +524,13 @@ func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 	// it is no signature at all, even over the right bytes.
 	doc = b.build(inv, spec.Described)
 	body = payload.Marshal(doc)
-	c = bodyCase(Signature, "unknown-version-beside-v1", inv.Name, body, doc)
+	c = bodyCase(signature, "unknown-version-beside-v1", inv.Name, body, doc)
 	right := s.Signature(b.webhookID(c), ts, body)
 	cs = append(cs, signed(c.Name, inv, body, doc, ts, "v1a,"+strings.TrimPrefix(other.Signature(b.webhookID(c), ts, body), "v1,")+" "+right, true,
 		"the v1 signature is right; one of a version the receiver does not know (v1a) must be skipped, as later schemes are sent beside v1"))
 	doc = b.build(inv, spec.Described)
 	body = payload.Marshal(doc)
-	c = bodyCase(Signature, "unknown-version-only", inv.Name, body, doc)
+	c = bodyCase(signature, "unknown-version-only", inv.Name, body, doc)
 	cs = append(cs, signed(c.Name, inv, body, doc, ts, "v1a,"+strings.TrimPrefix(s.Signature(b.webhookID(c), ts, body), "v1,"), false,
 		"the only signature is of a version other than v1 (v1a), so the version is not checked"))
 
@@ -639,7 +639,7 @@ func (r *runner) load() error {
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}
-	ls := &LoadStats{Calls: st.Sent, Concurrency: conc, PerSecond: st.RequestsPerSecond(),
+	ls := &loadStats{Calls: st.Sent, Concurrency: conc, PerSecond: st.RequestsPerSecond(),
 		Answered: bad.answered, TimedOut: bad.timedOut}
 	if bad.hist.Count() > 0 {
 		ls.P50, ls.P90, ls.P99, ls.Max = bad.hist.Quantile(0.5), bad.hist.Quantile(0.9), bad.hist.Quantile(0.99), bad.hist.Max()

@@ -33,11 +33,11 @@ const probeConcurrency = 8
 // of the default size, a random sample of a longer one.
 const loadSample = 200
 
-// SkippedEffects is the reason effects is skipped without a probe.
-const SkippedEffects = "effects needs a probe: it would have proved that the receiver stored each document once (re-deliveries, retries and copies arriving together not again, large documents whole), applied voids and audits in any order, and kept every document of the load check; turn it on with --probe <url-template> or --probe-cmd <command>"
+// skippedEffects is the reason effects is skipped without a probe.
+const skippedEffects = "effects needs a probe: it would have proved that the receiver stored each document once (re-deliveries, retries and copies arriving together not again, large documents whole), applied voids and audits in any order, and kept every document of the load check; turn it on with --probe <url-template> or --probe-cmd <command>"
 
-// EffectsStats are the figures of the effects check.
-type EffectsStats struct {
+// effectsStats are the figures of the effects check.
+type effectsStats struct {
 	// Documents is how many documents were probed, load's included.
 	Documents int
 	// Load and LoadHeld are the load documents answered 2xx and how many
@@ -83,7 +83,7 @@ func newNumbering(seed, nonce uint64) *numbering {
 
 // number gives the document of env a fresh number and, with a nonce, env a
 // fresh requestId; it returns the question that asks about it.
-func (b *builder) number(env *payload.Obj, e spec.Event, s spec.Shape) Question {
+func (b *builder) number(env *payload.Obj, e spec.Event, s spec.Shape) question {
 	n := b.numbers
 	n.mu.Lock()
 	n.seq++
@@ -97,7 +97,7 @@ func (b *builder) number(env *payload.Obj, e spec.Event, s spec.Shape) Question 
 	raw, _ := json.Marshal(code)
 	_ = set(env, pathOf(e.Kind, s, codeDatum(e.Kind)), string(raw))
 	b.fresh(env)
-	q := Question{Kind: e.Kind, Code: code, Event: e.Name}
+	q := question{Kind: e.Kind, Code: code, Event: e.Name}
 	q.RequestID, _ = getString(env, spec.FieldRequestID)
 	if p := pathOf(e.Kind, s, spec.InvNumber); p != "" {
 		q.InvoiceCode, _ = lookupString(env, p)
@@ -219,7 +219,7 @@ type sentCall struct {
 type effDoc struct {
 	name  string
 	what  string // created, re-delivered, lifecycle, out-of-order, load
-	q     Question
+	q     question
 	lines int
 	want  expect
 	steps []effStep
@@ -304,7 +304,7 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 // receiver's.
 func (r *runner) probeSanity(ctx context.Context) error {
 	n := r.cases.numbers
-	q := Question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
+	q := question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
 		RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 0)}
 	a, err := r.cfg.Probe.Ask(ctx, q)
 	if err != nil {
@@ -312,14 +312,14 @@ func (r *runner) probeSanity(ctx context.Context) error {
 	}
 	if a.Count != 0 {
 		return &ProbeError{Probe: probeName(r.cfg.Probe),
-			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, EnvCode)}
+			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, envCode)}
 	}
 	return nil
 }
 
 func probeName(p Probe) string {
 	switch p := p.(type) {
-	case *HTTPProbe:
+	case *httpProbe:
 		return p.tmpl
 	case *CmdProbe:
 		return p.Run
@@ -331,8 +331,8 @@ func probeName(p Probe) string {
 // once, load's included, and judges what the receiver holds.
 func (r *runner) effects(ctx context.Context) error {
 	if r.cfg.Probe == nil {
-		r.sum.Checks[Effects].Skipped = SkippedEffects
-		r.report(Result{Case: &Case{Check: Effects, Name: "not-run"}, Verdict: Skip, Reason: SkippedEffects})
+		r.sum.Checks[Effects].Skipped = skippedEffects
+		r.report(Result{Case: &Case{Check: Effects, Name: "not-run"}, Verdict: skip, Reason: skippedEffects})
 		return nil
 	}
 	docs := r.cases.effects(serialCopies, r.cfg.Concurrent)
@@ -346,7 +346,7 @@ func (r *runner) effects(ctx context.Context) error {
 	if err := r.probeAll(ctx, probed); err != nil {
 		return err
 	}
-	st := &EffectsStats{Documents: len(probed), LoadProbed: len(load), Settle: r.cfg.Settle}
+	st := &effectsStats{Documents: len(probed), LoadProbed: len(load), Settle: r.cfg.Settle}
 	if r.loadSent != nil {
 		st.Load = r.loadSent.held
 	}
@@ -619,14 +619,14 @@ func answerText(d *effDoc) string {
 type loadRecord struct {
 	mu    sync.Mutex
 	pairs [][]*Case
-	qs    []Question
+	qs    []question
 	byID  map[string][2]int   // requestId -> pair, call
 	got   [][]attempt.Attempt // per pair, per call
 	held  int                 // documents whose create got 2xx
 }
 
 // noteLoad keeps the load check's documents for effects.
-func (r *runner) noteLoad(pairs [][]*Case, qs []Question) {
+func (r *runner) noteLoad(pairs [][]*Case, qs []question) {
 	if r.cfg.Probe == nil || !slices.Contains(r.sum.Order, Effects) {
 		return
 	}
@@ -689,7 +689,7 @@ func (r *runner) loadDocs() []*effDoc {
 }
 
 // judgeLoad grades the load documents: every one held exactly once.
-func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
+func (r *runner) judgeLoad(docs []*effDoc, st *effectsStats) Result {
 	c := &Case{Check: Effects, Name: fmt.Sprintf("under-load/%d-of-%d-documents", len(docs), st.Load)}
 	res := Result{Case: c, Verdict: Pass}
 	if len(docs) == 0 {

@@ -97,7 +97,7 @@ func (r *runner) curl(req *attempt.Request, file string) string {
 }
 
 // appendEffects is the summary's line of the effects figures.
-func appendEffects(b []byte, e *EffectsStats) []byte {
+func appendEffects(b []byte, e *effectsStats) []byte {
 	b = fmt.Appendf(b, "\neffects: %d documents probed", e.Documents)
 	switch {
 	case e.LoadProbed == e.Load && e.Load > 0:
@@ -125,6 +125,6 @@ type effectsJSON struct {
 	Settle     float64 `json:"settleMs"`
 }
 
-func effectsOf(e *EffectsStats) *effectsJSON {
+func effectsOf(e *effectsStats) *effectsJSON {
 	return &effectsJSON{e.Documents, e.Load, e.LoadProbed, attempt.MS(e.Slowest), e.SlowestDoc, attempt.MS(e.Settle)}
 }

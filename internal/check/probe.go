@@ -22,8 +22,8 @@ import (
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// Question is what whsim asks a probe about one document.
-type Question struct {
+// question is what whsim asks a probe about one document.
+type question struct {
 	Kind spec.Kind
 	// Code is the document number: data.code of an invoice, 收款单编号 of
 	// a receipt. whsim's are drawn from A-Z, 0-9 and '-'.
@@ -65,9 +65,9 @@ type Answer struct {
 type Probe interface {
 	// Ask asks about one document. An error is the probe's, never the
 	// receiver's: it could not be asked, or said nothing readable.
-	Ask(ctx context.Context, q Question) (Answer, error)
+	Ask(ctx context.Context, q question) (Answer, error)
 	// Command is a shell command that asks the same, for a reproduction.
-	Command(q Question) string
+	Command(q question) string
 }
 
 // ProbeError says the probe itself failed: the run cannot judge effects
@@ -81,11 +81,11 @@ func (e *ProbeError) Error() string {
 	return fmt.Sprintf("probe %s: %s", e.Probe, e.Reason)
 }
 
-// ParseAnswer reads a probe's answer: a JSON object, or an array holding
+// parseAnswer reads a probe's answer: a JSON object, or an array holding
 // one object (as sqlite3 -json prints a row). count is required, a whole
 // number from 0; state is required when count is 1 or more; lines is
 // optional. Other members are ignored.
-func ParseAnswer(b []byte) (Answer, error) {
+func parseAnswer(b []byte) (Answer, error) {
 	a := Answer{Lines: -1, Raw: shorten(b)}
 	// A byte-order mark, as some Windows tools and editors write, is no
 	// reason to refuse an answer.
@@ -188,7 +188,7 @@ func opening(b []byte) string {
 // placeholders are the names a probe template may hold, in braces.
 var placeholders = []string{"kind", "code", "invoiceCode", "event", "requestId"}
 
-func (q Question) value(name string) string {
+func (q question) value(name string) string {
 	switch name {
 	case "kind":
 		return KindWord(q.Kind)
@@ -204,9 +204,9 @@ func (q Question) value(name string) string {
 	return ""
 }
 
-// HTTPProbe asks with a GET per question. A 404 means the receiver holds
+// httpProbe asks with a GET per question. A 404 means the receiver holds
 // nothing for the document.
-type HTTPProbe struct {
+type httpProbe struct {
 	Client *http.Client
 	// Header is added to every question (a debug endpoint's token).
 	Header http.Header
@@ -225,8 +225,8 @@ type tmplPart struct {
 
 // ParseProbeURL reads a --probe template: an http or https URL holding
 // placeholders in braces, each escaped for where it stands.
-func ParseProbeURL(tmpl string, client *http.Client, header http.Header) (*HTTPProbe, error) {
-	p := &HTTPProbe{Client: client, Header: header, tmpl: tmpl}
+func ParseProbeURL(tmpl string, client *http.Client, header http.Header) (*httpProbe, error) {
+	p := &httpProbe{Client: client, Header: header, tmpl: tmpl}
 	query := false
 	rest := tmpl
 	for rest != "" {
@@ -262,7 +262,7 @@ func ParseProbeURL(tmpl string, client *http.Client, header http.Header) (*HTTPP
 		}
 	}
 	// A question with every value filled in must make a URL whsim can GET.
-	u, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: "X", InvoiceCode: "1", Event: "E", RequestID: "r"}))
+	u, err := url.Parse(p.url(question{Kind: spec.Invoice, Code: "X", InvoiceCode: "1", Event: "E", RequestID: "r"}))
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("not a URL: %v", err)
@@ -287,7 +287,7 @@ func placeholderList() string {
 	return b.String()
 }
 
-func (p *HTTPProbe) url(q Question) string {
+func (p *httpProbe) url(q question) string {
 	var b strings.Builder
 	for _, t := range p.parts {
 		switch {
@@ -308,7 +308,7 @@ const (
 	maxAnswerText = "1 MiB"
 )
 
-func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
+func (p *httpProbe) Ask(ctx context.Context, q question) (Answer, error) {
 	u := p.url(q)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -353,7 +353,7 @@ func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	case len(body) > maxAnswer:
 		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", redact(u), maxAnswerText, opening(body))}
 	}
-	a, err := ParseAnswer(body)
+	a, err := parseAnswer(body)
 	if err != nil {
 		return a, &ProbeError{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered %q: %v", redact(u), a.Raw, err)}
 	}
@@ -362,7 +362,7 @@ func (p *HTTPProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 
 // Command is a curl command: the probe's headers masked where they are
 // credentials.
-func (p *HTTPProbe) Command(q Question) string {
+func (p *httpProbe) Command(q question) string {
 	var b strings.Builder
 	b.WriteString("curl -sS" + curlFlags(p.CurlTLS))
 	for _, k := range slices.Sorted(maps.Keys(p.Header)) {
@@ -424,21 +424,21 @@ type CmdProbe struct {
 
 // Environment variables a --probe-cmd command reads.
 const (
-	EnvKind        = "WHSIM_KIND"
-	EnvCode        = "WHSIM_CODE"
-	EnvInvoiceCode = "WHSIM_INVOICE_CODE"
-	EnvEvent       = "WHSIM_EVENT"
-	EnvRequestID   = "WHSIM_REQUEST_ID"
+	envKind        = "WHSIM_KIND"
+	envCode        = "WHSIM_CODE"
+	envInvoiceCode = "WHSIM_INVOICE_CODE"
+	envEvent       = "WHSIM_EVENT"
+	envRequestID   = "WHSIM_REQUEST_ID"
 )
 
-func (q Question) env() []string {
+func (q question) env() []string {
 	return []string{
-		EnvKind + "=" + KindWord(q.Kind), EnvCode + "=" + q.Code, EnvInvoiceCode + "=" + q.InvoiceCode,
-		EnvEvent + "=" + q.Event, EnvRequestID + "=" + q.RequestID,
+		envKind + "=" + KindWord(q.Kind), envCode + "=" + q.Code, envInvoiceCode + "=" + q.InvoiceCode,
+		envEvent + "=" + q.Event, envRequestID + "=" + q.RequestID,
 	}
 }
 
-func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
+func (p *CmdProbe) Ask(ctx context.Context, q question) (Answer, error) {
 	if p.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
@@ -536,7 +536,7 @@ func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	case err != nil:
 		return fail(err.Error())
 	}
-	a, err := ParseAnswer(out.Bytes())
+	a, err := parseAnswer(out.Bytes())
 	if err != nil {
 		return fail(fmt.Sprintf("printed %q: %v", a.Raw, err))
 	}
@@ -544,11 +544,11 @@ func (p *CmdProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 }
 
 // Command is the command with the question's values set before it.
-func (p *CmdProbe) Command(q Question) string {
+func (p *CmdProbe) Command(q question) string {
 	var b strings.Builder
 	for _, kv := range q.env() {
 		k, v, _ := strings.Cut(kv, "=")
-		if v == "" && k == EnvInvoiceCode {
+		if v == "" && k == envInvoiceCode {
 			continue
 		}
 		b.WriteString(k + "=" + shellQuote(v) + " ")

@@ -49,7 +49,7 @@ func TestParseAnswer(t *testing.T) {
 		{"\ufeff{\"count\":1,\"state\":\"created\"}\r\n", 1, StateCreated, -1, ""},
 	}
 	for _, tt := range tests {
-		a, err := ParseAnswer([]byte(tt.in))
+		a, err := parseAnswer([]byte(tt.in))
 		switch {
 		case tt.err != "":
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -68,7 +68,7 @@ func FuzzParseAnswer(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := ParseAnswer(b)
+		a, err := parseAnswer(b)
 		if err != nil {
 			return
 		}
@@ -80,7 +80,7 @@ func FuzzParseAnswer(f *testing.F) {
 
 func TestParseProbeURL(t *testing.T) {
 	t.Parallel()
-	q := Question{Kind: spec.Receipt, Code: "SKD-ABC-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "id/1 2"}
+	q := question{Kind: spec.Receipt, Code: "SKD-ABC-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "id/1 2"}
 	tests := []struct {
 		tmpl, want, err string
 	}{
@@ -122,11 +122,11 @@ func FuzzParseProbeURL(f *testing.F) {
 		}
 		// Whatever the values, a value never breaks out of the part of the
 		// URL it stands in: the scheme and the query's names stay.
-		base, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: "X"}))
+		base, err := url.Parse(p.url(question{Kind: spec.Invoice, Code: "X"}))
 		if err != nil {
 			t.Fatalf("template %q accepted, but makes no URL: %v", tmpl, err)
 		}
-		u, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: code}))
+		u, err := url.Parse(p.url(question{Kind: spec.Invoice, Code: code}))
 		if err != nil {
 			return // a host made of the value: the request fails, said as the probe's error
 		}
@@ -194,7 +194,7 @@ func TestHTTPProbe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.Ask(context.Background(), Question{Kind: spec.Invoice, Code: code})
+		return p.Ask(context.Background(), question{Kind: spec.Invoice, Code: code})
 	}
 	if a, err := ask("held"); err != nil || a.Count != 1 || a.Lines != 2 {
 		t.Errorf("held: %+v, %v", a, err)
@@ -212,12 +212,12 @@ func TestHTTPProbe(t *testing.T) {
 	// --probe-header 'Host: ...' reaches a debug endpoint behind a
 	// virtual host, as -H does for the calls.
 	hp, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Host": {"debug.internal"}})
-	if a, err := hp.Ask(context.Background(), Question{Code: "host"}); err != nil || a.Count != 0 {
+	if a, err := hp.Ask(context.Background(), question{Code: "host"}); err != nil || a.Count != 0 {
 		t.Errorf("Host header: %+v, %v; want count 0", a, err)
 	}
 	// The user's Accept header wins over whsim's default.
 	ap, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Accept": {"application/vnd.api+json"}})
-	if a, err := ap.Ask(context.Background(), Question{Code: "accept"}); err != nil || a.Count != 0 {
+	if a, err := ap.Ask(context.Background(), question{Code: "accept"}); err != nil || a.Count != 0 {
 		t.Errorf("Accept header: %+v, %v; want count 0", a, err)
 	}
 	// Ctrl-C while a question is in flight is the run's interruption, not
@@ -228,11 +228,11 @@ func TestHTTPProbe(t *testing.T) {
 		<-arrived
 		cancel()
 	}()
-	if _, err := sp.Ask(ctx, Question{Code: "wait"}); !errors.Is(err, context.Canceled) {
+	if _, err := sp.Ask(ctx, question{Code: "wait"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted: %v, want context.Canceled and no ProbeError", err)
 	}
 	p, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"X-Debug-Token": {"s3cret"}})
-	if cmd := p.Command(Question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
+	if cmd := p.Command(question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
 		t.Errorf("Command = %s, want the token masked", cmd)
 	}
 }
@@ -242,7 +242,7 @@ func TestCmdProbe(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
+	q := question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
 	tests := []struct {
 		cmd, want string // want: a word of the error, or the answer's state
 	}{

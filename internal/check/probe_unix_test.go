@@ -39,7 +39,7 @@ func TestCmdProbeKillsItsChildren(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			_, err := p.Ask(ctx, Question{Kind: spec.Invoice, Code: "X"})
+			_, err := p.Ask(ctx, question{Kind: spec.Invoice, Code: "X"})
 			done <- err
 		}()
 		var pid int

@@ -65,7 +65,7 @@ type caseReport struct {
 
 // replyText is the receiver's answer as reasons show it: its status line
 // and the start of its body, terminal-safe; "" when it did not answer.
-func replyText(a *Reply) string {
+func replyText(a *reply) string {
 	if a == nil {
 		return ""
 	}
@@ -105,7 +105,7 @@ func (c *caseReport) AppendText(b []byte, st *term.Style) []byte {
 		b = st.Fail.Append(b, "FAIL")
 	case c.res.Verdict == Warn && !c.quiet:
 		b = st.Warn.Append(b, "WARN")
-	case c.res.Verdict == Skip:
+	case c.res.Verdict == skip:
 		b = st.Dim.Append(b, "SKIP")
 		b = append(b, ' ')
 		b = st.Key.Append(b, c.res.Case.Check)
@@ -199,7 +199,7 @@ func (c *caseReport) JUnit() term.TestCase {
 		tc.Failure, tc.FailureType, tc.Detail = reason, string(c.res.Verdict), c.repro
 	case Warn:
 		tc.Detail = "warn: " + reason
-	case Skip:
+	case skip:
 		tc.Detail = "skipped: " + reason
 	}
 	return tc
@@ -218,16 +218,16 @@ func (r *Reporter) Result(res Result) {
 		}
 		r.warns[res.Case.Check] = append(r.warns[res.Case.Check], res)
 	}
-	if res.Case.Check != Latency && res.Verdict != Skip {
+	if res.Case.Check != Latency && res.Verdict != skip {
 		c.sent = r.sentRequest(res.Case)
 	}
-	if r.SaveDir != "" && res.Case.Check != Latency && res.Verdict != Skip {
+	if r.SaveDir != "" && res.Case.Check != Latency && res.Verdict != skip {
 		if err := r.save(c); err != nil {
 			r.err = fmt.Errorf("--save-cases: %w", err)
 			return
 		}
 	}
-	if res.Verdict != Pass && res.Verdict != Skip && res.Case.Check != Latency {
+	if res.Verdict != Pass && res.Verdict != skip && res.Case.Check != Latency {
 		c.repro = res.Repro
 		if c.repro == "" {
 			c.repro = r.reproduce(c)

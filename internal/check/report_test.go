@@ -26,9 +26,9 @@ func TestShellQuote(t *testing.T) {
 
 func TestCaseFile(t *testing.T) {
 	tests := []struct{ check, name, want string }{
-		{AcceptsValid, "CREATE_RECEIVABLE_DOC/nulls", "accepts-valid/CREATE_RECEIVABLE_DOC--nulls.ndjson"},
-		{RejectsMalformed, "type/data.收款单.汇率/string-for-number", "rejects-malformed/type--data.收款单.汇率--string-for-number.ndjson"},
-		{Signature, `a\b:c d`, "signature/a-b-c_d.ndjson"},
+		{acceptsValid, "CREATE_RECEIVABLE_DOC/nulls", "accepts-valid/CREATE_RECEIVABLE_DOC--nulls.ndjson"},
+		{rejectsMalformed, "type/data.收款单.汇率/string-for-number", "rejects-malformed/type--data.收款单.汇率--string-for-number.ndjson"},
+		{signature, `a\b:c d`, "signature/a-b-c_d.ndjson"},
 	}
 	for _, tt := range tests {
 		if got := caseFile(&Case{Check: tt.check, Name: tt.name}); got != tt.want {

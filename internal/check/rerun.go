@@ -52,8 +52,8 @@ type ReportLineError struct {
 func (e *ReportLineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *ReportLineError) Unwrap() error { return e.Err }
 
-// ErrNotReport says a file holds no check case at all.
-var ErrNotReport = errors.New("no check case in it: want the output of whsim check --output json, or a --save-cases directory")
+// errNotReport says a file holds no check case at all.
+var errNotReport = errors.New("no check case in it: want the output of whsim check --output json, or a --save-cases directory")
 
 // maxReportLine bounds one line of a report: a case of a large body.
 const maxReportLine = 64 << 20
@@ -106,7 +106,7 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 		return nil, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	if cases == 0 {
-		return nil, ErrNotReport
+		return nil, errNotReport
 	}
 	return out, nil
 }
@@ -131,9 +131,9 @@ type RerunConfig struct {
 
 // Rerun outcomes.
 const (
-	Fixed        = "fixed"
-	StillFailing = "still-failing"
-	NotRerun     = "not-rerun"
+	fixed        = "fixed"
+	stillFailing = "still-failing"
+	notRerun     = "not-rerun"
 )
 
 // RerunResult is what became of one failed case sent again.
@@ -164,7 +164,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 			return err
 		}
 		if c.Want == "" {
-			out(RerunResult{Case: c, Outcome: NotRerun,
+			out(RerunResult{Case: c, Outcome: notRerun,
 				Reason: "judged over a whole run, not one call: run whsim check --checks " + c.Check + " again"})
 			continue
 		}
@@ -203,7 +203,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		h[k] = v
 	}
 	req := &attempt.Request{Event: c.Check, Method: http.MethodPost, Query: query, Header: h, Body: c.Body}
-	fresh := cfg.IDs != nil && (c.Check != Signature || c.Resign)
+	fresh := cfg.IDs != nil && (c.Check != signature || c.Resign)
 	if start, end := reqid.Find(c.Body); start >= 0 {
 		req.RequestID = string(c.Body[start:end])
 		if fresh {
@@ -239,7 +239,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 			results[i] = d.Deliver(ctx, req)
 		}
 	}
-	res := RerunResult{Case: c, Outcome: Fixed}
+	res := RerunResult{Case: c, Outcome: fixed}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: attempt.FailureText(a)}
 		for _, r := range results[1:] {
@@ -250,12 +250,12 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	for i, r := range results {
 		a := r.Last()
-		if i == 0 || res.Outcome == Fixed {
+		if i == 0 || res.Outcome == fixed {
 			res.Status = a.Status
 			res.Reason = answer(a)
 		}
-		if res.Outcome == Fixed && !wants(c.Want, a.Status) {
-			res.Outcome = StillFailing
+		if res.Outcome == fixed && !wants(c.Want, a.Status) {
+			res.Outcome = stillFailing
 			res.Reason = answer(a) + ", want " + c.Want
 			if n > 1 {
 				res.Reason = fmt.Sprintf("delivery %d of %d %s", i+1, n, res.Reason)
@@ -268,11 +268,11 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 // wants says whether status is the answer want names.
 func wants(want string, status int) bool {
 	switch want {
-	case Want2xx:
+	case want2xx:
 		return is2xx(status)
-	case Want4xx:
+	case want4xx:
 		return is4xx(status)
-	case Want2xxOr4xx:
+	case want2xxOr4xx:
 		return is2xx(status) || is4xx(status)
 	}
 	return false
@@ -282,17 +282,17 @@ func wants(want string, status int) bool {
 type RerunCase struct{ R RerunResult }
 
 func (c *RerunCase) Verdict() term.Verdict {
-	if c.R.Outcome == Fixed {
+	if c.R.Outcome == fixed {
 		return term.Pass
 	}
 	return term.Fail
 }
 
-var outcomeWord = map[string]string{Fixed: "FIXED", StillFailing: "STILL FAILING", NotRerun: "NOT RERUN"}
+var outcomeWord = map[string]string{fixed: "FIXED", stillFailing: "STILL FAILING", notRerun: "NOT RERUN"}
 
 func (c *RerunCase) AppendText(b []byte, st *term.Style) []byte {
 	w := st.Fail
-	if c.R.Outcome == Fixed {
+	if c.R.Outcome == fixed {
 		w = st.OK
 	}
 	b = w.Append(b, outcomeWord[c.R.Outcome])
@@ -316,7 +316,7 @@ func (c *RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
 
 func (c *RerunCase) JUnit() term.TestCase {
 	tc := term.TestCase{Suite: c.R.Case.Check, Name: c.R.Case.Name, Class: "whsim.check." + c.R.Case.Check}
-	if c.R.Outcome != Fixed {
+	if c.R.Outcome != fixed {
 		tc.Failure, tc.FailureType = c.R.Reason, c.R.Outcome
 	} else {
 		tc.Detail = "fixed: " + c.R.Reason
@@ -335,9 +335,9 @@ type RerunSummary struct {
 // Add counts a result.
 func (s *RerunSummary) Add(r RerunResult) {
 	switch r.Outcome {
-	case Fixed:
+	case fixed:
 		s.Fixed++
-	case StillFailing:
+	case stillFailing:
 		s.StillFailing++
 	default:
 		s.NotRerun++

@@ -86,9 +86,9 @@ func TestReadFailed(t *testing.T) {
 	target, _ := url.Parse("http://127.0.0.1:9/hook?tenant=7")
 	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
 	body := []byte("{\"requestId\":\"r-1\",\"x\":\"\xff\"}")
-	fail := Result{Case: &Case{Check: Duplicates, Name: "CREATE_RECEIVABLE_DOC/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC",
+	fail := Result{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC",
 		Body: body, RequestID: "r-1", Copies: 8, AtOnce: true}, Verdict: Fail, Status: 409, Reason: "7 of 8 got 409"}
-	pass := Result{Case: &Case{Check: AcceptsValid, Name: "ok", Body: []byte("{}")}, Verdict: Pass, Status: 200}
+	pass := Result{Case: &Case{Check: acceptsValid, Name: "ok", Body: []byte("{}")}, Verdict: Pass, Status: 200}
 	load := Result{Case: &Case{Check: Load, Name: "300-calls-at-16", Body: []byte("{}")}, Verdict: Fail, Status: 500}
 	var in bytes.Buffer
 	in.Write(reported(t, rep, pass))
@@ -107,7 +107,7 @@ func TestReadFailed(t *testing.T) {
 		t.Fatalf("%d failed cases, want 2: %+v", len(got), got)
 	}
 	f := got[0]
-	if f.Check != Duplicates || f.Want != Want2xx || !bytes.Equal(f.Body, body) || f.Copies != 8 || !f.AtOnce || !f.Resign ||
+	if f.Check != duplicates || f.Want != want2xx || !bytes.Equal(f.Body, body) || f.Copies != 8 || !f.AtOnce || !f.Resign ||
 		f.URL != "http://127.0.0.1:9/hook?tenant=7&businessType=CREATE_RECEIVABLE_DOC" || f.Query != "businessType=CREATE_RECEIVABLE_DOC" ||
 		f.Header.Get("Authorization") != "Bearer ****" || f.Header.Get("Webhook-Id") != "r-1" {
 		t.Errorf("read back %+v", f)
@@ -118,10 +118,10 @@ func TestReadFailed(t *testing.T) {
 
 	for _, tt := range []struct{ in, want string }{
 		{"not json\n", "line 1: not a JSON object"},
-		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, ErrNotReport.Error()},
+		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"pass"}` + "\n" + `[1]`, `line 2: not a JSON object`},
-		{`{"summary":{}}`, ErrNotReport.Error()},
-		{"", ErrNotReport.Error()},
+		{`{"summary":{}}`, errNotReport.Error()},
+		{"", errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},
 	} {
 		_, err := ReadFailed(strings.NewReader(tt.in))
@@ -134,13 +134,13 @@ func TestReadFailed(t *testing.T) {
 func FuzzReadFailed(f *testing.F) {
 	target, _ := url.Parse("http://127.0.0.1:9/")
 	rep := &Reporter{Target: target}
-	f.Add(reported(f, rep, Result{Case: &Case{Check: RejectsMalformed, Name: "not-json", Body: []byte("x")}, Verdict: Fail}))
+	f.Add(reported(f, rep, Result{Case: &Case{Check: rejectsMalformed, Name: "not-json", Body: []byte("x")}, Verdict: Fail}))
 	f.Add([]byte(`{"summary":{}}`))
 	f.Add([]byte("{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\"}\n\n{"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cases, err := ReadFailed(bytes.NewReader(b))
 		var le *ReportLineError
-		if err != nil && !errors.As(err, &le) && !errors.Is(err, ErrNotReport) && !strings.Contains(err.Error(), "token too long") {
+		if err != nil && !errors.As(err, &le) && !errors.Is(err, errNotReport) && !strings.Contains(err.Error(), "token too long") {
 			t.Errorf("error of no known kind: %v", err)
 		}
 		for _, c := range cases {
@@ -203,8 +203,8 @@ func TestRerun(t *testing.T) {
 	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
 	var in bytes.Buffer
 	for _, res := range []Result{
-		{Case: &Case{Check: RejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("not json")}, Verdict: Fail, Status: 200},
-		{Case: &Case{Check: Duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 8, AtOnce: true,
+		{Case: &Case{Check: rejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("not json")}, Verdict: Fail, Status: 200},
+		{Case: &Case{Check: duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 8, AtOnce: true,
 			RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409},
 		{Case: &Case{Check: Latency, Name: "p99"}, Verdict: Fail},
 	} {
@@ -275,7 +275,7 @@ func TestSavedCases(t *testing.T) {
 	out, _ := term.New(term.JSON, io.Discard, term.Style{}, false)
 	rep := &Reporter{Out: out, Target: target, SaveDir: dir, Header: http.Header{"Authorization": {"Bearer s3cret"}},
 		Signer: testSigner(t), Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
-	c := &Case{Check: Duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC",
+	c := &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC",
 		Body: []byte(`{"requestId":"r-1"}`), RequestID: "r-1", Copies: 4}
 	rep.Result(Result{Case: c, Verdict: Fail, Status: 409})
 	if err := rep.Finish(&Summary{Checks: map[string]*Tally{}}); err != nil {
@@ -325,7 +325,7 @@ func TestInlineReplayCommand(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("http://u:pw@127.0.0.1:9/hook")
 	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
-	c := &Case{Check: Duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte(`{"requestId":"it's"}`), Copies: 8, AtOnce: true}
+	c := &Case{Check: duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte(`{"requestId":"it's"}`), Copies: 8, AtOnce: true}
 	cc := &caseReport{res: Result{Case: c}}
 	cc.sent = rep.sentRequest(c)
 	cmd := rep.reproduce(cc)
@@ -351,8 +351,8 @@ func TestRerunUnreachable(t *testing.T) {
 	gone, _ := url.Parse("http://127.0.0.1:1/hook")
 	cases := []Failed{
 		{Check: Latency, Name: "p99"}, // not rerun: sends nothing
-		{Check: RejectsMalformed, Name: "not-json", Want: Want4xx, Query: "businessType=E", Body: []byte("x")},
-		{Check: RejectsMalformed, Name: "empty", Want: Want4xx, Query: "businessType=E"},
+		{Check: rejectsMalformed, Name: "not-json", Want: want4xx, Query: "businessType=E", Body: []byte("x")},
+		{Check: rejectsMalformed, Name: "empty", Want: want4xx, Query: "businessType=E"},
 	}
 	var out []RerunResult
 	err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: gone}, cases, func(r RerunResult) { out = append(out, r) })

@@ -20,9 +20,9 @@ import (
 
 // Expectations a rerun holds a failed case to: the answer its check wants.
 const (
-	Want2xx      = "2xx"
-	Want4xx      = "4xx"
-	Want2xxOr4xx = "2xx or 4xx"
+	want2xx      = "2xx"
+	want4xx      = "4xx"
+	want2xxOr4xx = "2xx or 4xx"
 )
 
 // ResultsFile is the file in a --save-cases directory that holds the JSON
@@ -62,7 +62,7 @@ func (r *Reporter) sentRequest(c *Case) sent {
 	}
 	switch {
 	case r.Signer == nil:
-	case c.Check == Signature:
+	case c.Check == signature:
 		s.resign = validSignature(r.Signer, h, c.Body, now())
 	default:
 		r.Signer.Sign(h, webhookID(c), now(), c.Body)
@@ -76,17 +76,17 @@ func (r *Reporter) sentRequest(c *Case) sent {
 // a signature case carries a correct signature.
 func wantOf(check string, valid bool) string {
 	switch check {
-	case AcceptsValid, Duplicates:
-		return Want2xx
-	case RejectsMalformed:
-		return Want4xx
-	case OutOfOrder:
-		return Want2xxOr4xx
-	case Signature:
+	case acceptsValid, duplicates:
+		return want2xx
+	case rejectsMalformed:
+		return want4xx
+	case outOfOrder:
+		return want2xxOr4xx
+	case signature:
 		if valid {
-			return Want2xx
+			return want2xx
 		}
-		return Want4xx
+		return want4xx
 	}
 	return ""
 }
@@ -242,9 +242,9 @@ func (r *Reporter) replayCommand(cc *caseReport) string {
 	}
 	// replay's exit status then says what the check says: 0 once fixed.
 	switch cc.sent.want {
-	case Want4xx:
+	case want4xx:
 		b.WriteString(" --expect-status 4xx")
-	case Want2xxOr4xx:
+	case want2xxOr4xx:
 		b.WriteString(" --expect-status 2xx,4xx")
 	}
 	if src == "-" {

@@ -23,7 +23,7 @@ func sigRun(t *testing.T, h http.Handler) (*Summary, map[string]Result) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	cfg.Checks = []string{Signature}
+	cfg.Checks = []string{signature}
 	cfg.Now = nil // the library checks the timestamp against its own clock
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {
@@ -64,7 +64,7 @@ func TestOfficialLibraryPassesSignature(t *testing.T) {
 			t.Errorf("no case %s", name)
 		}
 	}
-	if tl := sum.Checks[Signature]; tl.Fail != 0 || tl.Warn != 0 || tl.Pass != len(results) {
+	if tl := sum.Checks[signature]; tl.Fail != 0 || tl.Warn != 0 || tl.Pass != len(results) {
 		t.Errorf("signature %+v, want every case passed", *tl)
 		for _, r := range results {
 			if r.Verdict != Pass {

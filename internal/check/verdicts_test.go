@@ -77,7 +77,7 @@ func TestStopsAnswering(t *testing.T) {
 		t.Error("Failed() = false for a run whose receiver stopped answering")
 	}
 	// The 25th call is rejects-malformed's 6th (accepts-valid has 19).
-	if want := RejectsMalformed + "/"; !strings.HasPrefix(sum.Stopped.After, want) {
+	if want := rejectsMalformed + "/"; !strings.HasPrefix(sum.Stopped.After, want) {
 		t.Errorf("stopped after %q, want a %s case", sum.Stopped.After, want)
 	}
 	if !strings.Contains(sum.Stopped.Reason, "in a row") {
@@ -91,7 +91,7 @@ func TestStopsAnswering(t *testing.T) {
 			t.Errorf("%s/%s reported (%s): the calls that found the receiver gone are said by the stop", r.Case.Check, r.Case.Name, r.Reason)
 		}
 	}
-	for _, id := range []string{Duplicates, OutOfOrder, Signature, Load, Latency} {
+	for _, id := range []string{duplicates, outOfOrder, signature, Load, Latency} {
 		found := false
 		for _, n := range sum.NotRun {
 			found = found || n == id
@@ -138,7 +138,7 @@ func TestNothingRouted(t *testing.T) {
 			defer srv.Close()
 			cfg := testConfig(t, srv.URL)
 			cfg.Signer = nil
-			cfg.Checks = []string{AcceptsValid, RejectsMalformed, UnknownEvent, EventVsBody, Load}
+			cfg.Checks = []string{acceptsValid, rejectsMalformed, UnknownEvent, eventVsBody, Load}
 			var notices []string
 			cfg.Notice = func(m string) { notices = append(notices, m) }
 			sum, results, err := run(t, context.Background(), cfg)
@@ -151,10 +151,10 @@ func TestNothingRouted(t *testing.T) {
 			if sum.Unrouted == nil || sum.Unrouted.Status != status {
 				t.Fatalf("Unrouted = %+v, want status %d", sum.Unrouted, status)
 			}
-			if got := sum.Checks[RejectsMalformed]; got.Pass != 0 || got.Warn == 0 {
+			if got := sum.Checks[rejectsMalformed]; got.Pass != 0 || got.Warn == 0 {
 				t.Errorf("rejects-malformed %+v, want no pass, warnings", *got)
 			}
-			for _, r := range ofCheck(results, RejectsMalformed) {
+			for _, r := range ofCheck(results, rejectsMalformed) {
 				if r.Verdict == Warn && !strings.Contains(r.Reason, "inconclusive") {
 					t.Errorf("%s: %s", r.Case.Name, r.Reason)
 				}
@@ -163,7 +163,7 @@ func TestNothingRouted(t *testing.T) {
 				t.Errorf("load %+v, want failed on %d", *sum.Checks[Load], status)
 			}
 			// The receiver's answer is in the failing reasons.
-			av := ofCheck(results, AcceptsValid)
+			av := ofCheck(results, acceptsValid)
 			if len(av) == 0 || av[0].Answer == nil || !strings.Contains(string(av[0].Answer.Body), "no route for /") {
 				t.Errorf("accepts-valid answer %+v", av[0].Answer)
 			}
@@ -212,7 +212,7 @@ func TestSlowConnectionSetup(t *testing.T) {
 	cfg := testConfig(t, srv.URL)
 	cfg.Client = slowDial(t, time.Second)
 	cfg.Signer = nil
-	cfg.Checks = []string{AcceptsValid, Duplicates, Latency}
+	cfg.Checks = []string{acceptsValid, duplicates, Latency}
 	cfg.LatencyBudget = 500 * time.Millisecond
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {
@@ -256,7 +256,7 @@ func TestHangsEveryTenthConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Client, cfg.Signer = client, nil
-	cfg.Checks = []string{AcceptsValid, RejectsMalformed, Latency}
+	cfg.Checks = []string{acceptsValid, rejectsMalformed, Latency}
 	cfg.LatencyBudget = 900 * time.Millisecond
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {
@@ -295,7 +295,7 @@ func TestLoadAllTimedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Client, cfg.Signer = client, nil
-	cfg.Checks = []string{AcceptsValid, Load}
+	cfg.Checks = []string{acceptsValid, Load}
 	cfg.LoadCount = 8
 	sum, _, err := run(t, context.Background(), cfg)
 	if err != nil {
@@ -327,12 +327,12 @@ func TestTruncatedAnswer(t *testing.T) {
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
 	cfg.Signer = nil
-	cfg.Checks = []string{AcceptsValid}
+	cfg.Checks = []string{acceptsValid}
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sum.Checks[AcceptsValid]; got.Warn != len(results) || got.Fail != 0 {
+	if got := sum.Checks[acceptsValid]; got.Warn != len(results) || got.Fail != 0 {
 		t.Fatalf("accepts-valid %+v, want every case a warning", *got)
 	}
 	if !strings.Contains(results[0].Reason, "cut short") {
@@ -407,7 +407,7 @@ func TestSameSeedTwice(t *testing.T) {
 	for i, want := range []bool{false, true} {
 		cfg := testConfig(t, srv2.URL)
 		cfg.Signer = nil
-		cfg.Checks = []string{AcceptsValid, Duplicates}
+		cfg.Checks = []string{acceptsValid, duplicates}
 		sum, _, err := run(t, context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -461,7 +461,7 @@ func TestUnknownEvent(t *testing.T) {
 		}))
 		cfg := testConfig(t, srv.URL)
 		cfg.Signer = nil
-		cfg.Checks = []string{UnknownEvent, EventVsBody}
+		cfg.Checks = []string{UnknownEvent, eventVsBody}
 		sum, _, err := run(t, context.Background(), cfg)
 		srv.Close()
 		if err != nil {
@@ -471,7 +471,7 @@ func TestUnknownEvent(t *testing.T) {
 		if (u.Fail > 0) != tt.fails || (!tt.fails && u.Pass != 2) {
 			t.Errorf("%d to unknown events: unknown-event %+v, want failing %v", tt.status, *u, tt.fails)
 		}
-		if e := sum.Checks[EventVsBody]; e.Pass != 2 {
+		if e := sum.Checks[eventVsBody]; e.Pass != 2 {
 			t.Errorf("event-contradicts-body %+v, want both passed", *e)
 		}
 	}
@@ -486,7 +486,7 @@ func TestExcludeCasesAndProgress(t *testing.T) {
 	srv := httptest.NewServer(newReceiver(t, defects{}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	cfg.Checks = []string{AcceptsValid, RejectsMalformed}
+	cfg.Checks = []string{acceptsValid, rejectsMalformed}
 	cfg.ExcludeCases = []string{"type/*/*", "accepts-valid/*/nulls"}
 	var seen []Progress
 	cfg.Progress = func(p Progress) { seen = append(seen, p) }
@@ -583,12 +583,12 @@ func TestRejectsMalformedAloneSendsControls(t *testing.T) {
 	srv := httptest.NewServer(newReceiver(t, defects{}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	cfg.Checks = []string{RejectsMalformed}
+	cfg.Checks = []string{rejectsMalformed}
 	sum, _, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl := sum.Checks[RejectsMalformed]; tl.Warn != 0 || tl.Fail != 0 || tl.Pass == 0 {
+	if tl := sum.Checks[rejectsMalformed]; tl.Warn != 0 || tl.Fail != 0 || tl.Pass == 0 {
 		t.Errorf("rejects-malformed alone %+v, want every case passed", *tl)
 	}
 }

@@ -46,8 +46,8 @@ func ParseExpect(s string) (func(int) bool, error) {
 	}, nil
 }
 
-// ParseHeader reads one request header written 'Name: value'.
-func ParseHeader(s string) (string, string, error) {
+// parseHeader reads one request header written 'Name: value'.
+func parseHeader(s string) (string, string, error) {
 	name, val, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || strings.ContainsFunc(name, func(r rune) bool {
@@ -67,7 +67,7 @@ func ParseHeader(s string) (string, string, error) {
 func ParseHeaders(list []string) (http.Header, error) {
 	h := http.Header{}
 	for _, s := range list {
-		k, v, err := ParseHeader(s)
+		k, v, err := parseHeader(s)
 		if err != nil {
 			return nil, err
 		}

@@ -54,7 +54,7 @@ func TestParseHeader(t *testing.T) {
 		{in: "X: a\nb", err: `"X": the value holds a line break`},
 	}
 	for _, tt := range tests {
-		name, val, err := ParseHeader(tt.in)
+		name, val, err := parseHeader(tt.in)
 		if tt.err != "" {
 			if err == nil || err.Error() != tt.err {
 				t.Errorf("ParseHeader(%q) error %v, want %s", tt.in, err, tt.err)
@@ -99,7 +99,7 @@ func FuzzParseFlags(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if name, val, err := ParseHeader(s); err == nil {
+		if name, val, err := parseHeader(s); err == nil {
 			if name == "" || name != http.CanonicalHeaderKey(name) || strings.ContainsAny(name, " \t:\r\n") || strings.ContainsAny(val, "\r\n\x00") {
 				t.Fatalf("ParseHeader(%q) = %q, %q", s, name, val)
 			}

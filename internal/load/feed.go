@@ -7,11 +7,11 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 )
 
-// Feed produces the deliveries of a send run from pools of templates. Each
+// feed produces the deliveries of a send run from pools of templates. Each
 // round takes the next group from every lane (one lane per event, or one
 // for a scenario whose groups are the events of one document). It is used
 // from one goroutine.
-type Feed struct {
+type feed struct {
 	lanes     [][][]attempt.Template
 	rounds    int // 0: until the run stops it
 	round     int
@@ -44,9 +44,9 @@ const shuffleWindow = 64
 
 // NewFeed returns a feed of rounds rounds (0: unbounded) over lanes; each
 // lane is a pool of groups cycled in turn.
-func NewFeed(lanes [][][]attempt.Template, rounds int, duplicate float64, shuffle bool, seed uint64) *Feed {
+func NewFeed(lanes [][][]attempt.Template, rounds int, duplicate float64, shuffle bool, seed uint64) *feed {
 	ids := reqid.NewIDs(seed)
-	return &Feed{
+	return &feed{
 		lanes: lanes, rounds: rounds, duplicate: duplicate, shuffle: shuffle,
 		rng: rand.New(rand.NewPCG(ids.Seed(), 0x9e3779b97f4a7c15)), ids: ids,
 	}
@@ -56,13 +56,13 @@ func NewFeed(lanes [][][]attempt.Template, rounds int, duplicate float64, shuffl
 // nonce (reqid.Mix); 0 keeps the seed's, those `generate --seed` prints.
 // Which calls are duplicated and the shuffled order stay the seed's. It is
 // called before the first Next.
-func (f *Feed) WithNonce(nonce uint64) *Feed {
+func (f *feed) WithNonce(nonce uint64) *feed {
 	f.ids.Mix(nonce)
 	return f
 }
 
 // Next returns the next group of deliveries, nil at the end.
-func (f *Feed) Next() []*attempt.Request {
+func (f *feed) Next() []*attempt.Request {
 	if f.head == len(f.out) {
 		f.out, f.head = f.out[:0], 0
 		if !f.fill() {
@@ -78,7 +78,7 @@ func (f *Feed) Next() []*attempt.Request {
 // fill prepares the next round (or, shuffling, a window of them) and the
 // duplicates that fall due into the empty f.out; false when nothing is
 // left.
-func (f *Feed) fill() bool {
+func (f *feed) fill() bool {
 	n := 1
 	if f.shuffle {
 		n = shuffleWindow
@@ -124,7 +124,7 @@ func (f *Feed) fill() bool {
 }
 
 // job returns room for a job of n requests, cut from a slab.
-func (f *Feed) job(n int) []*attempt.Request {
+func (f *feed) job(n int) []*attempt.Request {
 	if len(f.ptrs) < n {
 		f.ptrs = make([]*attempt.Request, max(n, slabLen))
 	}
@@ -133,7 +133,7 @@ func (f *Feed) job(n int) []*attempt.Request {
 	return job
 }
 
-func (f *Feed) make(t *attempt.Template) *attempt.Request {
+func (f *feed) make(t *attempt.Template) *attempt.Request {
 	if len(f.reqs) == 0 {
 		f.reqs = make([]attempt.Request, slabLen)
 	}
@@ -155,7 +155,7 @@ func (f *Feed) make(t *attempt.Template) *attempt.Request {
 
 // due appends to out the duplicates whose round has come (all of them at
 // the end).
-func (f *Feed) due(out [][]*attempt.Request, all bool) [][]*attempt.Request {
+func (f *feed) due(out [][]*attempt.Request, all bool) [][]*attempt.Request {
 	keep := f.pending[:0]
 	for _, p := range f.pending {
 		if all || p.due <= f.round {
@@ -171,7 +171,7 @@ func (f *Feed) due(out [][]*attempt.Request, all bool) [][]*attempt.Request {
 // Left is how many deliveries the feed has still to hand out, -1 for a
 // feed without end; it ends the feed. The rounds not made draw their
 // duplicates as they would have, without building a request.
-func (f *Feed) Left() int {
+func (f *feed) Left() int {
 	if f.rounds == 0 {
 		return -1
 	}

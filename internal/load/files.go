@@ -9,22 +9,22 @@ import (
 // its output files, a capture, DNS lookups and the like.
 const fileReserve = 64
 
-// Files is what a run may hold open: the soft descriptor limit (after
+// files is what a run may hold open: the soft descriptor limit (after
 // RaiseFileLimit) and how many are open already. Limit 0: unknown.
-type Files struct {
+type files struct {
 	Limit, Open int
 }
 
 // FilesNow raises the soft descriptor limit to the hard one and returns
 // it with the descriptors open now.
-func FilesNow() Files {
-	return Files{Limit: RaiseFileLimit(), Open: openFiles()}
+func FilesNow() files {
+	return files{Limit: raiseFileLimit(), Open: openFiles()}
 }
 
 // InFlight is how many deliveries the descriptors allow at once when
 // each holds perCall of them (2 when the receiver is whsim's own, in the
 // same process); 0 when the limit is unknown.
-func (f Files) InFlight(perCall int) int {
+func (f files) InFlight(perCall int) int {
 	if f.Limit <= 0 {
 		return 0
 	}
@@ -36,7 +36,7 @@ func (f Files) InFlight(perCall int) int {
 // four deliveries took 15 s to start — and no more deliveries in flight
 // than the descriptors allow, each holding perCall. It returns the
 // options and, when the descriptors lowered them, a note saying so.
-func (o RunOptions) Fit(total int, f Files, perCall int) (RunOptions, string) {
+func (o RunOptions) Fit(total int, f files, perCall int) (RunOptions, string) {
 	flag, want := "--concurrency", o.Concurrency
 	if o.Rate > 0 && o.MaxConcurrency >= o.Concurrency {
 		flag, want = "--max-concurrency", o.MaxConcurrency

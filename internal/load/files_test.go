@@ -14,12 +14,12 @@ import (
 
 func TestRunOptionsFit(t *testing.T) {
 	t.Parallel()
-	roomy := Files{Limit: 1 << 20, Open: 10}
+	roomy := files{Limit: 1 << 20, Open: 10}
 	tests := []struct {
 		name     string
 		o        RunOptions
 		total    int
-		files    Files
+		files    files
 		perCall  int
 		want     RunOptions
 		wantNote string
@@ -28,18 +28,18 @@ func TestRunOptionsFit(t *testing.T) {
 			want: RunOptions{Concurrency: 4}},
 		{name: "an unknown total keeps the workers", o: RunOptions{Concurrency: 50}, files: roomy, perCall: 1,
 			want: RunOptions{Concurrency: 50}},
-		{name: "within the descriptors", o: RunOptions{Concurrency: 100}, total: 1000, files: Files{Limit: 1024, Open: 10}, perCall: 1,
+		{name: "within the descriptors", o: RunOptions{Concurrency: 100}, total: 1000, files: files{Limit: 1024, Open: 10}, perCall: 1,
 			want: RunOptions{Concurrency: 100}},
-		{name: "closed model past the descriptors", o: RunOptions{Concurrency: 1_000_000}, files: Files{Limit: 1024, Open: 10}, perCall: 1,
+		{name: "closed model past the descriptors", o: RunOptions{Concurrency: 1_000_000}, files: files{Limit: 1024, Open: 10}, perCall: 1,
 			want:     RunOptions{Concurrency: 950},
 			wantNote: "--concurrency 1000000: the file descriptor limit (ulimit -n 1024, 10 open) allows 950 deliveries in flight; using 950"},
-		{name: "own receiver: two descriptors a call", o: RunOptions{Concurrency: 1000}, files: Files{Limit: 1024, Open: 10}, perCall: 2,
+		{name: "own receiver: two descriptors a call", o: RunOptions{Concurrency: 1000}, files: files{Limit: 1024, Open: 10}, perCall: 2,
 			want:     RunOptions{Concurrency: 475},
 			wantNote: "--concurrency 1000: the file descriptor limit (ulimit -n 1024, 10 open) allows 475 deliveries in flight; using 475"},
-		{name: "open model past the descriptors", o: RunOptions{Concurrency: 8, Rate: 100, MaxConcurrency: 1_000_000}, total: 10, files: Files{Limit: 1024, Open: 10}, perCall: 1,
+		{name: "open model past the descriptors", o: RunOptions{Concurrency: 8, Rate: 100, MaxConcurrency: 1_000_000}, total: 10, files: files{Limit: 1024, Open: 10}, perCall: 1,
 			want:     RunOptions{Concurrency: 8, Rate: 100, MaxConcurrency: 950},
 			wantNote: "--max-concurrency 1000000: the file descriptor limit (ulimit -n 1024, 10 open) allows 950 deliveries in flight; using 950"},
-		{name: "a limit below the reserve still sends", o: RunOptions{Concurrency: 8}, files: Files{Limit: 40, Open: 10}, perCall: 1,
+		{name: "a limit below the reserve still sends", o: RunOptions{Concurrency: 8}, files: files{Limit: 40, Open: 10}, perCall: 1,
 			want: RunOptions{Concurrency: 1}, wantNote: "allows 1 deliveries in flight; using 1"},
 		{name: "an unknown limit", o: RunOptions{Concurrency: 1_000_000}, perCall: 1, want: RunOptions{Concurrency: 1_000_000}},
 	}
@@ -58,7 +58,7 @@ func TestRunOptionsFit(t *testing.T) {
 }
 
 func TestRaiseFileLimit(t *testing.T) {
-	if RaiseFileLimit() <= 0 {
+	if raiseFileLimit() <= 0 {
 		t.Skip("no descriptor limit known here")
 	}
 	f := FilesNow()

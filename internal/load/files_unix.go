@@ -4,10 +4,10 @@ package load
 
 import "syscall"
 
-// RaiseFileLimit raises the soft RLIMIT_NOFILE to the hard one, so that a
+// raiseFileLimit raises the soft RLIMIT_NOFILE to the hard one, so that a
 // run is bounded by what the system allows rather than by a shell's
 // default of 1,024, and returns the soft limit then (0: unknown).
-func RaiseFileLimit() int {
+func raiseFileLimit() int {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return 0

@@ -7,18 +7,18 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// PoolSize is how many different bodies are built per event before a run:
+// poolSize is how many different bodies are built per event before a run:
 // enough that a receiver sees varied data, few enough to build in
 // milliseconds. Deliveries cycle through them with fresh requestIds.
-const PoolSize = 256
+const poolSize = 256
 
 // Pool is how many bodies to build per event for count deliveries of it;
 // count 0 (until a duration ends) builds PoolSize.
 func Pool(count int) int {
-	if count > 0 && count < PoolSize {
+	if count > 0 && count < poolSize {
 		return count
 	}
-	return PoolSize
+	return poolSize
 }
 
 // EventLanes builds the templates of a run of generated payloads before it
@@ -37,7 +37,7 @@ func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, next
 			if err != nil {
 				return nil, err
 			}
-			lanes[i] = append(lanes[i], []attempt.Template{NewTemplate(e.Name, header, body, fresh)})
+			lanes[i] = append(lanes[i], []attempt.Template{newTemplate(e.Name, header, body, fresh)})
 		}
 	}
 	return lanes, nil
@@ -55,7 +55,7 @@ func LifeLanes(lives [][]Step, header http.Header, fresh bool) [][][]attempt.Tem
 	lane := make([][]attempt.Template, len(lives))
 	for i, life := range lives {
 		for _, step := range life {
-			lane[i] = append(lane[i], NewTemplate(step.Event, header, step.Body, fresh))
+			lane[i] = append(lane[i], newTemplate(step.Event, header, step.Body, fresh))
 		}
 	}
 	return [][][]attempt.Template{lane}

@@ -11,7 +11,7 @@ import (
 
 func TestPool(t *testing.T) {
 	t.Parallel()
-	for count, want := range map[int]int{0: PoolSize, 1: 1, 255: 255, PoolSize: PoolSize, 5000: PoolSize} {
+	for count, want := range map[int]int{0: poolSize, 1: 1, 255: 255, poolSize: poolSize, 5000: poolSize} {
 		if got := Pool(count); got != want {
 			t.Errorf("Pool(%d) = %d, want %d", count, got, want)
 		}

@@ -34,7 +34,7 @@ func (e *PayloadError) Explain(name string) string {
 	if e.Where != "" {
 		where = fmt.Sprintf("%s: %s", name, e.Where)
 	}
-	var amb *AmbiguousEventError
+	var amb *ambiguousEventError
 	if errors.As(e.Err, &amb) {
 		return fmt.Sprintf("%s: %v; say which with --event", where, e.Err)
 	}
@@ -50,14 +50,14 @@ func FileLanes(payloads []Payload, events []spec.Event, header http.Header) ([][
 	for _, p := range payloads {
 		evs := events
 		if evs == nil {
-			e, err := EventOf(p.Body)
+			e, err := eventOf(p.Body)
 			if err != nil {
 				return nil, &PayloadError{Where: p.Where, Err: err}
 			}
 			evs = []spec.Event{e}
 		}
 		for _, e := range evs {
-			lanes = append(lanes, [][]attempt.Template{{NewTemplate(e.Name, header, p.Body, false)}})
+			lanes = append(lanes, [][]attempt.Template{{newTemplate(e.Name, header, p.Body, false)}})
 		}
 	}
 	return lanes, nil

@@ -83,9 +83,9 @@ func (h *Histogram) Encode() (string, error) {
 	return string(b), err
 }
 
-// DecodeHistogram reads what Encode wrote (or any HdrHistogram V2
+// decodeHistogram reads what Encode wrote (or any HdrHistogram V2
 // compressed histogram of microseconds).
-func DecodeHistogram(s string) (*Histogram, error) {
+func decodeHistogram(s string) (*Histogram, error) {
 	h, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("histogram: %w", err)

@@ -27,7 +27,7 @@ func TestHistogramQuantiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeHistogram(enc)
+	back, err := decodeHistogram(enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestHistogramQuantiles(t *testing.T) {
 	if empty.Count() != 0 || empty.Quantile(.99) != 0 || empty.Max() != 0 {
 		t.Errorf("empty histogram: %d %s %s", empty.Count(), empty.Quantile(.99), empty.Max())
 	}
-	if _, err := DecodeHistogram("not base64!"); err == nil {
+	if _, err := decodeHistogram("not base64!"); err == nil {
 		t.Error("a bad histogram decoded")
 	}
 }

@@ -13,11 +13,11 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// NewTemplate prepares body for delivery as event. With freshIDs, each
+// newTemplate prepares body for delivery as event. With freshIDs, each
 // delivery made from it gets a fresh requestId when the body holds one of
 // UUID length; otherwise the body is sent as it is (a --file body, a
 // requestId the user set).
-func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) attempt.Template {
+func newTemplate(event string, header http.Header, body []byte, freshIDs bool) attempt.Template {
 	t := attempt.Template{Event: event, Query: spec.Query(event), Header: header, Body: body, IDOff: -1}
 	start, end := reqid.Find(body)
 	if start >= 0 && end-start == 36 && freshIDs {
@@ -29,13 +29,13 @@ func NewTemplate(event string, header http.Header, body []byte, freshIDs bool) a
 	return t
 }
 
-// AmbiguousEventError is a body number that several events share.
-type AmbiguousEventError struct {
+// ambiguousEventError is a body number that several events share.
+type ambiguousEventError struct {
 	Number string
 	Events []spec.Event
 }
 
-func (e *AmbiguousEventError) Error() string {
+func (e *ambiguousEventError) Error() string {
 	names := make([]string, len(e.Events))
 	for i, ev := range e.Events {
 		names[i] = ev.Name
@@ -43,10 +43,10 @@ func (e *AmbiguousEventError) Error() string {
 	return fmt.Sprintf("businessType %s stands for %s", e.Number, strings.Join(names, " or "))
 }
 
-// EventOf tells the event a body is for by its businessType number. The
+// eventOf tells the event a body is for by its businessType number. The
 // error says why it cannot: no number, no event's number, or an
 // *AmbiguousEventError.
-func EventOf(body []byte) (spec.Event, error) {
+func eventOf(body []byte) (spec.Event, error) {
 	sp, ok := jsonlex.Member(body, spec.FieldBusinessType)
 	if !ok || sp.Kind != jsonlex.Number {
 		return spec.Event{}, errors.New("no businessType number in the body to tell the event by")
@@ -60,5 +60,5 @@ func EventOf(body []byte) (spec.Event, error) {
 	case 1:
 		return events[0], nil
 	}
-	return spec.Event{}, &AmbiguousEventError{Number: number, Events: events}
+	return spec.Event{}, &ambiguousEventError{Number: number, Events: events}
 }

@@ -8,7 +8,7 @@ import (
 
 func TestEventOf(t *testing.T) {
 	t.Parallel()
-	if e, err := EventOf([]byte(`{"businessType":5007}`)); err != nil || e.Name != "CREATE_RECEIVABLE_DOC" {
+	if e, err := eventOf([]byte(`{"businessType":5007}`)); err != nil || e.Name != "CREATE_RECEIVABLE_DOC" {
 		t.Errorf("5007: %v %v", e.Name, err)
 	}
 	for body, want := range map[string]string{
@@ -17,8 +17,8 @@ func TestEventOf(t *testing.T) {
 		`{"businessType":1}`:    "businessType 1 is no event's number",
 		`{"businessType":4000}`: "businessType 4000 stands for CREATE_PURCHASE_ORDER_INVOICE or AUDIT_PURCHASE_ORDER_INVOICE",
 	} {
-		_, err := EventOf([]byte(body))
-		var amb *AmbiguousEventError
+		_, err := eventOf([]byte(body))
+		var amb *ambiguousEventError
 		if err == nil || err.Error() != want || errors.As(err, &amb) != (len(body) == 21) {
 			t.Errorf("EventOf(%s) error %v, want %s", body, err, want)
 		}
@@ -29,14 +29,14 @@ func TestNewTemplate(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"requestId":"f87bc202-fd3b-4820-b674-098c23326449","businessType":5007}`)
 	h := http.Header{"X-A": {"1"}}
-	tm := NewTemplate("CREATE_RECEIVABLE_DOC", h, body, true)
+	tm := newTemplate("CREATE_RECEIVABLE_DOC", h, body, true)
 	if tm.IDOff != 14 || tm.RequestID != "f87bc202-fd3b-4820-b674-098c23326449" || tm.Query != "businessType=CREATE_RECEIVABLE_DOC" {
 		t.Errorf("template %+v", tm)
 	}
-	if tm := NewTemplate("A B", h, body, false); tm.IDOff != -1 || tm.Query != "businessType=A+B" {
+	if tm := newTemplate("A B", h, body, false); tm.IDOff != -1 || tm.Query != "businessType=A+B" {
 		t.Errorf("fixed id template %+v", tm)
 	}
-	if tm := NewTemplate("X", h, []byte(`{"requestId":"short"}`), true); tm.IDOff != -1 || tm.RequestID != "short" {
+	if tm := newTemplate("X", h, []byte(`{"requestId":"short"}`), true); tm.IDOff != -1 || tm.RequestID != "short" {
 		t.Errorf("short id template %+v", tm)
 	}
 }

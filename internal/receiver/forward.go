@@ -13,10 +13,10 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 )
 
-// NewClient returns the client that forwards calls: a pool sized to the
+// newClient returns the client that forwards calls: a pool sized to the
 // expected concurrency, timeouts, and no redirects followed (a followed 302
 // turns a POST into a GET and loses the body; the sender should see the 302).
-func NewClient(conns int, timeout time.Duration) *http.Client {
+func newClient(conns int, timeout time.Duration) *http.Client {
 	tr := &http.Transport{
 		Proxy:                 nil, // a local receiver, never through a proxy
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -33,18 +33,18 @@ func NewClient(conns int, timeout time.Duration) *http.Client {
 	}
 }
 
-// HopHeader counts the listens a call has been forwarded through.
-const HopHeader = "Whsim-Forwarded"
+// hopHeader counts the listens a call has been forwarded through.
+const hopHeader = "Whsim-Forwarded"
 
-// MaxForwardHops is how many times a call may have been forwarded already
+// maxForwardHops is how many times a call may have been forwarded already
 // for listen to forward it again; past it, the call is answered 508: listens
 // forwarding to each other, directly or through a receiver that forwards
 // on, would pass it round for ever.
-const MaxForwardHops = 3
+const maxForwardHops = 3
 
 // hopsOf is the call's hop count, 0 when it has none or it is not a count.
 func hopsOf(h http.Header) int {
-	n, err := strconv.Atoi(h.Get(HopHeader))
+	n, err := strconv.Atoi(h.Get(hopHeader))
 	if err != nil || n < 0 {
 		return 0
 	}
@@ -96,7 +96,7 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 		return plain(http.StatusBadGateway), fwd
 	}
 	out.Header = copyHeader(req.Header)
-	out.Header[HopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
+	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
 	out.ContentLength = int64(len(body))
 	if len(body) == 0 {
 		out.Body = http.NoBody

@@ -24,8 +24,8 @@ func TestForwardLoopStops(t *testing.T) {
 	ua, _ := url.Parse(srvA.URL)
 	ub, _ := url.Parse(srvB.URL)
 	memA, memB := &memRecorder{}, &memRecorder{}
-	a = New(Config{ForwardTo: ub, Capture: memA, Client: NewClient(4, 5*time.Second)})
-	b = New(Config{ForwardTo: ua, Capture: memB, Client: NewClient(4, 5*time.Second)})
+	a = New(Config{ForwardTo: ub, Capture: memA, Client: newClient(4, 5*time.Second)})
+	b = New(Config{ForwardTo: ua, Capture: memB, Client: newClient(4, 5*time.Second)})
 	defer a.Close()
 	defer b.Close()
 
@@ -42,12 +42,12 @@ func TestForwardLoopStops(t *testing.T) {
 	memB.mu.Lock()
 	defer memA.mu.Unlock()
 	defer memB.mu.Unlock()
-	if n := len(memA.recs) + len(memB.recs); n != MaxForwardHops+1 {
-		t.Fatalf("%d calls recorded, want %d", n, MaxForwardHops+1)
+	if n := len(memA.recs) + len(memB.recs); n != maxForwardHops+1 {
+		t.Fatalf("%d calls recorded, want %d", n, maxForwardHops+1)
 	}
 	last := memB.recs[0] // B is answered first: it saw the call last
 	if last.Response.Status != http.StatusLoopDetected || last.Forward != nil ||
-		last.Headers.Get(HopHeader) != strconv.Itoa(MaxForwardHops) {
+		last.Headers.Get(hopHeader) != strconv.Itoa(maxForwardHops) {
 		t.Errorf("last hop recorded as %+v", last)
 	}
 }
@@ -57,7 +57,7 @@ func TestForwardCountsHops(t *testing.T) {
 	t.Parallel()
 	var hops []string
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hops = append(hops, r.Header.Get(HopHeader))
+		hops = append(hops, r.Header.Get(hopHeader))
 	}))
 	defer backend.Close()
 	u, _ := url.Parse(backend.URL)
@@ -65,7 +65,7 @@ func TestForwardCountsHops(t *testing.T) {
 	for _, in := range []string{"", "1", "x"} {
 		req, _ := http.NewRequest("POST", srv.URL+"/?businessType="+ev, strings.NewReader("{}"))
 		if in != "" {
-			req.Header.Set(HopHeader, in)
+			req.Header.Set(hopHeader, in)
 		}
 		resp, err := srv.Client().Do(req)
 		if err != nil {

@@ -26,59 +26,59 @@ type Options struct {
 	MaxBody   string // a size: 10MiB, 512KiB
 }
 
-// OptionError is a setting of Options that is wrong, named as listen's
+// optionError is a setting of Options that is wrong, named as listen's
 // flag names it.
-type OptionError struct {
+type optionError struct {
 	Option string // "status", "fail-rate", ...
 	Value  string // the value as the message quotes it, "" when Err does
 	Err    error
 }
 
-func (e *OptionError) Error() string {
+func (e *optionError) Error() string {
 	if e.Value == "" {
 		return e.Option + ": " + e.Err.Error()
 	}
 	return e.Option + " " + e.Value + ": " + e.Err.Error()
 }
 
-func (e *OptionError) Unwrap() error { return e.Err }
+func (e *optionError) Unwrap() error { return e.Err }
 
 // Config checks o and makes the receiver's Config of it; a problem is an
 // *OptionError.
 func (o Options) Config() (Config, error) {
 	cfg := Config{Path: o.Path, Delay: o.Delay, FailRate: o.FailRate, Seed: o.Seed}
-	st, err := ParseStatus(strconv.Itoa(o.Status))
+	st, err := parseStatus(strconv.Itoa(o.Status))
 	if err != nil {
-		return cfg, &OptionError{Option: "status", Err: err}
+		return cfg, &optionError{Option: "status", Err: err}
 	}
 	cfg.Status = st
 	if o.Delay < 0 {
-		return cfg, &OptionError{Option: "delay", Value: o.Delay.String(), Err: errors.New("want 0 or more")}
+		return cfg, &optionError{Option: "delay", Value: o.Delay.String(), Err: errors.New("want 0 or more")}
 	}
 	if !(o.FailRate >= 0 && o.FailRate <= 1) {
-		return cfg, &OptionError{Option: "fail-rate", Value: fmt.Sprint(o.FailRate),
+		return cfg, &optionError{Option: "fail-rate", Value: fmt.Sprint(o.FailRate),
 			Err: errors.New("want a share from 0 to 1 (0.1 fails one call in ten)")}
 	}
 	for _, r := range o.Respond {
-		seq, err := ParseRespond(r)
+		seq, err := parseRespond(r)
 		if err != nil {
-			return cfg, &OptionError{Option: "respond", Err: err}
+			return cfg, &optionError{Option: "respond", Err: err}
 		}
 		cfg.Respond = append(cfg.Respond, seq)
 	}
 	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
-		return cfg, &OptionError{Option: "path", Value: strconv.Quote(o.Path), Err: errors.New("want a path starting with /")}
+		return cfg, &optionError{Option: "path", Value: strconv.Quote(o.Path), Err: errors.New("want a path starting with /")}
 	}
-	if cfg.MaxBody, err = ParseSize(o.MaxBody); err != nil {
-		return cfg, &OptionError{Option: "max-body", Err: err}
+	if cfg.MaxBody, err = parseSize(o.MaxBody); err != nil {
+		return cfg, &optionError{Option: "max-body", Err: err}
 	}
 	if o.ForwardTo != "" {
 		u, err := endpoint.ParseTarget(o.ForwardTo)
 		if te, ok := errors.AsType[*endpoint.TargetError](err); ok {
-			return cfg, &OptionError{Option: "forward-to", Value: strconv.Quote(te.URL), Err: errors.New(te.Why)}
+			return cfg, &optionError{Option: "forward-to", Value: strconv.Quote(te.URL), Err: errors.New(te.Why)}
 		}
 		cfg.ForwardTo = u
-		cfg.Client = NewClient(64, 30*time.Second)
+		cfg.Client = newClient(64, 30*time.Second)
 	}
 	return cfg, nil
 }

@@ -44,7 +44,7 @@ func TestOptionsConfig(t *testing.T) {
 				}
 				return
 			}
-			oe, isOption := errors.AsType[*OptionError](err)
+			oe, isOption := errors.AsType[*optionError](err)
 			if !isOption || len(err.Error()) < len(tt.err) || err.Error()[:len(tt.err)] != tt.err || oe.Option != strings.Fields(tt.name)[0] {
 				t.Fatalf("Config = %v, want an OptionError of %s starting %q", err, strings.Fields(tt.name)[0], tt.err)
 			}

@@ -33,25 +33,25 @@ import (
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// DefaultMaxBody is the body limit when Config.MaxBody is 0.
-const DefaultMaxBody = 10 << 20
+// defaultMaxBody is the body limit when Config.MaxBody is 0.
+const defaultMaxBody = 10 << 20
 
-// DefaultQueue is the observation queue's length when Config.Queue is 0.
-const DefaultQueue = 4096
+// defaultQueue is the observation queue's length when Config.Queue is 0.
+const defaultQueue = 4096
 
-// IdleEvery bounds how often Config.Idle runs under load: calling it (a
+// idleEvery bounds how often Config.Idle runs under load: calling it (a
 // write to stdout) each time the queue ran empty cost a syscall per call.
-const IdleEvery = time.Millisecond
+const idleEvery = time.Millisecond
 
-// Checker validates a body against the spec; event is the query's event
+// checker validates a body against the spec; event is the query's event
 // name, "" when the query names none. *validate.Validator is one.
-type Checker interface {
+type checker interface {
 	Check(body []byte, event string) []validate.Finding
 }
 
-// Recorder stores a call before it is answered and says where: the byte
+// recorder stores a call before it is answered and says where: the byte
 // offset of the record in the capture file. *capture.File is one.
-type Recorder interface {
+type recorder interface {
 	Write(*capture.Record) (offset int64, err error)
 }
 
@@ -69,7 +69,7 @@ type Config struct {
 	// Seed makes the FailRate draws repeatable; 0 draws a random seed.
 	Seed uint64
 	// Respond holds per-event answer sequences; they win over FailRate.
-	Respond []Sequence
+	Respond []sequence
 
 	// ForwardTo, when set, sends every call on to this receiver and answers
 	// with its answer; Status, FailRate and Respond do not apply.
@@ -88,12 +88,12 @@ type Config struct {
 	BodyBudget int64
 
 	// Capture records each call before it is answered; nil records nothing.
-	Capture Recorder
+	Capture recorder
 	// CaptureLost, when set, is told once why Capture failed the first
 	// time (a *capture.File takes no more records after a failure).
 	CaptureLost func(error)
 	// Checker validates each call off the acknowledgement path; nil skips it.
-	Checker Checker
+	Checker checker
 	// Observe is called for every call, in arrival order of the queue, on
 	// one goroutine; Idle (flush output then) once the queue has run empty,
 	// at most once per IdleEvery while calls keep coming, and within
@@ -154,19 +154,19 @@ type Receiver struct {
 // New builds a receiver and starts its observer goroutine.
 func New(cfg Config) *Receiver {
 	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
+		cfg.MaxBody = defaultMaxBody
 	}
 	if cfg.BodyBudget <= 0 {
-		cfg.BodyBudget = DefaultBodyBudget
+		cfg.BodyBudget = defaultBodyBudget
 	}
 	if cfg.Queue <= 0 {
-		cfg.Queue = DefaultQueue
+		cfg.Queue = defaultQueue
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.ForwardTo != nil && cfg.Client == nil {
-		cfg.Client = NewClient(16, 30*time.Second)
+		cfg.Client = newClient(16, 30*time.Second)
 	}
 	r := &Receiver{
 		cfg:     cfg,
@@ -193,7 +193,7 @@ func (r *Receiver) Close() {
 
 func (r *Receiver) drain() {
 	defer close(r.drained)
-	idle := time.NewTimer(IdleEvery)
+	idle := time.NewTimer(idleEvery)
 	idle.Stop()
 	var idleC <-chan time.Time // set while Idle is due
 	for {
@@ -220,7 +220,7 @@ func (r *Receiver) drain() {
 		}
 		r.release(c)
 		if idleC == nil && r.cfg.Idle != nil && len(r.queue) == 0 {
-			idle.Reset(IdleEvery)
+			idle.Reset(idleEvery)
 			idleC = idle.C
 		}
 	}
@@ -282,10 +282,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ans = bodyErrAnswer(c.BodyErr)
 	case r.cfg.Path != "" && req.URL.Path != r.cfg.Path:
 		ans = plain(http.StatusNotFound)
-	case r.cfg.ForwardTo != nil && hopsOf(req.Header) >= MaxForwardHops:
+	case r.cfg.ForwardTo != nil && hopsOf(req.Header) >= maxForwardHops:
 		ans = plain(http.StatusLoopDetected)
-		c.Findings = append(c.Findings, validate.Finding{Rule: RuleForwardLoop, Severity: validate.Error,
-			Message: HopHeader + ": " + strconv.Itoa(hopsOf(req.Header)) + ", forwarded round a loop (answered 508, not forwarded)"})
+		c.Findings = append(c.Findings, validate.Finding{Rule: ruleForwardLoop, Severity: validate.Error,
+			Message: hopHeader + ": " + strconv.Itoa(hopsOf(req.Header)) + ", forwarded round a loop (answered 508, not forwarded)"})
 	case r.cfg.ForwardTo != nil:
 		var fwd *capture.Forward
 		ans, fwd = r.forward(req.Context(), req, body)
@@ -334,8 +334,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // declared Content-Length is a claim, not memory.
 const initialBody = 4 << 10
 
-// DefaultBodyBudget is Config.BodyBudget when it is 0.
-const DefaultBodyBudget = 64 << 20
+// defaultBodyBudget is Config.BodyBudget when it is 0.
+const defaultBodyBudget = 64 << 20
 
 // budgetWait bounds how long a body waits for its share of the budget.
 const budgetWait = 30 * time.Second
@@ -430,15 +430,15 @@ func bodyString(body []byte) (string, string) {
 
 // Rule ids of the problems the receiver itself sees, beside the validator's.
 const (
-	RuleMethod      = "http-method"
-	RuleContentType = "http-content-type"
-	RulePath        = "http-path"
-	RuleBodyLimit   = "http-body-limit"
-	// RuleBodyIncomplete is a body not read whole: malformed chunked
+	ruleMethod      = "http-method"
+	ruleContentType = "http-content-type"
+	rulePath        = "http-path"
+	ruleBodyLimit   = "http-body-limit"
+	// ruleBodyIncomplete is a body not read whole: malformed chunked
 	// encoding, cut short before its Content-Length, or too slow.
-	RuleBodyIncomplete = "http-body-incomplete"
-	// RuleForwardLoop is a call forwarded more than MaxForwardHops times.
-	RuleForwardLoop = "http-forward-loop"
+	ruleBodyIncomplete = "http-body-incomplete"
+	// ruleForwardLoop is a call forwarded more than MaxForwardHops times.
+	ruleForwardLoop = "http-forward-loop"
 )
 
 // protocolFindings are what is wrong with the call as an HTTP request,
@@ -450,7 +450,7 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	}
 	rec := c.Record
 	if rec.Method != http.MethodPost {
-		add(RuleMethod, "method "+rec.Method+", the spec sends POST")
+		add(ruleMethod, "method "+rec.Method+", the spec sends POST")
 	}
 	ct := rec.Headers.Get("Content-Type")
 	if ct == "application/json" {
@@ -459,19 +459,19 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		if ct == "" {
 			ct = "none"
 		}
-		add(RuleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
+		add(ruleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
 	}
 	if r.cfg.Path != "" && rec.Path != r.cfg.Path {
-		add(RulePath, "path "+strconv.Quote(rec.Path)+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
+		add(rulePath, "path "+strconv.Quote(rec.Path)+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
 	}
 	if !c.HasEvent {
 		add(validate.RuleQueryEvent, "query has no businessType (want one of "+eventList()+")")
 	}
 	if c.BodyErr != nil {
-		add(RuleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")
+		add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")
 	}
 	if c.TooLarge {
-		add(RuleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")
+		add(ruleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")
 	}
 	return fs
 }

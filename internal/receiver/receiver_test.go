@@ -121,11 +121,11 @@ func TestResponseRules(t *testing.T) {
 		{"status", Config{Status: 202}, []string{ev, ev}, []int{202, 202}},
 		{"fail-rate 1 fails every call", Config{FailRate: 1, Seed: 1}, []string{ev, ev, ev}, []int{500, 500, 500}},
 		{"fail-rate 0 fails none", Config{FailRate: 0, Status: 204}, []string{ev, ev}, []int{204, 204}},
-		{"sequence then last code repeats", Config{Respond: []Sequence{{ev, []int{500, 503, 200}}}},
+		{"sequence then last code repeats", Config{Respond: []sequence{{ev, []int{500, 503, 200}}}},
 			[]string{ev, ev, ev, ev}, []int{500, 503, 200, 200}},
-		{"sequence is per event", Config{Status: 201, Respond: []Sequence{{ev, []int{500, 200}}}},
+		{"sequence is per event", Config{Status: 201, Respond: []sequence{{ev, []int{500, 200}}}},
 			[]string{"CREATE_RECEIVABLE_DOC", ev, "CREATE_RECEIVABLE_DOC", ev, ""}, []int{201, 500, 201, 200, 201}},
-		{"sequence wins over fail-rate", Config{FailRate: 1, Seed: 3, Respond: []Sequence{{ev, []int{202}}}},
+		{"sequence wins over fail-rate", Config{FailRate: 1, Seed: 3, Respond: []sequence{{ev, []int{202}}}},
 			[]string{ev, "CREATE_RECEIVABLE_DOC"}, []int{202, 500}},
 	}
 	for _, tt := range tests {
@@ -297,7 +297,7 @@ func TestBodyLimit(t *testing.T) {
 	if len(mem.recs) != 3 || mem.recs[0].Response.Status != 413 || mem.recs[0].Body != "" {
 		t.Fatalf("records %+v", mem.recs)
 	}
-	if !obs.calls[0].TooLarge || !hasRule(obs.calls[0], RuleBodyLimit) {
+	if !obs.calls[0].TooLarge || !hasRule(obs.calls[0], ruleBodyLimit) {
 		t.Errorf("oversized call not flagged: %+v", obs.calls[0].Findings)
 	}
 }
@@ -330,10 +330,10 @@ func TestOddCallsFlagged(t *testing.T) {
 		verdict                string
 	}{
 		{"POST", "/webhook?businessType=" + ev, "application/json", `{}`, 200, nil, "valid"},
-		{"GET", "/webhook?businessType=" + ev, "", ``, 200, []string{RuleMethod, RuleContentType}, "invalid"},
-		{"POST", "/webhook?businessType=" + ev, "text/plain", `bad`, 200, []string{RuleContentType, "fake"}, "invalid"},
+		{"GET", "/webhook?businessType=" + ev, "", ``, 200, []string{ruleMethod, ruleContentType}, "invalid"},
+		{"POST", "/webhook?businessType=" + ev, "text/plain", `bad`, 200, []string{ruleContentType, "fake"}, "invalid"},
 		{"POST", "/webhook", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
-		{"POST", "/other?businessType=" + ev, "application/json", `{}`, 404, []string{RulePath}, "invalid"},
+		{"POST", "/other?businessType=" + ev, "application/json", `{}`, 404, []string{rulePath}, "invalid"},
 	}
 	for _, tt := range tests {
 		if s := do(tt.method, tt.path, tt.ct, tt.body); s != tt.status {
@@ -663,8 +663,8 @@ func TestIncompleteBodyRecordedNot2xx(t *testing.T) {
 			if r := mem.recs[0]; r.Body != tt.body || r.Response == nil || r.Response.Status != tt.status {
 				t.Errorf("record body %q response %+v, want %q and %d", r.Body, r.Response, tt.body, tt.status)
 			}
-			if len(obs.calls) != 1 || !hasRule(obs.calls[0], RuleBodyIncomplete) || obs.calls[0].Verdict() != "invalid" {
-				t.Errorf("call not flagged %s: %+v", RuleBodyIncomplete, obs.calls)
+			if len(obs.calls) != 1 || !hasRule(obs.calls[0], ruleBodyIncomplete) || obs.calls[0].Verdict() != "invalid" {
+				t.Errorf("call not flagged %s: %+v", ruleBodyIncomplete, obs.calls)
 			}
 		})
 	}

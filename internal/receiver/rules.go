@@ -11,40 +11,40 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
-// Sequence answers the calls of one event with codes in turn: the first call
+// sequence answers the calls of one event with codes in turn: the first call
 // gets Codes[0], the next Codes[1], and once they run out the last code
 // repeats. That is how a sender's retries are seen: 500,500,200 fails twice
 // and then accepts.
-type Sequence struct {
+type sequence struct {
 	Event string
 	Codes []int
 }
 
-// ParseRespond parses a --respond rule: EVENT=code,code,...
-func ParseRespond(s string) (Sequence, error) {
+// parseRespond parses a --respond rule: EVENT=code,code,...
+func parseRespond(s string) (sequence, error) {
 	name, list, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || strings.TrimSpace(list) == "" {
-		return Sequence{}, fmt.Errorf("rule %q: want EVENT=code,code,... (e.g. AUDIT_PURCHASE_ORDER_INVOICE=500,500,200)", s)
+		return sequence{}, fmt.Errorf("rule %q: want EVENT=code,code,... (e.g. AUDIT_PURCHASE_ORDER_INVOICE=500,500,200)", s)
 	}
 	e, known := spec.Lookup(name)
 	if !known {
-		return Sequence{}, fmt.Errorf("rule %q: unknown event %q (valid: %s)", s, name, strings.Join(spec.EventNames(), ", "))
+		return sequence{}, fmt.Errorf("rule %q: unknown event %q (valid: %s)", s, name, strings.Join(spec.EventNames(), ", "))
 	}
-	seq := Sequence{Event: e.Name}
+	seq := sequence{Event: e.Name}
 	for i, f := range strings.Split(list, ",") {
-		code, err := ParseStatus(strings.TrimSpace(f))
+		code, err := parseStatus(strings.TrimSpace(f))
 		if err != nil {
-			return Sequence{}, fmt.Errorf("rule %q: code %d: %w", s, i+1, err)
+			return sequence{}, fmt.Errorf("rule %q: code %d: %w", s, i+1, err)
 		}
 		seq.Codes = append(seq.Codes, code)
 	}
 	return seq, nil
 }
 
-// ParseStatus parses a status code listen may answer with: 200 to 599 (a
+// parseStatus parses a status code listen may answer with: 200 to 599 (a
 // 1xx is not a final answer).
-func ParseStatus(s string) (int, error) {
+func parseStatus(s string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 200 || n > 599 {
 		return 0, fmt.Errorf("%q is not a status code from 200 to 599", s)
@@ -62,12 +62,12 @@ var sizeUnits = []struct {
 	{"b", 1}, {"", 1},
 }
 
-// MaxSize is the largest --max-body accepted: a body is held in memory.
-const MaxSize = 1 << 30
+// maxSize is the largest --max-body accepted: a body is held in memory.
+const maxSize = 1 << 30
 
-// ParseSize parses a byte size: 1024, 512KiB, 10MiB, 10MB, 1.5GiB. KB, MB
+// parseSize parses a byte size: 1024, 512KiB, 10MiB, 10MB, 1.5GiB. KB, MB
 // and GB are powers of 1000, KiB, MiB and GiB powers of 1024.
-func ParseSize(s string) (int64, error) {
+func parseSize(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	for _, u := range sizeUnits {
 		num, ok := strings.CutSuffix(t, u.suffix)
@@ -81,7 +81,7 @@ func ParseSize(s string) (int64, error) {
 			break
 		}
 		v := math.Round(f * u.mult)
-		if v < 1 || v > MaxSize {
+		if v < 1 || v > maxSize {
 			return 0, fmt.Errorf("size %q: want 1 byte to 1GiB", s)
 		}
 		return int64(v), nil

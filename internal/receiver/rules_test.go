@@ -10,23 +10,23 @@ func TestParseRespond(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in      string
-		want    Sequence
+		want    sequence
 		wantErr string
 	}{
-		{"AUDIT_PURCHASE_ORDER_INVOICE=500,500,200", Sequence{ev, []int{500, 500, 200}}, ""},
-		{" CREATE_RECEIVABLE_DOC = 204 ", Sequence{"CREATE_RECEIVABLE_DOC", []int{204}}, ""},
-		{"CREATE_RECEIVABLE_DOC=500, 200", Sequence{"CREATE_RECEIVABLE_DOC", []int{500, 200}}, ""},
-		{"CREATE_RECEIVABLE_DOC", Sequence{}, "want EVENT=code"},
-		{"=500", Sequence{}, "want EVENT=code"},
-		{"CREATE_RECEIVABLE_DOC=", Sequence{}, "want EVENT=code"},
-		{"NOPE=500", Sequence{}, `unknown event "NOPE" (valid: CREATE_PURCHASE_ORDER_INVOICE`},
-		{"CREATE_RECEIVABLE_DOC=500,,200", Sequence{}, "code 2"},
-		{"CREATE_RECEIVABLE_DOC=199", Sequence{}, `"199" is not a status code from 200 to 599`},
-		{"CREATE_RECEIVABLE_DOC=600", Sequence{}, "not a status code"},
-		{"CREATE_RECEIVABLE_DOC=2oo", Sequence{}, "not a status code"},
+		{"AUDIT_PURCHASE_ORDER_INVOICE=500,500,200", sequence{ev, []int{500, 500, 200}}, ""},
+		{" CREATE_RECEIVABLE_DOC = 204 ", sequence{"CREATE_RECEIVABLE_DOC", []int{204}}, ""},
+		{"CREATE_RECEIVABLE_DOC=500, 200", sequence{"CREATE_RECEIVABLE_DOC", []int{500, 200}}, ""},
+		{"CREATE_RECEIVABLE_DOC", sequence{}, "want EVENT=code"},
+		{"=500", sequence{}, "want EVENT=code"},
+		{"CREATE_RECEIVABLE_DOC=", sequence{}, "want EVENT=code"},
+		{"NOPE=500", sequence{}, `unknown event "NOPE" (valid: CREATE_PURCHASE_ORDER_INVOICE`},
+		{"CREATE_RECEIVABLE_DOC=500,,200", sequence{}, "code 2"},
+		{"CREATE_RECEIVABLE_DOC=199", sequence{}, `"199" is not a status code from 200 to 599`},
+		{"CREATE_RECEIVABLE_DOC=600", sequence{}, "not a status code"},
+		{"CREATE_RECEIVABLE_DOC=2oo", sequence{}, "not a status code"},
 	}
 	for _, tt := range tests {
-		got, err := ParseRespond(tt.in)
+		got, err := parseRespond(tt.in)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("ParseRespond(%q) error %v, want one containing %q", tt.in, err, tt.wantErr)
@@ -52,7 +52,7 @@ func TestParseSize(t *testing.T) {
 		{"inf", 0}, {"NaN", 0}, {"0x10", 0}, {"10 MiBs", 0}, {"0.1", 0}, {"+5", 0},
 	}
 	for _, tt := range tests {
-		got, err := ParseSize(tt.in)
+		got, err := parseSize(tt.in)
 		if tt.want == 0 {
 			if err == nil {
 				t.Errorf("ParseSize(%q) = %d, want an error", tt.in, got)
@@ -70,8 +70,8 @@ func FuzzParseSize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseSize(s)
-		if err == nil && (n < 1 || n > MaxSize) {
+		n, err := parseSize(s)
+		if err == nil && (n < 1 || n > maxSize) {
 			t.Fatalf("ParseSize(%q) = %d, outside 1..MaxSize", s, n)
 		}
 		if err != nil && !strings.Contains(err.Error(), "size") {
@@ -85,7 +85,7 @@ func FuzzParseRespond(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		seq, err := ParseRespond(s)
+		seq, err := parseRespond(s)
 		if err != nil {
 			return
 		}

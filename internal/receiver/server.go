@@ -33,8 +33,8 @@ var DefaultLimits = Limits{
 	ShutdownTimeout:   30 * time.Second,
 }
 
-// Server serves a handler on a bound address.
-type Server struct {
+// server serves a handler on a bound address.
+type server struct {
 	ln     net.Listener
 	srv    *http.Server
 	limits Limits
@@ -42,12 +42,12 @@ type Server struct {
 
 // Listen binds addr (":0" picks a free port) so that the address is known,
 // and connections queue, before Serve runs.
-func Listen(addr string, h http.Handler, lim Limits) (*Server, error) {
+func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	return &Server{
+	return &server{
 		ln:     ln,
 		limits: lim,
 		srv: &http.Server{
@@ -64,14 +64,14 @@ func Listen(addr string, h http.Handler, lim Limits) (*Server, error) {
 }
 
 // Addr is the bound address, with the real port.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+func (s *server) Addr() net.Addr { return s.ln.Addr() }
 
 // URL is the base URL calls are sent to.
-func (s *Server) URL() string { return URLOf(s.ln.Addr().(*net.TCPAddr)) }
+func (s *server) URL() string { return URLOf(s.ln.Addr().(*net.TCPAddr)) }
 
 // HookURL is the URL calls to path are sent to; "" (any path) is shown
 // as the root.
-func (s *Server) HookURL(path string) string {
+func (s *server) HookURL(path string) string {
 	if path == "" {
 		path = "/"
 	}
@@ -96,7 +96,7 @@ func URLOf(a *net.TCPAddr) string {
 // that resolves to an address the socket answers on (localhost, 0.0.0.0 and
 // [::1] included; any of this machine's addresses when it is bound to all
 // interfaces). Listen refuses to forward calls to itself.
-func (s *Server) Serves(ctx context.Context, u *url.URL) bool {
+func (s *server) Serves(ctx context.Context, u *url.URL) bool {
 	bound := s.ln.Addr().(*net.TCPAddr)
 	port := u.Port()
 	if port == "" {
@@ -156,7 +156,7 @@ func reaches(ip, bound net.IP) bool {
 // Serve serves until ctx is done, then shuts down gracefully: it stops
 // accepting, lets calls in flight finish (up to ShutdownTimeout) and
 // returns. Close the Receiver after it to observe the last calls.
-func (s *Server) Serve(ctx context.Context) error {
+func (s *server) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
 	select {

@@ -25,7 +25,7 @@ func One(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
 		out.Error = err.Error()
 		return out
 	}
-	req, err := Request(rec, nil)
+	req, err := request(rec, nil)
 	if err != nil {
 		out.Error = err.Error()
 		return out

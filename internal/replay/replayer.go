@@ -87,7 +87,7 @@ func (s *Replayer) Next() []*attempt.Request {
 		if event, _ := rec.Event(); len(s.Events) > 0 && !slices.ContainsFunc(s.Events, func(e spec.Event) bool { return e.Name == event }) {
 			continue
 		}
-		req, err := Request(rec, s.IDs)
+		req, err := request(rec, s.IDs)
 		if err != nil {
 			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
 			continue
@@ -139,9 +139,9 @@ func WebhookID(req *attempt.Request, fresh bool) string {
 	return "msg_" + hex.EncodeToString(sum[:12])
 }
 
-// Request is the delivery that replays rec: its method, query, headers and
+// request is the delivery that replays rec: its method, query, headers and
 // body byte for byte; with ids, a fresh requestId and nothing else changed.
-func Request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
+func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ func TestRequestFromRecord(t *testing.T) {
 		"X-Trace": {"t1"},
 	}}
 	rec.SetBody([]byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`))
-	req, err := Request(rec, nil)
+	req, err := request(rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,12 +31,12 @@ func TestRequestFromRecord(t *testing.T) {
 	if fmt.Sprint(req.Header) != fmt.Sprint(want) {
 		t.Errorf("header %v, want %v", req.Header, want)
 	}
-	fresh, err := Request(rec, reqid.NewIDs(3))
+	fresh, err := request(rec, reqid.NewIDs(3))
 	if err != nil || fresh.RequestID == req.RequestID || len(fresh.RequestID) != 36 ||
 		string(fresh.Body) != strings.Replace(string(req.Body), req.RequestID, fresh.RequestID, 1) {
 		t.Errorf("fresh id: %+v %v", fresh, err)
 	}
-	if r, _ := Request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
+	if r, _ := request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
 		t.Errorf("empty record: %+v", r)
 	}
 }

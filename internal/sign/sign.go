@@ -38,9 +38,9 @@ func NewSigner(secret string) (*Signer, error) {
 	if len(key) == 0 {
 		return nil, errors.New("secret is empty after " + SecretPrefix)
 	}
-	if len(key) < MinKeyBytes {
+	if len(key) < minKeyBytes {
 		return nil, fmt.Errorf("secret is %d bytes after base64 decoding; want at least %d bytes (Standard Webhooks asks %d to 64)",
-			len(key), MinKeyBytes, GoodKeyBytes)
+			len(key), minKeyBytes, GoodKeyBytes)
 	}
 	return &Signer{key: key}, nil
 }
@@ -73,7 +73,7 @@ func SignerFor(scheme, secret string) (*Signer, error) {
 // Key sizes, after base64 decoding: Standard Webhooks asks 24 to 64 bytes;
 // whsim refuses fewer than 16 and calls 16 to 23 weak.
 const (
-	MinKeyBytes  = 16
+	minKeyBytes  = 16
 	GoodKeyBytes = 24
 )
 

@@ -16,10 +16,10 @@ type progressAt struct {
 	Case        string
 }
 
-// CheckProgress is the line on a terminal's stderr that says where a run is,
+// checkProgress is the line on a terminal's stderr that says where a run is,
 // redrawn as cases are graded and every half second between (a long load
 // check or a slow receiver would otherwise look stuck).
-type CheckProgress struct {
+type checkProgress struct {
 	w    io.Writer
 	mu   sync.Mutex
 	last progressAt
@@ -30,11 +30,11 @@ type CheckProgress struct {
 
 // NewCheckProgress returns the progress line of a check run on w; none
 // (nil, whose methods do nothing) unless w is a terminal.
-func NewCheckProgress(w io.Writer, tty bool) *CheckProgress {
+func NewCheckProgress(w io.Writer, tty bool) *checkProgress {
 	if !tty {
 		return nil
 	}
-	p := &CheckProgress{w: w, done: make(chan struct{}), t0: time.Now()}
+	p := &checkProgress{w: w, done: make(chan struct{}), t0: time.Now()}
 	go func() {
 		t := time.NewTicker(500 * time.Millisecond)
 		defer t.Stop()
@@ -53,7 +53,7 @@ func NewCheckProgress(w io.Writer, tty bool) *CheckProgress {
 }
 
 // Update says the run is at case done of total (caseName) of check name.
-func (p *CheckProgress) Update(name string, done, total int, caseName string) {
+func (p *checkProgress) Update(name string, done, total int, caseName string) {
 	if p == nil {
 		return
 	}
@@ -64,7 +64,7 @@ func (p *CheckProgress) Update(name string, done, total int, caseName string) {
 }
 
 // draw writes the line; the caller holds mu.
-func (p *CheckProgress) draw() {
+func (p *checkProgress) draw() {
 	pr := p.last
 	el := time.Since(p.t0).Round(time.Second)
 	if pr.Total == 0 {
@@ -76,7 +76,7 @@ func (p *CheckProgress) draw() {
 }
 
 // Clear removes the line before a case's own line is printed.
-func (p *CheckProgress) Clear() {
+func (p *checkProgress) Clear() {
 	if p == nil {
 		return
 	}
@@ -89,7 +89,7 @@ func (p *CheckProgress) Clear() {
 }
 
 // Stop ends the line.
-func (p *CheckProgress) Stop() {
+func (p *checkProgress) Stop() {
 	if p == nil {
 		return
 	}

@@ -30,7 +30,7 @@ func (t tee) Case(c Case) error {
 	return errors.Join(errs...)
 }
 
-func (t tee) Finish(s Summary) error {
+func (t tee) Finish(s summary) error {
 	var errs []error
 	for _, r := range t {
 		errs = append(errs, r.Finish(s))
@@ -46,16 +46,16 @@ func (t tee) Abort() error {
 	return errors.Join(errs...)
 }
 
-// Collected is one case as a Collector keeps it.
-type Collected struct {
+// collected is one case as a Collector keeps it.
+type collected struct {
 	Verdict Verdict
 	// JSON is the case's --output json lines, uncoloured.
 	JSON []byte
 	Test TestCase
 }
 
-// Tally counts the verdicts of one suite.
-type Tally struct {
+// tally counts the verdicts of one suite.
+type tally struct {
 	Suite            string
 	Pass, Warn, Fail int
 }
@@ -72,18 +72,18 @@ type Collector struct {
 	KeepPass bool
 
 	mu      sync.Mutex
-	cases   []Collected
+	cases   []collected
 	dropped int
-	tallies []*Tally
-	index   map[string]*Tally
+	tallies []*tally
+	index   map[string]*tally
 	sumJSON []byte
 	sumText string
 	title   string
 	done    bool
 }
 
-// DefaultKeep is how many cases a Collector keeps by default.
-const DefaultKeep = 1000
+// defaultKeep is how many cases a Collector keeps by default.
+const defaultKeep = 1000
 
 func (c *Collector) Case(x Case) error {
 	tc := x.JUnit()
@@ -98,9 +98,9 @@ func (c *Collector) Case(x Case) error {
 	t := c.index[tc.Suite]
 	if t == nil {
 		if c.index == nil {
-			c.index = map[string]*Tally{}
+			c.index = map[string]*tally{}
 		}
-		t = &Tally{Suite: tc.Suite}
+		t = &tally{Suite: tc.Suite}
 		c.index[tc.Suite] = t
 		c.tallies = append(c.tallies, t)
 	}
@@ -114,19 +114,19 @@ func (c *Collector) Case(x Case) error {
 	}
 	limit := c.Keep
 	if limit <= 0 {
-		limit = DefaultKeep
+		limit = defaultKeep
 	}
 	switch {
 	case !keep:
 	case len(c.cases) < limit:
-		c.cases = append(c.cases, Collected{Verdict: v, JSON: js, Test: tc})
+		c.cases = append(c.cases, collected{Verdict: v, JSON: js, Test: tc})
 	default:
 		c.dropped++
 	}
 	return nil
 }
 
-func (c *Collector) Finish(s Summary) error {
+func (c *Collector) Finish(s summary) error {
 	js := s.AppendJSON(nil)
 	text := string(s.AppendText(nil, &Style{}))
 	c.mu.Lock()
@@ -139,17 +139,17 @@ func (c *Collector) Abort() error { return nil }
 
 // Cases are the cases kept, in the order reported, and how many more were
 // not kept for the bound.
-func (c *Collector) Cases() ([]Collected, int) {
+func (c *Collector) Cases() ([]collected, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cases, c.dropped
 }
 
 // Tallies are the per suite counts, in the order the suites first came.
-func (c *Collector) Tallies() []Tally {
+func (c *Collector) Tallies() []tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]Tally, len(c.tallies))
+	out := make([]tally, len(c.tallies))
 	for i, t := range c.tallies {
 		out[i] = *t
 	}

@@ -78,7 +78,7 @@ func TestCollector(t *testing.T) {
 type failing struct{ Reporter }
 
 func (failing) Case(Case) error      { return errors.New("case") }
-func (failing) Finish(Summary) error { return errors.New("finish") }
+func (failing) Finish(summary) error { return errors.New("finish") }
 
 func TestTeeTellsAllAndReturnsErrors(t *testing.T) {
 	t.Parallel()

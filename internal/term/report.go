@@ -62,8 +62,8 @@ type Case interface {
 	JUnit() TestCase
 }
 
-// Summary ends a run.
-type Summary interface {
+// summary ends a run.
+type summary interface {
 	AppendText(b []byte, st *Style) []byte
 	AppendJSON(b []byte) []byte
 	// Title names the run in JUnit's testsuites element ("whsim validate").
@@ -100,7 +100,7 @@ type Reporter interface {
 	// Case reports a case. It is safe for concurrent use.
 	Case(c Case) error
 	// Finish writes the summary and flushes.
-	Finish(s Summary) error
+	Finish(s summary) error
 	// Abort flushes what was reported of a run that ends on an error,
 	// without a summary. A JUnit report, written at the end, is dropped.
 	Abort() error
@@ -161,7 +161,7 @@ func (s *stream) Case(c Case) error {
 	return err
 }
 
-func (s *stream) Finish(sum Summary) error {
+func (s *stream) Finish(sum summary) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b []byte
@@ -246,7 +246,7 @@ func (j *junit) Case(c Case) error {
 
 func (j *junit) Abort() error { return nil }
 
-func (j *junit) Finish(sum Summary) error {
+func (j *junit) Finish(sum summary) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	type suites struct {

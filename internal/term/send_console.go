@@ -114,10 +114,10 @@ func (c *Console) Report(res *attempt.Result) {
 		// Stdout and the bar share the terminal: the line goes above it.
 		c.mu.Lock()
 		c.clearBar()
-		_ = c.rep.Case((*Delivery)(res))
+		_ = c.rep.Case((*delivery)(res))
 		c.mu.Unlock()
 	default:
-		_ = c.rep.Case((*Delivery)(res))
+		_ = c.rep.Case((*delivery)(res))
 	}
 	if !res.OK {
 		c.failures.Add(1)

@@ -43,7 +43,7 @@ func TestInterruptedInTheBackoffReport(t *testing.T) {
 	if got := calls.Load(); got != 2 || res.Tries() != 2 {
 		t.Fatalf("receiver got %d calls, result says %d tries; want 2 and 2", got, res.Tries())
 	}
-	line := string((*Delivery)(res).AppendText(nil, &Style{}))
+	line := string((*delivery)(res).AppendText(nil, &Style{}))
 	if !strings.Contains(line, "--- interrupted  after 2 attempts, in the backoff") {
 		t.Errorf("text line %q", line)
 	}
@@ -60,7 +60,7 @@ func TestInterruptedInTheBackoffReport(t *testing.T) {
 	if err := json.Unmarshal(appendResultJSON(nil, res, true), &v); err != nil || len(v.Attempts) != 2 {
 		t.Errorf("-v JSON has %d attempts (%v), want 2", len(v.Attempts), err)
 	}
-	if tc := (*Delivery)(res).JUnit(); strings.Contains(tc.Detail, "attempt 3") {
+	if tc := (*delivery)(res).JUnit(); strings.Contains(tc.Detail, "attempt 3") {
 		t.Errorf("JUnit detail lists an attempt never made:\n%s", tc.Detail)
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// MarshalJSONLine encodes v as one line of JSON, HTML characters left as
+// marshalJSONLine encodes v as one line of JSON, HTML characters left as
 // they are (as jsonstr and the capture writer leave them).
-func MarshalJSONLine(v any) []byte {
+func marshalJSONLine(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -95,7 +95,7 @@ func appendHeaderJSON(b []byte, name string, h http.Header) []byte {
 		return b
 	}
 	b = append(b, `,"`+name+`":`...)
-	return append(b, bytes.TrimSuffix(MarshalJSONLine(h), []byte("\n"))...)
+	return append(b, bytes.TrimSuffix(marshalJSONLine(h), []byte("\n"))...)
 }
 
 // statsJSON is the stable JSON form of a run's stats, the last line of
@@ -156,5 +156,5 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	// Encoding a histogram fails only for values it cannot hold, which
 	// Record never stores; the summary goes out without it then.
 	s.Histogram, _ = h.Encode()
-	return append(b, MarshalJSONLine(j)...)
+	return append(b, marshalJSONLine(j)...)
 }

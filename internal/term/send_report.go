@@ -16,10 +16,10 @@ import (
 	"github.com/whsim/whsim/internal/threshold"
 )
 
-// Delivery is a delivery as a report case.
-type Delivery attempt.Result
+// delivery is a delivery as a report case.
+type delivery attempt.Result
 
-func (c *Delivery) Verdict() Verdict {
+func (c *delivery) Verdict() Verdict {
 	if c.OK {
 		return Pass
 	}
@@ -28,7 +28,7 @@ func (c *Delivery) Verdict() Verdict {
 
 // AppendText is one line (event, requestId, status, latency) and with -v
 // the request and the answer.
-func (c *Delivery) AppendText(b []byte, st *Style) []byte {
+func (c *delivery) AppendText(b []byte, st *Style) []byte {
 	res := (*attempt.Result)(c)
 	last := res.Last()
 	req := res.Request
@@ -70,12 +70,12 @@ func (c *Delivery) AppendText(b []byte, st *Style) []byte {
 	return b
 }
 
-func (c *Delivery) AppendJSON(b []byte, st *Style) []byte {
+func (c *delivery) AppendJSON(b []byte, st *Style) []byte {
 	return appendResultJSON(b, (*attempt.Result)(c), st.Verbose)
 }
 
 // JUnit is one test case per delivery in one suite per event.
-func (c *Delivery) JUnit() TestCase {
+func (c *delivery) JUnit() TestCase {
 	res := (*attempt.Result)(c)
 	last := res.Last()
 	tc := TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}

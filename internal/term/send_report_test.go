@@ -30,8 +30,8 @@ func TestReportAllocs(t *testing.T) {
 		URL:     "http://127.0.0.1:9/webhook?businessType=CREATE_RECEIVABLE_DOC", OK: true,
 		Attempts: []attempt.Attempt{{Status: 200, Latency: 1234 * time.Microsecond}},
 	}
-	_ = rep.Case((*Delivery)(res)) // fills the pool
-	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*Delivery)(res)) }); n != 0 {
+	_ = rep.Case((*delivery)(res)) // fills the pool
+	if n := testing.AllocsPerRun(200, func() { _ = rep.Case((*delivery)(res)) }); n != 0 {
 		t.Errorf("%v allocations per delivery, want 0", n)
 	}
 }
@@ -63,7 +63,7 @@ func FuzzDeliveryReport(f *testing.F) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_ = rep.Case((*Delivery)(res))
+				_ = rep.Case((*delivery)(res))
 				if err := rep.Finish(SendSummary{Stats: &load.Stats{}, Name: "whsim send"}); err != nil {
 					t.Fatal(err)
 				}

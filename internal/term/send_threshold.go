@@ -43,6 +43,6 @@ func appendThresholdsJSON(line []byte, rs []threshold.Result) []byte {
 		list[i] = r.JSON()
 	}
 	out := append(body, `,"thresholds":`...)
-	out = append(out, bytes.TrimSuffix(MarshalJSONLine(list), []byte("\n"))...)
+	out = append(out, bytes.TrimSuffix(marshalJSONLine(list), []byte("\n"))...)
 	return append(out, "}}\n"...)
 }

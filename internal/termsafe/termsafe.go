@@ -54,7 +54,7 @@ func escape(s string, keepNewlines bool) string {
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			writeHex(&b, `\x`, r, 2)
-		case r >= 0x80 && r <= 0x9f, IsBidi(r):
+		case r >= 0x80 && r <= 0x9f, isBidi(r):
 			writeHex(&b, `\u`, r, 4)
 		default:
 			b.WriteString(s[i : i+size])
@@ -77,7 +77,7 @@ func unsafeAt(s string, keepNewlines bool) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r < 0x20 || r >= 0x7f && r <= 0x9f || IsBidi(r) || r == utf8.RuneError && size == 1 {
+		if r < 0x20 || r >= 0x7f && r <= 0x9f || isBidi(r) || r == utf8.RuneError && size == 1 {
 			return i
 		}
 		i += size
@@ -92,9 +92,9 @@ func writeHex(b *strings.Builder, prefix string, r rune, digits int) {
 	}
 }
 
-// IsBidi reports the Unicode bidirectional formatting characters (the
+// isBidi reports the Unicode bidirectional formatting characters (the
 // "Trojan Source" set): they reorder how a line displays.
-func IsBidi(r rune) bool {
+func isBidi(r rune) bool {
 	switch {
 	case r == 0x061c, r == 0x200e, r == 0x200f:
 		return true
@@ -125,7 +125,7 @@ func JSON(b []byte) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if r >= 0x80 && r <= 0x9f || IsBidi(r) || r == utf8.RuneError && size == 1 {
+		if r >= 0x80 && r <= 0x9f || isBidi(r) || r == utf8.RuneError && size == 1 {
 			first = i
 			break
 		}
@@ -141,7 +141,7 @@ func JSON(b []byte) []byte {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			out = append(out, `\ufffd`...)
-		case r == 0x7f || r >= 0x80 && r <= 0x9f || IsBidi(r):
+		case r == 0x7f || r >= 0x80 && r <= 0x9f || isBidi(r):
 			out = append(out, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 		default:
 			out = append(out, b[i:i+size]...)

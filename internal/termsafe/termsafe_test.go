@@ -63,7 +63,7 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("Lines(%q) = %q is not safe", s, lines)
 		}
 		for _, r := range got {
-			if r < 0x20 || r >= 0x7f && r <= 0x9f || IsBidi(r) {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f || isBidi(r) {
 				t.Fatalf("Text(%q) = %q holds %U", s, got, r)
 			}
 		}
