@@ -531,21 +531,23 @@ func (r *runner) finish() {
 // far got one status that says it was never handled: the user can stop
 // the run there rather than read every failure it causes.
 func (r *runner) notice() {
-	if r.cfg.Notice == nil || r.noticed {
+	if r.cfg.Notice == nil {
 		return
 	}
 	r.mu.Lock()
 	var msg string
-	if len(r.statuses) == 1 && r.answered >= 5 {
+	if !r.noticed && len(r.statuses) == 1 && r.answered >= 5 {
 		for s := range r.statuses {
 			if h := unroutedHint(s); h != "" {
 				msg = fmt.Sprintf("every call so far got %d %s: %s", s, http.StatusText(s), h)
 			}
 		}
 	}
-	r.mu.Unlock()
 	if msg != "" {
 		r.noticed = true
+	}
+	r.mu.Unlock()
+	if msg != "" {
 		r.cfg.Notice(msg)
 	}
 }
@@ -638,6 +640,9 @@ func excludedBy(globs []string, c *Case) bool {
 }
 
 func (r *runner) report(res Result) {
+	// Nothing routed is said as soon as it shows (five answers, one
+	// status), before the failures it explains stream past.
+	r.notice()
 	if res.quiet {
 		r.pending = append(r.pending, res)
 		return

@@ -592,3 +592,24 @@ func TestRejectsMalformedAloneSendsControls(t *testing.T) {
 		t.Errorf("rejects-malformed alone %+v, want every case passed", *tl)
 	}
 }
+
+// Nothing routed is said as soon as five answers share one such status,
+// not after the whole first check's failures have streamed past.
+func TestNothingRoutedSaidEarly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no route", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid}
+	var mu sync.Mutex
+	reported, at := 0, -1
+	cfg.Notice = func(string) { mu.Lock(); at = reported; mu.Unlock() }
+	if _, err := Run(context.Background(), cfg, func(Result) { mu.Lock(); reported++; mu.Unlock() }); err != nil {
+		t.Fatal(err)
+	}
+	if at < 0 || at > 5 || reported < 10 {
+		t.Errorf("the notice came after %d of %d results, want within the first 5", at, reported)
+	}
+}
