@@ -119,72 +119,53 @@ func (r *runner) rejectsMalformed() error {
 	if err != nil {
 		return err
 	}
-	return r.eachMalformed(rejectsMalformed, ms, func(m malformed, a attempt.Attempt) {
+	return r.eachMalformed(rejectsMalformed, ms, func(m malformed, a attempt.Attempt) Result {
 		switch {
-		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
-			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
-		case is4xx(a.Status):
-			r.report(result(m.Case, a, Pass, ""))
 		case is2xx(a.Status) && m.typeErr && !r.cfg.Strict:
-			r.report(result(m.Case, a, Warn, answer(a)+" for a type error the receiver may have stored unchecked, want 4xx"))
+			return result(m.Case, a, Warn, answer(a)+" for a type error the receiver may have stored unchecked, want 4xx")
 		case is2xx(a.Status):
-			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx: the receiver cannot have understood this call, so it was silently dropped"))
-		case is3xx(a.Status):
-			r.report(result(m.Case, a, Warn, redirected(a)))
+			return result(m.Case, a, Fail, answer(a)+", want 4xx: the receiver cannot have understood this call, so it was silently dropped")
 		case a.Status >= 500:
-			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx: a sender retries a 5xx, so a poison message would come back forever"))
-		default:
-			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx"))
+			return result(m.Case, a, Fail, answer(a)+", want 4xx: a sender retries a 5xx, so a poison message would come back forever")
 		}
+		return result(m.Case, a, Fail, answer(a)+", want 4xx")
 	})
 }
 
 // unknownEvent: the spec says other business types exist; a receiver may
 // ignore one with 2xx or refuse it with 4xx, but a 5xx is retried forever.
 func (r *runner) unknownEvent() error {
-	return r.eachMalformed(UnknownEvent, r.cases.unknownEvents(), func(m malformed, a attempt.Attempt) {
+	return r.eachMalformed(UnknownEvent, r.cases.unknownEvents(), func(m malformed, a attempt.Attempt) Result {
 		switch {
 		case is2xx(a.Status):
-			r.report(result(m.Case, a, Pass, ""))
-		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
-			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
-		case is4xx(a.Status):
-			r.report(result(m.Case, a, Pass, ""))
-		case is3xx(a.Status):
-			r.report(result(m.Case, a, Warn, redirected(a)))
+			return result(m.Case, a, Pass, "")
 		case a.Status >= 500:
-			r.report(result(m.Case, a, Fail, answer(a)+", want 2xx (ignored) or 4xx for an event the receiver does not handle: a sender retries a 5xx forever"))
-		default:
-			r.report(result(m.Case, a, Fail, answer(a)+", want 2xx or 4xx"))
+			return result(m.Case, a, Fail, answer(a)+", want 2xx (ignored) or 4xx for an event the receiver does not handle: a sender retries a 5xx forever")
 		}
+		return result(m.Case, a, Fail, answer(a)+", want 2xx or 4xx")
 	})
 }
 
 // eventVsBody: a body of one kind under the other kind's event cannot be
 // handled as either; accepting it stores a receipt as an invoice.
 func (r *runner) eventVsBody() error {
-	return r.eachMalformed(eventVsBody, r.cases.eventVsBody(), func(m malformed, a attempt.Attempt) {
+	return r.eachMalformed(eventVsBody, r.cases.eventVsBody(), func(m malformed, a attempt.Attempt) Result {
 		switch {
-		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
-			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
-		case is4xx(a.Status):
-			r.report(result(m.Case, a, Pass, ""))
 		case is2xx(a.Status):
-			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx: the body is of the other kind than the event "+m.Event+" names, so the receiver handled one as the other"))
-		case is3xx(a.Status):
-			r.report(result(m.Case, a, Warn, redirected(a)))
+			return result(m.Case, a, Fail, answer(a)+", want 4xx: the body is of the other kind than the event "+m.Event+" names, so the receiver handled one as the other")
 		case a.Status >= 500:
-			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx: a sender retries a 5xx, so a poison message would come back forever"))
-		default:
-			r.report(result(m.Case, a, Fail, answer(a)+", want 4xx"))
+			return result(m.Case, a, Fail, answer(a)+", want 4xx: a sender retries a 5xx, so a poison message would come back forever")
 		}
+		return result(m.Case, a, Fail, answer(a)+", want 4xx")
 	})
 }
 
 // eachMalformed sends each case of a check that wants the call refused,
-// after a valid call of its event when the run has none yet (a 4xx only
-// counts from a receiver that takes the event), and judges the answer.
-func (r *runner) eachMalformed(check string, ms []malformed, judge func(malformed, attempt.Attempt)) error {
+// after a valid call of its event when the run has none yet, and grades
+// what every such check grades alike: a 4xx passes, but only from a
+// receiver that takes the event (else it proves nothing), and a redirect
+// warns. judge grades the rest (2xx, 5xx, anything else).
+func (r *runner) eachMalformed(check string, ms []malformed, judge func(malformed, attempt.Attempt) Result) error {
 	for _, m := range ms {
 		if r.excluded(m.Case) {
 			continue
@@ -196,7 +177,17 @@ func (r *runner) eachMalformed(check string, ms []malformed, judge func(malforme
 		if err != nil {
 			return err
 		}
-		judge(m, res.Last())
+		a := res.Last()
+		switch {
+		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
+			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
+		case is4xx(a.Status):
+			r.report(result(m.Case, a, Pass, ""))
+		case is3xx(a.Status):
+			r.report(result(m.Case, a, Warn, redirected(a)))
+		default:
+			r.report(judge(m, a))
+		}
 	}
 	return nil
 }
