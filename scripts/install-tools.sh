@@ -2,11 +2,11 @@
 # Installs the peer and engine tools that the browser tests, the engine
 # integration tests and the bench/ scripts use, at pinned versions, each only
 # when it is missing. With no arguments: everything; else only the named ones
-# (chromium wrk hey vegeta k6 npm-validators). Needs root for apt-get (CI and the
+# (chromium wrk hey vegeta k6 sqlite3 npm-validators). Needs root for apt-get (CI and the
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta npm-validators # what CI needs
+#   scripts/install-tools.sh chromium vegeta sqlite3 npm-validators # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0
@@ -19,7 +19,7 @@ k6_version=v1.8.1
 npm_validators=$(cd "$(dirname "$0")" && pwd)/npm-validators
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 npm-validators)
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 npm-validators)
 
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
@@ -57,15 +57,16 @@ for t in "${tools[@]}"; do
     npm-validators)
       dir=${WHSIM_NPM_TOOLS:-$(cd "$(dirname "$0")/.." && pwd)/.tools/npm}
       want=$(cat "$npm_validators/package-lock.json" | cksum)
-      if ! command -v npm >/dev/null; then
-        echo "install-tools: no npm: the npm validator tests will skip" >&2
-      elif [ "$(cat "$dir/installed" 2>/dev/null)" != "$want" ] || [ ! -d "$dir/node_modules/@redocly/cli" ]; then
+      # Node and npm from Debian when the machine has none, so that a fresh
+      # CI machine runs these tests instead of skipping them.
+      command -v npm >/dev/null || { echo "installing nodejs and npm (Debian packages)" >&2; apt_install nodejs npm; }
+      if [ "$(cat "$dir/installed" 2>/dev/null)" != "$want" ] || [ ! -d "$dir/node_modules/@redocly/cli" ]; then
         echo "installing the npm validators ($npm_validators/package.json) into $dir" >&2
         mkdir -p "$dir"
         cp "$npm_validators/package.json" "$npm_validators/package-lock.json" "$dir/"
         npm ci --silent --no-audit --no-fund --prefix "$dir" >/dev/null
         echo "$want" >"$dir/installed"
       fi ;;
-    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 npm-validators)" >&2; exit 2 ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 npm-validators)" >&2; exit 2 ;;
   esac
 done
