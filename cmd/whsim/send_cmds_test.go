@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"syscall"
 	"time"
@@ -24,38 +22,9 @@ func sigint(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	delay, err := time.ParseDuration(args[1])
 	ts.Check(err)
-	cmd := exec.Command(lookPath(ts, args[3]), args[4:]...)
-	cmd.Dir = ts.MkAbs(".")
-	cmd.Env = scriptEnv(ts)
-	out, err := os.Create(ts.MkAbs(args[2]))
-	ts.Check(err)
-	defer out.Close()
-	errf, err := os.Create(ts.MkAbs(args[2] + ".stderr"))
-	ts.Check(err)
-	defer errf.Close()
-	cmd.Stdout, cmd.Stderr = out, errf
-	ts.Check(cmd.Start())
-	time.Sleep(delay)
-	ts.Check(cmd.Process.Signal(syscall.SIGINT))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		ts.Fatalf("%s did not stop within 10s of SIGINT", args[3])
-	}
-	got := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		got = ee.ExitCode()
-	case err != nil:
-		ts.Fatalf("%s: %v", args[3], err)
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d after SIGINT, want %d", args[3], got, want)
+	got, killed := runInterrupted(ts, syscall.SIGINT, delay, lookPath(ts, args[3]), args[4:], args[2], args[2]+".stderr")
+	if killed || got != want {
+		ts.Fatalf("%s exited %d after SIGINT (killed by it: %v), want %d", args[3], got, killed, want)
 	}
 }
 

@@ -41,7 +41,11 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	// A program killed by the signal itself had not yet set up its handler
 	// (a slow start on a loaded machine): try again, waiting longer.
 	for attempt := 0; ; attempt++ {
-		got, killed := runInterrupted(ts, sig, delay, prog, args[3:], keepOut)
+		stdout := ""
+		if keepOut {
+			stdout = "interrupt.stdout"
+		}
+		got, killed := runInterrupted(ts, sig, delay, prog, args[3:], stdout, "interrupt.stderr")
 		if killed && attempt < 3 {
 			delay *= 2
 			continue
@@ -53,24 +57,25 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// runInterrupted runs prog, sends it sig after delay and returns its
-// exit code, or killed when the signal ended it before it could answer.
-func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string, keepOut bool) (code int, killed bool) {
+// runInterrupted runs prog, its stdout in the file stdout ("" discards it)
+// and its stderr in stderr, sends it sig after delay and returns its exit
+// code, or killed when the signal ended it before it could answer.
+func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string, stdout, stderr string) (code int, killed bool) {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
 	stdin, err := cmd.StdinPipe()
 	ts.Check(err)
 	defer stdin.Close()
-	stderr, err := os.Create(ts.MkAbs("interrupt.stderr"))
+	errf, err := os.Create(ts.MkAbs(stderr))
 	ts.Check(err)
-	defer stderr.Close()
-	cmd.Stderr = stderr
-	if keepOut {
-		stdout, err := os.Create(ts.MkAbs("interrupt.stdout"))
+	defer errf.Close()
+	cmd.Stderr = errf
+	if stdout != "" {
+		out, err := os.Create(ts.MkAbs(stdout))
 		ts.Check(err)
-		defer stdout.Close()
-		cmd.Stdout = stdout
+		defer out.Close()
+		cmd.Stdout = out
 	}
 	ts.Check(cmd.Start())
 	time.Sleep(delay)
