@@ -367,6 +367,21 @@ func ValidateExclude(globs []string) error {
 	return nil
 }
 
+// interrupted ends a run that Ctrl-C cut short in its i-th check: what was
+// graded is reported, the summary says after which case, the checks from
+// the i-th on are not run.
+func (r *runner) interrupted(i int, err error) (*Summary, error) {
+	r.flush()
+	after := r.last
+	if after == "" {
+		after = "the start"
+	}
+	r.sum.Interrupted = &Stop{After: after, Reason: "interrupted"}
+	r.cutAt(i)
+	r.finish()
+	return r.sum, err
+}
+
 // Run makes the checks cfg.Checks names (every check when it is empty), in
 // run order, against cfg.Target and reports each result as it is graded.
 // report is called from one goroutine at a time. The signature check runs
@@ -422,10 +437,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	if cfg.Probe != nil && slices.Contains(r.sum.Order, Effects) {
 		if err := r.probeSanity(ctx); err != nil {
 			if ctx.Err() != nil {
-				r.sum.Interrupted = &Stop{After: "the start", Reason: "interrupted"}
-				r.cutAt(0)
-				r.finish()
-				return r.sum, ctx.Err()
+				return r.interrupted(0, ctx.Err())
 			}
 			return r.sum, err
 		}
@@ -452,15 +464,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 			r.finish()
 			return r.sum, nil
 		case ctx.Err() != nil:
-			r.flush()
-			after := r.last
-			if after == "" {
-				after = "the start"
-			}
-			r.sum.Interrupted = &Stop{After: after, Reason: "interrupted"}
-			r.cutAt(i)
-			r.finish()
-			return r.sum, ctx.Err()
+			return r.interrupted(i, ctx.Err())
 		}
 		return r.sum, err
 	}
