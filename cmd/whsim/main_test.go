@@ -57,7 +57,6 @@ func TestScripts(t *testing.T) {
 			"bodies":    captureBodies,
 			"post":      httpPost,
 			"interrupt": interrupt,
-			"sigint":    sigint,
 			"linecount": lineCount,
 			"reproduce": reproduceCmd,
 		},

@@ -13,54 +13,79 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// interrupt starts a program with stdin an open pipe and stdout discarded
-// sends it SIGTERM (SIGINT with -INT) after a delay and checks that it stops
+// interrupt starts a program with stdin an open pipe, sends it SIGTERM
+// (SIGINT, as Ctrl-C does, with -INT) after a delay and checks that it stops
 // within ten seconds with the given code:
-// interrupt [-INT] [-stdout] <code> <delay> <program> [args...]. Its
-// stderr is written to the file interrupt.stderr for the script to read;
-// with -stdout, its stdout to interrupt.stdout.
+//
+//	interrupt [-INT] [-stdout FILE] <code> <delay> <program> [args...]
+//
+// Its stdout goes to FILE (discarded without -stdout) and its stderr to the
+// file interrupt.stderr, for the script to read next. A program the signal
+// kills outright before it wrote a byte had not yet set up its handler (a
+// slow start on a loaded machine): it is tried again with twice the delay,
+// up to three times. Killed after it wrote something, it had a handler that
+// failed it: that fails the script at once.
 func interrupt(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: interrupt [-INT] [-stdout FILE] <code> <delay> <program> [args...]"
 	sig := syscall.SIGTERM
-	keepOut := false
-	for len(args) > 0 && (args[0] == "-INT" || args[0] == "-stdout") {
-		if args[0] == "-INT" { // Ctrl-C rather than SIGTERM
+	stdout := ""
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch {
+		case args[0] == "-INT":
 			sig = syscall.SIGINT
-		} else {
-			keepOut = true
+		case args[0] == "-stdout" && len(args) > 1:
+			stdout = args[1]
+			args = args[1:]
+		default:
+			ts.Fatalf(usage)
 		}
 		args = args[1:]
 	}
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: interrupt [-INT] [-stdout] <code> <delay> <program> [args...]")
+		ts.Fatalf(usage)
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	delay, err := time.ParseDuration(args[1])
 	ts.Check(err)
 	prog := lookPath(ts, args[2])
-	// A program killed by the signal itself had not yet set up its handler
-	// (a slow start on a loaded machine): try again, waiting longer.
 	for attempt := 0; ; attempt++ {
-		stdout := ""
-		if keepOut {
-			stdout = "interrupt.stdout"
-		}
-		got, killed := runInterrupted(ts, sig, delay, prog, args[3:], stdout, "interrupt.stderr")
-		if killed && attempt < 3 {
+		r := runInterrupted(ts, sig, delay, prog, args[3:], stdout, "interrupt.stderr")
+		if r.killed && r.wrote == 0 && attempt < 3 {
+			ts.Logf("%s was killed by %v after %v before it wrote anything: trying again", args[2], sig, delay)
 			delay *= 2
 			continue
 		}
-		if got != want {
-			ts.Fatalf("%s exited %d after %v, want %d", args[2], sig, got, want)
+		if r.killed {
+			ts.Fatalf("%s was killed by %v after %v (it wrote %d bytes first), want exit %d", args[2], sig, delay, r.wrote, want)
+		}
+		if r.code != want {
+			ts.Fatalf("%s exited %d after %v %v, want %d", args[2], r.code, delay, sig, want)
 		}
 		return
 	}
 }
 
+// interrupted is how a program ended: its exit code, or killed when the
+// signal ended it before it could answer; wrote counts the bytes it wrote
+// to stdout and stderr.
+type interrupted struct {
+	code   int
+	killed bool
+	wrote  int64
+}
+
+// counter counts what is written through it.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
 // runInterrupted runs prog, its stdout in the file stdout ("" discards it)
-// and its stderr in stderr, sends it sig after delay and returns its exit
-// code, or killed when the signal ended it before it could answer.
-func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string, stdout, stderr string) (code int, killed bool) {
+// and its stderr in stderr, sends it sig after delay and says how it ended.
+func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string, stdout, stderr string) interrupted {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
@@ -71,6 +96,8 @@ func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Du
 	ts.Check(err)
 	defer errf.Close()
 	cmd.Stderr = errf
+	discarded := &counter{}
+	cmd.Stdout = discarded
 	if stdout != "" {
 		out, err := os.Create(ts.MkAbs(stdout))
 		ts.Check(err)
@@ -89,17 +116,28 @@ func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Du
 		<-done
 		ts.Fatalf("%s did not stop within 10s of %v", prog, sig)
 	}
+	r := interrupted{wrote: discarded.n + size(ts, stdout) + size(ts, stderr)}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return -1, true
+			r.killed = true
 		}
-		return ee.ExitCode(), false
+		r.code = ee.ExitCode()
 	case err != nil:
 		ts.Fatalf("%s: %v", prog, err)
 	}
-	return 0, false
+	return r
+}
+
+// size is the length of a script's file, 0 for none.
+func size(ts *testscript.TestScript, name string) int64 {
+	if name == "" {
+		return 0
+	}
+	fi, err := os.Stat(ts.MkAbs(name))
+	ts.Check(err)
+	return fi.Size()
 }
 
 // lookPath finds a program on the script's PATH, where testscript puts whsim.
