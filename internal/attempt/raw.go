@@ -179,15 +179,13 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	w = append(w, "\r\n\r\n"...)
 	w = append(w, body...)
 	rc.w = w
-	if err := rc.io.Send(w); err != nil {
-		if reused && staleErr(err) {
-			rc.close()
-			buf.raw = nil
-			return nil, errStale
-		}
-		return nil, err
+	// A reused connection the server has closed fails either the write or
+	// the first read of the answer: both are the same stale connection.
+	err := rc.io.Send(w)
+	if err == nil {
+		_, err = rc.r.Peek(1)
 	}
-	if _, err := rc.r.Peek(1); err != nil {
+	if err != nil {
 		if reused && staleErr(err) {
 			rc.close()
 			buf.raw = nil

@@ -79,29 +79,30 @@ func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 	if err != nil {
 		return usagef("--event: %w", err)
 	}
+	var b []byte
 	switch opts.Format {
 	case formatJSONSchema:
+		shapes := spec.Shapes()
+		if opts.Shape != "" {
+			s, err := spec.ParseShape(opts.Shape)
+			if err != nil {
+				return usagef("--shape: %w", err)
+			}
+			shapes = []spec.Shape{s}
+		}
+		doc := schema.Bundle(events, shapes)
+		if len(events) == 1 && len(shapes) == 1 {
+			doc = schema.For(events[0], shapes[0])
+		}
+		b, err = schema.Marshal(doc)
 	case formatOpenAPI, formatAsyncAPI:
 		if opts.Shape != "" {
 			return usagef("--shape: --format %s holds every shape", opts.Format)
 		}
-		return writeAPIDoc(a, opts.Format, events)
+		b, err = apiDoc(opts.Format, events)
 	default:
 		return usagef("--format %q: want %s", opts.Format, strings.Join(schemaFormats(), ", "))
 	}
-	shapes := spec.Shapes()
-	if opts.Shape != "" {
-		s, err := spec.ParseShape(opts.Shape)
-		if err != nil {
-			return usagef("--shape: %w", err)
-		}
-		shapes = []spec.Shape{s}
-	}
-	doc := schema.Bundle(events, shapes)
-	if len(events) == 1 && len(shapes) == 1 {
-		doc = schema.For(events[0], shapes[0])
-	}
-	b, err := schema.Marshal(doc)
 	if err != nil {
 		return err
 	}
@@ -111,20 +112,15 @@ func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 
 func schemaFormats() []string { return []string{formatJSONSchema, formatOpenAPI, formatAsyncAPI} }
 
-// writeAPIDoc prints the OpenAPI or AsyncAPI document of events.
-func writeAPIDoc(a *app, format string, events []spec.Event) error {
+// apiDoc is the OpenAPI or AsyncAPI document of events.
+func apiDoc(format string, events []spec.Event) ([]byte, error) {
 	build := schema.OpenAPI
 	if format == formatAsyncAPI {
 		build = schema.AsyncAPI
 	}
 	doc, err := build(events)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := schema.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	_, err = a.streams.Out.Write(b)
-	return err
+	return schema.Marshal(doc)
 }
