@@ -165,7 +165,7 @@ func (l *linker) docHash(event string, body []byte) uint64 {
 }
 
 // link fills c's links and flags; c.ID is set, c.doc read.
-func (l *linker) link(c *Call) {
+func (l *linker) link(c *call) {
 	if c.RequestID != "" {
 		c.RepeatOf = l.reqs.swap(l.hash(c.RequestID), c.ID)
 	}
@@ -202,7 +202,7 @@ func flagBits(fs []receiver.Flag) uint8 {
 // flagsOf gives back the flags a call read from the file was given when it
 // was added: the judge, told the requestId was seen when it had said so,
 // words them the same way.
-func flagsOf(bits uint8, c *Call) []receiver.Flag {
+func flagsOf(bits uint8, c *call) []receiver.Flag {
 	f := c.Record.Forward
 	if bits == 0 || f == nil {
 		return nil
