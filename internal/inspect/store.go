@@ -508,7 +508,7 @@ func (s *Store) Related(c *call) (deliveries, document []link) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.RequestID != "" {
-		deliveries = s.chainLocked(s.links.newest(&s.links.reqs, s.links.hash(c.RequestID)), c, func(x *call, e entry, at uint64) uint64 {
+		deliveries = s.chainLocked(newest(s.links.reqs, s.links.hash(c.RequestID)), c, func(x *call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.RepeatOf
 			}
@@ -516,7 +516,7 @@ func (s *Store) Related(c *call) (deliveries, document []link) {
 		})
 	}
 	if c.doc != 0 {
-		document = s.chainLocked(s.links.newest(&s.links.docs, c.doc), c, func(x *call, e entry, at uint64) uint64 {
+		document = s.chainLocked(newest(s.links.docs, c.doc), c, func(x *call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.PrevDoc
 			}
