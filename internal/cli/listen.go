@@ -26,6 +26,7 @@ type listenOptions struct {
 	Fsync     string
 	ReadyFile string
 	UI        string
+	UIToken   uiToken
 	Output    string
 	Verbose   bool
 
@@ -41,7 +42,7 @@ func newListenCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
 			"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url>] " +
-			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040] [--output text|json] [-v]",
+			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040 [--ui-token <token>]] [--output text|json] [-v]",
 		Short: "Receive webhook calls: show, check and record each one",
 		Long: `Run a local webhook receiver. Every call is answered, checked against the spec
 (query event against body, every field) and shown as it arrives; --capture
@@ -63,13 +64,15 @@ diff, replay and export (see whsim inspect for a capture file). It keeps
 the newest 1,000 calls and 64 MiB of bodies in memory; with --capture,
 older calls and bodies are read back from the file as the page asks,
 without it they are gone from the page. The URL printed carries the
-session's token (see whsim inspect --help for the API with curl).`,
+session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
+(see whsim inspect --help for the API with curl).`,
 		Example: `  whsim listen
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
   whsim listen --output json | jq -c 'select(.verdict != "valid")'
-  whsim listen --capture calls.ndjson --ui 127.0.0.1:4040`,
+  whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
+  whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"status", "fail-rate", "respond"} {
@@ -77,6 +80,7 @@ session's token (see whsim inspect --help for the API with curl).`,
 					opts.answerFlags = append(opts.answerFlags, "--"+name)
 				}
 			}
+			opts.UIToken.typed = cmd.Flags().Changed("ui-token")
 			return runListen(cmd.Context(), a, opts)
 		}),
 	}
@@ -95,6 +99,7 @@ session's token (see whsim inspect --help for the API with curl).`,
 	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening, for scripts to wait on")
 	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
+	uiTokenFlag(cmd, &opts.UIToken.value)
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", completeWords(capture.SyncModes()...))
@@ -136,6 +141,14 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 	if opts.UI != "" && opts.UI == opts.Addr && !strings.HasSuffix(opts.UI, ":0") {
 		return usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", opts.UI)
+	}
+	if opts.UI == "" && opts.UIToken.typed {
+		return usagef("--ui-token without --ui: there is no inspector to guard")
+	}
+	if opts.UI != "" {
+		if err := opts.UIToken.check(); err != nil {
+			return err
+		}
 	}
 	sync, err := capture.ParseSync(opts.Fsync)
 	if err != nil {
@@ -194,7 +207,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			p.Observe(c, judge(c))
 			feed.Observe(c)
 		}
-		inspectorOpts = inspect.Options{Store: store}
+		inspectorOpts = inspect.Options{Store: store, Token: opts.UIToken.value}
 		if cfg.ForwardTo != nil {
 			inspectorOpts.ForwardTo = cfg.ForwardTo.String() // the replay box's first target
 		}
@@ -236,7 +249,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
 	if ui != nil {
-		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), ui.URL)
+		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), opts.UIToken.shown(a, ui))
 	}
 
 	serveErr := srv.Serve(ctx)
