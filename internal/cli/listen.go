@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -56,7 +57,8 @@ your own receiver and returns its answer instead.
 It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
 connections it prints one line "listening on <url>" to stderr (and writes the
 URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
-the capture file and prints a summary; the exit status is then 0.
+the capture file and prints a summary; the exit status is then 0, or 1 when
+the capture failed during the run (calls after it were answered 5xx, unrecorded).
 
 --ui serves the web inspector on its own address (never the webhook's): the
 calls live in a browser, each body as a tree with its findings, search,
@@ -164,6 +166,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	pal := a.errColor
 
 	var capFile *capture.File
+	// captureLost holds why the capture failed during the run: listen then
+	// exits 1, as a script needs to know that calls went unrecorded.
+	var captureLost atomic.Pointer[error]
 	if opts.Capture != "" {
 		var held capture.Appending
 		if capFile, held, err = capture.OpenAppend(ctx, opts.Capture, sync); err != nil {
@@ -182,6 +187,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		cfg.CaptureLost = func(err error) {
 			fmt.Fprintf(errw, "%s --capture: %v; no call is acknowledged from now on (5xx) until listen is restarted\n",
 				pal.Fail.Sprint("error:"), err)
+			captureLost.Store(&err)
 		}
 	}
 
@@ -264,6 +270,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		}
 	}
 	p.Summary(errw, style(pal, false), "listen stopped:", opts.Capture)
+	if lost := captureLost.Load(); lost != nil && serveErr == nil {
+		serveErr = fmt.Errorf("--capture %s failed during the run (%w): the calls after it were answered 5xx and not recorded", termsafe.Text(opts.Capture), *lost)
+	}
 	return serveErr
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/receiver"
 )
 
@@ -219,5 +220,33 @@ func TestListenSaysItAppends(t *testing.T) {
 	_, _, errs = listenRun(t, &listenOptions{Capture: capPath}, post(1))
 	if want := "appending to " + capPath + ", which holds 3 records"; !strings.Contains(errs, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+}
+
+// A capture that fails during the run (here: moved away) makes listen exit
+// 1, after the summary: a script must know that calls went unrecorded.
+func TestListenExitsOneWhenTheCaptureFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	capPath := filepath.Join(dir, "c.ndjson")
+	var statuses []int
+	err, _, errs := listenRun(t, &listenOptions{Capture: capPath}, func(u string) {
+		statuses = append(statuses, postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)))
+		if err := os.Rename(capPath, filepath.Join(dir, "moved.ndjson")); err != nil {
+			t.Fatal(err)
+		}
+		// The file checks its path once per CheckEvery: past it, the next
+		// write must find the file gone.
+		time.Sleep(capture.CheckEvery)
+		statuses = append(statuses, postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)))
+	})
+	if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 503 {
+		t.Fatalf("statuses %v, want [200 503]", statuses)
+	}
+	if err == nil || codeOf(err, true) != ExitFailed || !strings.Contains(err.Error(), "failed during the run") {
+		t.Fatalf("listen returned %v (exit %d), want exit %d saying the capture failed\n%s", err, codeOf(err, true), ExitFailed, errs)
+	}
+	if !strings.Contains(errs, "listen stopped: 2 calls") {
+		t.Errorf("no summary:\n%s", errs)
 	}
 }
