@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -259,21 +260,42 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 
 	serveErr := srv.Serve(ctx)
-	rcv.Close() // every call answered has now been observed
-	if feed != nil {
-		feed.Close()
+	// Every call answered is now observed, unless stdout is not read
+	// (a pipe to a stopped reader): then listen stops anyway, after the
+	// shutdown's grace, leaving the lines it could not print.
+	grace := time.NewTimer(opts.limits.ShutdownTimeout)
+	defer grace.Stop()
+	printed := rcv.CloseWithin(grace.C)
+	if printed {
+		if feed != nil {
+			feed.Close()
+		}
+		out.Flush()
 	}
-	out.Flush()
 	if capFile != nil {
 		if err := capFile.Close(); err != nil && serveErr == nil {
 			serveErr = fmt.Errorf("--capture %s: %w", opts.Capture, err)
 		}
 	}
-	p.Summary(errw, style(pal, false), "listen stopped:", opts.Capture)
+	if printed {
+		p.Summary(errw, style(pal, false), "listen stopped:", opts.Capture)
+	} else {
+		// The printer is blocked inside a call: no summary of its counts.
+		fmt.Fprintf(errw, "%s stdout was not read for %s after the stop; the last calls are not printed%s\n",
+			pal.Warn.Sprint("listen stopped:"), opts.limits.ShutdownTimeout, capturedNote(opts.Capture))
+	}
 	if lost := captureLost.Load(); lost != nil && serveErr == nil {
 		serveErr = fmt.Errorf("--capture %s failed during the run (%w): the calls after it were answered 5xx and not recorded", termsafe.Text(opts.Capture), *lost)
 	}
 	return serveErr
+}
+
+// capturedNote says where the unprinted calls are, if anywhere.
+func capturedNote(capture string) string {
+	if capture == "" {
+		return ""
+	}
+	return " (" + termsafe.Text(capture) + " has them)"
 }
 
 // writeReadyFile writes the URL atomically: a script polling for the file

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -249,4 +250,57 @@ func TestListenExitsOneWhenTheCaptureFails(t *testing.T) {
 	if !strings.Contains(errs, "listen stopped: 2 calls") {
 		t.Errorf("no summary:\n%s", errs)
 	}
+}
+
+// A stop is not held for ever by a stdout nobody reads (listen --output
+// json | a stopped reader): listen gives up on the output after the
+// shutdown's grace, says so and returns; the capture has every call.
+func TestListenStopsWhenStdoutIsNotRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pr, pw := io.Pipe() // never read until the end: every write blocks
+	defer pr.Close()
+	opts := &listenOptions{Addr: "127.0.0.1:0", ReadyFile: filepath.Join(dir, "url"), Capture: filepath.Join(dir, "c.ndjson"),
+		Fsync: "never", Output: "json", Receiver: receiver.Options{MaxBody: "1MiB", Status: 200}}
+	opts.limits = receiver.DefaultLimits
+	opts.limits.ShutdownTimeout = 50 * time.Millisecond // the grace listen gives its output
+	errb := &syncBuffer{}
+	a := newApp(Streams{Out: pw, Err: errb}, Build{}, time.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runListen(ctx, a, opts) }()
+	var u string
+	for range 500 {
+		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
+			u = strings.TrimSpace(string(b))
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if u == "" {
+		cancel()
+		t.Fatalf("listen never got ready: %s", errb.String())
+	}
+	for range 3 {
+		if s := postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)); s != 200 {
+			t.Fatalf("status %d", s)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runListen = %v", err)
+		}
+	case <-time.After(time.Minute): // a hang, not a timing: the grace is 50ms
+		t.Fatalf("listen did not stop while its stdout was not read:\n%s", errb.String())
+	}
+	if want := "listen stopped: stdout was not read for 50ms after the stop; the last calls are not printed (" + opts.Capture + " has them)"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+	}
+	b, err := os.ReadFile(opts.Capture)
+	if err != nil || bytes.Count(b, []byte("\n")) != 3 {
+		t.Errorf("capture holds %d records (%v), want 3", bytes.Count(b, []byte("\n")), err)
+	}
+	pr.CloseWithError(io.ErrClosedPipe) // lets the blocked printer finish
 }

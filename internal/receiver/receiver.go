@@ -186,13 +186,35 @@ func New(cfg Config) *Receiver {
 // Close stops taking calls, waits until every queued call was observed and
 // returns. Calls arriving after Close are answered but not observed.
 func (r *Receiver) Close() {
+	r.closeQueue()
+	<-r.drained
+}
+
+// CloseWithin is Close that gives up waiting once stuck is closed (a
+// timer's channel, say): an observer blocked on an output nobody reads
+// (listen --output json | a stopped reader) must not hold a shut-down
+// listen for ever. It reports whether every queued call was observed; when
+// not, the observer is still blocked and the caller must not touch what it
+// writes to.
+func (r *Receiver) CloseWithin(stuck <-chan time.Time) bool {
+	// closeQueue blocks while an enqueuer waits on a full queue: in a
+	// goroutine of its own.
+	go r.closeQueue()
+	select {
+	case <-r.drained:
+		return true
+	case <-stuck:
+		return false
+	}
+}
+
+func (r *Receiver) closeQueue() {
 	r.queueMu.Lock()
 	if !r.closed {
 		r.closed = true
 		close(r.queue)
 	}
 	r.queueMu.Unlock()
-	<-r.drained
 }
 
 func (r *Receiver) drain() {
