@@ -780,3 +780,32 @@ func TestTrailersWarned(t *testing.T) {
 		t.Errorf("CheckRecord %+v lacks %+v", again, got[0])
 	}
 }
+
+// CloseWithin gives up on an observer that is stuck (the channel says
+// when), and reports whether every call was observed.
+func TestCloseWithin(t *testing.T) {
+	t.Parallel()
+	unblock := make(chan struct{})
+	observed := make(chan struct{}, 4)
+	rcv := New(Config{Queue: 1, Observe: func(*Call) { observed <- struct{}{}; <-unblock }})
+	srv := httptest.NewServer(rcv)
+	for range 2 {
+		resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Close()
+	<-observed // the observer holds the first call
+	stuck := make(chan time.Time)
+	close(stuck)
+	if rcv.CloseWithin(stuck) {
+		t.Fatal("CloseWithin reports every call observed while the observer is stuck")
+	}
+	close(unblock)
+	<-observed // the second call, still observed once the observer is free
+	if !rcv.CloseWithin(make(chan time.Time)) {
+		t.Fatal("CloseWithin gave up without being told to")
+	}
+}
