@@ -60,26 +60,30 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	}
 	opts.limits = receiver.DefaultLimits
 	out, errb := &syncBuffer{}, &syncBuffer{}
-	a := newApp(Streams{Out: out, Err: errb}, Build{}, time.Now)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- runListen(ctx, a, opts) }()
-	var u string
-	for range 500 {
-		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
-			u = strings.TrimSpace(string(b))
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if u == "" {
-		cancel()
-		t.Fatalf("listen never got ready: %v %s", <-done, errb.String())
-	}
+	u, cancel, done := startListen(t, opts, out, errb)
 	send(u)
 	cancel()
 	err := <-done
 	return err, out.String(), errb.String()
+}
+
+// startListen runs listen in-process until cancel, and returns its URL
+// once it is ready and where its error comes.
+func startListen(t *testing.T, opts *listenOptions, out io.Writer, errb *syncBuffer) (string, context.CancelFunc, chan error) {
+	t.Helper()
+	a := newApp(Streams{Out: out, Err: errb}, Build{}, time.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runListen(ctx, a, opts) }()
+	for range 500 {
+		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
+			return strings.TrimSpace(string(b)), cancel, done
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	t.Fatalf("listen never got ready: %v %s", <-done, errb.String())
+	return "", nil, nil
 }
 
 func postTo(t *testing.T, u, ct string, h http.Header, body []byte) int {
@@ -265,22 +269,7 @@ func TestListenStopsWhenStdoutIsNotRead(t *testing.T) {
 	opts.limits = receiver.DefaultLimits
 	opts.limits.ShutdownTimeout = 50 * time.Millisecond // the grace listen gives its output
 	errb := &syncBuffer{}
-	a := newApp(Streams{Out: pw, Err: errb}, Build{}, time.Now)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- runListen(ctx, a, opts) }()
-	var u string
-	for range 500 {
-		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
-			u = strings.TrimSpace(string(b))
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if u == "" {
-		cancel()
-		t.Fatalf("listen never got ready: %s", errb.String())
-	}
+	u, cancel, done := startListen(t, opts, pw, errb)
 	for range 3 {
 		if s := postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)); s != 200 {
 			t.Fatalf("status %d", s)
