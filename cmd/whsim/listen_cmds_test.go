@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -55,6 +56,34 @@ func httpPost(ts *testscript.TestScript, neg bool, args []string) {
 	resp.Body.Close()
 	if resp.StatusCode != want {
 		ts.Fatalf("POST %s: status %d, want %d", u, resp.StatusCode, want)
+	}
+}
+
+// httpGet gets a path of the server whose URL (any path or query dropped)
+// urlfile holds, with the token as a Bearer header when one is given, and
+// checks the status: get <status> <urlfile> <path> [token]
+func httpGet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: get <status> <urlfile> <path> [token]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	base, err := url.Parse(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	base.Path, base.RawQuery = "", ""
+	req, err := http.NewRequest("GET", base.String()+args[2], nil)
+	ts.Check(err)
+	if len(args) == 4 {
+		req.Header.Set("Authorization", "Bearer "+args[3])
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Do(req)
+	ts.Check(err)
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		ts.Fatalf("GET %s: status %d, want %d", req.URL, resp.StatusCode, want)
 	}
 }
 

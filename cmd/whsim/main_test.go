@@ -56,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"envfile":   envFile,
 			"bodies":    captureBodies,
 			"post":      httpPost,
+			"get":       httpGet,
 			"interrupt": interrupt,
 			"linecount": lineCount,
 			"reproduce": reproduceCmd,

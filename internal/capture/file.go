@@ -191,13 +191,19 @@ func (c *File) flushLocked() {
 	c.spare = nil
 	c.writing = true
 	c.mu.Unlock()
-	_, err := c.f.Write(batch)
-	if now := time.Now(); err == nil && now.Sub(c.checked) >= CheckEvery {
+	var err error
+	if now := time.Now(); now.Sub(c.checked) >= CheckEvery {
 		// Before anyone is acknowledged: is the file still the one at its
-		// path? A stat per batch cost listen a sixth of its CPU per call
-		// under load; once per CheckEvery costs nothing measurable.
+		// path? Asked before the write, so that a file moved away holds
+		// no record of a call that was refused (it would say the call
+		// was answered as planned). A stat per batch cost listen a sixth
+		// of its CPU per call under load; once per CheckEvery costs
+		// nothing measurable.
 		err = c.stillThere()
 		c.checked = now
+	}
+	if err == nil {
+		_, err = c.f.Write(batch)
 	}
 	c.mu.Lock()
 	c.writing = false

@@ -202,6 +202,13 @@ func TestFileGoneFailsWrites(t *testing.T) {
 					t.Errorf("write after the file was %s: %v, want ErrGone", tt.name, err)
 				}
 			}
+			// The file moved away holds only what was acknowledged: a
+			// refused record in it would claim the call was answered.
+			if b, err := os.ReadFile(path + ".old"); err == nil {
+				if n := bytes.Count(b, []byte("\n")); n != 1 {
+					t.Errorf("the moved file holds %d records, want the 1 written before", n)
+				}
+			}
 		})
 	}
 }

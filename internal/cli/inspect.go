@@ -22,6 +22,7 @@ import (
 type inspectOptions struct {
 	File      string
 	UI        string
+	Token     uiToken
 	Origin    string
 	ReadyFile string
 }
@@ -29,7 +30,7 @@ type inspectOptions struct {
 func newInspectCmd(a *app) *cobra.Command {
 	opts := &inspectOptions{}
 	cmd := &cobra.Command{
-		Use:   "inspect <capture.ndjson> [--ui 127.0.0.1:4040] [--origin <url>] [--ready-file <file>]",
+		Use:   "inspect <capture.ndjson> [--ui 127.0.0.1:4040] [--ui-token <token>] [--origin <url>] [--ready-file <file>]",
 		Short: "Browse a capture in a web page: search, diff, replay",
 		Long: `Serve the web inspector (the page listen --ui serves) over a capture file:
 every call newest first, filters by event, verdict and status, a search over
@@ -43,7 +44,8 @@ It binds 127.0.0.1 only unless --ui names another interface, prints one line
 "inspector on <url>" to stderr (and writes the URL to --ready-file) and
 serves until Ctrl-C (exit status 0).
 
-The URL carries a token drawn for this run (?token=...): opening it sets a
+The URL carries a token drawn for this run (?token=...), or the one
+--ui-token (WHSIM_UI_TOKEN) names, for a bookmark: opening it sets a
 cookie only this page sends, and every /api/ request needs it. A page on
 any other site is refused (its browser says so in Sec-Fetch-Site), so no
 web page can read, replay or export the calls through your browser. From
@@ -58,6 +60,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 		},
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
+			opts.Token.typed = cmd.Flags().Changed("ui-token")
 			return runInspect(cmd.Context(), a, opts)
 		}),
 	}
@@ -65,12 +68,16 @@ a script, send the token (in the URL --ready-file holds) as a header:
 	f.StringVar(&opts.UI, "ui", "127.0.0.1:4040", "address the page is served on (:0 picks a free port)")
 	f.StringVar(&opts.Origin, "origin", "http://127.0.0.1:8080", "where the calls were sent, for copied commands and HAR URLs")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL (token included) to this file once serving, for scripts to wait on")
+	uiTokenFlag(cmd, &opts.Token.value)
 	return cmd
 }
 
 func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 	if _, err := endpoint.ParseTarget(opts.Origin); err != nil {
 		return usagef("--origin %w", err)
+	}
+	if err := opts.Token.check(); err != nil {
+		return err
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
@@ -94,7 +101,7 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 		return nil
 	}
 	ui, err := startInspector(ctx, a, opts.UI, inspect.Options{
-		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"),
+		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"), Token: opts.Token.value,
 	})
 	if err != nil {
 		return err
@@ -104,8 +111,45 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 			return usagef("--ready-file: %w", err)
 		}
 	}
-	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), ui.URL, store.Last(), opts.File)
+	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.shown(a, ui), store.Last(), opts.File)
 	return ui.Wait()
+}
+
+// uiToken is --ui-token: the inspector's session token when the user
+// chose one, so a bookmark or a script knows it before the run.
+type uiToken struct {
+	value string
+	typed bool // on the command line, not from WHSIM_UI_TOKEN or the config file
+}
+
+func uiTokenFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "ui-token", "", fmt.Sprintf("the inspector's session token, for a bookmark or a script: %d or more letters, digits, -._~ (also WHSIM_UI_TOKEN; default: drawn per run)", inspect.MinTokenLen))
+	_ = cmd.RegisterFlagCompletionFunc("ui-token", cobra.NoFileCompletions)
+}
+
+// check refuses a token too short or too simple to guard the calls.
+func (t uiToken) check() error {
+	if t.value == "" {
+		return nil
+	}
+	if err := inspect.CheckToken(t.value); err != nil {
+		if !t.typed {
+			return usagef("--ui-token (from WHSIM_UI_TOKEN, WHSIM_<COMMAND>_UI_TOKEN or the config file): %w", err)
+		}
+		return usagef("--ui-token: %w", err)
+	}
+	return nil
+}
+
+// shown is the page's URL as printed on stderr. A token from the
+// environment or the config file is long-lived and a log (CI) keeps what
+// it is shown, so off a terminal it is masked; on a terminal, and when
+// typed or drawn, the URL is whole, to click. --ready-file has it whole.
+func (t uiToken) shown(a *app, ui *inspect.UI) string {
+	if t.value == "" || t.typed || a.streams.ErrTTY {
+		return ui.URL
+	}
+	return strings.Replace(ui.URL, t.value, "****", 1) + " (the token is --ui-token's, set in the environment or the config file)"
 }
 
 // startInspector serves the inspector, headers masked and replay on, on

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +28,7 @@ type listenOptions struct {
 	Fsync     string
 	ReadyFile string
 	UI        string
+	UIToken   uiToken
 	Output    string
 	Verbose   bool
 
@@ -41,7 +44,7 @@ func newListenCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
 			"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url>] " +
-			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040] [--output text|json] [-v]",
+			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040 [--ui-token <token>]] [--output text|json] [-v]",
 		Short: "Receive webhook calls: show, check and record each one",
 		Long: `Run a local webhook receiver. Every call is answered, checked against the spec
 (query event against body, every field) and shown as it arrives; --capture
@@ -55,7 +58,8 @@ your own receiver and returns its answer instead.
 It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
 connections it prints one line "listening on <url>" to stderr (and writes the
 URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
-the capture file and prints a summary; the exit status is then 0.
+the capture file and prints a summary; the exit status is then 0, or 1 when
+the capture failed during the run (calls after it were answered 5xx, unrecorded).
 
 --ui serves the web inspector on its own address (never the webhook's): the
 calls live in a browser, each body as a tree with its findings, search,
@@ -63,13 +67,15 @@ diff, replay and export (see whsim inspect for a capture file). It keeps
 the newest 1,000 calls and 64 MiB of bodies in memory; with --capture,
 older calls and bodies are read back from the file as the page asks,
 without it they are gone from the page. The URL printed carries the
-session's token (see whsim inspect --help for the API with curl).`,
+session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
+(see whsim inspect --help for the API with curl).`,
 		Example: `  whsim listen
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
   whsim listen --output json | jq -c 'select(.verdict != "valid")'
-  whsim listen --capture calls.ndjson --ui 127.0.0.1:4040`,
+  whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
+  whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"status", "fail-rate", "respond"} {
@@ -77,6 +83,7 @@ session's token (see whsim inspect --help for the API with curl).`,
 					opts.answerFlags = append(opts.answerFlags, "--"+name)
 				}
 			}
+			opts.UIToken.typed = cmd.Flags().Changed("ui-token")
 			return runListen(cmd.Context(), a, opts)
 		}),
 	}
@@ -95,6 +102,7 @@ session's token (see whsim inspect --help for the API with curl).`,
 	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening, for scripts to wait on")
 	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
+	uiTokenFlag(cmd, &opts.UIToken.value)
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", completeWords(capture.SyncModes()...))
@@ -137,6 +145,14 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	if opts.UI != "" && opts.UI == opts.Addr && !strings.HasSuffix(opts.UI, ":0") {
 		return usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", opts.UI)
 	}
+	if opts.UI == "" && opts.UIToken.typed {
+		return usagef("--ui-token without --ui: there is no inspector to guard")
+	}
+	if opts.UI != "" {
+		if err := opts.UIToken.check(); err != nil {
+			return err
+		}
+	}
 	sync, err := capture.ParseSync(opts.Fsync)
 	if err != nil {
 		return usagef("--fsync: %w", err)
@@ -151,6 +167,9 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	pal := a.errColor
 
 	var capFile *capture.File
+	// captureLost holds why the capture failed during the run: listen then
+	// exits 1, as a script needs to know that calls went unrecorded.
+	var captureLost atomic.Pointer[error]
 	if opts.Capture != "" {
 		var held capture.Appending
 		if capFile, held, err = capture.OpenAppend(ctx, opts.Capture, sync); err != nil {
@@ -169,6 +188,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		cfg.CaptureLost = func(err error) {
 			fmt.Fprintf(errw, "%s --capture: %v; no call is acknowledged from now on (5xx) until listen is restarted\n",
 				pal.Fail.Sprint("error:"), err)
+			captureLost.Store(&err)
 		}
 	}
 
@@ -194,7 +214,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			p.Observe(c, judge(c))
 			feed.Observe(c)
 		}
-		inspectorOpts = inspect.Options{Store: store}
+		inspectorOpts = inspect.Options{Store: store, Token: opts.UIToken.value}
 		if cfg.ForwardTo != nil {
 			inspectorOpts.ForwardTo = cfg.ForwardTo.String() // the replay box's first target
 		}
@@ -236,22 +256,46 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
 	if ui != nil {
-		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), ui.URL)
+		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), opts.UIToken.shown(a, ui))
 	}
 
 	serveErr := srv.Serve(ctx)
-	rcv.Close() // every call answered has now been observed
-	if feed != nil {
-		feed.Close()
+	// Every call answered is now observed, unless stdout is not read
+	// (a pipe to a stopped reader): then listen stops anyway, after the
+	// shutdown's grace, leaving the lines it could not print.
+	grace := time.NewTimer(opts.limits.ShutdownTimeout)
+	defer grace.Stop()
+	printed := rcv.CloseWithin(grace.C)
+	if printed {
+		if feed != nil {
+			feed.Close()
+		}
+		out.Flush()
 	}
-	out.Flush()
 	if capFile != nil {
 		if err := capFile.Close(); err != nil && serveErr == nil {
 			serveErr = fmt.Errorf("--capture %s: %w", opts.Capture, err)
 		}
 	}
-	p.Summary(errw, style(pal, false), "listen stopped:", opts.Capture)
+	if printed {
+		p.Summary(errw, style(pal, false), "listen stopped:", opts.Capture)
+	} else {
+		// The printer is blocked inside a call: no summary of its counts.
+		fmt.Fprintf(errw, "%s stdout was not read for %s after the stop; the last calls are not printed%s\n",
+			pal.Warn.Sprint("listen stopped:"), opts.limits.ShutdownTimeout, capturedNote(opts.Capture))
+	}
+	if lost := captureLost.Load(); lost != nil && serveErr == nil {
+		serveErr = fmt.Errorf("--capture %s failed during the run (%w): the calls after it were answered 5xx and not recorded", termsafe.Text(opts.Capture), *lost)
+	}
 	return serveErr
+}
+
+// capturedNote says where the unprinted calls are, if anywhere.
+func capturedNote(capture string) string {
+	if capture == "" {
+		return ""
+	}
+	return " (" + termsafe.Text(capture) + " has them)"
 }
 
 // writeReadyFile writes the URL atomically: a script polling for the file

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/receiver"
 )
 
@@ -58,26 +60,30 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	}
 	opts.limits = receiver.DefaultLimits
 	out, errb := &syncBuffer{}, &syncBuffer{}
-	a := newApp(Streams{Out: out, Err: errb}, Build{}, time.Now)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- runListen(ctx, a, opts) }()
-	var u string
-	for range 500 {
-		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
-			u = strings.TrimSpace(string(b))
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if u == "" {
-		cancel()
-		t.Fatalf("listen never got ready: %v %s", <-done, errb.String())
-	}
+	u, cancel, done := startListen(t, opts, out, errb)
 	send(u)
 	cancel()
 	err := <-done
 	return err, out.String(), errb.String()
+}
+
+// startListen runs listen in-process until cancel, and returns its URL
+// once it is ready and where its error comes.
+func startListen(t *testing.T, opts *listenOptions, out io.Writer, errb *syncBuffer) (string, context.CancelFunc, chan error) {
+	t.Helper()
+	a := newApp(Streams{Out: out, Err: errb}, Build{}, time.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runListen(ctx, a, opts) }()
+	for range 500 {
+		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
+			return strings.TrimSpace(string(b)), cancel, done
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	t.Fatalf("listen never got ready: %v %s", <-done, errb.String())
+	return "", nil, nil
 }
 
 func postTo(t *testing.T, u, ct string, h http.Header, body []byte) int {
@@ -220,4 +226,70 @@ func TestListenSaysItAppends(t *testing.T) {
 	if want := "appending to " + capPath + ", which holds 3 records"; !strings.Contains(errs, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, errs)
 	}
+}
+
+// A capture that fails during the run (here: moved away) makes listen exit
+// 1, after the summary: a script must know that calls went unrecorded.
+func TestListenExitsOneWhenTheCaptureFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	capPath := filepath.Join(dir, "c.ndjson")
+	var statuses []int
+	err, _, errs := listenRun(t, &listenOptions{Capture: capPath}, func(u string) {
+		statuses = append(statuses, postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)))
+		if err := os.Rename(capPath, filepath.Join(dir, "moved.ndjson")); err != nil {
+			t.Fatal(err)
+		}
+		// The file checks its path once per CheckEvery: past it, the next
+		// write must find the file gone.
+		time.Sleep(capture.CheckEvery)
+		statuses = append(statuses, postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)))
+	})
+	if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 503 {
+		t.Fatalf("statuses %v, want [200 503]", statuses)
+	}
+	if err == nil || codeOf(err, true) != ExitFailed || !strings.Contains(err.Error(), "failed during the run") {
+		t.Fatalf("listen returned %v (exit %d), want exit %d saying the capture failed\n%s", err, codeOf(err, true), ExitFailed, errs)
+	}
+	if !strings.Contains(errs, "listen stopped: 2 calls") {
+		t.Errorf("no summary:\n%s", errs)
+	}
+}
+
+// A stop is not held for ever by a stdout nobody reads (listen --output
+// json | a stopped reader): listen gives up on the output after the
+// shutdown's grace, says so and returns; the capture has every call.
+func TestListenStopsWhenStdoutIsNotRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pr, pw := io.Pipe() // never read until the end: every write blocks
+	defer pr.Close()
+	opts := &listenOptions{Addr: "127.0.0.1:0", ReadyFile: filepath.Join(dir, "url"), Capture: filepath.Join(dir, "c.ndjson"),
+		Fsync: "never", Output: "json", Receiver: receiver.Options{MaxBody: "1MiB", Status: 200}}
+	opts.limits = receiver.DefaultLimits
+	opts.limits.ShutdownTimeout = 50 * time.Millisecond // the grace listen gives its output
+	errb := &syncBuffer{}
+	u, cancel, done := startListen(t, opts, pw, errb)
+	for range 3 {
+		if s := postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)); s != 200 {
+			t.Fatalf("status %d", s)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runListen = %v", err)
+		}
+	case <-time.After(time.Minute): // a hang, not a timing: the grace is 50ms
+		t.Fatalf("listen did not stop while its stdout was not read:\n%s", errb.String())
+	}
+	if want := "listen stopped: stdout was not read for 50ms after the stop; the last calls are not printed (" + opts.Capture + " has them)"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+	}
+	b, err := os.ReadFile(opts.Capture)
+	if err != nil || bytes.Count(b, []byte("\n")) != 3 {
+		t.Errorf("capture holds %d records (%v), want 3", bytes.Count(b, []byte("\n")), err)
+	}
+	pr.CloseWithError(io.ErrClosedPipe) // lets the blocked printer finish
 }

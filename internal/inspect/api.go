@@ -48,24 +48,24 @@ type Options struct {
 	Source  string
 	Version string // whsim's version, in HAR exports
 	// Token is the session's secret: every /api/ request must carry it, as
-	// the cookie the page gets (see TokenQuery) or as "Authorization:
-	// Bearer <token>". "" makes New draw one (see Handler.Token).
+	// the cookie the page gets (see tokenQuery) or as "Authorization:
+	// Bearer <token>". "" makes newHandler draw one (see handler.Token).
 	Token string
 	// ForwardTo is listen's --forward-to URL, the replay box's first
 	// target; "" leaves it to the last replay target of this run.
 	ForwardTo string
-	// MaxStreams bounds the event streams open at once (0: DefaultMaxStreams).
+	// MaxStreams bounds the event streams open at once (0: defaultMaxStreams).
 	MaxStreams int
 }
 
-// DefaultMaxStreams bounds the event streams open at once: a page keeps
+// defaultMaxStreams bounds the event streams open at once: a page keeps
 // one per tab.
-const DefaultMaxStreams = 32
+const defaultMaxStreams = 32
 
-// TokenQuery is the query parameter of the page's URL that carries the
+// tokenQuery is the query parameter of the page's URL that carries the
 // token: GET /?token=... sets the session cookie and sends the browser
 // to the page without it.
-const TokenQuery = "token"
+const tokenQuery = "token"
 
 // Replayed is the answer to one replay.
 type Replayed struct {
@@ -78,8 +78,8 @@ type Replayed struct {
 	Error        string      `json:"error,omitempty"`
 }
 
-// Handler serves the page and the API.
-type Handler struct {
+// handler serves the page and the API.
+type handler struct {
 	opts     Options
 	mux      *http.ServeMux
 	streams  chan struct{}            // a slot per open stream
@@ -91,18 +91,18 @@ type Handler struct {
 	lastReplay string // the last replay target of this run
 }
 
-// New returns the inspector's handler.
-func New(opts Options) *Handler {
+// newHandler returns the inspector's handler.
+func newHandler(opts Options) *handler {
 	if opts.Origin == "" {
 		opts.Origin = "http://127.0.0.1:8080"
 	}
 	if opts.Token == "" {
-		opts.Token = NewToken()
+		opts.Token = newToken()
 	}
 	if opts.MaxStreams <= 0 {
-		opts.MaxStreams = DefaultMaxStreams
+		opts.MaxStreams = defaultMaxStreams
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux(), streams: make(chan struct{}, opts.MaxStreams), millis: millisFields(), loc: shanghai(), docPaths: docPaths()}
+	h := &handler{opts: opts, mux: http.NewServeMux(), streams: make(chan struct{}, opts.MaxStreams), millis: millisFields(), loc: shanghai(), docPaths: docPaths()}
 	ui, _ := fs.Sub(uiFiles, "ui")
 	h.mux.Handle("GET /", h.page(http.FileServerFS(ui)))
 	h.mux.HandleFunc("GET /api/info", h.info)
@@ -116,13 +116,13 @@ func New(opts Options) *Handler {
 	return h
 }
 
-// NewToken draws a session token: 26 base32 characters, 130 random bits.
-func NewToken() string {
+// newToken draws a session token: 26 base32 characters, 130 random bits.
+func newToken() string {
 	return rand.Text()
 }
 
-// Token is the session's token (Options.Token, or the one New drew).
-func (h *Handler) Token() string { return h.opts.Token }
+// Token is the session's token (Options.Token, or the one newHandler drew).
+func (h *handler) Token() string { return h.opts.Token }
 
 // cookieName is the session cookie's name. Cookies are kept per host, not
 // per port: the port in the name keeps two inspectors apart.
@@ -132,7 +132,7 @@ func cookieName(r *http.Request) string {
 }
 
 // authorized says r carries the session's token.
-func (h *Handler) authorized(r *http.Request) bool {
+func (h *handler) authorized(r *http.Request) bool {
 	got := ""
 	if a := r.Header.Get("Authorization"); a != "" {
 		if t, ok := strings.CutPrefix(a, "Bearer "); ok {
@@ -147,17 +147,17 @@ func (h *Handler) authorized(r *http.Request) bool {
 // page serves the page; GET /?token=... with the right token sets the
 // session cookie (HttpOnly, SameSite=Strict: a page on another site
 // never sends it) and drops the token from the address bar.
-func (h *Handler) page(files http.Handler) http.Handler {
+func (h *handler) page(files http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		if !q.Has(TokenQuery) {
+		if !q.Has(tokenQuery) {
 			files.ServeHTTP(w, r)
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(q.Get(TokenQuery)), []byte(h.opts.Token)) == 1 {
+		if subtle.ConstantTimeCompare([]byte(q.Get(tokenQuery)), []byte(h.opts.Token)) == 1 {
 			http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: h.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
-		q.Del(TokenQuery)
+		q.Del(tokenQuery)
 		// One leading slash: "//host" would send the browser elsewhere.
 		u := url.URL{Path: "/" + strings.TrimLeft(r.URL.Path, "/"), RawQuery: q.Encode()}
 		w.Header().Set("Cache-Control", "no-store")
@@ -169,7 +169,7 @@ func (h *Handler) page(files http.Handler) http.Handler {
 // user's browser (the API hands out captured calls and their credentials,
 // a replay sends them, an export or search costs memory and CPU), then
 // serves.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A DNS name other than localhost pointing here is DNS rebinding.
 	host := r.Host
 	if hh, _, err := net.SplitHostPort(host); err == nil {
@@ -210,8 +210,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// Summary is a call in a listing.
-type Summary struct {
+// summary is a call in a listing.
+type summary struct {
 	ID         uint64    `json:"id"`
 	ReceivedAt time.Time `json:"receivedAt"`
 	Method     string    `json:"method"`
@@ -228,7 +228,7 @@ type Summary struct {
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
 // stream sends one per call, and json.Marshal cost listen CPU under load.
-func appendSummary(b []byte, c *Call) []byte {
+func appendSummary(b []byte, c *call) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendUint(b, c.ID, 10)
 	b = append(b, `,"receivedAt":"`...)
@@ -256,35 +256,35 @@ func appendSummary(b []byte, c *Call) []byte {
 	return append(b, '}')
 }
 
-func summarize(c *Call) Summary {
-	return Summary{
+func summarize(c *call) summary {
+	return summary{
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: len(c.Findings), Flags: len(c.Flags), RepeatOf: c.RepeatOf,
 	}
 }
 
-// Detail is one call in full.
-type Detail struct {
-	Summary
+// detail is one call in full.
+type detail struct {
+	summary
 	Remote       string         `json:"remote"`
 	Query        string         `json:"query"`
-	QueryParams  []HARNameValue `json:"queryParams"`
-	Headers      []HARNameValue `json:"headers"`
+	QueryParams  []harNameValue `json:"queryParams"`
+	Headers      []harNameValue `json:"headers"`
 	Body         string         `json:"body"` // the text when UTF-8, else base64
 	BodyEncoding string         `json:"bodyEncoding"`
-	Tree         *Node          `json:"tree"` // nil when the body is not JSON
-	Findings     []FindingAt    `json:"findingList"`
-	Response     *Message       `json:"response"`
-	Forward      *Forwarded     `json:"forward"`
+	Tree         *node          `json:"tree"` // nil when the body is not JSON
+	Findings     []findingAt    `json:"findingList"`
+	Response     *message       `json:"response"`
+	Forward      *forwarded     `json:"forward"`
 	// FlagList are the FLAG lines listen printed under the call: "flags" in
 	// a call's detail, where the summary has their count.
 	FlagList []receiver.Flag `json:"flags"`
 	// Deliveries are the calls with this requestId, Document those about
 	// this document (DocNumber), oldest first, this one among them; empty
 	// when it is alone.
-	Deliveries []Link `json:"deliveries"`
-	Document   []Link `json:"document"`
+	Deliveries []link `json:"deliveries"`
+	Document   []link `json:"document"`
 	DocNumber  string `json:"docNumber"`
 	BodyGone   bool   `json:"bodyGone"` // the body left memory and no capture file has it
 	File       string `json:"file"`     // the name the body downloads as
@@ -292,40 +292,40 @@ type Detail struct {
 	Send       string `json:"send"`
 }
 
-// FindingAt is a finding and the tree path it is shown at (its own path or,
+// findingAt is a finding and the tree path it is shown at (its own path or,
 // for a member the body lacks, the nearest one it has).
-type FindingAt struct {
+type findingAt struct {
 	validate.Finding
 	At string `json:"at"`
 }
 
-// Message is an answer: listen's, or the forwarded receiver's.
-type Message struct {
+// message is an answer: listen's, or the forwarded receiver's.
+type message struct {
 	Status       int            `json:"status"`
-	Headers      []HARNameValue `json:"headers"`
+	Headers      []harNameValue `json:"headers"`
 	Body         string         `json:"body"`
 	BodyEncoding string         `json:"bodyEncoding"`
 }
 
-// Forwarded is what the receiver behind listen --forward-to answered.
-type Forwarded struct {
-	Message
+// forwarded is what the receiver behind listen --forward-to answered.
+type forwarded struct {
+	message
 	URL       string  `json:"url"`
 	LatencyMS float64 `json:"latencyMs"`
 	Error     string  `json:"error,omitempty"`
 }
 
-func (h *Handler) headers(hd http.Header) []HARNameValue {
+func (h *handler) headers(hd http.Header) []harNameValue {
 	if h.opts.Mask != nil {
 		hd = h.opts.Mask(hd)
 	}
 	return harHeaders(hd)
 }
 
-func (h *Handler) describe(c *Call) Detail {
+func (h *handler) describe(c *call) detail {
 	r := c.Record
-	d := Detail{
-		Summary: summarize(c), Remote: r.Remote, Query: r.Query, QueryParams: harQuery(r.Query),
+	d := detail{
+		summary: summarize(c), Remote: r.Remote, Query: r.Query, QueryParams: harQuery(r.Query),
 		Headers: h.headers(r.Headers), Body: r.Body, BodyEncoding: r.BodyEncoding,
 		File: fmt.Sprintf("call-%d.json", c.ID),
 	}
@@ -337,23 +337,23 @@ func (h *Handler) describe(c *Call) Detail {
 	d.FlagList = append([]receiver.Flag{}, c.Flags...)
 	d.Deliveries, d.Document = h.opts.Store.Related(c)
 	if d.Deliveries == nil {
-		d.Deliveries = []Link{}
+		d.Deliveries = []link{}
 	}
 	if d.Document == nil {
-		d.Document = []Link{}
+		d.Document = []link{}
 	}
 	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.body), c.BodyGone()
 	at := attach(d.Tree, c.Findings)
-	d.Findings = make([]FindingAt, len(c.Findings))
+	d.Findings = make([]findingAt, len(c.Findings))
 	for i, f := range c.Findings {
-		d.Findings[i] = FindingAt{Finding: f, At: at[i]}
+		d.Findings[i] = findingAt{Finding: f, At: at[i]}
 	}
 	if resp := r.Response; resp != nil {
-		d.Response = &Message{Status: resp.Status, Headers: h.headers(resp.Headers), Body: resp.Body, BodyEncoding: resp.BodyEncoding}
+		d.Response = &message{Status: resp.Status, Headers: h.headers(resp.Headers), Body: resp.Body, BodyEncoding: resp.BodyEncoding}
 	}
 	if f := r.Forward; f != nil {
-		d.Forward = &Forwarded{
-			Message: Message{Status: f.Status, Headers: h.headers(f.Headers), Body: f.Body, BodyEncoding: f.BodyEncoding},
+		d.Forward = &forwarded{
+			message: message{Status: f.Status, Headers: h.headers(f.Headers), Body: f.Body, BodyEncoding: f.BodyEncoding},
 			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
 		}
 	}
@@ -370,13 +370,13 @@ var sentByClient = []string{
 
 // commands are the call as a curl command and as a whsim send command;
 // credential values are masked as everywhere on the page.
-func (h *Handler) commands(c *Call, file string) (curl, send string) {
+func (h *handler) commands(c *call, file string) (curl, send string) {
 	r := c.Record
 	u := h.opts.Origin + r.Path
 	if r.Query != "" {
 		u += "?" + r.Query
 	}
-	var hdr []HARNameValue
+	var hdr []harNameValue
 	for _, nv := range h.headers(r.Headers) {
 		if !slices.ContainsFunc(sentByClient, func(k string) bool { return strings.EqualFold(k, nv.Name) }) {
 			hdr = append(hdr, nv)
@@ -431,7 +431,7 @@ func apiError(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, map[string]string{"error": fmt.Sprintf(format, args...)})
 }
 
-func (h *Handler) call(w http.ResponseWriter, r *http.Request, raw string) (*Call, bool) {
+func (h *handler) call(w http.ResponseWriter, r *http.Request, raw string) (*call, bool) {
 	id, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "call id %q: want a number", raw)
@@ -439,7 +439,7 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, raw string) (*Cal
 	}
 	c, err := h.opts.Store.Get(id)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, errNotFound):
 		apiError(w, http.StatusNotFound, "call %d: not found", id)
 		return nil, false
 	case err != nil:
@@ -450,11 +450,11 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, raw string) (*Cal
 }
 
 // filterOf reads event, verdict, status and q from the query.
-func (h *Handler) filterOf(q url.Values) Filter {
-	return Filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
+func (h *handler) filterOf(q url.Values) filter {
+	return filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
 }
 
-func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
+func (h *handler) info(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"source": h.opts.Source, "origin": h.opts.Origin, "replay": h.opts.Replay != nil, "events": spec.EventNames(),
 		"last": h.opts.Store.Last(), "dropped": h.opts.Store.Dropped(), "replayTarget": h.replayTarget(),
@@ -463,7 +463,7 @@ func (h *Handler) info(w http.ResponseWriter, r *http.Request) {
 
 // replayTarget is the replay box's first URL: the last one replayed to in
 // this run, else --forward-to's, else none.
-func (h *Handler) replayTarget() string {
+func (h *handler) replayTarget() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.lastReplay != "" {
@@ -472,14 +472,14 @@ func (h *Handler) replayTarget() string {
 	return h.opts.ForwardTo
 }
 
-// NextHeader says where a listing that stopped at its bound of work goes
+// nextHeader says where a listing that stopped at its bound of work goes
 // on: ask again with before set to it.
-const NextHeader = "Whsim-Next-Before"
+const nextHeader = "Whsim-Next-Before"
 
 // maxLimit bounds one page of a listing.
 const maxLimit = 1000
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
+func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit := 200
 	if s := q.Get("limit"); s != "" {
@@ -509,22 +509,22 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 	}
 	if next > 0 && len(calls) < limit {
 		// The search looked at all one request may: the rest is below next.
-		w.Header().Set(NextHeader, strconv.FormatUint(next, 10))
+		w.Header().Set(nextHeader, strconv.FormatUint(next, 10))
 	}
-	out := make([]Summary, len(calls))
+	out := make([]summary, len(calls))
 	for i, c := range calls {
 		out[i] = summarize(c)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (h *Handler) detail(w http.ResponseWriter, r *http.Request) {
+func (h *handler) detail(w http.ResponseWriter, r *http.Request) {
 	if c, ok := h.call(w, r, r.PathValue("id")); ok {
 		writeJSON(w, http.StatusOK, h.describe(c))
 	}
 }
 
-func (h *Handler) raw(w http.ResponseWriter, r *http.Request) {
+func (h *handler) raw(w http.ResponseWriter, r *http.Request) {
 	c, ok := h.call(w, r, r.PathValue("id"))
 	if !ok {
 		return
@@ -540,7 +540,7 @@ func (h *Handler) raw(w http.ResponseWriter, r *http.Request) {
 	w.Write(c.body)
 }
 
-func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
+func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 	c, ok := h.call(w, r, r.PathValue("id"))
 	if !ok {
 		return
@@ -572,7 +572,7 @@ func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, h.opts.Replay(r.Context(), c.Record, req.URL))
 }
 
-func (h *Handler) diff(w http.ResponseWriter, r *http.Request) {
+func (h *handler) diff(w http.ResponseWriter, r *http.Request) {
 	a, ok := h.call(w, r, r.URL.Query().Get("a"))
 	if !ok {
 		return
@@ -584,7 +584,7 @@ func (h *Handler) diff(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, diffBodies(a, b))
 }
 
-func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
+func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 	format := r.URL.Query().Get("format")
 	if format != "ndjson" && format != "har" {
 		apiError(w, http.StatusBadRequest, "format %q: want ndjson or har", format)
@@ -599,7 +599,7 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 	if format == "ndjson" {
 		hd.Set("Content-Type", "application/x-ndjson")
 		hd.Set("Content-Disposition", `attachment; filename="calls.ndjson"`)
-		err = h.opts.Store.Each(r.Context(), func(c *Call) error {
+		err = h.opts.Store.Each(r.Context(), func(c *call) error {
 			if c.BodyGone() {
 				return nil // a record without its body would replay as another call
 			}
@@ -613,16 +613,16 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
 	} else {
 		hd.Set("Content-Type", "application/json; charset=utf-8")
 		hd.Set("Content-Disposition", `attachment; filename="calls.har"`)
-		head, _ := json.Marshal(HARCreator{Name: "whsim", Version: h.opts.Version})
+		head, _ := json.Marshal(harCreator{Name: "whsim", Version: h.opts.Version})
 		fmt.Fprintf(bw, `{"log":{"version":"1.2","creator":%s,"entries":[`, head)
 		first := true
-		err = h.opts.Store.Each(r.Context(), func(c *Call) error {
+		err = h.opts.Store.Each(r.Context(), func(c *call) error {
 			if !first {
 				bw.WriteByte(',')
 			}
 			first = false
 			var err error
-			e := harEntry(c, h.opts.Origin)
+			e := entryOf(c, h.opts.Origin)
 			if c.BodyGone() {
 				e.Comment = strings.TrimPrefix(e.Comment+"; "+bodyGoneNote, "; ")
 			}
@@ -670,7 +670,7 @@ const streamEvery = 20 * time.Millisecond
 // At most MaxStreams are open at once; an after past the newest call is
 // refused (it would hide every call until the store caught up); a client
 // that stops reading is cut off after streamWriteTimeout.
-func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
+func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		apiError(w, http.StatusInternalServerError, "streaming unsupported")

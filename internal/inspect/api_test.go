@@ -59,7 +59,7 @@ func mask(h http.Header) http.Header {
 
 func newTestServer(t *testing.T, s *Store, replay func(context.Context, *capture.Record, string) Replayed) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(New(Options{Token: testToken, Store: s, Mask: mask, Replay: replay, Origin: "http://127.0.0.1:8080", Source: "test", Version: "v1"}))
+	srv := httptest.NewServer(newHandler(Options{Token: testToken, Store: s, Mask: mask, Replay: replay, Origin: "http://127.0.0.1:8080", Source: "test", Version: "v1"}))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -80,7 +80,7 @@ func get(t *testing.T, url string, out any) *http.Response {
 	return resp
 }
 
-func ids(calls []Summary) []uint64 {
+func ids(calls []summary) []uint64 {
 	var out []uint64
 	for _, c := range calls {
 		out = append(out, c.ID)
@@ -111,7 +111,7 @@ func TestListFiltersAndPages(t *testing.T) {
 		{"?event=-", "[]"},
 	}
 	for _, tt := range tests {
-		var got []Summary
+		var got []summary
 		if resp := get(t, srv.URL+"/api/calls"+tt.query, &got); resp.StatusCode != 200 {
 			t.Fatalf("%s: status %d", tt.query, resp.StatusCode)
 		}
@@ -119,7 +119,7 @@ func TestListFiltersAndPages(t *testing.T) {
 			t.Errorf("GET /api/calls%s = %s, want %s", tt.query, s, tt.want)
 		}
 	}
-	var got []Summary
+	var got []summary
 	get(t, srv.URL+"/api/calls", &got)
 	c := got[1]
 	if c.Event != "CREATE_RECEIVABLE_DOC" || c.RequestID != "r-2" || c.Status != 500 || c.Verdict != "invalid" || c.Findings != 2 || c.Size != len(receiptBad) || !c.ReceivedAt.Equal(t0.Add(2*time.Second)) {
@@ -134,7 +134,7 @@ func TestListFiltersAndPages(t *testing.T) {
 
 func TestDetailTreeFindingsAndMasking(t *testing.T) {
 	srv := newTestServer(t, newTestStore(), nil)
-	var d Detail
+	var d detail
 	get(t, srv.URL+"/api/calls/2", &d)
 	if d.Method != "POST" || d.Path != "/hook" || d.Query != "businessType=CREATE_RECEIVABLE_DOC" || d.Body != receiptBad {
 		t.Fatalf("detail = %+v", d)
@@ -172,7 +172,7 @@ func TestDetailTreeFindingsAndMasking(t *testing.T) {
 		t.Errorf("response = %+v", d.Response)
 	}
 
-	var bin Detail
+	var bin detail
 	get(t, srv.URL+"/api/calls/3", &bin)
 	if bin.BodyEncoding != capture.Base64 || bin.Tree != nil || !strings.Contains(bin.Curl, "--data-binary @call-3.json") {
 		t.Errorf("non-UTF-8 detail = %+v", bin)
@@ -325,7 +325,7 @@ func TestDiffIgnoresKeyOrderAndCallsOutRequestID(t *testing.T) {
 	s.Add(record(2, "E", []byte(`{"data":{"z":"s","y":[1,2],"x":1.0},"requestId":"b"}`), 200), nil)
 	s.Add(record(3, "E", []byte(`{"requestId":"a","data":{"x":2,"y":[1],"w":null}}`), 200), nil)
 	srv := newTestServer(t, s, nil)
-	var d Diff
+	var d diff
 	get(t, srv.URL+"/api/diff?a=1&b=2", &d)
 	if len(d.Differences) != 0 || !d.RequestID.Differ || d.RequestID.A != "a" || d.RequestID.B != "b" || d.Equal {
 		t.Errorf("reordered: %+v", d)
@@ -486,20 +486,20 @@ func TestLoadFilePagesPastTheWindow(t *testing.T) {
 	if err != nil || c.RequestID != "r-1" || c.ID != 1 {
 		t.Fatalf("Get(1) = %+v, %v", c, err)
 	}
-	page, _, err := s.Newest(context.Background(), 0, Filter{}, 10)
+	page, _, err := s.Newest(context.Background(), 0, filter{}, 10)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[5 4 3 2 1]" {
 		t.Fatalf("Newest = %v, %v", idsOf(page), err)
 	}
-	page, _, _, err = s.After(context.Background(), 0, Filter{Query: "r-2"}, 10)
+	page, _, _, err = s.After(context.Background(), 0, filter{Query: "r-2"}, 10)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[2]" {
 		t.Fatalf("After = %v, %v", idsOf(page), err)
 	}
-	if _, err := s.Get(6); err != ErrNotFound {
+	if _, err := s.Get(6); err != errNotFound {
 		t.Errorf("Get(6): %v", err)
 	}
 }
 
-func idsOf(cs []*Call) []uint64 {
+func idsOf(cs []*call) []uint64 {
 	var out []uint64
 	for _, c := range cs {
 		out = append(out, c.ID)
@@ -512,21 +512,21 @@ func TestWindowForgetsWithoutAFile(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		s.Add(record(i, "E", []byte(`{}`), 200), nil)
 	}
-	if _, err := s.Get(1); err != ErrNotFound {
+	if _, err := s.Get(1); err != errNotFound {
 		t.Errorf("Get(1) past the window: %v", err)
 	}
-	page, upTo, _, _ := s.After(context.Background(), 0, Filter{}, 10)
+	page, upTo, _, _ := s.After(context.Background(), 0, filter{}, 10)
 	if fmt.Sprint(idsOf(page)) != "[2 3]" || upTo != 3 {
 		t.Errorf("After(0) = %v up to %d", idsOf(page), upTo)
 	}
 }
 
 func TestFeedNeverWaits(t *testing.T) {
-	s := NewStore(FeedQueue * 3)
+	s := NewStore(feedQueue * 3)
 	f := s.NewFeed()
 	s.mu.Lock() // the store is busy: the feed's goroutine cannot store
 	taken := 0
-	const offered = 2*FeedQueue + 2 // the feed may take one batch before it blocks on the store
+	const offered = 2*feedQueue + 2 // the feed may take one batch before it blocks on the store
 	for i := 0; i < offered; i++ {
 		if f.Offer(record(i, "E", []byte(`{}`), 200), -1, nil, "", nil) {
 			taken++
@@ -567,7 +567,7 @@ func TestDetailShowsTheForwardedAnswer(t *testing.T) {
 	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:3000/erp", Status: 502, LatencyMS: 12.5,
 		Headers: http.Header{"X-Session-Token": {"t-1"}}, Body: "bad gateway", BodyEncoding: capture.UTF8}
 	s.Add(rec, nil)
-	srv := httptest.NewServer(New(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
+	srv := httptest.NewServer(newHandler(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
 		out := h.Clone()
 		for k := range out {
 			if strings.Contains(strings.ToLower(k), "token") {
@@ -577,7 +577,7 @@ func TestDetailShowsTheForwardedAnswer(t *testing.T) {
 		return out
 	}}))
 	defer srv.Close()
-	var d Detail
+	var d detail
 	get(t, srv.URL+"/api/calls/1", &d)
 	f := d.Forward
 	if f == nil || f.URL != "http://127.0.0.1:3000/erp" || f.Status != 502 || f.LatencyMS != 12.5 || f.Body != "bad gateway" ||
@@ -654,7 +654,7 @@ func listenStore(t *testing.T, n, window, lost int) (*Store, []string) {
 	}
 	calls[1], calls[2] = calls[2], calls[1]
 	checked := func(*capture.Record) []validate.Finding { return []validate.Finding{typeFinding} }
-	s := NewFileStore(path, window, checked)
+	s := newFileStore(path, window, checked)
 	f := s.NewFeed()
 	want := []string{""}
 	for _, c := range calls {
@@ -676,7 +676,7 @@ func TestListenStorePagesPastTheWindow(t *testing.T) {
 	for id := uint64(1); id <= 6; id++ {
 		c, err := s.Get(id)
 		if id == 4 {
-			if err != ErrNotFound {
+			if err != errNotFound {
 				t.Errorf("Get(4), never recorded: %v, want ErrNotFound", err)
 			}
 			continue
@@ -689,15 +689,15 @@ func TestListenStorePagesPastTheWindow(t *testing.T) {
 			t.Errorf("Get(%d): findings %v", id, c.Findings)
 		}
 	}
-	page, _, err := s.Newest(context.Background(), 0, Filter{}, 10)
+	page, _, err := s.Newest(context.Background(), 0, filter{}, 10)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[6 5 3 2 1]" {
 		t.Fatalf("Newest = %v, %v", idsOf(page), err)
 	}
-	page, _, err = s.Newest(context.Background(), 3, Filter{}, 1)
+	page, _, err = s.Newest(context.Background(), 3, filter{}, 1)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[2]" || page[0].RequestID != want[2] {
 		t.Fatalf("Newest(before 3, 1) = %v, %v", idsOf(page), err)
 	}
-	page, upTo, _, err := s.After(context.Background(), 0, Filter{Query: want[3]}, 10)
+	page, upTo, _, err := s.After(context.Background(), 0, filter{Query: want[3]}, 10)
 	if err != nil || fmt.Sprint(idsOf(page)) != "[3]" || upTo != 6 { // from the file, then the window
 		t.Fatalf("After(0, q=%s) = %v up to %d, %v", want[3], idsOf(page), upTo, err)
 	}
@@ -708,12 +708,12 @@ func TestListenStorePagesPastTheWindow(t *testing.T) {
 func TestAPIOpensACallOlderThanListensWindow(t *testing.T) {
 	s, want := listenStore(t, 5, 2, 0)
 	srv := newTestServer(t, s, nil)
-	var list []Summary
+	var list []summary
 	get(t, srv.URL+"/api/calls?before=3", &list)
 	if fmt.Sprint(ids(list)) != "[2 1]" || list[0].RequestID != want[2] || list[1].RequestID != want[1] {
 		t.Fatalf("GET /api/calls?before=3 = %+v", list)
 	}
-	var d Detail
+	var d detail
 	if resp := get(t, srv.URL+"/api/calls/1", &d); resp.StatusCode != 200 {
 		t.Fatalf("GET /api/calls/1: %d", resp.StatusCode)
 	}

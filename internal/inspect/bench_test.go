@@ -12,7 +12,7 @@ import (
 func BenchmarkFeed(b *testing.B) {
 	body := []byte(receiptBad)
 	rec := record(1, "CREATE_RECEIVABLE_DOC", body, 200)
-	s := NewFileStore("calls.ndjson", DefaultWindow, nil)
+	s := newFileStore("calls.ndjson", DefaultWindow, nil)
 	f := s.NewFeed()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -32,7 +32,7 @@ func BenchmarkStoreAdd(b *testing.B) {
 	}
 	body = bytes.TrimSpace(body)
 	rec := record(1, "CREATE_RECEIVABLE_DOC", body, 200)
-	s := NewFileStore("calls.ndjson", ListenWindow, nil)
+	s := newFileStore("calls.ndjson", listenWindow, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {

@@ -11,26 +11,26 @@ import (
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// Diff is how the bodies of two calls differ, member by member: the order
+// diff is how the bodies of two calls differ, member by member: the order
 // of an object's members does not count, an array's does.
-type Diff struct {
+type diff struct {
 	A, B  uint64 `json:"-"`
 	Equal bool   `json:"equal"`
 	// RequestID calls out the requestIds, which differ between any two
 	// deliveries and say nothing about the document.
-	RequestID   RequestIDDiff `json:"requestId"`
-	Differences []Difference  `json:"differences"`
+	RequestID   requestIDDiff `json:"requestId"`
+	Differences []difference  `json:"differences"`
 }
 
-// RequestIDDiff compares the two requestIds.
-type RequestIDDiff struct {
+// requestIDDiff compares the two requestIds.
+type requestIDDiff struct {
 	A      string `json:"a"`
 	B      string `json:"b"`
 	Differ bool   `json:"differ"`
 }
 
-// Difference is one place where the bodies differ.
-type Difference struct {
+// difference is one place where the bodies differ.
+type difference struct {
 	Path string `json:"path"`
 	// Kind is changed (values differ), added (only in b), removed (only in
 	// a), type (an object, array or scalar against another kind) or body
@@ -42,20 +42,20 @@ type Difference struct {
 
 // diffBodies compares two bodies; the requestId is compared on its own and
 // left out of Differences.
-func diffBodies(a, b *Call) Diff {
-	d := Diff{A: a.ID, B: b.ID, RequestID: RequestIDDiff{A: a.RequestID, B: b.RequestID, Differ: a.RequestID != b.RequestID}}
+func diffBodies(a, b *call) diff {
+	d := diff{A: a.ID, B: b.ID, RequestID: requestIDDiff{A: a.RequestID, B: b.RequestID, Differ: a.RequestID != b.RequestID}}
 	va, oka := decode(a.body)
 	vb, okb := decode(b.body)
 	if !oka || !okb {
 		if !bytes.Equal(a.body, b.body) {
-			d.Differences = append(d.Differences, Difference{Kind: "body", A: abbrev(a.body), B: abbrev(b.body)})
+			d.Differences = append(d.Differences, difference{Kind: "body", A: abbrev(a.body), B: abbrev(b.body)})
 		}
 	} else {
 		compare(&d, "", va, vb)
 	}
 	d.Equal = len(d.Differences) == 0 && !d.RequestID.Differ
 	if d.Differences == nil {
-		d.Differences = []Difference{}
+		d.Differences = []difference{}
 	}
 	return d
 }
@@ -70,7 +70,7 @@ func decode(body []byte) (any, bool) {
 	return v, true
 }
 
-func compare(d *Diff, path string, a, b any) {
+func compare(d *diff, path string, a, b any) {
 	switch av := a.(type) {
 	case map[string]any:
 		bv, ok := b.(map[string]any)
@@ -139,8 +139,8 @@ func scalarEqual(a, b any) bool {
 	return a == b
 }
 
-func (d *Diff) add(path, kind string, a, b any) {
-	x := Difference{Path: path, Kind: kind}
+func (d *diff) add(path, kind string, a, b any) {
+	x := difference{Path: path, Kind: kind}
 	if kind != "added" {
 		x.A = jsonText(a)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/recent"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -103,47 +104,21 @@ func memberAt(b []byte, path []string) (sp jsonlex.Span, ok bool) {
 // and a document's later events come soon after.
 const maxLinked = 1 << 17
 
-// lastSeen maps a key's hash to the newest call that had it, forgetting
-// the oldest keys beyond maxLinked.
-type lastSeen struct {
-	m     map[uint64]uint64
-	order []uint64
-	next  int
-}
-
-// swap records id as the newest call with key and returns the one before
-// (0: none remembered).
-func (l *lastSeen) swap(key, id uint64) uint64 {
-	prev, ok := l.m[key]
-	l.m[key] = id
-	if ok {
-		return prev
-	}
-	if len(l.order) < maxLinked {
-		l.order = append(l.order, key)
-	} else {
-		delete(l.m, l.order[l.next])
-		l.order[l.next] = key
-		l.next = (l.next + 1) % maxLinked
-	}
-	return 0
-}
-
 // linker gives each call, in the order they are added, its links (the
 // call before with the same requestId, and with the same document) and
 // the flags listen prints under it.
 type linker struct {
 	seed  maphash.Seed
 	paths map[spec.Kind][][]string
-	reqs  lastSeen
-	docs  lastSeen
+	reqs  *recent.Map[uint64, uint64] // a requestId's hash -> the newest call with it
+	docs  *recent.Map[uint64, uint64] // a document's hash -> the newest call about it
 	judge *receiver.Forwarded
 }
 
 func newLinker() *linker {
 	return &linker{
 		seed: maphash.MakeSeed(), paths: docPaths(), judge: receiver.NewForwarded(),
-		reqs: lastSeen{m: map[uint64]uint64{}}, docs: lastSeen{m: map[uint64]uint64{}},
+		reqs: recent.New[uint64, uint64](maxLinked), docs: recent.New[uint64, uint64](maxLinked),
 	}
 }
 
@@ -165,12 +140,12 @@ func (l *linker) docHash(event string, body []byte) uint64 {
 }
 
 // link fills c's links and flags; c.ID is set, c.doc read.
-func (l *linker) link(c *Call) {
+func (l *linker) link(c *call) {
 	if c.RequestID != "" {
-		c.RepeatOf = l.reqs.swap(l.hash(c.RequestID), c.ID)
+		c.RepeatOf, _ = l.reqs.Put(l.hash(c.RequestID), c.ID)
 	}
 	if c.doc != 0 {
-		c.PrevDoc = l.docs.swap(c.doc, c.ID)
+		c.PrevDoc, _ = l.docs.Put(c.doc, c.ID)
 	}
 	if f := c.Record.Forward; f != nil && f.Error == "" {
 		c.Flags = l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status)
@@ -178,7 +153,10 @@ func (l *linker) link(c *Call) {
 }
 
 // newest is the newest call with the key's hash (0: none).
-func (l *linker) newest(ls *lastSeen, key uint64) uint64 { return ls.m[key] }
+func newest(m *recent.Map[uint64, uint64], key uint64) uint64 {
+	id, _ := m.Get(key)
+	return id
+}
 
 // Flag bits, to keep a call's flags in 1 byte of the file index.
 const (
@@ -202,7 +180,7 @@ func flagBits(fs []receiver.Flag) uint8 {
 // flagsOf gives back the flags a call read from the file was given when it
 // was added: the judge, told the requestId was seen when it had said so,
 // words them the same way.
-func flagsOf(bits uint8, c *Call) []receiver.Flag {
+func flagsOf(bits uint8, c *call) []receiver.Flag {
 	f := c.Record.Forward
 	if bits == 0 || f == nil {
 		return nil

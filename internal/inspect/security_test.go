@@ -125,7 +125,7 @@ func TestTheTokenURLSetsTheSessionCookie(t *testing.T) {
 
 // A handler's token is drawn when none is given, and differs per run.
 func TestNewDrawsAToken(t *testing.T) {
-	a, b := New(Options{Store: NewStore(1)}), New(Options{Store: NewStore(1)})
+	a, b := newHandler(Options{Store: NewStore(1)}), newHandler(Options{Store: NewStore(1)})
 	if len(a.Token()) < 20 || a.Token() == b.Token() {
 		t.Errorf("tokens %q and %q", a.Token(), b.Token())
 	}
@@ -135,7 +135,7 @@ func TestNewDrawsAToken(t *testing.T) {
 // place.
 func TestStreamClientCap(t *testing.T) {
 	const limit = 3
-	srv := httptest.NewServer(New(Options{Token: testToken, Store: newTestStore(), MaxStreams: limit}))
+	srv := httptest.NewServer(newHandler(Options{Token: testToken, Store: newTestStore(), MaxStreams: limit}))
 	defer srv.Close()
 	open := func() (*http.Response, context.CancelFunc) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -233,7 +233,7 @@ func TestSearchStopsWhenItsClientGoesAway(t *testing.T) {
 	s := bigFileStore(t, 500)
 	ctx, cancel := context.WithCancel(context.Background())
 	var looked atomic.Int64
-	f := Filter{Query: "never there", Mask: func(h http.Header) http.Header {
+	f := filter{Query: "never there", Mask: func(h http.Header) http.Header {
 		// Mask runs once for each call the search looks at.
 		if looked.Add(1) == 20 {
 			cancel()
@@ -251,7 +251,7 @@ func TestSearchStopsWhenItsClientGoesAway(t *testing.T) {
 	// Through the API: the request's context is the client's.
 	looked.Store(0)
 	ctx, cancel = context.WithCancel(context.Background())
-	h := New(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
+	h := newHandler(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
 		if looked.Add(1) == 20 {
 			cancel()
 		}
@@ -273,27 +273,27 @@ func TestSearchIsBoundedPerRequest(t *testing.T) {
 	s := bigFileStore(t, n)
 	s.bound.calls = bound
 	var looked atomic.Int64
-	srv := httptest.NewServer(New(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
+	srv := httptest.NewServer(newHandler(Options{Token: testToken, Store: s, Mask: func(h http.Header) http.Header {
 		looked.Add(1)
 		return h
 	}}))
 	defer srv.Close()
-	var calls []Summary
+	var calls []summary
 	resp := get(t, srv.URL+"/api/calls?q=%22r-1%22&limit=1000", &calls)
-	next := resp.Header.Get(NextHeader)
+	next := resp.Header.Get(nextHeader)
 	if looked.Load() > bound || next != fmt.Sprint(n-bound+1) {
-		t.Errorf("looked at %d calls (bound %d), %s %q", looked.Load(), bound, NextHeader, next)
+		t.Errorf("looked at %d calls (bound %d), %s %q", looked.Load(), bound, nextHeader, next)
 	}
 	// Going on from there finds the rest, and says it reached the start.
-	var rest []Summary
+	var rest []summary
 	resp = get(t, srv.URL+"/api/calls?q=%22r-1%22&limit=1000&before="+next, &rest)
-	if resp.Header.Get(NextHeader) != "" || len(rest) == 0 || rest[len(rest)-1].ID != 1 {
-		t.Errorf("the rest: %d calls, %s %q", len(rest), NextHeader, resp.Header.Get(NextHeader))
+	if resp.Header.Get(nextHeader) != "" || len(rest) == 0 || rest[len(rest)-1].ID != 1 {
+		t.Errorf("the rest: %d calls, %s %q", len(rest), nextHeader, resp.Header.Get(nextHeader))
 	}
 }
 
 // The export of a store larger than its window is the file, in order,
-// HAR included as one JSON document, read one call at a time.
+// har included as one JSON document, read one call at a time.
 func TestExportStreamsPastTheWindow(t *testing.T) {
 	s := bigFileStore(t, 100)
 	srv := newTestServer(t, s, nil)
@@ -306,7 +306,7 @@ func TestExportStreamsPastTheWindow(t *testing.T) {
 	if lines := strings.Count(string(b), "\n"); lines != 100 || !strings.HasPrefix(string(b), `{"capture":`) {
 		t.Errorf("ndjson export: %d lines", lines)
 	}
-	var har HAR
+	var har har
 	resp = get(t, srv.URL+"/api/export?format=har", &har)
 	if len(har.Log.Entries) != 100 || har.Log.Version != "1.2" || har.Log.Creator.Version != "v1" || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 		t.Errorf("har: %d entries, %+v", len(har.Log.Entries), har.Log.Creator)
@@ -315,7 +315,7 @@ func TestExportStreamsPastTheWindow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	seen := 0
-	if err := s.Each(ctx, func(*Call) error { seen++; return nil }); err != context.Canceled || seen != 0 {
+	if err := s.Each(ctx, func(*call) error { seen++; return nil }); err != context.Canceled || seen != 0 {
 		t.Errorf("Each after cancel: %v, %d calls", err, seen)
 	}
 }
@@ -331,7 +331,7 @@ func TestMillisTime(t *testing.T) {
 		{"1e12", ""},
 		{"99999999999999999999", ""},
 	} {
-		if got := MillisTime(tt.raw, loc); got != tt.want {
+		if got := millisTime(tt.raw, loc); got != tt.want {
 			t.Errorf("MillisTime(%s) = %q, want %q", tt.raw, got, tt.want)
 		}
 	}
@@ -345,7 +345,7 @@ func TestDetailShowsShanghaiDates(t *testing.T) {
 	s := NewStore(10)
 	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r","data":{"收款单":{"业务日期":1791388800000,"汇率":1791388800000}}}`), 200), nil)
 	srv := newTestServer(t, s, nil)
-	var d Detail
+	var d detail
 	get(t, srv.URL+"/api/calls/1", &d)
 	b, _ := json.Marshal(d.Tree)
 	if strings.Count(string(b), `"time":"2026-10-08 00:00:00.000 Asia/Shanghai"`) != 1 {

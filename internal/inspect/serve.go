@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// Serve serves h on ln until ctx is done. Event streams end with ctx, so
+// serve serves h on ln until ctx is done. Event streams end with ctx, so
 // shutting down does not wait on a browser tab.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv := &http.Server{

@@ -26,38 +26,38 @@ func Start(ctx context.Context, addr string, opts Options) (*UI, error) {
 		return nil, err
 	}
 	tcp := ln.Addr().(*net.TCPAddr)
-	h := New(opts)
+	h := newHandler(opts)
 	base := receiver.URLOf(tcp) + "/"
-	ui := &UI{URL: base + "?" + TokenQuery + "=" + h.Token(), Base: base, Token: h.Token(), Addr: tcp, done: make(chan error, 1)}
-	go func() { ui.done <- Serve(ctx, ln, h) }()
+	ui := &UI{URL: base + "?" + tokenQuery + "=" + h.Token(), Base: base, Token: h.Token(), Addr: tcp, done: make(chan error, 1)}
+	go func() { ui.done <- serve(ctx, ln, h) }()
 	return ui, nil
 }
 
 // Wait returns the server's end, once the context Start was given is done.
 func (u *UI) Wait() error { return <-u.done }
 
-// ListenWindow is how many calls listen --ui keeps for the page. Kept
+// listenWindow is how many calls listen --ui keeps for the page. Kept
 // calls stay on the heap: with 10,000 the heap under load grew past the
 // caches and listen spent 15 to 35% more CPU per call (fresh spans for
 // every body); with 1,000 no difference showed. With a capture file the
 // page reads older calls back from it (the store keeps 16 bytes a call).
-const ListenWindow = 1000
+const listenWindow = 1000
 
-// ListenWindowBytes bounds the bodies listen --ui keeps in memory: 450
+// listenWindowBytes bounds the bodies listen --ui keeps in memory: 450
 // bodies of 10 MB held 4.4 GB when only calls were counted. Past it the
 // oldest calls keep their summaries and their bodies are read back from
 // the capture file (without one, they are gone from the page).
-const ListenWindowBytes = 64 << 20
+const listenWindowBytes = 64 << 20
 
-// NewListenStore is the store of a running receiver's page, ListenWindow
-// calls and ListenWindowBytes long: with a capture file (capturePath not "") the calls that left
+// NewListenStore is the store of a running receiver's page, listenWindow
+// calls and listenWindowBytes long: with a capture file (capturePath not "") the calls that left
 // the window are read back from it and checked with check, as the receiver
 // checked them; without one they are gone from the page.
 func NewListenStore(capturePath string, check func(*capture.Record) []validate.Finding) *Store {
 	if capturePath == "" {
-		return NewStore(ListenWindow).LimitBytes(ListenWindowBytes)
+		return NewStore(listenWindow).LimitBytes(listenWindowBytes)
 	}
-	return NewFileStore(capturePath, ListenWindow, check).LimitBytes(ListenWindowBytes)
+	return newFileStore(capturePath, listenWindow, check).LimitBytes(listenWindowBytes)
 }
 
 // Observe offers a receiver's call to the store without waiting (see

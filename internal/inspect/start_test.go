@@ -40,7 +40,7 @@ func TestStart(t *testing.T) {
 func TestListenStoreAndFeed(t *testing.T) {
 	for _, path := range []string{"", filepath.Join(t.TempDir(), "calls.ndjson")} {
 		s := NewListenStore(path, nil)
-		if len(s.ring) != ListenWindow || (s.older != nil) != (path != "") {
+		if len(s.ring) != listenWindow || (s.older != nil) != (path != "") {
 			t.Errorf("capture %q: window %d, reads back %v", path, len(s.ring), s.older != nil)
 		}
 		f := s.NewFeed()

@@ -31,13 +31,13 @@ import (
 // DefaultWindow is how many calls a store keeps in memory.
 const DefaultWindow = 10000
 
-// DefaultWindowBytes bounds the bodies a store keeps in memory, whatever
+// defaultWindowBytes bounds the bodies a store keeps in memory, whatever
 // the count: beyond it the oldest calls keep their summary and links and
 // their bodies are read back from the capture file when asked for.
-const DefaultWindowBytes = 256 << 20
+const defaultWindowBytes = 256 << 20
 
-// Call is one call in the store. Nothing writes to it once stored.
-type Call struct {
+// call is one call in the store. Nothing writes to it once stored.
+type call struct {
 	ID        uint64
 	Record    *capture.Record
 	Findings  []validate.Finding
@@ -59,14 +59,14 @@ type Call struct {
 }
 
 // Body is the request body byte for byte; read it, never write to it.
-func (c *Call) Body() []byte { return c.body }
+func (c *call) Body() []byte { return c.body }
 
 // BodyGone says the call's bodies left memory and there is no capture
 // file to read them back from.
-func (c *Call) BodyGone() bool { return c.shed }
+func (c *call) BodyGone() bool { return c.shed }
 
 // Status is the status listen answered with, 0 when none was recorded.
-func (c *Call) Status() int {
+func (c *call) Status() int {
 	if c.Record.Response == nil {
 		return 0
 	}
@@ -75,7 +75,7 @@ func (c *Call) Status() int {
 
 // newCall makes a call of a record; body is the request body when the
 // caller has it (listen does), nil to decode it from the record.
-func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *Call {
+func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *call {
 	c := newCallWithID(id, rec, body, fs)
 	c.RequestID = reqid.Read(c.body)
 	return c
@@ -83,8 +83,8 @@ func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding)
 
 // newCallWithID is newCall without looking for the requestId, for a caller
 // that has read it already.
-func newCallWithID(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *Call {
-	c := &Call{ID: id, Record: rec, Findings: fs, Verdict: validate.Verdict(fs)}
+func newCallWithID(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *call {
+	c := &call{ID: id, Record: rec, Findings: fs, Verdict: validate.Verdict(fs)}
 	c.Event, _ = rec.Event()
 	if body == nil {
 		var err error
@@ -104,7 +104,7 @@ const callOverhead = 1 << 10
 
 // callBytes counts the bodies a call holds (the record's string and the
 // decoded body are counted apart: they may or may not share memory).
-func callBytes(c *Call) int64 {
+func callBytes(c *call) int64 {
 	r := c.Record
 	n := int64(len(c.body) + len(r.Body) + callOverhead)
 	if r.Response != nil {
@@ -118,7 +118,7 @@ func callBytes(c *Call) int64 {
 
 // light is c without its bodies (request, response, forwarded answer):
 // its summary, findings, flags and links stay.
-func (c *Call) light() *Call {
+func (c *call) light() *call {
 	l := *c
 	rec := *c.Record
 	rec.Body = ""
@@ -142,7 +142,7 @@ func (c *Call) light() *Call {
 // Safe for concurrent use.
 type Store struct {
 	mu       sync.Mutex
-	ring     []*Call // ring[(first+i)%len] is the i-th oldest in the window
+	ring     []*call // ring[(first+i)%len] is the i-th oldest in the window
 	first    int
 	n        int
 	last     uint64        // the newest call's ID
@@ -164,7 +164,7 @@ func NewStore(window int) *Store {
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &Store{ring: make([]*Call, window), changed: make(chan struct{}), maxBytes: DefaultWindowBytes, links: newLinker(),
+	return &Store{ring: make([]*call, window), changed: make(chan struct{}), maxBytes: defaultWindowBytes, links: newLinker(),
 		bound: workDone{calls: scanCalls, bytes: scanBytes}}
 }
 
@@ -183,11 +183,11 @@ func (s *Store) Held() int64 {
 	return s.held
 }
 
-// NewFileStore returns an empty store keeping window calls whose records
+// newFileStore returns an empty store keeping window calls whose records
 // are in the capture file at path: a call that left the window is read
 // back from the file, at the offset it was added with, and checked again
 // with check.
-func NewFileStore(path string, window int, check func(*capture.Record) []validate.Finding) *Store {
+func newFileStore(path string, window int, check func(*capture.Record) []validate.Finding) *Store {
 	s := NewStore(window)
 	s.older = &fileIndex{path: path, check: check}
 	return s
@@ -195,7 +195,7 @@ func NewFileStore(path string, window int, check func(*capture.Record) []validat
 
 // Add stores a call that is in no file and returns it; its ID is one more
 // than the last.
-func (s *Store) Add(rec *capture.Record, fs []validate.Finding) *Call {
+func (s *Store) Add(rec *capture.Record, fs []validate.Finding) *call {
 	return s.add(newCall(0, rec, nil, fs), noOffset)
 }
 
@@ -203,7 +203,7 @@ func (s *Store) Add(rec *capture.Record, fs []validate.Finding) *Call {
 const noOffset = -1
 
 // add stores c, whose record starts at offset in the store's file.
-func (s *Store) add(c *Call, offset int64) *Call {
+func (s *Store) add(c *call, offset int64) *call {
 	if c.body != nil {
 		c.doc = s.links.docHash(c.Event, c.body)
 	}
@@ -273,7 +273,7 @@ func (s *Store) Dropped() uint64 { return s.dropped.Load() }
 // oldestLocked returns the oldest ID in the window (last+1 when empty).
 func (s *Store) oldestLocked() uint64 { return s.last - uint64(s.n) + 1 }
 
-func (s *Store) atLocked(id uint64) *Call {
+func (s *Store) atLocked(id uint64) *call {
 	old := s.oldestLocked()
 	if id < old || id > s.last {
 		return nil
@@ -293,7 +293,7 @@ func (s *Store) lowest() uint64 {
 }
 
 // Get returns a call by ID, whole, from the window or the capture file.
-func (s *Store) Get(id uint64) (*Call, error) {
+func (s *Store) Get(id uint64) (*call, error) {
 	br := s.reader()
 	defer br.close()
 	return s.fetch(br, id, true)
@@ -301,7 +301,7 @@ func (s *Store) Get(id uint64) (*Call, error) {
 
 // fetch returns call id; with body, a light call is read back from the
 // file (when there is one) to have its bodies.
-func (s *Store) fetch(br *backReader, id uint64, body bool) (*Call, error) {
+func (s *Store) fetch(br *backReader, id uint64, body bool) (*call, error) {
 	s.mu.Lock()
 	c := s.atLocked(id)
 	var e entry
@@ -317,7 +317,7 @@ func (s *Store) fetch(br *backReader, id uint64, body bool) (*Call, error) {
 		if c != nil {
 			return c, nil // listen could not record it: what memory has
 		}
-		return nil, ErrNotFound
+		return nil, errNotFound
 	}
 	full, err := br.read(id, e)
 	if err != nil {
@@ -338,7 +338,7 @@ type cursor struct {
 	body   bool // the caller needs bodies: light calls are read back
 	down   bool // newest first
 	lo, hi uint64
-	buf    [64]*Call // buf[i] is call lo+i when in the window
+	buf    [64]*call // buf[i] is call lo+i when in the window
 }
 
 func (s *Store) cursor(body, down bool) *cursor {
@@ -348,7 +348,7 @@ func (s *Store) cursor(body, down bool) *cursor {
 func (c *cursor) close() { c.br.close() }
 
 // at is call id, as Store.fetch gives it.
-func (c *cursor) at(id uint64) (*Call, error) {
+func (c *cursor) at(id uint64) (*call, error) {
 	if c.hi == 0 || id < c.lo || id > c.hi {
 		c.lo = id
 		if c.down {
@@ -367,9 +367,9 @@ func (c *cursor) at(id uint64) (*Call, error) {
 	return c.s.fetch(c.br, id, c.body)
 }
 
-// ErrNotFound says no call has that ID (or it left the window with no
+// errNotFound says no call has that ID (or it left the window with no
 // capture file to read it back from, or was never recorded in it).
-var ErrNotFound = errors.New("no such call")
+var errNotFound = errors.New("no such call")
 
 // Bounds on the work of one listing or search: past them it stops and
 // says where to go on from (Newest's next).
@@ -383,7 +383,7 @@ const (
 // at no more than scanCalls calls and scanBytes of bodies, and stops when
 // ctx is done; next is the before to ask with for the rest, 0 when the
 // oldest call was looked at.
-func (s *Store) Newest(ctx context.Context, before uint64, f Filter, limit int) (calls []*Call, next uint64, err error) {
+func (s *Store) Newest(ctx context.Context, before uint64, f filter, limit int) (calls []*call, next uint64, err error) {
 	s.mu.Lock()
 	if before == 0 || before > s.last {
 		before = s.last + 1
@@ -402,7 +402,7 @@ func (s *Store) Newest(ctx context.Context, before uint64, f Filter, limit int) 
 			return calls, 0, err
 		}
 		c, err := cur.at(id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, errNotFound) {
 			continue // not recorded: listen's capture failed
 		}
 		if err != nil {
@@ -426,7 +426,7 @@ type workDone struct {
 }
 
 // add counts c, and its body when the listing searched it.
-func (w *workDone) add(c *Call, body bool) {
+func (w *workDone) add(c *call, body bool) {
 	w.calls++
 	if body {
 		w.bytes += int64(c.Size)
@@ -440,7 +440,7 @@ func (w *workDone) over(bound workDone) bool { return w.calls >= bound.calls || 
 // a channel closed when a call newer than upTo arrives. It looks at no
 // more than scanCalls calls and scanBytes of bodies and stops when ctx is
 // done.
-func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (calls []*Call, upTo uint64, changed <-chan struct{}, err error) {
+func (s *Store) After(ctx context.Context, after uint64, f filter, limit int) (calls []*call, upTo uint64, changed <-chan struct{}, err error) {
 	s.mu.Lock()
 	changed, last, old, older := s.changed, s.last, s.oldestLocked(), s.older
 	s.mu.Unlock()
@@ -456,7 +456,7 @@ func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (c
 			return calls, id - 1, changed, err
 		}
 		c, err := cur.at(id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, errNotFound) {
 			continue
 		}
 		if err != nil {
@@ -473,7 +473,7 @@ func (s *Store) After(ctx context.Context, after uint64, f Filter, limit int) (c
 // Each calls fn with every call, whole, oldest first, one at a time: what
 // it holds at once is one call, whatever the store's size. It stops at
 // fn's first error or when ctx is done.
-func (s *Store) Each(ctx context.Context, fn func(*Call) error) error {
+func (s *Store) Each(ctx context.Context, fn func(*call) error) error {
 	low, last := s.lowest(), s.Last()
 	cur := s.cursor(true, false)
 	defer cur.close()
@@ -482,7 +482,7 @@ func (s *Store) Each(ctx context.Context, fn func(*Call) error) error {
 			return err
 		}
 		c, err := cur.at(id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, errNotFound) {
 			continue
 		}
 		if err != nil {
@@ -495,8 +495,8 @@ func (s *Store) Each(ctx context.Context, fn func(*Call) error) error {
 	return nil
 }
 
-// Link is a call related to another: its ID and event.
-type Link struct {
+// link is a call related to another: its ID and event.
+type link struct {
 	ID    uint64 `json:"id"`
 	Event string `json:"event"`
 }
@@ -504,11 +504,11 @@ type Link struct {
 // Related lists the calls linked to c, oldest first, c among them: those
 // with its requestId and those about its document, up to maxRelated each;
 // nil when c is alone. It reads only the store's links, not the file.
-func (s *Store) Related(c *Call) (deliveries, document []Link) {
+func (s *Store) Related(c *call) (deliveries, document []link) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.RequestID != "" {
-		deliveries = s.chainLocked(s.links.newest(&s.links.reqs, s.links.hash(c.RequestID)), c, func(x *Call, e entry, at uint64) uint64 {
+		deliveries = s.chainLocked(newest(s.links.reqs, s.links.hash(c.RequestID)), c, func(x *call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.RepeatOf
 			}
@@ -516,7 +516,7 @@ func (s *Store) Related(c *Call) (deliveries, document []Link) {
 		})
 	}
 	if c.doc != 0 {
-		document = s.chainLocked(s.links.newest(&s.links.docs, c.doc), c, func(x *Call, e entry, at uint64) uint64 {
+		document = s.chainLocked(newest(s.links.docs, c.doc), c, func(x *call, e entry, at uint64) uint64 {
 			if x != nil {
 				return x.PrevDoc
 			}
@@ -531,8 +531,8 @@ const maxRelated = 50
 
 // chainLocked walks a chain of links back from newest, oldest first in the
 // result; with more than maxRelated links it keeps those nearest to c.
-func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry, uint64) uint64) []Link {
-	var out []Link
+func (s *Store) chainLocked(newest uint64, c *call, prev func(*call, entry, uint64) uint64) []link {
+	var out []link
 	for at := max(newest, c.ID); at > 0 && len(out) < 4*maxRelated; {
 		x := s.atLocked(at)
 		var e entry
@@ -548,7 +548,7 @@ func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry, uint
 		} else if n := int(e.event()); n > 0 && n <= len(spec.Events()) {
 			ev = spec.Events()[n-1].Name
 		}
-		out = append(out, Link{ID: at, Event: ev})
+		out = append(out, link{ID: at, Event: ev})
 		next := prev(x, e, at)
 		if next >= at {
 			break // a link only ever goes back
@@ -556,9 +556,9 @@ func (s *Store) chainLocked(newest uint64, c *Call, prev func(*Call, entry, uint
 		at = next
 	}
 	slices.Reverse(out)
-	i, found := slices.BinarySearchFunc(out, c.ID, func(l Link, id uint64) int { return cmp.Compare(l.ID, id) })
+	i, found := slices.BinarySearchFunc(out, c.ID, func(l link, id uint64) int { return cmp.Compare(l.ID, id) })
 	if !found {
-		out = slices.Insert(out, i, Link{ID: c.ID, Event: c.Event}) // its key was forgotten (maxLinked)
+		out = slices.Insert(out, i, link{ID: c.ID, Event: c.Event}) // its key was forgotten (maxLinked)
 	}
 	if len(out) > maxRelated {
 		lo := max(0, min(i-maxRelated/2, len(out)-maxRelated))
@@ -575,8 +575,8 @@ func eventIndex(event string) uint8 {
 	return uint8(slices.IndexFunc(spec.Events(), func(e spec.Event) bool { return e.Name == event }) + 1) // Events allocates nothing
 }
 
-// Filter narrows a listing. The zero Filter matches every call.
-type Filter struct {
+// filter narrows a listing. The zero filter matches every call.
+type filter struct {
 	Event   string // a businessType, or "-" for calls without one
 	Verdict string // valid, warning or invalid
 	Status  string // a code (404) or a class (4xx)
@@ -589,9 +589,9 @@ type Filter struct {
 }
 
 // needsBody says matching needs the call's body.
-func (f Filter) needsBody() bool { return f.Query != "" }
+func (f filter) needsBody() bool { return f.Query != "" }
 
-func (f Filter) match(c *Call) bool {
+func (f filter) match(c *call) bool {
 	switch {
 	case f.Event == "-" && c.Event != "", f.Event != "" && f.Event != "-" && c.Event != f.Event:
 		return false
@@ -658,7 +658,7 @@ type entry struct {
 
 const offBits = 48
 
-func makeEntry(id uint64, off int64, c *Call) entry {
+func makeEntry(id uint64, off int64, c *call) entry {
 	back := func(prev uint64) uint32 {
 		if prev == 0 || id-prev > 1<<32-1 {
 			return 0 // a link that far back is let go
@@ -737,7 +737,7 @@ func (b *backReader) close() {
 }
 
 // read reads call id, whose entry is e.
-func (b *backReader) read(id uint64, e entry) (*Call, error) {
+func (b *backReader) read(id uint64, e entry) (*call, error) {
 	x := b.x
 	if b.f == nil {
 		f, err := os.Open(x.path)
@@ -770,7 +770,7 @@ func (b *backReader) read(id uint64, e entry) (*Call, error) {
 	return b.call(id, e, rec), nil
 }
 
-func (b *backReader) call(id uint64, e entry, rec *capture.Record) *Call {
+func (b *backReader) call(id uint64, e entry, rec *capture.Record) *call {
 	c := newCall(id, rec, nil, b.x.check(rec))
 	c.RepeatOf, c.PrevDoc = e.prevReq(id), e.prevDoc(id)
 	c.Flags = flagsOf(e.flags(), c)
@@ -799,7 +799,7 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 	s := NewStore(window)
 	if file, ok := f.(*os.File); ok {
 		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
-			s = NewFileStore(path, window, check)
+			s = newFileStore(path, window, check)
 		}
 	}
 	rd := input.NewReader(ctx, f, input.Options{Name: path, Buffer: 64 << 10})
@@ -856,14 +856,14 @@ type fed struct {
 	doc  uint64 // the document's hash, read before the body was left out
 }
 
-// FeedQueue bounds a Feed's queue: storing a call takes microseconds, so
+// feedQueue bounds a Feed's queue: storing a call takes microseconds, so
 // it fills only when the feed's goroutine gets no CPU at all.
-const FeedQueue = 16384
+const feedQueue = 16384
 
-// FeedQueueBytes bounds the bodies a Feed's queue holds: past it a call is
+// feedQueueBytes bounds the bodies a Feed's queue holds: past it a call is
 // queued without its bodies, which are read back from the capture file
 // (without one, they are gone from the page).
-const FeedQueueBytes = 64 << 20
+const feedQueueBytes = 64 << 20
 
 // NewFeed starts a feed into s. Close it to store what is queued.
 func (s *Store) NewFeed() *Feed {
@@ -903,7 +903,7 @@ func (f *Feed) run() {
 }
 
 // Offer queues a call for the store and reports whether it was taken.
-// offset is where rec starts in the store's file (see NewFileStore), -1
+// offset is where rec starts in the store's file (see newFileStore), -1
 // when it is not there; body is the request body (nil: decode it from the
 // record) and requestID the body's requestId as the caller read it (""
 // for none): listen has both at hand. None of them may be written to
@@ -912,19 +912,19 @@ func (f *Feed) Offer(rec *capture.Record, offset int64, body []byte, requestID s
 	it := fed{rec: rec, off: offset, body: body, id: requestID, fs: fs}
 	n := int64(len(body) + len(rec.Body))
 	f.mu.Lock()
-	if len(f.q) >= FeedQueue {
+	if len(f.q) >= feedQueue {
 		f.mu.Unlock()
 		f.s.dropped.Add(1)
 		return false
 	}
-	if f.held+n > FeedQueueBytes && n > callOverhead {
+	if f.held+n > feedQueueBytes && n > callOverhead {
 		f.mu.Unlock()
 		it.doc = f.s.links.docHash(eventOf(rec), body)
 		it.size = len(body)
 		if body == nil {
 			it.size = len(rec.Body)
 		}
-		it.body, it.rec = nil, (&Call{Record: rec}).light().Record
+		it.body, it.rec = nil, (&call{Record: rec}).light().Record
 		f.mu.Lock()
 		n = 0
 	}

@@ -13,15 +13,15 @@ import (
 	"github.com/whsim/whsim/internal/validate"
 )
 
-// Node is one value of a JSON body, members in the order they were sent
+// node is one value of a JSON body, members in the order they were sent
 // and numbers as written, addressed by the path findings use.
-type Node struct {
+type node struct {
 	Key      string  `json:"key,omitempty"` // the member name, in an object
 	Index    *int    `json:"index,omitempty"`
 	Path     string  `json:"path"`
 	Kind     string  `json:"kind"`            // object, array, string, number, bool, null
 	Value    string  `json:"value,omitempty"` // a scalar: a string's text, a number as written, true, false
-	Children []*Node `json:"children,omitempty"`
+	Children []*node `json:"children,omitempty"`
 	// Findings are indexes into the detail's findings shown at this node.
 	Findings []int `json:"findings,omitempty"`
 	// Time is a millisecond timestamp's date and time in Asia/Shanghai,
@@ -58,9 +58,9 @@ func shanghai() *time.Location {
 	return time.FixedZone("CST", 8*3600)
 }
 
-// MillisTime is how a millisecond timestamp is shown: its date and time in
+// millisTime is how a millisecond timestamp is shown: its date and time in
 // Asia/Shanghai; "" for what is not a whole, plausible count.
-func MillisTime(raw string, loc *time.Location) string {
+func millisTime(raw string, loc *time.Location) string {
 	ms, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || ms < 0 || ms > 1<<53 {
 		return ""
@@ -70,12 +70,12 @@ func MillisTime(raw string, loc *time.Location) string {
 
 // dates sets Time on the number nodes named as the spec's millisecond
 // fields.
-func (h *Handler) dates(n *Node) {
+func (h *handler) dates(n *node) {
 	if n == nil {
 		return
 	}
 	if n.Kind == "number" && h.millis[n.Key] {
-		n.Time = MillisTime(n.Value, h.loc)
+		n.Time = millisTime(n.Value, h.loc)
 	}
 	for _, c := range n.Children {
 		h.dates(c)
@@ -89,7 +89,7 @@ var errTooBig = errors.New("too many values for a tree")
 
 // parseTree returns the tree of a JSON body, nil when it is not one JSON
 // value or is too large to show as a tree.
-func parseTree(body []byte) *Node {
+func parseTree(body []byte) *node {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	count := 0
@@ -103,7 +103,7 @@ func parseTree(body []byte) *Node {
 	return n
 }
 
-func readNode(dec *json.Decoder, path string, count *int) (*Node, error) {
+func readNode(dec *json.Decoder, path string, count *int) (*node, error) {
 	if *count++; *count > maxNodes {
 		return nil, errTooBig
 	}
@@ -111,7 +111,7 @@ func readNode(dec *json.Decoder, path string, count *int) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{Path: path}
+	n := &node{Path: path}
 	switch v := t.(type) {
 	case json.Delim:
 		if v == '{' {
@@ -162,14 +162,14 @@ func readNode(dec *json.Decoder, path string, count *int) (*Node, error) {
 // attach marks each finding on the node at its path or, for a path the body
 // lacks (a missing field), on its nearest ancestor that is there. It
 // returns where each finding was put.
-func attach(root *Node, fs []validate.Finding) []string {
+func attach(root *node, fs []validate.Finding) []string {
 	at := make([]string, len(fs))
 	if root == nil {
 		return at
 	}
-	byPath := map[string]*Node{}
-	var walk func(*Node)
-	walk = func(n *Node) {
+	byPath := map[string]*node{}
+	var walk func(*node)
+	walk = func(n *node) {
 		if _, dup := byPath[n.Path]; !dup {
 			byPath[n.Path] = n
 		}

@@ -71,7 +71,7 @@ func TestListenWindowIsBoundedByBytes(t *testing.T) {
 			if s.Last() != calls {
 				t.Fatalf("last %d", s.Last())
 			}
-			list, _, err := s.Newest(t.Context(), 0, Filter{}, 1000)
+			list, _, err := s.Newest(t.Context(), 0, filter{}, 1000)
 			if err != nil || len(list) != calls || list[calls-1].Size != size || list[calls-1].RequestID != "r-1" {
 				t.Fatalf("listing: %d calls, %v", len(list), err)
 			}
@@ -111,8 +111,8 @@ func TestFeedQueueIsBoundedByBytes(t *testing.T) {
 	}
 	s.mu.Unlock()
 	f.Close()
-	if most > FeedQueueBytes+8<<20 {
-		t.Errorf("the queue held %d bytes, bound %d", most, FeedQueueBytes)
+	if most > feedQueueBytes+8<<20 {
+		t.Errorf("the queue held %d bytes, bound %d", most, feedQueueBytes)
 	}
 	if s.Last() != 40 || s.Dropped() != 0 {
 		t.Errorf("last %d, dropped %d", s.Last(), s.Dropped())
@@ -123,8 +123,8 @@ func TestFeedQueueIsBoundedByBytes(t *testing.T) {
 	}
 }
 
-// forwarded is a receipt call listen forwarded, answered status.
-func forwarded(i int, event, id, doc string, status int) *capture.Record {
+// forwardedCall is a receipt call listen forwarded, answered status.
+func forwardedCall(i int, event, id, doc string, status int) *capture.Record {
 	rec := record(i, event, []byte(`{"requestId":"`+id+`","businessType":5007,"data":{"收款单":{"收款单编号":"`+doc+`"}}}`), status)
 	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:3000/erp", Status: status}
 	return rec
@@ -142,11 +142,11 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 		rec *capture.Record
 		fs  []validate.Finding
 	}{
-		{forwarded(1, "CREATE_RECEIVABLE_DOC", "a", "SKD1", 200), nil},
-		{forwarded(2, "CREATE_RECEIVABLE_DOC", "b", "SKD2", 200), invalid}, // accepted though invalid
-		{forwarded(3, "CREATE_RECEIVABLE_DOC", "a", "SKD1", 409), nil},     // re-delivery refused
-		{forwarded(4, "ABANDON_RECEIVABLE_DOC", "c", "SKD1", 200), nil},    // the void of SKD1
-		{forwarded(5, "CREATE_RECEIVABLE_DOC", "d", "SKD3", 200), nil},
+		{forwardedCall(1, "CREATE_RECEIVABLE_DOC", "a", "SKD1", 200), nil},
+		{forwardedCall(2, "CREATE_RECEIVABLE_DOC", "b", "SKD2", 200), invalid}, // accepted though invalid
+		{forwardedCall(3, "CREATE_RECEIVABLE_DOC", "a", "SKD1", 409), nil},     // re-delivery refused
+		{forwardedCall(4, "ABANDON_RECEIVABLE_DOC", "c", "SKD1", 200), nil},    // the void of SKD1
+		{forwardedCall(5, "CREATE_RECEIVABLE_DOC", "d", "SKD3", 200), nil},
 	}
 	for _, r := range recs {
 		file, _ = capture.Append(file, r.rec)
@@ -165,8 +165,8 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
 			s := loadFile(t, path, window, check1)
 			srv := newTestServer(t, s, nil)
-			detail := func(id int) Detail {
-				var d Detail
+			detail := func(id int) detail {
+				var d detail
 				get(t, srv.URL+fmt.Sprintf("/api/calls/%d", id), &d)
 				return d
 			}
@@ -189,7 +189,7 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 			if d := detail(5); len(d.Document) != 0 || len(d.Deliveries) != 0 {
 				t.Errorf("call 5 is alone: %v %v", d.Document, d.Deliveries)
 			}
-			var list []Summary
+			var list []summary
 			get(t, srv.URL+"/api/calls", &list)
 			marks := ""
 			for _, c := range list {
@@ -231,7 +231,7 @@ func TestReplayTarget(t *testing.T) {
 		{"", "http://127.0.0.1:9/a", "", "http://127.0.0.1:9/a"},
 		{"http://127.0.0.1:3000/erp", "http://127.0.0.1:9/a", "http://127.0.0.1:3000/erp", "http://127.0.0.1:9/a"},
 	} {
-		srv := httptest.NewServer(New(Options{Token: testToken, Store: newTestStore(), Replay: replayer, ForwardTo: tt.forward}))
+		srv := httptest.NewServer(newHandler(Options{Token: testToken, Store: newTestStore(), Replay: replayer, ForwardTo: tt.forward}))
 		var info struct{ ReplayTarget string }
 		get(t, srv.URL+"/api/info", &info)
 		if info.ReplayTarget != tt.before {
@@ -275,7 +275,7 @@ func TestExportOfCallsWithoutTheirBodies(t *testing.T) {
 	if n := strings.Count(string(b), "\n"); n != 1 || !strings.Contains(string(b), "r-3") {
 		t.Errorf("ndjson export: %d records, want the newest only: %s", n, b)
 	}
-	var har HAR
+	var har har
 	get(t, srv.URL+"/api/export?format=har", &har)
 	if len(har.Log.Entries) != 3 || !strings.Contains(har.Log.Entries[0].Comment, "left the inspector's memory") || har.Log.Entries[2].Comment != "" {
 		t.Errorf("har entries %+v", har.Log.Entries)
@@ -301,7 +301,7 @@ func FuzzDocKey(f *testing.F) {
 // list, where a summary's "flags" is their count.
 func TestDetailFlagsIsTheList(t *testing.T) {
 	t.Parallel()
-	d := Detail{Summary: Summary{Flags: 1}, FlagList: []receiver.Flag{{Check: receiver.Duplicates, Reason: "r"}}}
+	d := detail{summary: summary{Flags: 1}, FlagList: []receiver.Flag{{Check: receiver.Duplicates, Reason: "r"}}}
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package receiver
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/whsim/whsim/internal/recent"
+)
 
 // The checks a Flag names: the rules of whsim check that listen
 // --forward-to can judge from real calls (check names them too).
@@ -24,14 +28,12 @@ const maxRemembered = 1 << 16
 // to it (listen --forward-to), the way check judges its cases: an invalid
 // call accepted, a re-delivery refused. It is used from one goroutine.
 type Forwarded struct {
-	seen  map[string]struct{}
-	order []string // requestIds in the order first seen, for eviction
-	next  int
+	seen *recent.Map[string, struct{}]
 }
 
 // NewForwarded returns a judge that has seen no call yet.
 func NewForwarded() *Forwarded {
-	return &Forwarded{seen: map[string]struct{}{}}
+	return &Forwarded{seen: recent.New[string, struct{}](maxRemembered)}
 }
 
 // Judge takes one forwarded call: its requestId ("" when it has none),
@@ -46,26 +48,15 @@ func (f *Forwarded) Judge(requestID string, invalid bool, status int) []Flag {
 	if requestID == "" {
 		return flags
 	}
-	if _, dup := f.seen[requestID]; dup {
+	if _, dup := f.seen.Get(requestID); dup {
 		if status != 0 && !is2xx(status) && !invalid {
 			flags = append(flags, Flag{Duplicates, fmt.Sprintf(
 				"requestId %s was seen before and this delivery got %d: a re-delivered call must be accepted again", requestID, status)})
 		}
 		return flags
 	}
-	f.remember(requestID)
+	f.seen.Put(requestID, struct{}{})
 	return flags
-}
-
-func (f *Forwarded) remember(id string) {
-	if len(f.order) < maxRemembered {
-		f.order = append(f.order, id)
-	} else {
-		delete(f.seen, f.order[f.next])
-		f.order[f.next] = id
-		f.next = (f.next + 1) % maxRemembered
-	}
-	f.seen[id] = struct{}{}
 }
 
 func is2xx(s int) bool { return s >= 200 && s < 300 }

@@ -53,8 +53,8 @@ func TestForwardedForgetsOldest(t *testing.T) {
 	for i := range maxRemembered + 1 {
 		f.Judge(strconv.Itoa(i), false, 200)
 	}
-	if len(f.seen) != maxRemembered {
-		t.Fatalf("remembers %d ids, want %d", len(f.seen), maxRemembered)
+	if f.seen.Len() != maxRemembered {
+		t.Fatalf("remembers %d ids, want %d", f.seen.Len(), maxRemembered)
 	}
 	if flags := f.Judge("0", false, 409); len(flags) != 0 {
 		t.Errorf("the oldest id is still remembered: %v", flags)

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,6 +130,9 @@ type Call struct {
 	Offset int64
 	// reserved is what the body took from the body budget.
 	reserved int64
+	// trailers are the request's trailers once its body was read (nil:
+	// not known, as for a call read back from its record).
+	trailers http.Header
 	// Findings are the protocol problems (method, content type, path,
 	// query, size) followed by the validator's findings on the body.
 	Findings []validate.Finding
@@ -182,13 +186,35 @@ func New(cfg Config) *Receiver {
 // Close stops taking calls, waits until every queued call was observed and
 // returns. Calls arriving after Close are answered but not observed.
 func (r *Receiver) Close() {
+	r.closeQueue()
+	<-r.drained
+}
+
+// CloseWithin is Close that gives up waiting once stuck is closed (a
+// timer's channel, say): an observer blocked on an output nobody reads
+// (listen --output json | a stopped reader) must not hold a shut-down
+// listen for ever. It reports whether every queued call was observed; when
+// not, the observer is still blocked and the caller must not touch what it
+// writes to.
+func (r *Receiver) CloseWithin(stuck <-chan time.Time) bool {
+	// closeQueue blocks while an enqueuer waits on a full queue: in a
+	// goroutine of its own.
+	go r.closeQueue()
+	select {
+	case <-r.drained:
+		return true
+	case <-stuck:
+		return false
+	}
+}
+
+func (r *Receiver) closeQueue() {
 	r.queueMu.Lock()
 	if !r.closed {
 		r.closed = true
 		close(r.queue)
 	}
 	r.queueMu.Unlock()
-	<-r.drained
 }
 
 func (r *Receiver) drain() {
@@ -271,6 +297,15 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		c.BodyErr = err
 	}
 	c.Body = body
+	if len(req.Trailer) > 0 {
+		c.trailers = req.Trailer
+		if _, ok := req.Header["Trailer"]; !ok {
+			// net/http takes the Trailer header the sender sent out of
+			// the headers; the record keeps it, so that its reader sees
+			// the call had trailers.
+			req.Header["Trailer"] = []string{strings.Join(trailerNames(c), ", ")}
+		}
+	}
 	rec.Body, rec.BodyEncoding = bodyString(body)
 	c.Findings = r.protocolFindings(c)
 
@@ -439,6 +474,10 @@ const (
 	ruleBodyIncomplete = "http-body-incomplete"
 	// ruleForwardLoop is a call forwarded more than MaxForwardHops times.
 	ruleForwardLoop = "http-forward-loop"
+	// ruleTrailers is a call with HTTP trailers: a record keeps headers
+	// and body, so the trailers' values are neither recorded nor sent on
+	// (replay, --forward-to). A warning: the call itself is not wrong.
+	ruleTrailers = "http-trailers"
 )
 
 // protocolFindings are what is wrong with the call as an HTTP request,
@@ -473,7 +512,32 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	if c.TooLarge {
 		add(ruleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")
 	}
+	if names := trailerNames(c); len(names) > 0 {
+		fs = append(fs, validate.Finding{Rule: ruleTrailers, Severity: validate.Warning,
+			Message: "trailers " + strconv.Quote(strings.Join(names, ", ")) + " are not recorded, replayed or forwarded (only headers and body are)"})
+	}
 	return fs
+}
+
+// trailerNames are the trailers a call sent (those it declared, when
+// only its record is known), sorted.
+func trailerNames(c *Call) []string {
+	var names []string
+	if c.trailers != nil {
+		for k := range c.trailers {
+			names = append(names, k)
+		}
+	} else {
+		for _, v := range c.Record.Headers.Values("Trailer") {
+			for n := range strings.SplitSeq(v, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					names = append(names, http.CanonicalHeaderKey(n))
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // CheckRecord finds in the record of a call what the receiver found when

@@ -743,3 +743,69 @@ func TestCheckRecordFindsWhatTheCallShowed(t *testing.T) {
 		t.Errorf("call 1 shows %q; want method, path, content type, query and body findings", rules(obs.calls[1].Findings))
 	}
 }
+
+// A call with trailers is taken as it is, with a warning that the
+// trailers' values are not kept: a record holds headers and body only.
+// Its record gives the same warning, from the Trailer header.
+func TestTrailersWarned(t *testing.T) {
+	t.Parallel()
+	obs := &observed{}
+	rcv := New(Config{Observe: obs.observe})
+	srv := httptest.NewServer(rcv)
+	req, _ := http.NewRequest("POST", srv.URL+"/?businessType="+ev, io.MultiReader(strings.NewReader(`{}`)))
+	req.ContentLength = -1 // chunked: trailers ride after the last chunk
+	req.Header.Set("Content-Type", "application/json")
+	req.Trailer = http.Header{"X-Checksum": {"abc"}}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	srv.Close()
+	rcv.Close()
+	if resp.StatusCode != 200 || len(obs.calls) != 1 {
+		t.Fatalf("status %d, %d calls", resp.StatusCode, len(obs.calls))
+	}
+	c := obs.calls[0]
+	var got []validate.Finding
+	for _, f := range c.Findings {
+		if f.Rule == ruleTrailers {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != validate.Warning || !strings.Contains(got[0].Message, `"X-Checksum"`) {
+		t.Fatalf("findings %+v, want one warning naming X-Checksum", c.Findings)
+	}
+	if again := rcv.CheckRecord(c.Record); !slices.ContainsFunc(again, func(f validate.Finding) bool { return f == got[0] }) {
+		t.Errorf("CheckRecord %+v lacks %+v", again, got[0])
+	}
+}
+
+// CloseWithin gives up on an observer that is stuck (the channel says
+// when), and reports whether every call was observed.
+func TestCloseWithin(t *testing.T) {
+	t.Parallel()
+	unblock := make(chan struct{})
+	observed := make(chan struct{}, 4)
+	rcv := New(Config{Queue: 1, Observe: func(*Call) { observed <- struct{}{}; <-unblock }})
+	srv := httptest.NewServer(rcv)
+	for range 2 {
+		resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Close()
+	<-observed // the observer holds the first call
+	stuck := make(chan time.Time)
+	close(stuck)
+	if rcv.CloseWithin(stuck) {
+		t.Fatal("CloseWithin reports every call observed while the observer is stuck")
+	}
+	close(unblock)
+	<-observed // the second call, still observed once the observer is free
+	if !rcv.CloseWithin(make(chan time.Time)) {
+		t.Fatal("CloseWithin gave up without being told to")
+	}
+}
