@@ -2,6 +2,7 @@ package anonymize
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -244,6 +245,59 @@ func TestSearchKeepsWhatNamesNobody(t *testing.T) {
 	for _, k := range []string{"same", "code", "in", "tel"} {
 		if s := fmt.Sprint(x[k]); strings.Contains(s, "加急") || strings.Contains(s, "08130430") || strings.Contains(s, "13812345678") {
 			t.Errorf("%s: %v kept", k, x[k])
+		}
+	}
+}
+
+// Values too short to search for inside text (a staff code 0038, a
+// customer code ZS1) are replaced where they stand as tokens of their own,
+// and only there: never inside a number, a date, a word or an escape.
+func TestShortIdentifiersAreReplacedAsTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text string
+		gone string // "" when the text must be kept as it is
+	}{
+		{"0038", "0038"},
+		{"工号0038", "0038"},
+		{"经办人 0038，客户ZS1", "0038"},
+		{"经办人 0038，客户ZS1", "ZS1"},
+		{"/staff/0038?c=ZS1&x=1", "0038"},
+		{"/staff/0038?c=ZS1&x=1", "ZS1"},
+		{"customer: ZS1.", "ZS1"},
+		{`{"who":"0038"}`, "0038"},
+		{"(0038)", "0038"},
+		{"1.0038", ""},
+		{"0038-2", ""},
+		{"A0038 0038ab 20038 zs1 ZS12 ZS1_x x.ZS1 %0038", ""},
+		{"ZS1.x", ""},
+		{"2024年0038天", ""},
+		{"uuid 4f23c6e4-0038-41ac", ""},
+		{"12号仓, 共2件, 038", ""},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		x, _ := json.Marshal(tt.text)
+		body := []byte(`{"businessType":4010,"data":{"staffCode":"0038","customerCode":"ZS1","x":` + string(x) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		mustUnmarshal(t, out, &got)
+		s := fmt.Sprint(got.Data["x"])
+		switch {
+		case tt.gone == "" && s != tt.text:
+			t.Errorf("%q became %q: common text corrupted", tt.text, s)
+		case tt.gone != "" && strings.Contains(s, tt.gone):
+			t.Errorf("%q survives in %q", tt.gone, s)
+		}
+		// --check, on the output with the text planted back, finds it.
+		if tt.gone != "" {
+			planted := bytes.Replace(body, []byte(`"0038","customerCode":"ZS1"`), []byte(fmt.Sprintf(`%q,"customerCode":%q`, got.Data["staffCode"], got.Data["customerCode"])), 1)
+			if leaks := a.check(context.Background(), planted, 1); len(leaks) == 0 {
+				t.Errorf("--check finds no leak in %s", planted)
+			}
 		}
 	}
 }

@@ -95,6 +95,21 @@ func (p *pass) text(s string) string {
 			runEnd = max(runEnd, i)
 			continue
 		}
+		if i >= runEnd {
+			if j, e := d.tokenAt(s, i); e != nil {
+				p.tick(j - i)
+				switch {
+				case p.check && !e.stand:
+					p.leak(string(e.class)+" (replaced elsewhere)", s[i:j])
+				case !p.check:
+					grow(i)
+					b = append(b, e.new...)
+					p.counts[Echo]++
+					i = j
+					continue
+				}
+			}
+		}
 		if i >= runEnd && runChar(s[i]) && (i == 0 || !runChar(s[i-1])) {
 			j := i
 			for j < len(s) && runChar(s[j]) {
