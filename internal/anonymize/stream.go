@@ -102,19 +102,31 @@ func (a *anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 			ok = false
 		}
 	}
-	if !ok {
-		f, err := spool(ctx, r, opts.spoolMax())
+	empty := &Stats{Replaced: Report{}, Dropped: map[string]int{}}
+	if ok {
+		if _, err := a.stream(ctx, rs, io.Discard, Options{learn: true}); err != nil {
+			return empty, err
+		}
+	} else {
+		// The first reading copies what it reads: an item too large, or
+		// /dev/zero, ends it as it ends a file's, after at most an item.
+		f, err := os.CreateTemp("", "whsim-anonymize-in-*")
 		if err != nil {
-			return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
+			return empty, fmt.Errorf("a temporary file for the input's two readings: %w", err)
 		}
 		defer func() { _ = f.Close(); _ = os.Remove(f.Name()) }()
+		cw := &capped{w: f, left: opts.spoolMax()}
+		tee := io.TeeReader(ctxio.NewReader(ctx, r), cw)
+		if _, err := a.stream(ctx, tee, io.Discard, Options{learn: true}); err != nil {
+			return empty, err
+		}
+		if _, err := io.Copy(io.Discard, tee); err != nil { // what the reading left
+			return empty, err
+		}
 		rs, start = f, 0
 	}
-	if _, err := a.stream(ctx, rs, io.Discard, Options{learn: true}); err != nil {
-		return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
-	}
 	if _, err := rs.Seek(start, io.SeekStart); err != nil {
-		return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
+		return empty, err
 	}
 	if !opts.Check {
 		return a.stream(ctx, rs, w, opts)
@@ -157,28 +169,23 @@ func (e *SpoolError) Error() string {
 	return fmt.Sprintf("the input is larger than %d MiB, the most anonymize copies from stdin or a pipe for its two readings; name the file instead", e.Max>>20)
 }
 
-// spool copies r, up to max bytes, to a new temporary file, at its start.
-func spool(ctx context.Context, r io.Reader, max int64) (*os.File, error) {
-	f, err := os.CreateTemp("", "whsim-anonymize-in-*")
-	if err != nil {
-		return nil, fmt.Errorf("a temporary file for the input's two readings: %w", err)
+// capped writes to w until left bytes are written, then fails with a
+// *SpoolError.
+type capped struct {
+	w    io.Writer
+	left int64
+	max  int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.max == 0 {
+		c.max = c.left
 	}
-	fail := func(err error) (*os.File, error) {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
-		return nil, err
+	if int64(len(p)) > c.left {
+		return 0, &SpoolError{Max: c.max}
 	}
-	n, err := io.Copy(f, io.LimitReader(ctxio.NewReader(ctx, r), max+1))
-	switch {
-	case err != nil:
-		return fail(err)
-	case n > max:
-		return fail(&SpoolError{Max: max})
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fail(err)
-	}
-	return f, nil
+	c.left -= int64(len(p))
+	return c.w.Write(p)
 }
 
 func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
