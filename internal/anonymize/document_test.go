@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -300,4 +301,60 @@ func TestShortIdentifiersAreReplacedAsTokens(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Identifiers in the spellings an attacker (or an ERP) may choose: a
+// percent-encoded name in a string or a URL of the body (upper- or
+// lower-case hex), a mobile with its country code, an identity card or a
+// known tax id in lower case. Each is replaced, the text around it kept,
+// and --check finds each in the original.
+func TestSpellingsOfIdentifiersAreReplaced(t *testing.T) {
+	t.Parallel()
+	const name = "上海鼎盛贸易有限公司"
+	enc := url.QueryEscape(name)
+	tests := []struct{ text, gone, kept string }{
+		{"?c=" + enc + "&x=1", enc, "?c="},
+		{"https://erp.example/c?n=" + enc, enc, "https://erp.example/c?n="},
+		{strings.ToLower(enc), strings.ToLower(enc), ""},
+		{"/customers/" + enc, enc, "/customers/"},
+		{"+8613812345678", "13812345678", "+86"},
+		{"tel:8613812345678", "13812345678", "tel:86"},
+		{"0086 13812345678", "13812345678", "0086 "},
+		{"id 11010519491231002x", "11010519491231002", "id "},
+		{"tax 91310115ma1fl3xk9d.", "91310115ma1fl3xk9d", "tax "},
+		{"50% off, 13% vat", "", "50% off, 13% vat"},
+		{"hash 8613812345678abc", "", "hash 8613812345678abc"},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		x, _ := json.Marshal(tt.text)
+		body := []byte(`{"businessType":4010,"data":{"customerName":"` + name + `","taxCode":"91310115MA1FL3XK9D","x":` + string(x) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		mustUnmarshal(t, out, &got)
+		s := fmt.Sprint(got.Data["x"])
+		if tt.gone != "" && strings.Contains(s, tt.gone) || !strings.Contains(s, tt.kept) || tt.gone == "" && s != tt.text {
+			t.Errorf("%q became %q", tt.text, s)
+		}
+		if tt.gone == "" {
+			continue
+		}
+		// The output's fields with the original text planted back.
+		planted := []byte(`{"businessType":4010,"data":{"customerName":` + string(mustJSON(t, got.Data["customerName"])) + `,"taxCode":` + string(mustJSON(t, got.Data["taxCode"])) + `,"x":` + string(x) + `}}`)
+		if leaks := a.check(context.Background(), planted, 1); len(leaks) == 0 {
+			t.Errorf("--check finds no leak in %s", planted)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -247,7 +247,7 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 func (a *anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
 	p := &pass{a: a, ctx: ctx, check: true, line: line}
 	if err := a.scanPayload(p, out, true); err != nil {
-		p.text(string(out)) // a body kept as text
+		p.query(string(out)) // a body kept as text (a form, percent-encoded)
 	}
 	return p.leaks
 }
@@ -416,7 +416,7 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if len(bytes.TrimSpace(body)) > 0 {
 		out, repl, err := a.payload(p, body)
 		if _, syntax := errors.AsType[*syntaxError](err); syntax {
-			out, repl, err = []byte(p.text(string(body))), nil, nil
+			out, repl, err = []byte(p.query(string(body))), nil, nil
 			st.AsText++
 		}
 		if err != nil {
@@ -536,7 +536,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string) string {
 	}
 	out, _, err := a.payload(p, b)
 	if err != nil {
-		out = []byte(p.text(string(b)))
+		out = []byte(p.query(string(b))) // text, perhaps a form
 	}
 	if bytes.Equal(out, b) {
 		return stored
@@ -551,7 +551,7 @@ func (a *anonymizer) scanBody(p *pass, b []byte) {
 		return
 	}
 	if err := a.scanPayload(p, b, false); err != nil {
-		p.text(string(b))
+		p.query(string(b))
 	}
 }
 

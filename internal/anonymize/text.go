@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 // pass is one traversal of a payload or record: anonymizing (check false),
@@ -120,8 +122,27 @@ func (p *pass) text(s string) string {
 			// A run glued to lower-case letters is part of a longer word (a
 			// uuid, a hash), not an identifier of its own.
 			word := i > 0 && isLower(s[i-1]) || j < len(s) && isLower(s[j])
-			if run := s[i:j]; !word && !d.isStandIn(run) {
-				if c := identifierClass(run); c != "" {
+			// A mobile written with the country code (+86, 0086 and 86
+			// glued to it) keeps the code, and the number is replaced.
+			pre := 0
+			if run := s[i:j]; len(run) == 13 && run[:2] == "86" && identifierClass(run[2:]) == mobile {
+				pre = 2
+			}
+			// An identity card or tax id written in lower case (…002x) is
+			// one when its check character holds.
+			if k := i + 18; word && k <= len(s) && alnum(s[i:k]) && (k == len(s) || !wordChar(s[k])) && (i == 0 || !wordChar(s[i-1])) {
+				if up := strings.ToUpper(s[i:k]); idCard(up) || taxid.ValidUSCC(up) || d.isOriginal(up) {
+					j, runEnd, word = k, k, false
+				}
+			}
+			if run := s[i+pre : j]; !word && !d.isStandIn(run) {
+				if c := identifierClass(strings.ToUpper(run)); c != "" {
+					if pre > 0 {
+						grow(i)
+						b = append(b, s[i:i+pre]...)
+						i += pre
+					}
+					run = strings.ToUpper(run)
 					if p.check {
 						p.leak(string(c), run)
 					} else {
@@ -220,6 +241,19 @@ func (p *pass) escaped(s string, query bool) string {
 	return t
 }
 
+// str anonymizes a string of a JSON body: as a URL when it holds a query
+// or a scheme (its parts decoded and encoded again as URLs are), else as
+// text that may be percent-encoded.
+func (p *pass) str(s string) string {
+	if strings.Contains(s, "%") && (strings.Contains(s, "?") || strings.Contains(s, "://")) {
+		return p.url(s)
+	}
+	if strings.Contains(s, "%") && strings.Contains(s, "/") {
+		return p.path(s)
+	}
+	return p.escaped(s, false)
+}
+
 // query anonymizes each name and value of a raw query, keeping the bytes
 // of those that name nobody.
 func (p *pass) query(q string) string {
@@ -316,6 +350,15 @@ func (p *pass) remote(s string) string {
 	}
 	p.counts[Address]++
 	return p.a.r.Replace(Address, s)
+}
+
+func alnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !wordChar(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
