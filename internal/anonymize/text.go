@@ -135,6 +135,24 @@ func (p *pass) text(s string) string {
 					j, runEnd, word = k, k, false
 				}
 			}
+			// A mobile written in groups (138-1234-5678, 138 1234 5678)
+			// keeps its separators.
+			if k := i + 13; !word && j-i == 3 && k <= len(s) && (k == len(s) || !wordChar(s[k])) {
+				if m := s[i:k]; (m[3] == '-' || m[3] == ' ') && m[8] == m[3] && allDigits(m[4:8]) && allDigits(m[9:]) {
+					if digits := m[:3] + m[4:8] + m[9:]; identifierClass(digits) == mobile && !d.isStandIn(digits) && (p.check || len(p.a.r.Replace(mobile, digits)) == 11) {
+						if p.check {
+							p.leak(string(mobile), m)
+						} else {
+							st := p.a.r.Replace(mobile, digits)
+							grow(i)
+							b = append(b, st[:3]+m[3:4]+st[3:7]+m[8:9]+st[7:]...)
+							p.counts[mobile]++
+							i, runEnd = k, k
+							continue
+						}
+					}
+				}
+			}
 			if run := s[i+pre : j]; !word && !d.isStandIn(run) {
 				if c := identifierClass(strings.ToUpper(run)); c != "" {
 					if pre > 0 {
