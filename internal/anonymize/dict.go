@@ -3,6 +3,8 @@ package anonymize
 import (
 	"encoding/binary"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // maxEcho is the longest identifier (in bytes) searched for inside other
@@ -17,6 +19,10 @@ type entry struct {
 	class       class
 	orig, stand bool
 	digits      bool // all ASCII digits
+	// token marks a value too short to search for inside text (ZS, A07, a
+	// staff code 0038): it is replaced only where it stands as a token of
+	// its own (tokenAt).
+	token bool
 }
 
 // dict is the run's dictionary: every value replaced and every stand-in
@@ -71,6 +77,7 @@ func (d *dict) entry(k string, index bool) *entry {
 	}
 	e := &entry{digits: allDigits(k)}
 	d.m[k] = e
+	e.token = index && !searchable(k, e.digits) && shortToken(k, e.digits)
 	if !index || !searchable(k, e.digits) || len(k) > maxEcho {
 		return e
 	}
@@ -151,3 +158,65 @@ func searchable(k string, digits bool) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// shortToken reports whether k, too short to search for inside text, is
+// still searched for as a token of its own: two or three letters and
+// digits (ZS, A07), or four or five digits (a staff code, 0038). One to
+// three digits alone (12, 038) name nobody and stand in every quantity.
+func shortToken(k string, digits bool) bool {
+	if len(k) < 2 || len(k) > 7 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if !wordChar(k[i]) {
+			return false
+		}
+	}
+	return !digits || len(k) >= 4
+}
+
+// tokenAt returns the token of letters and digits that starts at s[i] and
+// its entry, when that is a short value the run replaced standing on its
+// own: between start, end, spaces, punctuation of URLs and JSON (/ = & ? ,
+// : ; quotes, brackets) or CJK text (工号0038), never inside a longer word,
+// a number (1.0038, 0038-2), an escape (%30) or an identifier (A07_x). A
+// code of digits followed by a CJK unit (2024年, 0038号) is a date or a
+// count, not the code. end is where the token ends (i when none starts
+// here).
+func (d *dict) tokenAt(s string, i int) (end int, e *entry) {
+	if !wordChar(s[i]) || i > 0 && !tokenEdge(s[i-1]) {
+		return i, nil
+	}
+	j := i
+	for j < len(s) && wordChar(s[j]) {
+		j++
+	}
+	if j-i > 7 {
+		return j, nil
+	}
+	e = d.m[s[i:j]]
+	if e == nil || !e.token || !e.orig {
+		return j, nil
+	}
+	// A full stop ends a sentence (客户ZS1.) unless a word goes on after it.
+	if j < len(s) && !tokenEdge(s[j]) && !(s[j] == '.' && (j+1 == len(s) || !wordChar(s[j+1]))) {
+		return j, nil
+	}
+	if j < len(s) && e.digits && s[j] >= 0x80 {
+		if r, _ := utf8.DecodeRuneInString(s[j:]); strings.ContainsRune(units, r) {
+			return j, nil
+		}
+	}
+	return j, e
+}
+
+// units are the CJK characters that make a number a date, a time, an
+// amount or a count.
+const units = "年月日时分秒元角个件张次天周期位"
+
+// tokenEdge reports whether c may stand next to a short token: anything
+// but a letter or digit and the characters that glue a number or word
+// together (. - _ % + @ ~).
+func tokenEdge(c byte) bool {
+	return !wordChar(c) && !strings.ContainsRune(".-_%+@~", rune(c))
+}

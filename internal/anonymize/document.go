@@ -135,7 +135,7 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			x.New = p.number(x.Old)
 		} else {
 			x.Old = t.view(body)
-			x.New = p.text(x.Old)
+			x.New = p.str(x.Old)
 		}
 		if x.New != x.Old {
 			x.Old, x.Path = strings.Clone(x.Old), shownPath(t.path)
@@ -162,7 +162,7 @@ func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 		if t.kind == numberToken {
 			p.number(string(out[t.s:t.e]))
 		} else {
-			p.text(t.view(out))
+			p.str(t.view(out))
 		}
 	})
 }

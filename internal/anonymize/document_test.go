@@ -2,8 +2,10 @@ package anonymize
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -246,4 +248,116 @@ func TestSearchKeepsWhatNamesNobody(t *testing.T) {
 			t.Errorf("%s: %v kept", k, x[k])
 		}
 	}
+}
+
+// Values too short to search for inside text (a staff code 0038, a
+// customer code ZS1) are replaced where they stand as tokens of their own,
+// and only there: never inside a number, a date, a word or an escape.
+func TestShortIdentifiersAreReplacedAsTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text string
+		gone string // "" when the text must be kept as it is
+	}{
+		{"0038", "0038"},
+		{"工号0038", "0038"},
+		{"经办人 0038，客户ZS1", "0038"},
+		{"经办人 0038，客户ZS1", "ZS1"},
+		{"/staff/0038?c=ZS1&x=1", "0038"},
+		{"/staff/0038?c=ZS1&x=1", "ZS1"},
+		{"customer: ZS1.", "ZS1"},
+		{`{"who":"0038"}`, "0038"},
+		{"(0038)", "0038"},
+		{"1.0038", ""},
+		{"0038-2", ""},
+		{"A0038 0038ab 20038 zs1 ZS12 ZS1_x x.ZS1 %0038", ""},
+		{"ZS1.x", ""},
+		{"2024年0038天", ""},
+		{"uuid 4f23c6e4-0038-41ac", ""},
+		{"12号仓, 共2件, 038", ""},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		x, _ := json.Marshal(tt.text)
+		body := []byte(`{"businessType":4010,"data":{"staffCode":"0038","customerCode":"ZS1","x":` + string(x) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		mustUnmarshal(t, out, &got)
+		s := fmt.Sprint(got.Data["x"])
+		switch {
+		case tt.gone == "" && s != tt.text:
+			t.Errorf("%q became %q: common text corrupted", tt.text, s)
+		case tt.gone != "" && strings.Contains(s, tt.gone):
+			t.Errorf("%q survives in %q", tt.gone, s)
+		}
+		// --check, on the output with the text planted back, finds it.
+		if tt.gone != "" {
+			planted := bytes.Replace(body, []byte(`"0038","customerCode":"ZS1"`), []byte(fmt.Sprintf(`%q,"customerCode":%q`, got.Data["staffCode"], got.Data["customerCode"])), 1)
+			if leaks := a.check(context.Background(), planted, 1); len(leaks) == 0 {
+				t.Errorf("--check finds no leak in %s", planted)
+			}
+		}
+	}
+}
+
+// Identifiers in the spellings an attacker (or an ERP) may choose: a
+// percent-encoded name in a string or a URL of the body (upper- or
+// lower-case hex), a mobile with its country code, an identity card or a
+// known tax id in lower case. Each is replaced, the text around it kept,
+// and --check finds each in the original.
+func TestSpellingsOfIdentifiersAreReplaced(t *testing.T) {
+	t.Parallel()
+	const name = "上海鼎盛贸易有限公司"
+	enc := url.QueryEscape(name)
+	tests := []struct{ text, gone, kept string }{
+		{"?c=" + enc + "&x=1", enc, "?c="},
+		{"https://erp.example/c?n=" + enc, enc, "https://erp.example/c?n="},
+		{strings.ToLower(enc), strings.ToLower(enc), ""},
+		{"/customers/" + enc, enc, "/customers/"},
+		{"+8613812345678", "13812345678", "+86"},
+		{"tel:8613812345678", "13812345678", "tel:86"},
+		{"0086 13812345678", "13812345678", "0086 "},
+		{"id 11010519491231002x", "11010519491231002", "id "},
+		{"tax 91310115ma1fl3xk9d.", "91310115ma1fl3xk9d", "tax "},
+		{"call 138-1234-5678.", "1234-5678", "call 1"},
+		{"call 138 1234 5678", "1234 5678", "call 1"},
+		{"50% off, 13% vat", "", "50% off, 13% vat"},
+		{"order 138-1234-56789 on 2024-1234-5678", "", "order 138-1234-56789 on 2024-1234-5678"},
+		{"hash 8613812345678abc", "", "hash 8613812345678abc"},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		x, _ := json.Marshal(tt.text)
+		body := []byte(`{"businessType":4010,"data":{"customerName":"` + name + `","taxCode":"91310115MA1FL3XK9D","x":` + string(x) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		mustUnmarshal(t, out, &got)
+		s := fmt.Sprint(got.Data["x"])
+		if tt.gone != "" && strings.Contains(s, tt.gone) || !strings.Contains(s, tt.kept) || tt.gone == "" && s != tt.text {
+			t.Errorf("%q became %q", tt.text, s)
+		}
+		if tt.gone == "" {
+			continue
+		}
+		// The output's fields with the original text planted back.
+		planted := []byte(`{"businessType":4010,"data":{"customerName":` + string(mustJSON(t, got.Data["customerName"])) + `,"taxCode":` + string(mustJSON(t, got.Data["taxCode"])) + `,"x":` + string(x) + `}}`)
+		if leaks := a.check(context.Background(), planted, 1); len(leaks) == 0 {
+			t.Errorf("--check finds no leak in %s", planted)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/sign"
@@ -32,6 +34,8 @@ type Options struct {
 	learn bool // see pass.learn
 	// checkOnly scans its input, an anonymized output, and writes nothing.
 	checkOnly bool
+	// SpoolMax replaces MaxSpool when above 0.
+	SpoolMax int64
 }
 
 // Stats says what a stream did.
@@ -84,38 +88,104 @@ func (e *InputError) Unwrap() error { return e.Err }
 // most input.Max) and writes the same kind, anonymized, to w. An empty
 // input writes nothing.
 //
-// When r can seek (a file), it is read twice: the first reading only fills
-// the run's dictionary, so that a value found in its field anywhere in the
-// input is replaced in every text of it, before and after.
-//
-// Input that cannot seek (stdin) is read once: a value is replaced in text
-// only once its own field has been read. With Check the output is then
-// kept and scanned at the end, with all the run knows, so that whatever
-// that left is reported.
+// The input is read twice: the first reading only fills the run's
+// dictionary, so that a value found in its field anywhere in the input is
+// replaced in every text of it, before and after. Input that cannot seek
+// (stdin, a pipe) is first copied to a temporary file, removed after, of
+// at most MaxSpool bytes: nothing is written before the whole input is in.
 func (a *anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
-	if rs, ok := r.(io.ReadSeeker); ok {
-		if start, serr := rs.Seek(0, io.SeekCurrent); serr == nil {
-			if _, err := a.stream(ctx, rs, io.Discard, Options{learn: true}); err != nil {
-				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
-			}
-			if _, err := rs.Seek(start, io.SeekStart); err != nil {
-				return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, err
-			}
-			return a.stream(ctx, r, w, opts)
+	rs, ok := r.(io.ReadSeeker)
+	start := int64(0)
+	if ok {
+		var serr error
+		if start, serr = rs.Seek(0, io.SeekCurrent); serr != nil {
+			ok = false
 		}
 	}
-	if !opts.Check {
-		return a.stream(ctx, r, w, opts)
+	empty := &Stats{Replaced: Report{}, Dropped: map[string]int{}}
+	if ok {
+		if _, err := a.stream(ctx, rs, io.Discard, Options{learn: true}); err != nil {
+			return empty, err
+		}
+	} else {
+		// The first reading copies what it reads: an item too large, or
+		// /dev/zero, ends it as it ends a file's, after at most an item.
+		f, err := os.CreateTemp("", "whsim-anonymize-in-*")
+		if err != nil {
+			return empty, fmt.Errorf("a temporary file for the input's two readings: %w", err)
+		}
+		defer func() { _ = f.Close(); _ = os.Remove(f.Name()) }()
+		cw := &capped{w: f, left: opts.spoolMax()}
+		tee := io.TeeReader(ctxio.NewReader(ctx, r), cw)
+		if _, err := a.stream(ctx, tee, io.Discard, Options{learn: true}); err != nil {
+			return empty, err
+		}
+		if _, err := io.Copy(io.Discard, tee); err != nil { // what the reading left
+			return empty, err
+		}
+		rs, start = f, 0
 	}
-	var out bytes.Buffer
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return empty, err
+	}
+	if !opts.Check {
+		return a.stream(ctx, rs, w, opts)
+	}
+	// The output is scanned at the end, with all the run knows; it is kept
+	// in a temporary file, not in memory.
+	out, err := os.CreateTemp("", "whsim-anonymize-out-*")
+	if err != nil {
+		return &Stats{Replaced: Report{}, Dropped: map[string]int{}}, fmt.Errorf("a temporary file for --check: %w", err)
+	}
+	defer func() { _ = out.Close(); _ = os.Remove(out.Name()) }()
 	once := opts
 	once.Check = false
-	if st, err = a.stream(ctx, r, io.MultiWriter(w, &out), once); err != nil {
+	if st, err = a.stream(ctx, rs, io.MultiWriter(w, out), once); err != nil {
 		return st, err
 	}
-	chk, err := a.stream(ctx, bytes.NewReader(out.Bytes()), io.Discard, Options{checkOnly: true})
+	if _, err := out.Seek(0, io.SeekStart); err != nil {
+		return st, err
+	}
+	chk, err := a.stream(ctx, out, io.Discard, Options{checkOnly: true})
 	st.Leaks = chk.Leaks
 	return st, err
+}
+
+// MaxSpool is the most of an input that cannot seek (stdin) anonymize
+// copies to a temporary file for its two readings.
+const MaxSpool = 8 << 30
+
+func (o Options) spoolMax() int64 {
+	if o.SpoolMax > 0 {
+		return o.SpoolMax
+	}
+	return MaxSpool
+}
+
+// SpoolError is an input that cannot seek and is larger than the spool.
+type SpoolError struct{ Max int64 }
+
+func (e *SpoolError) Error() string {
+	return fmt.Sprintf("the input is larger than %d MiB, the most anonymize copies from stdin or a pipe for its two readings; name the file instead", e.Max>>20)
+}
+
+// capped writes to w until left bytes are written, then fails with a
+// *SpoolError.
+type capped struct {
+	w    io.Writer
+	left int64
+	max  int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.max == 0 {
+		c.max = c.left
+	}
+	if int64(len(p)) > c.left {
+		return 0, &SpoolError{Max: c.max}
+	}
+	c.left -= int64(len(p))
+	return c.w.Write(p)
 }
 
 func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
@@ -177,7 +247,7 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 func (a *anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
 	p := &pass{a: a, ctx: ctx, check: true, line: line}
 	if err := a.scanPayload(p, out, true); err != nil {
-		p.text(string(out)) // a body kept as text
+		p.query(string(out)) // a body kept as text (a form, percent-encoded)
 	}
 	return p.leaks
 }
@@ -346,7 +416,7 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if len(bytes.TrimSpace(body)) > 0 {
 		out, repl, err := a.payload(p, body)
 		if _, syntax := errors.AsType[*syntaxError](err); syntax {
-			out, repl, err = []byte(p.text(string(body))), nil, nil
+			out, repl, err = []byte(p.query(string(body))), nil, nil
 			st.AsText++
 		}
 		if err != nil {
@@ -466,7 +536,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string) string {
 	}
 	out, _, err := a.payload(p, b)
 	if err != nil {
-		out = []byte(p.text(string(b)))
+		out = []byte(p.query(string(b))) // text, perhaps a form
 	}
 	if bytes.Equal(out, b) {
 		return stored
@@ -481,7 +551,7 @@ func (a *anonymizer) scanBody(p *pass, b []byte) {
 		return
 	}
 	if err := a.scanPayload(p, b, false); err != nil {
-		p.text(string(b))
+		p.query(string(b))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 // pass is one traversal of a payload or record: anonymizing (check false),
@@ -95,6 +97,21 @@ func (p *pass) text(s string) string {
 			runEnd = max(runEnd, i)
 			continue
 		}
+		if i >= runEnd {
+			if j, e := d.tokenAt(s, i); e != nil {
+				p.tick(j - i)
+				switch {
+				case p.check && !e.stand:
+					p.leak(string(e.class)+" (replaced elsewhere)", s[i:j])
+				case !p.check:
+					grow(i)
+					b = append(b, e.new...)
+					p.counts[Echo]++
+					i = j
+					continue
+				}
+			}
+		}
 		if i >= runEnd && runChar(s[i]) && (i == 0 || !runChar(s[i-1])) {
 			j := i
 			for j < len(s) && runChar(s[j]) {
@@ -105,8 +122,45 @@ func (p *pass) text(s string) string {
 			// A run glued to lower-case letters is part of a longer word (a
 			// uuid, a hash), not an identifier of its own.
 			word := i > 0 && isLower(s[i-1]) || j < len(s) && isLower(s[j])
-			if run := s[i:j]; !word && !d.isStandIn(run) {
-				if c := identifierClass(run); c != "" {
+			// A mobile written with the country code (+86, 0086 and 86
+			// glued to it) keeps the code, and the number is replaced.
+			pre := 0
+			if run := s[i:j]; len(run) == 13 && run[:2] == "86" && identifierClass(run[2:]) == mobile {
+				pre = 2
+			}
+			// An identity card or tax id written in lower case (…002x) is
+			// one when its check character holds.
+			if k := i + 18; word && k <= len(s) && alnum(s[i:k]) && (k == len(s) || !wordChar(s[k])) && (i == 0 || !wordChar(s[i-1])) {
+				if up := strings.ToUpper(s[i:k]); idCard(up) || taxid.ValidUSCC(up) || d.isOriginal(up) {
+					j, runEnd, word = k, k, false
+				}
+			}
+			// A mobile written in groups (138-1234-5678, 138 1234 5678)
+			// keeps its separators.
+			if k := i + 13; !word && j-i == 3 && k <= len(s) && (k == len(s) || !wordChar(s[k])) {
+				if m := s[i:k]; (m[3] == '-' || m[3] == ' ') && m[8] == m[3] && allDigits(m[4:8]) && allDigits(m[9:]) {
+					if digits := m[:3] + m[4:8] + m[9:]; identifierClass(digits) == mobile && !d.isStandIn(digits) && (p.check || len(p.a.r.Replace(mobile, digits)) == 11) {
+						if p.check {
+							p.leak(string(mobile), m)
+						} else {
+							st := p.a.r.Replace(mobile, digits)
+							grow(i)
+							b = append(b, st[:3]+m[3:4]+st[3:7]+m[8:9]+st[7:]...)
+							p.counts[mobile]++
+							i, runEnd = k, k
+							continue
+						}
+					}
+				}
+			}
+			if run := s[i+pre : j]; !word && !d.isStandIn(run) {
+				if c := identifierClass(strings.ToUpper(run)); c != "" {
+					if pre > 0 {
+						grow(i)
+						b = append(b, s[i:i+pre]...)
+						i += pre
+					}
+					run = strings.ToUpper(run)
 					if p.check {
 						p.leak(string(c), run)
 					} else {
@@ -205,6 +259,19 @@ func (p *pass) escaped(s string, query bool) string {
 	return t
 }
 
+// str anonymizes a string of a JSON body: as a URL when it holds a query
+// or a scheme (its parts decoded and encoded again as URLs are), else as
+// text that may be percent-encoded.
+func (p *pass) str(s string) string {
+	if strings.Contains(s, "%") && (strings.Contains(s, "?") || strings.Contains(s, "://")) {
+		return p.url(s)
+	}
+	if strings.Contains(s, "%") && strings.Contains(s, "/") {
+		return p.path(s)
+	}
+	return p.escaped(s, false)
+}
+
 // query anonymizes each name and value of a raw query, keeping the bytes
 // of those that name nobody.
 func (p *pass) query(q string) string {
@@ -301,6 +368,15 @@ func (p *pass) remote(s string) string {
 	}
 	p.counts[Address]++
 	return p.a.r.Replace(Address, s)
+}
+
+func alnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !wordChar(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }

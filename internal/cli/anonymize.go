@@ -52,8 +52,10 @@ escapes, percent-encoding): every other string, object key and number, the
 path and query, every header of the request, the response and the forward,
 the forward URL, the receivers' answers, and a request body that is not JSON
 (kept, and anonymized as text). There, any value the run replaced anywhere in
-the input (a file is read twice for this; stdin once, so only what came
-before), and anything shaped like a tax id, a mobile or an identity-card
+the input (it is read twice for this, before and after; stdin is first
+copied to a temporary file, removed after; a value too short to search
+for inside words, as a staff code 0038, where it stands as a token of its
+own), and anything shaped like a tax id, a mobile or an identity-card
 number, is replaced by its stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
 become ones of the documentation ranges (loopback stays).

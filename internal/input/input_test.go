@@ -284,3 +284,27 @@ func FuzzDetect(f *testing.F) {
 		}
 	})
 }
+
+// TestLongLinesAreNDJSON: lines longer than the read buffer (as the 64 KiB
+// buffers of anonymize, inspect and capture) are still NDJSON, one item a
+// line, never one document.
+func TestLongLinesAreNDJSON(t *testing.T) {
+	t.Parallel()
+	line := `{"pad":"` + strings.Repeat("a", 100<<10) + `"}`
+	for _, tt := range []struct {
+		name, file, in string
+		kind           Kind
+	}{
+		{"payloads", "a.json", line + "\n" + line + "\n", NDJSON},
+		{"no final line break", "-", line + "\n" + line, NDJSON},
+		{"CRLF", "a.ndjson", line + "\r\n" + line + "\r\n", NDJSON},
+		{"records", "c.log", `{"capture":1,` + line[1:] + "\n" + `{"capture":1,` + line[1:] + "\n", Captures},
+	} {
+		for _, buf := range []int{64 << 10, 1 << 20} {
+			kind, got, err := items(t, tt.file, tt.in, Options{Buffer: buf})
+			if err != nil || kind != tt.kind || len(got) != 2 {
+				t.Errorf("%s, buffer %d: kind %v, %d items, err %v", tt.name, buf, kind, len(got), err)
+			}
+		}
+	}
+}
