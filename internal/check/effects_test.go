@@ -341,7 +341,7 @@ func TestEffectsSkipped(t *testing.T) {
 	cfg := testConfig(t, srv.URL)
 	cfg.Checks = []string{Effects}
 	sum, results := runAll(t, cfg)
-	if len(results) != 1 || results[0].Verdict != skip || !strings.Contains(results[0].Reason, "--probe <url-template> or --probe-cmd") {
+	if len(results) != 1 || results[0].Verdict != Skip || !strings.Contains(results[0].Reason, "--probe <url-template> or --probe-cmd") {
 		t.Fatalf("results %+v, want one skip naming the flags", results)
 	}
 	if sum.Failed() || sum.Checks[Effects].Skipped == "" {
