@@ -1,8 +1,8 @@
 package check
 
 import (
-	"encoding/json"
 	"crypto/hmac"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"

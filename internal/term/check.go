@@ -317,4 +317,3 @@ func (s CheckSummary) AppendJSON(b []byte) []byte {
 func fmtMS(d time.Duration) string {
 	return strconv.FormatFloat(attempt.MS(d), 'f', 1, 64) + "ms"
 }
-
