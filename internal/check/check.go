@@ -130,8 +130,8 @@ const (
 	Pass Verdict = "pass"
 	Warn Verdict = "warn"
 	Fail Verdict = "fail"
-	// skip is a check that could not run, said once with why.
-	skip Verdict = "skipped"
+	// Skip is a check that could not run, said once with why.
+	Skip Verdict = "skipped"
 )
 
 // Case is one request of a check, as data: what is sent, byte for byte.
@@ -169,7 +169,7 @@ type Result struct {
 	Repro string
 	// Answer is what the receiver answered, when it did: its status line
 	// and the start of its body (as received, not yet terminal-safe).
-	Answer *reply
+	Answer *Reply
 	// quiet: the verdict rests on a call that got no answer at all, which
 	// is held back in case the receiver has stopped answering.
 	quiet bool
@@ -177,8 +177,8 @@ type Result struct {
 	hinted bool
 }
 
-// reply is a receiver's answer, as shown in reasons.
-type reply struct {
+// Reply is a receiver's answer, as shown in reasons.
+type Reply struct {
 	Status string      // "404 Not Found"
 	Header http.Header // shown with -v
 	Body   []byte      // the first attempt.MaxBodyPrefix bytes
@@ -251,7 +251,7 @@ type Summary struct {
 	// SeenBefore: every first delivery got 409 or a 5xx saying duplicate.
 	SeenBefore bool
 	// Effects are the effects check's figures, nil when it did not probe.
-	Effects *effectsStats
+	Effects *EffectsStats
 }
 
 // Failed reports whether any check failed, the receiver stopped answering

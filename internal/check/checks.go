@@ -29,7 +29,7 @@ func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 }
 
 // replyOf is the receiver's answer in an attempt, nil for none.
-func replyOf(a attempt.Attempt) *reply {
+func replyOf(a attempt.Attempt) *Reply {
 	if a.Status == 0 {
 		return nil
 	}
@@ -37,7 +37,7 @@ func replyOf(a attempt.Attempt) *reply {
 	if st == "" {
 		st = strconv.Itoa(a.Status)
 	}
-	return &reply{Status: st, Header: a.Header, Body: a.BodyPrefix}
+	return &Reply{Status: st, Header: a.Header, Body: a.BodyPrefix}
 }
 
 func (r *runner) acceptsValid() error {

@@ -36,8 +36,8 @@ const loadSample = 200
 // skippedEffects is the reason effects is skipped without a probe.
 const skippedEffects = "effects needs a probe: it would have proved that the receiver stored each document once (re-deliveries, retries and copies arriving together not again, large documents whole), applied voids and audits in any order, and kept every document of the load check; turn it on with --probe <url-template> or --probe-cmd <command>"
 
-// effectsStats are the figures of the effects check.
-type effectsStats struct {
+// EffectsStats are the figures of the effects check.
+type EffectsStats struct {
 	// Documents is how many documents were probed, load's included.
 	Documents int
 	// Load and LoadHeld are the load documents answered 2xx and how many
@@ -332,7 +332,7 @@ func probeName(p Probe) string {
 func (r *runner) effects(ctx context.Context) error {
 	if r.cfg.Probe == nil {
 		r.sum.Checks[Effects].Skipped = skippedEffects
-		r.report(Result{Case: &Case{Check: Effects, Name: "not-run"}, Verdict: skip, Reason: skippedEffects})
+		r.report(Result{Case: &Case{Check: Effects, Name: "not-run"}, Verdict: Skip, Reason: skippedEffects})
 		return nil
 	}
 	docs := r.cases.effects(serialCopies, r.cfg.Concurrent)
@@ -346,7 +346,7 @@ func (r *runner) effects(ctx context.Context) error {
 	if err := r.probeAll(ctx, probed); err != nil {
 		return err
 	}
-	st := &effectsStats{Documents: len(probed), LoadProbed: len(load), Settle: r.cfg.Settle}
+	st := &EffectsStats{Documents: len(probed), LoadProbed: len(load), Settle: r.cfg.Settle}
 	if r.loadSent != nil {
 		st.Load = r.loadSent.held
 	}
@@ -689,7 +689,7 @@ func (r *runner) loadDocs() []*effDoc {
 }
 
 // judgeLoad grades the load documents: every one held exactly once.
-func (r *runner) judgeLoad(docs []*effDoc, st *effectsStats) Result {
+func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 	c := &Case{Check: Effects, Name: fmt.Sprintf("under-load/%d-of-%d-documents", len(docs), st.Load)}
 	res := Result{Case: c, Verdict: Pass}
 	if len(docs) == 0 {

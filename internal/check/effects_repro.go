@@ -95,36 +95,3 @@ func (r *runner) curl(req *attempt.Request, file string) string {
 	}
 	return b.String()
 }
-
-// appendEffects is the summary's line of the effects figures.
-func appendEffects(b []byte, e *effectsStats) []byte {
-	b = fmt.Appendf(b, "\neffects: %d documents probed", e.Documents)
-	switch {
-	case e.LoadProbed == e.Load && e.Load > 0:
-		b = fmt.Appendf(b, " (every one of the %d load documents answered 2xx)", e.Load)
-	case e.Load > 0:
-		b = fmt.Appendf(b, " (a random sample of %d of the %d load documents answered 2xx)", e.LoadProbed, e.Load)
-	}
-	switch {
-	case e.NoneHeld:
-		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle)
-	case e.SlowestDoc != "":
-		b = fmt.Appendf(b, "; the slowest to settle was held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
-	default:
-		b = fmt.Appendf(b, "; every document that matched did so when first asked (settle %s)", e.Settle)
-	}
-	return append(b, '\n')
-}
-
-type effectsJSON struct {
-	Documents  int     `json:"documents"`
-	Load       int     `json:"loadDocuments"`
-	LoadProbed int     `json:"loadProbed"`
-	Slowest    float64 `json:"slowestMs"`
-	SlowestDoc string  `json:"slowestDocument,omitempty"`
-	Settle     float64 `json:"settleMs"`
-}
-
-func effectsOf(e *effectsStats) *effectsJSON {
-	return &effectsJSON{e.Documents, e.Load, e.LoadProbed, attempt.MS(e.Slowest), e.SlowestDoc, attempt.MS(e.Settle)}
-}

@@ -74,7 +74,7 @@ func TestReproduce(t *testing.T) {
 		mu.Lock()
 		calls = nil
 		mu.Unlock()
-		cmd := rep.reproduce(&caseReport{res: Result{Case: &tt.c}})
+		cmd := rep.reproduce(&CaseReport{Result: Result{Case: &tt.c}})
 		if strings.Contains(cmd, "s3cret") {
 			t.Errorf("%s: the credential is printed", cmd)
 		}

@@ -19,8 +19,6 @@ import (
 	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
-	"github.com/whsim/whsim/internal/term"
-	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Failed is a failed case read back from a check report, to send again.
@@ -74,7 +72,7 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 			continue
 		}
 		var j struct {
-			caseJSON
+			CaseRecord
 			Summary json.RawMessage `json:"summary"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
@@ -131,9 +129,9 @@ type RerunConfig struct {
 
 // Rerun outcomes.
 const (
-	fixed        = "fixed"
-	stillFailing = "still-failing"
-	notRerun     = "not-rerun"
+	Fixed        = "fixed"
+	StillFailing = "still-failing"
+	NotRerun     = "not-rerun"
 )
 
 // RerunResult is what became of one failed case sent again.
@@ -164,7 +162,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 			return err
 		}
 		if c.Want == "" {
-			out(RerunResult{Case: c, Outcome: notRerun,
+			out(RerunResult{Case: c, Outcome: NotRerun,
 				Reason: "judged over a whole run, not one call: run whsim check --checks " + c.Check + " again"})
 			continue
 		}
@@ -239,7 +237,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 			results[i] = d.Deliver(ctx, req)
 		}
 	}
-	res := RerunResult{Case: c, Outcome: fixed}
+	res := RerunResult{Case: c, Outcome: Fixed}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: attempt.FailureText(a)}
 		for _, r := range results[1:] {
@@ -250,12 +248,12 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	for i, r := range results {
 		a := r.Last()
-		if i == 0 || res.Outcome == fixed {
+		if i == 0 || res.Outcome == Fixed {
 			res.Status = a.Status
 			res.Reason = answer(a)
 		}
-		if res.Outcome == fixed && !wants(c.Want, a.Status) {
-			res.Outcome = stillFailing
+		if res.Outcome == Fixed && !wants(c.Want, a.Status) {
+			res.Outcome = StillFailing
 			res.Reason = answer(a) + ", want " + c.Want
 			if n > 1 {
 				res.Reason = fmt.Sprintf("delivery %d of %d %s", i+1, n, res.Reason)
@@ -278,52 +276,6 @@ func wants(want string, status int) bool {
 	return false
 }
 
-// RerunCase reports a rerun result through the shared reporter.
-type RerunCase struct{ R RerunResult }
-
-func (c *RerunCase) Verdict() term.Verdict {
-	if c.R.Outcome == fixed {
-		return term.Pass
-	}
-	return term.Fail
-}
-
-var outcomeWord = map[string]string{fixed: "FIXED", stillFailing: "STILL FAILING", notRerun: "NOT RERUN"}
-
-func (c *RerunCase) AppendText(b []byte, st *term.Style) []byte {
-	w := st.Fail
-	if c.R.Outcome == fixed {
-		w = st.OK
-	}
-	b = w.Append(b, outcomeWord[c.R.Outcome])
-	b = append(b, ' ')
-	b = st.Key.Append(b, c.R.Case.Check)
-	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.R.Case.Name), termsafe.Text(c.R.Reason))
-}
-
-func (c *RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
-	j, _ := json.Marshal(struct {
-		Check  string `json:"check"`
-		Case   string `json:"case"`
-		Rerun  string `json:"rerun"`
-		Status int    `json:"status"`
-		Was    int    `json:"wasStatus"`
-		Reason string `json:"reason"`
-		Want   string `json:"want,omitempty"`
-	}{c.R.Case.Check, c.R.Case.Name, c.R.Outcome, c.R.Status, c.R.Case.Status, termsafe.Text(c.R.Reason), c.R.Case.Want})
-	return append(append(b, j...), '\n')
-}
-
-func (c *RerunCase) JUnit() term.TestCase {
-	tc := term.TestCase{Suite: c.R.Case.Check, Name: c.R.Case.Name, Class: "whsim.check." + c.R.Case.Check}
-	if c.R.Outcome != fixed {
-		tc.Failure, tc.FailureType = c.R.Reason, c.R.Outcome
-	} else {
-		tc.Detail = "fixed: " + c.R.Reason
-	}
-	return tc
-}
-
 // RerunSummary counts a rerun's outcomes.
 type RerunSummary struct {
 	Fixed, StillFailing, NotRerun int
@@ -335,9 +287,9 @@ type RerunSummary struct {
 // Add counts a result.
 func (s *RerunSummary) Add(r RerunResult) {
 	switch r.Outcome {
-	case fixed:
+	case Fixed:
 		s.Fixed++
-	case stillFailing:
+	case StillFailing:
 		s.StillFailing++
 	default:
 		s.NotRerun++
@@ -347,34 +299,4 @@ func (s *RerunSummary) Add(r RerunResult) {
 // AllFixed says every case sent again is fixed.
 func (s *RerunSummary) AllFixed() bool {
 	return s.StillFailing == 0 && s.NotRerun == 0 && !s.Interrupted
-}
-
-func (s *RerunSummary) Title() string { return "whsim check --rerun" }
-
-func (s *RerunSummary) AppendText(b []byte, st *term.Style) []byte {
-	total := s.Fixed + s.StillFailing + s.NotRerun
-	b = append(b, '\n')
-	if s.Interrupted {
-		// Never "ok": the cases not sent again may still fail.
-		return fmt.Appendf(b, "interrupted after %d of %d failed %s: %d fixed, %d still failing\n",
-			total, max(s.Total, total), term.Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
-	}
-	if s.AllFixed() {
-		b = st.OK.Append(b, "ok")
-		return fmt.Appendf(b, " all %d failed %s fixed\n", total, term.Plural(total, "case is", "cases are"))
-	}
-	b = st.Fail.Append(b, "FAIL")
-	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, term.Plural(total, "case", "cases"), s.StillFailing)
-	if s.NotRerun > 0 {
-		b = fmt.Appendf(b, ", %d not rerun", s.NotRerun)
-	}
-	return append(b, '\n')
-}
-
-func (s *RerunSummary) AppendJSON(b []byte) []byte {
-	j, _ := json.Marshal(map[string]any{"summary": map[string]any{
-		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed(),
-		"interrupted": s.Interrupted,
-	}})
-	return append(append(b, j...), '\n')
 }

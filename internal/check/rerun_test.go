@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -20,7 +21,6 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
-	"github.com/whsim/whsim/internal/term"
 )
 
 func testSigner(t testing.TB) *sign.Signer {
@@ -75,10 +75,14 @@ func TestValidSignature(t *testing.T) {
 // reported is the JSON line the reporter writes for a result.
 func reported(t testing.TB, rep *Reporter, res Result) []byte {
 	t.Helper()
-	c := &caseReport{res: res, target: rep.maskedTarget(), user: rep.Header}
+	c := &CaseReport{Result: res, target: rep.maskedTarget(), user: rep.Header}
 	c.sent = rep.sentRequest(res.Case)
-	c.repro = rep.reproduce(c)
-	return c.AppendJSON(nil, nil)
+	c.Repro = rep.reproduce(c)
+	b, err := json.Marshal(c.Record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
 }
 
 func TestReadFailed(t *testing.T) {
@@ -272,8 +276,7 @@ func TestSavedCases(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	target, _ := url.Parse("http://127.0.0.1:9/hook")
-	out, _ := term.New(term.JSON, io.Discard, term.Style{}, false)
-	rep := &Reporter{Out: out, Target: target, SaveDir: dir, Header: http.Header{"Authorization": {"Bearer s3cret"}},
+	rep := &Reporter{Out: &sink{}, Target: target, SaveDir: dir, Header: http.Header{"Authorization": {"Bearer s3cret"}},
 		Signer: testSigner(t), Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
 	c := &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC",
 		Body: []byte(`{"requestId":"r-1"}`), RequestID: "r-1", Copies: 4}
@@ -326,7 +329,7 @@ func TestInlineReplayCommand(t *testing.T) {
 	target, _ := url.Parse("http://u:pw@127.0.0.1:9/hook")
 	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
 	c := &Case{Check: duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte(`{"requestId":"it's"}`), Copies: 8, AtOnce: true}
-	cc := &caseReport{res: Result{Case: c}}
+	cc := &CaseReport{Result: Result{Case: c}}
 	cc.sent = rep.sentRequest(c)
 	cmd := rep.reproduce(cc)
 	for _, want := range []string{"rec='{\"capture\":1,", `for i in $(seq 8); do printf '%s\n' "$rec"; done | whsim replay - --url 'http://u:%2A%2A%2A%2A@127.0.0.1:9/hook' --concurrency 8 -H 'Authorization: Bearer ****' --sign standard --secret "$WHSIM_REPLAY_SECRET"`} {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"crypto/hmac"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -182,24 +183,24 @@ func (r *Reporter) records(c *Case, s sent, at time.Time, mask bool) ([]byte, er
 }
 
 // save writes a case's records to its file under SaveDir.
-func (r *Reporter) save(cc *caseReport) error {
+func (r *Reporter) save(cc *CaseReport) error {
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
 	}
-	b, err := r.records(cc.res.Case, cc.sent, now(), false)
+	b, err := r.records(cc.Case, cc.sent, now(), false)
 	if err != nil {
 		return err
 	}
-	cc.file = filepath.Join(r.SaveDir, caseFile(cc.res.Case))
-	if err := os.MkdirAll(filepath.Dir(cc.file), 0o755); err != nil {
+	cc.File = filepath.Join(r.SaveDir, caseFile(cc.Case))
+	if err := os.MkdirAll(filepath.Dir(cc.File), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(cc.file, b, 0o600)
+	return os.WriteFile(cc.File, b, 0o600)
 }
 
 // saveLine appends the case's JSON line to the directory's results file.
-func (r *Reporter) saveLine(cc *caseReport) error {
+func (r *Reporter) saveLine(cc *CaseReport) error {
 	if r.results == nil {
 		f, err := os.Create(filepath.Join(r.SaveDir, ResultsFile))
 		if err != nil {
@@ -207,21 +208,22 @@ func (r *Reporter) saveLine(cc *caseReport) error {
 		}
 		r.results = f
 	}
-	_, err := r.results.Write(termsafe.JSON(cc.AppendJSON(nil, nil)))
+	line, _ := json.Marshal(cc.Record())
+	_, err := r.results.Write(termsafe.JSON(append(line, '\n')))
 	return err
 }
 
 // replayCommand is the whsim replay command that sends a case again: from
 // its --save-cases file, else from the record inline on stdin; concurrently
 // for copies delivered at once; signed afresh when the call was signed.
-func (r *Reporter) replayCommand(cc *caseReport) string {
-	c := cc.res.Case
+func (r *Reporter) replayCommand(cc *CaseReport) string {
+	c := cc.Case
 	copies := max(c.Copies, 1)
 	var b strings.Builder
 	src := ""
 	switch {
-	case cc.file != "":
-		src = shellQuote(cc.file)
+	case cc.File != "":
+		src = shellQuote(cc.File)
 	case len(c.Body) > maxInlineBody:
 		src = "case.ndjson"
 	default:

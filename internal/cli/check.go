@@ -342,7 +342,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(target.Redacted()), seed, strings.Join(ids, ", "))
 
-	rep, err := newCheckReporter(a, opts, target, header)
+	rep, out, err := newCheckReporter(a, opts, target, header)
 	if err != nil {
 		return err
 	}
@@ -356,7 +356,8 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	var rec *htmlreport.CheckRecorder
 	if opts.Report != "" || stepSummary() != "" {
 		col = &term.Collector{}
-		rep.Out = term.Tee(rep.Out, col)
+		out = term.Tee(out, col)
+		rep.Out = term.CheckSink{R: out}
 		rec = &htmlreport.CheckRecorder{Target: target, Header: header}
 		result = func(res check.Result) { rec.Result(res); rep.Result(res) }
 	}
@@ -383,7 +384,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: no verdict, exit 2; the
 		// cases graded before it stay on stdout.
-		_ = rep.Out.Abort()
+		_ = out.Abort()
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		if sum != nil {
@@ -426,16 +427,19 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.
 	return nil, nil
 }
 
-func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, error) {
-	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
+// newCheckReporter connects a check run's report to term's renderers:
+// stdout as --output says, and the JUnit report. out is stdout's.
+func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, term.Reporter, error) {
+	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), opts.Verbose), true)
 	if err != nil {
-		return nil, usagef("--output: %w", err)
+		return nil, nil, usagef("--output: %w", err)
 	}
-	r := &check.Reporter{Out: out, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
+	r := &check.Reporter{Out: term.CheckSink{R: out}, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
-		r.JUnit, _ = term.New(term.JUnit, &opts.junit, term.Style{}, false)
+		j, _ := term.New(term.JUnit, &opts.junit, term.Style{}, false)
+		r.JUnit = term.CheckSink{R: j, JUnit: true}
 	}
-	return r, nil
+	return r, out, nil
 }
 
 // checkJUnitPath refuses a --junit file that could not be written, before

@@ -76,7 +76,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	var repErr error
 	err = check.Rerun(ctx, cfg, cases, func(r check.RerunResult) {
 		sum.Add(r)
-		c := &check.RerunCase{R: r}
+		c := term.RerunCase{RerunResult: r}
 		if err := out.Case(c); err != nil && repErr == nil {
 			repErr = err
 		}
@@ -91,9 +91,9 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		return usageErr(unreachable)
 	case ctx.Err() != nil:
 		sum.Interrupted = true
-		_ = out.Finish(sum)
+		_ = out.Finish(term.RerunSummary{RerunSummary: sum})
 		if junit != nil {
-			_ = junit.Finish(sum)
+			_ = junit.Finish(term.RerunSummary{RerunSummary: sum})
 		}
 		return errInterrupted
 	case err != nil && sum.Fixed+sum.StillFailing+sum.NotRerun == 0:
@@ -101,11 +101,11 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := out.Finish(sum); err != nil {
+	if err := out.Finish(term.RerunSummary{RerunSummary: sum}); err != nil {
 		return err
 	}
 	if junit != nil {
-		if err := junit.Finish(sum); err != nil {
+		if err := junit.Finish(term.RerunSummary{RerunSummary: sum}); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 // Package term is whsim's one printer: the colours of a stream (Colors),
 // progress lines, and the text, JSON and JUnit renderers of every report
-// (send and replay, check's progress, validate, anonymize, listen's calls).
+// (send and replay, check's progress, cases, summary and reruns, validate,
+// anonymize, listen's calls).
 // Domain packages return values and events; term turns them into words,
 // and it alone writes an ANSI code or asks whether a stream is a terminal.
 //

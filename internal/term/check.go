@@ -1,0 +1,319 @@
+package term
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// CheckSink reports a check run to a Reporter: check.Reporter's Out or
+// JUnit, as the CLI connects them.
+type CheckSink struct {
+	R Reporter
+	// JUnit: CI reads the JUnit report alone, so a stopped run is a
+	// failing case there too.
+	JUnit bool
+}
+
+func (s CheckSink) Case(c *check.CaseReport) error { return s.R.Case(CheckCase{c}) }
+
+func (s CheckSink) Finish(sum *check.SummaryReport) error {
+	if st := sum.Stopped; st != nil && s.JUnit {
+		id := sum.CutShort
+		if id == "" && len(sum.NotRun) > 0 {
+			id = sum.NotRun[0]
+		}
+		_ = s.R.Case(CheckCase{&check.CaseReport{Result: check.Result{
+			Case: &check.Case{Check: id, Name: "receiver-stopped-answering"}, Verdict: check.Fail,
+			Reason: "the receiver stopped answering after " + st.After + ": " + st.Reason}}})
+	}
+	return s.R.Finish(CheckSummary{sum})
+}
+
+// CheckCase is a graded check case as a report case.
+type CheckCase struct{ *check.CaseReport }
+
+func (c CheckCase) Verdict() Verdict {
+	switch c.Result.Verdict {
+	case check.Fail:
+		return Fail
+	case check.Warn:
+		return Warn
+	}
+	return Pass
+}
+
+// replyText is the receiver's answer as reasons show it: its status line
+// and the start of its body, terminal-safe; "" when it did not answer.
+func replyText(a *check.Reply) string {
+	if a == nil {
+		return ""
+	}
+	t := "answered " + termsafe.Text(a.Status)
+	if body := strings.TrimSpace(string(a.Body)); body != "" {
+		t += ": " + termsafe.Text(body)
+		if len(a.Body) >= attempt.MaxBodyPrefix {
+			t += "…"
+		}
+	}
+	return t
+}
+
+// checkReason is a result's reason with the receiver's answer.
+func checkReason(res *check.Result) string {
+	r := termsafe.Text(res.Reason)
+	if a := replyText(res.Answer); a != "" && res.Verdict != check.Pass {
+		r += " [" + a + "]"
+	}
+	return r
+}
+
+// AppendText says nothing of a passing case: the summary counts them.
+// With st.Verbose, the receiver's whole answer is under the line, as
+// send -v shows it.
+func (c CheckCase) AppendText(b []byte, st *Style) []byte {
+	res := &c.Result
+	switch {
+	case res.Verdict == check.Fail:
+		b = st.Fail.Append(b, "FAIL")
+	case res.Verdict == check.Warn && !c.Quiet:
+		b = st.Warn.Append(b, "WARN")
+	case res.Verdict == check.Skip:
+		b = st.Dim.Append(b, "SKIP")
+		b = append(b, ' ')
+		b = st.Key.Append(b, res.Case.Check)
+		return fmt.Appendf(b, ": %s\n", termsafe.Text(res.Reason))
+	default:
+		return b
+	}
+	b = append(b, ' ')
+	b = st.Key.Append(b, res.Case.Check)
+	b = fmt.Appendf(b, " %s: %s\n", termsafe.Text(res.Case.Name), checkReason(res))
+	if a := res.Answer; st.Verbose && a != nil {
+		b = fmt.Appendf(b, "  < %s\n", termsafe.Text(a.Status))
+		for _, kv := range termsafe.Headers(termsafe.MaskHeaders(a.Header)) {
+			b = append(b, "  < "+kv[0]+": "+kv[1]+"\n"...)
+		}
+		if len(a.Body) > 0 {
+			b = append(b, "  <\n"...)
+			for _, line := range strings.Split(strings.TrimRight(termsafe.Lines(string(a.Body)), "\n"), "\n") {
+				b = append(b, "  < "+line+"\n"...)
+			}
+		}
+	}
+	return b
+}
+
+func (c CheckCase) AppendJSON(b []byte, _ *Style) []byte {
+	out, _ := json.Marshal(c.Record())
+	return append(append(b, out...), '\n')
+}
+
+func (c CheckCase) JUnit() TestCase {
+	res := &c.Result
+	tc := TestCase{Suite: res.Case.Check, Name: res.Case.Name, Class: "whsim.check." + res.Case.Check}
+	reason := checkReason(res)
+	switch res.Verdict {
+	case check.Fail:
+		tc.Failure, tc.FailureType, tc.Detail = reason, string(res.Verdict), c.Repro
+	case check.Warn:
+		tc.Detail = "warn: " + reason
+	case check.Skip:
+		tc.Detail = "skipped: " + reason
+	}
+	return tc
+}
+
+// CheckSummary ends a check run: a table per check, the load and latency
+// figures, and how to reproduce each failure.
+type CheckSummary struct{ *check.SummaryReport }
+
+func (s CheckSummary) Title() string { return "whsim check" }
+
+func (s CheckSummary) AppendText(b []byte, st *Style) []byte {
+	sum := s.Summary
+	for _, id := range sum.Order {
+		ws := s.Warns[id]
+		if len(ws) == 0 {
+			continue
+		}
+		b = st.Warn.Append(b, "WARN")
+		b = append(b, ' ')
+		b = st.Key.Append(b, id)
+		if len(ws) == 1 {
+			b = fmt.Appendf(b, " %s: %s\n", termsafe.Text(ws[0].Case.Name), checkReason(&ws[0]))
+			continue
+		}
+		b = fmt.Appendf(b, " %d cases, as %s: %s (-v lists them)\n", len(ws), termsafe.Text(ws[0].Case.Name), checkReason(&ws[0]))
+	}
+	b = append(b, '\n')
+	for _, n := range s.Notes() {
+		b = st.Fail.Append(b, "!")
+		b = fmt.Appendf(b, " %s\n", n)
+	}
+	b = fmt.Appendf(b, "%-22s %5s %5s %5s\n", "check", "pass", "warn", "fail")
+	var failed []string
+	warns := 0
+	for _, id := range sum.Order {
+		t := sum.Checks[id]
+		if slices.Contains(sum.NotRun, id) {
+			b = fmt.Appendf(b, "%-22s %17s\n", id, "not run")
+			continue
+		}
+		b = fmt.Appendf(b, "%-22s %5d %5d %5d", id, t.Pass, t.Warn, t.Fail)
+		if t.Fail > 0 {
+			b = st.Fail.Append(append(b, "  "...), "FAILED")
+			failed = append(failed, id)
+		}
+		if t.Skipped != "" {
+			b = st.Dim.Append(append(b, "  "...), "skipped")
+		}
+		if id == sum.CutShort {
+			b = append(b, "  (cut short)"...)
+		}
+		b = append(b, '\n')
+		warns += t.Warn
+	}
+	if l := sum.Load; l != nil {
+		if l.Answered+l.TimedOut == 0 {
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, none answered\n", l.Calls, l.Concurrency)
+		} else {
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s",
+				l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+			if l.TimedOut > 0 {
+				b = fmt.Appendf(b, " (%d timed out, counted at the time limit)", l.TimedOut)
+			}
+			b = append(b, '\n')
+		}
+	}
+	if e := sum.Effects; e != nil {
+		b = appendEffects(b, e)
+	}
+	if sum.Slowest != "" || sum.P99 > 0 {
+		b = fmt.Appendf(b, "latency: p99 %s over the calls outside load (budget %s), slowest event %s\n", fmtMS(sum.P99), s.Budget, sum.Slowest)
+	}
+	for i, c := range s.Failures {
+		if i == 0 {
+			b = append(b, "\nreproduce a failure:\n"...)
+		}
+		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.Case.Check, termsafe.Text(c.Case.Name), c.Repro)
+	}
+	b = append(b, '\n')
+	if it := sum.Interrupted; it != nil {
+		b = st.Fail.Append(b, "interrupted")
+		return fmt.Appendf(b, " after %s: %d of %d cases run\n", termsafe.Text(it.After), sum.Done, sum.Total)
+	}
+	if st1 := sum.Stopped; st1 != nil {
+		b = st.Fail.Append(b, "FAIL")
+		return fmt.Appendf(b, " the receiver stopped answering after %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.After), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
+	}
+	if len(failed) > 0 {
+		b = st.Fail.Append(b, "FAIL")
+		return fmt.Appendf(b, " %d of %d checks failed: %s\n", len(failed), len(sum.Order), strings.Join(failed, ", "))
+	}
+	b = st.OK.Append(b, "ok")
+	return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
+}
+
+// appendEffects is the summary's line of the effects figures.
+func appendEffects(b []byte, e *check.EffectsStats) []byte {
+	b = fmt.Appendf(b, "\neffects: %d documents probed", e.Documents)
+	switch {
+	case e.LoadProbed == e.Load && e.Load > 0:
+		b = fmt.Appendf(b, " (every one of the %d load documents answered 2xx)", e.Load)
+	case e.Load > 0:
+		b = fmt.Appendf(b, " (a random sample of %d of the %d load documents answered 2xx)", e.LoadProbed, e.Load)
+	}
+	switch {
+	case e.NoneHeld:
+		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle)
+	case e.SlowestDoc != "":
+		b = fmt.Appendf(b, "; the slowest to settle was held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
+	default:
+		b = fmt.Appendf(b, "; every document that matched did so when first asked (settle %s)", e.Settle)
+	}
+	return append(b, '\n')
+}
+
+// The summary of check --output json; its fields are stable.
+type (
+	checkSummaryJSON struct {
+		Checks      map[string]check.Tally `json:"checks"`
+		Failed      bool                   `json:"failed"`
+		Load        *loadJSON              `json:"load,omitempty"`
+		Latency     *latencyJSON           `json:"latency,omitempty"`
+		Effects     *effectsJSON           `json:"effects,omitempty"`
+		NotRun      []string               `json:"notRun,omitempty"`
+		Stopped     *check.Stop            `json:"stopped,omitempty"`
+		Interrupted *check.Stop            `json:"interrupted,omitempty"`
+		Cases       *casesJSON             `json:"cases,omitempty"`
+		Notes       []string               `json:"notes,omitempty"`
+	}
+	casesJSON struct {
+		Run   int `json:"run"`
+		Total int `json:"total"`
+	}
+	loadJSON struct {
+		Calls       int     `json:"calls"`
+		Concurrency int     `json:"concurrency"`
+		PerSecond   float64 `json:"perSecond"`
+		P50         float64 `json:"p50Ms"`
+		P90         float64 `json:"p90Ms"`
+		P99         float64 `json:"p99Ms"`
+		Max         float64 `json:"maxMs"`
+		Answered    int     `json:"answered"`
+		TimedOut    int     `json:"timedOut"`
+	}
+	latencyJSON struct {
+		P99          float64 `json:"p99Ms"`
+		Budget       float64 `json:"budgetMs"`
+		SlowestEvent string  `json:"slowestEvent"`
+		TimedOut     int     `json:"timedOut"`
+	}
+	effectsJSON struct {
+		Documents  int     `json:"documents"`
+		Load       int     `json:"loadDocuments"`
+		LoadProbed int     `json:"loadProbed"`
+		Slowest    float64 `json:"slowestMs"`
+		SlowestDoc string  `json:"slowestDocument,omitempty"`
+		Settle     float64 `json:"settleMs"`
+	}
+)
+
+func (s CheckSummary) AppendJSON(b []byte) []byte {
+	sum := s.Summary
+	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun,
+		Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.Notes()}
+	for id, t := range sum.Checks {
+		if !slices.Contains(sum.NotRun, id) {
+			j.Checks[id] = *t
+		}
+	}
+	if sum.Stopped != nil || sum.Interrupted != nil {
+		j.Cases = &casesJSON{Run: sum.Done, Total: sum.Total}
+	}
+	if l := sum.Load; l != nil {
+		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, attempt.MS(l.P50), attempt.MS(l.P90), attempt.MS(l.P99), attempt.MS(l.Max), l.Answered, l.TimedOut}
+	}
+	if e := sum.Effects; e != nil {
+		j.Effects = &effectsJSON{e.Documents, e.Load, e.LoadProbed, attempt.MS(e.Slowest), e.SlowestDoc, attempt.MS(e.Settle)}
+	}
+	if _, ok := sum.Checks[check.Latency]; ok && !slices.Contains(sum.NotRun, check.Latency) {
+		j.Latency = &latencyJSON{attempt.MS(sum.P99), attempt.MS(s.Budget), sum.Slowest, sum.Timeouts}
+	}
+	out, _ := json.Marshal(struct {
+		Summary checkSummaryJSON `json:"summary"`
+	}{j})
+	return append(append(b, out...), '\n')
+}
+
+func fmtMS(d time.Duration) string {
+	return strconv.FormatFloat(attempt.MS(d), 'f', 1, 64) + "ms"
+}

@@ -1,0 +1,88 @@
+package term
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// RerunCase is a failed case sent again (check --rerun) as a report case.
+type RerunCase struct{ check.RerunResult }
+
+func (c RerunCase) Verdict() Verdict {
+	if c.Outcome == check.Fixed {
+		return Pass
+	}
+	return Fail
+}
+
+var outcomeWord = map[string]string{check.Fixed: "FIXED", check.StillFailing: "STILL FAILING", check.NotRerun: "NOT RERUN"}
+
+func (c RerunCase) AppendText(b []byte, st *Style) []byte {
+	w := st.Fail
+	if c.Outcome == check.Fixed {
+		w = st.OK
+	}
+	b = w.Append(b, outcomeWord[c.Outcome])
+	b = append(b, ' ')
+	b = st.Key.Append(b, c.Case.Check)
+	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.Case.Name), termsafe.Text(c.Reason))
+}
+
+func (c RerunCase) AppendJSON(b []byte, _ *Style) []byte {
+	j, _ := json.Marshal(struct {
+		Check  string `json:"check"`
+		Case   string `json:"case"`
+		Rerun  string `json:"rerun"`
+		Status int    `json:"status"`
+		Was    int    `json:"wasStatus"`
+		Reason string `json:"reason"`
+		Want   string `json:"want,omitempty"`
+	}{c.Case.Check, c.Case.Name, c.Outcome, c.Status, c.Case.Status, termsafe.Text(c.Reason), c.Case.Want})
+	return append(append(b, j...), '\n')
+}
+
+func (c RerunCase) JUnit() TestCase {
+	tc := TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check}
+	if c.Outcome != check.Fixed {
+		tc.Failure, tc.FailureType = c.Reason, c.Outcome
+	} else {
+		tc.Detail = "fixed: " + c.Reason
+	}
+	return tc
+}
+
+// RerunSummary ends a rerun: how many cases are fixed.
+type RerunSummary struct{ *check.RerunSummary }
+
+func (s RerunSummary) Title() string { return "whsim check --rerun" }
+
+func (s RerunSummary) AppendText(b []byte, st *Style) []byte {
+	total := s.Fixed + s.StillFailing + s.NotRerun
+	b = append(b, '\n')
+	if s.Interrupted {
+		// Never "ok": the cases not sent again may still fail.
+		return fmt.Appendf(b, "interrupted after %d of %d failed %s: %d fixed, %d still failing\n",
+			total, max(s.Total, total), Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
+	}
+	if s.AllFixed() {
+		b = st.OK.Append(b, "ok")
+		return fmt.Appendf(b, " all %d failed %s fixed\n", total, Plural(total, "case is", "cases are"))
+	}
+	b = st.Fail.Append(b, "FAIL")
+	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, Plural(total, "case", "cases"), s.StillFailing)
+	if s.NotRerun > 0 {
+		b = fmt.Appendf(b, ", %d not rerun", s.NotRerun)
+	}
+	return append(b, '\n')
+}
+
+func (s RerunSummary) AppendJSON(b []byte) []byte {
+	j, _ := json.Marshal(map[string]any{"summary": map[string]any{
+		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed(),
+		"interrupted": s.Interrupted,
+	}})
+	return append(append(b, j...), '\n')
+}

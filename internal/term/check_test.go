@@ -1,0 +1,158 @@
+package term
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/check"
+)
+
+var colours = Style{OK: Wrap{"<ok>", "</>"}, Warn: Wrap{"<w>", "</>"}, Fail: Wrap{"<f>", "</>"}, Dim: Wrap{"<d>", "</>"}, Key: Wrap{"<k>", "</>"}}
+
+func checkCase(v check.Verdict, reason string, answer *check.Reply) *check.CaseReport {
+	return &check.CaseReport{Result: check.Result{Case: &check.Case{Check: "accepts-valid", Name: "E/described"},
+		Verdict: v, Status: 500, Reason: reason, Answer: answer}, Repro: "curl x"}
+}
+
+func TestCheckCaseText(t *testing.T) {
+	t.Parallel()
+	ans := &check.Reply{Status: "500 Internal Server Error", Body: []byte("oops\nline2")}
+	quiet := checkCase(check.Warn, "slow", nil)
+	quiet.Quiet = true
+	tests := []struct {
+		name string
+		c    *check.CaseReport
+		st   Style
+		want string
+	}{
+		{"pass says nothing", checkCase(check.Pass, "", nil), colours, ""},
+		{"fail with answer", checkCase(check.Fail, "got 500", ans), colours,
+			"<f>FAIL</> <k>accepts-valid</> E/described: got 500 [answered 500 Internal Server Error: oops\\nline2]\n"},
+		{"warn", checkCase(check.Warn, "slow", nil), Style{}, "WARN accepts-valid E/described: slow\n"},
+		{"quiet warn is the summary's", quiet, Style{}, ""},
+		{"skip", checkCase(check.Skip, "needs a probe", nil), colours, "<d>SKIP</> <k>accepts-valid</>: needs a probe\n"},
+		{"verbose shows the answer", checkCase(check.Fail, "got 500", ans), Style{Verbose: true},
+			"FAIL accepts-valid E/described: got 500 [answered 500 Internal Server Error: oops\\nline2]\n  < 500 Internal Server Error\n  <\n  < oops\n  < line2\n"},
+		{"reason made terminal-safe", checkCase(check.Fail, "bad \x1b[31m", nil), Style{}, "FAIL accepts-valid E/described: bad \\x1b[31m\n"},
+	}
+	for _, tt := range tests {
+		if got := string(CheckCase{tt.c}.AppendText(nil, &tt.st)); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCheckCaseJUnit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		v    check.Verdict
+		want TestCase
+		verd Verdict
+	}{
+		{check.Fail, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Failure: "r", FailureType: "fail", Detail: "curl x"}, Fail},
+		{check.Warn, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "warn: r"}, Warn},
+		{check.Skip, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "skipped: r"}, Pass},
+		{check.Pass, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid"}, Pass},
+	}
+	for _, tt := range tests {
+		c := CheckCase{checkCase(tt.v, "r", nil)}
+		if got := c.JUnit(); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.v, got, tt.want)
+		}
+		if c.Verdict() != tt.verd {
+			t.Errorf("%s: verdict %d, want %d", tt.v, c.Verdict(), tt.verd)
+		}
+	}
+}
+
+func TestCheckCaseJSON(t *testing.T) {
+	t.Parallel()
+	got := string(CheckCase{checkCase(check.Fail, "got 500", &check.Reply{Status: "500 X", Body: []byte(" b ")})}.AppendJSON(nil, nil))
+	want := `{"check":"accepts-valid","case":"E/described","verdict":"fail","status":500,"latencyMs":0,"reason":"got 500","answer":{"status":"500 X","body":"b"}}` + "\n"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func checkSum(f func(s *check.Summary)) *check.SummaryReport {
+	s := &check.Summary{Order: []string{"accepts-valid", "load"},
+		Checks: map[string]*check.Tally{"accepts-valid": {Pass: 2}, "load": {Pass: 1}}, Done: 3, Total: 3}
+	f(s)
+	return &check.SummaryReport{Summary: s, Budget: time.Second}
+}
+
+func TestCheckSummaryText(t *testing.T) {
+	t.Parallel()
+	table := "\ncheck                   pass  warn  fail\naccepts-valid              2     0     0\nload                       1     0     0\n\n"
+	failed := checkCase(check.Fail, "got 500", nil)
+	tests := []struct {
+		name string
+		s    *check.SummaryReport
+		want string
+	}{
+		{"ok", checkSum(func(*check.Summary) {}), table + "<ok>ok</> every check passed (0 warnings)\n"},
+		{"interrupted", checkSum(func(s *check.Summary) { s.Interrupted, s.Done = &check.Stop{After: "accepts-valid/x"}, 1 }),
+			table + "<f>interrupted</> after accepts-valid/x: 1 of 3 cases run\n"},
+		{"stopped", checkSum(func(s *check.Summary) {
+			s.Stopped, s.NotRun = &check.Stop{After: "accepts-valid/x", Reason: "2 calls timed out"}, []string{"load"}
+		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     0\nload                             not run\n\n" +
+			"<f>FAIL</> the receiver stopped answering after accepts-valid/x: 2 calls timed out; 3 of 3 cases run, 1 checks not run\n"},
+		{"failure and its command", func() *check.SummaryReport {
+			s := checkSum(func(s *check.Summary) { s.Checks["accepts-valid"].Fail = 1 })
+			s.Failures = []check.CaseReport{*failed}
+			return s
+		}(), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     1  <f>FAILED</>\nload                       1     0     0\n" +
+			"\nreproduce a failure:\n  # accepts-valid E/described\n  curl x\n\n<f>FAIL</> 1 of 2 checks failed: accepts-valid\n"},
+		{"held-back warnings", func() *check.SummaryReport {
+			s := checkSum(func(*check.Summary) {})
+			w := checkCase(check.Warn, "slow", nil).Result
+			s.Warns = map[string][]check.Result{"accepts-valid": {w, w}}
+			return s
+		}(), "<w>WARN</> <k>accepts-valid</> 2 cases, as E/described: slow (-v lists them)\n" + table + "<ok>ok</> every check passed (0 warnings)\n"},
+		{"probe found nothing", checkSum(func(s *check.Summary) { s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true} }),
+			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe found none of them (settle 0s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database\n\n<ok>ok</> every check passed (0 warnings)\n"},
+	}
+	for _, tt := range tests {
+		if got := string(CheckSummary{tt.s}.AppendText(nil, &colours)); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestCheckSinkJUnitStop: CI reads the JUnit report alone, so a stopped
+// run is a failing case there; stdout says it once, in the summary.
+func TestCheckSinkJUnitStop(t *testing.T) {
+	t.Parallel()
+	stopped := checkSum(func(s *check.Summary) {
+		s.Stopped, s.NotRun = &check.Stop{After: "a/x", Reason: "timed out"}, []string{"load"}
+	})
+	for _, junit := range []bool{true, false} {
+		var xml, text strings.Builder
+		j, _ := New(JUnit, &xml, Style{}, false)
+		out, _ := New(Text, &text, Style{}, false)
+		if err := (CheckSink{R: j, JUnit: junit}).Finish(stopped); err != nil {
+			t.Fatal(err)
+		}
+		if err := (CheckSink{R: out}).Finish(stopped); err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(xml.String(), `<testcase name="receiver-stopped-answering" classname="whsim.check.load">`)
+		if has != junit {
+			t.Errorf("JUnit %v: stop case %v:\n%s", junit, has, xml.String())
+		}
+		if n := strings.Count(text.String(), "stopped answering"); n != 1 {
+			t.Errorf("%d lines say it stopped answering, want one:\n%s", n, text.String())
+		}
+	}
+}
+
+func TestCheckSummaryJSON(t *testing.T) {
+	t.Parallel()
+	s := checkSum(func(s *check.Summary) { s.Interrupted, s.Done = &check.Stop{After: "a/x"}, 1 })
+	got := string(CheckSummary{s}.AppendJSON(nil))
+	want := `{"summary":{"checks":{"accepts-valid":{"pass":2,"warn":0,"fail":0},"load":{"pass":1,"warn":0,"fail":0}},"failed":true,"interrupted":{"after":"a/x","reason":""},"cases":{"run":1,"total":3}}}` + "\n"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
