@@ -8,9 +8,9 @@ import (
 	"github.com/whsim/whsim/internal/input"
 )
 
-// IsCapture reports whether a line is a capture record written by listen
+// isCapture reports whether a line is a capture record written by listen
 // rather than a plain payload.
-func IsCapture(line []byte) bool { return input.IsRecord(line) }
+func isCapture(line []byte) bool { return input.IsRecord(line) }
 
 // CheckCapture validates the request body of one capture record: the
 // query's businessType is the event. A line that is not a readable record,
@@ -18,7 +18,7 @@ func IsCapture(line []byte) bool { return input.IsRecord(line) }
 func (v *Validator) CheckCapture(line []byte) []Finding {
 	var rec capture.Record
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return v.single(RuleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
 	}
 	return v.CheckRecord(&rec)
 }
@@ -28,7 +28,7 @@ func (v *Validator) CheckCapture(line []byte) []Finding {
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	body, err := rec.RequestBody()
 	if err != nil {
-		return v.single(RuleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
+		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
 	}
 	event, ok := rec.Event()
 	if !ok {

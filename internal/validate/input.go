@@ -11,11 +11,6 @@ import (
 	"github.com/whsim/whsim/internal/input"
 )
 
-// MaxPayload is the largest payload, NDJSON line or array element an input
-// may hold (input.Max): a larger one is reported and skipped, never held in
-// memory.
-const MaxPayload = input.Max
-
 // Input says how to read one input.
 type Input struct {
 	// Name is what findings call the input; a name ending in .ndjson or
@@ -24,12 +19,14 @@ type Input struct {
 	// Event is the query event plain payloads were sent with; "" lets the
 	// body number decide.
 	Event string
-	// MaxPayload replaces the package's MaxPayload when above 0.
+	// MaxPayload, when above 0, replaces input.Max: the largest payload,
+	// NDJSON line or array element an input may hold (a larger one is
+	// reported and skipped, never held in memory).
 	MaxPayload int
 }
 
-// Result is one checked payload of an input.
-type Result struct {
+// result is one checked payload of an input.
+type result struct {
 	// Line is the payload's line in an NDJSON input, 0 otherwise.
 	Line int
 	// Element is the payload's index in an input holding a JSON array, -1
@@ -54,7 +51,7 @@ type Summary struct {
 }
 
 // Add counts one result.
-func (s *Summary) Add(r *Result) {
+func (s *Summary) Add(r *result) {
 	if !r.Skipped {
 		s.Payloads++
 	}
@@ -76,7 +73,7 @@ func (s *Summary) Add(r *Result) {
 // payload, whatever the input's size. kind is what the input held. An
 // error is an input that cannot be read (or cancellation), never a
 // finding.
-func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn func(*Result) error) (input.Kind, error) {
+func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn func(*result) error) (input.Kind, error) {
 	rd := input.NewReader(ctx, ctxio.NewReader(ctx, r), input.Options{Name: in.Name, Max: in.MaxPayload})
 	kind, err := rd.Kind()
 	if err != nil {
@@ -90,7 +87,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 		if err != nil {
 			return kind, err
 		}
-		r := &Result{Line: it.Line, Element: it.Element}
+		r := &result{Line: it.Line, Element: it.Element}
 		switch {
 		case kind == input.Document:
 			r.Line = 0
@@ -105,7 +102,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 			case it.Long:
 				r.Findings = v.tooLarge(rd, it)
 			case it.Problem != "":
-				r.Findings = v.single(RuleSyntax, it.Problem)
+				r.Findings = v.single(ruleSyntax, it.Problem)
 			default:
 				r.Findings = v.check(it.Body, in.Event)
 			}
@@ -116,7 +113,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 			r.Findings = v.tooLarge(rd, it)
 		case it.Torn:
 			r.Skipped = true
-			r.Findings = v.single(RuleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
+			r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
 		default:
 			r.Findings = v.check(it.Body, in.Event)
 		}
@@ -129,7 +126,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 
 // check judges one payload or capture record.
 func (v *Validator) check(body []byte, event string) []Finding {
-	if IsCapture(body) {
+	if isCapture(body) {
 		return v.CheckCapture(body)
 	}
 	return v.Check(body, event)
@@ -138,7 +135,7 @@ func (v *Validator) check(body []byte, event string) []Finding {
 func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) []Finding {
 	var tl *input.TooLargeError
 	errors.As(rd.TooLarge(it), &tl)
-	return v.single(RulePayloadSize, tl.Error()+"; not checked")
+	return v.single(rulePayloadSize, tl.Error()+"; not checked")
 }
 
 // shift moves a finding's position from its element to the whole input:
@@ -152,7 +149,7 @@ func shift(f *Finding, line, col int) {
 		f.Column += col - 1
 	}
 	f.Line += line - 1
-	if f.Rule == RuleSyntax {
+	if f.Rule == ruleSyntax {
 		// The message leads with the position (see checker.finish).
 		if _, msg, ok := strings.Cut(f.Message, ": "); ok && strings.HasPrefix(f.Message, "line ") {
 			f.Message = fmt.Sprintf("line %d, column %d: %s", f.Line, f.Column, msg)

@@ -20,7 +20,7 @@ func results(t *testing.T, v *Validator, in Input, input string) ([]string, Summ
 	t.Helper()
 	var out []string
 	var sum Summary
-	_, err := v.CheckInput(context.Background(), strings.NewReader(input), in, func(r *Result) error {
+	_, err := v.CheckInput(context.Background(), strings.NewReader(input), in, func(r *result) error {
 		sum.Add(r)
 		d := fmt.Sprintf("%d/%d:%s", r.Line, r.Element, strings.Join(ruleSet(r.Findings), ","))
 		if r.Skipped {
@@ -137,7 +137,7 @@ func TestCheckInputArrayPositions(t *testing.T) {
 	v := mustNew(t, Options{})
 	input := "[\n  {\"a\": 1},\n  {\"b\": tru}\n]\n"
 	var fs []Finding
-	_, err := v.CheckInput(context.Background(), strings.NewReader(input), Input{Name: "-"}, func(r *Result) error {
+	_, err := v.CheckInput(context.Background(), strings.NewReader(input), Input{Name: "-"}, func(r *result) error {
 		if r.Element == 1 {
 			fs = r.Findings
 		}
@@ -179,7 +179,7 @@ func TestCheckInputCancel(t *testing.T) {
 	block := blockingReader{make(chan struct{})}
 	defer close(block.ch)
 	go func() {
-		_, err := v.CheckInput(ctx, block, Input{Name: "-"}, func(*Result) error { return nil })
+		_, err := v.CheckInput(ctx, block, Input{Name: "-"}, func(*result) error { return nil })
 		done <- err
 	}()
 	cancel()
@@ -213,7 +213,7 @@ func FuzzCheckInput(f *testing.F) {
 			name = "in.ndjson"
 		}
 		var sum, counted Summary
-		_, err := v.CheckInput(context.Background(), bytes.NewReader(in), Input{Name: name, MaxPayload: max % 4096}, func(r *Result) error {
+		_, err := v.CheckInput(context.Background(), bytes.NewReader(in), Input{Name: name, MaxPayload: max % 4096}, func(r *result) error {
 			sum.Add(r)
 			if r.Line < 0 || r.Element < -1 || (r.Line > 0 && r.Element >= 0) {
 				t.Fatalf("malformed result %+v", r)

@@ -21,7 +21,7 @@ import (
 // Finding is one problem in one body.
 type Finding struct {
 	Rule     string   `json:"rule"`
-	Severity Severity `json:"severity"`
+	Severity severity `json:"severity"`
 	// Path is a readable JSON path (data.收款明细[0].手续费); "" is the
 	// whole body.
 	Path    string `json:"path"`
@@ -110,10 +110,10 @@ type UnknownRuleError struct{ ID string }
 
 // Error suggests the rule meant when one is close, else lists them all.
 func (e *UnknownRuleError) Error() string {
-	if hint := suggest.Hint(e.ID, RuleIDs()); hint != "" {
+	if hint := suggest.Hint(e.ID, ruleIDs()); hint != "" {
 		return fmt.Sprintf("unknown rule %q%s", e.ID, hint)
 	}
-	return fmt.Sprintf("unknown rule %q (valid: %s)", e.ID, strings.Join(RuleIDs(), ", "))
+	return fmt.Sprintf("unknown rule %q (valid: %s)", e.ID, strings.Join(ruleIDs(), ", "))
 }
 
 // Check validates one body. event is the event name the query asserted, ""
