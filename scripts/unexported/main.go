@@ -23,6 +23,7 @@ import (
 
 func main() {
 	write := flag.Bool("w", false, "rewrite")
+	rename := flag.String("m", "", "rename these comma-separated `Type.Member`s of the one package named instead")
 	flag.Parse()
 	root, err := filepath.Abs(flag.Arg(0))
 	if err != nil {
@@ -33,6 +34,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *rename != "" {
+		if err := renameMembers(os.Stdout, t, root, flag.Arg(1), strings.Split(*rename, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
 	}
 	for _, rel := range flag.Args()[1:] {
 		if err := run(os.Stdout, t, root, rel, *write); err != nil {
@@ -255,6 +263,7 @@ func run(w io.Writer, t *tree, root, rel string, write bool) error {
 	}
 	fmt.Fprintf(w, "%s: exported %d, named outside %d, unexport %d, renamed %d; unused inside too: %v\n", rel, len(exported), len(exported)-len(unused), len(unused), renamed, dead)
 	fmt.Fprintf(w, "%s: names: %v\n", rel, unused)
+	fmt.Fprintf(w, "%s: exported fields and methods no other package names (not renamed: an interface, reflection or encoding/json may need them): %v\n", rel, members(p, t))
 	if !write {
 		return nil
 	}
@@ -327,6 +336,38 @@ func embedders(p *packages.Package, tn *types.TypeName, nn string) string {
 		})
 	}
 	return why
+}
+
+// members lists the exported fields and methods of the package's
+// exported types that no other package names.
+func members(p *packages.Package, t *tree) []string {
+	var out []string
+	scope := p.Types.Scope()
+	for _, n := range scope.Names() {
+		tn, ok := scope.Lookup(n).(*types.TypeName)
+		if !ok || !tn.Exported() || strings.HasSuffix(p.Fset.Position(tn.Pos()).Filename, "_test.go") {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		for i := range named.NumMethods() {
+			m := named.Method(i)
+			if m.Exported() && !t.member[declPos(p.Fset.Position(m.Pos()))] {
+				out = append(out, n+"."+m.Name()+"()")
+			}
+		}
+		if st, ok := named.Underlying().(*types.Struct); ok {
+			for i := range st.NumFields() {
+				f := st.Field(i)
+				if f.Exported() && !f.Embedded() && !t.member[declPos(p.Fset.Position(f.Pos()))] {
+					out = append(out, n+"."+f.Name())
+				}
+			}
+		}
+	}
+	return out
 }
 
 func relTo(root, f string) string {

@@ -13,9 +13,10 @@ import (
 // local variable that shares a package's name (payload.Len with payload a
 // []byte) does not keep a name exported.
 type tree struct {
-	loaded map[string]bool       // files type-checked in some package
-	named  map[string]bool       // "path.Name" named by another package
-	fields map[string][]fieldUse // "path.T": selectors and literal keys naming an embedded field of type T
+	loaded map[string]bool         // files type-checked in some package
+	named  map[string]bool         // "path.Name" named by another package
+	fields map[string][]fieldUse   // "path.T": selectors and literal keys naming an embedded field of type T
+	member map[token.Position]bool // declarations of fields and methods another package names
 }
 
 // fieldUse is one use of an embedded field by its name: x.T or T{T: v}.
@@ -37,7 +38,7 @@ func loadTree(root string) (*tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{loaded: map[string]bool{}, named: map[string]bool{}, fields: map[string][]fieldUse{}}
+	t := &tree{loaded: map[string]bool{}, named: map[string]bool{}, fields: map[string][]fieldUse{}, member: map[token.Position]bool{}}
 	for _, p := range pkgs {
 		if len(p.Errors) > 0 {
 			return nil, fmt.Errorf("%s: %v", p.ID, p.Errors)
@@ -48,6 +49,9 @@ func loadTree(root string) (*tree, error) {
 		for id, o := range p.TypesInfo.Uses {
 			if o.Pkg() == nil {
 				continue
+			}
+			if member(o) && o.Pkg().Path() != p.PkgPath {
+				t.member[declPos(p.Fset.Position(o.Pos()))] = true
 			}
 			if v, ok := o.(*types.Var); ok && v.IsField() {
 				if v.Embedded() {
@@ -84,4 +88,21 @@ func typeName(t types.Type) *types.TypeName {
 		return t.Obj()
 	}
 	return nil
+}
+
+// member reports whether o is a field or a method.
+func member(o types.Object) bool {
+	switch o := o.(type) {
+	case *types.Var:
+		return o.IsField()
+	case *types.Func:
+		return o.Signature().Recv() != nil
+	}
+	return false
+}
+
+// declPos is a declaration's place by file and line:column, the same
+// whether the object came from source or export data.
+func declPos(p token.Position) token.Position {
+	return token.Position{Filename: p.Filename, Line: p.Line, Column: p.Column}
 }
