@@ -12,10 +12,10 @@ import (
 // rather than a plain payload.
 func isCapture(line []byte) bool { return input.IsRecord(line) }
 
-// CheckCapture validates the request body of one capture record: the
+// checkCapture validates the request body of one capture record: the
 // query's businessType is the event. A line that is not a readable record,
 // or a query without businessType, is an error finding.
-func (v *Validator) CheckCapture(line []byte) []Finding {
+func (v *Validator) checkCapture(line []byte) []Finding {
 	var rec capture.Record
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
@@ -24,7 +24,7 @@ func (v *Validator) CheckCapture(line []byte) []Finding {
 }
 
 // CheckRecord validates the request body of a capture record as
-// CheckCapture does.
+// checkCapture does.
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	body, err := rec.RequestBody()
 	if err != nil {

@@ -51,8 +51,8 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, bef
 		if name == "-" && beforeStdin != nil {
 			beforeStdin()
 		}
-		kind, err := v.CheckInput(ctx, fs.rs[i], Input{Name: name, Event: event}, func(res *result) error {
-			sum.Add(res)
+		kind, err := v.checkInput(ctx, fs.rs[i], Input{name: name, event: event}, func(res *result) error {
+			sum.add(res)
 			return fn(Case{File: shown, result: res})
 		})
 		if err != nil {

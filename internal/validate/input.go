@@ -13,16 +13,16 @@ import (
 
 // Input says how to read one input.
 type Input struct {
-	// Name is what findings call the input; a name ending in .ndjson or
+	// name is what findings call the input; a name ending in .ndjson or
 	// .jsonl makes it NDJSON whatever its first line holds.
-	Name string
-	// Event is the query event plain payloads were sent with; "" lets the
+	name string
+	// event is the query event plain payloads were sent with; "" lets the
 	// body number decide.
-	Event string
-	// MaxPayload, when above 0, replaces input.Max: the largest payload,
+	event string
+	// maxPayload, when above 0, replaces input.Max: the largest payload,
 	// NDJSON line or array element an input may hold (a larger one is
 	// reported and skipped, never held in memory).
-	MaxPayload int
+	maxPayload int
 }
 
 // result is one checked payload of an input.
@@ -50,8 +50,8 @@ type Summary struct {
 	Array string `json:"-"`
 }
 
-// Add counts one result.
-func (s *Summary) Add(r *result) {
+// add counts one result.
+func (s *Summary) add(r *result) {
 	if !r.Skipped {
 		s.Payloads++
 	}
@@ -67,14 +67,14 @@ func (s *Summary) Add(r *result) {
 	}
 }
 
-// CheckInput reads the payloads of one input (input.Reader: a document,
+// checkInput reads the payloads of one input (input.Reader: a document,
 // an array, NDJSON or capture records) and calls fn with each one's
 // result, in input order. It streams: memory is bounded by the largest
 // payload, whatever the input's size. kind is what the input held. An
 // error is an input that cannot be read (or cancellation), never a
 // finding.
-func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn func(*result) error) (input.Kind, error) {
-	rd := input.NewReader(ctx, ctxio.NewReader(ctx, r), input.Options{Name: in.Name, Max: in.MaxPayload})
+func (v *Validator) checkInput(ctx context.Context, r io.Reader, in Input, fn func(*result) error) (input.Kind, error) {
+	rd := input.NewReader(ctx, ctxio.NewReader(ctx, r), input.Options{Name: in.name, Max: in.maxPayload})
 	kind, err := rd.Kind()
 	if err != nil {
 		return kind, err
@@ -94,7 +94,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 			if it.Long {
 				r.Findings = v.tooLarge(rd, it)
 			} else {
-				r.Findings = v.Check(it.Body, in.Event)
+				r.Findings = v.Check(it.Body, in.event)
 			}
 		case kind == input.Array:
 			r.Line = 0
@@ -104,7 +104,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 			case it.Problem != "":
 				r.Findings = v.single(ruleSyntax, it.Problem)
 			default:
-				r.Findings = v.check(it.Body, in.Event)
+				r.Findings = v.check(it.Body, in.event)
 			}
 			for i := range r.Findings {
 				shift(&r.Findings[i], it.Line, it.Column)
@@ -115,7 +115,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 			r.Skipped = true
 			r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
 		default:
-			r.Findings = v.check(it.Body, in.Event)
+			r.Findings = v.check(it.Body, in.event)
 		}
 		r.Failed = !r.Skipped && v.Failed(r.Findings)
 		if err := fn(r); err != nil {
@@ -127,7 +127,7 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 // check judges one payload or capture record.
 func (v *Validator) check(body []byte, event string) []Finding {
 	if isCapture(body) {
-		return v.CheckCapture(body)
+		return v.checkCapture(body)
 	}
 	return v.Check(body, event)
 }

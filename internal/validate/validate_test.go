@@ -268,7 +268,7 @@ func TestCheckCapture(t *testing.T) {
 		if !isCapture(tt.line) {
 			t.Errorf("%s: not seen as a capture record", tt.name)
 		}
-		if got := ruleSet(v.CheckCapture(tt.line)); !slices.Equal(got, tt.want) {
+		if got := ruleSet(v.checkCapture(tt.line)); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: rules %q, want %q", tt.name, got, tt.want)
 		}
 	}
