@@ -146,8 +146,8 @@ func TestCheckInputArrayPositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 1 || fs[0].Line != 3 || fs[0].Column != 9 || !strings.HasPrefix(fs[0].Message, "line 3, column 9: ") {
-		t.Fatalf("findings %+v, want one at line 3, column 9", fs)
+	if len(fs) != 1 || fs[0].Line != 3 || fs[0].Column != 12 || !strings.HasPrefix(fs[0].Message, "line 3, column 12: ") {
+		t.Fatalf("findings %+v, want one at line 3, column 12 (the byte after tru)", fs)
 	}
 }
 
