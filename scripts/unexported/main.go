@@ -67,29 +67,9 @@ func lower(s string) string {
 }
 
 func run(w io.Writer, t *tree, root, rel string, write bool) error {
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: root, Tests: true}
-	pkgs, err := packages.Load(cfg, "./"+rel)
+	p, err := loadPkg(root, rel)
 	if err != nil {
 		return err
-	}
-	var p *packages.Package
-	for _, q := range pkgs {
-		if strings.HasSuffix(q.ID, ".test]") && !strings.HasSuffix(q.PkgPath, "_test") {
-			p = q
-		}
-	}
-	if p == nil {
-		for _, q := range pkgs {
-			if !strings.HasSuffix(q.ID, "]") && !strings.HasSuffix(q.PkgPath, "_test") && !strings.HasSuffix(q.ID, ".test") {
-				p = q
-			}
-		}
-	}
-	if p == nil {
-		return fmt.Errorf("%s: no package", rel)
-	}
-	if len(p.Errors) > 0 {
-		return fmt.Errorf("%s: %v", rel, p.Errors)
 	}
 	name := p.Name
 	dir := filepath.Join(root, rel)
@@ -287,6 +267,36 @@ func run(w io.Writer, t *tree, root, rel string, write bool) error {
 		}
 	}
 	return nil
+}
+
+// loadPkg loads the package at rel with its in-package tests when it has
+// them, so their uses are renamed too.
+func loadPkg(root, rel string) (*packages.Package, error) {
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: root, Tests: true}
+	pkgs, err := packages.Load(cfg, "./"+rel)
+	if err != nil {
+		return nil, err
+	}
+	var p *packages.Package
+	for _, q := range pkgs {
+		if strings.HasSuffix(q.ID, ".test]") && !strings.HasSuffix(q.PkgPath, "_test") {
+			p = q
+		}
+	}
+	if p == nil {
+		for _, q := range pkgs {
+			if !strings.HasSuffix(q.ID, "]") && !strings.HasSuffix(q.PkgPath, "_test") && !strings.HasSuffix(q.ID, ".test") {
+				p = q
+			}
+		}
+	}
+	if p == nil {
+		return nil, fmt.Errorf("%s: no package", rel)
+	}
+	if len(p.Errors) > 0 {
+		return nil, fmt.Errorf("%s: %v", rel, p.Errors)
+	}
+	return p, nil
 }
 
 // embedders says why the fields embedding type tn cannot take the name

@@ -126,3 +126,66 @@ func D() int {
 		t.Fatalf("go test after the rename: %v\n%s", err, msg)
 	}
 }
+
+// TestMembers renames chosen fields and methods (-m) and refuses one
+// another package names.
+func TestMembers(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go tool")
+	}
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module m\n\ngo 1.26\n",
+		"a/a.go": `package a
+
+type T struct {
+	Count int
+	Seen  int
+}
+
+func (t *T) Add() *T { t.Count++; return t }
+
+func New() *T { return (&T{Count: 1}).Add() }
+`,
+		"b/b.go": `package b
+
+import "m/a"
+
+func B() int { return a.New().Seen }
+`,
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := loadTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := renameMembers(&out, tr, root, "a", []string{"T.Seen"}); err == nil || !strings.Contains(err.Error(), "named by another package") {
+		t.Errorf("renaming T.Seen, which b names: %v", err)
+	}
+	if err := renameMembers(&out, tr, root, "a", []string{"T.Count", "T.Add"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "a/a.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\tcount int", "func (t *T) add() *T { t.count++", "(&T{count: 1}).add()", "Seen  int"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("a.go lacks %q:\n%s", want, b)
+		}
+	}
+	cmd := exec.Command("go", "vet", "./...")
+	cmd.Dir = root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet after the rename: %v\n%s", err, msg)
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-
-	"golang.org/x/tools/go/packages"
 )
 
 // renameMembers lower-cases the named fields and methods (Type.Member) of
@@ -16,19 +14,9 @@ import (
 // by hand from the list run prints: whether an interface elsewhere, or
 // reflection, needs a member is not something go/types can say.
 func renameMembers(w io.Writer, t *tree, root, rel string, names []string) error {
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: root, Tests: true}
-	pkgs, err := packages.Load(cfg, "./"+rel)
+	p, err := loadPkg(root, rel)
 	if err != nil {
 		return err
-	}
-	var p *packages.Package
-	for _, q := range pkgs {
-		if strings.HasSuffix(q.ID, ".test]") && !strings.HasSuffix(q.PkgPath, "_test") {
-			p = q
-		}
-	}
-	if p == nil || len(p.Errors) > 0 {
-		return fmt.Errorf("%s: no package with tests loaded", rel)
 	}
 	type edit struct{ off, n int }
 	edits := map[string][]edit{}
