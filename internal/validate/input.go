@@ -34,9 +34,9 @@ type result struct {
 	Element  int
 	Findings []Finding
 	Failed   bool
-	// Skipped says the line was not checked as a payload: a torn last
+	// skipped says the line was not checked as a payload: a torn last
 	// capture line, which only warns, even under Strict.
-	Skipped bool
+	skipped bool
 }
 
 // Summary counts a validation run.
@@ -52,7 +52,7 @@ type Summary struct {
 
 // add counts one result.
 func (s *Summary) add(r *result) {
-	if !r.Skipped {
+	if !r.skipped {
 		s.Payloads++
 	}
 	if r.Failed {
@@ -112,12 +112,12 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in Input, fn fu
 		case it.Long:
 			r.Findings = v.tooLarge(rd, it)
 		case it.Torn:
-			r.Skipped = true
+			r.skipped = true
 			r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
 		default:
 			r.Findings = v.check(it.Body, in.event)
 		}
-		r.Failed = !r.Skipped && v.Failed(r.Findings)
+		r.Failed = !r.skipped && v.Failed(r.Findings)
 		if err := fn(r); err != nil {
 			return kind, err
 		}

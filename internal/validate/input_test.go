@@ -23,10 +23,10 @@ func results(t *testing.T, v *Validator, in Input, input string) ([]string, Summ
 	_, err := v.checkInput(context.Background(), strings.NewReader(input), in, func(r *result) error {
 		sum.add(r)
 		d := fmt.Sprintf("%d/%d:%s", r.Line, r.Element, strings.Join(ruleSet(r.Findings), ","))
-		if r.Skipped {
+		if r.skipped {
 			d += " skipped"
 		}
-		if r.Failed != v.Failed(r.Findings) && !r.Skipped {
+		if r.Failed != v.Failed(r.Findings) && !r.skipped {
 			t.Errorf("%s: Failed %v disagrees with the findings", d, r.Failed)
 		}
 		out = append(out, d)
@@ -218,7 +218,7 @@ func FuzzCheckInput(f *testing.F) {
 			if r.Line < 0 || r.Element < -1 || (r.Line > 0 && r.Element >= 0) {
 				t.Fatalf("malformed result %+v", r)
 			}
-			if !r.Skipped {
+			if !r.skipped {
 				counted.Payloads++
 			}
 			for _, x := range r.Findings {
