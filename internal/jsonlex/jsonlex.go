@@ -239,13 +239,12 @@ func (l *Lexer) Lit(k Kind) {
 	default:
 		want = "false"
 	}
+	// A broken literal names its first wrong byte and the literal it
+	// began, not its first letter, which was right.
 	rest := l.b[l.i:]
 	for j := 0; j < len(want); j++ {
-		if j >= len(rest) {
-			l.fail(l.i+j, l.describe(l.i+j))
-		}
-		if rest[j] != want[j] {
-			l.fail(l.i, l.describe(l.i))
+		if j >= len(rest) || rest[j] != want[j] {
+			l.failf(l.i+j, "want %s: %s", want, l.describe(l.i+j))
 		}
 	}
 	l.i += len(want)
@@ -550,7 +549,7 @@ func (l *Lexer) Enter() bool {
 	l.i++
 	l.depth++
 	if l.depth > MaxDepth {
-		l.failf(l.i, "nesting deeper than %d levels", MaxDepth)
+		l.failf(l.i-1, "nesting deeper than %d levels", MaxDepth) // at the bracket that opens one level too many
 	}
 	l.ws()
 	if l.i < len(l.b) && l.b[l.i] == close {

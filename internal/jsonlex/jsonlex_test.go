@@ -123,7 +123,16 @@ func TestWalkError(t *testing.T) {
 		{`{"a":"\u12g4"}`, 10, `invalid \u escape`, 1, 11},
 		{`{"a":1} x`, 8, "trailing data", 1, 9},
 		{`{"a":[1,2`, 9, "truncated", 1, 10},
-		{strings.Repeat("[", MaxDepth+1), MaxDepth + 1, "nesting deeper than 10000", 1, MaxDepth + 2},
+		// The bracket that opens level MaxDepth+1 is the one named, as
+		// every other error names the byte at fault.
+		{strings.Repeat("[", MaxDepth+1), MaxDepth, "nesting deeper than 10000", 1, MaxDepth + 1},
+		{`{"a":` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + "}", MaxDepth + 4, "nesting deeper than 10000", 1, MaxDepth + 5},
+		// A broken literal: the first byte that is not the literal's, and
+		// which literal was being read (the 't' itself was fine).
+		{`{"a": tru}`, 9, "want true: unexpected character '}'", 1, 10},
+		{`{"a": nul }`, 9, "want null: unexpected character ' '", 1, 10},
+		{"{\"a\":[fals", 10, "want false: unexpected end of input", 1, 11},
+		{`{"a":tx}`, 6, "want true: unexpected character 'x'", 1, 7},
 	}
 	for _, tt := range tests {
 		err := Walk([]byte(tt.doc), func([]Seg, Value) {})

@@ -64,9 +64,9 @@ func (g *Generator) Envelope(e spec.Event, s spec.Shape, data *Obj) *Obj {
 	transition(e, s, data)
 	r := g.f.Rand()
 	return new(Obj).
-		Add(spec.FieldRequestID, spec.NewUUID(r.Uint64(), r.Uint64())).
-		Add(spec.FieldBusinessType, int64(e.NumberFor(s))).
-		Add(spec.FieldData, data)
+		add(spec.FieldRequestID, spec.NewUUID(r.Uint64(), r.Uint64())).
+		add(spec.FieldBusinessType, int64(e.NumberFor(s))).
+		add(spec.FieldData, data)
 }
 
 // transition sets the fields the event changes, where data has them.

@@ -25,9 +25,9 @@ type member struct {
 	Val any
 }
 
-// Add appends a member and returns o, for building documents in one
+// add appends a member and returns o, for building documents in one
 // expression.
-func (o *Obj) Add(key string, val any) *Obj {
+func (o *Obj) add(key string, val any) *Obj {
 	o.Members = append(o.Members, member{key, val})
 	return o
 }
@@ -46,7 +46,7 @@ func (o *Obj) Put(key string, val any) {
 		o.Members[i].Val = val
 		return
 	}
-	o.Add(key, val)
+	o.add(key, val)
 }
 
 // Delete removes the member named key and reports whether it was there.

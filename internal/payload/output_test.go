@@ -20,7 +20,7 @@ func numbered() func(spec.Event) (*Obj, error) {
 	n := 0
 	return func(spec.Event) (*Obj, error) {
 		n++
-		return new(Obj).Add(spec.FieldRequestID, fmt.Sprintf("r%d", n)), nil
+		return new(Obj).add(spec.FieldRequestID, fmt.Sprintf("r%d", n)), nil
 	}
 }
 
@@ -143,7 +143,7 @@ func TestOutputDirFileNames(t *testing.T) {
 	i := 0
 	next := func(spec.Event) (*Obj, error) {
 		i++
-		return new(Obj).Add(spec.FieldRequestID, ids[i-1]), nil
+		return new(Obj).add(spec.FieldRequestID, ids[i-1]), nil
 	}
 	var w bytes.Buffer
 	if _, err := (Output{Format: "auto", Path: out}).WriteAll(context.Background(), &w, spec.Events()[:1], len(ids), next); err != nil {

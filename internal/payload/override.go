@@ -14,7 +14,7 @@ import (
 type Override struct {
 	Path  path
 	Value any // json.RawMessage or string; unused by an unset
-	Unset bool
+	unset bool
 }
 
 // path is a parsed dotted path: object keys and array indexes.
@@ -80,7 +80,7 @@ func parseUnset(s string) (Override, error) {
 	if err != nil {
 		return Override{}, fmt.Errorf("--unset %q: %w", s, err)
 	}
-	return Override{Path: p, Unset: true}, nil
+	return Override{Path: p, unset: true}, nil
 }
 
 func parseValue(v string) any {
@@ -97,7 +97,7 @@ func parseValue(v string) any {
 func Apply(doc *Obj, ovs []Override) error {
 	for _, ov := range ovs {
 		var err error
-		if ov.Unset {
+		if ov.unset {
 			err = unset(doc, ov.Path)
 		} else {
 			_, err = set(doc, ov.Path, 0, ov.Value)
@@ -111,23 +111,23 @@ func Apply(doc *Obj, ovs []Override) error {
 
 // PathError says which path could not be set or unset, and why.
 type PathError struct {
-	Op     string // "set" or "unset"
-	Path   path
-	Reason string
+	op     string // "set" or "unset"
+	path   path
+	reason string
 	// Index: the path names an element an array does not have. The
 	// generator varies array lengths, so one payload may have it and
 	// the next not.
-	Index bool
+	index bool
 }
 
 func (e *PathError) Error() string {
-	return fmt.Sprintf("--%s %s: %s", e.Op, e.Path, e.Reason)
+	return fmt.Sprintf("--%s %s: %s", e.op, e.path, e.reason)
 }
 
 // Hint is what a user needs beyond Error when generated payloads differ
 // in what they hold: "" when they do not.
 func (e *PathError) Hint() string {
-	if !e.Index {
+	if !e.index {
 		return ""
 	}
 	return " (generated arrays vary in length from one payload to the next: index 0 is in every one)"
@@ -139,7 +139,7 @@ func set(v any, p path, i int, x any) (any, error) {
 	}
 	key := p[i]
 	fail := func(reason string) error {
-		return &PathError{Op: "set", Path: p, Reason: fmt.Sprintf("%s at %s", reason, p[:i+1])}
+		return &PathError{op: "set", path: p, reason: fmt.Sprintf("%s at %s", reason, p[:i+1])}
 	}
 	switch v := v.(type) {
 	case *Obj:
@@ -180,19 +180,19 @@ func set(v any, p path, i int, x any) (any, error) {
 			return append(v, nv), nil
 		default:
 			err := fail(fmt.Sprintf("index past the end of an array of %d", len(v))).(*PathError)
-			err.Index = true
+			err.index = true
 			return nil, err
 		}
 	case nil:
 		return set(&Obj{}, p, i, x)
 	default:
 		// The scalar is at the path so far, not at the key after it.
-		return nil, &PathError{Op: "set", Path: p, Reason: fmt.Sprintf("no object or array at %s", p[:i])}
+		return nil, &PathError{op: "set", path: p, reason: fmt.Sprintf("no object or array at %s", p[:i])}
 	}
 }
 
 func unset(doc *Obj, p path) error {
-	fail := func(reason string) error { return &PathError{Op: "unset", Path: p, Reason: reason} }
+	fail := func(reason string) error { return &PathError{op: "unset", path: p, reason: reason} }
 	var v any = doc
 	for i, key := range p {
 		last := i == len(p)-1
@@ -213,7 +213,7 @@ func unset(doc *Obj, p path) error {
 			n, err := strconv.Atoi(key)
 			if err != nil || n < 0 || n >= len(c) {
 				pe := fail(fmt.Sprintf("no element at %s", p[:i+1])).(*PathError)
-				pe.Index = err == nil && n >= len(c)
+				pe.index = err == nil && n >= len(c)
 				return pe
 			}
 			if last {

@@ -13,11 +13,11 @@ import (
 
 func testDoc() *Obj {
 	return new(Obj).
-		Add("requestId", "r").
-		Add("data", new(Obj).
-			Add("status", "PASS").
-			Add("items", []any{new(Obj).Add("quantity", int64(1)).Add("tax", int64(2)), new(Obj).Add("quantity", int64(5))}).
-			Add("收款单", new(Obj).Add("汇率", int64(1))))
+		add("requestId", "r").
+		add("data", new(Obj).
+			add("status", "PASS").
+			add("items", []any{new(Obj).add("quantity", int64(1)).add("tax", int64(2)), new(Obj).add("quantity", int64(5))}).
+			add("收款单", new(Obj).add("汇率", int64(1))))
 }
 
 func TestApply(t *testing.T) {

@@ -46,7 +46,7 @@ func plural(n int, one, many string) string {
 // model leaves open (itemAttributes, a map) are not judged.
 func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings []string, err error) {
 	for _, ov := range ovs {
-		if ov.Unset {
+		if ov.unset {
 			continue // an unset of a missing path is its own error
 		}
 		var lacking, having []string

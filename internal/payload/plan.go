@@ -32,7 +32,7 @@ type Plan struct {
 	Events    []spec.Event
 	Shape     spec.Shape
 	Overrides []Override
-	Source    *source
+	source    *source
 	Now       time.Time
 	// Warnings are one line each about a --set the spec does not know
 	// for an event (a new last key), for the command to print.
@@ -69,7 +69,7 @@ func (r Request) Plan(now time.Time) (*Plan, error) {
 		return nil, err
 	}
 	now = Around(r.Seed, now)
-	return &Plan{Events: events, Shape: shape, Overrides: ovs, Source: NewSource(r.Seed, now, shape, ovs).WithNonce(r.Nonce), Now: now, Warnings: warnings}, nil
+	return &Plan{Events: events, Shape: shape, Overrides: ovs, source: NewSource(r.Seed, now, shape, ovs).WithNonce(r.Nonce), Now: now, Warnings: warnings}, nil
 }
 
 // overrides parses the sets, then the unsets: the order they apply in.
@@ -95,11 +95,11 @@ func (r Request) overrides() ([]Override, error) {
 // Next builds the next payload of e. When an override does not fit it, the
 // error wraps the *PathError with the event and shape.
 func (p *Plan) Next(e spec.Event) (*Obj, error) {
-	doc, err := p.Source.Next(e)
+	doc, err := p.source.Next(e)
 	if pe := (*PathError)(nil); errors.As(err, &pe) {
 		// Which payload: a path the first payloads have may miss in a
 		// later one (an array index), and then the run stops there.
-		return nil, fmt.Errorf("%s %s payload %d: %w%s", e.Name, p.Shape, p.Source.n[e.Name], err, pe.Hint())
+		return nil, fmt.Errorf("%s %s payload %d: %w%s", e.Name, p.Shape, p.source.n[e.Name], err, pe.Hint())
 	}
 	return doc, err
 }

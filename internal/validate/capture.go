@@ -8,27 +8,27 @@ import (
 	"github.com/whsim/whsim/internal/input"
 )
 
-// IsCapture reports whether a line is a capture record written by listen
+// isCapture reports whether a line is a capture record written by listen
 // rather than a plain payload.
-func IsCapture(line []byte) bool { return input.IsRecord(line) }
+func isCapture(line []byte) bool { return input.IsRecord(line) }
 
-// CheckCapture validates the request body of one capture record: the
+// checkCapture validates the request body of one capture record: the
 // query's businessType is the event. A line that is not a readable record,
 // or a query without businessType, is an error finding.
-func (v *Validator) CheckCapture(line []byte) []Finding {
+func (v *Validator) checkCapture(line []byte) []Finding {
 	var rec capture.Record
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return v.single(RuleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
 	}
 	return v.CheckRecord(&rec)
 }
 
 // CheckRecord validates the request body of a capture record as
-// CheckCapture does.
+// checkCapture does.
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	body, err := rec.RequestBody()
 	if err != nil {
-		return v.single(RuleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
+		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
 	}
 	event, ok := rec.Event()
 	if !ok {

@@ -4,5 +4,5 @@ package validate
 // came from, as messages name it. Package term renders it.
 type Case struct {
 	File string
-	*Result
+	*result
 }

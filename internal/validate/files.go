@@ -12,8 +12,8 @@ import (
 	"github.com/whsim/whsim/internal/suggest"
 )
 
-// Files are the inputs of one validation run, all open.
-type Files struct {
+// files are the inputs of one validation run, all open.
+type files struct {
 	names []string
 	rs    []io.ReadCloser
 }
@@ -21,7 +21,7 @@ type Files struct {
 // OpenFiles opens every input before any is checked: an unreadable one is
 // the caller's mistake (a usage error), not a verdict. "-", and no name at
 // all, is stdin. The error names the input, or is ctx's once it is done.
-func OpenFiles(ctx context.Context, names []string, stdin io.Reader) (*Files, error) {
+func OpenFiles(ctx context.Context, names []string, stdin io.Reader) (*files, error) {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
@@ -29,11 +29,11 @@ func OpenFiles(ctx context.Context, names []string, stdin io.Reader) (*Files, er
 	if err != nil {
 		return nil, err
 	}
-	return &Files{names: names, rs: rs}, nil
+	return &files{names: names, rs: rs}, nil
 }
 
 // Close closes every input.
-func (fs *Files) Close() {
+func (fs *files) Close() {
 	for _, r := range fs.rs {
 		_ = r.Close()
 	}
@@ -44,16 +44,16 @@ func (fs *Files) Close() {
 // nil, is called before stdin is read (a person at a terminal is then
 // told). event is the query event plain payloads were sent with, "" to let
 // the body decide. An error is an input that cannot be read, named.
-func (v *Validator) CheckFiles(ctx context.Context, fs *Files, event string, beforeStdin func(), fn func(Case) error) (Summary, error) {
+func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, beforeStdin func(), fn func(Case) error) (Summary, error) {
 	var sum Summary
 	for i, name := range fs.names {
 		shown := ctxio.InputName(name)
 		if name == "-" && beforeStdin != nil {
 			beforeStdin()
 		}
-		kind, err := v.CheckInput(ctx, fs.rs[i], Input{Name: name, Event: event}, func(res *Result) error {
-			sum.Add(res)
-			return fn(Case{File: shown, Result: res})
+		kind, err := v.checkInput(ctx, fs.rs[i], Input{name: name, event: event}, func(res *result) error {
+			sum.add(res)
+			return fn(Case{File: shown, result: res})
 		})
 		if err != nil {
 			return sum, fmt.Errorf("%s: %w", shown, err)

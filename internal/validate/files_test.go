@@ -134,7 +134,7 @@ func (iotestErrReader) Read([]byte) (int, error) { return 0, errBroken }
 func TestUnknownRuleError(t *testing.T) {
 	tests := []struct{ id, want string }{
 		{"line-taks", `unknown rule "line-taks" (did you mean "line-tax"?)`},
-		{"zzzzzzzzzzzz", `unknown rule "zzzzzzzzzzzz" (valid: ` + strings.Join(RuleIDs(), ", ") + ")"},
+		{"zzzzzzzzzzzz", `unknown rule "zzzzzzzzzzzz" (valid: ` + strings.Join(ruleIDs(), ", ") + ")"},
 	}
 	for _, tt := range tests {
 		_, err := New(Options{Shape: ShapeAuto, Ignore: []string{tt.id}})

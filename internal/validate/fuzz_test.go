@@ -35,7 +35,7 @@ func FuzzCheck(f *testing.F) {
 			if x.Rule == "" || (x.Severity != Error && x.Severity != Warning) || x.Message == "" {
 				t.Fatalf("malformed finding %+v", x)
 			}
-			if x.Rule == RuleSyntax {
+			if x.Rule == ruleSyntax {
 				syntax = true
 				if len(fs) != 1 || x.Line < 1 || x.Column < 1 {
 					t.Fatalf("syntax finding %+v among %d", x, len(fs))

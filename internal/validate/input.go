@@ -11,25 +11,22 @@ import (
 	"github.com/whsim/whsim/internal/input"
 )
 
-// MaxPayload is the largest payload, NDJSON line or array element an input
-// may hold (input.Max): a larger one is reported and skipped, never held in
-// memory.
-const MaxPayload = input.Max
-
 // Input says how to read one input.
 type Input struct {
-	// Name is what findings call the input; a name ending in .ndjson or
+	// name is what findings call the input; a name ending in .ndjson or
 	// .jsonl makes it NDJSON whatever its first line holds.
-	Name string
-	// Event is the query event plain payloads were sent with; "" lets the
+	name string
+	// event is the query event plain payloads were sent with; "" lets the
 	// body number decide.
-	Event string
-	// MaxPayload replaces the package's MaxPayload when above 0.
-	MaxPayload int
+	event string
+	// maxPayload, when above 0, replaces input.Max: the largest payload,
+	// NDJSON line or array element an input may hold (a larger one is
+	// reported and skipped, never held in memory).
+	maxPayload int
 }
 
-// Result is one checked payload of an input.
-type Result struct {
+// result is one checked payload of an input.
+type result struct {
 	// Line is the payload's line in an NDJSON input, 0 otherwise.
 	Line int
 	// Element is the payload's index in an input holding a JSON array, -1
@@ -37,9 +34,9 @@ type Result struct {
 	Element  int
 	Findings []Finding
 	Failed   bool
-	// Skipped says the line was not checked as a payload: a torn last
+	// skipped says the line was not checked as a payload: a torn last
 	// capture line, which only warns, even under Strict.
-	Skipped bool
+	skipped bool
 }
 
 // Summary counts a validation run.
@@ -53,9 +50,9 @@ type Summary struct {
 	Array string `json:"-"`
 }
 
-// Add counts one result.
-func (s *Summary) Add(r *Result) {
-	if !r.Skipped {
+// add counts one result.
+func (s *Summary) add(r *result) {
+	if !r.skipped {
 		s.Payloads++
 	}
 	if r.Failed {
@@ -70,14 +67,14 @@ func (s *Summary) Add(r *Result) {
 	}
 }
 
-// CheckInput reads the payloads of one input (input.Reader: a document,
+// checkInput reads the payloads of one input (input.Reader: a document,
 // an array, NDJSON or capture records) and calls fn with each one's
 // result, in input order. It streams: memory is bounded by the largest
 // payload, whatever the input's size. kind is what the input held. An
 // error is an input that cannot be read (or cancellation), never a
 // finding.
-func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn func(*Result) error) (input.Kind, error) {
-	rd := input.NewReader(ctx, ctxio.NewReader(ctx, r), input.Options{Name: in.Name, Max: in.MaxPayload})
+func (v *Validator) checkInput(ctx context.Context, r io.Reader, in Input, fn func(*result) error) (input.Kind, error) {
+	rd := input.NewReader(ctx, ctxio.NewReader(ctx, r), input.Options{Name: in.name, Max: in.maxPayload})
 	kind, err := rd.Kind()
 	if err != nil {
 		return kind, err
@@ -90,14 +87,14 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 		if err != nil {
 			return kind, err
 		}
-		r := &Result{Line: it.Line, Element: it.Element}
+		r := &result{Line: it.Line, Element: it.Element}
 		switch {
 		case kind == input.Document:
 			r.Line = 0
 			if it.Long {
 				r.Findings = v.tooLarge(rd, it)
 			} else {
-				r.Findings = v.Check(it.Body, in.Event)
+				r.Findings = v.Check(it.Body, in.event)
 			}
 		case kind == input.Array:
 			r.Line = 0
@@ -105,9 +102,9 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 			case it.Long:
 				r.Findings = v.tooLarge(rd, it)
 			case it.Problem != "":
-				r.Findings = v.single(RuleSyntax, it.Problem)
+				r.Findings = v.single(ruleSyntax, it.Problem)
 			default:
-				r.Findings = v.check(it.Body, in.Event)
+				r.Findings = v.check(it.Body, in.event)
 			}
 			for i := range r.Findings {
 				shift(&r.Findings[i], it.Line, it.Column)
@@ -115,12 +112,12 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 		case it.Long:
 			r.Findings = v.tooLarge(rd, it)
 		case it.Torn:
-			r.Skipped = true
-			r.Findings = v.single(RuleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
+			r.skipped = true
+			r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
 		default:
-			r.Findings = v.check(it.Body, in.Event)
+			r.Findings = v.check(it.Body, in.event)
 		}
-		r.Failed = !r.Skipped && v.Failed(r.Findings)
+		r.Failed = !r.skipped && v.Failed(r.Findings)
 		if err := fn(r); err != nil {
 			return kind, err
 		}
@@ -129,8 +126,8 @@ func (v *Validator) CheckInput(ctx context.Context, r io.Reader, in Input, fn fu
 
 // check judges one payload or capture record.
 func (v *Validator) check(body []byte, event string) []Finding {
-	if IsCapture(body) {
-		return v.CheckCapture(body)
+	if isCapture(body) {
+		return v.checkCapture(body)
 	}
 	return v.Check(body, event)
 }
@@ -138,7 +135,7 @@ func (v *Validator) check(body []byte, event string) []Finding {
 func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) []Finding {
 	var tl *input.TooLargeError
 	errors.As(rd.TooLarge(it), &tl)
-	return v.single(RulePayloadSize, tl.Error()+"; not checked")
+	return v.single(rulePayloadSize, tl.Error()+"; not checked")
 }
 
 // shift moves a finding's position from its element to the whole input:
@@ -152,7 +149,7 @@ func shift(f *Finding, line, col int) {
 		f.Column += col - 1
 	}
 	f.Line += line - 1
-	if f.Rule == RuleSyntax {
+	if f.Rule == ruleSyntax {
 		// The message leads with the position (see checker.finish).
 		if _, msg, ok := strings.Cut(f.Message, ": "); ok && strings.HasPrefix(f.Message, "line ") {
 			f.Message = fmt.Sprintf("line %d, column %d: %s", f.Line, f.Column, msg)

@@ -20,13 +20,13 @@ func results(t *testing.T, v *Validator, in Input, input string) ([]string, Summ
 	t.Helper()
 	var out []string
 	var sum Summary
-	_, err := v.CheckInput(context.Background(), strings.NewReader(input), in, func(r *Result) error {
-		sum.Add(r)
+	_, err := v.checkInput(context.Background(), strings.NewReader(input), in, func(r *result) error {
+		sum.add(r)
 		d := fmt.Sprintf("%d/%d:%s", r.Line, r.Element, strings.Join(ruleSet(r.Findings), ","))
-		if r.Skipped {
+		if r.skipped {
 			d += " skipped"
 		}
-		if r.Failed != v.Failed(r.Findings) && !r.Skipped {
+		if r.Failed != v.Failed(r.Findings) && !r.skipped {
 			t.Errorf("%s: Failed %v disagrees with the findings", d, r.Failed)
 		}
 		out = append(out, d)
@@ -113,7 +113,7 @@ func TestCheckInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := results(t, v, Input{Name: tt.file, MaxPayload: tt.max}, tt.input)
+			got, _, err := results(t, v, Input{name: tt.file, maxPayload: tt.max}, tt.input)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want one containing %q", err, tt.wantErr)
@@ -137,7 +137,7 @@ func TestCheckInputArrayPositions(t *testing.T) {
 	v := mustNew(t, Options{})
 	input := "[\n  {\"a\": 1},\n  {\"b\": tru}\n]\n"
 	var fs []Finding
-	_, err := v.CheckInput(context.Background(), strings.NewReader(input), Input{Name: "-"}, func(r *Result) error {
+	_, err := v.checkInput(context.Background(), strings.NewReader(input), Input{name: "-"}, func(r *result) error {
 		if r.Element == 1 {
 			fs = r.Findings
 		}
@@ -146,8 +146,8 @@ func TestCheckInputArrayPositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 1 || fs[0].Line != 3 || fs[0].Column != 9 || !strings.HasPrefix(fs[0].Message, "line 3, column 9: ") {
-		t.Fatalf("findings %+v, want one at line 3, column 9", fs)
+	if len(fs) != 1 || fs[0].Line != 3 || fs[0].Column != 12 || !strings.HasPrefix(fs[0].Message, "line 3, column 12: ") {
+		t.Fatalf("findings %+v, want one at line 3, column 12 (the byte after tru)", fs)
 	}
 }
 
@@ -157,7 +157,7 @@ func TestSummaryTornNeverFails(t *testing.T) {
 	rec := compact(t, load(t, "receipt.json"))
 	b, _ := json.Marshal(rec)
 	line := `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","body":` + string(b) + `}`
-	_, sum, err := results(t, v, Input{Name: "c.ndjson"}, line+"\n"+line[:50])
+	_, sum, err := results(t, v, Input{name: "c.ndjson"}, line+"\n"+line[:50])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestCheckInputCancel(t *testing.T) {
 	block := blockingReader{make(chan struct{})}
 	defer close(block.ch)
 	go func() {
-		_, err := v.CheckInput(ctx, block, Input{Name: "-"}, func(*Result) error { return nil })
+		_, err := v.checkInput(ctx, block, Input{name: "-"}, func(*result) error { return nil })
 		done <- err
 	}()
 	cancel()
@@ -189,7 +189,7 @@ func TestCheckInputCancel(t *testing.T) {
 			t.Fatalf("err %v, want context.Canceled", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("CheckInput did not return after cancellation")
+		t.Fatal("checkInput did not return after cancellation")
 	}
 }
 
@@ -213,12 +213,12 @@ func FuzzCheckInput(f *testing.F) {
 			name = "in.ndjson"
 		}
 		var sum, counted Summary
-		_, err := v.CheckInput(context.Background(), bytes.NewReader(in), Input{Name: name, MaxPayload: max % 4096}, func(r *Result) error {
-			sum.Add(r)
+		_, err := v.checkInput(context.Background(), bytes.NewReader(in), Input{name: name, maxPayload: max % 4096}, func(r *result) error {
+			sum.add(r)
 			if r.Line < 0 || r.Element < -1 || (r.Line > 0 && r.Element >= 0) {
 				t.Fatalf("malformed result %+v", r)
 			}
-			if !r.Skipped {
+			if !r.skipped {
 				counted.Payloads++
 			}
 			for _, x := range r.Findings {

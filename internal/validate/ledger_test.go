@@ -53,10 +53,10 @@ func TestLedgerRelations(t *testing.T) {
 		name, body, rule string
 		want             []string // path: message, in the order reported
 	}{
-		{"line outstanding", edit(t, rec, `"未核销金额": 117505.50`, `"未核销金额": 117505.00`), RuleOutstanding, []string{"data.收款明细[1].未核销金额: 未核销金额 is 117505.00, want 117505.50 − 0.00 = 117505.50"}},
-		{"header outstanding", edit(t, rec, `"未核销金额": 315811.94`, `"未核销金额": 1.00`), RuleOutstanding, []string{"data.收款单.未核销金额: 未核销金额 is 1.00, want 315811.94 − 0.00 = 315811.94"}},
-		{"line base", edit(t, rec, `"117505.50"`, `"117505.00"`), RuleBaseCurrency, []string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1 = 117505.50"}},
-		{"rate", edit(t, rec, `"汇率": 1.0000`, `"汇率": 2`), RuleBaseCurrency, []string{
+		{"line outstanding", edit(t, rec, `"未核销金额": 117505.50`, `"未核销金额": 117505.00`), ruleOutstanding, []string{"data.收款明细[1].未核销金额: 未核销金额 is 117505.00, want 117505.50 − 0.00 = 117505.50"}},
+		{"header outstanding", edit(t, rec, `"未核销金额": 315811.94`, `"未核销金额": 1.00`), ruleOutstanding, []string{"data.收款单.未核销金额: 未核销金额 is 1.00, want 315811.94 − 0.00 = 315811.94"}},
+		{"line base", edit(t, rec, `"117505.50"`, `"117505.00"`), ruleBaseCurrency, []string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1 = 117505.50"}},
+		{"rate", edit(t, rec, `"汇率": 1.0000`, `"汇率": 2`), ruleBaseCurrency, []string{
 			// Lines first, then the header, as earlier releases reported them.
 			"data.收款明细[0].应收金额本位币-隐: 应收金额本位币-隐 is 198306.44, want 应收金额 × 汇率 2 = 396612.88",
 			"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.50, want 应收金额 × 汇率 2 = 235011.00",
@@ -64,9 +64,9 @@ func TestLedgerRelations(t *testing.T) {
 			"data.收款单.实收金额本位币: 实收金额本位币 is 315811.94, want 实收金额 × 汇率 2 = 631623.88",
 		}},
 		{"lines total", edit(t, rec, `"应收金额": 117505.50`, `"应收金额": 117505.00`, `"未核销金额": 117505.50`, `"未核销金额": 117505.00`,
-			`"117505.50"`, `"117505.00"`), RuleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to 315811.44"}},
-		{"sources total", edit(t, rec, `"本次应收金额": 315811.94`, `"本次应收金额": 315811.00`), RuleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 源单明细 本次应收金额 sum to 315811.00"}},
-		{"line tax", edit(t, inv, `"tax": 2992.99`, `"tax": 2000.00`), RuleLineTax, []string{"data.items[0].tax: tax is 2000.00, but 91 × 253 = 23023.00 and no VAT rate (" + spec.VATRateList() + ") gives it"}},
+			`"117505.50"`, `"117505.00"`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to 315811.44"}},
+		{"sources total", edit(t, rec, `"本次应收金额": 315811.94`, `"本次应收金额": 315811.00`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 源单明细 本次应收金额 sum to 315811.00"}},
+		{"line tax", edit(t, inv, `"tax": 2992.99`, `"tax": 2000.00`), ruleLineTax, []string{"data.items[0].tax: tax is 2000.00, but 91 × 253 = 23023.00 and no VAT rate (" + spec.VATRateList() + ") gives it"}},
 	}
 	v := mustNew(t, Options{})
 	for _, tt := range tests {

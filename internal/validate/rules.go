@@ -2,92 +2,92 @@ package validate
 
 import "github.com/whsim/whsim/internal/spec"
 
-// Severity says whether a finding fails a payload (error) or only tells
+// severity says whether a finding fails a payload (error) or only tells
 // (warning; it fails too under Options.Strict).
-type Severity string
+type severity string
 
 const (
-	Error   Severity = "error"
-	Warning Severity = "warning"
+	Error   severity = "error"
+	Warning severity = "warning"
 )
 
 // Rule ids. They are stable: users silence rules with --ignore <id> and CI
 // systems match on them.
 const (
-	RuleSyntax       = "json-syntax"
-	RuleDuplicateKey = "duplicate-key"
-	RuleEnvelope     = "envelope"
-	RuleRequestID    = "envelope-request-id"
-	RuleBusinessType = "envelope-business-type"
-	RuleData         = "envelope-data"
+	ruleSyntax       = "json-syntax"
+	ruleDuplicateKey = "duplicate-key"
+	ruleEnvelope     = "envelope"
+	ruleRequestID    = "envelope-request-id"
+	ruleBusinessType = "envelope-business-type"
+	ruleData         = "envelope-data"
 	RuleQueryEvent   = "query-event"
-	RuleEventNumber  = "event-mismatch"
-	RuleType         = "type"
-	RuleEnum         = "enum"
-	RuleFormat       = "format"
-	RuleReceiptPart  = "receipt-member"
-	RuleForeignPart  = "receipt-in-invoice"
-	RuleMixedShape   = "mixed-shape"
-	RuleCapture      = "capture-record"
-	RulePayloadSize  = "payload-size"
-	RuleTorn         = "torn-line"
+	ruleEventNumber  = "event-mismatch"
+	ruleType         = "type"
+	ruleEnum         = "enum"
+	ruleFormat       = "format"
+	ruleReceiptPart  = "receipt-member"
+	ruleForeignPart  = "receipt-in-invoice"
+	ruleMixedShape   = "mixed-shape"
+	ruleCapture      = "capture-record"
+	rulePayloadSize  = "payload-size"
+	ruleTorn         = "torn-line"
 
-	RuleMissing      = "missing-field"
-	RuleUnknown      = "unknown-field"
-	RuleNull         = "null-field"
-	RuleAdvisory     = "unexpected-value"
-	RuleTaxID        = "tax-id-check"
-	RuleSeconds      = "timestamp-seconds"
-	RuleTimeRange    = "timestamp-range"
-	RuleLineTax      = "line-tax"
-	RuleTotals       = "receipt-totals"
-	RuleOutstanding  = "outstanding-amount"
-	RuleBaseCurrency = "base-amount"
+	ruleMissing      = "missing-field"
+	ruleUnknown      = "unknown-field"
+	ruleNull         = "null-field"
+	ruleAdvisory     = "unexpected-value"
+	ruleTaxID        = "tax-id-check"
+	ruleSeconds      = "timestamp-seconds"
+	ruleTimeRange    = "timestamp-range"
+	ruleLineTax      = "line-tax"
+	ruleTotals       = "receipt-totals"
+	ruleOutstanding  = "outstanding-amount"
+	ruleBaseCurrency = "base-amount"
 )
 
-// Rule describes one check.
-type Rule struct {
+// rule describes one check.
+type rule struct {
 	ID       string
-	Severity Severity
+	Severity severity
 	Summary  string
 }
 
-var rules = []Rule{
-	{RuleSyntax, Error, "the body is not strict JSON (RFC 8259): empty, byte-order mark, NaN, single quotes, trailing commas or data, invalid UTF-8, truncation"},
-	{RuleDuplicateKey, Error, "an object holds the same key twice"},
-	{RuleEnvelope, Error, "the body is not a JSON object"},
-	{RuleRequestID, Error, "requestId missing, not a string or not a UUID"},
-	{RuleBusinessType, Error, "businessType missing, not an integer or not a known body number"},
-	{RuleData, Error, "data missing, null or not an object"},
+var rules = []rule{
+	{ruleSyntax, Error, "the body is not strict JSON (RFC 8259): empty, byte-order mark, NaN, single quotes, trailing commas or data, invalid UTF-8, truncation"},
+	{ruleDuplicateKey, Error, "an object holds the same key twice"},
+	{ruleEnvelope, Error, "the body is not a JSON object"},
+	{ruleRequestID, Error, "requestId missing, not a string or not a UUID"},
+	{ruleBusinessType, Error, "businessType missing, not an integer or not a known body number"},
+	{ruleData, Error, "data missing, null or not an object"},
 	{RuleQueryEvent, Error, "the query event is missing or unknown"},
-	{RuleEventNumber, Error, "the query event disagrees with the body businessType"},
-	{RuleType, Error, "a field has the wrong JSON type"},
-	{RuleEnum, Error, "a closed enumeration holds an unknown value (createType, described status)"},
-	{RuleFormat, Error, "a value breaks its format (currency code, decimal string, millisecond timestamp)"},
-	{RuleReceiptPart, Error, "a receipt lacks 收款单, 收款明细 or 源单明细"},
-	{RuleForeignPart, Error, "an invoice carries a receipt member"},
-	{RuleMixedShape, Error, "an invoice mixes the described and the sample shape"},
-	{RuleCapture, Error, "a capture record line cannot be read"},
-	{RulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
-	{RuleMissing, Warning, "a field of the spec is absent"},
-	{RuleUnknown, Warning, "a field the spec does not define"},
-	{RuleNull, Warning, "a field inside data is null (treated as absent)"},
-	{RuleAdvisory, Warning, "a value other than the spec leads one to expect (invoiceType, receipt currency code)"},
-	{RuleTaxID, Warning, "a taxpayer id whose check character is wrong"},
-	{RuleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
-	{RuleTimeRange, Warning, "a timestamp before 2000 or after 2100"},
-	{RuleLineTax, Warning, "an invoice line's tax is not quantity × price × a VAT rate"},
-	{RuleTotals, Warning, "receipt header totals are not the sums of the lines"},
-	{RuleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
-	{RuleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
-	{RuleTorn, Warning, "the last line of a capture log is cut short, as a crash leaves it (skipped; never fails, even with --strict)"},
+	{ruleEventNumber, Error, "the query event disagrees with the body businessType"},
+	{ruleType, Error, "a field has the wrong JSON type"},
+	{ruleEnum, Error, "a closed enumeration holds an unknown value (createType, described status)"},
+	{ruleFormat, Error, "a value breaks its format (currency code, decimal string, millisecond timestamp)"},
+	{ruleReceiptPart, Error, "a receipt lacks 收款单, 收款明细 or 源单明细"},
+	{ruleForeignPart, Error, "an invoice carries a receipt member"},
+	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
+	{ruleCapture, Error, "a capture record line cannot be read"},
+	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
+	{ruleMissing, Warning, "a field of the spec is absent"},
+	{ruleUnknown, Warning, "a field the spec does not define"},
+	{ruleNull, Warning, "a field inside data is null (treated as absent)"},
+	{ruleAdvisory, Warning, "a value other than the spec leads one to expect (invoiceType, receipt currency code)"},
+	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong"},
+	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
+	{ruleTimeRange, Warning, "a timestamp before 2000 or after 2100"},
+	{ruleLineTax, Warning, "an invoice line's tax is not quantity × price × a VAT rate"},
+	{ruleTotals, Warning, "receipt header totals are not the sums of the lines"},
+	{ruleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
+	{ruleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
+	{ruleTorn, Warning, "the last line of a capture log is cut short, as a crash leaves it (skipped; never fails, even with --strict)"},
 }
 
 // Rules lists every rule in a stable order.
-func Rules() []Rule { return rules }
+func Rules() []rule { return rules }
 
-// RuleIDs lists the rule ids.
-func RuleIDs() []string {
+// ruleIDs lists the rule ids.
+func ruleIDs() []string {
 	ids := make([]string, len(rules))
 	for i, r := range rules {
 		ids[i] = r.ID
@@ -114,31 +114,31 @@ func rid(id string) ruleID {
 }
 
 var (
-	rSyntax       = rid(RuleSyntax)
-	rDuplicateKey = rid(RuleDuplicateKey)
-	rEnvelope     = rid(RuleEnvelope)
-	rRequestID    = rid(RuleRequestID)
-	rBusinessType = rid(RuleBusinessType)
-	rData         = rid(RuleData)
+	rSyntax       = rid(ruleSyntax)
+	rDuplicateKey = rid(ruleDuplicateKey)
+	rEnvelope     = rid(ruleEnvelope)
+	rRequestID    = rid(ruleRequestID)
+	rBusinessType = rid(ruleBusinessType)
+	rData         = rid(ruleData)
 	rQueryEvent   = rid(RuleQueryEvent)
-	rEventNumber  = rid(RuleEventNumber)
-	rType         = rid(RuleType)
-	rEnum         = rid(RuleEnum)
-	rFormat       = rid(RuleFormat)
-	rReceiptPart  = rid(RuleReceiptPart)
-	rForeignPart  = rid(RuleForeignPart)
-	rMixedShape   = rid(RuleMixedShape)
-	rMissing      = rid(RuleMissing)
-	rUnknown      = rid(RuleUnknown)
-	rNull         = rid(RuleNull)
-	rAdvisory     = rid(RuleAdvisory)
-	rTaxID        = rid(RuleTaxID)
-	rSeconds      = rid(RuleSeconds)
-	rTimeRange    = rid(RuleTimeRange)
-	rLineTax      = rid(RuleLineTax)
-	rTotals       = rid(RuleTotals)
-	rOutstanding  = rid(RuleOutstanding)
-	rBaseCurrency = rid(RuleBaseCurrency)
+	rEventNumber  = rid(ruleEventNumber)
+	rType         = rid(ruleType)
+	rEnum         = rid(ruleEnum)
+	rFormat       = rid(ruleFormat)
+	rReceiptPart  = rid(ruleReceiptPart)
+	rForeignPart  = rid(ruleForeignPart)
+	rMixedShape   = rid(ruleMixedShape)
+	rMissing      = rid(ruleMissing)
+	rUnknown      = rid(ruleUnknown)
+	rNull         = rid(ruleNull)
+	rAdvisory     = rid(ruleAdvisory)
+	rTaxID        = rid(ruleTaxID)
+	rSeconds      = rid(ruleSeconds)
+	rTimeRange    = rid(ruleTimeRange)
+	rLineTax      = rid(ruleLineTax)
+	rTotals       = rid(ruleTotals)
+	rOutstanding  = rid(ruleOutstanding)
+	rBaseCurrency = rid(ruleBaseCurrency)
 )
 
 // Verdict is "valid", "warning" or "invalid": the worst of the findings.

@@ -21,7 +21,7 @@ import (
 // Finding is one problem in one body.
 type Finding struct {
 	Rule     string   `json:"rule"`
-	Severity Severity `json:"severity"`
+	Severity severity `json:"severity"`
 	// Path is a readable JSON path (data.收款明细[0].手续费); "" is the
 	// whole body.
 	Path    string `json:"path"`
@@ -82,7 +82,7 @@ func New(opts Options) (*Validator, error) {
 	for _, id := range opts.Ignore {
 		r, ok := ruleIndex[id]
 		if !ok {
-			return nil, &UnknownRuleError{ID: id}
+			return nil, &UnknownRuleError{id: id}
 		}
 		v.ignored[r] = true
 	}
@@ -106,14 +106,14 @@ func New(opts Options) (*Validator, error) {
 }
 
 // UnknownRuleError names a rule id that does not exist.
-type UnknownRuleError struct{ ID string }
+type UnknownRuleError struct{ id string }
 
 // Error suggests the rule meant when one is close, else lists them all.
 func (e *UnknownRuleError) Error() string {
-	if hint := suggest.Hint(e.ID, RuleIDs()); hint != "" {
-		return fmt.Sprintf("unknown rule %q%s", e.ID, hint)
+	if hint := suggest.Hint(e.id, ruleIDs()); hint != "" {
+		return fmt.Sprintf("unknown rule %q%s", e.id, hint)
 	}
-	return fmt.Sprintf("unknown rule %q (valid: %s)", e.ID, strings.Join(RuleIDs(), ", "))
+	return fmt.Sprintf("unknown rule %q (valid: %s)", e.id, strings.Join(ruleIDs(), ", "))
 }
 
 // Check validates one body. event is the event name the query asserted, ""

@@ -67,117 +67,117 @@ func TestCheck(t *testing.T) {
 		{name: "sample invoice valid", body: func(*testing.T) string { return smp }},
 		{name: "sample invoice with event", event: "AUDIT_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return smp }},
 		{name: "receipt with event", event: "CREATE_RECEIVABLE_DOC", body: func(*testing.T) string { return rec }},
-		{name: "empty", body: func(*testing.T) string { return "" }, want: []string{RuleSyntax}},
-		{name: "whitespace", body: func(*testing.T) string { return " \n\t " }, want: []string{RuleSyntax}},
-		{name: "bom", body: func(*testing.T) string { return "\ufeff" + rec }, want: []string{RuleSyntax}},
-		{name: "NaN", body: func(t *testing.T) string { return edit(t, rec, "1.0000,", "NaN,") }, want: []string{RuleSyntax}},
-		{name: "Infinity", body: func(t *testing.T) string { return edit(t, rec, "1.0000,", "-Infinity,") }, want: []string{RuleSyntax}},
-		{name: "single quotes", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1"`, `"编号": '1'`) }, want: []string{RuleSyntax}},
-		{name: "trailing comma object", body: func(t *testing.T) string { return edit(t, rec, `"收款跳转标志": 0`, `"收款跳转标志": 0,`) }, want: []string{RuleSyntax}},
-		{name: "trailing comma array", body: func(t *testing.T) string { return `{"a":[1,2,]}` }, want: []string{RuleSyntax}},
-		{name: "trailing data", body: func(*testing.T) string { return rec + "x" }, want: []string{RuleSyntax}},
-		{name: "two values", body: func(*testing.T) string { return rec + rec }, want: []string{RuleSyntax}},
-		{name: "invalid utf8", body: func(t *testing.T) string { return edit(t, rec, "销售收款", "\xff\xfe") }, want: []string{RuleSyntax}},
-		{name: "truncated", body: func(*testing.T) string { return rec[:len(rec)/2] }, want: []string{RuleSyntax}},
-		{name: "comment", body: func(*testing.T) string { return "// hi\n" + rec }, want: []string{RuleSyntax}},
-		{name: "leading zero", body: func(t *testing.T) string { return edit(t, rec, `"收款跳转标志": 0`, `"收款跳转标志": 01`) }, want: []string{RuleSyntax}},
-		{name: "control char in string", body: func(t *testing.T) string { return edit(t, rec, "销售收款", "a\tb") }, want: []string{RuleSyntax}},
-		{name: "bad escape", body: func(t *testing.T) string { return edit(t, rec, "销售收款", `a\x`) }, want: []string{RuleSyntax}},
-		{name: "array body", body: func(*testing.T) string { return "[" + rec + "]" }, want: []string{RuleEnvelope}},
-		{name: "string body", body: func(*testing.T) string { return `"hi"` }, want: []string{RuleEnvelope}},
-		{name: "empty object", body: func(*testing.T) string { return `{}` }, want: []string{RuleBusinessType, RuleData, RuleRequestID}},
+		{name: "empty", body: func(*testing.T) string { return "" }, want: []string{ruleSyntax}},
+		{name: "whitespace", body: func(*testing.T) string { return " \n\t " }, want: []string{ruleSyntax}},
+		{name: "bom", body: func(*testing.T) string { return "\ufeff" + rec }, want: []string{ruleSyntax}},
+		{name: "NaN", body: func(t *testing.T) string { return edit(t, rec, "1.0000,", "NaN,") }, want: []string{ruleSyntax}},
+		{name: "Infinity", body: func(t *testing.T) string { return edit(t, rec, "1.0000,", "-Infinity,") }, want: []string{ruleSyntax}},
+		{name: "single quotes", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1"`, `"编号": '1'`) }, want: []string{ruleSyntax}},
+		{name: "trailing comma object", body: func(t *testing.T) string { return edit(t, rec, `"收款跳转标志": 0`, `"收款跳转标志": 0,`) }, want: []string{ruleSyntax}},
+		{name: "trailing comma array", body: func(t *testing.T) string { return `{"a":[1,2,]}` }, want: []string{ruleSyntax}},
+		{name: "trailing data", body: func(*testing.T) string { return rec + "x" }, want: []string{ruleSyntax}},
+		{name: "two values", body: func(*testing.T) string { return rec + rec }, want: []string{ruleSyntax}},
+		{name: "invalid utf8", body: func(t *testing.T) string { return edit(t, rec, "销售收款", "\xff\xfe") }, want: []string{ruleSyntax}},
+		{name: "truncated", body: func(*testing.T) string { return rec[:len(rec)/2] }, want: []string{ruleSyntax}},
+		{name: "comment", body: func(*testing.T) string { return "// hi\n" + rec }, want: []string{ruleSyntax}},
+		{name: "leading zero", body: func(t *testing.T) string { return edit(t, rec, `"收款跳转标志": 0`, `"收款跳转标志": 01`) }, want: []string{ruleSyntax}},
+		{name: "control char in string", body: func(t *testing.T) string { return edit(t, rec, "销售收款", "a\tb") }, want: []string{ruleSyntax}},
+		{name: "bad escape", body: func(t *testing.T) string { return edit(t, rec, "销售收款", `a\x`) }, want: []string{ruleSyntax}},
+		{name: "array body", body: func(*testing.T) string { return "[" + rec + "]" }, want: []string{ruleEnvelope}},
+		{name: "string body", body: func(*testing.T) string { return `"hi"` }, want: []string{ruleEnvelope}},
+		{name: "empty object", body: func(*testing.T) string { return `{}` }, want: []string{ruleBusinessType, ruleData, ruleRequestID}},
 		{name: "requestId missing", body: func(t *testing.T) string {
 			return edit(t, rec, `"requestId": "9424f8a8-0aa8-434f-88f9-c391ba0cdad4",`, "")
-		}, want: []string{RuleRequestID}, path: "requestId"},
-		{name: "requestId number", body: func(t *testing.T) string { return edit(t, rec, `"9424f8a8-0aa8-434f-88f9-c391ba0cdad4"`, "42") }, want: []string{RuleRequestID}},
-		{name: "requestId not uuid", body: func(t *testing.T) string { return edit(t, rec, `9424f8a8-0aa8`, "9424f8a8_0aa8") }, want: []string{RuleRequestID}},
+		}, want: []string{ruleRequestID}, path: "requestId"},
+		{name: "requestId number", body: func(t *testing.T) string { return edit(t, rec, `"9424f8a8-0aa8-434f-88f9-c391ba0cdad4"`, "42") }, want: []string{ruleRequestID}},
+		{name: "requestId not uuid", body: func(t *testing.T) string { return edit(t, rec, `9424f8a8-0aa8`, "9424f8a8_0aa8") }, want: []string{ruleRequestID}},
 		{name: "requestId upper case", body: func(t *testing.T) string {
 			return edit(t, rec, `9424f8a8-0aa8-434f-88f9-c391ba0cdad4`, "9424F8A8-0AA8-434F-88F9-C391BA0CDAD4")
 		}},
-		{name: "businessType missing", body: func(t *testing.T) string { return edit(t, rec, `"businessType": 5007,`, "") }, want: []string{RuleBusinessType}},
-		{name: "businessType string", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `"5007",`) }, want: []string{RuleBusinessType}},
-		{name: "businessType fraction", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.5,`) }, want: []string{RuleBusinessType}},
+		{name: "businessType missing", body: func(t *testing.T) string { return edit(t, rec, `"businessType": 5007,`, "") }, want: []string{ruleBusinessType}},
+		{name: "businessType string", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `"5007",`) }, want: []string{ruleBusinessType}},
+		{name: "businessType fraction", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.5,`) }, want: []string{ruleBusinessType}},
 		{name: "businessType 5007.0 is an integer", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.0,`) }},
-		{name: "businessType unknown", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5008,`) }, want: []string{RuleBusinessType}},
+		{name: "businessType unknown", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5008,`) }, want: []string{ruleBusinessType}},
 		{name: "data missing", body: func(*testing.T) string {
 			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007}`
-		}, want: []string{RuleData}},
+		}, want: []string{ruleData}},
 		{name: "data null", body: func(*testing.T) string {
 			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":null}`
-		}, want: []string{RuleData}},
+		}, want: []string{ruleData}},
 		{name: "data array", body: func(*testing.T) string {
 			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":[]}`
-		}, want: []string{RuleData}},
-		{name: "event mismatch", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return rec }, want: []string{RuleEventNumber}},
-		{name: "4011 with create", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return inv }, want: []string{RuleEventNumber}},
-		{name: "5009 with create", event: "CREATE_RECEIVABLE_DOC", body: func(t *testing.T) string { return edit(t, rec, "5007", "5009") }, want: []string{RuleEventNumber}},
+		}, want: []string{ruleData}},
+		{name: "event mismatch", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return rec }, want: []string{ruleEventNumber}},
+		{name: "4011 with create", event: "CREATE_PURCHASE_ORDER_INVOICE", body: func(*testing.T) string { return inv }, want: []string{ruleEventNumber}},
+		{name: "5009 with create", event: "CREATE_RECEIVABLE_DOC", body: func(t *testing.T) string { return edit(t, rec, "5007", "5009") }, want: []string{ruleEventNumber}},
 		{name: "unknown event", event: "NOPE", body: func(*testing.T) string { return rec }, want: []string{RuleQueryEvent}},
 		{name: "string for number", body: func(t *testing.T) string {
 			return edit(t, rec, `"应收金额": 198306.44`, `"应收金额": "198306.44"`)
-		}, want: []string{RuleType}, path: "data.收款明细[0].应收金额"},
-		{name: "fraction for millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000.5") }, want: []string{RuleType}},
-		{name: "negative millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-1789833600000") }, want: []string{RuleFormat}},
-		{name: "seconds", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600") }, want: []string{RuleSeconds}},
-		{name: "before 2000", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1000") }, want: []string{RuleTimeRange}},
-		{name: "after 2100", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "9789833600000") }, want: []string{RuleTimeRange}},
+		}, want: []string{ruleType}, path: "data.收款明细[0].应收金额"},
+		{name: "fraction for millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000.5") }, want: []string{ruleType}},
+		{name: "negative millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-1789833600000") }, want: []string{ruleFormat}},
+		{name: "seconds", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600") }, want: []string{ruleSeconds}},
+		{name: "before 2000", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1000") }, want: []string{ruleTimeRange}},
+		{name: "after 2100", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "9789833600000") }, want: []string{ruleTimeRange}},
 		{name: "boolean as string", body: func(t *testing.T) string {
 			return edit(t, rec, `"是否生产凭证": false`, `"是否生产凭证": "false"`)
-		}, want: []string{RuleType}},
-		{name: "itemAttributes not strings", body: func(t *testing.T) string { return edit(t, inv, `"蓝色"`, `3`) }, want: []string{RuleType}, path: "data.items[0].itemAttributes.颜色"},
-		{name: "itemAttributes array", body: func(t *testing.T) string { return edit(t, inv, `"itemAttributes": {`, `"itemAttributes": [], "x": {`) }, want: []string{RuleType, RuleUnknown}},
-		{name: "createType unknown", body: func(t *testing.T) string { return edit(t, inv, `"PURCHASE_RECEIPT"`, `"INVENTED"`) }, want: []string{RuleEnum}},
-		{name: "status unknown", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `"pass"`) }, want: []string{RuleEnum}},
-		{name: "currency lower", body: func(t *testing.T) string { return edit(t, inv, `"currency": "CNY"`, `"currency": "cny"`) }, want: []string{RuleFormat}},
-		{name: "receipt currency PRE001", body: func(t *testing.T) string { return edit(t, rec, `"code": "CNY"`, `"code": "PRE001"`) }, want: []string{RuleAdvisory}},
-		{name: "decimal string", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.4"`) }, want: []string{RuleFormat}},
-		{name: "decimal string number", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `198306.44`) }, want: []string{RuleType}},
-		{name: "receipt lacks 源单明细", body: func(t *testing.T) string { return edit(t, rec, `"源单明细"`, `"源单明细x"`) }, want: []string{RuleReceiptPart, RuleUnknown}},
-		{name: "receipt lines object", body: func(t *testing.T) string { return edit(t, rec, `"收款明细": [`, `"收款明细": 1, "y": [`) }, want: []string{RuleType, RuleUnknown}},
-		{name: "receipt line not object", body: func(t *testing.T) string { return edit(t, rec, `"收款明细": [`, `"收款明细": [1,`) }, want: []string{RuleType}, path: "data.收款明细[0]"},
-		{name: "invoice carries receipt member", body: func(t *testing.T) string { return edit(t, inv, `"code": "CGFP`, `"收款明细": [], "code": "CGFP`) }, want: []string{RuleForeignPart}},
-		{name: "mixed markers", body: func(t *testing.T) string { return edit(t, inv, `"customerCode"`, `"enterpriseCode"`) }, want: []string{RuleMixedShape}},
-		{name: "integer status with described", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `1`) }, want: []string{RuleMixedShape}},
-		{name: "string status with sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": "PASS"`) }, want: []string{RuleMixedShape}},
-		{name: "status boolean", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `true`) }, want: []string{RuleType}},
-		{name: "described asserted on sample", opts: Options{Shape: "described"}, body: func(*testing.T) string { return smp }, want: []string{RuleMissing, RuleType, RuleUnknown}},
+		}, want: []string{ruleType}},
+		{name: "itemAttributes not strings", body: func(t *testing.T) string { return edit(t, inv, `"蓝色"`, `3`) }, want: []string{ruleType}, path: "data.items[0].itemAttributes.颜色"},
+		{name: "itemAttributes array", body: func(t *testing.T) string { return edit(t, inv, `"itemAttributes": {`, `"itemAttributes": [], "x": {`) }, want: []string{ruleType, ruleUnknown}},
+		{name: "createType unknown", body: func(t *testing.T) string { return edit(t, inv, `"PURCHASE_RECEIPT"`, `"INVENTED"`) }, want: []string{ruleEnum}},
+		{name: "status unknown", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `"pass"`) }, want: []string{ruleEnum}},
+		{name: "currency lower", body: func(t *testing.T) string { return edit(t, inv, `"currency": "CNY"`, `"currency": "cny"`) }, want: []string{ruleFormat}},
+		{name: "receipt currency PRE001", body: func(t *testing.T) string { return edit(t, rec, `"code": "CNY"`, `"code": "PRE001"`) }, want: []string{ruleAdvisory}},
+		{name: "decimal string", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.4"`) }, want: []string{ruleFormat}},
+		{name: "decimal string number", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `198306.44`) }, want: []string{ruleType}},
+		{name: "receipt lacks 源单明细", body: func(t *testing.T) string { return edit(t, rec, `"源单明细"`, `"源单明细x"`) }, want: []string{ruleReceiptPart, ruleUnknown}},
+		{name: "receipt lines object", body: func(t *testing.T) string { return edit(t, rec, `"收款明细": [`, `"收款明细": 1, "y": [`) }, want: []string{ruleType, ruleUnknown}},
+		{name: "receipt line not object", body: func(t *testing.T) string { return edit(t, rec, `"收款明细": [`, `"收款明细": [1,`) }, want: []string{ruleType}, path: "data.收款明细[0]"},
+		{name: "invoice carries receipt member", body: func(t *testing.T) string { return edit(t, inv, `"code": "CGFP`, `"收款明细": [], "code": "CGFP`) }, want: []string{ruleForeignPart}},
+		{name: "mixed markers", body: func(t *testing.T) string { return edit(t, inv, `"customerCode"`, `"enterpriseCode"`) }, want: []string{ruleMixedShape}},
+		{name: "integer status with described", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `1`) }, want: []string{ruleMixedShape}},
+		{name: "string status with sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": "PASS"`) }, want: []string{ruleMixedShape}},
+		{name: "status boolean", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `true`) }, want: []string{ruleType}},
+		{name: "described asserted on sample", opts: Options{Shape: "described"}, body: func(*testing.T) string { return smp }, want: []string{ruleMissing, ruleType, ruleUnknown}},
 		{name: "sample asserted on receipt", opts: Options{Shape: "sample"}, body: func(*testing.T) string { return rec }},
-		{name: "described asserted on sample receipt", opts: Options{Shape: "described"}, body: func(*testing.T) string { return rec }, want: []string{RuleUnknown}},
-		{name: "duplicate key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "编号": "1",`) }, want: []string{RuleDuplicateKey}},
+		{name: "described asserted on sample receipt", opts: Options{Shape: "described"}, body: func(*testing.T) string { return rec }, want: []string{ruleUnknown}},
+		{name: "duplicate key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "编号": "1",`) }, want: []string{ruleDuplicateKey}},
 		{name: "duplicate envelope key", body: func(t *testing.T) string {
 			return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "businessType": 5007,`)
-		}, want: []string{RuleDuplicateKey}},
+		}, want: []string{ruleDuplicateKey}},
 		{name: "duplicate free key", body: func(t *testing.T) string {
 			return edit(t, inv, `"颜色": "蓝色",`, `"颜色": "蓝色", "\u989c\u8272": "红色",`)
-		}, want: []string{RuleDuplicateKey}},
-		{name: "duplicate unknown key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"z": 1, "z": 2,`) }, want: []string{RuleDuplicateKey, RuleMissing, RuleUnknown}},
-		{name: "missing field", body: func(t *testing.T) string { return edit(t, rec, `"收款用途": "销售收款",`, ``) }, want: []string{RuleMissing}, path: "data.收款明细[0].收款用途"},
-		{name: "unknown field", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "备注": "",`) }, want: []string{RuleUnknown}},
+		}, want: []string{ruleDuplicateKey}},
+		{name: "duplicate unknown key", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"z": 1, "z": 2,`) }, want: []string{ruleDuplicateKey, ruleMissing, ruleUnknown}},
+		{name: "missing field", body: func(t *testing.T) string { return edit(t, rec, `"收款用途": "销售收款",`, ``) }, want: []string{ruleMissing}, path: "data.收款明细[0].收款用途"},
+		{name: "unknown field", body: func(t *testing.T) string { return edit(t, rec, `"编号": "1",`, `"编号": "1", "备注": "",`) }, want: []string{ruleUnknown}},
 		{name: "unknown envelope field", body: func(t *testing.T) string {
 			return edit(t, rec, `"businessType": 5007,`, `"businessType": 5007, "x": 1,`)
-		}, want: []string{RuleUnknown}},
+		}, want: []string{ruleUnknown}},
 		{name: "null field", body: func(t *testing.T) string {
 			return edit(t, rec, `"收款用途": "销售收款"`, `"收款用途": null`)
-		}, want: []string{RuleNull}},
-		{name: "invoiceType other", body: func(t *testing.T) string { return edit(t, inv, `"VALUE_ADDED_TAX"`, `"ORDINARY"`) }, want: []string{RuleAdvisory}},
-		{name: "tax id check", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1K`) }, want: []string{RuleTaxID}},
+		}, want: []string{ruleNull}},
+		{name: "invoiceType other", body: func(t *testing.T) string { return edit(t, inv, `"VALUE_ADDED_TAX"`, `"ORDINARY"`) }, want: []string{ruleAdvisory}},
+		{name: "tax id check", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1K`) }, want: []string{ruleTaxID}},
 		{name: "tax id standard example", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y43`) }},
-		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{RuleTaxID}},
-		{name: "line tax", body: func(t *testing.T) string { return edit(t, inv, `2992.99`, `2000.00`) }, want: []string{RuleLineTax}, path: "data.items[0].tax"},
+		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{ruleTaxID}},
+		{name: "line tax", body: func(t *testing.T) string { return edit(t, inv, `2992.99`, `2000.00`) }, want: []string{ruleLineTax}, path: "data.items[0].tax"},
 		{name: "receipt totals", body: func(t *testing.T) string {
 			return edit(t, rec, `"实收金额": 315811.94`, `"实收金额": 315811.95`)
-		}, want: []string{RuleBaseCurrency, RuleTotals}},
+		}, want: []string{ruleBaseCurrency, ruleTotals}},
 		{name: "outstanding", body: func(t *testing.T) string {
 			return edit(t, rec, `"未核销金额": 198306.44`, `"未核销金额": 198306.45`)
-		}, want: []string{RuleOutstanding}},
+		}, want: []string{ruleOutstanding}},
 		{name: "base amount", body: func(t *testing.T) string {
 			return edit(t, rec, `"应收金额本位币": 315811.94`, `"应收金额本位币": 315811.00`)
-		}, want: []string{RuleBaseCurrency}},
-		{name: "base amount hidden", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }, want: []string{RuleBaseCurrency}},
-		{name: "ignore", opts: Options{Ignore: []string{RuleBaseCurrency}}, body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }},
+		}, want: []string{ruleBaseCurrency}},
+		{name: "base amount hidden", body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }, want: []string{ruleBaseCurrency}},
+		{name: "ignore", opts: Options{Ignore: []string{ruleBaseCurrency}}, body: func(t *testing.T) string { return edit(t, rec, `"198306.44"`, `"198306.40"`) }},
 		{name: "escaped key known", body: func(t *testing.T) string { return edit(t, rec, `"收款用途"`, `"\u6536\u6b3e\u7528\u9014"`) }},
 		{name: "deep nesting", body: func(*testing.T) string {
 			return `{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}"
-		}, want: []string{RuleSyntax}},
+		}, want: []string{ruleSyntax}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestCheck(t *testing.T) {
 				t.Errorf("first path: want %q; findings:\n%s", tt.path, dump(got))
 			}
 			for _, f := range got {
-				if f.Rule == RuleSyntax && (f.Line == 0 || f.Column == 0 || !strings.Contains(f.Message, "column")) {
+				if f.Rule == ruleSyntax && (f.Line == 0 || f.Column == 0 || !strings.Contains(f.Message, "column")) {
 					t.Errorf("syntax finding without a position: %+v", f)
 				}
 			}
@@ -257,18 +257,18 @@ func TestCheckCapture(t *testing.T) {
 		want []string
 	}{
 		{"valid", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8"), nil},
-		{"mismatch", line("businessType=ABANDON_RECEIVABLE_DOC", rec, "utf8"), []string{RuleEventNumber}},
+		{"mismatch", line("businessType=ABANDON_RECEIVABLE_DOC", rec, "utf8"), []string{ruleEventNumber}},
 		{"no event", line("x=1", rec, "utf8"), []string{RuleQueryEvent}},
 		{"unknown event", line("businessType=NOPE", rec, "utf8"), []string{RuleQueryEvent}},
-		{"base64 bad utf8", line("businessType=CREATE_RECEIVABLE_DOC", "/w==", "base64"), []string{RuleSyntax}},
-		{"bad base64", line("businessType=CREATE_RECEIVABLE_DOC", "!!", "base64"), []string{RuleCapture}},
-		{"torn", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8")[:100], []string{RuleCapture}},
+		{"base64 bad utf8", line("businessType=CREATE_RECEIVABLE_DOC", "/w==", "base64"), []string{ruleSyntax}},
+		{"bad base64", line("businessType=CREATE_RECEIVABLE_DOC", "!!", "base64"), []string{ruleCapture}},
+		{"torn", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8")[:100], []string{ruleCapture}},
 	}
 	for _, tt := range tests {
-		if !IsCapture(tt.line) {
+		if !isCapture(tt.line) {
 			t.Errorf("%s: not seen as a capture record", tt.name)
 		}
-		if got := ruleSet(v.CheckCapture(tt.line)); !slices.Equal(got, tt.want) {
+		if got := ruleSet(v.checkCapture(tt.line)); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: rules %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -365,10 +365,10 @@ func TestDuplicateKeysInLargeObjects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, f := range v.Check([]byte(tt.body), "") {
-				if f.Rule == RuleSyntax {
+				if f.Rule == ruleSyntax {
 					t.Fatal(f)
 				}
-				if f.Rule == RuleDuplicateKey {
+				if f.Rule == ruleDuplicateKey {
 					got = append(got, f.Path)
 				}
 			}
@@ -380,7 +380,7 @@ func TestDuplicateKeysInLargeObjects(t *testing.T) {
 	// The pooled checker forgets the keys of a body that broke off.
 	v.Check([]byte(`{"x":`+object(100)), "")
 	for _, f := range v.Check([]byte(`{"x":`+object(100)+`}`), "") {
-		if f.Rule == RuleDuplicateKey {
+		if f.Rule == ruleDuplicateKey {
 			t.Errorf("stale key: %+v", f)
 		}
 	}
