@@ -293,7 +293,7 @@ type Config struct {
 	// the signature check.
 	Signer *sign.Signer
 	// Strict makes a type error answered 2xx a failure, not a warning.
-	Strict          bool
+	Strict        bool
 	LatencyBudget time.Duration
 	// LoadCount is how many calls the load check makes, at most
 	// MaxLoadCount.
