@@ -101,3 +101,24 @@ func TestUnfinishedAnswerFails(t *testing.T) {
 		}
 	}
 }
+
+// Without --save-cases, the reproduction of a call too large to print
+// inline names no file the run has not written (it used to send
+// @case.json), and says what stands in its place and how to get it.
+func TestReproOfLargeBodyNamesNoMissingFile(t *testing.T) {
+	big := []byte(strings.Repeat("x", maxInlineBody+1))
+	rep := &Reporter{Target: mustURL(t, "http://127.0.0.1:9/hook")}
+	r := &runner{cfg: Config{Target: rep.Target}}
+	for name, cmd := range map[string]string{
+		"curl":    rep.reproduce(&caseReport{res: Result{Case: &Case{Body: big}}}),
+		"replay":  rep.reproduce(&caseReport{res: Result{Case: &Case{Body: big}}, sent: sent{resign: true}}),
+		"effects": r.curl(&attempt.Request{Body: big}, ""),
+	} {
+		if strings.Contains(cmd, "case.json") || strings.Contains(cmd, "case.ndjson") {
+			t.Errorf("%s: %q names a file the run did not write", name, cmd)
+		}
+		if !strings.Contains(cmd, strconv.Itoa(len(big))+"-byte body, not written by this run: rerun with --save-cases DIR") {
+			t.Errorf("%s: %q does not say the body is not written", name, cmd)
+		}
+	}
+}
