@@ -138,9 +138,9 @@ func TestUnfinishedAnswerEndsWithTheTimeLimit(t *testing.T) {
 	}
 }
 
-// An answer whose head never ends is cut at maxHead on the fast path.
+// An answer whose head never ends is cut at maxHead, on every path.
 func TestEndlessHeadCut(t *testing.T) {
-	for _, keep := range []bool{true, false} {
+	for _, p := range paths {
 		release := make(chan struct{})
 		var wrote atomic.Int64
 		srv := httptest.NewUnstartedServer(nil)
@@ -166,14 +166,14 @@ func TestEndlessHeadCut(t *testing.T) {
 			}
 		})
 		srv.Start()
-		a := deliverOnce(t, srv.URL, time.Minute, true, false, keep)
+		a := deliverOnce(t, srv.URL, time.Minute, p.worker, p.follow, p.keep)
 		close(release)
 		srv.Close()
 		if a.Status != 0 || a.Kind != KindOther {
-			t.Errorf("keep %v: attempt %s, want an error for the head", keep, brief(a))
+			t.Errorf("%s: attempt %s, want an error for the head", p.name, brief(a))
 		}
 		if n := wrote.Load(); n > 64<<20 {
-			t.Errorf("keep %v: the receiver got %d bytes of head out", keep, n)
+			t.Errorf("%s: the receiver got %d bytes of head out", p.name, n)
 		}
 	}
 }
