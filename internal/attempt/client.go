@@ -60,7 +60,9 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		TLSHandshakeTimeout: dialer.Timeout,
 		MaxIdleConns:        conc * 2,
 		MaxIdleConnsPerHost: conc,
-		IdleConnTimeout:     90 * time.Second,
+		// An answer's head is bounded as on the fast path (maxHead).
+		MaxResponseHeaderBytes: maxHead,
+		IdleConnTimeout:        90 * time.Second,
 		// No ResponseHeaderTimeout: the attempt's own deadline (Timeout)
 		// already bounds the wait for headers, and the transport would
 		// start a second timer per request for it.

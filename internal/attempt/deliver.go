@@ -72,10 +72,25 @@ type Attempt struct {
 	// Truncated says the answer's body ended before its declared length
 	// (an unexpected EOF): the status came, the rest did not.
 	Truncated bool `json:"-"`
+	// Oversized says the answer's body ran past MaxBodyRead: it was not
+	// read further and its connection was closed.
+	Oversized bool `json:"-"`
+	// BodyKind is the kind of error that stopped the reading of the
+	// answer's body after its status came (KindTimeout: the time limit
+	// passed before the body ended), "" when it was read to its end.
+	BodyKind string `json:"-"`
 }
 
 // MaxBodyPrefix is how much of an answer's body an Attempt keeps.
 const MaxBodyPrefix = 200
+
+// MaxBodyRead is how much of an answer's body is read at most: a receiver
+// answering hundreds of MiB, or without end, would otherwise have every
+// call read it all. Past it the connection is closed rather than read on.
+const MaxBodyRead = 1 << 20
+
+// errOver is an answer's body that ran past MaxBodyRead.
+var errOver = errors.New("answer body over " + strconv.Itoa(MaxBodyRead>>20) + " MiB")
 
 // Result is what became of one delivery.
 type Result struct {
@@ -526,6 +541,9 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}
 	kept, err := readBody(resp.Body, d.KeepBody)
+	if err != nil && !errors.Is(err, errOver) && context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
+		err = timeoutError("body not finished within the time limit")
+	}
 	a, wait := d.answered(ctx, resp, kept, err, start, res)
 	a.Connect = connect
 	return a, wait
@@ -535,10 +553,19 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 // asks for, on either path; err is what reading its body gave.
 func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []byte, err error, start time.Time, res *Result) (Attempt, time.Duration) {
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
 		a.Kind, a.Err = KindInterrupted, err.Error()
-	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+	case errors.Is(err, errOver):
+		a.Oversized = true
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		a.Truncated = true
+	default:
+		a.BodyKind = Classify(err)
+		if a.BodyKind == KindInterrupted { // the attempt's own deadline
+			a.BodyKind = KindTimeout
+		}
 	}
 	if d.KeepBody {
 		a.StatusLine = resp.Status
@@ -604,13 +631,23 @@ func lastParts(msg string, n int) string {
 }
 
 // readBody keeps up to MaxKeptBody of an answer's body when keep, and reads
-// the rest, so that the connection can carry the next call.
+// the rest, so that the connection can carry the next call, up to
+// MaxBodyRead in all: past it, errOver, and the connection is closed (by
+// the Close of a body not read to its end, or by the caller).
 func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
+	var n int64
 	if keep {
 		kept, err = io.ReadAll(io.LimitReader(body, maxKeptBody))
+		n = int64(len(kept))
 	}
 	if err == nil {
-		_, err = io.Copy(io.Discard, body)
+		_, err = io.CopyN(io.Discard, body, MaxBodyRead+1-n)
+		switch {
+		case err == io.EOF:
+			err = nil
+		case err == nil:
+			err = errOver
+		}
 	}
 	body.Close()
 	return kept, err

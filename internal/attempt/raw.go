@@ -29,8 +29,11 @@ import (
 
 // rawConn is a worker's kept-alive connection.
 type rawConn struct {
-	c     net.Conn
-	io    connIO // c's reads and writes (sockio_*.go)
+	c  net.Conn
+	io connIO // c's reads and writes (sockio_*.go)
+	// lim is what r reads c through: it bounds how much of one answer is
+	// read, head and body, however the receiver frames it.
+	lim   capReader
 	r     *bufio.Reader
 	w     []byte
 	stop  func() bool // unhooks the Ctrl-C watch
@@ -42,6 +45,35 @@ type rawConn struct {
 	// keeps only the Header, which readLean makes afresh when there is one.
 	resp http.Response
 }
+
+// capReader reads r up to n bytes, then says errOver.
+type capReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, errOver
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
+}
+
+// maxHead is how long an answer's head may be on the fast path, as
+// net/http's transport bounds it (MaxResponseHeaderBytes) on the other.
+const maxHead = 1 << 20
+
+// answerCap is how many bytes of one answer the fast path reads: its head
+// and MaxBodyRead of body with room for chunked framing.
+const answerCap = maxHead + 2*MaxBodyRead
+
+// errHeadOver is an answer whose head ran past maxHead.
+var errHeadOver = errors.New("answer head over " + strconv.Itoa(maxHead>>20) + " MiB")
 
 // connIO reads a worker's connection and sends requests on it.
 type connIO interface {
@@ -90,6 +122,10 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 	if errors.Is(err, errStale) {
 		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
 	}
+	var lean error // a lean answer's body past MaxBodyRead
+	if errors.Is(err, errOver) {
+		lean, err = err, nil
+	}
 	if err != nil {
 		if buf.raw != nil {
 			buf.raw.close()
@@ -111,6 +147,9 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: buf.dialed}, 0
 	}
 	kept, err := readBody(resp.Body, d.KeepBody)
+	if lean != nil {
+		err = lean
+	}
 	if err != nil || resp.Close {
 		buf.raw.close()
 		buf.raw = nil
@@ -142,12 +181,14 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			return nil, err
 		}
 		cio := newSockIO(c)
-		rc = &rawConn{c: c, io: cio, r: bufio.NewReaderSize(cio, 4096)}
+		rc = &rawConn{c: c, io: cio, lim: capReader{r: cio}}
+		rc.r = bufio.NewReaderSize(&rc.lim, 4096)
 		rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
 		buf.raw = rc
 	}
 	reused := rc.reuse
 	rc.reuse = true
+	rc.lim.n = answerCap
 	if rc.deadline.Before(deadline) {
 		rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
 		if err := rc.c.SetDeadline(rc.deadline); err != nil {
@@ -198,6 +239,9 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		var err error
 		if d.KeepBody {
 			resp, err = http.ReadResponse(rc.r, &http.Request{Method: method})
+			if errors.Is(err, errOver) {
+				err = errHeadOver
+			}
 		} else {
 			err = readLean(rc.r, method, resp)
 		}
@@ -227,10 +271,13 @@ func staleErr(err error) bool {
 // a delivery uses (status, Connection, Retry-After, Location): what
 // http.ReadResponse would give, without a map entry and string per header
 // line. The body is read and dropped; the answer's Body is empty.
+//
+// Of the body it reads MaxBodyRead at most: past it, errOver, and
+// resp.Close; a head past maxHead is errHeadOver.
 func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
-		return err
+		return headErr(err)
 	}
 	// "HTTP/1.1 200 OK\r\n"
 	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[8] != ' ' {
@@ -245,7 +292,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return err
+			return headErr(err)
 		}
 		line = trimCRLF(line)
 		if len(line) == 0 {
@@ -275,7 +322,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 	switch {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
 	case chunked:
-		if _, err := io.Copy(io.Discard, httputil.NewChunkedReader(br)); err != nil {
+		if err := drain(httputil.NewChunkedReader(br), resp); err != nil {
 			return err
 		}
 		for { // the trailer, up to its empty line
@@ -287,17 +334,41 @@ func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 				break
 			}
 		}
+	case length > MaxBodyRead:
+		resp.Close = true
+		return errOver
 	case length >= 0:
 		if _, err := br.Discard(int(length)); err != nil {
 			return err
 		}
 	default: // the body runs to the end of the connection
-		if _, err := io.Copy(io.Discard, br); err != nil {
-			return err
-		}
 		resp.Close = true
+		return drain(br, resp)
 	}
 	return nil
+}
+
+// drain reads r to its end, up to MaxBodyRead: past it, errOver, and
+// resp.Close.
+func drain(r io.Reader, resp *http.Response) error {
+	_, err := io.CopyN(io.Discard, r, MaxBodyRead+1)
+	switch {
+	case err == io.EOF:
+		return nil
+	case err == nil:
+		resp.Close = true
+		return errOver
+	}
+	return err
+}
+
+// headErr is err met reading an answer's head: the answer's cap reached
+// there is a head too long.
+func headErr(err error) error {
+	if errors.Is(err, errOver) {
+		return errHeadOver
+	}
+	return err
 }
 
 func trimCRLF(b []byte) []byte {

@@ -22,10 +22,27 @@ import (
 func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	res := Result{Case: c, Verdict: v, Status: a.Status, Latency: a.Latency, Reason: reason}
 	res.Answer, res.quiet = replyOf(a), a.Status == 0 && a.Kind != attempt.KindInterrupted
-	if v == Pass && a.Truncated {
+	switch {
+	case v == Fail:
+	case a.BodyKind != "":
+		res.Verdict, res.Reason = Fail, answer(a)+" but "+bodyUnfinished(a)+": a sender counts the call failed and retries it"
+	case v == Pass && a.Truncated:
 		res.Verdict, res.Reason = Warn, answer(a)+" but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it"
+	case v == Pass && a.Oversized:
+		res.Verdict, res.Reason = Warn, answer(a)+" but "+bodyOver+": a sender reads a short answer and may give up on this one"
 	}
 	return res
+}
+
+// bodyOver says an answer's body was too long to read on.
+var bodyOver = fmt.Sprintf("the answer body is over %d MiB, not read further", attempt.MaxBodyRead>>20)
+
+// bodyUnfinished says why an answer's body was not read to its end.
+func bodyUnfinished(a attempt.Attempt) string {
+	if a.BodyKind == attempt.KindTimeout {
+		return "the answer body was not finished within --timeout"
+	}
+	return "the answer body was cut off (" + a.BodyKind + ")"
 }
 
 // replyOf is the receiver's answer in an attempt, nil for none.
@@ -585,6 +602,7 @@ func (r *runner) load() error {
 		hist     load.Histogram
 		answered int
 		timedOut int
+		over     int             // answers with a body past attempt.MaxBodyRead
 		first    attempt.Attempt // the first refused call's answer
 		seen     bool
 		timed    []timing // to name a full listen backlog
@@ -599,7 +617,16 @@ func (r *runner) load() error {
 		bad.Lock()
 		defer bad.Unlock()
 		switch {
+		case a.Status != 0 && a.BodyKind != "":
+			// The status came but not the whole answer: a sender counts
+			// the call failed.
+			bad.answered++
+			bad.hist.Record(a.Latency)
+			bad.byError[fmt.Sprintf("got %d with the body unfinished (%s)", a.Status, a.BodyKind)]++
 		case a.Status != 0:
+			if a.Oversized {
+				bad.over++
+			}
 			bad.answered++
 			bad.hist.Record(a.Latency)
 			bad.timed = append(bad.timed, timing{a.Latency, a.Connect, false})
@@ -664,7 +691,9 @@ func (r *runner) load() error {
 			redirects += n
 		}
 	}
-	if len(parts) > 0 && redirects == sumCounts(bad.byStatus) && len(bad.byError) == 0 {
+	if len(parts) == 0 && bad.over > 0 {
+		res.Verdict, res.Reason = Warn, fmt.Sprintf("%d of %d calls got 2xx but %s (%s)", bad.over, st.Sent, bodyOver, figures)
+	} else if len(parts) > 0 && redirects == sumCounts(bad.byStatus) && len(bad.byError) == 0 {
 		// Redirected, not refused: accepts-valid judges that.
 		res.Verdict, res.Reason = Warn, fmt.Sprintf("%s of %d calls: inconclusive, the ERP does not follow redirects (accepts-valid judges that)", strings.Join(parts, ", "), st.Sent)
 		res.Answer = replyOf(bad.first)

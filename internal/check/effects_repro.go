@@ -89,7 +89,7 @@ func (r *runner) curl(req *attempt.Request, file string) string {
 	case len(req.Body) > maxInlineBody && file != "":
 		b.WriteString(" --data-binary @" + shellQuote(file))
 	case len(req.Body) > maxInlineBody:
-		fmt.Fprintf(&b, " --data-binary @case.json  # the %d-byte body: rerun with --save-cases DIR to get it", len(req.Body))
+		b.WriteString(" --data-binary @" + bodyFile + "  # " + notWritten(bodyFile, len(req.Body)))
 	default:
 		b.WriteString(" --data-binary " + shellQuote(string(req.Body)))
 	}

@@ -273,8 +273,8 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 	hint := ""
 	switch {
 	case len(c.Body) > maxInlineBody:
-		b.WriteString(" --data-binary @case.json")
-		hint = fmt.Sprintf("  # the %d-byte body: rerun with --save-cases DIR to get it", len(c.Body))
+		b.WriteString(" --data-binary @" + bodyFile)
+		hint = "  # " + notWritten(bodyFile, len(c.Body))
 	default:
 		b.WriteString(" --data-binary " + shellQuote(string(c.Body)))
 	}

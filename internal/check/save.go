@@ -225,7 +225,7 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	case cc.File != "":
 		src = shellQuote(cc.File)
 	case len(c.Body) > maxInlineBody:
-		src = "case.ndjson"
+		src = caseFileHolder
 	default:
 		rec, err := r.records(&Case{Query: c.Query, Body: c.Body}, cc.sent, time.Unix(0, 0), true)
 		if err != nil {
@@ -260,8 +260,22 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	if cc.sent.resign {
 		b.WriteString(` --sign standard --secret "$WHSIM_REPLAY_SECRET"`)
 	}
-	if src == "case.ndjson" {
-		fmt.Fprintf(&b, "  # the %d-byte body: rerun with --save-cases DIR to get it", len(c.Body))
+	if src == caseFileHolder {
+		b.WriteString("  # " + notWritten(caseFileHolder, len(c.Body)))
 	}
 	return termsafe.Lines(b.String())
+}
+
+// bodyFile and caseFileHolder stand in a reproduction for the body, and
+// the case's records, of a call too large to print inline when no
+// --save-cases file holds them: a name no file of the run has, said so.
+const (
+	bodyFile       = "BODY_FILE"
+	caseFileHolder = "CASE_FILE"
+)
+
+// notWritten is the comment on a reproduction naming holder: what it
+// stands for and how to get it.
+func notWritten(holder string, n int) string {
+	return fmt.Sprintf("%s: the %d-byte body, not written by this run: rerun with --save-cases DIR for a command that sends it", holder, n)
 }

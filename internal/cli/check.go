@@ -183,7 +183,7 @@ probe that fails, 130 when interrupted.`,
 	tlsFlags(cmd, &opts.Insecure, &opts.CACert)
 	f.BoolVar(&opts.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
 	f.DurationVar(&opts.LatencyBudget, "latency-budget", check.DefaultLatencyBudget, "the p99 latency every call of the run must stay within")
-	f.IntVar(&opts.LoadCount, "load-count", 300, "calls the load check makes")
+	f.IntVar(&opts.LoadCount, "load-count", 300, fmt.Sprintf("calls the load check makes, at most %d (whsim send makes bigger loads)", check.MaxLoadCount))
 	f.IntVar(&opts.LoadConc, "load-concurrency", 16, "calls in flight at once in the load check")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
@@ -268,6 +268,8 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		return usagef("--latency-budget %s: want more than 0", opts.LatencyBudget)
 	case opts.LoadCount < 1:
 		return usagef("--load-count %d: want at least 1", opts.LoadCount)
+	case opts.LoadCount > check.MaxLoadCount:
+		return usagef("--load-count %d: at most %d; for a bigger load use whsim send --count", opts.LoadCount, check.MaxLoadCount)
 	case opts.LoadConc < 1:
 		return usagef("--load-concurrency %d: want at least 1", opts.LoadConc)
 	case opts.Probe != "" && opts.ProbeCmd != "":

@@ -1,0 +1,220 @@
+package attempt
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// paths are the ways an answer is read: net/http's transport called
+// directly, Client.Do (redirects followed), and a worker's fast path with
+// and without the body kept.
+var paths = []struct {
+	name           string
+	worker, follow bool
+	keep           bool
+}{
+	{"direct", false, false, true},
+	{"client.Do", false, true, true},
+	{"raw keep", true, false, true},
+	{"raw lean", true, false, false},
+}
+
+func deliverOnce(t *testing.T, srvURL string, timeout time.Duration, worker, follow, keep bool) Attempt {
+	t.Helper()
+	c, err := NewClient(ClientOptions{Timeout: timeout, Concurrency: 1, FollowRedirects: follow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(srvURL)
+	d := &Deliverer{Client: c, Target: u, KeepBody: keep}
+	if !worker {
+		return d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+	}
+	var a Attempt
+	asWorker(d, templates("A", 1), 1, func(r *Result) { a = r.Last() })
+	return a
+}
+
+// A receiver answering 200 MiB, or without end, has MaxBodyRead of it read
+// and no more: the attempt says the body was over, and the receiver's
+// writes fail once the connection is closed. Counted in bytes the
+// receiver got out, with a bound far above MaxBodyRead plus socket buffers.
+func TestHugeAnswerReadOnlyToTheCap(t *testing.T) {
+	const huge = 200 << 20
+	bodies := []struct {
+		name   string
+		length bool // Content-Length: 200 MiB, else chunked without end
+	}{{"content-length", true}, {"endless chunked", false}}
+	for _, p := range paths {
+		for _, b := range bodies {
+			t.Run(p.name+"/"+b.name, func(t *testing.T) {
+				var wrote atomic.Int64
+				done := make(chan struct{}, 1)
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					defer func() { done <- struct{}{} }()
+					if b.length {
+						w.Header().Set("Content-Length", strconv.Itoa(huge))
+					}
+					chunk := make([]byte, 64<<10)
+					for i := range chunk {
+						chunk[i] = 'x'
+					}
+					for !b.length || wrote.Load() < huge {
+						n, err := w.Write(chunk)
+						wrote.Add(int64(n))
+						if err != nil {
+							return
+						}
+					}
+				}))
+				defer srv.Close()
+				a := deliverOnce(t, srv.URL, time.Minute, p.worker, p.follow, p.keep)
+				if a.Status != 200 || !a.Oversized || a.BodyKind != "" || a.Kind != "" {
+					t.Errorf("attempt %s, want 200 with the body over", brief(a))
+				}
+				select {
+				case <-done:
+				case <-time.After(time.Minute): // a guard, not a measure
+					t.Fatalf("the receiver still writes after %d bytes: the answer is read on", wrote.Load())
+				}
+				if n := wrote.Load(); n > 64<<20 {
+					t.Errorf("the receiver got %d bytes out, want the reading stopped near %d", n, MaxBodyRead)
+				}
+			})
+		}
+	}
+}
+
+// A body that stops coming, or comes a byte at a time, ends with the
+// attempt's time limit: the status came, the body did not finish. (The
+// fast path without the body kept counts it a timeout, as it always has.)
+func TestUnfinishedAnswerEndsWithTheTimeLimit(t *testing.T) {
+	bodies := []struct {
+		name string
+		drip bool
+	}{{"stalled", false}, {"drip", true}}
+	for _, p := range paths {
+		for _, b := range bodies {
+			t.Run(p.name+"/"+b.name, func(t *testing.T) {
+				release := make(chan struct{})
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Length", "100000")
+					w.Write([]byte("partial"))
+					w.(http.Flusher).Flush()
+					for b.drip {
+						select {
+						case <-release:
+							return
+						case <-time.After(5 * time.Millisecond):
+						}
+						if _, err := w.Write([]byte("x")); err != nil {
+							return
+						}
+						w.(http.Flusher).Flush()
+					}
+					<-release
+				}))
+				defer srv.Close()
+				defer close(release)
+				a := deliverOnce(t, srv.URL, 200*time.Millisecond, p.worker, p.follow, p.keep)
+				switch {
+				case !p.keep:
+					if a.Kind != KindTimeout {
+						t.Errorf("attempt %s, want a timeout", brief(a))
+					}
+				case a.Status != 200 || a.BodyKind != KindTimeout || a.Kind != "":
+					t.Errorf("attempt %s, want 200 with the body unfinished by the time limit", brief(a))
+				}
+			})
+		}
+	}
+}
+
+// An answer whose head never ends is cut at maxHead, on every path.
+func TestEndlessHeadCut(t *testing.T) {
+	for _, p := range paths {
+		release := make(chan struct{})
+		var wrote atomic.Int64
+		srv := httptest.NewUnstartedServer(nil)
+		srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, bw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			bw.WriteString("HTTP/1.1 200 OK\r\n")
+			line := []byte("X-Filler: 0123456789012345678901234567890123456789\r\n")
+			for {
+				n, err := bw.Write(line)
+				wrote.Add(int64(n))
+				if err != nil {
+					return
+				}
+				select {
+				case <-release:
+					return
+				default:
+				}
+			}
+		})
+		srv.Start()
+		a := deliverOnce(t, srv.URL, time.Minute, p.worker, p.follow, p.keep)
+		close(release)
+		srv.Close()
+		if a.Status != 0 || a.Kind != KindOther {
+			t.Errorf("%s: attempt %s, want an error for the head", p.name, brief(a))
+		}
+		if n := wrote.Load(); n > 64<<20 {
+			t.Errorf("%s: the receiver got %d bytes of head out", p.name, n)
+		}
+	}
+}
+
+// Normal answers are read whole on every path, the connection kept.
+func TestNormalAnswerUnchanged(t *testing.T) {
+	for _, p := range paths {
+		var conns atomic.Int64
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write(make([]byte, MaxBodyRead)) // at the cap, not over
+		}))
+		srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				conns.Add(1)
+			}
+		}
+		srv.Start()
+		c, _ := NewClient(ClientOptions{Timeout: time.Minute, Concurrency: 1, FollowRedirects: p.follow})
+		u, _ := url.Parse(srv.URL)
+		d := &Deliverer{Client: c, Target: u, KeepBody: p.keep}
+		var got []Attempt
+		if p.worker {
+			asWorker(d, templates("A", 1), 3, func(r *Result) { got = append(got, r.Last()) })
+		} else {
+			for range 3 {
+				got = append(got, d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last())
+			}
+		}
+		srv.Close()
+		for _, a := range got {
+			if a.Status != 200 || a.Oversized || a.BodyKind != "" || a.Truncated || a.Kind != "" {
+				t.Errorf("%s: attempt %s, want a plain 200", p.name, brief(a))
+			}
+		}
+		if n := conns.Load(); n != 1 {
+			t.Errorf("%s: %d connections for 3 calls, want 1 kept alive", p.name, n)
+		}
+	}
+}
+
+// brief is an attempt without its body, for test failures.
+func brief(a Attempt) string {
+	return fmt.Sprintf("{status %d kind %q err %q oversized %v bodyKind %q truncated %v}", a.Status, a.Kind, a.Err, a.Oversized, a.BodyKind, a.Truncated)
+}

@@ -1,0 +1,124 @@
+package check
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+)
+
+// A receiver that answers 200 with 200 MiB: no call reads more than
+// attempt.MaxBodyRead of it, and what would have passed warns, in
+// accepts-valid and in load. Counted in bytes the receiver got out.
+func TestHugeAnswerWarnsUnread(t *testing.T) {
+	const huge = 200 << 20
+	var wrote, calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		calls.Add(1)
+		w.Header().Set("Content-Length", strconv.Itoa(huge))
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		for sent := int64(0); sent < huge; {
+			n, err := w.Write(chunk)
+			sent += int64(n)
+			wrote.Add(int64(n))
+			if err != nil {
+				break
+			}
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid, Load}
+	cfg.LoadCount = 8
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Checks[acceptsValid]; got.Pass != 0 || got.Warn == 0 {
+		t.Errorf("accepts-valid %+v, want warnings and no pass", *got)
+	}
+	if got := sum.Checks[Load]; got.Warn != 1 {
+		t.Errorf("load %+v, want a warning", *got)
+	}
+	for _, r := range results {
+		if !strings.Contains(r.Reason, "over 1 MiB, not read further") {
+			t.Errorf("%s %s: reason %q", r.Case.Check, r.Case.Name, r.Reason)
+		}
+	}
+	// The handlers may still be writing into closed connections: a
+	// bound far above a MiB and socket buffers a call, far below 200 MiB.
+	if n, c := wrote.Load(), calls.Load(); n > c*32<<20 {
+		t.Errorf("the receiver got %d bytes out in %d calls: answers read on past the cap", n, c)
+	}
+}
+
+// A receiver whose answer's body never ends: every call fails when
+// --timeout passes, saying the body was unfinished, in accepts-valid and
+// in load.
+func TestUnfinishedAnswerFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Length", "1000")
+		_, _ = w.Write([]byte(`{"ok":`))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Client, cfg.Signer = client, nil
+	cfg.Checks = []string{acceptsValid, Load}
+	cfg.LoadCount = 8
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Checks[acceptsValid]; got.Pass != 0 || got.Warn != 0 || got.Fail == 0 {
+		t.Errorf("accepts-valid %+v, want only failures", *got)
+	}
+	if got := sum.Checks[Load]; got.Fail != 1 {
+		t.Errorf("load %+v, want a failure", *got)
+	}
+	for _, r := range results {
+		want := "not finished within --timeout"
+		if r.Case.Check == Load {
+			want = "8 got 200 with the body unfinished (timeout)"
+		}
+		if !strings.Contains(r.Reason, want) {
+			t.Errorf("%s %s: reason %q, want %q", r.Case.Check, r.Case.Name, r.Reason, want)
+		}
+	}
+}
+
+// Without --save-cases, the reproduction of a call too large to print
+// inline names no file the run has not written (it used to send
+// @case.json), and says what stands in its place and how to get it.
+func TestReproOfLargeBodyNamesNoMissingFile(t *testing.T) {
+	big := []byte(strings.Repeat("x", maxInlineBody+1))
+	rep := &Reporter{Target: mustURL(t, "http://127.0.0.1:9/hook")}
+	r := &runner{cfg: Config{Target: rep.Target}}
+	for name, cmd := range map[string]string{
+		"curl":    rep.reproduce(&caseReport{res: Result{Case: &Case{Body: big}}}),
+		"replay":  rep.reproduce(&caseReport{res: Result{Case: &Case{Body: big}}, sent: sent{resign: true}}),
+		"effects": r.curl(&attempt.Request{Body: big}, ""),
+	} {
+		if strings.Contains(cmd, "case.json") || strings.Contains(cmd, "case.ndjson") {
+			t.Errorf("%s: %q names a file the run did not write", name, cmd)
+		}
+		if !strings.Contains(cmd, strconv.Itoa(len(big))+"-byte body, not written by this run: rerun with --save-cases DIR") {
+			t.Errorf("%s: %q does not say the body is not written", name, cmd)
+		}
+	}
+}
