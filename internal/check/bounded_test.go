@@ -110,8 +110,8 @@ func TestReproOfLargeBodyNamesNoMissingFile(t *testing.T) {
 	rep := &Reporter{Target: mustURL(t, "http://127.0.0.1:9/hook")}
 	r := &runner{cfg: Config{Target: rep.Target}}
 	for name, cmd := range map[string]string{
-		"curl":    rep.reproduce(&caseReport{res: Result{Case: &Case{Body: big}}}),
-		"replay":  rep.reproduce(&caseReport{res: Result{Case: &Case{Body: big}}, sent: sent{resign: true}}),
+		"curl":    rep.reproduce(&CaseReport{Result: Result{Case: &Case{Body: big}}}),
+		"replay":  rep.reproduce(&CaseReport{Result: Result{Case: &Case{Body: big}}, sent: sent{resign: true}}),
 		"effects": r.curl(&attempt.Request{Body: big}, ""),
 	} {
 		if strings.Contains(cmd, "case.json") || strings.Contains(cmd, "case.ndjson") {
