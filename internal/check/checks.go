@@ -782,6 +782,17 @@ func (r *runner) latency() error {
 		r.emitLocked(Result{Case: c, Verdict: Fail, Reason: "no call got an answer to time"})
 		return nil
 	}
+	if len(r.statuses) == 1 {
+		// Every answer the same refusal (a wrong path): these are the
+		// times of a 404, not of handling a webhook; finish says why.
+		for s := range r.statuses {
+			if h := unroutedHint(s); h != "" {
+				r.emitLocked(Result{Case: c, Verdict: Warn, Latency: p99, Reason: fmt.Sprintf(
+					"p99 %s over %d calls: inconclusive, every call got %d %s, so no call was handled to time", ms(p99), r.hist.Count(), s, http.StatusText(s))})
+				return nil
+			}
+		}
+	}
 	if p99 <= r.cfg.LatencyBudget {
 		r.emitLocked(Result{Case: c, Verdict: Pass, Latency: p99})
 		return nil

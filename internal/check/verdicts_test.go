@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,7 +198,6 @@ func TestSlowConnectionSetup(t *testing.T) {
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
 	cfg.Client = slowDial(t, time.Second)
-	cfg.Signer = nil
 	cfg.Checks = []string{acceptsValid, duplicates, Latency}
 	cfg.LatencyBudget = 500 * time.Millisecond
 	sum, results, err := run(t, context.Background(), cfg)
@@ -206,7 +206,7 @@ func TestSlowConnectionSetup(t *testing.T) {
 	}
 	lat := ofCheck(results, Latency)
 	if sum.Checks[Latency].Fail != 1 || len(lat) != 1 {
-		t.Fatalf("latency %+v, want a failure", *sum.Checks[Latency])
+		t.Fatalf("latency %+v, want a failure: %+v", *sum.Checks[Latency], lat)
 	}
 	why := lat[0].Reason
 	if !strings.Contains(why, "connecting") || !strings.Contains(why, "listen backlog") || strings.Contains(why, "answer first") {
@@ -253,7 +253,7 @@ func TestHangsEveryTenthConnection(t *testing.T) {
 	}
 	lat := ofCheck(results, Latency)
 	if sum.Checks[Latency].Fail != 1 || len(lat) != 1 {
-		t.Fatalf("latency %+v, want a failure", *sum.Checks[Latency])
+		t.Fatalf("latency %+v, want a failure: %+v", *sum.Checks[Latency], lat)
 	}
 	if !strings.Contains(lat[0].Reason, "timed out") {
 		t.Errorf("reason %q, want the timeouts named", lat[0].Reason)
@@ -590,5 +590,32 @@ func TestNothingRoutedSaidEarly(t *testing.T) {
 	}
 	if at < 0 || at > 5 || reported < 10 {
 		t.Errorf("the notice came after %d of %d results, want within the first 5", at, reported)
+	}
+}
+
+// A receiver that routes nothing (every call 404) has no latency to
+// judge: the check is inconclusive, not a pass on the times of a 404.
+func TestLatencyNothingRouted(t *testing.T) {
+	for _, status := range []int{http.StatusNotFound, http.StatusMethodNotAllowed} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.WriteHeader(status)
+		}))
+		cfg := testConfig(t, srv.URL)
+		cfg.Signer = nil
+		cfg.Checks = []string{acceptsValid, Latency}
+		sum, results, err := run(t, context.Background(), cfg)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sum.Checks[Latency]; got.Warn != 1 || got.Pass != 0 || got.Fail != 0 {
+			t.Fatalf("%d: latency %+v, want inconclusive", status, *got)
+		}
+		for _, r := range results {
+			if r.Case.Check == Latency && !strings.Contains(r.Reason, "inconclusive, every call got "+strconv.Itoa(status)) {
+				t.Errorf("%d: reason %q", status, r.Reason)
+			}
+		}
 	}
 }
