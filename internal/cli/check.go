@@ -104,7 +104,10 @@ judged over a whole run); exit 0 only when every one is fixed.
 
 --report FILE writes all of it as one HTML file that opens without a network
 (a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,
-the table and the first failures are appended to the job summary.
+the table and the first failures are appended to the job summary. A run
+that started and ended in exit 2 (the receiver unreachable, the probe at
+fault) still writes the report, saying why it did not complete; a usage
+error, before anything ran, writes none.
 
 --junit FILE is written on every exit: on a usage error or a receiver that
 cannot be reached, one test case in error says why.
@@ -382,11 +385,13 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	var probeErr *check.ProbeError
 	switch {
 	case errors.As(err, &unreachable):
+		checkAbortReport(a, opts, col, rec, target, seed, ids, unreachable)
 		return usageErr(unreachable)
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: no verdict, exit 2; the
 		// cases graded before it stay on stdout.
 		_ = out.Abort()
+		checkAbortReport(a, opts, col, rec, target, seed, ids, probeErr)
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		if sum != nil {

@@ -128,3 +128,23 @@ func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *t
 	m := reportMeta(a, "whsim send", where)
 	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteSend(w, m, data) })
 }
+
+// checkAbortReport writes --report of a run that started and ended in
+// an error of its input (the receiver unreachable, the probe at fault):
+// the cases graded before it, and the headline why it did not complete.
+// A usage error before the run writes nothing: there is nothing to show.
+func checkAbortReport(a *app, opts *checkOptions, col *term.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, why error) {
+	if opts.Report == "" || col == nil {
+		return
+	}
+	where := termsafe.Text(target.Redacted())
+	m := reportMeta(a, "whsim check", where)
+	m.Command = fmt.Sprintf("whsim check --url %s --seed %d --checks %s", shellWord(where), seed, strings.Join(ids, ","))
+	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
+	data.Failed = true
+	data.Headline = "the run did not complete: " + termsafe.Text(why.Error())
+	if data.Text == "" {
+		data.Text = data.Headline
+	}
+	_ = writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
+}
