@@ -76,6 +76,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted)):
 		return ExitInterrupted
 	}
+	if !a.ran && !cmd.HasParent() {
+		if u := unknownCommand(root, err); u != nil {
+			err = u
+		}
+	}
 	code := codeOf(err, a.ran)
 	var ee *exitError
 	if errors.As(err, &ee) && ee.err == nil {
@@ -161,6 +166,9 @@ whsim version.`,
 	} {
 		root.AddCommand(c)
 	}
+	root.SetHelpCommand(newHelpCmd(a, root))
+	// Ours are one line (a.run), cobra's a block.
+	root.DisableSuggestions = true
 	setUpCompletionCmd(root)
 	return root
 }

@@ -113,7 +113,7 @@ when interrupted (the summary is still printed).`,
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
   whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
 			opts.countSet = cmd.Flags().Changed("count")
