@@ -185,6 +185,12 @@ func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
 }
 
 func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
+	if err := a.needs(need{flag: "--max-vus", needs: "--rate", without: o.Rate == 0, why: "without a rate, --vus VUs share the calls"}); err != nil {
+		return err
+	}
+	if o.Rate == 0 && !a.onCommandLine("duration") {
+		o.Duration = 0 // send's, from WHSIM_DURATION or the config file
+	}
 	if err := o.Check(); err != nil {
 		return usageErr(err)
 	}

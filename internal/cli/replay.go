@@ -107,6 +107,13 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("--event: %w", err))
 	}
+	if err := a.needs(
+		opts.maxConcurrencyNeed(),
+		need{flag: "--seed", needs: "--new-request-id", without: !opts.NewRequestID, why: "it seeds the fresh requestIds, and without them the captured ones go out"},
+		secretNeed(opts.Sign, opts.Secret, "without it the calls go out with their captured signatures"),
+	); err != nil {
+		return err
+	}
 	// A secret alone does not sign: WHSIM_REPLAY_SECRET may be set for
 	// the replays that sign and the ones that must not (a capture's own
 	// wrong signatures, replayed as they were).

@@ -174,7 +174,17 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		}
 		thresholds = append(thresholds, t)
 	}
-	signer, err := sign.SignerFor(opts.Sign, opts.Secret)
+	if err := a.needs(opts.maxConcurrencyNeed(), secretNeed(opts.Sign, opts.Secret, "without it nothing is signed")); err != nil {
+		return err
+	}
+	// A secret from WHSIM_* or the config file, shared with check and
+	// replay, signs nothing here without --sign: said, not refused.
+	secret := opts.Secret
+	if opts.Sign == "" && secret != "" {
+		secret = ""
+		fmt.Fprintf(a.streams.Err, "%s a secret without --sign standard signs nothing: the calls go out unsigned\n", a.errColor.Warn.Sprint("warning:"))
+	}
+	signer, err := sign.SignerFor(opts.Sign, secret)
 	if err != nil {
 		return usageErr(err)
 	}
