@@ -44,7 +44,7 @@ type Replayer struct {
 	r   *capture.Reader
 	// taken counts the items read from r, records or not.
 	taken int
-	err error
+	err   error
 	// seen holds the requestIds sent so far: a record with one of them is
 	// a re-delivery, counted as a duplicate as send counts its own.
 	seen      map[string]bool
