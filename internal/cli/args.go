@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -85,7 +86,7 @@ func newHelpCmd(a *app, root *cobra.Command) *cobra.Command {
 			}
 			var out []string
 			for _, s := range cmd.Commands() {
-				if s.IsAvailableCommand() || s.Name() == "help" {
+				if (s.IsAvailableCommand() || s.Name() == "help") && strings.HasPrefix(s.Name(), toComplete) {
 					out = append(out, s.Name()+"\t"+s.Short)
 				}
 			}
