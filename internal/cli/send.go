@@ -338,8 +338,15 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 // array, NDJSON) and sends each byte for byte (load.FileLanes), under
 // --event or the event each payload's number names.
 func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
-	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
+	switch {
+	case len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "":
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
+	case a.onCommandLine("shape"):
+		return nil, usagef("--file sends the body byte for byte: --shape does not apply")
+	}
+	if err := a.needs(need{flag: "--seed", needs: "--shuffle or --duplicate", without: !opts.Shuffle && opts.Duplicate == 0,
+		why: "--file sends the bodies byte for byte, and the seed only picks their order and re-deliveries"}); err != nil {
+		return nil, err
 	}
 	name := ctxio.InputName(opts.File)
 	payloads, err := readPayloads(ctx, opts.File, a.streams.In)
