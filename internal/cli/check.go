@@ -167,7 +167,7 @@ probe that fails, 130 when interrupted.`,
   whsim check --rerun report.json --url http://localhost:3001/webhook -H 'Authorization: Bearer t0k3n'
   whsim check --url http://localhost:3000/webhook --report check.html
   whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.changed = cmd.Flags().Changed
 			return runCheck(cmd.Context(), a, opts)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // setUpCompletionCmd adds cobra's completion command now, rather than when
@@ -27,6 +29,14 @@ func setUpCompletionCmd(root *cobra.Command) {
 		// Runnable, so that cobra checks its arguments: an unknown shell is
 		// a usage error, not help and exit 0.
 		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			shells := commandNames(cmd)
+			return usageErr(&flagErr{path: cmd.CommandPath(), msg: fmt.Sprintf("unknown shell %q: want %s%s",
+				args[0], strings.Join(shells, ", "), suggest.Hint(args[0], shells))})
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ func newEventsCmd(a *app) *cobra.Command {
 businessType number(s), the payload kind and what the event means.`,
 		Example: `  whsim events
   whsim events --output json | jq -r '.[].name'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			return runEvents(cmd.Context(), a, opts)
 		}),

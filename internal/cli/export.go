@@ -92,7 +92,7 @@ Signatures are not exported (vegeta cannot make them at send time, and a
 Standard Webhooks timestamp goes stale; see whsim export k6).`,
 		Example: `  whsim export vegeta --url http://localhost:3000/webhook --event all --count 500 --seed 7 > targets.json
   whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			return runExportVegeta(cmd.Context(), a, opts)
 		}),
@@ -120,7 +120,7 @@ secret k6 reads from the WEBHOOK_SECRET environment variable: the secret is
 never written to the files.`,
 		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
   whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			return runExportK6(cmd.Context(), a, opts)
 		}),
@@ -185,6 +185,12 @@ func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
 }
 
 func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
+	if err := a.needs(need{flag: "--max-vus", needs: "--rate", without: o.Rate == 0, why: "without a rate, --vus VUs share the calls"}); err != nil {
+		return err
+	}
+	if o.Rate == 0 && !a.onCommandLine("duration") {
+		o.Duration = 0 // send's, from WHSIM_DURATION or the config file
+	}
 	if err := o.Check(); err != nil {
 		return usageErr(err)
 	}

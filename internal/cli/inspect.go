@@ -54,7 +54,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 		Example: `  whsim inspect calls.ndjson
   whsim inspect calls.ndjson --ui 127.0.0.1:0 --ready-file ui.txt
   whsim inspect calls.ndjson --origin http://localhost:3000`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "a capture file"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
 		},

@@ -21,7 +21,7 @@ func TestInspectUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"inspect", filepath.Join(dir, "missing.ndjson"), "--ui", "127.0.0.1:0"}, "missing.ndjson"},
-		{[]string{"inspect"}, "accepts 1 arg"},
+		{[]string{"inspect"}, "wants 1 argument (a capture file), got 0"},
 		{[]string{"inspect", filepath.Join(dir, "x"), "--origin", "ftp://x"}, "--origin"},
 		{[]string{"listen", "--addr", "127.0.0.1:0", "--ui", "nonsense"}, "--ui nonsense"},
 		{[]string{"listen", "--addr", "127.0.0.1:8931", "--ui", "127.0.0.1:8931"}, "the webhook's address"},

@@ -76,7 +76,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
   whsim listen --output json | jq -c 'select(.verdict != "valid")'
   whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
   whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"status", "fail-rate", "respond"} {
 				if cmd.Flags().Changed(name) {

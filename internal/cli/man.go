@@ -31,7 +31,7 @@ MANPATH (export MANPATH="$PWD/manpages:$MANPATH"; man whsim-send) or copy the
 pages into ~/.local/share/man/man1.`,
 		Example: `  whsim man --dir manpages
   whsim man --dir ~/.local/share/man/man1`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.root = cmd.Root()
 			return runMan(cmd.Context(), a, opts)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -107,6 +109,13 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("--event: %w", err))
 	}
+	if err := a.needs(
+		opts.maxConcurrencyNeed(),
+		need{flag: "--seed", needs: "--new-request-id", without: !opts.NewRequestID, why: "it seeds the fresh requestIds, and without them the captured ones go out"},
+		secretNeed(opts.Sign, opts.Secret, "without it the calls go out with their captured signatures"),
+	); err != nil {
+		return err
+	}
 	// A secret alone does not sign: WHSIM_REPLAY_SECRET may be set for
 	// the replays that sign and the ones that must not (a capture's own
 	// wrong signatures, replayed as they were).
@@ -147,7 +156,10 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if opts.NewRequestID {
 		src.IDs = reqid.NewIDs(opts.Seed)
 	}
-	err = runDeliveries(ctx, con, d, src.Next, opts.runOptions(), 0)
+	src.Reopen = func(i int) (io.ReadCloser, error) { return reopenFile(opts.Files[i]) }
+	ro := opts.runOptions()
+	ro.Left = src.Left // a replay cut short counts the records not started
+	err = runDeliveries(ctx, con, d, src.Next, ro, 0)
 	if src.Err() != nil && err == nil {
 		// A pipe found to hold no captures is the input's fault, as a
 		// file is (OpenInputs); a read that broke off is a failed run.
@@ -157,4 +169,22 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		return &exitError{code: ExitFailed, err: src.Err()}
 	}
 	return err
+}
+
+// reopenFile opens a capture file again to count what is left in it; nil
+// for stdin and anything but a regular file, whose rest cannot be read
+// again.
+func reopenFile(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return nil, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

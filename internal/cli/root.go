@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/spec"
@@ -50,6 +51,9 @@ type app struct {
 	// ran says a command's RunE started: errors before that are cobra's
 	// usage errors.
 	ran bool
+	// cmdline holds the flags set on the command line, before the
+	// environment and the config file fill in the others (onCommandLine).
+	cmdline map[string]bool
 }
 
 // Main runs whsim with args and returns its exit code. It owns the signals:
@@ -75,6 +79,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return ExitOK
 	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted)):
 		return ExitInterrupted
+	}
+	if !a.ran && !cmd.HasParent() {
+		if u := unknownCommand(root, err); u != nil {
+			err = u
+		}
 	}
 	code := codeOf(err, a.ran)
 	var ee *exitError
@@ -122,6 +131,8 @@ whsim version.`,
 		SilenceErrors: true,
 		// Flags and config are read here, once, for whichever command runs.
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			a.cmdline = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { a.cmdline[f.Name] = true })
 			if err := loadConfig(cmd, a.configPath); err != nil {
 				return err
 			}
@@ -161,6 +172,9 @@ whsim version.`,
 	} {
 		root.AddCommand(c)
 	}
+	root.SetHelpCommand(newHelpCmd(a, root))
+	// Ours are one line (a.run), cobra's a block.
+	root.DisableSuggestions = true
 	setUpCompletionCmd(root)
 	return root
 }

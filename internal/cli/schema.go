@@ -59,7 +59,7 @@ Both hold every shape: --shape does not apply.`,
   whsim schema --format asyncapi --event CREATE_RECEIVABLE_DOC > asyncapi.json
   whsim schema --event CREATE_RECEIVABLE_DOC --shape sample
   whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described > invoice.schema.json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			return runSchema(cmd.Context(), a, opts)
 		}),

@@ -113,7 +113,7 @@ when interrupted (the summary is still printed).`,
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
   whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
 			opts.countSet = cmd.Flags().Changed("count")
@@ -174,7 +174,17 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		}
 		thresholds = append(thresholds, t)
 	}
-	signer, err := sign.SignerFor(opts.Sign, opts.Secret)
+	if err := a.needs(opts.maxConcurrencyNeed(), secretNeed(opts.Sign, opts.Secret, "without it nothing is signed")); err != nil {
+		return err
+	}
+	// A secret from WHSIM_* or the config file, shared with check and
+	// replay, signs nothing here without --sign: said, not refused.
+	secret := opts.Secret
+	if opts.Sign == "" && secret != "" {
+		secret = ""
+		fmt.Fprintf(a.streams.Err, "%s a secret without --sign standard signs nothing: the calls go out unsigned\n", a.errColor.Warn.Sprint("warning:"))
+	}
+	signer, err := sign.SignerFor(opts.Sign, secret)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -328,8 +338,15 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 // array, NDJSON) and sends each byte for byte (load.FileLanes), under
 // --event or the event each payload's number names.
 func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
-	if len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "" {
+	switch {
+	case len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "":
 		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
+	case a.onCommandLine("shape"):
+		return nil, usagef("--file sends the body byte for byte: --shape does not apply")
+	}
+	if err := a.needs(need{flag: "--seed", needs: "--shuffle or --duplicate", without: !opts.Shuffle && opts.Duplicate == 0,
+		why: "--file sends the bodies byte for byte, and the seed only picks their order and re-deliveries"}); err != nil {
+		return nil, err
 	}
 	name := ctxio.InputName(opts.File)
 	payloads, err := readPayloads(ctx, opts.File, a.streams.In)

@@ -74,10 +74,10 @@ func TestErrorsTerminalSafe(t *testing.T) {
 	assertTermSafe(t, "stderr", stderr)
 }
 
-// Cobra's own suggestions keep their layout through the escaping.
+// An unknown command's suggestion is one line, in our style.
 func TestErrorsKeepCobraLayout(t *testing.T) {
 	_, _, stderr := runCLI(t, "genrate")
-	if !strings.Contains(stderr, "Did you mean this?\n\tgenerate\n") {
+	if !strings.Contains(stderr, `whsim: unknown command "genrate" (did you mean "generate"?)`+"\n") {
 		t.Errorf("stderr %q", stderr)
 	}
 }

@@ -23,7 +23,7 @@ version and the platform; the same text as --version. A build from source says
 command recorded it.`,
 		Example: `  whsim version
   whsim version --output json | jq -r .version`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			return runVersion(cmd.Context(), a, opts)
 		}),

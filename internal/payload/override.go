@@ -15,6 +15,10 @@ type Override struct {
 	Path  path
 	Value any // json.RawMessage or string; unused by an unset
 	unset bool
+	// mapKey: the unset's last key is a key of a map the spec leaves open
+	// (itemAttributes), whose keys vary from one generated item to the
+	// next: a payload without it has nothing to remove, not an error.
+	mapKey bool
 }
 
 // path is a parsed dotted path: object keys and array indexes.
@@ -98,7 +102,7 @@ func Apply(doc *Obj, ovs []Override) error {
 	for _, ov := range ovs {
 		var err error
 		if ov.unset {
-			err = unset(doc, ov.Path)
+			err = unset(doc, ov.Path, ov.mapKey)
 		} else {
 			_, err = set(doc, ov.Path, 0, ov.Value)
 		}
@@ -191,7 +195,7 @@ func set(v any, p path, i int, x any) (any, error) {
 	}
 }
 
-func unset(doc *Obj, p path) error {
+func unset(doc *Obj, p path, mapKey bool) error {
 	fail := func(reason string) error { return &PathError{op: "unset", path: p, reason: reason} }
 	var v any = doc
 	for i, key := range p {
@@ -199,7 +203,7 @@ func unset(doc *Obj, p path) error {
 		switch c := v.(type) {
 		case *Obj:
 			if last {
-				if !c.Delete(key) {
+				if !c.Delete(key) && !mapKey {
 					return fail("no such field")
 				}
 				return nil

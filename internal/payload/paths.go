@@ -45,9 +45,12 @@ func plural(n int, one, many string) string {
 // warning with its did-you-mean, one per override. Keys under a field the
 // model leaves open (itemAttributes, a map) are not judged.
 func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings []string, err error) {
-	for _, ov := range ovs {
+	for i, ov := range ovs {
 		if ov.unset {
-			continue // an unset of a missing path is its own error
+			// An unset of a missing path is its own error, except for a
+			// key of a map whose keys vary with the generated item.
+			ovs[i].mapKey = underMap(events, shape, ov.Path)
+			continue
 		}
 		var lacking, having []string
 		var hint string
@@ -77,6 +80,47 @@ func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 		}
 	}
 	return warnings, nil
+}
+
+// underMap reports whether the last key of p is a key of a map (an Object
+// the model gives no Fields, such as itemAttributes) in some event's model.
+func underMap(events []spec.Event, shape spec.Shape, p path) bool {
+	if len(p) < 2 {
+		return false
+	}
+	for _, e := range events {
+		if f, ok := modelAt(spec.Body(e, shape), p[:len(p)-1]); ok && f.Type == spec.Object && len(f.Fields) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// modelAt is the field of the model f at p, if the model has one.
+func modelAt(f spec.Field, p path) (spec.Field, bool) {
+	for _, key := range p {
+		switch {
+		case f.Type == spec.Array && len(f.Fields) > 0:
+			if _, err := strconv.Atoi(key); err != nil {
+				return spec.Field{}, false
+			}
+			f = spec.Field{Type: spec.Object, Fields: f.Fields}
+		case f.Type == spec.Object && len(f.Fields) > 0:
+			found := false
+			for _, m := range f.Fields {
+				if m.Name == key {
+					f, found = m, true
+					break
+				}
+			}
+			if !found {
+				return spec.Field{}, false
+			}
+		default:
+			return spec.Field{}, false
+		}
+	}
+	return f, true
 }
 
 // walkModel follows p through the model f. missing says a key is not in

@@ -78,3 +78,43 @@ func TestCheckPathsNamesTheEventsThatFit(t *testing.T) {
 		t.Errorf("held against a scenario's events: %v %q", err, pl.Warnings)
 	}
 }
+
+// The keys of itemAttributes vary with the generated item, so an unset of
+// one removes it where an item has it and is no error where it has not,
+// whatever the seed; a field the model does have stays an error when
+// missing.
+func TestUnsetItemAttributeKeyOverSeeds(t *testing.T) {
+	t.Parallel()
+	const key = "规格"
+	had := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		pl, err := Request{Events: []string{"CREATE_PURCHASE_ORDER_INVOICE"}, Shape: "described", Seed: seed,
+			Unsets: []string{"data.items.0.itemAttributes." + key}}.Plan(Anchor())
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := pl.Next(pl.Events[0])
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if _, ok := Lookup(doc, path{"data", "items", "0", "itemAttributes", key}); ok {
+			t.Fatalf("seed %d: %s still there", seed, key)
+		}
+		plain, _ := Request{Events: []string{"CREATE_PURCHASE_ORDER_INVOICE"}, Shape: "described", Seed: seed}.Plan(Anchor())
+		orig, _ := plain.Next(plain.Events[0])
+		if _, ok := Lookup(orig, path{"data", "items", "0", "itemAttributes", key}); ok {
+			had++
+		}
+	}
+	if had == 0 || had == 300 {
+		t.Fatalf("%d of 300 seeds have %s: the test no longer covers both cases", had, key)
+	}
+	pl, err := Request{Events: []string{"CREATE_PURCHASE_ORDER_INVOICE"}, Shape: "described", Seed: 1,
+		Unsets: []string{"data.items.0.bogus"}}.Plan(Anchor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pl.Next(pl.Events[0]); err == nil || !strings.Contains(err.Error(), "no such field") {
+		t.Errorf("a missing spec field: %v", err)
+	}
+}

@@ -35,11 +35,16 @@ type Replayer struct {
 	// Warn is told of each line skipped: a torn last line, a bad record;
 	// and, once, of signed calls whose body a fresh requestId changes.
 	Warn func(format string, args ...any)
+	// Reopen, when set, opens input i afresh, or returns nil when it
+	// cannot (stdin): Left reads what a replay cut short left with it.
+	Reopen func(i int) (io.ReadCloser, error)
 
 	i   int
 	seq int
 	r   *capture.Reader
-	err error
+	// taken counts the items read from r, records or not.
+	taken int
+	err   error
 	// seen holds the requestIds sent so far: a record with one of them is
 	// a re-delivery, counted as a duplicate as send counts its own.
 	seen      map[string]bool
@@ -65,8 +70,12 @@ func (s *Replayer) Next() []*attempt.Request {
 				s.Warn("%s: empty, nothing to replay", in.Name)
 			}
 			s.r = capture.ReaderOf(rd)
+			s.taken = 0
 		}
 		rec, err := s.r.Next()
+		if !errors.Is(err, io.EOF) {
+			s.taken++
+		}
 		var torn *capture.TornError
 		var bad *capture.LineError
 		switch {
@@ -84,7 +93,7 @@ func (s *Replayer) Next() []*attempt.Request {
 			s.err = fmt.Errorf("%s: %w", in.Name, err)
 			return nil
 		}
-		if event, _ := rec.Event(); len(s.Events) > 0 && !slices.ContainsFunc(s.Events, func(e spec.Event) bool { return e.Name == event }) {
+		if !s.wanted(rec) {
 			continue
 		}
 		req, err := request(rec, s.IDs)
@@ -98,6 +107,62 @@ func (s *Replayer) Next() []*attempt.Request {
 		return []*attempt.Request{req}
 	}
 	return nil
+}
+
+// wanted says whether rec is of the events asked for.
+func (s *Replayer) wanted(rec *capture.Record) bool {
+	event, _ := rec.Event()
+	return len(s.Events) == 0 || slices.ContainsFunc(s.Events, func(e spec.Event) bool { return e.Name == event })
+}
+
+// Left counts the calls Next has not handed out, for the summary of a
+// replay cut short ("not started"): the rest of the input being read and
+// every input after it, read afresh through Reopen, without a request
+// built or a warning said. An input Reopen cannot open counts none. It
+// ends the replay.
+func (s *Replayer) Left() int {
+	n := 0
+	for i := s.i; i < len(s.Inputs); i++ {
+		skip := 0
+		if i == s.i && s.r != nil {
+			skip = s.taken
+		}
+		n += s.count(i, skip)
+	}
+	s.i, s.r = len(s.Inputs), nil
+	return n
+}
+
+// count counts the calls of input i past its first skip items.
+func (s *Replayer) count(i, skip int) int {
+	if s.Reopen == nil {
+		return 0
+	}
+	rc, err := s.Reopen(i)
+	if err != nil || rc == nil {
+		return 0
+	}
+	defer rc.Close()
+	r := capture.NewReader(rc)
+	n := 0
+	for k := 0; ; k++ {
+		rec, err := r.Next()
+		var torn *capture.TornError
+		var bad *capture.LineError
+		switch {
+		case errors.Is(err, io.EOF):
+			return n
+		case errors.As(err, &torn), errors.As(err, &bad):
+			continue
+		case err != nil:
+			return n
+		case k < skip || !s.wanted(rec):
+			continue
+		}
+		if _, err := rec.RequestBody(); err == nil {
+			n++
+		}
+	}
 }
 
 // mark counts a re-delivery, sets the webhook-id a fresh signature uses,

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -163,6 +164,70 @@ func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
 		s := &Replayer{Inputs: []capture.Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
 		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {
 			t.Errorf("%q: %v, %v; want %s", tt.in, reqs, s.Err(), tt.err)
+		}
+	}
+}
+
+// A replay cut short after k calls counts the rest as not started: the
+// calls of the events asked for, in the input being read and the ones
+// after it, never a skipped line; an input that cannot be reopened counts
+// none.
+func TestReplayerLeft(t *testing.T) {
+	t.Parallel()
+	capLines := func(events ...string) string {
+		var b []byte
+		for _, ev := range events {
+			r := &capture.Record{Method: "POST", Query: "businessType=" + ev}
+			r.SetBody([]byte(`{}`))
+			var err error
+			if b, err = capture.Append(b, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return string(b)
+	}
+	const rc, ab = "CREATE_RECEIVABLE_DOC", "ABANDON_RECEIVABLE_DOC"
+	files := []string{
+		capLines(rc, ab, rc) + "not a record\n" + capLines(rc),
+		"",
+		capLines(ab, rc, rc),
+	}
+	receivable, _ := spec.Lookup(rc)
+	const total = 5 // the CREATE_RECEIVABLE_DOC calls
+	for _, tt := range []struct {
+		name   string
+		reopen bool
+		events []spec.Event
+		want   func(k int) int
+	}{
+		{"filtered", true, []spec.Event{receivable}, func(k int) int { return total - k }},
+		{"every event", true, nil, func(k int) int { return total + 2 - k }},
+		{"no reopen", false, []spec.Event{receivable}, func(int) int { return 0 }},
+	} {
+		n := total
+		if tt.events == nil {
+			n = total + 2
+		}
+		for k := 0; k <= n; k++ {
+			var ins []capture.Input
+			for i, f := range files {
+				ins = append(ins, capture.Input{Name: fmt.Sprint(i), R: strings.NewReader(f)})
+			}
+			s := &Replayer{Inputs: ins, Events: tt.events, Warn: func(string, ...any) {}}
+			if tt.reopen {
+				s.Reopen = func(i int) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(files[i])), nil }
+			}
+			for range k {
+				if s.Next() == nil {
+					t.Fatalf("%s: ran dry before %d", tt.name, k)
+				}
+			}
+			if got := s.Left(); got != tt.want(k) {
+				t.Errorf("%s: after %d calls Left %d, want %d", tt.name, k, got, tt.want(k))
+			}
+			if s.Next() != nil {
+				t.Errorf("%s: Left did not end the replay", tt.name)
+			}
 		}
 	}
 }
