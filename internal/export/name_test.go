@@ -19,8 +19,9 @@ func TestCheckName(t *testing.T) {
 		{"whsim", true},
 		{"load-test-2", true},
 		{"0abc", true},
-		{strings.Repeat("a", 63), true},
-		{strings.Repeat("a", 64), false},
+		{strings.Repeat("a", 51), true},
+		{strings.Repeat("a", 52), false}, // "-initializer" would make 64
+		{strings.Repeat("a", 63), false},
 		{"", false},
 		{"Load", false},
 		{"-load", false},
