@@ -51,7 +51,7 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, bef
 		if name == "-" && beforeStdin != nil {
 			beforeStdin()
 		}
-		kind, err := v.checkInput(ctx, fs.rs[i], Input{name: name, event: event}, func(res *result) error {
+		kind, err := v.checkInput(ctx, fs.rs[i], source{name: name, event: event}, func(res *result) error {
 			sum.add(res)
 			return fn(Case{File: shown, result: res})
 		})

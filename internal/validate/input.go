@@ -11,8 +11,8 @@ import (
 	"github.com/whsim/whsim/internal/input"
 )
 
-// Input says how to read one input.
-type Input struct {
+// source says how to read one input.
+type source struct {
 	// name is what findings call the input; a name ending in .ndjson or
 	// .jsonl makes it NDJSON whatever its first line holds.
 	name string
@@ -73,7 +73,7 @@ func (s *Summary) add(r *result) {
 // payload, whatever the input's size. kind is what the input held. An
 // error is an input that cannot be read (or cancellation), never a
 // finding.
-func (v *Validator) checkInput(ctx context.Context, r io.Reader, in Input, fn func(*result) error) (input.Kind, error) {
+func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn func(*result) error) (input.Kind, error) {
 	rd := input.NewReader(ctx, ctxio.NewReader(ctx, r), input.Options{Name: in.name, Max: in.maxPayload})
 	kind, err := rd.Kind()
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 // results reads an input and describes each result as
 // "<line>/<element>:<rules>[ skipped]" in order.
-func results(t *testing.T, v *Validator, in Input, input string) ([]string, Summary, error) {
+func results(t *testing.T, v *Validator, in source, input string) ([]string, Summary, error) {
 	t.Helper()
 	var out []string
 	var sum Summary
@@ -113,7 +113,7 @@ func TestCheckInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := results(t, v, Input{name: tt.file, maxPayload: tt.max}, tt.input)
+			got, _, err := results(t, v, source{name: tt.file, maxPayload: tt.max}, tt.input)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want one containing %q", err, tt.wantErr)
@@ -137,7 +137,7 @@ func TestCheckInputArrayPositions(t *testing.T) {
 	v := mustNew(t, Options{})
 	input := "[\n  {\"a\": 1},\n  {\"b\": tru}\n]\n"
 	var fs []Finding
-	_, err := v.checkInput(context.Background(), strings.NewReader(input), Input{name: "-"}, func(r *result) error {
+	_, err := v.checkInput(context.Background(), strings.NewReader(input), source{name: "-"}, func(r *result) error {
 		if r.Element == 1 {
 			fs = r.Findings
 		}
@@ -157,7 +157,7 @@ func TestSummaryTornNeverFails(t *testing.T) {
 	rec := compact(t, load(t, "receipt.json"))
 	b, _ := json.Marshal(rec)
 	line := `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","body":` + string(b) + `}`
-	_, sum, err := results(t, v, Input{name: "c.ndjson"}, line+"\n"+line[:50])
+	_, sum, err := results(t, v, source{name: "c.ndjson"}, line+"\n"+line[:50])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestCheckInputCancel(t *testing.T) {
 	block := blockingReader{make(chan struct{})}
 	defer close(block.ch)
 	go func() {
-		_, err := v.checkInput(ctx, block, Input{name: "-"}, func(*result) error { return nil })
+		_, err := v.checkInput(ctx, block, source{name: "-"}, func(*result) error { return nil })
 		done <- err
 	}()
 	cancel()
@@ -213,7 +213,7 @@ func FuzzCheckInput(f *testing.F) {
 			name = "in.ndjson"
 		}
 		var sum, counted Summary
-		_, err := v.checkInput(context.Background(), bytes.NewReader(in), Input{name: name, maxPayload: max % 4096}, func(r *result) error {
+		_, err := v.checkInput(context.Background(), bytes.NewReader(in), source{name: name, maxPayload: max % 4096}, func(r *result) error {
 			sum.add(r)
 			if r.Line < 0 || r.Element < -1 || (r.Line > 0 && r.Element >= 0) {
 				t.Fatalf("malformed result %+v", r)
