@@ -115,10 +115,6 @@ func run(w io.Writer, t *tree, root, rel string, write bool) error {
 	for id, o := range p.TypesInfo.Uses {
 		uses[o] = append(uses[o], id)
 	}
-	type edit struct {
-		off      int
-		old, new string
-	}
 	edits := map[string][]edit{}
 	renamed := 0
 	for _, n := range unused {
@@ -247,26 +243,7 @@ func run(w io.Writer, t *tree, root, rel string, write bool) error {
 	if !write {
 		return nil
 	}
-	for fn, es := range edits {
-		b, _ := os.ReadFile(fn)
-		sort.Slice(es, func(i, j int) bool { return es[i].off > es[j].off })
-		last := -1
-		for _, e := range es {
-			if e.off == last {
-				continue
-			}
-			last = e.off
-			if string(b[e.off:e.off+len(e.old)]) != e.old {
-				fmt.Fprintln(w, "mismatch", fn, e.off, e.old)
-				continue
-			}
-			b = append(b[:e.off], append([]byte(e.new), b[e.off+len(e.old):]...)...)
-		}
-		if err := os.WriteFile(fn, b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return applyEdits(w, edits)
 }
 
 // loadPkg loads the package at rel with its in-package tests when it has
@@ -395,6 +372,42 @@ func innermost(p *packages.Package, pos token.Pos) *types.Scope {
 				return nil
 			}
 			return fs.Innermost(pos)
+		}
+	}
+	return nil
+}
+
+// edit replaces old, at byte off of a file, with new.
+type edit struct {
+	off      int
+	old, new string
+}
+
+// applyEdits rewrites each file from its last edit to its first, so the
+// offsets before an edit stay true; an offset named twice (a package and
+// its test variant both hold it) is edited once, and one whose bytes are
+// no longer old is reported and left.
+func applyEdits(w io.Writer, edits map[string][]edit) error {
+	for fn, es := range edits {
+		b, err := os.ReadFile(fn)
+		if err != nil {
+			return err
+		}
+		sort.Slice(es, func(i, j int) bool { return es[i].off > es[j].off })
+		last := -1
+		for _, e := range es {
+			if e.off == last {
+				continue
+			}
+			last = e.off
+			if string(b[e.off:e.off+len(e.old)]) != e.old {
+				fmt.Fprintln(w, "mismatch", fn, e.off, e.old)
+				continue
+			}
+			b = append(b[:e.off], append([]byte(e.new), b[e.off+len(e.old):]...)...)
+		}
+		if err := os.WriteFile(fn, b, 0o644); err != nil {
+			return err
 		}
 	}
 	return nil

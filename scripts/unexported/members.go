@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"go/types"
 	"io"
-	"os"
-	"sort"
 	"strings"
 )
 
@@ -18,9 +16,7 @@ func renameMembers(w io.Writer, t *tree, root, rel string, names []string) error
 	if err != nil {
 		return err
 	}
-	type edit struct{ off, n int }
 	edits := map[string][]edit{}
-	news := map[string]map[int]string{}
 	for _, full := range names {
 		tname, mname, _ := strings.Cut(full, ".")
 		tn, ok := p.Types.Scope().Lookup(tname).(*types.TypeName)
@@ -45,38 +41,12 @@ func renameMembers(w io.Writer, t *tree, root, rel string, names []string) error
 		for id, u := range p.TypesInfo.Uses {
 			if u == o {
 				pos := p.Fset.Position(id.Pos())
-				edits[pos.Filename] = append(edits[pos.Filename], edit{pos.Offset, len(mname)})
-				if news[pos.Filename] == nil {
-					news[pos.Filename] = map[int]string{}
-				}
-				news[pos.Filename][pos.Offset] = nn
+				edits[pos.Filename] = append(edits[pos.Filename], edit{pos.Offset, mname, nn})
 			}
 		}
 		pos := p.Fset.Position(o.Pos())
-		edits[pos.Filename] = append(edits[pos.Filename], edit{pos.Offset, len(mname)})
-		if news[pos.Filename] == nil {
-			news[pos.Filename] = map[int]string{}
-		}
-		news[pos.Filename][pos.Offset] = nn
+		edits[pos.Filename] = append(edits[pos.Filename], edit{pos.Offset, mname, nn})
 		fmt.Fprintf(w, "%s: %s -> %s.%s\n", rel, full, tname, nn)
 	}
-	for fn, es := range edits {
-		b, err := os.ReadFile(fn)
-		if err != nil {
-			return err
-		}
-		sort.Slice(es, func(i, j int) bool { return es[i].off > es[j].off })
-		last := -1
-		for _, e := range es {
-			if e.off == last {
-				continue
-			}
-			last = e.off
-			b = append(b[:e.off], append([]byte(news[fn][e.off]), b[e.off+e.n:]...)...)
-		}
-		if err := os.WriteFile(fn, b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return applyEdits(w, edits)
 }
