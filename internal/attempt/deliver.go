@@ -635,6 +635,9 @@ func lastParts(msg string, n int) string {
 // MaxBodyRead in all: past it, errOver, and the connection is closed (by
 // the Close of a body not read to its end, or by the caller).
 func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
+	if body == http.NoBody {
+		return nil, nil // the fast path's lean answer, its body dropped already
+	}
 	var n int64
 	if keep {
 		kept, err = io.ReadAll(io.LimitReader(body, maxKeptBody))
