@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -44,13 +45,15 @@ func (r Payload) AppendText(b []byte, st *Style) []byte {
 		if path == "" {
 			path = "(body)"
 		}
-		b = append(b, loc+": "...)
+		// A file name, a key of the payload or a value quoted in a message
+		// can hold ESC, bidi or newline bytes: they reach a terminal escaped.
+		b = append(b, termsafe.Text(loc)+": "...)
 		b = sev.Append(b, string(f.Severity))
 		b = append(b, ' ')
 		b = st.Dim.Append(b, f.Rule)
 		b = append(b, ' ')
-		b = st.Key.Append(b, path)
-		b = append(b, ": "+f.Message+"\n"...)
+		b = st.Key.Append(b, termsafe.Text(path))
+		b = append(b, ": "+termsafe.Text(f.Message)+"\n"...)
 	}
 	return b
 }

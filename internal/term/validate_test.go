@@ -1,0 +1,57 @@
+package term
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// A validate line carries a file name, a payload's key and a message that
+// may quote the payload: none of their control or bidi bytes reaches the
+// terminal raw, and a name with a newline stays on its finding's line.
+func TestPayloadTextIsTerminalSafe(t *testing.T) {
+	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, file, body string
+	}{
+		{"plain", "a.json", `{"businessType":5009,"data":{}}`},
+		{"escape in file", "a\x1b]0;pwned\x07.json", `{"businessType":5009,"data":{}}`},
+		{"newline in file", "a\nb.json", `{"businessType":5009,"data":{}}`},
+		{"escape in key", "a.json", `{"businessType":5009,"data":{"\u001b[2Jx":1}}`},
+		{"bidi in value", "a.json", `{"businessType":"\u202eabc","data":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, err := validate.OpenFiles(context.Background(), []string{"-"}, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fs.Close()
+			var out []byte
+			_, err = v.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
+				c.File = tc.file
+				out = Payload(c).AppendText(out, &Style{})
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+			if len(out) == 0 {
+				t.Fatal("no findings")
+			}
+			if strings.ContainsAny(string(out), "\x1b\x07\u202e") {
+				t.Errorf("raw control bytes in %q", out)
+			}
+			for _, l := range lines {
+				if !strings.HasPrefix(l, strings.SplitN(strings.ReplaceAll(tc.file, "\n", `\n`), "\x1b", 2)[0]) {
+					t.Errorf("line %q does not start with its file", l)
+				}
+			}
+		})
+	}
+}
