@@ -74,10 +74,7 @@ func TestUnfinishedAnswerFails(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, 300*time.Millisecond)
 	cfg.Client, cfg.Signer = client, nil
 	cfg.Checks = []string{acceptsValid, Load}
 	cfg.LoadCount = 8

@@ -252,10 +252,7 @@ func walk(v any, f func(key string, val any) bool) bool {
 
 func testConfig(t *testing.T, url string) Config {
 	t.Helper()
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: callTimeout, Concurrency: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, callTimeout)
 	signer, err := sign.NewSigner(testSecret)
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +261,17 @@ func testConfig(t *testing.T, url string) Config {
 		Client: client, Target: mustURL(t, url), Checks: IDs(), Seed: 42, Signer: signer,
 		LatencyBudget: noBudget, LoadCount: 64, LoadConcurrency: 16, Concurrent: 8,
 	}
+}
+
+// testClient is a client of 16 connections whose calls give up after
+// timeout.
+func testClient(t *testing.T, timeout time.Duration) *http.Client {
+	t.Helper()
+	c, err := attempt.NewClient(attempt.ClientOptions{Timeout: timeout, Concurrency: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func mustURL(t *testing.T, s string) *url.URL {
@@ -451,12 +459,8 @@ func TestUnresponsive(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	cfg := testConfig(t, srv.URL)
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 100 * time.Millisecond, Concurrency: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Client = client
-	_, err = Run(context.Background(), cfg, func(Result) {})
+	cfg.Client = testClient(t, 100*time.Millisecond)
+	_, err := Run(context.Background(), cfg, func(Result) {})
 	var ue *UnreachableError
 	if !errors.As(err, &ue) || !strings.HasPrefix(ue.Kind, attempt.KindTimeout) {
 		t.Fatalf("err = %v, want an UnreachableError of kind %q", err, attempt.KindTimeout)
@@ -628,10 +632,7 @@ func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, 500*time.Millisecond)
 	cfg.Client, cfg.Checks = client, []string{duplicates}
 	_, results, err := run(t, context.Background(), cfg)
 	if err != nil {

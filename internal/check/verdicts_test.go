@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -237,10 +236,7 @@ func TestHangsEveryTenthConnection(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: time.Second, Concurrency: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, time.Second)
 	cfg.Client, cfg.Signer = client, nil
 	cfg.Checks = []string{acceptsValid, rejectsMalformed, Latency}
 	cfg.LatencyBudget = 900 * time.Millisecond
@@ -276,10 +272,7 @@ func TestLoadAllTimedOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, 300*time.Millisecond)
 	cfg.Client, cfg.Signer = client, nil
 	cfg.Checks = []string{acceptsValid, Load}
 	cfg.LoadCount = 8
@@ -539,10 +532,7 @@ func TestStopsAnsweringByHanging(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 200 * time.Millisecond, Concurrency: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, 200*time.Millisecond)
 	cfg.Client, cfg.Signer = client, nil
 	sum, _, err := run(t, context.Background(), cfg)
 	if err != nil {
