@@ -578,24 +578,32 @@ func TestDuplicatesAtOnceUniqueKey(t *testing.T) {
 	srv := httptest.NewServer(newReceiver(t, defects{uniqueKey: true}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
+	for _, r := range concurrentCopies(t, cfg) {
+		if r.Verdict != Fail || !strings.Contains(r.Reason, "refused as a duplicate key") || strings.Contains(r.Reason, "without a lock") {
+			t.Errorf("%s: %s %q, want a failure naming the duplicate key", r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+}
+
+// concurrentCopies runs the duplicates check alone and returns the results
+// of its copies delivered at once; none is a test failure.
+func concurrentCopies(t *testing.T, cfg Config) []Result {
+	t.Helper()
 	cfg.Checks = []string{duplicates}
 	_, results, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var at []Result
 	for _, r := range results {
-		if !strings.HasSuffix(r.Case.Name, "concurrent-x8") {
-			continue
-		}
-		n++
-		if r.Verdict != Fail || !strings.Contains(r.Reason, "refused as a duplicate key") || strings.Contains(r.Reason, "without a lock") {
-			t.Errorf("%s: %s %q, want a failure naming the duplicate key", r.Case.Name, r.Verdict, r.Reason)
+		if strings.HasSuffix(r.Case.Name, "concurrent-x8") {
+			at = append(at, r)
 		}
 	}
-	if n == 0 {
+	if len(at) == 0 {
 		t.Fatal("no concurrent case")
 	}
+	return at
 }
 
 // TestUnreachableTLSHint: a receiver behind a private CA that is not
@@ -632,23 +640,10 @@ func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client := testClient(t, 500*time.Millisecond)
-	cfg.Client, cfg.Checks = client, []string{duplicates}
-	_, results, err := run(t, context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, r := range results {
-		if !strings.HasSuffix(r.Case.Name, "concurrent-x8") {
-			continue
-		}
-		n++
+	cfg.Client = testClient(t, 500*time.Millisecond)
+	for _, r := range concurrentCopies(t, cfg) {
 		if r.Verdict != Fail || !strings.Contains(r.Reason, "got no answer (timeout)") || strings.Contains(r.Reason, "without a lock") {
 			t.Errorf("%s: %s %q, want a failure naming the copy not answered", r.Case.Name, r.Verdict, r.Reason)
 		}
-	}
-	if n == 0 {
-		t.Fatal("no concurrent case")
 	}
 }
