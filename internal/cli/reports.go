@@ -80,10 +80,23 @@ func checkReports(a *app, opts *checkOptions, col *term.Collector, rec *htmlrepo
 	if opts.Report == "" {
 		return nil
 	}
+	return writeCheckReport(a, opts.Report, col, rec, where, seed, ids, nil)
+}
+
+// writeCheckReport writes check's HTML report to path; why, when not nil,
+// is why the run did not complete, and heads the report.
+func writeCheckReport(a *app, path string, col *term.Collector, rec *htmlreport.CheckRecorder, where string, seed uint64, ids []string, why error) error {
 	m := reportMeta(a, "whsim check", where)
 	m.Command = fmt.Sprintf("whsim check --url %s --seed %d --checks %s", shellWord(where), seed, strings.Join(ids, ","))
 	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
-	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
+	if why != nil {
+		data.Failed = true
+		data.Headline = "the run did not complete: " + termsafe.Text(why.Error())
+		if data.Text == "" {
+			data.Text = data.Headline
+		}
+	}
+	return writeReport(a, path, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
 }
 
 // shellWord quotes s for a POSIX shell when it needs it.
@@ -137,14 +150,9 @@ func checkAbortReport(a *app, opts *checkOptions, col *term.Collector, rec *html
 	if opts.Report == "" || col == nil {
 		return
 	}
-	where := termsafe.Text(target.Redacted())
-	m := reportMeta(a, "whsim check", where)
-	m.Command = fmt.Sprintf("whsim check --url %s --seed %d --checks %s", shellWord(where), seed, strings.Join(ids, ","))
-	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
-	data.Failed = true
-	data.Headline = "the run did not complete: " + termsafe.Text(why.Error())
-	if data.Text == "" {
-		data.Text = data.Headline
+	// The run's error is the one to exit with: a report that cannot be
+	// written is said beside it.
+	if err := writeCheckReport(a, opts.Report, col, rec, termsafe.Text(target.Redacted()), seed, ids, why); err != nil {
+		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Key.Sprint("whsim:"), err)
 	}
-	_ = writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
 }
