@@ -1,6 +1,10 @@
 package attempt
 
-import "net/http"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+)
 
 // Template is a pre-built delivery: the body is encoded once, off the hot
 // path, and each delivery made from it gets a fresh requestId spliced into a
@@ -33,4 +37,20 @@ func (r *Request) Payload() []byte {
 // when r is delivered, into its worker's buffer.
 func (r *Request) FromTemplate(t *Template, id string) {
 	r.Body, r.RequestID, r.tmpl = nil, id, t
+}
+
+// ReplayWebhookID is the webhook-id to sign a replayed call with: the
+// captured one (a re-delivery keeps its id), unless the call has a fresh
+// requestId (a new message); else its requestId; else one made from the
+// body, so that the same call gets the same id. replay and check --rerun
+// both sign re-sent calls with it.
+func (req *Request) ReplayWebhookID(fresh bool) string {
+	if id := req.Header.Get("Webhook-Id"); id != "" && !fresh {
+		return id
+	}
+	if req.RequestID != "" {
+		return req.RequestID
+	}
+	sum := sha256.Sum256(req.Body)
+	return "msg_" + hex.EncodeToString(sum[:12])
 }

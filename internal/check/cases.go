@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
@@ -435,7 +436,7 @@ func (b *builder) outOfOrder() []orderGroup {
 // variants are accepts-valid's to judge, so that a receiver that fails on
 // one fails one check. Each document has a number of its own, and qs the
 // questions that ask about them (effects probes them).
-func (b *builder) loadPairs(n int) (out [][]*Case, qs []question) {
+func (b *builder) loadPairs(n int) (out [][]*Case, qs []probe.Question) {
 	for i := 0; i < n; i += 2 {
 		k := kinds()[(i/2)%2]
 		create, follow := b.creates[k], b.follows[k]

@@ -21,9 +21,9 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/sign"
-	// named so, as the tests have a receiver of their own
-	rcv "github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -32,8 +32,8 @@ import (
 // systems match on them.
 const (
 	acceptsValid     = "accepts-valid"
-	rejectsMalformed = rcv.RejectsMalformed
-	duplicates       = rcv.Duplicates
+	rejectsMalformed = spec.CheckRejectsMalformed
+	duplicates       = spec.CheckDuplicates
 	outOfOrder       = "out-of-order"
 	Latency          = "latency"
 	UnknownEvent     = "unknown-event"
@@ -167,7 +167,7 @@ type Result struct {
 	// effects check: the calls, then the probe); else the reporter makes
 	// one from the case.
 	Repro string
-	// Answer is what the receiver answered, when it did: its status line
+	// probe.Answer is what the receiver answered, when it did: its status line
 	// and the start of its body (as received, not yet terminal-safe).
 	Answer *Reply
 	// quiet: the verdict rests on a call that got no answer at all, which
@@ -318,7 +318,7 @@ type Config struct {
 	Notice func(string)
 	// Probe, when set, asks the receiver what it holds and runs the
 	// effects check.
-	Probe Probe
+	Probe probe.Probe
 	// Settle is how long a probe is asked again until its answer matches;
 	// 0 asks once. See DefaultSettle.
 	Settle time.Duration

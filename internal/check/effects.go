@@ -12,6 +12,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -26,7 +27,7 @@ const DefaultSettle = 2 * time.Second
 
 // probeConcurrency is how many questions are asked at once: enough that a
 // run's documents are probed in a moment, few enough for a probe that
-// starts a database client per question.
+// starts a database client per probe.Question.
 const probeConcurrency = 8
 
 // loadSample is how many load documents are probed at most: all of a run
@@ -82,8 +83,8 @@ func newNumbering(seed, nonce uint64) *numbering {
 }
 
 // number gives the document of env a fresh number and, with a nonce, env a
-// fresh requestId; it returns the question that asks about it.
-func (b *builder) number(env *payload.Obj, e spec.Event, s spec.Shape) question {
+// fresh requestId; it returns the probe.Question that asks about it.
+func (b *builder) number(env *payload.Obj, e spec.Event, s spec.Shape) probe.Question {
 	n := b.numbers
 	n.mu.Lock()
 	n.seq++
@@ -97,7 +98,7 @@ func (b *builder) number(env *payload.Obj, e spec.Event, s spec.Shape) question 
 	raw, _ := json.Marshal(code)
 	_ = set(env, pathOf(e.Kind, s, codeDatum(e.Kind)), string(raw))
 	b.fresh(env)
-	q := question{Kind: e.Kind, Code: code, Event: e.Name}
+	q := probe.Question{Kind: e.Kind, Code: code, Event: e.Name}
 	q.RequestID, _ = getString(env, spec.FieldRequestID)
 	if p := pathOf(e.Kind, s, spec.InvNumber); p != "" {
 		q.InvoiceCode, _ = lookupString(env, p)
@@ -190,7 +191,7 @@ type expect struct {
 	lines int    // -1 any
 }
 
-func (e expect) met(a Answer) bool {
+func (e expect) met(a probe.Answer) bool {
 	return a.Count == 1 && (e.state == "" || a.State == e.state) && (e.lines < 0 || a.Lines < 0 || a.Lines == e.lines)
 }
 
@@ -219,7 +220,7 @@ type sentCall struct {
 type effDoc struct {
 	name  string
 	what  string // created, re-delivered, lifecycle, out-of-order, load
-	q     question
+	q     probe.Question
 	lines int
 	want  expect
 	steps []effStep
@@ -229,7 +230,7 @@ type effDoc struct {
 	skip  string // inconclusive: why the document cannot be judged
 	early *sentCall
 
-	ans  Answer
+	ans  probe.Answer
 	asks int
 	met  bool
 	took time.Duration
@@ -242,7 +243,7 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 	audit, void := b.follows[spec.Invoice], b.follows[spec.Receipt]
 	newDoc := func(what, name string, e spec.Event, s spec.Shape, env *payload.Obj) (*effDoc, *Case) {
 		q := b.number(env, e, s)
-		d := &effDoc{what: what, name: what + "/" + name, q: q, lines: linesOf(env, e.Kind, s), want: expect{state: StateCreated, lines: -1}}
+		d := &effDoc{what: what, name: what + "/" + name, q: q, lines: linesOf(env, e.Kind, s), want: expect{state: probe.StateCreated, lines: -1}}
 		return d, docCase(Effects, d.name, e, env)
 	}
 	follow := func(d *effDoc, e spec.Event, s spec.Shape, data *payload.Obj) *Case {
@@ -282,7 +283,7 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 	for _, t := range []struct {
 		create, follow spec.Event
 		state          string
-	}{{inv, audit, StateAudited}, {rcp, void, StateVoided}} {
+	}{{inv, audit, probe.StateAudited}, {rcp, void, probe.StateVoided}} {
 		data := b.g.Data(t.create, spec.Described)
 		d, c := newDoc("lifecycle", t.follow.Name+"/after-create", t.create, spec.Described, b.g.Envelope(t.create, spec.Described, data))
 		d.want.state = t.state
@@ -304,27 +305,17 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 // receiver's.
 func (r *runner) probeSanity(ctx context.Context) error {
 	n := r.cases.numbers
-	q := question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
+	q := probe.Question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
 		RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 0)}
 	a, err := r.cfg.Probe.Ask(ctx, q)
 	if err != nil {
 		return err
 	}
 	if a.Count != 0 {
-		return &ProbeError{Probe: probeName(r.cfg.Probe),
-			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, envCode)}
+		return &probe.Error{Probe: probe.Name(r.cfg.Probe),
+			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, probe.EnvCode)}
 	}
 	return nil
-}
-
-func probeName(p Probe) string {
-	switch p := p.(type) {
-	case *httpProbe:
-		return p.tmpl
-	case *CmdProbe:
-		return p.Run
-	}
-	return "probe"
 }
 
 // effects sends each document's sequence, then probes every document at
@@ -353,7 +344,7 @@ func (r *runner) effects(ctx context.Context) error {
 	asked, held := 0, 0
 	for _, d := range probed {
 		if d.met && d.took > st.Slowest {
-			st.Slowest, st.SlowestDoc = d.took, KindWord(d.q.Kind)+" "+d.q.Code
+			st.Slowest, st.SlowestDoc = d.took, probe.KindWord(d.q.Kind)+" "+d.q.Code
 		}
 		if d.asks > 0 {
 			asked++
@@ -526,7 +517,7 @@ func (r *runner) judgeDoc(d *effDoc) Result {
 		return res
 	}
 	res.Verdict = Fail
-	res.Reason = fmt.Sprintf("%s %s: %s; calls: %s; the probe answered %s", KindWord(d.q.Kind), d.q.Code, r.defect(d), callList(d), answerText(d))
+	res.Reason = fmt.Sprintf("%s %s: %s; calls: %s; the probe answered %s", probe.KindWord(d.q.Kind), d.q.Code, r.defect(d), callList(d), answerText(d))
 	res.Repro = r.effectsRepro(d, c)
 	return res
 }
@@ -554,11 +545,11 @@ func (r *runner) defect(d *effDoc) string {
 	case d.want.state != "" && a.State != d.want.state:
 		early := d.early
 		switch {
-		case d.what == "lifecycle" && d.want.state == StateVoided:
+		case d.what == "lifecycle" && d.want.state == probe.StateVoided:
 			return fmt.Sprintf("is %s after a void answered %s: the void was acknowledged and never applied", a.State, statusWord(d.sent[1]))
 		case d.what == "lifecycle":
 			return fmt.Sprintf("is %s after an audit answered %s: the audit was acknowledged and never applied", a.State, statusWord(d.sent[1]))
-		case early != nil && is2xx(early.answers[0].Status) && d.want.state == StateVoided:
+		case early != nil && is2xx(early.answers[0].Status) && d.want.state == probe.StateVoided:
 			return fmt.Sprintf("is %s, want voided: a void answered %s before its create was lost, or the late create revived the voided document", a.State, statusWord(*early))
 		case early != nil && is2xx(early.answers[0].Status):
 			return fmt.Sprintf("is %s, want audited: an audit answered %s before its create was lost, or the late create took its state back", a.State, statusWord(*early))
@@ -619,14 +610,14 @@ func answerText(d *effDoc) string {
 type loadRecord struct {
 	mu    sync.Mutex
 	pairs [][]*Case
-	qs    []question
+	qs    []probe.Question
 	byID  map[string][2]int   // requestId -> pair, call
 	got   [][]attempt.Attempt // per pair, per call
 	held  int                 // documents whose create got 2xx
 }
 
 // noteLoad keeps the load check's documents for effects.
-func (r *runner) noteLoad(pairs [][]*Case, qs []question) {
+func (r *runner) noteLoad(pairs [][]*Case, qs []probe.Question) {
 	if r.cfg.Probe == nil || !slices.Contains(r.sum.Order, Effects) {
 		return
 	}
@@ -729,7 +720,7 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 	}
 	res.Verdict = Fail
 	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): the receiver drops or doubles documents while busy; first: %s %s, calls: %s; the probe answered %s",
-		strings.Join(why, " and "), st.Load, sample, KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
+		strings.Join(why, " and "), st.Load, sample, probe.KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
 	res.Repro = r.effectsRepro(d, res.Case)
 	return res
 }

@@ -11,12 +11,14 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // effectsRepro is the reproduction of an effects failure: the document's
 // calls as curl commands, in the order they were sent, then the probe's
-// question. Lines after the first are indented to sit under it in the
+// probe.Question. Lines after the first are indented to sit under it in the
 // summary. saved is the result's case, whose body --save-cases writes.
 func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 	file := ""
@@ -37,7 +39,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 			if _, ok := u.User.Password(); ok {
 				u.User = url.UserPassword(u.User.Username(), "****")
 			}
-			cmd = "whsim replay " + shellQuote(body) + " --url " + shellQuote(u.String()) + curlFlags(r.cfg.CurlTLS)
+			cmd = "whsim replay " + shellcmd.Quote(body) + " --url " + shellcmd.Quote(u.String()) + probe.CurlFlags(r.cfg.CurlTLS)
 		}
 		switch {
 		case sc.step.atOnce:
@@ -63,12 +65,12 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 // --secret and a fresh one after that. file, when set, holds the body.
 func (r *runner) curl(req *attempt.Request, file string) string {
 	var b strings.Builder
-	b.WriteString("curl -sS" + curlFlags(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
+	b.WriteString("curl -sS" + probe.CurlFlags(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
 	u := *r.cfg.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
-	b.WriteString(shellQuote(attempt.URLFor(&u, req.Query)))
+	b.WriteString(shellcmd.Quote(attempt.URLFor(&u, req.Query)))
 	h := http.Header{"Content-Type": {"application/json"}}
 	for k, vs := range req.Header {
 		_, user := r.cfg.Header[k]
@@ -82,16 +84,16 @@ func (r *runner) curl(req *attempt.Request, file string) string {
 	}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
-			b.WriteString(" -H " + shellQuote(k+": "+v))
+			b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
 		}
 	}
 	switch {
 	case len(req.Body) > maxInlineBody && file != "":
-		b.WriteString(" --data-binary @" + shellQuote(file))
+		b.WriteString(" --data-binary @" + shellcmd.Quote(file))
 	case len(req.Body) > maxInlineBody:
 		b.WriteString(" --data-binary @" + bodyFile + "  # " + notWritten(bodyFile, len(req.Body)))
 	default:
-		b.WriteString(" --data-binary " + shellQuote(string(req.Body)))
+		b.WriteString(" --data-binary " + shellcmd.Quote(string(req.Body)))
 	}
 	return b.String()
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -114,7 +115,7 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Data      map[string]any `json:"data"`
 	}
 	_ = json.Unmarshal(body, &env)
-	j := job{at: time.Now(), id: env.RequestID, kind: KindWord(e.Kind), event: event}
+	j := job{at: time.Now(), id: env.RequestID, kind: probe.KindWord(e.Kind), event: event}
 	var lines []any
 	if e.Kind == spec.Receipt {
 		hdr, _ := env.Data[spec.ReceiptHeader].(map[string]any)
@@ -151,7 +152,7 @@ func (s *store) apply(j job) int {
 	rows := s.rows[key]
 	switch {
 	case !follow && s.d.storesAgain:
-		s.rows[key] = append(rows, &row{StateCreated, j.lines})
+		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines})
 	case !follow && s.d.raceCopies:
 		if len(rows) > 0 {
 			return http.StatusOK
@@ -161,16 +162,16 @@ func (s *store) apply(j job) int {
 		s.mu.Unlock()
 		time.Sleep(raceWindow)
 		s.mu.Lock()
-		s.rows[key] = append(s.rows[key], &row{StateCreated, j.lines})
+		s.rows[key] = append(s.rows[key], &row{probe.StateCreated, j.lines})
 	case !follow && len(rows) > 0:
 		// A stub an early audit or void left: the create fills it in and
 		// never takes its state back.
 		rows[0].lines = j.lines
 		if s.d.reviveVoided {
-			rows[0].state = StateCreated
+			rows[0].state = probe.StateCreated
 		}
 	case !follow:
-		s.rows[key] = []*row{{StateCreated, j.lines}}
+		s.rows[key] = []*row{{probe.StateCreated, j.lines}}
 	case s.d.neverVoids && j.event == "ABANDON_RECEIVABLE_DOC":
 	case len(rows) > 0:
 		rows[0].state = stateAfter(j.event)
@@ -186,9 +187,9 @@ func (s *store) apply(j job) int {
 
 func stateAfter(event string) string {
 	if event == "ABANDON_RECEIVABLE_DOC" {
-		return StateVoided
+		return probe.StateVoided
 	}
-	return StateAudited
+	return probe.StateAudited
 }
 
 func (s *store) probe(w http.ResponseWriter, key string) {
@@ -209,7 +210,7 @@ func (s *store) probe(w http.ResponseWriter, key string) {
 func probeConfig(t *testing.T, srvURL string) Config {
 	t.Helper()
 	cfg := testConfig(t, srvURL)
-	p, err := ParseProbeURL(srvURL+"/probe/{kind}/{code}", cfg.Client, nil)
+	p, err := probe.ParseURL(srvURL+"/probe/{kind}/{code}", cfg.Client, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,9 +363,9 @@ func TestProbeSanity(t *testing.T) {
 	defer srv.Close()
 	cfg := probeConfig(t, srv.URL)
 	_, err := Run(context.Background(), cfg, func(Result) {})
-	pe, ok := err.(*ProbeError)
+	pe, ok := err.(*probe.Error)
 	if !ok || !strings.Contains(pe.Reason, "a document never sent") {
-		t.Fatalf("err = %v, want a ProbeError about a document never sent", err)
+		t.Fatalf("err = %v, want a probe.Error about a document never sent", err)
 	}
 	if n := calls.Load(); n != 0 {
 		t.Errorf("%d calls made before the probe was found wrong, want 0", n)
@@ -449,7 +450,7 @@ func TestEffectsReproSavedBody(t *testing.T) {
 
 // TestEffectsReproTLS: against an https receiver with a private CA (or
 // --insecure), the reproduction carries the run's TLS flags, in every
-// call and in the probe's question, so that it runs word for word.
+// call and in the probe's probe.Question, so that it runs word for word.
 func TestEffectsReproTLS(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
@@ -467,7 +468,7 @@ func TestEffectsReproTLS(t *testing.T) {
 	cfg := testConfig(t, srv.URL)
 	cfg.Client, cfg.Checks, cfg.Settle = client, []string{Effects}, 0
 	cfg.CurlTLS = []string{"--cacert", ca}
-	p, err := ParseProbeURL(srv.URL+"/probe/{kind}/{code}", client, nil)
+	p, err := probe.ParseURL(srv.URL+"/probe/{kind}/{code}", client, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

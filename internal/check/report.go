@@ -13,6 +13,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -255,7 +256,7 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl -sS -i -X POST ")
-	b.WriteString(shellQuote(attempt.URLFor(r.maskedTarget(), c.Query)))
+	b.WriteString(shellcmd.Quote(attempt.URLFor(r.maskedTarget(), c.Query)))
 	// The user's credentials are masked: reports end up in CI logs. The
 	// case's own headers (a signature of this one body) are not secrets.
 	h := masked(r.Header, r.Header)
@@ -267,7 +268,7 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 	}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
-			b.WriteString(" -H " + shellQuote(k+": "+v))
+			b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
 		}
 	}
 	hint := ""
@@ -276,7 +277,7 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 		b.WriteString(" --data-binary @" + bodyFile)
 		hint = "  # " + notWritten(bodyFile, len(c.Body))
 	default:
-		b.WriteString(" --data-binary " + shellQuote(string(c.Body)))
+		b.WriteString(" --data-binary " + shellcmd.Quote(string(c.Body)))
 	}
 	switch {
 	case c.Copies > 1 && c.AtOnce:
@@ -285,9 +286,4 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 		b.WriteString("; done")
 	}
 	return termsafe.Lines(b.String() + hint)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

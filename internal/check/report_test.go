@@ -10,16 +10,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/whsim/whsim/internal/shellcmd"
 )
 
 func TestShellQuote(t *testing.T) {
 	for _, s := range []string{"", "plain", "it's", `"double" $HOME \n`, "收款单 'x'\n{}"} {
-		out, err := exec.Command("sh", "-c", "printf %s "+shellQuote(s)).Output()
+		out, err := exec.Command("sh", "-c", "printf %s "+shellcmd.Quote(s)).Output()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(out) != s {
-			t.Errorf("shellQuote(%q) reads back as %q", s, out)
+			t.Errorf("shellcmd.Quote(%q) reads back as %q", s, out)
 		}
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/endpoint"
-	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 )
@@ -211,7 +210,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	if c.Resign {
 		d.Signer = cfg.Signer
-		req.WebhookID = replay.WebhookID(req, fresh)
+		req.WebhookID = req.ReplayWebhookID(fresh)
 	}
 	n := max(c.Copies, 1)
 	results := make([]*attempt.Result, n)

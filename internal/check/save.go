@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -223,7 +224,7 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	src := ""
 	switch {
 	case cc.File != "":
-		src = shellQuote(cc.File)
+		src = shellcmd.Quote(cc.File)
 	case len(c.Body) > maxInlineBody:
 		src = caseFileHolder
 	default:
@@ -232,13 +233,13 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 			return ""
 		}
 		if copies > 1 {
-			fmt.Fprintf(&b, "rec=%s; for i in $(seq %d); do printf '%%s\\n' \"$rec\"; done | ", shellQuote(strings.TrimSuffix(string(rec), "\n")), copies)
+			fmt.Fprintf(&b, "rec=%s; for i in $(seq %d); do printf '%%s\\n' \"$rec\"; done | ", shellcmd.Quote(strings.TrimSuffix(string(rec), "\n")), copies)
 		} else {
-			fmt.Fprintf(&b, "printf '%%s\\n' %s | ", shellQuote(strings.TrimSuffix(string(rec), "\n")))
+			fmt.Fprintf(&b, "printf '%%s\\n' %s | ", shellcmd.Quote(strings.TrimSuffix(string(rec), "\n")))
 		}
 		src = "-"
 	}
-	b.WriteString("whsim replay " + src + " --url " + shellQuote(r.maskedTarget().String()))
+	b.WriteString("whsim replay " + src + " --url " + shellcmd.Quote(r.maskedTarget().String()))
 	if c.AtOnce && copies > 1 {
 		fmt.Fprintf(&b, " --concurrency %d", copies)
 	}
@@ -253,7 +254,7 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 		// The inline record holds the user's credentials masked.
 		for _, k := range secretNames(r.Header) {
 			for _, v := range masked(r.Header, r.Header)[k] {
-				b.WriteString(" -H " + shellQuote(k+": "+v))
+				b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/term"
@@ -313,11 +314,11 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if opts.CACert != "" {
 		curlTLS = append(curlTLS, "--cacert", opts.CACert)
 	}
-	probe, err := newProbe(opts, client, curlTLS)
+	prb, err := newProbe(opts, client, curlTLS)
 	if err != nil {
 		return err
 	}
-	if probe == nil && len(opts.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
+	if prb == nil && len(opts.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
 		return usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
 	}
 	var nonce uint64
@@ -370,7 +371,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
 		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-		Probe: probe, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
+		Probe: prb, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
 		ExcludeCases: opts.ExcludeCases, Progress: func(pr check.Progress) { prog.Update(pr.Check, pr.Done, pr.Total, pr.Case) },
 		Notice: func(msg string) {
 			prog.Clear()
@@ -382,7 +383,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	})
 	prog.Stop()
 	var unreachable *check.UnreachableError
-	var probeErr *check.ProbeError
+	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable):
 		checkAbortReport(a, opts, col, rec, target, seed, ids, unreachable)
@@ -415,21 +416,21 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 }
 
 // newProbe is the probe --probe or --probe-cmd asks with, nil for none.
-func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (check.Probe, error) {
+func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (probe.Probe, error) {
 	switch {
 	case opts.Probe != "":
 		h, err := endpoint.ParseHeaders(opts.ProbeHeaders)
 		if err != nil {
 			return nil, usagef("--probe-header: %w", err)
 		}
-		p, err := check.ParseProbeURL(opts.Probe, client, h)
+		p, err := probe.ParseURL(opts.Probe, client, h)
 		if err != nil {
 			return nil, usagef("--probe %s: %w", termsafe.Text(opts.Probe), err)
 		}
 		p.CurlTLS = curlTLS
 		return p, nil
 	case opts.ProbeCmd != "":
-		return &check.CmdProbe{Run: opts.ProbeCmd, Timeout: opts.Timeout}, nil
+		return &probe.Cmd{Run: opts.ProbeCmd, Timeout: opts.Timeout}, nil
 	}
 	return nil, nil
 }

@@ -14,7 +14,7 @@ import (
 
 	_ "modernc.org/sqlite" // a pure-Go driver: the receiver under test, not whsim, needs it
 
-	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -56,7 +56,7 @@ func (s *sqliteReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad call", http.StatusBadRequest)
 		return
 	}
-	kind, code, lines := check.KindWord(e.Kind), "", 0
+	kind, code, lines := probe.KindWord(e.Kind), "", 0
 	if e.Kind == spec.Receipt {
 		hdr, _ := env.Data[spec.ReceiptHeader].(map[string]any)
 		code, _ = hdr["收款单编号"].(string)
@@ -70,12 +70,12 @@ func (s *sqliteReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		lines = len(l)
 	}
-	state := check.StateCreated
+	state := probe.StateCreated
 	switch e.Name {
 	case "AUDIT_PURCHASE_ORDER_INVOICE":
-		state = check.StateAudited
+		state = probe.StateAudited
 	case "ABANDON_RECEIVABLE_DOC":
-		state = check.StateVoided
+		state = probe.StateVoided
 	}
 	tx, err := s.db.Begin()
 	if err != nil {
@@ -90,11 +90,11 @@ func (s *sqliteReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		switch {
-		case state == check.StateCreated:
+		case state == probe.StateCreated:
 			// A create never takes back the state an early audit or void set.
 			_, err = tx.Exec(`insert into docs (kind, code, state, lines) values (?, ?, ?, ?)
 				on conflict (kind, code) do update set lines = excluded.lines`, kind, code, state, lines)
-		case state == check.StateVoided && s.neverVoids:
+		case state == probe.StateVoided && s.neverVoids:
 		default:
 			_, err = tx.Exec(`insert into docs (kind, code, state, lines) values (?, ?, ?, ?)
 				on conflict (kind, code) do update set state = excluded.state`, kind, code, state, lines)

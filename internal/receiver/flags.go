@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/whsim/whsim/internal/recent"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // The checks a Flag names: the rules of whsim check that listen
 // --forward-to can judge from real calls (check names them too).
 const (
-	RejectsMalformed = "rejects-malformed"
-	Duplicates       = "duplicates"
+	RejectsMalformed = spec.CheckRejectsMalformed
+	Duplicates       = spec.CheckDuplicates
 )
 
 // Flag is a judgement on one call a receiver answered: the check whose

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -182,26 +180,11 @@ func (s *Replayer) mark(req *attempt.Request) {
 	_, signedBefore := req.Header["Webhook-Signature"]
 	switch {
 	case s.Signed:
-		req.WebhookID = WebhookID(req, s.IDs != nil)
+		req.WebhookID = req.ReplayWebhookID(s.IDs != nil)
 	case s.IDs != nil && signedBefore && !s.warnedSig:
 		s.warnedSig = true
 		s.Warn("--new-request-id changes the body of signed calls, so their captured webhook-signature no longer matches; add --sign standard --secret whsec_... to sign each call afresh")
 	}
-}
-
-// WebhookID is the webhook-id to sign a replayed call with: the captured
-// one (a re-delivery keeps its id), unless the call has a fresh requestId
-// (a new message); else its requestId; else one made from the body, so
-// that the same call gets the same id.
-func WebhookID(req *attempt.Request, fresh bool) string {
-	if id := req.Header.Get("Webhook-Id"); id != "" && !fresh {
-		return id
-	}
-	if req.RequestID != "" {
-		return req.RequestID
-	}
-	sum := sha256.Sum256(req.Body)
-	return "msg_" + hex.EncodeToString(sum[:12])
 }
 
 // request is the delivery that replays rec: its method, query, headers and

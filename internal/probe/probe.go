@@ -1,4 +1,4 @@
-package check
+package probe
 
 import (
 	"bytes"
@@ -18,12 +18,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// question is what whsim asks a probe about one document.
-type question struct {
+// Question is what whsim asks a probe about one document.
+type Question struct {
 	Kind spec.Kind
 	// Code is the document number: data.code of an invoice, 收款单编号 of
 	// a receipt. whsim's are drawn from A-Z, 0-9 and '-'.
@@ -65,19 +66,19 @@ type Answer struct {
 type Probe interface {
 	// Ask asks about one document. An error is the probe's, never the
 	// receiver's: it could not be asked, or said nothing readable.
-	Ask(ctx context.Context, q question) (Answer, error)
+	Ask(ctx context.Context, q Question) (Answer, error)
 	// Command is a shell command that asks the same, for a reproduction.
-	Command(q question) string
+	Command(q Question) string
 }
 
-// ProbeError says the probe itself failed: the run cannot judge effects
+// Error says the probe itself failed: the run cannot judge effects
 // and ends (exit 2), and nothing is blamed on the receiver.
-type ProbeError struct {
+type Error struct {
 	Probe  string // the probe as the user gave it
 	Reason string // what came back
 }
 
-func (e *ProbeError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("probe %s: %s", e.Probe, e.Reason)
 }
 
@@ -188,7 +189,7 @@ func opening(b []byte) string {
 // placeholders are the names a probe template may hold, in braces.
 var placeholders = []string{"kind", "code", "invoiceCode", "event", "requestId"}
 
-func (q question) value(name string) string {
+func (q Question) value(name string) string {
 	switch name {
 	case "kind":
 		return KindWord(q.Kind)
@@ -204,11 +205,11 @@ func (q question) value(name string) string {
 	return ""
 }
 
-// httpProbe asks with a GET per question. A 404 means the receiver holds
+// httpProbe asks with a GET per Question. A 404 means the receiver holds
 // nothing for the document.
 type httpProbe struct {
 	Client *http.Client
-	// Header is added to every question (a debug endpoint's token).
+	// Header is added to every Question (a debug endpoint's token).
 	Header http.Header
 	// CurlTLS are curl flags for the client's TLS settings (-k, --cacert
 	// FILE), for Command.
@@ -223,9 +224,9 @@ type tmplPart struct {
 	query     bool
 }
 
-// ParseProbeURL reads a --probe template: an http or https URL holding
+// ParseURL reads a --probe template: an http or https URL holding
 // placeholders in braces, each escaped for where it stands.
-func ParseProbeURL(tmpl string, client *http.Client, header http.Header) (*httpProbe, error) {
+func ParseURL(tmpl string, client *http.Client, header http.Header) (*httpProbe, error) {
 	p := &httpProbe{Client: client, Header: header, tmpl: tmpl}
 	query := false
 	rest := tmpl
@@ -261,8 +262,8 @@ func ParseProbeURL(tmpl string, client *http.Client, header http.Header) (*httpP
 			rest = rest[i+j+1:]
 		}
 	}
-	// A question with every value filled in must make a URL whsim can GET.
-	u, err := url.Parse(p.url(question{Kind: spec.Invoice, Code: "X", InvoiceCode: "1", Event: "E", RequestID: "r"}))
+	// A Question with every value filled in must make a URL whsim can GET.
+	u, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: "X", InvoiceCode: "1", Event: "E", RequestID: "r"}))
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("not a URL: %v", err)
@@ -287,7 +288,7 @@ func placeholderList() string {
 	return b.String()
 }
 
-func (p *httpProbe) url(q question) string {
+func (p *httpProbe) url(q Question) string {
 	var b strings.Builder
 	for _, t := range p.parts {
 		switch {
@@ -308,11 +309,11 @@ const (
 	maxAnswerText = "1 MiB"
 )
 
-func (p *httpProbe) Ask(ctx context.Context, q question) (Answer, error) {
+func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	u := p.url(q)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: err.Error()}
+		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: err.Error()}
 	}
 	for k, v := range p.Header {
 		req.Header[k] = v
@@ -333,7 +334,7 @@ func (p *httpProbe) Ask(ctx context.Context, q question) (Answer, error) {
 		if ctx.Err() != nil {
 			return Answer{Lines: -1}, ctx.Err()
 		}
-		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
+		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
@@ -341,7 +342,7 @@ func (p *httpProbe) Ask(ctx context.Context, q question) (Answer, error) {
 	case err != nil && ctx.Err() != nil:
 		return Answer{Lines: -1}, ctx.Err()
 	case err != nil:
-		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
+		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
 	case res.StatusCode == http.StatusNotFound:
 		return Answer{Lines: -1, Raw: "404"}, nil
 	case res.StatusCode != http.StatusOK:
@@ -349,42 +350,42 @@ func (p *httpProbe) Ask(ctx context.Context, q question) (Answer, error) {
 		if s := shorten(body); s != "" {
 			why += ": " + s
 		}
-		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: why}
+		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: why}
 	case len(body) > maxAnswer:
-		return Answer{Lines: -1}, &ProbeError{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", redact(u), maxAnswerText, opening(body))}
+		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", redact(u), maxAnswerText, opening(body))}
 	}
 	a, err := parseAnswer(body)
 	if err != nil {
-		return a, &ProbeError{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered %q: %v", redact(u), a.Raw, err)}
+		return a, &Error{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered %q: %v", redact(u), a.Raw, err)}
 	}
 	return a, nil
 }
 
 // Command is a curl command: the probe's headers masked where they are
 // credentials.
-func (p *httpProbe) Command(q question) string {
+func (p *httpProbe) Command(q Question) string {
 	var b strings.Builder
-	b.WriteString("curl -sS" + curlFlags(p.CurlTLS))
+	b.WriteString("curl -sS" + CurlFlags(p.CurlTLS))
 	for _, k := range slices.Sorted(maps.Keys(p.Header)) {
 		for _, v := range p.Header[k] {
 			if termsafe.SecretHeader(k) {
 				v = termsafe.Mask(k, v)
 			}
-			b.WriteString(" -H " + shellQuote(k+": "+v))
+			b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
 		}
 	}
-	b.WriteString(" " + shellQuote(redact(p.url(q))))
+	b.WriteString(" " + shellcmd.Quote(redact(p.url(q))))
 	return b.String()
 }
 
-// curlFlags are flags for a command line, each quoted unless plain.
-func curlFlags(flags []string) string {
+// CurlFlags are flags for a command line, each quoted unless plain.
+func CurlFlags(flags []string) string {
 	var b strings.Builder
 	for _, f := range flags {
 		if f != "" && strings.Trim(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=") == "" {
 			b.WriteString(" " + f)
 		} else {
-			b.WriteString(" " + shellQuote(f))
+			b.WriteString(" " + shellcmd.Quote(f))
 		}
 	}
 	return b.String()
@@ -411,12 +412,12 @@ func shortNetErr(err error) string {
 	return err.Error()
 }
 
-// CmdProbe runs a shell command per question, with the question in its
+// Cmd runs a shell command per Question, with the Question in its
 // environment; its standard output is the answer.
-type CmdProbe struct {
+type Cmd struct {
 	Shell string // "" means sh
 	Run   string // the command, as the user gave it
-	// Timeout bounds one question; 0 means no bound.
+	// Timeout bounds one Question; 0 means no bound.
 	Timeout time.Duration
 	// Env is the environment the command starts from; nil means whsim's.
 	Env []string
@@ -425,27 +426,27 @@ type CmdProbe struct {
 // Environment variables a --probe-cmd command reads.
 const (
 	envKind        = "WHSIM_KIND"
-	envCode        = "WHSIM_CODE"
+	EnvCode        = "WHSIM_CODE"
 	envInvoiceCode = "WHSIM_INVOICE_CODE"
 	envEvent       = "WHSIM_EVENT"
 	envRequestID   = "WHSIM_REQUEST_ID"
 )
 
-func (q question) env() []string {
+func (q Question) env() []string {
 	return []string{
-		envKind + "=" + KindWord(q.Kind), envCode + "=" + q.Code, envInvoiceCode + "=" + q.InvoiceCode,
+		envKind + "=" + KindWord(q.Kind), EnvCode + "=" + q.Code, envInvoiceCode + "=" + q.InvoiceCode,
 		envEvent + "=" + q.Event, envRequestID + "=" + q.RequestID,
 	}
 }
 
-func (p *CmdProbe) Ask(ctx context.Context, q question) (Answer, error) {
+func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	if p.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 	}
 	fail := func(why string) (Answer, error) {
-		return Answer{Lines: -1}, &ProbeError{Probe: p.Run, Reason: why}
+		return Answer{Lines: -1}, &Error{Probe: p.Run, Reason: why}
 	}
 	sh := p.Shell
 	if sh == "" {
@@ -459,7 +460,7 @@ func (p *CmdProbe) Ask(ctx context.Context, q question) (Answer, error) {
 	cmd.Env = append(slices.Clone(env), q.env()...)
 	// The command and whatever it starts are one process group, ended
 	// together: on a timeout or Ctrl-C, and once the command has exited,
-	// so that no child outlives its question or holds its output open.
+	// so that no child outlives its Question or holds its output open.
 	ownGroup(cmd)
 	cmd.WaitDelay = time.Second
 	// Pipes of whsim's own rather than exec's: Wait then returns when the
@@ -543,17 +544,17 @@ func (p *CmdProbe) Ask(ctx context.Context, q question) (Answer, error) {
 	return a, nil
 }
 
-// Command is the command with the question's values set before it.
-func (p *CmdProbe) Command(q question) string {
+// Command is the command with the Question's values set before it.
+func (p *Cmd) Command(q Question) string {
 	var b strings.Builder
 	for _, kv := range q.env() {
 		k, v, _ := strings.Cut(kv, "=")
 		if v == "" && k == envInvoiceCode {
 			continue
 		}
-		b.WriteString(k + "=" + shellQuote(v) + " ")
+		b.WriteString(k + "=" + shellcmd.Quote(v) + " ")
 	}
-	b.WriteString("sh -c " + shellQuote(p.Run))
+	b.WriteString("sh -c " + shellcmd.Quote(p.Run))
 	return b.String()
 }
 
@@ -569,4 +570,15 @@ func (l *limited) Write(b []byte) (int, error) {
 		l.w.Write(b[:min(room, len(b))])
 	}
 	return len(b), nil
+}
+
+// Name is the probe as the user gave it: the URL template or the command.
+func Name(p Probe) string {
+	switch p := p.(type) {
+	case *httpProbe:
+		return p.tmpl
+	case *Cmd:
+		return p.Run
+	}
+	return "probe"
 }

@@ -1,4 +1,4 @@
-package check
+package probe
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func FuzzParseAnswer(f *testing.F) {
 
 func TestParseProbeURL(t *testing.T) {
 	t.Parallel()
-	q := question{Kind: spec.Receipt, Code: "SKD-ABC-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "id/1 2"}
+	q := Question{Kind: spec.Receipt, Code: "SKD-ABC-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "id/1 2"}
 	tests := []struct {
 		tmpl, want, err string
 	}{
@@ -97,16 +97,16 @@ func TestParseProbeURL(t *testing.T) {
 		{"http://h/{code}#x", "", "fragment"},
 	}
 	for _, tt := range tests {
-		p, err := ParseProbeURL(tt.tmpl, http.DefaultClient, nil)
+		p, err := ParseURL(tt.tmpl, http.DefaultClient, nil)
 		switch {
 		case tt.err != "":
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("ParseProbeURL(%q) error %v, want one saying %q", tt.tmpl, err, tt.err)
+				t.Errorf("ParseURL(%q) error %v, want one saying %q", tt.tmpl, err, tt.err)
 			}
 		case err != nil:
-			t.Errorf("ParseProbeURL(%q): %v", tt.tmpl, err)
+			t.Errorf("ParseURL(%q): %v", tt.tmpl, err)
 		case p.url(q) != tt.want:
-			t.Errorf("ParseProbeURL(%q) asks %s, want %s", tt.tmpl, p.url(q), tt.want)
+			t.Errorf("ParseURL(%q) asks %s, want %s", tt.tmpl, p.url(q), tt.want)
 		}
 	}
 }
@@ -116,17 +116,17 @@ func FuzzParseProbeURL(f *testing.F) {
 		f.Add(s, "SKD-1")
 	}
 	f.Fuzz(func(t *testing.T, tmpl, code string) {
-		p, err := ParseProbeURL(tmpl, http.DefaultClient, nil)
+		p, err := ParseURL(tmpl, http.DefaultClient, nil)
 		if err != nil {
 			return
 		}
 		// Whatever the values, a value never breaks out of the part of the
 		// URL it stands in: the scheme and the query's names stay.
-		base, err := url.Parse(p.url(question{Kind: spec.Invoice, Code: "X"}))
+		base, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: "X"}))
 		if err != nil {
 			t.Fatalf("template %q accepted, but makes no URL: %v", tmpl, err)
 		}
-		u, err := url.Parse(p.url(question{Kind: spec.Invoice, Code: code}))
+		u, err := url.Parse(p.url(Question{Kind: spec.Invoice, Code: code}))
 		if err != nil {
 			return // a host made of the value: the request fails, said as the probe's error
 		}
@@ -190,11 +190,11 @@ func TestHTTPProbe(t *testing.T) {
 		if code == "slow" {
 			client.Timeout = 200 * time.Millisecond
 		}
-		p, err := ParseProbeURL(srv.URL+"/{code}", client, http.Header{"X-Debug-Token": {"s3cret"}})
+		p, err := ParseURL(srv.URL+"/{code}", client, http.Header{"X-Debug-Token": {"s3cret"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.Ask(context.Background(), question{Kind: spec.Invoice, Code: code})
+		return p.Ask(context.Background(), Question{Kind: spec.Invoice, Code: code})
 	}
 	if a, err := ask("held"); err != nil || a.Count != 1 || a.Lines != 2 {
 		t.Errorf("held: %+v, %v", a, err)
@@ -204,35 +204,35 @@ func TestHTTPProbe(t *testing.T) {
 	}
 	for code, want := range map[string]string{"boom": "got 500, want 200 with a JSON object or 404: database is locked", "slow": "timeout", "page": `answered "<html>hello</html>": not JSON`, "huge": "more than 1 MiB"} {
 		_, err := ask(code)
-		var pe *ProbeError
+		var pe *Error
 		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, want) {
-			t.Errorf("%s: %v, want a ProbeError saying %q", code, err, want)
+			t.Errorf("%s: %v, want a Error saying %q", code, err, want)
 		}
 	}
 	// --probe-header 'Host: ...' reaches a debug endpoint behind a
 	// virtual host, as -H does for the calls.
-	hp, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Host": {"debug.internal"}})
-	if a, err := hp.Ask(context.Background(), question{Code: "host"}); err != nil || a.Count != 0 {
+	hp, _ := ParseURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Host": {"debug.internal"}})
+	if a, err := hp.Ask(context.Background(), Question{Code: "host"}); err != nil || a.Count != 0 {
 		t.Errorf("Host header: %+v, %v; want count 0", a, err)
 	}
 	// The user's Accept header wins over whsim's default.
-	ap, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Accept": {"application/vnd.api+json"}})
-	if a, err := ap.Ask(context.Background(), question{Code: "accept"}); err != nil || a.Count != 0 {
+	ap, _ := ParseURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"Accept": {"application/vnd.api+json"}})
+	if a, err := ap.Ask(context.Background(), Question{Code: "accept"}); err != nil || a.Count != 0 {
 		t.Errorf("Accept header: %+v, %v; want count 0", a, err)
 	}
-	// Ctrl-C while a question is in flight is the run's interruption, not
+	// Ctrl-C while a Question is in flight is the run's interruption, not
 	// the probe's error (which would exit 2 and blame the probe).
 	ctx, cancel := context.WithCancel(context.Background())
-	sp, _ := ParseProbeURL(srv.URL+"/{code}", &http.Client{Timeout: time.Minute}, nil)
+	sp, _ := ParseURL(srv.URL+"/{code}", &http.Client{Timeout: time.Minute}, nil)
 	go func() {
 		<-arrived
 		cancel()
 	}()
-	if _, err := sp.Ask(ctx, question{Code: "wait"}); !errors.Is(err, context.Canceled) {
-		t.Errorf("interrupted: %v, want context.Canceled and no ProbeError", err)
+	if _, err := sp.Ask(ctx, Question{Code: "wait"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted: %v, want context.Canceled and no Error", err)
 	}
-	p, _ := ParseProbeURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"X-Debug-Token": {"s3cret"}})
-	if cmd := p.Command(question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
+	p, _ := ParseURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"X-Debug-Token": {"s3cret"}})
+	if cmd := p.Command(Question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
 		t.Errorf("Command = %s, want the token masked", cmd)
 	}
 }
@@ -242,7 +242,7 @@ func TestCmdProbe(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	q := question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
+	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
 	tests := []struct {
 		cmd, want string // want: a word of the error, or the answer's state
 	}{
@@ -263,28 +263,28 @@ func TestCmdProbe(t *testing.T) {
 	for _, tt := range tests {
 		// Only the command that never answers in time gets a short limit:
 		// a busy machine may take a while to start a shell.
-		p := &CmdProbe{Run: tt.cmd, Timeout: time.Minute}
+		p := &Cmd{Run: tt.cmd, Timeout: time.Minute}
 		if strings.HasPrefix(tt.cmd, "sleep") {
 			p.Timeout = 300 * time.Millisecond
 		}
 		a, err := p.Ask(context.Background(), q)
-		var pe *ProbeError
+		var pe *Error
 		switch {
 		case tt.want == StateCreated || tt.want == StateVoided:
 			if err != nil || a.State != tt.want {
 				t.Errorf("%s: %+v, %v; want state %s", tt.cmd, a, err, tt.want)
 			}
 		case !errors.As(err, &pe) || !strings.Contains(pe.Error(), tt.want):
-			t.Errorf("%s: %v, want a ProbeError saying %q", tt.cmd, err, tt.want)
+			t.Errorf("%s: %v, want a Error saying %q", tt.cmd, err, tt.want)
 		}
 	}
-	// Ctrl-C before a question starts is the run's interruption too.
+	// Ctrl-C before a Question starts is the run's interruption too.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (&CmdProbe{Run: "true", Timeout: time.Minute}).Ask(ctx, q); !errors.Is(err, context.Canceled) {
-		t.Errorf("interrupted: %v, want context.Canceled and no ProbeError", err)
+	if _, err := (&Cmd{Run: "true", Timeout: time.Minute}).Ask(ctx, q); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted: %v, want context.Canceled and no Error", err)
 	}
-	c := (&CmdProbe{Run: `sqlite3 -json app.db "select 1"`}).Command(q)
+	c := (&Cmd{Run: `sqlite3 -json app.db "select 1"`}).Command(q)
 	if want := `WHSIM_KIND='receipt' WHSIM_CODE='SKD-X-0001' WHSIM_EVENT='CREATE_RECEIVABLE_DOC' WHSIM_REQUEST_ID='r-1' sh -c 'sqlite3 -json app.db "select 1"'`; c != want {
 		t.Errorf("Command = %s\nwant      %s", c, want)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package check
+package probe
 
 import (
 	"context"
@@ -35,11 +35,11 @@ func TestCmdProbeKillsItsChildren(t *testing.T) {
 		`sleep 300 & echo $! > %s.tmp; mv %s.tmp %s; echo '{"count":0}'`,
 	} {
 		pidFile := filepath.Join(dir, strconv.Itoa(i))
-		p := &CmdProbe{Run: strings.ReplaceAll(run, "%s", pidFile), Timeout: time.Minute}
+		p := &Cmd{Run: strings.ReplaceAll(run, "%s", pidFile), Timeout: time.Minute}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			_, err := p.Ask(ctx, question{Kind: spec.Invoice, Code: "X"})
+			_, err := p.Ask(ctx, Question{Kind: spec.Invoice, Code: "X"})
 			done <- err
 		}()
 		var pid int
@@ -66,7 +66,7 @@ func TestCmdProbeKillsItsChildren(t *testing.T) {
 		for end := time.Now().Add(time.Minute); alive(pid); {
 			if time.Now().After(end) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("%s: child %d still running after the question ended", run, pid)
+				t.Fatalf("%s: child %d still running after the Question ended", run, pid)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package check
+package probe
 
 import (
 	"os/exec"
