@@ -16,9 +16,15 @@ func isCapture(line []byte) bool { return input.IsRecord(line) }
 // query's businessType is the event. A line that is not a readable record,
 // or a query without businessType, is an error finding.
 func (v *Validator) checkCapture(line []byte) []Finding {
-	var rec capture.Record
-	if err := json.Unmarshal(line, &rec); err != nil {
-		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+	c := v.pool.Get().(*checker)
+	rec, ok := leanRecord(&c.lx, line)
+	c.lx.Reset(nil)
+	v.pool.Put(c)
+	if !ok { // the slow path, and its error messages (leanrecord.go)
+		rec = capture.Record{}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+		}
 	}
 	return v.CheckRecord(&rec)
 }
