@@ -43,7 +43,7 @@ const (
 // branches add: the tests below hold for all of them.
 func liveCommands(t *testing.T) []*cobra.Command {
 	t.Helper()
-	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now))
+	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
 	var out []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
