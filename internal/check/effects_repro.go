@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -39,7 +38,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 			if _, ok := u.User.Password(); ok {
 				u.User = url.UserPassword(u.User.Username(), "****")
 			}
-			cmd = "whsim replay " + shellcmd.Quote(body) + " --url " + shellcmd.Quote(u.String()) + probe.CurlFlags(r.cfg.CurlTLS)
+			cmd = "whsim replay " + shellcmd.Quote(body) + " --url " + shellcmd.Quote(u.String()) + shellcmd.Words(r.cfg.CurlTLS)
 		}
 		switch {
 		case sc.step.atOnce:
@@ -65,7 +64,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 // --secret and a fresh one after that. file, when set, holds the body.
 func (r *runner) curl(req *attempt.Request, file string) string {
 	var b strings.Builder
-	b.WriteString("curl -sS" + probe.CurlFlags(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
+	b.WriteString("curl -sS" + shellcmd.Words(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
 	u := *r.cfg.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")

@@ -25,6 +25,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -383,13 +384,13 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("curl -X " + shellQuote(r.Method) + " " + shellQuote(u))
+	b.WriteString("curl -X " + shellcmd.Word(r.Method) + " " + shellcmd.Word(u))
 	for _, nv := range hdr {
-		b.WriteString(" -H " + shellQuote(nv.Name+": "+nv.Value))
+		b.WriteString(" -H " + shellcmd.Word(nv.Name+": "+nv.Value))
 	}
 	if c.Size > 0 {
 		if utf8.Valid(c.body) && c.Size <= 64<<10 {
-			b.WriteString(" --data-binary " + shellQuote(string(c.body)))
+			b.WriteString(" --data-binary " + shellcmd.Word(string(c.body)))
 		} else {
 			b.WriteString(" --data-binary @" + file)
 		}
@@ -397,26 +398,16 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	curl = b.String()
 
 	b.Reset()
-	b.WriteString("whsim send --url " + shellQuote(h.opts.Origin+r.Path) + " --file " + file)
+	b.WriteString("whsim send --url " + shellcmd.Word(h.opts.Origin+r.Path) + " --file " + file)
 	if c.Event != "" {
-		b.WriteString(" --event " + shellQuote(c.Event))
+		b.WriteString(" --event " + shellcmd.Word(c.Event))
 	}
 	for _, nv := range hdr {
 		if !strings.EqualFold(nv.Name, "Content-Type") {
-			b.WriteString(" -H " + shellQuote(nv.Name+": "+nv.Value))
+			b.WriteString(" -H " + shellcmd.Word(nv.Name+": "+nv.Value))
 		}
 	}
 	return curl, b.String()
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
