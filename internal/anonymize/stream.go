@@ -50,9 +50,10 @@ type Stats struct {
 	// AsText counts the capture records whose body is not JSON: kept, and
 	// anonymized as text.
 	AsText int
-	// Torn is the line of a torn last capture record that was skipped (0:
-	// none).
-	Torn  int
+	// Torn are the lines of torn capture records that were skipped: the
+	// last line, or records cut short that a restarted listen appended
+	// after.
+	Torn  []int
 	Leaks []Leak
 }
 
@@ -358,8 +359,8 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 		case errors.Is(err, io.EOF):
 			return bw.Flush()
 		case errors.As(err, &torn):
-			st.Torn = torn.Line
-			return bw.Flush()
+			st.Torn = append(st.Torn, torn.Line)
+			continue
 		case errors.As(err, new(*capture.LineError)):
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		case err != nil:
