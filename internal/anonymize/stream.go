@@ -405,6 +405,11 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if err != nil {
 		return err
 	}
+	// A GBK or GB18030 body is anonymized as the text it is (see gb.go).
+	raw, decoded := body, []byte(nil)
+	if u, ok := gbText(body, rec.Headers.Get("Content-Type")); ok {
+		body, decoded = u, u
+	}
 	st.Records++
 	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 	if p.learn {
@@ -425,6 +430,9 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		}
 		body = out
 		st.count(repl, p)
+	}
+	if decoded != nil {
+		body = gbEncode(body, decoded, raw)
 	}
 	rec.SetBody(body)
 	dropped := map[string]bool{}
@@ -482,6 +490,9 @@ func forwardHeaders(rec *capture.Record) http.Header {
 func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	if p.check {
 		body, _ := rec.RequestBody()
+		if u, ok := gbText(body, rec.Headers.Get("Content-Type")); ok {
+			body = u
+		}
 		a.scanBody(p, body)
 	}
 	rec.Remote = p.remote(rec.Remote)
@@ -490,12 +501,12 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	a.headers(p, rec.Headers)
 	if r := rec.Response; r != nil {
 		a.headers(p, r.Headers)
-		r.Body = a.storedBody(p, r.Body, r.BodyEncoding)
+		r.Body = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers.Get("Content-Type"))
 	}
 	if f := rec.Forward; f != nil {
 		f.URL = p.url(f.URL)
 		a.headers(p, f.Headers)
-		f.Body = a.storedBody(p, f.Body, f.BodyEncoding)
+		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers.Get("Content-Type"))
 		f.Error = p.text(f.Error)
 	}
 }
@@ -525,11 +536,27 @@ func forwardedFor(name string) bool {
 }
 
 // storedBody anonymizes a stored answer: JSON as a payload is, anything
-// else (text, or bytes that are not UTF-8) as text.
-func (a *anonymizer) storedBody(p *pass, stored, encoding string) string {
+// else (text, or bytes that are not UTF-8) as text; GBK or GB18030 (by
+// contentType, or by its bytes) decoded first and encoded again.
+func (a *anonymizer) storedBody(p *pass, stored, encoding, contentType string) string {
 	b, err := capture.DecodeBody(stored, encoding)
 	if err != nil || len(b) == 0 {
 		return stored
+	}
+	if u, ok := gbText(b, contentType); ok {
+		if p.check {
+			a.scanBody(p, u)
+			return stored
+		}
+		out, _, err := a.payload(p, u)
+		if err != nil {
+			out = []byte(p.query(string(u)))
+		}
+		if bytes.Equal(out, u) {
+			return stored
+		}
+		s, _ := capture.EncodeBody(gbEncode(out, u, b))
+		return s
 	}
 	if p.check {
 		a.scanBody(p, b)
