@@ -135,3 +135,18 @@ func TestGBTextIsToldFromOtherBytes(t *testing.T) {
 		}
 	}
 }
+
+// Payload files in GBK, one document or NDJSON, are anonymized the same
+// way and stay GBK.
+func TestGBKPayloadFiles(t *testing.T) {
+	t.Parallel()
+	const name = "上海鼎盛贸易有限公司"
+	line := gbBytes(t, `{"businessType":4010,"data":{"customerName":"`+name+`","备注":"给`+name+`"}}`)
+	for _, in := range [][]byte{line, append(append(append([]byte{}, line...), '\n'), append(line, '\n')...)} {
+		out, st := stream(t, newTestAnonymizer(t, testKey), in, Options{Check: true})
+		u := mustGB(t, out)
+		if len(st.Leaks) != 0 || strings.Contains(string(u), name) || bytes.Contains(out, gbBytes(t, name)) || !strings.Contains(string(u), `"备注":"给`) {
+			t.Errorf("%q became %q (leaks %v)", mustGB(t, in), u, st.Leaks)
+		}
+	}
+}

@@ -218,7 +218,10 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	if err := rd.Check(it); err != nil {
 		return st, placed(err) // not JSON, where: as every command says it
 	}
-	doc := it.Body
+	doc, decoded := it.Body, []byte(nil)
+	if u, ok := gbText(doc, ""); ok { // a payload in GBK (see gb.go)
+		doc, decoded = u, u
+	}
 	if opts.checkOnly {
 		st.Leaks = a.check(ctx, doc, 1)
 		return st, nil
@@ -239,6 +242,9 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	}
 	if opts.Check {
 		st.Leaks = append(st.Leaks, a.check(ctx, out, 1)...)
+	}
+	if decoded != nil {
+		out = gbEncode(out, decoded, it.Body)
 	}
 	_, err = w.Write(out)
 	return st, err
@@ -299,12 +305,16 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 			bw.WriteByte('\n')
 		}
 		last = it.Line
+		body, decoded := it.Body, []byte(nil)
+		if u, ok := gbText(body, ""); ok { // a payload in GBK (see gb.go)
+			body, decoded = u, u
+		}
 		if opts.checkOnly {
-			st.Leaks = append(st.Leaks, a.check(ctx, it.Body, it.Line)...)
+			st.Leaks = append(st.Leaks, a.check(ctx, body, it.Line)...)
 			continue
 		}
 		p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
-		out, repl, perr := a.payload(p, it.Body)
+		out, repl, perr := a.payload(p, body)
 		if perr != nil {
 			return lineError(it.Line, perr)
 		}
@@ -312,6 +322,9 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 		st.count(repl, p)
 		if opts.Check {
 			st.Leaks = append(st.Leaks, a.check(ctx, out, it.Line)...)
+		}
+		if decoded != nil {
+			out = gbEncode(out, decoded, it.Body)
 		}
 		bw.Write(out)
 		if it.CR {
