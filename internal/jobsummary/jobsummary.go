@@ -88,10 +88,10 @@ func (s *Summary) Within(budget int) []byte {
 	for _, t := range s.Tables {
 		rows = max(rows, len(t.Rows))
 	}
-	if md := s.render(rows, len(s.Failures)); len(md) <= budget {
-		return md
-	}
 	for fails := len(s.Failures); fails >= 0; fails-- {
+		if md := s.render(rows, fails); len(md) <= budget {
+			return md
+		}
 		// The largest row count per table that fits, by bisection: the
 		// size grows with it.
 		lo, hi := -1, rows // render(lo) fits (-1: none known), render(hi) does not

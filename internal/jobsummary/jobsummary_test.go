@@ -199,3 +199,25 @@ func TestReceiverTextIsCode(t *testing.T) {
 		t.Errorf("an error from the network is not a code cell:\n%s", md)
 	}
 }
+
+// With little room left, the first failures that fit are shown and the
+// rest counted; with none, nothing.
+func TestWithinKeepsTheFirstFailuresThatFit(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Pass: false}
+	for i := range 5 {
+		s.Failures = append(s.Failures, Failure{Title: fmt.Sprintf("case %d", i), Reason: "got 200", Code: strings.Repeat("x", 1000)})
+	}
+	whole := len(s.Within(MaxBytes))
+	md := string(s.Within(whole - 500))
+	if len(md) > whole-500 || !strings.Contains(md, "case 3") || strings.Contains(md, "case 4") || !strings.Contains(md, "…and 1 more.") {
+		t.Errorf("within %d bytes:\n%s", whole-500, md)
+	}
+	md = string(s.Within(200))
+	if len(md) > 200 || !strings.Contains(md, "5 failures left out to keep this summary within GitHub's 1 MiB limit") {
+		t.Errorf("within 200 bytes: %q", md)
+	}
+	if got := s.Within(10); got != nil {
+		t.Errorf("within 10 bytes: %q, want nothing", got)
+	}
+}
