@@ -54,7 +54,7 @@ func appendJobSummary(a *app, s *jobsummary.Summary) {
 	if path == "" || s == nil {
 		return
 	}
-	if err := jobsummary.Append(path, s.Markdown()); err != nil {
+	if err := jobsummary.Append(path, s); err != nil {
 		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Warn.Sprint("warning:"), err)
 	}
 }
@@ -75,6 +75,7 @@ func checkReports(a *app, opts *checkOptions, col *term.Collector, rec *htmlrepo
 	js.Interrupted = sum.Interrupted != nil
 	if opts.Report != "" {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
+		js.Full = filepath.Base(opts.Report)
 	}
 	appendJobSummary(a, js)
 	if opts.Report == "" {
@@ -132,6 +133,7 @@ func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *t
 		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
 		if opts.Report != "" {
 			s.Note = "The full report, with latency over time: " + filepath.Base(opts.Report)
+			s.Full = filepath.Base(opts.Report)
 		}
 		appendJobSummary(a, s)
 	}
