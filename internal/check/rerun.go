@@ -82,6 +82,11 @@ type capped struct {
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.n <= 0 {
+		// At the bound: a report that ends here is whole.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
 		return 0, errReportSize
 	}
 	if int64(len(p)) > c.n {
@@ -96,9 +101,11 @@ func (c *capped) Read(p []byte) (int, error) {
 // or a --save-cases directory's ResultsFile) and returns its failed cases
 // in report order. The summary line, and any line that names no case, is
 // skipped; a file without one case is ErrNotReport.
-func ReadFailed(r io.Reader) ([]Failed, error) {
+func ReadFailed(r io.Reader) ([]Failed, error) { return readFailed(r, MaxReport) }
+
+func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 	// A report is input: bounded, and every count in it bounded as a run's.
-	sc := bufio.NewScanner(&capped{r: r, n: MaxReport})
+	sc := bufio.NewScanner(&capped{r: r, n: limit})
 	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
 	var out []Failed
 	cases, n := 0, 0
