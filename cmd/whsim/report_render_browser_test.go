@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -186,5 +187,79 @@ func effectsPanel(t *testing.T, p *reportPage) {
 	}
 	if strings.Contains(text, "in 0 µs") || strings.Contains(text, "Also found") {
 		t.Errorf("the panel shows a made-up latency or the record again:\n%s", text)
+	}
+}
+
+// axeSource is axe-core's script from the npm tools (scripts/install-tools.sh
+// npm-validators installs it, pinned): $WHSIM_NPM_TOOLS, else the
+// repository's .tools/npm; "" when it is not installed.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("WHSIM_NPM_TOOLS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", ".tools", "npm")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// axeViolation is what axe-core reports of one rule.
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []string `json:"target"`
+	} `json:"nodes"`
+}
+
+// TestReportAxeInBrowser runs axe-core over the check and send reports: no
+// serious or critical violation.
+func TestReportAxeInBrowser(t *testing.T) {
+	if findChromium() == "" {
+		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
+	}
+	axe := axeSource(t)
+	if axe == "" {
+		t.Skip("no axe-core (scripts/install-tools.sh npm-validators installs it; or set WHSIM_NPM_TOOLS)")
+	}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "ok")
+	}))
+	defer recv.Close()
+	dir := t.TempDir()
+	checkFile, sendFile := filepath.Join(dir, "check.html"), filepath.Join(dir, "send.html")
+	probeCmd := `case "$WHSIM_CODE" in *-NONE) echo '{"count":0}';; *) echo '{"count":2,"state":"created"}';; esac`
+	runReport(t, 1, "check", "--url", recv.URL+"/hook", "--seed", "1", "--checks", "accepts-valid,rejects-malformed,duplicates,effects",
+		"--probe-cmd", probeCmd, "--settle", "0", "--report", checkFile)
+	runReport(t, 0, "send", "--url", recv.URL+"/hook", "--seed", "1", "--count", "20", "--threshold", "p99<10s", "--report", sendFile)
+	for _, file := range []string{checkFile, sendFile} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			p := openReport(t, file)
+			for _, scheme := range []string{"light", "dark"} {
+				var got []axeViolation
+				p.run(t, "axe-core, "+scheme,
+					emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}),
+					chromedp.Evaluate(axe, nil),
+					chromedp.Evaluate(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &got,
+						func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+				for _, v := range got {
+					if v.Impact == "serious" || v.Impact == "critical" {
+						var where []string
+						for _, n := range v.Nodes {
+							where = append(where, strings.Join(n.Target, " "))
+						}
+						t.Errorf("%s: axe-core %s (%s): %s, at %v", scheme, v.ID, v.Impact, v.Help, where)
+					} else {
+						t.Logf("%s: axe-core %s (%s): %s", scheme, v.ID, v.Impact, v.Help)
+					}
+				}
+			}
+			p.clean(t)
+		})
 	}
 }

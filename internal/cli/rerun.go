@@ -173,7 +173,7 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 	} else {
 		f, err := openRegular(name)
 		if err != nil {
-			return nil, usageErr(fmt.Errorf("--rerun %w", err))
+			return nil, usageErr(fmt.Errorf("--rerun: %w", err))
 		}
 		// Reads give way to Ctrl-C and SIGTERM.
 		in = readCloser{ctxio.NewReader(ctx, f), f}
