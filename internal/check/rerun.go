@@ -307,6 +307,16 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 		var res RerunResult
 		var err error
 		switch e := c.Effects; {
+		case (e == nil && c.Check == Effects || e != nil && e.Load) && cfg.Probe == nil:
+			// No command without a probe: it would exit 2 as printed.
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "judged by what the receiver stored: run whsim check --checks load,effects again with the run's --url and its --probe or --probe-cmd"})
+			continue
+		case e == nil && c.Check == Effects:
+			// A report that keeps no calls of the document (an older one).
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "the report keeps no calls of this document: run " + cfg.Again + "effects"})
+			continue
 		case e != nil && e.Load:
 			out(RerunResult{Case: c, Outcome: NotRerun,
 				Reason: "judged over every document of the load check, not one: run " + cfg.Again + "load,effects"})

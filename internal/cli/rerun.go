@@ -313,10 +313,11 @@ func curlTLSOf(opts *checkOptions) []string {
 // probe a rerun asks, "" when no effects case needs one.
 func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed, curlTLS []string) (string, error) {
 	var rec *check.ProbeRecord
+	needs := false
 	for _, c := range cases {
-		if c.Effects != nil && !c.Effects.Load {
+		needs = needs || c.Check == check.Effects
+		if c.Effects != nil && rec == nil {
 			rec = &c.Effects.Probe
-			break
 		}
 	}
 	switch {
@@ -326,7 +327,7 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 		return "", usagef("--probe-header needs --probe, the URL it is sent to")
 	case opts.Settle < 0:
 		return "", usagef("--settle %s: want 0 or more", opts.Settle)
-	case rec == nil:
+	case !needs:
 		return "", nil
 	case opts.Probe != "" || opts.ProbeCmd != "":
 		p, err := newProbe(opts, cfg.Client, curlTLS)
@@ -335,6 +336,8 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 		}
 		cfg.Probe = p
 		return "asking " + probe.Name(p) + " what the receiver stored", nil
+	case rec == nil:
+		return "", nil
 	case rec.Cmd != "":
 		return "", usagef("--rerun %s: the report's probe is a command (%s), and whsim runs no command a file names: give --probe-cmd again", termsafe.Text(opts.Rerun), termsafe.Text(rec.Cmd))
 	case rec.URL == "":
