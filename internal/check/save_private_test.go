@@ -221,3 +221,28 @@ func TestEffectsRecordAndBodyFiles(t *testing.T) {
 		}
 	}
 }
+
+// RunURL is the report's one URL; cases for another are refused.
+func TestRunURL(t *testing.T) {
+	t.Parallel()
+	q := "businessType=E"
+	for _, tc := range []struct {
+		name  string
+		cases []Failed
+		want  string
+		err   string
+	}{
+		{"one", []Failed{{URL: "http://h:1/hook?" + q, Query: q}, {Check: Latency}, {URL: "http://h:1/hook", Query: ""}}, "http://h:1/hook", ""},
+		{"own query kept", []Failed{{URL: "http://h:1/hook?k=v&" + q, Query: q}}, "http://h:1/hook?k=v", ""},
+		{"another host", []Failed{{Check: "a", Name: "1", URL: "http://h:1/hook?" + q, Query: q}, {Check: "a", Name: "2", URL: "http://evil:1/hook?" + q, Query: q}},
+			"", "a 2 is for http://evil:1/hook, but a 1 is for http://h:1/hook"},
+		{"another path", []Failed{{URL: "http://h:1/hook", Query: ""}, {URL: "http://h:1/other"}}, "", "a run has one URL"},
+		{"query not its own", []Failed{{URL: "http://evil:1/x?a=b", Query: q}}, "", "does not end in its query"},
+		{"none", []Failed{{Check: Latency}}, "", "give --url"},
+	} {
+		got, err := RunURL(tc.cases)
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: %q, %v; want %q, %q", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+}
