@@ -68,7 +68,10 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 			return RerunResult{}, ctx.Err()
 		}
 		if i == 0 && got[0].Status == 0 && (got[0].Kind == attempt.KindRefused || got[0].Kind == attempt.KindDNS || got[0].Kind == attempt.KindTLS) {
-			return RerunResult{Case: c, unreachable: &UnreachableError{URL: cfg.Target.Redacted(), Kind: attempt.FailureText(got[0])}}, nil
+			ue := &UnreachableError{URL: cfg.Target.Redacted(), Kind: attempt.FailureText(got[0])}
+			// On a rerun's first case that is no verdict (Rerun says so);
+			// after an answer, it is this case's failure.
+			return RerunResult{Case: c, Outcome: StillFailing, Reason: ue.Error(), unreachable: ue}, nil
 		}
 		again := call
 		again.Early, again.Again = false, true

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // saveOne saves one failing case under dir and returns the reporter's
@@ -244,5 +246,62 @@ func TestRunURL(t *testing.T) {
 		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: %q, %v; want %q, %q", tc.name, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// A signed effects failure, read back from its report, is sent again for a
+// fresh document, signed afresh (the store verifies), and judged by the
+// probe: still failing against the receiver that stores re-deliveries
+// again, fixed against a careful one.
+func TestRerunEffectsSigned(t *testing.T) {
+	t.Parallel()
+	broken := httptest.NewServer(newStore(t, storeDefects{storesAgain: true}))
+	defer broken.Close()
+	cfg := probeConfig(t, broken.URL)
+	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	rep := &Reporter{Target: cfg.Target, Signer: cfg.Signer, Now: time.Now}
+	var in bytes.Buffer
+	if _, err := Run(context.Background(), cfg, func(r Result) {
+		if r.Verdict == Fail {
+			in.Write(reported(t, rep, r))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := ReadFailed(&in)
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("%d cases, %v", len(cases), err)
+	}
+	for _, c := range cases {
+		if c.Effects == nil || len(c.Effects.Calls) == 0 || !c.Effects.Calls[0].Resign {
+			t.Fatalf("%s read back without its signed calls: %+v", c.Name, c.Effects)
+		}
+	}
+	rerun := func(srvURL string) map[string]RerunResult {
+		p, err := probe.ParseURL(srvURL+"/probe/{kind}/{code}", cfg.Client, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, _ := url.Parse(srvURL)
+		out := map[string]RerunResult{}
+		rc := RerunConfig{Client: cfg.Client, Target: target, Signer: cfg.Signer, Now: time.Now, IDs: reqid.NewIDs(7), Probe: p}
+		if err := Rerun(context.Background(), rc, cases, func(r RerunResult) { out[r.Case.Name] = r }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	const serial = "re-delivered/CREATE_RECEIVABLE_DOC/serial-x4"
+	if r := rerun(broken.URL)[serial]; r.Outcome != StillFailing || !strings.Contains(r.Reason, `the probe answered {"count":4`) {
+		t.Errorf("broken: %s %s", r.Outcome, r.Reason)
+	}
+	careful := httptest.NewServer(newStore(t, storeDefects{}))
+	defer careful.Close()
+	for name, r := range rerun(careful.URL) {
+		if r.Outcome != Fixed {
+			t.Errorf("careful: %s %s: %s", name, r.Outcome, r.Reason)
+		}
+	}
+	if _, ok := rerun(careful.URL)[serial]; !ok {
+		t.Errorf("no rerun of %s", serial)
 	}
 }
