@@ -230,8 +230,8 @@ func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
 func maskedLeft(cases []check.Failed, given map[string][]string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, c := range cases {
-		for k, vs := range c.Header {
+	note := func(h map[string][]string) {
+		for k, vs := range h {
 			if _, ok := given[k]; ok || seen[k] || !termsafe.SecretHeader(k) {
 				continue
 			}
@@ -241,6 +241,14 @@ func maskedLeft(cases []check.Failed, given map[string][]string) []string {
 					out = append(out, k)
 					break
 				}
+			}
+		}
+	}
+	for _, c := range cases {
+		note(c.Header)
+		if c.Effects != nil { // an effects document's calls keep theirs masked too
+			for _, call := range c.Effects.Calls {
+				note(call.Headers)
 			}
 		}
 	}
