@@ -22,7 +22,8 @@ func TestMain(m *testing.M) {
 		"whsim": func() {
 			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSStreams(), cli.Build{Version: "v0.0.0-test"}))
 		},
-		"hookrecv": func() { os.Exit(hookRecv()) },
+		"hookrecv":  func() { os.Exit(hookRecv()) },
+		"storerecv": func() { os.Exit(storeRecv()) },
 	})
 }
 
@@ -60,6 +61,8 @@ func TestScripts(t *testing.T) {
 			"interrupt": interrupt,
 			"linecount": lineCount,
 			"reproduce": reproduceCmd,
+			"reportcmd": reportCommand,
+			"rerunhint": rerunHint,
 		},
 	})
 }

@@ -569,3 +569,12 @@ func Name(p Probe) string {
 	}
 	return "probe"
 }
+
+// HeaderNames are the names of the headers a URL probe adds (--probe-header),
+// sorted: a report keeps them, never their values.
+func HeaderNames(p Probe) []string {
+	if hp, ok := p.(*httpProbe); ok {
+		return slices.Sorted(maps.Keys(hp.Header))
+	}
+	return nil
+}
