@@ -216,12 +216,11 @@ type imageConfig struct {
 	OS           string `json:"os"`
 	Variant      string `json:"variant,omitempty"`
 	Config       struct {
-		User       string              `json:"User"`
-		Env        []string            `json:"Env"`
-		Entrypoint []string            `json:"Entrypoint"`
-		WorkingDir string              `json:"WorkingDir"`
-		Labels     map[string]string   `json:"Labels"`
-		Volumes    map[string]struct{} `json:"Volumes,omitempty"`
+		User       string            `json:"User"`
+		Env        []string          `json:"Env"`
+		Entrypoint []string          `json:"Entrypoint"`
+		WorkingDir string            `json:"WorkingDir"`
+		Labels     map[string]string `json:"Labels"`
 	} `json:"config"`
 	RootFS struct {
 		Type    string   `json:"type"`
