@@ -362,7 +362,8 @@ func checkCompose(t *testing.T, compose map[string]any, cmds []parsed) {
 	if err != nil || fwd.Hostname() == "" {
 		t.Fatalf("compose: listen --forward-to %q", flag(*listen, "forward-to"))
 	}
-	service(fwd.Hostname())
+	receiverName := fwd.Hostname()
+	service(receiverName)
 	if got, want := ready.argv[1], flag(*listen, "ready-file"); got != want {
 		t.Errorf("compose: the health check reads %s, listen writes %s", got, want)
 	}
@@ -381,16 +382,20 @@ func checkCompose(t *testing.T, compose map[string]any, cmds []parsed) {
 	if _, port, _ := strings.Cut(flag(*listen, "addr"), ":"); port != u.Port() {
 		t.Errorf("compose: check calls port %s, listen listens on %s", u.Port(), flag(*listen, "addr"))
 	}
-	var checkSvc map[string]any
+	var checkName string
 	for name, s := range services {
-		if strings.Contains(fmt.Sprint(s.(map[string]any)["command"]), "check") {
-			checkSvc = service(name)
+		if c := stringList(s.(map[string]any)["command"]); len(c) > 0 && c[0] == "check" {
+			checkName = name
 		}
 	}
-	dep, _ := checkSvc["depends_on"].(map[string]any)
-	cond, _ := dep[listenName].(map[string]any)
-	if cond["condition"] != "service_healthy" {
-		t.Errorf("compose: the check service does not wait for %s to be healthy: depends_on %v", listenName, checkSvc["depends_on"])
+	// Each starts once the one it calls is healthy: check after listen,
+	// listen after the receiver.
+	for _, d := range [][2]string{{checkName, listenName}, {listenName, receiverName}} {
+		dep, _ := service(d[0])["depends_on"].(map[string]any)
+		cond, _ := dep[d[1]].(map[string]any)
+		if cond["condition"] != "service_healthy" {
+			t.Errorf("compose: %s does not wait for %s to be healthy: depends_on %v", d[0], d[1], service(d[0])["depends_on"])
+		}
 	}
 }
 
