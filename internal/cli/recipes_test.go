@@ -1,9 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -249,13 +255,15 @@ func stringList(v any) []string {
 
 var groovyStrings = regexp.MustCompile(`(?s)'''(.*?)'''|script: '([^']*)'`)
 
-func TestCIRecipes(t *testing.T) {
+// ciRecipes reads docs/ci.md: the whsim commands of each section, as the
+// command tree accepted them, and the compose file.
+func ciRecipes(t *testing.T) (perSection map[string][]parsed, compose map[string]any) {
+	t.Helper()
 	b, err := os.ReadFile("../../docs/ci.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	perSection := map[string][]parsed{}
-	var compose map[string]any
+	perSection = map[string][]parsed{}
 	for _, blk := range codeBlocks(t, string(b)) {
 		var cmds [][]string
 		switch blk.lang {
@@ -287,6 +295,11 @@ func TestCIRecipes(t *testing.T) {
 			perSection[blk.section] = append(perSection[blk.section], p)
 		}
 	}
+	return perSection, compose
+}
+
+func TestCIRecipes(t *testing.T) {
+	perSection, compose := ciRecipes(t)
 
 	// Each recipe runs the commands it is there for: a recipe whose
 	// commands the extraction missed would pass unchecked.
@@ -424,4 +437,120 @@ echo whsim is not a command here`)
 	if fmt.Sprint(got) != want {
 		t.Errorf("whsimCommands = %v, want %s", got, want)
 	}
+}
+
+const composeSection = "docker-compose: listen in front of the receiver, check once it is ready"
+
+// TestComposeRecipeRuns runs the compose recipe's three whsim commands as
+// written, with what Docker would provide put in by hand: the services'
+// names become 127.0.0.1 addresses (listen on a free port rather than
+// every interface), the container's /tmp and the /out volume become
+// directories, and the health check is polled by ready --wait as Docker
+// polls it. The receiver answers 200 to every call, so check finds that it
+// accepts malformed calls: exit 1, with the JUnit and the report in /out,
+// and every call in listen's capture.
+func TestComposeRecipeRuns(t *testing.T) {
+	perSection, _ := ciRecipes(t)
+	t.Chdir(t.TempDir()) // no whsim.yaml from the developer's tree
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var listen, ready, check []string
+	for _, p := range perSection[composeSection] {
+		switch p.cmd.Name() {
+		case "listen":
+			listen = p.argv
+		case "ready":
+			ready = p.argv
+		case "check":
+			check = p.argv
+		}
+	}
+	if listen == nil || ready == nil || check == nil {
+		t.Fatalf("compose recipe: listen %q, ready %q, check %q", listen, ready, check)
+	}
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer receiver.Close()
+
+	root := t.TempDir()
+	volume := func(p string) string {
+		for _, dir := range []string{"/tmp/", "/out/"} {
+			if strings.HasPrefix(p, dir) {
+				return filepath.Join(root, dir, p[len(dir):])
+			}
+		}
+		return p
+	}
+	for _, d := range []string{"tmp", "out"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// rewrite puts the test's addresses and directories into argv.
+	rewrite := func(argv []string, hosts map[string]string) []string {
+		out := make([]string, len(argv))
+		for i, a := range argv {
+			out[i] = volume(a)
+			if i > 0 && argv[i-1] == "--addr" {
+				out[i] = "127.0.0.1:0"
+			}
+			if u, err := url.Parse(a); err == nil && hosts[u.Host] != "" {
+				u.Host = hosts[u.Host]
+				out[i] = u.String()
+			}
+		}
+		return out
+	}
+	fwd, _ := url.Parse(argAfter(listen, "--forward-to"))
+	listenArgs := rewrite(listen, map[string]string{fwd.Host: strings.TrimPrefix(receiver.URL, "http://")})
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var listenErr bytes.Buffer
+	listened := make(chan int, 1)
+	go func() {
+		a := newApp(Streams{In: strings.NewReader(""), Out: io.Discard, Err: &listenErr}, Build{}, time.Now)
+		listened <- a.run(ctx, listenArgs)
+	}()
+
+	// Docker's health check, polled until healthy.
+	code, u, stderr := runCLI(t, append(rewrite(ready, nil), "--wait", "30s")...)
+	if code != 0 {
+		stop()
+		<-listened
+		t.Fatalf("the health check: exit %d: %s\nlisten: %s", code, stderr, listenErr.Bytes())
+	}
+	listenURL, _ := url.Parse(strings.TrimSpace(u))
+	target, _ := url.Parse(argAfter(check, "--url"))
+	code, _, stderr = runCLI(t, rewrite(check, map[string]string{target.Host: listenURL.Host})...)
+	if code != ExitFailed || !strings.Contains(stderr, "rejects-malformed") {
+		t.Errorf("check through listen: exit %d, want 1 (the receiver accepts malformed calls):\n%s", code, stderr)
+	}
+	for _, flag := range []string{"--junit", "--report"} {
+		if fi, err := os.Stat(volume(argAfter(check, flag))); err != nil || fi.Size() == 0 {
+			t.Errorf("check %s %s: %v", flag, argAfter(check, flag), err)
+		}
+	}
+
+	stop()
+	if code := <-listened; code != 0 {
+		t.Errorf("listen: exit %d: %s", code, listenErr.Bytes())
+	}
+	capture, err := os.ReadFile(volume(argAfter(listen, "--capture")))
+	if n := strings.Count(string(capture), "\n"); err != nil || n < 10 {
+		t.Errorf("listen's capture: %d records, %v; want every call check made", n, err)
+	}
+	if code, _, _ := runCLI(t, rewrite(ready, nil)...); code != ExitFailed {
+		t.Errorf("the health check after listen stopped: exit %d, want 1", code)
+	}
+}
+
+// argAfter is the value of flag in argv.
+func argAfter(argv []string, flag string) string {
+	for i := range argv[:len(argv)-1] {
+		if argv[i] == flag {
+			return argv[i+1]
+		}
+	}
+	return ""
 }
