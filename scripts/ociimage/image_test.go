@@ -267,8 +267,11 @@ func runImage(t *testing.T, raw []byte, c imageConfig, tlsURL string) {
 	if h := headers["tmp/"]; h == nil || h.Mode != 0o1777 || h.Uid != 0 {
 		t.Errorf("/tmp: %+v, want a root-owned directory with mode 1777", h)
 	}
-	if h := headers["home/whsim/"]; h == nil || h.Uid != 65532 {
-		t.Errorf("/home/whsim: %+v, want owned by 65532", h)
+	if h := headers["home/whsim/"]; h == nil || h.Uid != 65532 || h.Mode != 0o755 {
+		t.Errorf("/home/whsim: %+v, want owned by 65532, mode 755 (the working directory, where any user looks for whsim.yaml)", h)
+	}
+	if c.Config.WorkingDir != "/home/whsim" {
+		t.Errorf("WorkingDir %q", c.Config.WorkingDir)
 	}
 	passwd, _ := os.ReadFile(filepath.Join(root, "etc/passwd"))
 	group, _ := os.ReadFile(filepath.Join(root, "etc/group"))

@@ -350,7 +350,10 @@ func rootfs(bin, ca []byte, mtime time.Time) ([]byte, string, error) {
 		{name: "etc/ssl/certs/", mode: 0o755, dir: true},
 		{name: "etc/ssl/certs/ca-certificates.crt", mode: 0o644, content: ca},
 		{name: "home/", mode: 0o755, dir: true},
-		{name: "home/whsim/", mode: 0o700, uid: uid, dir: true},
+		// Readable by all: it is the working directory, where whsim looks
+		// for whsim.yaml, and a container run as another user (--user,
+		// OpenShift's random uids) must be able to look.
+		{name: "home/whsim/", mode: 0o755, uid: uid, dir: true},
 		{name: "root/", mode: 0o700, dir: true},
 		// Sticky and world-writable, as every /tmp: whsim's ready files,
 		// captures and reports go there when no volume is mounted.
