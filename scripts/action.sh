@@ -39,9 +39,10 @@ install() {
   local version=${INPUT_VERSION:-}
   version=${version#v}
   [ -n "$version" ] || fail "input version is empty: name a release, e.g. 0.3.0"
-  case $version in
-  *[!0-9A-Za-z.+-]*) fail "input version \"$version\": want a release version such as 0.3.0" ;;
-  esac
+  # A release version, nothing else: it names a directory the step empties.
+  if ! [[ $version =~ ^[0-9]+(\.[0-9]+)*([-+][0-9A-Za-z.+-]+)?$ ]]; then
+    fail "input version \"$version\": want a release version such as 0.3.0"
+  fi
   local base=${INPUT_DOWNLOAD_BASE:-https://github.com/whsim/whsim/releases/download}
   base=${base%/}
 

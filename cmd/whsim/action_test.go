@@ -393,6 +393,8 @@ func TestAction(t *testing.T) {
 			{map[string]string{"version": "9.9.9"}, "", "download " + srv.URL + "/v9.9.9/"},
 			{map[string]string{"version": "1.2.3"}, "RUNNER_ARCH=X86", `RUNNER_ARCH "X86"`},
 			{map[string]string{"version": "1.2.3;rm"}, "", `input version "1.2.3;rm"`},
+			{map[string]string{"version": ".."}, "", `input version ".."`},
+			{map[string]string{"version": "v"}, "", `input version is empty`},
 		} {
 			r, _ := newJob(t, tc.inputs)
 			if tc.env != "" {
