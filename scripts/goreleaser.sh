@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Release dry run: check .goreleaser.yaml and build every target, archives
-# and checksums into dist/ as a snapshot (nothing is published). Not part of
+# and checksums into dist/ as a snapshot (nothing is published), then the
+# container image from the linux binaries into dist/oci (scripts/oci-image.sh:
+# goreleaser's own image support needs Docker, and its global after-hooks are
+# not in the open-source edition). Not part of
 # CI (.ci/run): installing goreleaser and building six targets takes minutes.
 # Arguments go to `goreleaser release`, e.g. --parallelism 1.
 set -euo pipefail
@@ -22,3 +25,4 @@ fi
 
 "$goreleaser" check
 "$goreleaser" release --snapshot --clean "$@"
+GORELEASER_DIST=dist bash scripts/oci-image.sh dist/oci

@@ -24,11 +24,13 @@ const EnvPrefix = "WHSIM"
 const ConfigName = "whsim.yaml"
 
 // readsConfig says whether a command takes values from the environment and
-// the config file: those that only describe whsim work with a broken one.
+// the config file: those that only describe whsim work with a broken one,
+// and so does ready, a health check that must not fail for a file it does
+// not need.
 func readsConfig(cmd *cobra.Command) bool {
 	for c := cmd; c != nil; c = c.Parent() {
 		switch c.Name() {
-		case "version", "man", "help", "completion":
+		case "version", "man", "help", "completion", "ready":
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -100,7 +101,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 	f.StringVar(&opts.Receiver.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
 	f.StringVar(&opts.Receiver.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
 	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
-	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening, for scripts to wait on")
+	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening (removed when listen stops), for scripts and whsim ready to wait on")
 	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
 	uiTokenFlag(cmd, &opts.UIToken.value)
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
@@ -252,6 +253,10 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			rcv.Close()
 			return usagef("--ready-file: %w", err)
 		}
+		// Gone once listen stops, so that whsim ready (a health check)
+		// and scripts waiting for the file never take a stopped listen for
+		// a ready one.
+		defer removeReadyFile(opts.ReadyFile, u)
 	}
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
@@ -296,6 +301,14 @@ func capturedNote(capture string) string {
 		return ""
 	}
 	return " (" + termsafe.Text(capture) + " has them)"
+}
+
+// removeReadyFile removes the ready file if it still holds this listen's
+// URL: a file another listen wrote since is that listen's to remove.
+func removeReadyFile(path, u string) {
+	if b, err := os.ReadFile(path); err == nil && string(b) == u+"\n" {
+		_ = os.Remove(path)
+	}
 }
 
 // writeReadyFile writes the URL atomically: a script polling for the file

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The steps of the GitHub Action (action.yml), kept here so that a test
+# runs them as a runner would (cmd/whsim/action_test.go).
+#
+#   action.sh install   downloads whsim's release archive for the runner
+#                       (RUNNER_OS, RUNNER_ARCH) and the checksums file,
+#                       verifies the archive's sha256, refuses a mismatch,
+#                       unpacks whsim and adds it to GITHUB_PATH; outputs
+#                       whsim-path and version.
+#   action.sh run       runs whsim with INPUT_ARGS and passes its exit
+#                       code on; outputs exit-code.
+#
+# Inputs come as INPUT_VERSION, INPUT_DOWNLOAD_BASE, INPUT_ARGS; outputs go
+# to GITHUB_OUTPUT. Messages go to stderr as workflow commands (::error::)
+# so the run page shows them on the step. Exit 2 when the action could not
+# install or run whsim, as whsim's own "could not run".
+set -euo pipefail
+
+fail() {
+  echo "::error title=whsim action::$*" >&2
+  exit 2
+}
+
+output() { # name value
+  echo "$1=$2" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set: not running as a GitHub Actions step}"
+}
+
+sha256() {
+  if command -v sha256sum >/dev/null; then
+    sha256sum "$1" | cut -d' ' -f1
+  elif command -v shasum >/dev/null; then
+    shasum -a 256 "$1" | cut -d' ' -f1
+  else
+    fail "neither sha256sum nor shasum is on PATH: cannot verify the download"
+  fi
+}
+
+install() {
+  local version=${INPUT_VERSION:-}
+  version=${version#v}
+  [ -n "$version" ] || fail "input version is empty: name a release, e.g. 0.3.0"
+  # A release version, nothing else: it names a directory the step empties.
+  if ! [[ $version =~ ^[0-9]+(\.[0-9]+)*([-+][0-9A-Za-z.+-]+)?$ ]]; then
+    fail "input version \"$version\": want a release version such as 0.3.0"
+  fi
+  local base=${INPUT_DOWNLOAD_BASE:-https://github.com/whsim/whsim/releases/download}
+  base=${base%/}
+
+  # The names .goreleaser.yaml gives: {{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }}
+  # (.zip on Windows) and {{ .ProjectName }}_{{ .Version }}_checksums.txt.
+  local os arch ext=tar.gz exe=whsim
+  case ${RUNNER_OS:-} in
+  Linux) os=linux ;;
+  macOS) os=darwin ;;
+  Windows) os=windows ext=zip exe=whsim.exe ;;
+  *) fail "RUNNER_OS \"${RUNNER_OS:-}\": whsim is released for Linux, macOS and Windows" ;;
+  esac
+  case ${RUNNER_ARCH:-} in
+  X64) arch=amd64 ;;
+  ARM64) arch=arm64 ;;
+  *) fail "RUNNER_ARCH \"${RUNNER_ARCH:-}\": whsim is released for X64 (amd64) and ARM64" ;;
+  esac
+  local archive="whsim_${version}_${os}_${arch}.${ext}" sums="whsim_${version}_checksums.txt"
+
+  local dir="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/whsim-action/$version"
+  rm -rf "$dir"
+  mkdir -p "$dir/bin"
+  local url
+  for f in "$sums" "$archive"; do
+    url="$base/v$version/$f"
+    curl -fsSL --retry 3 --proto '=https,http' -o "$dir/$f" "$url" || fail "download $url failed"
+  done
+
+  local want got
+  want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1 }' "$dir/$sums")
+  [ -n "$want" ] || fail "$sums does not list $archive"
+  got=$(sha256 "$dir/$archive")
+  if [ "$got" != "$want" ]; then
+    rm -f "$dir/$archive"
+    fail "$archive: sha256 $got, but $sums says $want; refusing it (a damaged or tampered download)"
+  fi
+
+  case $ext in
+  tar.gz) tar -xzf "$dir/$archive" -C "$dir/bin" "$exe" ;;
+  zip) unzip -q -o "$dir/$archive" "$exe" -d "$dir/bin" ;;
+  esac || fail "$archive holds no $exe"
+  chmod +x "$dir/bin/$exe"
+
+  echo "$dir/bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set: not running as a GitHub Actions step}"
+  output whsim-path "$dir/bin/$exe"
+  output version "$version"
+  echo "installed $("$dir/bin/$exe" version) ($archive, sha256 verified)" >&2
+}
+
+run() {
+  local whsim=${WHSIM:?WHSIM (the installed whsim) is not set}
+  # Shell words without a shell: xargs splits on blanks and honours quotes,
+  # but expands nothing, so a value that reached args from an event (a
+  # branch name, a title) cannot run commands.
+  [ -n "${INPUT_ARGS//[[:space:]]/}" ] || fail "input args is empty: nothing to run"
+  local words a
+  words=$(mktemp)
+  printf '%s\n' "${INPUT_ARGS:-}" | xargs printf '%s\0' >"$words" || fail "input args: unbalanced quotes in: ${INPUT_ARGS:-}"
+  local args=()
+  while IFS= read -r -d '' a; do args+=("$a"); done <"$words"
+  rm -f "$words"
+  # args is whsim's command line; a leading "whsim" (no command has that
+  # name) is taken as the program's own name.
+  if [ ${#args[@]} -gt 0 ] && [ "${args[0]}" = whsim ]; then args=("${args[@]:1}"); fi
+  [ ${#args[@]} -gt 0 ] || fail "input args holds only \"whsim\": name a command, e.g. check --url <url>"
+
+  local code=0
+  "$whsim" "${args[@]}" || code=$?
+  output exit-code "$code"
+  exit "$code"
+}
+
+case ${1:-} in
+install) install ;;
+run) run ;;
+*)
+  echo "usage: action.sh install|run" >&2
+  exit 2
+  ;;
+esac
