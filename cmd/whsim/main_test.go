@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"interrupt": interrupt,
 			"linecount": lineCount,
 			"reproduce": reproduceCmd,
+			"junitxsd":  junitXSD,
 		},
 	})
 }

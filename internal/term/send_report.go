@@ -89,6 +89,7 @@ func (c *delivery) JUnit() TestCase {
 			what = attempt.FailureText(a)
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
+		tc.Time += a.Latency
 	}
 	if res.Tries() < len(res.Attempts) {
 		sb.WriteString("interrupted in the backoff before the next attempt\n")
