@@ -125,6 +125,12 @@ func body(o *obj, e spec.Event, s spec.Shape) *obj {
 			}
 			props.set(f.Name, new(obj).set("description", f.Meaning).set("type", "integer").set("enum", nums))
 		case spec.FieldData:
+			if e.Kind == spec.Receipt {
+				// validate types the hidden fields in either shape: a
+				// described body that carries them is checked as the
+				// sample's, so this schema describes them too (optional).
+				f = spec.Body(e, spec.Sample).Fields[len(b.Fields)-1]
+			}
 			props.set(f.Name, data(e.Kind, s, f))
 		default:
 			props.set(f.Name, field(f, false))
@@ -154,7 +160,14 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
 		for _, m := range spec.Data(spec.Receipt, spec.Sample).Fields {
 			receiptMembers = append(receiptMembers, new(obj).set("required", []any{m.Name}))
 		}
-		var desc, samp []any
+		// The status's type is evidence of the shape too (validate's
+		// mixed-shape): a string status is the described shape's, an
+		// integer one the sample's.
+		status := func(t spec.Type) *obj {
+			return new(obj).set("required", []any{spec.FieldStatus}).
+				set("properties", new(obj).set(spec.FieldStatus, new(obj).set("type", string(t))))
+		}
+		desc, samp := []any{status(spec.String)}, []any{status(spec.Integer)}
 		for _, sh := range spec.Shapes() {
 			for _, m := range spec.Data(spec.Invoice, sh).Fields {
 				if !m.Marker {
@@ -183,7 +196,11 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
 func field(f spec.Field, nullable bool) *obj {
 	o := new(obj)
 	if f.Meaning != "" {
-		o.set("description", f.Meaning)
+		d := f.Meaning
+		if f.Hidden {
+			d += " (hidden: only the curl sample bodies carry it)"
+		}
+		o.set("description", d)
 	}
 	typ := any(string(f.Type))
 	if nullable {
