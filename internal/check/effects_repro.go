@@ -70,6 +70,7 @@ func (r *runner) curl(req *attempt.Request, file string) string {
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
+	u.RawQuery = termsafe.MaskQuery(u.RawQuery)
 	b.WriteString(shellcmd.Quote(attempt.URLFor(&u, req.Query)))
 	h := http.Header{"Content-Type": {"application/json"}}
 	for k, vs := range req.Header {

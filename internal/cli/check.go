@@ -324,7 +324,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
 	}
-	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(target.Redacted()), seed, strings.Join(ids, ", "))
+	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(termsafe.URL(target)), seed, strings.Join(ids, ", "))
 
 	rep, out, err := newCheckReporter(a, opts, target, header)
 	if err != nil {
@@ -379,7 +379,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
 		return errInterrupted
 	case err != nil:
-		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
+		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(target)), err)
 	}
 	if err := rep.Finish(sum); err != nil {
 		return err

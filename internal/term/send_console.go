@@ -3,8 +3,6 @@ package term
 import (
 	"context"
 	"fmt"
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
 	"io"
 	"net/url"
 	"strconv"
@@ -12,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -168,9 +169,9 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		why = attempt.FailureText(*first)
 	}
 	if kinds[0] == attempt.KindLocal {
-		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
+		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", termsafe.URL(target), why)
 	}
-	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
+	return fmt.Sprintf("cannot reach %s: %s", termsafe.URL(target), why)
 }
 
 // Retry tells, on stderr, of an attempt that will be tried again: a

@@ -8,11 +8,21 @@ import (
 // SecretQuery reports query parameters whose values are credentials: the
 // names SecretHeader knows (token, access_token, api_key, secret,
 // signature, password, auth…) and the short ones only a query uses (key,
-// sig, pwd, jwt).
+// sig, pwd, pass, jwt, code).
 func SecretQuery(name string) bool {
-	switch strings.ToLower(name) {
-	case "key", "sig", "pwd", "pass", "jwt", "code":
-		return true
+	if len(name) <= 4 {
+		var buf [4]byte
+		n := copy(buf[:], name)
+		for i := range n {
+			if 'A' <= buf[i] && buf[i] <= 'Z' {
+				buf[i] += 'a' - 'A'
+			}
+		}
+		for _, w := range [...]string{"key", "sig", "pwd", "pass", "jwt", "code"} {
+			if string(buf[:n]) == w {
+				return true
+			}
+		}
 	}
 	return SecretHeader(name)
 }
@@ -33,11 +43,16 @@ func URL(u *url.URL) string {
 }
 
 // URLString is URL of a URL held as text; text that does not parse as a
-// URL has its query masked as MaskQuery does.
+// URL has its query masked as MaskQuery does. A URL with nothing to mask
+// comes back as it is, without allocating (send reports every delivery).
 func URLString(s string) string {
+	base, q, hasQuery := strings.Cut(s, "?")
+	if !strings.Contains(base, "@") && (!hasQuery || !secretIn(q)) {
+		return s
+	}
 	u, err := url.Parse(s)
 	if err != nil {
-		if base, q, ok := strings.Cut(s, "?"); ok {
+		if hasQuery {
 			return base + "?" + MaskQuery(q)
 		}
 		return s
@@ -45,30 +60,37 @@ func URLString(s string) string {
 	return URL(u)
 }
 
+// secretIn says whether a raw query has a credential parameter with a value.
+func secretIn(raw string) bool {
+	for raw != "" {
+		var p string
+		p, raw, _ = strings.Cut(raw, "&")
+		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(unescape(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unescape is a query key unescaped, as it is when it cannot be.
+func unescape(k string) string {
+	if n, err := url.QueryUnescape(k); err == nil {
+		return n
+	}
+	return k
+}
+
 // MaskQuery is a raw query with the values of its credential parameters
 // replaced by ****, each parameter otherwise as it was.
 func MaskQuery(raw string) string {
-	if raw == "" {
+	if !secretIn(raw) {
 		return raw
 	}
 	parts := strings.Split(raw, "&")
-	changed := false
 	for i, p := range parts {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || v == "" {
-			continue
-		}
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if SecretQuery(name) {
+		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(unescape(k)) {
 			parts[i] = k + "=****"
-			changed = true
 		}
-	}
-	if !changed {
-		return raw
 	}
 	return strings.Join(parts, "&")
 }
