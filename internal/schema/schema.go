@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode"
 
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -108,7 +109,11 @@ func Marshal(o *obj) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func body(o *obj, e spec.Event, s spec.Shape) *obj {
+func body(o *obj, e spec.Event, s spec.Shape) *obj { return bodyOf(o, e, s, false) }
+
+// bodyOf is body; with gen (the OpenAPI document, which code generators
+// read) each member whose key is not a Go identifier carries x-go-name.
+func bodyOf(o *obj, e spec.Event, s spec.Shape, gen bool) *obj {
 	b := spec.Body(e, s)
 	o.set("title", e.Name+" ("+string(s)+" shape)").set("description", e.Meaning).set("type", "object")
 	props := new(obj)
@@ -131,15 +136,15 @@ func body(o *obj, e spec.Event, s spec.Shape) *obj {
 				// sample's, so this schema describes them too (optional).
 				f = spec.Body(e, spec.Sample).Fields[len(b.Fields)-1]
 			}
-			props.set(f.Name, data(e.Kind, s, f))
+			props.set(f.Name, data(e.Kind, s, f, gen))
 		default:
-			props.set(f.Name, field(f, false))
+			props.set(f.Name, field(f, false, gen))
 		}
 	}
 	return o.set("properties", props).set("required", required)
 }
 
-func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
+func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 	o := new(obj).set("description", f.Meaning).set("type", "object")
 	props := new(obj)
 	var required []any
@@ -149,7 +154,7 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
 		if k == spec.Receipt {
 			required = append(required, m.Name)
 		}
-		props.set(m.Name, field(m, nullable))
+		props.set(m.Name, field(m, nullable, gen))
 	}
 	o.set("properties", props)
 	if len(required) > 0 {
@@ -193,8 +198,13 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
 
 // field is the schema of one field. nullable: null is allowed (validate
 // warns and treats the field as absent).
-func field(f spec.Field, nullable bool) *obj {
+func field(f spec.Field, nullable, gen bool) *obj {
 	o := new(obj)
+	if gen {
+		if n := goName(f); n != "" {
+			o.set("x-go-name", n)
+		}
+	}
 	if f.Meaning != "" {
 		d := f.Meaning
 		if f.Hidden {
@@ -217,7 +227,13 @@ func field(f spec.Field, nullable bool) *obj {
 	case spec.Decimal2:
 		o.set("pattern", f.Format.Pattern())
 	case spec.UnixMillis:
-		o.set("minimum", 0)
+		// int64: milliseconds since 1970 pass int32 in 1970.
+		o.set("format", "int64").set("minimum", 0)
+	}
+	if f.Type == spec.Number {
+		// Money: a generator's default for number may be float32, which
+		// rounds 1234567.89 to 1234567.9.
+		o.set("format", "double")
 	}
 	if f.Closed && len(f.Values) > 0 {
 		var vals []any
@@ -241,7 +257,7 @@ func field(f spec.Field, nullable bool) *obj {
 		if len(f.Fields) > 0 {
 			props := new(obj)
 			for _, m := range f.Fields {
-				props.set(m.Name, field(m, true))
+				props.set(m.Name, field(m, true, gen))
 			}
 			o.set("properties", props)
 		} else if f.Elem != "" {
@@ -249,7 +265,36 @@ func field(f spec.Field, nullable bool) *obj {
 		}
 	case spec.Array:
 		el := spec.Field{Type: f.Elem, Fields: f.Fields}
-		o.set("items", field(el, false))
+		o.set("items", field(el, false, gen))
 	}
 	return o
+}
+
+// goName is a Go field name for a member whose key is not an ASCII
+// identifier ("" for a key a generator names well by itself): its English
+// meaning in CamelCase, up to a parenthesis or comma ("Receivable amount in
+// base currency (decimal string…)" becomes ReceivableAmountInBaseCurrency).
+// Generators keep only ASCII letters and digits of a name, so the Chinese
+// key itself would name nothing.
+func goName(f spec.Field) string {
+	plain := f.Name != ""
+	for i, r := range f.Name {
+		if r >= 0x80 || !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) && i > 0) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return ""
+	}
+	m, _, _ := strings.Cut(f.Meaning, "(")
+	m, _, _ = strings.Cut(m, ",")
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(m, func(r rune) bool { return r >= 0x80 || !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	if b.Len() == 0 || !unicode.IsLetter(rune(b.String()[0])) {
+		return "F" + b.String()
+	}
+	return b.String()
 }
