@@ -115,7 +115,9 @@ func body(o *obj, e spec.Event, s spec.Shape) *obj { return bodyOf(o, e, s, fals
 // read) each member whose key is not a Go identifier carries x-go-name.
 func bodyOf(o *obj, e spec.Event, s spec.Shape, gen bool) *obj {
 	b := spec.Body(e, s)
-	o.set("title", e.Name+" ("+string(s)+" shape)").set("description", e.Meaning).set("type", "object")
+	// The title is an identifier: generators (Modelina, quicktype) name
+	// the type by it. The shape is said in the description.
+	o.set("title", typeName(e, s)).set("description", e.Meaning+" ("+string(s)+" shape)").set("type", "object")
 	props := new(obj)
 	var required []any
 	for _, f := range b.Fields {
@@ -295,6 +297,18 @@ func goName(f spec.Field) string {
 	}
 	if b.Len() == 0 || !unicode.IsLetter(rune(b.String()[0])) {
 		return "F" + b.String()
+	}
+	return b.String()
+}
+
+// typeName is a body schema's title: the event and shape in CamelCase
+// (CreateReceivableDocDescribed), an identifier in every language.
+func typeName(e spec.Event, s spec.Shape) string {
+	var b strings.Builder
+	for _, w := range strings.Split(strings.ToLower(e.Name)+"_"+string(s), "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
 	}
 	return b.String()
 }
