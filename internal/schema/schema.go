@@ -112,7 +112,8 @@ func Marshal(o *obj) ([]byte, error) {
 func body(o *obj, e spec.Event, s spec.Shape) *obj { return bodyOf(o, e, s, false) }
 
 // bodyOf is body; with gen (the OpenAPI document, which code generators
-// read) each member whose key is not a Go identifier carries x-go-name.
+// read) each member whose key is not a Go identifier carries x-go-name and
+// x-ogen-name.
 func bodyOf(o *obj, e spec.Event, s spec.Shape, gen bool) *obj {
 	b := spec.Body(e, s)
 	// The title is an identifier: generators (Modelina, quicktype) name
@@ -204,7 +205,8 @@ func field(f spec.Field, nullable, gen bool) *obj {
 	o := new(obj)
 	if gen {
 		if n := goName(f); n != "" {
-			o.set("x-go-name", n)
+			// oapi-codegen reads x-go-name, ogen x-ogen-name.
+			o.set("x-go-name", n).set("x-ogen-name", n)
 		}
 	}
 	if f.Meaning != "" {
