@@ -2,11 +2,11 @@
 # Installs the peer and engine tools that the browser tests, the engine
 # integration tests and the bench/ scripts use, at pinned versions, each only
 # when it is missing. With no arguments: everything; else only the named ones
-# (chromium wrk hey vegeta k6 sqlite3 npm-validators). Needs root for apt-get (CI and the
+# (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators). Needs root for apt-get (CI and the
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta sqlite3 npm-validators # what CI needs
+#   scripts/install-tools.sh chromium vegeta sqlite3 xmllint npm-validators # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0
@@ -20,7 +20,7 @@ k6_version=v1.8.1
 npm_validators=$(cd "$(dirname "$0")" && pwd)/npm-validators
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 npm-validators)
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators)
 
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
@@ -42,6 +42,10 @@ for t in "${tools[@]}"; do
       # Debian's sqlite3 client: the --probe-cmd end-to-end test asks it about
       # the database its receiver writes.
       command -v sqlite3 >/dev/null || { echo "installing sqlite3 (Debian package)" >&2; apt_install sqlite3; } ;;
+    xmllint)
+      # Debian's libxml2-utils: the JUnit tests validate whsim's reports
+      # against the CI servers' schemas in testdata/junit with it.
+      command -v xmllint >/dev/null || { echo "installing xmllint (Debian package libxml2-utils)" >&2; apt_install libxml2-utils; } ;;
     wrk | hey)
       command -v "$t" >/dev/null || { echo "installing $t (Debian package)" >&2; apt_install "$t"; } ;;
     vegeta)
@@ -68,6 +72,6 @@ for t in "${tools[@]}"; do
         npm ci --silent --no-audit --no-fund --prefix "$dir" >/dev/null
         echo "$want" >"$dir/installed"
       fi ;;
-    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 npm-validators)" >&2; exit 2 ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators)" >&2; exit 2 ;;
   esac
 done

@@ -63,6 +63,7 @@ func TestScripts(t *testing.T) {
 			"reproduce": reproduceCmd,
 			"reportcmd": reportCommand,
 			"rerunhint": rerunHint,
+			"junitxsd":  junitXSD,
 		},
 	})
 }

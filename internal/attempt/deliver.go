@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Request is one delivery to make.
@@ -230,6 +231,9 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	redacted := s
 	if _, ok := u.User.Password(); ok {
 		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
+	}
+	if u.RawQuery != "" {
+		redacted = strings.Replace(redacted, "?"+u.RawQuery, "?"+termsafe.MaskQuery(u.RawQuery), 1)
 	}
 	tg := &target{u: u, s: s, redacted: redacted, uri: u.RequestURI()}
 	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {

@@ -25,6 +25,7 @@ import (
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/suggest"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -809,12 +810,12 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
 		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed:
-			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.FailureText(a)}
+			r.fatal = &UnreachableError{URL: termsafe.URL(r.cfg.Target), Kind: attempt.FailureText(a)}
 		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
 			// more than this.
-			r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(),
+			r.fatal = &UnreachableError{URL: termsafe.URL(r.cfg.Target),
 				Kind: "timeout, the first call got no answer (one slow to start needs a longer --timeout)"}
 		}
 		if r.fatal != nil {
@@ -832,7 +833,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = &UnreachableError{URL: r.cfg.Target.Redacted(), Kind: attempt.FailureText(a)}
+		r.fatal = &UnreachableError{URL: termsafe.URL(r.cfg.Target), Kind: attempt.FailureText(a)}
 		r.cancel()
 		return r.fatal
 	}

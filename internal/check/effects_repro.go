@@ -237,6 +237,7 @@ func (r *runner) maskedURL() *url.URL {
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
+	u.RawQuery = termsafe.MaskQuery(u.RawQuery)
 	return &u
 }
 

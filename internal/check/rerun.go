@@ -20,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Failed is a failed case read back from a check report, to send again.
@@ -375,7 +376,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	results := deliverCopies(ctx, d, req, n, c.AtOnce)
 	res := RerunResult{Case: c, Outcome: Fixed}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
-		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: attempt.FailureText(a)}
+		res.unreachable = &UnreachableError{URL: termsafe.URL(d.Target), Kind: attempt.FailureText(a)}
 		for _, r := range results[1:] {
 			if r.Last().Status != 0 {
 				res.unreachable = nil

@@ -149,12 +149,14 @@ func secretNames(user http.Header) []string {
 	return out
 }
 
-// maskedTarget is the target with a password in it masked.
+// maskedTarget is the target with a password in it and the values of
+// its credential query parameters (termsafe.SecretQuery) masked.
 func (r *Reporter) maskedTarget() *url.URL {
 	u := *r.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
+	u.RawQuery = termsafe.MaskQuery(u.RawQuery)
 	return &u
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/endpoint"
@@ -236,27 +234,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	if opts.JUnit == "" {
 		return err
 	}
-	if opts.junit.Len() == 0 && err == nil {
-		return nil
-	}
-	why := ""
-	if err != nil {
-		why = err.Error()
-		if errors.Is(err, errInterrupted) {
-			why = "interrupted before any case was judged"
-		}
-	}
-	werr := atomicfile.Write(opts.JUnit, 0o644, func(w io.Writer) error {
-		if opts.junit.Len() > 0 {
-			_, err := w.Write(opts.junit.Bytes())
-			return err
-		}
-		return term.WriteJUnitError(w, "whsim check", "whsim.check", why)
-	})
-	if werr != nil && err == nil {
-		return usagef("--junit: %w", werr)
-	}
-	return err
+	return writeJUnitFile(a, opts.JUnit, &opts.junit, err, "whsim check", "whsim.check")
 }
 
 func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
@@ -351,7 +329,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
 	}
-	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(target.Redacted()), seed, strings.Join(ids, ", "))
+	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(termsafe.URL(target)), seed, strings.Join(ids, ", "))
 
 	rep, out, err := newCheckReporter(a, opts, target, header)
 	if err != nil {
@@ -406,7 +384,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
 		return errInterrupted
 	case err != nil:
-		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)
+		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(target)), err)
 	}
 	if err := rep.Finish(sum); err != nil {
 		return err
@@ -447,10 +425,11 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 	if err != nil {
 		return nil, nil, usagef("--output: %w", err)
 	}
+	// JUnit suites carry the target: two receivers' reports merged stay apart.
+	where := termsafe.URL(target)
 	r := &check.Reporter{Out: term.CheckSink{R: out}, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
-		j, _ := term.New(term.JUnit, &opts.junit, term.Style{}, false)
-		r.JUnit = term.CheckSink{R: j, JUnit: true}
+		r.JUnit = term.CheckSink{R: term.NewJUnit(&opts.junit, where), JUnit: true}
 	}
 	return r, out, nil
 }
@@ -462,10 +441,10 @@ func checkJUnitPath(name string) error {
 		return nil
 	}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return usagef("--junit %s: is a directory", name)
+		return usageErr(junitPathError{fmt.Errorf("--junit %s: is a directory", name)})
 	}
 	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
-		return usagef("--junit %s: no directory %s", name, filepath.Dir(name))
+		return usageErr(junitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
 	}
 	return nil
 }

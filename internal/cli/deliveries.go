@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -35,6 +36,8 @@ type deliveryFlags struct {
 	Output          string
 	Verbose         bool
 	Each            bool
+	// junit is --junit FILE.
+	junit junitFile
 }
 
 func (d *deliveryFlags) register(cmd *cobra.Command) {
@@ -51,6 +54,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
 	addOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
+	d.junit.register(cmd, "one testcase per delivery, a suite per event")
 }
 
 // check validates the shared flags (usage errors).
@@ -92,14 +96,18 @@ func (d *deliveryFlags) runOptions() load.RunOptions {
 	return load.RunOptions{Concurrency: d.Concurrency, Rate: d.Rate, MaxConcurrency: d.MaxConcurrency}
 }
 
-// newConsole is the run's console: the report on stdout, the rest on
-// stderr.
+// newConsole is the run's console to target: the report on stdout (and
+// --junit's), the rest on stderr.
 // A command's own options (send's thresholds and report) are set by more.
-func (d *deliveryFlags) newConsole(a *app, title string, more ...func(*term.ConsoleOptions)) (*term.Console, error) {
+func (d *deliveryFlags) newConsole(a *app, title string, target *url.URL, more ...func(*term.ConsoleOptions)) (*term.Console, error) {
+	if err := checkJUnitPath(d.junit.Path); err != nil {
+		return nil, err
+	}
 	o := term.ConsoleOptions{
 		Title: title, Format: d.Output, Out: a.streams.Out, Err: a.streams.Err,
 		OutStyle: style(a.outColor(), d.Verbose), ErrStyle: style(a.errColor, false),
 		OutTTY: a.streams.OutTTY, ErrTTY: a.streams.ErrTTY, Each: d.Each,
+		Target: termsafe.URL(target), JUnit: d.junit.writer(),
 	}
 	for _, f := range more {
 		f(&o)

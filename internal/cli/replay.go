@@ -75,7 +75,7 @@ whsim send --file). Output, summary and exit status are those of send.`,
 		},
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runReplay(cmd.Context(), a, opts)
+			return opts.junit.finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")
 		}),
 	}
 	opts.deliveryFlags.register(cmd)
@@ -136,7 +136,7 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 		return cmp.Or(ctx.Err(), usageErr(err))
 	}
 	defer closeAll()
-	con, err := opts.newConsole(a, "whsim replay")
+	con, err := opts.newConsole(a, "whsim replay", target)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func checkReports(a *app, opts *checkOptions, col *term.Collector, rec *htmlrepo
 	if col == nil || sum == nil {
 		return nil
 	}
-	where := termsafe.Text(target.Redacted())
+	where := termsafe.Text(termsafe.URL(target))
 	js := jobsummary.FromCollector(col, "whsim check", "check", !sum.Failed())
 	js.Target = where
 	js.Interrupted = sum.Interrupted != nil
@@ -123,7 +123,7 @@ func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *t
 	sum := term.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &term.Style{}))
-	where := termsafe.Text(target.Redacted())
+	where := termsafe.Text(termsafe.URL(target))
 	data := htmlreport.NewSend(rec, js, text)
 	if stepSummary() != "" {
 		var fails []jobsummary.Failure
@@ -164,7 +164,7 @@ func checkAbortReport(a *app, opts *checkOptions, col *term.Collector, rec *html
 	}
 	// The run's error is the one to exit with: a report that cannot be
 	// written is said beside it.
-	if err := writeCheckReport(a, opts, col, rec, termsafe.Text(target.Redacted()), seed, ids, why); err != nil {
+	if err := writeCheckReport(a, opts, col, rec, termsafe.Text(termsafe.URL(target)), seed, ids, why); err != nil {
 		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Key.Sprint("whsim:"), err)
 	}
 }

@@ -117,7 +117,7 @@ when interrupted (the summary is still printed).`,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
 			opts.countSet = cmd.Flags().Changed("count")
-			return runSend(cmd.Context(), a, opts)
+			return opts.junit.finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
 		}),
 	}
 	opts.payloadFlags.register(cmd)
@@ -209,15 +209,6 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	if opts.Report != "" || stepSummary() != "" {
 		rec = &htmlreport.SendRecorder{}
 	}
-	con, err := opts.newConsole(a, "whsim send", func(o *term.ConsoleOptions) {
-		o.Thresholds = thresholds
-		if rec != nil {
-			o.Observe = rec.Observe
-		}
-	})
-	if err != nil {
-		return err
-	}
 	rounds := opts.rounds()
 	total := rounds * load.PerRound(lanes)
 	rawURL := opts.URL
@@ -233,6 +224,15 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 		fmt.Fprintf(a.streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.errColor.Key.Sprint("whsim:"), rawURL)
 	}
 	target, err := opts.target(rawURL)
+	if err != nil {
+		return err
+	}
+	con, err := opts.newConsole(a, "whsim send", target, func(o *term.ConsoleOptions) {
+		o.Thresholds = thresholds
+		if rec != nil {
+			o.Observe = rec.Observe
+		}
+	})
 	if err != nil {
 		return err
 	}

@@ -21,12 +21,13 @@ type validateOptions struct {
 	Ignore []string
 	Output string
 	Files  []string
+	junit  junitFile
 }
 
 func newValidateCmd(a *app) *cobra.Command {
 	opts := &validateOptions{}
 	cmd := &cobra.Command{
-		Use:   "validate [<file>...] [--event <name>] [--shape auto|described|sample] [--strict] [--ignore <rule>]... [--output text|json|junit]",
+		Use:   "validate [<file>...] [--event <name>] [--shape auto|described|sample] [--strict] [--ignore <rule>]... [--output text|json|junit] [--junit <file>]",
 		Short: "Check payloads, NDJSON streams and capture logs against the interface",
 		Long: `Check webhook bodies against the spec: strict JSON, the envelope, the event,
 every field's type and format, the two invoice shapes, and the arithmetic of
@@ -45,11 +46,11 @@ Rules (--ignore <id> silences one):
 		Example: `  whsim validate payload.json
   whsim generate --event all --count 100 | whsim validate --strict
   whsim validate --event CREATE_RECEIVABLE_DOC --ignore base-amount receipt.json
-  whsim validate captures.ndjson --output junit > validate.xml`,
+  whsim validate captures.ndjson --junit validate.xml`,
 		ValidArgsFunction: completePayloadFiles,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return runValidate(cmd.Context(), a, opts)
+			return opts.junit.finish(a, runValidate(cmd.Context(), a, opts), "whsim validate", "whsim.validate")
 		}),
 	}
 	f := cmd.Flags()
@@ -58,6 +59,7 @@ Rules (--ignore <id> silences one):
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
+	opts.junit.register(cmd, "one testcase per payload, a suite per file")
 	_ = cmd.RegisterFlagCompletionFunc("event", completeEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", completeWords(validate.ShapeNames()...))
 	_ = cmd.RegisterFlagCompletionFunc("ignore", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -72,6 +74,9 @@ Rules (--ignore <id> silences one):
 
 func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	st := a.streams
+	if err := checkJUnitPath(opts.junit.Path); err != nil {
+		return err
+	}
 	event, err := validate.ParseEvent(opts.Event)
 	if err != nil {
 		return usagef("--event: %w", err)
@@ -92,9 +97,15 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	}
 	defer files.Close()
 
-	rep, err := term.New(opts.Output, st.Out, style(a.outColor(), false), false)
+	out, err := term.New(opts.Output, st.Out, style(a.outColor(), false), false)
 	if err != nil {
 		return usagef("--output: %w", err)
+	}
+	rep := out
+	// --junit FILE beside the output; a run that checks nothing leaves it
+	// empty, and it is then written as one case in error saying why.
+	if w := opts.junit.writer(); w != nil {
+		rep = term.Tee(rep, term.NewJUnit(w, ""))
 	}
 	// Under GitHub Actions a collector beside the output keeps the run for
 	// the job summary.
@@ -118,8 +129,8 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	if sum.Payloads == 0 {
 		// Nothing was checked: no "ok" line to be read as a pass.
 		if opts.Output == "text" {
-			_ = rep.Abort()
-		} else if err := rep.Finish(term.ValidateSummary(sum)); err != nil {
+			_ = out.Abort()
+		} else if err := out.Finish(term.ValidateSummary(sum)); err != nil {
 			return err
 		}
 		return &exitError{code: ExitFailed, err: errors.New("validate: no payloads")}

@@ -113,9 +113,7 @@ func (r *CheckRecorder) Result(res check.Result) {
 	}
 	c := res.Case
 	where := attempt.URLFor(r.Target, c.Query)
-	if u, err := url.Parse(where); err == nil {
-		where = u.Redacted()
-	}
+	where = termsafe.URLString(where)
 	h := http.Header{"Content-Type": {"application/json"}}
 	for k, vs := range r.Header {
 		for _, v := range vs {

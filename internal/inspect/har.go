@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // har 1.2 (http://www.softwareishard.com/blog/har-12-spec/), the parts a
@@ -64,7 +65,12 @@ type (
 		MimeType string         `json:"mimeType"`
 		Params   []harNameValue `json:"params"`
 		Text     string         `json:"text"`
-		Comment  string         `json:"comment,omitempty"`
+		// Encoding is "base64" for a body that is not UTF-8, as in
+		// content: HAR 1.2 gives postData none, yet readers that replay
+		// (har-to-k6, httpsnippet, browsers' importers) look for it there
+		// as they do in content, and send the decoded bytes.
+		Encoding string `json:"encoding,omitempty"`
+		Comment  string `json:"comment,omitempty"`
 	}
 	harContent struct {
 		Size     int    `json:"size"`
@@ -79,18 +85,21 @@ type (
 	}
 )
 
-// entryOf renders a call; origin (http://host:port) makes its URL.
+// entryOf renders a call; origin (http://host:port) makes its URL. A HAR
+// is shared (a bug report, a browser's network panel): credentials in
+// headers and in the query are masked (termsafe), as every output of
+// whsim masks them; the NDJSON export keeps them for replay.
 func entryOf(c *call, origin string) harEntry {
 	r := c.Record
 	u := origin + r.Path
 	if r.Query != "" {
-		u += "?" + r.Query
+		u += "?" + termsafe.MaskQuery(r.Query)
 	}
 	e := harEntry{
 		StartedDateTime: r.Time.Format("2006-01-02T15:04:05.000Z07:00"),
 		Request: harRequest{
 			Method: r.Method, URL: u, HTTPVersion: "HTTP/1.1",
-			Cookies: []harNameValue{}, Headers: harHeaders(r.Headers), QueryString: harQuery(r.Query),
+			Cookies: []harNameValue{}, Headers: harHeaders(termsafe.MaskHeaders(r.Headers)), QueryString: harQuery(r.Query),
 			HeadersSize: -1, BodySize: c.Size,
 		},
 		Response: harResponse{Cookies: []harNameValue{}, Headers: []harNameValue{}, HTTPVersion: "HTTP/1.1", HeadersSize: -1, BodySize: -1},
@@ -99,7 +108,7 @@ func entryOf(c *call, origin string) harEntry {
 	if r.BodyEncoding != "" || r.Body != "" {
 		pd := &harPostData{MimeType: r.Headers.Get("Content-Type"), Params: []harNameValue{}, Text: r.Body}
 		if r.BodyEncoding == capture.Base64 {
-			// HAR's postData has no encoding field: say it in a comment.
+			pd.Encoding = "base64"
 			pd.Comment = "text is the body in base64 (not UTF-8)"
 		}
 		e.Request.PostData = pd
@@ -107,7 +116,7 @@ func entryOf(c *call, origin string) harEntry {
 	if resp := r.Response; resp != nil {
 		e.Response.Status = resp.Status
 		e.Response.StatusText = http.StatusText(resp.Status)
-		e.Response.Headers = harHeaders(resp.Headers)
+		e.Response.Headers = harHeaders(termsafe.MaskHeaders(resp.Headers))
 		e.Response.Content = contentOf(resp.Headers, resp.Body, resp.BodyEncoding)
 		e.Response.BodySize = e.Response.Content.Size
 	}
@@ -155,6 +164,9 @@ func harQuery(raw string) []harNameValue {
 		}
 		if uv, err := url.QueryUnescape(v); err == nil {
 			v = uv
+		}
+		if v != "" && termsafe.SecretQuery(k) {
+			v = "****"
 		}
 		out = append(out, harNameValue{Name: k, Value: v})
 	}

@@ -378,13 +378,8 @@ func (p *httpProbe) Command(q Question) string {
 	return b.String()
 }
 
-// redact masks a URL's password.
-func redact(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return s
-}
+// redact masks a URL's password and its credential query values.
+func redact(s string) string { return termsafe.URLString(s) }
 
 // shortNetErr is a client error without Go's "Get \"url\": " wrapping.
 func shortNetErr(err error) string {

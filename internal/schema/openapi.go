@@ -98,7 +98,7 @@ func OpenAPI(events []spec.Event) (*obj, error) {
 		var refs []any
 		examples := new(obj)
 		for _, s := range spec.Shapes() {
-			schemas.set(defName(e, s), body(new(obj), e, s))
+			schemas.set(defName(e, s), bodyOf(new(obj), e, s, true))
 			refs = append(refs, new(obj).set("$ref", "#/components/schemas/"+defName(e, s)))
 			v, err := fixture(e, s)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode"
 
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -108,9 +109,16 @@ func Marshal(o *obj) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func body(o *obj, e spec.Event, s spec.Shape) *obj {
+func body(o *obj, e spec.Event, s spec.Shape) *obj { return bodyOf(o, e, s, false) }
+
+// bodyOf is body; with gen (the OpenAPI document, which code generators
+// read) each member whose key is not a Go identifier carries x-go-name and
+// x-ogen-name.
+func bodyOf(o *obj, e spec.Event, s spec.Shape, gen bool) *obj {
 	b := spec.Body(e, s)
-	o.set("title", e.Name+" ("+string(s)+" shape)").set("description", e.Meaning).set("type", "object")
+	// The title is an identifier: generators (Modelina, quicktype) name
+	// the type by it. The shape is said in the description.
+	o.set("title", typeName(e, s)).set("description", e.Meaning+" ("+string(s)+" shape)").set("type", "object")
 	props := new(obj)
 	var required []any
 	for _, f := range b.Fields {
@@ -125,15 +133,21 @@ func body(o *obj, e spec.Event, s spec.Shape) *obj {
 			}
 			props.set(f.Name, new(obj).set("description", f.Meaning).set("type", "integer").set("enum", nums))
 		case spec.FieldData:
-			props.set(f.Name, data(e.Kind, s, f))
+			if e.Kind == spec.Receipt {
+				// validate types the hidden fields in either shape: a
+				// described body that carries them is checked as the
+				// sample's, so this schema describes them too (optional).
+				f = spec.Body(e, spec.Sample).Fields[len(b.Fields)-1]
+			}
+			props.set(f.Name, data(e.Kind, s, f, gen))
 		default:
-			props.set(f.Name, field(f, false))
+			props.set(f.Name, field(f, false, gen))
 		}
 	}
 	return o.set("properties", props).set("required", required)
 }
 
-func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
+func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 	o := new(obj).set("description", f.Meaning).set("type", "object")
 	props := new(obj)
 	var required []any
@@ -143,7 +157,7 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
 		if k == spec.Receipt {
 			required = append(required, m.Name)
 		}
-		props.set(m.Name, field(m, nullable))
+		props.set(m.Name, field(m, nullable, gen))
 	}
 	o.set("properties", props)
 	if len(required) > 0 {
@@ -154,7 +168,14 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
 		for _, m := range spec.Data(spec.Receipt, spec.Sample).Fields {
 			receiptMembers = append(receiptMembers, new(obj).set("required", []any{m.Name}))
 		}
-		var desc, samp []any
+		// The status's type is evidence of the shape too (validate's
+		// mixed-shape): a string status is the described shape's, an
+		// integer one the sample's.
+		status := func(t spec.Type) *obj {
+			return new(obj).set("required", []any{spec.FieldStatus}).
+				set("properties", new(obj).set(spec.FieldStatus, new(obj).set("type", string(t))))
+		}
+		desc, samp := []any{status(spec.String)}, []any{status(spec.Integer)}
 		for _, sh := range spec.Shapes() {
 			for _, m := range spec.Data(spec.Invoice, sh).Fields {
 				if !m.Marker {
@@ -180,10 +201,20 @@ func data(k spec.Kind, s spec.Shape, f spec.Field) *obj {
 
 // field is the schema of one field. nullable: null is allowed (validate
 // warns and treats the field as absent).
-func field(f spec.Field, nullable bool) *obj {
+func field(f spec.Field, nullable, gen bool) *obj {
 	o := new(obj)
+	if gen {
+		if n := goName(f); n != "" {
+			// oapi-codegen reads x-go-name, ogen x-ogen-name.
+			o.set("x-go-name", n).set("x-ogen-name", n)
+		}
+	}
 	if f.Meaning != "" {
-		o.set("description", f.Meaning)
+		d := f.Meaning
+		if f.Hidden {
+			d += " (hidden: only the curl sample bodies carry it)"
+		}
+		o.set("description", d)
 	}
 	typ := any(string(f.Type))
 	if nullable {
@@ -200,7 +231,13 @@ func field(f spec.Field, nullable bool) *obj {
 	case spec.Decimal2:
 		o.set("pattern", f.Format.Pattern())
 	case spec.UnixMillis:
-		o.set("minimum", 0)
+		// int64: milliseconds since 1970 pass int32 in 1970.
+		o.set("format", "int64").set("minimum", 0)
+	}
+	if f.Type == spec.Number {
+		// Money: a generator's default for number may be float32, which
+		// rounds 1234567.89 to 1234567.9.
+		o.set("format", "double")
 	}
 	if f.Closed && len(f.Values) > 0 {
 		var vals []any
@@ -224,7 +261,7 @@ func field(f spec.Field, nullable bool) *obj {
 		if len(f.Fields) > 0 {
 			props := new(obj)
 			for _, m := range f.Fields {
-				props.set(m.Name, field(m, true))
+				props.set(m.Name, field(m, true, gen))
 			}
 			o.set("properties", props)
 		} else if f.Elem != "" {
@@ -232,7 +269,48 @@ func field(f spec.Field, nullable bool) *obj {
 		}
 	case spec.Array:
 		el := spec.Field{Type: f.Elem, Fields: f.Fields}
-		o.set("items", field(el, false))
+		o.set("items", field(el, false, gen))
 	}
 	return o
+}
+
+// goName is a Go field name for a member whose key is not an ASCII
+// identifier ("" for a key a generator names well by itself): its English
+// meaning in CamelCase, up to a parenthesis or comma ("Receivable amount in
+// base currency (decimal string…)" becomes ReceivableAmountInBaseCurrency).
+// Generators keep only ASCII letters and digits of a name, so the Chinese
+// key itself would name nothing.
+func goName(f spec.Field) string {
+	plain := f.Name != ""
+	for i, r := range f.Name {
+		if r >= 0x80 || !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) && i > 0) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return ""
+	}
+	m, _, _ := strings.Cut(f.Meaning, "(")
+	m, _, _ = strings.Cut(m, ",")
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(m, func(r rune) bool { return r >= 0x80 || !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	if b.Len() == 0 || !unicode.IsLetter(rune(b.String()[0])) {
+		return "F" + b.String()
+	}
+	return b.String()
+}
+
+// typeName is a body schema's title: the event and shape in CamelCase
+// (CreateReceivableDocDescribed), an identifier in every language.
+func typeName(e spec.Event, s spec.Shape) string {
+	var b strings.Builder
+	for _, w := range strings.Split(strings.ToLower(e.Name)+"_"+string(s), "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
 }

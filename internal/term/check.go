@@ -1,6 +1,7 @@
 package term
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -118,7 +119,7 @@ func (c CheckCase) AppendJSON(b []byte, _ *Style) []byte {
 
 func (c CheckCase) JUnit() TestCase {
 	res := &c.Result
-	tc := TestCase{Suite: res.Case.Check, Name: res.Case.Name, Class: "whsim.check." + res.Case.Check}
+	tc := TestCase{Suite: res.Case.Check, Name: res.Case.Name, Class: "whsim.check." + res.Case.Check, Time: res.Latency}
 	reason := checkReason(res)
 	switch res.Verdict {
 	case check.Fail:
@@ -126,7 +127,7 @@ func (c CheckCase) JUnit() TestCase {
 	case check.Warn:
 		tc.Detail = "warn: " + reason
 	case check.Skip:
-		tc.Detail = "skipped: " + reason
+		tc.Skipped = cmp.Or(reason, "skipped")
 	}
 	return tc
 }

@@ -52,7 +52,7 @@ func TestCheckCaseJUnit(t *testing.T) {
 	}{
 		{check.Fail, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Failure: "r", FailureType: "fail", Detail: "curl x"}, Fail},
 		{check.Warn, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "warn: r"}, Warn},
-		{check.Skip, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "skipped: r"}, Pass},
+		{check.Skip, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Skipped: "r"}, Pass},
 		{check.Pass, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid"}, Pass},
 	}
 	for _, tt := range tests {
@@ -137,7 +137,7 @@ func TestCheckSinkJUnitStop(t *testing.T) {
 		if err := (CheckSink{R: out}).Finish(stopped); err != nil {
 			t.Fatal(err)
 		}
-		has := strings.Contains(xml.String(), `<testcase name="receiver-stopped-answering" classname="whsim.check.load">`)
+		has := strings.Contains(xml.String(), `<testcase name="receiver-stopped-answering" classname="whsim.check.load" time="0.000">`)
 		if has != junit {
 			t.Errorf("JUnit %v: stop case %v:\n%s", junit, has, xml.String())
 		}

@@ -18,24 +18,28 @@ func WriteJUnitError(w io.Writer, title, class, why string) error {
 		Text    string `xml:",chardata"`
 	}
 	type jcase struct {
-		Name      string `xml:"name,attr"`
-		Classname string `xml:"classname,attr"`
-		Error     jerror `xml:"error"`
+		Name      string    `xml:"name,attr"`
+		Classname string    `xml:"classname,attr"`
+		Time      junitTime `xml:"time,attr"`
+		Error     jerror    `xml:"error"`
 	}
 	type jsuite struct {
-		Name     string `xml:"name,attr"`
-		Tests    int    `xml:"tests,attr"`
-		Failures int    `xml:"failures,attr"`
-		Errors   int    `xml:"errors,attr"`
-		Case     jcase  `xml:"testcase"`
+		Name     string    `xml:"name,attr"`
+		Tests    int       `xml:"tests,attr"`
+		Failures int       `xml:"failures,attr"`
+		Errors   int       `xml:"errors,attr"`
+		Skipped  int       `xml:"skipped,attr"`
+		Time     junitTime `xml:"time,attr"`
+		Case     jcase     `xml:"testcase"`
 	}
 	type jsuites struct {
-		XMLName  xml.Name `xml:"testsuites"`
-		Name     string   `xml:"name,attr"`
-		Tests    int      `xml:"tests,attr"`
-		Failures int      `xml:"failures,attr"`
-		Errors   int      `xml:"errors,attr"`
-		Suite    jsuite   `xml:"testsuite"`
+		XMLName  xml.Name  `xml:"testsuites"`
+		Name     string    `xml:"name,attr"`
+		Tests    int       `xml:"tests,attr"`
+		Failures int       `xml:"failures,attr"`
+		Errors   int       `xml:"errors,attr"`
+		Time     junitTime `xml:"time,attr"`
+		Suite    jsuite    `xml:"testsuite"`
 	}
 	why = termsafe.Text(why)
 	all := jsuites{Name: title, Tests: 1, Errors: 1, Suite: jsuite{Name: title, Tests: 1, Errors: 1,

@@ -24,10 +24,13 @@ package term
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -77,6 +80,12 @@ type TestCase struct {
 	// Failure is the one-line reason of a failed case; Detail everything
 	// said about the case (the failure's text, else system-out).
 	Failure, FailureType, Detail string
+	// Skipped, when set, is why the case was not judged: a skipped test
+	// case, never a passing one.
+	Skipped string
+	// Time is what the case took: the measured latencies of its calls (0
+	// where nothing is timed, as validate).
+	Time time.Duration
 }
 
 // Style is how a run's text looks: the colours of its stream (empty when
@@ -183,11 +192,26 @@ func (s *stream) Abort() error {
 	return s.w.Flush()
 }
 
+// NewJUnit returns a JUnit reporter writing to w. target, when set, is
+// the receiver the run called (credentials masked: termsafe.URL): every
+// suite's name carries it, so that the reports of two receivers merged
+// into one file (junit-report-merger, a CI server's test view) stay two
+// suites each.
+func NewJUnit(w io.Writer, target string) Reporter {
+	return &junit{w: bufio.NewWriterSize(w, 64<<10), target: termsafe.Text(target)}
+}
+
 // junit keeps the cases until the end, for the suites' counts: one test
 // suite per case suite, in the order they first appear.
+//
+// The XML is valid against the two schemas CI servers check reports with
+// (testdata/junit): Jenkins' junit-10.xsd wants errors on every suite,
+// Maven Surefire's a time on every test case, skipped on every suite and
+// a case's children in the order failure, skipped, error, system-out.
 type junit struct {
 	mu     sync.Mutex
 	w      *bufio.Writer
+	target string
 	suites []*junitSuite
 	index  map[string]*junitSuite
 }
@@ -197,13 +221,18 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     junitTime   `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      junitTime     `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -213,34 +242,60 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+// junitTime is a duration as JUnit's time attribute: seconds with three
+// decimals, the most Surefire's schema allows.
+type junitTime time.Duration
+
+func (t junitTime) MarshalXMLAttr(name xml.Name) (xml.Attr, error) {
+	return xml.Attr{Name: name, Value: strconv.FormatFloat(max(time.Duration(t), 0).Seconds(), 'f', 3, 64)}, nil
+}
+
 func (j *junit) Case(c Case) error {
 	tc := c.JUnit()
 	// XML keeps C1 and bidi controls raw and turns the rest into U+FFFD:
 	// escaped here, the report reads the same in a file and on a terminal.
 	tc.Suite = termsafe.Text(tc.Suite)
-	jc := junitCase{Name: termsafe.Text(tc.Name), Classname: termsafe.Text(tc.Class)}
+	jc := junitCase{Name: termsafe.Text(tc.Name), Classname: termsafe.Text(tc.Class), Time: junitTime(tc.Time)}
 	detail := termsafe.Lines(tc.Detail)
 	failed := c.Verdict() == Fail
-	if failed {
-		jc.Failure = &junitFailure{Message: termsafe.Text(tc.Failure), Type: termsafe.Text(tc.FailureType), Text: detail}
-	} else {
+	skipped := !failed && tc.Skipped != ""
+	switch {
+	case failed:
+		// Surefire's schema wants a failure's type.
+		jc.Failure = &junitFailure{Message: termsafe.Text(tc.Failure), Type: cmp.Or(termsafe.Text(tc.FailureType), "failure"), Text: detail}
+	case skipped:
+		jc.Skipped = &junitSkipped{Message: termsafe.Text(tc.Skipped)}
 		jc.SystemOut = detail
+	default:
+		jc.SystemOut = detail
+	}
+	name := tc.Suite
+	if j.target != "" {
+		name += " (" + j.target + ")"
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	s := j.index[tc.Suite]
+	s := j.index[name]
 	if s == nil {
 		if j.index == nil {
 			j.index = map[string]*junitSuite{}
 		}
-		s = &junitSuite{Name: tc.Suite}
-		j.index[tc.Suite] = s
+		s = &junitSuite{Name: name}
+		j.index[name] = s
 		j.suites = append(j.suites, s)
 	}
 	s.Tests++
-	if failed {
+	switch {
+	case failed:
 		s.Failures++
+	case skipped:
+		s.Skipped++
 	}
+	s.Time += jc.Time
 	s.Cases = append(s.Cases, jc)
 	return nil
 }
@@ -255,12 +310,17 @@ func (j *junit) Finish(sum summary) error {
 		Name     string        `xml:"name,attr"`
 		Tests    int           `xml:"tests,attr"`
 		Failures int           `xml:"failures,attr"`
+		Errors   int           `xml:"errors,attr"`
+		Time     junitTime     `xml:"time,attr"`
 		Suites   []*junitSuite `xml:"testsuite"`
 	}
+	// junit-10.xsd allows no skipped on testsuites: the suites carry it.
 	all := suites{Name: sum.Title(), Suites: j.suites}
 	for _, s := range j.suites {
 		all.Tests += s.Tests
 		all.Failures += s.Failures
+		all.Errors += s.Errors
+		all.Time += s.Time
 	}
 	if _, err := io.WriteString(j.w, xml.Header); err != nil {
 		return err

@@ -6,11 +6,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 type testCase struct {
 	suite, name string
 	v           Verdict
+	took        time.Duration
+	skipped     string
 }
 
 func (c testCase) Verdict() Verdict { return c.v }
@@ -21,7 +24,7 @@ func (c testCase) AppendJSON(b []byte, _ *Style) []byte {
 	return append(b, `{"name":"`+c.name+`"}`+"\n"...)
 }
 func (c testCase) JUnit() TestCase {
-	tc := TestCase{Suite: c.suite, Name: c.name, Class: "t", Detail: "said"}
+	tc := TestCase{Suite: c.suite, Name: c.name, Class: "t", Detail: "said", Time: c.took, Skipped: c.skipped}
 	if c.v == Fail {
 		tc.Failure, tc.FailureType = "why", "kind"
 	}
@@ -36,23 +39,24 @@ func (testSummary) AppendJSON(b []byte) []byte           { return append(b, `{"s
 
 func TestFormats(t *testing.T) {
 	t.Parallel()
-	cases := []Case{testCase{"a", "one", Pass}, testCase{"b", "two", Fail}, testCase{"a", "three", Warn}}
+	cases := []Case{testCase{"a", "one", Pass, time.Millisecond, ""}, testCase{"b", "two", Fail, 2 * time.Millisecond, ""},
+		testCase{"a", "three", Warn, 31500 * time.Microsecond, ""}}
 	st := Style{Fail: Wrap{"<", ">"}}
 	tests := map[string]string{
 		Text: "one<!>\ntwo<!>\nthree<!>\ndone\n",
 		JSON: `{"name":"one"}` + "\n" + `{"name":"two"}` + "\n" + `{"name":"three"}` + "\n" + `{"summary":1}` + "\n",
 		JUnit: `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="whsim test" tests="3" failures="1">
-  <testsuite name="a" tests="2" failures="0">
-    <testcase name="one" classname="t">
+<testsuites name="whsim test" tests="3" failures="1" errors="0" time="0.035">
+  <testsuite name="a" tests="2" failures="0" errors="0" skipped="0" time="0.033">
+    <testcase name="one" classname="t" time="0.001">
       <system-out>said</system-out>
     </testcase>
-    <testcase name="three" classname="t">
+    <testcase name="three" classname="t" time="0.032">
       <system-out>said</system-out>
     </testcase>
   </testsuite>
-  <testsuite name="b" tests="1" failures="1">
-    <testcase name="two" classname="t">
+  <testsuite name="b" tests="1" failures="1" errors="0" skipped="0" time="0.002">
+    <testcase name="two" classname="t" time="0.002">
       <failure message="why" type="kind">said</failure>
     </testcase>
   </testsuite>

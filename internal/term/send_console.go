@@ -3,8 +3,6 @@ package term
 import (
 	"context"
 	"fmt"
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
 	"io"
 	"net/url"
 	"strconv"
@@ -12,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -38,6 +39,12 @@ type ConsoleOptions struct {
 	// Observe, when set, is told of every finished delivery, from many
 	// workers at once (send --report, the job summary).
 	Observe func(*attempt.Result)
+	// Target is the receiver, credentials masked (termsafe.URL): the JUnit
+	// suites' names carry it.
+	Target string
+	// JUnit, when set, takes a JUnit report of every delivery beside the
+	// report on Out (--junit FILE).
+	JUnit io.Writer
 }
 
 // Console tells a delivery run as it goes: each delivery through the run's
@@ -45,6 +52,7 @@ type ConsoleOptions struct {
 // on stderr, and a progress bar when stderr is a terminal.
 type Console struct {
 	rep   Reporter
+	junit Reporter // nil without ConsoleOptions.JUnit
 	title string
 	// quiet reports only failures: text on a terminal, without Each or
 	// Verbose, where a line per delivery would scroll past by the thousand.
@@ -74,13 +82,22 @@ type Console struct {
 
 // NewConsole returns the console of one run; an unknown Format is an error.
 func NewConsole(o ConsoleOptions) (*Console, error) {
-	rep, err := New(o.Format, o.Out, o.OutStyle, o.OutTTY)
-	if err != nil {
-		return nil, err
+	var rep Reporter
+	if o.Format == JUnit {
+		rep = NewJUnit(o.Out, o.Target)
+	} else {
+		var err error
+		if rep, err = New(o.Format, o.Out, o.OutStyle, o.OutTTY); err != nil {
+			return nil, err
+		}
 	}
 	quiet := o.Format == Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
-	return &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
-		thresholds: o.Thresholds, observe: o.Observe}, nil
+	c := &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
+		thresholds: o.Thresholds, observe: o.Observe}
+	if o.JUnit != nil {
+		c.junit = NewJUnit(o.JUnit, o.Target)
+	}
+	return c, nil
 }
 
 // load.Run makes the deliveries next feeds to d, telling each, and ends with
@@ -96,7 +113,13 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	st := load.Run(ctx, d, next, o, c.Report)
 	c.stop()
 	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
-	return st, c.rep.Finish(SendSummary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked})
+	sum := SendSummary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked}
+	if c.junit != nil {
+		if err := c.junit.Finish(sum); err != nil {
+			return st, err
+		}
+	}
+	return st, c.rep.Finish(sum)
 }
 
 // Thresholds is what came of the run's thresholds, once load.Run returned.
@@ -106,6 +129,11 @@ func (c *Console) Thresholds() []threshold.Result { return c.checked }
 func (c *Console) Report(res *attempt.Result) {
 	if c.observe != nil {
 		c.observe(res)
+	}
+	if c.junit != nil {
+		// Every delivery, whatever the terminal shows: the counts are the
+		// summary's.
+		_ = c.junit.Case((*delivery)(res))
 	}
 	switch {
 	case c.quiet && res.OK:
@@ -141,9 +169,9 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		why = attempt.FailureText(*first)
 	}
 	if kinds[0] == attempt.KindLocal {
-		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", target.Redacted(), why)
+		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", termsafe.URL(target), why)
 	}
-	return fmt.Sprintf("cannot reach %s: %s", target.Redacted(), why)
+	return fmt.Sprintf("cannot reach %s: %s", termsafe.URL(target), why)
 }
 
 // Retry tells, on stderr, of an attempt that will be tried again: a

@@ -38,7 +38,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = append(b, `,"duplicate":`...)
 	b = strconv.AppendBool(b, req.Duplicate)
 	b = append(b, `,"url":`...)
-	b = jsonstr.Append(b, r.URL)
+	b = jsonstr.Append(b, termsafe.URLString(r.URL))
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(last.Status), 10)
 	b = append(b, `,"ok":`...)

@@ -59,7 +59,7 @@ func (c *delivery) AppendText(b []byte, st *Style) []byte {
 	if !st.Verbose {
 		return b
 	}
-	b = fmt.Appendf(b, "  > %s %s\n", cmp.Or(req.Method, http.MethodPost), termsafe.Text(res.URL))
+	b = fmt.Appendf(b, "  > %s %s\n", cmp.Or(req.Method, http.MethodPost), termsafe.Text(termsafe.URLString(res.URL)))
 	b = appendHeaders(b, "  > ", termsafe.MaskHeaders(res.SentHeader))
 	b = appendBody(b, "  > ", req.Body)
 	if res.RespHeader != nil {
@@ -89,6 +89,7 @@ func (c *delivery) JUnit() TestCase {
 			what = attempt.FailureText(a)
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
+		tc.Time += a.Latency
 	}
 	if res.Tries() < len(res.Attempts) {
 		sb.WriteString("interrupted in the backoff before the next attempt\n")
@@ -97,10 +98,11 @@ func (c *delivery) JUnit() TestCase {
 	if !res.OK {
 		method := cmp.Or(res.Request.Method, http.MethodPost)
 		tc.FailureType = "unexpected status"
-		tc.Failure = fmt.Sprintf("%s %s: %d", method, res.URL, last.Status)
+		where := termsafe.URLString(res.URL)
+		tc.Failure = fmt.Sprintf("%s %s: %d", method, where, last.Status)
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
-			tc.Failure = fmt.Sprintf("%s %s: %s", method, res.URL, attempt.FailureText(last))
+			tc.Failure = fmt.Sprintf("%s %s: %s", method, where, attempt.FailureText(last))
 		}
 	}
 	return tc

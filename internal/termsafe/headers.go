@@ -1,6 +1,7 @@
 package termsafe
 
 import (
+	"bytes"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,14 +13,31 @@ import (
 // capture file itself keeps them (replay needs them, and the file is
 // created 0600).
 func SecretHeader(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie":
-		return true
+	// Lower-cased on the stack: a reporter asks this of every header and
+	// query parameter of every call, and allocates nothing for it.
+	var buf [64]byte
+	if len(name) > len(buf) {
+		return secretName([]byte(strings.ToLower(name)))
+	}
+	n := copy(buf[:], name)
+	for i := range n {
+		if 'A' <= buf[i] && buf[i] <= 'Z' {
+			buf[i] += 'a' - 'A'
+		}
+	}
+	return secretName(buf[:n])
+}
+
+// secretName is SecretHeader of a lower-case name.
+func secretName(n []byte) bool {
+	for _, w := range [...]string{"authorization", "proxy-authorization", "cookie", "set-cookie"} {
+		if string(n) == w {
+			return true
+		}
 	}
 	for _, w := range [...]string{"signature", "token", "secret", "api-key", "api_key", "apikey",
 		"access-key", "access_key", "password", "passwd", "auth", "session", "credential", "private-key"} {
-		if strings.Contains(n, w) {
+		if bytes.Contains(n, []byte(w)) {
 			return true
 		}
 	}

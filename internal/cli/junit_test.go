@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A JUnit file that cannot be written is said on stderr and exits 2
+// whatever the verdict: a passing run, a failing run with nothing more to
+// say, a failing run whose own message is said first.
+func TestWriteJUnitFileFailureExits2(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "gone", "report.xml")
+	for _, tc := range []struct {
+		name    string
+		run     error
+		saidRun string
+	}{
+		{"pass", nil, ""},
+		{"failed", errChecksFailed, ""},
+		{"failed-said", &exitError{code: ExitFailed, err: errors.New("1 of 1 thresholds failed: p99<1ms")}, "whsim: 1 of 1 thresholds failed: p99<1ms\n"},
+	} {
+		var errb bytes.Buffer
+		a := newApp(Streams{Out: &bytes.Buffer{}, Err: &errb}, Build{}, time.Now)
+		buf := bytes.NewBufferString("<testsuites/>\n")
+		err := writeJUnitFile(a, missing, buf, tc.run, "whsim send", "whsim.delivery")
+		if codeOf(err, true) != ExitUsage || !strings.Contains(err.Error(), "--junit: ") {
+			t.Errorf("%s: %v (exit %d), want exit 2 naming --junit", tc.name, err, codeOf(err, true))
+		}
+		if errb.String() != tc.saidRun {
+			t.Errorf("%s: stderr %q, want %q", tc.name, errb.String(), tc.saidRun)
+		}
+	}
+
+	// Written: the run's report, else its error as one case in error.
+	ok := filepath.Join(dir, "ok.xml")
+	a := newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Build{}, time.Now)
+	if err := writeJUnitFile(a, ok, &bytes.Buffer{}, usagef("--url: no host"), "whsim send", "whsim.delivery"); codeOf(err, true) != ExitUsage {
+		t.Fatalf("the run's usage error became %v", err)
+	}
+	b, err := os.ReadFile(ok)
+	if err != nil || !bytes.Contains(b, []byte(`<error message="--url: no host" type="error">`)) {
+		t.Errorf("%v\n%s", err, b)
+	}
+}

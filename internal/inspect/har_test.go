@@ -1,0 +1,79 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A HAR reader that replays (har-to-k6, httpsnippet) finds a body that is
+// not UTF-8 by postData.encoding, as content's, and sends the decoded
+// bytes; credentials in headers and in the query are masked.
+func TestHARBase64BodyAndMaskedCredentials(t *testing.T) {
+	t.Parallel()
+	raw := []byte{0xff, 0xfe, 0x00, '{'}
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", raw, 200)
+	rec.Query += "&token=s3cret&api_key=k3y&page=2"
+	rec.Headers.Set("X-Api-Key", "k3y")
+	rec.Response.Headers.Set("Set-Cookie", "sid=abc")
+	s.Add(rec, nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200), nil)
+	srv := newTestServer(t, s, nil)
+
+	// A reader's view, from HAR 1.2 and the readers' habit, not the
+	// package's types.
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					URL         string
+					Headers     []struct{ Name, Value string }
+					QueryString []struct{ Name, Value string }
+					PostData    struct{ Text, Encoding string }
+				}
+				Response struct {
+					Headers []struct{ Name, Value string }
+				}
+			}
+		}
+	}
+	resp := get(t, srv.URL+"/api/export?format=har", &h)
+	if resp.StatusCode != http.StatusOK || len(h.Log.Entries) != 2 {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	bin, text := h.Log.Entries[0].Request, h.Log.Entries[1].Request
+	if bin.PostData.Encoding != "base64" {
+		t.Errorf("non-UTF-8 body: encoding %q, want base64", bin.PostData.Encoding)
+	}
+	if got, err := base64.StdEncoding.DecodeString(bin.PostData.Text); err != nil || !bytes.Equal(got, raw) {
+		t.Errorf("decoded body %q (%v), want %q", got, err, raw)
+	}
+	if text.PostData.Encoding != "" || text.PostData.Text != receiptBad {
+		t.Errorf("UTF-8 body: encoding %q, text %q", text.PostData.Encoding, text.PostData.Text)
+	}
+
+	if strings.Contains(bin.URL, "s3cret") || strings.Contains(bin.URL, "k3y") || !strings.HasSuffix(bin.URL, "&token=****&api_key=****&page=2") {
+		t.Errorf("url %s", bin.URL)
+	}
+	for _, q := range bin.QueryString {
+		if (q.Name == "token" || q.Name == "api_key") && q.Value != "****" || q.Name == "page" && q.Value != "2" {
+			t.Errorf("query %s=%s", q.Name, q.Value)
+		}
+	}
+	for _, hd := range bin.Headers {
+		if strings.Contains(hd.Value, "s3cret") || strings.Contains(hd.Value, "k3y") {
+			t.Errorf("header %s: %s", hd.Name, hd.Value)
+		}
+		if hd.Name == "Authorization" && hd.Value != "Bearer ****" {
+			t.Errorf("Authorization %q", hd.Value)
+		}
+	}
+	for _, hd := range h.Log.Entries[0].Response.Headers {
+		if hd.Name == "Set-Cookie" && hd.Value != "****" {
+			t.Errorf("Set-Cookie %q", hd.Value)
+		}
+	}
+}

@@ -1,0 +1,304 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/whsim/whsim/fixtures"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// mutant is one payload of the mutated corpus: the event it is sent
+// with, the body, and what was done to the fixture it came from.
+type mutant struct {
+	Event string          `json:"event"`
+	Body  json.RawMessage `json:"body"`
+	What  string          `json:"what"`
+}
+
+// mutants builds the corpus from the spec's tables: every fixture (each
+// event in each shape), and for every field the model gives it (at every
+// depth, the first element of arrays) a value of each wrong JSON type,
+// null, the field removed, values that break its format or its closed
+// enumeration, and, for receipts, the hidden fields of the sample shape
+// added to the described body with right and wrong values. The invoice
+// status of the other shape's type, and the other events' body numbers,
+// are among them.
+func mutants(t testing.TB) []mutant {
+	t.Helper()
+	var out []mutant
+	for _, e := range spec.Events() {
+		for _, s := range spec.Shapes() {
+			raw, err := fixtures.Get(e.Name, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			add := func(what string, f func(doc map[string]any)) {
+				doc := decode(t, raw)
+				f(doc)
+				b, err := json.Marshal(doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, mutant{Event: e.Name, Body: b, What: fmt.Sprintf("%s %s: %s", e.Name, s, what)})
+			}
+			add("unchanged", func(map[string]any) {})
+			body := spec.Body(e, s)
+			walk(body.Fields, nil, func(path []string, f spec.Field) {
+				p := strings.Join(path, ".")
+				for _, v := range wrongValues(f) {
+					add(fmt.Sprintf("%s = %s", p, show(v)), func(doc map[string]any) { setPath(doc, path, v) })
+				}
+				add(p+" removed", func(doc map[string]any) { setPath(doc, path, del) })
+			})
+			for _, n := range spec.BodyNumbers() {
+				add(fmt.Sprintf("businessType = %d", n), func(doc map[string]any) { doc[spec.FieldBusinessType] = json.Number(fmt.Sprint(n)) })
+			}
+			if e.Kind == spec.Receipt && s == spec.Described {
+				// The hidden fields, which only the sample shape has, in a
+				// described body: validate types them all the same.
+				walk(spec.Body(e, spec.Sample).Fields, nil, func(path []string, f spec.Field) {
+					if !f.Hidden {
+						return
+					}
+					p := strings.Join(path, ".")
+					for _, v := range append(wrongValues(f), rightValue(f)) {
+						add(fmt.Sprintf("hidden %s = %s", p, show(v)), func(doc map[string]any) { setPath(doc, path, v) })
+					}
+				})
+			}
+		}
+	}
+	return out
+}
+
+// walk calls fn with the path of every field, depth first; an array's
+// members are those of its first element.
+func walk(fields []spec.Field, path []string, fn func([]string, spec.Field)) {
+	for _, f := range fields {
+		p := append(slices.Clone(path), f.Name)
+		fn(p, f)
+		switch {
+		case f.Type == spec.Object && len(f.Fields) > 0:
+			walk(f.Fields, p, fn)
+		case f.Type == spec.Array && len(f.Fields) > 0:
+			walk(f.Fields, append(p, "0"), fn)
+		}
+	}
+}
+
+// wrongValues are values that break f: each JSON type f does not have,
+// null, and values of the right type that break its format or enum.
+func wrongValues(f spec.Field) []any {
+	all := map[spec.Type]any{
+		spec.String: "x", spec.Number: json.Number("1.5"), spec.Integer: json.Number("7"), spec.Boolean: true,
+		spec.Object: map[string]any{}, spec.Array: []any{},
+	}
+	var out []any
+	for _, typ := range []spec.Type{spec.String, spec.Number, spec.Integer, spec.Boolean, spec.Object, spec.Array} {
+		if typ == f.Type || (f.Type == spec.Number && typ == spec.Integer) {
+			continue
+		}
+		out = append(out, all[typ])
+	}
+	out = append(out, nil)
+	switch f.Format {
+	case spec.UUID:
+		out = append(out, "not-a-uuid", "6F9619FF-8B86-D011-B42D-00C04FC964FF0")
+	case spec.CurrencyCode:
+		out = append(out, "cny", "PRE001", "CN")
+	case spec.Decimal2:
+		out = append(out, "1.5", "1,234.00", "-0.10", "12")
+	case spec.UnixMillis:
+		out = append(out, json.Number("-1"), json.Number("1.5"), json.Number("1e3"))
+	}
+	if f.Closed && f.Type == spec.String {
+		out = append(out, "INVENTED", strings.ToLower(f.Values[0].Name))
+	}
+	if f.Name == spec.FieldStatus {
+		// The status of the other shape's type.
+		out = append(out, "PASS", "REFUSAL", json.Number("1"), json.Number("2"))
+	}
+	if f.Type == spec.Object && f.Elem != "" {
+		out = append(out, map[string]any{"颜色": json.Number("1")})
+	}
+	if f.Type == spec.Array {
+		out = append(out, []any{"x"}, []any{nil})
+	}
+	return out
+}
+
+// rightValue is a value of f's type and format.
+func rightValue(f spec.Field) any {
+	switch {
+	case f.Format == spec.Decimal2:
+		return "12.30"
+	case f.Type == spec.String:
+		return "x"
+	case f.Type == spec.Integer:
+		return json.Number("7")
+	case f.Type == spec.Number:
+		return json.Number("1.5")
+	case f.Type == spec.Boolean:
+		return true
+	}
+	return nil
+}
+
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func decode(t testing.TB, b []byte) map[string]any {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var doc map[string]any
+	if err := d.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// setPath sets (or with del removes) the value at path, making the
+// objects on the way when they are missing.
+func setPath(doc map[string]any, path []string, v any) {
+	var cur any = doc
+	for i, p := range path {
+		last := i == len(path)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				if v == del {
+					delete(c, p)
+				} else {
+					c[p] = v
+				}
+				return
+			}
+			if _, ok := c[p]; !ok {
+				c[p] = map[string]any{}
+			}
+			cur = c[p]
+		case []any:
+			var n int
+			fmt.Sscan(p, &n)
+			if n >= len(c) {
+				return
+			}
+			if last {
+				if v != del {
+					c[n] = v
+				}
+				return
+			}
+			cur = c[n]
+		default:
+			return
+		}
+	}
+}
+
+// TestSchemasAgreeWithValidate: over the mutated corpus, the schema of
+// each event (both shapes, as a webhook's request body gives them) accepts
+// exactly the payloads validate passes, with santhosh-tekuri/jsonschema and,
+// where node and the npm validators are installed, Ajv (2020-12). The
+// corpus has no duplicate key: JSON Schema sees parsed JSON, where the
+// second value has replaced the first.
+func TestSchemasAgreeWithValidate(t *testing.T) {
+	t.Parallel()
+	corpus := mutants(t)
+	if len(corpus) < 800 {
+		t.Fatalf("the corpus has %d payloads, want at least 800", len(corpus))
+	}
+	v, err := validate.New(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Schema{}
+	for _, e := range spec.Events() {
+		schemas[e.Name] = compile(t, Bundle([]spec.Event{e}, spec.Shapes()))
+	}
+	want := make([]bool, len(corpus))
+	rejected := 0
+	for i, m := range corpus {
+		fs := v.Check(m.Body, m.Event)
+		want[i] = !v.Failed(fs)
+		if !want[i] {
+			rejected++
+		}
+		for _, f := range fs {
+			if f.Rule == "duplicate-key" {
+				t.Fatalf("%s: a duplicate key in the corpus", m.What)
+			}
+		}
+		got := schemas[m.Event].Validate(instance(t, m.Body)) == nil
+		if got != want[i] {
+			t.Errorf("santhosh-tekuri: %s: schema accepts %v, validate passes %v %s", m.What, got, want[i], findings(fs))
+		}
+	}
+	t.Logf("%d payloads, %d rejected by validate", len(corpus), rejected)
+	if rejected < len(corpus)/2 {
+		t.Errorf("only %d of %d payloads are rejected: the corpus tests little", rejected, len(corpus))
+	}
+
+	t.Run("ajv", func(t *testing.T) { ajvAgrees(t, corpus, want) })
+}
+
+// ajvAgrees runs Ajv (2020-12) over the corpus (testdata/agree.cjs) and
+// compares its verdicts with validate's (want); it skips, saying so, where
+// node or the npm validators are missing.
+func ajvAgrees(t *testing.T, corpus []mutant, want []bool) {
+	tools := npmTools(t)
+	dir := t.TempDir()
+	doc, err := Marshal(Bundle(spec.Events(), spec.Shapes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := json.Marshal(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"schema.json": doc, "corpus.json": cb} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := filepath.Abs("testdata/agree.cjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", script, filepath.Join(dir, "schema.json"), filepath.Join(dir, "corpus.json"))
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(tools, "node_modules"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node agree.cjs: %v\n%s", err, out)
+	}
+	var ajv []bool
+	if err := json.Unmarshal(out, &ajv); err != nil || len(ajv) != len(corpus) {
+		t.Fatalf("ajv: %v: %d verdicts for %d payloads", err, len(ajv), len(corpus))
+	}
+	for i, m := range corpus {
+		if ajv[i] != want[i] {
+			t.Errorf("ajv: %s: schema accepts %v, validate passes %v", m.What, ajv[i], want[i])
+		}
+	}
+}
+
+func findings(fs []validate.Finding) string {
+	var b []string
+	for _, f := range fs {
+		b = append(b, string(f.Severity)+" "+f.Rule+" "+f.Path)
+	}
+	return "[" + strings.Join(b, "; ") + "]"
+}
