@@ -63,6 +63,7 @@ type shop struct {
 type row struct {
 	state string
 	lines int
+	stub  bool // left by a follow-up that came before its create
 }
 
 func newShop(t testing.TB, d defect, secret string) *shop {
@@ -113,7 +114,7 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &env)
 	kind, code, lines, sample := docOf(e, env.Data)
-	if s.d == refusesSample && (sample || env.BusinessType == spec.SampleInvoiceNumber) {
+	if s.d == refusesSample && sample {
 		http.Error(w, "unexpected fields", http.StatusUnprocessableEntity)
 		return
 	}
@@ -127,8 +128,11 @@ func docOf(e spec.Event, data map[string]any) (kind, code string, lines int, sam
 		hdr, _ := data[spec.ReceiptHeader].(map[string]any)
 		code, _ = hdr["收款单编号"].(string)
 		ls, _ := data[spec.ReceiptLines].([]any)
-		for k := range hdr {
-			sample = sample || strings.HasSuffix(k, "-隐")
+		for _, l := range ls {
+			line, _ := l.(map[string]any)
+			for k := range line {
+				sample = sample || strings.HasSuffix(k, "-隐")
+			}
 		}
 		return "receipt", code, len(ls), sample
 	}
@@ -151,8 +155,13 @@ func (s *shop) apply(id, event, key string, lines int) int {
 	s.seen[id] = true
 	rows := s.rows[key]
 	switch {
+	case !follow && len(rows) > 0 && rows[0].stub:
+		// A stub an early audit or void left: the create fills in its
+		// lines and never takes its state back.
+		rows[0].lines, rows[0].stub = lines, false
 	case !follow && (s.d == storesAgain || s.d == dedupesOnRequestID):
-		s.rows[key] = append(rows, &row{Created, lines})
+		// Insert, looking for nothing but a stub.
+		s.rows[key] = append(rows, &row{state: Created, lines: lines})
 	case !follow && s.d == raceCopies:
 		if len(rows) > 0 {
 			return http.StatusOK
@@ -176,19 +185,18 @@ func (s *shop) apply(id, event, key string, lines int) int {
 				delete(s.waiting, key)
 			}
 		}
-		s.rows[key] = append(s.rows[key], &row{Created, lines})
+		s.rows[key] = append(s.rows[key], &row{state: Created, lines: lines})
 	case !follow && len(rows) > 0:
-		// A stub an early audit or void left: the create fills in its
-		// lines and never takes its state back.
+		// Held already: an upsert on the document number.
 		rows[0].lines = lines
 	case !follow:
-		s.rows[key] = []*row{{Created, lines}}
+		s.rows[key] = []*row{{state: Created, lines: lines}}
 	case s.d == ignoresVoids && event == "ABANDON_RECEIVABLE_DOC":
 	case len(rows) > 0:
 		rows[len(rows)-1].state = stateAfter(event)
 	default:
 		// A follow-up before its create: kept as a stub in its state.
-		s.rows[key] = []*row{{stateAfter(event), 0}}
+		s.rows[key] = []*row{{state: stateAfter(event), stub: true}}
 	}
 	return http.StatusOK
 }
