@@ -166,7 +166,9 @@ func TestUserErrors(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, careful, "")
 	var nilShop *shop
-	probeErr := func(context.Context, Document) (Stored, error) { return Stored{}, errors.New("no such table: invoices") }
+	probeErr := func(context.Context, Document) (Stored, error) {
+		return Stored{}, errors.New("no such table: invoices")
+	}
 	probeOne := func(context.Context, Document) (Stored, error) { return Stored{Count: 1, State: Created}, nil }
 	probeNoState := func(_ context.Context, d Document) (Stored, error) {
 		if strings.HasSuffix(d.Code, "-NONE") {
