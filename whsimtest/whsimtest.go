@@ -3,10 +3,12 @@ package whsimtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,13 +59,19 @@ func checkHandler(t tb, h http.Handler, opts []Option) {
 	if err != nil {
 		t.Fatal("whsimtest.Check: WithPath: " + err.Error())
 	}
+	client, pn := inMemoryClient(h, s)
+	battery(t, s, client, target, pn)
+}
+
+// inMemoryClient is the client of a run in memory: every call goes to
+// h.ServeHTTP through an inMemory transport.
+func inMemoryClient(h http.Handler, s *settings) (*http.Client, *panics) {
 	pn := &panics{}
-	client := &http.Client{
+	return &http.Client{
 		Transport: &inMemory{h: h, panics: pn}, Timeout: s.timeout,
 		// The ERP follows no redirect: a 3xx is the answer.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	battery(t, s, client, target, pn)
+	}, pn
 }
 
 func checkURL(t tb, raw string, opts []Option) {
@@ -111,7 +119,7 @@ func isNil(h http.Handler) bool {
 func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics) {
 	t.Helper()
 	ids, _ := check.Select(s.checks, nil)
-	o := &outcome{s: s, results: map[string][]check.Result{}}
+	o := &outcome{s: s, results: map[string][]check.Result{}, hear: func(l string) { t.Log(l) }}
 	var selected []string
 	ready := make(chan struct{})
 	for _, id := range ids {
@@ -128,38 +136,73 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics
 	if len(selected) == 0 {
 		return
 	}
-	o.run(t, client, target, selected, pn)
+	o.say(t, o.run(t.Context(), client, target, selected, pn))
 }
 
 // outcome is what a run came to, for the subtests to say.
 type outcome struct {
 	s       *settings
+	seed    uint64
 	sum     *check.Summary
-	results map[string][]check.Result
+	order   []check.Result            // as graded
+	results map[string][]check.Result // by check
 	repro   map[*check.Case]string
 	// ended says why checks were not run: the run ended early.
-	ended string
+	ended    string
+	logs     []string
+	problems []string
+	// hear, when set, hears each log line as it comes rather than after.
+	hear func(string)
 }
 
-func (o *outcome) run(t tb, client *http.Client, target *url.URL, ids []string, pn *panics) {
+// say has the parent test say what the run came to: its log lines, each
+// problem an error, a fatal error the end of the test.
+func (o *outcome) say(t tb, err error) {
 	t.Helper()
+	for _, l := range o.logs {
+		t.Log(l)
+	}
+	for _, p := range o.problems {
+		t.Error(p)
+	}
+	if err != nil {
+		t.Fatal(err.Error())
+	}
+}
+
+// run runs the checks ids. Its error ends the run with nothing judged
+// after it (the probe failed, the first call got no answer); problems
+// are the run-wide failures a test fails on besides its cases' (the
+// handler panicked, the receiver stopped answering).
+func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL, ids []string, pn *panics) error {
 	s := o.s
 	seed, anchor := check.SeedOf(s.seed, time.Now())
+	o.seed = seed
 	var nonce uint64
 	if !s.fixedIDs {
 		nonce = reqid.Nonce()
 	}
 	runnable, _ := check.Runnable(ids, s.signer != nil)
+	var mu sync.Mutex
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if o.hear != nil {
+			o.hear(fmt.Sprintf(format, args...))
+			return
+		}
+		o.logs = append(o.logs, fmt.Sprintf(format, args...))
+	}
 	cfg := check.Config{
 		Client: client, Target: target, Checks: runnable, Seed: seed, Anchor: anchor, Now: time.Now,
 		Header: s.header, Signer: s.signer, Strict: s.strict, LatencyBudget: s.budget,
 		LoadCount: s.loadCalls, LoadConcurrency: s.loadConc, Settle: s.settle, Nonce: nonce,
-		Notice: func(msg string) { t.Log("whsimtest: " + msg) },
+		Notice: func(msg string) { logf("whsimtest: %s", msg) },
 	}
 	if s.probe != nil {
 		cfg.Probe = &funcProbe{f: s.probe}
 	}
-	t.Logf("whsimtest: seed %d (WithSeed(%d) sends the same documents again): %s", seed, seed, strings.Join(ids, ", "))
+	logf("whsimtest: seed %d (WithSeed(%d) sends the same documents again): %s", seed, seed, strings.Join(ids, ", "))
 	// Against a URL a failure carries the command that sends its calls
 	// again; in memory there is nothing to send them to.
 	var rep *check.Reporter
@@ -169,51 +212,53 @@ func (o *outcome) run(t tb, client *http.Client, target *url.URL, ids []string, 
 	}
 	if len(runnable) == 0 {
 		o.sum = &check.Summary{Checks: map[string]*check.Tally{}}
-		return
+		return nil
 	}
-	sum, err := check.Run(t.Context(), cfg, func(res check.Result) {
+	sum, err := check.Run(ctx, cfg, func(res check.Result) {
 		if rep != nil {
 			rep.Result(res)
 		}
+		o.order = append(o.order, res)
 		o.results[res.Case.Check] = append(o.results[res.Case.Check], res)
 	})
 	o.sum = sum
 	if n, first := pn.said(); n > 0 {
-		t.Errorf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first)
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
 	}
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable) && pn != nil:
 		o.ended = "the handler gave the first call no answer"
-		t.Fatalf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", strings.TrimPrefix(unreachable.Kind, "error: "))
+		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", strings.TrimPrefix(unreachable.Kind, "error: "))
 	case errors.As(err, &probeErr):
 		o.ended = "the probe failed"
-		t.Fatalf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeErr.Reason)
+		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeErr.Reason)
 	case err != nil:
 		o.ended = "the run ended: " + err.Error()
-		t.Fatalf("whsimtest: %v", err)
+		return fmt.Errorf("whsimtest: %w", err)
 	}
 	switch {
 	case sum.Stopped != nil:
 		o.ended = "the receiver stopped answering after " + sum.Stopped.After
-		t.Errorf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, sum.Stopped.Reason, strings.Join(sum.NotRun, ", "))
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, sum.Stopped.Reason, strings.Join(sum.NotRun, ", ")))
 	case sum.Interrupted != nil:
 		o.ended = "the run was interrupted"
-		t.Errorf("whsimtest: the run was interrupted after %s", sum.Interrupted.After)
+		o.problems = append(o.problems, "whsimtest: the run was interrupted after "+sum.Interrupted.After)
 	}
 	if sum.Unrouted != nil {
-		t.Logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), strings.Replace(sum.Unrouted.Hint, "--url", where(pn), 1))
+		logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), strings.Replace(sum.Unrouted.Hint, "--url", where(pn), 1))
 	}
 	if sum.SeenBefore {
-		t.Log("whsimtest: every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver's store has seen these requestIds before (WithFixedIDs repeats them)")
+		logf("whsimtest: every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver's store has seen these requestIds before (WithFixedIDs repeats them)")
 	}
 	if l := sum.Load; l != nil && l.Answered+l.TimedOut > 0 {
-		t.Logf("whsimtest: load: %d calls at %d at once, %.0f/s, p50 %s, p99 %s", l.Calls, l.Concurrency, l.PerSecond, l.P50, l.P99)
+		logf("whsimtest: load: %d calls at %d at once, %.0f/s, p50 %s, p99 %s", l.Calls, l.Concurrency, l.PerSecond, l.P50, l.P99)
 	}
 	if sum.P99 > 0 {
-		t.Logf("whsimtest: p99 %s of the calls outside load (budget %s)", sum.P99, s.budget)
+		logf("whsimtest: p99 %s of the calls outside load (budget %s)", sum.P99, s.budget)
 	}
+	return nil
 }
 
 // where is what a hint about the URL refers to.
@@ -228,20 +273,10 @@ func where(pn *panics) string {
 // case, named as the CLI names it.
 func (o *outcome) replay(t tb, id string) {
 	t.Helper()
-	sum := o.sum
-	switch {
-	case sum == nil:
-		t.Skip("not run: " + o.ended)
-	case id == signatureCheck && o.s.signer == nil:
-		t.Skip("the signature check needs a secret: WithSecret(\"whsec_...\") signs every call and enables it")
+	if why := o.skipped(id); why != "" {
+		t.Skip(why)
 	}
-	if tl := sum.Checks[id]; tl != nil && tl.Skipped != "" {
-		t.Skip(skipReason(tl.Skipped))
-	}
-	results := o.results[id]
-	if len(results) == 0 && o.ended != "" {
-		t.Skip("not run: " + o.ended)
-	}
+	sum, results := o.sum, o.results[id]
 	for _, res := range results {
 		t.Run(res.Case.Name, func(t tb) {
 			t.Helper()
@@ -262,6 +297,23 @@ func (o *outcome) replay(t tb, id string) {
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
 	}
+}
+
+// skipped says why check id did not run, "" when it did.
+func (o *outcome) skipped(id string) string {
+	switch {
+	case o.sum == nil:
+		return "not run: " + o.ended
+	case id == signatureCheck && o.s.signer == nil:
+		return "the signature check needs a secret: WithSecret(\"whsec_...\") signs every call and enables it"
+	}
+	if tl := o.sum.Checks[id]; tl != nil && tl.Skipped != "" {
+		return skipReason(tl.Skipped)
+	}
+	if len(o.results[id]) == 0 && o.ended != "" {
+		return "not run: " + o.ended
+	}
+	return ""
 }
 
 // skipReason is a skipped check's reason with the option that enables it
