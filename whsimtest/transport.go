@@ -235,6 +235,9 @@ func (p *panics) add(r *http.Request, v any, stack []byte) {
 }
 
 func (p *panics) said() (int, string) {
+	if p == nil {
+		return 0, "" // a run over the network: the handler is not ours to watch
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.n, p.first

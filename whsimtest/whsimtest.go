@@ -119,7 +119,9 @@ func isNil(h http.Handler) bool {
 func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics) {
 	t.Helper()
 	ids, _ := check.Select(s.checks, nil)
-	o := &outcome{s: s, results: map[string][]check.Result{}, hear: func(l string) { t.Log(l) }}
+	// The run's notes are said after it, so that they point at the
+	// line of the test that called Check.
+	o := &outcome{s: s, results: map[string][]check.Result{}}
 	var selected []string
 	ready := make(chan struct{})
 	for _, id := range ids {
@@ -151,8 +153,6 @@ type outcome struct {
 	ended    string
 	logs     []string
 	problems []string
-	// hear, when set, hears each log line as it comes rather than after.
-	hear func(string)
 }
 
 // say has the parent test say what the run came to: its log lines, each
@@ -187,10 +187,6 @@ func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL,
 	logf := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		if o.hear != nil {
-			o.hear(fmt.Sprintf(format, args...))
-			return
-		}
 		o.logs = append(o.logs, fmt.Sprintf(format, args...))
 	}
 	cfg := check.Config{
@@ -375,5 +371,8 @@ type tb interface {
 type realT struct{ *testing.T }
 
 func (t realT) Run(name string, f func(tb)) bool {
-	return t.T.Run(name, func(t *testing.T) { f(realT{t}) })
+	return t.T.Run(name, func(t *testing.T) {
+		t.Helper()
+		f(realT{t})
+	})
 }

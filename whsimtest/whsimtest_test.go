@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -247,5 +248,32 @@ func TestHandlerPanics(t *testing.T) {
 	r = record("TestBoom", func(t tb) { checkHandler(t, boom, nil) })
 	if len(r.errs) != 2 || !strings.Contains(r.errs[1], "whsimtest: the handler gave the first call no answer (connection closed)") {
 		t.Errorf("said %q", r.errs)
+	}
+}
+
+// CheckURL grades a receiver already listening, as whsim check --url
+// does; a failure carries the command that sends its call again.
+func TestCheckURL(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, refusesSample, "")
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	r := record("TestShop", func(t tb) { checkURL(t, srv.URL+"/hooks?tenant=7", []Option{WithChecks("accepts-valid")}) })
+	c := r.find("accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/sample")
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "got 422") ||
+		!strings.Contains(c.errs[0], "\nreproduce: curl -sS -i -X POST '"+srv.URL+"/hooks?tenant=7&businessType=CREATE_PURCHASE_ORDER_INVOICE'") {
+		t.Fatalf("said %+v\n%s", c, r.said())
+	}
+	if f := r.failures(); len(f) != 4 {
+		t.Errorf("failed %q", f)
+	}
+	for url, says := range map[string]string{
+		"localhost:1":             `whsimtest.CheckURL: url "localhost:1": no scheme (did you mean http://localhost:1?)`,
+		"http://127.0.0.1:1/hook": "whsimtest: cannot reach http://127.0.0.1:1/hook",
+	} {
+		r := record("TestX", func(t tb) { checkURL(t, url, []Option{WithChecks("duplicates")}) })
+		if len(r.errs) != 1 || !strings.Contains(r.errs[0], says) {
+			t.Errorf("%s: said %q, want %q", url, r.errs, says)
+		}
 	}
 }
