@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,18 +125,28 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics
 	o := &outcome{s: s, results: map[string][]check.Result{}}
 	var selected []string
 	ready := make(chan struct{})
+	// making is set while the subtests are made: a subtest that finds it
+	// still set after t.Parallel was not paused (a fuzz target's), and
+	// would wait for the run forever.
+	var making, unpaused atomic.Bool
+	making.Store(true)
 	for _, id := range ids {
 		t.Run(id, func(t tb) {
 			selected = append(selected, id)
 			t.Parallel()
+			if making.Load() {
+				unpaused.Store(true)
+				t.Fatal("whsimtest.Check cannot run here: its check subtests wait for the run with t.Parallel, which has no effect in a fuzz target")
+			}
 			<-ready
 			o.replay(t, id)
 		})
 	}
+	making.Store(false)
 	// Closed however the run ends, a t.Fatal included: the subtests are
 	// waiting for it.
 	defer close(ready)
-	if len(selected) == 0 {
+	if len(selected) == 0 || unpaused.Load() {
 		return
 	}
 	o.say(t, o.run(t.Context(), client, target, selected, pn))
