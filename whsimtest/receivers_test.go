@@ -42,7 +42,8 @@ const (
 // raceWindow is how long the racing receiver waits, after its check, for
 // a second copy of the same document to pass the check too before it
 // inserts: the time a slow insert leaves open. A second copy ends the wait
-// at once, so copies sent together always race; a lone call pays it.
+// at once, and while another copy of the call is in the handler the wait
+// goes on, so copies sent together always race; a lone call pays it once.
 const raceWindow = 50 * time.Millisecond
 
 // shop is a receiver written the way users write one: it verifies the
@@ -58,6 +59,7 @@ type shop struct {
 	seen    map[string]bool          // requestIds processed
 	rows    map[string][]*row        // kind/code -> the records held
 	waiting map[string]chan struct{} // raceCopies: documents checked and not yet inserted
+	inside  map[string]int           // raceCopies: calls in the handler, by requestId
 }
 
 type row struct {
@@ -72,7 +74,7 @@ func newShop(t testing.TB, d defect, secret string) *shop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &shop{d: d, val: v, seen: map[string]bool{}, rows: map[string][]*row{}, waiting: map[string]chan struct{}{}}
+	s := &shop{d: d, val: v, seen: map[string]bool{}, rows: map[string][]*row{}, waiting: map[string]chan struct{}{}, inside: map[string]int{}}
 	if secret != "" {
 		if s.wh, err = standardwebhooks.NewWebhook(secret); err != nil {
 			t.Fatal(err)
@@ -113,6 +115,16 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Data         map[string]any `json:"data"`
 	}
 	_ = json.Unmarshal(body, &env)
+	if s.d == raceCopies {
+		s.mu.Lock()
+		s.inside[env.RequestID]++
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.inside[env.RequestID]--
+			s.mu.Unlock()
+		}()
+	}
 	kind, code, lines, sample := docOf(e, env.Data)
 	if s.d == refusesSample && sample {
 		http.Error(w, "unexpected fields", http.StatusUnprocessableEntity)
@@ -175,12 +187,18 @@ func (s *shop) apply(id, event, key string, lines int) int {
 		} else {
 			ch = make(chan struct{})
 			s.waiting[key] = ch
-			s.mu.Unlock()
-			select {
-			case <-ch:
-			case <-time.After(raceWindow):
+			for met := false; !met; {
+				s.mu.Unlock()
+				select {
+				case <-ch:
+					met = true
+				case <-time.After(raceWindow):
+				}
+				s.mu.Lock()
+				// Alone in the handler: no other copy is coming to the
+				// check now.
+				met = met || s.inside[id] <= 1
 			}
-			s.mu.Lock()
 			if s.waiting[key] == ch {
 				delete(s.waiting, key)
 			}

@@ -285,3 +285,29 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// Run reports outside a test: the cases, the checks skipped, and an error
+// for what kept it from judging.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	if _, err := Run(context.Background(), nil); err == nil || err.Error() != "whsimtest.Run: the handler is nil" {
+		t.Errorf("nil handler: %v", err)
+	}
+	if _, err := Run(context.Background(), http.NotFoundHandler(), WithChecks("nope")); err == nil || !strings.Contains(err.Error(), `whsimtest.Run: WithChecks: unknown check "nope"`) {
+		t.Errorf("bad check: %v", err)
+	}
+	s := newShop(t, ignoresVoids, "")
+	rep, err := Run(context.Background(), s, WithChecks("effects", "signature"), WithProbe(s.probe), WithSettle(0))
+	if err != nil || !rep.Failed() || rep.Seed == 0 || len(rep.Cases) != 15 || !strings.Contains(rep.Skipped["signature"], "needs a secret") {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	var failed []string
+	for _, c := range rep.Cases {
+		if c.Verdict == "fail" {
+			failed = append(failed, c.Check+"/"+c.Case)
+		}
+	}
+	if want := []string{"effects/lifecycle/ABANDON_RECEIVABLE_DOC/after-create", "effects/out-of-order/ABANDON_RECEIVABLE_DOC/before-create"}; !slices.Equal(failed, want) {
+		t.Errorf("failed %q, want %q", failed, want)
+	}
+}
