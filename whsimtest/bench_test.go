@@ -3,6 +3,8 @@ package whsimtest
 import (
 	"context"
 	"testing"
+
+	"github.com/whsim/whsim/internal/check"
 )
 
 // The whole default battery, effects included (signature with a secret,
@@ -11,7 +13,7 @@ import (
 func BenchmarkBattery(b *testing.B) {
 	for b.Loop() {
 		s := newShop(b, careful, testSecret)
-		rep, err := Run(context.Background(), s, WithSecret(testSecret), WithProbe(s.probe))
+		rep, err := Run(context.Background(), s, WithSecret(testSecret), WithProbe(s.probe), WithLatencyBudget(check.DefaultTimeout))
 		if err != nil || rep.Failed() {
 			b.Fatalf("%v %+v", err, rep)
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/whsim/whsim/internal/cli"
 )
@@ -84,8 +85,10 @@ func TestCLIAndPackageAgree(t *testing.T) {
 			defer srv.Close()
 			var out, errOut bytes.Buffer
 			args := []string{"check", "--url", srv.URL + "/hooks?tenant=7", "--seed", "7", "--fixed-ids",
-				"--settle", "0", "--probe", srv.URL + "/probe?kind={kind}&code={code}", "--output", "json", "--no-color"}
-			opts := []Option{WithSeed(7), WithFixedIDs(), WithSettle(0), WithPath("/hooks?tenant=7")}
+				"--settle", "0", "--probe", srv.URL + "/probe?kind={kind}&code={code}", "--output", "json", "--no-color", "--latency-budget", "10s"}
+			// The latency budget is the time limit: neither verdict rests
+			// on how fast a loaded machine ran the test.
+			opts := []Option{WithSeed(7), WithFixedIDs(), WithSettle(0), WithPath("/hooks?tenant=7"), WithLatencyBudget(10 * time.Second)}
 			wantCode := 1 // failed
 			if secret != "" {
 				args = append(args, "--secret", secret)
