@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -23,7 +24,7 @@ import (
 // receiver, so the timeout only has to tell a slow answer from none, and
 // 10s is a common sender's own limit (GitHub's); a shorter one would call
 // a slow receiver one that stopped answering.
-const defaultTimeout = 10 * time.Second
+const defaultTimeout = check.DefaultTimeout
 
 // The delivery set: how whsim reaches the receiver (--url, --timeout,
 // --header, --secret, --insecure and --cacert).

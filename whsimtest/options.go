@@ -1,0 +1,212 @@
+package whsimtest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/sign"
+)
+
+// Option changes one setting of Check and CheckURL. The defaults are
+// those of whsim check.
+type Option func(*settings)
+
+// settings are a run's, from its options. errs are the options a test
+// author got wrong, said together when the run starts.
+type settings struct {
+	checks    []string
+	seed      uint64
+	fixedIDs  bool
+	signer    *sign.Signer
+	path      string
+	pathSet   bool
+	budget    time.Duration
+	loadCalls int
+	loadConc  int
+	timeout   time.Duration
+	settle    time.Duration
+	probe     ProbeFunc
+	header    http.Header
+	strict    bool
+	errs      []string
+}
+
+func newSettings(opts []Option) (*settings, error) {
+	s := &settings{
+		path: "/", budget: check.DefaultLatencyBudget, loadCalls: check.DefaultLoadCount,
+		loadConc: check.DefaultLoadConcurrency, timeout: check.DefaultTimeout, settle: check.DefaultSettle,
+	}
+	for _, o := range opts {
+		if o == nil {
+			s.errs = append(s.errs, "a nil Option")
+			continue
+		}
+		o(s)
+	}
+	if _, err := check.Select(s.checks, nil); err != nil {
+		s.errs = append(s.errs, "WithChecks: "+err.Error())
+	}
+	if len(s.errs) > 0 {
+		return nil, errors.New(strings.Join(s.errs, "; "))
+	}
+	return s, nil
+}
+
+func (s *settings) fail(format string, args ...any) {
+	s.errs = append(s.errs, fmt.Sprintf(format, args...))
+}
+
+// WithChecks runs only the checks named (whsim check --checks), in the
+// battery's own order; none named runs every check. The ids are those of
+// whsim check --checks: accepts-valid, rejects-malformed,
+// unknown-event, event-contradicts-body, duplicates, out-of-order,
+// signature, load, effects, latency.
+func WithChecks(ids ...string) Option {
+	return func(s *settings) { s.checks = append(s.checks, ids...) }
+}
+
+// WithSeed makes the run's documents from seed (whsim check --seed): the
+// same seed sends the same documents, under fresh requestIds unless
+// WithFixedIDs. 0, the default, draws a seed, which the test log says.
+func WithSeed(seed uint64) Option {
+	return func(s *settings) { s.seed = seed }
+}
+
+// WithFixedIDs keeps the requestIds, webhook-ids and document numbers
+// the seed gives (whsim check --fixed-ids): with WithSeed, a run sends
+// the very bytes of the run before. A receiver whose store outlives one
+// test sees them as re-deliveries.
+func WithFixedIDs() Option {
+	return func(s *settings) { s.fixedIDs = true }
+}
+
+// WithSecret signs every call with Standard Webhooks headers under
+// secret ("whsec_" and base64, whsim check --secret) and enables the
+// signature check, which is skipped without one.
+func WithSecret(secret string) Option {
+	return func(s *settings) {
+		sg, err := sign.NewSigner(secret)
+		if err != nil {
+			s.fail("WithSecret: %v", err)
+			return
+		}
+		s.signer = sg
+	}
+}
+
+// WithPath is the path, and query, the handler is mounted at: every call
+// goes to it, with businessType added to its query. The default is "/".
+// Check only; CheckURL's URL carries its own.
+func WithPath(path string) Option {
+	return func(s *settings) {
+		u, err := url.Parse(path)
+		switch {
+		case err != nil:
+			s.fail("WithPath(%q): %v", path, err)
+		case !strings.HasPrefix(path, "/") || u.Host != "" || u.Scheme != "":
+			s.fail("WithPath(%q): want a path from the root, such as /webhooks/erp", path)
+		case u.Fragment != "":
+			s.fail("WithPath(%q): a fragment never reaches a handler", path)
+		default:
+			if _, err := url.ParseQuery(u.RawQuery); err != nil {
+				s.fail("WithPath(%q): bad query: %v", path, err)
+				return
+			}
+			s.path, s.pathSet = path, true
+		}
+	}
+}
+
+// WithLatencyBudget is the p99 latency the latency check allows (whsim
+// check --latency-budget); 1s by default.
+func WithLatencyBudget(d time.Duration) Option {
+	return func(s *settings) {
+		if d <= 0 {
+			s.fail("WithLatencyBudget(%s): want more than 0", d)
+			return
+		}
+		s.budget = d
+	}
+}
+
+// WithLoad is how many calls the load check makes and how many are in
+// flight at once (whsim check --load-count, --load-concurrency); 300 and
+// 16 by default.
+func WithLoad(calls, concurrency int) Option {
+	return func(s *settings) {
+		switch {
+		case calls < 1 || calls > check.MaxLoadCount:
+			s.fail("WithLoad(%d, %d): want 1 to %d calls", calls, concurrency, check.MaxLoadCount)
+		case concurrency < 1:
+			s.fail("WithLoad(%d, %d): want a concurrency of at least 1", calls, concurrency)
+		default:
+			s.loadCalls, s.loadConc = calls, concurrency
+		}
+	}
+}
+
+// WithProbe enables the effects check: after the calls, f is asked what
+// the receiver's store holds for each document (whsim check --probe, as a
+// Go function reading the store directly). It is first asked about a
+// document that cannot exist, and must answer Count 0.
+func WithProbe(f ProbeFunc) Option {
+	return func(s *settings) {
+		if f == nil {
+			s.fail("WithProbe(nil): want a function that reads the receiver's store")
+			return
+		}
+		s.probe = f
+	}
+}
+
+// WithSettle is how long a document may take to be stored after its last
+// call (whsim check --settle): the probe is asked again, with backoff,
+// until its answer matches. 2s by default; 0 asks once, right for a
+// handler that stores before it answers.
+func WithSettle(d time.Duration) Option {
+	return func(s *settings) {
+		if d < 0 {
+			s.fail("WithSettle(%s): want 0 or more", d)
+			return
+		}
+		s.settle = d
+	}
+}
+
+// WithTimeout is the time limit of one call (whsim check --timeout); 10s
+// by default. A handler still running then counts as a timeout.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) {
+		if d <= 0 {
+			s.fail("WithTimeout(%s): want more than 0", d)
+			return
+		}
+		s.timeout = d
+	}
+}
+
+// WithHeader adds a header to every call (whsim check -H), such as the
+// credentials a handler wants before it reads a call.
+func WithHeader(name, value string) Option {
+	return func(s *settings) {
+		if name == "" || strings.ContainsAny(name, " :\r\n") || strings.ContainsAny(value, "\r\n") {
+			s.fail("WithHeader(%q, %q): want a header name and a one-line value", name, value)
+			return
+		}
+		if s.header == nil {
+			s.header = http.Header{}
+		}
+		s.header.Add(name, value)
+	}
+}
+
+// WithStrict makes a type error inside data answered 2xx fail instead of
+// warn (whsim check --strict).
+func WithStrict() Option {
+	return func(s *settings) { s.strict = true }
+}

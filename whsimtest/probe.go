@@ -1,0 +1,120 @@
+package whsimtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/whsim/whsim/internal/probe"
+)
+
+// Document is a document whsim asks the receiver's store about: one it
+// sent in the effects check, or one that cannot exist (the sanity
+// question asked first, whose answer must be Count 0). The fields are
+// those the CLI's probe contract fills (docs/commands.md, "What the
+// receiver stored").
+type Document struct {
+	// Kind is "invoice" (a purchase invoice) or "receipt" (a receipt
+	// document).
+	Kind string
+	// Code is the document number: data.code of an invoice, 收款单编号 of
+	// a receipt; drawn from A-Z, 0-9 and '-'.
+	Code string
+	// InvoiceCode is the invoice's invoiceCode, "" for a receipt.
+	InvoiceCode string
+	// Event and RequestID are those of the call that created the document.
+	Event, RequestID string
+}
+
+// Document states a probe answers for a document it holds.
+const (
+	Created = probe.StateCreated
+	Audited = probe.StateAudited
+	Voided  = probe.StateVoided
+)
+
+// Stored is what the receiver holds for a Document.
+type Stored struct {
+	// Count is how many records the receiver holds for the document: 1 is
+	// right, 0 is lost, 2 or more is stored again.
+	Count int
+	// State is Created, Audited or Voided; required when Count is 1 or
+	// more, ignored when it is 0.
+	State string
+	// Lines is how many lines (invoice items, receipt lines) the
+	// receiver holds for it; 0 means the probe does not count lines.
+	// Every document whsim sends has at least one line, so a store that
+	// counts them never answers 0 for a document it holds whole.
+	Lines int
+}
+
+// ProbeFunc asks the receiver's store what it holds for d. An error is
+// the probe's own (the store could not be read), never the receiver's: it
+// ends the run and fails the test with it.
+type ProbeFunc func(ctx context.Context, d Document) (Stored, error)
+
+// probeName is the probe as a failure names it.
+const probeName = "WithProbe function"
+
+// funcProbe is a ProbeFunc as the check battery asks it. The battery's
+// first question is always the sanity one, about a document never sent.
+type funcProbe struct {
+	f     ProbeFunc
+	asked atomic.Int64
+}
+
+func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, error) {
+	d := documentOf(q)
+	sanity := p.asked.Add(1) == 1
+	what := fmt.Sprintf("%s %s", d.Kind, d.Code)
+	if sanity {
+		what += " (a document never sent, asked first: the answer must be Count 0)"
+	}
+	s, err := p.f(ctx, d)
+	if err != nil {
+		return probe.Answer{}, &probe.Error{Probe: probeName, Reason: fmt.Sprintf("asked about %s, it returned an error: %v", what, err)}
+	}
+	if sanity && s.Count != 0 {
+		return probe.Answer{}, &probe.Error{Probe: probeName, Reason: fmt.Sprintf("asked about %s, it answered Count %d: does it look the document up by Document.Code?", what, s.Count)}
+	}
+	a := probe.Answer{Count: s.Count, State: s.State, Lines: s.Lines}
+	if a.Lines <= 0 {
+		a.Lines = -1
+	}
+	switch {
+	case s.Count < 0:
+		return a, &probe.Error{Probe: probeName, Reason: fmt.Sprintf("asked about %s, it answered Count %d: want 0 or more", what, s.Count)}
+	case s.Count == 0:
+		a.State = ""
+	case s.State != Created && s.State != Audited && s.State != Voided:
+		return a, &probe.Error{Probe: probeName, Reason: fmt.Sprintf("asked about %s, it answered Count %d and State %q: want whsimtest.Created, Audited or Voided (%q, %q or %q)",
+			what, s.Count, s.State, Created, Audited, Voided)}
+	}
+	a.Raw = rawOf(a)
+	return a, nil
+}
+
+// rawOf is an answer as failures quote it: the JSON a CLI probe would
+// print for it.
+func rawOf(a probe.Answer) string {
+	v := struct {
+		Count int    `json:"count"`
+		State string `json:"state,omitempty"`
+		Lines int    `json:"lines,omitempty"`
+	}{a.Count, a.State, max(a.Lines, 0)}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Command is what a reproduction says in place of a shell command: the
+// question to put to the probe function.
+func (p *funcProbe) Command(q probe.Question) string {
+	d := documentOf(q)
+	return fmt.Sprintf("# then ask the WithProbe function: Document{Kind: %q, Code: %q, InvoiceCode: %q, Event: %q, RequestID: %q}",
+		d.Kind, d.Code, d.InvoiceCode, d.Event, d.RequestID)
+}
+
+func documentOf(q probe.Question) Document {
+	return Document{Kind: probe.KindWord(q.Kind), Code: q.Code, InvoiceCode: q.InvoiceCode, Event: q.Event, RequestID: q.RequestID}
+}

@@ -1,0 +1,87 @@
+package whsimtest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/whsim/whsim/internal/check"
+)
+
+// Report is what a run of the battery came to, for a program or an
+// example rather than a test: Check says the same as subtests.
+type Report struct {
+	// Seed is the run's: WithSeed(Seed) sends the same documents again.
+	Seed uint64
+	// Cases are the graded cases, in the order they were graded.
+	Cases []Result
+	// Skipped says, by check id, why a check the run was asked for could
+	// not run (effects without a probe, signature without a secret).
+	Skipped map[string]string
+	// Problems are the run-wide failures besides the cases': the handler
+	// panicked, the receiver stopped answering.
+	Problems []string
+	// Log is what the run noted: the seed, the load and latency figures.
+	Log []string
+}
+
+// Result is one graded case.
+type Result struct {
+	// Check and Case are the check id and the case's name, as whsim
+	// check names them: duplicates, CREATE_RECEIVABLE_DOC/concurrent-x8.
+	Check, Case string
+	// Verdict is "pass", "warn" or "fail".
+	Verdict string
+	// Reason says why a case warns or fails, the receiver's answer
+	// included, as whsim check says it.
+	Reason string
+}
+
+// Failed reports whether a case failed or the run met a problem.
+func (r *Report) Failed() bool {
+	if len(r.Problems) > 0 {
+		return true
+	}
+	for _, c := range r.Cases {
+		if c.Verdict == string(check.Fail) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run runs the battery against h in memory, as Check does, and returns
+// its report. Its error says what kept the run from judging anything
+// more (a mistaken option, a probe that failed, a handler that answered
+// nothing); the report holds what was graded before.
+func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
+	if isNil(h) {
+		return nil, errors.New("whsimtest.Run: the handler is nil")
+	}
+	s, err := newSettings(opts)
+	if err != nil {
+		return nil, errors.New("whsimtest.Run: " + err.Error())
+	}
+	target, err := url.Parse("http://" + inMemoryHost + s.path)
+	if err != nil {
+		return nil, errors.New("whsimtest.Run: WithPath: " + err.Error())
+	}
+	client, pn := inMemoryClient(h, s)
+	ids, _ := check.Select(s.checks, nil)
+	o := &outcome{s: s, results: map[string][]check.Result{}}
+	err = o.run(ctx, client, target, ids, pn)
+	rep := &Report{Seed: o.seed, Skipped: map[string]string{}, Problems: o.problems, Log: o.logs}
+	for _, id := range ids {
+		if why := o.skipped(id); why != "" {
+			rep.Skipped[id] = why
+		}
+	}
+	for _, res := range o.order {
+		if res.Verdict == check.Skip {
+			continue // said in Skipped
+		}
+		rep.Cases = append(rep.Cases, Result{Check: res.Case.Check, Case: res.Case.Name, Verdict: string(res.Verdict), Reason: said(res)})
+	}
+	return rep, err
+}

@@ -1,0 +1,244 @@
+package whsimtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"sync"
+
+	"github.com/whsim/whsim/internal/attempt"
+)
+
+// inMemory is an http.RoundTripper that hands each request to a handler's
+// ServeHTTP, as a server would after reading it off a connection: the
+// handler runs in a goroutine of its own (so copies sent at once meet in
+// the handler at once, as they do over TCP), with a request carrying the
+// headers a Go client puts on the wire and a context of its own that ends
+// when the call does. The answer is whole when the handler returns; a
+// handler still running at the call's time limit is a timeout, and is left
+// to finish, as net/http leaves it.
+//
+// It is no *http.Transport, so package attempt never takes its
+// raw-socket fast path: every call goes through http.Client.Do and here.
+type inMemory struct {
+	h      http.Handler
+	panics *panics
+}
+
+// remoteAddr is the peer a handler sees: TEST-NET-1, as httptest's.
+const remoteAddr = "192.0.2.1:1234"
+
+func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	// The request is "written": a sender reusing its body buffer waits
+	// for this, as it waits for a transport's write.
+	if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{})
+	}
+	sreq, cancel, err := serverRequest(req, body)
+	if err != nil {
+		return nil, err
+	}
+	w := &answerWriter{header: http.Header{}}
+	done := make(chan error, 1)
+	go func() {
+		defer cancel()
+		done <- tr.serve(w, sreq)
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return nil, err
+		}
+		return w.response(req), nil
+	case <-req.Context().Done():
+		w.abandon()
+		return nil, req.Context().Err()
+	}
+}
+
+// serve runs the handler, turning a panic into what a client of a
+// net/http server meets: a connection closed without an answer.
+func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if p != http.ErrAbortHandler {
+			tr.panics.add(r, p, debug.Stack())
+		}
+		err = fmt.Errorf("the handler panicked (%v): %w", p, io.EOF)
+	}()
+	tr.h.ServeHTTP(w, r)
+	return nil
+}
+
+// serverRequest is req as a handler behind net/http's server sees it.
+func serverRequest(req *http.Request, body []byte) (*http.Request, context.CancelFunc, error) {
+	uri := req.URL.RequestURI()
+	u, err := url.ParseRequestURI(uri)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := req.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	// What a Go client writes on the wire besides the caller's headers.
+	if _, ok := h["User-Agent"]; !ok {
+		h["User-Agent"] = []string{"Go-http-client/1.1"}
+	}
+	if len(body) > 0 || req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	// The handler's context is its own: the caller's values (its trace
+	// hooks) stay on the caller's side; only the end of the call crosses.
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := context.AfterFunc(req.Context(), cancel)
+	sreq := (&http.Request{
+		Method: req.Method, URL: u, RequestURI: uri, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Host: host, RemoteAddr: remoteAddr, ContentLength: int64(len(body)), Body: http.NoBody,
+	}).WithContext(ctx)
+	if len(body) > 0 {
+		sreq.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return sreq, func() { stop(); cancel() }, nil
+}
+
+// errAbandoned is what a handler's writes get once its call has ended
+// without it (a timeout): the client has gone, as over a connection.
+var errAbandoned = errors.New("whsimtest: the call ended before the handler did (its time limit passed)")
+
+// errTooLong is what a handler writing more than a sender reads gets.
+var errTooLong = errors.New("whsimtest: answer body longer than a sender reads")
+
+// answerWriter is the ResponseWriter of one call. Only the handler's
+// goroutine writes it; the caller reads it after the handler returned.
+type answerWriter struct {
+	mu       sync.Mutex
+	header   http.Header
+	sent     http.Header // the header as of the first write
+	code     int
+	body     bytes.Buffer
+	gone     bool
+	overflow bool
+}
+
+func (w *answerWriter) Header() http.Header { return w.header }
+
+func (w *answerWriter) WriteHeader(code int) {
+	// As net/http: a code no status line can carry is the handler's bug.
+	if code < 100 || code > 999 {
+		panic(fmt.Sprintf("invalid WriteHeader code %v", code))
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.code != 0 || w.gone {
+		return
+	}
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		return // an informational answer; the final one comes later
+	}
+	w.code = code
+	w.sent = w.header.Clone()
+}
+
+func (w *answerWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gone {
+		return 0, errAbandoned
+	}
+	// A sender reads at most MaxBodyRead bytes of an answer; one byte
+	// more tells it the answer ran over, and the rest is never read.
+	room := attempt.MaxBodyRead + 1 - w.body.Len()
+	if len(b) > room {
+		w.body.Write(b[:max(room, 0)])
+		w.overflow = true
+		return max(room, 0), errTooLong
+	}
+	return w.body.Write(b)
+}
+
+// Flush lets a handler that flushes run; the answer is whole at its end.
+func (w *answerWriter) Flush() {}
+
+func (w *answerWriter) abandon() {
+	w.mu.Lock()
+	w.gone = true
+	w.mu.Unlock()
+}
+
+// response is the recorded answer as a client receives it.
+func (w *answerWriter) response(req *http.Request) *http.Response {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	code, h := w.code, w.sent
+	if code == 0 {
+		code, h = http.StatusOK, w.header.Clone()
+	}
+	body := w.body.Bytes()
+	if _, ok := h["Content-Type"]; !ok && len(body) > 0 && h.Get("Transfer-Encoding") == "" {
+		h.Set("Content-Type", http.DetectContentType(body))
+	}
+	n := int64(len(body))
+	if w.overflow {
+		n = -1 // longer than was kept: the length is not known
+	} else {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	text := http.StatusText(code)
+	if text == "" {
+		text = "status code " + strconv.Itoa(code)
+	}
+	return &http.Response{
+		Status: strconv.Itoa(code) + " " + text, StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: n, Request: req,
+	}
+}
+
+// panics keeps the handler's panics, for the test to say.
+type panics struct {
+	mu    sync.Mutex
+	n     int
+	first string
+}
+
+func (p *panics) add(r *http.Request, v any, stack []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if p.first == "" {
+		p.first = fmt.Sprintf("%s %s: %v\n%s", r.Method, r.URL.RequestURI(), v, stack)
+	}
+}
+
+func (p *panics) said() (int, string) {
+	if p == nil {
+		return 0, "" // a run over the network: the handler is not ours to watch
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n, p.first
+}

@@ -1,0 +1,140 @@
+package whsimtest
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/term"
+)
+
+// deliver sends one call to h through the in-memory transport, as the
+// battery does, and returns what the battery sees of it.
+func deliver(t *testing.T, h http.Handler, timeout time.Duration) (attempt.Attempt, *panics) {
+	t.Helper()
+	pn := &panics{}
+	client := &http.Client{Transport: &inMemory{h: h, panics: pn}, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	target, _ := url.Parse("http://" + inMemoryHost + "/hooks?tenant=7")
+	d := &attempt.Deliverer{Client: client, Target: target, KeepBody: true, Trace: true}
+	res := d.Deliver(context.Background(), &attempt.Request{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte(`{"requestId":"r1"}`),
+		Header: http.Header{"X-Tenant": {"7"}}})
+	return res.Last(), pn
+}
+
+func TestInMemoryTransport(t *testing.T) {
+	t.Parallel()
+	unblock := make(chan struct{})
+	t.Cleanup(func() { close(unblock) })
+	for _, tt := range []struct {
+		name string
+		h    http.HandlerFunc
+		want func(attempt.Attempt) bool
+	}{
+		{"the request as a server sees it", func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if r.Method != http.MethodPost || r.RequestURI != "/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC" || r.URL.Query().Get("tenant") != "7" ||
+				r.Host != inMemoryHost || r.Header.Get("Content-Type") != "application/json" || r.Header.Get("X-Tenant") != "7" ||
+				r.Header.Get("User-Agent") != "Go-http-client/1.1" || r.Header.Get("Content-Length") != "18" || r.ContentLength != 18 ||
+				string(body) != `{"requestId":"r1"}` || r.RemoteAddr == "" {
+				http.Error(w, "wrong request", http.StatusTeapot)
+				return
+			}
+			w.Header().Set("X-Seen", "yes")
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write([]byte(`{"ok":true}`))
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 202 && a.StatusLine == "202 Accepted" && string(a.BodyPrefix) == `{"ok":true}` && a.Header.Get("X-Seen") == "yes"
+		}},
+		{"no WriteHeader is 200, a sniffed type", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte("ok"))
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Header.Get("Content-Type") == "text/plain; charset=utf-8"
+		}},
+		{"headers set after WriteHeader are not sent", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusConflict)
+			w.Header().Set("X-Late", "1")
+		}, func(a attempt.Attempt) bool { return a.Status == 409 && a.Header.Get("X-Late") == "" }},
+		{"an informational status comes before the answer", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusNoContent)
+		}, func(a attempt.Attempt) bool { return a.Status == 204 }},
+		{"an unknown status keeps its number", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(299)
+		}, func(a attempt.Attempt) bool { return a.Status == 299 && a.StatusLine == "299 status code 299" }},
+		{"a redirect is the answer", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+		}, func(a attempt.Attempt) bool { return a.Status == 307 && a.Location == "/elsewhere" }},
+		{"an answer over the read limit", func(w http.ResponseWriter, r *http.Request) {
+			chunk := []byte(strings.Repeat("x", 64<<10))
+			for range 40 {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 200 && a.Oversized }},
+		{"a handler past the time limit is a timeout", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done(): // the call ended: the handler's context says so
+			case <-unblock:
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindTimeout }},
+		{"a panic is a connection closed", func(w http.ResponseWriter, r *http.Request) {
+			panic("boom")
+		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindClosed }},
+		{"ErrAbortHandler too", func(w http.ResponseWriter, r *http.Request) {
+			panic(http.ErrAbortHandler)
+		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindClosed }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			timeout := 10 * time.Second
+			if strings.Contains(tt.name, "timeout") {
+				timeout = 50 * time.Millisecond
+			}
+			a, pn := deliver(t, tt.h, timeout)
+			if !tt.want(a) {
+				t.Errorf("got %+v", a)
+			}
+			n, first := pn.said()
+			if wantPanic := tt.name == "a panic is a connection closed"; wantPanic != (n == 1) || wantPanic && !strings.Contains(first, "boom") {
+				t.Errorf("panics %d %q", n, first)
+			}
+		})
+	}
+}
+
+// The handler's context is its own: it ends when the handler returns,
+// and carries none of the sender's values.
+func TestHandlerContext(t *testing.T) {
+	t.Parallel()
+	var ctx context.Context
+	a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ctx = r.Context() }), time.Second)
+	if a.Status != 200 {
+		t.Fatalf("got %+v", a)
+	}
+	<-ctx.Done() // ended when the handler returned; a test that waits here forever fails by its timeout
+}
+
+// A failing case says what whsim check's output says of it: the reason,
+// then the receiver's answer in brackets.
+func TestFailureSaysWhatTheCLISays(t *testing.T) {
+	t.Parallel()
+	long := []byte(strings.Repeat("é", attempt.MaxBodyPrefix/2))
+	for _, res := range []check.Result{
+		{Case: &check.Case{Check: "duplicates", Name: "x"}, Verdict: check.Fail, Reason: "got 409", Answer: &check.Reply{Status: "409 Conflict", Body: []byte(" dup\x1b[31m\n")}},
+		{Case: &check.Case{Check: "duplicates", Name: "x"}, Verdict: check.Fail, Reason: "got 500", Answer: &check.Reply{Status: "500 Internal Server Error", Body: long}},
+		{Case: &check.Case{Check: "load", Name: "x"}, Verdict: check.Fail, Reason: "3 timeouts\x07"},
+	} {
+		want := term.CheckCase{CaseReport: &check.CaseReport{Result: res}}.JUnit().Failure
+		if got := said(res); got != want {
+			t.Errorf("said %q, whsim check says %q", got, want)
+		}
+	}
+}

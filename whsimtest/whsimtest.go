@@ -1,0 +1,389 @@
+package whsimtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// inMemoryHost is the host of the URL the calls of Check go to. It never
+// resolves (.invalid): a call that left the process would fail loudly.
+const inMemoryHost = "whsimtest.invalid"
+
+// signatureCheck is the id of the check that needs a secret.
+const signatureCheck = "signature"
+
+// Check runs whsim check's battery against h inside the test: every call
+// goes to h.ServeHTTP in memory (no listener, no port), with the cases,
+// seeds, timeouts and verdicts of the CLI. Each check is a subtest of t
+// named by its id, and each case a subtest under it; a failing case is
+// t.Error with the CLI's reason, a warning t.Log, a check that cannot run
+// t.Skip. Call it once per test.
+func Check(t *testing.T, h http.Handler, opts ...Option) {
+	t.Helper()
+	checkHandler(realT{t}, h, opts)
+}
+
+// CheckURL runs the battery against the receiver listening at url (one
+// the test started in another process, or a container), as whsim check
+// --url does, reporting as Check does.
+func CheckURL(t *testing.T, url string, opts ...Option) {
+	t.Helper()
+	checkURL(realT{t}, url, opts)
+}
+
+func checkHandler(t tb, h http.Handler, opts []Option) {
+	t.Helper()
+	if isNil(h) {
+		t.Fatal("whsimtest.Check: the handler is nil: pass the http.Handler that receives the webhooks (a mux, a router, or http.HandlerFunc(yourFunc))")
+	}
+	s, err := newSettings(opts)
+	if err != nil {
+		t.Fatal("whsimtest.Check: " + err.Error())
+	}
+	target, err := url.Parse("http://" + inMemoryHost + s.path)
+	if err != nil {
+		t.Fatal("whsimtest.Check: WithPath: " + err.Error())
+	}
+	client, pn := inMemoryClient(h, s)
+	battery(t, s, client, target, pn)
+}
+
+// inMemoryClient is the client of a run in memory: every call goes to
+// h.ServeHTTP through an inMemory transport.
+func inMemoryClient(h http.Handler, s *settings) (*http.Client, *panics) {
+	pn := &panics{}
+	return &http.Client{
+		Transport: &inMemory{h: h, panics: pn}, Timeout: s.timeout,
+		// The ERP follows no redirect: a 3xx is the answer.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}, pn
+}
+
+func checkURL(t tb, raw string, opts []Option) {
+	t.Helper()
+	s, err := newSettings(opts)
+	if err != nil {
+		t.Fatal("whsimtest.CheckURL: " + err.Error())
+	}
+	if s.pathSet {
+		t.Fatal("whsimtest.CheckURL: WithPath is Check's: give CheckURL the whole URL, path and query included")
+	}
+	target, err := endpoint.ParseTarget(raw)
+	if err != nil {
+		t.Fatal("whsimtest.CheckURL: url " + err.Error())
+	}
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: s.timeout, Concurrency: max(s.loadConc, check.DefaultConcurrent)})
+	if err != nil {
+		t.Fatal("whsimtest.CheckURL: " + err.Error())
+	}
+	battery(t, s, client, target, nil)
+}
+
+// isNil says whether h is nil, or a nil pointer, func or map in an
+// interface, which would panic on its first call.
+func isNil(h http.Handler) bool {
+	if h == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(h); v.Kind() {
+	case reflect.Pointer, reflect.Func, reflect.Map, reflect.Chan, reflect.Interface, reflect.Slice:
+		return v.IsNil()
+	}
+	return false
+}
+
+// battery makes the checks' subtests, runs the checks the test run
+// selects, and has each subtest say its results.
+//
+// The battery runs its checks in its own order, one run feeding the next
+// (latency judges the calls of the others, effects probes the documents
+// of load), so the subtests cannot each run their own. Instead each check
+// subtest is made first: testing runs only those that -run and -skip
+// select, each notes that it was, then waits (t.Parallel) while the run
+// makes the selected checks alone; when it ends, each says its cases.
+func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics) {
+	t.Helper()
+	ids, _ := check.Select(s.checks, nil)
+	// The run's notes are said after it, so that they point at the
+	// line of the test that called Check.
+	o := &outcome{s: s, results: map[string][]check.Result{}}
+	var selected []string
+	ready := make(chan struct{})
+	// making is set while the subtests are made: a subtest that finds it
+	// still set after t.Parallel was not paused (a fuzz target's), and
+	// would wait for the run forever.
+	var making, unpaused atomic.Bool
+	making.Store(true)
+	for _, id := range ids {
+		t.Run(id, func(t tb) {
+			selected = append(selected, id)
+			t.Parallel()
+			if making.Load() {
+				unpaused.Store(true)
+				t.Fatal("whsimtest.Check cannot run here: its check subtests wait for the run with t.Parallel, which has no effect in a fuzz target")
+			}
+			<-ready
+			o.replay(t, id)
+		})
+	}
+	making.Store(false)
+	// Closed however the run ends, a t.Fatal included: the subtests are
+	// waiting for it.
+	defer close(ready)
+	if len(selected) == 0 || unpaused.Load() {
+		return
+	}
+	o.say(t, o.run(t.Context(), client, target, selected, pn))
+}
+
+// outcome is what a run came to, for the subtests to say.
+type outcome struct {
+	s       *settings
+	seed    uint64
+	sum     *check.Summary
+	order   []check.Result            // as graded
+	results map[string][]check.Result // by check
+	repro   map[*check.Case]string
+	// ended says why checks were not run: the run ended early.
+	ended    string
+	logs     []string
+	problems []string
+}
+
+// say has the parent test say what the run came to: its log lines, each
+// problem an error, a fatal error the end of the test.
+func (o *outcome) say(t tb, err error) {
+	t.Helper()
+	for _, l := range o.logs {
+		t.Log(l)
+	}
+	for _, p := range o.problems {
+		t.Error(p)
+	}
+	if err != nil {
+		t.Fatal(err.Error())
+	}
+}
+
+// run runs the checks ids. Its error ends the run with nothing judged
+// after it (the probe failed, the first call got no answer); problems
+// are the run-wide failures a test fails on besides its cases' (the
+// handler panicked, the receiver stopped answering).
+func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL, ids []string, pn *panics) error {
+	s := o.s
+	seed, anchor := check.SeedOf(s.seed, time.Now())
+	o.seed = seed
+	var nonce uint64
+	if !s.fixedIDs {
+		nonce = reqid.Nonce()
+	}
+	runnable, _ := check.Runnable(ids, s.signer != nil)
+	var mu sync.Mutex
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		o.logs = append(o.logs, fmt.Sprintf(format, args...))
+	}
+	cfg := check.Config{
+		Client: client, Target: target, Checks: runnable, Seed: seed, Anchor: anchor, Now: time.Now,
+		Header: s.header, Signer: s.signer, Strict: s.strict, LatencyBudget: s.budget,
+		LoadCount: s.loadCalls, LoadConcurrency: s.loadConc, Settle: s.settle, Nonce: nonce,
+		Notice: func(msg string) { logf("whsimtest: %s", msg) },
+	}
+	if s.probe != nil {
+		cfg.Probe = &funcProbe{f: s.probe}
+	}
+	logf("whsimtest: seed %d (WithSeed(%d) sends the same documents again): %s", seed, seed, strings.Join(ids, ", "))
+	// Against a URL a failure carries the command that sends its calls
+	// again; in memory there is nothing to send them to.
+	var rep *check.Reporter
+	if pn == nil {
+		o.repro = map[*check.Case]string{}
+		rep = &check.Reporter{Out: reproSink(o.repro), Target: target, Header: s.header, Signer: s.signer, Now: time.Now, Budget: s.budget}
+	}
+	if len(runnable) == 0 {
+		o.sum = &check.Summary{Checks: map[string]*check.Tally{}}
+		return nil
+	}
+	sum, err := check.Run(ctx, cfg, func(res check.Result) {
+		if rep != nil {
+			rep.Result(res)
+		}
+		o.order = append(o.order, res)
+		o.results[res.Case.Check] = append(o.results[res.Case.Check], res)
+	})
+	o.sum = sum
+	if n, first := pn.said(); n > 0 {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
+	}
+	var unreachable *check.UnreachableError
+	var probeErr *probe.Error
+	switch {
+	case errors.As(err, &unreachable) && pn != nil:
+		o.ended = "the handler gave the first call no answer"
+		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", strings.TrimPrefix(unreachable.Kind, "error: "))
+	case errors.As(err, &probeErr):
+		o.ended = "the probe failed"
+		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeErr.Reason)
+	case err != nil:
+		o.ended = "the run ended: " + err.Error()
+		return fmt.Errorf("whsimtest: %w", err)
+	}
+	switch {
+	case sum.Stopped != nil:
+		o.ended = "the receiver stopped answering after " + sum.Stopped.After
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, sum.Stopped.Reason, strings.Join(sum.NotRun, ", ")))
+	case sum.Interrupted != nil:
+		o.ended = "the run was interrupted"
+		o.problems = append(o.problems, "whsimtest: the run was interrupted after "+sum.Interrupted.After)
+	}
+	if sum.Unrouted != nil {
+		logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), strings.Replace(sum.Unrouted.Hint, "--url", where(pn), 1))
+	}
+	if sum.SeenBefore {
+		logf("whsimtest: every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver's store has seen these requestIds before (WithFixedIDs repeats them)")
+	}
+	if l := sum.Load; l != nil && l.Answered+l.TimedOut > 0 {
+		logf("whsimtest: load: %d calls at %d at once, %.0f/s, p50 %s, p99 %s", l.Calls, l.Concurrency, l.PerSecond, l.P50, l.P99)
+	}
+	if sum.P99 > 0 {
+		logf("whsimtest: p99 %s of the calls outside load (budget %s)", sum.P99, s.budget)
+	}
+	return nil
+}
+
+// where is what a hint about the URL refers to.
+func where(pn *panics) string {
+	if pn != nil {
+		return "WithPath"
+	}
+	return "the URL"
+}
+
+// replay says the results of one check in its subtest t: a subtest per
+// case, named as the CLI names it.
+func (o *outcome) replay(t tb, id string) {
+	t.Helper()
+	if why := o.skipped(id); why != "" {
+		t.Skip(why)
+	}
+	sum, results := o.sum, o.results[id]
+	for _, res := range results {
+		t.Run(res.Case.Name, func(t tb) {
+			t.Helper()
+			switch res.Verdict {
+			case check.Fail:
+				msg := said(res)
+				if r := o.repro[res.Case]; r != "" {
+					msg += "\nreproduce: " + r
+				}
+				t.Error(msg)
+			case check.Warn:
+				t.Log("warn: " + said(res))
+			case check.Skip:
+				t.Skip(said(res))
+			}
+		})
+	}
+	if sum.CutShort == id {
+		t.Error("cut short: " + o.ended)
+	}
+}
+
+// skipped says why check id did not run, "" when it did.
+func (o *outcome) skipped(id string) string {
+	switch {
+	case o.sum == nil:
+		return "not run: " + o.ended
+	case id == signatureCheck && o.s.signer == nil:
+		return "the signature check needs a secret: WithSecret(\"whsec_...\") signs every call and enables it"
+	}
+	if tl := o.sum.Checks[id]; tl != nil && tl.Skipped != "" {
+		return skipReason(tl.Skipped)
+	}
+	if len(o.results[id]) == 0 && o.ended != "" {
+		return "not run: " + o.ended
+	}
+	return ""
+}
+
+// skipReason is a skipped check's reason with the option that enables it
+// in place of the CLI's flags.
+func skipReason(why string) string {
+	if before, _, ok := strings.Cut(why, "; turn it on with --probe"); ok {
+		return before + "; turn it on with WithProbe"
+	}
+	return why
+}
+
+// said is a result's reason as whsim check's output gives it: the reason,
+// then the receiver's answer in brackets.
+func said(res check.Result) string {
+	r := termsafe.Text(res.Reason)
+	if a := res.Answer; a != nil && res.Verdict != check.Pass {
+		t := "answered " + termsafe.Text(a.Status)
+		if body := strings.TrimSpace(string(a.Body)); body != "" {
+			t += ": " + termsafe.Text(body)
+			if len(a.Body) >= attempt.MaxBodyPrefix {
+				t += "…"
+			}
+		}
+		r += " [" + t + "]"
+	}
+	return r
+}
+
+// reproSink keeps the reproduce command of each case the reporter made.
+type reproSink map[*check.Case]string
+
+func (s reproSink) Case(c *check.CaseReport) error {
+	if c.Repro != "" {
+		s[c.Case] = c.Repro
+	}
+	return nil
+}
+
+func (reproSink) Finish(*check.SummaryReport) error { return nil }
+
+// tb is the part of *testing.T that Check uses, with Run taking a tb, so
+// that the package's own tests can run Check under a recorder and read
+// what it said.
+type tb interface {
+	Helper()
+	Name() string
+	Context() context.Context
+	Run(name string, f func(tb)) bool
+	Parallel()
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Log(args ...any)
+	Logf(format string, args ...any)
+	Skip(args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+type realT struct{ *testing.T }
+
+func (t realT) Run(name string, f func(tb)) bool {
+	return t.T.Run(name, func(t *testing.T) {
+		t.Helper()
+		f(realT{t})
+	})
+}

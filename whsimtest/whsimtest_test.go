@@ -1,0 +1,315 @@
+package whsimtest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/whsim/whsim/internal/check"
+)
+
+// checkShop runs Check against a shop with defect d under a recorder,
+// with a probe of its store, and returns the record.
+func checkShop(t *testing.T, d defect, opts ...Option) *recorder {
+	t.Helper()
+	s := newShop(t, d, testSecret)
+	// The shop stores before it answers: a probe asked once is enough.
+	// The latency budget is the time limit: no verdict here rests on how
+	// fast a loaded machine ran the test.
+	opts = append([]Option{WithSecret(testSecret), WithProbe(s.probe), WithSettle(0), WithLatencyBudget(check.DefaultTimeout)}, opts...)
+	return record("TestShop", func(t tb) { checkHandler(t, s, opts) })
+}
+
+// The careful receiver passes every subtest of every check: none fails,
+// none is skipped, none warns, and every check has its cases.
+func TestCarefulReceiverPassesEverySubtest(t *testing.T) {
+	t.Parallel()
+	r := checkShop(t, careful)
+	if f := r.failures(); len(f) > 0 {
+		t.Fatalf("failed: %q\n%s", f, r.said())
+	}
+	r.walk(func(c *recorder) {
+		if c.skipped {
+			t.Errorf("%s skipped: %s", c.name, c.skipMsg)
+		}
+		for _, l := range c.logs {
+			if strings.HasPrefix(l, "warn: ") {
+				t.Errorf("%s: %s", c.name, l)
+			}
+		}
+	})
+	for _, id := range check.IDs() {
+		c := r.find(id)
+		if c == nil || len(c.children) == 0 {
+			t.Errorf("check %s: no case subtest", id)
+		}
+	}
+	// The case names are the CLI's, a name with slashes nesting as the
+	// levels go test -run matches.
+	if r.find("effects/re-delivered/CREATE_RECEIVABLE_DOC/concurrent-x8") == nil {
+		t.Errorf("no subtest effects/re-delivered/CREATE_RECEIVABLE_DOC/concurrent-x8 in %q", r.leaves())
+	}
+}
+
+// The same, under the real *testing.T: the subtest tree go test -v and CI
+// reporters show.
+func TestCheckCarefulReceiver(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, testSecret)
+	Check(t, s, WithSecret(testSecret), WithProbe(s.probe), WithLatencyBudget(check.DefaultTimeout))
+}
+
+// Each receiver with one defect fails, and only in the subtests whose
+// names say that defect; every such subtest fails.
+func TestDefectsFailOnlyWhereNamed(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		d     defect
+		names func(string) bool // the subtests that name the defect
+		says  string            // what each failure says
+	}{
+		// It inserts every create: a document sent again under a new
+		// requestId (check28's case, where the battery has it) too.
+		{storesAgain, func(n string) bool { return strings.HasPrefix(n, "effects/re-delivered/") || namesRequestID(n) }, "holds"},
+		// Copies sent at once meet in the handler, each in its own
+		// goroutine as over TCP: the race shows, as it does over HTTP.
+		{raceCopies, func(n string) bool {
+			return strings.HasPrefix(n, "effects/re-delivered/") && strings.HasSuffix(n, "/concurrent-x8")
+		}, "checks, then inserts, without a lock"},
+		{ignoresVoids, func(n string) bool {
+			return strings.HasPrefix(n, "effects/") && strings.Contains(n, "/ABANDON_RECEIVABLE_DOC/")
+		}, "void"},
+		{refusesSample, func(n string) bool { return strings.HasPrefix(n, "accepts-valid/") && strings.HasSuffix(n, "/sample") },
+			"got 422, want 2xx for a call the ERP may send [answered 422 Unprocessable Entity: unexpected fields]"},
+		// check28 adds a case sending a document again under a new
+		// requestId; this branch's battery has none, and nothing else
+		// tells this receiver from a careful one.
+		{dedupesOnRequestID, namesRequestID, "holds"},
+	} {
+		t.Run(strings.ReplaceAll(string(tt.d), " ", "-"), func(t *testing.T) {
+			t.Parallel()
+			r := checkShop(t, tt.d)
+			var want []string
+			for _, n := range r.leaves() {
+				if tt.names(n) {
+					want = append(want, n)
+				}
+			}
+			got := r.failures()
+			if !slices.Equal(got, want) {
+				t.Fatalf("failed in %q\nwant %q\n%s", got, want, r.said())
+			}
+			if len(want) == 0 {
+				t.Logf("no subtest of this battery names %q: it passes every one", tt.d)
+			}
+			for _, n := range got {
+				if e := r.find(n).errs; len(e) != 1 || !strings.Contains(e[0], tt.says) {
+					t.Errorf("%s said %q, want one error saying %q", n, e, tt.says)
+				}
+			}
+		})
+	}
+}
+
+// namesRequestID says whether a case name speaks of a (new) requestId:
+// requestId, request-id, request_id.
+func namesRequestID(name string) bool {
+	return strings.Contains(strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name)), "requestid")
+}
+
+// A warning is a log line and no failure: the receiver that refuses the
+// sample shape makes the effects of its sample documents inconclusive.
+func TestWarningIsLogged(t *testing.T) {
+	t.Parallel()
+	r := checkShop(t, refusesSample, WithChecks("effects"))
+	c := r.find("effects/created/CREATE_RECEIVABLE_DOC/sample")
+	if c == nil || c.failed || len(c.logs) != 1 || !strings.HasPrefix(c.logs[0], "warn: CREATE_RECEIVABLE_DOC got 422: inconclusive") {
+		t.Fatalf("got %+v\n%s", c, r.said())
+	}
+}
+
+// A check that cannot run is skipped, saying the option that enables it.
+func TestChecksThatCannotRunAreSkipped(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, "")
+	r := record("TestShop", func(t tb) { checkHandler(t, s, []Option{WithChecks("signature", "effects", "duplicates")}) })
+	if f := r.failures(); len(f) > 0 {
+		t.Fatalf("failed: %q\n%s", f, r.said())
+	}
+	for id, says := range map[string]string{
+		"signature": `the signature check needs a secret: WithSecret("whsec_...")`,
+		"effects":   "effects needs a probe: it would have proved that the receiver stored each document once",
+	} {
+		c := r.find(id)
+		if c == nil || !c.skipped || !strings.Contains(c.skipMsg, says) || strings.Contains(c.skipMsg, "--probe") {
+			t.Errorf("%s: got %+v, want skipped saying %q", id, c, says)
+		}
+	}
+	if c := r.find("duplicates"); c == nil || c.skipped || len(c.children) != 4 {
+		t.Errorf("duplicates: %+v", c)
+	}
+}
+
+// WithChecks runs only the checks named: the handler sees no other call.
+func TestWithChecksSendsOnlyThoseChecks(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	s := newShop(t, careful, "")
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1); s.ServeHTTP(w, r) })
+	r := record("TestShop", func(t tb) { checkHandler(t, h, []Option{WithChecks("duplicates")}) })
+	if len(r.children) != 1 || r.children[0].name != "TestShop/duplicates" {
+		t.Fatalf("subtests %q", r.leaves())
+	}
+	// Two documents, 4 in turn and 8 at once each.
+	if n := calls.Load(); n != 2*(4+8) {
+		t.Errorf("the handler got %d calls, want 24", n)
+	}
+}
+
+// A test author's mistakes fail the test with one message saying what
+// and where, never a panic, and run nothing.
+func TestUserErrors(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, "")
+	var nilShop *shop
+	probeErr := func(context.Context, Document) (Stored, error) {
+		return Stored{}, errors.New("no such table: invoices")
+	}
+	probeOne := func(context.Context, Document) (Stored, error) { return Stored{Count: 1, State: Created}, nil }
+	probeNoState := func(_ context.Context, d Document) (Stored, error) {
+		if strings.HasSuffix(d.Code, "-NONE") {
+			return Stored{}, nil
+		}
+		return Stored{Count: 1}, nil
+	}
+	for _, tt := range []struct {
+		name string
+		h    http.Handler
+		opts []Option
+		says string
+	}{
+		{"nil handler", nil, nil, "whsimtest.Check: the handler is nil"},
+		{"nil pointer handler", nilShop, nil, "whsimtest.Check: the handler is nil"},
+		{"nil func handler", http.HandlerFunc(nil), nil, "whsimtest.Check: the handler is nil"},
+		{"bad check id", s, []Option{WithChecks("efects")}, `whsimtest.Check: WithChecks: unknown check "efects" (did you mean "effects"?)`},
+		{"bad secret", s, []Option{WithSecret("hunter2")}, "whsimtest.Check: WithSecret: secret must start with whsec_"},
+		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
+		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},
+		{"two at once", s, []Option{WithTimeout(0), WithLatencyBudget(-1)}, "whsimtest.Check: WithTimeout(0s): want more than 0; WithLatencyBudget(-1ns): want more than 0"},
+		{"nil probe", s, []Option{WithProbe(nil)}, "whsimtest.Check: WithProbe(nil)"},
+		{"probe error", s, []Option{WithProbe(probeErr)},
+			"whsimtest: the WithProbe function failed, so effects cannot be judged (nothing is blamed on the receiver): asked about invoice CGFP-"},
+		{"probe holds the impossible", s, []Option{WithProbe(probeOne)}, "(a document never sent, asked first: the answer must be Count 0), it answered Count 1: does it look the document up by Document.Code?"},
+		{"probe without state", s, []Option{WithProbe(probeNoState), WithChecks("effects")}, `it answered Count 1 and State "": want whsimtest.Created, Audited or Voided`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := record("TestX", func(t tb) { checkHandler(t, tt.h, tt.opts) })
+			var errs []string
+			r.walk(func(c *recorder) { errs = append(errs, c.errs...) })
+			if len(errs) != 1 || !strings.Contains(errs[0], tt.says) {
+				t.Fatalf("said %q, want one error saying %q", errs, tt.says)
+			}
+			r.walk(func(c *recorder) {
+				if c != r && !c.skipped {
+					t.Errorf("%s ran", c.name)
+				}
+			})
+		})
+	}
+	if strings.Contains(recordErr(t, s, WithProbe(probeErr)), "no such table: invoices") == false {
+		t.Error("the probe's own error is not said")
+	}
+}
+
+func recordErr(t *testing.T, h http.Handler, opts ...Option) string {
+	t.Helper()
+	r := record("TestX", func(t tb) { checkHandler(t, h, opts) })
+	return strings.Join(r.errs, "\n")
+}
+
+// A handler that panics fails the test saying so, with the panic and its
+// stack; the calls it panicked on are connections closed to the sender.
+func TestHandlerPanics(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, "")
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("businessType") == "ABANDON_RECEIVABLE_DOC" {
+			panic("nil map write in void")
+		}
+		s.ServeHTTP(w, r)
+	})
+	r := record("TestShop", func(t tb) { checkHandler(t, h, []Option{WithChecks("accepts-valid", "out-of-order")}) })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the handler panicked on") || !strings.Contains(r.errs[0], "nil map write in void") ||
+		!strings.Contains(r.errs[0], "businessType=ABANDON_RECEIVABLE_DOC") || !strings.Contains(r.errs[0], "goroutine") {
+		t.Errorf("top said %q", r.errs)
+	}
+	c := r.find("accepts-valid/ABANDON_RECEIVABLE_DOC/described")
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "connection closed") {
+		t.Errorf("the case said %+v", c)
+	}
+	// Every call panics: nothing can be judged, said once.
+	boom := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })
+	r = record("TestBoom", func(t tb) { checkHandler(t, boom, nil) })
+	if len(r.errs) != 2 || !strings.Contains(r.errs[1], "whsimtest: the handler gave the first call no answer (connection closed)") {
+		t.Errorf("said %q", r.errs)
+	}
+}
+
+// CheckURL grades a receiver already listening, as whsim check --url
+// does; a failure carries the command that sends its call again.
+func TestCheckURL(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, refusesSample, "")
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	r := record("TestShop", func(t tb) { checkURL(t, srv.URL+"/hooks?tenant=7", []Option{WithChecks("accepts-valid")}) })
+	c := r.find("accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/sample")
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "got 422") ||
+		!strings.Contains(c.errs[0], "\nreproduce: curl -sS -i -X POST '"+srv.URL+"/hooks?tenant=7&businessType=CREATE_PURCHASE_ORDER_INVOICE'") {
+		t.Fatalf("said %+v\n%s", c, r.said())
+	}
+	if f := r.failures(); len(f) != 4 {
+		t.Errorf("failed %q", f)
+	}
+	for url, says := range map[string]string{
+		"localhost:1":             `whsimtest.CheckURL: url "localhost:1": no scheme (did you mean http://localhost:1?)`,
+		"http://127.0.0.1:1/hook": "whsimtest: cannot reach http://127.0.0.1:1/hook",
+	} {
+		r := record("TestX", func(t tb) { checkURL(t, url, []Option{WithChecks("duplicates")}) })
+		if len(r.errs) != 1 || !strings.Contains(r.errs[0], says) {
+			t.Errorf("%s: said %q, want %q", url, r.errs, says)
+		}
+	}
+}
+
+// Run reports outside a test: the cases, the checks skipped, and an error
+// for what kept it from judging.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	if _, err := Run(context.Background(), nil); err == nil || err.Error() != "whsimtest.Run: the handler is nil" {
+		t.Errorf("nil handler: %v", err)
+	}
+	if _, err := Run(context.Background(), http.NotFoundHandler(), WithChecks("nope")); err == nil || !strings.Contains(err.Error(), `whsimtest.Run: WithChecks: unknown check "nope"`) {
+		t.Errorf("bad check: %v", err)
+	}
+	s := newShop(t, ignoresVoids, "")
+	rep, err := Run(context.Background(), s, WithChecks("effects", "signature"), WithProbe(s.probe), WithSettle(0))
+	if err != nil || !rep.Failed() || rep.Seed == 0 || len(rep.Cases) != 15 || !strings.Contains(rep.Skipped["signature"], "needs a secret") {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	var failed []string
+	for _, c := range rep.Cases {
+		if c.Verdict == "fail" {
+			failed = append(failed, c.Check+"/"+c.Case)
+		}
+	}
+	if want := []string{"effects/lifecycle/ABANDON_RECEIVABLE_DOC/after-create", "effects/out-of-order/ABANDON_RECEIVABLE_DOC/before-create"}; !slices.Equal(failed, want) {
+		t.Errorf("failed %q, want %q", failed, want)
+	}
+}
