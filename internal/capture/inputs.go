@@ -37,8 +37,8 @@ func (in Input) Reader() *input.Reader {
 // OpenInputs opens every named capture file (ctxio.OpenAll: "-" is stdin)
 // before any is read, so that a file that cannot be read stops a replay
 // before anything is sent. A regular file is looked into at once
-// (CheckInput); a pipe, when the replay reaches it. Any error names the
-// file. closeAll closes them.
+// (CheckInput) and read as far as it was long when opened; a pipe, when
+// the replay reaches it. Any error names the file. closeAll closes them.
 func OpenInputs(ctx context.Context, names []string, stdin io.Reader) (ins []Input, closeAll func(), err error) {
 	rs, err := ctxio.OpenAll(ctx, names, stdin)
 	if err != nil {
@@ -51,14 +51,26 @@ func OpenInputs(ctx context.Context, names []string, stdin io.Reader) (ins []Inp
 	}
 	for i, r := range rs {
 		in := Input{Name: ctxio.InputName(names[i]), R: r}
-		in.rd = input.NewReader(ctx, r, input.Options{Name: names[i]})
+		var regular os.FileInfo
 		if f, ok := r.(*os.File); ok {
 			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-				if err := CheckInput(in.Name, in.rd); err != nil {
-					closeAll()
-					return nil, nil, err
-				}
+				regular = fi
 			}
+		}
+		if regular == nil {
+			in.rd = input.NewReader(ctx, r, input.Options{Name: names[i]})
+			ins = append(ins, in)
+			continue
+		}
+		// A file is read as far as it was long when opened: records a
+		// listen appends meanwhile (the very calls a replay into that
+		// listen makes, among them) would otherwise be replayed in turn,
+		// without end. A record being written at that moment reads as a
+		// torn last line.
+		in.rd = input.NewReader(ctx, io.LimitReader(r, regular.Size()), input.Options{Name: names[i]})
+		if err := CheckInput(in.Name, in.rd); err != nil {
+			closeAll()
+			return nil, nil, err
 		}
 		ins = append(ins, in)
 	}

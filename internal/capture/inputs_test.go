@@ -42,3 +42,40 @@ func TestOpenInputs(t *testing.T) {
 		t.Errorf("missing file: %v, want it named once", err)
 	}
 }
+
+// TestOpenInputsStopsWhereTheFileEnded: records appended after a capture
+// was opened, as a listen that a replay feeds appends them, are not read,
+// so replaying into the listen that writes the file ends.
+func TestOpenInputsStopsWhereTheFileEnded(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "capture.ndjson")
+	rec := `{"capture":1,"method":"POST","body":"{}","bodyEncoding":"utf8"}` + "\n"
+	if err := os.WriteFile(p, []byte(rec+rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ins, closeAll, err := OpenInputs(context.Background(), []string{p}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(rec + rec + rec); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	rd := ins[0].Reader()
+	n := 0
+	for {
+		_, err := rd.Next()
+		if err != nil {
+			break
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("read %d records, want the 2 the file held when opened", n)
+	}
+}
