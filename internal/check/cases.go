@@ -384,19 +384,37 @@ func (b *builder) eventVsBody() []malformed {
 }
 
 // duplicates makes, per document kind, one call delivered serial times in
-// turn and one delivered concurrent times at once.
+// turn and one delivered concurrent times at once; then the same again
+// with each delivery under a new requestId (the requestId trap: the spec
+// gives requestId no business meaning, so the same document may come
+// again under another).
 func (b *builder) duplicates(serial, concurrent int) []*Case {
 	var cs []*Case
-	for _, k := range kinds() {
-		e := b.creates[k]
-		one := docCase(duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.build(e, spec.Described))
-		one.Copies = serial
-		together := docCase(duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.build(e, spec.Described))
-		together.Copies, together.AtOnce = concurrent, true
-		cs = append(cs, one, together)
+	for _, renamed := range []bool{false, true} {
+		prefix := ""
+		if renamed {
+			prefix = newRequestID + "-"
+		}
+		for _, k := range kinds() {
+			e := b.creates[k]
+			one := docCase(duplicates, fmt.Sprintf("%s/%sserial-x%d", e.Name, prefix, serial), e, b.build(e, spec.Described))
+			one.Copies, one.NewRequestIDs = serial, renamed
+			together := docCase(duplicates, fmt.Sprintf("%s/%sconcurrent-x%d", e.Name, prefix, concurrent), e, b.build(e, spec.Described))
+			together.Copies, together.AtOnce, together.NewRequestIDs = concurrent, true, renamed
+			cs = append(cs, one, together)
+		}
 	}
 	return cs
 }
+
+// newRequestID starts the names of the cases that send one document again
+// under new requestIds.
+const newRequestID = "new-request-id"
+
+// requestIDTrap is why a document sent again under a new requestId must
+// be taken as the same document: what a receiver that keys on requestId
+// gets wrong.
+const requestIDTrap = "the spec gives requestId no business meaning (\"for later debugging only\"), and the ERP may send one document again under a new requestId (a manual re-send, a re-emitted event)"
 
 // orderGroup is an out-of-order case: calls sent in turn, all named after
 // the case; judge says which of them are judged (not a creation that only

@@ -226,7 +226,7 @@ func (r *runner) duplicates() error {
 			}
 		} else {
 			for i := range c.Copies {
-				res, err := r.send(c, call{first: i == 0})
+				res, err := r.send(c.Delivery(i), call{first: i == 0})
 				if err != nil {
 					return err
 				}
@@ -247,7 +247,7 @@ func (r *runner) burst(c *Case, n int) ([]*attempt.Result, error) {
 	ready.Add(n)
 	done.Add(n)
 	for i := range n {
-		req := r.request(c, true)
+		req := r.request(c.Delivery(i), true)
 		go func() {
 			defer done.Done()
 			ready.Done()
@@ -288,6 +288,12 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	case c.AtOnce && bad.Status == 0:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once got no answer (%s) while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
 			len(results)-ok, len(results), answer(bad), ok))
+	case c.NewRequestIDs && c.AtOnce:
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
+			len(results)-ok, len(results), answer(bad), ok, requestIDTrap))
+	case c.NewRequestIDs:
+		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d, the same document under a new requestId, %s after the first got %d: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
+			badAt, len(results), answer(bad), first.Status, requestIDTrap))
 	case c.AtOnce && duplicate(bad):
 		// A unique key refusing the copies: seen before or inserted at
 		// the same moment, the remedy is the same.

@@ -234,6 +234,10 @@ type effDoc struct {
 	asks int
 	met  bool
 	took time.Duration
+	// twin, for copies at once under new requestIds, is the document
+	// whose copies arrived at once under one requestId: whether it was
+	// doubled too tells a race from the requestId trap.
+	twin *effDoc
 }
 
 // effects builds the documents of the effects check.
@@ -297,6 +301,28 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		d.steps = []effStep{{c: follow(d, t.follow, spec.Described, data), early: true}, {c: c}}
 		docs = append(docs, d)
 	}
+
+	// the same document again under new requestIds, in turn and together
+	// (the requestId trap); last, so that the other documents keep their
+	// numbers.
+	for _, k := range kinds() {
+		e := b.creates[k]
+		var twin *effDoc
+		for _, o := range docs {
+			if o.what == "re-delivered" && o.q.Kind == k && o.steps[0].atOnce {
+				twin = o
+			}
+		}
+		d, c := newDoc("re-delivered", fmt.Sprintf("%s/%s-serial-x%d", e.Name, newRequestID, serial), e, spec.Described, b.g.Build(e, spec.Described))
+		c.NewRequestIDs = true
+		d.steps = []effStep{{c: c, copies: serial}}
+		docs = append(docs, d)
+		d, c = newDoc("re-delivered", fmt.Sprintf("%s/%s-concurrent-x%d", e.Name, newRequestID, concurrent), e, spec.Described, b.g.Build(e, spec.Described))
+		c.NewRequestIDs = true
+		d.steps = []effStep{{c: c, copies: concurrent, atOnce: true}}
+		d.twin = twin
+		docs = append(docs, d)
+	}
 	return docs
 }
 
@@ -322,8 +348,7 @@ func (r *runner) probeSanity(ctx context.Context) error {
 // once, load's included, and judges what the receiver holds.
 func (r *runner) effects(ctx context.Context) error {
 	if r.cfg.Probe == nil {
-		r.sum.Checks[Effects].Skipped = skippedEffects
-		r.report(Result{Case: &Case{Check: Effects, Name: "not-run"}, Verdict: Skip, Reason: skippedEffects})
+		r.skip(Effects, skippedEffects)
 		return nil
 	}
 	docs := r.cases.effects(serialCopies, r.cfg.Concurrent)
@@ -385,7 +410,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 			for k := range sc.copies {
 				req := sc.req
 				if k > 0 {
-					req = r.request(st.c, true)
+					req = r.request(st.c.Delivery(k), true)
 				}
 				a, err := r.deliverOne(ctx, st.c, req)
 				if err != nil {
@@ -533,7 +558,16 @@ func (r *runner) defect(d *effDoc) string {
 	case a.Count == 0:
 		return "holds nothing for it although every call got 2xx: the document was acknowledged and lost" + settled
 	case a.Count > 1:
+		first := d.sent[0]
 		switch {
+		case first.step.c.NewRequestIDs && first.step.atOnce && d.twin != nil && !d.twin.met && d.twin.ans.Count > 1:
+			return fmt.Sprintf("holds %d records of one document whose copies arrived together, each under a new requestId, as it did when they shared one (%s): concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key on the document", a.Count, d.twin.name)
+		case first.step.c.NewRequestIDs:
+			how := "in turn"
+			if first.step.atOnce {
+				how = "at once"
+			}
+			return fmt.Sprintf("holds %d records of one document sent %d times %s, each under a new requestId: the receiver de-duplicates on requestId, not on the document; %s, so key on the document (its number)", a.Count, first.copies, how, requestIDTrap)
 		case d.sent[0].step.atOnce:
 			return fmt.Sprintf("holds %d records of one document whose copies arrived together: concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key", a.Count)
 		case d.sent[0].step.retry:

@@ -42,6 +42,21 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
 			cmd = "whsim replay " + shellcmd.Quote(body) + " --url " + shellcmd.Quote(u.String()) + probe.CurlFlags(r.cfg.CurlTLS)
 		}
 		switch {
+		case sc.step.c.NewRequestIDs && sc.copies > 1:
+			// Each copy's body differs in its requestId: one command
+			// each, in the background for copies sent at once.
+			var each []string
+			for k := range sc.copies {
+				one := r.curl(r.request(sc.step.c.Delivery(k), true), "")
+				if sc.step.atOnce {
+					one += " &"
+				}
+				each = append(each, one)
+			}
+			if sc.step.atOnce {
+				each = append(each, "wait")
+			}
+			cmd = strings.Join(each, "\n  ")
 		case sc.step.atOnce:
 			cmd = fmt.Sprintf("for i in $(seq %d); do %s & done; wait", sc.copies, cmd)
 		case sc.copies > 1:

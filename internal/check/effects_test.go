@@ -36,6 +36,10 @@ type storeDefects struct {
 	dropBusy       bool          // answers 2xx and drops documents while busy
 	refuseEarly    bool          // 409 to an audit or void of an unknown document (careful too)
 	storeAfter     time.Duration // stores from a queue this long after answering (careful too)
+	// keysOnRequestID de-duplicates on requestId alone: a create under a
+	// requestId not seen inserts a row, even of a document held (a stub
+	// an early audit or void left is filled in, as the careful one does).
+	keysOnRequestID bool
 }
 
 const fewLines = 20
@@ -56,6 +60,9 @@ type store struct {
 type row struct {
 	state string
 	lines int
+	// created: a create made or filled it (not a stub of an early audit
+	// or void).
+	created bool
 }
 
 type job struct {
@@ -152,7 +159,7 @@ func (s *store) apply(j job) int {
 	rows := s.rows[key]
 	switch {
 	case !follow && s.d.storesAgain:
-		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines})
+		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines, true})
 	case !follow && s.d.raceCopies:
 		if len(rows) > 0 {
 			return http.StatusOK
@@ -162,16 +169,18 @@ func (s *store) apply(j job) int {
 		s.mu.Unlock()
 		time.Sleep(raceWindow)
 		s.mu.Lock()
-		s.rows[key] = append(s.rows[key], &row{probe.StateCreated, j.lines})
+		s.rows[key] = append(s.rows[key], &row{probe.StateCreated, j.lines, true})
+	case !follow && s.d.keysOnRequestID && len(rows) > 0 && rows[0].created:
+		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines, true})
 	case !follow && len(rows) > 0:
 		// A stub an early audit or void left: the create fills it in and
 		// never takes its state back.
-		rows[0].lines = j.lines
+		rows[0].lines, rows[0].created = j.lines, true
 		if s.d.reviveVoided {
 			rows[0].state = probe.StateCreated
 		}
 	case !follow:
-		s.rows[key] = []*row{{probe.StateCreated, j.lines}}
+		s.rows[key] = []*row{{probe.StateCreated, j.lines, true}}
 	case s.d.neverVoids && j.event == "ABANDON_RECEIVABLE_DOC":
 	case len(rows) > 0:
 		rows[0].state = stateAfter(j.event)
@@ -179,7 +188,7 @@ func (s *store) apply(j job) int {
 		return http.StatusConflict
 	case s.d.loseEarlyAudit && j.event == "AUDIT_PURCHASE_ORDER_INVOICE":
 	default:
-		s.rows[key] = []*row{{stateAfter(j.event), j.lines}}
+		s.rows[key] = []*row{{stateAfter(j.event), j.lines, false}}
 	}
 	s.seen[j.id] = true
 	return http.StatusOK
@@ -242,17 +251,23 @@ func TestEffects(t *testing.T) {
 		d      storeDefects
 		settle time.Duration
 		reason string // "" for a receiver that passes
+		// only, when set, is in the name of every effects case that
+		// fails, and of failing cases alone; onlyN is how many fail.
+		only  string
+		onlyN int
 	}{
-		{"careful", storeDefects{}, 0, ""},
-		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, ""},
-		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, ""},
-		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again"},
-		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock"},
-		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied"},
-		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document"},
-		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost"},
-		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent"},
-		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy"},
+		{"careful", storeDefects{}, 0, "", "", 0},
+		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, "", "", 0},
+		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, "", "", 0},
+		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again", "", 0},
+		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock", "", 0},
+		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied", "", 0},
+		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document", "", 0},
+		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost", "", 0},
+		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent", "", 0},
+		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy", "", 0},
+		// The requestId trap: the same document under new requestIds.
+		{"de-duplicates on requestId alone", storeDefects{keysOnRequestID: true}, 0, "the receiver de-duplicates on requestId, not on the document", "/" + newRequestID + "-", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -276,8 +291,24 @@ func TestEffects(t *testing.T) {
 					}
 				}
 			}
-			if sum.Effects == nil || sum.Effects.Documents != 15+32 || sum.Effects.LoadProbed != 32 {
-				t.Errorf("effects figures %+v, want 15 documents and the 32 of load probed", sum.Effects)
+			if sum.Effects == nil || sum.Effects.Documents != 19+32 || sum.Effects.LoadProbed != 32 {
+				t.Errorf("effects figures %+v, want 19 documents and the 32 of load probed", sum.Effects)
+			}
+			if tt.only != "" {
+				n := 0
+				for _, r := range results {
+					if r.Case.Check != Effects {
+						continue
+					}
+					if failed := r.Verdict == Fail; failed != strings.Contains(r.Case.Name, tt.only) {
+						t.Errorf("%s: %s %q, want failing only the cases named %q", r.Case.Name, r.Verdict, r.Reason, tt.only)
+					} else if failed {
+						n++
+					}
+				}
+				if n != tt.onlyN {
+					t.Errorf("%d effects cases named %q failed, want %d", n, tt.only, tt.onlyN)
+				}
 			}
 			if !wantFail {
 				return
@@ -407,8 +438,8 @@ func TestNumbers(t *testing.T) {
 			t.Errorf("code %q outside the safe alphabet", code)
 		}
 	}
-	if len(a) != 15+150 {
-		t.Errorf("%d documents, want 15 of effects and 150 of load", len(a))
+	if len(a) != 19+150 {
+		t.Errorf("%d documents, want 19 of effects and 150 of load", len(a))
 	}
 }
 

@@ -25,16 +25,18 @@ type Failed struct {
 	Check, Name string
 	// Want is the answer that fixes it; "" for a case that cannot be sent
 	// again alone (load, latency: judged over a whole run).
-	Want     string
-	Status   int // what it got in the run
-	URL      string
-	Query    string
-	Header   http.Header
-	Body     []byte
-	Copies   int
-	AtOnce   bool
-	Resign   bool
-	Reported string // the reason the run gave
+	Want   string
+	Status int // what it got in the run
+	URL    string
+	Query  string
+	Header http.Header
+	Body   []byte
+	Copies int
+	AtOnce bool
+	// NewRequestIDs: each copy goes under a requestId of its own.
+	NewRequestIDs bool
+	Resign        bool
+	Reported      string // the reason the run gave
 	// File is where --save-cases wrote its records, as the run named it.
 	File string
 }
@@ -93,7 +95,7 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 				return nil, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
 			}
 			f.URL, f.Query, f.Header, f.Body = q.URL, q.Query, q.Headers, body
-			f.Copies, f.AtOnce, f.Resign = q.Copies, q.AtOnce, q.Resign
+			f.Copies, f.AtOnce, f.Resign, f.NewRequestIDs = q.Copies, q.AtOnce, q.Resign, q.NewRequestIDs
 		} else {
 			f.Want = "" // no request to send
 		}
@@ -214,6 +216,24 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	n := max(c.Copies, 1)
 	results := make([]*attempt.Result, n)
+	// copyOf is the i-th copy: for a case sent under new requestIds, from
+	// the second on the same bytes under a requestId of its own.
+	copyOf := func(i int) *attempt.Request {
+		start, end := reqid.Find(req.Body)
+		if !c.NewRequestIDs || i == 0 || start < 0 {
+			return req
+		}
+		one := *req
+		one.RequestID = reqid.Salted(req.RequestID, uint64(i))
+		if cfg.IDs != nil {
+			one.RequestID = cfg.IDs.Next()
+		}
+		one.Body = reqid.Splice(req.Body, start, end, one.RequestID)
+		if c.Resign {
+			one.WebhookID = one.ReplayWebhookID(true)
+		}
+		return &one
+	}
 	if c.AtOnce {
 		// Every copy waits for the others, so they reach the receiver
 		// together, as the run's burst did.
@@ -221,7 +241,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		start := make(chan struct{})
 		ready.Add(n)
 		for i := range n {
-			one := *req
+			one := *copyOf(i)
 			done.Go(func() {
 				ready.Done()
 				<-start
@@ -233,7 +253,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		done.Wait()
 	} else {
 		for i := range n {
-			results[i] = d.Deliver(ctx, req)
+			results[i] = d.Deliver(ctx, copyOf(i))
 		}
 	}
 	res := RerunResult{Case: c, Outcome: Fixed}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -45,6 +46,9 @@ type checkRow struct {
 	Pass    int    `json:"pass"`
 	Warn    int    `json:"warn"`
 	Fail    int    `json:"fail"`
+	// Skipped, when set, is why the check could not run: it is no pass
+	// however its counts read.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // checkCase is one case that warned or failed.
@@ -173,7 +177,7 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	}
 	for _, id := range ids {
 		t := tallies[id]
-		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail})
+		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail, Skipped: t.Skipped})
 		if t.Fail > 0 {
 			out.Failed = true
 		}
@@ -188,6 +192,15 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	case st.Interrupted != nil:
 		out.Interrupted = true
 		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d cases run", st.Interrupted.After, st.Cases.Run, st.Cases.Total)
+	case slices.ContainsFunc(out.Checks, func(r checkRow) bool { return r.Skipped != "" }):
+		// A skipped check is no pass: the headline is the verdict line,
+		// which names it and what it leaves unproved.
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		last := lines[len(lines)-1]
+		for _, p := range []string{"ok ", "FAIL "} {
+			last = strings.TrimPrefix(last, p)
+		}
+		out.Headline = last
 	}
 	cases, dropped := col.Cases()
 	out.Dropped = dropped

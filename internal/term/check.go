@@ -126,7 +126,7 @@ func (c CheckCase) JUnit() TestCase {
 	case check.Warn:
 		tc.Detail = "warn: " + reason
 	case check.Skip:
-		tc.Detail = "skipped: " + reason
+		tc.Detail, tc.Skipped = "skipped: "+reason, reason
 	}
 	return tc
 }
@@ -214,12 +214,28 @@ func (s CheckSummary) AppendText(b []byte, st *Style) []byte {
 		b = st.Fail.Append(b, "FAIL")
 		return fmt.Appendf(b, " the receiver stopped answering after %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.After), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
 	}
+	skipped := sum.Skipped()
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
-		return fmt.Appendf(b, " %d of %d checks failed: %s\n", len(failed), len(sum.Order), strings.Join(failed, ", "))
+		b = fmt.Appendf(b, " %d of %d checks failed: %s", len(failed), len(sum.Order), strings.Join(failed, ", "))
+		return append(appendSkipped(b, skipped), '\n')
 	}
 	b = st.OK.Append(b, "ok")
-	return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
+	if len(skipped) == 0 {
+		return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
+	}
+	// A skipped check is no pass: the line says what it leaves unproved.
+	b = fmt.Appendf(b, " %d of %d checks passed (%d warnings)", len(sum.Order)-len(skipped), len(sum.Order), warns)
+	return append(appendSkipped(b, skipped), '\n')
+}
+
+// appendSkipped names the skipped checks after a verdict and what each
+// leaves unproved: "; effects skipped: storage not verified (--probe)".
+func appendSkipped(b []byte, ids []string) []byte {
+	for _, id := range ids {
+		b = fmt.Appendf(b, "; %s skipped: %s", id, check.Unproved(id))
+	}
+	return b
 }
 
 // appendEffects is the summary's line of the effects figures.
@@ -245,16 +261,18 @@ func appendEffects(b []byte, e *check.EffectsStats) []byte {
 // The summary of check --output json; its fields are stable.
 type (
 	checkSummaryJSON struct {
-		Checks      map[string]check.Tally `json:"checks"`
-		Failed      bool                   `json:"failed"`
-		Load        *loadJSON              `json:"load,omitempty"`
-		Latency     *latencyJSON           `json:"latency,omitempty"`
-		Effects     *effectsJSON           `json:"effects,omitempty"`
-		NotRun      []string               `json:"notRun,omitempty"`
-		Stopped     *check.Stop            `json:"stopped,omitempty"`
-		Interrupted *check.Stop            `json:"interrupted,omitempty"`
-		Cases       *casesJSON             `json:"cases,omitempty"`
-		Notes       []string               `json:"notes,omitempty"`
+		Checks  map[string]check.Tally `json:"checks"`
+		Failed  bool                   `json:"failed"`
+		Load    *loadJSON              `json:"load,omitempty"`
+		Latency *latencyJSON           `json:"latency,omitempty"`
+		Effects *effectsJSON           `json:"effects,omitempty"`
+		NotRun  []string               `json:"notRun,omitempty"`
+		// Skipped: the checks that could not run, which are no pass.
+		Skipped     []string    `json:"skipped,omitempty"`
+		Stopped     *check.Stop `json:"stopped,omitempty"`
+		Interrupted *check.Stop `json:"interrupted,omitempty"`
+		Cases       *casesJSON  `json:"cases,omitempty"`
+		Notes       []string    `json:"notes,omitempty"`
 	}
 	casesJSON struct {
 		Run   int `json:"run"`
@@ -289,7 +307,7 @@ type (
 
 func (s CheckSummary) AppendJSON(b []byte) []byte {
 	sum := s.Summary
-	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun,
+	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun, Skipped: sum.Skipped(),
 		Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.Notes()}
 	for id, t := range sum.Checks {
 		if !slices.Contains(sum.NotRun, id) {

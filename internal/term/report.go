@@ -77,6 +77,9 @@ type TestCase struct {
 	// Failure is the one-line reason of a failed case; Detail everything
 	// said about the case (the failure's text, else system-out).
 	Failure, FailureType, Detail string
+	// Skipped, when set, says why a case that is no failure was not made
+	// (what it leaves unproved): JUnit marks it skipped, not passed.
+	Skipped string
 }
 
 // Style is how a run's text looks: the colours of its stream (empty when
@@ -197,6 +200,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -204,7 +208,14 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitSkipped marks a case not made: every JUnit reader counts it
+// skipped, where a case with system-out alone reads as passed.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -221,9 +232,14 @@ func (j *junit) Case(c Case) error {
 	jc := junitCase{Name: termsafe.Text(tc.Name), Classname: termsafe.Text(tc.Class)}
 	detail := termsafe.Lines(tc.Detail)
 	failed := c.Verdict() == Fail
-	if failed {
+	skipped := !failed && tc.Skipped != ""
+	switch {
+	case failed:
 		jc.Failure = &junitFailure{Message: termsafe.Text(tc.Failure), Type: termsafe.Text(tc.FailureType), Text: detail}
-	} else {
+	case skipped:
+		jc.Skipped = &junitSkipped{Message: termsafe.Text(tc.Skipped)}
+		jc.SystemOut = detail
+	default:
 		jc.SystemOut = detail
 	}
 	j.mu.Lock()
@@ -241,6 +257,9 @@ func (j *junit) Case(c Case) error {
 	if failed {
 		s.Failures++
 	}
+	if skipped {
+		s.Skipped++
+	}
 	s.Cases = append(s.Cases, jc)
 	return nil
 }
@@ -255,12 +274,14 @@ func (j *junit) Finish(sum summary) error {
 		Name     string        `xml:"name,attr"`
 		Tests    int           `xml:"tests,attr"`
 		Failures int           `xml:"failures,attr"`
+		Skipped  int           `xml:"skipped,attr,omitempty"`
 		Suites   []*junitSuite `xml:"testsuite"`
 	}
 	all := suites{Name: sum.Title(), Suites: j.suites}
 	for _, s := range j.suites {
 		all.Tests += s.Tests
 		all.Failures += s.Failures
+		all.Skipped += s.Skipped
 	}
 	if _, err := io.WriteString(j.w, xml.Header); err != nil {
 		return err
