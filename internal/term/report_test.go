@@ -11,6 +11,7 @@ import (
 type testCase struct {
 	suite, name string
 	v           Verdict
+	skip        string // why it was not made
 }
 
 func (c testCase) Verdict() Verdict { return c.v }
@@ -25,6 +26,7 @@ func (c testCase) JUnit() TestCase {
 	if c.v == Fail {
 		tc.Failure, tc.FailureType = "why", "kind"
 	}
+	tc.Skipped = c.skip
 	return tc
 }
 
@@ -36,13 +38,14 @@ func (testSummary) AppendJSON(b []byte) []byte           { return append(b, `{"s
 
 func TestFormats(t *testing.T) {
 	t.Parallel()
-	cases := []Case{testCase{"a", "one", Pass}, testCase{"b", "two", Fail}, testCase{"a", "three", Warn}}
+	cases := []Case{testCase{"a", "one", Pass, ""}, testCase{"b", "two", Fail, ""}, testCase{"a", "three", Warn, ""}, testCase{"c", "four", Pass, "no probe <&>"}}
 	st := Style{Fail: Wrap{"<", ">"}}
 	tests := map[string]string{
-		Text: "one<!>\ntwo<!>\nthree<!>\ndone\n",
-		JSON: `{"name":"one"}` + "\n" + `{"name":"two"}` + "\n" + `{"name":"three"}` + "\n" + `{"summary":1}` + "\n",
+		Text: "one<!>\ntwo<!>\nthree<!>\nfour<!>\ndone\n",
+		JSON: `{"name":"one"}` + "\n" + `{"name":"two"}` + "\n" + `{"name":"three"}` + "\n" + `{"name":"four"}` + "\n" + `{"summary":1}` + "\n",
+		// A skipped case is <skipped>, counted in skipped: never a pass.
 		JUnit: `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="whsim test" tests="3" failures="1">
+<testsuites name="whsim test" tests="4" failures="1" skipped="1">
   <testsuite name="a" tests="2" failures="0">
     <testcase name="one" classname="t">
       <system-out>said</system-out>
@@ -54,6 +57,12 @@ func TestFormats(t *testing.T) {
   <testsuite name="b" tests="1" failures="1">
     <testcase name="two" classname="t">
       <failure message="why" type="kind">said</failure>
+    </testcase>
+  </testsuite>
+  <testsuite name="c" tests="1" failures="0" skipped="1">
+    <testcase name="four" classname="t">
+      <skipped message="no probe &lt;&amp;&gt;"></skipped>
+      <system-out>said</system-out>
     </testcase>
   </testsuite>
 </testsuites>
