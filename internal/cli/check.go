@@ -248,9 +248,17 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 		return term.WriteJUnitError(w, "whsim check", "whsim.check", why)
 	})
-	if werr != nil && err == nil {
+	switch {
+	case werr == nil:
+		return err
+	case err == nil, errors.Is(err, errChecksFailed):
+		// Whatever the verdict, a report not written is whsim's failure:
+		// exit 2, and said (a failing run's own error says nothing).
 		return usagef("--junit: %w", werr)
 	}
+	// The run's own error (usage, unreachable, interrupted) keeps its
+	// exit code; the report not written is said beside it.
+	fmt.Fprintf(a.streams.Err, "%s --junit: %v\n", a.errColor.Key.Sprint("whsim:"), werr)
 	return err
 }
 
@@ -404,7 +412,9 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		if sum != nil {
 			_ = rep.Finish(sum)
 		}
-		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
+		if err := checkReports(a, opts, col, rec, target, seed, ids, sum); err != nil {
+			fmt.Fprintf(a.streams.Err, "%s %v\n", key, err)
+		}
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(target.Redacted()), err)

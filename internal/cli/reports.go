@@ -38,10 +38,12 @@ func checkReportPath(path string) error {
 	return nil
 }
 
-// writeReport writes an HTML report whole, replacing the file at once.
+// writeReport writes an HTML report whole, replacing the file at once. A
+// report that cannot be written is whsim's failure, not the receiver's:
+// exit 2 whatever the verdict.
 func writeReport(a *app, path string, write func(io.Writer) error) error {
 	if err := atomicfile.Write(path, 0o644, write); err != nil {
-		return fmt.Errorf("--report: %w", err)
+		return usagef("--report: %w", err)
 	}
 	fmt.Fprintf(a.streams.Err, "%s report written to %s\n", a.errColor.Key.Sprint("whsim:"), path)
 	return nil
