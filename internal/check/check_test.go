@@ -61,7 +61,7 @@ type receiver struct {
 	val      *validate.Validator
 	inflight atomic.Int32
 
-	mu   sync.Mutex
+	mu      sync.Mutex
 	seen    map[string]bool // requestIds processed
 	docs    map[string]bool // documents created, by their data
 	created map[string]bool // documents a create (not a follow-up) made
