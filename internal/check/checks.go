@@ -665,6 +665,11 @@ func (r *runner) load() error {
 	}
 	ls := &loadStats{Calls: st.Sent, Concurrency: conc, PerSecond: st.RequestsPerSecond(),
 		Answered: bad.answered, TimedOut: bad.timedOut}
+	if bad.answered < st.Sent && st.Elapsed > 0 {
+		// A refused connection fails at once: the rate is of the calls
+		// answered, not of how fast the client gave up.
+		ls.PerSecond = float64(bad.answered) / st.Elapsed.Seconds()
+	}
 	if bad.hist.Count() > 0 {
 		ls.P50, ls.P90, ls.P99, ls.Max = bad.hist.Quantile(0.5), bad.hist.Quantile(0.9), bad.hist.Quantile(0.99), bad.hist.Max()
 	}
@@ -678,6 +683,9 @@ func (r *runner) load() error {
 	figures := "no call answered"
 	if bad.hist.Count() > 0 {
 		figures = fmt.Sprintf("%.0f calls/s, p50 %s, p99 %s", ls.PerSecond, ms(ls.P50), ms(ls.P99))
+		if ls.Answered < ls.Calls {
+			figures = fmt.Sprintf("%.0f answered calls/s, p50 %s, p99 %s", ls.PerSecond, ms(ls.P50), ms(ls.P99))
+		}
 	}
 	var parts []string
 	worst, buckles := 0, false

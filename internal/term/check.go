@@ -185,8 +185,12 @@ func (s CheckSummary) AppendText(b []byte, st *Style) []byte {
 		if l.Answered+l.TimedOut == 0 {
 			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, none answered\n", l.Calls, l.Concurrency)
 		} else {
-			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s",
-				l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+			rate := "calls/s"
+			if l.Answered < l.Calls {
+				rate = "answered calls/s" // refused calls are no rate
+			}
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f %s, p50 %s p90 %s p99 %s max %s",
+				l.Calls, l.Concurrency, l.PerSecond, rate, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
 			if l.TimedOut > 0 {
 				b = fmt.Appendf(b, " (%d timed out, counted at the time limit)", l.TimedOut)
 			}
