@@ -141,12 +141,32 @@ func (r *runner) rejectsMalformed() error {
 		case is2xx(a.Status) && m.typeErr && !r.cfg.Strict:
 			return result(m.Case, a, Warn, answer(a)+" for a type error the receiver may have stored unchecked, want 4xx")
 		case is2xx(a.Status):
-			return result(m.Case, a, Fail, answer(a)+", want 4xx: the receiver cannot have understood this call, so it was silently dropped")
+			// What it did with the call is not known (it may have kept an
+			// empty record): only that the sender takes it as delivered.
+			return result(m.Case, a, Fail, answer(a)+", want 4xx: "+unreadable(m.Name)+", yet a 2xx tells the sender it was delivered: it is never sent again, and whatever the receiver kept of it (nothing, or a record of what it could not read) is not the document")
 		case a.Status >= 500:
 			return result(m.Case, a, Fail, answer(a)+", want 4xx: a sender retries a 5xx, so a poison message would come back forever")
 		}
 		return result(m.Case, a, Fail, answer(a)+", want 4xx")
 	})
+}
+
+// unreadable says why the receiver cannot have understood a malformed
+// call.
+func unreadable(name string) string {
+	switch name {
+	case "not-json":
+		return "the body is not JSON, so the receiver cannot have read a document from it"
+	case "truncated-json":
+		return "the JSON is cut off, so the receiver cannot have read the whole document"
+	case "empty-body":
+		return "the body is empty, so there is no document in it"
+	case "json-array":
+		return "the body is an array, not the envelope object"
+	case "missing-data":
+		return "the body has no data, so there is no document in it"
+	}
+	return "the receiver cannot have understood this call"
 }
 
 // unknownEvent: the spec says other business types exist; a receiver may
