@@ -40,6 +40,9 @@ type storeDefects struct {
 	// requestId not seen inserts a row, even of a document held (a stub
 	// an early audit or void left is filled in, as the careful one does).
 	keysOnRequestID bool
+	// voidInserts stores a void of a held receipt as a record of its
+	// own, voided, beside the created one.
+	voidInserts bool
 }
 
 const fewLines = 20
@@ -182,6 +185,8 @@ func (s *store) apply(j job) int {
 	case !follow:
 		s.rows[key] = []*row{{probe.StateCreated, j.lines, true}}
 	case s.d.neverVoids && j.event == "ABANDON_RECEIVABLE_DOC":
+	case s.d.voidInserts && j.event == "ABANDON_RECEIVABLE_DOC" && len(rows) > 0:
+		s.rows[key] = append(rows, &row{probe.StateVoided, j.lines, true})
 	case len(rows) > 0:
 		rows[0].state = stateAfter(j.event)
 	case s.d.refuseEarly:
@@ -340,6 +345,34 @@ func TestEffects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEffectsLoadDoublingIsLifecycle: a receiver that stores each void as
+// a record of its own doubles every voided load document; the reason names
+// the lifecycle defect the same run found, not load.
+func TestEffectsLoadDoublingIsLifecycle(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{voidInserts: true}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+	_, results := runAll(t, cfg)
+	var lifecycle, load *Result
+	for i, r := range results {
+		switch {
+		case r.Case.Check != Effects || r.Verdict != Fail:
+		case r.Case.Name == "lifecycle/ABANDON_RECEIVABLE_DOC/after-create":
+			lifecycle = &results[i]
+		case strings.HasPrefix(r.Case.Name, "under-load/"):
+			load = &results[i]
+		}
+	}
+	if lifecycle == nil || !strings.Contains(lifecycle.Reason, "the ABANDON_RECEIVABLE_DOC was stored as a record of its own") {
+		t.Errorf("lifecycle: %+v, want a failure naming the void stored as a record", lifecycle)
+	}
+	if load == nil || !strings.Contains(load.Reason, "each of them was sent ABANDON_RECEIVABLE_DOC after its create, and lifecycle/ABANDON_RECEIVABLE_DOC/after-create") ||
+		strings.Contains(load.Reason, "while busy") {
+		t.Errorf("under-load: %+v, want the lifecycle defect named, not load", load)
 	}
 }
 
