@@ -741,7 +741,7 @@ func lifecycleCause(doubled, seq []*effDoc) string {
 			names = append(names, byEvent[e].name)
 		}
 	}
-	return fmt.Sprintf("each of them was sent %s after its create, and %s, sent before the load, was doubled the same way: the %s is stored as a record of its own (the lifecycle defect), not a fault under load",
+	return fmt.Sprintf("each of them was sent %s after its create, and %s, sent on its own without load, was doubled the same way: the %s is stored as a record of its own (the lifecycle defect), not a fault under load",
 		strings.Join(events, " or "), strings.Join(names, " and "), strings.Join(events, " or "))
 }
 
