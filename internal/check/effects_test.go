@@ -607,3 +607,38 @@ func TestEffectsLoadNoneAccepted(t *testing.T) {
 	}
 	t.Fatal("no under-load result")
 }
+
+// TestLoadBothInvoiceShapes: the load check sends invoices in both shapes
+// the ERP uses, each audited in the shape it was created in.
+func TestLoadBothInvoiceShapes(t *testing.T) {
+	t.Parallel()
+	b := newBuilder(3, time.Time{}, 0)
+	pairs, _ := b.loadPairs(32)
+	shapes := map[string]int{}
+	for _, p := range pairs {
+		if p[0].Event != "CREATE_PURCHASE_ORDER_INVOICE" {
+			continue
+		}
+		for _, c := range p {
+			var env struct{ Data map[string]json.RawMessage }
+			if err := json.Unmarshal(c.Body, &env); err != nil {
+				t.Fatal(err)
+			}
+			_, sample := env.Data[spec.FieldRecords]
+			_, described := env.Data[spec.FieldItems]
+			switch {
+			case sample && !described:
+				shapes[c.Event+" sample"]++
+			case described && !sample:
+				shapes[c.Event+" described"]++
+			default:
+				t.Errorf("%s: neither shape: %s", c.Event, c.Body)
+			}
+		}
+	}
+	for _, k := range []string{"CREATE_PURCHASE_ORDER_INVOICE sample", "CREATE_PURCHASE_ORDER_INVOICE described", "AUDIT_PURCHASE_ORDER_INVOICE sample", "AUDIT_PURCHASE_ORDER_INVOICE described"} {
+		if shapes[k] != 4 {
+			t.Errorf("%s: %d calls, want 4 of the 8 invoices (%v)", k, shapes[k], shapes)
+		}
+	}
+}
