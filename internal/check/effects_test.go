@@ -324,6 +324,12 @@ func TestEffects(t *testing.T) {
 					continue
 				}
 				found = found || strings.Contains(r.Reason, tt.reason)
+				// Copies at once doubled whether or not they shared a
+				// requestId: a race, not the requestId trap.
+				if tt.d.raceCopies && strings.Contains(r.Case.Name, newRequestID+"-concurrent") &&
+					(!strings.Contains(r.Reason, "as it did when they shared one") || strings.Contains(r.Reason, "de-duplicates on requestId")) {
+					t.Errorf("%s: %q, want the race named, not the requestId trap", r.Case.Name, r.Reason)
+				}
 				for _, want := range []string{"calls: 1. ", "the probe answered "} {
 					if !strings.Contains(r.Reason, want) {
 						t.Errorf("%s: reason %q holds no %q", r.Case.Name, r.Reason, want)
