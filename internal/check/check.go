@@ -58,11 +58,11 @@ func Checks() []Info {
 		{rejectsMalformed, "calls the receiver cannot have understood get 4xx, not 2xx (dropped) or 5xx (retried forever); a 4xx counts only from a receiver that accepts valid calls of the event"},
 		{UnknownEvent, "an event name the spec does not list, over a body of a known kind, gets 2xx (ignored) or 4xx, not 5xx"},
 		{eventVsBody, "a body of one kind under the other kind's event gets 4xx"},
-		{duplicates, "the same call delivered again, serially and 8 at once, gets 2xx every time"},
+		{duplicates, "the same call delivered again, serially and 8 at once, and the same document under new requestIds, gets 2xx every time"},
 		{outOfOrder, "a void or audit of a document never created, and a void twice, get 2xx or 4xx, not 5xx"},
 		{signature, "with a secret: correct Standard Webhooks signatures in any byte form, beside unknown versions, or retried pass; tampered, stale, malformed or missing ones get 4xx"},
 		{Load, "realistic distinct calls at a concurrency all get 2xx: no 4xx, 5xx, timeout or connection error"},
-		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once), whole, voided or audited in any order, and every load document is kept"},
+		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once, the same document under new requestIds), whole, voided or audited in any order, and every load document is kept"},
 		{Latency, "the p99 latency of the run's calls outside load (a timeout counted at the time limit) is within the budget"},
 	}
 }
