@@ -384,19 +384,37 @@ func (b *builder) eventVsBody() []malformed {
 }
 
 // duplicates makes, per document kind, one call delivered serial times in
-// turn and one delivered concurrent times at once.
+// turn and one delivered concurrent times at once; then the same again
+// with each delivery under a new requestId (the requestId trap: the spec
+// gives requestId no business meaning, so the same document may come
+// again under another).
 func (b *builder) duplicates(serial, concurrent int) []*Case {
 	var cs []*Case
-	for _, k := range kinds() {
-		e := b.creates[k]
-		one := docCase(duplicates, fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, b.build(e, spec.Described))
-		one.Copies = serial
-		together := docCase(duplicates, fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, b.build(e, spec.Described))
-		together.Copies, together.AtOnce = concurrent, true
-		cs = append(cs, one, together)
+	for _, renamed := range []bool{false, true} {
+		prefix := ""
+		if renamed {
+			prefix = newRequestID + "-"
+		}
+		for _, k := range kinds() {
+			e := b.creates[k]
+			one := docCase(duplicates, fmt.Sprintf("%s/%sserial-x%d", e.Name, prefix, serial), e, b.build(e, spec.Described))
+			one.Copies, one.NewRequestIDs = serial, renamed
+			together := docCase(duplicates, fmt.Sprintf("%s/%sconcurrent-x%d", e.Name, prefix, concurrent), e, b.build(e, spec.Described))
+			together.Copies, together.AtOnce, together.NewRequestIDs = concurrent, true, renamed
+			cs = append(cs, one, together)
+		}
 	}
 	return cs
 }
+
+// newRequestID starts the names of the cases that send one document again
+// under new requestIds.
+const newRequestID = "new-request-id"
+
+// requestIDTrap is why a document sent again under a new requestId must
+// be taken as the same document: what a receiver that keys on requestId
+// gets wrong.
+const requestIDTrap = "the spec gives requestId no business meaning (\"for later debugging only\"), and the ERP may send one document again under a new requestId (a manual re-send, a re-emitted event)"
 
 // orderGroup is an out-of-order case: calls sent in turn, all named after
 // the case; judge says which of them are judged (not a creation that only
@@ -432,20 +450,25 @@ func (b *builder) outOfOrder() []orderGroup {
 }
 
 // loadPairs makes n calls as documents created and then audited or voided,
-// alternating kinds, all distinct. Load uses the described shape only:
-// variants are accepts-valid's to judge, so that a receiver that fails on
-// one fails one check. Each document has a number of its own, and qs the
-// questions that ask about them (effects probes them).
+// alternating kinds, all distinct. Invoices alternate between the shapes
+// the ERP sends them in (described, sample), as a real stream mixes them;
+// receipts come in the described shape, the one the spec gives them. Each
+// document has a number of its own, and qs the questions that ask about
+// them (effects probes them).
 func (b *builder) loadPairs(n int) (out [][]*Case, qs []probe.Question) {
 	for i := 0; i < n; i += 2 {
 		k := kinds()[(i/2)%2]
 		create, follow := b.creates[k], b.follows[k]
-		data := b.g.Data(create, spec.Described)
-		env := b.g.Envelope(create, spec.Described, data)
-		qs = append(qs, b.number(env, create, spec.Described))
+		shape := spec.Described
+		if k == spec.Invoice && (i/4)%2 == 1 {
+			shape = spec.Sample
+		}
+		data := b.g.Data(create, shape)
+		env := b.g.Envelope(create, shape, data)
+		qs = append(qs, b.number(env, create, shape))
 		pair := []*Case{docCase(Load, "load", create, env)}
 		if i+1 < n {
-			pair = append(pair, docCase(Load, "load", follow, b.fresh(b.g.Envelope(follow, spec.Described, data.Clone()))))
+			pair = append(pair, docCase(Load, "load", follow, b.fresh(b.g.Envelope(follow, shape, data.Clone()))))
 		}
 		out = append(out, pair)
 	}

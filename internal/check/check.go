@@ -22,6 +22,7 @@ import (
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/suggest"
@@ -58,11 +59,11 @@ func Checks() []Info {
 		{rejectsMalformed, "calls the receiver cannot have understood get 4xx, not 2xx (dropped) or 5xx (retried forever); a 4xx counts only from a receiver that accepts valid calls of the event"},
 		{UnknownEvent, "an event name the spec does not list, over a body of a known kind, gets 2xx (ignored) or 4xx, not 5xx"},
 		{eventVsBody, "a body of one kind under the other kind's event gets 4xx"},
-		{duplicates, "the same call delivered again, serially and 8 at once, gets 2xx every time"},
+		{duplicates, "the same call delivered again, serially and 8 at once, and the same document under new requestIds, gets 2xx every time"},
 		{outOfOrder, "a void or audit of a document never created, and a void twice, get 2xx or 4xx, not 5xx"},
 		{signature, "with a secret: correct Standard Webhooks signatures in any byte form, beside unknown versions, or retried pass; tampered, stale, malformed or missing ones get 4xx"},
 		{Load, "realistic distinct calls at a concurrency all get 2xx: no 4xx, 5xx, timeout or connection error"},
-		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once), whole, voided or audited in any order, and every load document is kept"},
+		{Effects, "with a probe: each document is held once (re-deliveries, retries, copies at once, the same document under new requestIds), whole, voided or audited in any order, and every load document is kept"},
 		{Latency, "the p99 latency of the run's calls outside load (a timeout counted at the time limit) is within the budget"},
 	}
 }
@@ -151,6 +152,29 @@ type Case struct {
 	// AtOnce says all together rather than one after another.
 	Copies int
 	AtOnce bool
+	// NewRequestIDs: each delivery after the first carries a requestId of
+	// its own, every other byte unchanged (Delivery): the same document
+	// sent again as a new message, as a manual re-send or a re-emitted
+	// event does.
+	NewRequestIDs bool
+}
+
+// Delivery is the k-th delivery of c (from 0): c itself, or for a case
+// sent under new requestIds from the second on, a copy whose body carries
+// a requestId that follows from c's and k.
+func (c *Case) Delivery(k int) *Case {
+	if !c.NewRequestIDs || k == 0 {
+		return c
+	}
+	start, end := reqid.Find(c.Body)
+	if start < 0 {
+		return c
+	}
+	d := *c
+	d.WebhookID = ""
+	d.RequestID = reqid.Salted(c.RequestID, uint64(k))
+	d.Body = reqid.Splice(c.Body, start, end, d.RequestID)
+	return &d
 }
 
 // Result is the grade of one case. For a case made of several deliveries
@@ -263,6 +287,40 @@ type Summary struct {
 	Effects *EffectsStats
 }
 
+// Skipped lists the checks of the run that could not run (a skip is no
+// pass), in run order.
+func (s *Summary) Skipped() []string {
+	var out []string
+	for _, id := range s.Order {
+		if t := s.Checks[id]; t != nil && t.Skipped != "" && !slices.Contains(s.NotRun, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Unproved says in a few words what a skipped check leaves unproved and
+// the flag that would have run it, for the verdict line.
+func Unproved(id string) string {
+	switch id {
+	case Effects:
+		return "storage not verified (--probe)"
+	case signature:
+		return "signatures not verified (--secret)"
+	}
+	return "not verified"
+}
+
+// skippedSignature is the reason the signature check is skipped when it
+// was asked for without a secret.
+const skippedSignature = "the signature check needs --secret: it would have proved that the receiver verifies Standard Webhooks signatures over the raw bytes received and refuses tampered, stale or missing ones (the spec has no signing: this matters only where the calls are signed)"
+
+// skip reports check id as not run, with why.
+func (r *runner) skip(id, why string) {
+	r.sum.Checks[id].Skipped = why
+	r.report(Result{Case: &Case{Check: id, Name: "not-run"}, Verdict: Skip, Reason: why})
+}
+
 // Failed reports whether any check failed, the receiver stopped answering
 // or the run was interrupted: a script reading only "failed" must not take
 // a run cut short for a pass.
@@ -301,6 +359,9 @@ type Config struct {
 	// Signer, when set, signs every call (Standard Webhooks) and enables
 	// the signature check.
 	Signer *sign.Signer
+	// ReportUnsigned: without a Signer, the signature check (asked for by
+	// name) is reported skipped rather than left out of the run.
+	ReportUnsigned bool
 	// Strict makes a type error answered 2xx a failure, not a warning.
 	Strict        bool
 	LatencyBudget time.Duration
@@ -441,7 +502,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		return nil, err
 	}
 	for _, id := range ids {
-		if id == signature && cfg.Signer == nil {
+		if id == signature && cfg.Signer == nil && !cfg.ReportUnsigned {
 			continue
 		}
 		r.sum.Order = append(r.sum.Order, id)
@@ -504,6 +565,10 @@ func (r *runner) run(id string) error {
 	case outOfOrder:
 		return r.outOfOrder()
 	case signature:
+		if r.cfg.Signer == nil {
+			r.skip(signature, skippedSignature)
+			return nil
+		}
 		return r.signature()
 	case Load:
 		return r.load()
@@ -929,6 +994,10 @@ func (r *runner) count() (int, error) {
 				keep(g.calls[0])
 			}
 		case signature:
+			if r.cfg.Signer == nil {
+				n++ // one skip
+				continue
+			}
 			cs, err := b.signature(r.cfg.Signer, r.cfg.Now())
 			if err != nil {
 				return 0, err

@@ -141,12 +141,32 @@ func (r *runner) rejectsMalformed() error {
 		case is2xx(a.Status) && m.typeErr && !r.cfg.Strict:
 			return result(m.Case, a, Warn, answer(a)+" for a type error the receiver may have stored unchecked, want 4xx")
 		case is2xx(a.Status):
-			return result(m.Case, a, Fail, answer(a)+", want 4xx: the receiver cannot have understood this call, so it was silently dropped")
+			// What it did with the call is not known (it may have kept an
+			// empty record): only that the sender takes it as delivered.
+			return result(m.Case, a, Fail, answer(a)+", want 4xx: "+unreadable(m.Name)+", yet a 2xx tells the sender it was delivered: it is never sent again, and whatever the receiver kept of it (nothing, or a record of what it could not read) is not the document")
 		case a.Status >= 500:
 			return result(m.Case, a, Fail, answer(a)+", want 4xx: a sender retries a 5xx, so a poison message would come back forever")
 		}
 		return result(m.Case, a, Fail, answer(a)+", want 4xx")
 	})
+}
+
+// unreadable says why the receiver cannot have understood a malformed
+// call.
+func unreadable(name string) string {
+	switch name {
+	case "not-json":
+		return "the body is not JSON, so the receiver cannot have read a document from it"
+	case "truncated-json":
+		return "the JSON is cut off, so the receiver cannot have read the whole document"
+	case "empty-body":
+		return "the body is empty, so there is no document in it"
+	case "json-array":
+		return "the body is an array, not the envelope object"
+	case "missing-data":
+		return "the body has no data, so there is no document in it"
+	}
+	return "the receiver cannot have understood this call"
 }
 
 // unknownEvent: the spec says other business types exist; a receiver may
@@ -226,7 +246,7 @@ func (r *runner) duplicates() error {
 			}
 		} else {
 			for i := range c.Copies {
-				res, err := r.send(c, call{first: i == 0})
+				res, err := r.send(c.Delivery(i), call{first: i == 0})
 				if err != nil {
 					return err
 				}
@@ -247,7 +267,7 @@ func (r *runner) burst(c *Case, n int) ([]*attempt.Result, error) {
 	ready.Add(n)
 	done.Add(n)
 	for i := range n {
-		req := r.request(c, true)
+		req := r.request(c.Delivery(i), true)
 		go func() {
 			defer done.Done()
 			ready.Done()
@@ -288,6 +308,12 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	case c.AtOnce && bad.Status == 0:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once got no answer (%s) while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
 			len(results)-ok, len(results), answer(bad), ok))
+	case c.NewRequestIDs && c.AtOnce:
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
+			len(results)-ok, len(results), answer(bad), ok, requestIDTrap))
+	case c.NewRequestIDs:
+		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d, the same document under a new requestId, %s after the first got %d: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
+			badAt, len(results), answer(bad), first.Status, requestIDTrap))
 	case c.AtOnce && duplicate(bad):
 		// A unique key refusing the copies: seen before or inserted at
 		// the same moment, the remedy is the same.
@@ -659,6 +685,11 @@ func (r *runner) load() error {
 	}
 	ls := &loadStats{Calls: st.Sent, Concurrency: conc, PerSecond: st.RequestsPerSecond(),
 		Answered: bad.answered, TimedOut: bad.timedOut}
+	if bad.answered < st.Sent && st.Elapsed > 0 {
+		// A refused connection fails at once: the rate is of the calls
+		// answered, not of how fast the client gave up.
+		ls.PerSecond = float64(bad.answered) / st.Elapsed.Seconds()
+	}
 	if bad.hist.Count() > 0 {
 		ls.P50, ls.P90, ls.P99, ls.Max = bad.hist.Quantile(0.5), bad.hist.Quantile(0.9), bad.hist.Quantile(0.99), bad.hist.Max()
 	}
@@ -672,6 +703,9 @@ func (r *runner) load() error {
 	figures := "no call answered"
 	if bad.hist.Count() > 0 {
 		figures = fmt.Sprintf("%.0f calls/s, p50 %s, p99 %s", ls.PerSecond, ms(ls.P50), ms(ls.P99))
+		if ls.Answered < ls.Calls {
+			figures = fmt.Sprintf("%.0f answered calls/s, p50 %s, p99 %s", ls.PerSecond, ms(ls.P50), ms(ls.P99))
+		}
 	}
 	var parts []string
 	worst, buckles := 0, false

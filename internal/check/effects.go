@@ -234,6 +234,10 @@ type effDoc struct {
 	asks int
 	met  bool
 	took time.Duration
+	// twin, for copies at once under new requestIds, is the document
+	// whose copies arrived at once under one requestId: whether it was
+	// doubled too tells a race from the requestId trap.
+	twin *effDoc
 }
 
 // effects builds the documents of the effects check.
@@ -297,6 +301,28 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		d.steps = []effStep{{c: follow(d, t.follow, spec.Described, data), early: true}, {c: c}}
 		docs = append(docs, d)
 	}
+
+	// the same document again under new requestIds, in turn and together
+	// (the requestId trap); last, so that the other documents keep their
+	// numbers.
+	for _, k := range kinds() {
+		e := b.creates[k]
+		var twin *effDoc
+		for _, o := range docs {
+			if o.what == "re-delivered" && o.q.Kind == k && o.steps[0].atOnce {
+				twin = o
+			}
+		}
+		d, c := newDoc("re-delivered", fmt.Sprintf("%s/%s-serial-x%d", e.Name, newRequestID, serial), e, spec.Described, b.g.Build(e, spec.Described))
+		c.NewRequestIDs = true
+		d.steps = []effStep{{c: c, copies: serial}}
+		docs = append(docs, d)
+		d, c = newDoc("re-delivered", fmt.Sprintf("%s/%s-concurrent-x%d", e.Name, newRequestID, concurrent), e, spec.Described, b.g.Build(e, spec.Described))
+		c.NewRequestIDs = true
+		d.steps = []effStep{{c: c, copies: concurrent, atOnce: true}}
+		d.twin = twin
+		docs = append(docs, d)
+	}
 	return docs
 }
 
@@ -322,8 +348,7 @@ func (r *runner) probeSanity(ctx context.Context) error {
 // once, load's included, and judges what the receiver holds.
 func (r *runner) effects(ctx context.Context) error {
 	if r.cfg.Probe == nil {
-		r.sum.Checks[Effects].Skipped = skippedEffects
-		r.report(Result{Case: &Case{Check: Effects, Name: "not-run"}, Verdict: Skip, Reason: skippedEffects})
+		r.skip(Effects, skippedEffects)
 		return nil
 	}
 	docs := r.cases.effects(serialCopies, r.cfg.Concurrent)
@@ -359,7 +384,7 @@ func (r *runner) effects(ctx context.Context) error {
 		r.report(r.judgeDoc(d))
 	}
 	if r.loadSent != nil {
-		r.report(r.judgeLoad(load, st))
+		r.report(r.judgeLoad(load, st, docs))
 	}
 	return nil
 }
@@ -385,7 +410,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 			for k := range sc.copies {
 				req := sc.req
 				if k > 0 {
-					req = r.request(st.c, true)
+					req = r.request(st.c.Delivery(k), true)
 				}
 				a, err := r.deliverOne(ctx, st.c, req)
 				if err != nil {
@@ -533,13 +558,26 @@ func (r *runner) defect(d *effDoc) string {
 	case a.Count == 0:
 		return "holds nothing for it although every call got 2xx: the document was acknowledged and lost" + settled
 	case a.Count > 1:
+		first := d.sent[0]
 		switch {
+		case first.step.c.NewRequestIDs && first.step.atOnce && d.twin != nil && !d.twin.met && d.twin.ans.Count > 1:
+			return fmt.Sprintf("holds %d records of one document whose copies arrived together, each under a new requestId, as it did when they shared one (%s): concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key on the document", a.Count, d.twin.name)
+		case first.step.c.NewRequestIDs:
+			how := "in turn"
+			if first.step.atOnce {
+				how = "at once"
+			}
+			return fmt.Sprintf("holds %d records of one document sent %d times %s, each under a new requestId: the receiver de-duplicates on requestId, not on the document; %s, so key on the document (its number)", a.Count, first.copies, how, requestIDTrap)
 		case d.sent[0].step.atOnce:
 			return fmt.Sprintf("holds %d records of one document whose copies arrived together: concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key", a.Count)
 		case d.sent[0].step.retry:
 			return fmt.Sprintf("holds %d records of one document: a sender's retry (same requestId and webhook-id, a fresh timestamp and signature) was stored again", a.Count)
 		case d.sent[0].copies > 1:
 			return fmt.Sprintf("holds %d records of one document: a re-delivery (same requestId, same document) was stored again", a.Count)
+		}
+		if d.what == "lifecycle" && len(d.sent) > 1 {
+			return fmt.Sprintf("holds %d records of a document created once and then sent as %s (answered %s): the %s was stored as a record of its own instead of applied to the one held",
+				a.Count, d.sent[1].step.c.Event, statusWord(d.sent[1]), d.sent[1].step.c.Event)
 		}
 		return fmt.Sprintf("holds %d records of a document created once", a.Count)
 	case d.want.state != "" && a.State != d.want.state:
@@ -679,8 +717,36 @@ func (r *runner) loadDocs() []*effDoc {
 	return docs
 }
 
+// lifecycleCause names the defect behind doubled load documents when it
+// is not load: every one of them had a follow-up (a void, an audit) whose
+// document the lifecycle case, sent alone, found doubled too. "" when
+// some doubled document is not explained so.
+func lifecycleCause(doubled, seq []*effDoc) string {
+	if len(doubled) == 0 {
+		return ""
+	}
+	byEvent := map[string]*effDoc{}
+	for _, d := range seq {
+		if d.what == "lifecycle" && !d.met && d.ans.Count > 1 && len(d.sent) > 1 {
+			byEvent[d.sent[1].step.c.Event] = d
+		}
+	}
+	var events, names []string
+	for _, d := range doubled {
+		if len(d.sent) < 2 || byEvent[d.sent[1].step.c.Event] == nil {
+			return ""
+		}
+		if e := d.sent[1].step.c.Event; !slices.Contains(events, e) {
+			events = append(events, e)
+			names = append(names, byEvent[e].name)
+		}
+	}
+	return fmt.Sprintf("each of them was sent %s after its create, and %s, sent on its own without load, was doubled the same way: the %s is stored as a record of its own (the lifecycle defect), not a fault under load",
+		strings.Join(events, " or "), strings.Join(names, " and "), strings.Join(events, " or "))
+}
+
 // judgeLoad grades the load documents: every one held exactly once.
-func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
+func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Result {
 	c := &Case{Check: Effects, Name: fmt.Sprintf("under-load/%d-of-%d-documents", len(docs), st.Load)}
 	res := Result{Case: c, Verdict: Pass}
 	if len(docs) == 0 {
@@ -689,7 +755,7 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 		res.Reason = "inconclusive: no call of the load check got 2xx, so no load document could be probed (load judges that)"
 		return res
 	}
-	var bad []*effDoc
+	var bad, doubled []*effDoc
 	lost, twice := 0, 0
 	for _, d := range docs {
 		if !d.met {
@@ -698,6 +764,9 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 				lost++
 			} else {
 				twice++
+				if d.ans.Count > 1 {
+					doubled = append(doubled, d)
+				}
 			}
 		}
 	}
@@ -719,8 +788,12 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 		why = append(why, fmt.Sprintf("%d held more than once", twice))
 	}
 	res.Verdict = Fail
-	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): the receiver drops or doubles documents while busy; first: %s %s, calls: %s; the probe answered %s",
-		strings.Join(why, " and "), st.Load, sample, probe.KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
+	cause := "the receiver drops or doubles documents while busy"
+	if lc := lifecycleCause(doubled, seq); lost == 0 && twice == len(doubled) && lc != "" {
+		cause = lc
+	}
+	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): %s; first: %s %s, calls: %s; the probe answered %s",
+		strings.Join(why, " and "), st.Load, sample, cause, probe.KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
 	res.Repro, res.Effects, res.bodies = r.effectsRepro(d, res.Case)
 	return res
 }

@@ -47,6 +47,9 @@ type EffectsCall struct {
 	BodyEncoding string      `json:"bodyEncoding"`
 	Copies       int         `json:"copies"`
 	AtOnce       bool        `json:"atOnce,omitempty"`
+	// NewRequestIDs: each copy after the first under a requestId of its
+	// own (the requestId trap).
+	NewRequestIDs bool `json:"newRequestIds,omitempty"`
 	// Retry: delivered again as a sender's retry (the same requestId and
 	// webhook-id, a fresh timestamp and signature).
 	Retry bool `json:"retry,omitempty"`
@@ -114,7 +117,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) (string, *EffectsRecord, [
 		lines = append(lines, cmd)
 		body, enc := capture.EncodeBody(sc.req.Body)
 		ec := EffectsCall{Event: sc.step.c.Event, Query: sc.req.Query, Headers: masked(sc.req.Header, r.cfg.Header),
-			Body: body, BodyEncoding: enc, Copies: sc.copies, AtOnce: sc.step.atOnce, Retry: sc.retried != nil,
+			Body: body, BodyEncoding: enc, Copies: sc.copies, AtOnce: sc.step.atOnce, NewRequestIDs: sc.step.c.NewRequestIDs, Retry: sc.retried != nil,
 			Early: sc.step.early && !sc.again, Again: sc.again, Resign: r.cfg.Signer != nil, Reproduce: cmd}
 		for _, a := range sc.answers {
 			ca := CallAnswer{Status: a.Status, LatencyMS: attempt.MS(a.Latency)}
@@ -153,6 +156,21 @@ func (r *runner) callCommand(sc sentCall, file string) (string, *savedBody) {
 	}
 	cmd := r.curl(sc.req, file)
 	switch {
+	case sc.step.c.NewRequestIDs && sc.copies > 1:
+		// Each copy's body differs in its requestId: one command each,
+		// in the background for copies sent at once.
+		var each []string
+		for k := range sc.copies {
+			one := r.curl(r.request(sc.step.c.Delivery(k), true), "")
+			if sc.step.atOnce {
+				one += " &"
+			}
+			each = append(each, one)
+		}
+		if sc.step.atOnce {
+			each = append(each, "wait")
+		}
+		cmd = strings.Join(each, "\n  ")
 	case sc.step.atOnce:
 		cmd = fmt.Sprintf("for i in $(seq %d); do %s & done; wait", sc.copies, cmd)
 	case sc.copies > 1:
@@ -212,6 +230,9 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 				b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
 			}
 		}
+	}
+	if sc.step.c.NewRequestIDs {
+		b.WriteString(" --new-request-id") // each copy under a requestId of its own
 	}
 	b.WriteString(` --sign standard --secret "$WHSIM_REPLAY_SECRET"`)
 	return b.String(), saved

@@ -37,6 +37,13 @@ type storeDefects struct {
 	refuseEarly    bool          // 409 to an audit or void of an unknown document (careful too)
 	storeAfter     time.Duration // stores from a queue this long after answering (careful too)
 	unsigned       bool          // verifies no signature (the run signs nothing)
+	// keysOnRequestID de-duplicates on requestId alone: a create under a
+	// requestId not seen inserts a row, even of a document held (a stub
+	// an early audit or void left is filled in, as the careful one does).
+	keysOnRequestID bool
+	// voidInserts stores a void of a held receipt as a record of its
+	// own, voided, beside the created one.
+	voidInserts bool
 }
 
 const fewLines = 20
@@ -57,6 +64,9 @@ type store struct {
 type row struct {
 	state string
 	lines int
+	// created: a create made or filled it (not a stub of an early audit
+	// or void).
+	created bool
 }
 
 type job struct {
@@ -153,7 +163,7 @@ func (s *store) apply(j job) int {
 	rows := s.rows[key]
 	switch {
 	case !follow && s.d.storesAgain:
-		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines})
+		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines, true})
 	case !follow && s.d.raceCopies:
 		if len(rows) > 0 {
 			return http.StatusOK
@@ -163,24 +173,28 @@ func (s *store) apply(j job) int {
 		s.mu.Unlock()
 		time.Sleep(raceWindow)
 		s.mu.Lock()
-		s.rows[key] = append(s.rows[key], &row{probe.StateCreated, j.lines})
+		s.rows[key] = append(s.rows[key], &row{probe.StateCreated, j.lines, true})
+	case !follow && s.d.keysOnRequestID && len(rows) > 0 && rows[0].created:
+		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines, true})
 	case !follow && len(rows) > 0:
 		// A stub an early audit or void left: the create fills it in and
 		// never takes its state back.
-		rows[0].lines = j.lines
+		rows[0].lines, rows[0].created = j.lines, true
 		if s.d.reviveVoided {
 			rows[0].state = probe.StateCreated
 		}
 	case !follow:
-		s.rows[key] = []*row{{probe.StateCreated, j.lines}}
+		s.rows[key] = []*row{{probe.StateCreated, j.lines, true}}
 	case s.d.neverVoids && j.event == "ABANDON_RECEIVABLE_DOC":
+	case s.d.voidInserts && j.event == "ABANDON_RECEIVABLE_DOC" && len(rows) > 0:
+		s.rows[key] = append(rows, &row{probe.StateVoided, j.lines, true})
 	case len(rows) > 0:
 		rows[0].state = stateAfter(j.event)
 	case s.d.refuseEarly:
 		return http.StatusConflict
 	case s.d.loseEarlyAudit && j.event == "AUDIT_PURCHASE_ORDER_INVOICE":
 	default:
-		s.rows[key] = []*row{{stateAfter(j.event), j.lines}}
+		s.rows[key] = []*row{{stateAfter(j.event), j.lines, false}}
 	}
 	s.seen[j.id] = true
 	return http.StatusOK
@@ -243,17 +257,23 @@ func TestEffects(t *testing.T) {
 		d      storeDefects
 		settle time.Duration
 		reason string // "" for a receiver that passes
+		// only, when set, is in the name of every effects case that
+		// fails, and of failing cases alone; onlyN is how many fail.
+		only  string
+		onlyN int
 	}{
-		{"careful", storeDefects{}, 0, ""},
-		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, ""},
-		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, ""},
-		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again"},
-		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock"},
-		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied"},
-		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document"},
-		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost"},
-		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent"},
-		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy"},
+		{"careful", storeDefects{}, 0, "", "", 0},
+		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, "", "", 0},
+		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, "", "", 0},
+		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again", "", 0},
+		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock", "", 0},
+		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied", "", 0},
+		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document", "", 0},
+		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost", "", 0},
+		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent", "", 0},
+		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy", "", 0},
+		// The requestId trap: the same document under new requestIds.
+		{"de-duplicates on requestId alone", storeDefects{keysOnRequestID: true}, 0, "the receiver de-duplicates on requestId, not on the document", "/" + newRequestID + "-", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,8 +297,24 @@ func TestEffects(t *testing.T) {
 					}
 				}
 			}
-			if sum.Effects == nil || sum.Effects.Documents != 15+32 || sum.Effects.LoadProbed != 32 {
-				t.Errorf("effects figures %+v, want 15 documents and the 32 of load probed", sum.Effects)
+			if sum.Effects == nil || sum.Effects.Documents != 19+32 || sum.Effects.LoadProbed != 32 {
+				t.Errorf("effects figures %+v, want 19 documents and the 32 of load probed", sum.Effects)
+			}
+			if tt.only != "" {
+				n := 0
+				for _, r := range results {
+					if r.Case.Check != Effects {
+						continue
+					}
+					if failed := r.Verdict == Fail; failed != strings.Contains(r.Case.Name, tt.only) {
+						t.Errorf("%s: %s %q, want failing only the cases named %q", r.Case.Name, r.Verdict, r.Reason, tt.only)
+					} else if failed {
+						n++
+					}
+				}
+				if n != tt.onlyN {
+					t.Errorf("%d effects cases named %q failed, want %d", n, tt.only, tt.onlyN)
+				}
 			}
 			if !wantFail {
 				return
@@ -289,6 +325,12 @@ func TestEffects(t *testing.T) {
 					continue
 				}
 				found = found || strings.Contains(r.Reason, tt.reason)
+				// Copies at once doubled whether or not they shared a
+				// requestId: a race, not the requestId trap.
+				if tt.d.raceCopies && strings.Contains(r.Case.Name, newRequestID+"-concurrent") &&
+					(!strings.Contains(r.Reason, "as it did when they shared one") || strings.Contains(r.Reason, "de-duplicates on requestId")) {
+					t.Errorf("%s: %q, want the race named, not the requestId trap", r.Case.Name, r.Reason)
+				}
 				for _, want := range []string{"calls: 1. ", "the probe answered "} {
 					if !strings.Contains(r.Reason, want) {
 						t.Errorf("%s: reason %q holds no %q", r.Case.Name, r.Reason, want)
@@ -310,6 +352,34 @@ func TestEffects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEffectsLoadDoublingIsLifecycle: a receiver that stores each void as
+// a record of its own doubles every voided load document; the reason names
+// the lifecycle defect the same run found, not load.
+func TestEffectsLoadDoublingIsLifecycle(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{voidInserts: true}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+	_, results := runAll(t, cfg)
+	var lifecycle, load *Result
+	for i, r := range results {
+		switch {
+		case r.Case.Check != Effects || r.Verdict != Fail:
+		case r.Case.Name == "lifecycle/ABANDON_RECEIVABLE_DOC/after-create":
+			lifecycle = &results[i]
+		case strings.HasPrefix(r.Case.Name, "under-load/"):
+			load = &results[i]
+		}
+	}
+	if lifecycle == nil || !strings.Contains(lifecycle.Reason, "the ABANDON_RECEIVABLE_DOC was stored as a record of its own") {
+		t.Errorf("lifecycle: %+v, want a failure naming the void stored as a record", lifecycle)
+	}
+	if load == nil || !strings.Contains(load.Reason, "each of them was sent ABANDON_RECEIVABLE_DOC after its create, and lifecycle/ABANDON_RECEIVABLE_DOC/after-create") ||
+		strings.Contains(load.Reason, "while busy") {
+		t.Errorf("under-load: %+v, want the lifecycle defect named, not load", load)
 	}
 }
 
@@ -408,8 +478,8 @@ func TestNumbers(t *testing.T) {
 			t.Errorf("code %q outside the safe alphabet", code)
 		}
 	}
-	if len(a) != 15+150 {
-		t.Errorf("%d documents, want 15 of effects and 150 of load", len(a))
+	if len(a) != 19+150 {
+		t.Errorf("%d documents, want 19 of effects and 150 of load", len(a))
 	}
 }
 
@@ -546,4 +616,39 @@ func TestEffectsLoadNoneAccepted(t *testing.T) {
 		}
 	}
 	t.Fatal("no under-load result")
+}
+
+// TestLoadBothInvoiceShapes: the load check sends invoices in both shapes
+// the ERP uses, each audited in the shape it was created in.
+func TestLoadBothInvoiceShapes(t *testing.T) {
+	t.Parallel()
+	b := newBuilder(3, time.Time{}, 0)
+	pairs, _ := b.loadPairs(32)
+	shapes := map[string]int{}
+	for _, p := range pairs {
+		if p[0].Event != "CREATE_PURCHASE_ORDER_INVOICE" {
+			continue
+		}
+		for _, c := range p {
+			var env struct{ Data map[string]json.RawMessage }
+			if err := json.Unmarshal(c.Body, &env); err != nil {
+				t.Fatal(err)
+			}
+			_, sample := env.Data[spec.FieldRecords]
+			_, described := env.Data[spec.FieldItems]
+			switch {
+			case sample && !described:
+				shapes[c.Event+" sample"]++
+			case described && !sample:
+				shapes[c.Event+" described"]++
+			default:
+				t.Errorf("%s: neither shape: %s", c.Event, c.Body)
+			}
+		}
+	}
+	for _, k := range []string{"CREATE_PURCHASE_ORDER_INVOICE sample", "CREATE_PURCHASE_ORDER_INVOICE described", "AUDIT_PURCHASE_ORDER_INVOICE sample", "AUDIT_PURCHASE_ORDER_INVOICE described"} {
+		if shapes[k] != 4 {
+			t.Errorf("%s: %d calls, want 4 of the 8 invoices (%v)", k, shapes[k], shapes)
+		}
+	}
 }

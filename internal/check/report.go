@@ -104,6 +104,8 @@ type RequestRecord struct {
 	// Copies is how many times it was delivered, AtOnce together.
 	Copies int  `json:"copies,omitempty"`
 	AtOnce bool `json:"atOnce,omitempty"`
+	// NewRequestIDs: each copy after the first went under a new requestId.
+	NewRequestIDs bool `json:"newRequestIds,omitempty"`
 	// Resign says it carried the run's signature, to be made afresh.
 	Resign bool `json:"resign,omitempty"`
 }
@@ -125,7 +127,7 @@ func (c *CaseReport) Record() CaseRecord {
 		j.Request = &RequestRecord{
 			Method: http.MethodPost, URL: attempt.URLFor(c.target, rc.Query), Query: rc.Query,
 			Headers: masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
-			Copies: rc.Copies, AtOnce: rc.AtOnce, Resign: c.sent.resign,
+			Copies: rc.Copies, AtOnce: rc.AtOnce, NewRequestIDs: rc.NewRequestIDs, Resign: c.sent.resign,
 		}
 	}
 	return j
@@ -238,7 +240,7 @@ const maxInlineBody = 4 << 10
 // --sign makes it afresh), else curl.
 func (r *Reporter) reproduce(cc *CaseReport) string {
 	cmd := ""
-	if cc.File != "" || cc.sent.resign {
+	if cc.File != "" || cc.sent.resign || cc.Case.NewRequestIDs {
 		cmd = r.replayCommand(cc)
 	} else {
 		cmd = r.curlCommand(cc)

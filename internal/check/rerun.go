@@ -28,16 +28,18 @@ type Failed struct {
 	Check, Name string
 	// Want is the answer that fixes it; "" for a case that cannot be sent
 	// again alone (load, latency: judged over a whole run).
-	Want     string
-	Status   int // what it got in the run
-	URL      string
-	Query    string
-	Header   http.Header
-	Body     []byte
-	Copies   int
-	AtOnce   bool
-	Resign   bool
-	Reported string // the reason the run gave
+	Want   string
+	Status int // what it got in the run
+	URL    string
+	Query  string
+	Header http.Header
+	Body   []byte
+	Copies int
+	AtOnce bool
+	// NewRequestIDs: each copy goes under a requestId of its own.
+	NewRequestIDs bool
+	Resign        bool
+	Reported      string // the reason the run gave
 	// File is where --save-cases wrote its records, as the run named it.
 	File string
 	// Effects is a failed effects document: its calls and the probe.
@@ -142,7 +144,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 				return nil, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
 			}
 			f.URL, f.Query, f.Header, f.Body = q.URL, q.Query, q.Headers, body
-			f.Copies, f.AtOnce, f.Resign = q.Copies, q.AtOnce, q.Resign
+			f.Copies, f.AtOnce, f.Resign, f.NewRequestIDs = q.Copies, q.AtOnce, q.Resign, q.NewRequestIDs
 		} else {
 			f.Want = "" // no request to send
 		}
@@ -373,7 +375,8 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		req.WebhookID = req.ReplayWebhookID(fresh)
 	}
 	n := max(c.Copies, 1)
-	results := deliverCopies(ctx, d, req, n, c.AtOnce)
+	copyOf := copiesOf(req, c.NewRequestIDs, c.Resign, cfg.IDs)
+	results := deliverCopies(ctx, d, copyOf, n, c.AtOnce)
 	res := RerunResult{Case: c, Outcome: Fixed}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: termsafe.URL(d.Target), Kind: attempt.FailureText(a)}
@@ -400,22 +403,46 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	return res, nil
 }
 
+// copiesOf gives the i-th copy of req: for a case sent under new
+// requestIds, from the second on the same bytes under a requestId of its
+// own (signed under its own webhook-id when resigned); else req itself.
+func copiesOf(req *attempt.Request, newIDs, resign bool, ids *reqid.IDs) func(i int) *attempt.Request {
+	return func(i int) *attempt.Request {
+		start, end := reqid.Find(req.Body)
+		if !newIDs || i == 0 || start < 0 {
+			return req
+		}
+		one := *req
+		one.RequestID = reqid.Salted(req.RequestID, uint64(i))
+		if ids != nil {
+			one.RequestID = ids.Next()
+		}
+		one.Body = reqid.Splice(req.Body, start, end, one.RequestID)
+		if resign {
+			one.WebhookID = one.ReplayWebhookID(true)
+		}
+		return &one
+	}
+}
+
 // deliverCopies delivers req n times (n is at most MaxCopies: ReadFailed
 // refuses more), together when atOnce: every copy waits for the others, so
 // they reach the receiver together, as the run's burst did.
-func deliverCopies(ctx context.Context, d *attempt.Deliverer, req *attempt.Request, n int, atOnce bool) []*attempt.Result {
+func deliverCopies(ctx context.Context, d *attempt.Deliverer, copyOf func(i int) *attempt.Request, n int, atOnce bool) []*attempt.Result {
 	results := make([]*attempt.Result, n)
 	if !atOnce {
 		for i := range n {
-			results[i] = d.Deliver(ctx, req)
+			results[i] = d.Deliver(ctx, copyOf(i))
 		}
 		return results
 	}
+	// Every copy waits for the others, so they reach the receiver
+	// together, as the run's burst did.
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	ready.Add(n)
 	for i := range n {
-		one := *req
+		one := *copyOf(i)
 		done.Go(func() {
 			ready.Done()
 			<-start

@@ -56,7 +56,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 			q.RequestID = req.RequestID
 		}
 		var got []attempt.Attempt
-		for _, r := range deliverCopies(ctx, d, req, max(call.Copies, 1), call.AtOnce) {
+		for _, r := range deliverCopies(ctx, d, copiesOf(req, call.NewRequestIDs, call.Resign, cfg.IDs), max(call.Copies, 1), call.AtOnce) {
 			got = append(got, r.Last())
 		}
 		if call.Retry {

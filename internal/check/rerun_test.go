@@ -370,3 +370,40 @@ func TestRerunUnreachable(t *testing.T) {
 	}
 	srv.Close()
 }
+
+// TestRerunNewRequestIDs: a case sent under new requestIds is read back
+// and sent again so, each copy under a requestId of its own; its printed
+// command replays with --new-request-id.
+func TestRerunNewRequestIDs(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	ids := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		ids[reqid.Read(b)]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL + "/hook")
+	rep := &Reporter{Target: target}
+	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	res := Result{Case: &Case{Check: duplicates, Name: "x/new-request-id-serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
+		Copies: 4, NewRequestIDs: true, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409}
+	line := reported(t, rep, res)
+	if !bytes.Contains(line, []byte(`"newRequestIds":true`)) || !bytes.Contains(line, []byte(`--new-request-id`)) {
+		t.Errorf("record %s: want newRequestIds and a replay with --new-request-id", line)
+	}
+	cases, err := ReadFailed(bytes.NewReader(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: target}, cases, func(RerunResult) {}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ids) != 4 || ids["11111111-1111-4111-8111-111111111111"] != 1 {
+		t.Errorf("requestIds %v, want the case's and 3 others, once each", ids)
+	}
+}

@@ -305,6 +305,9 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	if c.AtOnce && copies > 1 {
 		fmt.Fprintf(&b, " --concurrency %d", copies)
 	}
+	if c.NewRequestIDs {
+		b.WriteString(" --new-request-id")
+	}
 	// replay's exit status then says what the check says: 0 once fixed.
 	switch cc.sent.want {
 	case want4xx:

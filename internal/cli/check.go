@@ -322,12 +322,18 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	if opts.Insecure {
 		fmt.Fprintf(a.streams.Err, "%s --insecure: the receiver's TLS certificate is not verified\n", key)
 	}
-	ids, skipped := check.Runnable(ids, signer != nil)
-	if skipped {
-		if len(ids) == 0 {
-			return usagef("--checks signature needs --secret whsec_...")
-		}
+	// The spec has no signing: without a secret the signature check is
+	// no part of the default battery, and is said skipped (here and in
+	// the verdict) only when --checks names it.
+	run, dropped := check.Runnable(ids, signer != nil)
+	askedSig := dropped && slices.Contains(opts.Checks, "signature")
+	switch {
+	case dropped && len(run) == 0:
+		return usagef("--checks signature needs --secret whsec_...")
+	case askedSig:
 		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
+	default:
+		ids = run
 	}
 	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(termsafe.URL(target)), seed, strings.Join(ids, ", "))
 
@@ -352,7 +358,7 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 	}
 	sum, err := check.Run(ctx, check.Config{
 		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
-		Header: header, Signer: signer, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
+		Header: header, Signer: signer, ReportUnsigned: askedSig, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
 		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
 		Probe: prb, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
 		ExcludeCases: opts.ExcludeCases, Progress: func(pr check.Progress) { prog.Update(pr.Check, pr.Done, pr.Total, pr.Case) },
@@ -381,7 +387,9 @@ func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
 		if sum != nil {
 			_ = rep.Finish(sum)
 		}
-		_ = checkReports(a, opts, col, rec, target, seed, ids, sum)
+		if err := checkReports(a, opts, col, rec, target, seed, ids, sum); err != nil {
+			fmt.Fprintf(a.streams.Err, "%s %v\n", key, err)
+		}
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(target)), err)

@@ -39,12 +39,14 @@ func checkReportPath(path string) error {
 	return nil
 }
 
-// writeReport writes an HTML report whole, replacing the file at once.
+// writeReport writes an HTML report whole, replacing the file at once. A
+// report that cannot be written is whsim's failure, not the receiver's:
+// exit 2 whatever the verdict.
 func writeReport(a *app, path string, write func(io.Writer) error) error {
 	// 0600: a report shows requests and answers, which may hold what the
 	// receiver or the user would not publish.
 	if err := atomicfile.Write(path, 0o600, write); err != nil {
-		return fmt.Errorf("--report: %w", err)
+		return usagef("--report: %w", err)
 	}
 	fmt.Fprintf(a.streams.Err, "%s report written to %s\n", a.errColor.Key.Sprint("whsim:"), path)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -45,27 +46,9 @@ type checkRow struct {
 	Pass    int    `json:"pass"`
 	Warn    int    `json:"warn"`
 	Fail    int    `json:"fail"`
-	// Skipped says why a check that could not run did not: the page shows
-	// it as skipped, never as passed.
+	// Skipped, when set, is why the check could not run: it is no pass
+	// however its counts read.
 	Skipped string `json:"skipped,omitempty"`
-}
-
-// skipOf is the reason of a skipped check, whatever the summary's value
-// for it is: a reason, true, or a count of skipped cases; "" when none.
-func skipOf(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case bool:
-		if v {
-			return "skipped"
-		}
-	case float64:
-		if v > 0 {
-			return "skipped"
-		}
-	}
-	return ""
 }
 
 // checkCase is one case that warned or failed.
@@ -164,21 +147,6 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	if len(js) > 0 && json.Unmarshal(js, &sum) == nil {
 		out.Summary = json.RawMessage(js)
 	}
-	// The skip of each check, read apart: its type is the summary's.
-	var skips struct {
-		Summary struct {
-			Checks map[string]struct {
-				Skipped any `json:"skipped"`
-			} `json:"checks"`
-		} `json:"summary"`
-	}
-	_ = json.Unmarshal(js, &skips)
-	skipped := map[string]string{}
-	for id, t := range skips.Summary.Checks {
-		if why := skipOf(t.Skipped); why != "" {
-			skipped[id] = why
-		}
-	}
 	tallies := map[string]check.Tally{}
 	var order []string
 	for _, t := range col.Tallies() {
@@ -208,7 +176,7 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	}
 	for _, id := range ids {
 		t := tallies[id]
-		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail, Skipped: skipped[id]})
+		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail, Skipped: t.Skipped})
 		if t.Fail > 0 {
 			out.Failed = true
 		}
@@ -223,6 +191,15 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	case st.Interrupted != nil:
 		out.Interrupted = true
 		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d cases run", st.Interrupted.After, st.Cases.Run, st.Cases.Total)
+	case slices.ContainsFunc(out.Checks, func(r checkRow) bool { return r.Skipped != "" }):
+		// A skipped check is no pass: the headline is the verdict line,
+		// which names it and what it leaves unproved.
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		last := lines[len(lines)-1]
+		for _, p := range []string{"ok ", "FAIL "} {
+			last = strings.TrimPrefix(last, p)
+		}
+		out.Headline = last
 	}
 	cases, dropped := col.Cases()
 	out.Dropped = dropped

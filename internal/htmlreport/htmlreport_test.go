@@ -210,12 +210,4 @@ func TestNewCheckEmptyAndSkipped(t *testing.T) {
 	if !bytes.Contains(b, []byte(`"checks":[]`)) || !bytes.Contains(b, []byte(`"cases":[]`)) {
 		t.Errorf("empty run: %s", b)
 	}
-	for _, tc := range []struct {
-		v    any
-		want string
-	}{{"needs a probe", "needs a probe"}, {true, "skipped"}, {float64(2), "skipped"}, {false, ""}, {float64(0), ""}, {nil, ""}} {
-		if got := skipOf(tc.v); got != tc.want {
-			t.Errorf("skipOf(%v) = %q, want %q", tc.v, got, tc.want)
-		}
-	}
 }

@@ -47,9 +47,12 @@ type Summary struct {
 	Pass   bool
 	// Interrupted: Ctrl-C ended the run, which is then no pass.
 	Interrupted bool
-	Headline    string
-	Tables      []table
-	Failures    []Failure
+	// Skipped names what could not run (a check), which the heading says
+	// beside the verdict: a skip is no pass.
+	Skipped  []string
+	Headline string
+	Tables   []table
+	Failures []Failure
 	// More is how many failures are not shown.
 	More int
 	// Note ends the section (where the full report is).
@@ -120,6 +123,9 @@ func (s *Summary) render(rows, fails int) []byte {
 		mark = "⚠️ interrupted"
 	case !s.Pass:
 		mark = "❌ FAIL"
+	}
+	if len(s.Skipped) > 0 && !s.Interrupted {
+		mark += ", " + strings.Join(s.Skipped, ", ") + " skipped"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(clip(s.Title, maxField)), mark)
 	if s.Target != "" {
@@ -329,8 +335,26 @@ func FromCollector(col *term.Collector, title, name string, pass bool) *Summary 
 	_, txt, _, _ := col.Summary()
 	s := &Summary{Title: title, Pass: pass, Headline: lastLine(txt)}
 	t := table{Head: []string{name, "pass", "warn", "fail"}, Right: []bool{false, true, true, true}}
-	for _, tl := range col.Tallies() {
-		t.Rows = append(t.Rows, []string{tl.Suite, strconv.Itoa(tl.Pass), strconv.Itoa(tl.Warn), strconv.Itoa(tl.Fail)})
+	tallies := col.Tallies()
+	for _, tl := range tallies {
+		if tl.Skipped > 0 {
+			s.Skipped = append(s.Skipped, tl.Suite)
+		}
+	}
+	if len(s.Skipped) > 0 {
+		// A column of its own: a skipped case counted in pass would read
+		// as proved.
+		t.Head, t.Right = append(t.Head, "skipped"), append(t.Right, false)
+	}
+	for _, tl := range tallies {
+		row := []string{tl.Suite, strconv.Itoa(tl.Pass), strconv.Itoa(tl.Warn), strconv.Itoa(tl.Fail)}
+		if len(s.Skipped) > 0 {
+			row = append(row, "")
+			if tl.Skipped > 0 {
+				row[4] = "skipped"
+			}
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	s.Tables = append(s.Tables, t)
 	cases, dropped := col.Cases()

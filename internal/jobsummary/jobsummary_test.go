@@ -221,3 +221,47 @@ func TestWithinKeepsTheFirstFailuresThatFit(t *testing.T) {
 		t.Errorf("within 10 bytes: %q, want nothing", got)
 	}
 }
+
+// skipCase is a case reported to a collector: passed, or not made.
+type skipCase struct{ suite, skip string }
+
+func (c skipCase) Verdict() term.Verdict                     { return term.Pass }
+func (c skipCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (c skipCase) AppendJSON(b []byte, _ *term.Style) []byte { return append(b, "{}\n"...) }
+func (c skipCase) JUnit() term.TestCase {
+	return term.TestCase{Suite: c.suite, Name: "x", Skipped: c.skip}
+}
+
+type lastLineSummary string
+
+func (s lastLineSummary) Title() string                             { return "whsim check" }
+func (s lastLineSummary) AppendText(b []byte, _ *term.Style) []byte { return append(b, s...) }
+func (s lastLineSummary) AppendJSON(b []byte) []byte                { return b }
+
+// TestFromCollectorSkipped: a check that could not run is said skipped in
+// the heading and in a column of its own, never counted a pass.
+func TestFromCollectorSkipped(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	_ = col.Case(skipCase{"accepts-valid", ""})
+	_ = col.Case(skipCase{"effects", "needs a probe"})
+	_ = col.Finish(lastLineSummary("ok 1 of 2 checks passed (0 warnings); effects skipped: storage not verified (--probe)\n"))
+	md := string(FromCollector(col, "whsim check", "check", true).Markdown())
+	for _, want := range []string{
+		"### whsim check: ✅ pass, effects skipped\n",
+		"| check | pass | warn | fail | skipped |\n",
+		"| accepts-valid | 1 | 0 | 0 |  |\n",
+		"| effects | 0 | 0 | 0 | skipped |\n",
+		"effects skipped: storage not verified (--probe)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	col = &term.Collector{}
+	_ = col.Case(skipCase{"accepts-valid", ""})
+	_ = col.Finish(lastLineSummary("ok every check passed (0 warnings)\n"))
+	if md := string(FromCollector(col, "whsim check", "check", true).Markdown()); strings.Contains(md, "skipped") {
+		t.Errorf("nothing skipped, yet:\n%s", md)
+	}
+}

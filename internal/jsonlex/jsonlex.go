@@ -242,12 +242,33 @@ func (l *Lexer) Lit(k Kind) {
 	// A broken literal names its first wrong byte and the literal it
 	// began, not its first letter, which was right.
 	rest := l.b[l.i:]
+	// A word that goes on in letters is no broken literal but a bare word
+	// (`not json`, `nulls`): "want null" would be a guess.
+	bare := func() {
+		n := 0
+		for n < len(rest) && n < 40 && isWordByte(rest[n]) {
+			n++
+		}
+		l.failf(l.i, "not a JSON value: the bare word %q (only null, true and false go without quotes; a string needs double quotes)", rest[:n])
+	}
 	for j := 0; j < len(want); j++ {
 		if j >= len(rest) || rest[j] != want[j] {
+			if j < len(rest) && isWordByte(rest[j]) {
+				bare()
+			}
 			l.failf(l.i+j, "want %s: %s", want, l.describe(l.i+j))
 		}
 	}
+	if len(rest) > len(want) && isWordByte(rest[len(want)]) {
+		bare()
+	}
 	l.i += len(want)
+}
+
+// isWordByte says whether c goes on a bare word: an ASCII letter, digit
+// or underscore.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // strSafe marks bytes a string may hold as they are.

@@ -132,7 +132,9 @@ func TestWalkError(t *testing.T) {
 		{`{"a": tru}`, 9, "want true: unexpected character '}'", 1, 10},
 		{`{"a": nul }`, 9, "want null: unexpected character ' '", 1, 10},
 		{"{\"a\":[fals", 10, "want false: unexpected end of input", 1, 11},
-		{`{"a":tx}`, 6, "want true: unexpected character 'x'", 1, 7},
+		{`{"a":tx}`, 5, `not a JSON value: the bare word "tx" (only null, true and false go without quotes; a string needs double quotes)`, 1, 6},
+		{"not json\n", 0, `not a JSON value: the bare word "not" (only null, true and false go without quotes; a string needs double quotes)`, 1, 1},
+		{`[nulll]`, 1, `not a JSON value: the bare word "nulll" (only null, true and false go without quotes; a string needs double quotes)`, 1, 2},
 	}
 	for _, tt := range tests {
 		err := Walk([]byte(tt.doc), func([]Seg, Value) {})

@@ -3,6 +3,8 @@ package probe
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -412,7 +414,18 @@ const (
 	envInvoiceCode = "WHSIM_INVOICE_CODE"
 	envEvent       = "WHSIM_EVENT"
 	envRequestID   = "WHSIM_REQUEST_ID"
+	// envMark is set to a value of each Question's own in the command's
+	// environment, which its children inherit: whsim ends every process
+	// carrying it once the Question is answered.
+	envMark = "WHSIM_PROBE_RUN"
 )
+
+// newMark is a value no other Question of any whsim shares.
+func newMark() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
 func (q Question) env() []string {
 	return []string{
@@ -439,11 +452,15 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(slices.Clone(env), q.env()...)
+	// The mark every process the command starts inherits, unless it
+	// clears its environment: how one that left the group (setsid, a
+	// daemon's double fork) is still found and ended.
+	mark := envMark + "=" + newMark()
+	cmd.Env = append(append(slices.Clone(env), q.env()...), mark)
 	// The command and whatever it starts are one process group, ended
 	// together: on a timeout or Ctrl-C, and once the command has exited,
 	// so that no child outlives its Question or holds its output open.
-	ownGroup(cmd)
+	ownGroup(cmd, mark)
 	cmd.WaitDelay = time.Second
 	// Pipes of whsim's own rather than exec's: Wait then returns when the
 	// command exits, not when the last child holding them does.
@@ -482,12 +499,12 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 		// its children: the answer is wrong whatever follows.
 		if n, _ := io.CopyN(&out, outR, maxAnswer+1); n > maxAnswer {
 			over.Store(true)
-			killGroup(cmd)
+			killGroup(cmd, mark)
 		}
 		<-done
 	}()
 	err = cmd.Wait()
-	killGroup(cmd)
+	killGroup(cmd, mark)
 	select {
 	case <-read:
 	case <-time.After(time.Second):

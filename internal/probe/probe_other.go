@@ -5,10 +5,10 @@ package probe
 import "os/exec"
 
 // ownGroup leaves cmd to exec's own cancellation: no process groups here.
-func ownGroup(*exec.Cmd) {}
+func ownGroup(*exec.Cmd, string) {}
 
 // killGroup ends the command itself.
-func killGroup(cmd *exec.Cmd) {
+func killGroup(cmd *exec.Cmd, _ string) {
 	if cmd.Process != nil {
 		_ = cmd.Process.Kill()
 	}

@@ -10,19 +10,22 @@ import (
 
 // ownGroup starts cmd in a process group of its own, which a timeout or
 // Ctrl-C ends whole: a shell's children too, and one that ignores SIGTERM.
-func ownGroup(cmd *exec.Cmd) {
+// mark is the environment entry cmd's processes carry (killMarked).
+func ownGroup(cmd *exec.Cmd, mark string) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
-		killGroup(cmd)
+		killGroup(cmd, mark)
 		return nil
 	}
 }
 
-// killGroup ends every process still in cmd's group.
-func killGroup(cmd *exec.Cmd) {
+// killGroup ends every process still in cmd's group, then those that left
+// it (a new session or group of their own) but carry its mark.
+func killGroup(cmd *exec.Cmd, mark string) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	killMarked(mark)
 }
 
 // signalOf is the signal that ended a command, if one did.

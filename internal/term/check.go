@@ -127,7 +127,7 @@ func (c CheckCase) JUnit() TestCase {
 	case check.Warn:
 		tc.Detail = "warn: " + reason
 	case check.Skip:
-		tc.Skipped = cmp.Or(reason, "skipped")
+		tc.Detail, tc.Skipped = "skipped: "+reason, cmp.Or(reason, "skipped")
 	}
 	return tc
 }
@@ -186,8 +186,12 @@ func (s CheckSummary) AppendText(b []byte, st *Style) []byte {
 		if l.Answered+l.TimedOut == 0 {
 			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, none answered\n", l.Calls, l.Concurrency)
 		} else {
-			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f calls/s, p50 %s p90 %s p99 %s max %s",
-				l.Calls, l.Concurrency, l.PerSecond, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+			rate := "calls/s"
+			if l.Answered < l.Calls {
+				rate = "answered calls/s" // refused calls are no rate
+			}
+			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f %s, p50 %s p90 %s p99 %s max %s",
+				l.Calls, l.Concurrency, l.PerSecond, rate, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
 			if l.TimedOut > 0 {
 				b = fmt.Appendf(b, " (%d timed out, counted at the time limit)", l.TimedOut)
 			}
@@ -215,12 +219,28 @@ func (s CheckSummary) AppendText(b []byte, st *Style) []byte {
 		b = st.Fail.Append(b, "FAIL")
 		return fmt.Appendf(b, " the receiver stopped answering after %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.After), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
 	}
+	skipped := sum.Skipped()
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
-		return fmt.Appendf(b, " %d of %d checks failed: %s\n", len(failed), len(sum.Order), strings.Join(failed, ", "))
+		b = fmt.Appendf(b, " %d of %d checks failed: %s", len(failed), len(sum.Order), strings.Join(failed, ", "))
+		return append(appendSkipped(b, skipped), '\n')
 	}
 	b = st.OK.Append(b, "ok")
-	return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
+	if len(skipped) == 0 {
+		return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
+	}
+	// A skipped check is no pass: the line says what it leaves unproved.
+	b = fmt.Appendf(b, " %d of %d checks passed (%d warnings)", len(sum.Order)-len(skipped), len(sum.Order), warns)
+	return append(appendSkipped(b, skipped), '\n')
+}
+
+// appendSkipped names the skipped checks after a verdict and what each
+// leaves unproved: "; effects skipped: storage not verified (--probe)".
+func appendSkipped(b []byte, ids []string) []byte {
+	for _, id := range ids {
+		b = fmt.Appendf(b, "; %s skipped: %s", id, check.Unproved(id))
+	}
+	return b
 }
 
 // appendEffects is the summary's line of the effects figures.
@@ -246,16 +266,18 @@ func appendEffects(b []byte, e *check.EffectsStats) []byte {
 // The summary of check --output json; its fields are stable.
 type (
 	checkSummaryJSON struct {
-		Checks      map[string]check.Tally `json:"checks"`
-		Failed      bool                   `json:"failed"`
-		Load        *loadJSON              `json:"load,omitempty"`
-		Latency     *latencyJSON           `json:"latency,omitempty"`
-		Effects     *effectsJSON           `json:"effects,omitempty"`
-		NotRun      []string               `json:"notRun,omitempty"`
-		Stopped     *check.Stop            `json:"stopped,omitempty"`
-		Interrupted *check.Stop            `json:"interrupted,omitempty"`
-		Cases       *casesJSON             `json:"cases,omitempty"`
-		Notes       []string               `json:"notes,omitempty"`
+		Checks  map[string]check.Tally `json:"checks"`
+		Failed  bool                   `json:"failed"`
+		Load    *loadJSON              `json:"load,omitempty"`
+		Latency *latencyJSON           `json:"latency,omitempty"`
+		Effects *effectsJSON           `json:"effects,omitempty"`
+		NotRun  []string               `json:"notRun,omitempty"`
+		// Skipped: the checks that could not run, which are no pass.
+		Skipped     []string    `json:"skipped,omitempty"`
+		Stopped     *check.Stop `json:"stopped,omitempty"`
+		Interrupted *check.Stop `json:"interrupted,omitempty"`
+		Cases       *casesJSON  `json:"cases,omitempty"`
+		Notes       []string    `json:"notes,omitempty"`
 	}
 	casesJSON struct {
 		Run   int `json:"run"`
@@ -290,7 +312,7 @@ type (
 
 func (s CheckSummary) AppendJSON(b []byte) []byte {
 	sum := s.Summary
-	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun,
+	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun, Skipped: sum.Skipped(),
 		Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.Notes()}
 	for id, t := range sum.Checks {
 		if !slices.Contains(sum.NotRun, id) {

@@ -52,7 +52,7 @@ func TestCheckCaseJUnit(t *testing.T) {
 	}{
 		{check.Fail, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Failure: "r", FailureType: "fail", Detail: "curl x"}, Fail},
 		{check.Warn, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "warn: r"}, Warn},
-		{check.Skip, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Skipped: "r"}, Pass},
+		{check.Skip, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "skipped: r", Skipped: "r"}, Pass},
 		{check.Pass, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid"}, Pass},
 	}
 	for _, tt := range tests {
@@ -110,6 +110,15 @@ func TestCheckSummaryText(t *testing.T) {
 			s.Warns = map[string][]check.Result{"accepts-valid": {w, w}}
 			return s
 		}(), "<w>WARN</> <k>accepts-valid</> 2 cases, as E/described: slow (-v lists them)\n" + table + "<ok>ok</> every check passed (0 warnings)\n"},
+		{"skipped is no pass", checkSum(func(s *check.Summary) {
+			s.Order = append(s.Order, "effects")
+			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
+		}), strings.TrimSuffix(table, "\n") + "effects                    0     0     0  <d>skipped</>\n\n<ok>ok</> 2 of 3 checks passed (0 warnings); effects skipped: storage not verified (--probe)\n"},
+		{"failed and skipped", checkSum(func(s *check.Summary) {
+			s.Order = append(s.Order, "effects")
+			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
+			s.Checks["load"].Fail = 1
+		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     0\nload                       1     0     1  <f>FAILED</>\neffects                    0     0     0  <d>skipped</>\n\n<f>FAIL</> 1 of 3 checks failed: load; effects skipped: storage not verified (--probe)\n"},
 		{"probe found nothing", checkSum(func(s *check.Summary) { s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true} }),
 			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe found none of them (settle 0s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database\n\n<ok>ok</> every check passed (0 warnings)\n"},
 	}
@@ -154,5 +163,19 @@ func TestCheckSummaryJSON(t *testing.T) {
 	want := `{"summary":{"checks":{"accepts-valid":{"pass":2,"warn":0,"fail":0},"load":{"pass":1,"warn":0,"fail":0}},"failed":true,"interrupted":{"after":"a/x","reason":""},"cases":{"run":1,"total":3}}}` + "\n"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestCheckSummaryJSONSkipped: the JSON summary lists a skipped check, so
+// that a script reading it does not take the check for passed.
+func TestCheckSummaryJSONSkipped(t *testing.T) {
+	t.Parallel()
+	s := checkSum(func(s *check.Summary) {
+		s.Order = append(s.Order, "effects")
+		s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
+	})
+	got := string(CheckSummary{s}.AppendJSON(nil))
+	if !strings.Contains(got, `"effects":{"pass":0,"warn":0,"fail":0,"skipped":"needs a probe"}`) || !strings.Contains(got, `"skipped":["effects"]`) {
+		t.Errorf("got %s, want effects said skipped", got)
 	}
 }

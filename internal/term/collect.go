@@ -58,6 +58,9 @@ type collected struct {
 type tally struct {
 	Suite            string
 	Pass, Warn, Fail int
+	// Skipped counts the cases not made (TestCase.Skipped), which are
+	// not passes.
+	Skipped int
 }
 
 // Collector is a Reporter that keeps a run for the reports written after
@@ -89,7 +92,7 @@ func (c *Collector) Case(x Case) error {
 	tc := x.JUnit()
 	v := x.Verdict()
 	var js []byte
-	keep := v != Pass || c.KeepPass
+	keep := v != Pass || tc.Skipped != "" || c.KeepPass
 	if keep {
 		js = x.AppendJSON(nil, &Style{})
 	}
@@ -104,10 +107,12 @@ func (c *Collector) Case(x Case) error {
 		c.index[tc.Suite] = t
 		c.tallies = append(c.tallies, t)
 	}
-	switch v {
-	case Pass:
+	switch {
+	case v != Fail && tc.Skipped != "":
+		t.Skipped++
+	case v == Pass:
 		t.Pass++
-	case Warn:
+	case v == Warn:
 		t.Warn++
 	default:
 		t.Fail++

@@ -40,13 +40,14 @@ func (testSummary) AppendJSON(b []byte) []byte           { return append(b, `{"s
 func TestFormats(t *testing.T) {
 	t.Parallel()
 	cases := []Case{testCase{"a", "one", Pass, time.Millisecond, ""}, testCase{"b", "two", Fail, 2 * time.Millisecond, ""},
-		testCase{"a", "three", Warn, 31500 * time.Microsecond, ""}}
+		testCase{"a", "three", Warn, 31500 * time.Microsecond, ""}, testCase{"c", "four", Pass, 0, "no probe <&>"}}
 	st := Style{Fail: Wrap{"<", ">"}}
 	tests := map[string]string{
-		Text: "one<!>\ntwo<!>\nthree<!>\ndone\n",
-		JSON: `{"name":"one"}` + "\n" + `{"name":"two"}` + "\n" + `{"name":"three"}` + "\n" + `{"summary":1}` + "\n",
+		Text: "one<!>\ntwo<!>\nthree<!>\nfour<!>\ndone\n",
+		JSON: `{"name":"one"}` + "\n" + `{"name":"two"}` + "\n" + `{"name":"three"}` + "\n" + `{"name":"four"}` + "\n" + `{"summary":1}` + "\n",
+		// A skipped case is <skipped>, counted in skipped: never a pass.
 		JUnit: `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="whsim test" tests="3" failures="1" errors="0" time="0.035">
+<testsuites name="whsim test" tests="4" failures="1" errors="0" time="0.035">
   <testsuite name="a" tests="2" failures="0" errors="0" skipped="0" time="0.033">
     <testcase name="one" classname="t" time="0.001">
       <system-out>said</system-out>
@@ -58,6 +59,12 @@ func TestFormats(t *testing.T) {
   <testsuite name="b" tests="1" failures="1" errors="0" skipped="0" time="0.002">
     <testcase name="two" classname="t" time="0.002">
       <failure message="why" type="kind">said</failure>
+    </testcase>
+  </testsuite>
+  <testsuite name="c" tests="1" failures="0" errors="0" skipped="1" time="0.000">
+    <testcase name="four" classname="t" time="0.000">
+      <skipped message="no probe &lt;&amp;&gt;"></skipped>
+      <system-out>said</system-out>
     </testcase>
   </testsuite>
 </testsuites>

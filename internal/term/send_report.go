@@ -190,7 +190,17 @@ func (s SendSummary) AppendText(b []byte, rst *Style) []byte {
 		}
 		b = append(b, '\n')
 	}
-	b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
+	// A refused connection fails at once: a rate over such calls would
+	// measure how fast the client gives up, not the receiver.
+	switch answered := h.Count(); {
+	case answered == 0:
+		b = fmt.Appendf(b, "no rate: no call was answered (%d over %s)\n", st.Sent, st.Elapsed.Round(time.Millisecond))
+	case answered < uint64(st.Sent):
+		b = fmt.Appendf(b, "%.1f answered req/s over %s (the %d calls that got no answer not counted)\n",
+			float64(answered)/st.Elapsed.Seconds(), st.Elapsed.Round(time.Millisecond), uint64(st.Sent)-answered)
+	default:
+		b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
+	}
 	b = appendModel(b, st)
 	if h.Count() > 0 {
 		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),

@@ -85,3 +85,37 @@ func FuzzDeliveryReport(f *testing.F) {
 		}
 	})
 }
+
+// TestSendSummaryRate: a rate is of answered calls; a refused connection
+// fails at once and would make one up.
+func TestSendSummaryRate(t *testing.T) {
+	t.Parallel()
+	refused := func(st *load.Stats, n int) {
+		for range n {
+			st.Add(&attempt.Result{Attempts: []attempt.Attempt{{Kind: attempt.KindRefused}}})
+		}
+	}
+	answered := func(st *load.Stats, n int) {
+		for range n {
+			st.Add(&attempt.Result{OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}})
+		}
+	}
+	tests := []struct {
+		name       string
+		ok, refuse int
+		want       string
+	}{
+		{"all refused", 0, 5, "no rate: no call was answered (5 over 2s)\n"},
+		{"some refused", 4, 4, "2.0 answered req/s over 2s (the 4 calls that got no answer not counted)\n"},
+		{"all answered", 4, 0, "2.0 req/s over 2s\n"},
+	}
+	for _, tt := range tests {
+		st := load.NewStats()
+		answered(st, tt.ok)
+		refused(st, tt.refuse)
+		st.Elapsed = 2 * time.Second
+		if got := string(SendSummary{Stats: st}.AppendText(nil, nil)); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q lacks %q", tt.name, got, tt.want)
+		}
+	}
+}

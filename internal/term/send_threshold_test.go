@@ -40,7 +40,7 @@ func TestThresholdsInSummary(t *testing.T) {
 	}
 	sum := SendSummary{Stats: st, Name: "whsim send", Thresholds: threshold.CheckAll(ts, m)}
 	text := string(sum.AppendText(nil, &Style{}))
-	for _, want := range []string{"thresholds:\n", "  failed<5%  failed 10%  FAILED\n", "  p99<=11ms  p99 10.007ms  ok\n", "  rps>=20    rps 10/s  FAILED\n"} {
+	for _, want := range []string{"thresholds:\n", "  failed<5%  failed 10%  FAILED\n", "  p99<=11ms  p99 10.0ms  ok\n", "  rps>=20    rps 10/s  FAILED\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}

@@ -186,22 +186,26 @@ func (t Threshold) Check(m Measured) Result {
 			got = m[t.Metric.Name] / sent * 100
 		}
 	}
-	var pass bool
+	return Result{Threshold: t, Got: got, Pass: t.holds(got)}
+}
+
+// holds says whether got meets the threshold.
+func (t Threshold) holds(got float64) bool {
 	switch t.Op {
 	case "<":
-		pass = got < t.Value
+		return got < t.Value
 	case "<=":
-		pass = got <= t.Value
+		return got <= t.Value
 	case ">":
-		pass = got > t.Value
+		return got > t.Value
 	case ">=":
-		pass = got >= t.Value
+		return got >= t.Value
 	case "==":
-		pass = got == t.Value
+		return got == t.Value
 	case "!=":
-		pass = got != t.Value
+		return got != t.Value
 	}
-	return Result{Threshold: t, Got: got, Pass: pass}
+	return false
 }
 
 // CheckAll checks each threshold against m.
@@ -224,20 +228,41 @@ func Failed(rs []Result) []Result {
 	return out
 }
 
-// GotText is the measured value as the summary writes it: 812.3ms, 0.25%,
-// 201.3/s, 12.
+// GotText is the measured value as the summary writes it: 812.3ms, 3.74s,
+// 0.25%, 201.3/s, 12.
 func (r Result) GotText() string {
 	switch {
 	case r.Percent:
 		return strconv.FormatFloat(math.Round(r.Got*100)/100, 'f', -1, 64) + "%"
 	case r.Metric.Kind == latency:
-		// To the microsecond, as measured: a rounded value could read as
-		// passing a threshold it failed.
-		return strconv.FormatFloat(math.Round(r.Got*1000)/1000, 'f', -1, 64) + "ms"
+		return r.latencyText()
 	case r.Metric.Kind == rate:
 		return strconv.FormatFloat(math.Round(r.Got*10)/10, 'f', -1, 64) + "/s"
 	}
 	return strconv.FormatFloat(r.Got, 'f', -1, 64)
+}
+
+// latencyText writes a latency (in milliseconds) as the rest of the
+// summary does: 3.74s, 812.3ms, 450µs. Where that rounding would read as
+// the other verdict (p99<=3.74s failed by 3.7449s), digits are added
+// until it does not, down to the microsecond measured.
+func (r Result) latencyText() string {
+	unit, scale, digits := "ms", 1.0, 1
+	switch {
+	case r.Got >= 1000:
+		unit, scale, digits = "s", 1000, 2
+	case r.Got < 1:
+		unit, scale, digits = "µs", 0.001, 0
+	}
+	last := 3 + int(math.Log10(scale)) // the digits of a microsecond
+	for {
+		p := math.Pow(10, float64(digits))
+		shown := math.Round(r.Got/scale*p) / p
+		if r.Threshold.holds(shown*scale) == r.Pass || digits >= last {
+			return strconv.FormatFloat(shown, 'f', digits, 64) + unit
+		}
+		digits++
+	}
 }
 
 // String is "p99<500ms (p99 812.3ms)", as the failure message names it.

@@ -70,7 +70,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	m := Measured{"sent": 200, "failed": 3, "rps": 210.04, "p99": 512.5}
+	m := Measured{"sent": 200, "failed": 3, "rps": 210.04, "p99": 512.5, "max": 3735.551, "p50": 0.45, "p90": 25.63}
 	tests := []struct {
 		in   string
 		pass bool
@@ -86,6 +86,15 @@ func TestCheck(t *testing.T) {
 		{"rps>=200", true, "210/s"},
 		{"rps>300", false, "210/s"},
 		{"late==0", true, "0"},
+		// Latencies as the rest of the summary writes them, with digits
+		// added only where the rounded value would read as the other
+		// verdict.
+		{"max<4s", true, "3.74s"},
+		{"max<=3.73s", false, "3.74s"},
+		{"max<3.736s", true, "3.7356s"},
+		{"max>3.7355s", true, "3.74s"},
+		{"p50<1ms", true, "450µs"},
+		{"p90<=25.6ms", false, "25.63ms"},
 	}
 	for _, tt := range tests {
 		th, err := Parse(tt.in)
