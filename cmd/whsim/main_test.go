@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSStreams(), cli.Build{Version: "v0.0.0-test"}))
 		},
 		"hookrecv": func() { os.Exit(hookRecv()) },
+		"docrecv":  func() { os.Exit(docRecv()) },
 	})
 }
 
