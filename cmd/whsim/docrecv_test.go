@@ -21,15 +21,18 @@ import (
 //
 // It writes its URL to readyfile and a line per call to logfile:
 // "<requestId> <bytes> <status>". POST stores the body's document (an
-// invoice's data.code, else its data.invoiceCode; a receipt's 收款单编号)
+// invoice's data.code, else its data.invoiceCode; a receipt's
+// data.收款单.收款单编号)
 // in the state its businessType implies; a body that is not JSON is
 // answered 400. mode says how it meets a document it holds already:
 //
 //   - careful: one record per document, whatever the calls (the state
 //     never goes back: a late create leaves an audit or a void);
-//   - stores: every call adds a record (re-deliveries stored twice);
-//   - reqid: a call with a requestId it has not seen adds a record, one it
-//     has seen is answered 200 and dropped (de-duplicating on requestId).
+//   - stores: every create adds a record (re-deliveries stored twice);
+//   - reqid: a create with a requestId it has not seen adds a record, one
+//     it has seen is answered 200 and dropped (de-duplicating on requestId).
+//
+// Later events (audit, void) update the document's state in every mode.
 //
 // GET /probe?kind=&code=&inv= answers {"count":n,"state":s}. SIGINT or
 // SIGTERM stops it.
@@ -84,7 +87,7 @@ func docRecv() int {
 		event := r.URL.Query().Get("businessType")
 		if err := json.Unmarshal(body, &env); err != nil || env.Data == nil || states[event] == "" {
 			status = http.StatusBadRequest
-		} else if code, _ := env.Data["收款单编号"].(string); code != "" {
+		} else if code := receiptNumber(env.Data); code != "" {
 			key = "receipt/" + code
 		} else if code, _ := env.Data["code"].(string); code != "" {
 			key = "invoice/" + code
@@ -100,11 +103,12 @@ func docRecv() int {
 				docs[key] = d
 			}
 			add := d.count == 0
+			creates := strings.HasPrefix(event, "CREATE_")
 			switch mode {
 			case "stores":
-				add = true
+				add = add || creates
 			case "reqid":
-				add = !ids[env.RequestID]
+				add = add || creates && !ids[env.RequestID]
 				ids[env.RequestID] = true
 			}
 			if add {
@@ -139,4 +143,13 @@ func docRecv() int {
 	<-stop
 	srv.Close()
 	return 0
+}
+
+// receiptNumber is a receipt's 收款单编号, under data.收款单 or data.
+func receiptNumber(data map[string]any) string {
+	if head, ok := data["收款单"].(map[string]any); ok {
+		data = head
+	}
+	s, _ := data["收款单编号"].(string)
+	return s
 }
