@@ -6,12 +6,23 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
+
+// completeFault offers KIND= for each fault kind.
+func completeFault(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, k := range fault.KindNames() {
+		out = append(out, k+"=")
+	}
+	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+}
 
 // skipTruncated leaves truncated calls unjudged: the receiver answered a
 // body cut short, not the call the sender made, and refusing it is right.
