@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -377,8 +380,15 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 	if docs != nil && printed && serveErr == nil {
 		// The run's context is done (that is the stop); the probe still
-		// asks, each question bounded by listenProbeTimeout.
-		v, err := docs.Judge(context.WithoutCancel(ctx), prb, opts.Settle)
+		// asks, each question bounded by listenProbeTimeout, until a
+		// second Ctrl-C or SIGTERM.
+		jctx, stopJudge := signal.NotifyContext(context.WithoutCancel(ctx), os.Interrupt, syscall.SIGTERM)
+		defer stopJudge()
+		v, err := docs.Judge(jctx, prb, opts.Settle)
+		if jctx.Err() != nil {
+			fmt.Fprintf(errw, "%s interrupted while asking the receiver: no verdict\n", pal.Warn.Sprint("exactly-once:"))
+			return errInterrupted
+		}
 		if err != nil {
 			return usageErr(err)
 		}
