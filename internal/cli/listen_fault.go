@@ -40,8 +40,12 @@ func skipTruncated(judge func(*receiver.Call) []term.CallFlag) func(*receiver.Ca
 // the faults that hit them and the command that asks again.
 func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver.Documents, v receiver.Verdict) {
 	verdict := pal.OK.Sprint("held")
-	if len(v.Broke) > 0 {
+	switch {
+	case len(v.Broke) > 0:
 		verdict = pal.Fail.Sprint("BROKEN")
+	case v.Asked == 0:
+		// Nothing asked is not a pass.
+		verdict = pal.Warn.Sprint("nothing judged")
 	}
 	fmt.Fprintf(w, "%s %s: %d %s asked with %s, %d held once in their state, %d broke\n", pal.Key.Sprint("exactly-once:"), verdict,
 		v.Asked, term.Plural(v.Asked, "document", "documents"), termsafe.Text(probe.Name(p)), v.Held, len(v.Broke))
