@@ -173,22 +173,18 @@ func TestAttempts(t *testing.T) {
 	}
 }
 
-// A window of N calls goes once the N-th arrives, in an order other than
-// their arrival, one call at a time.
+// A window of N calls goes once the N-th arrives, one call at a time, in
+// an order other than their arrival.
 func TestReorderWindow(t *testing.T) {
 	const n = 5
 	r := NewReorderer(Fault{Kind: Reorder, N: n, D: time.Minute}, 9)
 	var mu sync.Mutex
 	var order []int
 	var wg sync.WaitGroup
-	arrived := make(chan struct{})
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if i > 0 {
-				<-arrived
-			}
 			held, done, err := r.Hold(context.Background())
 			if err != nil {
 				t.Error(err)
@@ -202,15 +198,22 @@ func TestReorderWindow(t *testing.T) {
 			mu.Unlock()
 			done()
 		}()
-		if i == 0 {
-			// The first call holds the window open; the others join it.
-			waitHeld(t, r, 1)
-			close(arrived)
+		if i < n-1 {
+			// Each call joins the window before the next comes: the
+			// arrival order is 0, 1, 2, ...
+			waitHeld(t, r, i+1)
 		}
 	}
 	wg.Wait()
 	if len(order) != n {
 		t.Fatalf("order %v", order)
+	}
+	inArrival := true
+	for i, c := range order {
+		inArrival = inArrival && i == c
+	}
+	if inArrival {
+		t.Errorf("forwarded in arrival order %v", order)
 	}
 }
 

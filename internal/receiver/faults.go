@@ -59,7 +59,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		ans, fwd := r.forward(ctx, req, body)
 		return ans, fwd, nil
 	}
-	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt}
+	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
 		ans, fwd := r.forward(ctx, req, b)
 		rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
