@@ -2,13 +2,15 @@
 // NDJSON line against the schema whsim schema exported; prints payloads/s
 // with the bundle (any event and shape, as whsim validate gets it) and with
 // each payload's own schema picked for it in advance (Ajv's best case), then
-// the number of payloads rejected.
+// the number of payloads rejected. With CAPTURE set, each line is a capture
+// record: its body is parsed from the parsed record.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 const require = createRequire(process.cwd() + "/");
 const Ajv2020 = require("ajv/dist/2020").default;
 
 const [schemaFile, dataFile, namesFile] = process.argv.slice(2);
+const capture = Boolean(process.env.CAPTURE);
 const bundle = JSON.parse(readFileSync(schemaFile, "utf8"));
 const ajv = new Ajv2020({ strict: false, validateFormats: false });
 ajv.addSchema(bundle);
@@ -19,7 +21,8 @@ const lines = readFileSync(dataFile, "utf8").trim().split("\n");
 function run(pick) {
   let bad = 0;
   for (let i = 0; i < lines.length; i++) {
-    if (!pick(i)(JSON.parse(lines[i]))) bad++;
+    const doc = capture ? JSON.parse(JSON.parse(lines[i]).body) : JSON.parse(lines[i]);
+    if (!pick(i)(doc)) bad++;
   }
   return bad;
 }

@@ -22,8 +22,9 @@ func TestMain(m *testing.M) {
 		"whsim": func() {
 			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSStreams(), cli.Build{Version: "v0.0.0-test"}))
 		},
-		"hookrecv": func() { os.Exit(hookRecv()) },
-		"docrecv":  func() { os.Exit(docRecv()) },
+		"hookrecv":  func() { os.Exit(hookRecv()) },
+		"storerecv": func() { os.Exit(storeRecv()) },
+		"docrecv":   func() { os.Exit(docRecv()) },
 	})
 }
 
@@ -61,6 +62,8 @@ func TestScripts(t *testing.T) {
 			"interrupt": interrupt,
 			"linecount": lineCount,
 			"reproduce": reproduceCmd,
+			"reportcmd": reportCommand,
+			"rerunhint": rerunHint,
 		},
 	})
 }

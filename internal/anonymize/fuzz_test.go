@@ -17,6 +17,7 @@ func FuzzPayload(f *testing.F) {
 	f.Add([]byte(`[{"data":{"taxCode":"0","staffName":"王"}},{"data":{"code":"SKD1"}}]`))
 	f.Add([]byte(`{"data":{"收款单":{"客户名称":{"code":"02010001","name":"\u4e0a\u6d77"}}}}`))
 	f.Add([]byte("{\"data\":{\"comments\":\"\xff\"}}"))
+	f.Add([]byte(`{"data":{"taxCode":"91310115MA1FL3XK9D","x":"９１３１０１１５ＭＡ１ＦＬ３ＸＫ９Ｄ 138 1234-5678 9131 0115 MA1F L3XK 9D"}}`))
 	a, err := New(testKey)
 	if err != nil {
 		f.Fatal(err)

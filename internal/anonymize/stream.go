@@ -50,9 +50,10 @@ type Stats struct {
 	// AsText counts the capture records whose body is not JSON: kept, and
 	// anonymized as text.
 	AsText int
-	// Torn is the line of a torn last capture record that was skipped (0:
-	// none).
-	Torn  int
+	// Torn are the lines of torn capture records that were skipped: the
+	// last line, or records cut short that a restarted listen appended
+	// after.
+	Torn  []int
 	Leaks []Leak
 }
 
@@ -217,7 +218,10 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	if err := rd.Check(it); err != nil {
 		return st, placed(err) // not JSON, where: as every command says it
 	}
-	doc := it.Body
+	doc, decoded := it.Body, []byte(nil)
+	if u, ok := gbText(doc, ""); ok { // a payload in GBK (see gb.go)
+		doc, decoded = u, u
+	}
 	if opts.checkOnly {
 		st.Leaks = a.check(ctx, doc, 1)
 		return st, nil
@@ -238,6 +242,9 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	}
 	if opts.Check {
 		st.Leaks = append(st.Leaks, a.check(ctx, out, 1)...)
+	}
+	if decoded != nil {
+		out = gbEncode(out, decoded, it.Body)
 	}
 	_, err = w.Write(out)
 	return st, err
@@ -298,12 +305,16 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 			bw.WriteByte('\n')
 		}
 		last = it.Line
+		body, decoded := it.Body, []byte(nil)
+		if u, ok := gbText(body, ""); ok { // a payload in GBK (see gb.go)
+			body, decoded = u, u
+		}
 		if opts.checkOnly {
-			st.Leaks = append(st.Leaks, a.check(ctx, it.Body, it.Line)...)
+			st.Leaks = append(st.Leaks, a.check(ctx, body, it.Line)...)
 			continue
 		}
 		p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
-		out, repl, perr := a.payload(p, it.Body)
+		out, repl, perr := a.payload(p, body)
 		if perr != nil {
 			return lineError(it.Line, perr)
 		}
@@ -311,6 +322,9 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 		st.count(repl, p)
 		if opts.Check {
 			st.Leaks = append(st.Leaks, a.check(ctx, out, it.Line)...)
+		}
+		if decoded != nil {
+			out = gbEncode(out, decoded, it.Body)
 		}
 		bw.Write(out)
 		if it.CR {
@@ -358,8 +372,8 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 		case errors.Is(err, io.EOF):
 			return bw.Flush()
 		case errors.As(err, &torn):
-			st.Torn = torn.Line
-			return bw.Flush()
+			st.Torn = append(st.Torn, torn.Line)
+			continue
 		case errors.As(err, new(*capture.LineError)):
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		case err != nil:
@@ -404,6 +418,11 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if err != nil {
 		return err
 	}
+	// A GBK or GB18030 body is anonymized as the text it is (see gb.go).
+	raw, decoded := body, []byte(nil)
+	if u, ok := gbText(body, rec.Headers.Get("Content-Type")); ok {
+		body, decoded = u, u
+	}
 	st.Records++
 	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 	if p.learn {
@@ -424,6 +443,9 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		}
 		body = out
 		st.count(repl, p)
+	}
+	if decoded != nil {
+		body = gbEncode(body, decoded, raw)
 	}
 	rec.SetBody(body)
 	dropped := map[string]bool{}
@@ -481,6 +503,9 @@ func forwardHeaders(rec *capture.Record) http.Header {
 func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	if p.check {
 		body, _ := rec.RequestBody()
+		if u, ok := gbText(body, rec.Headers.Get("Content-Type")); ok {
+			body = u
+		}
 		a.scanBody(p, body)
 	}
 	rec.Remote = p.remote(rec.Remote)
@@ -489,12 +514,12 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	a.headers(p, rec.Headers)
 	if r := rec.Response; r != nil {
 		a.headers(p, r.Headers)
-		r.Body = a.storedBody(p, r.Body, r.BodyEncoding)
+		r.Body = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers.Get("Content-Type"))
 	}
 	if f := rec.Forward; f != nil {
 		f.URL = p.url(f.URL)
 		a.headers(p, f.Headers)
-		f.Body = a.storedBody(p, f.Body, f.BodyEncoding)
+		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers.Get("Content-Type"))
 		f.Error = p.text(f.Error)
 	}
 }
@@ -524,11 +549,27 @@ func forwardedFor(name string) bool {
 }
 
 // storedBody anonymizes a stored answer: JSON as a payload is, anything
-// else (text, or bytes that are not UTF-8) as text.
-func (a *anonymizer) storedBody(p *pass, stored, encoding string) string {
+// else (text, or bytes that are not UTF-8) as text; GBK or GB18030 (by
+// contentType, or by its bytes) decoded first and encoded again.
+func (a *anonymizer) storedBody(p *pass, stored, encoding, contentType string) string {
 	b, err := capture.DecodeBody(stored, encoding)
 	if err != nil || len(b) == 0 {
 		return stored
+	}
+	if u, ok := gbText(b, contentType); ok {
+		if p.check {
+			a.scanBody(p, u)
+			return stored
+		}
+		out, _, err := a.payload(p, u)
+		if err != nil {
+			out = []byte(p.query(string(u)))
+		}
+		if bytes.Equal(out, u) {
+			return stored
+		}
+		s, _ := capture.EncodeBody(gbEncode(out, u, b))
+		return s
 	}
 	if p.check {
 		a.scanBody(p, b)

@@ -69,6 +69,10 @@ func (p *pass) text(s string) string {
 			return e.new
 		}
 	}
+	// Identifiers written full-width or in groups first; in a check they
+	// are blanked out of what the byte-wise search below looks at.
+	orig := s
+	s = p.variants(s)
 	var b []byte // nil until something changes
 	grow := func(i int) {
 		if b == nil {
@@ -184,7 +188,10 @@ func (p *pass) text(s string) string {
 		}
 		i += n
 	}
-	if b == nil {
+	switch {
+	case p.check:
+		return orig
+	case b == nil:
 		return s
 	}
 	return string(b)

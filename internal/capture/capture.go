@@ -205,14 +205,20 @@ func Append(b []byte, r *Record) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// TornError reports a last line cut short, as a crash while writing leaves
-// it. Readers report it and go on; it is the only record lost.
+// TornError reports a line cut short, as a crash or a full disk while
+// writing leaves it: the last line, or one a restarted listen ended and
+// appended its records after (Restarted). Readers report it and go on; it
+// is the only record lost.
 type TornError struct {
-	Line int
-	Err  error
+	Line      int
+	Err       error
+	Restarted bool
 }
 
 func (e *TornError) Error() string {
+	if e.Restarted {
+		return fmt.Sprintf("line %d: torn line skipped, a restarted listen's records follow (%v)", e.Line, e.Err)
+	}
 	return fmt.Sprintf("line %d: torn last line skipped (%v)", e.Line, e.Err)
 }
 
@@ -256,7 +262,8 @@ func (r *Reader) Offset() int64 { return r.off }
 
 // Next returns the next record, io.EOF at the end, a *LineError for a line
 // that is not a record or is larger than input.Max (reading may go on), or
-// a *TornError for an unterminated last line that does not parse.
+// a *TornError for an unterminated last line that does not parse or for a
+// record cut short that a restarted listen ended (input.CutShort).
 func (r *Reader) Next() (*Record, error) {
 	it, err := r.in.Next()
 	if err != nil {
@@ -270,6 +277,9 @@ func (r *Reader) Next() (*Record, error) {
 	if jerr := json.Unmarshal(it.Body, &rec); jerr != nil {
 		if it.Unended {
 			return nil, &TornError{Line: r.line, Err: jerr}
+		}
+		if input.CutShort(it.Body) {
+			return nil, &TornError{Line: r.line, Err: jerr, Restarted: true}
 		}
 		return nil, &LineError{Line: r.line, Err: jerr}
 	}

@@ -95,6 +95,11 @@ func OpenFile(path string, mode Sync) (file *File, torn bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
+	// Locked before anything is written, the torn line's newline included.
+	if err := lockWriter(f); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
 	torn, err = endsTorn(f)
 	if err == nil && torn {
 		_, err = f.Write([]byte{'\n'})
@@ -295,6 +300,10 @@ const CheckEvery = 10 * time.Millisecond
 // ErrGone says the capture file was deleted, replaced or moved away while
 // open: records written to it would no longer be in the file at its path.
 var ErrGone = errors.New("the capture file was deleted, replaced or moved away")
+
+// ErrLocked says another listen (another File) is appending to the
+// capture file: a second writer is refused (see lockWriter).
+var ErrLocked = errors.New("another whsim listen is writing to it (the file is locked); stop that one, or give this one another --capture file")
 
 // Appending is what a capture file held when OpenAppend opened it.
 type Appending struct {

@@ -167,6 +167,14 @@ type Result struct {
 	// effects check: the calls, then the probe); else the reporter makes
 	// one from the case.
 	Repro string
+	// Effects, for a failed effects document, is its calls and the
+	// probe's answers, which a report shows and check --rerun sends again.
+	Effects *EffectsRecord
+	// bodies are what --save-cases writes beside the case for Repro.
+	bodies []savedBody
+	// calls, when set, are every call the case stands for (load's), which
+	// --save-cases writes as its records.
+	calls []*Case
 	// probe.Answer is what the receiver answered, when it did: its status line
 	// and the start of its body (as received, not yet terminal-safe).
 	Answer *Reply

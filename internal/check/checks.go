@@ -685,6 +685,9 @@ func (r *runner) load() error {
 		buckles = true
 	}
 	res := Result{Case: c, Verdict: Pass, Status: worst, Latency: ls.P99}
+	for _, p := range pairs { // --save-cases writes every call, not the first
+		res.calls = append(res.calls, p...)
+	}
 	redirects := 0
 	for st, n := range bad.byStatus {
 		if is3xx(st) {

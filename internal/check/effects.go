@@ -518,7 +518,7 @@ func (r *runner) judgeDoc(d *effDoc) Result {
 	}
 	res.Verdict = Fail
 	res.Reason = fmt.Sprintf("%s %s: %s; calls: %s; the probe answered %s", probe.KindWord(d.q.Kind), d.q.Code, r.defect(d), callList(d), answerText(d))
-	res.Repro = r.effectsRepro(d, c)
+	res.Repro, res.Effects, res.bodies = r.effectsRepro(d, c)
 	return res
 }
 
@@ -721,6 +721,6 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats) Result {
 	res.Verdict = Fail
 	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): the receiver drops or doubles documents while busy; first: %s %s, calls: %s; the probe answered %s",
 		strings.Join(why, " and "), st.Load, sample, probe.KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
-	res.Repro = r.effectsRepro(d, res.Case)
+	res.Repro, res.Effects, res.bodies = r.effectsRepro(d, res.Case)
 	return res
 }

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"net/http"
@@ -9,68 +8,245 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// effectsRepro is the reproduction of an effects failure: the document's
-// calls as curl commands, in the order they were sent, then the probe's
-// probe.Question. Lines after the first are indented to sit under it in the
-// summary. saved is the result's case, whose body --save-cases writes.
-func (r *runner) effectsRepro(d *effDoc, saved *Case) string {
-	file := ""
+// EffectsRecord is a failed effects document as a report keeps it: the
+// probe's question and what it must answer, the calls sent for it in
+// order (each with its answers and the command that sends it again), and
+// what the probe said. check --rerun sends the calls again for a fresh
+// document and asks the probe.
+type EffectsRecord struct {
+	Kind        string `json:"kind"` // invoice or receipt
+	Code        string `json:"code"`
+	InvoiceCode string `json:"invoiceCode,omitempty"`
+	Event       string `json:"event"`
+	RequestID   string `json:"requestId"`
+	// WantState is the state the document must end in ("" any); WantLines
+	// its lines (-1 any). It must be held once.
+	WantState string        `json:"wantState,omitempty"`
+	WantLines int           `json:"wantLines"`
+	Calls     []EffectsCall `json:"calls"`
+	Probe     ProbeRecord   `json:"probe"`
+	// Load: one of the load check's documents, judged with all of them.
+	Load bool `json:"load,omitempty"`
+}
+
+// EffectsCall is one call of an effects document's sequence.
+type EffectsCall struct {
+	Event        string      `json:"event"`
+	Query        string      `json:"query"`
+	Headers      http.Header `json:"headers"` // the user's credentials masked
+	Body         string      `json:"body"`
+	BodyEncoding string      `json:"bodyEncoding"`
+	Copies       int         `json:"copies"`
+	AtOnce       bool        `json:"atOnce,omitempty"`
+	// Retry: delivered again as a sender's retry (the same requestId and
+	// webhook-id, a fresh timestamp and signature).
+	Retry bool `json:"retry,omitempty"`
+	// Early: sent before its create; Again: an early call sent again
+	// after the create because it got no 2xx.
+	Early bool `json:"early,omitempty"`
+	Again bool `json:"again,omitempty"`
+	// Resign: it carried the run's signature, to be made afresh.
+	Resign    bool         `json:"resign,omitempty"`
+	Answers   []CallAnswer `json:"answers"`
+	Reproduce string       `json:"reproduce"`
+}
+
+// CallAnswer is what one delivery got.
+type CallAnswer struct {
+	Status    int     `json:"status"`
+	LatencyMS float64 `json:"latencyMs"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// ProbeRecord is the probe a document was asked with and what it said. A
+// URL template is kept (its header values are not, only their names); a
+// command is kept to show, and never run from a report.
+type ProbeRecord struct {
+	URL     string   `json:"url,omitempty"`
+	Headers []string `json:"headers,omitempty"`
+	Cmd     string   `json:"cmd,omitempty"`
+	// Answered is its last answer, Asked how many times it was asked.
+	Answered string `json:"answered"`
+	Asked    int    `json:"asked"`
+	// Command is the question as a shell command.
+	Command string `json:"command"`
+}
+
+// savedBody is a body --save-cases writes beside a case for its commands.
+type savedBody struct {
+	path string
+	body []byte
+}
+
+// effectsRepro is the reproduction of an effects failure, one command per
+// call in the order sent, then the probe's question, and the record a
+// report keeps of it. Lines after the first are indented to sit under it
+// in the summary. With --save-cases each call's body (or, for a signed
+// call, its records) is written beside the case's file and the command
+// reads it, rather than carrying it inline.
+func (r *runner) effectsRepro(d *effDoc, saved *Case) (string, *EffectsRecord, []savedBody) {
+	base := ""
 	if r.cfg.SaveDir != "" {
-		file = filepath.Join(r.cfg.SaveDir, caseFile(saved))
+		base = strings.TrimSuffix(filepath.Join(r.cfg.SaveDir, caseFile(saved)), ".ndjson")
 	}
+	rec := &EffectsRecord{Kind: probe.KindWord(d.q.Kind), Code: d.q.Code, InvoiceCode: d.q.InvoiceCode, Event: d.q.Event,
+		RequestID: d.q.RequestID, WantState: d.want.state, WantLines: d.want.lines, Load: d.what == "under-load"}
+	var files []savedBody
 	var lines []string
-	for _, sc := range d.sent {
-		body := ""
-		if file != "" && bytes.Equal(sc.req.Body, saved.Body) {
-			body = file
+	for i, sc := range d.sent {
+		file := ""
+		if base != "" {
+			file = fmt.Sprintf("%s.call%d.json", base, i+1)
 		}
-		cmd := r.curl(sc.req, body)
-		if body != "" && len(sc.req.Body) > maxInlineBody {
-			// --save-cases writes capture records, not bare bodies:
-			// replay sends the saved call again, byte for byte.
-			u := *r.cfg.Target
-			if _, ok := u.User.Password(); ok {
-				u.User = url.UserPassword(u.User.Username(), "****")
-			}
-			cmd = "whsim replay " + shellcmd.Quote(body) + " --url " + shellcmd.Quote(u.String()) + probe.CurlFlags(r.cfg.CurlTLS)
-		}
-		switch {
-		case sc.step.atOnce:
-			cmd = fmt.Sprintf("for i in $(seq %d); do %s & done; wait", sc.copies, cmd)
-		case sc.copies > 1:
-			cmd = fmt.Sprintf("for i in $(seq %d); do %s; done", sc.copies, cmd)
+		cmd, f := r.callCommand(sc, file)
+		if f != nil {
+			files = append(files, *f)
 		}
 		lines = append(lines, cmd)
-		if sc.retried != nil {
-			lines = append(lines, r.curl(sc.retried, body))
+		body, enc := capture.EncodeBody(sc.req.Body)
+		ec := EffectsCall{Event: sc.step.c.Event, Query: sc.req.Query, Headers: masked(sc.req.Header, r.cfg.Header),
+			Body: body, BodyEncoding: enc, Copies: sc.copies, AtOnce: sc.step.atOnce, Retry: sc.retried != nil,
+			Early: sc.step.early && !sc.again, Again: sc.again, Resign: r.cfg.Signer != nil, Reproduce: cmd}
+		for _, a := range sc.answers {
+			ca := CallAnswer{Status: a.Status, LatencyMS: attempt.MS(a.Latency)}
+			if a.Status == 0 {
+				ca.Error = attempt.ShortError(a)
+			}
+			ec.Answers = append(ec.Answers, ca)
 		}
+		rec.Calls = append(rec.Calls, ec)
 	}
 	if r.cfg.Settle > 0 {
 		lines = append(lines, fmt.Sprintf("sleep %g", r.cfg.Settle.Seconds()))
 	}
-	lines = append(lines, r.cfg.Probe.Command(d.q))
-	return termsafe.Lines(strings.Join(lines, "\n  "))
+	rec.Probe = ProbeRecord{Answered: answerText(d), Asked: d.asks, Command: termsafe.Lines(r.cfg.Probe.Command(d.q))}
+	if c, ok := r.cfg.Probe.(*probe.Cmd); ok {
+		rec.Probe.Cmd = c.Run
+	} else {
+		rec.Probe.URL, rec.Probe.Headers = probe.Name(r.cfg.Probe), probe.HeaderNames(r.cfg.Probe)
+	}
+	lines = append(lines, rec.Probe.Command)
+	return termsafe.Lines(strings.Join(lines, "\n  ")), rec, files
 }
 
-// curl is a command that sends req again: the user's credentials masked
-// (reports end up in CI logs), the call's own signature kept. A signature
-// is only good for five minutes: a receiver that verifies needs the run's
-// --secret and a fresh one after that. file, when set, holds the body.
-func (r *runner) curl(req *attempt.Request, file string) string {
+// callCommand is the command that sends one call of a document again:
+// curl of its body (from file when set, which it returns to be written),
+// or for a signed call whsim replay of its records, signed afresh (a
+// signature is stale five minutes later); copies in a loop, in the
+// background when they went at once, and a sender's retry after.
+func (r *runner) callCommand(sc sentCall, file string) (string, *savedBody) {
+	if r.cfg.Signer != nil {
+		return r.replayCall(sc, file)
+	}
+	var saved *savedBody
+	if file != "" {
+		saved = &savedBody{path: file, body: sc.req.Body}
+	}
+	cmd := r.curl(sc.req, file)
+	switch {
+	case sc.step.atOnce:
+		cmd = fmt.Sprintf("for i in $(seq %d); do %s & done; wait", sc.copies, cmd)
+	case sc.copies > 1:
+		cmd = fmt.Sprintf("for i in $(seq %d); do %s; done", sc.copies, cmd)
+	}
+	if sc.retried != nil {
+		cmd += "; " + r.curl(sc.retried, file)
+	}
+	return cmd, saved
+}
+
+// replayCall is whsim replay of a signed call's records: from file (its
+// records, written) or inline on stdin.
+func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
+	n := sc.copies
+	if sc.retried != nil {
+		n++ // the retry is the same call again, signed afresh
+	}
+	rec := &capture.Record{Time: time.Unix(0, 0).UTC(), Remote: "whsim check", Method: http.MethodPost,
+		Path: r.cfg.Target.EscapedPath(), Query: sc.req.Query, Headers: sc.req.Header}
+	if rec.Path == "" {
+		rec.Path = "/"
+	}
+	rec.SetBody(sc.req.Body)
+	var recs []byte
+	var err error
 	var b strings.Builder
-	b.WriteString("curl -sS" + probe.CurlFlags(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
+	var saved *savedBody
+	src := "-"
+	if file != "" {
+		file = strings.TrimSuffix(file, ".json") + ".ndjson"
+		for range n {
+			if recs, err = capture.Append(recs, rec); err != nil {
+				return "", nil
+			}
+		}
+		saved, src = &savedBody{path: file, body: recs}, shellcmd.Quote(file)
+	} else {
+		rec.Headers = masked(sc.req.Header, r.cfg.Header)
+		if recs, err = capture.Append(nil, rec); err != nil {
+			return "", nil
+		}
+		line := shellcmd.Quote(strings.TrimSuffix(string(recs), "\n"))
+		if n > 1 {
+			fmt.Fprintf(&b, "rec=%s; for i in $(seq %d); do printf '%%s\\n' \"$rec\"; done | ", line, n)
+		} else {
+			fmt.Fprintf(&b, "printf '%%s\\n' %s | ", line)
+		}
+	}
+	b.WriteString("whsim replay " + src + " --url " + shellcmd.Quote(r.maskedURL().String()) + shellcmd.Words(r.replayTLS()))
+	if sc.step.atOnce && sc.copies > 1 {
+		fmt.Fprintf(&b, " --concurrency %d", sc.copies)
+	}
+	if src == "-" {
+		for _, k := range secretNames(r.cfg.Header) {
+			for _, v := range masked(r.cfg.Header, r.cfg.Header)[k] {
+				b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
+			}
+		}
+	}
+	b.WriteString(` --sign standard --secret "$WHSIM_REPLAY_SECRET"`)
+	return b.String(), saved
+}
+
+// replayTLS are the run's TLS settings as replay's flags.
+func (r *runner) replayTLS() []string {
+	var out []string
+	for i := 0; i < len(r.cfg.CurlTLS); i++ {
+		switch r.cfg.CurlTLS[i] {
+		case "-k":
+			out = append(out, "--insecure")
+		default:
+			out = append(out, r.cfg.CurlTLS[i])
+		}
+	}
+	return out
+}
+
+// maskedURL is the run's URL, a password in it masked.
+func (r *runner) maskedURL() *url.URL {
 	u := *r.cfg.Target
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "****")
 	}
-	b.WriteString(shellcmd.Quote(attempt.URLFor(&u, req.Query)))
+	return &u
+}
+
+// curl is a command that sends req again: the user's credentials masked
+// (reports end up in CI logs), the call's own signature kept. file, when
+// set, holds the body.
+func (r *runner) curl(req *attempt.Request, file string) string {
+	var b strings.Builder
+	b.WriteString("curl -sS" + shellcmd.Words(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
+	b.WriteString(shellcmd.Quote(attempt.URLFor(r.maskedURL(), req.Query)))
 	h := http.Header{"Content-Type": {"application/json"}}
 	for k, vs := range req.Header {
 		_, user := r.cfg.Header[k]
@@ -88,7 +264,7 @@ func (r *runner) curl(req *attempt.Request, file string) string {
 		}
 	}
 	switch {
-	case len(req.Body) > maxInlineBody && file != "":
+	case file != "":
 		b.WriteString(" --data-binary @" + shellcmd.Quote(file))
 	case len(req.Body) > maxInlineBody:
 		b.WriteString(" --data-binary @" + bodyFile + "  # " + notWritten(bodyFile, len(req.Body)))

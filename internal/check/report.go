@@ -83,6 +83,8 @@ type CaseRecord struct {
 	Want      string         `json:"want,omitempty"`
 	Request   *RequestRecord `json:"request,omitempty"`
 	Reproduce string         `json:"reproduce,omitempty"`
+	// Effects is a failed effects document's calls and probe answers.
+	Effects *EffectsRecord `json:"effects,omitempty"`
 }
 
 // AnswerRecord is the receiver's answer of a warning or failing case.
@@ -111,6 +113,7 @@ func (c *CaseReport) Record() CaseRecord {
 	j := CaseRecord{
 		Check: c.Case.Check, Case: c.Case.Name, Verdict: string(c.Verdict),
 		Status: c.Status, LatencyMS: attempt.MS(c.Latency), Reason: termsafe.Text(c.Reason), File: c.File,
+		Effects: c.Effects,
 	}
 	if a := c.Answer; a != nil && c.Verdict != Pass {
 		j.Answer = &AnswerRecord{Status: termsafe.Text(a.Status), Body: termsafe.Text(strings.TrimSpace(string(a.Body)))}
@@ -241,7 +244,13 @@ func (r *Reporter) reproduce(cc *CaseReport) string {
 		cmd = r.curlCommand(cc)
 	}
 	if cc.Case.Check == Load {
-		cmd += "  # one of the run's calls; load is judged over all of them: whsim check --checks load"
+		// A hint runs as printed: it names the receiver.
+		again := "whsim check --url " + shellcmd.Quote(r.maskedTarget().String()) + " --checks load"
+		if cc.File != "" {
+			cmd += "  # every call of the load check, one after another; load is judged at concurrency: " + again
+		} else {
+			cmd += "  # one of the run's calls; load is judged over all of them: " + again
+		}
 	}
 	return cmd
 }

@@ -10,12 +10,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 )
@@ -37,7 +39,21 @@ type Failed struct {
 	Reported string // the reason the run gave
 	// File is where --save-cases wrote its records, as the run named it.
 	File string
+	// Effects is a failed effects document: its calls and the probe.
+	Effects *EffectsRecord
 }
+
+// MaxCopies is the most times a run delivers one call, in turn or at once:
+// a report asking for more was not written by a run, and a rerun refuses it
+// rather than open that many calls.
+const MaxCopies = DefaultConcurrent
+
+// maxEffectsCalls is the most calls an effects document's sequence holds.
+const maxEffectsCalls = 8
+
+// MaxReport bounds a report --rerun reads: a run's failures with their
+// bodies are a few megabytes; a file past this is not a report.
+const MaxReport = 256 << 20
 
 // ReportLineError says which line of a report is not what check
 // --output json writes.
@@ -55,12 +71,41 @@ var errNotReport = errors.New("no check case in it: want the output of whsim che
 // maxReportLine bounds one line of a report: a case of a large body.
 const maxReportLine = 64 << 20
 
+// errReportSize is a report past MaxReport.
+var errReportSize = fmt.Errorf("over %d MiB: not a report check wrote", MaxReport>>20)
+
+// capped reads at most n bytes, then says so (errReportSize).
+type capped struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		// At the bound: a report that ends here is whole.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, errReportSize
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
+}
+
 // ReadFailed reads a check report (the JSON lines of check --output json,
 // or a --save-cases directory's ResultsFile) and returns its failed cases
 // in report order. The summary line, and any line that names no case, is
 // skipped; a file without one case is ErrNotReport.
-func ReadFailed(r io.Reader) ([]Failed, error) {
-	sc := bufio.NewScanner(r)
+func ReadFailed(r io.Reader) ([]Failed, error) { return readFailed(r, MaxReport) }
+
+func readFailed(r io.Reader, limit int64) ([]Failed, error) {
+	// A report is input: bounded, and every count in it bounded as a run's.
+	sc := bufio.NewScanner(&capped{r: r, n: limit})
 	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
 	var out []Failed
 	cases, n := 0, 0
@@ -86,7 +131,10 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 		if j.Verdict != string(Fail) {
 			continue
 		}
-		f := Failed{Check: j.Check, Name: j.Case, Want: j.Want, Status: j.Status, Reported: j.Reason, File: j.File}
+		f := Failed{Check: j.Check, Name: j.Case, Want: j.Want, Status: j.Status, Reported: j.Reason, File: j.File, Effects: j.Effects}
+		if err := checkBounds(&f, j.Request); err != nil {
+			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
+		}
 		if q := j.Request; q != nil {
 			body, err := capture.DecodeBody(q.Body, q.BodyEncoding)
 			if err != nil {
@@ -100,6 +148,9 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 		out = append(out, f)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, errReportSize) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	if cases == 0 {
@@ -108,10 +159,89 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 	return out, nil
 }
 
+// checkBounds refuses what no run writes: more copies of a call than a run
+// delivers, an effects sequence longer than a run's, a body that does not
+// decode. The limits are those of a live run.
+func checkBounds(f *Failed, q *RequestRecord) error {
+	if q != nil {
+		if err := copiesOK(q.Copies, q.AtOnce); err != nil {
+			return err
+		}
+	}
+	e := f.Effects
+	if e == nil {
+		return nil
+	}
+	if len(e.Calls) == 0 || len(e.Calls) > maxEffectsCalls {
+		return fmt.Errorf("effects: %d calls: a run sends 1 to %d for one document", len(e.Calls), maxEffectsCalls)
+	}
+	if e.Kind != "invoice" && e.Kind != "receipt" {
+		return fmt.Errorf("effects: kind %q: want invoice or receipt", e.Kind)
+	}
+	if e.Code == "" {
+		return errors.New("effects: no document number (code)")
+	}
+	for i, c := range e.Calls {
+		if err := copiesOK(c.Copies, c.AtOnce); err != nil {
+			return fmt.Errorf("effects call %d: %w", i+1, err)
+		}
+		if _, err := capture.DecodeBody(c.Body, c.BodyEncoding); err != nil {
+			return fmt.Errorf("effects call %d: body: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+func copiesOK(n int, atOnce bool) error {
+	if n < 0 || n > MaxCopies {
+		how := "in turn"
+		if atOnce {
+			how = "at once"
+		}
+		return fmt.Errorf("copies %d %s: a run delivers one call at most %d times", n, how, MaxCopies)
+	}
+	return nil
+}
+
+// RunURL is the one receiver URL a report's cases were sent to (without
+// their queries): a rerun sends there and nowhere else. Cases that name
+// different URLs are an error: a run has one URL, so such a report was
+// edited, and a case must not carry the user's credentials elsewhere.
+func RunURL(cases []Failed) (string, error) {
+	run, from := "", ""
+	for _, c := range cases {
+		if c.URL == "" {
+			continue
+		}
+		u := c.URL
+		if c.Query != "" {
+			cut, ok := strings.CutSuffix(u, "?"+c.Query)
+			if !ok {
+				cut, ok = strings.CutSuffix(u, "&"+c.Query)
+			}
+			if !ok {
+				return "", fmt.Errorf("%s %s: its url %s does not end in its query %s", c.Check, c.Name, u, c.Query)
+			}
+			u = cut
+		}
+		switch {
+		case run == "":
+			run, from = u, c.Check+" "+c.Name
+		case u != run:
+			return "", fmt.Errorf("%s %s is for %s, but %s is for %s: a run has one URL, refusing to send anywhere (give --url to choose)", c.Check, c.Name, u, from, run)
+		}
+	}
+	if run == "" {
+		return "", errors.New("no case names the URL it was sent to: give --url")
+	}
+	return run, nil
+}
+
 // RerunConfig is how a rerun sends.
 type RerunConfig struct {
 	Client *http.Client
-	// Target, when set, replaces each case's URL (its query is kept).
+	// Target is where every case goes (its query kept): --url, or the
+	// report's one run URL (RunURL) once the user has been shown it.
 	Target *url.URL
 	// Header replaces the cases' headers of the same names: credentials,
 	// which a report holds masked.
@@ -124,6 +254,14 @@ type RerunConfig struct {
 	// for the run's calls again. A signature case whose headers are wrong
 	// on purpose keeps its bytes.
 	IDs *reqid.IDs
+	// Probe asks about the effects documents sent again, until they match
+	// or Settle runs out; nil leaves them NOT RERUN, saying what is missing.
+	Probe  probe.Probe
+	Settle time.Duration
+	// Again is the command line that runs a check again (with the URL, the
+	// probe and a secret placeholder), for the cases a rerun cannot send
+	// alone: "whsim check --url ... --checks ".
+	Again string
 }
 
 // Rerun outcomes.
@@ -150,8 +288,14 @@ type RerunResult struct {
 // the case's check wants. A case that needs the run's secret and has no
 // signer is an error before anything is sent.
 func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunResult)) error {
+	if cfg.Target == nil {
+		return errors.New("rerun: no URL to send to")
+	}
 	for _, c := range cases {
 		if c.Resign && c.Want != "" && cfg.Signer == nil {
+			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
+		}
+		if e := c.Effects; e != nil && !e.Load && cfg.Probe != nil && cfg.Signer == nil && slices.ContainsFunc(e.Calls, func(c EffectsCall) bool { return c.Resign }) {
 			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
 		}
 	}
@@ -160,12 +304,36 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if c.Want == "" {
+		var res RerunResult
+		var err error
+		switch e := c.Effects; {
+		case (e == nil && c.Check == Effects || e != nil && e.Load) && cfg.Probe == nil:
+			// No command without a probe: it would exit 2 as printed.
 			out(RerunResult{Case: c, Outcome: NotRerun,
-				Reason: "judged over a whole run, not one call: run whsim check --checks " + c.Check + " again"})
+				Reason: "judged by what the receiver stored: run whsim check --checks load,effects again with the run's --url and its --probe or --probe-cmd"})
 			continue
+		case e == nil && c.Check == Effects:
+			// A report that keeps no calls of the document (an older one).
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "the report keeps no calls of this document: run " + cfg.Again + "effects"})
+			continue
+		case e != nil && e.Load:
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "judged over every document of the load check, not one: run " + cfg.Again + "load,effects"})
+			continue
+		case e != nil && cfg.Probe == nil:
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "judged by what the receiver stored: give the probe (--probe or --probe-cmd) to send it again and ask"})
+			continue
+		case e != nil:
+			res, err = rerunEffects(ctx, cfg, c)
+		case c.Want == "":
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "judged over a whole run, not one call: run " + cfg.Again + c.Check})
+			continue
+		default:
+			res, err = rerunOne(ctx, cfg, c)
 		}
-		res, err := rerunOne(ctx, cfg, c)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", c.Check, c.Name, err)
 		}
@@ -184,17 +352,8 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 }
 
 func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
-	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now}
+	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target}
 	query := c.Query
-	if cfg.Target != nil {
-		d.Target = cfg.Target
-	} else {
-		t, err := endpoint.ParseTarget(c.URL)
-		if err != nil {
-			return RerunResult{}, err
-		}
-		d.Target, query = t, ""
-	}
 	h := capture.ReplayHeaders(c.Header)
 	for k, v := range cfg.Header {
 		h[k] = v
@@ -213,29 +372,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		req.WebhookID = req.ReplayWebhookID(fresh)
 	}
 	n := max(c.Copies, 1)
-	results := make([]*attempt.Result, n)
-	if c.AtOnce {
-		// Every copy waits for the others, so they reach the receiver
-		// together, as the run's burst did.
-		var ready, done sync.WaitGroup
-		start := make(chan struct{})
-		ready.Add(n)
-		for i := range n {
-			one := *req
-			done.Go(func() {
-				ready.Done()
-				<-start
-				results[i] = d.Deliver(ctx, &one)
-			})
-		}
-		ready.Wait()
-		close(start)
-		done.Wait()
-	} else {
-		for i := range n {
-			results[i] = d.Deliver(ctx, req)
-		}
-	}
+	results := deliverCopies(ctx, d, req, n, c.AtOnce)
 	res := RerunResult{Case: c, Outcome: Fixed}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: d.Target.Redacted(), Kind: attempt.FailureText(a)}
@@ -260,6 +397,34 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		}
 	}
 	return res, nil
+}
+
+// deliverCopies delivers req n times (n is at most MaxCopies: ReadFailed
+// refuses more), together when atOnce: every copy waits for the others, so
+// they reach the receiver together, as the run's burst did.
+func deliverCopies(ctx context.Context, d *attempt.Deliverer, req *attempt.Request, n int, atOnce bool) []*attempt.Result {
+	results := make([]*attempt.Result, n)
+	if !atOnce {
+		for i := range n {
+			results[i] = d.Deliver(ctx, req)
+		}
+		return results
+	}
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	ready.Add(n)
+	for i := range n {
+		one := *req
+		done.Go(func() {
+			ready.Done()
+			<-start
+			results[i] = d.Deliver(ctx, &one)
+		})
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return results
 }
 
 // wants says whether status is the answer want names.

@@ -222,7 +222,8 @@ func TestRerun(t *testing.T) {
 	run := func() []RerunResult {
 		var out []RerunResult
 		seed++
-		cfg := RerunConfig{Client: srv.Client(), Signer: signer, Now: func() time.Time { return later }, IDs: reqid.NewIDs(seed)}
+		cfg := RerunConfig{Client: srv.Client(), Target: target, Signer: signer, Now: func() time.Time { return later }, IDs: reqid.NewIDs(seed),
+			Again: "whsim check --url " + srv.URL + "/hook --checks "}
 		if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +244,7 @@ func TestRerun(t *testing.T) {
 	rcv.mu.Lock()
 	rcv.fixed = true
 	rcv.mu.Unlock()
-	if got := outcomes(run()); got != "fixed got 400; fixed got 200; not-rerun judged over a whole run, not one call: run whsim check --checks latency again" {
+	if got := outcomes(run()); got != "fixed got 400; fixed got 200; not-rerun judged over a whole run, not one call: run whsim check --url "+srv.URL+"/hook --checks latency" {
 		t.Errorf("fixed: %s", got)
 	}
 	rcv.mu.Lock()
@@ -265,7 +266,7 @@ func TestRerun(t *testing.T) {
 		}
 	}
 
-	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client()}, cases, func(RerunResult) {}); err == nil || !strings.Contains(err.Error(), "--secret") {
+	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: target}, cases, func(RerunResult) {}); err == nil || !strings.Contains(err.Error(), "--secret") {
 		t.Errorf("signed cases without a signer: %v", err)
 	}
 }

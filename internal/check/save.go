@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/sign"
@@ -183,28 +185,86 @@ func (r *Reporter) records(c *Case, s sent, at time.Time, mask bool) ([]byte, er
 	return b, nil
 }
 
-// save writes a case's records to its file under SaveDir.
+// save writes a case's records to its file under SaveDir, and the bodies
+// its commands read beside it: every call of a case that stands for many
+// (load's), each as its own record.
 func (r *Reporter) save(cc *CaseReport) error {
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
 	}
-	b, err := r.records(cc.Case, cc.sent, now(), false)
-	if err != nil {
+	var b []byte
+	var err error
+	if len(cc.calls) > 0 {
+		for _, c := range cc.calls {
+			one := sent{header: r.sentRequest(c).header}
+			rec, err := r.records(c, one, now(), false)
+			if err != nil {
+				return err
+			}
+			b = append(b, rec...)
+		}
+	} else if b, err = r.records(cc.Case, cc.sent, now(), false); err != nil {
 		return err
 	}
 	cc.File = filepath.Join(r.SaveDir, caseFile(cc.Case))
-	if err := os.MkdirAll(filepath.Dir(cc.File), 0o755); err != nil {
+	if err := privateDir(r.SaveDir, filepath.Dir(cc.File)); err != nil {
 		return err
 	}
-	return os.WriteFile(cc.File, b, 0o600)
+	if err := writePrivate(cc.File, b); err != nil {
+		return err
+	}
+	for _, f := range cc.bodies {
+		if err := writePrivate(f.path, f.body); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// saveLine appends the case's JSON line to the directory's results file.
+// privateDir makes dir (under root) for saved cases, refusing one that is
+// a symlink: the files in it keep credentials, and a planted link would
+// send them elsewhere.
+func privateDir(root, dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: the saved cases keep credentials, write them to a directory of your own", d)
+		}
+		if d == filepath.Clean(root) || d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}
+
+// writePrivate writes a file that may hold credentials: created 0600 and
+// renamed into place, so it never goes through a symlink planted at path
+// nor into a file another user can read.
+func writePrivate(path string, b []byte) error {
+	return atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// saveLine appends the case's JSON line to the directory's results file,
+// which the first line creates 0600 under a temporary name and renames into
+// place (a symlink or another file there is replaced, never written).
 func (r *Reporter) saveLine(cc *CaseReport) error {
 	if r.results == nil {
-		f, err := os.Create(filepath.Join(r.SaveDir, ResultsFile))
+		f, err := os.CreateTemp(r.SaveDir, ".whsim-results-*.tmp")
 		if err != nil {
+			return err
+		}
+		if err := os.Rename(f.Name(), filepath.Join(r.SaveDir, ResultsFile)); err != nil {
+			f.Close()
+			os.Remove(f.Name())
 			return err
 		}
 		r.results = f

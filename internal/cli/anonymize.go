@@ -121,9 +121,9 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 			return anonymizeErr(err)
 		}
 		total.Add(st)
-		if st.Torn > 0 {
-			fmt.Fprintf(a.streams.Err, "%s %s:%d: torn last record skipped (a crash while listen wrote it)\n",
-				a.errColor.Warn.Sprint("warning:"), name, st.Torn)
+		for _, line := range st.Torn {
+			fmt.Fprintf(a.streams.Err, "%s %s:%d: torn record skipped (a crash or a full disk while listen wrote it)\n",
+				a.errColor.Warn.Sprint("warning:"), name, line)
 		}
 		for _, l := range st.Leaks {
 			fmt.Fprintf(a.streams.Err, "%s %s:%d: still looks like a %s: %s\n",

@@ -55,13 +55,14 @@ func commandNames(root *cobra.Command) []string {
 }
 
 // cobraUnknown is the error cobra's root returns for a word that is not a
-// command (its suggestions are turned off: ours are one line).
-var cobraUnknown = regexp.MustCompile(`^unknown command ("(?:[^"\\]|\\.)*") for "[^"]*"$`)
+// command (its suggestions are turned off: ours are one line). Compiled
+// when an error needs it, not at every start (#35).
+const cobraUnknown = `^unknown command ("(?:[^"\\]|\\.)*") for "[^"]*"$`
 
 // unknownCommand rewrites cobra's unknown-command error of the root in our
 // style, with one did-you-mean; nil when err is not that.
 func unknownCommand(root *cobra.Command, err error) error {
-	m := cobraUnknown.FindStringSubmatch(err.Error())
+	m := regexp.MustCompile(cobraUnknown).FindStringSubmatch(err.Error())
 	if m == nil {
 		return nil
 	}

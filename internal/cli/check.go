@@ -100,8 +100,13 @@ case. --output json carries, for each failing or warning case, its request
 --rerun <report.json|DIR> sends again only the cases that failed, from a
 report of --output json or a --save-cases directory, to the report's URL or
 --url, with -H to put masked credentials back and --secret for signed ones.
-Each case says FIXED or STILL FAILING (or NOT RERUN for load and latency,
-judged over a whole run); exit 0 only when every one is fixed.
+A failed effects document is sent again as a fresh one and judged by the
+probe (--probe or --probe-cmd again, or the report's --probe URL on the
+receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
+load and latency, judged over a whole run); exit 0 only when every one is
+fixed. Every call goes to --url or the report's one URL, named on stderr
+first; a report that names another URL, more copies than a run sends, or a
+file that is not a regular file is refused.
 
 --report FILE writes all of it as one HTML file that opens without a network
 (a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,

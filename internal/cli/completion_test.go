@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ const (
 // branches add: the tests below hold for all of them.
 func liveCommands(t *testing.T) []*cobra.Command {
 	t.Helper()
-	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now))
+	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
 	var out []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -269,5 +270,29 @@ func TestMan(t *testing.T) {
 
 	if code, _, stderr := runCLI(t, "man"); code != ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
 		t.Errorf("man without --dir: exit %d, %q", code, stderr)
+	}
+}
+
+// TestReferenceUpToDate fails when docs/reference.md is not what the
+// commands' help generates: a help text changed without the reference.
+// Regenerate with: go run ./cmd/whsim man --format markdown --dir docs
+func TestReferenceUpToDate(t *testing.T) {
+	dir := t.TempDir()
+	if code, stdout, stderr := runCLI(t, "man", "--format", "markdown", "--dir", dir); code != 0 || stdout != "" {
+		t.Fatalf("man --format markdown: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, referenceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", referenceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("docs/%s is stale: run go run ./cmd/whsim man --format markdown --dir docs", referenceFile)
+	}
+	if code, _, stderr := runCLI(t, "man", "--format", "html", "--dir", dir); code != ExitUsage || !strings.Contains(stderr, "want man or markdown") {
+		t.Errorf("man --format html: exit %d, %q", code, stderr)
 	}
 }

@@ -45,7 +45,7 @@ func readsConfig(cmd *cobra.Command) bool {
 //
 // viper reads the environment and the file; package config reads the file's
 // YAML nodes too, to name an unknown key or a bad value by its line.
-func loadConfig(cmd *cobra.Command, explicit string) error {
+func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command) error {
 	if !readsConfig(cmd) {
 		return nil
 	}
@@ -66,7 +66,7 @@ func loadConfig(cmd *cobra.Command, explicit string) error {
 	conf := viper.New()
 	var file *config.File
 	if name != "" {
-		if file, err = config.Load(name, configSection(cmd.Root())); err != nil {
+		if file, err = config.Load(name, configSection(tree())); err != nil {
 			return usageErr(err)
 		}
 		conf.SetConfigType("yaml")

@@ -20,7 +20,7 @@ func runErr(t *testing.T, args ...string) error {
 	var out, errb bytes.Buffer
 	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{},
 		func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) })
-	root := newRootCmd(a)
+	root := newRootCmd(a, "")
 	root.SetArgs(args)
 	_, err := root.ExecuteContextC(context.Background())
 	return err
@@ -74,7 +74,7 @@ func TestUsageErrorsKeepTheirCause(t *testing.T) {
 // set have one help wherever they are taken.
 func TestFlagSetsAgree(t *testing.T) {
 	a := newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Build{}, time.Now)
-	root := newRootCmd(a)
+	root := newRootCmd(a, "")
 	usages := map[string]map[string]string{} // flag → command → help
 	defs := map[string]map[string]string{}
 	for _, path := range [][]string{{"send"}, {"replay"}, {"check"}, {"generate"}, {"export", "vegeta"}, {"export", "k6"}} {

@@ -46,7 +46,8 @@ serves until Ctrl-C (exit status 0).
 
 The URL carries a token drawn for this run (?token=...), or the one
 --ui-token (WHSIM_UI_TOKEN) names, for a bookmark: opening it sets a
-cookie only this page sends, and every /api/ request needs it. A page on
+session cookie (not the token) only this page, on this port, sends, and
+every /api/ request needs it or the token. A page on
 any other site is refused (its browser says so in Sec-Fetch-Site), so no
 web page can read, replay or export the calls through your browser. From
 a script, send the token (in the URL --ready-file holds) as a header:

@@ -3,20 +3,29 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/manpage"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 type manOptions struct {
-	Dir  string
-	root *cobra.Command // the tree to document
+	Dir    string
+	Format string         // man or markdown
+	root   *cobra.Command // the tree to document
 }
+
+// referenceFile is the Markdown reference --format markdown writes into
+// --dir: docs/reference.md in this repository.
+const referenceFile = "reference.md"
 
 // newManCmd writes the pages packagers ship (the release's before hook)
 // and people who install from source put on their MANPATH.
@@ -28,9 +37,13 @@ func newManCmd(a *app) *cobra.Command {
 		Long: `Write a man page (roff, section 1) for whsim and each of its commands into
 a directory, created if missing. To read them with man, put the directory on
 MANPATH (export MANPATH="$PWD/manpages:$MANPATH"; man whsim-send) or copy the
-pages into ~/.local/share/man/man1.`,
+pages into ~/.local/share/man/man1.
+
+With --format markdown it writes the same pages as one Markdown file,
+reference.md, instead: the command reference in the repository's docs/.`,
 		Example: `  whsim man --dir manpages
-  whsim man --dir ~/.local/share/man/man1`,
+  whsim man --dir ~/.local/share/man/man1
+  whsim man --format markdown --dir docs`,
 		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
 			opts.root = cmd.Root()
@@ -38,14 +51,29 @@ pages into ~/.local/share/man/man1.`,
 		}),
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to write the pages into (created if missing)")
+	cmd.Flags().StringVar(&opts.Format, "format", "man", "man (roff pages, one a command) or markdown (one reference.md)")
 	_ = cmd.MarkFlagRequired("dir")
 	_ = cmd.MarkFlagDirname("dir")
 	return cmd
 }
 
 func runMan(_ context.Context, a *app, opts *manOptions) error {
+	if opts.Format != "man" && opts.Format != "markdown" {
+		return usagef("--format %s: want man or markdown", termsafe.Text(opts.Format))
+	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return usageErr(err)
+	}
+	if opts.Format == "markdown" {
+		path := filepath.Join(opts.Dir, referenceFile)
+		if err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+			_, err := w.Write(manpage.Markdown(manPages(opts.root)))
+			return err
+		}); err != nil {
+			return fmt.Errorf("reference: %w", err)
+		}
+		fmt.Fprintf(a.streams.Err, "wrote %s\n", path)
+		return nil
 	}
 	// A release dates its pages by its build date, so that one build
 	// writes the same bytes; a build from source by today.
@@ -80,7 +108,7 @@ func manName(c *cobra.Command) string {
 
 // manPage is what a command's man page shows.
 func manPage(c *cobra.Command) manpage.Page {
-	p := manpage.Page{Name: manName(c), Short: c.Short, Long: c.Long, Synopsis: c.UseLine(), Example: c.Example,
+	p := manpage.Page{Name: manName(c), Path: c.CommandPath(), Short: c.Short, Long: c.Long, Synopsis: c.UseLine(), Example: c.Example,
 		Options: manFlags(c.NonInheritedFlags()), Inherited: manFlags(c.InheritedFlags())}
 	if c.HasAvailableSubCommands() && !c.Runnable() {
 		p.Synopsis = c.CommandPath() + " <command>"

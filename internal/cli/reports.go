@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -40,7 +41,9 @@ func checkReportPath(path string) error {
 
 // writeReport writes an HTML report whole, replacing the file at once.
 func writeReport(a *app, path string, write func(io.Writer) error) error {
-	if err := atomicfile.Write(path, 0o644, write); err != nil {
+	// 0600: a report shows requests and answers, which may hold what the
+	// receiver or the user would not publish.
+	if err := atomicfile.Write(path, 0o600, write); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
 	fmt.Fprintf(a.streams.Err, "%s report written to %s\n", a.errColor.Key.Sprint("whsim:"), path)
@@ -54,7 +57,7 @@ func appendJobSummary(a *app, s *jobsummary.Summary) {
 	if path == "" || s == nil {
 		return
 	}
-	if err := jobsummary.Append(path, s.Markdown()); err != nil {
+	if err := jobsummary.Append(path, s); err != nil {
 		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Warn.Sprint("warning:"), err)
 	}
 }
@@ -75,19 +78,27 @@ func checkReports(a *app, opts *checkOptions, col *term.Collector, rec *htmlrepo
 	js.Interrupted = sum.Interrupted != nil
 	if opts.Report != "" {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
+		js.Full = filepath.Base(opts.Report)
 	}
 	appendJobSummary(a, js)
 	if opts.Report == "" {
 		return nil
 	}
-	return writeCheckReport(a, opts.Report, col, rec, where, seed, ids, nil)
+	return writeCheckReport(a, opts, col, rec, where, seed, ids, nil)
 }
 
 // writeCheckReport writes check's HTML report to path; why, when not nil,
 // is why the run did not complete, and heads the report.
-func writeCheckReport(a *app, path string, col *term.Collector, rec *htmlreport.CheckRecorder, where string, seed uint64, ids []string, why error) error {
+func writeCheckReport(a *app, opts *checkOptions, col *term.Collector, rec *htmlreport.CheckRecorder, where string, seed uint64, ids []string, why error) error {
+	path := opts.Report
 	m := reportMeta(a, "whsim check", where)
-	m.Command = fmt.Sprintf("whsim check --url %s --seed %d --checks %s", shellWord(where), seed, strings.Join(ids, ","))
+	// The command runs as printed: what the run needed (the probe, the
+	// secret as a placeholder, the headers) besides the URL and seed.
+	var header http.Header
+	if rec != nil {
+		header = rec.Header
+	}
+	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(where, header, opts.Secret != "", opts), seed, strings.Join(ids, ","))
 	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
 	if why != nil {
 		data.Failed = true
@@ -132,6 +143,7 @@ func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *t
 		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
 		if opts.Report != "" {
 			s.Note = "The full report, with latency over time: " + filepath.Base(opts.Report)
+			s.Full = filepath.Base(opts.Report)
 		}
 		appendJobSummary(a, s)
 	}
@@ -152,7 +164,7 @@ func checkAbortReport(a *app, opts *checkOptions, col *term.Collector, rec *html
 	}
 	// The run's error is the one to exit with: a report that cannot be
 	// written is said beside it.
-	if err := writeCheckReport(a, opts.Report, col, rec, termsafe.Text(target.Redacted()), seed, ids, why); err != nil {
+	if err := writeCheckReport(a, opts, col, rec, termsafe.Text(target.Redacted()), seed, ids, why); err != nil {
 		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Key.Sprint("whsim:"), err)
 	}
 }

@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/term"
@@ -34,8 +38,22 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		return err
 	}
 	var cfg check.RerunConfig
-	if opts.URL != "" {
-		if cfg.Target, err = endpoint.ParseTarget(opts.URL); err != nil {
+	// A report is input, and may have been edited: every call goes to one
+	// URL, --url or the run's own, and the user sees which before the
+	// first (with the credentials -H and --secret give, which go nowhere
+	// else).
+	where, fromReport := opts.URL, ""
+	if where == "" && len(cases) > 0 {
+		if where, err = check.RunURL(cases); err != nil {
+			return usagef("--rerun %s: %w", termsafe.Text(opts.Rerun), err)
+		}
+		fromReport = " (the report's URL; --url sends elsewhere)"
+	}
+	if where != "" {
+		if cfg.Target, err = endpoint.ParseTarget(where); err != nil {
+			if fromReport != "" {
+				return usagef("--rerun %s: the report's url %w", termsafe.Text(opts.Rerun), err)
+			}
 			return usagef("--url %w", err)
 		}
 	}
@@ -58,11 +76,25 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		fmt.Fprintf(a.streams.Err, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(opts.Rerun))
 		return nil
 	}
+	probeNote, err := rerunProbe(opts, &cfg, cases, curlTLSOf(opts))
+	if err != nil {
+		return err
+	}
+	cfg.Settle = opts.Settle
+	again := *opts
+	if probeNote != "" && opts.Probe == "" && opts.ProbeCmd == "" {
+		again.Probe = probe.Name(cfg.Probe)
+	}
+	cfg.Again = checkCommand(cfg.Target.Redacted(), cfg.Header, opts.Secret != "", &again) + " --checks "
 	if masked := maskedLeft(cases, cfg.Header); len(masked) > 0 {
 		fmt.Fprintf(a.streams.Err, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
 			a.errColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
 	}
-	fmt.Fprintf(a.streams.Err, "%s rerunning %d failed %s of %s\n", key, len(cases), term.Plural(len(cases), "case", "cases"), termsafe.Text(opts.Rerun))
+	fmt.Fprintf(a.streams.Err, "%s rerunning %d failed %s of %s to %s%s\n", key, len(cases), term.Plural(len(cases), "case", "cases"),
+		termsafe.Text(opts.Rerun), termsafe.Text(cfg.Target.Redacted()), fromReport)
+	if probeNote != "" {
+		fmt.Fprintf(a.streams.Err, "%s %s\n", key, termsafe.Text(probeNote))
+	}
 
 	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
 	if err != nil {
@@ -85,10 +117,15 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		}
 	})
 	var unreachable *check.UnreachableError
+	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable):
 		_ = out.Abort()
 		return usageErr(unreachable)
+	case errors.As(err, &probeErr):
+		// The probe's fault, not the receiver's: exit 2.
+		_ = out.Abort()
+		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		sum.Interrupted = true
 		_ = out.Finish(term.RerunSummary{RerunSummary: sum})
@@ -130,12 +167,16 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 		}
 	}
 	shown := ctxio.InputName(name)
-	in, err := ctxio.OpenInput(ctx, name, a.streams.In)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	var in io.ReadCloser
+	if name == "-" {
+		in = io.NopCloser(ctxio.NewReader(ctx, a.streams.In))
+	} else {
+		f, err := openRegular(name)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--rerun: %w", err))
 		}
-		return nil, usageErr(fmt.Errorf("--rerun: %w", err))
+		// Reads give way to Ctrl-C and SIGTERM.
+		in = readCloser{ctxio.NewReader(ctx, f), f}
 	}
 	defer in.Close()
 	cases, err := check.ReadFailed(in)
@@ -151,7 +192,10 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 	}
 	if dir != "" {
 		for i := range cases {
-			if err := savedHeaders(dir, &cases[i]); err != nil {
+			if err := savedHeaders(ctx, dir, &cases[i]); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
 				return nil, usagef("--rerun %s: %w", dir, err)
 			}
 		}
@@ -162,17 +206,18 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 // savedHeaders takes a case's headers from its saved records, which keep
 // the credentials the report masks: the file of the case's check and name
 // in dir, wherever the run was started from.
-func savedHeaders(dir string, c *check.Failed) error {
+func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
 	if c.File == "" || c.Want == "" {
 		return nil
 	}
 	name := filepath.Join(dir, filepath.Base(filepath.Dir(c.File)), filepath.Base(c.File))
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	rec, err := capture.NewReader(f).Next()
+	// The first record is all that is read: one line, bounded as a report's.
+	rec, err := capture.NewReader(io.LimitReader(ctxio.NewReader(ctx, f), check.MaxReport)).Next()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -185,8 +230,8 @@ func savedHeaders(dir string, c *check.Failed) error {
 func maskedLeft(cases []check.Failed, given map[string][]string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, c := range cases {
-		for k, vs := range c.Header {
+	note := func(h map[string][]string) {
+		for k, vs := range h {
 			if _, ok := given[k]; ok || seen[k] || !termsafe.SecretHeader(k) {
 				continue
 			}
@@ -199,5 +244,125 @@ func maskedLeft(cases []check.Failed, given map[string][]string) []string {
 			}
 		}
 	}
+	for _, c := range cases {
+		note(c.Header)
+		if c.Effects != nil { // an effects document's calls keep theirs masked too
+			for _, call := range c.Effects.Calls {
+				note(call.Headers)
+			}
+		}
+	}
 	return out
+}
+
+// readCloser reads through r and closes c.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
+
+// openRegular opens a file a report names, or the report: only a regular
+// file. A FIFO (or a device) would block whsim or feed it without end; it
+// is opened without blocking and refused.
+func openRegular(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", name, pe.Err)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	case fi.IsDir():
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory", name)
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file (%s): a report and its cases are files check wrote", name, fileKind(fi.Mode()))
+	}
+	return f, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// curlTLSOf are the curl flags of the run's TLS settings.
+func curlTLSOf(opts *checkOptions) []string {
+	var out []string
+	if opts.Insecure {
+		out = append(out, "-k")
+	}
+	if opts.CACert != "" {
+		out = append(out, "--cacert", opts.CACert)
+	}
+	return out
+}
+
+// rerunProbe sets the probe the effects cases are asked with: --probe or
+// --probe-cmd, else the report's URL probe when it asks the receiver's
+// own host (a report is input: its probe must not send whsim elsewhere,
+// and a command it names is never run). It returns a line saying which
+// probe a rerun asks, "" when no effects case needs one.
+func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed, curlTLS []string) (string, error) {
+	var rec *check.ProbeRecord
+	needs := false
+	for _, c := range cases {
+		needs = needs || c.Check == check.Effects
+		if c.Effects != nil && rec == nil {
+			rec = &c.Effects.Probe
+		}
+	}
+	switch {
+	case opts.Probe != "" && opts.ProbeCmd != "":
+		return "", usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
+		return "", usagef("--probe-header needs --probe, the URL it is sent to")
+	case opts.Settle < 0:
+		return "", usagef("--settle %s: want 0 or more", opts.Settle)
+	case !needs:
+		return "", nil
+	case opts.Probe != "" || opts.ProbeCmd != "":
+		p, err := newProbe(opts, cfg.Client, curlTLS)
+		if err != nil {
+			return "", err
+		}
+		cfg.Probe = p
+		return "asking " + probe.Name(p) + " what the receiver stored", nil
+	case rec == nil:
+		return "", nil
+	case rec.Cmd != "":
+		return "", usagef("--rerun %s: the report's probe is a command (%s), and whsim runs no command a file names: give --probe-cmd again", termsafe.Text(opts.Rerun), termsafe.Text(rec.Cmd))
+	case rec.URL == "":
+		return "", nil
+	}
+	p, err := probe.ParseURL(rec.URL, cfg.Client, nil)
+	if err != nil {
+		return "", usagef("--rerun %s: the report's probe %s: %w", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), err)
+	}
+	pu, err := url.Parse(strings.NewReplacer("{", "", "}", "").Replace(rec.URL))
+	if err != nil || pu.Host != cfg.Target.Host || pu.Scheme != cfg.Target.Scheme {
+		return "", usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(cfg.Target.Redacted()))
+	}
+	if len(rec.Headers) > 0 {
+		return "", usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), termsafe.Text(rec.URL))
+	}
+	p.CurlTLS = curlTLS
+	cfg.Probe = p
+	return "asking the report's probe " + rec.URL + " what the receiver stored", nil
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -71,7 +72,7 @@ func newApp(s Streams, b Build, now func() time.Time) *app {
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
-	root := newRootCmd(a)
+	root := newRootCmd(a, commandNamed(args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	switch {
@@ -108,7 +109,24 @@ func (a *app) run(ctx context.Context, args []string) int {
 // after it reported what it had done.
 var errInterrupted = &exitError{code: ExitInterrupted}
 
-func newRootCmd(a *app) *cobra.Command {
+// commandNamed is the top-level command args run when their first word
+// names one outright, "" when the whole tree is needed: help, completion
+// and man describe it, and a word that is no command gets a did-you-mean.
+func commandNamed(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	switch args[0] {
+	case "help", "completion", "man", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		return ""
+	}
+	return args[0]
+}
+
+// newRootCmd builds the command tree, or, when only names one of its
+// commands, the root with that command alone: building every command's
+// flags was most of what whsim did before running any (#35, start-up).
+func newRootCmd(a *app, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "whsim",
 		Short: "Simulate an ERP's webhooks: generate, send, receive, validate and replay events",
@@ -133,7 +151,16 @@ whsim version.`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			a.cmdline = map[string]bool{}
 			cmd.Flags().Visit(func(f *pflag.Flag) { a.cmdline[f.Name] = true })
-			if err := loadConfig(cmd, a.configPath); err != nil {
+			// The config's keys are checked against every command's flags,
+			// so a file is read against the whole tree, built for another
+			// app so that its flags do not reset this one's.
+			tree := func() *cobra.Command {
+				if only == "" {
+					return cmd.Root()
+				}
+				return newRootCmd(&app{streams: a.streams, build: a.build, now: a.now}, "")
+			}
+			if err := loadConfig(cmd, a.configPath, tree); err != nil {
 				return err
 			}
 			noColor := a.noColor || os.Getenv("NO_COLOR") != ""
@@ -155,22 +182,30 @@ whsim version.`,
 	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
 	root.Flags().Bool("version", false, "print the version (as whsim version does)")
 
-	for _, c := range []*cobra.Command{
-		newEventsCmd(a),
-		newGenerateCmd(a),
-		newSendCmd(a),
-		newCheckCmd(a),
-		newListenCmd(a),
-		newReplayCmd(a),
-		newInspectCmd(a),
-		newExportCmd(a),
-		newValidateCmd(a),
-		newSchemaCmd(a),
-		newVersionCmd(a),
-		newManCmd(a),
-		newAnonymizeCmd(a),
-	} {
-		root.AddCommand(c)
+	type command struct {
+		name  string
+		build func(*app) *cobra.Command
+	}
+	commands := []command{
+		{"events", newEventsCmd},
+		{"generate", newGenerateCmd},
+		{"send", newSendCmd},
+		{"check", newCheckCmd},
+		{"listen", newListenCmd},
+		{"replay", newReplayCmd},
+		{"inspect", newInspectCmd},
+		{"export", newExportCmd},
+		{"validate", newValidateCmd},
+		{"schema", newSchemaCmd},
+		{"version", newVersionCmd},
+		{"man", newManCmd},
+		{"anonymize", newAnonymizeCmd},
+	}
+	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {
+		commands = commands[i : i+1]
+	}
+	for _, c := range commands {
+		root.AddCommand(c.build(a))
 	}
 	root.SetHelpCommand(newHelpCmd(a, root))
 	// Ours are one line (a.run), cobra's a block.

@@ -93,9 +93,11 @@ func wantValue(f *pflag.Flag) string {
 	return ""
 }
 
-var (
-	unknownFlag = regexp.MustCompile(`^unknown flag: --([^\s=]+)`)
-	badArgument = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\S, )?--([^"]+)" flag: `)
+// The errors pflag returns that are reworded, compiled when one is, not at
+// every start (#35).
+const (
+	unknownFlag = `^unknown flag: --([^\s=]+)`
+	badArgument = `^invalid argument "(.*)" for "(?:-\S, )?--([^"]+)" flag: `
 )
 
 // Explain rewrites a pflag parse error of flags for people, in the words
@@ -103,13 +105,13 @@ var (
 // bad number or duration says what it wants instead of quoting strconv.
 // Other messages are returned as they are.
 func Explain(flags *pflag.FlagSet, msg string) string {
-	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+	if m := regexp.MustCompile(unknownFlag).FindStringSubmatch(msg); m != nil {
 		var names []string
 		flags.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 		if c, ok := suggest.Closest(m[1], names); ok {
 			msg += fmt.Sprintf(" (did you mean --%s?)", c)
 		}
-	} else if m := badArgument.FindStringSubmatch(msg); m != nil {
+	} else if m := regexp.MustCompile(badArgument).FindStringSubmatch(msg); m != nil {
 		if f := flags.Lookup(m[2]); f != nil {
 			if want := wantValue(f); want != "" {
 				msg = fmt.Sprintf("invalid argument %q for \"--%s\": %s", m[1], f.Name, want)

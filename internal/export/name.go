@@ -2,7 +2,6 @@ package export
 
 import (
 	"fmt"
-	"strings"
 )
 
 // maxName leaves room in a DNS-1123 label (at most 63) for the suffixes
@@ -24,13 +23,4 @@ func checkName(name string) error {
 		return fmt.Errorf("--name %q: want a DNS-1123 name (lower-case letters, digits and '-', a letter or digit first and last, at most %d so k6-operator's derived names such as %q stay within 63)", name, maxName, "<name>-initializer")
 	}
 	return nil
-}
-
-// shellQuote is s as one word of a POSIX shell: as it is when it holds only
-// characters no shell treats specially, else in single quotes.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -82,20 +82,3 @@ func TestK6TestRunEncodes(t *testing.T) {
 		}
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"out/k6/script.js": "out/k6/script.js",
-		"":                 "''",
-		"a b":              "'a b'",
-		"$(touch x)":       "'$(touch x)'",
-		"it's":             `'it'\''s'`,
-		"a\nb":             "'a\nb'",
-		"`id`;x&y|z":       "'`id`;x&y|z'",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("ShellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+
+	"github.com/whsim/whsim/internal/shellcmd"
 )
 
 // VegetaUsage tells how to run n targets saved as targets.json: on one
@@ -27,7 +29,7 @@ On two machines, each its own half of the targets at half the rate, then one rep
 // its own execution segment, and on Kubernetes.
 func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) error {
 	// Every path and name is quoted: --out may hold a space or a $(...).
-	script := shellQuote(filepath.Join(dir, tr.Script))
+	script := shellcmd.Word(filepath.Join(dir, tr.Script))
 	env := ""
 	if ko.Sign {
 		env = " -e " + secretEnv + "=\"$" + secretEnv + "\""
@@ -43,11 +45,11 @@ On two machines, each its own execution segment (every call once between them):
   machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
 On Kubernetes (k6-operator, %d pods):
   kubectl create configmap %s --from-file=%s --from-file=%s
-`, shellQuote(dir), ko.Calls, makes, env, script, env, script, env, script,
-		tr.Parallelism, shellQuote(tr.Name), script, shellQuote(filepath.Join(dir, tr.DataFile)))
+`, shellcmd.Word(dir), ko.Calls, makes, env, script, env, script, env, script,
+		tr.Parallelism, shellcmd.Word(tr.Name), script, shellcmd.Word(filepath.Join(dir, tr.DataFile)))
 	if ko.Sign {
-		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellQuote(tr.Name+"-secret"), secretEnv)
+		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}
-	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", shellQuote(filepath.Join(dir, testRun)))
+	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", shellcmd.Word(filepath.Join(dir, testRun)))
 	return err
 }

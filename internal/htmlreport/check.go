@@ -45,6 +45,27 @@ type checkRow struct {
 	Pass    int    `json:"pass"`
 	Warn    int    `json:"warn"`
 	Fail    int    `json:"fail"`
+	// Skipped says why a check that could not run did not: the page shows
+	// it as skipped, never as passed.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// skipOf is the reason of a skipped check, whatever the summary's value
+// for it is: a reason, true, or a count of skipped cases; "" when none.
+func skipOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case bool:
+		if v {
+			return "skipped"
+		}
+	case float64:
+		if v > 0 {
+			return "skipped"
+		}
+	}
+	return ""
 }
 
 // checkCase is one case that warned or failed.
@@ -129,7 +150,8 @@ func (r *CheckRecorder) Result(res check.Result) {
 // recorder's requests. infos are the checks in run order with what each
 // checks; a check the summary names that infos lacks is listed after them.
 func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed uint64) *Check {
-	out := &Check{Seed: seed}
+	// Never null: a run that ended before its first case still draws.
+	out := &Check{Seed: seed, Checks: []checkRow{}, Cases: []checkCase{}}
 	js, text, _, _ := col.Summary()
 	out.Text = text
 	var sum struct {
@@ -143,6 +165,21 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	}
 	if len(js) > 0 && json.Unmarshal(js, &sum) == nil {
 		out.Summary = json.RawMessage(js)
+	}
+	// The skip of each check, read apart: its type is the summary's.
+	var skips struct {
+		Summary struct {
+			Checks map[string]struct {
+				Skipped any `json:"skipped"`
+			} `json:"checks"`
+		} `json:"summary"`
+	}
+	_ = json.Unmarshal(js, &skips)
+	skipped := map[string]string{}
+	for id, t := range skips.Summary.Checks {
+		if why := skipOf(t.Skipped); why != "" {
+			skipped[id] = why
+		}
 	}
 	tallies := map[string]check.Tally{}
 	var order []string
@@ -173,7 +210,7 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	}
 	for _, id := range ids {
 		t := tallies[id]
-		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail})
+		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail, Skipped: skipped[id]})
 		if t.Fail > 0 {
 			out.Failed = true
 		}
@@ -209,8 +246,24 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 			rec.mu.Unlock()
 		}
 		out.Cases = append(out.Cases, cc)
+		if cc.Verdict == string(check.Skip) || cc.Verdict == "skip" {
+			for i := range out.Checks {
+				if out.Checks[i].ID == cc.Check && out.Checks[i].Skipped == "" {
+					out.Checks[i].Skipped = reasonOf(cc.Fields)
+				}
+			}
+		}
 	}
 	return out
+}
+
+// reasonOf is the reason a case's JSON gives, or "skipped".
+func reasonOf(fields json.RawMessage) string {
+	var f struct{ Reason string }
+	if json.Unmarshal(fields, &f) == nil && f.Reason != "" {
+		return f.Reason
+	}
+	return "skipped"
 }
 
 // firstLine is the first JSON line of a case's --output json, or null.

@@ -199,3 +199,23 @@ func TestNewCheckEarlyEnd(t *testing.T) {
 		})
 	}
 }
+
+// A run that ended before its first case still has lists, never null (the
+// page draws from them), and a skipped check keeps its reason whatever the
+// summary's value for it is.
+func TestNewCheckEmptyAndSkipped(t *testing.T) {
+	t.Parallel()
+	c := NewCheck(&term.Collector{}, nil, check.Checks(), 1)
+	b, _ := json.Marshal(c)
+	if !bytes.Contains(b, []byte(`"checks":[]`)) || !bytes.Contains(b, []byte(`"cases":[]`)) {
+		t.Errorf("empty run: %s", b)
+	}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{{"needs a probe", "needs a probe"}, {true, "skipped"}, {float64(2), "skipped"}, {false, ""}, {float64(0), ""}, {nil, ""}} {
+		if got := skipOf(tc.v); got != tc.want {
+			t.Errorf("skipOf(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}

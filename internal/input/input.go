@@ -70,6 +70,25 @@ func IsRecord(line []byte) bool {
 	return bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte(`{"capture":`))
 }
 
+// CutShort says line is a capture record cut short: a record's start
+// whose JSON is valid as far as it goes and ends before the record closes,
+// as a crash or a full disk leaves the line listen was writing. A listen
+// restarted on the file ends that line and appends its records after it,
+// so the line need not be the last. Only a line that did not parse is
+// asked: the check parses it again.
+func CutShort(line []byte) bool {
+	if !IsRecord(line) {
+		return false
+	}
+	var v struct{}
+	err := json.Unmarshal(line, &v)
+	var se *json.SyntaxError
+	// encoding/json validates the whole text before it decodes: a text
+	// valid up to its end is reported as ending unexpectedly, any other
+	// flaw as what it is.
+	return errors.As(err, &se) && se.Error() == "unexpected end of JSON input"
+}
+
 // Options say how to read one input.
 type Options struct {
 	// Name is the input's name; one ending in .ndjson or .jsonl is NDJSON
@@ -104,7 +123,8 @@ type Item struct {
 	// Long says the item is larger than Max: its bytes were dropped.
 	Long bool
 	// Torn says the item is the last line, unterminated, and a capture
-	// record cut short, as a crash while writing leaves it.
+	// record cut short, as a crash while writing leaves it. A torn line a
+	// restarted listen ended is not the last: see CutShort.
 	Torn bool
 	// Unended says the item is a last line without a line ending; CR, a
 	// line that ended in "\r\n".

@@ -308,3 +308,29 @@ func TestLongLinesAreNDJSON(t *testing.T) {
 		}
 	}
 }
+
+// A capture record cut short is told from a line broken otherwise: only a
+// record's start that is valid JSON as far as it goes is torn.
+func TestCutShort(t *testing.T) {
+	whole := `{"capture":1,"time":"2026-11-22T04:24:23Z","headers":{"A":["b"]},"body":"{\"x\":1}"}`
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{whole[:20], true},
+		{whole[:len(whole)-1], true},
+		{whole[:strings.Index(whole, `]}`)+2], true},  // cut right after an inner }
+		{whole[:strings.Index(whole, `\"x`)+2], true}, // cut inside an escape in a string
+		{`{"capture":`, true},
+		{whole, false},                                 // whole: not torn
+		{`{"capture":1,"time":x}`, false},              // broken, not cut short
+		{`{"capture":1,"time":"a"}}`, false},           // one } too many
+		{`{"requestId":"r1","businessType":5`, false},  // a payload cut short is no capture record
+		{`{"capture":1,"time":"a",` + "\x00", false},   // a control byte: broken
+		{`{"capture":1,"time":"2026-11-22T04:2`, true}, // mid-string
+	} {
+		if got := CutShort([]byte(tt.line)); got != tt.want {
+			t.Errorf("CutShort(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}

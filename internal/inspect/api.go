@@ -25,6 +25,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -87,6 +88,8 @@ type handler struct {
 	docPaths map[spec.Kind][][]string // where documents' numbers are
 	loc      *time.Location           // Asia/Shanghai
 
+	sessionKey []byte // the per-process key of session cookies (see session.go)
+
 	mu         sync.Mutex
 	lastReplay string // the last replay target of this run
 }
@@ -102,7 +105,7 @@ func newHandler(opts Options) *handler {
 	if opts.MaxStreams <= 0 {
 		opts.MaxStreams = defaultMaxStreams
 	}
-	h := &handler{opts: opts, mux: http.NewServeMux(), streams: make(chan struct{}, opts.MaxStreams), millis: millisFields(), loc: shanghai(), docPaths: docPaths()}
+	h := &handler{opts: opts, mux: http.NewServeMux(), streams: make(chan struct{}, opts.MaxStreams), millis: millisFields(), loc: shanghai(), docPaths: docPaths(), sessionKey: newSessionKey()}
 	ui, _ := fs.Sub(uiFiles, "ui")
 	h.mux.Handle("GET /", h.page(http.FileServerFS(ui)))
 	h.mux.HandleFunc("GET /api/info", h.info)
@@ -124,29 +127,22 @@ func newToken() string {
 // Token is the session's token (Options.Token, or the one newHandler drew).
 func (h *handler) Token() string { return h.opts.Token }
 
-// cookieName is the session cookie's name. Cookies are kept per host, not
-// per port: the port in the name keeps two inspectors apart.
-func cookieName(r *http.Request) string {
-	_, port, _ := net.SplitHostPort(r.Host)
-	return "whsim-inspector-" + port
-}
-
-// authorized says r carries the session's token.
+// authorized says r carries the session's token as a Bearer header, or,
+// under a session's path, that session's cookie (see session.go).
 func (h *handler) authorized(r *http.Request) bool {
-	got := ""
 	if a := r.Header.Get("Authorization"); a != "" {
-		if t, ok := strings.CutPrefix(a, "Bearer "); ok {
-			got = strings.TrimSpace(t)
-		}
-	} else if c, err := r.Cookie(cookieName(r)); err == nil {
-		got = c.Value
+		t, ok := strings.CutPrefix(a, "Bearer ")
+		t = strings.TrimSpace(t)
+		return ok && t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(h.opts.Token)) == 1
 	}
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) == 1
+	return h.sessionAuthorized(r)
 }
 
-// page serves the page; GET /?token=... with the right token sets the
-// session cookie (HttpOnly, SameSite=Strict: a page on another site
-// never sends it) and drops the token from the address bar.
+// page serves the page; GET /?token=... with the right token draws a
+// session and sends the browser to its page (/s/<id>/), with a cookie
+// only that path of this port gets (HttpOnly, SameSite=Strict: a page on
+// another site never sends it) and without the token in the address bar.
+// A wrong token sends the browser to the page without one.
 func (h *handler) page(files http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -154,12 +150,16 @@ func (h *handler) page(files http.Handler) http.Handler {
 			files.ServeHTTP(w, r)
 			return
 		}
+		dir := "/"
 		if subtle.ConstantTimeCompare([]byte(q.Get(tokenQuery)), []byte(h.opts.Token)) == 1 {
-			http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: h.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			var c *http.Cookie
+			dir, c = h.newSessionCookie(r)
+			http.SetCookie(w, c)
 		}
 		q.Del(tokenQuery)
-		// One leading slash: "//host" would send the browser elsewhere.
-		u := url.URL{Path: "/" + strings.TrimLeft(r.URL.Path, "/"), RawQuery: q.Encode()}
+		// dir starts with one slash and the rest has none in front:
+		// "//host" would send the browser elsewhere.
+		u := url.URL{Path: dir + strings.TrimLeft(r.URL.Path, "/"), RawQuery: q.Encode()}
 		w.Header().Set("Cache-Control", "no-store")
 		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 	})
@@ -183,6 +183,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "inspector: cross-origin request refused", http.StatusForbidden)
 		return
 	}
+	// A session's page and API live under /s/<id>/; what follows is
+	// served as at the root, its cookie checked by authorized.
+	r, _ = withSession(r)
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		// Browsers say where a request comes from, even for an <img> or a
 		// form that sends no Origin: only the page itself (same-origin) or
@@ -386,13 +389,13 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("curl -X " + shellQuote(r.Method) + " " + shellQuote(u))
+	b.WriteString("curl -X " + shellcmd.Word(r.Method) + " " + shellcmd.Word(u))
 	for _, nv := range hdr {
-		b.WriteString(" -H " + shellQuote(nv.Name+": "+nv.Value))
+		b.WriteString(" -H " + shellcmd.Word(nv.Name+": "+nv.Value))
 	}
 	if c.Size > 0 {
 		if utf8.Valid(c.body) && c.Size <= 64<<10 {
-			b.WriteString(" --data-binary " + shellQuote(string(c.body)))
+			b.WriteString(" --data-binary " + shellcmd.Word(string(c.body)))
 		} else {
 			b.WriteString(" --data-binary @" + file)
 		}
@@ -400,26 +403,16 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	curl = b.String()
 
 	b.Reset()
-	b.WriteString("whsim send --url " + shellQuote(h.opts.Origin+r.Path) + " --file " + file)
+	b.WriteString("whsim send --url " + shellcmd.Word(h.opts.Origin+r.Path) + " --file " + file)
 	if c.Event != "" {
-		b.WriteString(" --event " + shellQuote(c.Event))
+		b.WriteString(" --event " + shellcmd.Word(c.Event))
 	}
 	for _, nv := range hdr {
 		if !strings.EqualFold(nv.Name, "Content-Type") {
-			b.WriteString(" -H " + shellQuote(nv.Name+": "+nv.Value))
+			b.WriteString(" -H " + shellcmd.Word(nv.Name+": "+nv.Value))
 		}
 	}
 	return curl, b.String()
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -72,35 +72,29 @@ func TestAPIRefusesOtherSitesAndRequestsWithoutTheToken(t *testing.T) {
 	}
 }
 
-// The page gets the token as the URL whsim printed: opening it sets a
-// cookie only same-site requests carry (SameSite=Strict), out of the
-// page's scripts' reach (HttpOnly), and sends the browser on to the page
-// without the token in the address; the cookie opens the API.
+// The page gets the token as the URL whsim printed: opening it draws a
+// session and sends the browser to its page (/s/<id>/) without the token
+// in the address, with a cookie only same-site requests carry
+// (SameSite=Strict), out of the page's scripts' reach (HttpOnly) and
+// sent only under that path; the cookie opens the API there.
 func TestTheTokenURLSetsTheSessionCookie(t *testing.T) {
 	srv := newTestServer(t, newTestStore(), nil)
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := noRedirect.Get(srv.URL + "/?token=" + testToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	cookies := resp.Cookies()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || len(cookies) != 1 {
-		t.Fatalf("GET /?token=: %d, Location %q, cookies %v", resp.StatusCode, resp.Header.Get("Location"), cookies)
-	}
-	c := cookies[0]
+	dir, c := openSession(t, srv.URL)
 	u, _ := url.Parse(srv.URL)
-	if c.Value != testToken || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Name != "whsim-inspector-"+u.Port() {
-		t.Errorf("cookie %+v", c)
+	if c.Value == testToken || strings.Contains(c.Value, testToken) || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode ||
+		!strings.HasPrefix(c.Name, "whsim-inspector-"+u.Port()+"-") || c.Path != dir {
+		t.Errorf("cookie %+v for the page %s", c, dir)
 	}
-	req, _ := http.NewRequest("GET", srv.URL+"/api/calls", nil)
-	req.AddCookie(c)
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
-		t.Errorf("GET /api/calls with the cookie: %v %v", resp.StatusCode, err)
+	if code := cookieGet(t, srv.URL+dir+"api/calls", "", c); code != 200 {
+		t.Errorf("GET %sapi/calls with the cookie: %d", dir, code)
 	}
+	// The page is served under the session's path.
+	if resp, err := http.Get(srv.URL + dir); err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET %s: %v %v", dir, resp.StatusCode, err)
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	// The redirect stays on this host, whatever the path.
-	resp, err = noRedirect.Get(srv.URL + "//evil.example/x?token=" + testToken + "&a=1")
+	resp, err := noRedirect.Get(srv.URL + "//evil.example/x?token=" + testToken + "&a=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +108,94 @@ func TestTheTokenURLSetsTheSessionCookie(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if len(resp.Cookies()) != 0 {
-		t.Errorf("a wrong token set %v", resp.Cookies())
+	if len(resp.Cookies()) != 0 || resp.Header.Get("Location") != "/" {
+		t.Errorf("a wrong token set %v, sent to %q", resp.Cookies(), resp.Header.Get("Location"))
 	}
 	// The page itself holds nothing and is served to anyone.
 	if resp, err := http.Get(srv.URL + "/"); err != nil || resp.StatusCode != 200 {
 		t.Errorf("GET /: %v %v", resp.StatusCode, err)
+	}
+}
+
+// openSession opens base's token URL and returns the page's path and
+// the cookie it set.
+func openSession(t *testing.T, base string) (dir string, c *http.Cookie) {
+	t.Helper()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(base + "/?token=" + testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cookies := resp.Cookies()
+	dir = resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(dir, "/s/") || len(dir) != len("/s/")+sessionIDLen+1 || len(cookies) != 1 {
+		t.Fatalf("GET /?token=: %d, Location %q, cookies %v", resp.StatusCode, dir, cookies)
+	}
+	return dir, cookies[0]
+}
+
+// cookieGet sends GET url as the page would, with c and Host host (""
+// leaves it), and returns the status.
+func cookieGet(t *testing.T, url, host string, c *http.Cookie) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.AddCookie(c)
+	if host != "" {
+		req.Host = host
+	}
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// The cookie is not the API's token and opens nothing outside its
+// session: a server on another port of 127.0.0.1 that a browser sends it
+// to (browsers keep cookies per host, not per port) cannot use it on the
+// API's own paths, under another session's path, with a Host on another
+// port, or against another inspector process; the Bearer token still
+// opens the API for scripts on both paths.
+func TestTheSessionCookieOpensOnlyItsSessionOnItsPort(t *testing.T) {
+	st := newTestStore()
+	h := newHandler(Options{Token: testToken, Store: st, Mask: mask})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	dir, c := openSession(t, srv.URL)
+	otherDir, _ := openSession(t, srv.URL)
+	// Another process with the same --ui-token: another key.
+	h2 := newHandler(Options{Token: testToken, Store: st, Mask: mask})
+	srv2 := httptest.NewServer(h2)
+	t.Cleanup(srv2.Close)
+	u2, _ := url.Parse(srv2.URL)
+	// The cookie's name and value as they would be for srv2's port.
+	moved := &http.Cookie{Name: strings.Replace(c.Name, "-"+u.Port()+"-", "-"+u2.Port()+"-", 1), Value: c.Value}
+	for _, tt := range []struct {
+		what, url, host string
+		c               *http.Cookie
+		want            int
+	}{
+		{"its session", srv.URL + dir + "api/export?format=ndjson", "", c, 200},
+		{"the API's own path", srv.URL + "/api/export?format=ndjson", "", c, 401},
+		{"the token as the cookie's value", srv.URL + dir + "api/export?format=ndjson", "", &http.Cookie{Name: c.Name, Value: testToken}, 401},
+		{"the old cookie", srv.URL + "/api/export?format=ndjson", "", &http.Cookie{Name: "whsim-inspector-" + u.Port(), Value: testToken}, 401},
+		{"another session's path", srv.URL + otherDir + "api/export?format=ndjson", "", c, 401},
+		{"a Host on another port", srv.URL + dir + "api/export?format=ndjson", "127.0.0.1:1", c, 401},
+		{"another process, the Host of the first", srv2.URL + dir + "api/export?format=ndjson", u.Host, c, 401},
+		{"another process, its own port", srv2.URL + dir + "api/export?format=ndjson", "", moved, 401},
+	} {
+		if got := cookieGet(t, tt.url, tt.host, tt.c); got != tt.want {
+			t.Errorf("%s: GET %s: %d, want %d", tt.what, tt.url, got, tt.want)
+		}
+	}
+	for _, path := range []string{"/api/export?format=ndjson", dir + "api/export?format=ndjson"} {
+		if resp := get(t, srv.URL+path, nil); resp.StatusCode != 200 {
+			t.Errorf("GET %s with the Bearer token: %d", path, resp.StatusCode)
+		}
 	}
 }
 

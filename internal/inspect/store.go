@@ -817,7 +817,9 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 			s.loaded = true
 			return s, skipped, nil
 		case errors.As(err, &torn):
-			skipped = append(skipped, Skipped{Line: torn.Line, Err: torn.Err})
+			// Said as the torn case it is, last line or one a restarted
+			// listen wrote on after.
+			skipped = append(skipped, Skipped{Line: torn.Line, Err: fmt.Errorf("torn line, as a crash or a full disk while listen wrote it leaves (%w)", torn.Err)})
 			continue
 		case errors.As(err, &bad):
 			skipped = append(skipped, Skipped{Line: bad.Line, Err: bad.Err})

@@ -2,7 +2,10 @@
 // Actions job summary: when GITHUB_STEP_SUMMARY names a file, check, send
 // and validate append the verdict, a table and the first failures to it,
 // where CI users look first. Text that came from a receiver or a payload
-// is escaped, so it reads as text and cannot become markup.
+// is shown as code, so it reads as text and cannot become markup or a
+// link. A step's summary stays within GitHub's 1 MiB (MaxBytes): a larger
+// one is dropped whole, so whsim's tables and failures are trimmed, and
+// the summary says what it left out and where all of it is.
 package jobsummary
 
 import (
@@ -29,6 +32,14 @@ const (
 	maxCode     = 1500
 )
 
+// MaxBytes is the most GitHub keeps of one step's job summary: a larger
+// file is dropped whole, the run's verdict with it.
+const MaxBytes = 1 << 20
+
+// maxField bounds any one value a summary shows (a reason, a title, a
+// cell, the target): one 2 MiB answer must not fill the summary.
+const maxField = 2000
+
 // Summary is one run's section of the job summary.
 type Summary struct {
 	Title  string // "whsim check"
@@ -43,14 +54,20 @@ type Summary struct {
 	More int
 	// Note ends the section (where the full report is).
 	Note string
+	// Full says where every row and failure is, for the line a trimmed
+	// summary adds ("check.html"); "" is the step's log.
+	Full string
 }
 
-// table is a Markdown table; Right marks the columns aligned right.
+// table is a Markdown table; Right marks the columns aligned right; Code
+// the rows whose first cell came from elsewhere (an error a receiver or
+// the network gave), shown as code.
 type table struct {
 	Caption string
 	Head    []string
 	Right   []bool
 	Rows    [][]string
+	Code    []int
 }
 
 // Failure is one failure shown in full: what failed, why, and a block of
@@ -59,8 +76,43 @@ type Failure struct {
 	Title, Reason, Code string
 }
 
-// Markdown renders the section.
-func (s *Summary) Markdown() []byte {
+// Markdown renders the section, within MaxBytes.
+func (s *Summary) Markdown() []byte { return s.Within(MaxBytes) }
+
+// Within renders the section in at most budget bytes: when the whole does
+// not fit, the tables keep their first rows and the failures their first
+// ones, as many as fit, and a line says how many were left out and where
+// they all are. nil: not even the section's head fits.
+func (s *Summary) Within(budget int) []byte {
+	rows := 0
+	for _, t := range s.Tables {
+		rows = max(rows, len(t.Rows))
+	}
+	for fails := len(s.Failures); fails >= 0; fails-- {
+		if md := s.render(rows, fails); len(md) <= budget {
+			return md
+		}
+		// The largest row count per table that fits, by bisection: the
+		// size grows with it.
+		lo, hi := -1, rows // render(lo) fits (-1: none known), render(hi) does not
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if len(s.render(max(mid, 0), fails)) <= budget {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		if lo >= 0 {
+			return s.render(lo, fails)
+		}
+	}
+	return nil
+}
+
+// render renders the section with at most rows rows per table and the
+// first fails failures.
+func (s *Summary) render(rows, fails int) []byte {
 	var b bytes.Buffer
 	mark := "✅ pass"
 	switch {
@@ -69,44 +121,52 @@ func (s *Summary) Markdown() []byte {
 	case !s.Pass:
 		mark = "❌ FAIL"
 	}
-	fmt.Fprintf(&b, "### %s: %s\n\n", text(s.Title), mark)
+	fmt.Fprintf(&b, "### %s: %s\n\n", text(clip(s.Title, maxField)), mark)
 	if s.Target != "" {
-		fmt.Fprintf(&b, "%s\n\n", code(s.Target))
+		fmt.Fprintf(&b, "%s\n\n", code(clip(s.Target, maxField)))
 	}
 	if s.Headline != "" {
-		fmt.Fprintf(&b, "**%s**\n\n", text(s.Headline))
+		fmt.Fprintf(&b, "**%s**\n\n", text(clip(s.Headline, maxField)))
 	}
+	leftRows := 0
 	for _, t := range s.Tables {
-		t.write(&b)
+		leftRows += t.write(&b, rows)
 	}
-	if len(s.Failures) > 0 {
+	if leftRows > 0 {
+		fmt.Fprintf(&b, "*%d table %s left out to keep this summary within GitHub's 1 MiB limit; every one is in %s.*\n\n",
+			leftRows, plural(leftRows, "row", "rows"), s.full())
+	}
+	shown := s.Failures[:min(fails, len(s.Failures))]
+	if len(shown) > 0 {
 		fmt.Fprintf(&b, "#### First failures\n\n")
-		for _, f := range s.Failures {
-			fmt.Fprintf(&b, "- **%s**: %s\n", text(f.Title), text(f.Reason))
+		for _, f := range shown {
+			// The reason holds what the receiver answered: code, never
+			// markup or a link.
+			fmt.Fprintf(&b, "- **%s**: %s\n", text(clip(f.Title, maxField)), code(clip(f.Reason, maxField)))
 			if f.Code != "" {
-				code := f.Code
-				if len(code) > maxCode {
-					cut := maxCode
-					for cut > 0 && !utf8.RuneStart(code[cut]) {
-						cut--
-					}
-					code = code[:cut] + fmt.Sprintf("… (%d more bytes)", len(code)-cut)
-				}
-				fence := strings.Repeat("`", max(3, longestRun(f.Code, '`')+1))
+				c := clip(f.Code, maxCode)
+				fence := strings.Repeat("`", max(3, longestRun(c, '`')+1))
 				fmt.Fprintf(&b, "\n  %s\n", fence)
-				for line := range strings.SplitSeq(strings.TrimRight(code, "\n"), "\n") {
+				for line := range strings.SplitSeq(strings.TrimRight(c, "\n"), "\n") {
 					fmt.Fprintf(&b, "  %s\n", line)
 				}
 				fmt.Fprintf(&b, "  %s\n\n", fence)
 			}
 		}
-		if s.More > 0 {
-			fmt.Fprintf(&b, "\n…and %d more.\n", s.More)
+	}
+	trimmed := len(s.Failures) - len(shown)
+	switch {
+	case len(shown) > 0:
+		if more := s.More + trimmed; more > 0 {
+			fmt.Fprintf(&b, "\n…and %d more.\n", more)
 		}
 		b.WriteByte('\n')
+	case trimmed > 0:
+		fmt.Fprintf(&b, "#### Failures\n\n%d failures left out to keep this summary within GitHub's 1 MiB limit; every one is in %s.\n\n",
+			trimmed+s.More, s.full())
 	}
 	if s.Note != "" {
-		fmt.Fprintf(&b, "%s\n\n", text(s.Note))
+		fmt.Fprintf(&b, "%s\n\n", text(clip(s.Note, maxField)))
 	}
 	// One blank line between blocks, however they ended.
 	out := b.Bytes()
@@ -116,21 +176,55 @@ func (s *Summary) Markdown() []byte {
 	return out
 }
 
-func (t table) write(b *bytes.Buffer) {
+// full is where every row and failure is.
+func (s *Summary) full() string {
+	if s.Full == "" {
+		return "the step's log"
+	}
+	return code(clip(s.Full, maxField))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// clip cuts s to at most n bytes at a character's start, saying how much
+// was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
+// write writes the table with its first rows rows and returns how many
+// it left out.
+func (t table) write(b *bytes.Buffer, rows int) int {
 	if len(t.Head) == 0 {
-		return
+		return 0
 	}
 	if t.Caption != "" {
 		fmt.Fprintf(b, "%s\n\n", text(t.Caption))
 	}
-	row := func(cells []string) {
+	row := func(cells []string, asCode bool) {
 		b.WriteByte('|')
-		for _, c := range cells {
-			b.WriteString(" " + cell(c) + " |")
+		for i, c := range cells {
+			if i == 0 && asCode {
+				b.WriteString(" " + codeCell(c) + " |")
+			} else {
+				b.WriteString(" " + cell(c) + " |")
+			}
 		}
 		b.WriteByte('\n')
 	}
-	row(t.Head)
+	row(t.Head, false)
 	b.WriteByte('|')
 	for i := range t.Head {
 		if i < len(t.Right) && t.Right[i] {
@@ -140,10 +234,11 @@ func (t table) write(b *bytes.Buffer) {
 		}
 	}
 	b.WriteByte('\n')
-	for _, r := range t.Rows {
-		row(r)
+	for i, r := range t.Rows[:min(rows, len(t.Rows))] {
+		row(r, slices.Contains(t.Code, i))
 	}
 	b.WriteByte('\n')
+	return len(t.Rows) - min(rows, len(t.Rows))
 }
 
 // text escapes what Markdown or HTML would read as markup.
@@ -169,7 +264,13 @@ func text(s string) string {
 	return b.String()
 }
 
-func cell(s string) string { return text(s) }
+func cell(s string) string { return text(clip(s, maxField)) }
+
+// codeCell is s as inline code in a table cell: a pipe ends a cell even
+// inside code, unless escaped.
+func codeCell(s string) string {
+	return strings.ReplaceAll(code(clip(s, maxField)), "|", `\|`)
+}
 
 // code is s as inline code, the fence longer than any backtick run in it.
 func code(s string) string {
@@ -191,11 +292,23 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-// Append adds md to the job summary file at path, creating it.
-func Append(path string, md []byte) error {
+// Append adds s to the job summary file at path, creating it, within what
+// is left of MaxBytes after the sections already there (a step may run
+// whsim more than once). When not even the section's head fits, nothing is
+// written and the error says so.
+func Append(path string, s *Summary) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("%s: %w", Env, err)
+	}
+	var held int64
+	if fi, err := f.Stat(); err == nil {
+		held = fi.Size()
+	}
+	md := s.Within(MaxBytes - int(min(held, MaxBytes)))
+	if md == nil {
+		f.Close()
+		return fmt.Errorf("%s: the job summary already holds %d bytes, and GitHub drops one over %d: this run's section is left out", Env, held, MaxBytes)
 	}
 	if _, err := f.Write(md); err != nil {
 		f.Close()
@@ -302,6 +415,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 		}
 		for _, k := range sortedKeys(sum.FailedByError) {
 			t.Rows = append(t.Rows, []string{k, strconv.Itoa(sum.FailedByError[k])})
+			t.Code = append(t.Code, len(t.Rows)-1) // the error as the network said it
 		}
 		s.Tables = append(s.Tables, t)
 	}

@@ -1,10 +1,16 @@
 package jobsummary
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/term"
 )
 
 func TestText(t *testing.T) {
@@ -39,7 +45,7 @@ func TestMarkdown(t *testing.T) {
 		"` http://x/hook `\n\n",
 		"**FAIL 1 of 2**\n\n",
 		"| check | fail |\n| --- | ---: |\n| a\\|b | 1 |\n\n",
-		"- **c / n**: got 200\n\n  ````\n  curl ```x```\n",
+		"- **c / n**: ` got 200 `\n\n  ````\n  curl ```x```\n",
 		"more bytes)\n  ````\n\n…and 3 more.\n\nsee report.html\n\n",
 	} {
 		if !strings.Contains(md, want) {
@@ -57,15 +63,15 @@ func TestMarkdown(t *testing.T) {
 func TestAppend(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "summary.md")
-	for _, s := range []string{"one\n", "two\n"} {
-		if err := Append(p, []byte(s)); err != nil {
+	for _, s := range []string{"one", "two"} {
+		if err := Append(p, &Summary{Title: s, Pass: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if b, _ := os.ReadFile(p); string(b) != "one\ntwo\n" {
+	if b, _ := os.ReadFile(p); string(b) != "### one: ✅ pass\n\n### two: ✅ pass\n\n" {
 		t.Errorf("file holds %q", b)
 	}
-	if err := Append(filepath.Join(p, "nope"), nil); err == nil || !strings.Contains(err.Error(), Env) {
+	if err := Append(filepath.Join(p, "nope"), &Summary{}); err == nil || !strings.Contains(err.Error(), Env) {
 		t.Errorf("an unwritable file: %v", err)
 	}
 }
@@ -75,9 +81,143 @@ func TestSend(t *testing.T) {
 	js := []byte(`{"summary":{"sent":10,"succeeded":9,"failed":1,"requestsPerSecond":99.94,"latencyMs":{"p50":1.25,"p90":2,"p99":3,"p99.9":4,"max":5},"failedByStatus":{"503":1},"failedByError":{},"thresholds":[{"threshold":"p99<500ms","metric":"p99","got":3,"unit":"ms","pass":true}]}}`)
 	md := string(Send(js, "http://x", false, []Failure{{Title: "#3 E id", Reason: "status 503"}}, 0).Markdown())
 	for _, want := range []string{"**10 sent, 9 succeeded, 1 failed, 99.9 req/s**", "| 1.3 ms | 2 ms | 3 ms | 4 ms | 5 ms |",
-		"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| status 503 | 1 |", "- **\\#3 E id**: status 503"} {
+		"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| status 503 | 1 |", "- **\\#3 E id**: ` status 503 `"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("send summary lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// validateCase is a validate input as the collector sees it.
+type validateCase struct {
+	file   string
+	fail   bool
+	reason string
+}
+
+func (c validateCase) Verdict() term.Verdict {
+	if c.fail {
+		return term.Fail
+	}
+	return term.Pass
+}
+func (c validateCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (c validateCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c validateCase) JUnit() term.TestCase {
+	return term.TestCase{Suite: c.file, Name: c.file + ":1", Failure: c.reason, Detail: "error " + c.reason}
+}
+
+// GitHub drops a job summary over 1 MiB whole: one from 12,000 validate
+// inputs, and one holding a 2 MiB value, stay within it and say what they
+// left out and where all of it is.
+func TestSummaryStaysWithinGitHubsLimit(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	for i := range 12000 {
+		name := fmt.Sprintf("payloads/2026-12-02/receivables/batch-%05d/webhook-receivable-document-%05d.json", i/100, i)
+		if err := col.Case(validateCase{file: name, fail: i%3 == 0, reason: "envelope-request-id requestId is not a UUID"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	many := FromCollector(col, "whsim validate", "input", false)
+	if whole := len(many.render(12000, len(many.Failures))); whole <= MaxBytes {
+		t.Fatalf("the whole summary is %d bytes: the test needs one over %d", whole, MaxBytes)
+	}
+	huge := strings.Repeat("答", 700_000) // 2.1 MB
+	big := &Summary{Title: "whsim check", Target: "http://x/" + huge, Headline: huge,
+		Tables:   []table{{Head: []string{"check", "fail"}, Rows: [][]string{{huge, "1"}}}},
+		Failures: []Failure{{Title: huge, Reason: huge, Code: huge}}, Note: "see report.html", Full: "report.html"}
+	for _, tt := range []struct {
+		name string
+		s    *Summary
+		want []string
+	}{
+		{"12,000 inputs", many, []string{"table rows left out to keep this summary within GitHub's 1 MiB limit; every one is in the step's log.",
+			"| input | pass | warn | fail |", "…and 3995 more."}},
+		{"a 2 MiB value", big, []string{"… (2098002 more bytes)", "see report.html"}},
+	} {
+		md := tt.s.Markdown()
+		if len(md) > MaxBytes {
+			t.Errorf("%s: %d bytes, over %d", tt.name, len(md), MaxBytes)
+		}
+		for _, w := range tt.want {
+			if !bytes.Contains(md, []byte(w)) {
+				t.Errorf("%s: the summary lacks %q", tt.name, w)
+			}
+		}
+	}
+	// The count of rows left out is true: shown plus left out is all.
+	md := string(many.Markdown())
+	shown := strings.Count(md, "\n| payloads/")
+	m := regexp.MustCompile(`\*(\d+) table rows left out`).FindStringSubmatch(md)
+	if m == nil || shown+atoi(t, m[1]) != 12000 {
+		t.Errorf("%d rows shown, %v left out, of 12000", shown, m)
+	}
+	// A step's earlier sections count: what is left is what is used.
+	p := filepath.Join(t.TempDir(), "summary.md")
+	if err := os.WriteFile(p, bytes.Repeat([]byte("x"), MaxBytes-200_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(p, many); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(p); fi.Size() > MaxBytes || fi.Size() < MaxBytes-200_000+1000 {
+		t.Errorf("after appending, the summary is %d bytes", fi.Size())
+	}
+	// A full summary gets nothing more, and says so.
+	if err := Append(p, many); err == nil || !strings.Contains(err.Error(), "left out") {
+		t.Errorf("appending to a full summary: %v", err)
+	}
+	if fi, _ := os.Stat(p); fi.Size() > MaxBytes {
+		t.Errorf("the summary grew to %d bytes", fi.Size())
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// What a receiver answered is shown as code: a URL in it is no link, and
+// markup in it is no markup.
+func TestReceiverTextIsCode(t *testing.T) {
+	t.Parallel()
+	answer := "got 500: see https://evil.example/login?next=x and www.evil.example, `tick` <b>x</b> [l](https://e.example)"
+	s := &Summary{Title: "whsim check", Failures: []Failure{{Title: "c / n", Reason: answer}}}
+	md := string(s.Markdown())
+	want := "- **c / n**: `` " + answer + " ``\n"
+	if !strings.Contains(md, want) {
+		t.Errorf("the answer is not one code span:\n%s\nwant %q", md, want)
+	}
+	js := []byte(`{"summary":{"sent":1,"failed":1,"failedByError":{"lookup https://evil.example|x: no such host":1}}}`)
+	md = string(Send(js, "http://x", false, nil, 1).Markdown())
+	if !strings.Contains(md, "| ` lookup https://evil.example\\|x: no such host ` | 1 |") {
+		t.Errorf("an error from the network is not a code cell:\n%s", md)
+	}
+}
+
+// With little room left, the first failures that fit are shown and the
+// rest counted; with none, nothing.
+func TestWithinKeepsTheFirstFailuresThatFit(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Pass: false}
+	for i := range 5 {
+		s.Failures = append(s.Failures, Failure{Title: fmt.Sprintf("case %d", i), Reason: "got 200", Code: strings.Repeat("x", 1000)})
+	}
+	whole := len(s.Within(MaxBytes))
+	md := string(s.Within(whole - 500))
+	if len(md) > whole-500 || !strings.Contains(md, "case 3") || strings.Contains(md, "case 4") || !strings.Contains(md, "…and 1 more.") {
+		t.Errorf("within %d bytes:\n%s", whole-500, md)
+	}
+	md = string(s.Within(200))
+	if len(md) > 200 || !strings.Contains(md, "5 failures left out to keep this summary within GitHub's 1 MiB limit") {
+		t.Errorf("within 200 bytes: %q", md)
+	}
+	if got := s.Within(10); got != nil {
+		t.Errorf("within 10 bytes: %q, want nothing", got)
 	}
 }

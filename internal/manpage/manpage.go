@@ -23,6 +23,7 @@ type Header struct {
 // Page is one command's page.
 type Page struct {
 	Name     string // whsim-completion-bash
+	Path     string // whsim completion bash
 	Short    string
 	Long     string // paragraphs separated by blank lines; Short when empty
 	Synopsis string

@@ -365,7 +365,7 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 // credentials.
 func (p *httpProbe) Command(q Question) string {
 	var b strings.Builder
-	b.WriteString("curl -sS" + CurlFlags(p.CurlTLS))
+	b.WriteString("curl -sS" + shellcmd.Words(p.CurlTLS))
 	for _, k := range slices.Sorted(maps.Keys(p.Header)) {
 		for _, v := range p.Header[k] {
 			if termsafe.SecretHeader(k) {
@@ -375,19 +375,6 @@ func (p *httpProbe) Command(q Question) string {
 		}
 	}
 	b.WriteString(" " + shellcmd.Quote(redact(p.url(q))))
-	return b.String()
-}
-
-// CurlFlags are flags for a command line, each quoted unless plain.
-func CurlFlags(flags []string) string {
-	var b strings.Builder
-	for _, f := range flags {
-		if f != "" && strings.Trim(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=") == "" {
-			b.WriteString(" " + f)
-		} else {
-			b.WriteString(" " + shellcmd.Quote(f))
-		}
-	}
 	return b.String()
 }
 
@@ -581,4 +568,13 @@ func Name(p Probe) string {
 		return p.Run
 	}
 	return "probe"
+}
+
+// HeaderNames are the names of the headers a URL probe adds (--probe-header),
+// sorted: a report keeps them, never their values.
+func HeaderNames(p Probe) []string {
+	if hp, ok := p.(*httpProbe); ok {
+		return slices.Sorted(maps.Keys(hp.Header))
+	}
+	return nil
 }

@@ -14,13 +14,23 @@ func isCapture(line []byte) bool { return input.IsRecord(line) }
 
 // checkCapture validates the request body of one capture record: the
 // query's businessType is the event. A line that is not a readable record,
-// or a query without businessType, is an error finding.
-func (v *Validator) checkCapture(line []byte) []Finding {
-	var rec capture.Record
-	if err := json.Unmarshal(line, &rec); err != nil {
-		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+// or a query without businessType, is an error finding; torn says the line
+// is a record cut short (input.CutShort), which has none.
+func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
+	c := v.pool.Get().(*checker)
+	rec, ok := leanRecord(&c.lx, line)
+	c.lx.Reset(nil)
+	v.pool.Put(c)
+	if !ok { // the slow path, and its error messages (leanrecord.go)
+		rec = capture.Record{}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			if input.CutShort(line) {
+				return nil, true
+			}
+			return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err)), false
+		}
 	}
-	return v.CheckRecord(&rec)
+	return v.CheckRecord(&rec), false
 }
 
 // CheckRecord validates the request body of a capture record as

@@ -1,9 +1,11 @@
 package validate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/whsim/whsim/internal/ctxio"
@@ -12,31 +14,63 @@ import (
 	"github.com/whsim/whsim/internal/suggest"
 )
 
-// files are the inputs of one validation run, all open.
+// files are the inputs of one validation run. A regular file is opened
+// when its turn comes and closed after it: 300 inputs under a limit of 256
+// descriptors must not fail with "too many open files". Other inputs
+// (stdin, a FIFO, a device) stay open from OpenFiles on: opening a FIFO
+// again would need its writer again.
 type files struct {
 	names []string
-	rs    []io.ReadCloser
+	rs    []io.ReadCloser // nil: a regular file, opened in its turn
+	stdin io.Reader
 }
 
-// OpenFiles opens every input before any is checked: an unreadable one is
-// the caller's mistake (a usage error), not a verdict. "-", and no name at
+// OpenFiles makes sure every input opens before any is checked: an
+// unreadable one is the caller's mistake (a usage error), not a verdict.
+// A regular file is closed again at once (see files). "-", and no name at
 // all, is stdin. The error names the input, or is ctx's once it is done.
 func OpenFiles(ctx context.Context, names []string, stdin io.Reader) (*files, error) {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	rs, err := ctxio.OpenAll(ctx, names, stdin)
-	if err != nil {
-		return nil, err
+	fs := &files{names: names, rs: make([]io.ReadCloser, len(names)), stdin: stdin}
+	for i, name := range names {
+		r, err := ctxio.OpenInput(ctx, name, stdin)
+		if err != nil {
+			fs.Close()
+			return nil, cmp.Or(ctx.Err(), err)
+		}
+		if f, ok := r.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				f.Close()
+				continue
+			}
+		}
+		fs.rs[i] = r
 	}
-	return &files{names: names, rs: rs}, nil
+	return fs, nil
 }
 
-// Close closes every input.
+// Close closes the inputs still open.
 func (fs *files) Close() {
-	for _, r := range fs.rs {
-		_ = r.Close()
+	for i, r := range fs.rs {
+		if r != nil {
+			_ = r.Close()
+			fs.rs[i] = nil
+		}
 	}
+}
+
+// open returns input i, opening a regular file now; close closes it.
+func (fs *files) open(ctx context.Context, i int) (r io.Reader, close func(), err error) {
+	if r := fs.rs[i]; r != nil {
+		return r, func() { r.Close(); fs.rs[i] = nil }, nil
+	}
+	rc, err := ctxio.OpenInput(ctx, fs.names[i], fs.stdin)
+	if err != nil {
+		return nil, nil, cmp.Or(ctx.Err(), err)
+	}
+	return rc, func() { rc.Close() }, nil
 }
 
 // CheckFiles checks every input in turn and returns the run's counts.
@@ -51,10 +85,15 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, bef
 		if name == "-" && beforeStdin != nil {
 			beforeStdin()
 		}
-		kind, err := v.checkInput(ctx, fs.rs[i], source{name: name, event: event}, func(res *result) error {
+		r, closeInput, err := fs.open(ctx, i)
+		if err != nil {
+			return sum, err // named (an *ctxio.OpenError), or ctx's
+		}
+		kind, err := v.checkInput(ctx, r, source{name: name, event: event}, func(res *result) error {
 			sum.add(res)
 			return fn(Case{File: shown, result: res})
 		})
+		closeInput()
 		if err != nil {
 			return sum, fmt.Errorf("%s: %w", shown, err)
 		}

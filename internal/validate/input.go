@@ -104,7 +104,7 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 			case it.Problem != "":
 				r.Findings = v.single(ruleSyntax, it.Problem)
 			default:
-				r.Findings = v.check(it.Body, in.event)
+				r.Findings, _ = v.check(it.Body, in.event)
 			}
 			for i := range r.Findings {
 				shift(&r.Findings[i], it.Line, it.Column)
@@ -115,7 +115,12 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 			r.skipped = true
 			r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
 		default:
-			r.Findings = v.check(it.Body, in.event)
+			var torn bool
+			if r.Findings, torn = v.check(it.Body, in.event); torn {
+				// A restarted listen ended the torn line and wrote on.
+				r.skipped = true
+				r.Findings = v.single(ruleTorn, "a capture record cut short (as a crash or a full disk while writing leaves it), then a restarted listen's records; skipped")
+			}
 		}
 		r.Failed = !r.skipped && v.Failed(r.Findings)
 		if err := fn(r); err != nil {
@@ -124,12 +129,13 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 	}
 }
 
-// check judges one payload or capture record.
-func (v *Validator) check(body []byte, event string) []Finding {
+// check judges one payload or capture record; torn says it is a capture
+// record cut short (see checkCapture).
+func (v *Validator) check(body []byte, event string) (fs []Finding, torn bool) {
 	if isCapture(body) {
 		return v.checkCapture(body)
 	}
-	return v.Check(body, event)
+	return v.Check(body, event), false
 }
 
 func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) []Finding {

@@ -80,7 +80,7 @@ var rules = []rule{
 	{ruleTotals, Warning, "receipt header totals are not the sums of the lines"},
 	{ruleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
 	{ruleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
-	{ruleTorn, Warning, "the last line of a capture log is cut short, as a crash leaves it (skipped; never fails, even with --strict)"},
+	{ruleTorn, Warning, "a line of a capture log is cut short, as a crash or a full disk leaves it: the last line, or one a restarted listen wrote on after (skipped; never fails, even with --strict)"},
 }
 
 // Rules lists every rule in a stable order.

@@ -1,0 +1,57 @@
+package shellcmd
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestWord(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"--insecure", "--insecure"},
+		{"http://127.0.0.1:9000/hook?a=1", "'http://127.0.0.1:9000/hook?a=1'"},
+		{"/tmp/ca.pem", "/tmp/ca.pem"},
+		{"", "''"},
+		{"it's", `'it'\''s'`},
+		{"$HOME", "'$HOME'"},
+		{"收款单", "'收款单'"},
+		{"out/k6/script.js", "out/k6/script.js"},
+		{"a b", "'a b'"},
+		{"$(touch x)", "'$(touch x)'"},
+		{"a\nb", "'a\nb'"},
+		{"`id`;x&y|z", "'`id`;x&y|z'"},
+	} {
+		if got := Word(tc.in); got != tc.want {
+			t.Errorf("Word(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if got := Words([]string{"--cacert", "/a b/ca.pem"}); got != " --cacert '/a b/ca.pem'" {
+		t.Errorf("Words = %q", got)
+	}
+}
+
+// FuzzQuoteReadBack: what sh reads back of a quoted word is the word,
+// whatever it holds (a NUL cannot be in an argument at all).
+func FuzzQuoteReadBack(f *testing.F) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		f.Skip("no sh on PATH")
+	}
+	for _, s := range []string{"", "plain", "it's", `a"b\c`, "$(id) `id` ${x}", "\n\t*?[]~#&;|<>", "收款单 'x'", "\x7f\x01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsRune(s, 0) {
+			return
+		}
+		for _, q := range []string{Quote(s), Word(s)} {
+			out, err := exec.Command(sh, "-c", "printf %s "+q).Output()
+			if err != nil {
+				t.Fatalf("sh -c 'printf %%s %s': %v", q, err)
+			}
+			if string(out) != s {
+				t.Fatalf("sh read %q back as %q", q, out)
+			}
+		}
+	})
+}

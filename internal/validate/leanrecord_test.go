@@ -1,0 +1,85 @@
+package validate
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/jsonlex"
+)
+
+// A record as listen writes it (capture.Record's members, in its order).
+const leanSample = `{"capture":1,"time":"2026-11-30T10:00:00.123456789Z","remote":"127.0.0.1:5555","method":"POST",` +
+	`"path":"/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"],"X-Multi":["a","b"]},` +
+	`"body":"{\"requestId\":\"r\",\"businessType\":5007,\"data\":{\"收款单\":{\"备注\":\"a\\\\b\"}}}","bodyEncoding":"utf8",` +
+	`"response":{"status":200,"headers":{"Content-Type":["application/json"]},"body":"{}","bodyEncoding":"utf8"},` +
+	`"forward":{"url":"http://127.0.0.1:3000/","status":204,"latencyMs":1.25}}`
+
+// TestLeanRecord: the fast path reads what it can vouch for, and gives
+// way to encoding/json on everything it cannot.
+func TestLeanRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		lean       bool // the fast path reads it
+	}{
+		{"as listen writes it", leanSample, true},
+		{"nulls", `{"capture":null,"time":null,"headers":null,"response":null,"forward":null,"query":null,"body":"x"}`, true},
+		{"unknown members are skipped", `{"note":[1,{"a":null}],"body":"x","bodyEncoding":"base64"}`, true},
+		{"escaped key that is body", `{"bod\u0079":"x"}`, true},
+		{"surrounding whitespace", " \t{\"body\":\"x\"}\r\n", true},
+		{"a header value that is not a list", `{"headers":{"A":"b"},"body":"x"}`, false},
+		{"capture not a whole number", `{"capture":1.0,"body":"x"}`, false},
+		{"capture too large", `{"capture":99999999999999999999,"body":"x"}`, false},
+		{"capture a string", `{"capture":"1","body":"x"}`, false},
+		{"latency out of range", `{"forward":{"latencyMs":1e999},"body":"x"}`, false},
+		{"a time that is not RFC 3339", `{"time":"yesterday","body":"x"}`, false},
+		{"a member in another case", `{"Body":"x"}`, false},
+		{"a key folding to an ASCII one", "{\"\u212aey\":1,\"body\":\"x\"}", false},
+		{"duplicate body", `{"body":"x","body":"y"}`, false},
+		{"body a number", `{"body":1}`, false},
+		{"response a string", `{"response":"x"}`, false},
+		{"not an object", `["body"]`, false},
+		{"trailing data", `{"body":"x"} x`, false},
+		{"invalid UTF-8", "{\"body\":\"\xff\"}", false},
+		{"truncated", `{"body":"x`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lx jsonlex.Lexer
+			got, ok := leanRecord(&lx, []byte(tc.line))
+			if ok != tc.lean {
+				t.Fatalf("fast path took it: %v, want %v", ok, tc.lean)
+			}
+			if ok {
+				leanAgrees(t, []byte(tc.line), got)
+			}
+		})
+	}
+}
+
+// leanAgrees fails unless encoding/json reads line without error into a
+// record with the same four members the fast path read.
+func leanAgrees(t *testing.T, line []byte, got capture.Record) {
+	t.Helper()
+	var want capture.Record
+	if err := json.Unmarshal(line, &want); err != nil {
+		t.Fatalf("fast path read %q, encoding/json refused it: %v", line, err)
+	}
+	if got.Query != want.Query || got.QueryEncoding != want.QueryEncoding || got.Body != want.Body || got.BodyEncoding != want.BodyEncoding {
+		t.Fatalf("fast path read %+v, encoding/json %+v, from %q", got, want, line)
+	}
+}
+
+// FuzzLeanRecord holds the fast path to encoding/json: whatever it reads,
+// encoding/json reads the same, without error.
+func FuzzLeanRecord(f *testing.F) {
+	f.Add([]byte(leanSample))
+	f.Add([]byte(`{"body":"\ud800x","query":"a\u00e9"}`))
+	f.Add([]byte(`{"headers":{"A":[null,"b"]},"headerEncodings":{"A":"base64"},"body":""}`))
+	f.Add([]byte(`{"time":"2026-11-30T10:00:00+08:00","capture":-0}`))
+	var lx jsonlex.Lexer
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if got, ok := leanRecord(&lx, line); ok {
+			leanAgrees(t, line, got)
+		}
+	})
+}
