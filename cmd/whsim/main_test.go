@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 		},
 		"hookrecv":  func() { os.Exit(hookRecv()) },
 		"storerecv": func() { os.Exit(storeRecv()) },
+		"docrecv":   func() { os.Exit(docRecv()) },
 	})
 }
 

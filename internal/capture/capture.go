@@ -51,6 +51,9 @@ type Record struct {
 	BodyEncoding    string            `json:"bodyEncoding"`
 	Response        *Response         `json:"response,omitempty"`
 	Forward         *Forward          `json:"forward,omitempty"`
+	// Fault is what listen --fault did to the call; the members above stay
+	// what the sender sent and what it was answered.
+	Fault *Fault `json:"fault,omitempty"`
 }
 
 // Response is what listen answered.
@@ -70,6 +73,31 @@ type Forward struct {
 	BodyEncoding string      `json:"bodyEncoding,omitempty"`
 	LatencyMS    float64     `json:"latencyMs"`
 	Error        string      `json:"error,omitempty"`
+}
+
+// Fault is a fault listen --fault put on a call's path: which, on which
+// attempt of its requestId, and what the sender and the receiver each saw.
+type Fault struct {
+	Kind string `json:"kind"`
+	Arg  string `json:"arg,omitempty"`
+	// Attempt is the n-th call listen saw with the call's requestId.
+	Attempt int `json:"attempt"`
+	// Sender and Receiver say in words what each side saw.
+	Sender   string `json:"sender"`
+	Receiver string `json:"receiver"`
+	// Deliveries are the calls the receiver was sent for this one, in the
+	// order they went; none when it was not forwarded.
+	Deliveries []Delivery `json:"deliveries"`
+}
+
+// Delivery is one call listen sent the receiver for a faulted call.
+type Delivery struct {
+	// RequestID is set when it is not the sender's (new-request-id).
+	RequestID string  `json:"requestId,omitempty"`
+	Bytes     int     `json:"bytes"`
+	Status    int     `json:"status,omitempty"`
+	Error     string  `json:"error,omitempty"`
+	LatencyMS float64 `json:"latencyMs"`
 }
 
 // EncodeBody returns the stored form of a body and its encoding.

@@ -96,7 +96,64 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		}
 		b = append(b, '}')
 	}
+	if f := r.Fault; f != nil {
+		var ok bool
+		if b, ok = appendFault(b, f); !ok {
+			return b, false
+		}
+	}
 	return append(b, '}', '\n'), true
+}
+
+// appendFault appends the fault member of a record (rare: listen --fault).
+func appendFault(b []byte, f *Fault) ([]byte, bool) {
+	b = append(b, `,"fault":{"kind":`...)
+	b = jsonstr.Append(b, f.Kind)
+	if f.Arg != "" {
+		b = append(b, `,"arg":`...)
+		b = jsonstr.Append(b, f.Arg)
+	}
+	b = append(b, `,"attempt":`...)
+	b = strconv.AppendInt(b, int64(f.Attempt), 10)
+	b = append(b, `,"sender":`...)
+	b = jsonstr.Append(b, f.Sender)
+	b = append(b, `,"receiver":`...)
+	b = jsonstr.Append(b, f.Receiver)
+	b = append(b, `,"deliveries":`...)
+	if f.Deliveries == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, d := range f.Deliveries {
+			if math.IsNaN(d.LatencyMS) || math.IsInf(d.LatencyMS, 0) {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			if d.RequestID != "" {
+				b = append(b, `"requestId":`...)
+				b = jsonstr.Append(b, d.RequestID)
+				b = append(b, ',')
+			}
+			b = append(b, `"bytes":`...)
+			b = strconv.AppendInt(b, int64(d.Bytes), 10)
+			if d.Status != 0 {
+				b = append(b, `,"status":`...)
+				b = strconv.AppendInt(b, int64(d.Status), 10)
+			}
+			if d.Error != "" {
+				b = append(b, `,"error":`...)
+				b = jsonstr.Append(b, d.Error)
+			}
+			b = append(b, `,"latencyMs":`...)
+			b = appendFloat(b, d.LatencyMS)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
 }
 
 func appendHeader(b []byte, h http.Header) []byte {

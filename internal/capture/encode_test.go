@@ -24,6 +24,8 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 	f.Add("GET", "", "", "X", "\x00\x1f\b\f\u2028\u2029\"\\<>&", []byte{0xff, 0xfe}, int64(0), 1e-7, 0, "dial tcp: refused")
 	f.Add("\xe0\x9f\x80\xe0\xa0\x80\xc1\xbf\xc2\x80\xdf\xbf", "/\xed\xa0\x80\xed\x9f\xbf\xee\x80\x80", "\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa", "\xe4\xb8", "\xe4", []byte("é收"), int64(2), 0.5, 200, "\xc3")
 	f.Add("P\xffST", "/\u2028", "q=\x7f", "", "", []byte("\xed\xa0\x80"), int64(-1), 1e21, 502, "x")
+	f.Add("duplicate", "/", "", "Requestid", "3", []byte("{}"), int64(5), 1.5, 503, "")
+	f.Add("drop", "/", "", "", "", []byte("{}"), int64(5), 1.5, -3, "503")
 	f.Fuzz(func(t *testing.T, method, path, query, hk, hv string, body []byte, nanos int64, lat float64, status int, ferr string) {
 		r := &Record{Capture: Version, Time: time.Unix(0, nanos).UTC(), Remote: "127.0.0.1:1", Method: method, Path: path, Query: query}
 		if hk != "" {
@@ -34,6 +36,12 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 			r.Response = &Response{Status: status, Headers: r.Headers}
 			r.Response.Body, r.Response.BodyEncoding = EncodeBody(body)
 			r.Forward = &Forward{URL: path, Status: status, LatencyMS: lat, Error: ferr, Headers: r.Headers}
+		}
+		if status%2 != 0 {
+			r.Fault = &Fault{Kind: method, Arg: hv, Attempt: status, Sender: ferr, Receiver: path}
+			if status > 0 {
+				r.Fault.Deliveries = []Delivery{{Bytes: len(body), Status: status, LatencyMS: lat}, {RequestID: hk, Error: ferr, LatencyMS: lat}}
+			}
 		}
 		r = onDisk(r)
 		want := encodingJSON(r)

@@ -287,7 +287,7 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 	for _, t := range []struct {
 		create, follow spec.Event
 		state          string
-	}{{inv, audit, probe.StateAudited}, {rcp, void, probe.StateVoided}} {
+	}{{inv, audit, spec.StateAfter(audit)}, {rcp, void, spec.StateAfter(void)}} {
 		data := b.g.Data(t.create, spec.Described)
 		d, c := newDoc("lifecycle", t.follow.Name+"/after-create", t.create, spec.Described, b.g.Envelope(t.create, spec.Described, data))
 		d.want.state = t.state

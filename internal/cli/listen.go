@@ -6,16 +6,23 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/inspect"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -33,6 +40,12 @@ type listenOptions struct {
 	Output    string
 	Verbose   bool
 
+	// The exactly-once judge over the calls passed on (--probe).
+	Probe        string
+	ProbeCmd     string
+	ProbeHeaders []string
+	Settle       time.Duration
+
 	// answerFlags names the response flags the user set; they make no
 	// sense with --forward-to, where the receiver answers.
 	answerFlags []string
@@ -44,7 +57,7 @@ func newListenCmd(a *app) *cobra.Command {
 	opts := &listenOptions{limits: receiver.DefaultLimits}
 	cmd := &cobra.Command{
 		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
-			"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url>] " +
+			"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url> [--fault <KIND=RATE[:ARG]>]... [--probe <url-template>|--probe-cmd <command>]] " +
 			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040 [--ui-token <token>]] [--output text|json] [-v]",
 		Short: "Receive webhook calls: show, check and record each one",
 		Long: `Run a local webhook receiver. Every call is answered, checked against the spec
@@ -56,11 +69,24 @@ share of calls) and per-event sequences --respond EVENT=500,500,200 (the last
 code repeats) show how a sender retries. --forward-to passes every call on to
 your own receiver and returns its answer instead.
 
+With --forward-to, --fault KIND=RATE[:ARG] puts a real sender's worst day
+on that share of the calls, at most one fault per call, drawn from --seed,
+the requestId and its attempt (the same seed faults the same calls): toward
+the receiver duplicate, burst[:N], delay:DURATION, reorder[:N|DURATION],
+truncate, new-request-id; toward the sender drop (503), lose-answer
+(forwarded, answered 504), status:CODE. The plan is printed at start; each
+fault shows on the call's line, in its capture record and JSON (a "fault"
+member) and in the summary; the record of what the sender sent is unchanged.
+--probe or --probe-cmd (check's probe contract) then asks at the stop about
+each document that passed through: held once, in the state of its last
+acknowledged event? Those that broke are named with their faults (exit 1).
+
 It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
 connections it prints one line "listening on <url>" to stderr (and writes the
 URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
 the capture file and prints a summary; the exit status is then 0, or 1 when
-the capture failed during the run (calls after it were answered 5xx, unrecorded).
+the capture failed during the run (calls after it were answered 5xx, unrecorded)
+or --probe found a document not held once in its state.
 
 --ui serves the web inspector on its own address (never the webhook's): the
 calls live in a browser, each body as a tree with its findings, search,
@@ -74,6 +100,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
+  whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}/{code}'
   whsim listen --output json | jq -c 'select(.verdict != "valid")'
   whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
   whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`,
@@ -95,10 +122,16 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 	f.IntVar(&opts.Receiver.Status, "status", 200, "status code to answer with")
 	f.DurationVar(&opts.Receiver.Delay, "delay", 0, "wait this long before answering (e.g. 500ms, 2s)")
 	f.Float64Var(&opts.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
-	// listen builds no payload: its seed draws --fail-rate's failures.
-	seedFlag(cmd, &opts.Receiver.Seed, "seed for --fail-rate draws, to fail the same calls every run (0: random)")
+	// listen builds no payload: its seed draws --fail-rate's failures and
+	// --fault's faults.
+	seedFlag(cmd, &opts.Receiver.Seed, "seed for --fail-rate and --fault draws, to fail and fault the same calls every run (0: random)")
 	f.StringArrayVar(&opts.Receiver.Respond, "respond", nil, "answer an event's calls in turn: EVENT=code,code,... (repeatable; the last code repeats)")
 	f.StringVar(&opts.Receiver.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
+	f.StringArrayVar(&opts.Receiver.Faults, "fault", nil, "with --forward-to: put a fault on this share of calls, KIND=RATE[:ARG] (repeatable; "+strings.Join(fault.KindNames(), ", ")+"; drawn from --seed)")
+	f.StringVar(&opts.Probe, "probe", "", "with --forward-to: at the stop, ask the receiver about each document passed on with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}), as check's effects do")
+	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
+	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question (repeatable)")
+	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored: a probe that does not match is asked again, with backoff, until then (0: once)")
 	f.StringVar(&opts.Receiver.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
 	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening (removed when listen stops), for scripts and whsim ready to wait on")
@@ -108,6 +141,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", completeWords(capture.SyncModes()...))
 	_ = cmd.RegisterFlagCompletionFunc("respond", completeRespond)
+	_ = cmd.RegisterFlagCompletionFunc("fault", completeFault)
 	return cmd
 }
 
@@ -128,6 +162,9 @@ func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]st
 // receiverConfig checks the flags and turns them into the receiver's
 // config. Every problem is a usage error naming the flag.
 func (o *listenOptions) receiverConfig() (receiver.Config, error) {
+	if len(o.Receiver.Faults) > 0 && o.Receiver.ForwardTo == "" {
+		return receiver.Config{}, usagef("--fault needs --forward-to: faults are put on the way to your receiver, and only there")
+	}
 	cfg, err := o.Receiver.Config()
 	if err != nil {
 		return cfg, usagef("--%w", err)
@@ -135,7 +172,39 @@ func (o *listenOptions) receiverConfig() (receiver.Config, error) {
 	if cfg.ForwardTo != nil && len(o.answerFlags) > 0 {
 		return cfg, usagef("%s with --forward-to: the receiver behind listen answers forwarded calls", strings.Join(o.answerFlags, ", "))
 	}
+	switch {
+	case o.Probe != "" && o.ProbeCmd != "":
+		return cfg, usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+	case (o.Probe != "" || o.ProbeCmd != "") && cfg.ForwardTo == nil:
+		return cfg, usagef("--probe and --probe-cmd need --forward-to: they ask the receiver behind listen what it holds")
+	case o.Settle < 0:
+		return cfg, usagef("--settle %s: want 0 or more", o.Settle)
+	case len(o.ProbeHeaders) > 0 && o.Probe == "":
+		return cfg, usagef("--probe-header needs --probe, the URL it is sent to")
+	}
 	return cfg, nil
+}
+
+// listenProbeTimeout bounds one probe question at the stop.
+const listenProbeTimeout = 10 * time.Second
+
+// probe is the probe --probe or --probe-cmd asks with, nil for none.
+func (o *listenOptions) probe() (probe.Probe, error) {
+	switch {
+	case o.Probe != "":
+		h, err := endpoint.ParseHeaders(o.ProbeHeaders)
+		if err != nil {
+			return nil, usagef("--probe-header: %w", err)
+		}
+		p, err := probe.ParseURL(o.Probe, &http.Client{Timeout: listenProbeTimeout}, h)
+		if err != nil {
+			return nil, usagef("--probe %s: %w", termsafe.Text(o.Probe), err)
+		}
+		return p, nil
+	case o.ProbeCmd != "":
+		return &probe.Cmd{Run: o.ProbeCmd, Timeout: listenProbeTimeout}, nil
+	}
+	return nil, nil
 }
 
 func runListen(ctx context.Context, a *app, opts *listenOptions) error {
@@ -153,6 +222,10 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		if err := opts.UIToken.check(); err != nil {
 			return err
 		}
+	}
+	prb, err := opts.probe()
+	if err != nil {
+		return err
 	}
 	sync, err := capture.ParseSync(opts.Fsync)
 	if err != nil {
@@ -199,7 +272,23 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
 	p := term.NewCallPrinter(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
 	judge := judgeForwarded()
-	cfg.Observe = func(c *receiver.Call) { p.Observe(c, judge(c)) }
+	if cfg.Faults != nil {
+		judge = skipTruncated(judge)
+		for _, f := range cfg.Faults.Plan().Faults {
+			p.Faults = append(p.Faults, f.Label())
+		}
+	}
+	var docs *receiver.Documents
+	if prb != nil {
+		docs = receiver.NewDocuments()
+	}
+	observe := func(c *receiver.Call) {
+		p.Observe(c, judge(c))
+		if docs != nil {
+			docs.Observe(c)
+		}
+	}
+	cfg.Observe = observe
 	var feed *inspect.Feed
 	var rcv *receiver.Receiver
 	if opts.UI != "" {
@@ -212,7 +301,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 			}
 		}()
 		cfg.Observe = func(c *receiver.Call) {
-			p.Observe(c, judge(c))
+			observe(c)
 			feed.Observe(c)
 		}
 		inspectorOpts = inspect.Options{Store: store, Token: opts.UIToken.value}
@@ -260,6 +349,10 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 	}
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
+	if cfg.Faults != nil {
+		plan := cfg.Faults.Plan()
+		fmt.Fprintf(errw, "%s %s (seed %d: --seed %d faults the same calls again)\n", pal.Warn.Sprint("faults:"), plan.Describe(), plan.Seed, plan.Seed)
+	}
 	if ui != nil {
 		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), opts.UIToken.shown(a, ui))
 	}
@@ -288,6 +381,28 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 		// The printer is blocked inside a call: no summary of its counts.
 		fmt.Fprintf(errw, "%s stdout was not read for %s after the stop; the last calls are not printed%s\n",
 			pal.Warn.Sprint("listen stopped:"), opts.limits.ShutdownTimeout, capturedNote(opts.Capture))
+	}
+	if docs != nil && printed && serveErr == nil {
+		// The run's context is done (that is the stop); the probe still
+		// asks, each question bounded by listenProbeTimeout, until a
+		// second Ctrl-C or SIGTERM.
+		jctx, stopJudge := signal.NotifyContext(context.WithoutCancel(ctx), os.Interrupt, syscall.SIGTERM)
+		defer stopJudge()
+		v, err := docs.Judge(jctx, prb, opts.Settle)
+		if jctx.Err() != nil {
+			fmt.Fprintf(errw, "%s interrupted while asking the receiver: no verdict\n", pal.Warn.Sprint("exactly-once:"))
+			return errInterrupted
+		}
+		if err != nil {
+			return usageErr(err)
+		}
+		writeExactlyOnce(errw, pal, prb, docs, v)
+		if opts.Output == "json" {
+			writeExactlyOnceJSON(a.streams.Out, v)
+		}
+		if len(v.Broke) > 0 && captureLost.Load() == nil {
+			return errChecksFailed
+		}
 	}
 	if lost := captureLost.Load(); lost != nil && serveErr == nil {
 		serveErr = fmt.Errorf("--capture %s failed during the run (%w): the calls after it were answered 5xx and not recorded", termsafe.Text(opts.Capture), *lost)

@@ -280,6 +280,8 @@ type detail struct {
 	Findings     []findingAt    `json:"findingList"`
 	Response     *message       `json:"response"`
 	Forward      *forwarded     `json:"forward"`
+	// Fault is what listen --fault did to the call, null when nothing.
+	Fault *capture.Fault `json:"fault"`
 	// FlagList are the FLAG lines listen printed under the call: "flags" in
 	// a call's detail, where the summary has their count.
 	FlagList []receiver.Flag `json:"flags"`
@@ -360,6 +362,7 @@ func (h *handler) describe(c *call) detail {
 			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
 		}
 	}
+	d.Fault = r.Fault
 	d.Curl, d.Send = h.commands(c, d.File)
 	return d
 }

@@ -741,3 +741,20 @@ func TestAPIOpensACallOlderThanListensWindow(t *testing.T) {
 		}
 	}
 }
+
+// A faulted call's detail says what listen --fault did, for the page.
+func TestDetailShowsTheFault(t *testing.T) {
+	s := NewStore(10)
+	rec := record(1, "E", []byte(`{}`), 504)
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:3000/erp", Status: 200}
+	rec.Fault = &capture.Fault{Kind: "lose-answer", Attempt: 2, Sender: "504 from listen", Receiver: "the call, answered 200 (discarded)",
+		Deliveries: []capture.Delivery{{Bytes: 2, Status: 200, LatencyMS: 1}}}
+	s.Add(rec, nil)
+	srv := httptest.NewServer(newHandler(Options{Token: testToken, Store: s}))
+	defer srv.Close()
+	var d detail
+	get(t, srv.URL+"/api/calls/1", &d)
+	if f := d.Fault; f == nil || f.Kind != "lose-answer" || f.Attempt != 2 || f.Sender != "504 from listen" || len(f.Deliveries) != 1 {
+		t.Errorf("fault = %+v", f)
+	}
+}

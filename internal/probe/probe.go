@@ -47,9 +47,9 @@ func KindWord(k spec.Kind) string {
 
 // States a probe answers for a document it holds.
 const (
-	StateCreated = "created"
-	StateAudited = "audited"
-	StateVoided  = "voided"
+	StateCreated = spec.DocCreated
+	StateAudited = spec.DocAudited
+	StateVoided  = spec.DocVoided
 )
 
 // Answer is what a probe said the receiver holds for a document.

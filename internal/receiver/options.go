@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/fault"
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // Options are a receiver's answer settings as a person gives them (listen's
@@ -24,6 +26,8 @@ type Options struct {
 	Respond   []string // EVENT=code,code,... each
 	ForwardTo string
 	MaxBody   string // a size: 10MiB, 512KiB
+	// Faults are --fault specs (KIND=RATE[:ARG]), for forwarded calls only.
+	Faults []string
 }
 
 // optionError is a setting of Options that is wrong, named as listen's
@@ -79,6 +83,20 @@ func (o Options) Config() (Config, error) {
 		}
 		cfg.ForwardTo = u
 		cfg.Client = newClient(64, 30*time.Second)
+	}
+	if len(o.Faults) > 0 {
+		if cfg.ForwardTo == nil {
+			return cfg, &optionError{Option: "fault", Err: errors.New("needs --forward-to: faults are put on the way to your receiver")}
+		}
+		seed := o.Seed
+		if seed == 0 {
+			seed = reqid.RandomSeed()
+		}
+		plan, err := fault.ParsePlan(o.Faults, seed)
+		if fe, ok := errors.AsType[*fault.Error](err); ok {
+			return cfg, &optionError{Option: "fault", Value: strconv.Quote(fe.Spec), Err: errors.New(fe.Why)}
+		}
+		cfg.Faults = NewFaults(plan)
 	}
 	return cfg, nil
 }

@@ -77,6 +77,8 @@ type Config struct {
 	ForwardTo *url.URL
 	// Client sends forwarded calls; nil builds one (see NewClient).
 	Client *http.Client
+	// Faults, when set, puts faults on forwarded calls (nil: none).
+	Faults *Faults
 
 	// MaxBody is the body limit (default DefaultMaxBody); beyond it the
 	// call is answered 413.
@@ -323,7 +325,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			Message: hopHeader + ": " + strconv.Itoa(hopsOf(req.Header)) + ", forwarded round a loop (answered 508, not forwarded)"})
 	case r.cfg.ForwardTo != nil:
 		var fwd *capture.Forward
-		ans, fwd = r.forward(req.Context(), req, body)
+		if r.cfg.Faults != nil {
+			ans, fwd, rec.Fault = r.forwardFaulted(req.Context(), req, body)
+		} else {
+			ans, fwd = r.forward(req.Context(), req, body)
+		}
 		rec.Forward = fwd
 	default:
 		ans = plain(r.resp.decide(c.Event))

@@ -46,3 +46,45 @@ func PathOf(f Field, d Datum) []string {
 	}
 	return nil
 }
+
+// The states a document is in after an event, as a probe names them
+// (whsim check's effects and listen --probe expect them).
+const (
+	DocCreated = "created"
+	DocAudited = "audited"
+	DocVoided  = "voided"
+)
+
+// docStates is the state each event leaves its document in: a create
+// creates it, an audit audits the invoice, an abandon voids the receipt.
+var docStates = map[string]string{
+	"CREATE_PURCHASE_ORDER_INVOICE": DocCreated,
+	"AUDIT_PURCHASE_ORDER_INVOICE":  DocAudited,
+	"CREATE_RECEIVABLE_DOC":         DocCreated,
+	"ABANDON_RECEIVABLE_DOC":        DocVoided,
+}
+
+// StateAfter is the state e leaves its document in.
+func StateAfter(e Event) string { return docStates[e.Name] }
+
+// StateRank orders states along a document's life: a created document
+// may be audited or voided, never the other way round. An unknown state
+// ranks 0.
+func StateRank(state string) int {
+	switch state {
+	case DocCreated:
+		return 1
+	case DocAudited, DocVoided:
+		return 2
+	}
+	return 0
+}
+
+// DocumentCode is the datum that numbers a document of kind k: data.code
+// of an invoice, 收款单编号 of a receipt.
+func DocumentCode(k Kind) Datum {
+	if k == Receipt {
+		return RecNumber
+	}
+	return InvCode
+}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +28,22 @@ func TestPathOf(t *testing.T) {
 				t.Errorf("%s: transition %+v has no field in its document", e.Name, tr)
 			}
 		}
+	}
+}
+
+// Every event leaves its document in a state a probe names, and the
+// creating events in the first.
+func TestStateAfter(t *testing.T) {
+	for _, e := range Events() {
+		st := StateAfter(e)
+		if StateRank(st) == 0 {
+			t.Errorf("%s leaves no known state (%q)", e.Name, st)
+		}
+		if strings.HasPrefix(e.Name, "CREATE_") != (st == DocCreated) {
+			t.Errorf("%s leaves %s", e.Name, st)
+		}
+	}
+	if StateRank(DocVoided) <= StateRank(DocCreated) || StateRank(DocAudited) <= StateRank(DocCreated) {
+		t.Error("a created document ranks after its later states")
 	}
 }

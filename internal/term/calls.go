@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
@@ -31,6 +32,15 @@ type CallPrinter struct {
 	// Limit, when > 0, is how many calls are printed; the rest are only
 	// tallied (send's built-in receiver under load).
 	Limit int
+	// Faults, when set, is the kinds listen --fault puts on calls, in the
+	// plan's order: the summary then counts them, and the calls the
+	// receiver was sent against those the sender made.
+	Faults []string
+
+	byFault map[string]int
+	// forwarded and answered count the calls listen sent the receiver,
+	// and those it answered.
+	forwarded, answered int
 
 	calls     int
 	byEvent   map[string]int
@@ -80,6 +90,7 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
+	p.tallyForward(c.Record)
 	if p.Limit > 0 && p.calls > p.Limit {
 		return
 	}
@@ -119,12 +130,19 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
 	}
+	if f := r.Fault; f != nil {
+		b = p.st.Warn.Append(b, "  FAULT "+termsafe.Text(faultLabel(f)))
+	}
 	b = append(b, "  "...)
 	b = verdictWrap(p.st, verdict).Append(b, verdict)
 	if c.CaptureErr != nil {
 		b = p.st.Fail.Append(b, "  NOT RECORDED: "+c.CaptureErr.Error())
 	}
 	b = append(b, '\n')
+	if f := r.Fault; f != nil {
+		b = fmt.Appendf(b, "    %s %s (attempt %d): sender got %s; receiver got %s\n", p.st.Warn.Pre+"fault  "+p.st.Warn.Post,
+			termsafe.Text(faultLabel(f)), f.Attempt, termsafe.Text(f.Sender), termsafe.Text(f.Receiver))
+	}
 	for _, f := range c.Findings {
 		sev := p.st.Warn.Pre + "warning" + p.st.Warn.Post
 		if f.Severity == validate.Error {
@@ -234,6 +252,7 @@ type callJSON struct {
 	Headers   map[string]string  `json:"headers"` // secrets masked, values joined with ", "
 	Status    int                `json:"status"`
 	Forward   *forwardJSON       `json:"forward,omitempty"`
+	Fault     *capture.Fault     `json:"fault,omitempty"`
 	Recorded  bool               `json:"recorded"`
 	Verdict   string             `json:"verdict"`
 	Findings  []validate.Finding `json:"findings"`
@@ -274,6 +293,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	if f := r.Forward; f != nil {
 		o.Forward = &forwardJSON{URL: f.URL, Status: f.Status, LatencyMS: f.LatencyMS, Error: f.Error}
 	}
+	o.Fault = r.Fault
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -327,7 +347,47 @@ func (p *CallPrinter) Summary(w io.Writer, st Style, title, capturePath string) 
 		ss = append(ss, fmt.Sprintf("%d %d", c, p.byStatus[c]))
 	}
 	fmt.Fprintf(w, "  by status:  %s\n", strings.Join(ss, ", "))
+	if p.Faults != nil {
+		var fs []string
+		for _, k := range p.Faults {
+			fs = append(fs, fmt.Sprintf("%s %d", k, p.byFault[k]))
+		}
+		fmt.Fprintf(w, "  faults:     %s\n", strings.Join(fs, ", "))
+		fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
+	}
 	if capturePath != "" {
 		fmt.Fprintf(w, "  capture:    %s\n", capturePath)
 	}
+}
+
+// tallyForward counts what listen sent the receiver for a call, and its
+// fault.
+func (p *CallPrinter) tallyForward(r *capture.Record) {
+	if f := r.Fault; f != nil {
+		if p.byFault == nil {
+			p.byFault = map[string]int{}
+		}
+		p.byFault[faultLabel(f)]++
+		for _, d := range f.Deliveries {
+			p.forwarded++
+			if d.Error == "" {
+				p.answered++
+			}
+		}
+		return
+	}
+	if f := r.Forward; f != nil {
+		p.forwarded++
+		if f.Error == "" {
+			p.answered++
+		}
+	}
+}
+
+// faultLabel is a fault as --fault names it: kind, or kind:arg.
+func faultLabel(f *capture.Fault) string {
+	if f.Arg == "" {
+		return f.Kind
+	}
+	return f.Kind + ":" + f.Arg
 }

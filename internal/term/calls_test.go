@@ -73,3 +73,59 @@ func TestJSON(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// A faulted call shows its fault on its line, under it, in its JSON and in
+// the summary, which counts the calls the receiver was sent against the
+// sender's.
+func TestFaultShown(t *testing.T) {
+	t.Parallel()
+	var out, sum bytes.Buffer
+	p := NewCallPrinter(&out, false, Style{})
+	p.Faults = []string{"duplicate", "drop", "delay:300ms"}
+	dup := call(`{"requestId":"r-1"}`, nil)
+	dup.Record.Forward = &capture.Forward{Status: 200}
+	dup.Record.Fault = &capture.Fault{Kind: "duplicate", Attempt: 1, Sender: "the receiver's 200", Receiver: "2 copies\x1b[2J",
+		Deliveries: []capture.Delivery{{Status: 200}, {Status: 200}}}
+	drop := call(`{"requestId":"r-2"}`, nil)
+	drop.Record.Response.Status = 503
+	drop.Record.Fault = &capture.Fault{Kind: "drop", Attempt: 1, Sender: "503 from listen", Receiver: "nothing"}
+	plain := call(`{"requestId":"r-3"}`, nil)
+	plain.Record.Forward = &capture.Forward{Error: "refused"}
+	p.Observe(dup, nil)
+	p.Observe(drop, nil)
+	p.Observe(plain, nil)
+	p.Summary(&sum, Style{}, "listen stopped:", "")
+	for _, want := range []string{
+		"→ 200 (forwarded, 0.0ms)  FAULT duplicate  valid\n",
+		"    fault   duplicate (attempt 1): sender got the receiver's 200; receiver got 2 copies\\x1b[2J\n",
+		"→ 503  FAULT drop  valid\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, want := range []string{
+		"  faults:     duplicate 1, drop 1, delay:300ms 0\n",
+		"  receiver:   sent 3 calls for the sender's 3 (2 answered)\n",
+	} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
+	}
+
+	var js bytes.Buffer
+	jp := NewCallPrinter(&js, true, Style{})
+	jp.Observe(drop, nil)
+	var o struct{ Fault *capture.Fault }
+	if err := json.Unmarshal(js.Bytes(), &o); err != nil || o.Fault == nil || o.Fault.Kind != "drop" || o.Fault.Sender != "503 from listen" {
+		t.Errorf("JSON %s: %+v, %v", js.String(), o.Fault, err)
+	}
+	// Without faults, the summary says nothing of them.
+	var none bytes.Buffer
+	q := NewCallPrinter(&bytes.Buffer{}, false, Style{})
+	q.Observe(plain, nil)
+	q.Summary(&none, Style{}, "listen stopped:", "")
+	if strings.Contains(none.String(), "faults:") || strings.Contains(none.String(), "receiver:") {
+		t.Errorf("summary without faults:\n%s", none.String())
+	}
+}

@@ -220,6 +220,7 @@ function detail(d) {
       " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
     actions(d));
   out.append(flagsList(d));
+  out.append(faultNote(d));
   out.append(links("deliveries", "Deliveries of this requestId", d.deliveries, d.id));
   out.append(links("document", "Calls about " + (d.docNumber || "this document"), d.document, d.id));
   if (d.bodyGone) out.append(el("p", { class: "note warning" }, "The body left memory (the inspector keeps a bounded amount of bodies) and no file has it to read back: listen without --capture, or inspect of a pipe."));
@@ -244,6 +245,16 @@ function detail(d) {
 function message(m) {
   return el("div", {}, table(m.headers, "No headers."),
     el("pre", { class: "body" }, m.bodyEncoding === "base64" ? "(base64) " + m.body : m.body));
+}
+
+// faultNote says what listen --fault did to the call: the body shown is
+// still what the sender sent.
+function faultNote(d) {
+  const f = d.fault;
+  if (!f) return "";
+  const kind = f.arg ? f.kind + ":" + f.arg : f.kind;
+  return el("p", { class: "note warning fault" }, el("strong", {}, "FAULT " + kind),
+    " (attempt " + f.attempt + "): the sender got " + f.sender + "; the receiver got " + f.receiver + ".");
 }
 
 function flagsList(d) {

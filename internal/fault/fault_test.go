@@ -1,0 +1,314 @@
+package fault
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		spec string
+		want Fault
+		err  string // a part of the error, "" for none
+	}{
+		{"duplicate=0.1", Fault{Kind: Duplicate, Rate: 0.1}, ""},
+		{"duplicate=10%", Fault{Kind: Duplicate, Rate: 0.1}, ""},
+		{"DUPLICATE=1", Fault{Kind: Duplicate, Rate: 1}, ""},
+		{"burst=0.2", Fault{Kind: Burst, Rate: 0.2, N: 3}, ""},
+		{"burst=0.2:5", Fault{Kind: Burst, Rate: 0.2, Arg: "5", N: 5}, ""},
+		{"delay=0.2:300ms", Fault{Kind: Delay, Rate: 0.2, Arg: "300ms", D: 300 * time.Millisecond}, ""},
+		{"reorder=0.5", Fault{Kind: Reorder, Rate: 0.5, N: 4, D: time.Second}, ""},
+		{"reorder=0.5:8", Fault{Kind: Reorder, Rate: 0.5, Arg: "8", N: 8, D: time.Second}, ""},
+		{"reorder=0.5:250ms", Fault{Kind: Reorder, Rate: 0.5, Arg: "250ms", N: 64, D: 250 * time.Millisecond}, ""},
+		{"truncate=0.01", Fault{Kind: Truncate, Rate: 0.01}, ""},
+		{"new-request-id=0.3", Fault{Kind: NewRequestID, Rate: 0.3}, ""},
+		{"drop=0.1", Fault{Kind: Drop, Rate: 0.1}, ""},
+		{"lose-answer=0.1", Fault{Kind: LoseAnswer, Rate: 0.1}, ""},
+		{"status=0.05:429", Fault{Kind: Status, Rate: 0.05, Arg: "429", Code: 429}, ""},
+
+		{"", Fault{}, "want KIND=RATE[:ARG]"},
+		{"duplicat=0.1", Fault{}, `unknown fault "duplicat" (did you mean "duplicate"?)`},
+		{"lose_answer=0.1", Fault{}, `(did you mean "lose-answer"?)`},
+		{"nonsense=0.1", Fault{}, "kinds: duplicate, burst, delay"},
+		{"duplicate", Fault{}, "want duplicate=RATE, the share of calls"},
+		{"delay", Fault{}, "want delay=RATE:DURATION"},
+		{"duplicate=", Fault{}, `rate "": want a share`},
+		{"duplicate=x", Fault{}, `rate "x": want a share`},
+		{"duplicate=0", Fault{}, "above 0 and at most 1"},
+		{"duplicate=1.5", Fault{}, "above 0 and at most 1"},
+		{"duplicate=-0.1", Fault{}, "above 0 and at most 1"},
+		{"duplicate=NaN", Fault{}, "want a share"},
+		{"duplicate=150%", Fault{}, "above 0 and at most 1"},
+		{"duplicate=0.1:2", Fault{}, `duplicate takes no argument (got "2")`},
+		{"drop=0.1:", Fault{}, "empty argument"},
+		{"burst=0.1:1", Fault{}, "from 2 to 64"},
+		{"burst=0.1:x", Fault{}, "from 2 to 64"},
+		{"delay=0.1", Fault{}, "delay needs a duration"},
+		{"delay=0.1:fast", Fault{}, `delay "fast": want a duration`},
+		{"delay=0.1:-1s", Fault{}, "want a duration above 0"},
+		{"delay=0.1:1h", Fault{}, "at most 5m0s"},
+		{"reorder=0.1:1", Fault{}, "window of 2 to 64 calls"},
+		{"reorder=0.1:2m", Fault{}, "at most 1m0s"},
+		{"status=0.1", Fault{}, "status needs a code"},
+		{"status=0.1:200", Fault{}, "from 400 to 599"},
+		{"status=0.1:abc", Fault{}, "from 400 to 599"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			got, err := Parse(tt.spec)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Parse(%q) = %v, want an error with %q", tt.spec, err, tt.err)
+				}
+				if !strings.HasPrefix(err.Error(), fmt.Sprintf("%q: ", tt.spec)) {
+					t.Errorf("error %q does not name the spec first", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tt.spec, err)
+			}
+			if got != tt.want {
+				t.Errorf("Parse(%q) = %+v, want %+v", tt.spec, got, tt.want)
+			}
+			// What it prints parses back to the same fault.
+			again, err := Parse(got.String())
+			if err != nil || again != got {
+				t.Errorf("Parse(%q) = %+v, %v; want %+v", got.String(), again, err, got)
+			}
+		})
+	}
+}
+
+func TestParsePlan(t *testing.T) {
+	p, err := ParsePlan([]string{"duplicate=0.1", "delay=0.2:300ms", "status=0.05:429"}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Describe(), "duplicate 10%, delay:300ms 20%, status:429 5%"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+	if _, err := ParsePlan([]string{"duplicate=0.6", "drop=0.5"}, 1); err == nil || !strings.Contains(err.Error(), "the rates add up to 1.1") {
+		t.Errorf("rates over 1: %v", err)
+	}
+	if _, err := ParsePlan([]string{"duplicate=0.1", "duplicate=0.2"}, 1); err == nil || !strings.Contains(err.Error(), "duplicate is given twice") {
+		t.Errorf("twice: %v", err)
+	}
+	if _, err := ParsePlan([]string{"status=0.1:429", "status=0.1:503"}, 1); err != nil {
+		t.Errorf("two status codes: %v", err)
+	}
+	if p, err := ParsePlan(nil, 1); err != nil || !p.Empty() {
+		t.Errorf("no specs: %+v, %v", p, err)
+	}
+}
+
+// The draw follows from seed, key and attempt only, and each fault's
+// share of many calls is near its rate.
+func TestDraw(t *testing.T) {
+	p, err := ParsePlan([]string{"duplicate=0.1", "drop=0.3", "lose-answer=0.2"}, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20000
+	count := map[Kind]int{}
+	for i := range n {
+		key := fmt.Sprintf("id-%d", i)
+		f, ok := p.Draw(key, 1)
+		g, ok2 := p.Draw(key, 1)
+		if ok != ok2 || f != g {
+			t.Fatalf("Draw(%s) twice: %v %v, %v %v", key, f, ok, g, ok2)
+		}
+		if ok {
+			count[f.Kind]++
+		}
+	}
+	for _, f := range p.Faults {
+		share := float64(count[f.Kind]) / n
+		if share < f.Rate-0.02 || share > f.Rate+0.02 {
+			t.Errorf("%s: share %.3f, rate %.2f", f.Kind, share, f.Rate)
+		}
+	}
+	// Another seed, or another attempt, draws otherwise.
+	q := p
+	q.Seed = 43
+	differ, differAttempt := 0, 0
+	for i := range 1000 {
+		key := fmt.Sprintf("id-%d", i)
+		a, _ := p.Draw(key, 1)
+		b, _ := q.Draw(key, 1)
+		c, _ := p.Draw(key, 2)
+		if a != b {
+			differ++
+		}
+		if a != c {
+			differAttempt++
+		}
+	}
+	if differ < 300 || differAttempt < 300 {
+		t.Errorf("other seed differs on %d of 1000 calls, other attempt on %d: want about 620", differ, differAttempt)
+	}
+	// A plan of rate 1 faults every call.
+	all, _ := ParsePlan([]string{"drop=1"}, 3)
+	for i := range 100 {
+		if f, ok := all.Draw(fmt.Sprint(i), 1); !ok || f.Kind != Drop {
+			t.Fatalf("drop=1: call %d not dropped", i)
+		}
+	}
+}
+
+func TestAttempts(t *testing.T) {
+	a := NewAttempts()
+	for i, want := range []int{1, 2, 3} {
+		if got := a.Next("x"); got != want {
+			t.Errorf("call %d: attempt %d, want %d", i, got, want)
+		}
+	}
+	if got := a.Next("y"); got != 1 {
+		t.Errorf("other id: attempt %d, want 1", got)
+	}
+}
+
+// A window of N calls goes once the N-th arrives, one call at a time, in
+// an order other than their arrival.
+func TestReorderWindow(t *testing.T) {
+	const n = 5
+	r := NewReorderer(Fault{Kind: Reorder, N: n, D: time.Minute}, 9)
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			held, done, err := r.Hold(context.Background())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if held.Of != n || held.Pos < 1 || held.Pos > n {
+				t.Errorf("call %d: held %+v", i, held)
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			done()
+		}()
+		if i < n-1 {
+			// Each call joins the window before the next comes: the
+			// arrival order is 0, 1, 2, ...
+			waitHeld(t, r, i+1)
+		}
+	}
+	wg.Wait()
+	if len(order) != n {
+		t.Fatalf("order %v", order)
+	}
+	inArrival := true
+	for i, c := range order {
+		inArrival = inArrival && i == c
+	}
+	if inArrival {
+		t.Errorf("forwarded in arrival order %v", order)
+	}
+}
+
+// waitHeld waits until r's open window holds k calls.
+func waitHeld(t *testing.T, r *Reorderer, k int) {
+	t.Helper()
+	for {
+		r.mu.Lock()
+		got := 0
+		if r.cur != nil {
+			got = len(r.cur.waiters)
+		}
+		r.mu.Unlock()
+		if got >= k {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// A window that does not fill goes when its hold is over: no call is
+// held for ever.
+func TestReorderHold(t *testing.T) {
+	r := NewReorderer(Fault{Kind: Reorder, N: 10, D: 10 * time.Millisecond}, 1)
+	held, done, err := r.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if held.Pos != 1 || held.Of != 1 {
+		t.Errorf("held %+v, want 1 of 1", held)
+	}
+}
+
+// A held call whose sender gave up lets the others go.
+func TestReorderCancelled(t *testing.T) {
+	r := NewReorderer(Fault{Kind: Reorder, N: 2, D: time.Minute}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error)
+	go func() {
+		_, _, err := r.Hold(ctx)
+		errc <- err
+	}()
+	waitHeld(t, r, 1)
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("a cancelled hold returned no error")
+	}
+	_, done, err := r.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done()
+}
+
+func TestShuffleNeverIdentity(t *testing.T) {
+	for n := 2; n <= 8; n++ {
+		for x := range uint64(200) {
+			p := shuffle(n, x)
+			seen := make([]bool, n)
+			identity := true
+			for i, j := range p {
+				seen[j] = true
+				identity = identity && i == j
+			}
+			for _, s := range seen {
+				if !s {
+					t.Fatalf("shuffle(%d, %d) = %v: not a permutation", n, x, p)
+				}
+			}
+			if identity {
+				t.Fatalf("shuffle(%d, %d) = %v: arrival order", n, x, p)
+			}
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"duplicate=0.1", "delay=0.2:300ms", "status=0.05:429", "reorder=0.5:250ms", "burst=1:64", "x", "=:", "drop=10%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := Parse(s)
+		if err != nil {
+			if got != (Fault{}) {
+				t.Errorf("Parse(%q) failed and returned %+v", s, got)
+			}
+			return
+		}
+		if !(got.Rate > 0 && got.Rate <= 1) {
+			t.Errorf("Parse(%q): rate %v", s, got.Rate)
+		}
+		again, err := Parse(got.String())
+		if err != nil || again != got {
+			t.Errorf("Parse(%q) = %+v; its String %q parses to %+v, %v", s, got, got.String(), again, err)
+		}
+	})
+}

@@ -1,0 +1,252 @@
+package receiver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// maxDocuments bounds the documents a Documents follows; past it, new
+// documents are counted, not followed (and not judged).
+const maxDocuments = 100_000
+
+// maxDocFaults bounds the faults kept per document for its reason.
+const maxDocFaults = 8
+
+// Documents follows the documents whose calls pass through listen
+// --forward-to, to judge at the end whether the receiver holds each once,
+// in the state its acknowledged events imply (listen --probe). Observe
+// runs on the observer goroutine; Judge after the receiver has closed.
+type Documents struct {
+	docs  map[docKey]*Doc
+	order []*Doc
+	// Untracked counts calls whose document could not be told (no known
+	// event, not JSON, no document number) or came past maxDocuments.
+	Untracked int
+}
+
+type docKey struct {
+	kind       spec.Kind
+	code, invo string
+}
+
+// Doc is one document and what passed through for it.
+type Doc struct {
+	Q probe.Question
+	// Calls are the calls the sender made for it.
+	Calls int
+	// Want is the state the receiver must hold it in: that of the furthest
+	// event it acknowledged (2xx) a whole delivery of; "" when it
+	// acknowledged none, and the document is not judged.
+	Want string
+	// Faults are the faults that hit its calls, as "kind (requestId …,
+	// attempt n)".
+	Faults []string
+	// Answer is what the probe said last; Held whether it matched Want.
+	Answer probe.Answer
+	Held   bool
+	asks   int
+}
+
+// NewDocuments returns a Documents that has seen no call.
+func NewDocuments() *Documents { return &Documents{docs: map[docKey]*Doc{}} }
+
+// Observe takes one call that passed through.
+func (d *Documents) Observe(c *Call) {
+	e, ok := spec.Lookup(c.Event)
+	if !ok || c.TooLarge || c.BodyErr != nil {
+		d.Untracked++
+		return
+	}
+	key, invo, ok := documentOf(c.Body, e.Kind)
+	if !ok {
+		d.Untracked++
+		return
+	}
+	doc := d.docs[key]
+	if doc == nil {
+		if len(d.order) >= maxDocuments {
+			d.Untracked++
+			return
+		}
+		doc = &Doc{Q: probe.Question{Kind: e.Kind, Code: key.code, InvoiceCode: invo, Event: e.Name, RequestID: reqid.Read(c.Body)}}
+		d.docs[key] = doc
+		d.order = append(d.order, doc)
+	}
+	doc.Calls++
+	if spec.StateAfter(e) == spec.DocCreated && !strings.HasPrefix(doc.Q.Event, "CREATE_") {
+		// The question names the call that created the document.
+		doc.Q.Event, doc.Q.RequestID = e.Name, reqid.Read(c.Body)
+	}
+	if acknowledged(c) {
+		if st := spec.StateAfter(e); spec.StateRank(st) > spec.StateRank(doc.Want) {
+			doc.Want = st
+		}
+	}
+	if f := c.Record.Fault; f != nil && len(doc.Faults) < maxDocFaults {
+		label := f.Kind
+		if f.Arg != "" {
+			label += ":" + f.Arg
+		}
+		id := reqid.Read(c.Body)
+		if id == "" {
+			id = "none"
+		}
+		doc.Faults = append(doc.Faults, fmt.Sprintf("%s (requestId %s, attempt %d)", label, id, f.Attempt))
+	}
+}
+
+// acknowledged says whether the receiver answered 2xx to a whole copy of
+// the call: then it took the document's event, whatever the sender got.
+func acknowledged(c *Call) bool {
+	if f := c.Record.Fault; f != nil {
+		if f.Kind == "truncate" {
+			return false // the receiver never had the whole call
+		}
+		for _, d := range f.Deliveries {
+			if is2xx(d.Status) {
+				return true
+			}
+		}
+		return false
+	}
+	fwd := c.Record.Forward
+	return fwd != nil && fwd.Error == "" && is2xx(fwd.Status)
+}
+
+// documentOf reads the document a body carries: its key (its kind's
+// number, else an invoice's invoiceCode) and an invoice's invoiceCode,
+// in either shape. ok is false when it has neither.
+func documentOf(body []byte, k spec.Kind) (key docKey, invo string, ok bool) {
+	var env map[string]any
+	if json.Unmarshal(body, &env) != nil {
+		return docKey{}, "", false
+	}
+	key.kind = k
+	for _, s := range spec.Shapes() {
+		data := spec.Data(k, s)
+		if key.code == "" {
+			key.code = stringAt(env, spec.PathOf(data, spec.DocumentCode(k)))
+		}
+		if k == spec.Invoice && invo == "" {
+			invo = stringAt(env, spec.PathOf(data, spec.InvNumber))
+		}
+	}
+	if key.code == "" {
+		key.invo = invo
+	}
+	return key, invo, key.code != "" || invo != ""
+}
+
+// stringAt is the string at path below the body's data, "" when none.
+func stringAt(env map[string]any, path []string) string {
+	if path == nil {
+		return ""
+	}
+	var v any = env[spec.FieldData]
+	for _, name := range path {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = o[name]
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// Docs lists the documents in the order their first call came.
+func (d *Documents) Docs() []*Doc { return d.order }
+
+// Verdict is what Judge found.
+type Verdict struct {
+	Asked, Held int
+	// Broke are the documents the receiver does not hold once in their
+	// state, in order.
+	Broke []*Doc
+	// Unjudged counts documents the receiver acknowledged no whole call of.
+	Unjudged int
+}
+
+// Judge asks p about every document the receiver acknowledged, again with
+// backoff until settle has passed for those that do not match yet. An
+// error is the probe's own (a *probe.Error names it).
+func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Duration) (Verdict, error) {
+	var v Verdict
+	var open []*Doc
+	for _, doc := range d.order {
+		if doc.Want == "" {
+			v.Unjudged++
+			continue
+		}
+		open = append(open, doc)
+	}
+	v.Asked = len(open)
+	deadline := time.Now().Add(settle)
+	wait := 25 * time.Millisecond
+	for {
+		var next []*Doc
+		for _, doc := range open {
+			a, err := p.Ask(ctx, doc.Q)
+			if err != nil {
+				return v, err
+			}
+			doc.asks++
+			doc.Answer = a
+			doc.Held = a.Count == 1 && a.State == doc.Want
+			if !doc.Held {
+				next = append(next, doc)
+			}
+		}
+		open = next
+		left := time.Until(deadline)
+		if len(open) == 0 || left <= 0 {
+			break
+		}
+		t := time.NewTimer(min(wait, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 400*time.Millisecond)
+	}
+	for _, doc := range d.order {
+		switch {
+		case doc.Want == "":
+		case doc.Held:
+			v.Held++
+		default:
+			v.Broke = append(v.Broke, doc)
+		}
+	}
+	return v, nil
+}
+
+// Defect says what is wrong with a document that broke.
+func (doc *Doc) Defect() string {
+	a := doc.Answer
+	switch {
+	case a.Count == 0:
+		return "holds nothing for it, though it acknowledged its " + doc.Want + " event"
+	case a.Count > 1:
+		return fmt.Sprintf("holds %d records of it, want 1 (%s)", a.Count, doc.Want)
+	}
+	return fmt.Sprintf("holds it %s, want %s", a.State, doc.Want)
+}
+
+// Name is the document as a reason names it: kind and number.
+func (doc *Doc) Name() string {
+	n := doc.Q.Code
+	if n == "" {
+		n = "invoiceCode " + doc.Q.InvoiceCode
+	}
+	return probe.KindWord(doc.Q.Kind) + " " + n
+}

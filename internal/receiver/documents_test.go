@@ -1,0 +1,75 @@
+package receiver
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/probe"
+)
+
+// fakeProbe answers from a table by document code.
+type fakeProbe map[string]probe.Answer
+
+func (p fakeProbe) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	return p[q.Code+q.InvoiceCode], nil
+}
+func (p fakeProbe) Command(q probe.Question) string { return "ask " + q.Code }
+
+func docCall(event, body string, fwdStatus int, f *capture.Fault) *Call {
+	rec := &capture.Record{Query: "businessType=" + event}
+	if fwdStatus != 0 {
+		rec.Forward = &capture.Forward{Status: fwdStatus}
+	}
+	rec.Fault = f
+	return &Call{Record: rec, Body: []byte(body), Event: event, HasEvent: true}
+}
+
+const (
+	receiptA = `{"requestId":"r-1","data":{"收款单":{"收款单编号":"SKD-A"}}}`
+	receiptB = `{"requestId":"r-2","data":{"收款单":{"收款单编号":"SKD-B"}}}`
+	invoiceC = `{"requestId":"r-3","data":{"code":"","invoiceCode":"INV-C"}}`
+	receiptD = `{"requestId":"r-4","data":{"收款单":{"收款单编号":"SKD-D"}}}`
+)
+
+func TestDocumentsJudge(t *testing.T) {
+	d := NewDocuments()
+	lose := &capture.Fault{Kind: "lose-answer", Attempt: 1, Deliveries: []capture.Delivery{{Status: 200}}}
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, lose))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("ABANDON_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("ABANDON_RECEIVABLE_DOC", receiptB, 200, nil))
+	// A void before its create still leaves the receipt voided.
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 200, nil))
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", invoiceC, 200, nil))
+	// Never acknowledged whole: not judged.
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptD, 200, &capture.Fault{Kind: "truncate", Deliveries: []capture.Delivery{{Status: 200}}}))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptD, 0, &capture.Fault{Kind: "drop"}))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", `not json`, 200, nil))
+	d.Observe(docCall("NOPE", receiptA, 200, nil))
+
+	if d.Untracked != 2 || len(d.Docs()) != 4 {
+		t.Fatalf("untracked %d, docs %d", d.Untracked, len(d.Docs()))
+	}
+	p := fakeProbe{
+		"SKD-A": {Count: 2, State: "voided"},
+		"SKD-B": {Count: 1, State: "voided"},
+		"INV-C": {Count: 1, State: "audited"},
+	}
+	v, err := d.Judge(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Asked != 3 || v.Held != 1 || v.Unjudged != 1 || len(v.Broke) != 2 {
+		t.Fatalf("verdict %+v", v)
+	}
+	a, c := v.Broke[0], v.Broke[1]
+	if a.Name() != "receipt SKD-A" || a.Want != "voided" || a.Calls != 3 || a.Defect() != "holds 2 records of it, want 1 (voided)" ||
+		len(a.Faults) != 1 || !strings.HasPrefix(a.Faults[0], "lose-answer (requestId r-1, attempt 1)") {
+		t.Errorf("A: %s %+v: %s", a.Name(), a, a.Defect())
+	}
+	if c.Name() != "invoice invoiceCode INV-C" || c.Defect() != "holds it audited, want created" {
+		t.Errorf("C: %s: %s", c.Name(), c.Defect())
+	}
+}

@@ -1,0 +1,206 @@
+package receiver
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/fault"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// Faults puts a fault.Plan on forwarded calls (listen --forward-to
+// --fault). It is safe for concurrent use.
+type Faults struct {
+	plan     fault.Plan
+	attempts *fault.Attempts
+	reorder  map[string]*fault.Reorderer // by the fault's Label
+}
+
+// NewFaults returns the faults of plan, none drawn yet.
+func NewFaults(plan fault.Plan) *Faults {
+	fs := &Faults{plan: plan, attempts: fault.NewAttempts(), reorder: map[string]*fault.Reorderer{}}
+	for _, f := range plan.Faults {
+		if f.Kind == fault.Reorder {
+			fs.reorder[f.Label()] = fault.NewReorderer(f, plan.Seed)
+		}
+	}
+	return fs
+}
+
+// drawKey is what stands for a call's requestId in the draw: the id, or
+// for a call without one, a hash of its body (a re-sent copy is the same
+// call again).
+func drawKey(id string, body []byte) string {
+	if id != "" {
+		return id
+	}
+	h := fnv.New64a()
+	h.Write(body)
+	return "body:" + strconv.FormatUint(h.Sum64(), 16)
+}
+
+// forwardFaulted forwards a call under the plan: the fault the draw gives
+// it, if any, decides what the receiver is sent and what the sender is
+// answered. The record's own members keep what the sender sent.
+func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, *capture.Fault) {
+	fs := r.cfg.Faults
+	id := reqid.Read(body)
+	key := drawKey(id, body)
+	attempt := fs.attempts.Next(key)
+	f, ok := fs.plan.Draw(key, attempt)
+	if !ok {
+		ans, fwd := r.forward(ctx, req, body)
+		return ans, fwd, nil
+	}
+	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
+	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
+		ans, fwd := r.forward(ctx, req, b)
+		rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
+		return ans, fwd
+	}
+	var ans answer
+	var fwd *capture.Forward
+	switch f.Kind {
+	case fault.Drop:
+		ans = plain(http.StatusServiceUnavailable)
+		rf.Sender, rf.Receiver = "503 from listen", "nothing (not forwarded)"
+	case fault.Status:
+		ans = plain(f.Code)
+		if f.Code == http.StatusTooManyRequests || f.Code == http.StatusServiceUnavailable {
+			ans.header = http.Header{"Content-Type": jsonType, "Retry-After": {"1"}}
+			rf.Sender = strconv.Itoa(f.Code) + " from listen, Retry-After: 1"
+		} else {
+			rf.Sender = strconv.Itoa(f.Code) + " from listen"
+		}
+		rf.Receiver = "nothing (not forwarded)"
+	case fault.LoseAnswer:
+		ans, fwd = deliver(body, "")
+		lost := ans
+		ans = plain(http.StatusGatewayTimeout)
+		rf.Sender = "504 from listen"
+		rf.Receiver = "the call, answered " + answerWord(lost, fwd) + " (discarded)"
+	case fault.Delay:
+		if !wait(ctx, f.D) {
+			ans = plain(http.StatusServiceUnavailable)
+			rf.Sender, rf.Receiver = "nothing (it gave up during the delay)", "nothing (not forwarded)"
+			break
+		}
+		ans, fwd = deliver(body, "")
+		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " after " + f.D.String()
+		rf.Receiver = "the call, " + f.D.String() + " late"
+	case fault.Reorder:
+		held, done, err := fs.reorder[f.Label()].Hold(ctx)
+		if err != nil {
+			ans = plain(http.StatusServiceUnavailable)
+			rf.Sender, rf.Receiver = "nothing (it gave up while the call was held)", "nothing (not forwarded)"
+			break
+		}
+		ans, fwd = deliver(body, "")
+		done()
+		rf.Sender = "the receiver's " + answerWord(ans, fwd)
+		rf.Receiver = fmt.Sprintf("the call %d of %d in a shuffled window, held %s", held.Pos, held.Of, held.Waited.Round(time.Millisecond))
+	case fault.Truncate:
+		cut := len(body) / 2
+		ans, fwd = deliver(body[:cut], "")
+		rf.Sender = "the receiver's " + answerWord(ans, fwd)
+		rf.Receiver = fmt.Sprintf("the body cut short: %d of %d bytes", cut, len(body))
+	case fault.Duplicate:
+		ans, fwd = deliver(body, "")
+		again, afwd := deliver(body, "")
+		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " to the first copy"
+		rf.Receiver = "2 copies, one after the other, answered " + answerWord(ans, fwd) + ", " + answerWord(again, afwd)
+	case fault.Burst:
+		ans, fwd = r.burst(ctx, req, body, f.N, rf)
+		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " to copy 1"
+		rf.Receiver = strconv.Itoa(f.N) + " copies at once, answered " + deliveryStatuses(rf.Deliveries)
+	case fault.NewRequestID:
+		ans, fwd = deliver(body, "")
+		start, end := reqid.Find(body)
+		if start < 0 {
+			rf.Sender = "the receiver's " + answerWord(ans, fwd)
+			rf.Receiver = "the call only: its body has no requestId string to replace"
+			break
+		}
+		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
+		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
+		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " to its own requestId"
+		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+	}
+	return ans, fwd, rf
+}
+
+// burst sends n copies of the call at once; the sender gets the first's
+// answer.
+func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward) {
+	type result struct {
+		ans answer
+		fwd *capture.Forward
+	}
+	res := make([]result, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res[i].ans, res[i].fwd = r.forward(ctx, req, body)
+		}()
+	}
+	close(start) // every copy waits for this: they leave together
+	wg.Wait()
+	for _, x := range res {
+		rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+	}
+	return res[0].ans, res[0].fwd
+}
+
+func delivery(fwd *capture.Forward, n int, newID string) capture.Delivery {
+	return capture.Delivery{RequestID: newID, Bytes: n, Status: fwd.Status, Error: fwd.Error, LatencyMS: fwd.LatencyMS}
+}
+
+// answerWord is a forwarded call's answer in a word: the receiver's
+// status, or that it gave none.
+func answerWord(a answer, fwd *capture.Forward) string {
+	if fwd != nil && fwd.Error != "" {
+		return "nothing (" + fwd.Error + "; listen answered " + strconv.Itoa(a.status) + ")"
+	}
+	return strconv.Itoa(a.status)
+}
+
+func deliveryStatuses(ds []capture.Delivery) string {
+	s := ""
+	for i, d := range ds {
+		if i > 0 {
+			s += ", "
+		}
+		if d.Error != "" {
+			s += "no answer"
+		} else {
+			s += strconv.Itoa(d.Status)
+		}
+	}
+	return s
+}
+
+// wait waits d, or until ctx ends; it reports whether d passed.
+func wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Plan is the plan the faults follow.
+func (fs *Faults) Plan() fault.Plan { return fs.plan }

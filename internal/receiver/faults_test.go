@@ -1,0 +1,195 @@
+package receiver
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/whsim/whsim/internal/fault"
+	"github.com/whsim/whsim/internal/reqid"
+)
+
+// backendCall is a call the receiver behind listen got.
+type backendCall struct {
+	requestID string
+	body      []byte
+}
+
+// recordingBackend answers 200 to every call and keeps them.
+type recordingBackend struct {
+	mu    sync.Mutex
+	calls []backendCall
+}
+
+func (b *recordingBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	b.mu.Lock()
+	b.calls = append(b.calls, backendCall{reqid.Read(body), body})
+	b.mu.Unlock()
+	io.WriteString(w, "ok\n")
+}
+
+const faultBody = `{"requestId":"3f2b8c1e-0000-4000-8000-000000000001","businessType":4011,"data":{"code":"CGFP-1"}}`
+
+// Each fault, at rate 1, does to the call what its kind says, at both
+// ends, and the capture keeps what the sender sent.
+func TestFaultKinds(t *testing.T) {
+	tests := []struct {
+		spec       string
+		sender     int // the status the sender gets
+		retryAfter bool
+		receiver   int // calls the receiver gets
+		check      func(t *testing.T, got []backendCall)
+	}{
+		{"drop=1", 503, false, 0, nil},
+		{"status=1:429", 429, true, 0, nil},
+		{"status=1:503", 503, true, 0, nil},
+		{"status=1:500", 500, false, 0, nil},
+		{"lose-answer=1", 504, false, 1, nil},
+		{"delay=1:1ms", 200, false, 1, nil},
+		{"reorder=1:2", 200, false, 1, nil}, // one call: its window goes after the hold
+		{"duplicate=1", 200, false, 2, nil},
+		{"burst=1:4", 200, false, 4, nil},
+		{"truncate=1", 200, false, 1, func(t *testing.T, got []backendCall) {
+			if len(got[0].body) != len(faultBody)/2 || !strings.HasPrefix(faultBody, string(got[0].body)) {
+				t.Errorf("receiver got %q, want the body's first half", got[0].body)
+			}
+		}},
+		{"new-request-id=1", 200, false, 2, func(t *testing.T, got []backendCall) {
+			ids := map[string]bool{}
+			for _, c := range got {
+				ids[c.requestID] = true
+			}
+			if !ids["3f2b8c1e-0000-4000-8000-000000000001"] || len(ids) != 2 {
+				t.Errorf("receiver got requestIds %v, want the sender's and a fresh one", ids)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			t.Parallel()
+			be := &recordingBackend{}
+			backend := httptest.NewServer(be)
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			plan, err := fault.ParsePlan([]string{tt.spec}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, _, mem := start(t, Config{ForwardTo: u, Faults: NewFaults(plan)})
+			resp := post(t, srv, ev, faultBody)
+			if resp.StatusCode != tt.sender {
+				t.Errorf("sender got %d, want %d", resp.StatusCode, tt.sender)
+			}
+			if got := resp.Header.Get("Retry-After") != ""; got != tt.retryAfter {
+				t.Errorf("Retry-After %q", resp.Header.Get("Retry-After"))
+			}
+			srv.Close()
+			if len(be.calls) != tt.receiver {
+				t.Fatalf("receiver got %d calls, want %d", len(be.calls), tt.receiver)
+			}
+			if tt.check != nil {
+				tt.check(t, be.calls)
+			}
+			rec := mem.recs[0]
+			if rec.Body != faultBody {
+				t.Errorf("capture holds body %q, want the sender's", rec.Body)
+			}
+			if rec.Response.Status != tt.sender {
+				t.Errorf("capture says the sender got %d", rec.Response.Status)
+			}
+			f := rec.Fault
+			if f == nil || f.Kind != strings.SplitN(tt.spec, "=", 2)[0] || f.Attempt != 1 || f.Sender == "" || f.Receiver == "" {
+				t.Fatalf("fault recorded as %+v", f)
+			}
+			if len(f.Deliveries) != tt.receiver {
+				t.Errorf("%d deliveries recorded, the receiver got %d", len(f.Deliveries), tt.receiver)
+			}
+			if (rec.Forward != nil) != (tt.receiver > 0) {
+				t.Errorf("forward recorded as %+v", rec.Forward)
+			}
+		})
+	}
+}
+
+// The same seed faults the same calls; the attempt counts per requestId.
+func TestFaultsSeeded(t *testing.T) {
+	run := func(seed uint64) []string {
+		be := &recordingBackend{}
+		backend := httptest.NewServer(be)
+		defer backend.Close()
+		u, _ := url.Parse(backend.URL)
+		plan, _ := fault.ParsePlan([]string{"drop=0.5"}, seed)
+		srv, _, mem := start(t, Config{ForwardTo: u, Faults: NewFaults(plan)})
+		for i := range 40 {
+			id := reqid.For(7, "x", uint64(i%20)) // each id twice: attempts 1 and 2
+			post(t, srv, ev, `{"requestId":"`+id+`"}`)
+		}
+		srv.Close()
+		var hit []string
+		for _, r := range mem.recs {
+			if r.Fault != nil {
+				hit = append(hit, reqid.Read([]byte(r.Body))+"#"+string(rune('0'+r.Fault.Attempt)))
+			}
+		}
+		return hit
+	}
+	a, b, c := run(11), run(11), run(12)
+	if strings.Join(a, " ") != strings.Join(b, " ") {
+		t.Errorf("seed 11 twice faulted\n%v\n%v", a, b)
+	}
+	if strings.Join(a, " ") == strings.Join(c, " ") {
+		t.Errorf("seeds 11 and 12 faulted the same calls: %v", a)
+	}
+	if len(a) < 8 || len(a) > 32 {
+		t.Errorf("drop=0.5 faulted %d of 40 calls", len(a))
+	}
+	second := 0
+	for _, h := range a {
+		if strings.HasSuffix(h, "#2") {
+			second++
+		}
+	}
+	if second == 0 {
+		t.Errorf("no second attempt faulted: %v", a)
+	}
+}
+
+// Without faults nothing is drawn: a plan-less receiver records none.
+func TestNoFaultsRecordsNone(t *testing.T) {
+	be := &recordingBackend{}
+	backend := httptest.NewServer(be)
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	post(t, srv, ev, faultBody)
+	srv.Close()
+	if mem.recs[0].Fault != nil || len(be.calls) != 1 || !bytes.Equal(be.calls[0].body, []byte(faultBody)) {
+		t.Errorf("fault %+v, receiver got %d calls", mem.recs[0].Fault, len(be.calls))
+	}
+}
+
+func TestFaultOptions(t *testing.T) {
+	for _, tt := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Status: 200, MaxBody: "1MiB", Faults: []string{"drop=0.1"}}, "fault: needs --forward-to"},
+		{Options{Status: 200, MaxBody: "1MiB", ForwardTo: "http://127.0.0.1:9", Faults: []string{"dorp=0.1"}}, `fault "dorp=0.1": unknown fault "dorp" (did you mean "drop"?)`},
+		{Options{Status: 200, MaxBody: "1MiB", ForwardTo: "http://127.0.0.1:9", Faults: []string{"drop=2"}}, `fault "drop=2": rate "2": want a share`},
+	} {
+		_, err := tt.o.Config()
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.o.Faults, err, tt.want)
+		}
+	}
+	cfg, err := Options{Status: 200, MaxBody: "1MiB", ForwardTo: "http://127.0.0.1:9", Faults: []string{"drop=0.1"}}.Config()
+	if err != nil || cfg.Faults == nil || cfg.Faults.Plan().Seed == 0 {
+		t.Errorf("unseeded: %+v, %v; want a drawn seed", cfg.Faults, err)
+	}
+}
