@@ -38,12 +38,16 @@ type Request struct {
 	// of RequestID: a replayed call keeps the id it was first sent with.
 	WebhookID string
 	Duplicate bool // a deliberate re-delivery of an earlier request
-	Seq       int  // position in the run, from 1
+	// Document marks the first delivery of a document of the run: the
+	// run's documents are counted by it, apart from its calls.
+	Document bool
+	Seq      int // position in the run, from 1
 
 	// tmpl, when set, is the template the body is made from at delivery
 	// time, with RequestID spliced in: a feed holds no body of its own per
 	// request, and a run's worker writes each into a buffer it reuses.
 	tmpl *Template
+	doc  uint64 // the document serial tmpl's DocOffs get
 }
 
 // Attempt is one try of a delivery.
@@ -371,13 +375,12 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 		buf = *bb
 		ctx = buf.ctx
 	}
-	if t := req.tmpl; t != nil && t.IDOff >= 0 {
+	if t := req.tmpl; t != nil && t.spliced() {
 		var b []byte
 		if buf != nil {
 			b = buf.b[:0]
 		}
-		b = append(b, t.Body...)
-		copy(b[t.IDOff:], req.RequestID)
+		b = t.build(b, req.RequestID, req.doc)
 		req.Body = b
 		if buf != nil {
 			buf.b = b

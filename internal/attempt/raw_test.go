@@ -252,7 +252,7 @@ func asWorker(d *Deliverer, pool [][]Template, n int, report func(*Result)) {
 	for i := range n {
 		t := &pool[i%len(pool)][0]
 		req := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Seq: i + 1}
-		req.FromTemplate(t, ids.For(t.Event))
+		req.FromTemplate(t, ids.For(t.Event), 0)
 		report(d.DeliverWith(context.Background(), req, &bb))
 	}
 	if bb != nil {

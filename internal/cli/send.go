@@ -306,14 +306,20 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 		return nil, err
 	}
 	ovs := pl.Overrides
-	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, load.Pool(opts.rounds()), header, ovs)
+	// Every document gets numbers of its own, but those --set gives.
+	var set [][]string
+	for _, ov := range ovs {
+		set = append(set, ov.Path)
 	}
-	return load.EventLanes(pl.Events, load.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), pl.nextBody)
+	docs := load.NewDocPaths(set)
+	if opts.Scenario != "" {
+		return opts.scenarioLanes(pl, load.Pool(opts.rounds()), header, ovs, docs)
+	}
+	return load.EventLanes(pl.Events, load.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), docs, pl.nextBody)
 }
 
 // scenarioLanes is one lane of n documents' lives.
-func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]attempt.Template, error) {
+func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override, docs load.DocPaths) ([][][]attempt.Template, error) {
 	sc, ok := payload.LookupScenario(opts.Scenario)
 	if !ok {
 		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
@@ -331,7 +337,7 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 			steps[i] = append(steps[i], load.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
 		}
 	}
-	return load.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
+	return load.LifeLanes(steps, header, !payload.OwnsRequestID(ovs), docs), nil
 }
 
 // fileLanes reads the payloads of --file (input.Reader: a document, an

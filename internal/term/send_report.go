@@ -167,6 +167,11 @@ func (s SendSummary) AppendText(b []byte, rst *Style) []byte {
 	if st.NotStarted > 0 {
 		b = fmt.Appendf(b, "  not started %d", st.NotStarted)
 	}
+	if st.Documents > 0 {
+		// The calls and the documents they carried apart: a receiver
+		// that keys on the document stores this many.
+		b = fmt.Appendf(b, "  documents %d", st.Documents)
+	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
 	if s.Note != "" {
 		b = append(b, s.Note+"\n"...)
