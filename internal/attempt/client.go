@@ -1,6 +1,7 @@
 package attempt
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -24,7 +25,19 @@ type ClientOptions struct {
 	Insecure bool
 	// FollowRedirects follows 3xx; otherwise a 3xx is the answer.
 	FollowRedirects bool
+	// NetHTTP sends every call through net/http's transport, never the
+	// raw-syscall fast path (raw.go): the way to rule the fast path out
+	// (WHSIM_TRANSPORT=net/http, read by the CLI).
+	NetHTTP bool
 }
+
+// TransportEnv names the environment variable that chooses the transport:
+// TransportNetHTTP turns the fast path off. The CLI reads it and sets
+// ClientOptions.NetHTTP.
+const (
+	TransportEnv     = "WHSIM_TRANSPORT"
+	TransportNetHTTP = "net/http"
+)
 
 // ErrNoCerts says a CA file held no PEM certificate.
 var ErrNoCerts = errors.New("no PEM certificate found")
@@ -54,8 +67,16 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		dialer.Timeout = 10 * time.Second
 	}
 	tr := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         dialer.DialContext,
+		Proxy: http.ProxyFromEnvironment,
+		// Each connection watched, so that a kept-alive one the receiver
+		// closed is never written on (watchConn).
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return newWatchConn(c), nil
+		},
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: dialer.Timeout,
 		MaxIdleConns:        conc * 2,
@@ -74,7 +95,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	c := &http.Client{Transport: tr, Timeout: o.Timeout}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.Transport = directTransport{tr}
+		c.Transport = directTransport{Transport: tr, netHTTP: o.NetHTTP}
 	}
 	return c, nil
 }
@@ -84,4 +105,8 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 // round trip but a copy of the headers, a copy of the request, a deadline
 // timer and a context per call, so the Deliverer calls the transport
 // itself and bounds the attempt with Client.Timeout on its own.
-type directTransport struct{ *http.Transport }
+// netHTTP keeps its calls off the fast path (ClientOptions.NetHTTP).
+type directTransport struct {
+	*http.Transport
+	netHTTP bool
+}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -151,8 +153,17 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 }
 
 // newClient builds a run's one HTTP client; its errors are those of the
-// --cacert file.
+// --cacert file and of WHSIM_TRANSPORT, which net/http makes send every
+// call through Go's own transport instead of the fast path.
 func newClient(co attempt.ClientOptions) (*http.Client, error) {
+	switch v := os.Getenv(attempt.TransportEnv); v {
+	case "":
+	case attempt.TransportNetHTTP:
+		co.NetHTTP = true
+	default:
+		return nil, usagef("%s=%s: want %s (every call through Go's net/http) or nothing (the fast path where it applies)",
+			attempt.TransportEnv, termsafe.Text(v), attempt.TransportNetHTTP)
+	}
 	client, err := attempt.NewClient(co)
 	switch {
 	case errors.Is(err, attempt.ErrNoCerts):
