@@ -148,7 +148,7 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	return &attempt.Deliverer{
 		Client: client, Target: target, Retries: d.Retries,
 		Backoff: attempt.DefaultBackoff(rand.Float64), Now: a.now,
-		Expect: expect, KeepBody: d.Verbose, OnRetry: con.Retry,
+		Expect: expect, KeepBody: d.Verbose, KeepFailed: true, OnRetry: con.Retry,
 	}, nil
 }
 
