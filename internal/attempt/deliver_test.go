@@ -75,7 +75,7 @@ func (v *virtualSleep) sleep(ctx context.Context, d time.Duration) error {
 
 func newTestDeliverer(t *testing.T, srv *httptest.Server, retries int, vs *virtualSleep) *Deliverer {
 	t.Helper()
-	c, err := NewClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
+	c, err := newTestClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestConnectionErrorsRetriedAndClassified(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens here now
-	c, _ := NewClient(ClientOptions{Timeout: time.Second})
+	c, _ := newTestClient(ClientOptions{Timeout: time.Second})
 	u, _ := url.Parse("http://" + addr + "/")
 	vs := &virtualSleep{}
 	d := &Deliverer{Client: c, Target: u, Retries: 2, Backoff: DefaultBackoff(nil), Sleep: vs.sleep}
@@ -211,7 +211,7 @@ func TestRedirects(t *testing.T) {
 	if res.OK || res.Last().Status != http.StatusFound || res.Last().Location != "/moved" || gets.Load() != 0 {
 		t.Errorf("not following: ok=%v last=%+v gets=%d", res.OK, res.Last(), gets.Load())
 	}
-	c, _ := NewClient(ClientOptions{Timeout: time.Second, FollowRedirects: true})
+	c, _ := newTestClient(ClientOptions{Timeout: time.Second, FollowRedirects: true})
 	d.Client = c
 	res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
 	if !res.OK || gets.Load() != 1 {
@@ -224,7 +224,7 @@ func TestTimeout(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
-	c, _ := NewClient(ClientOptions{Timeout: 50 * time.Millisecond})
+	c, _ := newTestClient(ClientOptions{Timeout: 50 * time.Millisecond})
 	u, _ := url.Parse(srv.URL)
 	d := &Deliverer{Client: c, Target: u}
 	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
@@ -290,10 +290,10 @@ func TestTLSWithPrivateCA(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("not pem"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewClient(ClientOptions{CAFile: notPEM}); err != ErrNoCerts {
+	if _, err := newTestClient(ClientOptions{CAFile: notPEM}); err != ErrNoCerts {
 		t.Errorf("bad CA file: %v", err)
 	}
-	if _, err := NewClient(ClientOptions{CAFile: notPEM + ".missing"}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := newTestClient(ClientOptions{CAFile: notPEM + ".missing"}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing CA file: %v", err)
 	}
 }
@@ -305,7 +305,7 @@ func TestDirectTransportErrorsAsClientDo(t *testing.T) {
 	u, _ := url.Parse(srv.URL + "/hook")
 	srv.Close() // refused from now on
 	u.User = url.UserPassword("me", "pw")
-	direct, _ := NewClient(ClientOptions{Timeout: time.Second})
+	direct, _ := newTestClient(ClientOptions{Timeout: time.Second})
 	d := &Deliverer{Client: direct, Target: u}
 	got := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
 	plain := &http.Client{Transport: direct.Transport.(directTransport).Transport, Timeout: time.Second}

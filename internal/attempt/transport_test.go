@@ -21,6 +21,10 @@ func newTestClient(o ClientOptions) (*http.Client, error) {
 	return NewClient(o)
 }
 
+// fastPathOn says whether a worker's calls take the fast path in this run
+// of the tests (not with WHSIM_TRANSPORT=net/http).
+func fastPathOn() bool { return os.Getenv(TransportEnv) != TransportNetHTTP }
+
 // rudeServer is a receiver on raw TCP that answers every request with
 // answer, written in one piece, and with hangUp closes the connection
 // after each answer without a word. closed hears of each close, so that

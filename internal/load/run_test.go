@@ -216,7 +216,7 @@ func TestRunTimeoutPerAttempt(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, _ := attempt.NewClient(attempt.ClientOptions{Timeout: 50 * time.Millisecond, Concurrency: 1})
+	c, _ := envClient(attempt.ClientOptions{Timeout: 50 * time.Millisecond, Concurrency: 1})
 	u, _ := url.Parse(srv.URL)
 	d := &attempt.Deliverer{Client: c, Target: u}
 	body := []byte(`{"requestId":"00000000-0000-4000-8000-000000000000"}`)
