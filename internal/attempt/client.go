@@ -1,6 +1,9 @@
 package attempt
 
 import (
+	"strconv"
+	"strings"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -9,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // ClientOptions configure the one HTTP client of a run.
@@ -92,12 +97,36 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		// only cost CPU on the hot path.
 		DisableCompression: true,
 	}
-	c := &http.Client{Transport: tr, Timeout: o.Timeout}
+	c := &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		c.Transport = directTransport{Transport: tr, netHTTP: o.NetHTTP}
 	}
 	return c, nil
+}
+
+// maxRedirects is how many redirects a call follows, as net/http's default.
+const maxRedirects = 10
+
+// dropCredentials follows a redirect, without the request's credential
+// headers when it leaves the first call's origin (another host, port or
+// scheme): net/http keeps only Authorization and Cookie from another
+// domain, and would hand X-Api-Key, X-Auth-Token and the signature to it.
+// The names are those every output masks (termsafe.SecretHeader).
+func dropCredentials(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return errors.New("stopped after " + strconv.Itoa(maxRedirects) + " redirects")
+	}
+	first := via[0].URL
+	if strings.EqualFold(req.URL.Host, first.Host) && req.URL.Scheme == first.Scheme {
+		return nil
+	}
+	for name := range req.Header {
+		if termsafe.SecretHeader(name) {
+			delete(req.Header, name)
+		}
+	}
+	return nil
 }
 
 // directTransport marks the transport of a client that follows no

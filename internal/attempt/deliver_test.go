@@ -341,3 +341,46 @@ func TestInterruptedInTheBackoffCountsOnlyCallsMade(t *testing.T) {
 		t.Fatalf("receiver got %d calls, result says %d tries; want 2 and 2", got, res.Tries())
 	}
 }
+
+// --follow-redirects takes the call's credential headers along to the same
+// origin only: to another host (or port, or scheme) every header the
+// masking list names is dropped, those net/http drops itself and those it
+// would forward (X-Api-Key, X-Auth-Token, the signature); the others stay.
+func TestRedirectsDropCredentialsAcrossHosts(t *testing.T) {
+	creds := []string{"Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Webhook-Signature", "X-Session-Id"}
+	seen := make(chan http.Header, 2)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen <- r.Header.Clone() }))
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hook", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/here", func(w http.ResponseWriter, r *http.Request) { seen <- r.Header.Clone() })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c, _ := newTestClient(ClientOptions{Timeout: 5 * time.Second, FollowRedirects: true})
+	u, _ := url.Parse(srv.URL + "/hook")
+	d := &Deliverer{Client: c, Target: u}
+	for _, tt := range []struct {
+		to   string
+		kept bool
+	}{{"/here", true}, {other.URL + "/there", false}} {
+		h := http.Header{"X-Tenant": {"7"}}
+		for _, k := range creds {
+			h.Set(k, "secret-"+k)
+		}
+		res := d.Deliver(context.Background(), &Request{Query: "to=" + url.QueryEscape(tt.to), Header: h, Body: []byte(`{}`)})
+		if !res.OK {
+			t.Fatalf("redirect to %s: %+v", tt.to, res.Last())
+		}
+		got := <-seen
+		for _, k := range creds {
+			if (got.Get(k) != "") != tt.kept {
+				t.Errorf("redirect to %s: %s %q, want kept %v", tt.to, k, got.Get(k), tt.kept)
+			}
+		}
+		if got.Get("X-Tenant") != "7" {
+			t.Errorf("redirect to %s: X-Tenant dropped", tt.to)
+		}
+	}
+}
