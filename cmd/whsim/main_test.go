@@ -51,15 +51,17 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"exits":     exits,
-			"waitfile":  waitFile,
-			"envfile":   envFile,
-			"bodies":    captureBodies,
-			"post":      httpPost,
-			"get":       httpGet,
-			"interrupt": interrupt,
-			"linecount": lineCount,
-			"reproduce": reproduceCmd,
+			"exits":        exits,
+			"waitfile":     waitFile,
+			"envfile":      envFile,
+			"bodies":       captureBodies,
+			"post":         httpPost,
+			"get":          httpGet,
+			"interrupt":    interrupt,
+			"waitanswered": waitAnswered,
+			"accounts":     accounts,
+			"linecount":    lineCount,
+			"reproduce":    reproduceCmd,
 		},
 	})
 }
