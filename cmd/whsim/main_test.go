@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"interrupt":    interrupt,
 			"waitanswered": waitAnswered,
 			"accounts":     accounts,
+			"distinctdocs": distinctDocs,
 			"linecount":    lineCount,
 			"reproduce":    reproduceCmd,
 		},

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -107,3 +108,45 @@ func TestGeneratedNonce(t *testing.T) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// An export's calls are documents of their own, as send's are: --count 300
+// of each event is 300 distinct document numbers per event, past the 256
+// bodies built per event.
+func TestGeneratedDistinctDocuments(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	pl, err := payload.Request{Events: []string{"all"}, Shape: "described", Seed: 8}.Plan(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, err := Generated(target, nil, pl, 300, 8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]map[string]bool{}
+	for _, c := range calls {
+		var env struct {
+			Data struct {
+				InvoiceCode string `json:"invoiceCode"`
+				Receipt     struct {
+					Number string `json:"收款单编号"`
+				} `json:"收款单"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(c.Body, &env); err != nil {
+			t.Fatal(err)
+		}
+		if docs[c.Event] == nil {
+			docs[c.Event] = map[string]bool{}
+		}
+		docs[c.Event][env.Data.InvoiceCode+env.Data.Receipt.Number] = true
+	}
+	for ev, nums := range docs {
+		if len(nums) != 300 {
+			t.Errorf("%s: %d distinct documents in 300 calls", ev, len(nums))
+		}
+	}
+	if len(docs) != 4 {
+		t.Errorf("%d events", len(docs))
+	}
+}
