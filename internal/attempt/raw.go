@@ -276,7 +276,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 				err = errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))
 			}
 		} else {
-			err = readLean(rc.r, method, resp, d.keep, &rc.pre)
+			err = readLean(rc.r, method, resp, d, &rc.pre)
 		}
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
@@ -306,9 +306,10 @@ func staleErr(err error) bool {
 // line. The body is read and dropped; the answer's Body is empty.
 //
 // Of the body it reads MaxBodyRead at most: past it, errOver, and
-// resp.Close; a head past maxHead is errHeadOver. Where keep says so of
-// the status, the first MaxBodyPrefix bytes of the body go to *pre.
-func readLean(br *bufio.Reader, method string, resp *http.Response, keep func(int) bool, pre *[]byte) error {
+// resp.Close; a head past maxHead is errHeadOver. Where keep (when not
+// nil) says so of the status, the first MaxBodyPrefix bytes of the body go
+// to *pre.
+func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper, pre *[]byte) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return headErr(err)
@@ -319,7 +320,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep func(in
 	}
 	*resp = http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
 	var w io.Writer = io.Discard
-	if keep != nil && keep(status) {
+	if keep != nil && keep.keep(status) {
 		w = &prefixWriter{b: pre}
 	}
 	length, chunked := int64(-1), false
@@ -388,6 +389,11 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep func(in
 	}
 	return nil
 }
+
+// keeper says whether an answer's body is kept (a Deliverer): an
+// interface rather than a method value, which would be made, and
+// allocated, per call.
+type keeper interface{ keep(status int) bool }
 
 // statusOf is the status of a status line: "HTTP/1.x DDD" then a space or
 // the line's end (CRLF, or LF as net/http takes it), else false: "HTTP/1.1
