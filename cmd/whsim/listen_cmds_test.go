@@ -23,14 +23,14 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile <file>")
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a wait for an event: generous for a busy machine
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && bytes.HasSuffix(b, []byte("\n")) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.Fatalf("%s did not appear within 10s", args[0])
+	ts.Fatalf("%s did not appear within 60s", args[0])
 }
 
 // httpPost posts a file to the URL read from urlfile plus a suffix and

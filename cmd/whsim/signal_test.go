@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,15 +28,24 @@ import (
 // up to three times. Killed after it wrote something, it had a handler that
 // failed it: that fails the script at once.
 func interrupt(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: interrupt [-INT] [-stdout FILE] <code> <delay> <program> [args...]"
+	const usage = "usage: interrupt [-INT] [-stdout FILE] [-after FILE:N] <code> <delay> <program> [args...]"
 	sig := syscall.SIGTERM
 	stdout := ""
+	var after *lines
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
 		case args[0] == "-INT":
 			sig = syscall.SIGINT
 		case args[0] == "-stdout" && len(args) > 1:
 			stdout = args[1]
+			args = args[1:]
+		case args[0] == "-after" && len(args) > 1:
+			name, n, ok := strings.Cut(args[1], ":")
+			want, err := strconv.Atoi(n)
+			if !ok || err != nil {
+				ts.Fatalf(usage)
+			}
+			after = &lines{file: ts.MkAbs(name), n: want}
 			args = args[1:]
 		default:
 			ts.Fatalf(usage)
@@ -50,7 +61,7 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	prog := lookPath(ts, args[2])
 	for attempt := 0; ; attempt++ {
-		r := runInterrupted(ts, sig, delay, prog, args[3:], stdout, "interrupt.stderr")
+		r := runInterrupted(ts, sig, delay, after, prog, args[3:], stdout, "interrupt.stderr")
 		if r.killed && r.wrote == 0 && attempt < 3 {
 			ts.Logf("%s was killed by %v after %v before it wrote anything: trying again", args[2], sig, delay)
 			delay *= 2
@@ -83,9 +94,30 @@ func (c *counter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// lines is an event a signal waits for: file holds n lines (a receiver's
+// capture has n calls).
+type lines struct {
+	file string
+	n    int
+}
+
+// wait waits for the file to hold its lines, up to limit; false if it
+// did not.
+func (l *lines) wait(limit time.Duration) bool {
+	end := time.Now().Add(limit)
+	for time.Now().Before(end) {
+		if b, err := os.ReadFile(l.file); err == nil && bytes.Count(b, []byte("\n")) >= l.n {
+			return true
+		}
+		time.Sleep(5 * time.Millisecond) // a poll for the event, not a timed expectation
+	}
+	return false
+}
+
 // runInterrupted runs prog, its stdout in the file stdout ("" discards it)
-// and its stderr in stderr, sends it sig after delay and says how it ended.
-func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, prog string, args []string, stdout, stderr string) interrupted {
+// and its stderr in stderr, sends it sig after delay, or with after once
+// its event came (delay then bounds the wait), and says how it ended.
+func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, after *lines, prog string, args []string, stdout, stderr string) interrupted {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
@@ -105,7 +137,13 @@ func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Du
 		cmd.Stdout = out
 	}
 	ts.Check(cmd.Start())
-	time.Sleep(delay)
+	if after == nil {
+		time.Sleep(delay)
+	} else if !after.wait(delay) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		ts.Fatalf("%s did not hold %d lines within %v", after.file, after.n, delay)
+	}
 	ts.Check(cmd.Process.Signal(sig))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -165,4 +203,60 @@ func scriptEnv(ts *testscript.TestScript) []string {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
+}
+
+// waitAnswered waits until a receiver's capture holds every call a run
+// says was answered (succeeded or failed): the receiver records a call
+// before it answers it: waitanswered CAPTURE OUTPUT
+func waitAnswered(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitanswered <capture> <output>")
+	}
+	out, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	m := summaryCounts.FindStringSubmatch(string(out))
+	if m == nil {
+		ts.Fatalf("%s holds no summary", args[1])
+	}
+	ok, _ := strconv.Atoi(m[2] + m[7])
+	failed, _ := strconv.Atoi(m[3] + m[8])
+	if !(&lines{file: ts.MkAbs(args[0]), n: ok + failed}).wait(60 * time.Second) {
+		ts.Fatalf("%s did not hold the %d calls answered within 60s", args[0], ok+failed)
+	}
+}
+
+// summaryCounts reads the counts of a text or JSON send/replay summary.
+var summaryCounts = regexp.MustCompile(`(?m)^sent (\d+)  succeeded (\d+)  failed (\d+)(?:  interrupted (\d+))?(?:  not started (\d+))?  |"summary":\{"sent":(\d+),"succeeded":(\d+),"failed":(\d+),"interrupted":(\d+),"notStarted":(\d+),`)
+
+// accounts checks a cut-short run's summary adds up, whichever calls the
+// signal found in flight: each sent call succeeded, failed or was
+// interrupted (at least one); the receiver got (n) every answered call and
+// at most the interrupted ones besides (a call cut before its bytes went
+// out never reached it); the rest of total never started; as many
+// deliveries as were interrupted say so (lines matching cut):
+// accounts OUTPUT N TOTAL CUT-REGEXP
+func accounts(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: accounts <output> <received> <total> <interrupted-line-regexp>")
+	}
+	out, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	m := summaryCounts.FindStringSubmatch(string(out))
+	if m == nil {
+		ts.Fatalf("%s holds no summary", args[0])
+	}
+	num := func(i int) int {
+		n, _ := strconv.Atoi(m[i] + m[i+5]) // the text's group or the JSON's
+		return n
+	}
+	sent, ok, failed, cut, notStarted := num(1), num(2), num(3), num(4), num(5)
+	got, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	total, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	lines := len(regexp.MustCompile(args[3]).FindAllString(string(out), -1))
+	if got < ok+failed || got > sent || ok+failed+cut != sent || cut < 1 || notStarted != total-sent || lines != cut {
+		ts.Fatalf("summary %q: sent %d (receiver got %d), succeeded+failed+interrupted %d, interrupted %d (%d lines say so), not started %d of %d",
+			m[0], sent, got, ok+failed+cut, cut, lines, notStarted, total)
+	}
 }

@@ -1,6 +1,10 @@
 package attempt
 
 import (
+	"strconv"
+	"strings"
+
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -8,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // ClientOptions configure the one HTTP client of a run.
@@ -24,7 +30,19 @@ type ClientOptions struct {
 	Insecure bool
 	// FollowRedirects follows 3xx; otherwise a 3xx is the answer.
 	FollowRedirects bool
+	// NetHTTP sends every call through net/http's transport, never the
+	// raw-syscall fast path (raw.go): the way to rule the fast path out
+	// (WHSIM_TRANSPORT=net/http, read by the CLI).
+	NetHTTP bool
 }
+
+// TransportEnv names the environment variable that chooses the transport:
+// TransportNetHTTP turns the fast path off. The CLI reads it and sets
+// ClientOptions.NetHTTP.
+const (
+	TransportEnv     = "WHSIM_TRANSPORT"
+	TransportNetHTTP = "net/http"
+)
 
 // ErrNoCerts says a CA file held no PEM certificate.
 var ErrNoCerts = errors.New("no PEM certificate found")
@@ -54,8 +72,16 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		dialer.Timeout = 10 * time.Second
 	}
 	tr := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         dialer.DialContext,
+		Proxy: http.ProxyFromEnvironment,
+		// Each connection watched, so that a kept-alive one the receiver
+		// closed is never written on (watchConn).
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return newWatchConn(c), nil
+		},
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: dialer.Timeout,
 		MaxIdleConns:        conc * 2,
@@ -71,12 +97,36 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		// only cost CPU on the hot path.
 		DisableCompression: true,
 	}
-	c := &http.Client{Transport: tr, Timeout: o.Timeout}
+	c := &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.Transport = directTransport{tr}
+		c.Transport = directTransport{Transport: tr, netHTTP: o.NetHTTP}
 	}
 	return c, nil
+}
+
+// maxRedirects is how many redirects a call follows, as net/http's default.
+const maxRedirects = 10
+
+// dropCredentials follows a redirect, without the request's credential
+// headers when it leaves the first call's origin (another host, port or
+// scheme): net/http keeps only Authorization and Cookie from another
+// domain, and would hand X-Api-Key, X-Auth-Token and the signature to it.
+// The names are those every output masks (termsafe.SecretHeader).
+func dropCredentials(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return errors.New("stopped after " + strconv.Itoa(maxRedirects) + " redirects")
+	}
+	first := via[0].URL
+	if strings.EqualFold(req.URL.Host, first.Host) && req.URL.Scheme == first.Scheme {
+		return nil
+	}
+	for name := range req.Header {
+		if termsafe.SecretHeader(name) {
+			delete(req.Header, name)
+		}
+	}
+	return nil
 }
 
 // directTransport marks the transport of a client that follows no
@@ -84,4 +134,8 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 // round trip but a copy of the headers, a copy of the request, a deadline
 // timer and a context per call, so the Deliverer calls the transport
 // itself and bounds the attempt with Client.Timeout on its own.
-type directTransport struct{ *http.Transport }
+// netHTTP keeps its calls off the fast path (ClientOptions.NetHTTP).
+type directTransport struct {
+	*http.Transport
+	netHTTP bool
+}

@@ -39,12 +39,16 @@ type Request struct {
 	// of RequestID: a replayed call keeps the id it was first sent with.
 	WebhookID string
 	Duplicate bool // a deliberate re-delivery of an earlier request
-	Seq       int  // position in the run, from 1
+	// Document marks the first delivery of a document of the run: the
+	// run's documents are counted by it, apart from its calls.
+	Document bool
+	Seq      int // position in the run, from 1
 
 	// tmpl, when set, is the template the body is made from at delivery
 	// time, with RequestID spliced in: a feed holds no body of its own per
 	// request, and a run's worker writes each into a buffer it reuses.
 	tmpl *Template
+	doc  uint64 // the document serial tmpl's DocOffs get
 }
 
 // Attempt is one try of a delivery.
@@ -196,6 +200,9 @@ type Deliverer struct {
 	Expect func(status int) bool
 	// KeepBody keeps the response body in the result.
 	KeepBody bool
+	// KeepFailed keeps the start of an unexpected answer's body
+	// (Attempt.BodyPrefix), which a failure line shows without -v.
+	KeepFailed bool
 	// OnRetry, when set, hears of each attempt that will be retried.
 	OnRetry func(*Request, int, Attempt)
 	// Trace measures each attempt's connection set-up (Attempt.Connect)
@@ -237,7 +244,7 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	}
 	tg := &target{u: u, s: s, redacted: redacted, uri: u.RequestURI()}
 	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {
-		tg.raw = rawOK(dt.Transport, u)
+		tg.raw = !dt.netHTTP && rawOK(dt.Transport, u)
 	}
 	t, _ := d.urls.LoadOrStore(query, tg)
 	return t.(*target), nil
@@ -306,6 +313,11 @@ type bodyBuf struct {
 	// results is a slab the worker's Results are cut from: one allocation
 	// for several deliveries.
 	results []Result
+	// unfit is set by the GotConn hook when the connection net/http gave
+	// the call was unfit (watchConn); wait bounds that hook's wait (the
+	// attempt's context).
+	unfit bool
+	wait  context.Context
 }
 
 // resultSlab is how many Results a worker's slab holds: few, as the open
@@ -316,8 +328,23 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
 	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
+		GotConn:      func(i httptrace.GotConnInfo) { bb.unfit = !fitConn(bb.wait, i) },
 	})
 	return bb
+}
+
+// fitConn says whether a connection net/http gave a call may carry it: a
+// kept-alive plain one is checked (watchConn.ready); a new one, or one
+// under TLS, whose records the socket cannot be read for, is taken.
+func fitConn(ctx context.Context, i httptrace.GotConnInfo) bool {
+	wc, ok := i.Conn.(*watchConn)
+	if !ok || !i.Reused {
+		return true
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return wc.ready(ctx)
 }
 
 // start arms the attempt's deadline and returns its context.
@@ -375,13 +402,12 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 		buf = *bb
 		ctx = buf.ctx
 	}
-	if t := req.tmpl; t != nil && t.IDOff >= 0 {
+	if t := req.tmpl; t != nil && t.spliced() {
 		var b []byte
 		if buf != nil {
 			b = buf.b[:0]
 		}
-		b = append(b, t.Body...)
-		copy(b[t.IDOff:], req.RequestID)
+		b = t.build(b, req.RequestID, req.doc)
 		req.Body = b
 		if buf != nil {
 			buf.b = b
@@ -503,39 +529,68 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: host,
 		Body: http.NoBody, ContentLength: int64(len(body)),
 	}
-	if len(body) > 0 {
-		base.Body = buf.reader(body)
-		base.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
-	}
 	var connStart time.Time
 	var connect time.Duration
-	if d.Trace {
-		// GetConn to GotConn: the wait for a connection, which on a new one
-		// is its dial and handshake (a kept-alive one counts nothing).
+	// unfit: the kept-alive connection net/http gave the call was found
+	// closed by the receiver, or holding bytes no call asked for, before
+	// anything of the call was written on it (watchConn).
+	unfit := new(bool)
+	if buf != nil {
+		unfit = &buf.unfit
+		buf.wait = actx
+	}
+	switch {
+	case d.Trace || buf == nil:
+		// GetConn to GotConn: the wait for a connection, which on a new
+		// one is its dial and handshake (a kept-alive one counts nothing).
 		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
 			GetConn: func(string) { connStart = time.Now() },
 			GotConn: func(i httptrace.GotConnInfo) {
 				if !i.Reused && !connStart.IsZero() {
 					connect = time.Since(connStart)
 				}
+				if buf == nil {
+					*unfit = !fitConn(actx, i)
+				}
 			},
 		})
 	}
-	hr := base.WithContext(actx)
-	hr.Header = h
 	start := time.Now()
 	var resp *http.Response
 	var err error
-	if direct {
-		resp, err = tr.RoundTrip(hr)
-		if err != nil {
-			if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
-				err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
-			}
-			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
+	// A call refused on an unfit connection went out on none: it is made
+	// again, on another, within the same attempt (a few times at most, for
+	// a receiver that closes every connection it answers on).
+	for try := 0; ; try++ {
+		*unfit = false
+		hr := base.WithContext(actx)
+		hr.Header = h
+		if len(body) > 0 {
+			hr.Body = buf.reader(body)
+			hr.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
 		}
-	} else {
-		resp, err = d.Client.Do(hr)
+		if direct {
+			resp, err = tr.RoundTrip(hr)
+			if err != nil && !*unfit {
+				if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
+					err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
+				}
+				err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
+			}
+		} else {
+			resp, err = d.Client.Do(hr)
+		}
+		if err == nil || !*unfit || try == 3 || actx.Err() != nil {
+			break
+		}
+	}
+	if err == nil && resp.StatusCode < 100 {
+		// net/http takes "+20" and "099" for statuses; an answer is
+		// HTTP/1.x and three digits from 100 (statusOf), or none.
+		resp.Body.Close() // unread: the connection goes with it
+		err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted,
+			Err: errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))}
+		resp = nil
 	}
 	if err != nil {
 		kind := Classify(err)
@@ -544,7 +599,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}
-	kept, err := readBody(resp.Body, d.KeepBody)
+	kept, err := readBody(resp.Body, d.keep(resp.StatusCode))
 	if err != nil && !errors.Is(err, errOver) && context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
 		err = timeoutError("body not finished within the time limit")
 	}
@@ -576,8 +631,14 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		if a.StatusLine == "" {
 			a.StatusLine = strconv.Itoa(resp.StatusCode)
 		}
-		a.BodyPrefix = kept[:min(len(kept), MaxBodyPrefix):min(len(kept), MaxBodyPrefix)]
 		a.Header = resp.Header
+	}
+	if len(kept) > 0 {
+		// A copy: the fast path reuses the buffer of a lean answer's prefix.
+		a.BodyPrefix = append([]byte(nil), kept[:min(len(kept), MaxBodyPrefix)]...)
+	}
+	if !d.KeepBody {
+		kept = nil // only the failure line's prefix was asked for
 	}
 	res.RespHeader, res.RespBody = resp.Header, kept
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {

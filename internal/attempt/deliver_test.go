@@ -75,7 +75,7 @@ func (v *virtualSleep) sleep(ctx context.Context, d time.Duration) error {
 
 func newTestDeliverer(t *testing.T, srv *httptest.Server, retries int, vs *virtualSleep) *Deliverer {
 	t.Helper()
-	c, err := NewClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
+	c, err := newTestClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestConnectionErrorsRetriedAndClassified(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens here now
-	c, _ := NewClient(ClientOptions{Timeout: time.Second})
+	c, _ := newTestClient(ClientOptions{Timeout: time.Second})
 	u, _ := url.Parse("http://" + addr + "/")
 	vs := &virtualSleep{}
 	d := &Deliverer{Client: c, Target: u, Retries: 2, Backoff: DefaultBackoff(nil), Sleep: vs.sleep}
@@ -211,7 +211,7 @@ func TestRedirects(t *testing.T) {
 	if res.OK || res.Last().Status != http.StatusFound || res.Last().Location != "/moved" || gets.Load() != 0 {
 		t.Errorf("not following: ok=%v last=%+v gets=%d", res.OK, res.Last(), gets.Load())
 	}
-	c, _ := NewClient(ClientOptions{Timeout: time.Second, FollowRedirects: true})
+	c, _ := newTestClient(ClientOptions{Timeout: time.Second, FollowRedirects: true})
 	d.Client = c
 	res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
 	if !res.OK || gets.Load() != 1 {
@@ -224,7 +224,7 @@ func TestTimeout(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
-	c, _ := NewClient(ClientOptions{Timeout: 50 * time.Millisecond})
+	c, _ := newTestClient(ClientOptions{Timeout: 50 * time.Millisecond})
 	u, _ := url.Parse(srv.URL)
 	d := &Deliverer{Client: c, Target: u}
 	res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
@@ -290,10 +290,10 @@ func TestTLSWithPrivateCA(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("not pem"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewClient(ClientOptions{CAFile: notPEM}); err != ErrNoCerts {
+	if _, err := newTestClient(ClientOptions{CAFile: notPEM}); err != ErrNoCerts {
 		t.Errorf("bad CA file: %v", err)
 	}
-	if _, err := NewClient(ClientOptions{CAFile: notPEM + ".missing"}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := newTestClient(ClientOptions{CAFile: notPEM + ".missing"}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing CA file: %v", err)
 	}
 }
@@ -305,7 +305,7 @@ func TestDirectTransportErrorsAsClientDo(t *testing.T) {
 	u, _ := url.Parse(srv.URL + "/hook")
 	srv.Close() // refused from now on
 	u.User = url.UserPassword("me", "pw")
-	direct, _ := NewClient(ClientOptions{Timeout: time.Second})
+	direct, _ := newTestClient(ClientOptions{Timeout: time.Second})
 	d := &Deliverer{Client: direct, Target: u}
 	got := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
 	plain := &http.Client{Transport: direct.Transport.(directTransport).Transport, Timeout: time.Second}
@@ -339,5 +339,48 @@ func TestInterruptedInTheBackoffCountsOnlyCallsMade(t *testing.T) {
 	res := d.Deliver(ctx, &Request{Event: "E", RequestID: "id-1", Query: "businessType=E", Body: []byte(`{}`)})
 	if got := calls.Load(); got != 2 || res.Tries() != 2 {
 		t.Fatalf("receiver got %d calls, result says %d tries; want 2 and 2", got, res.Tries())
+	}
+}
+
+// --follow-redirects takes the call's credential headers along to the same
+// origin only: to another host (or port, or scheme) every header the
+// masking list names is dropped, those net/http drops itself and those it
+// would forward (X-Api-Key, X-Auth-Token, the signature); the others stay.
+func TestRedirectsDropCredentialsAcrossHosts(t *testing.T) {
+	creds := []string{"Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Webhook-Signature", "X-Session-Id"}
+	seen := make(chan http.Header, 2)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen <- r.Header.Clone() }))
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hook", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/here", func(w http.ResponseWriter, r *http.Request) { seen <- r.Header.Clone() })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c, _ := newTestClient(ClientOptions{Timeout: 5 * time.Second, FollowRedirects: true})
+	u, _ := url.Parse(srv.URL + "/hook")
+	d := &Deliverer{Client: c, Target: u}
+	for _, tt := range []struct {
+		to   string
+		kept bool
+	}{{"/here", true}, {other.URL + "/there", false}} {
+		h := http.Header{"X-Tenant": {"7"}}
+		for _, k := range creds {
+			h.Set(k, "secret-"+k)
+		}
+		res := d.Deliver(context.Background(), &Request{Query: "to=" + url.QueryEscape(tt.to), Header: h, Body: []byte(`{}`)})
+		if !res.OK {
+			t.Fatalf("redirect to %s: %+v", tt.to, res.Last())
+		}
+		got := <-seen
+		for _, k := range creds {
+			if (got.Get(k) != "") != tt.kept {
+				t.Errorf("redirect to %s: %s %q, want kept %v", tt.to, k, got.Get(k), tt.kept)
+			}
+		}
+		if got.Get("X-Tenant") != "7" {
+			t.Errorf("redirect to %s: X-Tenant dropped", tt.to)
+		}
 	}
 }

@@ -44,6 +44,17 @@ type rawConn struct {
 	// resp is the answer readLean reads into, reused: of it a delivery
 	// keeps only the Header, which readLean makes afresh when there is one.
 	resp http.Response
+	// pre is the start of an unexpected answer's body readLean kept
+	// (Deliverer.KeepFailed), reused.
+	pre []byte
+}
+
+// idle says whether a kept-alive connection may carry a call: nothing is
+// buffered and the socket has nothing to read, neither bytes no call
+// asked for nor the receiver's close. It is asked before each call, so a
+// connection the receiver closed is never written on.
+func (rc *rawConn) idle() bool {
+	return rc.r.Buffered() == 0 && peekIdle(rc.c)
 }
 
 // capReader reads r up to n bytes, then says errOver.
@@ -110,18 +121,17 @@ func rawOK(tr *http.Transport, u *url.URL) bool {
 	return true
 }
 
-// errStale is a kept-alive connection the receiver closed before it
-// answered: the request is sent again on a new one, as net/http does.
-var errStale = errors.New("stale connection")
+// errClosedAsSent is a kept-alive connection that ended, without a byte
+// of an answer, after the call was written on it: the receiver closed it
+// as the call went out (it was found open just before). The call is not
+// sent again, since the receiver may have taken it.
+var errClosedAsSent = errors.New("the receiver closed the kept-alive connection as the call went out (not sent again: it may have been taken)")
 
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
 	start := time.Now()
 	deadline := start.Add(d.Client.Timeout)
 	buf.dialed = 0
 	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
-	if errors.Is(err, errStale) {
-		resp, err = d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
-	}
 	var lean error // a lean answer's body past MaxBodyRead
 	if errors.Is(err, errOver) {
 		lean, err = err, nil
@@ -136,7 +146,7 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 			// Ctrl-C cut the connection by its deadline: the error says
 			// "i/o timeout", which is not what happened.
 			kind, err = KindInterrupted, ctx.Err()
-		} else if errors.Is(err, errStale) {
+		} else if errors.Is(err, errClosedAsSent) {
 			kind = KindClosed
 		}
 		if kind == KindTimeout {
@@ -146,12 +156,21 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 		err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: buf.dialed}, 0
 	}
-	kept, err := readBody(resp.Body, d.KeepBody)
+	rc := buf.raw
+	var kept []byte
+	if resp.Body == http.NoBody {
+		kept = rc.pre // the lean answer's body prefix, when it was kept
+	} else {
+		kept, err = readBody(resp.Body, d.keep(resp.StatusCode))
+	}
 	if lean != nil {
 		err = lean
 	}
-	if err != nil || resp.Close {
-		buf.raw.close()
+	// Bytes after the answer (a 204 or 304 with a body, a receiver that
+	// writes more than it frames) are no answer to the next call: the
+	// connection ends here.
+	if err != nil || resp.Close || rc.r.Buffered() > 0 {
+		rc.close()
 		buf.raw = nil
 	}
 	a, wait := d.answered(ctx, resp, kept, err, start, res)
@@ -159,14 +178,25 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 	return a, wait
 }
 
+// keep says whether an answer's body is kept: all with KeepBody, the
+// start of an unexpected one's with KeepFailed.
+func (d *Deliverer) keep(status int) bool {
+	return d.KeepBody || d.KeepFailed && !d.expect(status)
+}
+
 // rawRoundTrip writes the request and reads the answer's head; the body is
-// left to the caller to read. errStale: a reused connection failed before
-// any byte of an answer came.
+// left to the caller to read. A kept-alive connection the receiver has
+// closed, or that holds bytes no call asked for, is found before the call
+// is written on it, and a new one dialled.
 func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, host string, deadline time.Time) (*http.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rc := buf.raw
+	if rc != nil && rc.reuse && !rc.idle() {
+		rc.close()
+		rc, buf.raw = nil, nil
+	}
 	if rc == nil {
 		addr := t.u.Host
 		if t.u.Port() == "" {
@@ -180,6 +210,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		if err != nil {
 			return nil, err
 		}
+		c = unwrap(c)
 		cio := newSockIO(c)
 		rc = &rawConn{c: c, io: cio, lim: capReader{r: cio}}
 		rc.r = bufio.NewReaderSize(&rc.lim, 4096)
@@ -220,20 +251,19 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	w = append(w, "\r\n\r\n"...)
 	w = append(w, body...)
 	rc.w = w
-	// A reused connection the server has closed fails either the write or
-	// the first read of the answer: both are the same stale connection.
+	// The connection was found open (idle) just before: one that ends now
+	// without an answer was closed by the receiver as the call went out.
 	err := rc.io.Send(w)
 	if err == nil {
 		_, err = rc.r.Peek(1)
 	}
 	if err != nil {
 		if reused && staleErr(err) {
-			rc.close()
-			buf.raw = nil
-			return nil, errStale
+			err = errClosedAsSent
 		}
 		return nil, err
 	}
+	rc.pre = rc.pre[:0]
 	for {
 		resp := &rc.resp
 		var err error
@@ -242,8 +272,11 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			if errors.Is(err, errOver) {
 				err = errHeadOver
 			}
+			if err == nil && resp.StatusCode < 100 { // "+20", "099": see statusOf
+				err = errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))
+			}
 		} else {
-			err = readLean(rc.r, method, resp)
+			err = readLean(rc.r, method, resp, d, &rc.pre)
 		}
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
@@ -273,21 +306,23 @@ func staleErr(err error) bool {
 // line. The body is read and dropped; the answer's Body is empty.
 //
 // Of the body it reads MaxBodyRead at most: past it, errOver, and
-// resp.Close; a head past maxHead is errHeadOver.
-func readLean(br *bufio.Reader, method string, resp *http.Response) error {
+// resp.Close; a head past maxHead is errHeadOver. Where keep (when not
+// nil) says so of the status, the first MaxBodyPrefix bytes of the body go
+// to *pre.
+func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper, pre *[]byte) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return headErr(err)
 	}
-	// "HTTP/1.1 200 OK\r\n"
-	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[8] != ' ' {
-		return errors.New("malformed HTTP response " + strconv.Quote(string(line)))
-	}
-	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil || status < 100 {
-		return errors.New("malformed HTTP status " + strconv.Quote(string(line)))
+	status, ok := statusOf(line)
+	if !ok {
+		return errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
 	}
 	*resp = http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
+	var w io.Writer = io.Discard
+	if keep != nil && keep.keep(status) {
+		w = &prefixWriter{b: pre}
+	}
 	length, chunked := int64(-1), false
 	for {
 		line, err := br.ReadSlice('\n')
@@ -322,7 +357,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 	switch {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
 	case chunked:
-		if err := drain(httputil.NewChunkedReader(br), resp); err != nil {
+		if err := drain(httputil.NewChunkedReader(br), w, resp); err != nil {
 			return err
 		}
 		for { // the trailer, up to its empty line
@@ -338,20 +373,65 @@ func readLean(br *bufio.Reader, method string, resp *http.Response) error {
 		resp.Close = true
 		return errOver
 	case length >= 0:
+		if w != io.Discard {
+			n, err := io.CopyN(w, br, min(length, MaxBodyPrefix))
+			if err != nil {
+				return err
+			}
+			length -= n
+		}
 		if _, err := br.Discard(int(length)); err != nil {
 			return err
 		}
 	default: // the body runs to the end of the connection
 		resp.Close = true
-		return drain(br, resp)
+		return drain(br, w, resp)
 	}
 	return nil
 }
 
-// drain reads r to its end, up to MaxBodyRead: past it, errOver, and
-// resp.Close.
-func drain(r io.Reader, resp *http.Response) error {
-	_, err := io.CopyN(io.Discard, r, MaxBodyRead+1)
+// keeper says whether an answer's body is kept (a Deliverer): an
+// interface rather than a method value, which would be made, and
+// allocated, per call.
+type keeper interface{ keep(status int) bool }
+
+// statusOf is the status of a status line: "HTTP/1.x DDD" then a space or
+// the line's end (CRLF, or LF as net/http takes it), else false: "HTTP/1.1
+// 200X" and "HTTP/1.1 2004" are no 200.
+func statusOf(line []byte) (int, bool) {
+	if len(line) < 13 || string(line[:7]) != "HTTP/1." || line[7] < '0' || line[7] > '9' || line[8] != ' ' {
+		return 0, false
+	}
+	status := 0
+	for _, c := range line[9:12] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		status = status*10 + int(c-'0')
+	}
+	switch rest := string(line[12:]); {
+	case status < 100:
+		return 0, false
+	case rest == "\r\n", rest == "\n", rest[0] == ' ':
+		return status, true
+	}
+	return 0, false
+}
+
+// prefixWriter keeps the first MaxBodyPrefix bytes written to it.
+type prefixWriter struct{ b *[]byte }
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if room := MaxBodyPrefix - len(*p.b); room > 0 {
+		*p.b = append(*p.b, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
+}
+
+// drain reads r to its end, up to MaxBodyRead, into w (the kept prefix,
+// or nowhere): past it, errOver, and resp.Close.
+func drain(r io.Reader, w io.Writer, resp *http.Response) error {
+	_, err := io.CopyN(w, r, MaxBodyRead+1)
 	switch {
 	case err == io.EOF:
 		return nil

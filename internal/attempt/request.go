@@ -18,6 +18,39 @@ type Template struct {
 	// -1 to send Body as it is (a --file body, a --set requestId).
 	IDOff     int
 	RequestID string // the id in Body, when IDOff is -1
+	// DocOffs are where the last DocDigits digits of each of the
+	// document's numbers (an invoice's code and invoiceCode, a receipt's
+	// 收款单编号) start in Body: each delivery writes its document's serial
+	// there, so that a run's documents are all distinct however many it
+	// sends from a few templates. Empty: the numbers are sent as they are.
+	DocOffs []int
+}
+
+// DocDigits is how many trailing digits of a document number a delivery
+// replaces with its document's serial: 10^8 distinct documents a run.
+const DocDigits = 8
+
+// DocSerials is how many distinct serials DocDigits hold.
+const DocSerials = 100_000_000
+
+// spliced says whether a delivery of t writes into a copy of its body.
+func (t *Template) spliced() bool { return t.IDOff >= 0 || len(t.DocOffs) > 0 }
+
+// build appends to b the body a delivery of t with requestId id (when
+// IDOff >= 0) and document serial doc sends.
+func (t *Template) build(b []byte, id string, doc uint64) []byte {
+	b = append(b, t.Body...)
+	if t.IDOff >= 0 {
+		copy(b[t.IDOff:], id)
+	}
+	for _, off := range t.DocOffs {
+		n := doc
+		for i := off + DocDigits - 1; i >= off; i-- {
+			b[i] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	return b
 }
 
 // Payload returns the body the request sends: for a request from a
@@ -25,18 +58,18 @@ type Template struct {
 // requestId, as the delivery would write it; else Body.
 func (r *Request) Payload() []byte {
 	t := r.tmpl
-	if t == nil || t.IDOff < 0 {
+	if t == nil || !t.spliced() {
 		return r.Body
 	}
-	b := append([]byte(nil), t.Body...)
-	copy(b[t.IDOff:], r.RequestID)
-	return b
+	return t.build(nil, r.RequestID, r.doc)
 }
 
-// FromTemplate makes r a delivery of t with requestId id: the body is made
-// when r is delivered, into its worker's buffer.
-func (r *Request) FromTemplate(t *Template, id string) {
-	r.Body, r.RequestID, r.tmpl = nil, id, t
+// FromTemplate makes r a delivery of t with requestId id (t's own when t
+// has no room for one) and, where t has document numbers, document
+// serial doc (below DocSerials): the body is made when r is delivered,
+// into its worker's buffer.
+func (r *Request) FromTemplate(t *Template, id string, doc uint64) {
+	r.Body, r.RequestID, r.tmpl, r.doc = nil, id, t, doc%DocSerials
 }
 
 // ReplayWebhookID is the webhook-id to sign a replayed call with: the

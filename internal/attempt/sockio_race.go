@@ -26,3 +26,8 @@ func errnoOf(err error) syscall.Errno {
 	errors.As(err, &e)
 	return e
 }
+
+func sysPeek(fd uintptr, p []byte) (int, syscall.Errno) {
+	n, _, err := syscall.Recvfrom(int(fd), p, syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	return max(n, 0), errnoOf(err)
+}

@@ -119,7 +119,7 @@ func TestFullListenBacklogLoad(t *testing.T) {
 	defer srv.Close()
 
 	cfg := testConfig(t, "http://"+ln.Addr().String())
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: 2500 * time.Millisecond, Concurrency: 32})
+	client, err := envClient(attempt.ClientOptions{Timeout: 2500 * time.Millisecond, Concurrency: 32})
 	if err != nil {
 		t.Fatal(err)
 	}

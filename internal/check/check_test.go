@@ -278,7 +278,7 @@ func testConfig(t *testing.T, url string) Config {
 // timeout.
 func testClient(t *testing.T, timeout time.Duration) *http.Client {
 	t.Helper()
-	c, err := attempt.NewClient(attempt.ClientOptions{Timeout: timeout, Concurrency: 16})
+	c, err := envClient(attempt.ClientOptions{Timeout: timeout, Concurrency: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

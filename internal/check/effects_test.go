@@ -532,7 +532,7 @@ func TestEffectsReproTLS(t *testing.T) {
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: callTimeout, Concurrency: 16, CAFile: ca})
+	client, err := envClient(attempt.ClientOptions{Timeout: callTimeout, Concurrency: 16, CAFile: ca})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -154,13 +155,22 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	return &attempt.Deliverer{
 		Client: client, Target: target, Retries: d.Retries,
 		Backoff: attempt.DefaultBackoff(rand.Float64), Now: a.now,
-		Expect: expect, KeepBody: d.Verbose, OnRetry: con.Retry,
+		Expect: expect, KeepBody: d.Verbose, KeepFailed: true, OnRetry: con.Retry,
 	}, nil
 }
 
 // newClient builds a run's one HTTP client; its errors are those of the
-// --cacert file.
+// --cacert file and of WHSIM_TRANSPORT, which net/http makes send every
+// call through Go's own transport instead of the fast path.
 func newClient(co attempt.ClientOptions) (*http.Client, error) {
+	switch v := os.Getenv(attempt.TransportEnv); v {
+	case "":
+	case attempt.TransportNetHTTP:
+		co.NetHTTP = true
+	default:
+		return nil, usagef("%s=%s: want %s (every call through Go's net/http) or nothing (the fast path where it applies)",
+			attempt.TransportEnv, termsafe.Text(v), attempt.TransportNetHTTP)
+	}
 	client, err := attempt.NewClient(co)
 	switch {
 	case errors.Is(err, attempt.ErrNoCerts):

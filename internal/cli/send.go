@@ -59,19 +59,22 @@ Without --url, whsim starts its own receiver on 127.0.0.1, sends there and
 shows what it received (on stderr).
 
 When stdout is not a terminal, or with --each, each delivery prints one line
-on stdout (event, requestId, status, latency); on a terminal, a run of more
-than one delivery prints only the failed ones, under a progress bar on
-stderr (done, percent, rate, time left, failures). Then a summary: sent
-(the calls that started), succeeded, failed by status and by error kind,
-interrupted (started and cut short by Ctrl-C), not started (what --count
-had left when Ctrl-C or --duration ended the run), duplicates, requests
+on stdout (event, requestId, status, latency; an unexpected answer adds the
+start of its body); on a terminal, a run of more than one delivery prints
+only the failed ones, under a progress bar on stderr (done, percent, rate,
+time left, failures). Then a summary: sent (the calls that started),
+succeeded, failed by status and by error kind, interrupted (started and cut
+short by Ctrl-C), not started (what --count had left when Ctrl-C or
+--duration ended the run), documents (the distinct documents the calls
+carried), duplicates (repeats: --duplicate's, --file's rounds), requests
 per second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
-notices and warnings go to stderr. --count is per event: --event all
---count 100 sends 400.
+notices and warnings go to stderr. --count is documents per event: --event
+all --count 100 sends 400, each a document with numbers of its own (an
+invoice's code and invoiceCode, a receipt's 收款单编号).
 
---seed fixes the content; each run still gets requestIds of its own, so a
-deduplicating receiver does not answer a second run as duplicates.
---seed n --fixed-ids sends the ids generate --seed n prints, every run.
+--seed fixes the content; each run still gets requestIds and document
+numbers of its own, so a deduplicating receiver does not answer a second
+run as duplicates. --seed n --fixed-ids repeats both, every run.
 
 --output json prints one JSON object per delivery and a final
 {"summary": ...} object instead, with the latency histogram (HdrHistogram,
@@ -98,6 +101,10 @@ of the summary, a comparison (< <= > >= == !=) and a value (a duration for
 latencies, a count or a share of sent for counts, per second for rps),
 checked at the end; the summary lists each with its measured value.
 Metrics: ` + strings.Join(threshold.Names(), ", ") + `.
+
+Environment: WHSIM_TRANSPORT=net/http sends every call through Go's
+net/http instead of whsim's faster plain-HTTP path (to rule it out); the
+flags' WHSIM_* variables are in docs/commands.md.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
 default any 2xx) and every --threshold held, 1 otherwise (a failed
@@ -249,8 +256,8 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	}
 
 	if opts.File != "" && rounds != 1 {
-		// The summary counts no duplicates (none is deliberate), yet the
-		// receiver sees each requestId again on every round.
+		// The summary counts the repeats as duplicates; the receiver sees
+		// each requestId again on every round.
 		times := "again and again until --duration"
 		if rounds > 1 {
 			times = fmt.Sprintf("%d times", rounds)
@@ -306,14 +313,20 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 		return nil, err
 	}
 	ovs := pl.Overrides
-	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, load.Pool(opts.rounds()), header, ovs)
+	// Every document gets numbers of its own, but those --set gives.
+	var set [][]string
+	for _, ov := range ovs {
+		set = append(set, ov.Path)
 	}
-	return load.EventLanes(pl.Events, load.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), pl.nextBody)
+	docs := load.NewDocPaths(set)
+	if opts.Scenario != "" {
+		return opts.scenarioLanes(pl, load.Pool(opts.rounds()), header, ovs, docs)
+	}
+	return load.EventLanes(pl.Events, load.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), docs, pl.nextBody)
 }
 
 // scenarioLanes is one lane of n documents' lives.
-func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override) ([][][]attempt.Template, error) {
+func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override, docs load.DocPaths) ([][][]attempt.Template, error) {
 	sc, ok := payload.LookupScenario(opts.Scenario)
 	if !ok {
 		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
@@ -331,7 +344,7 @@ func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Heade
 			steps[i] = append(steps[i], load.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
 		}
 	}
-	return load.LifeLanes(steps, header, !payload.OwnsRequestID(ovs)), nil
+	return load.LifeLanes(steps, header, !payload.OwnsRequestID(ovs), docs), nil
 }
 
 // fileLanes reads the payloads of --file (input.Reader: a document, an

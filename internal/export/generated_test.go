@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -69,8 +70,8 @@ func TestGenerated(t *testing.T) {
 	}
 }
 
-// The same seed: the same bodies; the ids are the seed's with nonce 0
-// (--fixed-ids) and the run's own with any other.
+// The same seed: the same bodies; the ids and the document numbers are the
+// seed's with nonce 0 (--fixed-ids) and the run's own with any other.
 func TestGeneratedNonce(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("http://127.0.0.1:9/hook")
@@ -93,8 +94,59 @@ func TestGeneratedNonce(t *testing.T) {
 		if own[i].RequestID == fixed[i].RequestID {
 			t.Errorf("call %d: a nonce kept the seed's id %s", i, own[i].RequestID)
 		}
-		if strings.Replace(string(own[i].Body), own[i].RequestID, fixed[i].RequestID, 1) != string(fixed[i].Body) {
-			t.Errorf("call %d: a nonce changed more than the requestId", i)
+		a, b := strings.Replace(string(own[i].Body), own[i].RequestID, fixed[i].RequestID, 1), string(fixed[i].Body)
+		if len(a) != len(b) || a == b {
+			t.Fatalf("call %d: a nonce changed the length, or kept the document numbers", i)
 		}
+		for j := range a {
+			if a[j] != b[j] && !(isDigit(a[j]) && isDigit(b[j])) {
+				t.Errorf("call %d: a nonce changed more than the requestId and the numbers' digits: %q", i, a[max(j-20, 0):j+1])
+				break
+			}
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// An export's calls are documents of their own, as send's are: --count 300
+// of each event is 300 distinct document numbers per event, past the 256
+// bodies built per event.
+func TestGeneratedDistinctDocuments(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	pl, err := payload.Request{Events: []string{"all"}, Shape: "described", Seed: 8}.Plan(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, err := Generated(target, nil, pl, 300, 8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]map[string]bool{}
+	for _, c := range calls {
+		var env struct {
+			Data struct {
+				InvoiceCode string `json:"invoiceCode"`
+				Receipt     struct {
+					Number string `json:"收款单编号"`
+				} `json:"收款单"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(c.Body, &env); err != nil {
+			t.Fatal(err)
+		}
+		if docs[c.Event] == nil {
+			docs[c.Event] = map[string]bool{}
+		}
+		docs[c.Event][env.Data.InvoiceCode+env.Data.Receipt.Number] = true
+	}
+	for ev, nums := range docs {
+		if len(nums) != 300 {
+			t.Errorf("%s: %d distinct documents in 300 calls", ev, len(nums))
+		}
+	}
+	if len(docs) != 4 {
+		t.Errorf("%d events", len(docs))
 	}
 }

@@ -26,7 +26,7 @@ func (v *virtualSleep) sleep(ctx context.Context, d time.Duration) error {
 
 func newTestDeliverer(t *testing.T, srv *httptest.Server, retries int, vs *virtualSleep) *attempt.Deliverer {
 	t.Helper()
-	c, err := attempt.NewClient(attempt.ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
+	c, err := envClient(attempt.ClientOptions{Timeout: 2 * time.Second, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

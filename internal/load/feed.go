@@ -20,6 +20,10 @@ type feed struct {
 	rng       *rand.Rand
 	ids       *reqid.IDs
 	seq       int
+	// docBase is the serial of the run's first document (see docSerial);
+	// based, until the first fill, says it is not drawn yet.
+	docBase uint64
+	based   bool
 
 	out     [][]*attempt.Request // ready to hand out from out[head]
 	head    int
@@ -87,11 +91,15 @@ func (f *feed) fill() bool {
 		if f.rounds > 0 && f.round >= f.rounds {
 			break
 		}
-		for _, lane := range f.lanes {
+		for li, lane := range f.lanes {
 			group := lane[f.round%len(lane)]
+			doc := f.docSerial(f.round*len(f.lanes) + li)
+			// A group without document numbers to make anew is the
+			// same document every time it comes round again.
+			again := f.round >= len(lane) && len(group[0].DocOffs) == 0
 			job := f.job(len(group))
 			for i := range group {
-				job[i] = f.make(&group[i])
+				job[i] = f.make(&group[i], doc, i == 0 && !again, again)
 			}
 			f.out = append(f.out, job)
 		}
@@ -133,20 +141,43 @@ func (f *feed) job(n int) []*attempt.Request {
 	return job
 }
 
-func (f *feed) make(t *attempt.Template) *attempt.Request {
+// docSerial is the serial of the run's n-th document (from 0): distinct
+// for every document of a run up to attempt.DocSerials, from a base the
+// run's ids follow, so that --fixed-ids repeats the numbers and any other
+// run has numbers of its own.
+func (f *feed) docSerial(n int) uint64 {
+	if !f.based {
+		// splitmix64's finalizer: a seed's base spread over the range.
+		z := f.ids.Seed() + 0x9e3779b97f4a7c15
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		f.docBase, f.based = (z^z>>31)%attempt.DocSerials, true
+	}
+	return (f.docBase + uint64(n)) % attempt.DocSerials
+}
+
+// make is a delivery of t for document serial doc: the document's first
+// (first), or a body sent again (again: a deliberate repeat, counted as a
+// duplicate).
+func (f *feed) make(t *attempt.Template, doc uint64, first, again bool) *attempt.Request {
 	if len(f.reqs) == 0 {
 		f.reqs = make([]attempt.Request, slabLen)
 	}
 	r := &f.reqs[0]
 	f.reqs = f.reqs[1:]
-	*r = attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID}
-	if t.IDOff >= 0 {
+	*r = attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID,
+		Document: first, Duplicate: again}
+	if t.IDOff >= 0 || len(t.DocOffs) > 0 {
 		// The body is made when the request is delivered (Request.tmpl).
-		r.FromTemplate(t, f.ids.For(t.Event))
+		id := t.RequestID
+		if t.IDOff >= 0 {
+			id = f.ids.For(t.Event)
+		}
+		r.FromTemplate(t, id, doc)
 	}
 	if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
 		dup := *r
-		dup.Duplicate = true
+		dup.Duplicate, dup.Document = true, false
 		// At-least-once senders re-deliver a little later, not at once.
 		f.pending = append(f.pending, pendingDup{due: f.round + 1 + f.rng.IntN(8), req: &dup})
 	}

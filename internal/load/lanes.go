@@ -9,7 +9,8 @@ import (
 
 // poolSize is how many different bodies are built per event before a run:
 // enough that a receiver sees varied data, few enough to build in
-// milliseconds. Deliveries cycle through them with fresh requestIds.
+// milliseconds. Deliveries cycle through them with fresh requestIds and
+// document numbers of their own (Template.DocOffs).
 const poolSize = 256
 
 // Pool is how many bodies to build per event for count deliveries of it;
@@ -25,11 +26,12 @@ func Pool(count int) int {
 // starts, so that the hot path only copies a body and writes a fresh
 // requestId into it: a lane per event of n bodies drawn from next. With
 // fresh false the bodies' requestIds are the user's, sent as they are.
+// The document numbers at docs' paths get each document's serial.
 //
 // deliver takes bodies, not the generator's documents: the validator reads
 // capture records, which turn into deliveries, and must not depend on the
 // generator.
-func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, next func(spec.Event) ([]byte, error)) ([][][]attempt.Template, error) {
+func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, docs DocPaths, next func(spec.Event) ([]byte, error)) ([][][]attempt.Template, error) {
 	lanes := make([][][]attempt.Template, len(events))
 	for i, e := range events {
 		for range n {
@@ -37,7 +39,7 @@ func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, next
 			if err != nil {
 				return nil, err
 			}
-			lanes[i] = append(lanes[i], []attempt.Template{newTemplate(e.Name, header, body, fresh)})
+			lanes[i] = append(lanes[i], []attempt.Template{newTemplate(e.Name, header, body, fresh, docs)})
 		}
 	}
 	return lanes, nil
@@ -50,12 +52,12 @@ type Step struct {
 }
 
 // LifeLanes is one lane of documents' lives (a scenario), each a group of
-// deliveries sent in order.
-func LifeLanes(lives [][]Step, header http.Header, fresh bool) [][][]attempt.Template {
+// deliveries sent in order, all with the same document serial.
+func LifeLanes(lives [][]Step, header http.Header, fresh bool, docs DocPaths) [][][]attempt.Template {
 	lane := make([][]attempt.Template, len(lives))
 	for i, life := range lives {
 		for _, step := range life {
-			lane[i] = append(lane[i], newTemplate(step.Event, header, step.Body, fresh))
+			lane[i] = append(lane[i], newTemplate(step.Event, header, step.Body, fresh, docs))
 		}
 	}
 	return [][][]attempt.Template{lane}

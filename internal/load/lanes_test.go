@@ -50,7 +50,7 @@ func TestEventLanes(t *testing.T) {
 			doc, err := src.Next(e)
 			return payload.Marshal(doc), err
 		}
-		lanes, err := EventLanes(events, 3, http.Header{}, fresh, next)
+		lanes, err := EventLanes(events, 3, http.Header{}, fresh, nil, next)
 		if err != nil {
 			t.Fatal(err)
 		}

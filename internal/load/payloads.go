@@ -57,7 +57,7 @@ func FileLanes(payloads []Payload, events []spec.Event, header http.Header) ([][
 			evs = []spec.Event{e}
 		}
 		for _, e := range evs {
-			lanes = append(lanes, [][]attempt.Template{{newTemplate(e.Name, header, p.Body, false)}})
+			lanes = append(lanes, [][]attempt.Template{{newTemplate(e.Name, header, p.Body, false, nil)}})
 		}
 	}
 	return lanes, nil

@@ -19,8 +19,9 @@ import (
 func templates(event string, n int) [][]attempt.Template {
 	var pool [][]attempt.Template
 	for i := range n {
-		body := `{"requestId":"00000000-0000-4000-8000-000000000000","businessType":` + string(rune('0'+i%10)) + `}`
-		pool = append(pool, []attempt.Template{{Event: event, Query: "businessType=" + event, Body: []byte(body), IDOff: len(`{"requestId":"`)}})
+		body := `{"requestId":"00000000-0000-4000-8000-000000000000","businessType":` + string(rune('0'+i%10)) + `,"no":"D00000000"}`
+		pool = append(pool, []attempt.Template{{Event: event, Query: "businessType=" + event, Body: []byte(body), IDOff: len(`{"requestId":"`),
+			DocOffs: []int{len(body) - len(`00000000"}`)}}})
 	}
 	return pool
 }
@@ -215,7 +216,9 @@ func TestRunTimeoutPerAttempt(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, _ := attempt.NewClient(attempt.ClientOptions{Timeout: 50 * time.Millisecond, Concurrency: 1})
+	// The time limit only the slow calls reach: generous, so that a fast
+	// call on a busy machine stays well inside it.
+	c, _ := envClient(attempt.ClientOptions{Timeout: time.Second, Concurrency: 1})
 	u, _ := url.Parse(srv.URL)
 	d := &attempt.Deliverer{Client: c, Target: u}
 	body := []byte(`{"requestId":"00000000-0000-4000-8000-000000000000"}`)

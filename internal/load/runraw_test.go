@@ -63,7 +63,7 @@ func leanServer(b *testing.B) *url.URL {
 // are a delivery's (with the receiver's few).
 func BenchmarkRunRaw(b *testing.B) {
 	u := leanServer(b)
-	c, _ := attempt.NewClient(attempt.ClientOptions{Timeout: 5 * time.Second, Concurrency: 4})
+	c, _ := envClient(attempt.ClientOptions{Timeout: 5 * time.Second, Concurrency: 4})
 	d := &attempt.Deliverer{Client: c, Target: u}
 	feed := NewFeed([][][]attempt.Template{templates("A", 8)}, b.N, 0, false, 1)
 	b.ReportAllocs()

@@ -102,6 +102,7 @@ type Stats struct {
 	Interrupted int            // started and cut short by Ctrl-C
 	NotStarted  int            // never started: the run was interrupted or its --duration ended first
 	Duplicates  int            // deliberate re-deliveries sent
+	Documents   int            // distinct documents sent (Request.Document)
 	Retries     int            // attempts beyond the first
 	ByStatus    map[int]int    // final status of failed deliveries that got an answer
 	ByError     map[string]int // error kind of failed deliveries that got none
@@ -130,6 +131,9 @@ func (s *Stats) Add(r *attempt.Result) {
 	s.Sent++
 	if r.Request != nil && r.Request.Duplicate {
 		s.Duplicates++
+	}
+	if r.Request != nil && r.Request.Document {
+		s.Documents++
 	}
 	if n := r.Tries(); n > 1 {
 		s.Retries += n - 1
@@ -164,6 +168,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.Interrupted += o.Interrupted
 	s.NotStarted += o.NotStarted
 	s.Duplicates += o.Duplicates
+	s.Documents += o.Documents
 	s.Retries += o.Retries
 	for k, v := range o.ByStatus {
 		s.ByStatus[k] += v

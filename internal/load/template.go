@@ -16,9 +16,11 @@ import (
 // newTemplate prepares body for delivery as event. With freshIDs, each
 // delivery made from it gets a fresh requestId when the body holds one of
 // UUID length; otherwise the body is sent as it is (a --file body, a
-// requestId the user set).
-func newTemplate(event string, header http.Header, body []byte, freshIDs bool) attempt.Template {
+// requestId the user set). With docs, each gets its document's serial in
+// the document numbers at docs' paths (nil: a --file body).
+func newTemplate(event string, header http.Header, body []byte, freshIDs bool, docs DocPaths) attempt.Template {
 	t := attempt.Template{Event: event, Query: spec.Query(event), Header: header, Body: body, IDOff: -1}
+	t.DocOffs = docs.offsets(event, body)
 	start, end := reqid.Find(body)
 	if start >= 0 && end-start == 36 && freshIDs {
 		t.IDOff = start

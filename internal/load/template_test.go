@@ -29,14 +29,14 @@ func TestNewTemplate(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"requestId":"f87bc202-fd3b-4820-b674-098c23326449","businessType":5007}`)
 	h := http.Header{"X-A": {"1"}}
-	tm := newTemplate("CREATE_RECEIVABLE_DOC", h, body, true)
+	tm := newTemplate("CREATE_RECEIVABLE_DOC", h, body, true, nil)
 	if tm.IDOff != 14 || tm.RequestID != "f87bc202-fd3b-4820-b674-098c23326449" || tm.Query != "businessType=CREATE_RECEIVABLE_DOC" {
 		t.Errorf("template %+v", tm)
 	}
-	if tm := newTemplate("A B", h, body, false); tm.IDOff != -1 || tm.Query != "businessType=A+B" {
+	if tm := newTemplate("A B", h, body, false, nil); tm.IDOff != -1 || tm.Query != "businessType=A+B" {
 		t.Errorf("fixed id template %+v", tm)
 	}
-	if tm := newTemplate("X", h, []byte(`{"requestId":"short"}`), true); tm.IDOff != -1 || tm.RequestID != "short" {
+	if tm := newTemplate("X", h, []byte(`{"requestId":"short"}`), true, nil); tm.IDOff != -1 || tm.RequestID != "short" {
 		t.Errorf("short id template %+v", tm)
 	}
 }

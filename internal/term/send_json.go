@@ -102,11 +102,14 @@ func appendHeaderJSON(b []byte, name string, h http.Header) []byte {
 // send and replay --output json.
 type statsJSON struct {
 	Summary struct {
-		Sent              int            `json:"sent"`
-		Succeeded         int            `json:"succeeded"`
-		Failed            int            `json:"failed"`
-		Interrupted       int            `json:"interrupted"`
-		NotStarted        int            `json:"notStarted"`
+		Sent        int `json:"sent"`
+		Succeeded   int `json:"succeeded"`
+		Failed      int `json:"failed"`
+		Interrupted int `json:"interrupted"`
+		NotStarted  int `json:"notStarted"`
+		// Documents is how many distinct documents the calls carried
+		// (send's; replay's calls count none).
+		Documents         int            `json:"documents,omitempty"`
 		Duplicates        int            `json:"duplicates"`
 		Retries           int            `json:"retries"`
 		FailedByStatus    map[string]int `json:"failedByStatus"`
@@ -136,7 +139,7 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	var j statsJSON
 	s := &j.Summary
 	s.Sent, s.Succeeded, s.Failed, s.Interrupted, s.NotStarted = st.Sent, st.Succeeded, st.Failed, st.Interrupted, st.NotStarted
-	s.Duplicates, s.Retries = st.Duplicates, st.Retries
+	s.Documents, s.Duplicates, s.Retries = st.Documents, st.Duplicates, st.Retries
 	s.FailedByStatus, s.FailedByError = map[string]int{}, map[string]int{}
 	for k, v := range st.ByStatus {
 		s.FailedByStatus[strconv.Itoa(k)] = v

@@ -55,6 +55,9 @@ func (c *delivery) AppendText(b []byte, st *Style) []byte {
 	if req.Duplicate {
 		b = append(b, "  duplicate"...)
 	}
+	if last.Status != 0 && !res.OK && !st.Verbose {
+		b = appendExcerpt(b, last.BodyPrefix)
+	}
 	b = append(b, '\n')
 	if !st.Verbose {
 		return b
@@ -106,6 +109,21 @@ func (c *delivery) JUnit() TestCase {
 		}
 	}
 	return tc
+}
+
+// appendExcerpt appends the start of an unexpected answer's body, as
+// check's reasons show it: on the line, its whitespace runs made one
+// space, terminal-safe, "…" where it was cut (-v shows it whole).
+func appendExcerpt(b []byte, body []byte) []byte {
+	text := strings.Join(strings.Fields(string(body)), " ")
+	if text == "" {
+		return b
+	}
+	b = append(b, ": "+termsafe.Text(text)...)
+	if len(body) >= attempt.MaxBodyPrefix {
+		b = append(b, "…"...)
+	}
+	return b
 }
 
 func appendHeaders(b []byte, prefix string, h http.Header) []byte {
@@ -168,6 +186,11 @@ func (s SendSummary) AppendText(b []byte, rst *Style) []byte {
 	}
 	if st.NotStarted > 0 {
 		b = fmt.Appendf(b, "  not started %d", st.NotStarted)
+	}
+	if st.Documents > 0 {
+		// The calls and the documents they carried apart: a receiver
+		// that keys on the document stores this many.
+		b = fmt.Appendf(b, "  documents %d", st.Documents)
 	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
 	if s.Note != "" {

@@ -52,7 +52,7 @@ func FuzzDeliveryReport(f *testing.F) {
 		res := &attempt.Result{
 			Request:    &attempt.Request{Seq: 1, Event: event, RequestID: id, Body: body},
 			URL:        "http://127.0.0.1:9/in?businessType=" + url.QueryEscape(event),
-			Attempts:   []attempt.Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location}},
+			Attempts:   []attempt.Attempt{{Status: status % 600, Kind: "error", Err: errText, Location: location, BodyPrefix: body}},
 			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
 			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
 		}
@@ -116,6 +116,34 @@ func TestSendSummaryRate(t *testing.T) {
 		st.Elapsed = 2 * time.Second
 		if got := string(SendSummary{Stats: st}.AppendText(nil, nil)); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q lacks %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A delivery that got an unexpected answer shows the start of its body on
+// its line without -v, as check's reasons do: on one line, terminal-safe,
+// "…" where it was cut; an expected answer shows none.
+func TestDeliveryLineShowsUnexpectedBody(t *testing.T) {
+	long := strings.Repeat("x", attempt.MaxBodyPrefix)
+	tests := []struct {
+		ok     bool
+		status int
+		body   string
+		want   string // the line's end
+	}{
+		{false, 422, "{\"error\":\n  \"duplicate\"}\x1b[2J", `unexpected status: {"error": "duplicate"}\x1b[2J`},
+		{false, 500, long, "unexpected status: " + long + "…"},
+		{false, 500, " \n", "unexpected status"},
+		{true, 200, "fine", "200 1.2ms"},
+	}
+	for _, tt := range tests {
+		res := &attempt.Result{
+			Request: &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
+			OK:      tt.ok, Attempts: []attempt.Attempt{{Status: tt.status, Latency: 1234 * time.Microsecond, BodyPrefix: []byte(tt.body)}},
+		}
+		got := strings.TrimSuffix(string((*delivery)(res).AppendText(nil, &Style{})), "\n")
+		if !strings.HasSuffix(got, tt.want) || strings.Count(got, "\n") != 0 {
+			t.Errorf("line %q, want it to end %q", got, tt.want)
 		}
 	}
 }

@@ -1,0 +1,170 @@
+package attempt
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// newTestClient is NewClient as the CLI makes it: WHSIM_TRANSPORT=net/http
+// keeps every call off the fast path, so that CI runs these tests both
+// ways.
+func newTestClient(o ClientOptions) (*http.Client, error) {
+	o.NetHTTP = os.Getenv(TransportEnv) == TransportNetHTTP
+	return NewClient(o)
+}
+
+// fastPathOn says whether a worker's calls take the fast path in this run
+// of the tests (not with WHSIM_TRANSPORT=net/http).
+func fastPathOn() bool { return os.Getenv(TransportEnv) != TransportNetHTTP }
+
+// rudeServer is a receiver on raw TCP that answers every request with
+// answer, written in one piece, and with hangUp closes the connection
+// after each answer without a word. closed hears of each close, so that
+// a test makes its next call once the receiver has closed (an event, not
+// a clock). It counts the requests it read whole.
+type rudeServer struct {
+	ln     net.Listener
+	answer string
+	hangUp bool
+	got    atomic.Int64
+	closed chan struct{}
+}
+
+func newRudeServer(t *testing.T, answer string, hangUp bool) *rudeServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rudeServer{ln: ln, answer: answer, hangUp: hangUp, closed: make(chan struct{}, 100)}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return s
+}
+
+func (s *rudeServer) serve(c net.Conn) {
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			c.Close()
+			return
+		}
+		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+			c.Close()
+			return
+		}
+		s.got.Add(1)
+		if _, err := io.WriteString(c, s.answer); err != nil || s.hangUp {
+			c.Close()
+			if s.hangUp {
+				s.closed <- struct{}{}
+			}
+			return
+		}
+	}
+}
+
+// A delivery path answers only what the receiver framed as the answer to
+// each call, on net/http's transport and on the fast path alike: a
+// connection the receiver closed after its answer is found closed before
+// the next call is written (no failure blamed on the receiver, and no call
+// sent twice); bytes after an answer, or in the body of a 204 or 304, end
+// the connection and are never the next call's answer; a status line must
+// be HTTP/1.x, three digits, then a space or the line's end.
+func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
+	const lie = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" // bytes that would pass for an answer
+	tests := []struct {
+		name, answer string
+		hangUp       bool
+		status       int  // every call's; 0: none answered
+		malformed    bool // no call answered, for a status line that is no status
+	}{
+		{"closed after every answer", "HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\noops", true, 500, false},
+		{"closed after every 200", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", true, 200, false},
+		{"bytes after the answer", "HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\noops" + lie, false, 500, false},
+		{"204 with a body", "HTTP/1.1 204 No Content\r\n\r\n" + lie, false, 204, false},
+		{"304 with a body", "HTTP/1.1 304 Not Modified\r\nContent-Length: 38\r\n\r\n" + lie, false, 304, false},
+		{"status 200X", "HTTP/1.1 200X OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"status 2004", "HTTP/1.1 2004 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"status 20", "HTTP/1.1 20 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"version 1.x", "HTTP/1.x 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"status +20", "HTTP/1.1 +20 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"status 099", "HTTP/1.1 099 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+	}
+	const calls = 6
+	for _, p := range paths {
+		for _, tt := range tests {
+			t.Run(p.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv := newRudeServer(t, tt.answer, tt.hangUp)
+				c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep}
+				var got []Attempt
+				next := func(r *Result) {
+					got = append(got, r.Last())
+					if tt.hangUp && r.Last().Status != 0 {
+						<-srv.closed // the next call starts once the receiver has closed
+					}
+				}
+				if p.worker {
+					asWorker(d, templates("A", 1), calls, next)
+				} else {
+					for range calls {
+						next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
+					}
+				}
+				for i, a := range got {
+					switch {
+					case tt.malformed && (a.Status != 0 || a.Kind == ""):
+						t.Errorf("call %d: %s, want no answer from a malformed status line", i+1, brief(a))
+					case !tt.malformed && (a.Status != tt.status || a.Kind != ""):
+						t.Errorf("call %d: %s, want %d", i+1, brief(a), tt.status)
+					}
+				}
+				if n := srv.got.Load(); n != calls {
+					t.Errorf("the receiver read %d calls, want %d (one each, none sent twice)", n, calls)
+				}
+			})
+		}
+	}
+}
+
+func (s *rudeServer) url() *url.URL {
+	u, _ := url.Parse("http://" + s.ln.Addr().String() + "/hook")
+	return u
+}
+
+// statusOf takes a status line only as HTTP/1.x, three digits from 100,
+// then a space or the line's end.
+func TestStatusOf(t *testing.T) {
+	for line, want := range map[string]int{
+		"HTTP/1.1 200 OK\r\n": 200, "HTTP/1.1 204\r\n": 204, "HTTP/1.0 503 \r\n": 503, "HTTP/1.1 404\n": 404,
+		"HTTP/1.1 200X OK\r\n": 0, "HTTP/1.1 2004 OK\r\n": 0, "HTTP/1.1 20 OK\r\n": 0, "HTTP/1.x 200 OK\r\n": 0,
+		"HTTP/2 200 OK\r\n": 0, "HTTP/1.1 +20 OK\r\n": 0, "HTTP/1.1 099 OK\r\n": 0, "HTTP/1.1 200\r": 0, "": 0,
+	} {
+		got, ok := statusOf([]byte(line))
+		if got != want || ok != (want != 0) {
+			t.Errorf("%q: %d %v, want %d", line, got, ok, want)
+		}
+	}
+}
