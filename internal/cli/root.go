@@ -119,9 +119,17 @@ func commandNamed(args []string) string {
 	switch args[0] {
 	case "help", "completion", "man", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 		return ""
+	case "--version":
+		if len(args) == 1 {
+			return rootAlone // the root's own flag: no command is needed
+		}
 	}
 	return args[0]
 }
+
+// rootAlone is the only of newRootCmd that builds the root without any
+// command: no command is named so.
+const rootAlone = "--version"
 
 // newRootCmd builds the command tree, or, when only names one of its
 // commands, the root with that command alone: building every command's
@@ -204,6 +212,8 @@ whsim version.`,
 	}
 	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {
 		commands = commands[i : i+1]
+	} else if only == rootAlone {
+		commands = nil
 	}
 	for _, c := range commands {
 		root.AddCommand(c.build(a))
