@@ -13,7 +13,8 @@ vegeta_version=v12.13.0
 k6_version=v1.8.1
 # The npm validators the schema tests run on whsim schema's OpenAPI and
 # AsyncAPI documents (@redocly/cli, @readme/openapi-parser, @asyncapi/parser,
-# Ajv) and axe-core, which the browser tests run over the HTML reports,
+# Ajv), openapi-typescript and TypeScript (tsc), which the code generation
+# test runs, and axe-core, which the browser tests run over the HTML reports,
 # pinned with their whole tree by scripts/npm-validators' lock file and
 # installed with npm ci into .tools/npm (gitignored), where the tests look,
 # or $WHSIM_NPM_TOOLS.
