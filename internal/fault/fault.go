@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/suggest"
 )
 
@@ -308,31 +309,12 @@ func (p Plan) Draw(key string, attempt int) (Fault, bool) {
 
 // Unit is the draw of (seed, key, attempt): a number in [0,1).
 func Unit(seed uint64, key string, attempt int) float64 {
-	h := mix(seed ^ mix(fnv(key)^mix(uint64(attempt)+0x9e3779b97f4a7c15)))
+	h := reqid.Spread(seed ^ reqid.Spread(reqid.Hash(key)^reqid.Spread(uint64(attempt)+0x9e3779b97f4a7c15)))
 	return float64(h>>11) / (1 << 53)
 }
 
 // Sub is a number drawn from the same three for a fault's own choices (which
 // cut, which order), apart from the draw that chose the fault.
 func Sub(seed uint64, key string, attempt int, n uint64) uint64 {
-	return mix(seed ^ mix(fnv(key)^mix(uint64(attempt))^mix(n+0x6a09e667f3bcc909)))
-}
-
-// mix is splitmix64's finalizer.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-// fnv is FNV-1a.
-func fnv(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	return reqid.Spread(seed ^ reqid.Spread(reqid.Hash(key)^reqid.Spread(uint64(attempt))^reqid.Spread(n+0x6a09e667f3bcc909)))
 }

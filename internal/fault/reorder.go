@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // Reorderer holds the calls a reorder fault hits and lets them through in
@@ -123,7 +125,7 @@ func shuffle(n int, x uint64) []int {
 		p[i] = i
 	}
 	for i := n - 1; i > 0; i-- {
-		x = mix(x + 0x9e3779b97f4a7c15)
+		x = reqid.Spread(x + 0x9e3779b97f4a7c15)
 		j := int(x % uint64(i+1))
 		p[i], p[j] = p[j], p[i]
 	}

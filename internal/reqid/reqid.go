@@ -59,6 +59,10 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
+// Hash is FNV-1a: a string as a number to draw from, as a run's ids are
+// drawn (listen --fault draws its faults from a requestId so).
+func Hash(s string) uint64 { return hash(s) }
+
 // hash is FNV-1a.
 func hash(s string) uint64 {
 	h := uint64(14695981039346656037)
