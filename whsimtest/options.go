@@ -62,7 +62,8 @@ func (s *settings) fail(format string, args ...any) {
 }
 
 // WithChecks runs only the checks named (whsim check --checks), in the
-// battery's own order; none named runs every check. The ids are those of
+// battery's own order; none named runs every check (signature only with
+// WithSecret). The ids are those of
 // whsim check --checks: accepts-valid, rejects-malformed,
 // unknown-event, event-contradicts-body, duplicates, out-of-order,
 // signature, load, effects, latency.
@@ -87,7 +88,9 @@ func WithFixedIDs() Option {
 
 // WithSecret signs every call with Standard Webhooks headers under
 // secret ("whsec_" and base64, whsim check --secret) and enables the
-// signature check, which is skipped without one.
+// signature check. Without one, the signature check is no part of the
+// run (the spec has no signing) and has no subtest; named in WithChecks,
+// its subtest is skipped saying it needs a secret.
 func WithSecret(secret string) Option {
 	return func(s *settings) {
 		sg, err := sign.NewSigner(secret)

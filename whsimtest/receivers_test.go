@@ -42,8 +42,9 @@ const (
 // raceWindow is how long the racing receiver waits, after its check, for
 // a second copy of the same document to pass the check too before it
 // inserts: the time a slow insert leaves open. A second copy ends the wait
-// at once, and while another copy of the call is in the handler the wait
-// goes on, so copies sent together always race; a lone call pays it once.
+// at once, and while another call of the same document is in the handler
+// the wait goes on, so copies sent together (under one requestId or new
+// ones) always race; a lone call pays it once.
 const raceWindow = 50 * time.Millisecond
 
 // shop is a receiver written the way users write one: it verifies the
@@ -59,7 +60,7 @@ type shop struct {
 	seen    map[string]bool          // requestIds processed
 	rows    map[string][]*row        // kind/code -> the records held
 	waiting map[string]chan struct{} // raceCopies: documents checked and not yet inserted
-	inside  map[string]int           // raceCopies: calls in the handler, by requestId
+	inside  map[string]int           // raceCopies: calls in the handler, by kind/code
 }
 
 type row struct {
@@ -115,22 +116,25 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Data         map[string]any `json:"data"`
 	}
 	_ = json.Unmarshal(body, &env)
+	kind, code, lines, sample := docOf(e, env.Data)
+	key := kind + "/" + code
 	if s.d == raceCopies {
+		// Counted by document, not requestId: copies sent at once under
+		// new requestIds are in the handler together as well.
 		s.mu.Lock()
-		s.inside[env.RequestID]++
+		s.inside[key]++
 		s.mu.Unlock()
 		defer func() {
 			s.mu.Lock()
-			s.inside[env.RequestID]--
+			s.inside[key]--
 			s.mu.Unlock()
 		}()
 	}
-	kind, code, lines, sample := docOf(e, env.Data)
 	if s.d == refusesSample && sample {
 		http.Error(w, "unexpected fields", http.StatusUnprocessableEntity)
 		return
 	}
-	w.WriteHeader(s.apply(env.RequestID, event, kind+"/"+code, lines))
+	w.WriteHeader(s.apply(env.RequestID, event, key, lines))
 }
 
 // docOf reads the document a call carries: its kind, number, lines, and
@@ -197,7 +201,7 @@ func (s *shop) apply(id, event, key string, lines int) int {
 				s.mu.Lock()
 				// Alone in the handler: no other copy is coming to the
 				// check now.
-				met = met || s.inside[id] <= 1
+				met = met || s.inside[key] <= 1
 			}
 			if s.waiting[key] == ch {
 				delete(s.waiting, key)

@@ -68,7 +68,7 @@ func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
 		return nil, errors.New("whsimtest.Run: WithPath: " + err.Error())
 	}
 	client, pn := inMemoryClient(h, s)
-	ids, _ := check.Select(s.checks, nil)
+	ids := checkIDs(s)
 	o := &outcome{s: s, results: map[string][]check.Result{}}
 	err = o.run(ctx, client, target, ids, pn)
 	rep := &Report{Seed: o.seed, Skipped: map[string]string{}, Problems: o.problems, Log: o.logs}
