@@ -275,25 +275,30 @@ func (r *Receiver) release(c *Call) {
 // ServeHTTP answers one call.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	start := r.cfg.Now()
-	c := &Call{Seq: r.seq.Add(1), Offset: -1}
-	rec := &capture.Record{
-		Time:    start,
-		Remote:  req.RemoteAddr,
-		Method:  req.Method,
-		Path:    req.URL.Path,
-		Query:   req.URL.RawQuery,
-		Headers: req.Header,
+	// The call and its record in one allocation: they live as long as
+	// each other.
+	cr := &callRecord{
+		call: Call{Seq: r.seq.Add(1), Offset: -1},
+		rec: capture.Record{
+			Time:    start,
+			Remote:  req.RemoteAddr,
+			Method:  req.Method,
+			Path:    req.URL.Path,
+			Query:   req.URL.RawQuery,
+			Headers: req.Header,
+		},
 	}
+	c, rec := &cr.call, &cr.rec
 	c.Record = rec
 	c.Event, c.HasEvent = spec.QueryEvent(req.URL.RawQuery)
 
 	body, err := r.readBody(req, c)
-	var tooBig *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooBig):
+	case err == nil:
+	case tooLarge(err):
 		c.TooLarge = true
 		body = nil
-	case err != nil:
+	default:
 		// Malformed, cut short or too slow: what arrived is recorded and
 		// flagged, and the call is refused, never acknowledged.
 		c.BodyErr = err
@@ -369,6 +374,20 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	ans.write(w)
 	r.enqueue(c)
+}
+
+// callRecord is a Call and the Record it points to, allocated together.
+type callRecord struct {
+	call Call
+	rec  capture.Record
+}
+
+// tooLarge reports whether err says the body was over the limit. Its own
+// function, called only on an error: errors.As's target escapes, which cost
+// every call an allocation.
+func tooLarge(err error) bool {
+	var tooBig *http.MaxBytesError
+	return errors.As(err, &tooBig)
 }
 
 // initialBody is the most a body is given before its bytes arrive: a
