@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
@@ -237,173 +239,280 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 	return writeJUnitFile(a, opts.JUnit, &opts.junit, err, "whsim check", "whsim.check")
 }
 
+// runChecks is check without --rerun: validate, build, run.
 func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
-	if err := checkJUnitPath(opts.JUnit); err != nil {
+	if err := opts.validate(); err != nil {
 		return err
 	}
-	ids, err := check.Select(opts.Checks, opts.ExcludeChecks)
+	r, err := opts.build(a)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+// validate refuses the flags that cannot make a run, before anything is
+// built: each a usage error (exit 2) naming the flag.
+func (o *checkOptions) validate() error {
+	if err := checkJUnitPath(o.JUnit); err != nil {
+		return err
+	}
+	ids, err := check.Select(o.Checks, o.ExcludeChecks)
 	switch {
 	case err != nil:
 		return usageErr(err)
 	case len(ids) == 0:
 		return usagef("--checks and --exclude-checks leave no check to run")
-	case opts.URL == "":
+	case o.URL == "":
 		return usagef("check needs --url, the receiver to grade")
-	case opts.Timeout <= 0:
-		return usagef("--timeout %s: want more than 0", opts.Timeout)
-	case opts.LatencyBudget <= 0:
-		return usagef("--latency-budget %s: want more than 0", opts.LatencyBudget)
-	case opts.LoadCount < 1:
-		return usagef("--load-count %d: want at least 1", opts.LoadCount)
-	case opts.LoadCount > check.MaxLoadCount:
-		return usagef("--load-count %d: at most %d; for a bigger load use whsim send --count", opts.LoadCount, check.MaxLoadCount)
-	case opts.LoadConc < 1:
-		return usagef("--load-concurrency %d: want at least 1", opts.LoadConc)
-	case opts.Probe != "" && opts.ProbeCmd != "":
+	case o.Timeout <= 0:
+		return usagef("--timeout %s: want more than 0", o.Timeout)
+	case o.LatencyBudget <= 0:
+		return usagef("--latency-budget %s: want more than 0", o.LatencyBudget)
+	case o.LoadCount < 1:
+		return usagef("--load-count %d: want at least 1", o.LoadCount)
+	case o.LoadCount > check.MaxLoadCount:
+		return usagef("--load-count %d: at most %d; for a bigger load use whsim send --count", o.LoadCount, check.MaxLoadCount)
+	case o.LoadConc < 1:
+		return usagef("--load-concurrency %d: want at least 1", o.LoadConc)
+	case o.Probe != "" && o.ProbeCmd != "":
 		return usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
-	case opts.Settle < 0:
-		return usagef("--settle %s: want 0 or more", opts.Settle)
-	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
+	case o.Settle < 0:
+		return usagef("--settle %s: want 0 or more", o.Settle)
+	case len(o.ProbeHeaders) > 0 && o.Probe == "":
 		return usagef("--probe-header needs --probe, the URL it is sent to")
 	}
-	if err := check.ValidateExclude(opts.ExcludeCases); err != nil {
+	if err := check.ValidateExclude(o.ExcludeCases); err != nil {
 		return usageErr(err)
 	}
-	target, err := endpoint.ParseTarget(opts.URL)
-	if err != nil {
-		return usagef("--url %w", err)
-	}
-	header, err := endpoint.ParseHeaders(opts.Headers)
-	if err != nil {
-		return usageErr(err)
-	}
-	var signer *sign.Signer
-	if opts.Secret != "" {
-		if signer, err = sign.NewSigner(opts.Secret); err != nil {
-			return usagef("--secret: %w", err)
-		}
-	}
-	client, err := newClient(attempt.ClientOptions{
-		Timeout: opts.Timeout, Concurrency: max(opts.LoadConc, check.DefaultConcurrent), Insecure: opts.Insecure, CAFile: opts.CACert,
-	})
-	if err != nil {
-		return err
-	}
-	// A reproduction's curl commands need the run's TLS settings.
-	var curlTLS []string
-	if opts.Insecure {
-		curlTLS = append(curlTLS, "-k")
-	}
-	if opts.CACert != "" {
-		curlTLS = append(curlTLS, "--cacert", opts.CACert)
-	}
-	prb, err := newProbe(opts, client, curlTLS)
-	if err != nil {
-		return err
-	}
-	if prb == nil && len(opts.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
-		return usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
-	}
-	var nonce uint64
-	if !opts.FixedIDs {
-		nonce = reqid.Nonce()
-	}
-	if err := checkReportPath(opts.Report); err != nil {
-		return err
-	}
-	if opts.SaveCases != "" {
-		if err := os.MkdirAll(opts.SaveCases, 0o755); err != nil {
-			return usagef("--save-cases: %w", err)
-		}
-	}
+	return nil
+}
 
-	seed, anchor := check.SeedOf(opts.Seed, a.now())
-	key := a.errColor.Key.Sprint("whsim:")
-	if opts.Insecure {
-		fmt.Fprintf(a.streams.Err, "%s --insecure: the receiver's TLS certificate is not verified\n", key)
+// checkRun is one check run as its flags made it: what check.Run is
+// given, where each result goes, and what --report and the job summary
+// are written from.
+type checkRun struct {
+	a    *app
+	opts *checkOptions
+	cfg  check.Config
+	key  string // "whsim:" as stderr shows it
+
+	rep    *check.Reporter
+	out    term.Reporter // stdout's, as --output says
+	result func(check.Result)
+	prog   interface {
+		Clear()
+		Stop()
+	}
+	// col and rec keep, beside the run's output, what --report and the
+	// job summary say: the output and the requests of the cases that did
+	// not pass. Both nil when neither is written.
+	col *term.Collector
+	rec *htmlreport.CheckRecorder
+}
+
+// build turns the flags into the run: the check config, then the lines
+// that say what runs, then the reporters.
+func (o *checkOptions) build(a *app) (*checkRun, error) {
+	r := &checkRun{a: a, opts: o, key: a.errColor.Key.Sprint("whsim:")}
+	var err error
+	if r.cfg, err = o.config(a); err != nil {
+		return nil, err
+	}
+	errw := a.streams.Err
+	if o.Insecure {
+		fmt.Fprintf(errw, "%s --insecure: the receiver's TLS certificate is not verified\n", r.key)
 	}
 	// The spec has no signing: without a secret the signature check is
 	// no part of the default battery, and is said skipped (here and in
 	// the verdict) only when --checks names it.
-	run, dropped := check.Runnable(ids, signer != nil)
-	askedSig := dropped && slices.Contains(opts.Checks, "signature")
+	run, dropped := check.Runnable(r.cfg.Checks, r.cfg.Signer != nil)
+	r.cfg.ReportUnsigned = dropped && slices.Contains(o.Checks, "signature")
 	switch {
 	case dropped && len(run) == 0:
-		return usagef("--checks signature needs --secret whsec_...")
-	case askedSig:
-		fmt.Fprintf(a.streams.Err, "%s the signature check needs --secret: skipped\n", key)
+		return nil, usagef("--checks signature needs --secret whsec_...")
+	case r.cfg.ReportUnsigned:
+		fmt.Fprintf(errw, "%s the signature check needs --secret: skipped\n", r.key)
 	default:
-		ids = run
+		r.cfg.Checks = run
 	}
-	fmt.Fprintf(a.streams.Err, "%s checking %s (seed %d): %s\n", key, termsafe.Text(termsafe.URL(target)), seed, strings.Join(ids, ", "))
+	fmt.Fprintf(errw, "%s checking %s (seed %d): %s\n", r.key, termsafe.Text(termsafe.URL(r.cfg.Target)), r.cfg.Seed, strings.Join(r.cfg.Checks, ", "))
 
-	rep, out, err := newCheckReporter(a, opts, target, header)
-	if err != nil {
-		return err
+	if r.rep, r.out, err = newCheckReporter(a, o, r.cfg.Target, r.cfg.Header); err != nil {
+		return nil, err
 	}
-	prog := term.NewCheckProgress(a.streams.Err, a.streams.ErrTTY)
-	rep.Signer, rep.Now = signer, a.now
-	// --report and the job summary are written from what a collector
-	// beside the run's output keeps, and the requests of the cases that
-	// did not pass.
-	result := rep.Result
-	var col *term.Collector
-	var rec *htmlreport.CheckRecorder
-	if opts.Report != "" || stepSummary() != "" {
-		col = &term.Collector{}
-		out = term.Tee(out, col)
-		rep.Out = term.CheckSink{R: out}
-		rec = &htmlreport.CheckRecorder{Target: target, Header: header}
-		result = func(res check.Result) { rec.Result(res); rep.Result(res) }
+	prog := term.NewCheckProgress(errw, a.streams.ErrTTY)
+	r.prog = prog
+	r.rep.Signer, r.rep.Now = r.cfg.Signer, a.now
+	r.result = r.rep.Result
+	if o.Report != "" || stepSummary() != "" {
+		r.col = &term.Collector{}
+		r.out = term.Tee(r.out, r.col)
+		r.rep.Out = term.CheckSink{R: r.out}
+		r.rec = &htmlreport.CheckRecorder{Target: r.cfg.Target, Header: r.cfg.Header}
+		r.result = func(res check.Result) { r.rec.Result(res); r.rep.Result(res) }
 	}
-	sum, err := check.Run(ctx, check.Config{
-		Client: client, Target: target, Checks: ids, Seed: seed, Anchor: anchor, Now: a.now,
-		Header: header, Signer: signer, ReportUnsigned: askedSig, Strict: opts.Strict, LatencyBudget: opts.LatencyBudget,
-		LoadCount: opts.LoadCount, LoadConcurrency: opts.LoadConc,
-		Probe: prb, Settle: opts.Settle, Nonce: nonce, SaveDir: opts.SaveCases, CurlTLS: curlTLS,
-		ExcludeCases: opts.ExcludeCases, Progress: func(pr check.Progress) { prog.Update(pr.Check, pr.Done, pr.Total, pr.Case) },
-		Notice: func(msg string) {
-			prog.Clear()
-			fmt.Fprintf(a.streams.Err, "%s %s\n", key, msg)
-		},
-	}, func(res check.Result) {
+	r.cfg.Progress = func(pr check.Progress) { prog.Update(pr.Check, pr.Done, pr.Total, pr.Case) }
+	r.cfg.Notice = func(msg string) {
 		prog.Clear()
-		result(res)
+		fmt.Fprintf(errw, "%s %s\n", r.key, msg)
+	}
+	return r, nil
+}
+
+// config is the check config the flags give, before the signature check
+// is weighed: the target and its client, the signer, the probe, the
+// seed, and where cases are saved (made here, so that a directory that
+// cannot be made stops the run before its first call).
+func (o *checkOptions) config(a *app) (check.Config, error) {
+	ids, err := check.Select(o.Checks, o.ExcludeChecks)
+	if err != nil { // validate said it, so only a caller that skipped it gets here
+		return check.Config{}, usageErr(err)
+	}
+	cfg := check.Config{
+		Checks: ids, Now: a.now, Strict: o.Strict, LatencyBudget: o.LatencyBudget,
+		LoadCount: o.LoadCount, LoadConcurrency: o.LoadConc, Settle: o.Settle,
+		SaveDir: o.SaveCases, ExcludeCases: o.ExcludeCases,
+	}
+	if cfg.Target, err = endpoint.ParseTarget(o.URL); err != nil {
+		return cfg, usagef("--url %w", err)
+	}
+	if cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
+		return cfg, usageErr(err)
+	}
+	if o.Secret != "" {
+		if cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
+			return cfg, usagef("--secret: %w", err)
+		}
+	}
+	if cfg.Client, err = newClient(attempt.ClientOptions{
+		Timeout: o.Timeout, Concurrency: max(o.LoadConc, check.DefaultConcurrent), Insecure: o.Insecure, CAFile: o.CACert,
+	}); err != nil {
+		return cfg, err
+	}
+	// A reproduction's curl commands need the run's TLS settings.
+	cfg.CurlTLS = curlTLSOf(o)
+	if cfg.Probe, err = newProbe(o, cfg.Client, cfg.CurlTLS); err != nil {
+		return cfg, err
+	}
+	if cfg.Probe == nil && len(o.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
+		return cfg, usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
+	}
+	if !o.FixedIDs {
+		cfg.Nonce = reqid.Nonce()
+	}
+	if err := checkReportPath(o.Report); err != nil {
+		return cfg, err
+	}
+	if o.SaveCases != "" {
+		if err := os.MkdirAll(o.SaveCases, 0o755); err != nil {
+			return cfg, usagef("--save-cases: %w", err)
+		}
+	}
+	cfg.Seed, cfg.Anchor = check.SeedOf(o.Seed, a.now())
+	return cfg, nil
+}
+
+// run grades the receiver, then writes the verdict and the reports. A
+// receiver that cannot be reached or a probe at fault is exit 2 (the
+// report, if asked for, says how far the run got); Ctrl-C reports what
+// was graded.
+func (r *checkRun) run(ctx context.Context) error {
+	sum, err := check.Run(ctx, r.cfg, func(res check.Result) {
+		r.prog.Clear()
+		r.result(res)
 	})
-	prog.Stop()
+	r.prog.Stop()
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable):
-		checkAbortReport(a, opts, col, rec, target, seed, ids, unreachable)
+		r.abortReport(unreachable)
 		return usageErr(unreachable)
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: no verdict, exit 2; the
 		// cases graded before it stay on stdout.
-		_ = out.Abort()
-		checkAbortReport(a, opts, col, rec, target, seed, ids, probeErr)
+		_ = r.out.Abort()
+		r.abortReport(probeErr)
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		if sum != nil {
-			_ = rep.Finish(sum)
+			_ = r.rep.Finish(sum)
 		}
-		if err := checkReports(a, opts, col, rec, target, seed, ids, sum); err != nil {
-			fmt.Fprintf(a.streams.Err, "%s %v\n", key, err)
+		if err := r.reports(sum); err != nil {
+			fmt.Fprintf(r.a.streams.Err, "%s %v\n", r.key, err)
 		}
 		return errInterrupted
 	case err != nil:
-		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(target)), err)
+		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(r.cfg.Target)), err)
 	}
-	if err := rep.Finish(sum); err != nil {
+	if err := r.rep.Finish(sum); err != nil {
 		return err
 	}
-	if err := checkReports(a, opts, col, rec, target, seed, ids, sum); err != nil {
+	if err := r.reports(sum); err != nil {
 		return err
 	}
 	if sum.Failed() {
 		return errChecksFailed
 	}
 	return nil
+}
+
+// where is the run's target as reports show it.
+func (r *checkRun) where() string { return termsafe.Text(termsafe.URL(r.cfg.Target)) }
+
+// reports writes --report and the job summary of a finished run.
+func (r *checkRun) reports(sum *check.Summary) error {
+	if r.col == nil || sum == nil {
+		return nil
+	}
+	report := r.opts.Report
+	js := jobsummary.FromCollector(r.col, "whsim check", "check", !sum.Failed())
+	js.Target = r.where()
+	js.Interrupted = sum.Interrupted != nil
+	if report != "" {
+		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(report)
+		js.Full = filepath.Base(report)
+	}
+	appendJobSummary(r.a, js)
+	if report == "" {
+		return nil
+	}
+	return r.writeReport(nil)
+}
+
+// abortReport writes --report of a run that started and ended in an
+// error of its input (the receiver unreachable, the probe at fault): the
+// cases graded before it, and the headline why it did not complete. A
+// usage error before the run writes nothing: there is nothing to show.
+func (r *checkRun) abortReport(why error) {
+	if r.opts.Report == "" || r.col == nil {
+		return
+	}
+	// The run's error is the one to exit with: a report that cannot be
+	// written is said beside it.
+	if err := r.writeReport(why); err != nil {
+		fmt.Fprintf(r.a.streams.Err, "%s %v\n", r.key, err)
+	}
+}
+
+// writeReport writes check's HTML report to --report; why, when not nil,
+// is why the run did not complete, and heads the report.
+func (r *checkRun) writeReport(why error) error {
+	where := r.where()
+	m := reportMeta(r.a, "whsim check", where)
+	// The command runs as printed: what the run needed (the probe, the
+	// secret as a placeholder, the headers) besides the URL and seed.
+	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(where, r.rec.Header, r.opts.Secret != "", r.opts), r.cfg.Seed, strings.Join(r.cfg.Checks, ","))
+	data := htmlreport.NewCheck(r.col, r.rec, check.Checks(), r.cfg.Seed)
+	if why != nil {
+		data.Failed = true
+		data.Headline = "the run did not complete: " + termsafe.Text(why.Error())
+		if data.Text == "" {
+			data.Text = data.Headline
+		}
+	}
+	return writeReport(r.a, r.opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
 }
 
 // newProbe is the probe --probe or --probe-cmd asks with, nil for none.

@@ -3,14 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/whsim/whsim/internal/atomicfile"
-	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/load"
@@ -69,49 +67,6 @@ func reportMeta(a *app, title, target string) htmlreport.Meta {
 	return htmlreport.Meta{Title: title, Target: target, Version: a.build.String(), Started: a.now()}
 }
 
-// checkReports writes --report and the job summary of a finished run.
-func checkReports(a *app, opts *checkOptions, col *term.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, sum *check.Summary) error {
-	if col == nil || sum == nil {
-		return nil
-	}
-	where := termsafe.Text(termsafe.URL(target))
-	js := jobsummary.FromCollector(col, "whsim check", "check", !sum.Failed())
-	js.Target = where
-	js.Interrupted = sum.Interrupted != nil
-	if opts.Report != "" {
-		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(opts.Report)
-		js.Full = filepath.Base(opts.Report)
-	}
-	appendJobSummary(a, js)
-	if opts.Report == "" {
-		return nil
-	}
-	return writeCheckReport(a, opts, col, rec, where, seed, ids, nil)
-}
-
-// writeCheckReport writes check's HTML report to path; why, when not nil,
-// is why the run did not complete, and heads the report.
-func writeCheckReport(a *app, opts *checkOptions, col *term.Collector, rec *htmlreport.CheckRecorder, where string, seed uint64, ids []string, why error) error {
-	path := opts.Report
-	m := reportMeta(a, "whsim check", where)
-	// The command runs as printed: what the run needed (the probe, the
-	// secret as a placeholder, the headers) besides the URL and seed.
-	var header http.Header
-	if rec != nil {
-		header = rec.Header
-	}
-	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(where, header, opts.Secret != "", opts), seed, strings.Join(ids, ","))
-	data := htmlreport.NewCheck(col, rec, check.Checks(), seed)
-	if why != nil {
-		data.Failed = true
-		data.Headline = "the run did not complete: " + termsafe.Text(why.Error())
-		if data.Text == "" {
-			data.Text = data.Headline
-		}
-	}
-	return writeReport(a, path, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
-}
-
 // shellWord quotes s for a POSIX shell when it needs it.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
@@ -154,19 +109,4 @@ func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *t
 	}
 	m := reportMeta(a, "whsim send", where)
 	return writeReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteSend(w, m, data) })
-}
-
-// checkAbortReport writes --report of a run that started and ended in
-// an error of its input (the receiver unreachable, the probe at fault):
-// the cases graded before it, and the headline why it did not complete.
-// A usage error before the run writes nothing: there is nothing to show.
-func checkAbortReport(a *app, opts *checkOptions, col *term.Collector, rec *htmlreport.CheckRecorder, target *url.URL, seed uint64, ids []string, why error) {
-	if opts.Report == "" || col == nil {
-		return
-	}
-	// The run's error is the one to exit with: a report that cannot be
-	// written is said beside it.
-	if err := writeCheckReport(a, opts, col, rec, termsafe.Text(termsafe.URL(target)), seed, ids, why); err != nil {
-		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Key.Sprint("whsim:"), err)
-	}
 }
