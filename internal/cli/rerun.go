@@ -25,90 +25,124 @@ import (
 
 // runRerun is check --rerun: the failed cases of a report, sent again.
 func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
+	if err := opts.validateRerun(); err != nil {
+		return err
+	}
+	r, err := opts.buildRerun(ctx, a)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+// validateRerun refuses the flags a rerun cannot take: a report's cases
+// are sent as they were.
+func (o *checkOptions) validateRerun() error {
 	for _, name := range []string{"checks", "exclude-checks", "save-cases", "seed", "strict", "load-count", "load-concurrency", "latency-budget"} {
-		if opts.changed != nil && opts.changed(name) {
+		if o.changed != nil && o.changed(name) {
 			return usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
 	}
-	if err := checkJUnitPath(opts.JUnit); err != nil {
-		return err
-	}
-	cases, err := readRerun(ctx, a, opts.Rerun)
+	return checkJUnitPath(o.JUnit)
+}
+
+// checkRerun is one rerun as its report and flags made it.
+type checkRerun struct {
+	a     *app
+	opts  *checkOptions
+	cfg   check.RerunConfig
+	cases []check.Failed
+	// fromReport says the URL is the report's; probeNote says which
+	// probe the effects cases are asked with ("" for none).
+	fromReport, probeNote string
+}
+
+// buildRerun reads the report and turns it and the flags into the
+// rerun's config. A report is input, and may have been edited: every call
+// goes to one URL, --url or the run's own, and the user sees which before
+// the first (with the credentials -H and --secret give, which go nowhere
+// else).
+func (o *checkOptions) buildRerun(ctx context.Context, a *app) (*checkRerun, error) {
+	cases, err := readRerun(ctx, a, o.Rerun)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var cfg check.RerunConfig
-	// A report is input, and may have been edited: every call goes to one
-	// URL, --url or the run's own, and the user sees which before the
-	// first (with the credentials -H and --secret give, which go nowhere
-	// else).
-	where, fromReport := opts.URL, ""
+	r := &checkRerun{a: a, opts: o, cases: cases}
+	where := o.URL
 	if where == "" && len(cases) > 0 {
 		if where, err = check.RunURL(cases); err != nil {
-			return usagef("--rerun %s: %w", termsafe.Text(opts.Rerun), err)
+			return nil, usagef("--rerun %s: %w", termsafe.Text(o.Rerun), err)
 		}
-		fromReport = " (the report's URL; --url sends elsewhere)"
+		r.fromReport = " (the report's URL; --url sends elsewhere)"
 	}
 	if where != "" {
-		if cfg.Target, err = endpoint.ParseTarget(where); err != nil {
-			if fromReport != "" {
-				return usagef("--rerun %s: the report's url %w", termsafe.Text(opts.Rerun), err)
+		if r.cfg.Target, err = endpoint.ParseTarget(where); err != nil {
+			if r.fromReport != "" {
+				return nil, usagef("--rerun %s: the report's url %w", termsafe.Text(o.Rerun), err)
 			}
-			return usagef("--url %w", err)
+			return nil, usagef("--url %w", err)
 		}
 	}
-	if cfg.Header, err = endpoint.ParseHeaders(opts.Headers); err != nil {
-		return usageErr(err)
+	if r.cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
+		return nil, usageErr(err)
 	}
-	if opts.Secret != "" {
-		if cfg.Signer, err = sign.NewSigner(opts.Secret); err != nil {
-			return usagef("--secret: %w", err)
+	if o.Secret != "" {
+		if r.cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
+			return nil, usagef("--secret: %w", err)
 		}
 	}
-	if cfg.Client, err = newClient(attempt.ClientOptions{
-		Timeout: opts.Timeout, Concurrency: check.DefaultConcurrent, Insecure: opts.Insecure, CAFile: opts.CACert,
+	if r.cfg.Client, err = newClient(attempt.ClientOptions{
+		Timeout: o.Timeout, Concurrency: check.DefaultConcurrent, Insecure: o.Insecure, CAFile: o.CACert,
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	cfg.Now, cfg.IDs = a.now, reqid.NewIDs(0)
-	key := a.errColor.Key.Sprint("whsim:")
+	r.cfg.Now, r.cfg.IDs = a.now, reqid.NewIDs(0)
 	if len(cases) == 0 {
-		fmt.Fprintf(a.streams.Err, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(opts.Rerun))
+		return r, nil // nothing to send: run says so
+	}
+	if r.probeNote, err = rerunProbe(o, &r.cfg, cases, curlTLSOf(o)); err != nil {
+		return nil, err
+	}
+	r.cfg.Settle = o.Settle
+	again := *o
+	if r.probeNote != "" && o.Probe == "" && o.ProbeCmd == "" {
+		again.Probe = probe.Name(r.cfg.Probe)
+	}
+	r.cfg.Again = checkCommand(r.cfg.Target.Redacted(), r.cfg.Header, o.Secret != "", &again) + " --checks "
+	return r, nil
+}
+
+// run says what it sends where, sends the cases again and says, per
+// case, whether it is fixed.
+func (r *checkRerun) run(ctx context.Context) error {
+	o, errw, key := r.opts, r.a.streams.Err, r.a.errColor.Key.Sprint("whsim:")
+	if len(r.cases) == 0 {
+		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
 		return nil
 	}
-	probeNote, err := rerunProbe(opts, &cfg, cases, curlTLSOf(opts))
-	if err != nil {
-		return err
+	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
+		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
+			r.a.errColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
 	}
-	cfg.Settle = opts.Settle
-	again := *opts
-	if probeNote != "" && opts.Probe == "" && opts.ProbeCmd == "" {
-		again.Probe = probe.Name(cfg.Probe)
-	}
-	cfg.Again = checkCommand(cfg.Target.Redacted(), cfg.Header, opts.Secret != "", &again) + " --checks "
-	if masked := maskedLeft(cases, cfg.Header); len(masked) > 0 {
-		fmt.Fprintf(a.streams.Err, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
-			a.errColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
-	}
-	fmt.Fprintf(a.streams.Err, "%s rerunning %d failed %s of %s to %s%s\n", key, len(cases), term.Plural(len(cases), "case", "cases"),
-		termsafe.Text(opts.Rerun), termsafe.Text(cfg.Target.Redacted()), fromReport)
-	if probeNote != "" {
-		fmt.Fprintf(a.streams.Err, "%s %s\n", key, termsafe.Text(probeNote))
+	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
+		termsafe.Text(o.Rerun), termsafe.Text(r.cfg.Target.Redacted()), r.fromReport)
+	if r.probeNote != "" {
+		fmt.Fprintf(errw, "%s %s\n", key, termsafe.Text(r.probeNote))
 	}
 
-	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), false), true)
+	out, err := term.New(o.Output, r.a.streams.Out, style(r.a.outColor(), false), true)
 	if err != nil {
 		return usagef("--output: %w", err)
 	}
 	var junit term.Reporter
-	if opts.JUnit != "" {
-		junit, _ = term.New(term.JUnit, &opts.junit, term.Style{}, false)
+	if o.JUnit != "" {
+		junit, _ = term.New(term.JUnit, &o.junit, term.Style{}, false)
 	}
-	sum := &check.RerunSummary{Total: len(cases)}
+	sum := &check.RerunSummary{Total: len(r.cases)}
 	var repErr error
-	err = check.Rerun(ctx, cfg, cases, func(r check.RerunResult) {
-		sum.Add(r)
-		c := term.RerunCase{RerunResult: r}
+	err = check.Rerun(ctx, r.cfg, r.cases, func(res check.RerunResult) {
+		sum.Add(res)
+		c := term.RerunCase{RerunResult: res}
 		if err := out.Case(c); err != nil && repErr == nil {
 			repErr = err
 		}
@@ -116,6 +150,22 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 			_ = junit.Case(c)
 		}
 	})
+	if err := rerunEnd(ctx, err, sum, out, junit); err != nil {
+		return err
+	}
+	if repErr != nil {
+		return repErr
+	}
+	if !sum.AllFixed() {
+		return errChecksFailed
+	}
+	return nil
+}
+
+// rerunEnd finishes a rerun's output as check.Rerun ended: a receiver
+// that cannot be reached or a probe at fault is exit 2 with no summary,
+// Ctrl-C sums up what was rerun.
+func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, junit term.Reporter) error {
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
@@ -142,15 +192,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 		return err
 	}
 	if junit != nil {
-		if err := junit.Finish(term.RerunSummary{RerunSummary: sum}); err != nil {
-			return err
-		}
-	}
-	if repErr != nil {
-		return repErr
-	}
-	if !sum.AllFixed() {
-		return errChecksFailed
+		return junit.Finish(term.RerunSummary{RerunSummary: sum})
 	}
 	return nil
 }
