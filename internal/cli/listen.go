@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -159,9 +160,10 @@ func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]st
 	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 }
 
-// receiverConfig checks the flags and turns them into the receiver's
-// config. Every problem is a usage error naming the flag.
-func (o *listenOptions) receiverConfig() (receiver.Config, error) {
+// validate checks the flags and turns the answer flags into the
+// receiver's config (the receiver parses them, so checking them is
+// parsing them). Every problem is a usage error naming the flag.
+func (o *listenOptions) validate() (receiver.Config, error) {
 	if len(o.Receiver.Faults) > 0 && o.Receiver.ForwardTo == "" {
 		return receiver.Config{}, usagef("--fault needs --forward-to: faults are put on the way to your receiver, and only there")
 	}
@@ -181,6 +183,14 @@ func (o *listenOptions) receiverConfig() (receiver.Config, error) {
 		return cfg, usagef("--settle %s: want 0 or more", o.Settle)
 	case len(o.ProbeHeaders) > 0 && o.Probe == "":
 		return cfg, usagef("--probe-header needs --probe, the URL it is sent to")
+	case o.UI != "" && o.UI == o.Addr && !strings.HasSuffix(o.UI, ":0"):
+		return cfg, usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", o.UI)
+	case o.UI == "" && o.UIToken.typed:
+		return cfg, usagef("--ui-token without --ui: there is no inspector to guard")
+	case o.UI != "":
+		if err := o.UIToken.check(); err != nil {
+			return cfg, err
+		}
 	}
 	return cfg, nil
 }
@@ -208,206 +218,290 @@ func (o *listenOptions) probe() (probe.Probe, error) {
 }
 
 func runListen(ctx context.Context, a *app, opts *listenOptions) error {
-	cfg, err := opts.receiverConfig()
+	cfg, err := opts.validate()
 	if err != nil {
 		return err
 	}
-	if opts.UI != "" && opts.UI == opts.Addr && !strings.HasSuffix(opts.UI, ":0") {
-		return usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", opts.UI)
-	}
-	if opts.UI == "" && opts.UIToken.typed {
-		return usagef("--ui-token without --ui: there is no inspector to guard")
-	}
-	if opts.UI != "" {
-		if err := opts.UIToken.check(); err != nil {
-			return err
-		}
-	}
-	prb, err := opts.probe()
+	r, err := opts.build(ctx, a, cfg)
 	if err != nil {
 		return err
 	}
-	sync, err := capture.ParseSync(opts.Fsync)
+	return r.run(ctx)
+}
+
+// listenSession is one listen as its flags made it: the receiver, its
+// capture file, the printer of its calls, the inspector's feed and the
+// documents the probe asks about at the stop.
+type listenSession struct {
+	a    *app
+	opts *listenOptions
+	cfg  receiver.Config
+	rcv  *receiver.Receiver
+	prb  probe.Probe         // nil without --probe or --probe-cmd
+	docs *receiver.Documents // the documents passed on, when prb asks
+	out  *bufio.Writer       // stdout, flushed when the receiver is idle
+	p    *term.CallPrinter
+	feed *inspect.Feed // nil without --ui
+	// inspector is the web inspector's config (--ui), completed once the
+	// webhook's address is known.
+	inspector inspect.Options
+	capFile   *capture.File
+	// captureLost holds why the capture failed during the run: listen then
+	// exits 1, as a script needs to know that calls went unrecorded.
+	captureLost atomic.Pointer[error]
+	// undo holds what the run set up, undone in reverse order when it
+	// ends, however it ends.
+	undo []func()
+}
+
+// close undoes what the run set up, last first.
+func (r *listenSession) close() {
+	for i := len(r.undo) - 1; i >= 0; i-- {
+		r.undo[i]()
+	}
+}
+
+// build turns the checked flags into a receiver that is not yet bound:
+// the probe, the checker, the capture file (opened, and said what it
+// holds), the printer and the inspector's store.
+func (o *listenOptions) build(ctx context.Context, a *app, cfg receiver.Config) (*listenSession, error) {
+	r := &listenSession{a: a, opts: o, cfg: cfg}
+	var err error
+	if r.prb, err = o.probe(); err != nil {
+		return nil, err
+	}
+	sync, err := capture.ParseSync(o.Fsync)
 	if err != nil {
-		return usagef("--fsync: %w", err)
+		return nil, usagef("--fsync: %w", err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cfg.Checker = v
-	cfg.Now = a.now
-	errw := a.streams.Err
-	pal := a.errColor
-
-	var capFile *capture.File
-	// captureLost holds why the capture failed during the run: listen then
-	// exits 1, as a script needs to know that calls went unrecorded.
-	var captureLost atomic.Pointer[error]
-	if opts.Capture != "" {
-		var held capture.Appending
-		if capFile, held, err = capture.OpenAppend(ctx, opts.Capture, sync); err != nil {
-			return usagef("--capture: %w", err)
-		}
-		defer capFile.Close() // closed below on the normal path; this covers early returns
-		if held.Counted {
-			fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termsafe.Text(opts.Capture),
-				held.Records, term.Plural(int(held.Records), "record", "records"))
-		}
-		if held.Torn {
-			fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",
-				pal.Warn.Sprint("warning:"), termsafe.Text(opts.Capture))
-		}
-		cfg.Capture = capFile
-		cfg.CaptureLost = func(err error) {
-			fmt.Fprintf(errw, "%s --capture: %v; no call is acknowledged from now on (5xx) until listen is restarted\n",
-				pal.Fail.Sprint("error:"), err)
-			captureLost.Store(&err)
+	r.cfg.Checker = v
+	r.cfg.Now = a.now
+	if o.Capture != "" {
+		if err := r.openCapture(ctx, sync); err != nil {
+			return nil, err
 		}
 	}
+	r.undo = append(r.undo, receiver.TuneRuntime())
+	r.observe()
+	r.cfg.Idle = func() { r.out.Flush() }
+	r.rcv = receiver.New(r.cfg)
+	return r, nil
+}
 
-	defer receiver.TuneRuntime()()
+// openCapture opens --capture for appending, says what it already holds,
+// and says when writing it fails during the run.
+func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) error {
+	errw, pal, name := r.a.streams.Err, r.a.errColor, r.opts.Capture
+	var held capture.Appending
+	var err error
+	if r.capFile, held, err = capture.OpenAppend(ctx, name, sync); err != nil {
+		return usagef("--capture: %w", err)
+	}
+	// Closed by run on the normal path; this covers early returns.
+	r.undo = append(r.undo, func() { r.capFile.Close() })
+	if held.Counted {
+		fmt.Fprintf(errw, "%s appending to %s, which holds %d %s\n", pal.Key.Sprint("capture:"), termsafe.Text(name),
+			held.Records, term.Plural(int(held.Records), "record", "records"))
+	}
+	if held.Torn {
+		fmt.Fprintf(errw, "%s %s ends in a torn line (a crash while writing?); readers skip it, new records start on a fresh line\n",
+			pal.Warn.Sprint("warning:"), termsafe.Text(name))
+	}
+	r.cfg.Capture = r.capFile
+	r.cfg.CaptureLost = func(err error) {
+		fmt.Fprintf(errw, "%s --capture: %v; no call is acknowledged from now on (5xx) until listen is restarted\n",
+			pal.Fail.Sprint("error:"), err)
+		r.captureLost.Store(&err)
+	}
+	return nil
+}
 
-	var inspectorOpts inspect.Options
-	out := bufio.NewWriterSize(a.streams.Out, 64<<10)
-	p := term.NewCallPrinter(out, opts.Output == "json", style(a.outColor(), opts.Verbose))
+// observe sets where each call goes once answered: the printer, judged
+// as forwarded calls are; the documents the probe asks about; the
+// inspector's feed.
+func (r *listenSession) observe() {
+	o := r.opts
+	r.out = bufio.NewWriterSize(r.a.streams.Out, 64<<10)
+	r.p = term.NewCallPrinter(r.out, o.Output == "json", style(r.a.outColor(), o.Verbose))
 	judge := judgeForwarded()
-	if cfg.Faults != nil {
+	if r.cfg.Faults != nil {
 		judge = skipTruncated(judge)
-		for _, f := range cfg.Faults.Plan().Faults {
-			p.Faults = append(p.Faults, f.Label())
+		for _, f := range r.cfg.Faults.Plan().Faults {
+			r.p.Faults = append(r.p.Faults, f.Label())
 		}
 	}
-	var docs *receiver.Documents
-	if prb != nil {
-		docs = receiver.NewDocuments()
+	if r.prb != nil {
+		r.docs = receiver.NewDocuments()
 	}
 	observe := func(c *receiver.Call) {
-		p.Observe(c, judge(c))
-		if docs != nil {
-			docs.Observe(c)
+		r.p.Observe(c, judge(c))
+		if r.docs != nil {
+			r.docs.Observe(c)
 		}
 	}
-	cfg.Observe = observe
-	var feed *inspect.Feed
-	var rcv *receiver.Receiver
-	if opts.UI != "" {
-		// Calls that left the page's window are checked as listen checked them.
-		store := inspect.NewListenStore(opts.Capture, func(rec *capture.Record) []validate.Finding { return rcv.CheckRecord(rec) })
-		feed = store.NewFeed()
-		defer func() {
-			if n := store.Dropped(); n > 0 {
-				fmt.Fprintf(errw, "%s the inspector missed %d calls (its queue was full); the capture has them\n", pal.Warn.Sprint("warning:"), n)
-			}
-		}()
-		cfg.Observe = func(c *receiver.Call) {
-			observe(c)
-			feed.Observe(c)
-		}
-		inspectorOpts = inspect.Options{Store: store, Token: opts.UIToken.value}
-		if cfg.ForwardTo != nil {
-			inspectorOpts.ForwardTo = cfg.ForwardTo.String() // the replay box's first target
-		}
+	r.cfg.Observe = observe
+	if o.UI == "" {
+		return
 	}
-	cfg.Idle = func() { out.Flush() }
-	rcv = receiver.New(cfg)
+	// Calls that left the page's window are checked as listen checked them.
+	store := inspect.NewListenStore(o.Capture, func(rec *capture.Record) []validate.Finding { return r.rcv.CheckRecord(rec) })
+	r.feed = store.NewFeed()
+	r.undo = append(r.undo, func() {
+		if n := store.Dropped(); n > 0 {
+			fmt.Fprintf(r.a.streams.Err, "%s the inspector missed %d calls (its queue was full); the capture has them\n", r.a.errColor.Warn.Sprint("warning:"), n)
+		}
+	})
+	r.cfg.Observe = func(c *receiver.Call) {
+		observe(c)
+		r.feed.Observe(c)
+	}
+	r.inspector = inspect.Options{Store: store, Token: o.UIToken.value}
+	if r.cfg.ForwardTo != nil {
+		r.inspector.ForwardTo = r.cfg.ForwardTo.String() // the replay box's first target
+	}
+}
 
-	srv, err := receiver.Listen(opts.Addr, rcv, opts.limits)
+// run binds the webhook's address and serves until ctx is done, then
+// finishes the calls in flight, sums up and, with a probe, judges
+// whether each document passed on is held once.
+func (r *listenSession) run(ctx context.Context) error {
+	defer r.close()
+	srv, err := r.start(ctx)
 	if err != nil {
-		rcv.Close()
-		return addrError("--addr", opts.Addr, err)
+		r.rcv.Close()
+		return err
 	}
-	if cfg.ForwardTo != nil && srv.Serves(ctx, cfg.ForwardTo) {
-		rcv.Close()
-		return usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", opts.Receiver.ForwardTo, srv.Addr())
+	printed, serveErr := r.stop(srv.Serve(ctx))
+	if r.docs != nil && printed && serveErr == nil {
+		if err := r.judge(ctx); err != nil {
+			return err
+		}
+	}
+	if lost := r.captureLost.Load(); lost != nil && serveErr == nil {
+		serveErr = fmt.Errorf("--capture %s failed during the run (%w): the calls after it were answered 5xx and not recorded", termsafe.Text(r.opts.Capture), *lost)
+	}
+	return serveErr
+}
+
+// listener is what listen needs of the server receiver.Listen binds.
+type listener interface {
+	Addr() net.Addr
+	URL() string
+	HookURL(path string) string
+	Serves(ctx context.Context, u *url.URL) bool
+	Serve(ctx context.Context) error
+}
+
+// start binds the webhook's address, starts the inspector, writes
+// --ready-file and says where listen listens. On an error the caller
+// closes the receiver.
+func (r *listenSession) start(ctx context.Context) (listener, error) {
+	o, errw, pal := r.opts, r.a.streams.Err, r.a.errColor
+	srv, err := receiver.Listen(o.Addr, r.rcv, o.limits)
+	if err != nil {
+		return nil, addrError("--addr", o.Addr, err)
+	}
+	if r.cfg.ForwardTo != nil && srv.Serves(ctx, r.cfg.ForwardTo) {
+		return nil, usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", o.Receiver.ForwardTo, srv.Addr())
 	}
 	if !receiver.LoopbackOnly(srv.Addr()) {
 		fmt.Fprintf(errw, "%s listening on %s: every network interface, anyone who can reach this machine can send calls (use --addr 127.0.0.1:%d to keep it local)\n",
 			pal.Warn.Sprint("warning:"), srv.Addr(), srv.Addr().(*net.TCPAddr).Port)
 	}
-	u := srv.HookURL(opts.Receiver.Path)
+	u := srv.HookURL(o.Receiver.Path)
 	var ui *inspect.UI
-	if opts.UI != "" {
-		inspectorOpts.Source, inspectorOpts.Origin = "listen "+u, srv.URL()
+	if o.UI != "" {
+		r.inspector.Source, r.inspector.Origin = "listen "+u, srv.URL()
 		uiCtx, stopUI := context.WithCancel(ctx)
-		defer stopUI()
-		if ui, err = startInspector(uiCtx, a, opts.UI, inspectorOpts); err != nil {
-			rcv.Close()
-			return err
+		r.undo = append(r.undo, stopUI)
+		if ui, err = startInspector(uiCtx, r.a, o.UI, r.inspector); err != nil {
+			return nil, err
 		}
-		defer func() { stopUI(); _ = ui.Wait() }()
+		r.undo = append(r.undo, func() { stopUI(); _ = ui.Wait() })
 	}
-	if opts.ReadyFile != "" {
-		if err := writeReadyFile(opts.ReadyFile, u); err != nil {
-			rcv.Close()
-			return usagef("--ready-file: %w", err)
+	if o.ReadyFile != "" {
+		if err := writeReadyFile(o.ReadyFile, u); err != nil {
+			return nil, usagef("--ready-file: %w", err)
 		}
 		// Gone once listen stops, so that whsim ready (a health check)
 		// and scripts waiting for the file never take a stopped listen for
 		// a ready one.
-		defer removeReadyFile(opts.ReadyFile, u)
+		r.undo = append(r.undo, func() { removeReadyFile(o.ReadyFile, u) })
 	}
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
-	if cfg.Faults != nil {
-		plan := cfg.Faults.Plan()
+	if r.cfg.Faults != nil {
+		plan := r.cfg.Faults.Plan()
 		fmt.Fprintf(errw, "%s %s (seed %d: --seed %d faults the same calls again)\n", pal.Warn.Sprint("faults:"), plan.Describe(), plan.Seed, plan.Seed)
 	}
 	if ui != nil {
-		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), opts.UIToken.shown(a, ui))
+		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), o.UIToken.shown(r.a, ui))
 	}
+	return srv, nil
+}
 
-	serveErr := srv.Serve(ctx)
+// stop finishes what serving left once it ended with serveErr: the calls
+// in flight printed, the capture closed, the summary. printed is false
+// when stdout was not read and the last calls could not be printed.
+func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
+	o, errw, pal := r.opts, r.a.streams.Err, r.a.errColor
 	// Every call answered is now observed, unless stdout is not read
 	// (a pipe to a stopped reader): then listen stops anyway, after the
 	// shutdown's grace, leaving the lines it could not print.
-	grace := time.NewTimer(opts.limits.ShutdownTimeout)
+	grace := time.NewTimer(o.limits.ShutdownTimeout)
 	defer grace.Stop()
-	printed := rcv.CloseWithin(grace.C)
+	printed = r.rcv.CloseWithin(grace.C)
 	if printed {
-		if feed != nil {
-			feed.Close()
+		if r.feed != nil {
+			r.feed.Close()
 		}
-		out.Flush()
+		r.out.Flush()
 	}
-	if capFile != nil {
-		if err := capFile.Close(); err != nil && serveErr == nil {
-			serveErr = fmt.Errorf("--capture %s: %w", opts.Capture, err)
+	if r.capFile != nil {
+		if err := r.capFile.Close(); err != nil && serveErr == nil {
+			serveErr = fmt.Errorf("--capture %s: %w", o.Capture, err)
 		}
 	}
 	if printed {
-		p.Summary(errw, style(pal, false), "listen stopped:", opts.Capture)
+		r.p.Summary(errw, style(pal, false), "listen stopped:", o.Capture)
 	} else {
 		// The printer is blocked inside a call: no summary of its counts.
 		fmt.Fprintf(errw, "%s stdout was not read for %s after the stop; the last calls are not printed%s\n",
-			pal.Warn.Sprint("listen stopped:"), opts.limits.ShutdownTimeout, capturedNote(opts.Capture))
+			pal.Warn.Sprint("listen stopped:"), o.limits.ShutdownTimeout, capturedNote(o.Capture))
 	}
-	if docs != nil && printed && serveErr == nil {
-		// The run's context is done (that is the stop); the probe still
-		// asks, each question bounded by listenProbeTimeout, until a
-		// second Ctrl-C or SIGTERM.
-		jctx, stopJudge := signal.NotifyContext(context.WithoutCancel(ctx), os.Interrupt, syscall.SIGTERM)
-		defer stopJudge()
-		v, err := docs.Judge(jctx, prb, opts.Settle)
-		if jctx.Err() != nil {
-			fmt.Fprintf(errw, "%s interrupted while asking the receiver: no verdict\n", pal.Warn.Sprint("exactly-once:"))
-			return errInterrupted
-		}
-		if err != nil {
-			return usageErr(err)
-		}
-		writeExactlyOnce(errw, pal, prb, docs, v)
-		if opts.Output == "json" {
-			writeExactlyOnceJSON(a.streams.Out, v)
-		}
-		if len(v.Broke) > 0 && captureLost.Load() == nil {
-			return errChecksFailed
-		}
+	return printed, serveErr
+}
+
+// judge asks the probe about each document passed on and says whether
+// each is held once in its state: errChecksFailed when one broke (unless
+// the capture failed, which is said instead), nil when all held.
+func (r *listenSession) judge(ctx context.Context) error {
+	errw, pal := r.a.streams.Err, r.a.errColor
+	// The run's context is done (that is the stop); the probe still
+	// asks, each question bounded by listenProbeTimeout, until a
+	// second Ctrl-C or SIGTERM.
+	jctx, stopJudge := signal.NotifyContext(context.WithoutCancel(ctx), os.Interrupt, syscall.SIGTERM)
+	defer stopJudge()
+	v, err := r.docs.Judge(jctx, r.prb, r.opts.Settle)
+	if jctx.Err() != nil {
+		fmt.Fprintf(errw, "%s interrupted while asking the receiver: no verdict\n", pal.Warn.Sprint("exactly-once:"))
+		return errInterrupted
 	}
-	if lost := captureLost.Load(); lost != nil && serveErr == nil {
-		serveErr = fmt.Errorf("--capture %s failed during the run (%w): the calls after it were answered 5xx and not recorded", termsafe.Text(opts.Capture), *lost)
+	if err != nil {
+		return usageErr(err)
 	}
-	return serveErr
+	writeExactlyOnce(errw, pal, r.prb, r.docs, v)
+	if r.opts.Output == "json" {
+		writeExactlyOnceJSON(r.a.streams.Out, v)
+	}
+	if len(v.Broke) > 0 && r.captureLost.Load() == nil {
+		return errChecksFailed
+	}
+	return nil
 }
 
 // capturedNote says where the unprinted calls are, if anywhere.
