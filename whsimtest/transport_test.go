@@ -11,7 +11,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
-	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/cli/checkout"
 )
 
 // deliver sends one call to h through the in-memory transport, as the
@@ -132,7 +132,7 @@ func TestFailureSaysWhatTheCLISays(t *testing.T) {
 		{Case: &check.Case{Check: "duplicates", Name: "x"}, Verdict: check.Fail, Reason: "got 500", Answer: &check.Reply{Status: "500 Internal Server Error", Body: long}},
 		{Case: &check.Case{Check: "load", Name: "x"}, Verdict: check.Fail, Reason: "3 timeouts\x07"},
 	} {
-		want := term.CheckCase{CaseReport: &check.CaseReport{Result: res}}.JUnit().Failure
+		want := checkout.CheckCase{CaseReport: &check.CaseReport{Result: res}}.JUnit().Failure
 		if got := said(res); got != want {
 			t.Errorf("said %q, whsim check says %q", got, want)
 		}

@@ -586,7 +586,7 @@ func TestEffectsNoneHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// term.CheckSummary says it (TestCheckSummaryText).
+	// checkout.CheckSummary says it (TestCheckSummaryText).
 	if sum.Effects == nil || !sum.Effects.NoneHeld {
 		t.Errorf("effects %+v, want NoneHeld", sum.Effects)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/cli/checkout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
@@ -348,7 +349,7 @@ func (o *checkOptions) build(a *app) (*checkRun, error) {
 	if o.Report != "" || stepSummary() != "" {
 		r.col = &term.Collector{}
 		r.out = term.Tee(r.out, r.col)
-		r.rep.Out = term.CheckSink{R: r.out}
+		r.rep.Out = checkout.CheckSink{R: r.out}
 		r.rec = &htmlreport.CheckRecorder{Target: r.cfg.Target, Header: r.cfg.Header}
 		r.result = func(res check.Result) { r.rec.Result(res); r.rep.Result(res) }
 	}
@@ -544,9 +545,9 @@ func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.H
 	}
 	// JUnit suites carry the target: two receivers' reports merged stay apart.
 	where := termsafe.URL(target)
-	r := &check.Reporter{Out: term.CheckSink{R: out}, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
+	r := &check.Reporter{Out: checkout.CheckSink{R: out}, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
 	if opts.JUnit != "" {
-		r.JUnit = term.CheckSink{R: term.NewJUnit(&opts.junit, where), JUnit: true}
+		r.JUnit = checkout.CheckSink{R: term.NewJUnit(&opts.junit, where), JUnit: true}
 	}
 	return r, out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/cli/checkout"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/probe"
@@ -142,7 +143,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 	var repErr error
 	err = check.Rerun(ctx, r.cfg, r.cases, func(res check.RerunResult) {
 		sum.Add(res)
-		c := term.RerunCase{RerunResult: res}
+		c := checkout.RerunCase{RerunResult: res}
 		if err := out.Case(c); err != nil && repErr == nil {
 			repErr = err
 		}
@@ -178,9 +179,9 @@ func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, juni
 		return usageErr(probeErr)
 	case ctx.Err() != nil:
 		sum.Interrupted = true
-		_ = out.Finish(term.RerunSummary{RerunSummary: sum})
+		_ = out.Finish(checkout.RerunSummary{RerunSummary: sum})
 		if junit != nil {
-			_ = junit.Finish(term.RerunSummary{RerunSummary: sum})
+			_ = junit.Finish(checkout.RerunSummary{RerunSummary: sum})
 		}
 		return errInterrupted
 	case err != nil && sum.Fixed+sum.StillFailing+sum.NotRerun == 0:
@@ -188,11 +189,11 @@ func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, juni
 	case err != nil:
 		return err
 	}
-	if err := out.Finish(term.RerunSummary{RerunSummary: sum}); err != nil {
+	if err := out.Finish(checkout.RerunSummary{RerunSummary: sum}); err != nil {
 		return err
 	}
 	if junit != nil {
-		return junit.Finish(term.RerunSummary{RerunSummary: sum})
+		return junit.Finish(checkout.RerunSummary{RerunSummary: sum})
 	}
 	return nil
 }

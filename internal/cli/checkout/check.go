@@ -1,4 +1,8 @@
-package term
+// Package checkout renders whsim check's results, case by case and summed
+// up, and those of check --rerun, through term's text, JSON and JUnit
+// outputs. It sits beside the command, so that term, the format layer,
+// imports no check.
+package checkout
 
 import (
 	"cmp"
@@ -11,13 +15,14 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // CheckSink reports a check run to a Reporter: check.Reporter's Out or
 // JUnit, as the CLI connects them.
 type CheckSink struct {
-	R Reporter
+	R term.Reporter
 	// JUnit: CI reads the JUnit report alone, so a stopped run is a
 	// failing case there too.
 	JUnit bool
@@ -41,14 +46,14 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 // CheckCase is a graded check case as a report case.
 type CheckCase struct{ *check.CaseReport }
 
-func (c CheckCase) Verdict() Verdict {
+func (c CheckCase) Verdict() term.Verdict {
 	switch c.Result.Verdict {
 	case check.Fail:
-		return Fail
+		return term.Fail
 	case check.Warn:
-		return Warn
+		return term.Warn
 	}
-	return Pass
+	return term.Pass
 }
 
 // replyText is the receiver's answer as reasons show it: its status line
@@ -79,7 +84,7 @@ func checkReason(res *check.Result) string {
 // AppendText says nothing of a passing case: the summary counts them.
 // With st.Verbose, the receiver's whole answer is under the line, as
 // send -v shows it.
-func (c CheckCase) AppendText(b []byte, st *Style) []byte {
+func (c CheckCase) AppendText(b []byte, st *term.Style) []byte {
 	res := &c.Result
 	switch {
 	case res.Verdict == check.Fail:
@@ -112,14 +117,14 @@ func (c CheckCase) AppendText(b []byte, st *Style) []byte {
 	return b
 }
 
-func (c CheckCase) AppendJSON(b []byte, _ *Style) []byte {
+func (c CheckCase) AppendJSON(b []byte, _ *term.Style) []byte {
 	out, _ := json.Marshal(c.Record())
 	return append(append(b, out...), '\n')
 }
 
-func (c CheckCase) JUnit() TestCase {
+func (c CheckCase) JUnit() term.TestCase {
 	res := &c.Result
-	tc := TestCase{Suite: res.Case.Check, Name: res.Case.Name, Class: "whsim.check." + res.Case.Check, Time: res.Latency}
+	tc := term.TestCase{Suite: res.Case.Check, Name: res.Case.Name, Class: "whsim.check." + res.Case.Check, Time: res.Latency}
 	reason := checkReason(res)
 	switch res.Verdict {
 	case check.Fail:
@@ -138,7 +143,7 @@ type CheckSummary struct{ *check.SummaryReport }
 
 func (s CheckSummary) Title() string { return "whsim check" }
 
-func (s CheckSummary) AppendText(b []byte, st *Style) []byte {
+func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
 	sum := s.Summary
 	for _, id := range sum.Order {
 		ws := s.Warns[id]

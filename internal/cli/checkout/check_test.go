@@ -1,4 +1,4 @@
-package term
+package checkout
 
 import (
 	"strings"
@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/term"
 )
 
-var colours = Style{OK: Wrap{"<ok>", "</>"}, Warn: Wrap{"<w>", "</>"}, Fail: Wrap{"<f>", "</>"}, Dim: Wrap{"<d>", "</>"}, Key: Wrap{"<k>", "</>"}}
+var colours = term.Style{OK: term.Wrap{Pre: "<ok>", Post: "</>"}, Warn: term.Wrap{Pre: "<w>", Post: "</>"}, Fail: term.Wrap{Pre: "<f>", Post: "</>"}, Dim: term.Wrap{Pre: "<d>", Post: "</>"}, Key: term.Wrap{Pre: "<k>", Post: "</>"}}
 
 func checkCase(v check.Verdict, reason string, answer *check.Reply) *check.CaseReport {
 	return &check.CaseReport{Result: check.Result{Case: &check.Case{Check: "accepts-valid", Name: "E/described"},
@@ -23,18 +24,18 @@ func TestCheckCaseText(t *testing.T) {
 	tests := []struct {
 		name string
 		c    *check.CaseReport
-		st   Style
+		st   term.Style
 		want string
 	}{
 		{"pass says nothing", checkCase(check.Pass, "", nil), colours, ""},
 		{"fail with answer", checkCase(check.Fail, "got 500", ans), colours,
 			"<f>FAIL</> <k>accepts-valid</> E/described: got 500 [answered 500 Internal Server Error: oops\\nline2]\n"},
-		{"warn", checkCase(check.Warn, "slow", nil), Style{}, "WARN accepts-valid E/described: slow\n"},
-		{"quiet warn is the summary's", quiet, Style{}, ""},
+		{"warn", checkCase(check.Warn, "slow", nil), term.Style{}, "WARN accepts-valid E/described: slow\n"},
+		{"quiet warn is the summary's", quiet, term.Style{}, ""},
 		{"skip", checkCase(check.Skip, "needs a probe", nil), colours, "<d>SKIP</> <k>accepts-valid</>: needs a probe\n"},
-		{"verbose shows the answer", checkCase(check.Fail, "got 500", ans), Style{Verbose: true},
+		{"verbose shows the answer", checkCase(check.Fail, "got 500", ans), term.Style{Verbose: true},
 			"FAIL accepts-valid E/described: got 500 [answered 500 Internal Server Error: oops\\nline2]\n  < 500 Internal Server Error\n  <\n  < oops\n  < line2\n"},
-		{"reason made terminal-safe", checkCase(check.Fail, "bad \x1b[31m", nil), Style{}, "FAIL accepts-valid E/described: bad \\x1b[31m\n"},
+		{"reason made terminal-safe", checkCase(check.Fail, "bad \x1b[31m", nil), term.Style{}, "FAIL accepts-valid E/described: bad \\x1b[31m\n"},
 	}
 	for _, tt := range tests {
 		if got := string(CheckCase{tt.c}.AppendText(nil, &tt.st)); got != tt.want {
@@ -47,13 +48,13 @@ func TestCheckCaseJUnit(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		v    check.Verdict
-		want TestCase
-		verd Verdict
+		want term.TestCase
+		verd term.Verdict
 	}{
-		{check.Fail, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Failure: "r", FailureType: "fail", Detail: "curl x"}, Fail},
-		{check.Warn, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "warn: r"}, Warn},
-		{check.Skip, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "skipped: r", Skipped: "r"}, Pass},
-		{check.Pass, TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid"}, Pass},
+		{check.Fail, term.TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Failure: "r", FailureType: "fail", Detail: "curl x"}, term.Fail},
+		{check.Warn, term.TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "warn: r"}, term.Warn},
+		{check.Skip, term.TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "skipped: r", Skipped: "r"}, term.Pass},
+		{check.Pass, term.TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid"}, term.Pass},
 	}
 	for _, tt := range tests {
 		c := CheckCase{checkCase(tt.v, "r", nil)}
@@ -138,8 +139,8 @@ func TestCheckSinkJUnitStop(t *testing.T) {
 	})
 	for _, junit := range []bool{true, false} {
 		var xml, text strings.Builder
-		j, _ := New(JUnit, &xml, Style{}, false)
-		out, _ := New(Text, &text, Style{}, false)
+		j, _ := term.New(term.JUnit, &xml, term.Style{}, false)
+		out, _ := term.New(term.Text, &text, term.Style{}, false)
 		if err := (CheckSink{R: j, JUnit: junit}).Finish(stopped); err != nil {
 			t.Fatal(err)
 		}

@@ -1,26 +1,27 @@
-package term
+package checkout
 
 import (
 	"encoding/json"
 	"fmt"
 
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // RerunCase is a failed case sent again (check --rerun) as a report case.
 type RerunCase struct{ check.RerunResult }
 
-func (c RerunCase) Verdict() Verdict {
+func (c RerunCase) Verdict() term.Verdict {
 	if c.Outcome == check.Fixed {
-		return Pass
+		return term.Pass
 	}
-	return Fail
+	return term.Fail
 }
 
 var outcomeWord = map[string]string{check.Fixed: "FIXED", check.StillFailing: "STILL FAILING", check.NotRerun: "NOT RERUN"}
 
-func (c RerunCase) AppendText(b []byte, st *Style) []byte {
+func (c RerunCase) AppendText(b []byte, st *term.Style) []byte {
 	w := st.Fail
 	if c.Outcome == check.Fixed {
 		w = st.OK
@@ -31,7 +32,7 @@ func (c RerunCase) AppendText(b []byte, st *Style) []byte {
 	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.Case.Name), termsafe.Text(c.Reason))
 }
 
-func (c RerunCase) AppendJSON(b []byte, _ *Style) []byte {
+func (c RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
 	j, _ := json.Marshal(struct {
 		Check  string `json:"check"`
 		Case   string `json:"case"`
@@ -44,8 +45,8 @@ func (c RerunCase) AppendJSON(b []byte, _ *Style) []byte {
 	return append(append(b, j...), '\n')
 }
 
-func (c RerunCase) JUnit() TestCase {
-	tc := TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check}
+func (c RerunCase) JUnit() term.TestCase {
+	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check}
 	if c.Outcome != check.Fixed {
 		tc.Failure, tc.FailureType = c.Reason, c.Outcome
 	} else {
@@ -59,20 +60,20 @@ type RerunSummary struct{ *check.RerunSummary }
 
 func (s RerunSummary) Title() string { return "whsim check --rerun" }
 
-func (s RerunSummary) AppendText(b []byte, st *Style) []byte {
+func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 	total := s.Fixed + s.StillFailing + s.NotRerun
 	b = append(b, '\n')
 	if s.Interrupted {
 		// Never "ok": the cases not sent again may still fail.
 		return fmt.Appendf(b, "interrupted after %d of %d failed %s: %d fixed, %d still failing\n",
-			total, max(s.Total, total), Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
+			total, max(s.Total, total), term.Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
 	}
 	if s.AllFixed() {
 		b = st.OK.Append(b, "ok")
-		return fmt.Appendf(b, " all %d failed %s fixed\n", total, Plural(total, "case is", "cases are"))
+		return fmt.Appendf(b, " all %d failed %s fixed\n", total, term.Plural(total, "case is", "cases are"))
 	}
 	b = st.Fail.Append(b, "FAIL")
-	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, Plural(total, "case", "cases"), s.StillFailing)
+	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, term.Plural(total, "case", "cases"), s.StillFailing)
 	if s.NotRerun > 0 {
 		b = fmt.Appendf(b, ", %d not rerun", s.NotRerun)
 	}

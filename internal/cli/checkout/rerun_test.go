@@ -1,9 +1,10 @@
-package term
+package checkout
 
 import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/term"
 )
 
 func TestRerunCase(t *testing.T) {
@@ -34,7 +35,7 @@ func TestRerunCase(t *testing.T) {
 		if j.Failure != tt.failure || j.FailureType != tt.fType || j.Detail != tt.detail || j.Class != "whsim.check.duplicates" {
 			t.Errorf("%s JUnit %+v", tt.outcome, j)
 		}
-		if (c.Verdict() == Pass) != (tt.outcome == check.Fixed) {
+		if (c.Verdict() == term.Pass) != (tt.outcome == check.Fixed) {
 			t.Errorf("%s verdict %d", tt.outcome, c.Verdict())
 		}
 	}
