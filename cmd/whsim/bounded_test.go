@@ -27,8 +27,11 @@ func TestReadersBoundedMemory(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	// Resident size allowed: the document's 64 MiB, the copy as its buffer
-	// last doubled, the runtime and the read buffers; gigabytes are the bug.
-	const limit = 400 << 20
+	// last doubled, the runtime and the read buffers, and the earlier
+	// doublings (up to 256 MiB) that a collector starved of CPU on a loaded
+	// machine has not yet freed (424 MiB seen in a CI run beside the race
+	// tests; 142 MiB on a quiet one); gigabytes are the bug.
+	const limit = 640 << 20
 	for _, args := range [][]string{
 		{"validate", "/dev/zero"},
 		{"anonymize", "--key", "0123456789abcdef0123", "/dev/zero"},
