@@ -318,6 +318,9 @@ type bodyBuf struct {
 	// attempt's context).
 	unfit bool
 	wait  context.Context
+	// reused is set by the same hook: the call went out on a kept-alive
+	// connection.
+	reused bool
 }
 
 // resultSlab is how many Results a worker's slab holds: few, as the open
@@ -328,7 +331,10 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
 	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
-		GotConn:      func(i httptrace.GotConnInfo) { bb.unfit = !fitConn(bb.wait, i) },
+		GotConn: func(i httptrace.GotConnInfo) {
+			bb.reused = i.Reused
+			bb.unfit = !fitConn(bb.wait, i)
+		},
 	})
 	return bb
 }
@@ -534,9 +540,9 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	// unfit: the kept-alive connection net/http gave the call was found
 	// closed by the receiver, or holding bytes no call asked for, before
 	// anything of the call was written on it (watchConn).
-	unfit := new(bool)
+	unfit, reused := new(bool), new(bool)
 	if buf != nil {
-		unfit = &buf.unfit
+		unfit, reused = &buf.unfit, &buf.reused
 		buf.wait = actx
 	}
 	switch {
@@ -550,6 +556,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 					connect = time.Since(connStart)
 				}
 				if buf == nil {
+					*reused = i.Reused
 					*unfit = !fitConn(actx, i)
 				}
 			},
@@ -562,7 +569,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	// again, on another, within the same attempt (a few times at most, for
 	// a receiver that closes every connection it answers on).
 	for try := 0; ; try++ {
-		*unfit = false
+		*unfit, *reused = false, false
 		hr := base.WithContext(actx)
 		hr.Header = h
 		if len(body) > 0 {
@@ -571,6 +578,9 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		}
 		if direct {
 			resp, err = tr.RoundTrip(hr)
+			if err != nil && closedUnanswered(err, *reused) {
+				*unfit = true
+			}
 			if err != nil && !*unfit {
 				if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
 					err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
@@ -579,9 +589,17 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 			}
 		} else {
 			resp, err = d.Client.Do(hr)
+			if err != nil && closedUnanswered(err, *reused) {
+				*unfit = true
+			}
 		}
-		if err == nil || !*unfit || try == 3 || actx.Err() != nil {
+		if err == nil || !*unfit || try == maxUnfitTries || actx.Err() != nil {
 			break
+		}
+		if *reused {
+			// The pool's other kept-alive connections were answered by the
+			// same receiver: the call is made again on a new one.
+			d.Client.CloseIdleConnections()
 		}
 	}
 	if err == nil && resp.StatusCode < 100 {
@@ -738,4 +756,24 @@ func FailureText(a Attempt) string {
 		return reason + " (the receiver speaks plain HTTP: use an http:// URL)"
 	}
 	return reason
+}
+
+// maxUnfitTries bounds how often one attempt is made again for a kept-
+// alive connection found closed (or closing as the call crossed it): each
+// time on another, the pool's idle ones dropped; other workers hand the
+// pool back connections the receiver is about to close, so a few more
+// than one are needed against a receiver that closes every connection.
+const maxUnfitTries = 16
+
+// closedUnanswered says a call on a kept-alive connection met the
+// receiver's close of it with no byte of an answer (net/http's "server
+// closed idle connection"): the receiver closed the connection as the call
+// crossed it, having said nothing of closing (no Connection: close), and
+// the call is made again on a new connection, as curl makes a call again
+// on a reused connection that died before any answer. watchConn keeps a
+// call off a connection found closed; this is the close that reached
+// whsim only after the call was written, its FIN a segment behind the
+// answer it followed.
+func closedUnanswered(err error, reused bool) bool {
+	return reused && strings.Contains(err.Error(), "server closed idle connection")
 }
