@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -149,95 +150,175 @@ when interrupted (the summary is still printed).`,
 	return cmd
 }
 
+// runSend is send: validate, build, run.
 func runSend(ctx context.Context, a *app, opts *sendOptions) error {
-	expect, err := opts.check()
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	r, err := opts.build(ctx, a)
 	if err != nil {
+		return err
+	}
+	defer r.close()
+	return r.run(ctx)
+}
+
+// validate refuses the flags that cannot make a run, before anything is
+// built: each a usage error (exit 2) naming the flag. Those that need
+// the payloads or the command line (--scenario's name, --file's flags)
+// are build's, in the order they have always been said.
+func (o *sendOptions) validate() error {
+	if _, err := o.check(); err != nil {
 		return err
 	}
 	switch {
-	case opts.Count < 1:
-		return usagef("--count %d: want at least 1", opts.Count)
-	case opts.Duration < 0:
-		return usagef("--duration %s: want 0 or more", opts.Duration)
-	case !(opts.Duplicate >= 0 && opts.Duplicate <= 1): // NaN too
-		return usagef("--duplicate %g: want a share between 0 and 1", opts.Duplicate)
-	case opts.Scenario != "" && opts.File != "":
+	case o.Count < 1:
+		return usagef("--count %d: want at least 1", o.Count)
+	case o.Duration < 0:
+		return usagef("--duration %s: want 0 or more", o.Duration)
+	case !(o.Duplicate >= 0 && o.Duplicate <= 1): // NaN too
+		return usagef("--duplicate %g: want a share between 0 and 1", o.Duplicate)
+	case o.Scenario != "" && o.File != "":
 		return usagef("--scenario and --file: choose one")
-	case opts.FixedIDs && opts.File != "":
+	case o.FixedIDs && o.File != "":
 		return usagef("--file sends the body byte for byte, its requestIds the file's: --fixed-ids does not apply")
-	}
-	if opts.Nonce, err = idNonce(opts.FixedIDs, opts.Seed); err != nil {
+	case o.FixedIDs && o.Seed == 0:
+		_, err := idNonce(o.FixedIDs, o.Seed) // the message is idNonce's, shared with export
 		return err
 	}
-	header, err := endpoint.ParseHeaders(opts.Headers)
-	if err != nil {
+	if _, err := endpoint.ParseHeaders(o.Headers); err != nil {
 		return usagef("--header %w", err)
 	}
-	var thresholds []threshold.Threshold
-	for _, s := range opts.Thresholds {
+	_, err := o.thresholds()
+	return err
+}
+
+// thresholds are --threshold's.
+func (o *sendOptions) thresholds() ([]threshold.Threshold, error) {
+	var out []threshold.Threshold
+	for _, s := range o.Thresholds {
 		t, err := threshold.Parse(s)
 		if err != nil {
-			return usagef("--threshold: %w", err)
+			return nil, usagef("--threshold: %w", err)
 		}
-		thresholds = append(thresholds, t)
+		out = append(out, t)
 	}
-	if err := a.needs(opts.maxConcurrencyNeed(), secretNeed(opts.Sign, opts.Secret, "without it nothing is signed")); err != nil {
-		return err
+	return out, nil
+}
+
+// sendRun is one send as its flags made it: the lanes of the run and
+// how many rounds of them, where they go (with no --url, whsim's own
+// receiver), the console and the deliverer, and what --report and the
+// job summary are written from.
+type sendRun struct {
+	a     *app
+	opts  *sendOptions
+	lanes [][][]attempt.Template
+	// empty: --file held no payload, and build stopped at the lanes.
+	empty         bool
+	rounds, total int
+	rcv           *builtinReceiver // nil with --url
+	target        *url.URL
+	con           *term.Console
+	d             *attempt.Deliverer
+	rec           *htmlreport.SendRecorder // nil without --report or a job summary
+}
+
+// build turns the flags into the run: the signer, the lanes (every
+// delivery's template, made before the first), then the receiver they go
+// to, the console and the deliverer. validate has said the flags' errors,
+// so only a caller that skipped it meets them here.
+func (o *sendOptions) build(ctx context.Context, a *app) (*sendRun, error) {
+	expect, err := o.check()
+	if err != nil {
+		return nil, err
 	}
-	// A secret from WHSIM_* or the config file, shared with check and
-	// replay, signs nothing here without --sign: said, not refused.
-	secret := opts.Secret
-	if opts.Sign == "" && secret != "" {
+	if o.Nonce, err = idNonce(o.FixedIDs, o.Seed); err != nil {
+		return nil, err
+	}
+	header, err := endpoint.ParseHeaders(o.Headers)
+	if err != nil {
+		return nil, usagef("--header %w", err)
+	}
+	thresholds, err := o.thresholds()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.needs(o.maxConcurrencyNeed(), secretNeed(o.Sign, o.Secret, "without it nothing is signed")); err != nil {
+		return nil, err
+	}
+	signer, err := o.signer(a)
+	if err != nil {
+		return nil, err
+	}
+	r := &sendRun{a: a, opts: o}
+	if r.lanes, err = o.lanes(ctx, a, header); err != nil {
+		return nil, err
+	}
+	if o.File != "" && len(r.lanes) == 0 {
+		r.empty = true
+		return r, nil
+	}
+	if err := checkReportPath(o.Report); err != nil {
+		return nil, err
+	}
+	// --report plots every delivery and the job summary lists the first
+	// failures: both from what the console's Observe hook is told.
+	if o.Report != "" || stepSummary() != "" {
+		r.rec = &htmlreport.SendRecorder{}
+	}
+	r.rounds = o.rounds()
+	r.total = r.rounds * load.PerRound(r.lanes)
+	if err := r.connect(expect, thresholds, signer); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// signer is --sign's, nil for none. A secret from WHSIM_* or the config
+// file, shared with check and replay, signs nothing here without --sign:
+// said, not refused; so is a key shorter than the scheme asks.
+func (o *sendOptions) signer(a *app) (*sign.Signer, error) {
+	secret := o.Secret
+	if o.Sign == "" && secret != "" {
 		secret = ""
 		fmt.Fprintf(a.streams.Err, "%s a secret without --sign standard signs nothing: the calls go out unsigned\n", a.errColor.Warn.Sprint("warning:"))
 	}
-	signer, err := sign.SignerFor(opts.Sign, secret)
+	signer, err := sign.SignerFor(o.Sign, secret)
 	if err != nil {
-		return usageErr(err)
+		return nil, usageErr(err)
 	}
 	if signer != nil && signer.Weak() {
 		fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), sign.GoodKeyBytes)
 	}
-	lanes, err := opts.lanes(ctx, a, header)
-	if err != nil {
-		return err
-	}
-	if opts.File != "" && len(lanes) == 0 {
-		fmt.Fprintf(a.streams.Err, "%s --file %s holds no payload: nothing to send\n", a.errColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(opts.File)))
-		return nil
-	}
+	return signer, nil
+}
 
-	if err := checkReportPath(opts.Report); err != nil {
-		return err
-	}
-	// --report plots every delivery and the job summary lists the first
-	// failures: both from what the console's Observe hook is told.
-	var rec *htmlreport.SendRecorder
-	if opts.Report != "" || stepSummary() != "" {
-		rec = &htmlreport.SendRecorder{}
-	}
-	rounds := opts.rounds()
-	total := rounds * load.PerRound(lanes)
-	rawURL := opts.URL
+// connect starts whsim's own receiver when there is no --url, then builds
+// the console and the deliverer for the target.
+func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshold, signer *sign.Signer) error {
+	a, o := r.a, r.opts
+	rawURL := o.URL
 	perCall := 1
 	if rawURL == "" {
 		perCall = 2 // both ends of each connection are in this process
-		rcv, err := startBuiltin(a.streams.Err, style(a.errColor, opts.Verbose))
+		rcv, err := startBuiltin(a.streams.Err, style(a.errColor, o.Verbose))
 		if err != nil {
 			return err
 		}
-		defer rcv.Close()
+		r.rcv = rcv
 		rawURL = rcv.URL
 		fmt.Fprintf(a.streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.errColor.Key.Sprint("whsim:"), rawURL)
 	}
-	target, err := opts.target(rawURL)
-	if err != nil {
+	var err error
+	if r.target, err = o.target(rawURL); err != nil {
 		return err
 	}
-	con, err := opts.newConsole(a, "whsim send", target, func(o *term.ConsoleOptions) {
-		o.Thresholds = thresholds
-		if rec != nil {
-			o.Observe = rec.Observe
+	r.con, err = o.newConsole(a, "whsim send", r.target, func(co *term.ConsoleOptions) {
+		co.Thresholds = thresholds
+		if r.rec != nil {
+			co.Observe = r.rec.Observe
 		}
 	})
 	if err != nil {
@@ -245,37 +326,53 @@ func runSend(ctx context.Context, a *app, opts *sendOptions) error {
 	}
 	// Duplicates add to total as the run goes; no more workers than total
 	// still leaves each one work.
-	opts.fit(con, total, perCall)
-	d, err := opts.newDeliverer(a, target, expect, con)
-	if err != nil {
+	o.fit(r.con, r.total, perCall)
+	if r.d, err = o.newDeliverer(a, r.target, expect, r.con); err != nil {
 		return err
 	}
-	d.Signer = signer
-	if opts.sleep != nil {
-		d.Sleep = opts.sleep
+	r.d.Signer = signer
+	if o.sleep != nil {
+		r.d.Sleep = o.sleep
 	}
+	return nil
+}
 
-	if opts.File != "" && rounds != 1 {
+// close shuts whsim's own receiver down, which prints its tallies.
+func (r *sendRun) close() {
+	if r.rcv != nil {
+		r.rcv.Close()
+	}
+}
+
+// run sends the lanes' deliveries, then the summary, --report and the
+// job summary.
+func (r *sendRun) run(ctx context.Context) error {
+	a, o, con := r.a, r.opts, r.con
+	if r.empty {
+		fmt.Fprintf(a.streams.Err, "%s --file %s holds no payload: nothing to send\n", a.errColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(o.File)))
+		return nil
+	}
+	if o.File != "" && r.rounds != 1 {
 		// The summary counts the repeats as duplicates; the receiver sees
 		// each requestId again on every round.
 		times := "again and again until --duration"
-		if rounds > 1 {
-			times = fmt.Sprintf("%d times", rounds)
+		if r.rounds > 1 {
+			times = fmt.Sprintf("%d times", r.rounds)
 		}
 		con.Warn("--file sends each body byte for byte, so each of its requestIds goes out %s: a receiver that deduplicates answers the repeats as re-deliveries", times)
 	}
-	if opts.File == "" && opts.Scenario == "" && len(lanes) > 1 && rounds > 0 {
-		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", rounds, len(lanes), rounds)
+	if o.File == "" && o.Scenario == "" && len(r.lanes) > 1 && r.rounds > 0 {
+		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", r.rounds, len(r.lanes), r.rounds)
 	}
-	feed := load.NewFeed(lanes, rounds, opts.Duplicate, opts.Shuffle, opts.Seed).WithNonce(opts.Nonce)
-	ro := opts.runOptions()
-	ro.Duration = opts.Duration
+	feed := load.NewFeed(r.lanes, r.rounds, o.Duplicate, o.Shuffle, o.Seed).WithNonce(o.Nonce)
+	ro := o.runOptions()
+	ro.Duration = o.Duration
 	ro.Left = feed.Left
 	var after []func(*load.Stats) error
-	if rec != nil {
-		after = append(after, func(st *load.Stats) error { return sendReports(a, opts, rec, con, st, target) })
+	if r.rec != nil {
+		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target) })
 	}
-	return runDeliveries(ctx, con, d, feed.Next, ro, total, after...)
+	return runDeliveries(ctx, con, r.d, feed.Next, ro, r.total, after...)
 }
 
 // idNonce is the nonce of a run's requestIds (reqid.Mix): 0 with
@@ -300,51 +397,48 @@ func (opts *sendOptions) rounds() int {
 	return opts.Count
 }
 
-// lanes builds the templates of the run before it starts.
+// lanes builds the templates of the run before it starts (load.Lanes):
+// --file's payloads, a scenario's lives, or generated payloads.
 func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
-	if sc, ok := payload.LookupScenario(opts.Scenario); ok {
+	sc, isScenario := payload.LookupScenario(opts.Scenario)
+	if isScenario {
 		opts.PathEvents = sc.Events // --set is held against the scenario's events
 	}
 	pl, err := opts.plan(a)
 	if err != nil {
 		return nil, err
 	}
-	ovs := pl.Overrides
 	// Every document gets numbers of its own, but those --set gives.
-	var set [][]string
-	for _, ov := range ovs {
-		set = append(set, ov.Path)
+	src := load.Lanes{Header: header, Rounds: opts.rounds(), UserIDs: payload.OwnsRequestID(pl.Overrides)}
+	for _, ov := range pl.Overrides {
+		src.Set = append(src.Set, ov.Path)
 	}
-	docs := load.NewDocPaths(set)
-	if opts.Scenario != "" {
-		return opts.scenarioLanes(pl, load.Pool(opts.rounds()), header, ovs, docs)
-	}
-	return load.EventLanes(pl.Events, load.Pool(opts.rounds()), header, !payload.OwnsRequestID(ovs), docs, pl.nextBody)
-}
-
-// scenarioLanes is one lane of n documents' lives.
-func (opts *sendOptions) scenarioLanes(pl *payloadPlan, n int, header http.Header, ovs []payload.Override, docs load.DocPaths) ([][][]attempt.Template, error) {
-	sc, ok := payload.LookupScenario(opts.Scenario)
-	if !ok {
+	switch {
+	case opts.Scenario == "":
+		src.Events, src.Next = pl.Events, pl.nextBody
+	case !isScenario:
 		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
-	}
-	if opts.eventsSet {
+	case opts.eventsSet:
 		return nil, usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))
-	}
-	lives, err := sc.Lives(payload.New(opts.Seed, pl.Now), pl.Shape, opts.Seed, n, ovs)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	steps := make([][]load.Step, len(lives))
-	for i, life := range lives {
-		for _, st := range life {
-			steps[i] = append(steps[i], load.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
+	default:
+		src.Lives = func(n int) ([][]load.Step, error) {
+			lives, err := sc.Lives(payload.New(opts.Seed, pl.Now), pl.Shape, opts.Seed, n, pl.Overrides)
+			if err != nil {
+				return nil, usageErr(err)
+			}
+			steps := make([][]load.Step, len(lives))
+			for i, life := range lives {
+				for _, st := range life {
+					steps[i] = append(steps[i], load.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
+				}
+			}
+			return steps, nil
 		}
 	}
-	return load.LifeLanes(steps, header, !payload.OwnsRequestID(ovs), docs), nil
+	return src.Build()
 }
 
 // fileLanes reads the payloads of --file (input.Reader: a document, an
@@ -369,13 +463,13 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Head
 	if err != nil {
 		return nil, usagef("--file: %w", err)
 	}
-	var given []spec.Event
+	src := load.Lanes{File: true, Header: header, Payloads: payloads}
 	if opts.eventsSet {
-		if given, err = spec.ParseEvents(opts.Events); err != nil {
+		if src.Events, err = spec.ParseEvents(opts.Events); err != nil {
 			return nil, usageErr(fmt.Errorf("--event: %w", err))
 		}
 	}
-	lanes, err := load.FileLanes(payloads, given, header)
+	lanes, err := src.Build()
 	var pe *load.PayloadError
 	if errors.As(err, &pe) {
 		return nil, usagef("--file %s", pe.Explain(name))

@@ -22,6 +22,53 @@ func Pool(count int) int {
 	return poolSize
 }
 
+// Lanes is what a run sends, in plain values, for Build to make its
+// templates of before the run starts: generated bodies of Events (Next),
+// documents' lives (Lives: a scenario) or a file's Payloads (File).
+type Lanes struct {
+	Header http.Header
+	// Rounds is how many of each body the run sends (0: until a duration
+	// ends); it sizes the pool of bodies built (Pool).
+	Rounds int
+	// Set are the paths the user gave values (--set): a document number
+	// under one is the user's and sent as it is; the others get each
+	// document's serial (DocPaths).
+	Set [][]string
+	// UserIDs says the bodies' requestIds are the user's (set or
+	// removed): sent as they are, never replaced per delivery.
+	UserIDs bool
+
+	// Events are the generated payloads' events, Pool(Rounds) bodies of
+	// each from Next; with File, the events each payload is sent under
+	// (nil: the one its businessType names).
+	Events []spec.Event
+	Next   func(spec.Event) ([]byte, error)
+	// Lives, when set, is a scenario: n documents' lives in one lane, each
+	// a group of deliveries sent in order (LifeLanes).
+	Lives func(n int) ([][]Step, error)
+	// File sends Payloads byte for byte (FileLanes): the file's requestIds
+	// and numbers are its own, so Rounds, Set and UserIDs do not apply.
+	File     bool
+	Payloads []Payload
+}
+
+// Build makes the lanes' templates. An error of Next or Lives is returned
+// as it is; a file payload whose event cannot be told is a *PayloadError.
+func (l Lanes) Build() ([][][]attempt.Template, error) {
+	if l.File {
+		return FileLanes(l.Payloads, l.Events, l.Header)
+	}
+	docs := NewDocPaths(l.Set)
+	if l.Lives != nil {
+		lives, err := l.Lives(Pool(l.Rounds))
+		if err != nil {
+			return nil, err
+		}
+		return LifeLanes(lives, l.Header, !l.UserIDs, docs), nil
+	}
+	return EventLanes(l.Events, Pool(l.Rounds), l.Header, !l.UserIDs, docs, l.Next)
+}
+
 // EventLanes builds the templates of a run of generated payloads before it
 // starts, so that the hot path only copies a body and writes a fresh
 // requestId into it: a lane per event of n bodies drawn from next. With
