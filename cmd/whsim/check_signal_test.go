@@ -46,9 +46,9 @@ func checkCounts(ts *testscript.TestScript, neg bool, args []string) {
 	var run int
 	switch {
 	case rerunText.Match(out) || bytes.Contains(out, []byte(`"interrupted":true`)):
-		run = rerunAccounts(ts, out)
+		run = rerunAccounts(ts, args[0], out)
 	default:
-		run = runAccounts(ts, out)
+		run = runAccounts(ts, args[0], out)
 	}
 	if run < least || run > recorded {
 		ts.Fatalf("%d cases run: want at least %d (answered before the signal) and at most the %d calls the receiver recorded", run, least, recorded)
@@ -62,7 +62,7 @@ var (
 )
 
 // runAccounts checks a check run's summary and says how many cases ran.
-func runAccounts(ts *testscript.TestScript, out []byte) int {
+func runAccounts(ts *testscript.TestScript, name string, out []byte) int {
 	type tally struct {
 		Pass, Warn, Fail int
 		Skipped          string
@@ -100,7 +100,7 @@ func runAccounts(ts *testscript.TestScript, out []byte) int {
 		}
 		i := bytes.LastIndex(out, []byte(`{"summary":`))
 		if i < 0 || json.Unmarshal(out[i:], &s) != nil || s.Summary == nil || s.Summary.Interrupted == nil || s.Summary.Cases == nil {
-			ts.Fatalf("%s holds no summary of an interrupted check run", "output")
+			ts.Fatalf("%s holds no summary of an interrupted check run", name)
 		}
 		sum := s.Summary
 		if !sum.Failed || sum.Interrupted.Reason != "interrupted" {
@@ -109,7 +109,7 @@ func runAccounts(ts *testscript.TestScript, out []byte) int {
 		after, run, total, checks = sum.Interrupted.After, sum.Cases.Run, sum.Cases.Total, sum.Checks
 	}
 	if len(checks) == 0 {
-		ts.Fatalf("no check tallies in the summary")
+		ts.Fatalf("%s: no check tallies in the summary", name)
 	}
 	graded := 0
 	for _, t := range checks {
@@ -134,7 +134,7 @@ func runAccounts(ts *testscript.TestScript, out []byte) int {
 
 // rerunAccounts checks a check --rerun summary and says how many cases
 // were sent again.
-func rerunAccounts(ts *testscript.TestScript, out []byte) int {
+func rerunAccounts(ts *testscript.TestScript, name string, out []byte) int {
 	if m := rerunText.FindSubmatch(out); m != nil {
 		n := func(i int) int { v, _ := strconv.Atoi(string(m[i])); return v }
 		run, total, fixed, failing := n(1), n(2), n(3), n(4)
@@ -152,7 +152,7 @@ func rerunAccounts(ts *testscript.TestScript, out []byte) int {
 	}
 	i := bytes.LastIndex(out, []byte(`{"summary":`))
 	if i < 0 || json.Unmarshal(out[i:], &s) != nil || s.Summary == nil {
-		ts.Fatalf("output holds no summary of an interrupted rerun")
+		ts.Fatalf("%s holds no summary of an interrupted rerun", name)
 	}
 	sum := s.Summary
 	fixed := bytes.Count(out, []byte(`"rerun":"fixed"`))
