@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		"hookrecv":  func() { os.Exit(hookRecv()) },
 		"storerecv": func() { os.Exit(storeRecv()) },
 		"docrecv":   func() { os.Exit(docRecv()) },
+		"holdrecv":  func() { os.Exit(holdRecv()) },
 	})
 }
 
@@ -68,6 +69,7 @@ func TestScripts(t *testing.T) {
 			"waitanswered": waitAnswered,
 			"accounts":     accounts,
 			"distinctdocs": distinctDocs,
+			"checkcounts":  checkCounts,
 		},
 	})
 }

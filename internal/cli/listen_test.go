@@ -75,15 +75,21 @@ func startListen(t *testing.T, opts *listenOptions, out io.Writer, errb *syncBuf
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runListen(ctx, a, opts) }()
-	for range 500 {
+	// Ready is an event: the ready file, or listen returning without it.
+	// No count of polls bounds the wait (a slow start on a loaded machine
+	// is no failure); the test's own timeout bounds a hang.
+	for {
 		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
 			return strings.TrimSpace(string(b)), cancel, done
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("listen returned before it got ready: %v %s", err, errb.String())
+			return "", nil, nil
+		case <-time.After(10 * time.Millisecond): // a poll for the file, not a timed expectation
+		}
 	}
-	cancel()
-	t.Fatalf("listen never got ready: %v %s", <-done, errb.String())
-	return "", nil, nil
 }
 
 func postTo(t *testing.T, u, ct string, h http.Header, body []byte) int {
