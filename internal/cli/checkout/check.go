@@ -40,6 +40,17 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 			Case: &check.Case{Check: id, Name: "receiver-stopped-answering"}, Verdict: check.Fail,
 			Reason: "the receiver stopped answering after " + st.After + ": " + st.Reason}}})
 	}
+	if it := sum.Interrupted; it != nil && s.JUnit {
+		// An interrupted run proved nothing of the cases it did not run:
+		// a JUnit reader, which sees only the cases, must not read a pass.
+		id := sum.CutShort
+		if id == "" {
+			id = "whsim"
+		}
+		_ = s.R.Case(CheckCase{&check.CaseReport{Result: check.Result{
+			Case: &check.Case{Check: id, Name: "interrupted"}, Verdict: check.Fail,
+			Reason: fmt.Sprintf("interrupted after %s: %d of %d cases run, the rest not run", it.After, sum.Done, sum.Total)}}})
+	}
 	return s.R.Finish(CheckSummary{sum})
 }
 
