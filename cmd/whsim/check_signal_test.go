@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -162,20 +163,31 @@ func rerunAccounts(ts *testscript.TestScript, name string, out []byte) int {
 	return sum.Fixed + sum.StillFailing + sum.NotRerun
 }
 
-// holdRecv is a receiver that never answers: it writes a line to logfile
-// as each request arrives and holds the request until the caller gives up
-// (a probe or a receiver that hangs, whose question a script can see is in
-// flight by the log, not by a clock):
+// holdRecv is a receiver that answers the first n calls 200 at once
+// (none by default) and holds every later one until the caller gives up:
+// it writes a line to logfile as each request arrives, so a script sees
+// which calls are in flight by the log, not by a clock (a probe or a
+// receiver that hangs; a run cut short with exactly n answered and the
+// rest of the log in flight):
 //
-//	exec holdrecv <readyfile> <logfile> &
+//	exec holdrecv <readyfile> <logfile> [n] &
 //
 // It writes its URL to readyfile. SIGINT or SIGTERM stops it.
 func holdRecv() int {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: holdrecv <readyfile> <logfile>")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: holdrecv <readyfile> <logfile> [n]")
 		return 2
 	}
 	ready, logName := os.Args[1], os.Args[2]
+	answered := 0
+	if len(os.Args) == 4 {
+		n, err := strconv.Atoi(os.Args[3])
+		if err != nil || n < 0 {
+			fmt.Fprintln(os.Stderr, "holdrecv: n: want a count, got", os.Args[3])
+			return 2
+		}
+		answered = n
+	}
 	logf, err := os.OpenFile(logName, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "holdrecv:", err)
@@ -183,11 +195,20 @@ func holdRecv() int {
 	}
 	defer logf.Close()
 	var mu sync.Mutex
+	calls := 0
 	stopped := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
 		mu.Lock()
+		calls++
+		answer := calls <= answered
 		fmt.Fprintf(logf, "%s %s\n", r.Method, r.URL.RequestURI())
 		mu.Unlock()
+		if answer {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"code":0}`)
+			return
+		}
 		select {
 		case <-r.Context().Done():
 		case <-stopped:
