@@ -765,15 +765,25 @@ func FailureText(a Attempt) string {
 // than one are needed against a receiver that closes every connection.
 const maxUnfitTries = 16
 
-// closedUnanswered says a call on a kept-alive connection met the
-// receiver's close of it with no byte of an answer (net/http's "server
-// closed idle connection"): the receiver closed the connection as the call
-// crossed it, having said nothing of closing (no Connection: close), and
-// the call is made again on a new connection, as curl makes a call again
-// on a reused connection that died before any answer. watchConn keeps a
-// call off a connection found closed; this is the close that reached
-// whsim only after the call was written, its FIN a segment behind the
-// answer it followed.
+// closedUnanswered says a call on a kept-alive connection found the
+// receiver had closed that connection before the call was sent: net/http's
+// "server closed idle connection". net/http gives that error only when its
+// reader met the receiver's FIN while no call was expected on the
+// connection, and a call is expected before its first byte is written; so
+// the receiver closed first and never took this call (an HTTP/1.1 server
+// reads no call after its own close). Making it again on a new connection
+// is not a retry after delivery: it is the stale-connection check net/http
+// cannot make before it writes. The error is unexported, so it is known by
+// its exact text, wherever it sits in the chain. watchConn keeps a call off
+// a connection already seen closed; this is the close seen a moment late.
 func closedUnanswered(err error, reused bool) bool {
-	return reused && strings.Contains(err.Error(), "server closed idle connection")
+	if !reused {
+		return false
+	}
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "http: server closed idle connection" {
+			return true
+		}
+	}
+	return false
 }

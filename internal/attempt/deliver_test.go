@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -381,6 +382,31 @@ func TestRedirectsDropCredentialsAcrossHosts(t *testing.T) {
 		}
 		if got.Get("X-Tenant") != "7" {
 			t.Errorf("redirect to %s: X-Tenant dropped", tt.to)
+		}
+	}
+}
+
+// closedUnanswered makes a call again only for net/http's own error for a
+// connection the receiver closed before the call, however it is wrapped,
+// and only on a reused connection; a reset or an error that merely quotes
+// the text is the receiver's.
+func TestClosedUnanswered(t *testing.T) {
+	idle := errors.New("http: server closed idle connection")
+	for _, tc := range []struct {
+		name   string
+		err    error
+		reused bool
+		want   bool
+	}{
+		{"bare on a reused connection", idle, true, true},
+		{"wrapped by the client", &url.Error{Op: "Post", URL: "http://127.0.0.1/", Err: idle}, true, true},
+		{"wrapped twice", fmt.Errorf("attempt: %w", &url.Error{Op: "Post", URL: "http://127.0.0.1/", Err: idle}), true, true},
+		{"on a new connection", idle, false, false},
+		{"connection reset", errors.New("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer"), true, false},
+		{"the text inside another error", errors.New("receiver said: http: server closed idle connection"), true, false},
+	} {
+		if got := closedUnanswered(tc.err, tc.reused); got != tc.want {
+			t.Errorf("%s: closedUnanswered(%v, %v) = %v, want %v", tc.name, tc.err, tc.reused, got, tc.want)
 		}
 	}
 }
