@@ -19,12 +19,14 @@
 //
 // A failing case is t.Error with the reason whsim check gives, the
 // receiver's answer in brackets; a warning is t.Log; a check that cannot
-// run (effects without WithProbe, signature named in WithChecks without
-// WithSecret) is t.Skip saying why. Without a secret the signature check
-// is no part of the battery and no subtest, as in whsim check. Run-wide trouble (the handler panicked, the receiver stopped
-// answering) fails the test itself; a mistake in the test (a nil handler,
-// an unknown check id, a probe that errs or holds the document that cannot
-// exist) fails it with one message and runs nothing more.
+// run (effects without WithProbe, signature named in WithChecks beside
+// other checks without WithSecret) is t.Skip saying why. Without a secret
+// the signature check is no part of the battery and no subtest, as in
+// whsim check. Run-wide trouble (the handler panicked, the receiver
+// stopped answering) fails the test itself; a mistake in the test (a nil
+// handler, an unknown check id, WithChecks("signature") alone without a
+// secret, a probe that errs or holds the document that cannot exist)
+// fails it with one message and runs nothing more.
 //
 // # The calls, in memory
 //

@@ -48,8 +48,12 @@ func newSettings(opts []Option) (*settings, error) {
 		}
 		o(s)
 	}
-	if _, err := check.Select(s.checks, nil); err != nil {
+	if ids, err := check.Select(s.checks, nil); err != nil {
 		s.errs = append(s.errs, "WithChecks: "+err.Error())
+	} else if run, _ := check.Runnable(ids, s.signer != nil); len(ids) > 0 && len(run) == 0 {
+		// As whsim check --checks signature without --secret (exit 2): a
+		// run asked for nothing it can make, which would pass by skipping.
+		s.errs = append(s.errs, `WithChecks("signature") needs WithSecret("whsec_..."): without a secret nothing is signed, so there is nothing to check`)
 	}
 	if len(s.errs) > 0 {
 		return nil, errors.New(strings.Join(s.errs, "; "))

@@ -268,6 +268,7 @@ func TestUserErrors(t *testing.T) {
 		{"nil pointer handler", nilShop, nil, "whsimtest.Check: the handler is nil"},
 		{"nil func handler", http.HandlerFunc(nil), nil, "whsimtest.Check: the handler is nil"},
 		{"bad check id", s, []Option{WithChecks("efects")}, `whsimtest.Check: WithChecks: unknown check "efects" (did you mean "effects"?)`},
+		{"signature alone without a secret", s, []Option{WithChecks("signature")}, `whsimtest.Check: WithChecks("signature") needs WithSecret("whsec_...")`},
 		{"bad secret", s, []Option{WithSecret("hunter2")}, "whsimtest.Check: WithSecret: secret must start with whsec_"},
 		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
 		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},
