@@ -23,7 +23,7 @@ const secretPlaceholder = `--secret "$WHSIM_CHECK_SECRET"`
 // appends --checks and what else it needs.
 func checkCommand(where string, header http.Header, secret bool, opts *checkOptions) string {
 	var b strings.Builder
-	b.WriteString("whsim check --url " + shellWord(where))
+	b.WriteString("whsim check --url " + shellcmd.Word(where))
 	for _, k := range slices.Sorted(maps.Keys(header)) {
 		for _, v := range header[k] {
 			if termsafe.SecretHeader(k) {
@@ -42,7 +42,7 @@ func checkCommand(where string, header http.Header, secret bool, opts *checkOpti
 		b.WriteString(" --insecure")
 	}
 	if opts.CACert != "" {
-		b.WriteString(" --cacert " + shellWord(opts.CACert))
+		b.WriteString(" --cacert " + shellcmd.Word(opts.CACert))
 	}
 	return termsafe.Lines(b.String())
 }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/htmlreport"
@@ -67,21 +66,15 @@ func reportMeta(a *app, title, target string) htmlreport.Meta {
 	return htmlreport.Meta{Title: title, Target: target, Version: a.build.String(), Started: a.now()}
 }
 
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // sendReports writes --report and the job summary of a finished run.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *term.Console, st *load.Stats, target *url.URL) error {
+// interrupted: Ctrl-C stopped it, which neither report may call a pass.
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *term.Console, st *load.Stats, target *url.URL, interrupted bool) error {
 	sum := term.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &term.Style{}))
 	where := termsafe.Text(termsafe.URL(target))
 	data := htmlreport.NewSend(rec, js, text)
+	data.Interrupted = interrupted
 	if stepSummary() != "" {
 		var fails []jobsummary.Failure
 		for _, f := range data.Failures {
@@ -98,6 +91,7 @@ func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *t
 		}
 		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0
 		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
+		s.Interrupted = interrupted
 		if opts.Report != "" {
 			s.Note = "The full report, with latency over time: " + filepath.Base(opts.Report)
 			s.Full = filepath.Base(opts.Report)

@@ -370,7 +370,7 @@ func (r *sendRun) run(ctx context.Context) error {
 	ro.Left = feed.Left
 	var after []func(*load.Stats) error
 	if r.rec != nil {
-		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target) })
+		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target, ctx.Err() != nil) })
 	}
 	return runDeliveries(ctx, con, r.d, feed.Next, ro, r.total, after...)
 }

@@ -30,6 +30,9 @@ type send struct {
 	Stride int `json:"stride"`
 	// Failures are the first failed deliveries, for the errors table.
 	Failures []failure `json:"failures"`
+	// Interrupted: Ctrl-C ended the run, which is then no pass, however
+	// few calls failed.
+	Interrupted bool `json:"interrupted"`
 }
 
 // failure is one failed delivery.

@@ -389,6 +389,8 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	var j struct {
 		Summary struct {
 			Sent, Succeeded, Failed int
+			Interrupted, NotStarted int
+			Documents, Duplicates   int
 			RequestsPerSecond       float64
 			LatencyMS               map[string]float64 `json:"latencyMs"`
 			FailedByStatus          map[string]int
@@ -403,7 +405,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	_ = json.Unmarshal(summaryJSON, &j)
 	sum := j.Summary
 	s := &Summary{Title: "whsim send", Target: target, Pass: pass, Failures: failures, More: more,
-		Headline: fmt.Sprintf("%d sent, %d succeeded, %d failed, %s req/s", sum.Sent, sum.Succeeded, sum.Failed, num(sum.RequestsPerSecond))}
+		Headline: sendHeadline(sum.Sent, sum.Documents, sum.Duplicates, sum.Succeeded, sum.Failed, sum.Interrupted, sum.NotStarted, sum.RequestsPerSecond)}
 	lat := table{Head: []string{"p50", "p90", "p99", "p99.9", "max"}, Right: []bool{true, true, true, true, true}}
 	var row []string
 	for _, k := range lat.Head {
@@ -444,6 +446,21 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 		s.Tables = append(s.Tables, t)
 	}
 	return s
+}
+
+// sendHeadline says every delivery's fate as send's summary counts them:
+// the calls and the documents apart (a repeat is no new document), and
+// the calls cut short or never started, which a run that was stopped
+// leaves and which are neither succeeded nor failed.
+func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, rps float64) string {
+	h := fmt.Sprintf("%d sent (%d documents, %d duplicates), %d succeeded, %d failed", sent, documents, duplicates, succeeded, failed)
+	if interrupted > 0 {
+		h += fmt.Sprintf(", %d interrupted", interrupted)
+	}
+	if notStarted > 0 {
+		h += fmt.Sprintf(", %d not started", notStarted)
+	}
+	return h + ", " + num(rps) + " req/s"
 }
 
 func num(v float64) string { return strconv.FormatFloat(float64(int64(v*10+0.5))/10, 'f', -1, 64) }

@@ -78,13 +78,31 @@ func TestAppend(t *testing.T) {
 
 func TestSend(t *testing.T) {
 	t.Parallel()
-	js := []byte(`{"summary":{"sent":10,"succeeded":9,"failed":1,"requestsPerSecond":99.94,"latencyMs":{"p50":1.25,"p90":2,"p99":3,"p99.9":4,"max":5},"failedByStatus":{"503":1},"failedByError":{},"thresholds":[{"threshold":"p99<500ms","metric":"p99","got":3,"unit":"ms","pass":true}]}}`)
+	js := []byte(`{"summary":{"sent":10,"succeeded":9,"failed":1,"interrupted":0,"notStarted":0,"duplicates":2,"documents":8,"requestsPerSecond":99.94,"latencyMs":{"p50":1.25,"p90":2,"p99":3,"p99.9":4,"max":5},"failedByStatus":{"503":1},"failedByError":{},"thresholds":[{"threshold":"p99<500ms","metric":"p99","got":3,"unit":"ms","pass":true}]}}`)
 	md := string(Send(js, "http://x", false, []Failure{{Title: "#3 E id", Reason: "status 503"}}, 0).Markdown())
-	for _, want := range []string{"**10 sent, 9 succeeded, 1 failed, 99.9 req/s**", "| 1.3 ms | 2 ms | 3 ms | 4 ms | 5 ms |",
+	for _, want := range []string{"### whsim send: ❌ FAIL", "**10 sent (8 documents, 2 duplicates), 9 succeeded, 1 failed, 99.9 req/s**", "| 1.3 ms | 2 ms | 3 ms | 4 ms | 5 ms |",
 		"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| status 503 | 1 |", "- **\\#3 E id**: ` status 503 `"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("send summary lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// A send stopped by Ctrl-C is no pass, even with nothing failed, and its
+// headline counts the calls cut short and those never started.
+func TestSendInterrupted(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":16,"succeeded":8,"failed":0,"interrupted":8,"notStarted":184,"duplicates":0,"documents":16,"requestsPerSecond":5}}`)
+	s := Send(js, "http://x", true, nil, 0)
+	s.Interrupted = true
+	md := string(s.Markdown())
+	for _, want := range []string{"### whsim send: ⚠️ interrupted", "**16 sent (16 documents, 0 duplicates), 8 succeeded, 0 failed, 8 interrupted, 184 not started, 5 req/s**"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("send summary lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "pass") {
+		t.Errorf("an interrupted send says pass:\n%s", md)
 	}
 }
 

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A send stopped by Ctrl-C is no pass in its HTML report or its job
+// summary, however few calls failed: the calls never made could have, and
+// the headline counts those cut short and those never started. The
+// receiver answers 2 calls and holds the rest; the signal comes once it
+// holds 2 more (an event, not a clock), so the counts are exact.
+func TestInterruptedSendReportInBrowser(t *testing.T) {
+	if findChromium() == "" {
+		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
+	}
+	if testing.Short() {
+		t.Skip("-short: the browser tests start Chromium")
+	}
+	var mu sync.Mutex
+	calls := 0
+	held := make(chan struct{}, 16)
+	stop := make(chan struct{})
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n <= 2 {
+			io.WriteString(w, "ok")
+			return
+		}
+		held <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer recv.Close()
+	defer close(stop)
+	dir := t.TempDir()
+	file, summary := filepath.Join(dir, "run.html"), filepath.Join(dir, "summary.md")
+	cmd := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1",
+		"--count", "20", "--concurrency", "2", "--output", "json", "--report", file)
+	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary, "NO_COLOR=1")
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	<-held
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("send exited %v, want 130", err)
+	}
+	const headline = "4 sent (4 documents, 0 duplicates), 2 succeeded, 0 failed, 2 interrupted, 16 not started"
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "### whsim send: ⚠️ interrupted") || !strings.Contains(string(md), "**"+headline+", ") {
+		t.Errorf("the job summary of an interrupted send:\n%s", md)
+	}
+	p := openReport(t, file)
+	var verdict, head string
+	p.run(t, "read the verdict",
+		chromedp.Text(`#verdict`, &verdict, chromedp.ByQuery),
+		chromedp.Text(`#headline`, &head, chromedp.ByQuery))
+	if verdict != "INTERRUPTED" || head != headline {
+		t.Errorf("verdict %q, headline %q; want INTERRUPTED, %q", verdict, head, headline)
+	}
+	p.clean(t)
+}
