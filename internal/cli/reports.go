@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/load"
@@ -76,8 +77,8 @@ func shellWord(s string) string {
 }
 
 // sendReports writes --report and the job summary of a finished run.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *term.Console, st *load.Stats, target *url.URL) error {
-	sum := term.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *sendout.Console, st *load.Stats, target *url.URL) error {
+	sum := sendout.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &term.Style{}))
 	where := termsafe.Text(termsafe.URL(target))
