@@ -319,7 +319,7 @@ func TestDirectTransportErrorsAsClientDo(t *testing.T) {
 
 // A delivery that Ctrl-C stops in its backoff made only the calls the
 // receiver got: the attempt it was waiting for is no retry in the stats
-// (term's TestInterruptedInTheBackoffReport checks the report says so).
+// (sendout's TestInterruptedInTheBackoffReport checks the report says so).
 func TestInterruptedInTheBackoffCountsOnlyCallsMade(t *testing.T) {
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -19,8 +19,8 @@ import (
 )
 
 // Sink takes a check run's report: each graded case as it comes, then the
-// summary. The CLI connects it to term's renderers: check says what a run
-// came to, never how it reads.
+// summary. The CLI connects it to its renderers (cli/checkout): check says
+// what a run came to, never how it reads.
 type Sink interface {
 	Case(c *CaseReport) error
 	Finish(s *SummaryReport) error

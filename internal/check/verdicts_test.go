@@ -102,7 +102,7 @@ func TestStopsAnswering(t *testing.T) {
 			t.Errorf("%s has results, want none (not run)", id)
 		}
 	}
-	// How the stop reads (once, and as a JUnit failure) is term's:
+	// How the stop reads (once, and as a JUnit failure) is checkout's:
 	// TestCheckSummaryText, TestCheckSinkJUnitStop.
 	out, junit := &sink{}, &sink{}
 	rep := &Reporter{Out: out, JUnit: junit, Target: cfg.Target}

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/anonymize"
+	"github.com/whsim/whsim/internal/cli/anonymizeout"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/sign"
-	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -130,7 +130,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 				a.errColor.Fail.Sprint("leak:"), ctxio.InputName(name), l.Line, l.Kind, termsafe.Text(l.Text))
 		}
 	}
-	term.WriteAnonymizeReport(a.streams.Err, total, opts.Resign != "")
+	anonymizeout.WriteAnonymizeReport(a.streams.Err, total, opts.Resign != "")
 	if len(total.Leaks) > 0 {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("--check: %d value(s) in the output still look like identifiers", len(total.Leaks))}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
@@ -20,7 +21,7 @@ type builtinReceiver struct {
 
 	rcv    *receiver.Receiver
 	out    *bufio.Writer
-	p      *term.CallPrinter
+	p      *listenout.CallPrinter
 	w      io.Writer
 	st     term.Style
 	stop   context.CancelFunc
@@ -39,7 +40,7 @@ func startBuiltin(w io.Writer, st term.Style) (*builtinReceiver, error) {
 		return nil, err
 	}
 	out := bufio.NewWriter(w)
-	p := term.NewCallPrinter(out, false, st)
+	p := listenout.NewCallPrinter(out, false, st)
 	p.Limit = builtinShown
 	rcv := receiver.New(receiver.Config{
 		Checker: v,
@@ -71,16 +72,16 @@ func (b *builtinReceiver) Close() {
 // judgeForwarded returns the flags of forwarded calls' answers, judged as
 // whsim check would (an invalid call accepted, a re-delivery refused).
 // Like the observer that calls it, it runs on one goroutine.
-func judgeForwarded() func(c *receiver.Call) []term.CallFlag {
+func judgeForwarded() func(c *receiver.Call) []listenout.CallFlag {
 	j := receiver.NewForwarded()
-	return func(c *receiver.Call) []term.CallFlag {
+	return func(c *receiver.Call) []listenout.CallFlag {
 		f := c.Record.Forward
 		if f == nil || f.Error != "" {
 			return nil
 		}
-		var flags []term.CallFlag
+		var flags []listenout.CallFlag
 		for _, fl := range j.Judge(reqid.Read(c.Body), c.Verdict() == "invalid", f.Status) {
-			flags = append(flags, term.CallFlag(fl))
+			flags = append(flags, listenout.CallFlag(fl))
 		}
 		return flags
 	}

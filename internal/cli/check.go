@@ -536,7 +536,7 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (probe.
 	return nil, nil
 }
 
-// newCheckReporter connects a check run's report to term's renderers:
+// newCheckReporter connects a check run's report to checkout's renderers:
 // stdout as --output says, and the JUnit report. out is stdout's.
 func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, term.Reporter, error) {
 	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), opts.Verbose), true)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/term"
@@ -100,11 +101,11 @@ func (d *deliveryFlags) runOptions() load.RunOptions {
 // newConsole is the run's console to target: the report on stdout (and
 // --junit's), the rest on stderr.
 // A command's own options (send's thresholds and report) are set by more.
-func (d *deliveryFlags) newConsole(a *app, title string, target *url.URL, more ...func(*term.ConsoleOptions)) (*term.Console, error) {
+func (d *deliveryFlags) newConsole(a *app, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
 	if err := checkJUnitPath(d.junit.Path); err != nil {
 		return nil, err
 	}
-	o := term.ConsoleOptions{
+	o := sendout.ConsoleOptions{
 		Title: title, Format: d.Output, Out: a.streams.Out, Err: a.streams.Err,
 		OutStyle: style(a.outColor(), d.Verbose), ErrStyle: style(a.errColor, false),
 		OutTTY: a.streams.OutTTY, ErrTTY: a.streams.ErrTTY, Each: d.Each,
@@ -113,7 +114,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, target *url.URL, more .
 	for _, f := range more {
 		f(&o)
 	}
-	c, err := term.NewConsole(o)
+	c, err := sendout.NewConsole(o)
 	if err != nil {
 		return nil, usagef("--output: %w", err)
 	}
@@ -123,7 +124,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, target *url.URL, more .
 // fit lowers --concurrency to the total deliveries (0: unknown) and the
 // deliveries in flight to what the file descriptors allow, each holding
 // perCall, saying so once when the descriptors are the bound.
-func (d *deliveryFlags) fit(con *term.Console, total, perCall int) {
+func (d *deliveryFlags) fit(con *sendout.Console, total, perCall int) {
 	ro, note := d.runOptions().Fit(total, load.FilesNow(), perCall)
 	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
 	if note != "" {
@@ -132,7 +133,7 @@ func (d *deliveryFlags) fit(con *term.Console, total, perCall int) {
 }
 
 // newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *term.Console) (*attempt.Deliverer, error) {
+func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *sendout.Console) (*attempt.Deliverer, error) {
 	client, err := newClient(attempt.ClientOptions{
 		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
@@ -184,7 +185,7 @@ func newClient(co attempt.ClientOptions) (*http.Client, error) {
 // runDeliveries runs the deliveries, prints the summary, gives the stats to
 // each of after (send's report and job summary) and decides the exit: a
 // failed threshold is named.
-func runDeliveries(ctx context.Context, con *term.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
+func runDeliveries(ctx context.Context, con *sendout.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
 	st, err := con.Run(ctx, d, next, ro, total)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/inspect"
@@ -240,7 +241,7 @@ type listenSession struct {
 	prb  probe.Probe         // nil without --probe or --probe-cmd
 	docs *receiver.Documents // the documents passed on, when prb asks
 	out  *bufio.Writer       // stdout, flushed when the receiver is idle
-	p    *term.CallPrinter
+	p    *listenout.CallPrinter
 	feed *inspect.Feed // nil without --ui
 	// inspector is the web inspector's config (--ui), completed once the
 	// webhook's address is known.
@@ -326,7 +327,7 @@ func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) erro
 func (r *listenSession) observe() {
 	o := r.opts
 	r.out = bufio.NewWriterSize(r.a.streams.Out, 64<<10)
-	r.p = term.NewCallPrinter(r.out, o.Output == "json", style(r.a.outColor(), o.Verbose))
+	r.p = listenout.NewCallPrinter(r.out, o.Output == "json", style(r.a.outColor(), o.Verbose))
 	judge := judgeForwarded()
 	if r.cfg.Faults != nil {
 		judge = skipTruncated(judge)

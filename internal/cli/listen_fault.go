@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/receiver"
@@ -26,8 +27,8 @@ func completeFault(*cobra.Command, []string, string) ([]string, cobra.ShellCompD
 
 // skipTruncated leaves truncated calls unjudged: the receiver answered a
 // body cut short, not the call the sender made, and refusing it is right.
-func skipTruncated(judge func(*receiver.Call) []term.CallFlag) func(*receiver.Call) []term.CallFlag {
-	return func(c *receiver.Call) []term.CallFlag {
+func skipTruncated(judge func(*receiver.Call) []listenout.CallFlag) func(*receiver.Call) []listenout.CallFlag {
+	return func(c *receiver.Call) []listenout.CallFlag {
 		if f := c.Record.Fault; f != nil && f.Kind == string(fault.Truncate) {
 			return nil
 		}

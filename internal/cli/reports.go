@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/load"
@@ -68,8 +69,8 @@ func reportMeta(a *app, title, target string) htmlreport.Meta {
 
 // sendReports writes --report and the job summary of a finished run.
 // interrupted: Ctrl-C stopped it, which neither report may call a pass.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *term.Console, st *load.Stats, target *url.URL, interrupted bool) error {
-	sum := term.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
+func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *sendout.Console, st *load.Stats, target *url.URL, interrupted bool) error {
+	sum := sendout.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &term.Style{}))
 	where := termsafe.Text(termsafe.URL(target))

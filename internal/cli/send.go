@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
@@ -20,7 +21,6 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
-	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -219,7 +219,7 @@ type sendRun struct {
 	rounds, total int
 	rcv           *builtinReceiver // nil with --url
 	target        *url.URL
-	con           *term.Console
+	con           *sendout.Console
 	d             *attempt.Deliverer
 	rec           *htmlreport.SendRecorder // nil without --report or a job summary
 }
@@ -315,7 +315,7 @@ func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshol
 	if r.target, err = o.target(rawURL); err != nil {
 		return err
 	}
-	r.con, err = o.newConsole(a, "whsim send", r.target, func(co *term.ConsoleOptions) {
+	r.con, err = o.newConsole(a, "whsim send", r.target, func(co *sendout.ConsoleOptions) {
 		co.Thresholds = thresholds
 		if r.rec != nil {
 			co.Observe = r.rec.Observe

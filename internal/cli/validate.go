@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/validateout"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -118,7 +119,7 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	if st.InTTY {
 		beforeStdin = func() { fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end") }
 	}
-	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(term.Payload(c)) })
+	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
 	if err != nil {
 		_ = rep.Abort()
 		return usageErr(fmt.Errorf("validate: %w", err))
@@ -130,12 +131,12 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 		// Nothing was checked: no "ok" line to be read as a pass.
 		if opts.Output == "text" {
 			_ = out.Abort()
-		} else if err := out.Finish(term.ValidateSummary(sum)); err != nil {
+		} else if err := out.Finish(validateout.ValidateSummary(sum)); err != nil {
 			return err
 		}
 		return &exitError{code: ExitFailed, err: errors.New("validate: no payloads")}
 	}
-	if err := rep.Finish(term.ValidateSummary(sum)); err != nil {
+	if err := rep.Finish(validateout.ValidateSummary(sum)); err != nil {
 		return err
 	}
 	if col != nil {

@@ -1,9 +1,11 @@
-// Package term is whsim's one printer: the colours of a stream (Colors),
-// progress lines, and the text, JSON and JUnit renderers of every report
-// (send and replay, check's progress, cases, summary and reruns, validate,
-// anonymize, listen's calls).
-// Domain packages return values and events; term turns them into words,
-// and it alone writes an ANSI code or asks whether a stream is a terminal.
+// Package term is whsim's format framework: the styles of a stream, check's
+// progress line, and the text, JSON and JUnit outputs every report goes
+// through. It imports no domain package (TestNoDomainDependencies): each
+// command's renderers sit beside it in internal/cli (checkout, sendout,
+// listenout, validateout, anonymizeout) and write through term.
+// Domain packages return values and events; term and those renderers turn
+// them into words, and only they write an ANSI code (term/tty alone asks
+// whether a stream is a terminal).
 //
 // The reporter here writes the outcome of a run as text, JSON lines or
 // JUnit XML: the one reporter behind send, replay, validate and check.

@@ -1,4 +1,4 @@
-package term
+package listenout
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/term"
 )
 
 func call(body string, headers http.Header) *receiver.Call {
@@ -29,7 +30,7 @@ func call(body string, headers http.Header) *receiver.Call {
 func TestText(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	st := Style{OK: Wrap{Pre: "<ok>", Post: "</ok>"}, Verbose: true}
+	st := term.Style{OK: term.Wrap{Pre: "<ok>", Post: "</ok>"}, Verbose: true}
 	p := NewCallPrinter(&out, false, st)
 	p.Observe(call(`{"requestId":"r-1"}`, http.Header{"Authorization": {"Bearer t0k3n"}, "X-Note": {"a\u202eb"}}), nil)
 	for _, want := range []string{
@@ -43,7 +44,7 @@ func TestText(t *testing.T) {
 		}
 	}
 	var sum bytes.Buffer
-	p.Summary(&sum, Style{Bold: Wrap{Pre: "<b>", Post: "</b>"}}, "listen stopped:", "calls.ndjson")
+	p.Summary(&sum, term.Style{Bold: term.Wrap{Pre: "<b>", Post: "</b>"}}, "listen stopped:", "calls.ndjson")
 	for _, want := range []string{"<b>listen stopped:</b> 1 call in ", "  by event:   CREATE_RECEIVABLE_DOC 1\n", "  by status:  200 1\n", "  capture:    calls.ndjson\n"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary: missing %q in\n%s", want, sum.String())
@@ -56,7 +57,7 @@ func TestText(t *testing.T) {
 func TestJSON(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	p := NewCallPrinter(&out, true, Style{})
+	p := NewCallPrinter(&out, true, term.Style{})
 	p.Observe(call(`{"requestId":"r\u202e"}`, http.Header{"Webhook-Signature": {"v1,abc"}}), nil)
 	if bytes.Contains(out.Bytes(), []byte("\u202e")) {
 		t.Errorf("a raw bidi character in %s", out.Bytes())
@@ -80,7 +81,7 @@ func TestJSON(t *testing.T) {
 func TestFaultShown(t *testing.T) {
 	t.Parallel()
 	var out, sum bytes.Buffer
-	p := NewCallPrinter(&out, false, Style{})
+	p := NewCallPrinter(&out, false, term.Style{})
 	p.Faults = []string{"duplicate", "drop", "delay:300ms"}
 	dup := call(`{"requestId":"r-1"}`, nil)
 	dup.Record.Forward = &capture.Forward{Status: 200}
@@ -94,7 +95,7 @@ func TestFaultShown(t *testing.T) {
 	p.Observe(dup, nil)
 	p.Observe(drop, nil)
 	p.Observe(plain, nil)
-	p.Summary(&sum, Style{}, "listen stopped:", "")
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
 	for _, want := range []string{
 		"→ 200 (forwarded, 0.0ms)  FAULT duplicate  valid\n",
 		"    fault   duplicate (attempt 1): sender got the receiver's 200; receiver got 2 copies\\x1b[2J\n",
@@ -114,7 +115,7 @@ func TestFaultShown(t *testing.T) {
 	}
 
 	var js bytes.Buffer
-	jp := NewCallPrinter(&js, true, Style{})
+	jp := NewCallPrinter(&js, true, term.Style{})
 	jp.Observe(drop, nil)
 	var o struct{ Fault *capture.Fault }
 	if err := json.Unmarshal(js.Bytes(), &o); err != nil || o.Fault == nil || o.Fault.Kind != "drop" || o.Fault.Sender != "503 from listen" {
@@ -122,9 +123,9 @@ func TestFaultShown(t *testing.T) {
 	}
 	// Without faults, the summary says nothing of them.
 	var none bytes.Buffer
-	q := NewCallPrinter(&bytes.Buffer{}, false, Style{})
+	q := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
 	q.Observe(plain, nil)
-	q.Summary(&none, Style{}, "listen stopped:", "")
+	q.Summary(&none, term.Style{}, "listen stopped:", "")
 	if strings.Contains(none.String(), "faults:") || strings.Contains(none.String(), "receiver:") {
 		t.Errorf("summary without faults:\n%s", none.String())
 	}

@@ -1,4 +1,7 @@
-package term
+// Package validateout renders whsim validate's payloads and summary
+// through term's text, JSON and JUnit outputs. It sits beside the command,
+// so that term, the format layer, imports no validate.
+package validateout
 
 import (
 	"bytes"
@@ -7,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -14,18 +18,18 @@ import (
 // Payload is a checked payload (validate's case) as a report case.
 type Payload validate.Case
 
-func (r Payload) Verdict() Verdict {
+func (r Payload) Verdict() term.Verdict {
 	switch {
 	case r.Failed:
-		return Fail
+		return term.Fail
 	case len(r.Findings) > 0:
-		return Warn
+		return term.Warn
 	}
-	return Pass
+	return term.Pass
 }
 
 // AppendText is one line per finding: where, severity, rule, path, message.
-func (r Payload) AppendText(b []byte, st *Style) []byte {
+func (r Payload) AppendText(b []byte, st *term.Style) []byte {
 	for _, f := range r.Findings {
 		loc := r.File
 		if r.Element >= 0 {
@@ -73,7 +77,7 @@ type findingJSON struct {
 	Column   int    `json:"column,omitempty"`
 }
 
-func (r Payload) AppendJSON(b []byte, _ *Style) []byte {
+func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 	if len(r.Findings) == 0 {
 		return b
 	}
@@ -92,8 +96,8 @@ func (r Payload) AppendJSON(b []byte, _ *Style) []byte {
 
 // JUnit is one test case per payload in one suite per file; a failure
 // names its first error.
-func (r Payload) JUnit() TestCase {
-	tc := TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
+func (r Payload) JUnit() term.TestCase {
+	tc := term.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
 	if r.Element >= 0 {
 		tc.Name += "[" + strconv.Itoa(r.Element) + "]"
 	}
@@ -124,14 +128,14 @@ type ValidateSummary validate.Summary
 // Title, AppendText and AppendJSON make a ValidateSummary the run's report summary.
 func (s ValidateSummary) Title() string { return "whsim validate" }
 
-func (s ValidateSummary) AppendText(b []byte, st *Style) []byte {
+func (s ValidateSummary) AppendText(b []byte, st *term.Style) []byte {
 	verdict := st.OK.Append(nil, "ok")
 	if s.Failed > 0 {
 		verdict = st.Fail.Append(nil, "FAIL")
 	}
 	return fmt.Appendf(b, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
-		s.Payloads, Plural(s.Payloads, "payload", "payloads"), s.Failed,
-		s.Errors, Plural(s.Errors, "error", "errors"), s.Warnings, Plural(s.Warnings, "warning", "warnings"))
+		s.Payloads, term.Plural(s.Payloads, "payload", "payloads"), s.Failed,
+		s.Errors, term.Plural(s.Errors, "error", "errors"), s.Warnings, term.Plural(s.Warnings, "warning", "warnings"))
 }
 
 func (s ValidateSummary) AppendJSON(b []byte) []byte {

@@ -1,6 +1,6 @@
 //go:build race
 
-package term
+package sendout
 
 // raceEnabled: the race detector makes sync.Pool drop items at random.
 const raceEnabled = true

@@ -1,9 +1,10 @@
-package term
+package sendout
 
 import (
 	"bytes"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/term"
 	"net/url"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestConsoleUnreachable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := NewConsole(ConsoleOptions{Format: JSON, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+			c, err := NewConsole(ConsoleOptions{Format: term.JSON, Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,8 +70,8 @@ func TestConsoleUnreachable(t *testing.T) {
 func TestConsoleNotices(t *testing.T) {
 	t.Parallel()
 	var errb bytes.Buffer
-	yellow := Style{Warn: Wrap{Pre: "\x1b[33m", Post: "\x1b[0m"}}
-	c, err := NewConsole(ConsoleOptions{Format: Text, Out: &bytes.Buffer{}, Err: &errb, ErrStyle: yellow})
+	yellow := term.Style{Warn: term.Wrap{Pre: "\x1b[33m", Post: "\x1b[0m"}}
+	c, err := NewConsole(ConsoleOptions{Format: term.Text, Out: &bytes.Buffer{}, Err: &errb, ErrStyle: yellow})
 	if err != nil {
 		t.Fatal(err)
 	}

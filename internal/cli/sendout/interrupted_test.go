@@ -1,9 +1,10 @@
-package term
+package sendout
 
 import (
 	"context"
 	"encoding/json"
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/term"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -43,7 +44,7 @@ func TestInterruptedInTheBackoffReport(t *testing.T) {
 	if got := calls.Load(); got != 2 || res.Tries() != 2 {
 		t.Fatalf("receiver got %d calls, result says %d tries; want 2 and 2", got, res.Tries())
 	}
-	line := string((*delivery)(res).AppendText(nil, &Style{}))
+	line := string((*delivery)(res).AppendText(nil, &term.Style{}))
 	if !strings.Contains(line, "--- interrupted  after 2 attempts, in the backoff") {
 		t.Errorf("text line %q", line)
 	}

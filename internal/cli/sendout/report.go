@@ -1,4 +1,4 @@
-package term
+package sendout
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -19,16 +20,16 @@ import (
 // delivery is a delivery as a report case.
 type delivery attempt.Result
 
-func (c *delivery) Verdict() Verdict {
+func (c *delivery) Verdict() term.Verdict {
 	if c.OK {
-		return Pass
+		return term.Pass
 	}
-	return Fail
+	return term.Fail
 }
 
 // AppendText is one line (event, requestId, status, latency) and with -v
 // the request and the answer.
-func (c *delivery) AppendText(b []byte, st *Style) []byte {
+func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	res := (*attempt.Result)(c)
 	last := res.Last()
 	req := res.Request
@@ -73,15 +74,15 @@ func (c *delivery) AppendText(b []byte, st *Style) []byte {
 	return b
 }
 
-func (c *delivery) AppendJSON(b []byte, st *Style) []byte {
+func (c *delivery) AppendJSON(b []byte, st *term.Style) []byte {
 	return appendResultJSON(b, (*attempt.Result)(c), st.Verbose)
 }
 
 // JUnit is one test case per delivery in one suite per event.
-func (c *delivery) JUnit() TestCase {
+func (c *delivery) JUnit() term.TestCase {
 	res := (*attempt.Result)(c)
 	last := res.Last()
-	tc := TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
+	tc := term.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
 	if tc.Name == "" {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
@@ -178,7 +179,7 @@ func (s SendSummary) AppendJSON(b []byte) []byte {
 
 // AppendText is sent, succeeded, failed by status and by error kind,
 // throughput and latency.
-func (s SendSummary) AppendText(b []byte, rst *Style) []byte {
+func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 	st, h := s.Stats, &s.Stats.Latency
 	b = fmt.Appendf(b, "\nsent %d  succeeded %d  failed %d", st.Sent, st.Succeeded, st.Failed)
 	if st.Interrupted > 0 {

@@ -1,10 +1,11 @@
-package term
+package validateout
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -34,7 +35,7 @@ func TestPayloadTextIsTerminalSafe(t *testing.T) {
 			var out []byte
 			_, err = v.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
 				c.File = tc.file
-				out = Payload(c).AppendText(out, &Style{})
+				out = Payload(c).AppendText(out, &term.Style{})
 				return nil
 			})
 			if err != nil {

@@ -1,9 +1,10 @@
-package term
+package sendout
 
 import (
 	"encoding/json"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/term"
 	"slices"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestThresholdsInSummary(t *testing.T) {
 		ts = append(ts, th)
 	}
 	sum := SendSummary{Stats: st, Name: "whsim send", Thresholds: threshold.CheckAll(ts, m)}
-	text := string(sum.AppendText(nil, &Style{}))
+	text := string(sum.AppendText(nil, &term.Style{}))
 	for _, want := range []string{"thresholds:\n", "  failed<5%  failed 10%  FAILED\n", "  p99<=11ms  p99 10.0ms  ok\n", "  rps>=20    rps 10/s  FAILED\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)

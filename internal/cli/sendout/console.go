@@ -1,4 +1,9 @@
-package term
+// Package sendout tells the delivery runs of whsim send and replay: the
+// console (each delivery as it finishes, retries and warnings, the
+// progress bar) and the summary with its thresholds, through term's text,
+// JSON and JUnit outputs. It sits beside the commands, so that term, the
+// format layer, imports no attempt, load or threshold.
+package sendout
 
 import (
 	"context"
@@ -14,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
 
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -28,7 +34,7 @@ type ConsoleOptions struct {
 	// request and answer in full); Err the retry notices, warnings and
 	// the progress bar, coloured ErrStyle.
 	Out, Err           io.Writer
-	OutStyle, ErrStyle Style
+	OutStyle, ErrStyle term.Style
 	// OutTTY and ErrTTY say whether Out and Err are terminals.
 	OutTTY, ErrTTY bool
 	// Each lists every delivery on a terminal too, not only the failures.
@@ -51,8 +57,8 @@ type ConsoleOptions struct {
 // report as it finishes (from many workers at once), retries and warnings
 // on stderr, and a progress bar when stderr is a terminal.
 type Console struct {
-	rep   Reporter
-	junit Reporter // nil without ConsoleOptions.JUnit
+	rep   term.Reporter
+	junit term.Reporter // nil without ConsoleOptions.JUnit
 	title string
 	// quiet reports only failures: text on a terminal, without Each or
 	// Verbose, where a line per delivery would scroll past by the thousand.
@@ -75,27 +81,27 @@ type Console struct {
 
 	mu      sync.Mutex // err
 	err     io.Writer
-	warn    Wrap
+	warn    term.Wrap
 	stopBar chan struct{}
 	barDone chan struct{}
 }
 
 // NewConsole returns the console of one run; an unknown Format is an error.
 func NewConsole(o ConsoleOptions) (*Console, error) {
-	var rep Reporter
-	if o.Format == JUnit {
-		rep = NewJUnit(o.Out, o.Target)
+	var rep term.Reporter
+	if o.Format == term.JUnit {
+		rep = term.NewJUnit(o.Out, o.Target)
 	} else {
 		var err error
-		if rep, err = New(o.Format, o.Out, o.OutStyle, o.OutTTY); err != nil {
+		if rep, err = term.New(o.Format, o.Out, o.OutStyle, o.OutTTY); err != nil {
 			return nil, err
 		}
 	}
-	quiet := o.Format == Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
+	quiet := o.Format == term.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
 	c := &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
 		thresholds: o.Thresholds, observe: o.Observe}
 	if o.JUnit != nil {
-		c.junit = NewJUnit(o.JUnit, o.Target)
+		c.junit = term.NewJUnit(o.JUnit, o.Target)
 	}
 	return c, nil
 }

@@ -1,5 +1,5 @@
 //go:build !race
 
-package term
+package sendout
 
 const raceEnabled = false

@@ -1,9 +1,9 @@
-package term
-
-// The calls a receiver observes, as listen and send's built-in receiver
-// print them: a line per call (or a JSON object), its findings and flags,
-// with -v its headers and body, all terminal-safe; and the tallies of a
-// run at the end.
+// Package listenout prints the calls a receiver observes, as listen and
+// send's built-in receiver print them: a line per call (or a JSON object),
+// its findings and flags, with -v its headers and body, all terminal-safe;
+// and the tallies of a run at the end. It sits beside the command, so that
+// term, the format layer, imports no receiver, capture or validate.
+package listenout
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -50,13 +51,13 @@ type CallPrinter struct {
 
 	// st holds the colours as fixed strings: the call line is built by
 	// appending, without fmt.
-	st  Style
+	st  term.Style
 	buf []byte
 }
 
 // NewCallPrinter returns a printer writing to w as text in the style st, or with
 // json as one JSON object per call.
-func NewCallPrinter(w io.Writer, json bool, st Style) *CallPrinter {
+func NewCallPrinter(w io.Writer, json bool, st term.Style) *CallPrinter {
 	return &CallPrinter{
 		w: w, json: json,
 		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
@@ -178,7 +179,7 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	}
 }
 
-func (p *CallPrinter) statusWrap(status int) Wrap {
+func (p *CallPrinter) statusWrap(status int) term.Wrap {
 	switch {
 	case status >= 200 && status < 300:
 		return p.st.OK
@@ -188,7 +189,7 @@ func (p *CallPrinter) statusWrap(status int) Wrap {
 	return p.st.Warn
 }
 
-func verdictWrap(st Style, verdict string) Wrap {
+func verdictWrap(st term.Style, verdict string) term.Wrap {
 	switch verdict {
 	case "valid":
 		return st.OK
@@ -305,8 +306,8 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 
 // Summary writes the tallies to w, coloured as st says, once the receiver
 // has stopped.
-func (p *CallPrinter) Summary(w io.Writer, st Style, title, capturePath string) {
-	fmt.Fprintf(w, "%s %d %s in %s\n", st.Bold.Append(nil, title), p.calls, Plural(p.calls, "call", "calls"), time.Since(p.started).Round(time.Millisecond))
+func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath string) {
+	fmt.Fprintf(w, "%s %d %s in %s\n", st.Bold.Append(nil, title), p.calls, term.Plural(p.calls, "call", "calls"), time.Since(p.started).Round(time.Millisecond))
 	if p.Limit > 0 && p.calls > p.Limit {
 		fmt.Fprintf(w, "  shown:      the first %d\n", p.Limit)
 	}
@@ -353,7 +354,7 @@ func (p *CallPrinter) Summary(w io.Writer, st Style, title, capturePath string) 
 			fs = append(fs, fmt.Sprintf("%s %d", k, p.byFault[k]))
 		}
 		fmt.Fprintf(w, "  faults:     %s\n", strings.Join(fs, ", "))
-		fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
+		fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
 	}
 	if capturePath != "" {
 		fmt.Fprintf(w, "  capture:    %s\n", capturePath)

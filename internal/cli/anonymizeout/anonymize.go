@@ -1,4 +1,7 @@
-package term
+// Package anonymizeout writes what whsim anonymize replaced, dropped and
+// signed again. It sits beside the command, so that term, the format
+// layer, imports no anonymize.
+package anonymizeout
 
 import (
 	"fmt"
@@ -8,14 +11,15 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/anonymize"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // WriteAnonymizeReport writes what an anonymize run replaced, dropped and signed again, for
 // people (anonymize's stderr); resigned says the calls were to be signed.
 func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
-	what := fmt.Sprintf("%d %s", st.Payloads, Plural(st.Payloads, "payload", "payloads"))
+	what := fmt.Sprintf("%d %s", st.Payloads, term.Plural(st.Payloads, "payload", "payloads"))
 	if st.Records > 0 {
-		what = fmt.Sprintf("%d %s", st.Records, Plural(st.Records, "capture record", "capture records"))
+		what = fmt.Sprintf("%d %s", st.Records, term.Plural(st.Records, "capture record", "capture records"))
 	}
 	var parts []string
 	for _, c := range anonymize.Classes() {
@@ -26,7 +30,7 @@ func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 			} else if c == anonymize.Address {
 				many = "remote addresses"
 			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, Plural(n, string(c), many)))
+			parts = append(parts, fmt.Sprintf("%d %s", n, term.Plural(n, string(c), many)))
 		}
 	}
 	if len(parts) == 0 {
@@ -35,17 +39,17 @@ func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 	fmt.Fprintf(w, "anonymized %s: replaced %s\n", what, strings.Join(parts, ", "))
 	if st.AsText > 0 {
 		fmt.Fprintf(w, "anonymized as text %d %s that %s not JSON (kept, for the bug report)\n", st.AsText,
-			Plural(st.AsText, "body", "bodies"), Plural(st.AsText, "is", "are"))
+			term.Plural(st.AsText, "body", "bodies"), term.Plural(st.AsText, "is", "are"))
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.Dropped)) {
 		n := st.Dropped[name]
-		fmt.Fprintf(w, "dropped %s from %d %s", name, n, Plural(n, "record", "records"))
+		fmt.Fprintf(w, "dropped %s from %d %s", name, n, term.Plural(n, "record", "records"))
 		if strings.Contains(strings.ToLower(name), "signature") && !resigned {
 			fmt.Fprint(w, " (it signed the old body; --resign whsec_... signs the calls again)")
 		}
 		fmt.Fprintln(w)
 	}
 	if st.Resigned > 0 {
-		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, Plural(st.Resigned, "record", "records"))
+		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, term.Plural(st.Resigned, "record", "records"))
 	}
 }

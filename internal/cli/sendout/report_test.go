@@ -1,4 +1,4 @@
-package term
+package sendout
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -21,7 +22,7 @@ func TestReportAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
-	rep, err := New(JSON, io.Discard, Style{}, false)
+	rep, err := term.New(term.JSON, io.Discard, term.Style{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +57,10 @@ func FuzzDeliveryReport(f *testing.F) {
 			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
 			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
 		}
-		for _, format := range []string{Text, JSON, JUnit} {
+		for _, format := range []string{term.Text, term.JSON, term.JUnit} {
 			for _, verbose := range []bool{false, true} {
 				var out bytes.Buffer
-				rep, err := New(format, &out, Style{Verbose: verbose}, false)
+				rep, err := term.New(format, &out, term.Style{Verbose: verbose}, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,7 +75,7 @@ func FuzzDeliveryReport(f *testing.F) {
 				if strings.Contains(got, "tok-secret-123") {
 					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
 				}
-				if format == JSON {
+				if format == term.JSON {
 					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
 						if !json.Valid([]byte(line)) {
 							t.Fatalf("invalid JSON line %q", line)
@@ -141,7 +142,7 @@ func TestDeliveryLineShowsUnexpectedBody(t *testing.T) {
 			Request: &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
 			OK:      tt.ok, Attempts: []attempt.Attempt{{Status: tt.status, Latency: 1234 * time.Microsecond, BodyPrefix: []byte(tt.body)}},
 		}
-		got := strings.TrimSuffix(string((*delivery)(res).AppendText(nil, &Style{})), "\n")
+		got := strings.TrimSuffix(string((*delivery)(res).AppendText(nil, &term.Style{})), "\n")
 		if !strings.HasSuffix(got, tt.want) || strings.Count(got, "\n") != 0 {
 			t.Errorf("line %q, want it to end %q", got, tt.want)
 		}
