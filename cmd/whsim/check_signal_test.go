@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -214,26 +210,5 @@ func holdRecv() int {
 		case <-stopped:
 		}
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "holdrecv:", err)
-		return 1
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	tmp := ready + ".tmp"
-	if err := os.WriteFile(tmp, []byte("http://"+ln.Addr().String()+"/\n"), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "holdrecv:", err)
-		return 1
-	}
-	if err := os.Rename(tmp, ready); err != nil {
-		fmt.Fprintln(os.Stderr, "holdrecv:", err)
-		return 1
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	<-stop
-	close(stopped)
-	srv.Close()
-	return 0
+	return serveUntilSignal("holdrecv", ready, "/", h, func() { close(stopped) })
 }

@@ -4,14 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 )
 
 // docRecv is a receiver that stores documents and answers a probe about
@@ -123,26 +119,7 @@ func docRecv() int {
 		w.WriteHeader(status)
 		fmt.Fprintln(w, strings.ToLower(http.StatusText(status)))
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docrecv:", err)
-		return 1
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	tmp := ready + ".tmp"
-	if err := os.WriteFile(tmp, []byte("http://"+ln.Addr().String()+"/\n"), 0o644); err == nil {
-		err = os.Rename(tmp, ready)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docrecv:", err)
-		return 1
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	<-stop
-	srv.Close()
-	return 0
+	return serveUntilSignal("docrecv", ready, "/", h, nil)
 }
 
 // receiptNumber is a receipt's 收款单编号, under data.收款单 or data.

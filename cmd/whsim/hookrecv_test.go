@@ -7,14 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -56,11 +53,6 @@ func hookRecv() int {
 		fmt.Fprintln(os.Stderr, "hookrecv:", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "hookrecv:", err)
-		return 1
-	}
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -91,22 +83,7 @@ func hookRecv() int {
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	tmp := ready + ".tmp"
-	if err := os.WriteFile(tmp, []byte("http://"+ln.Addr().String()+"/hook\n"), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "hookrecv:", err)
-		return 1
-	}
-	if err := os.Rename(tmp, ready); err != nil {
-		fmt.Fprintln(os.Stderr, "hookrecv:", err)
-		return 1
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	<-stop
-	srv.Close()
-	return 0
+	return serveUntilSignal("hookrecv", ready, "/hook", h, nil)
 }
 
 // verified checks a Standard Webhooks signature.

@@ -31,18 +31,48 @@ func runReport(t *testing.T, code int, args ...string) {
 	}
 }
 
-// A run that did not complete (the receiver unreachable, the probe
-// failing) still draws its report: the verdict, the headline saying why,
-// and no error in the page (its data has no checks).
-func TestIncompleteCheckReportInBrowser(t *testing.T) {
+// skipWithoutChromium skips a test that opens a report in Chromium when
+// there is none to open it in.
+func skipWithoutChromium(t *testing.T) {
+	t.Helper()
 	if findChromium() == "" {
 		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
 	}
+}
+
+// okReceiver answers every call 200 "ok"; it is closed when the test ends.
+func okReceiver(t *testing.T) *httptest.Server {
+	t.Helper()
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		io.WriteString(w, "ok")
 	}))
-	defer recv.Close()
+	t.Cleanup(recv.Close)
+	return recv
+}
+
+// effectsAndSendReports writes the two reports the accessibility tests
+// read, both of runs against okReceiver: a check whose probe finds every
+// document stored twice (and none of the one never sent), so effects fails
+// on each, with its panels; and a send of 20 calls.
+func effectsAndSendReports(t *testing.T) (checkFile, sendFile string) {
+	t.Helper()
+	recv := okReceiver(t)
+	dir := t.TempDir()
+	checkFile, sendFile = filepath.Join(dir, "check.html"), filepath.Join(dir, "send.html")
+	probeCmd := `case "$WHSIM_CODE" in *-NONE) echo '{"count":0}';; *) echo '{"count":2,"state":"created"}';; esac`
+	runReport(t, 1, "check", "--url", recv.URL+"/hook", "--seed", "1", "--checks", "accepts-valid,rejects-malformed,duplicates,effects",
+		"--probe-cmd", probeCmd, "--settle", "0", "--report", checkFile)
+	runReport(t, 0, "send", "--url", recv.URL+"/hook", "--seed", "1", "--count", "20", "--threshold", "p99<10s", "--report", sendFile)
+	return checkFile, sendFile
+}
+
+// A run that did not complete (the receiver unreachable, the probe
+// failing) still draws its report: the verdict, the headline saying why,
+// and no error in the page (its data has no checks).
+func TestIncompleteCheckReportInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	recv := okReceiver(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name     string
@@ -77,9 +107,7 @@ func TestIncompleteCheckReportInBrowser(t *testing.T) {
 // A check that was skipped reads as skipped, never as passed: its row, its
 // section and the counts under the table.
 func TestSkippedCheckInBrowser(t *testing.T) {
-	if findChromium() == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
+	skipWithoutChromium(t)
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if r.URL.Query().Get("businessType") == "" {
@@ -114,22 +142,8 @@ func TestSkippedCheckInBrowser(t *testing.T) {
 // scrolls can take focus and is named, every column header has text, and
 // at 1280 px nothing scrolls sideways.
 func TestReportAccessibleInBrowser(t *testing.T) {
-	if findChromium() == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		io.WriteString(w, "ok")
-	}))
-	defer recv.Close()
-	dir := t.TempDir()
-	checkFile, sendFile := filepath.Join(dir, "check.html"), filepath.Join(dir, "send.html")
-	// A probe that finds every document stored twice (and none of the
-	// one never sent): effects fails on each, with its panels.
-	probeCmd := `case "$WHSIM_CODE" in *-NONE) echo '{"count":0}';; *) echo '{"count":2,"state":"created"}';; esac`
-	runReport(t, 1, "check", "--url", recv.URL+"/hook", "--seed", "1", "--checks", "accepts-valid,rejects-malformed,duplicates,effects",
-		"--probe-cmd", probeCmd, "--settle", "0", "--report", checkFile)
-	runReport(t, 0, "send", "--url", recv.URL+"/hook", "--seed", "1", "--count", "20", "--threshold", "p99<10s", "--report", sendFile)
+	skipWithoutChromium(t)
+	checkFile, sendFile := effectsAndSendReports(t)
 	for _, file := range []string{checkFile, sendFile} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			p := openReport(t, file)
@@ -219,24 +233,12 @@ type axeViolation struct {
 // TestReportAxeInBrowser runs axe-core over the check and send reports: no
 // serious or critical violation.
 func TestReportAxeInBrowser(t *testing.T) {
-	if findChromium() == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
+	skipWithoutChromium(t)
 	axe := axeSource(t)
 	if axe == "" {
 		t.Skip("no axe-core (scripts/install-tools.sh npm-validators installs it; or set WHSIM_NPM_TOOLS)")
 	}
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		io.WriteString(w, "ok")
-	}))
-	defer recv.Close()
-	dir := t.TempDir()
-	checkFile, sendFile := filepath.Join(dir, "check.html"), filepath.Join(dir, "send.html")
-	probeCmd := `case "$WHSIM_CODE" in *-NONE) echo '{"count":0}';; *) echo '{"count":2,"state":"created"}';; esac`
-	runReport(t, 1, "check", "--url", recv.URL+"/hook", "--seed", "1", "--checks", "accepts-valid,rejects-malformed,duplicates,effects",
-		"--probe-cmd", probeCmd, "--settle", "0", "--report", checkFile)
-	runReport(t, 0, "send", "--url", recv.URL+"/hook", "--seed", "1", "--count", "20", "--threshold", "p99<10s", "--report", sendFile)
+	checkFile, sendFile := effectsAndSendReports(t)
 	for _, file := range []string{checkFile, sendFile} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			p := openReport(t, file)

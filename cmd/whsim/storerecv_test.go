@@ -4,15 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -110,27 +106,7 @@ func storeRecv() int {
 		mu.Unlock()
 		fmt.Fprintln(w, "ok")
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "storerecv:", err)
-		return 1
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	tmp := ready + ".tmp"
-	if err := os.WriteFile(tmp, []byte("http://"+ln.Addr().String()+"\n"), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "storerecv:", err)
-		return 1
-	}
-	if err := os.Rename(tmp, ready); err != nil {
-		fmt.Fprintln(os.Stderr, "storerecv:", err)
-		return 1
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	<-stop
-	srv.Close()
-	return 0
+	return serveUntilSignal("storerecv", ready, "", h, nil)
 }
 
 // reportCommand writes the command an HTML report's header prints to a

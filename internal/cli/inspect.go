@@ -13,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
+	"github.com/whsim/whsim/internal/ready"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -41,8 +42,8 @@ of bodies) are kept in memory and older ones are read back from the file as
 the page asks.
 
 It binds 127.0.0.1 only unless --ui names another interface, prints one line
-"inspector on <url>" to stderr (and writes the URL to --ready-file) and
-serves until Ctrl-C (exit status 0).
+"inspector on <url>" to stderr (and writes the URL to --ready-file, removed
+once it stops) and serves until Ctrl-C (exit status 0).
 
 The URL carries a token drawn for this run (?token=...), or the one
 --ui-token (WHSIM_UI_TOKEN) names, for a bookmark: opening it sets a
@@ -68,7 +69,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 	f := cmd.Flags()
 	f.StringVar(&opts.UI, "ui", "127.0.0.1:4040", "address the page is served on (:0 picks a free port)")
 	f.StringVar(&opts.Origin, "origin", "http://127.0.0.1:8080", "where the calls were sent, for copied commands and HAR URLs")
-	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL (token included) to this file once serving, for scripts to wait on")
+	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL (token included) to this file once serving (removed when inspect stops), for scripts to wait on")
 	uiTokenFlag(cmd, &opts.Token.value)
 	return cmd
 }
@@ -108,9 +109,13 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 		return err
 	}
 	if opts.ReadyFile != "" {
-		if err := writeReadyFile(opts.ReadyFile, ui.URL); err != nil {
+		// Gone as soon as inspect stops, as listen's: a script waiting
+		// for the file never reads the URL of a stopped page.
+		withdraw, err := ready.Announce(ctx, opts.ReadyFile, ui.URL)
+		if err != nil {
 			return usagef("--ready-file: %w", err)
 		}
+		defer withdraw()
 	}
 	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.shown(a, ui), store.Last(), opts.File)
 	return ui.Wait()

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/listenout"
@@ -25,6 +23,7 @@ import (
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/ready"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -425,13 +424,15 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 		r.undo = append(r.undo, func() { stopUI(); _ = ui.Wait() })
 	}
 	if o.ReadyFile != "" {
-		if err := writeReadyFile(o.ReadyFile, u); err != nil {
+		// Gone as soon as listen stops (ctx done), before it finishes the
+		// calls in flight and asks the probe, so that whsim ready (a
+		// health check) and scripts waiting for the file never take a
+		// stopping listen for a ready one.
+		withdraw, err := ready.Announce(ctx, o.ReadyFile, u)
+		if err != nil {
 			return nil, usagef("--ready-file: %w", err)
 		}
-		// Gone once listen stops, so that whsim ready (a health check)
-		// and scripts waiting for the file never take a stopped listen for
-		// a ready one.
-		r.undo = append(r.undo, func() { removeReadyFile(o.ReadyFile, u) })
+		r.undo = append(r.undo, withdraw)
 	}
 	// The socket is listening: calls queue in the kernel until Serve takes them.
 	fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("listening on"), u)
@@ -511,21 +512,4 @@ func capturedNote(capture string) string {
 		return ""
 	}
 	return " (" + termsafe.Text(capture) + " has them)"
-}
-
-// removeReadyFile removes the ready file if it still holds this listen's
-// URL: a file another listen wrote since is that listen's to remove.
-func removeReadyFile(path, u string) {
-	if b, err := os.ReadFile(path); err == nil && string(b) == u+"\n" {
-		_ = os.Remove(path)
-	}
-}
-
-// writeReadyFile writes the URL atomically: a script polling for the file
-// never reads half of it.
-func writeReadyFile(path, u string) error {
-	return atomicfile.Write(path, 0o600, func(w io.Writer) error {
-		_, err := io.WriteString(w, u+"\n")
-		return err
-	})
 }

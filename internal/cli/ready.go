@@ -26,8 +26,8 @@ func newReadyCmd(a *app) *cobra.Command {
 is up: the file exists and the address of the URL in it accepts a
 connection. It prints the URL to stdout and exits 0 when it is; it exits 1
 when it is not (no file yet, or a file left behind by a listen that was
-killed); 2 when the file is not a ready file. listen removes its ready file
-when it stops.
+killed); 2 when the file is not a ready file. listen and inspect remove
+their ready file as soon as they stop.
 
 It opens a connection and closes it, sending no request, so the check is
 never recorded as a call. It needs no shell, so it is the health check of

@@ -412,10 +412,8 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 		return nil, err
 	}
 	// Every document gets numbers of its own, but those --set gives.
-	src := load.Lanes{Header: header, Rounds: opts.rounds(), UserIDs: payload.OwnsRequestID(pl.Overrides)}
-	for _, ov := range pl.Overrides {
-		src.Set = append(src.Set, ov.Path)
-	}
+	src := load.Lanes{Header: header, Rounds: opts.rounds(),
+		Set: payload.OverridePaths(pl.Overrides), UserIDs: payload.OwnsRequestID(pl.Overrides)}
 	switch {
 	case opts.Scenario == "":
 		src.Events, src.Next = pl.Events, pl.nextBody

@@ -13,13 +13,13 @@ import (
 // requestId unless an override sets it. seed is the run's (0: random),
 // nonce its requestIds' (reqid.Mix: 0 for the seed's own).
 func Generated(target *url.URL, header http.Header, pl *payload.Plan, count int, seed, nonce uint64) ([]Call, error) {
-	// Each call is a document of its own, as send makes them: the pool's
-	// bodies get distinct document numbers (load.DocPaths).
-	var set [][]string
-	for _, ov := range pl.Overrides {
-		set = append(set, ov.Path)
-	}
-	lanes, err := load.EventLanes(pl.Events, load.Pool(count), header, !payload.OwnsRequestID(pl.Overrides), load.NewDocPaths(set), pl.NextBody)
+	// The same templates as send's (load.Lanes): each call a document of
+	// its own, the pool's bodies with distinct document numbers.
+	lanes, err := load.Lanes{
+		Header: header, Rounds: count,
+		Set: payload.OverridePaths(pl.Overrides), UserIDs: payload.OwnsRequestID(pl.Overrides),
+		Events: pl.Events, Next: pl.NextBody,
+	}.Build()
 	if err != nil {
 		return nil, err
 	}

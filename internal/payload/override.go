@@ -268,6 +268,17 @@ func lookup(doc *Obj, p path) any {
 	return v
 }
 
+// OverridePaths are the paths the overrides name, sets and unsets, in
+// order: a document number under one is the user's, sent as it is, where
+// the others get each document's serial (load.Lanes.Set).
+func OverridePaths(ovs []Override) [][]string {
+	var paths [][]string
+	for _, ov := range ovs {
+		paths = append(paths, ov.Path)
+	}
+	return paths
+}
+
 // OwnsRequestID reports whether the overrides set or remove the requestId:
 // it is then the user's, sent as it is, never replaced by a fresh one.
 func OwnsRequestID(ovs []Override) bool {

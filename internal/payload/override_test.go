@@ -90,6 +90,27 @@ func TestApply(t *testing.T) {
 	}
 }
 
+func TestOverridePaths(t *testing.T) {
+	t.Parallel()
+	set := func(s string) Override { ov, _ := parseSet(s); return ov }
+	unset := func(s string) Override { ov, _ := parseUnset(s); return ov }
+	tests := []struct {
+		name string
+		ovs  []Override
+		want [][]string
+	}{
+		{name: "none", want: nil},
+		{name: "sets and unsets in order", ovs: []Override{set("data.code=INV-1"), unset(`data.a\.b`), set("requestId=x")},
+			want: [][]string{{"data", "code"}, {"data", "a.b"}, {"requestId"}}},
+	}
+	for _, tt := range tests {
+		got := OverridePaths(tt.ovs)
+		if !slices.EqualFunc(got, tt.want, slices.Equal) {
+			t.Errorf("%s: OverridePaths = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestParseSetAndPath(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -2,7 +2,8 @@
 // ready file (listen --ready-file, inspect --ready-file) is up: the file
 // holds its URL, and the URL's address accepts a connection. It is the
 // health check of whsim's container image, which has no shell to test a
-// file or open a socket with.
+// file or open a socket with. Announce writes such a file for a server and
+// takes it away when the server stops.
 package ready
 
 import (

@@ -118,9 +118,13 @@ func TestWaitSeesTheFileAppear(t *testing.T) {
 		_, err := Wait(context.Background(), p, time.Minute, time.Millisecond)
 		done <- err
 	}()
-	if err := os.WriteFile(p, []byte(up+"\n"), 0o600); err != nil {
+	// Written as listen writes it (atomically): os.WriteFile would let
+	// Wait read the file empty, which is no ready file, and fail.
+	withdraw, err := Announce(context.Background(), p, up)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer withdraw()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

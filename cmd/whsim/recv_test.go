@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// serveUntilSignal serves h for the test receiver called name (hookrecv,
+// storerecv, docrecv, holdrecv) on a free port of 127.0.0.1, writes its URL
+// with urlPath ("", "/", "/hook") to readyFile and serves until SIGINT or
+// SIGTERM; stopping, when not nil, runs before the server closes (a handler
+// that holds calls lets them go). It returns the receiver's exit code.
+//
+// The URL is written to a temporary file and renamed, so a script waiting
+// for readyFile never reads half of it. The signals are caught before the
+// URL is written: a script that signals as soon as it reads the file stops
+// the receiver, never kills it.
+func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping func()) int {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	tmp := readyFile + ".tmp"
+	if err := os.WriteFile(tmp, []byte("http://"+ln.Addr().String()+urlPath+"\n"), 0o644); err == nil {
+		err = os.Rename(tmp, readyFile)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	<-stop
+	if stopping != nil {
+		stopping()
+	}
+	srv.Close()
+	return 0
+}
