@@ -21,9 +21,7 @@ import (
 // receiver answers 2 calls and holds the rest; the signal comes once it
 // holds 2 more (an event, not a clock), so the counts are exact.
 func TestInterruptedSendReportInBrowser(t *testing.T) {
-	if findChromium() == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
+	skipWithoutChromium(t)
 	if testing.Short() {
 		t.Skip("-short: the browser tests start Chromium")
 	}
