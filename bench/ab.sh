@@ -27,7 +27,7 @@ export BASE_BIN=$tmp/base
 unset BASE # bench/send/ab.sh's checkout override: the ref is what is measured here
 
 if [ "${QUICK:-}" = 1 ]; then
-	send_env=(N=3000 ROUNDS=2) listen_env=(DURATION=2s ROUNDS=2) validate_env=(REPS=300 ROUNDS=2)
+	send_env=(N=3000 ROUNDS=3) listen_env=(DURATION=2s ROUNDS=3) validate_env=(REPS=1000 ROUNDS=3)
 else
 	send_env=() listen_env=() validate_env=()
 fi
@@ -46,7 +46,7 @@ step "listen --capture" "$tmp/listen.log" ${listen_env[@]+"${listen_env[@]}"} --
 step validate "$tmp/validate.log" ${validate_env[@]+"${validate_env[@]}"} -- bash bench/validate/ab.sh "$ref"
 
 echo "== ratios, this tree / $ref (want within 3 %: throughput >= 0.97, CPU <= 1.03)"
-sed -n 's/^median req\/s: .*this\/base \(.*\)x$/send throughput:             \1/p; s/^median CPU µs\/delivery: .*this\/base \(.*\)x$/send CPU per delivery:        \1/p' "$tmp/send.log"
+sed -n 's/^median req\/s: .*this\/base \(.*\)x$/send throughput:             \1/p; s/^median CPU µs\/delivery: .*this\/base \(.*\)x$/send CPU per delivery:       \1/p' "$tmp/send.log"
 sed -n 's/^median req\/s: .*ratio B\/A \([0-9.]*\).*/listen --capture throughput: \1/p; s/^median CPU per call: .*ratio B\/A \([0-9.]*\).*/listen --capture CPU per call:\1/p' "$tmp/listen.log" | sed 's/call:\([0-9]\)/call: \1/'
 sed -n 's/^ratio this\/base: \([0-9.]*\).*/validate per CPU second:     \1/p' "$tmp/validate.log"
 exit "$status"

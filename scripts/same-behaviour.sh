@@ -144,12 +144,18 @@ runs() {
 	stop_listen
 
 	for s in bash zsh fish powershell; do
-		"$bin" completion "$s" >"$out/completion.$s"
+		with_exit "$bin" completion "$s" >"$out/completion.$s" 2>&1
 	done
-	"$bin" man --dir "$out/man" >"$out/man.log" 2>&1
-	"$bin" man --format markdown --dir "$out/mandoc" >>"$out/man.log" 2>&1
-	(cd "$out/man" && for f in *; do echo "## $f"; cat "$f"; done) >"$out/man.roff"
-	(cd "$out/mandoc" && for f in *; do echo "## $f"; cat "$f"; done) >"$out/man.markdown"
+	# the pages, each under its name, after what man said and its exit status
+	# (a build without --format markdown says so here rather than stopping the run)
+	local dir
+	for f in roff markdown; do
+		dir=$out/man-$f
+		mkdir -p "$dir"
+		if [ $f = roff ]; then with_exit "$bin" man --dir "$dir"; else with_exit "$bin" man --format markdown --dir "$dir"; fi 2>&1 |
+			sed "s#$dir#DIR#g" >"$out/man.$f"
+		(cd "$dir" && for p in *; do [ -f "$p" ] && echo "## $p" && cat "$p"; done) >>"$out/man.$f"
+	done
 }
 
 # Masks: each hides one value that changes from run to run of the same build

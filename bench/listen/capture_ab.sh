@@ -25,7 +25,7 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 if [ -n "${BASE_BIN:-}" ]; then
-  cp "$BASE_BIN" "$tmp/a"; label=$BASE_BIN
+  cp "$BASE_BIN" "$tmp/a"; label="${1:+$1, }$BASE_BIN"
 else
   mkdir "$tmp/a-src"
   git archive "$ref" | tar -x -C "$tmp/a-src"

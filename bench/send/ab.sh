@@ -22,7 +22,7 @@ trap cleanup EXIT
 
 go build -o "$tmp/b" ./cmd/whsim
 if [ -n "${BASE_BIN:-}" ]; then
-  cp "$BASE_BIN" "$tmp/a"; base=$BASE_BIN
+  cp "$BASE_BIN" "$tmp/a"; base="${1:+$1, }$BASE_BIN"
 elif [ -n "${BASE:-}" ]; then
   (cd "$BASE" && go build -o "$tmp/a" ./cmd/whsim); base=$BASE
 else
