@@ -154,7 +154,7 @@ runs() {
 		mkdir -p "$dir"
 		if [ $f = roff ]; then with_exit "$bin" man --dir "$dir"; else with_exit "$bin" man --format markdown --dir "$dir"; fi 2>&1 |
 			sed "s#$dir#DIR#g" >"$out/man.$f"
-		(cd "$dir" && for p in *; do [ -f "$p" ] && echo "## $p" && cat "$p"; done) >>"$out/man.$f"
+		(cd "$dir" && for p in *; do if [ -f "$p" ]; then echo "## $p"; cat "$p"; fi; done) >>"$out/man.$f"
 	done
 }
 
