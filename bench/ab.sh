@@ -7,14 +7,16 @@
 #   bench/listen/capture_ab.sh   listen --capture under wrk: req/s, CPU per call
 #   bench/validate/ab.sh         validate's payloads per CPU second
 # then prints each ratio (this tree / the ref) again at the end.
-#   bench/ab.sh <git ref>                 about 10 minutes on 2 cores
-#   QUICK=1 bench/ab.sh <git ref>         a smoke run of about a minute: the
+#   bench/ab.sh <git ref>                 a few minutes on 2 cores
+#   QUICK=1 bench/ab.sh <git ref>         a smoke run (3 minutes on a loaded
+#                                         2-core machine, builds included): the
 #                                         scripts work; its ratios are noise
-# Each script's own knobs (N, C, ROUNDS, DURATION, CONNS, REPS) pass through.
+# Each script's own knobs (N, C, ROUNDS, DURATION, CONNS, REPS) pass through
+# (QUICK sets its own).
 # Run it on a quiet machine, under the shared lock:
 #   flock /tmp/whsim-bench.lock bench/ab.sh <git ref>
 set -euo pipefail
-[ $# -eq 1 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 ref=$1
@@ -28,10 +30,12 @@ unset BASE # bench/send/ab.sh's checkout override: the ref is what is measured h
 
 if [ "${QUICK:-}" = 1 ]; then
 	send_env=(N=3000 ROUNDS=3) listen_env=(DURATION=2s ROUNDS=3) validate_env=(REPS=1000 ROUNDS=3)
+	quick=" (QUICK: a smoke run, the ratios are noise)"
 else
+	quick=
 	send_env=() listen_env=() validate_env=()
 fi
-echo "A/B: $ref ($(git rev-parse --short "$ref^{commit}")) against the working tree${QUICK:+ (QUICK: a smoke run, the ratios are noise)}; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+echo "A/B: $ref ($(git rev-parse --short "$ref^{commit}")) against the working tree$quick; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 status=0
 step() { # step <name> <log> <env...> -- <script> [args]: run one A/B, keep its output
 	local name=$1 log=$2; shift 2
