@@ -16,7 +16,7 @@
 # Run it on a quiet machine, under the shared lock:
 #   flock /tmp/whsim-bench.lock bench/ab.sh <git ref>
 set -euo pipefail
-[ $# -eq 1 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 ref=$1
