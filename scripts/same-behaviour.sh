@@ -24,13 +24,14 @@
 #               run (--secret) in text
 #   send        --seed 3 --fixed-ids --concurrency 1 to the build's own listen:
 #               --output json, text, and listen's capture of the json run
-#   completion  bash, zsh, fish, powershell
+#   completion  bash, zsh, fish, powershell, and what they offer (whsim
+#               __complete: commands, each command's flags, flag values)
 #   man         `whsim man` (roff) and `whsim man --format markdown`
 # Inputs (fixtures, corpora) come from REF2's tree, so both builds read the
 # same bytes. Exit status: 0 when every comparison is the same, 1 otherwise,
 # 2 when a build or a run could not be made.
 set -euo pipefail
-[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,30p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,33p' "$0" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 ref_a=$1
@@ -146,6 +147,20 @@ runs() {
 	for s in bash zsh fish powershell; do
 		with_exit "$bin" completion "$s" >"$out/completion.$s" 2>&1
 	done
+	# the scripts call back into whsim (cobra's __complete): what they offer is
+	# what this says, for the commands, every command's flags and the flags
+	# that complete values
+	{
+		echo "## whsim ''"; with_exit "$bin" __complete '' 2>&1
+		for c in $("$bin" __complete '' 2>/dev/null | sed -n 's/^\([a-z][a-z0-9-]*\)\t.*/\1/p'); do
+			echo "## whsim $c --"; with_exit "$bin" __complete "$c" -- 2>&1
+		done
+		for a in "send --event" "send --shape" "send --scenario" "check --checks" "check --exclude-checks" \
+			"check --output" "validate --output" "validate --ignore" "listen --fault" "generate --output"; do
+			# shellcheck disable=SC2086 # a command and a flag, two words
+			echo "## whsim $a ''"; with_exit "$bin" __complete $a '' 2>&1
+		done
+	} >"$out/completion.values"
 	# the pages, each under its name, after what man said and its exit status
 	# (a build without --format markdown says so here rather than stopping the run)
 	local dir
@@ -218,17 +233,17 @@ mask() { # mask <kind> < raw > masked
 # from the line it replaces, so that the difference is in view.
 excerpt() {
 	LC_ALL=C awk '
-		function show(l, from) { if (from > 2) l = substr(l, 1, 1) "..." substr(l, from); print "    " substr(l, 1, 240); n++ }
-		function flush() { if (old != "") show(old, 0); old = "" }
-		n >= 30 { if (!cut) print "    ..."; cut = 1; next } # read on: an early exit would break the pipe
-		/^-/ { flush(); old = $0; next }
-		/^\+/ && old != "" {
-			p = 2; while (p <= length(old) && substr(old, p, 1) == substr($0, p, 1)) p++
-			if (p > 200) { show(old, p - 80); show($0, p - 80); print "      (the lines differ from byte " p - 1 ")" }
+		function show(l, from) { if (from > 2) l = substr(l, 1, 1) "..." substr(l, from); if (n < 30) print "    " substr(l, 1, 240); n++ }
+		# the lines a hunk took out, shown each beside the one that replaced it
+		function flush(i) { for (i = k + 1; i <= m; i++) show(minus[i], 0); m = 0; k = 0 }
+		/^-/ { if (k > 0) flush(); minus[++m] = $0; next }
+		/^\+/ && k < m {
+			old = minus[++k]; p = 2; while (p <= length(old) && substr(old, p, 1) == substr($0, p, 1)) p++
+			if (p > 200) { show(old, p - 80); show($0, p - 80); if (n < 30) print "      (the lines differ from byte " p - 1 ")" }
 			else { show(old, 0); show($0, 0) }
-			old = ""; next }
+			next }
 		{ flush(); show($0, 0) }
-		END { if (!cut) flush() }'
+		END { flush(); if (n > 30) print "    ... (" n - 30 " more lines)" }'
 }
 
 differ=0
@@ -267,6 +282,7 @@ compare "send json stderr" send.json.err send.text
 compare "send text" send.text send.text
 compare "listen capture" capture.ndjson capture
 for s in bash zsh fish powershell; do compare "completion $s" "completion.$s" none; done
+compare "completion values" completion.values none
 compare "man (roff)" man.roff none
 compare "man (markdown)" man.markdown none
 exit "$differ"
