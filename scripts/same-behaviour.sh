@@ -87,6 +87,13 @@ start_listen() {
 stop_listen() { kill -INT "$lpid"; wait "$lpid" || true; }
 # with_exit <command>...: run it, then say its exit status on a line of its own
 with_exit() { "$@" && echo "exit 0" || echo "exit $?"; }
+# streams <command>...: its stdout, then its stderr line by line after "stderr: ", then its exit status
+streams() {
+	local err=$tmp/streams.err code=0
+	"$@" 2>"$err" || code=$?
+	sed 's/^/stderr: /' "$err"
+	echo "exit $code"
+}
 
 # runs <x>: every run of build x, its outputs in $tmp/x/out
 runs() {
@@ -102,12 +109,14 @@ runs() {
 		done
 	done >"$out/generate.ndjson"
 
-	# validate: exit code then stdout and stderr of each run, one after the other
+	# validate: each run's stdout, then its stderr (each line "stderr: "), then
+	# its exit status; the two streams apart, since how they interleave in one
+	# file is a matter of buffering, not of what either says
 	local fmt line f code args
 	for fmt in text json; do
 		{
-			(cd "$inputs/fixtures" && echo "## fixtures" &&
-				with_exit "$bin" validate --output "$fmt" ./*.json 2>&1)
+			echo "## fixtures"
+			(cd "$inputs/fixtures" && streams "$bin" validate --output "$fmt" ./*.json)
 			while IFS= read -r line; do
 				case $line in '#'* | '') continue ;; esac
 				f=$(awk -F' [|] ' '{print $1}' <<<"$line")
@@ -115,11 +124,11 @@ runs() {
 				[ "$args" = - ] && args=
 				echo "## $f $args"
 				# shellcheck disable=SC2086 # expect.txt's arguments are words
-				(cd "$inputs/testdata/validate" && with_exit "$bin" validate --output "$fmt" $args "$f" 2>&1)
+				(cd "$inputs/testdata/validate" && streams "$bin" validate --output "$fmt" $args "$f")
 			done <"$inputs/testdata/validate/expect.txt"
 			for f in "$tmp"/fuzz/*.list; do
 				echo "## fuzz $(basename "$f" .list)"
-				(cd "${f%.list}" && with_exit xargs -d '\n' "$bin" validate --output "$fmt" <"$f" 2>&1)
+				(cd "${f%.list}" && streams xargs -d '\n' "$bin" validate --output "$fmt" <"$f")
 			done
 		} >"$out/validate.$fmt"
 	done
