@@ -6,11 +6,12 @@
 # Prints req/s and listen's CPU time per call of each round, and the ratio
 # of the medians (B/A CPU per call: about 1.00 means faults off cost nothing).
 # Run it under the shared lock: flock /tmp/whsim-bench.lock bench/listen/forward_ab.sh
-# REF=<commit> DURATION=5s CONNS=8 ROUNDS=2 override.
+#   bench/listen/forward_ab.sh [<git ref>]   (REF=<ref> works too)
+# DURATION=5s CONNS=8 ROUNDS=2 override; BASE_BIN=/path/to/whsim uses a binary already built as A.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v wrk >/dev/null || { echo "wrk is not installed (scripts/install-tools.sh)" >&2; exit 2; }
-ref=${REF:-$(git merge-base HEAD main)}
+ref=${1:-${REF:-$(git merge-base HEAD main)}}
 dur=${DURATION:-5s}
 conns=${CONNS:-8}
 rounds=${ROUNDS:-2}
@@ -21,9 +22,13 @@ rpid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-mkdir "$tmp/a-src"
-git archive "$ref" | tar -x -C "$tmp/a-src"
-(cd "$tmp/a-src" && go build -o "$tmp/a" ./cmd/whsim)
+if [ -n "${BASE_BIN:-}" ]; then
+  cp "$BASE_BIN" "$tmp/a"
+else
+  mkdir "$tmp/a-src"
+  git archive "$ref" | tar -x -C "$tmp/a-src"
+  (cd "$tmp/a-src" && go build -o "$tmp/a" ./cmd/whsim)
+fi
 go build -o "$tmp/b" ./cmd/whsim
 go build -o "$tmp/tool" ./bench/listen/tool
 "$tmp/b" generate --event "$event" --seed 1 --output ndjson >"$tmp/body.json"
@@ -35,7 +40,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 "$tmp/tool" baseline -ready-file "$tmp/recv.url" & rpid=$!
 wait_ready "$tmp/recv.url"
-echo "A = $(git rev-parse --short "$ref"), B = working tree; wrk -t2 -c$conns -d$dur; listen --forward-to --capture, no --fault; $(nproc) cores"
+echo "A = ${BASE_BIN:-$(git rev-parse --short "$ref")}, B = working tree; wrk -t2 -c$conns -d$dur; listen --forward-to --capture, no --fault; $(nproc) cores"
 for r in $(seq "$rounds"); do
   for v in a b; do
     rm -f "$tmp/l.url"

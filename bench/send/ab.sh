@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# A/B of `whsim send` throughput: this tree against another checkout
-# (BASE, default /work/main), against the same minimal receiver in one run,
-# alternating builds ROUNDS times (default 3) so machine noise hits both.
+# A/B of `whsim send` throughput: this tree against the build of a git ref,
+# against the same minimal receiver in one run, alternating builds ROUNDS
+# times (default 3; the order swapped every round) so machine noise hits both.
 # Prints each run's req/s and CPU µs per delivery, then the ratios of the
 # medians (this/base). N (default 50000), C (default 32).
+#   bench/send/ab.sh [<git ref>]            default main
+#   BASE_BIN=/path/to/whsim bench/send/ab.sh    a binary already built
+#   BASE=<checkout dir> bench/send/ab.sh        another checkout, built as it is
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-base=${BASE:-/work/main}
+ref=${1:-main}
 n=${N:-50000}
 c=${C:-32}
 rounds=${ROUNDS:-3}
@@ -18,7 +21,15 @@ cleanup() { [ -n "$recv_pid" ] && kill "$recv_pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 go build -o "$tmp/b" ./cmd/whsim
-(cd "$base" && go build -o "$tmp/a" ./cmd/whsim)
+if [ -n "${BASE_BIN:-}" ]; then
+  cp "$BASE_BIN" "$tmp/a"; base="${1:+$1, }$BASE_BIN"
+elif [ -n "${BASE:-}" ]; then
+  (cd "$BASE" && go build -o "$tmp/a" ./cmd/whsim); base=$BASE
+else
+  mkdir "$tmp/src"
+  git archive "$ref" | tar -x -C "$tmp/src"
+  (cd "$tmp/src" && go build -o "$tmp/a" ./cmd/whsim); base="$ref, $(git rev-parse --short "$ref^{commit}")"
+fi
 go build -o "$tmp/receiver" ./bench/send/receiver
 "$tmp/receiver" >"$tmp/url" &
 recv_pid=$!
@@ -32,8 +43,11 @@ run() { # run <binary>: "req/s cpu-µs-per-delivery"
   awk -v r="$rps" -v n="$n" '{printf "%s %.1f\n", r, ($1+$2)*1e6/n}' "$tmp/time"
 }
 for i in $(seq "$rounds"); do
-  run a >>"$tmp/a.txt"
-  run b >>"$tmp/b.txt"
+  if [ $((i % 2)) -eq 1 ]; then
+    run a >>"$tmp/a.txt"; run b >>"$tmp/b.txt"
+  else
+    run b >>"$tmp/b.txt"; run a >>"$tmp/a.txt"
+  fi
 done
 median() { sort -n -k"$2" "$1" | awk -v k="$2" '{v[NR]=$k} END {print v[int((NR+1)/2)]}'; }
 echo "base ($base):"; cat "$tmp/a.txt"
