@@ -10,6 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/anonymize"
 	"github.com/whsim/whsim/internal/cli/anonymizeout"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -23,7 +24,7 @@ type anonymizeOptions struct {
 	Check  bool
 }
 
-func newAnonymizeCmd(a *app) *cobra.Command {
+func newAnonymizeCmd(a *cmdutil.App) *cobra.Command {
 	opts := &anonymizeOptions{}
 	cmd := &cobra.Command{
 		Use:   "anonymize --key <key> [<file>...|-] [--out <file|dir>] [--resign <whsec_...>] [--check]",
@@ -76,11 +77,11 @@ was replaced goes to stderr.`,
   whsim anonymize monday.ndjson tuesday.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY
   whsim anonymize --key "$KEY" --check --resign whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw calls.ndjson --out shared.ndjson
   whsim generate --event all | whsim anonymize --key "$KEY" -`,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			return runAnonymize(cmd.Context(), a, opts)
 		}),
-		ValidArgsFunction: completePayloadFiles,
+		ValidArgsFunction: cmdutil.CompletePayloadFiles,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
@@ -90,18 +91,18 @@ was replaced goes to stderr.`,
 	return cmd
 }
 
-func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
+func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) error {
 	if opts.Key == "" {
-		return usagef("anonymize needs --key (or WHSIM_ANONYMIZE_KEY): a random secret of at least 16 bytes, e.g. openssl rand -hex 16")
+		return cmdutil.Usagef("anonymize needs --key (or WHSIM_ANONYMIZE_KEY): a random secret of at least 16 bytes, e.g. openssl rand -hex 16")
 	}
 	an, err := anonymize.New([]byte(opts.Key))
 	if err != nil {
-		return usagef("--key: %w", err)
+		return cmdutil.Usagef("--key: %w", err)
 	}
-	aopts := anonymize.Options{Now: a.now, Check: opts.Check}
+	aopts := anonymize.Options{Now: a.Now, Check: opts.Check}
 	if opts.Resign != "" {
 		if aopts.Resign, err = sign.NewSigner(opts.Resign); err != nil {
-			return usagef("--resign: %w", err)
+			return cmdutil.Usagef("--resign: %w", err)
 		}
 	}
 	files := opts.Files
@@ -110,29 +111,29 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 	}
 	target, err := anonymize.NewTarget(opts.Out, len(files))
 	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
-		return usagef("--out %w", err)
+		return cmdutil.Usagef("--out %w", err)
 	} else if err != nil {
 		return err // the directory could not be made
 	}
 	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
 	for _, name := range files {
-		st, err := an.File(ctx, name, a.streams.In, a.streams.Out, target, aopts)
+		st, err := an.File(ctx, name, a.Streams.In, a.Streams.Out, target, aopts)
 		if err != nil {
 			return anonymizeErr(err)
 		}
 		total.Add(st)
 		for _, line := range st.Torn {
-			fmt.Fprintf(a.streams.Err, "%s %s:%d: torn record skipped (a crash or a full disk while listen wrote it)\n",
-				a.errColor.Warn.Sprint("warning:"), name, line)
+			fmt.Fprintf(a.Streams.Err, "%s %s:%d: torn record skipped (a crash or a full disk while listen wrote it)\n",
+				a.ErrColor.Warn.Sprint("warning:"), name, line)
 		}
 		for _, l := range st.Leaks {
-			fmt.Fprintf(a.streams.Err, "%s %s:%d: still looks like a %s: %s\n",
-				a.errColor.Fail.Sprint("leak:"), ctxio.InputName(name), l.Line, l.Kind, termsafe.Text(l.Text))
+			fmt.Fprintf(a.Streams.Err, "%s %s:%d: still looks like a %s: %s\n",
+				a.ErrColor.Fail.Sprint("leak:"), ctxio.InputName(name), l.Line, l.Kind, termsafe.Text(l.Text))
 		}
 	}
-	anonymizeout.WriteAnonymizeReport(a.streams.Err, total, opts.Resign != "")
+	anonymizeout.WriteAnonymizeReport(a.Streams.Err, total, opts.Resign != "")
 	if len(total.Leaks) > 0 {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("--check: %d value(s) in the output still look like identifiers", len(total.Leaks))}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("--check: %d value(s) in the output still look like identifiers", len(total.Leaks))}
 	}
 	return nil
 }
@@ -141,7 +142,7 @@ func runAnonymize(ctx context.Context, a *app, opts *anonymizeOptions) error {
 // cannot be made, to a usage error (exit 2: nothing was anonymized).
 func anonymizeErr(err error) error {
 	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
-		return usagef("--out %w", err)
+		return cmdutil.Usagef("--out %w", err)
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
@@ -150,7 +151,7 @@ func anonymizeErr(err error) error {
 	_, path := errors.AsType[*os.PathError](err)
 	_, open := errors.AsType[*ctxio.OpenError](err)
 	if input || path || open {
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	}
 	return err
 }

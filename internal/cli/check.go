@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/checkout"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
@@ -63,7 +64,7 @@ type checkOptions struct {
 	junit bytes.Buffer
 }
 
-func newCheckCmd(a *app) *cobra.Command {
+func newCheckCmd(a *cmdutil.App) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
 		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--probe <url-template> | --probe-cmd <command>] [--junit <file>] [--save-cases <dir>] [flags]\n  whsim check --rerun <report.json|dir> [--url <url>] [--secret <whsec_...>] [-H <header>]...",
@@ -174,43 +175,43 @@ probe that fails, 130 when interrupted.`,
   whsim check --rerun report.json --url http://localhost:3001/webhook -H 'Authorization: Bearer t0k3n'
   whsim check --url http://localhost:3000/webhook --report check.html
   whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.changed = cmd.Flags().Changed
 			return runCheck(cmd.Context(), a, opts)
 		}),
 	}
 	f := cmd.Flags()
-	urlFlag(cmd, &opts.URL)
+	cmdutil.URLFlag(cmd, &opts.URL)
 	f.StringSliceVar(&opts.Checks, "checks", nil, "run only these checks (comma-separated): "+strings.Join(check.IDs(), ", "))
 	f.StringSliceVar(&opts.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
 	// The seed fixes cases, not only payloads, and a random one is printed.
-	seedFlag(cmd, &opts.Seed, "seed for reproducible cases (0: random, printed on stderr)")
-	timeoutFlag(cmd, &opts.Timeout)
-	headerFlag(cmd, &opts.Headers, "")
+	cmdutil.SeedFlag(cmd, &opts.Seed, "seed for reproducible cases (0: random, printed on stderr)")
+	cmdutil.TimeoutFlag(cmd, &opts.Timeout)
+	cmdutil.HeaderFlag(cmd, &opts.Headers, "")
 	// Check's secret also runs the signature check.
-	secretFlag(cmd, &opts.Secret, "sign every call (Standard Webhooks) with this whsec_<base64> secret and run the signature check (also WHSIM_CHECK_SECRET; never printed)")
-	tlsFlags(cmd, &opts.Insecure, &opts.CACert)
+	cmdutil.SecretFlag(cmd, &opts.Secret, "sign every call (Standard Webhooks) with this whsec_<base64> secret and run the signature check (also WHSIM_CHECK_SECRET; never printed)")
+	cmdutil.TLSFlags(cmd, &opts.Insecure, &opts.CACert)
 	f.BoolVar(&opts.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
 	f.DurationVar(&opts.LatencyBudget, "latency-budget", check.DefaultLatencyBudget, "the p99 latency every call of the run must stay within")
 	f.IntVar(&opts.LoadCount, "load-count", check.DefaultLoadCount, fmt.Sprintf("calls the load check makes, at most %d (whsim send makes bigger loads)", check.MaxLoadCount))
 	f.IntVar(&opts.LoadConc, "load-concurrency", check.DefaultLoadConcurrency, "calls in flight at once in the load check")
-	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
+	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
 	f.StringVar(&opts.Probe, "probe", "", "ask the receiver what it holds with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}) and run the effects check")
 	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
 	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question, such as a debug endpoint's token (repeatable)")
 	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored after its last call: its probe is asked again, with backoff, until it matches (0: once)")
 	// Check's fixed ids are webhook-ids and document numbers too.
-	fixedIDsFlag(cmd, &opts.FixedIDs, "use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
+	cmdutil.FixedIDsFlag(cmd, &opts.FixedIDs, "use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
 	f.StringVar(&opts.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
 	f.StringVar(&opts.Rerun, "rerun", "", "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show the receiver's whole answer (status, headers, body) under each failing or warning case, and list every warning (otherwise one line per check with their count)")
 	f.StringSliceVar(&opts.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
-	_ = cmd.RegisterFlagCompletionFunc("checks", completeWords(check.IDs()...))
-	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", completeWords(check.IDs()...))
+	_ = cmd.RegisterFlagCompletionFunc("checks", cmdutil.CompleteWords(check.IDs()...))
+	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", cmdutil.CompleteWords(check.IDs()...))
 	_ = cmd.MarkFlagFilename("junit", "xml")
 	_ = cmd.MarkFlagDirname("save-cases")
 	_ = cmd.MarkFlagFilename("rerun", "json", "ndjson")
@@ -227,7 +228,7 @@ func checkList() string {
 
 // runCheck runs a check or a rerun and writes --junit whatever the end:
 // the report when the run made one, else one test case in error saying why.
-func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
+func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	var err error
 	if opts.Rerun != "" {
 		err = runRerun(ctx, a, opts)
@@ -241,7 +242,7 @@ func runCheck(ctx context.Context, a *app, opts *checkOptions) error {
 }
 
 // runChecks is check without --rerun: validate, build, run.
-func runChecks(ctx context.Context, a *app, opts *checkOptions) error {
+func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -261,30 +262,30 @@ func (o *checkOptions) validate() error {
 	ids, err := check.Select(o.Checks, o.ExcludeChecks)
 	switch {
 	case err != nil:
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	case len(ids) == 0:
-		return usagef("--checks and --exclude-checks leave no check to run")
+		return cmdutil.Usagef("--checks and --exclude-checks leave no check to run")
 	case o.URL == "":
-		return usagef("check needs --url, the receiver to grade")
+		return cmdutil.Usagef("check needs --url, the receiver to grade")
 	case o.Timeout <= 0:
-		return usagef("--timeout %s: want more than 0", o.Timeout)
+		return cmdutil.Usagef("--timeout %s: want more than 0", o.Timeout)
 	case o.LatencyBudget <= 0:
-		return usagef("--latency-budget %s: want more than 0", o.LatencyBudget)
+		return cmdutil.Usagef("--latency-budget %s: want more than 0", o.LatencyBudget)
 	case o.LoadCount < 1:
-		return usagef("--load-count %d: want at least 1", o.LoadCount)
+		return cmdutil.Usagef("--load-count %d: want at least 1", o.LoadCount)
 	case o.LoadCount > check.MaxLoadCount:
-		return usagef("--load-count %d: at most %d; for a bigger load use whsim send --count", o.LoadCount, check.MaxLoadCount)
+		return cmdutil.Usagef("--load-count %d: at most %d; for a bigger load use whsim send --count", o.LoadCount, check.MaxLoadCount)
 	case o.LoadConc < 1:
-		return usagef("--load-concurrency %d: want at least 1", o.LoadConc)
+		return cmdutil.Usagef("--load-concurrency %d: want at least 1", o.LoadConc)
 	case o.Probe != "" && o.ProbeCmd != "":
-		return usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+		return cmdutil.Usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
 	case o.Settle < 0:
-		return usagef("--settle %s: want 0 or more", o.Settle)
+		return cmdutil.Usagef("--settle %s: want 0 or more", o.Settle)
 	case len(o.ProbeHeaders) > 0 && o.Probe == "":
-		return usagef("--probe-header needs --probe, the URL it is sent to")
+		return cmdutil.Usagef("--probe-header needs --probe, the URL it is sent to")
 	}
 	if err := check.ValidateExclude(o.ExcludeCases); err != nil {
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	}
 	return nil
 }
@@ -293,7 +294,7 @@ func (o *checkOptions) validate() error {
 // given, where each result goes, and what --report and the job summary
 // are written from.
 type checkRun struct {
-	a    *app
+	a    *cmdutil.App
 	opts *checkOptions
 	cfg  check.Config
 	key  string // "whsim:" as stderr shows it
@@ -314,13 +315,13 @@ type checkRun struct {
 
 // build turns the flags into the run: the check config, then the lines
 // that say what runs, then the reporters.
-func (o *checkOptions) build(a *app) (*checkRun, error) {
-	r := &checkRun{a: a, opts: o, key: a.errColor.Key.Sprint("whsim:")}
+func (o *checkOptions) build(a *cmdutil.App) (*checkRun, error) {
+	r := &checkRun{a: a, opts: o, key: a.ErrColor.Key.Sprint("whsim:")}
 	var err error
 	if r.cfg, err = o.config(a); err != nil {
 		return nil, err
 	}
-	errw := a.streams.Err
+	errw := a.Streams.Err
 	if o.Insecure {
 		fmt.Fprintf(errw, "%s --insecure: the receiver's TLS certificate is not verified\n", r.key)
 	}
@@ -331,7 +332,7 @@ func (o *checkOptions) build(a *app) (*checkRun, error) {
 	r.cfg.ReportUnsigned = dropped && slices.Contains(o.Checks, "signature")
 	switch {
 	case dropped && len(run) == 0:
-		return nil, usagef("--checks signature needs --secret whsec_...")
+		return nil, cmdutil.Usagef("--checks signature needs --secret whsec_...")
 	case r.cfg.ReportUnsigned:
 		fmt.Fprintf(errw, "%s the signature check needs --secret: skipped\n", r.key)
 	default:
@@ -342,9 +343,9 @@ func (o *checkOptions) build(a *app) (*checkRun, error) {
 	if r.rep, r.out, err = newCheckReporter(a, o, r.cfg.Target, r.cfg.Header); err != nil {
 		return nil, err
 	}
-	prog := term.NewCheckProgress(errw, a.streams.ErrTTY)
+	prog := term.NewCheckProgress(errw, a.Streams.ErrTTY)
 	r.prog = prog
-	r.rep.Signer, r.rep.Now = r.cfg.Signer, a.now
+	r.rep.Signer, r.rep.Now = r.cfg.Signer, a.Now
 	r.result = r.rep.Result
 	if o.Report != "" || stepSummary() != "" {
 		r.col = &term.Collector{}
@@ -365,25 +366,25 @@ func (o *checkOptions) build(a *app) (*checkRun, error) {
 // is weighed: the target and its client, the signer, the probe, the
 // seed, and where cases are saved (made here, so that a directory that
 // cannot be made stops the run before its first call).
-func (o *checkOptions) config(a *app) (check.Config, error) {
+func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 	ids, err := check.Select(o.Checks, o.ExcludeChecks)
 	if err != nil { // validate said it, so only a caller that skipped it gets here
-		return check.Config{}, usageErr(err)
+		return check.Config{}, cmdutil.UsageErr(err)
 	}
 	cfg := check.Config{
-		Checks: ids, Now: a.now, Strict: o.Strict, LatencyBudget: o.LatencyBudget,
+		Checks: ids, Now: a.Now, Strict: o.Strict, LatencyBudget: o.LatencyBudget,
 		LoadCount: o.LoadCount, LoadConcurrency: o.LoadConc, Settle: o.Settle,
 		SaveDir: o.SaveCases, ExcludeCases: o.ExcludeCases,
 	}
 	if cfg.Target, err = endpoint.ParseTarget(o.URL); err != nil {
-		return cfg, usagef("--url %w", err)
+		return cfg, cmdutil.Usagef("--url %w", err)
 	}
 	if cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
-		return cfg, usageErr(err)
+		return cfg, cmdutil.UsageErr(err)
 	}
 	if o.Secret != "" {
 		if cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
-			return cfg, usagef("--secret: %w", err)
+			return cfg, cmdutil.Usagef("--secret: %w", err)
 		}
 	}
 	if cfg.Client, err = newClient(attempt.ClientOptions{
@@ -397,7 +398,7 @@ func (o *checkOptions) config(a *app) (check.Config, error) {
 		return cfg, err
 	}
 	if cfg.Probe == nil && len(o.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
-		return cfg, usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
+		return cfg, cmdutil.Usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
 	}
 	if !o.FixedIDs {
 		cfg.Nonce = reqid.Nonce()
@@ -407,10 +408,10 @@ func (o *checkOptions) config(a *app) (check.Config, error) {
 	}
 	if o.SaveCases != "" {
 		if err := os.MkdirAll(o.SaveCases, 0o755); err != nil {
-			return cfg, usagef("--save-cases: %w", err)
+			return cfg, cmdutil.Usagef("--save-cases: %w", err)
 		}
 	}
-	cfg.Seed, cfg.Anchor = check.SeedOf(o.Seed, a.now())
+	cfg.Seed, cfg.Anchor = check.SeedOf(o.Seed, a.Now())
 	return cfg, nil
 }
 
@@ -429,21 +430,21 @@ func (r *checkRun) run(ctx context.Context) error {
 	switch {
 	case errors.As(err, &unreachable):
 		r.abortReport(unreachable)
-		return usageErr(unreachable)
+		return cmdutil.UsageErr(unreachable)
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: no verdict, exit 2; the
 		// cases graded before it stay on stdout.
 		_ = r.out.Abort()
 		r.abortReport(probeErr)
-		return usageErr(probeErr)
+		return cmdutil.UsageErr(probeErr)
 	case ctx.Err() != nil:
 		if sum != nil {
 			_ = r.rep.Finish(sum)
 		}
 		if err := r.reports(sum); err != nil {
-			fmt.Fprintf(r.a.streams.Err, "%s %v\n", r.key, err)
+			fmt.Fprintf(r.a.Streams.Err, "%s %v\n", r.key, err)
 		}
-		return errInterrupted
+		return cmdutil.ErrInterrupted
 	case err != nil:
 		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(r.cfg.Target)), err)
 	}
@@ -454,7 +455,7 @@ func (r *checkRun) run(ctx context.Context) error {
 		return err
 	}
 	if sum.Failed() {
-		return errChecksFailed
+		return cmdutil.ErrChecksFailed
 	}
 	return nil
 }
@@ -493,7 +494,7 @@ func (r *checkRun) abortReport(why error) {
 	// The run's error is the one to exit with: a report that cannot be
 	// written is said beside it.
 	if err := r.writeReport(why); err != nil {
-		fmt.Fprintf(r.a.streams.Err, "%s %v\n", r.key, err)
+		fmt.Fprintf(r.a.Streams.Err, "%s %v\n", r.key, err)
 	}
 }
 
@@ -522,11 +523,11 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (probe.
 	case opts.Probe != "":
 		h, err := endpoint.ParseHeaders(opts.ProbeHeaders)
 		if err != nil {
-			return nil, usagef("--probe-header: %w", err)
+			return nil, cmdutil.Usagef("--probe-header: %w", err)
 		}
 		p, err := probe.ParseURL(opts.Probe, client, h)
 		if err != nil {
-			return nil, usagef("--probe %s: %w", termsafe.Text(opts.Probe), err)
+			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(opts.Probe), err)
 		}
 		p.CurlTLS = curlTLS
 		return p, nil
@@ -538,10 +539,10 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (probe.
 
 // newCheckReporter connects a check run's report to checkout's renderers:
 // stdout as --output says, and the JUnit report. out is stdout's.
-func newCheckReporter(a *app, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, term.Reporter, error) {
-	out, err := term.New(opts.Output, a.streams.Out, style(a.outColor(), opts.Verbose), true)
+func newCheckReporter(a *cmdutil.App, opts *checkOptions, target *url.URL, header http.Header) (*check.Reporter, term.Reporter, error) {
+	out, err := term.New(opts.Output, a.Streams.Out, cmdutil.Style(a.OutColor, opts.Verbose), true)
 	if err != nil {
-		return nil, nil, usagef("--output: %w", err)
+		return nil, nil, cmdutil.Usagef("--output: %w", err)
 	}
 	// JUnit suites carry the target: two receivers' reports merged stay apart.
 	where := termsafe.URL(target)
@@ -559,10 +560,10 @@ func checkJUnitPath(name string) error {
 		return nil
 	}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return usageErr(junitPathError{fmt.Errorf("--junit %s: is a directory", name)})
+		return cmdutil.UsageErr(junitPathError{fmt.Errorf("--junit %s: is a directory", name)})
 	}
 	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
-		return usageErr(junitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
+		return cmdutil.UsageErr(junitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/buildinfo"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -43,7 +44,7 @@ const (
 // branches add: the tests below hold for all of them.
 func liveCommands(t *testing.T) []*cobra.Command {
 	t.Helper()
-	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
+	root := newRootCmd(cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
 	var out []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -169,7 +170,7 @@ func TestCompletePayloadFiles(t *testing.T) {
 		}
 	}
 
-	stand := &cobra.Command{Use: "x", ValidArgsFunction: completePayloadFiles, Run: func(*cobra.Command, []string) {}}
+	stand := &cobra.Command{Use: "x", ValidArgsFunction: cmdutil.CompletePayloadFiles, Run: func(*cobra.Command, []string) {}}
 	root := &cobra.Command{Use: "whsim"}
 	root.AddCommand(stand)
 	var out strings.Builder
@@ -268,7 +269,7 @@ func TestMan(t *testing.T) {
 		}
 	}
 
-	if code, _, stderr := runCLI(t, "man"); code != ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
+	if code, _, stderr := runCLI(t, "man"); code != cmdutil.ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
 		t.Errorf("man without --dir: exit %d, %q", code, stderr)
 	}
 }
@@ -292,7 +293,7 @@ func TestReferenceUpToDate(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("docs/%s is stale: run go run ./cmd/whsim man --format markdown --dir docs", referenceFile)
 	}
-	if code, _, stderr := runCLI(t, "man", "--format", "html", "--dir", dir); code != ExitUsage || !strings.Contains(stderr, "want man or markdown") {
+	if code, _, stderr := runCLI(t, "man", "--format", "html", "--dir", dir); code != cmdutil.ExitUsage || !strings.Contains(stderr, "want man or markdown") {
 		t.Errorf("man --format html: exit %d, %q", code, stderr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/load"
@@ -44,10 +45,10 @@ type deliveryFlags struct {
 
 func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	urlFlag(cmd, &d.URL)
-	timeoutFlag(cmd, &d.Timeout)
+	cmdutil.URLFlag(cmd, &d.URL)
+	cmdutil.TimeoutFlag(cmd, &d.Timeout)
 	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
-	tlsFlags(cmd, &d.Insecure, &d.CACert)
+	cmdutil.TLSFlags(cmd, &d.Insecure, &d.CACert)
 	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
 	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
 	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
@@ -55,7 +56,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
-	addOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
+	cmdutil.AddOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
 	d.junit.register(cmd, "one testcase per delivery, a suite per event")
 }
 
@@ -63,20 +64,20 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 func (d *deliveryFlags) check() (func(int) bool, error) {
 	switch {
 	case d.Concurrency < 1:
-		return nil, usagef("--concurrency %d: want at least 1", d.Concurrency)
+		return nil, cmdutil.Usagef("--concurrency %d: want at least 1", d.Concurrency)
 	case d.Rate != 0 && !(d.Rate >= load.MinRate && d.Rate <= load.MaxRate):
 		// NaN fails every comparison: it is refused here too.
-		return nil, usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, load.MinRate, load.MaxRate)
+		return nil, cmdutil.Usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, load.MinRate, load.MaxRate)
 	case d.Rate > 0 && d.MaxConcurrency < 1:
-		return nil, usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
+		return nil, cmdutil.Usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
 	case d.Retries < 0:
-		return nil, usagef("--retries %d: want 0 or more", d.Retries)
+		return nil, cmdutil.Usagef("--retries %d: want 0 or more", d.Retries)
 	case d.Timeout <= 0:
-		return nil, usagef("--timeout %s: want more than 0", d.Timeout)
+		return nil, cmdutil.Usagef("--timeout %s: want more than 0", d.Timeout)
 	}
 	expect, err := endpoint.ParseExpect(d.ExpectStatus)
 	if err != nil {
-		return nil, usagef("--expect-status: %w", err)
+		return nil, cmdutil.Usagef("--expect-status: %w", err)
 	}
 	return expect, nil
 }
@@ -88,7 +89,7 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 	}
 	t, err := endpoint.ParseTarget(u)
 	if err != nil {
-		return nil, usagef("--url %w", err)
+		return nil, cmdutil.Usagef("--url %w", err)
 	}
 	return t, nil
 }
@@ -101,14 +102,14 @@ func (d *deliveryFlags) runOptions() load.RunOptions {
 // newConsole is the run's console to target: the report on stdout (and
 // --junit's), the rest on stderr.
 // A command's own options (send's thresholds and report) are set by more.
-func (d *deliveryFlags) newConsole(a *app, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
+func (d *deliveryFlags) newConsole(a *cmdutil.App, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
 	if err := checkJUnitPath(d.junit.Path); err != nil {
 		return nil, err
 	}
 	o := sendout.ConsoleOptions{
-		Title: title, Format: d.Output, Out: a.streams.Out, Err: a.streams.Err,
-		OutStyle: style(a.outColor(), d.Verbose), ErrStyle: style(a.errColor, false),
-		OutTTY: a.streams.OutTTY, ErrTTY: a.streams.ErrTTY, Each: d.Each,
+		Title: title, Format: d.Output, Out: a.Streams.Out, Err: a.Streams.Err,
+		OutStyle: cmdutil.Style(a.OutColor, d.Verbose), ErrStyle: cmdutil.Style(a.ErrColor, false),
+		OutTTY: a.Streams.OutTTY, ErrTTY: a.Streams.ErrTTY, Each: d.Each,
 		Target: termsafe.URL(target), JUnit: d.junit.writer(),
 	}
 	for _, f := range more {
@@ -116,7 +117,7 @@ func (d *deliveryFlags) newConsole(a *app, title string, target *url.URL, more .
 	}
 	c, err := sendout.NewConsole(o)
 	if err != nil {
-		return nil, usagef("--output: %w", err)
+		return nil, cmdutil.Usagef("--output: %w", err)
 	}
 	return c, nil
 }
@@ -133,7 +134,7 @@ func (d *deliveryFlags) fit(con *sendout.Console, total, perCall int) {
 }
 
 // newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) bool, con *sendout.Console) (*attempt.Deliverer, error) {
+func (d *deliveryFlags) newDeliverer(a *cmdutil.App, target *url.URL, expect func(int) bool, con *sendout.Console) (*attempt.Deliverer, error) {
 	client, err := newClient(attempt.ClientOptions{
 		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
@@ -146,7 +147,7 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	// Warned, not refused: the URL may come from WHSIM_URL or the config
 	// file, and the TLS flags hold for its https days.
 	for _, f := range []string{"insecure", "cacert"} {
-		if target.Scheme == "http" && a.onCommandLine(f) {
+		if target.Scheme == "http" && a.OnCommandLine(f) {
 			con.Warn("--%s does nothing: the URL is http://, no TLS", f)
 		}
 	}
@@ -155,7 +156,7 @@ func (d *deliveryFlags) newDeliverer(a *app, target *url.URL, expect func(int) b
 	}
 	return &attempt.Deliverer{
 		Client: client, Target: target, Retries: d.Retries,
-		Backoff: attempt.DefaultBackoff(rand.Float64), Now: a.now,
+		Backoff: attempt.DefaultBackoff(rand.Float64), Now: a.Now,
 		Expect: expect, KeepBody: d.Verbose, KeepFailed: true, OnRetry: con.Retry,
 	}, nil
 }
@@ -169,15 +170,15 @@ func newClient(co attempt.ClientOptions) (*http.Client, error) {
 	case attempt.TransportNetHTTP:
 		co.NetHTTP = true
 	default:
-		return nil, usagef("%s=%s: want %s (every call through Go's net/http) or nothing (the fast path where it applies)",
+		return nil, cmdutil.Usagef("%s=%s: want %s (every call through Go's net/http) or nothing (the fast path where it applies)",
 			attempt.TransportEnv, termsafe.Text(v), attempt.TransportNetHTTP)
 	}
 	client, err := attempt.NewClient(co)
 	switch {
 	case errors.Is(err, attempt.ErrNoCerts):
-		return nil, usagef("--cacert %s: %w", co.CAFile, err)
+		return nil, cmdutil.Usagef("--cacert %s: %w", co.CAFile, err)
 	case err != nil:
-		return nil, usagef("--cacert: %w", err)
+		return nil, cmdutil.Usagef("--cacert: %w", err)
 	}
 	return client, nil
 }
@@ -198,19 +199,31 @@ func runDeliveries(ctx context.Context, con *sendout.Console, d *attempt.Deliver
 	failed := threshold.Failed(con.Thresholds())
 	switch {
 	case ctx.Err() != nil:
-		return errInterrupted
+		return cmdutil.ErrInterrupted
 	case len(failed) > 0:
 		names := make([]string, len(failed))
 		for i, r := range failed {
 			names[i] = r.String()
 		}
-		return &exitError{code: ExitFailed, err: fmt.Errorf("%d of %d thresholds failed: %s",
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("%d of %d thresholds failed: %s",
 			len(failed), len(con.Thresholds()), strings.Join(names, ", "))}
 	case st.Failed == 0:
 		return nil
 	}
 	if line := con.Unreachable(st, d.Target); line != "" {
-		return &exitError{code: ExitFailed, err: errors.New(line)}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New(line)}
 	}
-	return errChecksFailed
+	return cmdutil.ErrChecksFailed
+}
+
+// maxConcurrencyNeed is send's and replay's: without --rate, --concurrency
+// alone bounds the deliveries in flight.
+func (d *deliveryFlags) maxConcurrencyNeed() cmdutil.Need {
+	return cmdutil.Need{Flag: "--max-concurrency", Needs: "--rate", Without: d.Rate == 0,
+		Why: "without a rate, --concurrency is the deliveries in flight"}
+}
+
+// secretNeed is send's and replay's: a secret alone signs nothing.
+func secretNeed(signScheme, secret string, what string) cmdutil.Need {
+	return cmdutil.Need{Flag: "--secret", Needs: "--sign standard", Without: signScheme == "" && secret != "", Why: what}
 }

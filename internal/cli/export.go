@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/export"
 	"github.com/whsim/whsim/internal/suggest"
@@ -28,10 +29,10 @@ type exportOptions struct {
 func (o *exportOptions) register(cmd *cobra.Command) {
 	o.payloadFlags.register(cmd)
 	f := cmd.Flags()
-	urlFlag(cmd, &o.URL)
+	cmdutil.URLFlag(cmd, &o.URL)
 	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
-	headerFlag(cmd, &o.Headers, "")
-	fixedIDsFlag(cmd, &o.FixedIDs, "")
+	cmdutil.HeaderFlag(cmd, &o.Headers, "")
+	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "")
 }
 
 type k6ExportOptions struct {
@@ -39,7 +40,7 @@ type k6ExportOptions struct {
 	export.K6Config
 }
 
-func newExportCmd(a *app) *cobra.Command {
+func newExportCmd(a *cmdutil.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export <vegeta|k6> --url <url> [flags]",
 		Short: "Write the deliveries send would make for vegeta or k6, to load from many machines",
@@ -63,12 +64,12 @@ machines, is printed on stderr.`,
 				case arg == "-h" || arg == "--help":
 					return cmd.Help()
 				case !strings.HasPrefix(arg, "-") && !value: // not the value of --url and the like
-					return usageErr(&flagErr{path: cmd.CommandPath(), msg: fmt.Sprintf("unknown engine %q: want vegeta or k6%s",
+					return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: fmt.Sprintf("unknown engine %q: want vegeta or k6%s",
 						arg, suggest.Hint(arg, []string{"vegeta", "k6"}))})
 				}
 			}
 			if len(args) > 0 {
-				return usageErr(&flagErr{path: cmd.CommandPath(), msg: "name the engine first: whsim export vegeta|k6 " + strings.Join(args, " ")})
+				return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: "name the engine first: whsim export vegeta|k6 " + strings.Join(args, " ")})
 			}
 			return cmd.Help()
 		},
@@ -77,7 +78,7 @@ machines, is printed on stderr.`,
 	return cmd
 }
 
-func newExportVegetaCmd(a *app) *cobra.Command {
+func newExportVegetaCmd(a *cmdutil.App) *cobra.Command {
 	opts := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "vegeta --url <url> [--event <name>]... [--count <n>] [flags]",
@@ -92,8 +93,8 @@ Signatures are not exported (vegeta cannot make them at send time, and a
 Standard Webhooks timestamp goes stale; see whsim export k6).`,
 		Example: `  whsim export vegeta --url http://localhost:3000/webhook --event all --count 500 --seed 7 > targets.json
   whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runExportVegeta(cmd.Context(), a, opts)
 		}),
 	}
@@ -101,7 +102,7 @@ Standard Webhooks timestamp goes stale; see whsim export k6).`,
 	return cmd
 }
 
-func newExportK6Cmd(a *app) *cobra.Command {
+func newExportK6Cmd(a *cmdutil.App) *cobra.Command {
 	opts := &k6ExportOptions{}
 	cmd := &cobra.Command{
 		Use:   "k6 --url <url> --out <dir> [--event <name>]... [--count <n>] [flags]",
@@ -120,8 +121,8 @@ secret k6 reads from the WEBHOOK_SECRET environment variable: the secret is
 never written to the files.`,
 		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
   whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runExportK6(cmd.Context(), a, opts)
 		}),
 	}
@@ -129,7 +130,7 @@ never written to the files.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Out, "out", "", "directory to write script.js, data.json and testrun.yaml into (made if missing)")
 	// k6 signs at run time: whsim only checks the secret.
-	secretFlag(cmd, &opts.Secret, "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
+	cmdutil.SecretFlag(cmd, &opts.Secret, "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
 	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
 	f.DurationVar(&opts.Duration, "duration", 0, "with --rate: how long")
 	f.IntVar(&opts.VUs, "vus", 10, "VUs to start with")
@@ -142,20 +143,20 @@ never written to the files.`,
 }
 
 // calls builds the deliveries send would make, from the same templates.
-func (o *exportOptions) calls(a *app) ([]export.Call, error) {
+func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	if o.URL == "" {
-		return nil, usagef("--url: give the URL the engine will call")
+		return nil, cmdutil.Usagef("--url: give the URL the engine will call")
 	}
 	if o.Count < 1 {
-		return nil, usagef("--count %d: want at least 1", o.Count)
+		return nil, cmdutil.Usagef("--count %d: want at least 1", o.Count)
 	}
 	target, err := endpoint.ParseTarget(o.URL)
 	if err != nil {
-		return nil, usagef("--url %w", err)
+		return nil, cmdutil.Usagef("--url %w", err)
 	}
 	header, err := endpoint.ParseHeaders(append([]string{"Content-Type: application/json"}, o.Headers...))
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, cmdutil.UsageErr(err)
 	}
 	if o.Nonce, err = idNonce(o.FixedIDs, o.Seed); err != nil {
 		return nil, err
@@ -168,31 +169,31 @@ func (o *exportOptions) calls(a *app) ([]export.Call, error) {
 	return calls, payloadErr(err)
 }
 
-func runExportVegeta(ctx context.Context, a *app, o *exportOptions) error {
+func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) error {
 	calls, err := o.calls(a)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(a.streams.Out)
+	w := bufio.NewWriter(a.Streams.Out)
 	if err := export.Vegeta(w, calls); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("export vegeta: %w", err)
 	}
-	fmt.Fprint(a.streams.Err, a.errColor.Key.Sprint("whsim:")+" ")
-	return export.VegetaUsage(a.streams.Err, len(calls))
+	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
+	return export.VegetaUsage(a.Streams.Err, len(calls))
 }
 
-func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
-	if err := a.needs(need{flag: "--max-vus", needs: "--rate", without: o.Rate == 0, why: "without a rate, --vus VUs share the calls"}); err != nil {
+func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error {
+	if err := a.Needs(cmdutil.Need{Flag: "--max-vus", Needs: "--rate", Without: o.Rate == 0, Why: "without a rate, --vus VUs share the calls"}); err != nil {
 		return err
 	}
-	if o.Rate == 0 && !a.onCommandLine("duration") {
+	if o.Rate == 0 && !a.OnCommandLine("duration") {
 		o.Duration = 0 // send's, from WHSIM_DURATION or the config file
 	}
 	if err := o.Check(); err != nil {
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	}
 	calls, err := o.calls(a)
 	if err != nil {
@@ -200,11 +201,11 @@ func runExportK6(ctx context.Context, a *app, o *k6ExportOptions) error {
 	}
 	ko, tr := o.Options(len(calls))
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return usagef("--out: %w", err)
+		return cmdutil.Usagef("--out: %w", err)
 	}
 	if err := export.WriteK6(o.Out, calls, ko, tr); err != nil {
 		return err
 	}
-	fmt.Fprint(a.streams.Err, a.errColor.Key.Sprint("whsim:")+" ")
-	return export.K6Usage(a.streams.Err, o.Out, export.TestRunFile, ko, tr)
+	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
+	return export.K6Usage(a.Streams.Err, o.Out, export.TestRunFile, ko, tr)
 }

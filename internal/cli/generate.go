@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/fixtures"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/term"
@@ -21,10 +22,10 @@ import (
 type payloadFlags payload.Request
 
 func (p *payloadFlags) register(cmd *cobra.Command) {
-	eventsFlag(cmd, &p.Events, []string{spec.AllEvents}, "")
-	shapeFlag(cmd, &p.Shape)
-	seedFlag(cmd, &p.Seed, "")
-	setFlags(cmd, &p.Sets, &p.Unsets)
+	cmdutil.EventsFlag(cmd, &p.Events, []string{spec.AllEvents}, "")
+	cmdutil.ShapeFlag(cmd, &p.Shape)
+	cmdutil.SeedFlag(cmd, &p.Seed, "")
+	cmdutil.SetFlags(cmd, &p.Sets, &p.Unsets)
 }
 
 // payloadPlan is what payloadFlags resolve to; an override that does not
@@ -33,13 +34,13 @@ type payloadPlan struct{ *payload.Plan }
 
 // plan checks the flags (usage errors) and returns the payload source,
 // generating around payload.Around.
-func (p *payloadFlags) plan(a *app) (*payloadPlan, error) {
-	pl, err := payload.Request(*p).Plan(a.now())
+func (p *payloadFlags) plan(a *cmdutil.App) (*payloadPlan, error) {
+	pl, err := payload.Request(*p).Plan(a.Now())
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, cmdutil.UsageErr(err)
 	}
 	for _, w := range pl.Warnings {
-		fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Warn.Sprint("warning:"), termsafe.Text(w))
+		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), termsafe.Text(w))
 	}
 	return &payloadPlan{pl}, nil
 }
@@ -59,7 +60,7 @@ func (pl *payloadPlan) nextBody(e spec.Event) ([]byte, error) {
 // payloadErr makes an override that does not fit a payload a usage error.
 func payloadErr(err error) error {
 	if errors.As(err, new(*payload.PathError)) {
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	}
 	return err
 }
@@ -75,7 +76,7 @@ type generateOptions struct {
 	changed []string
 }
 
-func newGenerateCmd(a *app) *cobra.Command {
+func newGenerateCmd(a *cmdutil.App) *cobra.Command {
 	opts := &generateOptions{}
 	cmd := &cobra.Command{
 		Use:   "generate [--event <name>]... [--shape described|sample] [--seed <n>] [--count <n>] [--set <path>=<value>]... [--unset <path>]...",
@@ -97,8 +98,8 @@ receiver must survive. The same --seed gives the same bytes.`,
   whsim generate --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL --unset data.items.0.tax
   whsim generate --event CREATE_RECEIVABLE_DOC --set 'data.收款单.汇率=7.1'
   whsim generate --event ABANDON_RECEIVABLE_DOC --fixture`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"seed", "set", "unset", "count"} {
 				if cmd.Flags().Changed(name) {
 					opts.changed = append(opts.changed, "--"+name)
@@ -112,13 +113,13 @@ receiver must survive. The same --seed gives the same bytes.`,
 	f.IntVarP(&opts.Count, "count", "n", 1, "payloads of each event")
 	f.StringVar(&opts.Out, "out", "", "write to this file when it is named .json or .ndjson, else into this directory, one file per payload (EVENT-requestId.json)")
 	f.BoolVar(&opts.Fixture, "fixture", false, "print the canonical fixture of each event and shape instead (embedded; no --seed, --set, --unset or --count)")
-	addOutputFlag(cmd, &opts.Output, "auto", "auto", "json", "ndjson")
+	cmdutil.AddOutputFlag(cmd, &opts.Output, "auto", "auto", "json", "ndjson")
 	return cmd
 }
 
-func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
+func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) error {
 	if opts.Count < 1 {
-		return usagef("--count %d: want at least 1", opts.Count)
+		return cmdutil.Usagef("--count %d: want at least 1", opts.Count)
 	}
 	pl, err := opts.plan(a)
 	if err != nil {
@@ -126,23 +127,23 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	}
 	if opts.Fixture {
 		if n := len(opts.changed); n > 0 {
-			return usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), term.Plural(n, "does", "do"))
+			return cmdutil.Usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), term.Plural(n, "does", "do"))
 		}
-		return fixtures.Write(a.streams.Out, pl.Events, pl.Shape)
+		return fixtures.Write(a.Streams.Out, pl.Events, pl.Shape)
 	}
 	out := payload.Output{Format: opts.Output, Path: opts.Out}
-	dest, file := a.streams.Out, out.File()
+	dest, file := a.Streams.Out, out.File()
 	if file != "" {
 		f, err := os.Create(file)
 		if err != nil {
-			return usagef("--out: %w", err)
+			return cmdutil.Usagef("--out: %w", err)
 		}
 		defer f.Close()
 		dest = f
 	}
 	if dir := out.Dir(); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return usageErr(err)
+			return cmdutil.UsageErr(err)
 		}
 	}
 	n, err := out.WriteAll(ctx, dest, pl.Events, opts.Count, pl.next)
@@ -152,6 +153,6 @@ func runGenerate(ctx context.Context, a *app, opts *generateOptions) error {
 	if err := dest.(*os.File).Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.streams.Err, "wrote %d %s to %s\n", n, term.Plural(n, "payload", "payloads"), termsafe.Text(file))
+	fmt.Fprintf(a.Streams.Err, "wrote %d %s to %s\n", n, term.Plural(n, "payload", "payloads"), termsafe.Text(file))
 	return nil
 }

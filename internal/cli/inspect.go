@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
@@ -28,7 +29,7 @@ type inspectOptions struct {
 	ReadyFile string
 }
 
-func newInspectCmd(a *app) *cobra.Command {
+func newInspectCmd(a *cmdutil.App) *cobra.Command {
 	opts := &inspectOptions{}
 	cmd := &cobra.Command{
 		Use:   "inspect <capture.ndjson> [--ui 127.0.0.1:4040] [--ui-token <token>] [--origin <url>] [--ready-file <file>]",
@@ -56,11 +57,11 @@ a script, send the token (in the URL --ready-file holds) as a header:
 		Example: `  whsim inspect calls.ndjson
   whsim inspect calls.ndjson --ui 127.0.0.1:0 --ready-file ui.txt
   whsim inspect calls.ndjson --origin http://localhost:3000`,
-		Args: exactArgs(1, "a capture file"),
+		Args: cmdutil.ExactArgs(1, "a capture file"),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
 		},
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			opts.Token.typed = cmd.Flags().Changed("ui-token")
 			return runInspect(cmd.Context(), a, opts)
@@ -74,9 +75,9 @@ a script, send the token (in the URL --ready-file holds) as a header:
 	return cmd
 }
 
-func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
+func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error {
 	if _, err := endpoint.ParseTarget(opts.Origin); err != nil {
-		return usagef("--origin %w", err)
+		return cmdutil.Usagef("--origin %w", err)
 	}
 	if err := opts.Token.check(); err != nil {
 		return err
@@ -85,21 +86,21 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	store, skipped, err := inspect.LoadFile(ctx, opts.File, a.streams.In, inspect.DefaultWindow, v.CheckRecord)
+	store, skipped, err := inspect.LoadFile(ctx, opts.File, a.Streams.In, inspect.DefaultWindow, v.CheckRecord)
 	if err != nil {
-		return cmp.Or(ctx.Err(), usageErr(err))
+		return cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
 	}
-	pal := a.errColor
+	pal := a.ErrColor
 	name := termsafe.Text(ctxio.InputName(opts.File))
 	for _, s := range skipped {
 		if _, big := errors.AsType[*input.TooLargeError](s.Err); big {
-			fmt.Fprintf(a.streams.Err, "%s %s: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Err)
+			fmt.Fprintf(a.Streams.Err, "%s %s: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Err)
 			continue
 		}
-		fmt.Fprintf(a.streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Line, termsafe.Text(s.Err.Error()))
+		fmt.Fprintf(a.Streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Line, termsafe.Text(s.Err.Error()))
 	}
 	if store.Last() == 0 {
-		fmt.Fprintf(a.streams.Err, "%s %s holds no calls: nothing to inspect\n", pal.Key.Sprint("whsim:"), name)
+		fmt.Fprintf(a.Streams.Err, "%s %s holds no calls: nothing to inspect\n", pal.Key.Sprint("whsim:"), name)
 		return nil
 	}
 	ui, err := startInspector(ctx, a, opts.UI, inspect.Options{
@@ -113,11 +114,11 @@ func runInspect(ctx context.Context, a *app, opts *inspectOptions) error {
 		// for the file never reads the URL of a stopped page.
 		withdraw, err := ready.Announce(ctx, opts.ReadyFile, ui.URL)
 		if err != nil {
-			return usagef("--ready-file: %w", err)
+			return cmdutil.Usagef("--ready-file: %w", err)
 		}
 		defer withdraw()
 	}
-	fmt.Fprintf(a.streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.shown(a, ui), store.Last(), opts.File)
+	fmt.Fprintf(a.Streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.shown(a, ui), store.Last(), opts.File)
 	return ui.Wait()
 }
 
@@ -140,9 +141,9 @@ func (t uiToken) check() error {
 	}
 	if err := inspect.CheckToken(t.value); err != nil {
 		if !t.typed {
-			return usagef("--ui-token (from WHSIM_UI_TOKEN, WHSIM_<COMMAND>_UI_TOKEN or the config file): %w", err)
+			return cmdutil.Usagef("--ui-token (from WHSIM_UI_TOKEN, WHSIM_<COMMAND>_UI_TOKEN or the config file): %w", err)
 		}
-		return usagef("--ui-token: %w", err)
+		return cmdutil.Usagef("--ui-token: %w", err)
 	}
 	return nil
 }
@@ -151,8 +152,8 @@ func (t uiToken) check() error {
 // environment or the config file is long-lived and a log (CI) keeps what
 // it is shown, so off a terminal it is masked; on a terminal, and when
 // typed or drawn, the URL is whole, to click. --ready-file has it whole.
-func (t uiToken) shown(a *app, ui *inspect.UI) string {
-	if t.value == "" || t.typed || a.streams.ErrTTY {
+func (t uiToken) shown(a *cmdutil.App, ui *inspect.UI) string {
+	if t.value == "" || t.typed || a.Streams.ErrTTY {
 		return ui.URL
 	}
 	return strings.Replace(ui.URL, t.value, "****", 1) + " (the token is --ui-token's, set in the environment or the config file)"
@@ -160,17 +161,17 @@ func (t uiToken) shown(a *app, ui *inspect.UI) string {
 
 // startInspector serves the inspector, headers masked and replay on, on
 // addr until ctx is done, and warns when other machines can reach it.
-func startInspector(ctx context.Context, a *app, addr string, opts inspect.Options) (*inspect.UI, error) {
+func startInspector(ctx context.Context, a *cmdutil.App, addr string, opts inspect.Options) (*inspect.UI, error) {
 	opts.Mask = termsafe.MaskHeaders
 	opts.Replay = replay.One
-	opts.Version = a.build.Resolve().Version
+	opts.Version = a.Build.Resolve().Version
 	ui, err := inspect.Start(ctx, addr, opts)
 	if err != nil {
-		return nil, addrError("--ui", addr, err)
+		return nil, cmdutil.AddrError("--ui", addr, err)
 	}
 	if !receiver.LoopbackOnly(ui.Addr) {
-		fmt.Fprintf(a.streams.Err, "%s inspector on %s: every network interface, anyone who can reach this machine can read the calls and replay them (use --ui 127.0.0.1:%d to keep it local)\n",
-			a.errColor.Warn.Sprint("warning:"), ui.Addr, ui.Addr.Port)
+		fmt.Fprintf(a.Streams.Err, "%s inspector on %s: every network interface, anyone who can reach this machine can read the calls and replay them (use --ui 127.0.0.1:%d to keep it local)\n",
+			a.ErrColor.Warn.Sprint("warning:"), ui.Addr, ui.Addr.Port)
 	}
 	return ui, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/term/tty"
 )
@@ -27,8 +28,8 @@ func TestInspectUsageErrors(t *testing.T) {
 		{[]string{"listen", "--addr", "127.0.0.1:8931", "--ui", "127.0.0.1:8931"}, "the webhook's address"},
 	} {
 		code, _, stderr := runCLI(t, tt.args...)
-		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
-			t.Errorf("whsim %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, ExitUsage, tt.want)
+		if code != cmdutil.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("whsim %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, cmdutil.ExitUsage, tt.want)
 		}
 	}
 }
@@ -40,7 +41,7 @@ func TestInspectorWarnsOffLoopback(t *testing.T) {
 		warn bool
 	}{{"127.0.0.1:0", false}, {":0", true}} {
 		var errb bytes.Buffer
-		a := &app{streams: Streams{Out: io.Discard, Err: &errb}, errColor: tty.Colors(false)}
+		a := &cmdutil.App{Streams: cmdutil.Streams{Out: io.Discard, Err: &errb}, ErrColor: tty.Colors(false)}
 		ctx, cancel := context.WithCancel(context.Background())
 		ui, err := startInspector(ctx, a, tt.addr, inspect.Options{Store: inspect.NewStore(1)})
 		if err != nil {
@@ -75,7 +76,7 @@ func TestUIToken(t *testing.T) {
 	} {
 		err := tt.tok.check()
 		if tt.refused != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.refused) || codeOf(err, true) != ExitUsage {
+			if err == nil || !strings.Contains(err.Error(), tt.refused) || cmdutil.CodeOf(err, true) != cmdutil.ExitUsage {
 				t.Errorf("%+v: error %v, want a usage error saying %q", tt.tok, err, tt.refused)
 			}
 			continue
@@ -85,7 +86,7 @@ func TestUIToken(t *testing.T) {
 		}
 		tok := cmp.Or(tt.tok.value, "drawn-one")
 		ui := &inspect.UI{URL: "http://127.0.0.1:4040/?token=" + tok, Token: tok}
-		a := newApp(Streams{ErrTTY: tt.errTTY}, Build{}, nil)
+		a := cmdutil.NewApp(cmdutil.Streams{ErrTTY: tt.errTTY}, Build{}, nil)
 		if got := tt.tok.shown(a, ui); got != tt.shown {
 			t.Errorf("%+v, terminal %v: shown %q, want %q", tt.tok, tt.errTTY, got, tt.shown)
 		}

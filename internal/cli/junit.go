@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -36,7 +37,7 @@ func (j *junitFile) writer() io.Writer {
 
 // finish writes --junit whatever the end of the run (err): the report when
 // the run made one, else one test case in error saying why.
-func (j *junitFile) finish(a *app, err error, title, class string) error {
+func (j *junitFile) finish(a *cmdutil.App, err error, title, class string) error {
 	if j.Path == "" {
 		return err
 	}
@@ -48,7 +49,7 @@ func (j *junitFile) finish(a *app, err error, title, class string) error {
 // cannot be written is said on stderr and exits 2 whatever the verdict:
 // CI would read a stale file, or none, as the run's result. The run's own
 // error is said first, so that nothing it had to say is lost.
-func writeJUnitFile(a *app, path string, buf *bytes.Buffer, err error, title, class string) error {
+func writeJUnitFile(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title, class string) error {
 	if _, ok := errors.AsType[junitPathError](err); (buf.Len() == 0 && err == nil) || ok {
 		// Refused before the run: there is no file to write it in.
 		return err
@@ -56,7 +57,7 @@ func writeJUnitFile(a *app, path string, buf *bytes.Buffer, err error, title, cl
 	why := ""
 	if err != nil {
 		why = err.Error()
-		if errors.Is(err, errInterrupted) {
+		if errors.Is(err, cmdutil.ErrInterrupted) {
 			why = "interrupted before any case was judged"
 		}
 	}
@@ -70,10 +71,10 @@ func writeJUnitFile(a *app, path string, buf *bytes.Buffer, err error, title, cl
 	if werr == nil {
 		return err
 	}
-	if ee, ok := errors.AsType[*exitError](err); err != nil && (!ok || ee.err != nil) {
-		fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
+	if ee, ok := errors.AsType[*cmdutil.ExitError](err); err != nil && (!ok || ee.Err != nil) {
+		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
 	}
-	return usagef("--junit: %w", werr)
+	return cmdutil.Usagef("--junit: %w", werr)
 }
 
 // junitPathError is a --junit file refused before the run (checkJUnitPath).

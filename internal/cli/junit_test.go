@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
 // A JUnit file that cannot be written is said on stderr and exits 2
@@ -23,15 +25,15 @@ func TestWriteJUnitFileFailureExits2(t *testing.T) {
 		saidRun string
 	}{
 		{"pass", nil, ""},
-		{"failed", errChecksFailed, ""},
-		{"failed-said", &exitError{code: ExitFailed, err: errors.New("1 of 1 thresholds failed: p99<1ms")}, "whsim: 1 of 1 thresholds failed: p99<1ms\n"},
+		{"failed", cmdutil.ErrChecksFailed, ""},
+		{"failed-said", &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New("1 of 1 thresholds failed: p99<1ms")}, "whsim: 1 of 1 thresholds failed: p99<1ms\n"},
 	} {
 		var errb bytes.Buffer
-		a := newApp(Streams{Out: &bytes.Buffer{}, Err: &errb}, Build{}, time.Now)
+		a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &errb}, Build{}, time.Now)
 		buf := bytes.NewBufferString("<testsuites/>\n")
 		err := writeJUnitFile(a, missing, buf, tc.run, "whsim send", "whsim.delivery")
-		if codeOf(err, true) != ExitUsage || !strings.Contains(err.Error(), "--junit: ") {
-			t.Errorf("%s: %v (exit %d), want exit 2 naming --junit", tc.name, err, codeOf(err, true))
+		if cmdutil.CodeOf(err, true) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--junit: ") {
+			t.Errorf("%s: %v (exit %d), want exit 2 naming --junit", tc.name, err, cmdutil.CodeOf(err, true))
 		}
 		if errb.String() != tc.saidRun {
 			t.Errorf("%s: stderr %q, want %q", tc.name, errb.String(), tc.saidRun)
@@ -40,8 +42,8 @@ func TestWriteJUnitFileFailureExits2(t *testing.T) {
 
 	// Written: the run's report, else its error as one case in error.
 	ok := filepath.Join(dir, "ok.xml")
-	a := newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Build{}, time.Now)
-	if err := writeJUnitFile(a, ok, &bytes.Buffer{}, usagef("--url: no host"), "whsim send", "whsim.delivery"); codeOf(err, true) != ExitUsage {
+	a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Build{}, time.Now)
+	if err := writeJUnitFile(a, ok, &bytes.Buffer{}, cmdutil.Usagef("--url: no host"), "whsim send", "whsim.delivery"); cmdutil.CodeOf(err, true) != cmdutil.ExitUsage {
 		t.Fatalf("the run's usage error became %v", err)
 	}
 	b, err := os.ReadFile(ok)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/fault"
@@ -54,7 +55,7 @@ type listenOptions struct {
 	limits receiver.Limits
 }
 
-func newListenCmd(a *app) *cobra.Command {
+func newListenCmd(a *cmdutil.App) *cobra.Command {
 	opts := &listenOptions{limits: receiver.DefaultLimits}
 	cmd := &cobra.Command{
 		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
@@ -105,8 +106,8 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
   whsim listen --output json | jq -c 'select(.verdict != "valid")'
   whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
   whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"status", "fail-rate", "respond"} {
 				if cmd.Flags().Changed(name) {
 					opts.answerFlags = append(opts.answerFlags, "--"+name)
@@ -125,7 +126,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 	f.Float64Var(&opts.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
 	// listen builds no payload: its seed draws --fail-rate's failures and
 	// --fault's faults.
-	seedFlag(cmd, &opts.Receiver.Seed, "seed for --fail-rate and --fault draws, to fail and fault the same calls every run (0: random)")
+	cmdutil.SeedFlag(cmd, &opts.Receiver.Seed, "seed for --fail-rate and --fault draws, to fail and fault the same calls every run (0: random)")
 	f.StringArrayVar(&opts.Receiver.Respond, "respond", nil, "answer an event's calls in turn: EVENT=code,code,... (repeatable; the last code repeats)")
 	f.StringVar(&opts.Receiver.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
 	f.StringArrayVar(&opts.Receiver.Faults, "fault", nil, "with --forward-to: put a fault on this share of calls, KIND=RATE[:ARG] (repeatable; "+strings.Join(fault.KindNames(), ", ")+"; drawn from --seed)")
@@ -139,8 +140,8 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
 	uiTokenFlag(cmd, &opts.UIToken.value)
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
-	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
-	_ = cmd.RegisterFlagCompletionFunc("fsync", completeWords(capture.SyncModes()...))
+	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json")
+	_ = cmd.RegisterFlagCompletionFunc("fsync", cmdutil.CompleteWords(capture.SyncModes()...))
 	_ = cmd.RegisterFlagCompletionFunc("respond", completeRespond)
 	_ = cmd.RegisterFlagCompletionFunc("fault", completeFault)
 	return cmd
@@ -148,7 +149,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 
 // completeRespond offers EVENT= for each event of the catalog.
 func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	names, _ := completeEvents(cmd, args, toComplete)
+	names, _ := cmdutil.CompleteEvents(cmd, args, toComplete)
 	var out []string
 	for _, n := range names {
 		name, meaning, _ := strings.Cut(n, "\t")
@@ -165,28 +166,28 @@ func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]st
 // parsing them). Every problem is a usage error naming the flag.
 func (o *listenOptions) validate() (receiver.Config, error) {
 	if len(o.Receiver.Faults) > 0 && o.Receiver.ForwardTo == "" {
-		return receiver.Config{}, usagef("--fault needs --forward-to: faults are put on the way to your receiver, and only there")
+		return receiver.Config{}, cmdutil.Usagef("--fault needs --forward-to: faults are put on the way to your receiver, and only there")
 	}
 	cfg, err := o.Receiver.Config()
 	if err != nil {
-		return cfg, usagef("--%w", err)
+		return cfg, cmdutil.Usagef("--%w", err)
 	}
 	if cfg.ForwardTo != nil && len(o.answerFlags) > 0 {
-		return cfg, usagef("%s with --forward-to: the receiver behind listen answers forwarded calls", strings.Join(o.answerFlags, ", "))
+		return cfg, cmdutil.Usagef("%s with --forward-to: the receiver behind listen answers forwarded calls", strings.Join(o.answerFlags, ", "))
 	}
 	switch {
 	case o.Probe != "" && o.ProbeCmd != "":
-		return cfg, usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+		return cfg, cmdutil.Usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
 	case (o.Probe != "" || o.ProbeCmd != "") && cfg.ForwardTo == nil:
-		return cfg, usagef("--probe and --probe-cmd need --forward-to: they ask the receiver behind listen what it holds")
+		return cfg, cmdutil.Usagef("--probe and --probe-cmd need --forward-to: they ask the receiver behind listen what it holds")
 	case o.Settle < 0:
-		return cfg, usagef("--settle %s: want 0 or more", o.Settle)
+		return cfg, cmdutil.Usagef("--settle %s: want 0 or more", o.Settle)
 	case len(o.ProbeHeaders) > 0 && o.Probe == "":
-		return cfg, usagef("--probe-header needs --probe, the URL it is sent to")
+		return cfg, cmdutil.Usagef("--probe-header needs --probe, the URL it is sent to")
 	case o.UI != "" && o.UI == o.Addr && !strings.HasSuffix(o.UI, ":0"):
-		return cfg, usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", o.UI)
+		return cfg, cmdutil.Usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", o.UI)
 	case o.UI == "" && o.UIToken.typed:
-		return cfg, usagef("--ui-token without --ui: there is no inspector to guard")
+		return cfg, cmdutil.Usagef("--ui-token without --ui: there is no inspector to guard")
 	case o.UI != "":
 		if err := o.UIToken.check(); err != nil {
 			return cfg, err
@@ -204,11 +205,11 @@ func (o *listenOptions) probe() (probe.Probe, error) {
 	case o.Probe != "":
 		h, err := endpoint.ParseHeaders(o.ProbeHeaders)
 		if err != nil {
-			return nil, usagef("--probe-header: %w", err)
+			return nil, cmdutil.Usagef("--probe-header: %w", err)
 		}
 		p, err := probe.ParseURL(o.Probe, &http.Client{Timeout: listenProbeTimeout}, h)
 		if err != nil {
-			return nil, usagef("--probe %s: %w", termsafe.Text(o.Probe), err)
+			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(o.Probe), err)
 		}
 		return p, nil
 	case o.ProbeCmd != "":
@@ -217,7 +218,7 @@ func (o *listenOptions) probe() (probe.Probe, error) {
 	return nil, nil
 }
 
-func runListen(ctx context.Context, a *app, opts *listenOptions) error {
+func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 	cfg, err := opts.validate()
 	if err != nil {
 		return err
@@ -233,7 +234,7 @@ func runListen(ctx context.Context, a *app, opts *listenOptions) error {
 // capture file, the printer of its calls, the inspector's feed and the
 // documents the probe asks about at the stop.
 type listenSession struct {
-	a    *app
+	a    *cmdutil.App
 	opts *listenOptions
 	cfg  receiver.Config
 	rcv  *receiver.Receiver
@@ -264,7 +265,7 @@ func (r *listenSession) close() {
 // build turns the checked flags into a receiver that is not yet bound:
 // the probe, the checker, the capture file (opened, and said what it
 // holds), the printer and the inspector's store.
-func (o *listenOptions) build(ctx context.Context, a *app, cfg receiver.Config) (*listenSession, error) {
+func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.Config) (*listenSession, error) {
 	r := &listenSession{a: a, opts: o, cfg: cfg}
 	var err error
 	if r.prb, err = o.probe(); err != nil {
@@ -272,14 +273,14 @@ func (o *listenOptions) build(ctx context.Context, a *app, cfg receiver.Config) 
 	}
 	sync, err := capture.ParseSync(o.Fsync)
 	if err != nil {
-		return nil, usagef("--fsync: %w", err)
+		return nil, cmdutil.Usagef("--fsync: %w", err)
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
 		return nil, err
 	}
 	r.cfg.Checker = v
-	r.cfg.Now = a.now
+	r.cfg.Now = a.Now
 	if o.Capture != "" {
 		if err := r.openCapture(ctx, sync); err != nil {
 			return nil, err
@@ -295,11 +296,11 @@ func (o *listenOptions) build(ctx context.Context, a *app, cfg receiver.Config) 
 // openCapture opens --capture for appending, says what it already holds,
 // and says when writing it fails during the run.
 func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) error {
-	errw, pal, name := r.a.streams.Err, r.a.errColor, r.opts.Capture
+	errw, pal, name := r.a.Streams.Err, r.a.ErrColor, r.opts.Capture
 	var held capture.Appending
 	var err error
 	if r.capFile, held, err = capture.OpenAppend(ctx, name, sync); err != nil {
-		return usagef("--capture: %w", err)
+		return cmdutil.Usagef("--capture: %w", err)
 	}
 	// Closed by run on the normal path; this covers early returns.
 	r.undo = append(r.undo, func() { r.capFile.Close() })
@@ -325,8 +326,8 @@ func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) erro
 // inspector's feed.
 func (r *listenSession) observe() {
 	o := r.opts
-	r.out = bufio.NewWriterSize(r.a.streams.Out, 64<<10)
-	r.p = listenout.NewCallPrinter(r.out, o.Output == "json", style(r.a.outColor(), o.Verbose))
+	r.out = bufio.NewWriterSize(r.a.Streams.Out, 64<<10)
+	r.p = listenout.NewCallPrinter(r.out, o.Output == "json", cmdutil.Style(r.a.OutColor, o.Verbose))
 	judge := judgeForwarded()
 	if r.cfg.Faults != nil {
 		judge = skipTruncated(judge)
@@ -352,7 +353,7 @@ func (r *listenSession) observe() {
 	r.feed = store.NewFeed()
 	r.undo = append(r.undo, func() {
 		if n := store.Dropped(); n > 0 {
-			fmt.Fprintf(r.a.streams.Err, "%s the inspector missed %d calls (its queue was full); the capture has them\n", r.a.errColor.Warn.Sprint("warning:"), n)
+			fmt.Fprintf(r.a.Streams.Err, "%s the inspector missed %d calls (its queue was full); the capture has them\n", r.a.ErrColor.Warn.Sprint("warning:"), n)
 		}
 	})
 	r.cfg.Observe = func(c *receiver.Call) {
@@ -400,13 +401,13 @@ type listener interface {
 // --ready-file and says where listen listens. On an error the caller
 // closes the receiver.
 func (r *listenSession) start(ctx context.Context) (listener, error) {
-	o, errw, pal := r.opts, r.a.streams.Err, r.a.errColor
+	o, errw, pal := r.opts, r.a.Streams.Err, r.a.ErrColor
 	srv, err := receiver.Listen(o.Addr, r.rcv, o.limits)
 	if err != nil {
-		return nil, addrError("--addr", o.Addr, err)
+		return nil, cmdutil.AddrError("--addr", o.Addr, err)
 	}
 	if r.cfg.ForwardTo != nil && srv.Serves(ctx, r.cfg.ForwardTo) {
-		return nil, usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", o.Receiver.ForwardTo, srv.Addr())
+		return nil, cmdutil.Usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", o.Receiver.ForwardTo, srv.Addr())
 	}
 	if !receiver.LoopbackOnly(srv.Addr()) {
 		fmt.Fprintf(errw, "%s listening on %s: every network interface, anyone who can reach this machine can send calls (use --addr 127.0.0.1:%d to keep it local)\n",
@@ -430,7 +431,7 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 		// stopping listen for a ready one.
 		withdraw, err := ready.Announce(ctx, o.ReadyFile, u)
 		if err != nil {
-			return nil, usagef("--ready-file: %w", err)
+			return nil, cmdutil.Usagef("--ready-file: %w", err)
 		}
 		r.undo = append(r.undo, withdraw)
 	}
@@ -450,7 +451,7 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 // in flight printed, the capture closed, the summary. printed is false
 // when stdout was not read and the last calls could not be printed.
 func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
-	o, errw, pal := r.opts, r.a.streams.Err, r.a.errColor
+	o, errw, pal := r.opts, r.a.Streams.Err, r.a.ErrColor
 	// Every call answered is now observed, unless stdout is not read
 	// (a pipe to a stopped reader): then listen stops anyway, after the
 	// shutdown's grace, leaving the lines it could not print.
@@ -469,7 +470,7 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 		}
 	}
 	if printed {
-		r.p.Summary(errw, style(pal, false), "listen stopped:", o.Capture)
+		r.p.Summary(errw, cmdutil.Style(pal, false), "listen stopped:", o.Capture)
 	} else {
 		// The printer is blocked inside a call: no summary of its counts.
 		fmt.Fprintf(errw, "%s stdout was not read for %s after the stop; the last calls are not printed%s\n",
@@ -482,7 +483,7 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 // each is held once in its state: errChecksFailed when one broke (unless
 // the capture failed, which is said instead), nil when all held.
 func (r *listenSession) judge(ctx context.Context) error {
-	errw, pal := r.a.streams.Err, r.a.errColor
+	errw, pal := r.a.Streams.Err, r.a.ErrColor
 	// The run's context is done (that is the stop); the probe still
 	// asks, each question bounded by listenProbeTimeout, until a
 	// second Ctrl-C or SIGTERM.
@@ -491,17 +492,17 @@ func (r *listenSession) judge(ctx context.Context) error {
 	v, err := r.docs.Judge(jctx, r.prb, r.opts.Settle)
 	if jctx.Err() != nil {
 		fmt.Fprintf(errw, "%s interrupted while asking the receiver: no verdict\n", pal.Warn.Sprint("exactly-once:"))
-		return errInterrupted
+		return cmdutil.ErrInterrupted
 	}
 	if err != nil {
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	}
 	writeExactlyOnce(errw, pal, r.prb, r.docs, v)
 	if r.opts.Output == "json" {
-		writeExactlyOnceJSON(r.a.streams.Out, v)
+		writeExactlyOnceJSON(r.a.Streams.Out, v)
 	}
 	if len(v.Broke) > 0 && r.captureLost.Load() == nil {
-		return errChecksFailed
+		return cmdutil.ErrChecksFailed
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/receiver"
 )
 
@@ -71,7 +72,7 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 // once it is ready and where its error comes.
 func startListen(t *testing.T, opts *listenOptions, out io.Writer, errb *syncBuffer) (string, context.CancelFunc, chan error) {
 	t.Helper()
-	a := newApp(Streams{Out: out, Err: errb}, Build{}, time.Now)
+	a := cmdutil.NewApp(cmdutil.Streams{Out: out, Err: errb}, Build{}, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runListen(ctx, a, opts) }()
@@ -254,8 +255,8 @@ func TestListenExitsOneWhenTheCaptureFails(t *testing.T) {
 	if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 503 {
 		t.Fatalf("statuses %v, want [200 503]", statuses)
 	}
-	if err == nil || codeOf(err, true) != ExitFailed || !strings.Contains(err.Error(), "failed during the run") {
-		t.Fatalf("listen returned %v (exit %d), want exit %d saying the capture failed\n%s", err, codeOf(err, true), ExitFailed, errs)
+	if err == nil || cmdutil.CodeOf(err, true) != cmdutil.ExitFailed || !strings.Contains(err.Error(), "failed during the run") {
+		t.Fatalf("listen returned %v (exit %d), want exit %d saying the capture failed\n%s", err, cmdutil.CodeOf(err, true), cmdutil.ExitFailed, errs)
 	}
 	if !strings.Contains(errs, "listen stopped: 2 calls") {
 		t.Errorf("no summary:\n%s", errs)

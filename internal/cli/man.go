@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/manpage"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -29,7 +30,7 @@ const referenceFile = "reference.md"
 
 // newManCmd writes the pages packagers ship (the release's before hook)
 // and people who install from source put on their MANPATH.
-func newManCmd(a *app) *cobra.Command {
+func newManCmd(a *cmdutil.App) *cobra.Command {
 	opts := &manOptions{}
 	cmd := &cobra.Command{
 		Use:   "man --dir <dir>",
@@ -44,8 +45,8 @@ reference.md, instead: the command reference in the repository's docs/.`,
 		Example: `  whsim man --dir manpages
   whsim man --dir ~/.local/share/man/man1
   whsim man --format markdown --dir docs`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.root = cmd.Root()
 			return runMan(cmd.Context(), a, opts)
 		}),
@@ -57,12 +58,12 @@ reference.md, instead: the command reference in the repository's docs/.`,
 	return cmd
 }
 
-func runMan(_ context.Context, a *app, opts *manOptions) error {
+func runMan(_ context.Context, a *cmdutil.App, opts *manOptions) error {
 	if opts.Format != "man" && opts.Format != "markdown" {
-		return usagef("--format %s: want man or markdown", termsafe.Text(opts.Format))
+		return cmdutil.Usagef("--format %s: want man or markdown", termsafe.Text(opts.Format))
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	}
 	if opts.Format == "markdown" {
 		path := filepath.Join(opts.Dir, referenceFile)
@@ -72,21 +73,21 @@ func runMan(_ context.Context, a *app, opts *manOptions) error {
 		}); err != nil {
 			return fmt.Errorf("reference: %w", err)
 		}
-		fmt.Fprintf(a.streams.Err, "wrote %s\n", path)
+		fmt.Fprintf(a.Streams.Err, "wrote %s\n", path)
 		return nil
 	}
 	// A release dates its pages by its build date, so that one build
 	// writes the same bytes; a build from source by today.
-	date := a.now()
-	if d, err := time.Parse(time.RFC3339, a.build.Date); err == nil {
+	date := a.Now()
+	if d, err := time.Parse(time.RFC3339, a.Build.Date); err == nil {
 		date = d
 	}
-	h := manpage.Header{Date: date, Source: "whsim " + a.build.Resolve().Version, Section: "1"}
+	h := manpage.Header{Date: date, Source: "whsim " + a.Build.Resolve().Version, Section: "1"}
 	pages := manPages(opts.root)
 	if err := manpage.WriteDir(opts.Dir, pages, h); err != nil {
 		return fmt.Errorf("man pages: %w", err)
 	}
-	fmt.Fprintf(a.streams.Err, "wrote %d man pages to %s\n", len(pages), opts.Dir)
+	fmt.Fprintf(a.Streams.Err, "wrote %d man pages to %s\n", len(pages), opts.Dir)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/ready"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -17,7 +18,7 @@ type readyOptions struct {
 	Wait time.Duration
 }
 
-func newReadyCmd(a *app) *cobra.Command {
+func newReadyCmd(a *cmdutil.App) *cobra.Command {
 	opts := &readyOptions{}
 	cmd := &cobra.Command{
 		Use:   "ready <ready-file> [--wait <d>]",
@@ -36,8 +37,8 @@ is up.`,
 		Example: `  whsim listen --addr 0.0.0.0:8080 --ready-file /tmp/listen.url &
   whsim ready /tmp/listen.url --wait 10s && npm test
   whsim ready /tmp/listen.url   # a container health check: exit 0 or 1`,
-		Args: exactArgs(1, "the ready file"),
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.ExactArgs(1, "the ready file"),
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			return runReady(cmd.Context(), a, opts)
 		}),
@@ -49,9 +50,9 @@ is up.`,
 // readyInterval is how often --wait looks.
 const readyInterval = 100 * time.Millisecond
 
-func runReady(ctx context.Context, a *app, opts *readyOptions) error {
+func runReady(ctx context.Context, a *cmdutil.App, opts *readyOptions) error {
 	if opts.Wait < 0 {
-		return usagef("--wait %s: want a duration of 0 or more", opts.Wait)
+		return cmdutil.Usagef("--wait %s: want a duration of 0 or more", opts.Wait)
 	}
 	var u string
 	var err error
@@ -63,13 +64,13 @@ func runReady(ctx context.Context, a *app, opts *readyOptions) error {
 	var nr *ready.NotReady
 	switch {
 	case err == nil:
-		_, err = fmt.Fprintln(a.streams.Out, termsafe.Text(u))
+		_, err = fmt.Fprintln(a.Streams.Out, termsafe.Text(u))
 		return err
 	case errors.As(err, &nr):
-		fmt.Fprintf(a.streams.Err, "%s %s\n", a.errColor.Fail.Sprint("not ready:"), termsafe.Message(nr.Reason))
-		return errChecksFailed
+		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint("not ready:"), termsafe.Message(nr.Reason))
+		return cmdutil.ErrChecksFailed
 	case ctx.Err() != nil:
 		return err
 	}
-	return usageErr(err)
+	return cmdutil.UsageErr(err)
 }

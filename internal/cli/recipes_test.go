@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -177,7 +178,7 @@ type parsed struct {
 // acceptCommand runs argv through whsim's command tree and flag parser,
 // stopping short of running it.
 func acceptCommand(argv []string) (parsed, error) {
-	root := newRootCmd(newApp(Streams{}, Build{}, time.Now), "")
+	root := newRootCmd(cmdutil.NewApp(cmdutil.Streams{}, Build{}, time.Now), "")
 	cmd, rest, err := root.Find(argv)
 	if err != nil {
 		return parsed{}, err
@@ -510,8 +511,8 @@ func TestComposeRecipeRuns(t *testing.T) {
 	var listenErr bytes.Buffer
 	listened := make(chan int, 1)
 	go func() {
-		a := newApp(Streams{In: strings.NewReader(""), Out: io.Discard, Err: &listenErr}, Build{}, time.Now)
-		listened <- a.run(ctx, listenArgs)
+		a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: &listenErr}, Build{}, time.Now)
+		listened <- execute(ctx, a, listenArgs)
 	}()
 
 	// Docker's health check, polled until healthy.
@@ -524,7 +525,7 @@ func TestComposeRecipeRuns(t *testing.T) {
 	listenURL, _ := url.Parse(strings.TrimSpace(u))
 	target, _ := url.Parse(argAfter(check, "--url"))
 	code, _, stderr = runCLI(t, rewrite(check, map[string]string{target.Host: listenURL.Host})...)
-	if code != ExitFailed || !strings.Contains(stderr, "rejects-malformed") {
+	if code != cmdutil.ExitFailed || !strings.Contains(stderr, "rejects-malformed") {
 		t.Errorf("check through listen: exit %d, want 1 (the receiver accepts malformed calls):\n%s", code, stderr)
 	}
 	for _, flag := range []string{"--junit", "--report"} {
@@ -541,7 +542,7 @@ func TestComposeRecipeRuns(t *testing.T) {
 	if n := strings.Count(string(capture), "\n"); err != nil || n < 10 {
 		t.Errorf("listen's capture: %d records, %v; want every call check made", n, err)
 	}
-	if code, _, _ := runCLI(t, rewrite(ready, nil)...); code != ExitFailed {
+	if code, _, _ := runCLI(t, rewrite(ready, nil)...); code != cmdutil.ExitFailed {
 		t.Errorf("the health check after listen stopped: exit %d, want 1", code)
 	}
 }

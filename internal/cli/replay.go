@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/reqid"
@@ -29,7 +30,7 @@ type replayOptions struct {
 	Headers      []string
 }
 
-func newReplayCmd(a *app) *cobra.Command {
+func newReplayCmd(a *cmdutil.App) *cobra.Command {
 	opts := &replayOptions{}
 	cmd := &cobra.Command{
 		Use:   "replay <capture.ndjson>... --url <url> [--event <name>]... [--rate <n/s>] [--concurrency <n>] [--new-request-id] [--sign standard --secret <whsec_...>]",
@@ -66,14 +67,14 @@ whsim send --file). Output, summary and exit status are those of send.`,
 			if len(args) == 0 {
 				// cobra's "requires at least 1 arg(s), only received 0" says
 				// nothing of what the argument is.
-				return usageErr(&flagErr{path: cmd.CommandPath(), msg: "no capture file: name one or more (whsim listen --capture writes them), or - for stdin"})
+				return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: "no capture file: name one or more (whsim listen --capture writes them), or - for stdin"})
 			}
 			return nil
 		},
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
 		},
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			return opts.junit.finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")
 		}),
@@ -81,25 +82,25 @@ whsim send --file). Output, summary and exit status are those of send.`,
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
 	// A filter of the capture, not payloads to build: no default.
-	eventsFlag(cmd, &opts.Events, nil, "replay only calls of this event (repeatable)")
+	cmdutil.EventsFlag(cmd, &opts.Events, nil, "replay only calls of this event (repeatable)")
 	f.BoolVar(&opts.NewRequestID, "new-request-id", false, "give each call a fresh requestId, every other byte unchanged")
 	// Replay builds no payload: the seed is only the fresh ids'.
-	seedFlag(cmd, &opts.Seed, "seed of the fresh requestIds (0: random)")
+	cmdutil.SeedFlag(cmd, &opts.Seed, "seed of the fresh requestIds (0: random)")
 	f.StringVar(&opts.Sign, "sign", "", "sign each call afresh at send time: standard (Standard Webhooks headers; needs --secret), replacing the captured signature")
-	secretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
+	cmdutil.SecretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
 	// Replay's -H replaces a captured header rather than adding one.
-	headerFlag(cmd, &opts.Headers, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
-	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(sign.SchemeStandard))
+	cmdutil.HeaderFlag(cmd, &opts.Headers, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("sign", cmdutil.CompleteWords(sign.SchemeStandard))
 	return cmd
 }
 
-func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
+func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
 	expect, err := opts.check()
 	if err != nil {
 		return err
 	}
 	if opts.URL == "" {
-		return usagef("--url: say where to replay to")
+		return cmdutil.Usagef("--url: say where to replay to")
 	}
 	target, err := opts.target("")
 	if err != nil {
@@ -107,11 +108,11 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	}
 	only, err := spec.ParseEvents(opts.Events)
 	if err != nil {
-		return usageErr(fmt.Errorf("--event: %w", err))
+		return cmdutil.UsageErr(fmt.Errorf("--event: %w", err))
 	}
-	if err := a.needs(
+	if err := a.Needs(
 		opts.maxConcurrencyNeed(),
-		need{flag: "--seed", needs: "--new-request-id", without: !opts.NewRequestID, why: "it seeds the fresh requestIds, and without them the captured ones go out"},
+		cmdutil.Need{Flag: "--seed", Needs: "--new-request-id", Without: !opts.NewRequestID, Why: "it seeds the fresh requestIds, and without them the captured ones go out"},
 		secretNeed(opts.Sign, opts.Secret, "without it the calls go out with their captured signatures"),
 	); err != nil {
 		return err
@@ -125,15 +126,15 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	}
 	signer, err := sign.SignerFor(opts.Sign, secret)
 	if err != nil {
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	}
 	header, err := endpoint.ParseHeaders(opts.Headers)
 	if err != nil {
-		return usagef("--header %w", err)
+		return cmdutil.Usagef("--header %w", err)
 	}
-	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.streams.In)
+	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.Streams.In)
 	if err != nil {
-		return cmp.Or(ctx.Err(), usageErr(err))
+		return cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
 	}
 	defer closeAll()
 	con, err := opts.newConsole(a, "whsim replay", target)
@@ -163,10 +164,10 @@ func runReplay(ctx context.Context, a *app, opts *replayOptions) error {
 	if src.Err() != nil && err == nil {
 		// A pipe found to hold no captures is the input's fault, as a
 		// file is (OpenInputs); a read that broke off is a failed run.
-		if _, ok := errors.AsType[*capture.PayloadsError](src.Err()); ok || isInputError(src.Err()) {
-			return usageErr(src.Err())
+		if _, ok := errors.AsType[*capture.PayloadsError](src.Err()); ok || cmdutil.IsInputError(src.Err()) {
+			return cmdutil.UsageErr(src.Err())
 		}
-		return &exitError{code: ExitFailed, err: src.Err()}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: src.Err()}
 	}
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
@@ -29,10 +30,10 @@ func checkReportPath(path string) error {
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usagef("--report %s: no directory %s", path, dir)
+		return cmdutil.Usagef("--report %s: no directory %s", path, dir)
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usagef("--report %s: is a directory", path)
+		return cmdutil.Usagef("--report %s: is a directory", path)
 	}
 	return nil
 }
@@ -40,36 +41,36 @@ func checkReportPath(path string) error {
 // writeReport writes an HTML report whole, replacing the file at once. A
 // report that cannot be written is whsim's failure, not the receiver's:
 // exit 2 whatever the verdict.
-func writeReport(a *app, path string, write func(io.Writer) error) error {
+func writeReport(a *cmdutil.App, path string, write func(io.Writer) error) error {
 	// 0600: a report shows requests and answers, which may hold what the
 	// receiver or the user would not publish.
 	if err := atomicfile.Write(path, 0o600, write); err != nil {
-		return usagef("--report: %w", err)
+		return cmdutil.Usagef("--report: %w", err)
 	}
-	fmt.Fprintf(a.streams.Err, "%s report written to %s\n", a.errColor.Key.Sprint("whsim:"), path)
+	fmt.Fprintf(a.Streams.Err, "%s report written to %s\n", a.ErrColor.Key.Sprint("whsim:"), path)
 	return nil
 }
 
 // appendJobSummary adds a run's section to the job summary; a file that
 // cannot be written is said on stderr and leaves the run's verdict as it is.
-func appendJobSummary(a *app, s *jobsummary.Summary) {
+func appendJobSummary(a *cmdutil.App, s *jobsummary.Summary) {
 	path := stepSummary()
 	if path == "" || s == nil {
 		return
 	}
 	if err := jobsummary.Append(path, s); err != nil {
-		fmt.Fprintf(a.streams.Err, "%s %v\n", a.errColor.Warn.Sprint("warning:"), err)
+		fmt.Fprintf(a.Streams.Err, "%s %v\n", a.ErrColor.Warn.Sprint("warning:"), err)
 	}
 }
 
 // reportMeta is what a report says of the run.
-func reportMeta(a *app, title, target string) htmlreport.Meta {
-	return htmlreport.Meta{Title: title, Target: target, Version: a.build.String(), Started: a.now()}
+func reportMeta(a *cmdutil.App, title, target string) htmlreport.Meta {
+	return htmlreport.Meta{Title: title, Target: target, Version: a.Build.String(), Started: a.Now()}
 }
 
 // sendReports writes --report and the job summary of a finished run.
 // interrupted: Ctrl-C stopped it, which neither report may call a pass.
-func sendReports(a *app, opts *sendOptions, rec *htmlreport.SendRecorder, con *sendout.Console, st *load.Stats, target *url.URL, interrupted bool) error {
+func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder, con *sendout.Console, st *load.Stats, target *url.URL, interrupted bool) error {
 	sum := sendout.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &term.Style{}))

@@ -15,6 +15,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/checkout"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/probe"
@@ -25,7 +26,7 @@ import (
 )
 
 // runRerun is check --rerun: the failed cases of a report, sent again.
-func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
+func runRerun(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	if err := opts.validateRerun(); err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func runRerun(ctx context.Context, a *app, opts *checkOptions) error {
 func (o *checkOptions) validateRerun() error {
 	for _, name := range []string{"checks", "exclude-checks", "save-cases", "seed", "strict", "load-count", "load-concurrency", "latency-budget"} {
 		if o.changed != nil && o.changed(name) {
-			return usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
+			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
 	}
 	return checkJUnitPath(o.JUnit)
@@ -49,7 +50,7 @@ func (o *checkOptions) validateRerun() error {
 
 // checkRerun is one rerun as its report and flags made it.
 type checkRerun struct {
-	a     *app
+	a     *cmdutil.App
 	opts  *checkOptions
 	cfg   check.RerunConfig
 	cases []check.Failed
@@ -63,7 +64,7 @@ type checkRerun struct {
 // goes to one URL, --url or the run's own, and the user sees which before
 // the first (with the credentials -H and --secret give, which go nowhere
 // else).
-func (o *checkOptions) buildRerun(ctx context.Context, a *app) (*checkRerun, error) {
+func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRerun, error) {
 	cases, err := readRerun(ctx, a, o.Rerun)
 	if err != nil {
 		return nil, err
@@ -72,24 +73,24 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *app) (*checkRerun, err
 	where := o.URL
 	if where == "" && len(cases) > 0 {
 		if where, err = check.RunURL(cases); err != nil {
-			return nil, usagef("--rerun %s: %w", termsafe.Text(o.Rerun), err)
+			return nil, cmdutil.Usagef("--rerun %s: %w", termsafe.Text(o.Rerun), err)
 		}
 		r.fromReport = " (the report's URL; --url sends elsewhere)"
 	}
 	if where != "" {
 		if r.cfg.Target, err = endpoint.ParseTarget(where); err != nil {
 			if r.fromReport != "" {
-				return nil, usagef("--rerun %s: the report's url %w", termsafe.Text(o.Rerun), err)
+				return nil, cmdutil.Usagef("--rerun %s: the report's url %w", termsafe.Text(o.Rerun), err)
 			}
-			return nil, usagef("--url %w", err)
+			return nil, cmdutil.Usagef("--url %w", err)
 		}
 	}
 	if r.cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
-		return nil, usageErr(err)
+		return nil, cmdutil.UsageErr(err)
 	}
 	if o.Secret != "" {
 		if r.cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
-			return nil, usagef("--secret: %w", err)
+			return nil, cmdutil.Usagef("--secret: %w", err)
 		}
 	}
 	if r.cfg.Client, err = newClient(attempt.ClientOptions{
@@ -97,7 +98,7 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *app) (*checkRerun, err
 	}); err != nil {
 		return nil, err
 	}
-	r.cfg.Now, r.cfg.IDs = a.now, reqid.NewIDs(0)
+	r.cfg.Now, r.cfg.IDs = a.Now, reqid.NewIDs(0)
 	if len(cases) == 0 {
 		return r, nil // nothing to send: run says so
 	}
@@ -116,14 +117,14 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *app) (*checkRerun, err
 // run says what it sends where, sends the cases again and says, per
 // case, whether it is fixed.
 func (r *checkRerun) run(ctx context.Context) error {
-	o, errw, key := r.opts, r.a.streams.Err, r.a.errColor.Key.Sprint("whsim:")
+	o, errw, key := r.opts, r.a.Streams.Err, r.a.ErrColor.Key.Sprint("whsim:")
 	if len(r.cases) == 0 {
 		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
 		return nil
 	}
 	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
 		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
-			r.a.errColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
+			r.a.ErrColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
 	}
 	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
 		termsafe.Text(o.Rerun), termsafe.Text(r.cfg.Target.Redacted()), r.fromReport)
@@ -131,9 +132,9 @@ func (r *checkRerun) run(ctx context.Context) error {
 		fmt.Fprintf(errw, "%s %s\n", key, termsafe.Text(r.probeNote))
 	}
 
-	out, err := term.New(o.Output, r.a.streams.Out, style(r.a.outColor(), false), true)
+	out, err := term.New(o.Output, r.a.Streams.Out, cmdutil.Style(r.a.OutColor, false), true)
 	if err != nil {
-		return usagef("--output: %w", err)
+		return cmdutil.Usagef("--output: %w", err)
 	}
 	var junit term.Reporter
 	if o.JUnit != "" {
@@ -158,7 +159,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 		return repErr
 	}
 	if !sum.AllFixed() {
-		return errChecksFailed
+		return cmdutil.ErrChecksFailed
 	}
 	return nil
 }
@@ -172,20 +173,20 @@ func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, juni
 	switch {
 	case errors.As(err, &unreachable):
 		_ = out.Abort()
-		return usageErr(unreachable)
+		return cmdutil.UsageErr(unreachable)
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: exit 2.
 		_ = out.Abort()
-		return usageErr(probeErr)
+		return cmdutil.UsageErr(probeErr)
 	case ctx.Err() != nil:
 		sum.Interrupted = true
 		_ = out.Finish(checkout.RerunSummary{RerunSummary: sum})
 		if junit != nil {
 			_ = junit.Finish(checkout.RerunSummary{RerunSummary: sum})
 		}
-		return errInterrupted
+		return cmdutil.ErrInterrupted
 	case err != nil && sum.Fixed+sum.StillFailing+sum.NotRerun == 0:
-		return usageErr(err)
+		return cmdutil.UsageErr(err)
 	case err != nil:
 		return err
 	}
@@ -200,23 +201,23 @@ func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, juni
 
 // readRerun reads the failed cases of a report file, "-" (stdin) or a
 // --save-cases directory.
-func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error) {
+func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed, error) {
 	dir := ""
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		dir = name
 		name = filepath.Join(name, check.ResultsFile)
 		if _, err := os.Stat(name); err != nil {
-			return nil, usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
+			return nil, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
 		}
 	}
 	shown := ctxio.InputName(name)
 	var in io.ReadCloser
 	if name == "-" {
-		in = io.NopCloser(ctxio.NewReader(ctx, a.streams.In))
+		in = io.NopCloser(ctxio.NewReader(ctx, a.Streams.In))
 	} else {
 		f, err := openRegular(name)
 		if err != nil {
-			return nil, usageErr(fmt.Errorf("--rerun: %w", err))
+			return nil, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
 		}
 		// Reads give way to Ctrl-C and SIGTERM.
 		in = readCloser{ctxio.NewReader(ctx, f), f}
@@ -229,9 +230,9 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 	var le *check.ReportLineError
 	switch {
 	case errors.As(err, &le):
-		return nil, usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
+		return nil, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
 	case err != nil:
-		return nil, usagef("--rerun %s: %w", shown, err)
+		return nil, cmdutil.Usagef("--rerun %s: %w", shown, err)
 	}
 	if dir != "" {
 		for i := range cases {
@@ -239,7 +240,7 @@ func readRerun(ctx context.Context, a *app, name string) ([]check.Failed, error)
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				return nil, usagef("--rerun %s: %w", dir, err)
+				return nil, cmdutil.Usagef("--rerun %s: %w", dir, err)
 			}
 		}
 	}
@@ -373,11 +374,11 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 	}
 	switch {
 	case opts.Probe != "" && opts.ProbeCmd != "":
-		return "", usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+		return "", cmdutil.Usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
 	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
-		return "", usagef("--probe-header needs --probe, the URL it is sent to")
+		return "", cmdutil.Usagef("--probe-header needs --probe, the URL it is sent to")
 	case opts.Settle < 0:
-		return "", usagef("--settle %s: want 0 or more", opts.Settle)
+		return "", cmdutil.Usagef("--settle %s: want 0 or more", opts.Settle)
 	case !needs:
 		return "", nil
 	case opts.Probe != "" || opts.ProbeCmd != "":
@@ -390,20 +391,20 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 	case rec == nil:
 		return "", nil
 	case rec.Cmd != "":
-		return "", usagef("--rerun %s: the report's probe is a command (%s), and whsim runs no command a file names: give --probe-cmd again", termsafe.Text(opts.Rerun), termsafe.Text(rec.Cmd))
+		return "", cmdutil.Usagef("--rerun %s: the report's probe is a command (%s), and whsim runs no command a file names: give --probe-cmd again", termsafe.Text(opts.Rerun), termsafe.Text(rec.Cmd))
 	case rec.URL == "":
 		return "", nil
 	}
 	p, err := probe.ParseURL(rec.URL, cfg.Client, nil)
 	if err != nil {
-		return "", usagef("--rerun %s: the report's probe %s: %w", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), err)
+		return "", cmdutil.Usagef("--rerun %s: the report's probe %s: %w", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), err)
 	}
 	pu, err := url.Parse(strings.NewReplacer("{", "", "}", "").Replace(rec.URL))
 	if err != nil || pu.Host != cfg.Target.Host || pu.Scheme != cfg.Target.Scheme {
-		return "", usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(cfg.Target.Redacted()))
+		return "", cmdutil.Usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(cfg.Target.Redacted()))
 	}
 	if len(rec.Headers) > 0 {
-		return "", usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), termsafe.Text(rec.URL))
+		return "", cmdutil.Usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), termsafe.Text(rec.URL))
 	}
 	p.CurlTLS = curlTLS
 	cfg.Probe = p

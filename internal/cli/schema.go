@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/schema"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -23,7 +24,7 @@ const (
 	formatAsyncAPI   = "asyncapi"
 )
 
-func newSchemaCmd(a *app) *cobra.Command {
+func newSchemaCmd(a *cmdutil.App) *cobra.Command {
 	opts := &schemaOptions{}
 	cmd := &cobra.Command{
 		Use:   "schema [--format jsonschema|openapi|asyncapi] [--event <name>] [--shape described|sample]",
@@ -59,8 +60,8 @@ Both hold every shape: --shape does not apply.`,
   whsim schema --format asyncapi --event CREATE_RECEIVABLE_DOC > asyncapi.json
   whsim schema --event CREATE_RECEIVABLE_DOC --shape sample
   whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described > invoice.schema.json`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runSchema(cmd.Context(), a, opts)
 		}),
 	}
@@ -68,16 +69,16 @@ Both hold every shape: --shape does not apply.`,
 	f.StringVarP(&opts.Event, "event", "e", spec.AllEvents, "event name, or "+spec.AllEvents)
 	f.StringVar(&opts.Shape, "shape", "", "body shape: "+strings.Join(spec.ShapeNames(), "|")+" (default: both)")
 	f.StringVar(&opts.Format, "format", formatJSONSchema, "document: "+strings.Join(schemaFormats(), "|"))
-	_ = cmd.RegisterFlagCompletionFunc("format", completeWords(schemaFormats()...))
-	_ = cmd.RegisterFlagCompletionFunc("event", completeEvents)
-	_ = cmd.RegisterFlagCompletionFunc("shape", completeShapes)
+	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.CompleteWords(schemaFormats()...))
+	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvents)
+	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteShapes)
 	return cmd
 }
 
-func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
+func runSchema(_ context.Context, a *cmdutil.App, opts *schemaOptions) error {
 	events, err := spec.ParseEvents([]string{opts.Event})
 	if err != nil {
-		return usagef("--event: %w", err)
+		return cmdutil.Usagef("--event: %w", err)
 	}
 	var b []byte
 	switch opts.Format {
@@ -86,7 +87,7 @@ func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 		if opts.Shape != "" {
 			s, err := spec.ParseShape(opts.Shape)
 			if err != nil {
-				return usagef("--shape: %w", err)
+				return cmdutil.Usagef("--shape: %w", err)
 			}
 			shapes = []spec.Shape{s}
 		}
@@ -97,16 +98,16 @@ func runSchema(_ context.Context, a *app, opts *schemaOptions) error {
 		b, err = schema.Marshal(doc)
 	case formatOpenAPI, formatAsyncAPI:
 		if opts.Shape != "" {
-			return usagef("--shape: --format %s holds every shape", opts.Format)
+			return cmdutil.Usagef("--shape: --format %s holds every shape", opts.Format)
 		}
 		b, err = apiDoc(opts.Format, events)
 	default:
-		return usagef("--format %q: want %s", opts.Format, strings.Join(schemaFormats(), ", "))
+		return cmdutil.Usagef("--format %q: want %s", opts.Format, strings.Join(schemaFormats(), ", "))
 	}
 	if err != nil {
 		return err
 	}
-	_, err = a.streams.Out.Write(b)
+	_, err = a.Streams.Out.Write(b)
 	return err
 }
 

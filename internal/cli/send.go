@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
@@ -47,7 +48,7 @@ type sendOptions struct {
 	sleep func(context.Context, time.Duration) error
 }
 
-func newSendCmd(a *app) *cobra.Command {
+func newSendCmd(a *cmdutil.App) *cobra.Command {
 	opts := &sendOptions{}
 	cmd := &cobra.Command{
 		Use:   "send [--url <url>] [--event <name>]... [--file <payload.json>|-] [--count <n>] [--concurrency <n>] [flags]",
@@ -121,8 +122,8 @@ when interrupted (the summary is still printed).`,
   whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
   whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
   whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
 			opts.countSet = cmd.Flags().Changed("count")
 			return opts.junit.finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
@@ -132,26 +133,26 @@ when interrupted (the summary is still printed).`,
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
-	headerFlag(cmd, &opts.Headers, "")
+	cmdutil.HeaderFlag(cmd, &opts.Headers, "")
 	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
-	secretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
+	cmdutil.SecretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
 	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
 	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
 	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
-	fixedIDsFlag(cmd, &opts.FixedIDs, "")
+	cmdutil.FixedIDsFlag(cmd, &opts.FixedIDs, "")
 	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
-	_ = cmd.RegisterFlagCompletionFunc("sign", completeWords(sign.SchemeStandard))
-	_ = cmd.RegisterFlagCompletionFunc("scenario", completeWords(payload.ScenarioNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("sign", cmdutil.CompleteWords(sign.SchemeStandard))
+	_ = cmd.RegisterFlagCompletionFunc("scenario", cmdutil.CompleteWords(payload.ScenarioNames()...))
 	_ = cmd.MarkFlagFilename("file", "json")
 	return cmd
 }
 
 // runSend is send: validate, build, run.
-func runSend(ctx context.Context, a *app, opts *sendOptions) error {
+func runSend(ctx context.Context, a *cmdutil.App, opts *sendOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -173,21 +174,21 @@ func (o *sendOptions) validate() error {
 	}
 	switch {
 	case o.Count < 1:
-		return usagef("--count %d: want at least 1", o.Count)
+		return cmdutil.Usagef("--count %d: want at least 1", o.Count)
 	case o.Duration < 0:
-		return usagef("--duration %s: want 0 or more", o.Duration)
+		return cmdutil.Usagef("--duration %s: want 0 or more", o.Duration)
 	case !(o.Duplicate >= 0 && o.Duplicate <= 1): // NaN too
-		return usagef("--duplicate %g: want a share between 0 and 1", o.Duplicate)
+		return cmdutil.Usagef("--duplicate %g: want a share between 0 and 1", o.Duplicate)
 	case o.Scenario != "" && o.File != "":
-		return usagef("--scenario and --file: choose one")
+		return cmdutil.Usagef("--scenario and --file: choose one")
 	case o.FixedIDs && o.File != "":
-		return usagef("--file sends the body byte for byte, its requestIds the file's: --fixed-ids does not apply")
+		return cmdutil.Usagef("--file sends the body byte for byte, its requestIds the file's: --fixed-ids does not apply")
 	case o.FixedIDs && o.Seed == 0:
 		_, err := idNonce(o.FixedIDs, o.Seed) // the message is idNonce's, shared with export
 		return err
 	}
 	if _, err := endpoint.ParseHeaders(o.Headers); err != nil {
-		return usagef("--header %w", err)
+		return cmdutil.Usagef("--header %w", err)
 	}
 	_, err := o.thresholds()
 	return err
@@ -199,7 +200,7 @@ func (o *sendOptions) thresholds() ([]threshold.Threshold, error) {
 	for _, s := range o.Thresholds {
 		t, err := threshold.Parse(s)
 		if err != nil {
-			return nil, usagef("--threshold: %w", err)
+			return nil, cmdutil.Usagef("--threshold: %w", err)
 		}
 		out = append(out, t)
 	}
@@ -211,7 +212,7 @@ func (o *sendOptions) thresholds() ([]threshold.Threshold, error) {
 // receiver), the console and the deliverer, and what --report and the
 // job summary are written from.
 type sendRun struct {
-	a     *app
+	a     *cmdutil.App
 	opts  *sendOptions
 	lanes [][][]attempt.Template
 	// empty: --file held no payload, and build stopped at the lanes.
@@ -228,7 +229,7 @@ type sendRun struct {
 // delivery's template, made before the first), then the receiver they go
 // to, the console and the deliverer. validate has said the flags' errors,
 // so only a caller that skipped it meets them here.
-func (o *sendOptions) build(ctx context.Context, a *app) (*sendRun, error) {
+func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, error) {
 	expect, err := o.check()
 	if err != nil {
 		return nil, err
@@ -238,13 +239,13 @@ func (o *sendOptions) build(ctx context.Context, a *app) (*sendRun, error) {
 	}
 	header, err := endpoint.ParseHeaders(o.Headers)
 	if err != nil {
-		return nil, usagef("--header %w", err)
+		return nil, cmdutil.Usagef("--header %w", err)
 	}
 	thresholds, err := o.thresholds()
 	if err != nil {
 		return nil, err
 	}
-	if err := a.needs(o.maxConcurrencyNeed(), secretNeed(o.Sign, o.Secret, "without it nothing is signed")); err != nil {
+	if err := a.Needs(o.maxConcurrencyNeed(), secretNeed(o.Sign, o.Secret, "without it nothing is signed")); err != nil {
 		return nil, err
 	}
 	signer, err := o.signer(a)
@@ -279,18 +280,18 @@ func (o *sendOptions) build(ctx context.Context, a *app) (*sendRun, error) {
 // signer is --sign's, nil for none. A secret from WHSIM_* or the config
 // file, shared with check and replay, signs nothing here without --sign:
 // said, not refused; so is a key shorter than the scheme asks.
-func (o *sendOptions) signer(a *app) (*sign.Signer, error) {
+func (o *sendOptions) signer(a *cmdutil.App) (*sign.Signer, error) {
 	secret := o.Secret
 	if o.Sign == "" && secret != "" {
 		secret = ""
-		fmt.Fprintf(a.streams.Err, "%s a secret without --sign standard signs nothing: the calls go out unsigned\n", a.errColor.Warn.Sprint("warning:"))
+		fmt.Fprintf(a.Streams.Err, "%s a secret without --sign standard signs nothing: the calls go out unsigned\n", a.ErrColor.Warn.Sprint("warning:"))
 	}
 	signer, err := sign.SignerFor(o.Sign, secret)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, cmdutil.UsageErr(err)
 	}
 	if signer != nil && signer.Weak() {
-		fmt.Fprintf(a.streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.errColor.Warn.Sprint("warning:"), sign.GoodKeyBytes)
+		fmt.Fprintf(a.Streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.ErrColor.Warn.Sprint("warning:"), sign.GoodKeyBytes)
 	}
 	return signer, nil
 }
@@ -303,13 +304,13 @@ func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshol
 	perCall := 1
 	if rawURL == "" {
 		perCall = 2 // both ends of each connection are in this process
-		rcv, err := startBuiltin(a.streams.Err, style(a.errColor, o.Verbose))
+		rcv, err := startBuiltin(a.Streams.Err, cmdutil.Style(a.ErrColor, o.Verbose))
 		if err != nil {
 			return err
 		}
 		r.rcv = rcv
 		rawURL = rcv.URL
-		fmt.Fprintf(a.streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.errColor.Key.Sprint("whsim:"), rawURL)
+		fmt.Fprintf(a.Streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.ErrColor.Key.Sprint("whsim:"), rawURL)
 	}
 	var err error
 	if r.target, err = o.target(rawURL); err != nil {
@@ -349,7 +350,7 @@ func (r *sendRun) close() {
 func (r *sendRun) run(ctx context.Context) error {
 	a, o, con := r.a, r.opts, r.con
 	if r.empty {
-		fmt.Fprintf(a.streams.Err, "%s --file %s holds no payload: nothing to send\n", a.errColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(o.File)))
+		fmt.Fprintf(a.Streams.Err, "%s --file %s holds no payload: nothing to send\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(o.File)))
 		return nil
 	}
 	if o.File != "" && r.rounds != 1 {
@@ -382,7 +383,7 @@ func (r *sendRun) run(ctx context.Context) error {
 func idNonce(fixed bool, seed uint64) (uint64, error) {
 	switch {
 	case fixed && seed == 0:
-		return 0, usagef("--fixed-ids needs --seed: the ids are the seed's")
+		return 0, cmdutil.Usagef("--fixed-ids needs --seed: the ids are the seed's")
 	case fixed:
 		return 0, nil
 	}
@@ -399,7 +400,7 @@ func (opts *sendOptions) rounds() int {
 
 // lanes builds the templates of the run before it starts (load.Lanes):
 // --file's payloads, a scenario's lives, or generated payloads.
-func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
+func (opts *sendOptions) lanes(ctx context.Context, a *cmdutil.App, header http.Header) ([][][]attempt.Template, error) {
 	if opts.File != "" {
 		return opts.fileLanes(ctx, a, header)
 	}
@@ -418,14 +419,14 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 	case opts.Scenario == "":
 		src.Events, src.Next = pl.Events, pl.nextBody
 	case !isScenario:
-		return nil, notOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
+		return nil, cmdutil.NotOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
 	case opts.eventsSet:
-		return nil, usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))
+		return nil, cmdutil.Usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))
 	default:
 		src.Lives = func(n int) ([][]load.Step, error) {
 			lives, err := sc.Lives(payload.New(opts.Seed, pl.Now), pl.Shape, opts.Seed, n, pl.Overrides)
 			if err != nil {
-				return nil, usageErr(err)
+				return nil, cmdutil.UsageErr(err)
 			}
 			steps := make([][]load.Step, len(lives))
 			for i, life := range lives {
@@ -442,35 +443,35 @@ func (opts *sendOptions) lanes(ctx context.Context, a *app, header http.Header) 
 // fileLanes reads the payloads of --file (input.Reader: a document, an
 // array, NDJSON) and sends each byte for byte (load.FileLanes), under
 // --event or the event each payload's number names.
-func (opts *sendOptions) fileLanes(ctx context.Context, a *app, header http.Header) ([][][]attempt.Template, error) {
+func (opts *sendOptions) fileLanes(ctx context.Context, a *cmdutil.App, header http.Header) ([][][]attempt.Template, error) {
 	switch {
 	case len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "":
-		return nil, usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
-	case a.onCommandLine("shape"):
-		return nil, usagef("--file sends the body byte for byte: --shape does not apply")
+		return nil, cmdutil.Usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
+	case a.OnCommandLine("shape"):
+		return nil, cmdutil.Usagef("--file sends the body byte for byte: --shape does not apply")
 	}
-	if err := a.needs(need{flag: "--seed", needs: "--shuffle or --duplicate", without: !opts.Shuffle && opts.Duplicate == 0,
-		why: "--file sends the bodies byte for byte, and the seed only picks their order and re-deliveries"}); err != nil {
+	if err := a.Needs(cmdutil.Need{Flag: "--seed", Needs: "--shuffle or --duplicate", Without: !opts.Shuffle && opts.Duplicate == 0,
+		Why: "--file sends the bodies byte for byte, and the seed only picks their order and re-deliveries"}); err != nil {
 		return nil, err
 	}
 	name := ctxio.InputName(opts.File)
-	payloads, err := readPayloads(ctx, opts.File, a.streams.In)
+	payloads, err := readPayloads(ctx, opts.File, a.Streams.In)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, usagef("--file: %w", err)
+		return nil, cmdutil.Usagef("--file: %w", err)
 	}
 	src := load.Lanes{File: true, Header: header, Payloads: payloads}
 	if opts.eventsSet {
 		if src.Events, err = spec.ParseEvents(opts.Events); err != nil {
-			return nil, usageErr(fmt.Errorf("--event: %w", err))
+			return nil, cmdutil.UsageErr(fmt.Errorf("--event: %w", err))
 		}
 	}
 	lanes, err := src.Build()
 	var pe *load.PayloadError
 	if errors.As(err, &pe) {
-		return nil, usagef("--file %s", pe.Explain(name))
+		return nil, cmdutil.Usagef("--file %s", pe.Explain(name))
 	}
 	return lanes, err
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -205,7 +206,7 @@ func TestSendRetriesReported(t *testing.T) {
 	defer srv.Close()
 	var waits []time.Duration
 	var out, errb bytes.Buffer
-	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
 	opts := &sendOptions{payloadFlags: payloadFlags{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described"},
 		deliveryFlags: deliveryFlags{URL: srv.URL, Timeout: time.Second, Retries: 3, Concurrency: 1, ExpectStatus: "2xx", Output: "text"},
 		Count:         1,
@@ -239,9 +240,9 @@ func TestSendInterruptedPrintsSummary(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C before the first delivery
 	var out, errb bytes.Buffer
-	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
-	code := a.run(ctx, []string{"send", "--url", srv.URL, "-n", "1000"})
-	if code != ExitInterrupted || !strings.Contains(out.String(), "\nsent ") {
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
+	code := execute(ctx, a, []string{"send", "--url", srv.URL, "-n", "1000"})
+	if code != cmdutil.ExitInterrupted || !strings.Contains(out.String(), "\nsent ") {
 		t.Errorf("exit %d, stdout %q", code, out.String())
 	}
 }
@@ -344,8 +345,8 @@ func TestSendTLSFailureSaysWhyAndWhatToDo(t *testing.T) {
 func runTTY(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb, OutTTY: true, ErrTTY: true}, Build{}, time.Now)
-	code = a.run(context.Background(), append(args, "--no-color"))
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, OutTTY: true, ErrTTY: true}, Build{}, time.Now)
+	code = execute(context.Background(), a, append(args, "--no-color"))
 	return code, out.String(), errb.String()
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/validateout"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/term"
@@ -25,7 +26,7 @@ type validateOptions struct {
 	junit  junitFile
 }
 
-func newValidateCmd(a *app) *cobra.Command {
+func newValidateCmd(a *cmdutil.App) *cobra.Command {
 	opts := &validateOptions{}
 	cmd := &cobra.Command{
 		Use:   "validate [<file>...] [--event <name>] [--shape auto|described|sample] [--strict] [--ignore <rule>]... [--output text|json|junit] [--junit <file>]",
@@ -48,8 +49,8 @@ Rules (--ignore <id> silences one):
   whsim generate --event all --count 100 | whsim validate --strict
   whsim validate --event CREATE_RECEIVABLE_DOC --ignore base-amount receipt.json
   whsim validate captures.ndjson --junit validate.xml`,
-		ValidArgsFunction: completePayloadFiles,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		ValidArgsFunction: cmdutil.CompletePayloadFiles,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			return opts.junit.finish(a, runValidate(cmd.Context(), a, opts), "whsim validate", "whsim.validate")
 		}),
@@ -59,10 +60,10 @@ Rules (--ignore <id> silences one):
 	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
-	addOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
+	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
 	opts.junit.register(cmd, "one testcase per payload, a suite per file")
-	_ = cmd.RegisterFlagCompletionFunc("event", completeEvent)
-	_ = cmd.RegisterFlagCompletionFunc("shape", completeWords(validate.ShapeNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
+	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
 	_ = cmd.RegisterFlagCompletionFunc("ignore", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, r := range validate.Rules() {
@@ -73,34 +74,34 @@ Rules (--ignore <id> silences one):
 	return cmd
 }
 
-func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
-	st := a.streams
+func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) error {
+	st := a.Streams
 	if err := checkJUnitPath(opts.junit.Path); err != nil {
 		return err
 	}
 	event, err := validate.ParseEvent(opts.Event)
 	if err != nil {
-		return usagef("--event: %w", err)
+		return cmdutil.Usagef("--event: %w", err)
 	}
 	v, err := validate.New(validate.Options{Shape: opts.Shape, Strict: opts.Strict, Ignore: opts.Ignore})
 	if err != nil {
 		if _, ok := errors.AsType[*validate.UnknownRuleError](err); ok {
-			return usageErr(fmt.Errorf("--ignore: %w", err))
+			return cmdutil.UsageErr(fmt.Errorf("--ignore: %w", err))
 		}
-		return usageErr(fmt.Errorf("--shape: %w", err))
+		return cmdutil.UsageErr(fmt.Errorf("--shape: %w", err))
 	}
 	files, err := validate.OpenFiles(ctx, opts.Files, st.In)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
 		}
-		return usageErr(fmt.Errorf("validate: %w", err))
+		return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
 	}
 	defer files.Close()
 
-	out, err := term.New(opts.Output, st.Out, style(a.outColor(), false), false)
+	out, err := term.New(opts.Output, st.Out, cmdutil.Style(a.OutColor, false), false)
 	if err != nil {
-		return usagef("--output: %w", err)
+		return cmdutil.Usagef("--output: %w", err)
 	}
 	rep := out
 	// --junit FILE beside the output; a run that checks nothing leaves it
@@ -122,10 +123,10 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
 	if err != nil {
 		_ = rep.Abort()
-		return usageErr(fmt.Errorf("validate: %w", err))
+		return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
 	}
 	if sum.Array != "" {
-		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", a.errColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
+		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
 	}
 	if sum.Payloads == 0 {
 		// Nothing was checked: no "ok" line to be read as a pass.
@@ -134,7 +135,7 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 		} else if err := out.Finish(validateout.ValidateSummary(sum)); err != nil {
 			return err
 		}
-		return &exitError{code: ExitFailed, err: errors.New("validate: no payloads")}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New("validate: no payloads")}
 	}
 	if err := rep.Finish(validateout.ValidateSummary(sum)); err != nil {
 		return err
@@ -143,7 +144,7 @@ func runValidate(ctx context.Context, a *app, opts *validateOptions) error {
 		appendJobSummary(a, jobsummary.FromCollector(col, "whsim validate", "input", sum.Failed == 0))
 	}
 	if sum.Failed > 0 {
-		return errChecksFailed
+		return cmdutil.ErrChecksFailed
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/term/tty"
 )
 
@@ -16,12 +17,12 @@ func TestValidateTellsItReadsATerminal(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	for _, isTTY := range []bool{true, false} {
 		var out, errb bytes.Buffer
-		a := &app{
-			streams:  Streams{In: strings.NewReader("{}\n"), InTTY: isTTY, Out: &out, Err: &errb},
-			now:      time.Now,
-			errColor: tty.Colors(false),
+		a := &cmdutil.App{
+			Streams:  cmdutil.Streams{In: strings.NewReader("{}\n"), InTTY: isTTY, Out: &out, Err: &errb},
+			Now:      time.Now,
+			ErrColor: tty.Colors(false),
 		}
-		a.run(context.Background(), []string{"validate"})
+		execute(context.Background(), a, []string{"validate"})
 		said := strings.Contains(errb.String(), "reading payloads from stdin; Ctrl-D to end")
 		if said != isTTY {
 			t.Errorf("stdin a terminal %v: stderr %q", isTTY, errb.String())

@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
 type versionOptions struct {
 	Output string
 }
 
-func newVersionCmd(a *app) *cobra.Command {
+func newVersionCmd(a *cmdutil.App) *cobra.Command {
 	opts := &versionOptions{}
 	cmd := &cobra.Command{
 		Use:   "version [--output text|json]",
@@ -23,17 +24,17 @@ version and the platform; the same text as --version. A build from source says
 command recorded it.`,
 		Example: `  whsim version
   whsim version --output json | jq -r .version`,
-		Args: noArgs,
-		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runVersion(cmd.Context(), a, opts)
 		}),
 	}
-	addOutputFlag(cmd, &opts.Output, "text", "text", "json")
+	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	return cmd
 }
 
-func runVersion(_ context.Context, a *app, opts *versionOptions) error {
-	out, b := a.streams.Out, a.build
+func runVersion(_ context.Context, a *cmdutil.App, opts *versionOptions) error {
+	out, b := a.Streams.Out, a.Build
 	if opts.Output == "json" {
 		return json.NewEncoder(out).Encode(b.Resolve())
 	}

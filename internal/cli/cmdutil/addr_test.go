@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"errors"
@@ -24,9 +24,9 @@ func TestAddrError(t *testing.T) {
 		if lerr == nil {
 			t.Fatalf("%s: listened", tt.addr)
 		}
-		err := addrError(tt.flag, tt.addr, lerr)
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.code != ExitUsage || err.Error() != tt.want {
+		err := AddrError(tt.flag, tt.addr, lerr)
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != ExitUsage || err.Error() != tt.want {
 			t.Errorf("addrError(%s %s) = %v, want usage error %q", tt.flag, tt.addr, err, tt.want)
 		}
 	}

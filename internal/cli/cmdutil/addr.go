@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"net"
@@ -6,13 +6,13 @@ import (
 	"strconv"
 )
 
-// addrError is the usage error of an address a listener refused (listen
+// AddrError is the usage error of an address a listener refused (listen
 // --addr, --ui). A port alone, a host alone and a URL get what was
 // probably meant rather than Go's "missing port in address" or "too many
 // colons in address".
-func addrError(flag, addr string, err error) error {
+func AddrError(flag, addr string, err error) error {
 	if n, perr := strconv.ParseUint(addr, 10, 16); perr == nil {
-		return usagef("%s %s: a port alone is not an address (did you mean 127.0.0.1:%d?)", flag, addr, n)
+		return Usagef("%s %s: a port alone is not an address (did you mean 127.0.0.1:%d?)", flag, addr, n)
 	}
 	port := "8080" // listen's default
 	if flag == "--ui" {
@@ -23,12 +23,12 @@ func addrError(flag, addr string, err error) error {
 		if u.Port() == "" {
 			host = net.JoinHostPort(u.Hostname(), port)
 		}
-		return usagef("%s %s: an address is host:port, not a URL (did you mean %s?)", flag, addr, host)
+		return Usagef("%s %s: an address is host:port, not a URL (did you mean %s?)", flag, addr, host)
 	}
 	if _, _, serr := net.SplitHostPort(addr); serr != nil && (net.ParseIP(trimBrackets(addr)) != nil || addr == "localhost") {
-		return usagef("%s %s: no port (did you mean %s?)", flag, addr, net.JoinHostPort(trimBrackets(addr), port))
+		return Usagef("%s %s: no port (did you mean %s?)", flag, addr, net.JoinHostPort(trimBrackets(addr), port))
 	}
-	return usagef("%s %s: %w", flag, addr, err)
+	return Usagef("%s %s: %w", flag, addr, err)
 }
 
 func trimBrackets(s string) string {

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"strings"
@@ -8,21 +8,21 @@ import (
 	"github.com/whsim/whsim/internal/config"
 )
 
-// flagError rewrites pflag's errors for people (package config says what a
+// FlagError rewrites pflag's errors for people (package config says what a
 // flag wants, or the flag meant) and makes them usage errors.
-func flagError(cmd *cobra.Command, err error) error {
+func FlagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
 		msg += " (-v is --verbose, in send, replay and listen; the version is --version)"
 	} else {
 		msg = config.Explain(cmd.Flags(), msg)
 	}
-	return usageErr(&flagErr{path: cmd.CommandPath(), msg: msg})
+	return UsageErr(&FlagErr{Path: cmd.CommandPath(), Msg: msg})
 }
 
-// flagErr is a flag error of one command: printed after the command's
+// FlagErr is a flag error of one command: printed after the command's
 // path ("whsim send: unknown flag: --bogus"), which stands in for the
 // "whsim:" every other error starts with, so the name is not said twice.
-type flagErr struct{ path, msg string }
+type FlagErr struct{ Path, Msg string }
 
-func (e *flagErr) Error() string { return e.msg }
+func (e *FlagErr) Error() string { return e.Msg }

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func readsConfig(cmd *cobra.Command) bool {
 	return true
 }
 
-// loadConfig copies values from the environment and the config file into
+// LoadConfig copies values from the environment and the config file into
 // the flags of cmd the user did not set, once, so that the commands read
 // typed flag values only. Precedence: flag > WHSIM_* > config file > default.
 //
@@ -47,7 +47,7 @@ func readsConfig(cmd *cobra.Command) bool {
 //
 // viper reads the environment and the file; package config reads the file's
 // YAML nodes too, to name an unknown key or a bad value by its line.
-func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command) error {
+func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command) error {
 	if !readsConfig(cmd) {
 		return nil
 	}
@@ -56,7 +56,7 @@ func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	}
 	name, err := config.Find(explicit, "whsim", ConfigName)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	// Two viper instances, fresh per run: the environment's and the file's,
 	// so that any WHSIM_* variable beats any key of the file.
@@ -69,11 +69,11 @@ func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	var file *config.File
 	if name != "" {
 		if file, err = config.Load(name, configSection(tree())); err != nil {
-			return usageErr(err)
+			return UsageErr(err)
 		}
 		conf.SetConfigType("yaml")
 		if err := conf.ReadConfig(bytes.NewReader(file.Data)); err != nil {
-			return usagef("config file %s: %w", name, err)
+			return Usagef("config file %s: %w", name, err)
 		}
 	}
 
@@ -99,7 +99,7 @@ func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 			}
 		}
 	})
-	return usageErr(errors.Join(errs...))
+	return UsageErr(errors.Join(errs...))
 }
 
 // configurable says whether a config key or variable may set f.

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"errors"
@@ -29,16 +29,16 @@ func OSStreams() Streams {
 	}
 }
 
-// style is how reports on a stream coloured by pal look.
-func style(pal term.Style, verbose bool) term.Style {
+// Style is how reports on a stream coloured by pal look.
+func Style(pal term.Style, verbose bool) term.Style {
 	pal.Verbose = verbose
 	return pal
 }
 
-// isInputError reports whether err is an input holding what a command
+// IsInputError reports whether err is an input holding what a command
 // cannot read (input.SyntaxError, TooLargeError, FormatError): the user's
 // to fix, exit 2.
-func isInputError(err error) bool {
+func IsInputError(err error) bool {
 	_, syn := errors.AsType[*input.SyntaxError](err)
 	_, big := errors.AsType[*input.TooLargeError](err)
 	_, format := errors.AsType[*input.FormatError](err)

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"strings"
@@ -19,41 +19,41 @@ import (
 // with a command's own where the flag's meaning differs there (each call
 // says why); "" is the shared sentence.
 
-// defaultTimeout is --timeout's for send, replay and check alike. 10s, not
+// DefaultTimeout is --timeout's for send, replay and check alike. 10s, not
 // check's former 5s: --latency-budget (1s at p99) already judges a slow
 // receiver, so the timeout only has to tell a slow answer from none, and
 // 10s is a common sender's own limit (GitHub's); a shorter one would call
 // a slow receiver one that stopped answering.
-const defaultTimeout = check.DefaultTimeout
+const DefaultTimeout = check.DefaultTimeout
 
 // The delivery set: how whsim reaches the receiver (--url, --timeout,
 // --header, --secret, --insecure and --cacert).
 
-func urlFlag(cmd *cobra.Command, p *string) {
+func URLFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVarP(p, "url", "u", "", "the receiver's URL (http or https); businessType is added to its query")
 }
 
-func timeoutFlag(cmd *cobra.Command, p *time.Duration) {
-	cmd.Flags().DurationVar(p, "timeout", defaultTimeout, "time limit of one attempt")
+func TimeoutFlag(cmd *cobra.Command, p *time.Duration) {
+	cmd.Flags().DurationVar(p, "timeout", DefaultTimeout, "time limit of one attempt")
 }
 
 const headerHelp = "add a request header 'Name: value' (repeatable)"
 
-func headerFlag(cmd *cobra.Command, p *[]string, help string) {
+func HeaderFlag(cmd *cobra.Command, p *[]string, help string) {
 	if help == "" {
 		help = headerHelp
 	}
 	cmd.Flags().StringArrayVarP(p, "header", "H", nil, help)
 }
 
-// secretFlag's help is always a command's own: each names its own
+// SecretFlag's help is always a command's own: each names its own
 // variable (WHSIM_SEND_SECRET, ...) and check's also runs a check.
-func secretFlag(cmd *cobra.Command, p *string, help string) {
+func SecretFlag(cmd *cobra.Command, p *string, help string) {
 	cmd.Flags().StringVar(p, "secret", "", help)
 }
 
-// tlsFlags are --insecure and --cacert.
-func tlsFlags(cmd *cobra.Command, insecure *bool, cacert *string) {
+// TLSFlags are --insecure and --cacert.
+func TLSFlags(cmd *cobra.Command, insecure *bool, cacert *string) {
 	f := cmd.Flags()
 	f.BoolVarP(insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
 	f.StringVar(cacert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
@@ -65,7 +65,7 @@ func tlsFlags(cmd *cobra.Command, insecure *bool, cacert *string) {
 
 const seedHelp = "seed for reproducible payloads (0: random)"
 
-func seedFlag(cmd *cobra.Command, p *uint64, help string) {
+func SeedFlag(cmd *cobra.Command, p *uint64, help string) {
 	if help == "" {
 		help = seedHelp
 	}
@@ -74,24 +74,24 @@ func seedFlag(cmd *cobra.Command, p *uint64, help string) {
 
 const eventsHelp = "event name, repeatable or comma-separated; " + spec.AllEvents + " for every event"
 
-// eventsFlag is --event as a list; def is nil where no --event means no
+// EventsFlag is --event as a list; def is nil where no --event means no
 // filter (replay) rather than every event.
-func eventsFlag(cmd *cobra.Command, p *[]string, def []string, help string) {
+func EventsFlag(cmd *cobra.Command, p *[]string, def []string, help string) {
 	if help == "" {
 		help = eventsHelp
 	}
 	cmd.Flags().StringSliceVarP(p, "event", "e", def, help)
-	_ = cmd.RegisterFlagCompletionFunc("event", completeEvents)
+	_ = cmd.RegisterFlagCompletionFunc("event", CompleteEvents)
 }
 
-func shapeFlag(cmd *cobra.Command, p *string) {
+func ShapeFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "shape", string(spec.Described),
 		"body shape: "+strings.Join(spec.ShapeNames(), "|")+" (sample: the spec's sample bodies)")
-	_ = cmd.RegisterFlagCompletionFunc("shape", completeShapes)
+	_ = cmd.RegisterFlagCompletionFunc("shape", CompleteShapes)
 }
 
-// setFlags are --set and --unset.
-func setFlags(cmd *cobra.Command, sets, unsets *[]string) {
+// SetFlags are --set and --unset.
+func SetFlags(cmd *cobra.Command, sets, unsets *[]string) {
 	f := cmd.Flags()
 	f.StringArrayVar(sets, "set", nil, "set a field: <path>=<value>, value as JSON else string (repeatable)")
 	f.StringArrayVar(unsets, "unset", nil, "remove a field: <path> (repeatable)")
@@ -99,7 +99,7 @@ func setFlags(cmd *cobra.Command, sets, unsets *[]string) {
 
 const fixedIDsHelp = "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)"
 
-func fixedIDsFlag(cmd *cobra.Command, p *bool, help string) {
+func FixedIDsFlag(cmd *cobra.Command, p *bool, help string) {
 	if help == "" {
 		help = fixedIDsHelp
 	}
