@@ -16,8 +16,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
 // The CI recipes of docs/ci.md are checked where they can be without

@@ -32,6 +32,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/versioncmd"
 	"github.com/whsim/whsim/internal/term/tty"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -185,7 +186,7 @@ whsim version.`,
 		{"export", newExportCmd},
 		{"validate", newValidateCmd},
 		{"schema", newSchemaCmd},
-		{"version", newVersionCmd},
+		{"version", versioncmd.New},
 		{"man", newManCmd},
 		{"anonymize", newAnonymizeCmd},
 	}

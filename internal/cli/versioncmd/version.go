@@ -1,4 +1,6 @@
-package cli
+// Package versioncmd is whsim version: the version, commit, build date
+// and Go version of the binary.
+package versioncmd
 
 import (
 	"context"
@@ -6,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
@@ -13,7 +16,8 @@ type versionOptions struct {
 	Output string
 }
 
-func newVersionCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim version.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &versionOptions{}
 	cmd := &cobra.Command{
 		Use:   "version [--output text|json]",
