@@ -32,6 +32,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/eventscmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
 	"github.com/whsim/whsim/internal/term/tty"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -175,7 +176,7 @@ whsim version.`,
 		build func(*cmdutil.App) *cobra.Command
 	}
 	commands := []command{
-		{"events", newEventsCmd},
+		{"events", eventscmd.New},
 		{"generate", newGenerateCmd},
 		{"send", newSendCmd},
 		{"check", newCheckCmd},

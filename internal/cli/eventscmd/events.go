@@ -1,4 +1,5 @@
-package cli
+// Package eventscmd is whsim events: the webhook events whsim knows.
+package eventscmd
 
 import (
 	"context"
@@ -13,7 +14,8 @@ type eventsOptions struct {
 	Output string
 }
 
-func newEventsCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim events.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &eventsOptions{}
 	cmd := &cobra.Command{
 		Use:   "events [--output text|json]",
