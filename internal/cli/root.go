@@ -33,6 +33,7 @@ import (
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/eventscmd"
+	"github.com/whsim/whsim/internal/cli/schemacmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
 	"github.com/whsim/whsim/internal/term/tty"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -186,7 +187,7 @@ whsim version.`,
 		{"inspect", newInspectCmd},
 		{"export", newExportCmd},
 		{"validate", newValidateCmd},
-		{"schema", newSchemaCmd},
+		{"schema", schemacmd.New},
 		{"version", versioncmd.New},
 		{"man", newManCmd},
 		{"anonymize", newAnonymizeCmd},

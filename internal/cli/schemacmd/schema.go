@@ -1,4 +1,6 @@
-package cli
+// Package schemacmd is whsim schema: the JSON Schema, OpenAPI and AsyncAPI
+// documents of the webhook calls.
+package schemacmd
 
 import (
 	"context"
@@ -24,7 +26,8 @@ const (
 	formatAsyncAPI   = "asyncapi"
 )
 
-func newSchemaCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim schema.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &schemaOptions{}
 	cmd := &cobra.Command{
 		Use:   "schema [--format jsonschema|openapi|asyncapi] [--event <name>] [--shape described|sample]",
