@@ -14,6 +14,7 @@ import (
 
 	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -239,7 +240,7 @@ func TestMan(t *testing.T) {
 	}
 	want := []string{"whsim.1"}
 	for _, c := range liveCommands(t) {
-		want = append(want, manName(c)+".1")
+		want = append(want, mancmd.PageName(c)+".1")
 	}
 	slices.Sort(want)
 	entries, err := os.ReadDir(dir)
@@ -282,16 +283,16 @@ func TestReferenceUpToDate(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, "man", "--format", "markdown", "--dir", dir); code != 0 || stdout != "" {
 		t.Fatalf("man --format markdown: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, referenceFile))
+	got, err := os.ReadFile(filepath.Join(dir, mancmd.ReferenceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "docs", referenceFile))
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", mancmd.ReferenceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("docs/%s is stale: run go run ./cmd/whsim man --format markdown --dir docs", referenceFile)
+		t.Errorf("docs/%s is stale: run go run ./cmd/whsim man --format markdown --dir docs", mancmd.ReferenceFile)
 	}
 	if code, _, stderr := runCLI(t, "man", "--format", "html", "--dir", dir); code != cmdutil.ExitUsage || !strings.Contains(stderr, "want man or markdown") {
 		t.Errorf("man --format html: exit %d, %q", code, stderr)

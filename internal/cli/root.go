@@ -33,6 +33,7 @@ import (
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/eventscmd"
+	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/cli/schemacmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
 	"github.com/whsim/whsim/internal/term/tty"
@@ -189,7 +190,7 @@ whsim version.`,
 		{"validate", newValidateCmd},
 		{"schema", schemacmd.New},
 		{"version", versioncmd.New},
-		{"man", newManCmd},
+		{"man", mancmd.New},
 		{"anonymize", newAnonymizeCmd},
 	}
 	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {

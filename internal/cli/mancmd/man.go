@@ -1,4 +1,6 @@
-package cli
+// Package mancmd is whsim man: a man page for every command, or the
+// Markdown reference (docs/reference.md), written from the commands' own help.
+package mancmd
 
 import (
 	"context"
@@ -24,13 +26,13 @@ type manOptions struct {
 	root   *cobra.Command // the tree to document
 }
 
-// referenceFile is the Markdown reference --format markdown writes into
+// ReferenceFile is the Markdown reference --format markdown writes into
 // --dir: docs/reference.md in this repository.
-const referenceFile = "reference.md"
+const ReferenceFile = "reference.md"
 
-// newManCmd writes the pages packagers ship (the release's before hook)
-// and people who install from source put on their MANPATH.
-func newManCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim man, which writes the pages packagers ship (the release's
+// before hook) and people who install from source put on their MANPATH.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &manOptions{}
 	cmd := &cobra.Command{
 		Use:   "man --dir <dir>",
@@ -66,7 +68,7 @@ func runMan(_ context.Context, a *cmdutil.App, opts *manOptions) error {
 		return cmdutil.UsageErr(err)
 	}
 	if opts.Format == "markdown" {
-		path := filepath.Join(opts.Dir, referenceFile)
+		path := filepath.Join(opts.Dir, ReferenceFile)
 		if err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
 			_, err := w.Write(manpage.Markdown(manPages(opts.root)))
 			return err
@@ -102,25 +104,25 @@ func manPages(c *cobra.Command) []manpage.Page {
 	return pages
 }
 
-// manName is a command's page name: whsim-completion-bash.
-func manName(c *cobra.Command) string {
+// PageName is a command's page name: whsim-completion-bash.
+func PageName(c *cobra.Command) string {
 	return strings.ReplaceAll(c.CommandPath(), " ", "-")
 }
 
 // manPage is what a command's man page shows.
 func manPage(c *cobra.Command) manpage.Page {
-	p := manpage.Page{Name: manName(c), Path: c.CommandPath(), Short: c.Short, Long: c.Long, Synopsis: c.UseLine(), Example: c.Example,
+	p := manpage.Page{Name: PageName(c), Path: c.CommandPath(), Short: c.Short, Long: c.Long, Synopsis: c.UseLine(), Example: c.Example,
 		Options: manFlags(c.NonInheritedFlags()), Inherited: manFlags(c.InheritedFlags())}
 	if c.HasAvailableSubCommands() && !c.Runnable() {
 		p.Synopsis = c.CommandPath() + " <command>"
 	}
 	if c.HasParent() {
-		p.SeeAlso = append(p.SeeAlso, manName(c.Parent()))
+		p.SeeAlso = append(p.SeeAlso, PageName(c.Parent()))
 	}
 	for _, sub := range c.Commands() {
 		if sub.IsAvailableCommand() {
 			p.Commands = append(p.Commands, manpage.Entry{Name: sub.Name(), Short: sub.Short})
-			p.SeeAlso = append(p.SeeAlso, manName(sub))
+			p.SeeAlso = append(p.SeeAlso, PageName(sub))
 		}
 	}
 	return p
