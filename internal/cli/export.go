@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/export"
 	"github.com/whsim/whsim/internal/suggest"
@@ -19,7 +20,7 @@ import (
 // exportOptions are what both engines' exports share: the deliveries send
 // would make, rendered instead of sent.
 type exportOptions struct {
-	payloadFlags
+	payloadflags.Flags
 	URL      string
 	Count    int
 	Headers  []string
@@ -27,7 +28,7 @@ type exportOptions struct {
 }
 
 func (o *exportOptions) register(cmd *cobra.Command) {
-	o.payloadFlags.register(cmd)
+	o.Flags.Register(cmd)
 	f := cmd.Flags()
 	cmdutil.URLFlag(cmd, &o.URL)
 	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
@@ -161,12 +162,12 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	if o.Nonce, err = idNonce(o.FixedIDs, o.Seed); err != nil {
 		return nil, err
 	}
-	pl, err := o.plan(a)
+	pl, err := o.Plan(a)
 	if err != nil {
 		return nil, err
 	}
 	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed, o.Nonce)
-	return calls, payloadErr(err)
+	return calls, payloadflags.Err(err)
 }
 
 func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) error {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,62 +10,14 @@ import (
 
 	"github.com/whsim/whsim/fixtures"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/payload"
-	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// payloadFlags are the flags that say which payloads to build; generate,
-// send and export share them.
-type payloadFlags payload.Request
-
-func (p *payloadFlags) register(cmd *cobra.Command) {
-	cmdutil.EventsFlag(cmd, &p.Events, []string{spec.AllEvents}, "")
-	cmdutil.ShapeFlag(cmd, &p.Shape)
-	cmdutil.SeedFlag(cmd, &p.Seed, "")
-	cmdutil.SetFlags(cmd, &p.Sets, &p.Unsets)
-}
-
-// payloadPlan is what payloadFlags resolve to; an override that does not
-// fit a payload is a usage error.
-type payloadPlan struct{ *payload.Plan }
-
-// plan checks the flags (usage errors) and returns the payload source,
-// generating around payload.Around.
-func (p *payloadFlags) plan(a *cmdutil.App) (*payloadPlan, error) {
-	pl, err := payload.Request(*p).Plan(a.Now())
-	if err != nil {
-		return nil, cmdutil.UsageErr(err)
-	}
-	for _, w := range pl.Warnings {
-		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), termsafe.Text(w))
-	}
-	return &payloadPlan{pl}, nil
-}
-
-// next builds the next payload of e.
-func (pl *payloadPlan) next(e spec.Event) (*payload.Obj, error) {
-	doc, err := pl.Next(e)
-	return doc, payloadErr(err)
-}
-
-// nextBody is next's payload encoded, as a delivery sends it.
-func (pl *payloadPlan) nextBody(e spec.Event) ([]byte, error) {
-	b, err := pl.NextBody(e)
-	return b, payloadErr(err)
-}
-
-// payloadErr makes an override that does not fit a payload a usage error.
-func payloadErr(err error) error {
-	if errors.As(err, new(*payload.PathError)) {
-		return cmdutil.UsageErr(err)
-	}
-	return err
-}
-
 type generateOptions struct {
-	payloadFlags
+	payloadflags.Flags
 	Count   int
 	Output  string
 	Out     string
@@ -108,7 +59,7 @@ receiver must survive. The same --seed gives the same bytes.`,
 			return runGenerate(cmd.Context(), a, opts)
 		}),
 	}
-	opts.register(cmd)
+	opts.Register(cmd)
 	f := cmd.Flags()
 	f.IntVarP(&opts.Count, "count", "n", 1, "payloads of each event")
 	f.StringVar(&opts.Out, "out", "", "write to this file when it is named .json or .ndjson, else into this directory, one file per payload (EVENT-requestId.json)")
@@ -121,7 +72,7 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 	if opts.Count < 1 {
 		return cmdutil.Usagef("--count %d: want at least 1", opts.Count)
 	}
-	pl, err := opts.plan(a)
+	pl, err := opts.Plan(a)
 	if err != nil {
 		return err
 	}
@@ -146,7 +97,7 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 			return cmdutil.UsageErr(err)
 		}
 	}
-	n, err := out.WriteAll(ctx, dest, pl.Events, opts.Count, pl.next)
+	n, err := out.WriteAll(ctx, dest, pl.Events, opts.Count, pl.Payload)
 	if err != nil || file == "" {
 		return err
 	}

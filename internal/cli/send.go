@@ -13,6 +13,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
@@ -27,7 +28,7 @@ import (
 )
 
 type sendOptions struct {
-	payloadFlags
+	payloadflags.Flags
 	deliveryFlags
 	File      string
 	Headers   []string
@@ -129,7 +130,7 @@ when interrupted (the summary is still printed).`,
 			return opts.junit.finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
 		}),
 	}
-	opts.payloadFlags.register(cmd)
+	opts.Flags.Register(cmd)
 	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
@@ -408,7 +409,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *cmdutil.App, header http.
 	if isScenario {
 		opts.PathEvents = sc.Events // --set is held against the scenario's events
 	}
-	pl, err := opts.plan(a)
+	pl, err := opts.Plan(a)
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +418,7 @@ func (opts *sendOptions) lanes(ctx context.Context, a *cmdutil.App, header http.
 		Set: payload.OverridePaths(pl.Overrides), UserIDs: payload.OwnsRequestID(pl.Overrides)}
 	switch {
 	case opts.Scenario == "":
-		src.Events, src.Next = pl.Events, pl.nextBody
+		src.Events, src.Next = pl.Events, pl.Body
 	case !isScenario:
 		return nil, cmdutil.NotOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
 	case opts.eventsSet:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -207,7 +208,7 @@ func TestSendRetriesReported(t *testing.T) {
 	var waits []time.Duration
 	var out, errb bytes.Buffer
 	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
-	opts := &sendOptions{payloadFlags: payloadFlags{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described"},
+	opts := &sendOptions{Flags: payloadflags.Flags{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described"},
 		deliveryFlags: deliveryFlags{URL: srv.URL, Timeout: time.Second, Retries: 3, Concurrency: 1, ExpectStatus: "2xx", Output: "text"},
 		Count:         1,
 		sleep: func(ctx context.Context, d time.Duration) error {
