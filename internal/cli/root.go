@@ -33,6 +33,7 @@ import (
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/eventscmd"
+	"github.com/whsim/whsim/internal/cli/generatecmd"
 	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/cli/schemacmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
@@ -179,7 +180,7 @@ whsim version.`,
 	}
 	commands := []command{
 		{"events", eventscmd.New},
-		{"generate", newGenerateCmd},
+		{"generate", generatecmd.New},
 		{"send", newSendCmd},
 		{"check", newCheckCmd},
 		{"listen", newListenCmd},

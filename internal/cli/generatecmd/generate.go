@@ -1,4 +1,6 @@
-package cli
+// Package generatecmd is whsim generate: realistic payloads for the
+// events, printed or written to files.
+package generatecmd
 
 import (
 	"context"
@@ -27,7 +29,8 @@ type generateOptions struct {
 	changed []string
 }
 
-func newGenerateCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim generate.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &generateOptions{}
 	cmd := &cobra.Command{
 		Use:   "generate [--event <name>]... [--shape described|sample] [--seed <n>] [--count <n>] [--set <path>=<value>]... [--unset <path>]...",
