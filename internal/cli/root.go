@@ -35,6 +35,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/eventscmd"
 	"github.com/whsim/whsim/internal/cli/generatecmd"
 	"github.com/whsim/whsim/internal/cli/mancmd"
+	"github.com/whsim/whsim/internal/cli/readycmd"
 	"github.com/whsim/whsim/internal/cli/schemacmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
 	"github.com/whsim/whsim/internal/term/tty"
@@ -184,7 +185,7 @@ whsim version.`,
 		{"send", newSendCmd},
 		{"check", newCheckCmd},
 		{"listen", newListenCmd},
-		{"ready", newReadyCmd},
+		{"ready", readycmd.New},
 		{"replay", newReplayCmd},
 		{"inspect", newInspectCmd},
 		{"export", newExportCmd},

@@ -1,4 +1,6 @@
-package cli
+// Package readycmd is whsim ready: wait for a ready file (listen
+// --ready-file) and say whether the run behind it is up.
+package readycmd
 
 import (
 	"context"
@@ -18,7 +20,8 @@ type readyOptions struct {
 	Wait time.Duration
 }
 
-func newReadyCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim ready.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &readyOptions{}
 	cmd := &cobra.Command{
 		Use:   "ready <ready-file> [--wait <d>]",
