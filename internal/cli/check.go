@@ -20,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/checkout"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
@@ -238,7 +239,7 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	if opts.JUnit == "" {
 		return err
 	}
-	return writeJUnitFile(a, opts.JUnit, &opts.junit, err, "whsim check", "whsim.check")
+	return reportfile.WriteJUnit(a, opts.JUnit, &opts.junit, err, "whsim check", "whsim.check")
 }
 
 // runChecks is check without --rerun: validate, build, run.
@@ -256,7 +257,7 @@ func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 // validate refuses the flags that cannot make a run, before anything is
 // built: each a usage error (exit 2) naming the flag.
 func (o *checkOptions) validate() error {
-	if err := checkJUnitPath(o.JUnit); err != nil {
+	if err := reportfile.CheckJUnitPath(o.JUnit); err != nil {
 		return err
 	}
 	ids, err := check.Select(o.Checks, o.ExcludeChecks)
@@ -347,7 +348,7 @@ func (o *checkOptions) build(a *cmdutil.App) (*checkRun, error) {
 	r.prog = prog
 	r.rep.Signer, r.rep.Now = r.cfg.Signer, a.Now
 	r.result = r.rep.Result
-	if o.Report != "" || stepSummary() != "" {
+	if o.Report != "" || reportfile.StepSummary() != "" {
 		r.col = &term.Collector{}
 		r.out = term.Tee(r.out, r.col)
 		r.rep.Out = checkout.CheckSink{R: r.out}
@@ -403,7 +404,7 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 	if !o.FixedIDs {
 		cfg.Nonce = reqid.Nonce()
 	}
-	if err := checkReportPath(o.Report); err != nil {
+	if err := reportfile.CheckReportPath(o.Report); err != nil {
 		return cfg, err
 	}
 	if o.SaveCases != "" {
@@ -476,7 +477,7 @@ func (r *checkRun) reports(sum *check.Summary) error {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(report)
 		js.Full = filepath.Base(report)
 	}
-	appendJobSummary(r.a, js)
+	reportfile.AppendJobSummary(r.a, js)
 	if report == "" {
 		return nil
 	}
@@ -502,7 +503,7 @@ func (r *checkRun) abortReport(why error) {
 // is why the run did not complete, and heads the report.
 func (r *checkRun) writeReport(why error) error {
 	where := r.where()
-	m := reportMeta(r.a, "whsim check", where)
+	m := reportfile.Meta(r.a, "whsim check", where)
 	// The command runs as printed: what the run needed (the probe, the
 	// secret as a placeholder, the headers) besides the URL and seed.
 	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(where, r.rec.Header, r.opts.Secret != "", r.opts), r.cfg.Seed, strings.Join(r.cfg.Checks, ","))
@@ -514,7 +515,7 @@ func (r *checkRun) writeReport(why error) error {
 			data.Text = data.Headline
 		}
 	}
-	return writeReport(r.a, r.opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
+	return reportfile.WriteReport(r.a, r.opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
 }
 
 // newProbe is the probe --probe or --probe-cmd asks with, nil for none.
@@ -551,19 +552,4 @@ func newCheckReporter(a *cmdutil.App, opts *checkOptions, target *url.URL, heade
 		r.JUnit = checkout.CheckSink{R: term.NewJUnit(&opts.junit, where), JUnit: true}
 	}
 	return r, out, nil
-}
-
-// checkJUnitPath refuses a --junit file that could not be written, before
-// the run rather than after it.
-func checkJUnitPath(name string) error {
-	if name == "" {
-		return nil
-	}
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return cmdutil.UsageErr(junitPathError{fmt.Errorf("--junit %s: is a directory", name)})
-	}
-	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
-		return cmdutil.UsageErr(junitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
-	}
-	return nil
 }

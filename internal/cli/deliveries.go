@@ -15,6 +15,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/load"
@@ -40,7 +41,7 @@ type deliveryFlags struct {
 	Verbose         bool
 	Each            bool
 	// junit is --junit FILE.
-	junit junitFile
+	junit reportfile.JUnit
 }
 
 func (d *deliveryFlags) register(cmd *cobra.Command) {
@@ -57,7 +58,7 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
 	cmdutil.AddOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
-	d.junit.register(cmd, "one testcase per delivery, a suite per event")
+	d.junit.Register(cmd, "one testcase per delivery, a suite per event")
 }
 
 // check validates the shared flags (usage errors).
@@ -103,14 +104,14 @@ func (d *deliveryFlags) runOptions() load.RunOptions {
 // --junit's), the rest on stderr.
 // A command's own options (send's thresholds and report) are set by more.
 func (d *deliveryFlags) newConsole(a *cmdutil.App, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
-	if err := checkJUnitPath(d.junit.Path); err != nil {
+	if err := reportfile.CheckJUnitPath(d.junit.Path); err != nil {
 		return nil, err
 	}
 	o := sendout.ConsoleOptions{
 		Title: title, Format: d.Output, Out: a.Streams.Out, Err: a.Streams.Err,
 		OutStyle: cmdutil.Style(a.OutColor, d.Verbose), ErrStyle: cmdutil.Style(a.ErrColor, false),
 		OutTTY: a.Streams.OutTTY, ErrTTY: a.Streams.ErrTTY, Each: d.Each,
-		Target: termsafe.URL(target), JUnit: d.junit.writer(),
+		Target: termsafe.URL(target), JUnit: d.junit.Writer(),
 	}
 	for _, f := range more {
 		f(&o)

@@ -76,7 +76,7 @@ whsim send --file). Output, summary and exit status are those of send.`,
 		},
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return opts.junit.finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")
+			return opts.junit.Finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")
 		}),
 	}
 	opts.deliveryFlags.register(cmd)

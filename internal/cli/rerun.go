@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/checkout"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/probe"
@@ -45,7 +46,7 @@ func (o *checkOptions) validateRerun() error {
 			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
 	}
-	return checkJUnitPath(o.JUnit)
+	return reportfile.CheckJUnitPath(o.JUnit)
 }
 
 // checkRerun is one rerun as its report and flags made it.

@@ -14,6 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/payloadflags"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
@@ -127,7 +128,7 @@ when interrupted (the summary is still printed).`,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
 			opts.countSet = cmd.Flags().Changed("count")
-			return opts.junit.finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
+			return opts.junit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
 		}),
 	}
 	opts.Flags.Register(cmd)
@@ -261,12 +262,12 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 		r.empty = true
 		return r, nil
 	}
-	if err := checkReportPath(o.Report); err != nil {
+	if err := reportfile.CheckReportPath(o.Report); err != nil {
 		return nil, err
 	}
 	// --report plots every delivery and the job summary lists the first
 	// failures: both from what the console's Observe hook is told.
-	if o.Report != "" || stepSummary() != "" {
+	if o.Report != "" || reportfile.StepSummary() != "" {
 		r.rec = &htmlreport.SendRecorder{}
 	}
 	r.rounds = o.rounds()

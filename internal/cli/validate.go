@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/cli/validateout"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/term"
@@ -23,7 +24,7 @@ type validateOptions struct {
 	Ignore []string
 	Output string
 	Files  []string
-	junit  junitFile
+	junit  reportfile.JUnit
 }
 
 func newValidateCmd(a *cmdutil.App) *cobra.Command {
@@ -52,7 +53,7 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: cmdutil.CompletePayloadFiles,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return opts.junit.finish(a, runValidate(cmd.Context(), a, opts), "whsim validate", "whsim.validate")
+			return opts.junit.Finish(a, runValidate(cmd.Context(), a, opts), "whsim validate", "whsim.validate")
 		}),
 	}
 	f := cmd.Flags()
@@ -61,7 +62,7 @@ Rules (--ignore <id> silences one):
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
-	opts.junit.register(cmd, "one testcase per payload, a suite per file")
+	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
 	_ = cmd.RegisterFlagCompletionFunc("ignore", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -76,7 +77,7 @@ Rules (--ignore <id> silences one):
 
 func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) error {
 	st := a.Streams
-	if err := checkJUnitPath(opts.junit.Path); err != nil {
+	if err := reportfile.CheckJUnitPath(opts.junit.Path); err != nil {
 		return err
 	}
 	event, err := validate.ParseEvent(opts.Event)
@@ -106,13 +107,13 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 	rep := out
 	// --junit FILE beside the output; a run that checks nothing leaves it
 	// empty, and it is then written as one case in error saying why.
-	if w := opts.junit.writer(); w != nil {
+	if w := opts.junit.Writer(); w != nil {
 		rep = term.Tee(rep, term.NewJUnit(w, ""))
 	}
 	// Under GitHub Actions a collector beside the output keeps the run for
 	// the job summary.
 	var col *term.Collector
-	if stepSummary() != "" {
+	if reportfile.StepSummary() != "" {
 		col = &term.Collector{}
 		rep = term.Tee(rep, col)
 	}
@@ -141,7 +142,7 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 		return err
 	}
 	if col != nil {
-		appendJobSummary(a, jobsummary.FromCollector(col, "whsim validate", "input", sum.Failed == 0))
+		reportfile.AppendJobSummary(a, jobsummary.FromCollector(col, "whsim validate", "input", sum.Failed == 0))
 	}
 	if sum.Failed > 0 {
 		return cmdutil.ErrChecksFailed
