@@ -37,6 +37,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/cli/readycmd"
 	"github.com/whsim/whsim/internal/cli/schemacmd"
+	"github.com/whsim/whsim/internal/cli/validatecmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
 	"github.com/whsim/whsim/internal/term/tty"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -189,7 +190,7 @@ whsim version.`,
 		{"replay", newReplayCmd},
 		{"inspect", newInspectCmd},
 		{"export", newExportCmd},
-		{"validate", newValidateCmd},
+		{"validate", validatecmd.New},
 		{"schema", schemacmd.New},
 		{"version", versioncmd.New},
 		{"man", mancmd.New},

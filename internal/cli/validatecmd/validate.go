@@ -1,4 +1,7 @@
-package cli
+// Package validatecmd is whsim validate: payloads, NDJSON streams and
+// capture logs checked against the interface. Its renderers are in
+// validateout.
+package validatecmd
 
 import (
 	"context"
@@ -27,7 +30,8 @@ type validateOptions struct {
 	junit  reportfile.JUnit
 }
 
-func newValidateCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim validate.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &validateOptions{}
 	cmd := &cobra.Command{
 		Use:   "validate [<file>...] [--event <name>] [--shape auto|described|sample] [--strict] [--ignore <rule>]... [--output text|json|junit] [--junit <file>]",
