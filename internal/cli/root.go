@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/whsim/whsim/internal/cli/anonymizecmd"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/eventscmd"
 	"github.com/whsim/whsim/internal/cli/generatecmd"
@@ -194,7 +195,7 @@ whsim version.`,
 		{"schema", schemacmd.New},
 		{"version", versioncmd.New},
 		{"man", mancmd.New},
-		{"anonymize", newAnonymizeCmd},
+		{"anonymize", anonymizecmd.New},
 	}
 	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {
 		commands = commands[i : i+1]

@@ -1,4 +1,8 @@
-package cli
+// Package anonymizecmd is whsim anonymize: capture logs and payloads with
+// the names, tax ids and document numbers replaced, for sharing. Its
+// renderers are in
+// anonymizeout.
+package anonymizecmd
 
 import (
 	"context"
@@ -24,7 +28,8 @@ type anonymizeOptions struct {
 	Check  bool
 }
 
-func newAnonymizeCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim anonymize.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &anonymizeOptions{}
 	cmd := &cobra.Command{
 		Use:   "anonymize --key <key> [<file>...|-] [--out <file|dir>] [--resign <whsec_...>] [--check]",
