@@ -159,7 +159,7 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	if err != nil {
 		return nil, cmdutil.UsageErr(err)
 	}
-	if o.Nonce, err = idNonce(o.FixedIDs, o.Seed); err != nil {
+	if o.Nonce, err = payloadflags.IDNonce(o.FixedIDs, o.Seed); err != nil {
 		return nil, err
 	}
 	pl, err := o.Plan(a)

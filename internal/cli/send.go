@@ -21,7 +21,6 @@ import (
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/payload"
-	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -186,7 +185,7 @@ func (o *sendOptions) validate() error {
 	case o.FixedIDs && o.File != "":
 		return cmdutil.Usagef("--file sends the body byte for byte, its requestIds the file's: --fixed-ids does not apply")
 	case o.FixedIDs && o.Seed == 0:
-		_, err := idNonce(o.FixedIDs, o.Seed) // the message is idNonce's, shared with export
+		_, err := payloadflags.IDNonce(o.FixedIDs, o.Seed) // the message is payloadflags.IDNonce's, shared with export
 		return err
 	}
 	if _, err := endpoint.ParseHeaders(o.Headers); err != nil {
@@ -236,7 +235,7 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 	if err != nil {
 		return nil, err
 	}
-	if o.Nonce, err = idNonce(o.FixedIDs, o.Seed); err != nil {
+	if o.Nonce, err = payloadflags.IDNonce(o.FixedIDs, o.Seed); err != nil {
 		return nil, err
 	}
 	header, err := endpoint.ParseHeaders(o.Headers)
@@ -376,20 +375,6 @@ func (r *sendRun) run(ctx context.Context) error {
 		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target, ctx.Err() != nil) })
 	}
 	return runDeliveries(ctx, con, r.d, feed.Next, ro, r.total, after...)
-}
-
-// idNonce is the nonce of a run's requestIds (reqid.Mix): 0 with
-// --fixed-ids, which repeats the ids generate --seed prints; else a fresh
-// one, so that --seed fixes the content and each run still has ids of its
-// own (a deduplicating receiver would take repeated ids for re-deliveries).
-func idNonce(fixed bool, seed uint64) (uint64, error) {
-	switch {
-	case fixed && seed == 0:
-		return 0, cmdutil.Usagef("--fixed-ids needs --seed: the ids are the seed's")
-	case fixed:
-		return 0, nil
-	}
-	return reqid.Nonce(), nil
 }
 
 // rounds is --count, or 0 to send until --duration.

@@ -1,7 +1,6 @@
 // Package anonymizecmd is whsim anonymize: capture logs and payloads with
 // the names, tax ids and document numbers replaced, for sharing. Its
-// renderers are in
-// anonymizeout.
+// renderers are in anonymizeout.
 package anonymizecmd
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -62,4 +63,18 @@ func Err(err error) error {
 		return cmdutil.UsageErr(err)
 	}
 	return err
+}
+
+// IDNonce is the nonce of a run's requestIds (reqid.Mix): 0 with
+// --fixed-ids, which repeats the ids generate --seed prints; else a fresh
+// one, so that --seed fixes the content and each run still has ids of its
+// own (a deduplicating receiver would take repeated ids for re-deliveries).
+func IDNonce(fixed bool, seed uint64) (uint64, error) {
+	switch {
+	case fixed && seed == 0:
+		return 0, cmdutil.Usagef("--fixed-ids needs --seed: the ids are the seed's")
+	case fixed:
+		return 0, nil
+	}
+	return reqid.Nonce(), nil
 }
