@@ -34,6 +34,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/anonymizecmd"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/eventscmd"
+	"github.com/whsim/whsim/internal/cli/exportcmd"
 	"github.com/whsim/whsim/internal/cli/generatecmd"
 	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/cli/readycmd"
@@ -190,7 +191,7 @@ whsim version.`,
 		{"ready", readycmd.New},
 		{"replay", newReplayCmd},
 		{"inspect", newInspectCmd},
-		{"export", newExportCmd},
+		{"export", exportcmd.New},
 		{"validate", validatecmd.New},
 		{"schema", schemacmd.New},
 		{"version", versioncmd.New},

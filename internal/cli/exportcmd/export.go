@@ -1,4 +1,6 @@
-package cli
+// Package exportcmd is whsim export: the deliveries send would make,
+// written for vegeta or k6 to load from many machines.
+package exportcmd
 
 import (
 	"bufio"
@@ -41,7 +43,8 @@ type k6ExportOptions struct {
 	export.K6Config
 }
 
-func newExportCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim export.
+func New(a *cmdutil.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export <vegeta|k6> --url <url> [flags]",
 		Short: "Write the deliveries send would make for vegeta or k6, to load from many machines",
