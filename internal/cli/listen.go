@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/fault"
@@ -38,7 +39,7 @@ type listenOptions struct {
 	Fsync     string
 	ReadyFile string
 	UI        string
-	UIToken   uiToken
+	UIToken   inspector.Token
 	Output    string
 	Verbose   bool
 
@@ -113,7 +114,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 					opts.answerFlags = append(opts.answerFlags, "--"+name)
 				}
 			}
-			opts.UIToken.typed = cmd.Flags().Changed("ui-token")
+			opts.UIToken.Typed = cmd.Flags().Changed("ui-token")
 			return runListen(cmd.Context(), a, opts)
 		}),
 	}
@@ -138,7 +139,7 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening (removed when listen stops), for scripts and whsim ready to wait on")
 	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
-	uiTokenFlag(cmd, &opts.UIToken.value)
+	inspector.TokenFlag(cmd, &opts.UIToken.Value)
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", cmdutil.CompleteWords(capture.SyncModes()...))
@@ -186,10 +187,10 @@ func (o *listenOptions) validate() (receiver.Config, error) {
 		return cfg, cmdutil.Usagef("--probe-header needs --probe, the URL it is sent to")
 	case o.UI != "" && o.UI == o.Addr && !strings.HasSuffix(o.UI, ":0"):
 		return cfg, cmdutil.Usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", o.UI)
-	case o.UI == "" && o.UIToken.typed:
+	case o.UI == "" && o.UIToken.Typed:
 		return cfg, cmdutil.Usagef("--ui-token without --ui: there is no inspector to guard")
 	case o.UI != "":
-		if err := o.UIToken.check(); err != nil {
+		if err := o.UIToken.Check(); err != nil {
 			return cfg, err
 		}
 	}
@@ -360,7 +361,7 @@ func (r *listenSession) observe() {
 		observe(c)
 		r.feed.Observe(c)
 	}
-	r.inspector = inspect.Options{Store: store, Token: o.UIToken.value}
+	r.inspector = inspect.Options{Store: store, Token: o.UIToken.Value}
 	if r.cfg.ForwardTo != nil {
 		r.inspector.ForwardTo = r.cfg.ForwardTo.String() // the replay box's first target
 	}
@@ -419,7 +420,7 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 		r.inspector.Source, r.inspector.Origin = "listen "+u, srv.URL()
 		uiCtx, stopUI := context.WithCancel(ctx)
 		r.undo = append(r.undo, stopUI)
-		if ui, err = startInspector(uiCtx, r.a, o.UI, r.inspector); err != nil {
+		if ui, err = inspector.Start(uiCtx, r.a, o.UI, r.inspector); err != nil {
 			return nil, err
 		}
 		r.undo = append(r.undo, func() { stopUI(); _ = ui.Wait() })
@@ -442,7 +443,7 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 		fmt.Fprintf(errw, "%s %s (seed %d: --seed %d faults the same calls again)\n", pal.Warn.Sprint("faults:"), plan.Describe(), plan.Seed, plan.Seed)
 	}
 	if ui != nil {
-		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), o.UIToken.shown(r.a, ui))
+		fmt.Fprintf(errw, "%s %s\n", pal.OK.Sprint("inspector on"), o.UIToken.Shown(r.a, ui))
 	}
 	return srv, nil
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/eventscmd"
 	"github.com/whsim/whsim/internal/cli/exportcmd"
 	"github.com/whsim/whsim/internal/cli/generatecmd"
+	"github.com/whsim/whsim/internal/cli/inspectcmd"
 	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/cli/readycmd"
 	"github.com/whsim/whsim/internal/cli/schemacmd"
@@ -190,7 +191,7 @@ whsim version.`,
 		{"listen", newListenCmd},
 		{"ready", readycmd.New},
 		{"replay", newReplayCmd},
-		{"inspect", newInspectCmd},
+		{"inspect", inspectcmd.New},
 		{"export", exportcmd.New},
 		{"validate", validatecmd.New},
 		{"schema", schemacmd.New},

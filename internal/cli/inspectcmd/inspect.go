@@ -1,4 +1,6 @@
-package cli
+// Package inspectcmd is whsim inspect: a capture browsed in a web page
+// (search, diff, replay).
+package inspectcmd
 
 import (
 	"cmp"
@@ -10,13 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/ready"
-	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -24,12 +25,13 @@ import (
 type inspectOptions struct {
 	File      string
 	UI        string
-	Token     uiToken
+	Token     inspector.Token
 	Origin    string
 	ReadyFile string
 }
 
-func newInspectCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim inspect.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &inspectOptions{}
 	cmd := &cobra.Command{
 		Use:   "inspect <capture.ndjson> [--ui 127.0.0.1:4040] [--ui-token <token>] [--origin <url>] [--ready-file <file>]",
@@ -63,7 +65,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 		},
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
-			opts.Token.typed = cmd.Flags().Changed("ui-token")
+			opts.Token.Typed = cmd.Flags().Changed("ui-token")
 			return runInspect(cmd.Context(), a, opts)
 		}),
 	}
@@ -71,7 +73,7 @@ a script, send the token (in the URL --ready-file holds) as a header:
 	f.StringVar(&opts.UI, "ui", "127.0.0.1:4040", "address the page is served on (:0 picks a free port)")
 	f.StringVar(&opts.Origin, "origin", "http://127.0.0.1:8080", "where the calls were sent, for copied commands and HAR URLs")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL (token included) to this file once serving (removed when inspect stops), for scripts to wait on")
-	uiTokenFlag(cmd, &opts.Token.value)
+	inspector.TokenFlag(cmd, &opts.Token.Value)
 	return cmd
 }
 
@@ -79,7 +81,7 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 	if _, err := endpoint.ParseTarget(opts.Origin); err != nil {
 		return cmdutil.Usagef("--origin %w", err)
 	}
-	if err := opts.Token.check(); err != nil {
+	if err := opts.Token.Check(); err != nil {
 		return err
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
@@ -103,8 +105,8 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 		fmt.Fprintf(a.Streams.Err, "%s %s holds no calls: nothing to inspect\n", pal.Key.Sprint("whsim:"), name)
 		return nil
 	}
-	ui, err := startInspector(ctx, a, opts.UI, inspect.Options{
-		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"), Token: opts.Token.value,
+	ui, err := inspector.Start(ctx, a, opts.UI, inspect.Options{
+		Store: store, Source: opts.File, Origin: strings.TrimRight(opts.Origin, "/"), Token: opts.Token.Value,
 	})
 	if err != nil {
 		return err
@@ -118,60 +120,6 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 		}
 		defer withdraw()
 	}
-	fmt.Fprintf(a.Streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.shown(a, ui), store.Last(), opts.File)
+	fmt.Fprintf(a.Streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.Shown(a, ui), store.Last(), opts.File)
 	return ui.Wait()
-}
-
-// uiToken is --ui-token: the inspector's session token when the user
-// chose one, so a bookmark or a script knows it before the run.
-type uiToken struct {
-	value string
-	typed bool // on the command line, not from WHSIM_UI_TOKEN or the config file
-}
-
-func uiTokenFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "ui-token", "", fmt.Sprintf("the inspector's session token, for a bookmark or a script: %d or more letters, digits, -._~ (also WHSIM_UI_TOKEN; default: drawn per run)", inspect.MinTokenLen))
-	_ = cmd.RegisterFlagCompletionFunc("ui-token", cobra.NoFileCompletions)
-}
-
-// check refuses a token too short or too simple to guard the calls.
-func (t uiToken) check() error {
-	if t.value == "" {
-		return nil
-	}
-	if err := inspect.CheckToken(t.value); err != nil {
-		if !t.typed {
-			return cmdutil.Usagef("--ui-token (from WHSIM_UI_TOKEN, WHSIM_<COMMAND>_UI_TOKEN or the config file): %w", err)
-		}
-		return cmdutil.Usagef("--ui-token: %w", err)
-	}
-	return nil
-}
-
-// shown is the page's URL as printed on stderr. A token from the
-// environment or the config file is long-lived and a log (CI) keeps what
-// it is shown, so off a terminal it is masked; on a terminal, and when
-// typed or drawn, the URL is whole, to click. --ready-file has it whole.
-func (t uiToken) shown(a *cmdutil.App, ui *inspect.UI) string {
-	if t.value == "" || t.typed || a.Streams.ErrTTY {
-		return ui.URL
-	}
-	return strings.Replace(ui.URL, t.value, "****", 1) + " (the token is --ui-token's, set in the environment or the config file)"
-}
-
-// startInspector serves the inspector, headers masked and replay on, on
-// addr until ctx is done, and warns when other machines can reach it.
-func startInspector(ctx context.Context, a *cmdutil.App, addr string, opts inspect.Options) (*inspect.UI, error) {
-	opts.Mask = termsafe.MaskHeaders
-	opts.Replay = replay.One
-	opts.Version = a.Build.Resolve().Version
-	ui, err := inspect.Start(ctx, addr, opts)
-	if err != nil {
-		return nil, cmdutil.AddrError("--ui", addr, err)
-	}
-	if !receiver.LoopbackOnly(ui.Addr) {
-		fmt.Fprintf(a.Streams.Err, "%s inspector on %s: every network interface, anyone who can reach this machine can read the calls and replay them (use --ui 127.0.0.1:%d to keep it local)\n",
-			a.ErrColor.Warn.Sprint("warning:"), ui.Addr, ui.Addr.Port)
-	}
-	return ui, nil
 }
