@@ -20,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/checkout"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
 	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
@@ -388,7 +389,7 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 			return cfg, cmdutil.Usagef("--secret: %w", err)
 		}
 	}
-	if cfg.Client, err = newClient(attempt.ClientOptions{
+	if cfg.Client, err = delivery.NewClient(attempt.ClientOptions{
 		Timeout: o.Timeout, Concurrency: max(o.LoadConc, check.DefaultConcurrent), Insecure: o.Insecure, CAFile: o.CACert,
 	}); err != nil {
 		return cfg, err

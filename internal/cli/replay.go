@@ -12,6 +12,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/reqid"
@@ -20,7 +21,7 @@ import (
 )
 
 type replayOptions struct {
-	deliveryFlags
+	delivery.Flags
 	Files        []string
 	Events       []string
 	NewRequestID bool
@@ -76,10 +77,10 @@ whsim send --file). Output, summary and exit status are those of send.`,
 		},
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return opts.junit.Finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")
+			return opts.JUnit.Finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")
 		}),
 	}
-	opts.deliveryFlags.register(cmd)
+	opts.Flags.Register(cmd)
 	f := cmd.Flags()
 	// A filter of the capture, not payloads to build: no default.
 	cmdutil.EventsFlag(cmd, &opts.Events, nil, "replay only calls of this event (repeatable)")
@@ -95,14 +96,14 @@ whsim send --file). Output, summary and exit status are those of send.`,
 }
 
 func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
-	expect, err := opts.check()
+	expect, err := opts.Check()
 	if err != nil {
 		return err
 	}
 	if opts.URL == "" {
 		return cmdutil.Usagef("--url: say where to replay to")
 	}
-	target, err := opts.target("")
+	target, err := opts.Target("")
 	if err != nil {
 		return err
 	}
@@ -111,9 +112,9 @@ func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
 		return cmdutil.UsageErr(fmt.Errorf("--event: %w", err))
 	}
 	if err := a.Needs(
-		opts.maxConcurrencyNeed(),
+		opts.MaxConcurrencyNeed(),
 		cmdutil.Need{Flag: "--seed", Needs: "--new-request-id", Without: !opts.NewRequestID, Why: "it seeds the fresh requestIds, and without them the captured ones go out"},
-		secretNeed(opts.Sign, opts.Secret, "without it the calls go out with their captured signatures"),
+		delivery.SecretNeed(opts.Sign, opts.Secret, "without it the calls go out with their captured signatures"),
 	); err != nil {
 		return err
 	}
@@ -137,12 +138,12 @@ func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
 		return cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
 	}
 	defer closeAll()
-	con, err := opts.newConsole(a, "whsim replay", target)
+	con, err := opts.NewConsole(a, "whsim replay", target)
 	if err != nil {
 		return err
 	}
-	opts.fit(con, 0, 1)
-	d, err := opts.newDeliverer(a, target, expect, con)
+	opts.Fit(con, 0, 1)
+	d, err := opts.NewDeliverer(a, target, expect, con)
 	if err != nil {
 		return err
 	}
@@ -158,9 +159,9 @@ func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
 		src.IDs = reqid.NewIDs(opts.Seed)
 	}
 	src.Reopen = func(i int) (io.ReadCloser, error) { return reopenFile(opts.Files[i]) }
-	ro := opts.runOptions()
+	ro := opts.RunOptions()
 	ro.Left = src.Left // a replay cut short counts the records not started
-	err = runDeliveries(ctx, con, d, src.Next, ro, 0)
+	err = delivery.Run(ctx, con, d, src.Next, ro, 0)
 	if src.Err() != nil && err == nil {
 		// A pipe found to hold no captures is the input's fault, as a
 		// file is (OpenInputs); a read that broke off is a failed run.

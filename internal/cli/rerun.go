@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/checkout"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
 	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
@@ -94,7 +95,7 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 			return nil, cmdutil.Usagef("--secret: %w", err)
 		}
 	}
-	if r.cfg.Client, err = newClient(attempt.ClientOptions{
+	if r.cfg.Client, err = delivery.NewClient(attempt.ClientOptions{
 		Timeout: o.Timeout, Concurrency: check.DefaultConcurrent, Insecure: o.Insecure, CAFile: o.CACert,
 	}); err != nil {
 		return nil, err

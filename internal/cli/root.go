@@ -13,7 +13,7 @@
 // added in newRootCmd. What every command shares is in package cmdutil:
 // the app of one run, streams, exit codes and usage errors, the flag sets,
 // completion helpers and config. Flags only some commands share are a
-// struct with a register method (payloadflags.Flags, deliveryFlags). Results
+// struct with a register method (payloadflags.Payloads, delivery.Flags). Results
 // people read go through the renderers beside their commands (checkout,
 // sendout, ...). Domain rules live in their packages.
 package cli

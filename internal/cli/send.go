@@ -13,6 +13,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
 	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/cli/sendout"
@@ -28,8 +29,8 @@ import (
 )
 
 type sendOptions struct {
-	payloadflags.Flags
-	deliveryFlags
+	payloadflags.Payloads
+	delivery.Flags
 	File      string
 	Headers   []string
 	Sign      string
@@ -127,11 +128,11 @@ when interrupted (the summary is still printed).`,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
 			opts.countSet = cmd.Flags().Changed("count")
-			return opts.junit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
+			return opts.JUnit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
 		}),
 	}
+	opts.Payloads.Register(cmd)
 	opts.Flags.Register(cmd)
-	opts.deliveryFlags.register(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
 	cmdutil.HeaderFlag(cmd, &opts.Headers, "")
@@ -170,7 +171,7 @@ func runSend(ctx context.Context, a *cmdutil.App, opts *sendOptions) error {
 // the payloads or the command line (--scenario's name, --file's flags)
 // are build's, in the order they have always been said.
 func (o *sendOptions) validate() error {
-	if _, err := o.check(); err != nil {
+	if _, err := o.Check(); err != nil {
 		return err
 	}
 	switch {
@@ -231,7 +232,7 @@ type sendRun struct {
 // to, the console and the deliverer. validate has said the flags' errors,
 // so only a caller that skipped it meets them here.
 func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, error) {
-	expect, err := o.check()
+	expect, err := o.Check()
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +247,7 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Needs(o.maxConcurrencyNeed(), secretNeed(o.Sign, o.Secret, "without it nothing is signed")); err != nil {
+	if err := a.Needs(o.MaxConcurrencyNeed(), delivery.SecretNeed(o.Sign, o.Secret, "without it nothing is signed")); err != nil {
 		return nil, err
 	}
 	signer, err := o.signer(a)
@@ -314,10 +315,10 @@ func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshol
 		fmt.Fprintf(a.Streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.ErrColor.Key.Sprint("whsim:"), rawURL)
 	}
 	var err error
-	if r.target, err = o.target(rawURL); err != nil {
+	if r.target, err = o.Target(rawURL); err != nil {
 		return err
 	}
-	r.con, err = o.newConsole(a, "whsim send", r.target, func(co *sendout.ConsoleOptions) {
+	r.con, err = o.NewConsole(a, "whsim send", r.target, func(co *sendout.ConsoleOptions) {
 		co.Thresholds = thresholds
 		if r.rec != nil {
 			co.Observe = r.rec.Observe
@@ -328,8 +329,8 @@ func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshol
 	}
 	// Duplicates add to total as the run goes; no more workers than total
 	// still leaves each one work.
-	o.fit(r.con, r.total, perCall)
-	if r.d, err = o.newDeliverer(a, r.target, expect, r.con); err != nil {
+	o.Fit(r.con, r.total, perCall)
+	if r.d, err = o.NewDeliverer(a, r.target, expect, r.con); err != nil {
 		return err
 	}
 	r.d.Signer = signer
@@ -367,14 +368,14 @@ func (r *sendRun) run(ctx context.Context) error {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", r.rounds, len(r.lanes), r.rounds)
 	}
 	feed := load.NewFeed(r.lanes, r.rounds, o.Duplicate, o.Shuffle, o.Seed).WithNonce(o.Nonce)
-	ro := o.runOptions()
+	ro := o.RunOptions()
 	ro.Duration = o.Duration
 	ro.Left = feed.Left
 	var after []func(*load.Stats) error
 	if r.rec != nil {
 		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target, ctx.Err() != nil) })
 	}
-	return runDeliveries(ctx, con, r.d, feed.Next, ro, r.total, after...)
+	return delivery.Run(ctx, con, r.d, feed.Next, ro, r.total, after...)
 }
 
 // rounds is --count, or 0 to send until --duration.

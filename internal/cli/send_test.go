@@ -17,6 +17,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
 	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -208,9 +209,9 @@ func TestSendRetriesReported(t *testing.T) {
 	var waits []time.Duration
 	var out, errb bytes.Buffer
 	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
-	opts := &sendOptions{Flags: payloadflags.Flags{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described"},
-		deliveryFlags: deliveryFlags{URL: srv.URL, Timeout: time.Second, Retries: 3, Concurrency: 1, ExpectStatus: "2xx", Output: "text"},
-		Count:         1,
+	opts := &sendOptions{Payloads: payloadflags.Payloads{Events: []string{"CREATE_RECEIVABLE_DOC"}, Shape: "described"},
+		Flags: delivery.Flags{URL: srv.URL, Timeout: time.Second, Retries: 3, Concurrency: 1, ExpectStatus: "2xx", Output: "text"},
+		Count: 1,
 		sleep: func(ctx context.Context, d time.Duration) error {
 			waits = append(waits, d)
 			return nil

@@ -22,7 +22,7 @@ import (
 // exportOptions are what both engines' exports share: the deliveries send
 // would make, rendered instead of sent.
 type exportOptions struct {
-	payloadflags.Flags
+	payloadflags.Payloads
 	URL      string
 	Count    int
 	Headers  []string
@@ -30,7 +30,7 @@ type exportOptions struct {
 }
 
 func (o *exportOptions) register(cmd *cobra.Command) {
-	o.Flags.Register(cmd)
+	o.Payloads.Register(cmd)
 	f := cmd.Flags()
 	cmdutil.URLFlag(cmd, &o.URL)
 	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")

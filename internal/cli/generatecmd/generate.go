@@ -19,7 +19,7 @@ import (
 )
 
 type generateOptions struct {
-	payloadflags.Flags
+	payloadflags.Payloads
 	Count   int
 	Output  string
 	Out     string

@@ -16,25 +16,25 @@ import (
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
-// Flags are the flags that say which payloads to build; generate, send
+// Payloads are the flags that say which payloads to build; generate, send
 // and export share them.
-type Flags payload.Request
+type Payloads payload.Request
 
 // Register declares them on cmd.
-func (p *Flags) Register(cmd *cobra.Command) {
+func (p *Payloads) Register(cmd *cobra.Command) {
 	cmdutil.EventsFlag(cmd, &p.Events, []string{spec.AllEvents}, "")
 	cmdutil.ShapeFlag(cmd, &p.Shape)
 	cmdutil.SeedFlag(cmd, &p.Seed, "")
 	cmdutil.SetFlags(cmd, &p.Sets, &p.Unsets)
 }
 
-// Plan is what Flags resolve to; an override that does not fit a payload
+// Plan is what Payloads resolve to; an override that does not fit a payload
 // is a usage error.
 type Plan struct{ *payload.Plan }
 
 // Plan checks the flags (usage errors) and returns the payload source,
 // generating around payload.Around.
-func (p *Flags) Plan(a *cmdutil.App) (*Plan, error) {
+func (p *Payloads) Plan(a *cmdutil.App) (*Plan, error) {
 	pl, err := payload.Request(*p).Plan(a.Now())
 	if err != nil {
 		return nil, cmdutil.UsageErr(err)

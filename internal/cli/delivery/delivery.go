@@ -1,4 +1,9 @@
-package cli
+// Package delivery is what send and replay share to deliver calls: the
+// delivery flags (--url, --timeout, --retries, --concurrency, --rate,
+// --output, ...), the console and deliverer they build, and the run that
+// decides the exit; and the one HTTP client every command that calls a
+// receiver builds (send, replay, check).
+package delivery
 
 import (
 	"context"
@@ -24,9 +29,9 @@ import (
 	"github.com/whsim/whsim/internal/threshold"
 )
 
-// deliveryFlags are what send and replay share: how to reach the receiver
+// Flags are what send and replay share: how to reach the receiver
 // and how to report.
-type deliveryFlags struct {
+type Flags struct {
 	URL             string
 	Timeout         time.Duration
 	Retries         int
@@ -40,11 +45,12 @@ type deliveryFlags struct {
 	Output          string
 	Verbose         bool
 	Each            bool
-	// junit is --junit FILE.
-	junit reportfile.JUnit
+	// JUnit is --junit FILE.
+	JUnit reportfile.JUnit
 }
 
-func (d *deliveryFlags) register(cmd *cobra.Command) {
+// Register declares the flags on cmd.
+func (d *Flags) Register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	cmdutil.URLFlag(cmd, &d.URL)
 	cmdutil.TimeoutFlag(cmd, &d.Timeout)
@@ -58,11 +64,11 @@ func (d *deliveryFlags) register(cmd *cobra.Command) {
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
 	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
 	cmdutil.AddOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
-	d.junit.Register(cmd, "one testcase per delivery, a suite per event")
+	d.JUnit.Register(cmd, "one testcase per delivery, a suite per event")
 }
 
-// check validates the shared flags (usage errors).
-func (d *deliveryFlags) check() (func(int) bool, error) {
+// Check validates the shared flags (usage errors).
+func (d *Flags) Check() (func(int) bool, error) {
 	switch {
 	case d.Concurrency < 1:
 		return nil, cmdutil.Usagef("--concurrency %d: want at least 1", d.Concurrency)
@@ -83,8 +89,8 @@ func (d *deliveryFlags) check() (func(int) bool, error) {
 	return expect, nil
 }
 
-// target checks --url, or u when it is set (send's built-in receiver).
-func (d *deliveryFlags) target(u string) (*url.URL, error) {
+// Target checks --url, or u when it is set (send's built-in receiver).
+func (d *Flags) Target(u string) (*url.URL, error) {
 	if u == "" {
 		u = d.URL
 	}
@@ -95,23 +101,23 @@ func (d *deliveryFlags) target(u string) (*url.URL, error) {
 	return t, nil
 }
 
-// runOptions are the load model the flags ask for.
-func (d *deliveryFlags) runOptions() load.RunOptions {
+// RunOptions are the load model the flags ask for.
+func (d *Flags) RunOptions() load.RunOptions {
 	return load.RunOptions{Concurrency: d.Concurrency, Rate: d.Rate, MaxConcurrency: d.MaxConcurrency}
 }
 
-// newConsole is the run's console to target: the report on stdout (and
+// NewConsole is the run's console to target: the report on stdout (and
 // --junit's), the rest on stderr.
 // A command's own options (send's thresholds and report) are set by more.
-func (d *deliveryFlags) newConsole(a *cmdutil.App, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
-	if err := reportfile.CheckJUnitPath(d.junit.Path); err != nil {
+func (d *Flags) NewConsole(a *cmdutil.App, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
+	if err := reportfile.CheckJUnitPath(d.JUnit.Path); err != nil {
 		return nil, err
 	}
 	o := sendout.ConsoleOptions{
 		Title: title, Format: d.Output, Out: a.Streams.Out, Err: a.Streams.Err,
 		OutStyle: cmdutil.Style(a.OutColor, d.Verbose), ErrStyle: cmdutil.Style(a.ErrColor, false),
 		OutTTY: a.Streams.OutTTY, ErrTTY: a.Streams.ErrTTY, Each: d.Each,
-		Target: termsafe.URL(target), JUnit: d.junit.Writer(),
+		Target: termsafe.URL(target), JUnit: d.JUnit.Writer(),
 	}
 	for _, f := range more {
 		f(&o)
@@ -123,21 +129,21 @@ func (d *deliveryFlags) newConsole(a *cmdutil.App, title string, target *url.URL
 	return c, nil
 }
 
-// fit lowers --concurrency to the total deliveries (0: unknown) and the
+// Fit lowers --concurrency to the total deliveries (0: unknown) and the
 // deliveries in flight to what the file descriptors allow, each holding
 // perCall, saying so once when the descriptors are the bound.
-func (d *deliveryFlags) fit(con *sendout.Console, total, perCall int) {
-	ro, note := d.runOptions().Fit(total, load.FilesNow(), perCall)
+func (d *Flags) Fit(con *sendout.Console, total, perCall int) {
+	ro, note := d.RunOptions().Fit(total, load.FilesNow(), perCall)
 	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
 	if note != "" {
 		con.Warn("%s", note)
 	}
 }
 
-// newDeliverer builds the client and the deliverer for target.
-func (d *deliveryFlags) newDeliverer(a *cmdutil.App, target *url.URL, expect func(int) bool, con *sendout.Console) (*attempt.Deliverer, error) {
-	client, err := newClient(attempt.ClientOptions{
-		Timeout: d.Timeout, Concurrency: d.runOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
+// NewDeliverer builds the client and the deliverer for target.
+func (d *Flags) NewDeliverer(a *cmdutil.App, target *url.URL, expect func(int) bool, con *sendout.Console) (*attempt.Deliverer, error) {
+	client, err := NewClient(attempt.ClientOptions{
+		Timeout: d.Timeout, Concurrency: d.RunOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
 	})
 	if err != nil {
 		return nil, err
@@ -162,10 +168,10 @@ func (d *deliveryFlags) newDeliverer(a *cmdutil.App, target *url.URL, expect fun
 	}, nil
 }
 
-// newClient builds a run's one HTTP client; its errors are those of the
+// NewClient builds a run's one HTTP client; its errors are those of the
 // --cacert file and of WHSIM_TRANSPORT, which net/http makes send every
 // call through Go's own transport instead of the fast path.
-func newClient(co attempt.ClientOptions) (*http.Client, error) {
+func NewClient(co attempt.ClientOptions) (*http.Client, error) {
 	switch v := os.Getenv(attempt.TransportEnv); v {
 	case "":
 	case attempt.TransportNetHTTP:
@@ -184,10 +190,10 @@ func newClient(co attempt.ClientOptions) (*http.Client, error) {
 	return client, nil
 }
 
-// runDeliveries runs the deliveries, prints the summary, gives the stats to
+// Run runs the deliveries, prints the summary, gives the stats to
 // each of after (send's report and job summary) and decides the exit: a
 // failed threshold is named.
-func runDeliveries(ctx context.Context, con *sendout.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
+func Run(ctx context.Context, con *sendout.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
 	st, err := con.Run(ctx, d, next, ro, total)
 	if err != nil {
 		return err
@@ -217,14 +223,14 @@ func runDeliveries(ctx context.Context, con *sendout.Console, d *attempt.Deliver
 	return cmdutil.ErrChecksFailed
 }
 
-// maxConcurrencyNeed is send's and replay's: without --rate, --concurrency
+// MaxConcurrencyNeed is send's and replay's: without --rate, --concurrency
 // alone bounds the deliveries in flight.
-func (d *deliveryFlags) maxConcurrencyNeed() cmdutil.Need {
+func (d *Flags) MaxConcurrencyNeed() cmdutil.Need {
 	return cmdutil.Need{Flag: "--max-concurrency", Needs: "--rate", Without: d.Rate == 0,
 		Why: "without a rate, --concurrency is the deliveries in flight"}
 }
 
-// secretNeed is send's and replay's: a secret alone signs nothing.
-func secretNeed(signScheme, secret string, what string) cmdutil.Need {
+// SecretNeed is send's and replay's: a secret alone signs nothing.
+func SecretNeed(signScheme, secret string, what string) cmdutil.Need {
 	return cmdutil.Need{Flag: "--secret", Needs: "--sign standard", Without: signScheme == "" && secret != "", Why: what}
 }
