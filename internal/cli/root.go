@@ -39,6 +39,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/inspectcmd"
 	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/cli/readycmd"
+	"github.com/whsim/whsim/internal/cli/replaycmd"
 	"github.com/whsim/whsim/internal/cli/schemacmd"
 	"github.com/whsim/whsim/internal/cli/validatecmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
@@ -190,7 +191,7 @@ whsim version.`,
 		{"check", newCheckCmd},
 		{"listen", newListenCmd},
 		{"ready", readycmd.New},
-		{"replay", newReplayCmd},
+		{"replay", replaycmd.New},
 		{"inspect", inspectcmd.New},
 		{"export", exportcmd.New},
 		{"validate", validatecmd.New},

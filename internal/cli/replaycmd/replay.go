@@ -1,4 +1,6 @@
-package cli
+// Package replaycmd is whsim replay: captured calls sent again, byte for
+// byte.
+package replaycmd
 
 import (
 	"cmp"
@@ -31,7 +33,8 @@ type replayOptions struct {
 	Headers      []string
 }
 
-func newReplayCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim replay.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &replayOptions{}
 	cmd := &cobra.Command{
 		Use:   "replay <capture.ndjson>... --url <url> [--event <name>]... [--rate <n/s>] [--concurrency <n>] [--new-request-id] [--sign standard --secret <whsec_...>]",
