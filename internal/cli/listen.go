@@ -27,6 +27,7 @@ import (
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/ready"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
@@ -514,4 +515,22 @@ func capturedNote(capture string) string {
 		return ""
 	}
 	return " (" + termsafe.Text(capture) + " has them)"
+}
+
+// judgeForwarded returns the flags of forwarded calls' answers, judged as
+// whsim check would (an invalid call accepted, a re-delivery refused).
+// Like the observer that calls it, it runs on one goroutine.
+func judgeForwarded() func(c *receiver.Call) []listenout.CallFlag {
+	j := receiver.NewForwarded()
+	return func(c *receiver.Call) []listenout.CallFlag {
+		f := c.Record.Forward
+		if f == nil || f.Error != "" {
+			return nil
+		}
+		var flags []listenout.CallFlag
+		for _, fl := range j.Judge(reqid.Read(c.Body), c.Verdict() == "invalid", f.Status) {
+			flags = append(flags, listenout.CallFlag(fl))
+		}
+		return flags
+	}
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/readycmd"
 	"github.com/whsim/whsim/internal/cli/replaycmd"
 	"github.com/whsim/whsim/internal/cli/schemacmd"
+	"github.com/whsim/whsim/internal/cli/sendcmd"
 	"github.com/whsim/whsim/internal/cli/validatecmd"
 	"github.com/whsim/whsim/internal/cli/versioncmd"
 	"github.com/whsim/whsim/internal/term/tty"
@@ -187,7 +188,7 @@ whsim version.`,
 	commands := []command{
 		{"events", eventscmd.New},
 		{"generate", generatecmd.New},
-		{"send", newSendCmd},
+		{"send", sendcmd.New},
 		{"check", newCheckCmd},
 		{"listen", newListenCmd},
 		{"ready", readycmd.New},

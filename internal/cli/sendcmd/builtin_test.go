@@ -1,4 +1,4 @@
-package cli
+package sendcmd
 
 import (
 	"bytes"

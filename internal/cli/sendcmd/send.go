@@ -1,4 +1,8 @@
-package cli
+// Package sendcmd is whsim send: events delivered to a receiver, one at a
+// time or under load, with --report, the job summary and, without --url,
+// a built-in receiver. Its renderers are in sendout; what it shares with
+// replay is in delivery.
+package sendcmd
 
 import (
 	"context"
@@ -50,7 +54,8 @@ type sendOptions struct {
 	sleep func(context.Context, time.Duration) error
 }
 
-func newSendCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim send.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &sendOptions{}
 	cmd := &cobra.Command{
 		Use:   "send [--url <url>] [--event <name>]... [--file <payload.json>|-] [--count <n>] [--concurrency <n>] [flags]",

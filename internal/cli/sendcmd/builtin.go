@@ -1,4 +1,4 @@
-package cli
+package sendcmd
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/receiver"
-	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -67,22 +66,4 @@ func (b *builtinReceiver) Close() {
 	b.rcv.Close()
 	b.out.Flush()
 	b.p.Summary(b.w, b.st, "built-in receiver saw:", "")
-}
-
-// judgeForwarded returns the flags of forwarded calls' answers, judged as
-// whsim check would (an invalid call accepted, a re-delivery refused).
-// Like the observer that calls it, it runs on one goroutine.
-func judgeForwarded() func(c *receiver.Call) []listenout.CallFlag {
-	j := receiver.NewForwarded()
-	return func(c *receiver.Call) []listenout.CallFlag {
-		f := c.Record.Forward
-		if f == nil || f.Error != "" {
-			return nil
-		}
-		var flags []listenout.CallFlag
-		for _, fl := range j.Judge(reqid.Read(c.Body), c.Verdict() == "invalid", f.Status) {
-			flags = append(flags, listenout.CallFlag(fl))
-		}
-		return flags
-	}
 }
