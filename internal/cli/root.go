@@ -37,6 +37,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/exportcmd"
 	"github.com/whsim/whsim/internal/cli/generatecmd"
 	"github.com/whsim/whsim/internal/cli/inspectcmd"
+	"github.com/whsim/whsim/internal/cli/listencmd"
 	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/cli/readycmd"
 	"github.com/whsim/whsim/internal/cli/replaycmd"
@@ -190,7 +191,7 @@ whsim version.`,
 		{"generate", generatecmd.New},
 		{"send", sendcmd.New},
 		{"check", newCheckCmd},
-		{"listen", newListenCmd},
+		{"listen", listencmd.New},
 		{"ready", readycmd.New},
 		{"replay", replaycmd.New},
 		{"inspect", inspectcmd.New},

@@ -1,4 +1,7 @@
-package cli
+// Package listencmd is whsim listen: a receiver that shows, checks and
+// records each webhook call, with faults to inject and the inspector
+// (--ui). Its renderers are in listenout.
+package listencmd
 
 import (
 	"bufio"
@@ -57,7 +60,8 @@ type listenOptions struct {
 	limits receiver.Limits
 }
 
-func newListenCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim listen.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &listenOptions{limits: receiver.DefaultLimits}
 	cmd := &cobra.Command{
 		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +

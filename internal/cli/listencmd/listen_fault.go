@@ -1,4 +1,4 @@
-package cli
+package listencmd
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package cli
+package listencmd
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 // once it is ready and where its error comes.
 func startListen(t *testing.T, opts *listenOptions, out io.Writer, errb *syncBuffer) (string, context.CancelFunc, chan error) {
 	t.Helper()
-	a := cmdutil.NewApp(cmdutil.Streams{Out: out, Err: errb}, Build{}, time.Now)
+	a := cmdutil.NewApp(cmdutil.Streams{Out: out, Err: errb}, cmdutil.Build{}, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runListen(ctx, a, opts) }()
