@@ -32,6 +32,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/whsim/whsim/internal/cli/anonymizecmd"
+	"github.com/whsim/whsim/internal/cli/checkcmd"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/eventscmd"
 	"github.com/whsim/whsim/internal/cli/exportcmd"
@@ -190,7 +191,7 @@ whsim version.`,
 		{"events", eventscmd.New},
 		{"generate", generatecmd.New},
 		{"send", sendcmd.New},
-		{"check", newCheckCmd},
+		{"check", checkcmd.New},
 		{"listen", listencmd.New},
 		{"ready", readycmd.New},
 		{"replay", replaycmd.New},

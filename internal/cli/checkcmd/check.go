@@ -1,4 +1,9 @@
-package cli
+// Package checkcmd is whsim check: a receiver graded with valid,
+// malformed, repeated, out-of-order and signed calls, every answer judged;
+// --rerun sends a report's failed cases again (rerun.go), and the whsim
+// check command lines it prints are built in check_command.go. Its
+// renderers are in checkout.
+package checkcmd
 
 import (
 	"bytes"
@@ -66,7 +71,8 @@ type checkOptions struct {
 	junit bytes.Buffer
 }
 
-func newCheckCmd(a *cmdutil.App) *cobra.Command {
+// New is whsim check.
+func New(a *cmdutil.App) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
 		Use:   "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--probe <url-template> | --probe-cmd <command>] [--junit <file>] [--save-cases <dir>] [flags]\n  whsim check --rerun <report.json|dir> [--url <url>] [--secret <whsec_...>] [-H <header>]...",

@@ -1,4 +1,4 @@
-package cli
+package checkcmd
 
 import (
 	"maps"
