@@ -128,7 +128,7 @@ func TestCompleteShapes(t *testing.T) {
 }
 
 // TestCompleteOutput: every --output offers exactly the formats its help
-// names (addOutputFlag keeps the two together).
+// names (cmdutil.AddOutputFlag keeps the two together).
 func TestCompleteOutput(t *testing.T) {
 	n := 0
 	for _, c := range liveCommands(t) {

@@ -1,21 +1,24 @@
-// Package cli is whsim's root command: Main, the signals, the lazy command
-// tree (newRootCmd builds only the command a run names), help, completion
-// and how an error becomes an exit code and a line on stderr. Every
-// command is of one shape:
+// Package cli is whsim's root command: Main, the signals, the lazy
+// command tree (newRootCmd builds only the command a run names), help,
+// cobra's completion command (completion.go) and how an error becomes an
+// exit code and a line on stderr. Each command is a package of its own,
+// internal/cli/<command>cmd, of one shape:
 //
-//	type xOptions struct{ ... }                   // the flags, typed
-//	func newXCmd(a *cmdutil.App) *cobra.Command   // help text, flags, completion
+//	type xOptions struct{ ... }                 // the flags, typed
+//	func New(a *cmdutil.App) *cobra.Command     // help text, flags, completion
 //	func runX(ctx context.Context, a *cmdutil.App, opts *xOptions) error
 //
-// runX checks the options (cmdutil.UsageErr: exit 2), wires domain
-// packages together and returns an error or cmdutil.ErrChecksFailed (exit
-// 1); tests call it with buffers through cmdutil.NewApp. A new command is
-// added in newRootCmd. What every command shares is in package cmdutil:
-// the app of one run, streams, exit codes and usage errors, the flag sets,
-// completion helpers and config. Flags only some commands share are a
-// struct with a register method (payloadflags.Payloads, delivery.Flags). Results
-// people read go through the renderers beside their commands (checkout,
-// sendout, ...). Domain rules live in their packages.
+// runX checks the options (cmdutil.UsageErr: exit 2), builds the domain
+// values and runs them, returning an error or cmdutil.ErrChecksFailed
+// (exit 1); a command's tests call it with buffers through cmdutil.NewApp.
+// A new command is a package added to newRootCmd's list. What every
+// command shares is in cmdutil (the app of one run, streams, exit codes,
+// usage errors, flag sets, completion helpers, config); what some share is
+// a package named for it (payloadflags, delivery, reportfile, inspector);
+// results people read go through the renderers beside their commands
+// (checkout, sendout, listenout, validateout, anonymizeout). The tests
+// here run the whole command line through execute. Domain rules live in
+// their packages.
 package cli
 
 import (

@@ -14,7 +14,7 @@ import (
 // here once, with its one name, shorthand, default and help, so that
 // send, check, export and replay (and generate, which shares the payload
 // set) cannot drift apart again; its config key and WHSIM_ variable follow
-// from the name (loadConfig). A command that takes only some flags of a
+// from the name (LoadConfig). A command that takes only some flags of a
 // set registers those parts. A part that takes a help sentence is used
 // with a command's own where the flag's meaning differs there (each call
 // says why); "" is the shared sentence.

@@ -486,7 +486,7 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 }
 
 // judge asks the probe about each document passed on and says whether
-// each is held once in its state: errChecksFailed when one broke (unless
+// each is held once in its state: cmdutil.ErrChecksFailed when one broke (unless
 // the capture failed, which is said instead), nil when all held.
 func (r *listenSession) judge(ctx context.Context) error {
 	errw, pal := r.a.Streams.Err, r.a.ErrColor
