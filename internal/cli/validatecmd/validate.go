@@ -28,6 +28,9 @@ type validateOptions struct {
 	Output string
 	Files  []string
 	junit  reportfile.JUnit
+
+	// event is --event, checked (validate).
+	event string
 }
 
 // New is whsim validate.
@@ -80,64 +83,106 @@ Rules (--ignore <id> silences one):
 }
 
 func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) error {
-	st := a.Streams
-	if err := reportfile.CheckJUnitPath(opts.junit.Path); err != nil {
+	if err := opts.validate(); err != nil {
 		return err
 	}
-	event, err := validate.ParseEvent(opts.Event)
+	r, err := opts.build(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	return r.run(ctx)
+}
+
+// validate refuses the flags before any input is opened: a --junit file
+// that could not be written, an event no payload can be sent with.
+func (o *validateOptions) validate() error {
+	if err := reportfile.CheckJUnitPath(o.junit.Path); err != nil {
+		return err
+	}
+	event, err := validate.ParseEvent(o.Event)
 	if err != nil {
 		return cmdutil.Usagef("--event: %w", err)
 	}
-	v, err := validate.New(validate.Options{Shape: opts.Shape, Strict: opts.Strict, Ignore: opts.Ignore})
+	o.event = event
+	return nil
+}
+
+// validateRun is one run: the inputs, checked by the rules the flags
+// chose, and the reporters every payload's case goes through.
+type validateRun struct {
+	a    *cmdutil.App
+	opts *validateOptions
+	// check checks every input, calling fn with each payload's case.
+	check func(ctx context.Context, beforeStdin func(), fn func(validate.Case) error) (validate.Summary, error)
+	close func()
+	// out is the output the flags chose; rep is out with --junit and the
+	// job summary's collector (col, nil outside GitHub Actions) beside it.
+	out, rep term.Reporter
+	col      *term.Collector
+}
+
+// build makes the validator the flags ask for, opens the inputs and the
+// reporters.
+func (o *validateOptions) build(ctx context.Context, a *cmdutil.App) (*validateRun, error) {
+	v, err := validate.New(validate.Options{Shape: o.Shape, Strict: o.Strict, Ignore: o.Ignore})
 	if err != nil {
 		if _, ok := errors.AsType[*validate.UnknownRuleError](err); ok {
-			return cmdutil.UsageErr(fmt.Errorf("--ignore: %w", err))
+			return nil, cmdutil.UsageErr(fmt.Errorf("--ignore: %w", err))
 		}
-		return cmdutil.UsageErr(fmt.Errorf("--shape: %w", err))
+		return nil, cmdutil.UsageErr(fmt.Errorf("--shape: %w", err))
 	}
-	files, err := validate.OpenFiles(ctx, opts.Files, st.In)
+	files, err := validate.OpenFiles(ctx, o.Files, a.Streams.In)
 	if err != nil {
 		if ctx.Err() != nil {
-			return err
+			return nil, err
 		}
-		return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
+		return nil, cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
 	}
-	defer files.Close()
-
-	out, err := term.New(opts.Output, st.Out, cmdutil.Style(a.OutColor, false), false)
-	if err != nil {
-		return cmdutil.Usagef("--output: %w", err)
+	r := &validateRun{a: a, opts: o, close: files.Close,
+		check: func(ctx context.Context, beforeStdin func(), fn func(validate.Case) error) (validate.Summary, error) {
+			return v.CheckFiles(ctx, files, o.event, beforeStdin, fn)
+		}}
+	if r.out, err = term.New(o.Output, a.Streams.Out, cmdutil.Style(a.OutColor, false), false); err != nil {
+		files.Close()
+		return nil, cmdutil.Usagef("--output: %w", err)
 	}
-	rep := out
+	r.rep = r.out
 	// --junit FILE beside the output; a run that checks nothing leaves it
 	// empty, and it is then written as one case in error saying why.
-	if w := opts.junit.Writer(); w != nil {
-		rep = term.Tee(rep, term.NewJUnit(w, ""))
+	if w := o.junit.Writer(); w != nil {
+		r.rep = term.Tee(r.rep, term.NewJUnit(w, ""))
 	}
 	// Under GitHub Actions a collector beside the output keeps the run for
 	// the job summary.
-	var col *term.Collector
 	if reportfile.StepSummary() != "" {
-		col = &term.Collector{}
-		rep = term.Tee(rep, col)
+		r.col = &term.Collector{}
+		r.rep = term.Tee(r.rep, r.col)
 	}
+	return r, nil
+}
+
+// run checks every payload of the inputs, reports each and the summary,
+// and decides the exit.
+func (r *validateRun) run(ctx context.Context) error {
+	st, rep := r.a.Streams, r.rep
 	var beforeStdin func()
 	if st.InTTY {
 		beforeStdin = func() { fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end") }
 	}
-	sum, err := v.CheckFiles(ctx, files, event, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
+	sum, err := r.check(ctx, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
 	if err != nil {
 		_ = rep.Abort()
 		return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
 	}
 	if sum.Array != "" {
-		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
+		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
 	}
 	if sum.Payloads == 0 {
 		// Nothing was checked: no "ok" line to be read as a pass.
-		if opts.Output == "text" {
-			_ = out.Abort()
-		} else if err := out.Finish(validateout.ValidateSummary(sum)); err != nil {
+		if r.opts.Output == "text" {
+			_ = r.out.Abort()
+		} else if err := r.out.Finish(validateout.ValidateSummary(sum)); err != nil {
 			return err
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New("validate: no payloads")}
@@ -145,8 +190,8 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 	if err := rep.Finish(validateout.ValidateSummary(sum)); err != nil {
 		return err
 	}
-	if col != nil {
-		reportfile.AppendJobSummary(a, jobsummary.FromCollector(col, "whsim validate", "input", sum.Failed == 0))
+	if r.col != nil {
+		reportfile.AppendJobSummary(r.a, jobsummary.FromCollector(r.col, "whsim validate", "input", sum.Failed == 0))
 	}
 	if sum.Failed > 0 {
 		return cmdutil.ErrChecksFailed
