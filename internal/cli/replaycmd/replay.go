@@ -12,9 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/delivery"
+	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/reqid"
@@ -99,79 +101,112 @@ whsim send --file). Output, summary and exit status are those of send.`,
 }
 
 func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
-	expect, err := opts.Check()
+	if err := opts.validate(a); err != nil {
+		return err
+	}
+	r, err := opts.build(ctx, a)
 	if err != nil {
 		return err
 	}
-	if opts.URL == "" {
+	defer r.close()
+	return r.run(ctx)
+}
+
+// validate refuses the flags before any capture is opened: the delivery
+// flags, --url, --event and the flags that do nothing without another.
+func (o *replayOptions) validate(a *cmdutil.App) error {
+	if _, err := o.Check(); err != nil {
+		return err
+	}
+	if o.URL == "" {
 		return cmdutil.Usagef("--url: say where to replay to")
 	}
-	target, err := opts.Target("")
-	if err != nil {
+	if _, err := o.Target(""); err != nil {
 		return err
 	}
-	only, err := spec.ParseEvents(opts.Events)
-	if err != nil {
+	if _, err := spec.ParseEvents(o.Events); err != nil {
 		return cmdutil.UsageErr(fmt.Errorf("--event: %w", err))
 	}
-	if err := a.Needs(
-		opts.MaxConcurrencyNeed(),
-		cmdutil.Need{Flag: "--seed", Needs: "--new-request-id", Without: !opts.NewRequestID, Why: "it seeds the fresh requestIds, and without them the captured ones go out"},
-		delivery.SecretNeed(opts.Sign, opts.Secret, "without it the calls go out with their captured signatures"),
-	); err != nil {
-		return err
-	}
+	return a.Needs(
+		o.MaxConcurrencyNeed(),
+		cmdutil.Need{Flag: "--seed", Needs: "--new-request-id", Without: !o.NewRequestID, Why: "it seeds the fresh requestIds, and without them the captured ones go out"},
+		delivery.SecretNeed(o.Sign, o.Secret, "without it the calls go out with their captured signatures"),
+	)
+}
+
+// replayRun is one replay: the captures, read in order, and the console
+// and deliverer that send them again.
+type replayRun struct {
+	opts  *replayOptions
+	src   *replay.Replayer
+	con   *sendout.Console
+	d     *attempt.Deliverer
+	close func()
+}
+
+// build turns the checked flags into the run: the signer, the headers,
+// the open captures, the console and the deliverer.
+func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, error) {
+	expect, _ := o.Check()    // checked by validate
+	target, _ := o.Target("") // likewise
+	only, _ := spec.ParseEvents(o.Events)
 	// A secret alone does not sign: WHSIM_REPLAY_SECRET may be set for
 	// the replays that sign and the ones that must not (a capture's own
 	// wrong signatures, replayed as they were).
-	secret := opts.Secret
-	if opts.Sign == "" {
+	secret := o.Secret
+	if o.Sign == "" {
 		secret = ""
 	}
-	signer, err := sign.SignerFor(opts.Sign, secret)
+	signer, err := sign.SignerFor(o.Sign, secret)
 	if err != nil {
-		return cmdutil.UsageErr(err)
+		return nil, cmdutil.UsageErr(err)
 	}
-	header, err := endpoint.ParseHeaders(opts.Headers)
+	header, err := endpoint.ParseHeaders(o.Headers)
 	if err != nil {
-		return cmdutil.Usagef("--header %w", err)
+		return nil, cmdutil.Usagef("--header %w", err)
 	}
-	ins, closeAll, err := capture.OpenInputs(ctx, opts.Files, a.Streams.In)
+	ins, closeAll, err := capture.OpenInputs(ctx, o.Files, a.Streams.In)
 	if err != nil {
-		return cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
+		return nil, cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
 	}
-	defer closeAll()
-	con, err := opts.NewConsole(a, "whsim replay", target)
-	if err != nil {
-		return err
+	r := &replayRun{opts: o, close: closeAll}
+	if r.con, err = o.NewConsole(a, "whsim replay", target); err != nil {
+		closeAll()
+		return nil, err
 	}
-	opts.Fit(con, 0, 1)
-	d, err := opts.NewDeliverer(a, target, expect, con)
-	if err != nil {
-		return err
+	o.Fit(r.con, 0, 1)
+	if r.d, err = o.NewDeliverer(a, target, expect, r.con); err != nil {
+		closeAll()
+		return nil, err
 	}
-	d.Signer = signer
-	if opts.Sign == "" && opts.Secret != "" {
-		con.Warn("a secret without --sign standard signs nothing: the calls go out with their captured signatures")
+	r.d.Signer = signer
+	if o.Sign == "" && o.Secret != "" {
+		r.con.Warn("a secret without --sign standard signs nothing: the calls go out with their captured signatures")
 	}
 	if signer != nil && signer.Weak() {
-		con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", sign.GoodKeyBytes)
+		r.con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", sign.GoodKeyBytes)
 	}
-	src := &replay.Replayer{Inputs: ins, Events: only, Warn: con.Warn, Signed: signer != nil, Header: header}
-	if opts.NewRequestID {
-		src.IDs = reqid.NewIDs(opts.Seed)
+	r.src = &replay.Replayer{Inputs: ins, Events: only, Warn: r.con.Warn, Signed: signer != nil, Header: header}
+	if o.NewRequestID {
+		r.src.IDs = reqid.NewIDs(o.Seed)
 	}
-	src.Reopen = func(i int) (io.ReadCloser, error) { return reopenFile(opts.Files[i]) }
-	ro := opts.RunOptions()
-	ro.Left = src.Left // a replay cut short counts the records not started
-	err = delivery.Run(ctx, con, d, src.Next, ro, 0)
-	if src.Err() != nil && err == nil {
+	r.src.Reopen = func(i int) (io.ReadCloser, error) { return reopenFile(o.Files[i]) }
+	return r, nil
+}
+
+// run sends the captures again and decides the exit: a capture that
+// could not be read is the input's fault or a failed run.
+func (r *replayRun) run(ctx context.Context) error {
+	ro := r.opts.RunOptions()
+	ro.Left = r.src.Left // a replay cut short counts the records not started
+	err := delivery.Run(ctx, r.con, r.d, r.src.Next, ro, 0)
+	if r.src.Err() != nil && err == nil {
 		// A pipe found to hold no captures is the input's fault, as a
 		// file is (OpenInputs); a read that broke off is a failed run.
-		if _, ok := errors.AsType[*capture.PayloadsError](src.Err()); ok || cmdutil.IsInputError(src.Err()) {
-			return cmdutil.UsageErr(src.Err())
+		if _, ok := errors.AsType[*capture.PayloadsError](r.src.Err()); ok || cmdutil.IsInputError(r.src.Err()) {
+			return cmdutil.UsageErr(r.src.Err())
 		}
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: src.Err()}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: r.src.Err()}
 	}
 	return err
 }
