@@ -16,7 +16,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{Version: "v1.2.3", Commit: "abc", Date: "2026-11-22"},
 		func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) })
-	code = execute(context.Background(), a, args)
+	code = Execute(context.Background(), a, args)
 	return code, out.String(), errb.String()
 }
 
@@ -91,7 +91,7 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		if tt.flag {
 			args = append(args, "--no-color")
 		}
-		execute(context.Background(), a, args)
+		Execute(context.Background(), a, args)
 		if got := strings.Contains(errb.String(), "\x1b["); got != tt.want {
 			t.Errorf("tty %v NO_COLOR %q --no-color %v: colour %v, want %v (%q)", tt.tty, tt.noColor, tt.flag, got, tt.want, errb.String())
 		}

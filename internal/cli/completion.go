@@ -47,7 +47,7 @@ func setUpCompletionCmd(root *cobra.Command) {
 func CompletionScript(shell string) ([]byte, error) {
 	var out, errb bytes.Buffer
 	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
-	if code := execute(context.Background(), a, []string{"completion", shell}); code != cmdutil.ExitOK {
+	if code := Execute(context.Background(), a, []string{"completion", shell}); code != cmdutil.ExitOK {
 		return nil, fmt.Errorf("whsim completion %s: exit %d: %s", shell, code, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil

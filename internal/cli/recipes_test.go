@@ -513,7 +513,7 @@ func TestComposeRecipeRuns(t *testing.T) {
 	listened := make(chan int, 1)
 	go func() {
 		a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: &listenErr}, Build{}, time.Now)
-		listened <- execute(ctx, a, listenArgs)
+		listened <- Execute(ctx, a, listenArgs)
 	}()
 
 	// Docker's health check, polled until healthy.

@@ -17,7 +17,7 @@
 // a package named for it (payloadflags, delivery, reportfile, inspector);
 // results people read go through the renderers beside their commands
 // (checkout, sendout, listenout, validateout, anonymizeout). The tests
-// here run the whole command line through execute. Domain rules live in
+// here run the whole command line through Execute. Domain rules live in
 // their packages.
 package cli
 
@@ -67,11 +67,13 @@ func OSStreams() Streams { return cmdutil.OSStreams() }
 func Main(ctx context.Context, args []string, s Streams, b Build) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return execute(ctx, cmdutil.NewApp(s, b, time.Now), args)
+	return Execute(ctx, cmdutil.NewApp(s, b, time.Now), args)
 }
 
-// execute runs args on a's command tree and returns the exit code.
-func execute(ctx context.Context, a *cmdutil.App, args []string) int {
+// Execute runs args on a's command tree and returns the exit code, without
+// Main's signal handling: the completion scripts and the commands' tests
+// (through package clitest) run whsim so.
+func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 	root := newRootCmd(a, commandNamed(args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -215,7 +217,7 @@ whsim version.`,
 		root.AddCommand(c.build(a))
 	}
 	root.SetHelpCommand(newHelpCmd(a, root))
-	// Ours are one line (execute), cobra's a block.
+	// Ours are one line (Execute), cobra's a block.
 	root.DisableSuggestions = true
 	setUpCompletionCmd(root)
 	return root

@@ -1,16 +1,18 @@
-package cli
+package sendcmd_test
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/cli/clitest"
 )
 
 // ids runs whsim and returns the requestIds of its NDJSON stdout.
 func ids(t *testing.T, args ...string) []string {
 	t.Helper()
-	code, stdout, stderr := runCLI(t, args...)
+	code, stdout, stderr := clitest.Run(t, args...)
 	if code != 0 {
 		t.Fatalf("whsim %q: exit %d: %s", args, code, stderr)
 	}
@@ -68,7 +70,7 @@ func TestSeededRequestIDs(t *testing.T) {
 
 	// export likewise, its ids in the vegeta targets' bodies.
 	exp := func(args ...string) []string {
-		code, stdout, stderr := runCLI(t, append([]string{"export", "vegeta", "--url", "http://127.0.0.1:9/", "--seed", "7", "--event", ev, "--count", "300"}, args...)...)
+		code, stdout, stderr := clitest.Run(t, append([]string{"export", "vegeta", "--url", "http://127.0.0.1:9/", "--seed", "7", "--event", ev, "--count", "300"}, args...)...)
 		if code != 0 {
 			t.Fatalf("export: exit %d: %s", code, stderr)
 		}
@@ -93,7 +95,7 @@ func TestSeededRequestIDs(t *testing.T) {
 		t.Errorf("two exports of --seed 7 and generate: %d distinct ids in 900", n)
 	}
 
-	if code, _, stderr := runCLI(t, "send", "--fixed-ids", "--event", ev); code != 2 || !strings.Contains(stderr, "--fixed-ids needs --seed") {
+	if code, _, stderr := clitest.Run(t, "send", "--fixed-ids", "--event", ev); code != 2 || !strings.Contains(stderr, "--fixed-ids needs --seed") {
 		t.Errorf("--fixed-ids without --seed: exit %d, %s", code, stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package checkcmd_test
 
 import (
 	"database/sql"
@@ -14,6 +14,7 @@ import (
 
 	_ "modernc.org/sqlite" // a pure-Go driver: the receiver under test, not whsim, needs it
 
+	"github.com/whsim/whsim/internal/cli/clitest"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -128,7 +129,7 @@ func TestCheckProbeSQLite(t *testing.T) {
 			defer srv.Close()
 			probe := `sqlite3 -cmd '.timeout 5000' -json ` + shellQuoteTest(path) +
 				` "select count(*) as count, max(state) as state, max(lines) as lines from docs where kind = '$WHSIM_KIND' and code = '$WHSIM_CODE'"`
-			code, out, errOut := runCLI(t, "check", "--url", srv.URL, "--checks", "duplicates,load,effects", "--load-count", "100", "--probe-cmd", probe)
+			code, out, errOut := clitest.Run(t, "check", "--url", srv.URL, "--checks", "duplicates,load,effects", "--load-count", "100", "--probe-cmd", probe)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
 			}

@@ -1,4 +1,4 @@
-package cli
+package sendcmd_test
 
 import (
 	"bytes"
@@ -9,41 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/cli/clitest"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/spec"
 )
-
-// call is what a test receiver saw.
-type call struct {
-	Method, Path, Query, ContentType string
-	Header                           http.Header
-	Body                             []byte
-}
-
-type testReceiver struct {
-	mu    sync.Mutex
-	calls []call
-}
-
-func newTestReceiver(t *testing.T, status int) (*testReceiver, *httptest.Server) {
-	rc := &testReceiver{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.calls = append(rc.calls, call{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Content-Type"), r.Header.Clone(), b})
-		rc.mu.Unlock()
-		w.WriteHeader(status)
-	}))
-	t.Cleanup(srv.Close)
-	return rc, srv
-}
 
 func TestSendEachEventAndShape(t *testing.T) {
 	t.Chdir(t.TempDir())
@@ -51,16 +24,16 @@ func TestSendEachEventAndShape(t *testing.T) {
 		for _, e := range spec.Events() {
 			for _, userQuery := range []string{"", "?tenant=7"} {
 				t.Run(e.Name+"/"+shape+userQuery, func(t *testing.T) {
-					rc, srv := newTestReceiver(t, 200)
-					code, stdout, stderr := runCLI(t, "send", "--url", srv.URL+"/hook"+userQuery, "--event", e.Name,
+					rc, srv := clitest.NewReceiver(t, 200)
+					code, stdout, stderr := clitest.Run(t, "send", "--url", srv.URL+"/hook"+userQuery, "--event", e.Name,
 						"--shape", shape, "--seed", "5", "-H", "X-Tenant: 7")
 					if code != 0 || stderr != "" {
 						t.Fatalf("exit %d, stderr %q", code, stderr)
 					}
-					if len(rc.calls) != 1 {
-						t.Fatalf("%d calls", len(rc.calls))
+					if len(rc.Calls) != 1 {
+						t.Fatalf("%d calls", len(rc.Calls))
 					}
-					c := rc.calls[0]
+					c := rc.Calls[0]
 					wantQuery := "businessType=" + e.Name
 					if userQuery != "" {
 						wantQuery = "tenant=7&" + wantQuery
@@ -90,8 +63,8 @@ func TestSendEachEventAndShape(t *testing.T) {
 
 func TestSendExitCodes(t *testing.T) {
 	t.Chdir(t.TempDir())
-	_, ok := newTestReceiver(t, 200)
-	_, bad := newTestReceiver(t, 503)
+	_, ok := clitest.NewReceiver(t, 200)
+	_, bad := clitest.NewReceiver(t, 503)
 	os.WriteFile("invoice.json", []byte(`{"requestId":"r","businessType":4000,"data":{}}`), 0o644)
 	tests := []struct {
 		args   []string
@@ -119,7 +92,7 @@ func TestSendExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, append([]string{"send"}, tt.args...)...)
+			code, stdout, stderr := clitest.Run(t, append([]string{"send"}, tt.args...)...)
 			if code != tt.code || !strings.Contains(stdout, tt.stdout) || !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", code, tt.code, stdout, tt.stdout, stderr, tt.stderr)
 			}
@@ -132,11 +105,11 @@ func TestSendExitCodes(t *testing.T) {
 
 func TestSendSecretNeverPrinted(t *testing.T) {
 	t.Chdir(t.TempDir())
-	rc, srv := newTestReceiver(t, 200)
+	rc, srv := clitest.NewReceiver(t, 200)
 	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	code, stdout, stderr := runCLI(t, "send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC", "--sign", "standard", "--secret", secret, "-v", "-o", "json")
-	if code != 0 || len(rc.calls) != 1 || !strings.HasPrefix(rc.calls[0].Header.Get("Webhook-Signature"), "v1,") {
-		t.Fatalf("exit %d, calls %d", code, len(rc.calls))
+	code, stdout, stderr := clitest.Run(t, "send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC", "--sign", "standard", "--secret", secret, "-v", "-o", "json")
+	if code != 0 || len(rc.Calls) != 1 || !strings.HasPrefix(rc.Calls[0].Header.Get("Webhook-Signature"), "v1,") {
+		t.Fatalf("exit %d, calls %d", code, len(rc.Calls))
 	}
 	if strings.Contains(stdout+stderr, "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") {
 		t.Error("the secret was printed")
@@ -145,8 +118,8 @@ func TestSendSecretNeverPrinted(t *testing.T) {
 
 func TestSendScenarioDuplicatesShuffle(t *testing.T) {
 	t.Chdir(t.TempDir())
-	rc, srv := newTestReceiver(t, 200)
-	code, stdout, _ := runCLI(t, "send", "--url", srv.URL, "--scenario", "invoice-lifecycle", "-n", "20", "--seed", "3",
+	rc, srv := clitest.NewReceiver(t, 200)
+	code, stdout, _ := clitest.Run(t, "send", "--url", srv.URL, "--scenario", "invoice-lifecycle", "-n", "20", "--seed", "3",
 		"--duplicate", "0.25", "--shuffle", "-c", "4", "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -159,12 +132,12 @@ func TestSendScenarioDuplicatesShuffle(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sum.Summary
-	if s.Sent != 40+s.Duplicates || s.Duplicates == 0 || len(rc.calls) != s.Sent || len(lines) != s.Sent+1 {
-		t.Fatalf("summary %+v, %d calls, %d lines", s, len(rc.calls), len(lines))
+	if s.Sent != 40+s.Duplicates || s.Duplicates == 0 || len(rc.Calls) != s.Sent || len(lines) != s.Sent+1 {
+		t.Fatalf("summary %+v, %d calls, %d lines", s, len(rc.Calls), len(lines))
 	}
 	// Each invoice's create and audit carry the same document; audits say PASS or REFUSAL.
 	byCode := map[string][]string{}
-	for _, c := range rc.calls {
+	for _, c := range rc.Calls {
 		var env struct {
 			Data struct{ InvoiceCode, Status string } `json:"data"`
 		}
@@ -195,7 +168,7 @@ func slicesHas(xs []string, x string) bool {
 
 func TestSendNoURLUsesOwnReceiver(t *testing.T) {
 	t.Chdir(t.TempDir())
-	code, stdout, stderr := runCLI(t, "send", "--event", "ABANDON_RECEIVABLE_DOC")
+	code, stdout, stderr := clitest.Run(t, "send", "--event", "ABANDON_RECEIVABLE_DOC")
 	if code != 0 || !strings.Contains(stderr, "no --url: sending to whsim's own receiver at http://127.0.0.1:") ||
 		!strings.Contains(stderr, "POST /webhook  ABANDON_RECEIVABLE_DOC  requestId=") ||
 		!strings.Contains(stderr, "built-in receiver saw: 1 call in") || !strings.Contains(stderr, "by verdict: valid 1") ||
@@ -206,87 +179,15 @@ func TestSendNoURLUsesOwnReceiver(t *testing.T) {
 
 func TestSendInterruptedPrintsSummary(t *testing.T) {
 	t.Chdir(t.TempDir())
-	_, srv := newTestReceiver(t, 200)
+	_, srv := clitest.NewReceiver(t, 200)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C before the first delivery
 	var out, errb bytes.Buffer
-	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
-	code := execute(ctx, a, []string{"send", "--url", srv.URL, "-n", "1000"})
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, cmdutil.Build{}, time.Now)
+	code := clitest.Execute(ctx, a, []string{"send", "--url", srv.URL, "-n", "1000"})
 	if code != cmdutil.ExitInterrupted || !strings.Contains(out.String(), "\nsent ") {
 		t.Errorf("exit %d, stdout %q", code, out.String())
 	}
-}
-
-func writeCapture(t *testing.T, recs []capture.Record, torn string) string {
-	t.Helper()
-	var b []byte
-	for i := range recs {
-		var err error
-		if b, err = capture.Append(b, &recs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b = append(b, torn...)
-	name := filepath.Join(t.TempDir(), "capture.ndjson")
-	os.WriteFile(name, b, 0o600)
-	return name
-}
-
-func TestReplay(t *testing.T) {
-	t.Chdir(t.TempDir())
-	body1 := "{\"requestId\":\"11111111-1111-4111-8111-111111111111\", \"businessType\":5007,\"data\":{\"收款单\":{\"x\":1.50}}}\n"
-	body2 := "{\"requestId\":\"22222222-2222-4222-8222-222222222222\",\"businessType\":4011,\"data\":{}}"
-	recs := []capture.Record{
-		{Method: "POST", Path: "/orig", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1",
-			Headers: http.Header{"Content-Type": {"application/json; charset=utf-8"}, "X-Trace": {"t1"}, "Content-Length": {"99"}}},
-		{Method: "POST", Path: "/orig", Query: "businessType=AUDIT_PURCHASE_ORDER_INVOICE",
-			Headers: http.Header{"Content-Type": {"application/json"}}},
-	}
-	recs[0].SetBody([]byte(body1))
-	recs[1].SetBody([]byte(body2))
-	file := writeCapture(t, recs, `{"capture":1,"time":"2026-`)
-
-	t.Run("byte for byte, in order", func(t *testing.T) {
-		rc, srv := newTestReceiver(t, 200)
-		code, stdout, stderr := runCLI(t, "replay", file, "--url", srv.URL+"/new?tenant=2")
-		if code != 0 || len(rc.calls) != 2 {
-			t.Fatalf("exit %d, %d calls, stderr %s", code, len(rc.calls), stderr)
-		}
-		c := rc.calls[0]
-		if string(c.Body) != body1 || c.Path != "/new" || c.Query != "tenant=2&businessType=CREATE_RECEIVABLE_DOC&x=1" ||
-			c.ContentType != "application/json; charset=utf-8" || c.Header.Get("X-Trace") != "t1" {
-			t.Errorf("first replayed call %+v", c)
-		}
-		if string(rc.calls[1].Body) != body2 {
-			t.Errorf("second body %q", rc.calls[1].Body)
-		}
-		if !strings.Contains(stderr, "line 3: torn last line skipped") || !strings.Contains(stdout, "succeeded 2") {
-			t.Errorf("stdout %q\nstderr %q", stdout, stderr)
-		}
-	})
-	t.Run("new request id changes only the id", func(t *testing.T) {
-		rc, srv := newTestReceiver(t, 200)
-		code, _, _ := runCLI(t, "replay", file, "--url", srv.URL, "--new-request-id", "--event", "CREATE_RECEIVABLE_DOC")
-		if code != 0 || len(rc.calls) != 1 {
-			t.Fatalf("exit %d, %d calls", code, len(rc.calls))
-		}
-		got := string(rc.calls[0].Body)
-		const old = "11111111-1111-4111-8111-111111111111"
-		i := strings.Index(body1, old)
-		if got[i:i+36] == old || got[:i] != body1[:i] || got[i+36:] != body1[i+36:] {
-			t.Errorf("replayed %q from %q", got, body1)
-		}
-	})
-	t.Run("errors", func(t *testing.T) {
-		code, _, stderr := runCLI(t, "replay", "missing.ndjson", "--url", "http://127.0.0.1:1/")
-		if code != 2 || !strings.Contains(stderr, "missing.ndjson") {
-			t.Errorf("exit %d stderr %q", code, stderr)
-		}
-		code, _, stderr = runCLI(t, "replay", file)
-		if code != 2 || !strings.Contains(stderr, "--url") {
-			t.Errorf("exit %d stderr %q", code, stderr)
-		}
-	})
 }
 
 // A receiver whose certificate does not verify: the failure line gives the
@@ -298,14 +199,14 @@ func TestSendTLSFailureSaysWhyAndWhatToDo(t *testing.T) {
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake error it logs is expected
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	code, stdout, stderr := runCLI(t, "send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC")
+	code, stdout, stderr := clitest.Run(t, "send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC")
 	for _, want := range []string{"x509: certificate signed by unknown authority", "--cacert", "--insecure"} {
 		if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stderr, want) {
 			t.Errorf("exit %d, want %q in both\nstdout %s\nstderr %s", code, want, stdout, stderr)
 		}
 	}
-	_, plain := newTestReceiver(t, 200)
-	code, _, stderr = runCLI(t, "send", "--url", plain.URL, "--insecure", "--event", "CREATE_RECEIVABLE_DOC")
+	_, plain := clitest.NewReceiver(t, 200)
+	code, _, stderr = clitest.Run(t, "send", "--url", plain.URL, "--insecure", "--event", "CREATE_RECEIVABLE_DOC")
 	if code != 0 || stderr != "warning: --insecure does nothing: the URL is http://, no TLS\n" {
 		t.Errorf("--insecure on http://: exit %d, stderr %q", code, stderr)
 	}
@@ -315,8 +216,8 @@ func TestSendTLSFailureSaysWhyAndWhatToDo(t *testing.T) {
 func runTTY(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, OutTTY: true, ErrTTY: true}, Build{}, time.Now)
-	code = execute(context.Background(), a, append(args, "--no-color"))
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, OutTTY: true, ErrTTY: true}, cmdutil.Build{}, time.Now)
+	code = clitest.Execute(context.Background(), a, append(args, "--no-color"))
 	return code, out.String(), errb.String()
 }
 
@@ -325,8 +226,8 @@ func runTTY(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // with several events says it is per event.
 func TestSendOnATerminal(t *testing.T) {
 	t.Chdir(t.TempDir())
-	_, ok := newTestReceiver(t, 200)
-	_, bad := newTestReceiver(t, 503)
+	_, ok := clitest.NewReceiver(t, 200)
+	_, bad := clitest.NewReceiver(t, 503)
 	lines := func(s string) int { return strings.Count(s, "CREATE_RECEIVABLE_DOC ") }
 
 	code, stdout, _ := runTTY(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC", "-n", "20")
@@ -337,7 +238,7 @@ func TestSendOnATerminal(t *testing.T) {
 	if lines(stdout) != 20 {
 		t.Errorf("--each: %d delivery lines, want 20\n%s", lines(stdout), stdout)
 	}
-	_, stdout, _ = runCLI(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC", "-n", "20")
+	_, stdout, _ = clitest.Run(t, "send", "--url", ok.URL, "--event", "CREATE_RECEIVABLE_DOC", "-n", "20")
 	if lines(stdout) != 20 {
 		t.Errorf("not a terminal: %d delivery lines, want 20", lines(stdout))
 	}
@@ -349,7 +250,7 @@ func TestSendOnATerminal(t *testing.T) {
 	if lines(stdout) != 1 {
 		t.Errorf("one delivery on a terminal: %d lines, want 1\n%s", lines(stdout), stdout)
 	}
-	_, stdout, _ = runCLI(t, "send", "--url", ok.URL, "--event", "all", "-n", "2")
+	_, stdout, _ = clitest.Run(t, "send", "--url", ok.URL, "--event", "all", "-n", "2")
 	if !strings.Contains(stdout, "--count 2 per event: 4 events × 2") {
 		t.Errorf("several events: no per-event note\n%s", stdout)
 	}

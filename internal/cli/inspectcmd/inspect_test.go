@@ -1,10 +1,11 @@
-package cli
+package inspectcmd_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/whsim/whsim/internal/cli/clitest"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
@@ -21,7 +22,7 @@ func TestInspectUsageErrors(t *testing.T) {
 		{[]string{"listen", "--addr", "127.0.0.1:0", "--ui", "nonsense"}, "--ui nonsense"},
 		{[]string{"listen", "--addr", "127.0.0.1:8931", "--ui", "127.0.0.1:8931"}, "the webhook's address"},
 	} {
-		code, _, stderr := runCLI(t, tt.args...)
+		code, _, stderr := clitest.Run(t, tt.args...)
 		if code != cmdutil.ExitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("whsim %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, cmdutil.ExitUsage, tt.want)
 		}

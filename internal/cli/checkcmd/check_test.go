@@ -1,4 +1,4 @@
-package cli
+package checkcmd_test
 
 import (
 	"encoding/pem"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/cli/clitest"
 )
 
 // TestCheckTLSAndHeaders: check reaches a receiver over TLS as send does
@@ -43,7 +45,7 @@ func TestCheckTLSAndHeaders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, append(append([]string{}, base...), tt.args...)...)
+			code, stdout, stderr := clitest.Run(t, append(append([]string{}, base...), tt.args...)...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tt.code, stdout, stderr)
 			}

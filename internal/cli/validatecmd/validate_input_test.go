@@ -1,4 +1,4 @@
-package cli
+package validatecmd_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/cli/clitest"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/term/tty"
 )
@@ -22,7 +23,7 @@ func TestValidateTellsItReadsATerminal(t *testing.T) {
 			Now:      time.Now,
 			ErrColor: tty.Colors(false),
 		}
-		execute(context.Background(), a, []string{"validate"})
+		clitest.Execute(context.Background(), a, []string{"validate"})
 		said := strings.Contains(errb.String(), "reading payloads from stdin; Ctrl-D to end")
 		if said != isTTY {
 			t.Errorf("stdin a terminal %v: stderr %q", isTTY, errb.String())

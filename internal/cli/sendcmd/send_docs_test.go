@@ -1,4 +1,4 @@
-package cli
+package sendcmd_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/whsim/whsim/internal/cli/clitest"
 )
 
 // docCounter is a receiver that keys every call on its document, as the
@@ -90,7 +92,7 @@ func TestSendCountIsDistinctDocuments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dc, srv := newDocCounter(t)
-			code, stdout, stderr := runCLI(t, append([]string{"send", "--url", srv.URL, "--each=false"}, tt.args...)...)
+			code, stdout, stderr := clitest.Run(t, append([]string{"send", "--url", srv.URL, "--each=false"}, tt.args...)...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
@@ -122,7 +124,7 @@ func TestSendDocumentsSeeded(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	run := func(args ...string) *docCounter {
 		dc, srv := newDocCounter(t)
-		if code, stdout, stderr := runCLI(t, append([]string{"send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC", "--count", "300", "--seed", "9"}, args...)...); code != 0 {
+		if code, stdout, stderr := clitest.Run(t, append([]string{"send", "--url", srv.URL, "--event", "CREATE_RECEIVABLE_DOC", "--count", "300", "--seed", "9"}, args...)...); code != 0 {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 		}
 		return dc
