@@ -8,40 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/suggest"
 )
-
-// noArgs refuses positional arguments in the words of our usage errors
-// (cobra's NoArgs calls an argument an "unknown command"). An event name
-// given bare is what --event was meant for, and is said so.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	msg := fmt.Sprintf("takes no arguments, got %q", args[0])
-	if _, err := spec.ParseEvents(args[:1]); err == nil && cmd.Flags().Lookup("event") != nil {
-		msg += fmt.Sprintf(" (did you mean --event %s?)", args[0])
-	}
-	return usageErr(&flagErr{path: cmd.CommandPath(), msg: msg})
-}
-
-// exactArgs wants n arguments, what names them.
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) == n {
-			return nil
-		}
-		return usageErr(&flagErr{path: cmd.CommandPath(), msg: fmt.Sprintf("wants %d argument%s (%s), got %d", n, plural(n), what, len(args))})
-	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
 
 // commandNames are the commands a did-you-mean may offer.
 func commandNames(root *cobra.Command) []string {
@@ -70,12 +39,12 @@ func unknownCommand(root *cobra.Command, err error) error {
 	if uerr != nil {
 		return nil
 	}
-	return usageErr(fmt.Errorf("unknown command %q%s", word, suggest.Hint(word, commandNames(root))))
+	return cmdutil.UsageErr(fmt.Errorf("unknown command %q%s", word, suggest.Hint(word, commandNames(root))))
 }
 
 // newHelpCmd is cobra's help command, except that a topic it does not know
 // is a usage error (cobra prints the root's usage and exits 0).
-func newHelpCmd(a *app, root *cobra.Command) *cobra.Command {
+func newHelpCmd(a *cmdutil.App, root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
 		Use:   "help [command]",
 		Short: "Help about any command",
@@ -93,7 +62,7 @@ func newHelpCmd(a *app, root *cobra.Command) *cobra.Command {
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: a.runE(func(c *cobra.Command, args []string) error {
+		RunE: a.RunE(func(c *cobra.Command, args []string) error {
 			cmd, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 || cmd == nil {
 				topic := args[len(args)-1]
@@ -101,7 +70,7 @@ func newHelpCmd(a *app, root *cobra.Command) *cobra.Command {
 				if err == nil && cmd != nil {
 					parent, topic = cmd, rest[0]
 				}
-				return usageErr(&flagErr{path: c.CommandPath(), msg: fmt.Sprintf("unknown help topic %q%s", topic, suggest.Hint(topic, commandNames(parent)))})
+				return cmdutil.UsageErr(&cmdutil.FlagErr{Path: c.CommandPath(), Msg: fmt.Sprintf("unknown help topic %q%s", topic, suggest.Hint(topic, commandNames(parent)))})
 			}
 			cmd.InitDefaultHelpFlag()
 			cmd.InitDefaultVersionFlag()

@@ -6,15 +6,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
 // runCLI runs whsim in-process with buffers and a fixed clock.
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{Version: "v1.2.3", Commit: "abc", Date: "2026-11-22"},
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{Version: "v1.2.3", Commit: "abc", Date: "2026-11-22"},
 		func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) })
-	code = a.run(context.Background(), args)
+	code = Execute(context.Background(), a, args)
 	return code, out.String(), errb.String()
 }
 
@@ -84,12 +86,12 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 	for _, tt := range tests {
 		t.Setenv("NO_COLOR", tt.noColor)
 		var errb bytes.Buffer
-		a := newApp(Streams{Out: &bytes.Buffer{}, Err: &errb, ErrTTY: tt.tty}, Build{}, time.Now)
+		a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &errb, ErrTTY: tt.tty}, Build{}, time.Now)
 		args := []string{"generate", "--event", "NOPE"}
 		if tt.flag {
 			args = append(args, "--no-color")
 		}
-		a.run(context.Background(), args)
+		Execute(context.Background(), a, args)
 		if got := strings.Contains(errb.String(), "\x1b["); got != tt.want {
 			t.Errorf("tty %v NO_COLOR %q --no-color %v: colour %v, want %v (%q)", tt.tty, tt.noColor, tt.flag, got, tt.want, errb.String())
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/suggest"
 )
 
@@ -34,17 +35,10 @@ func setUpCompletionCmd(root *cobra.Command) {
 				return nil
 			}
 			shells := commandNames(cmd)
-			return usageErr(&flagErr{path: cmd.CommandPath(), msg: fmt.Sprintf("unknown shell %q: want %s%s",
+			return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: fmt.Sprintf("unknown shell %q: want %s%s",
 				args[0], strings.Join(shells, ", "), suggest.Hint(args[0], shells))})
 		}
 	}
-}
-
-// completePayloadFiles completes the file arguments of commands that read
-// payloads or capture logs (validate, replay): .json and .ndjson files, and
-// directories to descend into.
-func completePayloadFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return []cobra.Completion{"json", "ndjson"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
 // CompletionScript returns what `whsim completion <shell>` prints for the
@@ -52,8 +46,8 @@ func completePayloadFiles(*cobra.Command, []string, string) ([]cobra.Completion,
 // tested against it.
 func CompletionScript(shell string) ([]byte, error) {
 	var out, errb bytes.Buffer
-	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
-	if code := a.run(context.Background(), []string{"completion", shell}); code != ExitOK {
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{}, time.Now)
+	if code := Execute(context.Background(), a, []string{"completion", shell}); code != cmdutil.ExitOK {
 		return nil, fmt.Errorf("whsim completion %s: exit %d: %s", shell, code, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/buildinfo"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/mancmd"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -43,7 +45,7 @@ const (
 // branches add: the tests below hold for all of them.
 func liveCommands(t *testing.T) []*cobra.Command {
 	t.Helper()
-	root := newRootCmd(newApp(Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
+	root := newRootCmd(cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
 	var out []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -126,7 +128,7 @@ func TestCompleteShapes(t *testing.T) {
 }
 
 // TestCompleteOutput: every --output offers exactly the formats its help
-// names (addOutputFlag keeps the two together).
+// names (cmdutil.AddOutputFlag keeps the two together).
 func TestCompleteOutput(t *testing.T) {
 	n := 0
 	for _, c := range liveCommands(t) {
@@ -169,7 +171,7 @@ func TestCompletePayloadFiles(t *testing.T) {
 		}
 	}
 
-	stand := &cobra.Command{Use: "x", ValidArgsFunction: completePayloadFiles, Run: func(*cobra.Command, []string) {}}
+	stand := &cobra.Command{Use: "x", ValidArgsFunction: cmdutil.CompletePayloadFiles, Run: func(*cobra.Command, []string) {}}
 	root := &cobra.Command{Use: "whsim"}
 	root.AddCommand(stand)
 	var out strings.Builder
@@ -238,7 +240,7 @@ func TestMan(t *testing.T) {
 	}
 	want := []string{"whsim.1"}
 	for _, c := range liveCommands(t) {
-		want = append(want, manName(c)+".1")
+		want = append(want, mancmd.PageName(c)+".1")
 	}
 	slices.Sort(want)
 	entries, err := os.ReadDir(dir)
@@ -268,7 +270,7 @@ func TestMan(t *testing.T) {
 		}
 	}
 
-	if code, _, stderr := runCLI(t, "man"); code != ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
+	if code, _, stderr := runCLI(t, "man"); code != cmdutil.ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
 		t.Errorf("man without --dir: exit %d, %q", code, stderr)
 	}
 }
@@ -281,18 +283,18 @@ func TestReferenceUpToDate(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, "man", "--format", "markdown", "--dir", dir); code != 0 || stdout != "" {
 		t.Fatalf("man --format markdown: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, referenceFile))
+	got, err := os.ReadFile(filepath.Join(dir, mancmd.ReferenceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "docs", referenceFile))
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", mancmd.ReferenceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("docs/%s is stale: run go run ./cmd/whsim man --format markdown --dir docs", referenceFile)
+		t.Errorf("docs/%s is stale: run go run ./cmd/whsim man --format markdown --dir docs", mancmd.ReferenceFile)
 	}
-	if code, _, stderr := runCLI(t, "man", "--format", "html", "--dir", dir); code != ExitUsage || !strings.Contains(stderr, "want man or markdown") {
+	if code, _, stderr := runCLI(t, "man", "--format", "html", "--dir", dir); code != cmdutil.ExitUsage || !strings.Contains(stderr, "want man or markdown") {
 		t.Errorf("man --format html: exit %d, %q", code, stderr)
 	}
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
 // A flag error says what was meant and which help to read, in words.
@@ -26,8 +28,8 @@ func TestFlagErrorsHelp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, tt.args...)
-		if code != ExitUsage {
-			t.Errorf("%q: exit %d, want %d", tt.args, code, ExitUsage)
+		if code != cmdutil.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", tt.args, code, cmdutil.ExitUsage)
 		}
 		for _, w := range tt.want {
 			if !strings.Contains(stderr, w) {

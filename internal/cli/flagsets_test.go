@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
 // runErr runs whsim in-process as runCLI does and returns the command's
@@ -18,7 +20,7 @@ import (
 func runErr(t *testing.T, args ...string) error {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := newApp(Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{},
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Build{},
 		func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) })
 	root := newRootCmd(a, "")
 	root.SetArgs(args)
@@ -56,8 +58,8 @@ func TestUsageErrorsKeepTheirCause(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if got := codeOf(err, true); got != ExitUsage {
-				t.Errorf("%v: exit %d, want %d", err, got, ExitUsage)
+			if got := cmdutil.CodeOf(err, true); got != cmdutil.ExitUsage {
+				t.Errorf("%v: exit %d, want %d", err, got, cmdutil.ExitUsage)
 			}
 			if !errors.Is(err, tt.is) {
 				t.Errorf("%v: errors.Is(%v) is false: the chain was flattened", err, tt.is)
@@ -73,7 +75,7 @@ func TestUsageErrorsKeepTheirCause(t *testing.T) {
 // send, replay and check share one --timeout default, and the flags of a
 // set have one help wherever they are taken.
 func TestFlagSetsAgree(t *testing.T) {
-	a := newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Build{}, time.Now)
+	a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Build{}, time.Now)
 	root := newRootCmd(a, "")
 	usages := map[string]map[string]string{} // flag → command → help
 	defs := map[string]map[string]string{}
@@ -108,7 +110,7 @@ func TestFlagSetsAgree(t *testing.T) {
 			t.Errorf("--%s: help or default differs between %v", name, first)
 		}
 	}
-	if got := defs["timeout"]; len(got) != 3 || got["whsim check"] != defaultTimeout.String() || got["whsim send"] != defaultTimeout.String() {
-		t.Errorf("--timeout defaults %v, want %s in send, replay and check", got, defaultTimeout)
+	if got := defs["timeout"]; len(got) != 3 || got["whsim check"] != cmdutil.DefaultTimeout.String() || got["whsim send"] != cmdutil.DefaultTimeout.String() {
+		t.Errorf("--timeout defaults %v, want %s in send, replay and check", got, cmdutil.DefaultTimeout)
 	}
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 )
 
 // The CI recipes of docs/ci.md are checked where they can be without
@@ -177,7 +179,7 @@ type parsed struct {
 // acceptCommand runs argv through whsim's command tree and flag parser,
 // stopping short of running it.
 func acceptCommand(argv []string) (parsed, error) {
-	root := newRootCmd(newApp(Streams{}, Build{}, time.Now), "")
+	root := newRootCmd(cmdutil.NewApp(cmdutil.Streams{}, Build{}, time.Now), "")
 	cmd, rest, err := root.Find(argv)
 	if err != nil {
 		return parsed{}, err
@@ -510,8 +512,8 @@ func TestComposeRecipeRuns(t *testing.T) {
 	var listenErr bytes.Buffer
 	listened := make(chan int, 1)
 	go func() {
-		a := newApp(Streams{In: strings.NewReader(""), Out: io.Discard, Err: &listenErr}, Build{}, time.Now)
-		listened <- a.run(ctx, listenArgs)
+		a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: &listenErr}, Build{}, time.Now)
+		listened <- Execute(ctx, a, listenArgs)
 	}()
 
 	// Docker's health check, polled until healthy.
@@ -524,7 +526,7 @@ func TestComposeRecipeRuns(t *testing.T) {
 	listenURL, _ := url.Parse(strings.TrimSpace(u))
 	target, _ := url.Parse(argAfter(check, "--url"))
 	code, _, stderr = runCLI(t, rewrite(check, map[string]string{target.Host: listenURL.Host})...)
-	if code != ExitFailed || !strings.Contains(stderr, "rejects-malformed") {
+	if code != cmdutil.ExitFailed || !strings.Contains(stderr, "rejects-malformed") {
 		t.Errorf("check through listen: exit %d, want 1 (the receiver accepts malformed calls):\n%s", code, stderr)
 	}
 	for _, flag := range []string{"--junit", "--report"} {
@@ -541,7 +543,7 @@ func TestComposeRecipeRuns(t *testing.T) {
 	if n := strings.Count(string(capture), "\n"); err != nil || n < 10 {
 		t.Errorf("listen's capture: %d records, %v; want every call check made", n, err)
 	}
-	if code, _, _ := runCLI(t, rewrite(ready, nil)...); code != ExitFailed {
+	if code, _, _ := runCLI(t, rewrite(ready, nil)...); code != cmdutil.ExitFailed {
 		t.Errorf("the health check after listen stopped: exit %d, want 1", code)
 	}
 }

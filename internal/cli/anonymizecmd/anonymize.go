@@ -1,0 +1,161 @@
+// Package anonymizecmd is whsim anonymize: capture logs and payloads with
+// the names, tax ids and document numbers replaced, for sharing. Its
+// renderers are in anonymizeout.
+package anonymizecmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/anonymize"
+	"github.com/whsim/whsim/internal/cli/anonymizeout"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+type anonymizeOptions struct {
+	Files  []string
+	Key    string
+	Out    string
+	Resign string
+	Check  bool
+}
+
+// New is whsim anonymize.
+func New(a *cmdutil.App) *cobra.Command {
+	opts := &anonymizeOptions{}
+	cmd := &cobra.Command{
+		Use:   "anonymize --key <key> [<file>...|-] [--out <file|dir>] [--resign <whsec_...>] [--check]",
+		Short: "Replace the names, tax ids and document numbers in captured calls, for sharing",
+		Long: `Turn captured production calls into fixtures that are safe to commit or attach
+to a bug report. Reads payloads (one JSON document, an array of them, or
+NDJSON) or capture records (whsim listen --capture) and writes the same kind.
+
+What identifies someone, from the spec model: people's names and employee
+codes, company names and customer codes, tax ids, invoice numbers and titles,
+document numbers, remarks and comments, the customer objects of receipts.
+Each becomes a realistic stand-in: a tax id another valid unified social
+credit code, a name another Chinese name, a code the same format. Amounts,
+rates, dates, enumerations, currencies and the event are kept exactly, and
+only the replaced values' bytes change (key order, white space and number
+spellings survive).
+
+The stand-ins are keyed: the same value with the same key always becomes the
+same stand-in, in every field of its kind, record and run, so a receipt's
+CREATE and ABANDON stay linked; another key gives other stand-ins, and
+without the key the mapping cannot be recovered (HMAC-SHA256). Keep the key
+secret and use a random one of at least 16 bytes.
+
+Everything else in a payload or record is searched too, decoded (JSON
+escapes, percent-encoding): every other string, object key and number, the
+path and query, every header of the request, the response and the forward,
+the forward URL, the receivers' answers, and a request body that is not JSON
+(kept, and anonymized as text). There, any value the run replaced anywhere in
+the input (it is read twice for this, before and after; stdin is first
+copied to a temporary file, removed after; a value too short to search
+for inside words, as a staff code 0038, where it stands as a token of its
+own), and anything shaped like a tax id, a mobile or an identity-card
+number, is replaced by its stand-in. Stand-ins are one to one within a class.
+The remote address, and the client addresses proxies add (X-Forwarded-For),
+become ones of the documentation ranges (loopback stays).
+
+In capture records Content-Length is corrected, and secret headers
+(credentials, tokens, API keys, signatures: the list listen masks) are
+dropped from the request, the response and the forward. --resign signs each
+call again with a Standard Webhooks secret; those signatures carry the time
+of anonymizing, so a receiver that checks timestamps (five minutes, usually)
+refuses them soon after: to replay a fixture later, sign at send time with
+whsim replay --sign standard --secret whsec_... instead.
+
+--check scans the output as anonymizing scans the input and exits 1 on any
+value the run replaced that still stands anywhere, or anything that still
+looks like a tax id, a mobile or an identity-card number. A report of what
+was replaced goes to stderr.`,
+		Example: `  whsim anonymize --key "$KEY" calls.ndjson > fixtures/calls.ndjson
+  whsim anonymize monday.ndjson tuesday.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY
+  whsim anonymize --key "$KEY" --check --resign whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw calls.ndjson --out shared.ndjson
+  whsim generate --event all | whsim anonymize --key "$KEY" -`,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			return runAnonymize(cmd.Context(), a, opts)
+		}),
+		ValidArgsFunction: cmdutil.CompletePayloadFiles,
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
+	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
+	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile or identity-card number")
+	return cmd
+}
+
+func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) error {
+	if opts.Key == "" {
+		return cmdutil.Usagef("anonymize needs --key (or WHSIM_ANONYMIZE_KEY): a random secret of at least 16 bytes, e.g. openssl rand -hex 16")
+	}
+	an, err := anonymize.New([]byte(opts.Key))
+	if err != nil {
+		return cmdutil.Usagef("--key: %w", err)
+	}
+	aopts := anonymize.Options{Now: a.Now, Check: opts.Check}
+	if opts.Resign != "" {
+		if aopts.Resign, err = sign.NewSigner(opts.Resign); err != nil {
+			return cmdutil.Usagef("--resign: %w", err)
+		}
+	}
+	files := opts.Files
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	target, err := anonymize.NewTarget(opts.Out, len(files))
+	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
+		return cmdutil.Usagef("--out %w", err)
+	} else if err != nil {
+		return err // the directory could not be made
+	}
+	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
+	for _, name := range files {
+		st, err := an.File(ctx, name, a.Streams.In, a.Streams.Out, target, aopts)
+		if err != nil {
+			return anonymizeErr(err)
+		}
+		total.Add(st)
+		for _, line := range st.Torn {
+			fmt.Fprintf(a.Streams.Err, "%s %s:%d: torn record skipped (a crash or a full disk while listen wrote it)\n",
+				a.ErrColor.Warn.Sprint("warning:"), name, line)
+		}
+		for _, l := range st.Leaks {
+			fmt.Fprintf(a.Streams.Err, "%s %s:%d: still looks like a %s: %s\n",
+				a.ErrColor.Fail.Sprint("leak:"), ctxio.InputName(name), l.Line, l.Kind, termsafe.Text(l.Text))
+		}
+	}
+	anonymizeout.WriteAnonymizeReport(a.Streams.Err, total, opts.Resign != "")
+	if len(total.Leaks) > 0 {
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("--check: %d value(s) in the output still look like identifiers", len(total.Leaks))}
+	}
+	return nil
+}
+
+// anonymizeErr maps an input that cannot be read, or an output file that
+// cannot be made, to a usage error (exit 2: nothing was anonymized).
+func anonymizeErr(err error) error {
+	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
+		return cmdutil.Usagef("--out %w", err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	_, input := errors.AsType[*anonymize.InputError](err)
+	_, path := errors.AsType[*os.PathError](err)
+	_, open := errors.AsType[*ctxio.OpenError](err)
+	if input || path || open {
+		return cmdutil.UsageErr(err)
+	}
+	return err
+}

@@ -1,0 +1,414 @@
+package checkcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/cli/checkout"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
+	"github.com/whsim/whsim/internal/cli/reportfile"
+	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// runRerun is check --rerun: the failed cases of a report, sent again.
+func runRerun(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
+	if err := opts.validateRerun(); err != nil {
+		return err
+	}
+	r, err := opts.buildRerun(ctx, a)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+// validateRerun refuses the flags a rerun cannot take: a report's cases
+// are sent as they were.
+func (o *checkOptions) validateRerun() error {
+	for _, name := range []string{"checks", "exclude-checks", "save-cases", "seed", "strict", "load-count", "load-concurrency", "latency-budget"} {
+		if o.changed != nil && o.changed(name) {
+			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
+		}
+	}
+	return reportfile.CheckJUnitPath(o.JUnit)
+}
+
+// checkRerun is one rerun as its report and flags made it.
+type checkRerun struct {
+	a     *cmdutil.App
+	opts  *checkOptions
+	cfg   check.RerunConfig
+	cases []check.Failed
+	// fromReport says the URL is the report's; probeNote says which
+	// probe the effects cases are asked with ("" for none).
+	fromReport, probeNote string
+}
+
+// buildRerun reads the report and turns it and the flags into the
+// rerun's config. A report is input, and may have been edited: every call
+// goes to one URL, --url or the run's own, and the user sees which before
+// the first (with the credentials -H and --secret give, which go nowhere
+// else).
+func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRerun, error) {
+	cases, err := readRerun(ctx, a, o.Rerun)
+	if err != nil {
+		return nil, err
+	}
+	r := &checkRerun{a: a, opts: o, cases: cases}
+	where := o.URL
+	if where == "" && len(cases) > 0 {
+		if where, err = check.RunURL(cases); err != nil {
+			return nil, cmdutil.Usagef("--rerun %s: %w", termsafe.Text(o.Rerun), err)
+		}
+		r.fromReport = " (the report's URL; --url sends elsewhere)"
+	}
+	if where != "" {
+		if r.cfg.Target, err = endpoint.ParseTarget(where); err != nil {
+			if r.fromReport != "" {
+				return nil, cmdutil.Usagef("--rerun %s: the report's url %w", termsafe.Text(o.Rerun), err)
+			}
+			return nil, cmdutil.Usagef("--url %w", err)
+		}
+	}
+	if r.cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
+		return nil, cmdutil.UsageErr(err)
+	}
+	if o.Secret != "" {
+		if r.cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
+			return nil, cmdutil.Usagef("--secret: %w", err)
+		}
+	}
+	if r.cfg.Client, err = delivery.NewClient(attempt.ClientOptions{
+		Timeout: o.Timeout, Concurrency: check.DefaultConcurrent, Insecure: o.Insecure, CAFile: o.CACert,
+	}); err != nil {
+		return nil, err
+	}
+	r.cfg.Now, r.cfg.IDs = a.Now, reqid.NewIDs(0)
+	if len(cases) == 0 {
+		return r, nil // nothing to send: run says so
+	}
+	if r.probeNote, err = rerunProbe(o, &r.cfg, cases, curlTLSOf(o)); err != nil {
+		return nil, err
+	}
+	r.cfg.Settle = o.Settle
+	again := *o
+	if r.probeNote != "" && o.Probe == "" && o.ProbeCmd == "" {
+		again.Probe = probe.Name(r.cfg.Probe)
+	}
+	r.cfg.Again = checkCommand(r.cfg.Target.Redacted(), r.cfg.Header, o.Secret != "", &again) + " --checks "
+	return r, nil
+}
+
+// run says what it sends where, sends the cases again and says, per
+// case, whether it is fixed.
+func (r *checkRerun) run(ctx context.Context) error {
+	o, errw, key := r.opts, r.a.Streams.Err, r.a.ErrColor.Key.Sprint("whsim:")
+	if len(r.cases) == 0 {
+		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
+		return nil
+	}
+	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
+		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
+			r.a.ErrColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
+	}
+	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
+		termsafe.Text(o.Rerun), termsafe.Text(r.cfg.Target.Redacted()), r.fromReport)
+	if r.probeNote != "" {
+		fmt.Fprintf(errw, "%s %s\n", key, termsafe.Text(r.probeNote))
+	}
+
+	out, err := term.New(o.Output, r.a.Streams.Out, cmdutil.Style(r.a.OutColor, false), true)
+	if err != nil {
+		return cmdutil.Usagef("--output: %w", err)
+	}
+	var junit term.Reporter
+	if o.JUnit != "" {
+		junit, _ = term.New(term.JUnit, &o.junit, term.Style{}, false)
+	}
+	sum := &check.RerunSummary{Total: len(r.cases)}
+	var repErr error
+	err = check.Rerun(ctx, r.cfg, r.cases, func(res check.RerunResult) {
+		sum.Add(res)
+		c := checkout.RerunCase{RerunResult: res}
+		if err := out.Case(c); err != nil && repErr == nil {
+			repErr = err
+		}
+		if junit != nil {
+			_ = junit.Case(c)
+		}
+	})
+	if err := rerunEnd(ctx, err, sum, out, junit); err != nil {
+		return err
+	}
+	if repErr != nil {
+		return repErr
+	}
+	if !sum.AllFixed() {
+		return cmdutil.ErrChecksFailed
+	}
+	return nil
+}
+
+// rerunEnd finishes a rerun's output as check.Rerun ended: a receiver
+// that cannot be reached or a probe at fault is exit 2 with no summary,
+// Ctrl-C sums up what was rerun.
+func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, junit term.Reporter) error {
+	var unreachable *check.UnreachableError
+	var probeErr *probe.Error
+	switch {
+	case errors.As(err, &unreachable):
+		_ = out.Abort()
+		return cmdutil.UsageErr(unreachable)
+	case errors.As(err, &probeErr):
+		// The probe's fault, not the receiver's: exit 2.
+		_ = out.Abort()
+		return cmdutil.UsageErr(probeErr)
+	case ctx.Err() != nil:
+		sum.Interrupted = true
+		_ = out.Finish(checkout.RerunSummary{RerunSummary: sum})
+		if junit != nil {
+			_ = junit.Finish(checkout.RerunSummary{RerunSummary: sum})
+		}
+		return cmdutil.ErrInterrupted
+	case err != nil && sum.Fixed+sum.StillFailing+sum.NotRerun == 0:
+		return cmdutil.UsageErr(err)
+	case err != nil:
+		return err
+	}
+	if err := out.Finish(checkout.RerunSummary{RerunSummary: sum}); err != nil {
+		return err
+	}
+	if junit != nil {
+		return junit.Finish(checkout.RerunSummary{RerunSummary: sum})
+	}
+	return nil
+}
+
+// readRerun reads the failed cases of a report file, "-" (stdin) or a
+// --save-cases directory.
+func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed, error) {
+	dir := ""
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		dir = name
+		name = filepath.Join(name, check.ResultsFile)
+		if _, err := os.Stat(name); err != nil {
+			return nil, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
+		}
+	}
+	shown := ctxio.InputName(name)
+	var in io.ReadCloser
+	if name == "-" {
+		in = io.NopCloser(ctxio.NewReader(ctx, a.Streams.In))
+	} else {
+		f, err := openRegular(name)
+		if err != nil {
+			return nil, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
+		}
+		// Reads give way to Ctrl-C and SIGTERM.
+		in = readCloser{ctxio.NewReader(ctx, f), f}
+	}
+	defer in.Close()
+	cases, err := check.ReadFailed(in)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	var le *check.ReportLineError
+	switch {
+	case errors.As(err, &le):
+		return nil, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
+	case err != nil:
+		return nil, cmdutil.Usagef("--rerun %s: %w", shown, err)
+	}
+	if dir != "" {
+		for i := range cases {
+			if err := savedHeaders(ctx, dir, &cases[i]); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, cmdutil.Usagef("--rerun %s: %w", dir, err)
+			}
+		}
+	}
+	return cases, nil
+}
+
+// savedHeaders takes a case's headers from its saved records, which keep
+// the credentials the report masks: the file of the case's check and name
+// in dir, wherever the run was started from.
+func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
+	if c.File == "" || c.Want == "" {
+		return nil
+	}
+	name := filepath.Join(dir, filepath.Base(filepath.Dir(c.File)), filepath.Base(c.File))
+	f, err := openRegular(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// The first record is all that is read: one line, bounded as a report's.
+	rec, err := capture.NewReader(io.LimitReader(ctxio.NewReader(ctx, f), check.MaxReport)).Next()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	c.Header = rec.Headers
+	return nil
+}
+
+// maskedLeft names the credential headers the cases hold masked that -H
+// does not give again.
+func maskedLeft(cases []check.Failed, given map[string][]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	note := func(h map[string][]string) {
+		for k, vs := range h {
+			if _, ok := given[k]; ok || seen[k] || !termsafe.SecretHeader(k) {
+				continue
+			}
+			for _, v := range vs {
+				if strings.Contains(v, "****") {
+					seen[k] = true
+					out = append(out, k)
+					break
+				}
+			}
+		}
+	}
+	for _, c := range cases {
+		note(c.Header)
+		if c.Effects != nil { // an effects document's calls keep theirs masked too
+			for _, call := range c.Effects.Calls {
+				note(call.Headers)
+			}
+		}
+	}
+	return out
+}
+
+// readCloser reads through r and closes c.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
+
+// openRegular opens a file a report names, or the report: only a regular
+// file. A FIFO (or a device) would block whsim or feed it without end; it
+// is opened without blocking and refused.
+func openRegular(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", name, pe.Err)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	case fi.IsDir():
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory", name)
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file (%s): a report and its cases are files check wrote", name, fileKind(fi.Mode()))
+	}
+	return f, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// curlTLSOf are the curl flags of the run's TLS settings.
+func curlTLSOf(opts *checkOptions) []string {
+	var out []string
+	if opts.Insecure {
+		out = append(out, "-k")
+	}
+	if opts.CACert != "" {
+		out = append(out, "--cacert", opts.CACert)
+	}
+	return out
+}
+
+// rerunProbe sets the probe the effects cases are asked with: --probe or
+// --probe-cmd, else the report's URL probe when it asks the receiver's
+// own host (a report is input: its probe must not send whsim elsewhere,
+// and a command it names is never run). It returns a line saying which
+// probe a rerun asks, "" when no effects case needs one.
+func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed, curlTLS []string) (string, error) {
+	var rec *check.ProbeRecord
+	needs := false
+	for _, c := range cases {
+		needs = needs || c.Check == check.Effects
+		if c.Effects != nil && rec == nil {
+			rec = &c.Effects.Probe
+		}
+	}
+	switch {
+	case opts.Probe != "" && opts.ProbeCmd != "":
+		return "", cmdutil.Usagef("--probe and --probe-cmd: give one way to ask the receiver, not both")
+	case len(opts.ProbeHeaders) > 0 && opts.Probe == "":
+		return "", cmdutil.Usagef("--probe-header needs --probe, the URL it is sent to")
+	case opts.Settle < 0:
+		return "", cmdutil.Usagef("--settle %s: want 0 or more", opts.Settle)
+	case !needs:
+		return "", nil
+	case opts.Probe != "" || opts.ProbeCmd != "":
+		p, err := newProbe(opts, cfg.Client, curlTLS)
+		if err != nil {
+			return "", err
+		}
+		cfg.Probe = p
+		return "asking " + probe.Name(p) + " what the receiver stored", nil
+	case rec == nil:
+		return "", nil
+	case rec.Cmd != "":
+		return "", cmdutil.Usagef("--rerun %s: the report's probe is a command (%s), and whsim runs no command a file names: give --probe-cmd again", termsafe.Text(opts.Rerun), termsafe.Text(rec.Cmd))
+	case rec.URL == "":
+		return "", nil
+	}
+	p, err := probe.ParseURL(rec.URL, cfg.Client, nil)
+	if err != nil {
+		return "", cmdutil.Usagef("--rerun %s: the report's probe %s: %w", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), err)
+	}
+	pu, err := url.Parse(strings.NewReplacer("{", "", "}", "").Replace(rec.URL))
+	if err != nil || pu.Host != cfg.Target.Host || pu.Scheme != cfg.Target.Scheme {
+		return "", cmdutil.Usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(cfg.Target.Redacted()))
+	}
+	if len(rec.Headers) > 0 {
+		return "", cmdutil.Usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), termsafe.Text(rec.URL))
+	}
+	p.CurlTLS = curlTLS
+	cfg.Probe = p
+	return "asking the report's probe " + rec.URL + " what the receiver stored", nil
+}

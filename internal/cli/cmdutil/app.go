@@ -1,0 +1,57 @@
+// Package cmdutil is what every whsim command shares, once: the app of one
+// run (its streams, build, clock, colours and the flags typed on the
+// command line), exit codes and usage errors, the flag sets several
+// commands take, shell completion of their values, and config reading.
+// Each command lives in its own package under internal/cli and gets an
+// *App; none of them imports another's. Pieces only some commands share
+// live in a package named for what they are, not here.
+package cmdutil
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/buildinfo"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/term/tty"
+)
+
+// Build describes the binary; release builds set it through -ldflags.
+type Build = buildinfo.Build
+
+// App is what every command of one run shares. The root command (package
+// cli) fills in the flags and colours before a command runs.
+type App struct {
+	Streams Streams
+	Build   Build
+	Now     func() time.Time
+
+	// ConfigPath and NoColor are the root's --config and --no-color.
+	ConfigPath string
+	NoColor    bool
+	// ErrColor colours stderr and OutColor stdout: each decided once, when
+	// flags and config are read.
+	ErrColor, OutColor term.Style
+	// Ran says a command's RunE started: errors before that are cobra's
+	// usage errors.
+	Ran bool
+	// CommandLine holds the flags set on the command line, before the
+	// environment and the config file fill in the others (OnCommandLine).
+	CommandLine map[string]bool
+}
+
+// NewApp is the one place an App is made: Main, the completion scripts
+// and tests. Colour is off until the root command has read the flags.
+func NewApp(s Streams, b Build, now func() time.Time) *App {
+	return &App{Streams: s, Build: b, Now: now, OutColor: tty.Colors(false), ErrColor: tty.Colors(false)}
+}
+
+// RunE wraps a command's run function so that errors from it are told apart
+// from cobra's own usage errors.
+func (a *App) RunE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.Ran = true
+		return fn(cmd, args)
+	}
+}

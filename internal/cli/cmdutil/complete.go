@@ -1,0 +1,61 @@
+package cmdutil
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/spec"
+)
+
+// CompleteEvent offers the event names of the spec catalog.
+func CompleteEvent(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, e := range spec.Events() {
+		out = append(out, e.Name+"\t"+e.Meaning)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// CompleteEvents offers them and "all".
+func CompleteEvents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	out, dir := CompleteEvent(cmd, args, toComplete)
+	return append(out, spec.AllEvents+"\tevery event"), dir
+}
+
+// CompleteShapes offers the body shapes.
+func CompleteShapes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return spec.ShapeNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
+// CompleteWords offers words.
+func CompleteWords(words ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return words, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// CompletePayloadFiles completes the file arguments of commands that read
+// payloads or capture logs (validate, replay): .json and .ndjson files, and
+// directories to descend into.
+func CompletePayloadFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return []cobra.Completion{"json", "ndjson"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// AddOutputFlag adds --output/-o with its allowed values, checked before the
+// command runs and offered by shell completion.
+func AddOutputFlag(cmd *cobra.Command, target *string, def string, allowed ...string) {
+	cmd.Flags().StringVarP(target, "output", "o", def, "output format: "+strings.Join(allowed, "|"))
+	_ = cmd.RegisterFlagCompletionFunc("output", CompleteWords(allowed...))
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if !slices.Contains(allowed, *target) {
+			return NotOneOf("--output", *target, allowed)
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,125 @@
+package cmdutil
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/whsim/whsim/internal/config"
+)
+
+// EnvPrefix prefixes the environment variables whsim reads: WHSIM_SEED,
+// WHSIM_SEND_URL.
+const EnvPrefix = "WHSIM"
+
+// ConfigName is the config file whsim looks for in the working directory and
+// in the user config directory (…/whsim/whsim.yaml).
+const ConfigName = "whsim.yaml"
+
+// readsConfig says whether a command takes values from the environment and
+// the config file: those that only describe whsim work with a broken one,
+// and so does ready, a health check that must not fail for a file it does
+// not need.
+func readsConfig(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "version", "man", "help", "completion", "ready":
+			return false
+		}
+	}
+	return true
+}
+
+// LoadConfig copies values from the environment and the config file into
+// the flags of cmd the user did not set, once, so that the commands read
+// typed flag values only. Precedence: flag > WHSIM_* > config file > default.
+//
+// A flag is looked up by its command path first and then bare: for
+// `whsim send --url`, WHSIM_SEND_URL, then WHSIM_URL, then the config
+// file's send.url, then its url.
+//
+// viper reads the environment and the file; package config reads the file's
+// YAML nodes too, to name an unknown key or a bad value by its line.
+func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command) error {
+	if !readsConfig(cmd) {
+		return nil
+	}
+	if explicit == "" {
+		explicit = os.Getenv(EnvPrefix + "_CONFIG")
+	}
+	name, err := config.Find(explicit, "whsim", ConfigName)
+	if err != nil {
+		return UsageErr(err)
+	}
+	// Two viper instances, fresh per run: the environment's and the file's,
+	// so that any WHSIM_* variable beats any key of the file.
+	envKey := strings.NewReplacer(".", "_", "-", "_")
+	env := viper.New()
+	env.SetEnvPrefix(EnvPrefix)
+	env.SetEnvKeyReplacer(envKey)
+	env.AutomaticEnv()
+	conf := viper.New()
+	var file *config.File
+	if name != "" {
+		if file, err = config.Load(name, configSection(tree())); err != nil {
+			return UsageErr(err)
+		}
+		conf.SetConfigType("yaml")
+		if err := conf.ReadConfig(bytes.NewReader(file.Data)); err != nil {
+			return Usagef("config file %s: %w", name, err)
+		}
+	}
+
+	section := strings.ReplaceAll(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), " ", ".")
+	var errs []error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed || !configurable(f) {
+			return
+		}
+		keys := []string{section + "." + f.Name, f.Name}
+		for _, key := range keys {
+			if env.IsSet(key) {
+				if err := config.SetEnv(f, env.GetString(key)); err != nil {
+					errs = append(errs, fmt.Errorf("environment %s_%s: %w", EnvPrefix, strings.ToUpper(envKey.Replace(key)), err))
+				}
+				return
+			}
+		}
+		for _, key := range keys {
+			if file.Has(key) && conf.InConfig(key) {
+				errs = append(errs, file.Set(f, key)) // errors.Join drops a nil
+				return
+			}
+		}
+	})
+	return UsageErr(errors.Join(errs...))
+}
+
+// configurable says whether a config key or variable may set f.
+func configurable(f *pflag.Flag) bool {
+	return f.Name != "config" && f.Name != "help" && f.Name != "version"
+}
+
+// configSection describes c's command tree to package config. Hidden
+// commands and those that read no config take no section.
+func configSection(c *cobra.Command) config.Section {
+	s := config.Section{Name: c.Name(), NoSection: c.Hidden || !readsConfig(c)}
+	add := func(f *pflag.Flag) {
+		if configurable(f) && !slices.Contains(s.Flags, f.Name) {
+			s.Flags = append(s.Flags, f.Name)
+		}
+	}
+	c.LocalFlags().VisitAll(add)
+	c.InheritedFlags().VisitAll(add)
+	for _, sub := range c.Commands() {
+		s.Subs = append(s.Subs, configSection(sub))
+	}
+	return s
+}

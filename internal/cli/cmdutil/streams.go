@@ -1,0 +1,46 @@
+package cmdutil
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/term/tty"
+)
+
+// Streams are the standard streams of one run; tests pass buffers.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// InTTY, OutTTY and ErrTTY say whether In, Out and Err are terminals.
+	InTTY, OutTTY, ErrTTY bool
+}
+
+// OSStreams returns the process's standard streams.
+func OSStreams() Streams {
+	return Streams{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		InTTY:  tty.Is(os.Stdin),
+		OutTTY: tty.Is(os.Stdout),
+		ErrTTY: tty.Is(os.Stderr),
+	}
+}
+
+// Style is how reports on a stream coloured by pal look.
+func Style(pal term.Style, verbose bool) term.Style {
+	pal.Verbose = verbose
+	return pal
+}
+
+// IsInputError reports whether err is an input holding what a command
+// cannot read (input.SyntaxError, TooLargeError, FormatError): the user's
+// to fix, exit 2.
+func IsInputError(err error) bool {
+	_, syn := errors.AsType[*input.SyntaxError](err)
+	_, big := errors.AsType[*input.TooLargeError](err)
+	_, format := errors.AsType[*input.FormatError](err)
+	return syn || big || format
+}

@@ -1,0 +1,236 @@
+// Package delivery is what send and replay share to deliver calls: the
+// delivery flags (--url, --timeout, --retries, --concurrency, --rate,
+// --output, ...), the console and deliverer they build, and the run that
+// decides the exit; and the one HTTP client every command that calls a
+// receiver builds (send, replay, check).
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/reportfile"
+	"github.com/whsim/whsim/internal/cli/sendout"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/threshold"
+)
+
+// Flags are what send and replay share: how to reach the receiver
+// and how to report.
+type Flags struct {
+	URL             string
+	Timeout         time.Duration
+	Retries         int
+	Insecure        bool
+	CACert          string
+	FollowRedirects bool
+	Concurrency     int
+	MaxConcurrency  int
+	Rate            float64
+	ExpectStatus    string
+	Output          string
+	Verbose         bool
+	Each            bool
+	// JUnit is --junit FILE.
+	JUnit reportfile.JUnit
+}
+
+// Register declares the flags on cmd.
+func (d *Flags) Register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	cmdutil.URLFlag(cmd, &d.URL)
+	cmdutil.TimeoutFlag(cmd, &d.Timeout)
+	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
+	cmdutil.TLSFlags(cmd, &d.Insecure, &d.CACert)
+	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
+	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
+	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
+	f.IntVar(&d.MaxConcurrency, "max-concurrency", load.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
+	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
+	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
+	f.BoolVar(&d.Each, "each", false, "print a line per delivery on a terminal too (default there: a progress bar, the failures and the summary)")
+	cmdutil.AddOutputFlag(cmd, &d.Output, "text", term.Text, term.JSON, term.JUnit)
+	d.JUnit.Register(cmd, "one testcase per delivery, a suite per event")
+}
+
+// Check validates the shared flags (usage errors).
+func (d *Flags) Check() (func(int) bool, error) {
+	switch {
+	case d.Concurrency < 1:
+		return nil, cmdutil.Usagef("--concurrency %d: want at least 1", d.Concurrency)
+	case d.Rate != 0 && !(d.Rate >= load.MinRate && d.Rate <= load.MaxRate):
+		// NaN fails every comparison: it is refused here too.
+		return nil, cmdutil.Usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, load.MinRate, load.MaxRate)
+	case d.Rate > 0 && d.MaxConcurrency < 1:
+		return nil, cmdutil.Usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
+	case d.Retries < 0:
+		return nil, cmdutil.Usagef("--retries %d: want 0 or more", d.Retries)
+	case d.Timeout <= 0:
+		return nil, cmdutil.Usagef("--timeout %s: want more than 0", d.Timeout)
+	}
+	expect, err := endpoint.ParseExpect(d.ExpectStatus)
+	if err != nil {
+		return nil, cmdutil.Usagef("--expect-status: %w", err)
+	}
+	return expect, nil
+}
+
+// Target checks --url, or u when it is set (send's built-in receiver).
+func (d *Flags) Target(u string) (*url.URL, error) {
+	if u == "" {
+		u = d.URL
+	}
+	t, err := endpoint.ParseTarget(u)
+	if err != nil {
+		return nil, cmdutil.Usagef("--url %w", err)
+	}
+	return t, nil
+}
+
+// RunOptions are the load model the flags ask for.
+func (d *Flags) RunOptions() load.RunOptions {
+	return load.RunOptions{Concurrency: d.Concurrency, Rate: d.Rate, MaxConcurrency: d.MaxConcurrency}
+}
+
+// NewConsole is the run's console to target: the report on stdout (and
+// --junit's), the rest on stderr.
+// A command's own options (send's thresholds and report) are set by more.
+func (d *Flags) NewConsole(a *cmdutil.App, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
+	if err := reportfile.CheckJUnitPath(d.JUnit.Path); err != nil {
+		return nil, err
+	}
+	o := sendout.ConsoleOptions{
+		Title: title, Format: d.Output, Out: a.Streams.Out, Err: a.Streams.Err,
+		OutStyle: cmdutil.Style(a.OutColor, d.Verbose), ErrStyle: cmdutil.Style(a.ErrColor, false),
+		OutTTY: a.Streams.OutTTY, ErrTTY: a.Streams.ErrTTY, Each: d.Each,
+		Target: termsafe.URL(target), JUnit: d.JUnit.Writer(),
+	}
+	for _, f := range more {
+		f(&o)
+	}
+	c, err := sendout.NewConsole(o)
+	if err != nil {
+		return nil, cmdutil.Usagef("--output: %w", err)
+	}
+	return c, nil
+}
+
+// Fit lowers --concurrency to the total deliveries (0: unknown) and the
+// deliveries in flight to what the file descriptors allow, each holding
+// perCall, saying so once when the descriptors are the bound.
+func (d *Flags) Fit(con *sendout.Console, total, perCall int) {
+	ro, note := d.RunOptions().Fit(total, load.FilesNow(), perCall)
+	d.Concurrency, d.MaxConcurrency = ro.Concurrency, ro.MaxConcurrency
+	if note != "" {
+		con.Warn("%s", note)
+	}
+}
+
+// NewDeliverer builds the client and the deliverer for target.
+func (d *Flags) NewDeliverer(a *cmdutil.App, target *url.URL, expect func(int) bool, con *sendout.Console) (*attempt.Deliverer, error) {
+	client, err := NewClient(attempt.ClientOptions{
+		Timeout: d.Timeout, Concurrency: d.RunOptions().InFlight(), Insecure: d.Insecure, FollowRedirects: d.FollowRedirects, CAFile: d.CACert,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d.Insecure && target.Scheme == "https" {
+		con.Warn("--insecure: the receiver's TLS certificate is not verified")
+	}
+	// Warned, not refused: the URL may come from WHSIM_URL or the config
+	// file, and the TLS flags hold for its https days.
+	for _, f := range []string{"insecure", "cacert"} {
+		if target.Scheme == "http" && a.OnCommandLine(f) {
+			con.Warn("--%s does nothing: the URL is http://, no TLS", f)
+		}
+	}
+	if d.FollowRedirects {
+		con.Warn("--follow-redirects: a 301, 302 or 303 turns the POST into a GET and drops the body")
+	}
+	return &attempt.Deliverer{
+		Client: client, Target: target, Retries: d.Retries,
+		Backoff: attempt.DefaultBackoff(rand.Float64), Now: a.Now,
+		Expect: expect, KeepBody: d.Verbose, KeepFailed: true, OnRetry: con.Retry,
+	}, nil
+}
+
+// NewClient builds a run's one HTTP client; its errors are those of the
+// --cacert file and of WHSIM_TRANSPORT, which net/http makes send every
+// call through Go's own transport instead of the fast path.
+func NewClient(co attempt.ClientOptions) (*http.Client, error) {
+	switch v := os.Getenv(attempt.TransportEnv); v {
+	case "":
+	case attempt.TransportNetHTTP:
+		co.NetHTTP = true
+	default:
+		return nil, cmdutil.Usagef("%s=%s: want %s (every call through Go's net/http) or nothing (the fast path where it applies)",
+			attempt.TransportEnv, termsafe.Text(v), attempt.TransportNetHTTP)
+	}
+	client, err := attempt.NewClient(co)
+	switch {
+	case errors.Is(err, attempt.ErrNoCerts):
+		return nil, cmdutil.Usagef("--cacert %s: %w", co.CAFile, err)
+	case err != nil:
+		return nil, cmdutil.Usagef("--cacert: %w", err)
+	}
+	return client, nil
+}
+
+// Run runs the deliveries, prints the summary, gives the stats to
+// each of after (send's report and job summary) and decides the exit: a
+// failed threshold is named.
+func Run(ctx context.Context, con *sendout.Console, d *attempt.Deliverer, next func() []*attempt.Request, ro load.RunOptions, total int, after ...func(*load.Stats) error) error {
+	st, err := con.Run(ctx, d, next, ro, total)
+	if err != nil {
+		return err
+	}
+	for _, f := range after {
+		if err := f(st); err != nil {
+			return err
+		}
+	}
+	failed := threshold.Failed(con.Thresholds())
+	switch {
+	case ctx.Err() != nil:
+		return cmdutil.ErrInterrupted
+	case len(failed) > 0:
+		names := make([]string, len(failed))
+		for i, r := range failed {
+			names[i] = r.String()
+		}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("%d of %d thresholds failed: %s",
+			len(failed), len(con.Thresholds()), strings.Join(names, ", "))}
+	case st.Failed == 0:
+		return nil
+	}
+	if line := con.Unreachable(st, d.Target); line != "" {
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New(line)}
+	}
+	return cmdutil.ErrChecksFailed
+}
+
+// MaxConcurrencyNeed is send's and replay's: without --rate, --concurrency
+// alone bounds the deliveries in flight.
+func (d *Flags) MaxConcurrencyNeed() cmdutil.Need {
+	return cmdutil.Need{Flag: "--max-concurrency", Needs: "--rate", Without: d.Rate == 0,
+		Why: "without a rate, --concurrency is the deliveries in flight"}
+}
+
+// SecretNeed is send's and replay's: a secret alone signs nothing.
+func SecretNeed(signScheme, secret string, what string) cmdutil.Need {
+	return cmdutil.Need{Flag: "--secret", Needs: "--sign standard", Without: signScheme == "" && secret != "", Why: what}
+}

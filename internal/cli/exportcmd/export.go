@@ -1,0 +1,215 @@
+// Package exportcmd is whsim export: the deliveries send would make,
+// written for vegeta or k6 to load from many machines.
+package exportcmd
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/payloadflags"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/export"
+	"github.com/whsim/whsim/internal/suggest"
+)
+
+// exportOptions are what both engines' exports share: the deliveries send
+// would make, rendered instead of sent.
+type exportOptions struct {
+	payloadflags.Payloads
+	URL      string
+	Count    int
+	Headers  []string
+	FixedIDs bool
+}
+
+func (o *exportOptions) register(cmd *cobra.Command) {
+	o.Payloads.Register(cmd)
+	f := cmd.Flags()
+	cmdutil.URLFlag(cmd, &o.URL)
+	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
+	cmdutil.HeaderFlag(cmd, &o.Headers, "")
+	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "")
+}
+
+type k6ExportOptions struct {
+	exportOptions
+	export.K6Config
+}
+
+// New is whsim export.
+func New(a *cmdutil.App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "export <vegeta|k6> --url <url> [flags]",
+		Short: "Write the deliveries send would make for vegeta or k6, to load from many machines",
+		Long: `When one machine is not enough load, hand whsim's realistic traffic (every
+call its own requestId and varied data) to the engines that already run on
+many: vegeta's JSON targets, or a k6 script with its data file and a
+k6-operator TestRun. How to run them, and how to split the load over two
+machines, is printed on stderr.`,
+		Example: `  whsim export vegeta --url http://receiver:3000/webhook --event all --count 1000 > targets.json
+  whsim export k6 --url http://receiver:3000/webhook --event all --out k6/`,
+		// Without a run function cobra prints the help and exits 0 for
+		// anything this gets, and it parses the flags first: a typo of the
+		// engine (whsim export vegta --url ...) read "unknown flag: --url"
+		// or passed in a CI script. The flags are the engine's, so only
+		// the engine is looked at here.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for i, arg := range args {
+				value := i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=")
+				switch {
+				case arg == "-h" || arg == "--help":
+					return cmd.Help()
+				case !strings.HasPrefix(arg, "-") && !value: // not the value of --url and the like
+					return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: fmt.Sprintf("unknown engine %q: want vegeta or k6%s",
+						arg, suggest.Hint(arg, []string{"vegeta", "k6"}))})
+				}
+			}
+			if len(args) > 0 {
+				return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: "name the engine first: whsim export vegeta|k6 " + strings.Join(args, " ")})
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newExportVegetaCmd(a), newExportK6Cmd(a))
+	return cmd
+}
+
+func newExportVegetaCmd(a *cmdutil.App) *cobra.Command {
+	opts := &exportOptions{}
+	cmd := &cobra.Command{
+		Use:   "vegeta --url <url> [--event <name>]... [--count <n>] [flags]",
+		Short: "Write vegeta JSON targets on stdout, one per line",
+		Long: `Write vegeta's JSON targets on stdout, one per line: method, url (with
+businessType), header and body (base64), every target its own requestId and
+varied data. Feed them to vegeta:
+
+  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s | vegeta report
+
+Signatures are not exported (vegeta cannot make them at send time, and a
+Standard Webhooks timestamp goes stale; see whsim export k6).`,
+		Example: `  whsim export vegeta --url http://localhost:3000/webhook --event all --count 500 --seed 7 > targets.json
+  whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
+			return runExportVegeta(cmd.Context(), a, opts)
+		}),
+	}
+	opts.register(cmd)
+	return cmd
+}
+
+func newExportK6Cmd(a *cmdutil.App) *cobra.Command {
+	opts := &k6ExportOptions{}
+	cmd := &cobra.Command{
+		Use:   "k6 --url <url> --out <dir> [--event <name>]... [--count <n>] [flags]",
+		Short: "Write a k6 script, its data file and a k6-operator TestRun",
+		Long: `Write into --out a k6 script (script.js), its data (data.json: the calls,
+loaded into a SharedArray) and a k6-operator TestRun manifest (testrun.yaml).
+Call i is the data's call i by exec.scenario.iterationInTest, so machines
+each running their own --execution-segment deliver every call exactly once
+between them; past the data, calls cycle with a fresh requestId each. The
+script checks each answer is 2xx and sets thresholds on failures and p95.
+
+Without --rate, shared-iterations delivers each call once with --vus VUs;
+with --rate and --duration, constant-arrival-rate (the open model). With
+--secret, every call is signed at run time (Standard Webhooks) with the
+secret k6 reads from the WEBHOOK_SECRET environment variable: the secret is
+never written to the files.`,
+		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
+  whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/`,
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
+			return runExportK6(cmd.Context(), a, opts)
+		}),
+	}
+	opts.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&opts.Out, "out", "", "directory to write script.js, data.json and testrun.yaml into (made if missing)")
+	// k6 signs at run time: whsim only checks the secret.
+	cmdutil.SecretFlag(cmd, &opts.Secret, "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
+	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
+	f.DurationVar(&opts.Duration, "duration", 0, "with --rate: how long")
+	f.IntVar(&opts.VUs, "vus", 10, "VUs to start with")
+	f.IntVar(&opts.MaxVUs, "max-vus", 0, "with --rate: at most this many VUs (0: twice the rate)")
+	f.DurationVar(&opts.P95, "p95", time.Second, "threshold: fail the run when p95 of http_req_duration is not below this")
+	f.IntVar(&opts.Parallelism, "parallelism", 2, "TestRun: pods, each its own execution segment")
+	f.StringVar(&opts.Name, "name", "whsim", "TestRun and ConfigMap name: a DNS-1123 name of at most 51, so k6-operator's <name>-initializer stays within 63")
+	_ = cmd.MarkFlagDirname("out")
+	return cmd
+}
+
+// calls builds the deliveries send would make, from the same templates.
+func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
+	if o.URL == "" {
+		return nil, cmdutil.Usagef("--url: give the URL the engine will call")
+	}
+	if o.Count < 1 {
+		return nil, cmdutil.Usagef("--count %d: want at least 1", o.Count)
+	}
+	target, err := endpoint.ParseTarget(o.URL)
+	if err != nil {
+		return nil, cmdutil.Usagef("--url %w", err)
+	}
+	header, err := endpoint.ParseHeaders(append([]string{"Content-Type: application/json"}, o.Headers...))
+	if err != nil {
+		return nil, cmdutil.UsageErr(err)
+	}
+	if o.Nonce, err = payloadflags.IDNonce(o.FixedIDs, o.Seed); err != nil {
+		return nil, err
+	}
+	pl, err := o.Plan(a)
+	if err != nil {
+		return nil, err
+	}
+	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed, o.Nonce)
+	return calls, payloadflags.Err(err)
+}
+
+func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) error {
+	calls, err := o.calls(a)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(a.Streams.Out)
+	if err := export.Vegeta(w, calls); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("export vegeta: %w", err)
+	}
+	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
+	return export.VegetaUsage(a.Streams.Err, len(calls))
+}
+
+func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error {
+	if err := a.Needs(cmdutil.Need{Flag: "--max-vus", Needs: "--rate", Without: o.Rate == 0, Why: "without a rate, --vus VUs share the calls"}); err != nil {
+		return err
+	}
+	if o.Rate == 0 && !a.OnCommandLine("duration") {
+		o.Duration = 0 // send's, from WHSIM_DURATION or the config file
+	}
+	if err := o.Check(); err != nil {
+		return cmdutil.UsageErr(err)
+	}
+	calls, err := o.calls(a)
+	if err != nil {
+		return err
+	}
+	ko, tr := o.Options(len(calls))
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return cmdutil.Usagef("--out: %w", err)
+	}
+	if err := export.WriteK6(o.Out, calls, ko, tr); err != nil {
+		return err
+	}
+	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
+	return export.K6Usage(a.Streams.Err, o.Out, export.TestRunFile, ko, tr)
+}

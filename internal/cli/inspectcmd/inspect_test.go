@@ -1,0 +1,30 @@
+package inspectcmd_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/cli/clitest"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+)
+
+func TestInspectUsageErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect", filepath.Join(dir, "missing.ndjson"), "--ui", "127.0.0.1:0"}, "missing.ndjson"},
+		{[]string{"inspect"}, "wants 1 argument (a capture file), got 0"},
+		{[]string{"inspect", filepath.Join(dir, "x"), "--origin", "ftp://x"}, "--origin"},
+		{[]string{"listen", "--addr", "127.0.0.1:0", "--ui", "nonsense"}, "--ui nonsense"},
+		{[]string{"listen", "--addr", "127.0.0.1:8931", "--ui", "127.0.0.1:8931"}, "the webhook's address"},
+	} {
+		code, _, stderr := clitest.Run(t, tt.args...)
+		if code != cmdutil.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("whsim %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, cmdutil.ExitUsage, tt.want)
+		}
+	}
+}

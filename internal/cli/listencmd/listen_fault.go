@@ -1,0 +1,109 @@
+package listencmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/cli/listenout"
+	"github.com/whsim/whsim/internal/fault"
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// completeFault offers KIND= for each fault kind.
+func completeFault(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, k := range fault.KindNames() {
+		out = append(out, k+"=")
+	}
+	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+}
+
+// skipTruncated leaves truncated calls unjudged: the receiver answered a
+// body cut short, not the call the sender made, and refusing it is right.
+func skipTruncated(judge func(*receiver.Call) []listenout.CallFlag) func(*receiver.Call) []listenout.CallFlag {
+	return func(c *receiver.Call) []listenout.CallFlag {
+		if f := c.Record.Fault; f != nil && f.Kind == string(fault.Truncate) {
+			return nil
+		}
+		return judge(c)
+	}
+}
+
+// writeExactlyOnce says, after listen's summary, whether the receiver
+// holds each document once in its state, naming those that broke with
+// the faults that hit them and the command that asks again.
+func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver.Documents, v receiver.Verdict) {
+	verdict := pal.OK.Sprint("held")
+	switch {
+	case len(v.Broke) > 0:
+		verdict = pal.Fail.Sprint("BROKEN")
+	case v.Asked == 0:
+		// Nothing asked is not a pass.
+		verdict = pal.Warn.Sprint("nothing judged")
+	}
+	fmt.Fprintf(w, "%s %s: %d %s asked with %s, %d held once in their state, %d broke\n", pal.Key.Sprint("exactly-once:"), verdict,
+		v.Asked, term.Plural(v.Asked, "document", "documents"), termsafe.Text(probe.Name(p)), v.Held, len(v.Broke))
+	for _, d := range v.Broke {
+		faults := "none"
+		if len(d.Faults) > 0 {
+			faults = strings.Join(d.Faults, ", ")
+		}
+		fmt.Fprintf(w, "  %s %s: %s; %d %s from the sender; faults: %s; the probe answered %s\n", pal.Fail.Sprint("BROKE"),
+			termsafe.Text(d.Name()), d.Defect(), d.Calls, term.Plural(d.Calls, "call", "calls"), termsafe.Text(faults), termsafe.Text(d.Answer.Raw))
+		fmt.Fprintf(w, "    ask again: %s\n", termsafe.Text(p.Command(d.Q)))
+	}
+	if v.Unjudged > 0 {
+		fmt.Fprintf(w, "  not judged: %d %s the receiver acknowledged no whole call of\n", v.Unjudged, term.Plural(v.Unjudged, "document", "documents"))
+	}
+	if docs.Untracked > 0 {
+		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number\n", docs.Untracked, term.Plural(docs.Untracked, "call", "calls"))
+	}
+}
+
+// exactlyOnceJSON is the last line of listen --output json with --probe.
+type exactlyOnceJSON struct {
+	ExactlyOnce struct {
+		Asked    int             `json:"asked"`
+		Held     int             `json:"held"`
+		Unjudged int             `json:"unjudged"`
+		Broke    []brokenDocJSON `json:"broke"`
+	} `json:"exactlyOnce"`
+}
+
+type brokenDocJSON struct {
+	Kind        string   `json:"kind"`
+	Code        string   `json:"code"`
+	InvoiceCode string   `json:"invoiceCode,omitempty"`
+	Want        string   `json:"want"`
+	Count       int      `json:"count"`
+	State       string   `json:"state,omitempty"`
+	Calls       int      `json:"calls"`
+	Faults      []string `json:"faults"`
+	Reason      string   `json:"reason"`
+}
+
+func writeExactlyOnceJSON(w io.Writer, v receiver.Verdict) {
+	var o exactlyOnceJSON
+	e := &o.ExactlyOnce
+	e.Asked, e.Held, e.Unjudged, e.Broke = v.Asked, v.Held, v.Unjudged, []brokenDocJSON{}
+	for _, d := range v.Broke {
+		faults := d.Faults
+		if faults == nil {
+			faults = []string{}
+		}
+		e.Broke = append(e.Broke, brokenDocJSON{Kind: probe.KindWord(d.Q.Kind), Code: d.Q.Code, InvoiceCode: d.Q.InvoiceCode,
+			Want: d.Want, Count: d.Answer.Count, State: d.Answer.State, Calls: d.Calls, Faults: faults, Reason: d.Defect()})
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return // a value built above always encodes
+	}
+	w.Write(termsafe.JSON(append(b, '\n')))
+}

@@ -1,0 +1,302 @@
+package listencmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/receiver"
+)
+
+// syncBuffer is a buffer the listen goroutine writes while the test waits.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// listenRun runs listen in-process, sends the calls, stops it as Ctrl-C
+// would and returns its error and output.
+func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	opts.ReadyFile = filepath.Join(dir, "url")
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	if opts.Fsync == "" {
+		opts.Fsync = "interval"
+	}
+	if opts.Receiver.MaxBody == "" {
+		opts.Receiver.MaxBody = "10MiB"
+	}
+	if opts.Receiver.Status == 0 {
+		opts.Receiver.Status = 200
+	}
+	if opts.Output == "" {
+		opts.Output = "text"
+	}
+	opts.limits = receiver.DefaultLimits
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	u, cancel, done := startListen(t, opts, out, errb)
+	send(u)
+	cancel()
+	err := <-done
+	return err, out.String(), errb.String()
+}
+
+// startListen runs listen in-process until cancel, and returns its URL
+// once it is ready and where its error comes.
+func startListen(t *testing.T, opts *listenOptions, out io.Writer, errb *syncBuffer) (string, context.CancelFunc, chan error) {
+	t.Helper()
+	a := cmdutil.NewApp(cmdutil.Streams{Out: out, Err: errb}, cmdutil.Build{}, time.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runListen(ctx, a, opts) }()
+	// Ready is an event: the ready file, or listen returning without it.
+	// No count of polls bounds the wait (a slow start on a loaded machine
+	// is no failure); the test's own timeout bounds a hang.
+	for {
+		if b, err := os.ReadFile(opts.ReadyFile); err == nil {
+			return strings.TrimSpace(string(b)), cancel, done
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("listen returned before it got ready: %v %s", err, errb.String())
+			return "", nil, nil
+		case <-time.After(10 * time.Millisecond): // a poll for the file, not a timed expectation
+		}
+	}
+}
+
+func postTo(t *testing.T, u, ct string, h http.Header, body []byte) int {
+	t.Helper()
+	req, err := http.NewRequest("POST", u, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Set("Content-Type", ct)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Escape sequences in a body, query or header are printed escaped, in the
+// call line, the -v body and the JSON output; secrets are masked.
+func TestListenPrintsNetworkTextSafely(t *testing.T) {
+	t.Parallel()
+	body := []byte("{\"requestId\":\"\x1b]0;pwned\x07\u202e\",\"x\":\"\u009b2J\"}")
+	hdr := http.Header{"Authorization": {"Bearer s3cret"}, "Webhook-Signature": {"v1,sig"}}
+	for _, output := range []string{"text", "json"} {
+		t.Run(output, func(t *testing.T) {
+			t.Parallel()
+			err, out, errs := listenRun(t, &listenOptions{Verbose: true, Output: output}, func(u string) {
+				postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC%1B%E2%80%AE", "application/json", hdr, body)
+			})
+			if err != nil {
+				t.Fatal(err, errs)
+			}
+			for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u009b", "s3cret", "v1,sig"} {
+				if strings.Contains(out, bad) || strings.Contains(errs, bad) {
+					t.Errorf("output holds %q raw:\n%s", bad, out)
+				}
+			}
+			if output == "text" && (!strings.Contains(out, `\x1b]0;pwned\x07\u202e`) || !strings.Contains(out, "Authorization: Bearer ****")) {
+				t.Errorf("text output:\n%s", out)
+			}
+			if output == "json" {
+				var o map[string]any
+				if err := json.Unmarshal([]byte(out), &o); err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if o["event"] != "CREATE_RECEIVABLE_DOC\x1b\u202e" || o["headers"].(map[string]any)["Authorization"] != "Bearer ****" {
+					t.Errorf("json output %v", o)
+				}
+			}
+		})
+	}
+}
+
+func TestListenSummaryAndCapture(t *testing.T) {
+	t.Parallel()
+	capPath := filepath.Join(t.TempDir(), "c.ndjson")
+	opts := &listenOptions{Capture: capPath, Receiver: receiver.Options{Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}}
+	var codes []int
+	err, out, errs := listenRun(t, opts, func(u string) {
+		for range 3 {
+			codes = append(codes, postTo(t, u+"?businessType=AUDIT_PURCHASE_ORDER_INVOICE", "application/json", nil, []byte(`{}`)))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if codes[0] != 500 || codes[1] != 200 || codes[2] != 200 {
+		t.Errorf("codes %v", codes)
+	}
+	if strings.Count(out, "\n  → ") != 0 || strings.Count(out, "POST /  AUDIT_PURCHASE_ORDER_INVOICE") != 3 {
+		t.Errorf("stdout:\n%s", out)
+	}
+	for _, want := range []string{"listen stopped: 3 calls", "by event:   AUDIT_PURCHASE_ORDER_INVOICE 3", "by verdict: invalid 3", "by status:  200 2, 500 1", "capture:    " + capPath} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	b, _ := os.ReadFile(capPath)
+	if n := bytes.Count(b, []byte(`{"capture":1,`)); n != 3 {
+		t.Errorf("%d records", n)
+	}
+}
+
+// listen warns, on stderr, when it takes calls from every interface, and
+// only then.
+func TestListenWarnsOnOpenAddress(t *testing.T) {
+	t.Parallel()
+	for addr, open := range map[string]bool{"127.0.0.1:0": false, "[::1]:0": false, ":0": true, "0.0.0.0:0": true} {
+		t.Run(addr, func(t *testing.T) {
+			t.Parallel()
+			if ln, err := net.Listen("tcp", addr); err != nil {
+				t.Skipf("%s: %v", addr, err) // no IPv6 here
+			} else {
+				ln.Close()
+			}
+			err, _, errs := listenRun(t, &listenOptions{Addr: addr}, func(string) {})
+			if err != nil {
+				t.Fatal(err, errs)
+			}
+			warned := regexp.MustCompile(`(?m)^warning: listening on \S+:(\d+): every network interface, ` +
+				`anyone who can reach this machine can send calls \(use --addr 127\.0\.0\.1:(\d+) to keep it local\)$`)
+			m := warned.FindStringSubmatch(errs)
+			if open != (m != nil) {
+				t.Errorf("warning printed %v, want %v:\n%s", m != nil, open, errs)
+			}
+			if m != nil && m[1] != m[2] {
+				t.Errorf("the hint names port %s, listen has %s", m[2], m[1])
+			}
+		})
+	}
+}
+
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// listen says when --capture appends to a file that already holds records,
+// and how many.
+func TestListenSaysItAppends(t *testing.T) {
+	t.Parallel()
+	capPath := filepath.Join(t.TempDir(), "c.ndjson")
+	post := func(n int) func(string) {
+		return func(u string) {
+			for range n {
+				postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`))
+			}
+		}
+	}
+	_, _, errs := listenRun(t, &listenOptions{Capture: capPath}, post(3))
+	if strings.Contains(errs, "appending") {
+		t.Errorf("a new capture file is said to be appended to:\n%s", errs)
+	}
+	_, _, errs = listenRun(t, &listenOptions{Capture: capPath}, post(1))
+	if want := "appending to " + capPath + ", which holds 3 records"; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+}
+
+// A capture that fails during the run (here: moved away) makes listen exit
+// 1, after the summary: a script must know that calls went unrecorded.
+func TestListenExitsOneWhenTheCaptureFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	capPath := filepath.Join(dir, "c.ndjson")
+	var statuses []int
+	err, _, errs := listenRun(t, &listenOptions{Capture: capPath}, func(u string) {
+		statuses = append(statuses, postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)))
+		if err := os.Rename(capPath, filepath.Join(dir, "moved.ndjson")); err != nil {
+			t.Fatal(err)
+		}
+		// The file checks its path once per CheckEvery: past it, the next
+		// write must find the file gone.
+		time.Sleep(capture.CheckEvery)
+		statuses = append(statuses, postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)))
+	})
+	if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 503 {
+		t.Fatalf("statuses %v, want [200 503]", statuses)
+	}
+	if err == nil || cmdutil.CodeOf(err, true) != cmdutil.ExitFailed || !strings.Contains(err.Error(), "failed during the run") {
+		t.Fatalf("listen returned %v (exit %d), want exit %d saying the capture failed\n%s", err, cmdutil.CodeOf(err, true), cmdutil.ExitFailed, errs)
+	}
+	if !strings.Contains(errs, "listen stopped: 2 calls") {
+		t.Errorf("no summary:\n%s", errs)
+	}
+}
+
+// A stop is not held for ever by a stdout nobody reads (listen --output
+// json | a stopped reader): listen gives up on the output after the
+// shutdown's grace, says so and returns; the capture has every call.
+func TestListenStopsWhenStdoutIsNotRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pr, pw := io.Pipe() // never read until the end: every write blocks
+	defer pr.Close()
+	opts := &listenOptions{Addr: "127.0.0.1:0", ReadyFile: filepath.Join(dir, "url"), Capture: filepath.Join(dir, "c.ndjson"),
+		Fsync: "never", Output: "json", Receiver: receiver.Options{MaxBody: "1MiB", Status: 200}}
+	opts.limits = receiver.DefaultLimits
+	opts.limits.ShutdownTimeout = 50 * time.Millisecond // the grace listen gives its output
+	errb := &syncBuffer{}
+	u, cancel, done := startListen(t, opts, pw, errb)
+	for range 3 {
+		if s := postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)); s != 200 {
+			t.Fatalf("status %d", s)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runListen = %v", err)
+		}
+	case <-time.After(time.Minute): // a hang, not a timing: the grace is 50ms
+		t.Fatalf("listen did not stop while its stdout was not read:\n%s", errb.String())
+	}
+	if want := "listen stopped: stdout was not read for 50ms after the stop; the last calls are not printed (" + opts.Capture + " has them)"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+	}
+	b, err := os.ReadFile(opts.Capture)
+	if err != nil || bytes.Count(b, []byte("\n")) != 3 {
+		t.Errorf("capture holds %d records (%v), want 3", bytes.Count(b, []byte("\n")), err)
+	}
+	pr.CloseWithError(io.ErrClosedPipe) // lets the blocked printer finish
+}

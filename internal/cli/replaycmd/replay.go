@@ -1,0 +1,230 @@
+// Package replaycmd is whsim replay: captured calls sent again, byte for
+// byte.
+package replaycmd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
+	"github.com/whsim/whsim/internal/cli/sendout"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/replay"
+	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+type replayOptions struct {
+	delivery.Flags
+	Files        []string
+	Events       []string
+	NewRequestID bool
+	Seed         uint64
+	Sign         string
+	Secret       string
+	Headers      []string
+}
+
+// New is whsim replay.
+func New(a *cmdutil.App) *cobra.Command {
+	opts := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay <capture.ndjson>... --url <url> [--event <name>]... [--rate <n/s>] [--concurrency <n>] [--new-request-id] [--sign standard --secret <whsec_...>]",
+		Short: "Send captured calls again, byte for byte",
+		Long: `Send the calls a capture file recorded (whsim listen --capture) to a receiver
+again: the same method, query (businessType and the rest, added to --url's
+own query), body byte for byte, content type and headers. Headers that belong
+to the connection (Host, Content-Length, Connection, Accept-Encoding, ...)
+are the client's own.
+
+Calls go in captured order unless --concurrency is above 1. --new-request-id
+gives each call a fresh requestId (and changes nothing else) to test a
+receiver's deduplication. A record whose requestId an earlier one had is a
+re-delivery and counts as a duplicate in the summary.
+
+A captured signature is only good for five minutes (Standard Webhooks
+receivers refuse an older webhook-timestamp), and a fresh requestId changes
+the bytes it signed. --sign standard --secret signs each call afresh at send
+time, as send --sign does, replacing the captured webhook-id, -timestamp and
+-signature headers (the webhook-id is kept, so a re-delivery stays one).
+The secret is also WHSIM_REPLAY_SECRET or the config file's replay.secret.
+-H replaces a captured header: a credential that whsim check --save-cases
+wrote masked.
+
+A torn last line, as a crash leaves it, is reported and skipped; a file of
+payloads, or one that is not JSON, is refused (exit 2: send payloads with
+whsim send --file). Output, summary and exit status are those of send.`,
+		Example: `  whsim replay capture.ndjson --url http://localhost:3000/webhook
+  whsim replay monday.ndjson tuesday.ndjson --url http://localhost:3000/webhook --event AUDIT_PURCHASE_ORDER_INVOICE
+  whsim replay capture.ndjson --url http://localhost:3000/webhook --new-request-id --output json
+  whsim replay fixtures/calls.ndjson --url http://localhost:3000/webhook --sign standard --secret "$WHSIM_REPLAY_SECRET"
+  whsim replay cases/duplicates/CREATE_RECEIVABLE_DOC--concurrent-x8.ndjson --url http://localhost:3000/webhook --concurrency 8`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				// cobra's "requires at least 1 arg(s), only received 0" says
+				// nothing of what the argument is.
+				return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: "no capture file: name one or more (whsim listen --capture writes them), or - for stdin"})
+			}
+			return nil
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			return opts.JUnit.Finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")
+		}),
+	}
+	opts.Flags.Register(cmd)
+	f := cmd.Flags()
+	// A filter of the capture, not payloads to build: no default.
+	cmdutil.EventsFlag(cmd, &opts.Events, nil, "replay only calls of this event (repeatable)")
+	f.BoolVar(&opts.NewRequestID, "new-request-id", false, "give each call a fresh requestId, every other byte unchanged")
+	// Replay builds no payload: the seed is only the fresh ids'.
+	cmdutil.SeedFlag(cmd, &opts.Seed, "seed of the fresh requestIds (0: random)")
+	f.StringVar(&opts.Sign, "sign", "", "sign each call afresh at send time: standard (Standard Webhooks headers; needs --secret), replacing the captured signature")
+	cmdutil.SecretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_REPLAY_SECRET; never printed)")
+	// Replay's -H replaces a captured header rather than adding one.
+	cmdutil.HeaderFlag(cmd, &opts.Headers, "set a request header 'Name: value' on every call, replacing the captured one (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("sign", cmdutil.CompleteWords(sign.SchemeStandard))
+	return cmd
+}
+
+func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
+	if err := opts.validate(a); err != nil {
+		return err
+	}
+	r, err := opts.build(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	return r.run(ctx)
+}
+
+// validate refuses the flags before any capture is opened: the delivery
+// flags, --url, --event and the flags that do nothing without another.
+func (o *replayOptions) validate(a *cmdutil.App) error {
+	if _, err := o.Check(); err != nil {
+		return err
+	}
+	if o.URL == "" {
+		return cmdutil.Usagef("--url: say where to replay to")
+	}
+	if _, err := o.Target(""); err != nil {
+		return err
+	}
+	if _, err := spec.ParseEvents(o.Events); err != nil {
+		return cmdutil.UsageErr(fmt.Errorf("--event: %w", err))
+	}
+	return a.Needs(
+		o.MaxConcurrencyNeed(),
+		cmdutil.Need{Flag: "--seed", Needs: "--new-request-id", Without: !o.NewRequestID, Why: "it seeds the fresh requestIds, and without them the captured ones go out"},
+		delivery.SecretNeed(o.Sign, o.Secret, "without it the calls go out with their captured signatures"),
+	)
+}
+
+// replayRun is one replay: the captures, read in order, and the console
+// and deliverer that send them again.
+type replayRun struct {
+	opts  *replayOptions
+	src   *replay.Replayer
+	con   *sendout.Console
+	d     *attempt.Deliverer
+	close func()
+}
+
+// build turns the checked flags into the run: the signer, the headers,
+// the open captures, the console and the deliverer.
+func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, error) {
+	expect, _ := o.Check()    // checked by validate
+	target, _ := o.Target("") // likewise
+	only, _ := spec.ParseEvents(o.Events)
+	// A secret alone does not sign: WHSIM_REPLAY_SECRET may be set for
+	// the replays that sign and the ones that must not (a capture's own
+	// wrong signatures, replayed as they were).
+	secret := o.Secret
+	if o.Sign == "" {
+		secret = ""
+	}
+	signer, err := sign.SignerFor(o.Sign, secret)
+	if err != nil {
+		return nil, cmdutil.UsageErr(err)
+	}
+	header, err := endpoint.ParseHeaders(o.Headers)
+	if err != nil {
+		return nil, cmdutil.Usagef("--header %w", err)
+	}
+	ins, closeAll, err := capture.OpenInputs(ctx, o.Files, a.Streams.In)
+	if err != nil {
+		return nil, cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
+	}
+	r := &replayRun{opts: o, close: closeAll}
+	if r.con, err = o.NewConsole(a, "whsim replay", target); err != nil {
+		closeAll()
+		return nil, err
+	}
+	o.Fit(r.con, 0, 1)
+	if r.d, err = o.NewDeliverer(a, target, expect, r.con); err != nil {
+		closeAll()
+		return nil, err
+	}
+	r.d.Signer = signer
+	if o.Sign == "" && o.Secret != "" {
+		r.con.Warn("a secret without --sign standard signs nothing: the calls go out with their captured signatures")
+	}
+	if signer != nil && signer.Weak() {
+		r.con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", sign.GoodKeyBytes)
+	}
+	r.src = &replay.Replayer{Inputs: ins, Events: only, Warn: r.con.Warn, Signed: signer != nil, Header: header}
+	if o.NewRequestID {
+		r.src.IDs = reqid.NewIDs(o.Seed)
+	}
+	r.src.Reopen = func(i int) (io.ReadCloser, error) { return reopenFile(o.Files[i]) }
+	return r, nil
+}
+
+// run sends the captures again and decides the exit: a capture that
+// could not be read is the input's fault or a failed run.
+func (r *replayRun) run(ctx context.Context) error {
+	ro := r.opts.RunOptions()
+	ro.Left = r.src.Left // a replay cut short counts the records not started
+	err := delivery.Run(ctx, r.con, r.d, r.src.Next, ro, 0)
+	if r.src.Err() != nil && err == nil {
+		// A pipe found to hold no captures is the input's fault, as a
+		// file is (OpenInputs); a read that broke off is a failed run.
+		if _, ok := errors.AsType[*capture.PayloadsError](r.src.Err()); ok || cmdutil.IsInputError(r.src.Err()) {
+			return cmdutil.UsageErr(r.src.Err())
+		}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: r.src.Err()}
+	}
+	return err
+}
+
+// reopenFile opens a capture file again to count what is left in it; nil
+// for stdin and anything but a regular file, whose rest cannot be read
+// again.
+func reopenFile(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return nil, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

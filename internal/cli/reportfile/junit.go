@@ -1,0 +1,106 @@
+// Package reportfile is the files a run writes for CI beside its output:
+// --junit's JUnit XML (send, replay, validate, check), --report's HTML
+// (send, check) and the GitHub Actions job summary (send, validate,
+// check). Each is refused before the run when it could not be written, and
+// a file that cannot be written is whsim's failure, exit 2.
+package reportfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// JUnit is --junit FILE of send, replay and validate: the run's JUnit
+// report, kept until the run ends and then written whole, beside the
+// output on stdout.
+type JUnit struct {
+	Path string
+	buf  bytes.Buffer
+}
+
+// Register declares --junit on cmd; what says what its cases are.
+func (j *JUnit) Register(cmd *cobra.Command, what string) {
+	cmd.Flags().StringVar(&j.Path, "junit", "", "also write a JUnit XML report to this file ("+what+")")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+}
+
+// Writer is where the run's JUnit report goes; nil without --junit.
+func (j *JUnit) Writer() io.Writer {
+	if j.Path == "" {
+		return nil
+	}
+	return &j.buf
+}
+
+// Finish writes --junit whatever the end of the run (err): the report when
+// the run made one, else one test case in error saying why.
+func (j *JUnit) Finish(a *cmdutil.App, err error, title, class string) error {
+	if j.Path == "" {
+		return err
+	}
+	return WriteJUnit(a, j.Path, &j.buf, err, title, class)
+}
+
+// WriteJUnit writes a JUnit file: buf when the run wrote its report
+// there, else the run's error (err) as one test case in error. A file that
+// cannot be written is said on stderr and exits 2 whatever the verdict:
+// CI would read a stale file, or none, as the run's result. The run's own
+// error is said first, so that nothing it had to say is lost.
+func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title, class string) error {
+	if _, ok := errors.AsType[JUnitPathError](err); (buf.Len() == 0 && err == nil) || ok {
+		// Refused before the run: there is no file to write it in.
+		return err
+	}
+	why := ""
+	if err != nil {
+		why = err.Error()
+		if errors.Is(err, cmdutil.ErrInterrupted) {
+			why = "interrupted before any case was judged"
+		}
+	}
+	werr := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if buf.Len() > 0 {
+			_, err := w.Write(buf.Bytes())
+			return err
+		}
+		return term.WriteJUnitError(w, title, class, why)
+	})
+	if werr == nil {
+		return err
+	}
+	if ee, ok := errors.AsType[*cmdutil.ExitError](err); err != nil && (!ok || ee.Err != nil) {
+		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
+	}
+	return cmdutil.Usagef("--junit: %w", werr)
+}
+
+// JUnitPathError is a --junit file refused before the run (CheckJUnitPath).
+type JUnitPathError struct{ error }
+
+func (e JUnitPathError) Unwrap() error { return e.error }
+
+// CheckJUnitPath refuses a --junit file that could not be written, before
+// the run rather than after it.
+func CheckJUnitPath(name string) error {
+	if name == "" {
+		return nil
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is a directory", name)})
+	}
+	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package reportfile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/jobsummary"
+)
+
+// StepSummary is the file GitHub Actions reads the job summary from, ""
+// outside Actions.
+func StepSummary() string { return os.Getenv(jobsummary.Env) }
+
+// CheckReportPath refuses a --report file that cannot be written before the
+// run starts rather than after it.
+func CheckReportPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return cmdutil.Usagef("--report %s: no directory %s", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return cmdutil.Usagef("--report %s: is a directory", path)
+	}
+	return nil
+}
+
+// WriteReport writes an HTML report whole, replacing the file at once. A
+// report that cannot be written is whsim's failure, not the receiver's:
+// exit 2 whatever the verdict.
+func WriteReport(a *cmdutil.App, path string, write func(io.Writer) error) error {
+	// 0600: a report shows requests and answers, which may hold what the
+	// receiver or the user would not publish.
+	if err := atomicfile.Write(path, 0o600, write); err != nil {
+		return cmdutil.Usagef("--report: %w", err)
+	}
+	fmt.Fprintf(a.Streams.Err, "%s report written to %s\n", a.ErrColor.Key.Sprint("whsim:"), path)
+	return nil
+}
+
+// AppendJobSummary adds a run's section to the job summary; a file that
+// cannot be written is said on stderr and leaves the run's verdict as it is.
+func AppendJobSummary(a *cmdutil.App, s *jobsummary.Summary) {
+	path := StepSummary()
+	if path == "" || s == nil {
+		return
+	}
+	if err := jobsummary.Append(path, s); err != nil {
+		fmt.Fprintf(a.Streams.Err, "%s %v\n", a.ErrColor.Warn.Sprint("warning:"), err)
+	}
+}
+
+// Meta is what a report says of the run.
+func Meta(a *cmdutil.App, title, target string) htmlreport.Meta {
+	return htmlreport.Meta{Title: title, Target: target, Version: a.Build.String(), Started: a.Now()}
+}

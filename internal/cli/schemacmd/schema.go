@@ -1,0 +1,130 @@
+// Package schemacmd is whsim schema: the JSON Schema, OpenAPI and AsyncAPI
+// documents of the webhook calls.
+package schemacmd
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/schema"
+	"github.com/whsim/whsim/internal/spec"
+)
+
+type schemaOptions struct {
+	Event  string
+	Shape  string
+	Format string
+}
+
+// The documents whsim schema writes.
+const (
+	formatJSONSchema = "jsonschema"
+	formatOpenAPI    = "openapi"
+	formatAsyncAPI   = "asyncapi"
+)
+
+// New is whsim schema.
+func New(a *cmdutil.App) *cobra.Command {
+	opts := &schemaOptions{}
+	cmd := &cobra.Command{
+		Use:   "schema [--format jsonschema|openapi|asyncapi] [--event <name>] [--shape described|sample]",
+		Short: "Print the JSON Schema, OpenAPI or AsyncAPI document of the webhook calls",
+		Long: `Print JSON Schema (draft 2020-12) derived from the spec model, for use in your
+own tests and code generators. With --event and --shape, the schema of that
+one body; otherwise one document with a schema per event and shape under
+$defs that accepts a body any of them accepts.
+
+The schemas hold what whsim validate calls errors. Its warnings (missing or
+unknown fields, nulls inside data, tax-id check characters, the arithmetic)
+are not expressible without making them errors, so they are left out: null is
+allowed inside data and no data field but a receipt's three members is
+required.
+
+To check a body with Ajv (Node.js; the schemas are draft 2020-12 and use
+format "uuid", hence --spec and ajv-formats):
+
+  whsim schema > whsim.schema.json
+  whsim generate --event CREATE_RECEIVABLE_DOC --seed 1 > receipt.json
+  npx --yes -p ajv-cli@5 -p ajv-formats@3 ajv validate --spec=draft2020 -c ajv-formats -s whsim.schema.json -d receipt.json
+
+--format openapi prints an OpenAPI 3.1 document with a webhook per event
+(POST, the businessType query parameter, application/json, the body schema
+in both shapes with the fixtures as named examples, the answers the ERP
+expects, the Standard Webhooks headers as optional security), for API
+portals and tools that import webhooks (Redocly, Scalar, Svix). --format
+asyncapi prints the same four calls as an AsyncAPI 3.0 document: a channel
+and a send operation per event over HTTP (Microcks, the AsyncAPI generator).
+Both hold every shape: --shape does not apply.`,
+		Example: `  whsim schema > whsim.schema.json
+  whsim schema --format openapi > openapi.json
+  whsim schema --format asyncapi --event CREATE_RECEIVABLE_DOC > asyncapi.json
+  whsim schema --event CREATE_RECEIVABLE_DOC --shape sample
+  whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described > invoice.schema.json`,
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
+			return runSchema(cmd.Context(), a, opts)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Event, "event", "e", spec.AllEvents, "event name, or "+spec.AllEvents)
+	f.StringVar(&opts.Shape, "shape", "", "body shape: "+strings.Join(spec.ShapeNames(), "|")+" (default: both)")
+	f.StringVar(&opts.Format, "format", formatJSONSchema, "document: "+strings.Join(schemaFormats(), "|"))
+	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.CompleteWords(schemaFormats()...))
+	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvents)
+	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteShapes)
+	return cmd
+}
+
+func runSchema(_ context.Context, a *cmdutil.App, opts *schemaOptions) error {
+	events, err := spec.ParseEvents([]string{opts.Event})
+	if err != nil {
+		return cmdutil.Usagef("--event: %w", err)
+	}
+	var b []byte
+	switch opts.Format {
+	case formatJSONSchema:
+		shapes := spec.Shapes()
+		if opts.Shape != "" {
+			s, err := spec.ParseShape(opts.Shape)
+			if err != nil {
+				return cmdutil.Usagef("--shape: %w", err)
+			}
+			shapes = []spec.Shape{s}
+		}
+		doc := schema.Bundle(events, shapes)
+		if len(events) == 1 && len(shapes) == 1 {
+			doc = schema.For(events[0], shapes[0])
+		}
+		b, err = schema.Marshal(doc)
+	case formatOpenAPI, formatAsyncAPI:
+		if opts.Shape != "" {
+			return cmdutil.Usagef("--shape: --format %s holds every shape", opts.Format)
+		}
+		b, err = apiDoc(opts.Format, events)
+	default:
+		return cmdutil.Usagef("--format %q: want %s", opts.Format, strings.Join(schemaFormats(), ", "))
+	}
+	if err != nil {
+		return err
+	}
+	_, err = a.Streams.Out.Write(b)
+	return err
+}
+
+func schemaFormats() []string { return []string{formatJSONSchema, formatOpenAPI, formatAsyncAPI} }
+
+// apiDoc is the OpenAPI or AsyncAPI document of events.
+func apiDoc(format string, events []spec.Event) ([]byte, error) {
+	build := schema.OpenAPI
+	if format == formatAsyncAPI {
+		build = schema.AsyncAPI
+	}
+	doc, err := build(events)
+	if err != nil {
+		return nil, err
+	}
+	return schema.Marshal(doc)
+}

@@ -1,0 +1,470 @@
+// Package sendcmd is whsim send: events delivered to a receiver, one at a
+// time or under load, with --report, the job summary and, without --url,
+// a built-in receiver. Its renderers are in sendout; what it shares with
+// replay is in delivery.
+package sendcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/delivery"
+	"github.com/whsim/whsim/internal/cli/payloadflags"
+	"github.com/whsim/whsim/internal/cli/reportfile"
+	"github.com/whsim/whsim/internal/cli/sendout"
+	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/htmlreport"
+	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/threshold"
+)
+
+type sendOptions struct {
+	payloadflags.Payloads
+	delivery.Flags
+	File      string
+	Headers   []string
+	Sign      string
+	Secret    string
+	Count     int
+	Duration  time.Duration
+	Duplicate float64
+	Shuffle   bool
+	Scenario  string
+	FixedIDs  bool
+	// Thresholds are --threshold's, Report is --report's file.
+	Thresholds []string
+	Report     string
+
+	eventsSet, countSet bool
+	// sleep replaces the backoff's real sleep in tests.
+	sleep func(context.Context, time.Duration) error
+}
+
+// New is whsim send.
+func New(a *cmdutil.App) *cobra.Command {
+	opts := &sendOptions{}
+	cmd := &cobra.Command{
+		Use:   "send [--url <url>] [--event <name>]... [--file <payload.json>|-] [--count <n>] [--concurrency <n>] [flags]",
+		Short: "Deliver events to a receiver, one at a time or under load",
+		Long: `Deliver webhook calls the way the ERP does: POST <url>?businessType=<EVENT>
+with content-type application/json and the JSON envelope as the body. Any
+query the URL already has is kept.
+
+Without --url, whsim starts its own receiver on 127.0.0.1, sends there and
+shows what it received (on stderr).
+
+When stdout is not a terminal, or with --each, each delivery prints one line
+on stdout (event, requestId, status, latency; an unexpected answer adds the
+start of its body); on a terminal, a run of more than one delivery prints
+only the failed ones, under a progress bar on stderr (done, percent, rate,
+time left, failures). Then a summary: sent (the calls that started),
+succeeded, failed by status and by error kind, interrupted (started and cut
+short by Ctrl-C), not started (what --count had left when Ctrl-C or
+--duration ended the run), documents (the distinct documents the calls
+carried), duplicates (repeats: --duplicate's, --file's rounds), requests
+per second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
+notices and warnings go to stderr. --count is documents per event: --event
+all --count 100 sends 400, each a document with numbers of its own (an
+invoice's code and invoiceCode, a receipt's 收款单编号).
+
+--seed fixes the content; each run still gets requestIds and document
+numbers of its own, so a deduplicating receiver does not answer a second
+run as duplicates. --seed n --fixed-ids repeats both, every run.
+
+--output json prints one JSON object per delivery and a final
+{"summary": ...} object instead, with the latency histogram (HdrHistogram,
+base64) so that runs on several machines can be merged.
+
+Without --rate, --concurrency workers each send and wait for the answer
+(the closed model: as fast as the receiver answers). With --rate, calls
+start on schedule whatever the receiver does, up to --max-concurrency in
+flight (the open model, like vegeta or k6's constant-arrival-rate), and
+each latency counts from the call's scheduled start, so a receiver that
+stalls shows it. In both, no call starts after --duration. In-flight calls
+are bounded by the file descriptors too (the soft limit is raised to the
+hard one; a lower bound is said once), and a failure of the sending
+machine itself is counted as "local", not as the receiver's.
+
+--report writes the run as one HTML file that opens without a network (a CI
+artifact): the summary, the percentiles, each call's latency against its
+scheduled start (a stall shows as in vegeta's plot), a histogram and the
+errors by kind. Under GitHub Actions ($GITHUB_STEP_SUMMARY set) the counts,
+latency, thresholds and first failures are appended to the job summary.
+
+--threshold makes the run a gate, as k6's thresholds do: each is a metric
+of the summary, a comparison (< <= > >= == !=) and a value (a duration for
+latencies, a count or a share of sent for counts, per second for rps),
+checked at the end; the summary lists each with its measured value.
+Metrics: ` + strings.Join(threshold.Names(), ", ") + `.
+
+Environment: WHSIM_TRANSPORT=net/http sends every call through Go's
+net/http instead of whsim's faster plain-HTTP path (to rule it out); the
+flags' WHSIM_* variables are in docs/commands.md.
+
+Exit status: 0 when every delivery got an expected status (--expect-status,
+default any 2xx) and every --threshold held, 1 otherwise (a failed
+threshold is named), 2 for usage errors (an unknown metric is one), 130
+when interrupted (the summary is still printed).`,
+		Example: `  whsim send --event CREATE_RECEIVABLE_DOC
+  whsim send --url http://localhost:3000/webhook --event all
+  whsim send --url https://erp-hook.example.com/in?tenant=7 --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
+  whsim send --url http://localhost:3000/webhook --file payload.json --event CREATE_PURCHASE_ORDER_INVOICE
+  whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
+  whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
+  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 1m
+  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
+  whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
+  whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
+		Args: cmdutil.NoArgs,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
+			opts.eventsSet = cmd.Flags().Changed("event")
+			opts.countSet = cmd.Flags().Changed("count")
+			return opts.JUnit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
+		}),
+	}
+	opts.Payloads.Register(cmd)
+	opts.Flags.Register(cmd)
+	f := cmd.Flags()
+	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
+	cmdutil.HeaderFlag(cmd, &opts.Headers, "")
+	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
+	cmdutil.SecretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
+	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
+	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
+	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
+	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
+	cmdutil.FixedIDsFlag(cmd, &opts.FixedIDs, "")
+	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
+	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
+	_ = cmd.MarkFlagFilename("report", "html")
+	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
+	_ = cmd.RegisterFlagCompletionFunc("sign", cmdutil.CompleteWords(sign.SchemeStandard))
+	_ = cmd.RegisterFlagCompletionFunc("scenario", cmdutil.CompleteWords(payload.ScenarioNames()...))
+	_ = cmd.MarkFlagFilename("file", "json")
+	return cmd
+}
+
+// runSend is send: validate, build, run.
+func runSend(ctx context.Context, a *cmdutil.App, opts *sendOptions) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	r, err := opts.build(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	return r.run(ctx)
+}
+
+// validate refuses the flags that cannot make a run, before anything is
+// built: each a usage error (exit 2) naming the flag. Those that need
+// the payloads or the command line (--scenario's name, --file's flags)
+// are build's, in the order they have always been said.
+func (o *sendOptions) validate() error {
+	if _, err := o.Check(); err != nil {
+		return err
+	}
+	switch {
+	case o.Count < 1:
+		return cmdutil.Usagef("--count %d: want at least 1", o.Count)
+	case o.Duration < 0:
+		return cmdutil.Usagef("--duration %s: want 0 or more", o.Duration)
+	case !(o.Duplicate >= 0 && o.Duplicate <= 1): // NaN too
+		return cmdutil.Usagef("--duplicate %g: want a share between 0 and 1", o.Duplicate)
+	case o.Scenario != "" && o.File != "":
+		return cmdutil.Usagef("--scenario and --file: choose one")
+	case o.FixedIDs && o.File != "":
+		return cmdutil.Usagef("--file sends the body byte for byte, its requestIds the file's: --fixed-ids does not apply")
+	case o.FixedIDs && o.Seed == 0:
+		_, err := payloadflags.IDNonce(o.FixedIDs, o.Seed) // the message is payloadflags.IDNonce's, shared with export
+		return err
+	}
+	if _, err := endpoint.ParseHeaders(o.Headers); err != nil {
+		return cmdutil.Usagef("--header %w", err)
+	}
+	_, err := o.thresholds()
+	return err
+}
+
+// thresholds are --threshold's.
+func (o *sendOptions) thresholds() ([]threshold.Threshold, error) {
+	var out []threshold.Threshold
+	for _, s := range o.Thresholds {
+		t, err := threshold.Parse(s)
+		if err != nil {
+			return nil, cmdutil.Usagef("--threshold: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// sendRun is one send as its flags made it: the lanes of the run and
+// how many rounds of them, where they go (with no --url, whsim's own
+// receiver), the console and the deliverer, and what --report and the
+// job summary are written from.
+type sendRun struct {
+	a     *cmdutil.App
+	opts  *sendOptions
+	lanes [][][]attempt.Template
+	// empty: --file held no payload, and build stopped at the lanes.
+	empty         bool
+	rounds, total int
+	rcv           *builtinReceiver // nil with --url
+	target        *url.URL
+	con           *sendout.Console
+	d             *attempt.Deliverer
+	rec           *htmlreport.SendRecorder // nil without --report or a job summary
+}
+
+// build turns the flags into the run: the signer, the lanes (every
+// delivery's template, made before the first), then the receiver they go
+// to, the console and the deliverer. validate has said the flags' errors,
+// so only a caller that skipped it meets them here.
+func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, error) {
+	expect, err := o.Check()
+	if err != nil {
+		return nil, err
+	}
+	if o.Nonce, err = payloadflags.IDNonce(o.FixedIDs, o.Seed); err != nil {
+		return nil, err
+	}
+	header, err := endpoint.ParseHeaders(o.Headers)
+	if err != nil {
+		return nil, cmdutil.Usagef("--header %w", err)
+	}
+	thresholds, err := o.thresholds()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Needs(o.MaxConcurrencyNeed(), delivery.SecretNeed(o.Sign, o.Secret, "without it nothing is signed")); err != nil {
+		return nil, err
+	}
+	signer, err := o.signer(a)
+	if err != nil {
+		return nil, err
+	}
+	r := &sendRun{a: a, opts: o}
+	if r.lanes, err = o.lanes(ctx, a, header); err != nil {
+		return nil, err
+	}
+	if o.File != "" && len(r.lanes) == 0 {
+		r.empty = true
+		return r, nil
+	}
+	if err := reportfile.CheckReportPath(o.Report); err != nil {
+		return nil, err
+	}
+	// --report plots every delivery and the job summary lists the first
+	// failures: both from what the console's Observe hook is told.
+	if o.Report != "" || reportfile.StepSummary() != "" {
+		r.rec = &htmlreport.SendRecorder{}
+	}
+	r.rounds = o.rounds()
+	r.total = r.rounds * load.PerRound(r.lanes)
+	if err := r.connect(expect, thresholds, signer); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// signer is --sign's, nil for none. A secret from WHSIM_* or the config
+// file, shared with check and replay, signs nothing here without --sign:
+// said, not refused; so is a key shorter than the scheme asks.
+func (o *sendOptions) signer(a *cmdutil.App) (*sign.Signer, error) {
+	secret := o.Secret
+	if o.Sign == "" && secret != "" {
+		secret = ""
+		fmt.Fprintf(a.Streams.Err, "%s a secret without --sign standard signs nothing: the calls go out unsigned\n", a.ErrColor.Warn.Sprint("warning:"))
+	}
+	signer, err := sign.SignerFor(o.Sign, secret)
+	if err != nil {
+		return nil, cmdutil.UsageErr(err)
+	}
+	if signer != nil && signer.Weak() {
+		fmt.Fprintf(a.Streams.Err, "%s --secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it\n", a.ErrColor.Warn.Sprint("warning:"), sign.GoodKeyBytes)
+	}
+	return signer, nil
+}
+
+// connect starts whsim's own receiver when there is no --url, then builds
+// the console and the deliverer for the target.
+func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshold, signer *sign.Signer) error {
+	a, o := r.a, r.opts
+	rawURL := o.URL
+	perCall := 1
+	if rawURL == "" {
+		perCall = 2 // both ends of each connection are in this process
+		rcv, err := startBuiltin(a.Streams.Err, cmdutil.Style(a.ErrColor, o.Verbose))
+		if err != nil {
+			return err
+		}
+		r.rcv = rcv
+		rawURL = rcv.URL
+		fmt.Fprintf(a.Streams.Err, "%s no --url: sending to whsim's own receiver at %s\n", a.ErrColor.Key.Sprint("whsim:"), rawURL)
+	}
+	var err error
+	if r.target, err = o.Target(rawURL); err != nil {
+		return err
+	}
+	r.con, err = o.NewConsole(a, "whsim send", r.target, func(co *sendout.ConsoleOptions) {
+		co.Thresholds = thresholds
+		if r.rec != nil {
+			co.Observe = r.rec.Observe
+		}
+	})
+	if err != nil {
+		return err
+	}
+	// Duplicates add to total as the run goes; no more workers than total
+	// still leaves each one work.
+	o.Fit(r.con, r.total, perCall)
+	if r.d, err = o.NewDeliverer(a, r.target, expect, r.con); err != nil {
+		return err
+	}
+	r.d.Signer = signer
+	if o.sleep != nil {
+		r.d.Sleep = o.sleep
+	}
+	return nil
+}
+
+// close shuts whsim's own receiver down, which prints its tallies.
+func (r *sendRun) close() {
+	if r.rcv != nil {
+		r.rcv.Close()
+	}
+}
+
+// run sends the lanes' deliveries, then the summary, --report and the
+// job summary.
+func (r *sendRun) run(ctx context.Context) error {
+	a, o, con := r.a, r.opts, r.con
+	if r.empty {
+		fmt.Fprintf(a.Streams.Err, "%s --file %s holds no payload: nothing to send\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(o.File)))
+		return nil
+	}
+	if o.File != "" && r.rounds != 1 {
+		// The summary counts the repeats as duplicates; the receiver sees
+		// each requestId again on every round.
+		times := "again and again until --duration"
+		if r.rounds > 1 {
+			times = fmt.Sprintf("%d times", r.rounds)
+		}
+		con.Warn("--file sends each body byte for byte, so each of its requestIds goes out %s: a receiver that deduplicates answers the repeats as re-deliveries", times)
+	}
+	if o.File == "" && o.Scenario == "" && len(r.lanes) > 1 && r.rounds > 0 {
+		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", r.rounds, len(r.lanes), r.rounds)
+	}
+	feed := load.NewFeed(r.lanes, r.rounds, o.Duplicate, o.Shuffle, o.Seed).WithNonce(o.Nonce)
+	ro := o.RunOptions()
+	ro.Duration = o.Duration
+	ro.Left = feed.Left
+	var after []func(*load.Stats) error
+	if r.rec != nil {
+		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target, ctx.Err() != nil) })
+	}
+	return delivery.Run(ctx, con, r.d, feed.Next, ro, r.total, after...)
+}
+
+// rounds is --count, or 0 to send until --duration.
+func (opts *sendOptions) rounds() int {
+	if opts.Duration > 0 && !opts.countSet {
+		return 0
+	}
+	return opts.Count
+}
+
+// lanes builds the templates of the run before it starts (load.Lanes):
+// --file's payloads, a scenario's lives, or generated payloads.
+func (opts *sendOptions) lanes(ctx context.Context, a *cmdutil.App, header http.Header) ([][][]attempt.Template, error) {
+	if opts.File != "" {
+		return opts.fileLanes(ctx, a, header)
+	}
+	sc, isScenario := payload.LookupScenario(opts.Scenario)
+	if isScenario {
+		opts.PathEvents = sc.Events // --set is held against the scenario's events
+	}
+	pl, err := opts.Plan(a)
+	if err != nil {
+		return nil, err
+	}
+	// Every document gets numbers of its own, but those --set gives.
+	src := load.Lanes{Header: header, Rounds: opts.rounds(),
+		Set: payload.OverridePaths(pl.Overrides), UserIDs: payload.OwnsRequestID(pl.Overrides)}
+	switch {
+	case opts.Scenario == "":
+		src.Events, src.Next = pl.Events, pl.Body
+	case !isScenario:
+		return nil, cmdutil.NotOneOf("--scenario", opts.Scenario, payload.ScenarioNames())
+	case opts.eventsSet:
+		return nil, cmdutil.Usagef("--scenario %s sends %s: leave out --event", sc.Name, strings.Join(sc.Events, " then "))
+	default:
+		src.Lives = func(n int) ([][]load.Step, error) {
+			lives, err := sc.Lives(payload.New(opts.Seed, pl.Now), pl.Shape, opts.Seed, n, pl.Overrides)
+			if err != nil {
+				return nil, cmdutil.UsageErr(err)
+			}
+			steps := make([][]load.Step, len(lives))
+			for i, life := range lives {
+				for _, st := range life {
+					steps[i] = append(steps[i], load.Step{Event: st.Event.Name, Body: payload.Marshal(st.Doc)})
+				}
+			}
+			return steps, nil
+		}
+	}
+	return src.Build()
+}
+
+// fileLanes reads the payloads of --file (input.Reader: a document, an
+// array, NDJSON) and sends each byte for byte (load.FileLanes), under
+// --event or the event each payload's number names.
+func (opts *sendOptions) fileLanes(ctx context.Context, a *cmdutil.App, header http.Header) ([][][]attempt.Template, error) {
+	switch {
+	case len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "":
+		return nil, cmdutil.Usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
+	case a.OnCommandLine("shape"):
+		return nil, cmdutil.Usagef("--file sends the body byte for byte: --shape does not apply")
+	}
+	if err := a.Needs(cmdutil.Need{Flag: "--seed", Needs: "--shuffle or --duplicate", Without: !opts.Shuffle && opts.Duplicate == 0,
+		Why: "--file sends the bodies byte for byte, and the seed only picks their order and re-deliveries"}); err != nil {
+		return nil, err
+	}
+	name := ctxio.InputName(opts.File)
+	payloads, err := readPayloads(ctx, opts.File, a.Streams.In)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, cmdutil.Usagef("--file: %w", err)
+	}
+	src := load.Lanes{File: true, Header: header, Payloads: payloads}
+	if opts.eventsSet {
+		if src.Events, err = spec.ParseEvents(opts.Events); err != nil {
+			return nil, cmdutil.UsageErr(fmt.Errorf("--event: %w", err))
+		}
+	}
+	lanes, err := src.Build()
+	var pe *load.PayloadError
+	if errors.As(err, &pe) {
+		return nil, cmdutil.Usagef("--file %s", pe.Explain(name))
+	}
+	return lanes, err
+}

@@ -1,0 +1,200 @@
+// Package validatecmd is whsim validate: payloads, NDJSON streams and
+// capture logs checked against the interface. Its renderers are in
+// validateout.
+package validatecmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+	"github.com/whsim/whsim/internal/cli/reportfile"
+	"github.com/whsim/whsim/internal/cli/validateout"
+	"github.com/whsim/whsim/internal/jobsummary"
+	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+type validateOptions struct {
+	Event  string
+	Shape  string
+	Strict bool
+	Ignore []string
+	Output string
+	Files  []string
+	junit  reportfile.JUnit
+
+	// event is --event, checked (validate).
+	event string
+}
+
+// New is whsim validate.
+func New(a *cmdutil.App) *cobra.Command {
+	opts := &validateOptions{}
+	cmd := &cobra.Command{
+		Use:   "validate [<file>...] [--event <name>] [--shape auto|described|sample] [--strict] [--ignore <rule>]... [--output text|json|junit] [--junit <file>]",
+		Short: "Check payloads, NDJSON streams and capture logs against the interface",
+		Long: `Check webhook bodies against the spec: strict JSON, the envelope, the event,
+every field's type and format, the two invoice shapes, and the arithmetic of
+the documents. Errors fail a payload (exit 1); warnings only tell, unless
+--strict.
+
+Inputs are files holding one payload, a JSON array of payloads (findings
+name the element), NDJSON files (one payload per line; findings name the
+line: a file whose first line is a whole JSON value, or named *.ndjson or
+*.jsonl) and capture logs written by whsim listen (the query's businessType
+is then the event). No file, or -, reads stdin. An input with no payload at
+all fails (exit 1).
+
+Rules (--ignore <id> silences one):
+` + validate.RuleHelp(),
+		Example: `  whsim validate payload.json
+  whsim generate --event all --count 100 | whsim validate --strict
+  whsim validate --event CREATE_RECEIVABLE_DOC --ignore base-amount receipt.json
+  whsim validate captures.ndjson --junit validate.xml`,
+		ValidArgsFunction: cmdutil.CompletePayloadFiles,
+		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			return opts.junit.Finish(a, runValidate(cmd.Context(), a, opts), "whsim validate", "whsim.validate")
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Event, "event", "e", "", "the query event the payloads were sent with (default: follow the body number)")
+	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
+	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
+	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
+	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
+	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
+	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
+	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("ignore", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, r := range validate.Rules() {
+			out = append(out, r.ID+"\t"+string(r.Severity)+": "+r.Summary)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	r, err := opts.build(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	return r.run(ctx)
+}
+
+// validate refuses the flags before any input is opened: a --junit file
+// that could not be written, an event no payload can be sent with.
+func (o *validateOptions) validate() error {
+	if err := reportfile.CheckJUnitPath(o.junit.Path); err != nil {
+		return err
+	}
+	event, err := validate.ParseEvent(o.Event)
+	if err != nil {
+		return cmdutil.Usagef("--event: %w", err)
+	}
+	o.event = event
+	return nil
+}
+
+// validateRun is one run: the inputs, checked by the rules the flags
+// chose, and the reporters every payload's case goes through.
+type validateRun struct {
+	a    *cmdutil.App
+	opts *validateOptions
+	// check checks every input, calling fn with each payload's case.
+	check func(ctx context.Context, beforeStdin func(), fn func(validate.Case) error) (validate.Summary, error)
+	close func()
+	// out is the output the flags chose; rep is out with --junit and the
+	// job summary's collector (col, nil outside GitHub Actions) beside it.
+	out, rep term.Reporter
+	col      *term.Collector
+}
+
+// build makes the validator the flags ask for, opens the inputs and the
+// reporters.
+func (o *validateOptions) build(ctx context.Context, a *cmdutil.App) (*validateRun, error) {
+	v, err := validate.New(validate.Options{Shape: o.Shape, Strict: o.Strict, Ignore: o.Ignore})
+	if err != nil {
+		if _, ok := errors.AsType[*validate.UnknownRuleError](err); ok {
+			return nil, cmdutil.UsageErr(fmt.Errorf("--ignore: %w", err))
+		}
+		return nil, cmdutil.UsageErr(fmt.Errorf("--shape: %w", err))
+	}
+	files, err := validate.OpenFiles(ctx, o.Files, a.Streams.In)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
+	}
+	r := &validateRun{a: a, opts: o, close: files.Close,
+		check: func(ctx context.Context, beforeStdin func(), fn func(validate.Case) error) (validate.Summary, error) {
+			return v.CheckFiles(ctx, files, o.event, beforeStdin, fn)
+		}}
+	if r.out, err = term.New(o.Output, a.Streams.Out, cmdutil.Style(a.OutColor, false), false); err != nil {
+		files.Close()
+		return nil, cmdutil.Usagef("--output: %w", err)
+	}
+	r.rep = r.out
+	// --junit FILE beside the output; a run that checks nothing leaves it
+	// empty, and it is then written as one case in error saying why.
+	if w := o.junit.Writer(); w != nil {
+		r.rep = term.Tee(r.rep, term.NewJUnit(w, ""))
+	}
+	// Under GitHub Actions a collector beside the output keeps the run for
+	// the job summary.
+	if reportfile.StepSummary() != "" {
+		r.col = &term.Collector{}
+		r.rep = term.Tee(r.rep, r.col)
+	}
+	return r, nil
+}
+
+// run checks every payload of the inputs, reports each and the summary,
+// and decides the exit.
+func (r *validateRun) run(ctx context.Context) error {
+	st, rep := r.a.Streams, r.rep
+	var beforeStdin func()
+	if st.InTTY {
+		beforeStdin = func() { fmt.Fprintln(st.Err, "whsim: reading payloads from stdin; Ctrl-D to end") }
+	}
+	sum, err := r.check(ctx, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
+	if err != nil {
+		_ = rep.Abort()
+		return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
+	}
+	if sum.Array != "" {
+		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
+	}
+	if sum.Payloads == 0 {
+		// Nothing was checked: no "ok" line to be read as a pass.
+		if r.opts.Output == "text" {
+			_ = r.out.Abort()
+		} else if err := r.out.Finish(validateout.ValidateSummary(sum)); err != nil {
+			return err
+		}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New("validate: no payloads")}
+	}
+	if err := rep.Finish(validateout.ValidateSummary(sum)); err != nil {
+		return err
+	}
+	if r.col != nil {
+		reportfile.AppendJobSummary(r.a, jobsummary.FromCollector(r.col, "whsim validate", "input", sum.Failed == 0))
+	}
+	if sum.Failed > 0 {
+		return cmdutil.ErrChecksFailed
+	}
+	return nil
+}
