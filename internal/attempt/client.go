@@ -16,6 +16,13 @@ import (
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
+// DefaultTimeout is the time limit of one attempt (--timeout) for send,
+// replay and check alike. 10s: check's --latency-budget already judges a
+// slow receiver, so the timeout only has to tell a slow answer from none,
+// and 10s is a common sender's own limit (GitHub's); a shorter one would
+// call a slow receiver one that stopped answering.
+const DefaultTimeout = 10 * time.Second
+
 // ClientOptions configure the one HTTP client of a run.
 type ClientOptions struct {
 	// Timeout bounds one attempt, from dialling to the end of the response

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -19,12 +19,9 @@ import (
 // with a command's own where the flag's meaning differs there (each call
 // says why); "" is the shared sentence.
 
-// DefaultTimeout is --timeout's for send, replay and check alike. 10s, not
-// check's former 5s: --latency-budget (1s at p99) already judges a slow
-// receiver, so the timeout only has to tell a slow answer from none, and
-// 10s is a common sender's own limit (GitHub's); a shorter one would call
-// a slow receiver one that stopped answering.
-const DefaultTimeout = check.DefaultTimeout
+// DefaultTimeout is --timeout's for send, replay and check alike (see
+// attempt.DefaultTimeout for why 10s).
+const DefaultTimeout = attempt.DefaultTimeout
 
 // The delivery set: how whsim reaches the receiver (--url, --timeout,
 // --header, --secret, --insecure and --cacert).
