@@ -17,8 +17,9 @@ func Markdown(pages []Page) []byte {
 	b.WriteString("     Do not edit: change the help text in internal/cli and run the command again. -->\n\n")
 	b.WriteString("# whsim command reference\n\n")
 	b.WriteString("Every command's help, as `whsim <command> --help` prints it. The concepts behind the\n")
-	b.WriteString("commands (the probe contract, the capture format, the inspector's security, the\n")
-	b.WriteString("validation policy) are in [commands.md](commands.md).\n\n")
+	b.WriteString("commands (the probe contract, the capture format, the inspector's security, what each\n")
+	b.WriteString("command reads) are in [concepts.md](concepts.md), the validation policy in\n")
+	b.WriteString("[validation.md](validation.md).\n\n")
 	for _, p := range pages {
 		fmt.Fprintf(&b, "- [`%s`](#%s): %s\n", title(p), anchor(p), mdText(p.Short))
 	}
