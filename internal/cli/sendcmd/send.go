@@ -113,7 +113,7 @@ Metrics: ` + strings.Join(threshold.Names(), ", ") + `.
 
 Environment: WHSIM_TRANSPORT=net/http sends every call through Go's
 net/http instead of whsim's faster plain-HTTP path (to rule it out); the
-flags' WHSIM_* variables are in docs/commands.md.
+flags' WHSIM_* variables are in the README's Configuration section.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
 default any 2xx) and every --threshold held, 1 otherwise (a failed
