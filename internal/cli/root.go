@@ -11,7 +11,7 @@
 // runX checks the options (cmdutil.UsageErr: exit 2), builds the domain
 // values and runs them, returning an error or cmdutil.ErrChecksFailed
 // (exit 1); a command's tests call it with buffers through cmdutil.NewApp.
-// A new command is a package added to newRootCmd's list. What every
+// A new command is a package added to commandsFor's list. What every
 // command shares is in cmdutil (the app of one run, streams, exit codes,
 // usage errors, flag sets, completion helpers, config); what some share is
 // a package named for it (payloadflags, delivery, reportfile, inspector);
@@ -129,51 +129,39 @@ func commandNamed(args []string) string {
 // command: no command is named so.
 const rootAlone = "--version"
 
-// newRootCmd builds the command tree, or, when only names one of its
-// commands, the root with that command alone: building every command's
-// flags was most of what whsim did before running any (#35, start-up).
-func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "whsim",
-		Short: "Simulate an ERP's webhooks: generate, send, receive, validate and replay events",
-		Long: `whsim plays the sending side of a business-document system's webhooks so you can
+// The root's help, as newRootCmd gives it to cobra.
+const (
+	rootShort = "Simulate an ERP's webhooks: generate, send, receive, validate and replay events"
+	rootLong  = `whsim plays the sending side of a business-document system's webhooks so you can
 build and test the receiving side. It knows the four events of the interface
 (purchase invoices in both shapes, receipt documents with their hidden fields),
 makes realistic payloads for them, delivers them to your receiver, receives and
 records calls itself, and checks every payload against the interface.
 
 -v is always --verbose (send, replay, listen); the version is --version or
-whsim version.`,
-		Example: `  whsim events
+whsim version.`
+	rootExample = `  whsim events
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 42
   whsim send --event ABANDON_RECEIVABLE_DOC --url http://127.0.0.1:9000/hook
   whsim listen --capture calls.ndjson
   whsim validate calls.ndjson
-  whsim replay calls.ndjson --url http://127.0.0.1:9000/hook`,
+  whsim replay calls.ndjson --url http://127.0.0.1:9000/hook`
+)
+
+// newRootCmd builds the command tree, or, when only names one of its
+// commands, the root with that command alone: building every command's
+// flags was most of what whsim did before running any (#35, start-up).
+func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "whsim",
+		Short:         rootShort,
+		Long:          rootLong,
+		Example:       rootExample,
 		Version:       a.Build.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Flags and config are read here, once, for whichever command runs.
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			a.CommandLine = map[string]bool{}
-			cmd.Flags().Visit(func(f *pflag.Flag) { a.CommandLine[f.Name] = true })
-			// The config's keys are checked against every command's flags,
-			// so a file is read against the whole tree, built for another
-			// app so that its flags do not reset this one's.
-			tree := func() *cobra.Command {
-				if only == "" {
-					return cmd.Root()
-				}
-				return newRootCmd(&cmdutil.App{Streams: a.Streams, Build: a.Build, Now: a.Now}, "")
-			}
-			if err := cmdutil.LoadConfig(cmd, a.ConfigPath, tree); err != nil {
-				return err
-			}
-			noColor := a.NoColor || os.Getenv("NO_COLOR") != ""
-			a.OutColor = tty.Colors(a.Streams.OutTTY && !noColor)
-			a.ErrColor = tty.Colors(a.Streams.ErrTTY && !noColor)
-			return nil
-		},
+		PersistentPreRunE: readFlagsAndConfig(a, only),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	// Streams first: cobra's completion command captures its writer when
@@ -187,11 +175,50 @@ whsim version.`,
 	pf.BoolVar(&a.NoColor, "no-color", false, "never colour output (also NO_COLOR)")
 	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
 	root.Flags().Bool("version", false, "print the version (as whsim version does)")
-
-	type command struct {
-		name  string
-		build func(*cmdutil.App) *cobra.Command
+	for _, c := range commandsFor(only) {
+		root.AddCommand(c.build(a))
 	}
+	root.SetHelpCommand(newHelpCmd(a, root))
+	// Ours are one line (Execute), cobra's a block.
+	root.DisableSuggestions = true
+	setUpCompletionCmd(root)
+	return root
+}
+
+// readFlagsAndConfig is the root's PersistentPreRunE: it notes the flags
+// typed on the command line, reads the config file and sets the colours.
+func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, args []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.CommandLine = map[string]bool{}
+		cmd.Flags().Visit(func(f *pflag.Flag) { a.CommandLine[f.Name] = true })
+		// The config's keys are checked against every command's flags,
+		// so a file is read against the whole tree, built for another
+		// app so that its flags do not reset this one's.
+		tree := func() *cobra.Command {
+			if only == "" {
+				return cmd.Root()
+			}
+			return newRootCmd(&cmdutil.App{Streams: a.Streams, Build: a.Build, Now: a.Now}, "")
+		}
+		if err := cmdutil.LoadConfig(cmd, a.ConfigPath, tree); err != nil {
+			return err
+		}
+		noColor := a.NoColor || os.Getenv("NO_COLOR") != ""
+		a.OutColor = tty.Colors(a.Streams.OutTTY && !noColor)
+		a.ErrColor = tty.Colors(a.Streams.ErrTTY && !noColor)
+		return nil
+	}
+}
+
+// command is one of whsim's commands: its name and how it is built.
+type command struct {
+	name  string
+	build func(*cmdutil.App) *cobra.Command
+}
+
+// commandsFor is the commands newRootCmd adds: every one, or only the
+// one a run names (none for rootAlone).
+func commandsFor(only string) []command {
 	commands := []command{
 		{"events", eventscmd.New},
 		{"generate", generatecmd.New},
@@ -209,16 +236,10 @@ whsim version.`,
 		{"anonymize", anonymizecmd.New},
 	}
 	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {
-		commands = commands[i : i+1]
-	} else if only == rootAlone {
-		commands = nil
+		return commands[i : i+1]
 	}
-	for _, c := range commands {
-		root.AddCommand(c.build(a))
+	if only == rootAlone {
+		return nil
 	}
-	root.SetHelpCommand(newHelpCmd(a, root))
-	// Ours are one line (Execute), cobra's a block.
-	root.DisableSuggestions = true
-	setUpCompletionCmd(root)
-	return root
+	return commands
 }

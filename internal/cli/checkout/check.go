@@ -154,9 +154,22 @@ type CheckSummary struct{ *check.SummaryReport }
 
 func (s CheckSummary) Title() string { return "whsim check" }
 
+// AppendText is the summary as text: the warnings, the table, the
+// figures, the commands that reproduce each failure, then the verdict.
 func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
-	sum := s.Summary
-	for _, id := range sum.Order {
+	b = s.appendWarnings(b, st)
+	b = append(b, '\n')
+	b = s.appendTable(b, st)
+	b = s.appendFigures(b)
+	b = s.appendRepros(b)
+	b = append(b, '\n')
+	return s.appendVerdict(b, st)
+}
+
+// appendWarnings is a line per check that warned: the case and reason
+// of its one warning, or how many and the first.
+func (s CheckSummary) appendWarnings(b []byte, st *term.Style) []byte {
+	for _, id := range s.Summary.Order {
 		ws := s.Warns[id]
 		if len(ws) == 0 {
 			continue
@@ -170,14 +183,18 @@ func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
 		}
 		b = fmt.Appendf(b, " %d cases, as %s: %s (-v lists them)\n", len(ws), termsafe.Text(ws[0].Case.Name), checkReason(&ws[0]))
 	}
-	b = append(b, '\n')
+	return b
+}
+
+// appendTable is the summary's notes, then a row per check: its pass,
+// warn and fail counts and what else befell it.
+func (s CheckSummary) appendTable(b []byte, st *term.Style) []byte {
+	sum := s.Summary
 	for _, n := range s.Notes() {
 		b = st.Fail.Append(b, "!")
 		b = fmt.Appendf(b, " %s\n", n)
 	}
 	b = fmt.Appendf(b, "%-22s %5s %5s %5s\n", "check", "pass", "warn", "fail")
-	var failed []string
-	warns := 0
 	for _, id := range sum.Order {
 		t := sum.Checks[id]
 		if slices.Contains(sum.NotRun, id) {
@@ -187,7 +204,6 @@ func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
 		b = fmt.Appendf(b, "%-22s %5d %5d %5d", id, t.Pass, t.Warn, t.Fail)
 		if t.Fail > 0 {
 			b = st.Fail.Append(append(b, "  "...), "FAILED")
-			failed = append(failed, id)
 		}
 		if t.Skipped != "" {
 			b = st.Dim.Append(append(b, "  "...), "skipped")
@@ -196,8 +212,14 @@ func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
 			b = append(b, "  (cut short)"...)
 		}
 		b = append(b, '\n')
-		warns += t.Warn
 	}
+	return b
+}
+
+// appendFigures is the lines of the load, effects and latency figures,
+// each when the run has it.
+func (s CheckSummary) appendFigures(b []byte) []byte {
+	sum := s.Summary
 	if l := sum.Load; l != nil {
 		if l.Answered+l.TimedOut == 0 {
 			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, none answered\n", l.Calls, l.Concurrency)
@@ -220,13 +242,25 @@ func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
 	if sum.Slowest != "" || sum.P99 > 0 {
 		b = fmt.Appendf(b, "latency: p99 %s over the calls outside load (budget %s), slowest event %s\n", fmtMS(sum.P99), s.Budget, sum.Slowest)
 	}
+	return b
+}
+
+// appendRepros is the command that reproduces each failure.
+func (s CheckSummary) appendRepros(b []byte) []byte {
 	for i, c := range s.Failures {
 		if i == 0 {
 			b = append(b, "\nreproduce a failure:\n"...)
 		}
 		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.Case.Check, termsafe.Text(c.Case.Name), c.Repro)
 	}
-	b = append(b, '\n')
+	return b
+}
+
+// appendVerdict is the run's last line: interrupted, stopped, the checks
+// that failed, or how many passed, with what the skipped ones leave
+// unproved.
+func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
+	sum := s.Summary
 	if it := sum.Interrupted; it != nil {
 		b = st.Fail.Append(b, "interrupted")
 		return fmt.Appendf(b, " after %s: %d of %d cases run\n", termsafe.Text(it.After), sum.Done, sum.Total)
@@ -235,6 +269,7 @@ func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
 		b = st.Fail.Append(b, "FAIL")
 		return fmt.Appendf(b, " the receiver stopped answering after %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.After), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
 	}
+	failed, warns := s.tally()
 	skipped := sum.Skipped()
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
@@ -248,6 +283,23 @@ func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
 	// A skipped check is no pass: the line says what it leaves unproved.
 	b = fmt.Appendf(b, " %d of %d checks passed (%d warnings)", len(sum.Order)-len(skipped), len(sum.Order), warns)
 	return append(appendSkipped(b, skipped), '\n')
+}
+
+// tally is what the verdict counts over the checks that ran: those that
+// failed, in the run's order, and their warnings.
+func (s CheckSummary) tally() (failed []string, warns int) {
+	sum := s.Summary
+	for _, id := range sum.Order {
+		if slices.Contains(sum.NotRun, id) {
+			continue
+		}
+		t := sum.Checks[id]
+		if t.Fail > 0 {
+			failed = append(failed, id)
+		}
+		warns += t.Warn
+	}
+	return failed, warns
 }
 
 // appendSkipped names the skipped checks after a verdict and what each

@@ -20,12 +20,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/capture"
-	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/endpoint"
-	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/ready"
@@ -60,59 +58,16 @@ type listenOptions struct {
 	limits receiver.Limits
 }
 
-// New is whsim listen.
+// New is whsim listen: its help (help.go), its flags by what they decide
+// (flags.go), and runListen.
 func New(a *cmdutil.App) *cobra.Command {
 	opts := &listenOptions{limits: receiver.DefaultLimits}
 	cmd := &cobra.Command{
-		Use: "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
-			"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url> [--fault <KIND=RATE[:ARG]>]... [--probe <url-template>|--probe-cmd <command>]] " +
-			"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040 [--ui-token <token>]] [--output text|json] [-v]",
-		Short: "Receive webhook calls: show, check and record each one",
-		Long: `Run a local webhook receiver. Every call is answered, checked against the spec
-(query event against body, every field) and shown as it arrives; --capture
-records each call, byte for byte, before it is answered, for validate and replay.
-
-Answers: --status (default 200), --delay, --fail-rate (answer 500 for that
-share of calls) and per-event sequences --respond EVENT=500,500,200 (the last
-code repeats) show how a sender retries. --forward-to passes every call on to
-your own receiver and returns its answer instead.
-
-With --forward-to, --fault KIND=RATE[:ARG] puts a real sender's worst day
-on that share of the calls, at most one fault per call, drawn from --seed,
-the requestId and its attempt (the same seed faults the same calls): toward
-the receiver duplicate, burst[:N], delay:DURATION, reorder[:N|DURATION],
-truncate, new-request-id; toward the sender drop (503), lose-answer
-(forwarded, answered 504), status:CODE. The plan is printed at start; each
-fault shows on the call's line, in its capture record and JSON (a "fault"
-member) and in the summary; the record of what the sender sent is unchanged.
---probe or --probe-cmd (check's probe contract) then asks at the stop about
-each document that passed through: held once, in the state of its last
-acknowledged event? Those that broke are named with their faults (exit 1).
-
-It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
-connections it prints one line "listening on <url>" to stderr (and writes the
-URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
-the capture file and prints a summary; the exit status is then 0, or 1 when
-the capture failed during the run (calls after it were answered 5xx, unrecorded)
-or --probe found a document not held once in its state.
-
---ui serves the web inspector on its own address (never the webhook's): the
-calls live in a browser, each body as a tree with its findings, search,
-diff, replay and export (see whsim inspect for a capture file). It keeps
-the newest 1,000 calls and 64 MiB of bodies in memory; with --capture,
-older calls and bodies are read back from the file as the page asks,
-without it they are gone from the page. The URL printed carries the
-session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
-(see whsim inspect --help for the API with curl).`,
-		Example: `  whsim listen
-  whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
-  whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
-  whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
-  whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}/{code}'
-  whsim listen --output json | jq -c 'select(.verdict != "valid")'
-  whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
-  whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`,
-		Args: cmdutil.NoArgs,
+		Use:     helpUse,
+		Short:   helpShort,
+		Long:    helpLong,
+		Example: helpExample,
+		Args:    cmdutil.NoArgs,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"status", "fail-rate", "respond"} {
 				if cmd.Flags().Changed(name) {
@@ -123,33 +78,10 @@ session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
 			return runListen(cmd.Context(), a, opts)
 		}),
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (:0 picks a free port; a bare :port listens on every interface)")
-	f.StringVar(&opts.Receiver.Path, "path", "", "only this path takes calls; others are answered 404, recorded and flagged (default: any path)")
-	f.StringVar(&opts.Capture, "capture", "", "append every call to this NDJSON capture file (created 0600)")
-	f.IntVar(&opts.Receiver.Status, "status", 200, "status code to answer with")
-	f.DurationVar(&opts.Receiver.Delay, "delay", 0, "wait this long before answering (e.g. 500ms, 2s)")
-	f.Float64Var(&opts.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
-	// listen builds no payload: its seed draws --fail-rate's failures and
-	// --fault's faults.
-	cmdutil.SeedFlag(cmd, &opts.Receiver.Seed, "seed for --fail-rate and --fault draws, to fail and fault the same calls every run (0: random)")
-	f.StringArrayVar(&opts.Receiver.Respond, "respond", nil, "answer an event's calls in turn: EVENT=code,code,... (repeatable; the last code repeats)")
-	f.StringVar(&opts.Receiver.ForwardTo, "forward-to", "", "send every call on to this receiver and answer with its answer")
-	f.StringArrayVar(&opts.Receiver.Faults, "fault", nil, "with --forward-to: put a fault on this share of calls, KIND=RATE[:ARG] (repeatable; "+strings.Join(fault.KindNames(), ", ")+"; drawn from --seed)")
-	f.StringVar(&opts.Probe, "probe", "", "with --forward-to: at the stop, ask the receiver about each document passed on with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}), as check's effects do")
-	f.StringVar(&opts.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
-	f.StringArrayVar(&opts.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question (repeatable)")
-	f.DurationVar(&opts.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored: a probe that does not match is asked again, with backoff, until then (0: once)")
-	f.StringVar(&opts.Receiver.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
-	f.StringVar(&opts.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
-	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the URL to this file once listening (removed when listen stops), for scripts and whsim ready to wait on")
-	f.StringVar(&opts.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
-	inspector.TokenFlag(cmd, &opts.UIToken.Value)
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
-	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json")
-	_ = cmd.RegisterFlagCompletionFunc("fsync", cmdutil.CompleteWords(capture.SyncModes()...))
-	_ = cmd.RegisterFlagCompletionFunc("respond", completeRespond)
-	_ = cmd.RegisterFlagCompletionFunc("fault", completeFault)
+	opts.registerServerFlags(cmd)
+	opts.registerAnswerFlags(cmd)
+	opts.registerForwardFlags(cmd)
+	opts.registerRecordFlags(cmd)
 	return cmd
 }
 

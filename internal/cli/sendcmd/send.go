@@ -54,82 +54,16 @@ type sendOptions struct {
 	sleep func(context.Context, time.Duration) error
 }
 
-// New is whsim send.
+// New is whsim send: its help (help.go), its flags by what they decide
+// (the payloads', the delivery's, then flags.go), and runSend.
 func New(a *cmdutil.App) *cobra.Command {
 	opts := &sendOptions{}
 	cmd := &cobra.Command{
-		Use:   "send [--url <url>] [--event <name>]... [--file <payload.json>|-] [--count <n>] [--concurrency <n>] [flags]",
-		Short: "Deliver events to a receiver, one at a time or under load",
-		Long: `Deliver webhook calls the way the ERP does: POST <url>?businessType=<EVENT>
-with content-type application/json and the JSON envelope as the body. Any
-query the URL already has is kept.
-
-Without --url, whsim starts its own receiver on 127.0.0.1, sends there and
-shows what it received (on stderr).
-
-When stdout is not a terminal, or with --each, each delivery prints one line
-on stdout (event, requestId, status, latency; an unexpected answer adds the
-start of its body); on a terminal, a run of more than one delivery prints
-only the failed ones, under a progress bar on stderr (done, percent, rate,
-time left, failures). Then a summary: sent (the calls that started),
-succeeded, failed by status and by error kind, interrupted (started and cut
-short by Ctrl-C), not started (what --count had left when Ctrl-C or
---duration ended the run), documents (the distinct documents the calls
-carried), duplicates (repeats: --duplicate's, --file's rounds), requests
-per second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
-notices and warnings go to stderr. --count is documents per event: --event
-all --count 100 sends 400, each a document with numbers of its own (an
-invoice's code and invoiceCode, a receipt's 收款单编号).
-
---seed fixes the content; each run still gets requestIds and document
-numbers of its own, so a deduplicating receiver does not answer a second
-run as duplicates. --seed n --fixed-ids repeats both, every run.
-
---output json prints one JSON object per delivery and a final
-{"summary": ...} object instead, with the latency histogram (HdrHistogram,
-base64) so that runs on several machines can be merged.
-
-Without --rate, --concurrency workers each send and wait for the answer
-(the closed model: as fast as the receiver answers). With --rate, calls
-start on schedule whatever the receiver does, up to --max-concurrency in
-flight (the open model, like vegeta or k6's constant-arrival-rate), and
-each latency counts from the call's scheduled start, so a receiver that
-stalls shows it. In both, no call starts after --duration. In-flight calls
-are bounded by the file descriptors too (the soft limit is raised to the
-hard one; a lower bound is said once), and a failure of the sending
-machine itself is counted as "local", not as the receiver's.
-
---report writes the run as one HTML file that opens without a network (a CI
-artifact): the summary, the percentiles, each call's latency against its
-scheduled start (a stall shows as in vegeta's plot), a histogram and the
-errors by kind. Under GitHub Actions ($GITHUB_STEP_SUMMARY set) the counts,
-latency, thresholds and first failures are appended to the job summary.
-
---threshold makes the run a gate, as k6's thresholds do: each is a metric
-of the summary, a comparison (< <= > >= == !=) and a value (a duration for
-latencies, a count or a share of sent for counts, per second for rps),
-checked at the end; the summary lists each with its measured value.
-Metrics: ` + strings.Join(threshold.Names(), ", ") + `.
-
-Environment: WHSIM_TRANSPORT=net/http sends every call through Go's
-net/http instead of whsim's faster plain-HTTP path (to rule it out); the
-flags' WHSIM_* variables are in the README's Configuration section.
-
-Exit status: 0 when every delivery got an expected status (--expect-status,
-default any 2xx) and every --threshold held, 1 otherwise (a failed
-threshold is named), 2 for usage errors (an unknown metric is one), 130
-when interrupted (the summary is still printed).`,
-		Example: `  whsim send --event CREATE_RECEIVABLE_DOC
-  whsim send --url http://localhost:3000/webhook --event all
-  whsim send --url https://erp-hook.example.com/in?tenant=7 --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
-  whsim send --url http://localhost:3000/webhook --file payload.json --event CREATE_PURCHASE_ORDER_INVOICE
-  whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
-  whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson
-  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 1m
-  whsim send --url http://localhost:3000/webhook --event all --rate 200 --duration 30s --threshold 'p99<500ms' --threshold 'failed<1%'
-  whsim send --url http://localhost:3000/webhook --event all --rate 100 --duration 1m --report run.html
-  whsim send --url https://localhost:8443/hook --cacert ca.pem --sign standard --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
-		Args: cmdutil.NoArgs,
+		Use:     helpUse,
+		Short:   helpShort,
+		Long:    helpLong(),
+		Example: helpExample,
+		Args:    cmdutil.NoArgs,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
 			opts.countSet = cmd.Flags().Changed("count")
@@ -138,23 +72,9 @@ when interrupted (the summary is still printed).`,
 	}
 	opts.Payloads.Register(cmd)
 	opts.Flags.Register(cmd)
-	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
-	cmdutil.HeaderFlag(cmd, &opts.Headers, "")
-	f.StringVar(&opts.Sign, "sign", "", "sign deliveries: standard (Standard Webhooks headers; needs --secret)")
-	cmdutil.SecretFlag(cmd, &opts.Secret, "signing secret, whsec_<base64> (also WHSIM_SEND_SECRET; never printed)")
-	f.IntVarP(&opts.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
-	f.DurationVar(&opts.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
-	f.Float64Var(&opts.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
-	f.BoolVar(&opts.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
-	cmdutil.FixedIDsFlag(cmd, &opts.FixedIDs, "")
-	f.StringVar(&opts.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
-	f.StringVar(&opts.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
-	_ = cmd.MarkFlagFilename("report", "html")
-	f.StringArrayVar(&opts.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
-	_ = cmd.RegisterFlagCompletionFunc("sign", cmdutil.CompleteWords(sign.SchemeStandard))
-	_ = cmd.RegisterFlagCompletionFunc("scenario", cmdutil.CompleteWords(payload.ScenarioNames()...))
-	_ = cmd.MarkFlagFilename("file", "json")
+	opts.registerWorkloadFlags(cmd)
+	opts.registerRequestFlags(cmd)
+	opts.registerReportFlags(cmd)
 	return cmd
 }
 

@@ -1,0 +1,139 @@
+package checkcmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/whsim/whsim/internal/check"
+)
+
+// The help of whsim check, as New gives it to cobra: --help, whsim man
+// and docs/reference.md are made from it.
+
+const helpUse = "check --url <url> [--checks <id>,...] [--exclude-checks <id>,...] [--secret <whsec_...>] [--probe <url-template> | --probe-cmd <command>] [--junit <file>] [--save-cases <dir>] [flags]\n  whsim check --rerun <report.json|dir> [--url <url>] [--secret <whsec_...>] [-H <header>]..."
+
+const helpShort = "Grade a receiver: send valid, malformed, repeated, out-of-order and signed calls and judge every answer"
+
+// helpLong is the description: what check does, the battery's checks as
+// check lists them, then how a run reports, --rerun, --report, --junit,
+// the probe's contract and the exit status.
+func helpLong() string { return helpIntro + checkList() + helpDetails }
+
+const helpIntro = `Run a battery of black-box checks against your receiver and say, per case
+and per check, whether it behaves the way a webhook receiver must:
+
+`
+
+const helpDetails = `
+The signature check runs only with --secret; every call of the run is then
+signed (Standard Webhooks). Failing cases print one line each with the
+reason, then the warnings, then a table per check, then a command per failure that sends
+the same request again (credentials from -H masked: put yours back): curl,
+or whsim replay when the call was signed (replay --sign signs it afresh, as
+a signature is stale five minutes later; the secret from WHSIM_REPLAY_SECRET)
+or saved. A case delivered at once several times is replayed concurrently.
+
+Every failing or warning reason carries the receiver's answer: its status
+line and the first 200 bytes of its body. The warnings of one check are one
+line with their count; -v lists them and shows the answer's headers too, as
+send -v does.
+
+A receiver that stops answering (refused or reset 3 calls in a row, or no
+answer within --timeout 2 calls in a row) stops the run at once: one line says after
+which case, and the checks left are reported as not run. When every call got
+the same 404, 405, 401 or 403 the summary says so first, with the likely
+cause. On a terminal a progress line on stderr shows the check, the case and
+the time taken; Ctrl-C stops the run and says how far it got.
+
+--save-cases DIR writes every case as capture records, DIR/<check>/<case>.ndjson
+(one per delivery: method, path, query, headers, body byte for byte), which
+whsim replay sends again, and DIR/` + check.ResultsFile + `, the JSON line of each
+case. --output json carries, for each failing or warning case, its request
+(credentials masked), the answer that would pass and the command.
+
+--rerun <report.json|DIR> sends again only the cases that failed, from a
+report of --output json or a --save-cases directory, to the report's URL or
+--url, with -H to put masked credentials back and --secret for signed ones.
+A failed effects document is sent again as a fresh one and judged by the
+probe (--probe or --probe-cmd again, or the report's --probe URL on the
+receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
+load and latency, judged over a whole run); exit 0 only when every one is
+fixed. Every call goes to --url or the report's one URL, named on stderr
+first; a report that names another URL, more copies than a run sends, or a
+file that is not a regular file is refused.
+
+--report FILE writes all of it as one HTML file that opens without a network
+(a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,
+the table and the first failures are appended to the job summary. A run
+that started and ended in exit 2 (the receiver unreachable, the probe at
+fault) still writes the report, saying why it did not complete; a usage
+error, before anything ran, writes none.
+
+--junit FILE is written on every exit: on a usage error or a receiver that
+cannot be reached, one test case in error says why.
+
+With --probe or --probe-cmd, the effects check asks the receiver what it
+stored, not only what it answered. The probe's contract (stable):
+
+  --probe <url-template>  a GET per document. {kind} (invoice or receipt),
+      {code} (data.code of an invoice, data.收款单.收款单编号 of a receipt),
+      {invoiceCode} (a described invoice's invoice number, else empty),
+      {event} and {requestId} (of the call that created the document) are
+      filled in, escaped for the path or the query. 404 means it holds
+      nothing. --probe-header adds headers; --timeout and the TLS flags apply.
+  --probe-cmd <command>  run with sh -c, the same values in WHSIM_KIND,
+      WHSIM_CODE, WHSIM_INVOICE_CODE, WHSIM_EVENT and WHSIM_REQUEST_ID; its
+      standard output is the answer; --timeout bounds it, and ends it with
+      every process it started. whsim's document numbers hold only A-Z,
+      0-9 and '-', safe inside SQL quotes.
+  The answer: a JSON object, or an array holding one (as sqlite3 -json
+      prints a row): "count" (required: how many records it holds for the
+      document), "state" (required when count is 1 or more: created,
+      audited or voided), "lines" (optional: how many lines it stored, the
+      items or records of an invoice, the 收款明细 of a receipt). Other
+      members are ignored; more than 1 MiB is the probe's error.
+
+Before the first case whsim asks about a document that cannot exist and
+expects count 0: a probe that cannot be reached, times out, exits non-zero or
+prints something unreadable is the probe's error, said once, exit 2, and
+never blamed on the receiver. Documents are probed together at the end of
+their sequence; one whose answer does not match yet is asked again with
+backoff until --settle runs out (default 2s: a receiver that answers first
+and stores from a queue stores within a second or so). Document numbers,
+requestIds and webhook-ids are fresh per run, even with --seed, so that a
+receiver keeping earlier runs' documents passes again: --seed fixes the
+documents, --fixed-ids the ids too (a byte-exact repeat). Without a probe,
+effects is skipped, saying what it would have proved.
+
+--latency-budget defaults to 1s: the spec names no time-out, senders commonly
+give up after 5 to 30 seconds, and a receiver should answer first and work
+after; one second at p99 leaves room for a cold start while catching one that
+processes each document before answering.
+
+Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
+receiver stopped answering, 2 for usage errors, a receiver that cannot be
+reached at all (or answers nothing to the first call within --timeout) or a
+probe that fails, 130 when interrupted.`
+
+const helpExample = `  whsim check --url http://localhost:3000/webhook
+  whsim check --url http://localhost:3000/webhook --checks accepts-valid,rejects-malformed
+  whsim check --url http://localhost:3000/webhook --exclude-checks load,latency --seed 42
+  whsim check --url https://hooks.example.com/erp -H 'Authorization: Bearer t0k3n' --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+  whsim check --url http://localhost:3000/webhook --junit check.xml --save-cases cases/
+  whsim check --url http://localhost:3000/webhook --exclude-cases 'type/*/*' -v
+  whsim check --url http://localhost:3000/webhook --seed 42 --fixed-ids
+  whsim check --url http://localhost:3000/webhook --probe 'http://localhost:3000/debug/{kind}s/{code}'
+  whsim check --url http://localhost:3000/webhook --probe-cmd ./probe.sh --settle 5s
+  whsim check --rerun cases/
+  whsim check --rerun report.json --url http://localhost:3001/webhook -H 'Authorization: Bearer t0k3n'
+  whsim check --url http://localhost:3000/webhook --report check.html
+  whsim check --url http://localhost:3000/webhook --output json | jq 'select(.verdict == "fail")'`
+
+// checkList is one line per check of the battery: its id and summary.
+func checkList() string {
+	var b strings.Builder
+	for _, c := range check.Checks() {
+		fmt.Fprintf(&b, "  %-23s %s\n", c.ID, c.Summary)
+	}
+	return b.String()
+}

@@ -1,0 +1,56 @@
+package listencmd
+
+// The help of whsim listen, as New gives it to cobra: --help, whsim man
+// and docs/reference.md are made from it.
+
+const helpUse = "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
+	"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url> [--fault <KIND=RATE[:ARG]>]... [--probe <url-template>|--probe-cmd <command>]] " +
+	"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040 [--ui-token <token>]] [--output text|json] [-v]"
+
+const helpShort = "Receive webhook calls: show, check and record each one"
+
+const helpLong = `Run a local webhook receiver. Every call is answered, checked against the spec
+(query event against body, every field) and shown as it arrives; --capture
+records each call, byte for byte, before it is answered, for validate and replay.
+
+Answers: --status (default 200), --delay, --fail-rate (answer 500 for that
+share of calls) and per-event sequences --respond EVENT=500,500,200 (the last
+code repeats) show how a sender retries. --forward-to passes every call on to
+your own receiver and returns its answer instead.
+
+With --forward-to, --fault KIND=RATE[:ARG] puts a real sender's worst day
+on that share of the calls, at most one fault per call, drawn from --seed,
+the requestId and its attempt (the same seed faults the same calls): toward
+the receiver duplicate, burst[:N], delay:DURATION, reorder[:N|DURATION],
+truncate, new-request-id; toward the sender drop (503), lose-answer
+(forwarded, answered 504), status:CODE. The plan is printed at start; each
+fault shows on the call's line, in its capture record and JSON (a "fault"
+member) and in the summary; the record of what the sender sent is unchanged.
+--probe or --probe-cmd (check's probe contract) then asks at the stop about
+each document that passed through: held once, in the state of its last
+acknowledged event? Those that broke are named with their faults (exit 1).
+
+It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
+connections it prints one line "listening on <url>" to stderr (and writes the
+URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
+the capture file and prints a summary; the exit status is then 0, or 1 when
+the capture failed during the run (calls after it were answered 5xx, unrecorded)
+or --probe found a document not held once in its state.
+
+--ui serves the web inspector on its own address (never the webhook's): the
+calls live in a browser, each body as a tree with its findings, search,
+diff, replay and export (see whsim inspect for a capture file). It keeps
+the newest 1,000 calls and 64 MiB of bodies in memory; with --capture,
+older calls and bodies are read back from the file as the page asks,
+without it they are gone from the page. The URL printed carries the
+session's token, drawn per run unless --ui-token (WHSIM_UI_TOKEN) names one
+(see whsim inspect --help for the API with curl).`
+
+const helpExample = `  whsim listen
+  whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
+  whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
+  whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
+  whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}/{code}'
+  whsim listen --output json | jq -c 'select(.verdict != "valid")'
+  whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
+  whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`
