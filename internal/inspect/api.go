@@ -36,7 +36,8 @@ var uiFiles embed.FS
 type Options struct {
 	Store *Store
 	// Mask returns headers with credential values masked, for showing;
-	// nil shows them as they are. Exports and replays use the real values.
+	// nil shows them as they are. Exports and replays use the real values;
+	// the copy commands mask by shellcmd's rule either way.
 	Mask func(http.Header) http.Header
 	// Replay sends a captured call to url byte for byte and says what came
 	// back; nil turns replay off.
