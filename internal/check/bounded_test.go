@@ -106,11 +106,18 @@ func TestReproOfLargeBodyNamesNoMissingFile(t *testing.T) {
 	big := []byte(strings.Repeat("x", maxInlineBody+1))
 	rep := &Reporter{Target: mustURL(t, "http://127.0.0.1:9/hook")}
 	r := &runner{cfg: Config{Target: rep.Target}}
+	bigReq := &attempt.Request{Body: big}
+	effects, _ := r.callCommand(sentCall{step: effStep{c: &Case{}}, req: bigReq, retried: bigReq, copies: 2}, "")
 	for name, cmd := range map[string]string{
 		"curl":    rep.reproduce(&CaseReport{Result: Result{Case: &Case{Body: big}}}),
 		"replay":  rep.reproduce(&CaseReport{Result: Result{Case: &Case{Body: big}}, sent: sent{resign: true}}),
-		"effects": r.curl(&attempt.Request{Body: big}, ""),
+		"effects": effects,
 	} {
+		// The note ends the line: a comment before the loop's done or the
+		// retry would leave them out of what the shell runs.
+		if cut := strings.Index(cmd, "  # "); cut < 0 || strings.Contains(cmd[:cut], "#") || strings.Contains(cmd[cut+4:], "curl") {
+			t.Errorf("%s: %q has its note elsewhere than at its end", name, cmd)
+		}
 		if strings.Contains(cmd, "case.json") || strings.Contains(cmd, "case.ndjson") {
 			t.Errorf("%s: %q names a file the run did not write", name, cmd)
 		}

@@ -2,11 +2,10 @@ package check
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,14 +153,24 @@ func (r *runner) callCommand(sc sentCall, file string) (string, *savedBody) {
 	if file != "" {
 		saved = &savedBody{path: file, body: sc.req.Body}
 	}
-	cmd := r.curl(sc.req, file)
+	// A note goes at the end of the line: a comment in the middle would
+	// end the loop or the retry after it.
+	var notes []string
+	curl := func(req *attempt.Request, file string) string {
+		cmd, note := r.curl(req, file)
+		if note != "" && !slices.Contains(notes, note) {
+			notes = append(notes, note)
+		}
+		return cmd
+	}
+	cmd := curl(sc.req, file)
 	switch {
 	case sc.step.c.NewRequestIDs && sc.copies > 1:
 		// Each copy's body differs in its requestId: one command each,
 		// in the background for copies sent at once.
 		var each []string
 		for k := range sc.copies {
-			one := r.curl(r.request(sc.step.c.Delivery(k), true), "")
+			one := curl(r.request(sc.step.c.Delivery(k), true), "")
 			if sc.step.atOnce {
 				one += " &"
 			}
@@ -177,7 +186,10 @@ func (r *runner) callCommand(sc sentCall, file string) (string, *savedBody) {
 		cmd = fmt.Sprintf("for i in $(seq %d); do %s; done", sc.copies, cmd)
 	}
 	if sc.retried != nil {
-		cmd += "; " + r.curl(sc.retried, file)
+		cmd += "; " + curl(sc.retried, file)
+	}
+	if len(notes) > 0 {
+		cmd += "  # " + strings.Join(notes, "; ")
 	}
 	return cmd, saved
 }
@@ -220,21 +232,18 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 			fmt.Fprintf(&b, "printf '%%s\\n' %s | ", line)
 		}
 	}
-	b.WriteString("whsim replay " + src + " --url " + shellcmd.Quote(r.maskedURL().String()) + shellcmd.Words(r.replayTLS()))
+	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.cfg.Target.String(), Flags: r.replayTLS(),
+		Tail: `--sign standard --secret "$WHSIM_REPLAY_SECRET"`}
 	if sc.step.atOnce && sc.copies > 1 {
-		fmt.Fprintf(&b, " --concurrency %d", sc.copies)
-	}
-	if src == "-" {
-		for _, k := range secretNames(r.cfg.Header) {
-			for _, v := range masked(r.cfg.Header, r.cfg.Header)[k] {
-				b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
-			}
-		}
+		cmd.Flags = append(cmd.Flags, "--concurrency", strconv.Itoa(sc.copies))
 	}
 	if sc.step.c.NewRequestIDs {
-		b.WriteString(" --new-request-id") // each copy under a requestId of its own
+		cmd.Flags = append(cmd.Flags, "--new-request-id") // each copy under a requestId of its own
 	}
-	b.WriteString(` --sign standard --secret "$WHSIM_REPLAY_SECRET"`)
+	if src == "-" {
+		cmd.Header = secretHeaders(r.cfg.Header)
+	}
+	b.WriteString(cmd.String())
 	return b.String(), saved
 }
 
@@ -252,46 +261,29 @@ func (r *runner) replayTLS() []string {
 	return out
 }
 
-// maskedURL is the run's URL, a password in it masked.
-func (r *runner) maskedURL() *url.URL {
-	u := *r.cfg.Target
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "****")
-	}
-	u.RawQuery = termsafe.MaskQuery(u.RawQuery)
-	return &u
-}
-
 // curl is a command that sends req again: the user's credentials masked
 // (reports end up in CI logs), the call's own signature kept. file, when
-// set, holds the body.
-func (r *runner) curl(req *attempt.Request, file string) string {
-	var b strings.Builder
-	b.WriteString("curl -sS" + shellcmd.Words(r.cfg.CurlTLS) + " -o /dev/null -w '%{http_code}\\n' -X POST ")
-	b.WriteString(shellcmd.Quote(attempt.URLFor(r.maskedURL(), req.Query)))
-	h := http.Header{"Content-Type": {"application/json"}}
+// set, holds the body. note, when not "", is what the command cannot say
+// of itself (a body it does not send), for the end of its line.
+func (r *runner) curl(req *attempt.Request, file string) (cmd, note string) {
+	user, own := http.Header{}, http.Header{}
+	if _, ok := req.Header["Content-Type"]; !ok {
+		own["Content-Type"] = []string{"application/json"}
+	}
 	for k, vs := range req.Header {
-		_, user := r.cfg.Header[k]
-		h[k] = nil
-		for _, v := range vs {
-			if user && termsafe.SecretHeader(k) {
-				v = termsafe.Mask(k, v)
-			}
-			h[k] = append(h[k], v)
+		if _, ok := r.cfg.Header[k]; ok {
+			user[k] = vs
+		} else {
+			own[k] = vs
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(h)) {
-		for _, v := range h[k] {
-			b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
-		}
+	c := shellcmd.Curl{Flags: append(append([]string{"-sS"}, r.cfg.CurlTLS...), "-o", "/dev/null", "-w", `%{http_code}\n`),
+		Method: http.MethodPost, URL: attempt.URLFor(r.cfg.Target, req.Query), Header: user, Own: own,
+		Body: req.Body, BodyFile: bodyFile, MaxInline: maxInlineBody}
+	if file != "" {
+		c.BodyFile, c.MaxInline = file, -1
+	} else if !c.Inline() {
+		note = notWritten(bodyFile, len(req.Body))
 	}
-	switch {
-	case file != "":
-		b.WriteString(" --data-binary @" + shellcmd.Quote(file))
-	case len(req.Body) > maxInlineBody:
-		b.WriteString(" --data-binary @" + bodyFile + "  # " + notWritten(bodyFile, len(req.Body)))
-	default:
-		b.WriteString(" --data-binary " + shellcmd.Quote(string(req.Body)))
-	}
-	return b.String()
+	return c.String(), note
 }

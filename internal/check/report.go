@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -247,7 +246,7 @@ func (r *Reporter) reproduce(cc *CaseReport) string {
 	}
 	if cc.Case.Check == Load {
 		// A hint runs as printed: it names the receiver.
-		again := "whsim check --url " + shellcmd.Quote(r.maskedTarget().String()) + " --checks load"
+		again := (&shellcmd.Whsim{Command: "check", URL: r.Target.String(), Flags: []string{"--checks", "load"}}).String()
 		if cc.File != "" {
 			cmd += "  # every call of the load check, one after another; load is judged at concurrency: " + again
 		} else {
@@ -262,39 +261,18 @@ func (r *Reporter) reproduce(cc *CaseReport) string {
 // delivered at once.
 func (r *Reporter) curlCommand(cc *CaseReport) string {
 	c := cc.Case
-	var b strings.Builder
-	if c.Copies > 1 {
-		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
+	// The user's headers, credentials masked (reports end up in CI logs);
+	// the case's own (a signature of this one body) kept.
+	own := http.Header{}
+	if _, ok := r.Header["Content-Type"]; !ok {
+		own["Content-Type"] = []string{"application/json"}
 	}
-	b.WriteString("curl -sS -i -X POST ")
-	b.WriteString(shellcmd.Quote(attempt.URLFor(r.maskedTarget(), c.Query)))
-	// The user's credentials are masked: reports end up in CI logs. The
-	// case's own headers (a signature of this one body) are not secrets.
-	h := masked(r.Header, r.Header)
-	if _, ok := h["Content-Type"]; !ok {
-		h["Content-Type"] = []string{"application/json"}
+	maps.Copy(own, c.Header)
+	cmd := shellcmd.Curl{Flags: []string{"-sS", "-i"}, Method: http.MethodPost, URL: attempt.URLFor(r.Target, c.Query),
+		Header: r.Header, Own: own, Body: c.Body, BodyFile: bodyFile, MaxInline: maxInlineBody,
+		Copies: c.Copies, AtOnce: c.AtOnce}
+	if !cmd.Inline() {
+		cmd.Note = notWritten(bodyFile, len(c.Body))
 	}
-	for k, v := range c.Header {
-		h[k] = v
-	}
-	for _, k := range slices.Sorted(maps.Keys(h)) {
-		for _, v := range h[k] {
-			b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
-		}
-	}
-	hint := ""
-	switch {
-	case len(c.Body) > maxInlineBody:
-		b.WriteString(" --data-binary @" + bodyFile)
-		hint = "  # " + notWritten(bodyFile, len(c.Body))
-	default:
-		b.WriteString(" --data-binary " + shellcmd.Quote(string(c.Body)))
-	}
-	switch {
-	case c.Copies > 1 && c.AtOnce:
-		b.WriteString(" & done; wait")
-	case c.Copies > 1:
-		b.WriteString("; done")
-	}
-	return termsafe.Lines(b.String() + hint)
+	return termsafe.Lines(cmd.String())
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -138,12 +137,12 @@ func masked(h, user http.Header) http.Header {
 	return out
 }
 
-// secretNames is the names of the user's credential headers, sorted.
-func secretNames(user http.Header) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(user)) {
+// secretHeaders are the user's credential headers, for -H.
+func secretHeaders(user http.Header) http.Header {
+	out := http.Header{}
+	for k, vs := range user {
 		if termsafe.SecretHeader(k) {
-			out = append(out, k)
+			out[k] = vs
 		}
 	}
 	return out
@@ -154,7 +153,7 @@ func secretNames(user http.Header) []string {
 func (r *Reporter) maskedTarget() *url.URL {
 	u := *r.Target
 	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "****")
+		u.User = url.UserPassword(u.User.Username(), "xxxxx") // as termsafe.URL, url.URL.Redacted
 	}
 	u.RawQuery = termsafe.MaskQuery(u.RawQuery)
 	return &u
@@ -301,34 +300,32 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 		}
 		src = "-"
 	}
-	b.WriteString("whsim replay " + src + " --url " + shellcmd.Quote(r.maskedTarget().String()))
+	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.Target.String()}
 	if c.AtOnce && copies > 1 {
-		fmt.Fprintf(&b, " --concurrency %d", copies)
+		cmd.Flags = append(cmd.Flags, "--concurrency", strconv.Itoa(copies))
 	}
 	if c.NewRequestIDs {
-		b.WriteString(" --new-request-id")
+		cmd.Flags = append(cmd.Flags, "--new-request-id")
 	}
 	// replay's exit status then says what the check says: 0 once fixed.
 	switch cc.sent.want {
 	case want4xx:
-		b.WriteString(" --expect-status 4xx")
+		cmd.Flags = append(cmd.Flags, "--expect-status", "4xx")
 	case want2xxOr4xx:
-		b.WriteString(" --expect-status 2xx,4xx")
+		cmd.Flags = append(cmd.Flags, "--expect-status", "2xx,4xx")
 	}
 	if src == "-" {
-		// The inline record holds the user's credentials masked.
-		for _, k := range secretNames(r.Header) {
-			for _, v := range masked(r.Header, r.Header)[k] {
-				b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
-			}
-		}
+		// The inline record holds the user's credentials masked: -H
+		// gives them to replay, masked as well.
+		cmd.Header = secretHeaders(r.Header)
 	}
 	if cc.sent.resign {
-		b.WriteString(` --sign standard --secret "$WHSIM_REPLAY_SECRET"`)
+		cmd.Tail = `--sign standard --secret "$WHSIM_REPLAY_SECRET"`
 	}
 	if src == caseFileHolder {
-		b.WriteString("  # " + notWritten(caseFileHolder, len(c.Body)))
+		cmd.Note = notWritten(caseFileHolder, len(c.Body))
 	}
+	b.WriteString(cmd.String())
 	return termsafe.Lines(b.String())
 }
 

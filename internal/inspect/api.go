@@ -19,7 +19,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/endpoint"
@@ -37,7 +36,8 @@ var uiFiles embed.FS
 type Options struct {
 	Store *Store
 	// Mask returns headers with credential values masked, for showing;
-	// nil shows them as they are. Exports and replays use the real values.
+	// nil shows them as they are. Exports and replays use the real values;
+	// the copy commands mask by shellcmd's rule either way.
 	Mask func(http.Header) http.Header
 	// Replay sends a captured call to url byte for byte and says what came
 	// back; nil turns replay off.
@@ -374,45 +374,40 @@ var sentByClient = []string{
 	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent",
 }
 
-// commands are the call as a curl command and as a whsim send command;
-// credential values are masked as everywhere on the page.
+// commands are the call as a curl command and as a whsim send command,
+// under shellcmd's one rule: every header of a captured call is the
+// sender's, its credentials masked (signatures too: the inspector cannot
+// tell one computed for this body from a fixed secret under such a name,
+// and the page masks them everywhere); the URL's too. A body that is not
+// UTF-8 text, or large, is sent from the call's file.
 func (h *handler) commands(c *call, file string) (curl, send string) {
 	r := c.Record
 	u := h.opts.Origin + r.Path
 	if r.Query != "" {
 		u += "?" + r.Query
 	}
-	var hdr []harNameValue
-	for _, nv := range h.headers(r.Headers) {
-		if !slices.ContainsFunc(sentByClient, func(k string) bool { return strings.EqualFold(k, nv.Name) }) {
-			hdr = append(hdr, nv)
+	hdr := make(http.Header, len(r.Headers))
+	for k, vs := range r.Headers {
+		if !slices.ContainsFunc(sentByClient, func(s string) bool { return strings.EqualFold(s, k) }) {
+			hdr[k] = vs
 		}
 	}
-	var b strings.Builder
-	b.WriteString("curl -X " + shellcmd.Word(r.Method) + " " + shellcmd.Word(u))
-	for _, nv := range hdr {
-		b.WriteString(" -H " + shellcmd.Word(nv.Name+": "+nv.Value))
+	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: hdr, Body: c.body, NoBody: c.Size == 0,
+		BodyFile: file, MaxInline: 64 << 10}
+	if c.Size > cc.MaxInline {
+		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
-	if c.Size > 0 {
-		if utf8.Valid(c.body) && c.Size <= 64<<10 {
-			b.WriteString(" --data-binary " + shellcmd.Word(string(c.body)))
-		} else {
-			b.WriteString(" --data-binary @" + file)
-		}
-	}
-	curl = b.String()
-
-	b.Reset()
-	b.WriteString("whsim send --url " + shellcmd.Word(h.opts.Origin+r.Path) + " --file " + file)
+	ws := shellcmd.Whsim{Command: "send", URL: h.opts.Origin + r.Path, Flags: []string{"--file", file}}
 	if c.Event != "" {
-		b.WriteString(" --event " + shellcmd.Word(c.Event))
+		ws.Flags = append(ws.Flags, "--event", c.Event)
 	}
-	for _, nv := range hdr {
-		if !strings.EqualFold(nv.Name, "Content-Type") {
-			b.WriteString(" -H " + shellcmd.Word(nv.Name+": "+nv.Value))
+	ws.Header = hdr.Clone()
+	for k := range ws.Header {
+		if strings.EqualFold(k, "Content-Type") {
+			delete(ws.Header, k)
 		}
 	}
-	return curl, b.String()
+	return cc.String(), ws.String()
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -165,7 +165,7 @@ func TestDetailTreeFindingsAndMasking(t *testing.T) {
 		!strings.Contains(d.Curl, "--data-binary '"+receiptBad+"'") {
 		t.Errorf("curl = %s", d.Curl)
 	}
-	if d.Send != "whsim send --url http://127.0.0.1:8080/hook --file call-2.json --event CREATE_RECEIVABLE_DOC -H 'Authorization: Bearer ****' -H 'X-Trace: trace-2'" {
+	if d.Send != "whsim send --url 'http://127.0.0.1:8080/hook' --file call-2.json --event CREATE_RECEIVABLE_DOC -H 'Authorization: Bearer ****' -H 'X-Trace: trace-2'" {
 		t.Errorf("send = %s", d.Send)
 	}
 	if d.Response == nil || d.Response.Status != 500 {
@@ -756,5 +756,26 @@ func TestDetailShowsTheFault(t *testing.T) {
 	get(t, srv.URL+"/api/calls/1", &d)
 	if f := d.Fault; f == nil || f.Kind != "lose-answer" || f.Attempt != 2 || f.Sender != "504 from listen" || len(f.Deliveries) != 1 {
 		t.Errorf("fault = %+v", f)
+	}
+}
+
+// The copy commands mask under shellcmd's one rule whatever the page's
+// Mask: the sender's credentials (a signature too: the inspector cannot
+// tell one from a fixed secret), a credential in the query; the headers a
+// client sets for itself are left out, send's Content-Type as well.
+func TestCommandsMaskByTheOneRule(t *testing.T) {
+	rec := record(1, "E", []byte(`{"a":"it's"}`), 200)
+	rec.Query = "token=t0k&businessType=E"
+	rec.Headers["Webhook-Signature"] = []string{"v1,abc="}
+	rec.Headers["User-Agent"] = []string{"sender/1"}
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
+	curl, send := h.commands(c, "call-1.json")
+	if want := `curl -X POST 'http://127.0.0.1:8080/hook?token=****&businessType=E' -H 'Authorization: Bearer ****' -H 'Content-Type: application/json' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1' --data-binary '{"a":"it'\''s"}'`; curl != want {
+		t.Errorf("curl =\n %s\nwant\n %s", curl, want)
+	}
+	if want := `whsim send --url 'http://127.0.0.1:8080/hook' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
+		t.Errorf("send =\n %s\nwant\n %s", send, want)
 	}
 }

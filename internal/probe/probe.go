@@ -363,21 +363,11 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	return a, nil
 }
 
-// Command is a curl command: the probe's headers masked where they are
-// credentials.
+// Command is a curl command that asks the probe's question: the user's
+// probe headers masked where they are credentials, as the URL's.
 func (p *httpProbe) Command(q Question) string {
-	var b strings.Builder
-	b.WriteString("curl -sS" + shellcmd.Words(p.CurlTLS))
-	for _, k := range slices.Sorted(maps.Keys(p.Header)) {
-		for _, v := range p.Header[k] {
-			if termsafe.SecretHeader(k) {
-				v = termsafe.Mask(k, v)
-			}
-			b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
-		}
-	}
-	b.WriteString(" " + shellcmd.Quote(redact(p.url(q))))
-	return b.String()
+	c := shellcmd.Curl{Flags: append([]string{"-sS"}, p.CurlTLS...), URL: p.url(q), Header: p.Header, NoBody: true}
+	return c.String()
 }
 
 // redact masks a URL's password and its credential query values.

@@ -1,9 +1,7 @@
 package checkcmd
 
 import (
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/whsim/whsim/internal/check"
@@ -22,29 +20,20 @@ const secretPlaceholder = `--secret "$WHSIM_CHECK_SECRET"`
 // placeholder, the probe and its settle time, the TLS flags. The caller
 // appends --checks and what else it needs.
 func checkCommand(where string, header http.Header, secret bool, opts *checkOptions) string {
-	var b strings.Builder
-	b.WriteString("whsim check --url " + shellcmd.Word(where))
-	for _, k := range slices.Sorted(maps.Keys(header)) {
-		for _, v := range header[k] {
-			if termsafe.SecretHeader(k) {
-				// Double quotes: the shell fills the variable in.
-				b.WriteString(` -H "` + k + `: $` + headerVar(k) + `"`)
-			} else {
-				b.WriteString(" -H " + shellcmd.Quote(k+": "+v))
-			}
-		}
-	}
+	cmd := shellcmd.Whsim{Command: "check", URL: where, Header: header, Vars: true}
+	var tail strings.Builder
 	if secret {
-		b.WriteString(" " + secretPlaceholder)
+		tail.WriteString(" " + secretPlaceholder)
 	}
-	b.WriteString(probeFlags(opts.Probe, opts.ProbeCmd, opts.ProbeHeaders, opts))
+	tail.WriteString(probeFlags(opts.Probe, opts.ProbeCmd, opts.ProbeHeaders, opts))
 	if opts.Insecure {
-		b.WriteString(" --insecure")
+		tail.WriteString(" --insecure")
 	}
 	if opts.CACert != "" {
-		b.WriteString(" --cacert " + shellcmd.Word(opts.CACert))
+		tail.WriteString(" --cacert " + shellcmd.Word(opts.CACert))
 	}
-	return termsafe.Lines(b.String())
+	cmd.Tail = strings.TrimPrefix(tail.String(), " ")
+	return termsafe.Lines(cmd.String())
 }
 
 // probeFlags are the flags that give a probe again: its header values,
@@ -56,8 +45,7 @@ func probeFlags(url, cmd string, headers []string, opts *checkOptions) string {
 		b.WriteString(" --probe " + shellcmd.Quote(url))
 		for _, h := range headers {
 			k, _, _ := strings.Cut(h, ":")
-			k = strings.TrimSpace(k)
-			b.WriteString(` --probe-header "` + k + `: $` + headerVar(k) + `"`)
+			b.WriteString(" --probe-header " + shellcmd.VarHeader(strings.TrimSpace(k)))
 		}
 	case cmd != "":
 		b.WriteString(" --probe-cmd " + shellcmd.Quote(cmd))
@@ -68,18 +56,4 @@ func probeFlags(url, cmd string, headers []string, opts *checkOptions) string {
 		b.WriteString(" --settle " + opts.Settle.String())
 	}
 	return b.String()
-}
-
-// headerVar is the variable a printed command reads a header's value
-// from: X-Api-Key is $X_API_KEY.
-func headerVar(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, name)
 }

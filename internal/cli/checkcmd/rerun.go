@@ -112,7 +112,7 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 	if r.probeNote != "" && o.Probe == "" && o.ProbeCmd == "" {
 		again.Probe = probe.Name(r.cfg.Probe)
 	}
-	r.cfg.Again = checkCommand(r.cfg.Target.Redacted(), r.cfg.Header, o.Secret != "", &again) + " --checks "
+	r.cfg.Again = checkCommand(r.cfg.Target.String(), r.cfg.Header, o.Secret != "", &again) + " --checks "
 	return r, nil
 }
 

@@ -1,0 +1,200 @@
+package shellcmd
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// Curl is a curl command that sends a call again, as whsim prints it for a
+// user to paste: check's reproductions, the probe's question, the
+// inspector's copy as curl. It holds the call as it went, credentials and
+// all; String applies the one rule for what a printed command hides:
+//
+//   - the URL as termsafe.URLString shows any URL: a password and the
+//     values of credential query parameters masked;
+//   - a header the user supplied (Header) that termsafe.SecretHeader names
+//     masked with termsafe.Mask: printed commands end up in CI logs;
+//   - a header the call carries of its own (Own), such as a signature
+//     computed for this one body, kept: it is no secret of the user's,
+//     and the command sends the same call only with it.
+type Curl struct {
+	// Flags are curl's own flags, right after "curl": -sS, -i, the run's
+	// TLS flags (-k, --cacert FILE), -o /dev/null.
+	Flags []string
+	// Method is -X's; "" leaves it to curl (GET, POST with a body).
+	Method string
+	URL    string
+	// Header are the user's headers; a credential among them is masked.
+	Header http.Header
+	// Own are the call's own headers, kept; a name here replaces the
+	// user's header of that name, as the call did.
+	Own http.Header
+	// Body is sent with --data-binary, an empty one too, unless NoBody.
+	Body   []byte
+	NoBody bool
+	// BodyFile is the file --data-binary reads the body from when it is
+	// not printed inline: longer than MaxInline bytes, or not UTF-8 text
+	// (a shell word cannot carry every byte, and a terminal shows some
+	// escaped).
+	BodyFile  string
+	MaxInline int
+	// Copies above 1 send the call that many times in a loop; AtOnce
+	// sends them in the background, all at once.
+	Copies int
+	AtOnce bool
+	// Note is a comment after the command (# …), to say what it cannot.
+	Note string
+}
+
+// Inline says whether the body is printed in the command rather than read
+// from BodyFile.
+func (c *Curl) Inline() bool {
+	return len(c.Body) <= c.MaxInline && utf8.Valid(c.Body)
+}
+
+// String is the command, ready to paste into a POSIX shell: every word
+// from the call quoted (Quote), curl's flags as words (Word).
+func (c *Curl) String() string {
+	var b strings.Builder
+	if c.Copies > 1 {
+		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
+	}
+	b.WriteString("curl" + Words(c.Flags))
+	if c.Method != "" {
+		b.WriteString(" -X " + Word(c.Method))
+	}
+	b.WriteString(" " + Quote(termsafe.URLString(c.URL)))
+	for _, h := range headerLines(c.Header, c.Own, false) {
+		b.WriteString(" -H " + h)
+	}
+	switch {
+	case c.NoBody:
+	case c.Inline():
+		b.WriteString(" --data-binary " + Quote(string(c.Body)))
+	default:
+		b.WriteString(" --data-binary " + Word("@"+c.BodyFile))
+	}
+	switch {
+	case c.Copies > 1 && c.AtOnce:
+		b.WriteString(" & done; wait")
+	case c.Copies > 1:
+		b.WriteString("; done")
+	}
+	b.WriteString(comment(c.Note))
+	return b.String()
+}
+
+// headerLines are -H's words: user's headers, a credential among them
+// masked (or, with vars, its variable), and own's, kept, a name in own
+// replacing user's; sorted by name.
+func headerLines(user, own http.Header, vars bool) []string {
+	var out []string
+	names := slices.Sorted(maps.Keys(user))
+	for k := range own {
+		if _, ok := user[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if vs, ok := own[k]; ok {
+			for _, v := range vs {
+				out = append(out, Quote(k+": "+v))
+			}
+			continue
+		}
+		for _, v := range user[k] {
+			switch {
+			case !termsafe.SecretHeader(k):
+				out = append(out, Quote(k+": "+v))
+			case vars:
+				out = append(out, VarHeader(k))
+			default:
+				out = append(out, Quote(k+": "+termsafe.Mask(k, v)))
+			}
+		}
+	}
+	return out
+}
+
+// HeaderVar is the variable a printed command reads a header's value
+// from: X-Api-Key is $X_API_KEY.
+func HeaderVar(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// VarHeader is a header as one word whose value the shell fills in from
+// the variable HeaderVar names: "Name: $NAME". A name the shell would
+// read into (a $ or ` is allowed in one) is single-quoted apart.
+func VarHeader(name string) string {
+	if Word(name) == name {
+		return `"` + name + `: $` + HeaderVar(name) + `"`
+	}
+	return Quote(name+": ") + `"$` + HeaderVar(name) + `"`
+}
+
+// Whsim is a whsim command line that sends calls again (whsim replay,
+// whsim send, whsim check), under Curl's rule for what it hides: the URL
+// masked as termsafe.URLString masks it, a credential among the user's
+// headers masked, the call's own headers kept.
+type Whsim struct {
+	// Command is the subcommand and what comes before --url, as shell
+	// text its caller wrote: "replay 'cases/x.ndjson'", "send".
+	Command string
+	URL     string
+	// Flags come after the URL, each a word (Word).
+	Flags []string
+	// Header and Own are the -H flags, as Curl's.
+	Header, Own http.Header
+	// Vars gives a credential among Header as the variable HeaderVar
+	// names ("Authorization: $AUTHORIZATION"), which the shell fills in,
+	// rather than masked: for a command meant to run again, as printed,
+	// with the user's own values. Its value is not printed either way.
+	Vars bool
+	// Tail is shell text after the -H flags, as its caller wrote it: a
+	// flag whose value the shell fills in (--secret "$VAR").
+	Tail string
+	// Note is a comment after the command (# …).
+	Note string
+}
+
+// String is the command, ready to paste into a POSIX shell.
+func (w *Whsim) String() string {
+	var b strings.Builder
+	b.WriteString("whsim " + w.Command)
+	if w.URL != "" {
+		b.WriteString(" --url " + Quote(termsafe.URLString(w.URL)))
+	}
+	b.WriteString(Words(w.Flags))
+	for _, h := range headerLines(w.Header, w.Own, w.Vars) {
+		b.WriteString(" -H " + h)
+	}
+	if w.Tail != "" {
+		b.WriteString(" " + w.Tail)
+	}
+	b.WriteString(comment(w.Note))
+	return b.String()
+}
+
+// comment is note as a comment ending a command line, on that one line:
+// a line break would end the comment and run what follows it.
+func comment(note string) string {
+	if note == "" {
+		return ""
+	}
+	return "  # " + strings.NewReplacer("\r", " ", "\n", " ").Replace(note)
+}

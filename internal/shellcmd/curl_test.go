@@ -1,0 +1,215 @@
+package shellcmd
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+func TestCurl(t *testing.T) {
+	big := strings.Repeat("x", 5)
+	for _, tc := range []struct {
+		name string
+		c    Curl
+		want string
+	}{
+		{"authorization masked, its scheme kept",
+			Curl{Flags: []string{"-sS"}, URL: "http://h/hook", Header: http.Header{"Authorization": {"Bearer s3cret"}}, NoBody: true},
+			`curl -sS 'http://h/hook' -H 'Authorization: Bearer ****'`},
+		{"api key and cookie masked, a plain header kept",
+			Curl{URL: "http://h/", Header: http.Header{"X-Api-Key": {"k3y"}, "Cookie": {"sid=abc"}, "X-Trace": {"t-1"}}, NoBody: true},
+			`curl 'http://h/' -H 'Cookie: ****' -H 'X-Api-Key: ****' -H 'X-Trace: t-1'`},
+		{"password in the URL masked as termsafe.URL masks it",
+			Curl{URL: "https://bob:pw@h/hook", NoBody: true},
+			`curl 'https://bob:xxxxx@h/hook'`},
+		{"a credential in the query masked, the rest of the query kept",
+			Curl{Method: "GET", URL: "http://h/probe?token=t0k&code=&kind=invoice&api_key=k", NoBody: true},
+			`curl -X GET 'http://h/probe?token=****&code=&kind=invoice&api_key=****'`},
+		{"the call's own signature kept, the user's credential masked, own sorted in",
+			Curl{Method: "POST", URL: "http://h/hook",
+				Header: http.Header{"Authorization": {"Basic dTpw"}},
+				Own:    http.Header{"Webhook-Signature": {"v1,abc="}, "Content-Type": {"application/json"}},
+				Body:   []byte(`{}`), MaxInline: 10},
+			`curl -X POST 'http://h/hook' -H 'Authorization: Basic ****' -H 'Content-Type: application/json' -H 'Webhook-Signature: v1,abc=' --data-binary '{}'`},
+		{"own replaces the user's header of its name",
+			Curl{URL: "http://h/", Header: http.Header{"X-Signature": {"user's"}}, Own: http.Header{"X-Signature": {"this body's"}}, NoBody: true},
+			`curl 'http://h/' -H 'X-Signature: this body'\''s'`},
+		{"every value of a header, in order",
+			Curl{URL: "http://h/", Header: http.Header{"X-Token": {"a", "b"}, "Accept": {"a", "b"}}, NoBody: true},
+			`curl 'http://h/' -H 'Accept: a' -H 'Accept: b' -H 'X-Token: ****' -H 'X-Token: ****'`},
+		{"a body with single quotes and newlines, quoted",
+			Curl{URL: "http://h/", Body: []byte("{\"n\":\"it's\"}\n$(id)\n"), MaxInline: 100},
+			"curl 'http://h/' --data-binary '{\"n\":\"it'\\''s\"}\n$(id)\n'"},
+		{"an empty body sent as such",
+			Curl{Method: "POST", URL: "http://h/"},
+			`curl -X POST 'http://h/' --data-binary ''`},
+		{"a body longer than MaxInline read from its file, a note at the end",
+			Curl{URL: "http://h/", Body: []byte(big), BodyFile: "BODY_FILE", MaxInline: 4, Note: "BODY_FILE: not written"},
+			`curl 'http://h/' --data-binary @BODY_FILE  # BODY_FILE: not written`},
+		{"a body that is not UTF-8 read from its file",
+			Curl{URL: "http://h/", Body: []byte{0xff, 'a'}, BodyFile: "call 3.json", MaxInline: 100},
+			`curl 'http://h/' --data-binary '@call 3.json'`},
+		{"MaxInline below 0: always from the file",
+			Curl{URL: "http://h/", Body: []byte(`{}`), BodyFile: "cases/x.json", MaxInline: -1},
+			`curl 'http://h/' --data-binary @cases/x.json`},
+		{"copies in a loop, a note's line break kept off the command",
+			Curl{Flags: []string{"-sS", "--cacert", "/a b/ca.pem"}, URL: "http://h/", Body: []byte(`{}`), MaxInline: 9, Copies: 3, Note: "one\nrm -rf x"},
+			`for i in $(seq 3); do curl -sS --cacert '/a b/ca.pem' 'http://h/' --data-binary '{}'; done  # one rm -rf x`},
+		{"copies at once in the background",
+			Curl{URL: "http://h/", Body: []byte(`{}`), MaxInline: 9, Copies: 2, AtOnce: true},
+			`for i in $(seq 2); do curl 'http://h/' --data-binary '{}' & done; wait`},
+	} {
+		c := tc.c
+		if got := c.String(); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+		if got := c.String(); strings.Contains(got, "s3cret") || strings.Contains(got, "k3y") || strings.Contains(got, "t0k") || strings.Contains(got, ":pw@") {
+			t.Errorf("%s: %s shows a credential", tc.name, got)
+		}
+	}
+}
+
+func TestWhsim(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w    Whsim
+		want string
+	}{
+		{"replay: the user's credentials masked, the URL's too",
+			Whsim{Command: "replay -", URL: "http://u:pw@h/hook?sig=x", Flags: []string{"--concurrency", "8"},
+				Header: http.Header{"Authorization": {"Bearer s3cret"}}, Tail: `--sign standard --secret "$WHSIM_REPLAY_SECRET"`},
+			`whsim replay - --url 'http://u:xxxxx@h/hook?sig=****' --concurrency 8 -H 'Authorization: Bearer ****' --sign standard --secret "$WHSIM_REPLAY_SECRET"`},
+		{"send: flags as words, a note",
+			Whsim{Command: "send", URL: "http://h/hook", Flags: []string{"--file", "call-2.json", "--event", "E"},
+				Header: http.Header{"X-Trace": {"t 2"}}, Note: "n"},
+			`whsim send --url 'http://h/hook' --file call-2.json --event E -H 'X-Trace: t 2'  # n`},
+		{"check again: a credential as its variable, the rest as it is",
+			Whsim{Command: "check", URL: "http://h/hook", Vars: true,
+				Header: http.Header{"X-Api-Key": {"k3y"}, "X-Tenant": {"7"}, "X-A$HOME-Token": {"t"}}},
+			`whsim check --url 'http://h/hook' -H 'X-A$HOME-Token: '"$X_A_HOME_TOKEN" -H "X-Api-Key: $X_API_KEY" -H 'X-Tenant: 7'`},
+	} {
+		if got := tc.w.String(); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// argvPrinter puts on PATH a program of each given name that writes its
+// arguments, each as its length in bytes, a colon and its bytes: what a
+// shell made of a command line, to compare with the words it was built of.
+func argvPrinter(t testing.TB, names ...string) []string {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH") // the read-back needs a POSIX shell
+	}
+	dir := t.TempDir()
+	for _, n := range names {
+		script := "#!" + sh + "\nfor a do printf '%d:%s' \"${#a}\" \"$a\"; done\n"
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// LC_ALL=C: ${#a} counts bytes.
+	return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), "LC_ALL=C"}
+}
+
+// readArgv runs line in sh, with env, and reads back the arguments the
+// printer was given.
+func readArgv(t *testing.T, env []string, line string) []string {
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sh -c %q: %v", line, err)
+	}
+	var args []string
+	for len(out) > 0 {
+		n, rest, ok := bytes.Cut(out, []byte(":"))
+		k, err := strconv.Atoi(string(n))
+		if !ok || err != nil || k > len(rest) {
+			t.Fatalf("printer wrote %q", out)
+		}
+		args, out = append(args, string(rest[:k])), rest[k:]
+	}
+	return args
+}
+
+// FuzzCurlReadBack: a curl or whsim command built of any method, URL,
+// header and body runs, in sh, with exactly the words it was built of,
+// credentials masked by the one rule and nothing else changed.
+func FuzzCurlReadBack(f *testing.F) {
+	for _, s := range [][5]string{
+		{"POST", "http://127.0.0.1:9/hook?businessType=X", "Webhook-Signature", "v1,abc=", `{"requestId":"it's"}`},
+		{"GET", "https://u:pw@h/x?token=t&a=b", "X-A$B`c`", "$(id) ${x} \\", "line\nline\n"},
+		{"", "'; rm -rf / #", "", "", ""},
+		{"X Y", "http://h/?q=\"\"", "K", "\t*?[]~#&;|<>", "\xff\xfe"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3], s[4], "Bearer s3cret")
+	}
+	env := argvPrinter(f, "curl", "whsim")
+	f.Fuzz(func(t *testing.T, method, url, name, value, body, auth string) {
+		for _, s := range []string{method, url, name, value, body, auth} {
+			if strings.ContainsRune(s, 0) {
+				return // no argument can hold a NUL
+			}
+		}
+		if name == "Authorization" || name == "X-Trace" {
+			return // own replaces the user's header of its name: another test's
+		}
+		user := http.Header{"Authorization": {auth}, "X-Trace": {value}}
+		own := http.Header{name: {value}}
+		c := Curl{Flags: []string{"-sS", "-w", `%{http_code}\n`}, Method: method, URL: url, Header: user, Own: own,
+			Body: []byte(body), BodyFile: "body file.json", MaxInline: 16}
+		want := append([]string{}, c.Flags...)
+		if method != "" {
+			want = append(want, "-X", method)
+		}
+		want = append(want, termsafe.URLString(url))
+		hs := [][2]string{{"Authorization", termsafe.Mask("Authorization", auth)}, {"X-Trace", value}, {name, value}}
+		slices.SortFunc(hs, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		for _, h := range hs {
+			want = append(want, "-H", h[0]+": "+h[1])
+		}
+		if c.Inline() {
+			want = append(want, "--data-binary", body)
+		} else {
+			want = append(want, "--data-binary", "@body file.json")
+		}
+		if got := readArgv(t, env, c.String()); !slices.Equal(got, want) {
+			t.Fatalf("sh read\n  %s\nas %q\nwant %q", c.String(), got, want)
+		}
+
+		w := Whsim{Command: "replay -", URL: url, Flags: []string{"--event", method}, Header: user, Own: own, Note: body}
+		want = []string{"replay", "-"}
+		if url != "" {
+			want = append(want, "--url", termsafe.URLString(url))
+		}
+		want = append(want, "--event", method)
+		for _, h := range hs {
+			want = append(want, "-H", h[0]+": "+h[1])
+		}
+		if got := readArgv(t, env, w.String()); !slices.Equal(got, want) {
+			t.Fatalf("sh read\n  %s\nas %q\nwant %q", w.String(), got, want)
+		}
+
+		// A credential as its variable: the shell fills in the value.
+		secret := name + "-Token"
+		v := HeaderVar(secret)
+		if v[0] >= '0' && v[0] <= '9' {
+			return // no shell variable has such a name
+		}
+		w = Whsim{Command: "check", Header: http.Header{secret: {"never printed"}}, Vars: true}
+		want = []string{"check", "-H", secret + ": " + value}
+		if got := readArgv(t, append(env, v+"="+value), w.String()); !slices.Equal(got, want) || strings.Contains(w.String(), "never printed") {
+			t.Fatalf("sh read\n  %s\nas %q\nwant %q", w.String(), got, want)
+		}
+	})
+}
