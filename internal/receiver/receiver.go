@@ -24,8 +24,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
-	"unsafe"
 
 	"golang.org/x/sync/semaphore"
 
@@ -313,7 +311,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			req.Header["Trailer"] = []string{strings.Join(trailerNames(c), ", ")}
 		}
 	}
-	rec.Body, rec.BodyEncoding = bodyString(body)
+	rec.ShareBody(body) // c.Body and rec.Body share the bytes; nothing writes to them after readBody
 	c.Findings = r.protocolFindings(c)
 
 	var ans answer
@@ -476,16 +474,6 @@ func bodyErrStatus(err error) int {
 		return http.StatusRequestTimeout
 	}
 	return http.StatusBadRequest
-}
-
-// bodyString is the record's form of body, as capture.EncodeBody makes
-// it, without copying a UTF-8 body: the record's string shares the bytes
-// of Call.Body, which nothing writes to after readBody.
-func bodyString(body []byte) (string, string) {
-	if utf8.Valid(body) {
-		return unsafe.String(unsafe.SliceData(body), len(body)), capture.UTF8
-	}
-	return capture.EncodeBody(body)
 }
 
 // Rule ids of the problems the receiver itself sees, beside the validator's.
