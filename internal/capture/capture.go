@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/spec"
@@ -54,6 +55,10 @@ type Record struct {
 	// Fault is what listen --fault did to the call; the members above stay
 	// what the sender sent and what it was answered.
 	Fault *Fault `json:"fault,omitempty"`
+
+	// checkedBody is Body as ShareBody found it valid UTF-8: while Body is
+	// still that string, Append escapes it without checking it again.
+	checkedBody string
 }
 
 // Response is what listen answered.
@@ -121,6 +126,25 @@ func DecodeBody(s, encoding string) ([]byte, error) {
 
 // SetBody stores b as the record's body.
 func (r *Record) SetBody(b []byte) { r.Body, r.BodyEncoding = EncodeBody(b) }
+
+// ShareBody stores b as the record's body as SetBody does, without copying
+// a UTF-8 body: Body shares b's bytes, which the caller must not write to
+// after. It remembers that the body is valid UTF-8, which spares Append a
+// second check (jsonstr.AppendUTF8); a Body set otherwise later is checked.
+func (r *Record) ShareBody(b []byte) {
+	if utf8.Valid(b) {
+		r.Body, r.BodyEncoding = unsafe.String(unsafe.SliceData(b), len(b)), UTF8
+		r.checkedBody = r.Body
+		return
+	}
+	r.Body, r.BodyEncoding = base64.StdEncoding.EncodeToString(b), Base64
+}
+
+// bodyChecked reports whether Body is the string ShareBody found valid
+// UTF-8: the same bytes at the same address.
+func (r *Record) bodyChecked() bool {
+	return len(r.Body) == len(r.checkedBody) && unsafe.StringData(r.Body) == unsafe.StringData(r.checkedBody)
+}
 
 // RequestBody returns the request body byte for byte.
 func (r *Record) RequestBody() ([]byte, error) { return DecodeBody(r.Body, r.BodyEncoding) }

@@ -50,7 +50,11 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		b = append(b, '}')
 	}
 	b = append(b, `,"body":`...)
-	b = jsonstr.Append(b, r.Body)
+	if r.bodyChecked() {
+		b = jsonstr.AppendUTF8(b, r.Body)
+	} else {
+		b = jsonstr.Append(b, r.Body)
+	}
 	b = append(b, `,"bodyEncoding":`...)
 	b = jsonstr.Append(b, r.BodyEncoding)
 	if p := r.Response; p != nil {

@@ -31,7 +31,11 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 		if hk != "" {
 			r.Headers = http.Header{hk: {hv, hv + "2"}, "Z": nil, "A": {}}
 		}
-		r.SetBody(body)
+		if nanos%2 == 0 {
+			r.ShareBody(bytes.Clone(body)) // escaped by jsonstr.AppendUTF8 when valid UTF-8
+		} else {
+			r.SetBody(body)
+		}
 		if status != 0 {
 			r.Response = &Response{Status: status, Headers: r.Headers}
 			r.Response.Body, r.Response.BodyEncoding = EncodeBody(body)
@@ -56,4 +60,28 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 			t.Fatalf("appendRecord differs from encoding/json:\n got %s\nwant %s", got, want)
 		}
 	})
+}
+
+// TestAppendBodySetAfterShareBody: a Body set after ShareBody is escaped as
+// any string is, not taken for the valid UTF-8 ShareBody checked.
+func TestAppendBodySetAfterShareBody(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		set  func(r *Record)
+	}{
+		{"other bytes", func(r *Record) { r.Body = "a\xffb\u2028" }},
+		{"cut inside a character", func(r *Record) { r.Body = r.Body[:7] }},
+		{"base64 body", func(r *Record) { r.SetBody([]byte{0xff, 0x00}) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Record{Capture: Version, Time: time.Unix(0, 0).UTC(), Method: "POST", Path: "/"}
+			r.ShareBody([]byte(`{"a":"收款单"}`))
+			tt.set(r)
+			got, ok := appendRecord(nil, r)
+			if want := encodingJSON(r); !ok || !bytes.Equal(got, want) {
+				t.Fatalf("appendRecord differs from encoding/json:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
 }

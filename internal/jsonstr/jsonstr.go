@@ -4,7 +4,12 @@
 // on hot paths.
 package jsonstr
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"unicode/utf8"
+)
 
 const hex = "0123456789abcdef"
 
@@ -72,4 +77,91 @@ func Append(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendUTF8 is Append for s known to be valid UTF-8 (utf8.ValidString):
+// only the ASCII bytes JSON escapes (controls, '"', '\\') and U+2028 and
+// U+2029 need a look. It moves eight bytes at a time, word to word, testing
+// each word for those bytes and for the 0xe2 that starts U+2028: a capture's
+// body, mostly CJK with a quote every few bytes, costs a copy call per
+// quote in Append and none here. Given invalid UTF-8 its output is not
+// JSON's: callers must know s is valid (FuzzAppendUTF8 holds the two equal
+// on valid input).
+func AppendUTF8(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = slices.Grow(b, len(s)+16)
+	i := 0
+	for i < len(s) {
+		if cap(b)-len(b) < 16 {
+			// An escape takes at most 6 bytes, a word 8.
+			b = slices.Grow(b, len(s)-i+16)
+		}
+		n := len(b)
+		if i+8 <= len(s) {
+			// The whole word goes out; what follows a byte to look at is
+			// written again after it.
+			x := load64(s, i)
+			binary.LittleEndian.PutUint64(b[n:n+8], x)
+			m := attention(x)
+			if m == 0 {
+				b = b[:n+8]
+				i += 8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			b = b[:n+k]
+			i += k
+		} else if c := s[i]; c >= 0x20 && c != '"' && c != '\\' && c != 0xe2 {
+			b = append(b, c)
+			i++
+			continue
+		}
+		c := s[i]
+		switch c {
+		case 0xe2:
+			if i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&0xfe == 0xa8 {
+				b = append(b, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
+				i += 3
+				continue
+			}
+			b = append(b, c)
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+	}
+	return append(b, '"')
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// load64 is the eight bytes of s from i, the first in the low byte.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// attention has the high bit set in the byte of x that is the first one
+// below 0x20 or equal to '"', '\\' or 0xe2, and is 0 when none is. Bytes
+// after the first flagged one may be flagged wrongly (a borrow carries into
+// them), so only the lowest flag is to be read.
+func attention(x uint64) uint64 {
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	return ((x-0x20*ones)&^x&highs | zero(x^'"'*ones) | zero(x^'\\'*ones) | zero(x^0xe2*ones))
 }

@@ -3,7 +3,12 @@ package jsonstr
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/fixtures"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 func stdlib(s string) []byte {
@@ -31,4 +36,58 @@ func FuzzAppend(f *testing.F) {
 			t.Fatalf("Append(%q) = %s, want %s", s, got, want)
 		}
 	})
+}
+
+func TestAppendUTF8MatchesAppend(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "plain", "收款单 汇率", "quote\" back\\slash", "ctl\x00\x01\x08\x0c\x1f\n\r\t",
+		"<html>&amp;", "\u2028\u2029", "😀", "\x7f\u0080\u009f", "12345678\"", "1234567\"",
+		"“quoted”…—\u2027\u202a", "abcdefg\u2028", "abcdef\u2029", `{"收款单":{"收款单编号":"SKD202610080006","汇率":1.0000}}`,
+		strings.Repeat("é\"\\\n", 40), strings.Repeat("x", 1000) + "\x1f"} {
+		if got, want := AppendUTF8([]byte("x"), s), Append([]byte("x"), s); !bytes.Equal(got, want) {
+			t.Errorf("AppendUTF8(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+// FuzzAppendUTF8 holds AppendUTF8 equal to Append on valid UTF-8, from any
+// offset of a reused buffer (the word writes run past the output's end).
+func FuzzAppendUTF8(f *testing.F) {
+	f.Add("收款单\x00\u2028\u2029\"\\x", 3)
+	f.Add(`{"requestId":"e311f80a","data":{"收款单":{"编号":"SKD2026"}}}`, 0)
+	f.Fuzz(func(t *testing.T, s string, pre int) {
+		if !utf8.ValidString(s) {
+			s = strings.ToValidUTF8(s, "\u2028")
+		}
+		prefix := bytes.Repeat([]byte("p"), pre&63)
+		buf := make([]byte, len(prefix), len(prefix)+pre&7)
+		copy(buf, prefix)
+		got := AppendUTF8(buf, s)
+		want := Append(bytes.Clone(prefix), s)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("AppendUTF8(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+// BenchmarkAppendBody escapes a payload as a capture record holds it
+// (mostly CJK, a quote every few bytes), the old way and the fast path.
+func BenchmarkAppendBody(b *testing.B) {
+	body, err := fixtures.Get("CREATE_RECEIVABLE_DOC", spec.Sample)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(body)
+	for _, bm := range []struct {
+		name   string
+		append func([]byte, string) []byte
+	}{{"Append", Append}, {"AppendUTF8", AppendUTF8}} {
+		b.Run(bm.name, func(b *testing.B) {
+			buf := make([]byte, 0, 2*len(s))
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				buf = bm.append(buf[:0], s)
+			}
+		})
+	}
 }

@@ -44,7 +44,7 @@ func benchReceiver(b *testing.B) (*Receiver, *capture.File, *atomic.Int64, []byt
 		b.Fatal(err)
 	}
 	var observed atomic.Int64
-	rcv := New(Config{Capture: f, Checker: v, Observe: func(*Call) { observed.Add(1) }})
+	rcv := New(Config{Capture: f, Checker: v, Observe: func(*Call) { observed.Add(1) }, Recycle: true})
 	return rcv, f, &observed, body
 }
 

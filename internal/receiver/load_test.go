@@ -16,20 +16,41 @@ import (
 )
 
 // 64 concurrent senders, 20,000 calls over loopback: every call answered
-// 2xx is in the capture file exactly once, body intact, and was observed.
-// Bounded in count; no timing is asserted.
+// 2xx is in the capture file exactly once, body intact, and was observed
+// with its own body; also with Config.Recycle, where a body's buffer given
+// back too early would show as another call's bytes. Bounded in count; no
+// timing is asserted.
 func TestLoadNoLossNoDuplicates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test; runs without -short")
 	}
-	const senders, calls = 64, 20_000
+	for _, recycle := range []bool{false, true} {
+		calls := int64(20_000)
+		if recycle {
+			calls = 5_000 // enough to reuse every buffer many times over
+		}
+		t.Run(fmt.Sprintf("recycle=%v", recycle), func(t *testing.T) { loadNoLossNoDuplicates(t, recycle, calls) })
+	}
+}
+
+func loadNoLossNoDuplicates(t *testing.T, recycle bool, calls int64) {
+	const senders = 64
 	path := filepath.Join(t.TempDir(), "load.ndjson")
 	f, _, err := capture.OpenFile(path, capture.SyncInterval)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var observedN atomic.Int64
-	rcv := New(Config{Capture: f, Checker: fakeChecker{}, Queue: 256, Observe: func(*Call) { observedN.Add(1) }})
+	observed := map[string]bool{} // bodies as Observe saw them; Observe runs on one goroutine
+	var badObserved []string
+	rcv := New(Config{Capture: f, Checker: fakeChecker{}, Queue: 256, Recycle: recycle, Observe: func(c *Call) {
+		observedN.Add(1)
+		if b := string(c.Body); c.Record.Body != b || observed[b] {
+			badObserved = append(badObserved, fmt.Sprintf("body %q, record's %q", b, c.Record.Body))
+		} else {
+			observed[b] = true
+		}
+	}})
 	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +107,19 @@ func TestLoadNoLossNoDuplicates(t *testing.T) {
 		}
 		seen[string(b)] = true
 	}
-	lost := 0
+	lost, unobserved := 0, 0
 	acked.Range(func(k, _ any) bool {
 		if !seen[k.(string)] {
 			lost++
 		}
+		if !observed[k.(string)] {
+			unobserved++
+		}
 		return true
 	})
+	if len(badObserved) > 0 || unobserved > 0 {
+		t.Errorf("%d acknowledged calls not observed with their body; %d observed wrong or twice, first: %v", unobserved, len(badObserved), badObserved[:min(1, len(badObserved))])
+	}
 	t.Logf("%d calls: %d acknowledged 2xx, %d transport errors, %d records, %d lost, %d duplicated, %d observed",
 		calls, ackedN.Load(), failed.Load(), len(recs), lost, dups, observedN.Load())
 	if lost != 0 || dups != 0 || int64(len(recs)) != ackedN.Load() || ackedN.Load() != calls || observedN.Load() != calls {

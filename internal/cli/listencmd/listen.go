@@ -284,6 +284,10 @@ func (r *listenSession) observe() {
 	}
 	r.cfg.Observe = observe
 	if o.UI == "" {
+		// The printer keeps nothing of a call, and without --forward-to no
+		// body is still being sent on after the answer: each call's memory
+		// can serve a later one. The inspector's feed keeps calls.
+		r.cfg.Recycle = r.cfg.ForwardTo == nil
 		return
 	}
 	// Calls that left the page's window are checked as listen checked them.
