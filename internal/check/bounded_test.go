@@ -74,7 +74,10 @@ func TestUnfinishedAnswerFails(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client := testClient(t, 300*time.Millisecond)
+	// The timeout must outlast the answer's head on a loaded machine, or a
+	// call fails as unanswered, not as unfinished: 300 ms did not at a load
+	// average of 20.
+	client := testClient(t, time.Second)
 	cfg.Client, cfg.Signer = client, nil
 	cfg.Checks = []string{acceptsValid, Load}
 	cfg.LoadCount = 8
