@@ -65,6 +65,16 @@ func OSStreams() Streams { return cmdutil.OSStreams() }
 // Main runs whsim with args and returns its exit code. It owns the signals:
 // Ctrl-C or SIGTERM cancels the context the commands run under.
 func Main(ctx context.Context, args []string, s Streams, b Build) int {
+	// whsim --version alone runs no command: it prints the line cobra's
+	// version template would, without the signal handling (a locked OS
+	// thread), the command tree and the template that cost as much as the
+	// rest of the process's own start-up (#35). Should the write fail, the
+	// whole path below runs instead, so the failure is told as before.
+	if commandNamed(args) == rootAlone {
+		if _, err := fmt.Fprintln(s.Out, b.String()); err == nil {
+			return cmdutil.ExitOK
+		}
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Execute(ctx, cmdutil.NewApp(s, b, time.Now), args)

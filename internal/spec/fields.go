@@ -1,6 +1,9 @@
 package spec
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Type is a JSON type as the spec names it. Integer is a number without a
 // fractional part.
@@ -191,8 +194,18 @@ func customerObject(name string, of Datum, meaning string) Field {
 		who(str("name", PartyName, "Customer name"), CompanyName)), Customer)
 }
 
+// The tables are built on first use rather than when the package is
+// initialised: building them was most of what package spec cost every
+// process, whsim --version included, whether it read them or not (#35).
 var (
-	createType = Field{Name: "createType", Type: String, Closed: true, Numbered: true, Marker: true, Of: InvCreateType,
+	invoiceTable = sync.OnceValue(invoice)
+	receiptTable = sync.OnceValue(receipt)
+)
+
+// invoice is the purchase invoice in the described shape, with what the
+// sample shape leaves out or names differently.
+func invoice() []Field {
+	createType := Field{Name: "createType", Type: String, Closed: true, Numbered: true, Marker: true, Of: InvCreateType,
 		Meaning: "Type of the document the invoice was raised from",
 		Values: []value{
 			{Name: "SALE_ORDER", Number: 0, Meaning: "sales order"},
@@ -203,7 +216,7 @@ var (
 			{Name: "PURCHASE_RETURN", Number: 5, Meaning: "purchase return"},
 		}}
 
-	status = Field{Name: FieldStatus, Type: String, Closed: true, Of: InvStatus, Meaning: "Audit status",
+	status := Field{Name: FieldStatus, Type: String, Closed: true, Of: InvStatus, Meaning: "Audit status",
 		Values: []value{
 			{Name: StatusPass, Meaning: "approved"},
 			{Name: StatusRefusal, Meaning: "rejected"},
@@ -211,9 +224,7 @@ var (
 		sample: &Field{Name: FieldStatus, Type: Integer, Of: InvStatusNumber,
 			Meaning: "Audit status as a number (values not given; whsim sends 1 approved, 2 rejected)"}}
 
-	// invoice is the purchase invoice in the described shape, with what the
-	// sample shape leaves out or names differently.
-	invoice = []Field{
+	return []Field{
 		who(str(FieldCode, InvCode, "Document code (may be an empty string)"), DocumentNumber),
 		describedOnly(marker(Field{Name: "invoiceType", Type: String, Advisory: true, Of: InvType, Meaning: "Invoice type",
 			Values: []value{{Name: "VALUE_ADDED_TAX", Meaning: "value-added tax invoice"}}})),
@@ -247,10 +258,12 @@ var (
 			who(str(FieldComments, ItemRemark, "Line remark"), Remark),
 		)), FieldRecords, "Invoice lines (where the description has items)"),
 	}
+}
 
-	// receipt is the receipt document in the sample shape; the described
-	// shape leaves out the hidden fields.
-	receipt = []Field{
+// receipt is the receipt document in the sample shape; the described
+// shape leaves out the hidden fields.
+func receipt() []Field {
+	return []Field{
 		object(ReceiptHeader, ReceiptDoc, "Receipt header",
 			who(str("收款单编号", RecNumber, "Receipt document number"), DocumentNumber),
 			seen(str("单据类型", RecType, "Document type"), "销售收款"),
@@ -306,14 +319,14 @@ var (
 			hidden(num("未核销金额-隐", SrcOutstanding, "Amount not yet written off")),
 		),
 	}
-)
+}
 
 // Data describes the data object of a document kind in a shape. For
 // receipts the described shape leaves out the hidden fields.
 func Data(k Kind, s Shape) Field {
-	table := invoice
+	table := invoiceTable()
 	if k == Receipt {
-		table = receipt
+		table = receiptTable()
 	}
 	return Field{Name: FieldData, Type: Object, Meaning: "Event payload: " + string(k), Fields: project(table, s)}
 }

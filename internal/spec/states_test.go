@@ -43,6 +43,15 @@ func TestStateAfter(t *testing.T) {
 			t.Errorf("%s leaves %s", e.Name, st)
 		}
 	}
+	// The audit audits the invoice, the abandon voids the receipt; an
+	// unknown event leaves no state.
+	for name, want := range map[string]string{
+		"AUDIT_PURCHASE_ORDER_INVOICE": DocAudited, "ABANDON_RECEIVABLE_DOC": DocVoided, "SOMETHING_ELSE": "",
+	} {
+		if got := StateAfter(Event{Name: name}); got != want {
+			t.Errorf("StateAfter(%s) = %q, want %q", name, got, want)
+		}
+	}
 	if StateRank(DocVoided) <= StateRank(DocCreated) || StateRank(DocAudited) <= StateRank(DocCreated) {
 		t.Error("a created document ranks after its later states")
 	}

@@ -19,14 +19,26 @@ func (c RerunCase) Verdict() term.Verdict {
 	return term.Fail
 }
 
-var outcomeWord = map[string]string{check.Fixed: "FIXED", check.StillFailing: "STILL FAILING", check.NotRerun: "NOT RERUN"}
+// outcomeWord is how a rerun outcome reads. A switch, not a map: a map
+// literal is built by the package's init in every process (#35).
+func outcomeWord(outcome string) string {
+	switch outcome {
+	case check.Fixed:
+		return "FIXED"
+	case check.StillFailing:
+		return "STILL FAILING"
+	case check.NotRerun:
+		return "NOT RERUN"
+	}
+	return ""
+}
 
 func (c RerunCase) AppendText(b []byte, st *term.Style) []byte {
 	w := st.Fail
 	if c.Outcome == check.Fixed {
 		w = st.OK
 	}
-	b = w.Append(b, outcomeWord[c.Outcome])
+	b = w.Append(b, outcomeWord(c.Outcome))
 	b = append(b, ' ')
 	b = st.Key.Append(b, c.Case.Check)
 	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.Case.Name), termsafe.Text(c.Reason))
