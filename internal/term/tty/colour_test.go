@@ -6,7 +6,7 @@ import (
 	"github.com/whsim/whsim/internal/term"
 )
 
-// The colours are the bytes fatih/color wrote before whsim wrote them itself:
+// The colours are the bytes fatih/color writes, as before term:
 // scripts and eyes that know whsim's output see the same sequences.
 func TestColors(t *testing.T) {
 	on := Colors(true)

@@ -1,5 +1,5 @@
 // Package tty is the terminal side of term: whether a stream is a terminal
-// and the colours to write there (ANSI SGR sequences), kept apart from package term
+// and the colours to write there (fatih/color), kept apart from package term
 // so the packages whose reports term renders link no terminal library.
 package tty
 
