@@ -310,6 +310,13 @@ type bodyBuf struct {
 	// dialed is how long the current attempt took to dial it (0: reused).
 	raw    *rawConn
 	dialed time.Duration
+	// req is the fast path's request as written, reused; head is the head
+	// of a request with the plain header to headFor by headMethod, up to
+	// its Content-Length's value (appendHead).
+	req        []byte
+	head       []byte
+	headFor    *target
+	headMethod string
 	// results is a slab the worker's Results are cut from: one allocation
 	// for several deliveries.
 	results []Result
@@ -486,22 +493,10 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	tr, direct := d.Client.Transport.(directTransport)
 	direct = direct && d.Client.Jar == nil
 	raw := direct && buf != nil && t.raw
-	actx := ctx
-	if timeout := d.Client.Timeout; direct && timeout > 0 && !raw {
-		// What Client.Timeout would do: bound the attempt from dialling to
-		// the end of the response body; ctx (Ctrl-C) still cuts it short.
-		if buf != nil {
-			actx = buf.start(timeout)
-			defer buf.stop()
-		} else {
-			var cancel context.CancelFunc
-			actx, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
-		}
-	}
 	host := u.Host
 	var h http.Header
-	if buf != nil && len(req.Header) == 0 && d.Signer == nil {
+	plain := buf != nil && len(req.Header) == 0 && d.Signer == nil
+	if plain {
 		h = buf.plain
 	} else {
 		h = make(http.Header, len(req.Header)+4)
@@ -527,7 +522,29 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	}
 	res.SentHeader = h
 	if raw {
-		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, host)
+		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, plain, host)
+	}
+	return d.netAttempt(ctx, tr, direct, method, body, res, t, buf, h, host)
+}
+
+// netAttempt is an attempt through net/http, with header h (signed
+// already) to host. It is apart from attempt so that the attempt's
+// context, which its trace hooks keep, is made on this path only: on the
+// fast path it would be a heap allocation per call for nothing.
+func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct bool, method string, body []byte, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
+	u := t.u
+	actx := ctx
+	if timeout := d.Client.Timeout; direct && timeout > 0 {
+		// What Client.Timeout would do: bound the attempt from dialling to
+		// the end of the response body; ctx (Ctrl-C) still cuts it short.
+		if buf != nil {
+			actx = buf.start(timeout)
+			defer buf.stop()
+		} else {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
 	}
 	// The request is built by hand rather than by NewRequest, which would
 	// parse the URL again for every delivery; the URL is shared read-only.
