@@ -99,8 +99,12 @@ var errOver = errors.New("answer body over " + strconv.Itoa(MaxBodyRead>>20) + "
 
 // Result is what became of one delivery.
 type Result struct {
-	Request  *Request
-	URL      string
+	Request *Request
+	URL     string
+	// Shown is URL as whsim's output shows it (termsafe.URLString), made
+	// once per target rather than for every delivery's report; "" where
+	// the URL was not made (then URLString(URL) is).
+	Shown    string
 	OK       bool
 	Attempts []Attempt
 	// one is the storage of Attempts for the usual single attempt.
@@ -220,6 +224,8 @@ type target struct {
 	// op and redacted make the error Client.Do would return ("Post
 	// \"http://...\": ...") when the transport is called directly.
 	op, redacted string
+	// shown is s as output shows it (Result.Shown).
+	shown string
 	// raw: a worker may send to it on its own connection (raw.go), with
 	// uri in the request line.
 	raw bool
@@ -242,7 +248,7 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	if u.RawQuery != "" {
 		redacted = strings.Replace(redacted, "?"+u.RawQuery, "?"+termsafe.MaskQuery(u.RawQuery), 1)
 	}
-	tg := &target{u: u, s: s, redacted: redacted, uri: u.RequestURI()}
+	tg := &target{u: u, s: s, shown: termsafe.URLString(s), redacted: redacted, uri: u.RequestURI()}
 	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {
 		tg.raw = !dt.netHTTP && rawOK(dt.Transport, u)
 	}
@@ -443,7 +449,7 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 		res.Attempts = res.one[:]
 		return res
 	}
-	res.URL = t.s
+	res.URL, res.Shown = t.s, t.shown
 	res.Attempts = res.one[:0]
 	for n := 0; ; n++ {
 		a, retryAfter := d.attempt(ctx, req, res, t, buf)
