@@ -316,6 +316,11 @@ type bodyBuf struct {
 	// dialed is how long the current attempt took to dial it (0: reused).
 	raw    *rawConn
 	dialed time.Duration
+	// target is the one of the worker's last delivery, to query: a run
+	// sends a few queries, most often one, and the Deliverer's map of them
+	// costs a hash and a lookup per call.
+	query  string
+	target *target
 	// req is the fast path's request as written, reused; head is the head
 	// of a request with the plain header to headFor by headMethod, up to
 	// its Content-Length's value (appendHead).
@@ -442,7 +447,13 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 	} else {
 		res = &Result{Request: req}
 	}
-	t, err := d.urlFor(req.Query)
+	var t *target
+	var err error
+	if buf != nil && buf.target != nil && buf.query == req.Query {
+		t = buf.target
+	} else if t, err = d.urlFor(req.Query); err == nil && buf != nil {
+		buf.query, buf.target = req.Query, t
+	}
 	if err != nil {
 		res.URL = URLFor(d.Target, req.Query)
 		res.one[0] = Attempt{Kind: KindOther, Err: err.Error()}
