@@ -328,9 +328,10 @@ type bodyBuf struct {
 	head       []byte
 	headFor    *target
 	headMethod string
-	// results is a slab the worker's Results are cut from: one allocation
-	// for several deliveries.
-	results []Result
+	// result is the worker's Result, made anew in place for each of its
+	// deliveries: the run's report reads it before the next one starts
+	// and keeps none (load.Run).
+	result Result
 	// unfit is set by the GotConn hook when the connection net/http gave
 	// the call was unfit (watchConn); wait bounds that hook's wait (the
 	// attempt's context).
@@ -340,10 +341,6 @@ type bodyBuf struct {
 	// connection.
 	reused bool
 }
-
-// resultSlab is how many Results a worker's slab holds: few, as the open
-// model may have a thousand workers.
-const resultSlab = 16
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
@@ -439,11 +436,8 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 	}
 	var res *Result
 	if buf != nil {
-		if len(buf.results) == 0 {
-			buf.results = make([]Result, resultSlab)
-		}
-		res, buf.results = &buf.results[0], buf.results[1:]
-		res.Request = req
+		res = &buf.result
+		*res = Result{Request: req}
 	} else {
 		res = &Result{Request: req}
 	}
