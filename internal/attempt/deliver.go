@@ -99,8 +99,12 @@ var errOver = errors.New("answer body over " + strconv.Itoa(MaxBodyRead>>20) + "
 
 // Result is what became of one delivery.
 type Result struct {
-	Request  *Request
-	URL      string
+	Request *Request
+	URL     string
+	// Shown is URL as whsim's output shows it (termsafe.URLString), made
+	// once per target rather than for every delivery's report; "" where
+	// the URL was not made (then URLString(URL) is).
+	Shown    string
 	OK       bool
 	Attempts []Attempt
 	// one is the storage of Attempts for the usual single attempt.
@@ -220,6 +224,8 @@ type target struct {
 	// op and redacted make the error Client.Do would return ("Post
 	// \"http://...\": ...") when the transport is called directly.
 	op, redacted string
+	// shown is s as output shows it (Result.Shown).
+	shown string
 	// raw: a worker may send to it on its own connection (raw.go), with
 	// uri in the request line.
 	raw bool
@@ -242,7 +248,7 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	if u.RawQuery != "" {
 		redacted = strings.Replace(redacted, "?"+u.RawQuery, "?"+termsafe.MaskQuery(u.RawQuery), 1)
 	}
-	tg := &target{u: u, s: s, redacted: redacted, uri: u.RequestURI()}
+	tg := &target{u: u, s: s, shown: termsafe.URLString(s), redacted: redacted, uri: u.RequestURI()}
 	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {
 		tg.raw = !dt.netHTTP && rawOK(dt.Transport, u)
 	}
@@ -310,9 +316,22 @@ type bodyBuf struct {
 	// dialed is how long the current attempt took to dial it (0: reused).
 	raw    *rawConn
 	dialed time.Duration
-	// results is a slab the worker's Results are cut from: one allocation
-	// for several deliveries.
-	results []Result
+	// target is the one of the worker's last delivery, to query: a run
+	// sends a few queries, most often one, and the Deliverer's map of them
+	// costs a hash and a lookup per call.
+	query  string
+	target *target
+	// req is the fast path's request as written, reused; head is the head
+	// of a request with the plain header to headFor by headMethod, up to
+	// its Content-Length's value (appendHead).
+	req        []byte
+	head       []byte
+	headFor    *target
+	headMethod string
+	// result is the worker's Result, made anew in place for each of its
+	// deliveries: the run's report reads it before the next one starts
+	// and keeps none (load.Run).
+	result Result
 	// unfit is set by the GotConn hook when the connection net/http gave
 	// the call was unfit (watchConn); wait bounds that hook's wait (the
 	// attempt's context).
@@ -322,10 +341,6 @@ type bodyBuf struct {
 	// connection.
 	reused bool
 }
-
-// resultSlab is how many Results a worker's slab holds: few, as the open
-// model may have a thousand workers.
-const resultSlab = 16
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
@@ -421,22 +436,25 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 	}
 	var res *Result
 	if buf != nil {
-		if len(buf.results) == 0 {
-			buf.results = make([]Result, resultSlab)
-		}
-		res, buf.results = &buf.results[0], buf.results[1:]
-		res.Request = req
+		res = &buf.result
+		*res = Result{Request: req}
 	} else {
 		res = &Result{Request: req}
 	}
-	t, err := d.urlFor(req.Query)
+	var t *target
+	var err error
+	if buf != nil && buf.target != nil && buf.query == req.Query {
+		t = buf.target
+	} else if t, err = d.urlFor(req.Query); err == nil && buf != nil {
+		buf.query, buf.target = req.Query, t
+	}
 	if err != nil {
 		res.URL = URLFor(d.Target, req.Query)
 		res.one[0] = Attempt{Kind: KindOther, Err: err.Error()}
 		res.Attempts = res.one[:]
 		return res
 	}
-	res.URL = t.s
+	res.URL, res.Shown = t.s, t.shown
 	res.Attempts = res.one[:0]
 	for n := 0; ; n++ {
 		a, retryAfter := d.attempt(ctx, req, res, t, buf)
@@ -486,22 +504,10 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	tr, direct := d.Client.Transport.(directTransport)
 	direct = direct && d.Client.Jar == nil
 	raw := direct && buf != nil && t.raw
-	actx := ctx
-	if timeout := d.Client.Timeout; direct && timeout > 0 && !raw {
-		// What Client.Timeout would do: bound the attempt from dialling to
-		// the end of the response body; ctx (Ctrl-C) still cuts it short.
-		if buf != nil {
-			actx = buf.start(timeout)
-			defer buf.stop()
-		} else {
-			var cancel context.CancelFunc
-			actx, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
-		}
-	}
 	host := u.Host
 	var h http.Header
-	if buf != nil && len(req.Header) == 0 && d.Signer == nil {
+	plain := buf != nil && len(req.Header) == 0 && d.Signer == nil
+	if plain {
 		h = buf.plain
 	} else {
 		h = make(http.Header, len(req.Header)+4)
@@ -527,7 +533,29 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	}
 	res.SentHeader = h
 	if raw {
-		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, host)
+		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, plain, host)
+	}
+	return d.netAttempt(ctx, tr, direct, method, body, res, t, buf, h, host)
+}
+
+// netAttempt is an attempt through net/http, with header h (signed
+// already) to host. It is apart from attempt so that the attempt's
+// context, which its trace hooks keep, is made on this path only: on the
+// fast path it would be a heap allocation per call for nothing.
+func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct bool, method string, body []byte, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
+	u := t.u
+	actx := ctx
+	if timeout := d.Client.Timeout; direct && timeout > 0 {
+		// What Client.Timeout would do: bound the attempt from dialling to
+		// the end of the response body; ctx (Ctrl-C) still cuts it short.
+		if buf != nil {
+			actx = buf.start(timeout)
+			defer buf.stop()
+		} else {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
 	}
 	// The request is built by hand rather than by NewRequest, which would
 	// parse the URL again for every delivery; the URL is shared read-only.

@@ -35,7 +35,6 @@ type rawConn struct {
 	// read, head and body, however the receiver frames it.
 	lim   capReader
 	r     *bufio.Reader
-	w     []byte
 	stop  func() bool // unhooks the Ctrl-C watch
 	reuse bool        // has carried a request already
 	// deadline is the one set on c, which attempts keep while it leaves
@@ -47,14 +46,6 @@ type rawConn struct {
 	// pre is the start of an unexpected answer's body readLean kept
 	// (Deliverer.KeepFailed), reused.
 	pre []byte
-}
-
-// idle says whether a kept-alive connection may carry a call: nothing is
-// buffered and the socket has nothing to read, neither bytes no call
-// asked for nor the receiver's close. It is asked before each call, so a
-// connection the receiver closed is never written on.
-func (rc *rawConn) idle() bool {
-	return rc.r.Buffered() == 0 && peekIdle(rc.c)
 }
 
 // capReader reads r up to n bytes, then says errOver.
@@ -90,14 +81,23 @@ var errHeadOver = errors.New("answer head over " + strconv.Itoa(maxHead>>20) + "
 type connIO interface {
 	io.Reader
 	// Send writes a request whole. It may wait until the answer can be
-	// read.
-	Send(p []byte) error
+	// read. With check it first looks whether the socket is idle (a
+	// kept-alive connection) and, if not, writes
+	// nothing and says errBusy.
+	Send(p []byte, check bool) error
 }
+
+// errBusy is a kept-alive connection found, before a call was written on
+// it, closed by the receiver or holding bytes no call asked for.
+var errBusy = errors.New("kept-alive connection closed by the receiver or holding bytes no call asked for")
 
 // netIO is a connIO over net.Conn's own Read and Write.
 type netIO struct{ net.Conn }
 
-func (c netIO) Send(p []byte) error {
+func (c netIO) Send(p []byte, check bool) error {
+	if check && !peekIdle(c.Conn) {
+		return errBusy
+	}
 	_, err := c.Write(p)
 	return err
 }
@@ -127,11 +127,11 @@ func rawOK(tr *http.Transport, u *url.URL) bool {
 // sent again, since the receiver may have taken it.
 var errClosedAsSent = errors.New("the receiver closed the kept-alive connection as the call went out (not sent again: it may have been taken)")
 
-func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, host string) (Attempt, time.Duration) {
+func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, plain bool, host string) (Attempt, time.Duration) {
 	start := time.Now()
 	deadline := start.Add(d.Client.Timeout)
 	buf.dialed = 0
-	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, host, deadline)
+	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, plain, host, deadline)
 	var lean error // a lean answer's body past MaxBodyRead
 	if errors.Is(err, errOver) {
 		lean, err = err, nil
@@ -187,82 +187,123 @@ func (d *Deliverer) keep(status int) bool {
 // rawRoundTrip writes the request and reads the answer's head; the body is
 // left to the caller to read. A kept-alive connection the receiver has
 // closed, or that holds bytes no call asked for, is found before the call
-// is written on it, and a new one dialled.
-func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, host string, deadline time.Time) (*http.Response, error) {
+// is written on it (Send's check), and a new one dialled. plain says h is
+// the worker's plain header (bodyBuf.plain), whose request head the
+// worker keeps.
+func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method string, body []byte, t *target, buf *bodyBuf, h http.Header, plain bool, host string, deadline time.Time) (*http.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rc := buf.raw
-	if rc != nil && rc.reuse && !rc.idle() {
-		rc.close()
-		rc, buf.raw = nil, nil
-	}
-	if rc == nil {
-		addr := t.u.Host
-		if t.u.Port() == "" {
-			addr = net.JoinHostPort(t.u.Hostname(), "80")
-		}
-		dctx, cancel := context.WithDeadline(ctx, deadline)
-		dialStart := time.Now()
-		c, err := tr.DialContext(dctx, "tcp", addr)
-		buf.dialed = time.Since(dialStart)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		c = unwrap(c)
-		cio := newSockIO(c)
-		rc = &rawConn{c: c, io: cio, lim: capReader{r: cio}}
-		rc.r = bufio.NewReaderSize(&rc.lim, 4096)
-		rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
-		buf.raw = rc
-	}
-	reused := rc.reuse
-	rc.reuse = true
-	rc.lim.n = answerCap
-	if rc.deadline.Before(deadline) {
-		rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
-		if err := rc.c.SetDeadline(rc.deadline); err != nil {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil { // Ctrl-C's deadline, overwritten
-			return nil, err
-		}
-	}
-	w := append(rc.w[:0], method...)
-	w = append(w, ' ')
-	w = append(w, t.uri...)
-	w = append(w, " HTTP/1.1\r\nHost: "...)
-	w = append(w, host...)
-	w = append(w, "\r\n"...)
-	if _, ok := h["User-Agent"]; !ok {
-		w = append(w, "User-Agent: Go-http-client/1.1\r\n"...)
-	}
-	for k, vs := range h {
-		for _, v := range vs {
-			w = append(w, k...)
-			w = append(w, ": "...)
-			w = append(w, v...)
-			w = append(w, "\r\n"...)
-		}
-	}
-	w = append(w, "Content-Length: "...)
+	w := buf.appendHead(buf.req[:0], method, t, h, plain, host)
 	w = strconv.AppendInt(w, int64(len(body)), 10)
 	w = append(w, "\r\n\r\n"...)
 	w = append(w, body...)
-	rc.w = w
-	// The connection was found open (idle) just before: one that ends now
-	// without an answer was closed by the receiver as the call went out.
-	err := rc.io.Send(w)
-	if err == nil {
-		_, err = rc.r.Peek(1)
+	buf.req = w
+	rc := buf.raw
+	if rc != nil && rc.r.Buffered() > 0 {
+		rc.close()
+		rc, buf.raw = nil, nil
 	}
-	if err != nil {
-		if reused && staleErr(err) {
-			err = errClosedAsSent
+	for {
+		if rc == nil {
+			var err error
+			if rc, err = d.dialRaw(ctx, tr, t, buf, deadline); err != nil {
+				return nil, err
+			}
 		}
+		reused := rc.reuse
+		rc.reuse = true
+		rc.lim.n = answerCap
+		if rc.deadline.Before(deadline) {
+			rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
+			if err := rc.c.SetDeadline(rc.deadline); err != nil {
+				return nil, err
+			}
+			if err := ctx.Err(); err != nil { // Ctrl-C's deadline, overwritten
+				return nil, err
+			}
+		}
+		// A kept-alive connection is looked at first, in the same call:
+		// one found open that ends now without an answer was closed by
+		// the receiver as the call went out.
+		err := rc.io.Send(w, reused)
+		if err == errBusy {
+			rc.close()
+			rc, buf.raw = nil, nil
+			continue
+		}
+		if err == nil {
+			_, err = rc.r.Peek(1)
+		}
+		if err != nil {
+			if reused && staleErr(err) {
+				err = errClosedAsSent
+			}
+			return nil, err
+		}
+		return d.readAnswer(rc, method)
+	}
+}
+
+// dialRaw dials the worker's connection to t, as buf.raw.
+func (d *Deliverer) dialRaw(ctx context.Context, tr *http.Transport, t *target, buf *bodyBuf, deadline time.Time) (*rawConn, error) {
+	addr := t.u.Host
+	if t.u.Port() == "" {
+		addr = net.JoinHostPort(t.u.Hostname(), "80")
+	}
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	dialStart := time.Now()
+	c, err := tr.DialContext(dctx, "tcp", addr)
+	buf.dialed = time.Since(dialStart)
+	cancel()
+	if err != nil {
 		return nil, err
 	}
+	c = unwrap(c)
+	cio := newSockIO(c)
+	rc := &rawConn{c: c, io: cio, lim: capReader{r: cio}}
+	rc.r = bufio.NewReaderSize(&rc.lim, 4096)
+	rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+	buf.raw = rc
+	return rc, nil
+}
+
+// appendHead appends to b a request's head up to the value of its
+// Content-Length. That of the worker's plain header is made once per
+// target and method and then copied: a run sends the same head on every
+// call.
+func (bb *bodyBuf) appendHead(b []byte, method string, t *target, h http.Header, plain bool, host string) []byte {
+	if plain && bb.headFor == t && bb.headMethod == method {
+		return append(b, bb.head...)
+	}
+	start := len(b)
+	b = append(b, method...)
+	b = append(b, ' ')
+	b = append(b, t.uri...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, host...)
+	b = append(b, "\r\n"...)
+	if _, ok := h["User-Agent"]; !ok {
+		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
+	}
+	for k, vs := range h {
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	b = append(b, "Content-Length: "...)
+	if plain {
+		bb.head = append(bb.head[:0], b[start:]...)
+		bb.headFor, bb.headMethod = t, method
+	}
+	return b
+}
+
+// readAnswer reads the head of the answer to the call just sent on rc.
+func (d *Deliverer) readAnswer(rc *rawConn, method string) (*http.Response, error) {
 	rc.pre = rc.pre[:0]
 	for {
 		resp := &rc.resp

@@ -26,7 +26,12 @@ type sockIO struct {
 	errno syscall.Errno
 	// sent: send's request is out and the poller was asked to wait for
 	// the answer.
-	sent              bool
+	sent bool
+	// check: send looks at the socket before it writes (a kept-alive
+	// connection); busy: it found bytes there, or the receiver's close,
+	// and wrote nothing.
+	check, busy       bool
+	peek              [1]byte
 	read, write, send func(fd uintptr) bool
 }
 
@@ -80,6 +85,15 @@ func newSockIO(c net.Conn) connIO {
 		if s.sent {
 			return true
 		}
+		if s.check {
+			// Under the lock RawConn.Read takes anyway: the look costs its
+			// system call and nothing more (see peekIdle).
+			s.check = false
+			if !s.idle(fd) {
+				s.busy = true
+				return true
+			}
+		}
 		if !s.write(fd) {
 			return true // the socket's buffer is full: send waits to write the rest
 		}
@@ -107,12 +121,27 @@ func (s *sockIO) Read(p []byte) (int, error) {
 	return s.n, nil
 }
 
+// idle says whether the socket has nothing to read: peekIdle's look.
+func (s *sockIO) idle(fd uintptr) bool {
+	for {
+		_, e := sysPeek(fd, s.peek[:])
+		if e != syscall.EINTR {
+			return e == syscall.EAGAIN
+		}
+	}
+}
+
 // Send writes p whole and returns once an answer can be read: one system
 // call fewer per delivery than a write and a read, which would find
-// nothing yet (EAGAIN) before the wait.
-func (s *sockIO) Send(p []byte) error {
-	s.p, s.n, s.errno, s.sent = p, 0, 0, false
+// nothing yet (EAGAIN) before the wait. With check it first looks at the
+// socket, and finding it not idle writes nothing: errBusy.
+func (s *sockIO) Send(p []byte, check bool) error {
+	s.p, s.n, s.errno, s.sent, s.check, s.busy = p, 0, 0, false, check, false
 	err := s.rc.Read(s.send)
+	if err == nil && s.busy {
+		s.p = nil
+		return errBusy
+	}
 	if err == nil && !s.sent && s.errno == 0 {
 		// A body larger than the socket's buffer: the rest is written
 		// when there is room, and the reader waits for the answer.

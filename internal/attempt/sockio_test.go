@@ -66,7 +66,7 @@ func TestSockIO(t *testing.T) {
 				_, _ = io.WriteString(peer, answer)
 			}()
 			cio := newSockIO(c)
-			if err := cio.Send(data); err != nil {
+			if err := cio.Send(data, false); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -87,7 +87,7 @@ func TestSockIO(t *testing.T) {
 	t.Run("deadline waiting for the answer", func(t *testing.T) {
 		c, _ := tcpPair(t)
 		_ = c.SetDeadline(time.Now().Add(20 * time.Millisecond))
-		err := newSockIO(c).Send([]byte("POST / HTTP/1.1\r\n\r\n"))
+		err := newSockIO(c).Send([]byte("POST / HTTP/1.1\r\n\r\n"), false)
 		var oe *net.OpError
 		if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &oe) || oe.Op != "read" || Classify(err) != KindTimeout {
 			t.Errorf("got %v, want a read timeout", err)
@@ -112,7 +112,7 @@ func TestSockIO(t *testing.T) {
 		c, peer := tcpPair(t)
 		peer.Close()
 		cio := newSockIO(c)
-		err := cio.Send([]byte("POST / HTTP/1.1\r\n\r\n"))
+		err := cio.Send([]byte("POST / HTTP/1.1\r\n\r\n"), false)
 		if err == nil {
 			_, err = cio.Read(make([]byte, 8))
 		}
@@ -120,6 +120,47 @@ func TestSockIO(t *testing.T) {
 			t.Errorf("got %v, want a stale connection", err)
 		}
 	})
+	// With check, a socket with something to read (bytes no call asked
+	// for, the peer's close) gets nothing written: errBusy; an idle one
+	// the request.
+	for _, tc := range []struct {
+		name string
+		peer func(net.Conn)
+		want error
+	}{
+		{"checked, idle", func(net.Conn) {}, nil},
+		{"checked, bytes waiting", func(p net.Conn) { _, _ = io.WriteString(p, "HTTP/1.1 200 OK\r\n") }, errBusy},
+		{"checked, peer closed", func(p net.Conn) { _ = p.(*net.TCPConn).CloseWrite() }, errBusy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, peer := tcpPair(t)
+			tc.peer(peer)
+			const req = "POST / HTTP/1.1\r\n\r\n"
+			if tc.want == nil {
+				go func() {
+					b := make([]byte, len(req))
+					if _, err := io.ReadFull(peer, b); err == nil {
+						_, _ = io.WriteString(peer, answer)
+					}
+				}()
+			}
+			cio := newSockIO(c)
+			err := cio.Send([]byte(req), true)
+			if err != tc.want {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+			if tc.want == nil {
+				readAnswer(t, cio)
+				return
+			}
+			// Closed with bytes unread, c resets rather than ends: either
+			// way the peer reads none of the request.
+			c.Close()
+			if got, _ := io.ReadAll(peer); len(got) > 0 {
+				t.Errorf("the peer read %q: want nothing", got)
+			}
+		})
+	}
 	t.Run("peer reset", func(t *testing.T) {
 		c, peer := tcpPair(t)
 		_ = peer.(*net.TCPConn).SetLinger(0)

@@ -7,7 +7,8 @@ import "context"
 type Buf = bodyBuf
 
 // DeliverWith is Deliver for a run's worker: the body of a request from a
-// template is written into *bb's buffer (see deliver).
+// template is written into *bb's buffer (see deliver), and the Result is
+// *bb's own, valid until the worker's next delivery.
 func (d *Deliverer) DeliverWith(ctx context.Context, req *Request, bb **Buf) *Result {
 	return d.deliver(ctx, req, bb)
 }

@@ -67,9 +67,9 @@ type deliverFunc func(ctx context.Context, req *attempt.Request, bb **attempt.Bu
 // Run delivers what next returns until it returns nil. Each slice next
 // returns is delivered in order by one worker (a scenario's events for one
 // document). next never runs concurrently with itself; report is called
-// from many workers at once, so it must be safe for that; the body of a
-// request from a Feed is in a buffer its worker reuses, valid until report
-// returns.
+// from many workers at once, so it must be safe for that; the Result it
+// gets, and the body of a request from a Feed, are in buffers their worker
+// reuses, valid until report returns: report copies what it keeps.
 //
 // Without a Rate, Concurrency workers each deliver, wait for the answer and
 // deliver again (the closed model: as fast as the receiver answers). With

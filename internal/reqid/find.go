@@ -33,22 +33,45 @@ func Splice(body []byte, start, end int, id string) []byte {
 // payload of that event.
 type IDs struct {
 	seed uint64
-	n    map[string]uint64
+	n    map[string]*idBatch
 }
+
+// idBatch is the next ids of one event, made idBatchLen at a time into one
+// string the ids are cut from: a run asks for an id per delivery, and one
+// allocation per id cost more than making it.
+type idBatch struct {
+	next uint64 // n of the first id past ids
+	ids  string
+}
+
+const idBatchLen = 64
 
 // NewIDs returns the ids of a run; seed 0 draws a random seed.
 func NewIDs(seed uint64) *IDs {
 	if seed == 0 {
 		seed = RandomSeed()
 	}
-	return &IDs{seed: seed, n: map[string]uint64{}}
+	return &IDs{seed: seed, n: map[string]*idBatch{}}
 }
 
 // For returns the next id of event.
 func (g *IDs) For(event string) string {
-	n := g.n[event]
-	g.n[event] = n + 1
-	return For(g.seed, event, n)
+	b := g.n[event]
+	if b == nil {
+		b = &idBatch{}
+		g.n[event] = b
+	}
+	if b.ids == "" {
+		buf := make([]byte, 0, idBatchLen*spec.UUIDLen)
+		for i := range uint64(idBatchLen) {
+			buf = appendFor(buf, g.seed, event, b.next+i)
+		}
+		b.next += idBatchLen
+		b.ids = string(buf)
+	}
+	id := b.ids[:spec.UUIDLen]
+	b.ids = b.ids[spec.UUIDLen:]
+	return id
 }
 
 // Next returns the next id of deliveries that belong to no one event.
@@ -58,4 +81,12 @@ func (g *IDs) Next() string { return g.For("") }
 func (g *IDs) Seed() uint64 { return g.seed }
 
 // Mix gives the ids to come a seed of their own under nonce (see Mix).
-func (g *IDs) Mix(nonce uint64) { g.seed = Mix(g.seed, nonce) }
+// The ids made ahead under the old seed are dropped: the next of each
+// event follows from the new one.
+func (g *IDs) Mix(nonce uint64) {
+	g.seed = Mix(g.seed, nonce)
+	for _, b := range g.n {
+		b.next -= uint64(len(b.ids) / spec.UUIDLen)
+		b.ids = ""
+	}
+}

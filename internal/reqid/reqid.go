@@ -17,8 +17,14 @@ import (
 // three. For a given seed and event, distinct n give distinct ids: n is
 // mixed by a bijection.
 func For(seed uint64, event string, n uint64) string {
+	var b [spec.UUIDLen]byte
+	return string(appendFor(b[:0], seed, event, n))
+}
+
+// appendFor appends For(seed, event, n) to b.
+func appendFor(b []byte, seed uint64, event string, n uint64) []byte {
 	a := mix(seed ^ mix(hash(event)^mix(n)))
-	return spec.NewUUID(a, mix(a^0x9e3779b97f4a7c15))
+	return spec.AppendUUID(b, a, mix(a^0x9e3779b97f4a7c15))
 }
 
 // Mix is the id seed of a run of content seed with nonce: seed itself for

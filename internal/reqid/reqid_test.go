@@ -49,3 +49,29 @@ func TestMix(t *testing.T) {
 		t.Error("Nonce gave 0, which means fixed ids")
 	}
 }
+
+// IDs hands out For's ids of each event in turn, whatever the events
+// between, the ids it makes ahead of time notwithstanding, and after Mix
+// those of the mixed seed from where each event was.
+func TestIDsFollowFor(t *testing.T) {
+	const seed = 7
+	g := NewIDs(seed)
+	n := map[string]uint64{}
+	events := []string{"A", "B", "A", "A", ""}
+	for i := range 3 * idBatchLen {
+		e := events[i%len(events)]
+		if got, want := g.For(e), For(seed, e, n[e]); got != want {
+			t.Fatalf("id %d of %q: %s, want %s", n[e], e, got, want)
+		}
+		n[e]++
+	}
+	g.Mix(99)
+	mixed := Mix(seed, 99)
+	for i := range 2 * idBatchLen {
+		e := events[i%len(events)]
+		if got, want := g.For(e), For(mixed, e, n[e]); got != want {
+			t.Fatalf("after Mix, id %d of %q: %s, want %s", n[e], e, got, want)
+		}
+		n[e]++
+	}
+}

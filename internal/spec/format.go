@@ -93,22 +93,27 @@ func validDecimal2[T string | []byte](v T) bool {
 // NewUUID formats 128 random bits, hi and lo in little-endian byte order, as
 // a version 4 (RFC 9562) UUID in lower-case hex.
 func NewUUID(hi, lo uint64) string {
-	var b [16]byte
+	var s [UUIDLen]byte
+	return string(AppendUUID(s[:0], hi, lo))
+}
+
+// UUIDLen is the length of a UUID in its text form.
+const UUIDLen = 36
+
+// AppendUUID appends NewUUID(hi, lo) to b.
+func AppendUUID(b []byte, hi, lo uint64) []byte {
+	var u [16]byte
 	for i := range 8 {
-		b[i], b[8+i] = byte(hi>>(8*i)), byte(lo>>(8*i))
+		u[i], u[8+i] = byte(hi>>(8*i)), byte(lo>>(8*i))
 	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
 	const hex = "0123456789abcdef"
-	var s [36]byte
-	j := 0
-	for i, c := range b {
+	for i, c := range u {
 		if i == 4 || i == 6 || i == 8 || i == 10 {
-			s[j] = '-'
-			j++
+			b = append(b, '-')
 		}
-		s[j], s[j+1] = hex[c>>4], hex[c&0xf]
-		j += 2
+		b = append(b, hex[c>>4], hex[c&0xf])
 	}
-	return string(s[:])
+	return b
 }

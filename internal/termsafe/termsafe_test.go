@@ -82,6 +82,17 @@ func TestJSON(t *testing.T) {
 			t.Errorf("JSON(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+	// Eight bytes at a time: what needs escaping is found in every place
+	// of a word and after one.
+	for _, bad := range []string{"\x7f", "\u0085", "\u202e", "\xff"} {
+		for at := range 20 {
+			in := strings.Repeat("a", at) + bad + "bcdefghijklmnop"
+			want := strings.Repeat("a", at) + map[string]string{"\x7f": `\u007f`, "\u0085": `\u0085`, "\u202e": `\u202e`, "\xff": `\ufffd`}[bad] + "bcdefghijklmnop"
+			if got := string(JSON([]byte(in))); got != want {
+				t.Errorf("JSON(%q) = %q, want %q", in, got, want)
+			}
+		}
+	}
 	safe := []byte(`{"a":"收款单"}`)
 	if n := testing.AllocsPerRun(10, func() { JSON(safe) }); n != 0 {
 		t.Errorf("JSON of safe input allocates %v times", n)

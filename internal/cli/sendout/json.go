@@ -38,13 +38,13 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = append(b, `,"duplicate":`...)
 	b = strconv.AppendBool(b, req.Duplicate)
 	b = append(b, `,"url":`...)
-	b = jsonstr.Append(b, termsafe.URLString(r.URL))
+	b = jsonstr.Append(b, shownURL(r))
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(last.Status), 10)
 	b = append(b, `,"ok":`...)
 	b = strconv.AppendBool(b, r.OK)
 	b = append(b, `,"latencyMs":`...)
-	b = strconv.AppendFloat(b, attempt.MS(last.Latency), 'f', -1, 64)
+	b = attempt.AppendMS(b, last.Latency)
 	if last.Kind != "" {
 		b = append(b, `,"errorKind":`...)
 		b = jsonstr.Append(b, last.Kind)
@@ -65,7 +65,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `"latencyMs":`...)
-		b = strconv.AppendFloat(b, attempt.MS(a.Latency), 'f', -1, 64)
+		b = attempt.AppendMS(b, a.Latency)
 		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"location", a.Location}} {
 			if kv[1] != "" {
 				b = append(b, `,"`+kv[0]+`":`...)
@@ -74,7 +74,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 		}
 		if a.Wait != 0 {
 			b = append(b, `,"waitMs":`...)
-			b = strconv.AppendFloat(b, attempt.MS(a.Wait), 'f', -1, 64)
+			b = attempt.AppendMS(b, a.Wait)
 		}
 		b = append(b, '}')
 	}
@@ -160,4 +160,13 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	// Record never stores; the summary goes out without it then.
 	s.Histogram, _ = h.Encode()
 	return append(b, marshalJSONLine(j)...)
+}
+
+// shownURL is a delivery's URL as output shows it: the one its target
+// made (Result.Shown), or masked here.
+func shownURL(r *attempt.Result) string {
+	if r.Shown != "" {
+		return r.Shown
+	}
+	return termsafe.URLString(r.URL)
 }

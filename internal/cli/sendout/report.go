@@ -63,7 +63,7 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	if !st.Verbose {
 		return b
 	}
-	b = fmt.Appendf(b, "  > %s %s\n", cmp.Or(req.Method, http.MethodPost), termsafe.Text(termsafe.URLString(res.URL)))
+	b = fmt.Appendf(b, "  > %s %s\n", cmp.Or(req.Method, http.MethodPost), termsafe.Text(shownURL(res)))
 	b = appendHeaders(b, "  > ", termsafe.MaskHeaders(res.SentHeader))
 	b = appendBody(b, "  > ", req.Body)
 	if res.RespHeader != nil {
@@ -102,7 +102,7 @@ func (c *delivery) JUnit() term.TestCase {
 	if !res.OK {
 		method := cmp.Or(res.Request.Method, http.MethodPost)
 		tc.FailureType = "unexpected status"
-		where := termsafe.URLString(res.URL)
+		where := shownURL(res)
 		tc.Failure = fmt.Sprintf("%s %s: %d", method, where, last.Status)
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
