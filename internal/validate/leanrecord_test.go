@@ -2,9 +2,12 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonlex"
 )
 
@@ -83,6 +86,48 @@ func FuzzLeanRecord(f *testing.F) {
 		if got, ok := leanRecord(&lx, line, buf); ok {
 			leanAgrees(t, line, got)
 			buf = got.body[:0]
+		}
+	})
+}
+
+// FuzzCheckCaptureFastPath holds checkCapture, whose fast path reads the
+// record with the lexer and checks the body where it was unescaped, to the
+// slow path (encoding/json, then CheckRecord): the same findings for every
+// line. The fuzzer varies the body, the query and the record around them.
+func FuzzCheckCaptureFastPath(f *testing.F) {
+	f.Add([]byte(load(f, "receipt.json")), "businessType=CREATE_RECEIVABLE_DOC", false)
+	f.Add([]byte(load(f, "invoice.json")), "businessType=NOPE&x=%zz", true)
+	f.Add([]byte("{\"requestId\":\"\\u00e9\\\"\",\"data\":{\"收款单\":null}}"), "", false)
+	f.Add([]byte("{\"a\":\"\xff\"}"), "businessType=", true)
+	f.Add([]byte(leanSample), "businessType=CREATE_PURCHASE_ORDER_INVOICE", true)
+	v := mustNew(f, Options{Strict: true})
+	f.Fuzz(func(t *testing.T, body []byte, query string, raw bool) {
+		var line []byte
+		if raw { // the fuzzer's bytes are the record itself
+			line = body
+		} else {
+			rec := &capture.Record{Query: query, Method: "POST", Headers: map[string][]string{"A": {"b"}}}
+			rec.SetBody(body)
+			var err error
+			if line, err = capture.Append(nil, rec); err != nil {
+				t.Skip(err)
+			}
+		}
+		got, gotTorn := v.checkCapture(line)
+		var want []Finding
+		wantTorn := false
+		var rec capture.Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			if input.CutShort(line) {
+				wantTorn = true
+			} else {
+				want = v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+			}
+		} else {
+			want = v.CheckRecord(&rec)
+		}
+		if gotTorn != wantTorn || !reflect.DeepEqual(got, want) {
+			t.Fatalf("fast path %v %+v\nslow path %v %+v\nfor %q", gotTorn, got, wantTorn, want, line)
 		}
 	})
 }
