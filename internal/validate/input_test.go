@@ -322,3 +322,38 @@ func TestCheckInputOnManyWorkersStops(t *testing.T) {
 		t.Fatalf("%d results, err %v; want 100, stop", n, err)
 	}
 }
+
+// On many workers a payload piped in is reported as soon as it is read,
+// before the next one is written: `listen | validate` followed live.
+func TestCheckInputOnManyWorkersStreams(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	pr, pw := io.Pipe()
+	reported := make(chan int)
+	done := make(chan error, 1)
+	go func() {
+		_, err := v.checkInput(context.Background(), pr, source{name: "-", batching: &batching{workers: 2, items: 512, bytes: 1 << 20, inFlight: 8 << 20}},
+			func(r *result) error {
+				reported <- r.Line
+				return nil
+			})
+		done <- err
+	}()
+	for line := 1; line <= 3; line++ {
+		if _, err := io.WriteString(pw, "{}\n"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-reported:
+			if got != line {
+				t.Fatalf("reported line %d, want %d", got, line)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("line %d was not reported while the pipe stayed open", line)
+		}
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -191,7 +191,10 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 			b.res = append(b.res, result{})
 		}
 		b.items = append(b.items, x)
-		if (len(b.items) >= bt.items || len(b.buf) >= bt.bytes) && !send() {
+		// A batch goes when it is full, or when reading on may wait: a
+		// line typed or piped in (listen's capture followed live) is
+		// reported as soon as it is read, as the one-by-one loop did.
+		if (len(b.items) >= bt.items || len(b.buf) >= bt.bytes || !rd.Buffered()) && !send() {
 			return
 		}
 	}
