@@ -225,6 +225,13 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
 // Max is the largest item the reader takes.
 func (rd *Reader) Max() int { return rd.max }
 
+// Buffered says the reader holds bytes it has read and not yet returned:
+// when it does not, the next Next may wait on the input (a pipe, a
+// terminal), and a caller that batches items should hand over what it has.
+func (rd *Reader) Buffered() bool {
+	return len(rd.pending) > 0 || rd.br.Buffered() > 0 || (rd.arr != nil && rd.arr.have)
+}
+
 // Kind reads as far as needed (at most two lines) to say what the input
 // holds. An error is one the input cannot be read for.
 func (rd *Reader) Kind() (Kind, error) {

@@ -365,6 +365,80 @@ func (l *Lexer) Content(s, e int, esc bool) []byte {
 	return l.scratch[start:]
 }
 
+// AppendStr reads a string as Str does and appends its value (what Content
+// returns) to dst. It reads and unescapes in one pass, writing into dst's
+// spare capacity: a capture record's body escapes every few bytes (each
+// quote is \"), and Str then unescape read it twice and appended byte by
+// byte. Anything but plain bytes, UTF-8 sequences and one-letter escapes
+// (a \u escape, a control byte, invalid UTF-8, the end of input) is left
+// to Str and unescape, so that the errors are theirs.
+func (l *Lexer) AppendStr(dst []byte) []byte {
+	b := l.b
+	s := l.i
+	// The value is never longer than the string's rest of the input.
+	base := len(dst)
+	if need := base + len(b) - s; cap(dst) < need {
+		dst = append(dst[:cap(dst)], make([]byte, need-cap(dst))...)
+	}
+	out := dst[base : base+len(b)-s]
+	o := 0
+	for i := s + 1; i < len(b); {
+		ch := b[i]
+		if strSafe[ch] {
+			out[o] = ch
+			o++
+			i++
+			continue
+		}
+		switch {
+		case ch == '"':
+			l.i = i + 1
+			return dst[:base+o]
+		case ch == '\\' && i+1 < len(b):
+			var v byte
+			switch b[i+1] {
+			case '"', '\\', '/':
+				v = b[i+1]
+			case 'b':
+				v = '\b'
+			case 'f':
+				v = '\f'
+			case 'n':
+				v = '\n'
+			case 'r':
+				v = '\r'
+			case 't':
+				v = '\t'
+			default:
+				return l.appendStrSlow(dst[:base], s)
+			}
+			out[o] = v
+			o++
+			i += 2
+			continue
+		case (ch >= 0xE1 && ch <= 0xEC || ch >= 0xEE && ch <= 0xEF) && i+2 < len(b) &&
+			b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80:
+			// As in Str: the CJK of Chinese documents, checked inline.
+			out[o], out[o+1], out[o+2] = ch, b[i+1], b[i+2]
+			o += 3
+			i += 3
+			continue
+		}
+		return l.appendStrSlow(dst[:base], s)
+	}
+	return l.appendStrSlow(dst[:base], s)
+}
+
+// appendStrSlow is AppendStr by Str and unescape, from the string at s.
+func (l *Lexer) appendStrSlow(dst []byte, s int) []byte {
+	l.i = s
+	s, e, esc := l.Str()
+	if !esc {
+		return append(dst, l.b[s+1:e-1]...)
+	}
+	return unescape(dst, l.b[s+1:e-1])
+}
+
 // unescape appends the value of src, the inside of a string Str accepted,
 // to dst. A lone surrogate becomes U+FFFD, as in encoding/json.
 func unescape(dst, src []byte) []byte {

@@ -303,3 +303,36 @@ func FuzzFloat(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendStr holds AppendStr to Str and Content: the same value, the
+// same position after it, the same error.
+func FuzzAppendStr(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\ud83d\ude00\ud800"`, "\"收款单\\\"x\\\"\"",
+		"\"\x1f\"", "\"\xff\"", "\"\xe4\xb8\"", `"\x"`, `"abc`, `"a\`, `"\u12"`, "\"\xed\xa0\x80\"", "\"\xf0\x9f\x98\x80\" tail"} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, prefix int) {
+		if len(b) == 0 || b[0] != '"' {
+			b = append([]byte{'"'}, b...)
+		}
+		prefix = prefix & 15
+		var want, got []byte
+		var wantEnd, gotEnd int
+		var l Lexer
+		l.Reset(b)
+		wantErr := l.Run(func() {
+			s, e, esc := l.Str()
+			want, wantEnd = append(make([]byte, prefix), l.Content(s, e, esc)...), l.Pos()
+		})
+		l.Reset(b)
+		gotErr := l.Run(func() {
+			got, gotEnd = l.AppendStr(make([]byte, prefix, prefix+1)), l.Pos()
+		})
+		if (wantErr == nil) != (gotErr == nil) || wantErr != nil && *wantErr != *gotErr {
+			t.Fatalf("AppendStr error %v, Str's %v", gotErr, wantErr)
+		}
+		if wantErr == nil && (string(got) != string(want) || gotEnd != wantEnd) {
+			t.Fatalf("AppendStr %q ending at %d, Str and Content %q ending at %d", got, gotEnd, want, wantEnd)
+		}
+	})
+}

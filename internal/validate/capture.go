@@ -3,9 +3,11 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
+	"unsafe"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // isCapture reports whether a line is a capture record written by listen
@@ -18,19 +20,40 @@ func isCapture(line []byte) bool { return input.IsRecord(line) }
 // is a record cut short (input.CutShort), which has none.
 func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
 	c := v.pool.Get().(*checker)
-	rec, ok := leanRecord(&c.lx, line)
-	c.lx.Reset(nil)
-	v.pool.Put(c)
-	if !ok { // the slow path, and its error messages (leanrecord.go)
-		rec = capture.Record{}
-		if err := json.Unmarshal(line, &rec); err != nil {
-			if input.CutShort(line) {
-				return nil, true
-			}
-			return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err)), false
+	f, ok := leanRecord(&c.lx, line, c.body)
+	if ok {
+		fs = v.checkLean(&f)
+		if cap(f.body) > cap(c.body) {
+			c.body = f.body[:0] // grown: kept for the next record
 		}
 	}
+	c.lx.Reset(nil)
+	v.pool.Put(c)
+	if ok {
+		return fs, false
+	}
+	// The slow path, and its error messages (leanrecord.go).
+	var rec capture.Record
+	if err := json.Unmarshal(line, &rec); err != nil {
+		if input.CutShort(line) {
+			return nil, true
+		}
+		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err)), false
+	}
 	return v.CheckRecord(&rec), false
+}
+
+// checkLean is CheckRecord of the record the fast path read, with no copy
+// of its body or query in the usual case of a body stored as it was.
+func (v *Validator) checkLean(f *leanFields) []Finding {
+	switch string(f.bodyEncoding) {
+	case capture.UTF8, "":
+	default: // base64, or an encoding that is an error
+		return v.CheckRecord(&capture.Record{Query: string(f.query), QueryEncoding: string(f.queryEncoding),
+			Body: string(f.body), BodyEncoding: string(f.bodyEncoding)})
+	}
+	// The query is only read during the check (messages quote a copy).
+	return v.checkRequest(f.body, unsafe.String(unsafe.SliceData(f.query), len(f.query)))
 }
 
 // CheckRecord validates the request body of a capture record as
@@ -40,9 +63,15 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	if err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
 	}
-	event, ok := rec.Event()
+	return v.checkRequest(body, rec.Query)
+}
+
+// checkRequest checks a captured request's body against the event its
+// query names.
+func (v *Validator) checkRequest(body []byte, query string) []Finding {
+	event, ok := spec.QueryEvent(query)
 	if !ok {
-		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has no businessType", rec.Query))
+		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has no businessType", query))
 		return append(fs, v.Check(body, "")...)
 	}
 	if event == "" {

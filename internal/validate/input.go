@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/whsim/whsim/internal/ctxio"
@@ -23,6 +24,8 @@ type source struct {
 	// NDJSON line or array element an input may hold (a larger one is
 	// reported and skipped, never held in memory).
 	maxPayload int
+	// batching, when not nil, replaces defaultBatching.
+	batching *batching
 }
 
 // result is one checked payload of an input.
@@ -74,10 +77,21 @@ func (s *Summary) add(r *result) {
 // error is an input that cannot be read (or cancellation), never a
 // finding.
 func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn func(*result) error) (input.Kind, error) {
-	rd := input.NewReader(ctx, ctxio.NewReader(ctx, r), input.Options{Name: in.name, Max: in.maxPayload})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !regularFile(r) {
+		// A read of a terminal or a pipe may block for ever: it must give
+		// way to ctx. A regular file's reads end; ctx is checked between
+		// payloads, and the wrapper's goroutine and copy per read are spared.
+		r = ctxio.NewReader(ctx, r)
+	}
+	rd := input.NewReader(ctx, r, input.Options{Name: in.name, Max: in.maxPayload})
 	kind, err := rd.Kind()
 	if err != nil {
 		return kind, err
+	}
+	if bt := batchingOf(in, kind); bt.workers > 1 {
+		return kind, v.checkParallel(ctx, cancel, rd, kind, in, bt, fn)
 	}
 	for {
 		it, err := rd.Next()
@@ -87,46 +101,74 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 		if err != nil {
 			return kind, err
 		}
-		r := &result{Line: it.Line, Element: it.Element}
-		switch {
-		case kind == input.Document:
-			r.Line = 0
-			if it.Long {
-				r.Findings = v.tooLarge(rd, it)
-			} else {
-				r.Findings = v.Check(it.Body, in.event)
-			}
-		case kind == input.Array:
-			r.Line = 0
-			switch {
-			case it.Long:
-				r.Findings = v.tooLarge(rd, it)
-			case it.Problem != "":
-				r.Findings = v.single(ruleSyntax, it.Problem)
-			default:
-				r.Findings, _ = v.check(it.Body, in.event)
-			}
-			for i := range r.Findings {
-				shift(&r.Findings[i], it.Line, it.Column)
-			}
-		case it.Long:
-			r.Findings = v.tooLarge(rd, it)
-		case it.Torn:
-			r.skipped = true
-			r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
-		default:
-			var torn bool
-			if r.Findings, torn = v.check(it.Body, in.event); torn {
-				// A restarted listen ended the torn line and wrote on.
-				r.skipped = true
-				r.Findings = v.single(ruleTorn, "a capture record cut short (as a crash or a full disk while writing leaves it), then a restarted listen's records; skipped")
-			}
+		r := &result{}
+		if it.Long {
+			v.judgeLong(rd, kind, it, r)
+		} else {
+			v.judge(kind, it, in.event, r)
 		}
-		r.Failed = !r.skipped && v.Failed(r.Findings)
 		if err := fn(r); err != nil {
 			return kind, err
 		}
 	}
+}
+
+// regularFile says r is an open regular file.
+func regularFile(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// judgeLong reports an item too large to check into r.
+func (v *Validator) judgeLong(rd *input.Reader, kind input.Kind, it *input.Item, r *result) {
+	r.Line, r.Element = it.Line, it.Element
+	r.Findings = v.tooLarge(rd, it)
+	switch kind {
+	case input.Document:
+		r.Line = 0
+	case input.Array:
+		r.Line = 0
+		for i := range r.Findings {
+			shift(&r.Findings[i], it.Line, it.Column)
+		}
+	}
+	r.Failed = v.Failed(r.Findings)
+}
+
+// judge checks one item of an input of kind (not a Long one: see
+// tooLarge) into r.
+func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *result) {
+	r.Line, r.Element = it.Line, it.Element
+	switch {
+	case kind == input.Document:
+		r.Line = 0
+		r.Findings = v.Check(it.Body, event)
+	case kind == input.Array:
+		r.Line = 0
+		if it.Problem != "" {
+			r.Findings = v.single(ruleSyntax, it.Problem)
+		} else {
+			r.Findings, _ = v.check(it.Body, event)
+		}
+		for i := range r.Findings {
+			shift(&r.Findings[i], it.Line, it.Column)
+		}
+	case it.Torn:
+		r.skipped = true
+		r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
+	default:
+		var torn bool
+		if r.Findings, torn = v.check(it.Body, event); torn {
+			// A restarted listen ended the torn line and wrote on.
+			r.skipped = true
+			r.Findings = v.single(ruleTorn, "a capture record cut short (as a crash or a full disk while writing leaves it), then a restarted listen's records; skipped")
+		}
+	}
+	r.Failed = !r.skipped && v.Failed(r.Findings)
 }
 
 // check judges one payload or capture record; torn says it is a capture

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -203,17 +205,30 @@ func FuzzCheckInput(f *testing.F) {
 	f.Add([]byte("[{}, [1,2], \"x\\\"]\", ]  x"), 0, false)
 	f.Add([]byte("{\n  \"a\": 1\n}\n"), 0, true)
 	f.Add([]byte(`{"capture":1,"body":"{}"}`+"\n"+`{"capture":1,"bo`), 16, true)
+	f.Add([]byte(strings.Repeat(one+"\n{}\n\n", 5)+"x\n"), 1000, true)
 	v, err := New(Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
+	oneByOne := &batching{workers: 1}
+	// Tiny batches and budget, many workers: every path of the pipeline.
+	many := &batching{workers: 3, items: 2, bytes: 64, inFlight: 100}
 	f.Fuzz(func(t *testing.T, in []byte, max int, ndjson bool) {
 		name := "in.json"
 		if ndjson {
 			name = "in.ndjson"
 		}
+		src := source{name: name, maxPayload: max % 4096, batching: oneByOne}
+		var want []string
+		_, wantErr := v.checkInput(context.Background(), bytes.NewReader(in), src, func(r *result) error {
+			want = append(want, fmt.Sprintf("%+v", *r))
+			return nil
+		})
 		var sum, counted Summary
-		_, err := v.checkInput(context.Background(), bytes.NewReader(in), source{name: name, maxPayload: max % 4096}, func(r *result) error {
+		var got []string
+		src.batching = many
+		_, err := v.checkInput(context.Background(), bytes.NewReader(in), src, func(r *result) error {
+			got = append(got, fmt.Sprintf("%+v", *r))
 			sum.add(r)
 			if r.Line < 0 || r.Element < -1 || (r.Line > 0 && r.Element >= 0) {
 				t.Fatalf("malformed result %+v", r)
@@ -228,6 +243,9 @@ func FuzzCheckInput(f *testing.F) {
 			}
 			return nil
 		})
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !slices.Equal(got, want) {
+			t.Fatalf("on many workers: %v\n%q\none by one: %v\n%q", err, got, wantErr, want)
+		}
 		// The only errors of an input in memory: it cannot be read as what
 		// it says it is (pretty-printed JSON named .ndjson, a value that runs
 		// on far past the limit).
@@ -238,4 +256,104 @@ func FuzzCheckInput(f *testing.F) {
 			t.Fatalf("summary %+v counts %d payloads, %d reported", sum, sum.Payloads, counted.Payloads)
 		}
 	})
+}
+
+// The pipeline reports what the one-by-one loop reports, in its order:
+// inputs of every kind, cut into batches of every size.
+func TestCheckInputOnManyWorkers(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	one := compact(t, load(t, "receipt.json"))
+	b, _ := json.Marshal(one)
+	rec := `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","body":` + string(b) + `}`
+	parts := []string{one, rec, rec[:80], "{}", "", "x", "[1,2]", one[:100], strings.Repeat("a", 300),
+		strings.Replace(rec, `\"requestId\"`, `\"requestID\"`, 1)}
+	r := rand.New(rand.NewPCG(35, 1))
+	for i := range 300 {
+		var sb strings.Builder
+		sep := "\n"
+		if i%3 == 0 {
+			sb.WriteString("[")
+			sep = ",\n"
+		}
+		for j := r.IntN(30); j > 0; j-- {
+			sb.WriteString(parts[r.IntN(len(parts))])
+			sb.WriteString(sep)
+		}
+		name := []string{"in.ndjson", "in.json"}[r.IntN(2)]
+		max := []int{0, 50, 200, 2000}[r.IntN(4)]
+		many := &batching{workers: 1 + r.IntN(4), items: 1 + r.IntN(5), bytes: r.IntN(3000), inFlight: int64(1 + r.IntN(5000))}
+		describe := func(bt *batching) (string, error) {
+			var out strings.Builder
+			_, err := v.checkInput(context.Background(), strings.NewReader(sb.String()), source{name: name, maxPayload: max, batching: bt},
+				func(r *result) error {
+					fmt.Fprintf(&out, "%+v\n", *r)
+					return nil
+				})
+			return out.String(), err
+		}
+		want, wantErr := describe(&batching{workers: 1})
+		got, err := describe(many)
+		if got != want || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("input %d (%s, max %d) on %+v:\n%s%v\none by one:\n%s%v", i, name, max, *many, got, err, want, wantErr)
+		}
+	}
+}
+
+// A reporter that fails stops the pipeline: nothing after it is reported.
+func TestCheckInputOnManyWorkersStops(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	in := strings.Repeat("{}\n", 1000)
+	stop := errors.New("stop")
+	n := 0
+	_, err := v.checkInput(context.Background(), strings.NewReader(in), source{name: "in.ndjson", batching: &batching{workers: 3, items: 7, bytes: 1 << 10, inFlight: 64}},
+		func(r *result) error {
+			n++
+			if r.Line != n {
+				t.Fatalf("result %d is line %d", n, r.Line)
+			}
+			if n == 100 {
+				return stop
+			}
+			return nil
+		})
+	if !errors.Is(err, stop) || n != 100 {
+		t.Fatalf("%d results, err %v; want 100, stop", n, err)
+	}
+}
+
+// On many workers a payload piped in is reported as soon as it is read,
+// before the next one is written: `listen | validate` followed live.
+func TestCheckInputOnManyWorkersStreams(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	pr, pw := io.Pipe()
+	reported := make(chan int)
+	done := make(chan error, 1)
+	go func() {
+		_, err := v.checkInput(context.Background(), pr, source{name: "-", batching: &batching{workers: 2, items: 512, bytes: 1 << 20, inFlight: 8 << 20}},
+			func(r *result) error {
+				reported <- r.Line
+				return nil
+			})
+		done <- err
+	}()
+	for line := 1; line <= 3; line++ {
+		if _, err := io.WriteString(pw, "{}\n"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-reported:
+			if got != line {
+				t.Fatalf("reported line %d, want %d", got, line)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("line %d was not reported while the pipe stayed open", line)
+		}
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }

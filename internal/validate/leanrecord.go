@@ -5,7 +5,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/jsonlex"
 )
 
@@ -61,12 +60,19 @@ var (
 // record; the record then takes the slow path.
 type leanGiveUp struct{}
 
-// leanRecord reads the members validation needs of a capture record line:
-// ok is false when the slow path must read it instead.
-func leanRecord(lx *jsonlex.Lexer, line []byte) (rec capture.Record, ok bool) {
-	if !utf8.Valid(line) { // encoding/json would replace, not refuse
-		return rec, false
-	}
+// leanFields are the members of a record validation reads, as the fast
+// path read them: valid until the lexer's next Reset, the body until its
+// buffer is reused.
+type leanFields struct {
+	query, queryEncoding, body, bodyEncoding []byte
+}
+
+// leanRecord reads the members validation needs of a capture record line,
+// the body unescaped into buf (from its start, with no allocation once buf
+// holds it): ok is false when the slow path must read it instead. A line
+// the lexer reads to its end is valid UTF-8 (the lexer refuses anything
+// else), so nothing is left that encoding/json would replace.
+func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 	lx.Reset(line)
 	defer func() {
 		if r := recover(); r != nil {
@@ -81,26 +87,30 @@ func leanRecord(lx *jsonlex.Lexer, line []byte) (rec capture.Record, ok bool) {
 		if lx.Peek() != jsonlex.Object {
 			panic(leanGiveUp{})
 		}
-		leanObject(lx, leanRecordMembers, func(name string, s []byte) {
+		leanObject(lx, leanRecordMembers, func(name string) {
+			if name == "body" {
+				f.body = lx.AppendStr(buf[:0])
+				return
+			}
+			s, e, esc := lx.Str()
 			switch name {
 			case "query":
-				rec.Query = string(s)
+				f.query = lx.Content(s, e, esc)
 			case "queryEncoding":
-				rec.QueryEncoding = string(s)
-			case "body":
-				rec.Body = string(s)
+				f.queryEncoding = lx.Content(s, e, esc)
 			case "bodyEncoding":
-				rec.BodyEncoding = string(s)
+				f.bodyEncoding = lx.Content(s, e, esc)
 			}
 		})
 		lx.End()
 	})
-	return rec, err == nil
+	return f, err == nil
 }
 
-// leanObject reads the object at the lexer's position against members,
-// handing each top-level string member to keep.
-func leanObject(lx *jsonlex.Lexer, members []leanMember, keep func(name string, s []byte)) {
+// leanObject reads the object at the lexer's position against members;
+// keep, when not nil, reads each of its string members (at the lexer's
+// position), to keep or not.
+func leanObject(lx *jsonlex.Lexer, members []leanMember, keep func(name string)) {
 	if !lx.Enter() {
 		return
 	}
@@ -161,10 +171,10 @@ func lower(ch byte) byte {
 	return ch
 }
 
-// leanValue checks the value at the lexer's position against m, handing a
-// string to keep when keep is not nil. null decodes to nothing, as
-// encoding/json leaves the field as it was.
-func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string, []byte)) {
+// leanValue checks the value at the lexer's position against m; keep, when
+// not nil, reads a string. null decodes to nothing, as encoding/json leaves
+// the field as it was.
+func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 	k := lx.Peek()
 	if k == jsonlex.Null {
 		lx.Lit(k)
@@ -173,9 +183,10 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string, []byte)) {
 	switch m.kind {
 	case leanString:
 		leanWant(k, jsonlex.String)
-		s, e, esc := lx.Str()
 		if keep != nil {
-			keep(m.name, lx.Content(s, e, esc))
+			keep(m.name)
+		} else {
+			lx.Str()
 		}
 	case leanInt, leanFloat:
 		leanWant(k, jsonlex.Number)

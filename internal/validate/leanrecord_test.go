@@ -2,9 +2,12 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonlex"
 )
 
@@ -45,7 +48,7 @@ func TestLeanRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var lx jsonlex.Lexer
-			got, ok := leanRecord(&lx, []byte(tc.line))
+			got, ok := leanRecord(&lx, []byte(tc.line), nil)
 			if ok != tc.lean {
 				t.Fatalf("fast path took it: %v, want %v", ok, tc.lean)
 			}
@@ -58,14 +61,15 @@ func TestLeanRecord(t *testing.T) {
 
 // leanAgrees fails unless encoding/json reads line without error into a
 // record with the same four members the fast path read.
-func leanAgrees(t *testing.T, line []byte, got capture.Record) {
+func leanAgrees(t *testing.T, line []byte, got leanFields) {
 	t.Helper()
 	var want capture.Record
 	if err := json.Unmarshal(line, &want); err != nil {
 		t.Fatalf("fast path read %q, encoding/json refused it: %v", line, err)
 	}
-	if got.Query != want.Query || got.QueryEncoding != want.QueryEncoding || got.Body != want.Body || got.BodyEncoding != want.BodyEncoding {
-		t.Fatalf("fast path read %+v, encoding/json %+v, from %q", got, want, line)
+	if string(got.query) != want.Query || string(got.queryEncoding) != want.QueryEncoding || string(got.body) != want.Body || string(got.bodyEncoding) != want.BodyEncoding {
+		t.Fatalf("fast path read query %q (%q), body %q (%q); encoding/json %+v, from %q",
+			got.query, got.queryEncoding, got.body, got.bodyEncoding, want, line)
 	}
 }
 
@@ -77,9 +81,53 @@ func FuzzLeanRecord(f *testing.F) {
 	f.Add([]byte(`{"headers":{"A":[null,"b"]},"headerEncodings":{"A":"base64"},"body":""}`))
 	f.Add([]byte(`{"time":"2026-11-30T10:00:00+08:00","capture":-0}`))
 	var lx jsonlex.Lexer
+	var buf []byte // reused, as checkCapture reuses it
 	f.Fuzz(func(t *testing.T, line []byte) {
-		if got, ok := leanRecord(&lx, line); ok {
+		if got, ok := leanRecord(&lx, line, buf); ok {
 			leanAgrees(t, line, got)
+			buf = got.body[:0]
+		}
+	})
+}
+
+// FuzzCheckCaptureFastPath holds checkCapture, whose fast path reads the
+// record with the lexer and checks the body where it was unescaped, to the
+// slow path (encoding/json, then CheckRecord): the same findings for every
+// line. The fuzzer varies the body, the query and the record around them.
+func FuzzCheckCaptureFastPath(f *testing.F) {
+	f.Add([]byte(load(f, "receipt.json")), "businessType=CREATE_RECEIVABLE_DOC", false)
+	f.Add([]byte(load(f, "invoice.json")), "businessType=NOPE&x=%zz", true)
+	f.Add([]byte("{\"requestId\":\"\\u00e9\\\"\",\"data\":{\"收款单\":null}}"), "", false)
+	f.Add([]byte("{\"a\":\"\xff\"}"), "businessType=", true)
+	f.Add([]byte(leanSample), "businessType=CREATE_PURCHASE_ORDER_INVOICE", true)
+	v := mustNew(f, Options{Strict: true})
+	f.Fuzz(func(t *testing.T, body []byte, query string, raw bool) {
+		var line []byte
+		if raw { // the fuzzer's bytes are the record itself
+			line = body
+		} else {
+			rec := &capture.Record{Query: query, Method: "POST", Headers: map[string][]string{"A": {"b"}}}
+			rec.SetBody(body)
+			var err error
+			if line, err = capture.Append(nil, rec); err != nil {
+				t.Skip(err)
+			}
+		}
+		got, gotTorn := v.checkCapture(line)
+		var want []Finding
+		wantTorn := false
+		var rec capture.Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			if input.CutShort(line) {
+				wantTorn = true
+			} else {
+				want = v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+			}
+		} else {
+			want = v.CheckRecord(&rec)
+		}
+		if gotTorn != wantTorn || !reflect.DeepEqual(got, want) {
+			t.Fatalf("fast path %v %+v\nslow path %v %+v\nfor %q", gotTorn, got, wantTorn, want, line)
 		}
 	})
 }

@@ -24,6 +24,7 @@ type seg struct {
 type checker struct {
 	v    *Validator
 	lx   jsonlex.Lexer
+	body []byte // a capture record's body, unescaped (checkCapture)
 	raw  []rawFinding
 	path []seg
 	keys []jsonlex.Key

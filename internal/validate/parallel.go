@@ -1,0 +1,210 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/whsim/whsim/internal/input"
+)
+
+// The payloads of an NDJSON input, a capture log or an array are checked
+// on every CPU: one goroutine reads them into batches, workers check the
+// batches, and the caller's goroutine hands the results to fn in input
+// order, as the one-by-one loop did. A payload is judged alone (judge),
+// so only the order of the results needs keeping.
+
+// batching says how an input is spread over the CPUs; tests make it
+// small, or one worker.
+type batching struct {
+	// workers check batches; 0 is GOMAXPROCS, 1 the one-by-one loop.
+	workers int
+	// items and bytes end a batch: enough payloads that handing one over
+	// costs nothing beside checking them.
+	items, bytes int
+	// inFlight bounds the bytes of the batches read and not yet reported.
+	// A batch larger than it (one payload near the 64 MiB limit) waits
+	// until it is the only one, so memory stays bounded by the largest
+	// payload, a few times over, whatever the input's size.
+	inFlight int64
+}
+
+// defaultBatching is every CPU, in batches of 512 payloads or 512 KiB:
+// a batch of capture records is about 2 ms of work.
+func defaultBatching() batching {
+	return batching{items: 512, bytes: 512 << 10, inFlight: 8 << 20}
+}
+
+// batch is a run of consecutive payloads of one input.
+type batch struct {
+	buf   []byte // the payloads' bytes, one after another
+	items []batchItem
+	res   []result
+	// err ended the input after these payloads (never io.EOF).
+	err  error
+	held int64 // of inFlight
+	done chan struct{}
+}
+
+// batchItem is one payload of a batch: its Body spans buf[start:end].
+type batchItem struct {
+	it         input.Item
+	start, end int
+	judged     bool // its result is set already (a payload too large)
+}
+
+// batchingOf is how in is spread: its own batching, else every CPU.
+func batchingOf(in source, kind input.Kind) batching {
+	b := defaultBatching()
+	if in.batching != nil {
+		b = *in.batching
+	}
+	if b.workers == 0 {
+		b.workers = runtime.GOMAXPROCS(0)
+	}
+	if kind == input.Document {
+		b.workers = 1 // one payload
+	}
+	return b
+}
+
+// checkParallel is checkInput's loop on every CPU. cancel ends the read
+// when fn fails, and is called before it returns.
+func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc, rd *input.Reader, kind input.Kind, in source, bt batching, fn func(*result) error) error {
+	workers := bt.workers
+	order := make(chan *batch, 2*workers) // the batches in input order
+	work := make(chan *batch, workers)
+	budget := semaphore.NewWeighted(bt.inFlight)
+	// free holds the buffers of reported batches for the reader to fill
+	// again: fresh ones cost page faults and the copies of their growth.
+	free := make(chan []byte, cap(order)+workers+2)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range work {
+				v.judgeBatch(b, kind, in.event)
+				close(b.done)
+			}
+		})
+	}
+	wg.Go(func() {
+		defer close(work)
+		defer close(order)
+		v.readBatches(ctx, rd, kind, bt, budget, free, order, work)
+	})
+	defer wg.Wait()
+	// stop ends the read and waits out the batches still coming.
+	stop := func() {
+		cancel()
+		for b := range order {
+			<-b.done
+		}
+	}
+	for b := range order {
+		<-b.done
+		for i := range b.res {
+			if err := fn(&b.res[i]); err != nil {
+				stop()
+				return err
+			}
+		}
+		budget.Release(b.held)
+		if cap(b.buf) <= 2*bt.bytes { // not one grown for a large payload
+			select {
+			case free <- b.buf[:0]:
+			default:
+			}
+		}
+		if b.err != nil {
+			stop()
+			return b.err
+		}
+	}
+	// The read stopped without an error of its own: ctx ended while a
+	// batch waited to be sent.
+	err := ctx.Err()
+	cancel()
+	return err
+}
+
+// readBatches reads the input into batches, sending each to order and to
+// work, until the input ends, fails or ctx is done.
+func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind input.Kind, bt batching, budget *semaphore.Weighted, free <-chan []byte, order, work chan<- *batch) {
+	var b *batch
+	send := func() bool {
+		held := min(int64(len(b.buf)), bt.inFlight)
+		if err := budget.Acquire(ctx, held); err != nil {
+			return false
+		}
+		b.held = held
+		for i := range b.items {
+			if x := &b.items[i]; !x.judged {
+				x.it.Body = b.buf[x.start:x.end:x.end]
+			}
+		}
+		select {
+		case order <- b:
+		case <-ctx.Done():
+			budget.Release(held)
+			return false
+		}
+		// The batch is on order: it must be judged, or the caller waits
+		// for it forever. work has room for every batch a worker does not
+		// hold, so this never blocks for long.
+		work <- b
+		b = nil
+		return true
+	}
+	for {
+		if b == nil {
+			b = &batch{done: make(chan struct{}), items: make([]batchItem, 0, bt.items), res: make([]result, 0, bt.items)}
+			select {
+			case b.buf = <-free:
+			default:
+				b.buf = make([]byte, 0, bt.bytes+bt.bytes/2)
+			}
+		}
+		it, err := rd.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				b.err = err
+			}
+			if len(b.items) > 0 || b.err != nil {
+				send()
+			}
+			return
+		}
+		x := batchItem{it: *it}
+		if it.Long {
+			x.judged = true
+			b.res = append(b.res, result{})
+			v.judgeLong(rd, kind, it, &b.res[len(b.res)-1])
+		} else {
+			x.start = len(b.buf)
+			b.buf = append(b.buf, it.Body...)
+			x.end = len(b.buf)
+			x.it.Body = nil
+			b.res = append(b.res, result{})
+		}
+		b.items = append(b.items, x)
+		// A batch goes when it is full, or when reading on may wait: a
+		// line typed or piped in (listen's capture followed live) is
+		// reported as soon as it is read, as the one-by-one loop did.
+		if (len(b.items) >= bt.items || len(b.buf) >= bt.bytes || !rd.Buffered()) && !send() {
+			return
+		}
+	}
+}
+
+// judgeBatch checks the payloads of a batch.
+func (v *Validator) judgeBatch(b *batch, kind input.Kind, event string) {
+	for i := range b.items {
+		if x := &b.items[i]; !x.judged {
+			v.judge(kind, &x.it, event, &b.res[i])
+		}
+	}
+}
