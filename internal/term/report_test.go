@@ -142,3 +142,58 @@ func TestWriteJUnitError(t *testing.T) {
 		t.Errorf("report %+v\n%s", doc, b.String())
 	}
 }
+
+// writes is a writer that hands each write to the test as it happens.
+type writes chan string
+
+func (w writes) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// A case reported to a pipe reaches its reader without the run writing
+// more or ending: a slow send piped to jq shows each delivery within
+// FlushAfter, not when a megabyte has gathered.
+func TestStreamFlushesACaseThatWaits(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{Text, JSON} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			w := make(writes, 4)
+			rep, err := New(format, w, Style{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"first", "second"} {
+				if err := rep.Case(testCase{name: name, v: Pass}); err != nil {
+					t.Fatal(err)
+				}
+				// Each case in turn is written by the timer alone: the
+				// second finds the buffer empty again and sets it anew.
+				got := next(t, w)
+				if !strings.Contains(got, name) {
+					t.Fatalf("wrote %q, want the case %q", got, name)
+				}
+			}
+			if err := rep.Finish(testSummary{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := next(t, w); !strings.Contains(got, "done") && !strings.Contains(got, "summary") {
+				t.Errorf("Finish wrote %q, want the summary", got)
+			}
+		})
+	}
+}
+
+// next is the next write; a minute without one is the flush not
+// happening at all, not a slow machine.
+func next(t *testing.T, w writes) string {
+	t.Helper()
+	select {
+	case got := <-w:
+		return got
+	case <-time.After(time.Minute):
+		t.Fatal("nothing written in a minute")
+		return ""
+	}
+}
