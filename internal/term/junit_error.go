@@ -1,7 +1,7 @@
 package term
 
 import (
-	"bufio"
+	"encoding/xml"
 	"io"
 
 	"github.com/whsim/whsim/internal/termsafe"
@@ -12,18 +12,46 @@ import (
 // test case in error saying why, so that a CI system that reads the file
 // shows the cause instead of an empty or missing report.
 func WriteJUnitError(w io.Writer, title, class, why string) error {
+	type jerror struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type jcase struct {
+		Name      string    `xml:"name,attr"`
+		Classname string    `xml:"classname,attr"`
+		Time      junitTime `xml:"time,attr"`
+		Error     jerror    `xml:"error"`
+	}
+	type jsuite struct {
+		Name     string    `xml:"name,attr"`
+		Tests    int       `xml:"tests,attr"`
+		Failures int       `xml:"failures,attr"`
+		Errors   int       `xml:"errors,attr"`
+		Skipped  int       `xml:"skipped,attr"`
+		Time     junitTime `xml:"time,attr"`
+		Case     jcase     `xml:"testcase"`
+	}
+	type jsuites struct {
+		XMLName  xml.Name  `xml:"testsuites"`
+		Name     string    `xml:"name,attr"`
+		Tests    int       `xml:"tests,attr"`
+		Failures int       `xml:"failures,attr"`
+		Errors   int       `xml:"errors,attr"`
+		Time     junitTime `xml:"time,attr"`
+		Suite    jsuite    `xml:"testsuite"`
+	}
 	why = termsafe.Text(why)
-	run := xmlElement{name: "testcase", attrs: []xmlAttr{{"name", "run"}, {"classname", class}, {"time", junitSeconds(0)}},
-		children: []xmlElement{{name: "error", attrs: []xmlAttr{{"message", why}, {"type", "error"}}, text: why}}}
-	suite := xmlElement{name: "testsuite", attrs: []xmlAttr{
-		{"name", title}, {"tests", "1"}, {"failures", "0"}, {"errors", "1"}, {"skipped", "0"}, {"time", junitSeconds(0)},
-	}, children: []xmlElement{run}}
-	all := xmlElement{name: "testsuites", attrs: []xmlAttr{
-		{"name", title}, {"tests", "1"}, {"failures", "0"}, {"errors", "1"}, {"time", junitSeconds(0)},
-	}, children: []xmlElement{suite}}
-	bw := bufio.NewWriter(w)
-	bw.WriteString(xmlHeader)
-	writeXML(bw, all, 0)
-	bw.WriteByte('\n')
-	return bw.Flush()
+	all := jsuites{Name: title, Tests: 1, Errors: 1, Suite: jsuite{Name: title, Tests: 1, Errors: 1,
+		Case: jcase{Name: "run", Classname: class, Error: jerror{Message: why, Type: "error", Text: why}}}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }

@@ -27,6 +27,7 @@ package term
 import (
 	"bufio"
 	"cmp"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"strconv"
@@ -263,28 +264,43 @@ type junit struct {
 }
 
 type junitSuite struct {
-	Name                             string
-	Tests, Failures, Errors, Skipped int
-	Time                             time.Duration
-	Cases                            []junitCase
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     junitTime   `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
-	Name, Classname string
-	Time            time.Duration
-	Failure         *junitFailure
-	Skipped         *junitSkipped
-	SystemOut       string
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      junitTime     `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 // junitSkipped marks a case not made: every JUnit reader counts it
 // skipped, where a case with system-out alone reads as passed.
 type junitSkipped struct {
-	Message string
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
-	Message, Type, Text string
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// junitTime is a duration as JUnit's time attribute: seconds with three
+// decimals, the most Surefire's schema allows.
+type junitTime time.Duration
+
+func (t junitTime) MarshalXMLAttr(name xml.Name) (xml.Attr, error) {
+	return xml.Attr{Name: name, Value: strconv.FormatFloat(max(time.Duration(t), 0).Seconds(), 'f', 3, 64)}, nil
 }
 
 func (j *junit) Case(c Case) error {
@@ -292,7 +308,7 @@ func (j *junit) Case(c Case) error {
 	// XML keeps C1 and bidi controls raw and turns the rest into U+FFFD:
 	// escaped here, the report reads the same in a file and on a terminal.
 	tc.Suite = termsafe.Text(tc.Suite)
-	jc := junitCase{Name: termsafe.Text(tc.Name), Classname: termsafe.Text(tc.Class), Time: tc.Time}
+	jc := junitCase{Name: termsafe.Text(tc.Name), Classname: termsafe.Text(tc.Class), Time: junitTime(tc.Time)}
 	detail := termsafe.Lines(tc.Detail)
 	failed := c.Verdict() == Fail
 	skipped := !failed && tc.Skipped != ""
@@ -338,51 +354,35 @@ func (j *junit) Abort() error { return nil }
 func (j *junit) Finish(sum summary) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	type suites struct {
+		XMLName  xml.Name      `xml:"testsuites"`
+		Name     string        `xml:"name,attr"`
+		Tests    int           `xml:"tests,attr"`
+		Failures int           `xml:"failures,attr"`
+		Errors   int           `xml:"errors,attr"`
+		Time     junitTime     `xml:"time,attr"`
+		Suites   []*junitSuite `xml:"testsuite"`
+	}
 	// junit-10.xsd allows no skipped on testsuites: the suites carry it.
-	var tests, failures, errs int
-	var total time.Duration
-	suites := make([]xmlElement, 0, len(j.suites))
+	all := suites{Name: sum.Title(), Suites: j.suites}
 	for _, s := range j.suites {
-		tests += s.Tests
-		failures += s.Failures
-		errs += s.Errors
-		total += s.Time
-		suites = append(suites, s.element())
+		all.Tests += s.Tests
+		all.Failures += s.Failures
+		all.Errors += s.Errors
+		all.Time += s.Time
 	}
-	all := xmlElement{name: "testsuites", attrs: []xmlAttr{
-		{"name", sum.Title()}, {"tests", strconv.Itoa(tests)}, {"failures", strconv.Itoa(failures)},
-		{"errors", strconv.Itoa(errs)}, {"time", junitSeconds(total)},
-	}, children: suites}
-	j.w.WriteString(xmlHeader)
-	writeXML(j.w, all, 0)
-	j.w.WriteByte('\n')
+	if _, err := io.WriteString(j.w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(j.w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(j.w, "\n"); err != nil {
+		return err
+	}
 	return j.w.Flush()
-}
-
-// element is the suite's testsuite element, its cases' children in the
-// order Surefire's schema wants: failure, skipped, system-out.
-func (s *junitSuite) element() xmlElement {
-	cases := make([]xmlElement, 0, len(s.Cases))
-	for _, c := range s.Cases {
-		tc := xmlElement{name: "testcase", attrs: []xmlAttr{
-			{"name", c.Name}, {"classname", c.Classname}, {"time", junitSeconds(c.Time)},
-		}}
-		if f := c.Failure; f != nil {
-			tc.children = append(tc.children, xmlElement{name: "failure",
-				attrs: []xmlAttr{{"message", f.Message}, {"type", f.Type}}, text: f.Text})
-		}
-		if c.Skipped != nil {
-			tc.children = append(tc.children, xmlElement{name: "skipped", attrs: []xmlAttr{{"message", c.Skipped.Message}}})
-		}
-		if c.SystemOut != "" {
-			tc.children = append(tc.children, xmlElement{name: "system-out", text: c.SystemOut})
-		}
-		cases = append(cases, tc)
-	}
-	return xmlElement{name: "testsuite", attrs: []xmlAttr{
-		{"name", s.Name}, {"tests", strconv.Itoa(s.Tests)}, {"failures", strconv.Itoa(s.Failures)},
-		{"errors", strconv.Itoa(s.Errors)}, {"skipped", strconv.Itoa(s.Skipped)}, {"time", junitSeconds(s.Time)},
-	}, children: cases}
 }
 
 // Plural is one or many, as n says: "1 payload", "2 payloads".
