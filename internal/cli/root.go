@@ -65,18 +65,15 @@ func OSStreams() Streams { return cmdutil.OSStreams() }
 // Main runs whsim with args and returns its exit code. It owns the signals:
 // Ctrl-C or SIGTERM cancels the context the commands run under.
 func Main(ctx context.Context, args []string, s Streams, b Build) int {
-	// whsim --version alone runs no command: it prints the line cobra's
-	// version template would, without the signal handling (a locked OS
-	// thread), the command tree and the template that cost as much as the
-	// rest of the process's own start-up (#35). Should the write fail, the
-	// whole path below runs instead, so the failure is told as before.
-	if commandNamed(args) == rootAlone {
-		if _, err := fmt.Fprintln(s.Out, b.String()); err == nil {
-			return cmdutil.ExitOK
-		}
+	// A command that waits on nothing (the version, the events, a schema)
+	// gets no signal handling, which starts a thread of its own: Ctrl-C's
+	// default action ends it, with the shell's same 130. Start-up is most
+	// of such a run (#35).
+	if waits(commandNamed(args)) {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	return Execute(ctx, cmdutil.NewApp(s, b, time.Now), args)
 }
 
@@ -224,26 +221,44 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 type command struct {
 	name  string
 	build func(*cmdutil.App) *cobra.Command
+	// instant: the command reads no input and calls no one, so nothing
+	// it does waits (Main's signal handling).
+	instant bool
+}
+
+// waits says whether the run of the command named only (commandNamed)
+// may wait on input, the network or the clock: all but the instant ones,
+// and the whole tree's (help, completion, an unknown word) to be safe.
+func waits(only string) bool {
+	if only == rootAlone {
+		return false
+	}
+	for _, c := range commandsFor("") {
+		if c.name == only {
+			return !c.instant
+		}
+	}
+	return true
 }
 
 // commandsFor is the commands newRootCmd adds: every one, or only the
 // one a run names (none for rootAlone).
 func commandsFor(only string) []command {
 	commands := []command{
-		{"events", eventscmd.New},
-		{"generate", generatecmd.New},
-		{"send", sendcmd.New},
-		{"check", checkcmd.New},
-		{"listen", listencmd.New},
-		{"ready", readycmd.New},
-		{"replay", replaycmd.New},
-		{"inspect", inspectcmd.New},
-		{"export", exportcmd.New},
-		{"validate", validatecmd.New},
-		{"schema", schemacmd.New},
-		{"version", versioncmd.New},
-		{"man", mancmd.New},
-		{"anonymize", anonymizecmd.New},
+		{name: "events", build: eventscmd.New, instant: true},
+		{name: "generate", build: generatecmd.New},
+		{name: "send", build: sendcmd.New},
+		{name: "check", build: checkcmd.New},
+		{name: "listen", build: listencmd.New},
+		{name: "ready", build: readycmd.New},
+		{name: "replay", build: replaycmd.New},
+		{name: "inspect", build: inspectcmd.New},
+		{name: "export", build: exportcmd.New},
+		{name: "validate", build: validatecmd.New},
+		{name: "schema", build: schemacmd.New, instant: true},
+		{name: "version", build: versioncmd.New, instant: true},
+		{name: "man", build: mancmd.New},
+		{name: "anonymize", build: anonymizecmd.New},
 	}
 	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {
 		return commands[i : i+1]
