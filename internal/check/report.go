@@ -61,8 +61,8 @@ type CaseReport struct {
 	// Quiet: a warning said in the summary instead.
 	Quiet bool
 	sent  sent
-	// target is the run's URL, a password in it masked; user the user's
-	// headers, whose credentials the record masks.
+	// target is the run's URL and user the user's headers: the record
+	// masks the credentials of both (termsafe.URLString, masked).
 	target *url.URL
 	user   http.Header
 }
@@ -124,7 +124,7 @@ func (c *CaseReport) Record() CaseRecord {
 		body, enc := capture.EncodeBody(rc.Body)
 		j.Want, j.Reproduce = c.sent.want, c.Repro
 		j.Request = &RequestRecord{
-			Method: http.MethodPost, URL: attempt.URLFor(c.target, rc.Query), Query: rc.Query,
+			Method: http.MethodPost, URL: termsafe.URLString(attempt.URLFor(c.target, rc.Query)), Query: rc.Query,
 			Headers: masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
 			Copies: rc.Copies, AtOnce: rc.AtOnce, NewRequestIDs: rc.NewRequestIDs, Resign: c.sent.resign,
 		}
@@ -137,7 +137,7 @@ func (r *Reporter) Result(res Result) {
 	if r.err != nil {
 		return
 	}
-	c := &CaseReport{Result: res, target: r.maskedTarget(), user: r.Header,
+	c := &CaseReport{Result: res, target: r.Target, user: r.Header,
 		Quiet: res.Verdict == Warn && !r.Verbose}
 	if c.Quiet {
 		if r.warns == nil {

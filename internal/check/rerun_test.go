@@ -75,7 +75,7 @@ func TestValidSignature(t *testing.T) {
 // reported is the JSON line the reporter writes for a result.
 func reported(t testing.TB, rep *Reporter, res Result) []byte {
 	t.Helper()
-	c := &CaseReport{Result: res, target: rep.maskedTarget(), user: rep.Header}
+	c := &CaseReport{Result: res, target: rep.Target, user: rep.Header}
 	c.sent = rep.sentRequest(res.Case)
 	c.Repro = rep.reproduce(c)
 	b, err := json.Marshal(c.Record())
@@ -405,5 +405,26 @@ func TestRerunNewRequestIDs(t *testing.T) {
 	defer mu.Unlock()
 	if len(ids) != 4 || ids["11111111-1111-4111-8111-111111111111"] != 1 {
 		t.Errorf("requestIds %v, want the case's and 3 others, once each", ids)
+	}
+}
+
+// The JSON record's request URL masks what every printed URL masks: a
+// password and the values of credential query parameters.
+func TestRecordMasksTheURL(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://u:pw-s3cret@127.0.0.1:9/hook?token=t0k-s3cret&tenant=7")
+	rep := &Reporter{Target: target}
+	res := Result{Case: &Case{Check: acceptsValid, Name: "x", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("{}")},
+		Verdict: Fail, Status: 500}
+	line := reported(t, rep, res)
+	var rec CaseRecord
+	if err := json.Unmarshal(line, &rec); err != nil || rec.Request == nil {
+		t.Fatalf("record %s: %v", line, err)
+	}
+	if want := "http://u:xxxxx@127.0.0.1:9/hook?token=****&tenant=7&businessType=CREATE_RECEIVABLE_DOC"; rec.Request.URL != want {
+		t.Errorf("request url %s, want %s", rec.Request.URL, want)
+	}
+	if bytes.Contains(line, []byte("s3cret")) {
+		t.Errorf("record holds a credential: %s", line)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,17 +145,6 @@ func secretHeaders(user http.Header) http.Header {
 		}
 	}
 	return out
-}
-
-// maskedTarget is the target with a password in it and the values of
-// its credential query parameters (termsafe.SecretQuery) masked.
-func (r *Reporter) maskedTarget() *url.URL {
-	u := *r.Target
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx") // as termsafe.URL, url.URL.Redacted
-	}
-	u.RawQuery = termsafe.MaskQuery(u.RawQuery)
-	return &u
 }
 
 // records are the capture records of a case: one per delivery, as
