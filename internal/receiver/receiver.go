@@ -42,11 +42,6 @@ const defaultQueue = 4096
 // write to stdout) each time the queue ran empty cost a syscall per call.
 const idleEvery = time.Millisecond
 
-// batchWait is how long the observer, having emptied the queue, waits for
-// more calls before it parks on the queue (see drain). At most idleEvery,
-// so that Idle runs within idleEvery of the last call.
-const batchWait = idleEvery / 2
-
 // checker validates a body against the spec; event is the query's event
 // name, "" when the query names none. *validate.Validator is one.
 type checker interface {
@@ -102,8 +97,8 @@ type Config struct {
 	Checker checker
 	// Observe is called for every call, in arrival order of the queue, on
 	// one goroutine; Idle (flush output then) once the queue has run empty,
-	// at most once per idleEvery while calls keep coming, and about
-	// idleEvery after the last call (see drain).
+	// at most once per IdleEvery while calls keep coming, and within
+	// IdleEvery of the last call.
 	Observe func(*Call)
 	Idle    func()
 	// Queue is the observation queue's length (default DefaultQueue).
@@ -238,45 +233,37 @@ func (r *Receiver) closeQueue() {
 
 func (r *Receiver) drain() {
 	defer close(r.drained)
-	var flushed time.Time
-	for c := range r.queue {
-		r.observe(c)
-		// Under load, wake once for many calls, not once a call: a
-		// handler that sends to a parked observer must wake it, and with
-		// a core idle that is a thread woken from its futex sleep. Waiting
-		// a little before looking again lets the calls of the next while
-		// queue up and be taken in one go (the queue holds thousands; a
-		// call line is flushed at most once per idleEvery anyway). Only a
-		// wait that finds nothing new parks the observer on the queue.
-		for {
-			for n := len(r.queue); n > 0; n-- {
-				r.observe(<-r.queue) // only this goroutine receives: n are there
-			}
-			time.Sleep(batchWait)
-			if len(r.queue) == 0 {
-				break
-			}
-			if r.cfg.Idle != nil && time.Since(flushed) >= idleEvery {
-				r.cfg.Idle()
-				flushed = time.Now()
-			}
-		}
-		if r.cfg.Idle != nil {
+	idle := time.NewTimer(idleEvery)
+	idle.Stop()
+	var idleC <-chan time.Time // set while Idle is due
+	for {
+		var c *Call
+		var ok bool
+		select {
+		case c, ok = <-r.queue:
+		case <-idleC:
+			idleC = nil
 			r.cfg.Idle()
-			flushed = time.Now()
+			continue
+		}
+		if !ok {
+			if idleC != nil {
+				r.cfg.Idle()
+			}
+			return
+		}
+		if r.cfg.Checker != nil && !c.TooLarge && c.BodyErr == nil {
+			c.Findings = append(c.Findings, r.cfg.Checker.Check(c.Body, c.Event)...)
+		}
+		if r.cfg.Observe != nil {
+			r.cfg.Observe(c)
+		}
+		r.release(c)
+		if idleC == nil && r.cfg.Idle != nil && len(r.queue) == 0 {
+			idle.Reset(idleEvery)
+			idleC = idle.C
 		}
 	}
-}
-
-// observe validates c, hands it to Config.Observe and releases it.
-func (r *Receiver) observe(c *Call) {
-	if r.cfg.Checker != nil && !c.TooLarge && c.BodyErr == nil {
-		c.Findings = append(c.Findings, r.cfg.Checker.Check(c.Body, c.Event)...)
-	}
-	if r.cfg.Observe != nil {
-		r.cfg.Observe(c)
-	}
-	r.release(c)
 }
 
 func (r *Receiver) enqueue(c *Call) {
