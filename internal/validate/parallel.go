@@ -80,9 +80,9 @@ func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc
 	work := make(chan *batch, workers)
 	budget := semaphore.NewWeighted(bt.inFlight)
 	// free holds reported batches for the reader to fill again: fresh
-	// buffers cost page faults (a fifth of the CPU of a busy run's
-	// system time) and the copies of their growth, fresh item lists
-	// garbage. Their results go with fn's cases and are never reused.
+	// buffers cost page faults and the copies of their growth, fresh item
+	// lists garbage. Their results go with fn's cases (a JUnit report
+	// keeps them), so those are never reused.
 	free := make(chan *batch, cap(order)+workers+2)
 	var wg sync.WaitGroup
 	for range workers {
