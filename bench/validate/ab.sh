@@ -7,6 +7,9 @@
 # wall time measures the neighbours as much as whsim.
 #   bench/validate/ab.sh [<git ref>]        default main
 #   BASE_BIN=/path/to/whsim bench/validate/ab.sh   a binary already built
+#   CAPTURE=1 bench/validate/ab.sh          the payloads as capture records,
+#                                           as run.sh makes them with CAPTURE=1
+#   GOMAXPROCS=1 bench/validate/ab.sh       both builds on one CPU
 # Needs go and node (to compact the fixtures).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +31,13 @@ else
 fi
 
 for f in fixtures/*.json; do
-	node -e 'process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")))+"\n")' "$f"
+	node -e 'const fs = require("fs"), body = JSON.stringify(JSON.parse(fs.readFileSync(process.argv[1], "utf8")));
+const event = require("path").basename(process.argv[1]).split(".")[0];
+process.stdout.write((process.env.CAPTURE ? JSON.stringify({capture: 1, time: "2026-12-01T10:00:00.000000001Z",
+  remote: "127.0.0.1:40000", method: "POST", path: "/hook", query: "businessType=" + event,
+  headers: {"Content-Type": ["application/json"], "User-Agent": ["whsim"], "Content-Length": [String(Buffer.byteLength(body))]},
+  body, bodyEncoding: "utf8", response: {status: 200, headers: {"Content-Type": ["application/json"]}, body: "{\"status\":200}", bodyEncoding: "utf8"}})
+  : body) + "\n")' "$f"
 done >"$work/eight.ndjson"
 i=0
 while [ $i -lt "$reps" ]; do cat "$work/eight.ndjson"; i=$((i + 1)); done >"$work/payloads.ndjson"
@@ -54,6 +63,6 @@ done
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 base=$(median "$work/base.rates")
 new=$(median "$work/new.rates")
-echo "payloads: $n, $rounds rounds alternating, median payloads per CPU second"
+echo "payloads: $n${CAPTURE:+ capture records}, $rounds rounds alternating, median payloads per CPU second${GOMAXPROCS:+ (GOMAXPROCS=$GOMAXPROCS)}"
 printf '%-28s %10s\n' "base ($ref)" "$base" "this tree" "$new"
 awk -v b="$base" -v n="$new" 'BEGIN { printf "ratio this/base: %.3f (want >= 0.97)\n", n / b }'

@@ -40,6 +40,12 @@ n=$(wc -l <"$work/payloads.ndjson")
 size=$(wc -c <"$work/payloads.ndjson")
 "$work/whsim" schema >"$work/schema.json"
 
+# How each side is timed: whsim as a whole process (start, read the file,
+# check, report, exit) by the wall clock, best of three; Ajv in-process,
+# its validation loop alone (JSON.parse and validate of lines already in
+# memory, after a warm-up pass), best of PASSES=5 passes (ajv.mjs), and
+# santhosh-tekuri's loop alone, after a warm-up pass, once. Both favour
+# the peers: their start, file read and schema compilation are not timed.
 # whsim: the whole command (read, check, report), best of three.
 best=0
 for _ in 1 2 3; do

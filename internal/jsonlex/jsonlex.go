@@ -101,11 +101,23 @@ type Lexer struct {
 	i       int
 	depth   int
 	scratch []byte
+	// safe is the table of bytes Str passes over: strSafe, or
+	// strSafeUTF8 for a document known to be valid UTF-8.
+	safe *[256]bool
 }
 
 // Reset starts reading b.
 func (l *Lexer) Reset(b []byte) {
-	l.b, l.i, l.depth, l.scratch = b, 0, 0, l.scratch[:0]
+	l.b, l.i, l.depth, l.scratch, l.safe = b, 0, 0, l.scratch[:0], &strSafe
+}
+
+// ResetUTF8 starts reading b, which the caller knows to be valid UTF-8
+// (AppendStr's result always is): strings are read without checking their
+// UTF-8 again, which is most of the work on the Chinese text of a body.
+// Everything else is checked as after Reset, so the findings are the same.
+func (l *Lexer) ResetUTF8(b []byte) {
+	l.Reset(b)
+	l.safe = &strSafeUTF8
 }
 
 // Bytes returns the document.
@@ -279,14 +291,28 @@ var strSafe = func() (t [256]bool) {
 	return t
 }()
 
+// strSafeUTF8 is strSafe for valid UTF-8: every byte of a multi-byte
+// sequence is at least 0x80, so none of them can be a quote, a backslash
+// or a control byte.
+var strSafeUTF8 = func() (t [256]bool) {
+	t = strSafe
+	for i := 0x80; i < 0x100; i++ {
+		t[i] = true
+	}
+	return t
+}()
+
 // Str reads a string; s and e span it with its quotes, esc says it holds
 // escapes (see Content).
 func (l *Lexer) Str() (s, e int, esc bool) {
-	b := l.b
+	b, safe := l.b, l.safe
+	if safe == nil { // a Lexer used without Reset
+		safe = &strSafe
+	}
 	s = l.i
 	i := s + 1
 	for {
-		for i < len(b) && strSafe[b[i]] {
+		for i < len(b) && safe[b[i]] {
 			i++
 		}
 		if i >= len(b) {

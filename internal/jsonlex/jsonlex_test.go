@@ -336,3 +336,69 @@ func FuzzAppendStr(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResetUTF8 holds a lexer started by ResetUTF8 to one started by
+// Reset on every valid UTF-8 document: the same strings, the same
+// position after each value, the same error.
+func FuzzResetUTF8(f *testing.F) {
+	for _, s := range []string{`{"收款单":{"单据编号":"SKD-1","a\"b":[1,"\u00e9"]}}`, "[\"\x1f\"]", `{"a":"b\x"}`,
+		`["\ud800", "温州锦程\ud83d\ude00"]`, `{"a":"abc`, "\"\xe4\xb8\xad\xf0\x9f\x98\x80\" x", `"tab	in"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !utf8.Valid(b) || depth(b) >= MaxDepth {
+			return
+		}
+		read := func(reset func(*Lexer, []byte)) (vals []string, err *syntaxError) {
+			var l Lexer
+			reset(&l, b)
+			var value func()
+			value = func() {
+				switch k := l.Peek(); k {
+				case Object:
+					if !l.Enter() {
+						return
+					}
+					for first := true; ; first = false {
+						key := l.Key(first)
+						vals = append(vals, "key "+string(l.KeyBytes(key)))
+						value()
+						if !l.More('}') {
+							return
+						}
+					}
+				case Array:
+					if !l.Enter() {
+						return
+					}
+					for {
+						value()
+						if !l.More(']') {
+							return
+						}
+					}
+				case String:
+					s, e, esc := l.Str()
+					vals = append(vals, string(l.Content(s, e, esc))+"@"+strconv.Itoa(l.Pos()))
+				default:
+					l.Skip(k)
+					vals = append(vals, "@"+strconv.Itoa(l.Pos()))
+				}
+			}
+			err = l.Run(func() {
+				l.Begin()
+				value()
+				l.End()
+			})
+			return vals, err
+		}
+		want, wantErr := read((*Lexer).Reset)
+		got, gotErr := read((*Lexer).ResetUTF8)
+		if (wantErr == nil) != (gotErr == nil) || wantErr != nil && *wantErr != *gotErr {
+			t.Fatalf("ResetUTF8 error %v, Reset's %v", gotErr, wantErr)
+		}
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("ResetUTF8 read %q, Reset %q", got, want)
+		}
+	})
+}

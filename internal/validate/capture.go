@@ -53,7 +53,8 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 			Body: string(f.body), BodyEncoding: string(f.bodyEncoding)})
 	}
 	// The query is only read during the check (messages quote a copy).
-	return v.checkRequest(f.body, unsafe.String(unsafe.SliceData(f.query), len(f.query)))
+	// The body is AppendStr's result: valid UTF-8.
+	return v.checkRequest(f.body, unsafe.String(unsafe.SliceData(f.query), len(f.query)), true)
 }
 
 // CheckRecord validates the request body of a capture record as
@@ -63,22 +64,22 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	if err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
 	}
-	return v.checkRequest(body, rec.Query)
+	return v.checkRequest(body, rec.Query, false)
 }
 
 // checkRequest checks a captured request's body against the event its
-// query names.
-func (v *Validator) checkRequest(body []byte, query string) []Finding {
+// query names. utf8OK says the body is known to be valid UTF-8.
+func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) []Finding {
 	event, ok := spec.QueryEvent(query)
 	if !ok {
 		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has no businessType", query))
-		return append(fs, v.Check(body, "")...)
+		return append(fs, v.checkBody(body, "", utf8OK)...)
 	}
 	if event == "" {
 		fs := v.single(RuleQueryEvent, "the captured query's businessType is empty")
-		return append(fs, v.Check(body, "")...)
+		return append(fs, v.checkBody(body, "", utf8OK)...)
 	}
-	return v.Check(body, event)
+	return v.checkBody(body, event, utf8OK)
 }
 
 func (v *Validator) single(rule, msg string) []Finding {

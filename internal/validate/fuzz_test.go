@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -65,4 +66,25 @@ func deep(b []byte) int {
 		}
 	}
 	return n
+}
+
+// FuzzCheckUTF8 holds the check of a body known to be valid UTF-8 (a
+// capture record's body, which the lexer then does not check for UTF-8
+// again) to Check: the same findings for every valid UTF-8 body.
+func FuzzCheckUTF8(f *testing.F) {
+	for _, name := range []string{"receipt.json", "invoice.json", "invoice-sample.json"} {
+		f.Add([]byte(load(f, name)), "")
+	}
+	f.Add([]byte(`{"requestId":"\u00e9","businessType":5007,"data":{"收款单":{"备注":"a\tb"}}}`), "CREATE_RECEIVABLE_DOC")
+	f.Add([]byte("{\"data\":{\"收款明细\":[{\"备注\":\"\x01\"}]}}"), "NOPE")
+	v := mustNew(f, Options{Strict: true})
+	f.Fuzz(func(t *testing.T, body []byte, event string) {
+		if !utf8.Valid(body) {
+			return
+		}
+		want := v.Check(body, event)
+		if got := v.checkBody(body, event, true); !reflect.DeepEqual(got, want) {
+			t.Fatalf("known UTF-8: %+v\nCheck: %+v\nfor %q", got, want, body)
+		}
+	})
 }

@@ -79,9 +79,11 @@ func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc
 	order := make(chan *batch, 2*workers) // the batches in input order
 	work := make(chan *batch, workers)
 	budget := semaphore.NewWeighted(bt.inFlight)
-	// free holds the buffers of reported batches for the reader to fill
-	// again: fresh ones cost page faults and the copies of their growth.
-	free := make(chan []byte, cap(order)+workers+2)
+	// free holds reported batches for the reader to fill again: fresh
+	// buffers cost page faults and the copies of their growth, fresh item
+	// lists garbage. Their results go with fn's cases (a JUnit report
+	// keeps them), so those are never reused.
+	free := make(chan *batch, cap(order)+workers+2)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -113,15 +115,18 @@ func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc
 			}
 		}
 		budget.Release(b.held)
+		// b is the reader's again once on free.
+		readErr := b.err
 		if cap(b.buf) <= 2*bt.bytes { // not one grown for a large payload
+			b.buf, b.items, b.res = b.buf[:0], b.items[:0], nil
 			select {
-			case free <- b.buf[:0]:
+			case free <- b:
 			default:
 			}
 		}
-		if b.err != nil {
+		if readErr != nil {
 			stop()
-			return b.err
+			return readErr
 		}
 	}
 	// The read stopped without an error of its own: ctx ended while a
@@ -133,7 +138,7 @@ func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc
 
 // readBatches reads the input into batches, sending each to order and to
 // work, until the input ends, fails or ctx is done.
-func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind input.Kind, bt batching, budget *semaphore.Weighted, free <-chan []byte, order, work chan<- *batch) {
+func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind input.Kind, bt batching, budget *semaphore.Weighted, free <-chan *batch, order, work chan<- *batch) {
 	var b *batch
 	send := func() bool {
 		held := min(int64(len(b.buf)), bt.inFlight)
@@ -161,12 +166,14 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 	}
 	for {
 		if b == nil {
-			b = &batch{done: make(chan struct{}), items: make([]batchItem, 0, bt.items), res: make([]result, 0, bt.items)}
 			select {
-			case b.buf = <-free:
+			case b = <-free:
+				b.done, b.err, b.held = make(chan struct{}), nil, 0
 			default:
-				b.buf = make([]byte, 0, bt.bytes+bt.bytes/2)
+				b = &batch{items: make([]batchItem, 0, bt.items), buf: make([]byte, 0, bt.bytes+bt.bytes/2)}
+				b.done = make(chan struct{})
 			}
+			b.res = make([]result, 0, bt.items)
 		}
 		it, err := rd.Next()
 		if err != nil {

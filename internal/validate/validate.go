@@ -119,8 +119,17 @@ func (e *UnknownRuleError) Error() string {
 // Check validates one body. event is the event name the query asserted, ""
 // when there is none: then the body number alone decides the event.
 func (v *Validator) Check(body []byte, event string) []Finding {
+	return v.checkBody(body, event, false)
+}
+
+// checkBody is Check; utf8OK says body is known to be valid UTF-8, which the
+// lexer then does not check again (the findings are the same).
+func (v *Validator) checkBody(body []byte, event string, utf8OK bool) []Finding {
 	c := v.pool.Get().(*checker)
 	c.reset(body)
+	if utf8OK {
+		c.lx.ResetUTF8(body)
+	}
 	c.run(event)
 	out := c.finish()
 	c.lx.Reset(nil)
