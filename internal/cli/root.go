@@ -202,7 +202,9 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c.build(a))
 	}
-	root.SetHelpCommand(newHelpCmd(a, root))
+	if len(commands) > 0 { // cobra adds no help command to a root without any
+		root.SetHelpCommand(newHelpCmd(a, root))
+	}
 	// Ours are one line (Execute), cobra's a block.
 	root.DisableSuggestions = true
 	if len(commands) > 1 { // the whole tree
