@@ -176,7 +176,7 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	if only == versionAlone {
 		// `whsim --version` prints the line itself: cobra's version
 		// template is a text/template, parsed and run through reflection
-		// on every run, which cost start-up page faults (#35). It reads
+		// on every run, work this start-up need not do (#35). It reads
 		// no config, as cobra's --version does not.
 		root.Run = func(cmd *cobra.Command, _ []string) {
 			fmt.Fprintln(cmd.OutOrStdout(), a.Build.String())
