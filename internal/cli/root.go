@@ -126,15 +126,21 @@ func commandNamed(args []string) string {
 		return ""
 	case "--version":
 		if len(args) == 1 {
-			return rootAlone // the root's own flag: no command is needed
+			return versionAlone
 		}
+		return rootAlone // the root's own flag: no command is needed
 	}
 	return args[0]
 }
 
-// rootAlone is the only of newRootCmd that builds the root without any
-// command: no command is named so.
-const rootAlone = "--version"
+// rootAlone and versionAlone are the onlys of newRootCmd that build the
+// root without any command (no command is named so): versionAlone for
+// `whsim --version` and nothing else, which prints its line itself,
+// rootAlone for --version followed by more words, which cobra handles.
+const (
+	rootAlone    = "--version"
+	versionAlone = "--version alone"
+)
 
 // The root's help, as newRootCmd gives it to cobra.
 const (
@@ -164,13 +170,23 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 		Short:         rootShort,
 		Long:          rootLong,
 		Example:       rootExample,
-		Version:       a.Build.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Flags and config are read here, once, for whichever command runs.
-		PersistentPreRunE: readFlagsAndConfig(a, only),
 	}
-	root.SetVersionTemplate("{{.Version}}\n")
+	if only == versionAlone {
+		// `whsim --version` prints the line itself: cobra's version
+		// template is a text/template, parsed and run through reflection
+		// on every run, work this start-up need not do (#35). It reads
+		// no config, as cobra's --version does not.
+		root.Run = func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), a.Build.String())
+		}
+	} else {
+		root.Version = a.Build.String()
+		root.SetVersionTemplate("{{.Version}}\n")
+		// Flags and config are read here, once, for whichever command runs.
+		root.PersistentPreRunE = readFlagsAndConfig(a, only)
+	}
 	// Streams first: cobra's completion command captures its writer when
 	// it is created, in setUpCompletionCmd.
 	root.SetIn(a.Streams.In)
@@ -182,13 +198,24 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	pf.BoolVar(&a.NoColor, "no-color", false, "never colour output (also NO_COLOR)")
 	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
 	root.Flags().Bool("version", false, "print the version (as whsim version does)")
-	for _, c := range commandsFor(only) {
+	commands := commandsFor(only)
+	for _, c := range commands {
 		root.AddCommand(c.build(a))
 	}
-	root.SetHelpCommand(newHelpCmd(a, root))
+	if len(commands) > 0 { // cobra adds no help command to a root without any
+		root.SetHelpCommand(newHelpCmd(a, root))
+	}
 	// Ours are one line (Execute), cobra's a block.
 	root.DisableSuggestions = true
-	setUpCompletionCmd(root)
+	if len(commands) > 1 { // the whole tree
+		setUpCompletionCmd(root)
+	} else {
+		// A run that names its command, or --version, never reaches
+		// completion (that word builds the whole tree), and building it
+		// with its four shells' help was most of what such a run
+		// allocated (#35).
+		root.CompletionOptions.DisableDefaultCmd = true
+	}
 	return root
 }
 
@@ -230,7 +257,7 @@ type command struct {
 // may wait on input, the network or the clock: all but the instant ones,
 // and the whole tree's (help, completion, an unknown word) to be safe.
 func waits(only string) bool {
-	if only == rootAlone {
+	if only == rootAlone || only == versionAlone {
 		return false
 	}
 	for _, c := range commandsFor("") {
@@ -242,7 +269,7 @@ func waits(only string) bool {
 }
 
 // commandsFor is the commands newRootCmd adds: every one, or only the
-// one a run names (none for rootAlone).
+// one a run names (none for rootAlone and versionAlone).
 func commandsFor(only string) []command {
 	commands := []command{
 		{name: "events", build: eventscmd.New, instant: true},
@@ -263,7 +290,7 @@ func commandsFor(only string) []command {
 	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {
 		return commands[i : i+1]
 	}
-	if only == rootAlone {
+	if only == rootAlone || only == versionAlone {
 		return nil
 	}
 	return commands
