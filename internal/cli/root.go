@@ -126,21 +126,15 @@ func commandNamed(args []string) string {
 		return ""
 	case "--version":
 		if len(args) == 1 {
-			return versionAlone
+			return rootAlone // the root's own flag: no command is needed
 		}
-		return rootAlone // the root's own flag: no command is needed
 	}
 	return args[0]
 }
 
-// rootAlone and versionAlone are the onlys of newRootCmd that build the
-// root without any command (no command is named so): versionAlone for
-// `whsim --version` and nothing else, which prints its line itself,
-// rootAlone for --version followed by more words, which cobra handles.
-const (
-	rootAlone    = "--version"
-	versionAlone = "--version alone"
-)
+// rootAlone is the only of newRootCmd that builds the root without any
+// command: no command is named so.
+const rootAlone = "--version"
 
 // The root's help, as newRootCmd gives it to cobra.
 const (
@@ -170,23 +164,13 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 		Short:         rootShort,
 		Long:          rootLong,
 		Example:       rootExample,
+		Version:       a.Build.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-	}
-	if only == versionAlone {
-		// `whsim --version` prints the line itself: cobra's version
-		// template is a text/template, parsed and run through reflection
-		// on every run, work this start-up need not do (#35). It reads
-		// no config, as cobra's --version does not.
-		root.Run = func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), a.Build.String())
-		}
-	} else {
-		root.Version = a.Build.String()
-		root.SetVersionTemplate("{{.Version}}\n")
 		// Flags and config are read here, once, for whichever command runs.
-		root.PersistentPreRunE = readFlagsAndConfig(a, only)
+		PersistentPreRunE: readFlagsAndConfig(a, only),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	// Streams first: cobra's completion command captures its writer when
 	// it is created, in setUpCompletionCmd.
 	root.SetIn(a.Streams.In)
@@ -257,7 +241,7 @@ type command struct {
 // may wait on input, the network or the clock: all but the instant ones,
 // and the whole tree's (help, completion, an unknown word) to be safe.
 func waits(only string) bool {
-	if only == rootAlone || only == versionAlone {
+	if only == rootAlone {
 		return false
 	}
 	for _, c := range commandsFor("") {
@@ -269,7 +253,7 @@ func waits(only string) bool {
 }
 
 // commandsFor is the commands newRootCmd adds: every one, or only the
-// one a run names (none for rootAlone and versionAlone).
+// one a run names (none for rootAlone).
 func commandsFor(only string) []command {
 	commands := []command{
 		{name: "events", build: eventscmd.New, instant: true},
@@ -290,7 +274,7 @@ func commandsFor(only string) []command {
 	if i := slices.IndexFunc(commands, func(c command) bool { return c.name == only }); i >= 0 {
 		return commands[i : i+1]
 	}
-	if only == rootAlone || only == versionAlone {
+	if only == rootAlone {
 		return nil
 	}
 	return commands
