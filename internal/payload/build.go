@@ -71,8 +71,12 @@ func (g *Generator) Envelope(e spec.Event, s spec.Shape, data *Obj) *Obj {
 
 // transition sets the fields the event changes, where data has them.
 func transition(e spec.Event, s spec.Shape, data *Obj) {
+	// The layout's fields are spec.Data's, projected once: projecting
+	// them again for every payload of an audit or an abandon made its
+	// field tree anew each time.
+	fields := spec.Field{Fields: layoutOf(e.Kind, s).fields}
 	for _, t := range spec.Transitions(e) {
-		p := spec.PathOf(spec.Data(e.Kind, s), t.Field)
+		p := spec.PathOf(fields, t.Field)
 		if len(p) == 0 {
 			continue
 		}
