@@ -81,13 +81,18 @@ func (l Lanes) Build() ([][][]attempt.Template, error) {
 func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, docs DocPaths, next func(spec.Event) ([]byte, error)) ([][][]attempt.Template, error) {
 	lanes := make([][][]attempt.Template, len(events))
 	for i, e := range events {
-		for range n {
+		// A group of one template each, cut from one slice: the pool is
+		// built in a fresh heap, where every allocation costs page faults.
+		groups, tmpls := make([][]attempt.Template, n), make([]attempt.Template, n)
+		for j := range n {
 			body, err := next(e)
 			if err != nil {
 				return nil, err
 			}
-			lanes[i] = append(lanes[i], []attempt.Template{newTemplate(e.Name, header, body, fresh, docs)})
+			tmpls[j] = newTemplate(e.Name, header, body, fresh, docs)
+			groups[j] = tmpls[j : j+1 : j+1]
 		}
+		lanes[i] = groups
 	}
 	return lanes, nil
 }

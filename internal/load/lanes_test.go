@@ -181,3 +181,19 @@ func TestLanesBuild(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEventLanes builds send's pool of bodies for every event, as a
+// run of --count 256 does before it starts (#35): its allocations are what
+// a fresh process pays for in page faults and zeroing.
+func BenchmarkEventLanes(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		pl, err := payload.Request{Events: []string{spec.AllEvents}, Shape: string(spec.Described), Seed: 1}.Plan(payload.Anchor())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := EventLanes(pl.Events, poolSize, nil, true, NewDocPaths(nil), pl.NextBody); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
