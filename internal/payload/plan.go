@@ -126,7 +126,8 @@ func (p *Plan) NextBody(e spec.Event) ([]byte, error) {
 	p.scratch = appendJSON(p.scratch[:0], doc)
 	n := len(p.scratch)
 	if cap(p.arena)-len(p.arena) < n {
-		// The first body gets a block its size: most plans make one.
+		// The first body gets a block its size: a plan that makes one
+		// (whsimtest's Call) keeps no more.
 		size := arenaBlock
 		if p.arena == nil {
 			size = 0
