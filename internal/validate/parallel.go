@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sync/semaphore"
 
@@ -39,10 +40,13 @@ func defaultBatching() batching {
 	return batching{items: 512, bytes: 512 << 10, inFlight: 8 << 20}
 }
 
-// batch is a run of consecutive payloads of one input.
+// batch is a run of consecutive payloads of one input: items copied
+// into buf, or the lines of a chunk read straight into buf (NDJSON and
+// capture records), which the worker splits.
 type batch struct {
 	buf   []byte // the payloads' bytes, one after another
 	items []batchItem
+	chunk input.Chunk // its lines when items is empty
 	res   []result
 	// err ended the input after these payloads (never io.EOF).
 	err  error
@@ -88,7 +92,7 @@ func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc
 	for range workers {
 		wg.Go(func() {
 			for b := range work {
-				v.judgeBatch(b, kind, in.event)
+				v.judgeBatch(rd, b, kind, in.event)
 				close(b.done)
 			}
 		})
@@ -118,7 +122,7 @@ func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc
 		// b is the reader's again once on free.
 		readErr := b.err
 		if cap(b.buf) <= 2*bt.bytes { // not one grown for a large payload
-			b.buf, b.items, b.res = b.buf[:0], b.items[:0], nil
+			b.buf, b.items, b.res, b.chunk = b.buf[:0], b.items[:0], nil, input.Chunk{}
 			select {
 			case free <- b:
 			default:
@@ -140,8 +144,17 @@ func (v *Validator) checkParallel(ctx context.Context, cancel context.CancelFunc
 // work, until the input ends, fails or ctx is done.
 func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind input.Kind, bt batching, budget *semaphore.Weighted, free <-chan *batch, order, work chan<- *batch) {
 	var b *batch
+	// A chunk is one read of the input (see input.ReadChunk).
+	chunkBytes := max(bt.bytes, 1)
+	// An array's elements are copied in until one passes bt.bytes.
+	bufBytes := chunkBytes
+	if kind == input.Array {
+		bufBytes = bt.bytes + bt.bytes/2
+	}
 	send := func() bool {
-		held := min(int64(len(b.buf)), bt.inFlight)
+		// A chunk's results are made by its worker: they count, so that
+		// a chunk of many short lines holds no more than its bytes would.
+		held := min(int64(len(b.buf))+int64(b.chunk.Lines)*int64(unsafe.Sizeof(result{})), bt.inFlight)
 		if err := budget.Acquire(ctx, held); err != nil {
 			return false
 		}
@@ -170,10 +183,33 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 			case b = <-free:
 				b.done, b.err, b.held = make(chan struct{}), nil, 0
 			default:
-				b = &batch{items: make([]batchItem, 0, bt.items), buf: make([]byte, 0, bt.bytes+bt.bytes/2)}
+				b = &batch{buf: make([]byte, 0, bufBytes)}
 				b.done = make(chan struct{})
 			}
-			b.res = make([]result, 0, bt.items)
+		}
+		if rd.Chunked() {
+			if len(b.items) > 0 {
+				// Lines read before: they go first, on their own.
+				if !send() {
+					return
+				}
+				continue
+			}
+			if cap(b.buf) < chunkBytes {
+				b.buf = make([]byte, 0, chunkBytes)
+			}
+			c, err := rd.ReadChunk(b.buf[:0:chunkBytes])
+			if len(c.Bytes) > 0 || err != nil {
+				b.chunk, b.buf, b.res = c, c.Bytes, nil
+				if !errors.Is(err, io.EOF) {
+					b.err = err
+				}
+				if (len(c.Bytes) == 0 && b.err == nil) || !send() || err != nil {
+					return
+				}
+				continue
+			}
+			// A line longer than a chunk: Next takes it.
 		}
 		it, err := rd.Next()
 		if err != nil {
@@ -184,6 +220,12 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 				send()
 			}
 			return
+		}
+		if b.items == nil {
+			b.items = make([]batchItem, 0, bt.items)
+		}
+		if b.res == nil {
+			b.res = make([]result, 0, bt.items)
 		}
 		x := batchItem{it: *it}
 		if it.Long {
@@ -208,7 +250,19 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 }
 
 // judgeBatch checks the payloads of a batch.
-func (v *Validator) judgeBatch(b *batch, kind input.Kind, event string) {
+func (v *Validator) judgeBatch(rd *input.Reader, b *batch, kind input.Kind, event string) {
+	if len(b.chunk.Bytes) > 0 {
+		b.res = make([]result, 0, b.chunk.Lines)
+		rd.Items(b.chunk, func(it *input.Item) {
+			b.res = append(b.res, result{})
+			if r := &b.res[len(b.res)-1]; it.Long {
+				v.judgeLong(rd, kind, it, r)
+			} else {
+				v.judge(kind, it, event, r)
+			}
+		})
+		return
+	}
 	for i := range b.items {
 		if x := &b.items[i]; !x.judged {
 			v.judge(kind, &x.it, event, &b.res[i])
