@@ -174,6 +174,7 @@ type Reader struct {
 	ctx    context.Context
 	name   string
 	max    int
+	src    io.Reader // what br reads; ReadChunk reads it straight
 	br     *bufio.Reader
 	kind   Kind
 	state  state
@@ -189,10 +190,13 @@ type Reader struct {
 	skip   bool // the line returned last was long: its rest is still to skip
 	skipAt int  // its number
 	// pending are lines read ahead, which readLine returns first.
-	pending   []line
-	lineBuf   []byte // a pending line's bytes when they must outlive the buffer
-	linesOnly bool   // Options.Lines
-	whole     bool   // Options.Whole
+	pending []line
+	lineBuf []byte // a pending line's bytes when they must outlive the buffer
+	// carry is the start of a line ReadChunk read and did not return:
+	// the next chunk or line begins with it.
+	carry     []byte
+	linesOnly bool // Options.Lines
+	whole     bool // Options.Whole
 	bufSize   int
 }
 
@@ -215,7 +219,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
 	if size <= 0 {
 		size = 1 << 20
 	}
-	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, br: bufio.NewReaderSize(r, size)}
+	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, src: r, br: bufio.NewReaderSize(r, size)}
 	if rd.max <= 0 {
 		rd.max = Max
 	}
@@ -229,7 +233,7 @@ func (rd *Reader) Max() int { return rd.max }
 // when it does not, the next Next may wait on the input (a pipe, a
 // terminal), and a caller that batches items should hand over what it has.
 func (rd *Reader) Buffered() bool {
-	return len(rd.pending) > 0 || rd.br.Buffered() > 0 || (rd.arr != nil && rd.arr.have)
+	return len(rd.pending) > 0 || len(rd.carry) > 0 || rd.br.Buffered() > 0 || (rd.arr != nil && rd.arr.have)
 }
 
 // Kind reads as far as needed (at most two lines) to say what the input
@@ -399,10 +403,17 @@ func (rd *Reader) readLine() (l line, ok bool, err error) {
 			return l, false, err
 		}
 	}
-	l.n, l.off = rd.nextN, rd.pos
+	l.n, l.off = rd.nextN, rd.pos-int64(len(rd.carry))
 	rd.nextN++
 	rd.buf = rd.buf[:0]
 	read := 0
+	if len(rd.carry) > 0 {
+		// The line's start, which ReadChunk read: it is longer than a
+		// chunk (it never holds a whole line).
+		rd.grow(len(rd.carry))
+		rd.buf = append(rd.buf, rd.carry...)
+		read, rd.carry = len(rd.carry), rd.carry[:0]
+	}
 	for {
 		chunk, err := rd.br.ReadSlice('\n')
 		read += len(chunk)
@@ -499,20 +510,147 @@ func (rd *Reader) nextLine() (*Item, error) {
 			rd.state = stDone
 			return nil, io.EOF
 		}
-		it := &rd.item
-		it.Line, it.Offset, it.Unended = l.n, l.off, !l.nl
-		if l.long {
-			it.Long = true
-			return it, nil
+		if lineItem(&rd.item, l) {
+			return &rd.item, nil
 		}
-		text := bytes.TrimSuffix(l.text, []byte("\r"))
-		if len(bytes.Trim(text, jsonSpace)) == 0 {
+	}
+}
+
+// lineItem makes l the item it, as Next returns it; false is a line of
+// white space, which is no item.
+func lineItem(it *Item, l line) bool {
+	*it = Item{Element: -1, Line: l.n, Offset: l.off, Unended: !l.nl}
+	if l.long {
+		it.Long = true
+		return true
+	}
+	text := bytes.TrimSuffix(l.text, []byte("\r"))
+	if len(bytes.Trim(text, jsonSpace)) == 0 {
+		return false
+	}
+	it.Body, it.CR = text, len(text) < len(l.text)
+	// A crash while listen wrote it: the README promises a warning.
+	it.Torn = !l.nl && IsRecord(text) && !json.Valid(text)
+	return true
+}
+
+// Chunk is a run of whole lines of an input, read in one piece
+// (ReadChunk) and split into items by whoever checks them (Items): a
+// caller that spreads the lines over goroutines reads without splitting
+// them or copying them again.
+type Chunk struct {
+	// Bytes are the lines, each with its "\n" but the input's last.
+	Bytes []byte
+	// Line is the first line's number, Offset where it starts.
+	Line   int
+	Offset int64
+	// Lines is how many lines Bytes holds.
+	Lines int
+}
+
+// Chunked says the next items can be read with ReadChunk: the input is
+// read line by line, and the lines read ahead while detecting (or a long
+// line's rest) are taken.
+func (rd *Reader) Chunked() bool {
+	return rd.state == stLines && len(rd.pending) == 0 && !rd.skip
+}
+
+// ReadChunk reads the input's next whole lines into dst, up to its
+// capacity, and returns them (in dst); the start of a line it read past
+// the last "\n" begins the next chunk. Once the reader's own buffer is
+// taken, it reads straight into dst: one read of the input a chunk when
+// the input is a file, and as soon as a read ends a line when it is a
+// pipe or a terminal, so a line is handed over as soon as it is read.
+// An empty chunk with a nil error is a line longer than dst: Next
+// returns it. An error other than io.EOF comes with the lines read before
+// it; io.EOF with an empty chunk. Call it only when Chunked.
+func (rd *Reader) ReadChunk(dst []byte) (Chunk, error) {
+	if err := rd.ctx.Err(); err != nil {
+		return Chunk{}, err
+	}
+	dst = dst[:cap(dst)]
+	if len(rd.carry) >= len(dst) {
+		return Chunk{}, nil // the line is longer than a chunk
+	}
+	n := copy(dst, rd.carry)
+	c := Chunk{Line: rd.nextN, Offset: rd.pos - int64(n)}
+	rd.carry = rd.carry[:0]
+	for {
+		if n == len(dst) {
+			// No line ends in dst: Next takes it.
+			rd.carry = append(rd.carry, dst...)
+			return Chunk{}, nil
+		}
+		var m int
+		var err error
+		if rd.br.Buffered() > 0 {
+			m, err = rd.br.Read(dst[n:])
+		} else {
+			m, err = rd.src.Read(dst[n:])
+		}
+		rd.pos += int64(m)
+		from := n
+		n += m
+		end := 0
+		if i := bytes.LastIndexByte(dst[from:n], '\n'); i >= 0 {
+			end = from + i + 1
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			// The last line needs no "\n".
+			end = n
+			rd.state = stDone
+		case err != nil:
+			// The start of a line before the error is dropped, as Next
+			// drops it.
+			rd.state = stDone
+		case end == 0:
 			continue
 		}
-		it.Body, it.CR = text, len(text) < len(l.text)
-		// A crash while listen wrote it: the README promises a warning.
-		it.Torn = !l.nl && IsRecord(text) && !json.Valid(text)
-		return it, nil
+		rd.carry = append(rd.carry, dst[end:n]...)
+		c.Bytes = dst[:end]
+		c.Lines = bytes.Count(c.Bytes, []byte("\n"))
+		if end > 0 && c.Bytes[end-1] != '\n' {
+			c.Lines++
+		}
+		rd.nextN += c.Lines
+		if len(c.Bytes) == 0 && err != nil {
+			return c, err
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil // the next call's
+		}
+		return c, err
+	}
+}
+
+// Items calls fn with each item of c, as Next would return them; the item
+// is fn's only during the call. It only reads the reader, so many
+// goroutines may split chunks at once.
+func (rd *Reader) Items(c Chunk, fn func(*Item)) {
+	b, l := c.Bytes, line{n: c.Line, off: c.Offset}
+	var it Item
+	for len(b) > 0 {
+		raw := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			raw = b[:i+1]
+		}
+		b = b[len(raw):]
+		l.nl = raw[len(raw)-1] == '\n'
+		l.text = raw[:len(raw)-len("\n")]
+		if !l.nl {
+			l.text = raw
+		}
+		// As readLine measures a line: with its line ending.
+		l.long = len(raw) > rd.max+1
+		if l.long {
+			l.text = nil
+		}
+		if lineItem(&it, l) {
+			fn(&it)
+		}
+		l.n++
+		l.off += int64(len(raw))
 	}
 }
 

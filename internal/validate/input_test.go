@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/whsim/whsim/internal/input"
@@ -285,7 +286,17 @@ func TestCheckInputOnManyWorkers(t *testing.T) {
 		many := &batching{workers: 1 + r.IntN(4), items: 1 + r.IntN(5), bytes: r.IntN(3000), inFlight: int64(1 + r.IntN(5000))}
 		describe := func(bt *batching) (string, error) {
 			var out strings.Builder
-			_, err := v.checkInput(context.Background(), strings.NewReader(sb.String()), source{name: name, maxPayload: max, batching: bt},
+			// Reads of every size: a chunk is cut wherever a read ends.
+			var rd io.Reader = strings.NewReader(sb.String())
+			switch i % 4 {
+			case 1:
+				rd = iotest.HalfReader(rd)
+			case 2:
+				rd = iotest.OneByteReader(rd)
+			case 3:
+				rd = iotest.DataErrReader(rd)
+			}
+			_, err := v.checkInput(context.Background(), rd, source{name: name, maxPayload: max, batching: bt},
 				func(r *result) error {
 					fmt.Fprintf(&out, "%+v\n", *r)
 					return nil
