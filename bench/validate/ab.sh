@@ -31,13 +31,7 @@ else
 fi
 
 for f in fixtures/*.json; do
-	node -e 'const fs = require("fs"), body = JSON.stringify(JSON.parse(fs.readFileSync(process.argv[1], "utf8")));
-const event = require("path").basename(process.argv[1]).split(".")[0];
-process.stdout.write((process.env.CAPTURE ? JSON.stringify({capture: 1, time: "2026-12-01T10:00:00.000000001Z",
-  remote: "127.0.0.1:40000", method: "POST", path: "/hook", query: "businessType=" + event,
-  headers: {"Content-Type": ["application/json"], "User-Agent": ["whsim"], "Content-Length": [String(Buffer.byteLength(body))]},
-  body, bodyEncoding: "utf8", response: {status: 200, headers: {"Content-Type": ["application/json"]}, body: "{\"status\":200}", bodyEncoding: "utf8"}})
-  : body) + "\n")' "$f"
+	node "$here/line.mjs" "$f"
 done >"$work/eight.ndjson"
 i=0
 while [ $i -lt "$reps" ]; do cat "$work/eight.ndjson"; i=$((i + 1)); done >"$work/payloads.ndjson"
