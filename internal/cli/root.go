@@ -125,9 +125,12 @@ func commandNamed(args []string) string {
 	case "help", "completion", "man", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 		return ""
 	case "--version":
-		if len(args) == 1 {
-			return rootAlone // the root's own flag: no command is needed
+		// The root's own flag: no command is needed, whatever follows,
+		// unless help is asked for too, which describes the whole tree.
+		if slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "--help" }) {
+			return ""
 		}
+		return rootAlone
 	}
 	return args[0]
 }
