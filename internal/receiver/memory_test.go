@@ -24,7 +24,6 @@ func TestDeclaredSizeIsNotMemory(t *testing.T) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	goroutines := runtime.NumGoroutine()
 	head := fmt.Sprintf("POST /?businessType=%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", ev, 10<<20)
 	for range conns {
 		conn, err := net.Dial("tcp", addr)
@@ -36,13 +35,11 @@ func TestDeclaredSizeIsNotMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Each connection's handler is reading its body once its goroutine runs
-	// and the headers are read; give them the time.
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() < goroutines+conns && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	// Measure once every handler waits inside readBody for the bytes its
+	// Content-Length declares: whatever it allocates for them it has by then.
+	if n := waitInReadBody(t, conns); n < conns {
+		t.Fatalf("%d of %d handlers reached readBody", n, conns)
 	}
-	time.Sleep(300 * time.Millisecond)
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
@@ -123,3 +120,18 @@ type timeoutErr struct{}
 func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
+
+// waitInReadBody polls the goroutines' stacks until n of them are in the
+// receiver's readBody (or 10 s pass) and returns how many are.
+func waitInReadBody(t *testing.T, n int) int {
+	t.Helper()
+	buf := make([]byte, 4<<20)
+	in := 0
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		in = strings.Count(stacks, "receiver.(*Receiver).readBody(")
+		if in >= n || time.Now().After(deadline) {
+			return in
+		}
+	}
+}
