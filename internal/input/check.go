@@ -7,6 +7,12 @@ import (
 	"unicode/utf8"
 )
 
+// syntaxInBackground is the size from which Check reads an item's syntax
+// on a goroutine of its own and gives up when the reader's context ends:
+// encoding/json cannot be stopped, and a document of tens of MB takes it
+// most of a second here, longer than Ctrl-C may wait.
+const syntaxInBackground = 1 << 20
+
 // SyntaxError is an item that is not JSON, or a fault of the array around
 // the items, at a place in the whole input.
 type SyntaxError struct {
@@ -20,7 +26,8 @@ func (e *SyntaxError) Error() string {
 
 // Check says why a command that needs JSON cannot use it: nil for an item
 // that is one JSON value, a *TooLargeError for a long one, a *SyntaxError
-// placed in the whole input for anything else.
+// placed in the whole input for anything else, and the reader's context's
+// error when it ends while a large item is checked.
 func (rd *Reader) Check(it *Item) error {
 	switch {
 	case it.Long:
@@ -28,7 +35,10 @@ func (rd *Reader) Check(it *Item) error {
 	case it.Problem != "":
 		return &SyntaxError{Line: it.Line, Column: it.Column, Msg: it.Problem}
 	}
-	line, col, msg, ok := syntax(it.Body)
+	line, col, msg, ok, err := rd.syntax(it.Body)
+	if err != nil {
+		return err
+	}
 	if ok {
 		return nil
 	}
@@ -42,6 +52,35 @@ func (rd *Reader) Check(it *Item) error {
 		line = it.Line
 	}
 	return &SyntaxError{Line: line, Column: col, Msg: "not JSON (" + msg + ")"}
+}
+
+// syntax is syntax(b), given up with the context's error when the
+// context ends first (see syntaxInBackground).
+func (rd *Reader) syntax(b []byte) (line, col int, msg string, ok bool, err error) {
+	if len(b) < syntaxInBackground || rd.ctx.Done() == nil {
+		line, col, msg, ok = syntax(b)
+		return line, col, msg, ok, nil
+	}
+	if err := rd.ctx.Err(); err != nil {
+		return 0, 0, "", false, err
+	}
+	type found struct {
+		line, col int
+		msg       string
+		ok        bool
+	}
+	done := make(chan found, 1) // the goroutine never waits on a reader gone
+	go func() {
+		var f found
+		f.line, f.col, f.msg, f.ok = syntax(b)
+		done <- f
+	}()
+	select {
+	case f := <-done:
+		return f.line, f.col, f.msg, f.ok, nil
+	case <-rd.ctx.Done():
+		return 0, 0, "", false, rd.ctx.Err()
+	}
 }
 
 // syntax finds the first JSON syntax error in b: its line and column

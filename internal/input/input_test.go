@@ -196,6 +196,81 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A large item is checked on a goroutine of its own, with the same
+// findings, and not at all once the reader's context is done.
+func TestCheckLargeItem(t *testing.T) {
+	t.Parallel()
+	big := `{"a":"` + strings.Repeat("x", syntaxInBackground) + `"}`
+	for _, tt := range []struct{ name, in, want string }{
+		{"valid", big, ""},
+		{"fault at its end", big[:len(big)-1] + ",\n}", "a.json:2:1: not JSON (invalid character '}' looking for beginning of object key string)"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rd := NewReader(ctx, strings.NewReader(tt.in), Options{Name: "a.json", Whole: true})
+		it, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := rd.Check(it); err != nil {
+			got = Named("a.json", err).Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+		cancel()
+		if err := rd.Check(it); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: Check after cancel = %v, want context.Canceled", tt.name, err)
+		}
+	}
+}
+
+// cancelAfter is a reader of first, then x without end, that cancels its
+// context once it has been read n times.
+type cancelAfter struct {
+	first  string
+	n      int
+	cancel context.CancelFunc
+	reads  int
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	c.reads++
+	if c.reads == c.n {
+		c.cancel()
+	}
+	if c.reads == 1 {
+		return copy(p, c.first), nil
+	}
+	return copy(p, bytes.Repeat([]byte("x"), min(len(p), 4096))), nil
+}
+
+// A whole document, and a long line, are read giving way to ctx between
+// reads: a regular file's reads never block, but a large one takes a while.
+func TestReadsGiveWay(t *testing.T) {
+	t.Parallel()
+	for _, first := range []string{
+		"{\"a\":\n\"", // a document: its first line is no value
+		"\"",          // one line without end
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		src := &cancelAfter{first: first, n: 50, cancel: cancel}
+		rd := NewReader(ctx, src, Options{Whole: true, Buffer: 4096})
+		_, err := rd.Kind()
+		if err == nil {
+			_, err = rd.Next()
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%q: got %v, want context.Canceled", first, err)
+		}
+		if src.reads > src.n {
+			t.Errorf("%q: read %d times, %d after the cancel", first, src.reads, src.reads-src.n)
+		}
+	}
+}
+
 // Reading a pipe that never ends gives way once ctx is done, between items.
 func TestCancel(t *testing.T) {
 	t.Parallel()
