@@ -263,6 +263,33 @@ type junit struct {
 	index  map[string]*junitSuite
 }
 
+// junitSuites is the report's root: junit-10.xsd allows no skipped on
+// it, the suites carry that.
+type junitSuites struct {
+	XMLName  xml.Name      `xml:"testsuites"`
+	Name     string        `xml:"name,attr"`
+	Tests    int           `xml:"tests,attr"`
+	Failures int           `xml:"failures,attr"`
+	Errors   int           `xml:"errors,attr"`
+	Time     junitTime     `xml:"time,attr"`
+	Suites   []*junitSuite `xml:"testsuite"`
+}
+
+// writeJUnit writes all as a JUnit report: the XML header, the elements
+// indented, a final newline.
+func writeJUnit(w io.Writer, all junitSuites) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
 type junitSuite struct {
 	XMLName  xml.Name    `xml:"testsuite"`
 	Name     string      `xml:"name,attr"`
@@ -280,6 +307,8 @@ type junitCase struct {
 	Time      junitTime     `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	// Error is a run that ended before it judged anything (WriteJUnitError).
+	Error     *junitFailure `xml:"error,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -354,32 +383,14 @@ func (j *junit) Abort() error { return nil }
 func (j *junit) Finish(sum summary) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	type suites struct {
-		XMLName  xml.Name      `xml:"testsuites"`
-		Name     string        `xml:"name,attr"`
-		Tests    int           `xml:"tests,attr"`
-		Failures int           `xml:"failures,attr"`
-		Errors   int           `xml:"errors,attr"`
-		Time     junitTime     `xml:"time,attr"`
-		Suites   []*junitSuite `xml:"testsuite"`
-	}
-	// junit-10.xsd allows no skipped on testsuites: the suites carry it.
-	all := suites{Name: sum.Title(), Suites: j.suites}
+	all := junitSuites{Name: sum.Title(), Suites: j.suites}
 	for _, s := range j.suites {
 		all.Tests += s.Tests
 		all.Failures += s.Failures
 		all.Errors += s.Errors
 		all.Time += s.Time
 	}
-	if _, err := io.WriteString(j.w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(j.w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(all); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(j.w, "\n"); err != nil {
+	if err := writeJUnit(j.w, all); err != nil {
 		return err
 	}
 	return j.w.Flush()
