@@ -48,6 +48,24 @@ func (c *reader) Read(p []byte) (int, error) {
 	}
 }
 
+// Checked returns a reader of r whose reads end with ctx.Err() once ctx
+// is done, checked before each read: for reads that never block (a
+// regular file), where NewReader's goroutine and copy would be waste, yet
+// a large input must still give way between reads.
+func Checked(ctx context.Context, r io.Reader) io.Reader { return checked{ctx, r} }
+
+type checked struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c checked) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // open opens a file for reading; opening a FIFO blocks until a writer
 // comes, so it gives up with ctx.Err() once ctx is done.
 func open(ctx context.Context, name string) (*os.File, error) {

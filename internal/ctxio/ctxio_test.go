@@ -58,3 +58,17 @@ func TestOpenFIFOGivesWay(t *testing.T) {
 		t.Fatalf("Open(missing) = %v, %v", f, err)
 	}
 }
+
+// Checked reads r as it is until ctx ends, then reads nothing more.
+func TestCheckedGivesWayBetweenReads(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := Checked(ctx, strings.NewReader("abcdef"))
+	p := make([]byte, 3)
+	if n, err := r.Read(p); n != 3 || err != nil || string(p) != "abc" {
+		t.Fatalf("Read = %d %q, %v", n, p[:n], err)
+	}
+	cancel()
+	if n, err := r.Read(p); n != 0 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Read after cancel = %d, %v; want 0, context.Canceled", n, err)
+	}
+}

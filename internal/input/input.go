@@ -20,6 +20,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/whsim/whsim/internal/ctxio"
 )
 
 // Max is the largest document, NDJSON line or array element an input may
@@ -212,22 +214,6 @@ const (
 	stDone
 )
 
-// givingWay is a reader of r that ends with ctx's error once ctx is done:
-// a regular file's reads never block (ctxio leaves them bare), but a
-// document or line of tens of MB takes most of a second to read here,
-// longer than Ctrl-C may wait.
-type givingWay struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (g givingWay) Read(p []byte) (int, error) {
-	if err := g.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return g.r.Read(p)
-}
-
 // NewReader returns a reader of r. Reads give way to ctx between items and
 // between reads of r: r itself should give way (ctxio.NewReader) when one
 // read can block.
@@ -236,7 +222,10 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
 	if size <= 0 {
 		size = 1 << 20
 	}
-	r = givingWay{ctx, r}
+	// A regular file's reads never block, but a document or a line of
+	// tens of MB takes most of a second to read here: longer than Ctrl-C
+	// may wait.
+	r = ctxio.Checked(ctx, r)
 	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, src: r, br: bufio.NewReaderSize(r, size)}
 	if rd.max <= 0 {
 		rd.max = Max

@@ -82,8 +82,9 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 	size, regular := regularFile(r)
 	if !regular {
 		// A read of a terminal or a pipe may block for ever: it must give
-		// way to ctx. A regular file's reads end; ctx is checked between
-		// payloads, and the wrapper's goroutine and copy per read are spared.
+		// way to ctx. A regular file's reads end; input.Reader checks ctx
+		// between them, and the wrapper's goroutine and copy per read are
+		// spared.
 		r = ctxio.NewReader(ctx, r)
 	}
 	// The read buffer serves the kind's detection, lines longer than a
