@@ -203,17 +203,25 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 				b.buf = make([]byte, 0, chunkBytes)
 			}
 			c, err := rd.ReadChunk(b.buf[:0:chunkBytes])
-			if len(c.Bytes) > 0 || err != nil {
-				b.chunk, b.buf, b.res = c, c.Bytes, nil
+			switch {
+			case len(c.Bytes) == 0 && err == nil:
+				// A line longer than a chunk: Next takes it, below.
+			case err != nil: // the lines before it, if any, then the end
+				b.chunk, b.buf = c, c.Bytes
 				if !errors.Is(err, io.EOF) {
 					b.err = err
 				}
-				if (len(c.Bytes) == 0 && b.err == nil) || !send() || err != nil {
+				if len(c.Bytes) > 0 || b.err != nil {
+					send()
+				}
+				return
+			default:
+				b.chunk, b.buf = c, c.Bytes
+				if !send() {
 					return
 				}
 				continue
 			}
-			// A line longer than a chunk: Next takes it.
 		}
 		it, err := rd.Next()
 		if err != nil {
