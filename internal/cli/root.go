@@ -66,9 +66,10 @@ func OSStreams() Streams { return cmdutil.OSStreams() }
 // Ctrl-C or SIGTERM cancels the context the commands run under.
 func Main(ctx context.Context, args []string, s Streams, b Build) int {
 	// A command that waits on nothing (the version, the events, a schema)
-	// gets no signal handling, which starts a thread of its own: Ctrl-C's
-	// default action ends it, with the shell's same 130. Start-up is most
-	// of such a run (#35).
+	// gets no signal handling, which starts a thread of its own: a signal's
+	// default action ends it, as it ends any command still starting up
+	// (the shell then says 130 for Ctrl-C, 143 for SIGTERM). Start-up is
+	// most of such a run (#35).
 	if waits(commandNamed(args)) {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
