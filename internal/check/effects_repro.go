@@ -115,7 +115,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) (string, *EffectsRecord, [
 		}
 		lines = append(lines, cmd)
 		body, enc := capture.EncodeBody(sc.req.Body)
-		ec := EffectsCall{Event: sc.step.c.Event, Query: sc.req.Query, Headers: masked(sc.req.Header, r.cfg.Header),
+		ec := EffectsCall{Event: sc.step.c.Event, Query: sc.req.Query, Headers: shellcmd.Masked(sc.req.Header, r.cfg.Header),
 			Body: body, BodyEncoding: enc, Copies: sc.copies, AtOnce: sc.step.atOnce, NewRequestIDs: sc.step.c.NewRequestIDs, Retry: sc.retried != nil,
 			Early: sc.step.early && !sc.again, Again: sc.again, Resign: r.cfg.Signer != nil, Reproduce: cmd}
 		for _, a := range sc.answers {
@@ -221,7 +221,7 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 		}
 		saved, src = &savedBody{path: file, body: recs}, shellcmd.Quote(file)
 	} else {
-		rec.Headers = masked(sc.req.Header, r.cfg.Header)
+		rec.Headers = shellcmd.Masked(sc.req.Header, r.cfg.Header)
 		if recs, err = capture.Append(nil, rec); err != nil {
 			return "", nil
 		}
@@ -266,16 +266,9 @@ func (r *runner) replayTLS() []string {
 // set, holds the body. note, when not "", is what the command cannot say
 // of itself (a body it does not send), for the end of its line.
 func (r *runner) curl(req *attempt.Request, file string) (cmd, note string) {
-	user, own := http.Header{}, http.Header{}
+	user, own := shellcmd.Split(req.Header, r.cfg.Header)
 	if _, ok := req.Header["Content-Type"]; !ok {
 		own["Content-Type"] = []string{"application/json"}
-	}
-	for k, vs := range req.Header {
-		if _, ok := r.cfg.Header[k]; ok {
-			user[k] = vs
-		} else {
-			own[k] = vs
-		}
 	}
 	c := shellcmd.Curl{Flags: append(append([]string{"-sS"}, r.cfg.CurlTLS...), "-o", "/dev/null", "-w", `%{http_code}\n`),
 		Method: http.MethodPost, URL: attempt.URLFor(r.cfg.Target, req.Query), Header: user, Own: own,

@@ -125,7 +125,7 @@ func (c *CaseReport) Record() CaseRecord {
 		j.Want, j.Reproduce = c.sent.want, c.Repro
 		j.Request = &RequestRecord{
 			Method: http.MethodPost, URL: termsafe.URLString(attempt.URLFor(c.target, rc.Query)), Query: rc.Query,
-			Headers: masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
+			Headers: shellcmd.Masked(c.sent.header, c.user), Body: body, BodyEncoding: enc,
 			Copies: rc.Copies, AtOnce: rc.AtOnce, NewRequestIDs: rc.NewRequestIDs, Resign: c.sent.resign,
 		}
 	}

@@ -118,24 +118,6 @@ func validSignature(s *sign.Signer, h http.Header, body []byte, now time.Time) b
 	return false
 }
 
-// masked is h with the values of the user's credential headers (those of
-// user, from -H) masked: reports end up in CI artifacts and logs. A case's
-// own signature headers are kept: a signature of one body is no secret,
-// and a rerun needs a wrong one as it was.
-func masked(h, user http.Header) http.Header {
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		_, mine := user[k]
-		for _, v := range vs {
-			if mine && termsafe.SecretHeader(k) {
-				v = termsafe.Mask(k, v)
-			}
-			out[k] = append(out[k], v)
-		}
-	}
-	return out
-}
-
 // secretHeaders are the user's credential headers, for -H.
 func secretHeaders(user http.Header) http.Header {
 	out := http.Header{}
@@ -154,7 +136,7 @@ func secretHeaders(user http.Header) http.Header {
 func (r *Reporter) records(c *Case, s sent, at time.Time, mask bool) ([]byte, error) {
 	h := s.header
 	if mask {
-		h = masked(h, r.Header)
+		h = shellcmd.Masked(h, r.Header)
 	}
 	rec := &capture.Record{
 		Time: at.UTC(), Remote: "whsim check", Method: http.MethodPost, Path: r.Target.EscapedPath(),

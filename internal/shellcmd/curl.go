@@ -92,7 +92,8 @@ func (c *Curl) String() string {
 
 // headerLines are -H's words: user's headers, a credential among them
 // masked (or, with vars, its variable), and own's, kept, a name in own
-// replacing user's; sorted by name.
+// replacing user's (Split's rule: own the same as user's is user's);
+// sorted by name.
 func headerLines(user, own http.Header, vars bool) []string {
 	var out []string
 	names := slices.Sorted(maps.Keys(user))
@@ -103,7 +104,7 @@ func headerLines(user, own http.Header, vars bool) []string {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		if vs, ok := own[k]; ok {
+		if vs, ok := own[k]; ok && !slices.Equal(vs, user[k]) {
 			for _, v := range vs {
 				out = append(out, Quote(k+": "+v))
 			}
@@ -118,6 +119,42 @@ func headerLines(user, own http.Header, vars bool) []string {
 			default:
 				out = append(out, Quote(k+": "+termsafe.Mask(k, v)))
 			}
+		}
+	}
+	return out
+}
+
+// Split parts the headers a call sent into the user's (given with -H,
+// and still as given) and the call's own (its content type, a signature
+// of its body, a header a case set in place of the user's). The one rule
+// for what whsim prints of a call then follows: a credential among the
+// user's is masked, the call's own is kept, since it is no secret of the
+// user's and the call is the same call only with it.
+func Split(sent, user http.Header) (given, own http.Header) {
+	given, own = http.Header{}, http.Header{}
+	for k, vs := range sent {
+		if uv, ok := user[k]; ok && slices.Equal(vs, uv) {
+			given[k] = vs
+		} else {
+			own[k] = vs
+		}
+	}
+	return given, own
+}
+
+// Masked is sent as reports and saved reproductions show it: Split's
+// rule, a credential among the user's headers masked and the call's own
+// kept.
+func Masked(sent, user http.Header) http.Header {
+	out := make(http.Header, len(sent))
+	for k, vs := range sent {
+		uv, given := user[k]
+		mask := given && slices.Equal(vs, uv) && termsafe.SecretHeader(k)
+		for _, v := range vs {
+			if mask {
+				v = termsafe.Mask(k, v)
+			}
+			out[k] = append(out[k], v)
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,9 @@ func TestCurl(t *testing.T) {
 		{"own replaces the user's header of its name",
 			Curl{URL: "http://h/", Header: http.Header{"X-Signature": {"user's"}}, Own: http.Header{"X-Signature": {"this body's"}}, NoBody: true},
 			`curl 'http://h/' -H 'X-Signature: this body'\''s'`},
+		{"own the same as the user's credential: the user's, masked",
+			Curl{URL: "http://h/", Header: http.Header{"X-Api-Key": {"k3y"}}, Own: http.Header{"X-Api-Key": {"k3y"}}, NoBody: true},
+			`curl 'http://h/' -H 'X-Api-Key: ****'`},
 		{"every value of a header, in order",
 			Curl{URL: "http://h/", Header: http.Header{"X-Token": {"a", "b"}, "Accept": {"a", "b"}}, NoBody: true},
 			`curl 'http://h/' -H 'Accept: a' -H 'Accept: b' -H 'X-Token: ****' -H 'X-Token: ****'`},
@@ -212,4 +216,51 @@ func FuzzCurlReadBack(f *testing.F) {
 			t.Fatalf("sh read\n  %s\nas %q\nwant %q", w.String(), got, want)
 		}
 	})
+}
+
+func TestSplitAndMasked(t *testing.T) {
+	user := http.Header{"Authorization": {"Bearer s3cret"}, "X-Signature": {"user's"}, "X-Trace": {"t-1"}}
+	for _, tc := range []struct {
+		name              string
+		sent              http.Header
+		given, own, shown http.Header
+	}{
+		{"the user's credential as given: the user's, masked",
+			http.Header{"Authorization": {"Bearer s3cret"}, "Content-Type": {"application/json"}},
+			http.Header{"Authorization": {"Bearer s3cret"}},
+			http.Header{"Content-Type": {"application/json"}},
+			http.Header{"Authorization": {"Bearer ****"}, "Content-Type": {"application/json"}}},
+		{"a header the call set in place of the user's: the call's own, kept",
+			http.Header{"X-Signature": {"this body's"}, "X-Trace": {"t-1"}},
+			http.Header{"X-Trace": {"t-1"}},
+			http.Header{"X-Signature": {"this body's"}},
+			http.Header{"X-Signature": {"this body's"}, "X-Trace": {"t-1"}}},
+		{"the call's own signature, no header of the user's: kept",
+			http.Header{"Webhook-Signature": {"v1,abc="}},
+			http.Header{},
+			http.Header{"Webhook-Signature": {"v1,abc="}},
+			http.Header{"Webhook-Signature": {"v1,abc="}}},
+		{"the user's credential with a value added: the call's own",
+			http.Header{"Authorization": {"Bearer s3cret", "Basic x"}},
+			http.Header{},
+			http.Header{"Authorization": {"Bearer s3cret", "Basic x"}},
+			http.Header{"Authorization": {"Bearer s3cret", "Basic x"}}},
+	} {
+		given, own := Split(tc.sent, user)
+		if !reflect.DeepEqual(given, tc.given) || !reflect.DeepEqual(own, tc.own) {
+			t.Errorf("%s: Split = %v, %v; want %v, %v", tc.name, given, own, tc.given, tc.own)
+		}
+		if got := Masked(tc.sent, user); !reflect.DeepEqual(got, tc.shown) {
+			t.Errorf("%s: Masked = %v; want %v", tc.name, got, tc.shown)
+		}
+		// Curl prints by the same rule: what Masked shows, as -H words.
+		c := Curl{URL: "http://h/", Header: given, Own: own, NoBody: true}
+		for k, vs := range tc.shown {
+			for _, v := range vs {
+				if w := "-H " + Quote(k+": "+v); !strings.Contains(c.String(), w) {
+					t.Errorf("%s: %s lacks %s", tc.name, c.String(), w)
+				}
+			}
+		}
+	}
 }
