@@ -161,9 +161,11 @@ func Masked(sent, user http.Header) http.Header {
 }
 
 // HeaderVar is the variable a printed command reads a header's value
-// from: X-Api-Key is $X_API_KEY.
+// from: X-Api-Key is $X_API_KEY. A name that would start with a digit
+// starts with _, as a shell variable's name must not: 2fa-Token is
+// $_2FA_TOKEN.
 func HeaderVar(name string) string {
-	return strings.Map(func(r rune) rune {
+	v := strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z':
 			return r - 'a' + 'A'
@@ -172,6 +174,10 @@ func HeaderVar(name string) string {
 		}
 		return '_'
 	}, name)
+	if v != "" && v[0] >= '0' && v[0] <= '9' {
+		v = "_" + v
+	}
+	return v
 }
 
 // VarHeader is a header as one word whose value the shell fills in from
@@ -198,9 +204,10 @@ type Whsim struct {
 	// Header and Own are the -H flags, as Curl's.
 	Header, Own http.Header
 	// Vars gives a credential among Header as the variable HeaderVar
-	// names ("Authorization: $AUTHORIZATION"), which the shell fills in,
-	// rather than masked: for a command meant to run again, as printed,
-	// with the user's own values. Its value is not printed either way.
+	// names ("Authorization: $AUTHORIZATION"), and one in URL as URLWord
+	// does, which the shell fills in, rather than masked: for a command
+	// meant to run again, as printed, with the user's own values. Its
+	// value is not printed either way.
 	Vars bool
 	// Tail is shell text after the -H flags, as its caller wrote it: a
 	// flag whose value the shell fills in (--secret "$VAR").
@@ -213,7 +220,11 @@ type Whsim struct {
 func (w *Whsim) String() string {
 	var b strings.Builder
 	b.WriteString("whsim " + w.Command)
-	if w.URL != "" {
+	switch {
+	case w.URL == "":
+	case w.Vars:
+		b.WriteString(" --url " + URLWord(w.URL))
+	default:
 		b.WriteString(" --url " + Quote(termsafe.URLString(w.URL)))
 	}
 	b.WriteString(Words(w.Flags))
@@ -234,4 +245,68 @@ func comment(note string) string {
 		return ""
 	}
 	return "  # " + strings.NewReplacer("\r", " ", "\n", " ").Replace(note)
+}
+
+// passwordVar is the variable a printed command reads a URL's password
+// from.
+const passwordVar = "URL_PASSWORD"
+
+// URLWord is u as one word of a command meant to run again as printed
+// (Whsim.Vars): each credential in it a variable the shell fills in, a
+// password as $URL_PASSWORD and the value of a query parameter
+// termsafe.SecretQuery names as the variable HeaderVar makes of its name
+// (?token= is $TOKEN), each holding the value as it stands in the URL;
+// every other byte as it is. So the command sends the same call where the
+// variables are set, and never shows a credential. A URL with none is
+// Quote(u).
+func URLWord(u string) string {
+	if termsafe.URLString(u) == u {
+		return Quote(u)
+	}
+	// The word is literal runs, each quoted once, between the variables.
+	var b, run strings.Builder
+	lit := func(s string) { run.WriteString(s) }
+	variable := func(name string) {
+		if run.Len() > 0 {
+			b.WriteString(Quote(run.String()))
+			run.Reset()
+		}
+		b.WriteString(`"$` + name + `"`)
+	}
+	base, query, hasQuery := strings.Cut(u, "?")
+	// The password is in the authority, between the user's name and the
+	// last @ before the path.
+	if scheme, rest, ok := strings.Cut(base, "://"); ok {
+		authority, path := rest, ""
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			authority, path = rest[:i], rest[i:]
+		}
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+			if user, _, ok := strings.Cut(authority[:at], ":"); ok {
+				lit(scheme + "://" + user + ":")
+				variable(passwordVar)
+				base = authority[at:] + path
+			}
+		}
+	}
+	lit(base)
+	if hasQuery {
+		lit("?")
+		for i, p := range strings.Split(query, "&") {
+			if i > 0 {
+				lit("&")
+			}
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || v == "" || !termsafe.SecretQuery(termsafe.QueryKey(k)) {
+				lit(p)
+				continue
+			}
+			lit(k + "=")
+			variable(HeaderVar(termsafe.QueryKey(k)))
+		}
+	}
+	if run.Len() > 0 {
+		b.WriteString(Quote(run.String()))
+	}
+	return b.String()
 }

@@ -65,15 +65,16 @@ func secretIn(raw string) bool {
 	for raw != "" {
 		var p string
 		p, raw, _ = strings.Cut(raw, "&")
-		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(unescape(k)) {
+		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(QueryKey(k)) {
 			return true
 		}
 	}
 	return false
 }
 
-// unescape is a query key unescaped, as it is when it cannot be.
-func unescape(k string) string {
+// QueryKey is a raw query key unescaped, as it is when it cannot be: the
+// name SecretQuery judges.
+func QueryKey(k string) string {
 	if n, err := url.QueryUnescape(k); err == nil {
 		return n
 	}
@@ -88,7 +89,7 @@ func MaskQuery(raw string) string {
 	}
 	parts := strings.Split(raw, "&")
 	for i, p := range parts {
-		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(unescape(k)) {
+		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(QueryKey(k)) {
 			parts[i] = k + "=****"
 		}
 	}

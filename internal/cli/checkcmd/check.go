@@ -371,8 +371,9 @@ func (r *checkRun) writeReport(why error) error {
 	where := r.where()
 	m := reportfile.Meta(r.a, "whsim check", where)
 	// The command runs as printed: what the run needed (the probe, the
-	// secret as a placeholder, the headers) besides the URL and seed.
-	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(where, r.rec.Header, r.opts.Secret != "", r.opts), r.cfg.Seed, strings.Join(r.cfg.Checks, ","))
+	// secret as a placeholder, the headers) besides the URL and seed,
+	// credentials as variables.
+	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(r.cfg.Target.String(), r.rec.Header, r.opts.Secret != "", r.opts), r.cfg.Seed, strings.Join(r.cfg.Checks, ","))
 	data := htmlreport.NewCheck(r.col, r.rec, check.Checks(), r.cfg.Seed)
 	if why != nil {
 		data.Failed = true

@@ -15,8 +15,9 @@ import (
 const secretPlaceholder = `--secret "$WHSIM_CHECK_SECRET"`
 
 // checkCommand is a whsim check command line that runs a check of the
-// run again, as printed: the URL (a password masked), the user's headers
-// (a credential's value as a variable named after it), the secret as a
+// run again, as printed: the URL and the user's headers with each
+// credential's value as a variable named after it (shellcmd.URLWord,
+// shellcmd.VarHeader), the secret as a
 // placeholder, the probe and its settle time, the TLS flags. The caller
 // appends --checks and what else it needs.
 func checkCommand(where string, header http.Header, secret bool, opts *checkOptions) string {
