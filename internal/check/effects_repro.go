@@ -271,7 +271,7 @@ func (r *runner) curl(req *attempt.Request, file string) (cmd, note string) {
 		own["Content-Type"] = []string{"application/json"}
 	}
 	c := shellcmd.Curl{Flags: append(append([]string{"-sS"}, r.cfg.CurlTLS...), "-o", "/dev/null", "-w", `%{http_code}\n`),
-		Method: http.MethodPost, URL: attempt.URLFor(r.cfg.Target, req.Query), Header: user, Own: own,
+		Method: http.MethodPost, URL: attempt.URLFor(r.cfg.Target, req.Query), Header: user, Own: own, Vars: true,
 		Body: req.Body, BodyFile: bodyFile, MaxInline: maxInlineBody}
 	if file != "" {
 		c.BodyFile, c.MaxInline = file, -1

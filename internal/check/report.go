@@ -269,7 +269,7 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 	}
 	maps.Copy(own, c.Header)
 	cmd := shellcmd.Curl{Flags: []string{"-sS", "-i"}, Method: http.MethodPost, URL: attempt.URLFor(r.Target, c.Query),
-		Header: r.Header, Own: own, Body: c.Body, BodyFile: bodyFile, MaxInline: maxInlineBody,
+		Header: r.Header, Own: own, Vars: true, Body: c.Body, BodyFile: bodyFile, MaxInline: maxInlineBody,
 		Copies: c.Copies, AtOnce: c.AtOnce}
 	if !cmd.Inline() {
 		cmd.Note = notWritten(bodyFile, len(c.Body))

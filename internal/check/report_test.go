@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -40,7 +41,8 @@ func TestCaseFile(t *testing.T) {
 }
 
 // TestReproduce runs the commands a failure prints: they send the same
-// request, as many times as the case did.
+// request, as many times as the case did, the user's credential from its
+// variable.
 func TestReproduce(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
@@ -86,7 +88,9 @@ func TestReproduce(t *testing.T) {
 		if tt.hint {
 			continue
 		}
-		if out, err := exec.Command("sh", "-c", cmd+" >/dev/null").CombinedOutput(); err != nil {
+		sh := exec.Command("sh", "-c", cmd+" >/dev/null")
+		sh.Env = append(os.Environ(), "AUTHORIZATION=Bearer s3cret")
+		if out, err := sh.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", cmd, err, out)
 		}
 		mu.Lock()
@@ -96,7 +100,7 @@ func TestReproduce(t *testing.T) {
 			t.Fatalf("%s: %d calls, want %d", cmd, len(seen), tt.calls)
 		}
 		for _, c := range seen {
-			if !bytes.Equal(c.body, tt.c.Body) || c.query != "tenant=7&"+tt.c.Query || c.auth != "Bearer ****" || c.tenant != "it's" || c.sig != tt.c.Header.Get("Webhook-Signature") {
+			if !bytes.Equal(c.body, tt.c.Body) || c.query != "tenant=7&"+tt.c.Query || c.auth != "Bearer s3cret" || c.tenant != "it's" || c.sig != tt.c.Header.Get("Webhook-Signature") {
 				t.Errorf("%s: got %+v", cmd, c)
 			}
 		}

@@ -23,6 +23,10 @@ import (
 //   - a header the call carries of its own (Own), such as a signature
 //     computed for this one body, kept: it is no secret of the user's,
 //     and the command sends the same call only with it.
+//
+// With Vars, a command meant to run again as printed, each credential of
+// the first two is a variable the shell fills in instead (URLWord,
+// VarHeader): never shown, and sent where the variable is set.
 type Curl struct {
 	// Flags are curl's own flags, right after "curl": -sS, -i, the run's
 	// TLS flags (-k, --cacert FILE), -o /dev/null.
@@ -50,6 +54,8 @@ type Curl struct {
 	AtOnce bool
 	// Note is a comment after the command (# …), to say what it cannot.
 	Note string
+	// Vars gives each credential as a variable, as Whsim's Vars does.
+	Vars bool
 }
 
 // Inline says whether the body is printed in the command rather than read
@@ -69,8 +75,8 @@ func (c *Curl) String() string {
 	if c.Method != "" {
 		b.WriteString(" -X " + Word(c.Method))
 	}
-	b.WriteString(" " + Quote(termsafe.URLString(c.URL)))
-	for _, h := range headerLines(c.Header, c.Own, false) {
+	b.WriteString(" " + urlWord(c.URL, c.Vars))
+	for _, h := range headerLines(c.Header, c.Own, c.Vars) {
 		b.WriteString(" -H " + h)
 	}
 	switch {
@@ -220,12 +226,8 @@ type Whsim struct {
 func (w *Whsim) String() string {
 	var b strings.Builder
 	b.WriteString("whsim " + w.Command)
-	switch {
-	case w.URL == "":
-	case w.Vars:
-		b.WriteString(" --url " + URLWord(w.URL))
-	default:
-		b.WriteString(" --url " + Quote(termsafe.URLString(w.URL)))
+	if w.URL != "" {
+		b.WriteString(" --url " + urlWord(w.URL, w.Vars))
 	}
 	b.WriteString(Words(w.Flags))
 	for _, h := range headerLines(w.Header, w.Own, w.Vars) {
@@ -245,6 +247,16 @@ func comment(note string) string {
 		return ""
 	}
 	return "  # " + strings.NewReplacer("\r", " ", "\n", " ").Replace(note)
+}
+
+// urlWord is u as a word of a printed command: its credentials as
+// variables (URLWord) with vars, else masked as termsafe.URLString masks
+// them.
+func urlWord(u string, vars bool) string {
+	if vars {
+		return URLWord(u)
+	}
+	return Quote(termsafe.URLString(u))
 }
 
 // passwordVar is the variable a printed command reads a URL's password
@@ -273,21 +285,12 @@ func URLWord(u string) string {
 		}
 		b.WriteString(`"$` + name + `"`)
 	}
-	base, query, hasQuery := strings.Cut(u, "?")
-	// The password is in the authority, between the user's name and the
-	// last @ before the path.
-	if scheme, rest, ok := strings.Cut(base, "://"); ok {
-		authority, path := rest, ""
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			authority, path = rest[:i], rest[i:]
-		}
-		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-			if user, _, ok := strings.Cut(authority[:at], ":"); ok {
-				lit(scheme + "://" + user + ":")
-				variable(passwordVar)
-				base = authority[at:] + path
-			}
-		}
+	rest, fragment, hasFragment := strings.Cut(u, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	if start, end, ok := termsafe.PasswordSpan(base); ok {
+		lit(base[:start])
+		variable(passwordVar)
+		base = base[end:]
 	}
 	lit(base)
 	if hasQuery {
@@ -304,6 +307,9 @@ func URLWord(u string) string {
 			lit(k + "=")
 			variable(HeaderVar(termsafe.QueryKey(k)))
 		}
+	}
+	if hasFragment {
+		lit("#" + fragment)
 	}
 	if run.Len() > 0 {
 		b.WriteString(Quote(run.String()))

@@ -42,22 +42,65 @@ func URL(u *url.URL) string {
 	return r.Redacted()
 }
 
-// URLString is URL of a URL held as text; text that does not parse as a
-// URL has its query masked as MaskQuery does. A URL with nothing to mask
-// comes back as it is, without allocating (send reports every delivery).
+// URLString is URL of a URL held as text, done on the text alone: a
+// password and the values of credential query parameters masked, every
+// other byte as it was. So a probe's URL template keeps its {code}, which
+// parsing and printing the URL would escape, and text that does not parse
+// as a URL is masked all the same. A URL with nothing to mask comes back
+// as it is, without allocating (send reports every delivery).
 func URLString(s string) string {
-	base, q, hasQuery := strings.Cut(s, "?")
-	if !strings.Contains(base, "@") && (!hasQuery || !secretIn(q)) {
+	rest, fragment, hasFragment := strings.Cut(s, "#")
+	base, q, hasQuery := strings.Cut(rest, "?")
+	start, end, hasPassword := PasswordSpan(base)
+	if !hasPassword && (!hasQuery || !secretIn(q)) {
 		return s
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		if hasQuery {
-			return base + "?" + MaskQuery(q)
-		}
-		return s
+	if hasPassword {
+		base = base[:start] + "xxxxx" + base[end:]
 	}
-	return URL(u)
+	if hasQuery {
+		base += "?" + MaskQuery(q)
+	}
+	if hasFragment {
+		base += "#" + fragment
+	}
+	return base
+}
+
+// PasswordSpan finds the password in a URL's text before its query:
+// base[start:end] are the bytes between the user's name and the @ that
+// ends the authority. ok is false when the URL has none.
+func PasswordSpan(base string) (start, end int, ok bool) {
+	// The authority follows the first //, when only a scheme (or
+	// nothing) comes before it.
+	i := strings.Index(base, "//")
+	if i < 0 || i > 0 && base[i-1] != ':' {
+		return 0, 0, false
+	}
+	authority := base[i+2:]
+	if slash := strings.IndexByte(authority, '/'); slash >= 0 {
+		authority = authority[:slash]
+	}
+	at := strings.LastIndexByte(authority, '@')
+	if at < 0 {
+		return 0, 0, false
+	}
+	colon := strings.IndexByte(authority[:at], ':')
+	if colon < 0 {
+		return 0, 0, false
+	}
+	return i + 2 + colon + 1, i + 2 + at, true
+}
+
+// HasCredential says whether a URL's text carries a credential that
+// URLString masks: a password, or a value of a credential query
+// parameter. A URL read back masked still says yes: what it held is not
+// in it.
+func HasCredential(s string) bool {
+	rest, _, _ := strings.Cut(s, "#")
+	base, q, _ := strings.Cut(rest, "?")
+	_, _, pw := PasswordSpan(base)
+	return pw || secretIn(q)
 }
 
 // secretIn says whether a raw query has a credential parameter with a value.

@@ -30,9 +30,45 @@ func TestURLMasksCredentials(t *testing.T) {
 			t.Errorf("URLString(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
-	if got := URLString("%zz?token=abc"); got != "%zz?token=****" {
-		t.Errorf("unparsable URL: %s", got)
+	for _, tc := range []struct{ in, want string }{
+		{"%zz?token=abc", "%zz?token=****"},
+		// A probe's template keeps its placeholders as they were.
+		{"http://h/debug/{kind}s/{code}?token=s3cret", "http://h/debug/{kind}s/{code}?token=****"},
+		{"http://u:p@ss@h/{code}", "http://u:xxxxx@h/{code}"},
+		{"http://h/p?token=s3cret#top", "http://h/p?token=****#top"},
+		{"http://h/a@b?x=1", "http://h/a@b?x=1"},
+		{"http://u@h/p", "http://u@h/p"},
+		{"http://u:@h/p", "http://u:xxxxx@h/p"},
+	} {
+		if got := URLString(tc.in); got != tc.want {
+			t.Errorf("URLString(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+		if HasCredential(tc.in) != (tc.in != tc.want) || HasCredential(tc.want) != (tc.in != tc.want) {
+			t.Errorf("HasCredential(%s) = %v, HasCredential(%s) = %v", tc.in, HasCredential(tc.in), tc.want, HasCredential(tc.want))
+		}
 	}
+}
+
+// FuzzURLString holds URLString, done on the text alone, to URL of the
+// parsed URL wherever parsing and printing gives the text back.
+func FuzzURLString(f *testing.F) {
+	for _, s := range []string{"http://u:pw@h/p?token=t&a=b", "https://h:8/x?sig=1#f", "http://h/p", "http://a@b/c@d?key="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := URLString(s)
+		// Masking changes only a URL with a credential, and leaves it one.
+		if got != s && !HasCredential(s) || HasCredential(got) != HasCredential(s) {
+			t.Fatalf("HasCredential(%q) = %v, URLString = %q", s, HasCredential(s), got)
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.String() != s || u.Opaque != "" {
+			return
+		}
+		if want := URL(u); got != want {
+			t.Fatalf("URLString(%q) = %q, URL = %q", s, got, want)
+		}
+	})
 }
 
 // send reports every delivery's URL: one with nothing to mask costs no
