@@ -26,7 +26,8 @@ for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done
 url=$(cat "$tmp/url")
 event=CREATE_RECEIVABLE_DOC
 "$tmp/whsim" generate --event $event --seed 1 --output ndjson >"$tmp/body.json"
-cpu_us() { awk -v n="$2" '{printf "%.2f\n", ($1+$2)*1e6/n}' "$1"; }
+# cpu_us <time file> <deliveries>: user+sys and user µs per delivery.
+cpu_us() { awk -v n="$2" '{printf "%.2f %.2f\n", ($1+$2)*1e6/n, $1*1e6/n}' "$1"; }
 IFS='|' read -r -a vs <<<"$variants"
 runs=(wrk whsim)
 for i in "${!vs[@]}"; do runs+=("loop$i"); done
@@ -52,11 +53,15 @@ for r in $(seq "$rounds"); do
   [ $((r % 2)) -eq 0 ] && order=($(printf '%s\n' "${runs[@]}" | tac))
   for k in "${order[@]}"; do one "$k" >>"$tmp/$k.txt"; done
 done
-median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-w=$(median "$tmp/wrk.txt")
+median() { sort -n -k"$2" "$1" | awk -v k="$2" '{v[NR]=$k} END {print v[int((NR+1)/2)]}'; }
+w=$(median "$tmp/wrk.txt" 1)
+wu=$(median "$tmp/wrk.txt" 2)
 for k in "${runs[@]}"; do
   label=$k
   [[ $k == loop* ]] && label="looproto ${vs[${k#loop}]}"
-  printf '%-28s µs/delivery: %s  median %s  (%.2fx wrk)\n' "$label" "$(paste -sd' ' "$tmp/$k.txt")" \
-    "$(median "$tmp/$k.txt")" "$(awk -v a="$(median "$tmp/$k.txt")" -v b="$w" 'BEGIN{print a/b}')"
+  m=$(median "$tmp/$k.txt" 1)
+  mu=$(median "$tmp/$k.txt" 2)
+  printf '%s\n  CPU µs/delivery: %s\n  median %s (%.2fx wrk), user %s (%.2fx wrk'"'"'s user)\n' "$label" \
+    "$(awk '{print $1}' "$tmp/$k.txt" | paste -sd' ')" "$m" "$(awk -v a="$m" -v b="$w" 'BEGIN{print a/b}')" \
+    "$mu" "$(awk -v a="$mu" -v b="$wu" 'BEGIN{print a/b}')"
 done

@@ -38,6 +38,7 @@ func main() {
 	count := flag.Int64("n", 50000, "answers to wait for")
 	bodyFile := flag.String("body", "", "request body file")
 	peek := flag.Bool("peek", false, "MSG_PEEK each kept-alive connection before writing on it")
+	check := flag.String("check", "", "epoll: a kept-alive connection's idle check is the loop's next epoll_wait")
 	wait := flag.String("wait", "raw", "raw, go or hybrid: how a loop waits in epoll_wait")
 	lock := flag.Bool("lock", false, "LockOSThread each loop")
 	flag.Parse()
@@ -74,7 +75,7 @@ func main() {
 			if *lock {
 				runtime.LockOSThread()
 			}
-			l := &loop{req: req, addr: addr, peek: *peek, raw: *wait == "raw", hybrid: *wait == "hybrid", left: &left}
+			l := &loop{req: req, addr: addr, peek: *peek, raw: *wait == "raw", hybrid: *wait == "hybrid", epollCheck: *check == "epoll", left: &left}
 			got, err := l.run(n)
 			done.Add(got)
 			if err != nil {
@@ -111,6 +112,8 @@ type conn struct {
 	fd  int
 	buf []byte
 	n   int // bytes of the current answer in buf
+	// idle: its answer was read, its next call waits for the check.
+	idle bool
 }
 
 type loop struct {
@@ -124,6 +127,8 @@ type loop struct {
 	// the loop parks on Go's poller, which watches the epoll fd itself.
 	hybrid bool
 	epRC   syscall.RawConn
+	// epollCheck: the idle check is the loop's next epoll_wait (-check epoll).
+	epollCheck bool
 }
 
 // run owns n connections until the run's answers are all counted.
@@ -169,13 +174,29 @@ func (l *loop) run(n int) (int64, error) {
 	var got int64
 	events := make([]unix.EpollEvent, n)
 	inflight := n
+	// With -check epoll, a connection whose answer was read waits for the
+	// next epoll_wait (which does not block while any wait) before its
+	// next call is written: one not reported there holds no bytes and was
+	// not closed when it returned, the look -peek takes with a system call
+	// per connection.
+	var pending, checked []*conn
 	for inflight > 0 {
-		k, err := l.epollWait(events)
+		var k int
+		var err error
+		if l.epollCheck && len(pending) > 0 {
+			k, err = l.epollPoll(events)
+			checked, pending = append(checked[:0], pending...), pending[:0]
+		} else {
+			k, err = l.epollWait(events)
+		}
 		if err != nil {
 			return got, err
 		}
 		for _, ev := range events[:k] {
 			c := conns[ev.Fd]
+			if c.idle {
+				return got, fmt.Errorf("kept-alive connection not idle (events %#x)", ev.Events)
+			}
 			m, e := sysRead(c.fd, c.buf[c.n:])
 			if e == syscall.EAGAIN {
 				continue
@@ -203,6 +224,11 @@ func (l *loop) run(n int) (int64, error) {
 				inflight--
 				continue
 			}
+			if l.epollCheck {
+				c.idle = true
+				pending = append(pending, c)
+				continue
+			}
 			if l.peek {
 				var b [1]byte
 				if _, e := sysPeek(c.fd, b[:]); e != syscall.EAGAIN {
@@ -213,8 +239,29 @@ func (l *loop) run(n int) (int64, error) {
 				return got, err
 			}
 		}
+		for _, c := range checked {
+			c.idle = false
+			if err := write(c.fd, l.req); err != nil {
+				return got, err
+			}
+		}
+		checked = checked[:0]
 	}
 	return got, nil
+}
+
+// epollPoll is epoll_wait that does not wait.
+func (l *loop) epollPoll(events []unix.EpollEvent) (int, error) {
+	for {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, e
+		}
+		return int(r), nil
+	}
 }
 
 func (l *loop) epollWait(events []unix.EpollEvent) (int, error) {
