@@ -5,7 +5,8 @@
 # against the same null receiver, alternating ROUNDS times (default 3).
 # Prints each run's µs per delivery and the medians' ratios to wrk's.
 # N (default 50000 deliveries), C (32), WRK_SECS (3), VARIANTS (looproto
-# flag sets, separated by '|').
+# flag sets, separated by '|'; @TMP@ in them is the run's scratch directory,
+# e.g. "-wait hybrid -check epoll -account @TMP@/ledger.ndjson").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n=${N:-50000}
@@ -44,7 +45,7 @@ one() {
   loop*)
     # shellcheck disable=SC2086
     /usr/bin/time -f '%U %S' -o "$tmp/t" "$tmp/looproto" -url "$url?businessType=$event" -c "$c" -t 2 \
-      -n "$n" -body "$tmp/body.json" ${vs[${1#loop}]} >"$tmp/loop.out"
+      -n "$n" -body "$tmp/body.json" ${vs[${1#loop}]//@TMP@/$tmp} >"$tmp/loop.out"
     cpu_us "$tmp/t" "$(awk '{print $1}' "$tmp/loop.out")" ;;
   esac
 }

@@ -28,6 +28,10 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/cli/sendout"
+	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,6 +45,7 @@ func main() {
 	check := flag.String("check", "", "epoll: a kept-alive connection's idle check is the loop's next epoll_wait")
 	wait := flag.String("wait", "raw", "raw, go or hybrid: how a loop waits in epoll_wait")
 	lock := flag.Bool("lock", false, "LockOSThread each loop")
+	ledger := flag.String("account", "", "account each delivery as whsim does (a Result, its stats with the HDR histogram, its --output json line) and write the lines to this file")
 	flag.Parse()
 	u, err := url.Parse(*target)
 	if err != nil || u.Scheme != "http" {
@@ -59,6 +64,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "looproto:", err)
 		os.Exit(2)
 	}
+	var console *sendout.Console
+	if *ledger != "" {
+		f, err := os.Create(*ledger)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "looproto:", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		if console, err = sendout.NewConsole(sendout.ConsoleOptions{Format: term.JSON, Out: f, Err: os.Stderr}); err != nil {
+			fmt.Fprintln(os.Stderr, "looproto:", err)
+			os.Exit(2)
+		}
+	}
 	var left atomic.Int64
 	left.Store(*count)
 	var done atomic.Int64
@@ -75,7 +93,7 @@ func main() {
 			if *lock {
 				runtime.LockOSThread()
 			}
-			l := &loop{req: req, addr: addr, peek: *peek, raw: *wait == "raw", hybrid: *wait == "hybrid", epollCheck: *check == "epoll", left: &left}
+			l := &loop{console: console, url: *target, req: req, addr: addr, peek: *peek, raw: *wait == "raw", hybrid: *wait == "hybrid", epollCheck: *check == "epoll", left: &left}
 			got, err := l.run(n)
 			done.Add(got)
 			if err != nil {
@@ -114,15 +132,22 @@ type conn struct {
 	n   int // bytes of the current answer in buf
 	// idle: its answer was read, its next call waits for the check.
 	idle bool
+	sent time.Time // when its call was written (-account)
 }
 
 type loop struct {
-	req  []byte
-	addr *unix.SockaddrInet4
-	peek bool
-	raw  bool
-	left *atomic.Int64
-	ep   int
+	// console and stats, when console is set, account for each delivery
+	// as a whsim run does.
+	console *sendout.Console
+	stats   *load.Stats
+	url     string
+	seq     int
+	req     []byte
+	addr    *unix.SockaddrInet4
+	peek    bool
+	raw     bool
+	left    *atomic.Int64
+	ep      int
 	// hybrid: epoll_wait without waiting first, and when nothing is ready
 	// the loop parks on Go's poller, which watches the epoll fd itself.
 	hybrid bool
@@ -141,6 +166,7 @@ func (l *loop) run(n int) (int64, error) {
 		return 0, err
 	}
 	l.ep = ep
+	l.stats = load.NewStats()
 	if l.hybrid {
 		f := os.NewFile(uintptr(ep), "epoll") // ep is non-blocking: the poller takes it
 		rc, err := f.SyscallConn()
@@ -166,7 +192,7 @@ func (l *loop) run(n int) (int64, error) {
 			return 0, err
 		}
 		if l.left.Add(-1) >= 0 {
-			if err := write(fd, l.req); err != nil {
+			if err := l.write(conns[i]); err != nil {
 				return 0, err
 			}
 		}
@@ -216,6 +242,9 @@ func (l *loop) run(n int) (int64, error) {
 				return got, fmt.Errorf("bytes after the answer")
 			}
 			got++
+			if l.console != nil {
+				l.account(c, size)
+			}
 			c.n = 0
 			if ev.Events&unix.EPOLLRDHUP != 0 {
 				return got, fmt.Errorf("receiver closed")
@@ -235,13 +264,13 @@ func (l *loop) run(n int) (int64, error) {
 					return got, fmt.Errorf("connection not idle")
 				}
 			}
-			if err := write(c.fd, l.req); err != nil {
+			if err := l.write(c); err != nil {
 				return got, err
 			}
 		}
 		for _, c := range checked {
 			c.idle = false
-			if err := write(c.fd, l.req); err != nil {
+			if err := l.write(c); err != nil {
 				return got, err
 			}
 		}
@@ -327,6 +356,25 @@ func answerSize(b []byte) (size int, ok bool) {
 		return 0, false
 	}
 	return end + 4 + length, true
+}
+
+// account makes the delivery's Result and tells the stats and the ledger
+// of it.
+func (l *loop) account(c *conn, size int) {
+	lat := time.Since(c.sent)
+	status, _ := strconv.Atoi(string(c.buf[9:12]))
+	l.seq++
+	res := &attempt.Result{Request: &attempt.Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "3efcba8f-0931-44f0-8ca9-adf81433520a", Seq: l.seq, Document: true},
+		URL: l.url, OK: status/100 == 2, Attempts: []attempt.Attempt{{Status: status, Latency: lat}}}
+	l.stats.Add(res)
+	l.console.Report(res)
+}
+
+func (l *loop) write(c *conn) error {
+	if l.console != nil {
+		c.sent = time.Now()
+	}
+	return write(c.fd, l.req)
 }
 
 func write(fd int, p []byte) error {
