@@ -32,6 +32,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 	"golang.org/x/sys/unix"
 )
 
@@ -133,6 +134,9 @@ type conn struct {
 	// idle: its answer was read, its next call waits for the check.
 	idle bool
 	sent time.Time // when its call was written (-account)
+	res  attempt.Result
+	req  attempt.Request
+	att  [1]attempt.Attempt
 }
 
 type loop struct {
@@ -141,6 +145,7 @@ type loop struct {
 	console *sendout.Console
 	stats   *load.Stats
 	url     string
+	shown   string // url as the ledger shows it
 	seq     int
 	req     []byte
 	addr    *unix.SockaddrInet4
@@ -167,6 +172,7 @@ func (l *loop) run(n int) (int64, error) {
 	}
 	l.ep = ep
 	l.stats = load.NewStats()
+	l.shown = termsafe.URLString(l.url)
 	if l.hybrid {
 		f := os.NewFile(uintptr(ep), "epoll") // ep is non-blocking: the poller takes it
 		rc, err := f.SyscallConn()
@@ -358,16 +364,17 @@ func answerSize(b []byte) (size int, ok bool) {
 	return end + 4 + length, true
 }
 
-// account makes the delivery's Result and tells the stats and the ledger
-// of it.
+// account makes the delivery's Result (in c's, reused, as whsim cuts
+// them from slabs) and tells the stats and the ledger of it.
 func (l *loop) account(c *conn, size int) {
 	lat := time.Since(c.sent)
 	status, _ := strconv.Atoi(string(c.buf[9:12]))
 	l.seq++
-	res := &attempt.Result{Request: &attempt.Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "3efcba8f-0931-44f0-8ca9-adf81433520a", Seq: l.seq, Document: true},
-		URL: l.url, OK: status/100 == 2, Attempts: []attempt.Attempt{{Status: status, Latency: lat}}}
-	l.stats.Add(res)
-	l.console.Report(res)
+	c.req = attempt.Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "3efcba8f-0931-44f0-8ca9-adf81433520a", Seq: l.seq, Document: true}
+	c.att[0] = attempt.Attempt{Status: status, Latency: lat}
+	c.res = attempt.Result{Request: &c.req, URL: l.url, Shown: l.shown, OK: status/100 == 2, Attempts: c.att[:]}
+	l.stats.Add(&c.res)
+	l.console.Report(&c.res)
 }
 
 func (l *loop) write(c *conn) error {
