@@ -210,7 +210,8 @@ func (l *loop) run(n int) (int64, error) {
 	// next epoll_wait (which does not block while any wait) before its
 	// next call is written: one not reported there holds no bytes and was
 	// not closed when it returned, the look -peek takes with a system call
-	// per connection.
+	// per connection. (events holds every connection of the loop, so that
+	// none ready can go unreported.)
 	var pending, checked []*conn
 	for inflight > 0 {
 		var k int
@@ -224,11 +225,23 @@ func (l *loop) run(n int) (int64, error) {
 		if err != nil {
 			return got, err
 		}
+		// The checked connections are written first, as close to their
+		// check as can be: one reported holds bytes or was closed (the
+		// null receiver does neither: here that ends the run).
 		for _, ev := range events[:k] {
-			c := conns[ev.Fd]
-			if c.idle {
+			if c := conns[ev.Fd]; c.idle {
 				return got, fmt.Errorf("kept-alive connection not idle (events %#x)", ev.Events)
 			}
+		}
+		for _, c := range checked {
+			c.idle = false
+			if err := l.write(c); err != nil {
+				return got, err
+			}
+		}
+		checked = checked[:0]
+		for _, ev := range events[:k] {
+			c := conns[ev.Fd]
 			m, e := sysRead(c.fd, c.buf[c.n:])
 			if e == syscall.EAGAIN {
 				continue
@@ -274,13 +287,6 @@ func (l *loop) run(n int) (int64, error) {
 				return got, err
 			}
 		}
-		for _, c := range checked {
-			c.idle = false
-			if err := l.write(c); err != nil {
-				return got, err
-			}
-		}
-		checked = checked[:0]
 	}
 	return got, nil
 }
