@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command looproto is an experiment, not part of whsim (issue #35, branch
 // send38): how much CPU a Go client spends per delivery when it sends as
 // wrk does, a few event loops each owning several connections through
