@@ -315,7 +315,7 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	u := p.url(q)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: err.Error()}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: err.Error()}
 	}
 	for k, v := range p.Header {
 		req.Header[k] = v
@@ -336,7 +336,7 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		if ctx.Err() != nil {
 			return Answer{Lines: -1}, ctx.Err()
 		}
-		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
@@ -344,7 +344,7 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	case err != nil && ctx.Err() != nil:
 		return Answer{Lines: -1}, ctx.Err()
 	case err != nil:
-		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
 	case res.StatusCode == http.StatusNotFound:
 		return Answer{Lines: -1, Raw: "404"}, nil
 	case res.StatusCode != http.StatusOK:
@@ -352,23 +352,36 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		if s := shorten(body); s != "" {
 			why += ": " + s
 		}
-		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: why}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: why}
 	case len(body) > maxAnswer:
-		return Answer{Lines: -1}, &Error{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", redact(u), maxAnswerText, opening(body))}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", redact(u), maxAnswerText, opening(body))}
 	}
 	a, err := parseAnswer(body)
 	if err != nil {
-		return a, &Error{Probe: p.tmpl, Reason: fmt.Sprintf("GET %s answered %q: %v", redact(u), a.Raw, err)}
+		return a, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s answered %q: %v", redact(u), a.Raw, err)}
 	}
 	return a, nil
 }
 
-// Command is a curl command that asks the probe's question: the user's
-// probe headers masked where they are credentials, as the URL's.
+// VarPrefix starts the names of the variables a printed command reads a
+// probe's credentials from ($PROBE_AUTHORIZATION): they are not the
+// receiver's, which the same command reads from the names without it.
+const VarPrefix = "PROBE_"
+
+// Command is a curl command that asks the probe's question, as printed:
+// a credential among the user's probe headers or in the URL given as a
+// variable, PROBE_ before its name (check's commands read the probe's
+// credentials from the same variables).
 func (p *httpProbe) Command(q Question) string {
-	c := shellcmd.Curl{Flags: append([]string{"-sS"}, p.CurlTLS...), URL: p.url(q), Header: p.Header, NoBody: true}
+	c := shellcmd.Curl{Flags: append([]string{"-sS"}, p.CurlTLS...), URL: p.url(q), Header: p.Header, NoBody: true,
+		Vars: true, VarPrefix: VarPrefix}
 	return c.String()
 }
+
+// Name is the probe's URL template as whsim shows it, in messages,
+// reports and the records a rerun reads: a credential in it (?token=)
+// masked, as in every URL it prints.
+func (p *httpProbe) Name() string { return redact(p.tmpl) }
 
 // redact masks a URL's password and its credential query values.
 func redact(s string) string { return termsafe.URLString(s) }
@@ -561,11 +574,12 @@ func (l *limited) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// Name is the probe as the user gave it: the URL template or the command.
+// Name is the probe as whsim shows it: the URL template, a credential in
+// it masked, or the command as the user gave it.
 func Name(p Probe) string {
 	switch p := p.(type) {
 	case *httpProbe:
-		return p.tmpl
+		return p.Name()
 	case *Cmd:
 		return p.Run
 	}

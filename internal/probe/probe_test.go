@@ -232,8 +232,23 @@ func TestHTTPProbe(t *testing.T) {
 		t.Errorf("interrupted: %v, want context.Canceled and no Error", err)
 	}
 	p, _ := ParseURL(srv.URL+"/{code}", http.DefaultClient, http.Header{"X-Debug-Token": {"s3cret"}})
-	if cmd := p.Command(Question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, "X-Debug-Token: ****") {
-		t.Errorf("Command = %s, want the token masked", cmd)
+	if cmd := p.Command(Question{Code: "held"}); strings.Contains(cmd, "s3cret") || !strings.Contains(cmd, `"X-Debug-Token: $PROBE_X_DEBUG_TOKEN"`) {
+		t.Errorf("Command = %s, want the token as its variable", cmd)
+	}
+	// A credential in the template is masked wherever the probe is
+	// shown, and a variable in its command.
+	tp, err := ParseURL("http://127.0.0.1:1/{code}?token=t0k", http.DefaultClient, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Name(tp), "http://127.0.0.1:1/{code}?token=****"; got != want {
+		t.Errorf("Name = %s, want %s", got, want)
+	}
+	if _, err := tp.Ask(context.Background(), Question{Code: "X"}); err == nil || strings.Contains(err.Error(), "t0k") {
+		t.Errorf("Ask of a closed port: %v, want an error without the token", err)
+	}
+	if cmd := tp.Command(Question{Code: "X"}); cmd != `curl -sS 'http://127.0.0.1:1/X?token='"$PROBE_TOKEN"` {
+		t.Errorf("Command = %s", cmd)
 	}
 }
 

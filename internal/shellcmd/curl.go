@@ -54,8 +54,11 @@ type Curl struct {
 	AtOnce bool
 	// Note is a comment after the command (# …), to say what it cannot.
 	Note string
-	// Vars gives each credential as a variable, as Whsim's Vars does.
-	Vars bool
+	// Vars gives each credential as a variable, as Whsim's Vars does;
+	// each variable's name starts with VarPrefix (PROBE_ for a probe's
+	// question, whose credentials are not the receiver's).
+	Vars      bool
+	VarPrefix string
 }
 
 // Inline says whether the body is printed in the command rather than read
@@ -75,8 +78,8 @@ func (c *Curl) String() string {
 	if c.Method != "" {
 		b.WriteString(" -X " + Word(c.Method))
 	}
-	b.WriteString(" " + urlWord(c.URL, c.Vars))
-	for _, h := range headerLines(c.Header, c.Own, c.Vars) {
+	b.WriteString(" " + urlWord(c.URL, c.Vars, c.VarPrefix))
+	for _, h := range headerLines(c.Header, c.Own, c.Vars, c.VarPrefix) {
 		b.WriteString(" -H " + h)
 	}
 	switch {
@@ -97,10 +100,10 @@ func (c *Curl) String() string {
 }
 
 // headerLines are -H's words: user's headers, a credential among them
-// masked (or, with vars, its variable), and own's, kept, a name in own
+// masked (or, with vars, its variable, prefix starting its name), and own's, kept, a name in own
 // replacing user's (Split's rule: own the same as user's is user's);
 // sorted by name.
-func headerLines(user, own http.Header, vars bool) []string {
+func headerLines(user, own http.Header, vars bool, prefix string) []string {
 	var out []string
 	names := slices.Sorted(maps.Keys(user))
 	for k := range own {
@@ -121,7 +124,7 @@ func headerLines(user, own http.Header, vars bool) []string {
 			case !termsafe.SecretHeader(k):
 				out = append(out, Quote(k+": "+v))
 			case vars:
-				out = append(out, VarHeader(k))
+				out = append(out, VarHeader(k, prefix))
 			default:
 				out = append(out, Quote(k+": "+termsafe.Mask(k, v)))
 			}
@@ -187,13 +190,15 @@ func HeaderVar(name string) string {
 }
 
 // VarHeader is a header as one word whose value the shell fills in from
-// the variable HeaderVar names: "Name: $NAME". A name the shell would
-// read into (a $ or ` is allowed in one) is single-quoted apart.
-func VarHeader(name string) string {
+// the variable HeaderVar names, after prefix: "Name: $NAME". A name the
+// shell would read into (a $ or ` is allowed in one) is single-quoted
+// apart.
+func VarHeader(name, prefix string) string {
+	v := prefix + HeaderVar(name)
 	if Word(name) == name {
-		return `"` + name + `: $` + HeaderVar(name) + `"`
+		return `"` + name + `: $` + v + `"`
 	}
-	return Quote(name+": ") + `"$` + HeaderVar(name) + `"`
+	return Quote(name+": ") + `"$` + v + `"`
 }
 
 // Whsim is a whsim command line that sends calls again (whsim replay,
@@ -227,10 +232,10 @@ func (w *Whsim) String() string {
 	var b strings.Builder
 	b.WriteString("whsim " + w.Command)
 	if w.URL != "" {
-		b.WriteString(" --url " + urlWord(w.URL, w.Vars))
+		b.WriteString(" --url " + urlWord(w.URL, w.Vars, ""))
 	}
 	b.WriteString(Words(w.Flags))
-	for _, h := range headerLines(w.Header, w.Own, w.Vars) {
+	for _, h := range headerLines(w.Header, w.Own, w.Vars, "") {
 		b.WriteString(" -H " + h)
 	}
 	if w.Tail != "" {
@@ -252,9 +257,9 @@ func comment(note string) string {
 // urlWord is u as a word of a printed command: its credentials as
 // variables (URLWord) with vars, else masked as termsafe.URLString masks
 // them.
-func urlWord(u string, vars bool) string {
+func urlWord(u string, vars bool, prefix string) string {
 	if vars {
-		return URLWord(u)
+		return URLWord(u, prefix)
 	}
 	return Quote(termsafe.URLString(u))
 }
@@ -267,11 +272,12 @@ const passwordVar = "URL_PASSWORD"
 // (Whsim.Vars): each credential in it a variable the shell fills in, a
 // password as $URL_PASSWORD and the value of a query parameter
 // termsafe.SecretQuery names as the variable HeaderVar makes of its name
-// (?token= is $TOKEN), each holding the value as it stands in the URL;
+// (?token= is $TOKEN), each name after prefix, each holding the value as
+// it stands in the URL;
 // every other byte as it is. So the command sends the same call where the
 // variables are set, and never shows a credential. A URL with none is
 // Quote(u).
-func URLWord(u string) string {
+func URLWord(u, prefix string) string {
 	if termsafe.URLString(u) == u {
 		return Quote(u)
 	}
@@ -283,7 +289,7 @@ func URLWord(u string) string {
 			b.WriteString(Quote(run.String()))
 			run.Reset()
 		}
-		b.WriteString(`"$` + name + `"`)
+		b.WriteString(`"$` + prefix + name + `"`)
 	}
 	rest, fragment, hasFragment := strings.Cut(u, "#")
 	base, query, hasQuery := strings.Cut(rest, "?")
@@ -300,7 +306,7 @@ func URLWord(u string) string {
 				lit("&")
 			}
 			k, v, ok := strings.Cut(p, "=")
-			if !ok || v == "" || !termsafe.SecretQuery(termsafe.QueryKey(k)) {
+			if !ok || !termsafe.SecretParam(k, v) {
 				lit(p)
 				continue
 			}

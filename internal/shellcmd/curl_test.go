@@ -280,9 +280,10 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		{"http://h/?access%5Ftoken=a%26b&x", `'http://h/?access%5Ftoken='"$ACCESS_TOKEN"'&x'`, []string{"ACCESS_TOKEN=a%26b"}},
 		{"http://h/?token=$(id)'", `'http://h/?token='"$TOKEN"`, []string{"TOKEN=$(id)'"}},
 		{"http://h/?token=&code=c0de", `'http://h/?token=&code='"$CODE"`, []string{"CODE=c0de"}},
+		{"http://h/{kind}?code={code}&token=t0k", `'http://h/{kind}?code={code}&token='"$TOKEN"`, []string{"TOKEN=t0k"}},
 		{"http://h/?2fa_token=t0k", `'http://h/?2fa_token='"$_2FA_TOKEN"`, []string{"_2FA_TOKEN=t0k"}},
 	} {
-		got := URLWord(tc.url)
+		got := URLWord(tc.url, "")
 		if got != tc.word {
 			t.Errorf("URLWord(%q) = %s, want %s", tc.url, got, tc.word)
 		}
@@ -294,6 +295,9 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		if argv := readArgv(t, append(env, tc.vars...), "whsim "+got); !slices.Equal(argv, []string{tc.url}) {
 			t.Errorf("sh read %s as %q, want %q", got, argv, tc.url)
 		}
+	}
+	if got, want := URLWord("http://u:pw@h/?token=t", "PROBE_"), `'http://u:'"$PROBE_URL_PASSWORD"'@h/?token='"$PROBE_TOKEN"`; got != want {
+		t.Errorf("URLWord with a prefix = %s, want %s", got, want)
 	}
 	w := Whsim{Command: "check", URL: "http://h/hook?token=t0k", Vars: true}
 	if got, want := w.String(), `whsim check --url 'http://h/hook?token='"$TOKEN"`; got != want {

@@ -108,11 +108,22 @@ func secretIn(raw string) bool {
 	for raw != "" {
 		var p string
 		p, raw, _ = strings.Cut(raw, "&")
-		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(QueryKey(k)) {
+		if k, v, ok := strings.Cut(p, "="); ok && SecretParam(k, v) {
 			return true
 		}
 	}
 	return false
+}
+
+// SecretParam says whether a query parameter's value is a credential to
+// mask: a value, of a parameter SecretQuery names. A placeholder of a URL
+// template ({code} in a probe's) is not one yet: it stands for a
+// document's value, filled in when the URL is made.
+func SecretParam(k, v string) bool {
+	if v == "" || len(v) > 2 && v[0] == '{' && v[len(v)-1] == '}' && !strings.ContainsAny(v[1:len(v)-1], "{}") {
+		return false
+	}
+	return SecretQuery(QueryKey(k))
 }
 
 // QueryKey is a raw query key unescaped, as it is when it cannot be: the
@@ -132,7 +143,7 @@ func MaskQuery(raw string) string {
 	}
 	parts := strings.Split(raw, "&")
 	for i, p := range parts {
-		if k, v, ok := strings.Cut(p, "="); ok && v != "" && SecretQuery(QueryKey(k)) {
+		if k, v, ok := strings.Cut(p, "="); ok && SecretParam(k, v) {
 			parts[i] = k + "=****"
 		}
 	}

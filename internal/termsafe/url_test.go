@@ -34,6 +34,7 @@ func TestURLMasksCredentials(t *testing.T) {
 		{"%zz?token=abc", "%zz?token=****"},
 		// A probe's template keeps its placeholders as they were.
 		{"http://h/debug/{kind}s/{code}?token=s3cret", "http://h/debug/{kind}s/{code}?token=****"},
+		{"http://h/probe?kind={kind}&code={code}&key={k}x", "http://h/probe?kind={kind}&code={code}&key=****"},
 		{"http://u:p@ss@h/{code}", "http://u:xxxxx@h/{code}"},
 		{"http://h/p?token=s3cret#top", "http://h/p?token=****#top"},
 		{"http://h/a@b?x=1", "http://h/a@b?x=1"},

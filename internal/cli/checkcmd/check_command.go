@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -38,15 +39,16 @@ func checkCommand(where string, header http.Header, secret bool, opts *checkOpti
 }
 
 // probeFlags are the flags that give a probe again: its header values,
-// which may be credentials, as variables named after them.
+// which may be credentials, and a credential in its URL, as variables
+// named after them.
 func probeFlags(url, cmd string, headers []string, opts *checkOptions) string {
 	var b strings.Builder
 	switch {
 	case url != "":
-		b.WriteString(" --probe " + shellcmd.Quote(url))
+		b.WriteString(" --probe " + shellcmd.URLWord(url, probe.VarPrefix))
 		for _, h := range headers {
 			k, _, _ := strings.Cut(h, ":")
-			b.WriteString(" --probe-header " + shellcmd.VarHeader(strings.TrimSpace(k)))
+			b.WriteString(" --probe-header " + shellcmd.VarHeader(strings.TrimSpace(k), probe.VarPrefix))
 		}
 	case cmd != "":
 		b.WriteString(" --probe-cmd " + shellcmd.Quote(cmd))

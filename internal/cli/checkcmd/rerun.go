@@ -396,6 +396,8 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 		return "", cmdutil.Usagef("--rerun %s: the report's probe is a command (%s), and whsim runs no command a file names: give --probe-cmd again", termsafe.Text(opts.Rerun), termsafe.Text(rec.Cmd))
 	case rec.URL == "":
 		return "", nil
+	case termsafe.HasCredential(rec.URL):
+		return "", cmdutil.Usagef("--rerun %s: the report's probe %s carried a credential, which a report does not keep: give --probe again", termsafe.Text(opts.Rerun), termsafe.Text(termsafe.URLString(rec.URL)))
 	}
 	p, err := probe.ParseURL(rec.URL, cfg.Client, nil)
 	if err != nil {
