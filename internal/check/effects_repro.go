@@ -233,7 +233,7 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 		}
 	}
 	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.cfg.Target.String(), Flags: r.replayTLS(),
-		Tail: `--sign standard --secret "$WHSIM_REPLAY_SECRET"`}
+		Tail: `--sign standard --secret "$WHSIM_REPLAY_SECRET"`, Vars: true}
 	if sc.step.atOnce && sc.copies > 1 {
 		cmd.Flags = append(cmd.Flags, "--concurrency", strconv.Itoa(sc.copies))
 	}

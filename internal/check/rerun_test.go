@@ -323,8 +323,8 @@ func TestSavedCases(t *testing.T) {
 }
 
 // TestInlineReplayCommand: without a saved file, a signed case's command
-// pipes its record, credentials masked and given back with -H, into
-// replay, concurrently for a burst.
+// pipes its record, credentials masked, into replay, concurrently for a
+// burst; -H and --url give them back from their variables.
 func TestInlineReplayCommand(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("http://u:pw@127.0.0.1:9/hook")
@@ -333,7 +333,7 @@ func TestInlineReplayCommand(t *testing.T) {
 	cc := &CaseReport{Result: Result{Case: c}}
 	cc.sent = rep.sentRequest(c)
 	cmd := rep.reproduce(cc)
-	for _, want := range []string{"rec='{\"capture\":1,", `for i in $(seq 8); do printf '%s\n' "$rec"; done | whsim replay - --url 'http://u:xxxxx@127.0.0.1:9/hook' --concurrency 8 -H 'Authorization: Bearer ****' --sign standard --secret "$WHSIM_REPLAY_SECRET"`} {
+	for _, want := range []string{"rec='{\"capture\":1,", `for i in $(seq 8); do printf '%s\n' "$rec"; done | whsim replay - --url 'http://u:'"$URL_PASSWORD"'@127.0.0.1:9/hook' --concurrency 8 -H "Authorization: $AUTHORIZATION" --sign standard --secret "$WHSIM_REPLAY_SECRET"`} {
 		if !strings.Contains(cmd, want) {
 			t.Errorf("command %s\nwant %s", cmd, want)
 		}

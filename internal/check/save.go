@@ -270,7 +270,7 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 		}
 		src = "-"
 	}
-	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.Target.String()}
+	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.Target.String(), Vars: true}
 	if c.AtOnce && copies > 1 {
 		cmd.Flags = append(cmd.Flags, "--concurrency", strconv.Itoa(copies))
 	}
@@ -286,7 +286,8 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	}
 	if src == "-" {
 		// The inline record holds the user's credentials masked: -H
-		// gives them to replay, masked as well.
+		// gives them to replay (which replaces a captured header) from
+		// their variables.
 		cmd.Header = secretHeaders(r.Header)
 	}
 	if cc.sent.resign {
