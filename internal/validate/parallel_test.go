@@ -1,0 +1,51 @@
+package validate
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestBufferSlab holds the slab's pieces to what readBatches needs of them:
+// empty, of the capacity asked for, each in a block aligned to a huge page
+// (or made on its own when larger than one), and never overlapping, so an
+// append past one cannot write into the next.
+func TestBufferSlab(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sizes []int
+		own   []bool // made on its own, outside a block
+	}{
+		{"a block's four chunks, then a new block", []int{512 << 10, 512 << 10, 512 << 10, 512 << 10, 512 << 10}, nil},
+		{"an array's batches, two to a block", []int{768 << 10, 768 << 10, 768 << 10}, nil},
+		{"small batches of tests", []int{1, 7, 64, 1 << 10}, nil},
+		{"a buffer larger than a block", []int{100, hugePage + 1, 100}, []bool{false, true, false}},
+		{"a whole block", []int{hugePage, 1}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s bufferSlab
+			type span struct{ start, end uintptr }
+			var got []span
+			for i, n := range tc.sizes {
+				b := s.get(n)
+				if len(b) != 0 || cap(b) != n {
+					t.Fatalf("get(%d): len %d cap %d, want 0 and %d", n, len(b), cap(b), n)
+				}
+				start := uintptr(unsafe.Pointer(unsafe.SliceData(b[:1])))
+				own := i < len(tc.own) && tc.own[i]
+				if !own {
+					// Its block begins at a huge page: the piece lies in one.
+					block := start &^ (hugePage - 1)
+					if start+uintptr(n) > block+hugePage {
+						t.Fatalf("get(%d) crosses its block's end", n)
+					}
+				}
+				for _, o := range got {
+					if start < o.end && o.start < start+uintptr(n) {
+						t.Fatalf("get(%d) overlaps an earlier piece", n)
+					}
+				}
+				got = append(got, span{start, start + uintptr(n)})
+			}
+		})
+	}
+}
