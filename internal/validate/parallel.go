@@ -275,9 +275,12 @@ type bufferSlab struct {
 const hugePage = 2 << 20
 
 // get returns an empty buffer of capacity n: the next piece of the current
-// block, or of a new one; a buffer larger than a block is made on its own.
+// block, or of a new one. A buffer larger than a block is made on its own,
+// and so is one smaller than an eighth of a block: batches are made that
+// small only for a small file (checkInput fits them to its size), whose
+// few pages cost less than a block's 2 MiB zeroed by the kernel.
 func (s *bufferSlab) get(n int) []byte {
-	if n > hugePage {
+	if n > hugePage || n < hugePage/8 {
 		return make([]byte, 0, n)
 	}
 	if len(s.rest) < n {

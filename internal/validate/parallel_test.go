@@ -17,9 +17,10 @@ func TestBufferSlab(t *testing.T) {
 	}{
 		{"a block's four chunks, then a new block", []int{512 << 10, 512 << 10, 512 << 10, 512 << 10, 512 << 10}, nil},
 		{"an array's batches, two to a block", []int{768 << 10, 768 << 10, 768 << 10}, nil},
-		{"small batches of tests", []int{1, 7, 64, 1 << 10}, nil},
-		{"a buffer larger than a block", []int{100, hugePage + 1, 100}, []bool{false, true, false}},
-		{"a whole block", []int{hugePage, 1}, nil},
+		{"a small file's, made on their own", []int{1, 7, 64 << 10, hugePage/8 - 1}, []bool{true, true, true, true}},
+		{"an eighth of a block and more", []int{hugePage / 8, hugePage/4 + 1, 300 << 10}, nil},
+		{"a buffer larger than a block", []int{hugePage / 2, hugePage + 1, hugePage / 2}, []bool{false, true, false}},
+		{"a whole block", []int{hugePage, hugePage / 4}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s bufferSlab
