@@ -263,24 +263,31 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 }
 
 // bufferSlab hands out the buffers of one input's batches: pieces of
-// blocks of hugePage bytes, each of which the kernel is asked to back with
-// one huge page (adviseHuge). A fresh buffer's pages took the largest share
-// of validate's page faults on a large input, and a fault cost 13 to 27 µs
-// on the 2-CPU VM this was measured on: 128 of them for each 512 KiB
-// buffer, where a block takes one (docs/performance.md, validate38).
+// blocks the kernel is asked to back with huge pages (adviseHuge). A fresh
+// buffer's pages took the largest share of validate's page faults on a
+// large input, and a fault cost 13 to 27 µs on the 2-CPU VM this was
+// measured on: 128 of them for each 512 KiB buffer, where a huge page
+// takes one (docs/performance.md, validate38).
 type bufferSlab struct {
 	rest []byte // what is left of the current block
 }
 
-const hugePage = 2 << 20
+const (
+	hugePage = 2 << 20
+	// slabBlock holds the five 512 KiB buffers a large input takes with
+	// 2 MiB in flight (four held, one coming back), so that it makes one
+	// block: each is an allocation half as large again, which counts
+	// towards the GC's goal, and a second block set off a second cycle.
+	slabBlock = 2 * hugePage
+)
 
 // get returns an empty buffer of capacity n: the next piece of the current
 // block, or of a new one. A buffer larger than a block is made on its own,
-// and so is one smaller than an eighth of a block: batches are made that
-// small only for a small file (checkInput fits them to its size), whose
-// few pages cost less than a block's 2 MiB zeroed by the kernel.
+// and so is one smaller than an eighth of a huge page: batches are made
+// that small only for a small file (checkInput fits them to its size),
+// whose few pages cost less than a huge page zeroed by the kernel.
 func (s *bufferSlab) get(n int) []byte {
-	if n > hugePage || n < hugePage/8 {
+	if n > slabBlock || n < hugePage/8 {
 		return make([]byte, 0, n)
 	}
 	if len(s.rest) < n {
@@ -291,14 +298,14 @@ func (s *bufferSlab) get(n int) []byte {
 	return b
 }
 
-// hugeBlock is hugePage bytes aligned to hugePage, as a huge page must be,
-// and advised as one. It is found in an allocation twice that size; the
-// rest of it is never written, so never given memory by the kernel.
+// hugeBlock is slabBlock bytes aligned to hugePage, as a huge page must be,
+// and advised as huge pages. It is found in an allocation a huge page
+// larger; the rest of that is never written, so never given memory.
 func hugeBlock() []byte {
-	raw := make([]byte, 2*hugePage)
+	raw := make([]byte, slabBlock+hugePage)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
 	off := int(-p & (hugePage - 1))
-	b := raw[off : off+hugePage : off+hugePage]
+	b := raw[off : off+slabBlock : off+slabBlock]
 	adviseHuge(b)
 	return b
 }
