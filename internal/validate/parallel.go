@@ -37,9 +37,10 @@ type batching struct {
 
 // defaultBatching is every CPU, in batches of 512 payloads or 512 KiB:
 // a batch of capture records is about 2 ms of work. Four batches in
-// flight keep two workers busy; more only cost fresh buffers, each 128
-// page faults (8 MiB in flight: some 280 more faults on a 32 MB capture
-// than 2 MiB, which makes 4 buffers in all).
+// flight keep two workers busy; more only cost fresh buffers (8 MiB in
+// flight: some 280 more faults on a 32 MB capture than 2 MiB, when each
+// buffer took 128; they now come from bufferSlab's huge pages, whose
+// block holds the five buffers 2 MiB in flight makes).
 func defaultBatching() batching {
 	return batching{items: 512, bytes: 512 << 10, inFlight: 2 << 20}
 }
