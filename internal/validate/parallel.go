@@ -40,7 +40,7 @@ type batching struct {
 // flight keep two workers busy; more only cost fresh buffers (8 MiB in
 // flight: some 280 more faults on a 32 MB capture than 2 MiB, when each
 // buffer took 128; they now come from bufferSlab's huge pages, whose
-// block holds the five buffers 2 MiB in flight makes).
+// block holds the four to six buffers 2 MiB in flight makes).
 func defaultBatching() batching {
 	return batching{items: 512, bytes: 512 << 10, inFlight: 2 << 20}
 }
@@ -275,8 +275,9 @@ type bufferSlab struct {
 
 const (
 	hugePage = 2 << 20
-	// slabBlock holds the five 512 KiB buffers a large input takes with
-	// 2 MiB in flight (four held, one coming back), so that it makes one
+	// slabBlock holds the four to six 512 KiB buffers a large input takes
+	// with 2 MiB in flight (three held, the others being filled or on
+	// their way back; counted on a 32 MB capture), so that it makes one
 	// block: each is an allocation half as large again, which counts
 	// towards the GC's goal, and a second block set off a second cycle.
 	slabBlock = 2 * hugePage
