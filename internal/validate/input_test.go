@@ -311,6 +311,48 @@ func TestCheckInputOnManyWorkers(t *testing.T) {
 	}
 }
 
+// With the default batching, a large input's batches are read into
+// buffers cut from one block (bufferSlab), reused batch after batch: the
+// pipeline still reports what the one-by-one loop reports. The records
+// vary, failing ones among them, so that a buffer written over by its
+// neighbour or read before it was filled would show.
+func TestCheckInputOnDefaultBatching(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{Strict: true})
+	lines := captureLines(t)
+	bad := strings.Replace(string(lines[0]), `\"requestId\"`, `\"requestID\"`, 1)
+	var sb strings.Builder
+	for i := 0; sb.Len() < 6<<20; i++ { // a dozen 512 KiB batches, more than a block holds
+		if i%97 == 0 {
+			sb.WriteString(bad)
+		} else {
+			sb.Write(lines[i%len(lines)])
+		}
+		sb.WriteByte('\n')
+	}
+	describe := func(bt *batching) string {
+		var out strings.Builder
+		_, err := v.checkInput(context.Background(), strings.NewReader(sb.String()), source{name: "captures.ndjson", batching: bt},
+			func(r *result) error {
+				fmt.Fprintf(&out, "%+v\n", *r)
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	want := describe(&batching{workers: 1})
+	bt := defaultBatching()
+	bt.workers = 3 // what GOMAXPROCS may not give
+	if got := describe(&bt); got != want {
+		t.Fatalf("on every CPU, in the default batches:\n%.2000s\none by one:\n%.2000s", got, want)
+	}
+	if !strings.Contains(want, "Failed:true") {
+		t.Fatal("no record failed: the input does not test what it should")
+	}
+}
+
 // A reporter that fails stops the pipeline: nothing after it is reported.
 func TestCheckInputOnManyWorkersStops(t *testing.T) {
 	t.Parallel()

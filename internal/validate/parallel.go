@@ -37,9 +37,10 @@ type batching struct {
 
 // defaultBatching is every CPU, in batches of 512 payloads or 512 KiB:
 // a batch of capture records is about 2 ms of work. Four batches in
-// flight keep two workers busy; more only cost fresh buffers, each 128
-// page faults (8 MiB in flight: some 280 more faults on a 32 MB capture
-// than 2 MiB, which makes 4 buffers in all).
+// flight keep two workers busy; more only cost fresh buffers (8 MiB in
+// flight: some 280 more faults on a 32 MB capture than 2 MiB, when each
+// buffer took 128; they now come from bufferSlab's huge pages, whose
+// block holds the four to six buffers 2 MiB in flight makes).
 func defaultBatching() batching {
 	return batching{items: 512, bytes: 512 << 10, inFlight: 2 << 20}
 }
@@ -181,13 +182,14 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 		b = nil
 		return true
 	}
+	var bufs bufferSlab
 	for {
 		if b == nil {
 			select {
 			case b = <-free:
 				b.done, b.err, b.held = make(chan struct{}), nil, 0
 			default:
-				b = &batch{buf: make([]byte, 0, bufBytes)}
+				b = &batch{buf: bufs.get(bufBytes)}
 				b.done = make(chan struct{})
 			}
 		}
@@ -200,7 +202,7 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 				continue
 			}
 			if cap(b.buf) < chunkBytes {
-				b.buf = make([]byte, 0, chunkBytes)
+				b.buf = bufs.get(chunkBytes)
 			}
 			c, err := rd.ReadChunk(b.buf[:0:chunkBytes])
 			switch {
@@ -259,6 +261,55 @@ func (v *Validator) readBatches(ctx context.Context, rd *input.Reader, kind inpu
 			return
 		}
 	}
+}
+
+// bufferSlab hands out the buffers of one input's batches: pieces of
+// blocks the kernel is asked to back with huge pages (adviseHuge). A fresh
+// buffer's pages took the largest share of validate's page faults on a
+// large input, and a fault cost 13 to 27 µs on the 2-CPU VM this was
+// measured on: 128 of them for each 512 KiB buffer, where a huge page
+// takes one (docs/performance.md, validate38).
+type bufferSlab struct {
+	rest []byte // what is left of the current block
+}
+
+const (
+	hugePage = 2 << 20
+	// slabBlock holds the four to six 512 KiB buffers a large input takes
+	// with 2 MiB in flight (three held, the others being filled or on
+	// their way back; counted on a 32 MB capture), so that it makes one
+	// block: each is an allocation half as large again, which counts
+	// towards the GC's goal, and a second block set off a second cycle.
+	slabBlock = 2 * hugePage
+)
+
+// get returns an empty buffer of capacity n: the next piece of the current
+// block, or of a new one. A buffer larger than a block is made on its own,
+// and so is one smaller than an eighth of a huge page: batches are made
+// that small only for a small file (checkInput fits them to its size),
+// whose few pages cost less than a huge page zeroed by the kernel.
+func (s *bufferSlab) get(n int) []byte {
+	if n > slabBlock || n < hugePage/8 {
+		return make([]byte, 0, n)
+	}
+	if len(s.rest) < n {
+		s.rest = hugeBlock()
+	}
+	b := s.rest[:0:n] // its capacity ends where the next piece begins
+	s.rest = s.rest[n:]
+	return b
+}
+
+// hugeBlock is slabBlock bytes aligned to hugePage, as a huge page must be,
+// and advised as huge pages. It is found in an allocation a huge page
+// larger; the rest of that is never written, so never given memory.
+func hugeBlock() []byte {
+	raw := make([]byte, slabBlock+hugePage)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	off := int(-p & (hugePage - 1))
+	b := raw[off : off+slabBlock : off+slabBlock]
+	adviseHuge(b)
+	return b
 }
 
 // judgeBatch checks the payloads of a batch.
