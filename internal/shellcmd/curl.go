@@ -100,9 +100,9 @@ func (c *Curl) String() string {
 }
 
 // headerLines are -H's words: user's headers, a credential among them
-// masked (or, with vars, its variable, prefix starting its name), and own's, kept, a name in own
-// replacing user's (Split's rule: own the same as user's is user's);
-// sorted by name.
+// masked (or, with vars, its variable, prefix starting its name), and
+// own's, kept, a name in own replacing user's (Split's rule: own the same
+// as user's is user's); sorted by name.
 func headerLines(user, own http.Header, vars bool, prefix string) []string {
 	var out []string
 	names := slices.Sorted(maps.Keys(user))
@@ -113,7 +113,7 @@ func headerLines(user, own http.Header, vars bool, prefix string) []string {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		if vs, ok := own[k]; ok && !slices.Equal(vs, user[k]) {
+		if vs, ok := own[k]; ok && !usersOwn(user, k, vs) {
 			for _, v := range vs {
 				out = append(out, Quote(k+": "+v))
 			}
@@ -142,7 +142,7 @@ func headerLines(user, own http.Header, vars bool, prefix string) []string {
 func Split(sent, user http.Header) (given, own http.Header) {
 	given, own = http.Header{}, http.Header{}
 	for k, vs := range sent {
-		if uv, ok := user[k]; ok && slices.Equal(vs, uv) {
+		if usersOwn(user, k, vs) {
 			given[k] = vs
 		} else {
 			own[k] = vs
@@ -151,14 +151,20 @@ func Split(sent, user http.Header) (given, own http.Header) {
 	return given, own
 }
 
+// usersOwn says whether a header k the call sent with values vs is the
+// user's: given with -H, and still as given.
+func usersOwn(user http.Header, k string, vs []string) bool {
+	uv, ok := user[k]
+	return ok && slices.Equal(vs, uv)
+}
+
 // Masked is sent as reports and saved reproductions show it: Split's
 // rule, a credential among the user's headers masked and the call's own
 // kept.
 func Masked(sent, user http.Header) http.Header {
 	out := make(http.Header, len(sent))
 	for k, vs := range sent {
-		uv, given := user[k]
-		mask := given && slices.Equal(vs, uv) && termsafe.SecretHeader(k)
+		mask := usersOwn(user, k, vs) && termsafe.SecretHeader(k)
 		for _, v := range vs {
 			if mask {
 				v = termsafe.Mask(k, v)
@@ -273,12 +279,11 @@ const passwordVar = "URL_PASSWORD"
 // password as $URL_PASSWORD and the value of a query parameter
 // termsafe.SecretQuery names as the variable HeaderVar makes of its name
 // (?token= is $TOKEN), each name after prefix, each holding the value as
-// it stands in the URL;
-// every other byte as it is. So the command sends the same call where the
-// variables are set, and never shows a credential. A URL with none is
-// Quote(u).
+// it stands in the URL; every other byte as it is. So the command sends
+// the same call where the variables are set, and never shows a credential,
+// also one read back masked (****). A URL with none is Quote(u).
 func URLWord(u, prefix string) string {
-	if termsafe.URLString(u) == u {
+	if !termsafe.HasCredential(u) {
 		return Quote(u)
 	}
 	// The word is literal runs, each quoted once, between the variables.

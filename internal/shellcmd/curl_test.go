@@ -281,6 +281,7 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		{"http://h/?token=$(id)'", `'http://h/?token='"$TOKEN"`, []string{"TOKEN=$(id)'"}},
 		{"http://h/?token=&code=c0de", `'http://h/?token=&code='"$CODE"`, []string{"CODE=c0de"}},
 		{"http://h/{kind}?code={code}&token=t0k", `'http://h/{kind}?code={code}&token='"$TOKEN"`, []string{"TOKEN=t0k"}},
+		{"http://h/?token=****", `'http://h/?token='"$TOKEN"`, []string{"TOKEN=****"}},
 		{"http://h/?2fa_token=t0k", `'http://h/?2fa_token='"$_2FA_TOKEN"`, []string{"_2FA_TOKEN=t0k"}},
 	} {
 		got := URLWord(tc.url, "")
