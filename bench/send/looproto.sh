@@ -14,19 +14,8 @@ c=${C:-32}
 rounds=${ROUNDS:-3}
 secs=${WRK_SECS:-3}
 variants=${VARIANTS:-"-wait raw|-wait raw -peek|-wait go"}
-tmp=$(mktemp -d)
-recv_pid=
-cleanup() { [ -n "$recv_pid" ] && kill "$recv_pid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-go build -o "$tmp/whsim" ./cmd/whsim
-go build -o "$tmp/receiver" ./bench/send/receiver
+. bench/send/setup.sh
 go build -o "$tmp/looproto" ./bench/send/looproto
-"$tmp/receiver" >"$tmp/url" &
-recv_pid=$!
-for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done
-url=$(cat "$tmp/url")
-event=CREATE_RECEIVABLE_DOC
-"$tmp/whsim" generate --event $event --seed 1 --output ndjson >"$tmp/body.json"
 # cpu_us <time file> <deliveries>: user+sys and user µs per delivery.
 cpu_us() { awk -v n="$2" '{printf "%.2f %.2f\n", ($1+$2)*1e6/n, $1*1e6/n}' "$1"; }
 IFS='|' read -r -a vs <<<"$variants"

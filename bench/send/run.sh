@@ -19,19 +19,7 @@ need wrk wrk
 need hey hey
 [ -x /usr/bin/time ] || apt-get install -y time >/dev/null
 
-tmp=$(mktemp -d)
-recv_pid=
-cleanup() { [ -n "$recv_pid" ] && kill "$recv_pid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-go build -o "$tmp/whsim" ./cmd/whsim
-go build -o "$tmp/receiver" ./bench/send/receiver
-"$tmp/receiver" >"$tmp/url" &
-recv_pid=$!
-for _ in $(seq 50); do [ -s "$tmp/url" ] && break; sleep 0.1; done
-url=$(cat "$tmp/url")
-event=CREATE_RECEIVABLE_DOC
-"$tmp/whsim" generate --event $event --seed 1 --output ndjson >"$tmp/body.json"
+. bench/send/setup.sh
 echo "receiver $url, body $(wc -c <"$tmp/body.json") bytes, $n requests, concurrency $c"
 
 # cpu_us <time file> <deliveries>: user+sys µs per delivery.
