@@ -81,11 +81,16 @@ stored, not only what it answered. The probe's contract (stable):
       {event} and {requestId} (of the call that created the document) are
       filled in, escaped for the path or the query. 404 means it holds
       nothing. --probe-header adds headers; --timeout and the TLS flags apply.
+      A credential in its query or its headers is masked where whsim shows
+      it, read from $PROBE_<NAME> in the commands it prints ($PROBE_TOKEN),
+      and not kept in a report: --rerun asks for --probe again.
   --probe-cmd <command>  run with sh -c, the same values in WHSIM_KIND,
       WHSIM_CODE, WHSIM_INVOICE_CODE, WHSIM_EVENT and WHSIM_REQUEST_ID; its
       standard output is the answer; --timeout bounds it, and ends it with
       every process it started. whsim's document numbers hold only A-Z,
-      0-9 and '-', safe inside SQL quotes.
+      0-9 and '-', safe inside SQL quotes. whsim prints the command as
+      given (it runs as printed): read a password from the environment
+      (PGPASSWORD, "$DB_URL") rather than writing it in.
   The answer: a JSON object, or an array holding one (as sqlite3 -json
       prints a row): "count" (required: how many records it holds for the
       document), "state" (required when count is 1 or more: created,
