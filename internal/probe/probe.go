@@ -315,7 +315,9 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	u := p.url(q)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: err.Error()}
+		// Not err itself: a url.Error quotes the URL whole, a credential
+		// in its query too.
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
 	}
 	for k, v := range p.Header {
 		req.Header[k] = v

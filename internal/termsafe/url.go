@@ -28,21 +28,18 @@ func SecretQuery(name string) bool {
 }
 
 // URL is u as whsim shows it in any output (text, JSON, JUnit, reports,
-// the job summary, exports, commands): a password masked (xxxxx, as
-// url.URL.Redacted) and the values
-// of the query parameters SecretQuery names masked, the rest of the query
-// byte for byte. It is the one URL redaction; url.URL.Redacted alone
-// leaves a ?token= in plain sight.
+// the job summary, exports, commands): URLString of its text, a password
+// masked (xxxxx, as url.URL.Redacted) and the values of the query
+// parameters SecretQuery names masked, the rest byte for byte.
+// url.URL.Redacted alone leaves a ?token= in plain sight.
 func URL(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
-	r := *u
-	r.RawQuery = MaskQuery(r.RawQuery)
-	return r.Redacted()
+	return URLString(u.String())
 }
 
-// URLString is URL of a URL held as text, done on the text alone: a
+// URLString is the one URL redaction, done on the text alone: a
 // password and the values of credential query parameters masked, every
 // other byte as it was. So a probe's URL template keeps its {code}, which
 // parsing and printing the URL would escape, and text that does not parse

@@ -16,13 +16,13 @@ import (
 const secretPlaceholder = `--secret "$WHSIM_CHECK_SECRET"`
 
 // checkCommand is a whsim check command line that runs a check of the
-// run again, as printed: the URL and the user's headers with each
-// credential's value as a variable named after it (shellcmd.URLWord,
-// shellcmd.VarHeader), the secret as a
-// placeholder, the probe and its settle time, the TLS flags. The caller
-// appends --checks and what else it needs.
-func checkCommand(where string, header http.Header, secret bool, opts *checkOptions) string {
-	cmd := shellcmd.Whsim{Command: "check", URL: where, Header: header, Vars: true}
+// run again, as printed: the URL (target, as given) and the user's
+// headers with each credential's value as a variable named after it
+// (shellcmd.URLWord, shellcmd.VarHeader), the secret as a placeholder, the
+// probe and its settle time, the TLS flags. The caller appends --checks
+// and what else it needs.
+func checkCommand(target string, header http.Header, secret bool, opts *checkOptions) string {
+	cmd := shellcmd.Whsim{Command: "check", URL: target, Header: header, Vars: true}
 	var tail strings.Builder
 	if secret {
 		tail.WriteString(" " + secretPlaceholder)
