@@ -2,5 +2,5 @@
 
 package load
 
-// RaiseFileLimit knows no descriptor limit here: 0.
-func RaiseFileLimit() int { return 0 }
+// raiseFileLimit knows no descriptor limit here: 0.
+func raiseFileLimit() int { return 0 }
