@@ -423,6 +423,18 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 		buf = *bb
 		ctx = buf.ctx
 	}
+	res, t := d.begin(req, buf)
+	if t != nil {
+		d.attempts(ctx, req, res, t, buf, 0)
+	}
+	return res
+}
+
+// begin readies a delivery: its body, when made from a template (into
+// buf's buffer, with buf), its Result (buf's own, with buf) and its
+// target. Without a target (its URL would not parse) the Result is
+// already the delivery's outcome.
+func (d *Deliverer) begin(req *Request, buf *bodyBuf) (*Result, *target) {
 	if t := req.tmpl; t != nil && t.spliced() {
 		var b []byte
 		if buf != nil {
@@ -452,39 +464,61 @@ func (d *Deliverer) deliver(ctx context.Context, req *Request, bb **bodyBuf) *Re
 		res.URL = URLFor(d.Target, req.Query)
 		res.one[0] = Attempt{Kind: KindOther, Err: err.Error()}
 		res.Attempts = res.one[:]
-		return res
+		return res, nil
 	}
 	res.URL, res.Shown = t.s, t.shown
 	res.Attempts = res.one[:0]
-	for n := 0; ; n++ {
+	return res, t
+}
+
+// attempts makes a delivery's attempts from the n-th (0: the first) until
+// one is its last.
+func (d *Deliverer) attempts(ctx context.Context, req *Request, res *Result, t *target, buf *bodyBuf, n int) {
+	for ; ; n++ {
 		a, retryAfter := d.attempt(ctx, req, res, t, buf)
-		if a.Status != 0 {
-			res.OK = d.expect(a.Status)
-		}
-		if res.OK || n >= d.Retries || !retryable(a) || ctx.Err() != nil {
-			res.Attempts = append(res.Attempts, a)
-			return res
-		}
-		wait := d.Backoff.Delay(n+1, retryAfter)
-		if !mayStartAt(ctx, time.Now().Add(wait)) {
-			// The retry would start past --duration: no call does.
-			res.Attempts = append(res.Attempts, a)
-			return res
-		}
-		a.Wait = wait
-		res.Attempts = append(res.Attempts, a)
-		if d.OnRetry != nil {
-			d.OnRetry(req, n+1, a)
-		}
-		sleep := d.Sleep
-		if sleep == nil {
-			sleep = sleepContext
-		}
-		if err := sleep(ctx, a.Wait); err != nil {
-			res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error(), Unsent: true})
-			return res
+		if !d.again(ctx, req, res, n, a, retryAfter) {
+			return
 		}
 	}
+}
+
+// last notes in res the outcome of a, the delivery's n-th attempt, and
+// says whether it is the delivery's last: it succeeded, or may not be
+// retried.
+func (d *Deliverer) last(ctx context.Context, res *Result, n int, a Attempt) bool {
+	if a.Status != 0 {
+		res.OK = d.expect(a.Status)
+	}
+	return res.OK || n >= d.Retries || !retryable(a) || ctx.Err() != nil
+}
+
+// again adds a, the delivery's n-th attempt, to res and says whether
+// another follows: then its backoff has been waited.
+func (d *Deliverer) again(ctx context.Context, req *Request, res *Result, n int, a Attempt, retryAfter time.Duration) bool {
+	if d.last(ctx, res, n, a) {
+		res.Attempts = append(res.Attempts, a)
+		return false
+	}
+	wait := d.Backoff.Delay(n+1, retryAfter)
+	if !mayStartAt(ctx, time.Now().Add(wait)) {
+		// The retry would start past --duration: no call does.
+		res.Attempts = append(res.Attempts, a)
+		return false
+	}
+	a.Wait = wait
+	res.Attempts = append(res.Attempts, a)
+	if d.OnRetry != nil {
+		d.OnRetry(req, n+1, a)
+	}
+	sleep := d.Sleep
+	if sleep == nil {
+		sleep = sleepContext
+	}
+	if err := sleep(ctx, a.Wait); err != nil {
+		res.Attempts = append(res.Attempts, Attempt{Kind: KindInterrupted, Err: err.Error(), Unsent: true})
+		return false
+	}
+	return true
 }
 
 func (d *Deliverer) expect(status int) bool {
@@ -499,14 +533,23 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 	if method == "" {
 		method = http.MethodPost
 	}
-	body := req.Body
-	u := t.u
 	tr, direct := d.Client.Transport.(directTransport)
 	direct = direct && d.Client.Jar == nil
 	raw := direct && buf != nil && t.raw
-	host := u.Host
-	var h http.Header
-	plain := buf != nil && len(req.Header) == 0 && d.Signer == nil
+	h, plain, host := d.header(req, res, t, buf)
+	if raw {
+		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, plain, host)
+	}
+	return d.netAttempt(ctx, tr, direct, method, req.Body, res, t, buf, h, host)
+}
+
+// header is an attempt's request header, signed afresh when a Signer
+// signs, and the host it goes to; plain says it is buf's plain header (a
+// worker's request with none of its own, unsigned). It is noted in res as
+// the header sent.
+func (d *Deliverer) header(req *Request, res *Result, t *target, buf *bodyBuf) (h http.Header, plain bool, host string) {
+	host = t.u.Host
+	plain = buf != nil && len(req.Header) == 0 && d.Signer == nil
 	if plain {
 		h = buf.plain
 	} else {
@@ -532,10 +575,7 @@ func (d *Deliverer) attempt(ctx context.Context, req *Request, res *Result, t *t
 		d.Signer.Sign(h, id, now(), req.Body)
 	}
 	res.SentHeader = h
-	if raw {
-		return d.rawAttempt(ctx, tr.Transport, method, req, res, t, buf, h, plain, host)
-	}
-	return d.netAttempt(ctx, tr, direct, method, body, res, t, buf, h, host)
+	return h, plain, host
 }
 
 // netAttempt is an attempt through net/http, with header h (signed

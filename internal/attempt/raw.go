@@ -141,20 +141,7 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 			buf.raw.close()
 			buf.raw = nil
 		}
-		kind := Classify(err)
-		if ctx.Err() != nil {
-			// Ctrl-C cut the connection by its deadline: the error says
-			// "i/o timeout", which is not what happened.
-			kind, err = KindInterrupted, ctx.Err()
-		} else if errors.Is(err, errClosedAsSent) {
-			kind = KindClosed
-		}
-		if kind == KindTimeout {
-			// What net/http says of the same.
-			err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
-		}
-		err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: buf.dialed}, 0
+		return d.rawFailed(ctx, method, t, err, start, buf.dialed), 0
 	}
 	rc := buf.raw
 	var kept []byte
@@ -166,11 +153,38 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 	if lean != nil {
 		err = lean
 	}
-	// Bytes after the answer (a 204 or 304 with a body, a receiver that
-	// writes more than it frames) are no answer to the next call: the
-	// connection ends here.
-	if err != nil || resp.Close || rc.r.Buffered() > 0 {
-		rc.close()
+	return d.rawAnswered(ctx, buf, resp, kept, err, rc.r.Buffered() > 0, start, res)
+}
+
+// rawFailed is the attempt, started at start, that met err before its
+// answer came (its connection closed already): the error Client.Do would
+// give.
+func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err error, start time.Time, dialed time.Duration) Attempt {
+	kind := Classify(err)
+	if ctx.Err() != nil {
+		// Ctrl-C cut the connection by its deadline: the error says
+		// "i/o timeout", which is not what happened.
+		kind, err = KindInterrupted, ctx.Err()
+	} else if errors.Is(err, errClosedAsSent) {
+		kind = KindClosed
+	}
+	if kind == KindTimeout {
+		// What net/http says of the same.
+		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
+	}
+	err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
+	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed}
+}
+
+// rawAnswered is the attempt, started at start, that got the answer resp
+// (kept: the start of its body, when kept; err: what reading the body
+// gave) on buf's connection, which ends there when it cannot carry
+// another call: an error, the receiver's close, or bytes after the answer
+// (leftover: a 204 or 304 with a body, a receiver that writes more than
+// it frames), which are no answer to the next call.
+func (d *Deliverer) rawAnswered(ctx context.Context, buf *bodyBuf, resp *http.Response, kept []byte, err error, leftover bool, start time.Time, res *Result) (Attempt, time.Duration) {
+	if err != nil || resp.Close || leftover {
+		buf.raw.close()
 		buf.raw = nil
 	}
 	a, wait := d.answered(ctx, resp, kept, err, start, res)
@@ -194,11 +208,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w := buf.appendHead(buf.req[:0], method, t, h, plain, host)
-	w = strconv.AppendInt(w, int64(len(body)), 10)
-	w = append(w, "\r\n\r\n"...)
-	w = append(w, body...)
-	buf.req = w
+	w := buf.appendRequest(method, t, h, plain, host, body)
 	rc := buf.raw
 	if rc != nil && rc.r.Buffered() > 0 {
 		rc.close()
@@ -241,7 +251,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			}
 			return nil, err
 		}
-		return d.readAnswer(rc, method)
+		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre)
 	}
 }
 
@@ -266,6 +276,16 @@ func (d *Deliverer) dialRaw(ctx context.Context, tr *http.Transport, t *target, 
 	rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
 	buf.raw = rc
 	return rc, nil
+}
+
+// appendRequest makes the request as written, into bb.req.
+func (bb *bodyBuf) appendRequest(method string, t *target, h http.Header, plain bool, host string, body []byte) []byte {
+	w := bb.appendHead(bb.req[:0], method, t, h, plain, host)
+	w = strconv.AppendInt(w, int64(len(body)), 10)
+	w = append(w, "\r\n\r\n"...)
+	w = append(w, body...)
+	bb.req = w
+	return w
 }
 
 // appendHead appends to b a request's head up to the value of its
@@ -302,14 +322,17 @@ func (bb *bodyBuf) appendHead(b []byte, method string, t *target, h http.Header,
 	return b
 }
 
-// readAnswer reads the head of the answer to the call just sent on rc.
-func (d *Deliverer) readAnswer(rc *rawConn, method string) (*http.Response, error) {
-	rc.pre = rc.pre[:0]
+// readAnswer reads from br the head of the answer to the call just sent
+// (a lean answer whole, see readLean), into *resp unless KeepBody asks
+// for net/http's reading; pre keeps the start of a lean answer's body.
+func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Response, pre *[]byte) (*http.Response, error) {
+	*pre = (*pre)[:0]
+	into := resp
 	for {
-		resp := &rc.resp
+		resp := into
 		var err error
 		if d.KeepBody {
-			resp, err = http.ReadResponse(rc.r, &http.Request{Method: method})
+			resp, err = http.ReadResponse(br, &http.Request{Method: method})
 			if errors.Is(err, errOver) {
 				err = errHeadOver
 			}
@@ -317,7 +340,7 @@ func (d *Deliverer) readAnswer(rc *rawConn, method string) (*http.Response, erro
 				err = errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))
 			}
 		} else {
-			err = readLean(rc.r, method, resp, d, &rc.pre)
+			err = readLean(br, method, resp, d, pre)
 		}
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
