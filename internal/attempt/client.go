@@ -41,14 +41,19 @@ type ClientOptions struct {
 	// raw-syscall fast path (raw.go): the way to rule the fast path out
 	// (WHSIM_TRANSPORT=net/http, read by the CLI).
 	NetHTTP bool
+	// Goroutines keeps a closed run's calls on the fast path off the event
+	// loops (lanes_linux.go): a goroutine per connection makes them
+	// (WHSIM_TRANSPORT=goroutines, read by the CLI).
+	Goroutines bool
 }
 
 // TransportEnv names the environment variable that chooses the transport:
-// TransportNetHTTP turns the fast path off. The CLI reads it and sets
-// ClientOptions.NetHTTP.
+// TransportNetHTTP turns the fast path off, TransportGoroutines the event
+// loops. The CLI reads it and sets ClientOptions.NetHTTP or Goroutines.
 const (
-	TransportEnv     = "WHSIM_TRANSPORT"
-	TransportNetHTTP = "net/http"
+	TransportEnv        = "WHSIM_TRANSPORT"
+	TransportNetHTTP    = "net/http"
+	TransportGoroutines = "goroutines"
 )
 
 // ErrNoCerts says a CA file held no PEM certificate.
@@ -107,7 +112,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	c := &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.Transport = directTransport{Transport: tr, netHTTP: o.NetHTTP}
+		c.Transport = directTransport{Transport: tr, netHTTP: o.NetHTTP, noLoops: o.Goroutines}
 	}
 	return c, nil
 }
@@ -141,8 +146,9 @@ func dropCredentials(req *http.Request, via []*http.Request) error {
 // round trip but a copy of the headers, a copy of the request, a deadline
 // timer and a context per call, so the Deliverer calls the transport
 // itself and bounds the attempt with Client.Timeout on its own.
-// netHTTP keeps its calls off the fast path (ClientOptions.NetHTTP).
+// netHTTP keeps its calls off the fast path (ClientOptions.NetHTTP),
+// noLoops a run's off the event loops (ClientOptions.Goroutines).
 type directTransport struct {
 	*http.Transport
-	netHTTP bool
+	netHTTP, noLoops bool
 }

@@ -153,7 +153,13 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 	if lean != nil {
 		err = lean
 	}
-	return d.rawAnswered(ctx, buf, resp, kept, err, rc.r.Buffered() > 0, start, res)
+	if answerEnds(resp, err, rc.r.Buffered() > 0) {
+		rc.close()
+		buf.raw = nil
+	}
+	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a.Connect = buf.dialed
+	return a, wait
 }
 
 // rawFailed is the attempt, started at start, that met err before its
@@ -176,20 +182,13 @@ func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err
 	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed}
 }
 
-// rawAnswered is the attempt, started at start, that got the answer resp
-// (kept: the start of its body, when kept; err: what reading the body
-// gave) on buf's connection, which ends there when it cannot carry
-// another call: an error, the receiver's close, or bytes after the answer
-// (leftover: a 204 or 304 with a body, a receiver that writes more than
-// it frames), which are no answer to the next call.
-func (d *Deliverer) rawAnswered(ctx context.Context, buf *bodyBuf, resp *http.Response, kept []byte, err error, leftover bool, start time.Time, res *Result) (Attempt, time.Duration) {
-	if err != nil || resp.Close || leftover {
-		buf.raw.close()
-		buf.raw = nil
-	}
-	a, wait := d.answered(ctx, resp, kept, err, start, res)
-	a.Connect = buf.dialed
-	return a, wait
+// answerEnds says whether the connection an answer came on ends with it,
+// unfit to carry another call: an error reading it (err), the receiver's
+// close, or bytes after the answer (leftover: a 204 or 304 with a body, a
+// receiver that writes more than it frames), which are no answer to the
+// next call.
+func answerEnds(resp *http.Response, err error, leftover bool) bool {
+	return err != nil || resp.Close || leftover
 }
 
 // keep says whether an answer's body is kept: all with KeepBody, the
@@ -269,13 +268,19 @@ func (d *Deliverer) dialRaw(ctx context.Context, tr *http.Transport, t *target, 
 	if err != nil {
 		return nil, err
 	}
-	c = unwrap(c)
+	rc := newRawConn(ctx, unwrap(c))
+	buf.raw = rc
+	return rc, nil
+}
+
+// newRawConn is a worker's connection over c; Ctrl-C (ctx) moves its
+// deadline to now.
+func newRawConn(ctx context.Context, c net.Conn) *rawConn {
 	cio := newSockIO(c)
 	rc := &rawConn{c: c, io: cio, lim: capReader{r: cio}}
 	rc.r = bufio.NewReaderSize(&rc.lim, 4096)
 	rc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
-	buf.raw = rc
-	return rc, nil
+	return rc
 }
 
 // appendRequest makes the request as written, into bb.req.

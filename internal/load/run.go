@@ -78,29 +78,64 @@ func Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Reque
 	if o.Rate > 0 {
 		return runOpen(ctx, d.DeliverWith, next, o, report)
 	}
+	if st := runLanes(ctx, d, next, o, report); st != nil {
+		return st
+	}
 	return runClosed(ctx, d.DeliverWith, next, o, report)
+}
+
+// jobFeed is next for the workers of a closed run: they take jobs from it
+// under a lock rather than through a channel fed by another goroutine (no
+// hand-off and wake-up per delivery, and the order of jobs is the same).
+// No job is taken once the run is over; dry says next ran dry.
+type jobFeed struct {
+	mu   sync.Mutex
+	next func() []*attempt.Request
+	dry  bool
+	ctx  context.Context
+	end  time.Time
+}
+
+func (f *jobFeed) take() []*attempt.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dry || over(f.ctx, f.end) {
+		return nil
+	}
+	job := f.next()
+	f.dry = job == nil
+	return job
+}
+
+// runLanes is the closed model on event loops (Deliverer.RunLanes), nil
+// where the Deliverer cannot run them.
+func runLanes(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
+	conc := max(o.Concurrency, 1)
+	start := time.Now()
+	end := o.end(start)
+	f := &jobFeed{next: next, ctx: ctx, end: end}
+	shards := newShards(conc)
+	ran := d.RunLanes(attempt.WithStartBy(ctx, end), attempt.Lanes{
+		N:    conc,
+		Take: f.take,
+		Over: func() bool { return over(ctx, end) },
+		Done: func(lane int, res *attempt.Result) {
+			shards.of(lane).account(res, report, o.Done)
+		},
+		Skip: func(lane, n int) { shards.of(lane).skip(n) },
+	})
+	if !ran {
+		return nil
+	}
+	return shards.finish(start, conc, o, f)
 }
 
 func runClosed(ctx context.Context, do deliverFunc, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	conc := max(o.Concurrency, 1)
 	start := time.Now()
 	end := o.end(start)
-
-	// Workers take jobs from next under a lock rather than through a
-	// channel fed by another goroutine: no hand-off and wake-up per
-	// delivery, and the order of jobs is the same.
-	var mu sync.Mutex
-	done := false
-	take := func() []*attempt.Request {
-		mu.Lock()
-		defer mu.Unlock()
-		if done || over(ctx, end) {
-			return nil
-		}
-		job := next()
-		done = job == nil
-		return job
-	}
+	f := &jobFeed{next: next, ctx: ctx, end: end}
+	take := f.take
 
 	// Stats go to a few shards under locks rather than one per worker: an
 	// HDR histogram is ~190 KB, and a run may have a thousand workers.
@@ -125,10 +160,16 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*attempt.Reque
 		})
 	}
 	wg.Wait()
-	total := shards.total()
+	return shards.finish(start, conc, o, f)
+}
+
+// finish is a closed run's stats, from the shards of its conc workers
+// or lanes, once they are all done.
+func (s shards) finish(start time.Time, conc int, o RunOptions, f *jobFeed) *Stats {
+	total := s.total()
 	total.Elapsed = time.Since(start)
 	total.MaxConcurrency, total.PeakConcurrency = conc, conc
-	o.left(done, total)
+	o.left(f.dry, total)
 	return total
 }
 
@@ -185,6 +226,25 @@ func (sh *shard) add(r *attempt.Result) {
 	sh.mu.Unlock()
 }
 
+// account counts a finished delivery in the shard's stats, the report
+// and the progress count (done, when not nil).
+func (sh *shard) account(res *attempt.Result, report func(*attempt.Result), done *atomic.Int64) {
+	sh.add(res)
+	if report != nil {
+		report(res)
+	}
+	if done != nil {
+		done.Add(1)
+	}
+}
+
+// skip counts n deliveries taken and not started.
+func (sh *shard) skip(n int) {
+	sh.mu.Lock()
+	sh.st.NotStarted += n
+	sh.mu.Unlock()
+}
+
 func (s shards) total() *Stats {
 	total := NewStats()
 	for i := range s {
@@ -213,22 +273,10 @@ func newWorker(ctx context.Context, sh *shard, o RunOptions, report func(*attemp
 
 // account counts a finished delivery in the stats, the report and the
 // progress count.
-func (w *worker) account(res *attempt.Result) {
-	w.sh.add(res)
-	if w.report != nil {
-		w.report(res)
-	}
-	if w.done != nil {
-		w.done.Add(1)
-	}
-}
+func (w *worker) account(res *attempt.Result) { w.sh.account(res, w.report, w.done) }
 
 // skip counts n deliveries the worker took and did not start.
-func (w *worker) skip(n int) {
-	w.sh.mu.Lock()
-	w.sh.st.NotStarted += n
-	w.sh.mu.Unlock()
-}
+func (w *worker) skip(n int) { w.sh.skip(n) }
 
 func (w *worker) end() {
 	if w.buf != nil {

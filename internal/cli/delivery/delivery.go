@@ -170,15 +170,19 @@ func (d *Flags) NewDeliverer(a *cmdutil.App, target *url.URL, expect func(int) b
 
 // NewClient builds a run's one HTTP client; its errors are those of the
 // --cacert file and of WHSIM_TRANSPORT, which net/http makes send every
-// call through Go's own transport instead of the fast path.
+// call through Go's own transport instead of the fast path, and
+// goroutines make a run's calls on the fast path from a goroutine per
+// connection instead of event loops.
 func NewClient(co attempt.ClientOptions) (*http.Client, error) {
 	switch v := os.Getenv(attempt.TransportEnv); v {
 	case "":
 	case attempt.TransportNetHTTP:
 		co.NetHTTP = true
+	case attempt.TransportGoroutines:
+		co.Goroutines = true
 	default:
-		return nil, cmdutil.Usagef("%s=%s: want %s (every call through Go's net/http) or nothing (the fast path where it applies)",
-			attempt.TransportEnv, termsafe.Text(v), attempt.TransportNetHTTP)
+		return nil, cmdutil.Usagef("%s=%s: want %s (every call through Go's net/http), %s (a load run's calls from a goroutine per connection, not event loops) or nothing (the fast path and its event loops where they apply)",
+			attempt.TransportEnv, termsafe.Text(v), attempt.TransportNetHTTP, attempt.TransportGoroutines)
 	}
 	client, err := attempt.NewClient(co)
 	switch {
