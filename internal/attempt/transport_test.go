@@ -14,10 +14,11 @@ import (
 )
 
 // newTestClient is NewClient as the CLI makes it: WHSIM_TRANSPORT=net/http
-// keeps every call off the fast path, so that CI runs these tests both
-// ways.
+// keeps every call off the fast path, and goroutines a run's off the
+// event loops, so that CI runs these tests every way.
 func newTestClient(o ClientOptions) (*http.Client, error) {
 	o.NetHTTP = os.Getenv(TransportEnv) == TransportNetHTTP
+	o.Goroutines = os.Getenv(TransportEnv) == TransportGoroutines
 	return NewClient(o)
 }
 

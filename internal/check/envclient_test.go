@@ -8,9 +8,11 @@ import (
 )
 
 // envClient is attempt.NewClient as the CLI makes it: with
-// WHSIM_TRANSPORT=net/http every call goes through net/http, so that CI
-// runs these tests on both transports.
+// WHSIM_TRANSPORT=net/http every call goes through net/http, and with
+// goroutines a run's calls are made by a goroutine per connection instead
+// of event loops, so that CI runs these tests every way.
 func envClient(o attempt.ClientOptions) (*http.Client, error) {
 	o.NetHTTP = os.Getenv(attempt.TransportEnv) == attempt.TransportNetHTTP
+	o.Goroutines = os.Getenv(attempt.TransportEnv) == attempt.TransportGoroutines
 	return attempt.NewClient(o)
 }

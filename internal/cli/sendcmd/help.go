@@ -74,8 +74,11 @@ Metrics: `
 const helpAfterMetrics = `.
 
 Environment: WHSIM_TRANSPORT=net/http sends every call through Go's
-net/http instead of whsim's faster plain-HTTP path (to rule it out); the
-flags' WHSIM_* variables are in the README's Configuration section.
+net/http instead of whsim's faster plain-HTTP path (to rule it out), and
+WHSIM_TRANSPORT=goroutines makes a run's calls on that path from a
+goroutine per connection instead of event loops (on Linux, a run without
+--rate is made by event loops); the flags' WHSIM_* variables are in the
+README's Configuration section.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
 default any 2xx) and every --threshold held, 1 otherwise (a failed

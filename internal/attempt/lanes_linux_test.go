@@ -1,0 +1,405 @@
+//go:build linux
+
+package attempt
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/reqid"
+)
+
+// scriptServer is a receiver on raw TCP that answers the k-th call on
+// each connection (from 0) with script(k): its bytes, then whether it
+// closes the connection (with a reset when reset is set), or stalls
+// without answering (stall: until the test ends). It counts the calls
+// it read whole.
+type scriptServer struct {
+	ln     net.Listener
+	script func(k int) (answer string, close, reset, stall bool)
+	got    atomic.Int64
+	// read hears of each call read whole.
+	read chan struct{}
+	stop chan struct{}
+}
+
+func newScriptServer(t *testing.T, script func(k int) (string, bool, bool, bool)) *scriptServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scriptServer{ln: ln, script: script, read: make(chan struct{}, 1000), stop: make(chan struct{})}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	t.Cleanup(func() { close(s.stop); ln.Close() })
+	return s
+}
+
+func (s *scriptServer) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for k := 0; ; k++ {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+			return
+		}
+		s.got.Add(1)
+		select {
+		case s.read <- struct{}{}:
+		default:
+		}
+		answer, closeIt, reset, stall := s.script(k)
+		// Written in pieces of at most 1,000 bytes, so that an answer may
+		// come to the sender in several reads.
+		for rest := answer; rest != ""; {
+			n := min(len(rest), 1000)
+			if _, err := io.WriteString(c, rest[:n]); err != nil {
+				return
+			}
+			rest = rest[n:]
+		}
+		switch {
+		case stall:
+			<-s.stop
+			return
+		case reset:
+			c.(*net.TCPConn).SetLinger(0)
+			return
+		case closeIt:
+			return
+		}
+	}
+}
+
+func (s *scriptServer) url() *url.URL {
+	u, _ := url.Parse("http://" + s.ln.Addr().String() + "/hook")
+	return u
+}
+
+// asLanes makes n deliveries of pool's templates on one lane of the event
+// loops, as load.Run does, and says false where there are none to make
+// them (not Linux, WHSIM_TRANSPORT=net/http).
+func asLanes(ctx context.Context, d *Deliverer, pool [][]Template, n int, report func(*Result)) bool {
+	ids := reqid.NewIDs(1)
+	var mu sync.Mutex
+	taken := 0
+	return d.RunLanes(ctx, Lanes{
+		N: 1,
+		Take: func() []*Request {
+			mu.Lock()
+			defer mu.Unlock()
+			if taken == n || ctx.Err() != nil {
+				return nil
+			}
+			t := &pool[taken%len(pool)][0]
+			taken++
+			req := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Seq: taken}
+			req.FromTemplate(t, ids.For(t.Event), 0)
+			return []*Request{req}
+		},
+		Over: func() bool { return ctx.Err() != nil },
+		Done: func(_ int, r *Result) { report(r) },
+		Skip: func(int, int) {},
+	})
+}
+
+var portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+
+// outcome is what a test compares of a delivery: its attempts without
+// their times, and with the sender's and receiver's ports as P.
+func outcome(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ok=%v", r.OK)
+	for _, a := range r.Attempts {
+		a.Latency, a.Connect = 0, 0
+		a.Err = portRE.ReplaceAllString(a.Err, "127.0.0.1:P")
+		a.Header = nil
+		fmt.Fprintf(&b, " | %+v", a)
+	}
+	return b.String()
+}
+
+const ok200 = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+// The event loops make a delivery as the worker does, from the same code:
+// for every way a receiver answers a call on a kept-alive connection (the
+// loop's; the first call of a connection is made by the worker's path),
+// the attempts are the same on both, errors and their words included,
+// and the receiver reads each call once.
+func TestLanesAnswerAsTheWorker(t *testing.T) {
+	big := strings.Repeat("x", 64<<10)
+	huge := strings.Repeat("y", MaxBodyRead+(64<<10))
+	tests := []struct {
+		name   string
+		answer string
+		close  bool // the receiver closes after the answer
+		reset  bool
+		stall  bool
+	}{
+		{"200", ok200, false, false, false},
+		{"500 with a body kept", "HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\noops", false, false, false},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", false, false, false},
+		{"to the close", "HTTP/1.1 200 OK\r\n\r\nthe body runs to the end", true, false, false},
+		{"Connection: close", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", true, false, false},
+		{"closed after the answer", ok200, true, false, false},
+		{"bytes after the answer", ok200 + ok200, false, false, false},
+		{"204 with a body", "HTTP/1.1 204 No Content\r\n\r\n" + ok200, false, false, false},
+		{"100 Continue first", "HTTP/1.1 100 Continue\r\n\r\n" + ok200, false, false, false},
+		{"status 200X", "HTTP/1.1 200X OK\r\nContent-Length: 0\r\n\r\n", false, false, false},
+		{"64 KiB body", "HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n\r\n" + big, false, false, false},
+		{"body over MaxBodyRead", fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(huge)) + huge, false, false, false},
+		{"429 Retry-After", "HTTP/1.1 429 Slow\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n", false, false, false},
+		{"redirect", "HTTP/1.1 307 Elsewhere\r\nLocation: /other\r\nContent-Length: 0\r\n\r\n", false, false, false},
+		{"body cut short", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", true, false, false},
+		{"head cut short", "HTTP/1.1 200 OK\r\nContent-", true, false, false},
+		{"closed unanswered", "", true, false, false},
+		{"reset unanswered", "", false, true, false},
+		{"reset mid-answer", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, true, false},
+		{"no answer in time", "", false, false, true},
+		{"body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, false, true},
+	}
+	const calls = 3
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			outcomes := map[string][]string{}
+			for _, way := range []string{"worker", "lanes"} {
+				srv := newScriptServer(t, func(k int) (string, bool, bool, bool) {
+					if k == 0 { // the connection's first call: the worker's path on both
+						return ok200, false, false, false
+					}
+					return tt.answer, tt.close, tt.reset, tt.stall
+				})
+				c, err := newTestClient(ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := &Deliverer{Client: c, Target: srv.url(), KeepFailed: true, Expect: func(s int) bool { return s == 200 }}
+				report := func(r *Result) { outcomes[way] = append(outcomes[way], outcome(r)) }
+				if way == "worker" {
+					asWorker(d, templates("A", 1), calls, report)
+				} else if !asLanes(context.Background(), d, templates("A", 1), calls, report) {
+					t.Skip("no event loops here")
+				}
+				if n := srv.got.Load(); n > calls {
+					t.Errorf("%s: the receiver read %d calls, want at most %d (none sent twice)", way, n, calls)
+				}
+			}
+			w, l := outcomes["worker"], outcomes["lanes"]
+			if len(w) != calls || len(l) != calls {
+				t.Fatalf("deliveries: worker %d, lanes %d, want %d each", len(w), len(l), calls)
+			}
+			for i := range calls {
+				if w[i] != l[i] {
+					t.Errorf("delivery %d:\nworker %s\nlanes  %s", i+1, w[i], l[i])
+				}
+			}
+		})
+	}
+}
+
+// manyLanes makes n deliveries of distinct requestIds on lanes of the
+// event loops, and returns each one's outcome by requestId and how many
+// were not started.
+func manyLanes(t *testing.T, ctx context.Context, d *Deliverer, lanes, n int) (map[string]string, int) {
+	t.Helper()
+	ids := reqid.NewIDs(7)
+	pool := templates("A", 1)
+	var mu sync.Mutex
+	taken, skipped := 0, 0
+	got := map[string]string{}
+	ran := d.RunLanes(ctx, Lanes{
+		N: lanes,
+		Take: func() []*Request {
+			mu.Lock()
+			defer mu.Unlock()
+			if taken == n || ctx.Err() != nil {
+				return nil
+			}
+			taken++
+			req := &Request{Event: "A", Query: pool[0][0].Query, Seq: taken}
+			req.FromTemplate(&pool[0][0], ids.For("A"), 0)
+			return []*Request{req}
+		},
+		Over: func() bool { return ctx.Err() != nil },
+		Done: func(_ int, r *Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			if _, dup := got[r.Request.RequestID]; dup {
+				t.Errorf("%s reported twice", r.Request.RequestID)
+			}
+			got[r.Request.RequestID] = outcome(r)
+		},
+		Skip: func(_, k int) {
+			mu.Lock()
+			skipped += k
+			mu.Unlock()
+		},
+	})
+	if !ran {
+		t.Skip("no event loops here")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got)+skipped != taken {
+		t.Errorf("%d reported and %d not started of %d taken", len(got), skipped, taken)
+	}
+	return got, skipped
+}
+
+// Many lanes on a receiver that closes some connections after its
+// answer and asks for a retry of some calls: every delivery is reported
+// once and succeeds after its retries, and the receiver reads one call
+// per attempt made, but for those the receiver's close met as they went
+// out (the #28 race a look cannot close: the close comes after it).
+func TestLanesRetryAndRedial(t *testing.T) {
+	var calls atomic.Int64
+	srv := newScriptServer(t, func(k int) (string, bool, bool, bool) {
+		switch n := calls.Add(1); {
+		case n%7 == 0:
+			return "HTTP/1.1 503 Busy\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n", false, false, false
+		case n%5 == 0:
+			return ok200, true, false, false
+		}
+		return ok200, false, false, false
+	})
+	c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := &virtualSleep{}
+	d := &Deliverer{Client: c, Target: srv.url(), Retries: 10, Backoff: DefaultBackoff(func() float64 { return 0 }), Sleep: vs.sleep}
+	const n = 500
+	got, skipped := manyLanes(t, context.Background(), d, 8, n)
+	attempts, closedAsSent := 0, 0
+	for id, o := range got {
+		if !strings.HasPrefix(o, "ok=true") {
+			t.Errorf("%s: %s", id, o)
+		}
+		attempts += strings.Count(o, " | ")
+		closedAsSent += strings.Count(o, "as the call went out")
+	}
+	if len(got) != n || skipped != 0 {
+		t.Errorf("%d delivered, %d not started, want %d and 0", len(got), skipped, n)
+	}
+	if r := srv.got.Load(); int(r) != attempts-closedAsSent {
+		t.Errorf("the receiver read %d calls for %d attempts, %d of them met its close", r, attempts, closedAsSent)
+	}
+	if len(vs.waits) == 0 || attempts == n {
+		t.Errorf("%d backoffs, %d attempts for %d deliveries: no retry was made", len(vs.waits), attempts, n)
+	}
+	t.Logf("%d attempts, %d retried after a 503, %d met the receiver's close", attempts, len(vs.waits)-closedAsSent, closedAsSent)
+}
+
+// Ctrl-C during a run on the loops ends the calls in flight as
+// interrupted and starts none after: every delivery taken is reported
+// once or counted as not started.
+func TestLanesInterrupted(t *testing.T) {
+	var calls atomic.Int64
+	srv := newScriptServer(t, func(k int) (string, bool, bool, bool) {
+		if calls.Add(1) > 40 {
+			return "", false, false, true // stalls until the test ends
+		}
+		return ok200, false, false, false
+	})
+	c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: c, Target: srv.url()}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Once every lane waits on a stalled call (the receiver read
+		// them), Ctrl-C.
+		for range 44 {
+			<-srv.read
+		}
+		cancel()
+	}()
+	got, _ := manyLanes(t, ctx, d, 4, 1000)
+	interrupted := 0
+	for _, o := range got {
+		if strings.Contains(o, "Kind:interrupted") && strings.Contains(o, "context canceled") {
+			interrupted++
+		} else if !strings.HasPrefix(o, "ok=true") {
+			t.Errorf("neither answered nor interrupted: %s", o)
+		}
+	}
+	if interrupted != 4 {
+		t.Errorf("%d deliveries interrupted, want the 4 in flight", interrupted)
+	}
+}
+
+// A call larger than the socket's buffers is written whole on the loop,
+// in as many writes as the buffers take.
+func TestLanesWriteLargeCall(t *testing.T) {
+	body := `{"requestId":"00000000-0000-4000-8000-000000000000","pad":"` + strings.Repeat("p", 16<<20) + `"}`
+	var bytes atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					n, _ := io.Copy(io.Discard, req.Body)
+					bytes.Add(n)
+					io.WriteString(c, ok200)
+				}
+			}()
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: c, Target: u}
+	pool := [][]Template{{{Event: "A", Query: "businessType=A", Body: []byte(body), IDOff: len(`{"requestId":"`)}}}
+	var outcomes []string
+	if !asLanes(context.Background(), d, pool, 3, func(r *Result) { outcomes = append(outcomes, outcome(r)) }) {
+		t.Skip("no event loops here")
+	}
+	for i, o := range outcomes {
+		if !strings.HasPrefix(o, "ok=true") {
+			t.Errorf("call %d: %s", i+1, o)
+		}
+	}
+	if got, want := bytes.Load(), int64(3*len(body)); got != want {
+		t.Errorf("the receiver read %d bytes of body, want %d", got, want)
+	}
+}
