@@ -181,6 +181,9 @@ type loop struct {
 	queue []due
 	head  int
 
+	// offLoop counts the lanes handed to goroutines and not taken back.
+	offLoop int
+
 	mu   sync.Mutex
 	back []*lane // lanes handed back by their goroutines
 	// gone counts the goroutines lanes were handed to.
@@ -295,6 +298,14 @@ func (lp *loop) run() {
 			lp.interrupt()
 		}
 		lp.expire()
+		if lp.offLoop > 0 {
+			// A loop busy with answers never parks: the goroutines of
+			// its handed-off lanes (and of the rest of the run) get their
+			// turn here rather than at the scheduler's preemption, 10 ms
+			// on, which their latencies would count where the loop has
+			// every CPU (GOMAXPROCS 1).
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -614,6 +625,7 @@ func (lp *loop) away(l *lane, deliver func()) {
 		}
 	}
 	l.state = laneAway
+	lp.offLoop++
 	lp.gone.Add(1)
 	go func() {
 		deliver()
@@ -635,6 +647,7 @@ func (lp *loop) takeBack() {
 	lp.back = nil
 	lp.mu.Unlock()
 	for _, l := range back {
+		lp.offLoop--
 		lp.adopt(l)
 		lp.finished(l)
 	}
