@@ -4,6 +4,7 @@ package attempt
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -184,6 +185,7 @@ type loop struct {
 	// offLoop counts the lanes handed to goroutines and not taken back.
 	offLoop int
 
+	// mu guards back and the eventfd's closing.
 	mu   sync.Mutex
 	back []*lane // lanes handed back by their goroutines
 	// gone counts the goroutines lanes were handed to.
@@ -227,14 +229,29 @@ func newLoop(ctx context.Context, d *Deliverer, run *Lanes) (*loop, error) {
 }
 
 func (lp *loop) close() {
+	lp.mu.Lock()
 	if lp.wake >= 0 {
 		unix.Close(lp.wake)
+		lp.wake = -1
 	}
+	lp.mu.Unlock()
 	lp.epf.Close()
 }
 
-// wakeUp ends the loop's wait: safe from any goroutine.
+// wakeUp ends the loop's wait: safe from any goroutine, and nothing once
+// the loop is closed (a Ctrl-C as the run ends).
 func (lp *loop) wakeUp() {
+	lp.mu.Lock()
+	lp.signal()
+	lp.mu.Unlock()
+}
+
+// signal is wakeUp under lp.mu, which keeps the eventfd from closing (and
+// its number from being another file's) while it is written.
+func (lp *loop) signal() {
+	if lp.wake < 0 {
+		return
+	}
 	one := [8]byte{1}
 	for {
 		_, err := unix.Write(lp.wake, one[:])
@@ -526,16 +543,15 @@ func (lp *loop) read(l *lane) {
 		return
 	}
 	l.ar = answerReader{b: l.in, end: l.end}
-	if len(l.in) >= answerCap {
-		// As the worker reads a connection (capReader): so much and no
-		// more of one answer.
-		l.ar = answerReader{b: l.in[:answerCap], end: errOver}
-	} else if l.end == nil {
+	if l.end == nil {
 		l.ar.end = errIncomplete
 	}
 	l.br.Reset(&l.ar)
 	resp, err := lp.d.readAnswer(l.br, l.method, &l.resp, &l.pre)
 	if errors.Is(err, errIncomplete) {
+		if len(l.in) >= laneAnswer {
+			lp.readAway(l)
+		}
 		return
 	}
 	var lean error // a lean answer's body past MaxBodyRead
@@ -551,6 +567,47 @@ func (lp *loop) read(l *lane) {
 	}
 	a, retryAfter := lp.d.answered(lp.ctx, resp, l.pre, lean, l.start, l.res)
 	lp.attempted(l, a, retryAfter)
+}
+
+// laneAnswer is how much of an answer a lane holds: the rest of a longer
+// one is read by the worker's path, which reads on without keeping it,
+// so that a run's memory does not grow with its lanes times the answers'
+// length (MaxBodyRead).
+const laneAnswer = 16 << 10
+
+// readAway hands an answer longer than laneAnswer, with what the loop
+// read of it, to a goroutine of its own, which reads the rest as the
+// worker does, within the attempt's time limit, and makes the retries.
+func (lp *loop) readAway(l *lane) {
+	if err := unix.EpollCtl(lp.ep, unix.EPOLL_CTL_DEL, l.fd, nil); err != nil {
+		lp.failed(l, os.NewSyscallError("epoll_ctl", err))
+		return
+	}
+	c, err := fdConn(l.fd)
+	l.fd = -1
+	if err != nil {
+		lp.failed(l, err)
+		return
+	}
+	rc := newRawConn(lp.ctx, c)
+	rc.reuse = true
+	rc.lim = capReader{r: io.MultiReader(bytes.NewReader(l.in), rc.io), n: answerCap}
+	rc.deadline = l.deadline
+	if err := c.SetDeadline(rc.deadline); err != nil {
+		rc.close()
+		lp.failed(l, err)
+		return
+	}
+	l.buf.raw = rc
+	l.state = laneAway // out of flight here
+	req, res, t, method, start := l.req, l.res, l.t, l.method, l.start
+	lp.away(l, func() {
+		resp, err := lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre)
+		a, retryAfter := lp.d.rawAnswer(lp.ctx, method, t, l.buf, resp, err, start, res)
+		if lp.d.again(lp.ctx, req, res, 0, a, retryAfter) {
+			lp.d.attempts(lp.ctx, req, res, t, l.buf, 1)
+		}
+	})
 }
 
 // failed makes the attempt of a lane whose call met err before its
@@ -631,8 +688,8 @@ func (lp *loop) away(l *lane, deliver func()) {
 		deliver()
 		lp.mu.Lock()
 		lp.back = append(lp.back, l)
+		lp.signal()
 		lp.mu.Unlock()
-		lp.wakeUp()
 		lp.gone.Done()
 	}()
 }

@@ -179,6 +179,8 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 		{"reset mid-answer", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, true, false},
 		{"no answer in time", "", false, false, true},
 		{"body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, false, true},
+		{"long body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], false, false, true},
+		{"long body cut short", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], true, false, false},
 	}
 	const calls = 3
 	for _, tt := range tests {

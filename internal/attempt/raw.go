@@ -132,6 +132,12 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 	deadline := start.Add(d.Client.Timeout)
 	buf.dialed = 0
 	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, plain, host, deadline)
+	return d.rawAnswer(ctx, method, t, buf, resp, err, start, res)
+}
+
+// rawAnswer is the attempt, started at start, whose answer's head
+// reading on buf's connection gave resp and err.
+func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf *bodyBuf, resp *http.Response, err error, start time.Time, res *Result) (Attempt, time.Duration) {
 	var lean error // a lean answer's body past MaxBodyRead
 	if errors.Is(err, errOver) {
 		lean, err = err, nil
