@@ -21,26 +21,27 @@ import (
 )
 
 // scriptServer is a receiver on raw TCP that answers the k-th call on
-// each connection (from 0) with script(k): its bytes, then whether it
+// each connection (from 0), with body, with script(k, body): its bytes, then whether it
 // closes the connection (with a reset when reset is set), or stalls
 // without answering (stall: until the test ends). It counts the calls
 // it read whole.
 type scriptServer struct {
 	ln     net.Listener
-	script func(k int) (answer string, close, reset, stall bool)
+	script func(k int, body []byte) (answer string, close, reset, stall bool)
 	got    atomic.Int64
-	// read hears of each call read whole.
-	read chan struct{}
-	stop chan struct{}
+	// read hears of each call read whole, closed of each connection the
+	// script closed.
+	read, closed chan struct{}
+	stop         chan struct{}
 }
 
-func newScriptServer(t *testing.T, script func(k int) (string, bool, bool, bool)) *scriptServer {
+func newScriptServer(t *testing.T, script func(k int, body []byte) (string, bool, bool, bool)) *scriptServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &scriptServer{ln: ln, script: script, read: make(chan struct{}, 1000), stop: make(chan struct{})}
+	s := &scriptServer{ln: ln, script: script, read: make(chan struct{}, 1000), closed: make(chan struct{}, 1000), stop: make(chan struct{})}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -62,7 +63,8 @@ func (s *scriptServer) serve(c net.Conn) {
 		if err != nil {
 			return
 		}
-		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
 			return
 		}
 		s.got.Add(1)
@@ -70,7 +72,7 @@ func (s *scriptServer) serve(c net.Conn) {
 		case s.read <- struct{}{}:
 		default:
 		}
-		answer, closeIt, reset, stall := s.script(k)
+		answer, closeIt, reset, stall := s.script(k, body)
 		// Written in pieces of at most 1,000 bytes, so that an answer may
 		// come to the sender in several reads.
 		for rest := answer; rest != ""; {
@@ -88,6 +90,8 @@ func (s *scriptServer) serve(c net.Conn) {
 			c.(*net.TCPConn).SetLinger(0)
 			return
 		case closeIt:
+			c.Close()
+			s.closed <- struct{}{}
 			return
 		}
 	}
@@ -188,7 +192,7 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 			t.Parallel()
 			outcomes := map[string][]string{}
 			for _, way := range []string{"worker", "lanes"} {
-				srv := newScriptServer(t, func(k int) (string, bool, bool, bool) {
+				srv := newScriptServer(t, func(k int, _ []byte) (string, bool, bool, bool) {
 					if k == 0 { // the connection's first call: the worker's path on both
 						return ok200, false, false, false
 					}
@@ -199,7 +203,16 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 					t.Fatal(err)
 				}
 				d := &Deliverer{Client: c, Target: srv.url(), KeepFailed: true, Expect: func(s int) bool { return s == 200 }}
-				report := func(r *Result) { outcomes[way] = append(outcomes[way], outcome(r)) }
+				report := func(r *Result) {
+					outcomes[way] = append(outcomes[way], outcome(r))
+					if tt.close && len(outcomes[way]) == 2 {
+						// The next call starts once the receiver has
+						// closed (an event, not a clock): a close that
+						// comes after the look before a call is a race
+						// no sender wins, on either path.
+						<-srv.closed
+					}
+				}
 				if way == "worker" {
 					asWorker(d, templates("A", 1), calls, report)
 				} else if !asLanes(context.Background(), d, templates("A", 1), calls, report) {
@@ -272,15 +285,22 @@ func manyLanes(t *testing.T, ctx context.Context, d *Deliverer, lanes, n int) (m
 }
 
 // Many lanes on a receiver that closes some connections after its
-// answer and asks for a retry of some calls: every delivery is reported
-// once and succeeds after its retries, and the receiver reads one call
-// per attempt made, but for those the receiver's close met as they went
-// out (the #28 race a look cannot close: the close comes after it).
+// answer and asks for a retry of some deliveries' first call: every
+// delivery is reported once and succeeds after its retries, and the
+// receiver reads one call per attempt made, but for those the receiver's
+// close met as they went out (the #28 race a look cannot close: the
+// close comes after it).
 func TestLanesRetryAndRedial(t *testing.T) {
 	var calls atomic.Int64
-	srv := newScriptServer(t, func(k int) (string, bool, bool, bool) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := newScriptServer(t, func(k int, body []byte) (string, bool, bool, bool) {
+		mu.Lock()
+		again := seen[string(body)]
+		seen[string(body)] = true
+		mu.Unlock()
 		switch n := calls.Add(1); {
-		case n%7 == 0:
+		case n%7 == 0 && !again:
 			return "HTTP/1.1 503 Busy\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n", false, false, false
 		case n%5 == 0:
 			return ok200, true, false, false
@@ -320,7 +340,7 @@ func TestLanesRetryAndRedial(t *testing.T) {
 // once or counted as not started.
 func TestLanesInterrupted(t *testing.T) {
 	var calls atomic.Int64
-	srv := newScriptServer(t, func(k int) (string, bool, bool, bool) {
+	srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) {
 		if calls.Add(1) > 40 {
 			return "", false, false, true // stalls until the test ends
 		}
