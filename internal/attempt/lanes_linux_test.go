@@ -379,38 +379,15 @@ func TestLanesInterrupted(t *testing.T) {
 func TestLanesWriteLargeCall(t *testing.T) {
 	body := `{"requestId":"00000000-0000-4000-8000-000000000000","pad":"` + strings.Repeat("p", 16<<20) + `"}`
 	var bytes atomic.Int64
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					n, _ := io.Copy(io.Discard, req.Body)
-					bytes.Add(n)
-					io.WriteString(c, ok200)
-				}
-			}()
-		}
-	}()
-	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	srv := newScriptServer(t, func(_ int, body []byte) (string, bool, bool, bool) {
+		bytes.Add(int64(len(body)))
+		return ok200, false, false, false
+	})
 	c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Deliverer{Client: c, Target: u}
+	d := &Deliverer{Client: c, Target: srv.url()}
 	pool := [][]Template{{{Event: "A", Query: "businessType=A", Body: []byte(body), IDOff: len(`{"requestId":"`)}}}
 	var outcomes []string
 	if !asLanes(context.Background(), d, pool, 3, func(r *Result) { outcomes = append(outcomes, outcome(r)) }) {
