@@ -30,11 +30,12 @@ import (
 // connection, since the set reports any that holds bytes or was closed.
 //
 // A loop makes only the steady state: a call written on a kept-alive
-// connection and its answer read. A delivery whose lane has no connection
-// (its first, or after the receiver closed one) and the retries of one
-// that failed are made on a goroutine of their own by the worker's path
-// (rawAttempt, again), which hands the lane back with its connection: one
-// code for dialling, backoff, Retry-After and Ctrl-C during a wait.
+// connection and its answer (up to laneAnswer) read. A delivery whose
+// lane has no connection (its first, or after the receiver closed one),
+// the retries of one that failed and the rest of a longer answer are made
+// on a goroutine of their own by the worker's path (rawAttempt, again,
+// readAway), which hands the lane back with its connection: one code for
+// dialling, backoff, Retry-After and Ctrl-C during a wait.
 //
 // The loops read and write the sockets the worker's path dialled, taken
 // from their net.Conns (a copy of the descriptor, the net.Conn closed):
