@@ -5,6 +5,7 @@ package ctxio
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -29,3 +30,32 @@ func TestOpenFIFOGivesWay(t *testing.T) {
 }
 
 // Checked reads r as it is until ctx ends, then reads nothing more.
+
+// Reading a FIFO whose writer never writes gives way to the context.
+func TestOpenInputFIFOReadGivesWay(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(name, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	w := make(chan *os.File, 1)
+	go func() {
+		f, _ := os.OpenFile(name, os.O_WRONLY, 0) // a writer that never writes
+		w <- f
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	r, err := OpenInput(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if f := <-w; f != nil {
+		defer f.Close()
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(r)
+		done <- err
+	}()
+	wantGiveWay(t, done, context.DeadlineExceeded)
+}

@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // "-" is stdin; a directory or a missing file is an error naming the file.
@@ -49,35 +47,6 @@ func TestOpenInputCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("OpenInput = %v, want context.Canceled", err)
 	}
-}
-
-// Reading a FIFO whose writer never writes gives way to the context.
-func TestOpenInputFIFOReadGivesWay(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(name, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	w := make(chan *os.File, 1)
-	go func() {
-		f, _ := os.OpenFile(name, os.O_WRONLY, 0) // a writer that never writes
-		w <- f
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	r, err := OpenInput(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if f := <-w; f != nil {
-		defer f.Close()
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := io.ReadAll(r)
-		done <- err
-	}()
-	wantGiveWay(t, done, context.DeadlineExceeded)
 }
 
 // OpenAll opens all or none: on a missing input the ones opened are closed
