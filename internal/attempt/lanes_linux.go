@@ -84,6 +84,41 @@ func (d *Deliverer) RunLanes(ctx context.Context, run Lanes) bool {
 	return true
 }
 
+// errIncomplete is an answer a loop has only part of so far: it reads on
+// (never shown).
+var errIncomplete = errors.New("answer incomplete")
+
+// answerReader reads what a lane has of an answer, then says how it ends:
+// the connection's close or error, or errIncomplete while it may bring
+// more. An answer is parsed whole from its start each time more of it
+// comes, by the code that reads one from a connection (readAnswer), so
+// that both paths take the same answers the same way; most come in one
+// read.
+type answerReader struct {
+	b   []byte
+	end error
+}
+
+func (r *answerReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, r.end
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// loops says whether the Deliverer's closed runs may be made on event
+// loops: plain HTTP with no proxy to the target (the worker's fast path,
+// whose code the loops share), the fast path not switched off
+// (WHSIM_TRANSPORT), and answers read lean (KeepBody reads them with
+// net/http's parser, which a loop does not run).
+func (d *Deliverer) loops() bool {
+	dt, ok := d.Client.Transport.(directTransport)
+	return ok && !dt.netHTTP && !dt.noLoops && d.Client.Jar == nil && d.Client.Timeout > 0 &&
+		!d.KeepBody && rawOK(dt.Transport, d.Target)
+}
+
 // loopsFor is how many loops a run has on procs CPUs: one for every
 // two. A loop is busy only while answers come faster than it takes them,
 // and one that waits less often costs less; the receiver under test most
@@ -146,10 +181,16 @@ func (l *lane) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: l.local, Addr: l.remote, Err: err}
 }
 
-// due is an attempt in flight in a loop's queue of deadlines.
+// due is an attempt in a loop's queue of deadlines.
 type due struct {
 	l   *lane
 	gen uint64
+}
+
+// live says whether the attempt is still in flight: the lane's current
+// one, being written or read.
+func (q due) live() bool {
+	return q.gen == q.l.gen && (q.l.state == laneRead || q.l.state == laneWrite)
 }
 
 // loop is one event loop of a run.
@@ -377,7 +418,7 @@ func epollPoll(ep int, events []unix.EpollEvent) (int, syscall.Errno) {
 func (lp *loop) setDeadline() error {
 	for lp.head < len(lp.queue) {
 		q := lp.queue[lp.head]
-		if q.gen == q.l.gen && (q.l.state == laneRead || q.l.state == laneWrite) {
+		if q.live() {
 			break
 		}
 		lp.queue[lp.head] = due{}
@@ -449,9 +490,6 @@ func (lp *loop) done(l *lane) {
 
 // send writes the call of a lane whose connection passed the look.
 func (lp *loop) send(l *lane) {
-	if l.state != laneLook {
-		return // interrupted
-	}
 	if l.fd < 0 { // dropped: bytes or the receiver's close
 		lp.away(l, func() { lp.d.attempts(lp.ctx, l.req, l.res, l.t, l.buf, 0) })
 		return
@@ -600,7 +638,6 @@ func (lp *loop) readAway(l *lane) {
 		return
 	}
 	l.buf.raw = rc
-	l.state = laneAway // out of flight here
 	req, res, t, method, start := l.req, l.res, l.t, l.method, l.start
 	lp.away(l, func() {
 		resp, err := lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre)
@@ -789,7 +826,7 @@ func (lp *loop) expire() {
 	for ; lp.head < len(lp.queue); lp.head++ {
 		q := lp.queue[lp.head]
 		l := q.l
-		live := q.gen == l.gen && (l.state == laneRead || l.state == laneWrite)
+		live := q.live()
 		if live && now.Before(l.deadline) {
 			return
 		}

@@ -87,13 +87,20 @@ func Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Reque
 // jobFeed is next for the workers of a closed run: they take jobs from it
 // under a lock rather than through a channel fed by another goroutine (no
 // hand-off and wake-up per delivery, and the order of jobs is the same).
-// No job is taken once the run is over; dry says next ran dry.
+// No job is taken once the run is over (over: ctx's end or, with a
+// Duration, end); dry says next ran dry. start is when the run started.
 type jobFeed struct {
-	mu   sync.Mutex
-	next func() []*attempt.Request
-	dry  bool
-	ctx  context.Context
-	end  time.Time
+	mu         sync.Mutex
+	next       func() []*attempt.Request
+	dry        bool
+	ctx        context.Context
+	start, end time.Time
+}
+
+// newJobFeed starts a closed run over next now.
+func newJobFeed(ctx context.Context, next func() []*attempt.Request, o RunOptions) *jobFeed {
+	start := time.Now()
+	return &jobFeed{next: next, ctx: ctx, start: start, end: o.end(start)}
 }
 
 func (f *jobFeed) take() []*attempt.Request {
@@ -111,9 +118,8 @@ func (f *jobFeed) take() []*attempt.Request {
 // where the Deliverer cannot run them.
 func runLanes(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	conc := max(o.Concurrency, 1)
-	start := time.Now()
-	end := o.end(start)
-	f := &jobFeed{next: next, ctx: ctx, end: end}
+	f := newJobFeed(ctx, next, o)
+	end := f.end
 	shards := newShards(conc)
 	ran := d.RunLanes(attempt.WithStartBy(ctx, end), attempt.Lanes{
 		N:    conc,
@@ -127,14 +133,13 @@ func runLanes(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.
 	if !ran {
 		return nil
 	}
-	return shards.finish(start, conc, o, f)
+	return shards.finish(conc, o, f)
 }
 
 func runClosed(ctx context.Context, do deliverFunc, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	conc := max(o.Concurrency, 1)
-	start := time.Now()
-	end := o.end(start)
-	f := &jobFeed{next: next, ctx: ctx, end: end}
+	f := newJobFeed(ctx, next, o)
+	end := f.end
 	take := f.take
 
 	// Stats go to a few shards under locks rather than one per worker: an
@@ -160,14 +165,14 @@ func runClosed(ctx context.Context, do deliverFunc, next func() []*attempt.Reque
 		})
 	}
 	wg.Wait()
-	return shards.finish(start, conc, o, f)
+	return shards.finish(conc, o, f)
 }
 
-// finish is a closed run's stats, from the shards of its conc workers
-// or lanes, once they are all done.
-func (s shards) finish(start time.Time, conc int, o RunOptions, f *jobFeed) *Stats {
+// finish is the stats of a closed run over f, from the shards of its
+// conc workers or lanes, once they are all done.
+func (s shards) finish(conc int, o RunOptions, f *jobFeed) *Stats {
 	total := s.total()
-	total.Elapsed = time.Since(start)
+	total.Elapsed = time.Since(f.start)
 	total.MaxConcurrency, total.PeakConcurrency = conc, conc
 	o.left(f.dry, total)
 	return total
