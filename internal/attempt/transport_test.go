@@ -1,14 +1,9 @@
 package attempt
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,62 +20,6 @@ func newTestClient(o ClientOptions) (*http.Client, error) {
 // fastPathOn says whether a worker's calls take the fast path in this run
 // of the tests (not with WHSIM_TRANSPORT=net/http).
 func fastPathOn() bool { return os.Getenv(TransportEnv) != TransportNetHTTP }
-
-// rudeServer is a receiver on raw TCP that answers every request with
-// answer, written in one piece, and with hangUp closes the connection
-// after each answer without a word. closed hears of each close, so that
-// a test makes its next call once the receiver has closed (an event, not
-// a clock). It counts the requests it read whole.
-type rudeServer struct {
-	ln     net.Listener
-	answer string
-	hangUp bool
-	got    atomic.Int64
-	closed chan struct{}
-}
-
-func newRudeServer(t *testing.T, answer string, hangUp bool) *rudeServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &rudeServer{ln: ln, answer: answer, hangUp: hangUp, closed: make(chan struct{}, 100)}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return s
-}
-
-func (s *rudeServer) serve(c net.Conn) {
-	br := bufio.NewReader(c)
-	for {
-		req, err := http.ReadRequest(br)
-		if err != nil {
-			c.Close()
-			return
-		}
-		if _, err := io.Copy(io.Discard, req.Body); err != nil {
-			c.Close()
-			return
-		}
-		s.got.Add(1)
-		if _, err := io.WriteString(c, s.answer); err != nil || s.hangUp {
-			c.Close()
-			if s.hangUp {
-				s.closed <- struct{}{}
-			}
-			return
-		}
-	}
-}
 
 // A delivery path answers only what the receiver framed as the answer to
 // each call, on net/http's transport and on the fast path alike: a
@@ -114,7 +53,9 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(p.name+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newRudeServer(t, tt.answer, tt.hangUp)
+				srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) {
+					return tt.answer, tt.hangUp, false, false
+				})
 				c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow})
 				if err != nil {
 					t.Fatal(err)
@@ -148,11 +89,6 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 			})
 		}
 	}
-}
-
-func (s *rudeServer) url() *url.URL {
-	u, _ := url.Parse("http://" + s.ln.Addr().String() + "/hook")
-	return u
 }
 
 // statusOf takes a status line only as HTTP/1.x, three digits from 100,
