@@ -2,7 +2,6 @@ package attempt
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -393,56 +392,28 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	if !ok {
 		return errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
 	}
-	*resp = http.Response{StatusCode: status, Body: http.NoBody, Close: line[7] == '0'}
+	*resp = http.Response{StatusCode: status, Body: http.NoBody}
 	var w io.Writer = io.Discard
 	if keep != nil && keep.keep(status) {
 		w = &prefixWriter{b: pre}
 	}
-	length, chunked := int64(-1), false
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return headErr(err)
-		}
-		line = trimCRLF(line)
-		if len(line) == 0 {
-			break
-		}
-		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			return errors.New("malformed header line " + strconv.Quote(string(line)))
-		}
-		v = bytes.TrimSpace(v)
-		switch {
-		case bytes.EqualFold(k, []byte("Content-Length")):
-			if length, err = strconv.ParseInt(string(v), 10, 64); err != nil || length < 0 {
-				return errors.New("bad Content-Length " + strconv.Quote(string(v)))
-			}
-		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
-			chunked = bytes.EqualFold(v, []byte("chunked"))
-		case bytes.EqualFold(k, []byte("Connection")):
-			resp.Close = bytes.EqualFold(v, []byte("close")) || (resp.Close && !bytes.EqualFold(v, []byte("keep-alive")))
-		case bytes.EqualFold(k, []byte("Retry-After")), bytes.EqualFold(k, []byte("Location")):
-			if resp.Header == nil {
-				resp.Header = http.Header{}
-			}
-			resp.Header.Add(string(k), string(v))
-		}
+	h := leanHead{http10: line[7] == '0', length: -1}
+	if err := h.read(br, resp); err != nil {
+		return err
 	}
+	resp.Close = h.closes()
+	chunked, length := h.chunked, h.length
 	switch {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
 	case chunked:
 		if err := drain(httputil.NewChunkedReader(br), w, resp); err != nil {
 			return err
 		}
-		for { // the trailer, up to its empty line
-			line, err := br.ReadSlice('\n')
-			if err != nil {
-				return err
-			}
-			if len(trimCRLF(line)) == 0 {
-				break
-			}
+		// The trailer, up to its empty line: its fields are read as the
+		// head's, and dropped.
+		trailer := leanHead{trailer: true}
+		if err := trailer.read(br, nil); err != nil {
+			return err
 		}
 	case length > MaxBodyRead:
 		resp.Close = true
@@ -524,11 +495,4 @@ func headErr(err error) error {
 		return errHeadOver
 	}
 	return err
-}
-
-func trimCRLF(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }

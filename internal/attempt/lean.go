@@ -1,0 +1,200 @@
+package attempt
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"net/http"
+	"strconv"
+)
+
+// leanHead is what readLean takes of an answer's head: the fields that
+// frame the answer (Content-Length, Transfer-Encoding, Connection) and
+// those a delivery uses (Retry-After, Location, into the answer's
+// Header). The head is read line by line as net/http reads it
+// (textproto.Reader.ReadMIMEHeader, then http's transfer rules): the
+// same lines are refused, continuation lines (obs-fold) are joined to
+// their field, and an answer framed two ways is refused rather than read
+// one way, so that the fast path never takes an answer net/http's path
+// (https, -v, check) refuses, nor frames one differently.
+type leanHead struct {
+	trailer  bool   // a chunked body's trailer: its fields are checked, not taken
+	http10   bool   // an HTTP/1.0 answer, which knows no Transfer-Encoding
+	length   int64  // the Content-Length, -1 for none
+	digits   int    // how many digits the Content-Length was sent with
+	chunked  bool   // Transfer-Encoding: chunked
+	close    bool   // Connection says close
+	keepOpen bool   // Connection says keep-alive
+	line     []byte // a field joined with its continuation lines
+}
+
+// read reads the head's fields, up to its empty line, adding Retry-After
+// and Location to resp's Header.
+func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
+	if b, err := br.Peek(1); err == nil && (b[0] == ' ' || b[0] == '\t') {
+		line, _ := br.ReadSlice('\n')
+		return errors.New("malformed header: its first line starts with white space: " + strconv.Quote(string(dropEOL(line))))
+	}
+	for {
+		field, err := h.field(br)
+		if err != nil || field == nil {
+			return err
+		}
+		k, v, _ := bytes.Cut(field, []byte(":"))
+		canonical, ok := headerKey(k)
+		if !ok || !headerValue(v) {
+			return errors.New("malformed header line " + strconv.Quote(string(field)))
+		}
+		if !canonical || h.trailer {
+			continue // a name with a space before its colon is no field of ours; nor is a trailer's
+		}
+		v = bytes.TrimLeft(v, " \t")
+		switch {
+		case bytes.EqualFold(k, []byte("Content-Length")):
+			if err := h.contentLength(bytes.TrimRight(v, " \t")); err != nil {
+				return err
+			}
+		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
+			switch {
+			case h.http10: // ignored, as net/http does
+			case h.chunked:
+				return errors.New("too many transfer encodings")
+			case !bytes.EqualFold(v, []byte("chunked")):
+				return errors.New("unsupported transfer encoding " + strconv.Quote(string(v)))
+			default:
+				h.chunked = true
+			}
+		case bytes.EqualFold(k, []byte("Connection")):
+			for tok := range bytes.SplitSeq(v, []byte(",")) {
+				tok = bytes.Trim(tok, " \t")
+				h.close = h.close || bytes.EqualFold(tok, []byte("close"))
+				h.keepOpen = h.keepOpen || bytes.EqualFold(tok, []byte("keep-alive"))
+			}
+		case bytes.EqualFold(k, []byte("Retry-After")), bytes.EqualFold(k, []byte("Location")):
+			if resp.Header == nil {
+				resp.Header = http.Header{}
+			}
+			resp.Header.Add(string(k), string(v))
+		}
+	}
+}
+
+// field is the head's next field, its continuation lines joined to it
+// with a space each (as textproto does); nil at the head's empty line.
+// It is valid until the next read of br.
+func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return nil, headErr(err)
+	}
+	line = dropEOL(line)
+	if len(line) == 0 {
+		return nil, nil
+	}
+	if bytes.IndexByte(line, ':') < 0 {
+		return nil, errors.New("malformed header line " + strconv.Quote(string(line)))
+	}
+	line = bytes.Trim(line, " \t")
+	// Whether a continuation follows is known from the next line's first
+	// byte: a head cut here is an error (a loop's errIncomplete: it reads
+	// on, and parses the answer from its start again).
+	b, err := br.Peek(1)
+	if err != nil {
+		return nil, headErr(err)
+	}
+	if b[0] != ' ' && b[0] != '\t' {
+		return line, nil
+	}
+	// A continuation: the field is copied, since the next read reuses
+	// the reader's buffer.
+	h.line = append(h.line[:0], line...)
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return nil, headErr(err)
+		}
+		if b[0] != ' ' && b[0] != '\t' {
+			return h.line, nil
+		}
+		next, err := br.ReadSlice('\n')
+		if err != nil {
+			return nil, headErr(err)
+		}
+		h.line = append(append(h.line, ' '), bytes.Trim(dropEOL(next), " \t")...)
+	}
+}
+
+// contentLength takes a Content-Length field's value v: the first sets
+// the length, a later one must say the same (a message framed two ways is
+// refused, as net/http does against request smuggling).
+func (h *leanHead) contentLength(v []byte) error {
+	n, err := strconv.ParseUint(string(v), 10, 63)
+	if h.length >= 0 {
+		// Two strings of digits of one value and length are the same.
+		if err != nil || int64(n) != h.length || len(v) != h.digits {
+			return errors.New("an answer cannot carry Content-Length fields of different values")
+		}
+		return nil
+	}
+	switch {
+	case len(v) == 0:
+		return errors.New("empty Content-Length")
+	case err != nil:
+		return errors.New("bad Content-Length " + strconv.Quote(string(v)))
+	}
+	h.length, h.digits = int64(n), len(v)
+	return nil
+}
+
+// closes says whether the answer ends its connection by its Connection
+// field, as net/http's shouldClose: HTTP/1.0 unless kept alive.
+func (h *leanHead) closes() bool {
+	if h.http10 {
+		return h.close || !h.keepOpen
+	}
+	return h.close
+}
+
+// headerKey says whether k is a field name net/http takes: a token, or
+// one with spaces (taken, but as no field it knows: canonical false).
+func headerKey(k []byte) (canonical, ok bool) {
+	if len(k) == 0 {
+		return false, false
+	}
+	canonical = true
+	for _, c := range k {
+		switch {
+		case c == ' ':
+			canonical = false
+		case !tokenByte(c):
+			return false, false
+		}
+	}
+	return canonical, true
+}
+
+// tokenByte says whether c may be in a field name (RFC 9110's tchar).
+func tokenByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return c < 0x80 && bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
+}
+
+// headerValue says whether v is a field value net/http takes: no control
+// byte but the tab (RFC 9110: CR, LF and NUL are dangerous).
+func headerValue(v []byte) bool {
+	for _, c := range v {
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// dropEOL drops a line's end, LF or CRLF, as bufio.Reader.ReadLine does.
+func dropEOL(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r"))
+}
