@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 		"storerecv": func() { os.Exit(storeRecv()) },
 		"docrecv":   func() { os.Exit(docRecv()) },
 		"holdrecv":  func() { os.Exit(holdRecv()) },
+		"rawrecv":   func() { os.Exit(rawRecv()) },
 	})
 }
 

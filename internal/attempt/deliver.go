@@ -761,11 +761,30 @@ func ShortError(a Attempt) string {
 	case KindLocal:
 		// And the call that failed: "socket: too many open files".
 		msg = lastParts(msg, 2)
-	default:
-		// "Post \"http://...\": dial tcp ...: x" -> the last, telling part.
+	case KindDNS:
+		// "Post \"http://...\": dial tcp: lookup h: no such host" -> the
+		// last, telling part.
 		msg = lastParts(msg, 1)
+	default:
+		msg = unwrapped(msg)
 	}
 	return a.Kind + ": " + msg
+}
+
+// unwrapped is an error's text without Go's wrapping: the url.Error's
+// `Post "http://...": ` and net/http's prefixes. What follows is kept
+// whole: it may quote the receiver's bytes ("malformed header line
+// \"X-A: 1\x00\""), which cutting at the last ": " would cut into.
+func unwrapped(msg string) string {
+	if op, rest, ok := strings.Cut(msg, " "); ok && op != "" && strings.HasPrefix(rest, `"`) {
+		if q, err := strconv.QuotedPrefix(rest); err == nil && strings.HasPrefix(rest[len(q):], ": ") {
+			msg = rest[len(q)+2:]
+		}
+	}
+	for _, wrap := range []string{"net/http: HTTP/1.x transport connection broken: ", "net/http: ", "http: "} {
+		msg = strings.TrimPrefix(msg, wrap)
+	}
+	return msg
 }
 
 // lastParts is the last n of the ": "-separated parts of msg.

@@ -410,3 +410,29 @@ func TestClosedUnanswered(t *testing.T) {
 		}
 	}
 }
+
+// ShortError drops Go's wrapping of an error, not the receiver's bytes an
+// error quotes, which may hold ": " themselves.
+func TestShortError(t *testing.T) {
+	for _, tt := range []struct {
+		a    Attempt
+		want string
+	}{
+		{Attempt{Kind: KindRefused, Err: `Post "http://127.0.0.1:1/h": dial tcp 127.0.0.1:1: connect: connection refused`}, "connection refused"},
+		{Attempt{Kind: KindOther, Err: `Post "http://127.0.0.1:9/h": net/http: HTTP/1.x transport connection broken: malformed MIME header line: "X-A: a\x00b"`},
+			`error: malformed MIME header line: "X-A: a\x00b"`},
+		{Attempt{Kind: KindOther, Err: `Post "http://127.0.0.1:9/h": malformed HTTP status line "HTTP/1.1 2000: OK\r\n"`},
+			`error: malformed HTTP status line "HTTP/1.1 2000: OK\r\n"`},
+		{Attempt{Kind: KindOther, Err: `Post "http://127.0.0.1:9/h?a=\"b\": c": unsupported transfer encoding: "gzip, chunked"`},
+			`error: unsupported transfer encoding: "gzip, chunked"`},
+		{Attempt{Kind: KindOther, Err: `Post "http://127.0.0.1:9/h": http: message cannot contain multiple Content-Length headers; got ["2" "5"]`},
+			`error: message cannot contain multiple Content-Length headers; got ["2" "5"]`},
+		{Attempt{Kind: KindOther, Err: `something without wrapping: x`}, "error: something without wrapping: x"},
+		{Attempt{Kind: KindDNS, Err: `Post "http://nohost.invalid/h": dial tcp: lookup nohost.invalid: no such host`}, "dns: no such host"},
+		{Attempt{Kind: KindLocal, Err: `Post "http://127.0.0.1:9/h": dial tcp 127.0.0.1:9: socket: too many open files`}, "local: socket: too many open files"},
+	} {
+		if got := ShortError(tt.a); got != tt.want {
+			t.Errorf("ShortError(%q) = %q, want %q", tt.a.Err, got, tt.want)
+		}
+	}
+}

@@ -174,8 +174,15 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 	if first != nil && (first.Kind == attempt.KindTLS || first.Kind == attempt.KindLocal) {
 		why = attempt.FailureText(*first)
 	}
-	if kinds[0] == attempt.KindLocal {
+	switch {
+	case kinds[0] == attempt.KindLocal:
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", termsafe.URL(target), why)
+	case kinds[0] == attempt.KindOther && first != nil:
+		// Reached, most often, but answered with bytes that are no HTTP
+		// answer: "cannot reach" would send the user to the network, and
+		// the kind alone ("error") says nothing.
+		why = strings.TrimPrefix(attempt.FailureText(*first), attempt.KindOther+": ")
+		return fmt.Sprintf("every call to %s failed: %s", termsafe.URL(target), termsafe.Text(why))
 	}
 	return fmt.Sprintf("cannot reach %s: %s", termsafe.URL(target), why)
 }

@@ -44,6 +44,8 @@ func TestConsoleUnreachable(t *testing.T) {
 		{"tls says why", []attempt.Attempt{tlsBad}, "cannot reach https://user:xxxxx@127.0.0.1:1/hook: tls: x509: certificate signed by unknown authority (--cacert <ca.pem> trusts a private CA, --insecure skips the check)"},
 		{"the sender's own limit", []attempt.Attempt{{Kind: attempt.KindLocal, Err: `Post "x": dial tcp 127.0.0.1:1: socket: too many open files`}},
 			"could not send to https://user:xxxxx@127.0.0.1:1/hook: local: socket: too many open files (a limit of this machine, not the receiver's failure)"},
+		{"answers that are no HTTP say what they were", []attempt.Attempt{{Kind: attempt.KindOther, Err: `Post "https://user:xxxxx@127.0.0.1:1/hook": malformed HTTP status line "ok: \x1b[31m\n"`}},
+			`every call to https://user:xxxxx@127.0.0.1:1/hook failed: malformed HTTP status line "ok: \x1b[31m\n"`},
 		{"some answered", []attempt.Attempt{refused, {Status: 503}}, ""},
 		{"two kinds", []attempt.Attempt{refused, {Kind: attempt.KindTimeout, Err: "timeout"}}, ""},
 		{"none failed", []attempt.Attempt{{Status: 200}}, ""},
