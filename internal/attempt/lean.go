@@ -48,10 +48,10 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 		if !canonical || h.trailer {
 			continue // a name with a space before its colon is no field of ours; nor is a trailer's
 		}
-		v = bytes.TrimLeft(v, " \t")
+		v = trimLeftBlank(v)
 		switch {
 		case bytes.EqualFold(k, []byte("Content-Length")):
-			if err := h.contentLength(bytes.TrimRight(v, " \t")); err != nil {
+			if err := h.contentLength(trimRightBlank(v)); err != nil {
 				return err
 			}
 		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
@@ -66,7 +66,7 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 			}
 		case bytes.EqualFold(k, []byte("Connection")):
 			for tok := range bytes.SplitSeq(v, []byte(",")) {
-				tok = bytes.Trim(tok, " \t")
+				tok = trimLeftBlank(trimRightBlank(tok))
 				h.close = h.close || bytes.EqualFold(tok, []byte("close"))
 				h.keepOpen = h.keepOpen || bytes.EqualFold(tok, []byte("keep-alive"))
 			}
@@ -94,7 +94,7 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 	if bytes.IndexByte(line, ':') < 0 {
 		return nil, errors.New("malformed header line " + strconv.Quote(string(line)))
 	}
-	line = bytes.Trim(line, " \t")
+	line = trimLeftBlank(trimRightBlank(line))
 	// Whether a continuation follows is known from the next line's first
 	// byte: a head cut here is an error (a loop's errIncomplete: it reads
 	// on, and parses the answer from its start again).
@@ -120,7 +120,7 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 		if err != nil {
 			return nil, headErr(err)
 		}
-		h.line = append(append(h.line, ' '), bytes.Trim(dropEOL(next), " \t")...)
+		h.line = append(append(h.line, ' '), trimLeftBlank(trimRightBlank(dropEOL(next)))...)
 	}
 }
 
@@ -173,20 +173,27 @@ func headerKey(k []byte) (canonical, ok bool) {
 	return canonical, true
 }
 
-// tokenByte says whether c may be in a field name (RFC 9110's tchar).
+// tokenByte says whether c may be in a field name (RFC 9110's tchar:
+// letters, digits and !#$%&'*+-.^_`|~), by a bit mask, as net/http's own
+// check: it runs for every byte of every field name of every answer.
 func tokenByte(c byte) bool {
+	const lo = 1<<'!' | 1<<'#' | 1<<'$' | 1<<'%' | 1<<'&' | 1<<'\'' | 1<<'*' | 1<<'+' | 1<<'-' | 1<<'.' |
+		(1<<10-1)<<'0' // digits
+	const hi = (1<<26-1)<<('A'-64) | (1<<26-1)<<('a'-64) | 1<<('^'-64) | 1<<('_'-64) | 1<<('`'-64) | 1<<('|'-64) | 1<<('~'-64)
 	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
+	case c < 64:
+		return lo&(1<<c) != 0
+	case c < 128:
+		return hi&(1<<(c-64)) != 0
 	}
-	return c < 0x80 && bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
+	return false
 }
 
 // headerValue says whether v is a field value net/http takes: no control
 // byte but the tab (RFC 9110: CR, LF and NUL are dangerous).
 func headerValue(v []byte) bool {
 	for _, c := range v {
-		if c < 0x20 && c != '\t' || c == 0x7f {
+		if c < ' ' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
@@ -195,6 +202,27 @@ func headerValue(v []byte) bool {
 
 // dropEOL drops a line's end, LF or CRLF, as bufio.Reader.ReadLine does.
 func dropEOL(line []byte) []byte {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return bytes.TrimSuffix(line, []byte("\r"))
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line
+}
+
+// trimLeftBlank and trimRightBlank drop spaces and tabs, as textproto
+// does: bytes.Trim's cut set would be made again for every field.
+func trimLeftBlank(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}
+
+func trimRightBlank(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
 }

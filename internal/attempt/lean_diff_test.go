@@ -136,3 +136,13 @@ func TestReadLeanAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations an answer, want 0", allocs)
 	}
 }
+
+// tokenByte's masks say what RFC 9110's tchar says.
+func TestTokenByte(t *testing.T) {
+	const tchar = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for c := range 256 {
+		if got, want := tokenByte(byte(c)), strings.IndexByte(tchar, byte(c)) >= 0; got != want {
+			t.Errorf("tokenByte(%q) = %v, want %v", byte(c), got, want)
+		}
+	}
+}
