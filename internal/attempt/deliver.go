@@ -86,6 +86,26 @@ type Attempt struct {
 	BodyKind string `json:"-"`
 }
 
+// Unfinished says why an attempt's answer was not read whole, "" when it
+// was or none came: its body ended before its declared length, was cut
+// off by an error, or did not end within the time limit. Such an answer
+// fails its delivery whatever its status, and is worth another attempt,
+// as a sender's HTTP client fails it (check judges it so too), on every
+// path alike.
+func (a Attempt) Unfinished() string {
+	switch {
+	case a.Status == 0:
+		return ""
+	case a.Truncated:
+		return "answer cut short"
+	case a.BodyKind == KindTimeout:
+		return "answer body not finished in time"
+	case a.BodyKind != "":
+		return "answer body cut off (" + a.BodyKind + ")"
+	}
+	return ""
+}
+
 // MaxBodyPrefix is how much of an answer's body an Attempt keeps.
 const MaxBodyPrefix = 200
 
@@ -271,10 +291,11 @@ func URLFor(target *url.URL, query string) string {
 }
 
 // retryable says whether an attempt is worth another try: no answer (but
-// not an interruption or a certificate the client rejects), 429 or 5xx.
+// not an interruption or a certificate the client rejects), an answer not
+// read whole, 429 or 5xx.
 func retryable(a Attempt) bool {
 	switch {
-	case a.Status == http.StatusTooManyRequests, a.Status >= 500:
+	case a.Unfinished() != "", a.Status == http.StatusTooManyRequests, a.Status >= 500:
 		return true
 	case a.Status != 0:
 		return false
@@ -487,7 +508,7 @@ func (d *Deliverer) attempts(ctx context.Context, req *Request, res *Result, t *
 // retried.
 func (d *Deliverer) last(ctx context.Context, res *Result, n int, a Attempt) bool {
 	if a.Status != 0 {
-		res.OK = d.expect(a.Status)
+		res.OK = d.expect(a.Status) && a.Unfinished() == ""
 	}
 	return res.OK || n >= d.Retries || !retryable(a) || ctx.Err() != nil
 }

@@ -573,6 +573,13 @@ func (lp *loop) read(l *lane) {
 	default:
 		l.in = l.in[:len(l.in)+n]
 	}
+	lp.parse(l)
+}
+
+// parse reads the answer of a lane from what the loop has of it, and
+// takes it if it is whole or ended (l.end: the connection's close or
+// error, or the attempt's deadline).
+func (lp *loop) parse(l *lane) {
 	if len(l.in) == 0 { // the connection ended before a byte of an answer
 		err := l.end
 		if staleErr(err) {
@@ -593,10 +600,7 @@ func (lp *loop) read(l *lane) {
 		}
 		return
 	}
-	var lean error // a lean answer's body past MaxBodyRead
-	if errors.Is(err, errOver) {
-		lean, err = err, nil
-	}
+	lean, err := unfinished(err) // a lean answer's body over MaxBodyRead, or cut off
 	if err != nil {
 		lp.failed(l, err)
 		return
@@ -831,12 +835,16 @@ func (lp *loop) expire() {
 			return
 		}
 		lp.queue[lp.head] = due{}
-		if live {
-			op := "read"
-			if l.state == laneWrite {
-				op = "write"
-			}
-			lp.failed(l, l.opError(op, os.ErrDeadlineExceeded))
+		switch {
+		case !live:
+		case l.state == laneWrite:
+			lp.failed(l, l.opError("write", os.ErrDeadlineExceeded))
+		default:
+			// What came of the answer is read as ended by the deadline:
+			// a head that came whole is an answer whose body was not
+			// finished in time, as the worker's read finds it.
+			l.end = l.opError("read", os.ErrDeadlineExceeded)
+			lp.parse(l)
 		}
 	}
 }

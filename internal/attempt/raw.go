@@ -137,10 +137,7 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 // rawAnswer is the attempt, started at start, whose answer's head
 // reading on buf's connection gave resp and err.
 func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf *bodyBuf, resp *http.Response, err error, start time.Time, res *Result) (Attempt, time.Duration) {
-	var lean error // a lean answer's body past MaxBodyRead
-	if errors.Is(err, errOver) {
-		lean, err = err, nil
-	}
+	lean, err := unfinished(err) // a lean answer's body over MaxBodyRead, or cut off
 	if err != nil {
 		if buf.raw != nil {
 			buf.raw.close()
@@ -407,13 +404,16 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
 	case chunked:
 		if err := drain(httputil.NewChunkedReader(br), w, resp); err != nil {
-			return err
+			return bodyErr(err)
 		}
 		// The trailer, up to its empty line: its fields are read as the
 		// head's, and dropped.
 		trailer := leanHead{trailer: true}
 		if err := trailer.read(br, nil); err != nil {
-			return err
+			if err == io.EOF {
+				err = errTrailerCut
+			}
+			return bodyErr(err)
 		}
 	case length > MaxBodyRead:
 		resp.Close = true
@@ -422,18 +422,58 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 		if w != io.Discard {
 			n, err := io.CopyN(w, br, min(length, MaxBodyPrefix))
 			if err != nil {
-				return err
+				return bodyErr(err)
 			}
 			length -= n
 		}
 		if _, err := br.Discard(int(length)); err != nil {
-			return err
+			return bodyErr(err)
 		}
 	default: // the body runs to the end of the connection
 		resp.Close = true
-		return drain(br, w, resp)
+		return bodyErr(drain(br, w, resp))
 	}
 	return nil
+}
+
+// bodyError is an error met reading a lean answer's body, its head read:
+// the answer still counts, with its body unfinished, as net/http's path
+// takes one (Attempt.Truncated, BodyKind), so that a receiver gets the
+// same verdict from either path.
+type bodyError struct{ err error }
+
+func (e bodyError) Error() string { return e.err.Error() }
+func (e bodyError) Unwrap() error { return e.err }
+
+// bodyErr is err met reading a lean answer's body (nil for none; errOver
+// as it is): an EOF before the body's declared end is
+// io.ErrUnexpectedEOF, as net/http's body reader says.
+func bodyErr(err error) error {
+	switch {
+	case err == nil, errors.Is(err, errOver):
+		return err
+	case err == io.EOF:
+		err = io.ErrUnexpectedEOF
+	}
+	return bodyError{err}
+}
+
+// errTrailerCut is net/http's word for a chunked body whose trailer ended
+// unfinished.
+var errTrailerCut = errors.New("unexpected EOF reading trailer")
+
+// unfinished splits what reading an answer gave into what ended its body
+// early (past MaxBodyRead, or cut off: the answer still counts) and what
+// left no answer at all.
+func unfinished(err error) (body, failed error) {
+	var be bodyError
+	switch {
+	case errors.Is(err, errOver):
+		return err, nil
+	case errors.As(err, &be):
+		return be.err, nil
+	}
+	return nil, err
 }
 
 // keeper says whether an answer's body is kept (a Deliverer): an

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -105,7 +106,7 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 	seq := r.seen
 	r.seen++
 	if !res.OK && len(r.failures) < maxFailures {
-		f := failure{Status: last.Status, Kind: last.Kind, Error: last.Err, LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
+		f := failure{Status: last.Status, Kind: last.Kind, Error: cmp.Or(last.Err, last.Unfinished()), LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, q.Event, q.RequestID
 		}

@@ -151,6 +151,10 @@ func (s *Stats) Add(r *attempt.Result) {
 		s.Succeeded++
 	case last.Kind == attempt.KindInterrupted:
 		s.Interrupted++
+	case last.Unfinished() != "":
+		// Not the status's fault: counted by what cut the answer.
+		s.Failed++
+		s.ByError[last.Unfinished()]++
 	case last.Status != 0:
 		s.Failed++
 		s.ByStatus[last.Status]++

@@ -171,13 +171,16 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 	}
 	why := kinds[0]
 	first := c.firstErr.Load()
+	if first == nil || first.Kind != kinds[0] {
+		return "" // answers, every one cut off: the receiver was reached
+	}
 	if first != nil && (first.Kind == attempt.KindTLS || first.Kind == attempt.KindLocal) {
 		why = attempt.FailureText(*first)
 	}
 	switch {
 	case kinds[0] == attempt.KindLocal:
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", termsafe.URL(target), why)
-	case kinds[0] == attempt.KindOther && first != nil:
+	case kinds[0] == attempt.KindOther:
 		// Reached, most often, but answered with bytes that are no HTTP
 		// answer: "cannot reach" would send the user to the network, and
 		// the kind alone ("error") says nothing.

@@ -53,6 +53,10 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 		b = append(b, `,"error":`...)
 		b = jsonstr.Append(b, last.Err)
 	}
+	if why := last.Unfinished(); why != "" {
+		b = append(b, `,"unfinished":`...)
+		b = jsonstr.Append(b, why)
+	}
 	b = append(b, `,"attempts":[`...)
 	for i, a := range r.Attempts[:r.Tries()] {
 		if i > 0 {
@@ -66,7 +70,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 		}
 		b = append(b, `"latencyMs":`...)
 		b = attempt.AppendMS(b, a.Latency)
-		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"location", a.Location}} {
+		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"unfinished", a.Unfinished()}, {"location", a.Location}} {
 			if kv[1] != "" {
 				b = append(b, `,"`+kv[0]+`":`...)
 				b = jsonstr.Append(b, kv[1])

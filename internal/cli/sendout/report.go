@@ -39,7 +39,10 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	} else {
 		b = fmt.Appendf(b, "--- %s", termsafe.Text(attempt.FailureText(last)))
 	}
-	if last.Status != 0 && !res.OK {
+	switch {
+	case last.Unfinished() != "":
+		b = append(b, "  "+last.Unfinished()...)
+	case last.Status != 0 && !res.OK:
 		b = append(b, "  unexpected status"...)
 		if last.Location != "" {
 			b = append(b, " (redirect to "+termsafe.Text(last.Location)+" not followed; --follow-redirects)"...)
@@ -91,6 +94,8 @@ func (c *delivery) JUnit() term.TestCase {
 		what := strconv.Itoa(a.Status)
 		if a.Status == 0 {
 			what = attempt.FailureText(a)
+		} else if why := a.Unfinished(); why != "" {
+			what += ", " + why
 		}
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
 		tc.Time += a.Latency
@@ -104,6 +109,10 @@ func (c *delivery) JUnit() term.TestCase {
 		tc.FailureType = "unexpected status"
 		where := shownURL(res)
 		tc.Failure = fmt.Sprintf("%s %s: %d", method, where, last.Status)
+		if why := last.Unfinished(); why != "" {
+			tc.FailureType = "answer unfinished"
+			tc.Failure = fmt.Sprintf("%s %s: %d, %s", method, where, last.Status, why)
+		}
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
 			tc.Failure = fmt.Sprintf("%s %s: %s", method, where, attempt.FailureText(last))
