@@ -95,6 +95,13 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 		return nil, errors.New("malformed header line " + strconv.Quote(string(line)))
 	}
 	line = trimLeftBlank(trimRightBlank(line))
+	if br.Buffered() == 0 {
+		// The look at the next line reads more into the reader's buffer,
+		// over the bytes line holds (an answer that comes in pieces):
+		// they are kept first.
+		h.line = append(h.line[:0], line...)
+		line = h.line
+	}
 	// Whether a continuation follows is known from the next line's first
 	// byte: a head cut here is an error (a loop's errIncomplete: it reads
 	// on, and parses the answer from its start again).
@@ -105,8 +112,8 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 	if b[0] != ' ' && b[0] != '\t' {
 		return line, nil
 	}
-	// A continuation: the field is copied, since the next read reuses
-	// the reader's buffer.
+	// A continuation: the field is kept, since the next read reuses the
+	// reader's buffer.
 	h.line = append(h.line[:0], line...)
 	for {
 		b, err := br.Peek(1)

@@ -3,10 +3,12 @@ package attempt
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // leanAnswers are answers whose framing net/http's reader and readLean
@@ -92,6 +94,14 @@ func leanDiff(a string) string {
 	lr := bufio.NewReader(strings.NewReader(a + next))
 	var got http.Response
 	gerr := readLean(lr, http.MethodPost, &got, nil, nil)
+	// An answer that comes a byte at a time (a reader's buffer filled
+	// again mid-line) reads as one that comes at once.
+	slow := bufio.NewReaderSize(iotest.OneByteReader(strings.NewReader(a+next)), 4096)
+	var got1 http.Response
+	if err1 := readLean(slow, http.MethodPost, &got1, nil, nil); (err1 == nil) != (gerr == nil) || err1 == nil &&
+		(got1.StatusCode != got.StatusCode || got1.Close != got.Close || got1.Header.Get("Retry-After") != got.Header.Get("Retry-After")) {
+		return fmt.Sprintf("read a byte at a time: %d %v, at once: %d %v", got1.StatusCode, err1, got.StatusCode, gerr)
+	}
 	switch {
 	case werr != nil && gerr == nil:
 		return "net/http refuses the head (" + werr.Error() + "), readLean takes it"
