@@ -193,10 +193,7 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 // Retry tells, on stderr, of an attempt that will be tried again: a
 // attempt.Deliverer's OnRetry.
 func (c *Console) Retry(req *attempt.Request, n int, a attempt.Attempt) {
-	what := strconv.Itoa(a.Status)
-	if a.Status == 0 {
-		what = attempt.FailureText(a)
-	}
+	what := attemptText(a)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clearBar()

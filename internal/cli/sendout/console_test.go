@@ -78,8 +78,10 @@ func TestConsoleNotices(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Retry(&attempt.Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "r\x1b1"}, 1, attempt.Attempt{Status: 503, Wait: 1500 * time.Microsecond})
+	c.Retry(&attempt.Request{Event: "CREATE_RECEIVABLE_DOC", RequestID: "r2"}, 2, attempt.Attempt{Status: 200, Truncated: true, Wait: time.Second})
 	c.Warn("--insecure: %s", "not\x07verified")
 	want := "\x1b[33mretry\x1b[0m CREATE_RECEIVABLE_DOC r\\x1b1 attempt 1: 503, retrying in 2ms\n" +
+		"\x1b[33mretry\x1b[0m CREATE_RECEIVABLE_DOC r2 attempt 2: 200, answer cut short, retrying in 1s\n" +
 		"\x1b[33mwarning:\x1b[0m --insecure: not\\x07verified\n"
 	if got := errb.String(); got != want {
 		t.Errorf("stderr\n%q, want\n%q", got, want)

@@ -91,13 +91,7 @@ func (c *delivery) JUnit() term.TestCase {
 	}
 	var sb strings.Builder
 	for i, a := range res.Attempts[:res.Tries()] {
-		what := strconv.Itoa(a.Status)
-		if a.Status == 0 {
-			what = attempt.FailureText(a)
-		} else if why := a.Unfinished(); why != "" {
-			what += ", " + why
-		}
-		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, what, fmtLatency(a.Latency))
+		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, attemptText(a), fmtLatency(a.Latency))
 		tc.Time += a.Latency
 	}
 	if res.Tries() < len(res.Attempts) {
@@ -119,6 +113,19 @@ func (c *delivery) JUnit() term.TestCase {
 		}
 	}
 	return tc
+}
+
+// attemptText is what an attempt got, as a retry notice and a JUnit case
+// tell each one: its status, and why its answer was not read whole; or
+// its error.
+func attemptText(a attempt.Attempt) string {
+	switch {
+	case a.Status == 0:
+		return attempt.FailureText(a)
+	case a.Unfinished() != "":
+		return strconv.Itoa(a.Status) + ", " + a.Unfinished()
+	}
+	return strconv.Itoa(a.Status)
 }
 
 // appendExcerpt appends the start of an unexpected answer's body, as
