@@ -382,7 +382,7 @@ var sentByClient = []string{
 // UTF-8 text, or large, is sent from the call's file.
 func (h *handler) commands(c *call, file string) (curl, send string) {
 	r := c.Record
-	u := h.opts.Origin + r.Path
+	u := h.opts.Origin + escapedPath(r.Path)
 	if r.Query != "" {
 		u += "?" + r.Query
 	}
@@ -397,7 +397,7 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
-	ws := shellcmd.Whsim{Command: "send", URL: h.opts.Origin + r.Path, Flags: []string{"--file", file}}
+	ws := shellcmd.Whsim{Command: "send", URL: h.opts.Origin + escapedPath(r.Path), Flags: []string{"--file", file}}
 	if c.Event != "" {
 		ws.Flags = append(ws.Flags, "--event", c.Event)
 	}
@@ -408,6 +408,13 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		}
 	}
 	return cc.String(), ws.String()
+}
+
+// escapedPath is a record's path, which listen keeps decoded, as it goes
+// in a URL again: a space, "?", "#" or "%" in it is escaped, so the URL
+// reaches the path the call reached.
+func escapedPath(path string) string {
+	return (&url.URL{Path: path}).EscapedPath()
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

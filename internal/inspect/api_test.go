@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -777,5 +778,38 @@ func TestCommandsMaskByTheOneRule(t *testing.T) {
 	}
 	if want := `whsim send --url 'http://127.0.0.1:8080/hook' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
 		t.Errorf("send =\n %s\nwant\n %s", send, want)
+	}
+}
+
+// The record's path is decoded (a call to /a%20b is "/a b"): the copy
+// commands and the HAR URL escape it again, so curl and whsim send reach
+// the path the call reached, with its query, rather than failing on a
+// space or cutting the URL at a decoded "?" or "#".
+func TestCommandsEscapeTheDecodedPath(t *testing.T) {
+	tests := []struct{ path, want string }{
+		{"/hook", "/hook"},
+		{"/a b", "/a%20b"},
+		{"/a?b", "/a%3Fb"},
+		{"/a#b", "/a%23b"},
+		{"/100%", "/100%25"},
+		{"/收款", "/%E6%94%B6%E6%AC%BE"},
+	}
+	for _, tt := range tests {
+		rec := record(1, "E", []byte(`{}`), 200)
+		rec.Path = tt.path
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
+		curl, send := h.commands(c, "call-1.json")
+		if want := "curl -X POST 'http://127.0.0.1:8080" + tt.want + "?businessType=E' "; !strings.HasPrefix(curl, want) {
+			t.Errorf("%q: curl = %s\nwant prefix %s", tt.path, curl, want)
+		}
+		if want := "whsim send --url 'http://127.0.0.1:8080" + tt.want + "' "; !strings.HasPrefix(send, want) {
+			t.Errorf("%q: send = %s\nwant prefix %s", tt.path, send, want)
+		}
+		har := entryOf(c, "http://127.0.0.1:8080").Request.URL
+		if u, err := url.Parse(har); err != nil || u.Path != tt.path || u.RawQuery != "businessType=E" {
+			t.Errorf("%q: HAR URL %s: %v, want path %q and query businessType=E", tt.path, har, err, tt.path)
+		}
 	}
 }
