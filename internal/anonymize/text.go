@@ -248,7 +248,7 @@ func (p *pass) newLine(n int) {
 // values, a header): it is searched as it stands and decoded, and written
 // encoded again when the decoded form changed.
 func (p *pass) escaped(s string, query bool) string {
-	t := p.text(s)
+	t := p.gbText(s)
 	if !strings.Contains(t, "%") && !(query && strings.Contains(t, "+")) {
 		return t
 	}
@@ -260,10 +260,25 @@ func (p *pass) escaped(s string, query bool) string {
 	if err != nil || d == t {
 		return t
 	}
-	if nd := p.text(d); nd != d {
+	if nd := p.gbText(d); nd != d {
 		return escape(nd)
 	}
 	return t
+}
+
+// gbText is text for a string that may be GBK or GB18030 rather than
+// UTF-8 (a header's raw bytes, a query value percent-encoded from GBK, as
+// a GBK sender writes them): decoded, searched, and encoded back (see
+// gb.go).
+func (p *pass) gbText(s string) string {
+	u, ok := gbText([]byte(s), "")
+	if !ok {
+		return p.text(s)
+	}
+	if nu := p.text(string(u)); nu != string(u) {
+		return string(gbEncode([]byte(nu), u, []byte(s)))
+	}
+	return s
 }
 
 // str anonymizes a string of a JSON body: as a URL when it holds a query
