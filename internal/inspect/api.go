@@ -447,9 +447,32 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request, raw string) (*cal
 	return c, true
 }
 
-// filterOf reads event, verdict, status and q from the query.
-func (h *handler) filterOf(q url.Values) filter {
-	return filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
+// filterOf reads event, verdict, status and q from the query. A verdict
+// or status spelled so that no call can match it is refused rather than
+// answered with nothing: a script's typo would read as "no such calls".
+// An event is any name, since a capture may hold any.
+func (h *handler) filterOf(q url.Values) (filter, error) {
+	f := filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
+	switch f.Verdict {
+	case "", "valid", "warning", "invalid":
+	default:
+		return f, fmt.Errorf("verdict %q: want valid, warning or invalid", f.Verdict)
+	}
+	if f.Status != "" && !validStatusFilter(f.Status) {
+		return f, fmt.Errorf("status %q: want a code (404) or a class (4xx)", f.Status)
+	}
+	return f, nil
+}
+
+// validStatusFilter says whether s is three digits, or a digit and xx.
+func validStatusFilter(s string) bool {
+	if len(s) != 3 || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	if strings.EqualFold(s[1:], "xx") {
+		return true
+	}
+	return s[1] >= '0' && s[1] <= '9' && s[2] >= '0' && s[2] <= '9'
 }
 
 func (h *handler) info(w http.ResponseWriter, r *http.Request) {
@@ -497,7 +520,12 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		}
 		before = n
 	}
-	calls, next, err := h.opts.Store.Newest(r.Context(), before, h.filterOf(q), limit)
+	f, err := h.filterOf(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	calls, next, err := h.opts.Store.Newest(r.Context(), before, f, limit)
 	if r.Context().Err() != nil {
 		return // the client went away
 	}
@@ -675,6 +703,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	f, err := h.filterOf(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
 	var after uint64
 	for _, s := range []string{r.Header.Get("Last-Event-ID"), q.Get("after")} {
 		if s == "" {
@@ -701,7 +734,6 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	rc := http.NewResponseController(w)
 	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) }
-	f := h.filterOf(q)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	deadline()

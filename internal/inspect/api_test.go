@@ -126,9 +126,26 @@ func TestListFiltersAndPages(t *testing.T) {
 	if c.Event != "CREATE_RECEIVABLE_DOC" || c.RequestID != "r-2" || c.Status != 500 || c.Verdict != "invalid" || c.Findings != 2 || c.Size != len(receiptBad) || !c.ReceivedAt.Equal(t0.Add(2*time.Second)) {
 		t.Errorf("summary = %+v", c)
 	}
-	for _, q := range []string{"?limit=0", "?limit=x", "?before=x"} {
-		if resp := get(t, srv.URL+"/api/calls"+q, nil); resp.StatusCode != 400 {
-			t.Errorf("GET /api/calls%s: status %d, want 400", q, resp.StatusCode)
+	// A filter that can match nothing by its spelling is refused, not
+	// answered [] as if no call matched it: a script's typo would read as
+	// "no invalid calls".
+	for q, want := range map[string]string{
+		"?limit=0": "limit", "?limit=x": "limit", "?before=x": "before",
+		"?verdict=invalide": `verdict "invalide": want valid, warning or invalid`,
+		"?verdict=error":    `verdict "error"`,
+		"?status=5":         `status "5": want a code (404) or a class (4xx)`,
+		"?status=99x":       `status "99x"`,
+		"?status=abc":       `status "abc"`,
+	} {
+		var e struct{ Error string }
+		if resp := get(t, srv.URL+"/api/calls"+q, &e); resp.StatusCode != 400 || !strings.Contains(e.Error, want) {
+			t.Errorf("GET /api/calls%s: status %d, error %q, want 400 saying %s", q, resp.StatusCode, e.Error, want)
+		}
+		if !strings.HasPrefix(want, "verdict") && !strings.HasPrefix(want, "status") {
+			continue // the stream takes neither limit nor before
+		}
+		if resp := get(t, srv.URL+"/api/stream"+q, &e); resp.StatusCode != 400 || !strings.Contains(e.Error, want) {
+			t.Errorf("GET /api/stream%s: status %d, error %q, want 400 saying %s", q, resp.StatusCode, e.Error, want)
 		}
 	}
 }
