@@ -830,3 +830,48 @@ func TestCommandsEscapeTheDecodedPath(t *testing.T) {
 		}
 	}
 }
+
+// inspect reads calls past its window back from the file it indexed. A
+// file replaced at its path after (an atomic writer's rename: anonymize
+// --out onto it, an editor, a rotation) must not have its records shown
+// under the old calls' ids: the file indexed is the one read. One cut
+// shorter than what was indexed is an error, not a wrong call.
+func TestLoadFileReadsTheFileItIndexed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "calls.ndjson")
+	write := func(p string, first int) {
+		var file []byte
+		for i := first; i < first+5; i++ {
+			file, _ = capture.Append(file, record(i, "CREATE_RECEIVABLE_DOC", []byte(fmt.Sprintf(`{"requestId":"r-%d"}`, i)), 200))
+		}
+		if err := os.WriteFile(p, file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(path, 1)
+	s, _, err := LoadFile(context.Background(), path, nil, 2, func(*capture.Record) []validate.Finding { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replaced by a rename: the same names, each record one call on.
+	write(filepath.Join(dir, "new"), 2)
+	if err := os.Rename(filepath.Join(dir, "new"), path); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uint64{2, 3} {
+		if c, err := s.Get(id); err != nil || c.RequestID != fmt.Sprintf("r-%d", id) {
+			t.Errorf("call %d after the file was replaced: %+v, %v; want r-%d as indexed", id, c, err, id)
+		}
+	}
+	// Cut short in place: what was indexed is not there any more.
+	s, _, err = LoadFile(context.Background(), path, nil, 2, func(*capture.Record) []validate.Finding { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Get(1); err == nil || !strings.Contains(err.Error(), "changed since") {
+		t.Errorf("call 1 after the file was emptied: %+v, %v; want an error saying the file changed", c, err)
+	}
+}
