@@ -508,8 +508,8 @@ func forwardHeaders(rec *capture.Record) http.Header {
 // parts anonymizes (or, in a check, scans) every part of a record but the
 // request body's JSON, which record does first: the remote address, the
 // path, the query, every header but the secret ones, the answers of
-// listen and of the receiver behind it, and the forward URL and error. A
-// check scans the request body as well.
+// listen and of the receiver behind it, the forward URL and error, and a
+// fault's texts. A check scans the request body as well.
 func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	if p.check {
 		body, _ := rec.RequestBody()
@@ -533,7 +533,14 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 		f.URL = p.url(f.URL)
 		a.headers(p, f.Headers)
 		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers)
-		f.Error = p.text(f.Error)
+		f.Error = p.message(f.Error)
+	}
+	if f := rec.Fault; f != nil {
+		// listen's words, quoting the forward's errors and their URLs.
+		f.Sender, f.Receiver = p.message(f.Sender), p.message(f.Receiver)
+		for i := range f.Deliveries {
+			f.Deliveries[i].Error = p.message(f.Deliveries[i].Error)
+		}
 	}
 }
 

@@ -334,6 +334,35 @@ func (p *pass) path(s string) string {
 	return strings.Join(segs, "/")
 }
 
+// message anonymizes a text listen wrote that may quote URLs, as Go's
+// errors do (Post "http://host/h?tax=...": connection refused): each URL
+// in it as a URL (its query decoded, so a percent-encoded name is found),
+// the rest as text.
+func (p *pass) message(s string) string {
+	if !strings.Contains(s, "://") {
+		return p.text(s)
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "http://")
+		if j := strings.Index(rest, "https://"); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			b.WriteString(p.text(rest))
+			return b.String()
+		}
+		b.WriteString(p.text(rest[:i]))
+		n := strings.IndexAny(rest[i:], "\" \t\n<>")
+		if n < 0 {
+			n = len(rest) - i
+		}
+		b.WriteString(p.url(rest[i : i+n]))
+		rest = rest[i+n:]
+	}
+}
+
 // url anonymizes a URL's host, path, query and fragment, and masks a
 // password in it.
 func (p *pass) url(s string) string {
