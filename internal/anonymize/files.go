@@ -27,17 +27,27 @@ func (e *TargetError) Error() string { return e.Path + ": " + e.Msg }
 
 // NewTarget makes the target path names for a run of inputs: a directory
 // (created if missing) when it is one or ends in a path separator, else a
-// file. Several inputs into one file would mix documents, so that is
-// refused.
-func NewTarget(path string, inputs int) (target, error) {
+// file. Several inputs into one file would mix documents, and two inputs
+// of one name into a directory would write one file, the second run over
+// the first, so both are refused.
+func NewTarget(path string, inputs []string) (target, error) {
 	if path == "" {
 		return target{}, nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() || strings.HasSuffix(path, string(os.PathSeparator)) {
+		byName := make(map[string]string, len(inputs))
+		for _, in := range inputs {
+			base := filepath.Base(in)
+			if first, ok := byName[base]; ok && in != "-" {
+				return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("%s and %s would both be written to %s; anonymize them into different directories",
+					first, in, filepath.Join(path, base))}
+			}
+			byName[base] = in
+		}
 		return target{Path: path, Dir: true}, os.MkdirAll(path, 0o755)
 	}
-	if inputs > 1 {
-		return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("%d inputs need a directory (end it with /), one file each", inputs)}
+	if len(inputs) > 1 {
+		return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("%d inputs need a directory (end it with /), one file each", len(inputs))}
 	}
 	return target{Path: path}, nil
 }

@@ -13,19 +13,25 @@ import (
 func TestNewTarget(t *testing.T) {
 	dir := t.TempDir()
 	sep := string(os.PathSeparator)
+	two := []string{"a.ndjson", "b.ndjson"}
 	tests := []struct {
 		name   string
 		path   string
-		inputs int
+		inputs []string
 		want   target
 		err    string
 	}{
-		{name: "stdout", path: "", inputs: 3, want: target{}},
-		{name: "one file", path: filepath.Join(dir, "out.ndjson"), inputs: 1, want: target{Path: filepath.Join(dir, "out.ndjson")}},
-		{name: "existing directory", path: dir, inputs: 2, want: target{Path: dir, Dir: true}},
-		{name: "new directory", path: filepath.Join(dir, "new") + sep, inputs: 2, want: target{Path: filepath.Join(dir, "new") + sep, Dir: true}},
-		{name: "several into a file", path: filepath.Join(dir, "out.ndjson"), inputs: 2,
+		{name: "stdout", path: "", inputs: []string{"a", "b", "c"}, want: target{}},
+		{name: "one file", path: filepath.Join(dir, "out.ndjson"), inputs: []string{"a.ndjson"}, want: target{Path: filepath.Join(dir, "out.ndjson")}},
+		{name: "existing directory", path: dir, inputs: two, want: target{Path: dir, Dir: true}},
+		{name: "new directory", path: filepath.Join(dir, "new") + sep, inputs: two, want: target{Path: filepath.Join(dir, "new") + sep, Dir: true}},
+		{name: "several into a file", path: filepath.Join(dir, "out.ndjson"), inputs: two,
 			err: filepath.Join(dir, "out.ndjson") + ": 2 inputs need a directory (end it with /), one file each"},
+		// The second would replace the first's output, and the run say
+		// both were anonymized.
+		{name: "two inputs of one name", path: dir, inputs: []string{filepath.Join("monday", "calls.ndjson"), "a.ndjson", filepath.Join("tuesday", "calls.ndjson")},
+			err: dir + ": " + filepath.Join("monday", "calls.ndjson") + " and " + filepath.Join("tuesday", "calls.ndjson") +
+				" would both be written to " + filepath.Join(dir, "calls.ndjson") + "; anonymize them into different directories"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

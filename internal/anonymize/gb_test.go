@@ -3,7 +3,9 @@ package anonymize
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +149,62 @@ func TestGBKPayloadFiles(t *testing.T) {
 		u := mustGB(t, out)
 		if len(st.Leaks) != 0 || strings.Contains(string(u), name) || bytes.Contains(out, gbBytes(t, name)) || !strings.Contains(string(u), `"备注":"给`) {
 			t.Errorf("%q became %q (leaks %v)", mustGB(t, in), u, st.Leaks)
+		}
+	}
+}
+
+// A GBK sender writes names in GBK outside the body too: percent-encoded
+// in the query or a header, or as raw bytes in a header (listen records
+// such a header in base64). The decoded GBK text is searched as a body's
+// is, the stand-in written back in GBK and encoded as it was; --check
+// finds the name there in the input, and the output is clean.
+func TestGBKOutsideTheBodyIsAnonymized(t *testing.T) {
+	t.Parallel()
+	const name, person = "上海鼎盛贸易有限公司", "欧阳建国"
+	utf := []byte(`{"businessType":4010,"data":{"customerName":"` + name + `","staffName":"` + person + `"}}`)
+	gbName, gbPerson := gbBytes(t, name), gbBytes(t, person)
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path:  "/hook",
+		Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE&customer=" + url.QueryEscape(string(gbName)) + "&staff=" + url.PathEscape(string(gbPerson)),
+		Headers: http.Header{"Content-Type": {"application/json"}, "X-Customer": {string(gbName)},
+			"X-Staff": {url.PathEscape(string(gbPerson))}}}
+	rec.SetBody(utf)
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	// The run knows the names now: a check finds them where only GBK
+	// holds them.
+	rec.SetBody([]byte(`{}`))
+	only, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := a.stream(context.Background(), bytes.NewReader(only), io.Discard, Options{checkOnly: true})
+	if err != nil || len(chk.Leaks) != 2 {
+		t.Errorf("a check of the GBK finds %+v (%v), want the company and the person", chk.Leaks, err)
+	}
+	got, err := capture.NewReader(bytes.NewReader(out)).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := url.QueryUnescape(got.Query)
+	staff, _ := url.PathUnescape(got.Headers.Get("X-Staff"))
+	for what, s := range map[string]string{"query": q, "X-Customer": got.Headers.Get("X-Customer"), "X-Staff": staff} {
+		u, err := simplifiedchinese.GB18030.NewDecoder().String(s)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if strings.Contains(u, name) || strings.Contains(u, person) {
+			t.Errorf("%s: an original survives in %q", what, u)
+		}
+		if !strings.ContainsFunc(u, func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff }) {
+			t.Errorf("%s: %q holds no Chinese text any more, want a stand-in in GBK", what, u)
 		}
 	}
 }

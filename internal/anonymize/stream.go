@@ -418,6 +418,15 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if err != nil {
 		return err
 	}
+	if err := checkEncodings(rec); err != nil {
+		return err
+	}
+	// A compressed body is anonymized as what it holds (see encoding.go).
+	compressed, enc := body, contentEncoding(rec.Headers)
+	if body, err = decompress(body, enc); err != nil {
+		return err
+	}
+	plain := body
 	// A GBK or GB18030 body is anonymized as the text it is (see gb.go).
 	raw, decoded := body, []byte(nil)
 	if u, ok := gbText(body, rec.Headers.Get("Content-Type")); ok {
@@ -447,6 +456,7 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if decoded != nil {
 		body = gbEncode(body, decoded, raw)
 	}
+	body = compress(body, plain, compressed, enc)
 	rec.SetBody(body)
 	dropped := map[string]bool{}
 	for _, h := range []http.Header{rec.Headers, responseHeaders(rec), forwardHeaders(rec)} {
@@ -498,11 +508,14 @@ func forwardHeaders(rec *capture.Record) http.Header {
 // parts anonymizes (or, in a check, scans) every part of a record but the
 // request body's JSON, which record does first: the remote address, the
 // path, the query, every header but the secret ones, the answers of
-// listen and of the receiver behind it, and the forward URL and error. A
-// check scans the request body as well.
+// listen and of the receiver behind it, the forward URL and error, and a
+// fault's texts. A check scans the request body as well.
 func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	if p.check {
 		body, _ := rec.RequestBody()
+		if plain, err := decompress(body, contentEncoding(rec.Headers)); err == nil {
+			body = plain
+		}
 		if u, ok := gbText(body, rec.Headers.Get("Content-Type")); ok {
 			body = u
 		}
@@ -514,13 +527,20 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	a.headers(p, rec.Headers)
 	if r := rec.Response; r != nil {
 		a.headers(p, r.Headers)
-		r.Body = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers.Get("Content-Type"))
+		r.Body = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers)
 	}
 	if f := rec.Forward; f != nil {
 		f.URL = p.url(f.URL)
 		a.headers(p, f.Headers)
-		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers.Get("Content-Type"))
-		f.Error = p.text(f.Error)
+		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers)
+		f.Error = p.message(f.Error)
+	}
+	if f := rec.Fault; f != nil {
+		// listen's words, quoting the forward's errors and their URLs.
+		f.Sender, f.Receiver = p.message(f.Sender), p.message(f.Receiver)
+		for i := range f.Deliveries {
+			f.Deliveries[i].Error = p.message(f.Deliveries[i].Error)
+		}
 	}
 }
 
@@ -551,12 +571,19 @@ func forwardedFor(name string) bool {
 // storedBody anonymizes a stored answer: JSON as a payload is, anything
 // else (text, or bytes that are not UTF-8) as text; GBK or GB18030 (by
 // contentType, or by its bytes) decoded first and encoded again.
-func (a *anonymizer) storedBody(p *pass, stored, encoding, contentType string) string {
-	b, err := capture.DecodeBody(stored, encoding)
-	if err != nil || len(b) == 0 {
+func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header) string {
+	raw, err := capture.DecodeBody(stored, encoding)
+	if err != nil || len(raw) == 0 {
 		return stored
 	}
-	if u, ok := gbText(b, contentType); ok {
+	// Compressed, it is decompressed first (record refused one that
+	// cannot be) and compressed again.
+	enc := contentEncoding(h)
+	b, err := decompress(raw, enc)
+	if err != nil {
+		b, enc = raw, ""
+	}
+	if u, ok := gbText(b, h.Get("Content-Type")); ok {
 		if p.check {
 			a.scanBody(p, u)
 			return stored
@@ -568,7 +595,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding, contentType string) s
 		if bytes.Equal(out, u) {
 			return stored
 		}
-		s, _ := capture.EncodeBody(gbEncode(out, u, b))
+		s, _ := capture.EncodeBody(compress(gbEncode(out, u, b), b, raw, enc))
 		return s
 	}
 	if p.check {
@@ -582,7 +609,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding, contentType string) s
 	if bytes.Equal(out, b) {
 		return stored
 	}
-	s, _ := capture.EncodeBody(out)
+	s, _ := capture.EncodeBody(compress(out, b, raw, enc))
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -326,5 +327,51 @@ func TestStreamSpoolIsBounded(t *testing.T) {
 		if spoolErr != tt.fail || tt.fail && w.Len() > 0 || !tt.fail && err != nil {
 			t.Errorf("max %d: err %v, wrote %d bytes", tt.max, err, w.Len())
 		}
+	}
+}
+
+// listen writes the forward URL, with the call's query, into the texts of
+// a record it made itself: a forward's error (Post "http://...?tax=...":
+// connection refused) and a fault's sender, receiver and deliveries'
+// errors. What the run replaced in the query is replaced there too, the
+// percent-encoded name included, and --check looks there.
+func TestForwardErrorsAndFaultsAreAnonymized(t *testing.T) {
+	t.Parallel()
+	const tax, person = "91310115MA1FL3XK9D", "欧阳建国"
+	query := "businessType=CREATE_PURCHASE_ORDER_INVOICE&tax=" + tax + "&who=" + url.QueryEscape(person)
+	post := `Post "http://127.0.0.1:1/h?` + query + `": dial tcp 127.0.0.1:1: connect: connection refused`
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: query, Headers: http.Header{"Content-Type": {"application/json"}},
+		Forward: &capture.Forward{URL: "http://127.0.0.1:1/h?" + query, Error: post},
+		Fault: &capture.Fault{Kind: "duplicate", Attempt: 1,
+			Sender:     "the receiver's nothing (" + post + "; listen answered 502) to the first copy",
+			Receiver:   "2 copies, one after the other, answered nothing (" + post + ")",
+			Deliveries: []capture.Delivery{{Bytes: 70, Error: post}, {Bytes: 70, Error: post}}}}
+	rec.SetBody([]byte(`{"businessType":4010,"data":{"taxCode":"` + tax + `","staffName":"` + person + `"}}`))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, st := stream(t, newTestAnonymizer(t, testKey), in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	decoded, _ := url.QueryUnescape(strings.ReplaceAll(string(out), "%22", ""))
+	for _, orig := range []string{tax, person, url.QueryEscape(person)} {
+		if strings.Contains(string(out), orig) || strings.Contains(decoded, orig) {
+			t.Errorf("%s survives in %s", orig, out)
+		}
+	}
+
+	// --check alone finds the tax id in the fault's texts.
+	rec.SetBody([]byte(`{}`))
+	rec.Query, rec.Forward = "", nil
+	only, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(only), io.Discard, Options{checkOnly: true})
+	if err != nil || len(chk.Leaks) == 0 {
+		t.Errorf("a check of the faults finds %+v (%v), want the tax id", chk.Leaks, err)
 	}
 }

@@ -248,7 +248,7 @@ func (p *pass) newLine(n int) {
 // values, a header): it is searched as it stands and decoded, and written
 // encoded again when the decoded form changed.
 func (p *pass) escaped(s string, query bool) string {
-	t := p.text(s)
+	t := p.gbText(s)
 	if !strings.Contains(t, "%") && !(query && strings.Contains(t, "+")) {
 		return t
 	}
@@ -260,10 +260,25 @@ func (p *pass) escaped(s string, query bool) string {
 	if err != nil || d == t {
 		return t
 	}
-	if nd := p.text(d); nd != d {
+	if nd := p.gbText(d); nd != d {
 		return escape(nd)
 	}
 	return t
+}
+
+// gbText is text for a string that may be GBK or GB18030 rather than
+// UTF-8 (a header's raw bytes, a query value percent-encoded from GBK, as
+// a GBK sender writes them): decoded, searched, and encoded back (see
+// gb.go).
+func (p *pass) gbText(s string) string {
+	u, ok := gbText([]byte(s), "")
+	if !ok {
+		return p.text(s)
+	}
+	if nu := p.text(string(u)); nu != string(u) {
+		return string(gbEncode([]byte(nu), u, []byte(s)))
+	}
+	return s
 }
 
 // str anonymizes a string of a JSON body: as a URL when it holds a query
@@ -317,6 +332,35 @@ func (p *pass) path(s string) string {
 		return s
 	}
 	return strings.Join(segs, "/")
+}
+
+// message anonymizes a text listen wrote that may quote URLs, as Go's
+// errors do (Post "http://host/h?tax=...": connection refused): each URL
+// in it as a URL (its query decoded, so a percent-encoded name is found),
+// the rest as text.
+func (p *pass) message(s string) string {
+	if !strings.Contains(s, "://") {
+		return p.text(s)
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "http://")
+		if j := strings.Index(rest, "https://"); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			b.WriteString(p.text(rest))
+			return b.String()
+		}
+		b.WriteString(p.text(rest[:i]))
+		n := strings.IndexAny(rest[i:], "\" \t\n<>")
+		if n < 0 {
+			n = len(rest) - i
+		}
+		b.WriteString(p.url(rest[i : i+n]))
+		rest = rest[i+n:]
+	}
 }
 
 // url anonymizes a URL's host, path, query and fragment, and masks a

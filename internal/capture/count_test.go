@@ -68,8 +68,10 @@ func TestOpenAppend(t *testing.T) {
 		want       Appending
 	}{
 		{"new.ndjson", "", Appending{}},
-		{"held.ndjson", "{}\n{}\n", Appending{Records: 2, Counted: true}},
-		{"torn.ndjson", "{}\n{\"ca", Appending{Records: 2, Counted: true, Torn: true}},
+		{"held.ndjson", "{\"capture\":1}\n{\"capture\":1}\n", Appending{Records: 2, Counted: true}},
+		{"torn.ndjson", "{\"capture\":1}\n{\"ca", Appending{Records: 2, Counted: true, Torn: true}},
+		{"torn-first.ndjson", "{\"capture\":1,\"ti", Appending{Records: 1, Counted: true, Torn: true}},
+		{"blank.ndjson", "\n\n", Appending{Records: 0, Counted: true}},
 	} {
 		path := filepath.Join(dir, tt.name)
 		if tt.held != "" {
@@ -90,5 +92,35 @@ func TestOpenAppend(t *testing.T) {
 	}
 	if _, _, err := OpenAppend(context.Background(), filepath.Join(dir, "missing", "x.ndjson"), SyncNever); err == nil {
 		t.Error("OpenAppend made a file in a missing directory")
+	}
+}
+
+// A file that holds payloads or is not JSON at all (a typo: --capture
+// receipt.json) is refused before anything is written to it: appended
+// records would mix two kinds in it, and its lines are no records to
+// count.
+func TestOpenAppendRefusesWhatIsNoCapture(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, held, want string }{
+		{"payload.json", `{"requestId":"r","businessType":5007,"data":{}}`, "holds payloads, not capture records"},
+		{"pretty.json", "{\n  \"requestId\": \"r\",\n  \"businessType\": 5007\n}\n", "holds payloads, not capture records"},
+		{"payloads.ndjson", "{\"businessType\":5007}\n{\"businessType\":5009}\n", "holds payloads, not capture records"},
+		{"notes.txt", "hello world\n", "notes.txt"},
+	} {
+		path := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(path, []byte(tt.held), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, _, err := OpenAppend(context.Background(), path, SyncNever)
+		if err == nil {
+			f.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error saying %q", tt.name, err, tt.want)
+		}
+		if b, _ := os.ReadFile(path); string(b) != tt.held {
+			t.Errorf("%s: changed to %q", tt.name, b)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/whsim/whsim/internal/input"
 )
 
 // Sync says how hard a File pushes records to the disk. Every mode writes a
@@ -318,10 +320,35 @@ type Appending struct {
 // OpenAppend opens path as OpenFile does for a run that appends to it,
 // and says what the file already held.
 func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, error) {
+	if err := checkAppendable(ctx, path); err != nil {
+		return nil, Appending{}, err
+	}
 	f, torn, err := OpenFile(path, mode)
 	if err != nil {
 		return nil, Appending{}, err
 	}
 	n, ok := heldRecords(ctx, path)
 	return f, Appending{Records: n, Counted: ok, Torn: torn}, nil
+}
+
+// checkAppendable says why the existing file at path is no capture to
+// append to: it holds payloads, or is not JSON (a typo, --capture
+// receipt.json), so records appended would mix two kinds, and its lines
+// are no records to count. Nil for a capture, and for a file that is new,
+// empty or not regular (OpenFile says what is wrong with one it cannot
+// open). Checked before anything is written to it.
+func checkAppendable(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil
+	}
+	err = CheckInput(path, input.NewReader(ctx, f, input.Options{Name: path}))
+	if _, ok := errors.AsType[*PayloadsError](err); ok {
+		return fmt.Errorf("%s holds payloads, not capture records: records appended to it would mix the two", path)
+	}
+	return err
 }

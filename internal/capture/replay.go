@@ -1,8 +1,10 @@
 package capture
 
 import (
+	"fmt"
 	"net/http"
 	"net/textproto"
+	"strings"
 )
 
 // replayDropped are the headers a replay never copies from a record: the
@@ -28,4 +30,54 @@ func ReplayHeaders(h http.Header) http.Header {
 		out[k] = append(out[k], vs...)
 	}
 	return out
+}
+
+// CheckReplayable says why a record's method, query or headers would not
+// go out as one well-formed HTTP/1.1 request, nil when they would. A
+// capture file is untrusted input: listen never records a CR, LF or NUL in
+// a header, nor a space in the request line, but a hand-made or tampered
+// file may hold them, and written as they are they would add headers or
+// requests of their own (request smuggling). Bytes a sender may really
+// send are let through: a tab or obs-text (0x80-0xff) in a value, any
+// byte but a space and controls in the query.
+func CheckReplayable(method, query string, h http.Header) error {
+	if !isToken(method) {
+		return fmt.Errorf("method %q: not an HTTP method (a token: letters, digits and !#$%%&'*+-.^_`|~)", method)
+	}
+	for i := 0; i < len(query); i++ {
+		if c := query[i]; c <= ' ' || c == 0x7f {
+			return fmt.Errorf("query %q: holds a space or a control character at byte %d", query, i)
+		}
+	}
+	for k, vs := range h {
+		if !isToken(k) {
+			return fmt.Errorf("header %q: not a header name (a token: letters, digits and !#$%%&'*+-.^_`|~)", k)
+		}
+		for _, v := range vs {
+			for i := 0; i < len(v); i++ {
+				if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+					return fmt.Errorf("header %q: its value holds the control character 0x%02x", k, c)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// isToken says whether s is an RFC 9110 token, as a method and a header
+// name must be.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
 }

@@ -382,7 +382,7 @@ var sentByClient = []string{
 // UTF-8 text, or large, is sent from the call's file.
 func (h *handler) commands(c *call, file string) (curl, send string) {
 	r := c.Record
-	u := h.opts.Origin + r.Path
+	u := h.opts.Origin + escapedPath(r.Path)
 	if r.Query != "" {
 		u += "?" + r.Query
 	}
@@ -397,7 +397,7 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
-	ws := shellcmd.Whsim{Command: "send", URL: h.opts.Origin + r.Path, Flags: []string{"--file", file}}
+	ws := shellcmd.Whsim{Command: "send", URL: h.opts.Origin + escapedPath(r.Path), Flags: []string{"--file", file}}
 	if c.Event != "" {
 		ws.Flags = append(ws.Flags, "--event", c.Event)
 	}
@@ -408,6 +408,13 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		}
 	}
 	return cc.String(), ws.String()
+}
+
+// escapedPath is a record's path, which listen keeps decoded, as it goes
+// in a URL again: a space, "?", "#" or "%" in it is escaped, so the URL
+// reaches the path the call reached.
+func escapedPath(path string) string {
+	return (&url.URL{Path: path}).EscapedPath()
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -440,9 +447,32 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request, raw string) (*cal
 	return c, true
 }
 
-// filterOf reads event, verdict, status and q from the query.
-func (h *handler) filterOf(q url.Values) filter {
-	return filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
+// filterOf reads event, verdict, status and q from the query. A verdict
+// or status spelled so that no call can match it is refused rather than
+// answered with nothing: a script's typo would read as "no such calls".
+// An event is any name, since a capture may hold any.
+func (h *handler) filterOf(q url.Values) (filter, error) {
+	f := filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
+	switch f.Verdict {
+	case "", "valid", "warning", "invalid":
+	default:
+		return f, fmt.Errorf("verdict %q: want valid, warning or invalid", f.Verdict)
+	}
+	if f.Status != "" && !validStatusFilter(f.Status) {
+		return f, fmt.Errorf("status %q: want a code (404) or a class (4xx)", f.Status)
+	}
+	return f, nil
+}
+
+// validStatusFilter says whether s is three digits, or a digit and xx.
+func validStatusFilter(s string) bool {
+	if len(s) != 3 || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	if strings.EqualFold(s[1:], "xx") {
+		return true
+	}
+	return s[1] >= '0' && s[1] <= '9' && s[2] >= '0' && s[2] <= '9'
 }
 
 func (h *handler) info(w http.ResponseWriter, r *http.Request) {
@@ -490,7 +520,12 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		}
 		before = n
 	}
-	calls, next, err := h.opts.Store.Newest(r.Context(), before, h.filterOf(q), limit)
+	f, err := h.filterOf(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	calls, next, err := h.opts.Store.Newest(r.Context(), before, f, limit)
 	if r.Context().Err() != nil {
 		return // the client went away
 	}
@@ -668,6 +703,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	f, err := h.filterOf(q)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
 	var after uint64
 	for _, s := range []string{r.Header.Get("Last-Event-ID"), q.Get("after")} {
 		if s == "" {
@@ -694,7 +734,6 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	rc := http.NewResponseController(w)
 	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) }
-	f := h.filterOf(q)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	deadline()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,9 +126,26 @@ func TestListFiltersAndPages(t *testing.T) {
 	if c.Event != "CREATE_RECEIVABLE_DOC" || c.RequestID != "r-2" || c.Status != 500 || c.Verdict != "invalid" || c.Findings != 2 || c.Size != len(receiptBad) || !c.ReceivedAt.Equal(t0.Add(2*time.Second)) {
 		t.Errorf("summary = %+v", c)
 	}
-	for _, q := range []string{"?limit=0", "?limit=x", "?before=x"} {
-		if resp := get(t, srv.URL+"/api/calls"+q, nil); resp.StatusCode != 400 {
-			t.Errorf("GET /api/calls%s: status %d, want 400", q, resp.StatusCode)
+	// A filter that can match nothing by its spelling is refused, not
+	// answered [] as if no call matched it: a script's typo would read as
+	// "no invalid calls".
+	for q, want := range map[string]string{
+		"?limit=0": "limit", "?limit=x": "limit", "?before=x": "before",
+		"?verdict=invalide": `verdict "invalide": want valid, warning or invalid`,
+		"?verdict=error":    `verdict "error"`,
+		"?status=5":         `status "5": want a code (404) or a class (4xx)`,
+		"?status=99x":       `status "99x"`,
+		"?status=abc":       `status "abc"`,
+	} {
+		var e struct{ Error string }
+		if resp := get(t, srv.URL+"/api/calls"+q, &e); resp.StatusCode != 400 || !strings.Contains(e.Error, want) {
+			t.Errorf("GET /api/calls%s: status %d, error %q, want 400 saying %s", q, resp.StatusCode, e.Error, want)
+		}
+		if !strings.HasPrefix(want, "verdict") && !strings.HasPrefix(want, "status") {
+			continue // the stream takes neither limit nor before
+		}
+		if resp := get(t, srv.URL+"/api/stream"+q, &e); resp.StatusCode != 400 || !strings.Contains(e.Error, want) {
+			t.Errorf("GET /api/stream%s: status %d, error %q, want 400 saying %s", q, resp.StatusCode, e.Error, want)
 		}
 	}
 }
@@ -777,5 +795,83 @@ func TestCommandsMaskByTheOneRule(t *testing.T) {
 	}
 	if want := `whsim send --url 'http://127.0.0.1:8080/hook' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
 		t.Errorf("send =\n %s\nwant\n %s", send, want)
+	}
+}
+
+// The record's path is decoded (a call to /a%20b is "/a b"): the copy
+// commands and the HAR URL escape it again, so curl and whsim send reach
+// the path the call reached, with its query, rather than failing on a
+// space or cutting the URL at a decoded "?" or "#".
+func TestCommandsEscapeTheDecodedPath(t *testing.T) {
+	tests := []struct{ path, want string }{
+		{"/hook", "/hook"},
+		{"/a b", "/a%20b"},
+		{"/a?b", "/a%3Fb"},
+		{"/a#b", "/a%23b"},
+		{"/100%", "/100%25"},
+		{"/收款", "/%E6%94%B6%E6%AC%BE"},
+	}
+	for _, tt := range tests {
+		rec := record(1, "E", []byte(`{}`), 200)
+		rec.Path = tt.path
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
+		curl, send := h.commands(c, "call-1.json")
+		if want := "curl -X POST 'http://127.0.0.1:8080" + tt.want + "?businessType=E' "; !strings.HasPrefix(curl, want) {
+			t.Errorf("%q: curl = %s\nwant prefix %s", tt.path, curl, want)
+		}
+		if want := "whsim send --url 'http://127.0.0.1:8080" + tt.want + "' "; !strings.HasPrefix(send, want) {
+			t.Errorf("%q: send = %s\nwant prefix %s", tt.path, send, want)
+		}
+		har := entryOf(c, "http://127.0.0.1:8080").Request.URL
+		if u, err := url.Parse(har); err != nil || u.Path != tt.path || u.RawQuery != "businessType=E" {
+			t.Errorf("%q: HAR URL %s: %v, want path %q and query businessType=E", tt.path, har, err, tt.path)
+		}
+	}
+}
+
+// inspect reads calls past its window back from the file it indexed. A
+// file replaced at its path after (an atomic writer's rename: anonymize
+// --out onto it, an editor, a rotation) must not have its records shown
+// under the old calls' ids: the file indexed is the one read. One cut
+// shorter than what was indexed is an error, not a wrong call.
+func TestLoadFileReadsTheFileItIndexed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "calls.ndjson")
+	write := func(p string, first int) {
+		var file []byte
+		for i := first; i < first+5; i++ {
+			file, _ = capture.Append(file, record(i, "CREATE_RECEIVABLE_DOC", []byte(fmt.Sprintf(`{"requestId":"r-%d"}`, i)), 200))
+		}
+		if err := os.WriteFile(p, file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(path, 1)
+	s, _, err := LoadFile(context.Background(), path, nil, 2, func(*capture.Record) []validate.Finding { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replaced by a rename: the same names, each record one call on.
+	write(filepath.Join(dir, "new"), 2)
+	if err := os.Rename(filepath.Join(dir, "new"), path); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uint64{2, 3} {
+		if c, err := s.Get(id); err != nil || c.RequestID != fmt.Sprintf("r-%d", id) {
+			t.Errorf("call %d after the file was replaced: %+v, %v; want r-%d as indexed", id, c, err, id)
+		}
+	}
+	// Cut short in place: what was indexed is not there any more.
+	s, _, err = LoadFile(context.Background(), path, nil, 2, func(*capture.Record) []validate.Finding { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Get(1); err == nil || !strings.Contains(err.Error(), "changed since") {
+		t.Errorf("call 1 after the file was emptied: %+v, %v; want an error saying the file changed", c, err)
 	}
 }

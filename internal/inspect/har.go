@@ -91,7 +91,7 @@ type (
 // whsim masks them; the NDJSON export keeps them for replay.
 func entryOf(c *call, origin string) harEntry {
 	r := c.Record
-	u := origin + r.Path
+	u := origin + escapedPath(r.Path)
 	if r.Query != "" {
 		u += "?" + termsafe.MaskQuery(r.Query)
 	}

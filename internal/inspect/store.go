@@ -689,7 +689,14 @@ func back(id uint64, d uint32) uint64 {
 // entry (16 bytes) a call, in chunks that never move: no pointers for the collector
 // to scan and no copy of the whole index as it grows.
 type fileIndex struct {
-	path   string
+	path string
+	// file, for inspect's LoadFile, is the file indexed, held open: a
+	// file put at path after (a rename: anonymize --out onto it, an
+	// editor, a rotation) is another file, whose records at these offsets
+	// are other calls. size is how many bytes of it were indexed. nil for
+	// listen's capture, which listen itself keeps at path.
+	file   *os.File
+	size   int64
 	chunks [][]entry // call id is chunks[(id-1)/indexChunk][(id-1)%indexChunk]
 	n      uint64
 	check  func(*capture.Record) []validate.Finding
@@ -739,7 +746,12 @@ func (b *backReader) close() {
 // read reads call id, whose entry is e.
 func (b *backReader) read(id uint64, e entry) (*call, error) {
 	x := b.x
-	if b.f == nil {
+	if x.file != nil && b.r == nil {
+		if fi, err := x.file.Stat(); err != nil || fi.Size() < x.size {
+			return nil, fmt.Errorf("%s changed since inspect read it (cut to %d bytes of the %d indexed); restart inspect to see it as it is", x.path, fileSize(fi), x.size)
+		}
+	}
+	if b.f == nil && x.file == nil {
 		f, err := os.Open(x.path)
 		if err != nil {
 			return nil, err
@@ -754,10 +766,15 @@ func (b *backReader) read(id uint64, e entry) (*call, error) {
 			return b.call(id, e, rec), nil
 		}
 	}
-	if _, err := b.f.Seek(off, io.SeekStart); err != nil {
-		return nil, err
+	if x.file != nil {
+		// ReadAt: requests in parallel share the one file.
+		b.r, b.base = capture.NewReader(io.NewSectionReader(x.file, off, x.size-off)), off
+	} else {
+		if _, err := b.f.Seek(off, io.SeekStart); err != nil {
+			return nil, err
+		}
+		b.r, b.base = capture.NewReader(b.f), off
 	}
-	b.r, b.base = capture.NewReader(b.f), off
 	rec, err := b.r.Next()
 	if err != nil {
 		b.r = nil
@@ -768,6 +785,14 @@ func (b *backReader) read(id uint64, e entry) (*call, error) {
 		return nil, fmt.Errorf("%s: record %d: no record at byte %d", x.path, id, off)
 	}
 	return b.call(id, e, rec), nil
+}
+
+// fileSize is fi's size, 0 without one.
+func fileSize(fi os.FileInfo) int64 {
+	if fi == nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 func (b *backReader) call(id uint64, e entry, rec *capture.Record) *call {
@@ -795,12 +820,21 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 	if err != nil {
 		return nil, nil, cmp.Or(ctx.Err(), err)
 	}
-	defer f.Close()
 	s := NewStore(window)
 	if file, ok := f.(*os.File); ok {
 		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
 			s = newFileStore(path, window, check)
+			s.older.file = file // held for reading back, for the process's life
 		}
+	}
+	if s.older == nil {
+		defer f.Close()
+	} else {
+		defer func() {
+			if !s.loaded {
+				f.Close()
+			}
+		}()
 	}
 	rd := input.NewReader(ctx, f, input.Options{Name: path, Buffer: 64 << 10})
 	if err := capture.CheckInput(path, rd); err != nil {
@@ -815,6 +849,14 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 		switch {
 		case errors.Is(err, io.EOF):
 			s.loaded = true
+			if s.older != nil {
+				// What was read: up to the end of the file as it is now.
+				fi, err := s.older.file.Stat()
+				if err != nil {
+					return nil, nil, fmt.Errorf("%s: %w", path, err)
+				}
+				s.older.size = fi.Size()
+			}
 			return s, skipped, nil
 		case errors.As(err, &torn):
 			// Said as the torn case it is, last line or one a restarted

@@ -403,6 +403,12 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// another call.
 		w.Header().Set("Connection", "close")
 	}
+	if (r.cfg.Delay > 0 || r.cfg.ForwardTo != nil) && req.Context().Err() != nil {
+		// Its timeout was shorter than the wait: the line must not read as
+		// an answer the sender took.
+		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
+			Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(ans.status)})
+	}
 	ans.write(w)
 	r.enqueue(c)
 }
@@ -536,6 +542,10 @@ const (
 	// and body, so the trailers' values are neither recorded nor sent on
 	// (replay, --forward-to). A warning: the call itself is not wrong.
 	ruleTrailers = "http-trailers"
+	// ruleSenderGone is a call whose sender closed the connection before
+	// the answer (a timeout shorter than Delay, or than the forward): it
+	// never got the status shown. A warning: the call itself is not wrong.
+	ruleSenderGone = "http-sender-gone"
 )
 
 // protocolFindings are what is wrong with the call as an HTTP request,

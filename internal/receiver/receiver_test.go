@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -807,5 +808,41 @@ func TestCloseWithin(t *testing.T) {
 	<-observed // the second call, still observed once the observer is free
 	if !rcv.CloseWithin(make(chan time.Time)) {
 		t.Fatal("CloseWithin gave up without being told to")
+	}
+}
+
+// A sender that gives up before the answer (its timeout shorter than
+// --delay, the very thing --delay is there to show) never got the status
+// listen answered: the call says so, rather than read as acknowledged.
+func TestSenderGoneBeforeTheAnswer(t *testing.T) {
+	t.Parallel()
+	taken := make(chan struct{}) // the receiver has the call: Now is its first step
+	var once sync.Once
+	now := func() time.Time { once.Do(func() { close(taken) }); return time.Now() }
+	srv, obs, mem := start(t, Config{Delay: time.Hour, Now: now})
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{}`
+	fmt.Fprintf(conn, "POST /webhook?businessType=%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", ev, len(body), body)
+	<-taken
+	conn.Close() // gone before the hour is up
+	srv.Close()  // returns once the call has been observed
+	if len(obs.calls) != 1 || len(mem.recs) != 1 {
+		t.Fatalf("%d calls observed, %d recorded, want 1", len(obs.calls), len(mem.recs))
+	}
+	c := obs.calls[0]
+	i := slices.IndexFunc(c.Findings, func(f validate.Finding) bool { return f.Rule == ruleSenderGone })
+	if i < 0 || c.Findings[i].Severity != validate.Warning || !strings.Contains(c.Findings[i].Message, "did not wait for the 200") {
+		t.Errorf("findings %+v, want the warning %s saying the sender did not wait for the 200", c.Findings, ruleSenderGone)
+	}
+
+	// A sender that waits for its answer is not flagged.
+	srv2, obs2, _ := start(t, Config{Delay: time.Millisecond})
+	post(t, srv2, ev, `{}`)
+	srv2.Close()
+	if len(obs2.calls) != 1 || slices.ContainsFunc(obs2.calls[0].Findings, func(f validate.Finding) bool { return f.Rule == ruleSenderGone }) {
+		t.Errorf("a sender that waited: findings %+v", obs2.calls[0].Findings)
 	}
 }

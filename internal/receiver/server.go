@@ -47,10 +47,17 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// HTTP/2 over plain TCP from the first byte (prior knowledge) as well
+	// as HTTP/1.1: without it, such a sender's preface reads as a call of
+	// method PRI, is answered in HTTP/1.1, and its real call is lost.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	return &server{
 		ln:     ln,
 		limits: lim,
 		srv: &http.Server{
+			Protocols:         &protocols,
 			Handler:           h,
 			ReadHeaderTimeout: lim.ReadHeaderTimeout,
 			ReadTimeout:       lim.ReadTimeout,

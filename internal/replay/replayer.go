@@ -194,6 +194,13 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	method := strings.ToUpper(rec.Method)
+	if method == "" {
+		method = http.MethodPost
+	}
+	if err := capture.CheckReplayable(method, rec.Query, rec.Headers); err != nil {
+		return nil, err
+	}
 	h := capture.ReplayHeaders(rec.Headers)
 	// The captured content type is replayed as it was, or not at all.
 	if _, ok := h["Content-Type"]; !ok {
@@ -211,10 +218,6 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	event, _ := rec.Event()
 	if event == "" {
 		event = "-"
-	}
-	method := strings.ToUpper(rec.Method)
-	if method == "" {
-		method = http.MethodPost
 	}
 	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
 }

@@ -231,3 +231,44 @@ func TestReplayerLeft(t *testing.T) {
 		}
 	}
 }
+
+// A capture file is untrusted: a record whose method, query or headers
+// would not make one well-formed HTTP request (a CR LF that writes a
+// header of its own, a space that splits the request line) is refused,
+// not sent; bytes a sender may really send (obs-text in a value, a tab)
+// are replayed.
+func TestRequestRefusesWhatIsNotHTTP(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		method  string
+		query   string
+		header  http.Header
+		wantErr string
+	}{
+		{name: "plain", method: "POST", query: "businessType=E&x=%20", header: http.Header{"X-A": {"a\tb"}}},
+		{name: "obs-text value", method: "POST", query: "x=\xff&q=\"<>{}|#f", header: http.Header{"X-A": {"\xff\xfe"}}},
+		{name: "lower-case method", method: "post"},
+		{name: "CR LF in a value", method: "POST", header: http.Header{"X-Inj": {"a\r\nX-Injected: 1"}}, wantErr: `header "X-Inj": its value holds the control character 0x0d`},
+		{name: "NUL in a value", method: "POST", header: http.Header{"X-B": {"\xff\x00"}}, wantErr: `header "X-B": its value holds the control character 0x00`},
+		{name: "space in a name", method: "POST", header: http.Header{"Bad Name": {"v"}}, wantErr: `header "Bad Name": not a header name`},
+		{name: "colon in a name", method: "POST", header: http.Header{"A:B": {"v"}}, wantErr: `header "A:B": not a header name`},
+		{name: "space in the method", method: "PO ST", wantErr: `method "PO ST": not an HTTP method`},
+		{name: "CR LF in the method", method: "GET / HTTP/1.1\r\nHost: x\r\n\r\nPOST", wantErr: `not an HTTP method`},
+		{name: "space in the query", method: "POST", query: "x=a b", wantErr: `query "x=a b": holds a space or a control character at byte 3`},
+		{name: "LF in the query", method: "POST", query: "x=a\nb", wantErr: `query "x=a\nb": holds a space or a control character at byte 3`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &capture.Record{Method: tt.method, Query: tt.query, Headers: tt.header}
+			rec.SetBody([]byte(`{}`))
+			_, err := request(rec, nil)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("error %v, want one saying %s", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -113,7 +113,7 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
-	target, err := anonymize.NewTarget(opts.Out, len(files))
+	target, err := anonymize.NewTarget(opts.Out, files)
 	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
 		return cmdutil.Usagef("--out %w", err)
 	} else if err != nil {

@@ -81,6 +81,9 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 	if _, err := endpoint.ParseTarget(opts.Origin); err != nil {
 		return cmdutil.Usagef("--origin %w", err)
 	}
+	if strings.ContainsAny(opts.Origin, "?#") {
+		return cmdutil.Usagef("--origin %q: the call's path and query are added to it, so it takes none of its own (a query or fragment)", opts.Origin)
+	}
 	if err := opts.Token.Check(); err != nil {
 		return err
 	}

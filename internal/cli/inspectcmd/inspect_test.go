@@ -19,6 +19,10 @@ func TestInspectUsageErrors(t *testing.T) {
 		{[]string{"inspect", filepath.Join(dir, "missing.ndjson"), "--ui", "127.0.0.1:0"}, "missing.ndjson"},
 		{[]string{"inspect"}, "wants 1 argument (a capture file), got 0"},
 		{[]string{"inspect", filepath.Join(dir, "x"), "--origin", "ftp://x"}, "--origin"},
+		// The call's path and query follow the origin in the commands the
+		// page copies: one of its own would break them.
+		{[]string{"inspect", filepath.Join(dir, "x"), "--origin", "http://x/base?q=1"}, `--origin "http://x/base?q=1": the call's path and query are added to it, so it takes none of its own (a query or fragment)`},
+		{[]string{"inspect", filepath.Join(dir, "x"), "--origin", "http://x#f"}, `--origin "http://x#f": the call's path`},
 		{[]string{"listen", "--addr", "127.0.0.1:0", "--ui", "nonsense"}, "--ui nonsense"},
 		{[]string{"listen", "--addr", "127.0.0.1:8931", "--ui", "127.0.0.1:8931"}, "the webhook's address"},
 	} {

@@ -27,7 +27,9 @@ function filterQuery() {
   const add = (k, v) => { if (v) p.set(k, v); };
   add("event", $("f-event").value);
   add("verdict", $("f-verdict").value);
-  add("status", $("f-status").value.trim());
+  // A status is sent once it is whole (500, 5xx): the API refuses a part.
+  const status = $("f-status").value.trim();
+  if (/^[0-9]([0-9]{2}|xx)$/i.test(status)) add("status", status);
   add("q", $("f-q").value);
   return p;
 }
