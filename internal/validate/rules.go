@@ -31,6 +31,7 @@ const (
 	ruleCapture      = "capture-record"
 	rulePayloadSize  = "payload-size"
 	ruleTorn         = "torn-line"
+	ruleEmptyInput   = "empty-input"
 
 	ruleMissing      = "missing-field"
 	ruleUnknown      = "unknown-field"
@@ -69,6 +70,7 @@ var rules = []rule{
 	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{ruleCapture, Error, "a capture record line cannot be read"},
 	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
+	{ruleEmptyInput, Error, "an input holds no payload (empty, blank, []) while the others do (with none at all: no payloads)"},
 	{ruleMissing, Warning, "a field of the spec is absent"},
 	{ruleUnknown, Warning, "a field the spec does not define"},
 	{ruleNull, Warning, "a field inside data is null (treated as absent)"},
