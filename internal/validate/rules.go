@@ -60,7 +60,7 @@ var rules = []rule{
 	{ruleRequestID, Error, "requestId missing, not a string or not a UUID"},
 	{ruleBusinessType, Error, "businessType missing, not an integer or not a known body number"},
 	{ruleData, Error, "data missing, null or not an object"},
-	{RuleQueryEvent, Error, "the query event is missing or unknown"},
+	{RuleQueryEvent, Error, "the query event is missing, unknown, or named twice with different values"},
 	{ruleEventNumber, Error, "the query event disagrees with the body businessType"},
 	{ruleType, Error, "a field has the wrong JSON type"},
 	{ruleEnum, Error, "a closed enumeration holds an unknown value (createType, described status)"},
