@@ -108,7 +108,13 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 	if errors.As(err, &fe) {
 		prefix = termsafe.Text(fe.Path) + ":"
 	}
-	fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint(prefix), termsafe.Message(err.Error()))
+	msg := err.Error()
+	if code == cmdutil.ExitUsage && a.Ran {
+		// A value refused by the command itself: say where it came from
+		// when the user did not type it.
+		msg = a.SayFlagSources(msg)
+	}
+	fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint(prefix), termsafe.Message(msg))
 	if code == cmdutil.ExitUsage && !a.Ran {
 		fmt.Fprintf(a.Streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
@@ -222,9 +228,11 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 			}
 			return newRootCmd(&cmdutil.App{Streams: a.Streams, Build: a.Build, Now: a.Now}, "")
 		}
-		if err := cmdutil.LoadConfig(cmd, a.ConfigPath, tree); err != nil {
+		sources, err := cmdutil.LoadConfig(cmd, a.ConfigPath, tree)
+		if err != nil {
 			return err
 		}
+		a.FlagSources = sources
 		noColor := a.NoColor || os.Getenv("NO_COLOR") != ""
 		a.OutColor = tty.Colors(a.Streams.OutTTY && !noColor)
 		a.ErrColor = tty.Colors(a.Streams.ErrTTY && !noColor)

@@ -196,6 +196,15 @@ func (f *File) Has(key string) bool {
 	return ok
 }
 
+// Where names the line of the file that holds key, for a message:
+// "config file whsim.yaml, line 3".
+func (f *File) Where(key string) string {
+	if n := f.keys[key]; n != nil {
+		return fmt.Sprintf("config file %s, line %d", f.Name, n.Line)
+	}
+	return "config file " + f.Name
+}
+
 // Set sets fl from the file's value of key, a scalar or, for a repeatable
 // flag, a list of scalars. A bad value is named by file, line and key.
 func (f *File) Set(fl *pflag.Flag, key string) error {

@@ -217,14 +217,15 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 		}
 		q, pr, tax := rat(line["quantity"]), rat(line["price"]), rat(line["tax"])
 		if !isLineTax(q, pr, tax) {
-			c.errorf(p+".tax", "%s is not round2(%s × %s × a VAT rate)", tax.FloatString(2), q.FloatString(2), pr.FloatString(2))
+			c.errorf(p+".tax", "%s is not round2(round2(%s × %s) × a VAT rate)", tax.FloatString(2), q.FloatString(2), pr.FloatString(2))
 		}
 	}
 }
 
-// isLineTax reports whether tax = round2(q × p × r) for a real VAT rate r.
+// isLineTax reports whether tax = round2(round2(q × p) × r) for a real VAT
+// rate r, as the Golden Tax system computes it.
 func isLineTax(q, p, tax *big.Rat) bool {
-	amount := new(big.Rat).Mul(q, p)
+	amount := round2(new(big.Rat).Mul(q, p))
 	for _, pct := range []int64{13, 9, 6, 5, 3, 1, 0} {
 		if round2(new(big.Rat).Mul(amount, big.NewRat(pct, 100))).Cmp(tax) == 0 {
 			return true

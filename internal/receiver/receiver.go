@@ -573,6 +573,8 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	}
 	if !c.HasEvent {
 		add(validate.RuleQueryEvent, "query has no businessType (want one of "+eventList()+")")
+	} else if other, ok := spec.QueryConflict(rec.Query); ok {
+		add(validate.RuleQueryEvent, "query names businessType twice, "+strconv.Quote(c.Event)+" and "+strconv.Quote(other)+": receivers read either (Go and Express the first, PHP the last)")
 	}
 	if c.BodyErr != nil {
 		add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")

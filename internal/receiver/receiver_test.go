@@ -334,6 +334,9 @@ func TestOddCallsFlagged(t *testing.T) {
 		{"GET", "/webhook?businessType=" + ev, "", ``, 200, []string{ruleMethod, ruleContentType}, "invalid"},
 		{"POST", "/webhook?businessType=" + ev, "text/plain", `bad`, 200, []string{ruleContentType, "fake"}, "invalid"},
 		{"POST", "/webhook", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
+		// the event named twice, differently: receivers read either
+		{"POST", "/webhook?businessType=" + ev + "&businessType=ABANDON_RECEIVABLE_DOC", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
+		{"POST", "/webhook?businessType=" + ev + "&businessType=" + ev, "application/json", `{}`, 200, nil, "valid"},
 		{"POST", "/other?businessType=" + ev, "application/json", `{}`, 404, []string{rulePath}, "invalid"},
 	}
 	for _, tt := range tests {

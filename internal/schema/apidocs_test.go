@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -225,4 +226,44 @@ func TestAsyncAPIOperations(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// TestAnswersAreNotTheInterfaces checks that the documents do not pass
+// whsim's reading of the answers off as the interface's: the spec shows no
+// response and no retries ("not shown"), so where a document describes the
+// answers it says so, and no answer tells what the ERP does.
+func TestAnswersAreNotTheInterfaces(t *testing.T) {
+	t.Parallel()
+	_, ob := writeDoc(t, "openapi.json", OpenAPI)
+	_, ab := writeDoc(t, "asyncapi.json", AsyncAPI)
+	var openapi struct {
+		Webhooks map[string]map[string]struct {
+			Description string
+			Responses   map[string]struct{ Description string }
+		}
+	}
+	var asyncapi struct {
+		Operations map[string]struct{ Description string }
+	}
+	if err := json.Unmarshal(ob, &openapi); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(ab, &asyncapi); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range spec.Events() {
+		op := openapi.Webhooks[e.Name]["post"]
+		if !strings.Contains(op.Description, answersNotShown) {
+			t.Errorf("openapi %s: the description does not say the interface shows no answer: %q", e.Name, op.Description)
+		}
+		for code, r := range op.Responses {
+			if strings.Contains(r.Description, "the ERP") {
+				t.Errorf("openapi %s %s: tells what the ERP does, which the interface does not show: %q", e.Name, code, r.Description)
+			}
+		}
+		d := asyncapi.Operations[e.Name].Description
+		if !strings.Contains(d, answersNotShown) || strings.Contains(d, "the ERP follows") {
+			t.Errorf("asyncapi %s: %q", e.Name, d)
+		}
+	}
 }

@@ -27,12 +27,14 @@ const apiTitle = "ERP webhooks: purchase invoices and receipt documents"
 
 // The answers a receiver gives and what a sender does with each. The spec
 // names none ("Response status code ... not shown"); these are what whsim
-// check grades by, as webhook senders commonly behave.
+// check grades by, as webhook senders commonly behave, and the documents
+// say so (answersNotShown) rather than pass them off as the ERP's.
 const (
-	answer2xx = "Accepted: the call counts as delivered and is not sent again. Answer as soon as the call is stored, and do the work after: senders give up on a slow answer (commonly after 5 to 30 seconds) and deliver it again."
-	answer3xx = "Not followed: the ERP follows no redirect, so the call is lost. Give the final URL as {webhook_url}."
-	answer4xx = "Refused for good: the sender does not deliver this call again. The right answer to a call the receiver cannot understand (a malformed body, a wrong or missing businessType, a bad signature); the wrong answer to a valid call, which is then lost."
-	answer5xx = "Failed for now: a sender that retries delivers the call again, so a 5xx for a call that can never succeed (a poison message) comes back forever. Keep 5xx for the receiver's own transient trouble."
+	answersNotShown = "The interface shows no answer and no retries (response status code and body, delivery retries: not shown); the answers below are how webhook senders commonly treat them, which whsim check grades by."
+	answer2xx       = "Accepted: the call counts as delivered and is not sent again. Answer as soon as the call is stored, and do the work after: senders give up on a slow answer (commonly after 5 to 30 seconds) and deliver it again."
+	answer3xx       = "Not followed: senders commonly follow no redirect, so the call is lost. Give the final URL as {webhook_url}."
+	answer4xx       = "Refused for good: the sender does not deliver this call again. The right answer to a call the receiver cannot understand (a malformed body, a wrong or missing businessType, a bad signature); the wrong answer to a valid call, which is then lost."
+	answer5xx       = "Failed for now: a sender that retries delivers the call again, so a 5xx for a call that can never succeed (a poison message) comes back forever. Keep 5xx for the receiver's own transient trouble."
 )
 
 func apiDescription() string {
@@ -118,8 +120,8 @@ func OpenAPI(events []spec.Event) (*obj, error) {
 		op := new(obj).
 			set("operationId", e.Name).
 			set("summary", e.Meaning).
-			set("description", fmt.Sprintf("%s %s?%s=%s with the %s body (businessType %s).",
-				spec.Method, spec.URLPlaceholder, spec.QueryParam, e.Name, e.Kind, numbers(e))).
+			set("description", fmt.Sprintf("%s %s?%s=%s with the %s body (businessType %s). %s",
+				spec.Method, spec.URLPlaceholder, spec.QueryParam, e.Name, e.Kind, numbers(e), answersNotShown)).
 			set("tags", []any{string(e.Kind)}).
 			set("parameters", params).
 			set("security", []any{new(obj), new(obj).set(signatureScheme, []any{})}).
@@ -244,5 +246,5 @@ func messageHeaders() *obj {
 }
 
 func responsesText() string {
-	return "Answers: 2xx " + answer2xx + " 3xx " + answer3xx + " 4xx " + answer4xx + " 5xx " + answer5xx
+	return answersNotShown + " 2xx " + answer2xx + " 3xx " + answer3xx + " 4xx " + answer4xx + " 5xx " + answer5xx
 }

@@ -20,7 +20,7 @@ type conversion struct{ Base, Amount, Rate Datum }
 // A Total is Header = the sum of Elem over the elements of List.
 type total struct{ Header, List, Elem Datum }
 
-// A Taxation is Tax = round2(Quantity × Price × r) for one of the VAT rates
+// A Taxation is Tax = round2(round2(Quantity × Price) × r) for one of the VAT rates
 // r of VATRates, within LineTaxTolerance.
 type taxation struct{ Tax, Quantity, Price Datum }
 

@@ -33,6 +33,28 @@ func QueryEvent(rawQuery string) (string, bool) {
 	return q.Get(QueryParam), true
 }
 
+// QueryConflict returns a value of QueryParam that differs from the first,
+// when the query names the event more than once: receivers read such a
+// query differently (Go's Query().Get and Express keep the first value,
+// PHP's $_GET the last), so the call's event is in doubt. It is a second
+// scan, for queries that name the parameter again only.
+func QueryConflict(rawQuery string) (string, bool) {
+	if !strings.Contains(rawQuery, "&") {
+		return "", false // one pair at most (a ';' fails ParseQuery)
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "", false
+	}
+	vs := q[QueryParam]
+	for _, v := range vs[min(1, len(vs)):] {
+		if v != vs[0] {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // plainQuery reports a query without '%', '+' or ';' (a byte loop:
 // strings.ContainsAny cost as much as the rest of QueryEvent).
 func plainQuery(q string) bool {

@@ -79,3 +79,28 @@ func FuzzQueryEvent(f *testing.F) {
 		}
 	})
 }
+
+// A query that names the event twice, differently, is read by receivers
+// in different ways (Go's Query().Get and Express keep the first, PHP's
+// $_GET the last): QueryConflict finds the other value.
+func TestQueryConflict(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		q, other string
+		conflict bool
+	}{
+		{"businessType=A", "", false},
+		{"businessType=A&businessType=A", "", false}, // the same event twice: no doubt
+		{"businessType=A&businessType=B", "B", true},
+		{"x=1&businessType=A&y=2&businessType=A&businessType=C", "C", true},
+		{"businessType=A&business%54ype=B", "B", true},
+		{"businessType=A&businessType", "", true},      // a second, empty one
+		{"businessType=A&businessType=%zz", "", false}, // does not parse: QueryEvent says none
+		{"", "", false},
+	} {
+		other, conflict := QueryConflict(c.q)
+		if other != c.other || conflict != c.conflict {
+			t.Errorf("QueryConflict(%q) = %q, %v; want %q, %v", c.q, other, conflict, c.other, c.conflict)
+		}
+	}
+}

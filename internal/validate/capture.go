@@ -79,6 +79,10 @@ func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) []Findi
 		fs := v.single(RuleQueryEvent, "the captured query's businessType is empty")
 		return append(fs, v.checkBody(body, "", utf8OK)...)
 	}
+	if other, twice := spec.QueryConflict(query); twice {
+		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query names businessType twice, %q and %q: receivers read either (Go and Express the first, PHP the last); checked as %s", event, other, event))
+		return append(fs, v.checkBody(body, event, utf8OK)...)
+	}
 	return v.checkBody(body, event, utf8OK)
 }
 

@@ -78,8 +78,14 @@ func (fs *files) open(ctx context.Context, i int) (r io.Reader, close func(), er
 // nil, is called before stdin is read (a person at a terminal is then
 // told). event is the query event plain payloads were sent with, "" to let
 // the body decide. An error is an input that cannot be read, named.
+//
+// An input that held nothing (empty, blank, []) while others held payloads
+// is a failed case of its own (empty-input), after the others: one empty
+// file among several is as much a mistake as one alone, which the caller
+// reports ("no payloads").
 func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, beforeStdin func(), fn func(Case) error) (Summary, error) {
 	var sum Summary
+	var empty []string
 	for i, name := range fs.names {
 		shown := ctxio.InputName(name)
 		if name == "-" && beforeStdin != nil {
@@ -89,7 +95,9 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, bef
 		if err != nil {
 			return sum, err // named (an *ctxio.OpenError), or ctx's
 		}
+		held := 0
 		kind, err := v.checkInput(ctx, r, source{name: name, event: event}, func(res *result) error {
+			held++
 			sum.add(res)
 			return fn(Case{File: shown, result: res})
 		})
@@ -99,6 +107,23 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, bef
 		}
 		if kind == input.Array && sum.Array == "" {
 			sum.Array = shown
+		}
+		if held == 0 {
+			empty = append(empty, shown)
+		}
+	}
+	if sum.Payloads == 0 {
+		return sum, nil
+	}
+	for _, shown := range empty {
+		found := v.single(ruleEmptyInput, "the input holds no payload (empty, blank lines or []), while the others do")
+		if len(found) == 0 {
+			continue // --ignore empty-input
+		}
+		res := &result{Element: -1, Findings: found, Failed: v.Failed(found)}
+		sum.add(res)
+		if err := fn(Case{File: shown, result: res}); err != nil {
+			return sum, err
 		}
 	}
 	return sum, nil

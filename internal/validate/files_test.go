@@ -72,6 +72,13 @@ func TestCheckFiles(t *testing.T) {
 	if err := os.WriteFile(file, append(append(good, '\n'), "{\n"...), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	dir := filepath.Dir(file)
+	empty, blank, none := filepath.Join(dir, "empty.json"), filepath.Join(dir, "blank.ndjson"), filepath.Join(dir, "none.json")
+	for name, b := range map[string]string{empty: "", blank: "\n \n", none: "[]"} {
+		if err := os.WriteFile(name, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name    string
 		files   []string
@@ -82,6 +89,13 @@ func TestCheckFiles(t *testing.T) {
 		wantErr string
 	}{
 		{name: "stdin", stdin: string(good), want: []string{"<stdin>"}, told: true},
+		// An input that holds no payload beside others that do is a
+		// mistake (a capture nobody wrote, a failed redirect), not a
+		// pass: a failed case naming it, after the others. With no
+		// payload anywhere there is no case: the command says so.
+		{name: "empty among others", files: []string{empty, file, blank, none}, want: []string{file, file, empty, blank, none}, failed: 4},
+		{name: "empty stdin after a file", files: []string{file, "-"}, want: []string{file, file, "<stdin>"}, failed: 2, told: true},
+		{name: "only empty inputs", files: []string{empty, blank, none}},
 		{name: "file then stdin", files: []string{file, "-"}, stdin: "{", want: []string{file, file, "<stdin>"}, failed: 2, told: true},
 		{name: "file", files: []string{file}, want: []string{file, file}, failed: 1},
 	}

@@ -31,6 +31,7 @@ const (
 	ruleCapture      = "capture-record"
 	rulePayloadSize  = "payload-size"
 	ruleTorn         = "torn-line"
+	ruleEmptyInput   = "empty-input"
 
 	ruleMissing      = "missing-field"
 	ruleUnknown      = "unknown-field"
@@ -59,7 +60,7 @@ var rules = []rule{
 	{ruleRequestID, Error, "requestId missing, not a string or not a UUID"},
 	{ruleBusinessType, Error, "businessType missing, not an integer or not a known body number"},
 	{ruleData, Error, "data missing, null or not an object"},
-	{RuleQueryEvent, Error, "the query event is missing or unknown"},
+	{RuleQueryEvent, Error, "the query event is missing, unknown, or named twice with different values"},
 	{ruleEventNumber, Error, "the query event disagrees with the body businessType"},
 	{ruleType, Error, "a field has the wrong JSON type"},
 	{ruleEnum, Error, "a closed enumeration holds an unknown value (createType, described status)"},
@@ -69,6 +70,7 @@ var rules = []rule{
 	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{ruleCapture, Error, "a capture record line cannot be read"},
 	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
+	{ruleEmptyInput, Error, "an input holds no payload (empty, blank, []) while the others do (with none at all: no payloads)"},
 	{ruleMissing, Warning, "a field of the spec is absent"},
 	{ruleUnknown, Warning, "a field the spec does not define"},
 	{ruleNull, Warning, "a field inside data is null (treated as absent)"},

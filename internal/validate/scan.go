@@ -405,6 +405,21 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 	}
 }
 
+// maxPlainDigits is the longest JSON number without an exponent that
+// checkNumber does not parse to see whether it exceeds a float64: any of
+// up to 308 characters is below 1e308.
+const maxPlainDigits = 308
+
+// hasExponent says whether the JSON number b has an exponent part.
+func hasExponent(b []byte) bool {
+	for _, ch := range b {
+		if ch|0x20 == 'e' {
+			return true
+		}
+	}
+	return false
+}
+
 // Millisecond timestamps outside [2000, 2100) are suspicious.
 const (
 	ms2000 = 946684800000
@@ -412,6 +427,14 @@ const (
 )
 
 func (c *checker) checkNumber(n *node, s, e int, integral, neg bool) {
+	if b := c.lx.Bytes()[s:e]; (len(b) > maxPlainDigits || hasExponent(b)) && math.IsInf(c.lx.Float(s, e), 0) {
+		// RFC 8259's grammar allows 1e400, but a receiver cannot read it:
+		// Go's encoding/json refuses it, JavaScript makes it Infinity
+		// (which JSON Schema's "number" rejects), and the ledger's
+		// arithmetic would skip it.
+		c.emit(rType, s, "", "want %s, got %s, beyond the range of a double (±1.8e308): JSON parsers refuse it or read it as infinity", typeName(n), b)
+		return
+	}
 	if n.typ == spec.Integer && !integral {
 		c.emit(rType, s, "", "want %s, got %s", typeName(n), c.lx.Bytes()[s:e])
 		return

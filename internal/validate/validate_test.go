@@ -117,6 +117,16 @@ func TestCheck(t *testing.T) {
 		}, want: []string{ruleType}, path: "data.收款明细[0].应收金额"},
 		{name: "fraction for millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000.5") }, want: []string{ruleType}},
 		{name: "negative millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-1789833600000") }, want: []string{ruleFormat}},
+		// A number beyond float64's range is JSON by RFC 8259's grammar, but
+		// Go's encoding/json refuses it and JavaScript reads it as Infinity
+		// (which JSON Schema's "number" then rejects): a type error, as the
+		// schema has it, rather than a pass with its arithmetic skipped.
+		{name: "amount beyond a double", body: func(t *testing.T) string { return edit(t, rec, `"手续费": 0.00`, `"手续费": 1e400`) }, want: []string{ruleType}, path: "data.收款明细[0].手续费"},
+		{name: "rate beyond a double", body: func(t *testing.T) string { return edit(t, rec, `"汇率": 1.0000`, `"汇率": -1e400`) }, want: []string{ruleType}, path: "data.收款单.汇率"},
+		{name: "millis beyond a double", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000e300") }, want: []string{ruleType}},
+		{name: "quantity beyond a double", body: func(t *testing.T) string { return edit(t, inv, `"quantity": 91,`, `"quantity": 91e999,`) }, want: []string{ruleType}, path: "data.items[0].quantity"},
+		{name: "tiny amount is zero", body: func(t *testing.T) string { return edit(t, rec, `"手续费": 0.00`, `"手续费": 1e-400`) }},
+		{name: "large amount within a double", body: func(t *testing.T) string { return edit(t, rec, `"手续费": 0.00`, `"手续费": 0e400`) }},
 		{name: "seconds", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600") }, want: []string{ruleSeconds}},
 		{name: "before 2000", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1000") }, want: []string{ruleTimeRange}},
 		{name: "after 2100", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "9789833600000") }, want: []string{ruleTimeRange}},

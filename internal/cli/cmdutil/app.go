@@ -39,6 +39,10 @@ type App struct {
 	// CommandLine holds the flags set on the command line, before the
 	// environment and the config file fill in the others (OnCommandLine).
 	CommandLine map[string]bool
+	// FlagSources says where the environment or the config file set a
+	// flag the command line did not ("environment WHSIM_SEED"), for
+	// errors about its value (SayFlagSources).
+	FlagSources map[string]string
 }
 
 // NewApp is the one place an App is made: Main, the completion scripts

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -47,16 +49,20 @@ func readsConfig(cmd *cobra.Command) bool {
 //
 // viper reads the environment and the file; package config reads the file's
 // YAML nodes too, to name an unknown key or a bad value by its line.
-func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command) error {
+//
+// It returns where each flag it filled came from ("environment
+// WHSIM_SEED", "config file whsim.yaml, line 3"), so that an error about
+// the value later names its source (App.FlagSources).
+func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command) (map[string]string, error) {
 	if !readsConfig(cmd) {
-		return nil
+		return nil, nil
 	}
 	if explicit == "" {
 		explicit = os.Getenv(EnvPrefix + "_CONFIG")
 	}
 	name, err := config.Find(explicit, "whsim", ConfigName)
 	if err != nil {
-		return UsageErr(err)
+		return nil, UsageErr(err)
 	}
 	// Two viper instances, fresh per run: the environment's and the file's,
 	// so that any WHSIM_* variable beats any key of the file.
@@ -69,16 +75,17 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	var file *config.File
 	if name != "" {
 		if file, err = config.Load(name, configSection(tree())); err != nil {
-			return UsageErr(err)
+			return nil, UsageErr(err)
 		}
 		conf.SetConfigType("yaml")
 		if err := conf.ReadConfig(bytes.NewReader(file.Data)); err != nil {
-			return Usagef("config file %s: %w", name, err)
+			return nil, Usagef("config file %s: %w", name, err)
 		}
 	}
 
 	section := strings.ReplaceAll(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), " ", ".")
 	var errs []error
+	sources := map[string]string{}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if f.Changed || !configurable(f) {
 			return
@@ -86,20 +93,47 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 		keys := []string{section + "." + f.Name, f.Name}
 		for _, key := range keys {
 			if env.IsSet(key) {
+				where := fmt.Sprintf("environment %s_%s", EnvPrefix, strings.ToUpper(envKey.Replace(key)))
 				if err := config.SetEnv(f, env.GetString(key)); err != nil {
-					errs = append(errs, fmt.Errorf("environment %s_%s: %w", EnvPrefix, strings.ToUpper(envKey.Replace(key)), err))
+					errs = append(errs, fmt.Errorf("%s: %w", where, err))
 				}
+				sources[f.Name] = where
 				return
 			}
 		}
 		for _, key := range keys {
 			if file.Has(key) && conf.InConfig(key) {
 				errs = append(errs, file.Set(f, key)) // errors.Join drops a nil
+				sources[f.Name] = file.Where(key)
 				return
 			}
 		}
 	})
-	return UsageErr(errors.Join(errs...))
+	return sources, UsageErr(errors.Join(errs...))
+}
+
+// flagNamed finds the flags an error message names: --shape, --count.
+var flagNamed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s(])--([a-z][a-z0-9-]*)`) })
+
+// SayFlagSources adds to an error message about flag values where each
+// flag it names got its value, when the environment or the config file
+// gave it rather than the command line: "--shape: unknown shape" is
+// otherwise a puzzle to someone who typed no --shape.
+func (a *App) SayFlagSources(msg string) string {
+	if len(a.FlagSources) == 0 {
+		return msg
+	}
+	var said []string
+	for _, m := range flagNamed().FindAllStringSubmatch(msg, -1) {
+		name := m[1]
+		where, ok := a.FlagSources[name]
+		if !ok || a.OnCommandLine(name) || slices.Contains(said, name) {
+			continue
+		}
+		said = append(said, name)
+		msg += fmt.Sprintf(" (--%s came from %s)", name, where)
+	}
+	return msg
 }
 
 // configurable says whether a config key or variable may set f.

@@ -3,7 +3,9 @@
 package generatecmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/payload"
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -79,11 +82,15 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 	if err != nil {
 		return err
 	}
+	next, count := pl.Payload, opts.Count
 	if opts.Fixture {
 		if n := len(opts.changed); n > 0 {
 			return cmdutil.Usagef("--fixture prints the embedded fixtures as they are: %s %s not apply", strings.Join(opts.changed, ", "), term.Plural(n, "does", "do"))
 		}
-		return fixtures.Write(a.Streams.Out, pl.Events, pl.Shape)
+		// Written as a run is, so that several are NDJSON (or -o json's
+		// array, or --out's files), not indented documents one after
+		// another that no reader takes.
+		next = func(e spec.Event) (*payload.Obj, error) { return fixtureDoc(e, pl.Shape) }
 	}
 	out := payload.Output{Format: opts.Output, Path: opts.Out}
 	dest, file := a.Streams.Out, out.File()
@@ -100,7 +107,7 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 			return cmdutil.UsageErr(err)
 		}
 	}
-	n, err := out.WriteAll(ctx, dest, pl.Events, opts.Count, pl.Payload)
+	n, err := out.WriteAll(ctx, dest, pl.Events, count, next)
 	if err != nil || file == "" {
 		return err
 	}
@@ -109,4 +116,35 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 	}
 	fmt.Fprintf(a.Streams.Err, "wrote %d %s to %s\n", n, term.Plural(n, "payload", "payloads"), termsafe.Text(file))
 	return nil
+}
+
+// fixtureDoc is the embedded fixture of an event in a shape as a document:
+// its members' values compact but byte for byte otherwise (1.0000 stays
+// 1.0000), so that it writes as the seeded run that made it does.
+func fixtureDoc(e spec.Event, s spec.Shape) (*payload.Obj, error) {
+	b, err := fixtures.Get(e.Name, s)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, fmt.Errorf("fixture %s: %w", fixtures.Name(e.Name, s), err)
+	}
+	doc := &payload.Obj{}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", fixtures.Name(e.Name, s), err)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", fixtures.Name(e.Name, s), err)
+		}
+		var val bytes.Buffer
+		if err := json.Compact(&val, raw); err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", fixtures.Name(e.Name, s), err)
+		}
+		doc.Put(key.(string), json.RawMessage(val.Bytes()))
+	}
+	return doc, nil
 }

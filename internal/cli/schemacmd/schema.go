@@ -52,8 +52,9 @@ format "uuid", hence --spec and ajv-formats):
 
 --format openapi prints an OpenAPI 3.1 document with a webhook per event
 (POST, the businessType query parameter, application/json, the body schema
-in both shapes with the fixtures as named examples, the answers the ERP
-expects, the Standard Webhooks headers as optional security), for API
+in both shapes with the fixtures as named examples, the answers whsim check
+expects, which the spec does not show, the Standard Webhooks headers as
+optional security), for API
 portals and tools that import webhooks (Redocly, Scalar, Svix). --format
 asyncapi prints the same four calls as an AsyncAPI 3.0 document: a channel
 and a send operation per event over HTTP (Microcks, the AsyncAPI generator).
