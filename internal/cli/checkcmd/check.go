@@ -324,7 +324,10 @@ func (r *checkRun) run(ctx context.Context) error {
 	r.prog.Stop()
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
+	var noCase *check.NoCaseLeftError
 	switch {
+	case errors.As(err, &noCase):
+		return cmdutil.UsageErr(noCase) // before the first call: nothing to report
 	case errors.As(err, &unreachable):
 		r.abortReport(unreachable)
 		return cmdutil.UsageErr(unreachable)
