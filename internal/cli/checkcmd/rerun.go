@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -256,7 +257,17 @@ func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
 	if c.File == "" || c.Want == "" {
 		return nil
 	}
-	name := filepath.Join(dir, filepath.Base(filepath.Dir(c.File)), filepath.Base(c.File))
+	// The report is untrusted: the file is its check's folder and a case
+	// file in it, as check writes them, so that an edited file member
+	// (../calls.ndjson) cannot send another file's credentials, nor a link.
+	folder, base := filepath.Base(filepath.Dir(c.File)), filepath.Base(c.File)
+	if folder != c.Check || !slices.Contains(check.IDs(), folder) || !strings.HasSuffix(base, ".ndjson") {
+		return fmt.Errorf("%s %s: its file %s is not <check>/<case>.ndjson in the directory: a report and its cases are files check wrote", c.Check, c.Name, termsafe.Text(c.File))
+	}
+	name := filepath.Join(dir, folder, base)
+	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s: a symbolic link: a report and its cases are files check wrote", name)
+	}
 	f, err := openRegular(name)
 	if err != nil {
 		return err
