@@ -428,3 +428,39 @@ func TestRecordMasksTheURL(t *testing.T) {
 		t.Errorf("record holds a credential: %s", line)
 	}
 }
+
+// TestRerunOutOfOrderUnseenDocument: a rerun of an audit or void that was
+// to reach a document the receiver never saw (before its create, or never
+// created) sends it for a fresh document. The run's own create came after
+// the audit, so under the run's number the receiver now holds it: the
+// audit got 200 and the still-broken receiver read as fixed.
+func TestRerunOutOfOrderUnseenDocument(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{unknownVoid500: true}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks, cfg.Nonce = []string{outOfOrder}, 7
+	rep := &Reporter{Target: cfg.Target, Signer: cfg.Signer, Now: time.Now}
+	var in bytes.Buffer
+	if _, err := Run(context.Background(), cfg, func(r Result) { in.Write(reported(t, rep, r)) }); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := ReadFailed(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 3 {
+		t.Fatalf("%d failed cases, want 3 (void and audit of unknown documents, audit before create)", len(cases))
+	}
+	for seed := uint64(1); seed <= 2; seed++ { // a second rerun too: its documents are its own again
+		var out []RerunResult
+		rcfg := RerunConfig{Client: cfg.Client, Target: cfg.Target, Signer: cfg.Signer, Now: time.Now, IDs: reqid.NewIDs(seed)}
+		if err := Rerun(context.Background(), rcfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range out {
+			if r.Outcome != StillFailing || r.Status != http.StatusInternalServerError {
+				t.Errorf("rerun %d: %s %s: %s %s, want still failing: the receiver still answers 500 to an audit or void of a document it never saw", seed, r.Case.Check, r.Case.Name, r.Outcome, r.Reason)
+			}
+		}
+	}
+}
