@@ -172,6 +172,9 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 		if err := copiesOK(q.Copies, q.AtOnce); err != nil {
 			return err
 		}
+		if err := sendable(q.Query, q.Headers); err != nil {
+			return err
+		}
 	}
 	e := f.Effects
 	if e == nil {
@@ -190,8 +193,32 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 		if err := copiesOK(c.Copies, c.AtOnce); err != nil {
 			return fmt.Errorf("effects call %d: %w", i+1, err)
 		}
+		if err := sendable(c.Query, c.Headers); err != nil {
+			return fmt.Errorf("effects call %d: %w", i+1, err)
+		}
 		if _, err := capture.DecodeBody(c.Body, c.BodyEncoding); err != nil {
 			return fmt.Errorf("effects call %d: body: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+// sendable refuses a query or headers no run sends and no HTTP request
+// carries (a space or line break in the query, a header name that is no
+// token, a value with a control character): sent, they fail as the
+// receiver's "still failing" when the report is what is wrong.
+func sendable(query string, h http.Header) error {
+	if strings.ContainsFunc(query, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return fmt.Errorf("query %q: a space or control character, which no run sends", query)
+	}
+	for k, vs := range h {
+		if k == "" || strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) }) {
+			return fmt.Errorf("header %q: not a header name", k)
+		}
+		for _, v := range vs {
+			if strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+				return fmt.Errorf("header %s: a value no HTTP request carries (a control character)", k)
+			}
 		}
 	}
 	return nil

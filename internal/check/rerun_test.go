@@ -127,6 +127,12 @@ func TestReadFailed(t *testing.T) {
 		{`{"summary":{}}`, errNotReport.Error()},
 		{"", errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},
+		// What no run sends, and no HTTP request can carry: the report was
+		// edited, not the receiver at fault.
+		{`{"check":"a","case":"b","verdict":"fail","request":{"query":"businessType=X\r\nX-Injected: 1","body":""}}`, `line 1: a b: query "businessType=X\r\nX-Injected: 1": a space or control character, which no run sends`},
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["v\r\nX-Injected: 1"]},"body":""}}`, `line 1: a b: header X-A: a value no HTTP request carries`},
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X A":["v"]},"body":""}}`, `line 1: a b: header "X A": not a header name`},
+		{`{"check":"effects","case":"b","verdict":"fail","effects":{"kind":"invoice","code":"C","calls":[{"query":"a b","body":"{}","bodyEncoding":"utf8","copies":1}]}}`, `line 1: effects b: effects call 1: query "a b": a space or control character`},
 	} {
 		_, err := ReadFailed(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
