@@ -268,7 +268,7 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 	if !o.FixedIDs {
 		cfg.Nonce = reqid.Nonce()
 	}
-	if err := reportfile.CheckReportPath(o.Report); err != nil {
+	if err := reportfile.CheckReportPath(o.Report, o.JUnit); err != nil {
 		return cfg, err
 	}
 	if o.SaveCases != "" {
