@@ -470,3 +470,38 @@ func TestRerunOutOfOrderUnseenDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestWantOfEveryCallCheck: every check that judges a case by its calls'
+// answers says what a rerun of a failed case must get; only those judged
+// over a whole run (load, latency) or by the probe (effects) say none.
+// Without it a failed case reads NOT RERUN, "judged over a whole run",
+// and its record has no "want".
+func TestWantOfEveryCallCheck(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		check string
+		valid bool
+		want  string
+	}{
+		{acceptsValid, false, want2xx},
+		{rejectsMalformed, false, want4xx},
+		{UnknownEvent, false, want2xxOr4xx},
+		{eventVsBody, false, want4xx},
+		{duplicates, false, want2xx},
+		{outOfOrder, false, want2xxOr4xx},
+		{signature, true, want2xx},
+		{signature, false, want4xx},
+		{Load, false, ""},
+		{Effects, false, ""},
+		{Latency, false, ""},
+	} {
+		if got := wantOf(tt.check, tt.valid); got != tt.want {
+			t.Errorf("wantOf(%s, %v) = %q, want %q", tt.check, tt.valid, got, tt.want)
+		}
+	}
+	for _, id := range IDs() {
+		if wantOf(id, true) == "" && id != Load && id != Effects && id != Latency {
+			t.Errorf("%s says no answer that fixes its failed cases", id)
+		}
+	}
+}
