@@ -130,7 +130,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 			r.a.ErrColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
 	}
 	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
-		termsafe.Text(o.Rerun), termsafe.Text(r.cfg.Target.Redacted()), r.fromReport)
+		termsafe.Text(o.Rerun), termsafe.Text(termsafe.URL(r.cfg.Target)), r.fromReport)
 	if r.probeNote != "" {
 		fmt.Fprintf(errw, "%s %s\n", key, termsafe.Text(r.probeNote))
 	}
@@ -416,7 +416,7 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 	}
 	pu, err := url.Parse(strings.NewReplacer("{", "", "}", "").Replace(rec.URL))
 	if err != nil || pu.Host != cfg.Target.Host || pu.Scheme != cfg.Target.Scheme {
-		return "", cmdutil.Usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(cfg.Target.Redacted()))
+		return "", cmdutil.Usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(termsafe.URL(cfg.Target)))
 	}
 	if len(rec.Headers) > 0 {
 		return "", cmdutil.Usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), termsafe.Text(rec.URL))
