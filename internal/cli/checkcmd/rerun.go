@@ -43,7 +43,7 @@ func runRerun(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 // validateRerun refuses the flags a rerun cannot take: a report's cases
 // are sent as they were.
 func (o *checkOptions) validateRerun() error {
-	for _, name := range []string{"checks", "exclude-checks", "save-cases", "seed", "strict", "load-count", "load-concurrency", "latency-budget"} {
+	for _, name := range []string{"checks", "exclude-checks", "exclude-cases", "save-cases", "report", "seed", "fixed-ids", "strict", "load-count", "load-concurrency", "latency-budget"} {
 		if o.changed != nil && o.changed(name) {
 			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
