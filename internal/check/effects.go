@@ -369,13 +369,26 @@ func (r *runner) effects(ctx context.Context) error {
 		r.skip(Effects, skippedEffects)
 		return nil
 	}
-	docs := r.cases.effects(serialCopies, r.cfg.Concurrent)
+	// --exclude-cases leaves out documents as it leaves out other checks'
+	// cases: not sent, not judged; with every one left out, effects is
+	// skipped, not passed.
+	docs := slices.DeleteFunc(r.cases.effects(serialCopies, r.cfg.Concurrent), func(d *effDoc) bool {
+		return r.excluded(&Case{Check: Effects, Name: d.name})
+	})
 	for _, d := range docs {
 		if err := r.sendDoc(ctx, d); err != nil {
 			return err
 		}
 	}
-	load := r.loadDocs()
+	var load []*effDoc
+	underLoad := r.loadSent != nil && !r.excluded(&Case{Check: Effects, Name: "under-load/"})
+	if underLoad {
+		load = r.loadDocs()
+	}
+	if len(docs) == 0 && !underLoad {
+		r.skip(Effects, SkippedExcluded)
+		return nil
+	}
 	probed := append(docs, load...)
 	if err := r.probeAll(ctx, probed); err != nil {
 		return err
@@ -401,7 +414,7 @@ func (r *runner) effects(ctx context.Context) error {
 	for _, d := range docs {
 		r.report(r.judgeDoc(d))
 	}
-	if r.loadSent != nil {
+	if underLoad {
 		r.report(r.judgeLoad(load, st, docs))
 	}
 	return nil
