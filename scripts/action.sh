@@ -17,7 +17,14 @@
 set -euo pipefail
 
 fail() {
-  echo "::error title=whsim action::$*" >&2
+  # A workflow command is one line: %, CR and LF in the message are
+  # escaped as the runner unescapes them, so a message quoting the inputs
+  # stays one annotation and no line of an input is read as a command.
+  local msg="$*"
+  msg=${msg//'%'/%25}
+  msg=${msg//$'\r'/%0D}
+  msg=${msg//$'\n'/%0A}
+  echo "::error title=whsim action::$msg" >&2
   exit 2
 }
 
@@ -98,9 +105,13 @@ run() {
   # but expands nothing, so a value that reached args from an event (a
   # branch name, a title) cannot run commands.
   [ -n "${INPUT_ARGS//[[:space:]]/}" ] || fail "input args is empty: nothing to run"
-  local words a
+  local words a input=${INPUT_ARGS:-}
+  # A backslash at the end of a line joins it to the next, as in a shell
+  # (args: | written like a script); xargs alone would pass a newline on.
+  input=${input//$'\\\r\n'/}
+  input=${input//$'\\\n'/}
   words=$(mktemp)
-  printf '%s\n' "${INPUT_ARGS:-}" | xargs printf '%s\0' >"$words" || fail "input args: unbalanced quotes in: ${INPUT_ARGS:-}"
+  printf '%s\n' "$input" | xargs printf '%s\0' >"$words" || fail "input args: unbalanced quotes in: ${INPUT_ARGS:-}"
   local args=()
   while IFS= read -r -d '' a; do args+=("$a"); done <"$words"
   rm -f "$words"

@@ -24,8 +24,9 @@
 // the signature check is no part of the battery and no subtest, as in
 // whsim check. Run-wide trouble (the handler panicked, the receiver
 // stopped answering) fails the test itself; a mistake in the test (a nil
-// handler, an unknown check id, WithChecks("signature") alone without a
-// secret, a probe that errs or holds the document that cannot exist)
+// handler, an unknown check id, WithChecks naming only checks that cannot
+// run, as signature without a secret or effects without a probe, a probe
+// that errs or holds the document that cannot exist)
 // fails it with one message and runs nothing more.
 //
 // # The calls, in memory

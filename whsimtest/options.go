@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,15 +51,41 @@ func newSettings(opts []Option) (*settings, error) {
 	}
 	if ids, err := check.Select(s.checks, nil); err != nil {
 		s.errs = append(s.errs, "WithChecks: "+err.Error())
-	} else if run, _ := check.Runnable(ids, s.signer != nil); len(ids) > 0 && len(run) == 0 {
-		// As whsim check --checks signature without --secret (exit 2): a
-		// run asked for nothing it can make, which would pass by skipping.
-		s.errs = append(s.errs, `WithChecks("signature") needs WithSecret("whsec_..."): without a secret nothing is signed, so there is nothing to check`)
+	} else if msg := nothingRunnable(ids, s.signer != nil, s.probe != nil); msg != "" {
+		s.errs = append(s.errs, msg)
 	}
 	if len(s.errs) > 0 {
 		return nil, errors.New(strings.Join(s.errs, "; "))
 	}
 	return s, nil
+}
+
+// nothingRunnable says what is missing when every check of ids needs what
+// was not given (signature a secret, effects a probe), "" when one can
+// run. As whsim check --checks signature or effects alone (exit 2): a run
+// asked for nothing it can make, which would pass by skipping.
+func nothingRunnable(ids []string, signed, probed bool) string {
+	var quoted, needs []string
+	for _, id := range ids {
+		switch {
+		case id == signatureCheck && !signed:
+			needs = append(needs, `WithSecret("whsec_...")`)
+		case id == check.Effects && !probed:
+			needs = append(needs, "WithProbe(...)")
+		default:
+			return ""
+		}
+		quoted = append(quoted, strconv.Quote(id))
+	}
+	switch {
+	case len(ids) == 0:
+		return ""
+	case len(ids) > 1:
+		return fmt.Sprintf("WithChecks(%s) needs %s: nothing could be checked", strings.Join(quoted, ", "), strings.Join(needs, " and "))
+	case ids[0] == check.Effects:
+		return `WithChecks("effects") needs WithProbe(...): without a probe nothing is asked of the store, so there is nothing to check`
+	}
+	return `WithChecks("signature") needs WithSecret("whsec_..."): without a secret nothing is signed, so there is nothing to check`
 }
 
 func (s *settings) fail(format string, args ...any) {

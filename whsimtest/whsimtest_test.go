@@ -269,6 +269,10 @@ func TestUserErrors(t *testing.T) {
 		{"nil func handler", http.HandlerFunc(nil), nil, "whsimtest.Check: the handler is nil"},
 		{"bad check id", s, []Option{WithChecks("efects")}, `whsimtest.Check: WithChecks: unknown check "efects" (did you mean "effects"?)`},
 		{"signature alone without a secret", s, []Option{WithChecks("signature")}, `whsimtest.Check: WithChecks("signature") needs WithSecret("whsec_...")`},
+		// A selection of checks that each need what was not given passes
+		// by skipping every one: the test's mistake, as for signature alone.
+		{"effects alone without a probe", s, []Option{WithChecks("effects")}, `whsimtest.Check: WithChecks("effects") needs WithProbe(...): without a probe nothing is asked of the store, so there is nothing to check`},
+		{"effects and signature without either", s, []Option{WithChecks("effects", "signature")}, `whsimtest.Check: WithChecks("signature", "effects") needs WithSecret("whsec_...") and WithProbe(...)`},
 		{"bad secret", s, []Option{WithSecret("hunter2")}, "whsimtest.Check: WithSecret: secret must start with whsec_"},
 		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
 		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},

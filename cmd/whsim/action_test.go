@@ -406,6 +406,25 @@ func TestAction(t *testing.T) {
 		}
 	})
 
+	// A message is one workflow command: the args it quotes, lines and
+	// all, stay in it (%0A), and no line of theirs is read as a command.
+	t.Run("args that do not split: one annotation", func(t *testing.T) {
+		r, _ := newJob(t, map[string]string{"version": "1.2.3", "args": "validate 'x\n::warning::injected\n"})
+		res := r.run(&action)
+		if res.code != 2 {
+			t.Fatalf("exit %d, want 2\n%s", res.code, res.stderr)
+		}
+		var commands []string
+		for _, line := range strings.Split(res.stderr, "\n") {
+			if strings.HasPrefix(line, "::") {
+				commands = append(commands, line)
+			}
+		}
+		if len(commands) != 1 || !strings.HasPrefix(commands[0], "::error title=whsim action::input args: unbalanced quotes in: validate 'x%0A::warning::injected") {
+			t.Errorf("workflow commands %q, want one error holding the args", commands)
+		}
+	})
+
 	t.Run("the command's exit code is passed on", func(t *testing.T) {
 		fixture, err := filepath.Abs("../../fixtures/CREATE_RECEIVABLE_DOC.sample.json")
 		if err != nil {
@@ -420,6 +439,9 @@ func TestAction(t *testing.T) {
 			{"validate does-not-exist.json", 2},
 			// Nothing is expanded: the words reach whsim as written.
 			{"validate $(touch pwned) $HOME", 2},
+			// Lines joined by a backslash, as a shell joins them (args: | in
+			// the workflow, written like a script).
+			{"validate \\\n  '" + fixture + "'", 0},
 		} {
 			r, files := newJob(t, map[string]string{"version": "1.2.3", "args": tc.args, "working-directory": "reports/.."})
 			res := r.run(&action)

@@ -1,18 +1,23 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // runReport runs whsim with args (which write --report file) and wants it
@@ -264,4 +269,58 @@ func TestReportAxeInBrowser(t *testing.T) {
 			p.clean(t)
 		})
 	}
+}
+
+// A failing case's request is shown as it was sent: laid out over lines,
+// but every token as the bytes whsim sent (1.0000 stays 1.0000, an escaped
+// key stays escaped), so a reader judging what the receiver refused reads
+// the call itself, not what a JSON parser made of it.
+func TestReportRequestAsSentInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	defer recv.Close()
+	dir := t.TempDir()
+	file, cases := filepath.Join(dir, "check.html"), filepath.Join(dir, "cases")
+	runReport(t, 1, "check", "--url", recv.URL+"/hook", "--seed", "1", "--checks", "accepts-valid",
+		"--save-cases", cases, "--report", file)
+	p := openReport(t, file)
+	var shown map[string]string
+	p.run(t, "read the requests shown",
+		chromedp.Evaluate(`Object.fromEntries([...document.querySelectorAll('section[data-check="accepts-valid"] details.case')].map(d => [d.dataset.case, d.querySelector("pre.request").textContent]))`, &shown))
+	if len(shown) < 10 {
+		t.Fatalf("the report shows %d failing accepts-valid cases, want every one", len(shown))
+	}
+	for name, text := range shown {
+		_, body, _ := strings.Cut(text, "\n\n")
+		if strings.Contains(body, "more bytes") {
+			continue // cut short: a large body shows its head
+		}
+		f, err := os.Open(filepath.Join(cases, "accepts-valid", strings.ReplaceAll(name, "/", "--")+".ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := capture.NewReader(f).Next()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent, got bytes.Buffer
+		if err := json.Compact(&sent, []byte(rec.Body)); err != nil {
+			t.Fatalf("%s: the body sent: %v", name, err)
+		}
+		if err := json.Compact(&got, []byte(body)); err != nil {
+			t.Errorf("%s: the body shown is not JSON: %v\n%s", name, err, body)
+			continue
+		}
+		if got.String() != sent.String() {
+			t.Errorf("%s: the report shows a body other than the one sent:\n shown %.300s\n sent  %.300s", name, got.String(), sent.String())
+		}
+		if !strings.Contains(body, "\n  ") || regexp.MustCompile(`\n\s*\n`).MatchString(body) {
+			t.Errorf("%s: the body is not laid out one member a line (an empty [] or {} on its own):\n%.300s", name, body)
+		}
+	}
+	p.clean(t)
 }

@@ -301,7 +301,10 @@ func (s *Summary) Skipped() []string {
 
 // Unproved says in a few words what a skipped check leaves unproved and
 // the flag that would have run it, for the verdict line.
-func Unproved(id string) string {
+func Unproved(id, why string) string {
+	if why == SkippedExcluded {
+		return "every case excluded (--exclude-cases)"
+	}
 	switch id {
 	case Effects:
 		return "storage not verified (--probe)"
@@ -511,6 +514,9 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	if r.sum.Total, err = r.count(); err != nil {
 		return nil, err
 	}
+	if r.nothingLeft() {
+		return nil, &NoCaseLeftError{Globs: cfg.ExcludeCases}
+	}
 	if cfg.Probe != nil && slices.Contains(r.sum.Order, Effects) {
 		if err := r.probeSanity(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -523,6 +529,9 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		var err error
 		if err = rctx.Err(); err == nil {
 			err = r.run(id)
+		}
+		if err == nil && r.excludedAll[id] {
+			r.skip(id, SkippedExcluded)
 		}
 		if err == nil {
 			r.notice()
@@ -551,6 +560,9 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 }
 
 func (r *runner) run(id string) error {
+	if r.excludedAll[id] {
+		return nil // skipped by the caller
+	}
 	switch id {
 	case acceptsValid:
 		return r.acceptsValid()
@@ -673,6 +685,9 @@ type runner struct {
 	pending []Result
 	last    string
 	noticed bool
+	// excludedAll are the checks --exclude-cases left no case of: skipped,
+	// never counted as passed.
+	excludedAll map[string]bool
 
 	mu       sync.Mutex
 	calls    int
@@ -953,13 +968,17 @@ func redirected(a attempt.Attempt) string {
 // those of its seed alone.
 func (r *runner) count() (int, error) {
 	b := newBuilder(r.cfg.Seed, r.cfg.Anchor, r.cfg.Nonce)
-	n := 0
+	n, kept := 0, 0
 	keep := func(c *Case) {
 		if !r.excluded(c) {
 			n++
+			kept++
 		}
 	}
+	r.excludedAll = map[string]bool{}
 	for _, id := range r.sum.Order {
+		kept = 0
+		graded := true // false: the check is one result whatever --exclude-cases says
 		switch id {
 		case acceptsValid:
 			cs, err := b.acceptsValid()
@@ -996,7 +1015,8 @@ func (r *runner) count() (int, error) {
 		case signature:
 			if r.cfg.Signer == nil {
 				n++ // one skip
-				continue
+				graded = false
+				break
 			}
 			cs, err := b.signature(r.cfg.Signer, r.cfg.Now())
 			if err != nil {
@@ -1011,9 +1031,46 @@ func (r *runner) count() (int, error) {
 			}
 		case Effects:
 			n++ // one result per probed document, or one skip: counted as one
+			graded = false
 		case Latency:
 			keep(&Case{Check: Latency, Name: "p99"})
 		}
+		if graded && kept == 0 {
+			r.excludedAll[id] = true
+			n++ // its skip
+		}
 	}
 	return n, nil
+}
+
+// SkippedExcluded is why a check is skipped when --exclude-cases left out
+// every case of it.
+const SkippedExcluded = "--exclude-cases leaves out every case of it"
+
+// NoCaseLeftError is a run whose checks --exclude-cases (and the checks
+// that need a secret or a probe not given) leave nothing to send: refused
+// before the first call rather than said ok.
+type NoCaseLeftError struct{ Globs []string }
+
+func (e *NoCaseLeftError) Error() string {
+	return fmt.Sprintf("--exclude-cases %s leaves no case of the checks run", strings.Join(e.Globs, ","))
+}
+
+// nothingLeft says whether no check of the run would send a call: each
+// is left without cases by --exclude-cases, or skipped for want of a
+// probe or a secret.
+func (r *runner) nothingLeft() bool {
+	if len(r.excludedAll) == 0 {
+		return false
+	}
+	for _, id := range r.sum.Order {
+		switch {
+		case r.excludedAll[id]:
+		case id == Effects && r.cfg.Probe == nil:
+		case id == signature && r.cfg.Signer == nil:
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -557,6 +557,39 @@ func TestOutOfOrderNamesTheFailingCall(t *testing.T) {
 	}
 }
 
+// TestOutOfOrderFreshDocuments: a second run with the same seed, against
+// a receiver that kept the first run's documents, still sends its audit
+// before a create of a document the receiver never saw: out-of-order's
+// documents have numbers of each run's own, as effects' do. Only
+// --fixed-ids (no nonce) repeats them, byte for byte.
+func TestOutOfOrderFreshDocuments(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{unknownVoid500: true}))
+	defer srv.Close()
+	failed := func(nonce uint64) []string {
+		cfg := testConfig(t, srv.URL)
+		cfg.Checks, cfg.Nonce = []string{outOfOrder}, nonce
+		var names []string
+		if _, err := Run(context.Background(), cfg, func(r Result) {
+			if r.Verdict == Fail {
+				names = append(names, r.Case.Name)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	for run, nonce := range []uint64{11, 12} {
+		if got := failed(nonce); len(got) != 3 || !slices.Contains(got, "AUDIT_PURCHASE_ORDER_INVOICE/before-create") {
+			t.Errorf("run %d (nonce %d) failed %v, want the unknown documents and before-create", run+1, nonce, got)
+		}
+	}
+	// --fixed-ids: the first run's documents again, which the receiver holds.
+	failed(0)
+	if got := failed(0); slices.Contains(got, "AUDIT_PURCHASE_ORDER_INVOICE/before-create") {
+		t.Errorf("--fixed-ids run failed %v: its documents are not the seed's own", got)
+	}
+}
+
 func TestRunnable(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

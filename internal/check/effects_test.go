@@ -420,6 +420,46 @@ func TestEffectsSkipped(t *testing.T) {
 	}
 }
 
+// TestEffectsExcludeCases: --exclude-cases leaves out effects cases as it
+// does every other check's (they were all sent and judged); with every
+// one left out, effects is skipped, not passed.
+func TestEffectsExcludeCases(t *testing.T) {
+	store := newStore(t, storeDefects{storesAgain: true})
+	srv := httptest.NewServer(store)
+	defer srv.Close()
+	for _, tt := range []struct {
+		globs   []string
+		checks  []string
+		skipped bool
+	}{
+		{globs: []string{"re-delivered/*/*", "out-of-order/*/*", "under-load/*"}, checks: []string{Load, Effects}},
+		{globs: []string{"effects/*/*/*", "effects/under-load/*"}, checks: []string{Load, Effects}, skipped: true},
+	} {
+		cfg := probeConfig(t, srv.URL)
+		cfg.Checks, cfg.ExcludeCases, cfg.Nonce = tt.checks, tt.globs, uint64(len(tt.globs[0]))
+		sum, results := runAll(t, cfg)
+		judged := 0
+		for _, r := range ofCheck(results, Effects) {
+			if r.Verdict == Skip {
+				continue
+			}
+			judged++
+			if excludedBy(tt.globs, r.Case) {
+				t.Errorf("%v: %s was judged", tt.globs, r.Case.Name)
+			}
+			if r.Verdict == Fail {
+				t.Errorf("%v: %s failed: %s (the cases where this store fails are left out)", tt.globs, r.Case.Name, r.Reason)
+			}
+		}
+		if !tt.skipped && judged == 0 {
+			t.Errorf("%v: no effects case judged, want those not left out", tt.globs)
+		}
+		if got := sum.Checks[Effects].Skipped == SkippedExcluded; got != tt.skipped {
+			t.Errorf("%v: effects %+v, want skipped %v", tt.globs, *sum.Checks[Effects], tt.skipped)
+		}
+	}
+}
+
 // TestProbeSanity: a probe that claims to hold a document never sent is
 // the probe's error, before any call.
 func TestProbeSanity(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -170,6 +172,9 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 		if err := copiesOK(q.Copies, q.AtOnce); err != nil {
 			return err
 		}
+		if err := sendable(q.Query, q.Headers); err != nil {
+			return err
+		}
 	}
 	e := f.Effects
 	if e == nil {
@@ -188,8 +193,32 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 		if err := copiesOK(c.Copies, c.AtOnce); err != nil {
 			return fmt.Errorf("effects call %d: %w", i+1, err)
 		}
+		if err := sendable(c.Query, c.Headers); err != nil {
+			return fmt.Errorf("effects call %d: %w", i+1, err)
+		}
 		if _, err := capture.DecodeBody(c.Body, c.BodyEncoding); err != nil {
 			return fmt.Errorf("effects call %d: body: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+// sendable refuses a query or headers no run sends and no HTTP request
+// carries (a space or line break in the query, a header name that is no
+// token, a value with a control character): sent, they fail as the
+// receiver's "still failing" when the report is what is wrong.
+func sendable(query string, h http.Header) error {
+	if strings.ContainsFunc(query, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return fmt.Errorf("query %q: a space or control character, which no run sends", query)
+	}
+	for k, vs := range h {
+		if k == "" || strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) }) {
+			return fmt.Errorf("header %q: not a header name", k)
+		}
+		for _, v := range vs {
+			if strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+				return fmt.Errorf("header %s: a value no HTTP request carries (a control character)", k)
+			}
 		}
 	}
 	return nil
@@ -370,6 +399,9 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 			req.Body = reqid.Splice(c.Body, start, end, req.RequestID)
 		}
 	}
+	if k, ok := unseenDocument(c); ok && cfg.IDs != nil {
+		req.Body = renumbered(req.Body, k, cfg.IDs)
+	}
 	if c.Resign {
 		d.Signer = cfg.Signer
 		req.WebhookID = req.ReplayWebhookID(fresh)
@@ -491,4 +523,48 @@ func (s *RerunSummary) Add(r RerunResult) {
 // AllFixed says every case sent again is fixed.
 func (s *RerunSummary) AllFixed() bool {
 	return s.StillFailing == 0 && s.NotRerun == 0 && !s.Interrupted
+}
+
+// unseenDocument says whether c is an out-of-order audit or void that was
+// to reach a document the receiver had never seen (never created, or
+// before its create), and of which kind. Sent again under the run's
+// number it would not be: the run's create came after it.
+func unseenDocument(c Failed) (spec.Kind, bool) {
+	if c.Check != outOfOrder || !strings.HasSuffix(c.Name, "/unknown-document") && !strings.HasSuffix(c.Name, "/before-create") {
+		return "", false
+	}
+	q, err := url.ParseQuery(c.Query)
+	if err != nil {
+		return "", false
+	}
+	e, ok := spec.Lookup(q.Get("businessType"))
+	if !ok {
+		return "", false
+	}
+	for _, first := range spec.Events() { // each kind's creating event first
+		if first.Kind == e.Kind {
+			return e.Kind, first.Name != e.Name
+		}
+	}
+	return "", false
+}
+
+// renumbered is body with its document under a number no run has sent
+// (retag, as an effects document rerun gets), or body itself when it
+// carries no number.
+func renumbered(body []byte, k spec.Kind, ids *reqid.IDs) []byte {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return body
+	}
+	for _, name := range strings.Split(pathOf(k, spec.Described, codeDatum(k)), ".") {
+		o, _ := v.(map[string]any)
+		v = o[name]
+	}
+	old, _ := v.(string)
+	if old == "" {
+		return body
+	}
+	seed := sha256.Sum256([]byte(ids.Next()))
+	return bytes.ReplaceAll(body, []byte(`"`+old+`"`), []byte(`"`+retag(old, seed[:])+`"`))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // rerunEffects sends a failed effects document's calls again, as the run
@@ -68,7 +69,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 			return RerunResult{}, ctx.Err()
 		}
 		if i == 0 && got[0].Status == 0 && (got[0].Kind == attempt.KindRefused || got[0].Kind == attempt.KindDNS || got[0].Kind == attempt.KindTLS) {
-			ue := &UnreachableError{URL: cfg.Target.Redacted(), Kind: attempt.FailureText(got[0])}
+			ue := &UnreachableError{URL: termsafe.URL(cfg.Target), Kind: attempt.FailureText(got[0])}
 			// On a rerun's first case that is no verdict (Rerun says so);
 			// after an answer, it is this case's failure.
 			return RerunResult{Case: c, Outcome: StillFailing, Reason: ue.Error(), unreachable: ue}, nil

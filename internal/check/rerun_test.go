@@ -127,6 +127,12 @@ func TestReadFailed(t *testing.T) {
 		{`{"summary":{}}`, errNotReport.Error()},
 		{"", errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},
+		// What no run sends, and no HTTP request can carry: the report was
+		// edited, not the receiver at fault.
+		{`{"check":"a","case":"b","verdict":"fail","request":{"query":"businessType=X\r\nX-Injected: 1","body":""}}`, `line 1: a b: query "businessType=X\r\nX-Injected: 1": a space or control character, which no run sends`},
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["v\r\nX-Injected: 1"]},"body":""}}`, `line 1: a b: header X-A: a value no HTTP request carries`},
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X A":["v"]},"body":""}}`, `line 1: a b: header "X A": not a header name`},
+		{`{"check":"effects","case":"b","verdict":"fail","effects":{"kind":"invoice","code":"C","calls":[{"query":"a b","body":"{}","bodyEncoding":"utf8","copies":1}]}}`, `line 1: effects b: effects call 1: query "a b": a space or control character`},
 	} {
 		_, err := ReadFailed(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -426,5 +432,76 @@ func TestRecordMasksTheURL(t *testing.T) {
 	}
 	if bytes.Contains(line, []byte("s3cret")) {
 		t.Errorf("record holds a credential: %s", line)
+	}
+}
+
+// TestRerunOutOfOrderUnseenDocument: a rerun of an audit or void that was
+// to reach a document the receiver never saw (before its create, or never
+// created) sends it for a fresh document. The run's own create came after
+// the audit, so under the run's number the receiver now holds it: the
+// audit got 200 and the still-broken receiver read as fixed.
+func TestRerunOutOfOrderUnseenDocument(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{unknownVoid500: true}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks, cfg.Nonce = []string{outOfOrder}, 7
+	rep := &Reporter{Target: cfg.Target, Signer: cfg.Signer, Now: time.Now}
+	var in bytes.Buffer
+	if _, err := Run(context.Background(), cfg, func(r Result) { in.Write(reported(t, rep, r)) }); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := ReadFailed(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 3 {
+		t.Fatalf("%d failed cases, want 3 (void and audit of unknown documents, audit before create)", len(cases))
+	}
+	for seed := uint64(1); seed <= 2; seed++ { // a second rerun too: its documents are its own again
+		var out []RerunResult
+		rcfg := RerunConfig{Client: cfg.Client, Target: cfg.Target, Signer: cfg.Signer, Now: time.Now, IDs: reqid.NewIDs(seed)}
+		if err := Rerun(context.Background(), rcfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range out {
+			if r.Outcome != StillFailing || r.Status != http.StatusInternalServerError {
+				t.Errorf("rerun %d: %s %s: %s %s, want still failing: the receiver still answers 500 to an audit or void of a document it never saw", seed, r.Case.Check, r.Case.Name, r.Outcome, r.Reason)
+			}
+		}
+	}
+}
+
+// TestWantOfEveryCallCheck: every check that judges a case by its calls'
+// answers says what a rerun of a failed case must get; only those judged
+// over a whole run (load, latency) or by the probe (effects) say none.
+// Without it a failed case reads NOT RERUN, "judged over a whole run",
+// and its record has no "want".
+func TestWantOfEveryCallCheck(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		check string
+		valid bool
+		want  string
+	}{
+		{acceptsValid, false, want2xx},
+		{rejectsMalformed, false, want4xx},
+		{UnknownEvent, false, want2xxOr4xx},
+		{eventVsBody, false, want4xx},
+		{duplicates, false, want2xx},
+		{outOfOrder, false, want2xxOr4xx},
+		{signature, true, want2xx},
+		{signature, false, want4xx},
+		{Load, false, ""},
+		{Effects, false, ""},
+		{Latency, false, ""},
+	} {
+		if got := wantOf(tt.check, tt.valid); got != tt.want {
+			t.Errorf("wantOf(%s, %v) = %q, want %q", tt.check, tt.valid, got, tt.want)
+		}
+	}
+	for _, id := range IDs() {
+		if wantOf(id, true) == "" && id != Load && id != Effects && id != Latency {
+			t.Errorf("%s says no answer that fixes its failed cases", id)
+		}
 	}
 }

@@ -80,9 +80,9 @@ func wantOf(check string, valid bool) string {
 	switch check {
 	case acceptsValid, duplicates:
 		return want2xx
-	case rejectsMalformed:
+	case rejectsMalformed, eventVsBody:
 		return want4xx
-	case outOfOrder:
+	case outOfOrder, UnknownEvent:
 		return want2xxOr4xx
 	case signature:
 		if valid {

@@ -3,11 +3,13 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -486,6 +488,66 @@ func TestExcludeCasesAndProgress(t *testing.T) {
 	}
 	if err := ValidateExclude([]string{"["}); err == nil {
 		t.Error("a bad glob is accepted")
+	}
+}
+
+// A check --exclude-cases leaves no case of is skipped, never passed; a
+// run it leaves nothing to send is refused before the first call.
+func TestExcludeCasesLeavingNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		checks   []string
+		globs    []string
+		skipped  []string // want skipped, in run order
+		refused  bool
+		sentNone bool
+	}{
+		{name: "one check emptied", checks: []string{acceptsValid, UnknownEvent}, globs: []string{"CREATE_SALES_ORDER/*"}, skipped: []string{UnknownEvent}},
+		{name: "latency's one case", checks: []string{acceptsValid, Latency}, globs: []string{"latency/p99"}, skipped: []string{Latency}},
+		{name: "load's run", checks: []string{UnknownEvent, Load}, globs: []string{"load/*"}, skipped: []string{Load}},
+		{name: "every check emptied", checks: []string{acceptsValid, UnknownEvent}, globs: []string{"*/*"}, refused: true},
+		{name: "emptied beside effects without a probe", checks: []string{acceptsValid, Effects}, globs: []string{"*/*"}, refused: true},
+		{name: "nothing emptied", checks: []string{UnknownEvent}, globs: []string{"nothing-by-this-name"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			var mu sync.Mutex
+			recv := newReceiver(t, defects{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				recv.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			cfg := testConfig(t, srv.URL)
+			cfg.Checks, cfg.ExcludeCases = tc.checks, tc.globs
+			sum, results, err := run(t, context.Background(), cfg)
+			var none *NoCaseLeftError
+			if tc.refused {
+				if !errors.As(err, &none) || calls != 0 || len(results) != 0 {
+					t.Fatalf("err %v after %d calls and %d results, want a NoCaseLeftError before the first call", err, calls, len(results))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sum.Skipped(); !slices.Equal(got, tc.skipped) {
+				t.Errorf("skipped %v, want %v", got, tc.skipped)
+			}
+			for _, id := range tc.skipped {
+				if tl := sum.Checks[id]; tl.Skipped != SkippedExcluded || tl.Pass+tl.Warn+tl.Fail != 0 {
+					t.Errorf("%s: %+v, want skipped for --exclude-cases, no case counted", id, *tl)
+				}
+				if rs := ofCheck(results, id); len(rs) != 1 || rs[0].Verdict != Skip {
+					t.Errorf("%s reported %+v, want one skip", id, rs)
+				}
+			}
+			if sum.Done != sum.Total {
+				t.Errorf("%d of %d cases done", sum.Done, sum.Total)
+			}
+		})
 	}
 }
 

@@ -197,9 +197,7 @@ func (o *checkOptions) build(a *cmdutil.App) (*checkRun, error) {
 	// the verdict) only when --checks names it.
 	run, dropped := check.Runnable(r.cfg.Checks, r.cfg.Signer != nil)
 	r.cfg.ReportUnsigned = dropped && slices.Contains(o.Checks, "signature")
-	switch {
-	case dropped && len(run) == 0:
-		return nil, cmdutil.Usagef("--checks signature needs --secret whsec_...")
+	switch { // config refused a run of signature alone without a secret
 	case r.cfg.ReportUnsigned:
 		fmt.Fprintf(errw, "%s the signature check needs --secret: skipped\n", r.key)
 	default:
@@ -264,13 +262,13 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 	if cfg.Probe, err = newProbe(o, cfg.Client, cfg.CurlTLS); err != nil {
 		return cfg, err
 	}
-	if cfg.Probe == nil && len(o.Checks) > 0 && slices.Equal(ids, []string{check.Effects}) {
-		return cfg, cmdutil.Usagef("--checks effects needs --probe <url-template> or --probe-cmd <command>")
+	if err := o.leftToRun(ids, cfg.Signer != nil, cfg.Probe != nil); err != nil {
+		return cfg, err
 	}
 	if !o.FixedIDs {
 		cfg.Nonce = reqid.Nonce()
 	}
-	if err := reportfile.CheckReportPath(o.Report); err != nil {
+	if err := reportfile.CheckReportPath(o.Report, o.JUnit); err != nil {
 		return cfg, err
 	}
 	if o.SaveCases != "" {
@@ -280,6 +278,38 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 	}
 	cfg.Seed, cfg.Anchor = check.SeedOf(o.Seed, a.Now())
 	return cfg, nil
+}
+
+// leftToRun refuses a selection of checks that each need what was not
+// given (signature a secret, effects a probe): such a run would send
+// nothing and still say ok, exit 0. It is refused however the checks were
+// chosen, by --checks or by what --exclude-checks leaves.
+func (o *checkOptions) leftToRun(ids []string, signed, probed bool) error {
+	var named, need []string
+	for _, id := range ids {
+		switch {
+		case id == check.Effects && !probed:
+			need = append(need, "effects needs --probe <url-template> or --probe-cmd <command>")
+		case id == "signature" && !signed:
+			// Without a secret, signature is no part of the battery unless
+			// --checks names it: said only when it is all that is left.
+			if len(o.Checks) == 0 && len(ids) > 1 {
+				continue
+			}
+			need = append(need, "signature needs --secret whsec_...")
+		default:
+			return nil // this one runs
+		}
+		named = append(named, id)
+	}
+	ids = named
+	if len(o.Checks) == 0 {
+		return cmdutil.Usagef("--exclude-checks leaves only %s: %s: no check left to run", strings.Join(ids, ","), strings.Join(need, ", "))
+	}
+	if len(ids) == 1 {
+		return cmdutil.Usagef("--checks %s", need[0])
+	}
+	return cmdutil.Usagef("--checks %s: %s: no check left to run", strings.Join(ids, ","), strings.Join(need, ", "))
 }
 
 // run grades the receiver, then writes the verdict and the reports. A
@@ -294,7 +324,10 @@ func (r *checkRun) run(ctx context.Context) error {
 	r.prog.Stop()
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
+	var noCase *check.NoCaseLeftError
 	switch {
+	case errors.As(err, &noCase):
+		return cmdutil.UsageErr(noCase) // before the first call: nothing to report
 	case errors.As(err, &unreachable):
 		r.abortReport(unreachable)
 		return cmdutil.UsageErr(unreachable)

@@ -2,9 +2,11 @@ package checkcmd
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -19,7 +21,8 @@ const secretPlaceholder = `--secret "$WHSIM_CHECK_SECRET"`
 // run again, as printed: the URL (target, as given) and the user's
 // headers with each credential's value as a variable named after it
 // (shellcmd.URLWord, shellcmd.VarHeader), the secret as a placeholder, the
-// probe and its settle time, the TLS flags. The caller appends --checks
+// probe and its settle time, the TLS flags and the flags that decide the
+// verdicts (verdictFlags). The caller appends --checks
 // and what else it needs.
 func checkCommand(target string, header http.Header, secret bool, opts *checkOptions) string {
 	cmd := shellcmd.Whsim{Command: "check", URL: target, Header: header, Vars: true}
@@ -34,8 +37,39 @@ func checkCommand(target string, header http.Header, secret bool, opts *checkOpt
 	if opts.CACert != "" {
 		tail.WriteString(" --cacert " + shellcmd.Word(opts.CACert))
 	}
+	tail.WriteString(verdictFlags(opts))
 	cmd.Tail = strings.TrimPrefix(tail.String(), " ")
 	return termsafe.Lines(cmd.String())
+}
+
+// verdictFlags are the flags, where not their defaults, that decide which
+// cases a run sends and how it judges them: without them the command would
+// run another battery (type errors warning again, the 1s budget, 300 load
+// calls, the cases left out sent).
+func verdictFlags(opts *checkOptions) string {
+	var b strings.Builder
+	if opts.Strict {
+		b.WriteString(" --strict")
+	}
+	if opts.LatencyBudget != 0 && opts.LatencyBudget != check.DefaultLatencyBudget {
+		b.WriteString(" --latency-budget " + opts.LatencyBudget.String())
+	}
+	if opts.LoadCount != 0 && opts.LoadCount != check.DefaultLoadCount {
+		b.WriteString(" --load-count " + strconv.Itoa(opts.LoadCount))
+	}
+	if opts.LoadConc != 0 && opts.LoadConc != check.DefaultLoadConcurrency {
+		b.WriteString(" --load-concurrency " + strconv.Itoa(opts.LoadConc))
+	}
+	if opts.Timeout != 0 && opts.Timeout != cmdutil.DefaultTimeout {
+		b.WriteString(" --timeout " + opts.Timeout.String())
+	}
+	if len(opts.ExcludeCases) > 0 {
+		b.WriteString(" --exclude-cases " + shellcmd.Word(strings.Join(opts.ExcludeCases, ",")))
+	}
+	if opts.FixedIDs {
+		b.WriteString(" --fixed-ids")
+	}
+	return b.String()
 }
 
 // probeFlags are the flags that give a probe again: its header values,

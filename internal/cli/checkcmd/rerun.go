@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -42,7 +43,7 @@ func runRerun(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 // validateRerun refuses the flags a rerun cannot take: a report's cases
 // are sent as they were.
 func (o *checkOptions) validateRerun() error {
-	for _, name := range []string{"checks", "exclude-checks", "save-cases", "seed", "strict", "load-count", "load-concurrency", "latency-budget"} {
+	for _, name := range []string{"checks", "exclude-checks", "exclude-cases", "save-cases", "report", "seed", "fixed-ids", "strict", "load-count", "load-concurrency", "latency-budget"} {
 		if o.changed != nil && o.changed(name) {
 			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
@@ -129,7 +130,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 			r.a.ErrColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
 	}
 	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
-		termsafe.Text(o.Rerun), termsafe.Text(r.cfg.Target.Redacted()), r.fromReport)
+		termsafe.Text(o.Rerun), termsafe.Text(termsafe.URL(r.cfg.Target)), r.fromReport)
 	if r.probeNote != "" {
 		fmt.Fprintf(errw, "%s %s\n", key, termsafe.Text(r.probeNote))
 	}
@@ -256,7 +257,17 @@ func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
 	if c.File == "" || c.Want == "" {
 		return nil
 	}
-	name := filepath.Join(dir, filepath.Base(filepath.Dir(c.File)), filepath.Base(c.File))
+	// The report is untrusted: the file is its check's folder and a case
+	// file in it, as check writes them, so that an edited file member
+	// (../calls.ndjson) cannot send another file's credentials, nor a link.
+	folder, base := filepath.Base(filepath.Dir(c.File)), filepath.Base(c.File)
+	if folder != c.Check || !slices.Contains(check.IDs(), folder) || !strings.HasSuffix(base, ".ndjson") {
+		return fmt.Errorf("%s %s: its file %s is not <check>/<case>.ndjson in the directory: a report and its cases are files check wrote", c.Check, c.Name, termsafe.Text(c.File))
+	}
+	name := filepath.Join(dir, folder, base)
+	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s: a symbolic link: a report and its cases are files check wrote", name)
+	}
 	f, err := openRegular(name)
 	if err != nil {
 		return err
@@ -405,7 +416,7 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 	}
 	pu, err := url.Parse(strings.NewReplacer("{", "", "}", "").Replace(rec.URL))
 	if err != nil || pu.Host != cfg.Target.Host || pu.Scheme != cfg.Target.Scheme {
-		return "", cmdutil.Usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(cfg.Target.Redacted()))
+		return "", cmdutil.Usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(termsafe.URL(cfg.Target)))
 	}
 	if len(rec.Headers) > 0 {
 		return "", cmdutil.Usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), termsafe.Text(rec.URL))

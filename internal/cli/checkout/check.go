@@ -274,7 +274,7 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
 		b = fmt.Appendf(b, " %d of %d checks failed: %s", len(failed), len(sum.Order), strings.Join(failed, ", "))
-		return append(appendSkipped(b, skipped), '\n')
+		return append(appendSkipped(b, sum, skipped), '\n')
 	}
 	b = st.OK.Append(b, "ok")
 	if len(skipped) == 0 {
@@ -282,7 +282,7 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 	}
 	// A skipped check is no pass: the line says what it leaves unproved.
 	b = fmt.Appendf(b, " %d of %d checks passed (%d warnings)", len(sum.Order)-len(skipped), len(sum.Order), warns)
-	return append(appendSkipped(b, skipped), '\n')
+	return append(appendSkipped(b, sum, skipped), '\n')
 }
 
 // tally is what the verdict counts over the checks that ran: those that
@@ -304,9 +304,9 @@ func (s CheckSummary) tally() (failed []string, warns int) {
 
 // appendSkipped names the skipped checks after a verdict and what each
 // leaves unproved: "; effects skipped: storage not verified (--probe)".
-func appendSkipped(b []byte, ids []string) []byte {
+func appendSkipped(b []byte, sum *check.Summary, ids []string) []byte {
 	for _, id := range ids {
-		b = fmt.Appendf(b, "; %s skipped: %s", id, check.Unproved(id))
+		b = fmt.Appendf(b, "; %s skipped: %s", id, check.Unproved(id, sum.Checks[id].Skipped))
 	}
 	return b
 }

@@ -17,10 +17,14 @@ import (
 func StepSummary() string { return os.Getenv(jobsummary.Env) }
 
 // CheckReportPath refuses a --report file that cannot be written before the
-// run starts rather than after it.
-func CheckReportPath(path string) error {
+// run starts rather than after it, and one that is the run's --junit file
+// (junit): one would overwrite the other after the first was said written.
+func CheckReportPath(path, junit string) error {
 	if path == "" {
 		return nil
+	}
+	if junit != "" && sameFile(path, junit) {
+		return cmdutil.Usagef("--report %s and --junit %s are one file: give each its own", path, junit)
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -60,4 +64,15 @@ func AppendJobSummary(a *cmdutil.App, s *jobsummary.Summary) {
 // Meta is what a report says of the run.
 func Meta(a *cmdutil.App, title, target string) htmlreport.Meta {
 	return htmlreport.Meta{Title: title, Target: target, Version: a.Build.String(), Started: a.Now()}
+}
+
+// sameFile says whether two paths name one file: the same path once
+// cleaned, or, when both exist, one file under two names (a link).
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

@@ -187,7 +187,7 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 		r.empty = true
 		return r, nil
 	}
-	if err := reportfile.CheckReportPath(o.Report); err != nil {
+	if err := reportfile.CheckReportPath(o.Report, o.JUnit.Path); err != nil {
 		return nil, err
 	}
 	// --report plots every delivery and the job summary lists the first
