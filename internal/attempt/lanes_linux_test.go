@@ -58,8 +58,6 @@ func outcome(r *Result) string {
 	return b.String()
 }
 
-const ok200 = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-
 // The event loops make a delivery as the worker does, from the same code:
 // for every way a receiver answers a call on a kept-alive connection (the
 // loop's; the first call of a connection is made by the worker's path),

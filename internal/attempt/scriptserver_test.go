@@ -10,6 +10,9 @@ import (
 	"testing"
 )
 
+// ok200 is a whole answer, kept alive.
+const ok200 = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
 // scriptServer is a receiver on raw TCP that answers the k-th call on
 // each connection (from 0), with body, with script(k, body): its bytes,
 // then whether it closes the connection (with a reset when reset is
