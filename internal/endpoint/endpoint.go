@@ -76,6 +76,21 @@ func ParseHeaders(list []string) (http.Header, error) {
 	return h, nil
 }
 
+// ParseHookTarget is ParseTarget for a URL whsim adds each call's
+// businessType to (send, replay, export): one that has it already is
+// refused, since the receiver would get two values and most read the
+// first, the URL's, for every event.
+func ParseHookTarget(s string) (*url.URL, error) {
+	u, err := ParseTarget(s)
+	if err != nil {
+		return nil, err
+	}
+	if u.Query().Has("businessType") {
+		return nil, &TargetError{s, "the query has businessType already; whsim adds each call's own (drop it from the URL)"}
+	}
+	return u, nil
+}
+
 // TargetError is a receiver URL ParseTarget refuses, and why; callers
 // that name the flag put it before the URL.
 type TargetError struct{ URL, Why string }

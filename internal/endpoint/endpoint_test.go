@@ -92,6 +92,28 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
+func TestParseHookTarget(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://h:1/hook?tenant=7":       "http://h:1/hook?tenant=7",
+		"http://h:1/hook?businesstype=x": "http://h:1/hook?businesstype=x",
+		"ftp://h/":                       `"ftp://h/": want an http:// or https:// URL`,
+		"http://h:1/hook?businessType=CREATE_RECEIVABLE_DOC": `"http://h:1/hook?businessType=CREATE_RECEIVABLE_DOC": the query has businessType already; whsim adds each call's own (drop it from the URL)`,
+		"http://h:1/hook?tenant=7&businessType=":             `"http://h:1/hook?tenant=7&businessType=": the query has businessType already; whsim adds each call's own (drop it from the URL)`,
+	} {
+		u, err := ParseHookTarget(in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = u.String()
+		}
+		if got != want {
+			t.Errorf("ParseHookTarget(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 // FuzzParseFlags: the parsers of --header, --expect-status and --url never
 // panic, and what they accept is what a request can carry.
 func FuzzParseFlags(f *testing.F) {

@@ -154,7 +154,7 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	if o.Count < 1 {
 		return nil, cmdutil.Usagef("--count %d: want at least 1", o.Count)
 	}
-	target, err := endpoint.ParseTarget(o.URL)
+	target, err := endpoint.ParseHookTarget(o.URL)
 	if err != nil {
 		return nil, cmdutil.Usagef("--url %w", err)
 	}
