@@ -200,6 +200,10 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		// the kind alone ("error") says nothing.
 		why = strings.TrimPrefix(attempt.FailureText(*first), attempt.KindOther+": ")
 		return fmt.Sprintf("every call to %s failed: %s", termsafe.URL(target), termsafe.Text(why))
+	case kinds[0] == attempt.KindTimeout:
+		// The kind is the same whether the connection or the answer took
+		// too long: "cannot reach" would be false of a slow receiver.
+		return fmt.Sprintf("no answer from %s: every call timed out (a receiver slower than --timeout, or one that cannot be reached)", termsafe.URL(target))
 	}
 	return fmt.Sprintf("cannot reach %s: %s", termsafe.URL(target), why)
 }
