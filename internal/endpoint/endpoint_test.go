@@ -52,6 +52,9 @@ func TestParseHeader(t *testing.T) {
 		{in: "no colon", err: `"no colon": want 'Name: value'`},
 		{in: "bad name: x", err: `"bad name: x": want 'Name: value'`},
 		{in: "X: a\nb", err: `"X": the value holds a line break`},
+		{in: "content-length: 5", err: `"Content-Length": whsim frames each body itself (a Content-Length or Transfer-Encoding of your own would cut it short or garble it)`},
+		{in: "Transfer-Encoding: chunked", err: `"Transfer-Encoding": whsim frames each body itself (a Content-Length or Transfer-Encoding of your own would cut it short or garble it)`},
+		{in: "Host: example.com", name: "Host", val: "example.com"},
 	}
 	for _, tt := range tests {
 		name, val, err := parseHeader(tt.in)
