@@ -59,7 +59,14 @@ func parseHeader(s string) (string, string, error) {
 	if strings.ContainsAny(val, "\r\n\x00") {
 		return "", "", fmt.Errorf("%q: the value holds a line break", name)
 	}
-	return http.CanonicalHeaderKey(name), val, nil
+	name = http.CanonicalHeaderKey(name)
+	if name == "Content-Length" || name == "Transfer-Encoding" {
+		// whsim's plain-HTTP path writes the user's headers as they are:
+		// Content-Length: 5 on a 2 KB body had the receiver read 5 bytes
+		// and answer 200, the rest garbage on the connection.
+		return "", "", fmt.Errorf("%q: whsim frames each body itself (a Content-Length or Transfer-Encoding of your own would cut it short or garble it)", name)
+	}
+	return name, val, nil
 }
 
 // ParseHeaders reads request headers written 'Name: value', in order; the
@@ -74,6 +81,21 @@ func ParseHeaders(list []string) (http.Header, error) {
 		h.Add(k, v)
 	}
 	return h, nil
+}
+
+// ParseHookTarget is ParseTarget for a URL whsim adds each call's
+// businessType to (send, replay, export): one that has it already is
+// refused, since the receiver would get two values and most read the
+// first, the URL's, for every event.
+func ParseHookTarget(s string) (*url.URL, error) {
+	u, err := ParseTarget(s)
+	if err != nil {
+		return nil, err
+	}
+	if u.Query().Has("businessType") {
+		return nil, &TargetError{s, "the query has businessType already; whsim adds each call's own (drop it from the URL)"}
+	}
+	return u, nil
 }
 
 // TargetError is a receiver URL ParseTarget refuses, and why; callers

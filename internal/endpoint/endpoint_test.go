@@ -52,6 +52,9 @@ func TestParseHeader(t *testing.T) {
 		{in: "no colon", err: `"no colon": want 'Name: value'`},
 		{in: "bad name: x", err: `"bad name: x": want 'Name: value'`},
 		{in: "X: a\nb", err: `"X": the value holds a line break`},
+		{in: "content-length: 5", err: `"Content-Length": whsim frames each body itself (a Content-Length or Transfer-Encoding of your own would cut it short or garble it)`},
+		{in: "Transfer-Encoding: chunked", err: `"Transfer-Encoding": whsim frames each body itself (a Content-Length or Transfer-Encoding of your own would cut it short or garble it)`},
+		{in: "Host: example.com", name: "Host", val: "example.com"},
 	}
 	for _, tt := range tests {
 		name, val, err := parseHeader(tt.in)
@@ -88,6 +91,28 @@ func TestParseTarget(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("ParseTarget(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestParseHookTarget(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://h:1/hook?tenant=7":       "http://h:1/hook?tenant=7",
+		"http://h:1/hook?businesstype=x": "http://h:1/hook?businesstype=x",
+		"ftp://h/":                       `"ftp://h/": want an http:// or https:// URL`,
+		"http://h:1/hook?businessType=CREATE_RECEIVABLE_DOC": `"http://h:1/hook?businessType=CREATE_RECEIVABLE_DOC": the query has businessType already; whsim adds each call's own (drop it from the URL)`,
+		"http://h:1/hook?tenant=7&businessType=":             `"http://h:1/hook?tenant=7&businessType=": the query has businessType already; whsim adds each call's own (drop it from the URL)`,
+	} {
+		u, err := ParseHookTarget(in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = u.String()
+		}
+		if got != want {
+			t.Errorf("ParseHookTarget(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -46,3 +46,41 @@ func TestK6Usage(t *testing.T) {
 		t.Errorf("an unquoted $(...) in\n%s", b.String())
 	}
 }
+
+// The vegeta commands printed send each target at most once, on one machine
+// and on two: vegeta cycles through its targets, and -rate R/s -duration Ds
+// makes R×D calls, so a command over more than n would repeat requestIds.
+func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		n            int
+		one, twoEach string // -rate and -duration of one machine, and of each of two
+	}{
+		{1, "-rate 1/s -duration 1s", ""},
+		{3, "-rate 3/s -duration 1s", "-rate 1/s -duration 1s"},
+		{99, "-rate 99/s -duration 1s", "-rate 49/s -duration 1s"},
+		{100, "-rate 100/s -duration 1s", "-rate 50/s -duration 1s"},
+		{250, "-rate 100/s -duration 2s", "-rate 50/s -duration 2s"},
+		{2501, "-rate 100/s -duration 25s", "-rate 50/s -duration 25s"},
+	} {
+		var b bytes.Buffer
+		if err := VegetaUsage(&b, tt.n); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if want := "-targets targets.json " + tt.one + " |"; !strings.Contains(out, want) {
+			t.Errorf("n=%d: missing %q in\n%s", tt.n, want, out)
+		}
+		if tt.twoEach == "" {
+			if strings.Contains(out, "machine") {
+				t.Errorf("n=%d: one target split over two machines in\n%s", tt.n, out)
+			}
+			continue
+		}
+		for _, want := range []string{"split -n r/2 -d targets.json part-\n", "-targets part-00 " + tt.twoEach + " >", "-targets part-01 " + tt.twoEach + " >"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("n=%d: missing %q in\n%s", tt.n, want, out)
+			}
+		}
+	}
+}

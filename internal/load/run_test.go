@@ -159,6 +159,38 @@ func TestStatsByStatusAndError(t *testing.T) {
 	}
 }
 
+// TestRequestsPerSecondCountsAnswered: the rate the JSON summary, the
+// HTML report, the job summary and --threshold rps give is the text
+// summary's, of the calls answered: a refused connection fails at once,
+// and counting it would measure how fast the client gives up.
+func TestRequestsPerSecondCountsAnswered(t *testing.T) {
+	answered := &attempt.Result{Request: &attempt.Request{}, OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}}
+	refused := &attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: attempt.KindRefused}}}
+	for _, tt := range []struct {
+		name    string
+		results []*attempt.Result
+		elapsed time.Duration
+		want    float64
+	}{
+		{"all answered", []*attempt.Result{answered, answered, answered, answered}, 2 * time.Second, 2},
+		{"half refused", []*attempt.Result{answered, refused, answered, refused}, 2 * time.Second, 1},
+		{"none answered", []*attempt.Result{refused, refused}, time.Millisecond, 0},
+		{"no time", []*attempt.Result{answered}, 0, 0},
+	} {
+		st := NewStats()
+		for _, r := range tt.results {
+			st.Add(r)
+		}
+		st.Elapsed = tt.elapsed
+		if got := st.RequestsPerSecond(); got != tt.want {
+			t.Errorf("%s: RequestsPerSecond() = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := st.Measured()["rps"]; got != tt.want {
+			t.Errorf("%s: Measured()[rps] = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestRunReusesBodyOnlyWhenTheTransportIsDone(t *testing.T) {
 	// A receiver that answers before reading the body: RoundTrip returns
 	// while the transport may still be writing it. The worker's buffer

@@ -183,12 +183,15 @@ func (s *Stats) Merge(o *Stats) {
 	s.Latency.Merge(&o.Latency)
 }
 
-// RequestsPerSecond is deliveries per second of wall time.
+// RequestsPerSecond is answered deliveries per second of wall time, as
+// the text summary says it: a refused connection fails at once, and a
+// rate over such calls would measure how fast the client gives up, not
+// the receiver (0 when no call was answered).
 func (s *Stats) RequestsPerSecond() float64 {
 	if s.Elapsed <= 0 {
 		return 0
 	}
-	return float64(s.Sent) / s.Elapsed.Seconds()
+	return float64(s.Latency.Count()) / s.Elapsed.Seconds()
 }
 
 // StatusCodes lists the failed statuses in ascending order.

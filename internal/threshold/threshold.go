@@ -46,7 +46,7 @@ var metrics = []metric{
 	{"duplicates", count, "deliberate re-deliveries sent"},
 	{"retries", count, "attempts beyond the first"},
 	{"late", count, "open model: calls that started late at --max-concurrency"},
-	{"rps", rate, "deliveries per second of wall time"},
+	{"rps", rate, "answered deliveries per second of wall time"},
 	{"p50", latency, "median latency"},
 	{"p90", latency, "90th percentile latency"},
 	{"p99", latency, "99th percentile latency"},

@@ -94,7 +94,7 @@ func (d *Flags) Target(u string) (*url.URL, error) {
 	if u == "" {
 		u = d.URL
 	}
-	t, err := endpoint.ParseTarget(u)
+	t, err := endpoint.ParseHookTarget(u)
 	if err != nil {
 		return nil, cmdutil.Usagef("--url %w", err)
 	}

@@ -154,13 +154,18 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	if o.Count < 1 {
 		return nil, cmdutil.Usagef("--count %d: want at least 1", o.Count)
 	}
-	target, err := endpoint.ParseTarget(o.URL)
+	target, err := endpoint.ParseHookTarget(o.URL)
 	if err != nil {
 		return nil, cmdutil.Usagef("--url %w", err)
 	}
-	header, err := endpoint.ParseHeaders(append([]string{"Content-Type: application/json"}, o.Headers...))
+	header, err := endpoint.ParseHeaders(o.Headers)
 	if err != nil {
 		return nil, cmdutil.UsageErr(err)
+	}
+	// As send does, an -H Content-Type replaces application/json: added
+	// beside it, vegeta would send two and k6 one "a, b" of both.
+	if header.Get("Content-Type") == "" {
+		header.Set("Content-Type", "application/json")
 	}
 	if o.Nonce, err = payloadflags.IDNonce(o.FixedIDs, o.Seed); err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ import (
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -277,7 +278,13 @@ func (r *sendRun) close() {
 func (r *sendRun) run(ctx context.Context) error {
 	a, o, con := r.a, r.opts, r.con
 	if r.empty {
-		fmt.Fprintf(a.Streams.Err, "%s --file %s holds no payload: nothing to send\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(ctxio.InputName(o.File)))
+		name := termsafe.Text(ctxio.InputName(o.File))
+		if n := len(o.Thresholds); n > 0 {
+			// A gate is not passed by sending nothing.
+			return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("--file %s holds no payload: nothing was sent, so %d %s not checked (%s)",
+				name, n, term.Plural(n, "threshold was", "thresholds were"), termsafe.Text(strings.Join(o.Thresholds, ", ")))}
+		}
+		fmt.Fprintf(a.Streams.Err, "%s --file %s holds no payload: nothing to send\n", a.ErrColor.Key.Sprint("whsim:"), name)
 		return nil
 	}
 	if o.File != "" && r.rounds != 1 {

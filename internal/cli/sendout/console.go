@@ -59,7 +59,9 @@ type ConsoleOptions struct {
 type Console struct {
 	rep   term.Reporter
 	junit term.Reporter // nil without ConsoleOptions.JUnit
-	title string
+	// repJUnit says rep is a JUnit report (--output junit).
+	repJUnit bool
+	title    string
 	// quiet reports only failures: text on a terminal, without Each or
 	// Verbose, where a line per delivery would scroll past by the thousand.
 	quiet  bool
@@ -99,7 +101,7 @@ func NewConsole(o ConsoleOptions) (*Console, error) {
 	}
 	quiet := o.Format == term.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
 	c := &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
-		thresholds: o.Thresholds, observe: o.Observe}
+		thresholds: o.Thresholds, observe: o.Observe, repJUnit: o.Format == term.JUnit}
 	if o.JUnit != nil {
 		c.junit = term.NewJUnit(o.JUnit, o.Target)
 	}
@@ -120,6 +122,18 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	c.stop()
 	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
 	sum := SendSummary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked}
+	// A JUnit report holds the thresholds as cases: a run that a
+	// threshold failed (exit 1) must not read as all passed in a CI's
+	// test view.
+	for i := range c.checked {
+		tc := (*thresholdCase)(&c.checked[i])
+		if c.junit != nil {
+			_ = c.junit.Case(tc)
+		}
+		if c.repJUnit {
+			_ = c.rep.Case(tc)
+		}
+	}
 	if c.junit != nil {
 		if err := c.junit.Finish(sum); err != nil {
 			return st, err
@@ -186,6 +200,10 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		// the kind alone ("error") says nothing.
 		why = strings.TrimPrefix(attempt.FailureText(*first), attempt.KindOther+": ")
 		return fmt.Sprintf("every call to %s failed: %s", termsafe.URL(target), termsafe.Text(why))
+	case kinds[0] == attempt.KindTimeout:
+		// The kind is the same whether the connection or the answer took
+		// too long: "cannot reach" would be false of a slow receiver.
+		return fmt.Sprintf("no answer from %s: every call timed out (a receiver slower than --timeout, or one that cannot be reached)", termsafe.URL(target))
 	}
 	return fmt.Sprintf("cannot reach %s: %s", termsafe.URL(target), why)
 }

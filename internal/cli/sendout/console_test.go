@@ -46,6 +46,8 @@ func TestConsoleUnreachable(t *testing.T) {
 			"could not send to https://user:xxxxx@127.0.0.1:1/hook: local: socket: too many open files (a limit of this machine, not the receiver's failure)"},
 		{"answers that are no HTTP say what they were", []attempt.Attempt{{Kind: attempt.KindOther, Err: `Post "https://user:xxxxx@127.0.0.1:1/hook": malformed HTTP status line "ok: \x1b[31m\n"`}},
 			`every call to https://user:xxxxx@127.0.0.1:1/hook failed: malformed HTTP status line "ok: \x1b[31m\n"`},
+		{"a slow receiver was reached: a timeout says both", []attempt.Attempt{{Kind: attempt.KindTimeout, Err: "timeout"}, {Kind: attempt.KindTimeout, Err: "timeout"}},
+			"no answer from https://user:xxxxx@127.0.0.1:1/hook: every call timed out (a receiver slower than --timeout, or one that cannot be reached)"},
 		{"some answered", []attempt.Attempt{refused, {Status: 503}}, ""},
 		{"two kinds", []attempt.Attempt{refused, {Kind: attempt.KindTimeout, Err: "timeout"}}, ""},
 		{"none failed", []attempt.Attempt{{Status: 200}}, ""},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -45,4 +46,28 @@ func appendThresholdsJSON(line []byte, rs []threshold.Result) []byte {
 	out := append(body, `,"thresholds":`...)
 	out = append(out, bytes.TrimSuffix(marshalJSONLine(list), []byte("\n"))...)
 	return append(out, "}}\n"...)
+}
+
+// thresholdCase is a threshold's result as a JUnit test case, in a suite
+// of its own; the text and JSON summaries say it already.
+type thresholdCase threshold.Result
+
+func (c *thresholdCase) Verdict() term.Verdict {
+	if c.Pass {
+		return term.Pass
+	}
+	return term.Fail
+}
+
+func (c *thresholdCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+
+func (c *thresholdCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+
+func (c *thresholdCase) JUnit() term.TestCase {
+	r := threshold.Result(*c)
+	tc := term.TestCase{Suite: "thresholds", Name: r.Text, Class: "whsim.threshold", Detail: r.String() + "\n"}
+	if !r.Pass {
+		tc.Failure, tc.FailureType = r.String(), "threshold"
+	}
+	return tc
 }
