@@ -349,6 +349,11 @@ type bodyBuf struct {
 	head       []byte
 	headFor    *target
 	headMethod string
+	// closing says the request last written asked for its connection to
+	// end with its answer (a -H Connection: close): the connection is not
+	// used again, as net/http's transport does not use it again, though
+	// the receiver may close it only after its answer went out.
+	closing bool
 	// result is the worker's Result, made anew in place for each of its
 	// deliveries: the run's report reads it before the next one starts
 	// and keeps none (load.Run).

@@ -5,6 +5,7 @@ package attempt
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -315,5 +316,47 @@ func TestLanesWriteLargeCall(t *testing.T) {
 	}
 	if got, want := bytes.Load(), int64(3*len(body)); got != want {
 		t.Errorf("the receiver read %d bytes of body, want %d", got, want)
+	}
+}
+
+// A request that says Connection: close (-H) ends its connection with its
+// answer on the worker and on the loops, as net/http's transport does:
+// the next call goes on a new one. A receiver that honours it may close
+// only after its answer went out, and a call written on that connection
+// in the meantime would be lost.
+func TestRequestConnectionCloseEndsTheConnection(t *testing.T) {
+	for _, way := range []string{"worker", "lanes"} {
+		t.Run(way, func(t *testing.T) {
+			t.Parallel()
+			var reused atomic.Int64
+			srv := newScriptServer(t, func(k int, _ []byte) (string, bool, bool, bool) {
+				if k > 0 {
+					reused.Add(1)
+				}
+				return ok200, false, false, false // kept alive by the receiver
+			})
+			c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: srv.url()}
+			pool := templates("A", 1)
+			pool[0][0].Header = http.Header{"Connection": {"keep-alive, Close"}}
+			const calls = 6
+			ok := 0
+			report := func(r *Result) {
+				if r.OK {
+					ok++
+				}
+			}
+			if way == "worker" {
+				asWorker(d, pool, calls, report)
+			} else if !asLanes(context.Background(), d, pool, calls, report) {
+				t.Skip("no event loops here")
+			}
+			if ok != calls || reused.Load() != 0 {
+				t.Errorf("%d of %d succeeded, %d calls on a connection used before; want all, none", ok, calls, reused.Load())
+			}
+		})
 	}
 }

@@ -155,7 +155,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	if lean != nil {
 		err = lean
 	}
-	if answerEnds(resp, err, rc.r.Buffered() > 0) {
+	if answerEnds(resp, err, rc.r.Buffered() > 0) || buf.closing {
 		rc.close()
 		buf.raw = nil
 	}
@@ -292,7 +292,21 @@ func (bb *bodyBuf) appendRequest(method string, t *target, h http.Header, plain 
 	w = append(w, "\r\n\r\n"...)
 	w = append(w, body...)
 	bb.req = w
+	bb.closing = asksClose(h)
 	return w
+}
+
+// asksClose says whether a request's header asks for its connection to
+// end with the answer: a close token in its Connection fields.
+func asksClose(h http.Header) bool {
+	for _, v := range h["Connection"] {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "close") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // appendHead appends to b a request's head up to the value of its
