@@ -351,8 +351,8 @@ type bodyBuf struct {
 	headMethod string
 	// closing says the request last written asked for its connection to
 	// end with its answer (a -H Connection: close): the connection is not
-	// used again, as net/http's transport does not use it again, though
-	// the receiver may close it only after its answer went out.
+	// used again (RFC 9112, 9.6), though the receiver may close it only
+	// after its answer went out.
 	closing bool
 	// result is the worker's Result, made anew in place for each of its
 	// deliveries: the run's report reads it before the next one starts
@@ -666,6 +666,10 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		*unfit, *reused = false, false
 		hr := base.WithContext(actx)
 		hr.Header = h
+		// net/http ends a connection after its answer for Close, not for
+		// the header alone; RFC 9112 (9.6) has a client that sent close
+		// send nothing more on that connection.
+		hr.Close = asksClose(h)
 		if len(body) > 0 {
 			hr.Body = buf.reader(body)
 			hr.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }

@@ -320,8 +320,7 @@ func TestLanesWriteLargeCall(t *testing.T) {
 }
 
 // A request that says Connection: close (-H) ends its connection with its
-// answer on the worker and on the loops, as net/http's transport does:
-// the next call goes on a new one. A receiver that honours it may close
+// answer on every path (RFC 9112, 9.6): the next call goes on a new one. A receiver that honours it may close
 // only after its answer went out, and a call written on that connection
 // in the meantime would be lost.
 func TestRequestConnectionCloseEndsTheConnection(t *testing.T) {
