@@ -2,6 +2,7 @@ package endpoint
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -82,17 +83,19 @@ func TestParseTarget(t *testing.T) {
 		"localhost/hook":           `"localhost/hook": no scheme (did you mean http://localhost/hook?)`,
 		"[::1]:3000/hook":          `"[::1]:3000/hook": no scheme (did you mean http://[::1]:3000/hook?)`,
 	} {
-		u, err := ParseTarget(in)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		} else {
-			got = u.String()
-		}
-		if got != want {
+		if got := parsedAs(ParseTarget, in); got != want {
 			t.Errorf("ParseTarget(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// parsedAs is what parse made of in: the URL, or its error's text.
+func parsedAs(parse func(string) (*url.URL, error), in string) string {
+	u, err := parse(in)
+	if err != nil {
+		return err.Error()
+	}
+	return u.String()
 }
 
 func TestParseHookTarget(t *testing.T) {
@@ -104,14 +107,7 @@ func TestParseHookTarget(t *testing.T) {
 		"http://h:1/hook?businessType=CREATE_RECEIVABLE_DOC": `"http://h:1/hook?businessType=CREATE_RECEIVABLE_DOC": the query has businessType already; whsim adds each call's own (drop it from the URL)`,
 		"http://h:1/hook?tenant=7&businessType=":             `"http://h:1/hook?tenant=7&businessType=": the query has businessType already; whsim adds each call's own (drop it from the URL)`,
 	} {
-		u, err := ParseHookTarget(in)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		} else {
-			got = u.String()
-		}
-		if got != want {
+		if got := parsedAs(ParseHookTarget, in); got != want {
 			t.Errorf("ParseHookTarget(%q) = %s, want %s", in, got, want)
 		}
 	}
