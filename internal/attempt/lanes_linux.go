@@ -605,7 +605,7 @@ func (lp *loop) parse(l *lane) {
 		lp.failed(l, err)
 		return
 	}
-	if answerEnds(resp, lean, len(l.ar.b)+l.br.Buffered() > 0) || l.buf.closing {
+	if l.buf.answerEnds(resp, lean, len(l.ar.b)+l.br.Buffered() > 0) {
 		lp.drop(l)
 	}
 	a, retryAfter := lp.d.answered(lp.ctx, resp, l.pre, lean, l.start, l.res)

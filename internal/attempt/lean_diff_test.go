@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -123,12 +124,10 @@ func leanDiff(a string) string {
 	wrest, _ := io.ReadAll(nr)
 	grest, _ := io.ReadAll(lr)
 	if !bytes.Equal(wrest, grest) {
-		return "the body ends elsewhere: next " + strconvQuote(grest) + ", net/http's " + strconvQuote(wrest)
+		return "the body ends elsewhere: next " + strconv.Quote(string(grest)) + ", net/http's " + strconv.Quote(string(wrest))
 	}
 	return ""
 }
-
-func strconvQuote(b []byte) string { return strings.TrimSpace(string(b)) }
 
 // readLean reads a kept-alive answer without allocating: it runs for every
 // delivery.

@@ -155,7 +155,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	if lean != nil {
 		err = lean
 	}
-	if answerEnds(resp, err, rc.r.Buffered() > 0) || buf.closing {
+	if buf.answerEnds(resp, err, rc.r.Buffered() > 0) {
 		rc.close()
 		buf.raw = nil
 	}
@@ -184,13 +184,13 @@ func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err
 	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed}
 }
 
-// answerEnds says whether the connection an answer came on ends with it,
-// unfit to carry another call: an error reading it (err), the receiver's
-// close, or bytes after the answer (leftover: a 204 or 304 with a body, a
-// receiver that writes more than it frames), which are no answer to the
-// next call.
-func answerEnds(resp *http.Response, err error, leftover bool) bool {
-	return err != nil || resp.Close || leftover
+// answerEnds says whether the connection an answer to bb's request came
+// on ends with it, unfit to carry another call: an error reading it
+// (err), the receiver's close, bytes after the answer (leftover: a 204 or
+// 304 with a body, a receiver that writes more than it frames), which are
+// no answer to the next call, or the request's own Connection: close.
+func (bb *bodyBuf) answerEnds(resp *http.Response, err error, leftover bool) bool {
+	return err != nil || resp.Close || leftover || bb.closing
 }
 
 // keep says whether an answer's body is kept: all with KeepBody, the
