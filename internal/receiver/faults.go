@@ -87,14 +87,21 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		rf.Sender = "504 from listen"
 		rf.Receiver = "the call, answered " + answerWord(lost, fwd) + " (discarded)"
 	case fault.Delay:
-		if !wait(ctx, f.D) {
+		start := time.Now()
+		switch wait(ctx, f.D, r.waitsEnd) {
+		case senderGone:
 			ans = plain(http.StatusServiceUnavailable)
 			rf.Sender, rf.Receiver = "nothing (it gave up during the delay)", "nothing (not forwarded)"
-			break
+		case waitCut:
+			late := time.Since(start).Round(time.Millisecond).String()
+			ans, fwd = deliver(body, "")
+			rf.Sender = "the receiver's " + answerWord(ans, fwd) + " after " + late + " (listen stopped: the " + f.D.String() + " delay cut short)"
+			rf.Receiver = "the call, " + late + " late"
+		default:
+			ans, fwd = deliver(body, "")
+			rf.Sender = "the receiver's " + answerWord(ans, fwd) + " after " + f.D.String()
+			rf.Receiver = "the call, " + f.D.String() + " late"
 		}
-		ans, fwd = deliver(body, "")
-		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " after " + f.D.String()
-		rf.Receiver = "the call, " + f.D.String() + " late"
 	case fault.Reorder:
 		held, done, err := fs.reorder[f.Label()].Hold(ctx)
 		if err != nil {
@@ -190,15 +197,33 @@ func deliveryStatuses(ds []capture.Delivery) string {
 	return s
 }
 
-// wait waits d, or until ctx ends; it reports whether d passed.
-func wait(ctx context.Context, d time.Duration) bool {
+// waited is how a wait ended.
+type waited int
+
+const (
+	waitPassed waited = iota // its time passed
+	waitCut                  // listen stopped (EndWaits)
+	senderGone               // the call's context ended: the sender left
+)
+
+// wait waits d, or until ctx ends or end is closed.
+func wait(ctx context.Context, d time.Duration, end <-chan struct{}) waited {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
+		return waitPassed
 	case <-ctx.Done():
-		return false
+		return senderGone
+	case <-end:
+		return waitCut
+	}
+}
+
+// release lets every held call go, and later ones through unheld.
+func (fs *Faults) release() {
+	for _, ro := range fs.reorder {
+		ro.Release()
 	}
 }
 
