@@ -164,6 +164,26 @@ func TestEndWaits(t *testing.T) {
 	}
 }
 
+// A forward that failed is said as such on both sides: the sender got
+// listen's own status, not "the receiver's nothing".
+func TestFaultForwardFailed(t *testing.T) {
+	backend := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(backend.URL)
+	backend.Close() // nothing listens there now
+	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "duplicate=1")})
+	if resp := post(t, srv, ev, faultBody); resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("sender got %d, want 502", resp.StatusCode)
+	}
+	srv.Close()
+	f := mem.recs[0].Fault
+	if want := "listen's 502 (the forward failed) to the first copy"; f.Sender != want {
+		t.Errorf("sender side %q, want %q", f.Sender, want)
+	}
+	if !strings.HasPrefix(f.Receiver, "2 copies, one after the other, answered none (") || strings.Contains(f.Receiver, "listen answered") {
+		t.Errorf("receiver side %q, want each copy's error and nothing of the sender's", f.Receiver)
+	}
+}
+
 func mustFaults(t *testing.T, spec string) *Faults {
 	t.Helper()
 	plan, err := fault.ParsePlan([]string{spec}, 1)
