@@ -269,6 +269,38 @@ func TestReorderCancelled(t *testing.T) {
 	done()
 }
 
+// Release lets the held calls go at once, and a later call is not held:
+// listen's stop does not wait out the hold.
+func TestReorderRelease(t *testing.T) {
+	r := NewReorderer(Fault{Kind: Reorder, N: 10, D: time.Hour}, 1)
+	heldc := make(chan Held, 2)
+	for range 2 {
+		go func() {
+			held, done, err := r.Hold(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			done()
+			heldc <- held
+		}()
+	}
+	waitHeld(t, r, 2)
+	r.Release()
+	for range 2 {
+		if held := <-heldc; held.Of != 2 {
+			t.Errorf("held %+v, want one of the window's 2", held)
+		}
+	}
+	held, done, err := r.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if held.Pos != 1 || held.Of != 1 {
+		t.Errorf("a call after Release was held %+v, want 1 of 1 (let through)", held)
+	}
+}
+
 func TestShuffleNeverIdentity(t *testing.T) {
 	for n := 2; n <= 8; n++ {
 		for x := range uint64(200) {

@@ -19,9 +19,10 @@ type Reorderer struct {
 	hold time.Duration
 	seed uint64
 
-	mu      sync.Mutex
-	cur     *window
-	windows uint64
+	mu       sync.Mutex
+	cur      *window
+	windows  uint64
+	released bool // Release was called: no call is held any more
 }
 
 type window struct {
@@ -76,7 +77,7 @@ func (r *Reorderer) Hold(ctx context.Context) (Held, func(), error) {
 	}
 	win := r.cur
 	win.waiters = append(win.waiters, w)
-	full := len(win.waiters) >= r.n
+	full := len(win.waiters) >= r.n || r.released
 	r.mu.Unlock()
 	if full {
 		r.flush(win)
@@ -87,6 +88,19 @@ func (r *Reorderer) Hold(ctx context.Context) (Held, func(), error) {
 	case <-ctx.Done():
 		w.finish()
 		return Held{}, w.finish, ctx.Err()
+	}
+}
+
+// Release lets the calls held now go (in their window's shuffled order)
+// and every later call through unheld: listen is stopping, and its stop
+// must not wait out a hold that only a fault put on the calls.
+func (r *Reorderer) Release() {
+	r.mu.Lock()
+	r.released = true
+	win := r.cur
+	r.mu.Unlock()
+	if win != nil {
+		r.flush(win)
 	}
 }
 

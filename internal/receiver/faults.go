@@ -87,14 +87,21 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		rf.Sender = "504 from listen"
 		rf.Receiver = "the call, answered " + answerWord(lost, fwd) + " (discarded)"
 	case fault.Delay:
-		if !wait(ctx, f.D) {
+		start := time.Now()
+		switch wait(ctx, f.D, r.waitsEnd) {
+		case senderGone:
 			ans = plain(http.StatusServiceUnavailable)
 			rf.Sender, rf.Receiver = "nothing (it gave up during the delay)", "nothing (not forwarded)"
-			break
+		case waitCut:
+			late := time.Since(start).Round(time.Millisecond).String()
+			ans, fwd = deliver(body, "")
+			rf.Sender = senderGot(ans, fwd) + " after " + late + " (listen stopped: the " + f.D.String() + " delay cut short)"
+			rf.Receiver = "the call, " + late + " late"
+		default:
+			ans, fwd = deliver(body, "")
+			rf.Sender = senderGot(ans, fwd) + " after " + f.D.String()
+			rf.Receiver = "the call, " + f.D.String() + " late"
 		}
-		ans, fwd = deliver(body, "")
-		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " after " + f.D.String()
-		rf.Receiver = "the call, " + f.D.String() + " late"
 	case fault.Reorder:
 		held, done, err := fs.reorder[f.Label()].Hold(ctx)
 		if err != nil {
@@ -104,33 +111,33 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		}
 		ans, fwd = deliver(body, "")
 		done()
-		rf.Sender = "the receiver's " + answerWord(ans, fwd)
+		rf.Sender = senderGot(ans, fwd)
 		rf.Receiver = fmt.Sprintf("the call %d of %d in a shuffled window, held %s", held.Pos, held.Of, held.Waited.Round(time.Millisecond))
 	case fault.Truncate:
 		cut := len(body) / 2
 		ans, fwd = deliver(body[:cut], "")
-		rf.Sender = "the receiver's " + answerWord(ans, fwd)
+		rf.Sender = senderGot(ans, fwd)
 		rf.Receiver = fmt.Sprintf("the body cut short: %d of %d bytes", cut, len(body))
 	case fault.Duplicate:
 		ans, fwd = deliver(body, "")
 		again, afwd := deliver(body, "")
-		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " to the first copy"
+		rf.Sender = senderGot(ans, fwd) + " to the first copy"
 		rf.Receiver = "2 copies, one after the other, answered " + answerWord(ans, fwd) + ", " + answerWord(again, afwd)
 	case fault.Burst:
 		ans, fwd = r.burst(ctx, req, body, f.N, rf)
-		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " to copy 1"
+		rf.Sender = senderGot(ans, fwd) + " to copy 1"
 		rf.Receiver = strconv.Itoa(f.N) + " copies at once, answered " + deliveryStatuses(rf.Deliveries)
 	case fault.NewRequestID:
 		ans, fwd = deliver(body, "")
 		start, end := reqid.Find(body)
 		if start < 0 {
-			rf.Sender = "the receiver's " + answerWord(ans, fwd)
+			rf.Sender = senderGot(ans, fwd)
 			rf.Receiver = "the call only: its body has no requestId string to replace"
 			break
 		}
 		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
 		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
-		rf.Sender = "the receiver's " + answerWord(ans, fwd) + " to its own requestId"
+		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
 		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
 	}
 	return ans, fwd, rf
@@ -167,12 +174,21 @@ func delivery(fwd *capture.Forward, n int, newID string) capture.Delivery {
 }
 
 // answerWord is a forwarded call's answer in a word: the receiver's
-// status, or that it gave none.
+// status, or none and why (it may never have reached the receiver).
 func answerWord(a answer, fwd *capture.Forward) string {
 	if fwd != nil && fwd.Error != "" {
-		return "nothing (" + fwd.Error + "; listen answered " + strconv.Itoa(a.status) + ")"
+		return "none (" + fwd.Error + ")"
 	}
 	return strconv.Itoa(a.status)
+}
+
+// senderGot is what the sender of a forwarded call was answered: the
+// receiver's status, or listen's own when the forward failed.
+func senderGot(a answer, fwd *capture.Forward) string {
+	if fwd != nil && fwd.Error != "" {
+		return "listen's " + strconv.Itoa(a.status) + " (the forward failed)"
+	}
+	return "the receiver's " + strconv.Itoa(a.status)
 }
 
 func deliveryStatuses(ds []capture.Delivery) string {
@@ -190,15 +206,33 @@ func deliveryStatuses(ds []capture.Delivery) string {
 	return s
 }
 
-// wait waits d, or until ctx ends; it reports whether d passed.
-func wait(ctx context.Context, d time.Duration) bool {
+// waited is how a wait ended.
+type waited int
+
+const (
+	waitPassed waited = iota // its time passed
+	waitCut                  // listen stopped (EndWaits)
+	senderGone               // the call's context ended: the sender left
+)
+
+// wait waits d, or until ctx ends or end is closed.
+func wait(ctx context.Context, d time.Duration, end <-chan struct{}) waited {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
+		return waitPassed
 	case <-ctx.Done():
-		return false
+		return senderGone
+	case <-end:
+		return waitCut
+	}
+}
+
+// release lets every held call go, and later ones through unheld.
+func (fs *Faults) release() {
+	for _, ro := range fs.reorder {
+		ro.Release()
 	}
 }
 

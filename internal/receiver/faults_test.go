@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/reqid"
@@ -115,6 +116,81 @@ func TestFaultKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Once listen stops (EndWaits), no call sits out --delay or a fault's
+// hold: the stop must not wait an hour for them. (A wait already under
+// way ends on the same channel; fault.TestReorderRelease holds calls
+// first.)
+func TestEndWaits(t *testing.T) {
+	tests := []struct {
+		name   string
+		cfg    func(u *url.URL) Config
+		sender string // what the fault's record says the sender got, if any
+	}{
+		{"--delay", func(*url.URL) Config { return Config{Delay: time.Hour} }, ""},
+		{"delay fault", func(u *url.URL) Config {
+			return Config{ForwardTo: u, Faults: mustFaults(t, "delay=1:5m")}
+		}, "(listen stopped: the 5m0s delay cut short)"},
+		{"reorder fault", func(u *url.URL) Config {
+			return Config{ForwardTo: u, Faults: mustFaults(t, "reorder=1:1m")}
+		}, "the receiver's 200"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			be := &recordingBackend{}
+			backend := httptest.NewServer(be)
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			srv, _, mem := start(t, tt.cfg(u))
+			srv.rcv.EndWaits()
+			// Far below the waits: without EndWaits the call fails here
+			// rather than passing once the wait is over.
+			client := *srv.Client()
+			client.Timeout = 30 * time.Second
+			resp, err := client.Post(srv.URL+"/webhook?businessType="+ev, "application/json", strings.NewReader(faultBody))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("sender got %d, want the 200 at once", resp.StatusCode)
+			}
+			srv.Close()
+			if f := mem.recs[0].Fault; tt.sender != "" && (f == nil || !strings.Contains(f.Sender, tt.sender)) {
+				t.Errorf("fault recorded as %+v, want its sender to read %q", f, tt.sender)
+			}
+		})
+	}
+}
+
+// A forward that failed is said as such on both sides: the sender got
+// listen's own status, not "the receiver's nothing".
+func TestFaultForwardFailed(t *testing.T) {
+	backend := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(backend.URL)
+	backend.Close() // nothing listens there now
+	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "duplicate=1")})
+	if resp := post(t, srv, ev, faultBody); resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("sender got %d, want 502", resp.StatusCode)
+	}
+	srv.Close()
+	f := mem.recs[0].Fault
+	if want := "listen's 502 (the forward failed) to the first copy"; f.Sender != want {
+		t.Errorf("sender side %q, want %q", f.Sender, want)
+	}
+	if !strings.HasPrefix(f.Receiver, "2 copies, one after the other, answered none (") || strings.Contains(f.Receiver, "listen answered") {
+		t.Errorf("receiver side %q, want each copy's error and nothing of the sender's", f.Receiver)
+	}
+}
+
+func mustFaults(t *testing.T, spec string) *Faults {
+	t.Helper()
+	plan, err := fault.ParsePlan([]string{spec}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewFaults(plan)
 }
 
 // The same seed faults the same calls; the attempt counts per requestId.

@@ -164,6 +164,10 @@ type Receiver struct {
 	closed      bool
 	queue       chan *Call
 	drained     chan struct{}
+	// waitsEnd is closed by EndWaits: the waits only listen puts on a
+	// call (--delay, a delay or reorder fault) end at once.
+	waitsEnd chan struct{}
+	endWaits sync.Once
 	// calls and bodies hold what Config.Recycle reuses: *callRecord, and
 	// *[]byte of capacity initialBody.
 	calls, bodies sync.Pool
@@ -187,11 +191,12 @@ func New(cfg Config) *Receiver {
 		cfg.Client = newClient(16, 30*time.Second)
 	}
 	r := &Receiver{
-		cfg:     cfg,
-		resp:    newResponder(&cfg),
-		budget:  semaphore.NewWeighted(cfg.BodyBudget),
-		queue:   make(chan *Call, cfg.Queue),
-		drained: make(chan struct{}),
+		cfg:      cfg,
+		resp:     newResponder(&cfg),
+		budget:   semaphore.NewWeighted(cfg.BodyBudget),
+		queue:    make(chan *Call, cfg.Queue),
+		drained:  make(chan struct{}),
+		waitsEnd: make(chan struct{}),
 	}
 	go r.drain()
 	return r
@@ -220,6 +225,20 @@ func (r *Receiver) CloseWithin(stuck <-chan time.Time) bool {
 	case <-stuck:
 		return false
 	}
+}
+
+// EndWaits ends the waits that only listen puts on calls: --delay, and a
+// delay or reorder fault's hold. Those waiting go on at once, and later
+// calls do not wait. listen calls it when it stops, so that Ctrl-C does
+// not sit out a --delay 1m or a held window before it can finish the
+// calls in flight.
+func (r *Receiver) EndWaits() {
+	r.endWaits.Do(func() {
+		close(r.waitsEnd)
+		if r.cfg.Faults != nil {
+			r.cfg.Faults.release()
+		}
+	})
 }
 
 func (r *Receiver) closeQueue() {
@@ -376,6 +395,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		select {
 		case <-t.C:
 		case <-req.Context().Done():
+			t.Stop()
+		case <-r.waitsEnd:
 			t.Stop()
 		}
 	}

@@ -80,7 +80,7 @@ func start(t *testing.T, cfg Config) (*testServer, *observed, *memRecorder) {
 	rcv := New(cfg)
 	srv := httptest.NewServer(rcv)
 	srv.Client().CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	ts := &testServer{Server: srv, close: sync.OnceFunc(func() { srv.Close(); rcv.Close() })}
+	ts := &testServer{Server: srv, rcv: rcv, close: sync.OnceFunc(func() { srv.Close(); rcv.Close() })}
 	t.Cleanup(ts.Close)
 	return ts, obs, mem
 }
@@ -89,6 +89,7 @@ func start(t *testing.T, cfg Config) (*testServer, *observed, *memRecorder) {
 // so that every call has been observed when it returns.
 type testServer struct {
 	*httptest.Server
+	rcv   *Receiver
 	close func()
 }
 

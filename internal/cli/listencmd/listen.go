@@ -318,6 +318,9 @@ func (r *listenSession) run(ctx context.Context) error {
 		r.rcv.Close()
 		return err
 	}
+	// The stop finishes the calls in flight, but does not sit out the
+	// waits listen itself put on them (--delay, a fault's hold).
+	defer context.AfterFunc(ctx, r.rcv.EndWaits)()
 	printed, serveErr := r.stop(srv.Serve(ctx))
 	if r.docs != nil && printed && serveErr == nil {
 		if err := r.judge(ctx); err != nil {
