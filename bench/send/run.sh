@@ -5,6 +5,11 @@
 # Prints req/s of each and the ratios (targets: >= 1.0x hey, >= 1.0x wrk, #35),
 # the CPU (user+sys) each spends per delivery and whsim/wrk (target <= 1.0x, #35),
 # then whsim's peak RSS for 50,000 and 500,000 requests.
+# whsim runs twice against wrk: --count N, as hey does, and --duration for
+# as long as wrk runs (wrk runs only by duration). The second is the like-
+# for-like figure: a 1-second run of N calls carries whsim's start-up and
+# its first calls' page faults (the buffers and slabs it then fills) over
+# few calls, which wrk's 10 seconds spread over ten times as many.
 # N (default 50000), C (default 32), BIG (default 500000; 0 skips the
 # second RSS run), WRK_SECS (10).
 set -euo pipefail
@@ -42,6 +47,12 @@ whsim_rps=$(whsim_run "$n")
 rss_n=$(cat "$tmp/rss")
 whsim_cpu=$(cpu_us "$tmp/time" "$n")
 sent=$(tail -n 1 "$tmp/out.ndjson" | sed -E 's/.*"succeeded":([0-9]+).*/\1/')
+# As long as wrk: its calls, rate and CPU per call.
+/usr/bin/time -f '%U %S' -o "$tmp/dur.time" "$tmp/whsim" send --url "$url" --event $event --duration "${secs}s" \
+  --concurrency "$c" --output json >"$tmp/dur.ndjson"
+dur_n=$(tail -n 1 "$tmp/dur.ndjson" | sed -E 's/.*"succeeded":([0-9]+).*/\1/')
+dur_rps=$(tail -n 1 "$tmp/dur.ndjson" | sed -E 's/.*"requestsPerSecond":([0-9.]+).*/\1/')
+dur_cpu=$(cpu_us "$tmp/dur.time" "$dur_n")
 distinct=$(head -n -1 "$tmp/out.ndjson" | sed -E 's/.*"requestId":"([^"]+)".*/\1/' | sort -u | wc -l)
 if [ "$big" -gt 0 ]; then
   whsim_run "$big" >/dev/null
@@ -50,10 +61,13 @@ fi
 
 printf 'hey   %10.0f req/s  %6s µs CPU/delivery\n' "$hey_rps" "$hey_cpu"
 printf 'wrk   %10.0f req/s  %6s µs CPU/delivery\n' "$wrk_rps" "$wrk_cpu"
-printf 'whsim %10.0f req/s  %6s µs CPU/delivery  (%s succeeded, %s distinct requestIds)\n' "$whsim_rps" "$whsim_cpu" "$sent" "$distinct"
+printf 'whsim %10.0f req/s  %6s µs CPU/delivery  (--count %s: %s succeeded, %s distinct requestIds)\n' "$whsim_rps" "$whsim_cpu" "$n" "$sent" "$distinct"
+printf 'whsim %10.0f req/s  %6s µs CPU/delivery  (--duration %ss, as wrk: %s succeeded)\n' "$dur_rps" "$dur_cpu" "$secs" "$dur_n"
 awk -v w="$whsim_rps" -v h="$hey_rps" -v k="$wrk_rps" -v wc="$whsim_cpu" -v kc="$wrk_cpu" -v hc="$hey_cpu" 'BEGIN {
   printf "whsim/hey %.2fx (target >= 1.0x)\nwhsim/wrk %.2fx (target >= 1.0x, #35)\n", w/h, w/k
   printf "CPU per delivery: whsim/wrk %.2fx (target <= 1.0x, #35), whsim/hey %.2fx\n", wc/kc, wc/hc }'
+awk -v w="$dur_rps" -v k="$wrk_rps" -v wc="$dur_cpu" -v kc="$wrk_cpu" 'BEGIN {
+  printf "as long as wrk: whsim/wrk %.2fx throughput, %.2fx CPU per delivery\n", w/k, wc/kc }'
 if [ "$big" -gt 0 ]; then
   printf 'whsim peak RSS: %d MiB for %d requests, %d MiB for %d requests\n' $((rss_n / 1024)) "$n" $((rss_big / 1024)) "$big"
 else
