@@ -104,7 +104,7 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 
 func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int, flags []CallFlag) {
 	r := c.Record
-	id := reqid.Read(c.Body)
+	id := reqid.Read(c.Content)
 	if id == "" {
 		id = "-"
 	}
@@ -169,8 +169,11 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		for _, h := range termsafe.Headers(r.Headers) {
 			b = append(b, "    "+p.st.Key.Pre+h[0]+p.st.Key.Post+": "+h[1]+"\n"...)
 		}
-		if len(c.Body) > 0 {
-			b = append(b, indentLines(prettyBody(c.Body), "    ")...)
+		if body := c.Body; len(body) > 0 {
+			if c.Content != nil {
+				body = c.Content // decoded from its Content-Encoding
+			}
+			b = append(b, indentLines(prettyBody(body), "    ")...)
 		}
 	}
 	p.w.Write(b)
@@ -281,7 +284,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	if c.HasEvent {
 		o.Event = &c.Event
 	}
-	if id := reqid.Read(c.Body); id != "" {
+	if id := reqid.Read(c.Content); id != "" {
 		o.RequestID = &id
 	}
 	for k, vs := range r.Headers {

@@ -21,7 +21,7 @@ func call(body string, headers http.Header) *receiver.Call {
 			Path: "/hook\x1b[2J", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: headers,
 			Response: &capture.Response{Status: 200},
 		},
-		Body: []byte(body), Event: "CREATE_RECEIVABLE_DOC", HasEvent: true,
+		Body: []byte(body), Content: []byte(body), Event: "CREATE_RECEIVABLE_DOC", HasEvent: true,
 	}
 }
 
