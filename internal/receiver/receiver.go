@@ -271,7 +271,7 @@ func (r *Receiver) drain() {
 // check sets c.Content and validates it, off the acknowledgement path.
 func (r *Receiver) check(c *Call) {
 	c.Content = c.Body
-	if c.TooLarge || c.BodyErr != nil {
+	if c.TooLarge || c.BodyErr != nil || c.Record.Rejected != nil {
 		return
 	}
 	if codings := capture.ContentCodings(c.Record.Headers); codings != nil {
@@ -637,6 +637,9 @@ func trailerNames(c *Call) []string {
 // the Checker's findings. A body cut short or over the limit is not told
 // apart from one that arrived whole (a record holds the bytes, not why).
 func (r *Receiver) CheckRecord(rec *capture.Record) []validate.Finding {
+	if rec.Rejected != nil {
+		return rejectedFindings(rec)
+	}
 	c := &Call{Record: rec}
 	c.Event, c.HasEvent = spec.QueryEvent(rec.Query)
 	c.Findings = r.protocolFindings(c)

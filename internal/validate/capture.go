@@ -60,6 +60,9 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 // CheckRecord validates the request body of a capture record as
 // checkCapture does.
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
+	if rec.Rejected != nil {
+		return v.single(RuleRejected, rec.RejectedWhy())
+	}
 	body, err := rec.RequestBody()
 	if err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))

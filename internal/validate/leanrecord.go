@@ -32,6 +32,9 @@ const (
 	leanStringMap // map[string]string
 	leanResponse
 	leanForward
+	// leanRejected is a request the server refused (capture.Rejected):
+	// CheckRecord says so, on the slow path.
+	leanRejected
 )
 
 type leanMember struct {
@@ -46,6 +49,7 @@ var (
 		{"path", leanString}, {"query", leanString}, {"queryEncoding", leanString},
 		{"headers", leanHeader}, {"headerEncodings", leanStringMap}, {"body", leanString},
 		{"bodyEncoding", leanString}, {"response", leanResponse}, {"forward", leanForward},
+		{"rejected", leanRejected},
 	}
 	leanResponseMembers = []leanMember{
 		{"status", leanInt}, {"headers", leanHeader}, {"body", leanString}, {"bodyEncoding", leanString},
@@ -179,6 +183,9 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 	if k == jsonlex.Null {
 		lx.Lit(k)
 		return
+	}
+	if m.kind == leanRejected {
+		panic(leanGiveUp{})
 	}
 	switch m.kind {
 	case leanString:

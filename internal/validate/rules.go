@@ -24,17 +24,20 @@ const (
 	// RuleContentEncoding is a body whose Content-Encoding whsim cannot
 	// undo (unknown, corrupt, or over the body limit once decoded).
 	RuleContentEncoding = "content-encoding"
-	ruleEventNumber     = "event-mismatch"
-	ruleType            = "type"
-	ruleEnum            = "enum"
-	ruleFormat          = "format"
-	ruleReceiptPart     = "receipt-member"
-	ruleForeignPart     = "receipt-in-invoice"
-	ruleMixedShape      = "mixed-shape"
-	ruleCapture         = "capture-record"
-	rulePayloadSize     = "payload-size"
-	ruleTorn            = "torn-line"
-	ruleEmptyInput      = "empty-input"
+	// RuleRejected is a captured request the HTTP server refused before
+	// listen could read it (capture.Record.Rejected).
+	RuleRejected    = "http-rejected"
+	ruleEventNumber = "event-mismatch"
+	ruleType        = "type"
+	ruleEnum        = "enum"
+	ruleFormat      = "format"
+	ruleReceiptPart = "receipt-member"
+	ruleForeignPart = "receipt-in-invoice"
+	ruleMixedShape  = "mixed-shape"
+	ruleCapture     = "capture-record"
+	rulePayloadSize = "payload-size"
+	ruleTorn        = "torn-line"
+	ruleEmptyInput  = "empty-input"
 
 	ruleMissing      = "missing-field"
 	ruleUnknown      = "unknown-field"
@@ -73,6 +76,7 @@ var rules = []rule{
 	{ruleForeignPart, Error, "an invoice carries a receipt member"},
 	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{ruleCapture, Error, "a capture record line cannot be read"},
+	{RuleRejected, Error, "a captured request the HTTP server refused before listen could read it (a malformed head: bad header name, two Content-Lengths, no Host, ...): it holds no body to check"},
 	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
 	{ruleEmptyInput, Error, "an input holds no payload (empty, blank, []) while the others do (with none at all: no payloads)"},
 	{ruleMissing, Warning, "a field of the spec is absent"},
