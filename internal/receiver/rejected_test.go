@@ -100,7 +100,11 @@ func TestRejectedRequestsAreCalls(t *testing.T) {
 			addr, obs, mem, stop := serveRaw(t, DefaultLimits)
 			answer := sendRaw(t, addr, []byte(tc.raw))
 			stop()
-			if !bytes.Contains(answer, []byte(" "+strconv.Itoa(tc.status)+" ")) {
+			// A head over the limit is answered while the sender is still
+			// sending it; the server then closes with bytes unread, and the
+			// reset that follows may discard the answer on the sender's
+			// side before it reads it: the record below says what went.
+			if !bytes.Contains(answer, []byte(" "+strconv.Itoa(tc.status)+" ")) && (tc.status != 431 || len(answer) > 0) {
 				t.Errorf("answered %.80q, want %d", answer, tc.status)
 			}
 			good := 0
