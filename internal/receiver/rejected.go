@@ -67,6 +67,20 @@ type watchListener struct {
 	now    func() time.Time
 	// heads are the head buffers of connections that ended, for new ones.
 	heads sync.Pool
+	// reports counts the reports Close started and that have not returned
+	// (see Close).
+	reports sync.WaitGroup
+}
+
+// waitReports waits until every report Close started has returned, or
+// until done is closed.
+func (l *watchListener) waitReports(done <-chan struct{}) {
+	all := make(chan struct{})
+	go func() { l.reports.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-done:
+	}
 }
 
 func newWatchListener(ln net.Listener, report func(*Rejection)) *watchListener {
@@ -210,7 +224,15 @@ func (c *watchedConn) Close() error {
 	}
 	c.mu.Unlock()
 	if rj != nil {
-		c.l.report(rj)
+		// Not on this goroutine: http.Server's Shutdown and Close close
+		// connections holding the server's lock, and a report can wait
+		// for the observer (back-pressure). Serve waits for it after
+		// shutting down, as for a handler in flight.
+		c.l.reports.Add(1)
+		go func() {
+			defer c.l.reports.Done()
+			c.l.report(rj)
+		}()
 	}
 	return c.Conn.Close()
 }

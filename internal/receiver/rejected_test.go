@@ -233,3 +233,41 @@ func TestNoRejectionOnOrdinaryCalls(t *testing.T) {
 		}
 	}
 }
+
+// http.Server's Shutdown and Close close connections holding the
+// server's lock: closing one with an unfinished head must not wait for
+// its report, which can wait for a stuck observer. Serve waits for the
+// report after, within its bound.
+func TestCloseDoesNotWaitForTheReport(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stuck, reported := make(chan struct{}), make(chan *Rejection, 1)
+	wl := newWatchListener(ln, func(rj *Rejection) { <-stuck; reported <- rj })
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	conn, err := wl.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.Write([]byte("POST /half HTTP/1.1\r\n"))
+	buf := make([]byte, 64)
+	if n, err := conn.Read(buf); err != nil || n == 0 {
+		t.Fatalf("read %d, %v", n, err)
+	}
+	conn.Close() // returns although the report cannot
+	gaveUp := make(chan struct{})
+	close(gaveUp)
+	wl.waitReports(gaveUp) // bounded: returns when its bound is done
+	close(stuck)
+	wl.waitReports(make(chan struct{}))
+	if rj := <-reported; rj.Status != 0 || !bytes.HasPrefix(rj.Head, []byte("POST /half")) {
+		t.Errorf("reported %+v, want the unanswered head", rj)
+	}
+}

@@ -195,5 +195,10 @@ func (s *server) Serve(ctx context.Context) error {
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	if wl, ok := s.ln.(*watchListener); ok {
+		// Unfinished heads the shutdown closed are reported as calls
+		// before the receiver is closed, within the same bound.
+		wl.waitReports(sctx.Done())
+	}
 	return err
 }
