@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -31,6 +32,31 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("%s did not appear within 60s", args[0])
+}
+
+// rawSend writes a file's bytes as they are to the host and port of the
+// URL urlfile holds, and puts what comes back, until the server closes
+// the connection, in stdout: a request no HTTP client would send.
+// rawsend <urlfile> <file>
+func rawSend(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: rawsend <urlfile> <file>")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	u, err := url.Parse(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	raw, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	conn, err := net.DialTimeout("tcp", u.Host, 10*time.Second)
+	ts.Check(err)
+	defer conn.Close()
+	_, err = conn.Write(raw)
+	ts.Check(err)
+	conn.SetReadDeadline(time.Now().Add(60 * time.Second)) // a bound on a wait for the server's answer
+	answer, err := io.ReadAll(conn)
+	ts.Check(err)
+	ts.Stdout().Write(answer)
 }
 
 // httpPost posts a file to the URL read from urlfile plus a suffix and

@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"envfile":      envFile,
 			"bodies":       captureBodies,
 			"post":         httpPost,
+			"rawsend":      rawSend,
 			"get":          httpGet,
 			"interrupt":    interrupt,
 			"linecount":    lineCount,

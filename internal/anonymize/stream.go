@@ -414,6 +414,12 @@ func unwrapLine(err error) error {
 // text. Secret headers (termsafe.SecretHeader: credentials, tokens,
 // signatures) are dropped from the request, the response and the forward.
 func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Options, st *Stats) error {
+	if j := rec.Rejected; j != nil && !opts.learn {
+		// The head of a request the server refused is bytes that did not
+		// read as HTTP: credentials in it cannot be told from the rest,
+		// so none of it is kept (HeadBytes still says how much came).
+		j.Head, j.HeadEncoding = "", capture.UTF8
+	}
 	body, err := rec.RequestBody()
 	if err != nil {
 		return err
@@ -534,6 +540,13 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 		a.headers(p, f.Headers)
 		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers)
 		f.Error = p.message(f.Error)
+	}
+	if j := rec.Rejected; j != nil {
+		if p.check {
+			head, _ := j.RawHead()
+			a.scanBody(p, head)
+		}
+		j.Reason = p.message(j.Reason) // it may quote the request line
 	}
 	if f := rec.Fault; f != nil {
 		// listen's words, quoting the forward's errors and their URLs.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -23,6 +24,13 @@ import (
 // Version is the record format version, the value of the "capture" key that
 // marks a line as a capture record.
 const Version = 1
+
+// VersionRejected is the version of a record of a request listen's HTTP
+// server refused before listen could read it (Record.Rejected): such a
+// record holds no request to send again or check, and a reader that does
+// not know the rejected member must not take it for a call that came
+// with an empty body. Readers refuse versions above it.
+const VersionRejected = 2
 
 // Body encodings. Text that is valid UTF-8 is kept as it is, so a capture is
 // readable; anything else is base64 so that no byte is lost.
@@ -55,6 +63,12 @@ type Record struct {
 	// Fault is what listen --fault did to the call; the members above stay
 	// what the sender sent and what it was answered.
 	Fault *Fault `json:"fault,omitempty"`
+	// Rejected, when set, says the request was refused by the HTTP server
+	// before listen could read it (a malformed head): Method, Path and
+	// Query are what could be made out of its request line, Headers and
+	// Body are empty, Response is what the server answered (nil: nothing,
+	// the connection ended first). Capture is VersionRejected.
+	Rejected *Rejected `json:"rejected,omitempty"`
 
 	// checkedBody is Body as ShareBody found it valid UTF-8: while Body is
 	// still that string, Append escapes it without checking it again.
@@ -94,6 +108,38 @@ type Fault struct {
 	// order they went; none when it was not forwarded.
 	Deliveries []Delivery `json:"deliveries"`
 }
+
+// Rejected is a request the HTTP server refused before listen could read
+// it, as far as it was seen.
+type Rejected struct {
+	// Reason says why, in the server's words where it gave any.
+	Reason string `json:"reason"`
+	// Head is the first bytes that arrived of the request (at most
+	// MaxRejectedHead), as Body holds a body: text when valid UTF-8, else
+	// base64 as HeadEncoding says.
+	Head         string `json:"head"`
+	HeadEncoding string `json:"headEncoding"`
+	// HeadBytes is how many bytes arrived in all: more than Head holds
+	// when the head was cut to MaxRejectedHead.
+	HeadBytes int64 `json:"headBytes"`
+}
+
+// MaxRejectedHead bounds what a record keeps of a refused request's head:
+// one over net/http's header limit (1 MiB) must not make a 1 MiB record.
+const MaxRejectedHead = 8 << 10
+
+// RejectedWhy says, for a record with Rejected, why the request was
+// refused and what it was answered: the message of its finding.
+func (r *Record) RejectedWhy() string {
+	answered := "no answer"
+	if r.Response != nil {
+		answered = "answered " + strconv.Itoa(r.Response.Status)
+	}
+	return "the HTTP server refused the request before listen could read it: " + r.Rejected.Reason + " (" + answered + ")"
+}
+
+// RawHead returns the bytes of the refused request's head, as recorded.
+func (r *Rejected) RawHead() ([]byte, error) { return DecodeBody(r.Head, r.HeadEncoding) }
 
 // Delivery is one call listen sent the receiver for a faulted call.
 type Delivery struct {
@@ -214,6 +260,9 @@ func (r *Record) fromDisk() error {
 // Append appends r as one line of NDJSON to b.
 func Append(b []byte, r *Record) ([]byte, error) {
 	r.Capture = Version
+	if r.Rejected != nil {
+		r.Capture = VersionRejected
+	}
 	r = onDisk(r)
 	if out, ok := appendRecord(b, r); ok {
 		return out, nil
@@ -309,6 +358,12 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	if rec.Capture == 0 {
 		return nil, &LineError{Line: r.line, Err: errors.New(`not a capture record (no "capture" key)`)}
+	}
+	if rec.Capture > VersionRejected || rec.Capture < 0 {
+		return nil, &LineError{Line: r.line, Err: fmt.Errorf("capture record format %d, which this whsim does not read (it reads 1 and 2): a newer whsim wrote it", rec.Capture)}
+	}
+	if rec.Rejected != nil && rec.Capture != VersionRejected {
+		return nil, &LineError{Line: r.line, Err: fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)}
 	}
 	if err := rec.fromDisk(); err != nil {
 		return nil, &LineError{Line: r.line, Err: err}

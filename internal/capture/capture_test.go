@@ -219,3 +219,35 @@ func TestRecordEncodingsOldAndBad(t *testing.T) {
 		t.Errorf("end: %v", err)
 	}
 }
+
+// A record of a refused request is format 2 and reads back whole; a
+// format this whsim does not know, or a rejected member in a format-1
+// record, is a bad line (skipped with a warning), never read as a call.
+func TestRejectedRecordFormat(t *testing.T) {
+	t.Parallel()
+	rec := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: "/", Headers: http.Header{},
+		Rejected: &Rejected{Reason: "Bad Request", HeadBytes: 3}}
+	rec.Rejected.Head, rec.Rejected.HeadEncoding = EncodeBody([]byte{'P', 0xff, '\r'})
+	line, err := Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := NewReader(bytes.NewReader(line)).Next()
+	if err != nil || got.Capture != VersionRejected || got.Rejected == nil {
+		t.Fatalf("read %+v, %v; want a format-2 rejected record", got, err)
+	}
+	if head, err := got.Rejected.RawHead(); err != nil || string(head) != "P\xff\r" {
+		t.Errorf("head %q, %v", head, err)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`{"capture":3,"method":"POST"}`, "capture record format 3, which this whsim does not read"},
+		{`{"capture":-1,"method":"POST"}`, "capture record format -1"},
+		{`{"capture":1,"rejected":{"reason":"x"}}`, `a record with "rejected" is format 2, not 1`},
+	} {
+		_, err := NewReader(strings.NewReader(tc.line + "\n")).Next()
+		var le *LineError
+		if !errors.As(err, &le) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a line error with %q", tc.line, err, tc.want)
+		}
+	}
+}

@@ -106,6 +106,17 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 			return b, false
 		}
 	}
+	if j := r.Rejected; j != nil {
+		b = append(b, `,"rejected":{"reason":`...)
+		b = jsonstr.Append(b, j.Reason)
+		b = append(b, `,"head":`...)
+		b = jsonstr.Append(b, j.Head)
+		b = append(b, `,"headEncoding":`...)
+		b = jsonstr.Append(b, j.HeadEncoding)
+		b = append(b, `,"headBytes":`...)
+		b = strconv.AppendInt(b, j.HeadBytes, 10)
+		b = append(b, '}')
+	}
 	return append(b, '}', '\n'), true
 }
 

@@ -47,6 +47,10 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 				r.Fault.Deliveries = []Delivery{{Bytes: len(body), Status: status, LatencyMS: lat}, {RequestID: hk, Error: ferr, LatencyMS: lat}}
 			}
 		}
+		if status%3 == 0 {
+			r.Rejected = &Rejected{Reason: ferr, HeadBytes: nanos}
+			r.Rejected.Head, r.Rejected.HeadEncoding = EncodeBody(body)
+		}
 		r = onDisk(r)
 		want := encodingJSON(r)
 		got, ok := appendRecord(nil, r)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -90,12 +91,29 @@ var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &
 // file ends in a torn line (a crash while writing), the next record starts
 // on a fresh line and torn reports it; readers skip the torn line.
 func OpenFile(path string, mode Sync) (file *File, torn bool, err error) {
+	return openFile(path, mode, syncDir)
+}
+
+// openFile is OpenFile with the directory fsync given: tests record it.
+func openFile(path string, mode Sync, syncDir func(dir string) error) (file *File, torn bool, err error) {
 	if _, err := ParseSync(string(mode)); err != nil {
 		return nil, false, err
 	}
+	_, statErr := os.Stat(path)
+	created := errors.Is(statErr, fs.ErrNotExist)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, false, err
+	}
+	if created && mode != SyncNever {
+		// A new file's name is in its directory, and an fsync of the file
+		// does not put the directory on disk: without this, a crash after
+		// records were fsynced (acknowledged, with --fsync always) could
+		// lose the file, records and all.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			f.Close()
+			return nil, false, fmt.Errorf("%s: syncing its directory: %w", path, err)
+		}
 	}
 	// Locked before anything is written, the torn line's newline included.
 	if err := lockWriter(f); err != nil {

@@ -214,3 +214,58 @@ func TestFileGoneFailsWrites(t *testing.T) {
 		})
 	}
 }
+
+// A capture file listen creates is only safe from a crash once its name is
+// on disk too: its directory is fsynced when the file is new (and records
+// are to be fsynced), not when it already existed.
+func TestOpenFileSyncsTheDirectoryOfANewFile(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode   Sync
+		exists bool
+		want   bool
+	}{
+		{SyncAlways, false, true},
+		{SyncInterval, false, true},
+		{SyncNever, false, false},
+		{SyncAlways, true, false},
+		{SyncInterval, true, false},
+	} {
+		t.Run(fmt.Sprintf("%s/exists=%v", tc.mode, tc.exists), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "c.ndjson")
+			if tc.exists {
+				if err := os.WriteFile(path, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var synced []string
+			f, _, err := openFile(path, tc.mode, func(d string) error {
+				// The file is already there when its directory is synced.
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("directory synced before the file was created: %v", err)
+				}
+				synced = append(synced, d)
+				return syncDir(d) // the real one works on a real directory
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			var want []string
+			if tc.want {
+				want = []string{dir}
+			}
+			if fmt.Sprint(synced) != fmt.Sprint(want) {
+				t.Errorf("directories synced: %q, want %q", synced, want)
+			}
+		})
+	}
+	// A failing directory fsync is the open's failure: --fsync always
+	// must not acknowledge records in a file that may vanish.
+	_, _, err := openFile(filepath.Join(t.TempDir(), "c.ndjson"), SyncAlways, func(string) error { return errors.New("EIO") })
+	if err == nil || !strings.Contains(err.Error(), "syncing its directory: EIO") {
+		t.Errorf("openFile with a failing directory fsync: %v, want the error", err)
+	}
+}

@@ -63,5 +63,5 @@ func NewListenStore(capturePath string, check func(*capture.Record) []validate.F
 // Observe offers a receiver's call to the store without waiting (see
 // Offer): the receiver's queue never slows down for a browser.
 func (f *Feed) Observe(c *receiver.Call) {
-	f.Offer(c.Record, c.Offset, c.Body, reqid.Read(c.Body), c.Findings)
+	f.Offer(c.Record, c.Offset, c.Body, reqid.Read(c.Content), c.Findings)
 }

@@ -2,10 +2,13 @@ package receiver
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -111,5 +114,64 @@ func BenchmarkServeHTTPCaptureParallel(b *testing.B) {
 	rcv.Close()
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkListenSocket is one call over a real keep-alive connection to
+// the server Listen builds: net/http's own work included. unwatched hides
+// the receiver from Listen (a plain handler), so the connection is not
+// watched for requests net/http refuses itself (rejected.go): the two
+// differ by exactly that watch.
+func BenchmarkListenSocket(b *testing.B) {
+	for _, watched := range []bool{false, true} {
+		name := "unwatched"
+		if watched {
+			name = "watched"
+		}
+		b.Run(name, func(b *testing.B) {
+			rcv, f, _, body := benchReceiver(b)
+			var h http.Handler = rcv
+			if !watched {
+				h = http.HandlerFunc(rcv.ServeHTTP)
+			}
+			s, err := Listen("127.0.0.1:0", h, DefaultLimits)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx) }()
+			conn, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := []byte("POST /?businessType=CREATE_RECEIVABLE_DOC HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+				strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
+			// Every answer is as long as the first (a Date header of fixed
+			// width): read that many bytes, with no parsing on this side.
+			conn.Write(req)
+			first := make([]byte, 4096)
+			n, err := conn.Read(first)
+			if err != nil || !bytes.HasSuffix(first[:n], []byte(`{"status":200}`+"\n")) {
+				b.Fatalf("first answer %q, %v", first[:n], err)
+			}
+			answer := first[:n]
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := conn.Write(req); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(conn, answer); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			conn.Close()
+			cancel()
+			<-served
+			rcv.Close()
+			f.Close()
+		})
 	}
 }

@@ -64,7 +64,7 @@ func (d *Documents) Observe(c *Call) {
 		d.Untracked++
 		return
 	}
-	key, invo, ok := documentOf(c.Body, e.Kind)
+	key, invo, ok := documentOf(c.Content, e.Kind)
 	if !ok {
 		d.Untracked++
 		return
@@ -75,14 +75,14 @@ func (d *Documents) Observe(c *Call) {
 			d.Untracked++
 			return
 		}
-		doc = &Doc{Q: probe.Question{Kind: e.Kind, Code: key.code, InvoiceCode: invo, Event: e.Name, RequestID: reqid.Read(c.Body)}}
+		doc = &Doc{Q: probe.Question{Kind: e.Kind, Code: key.code, InvoiceCode: invo, Event: e.Name, RequestID: reqid.Read(c.Content)}}
 		d.docs[key] = doc
 		d.order = append(d.order, doc)
 	}
 	doc.Calls++
 	if spec.StateAfter(e) == spec.DocCreated && !strings.HasPrefix(doc.Q.Event, "CREATE_") {
 		// The question names the call that created the document.
-		doc.Q.Event, doc.Q.RequestID = e.Name, reqid.Read(c.Body)
+		doc.Q.Event, doc.Q.RequestID = e.Name, reqid.Read(c.Content)
 	}
 	if acknowledged(c) {
 		if st := spec.StateAfter(e); spec.StateRank(st) > spec.StateRank(doc.Want) {
@@ -94,7 +94,7 @@ func (d *Documents) Observe(c *Call) {
 		if f.Arg != "" {
 			label += ":" + f.Arg
 		}
-		id := reqid.Read(c.Body)
+		id := reqid.Read(c.Content)
 		if id == "" {
 			id = "none"
 		}

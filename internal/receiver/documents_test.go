@@ -23,7 +23,7 @@ func docCall(event, body string, fwdStatus int, f *capture.Fault) *Call {
 		rec.Forward = &capture.Forward{Status: fwdStatus}
 	}
 	rec.Fault = f
-	return &Call{Record: rec, Body: []byte(body), Event: event, HasEvent: true}
+	return &Call{Record: rec, Body: []byte(body), Content: []byte(body), Event: event, HasEvent: true}
 }
 
 const (
@@ -71,5 +71,18 @@ func TestDocumentsJudge(t *testing.T) {
 	}
 	if c.Name() != "invoice invoiceCode INV-C" || c.Defect() != "holds it audited, want created" {
 		t.Errorf("C: %s: %s", c.Name(), c.Defect())
+	}
+}
+
+// A document sent compressed (Content-Encoding: gzip) is the one its
+// decoded body holds: tracked and probed as any other.
+func TestDocumentsOfCompressedBodies(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	c := docCall("CREATE_RECEIVABLE_DOC", "\x1f\x8b compressed bytes", 200, nil)
+	c.Content = []byte(receiptA) // what the observer decoded
+	d.Observe(c)
+	if d.Untracked != 0 || len(d.Docs()) != 1 || d.Docs()[0].Q.Code != "SKD-A" || d.Docs()[0].Q.RequestID != "r-1" {
+		t.Errorf("untracked %d, docs %+v; want receipt SKD-A of r-1", d.Untracked, d.Docs())
 	}
 }

@@ -121,6 +121,10 @@ type Call struct {
 	// Body is the request body byte for byte (empty when over the limit).
 	// Record.Body shares its bytes: read it, never write to it.
 	Body []byte
+	// Content is the document Body holds, for the observer: Body itself,
+	// or Body decoded from its Content-Encoding (gzip, deflate); nil when
+	// it could not be decoded (a content-encoding finding says why).
+	Content []byte
 	// Event is the query's businessType; HasEvent says it was there.
 	Event    string
 	HasEvent bool
@@ -271,9 +275,7 @@ func (r *Receiver) drain() {
 			}
 			return
 		}
-		if r.cfg.Checker != nil && !c.TooLarge && c.BodyErr == nil {
-			c.Findings = append(c.Findings, r.cfg.Checker.Check(c.Body, c.Event)...)
-		}
+		r.check(c)
 		if r.cfg.Observe != nil {
 			r.cfg.Observe(c)
 		}
@@ -282,6 +284,26 @@ func (r *Receiver) drain() {
 			idle.Reset(idleEvery)
 			idleC = idle.C
 		}
+	}
+}
+
+// check sets c.Content and validates it, off the acknowledgement path.
+func (r *Receiver) check(c *Call) {
+	c.Content = c.Body
+	if c.TooLarge || c.BodyErr != nil || c.Record.Rejected != nil {
+		return
+	}
+	if codings := capture.ContentCodings(c.Record.Headers); codings != nil {
+		content, err := capture.DecodeContent(c.Body, codings, r.cfg.MaxBody)
+		if err != nil {
+			c.Content = nil
+			c.Findings = append(c.Findings, validate.Finding{Rule: validate.RuleContentEncoding, Severity: validate.Error, Message: err.Error()})
+			return
+		}
+		c.Content = content
+	}
+	if r.cfg.Checker != nil {
+		c.Findings = append(c.Findings, r.cfg.Checker.Check(c.Content, c.Event)...)
 	}
 }
 
@@ -636,18 +658,20 @@ func trailerNames(c *Call) []string {
 // the Checker's findings. A body cut short or over the limit is not told
 // apart from one that arrived whole (a record holds the bytes, not why).
 func (r *Receiver) CheckRecord(rec *capture.Record) []validate.Finding {
+	if rec.Rejected != nil {
+		return rejectedFindings(rec)
+	}
 	c := &Call{Record: rec}
 	c.Event, c.HasEvent = spec.QueryEvent(rec.Query)
-	fs := r.protocolFindings(c)
-	if r.cfg.Checker == nil {
-		return fs
-	}
+	c.Findings = r.protocolFindings(c)
 	body, err := rec.RequestBody()
 	if err != nil {
 		// Not a record listen wrote: check the body as stored.
 		body = []byte(rec.Body)
 	}
-	return append(fs, r.cfg.Checker.Check(body, c.Event)...)
+	c.Body = body
+	r.check(c)
+	return c.Findings
 }
 
 func eventList() string { return strings.Join(spec.EventNames(), ", ") }

@@ -3,6 +3,7 @@ package receiver
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -848,5 +849,61 @@ func TestSenderGoneBeforeTheAnswer(t *testing.T) {
 	srv2.Close()
 	if len(obs2.calls) != 1 || slices.ContainsFunc(obs2.calls[0].Findings, func(f validate.Finding) bool { return f.Rule == ruleSenderGone }) {
 		t.Errorf("a sender that waited: findings %+v", obs2.calls[0].Findings)
+	}
+}
+
+// A body sent with Content-Encoding is checked as the document it decodes
+// to, recorded as the bytes that came; one that cannot be decoded is said
+// to be so, not reported as a JSON syntax error.
+func TestCompressedBodies(t *testing.T) {
+	t.Parallel()
+	// Padded: it compresses to far less than its size.
+	doc := `{"requestId":"11111111-2222-4333-8444-555555555555","bad":1` + strings.Repeat(" ", 2000) + "}"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(doc))
+	zw.Close()
+	for _, tc := range []struct {
+		name, encoding string
+		body           []byte
+		maxBody        int64
+		want           string // the rule of the only finding
+		wantID         string // the requestId read from the call
+	}{
+		{"gzip", "gzip", gz.Bytes(), 0, "fake", "11111111-2222-4333-8444-555555555555"},
+		{"gzip cut short", "gzip", gz.Bytes()[:gz.Len()-4], 0, validate.RuleContentEncoding, ""},
+		{"unknown", "br", gz.Bytes(), 0, validate.RuleContentEncoding, ""},
+		{"over the body limit decoded", "gzip", gz.Bytes(), int64(gz.Len()) + 1, validate.RuleContentEncoding, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, obs, mem := start(t, Config{MaxBody: tc.maxBody})
+			req, _ := http.NewRequest("POST", srv.URL+"/?businessType="+ev, bytes.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Content-Encoding", tc.encoding)
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			srv.Close()
+			c := obs.calls[0]
+			if len(c.Findings) != 1 || c.Findings[0].Rule != tc.want {
+				t.Fatalf("findings %+v, want one %s", c.Findings, tc.want)
+			}
+			if tc.wantID != "" && !strings.Contains(string(c.Content), tc.wantID) {
+				t.Errorf("Content = %q, want the decoded document", c.Content)
+			}
+			got, _ := mem.recs[0].RequestBody()
+			if !bytes.Equal(got, tc.body) {
+				t.Errorf("recorded body %q, want the bytes sent %q", got, tc.body)
+			}
+			// Read back from its record, the call gets the same findings.
+			rcv := New(Config{MaxBody: tc.maxBody, Checker: fakeChecker{}})
+			defer rcv.Close()
+			if fs := rcv.CheckRecord(mem.recs[0]); len(fs) != 1 || fs[0].Rule != tc.want {
+				t.Errorf("CheckRecord = %+v, want one %s", fs, tc.want)
+			}
+		})
 	}
 }

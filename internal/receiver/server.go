@@ -53,7 +53,7 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
-	return &server{
+	s := &server{
 		ln:     ln,
 		limits: lim,
 		srv: &http.Server{
@@ -67,7 +67,22 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 			// never prints.
 			ErrorLog: log.New(io.Discard, "", 0),
 		},
-	}, nil
+	}
+	if rr, ok := h.(rejectionReporter); ok {
+		// Requests net/http refuses before the handler runs are calls
+		// too (see rejected.go).
+		s.ln = newWatchListener(ln, rr.Rejected)
+		s.srv.Handler = markHanded(h)
+		s.srv.ConnState = watchConnState
+		s.srv.ConnContext = withConn
+	}
+	return s, nil
+}
+
+// rejectionReporter is a handler that takes the requests the server
+// refused before it could run: *Receiver is one.
+type rejectionReporter interface {
+	Rejected(*Rejection)
 }
 
 // Addr is the bound address, with the real port.
@@ -179,6 +194,11 @@ func (s *server) Serve(ctx context.Context) error {
 	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
+	}
+	if wl, ok := s.ln.(*watchListener); ok {
+		// Unfinished heads the shutdown closed are reported as calls
+		// before the receiver is closed, within the same bound.
+		wl.waitReports(sctx.Done())
 	}
 	return err
 }

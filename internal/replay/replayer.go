@@ -157,7 +157,7 @@ func (s *Replayer) count(i, skip int) int {
 		case k < skip || !s.wanted(rec):
 			continue
 		}
-		if _, err := rec.RequestBody(); err == nil {
+		if _, err := rec.RequestBody(); err == nil && rec.Rejected == nil {
 			n++
 		}
 	}
@@ -190,6 +190,11 @@ func (s *Replayer) mark(req *attempt.Request) {
 // request is the delivery that replays rec: its method, query, headers and
 // body byte for byte; with ids, a fresh requestId and nothing else changed.
 func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
+	if j := rec.Rejected; j != nil {
+		// Only the first bytes of a head that did not parse were kept:
+		// nothing to send that would be the call that came.
+		return nil, fmt.Errorf("a request the HTTP server refused before listen could read it (%s), so there is no call to send again", j.Reason)
+	}
 	body, err := rec.RequestBody()
 	if err != nil {
 		return nil, err

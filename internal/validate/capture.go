@@ -60,9 +60,26 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 // CheckRecord validates the request body of a capture record as
 // checkCapture does.
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
+	if rec.Rejected != nil {
+		return v.single(RuleRejected, rec.RejectedWhy())
+	}
 	body, err := rec.RequestBody()
 	if err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
+	}
+	if codings := capture.ContentCodings(rec.Headers); codings != nil {
+		// The record holds the bytes as sent; the document is what they
+		// decode to (bounded as a payload is).
+		content, err := capture.DecodeContent(body, codings, input.Max)
+		if err != nil {
+			if fs := v.single(RuleContentEncoding, err.Error()); fs != nil {
+				return fs
+			}
+			// Ignored: the bytes as they came are checked, never passed
+			// unread.
+		} else {
+			body = content
+		}
 	}
 	return v.checkRequest(body, rec.Query, false)
 }

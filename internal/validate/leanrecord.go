@@ -32,6 +32,9 @@ const (
 	leanStringMap // map[string]string
 	leanResponse
 	leanForward
+	// leanRejected is a request the server refused (capture.Rejected):
+	// CheckRecord says so, on the slow path.
+	leanRejected
 )
 
 type leanMember struct {
@@ -46,6 +49,7 @@ var (
 		{"path", leanString}, {"query", leanString}, {"queryEncoding", leanString},
 		{"headers", leanHeader}, {"headerEncodings", leanStringMap}, {"body", leanString},
 		{"bodyEncoding", leanString}, {"response", leanResponse}, {"forward", leanForward},
+		{"rejected", leanRejected},
 	}
 	leanResponseMembers = []leanMember{
 		{"status", leanInt}, {"headers", leanHeader}, {"body", leanString}, {"bodyEncoding", leanString},
@@ -180,6 +184,9 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 		lx.Lit(k)
 		return
 	}
+	if m.kind == leanRejected {
+		panic(leanGiveUp{})
+	}
 	switch m.kind {
 	case leanString:
 		leanWant(k, jsonlex.String)
@@ -214,7 +221,12 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 			return
 		}
 		for first := true; ; first = false {
-			lx.Key(first)
+			k := lx.Key(first)
+			if keep != nil && m.kind == leanHeader && string(lx.KeyBytes(k)) == "Content-Encoding" {
+				// The request's body is compressed (or says so): CheckRecord
+				// decodes it.
+				panic(leanGiveUp{})
+			}
 			if m.kind == leanHeader {
 				leanStrings(lx)
 			} else {

@@ -100,6 +100,9 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 	f.Add([]byte("{\"requestId\":\"\\u00e9\\\"\",\"data\":{\"收款单\":null}}"), "", false)
 	f.Add([]byte("{\"a\":\"\xff\"}"), "businessType=", true)
 	f.Add([]byte(leanSample), "businessType=CREATE_PURCHASE_ORDER_INVOICE", true)
+	// A compressed body, and a request the server refused: the slow path's.
+	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Encoding":["gzip"]},"body":"H4sIAAAAAAAA/6uuBQBDv6ajAgAAAA==","bodyEncoding":"base64"}`), "", true)
+	f.Add([]byte(`{"capture":2,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","rejected":{"reason":"Bad Request","head":"POST /","headEncoding":"utf8","headBytes":6}}`), "", true)
 	v := mustNew(f, Options{Strict: true})
 	f.Fuzz(func(t *testing.T, body []byte, query string, raw bool) {
 		var line []byte

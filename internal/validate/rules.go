@@ -21,17 +21,23 @@ const (
 	ruleBusinessType = "envelope-business-type"
 	ruleData         = "envelope-data"
 	RuleQueryEvent   = "query-event"
-	ruleEventNumber  = "event-mismatch"
-	ruleType         = "type"
-	ruleEnum         = "enum"
-	ruleFormat       = "format"
-	ruleReceiptPart  = "receipt-member"
-	ruleForeignPart  = "receipt-in-invoice"
-	ruleMixedShape   = "mixed-shape"
-	ruleCapture      = "capture-record"
-	rulePayloadSize  = "payload-size"
-	ruleTorn         = "torn-line"
-	ruleEmptyInput   = "empty-input"
+	// RuleContentEncoding is a body whose Content-Encoding whsim cannot
+	// undo (unknown, corrupt, or over the body limit once decoded).
+	RuleContentEncoding = "content-encoding"
+	// RuleRejected is a captured request the HTTP server refused before
+	// listen could read it (capture.Record.Rejected).
+	RuleRejected    = "http-rejected"
+	ruleEventNumber = "event-mismatch"
+	ruleType        = "type"
+	ruleEnum        = "enum"
+	ruleFormat      = "format"
+	ruleReceiptPart = "receipt-member"
+	ruleForeignPart = "receipt-in-invoice"
+	ruleMixedShape  = "mixed-shape"
+	ruleCapture     = "capture-record"
+	rulePayloadSize = "payload-size"
+	ruleTorn        = "torn-line"
+	ruleEmptyInput  = "empty-input"
 
 	ruleMissing      = "missing-field"
 	ruleUnknown      = "unknown-field"
@@ -61,6 +67,7 @@ var rules = []rule{
 	{ruleBusinessType, Error, "businessType missing, not an integer or not a known body number"},
 	{ruleData, Error, "data missing, null or not an object"},
 	{RuleQueryEvent, Error, "the query event is missing, unknown, or named twice with different values"},
+	{RuleContentEncoding, Error, "the body's Content-Encoding is one whsim cannot decode (gzip and deflate it can), or the body does not decode as it says (corrupt, cut short, larger than the body limit decoded): not checked"},
 	{ruleEventNumber, Error, "the query event disagrees with the body businessType"},
 	{ruleType, Error, "a field has the wrong JSON type"},
 	{ruleEnum, Error, "a closed enumeration holds an unknown value (createType, described status)"},
@@ -69,6 +76,7 @@ var rules = []rule{
 	{ruleForeignPart, Error, "an invoice carries a receipt member"},
 	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{ruleCapture, Error, "a capture record line cannot be read"},
+	{RuleRejected, Error, "a captured request the HTTP server refused before listen could read it (a malformed head: bad header name, two Content-Lengths, no Host, ...): it holds no body to check"},
 	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
 	{ruleEmptyInput, Error, "an input holds no payload (empty, blank, []) while the others do (with none at all: no payloads)"},
 	{ruleMissing, Warning, "a field of the spec is absent"},

@@ -471,7 +471,7 @@ func judgeForwarded() func(c *receiver.Call) []listenout.CallFlag {
 			return nil
 		}
 		var flags []listenout.CallFlag
-		for _, fl := range j.Judge(reqid.Read(c.Body), c.Verdict() == "invalid", f.Status) {
+		for _, fl := range j.Judge(reqid.Read(c.Content), c.Verdict() == "invalid", f.Status) {
 			flags = append(flags, listenout.CallFlag(fl))
 		}
 		return flags

@@ -7,6 +7,7 @@ package listenout
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -43,7 +44,10 @@ type CallPrinter struct {
 	// and those it answered.
 	forwarded, answered int
 
-	calls     int
+	calls int
+	// rejected counts the calls the HTTP server refused before listen
+	// could read them.
+	rejected  int
 	byEvent   map[string]int
 	byVerdict map[string]int
 	byStatus  map[int]int
@@ -92,6 +96,9 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
 	p.tallyForward(c.Record)
+	if c.Record.Rejected != nil {
+		p.rejected++
+	}
 	if p.Limit > 0 && p.calls > p.Limit {
 		return
 	}
@@ -104,26 +111,18 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 
 func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int, flags []CallFlag) {
 	r := c.Record
-	id := reqid.Read(c.Body)
-	if id == "" {
-		id = "-"
-	}
 	b := p.buf[:0]
 	b = append(b, p.st.Dim.Pre...)
 	b = r.Time.AppendFormat(b, "15:04:05.000")
 	b = append(b, p.st.Dim.Post...)
 	b = append(b, "  "...)
-	b = p.st.Bold.Append(b, termsafe.Text(r.Method))
-	b = append(b, ' ')
-	b = append(b, termsafe.Text(r.Path)...)
-	b = append(b, "  "...)
-	b = p.st.Key.Append(b, termsafe.Text(ev))
-	b = append(b, "  requestId="...)
-	b = append(b, termsafe.Text(id)...)
-	b = append(b, "  "...)
-	b = appendByteSize(b, len(c.Body))
+	b = p.appendRequest(b, c, ev)
 	b = append(b, "  → "...)
-	b = p.statusWrap(status).Append(b, strconv.Itoa(status))
+	if status == 0 {
+		b = p.st.Fail.Append(b, "no answer")
+	} else {
+		b = p.statusWrap(status).Append(b, strconv.Itoa(status))
+	}
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
 			b = p.st.Fail.Append(b, " (forward failed: "+termsafe.Text(f.Error)+")")
@@ -169,14 +168,47 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		for _, h := range termsafe.Headers(r.Headers) {
 			b = append(b, "    "+p.st.Key.Pre+h[0]+p.st.Key.Post+": "+h[1]+"\n"...)
 		}
-		if len(c.Body) > 0 {
-			b = append(b, indentLines(prettyBody(c.Body), "    ")...)
+		if body := c.Body; len(body) > 0 {
+			if c.Content != nil {
+				body = c.Content // decoded from its Content-Encoding
+			}
+			b = append(b, indentLines(prettyBody(body), "    ")...)
 		}
 	}
 	p.w.Write(b)
 	if cap(b) <= 64<<10 {
 		p.buf = b
 	}
+}
+
+// appendRequest appends what the call asked: method, path, event, and its
+// requestId and size, or that the HTTP server refused it unread.
+func (p *CallPrinter) appendRequest(b []byte, c *receiver.Call, ev string) []byte {
+	r := c.Record
+	method, path := r.Method, r.Path
+	if r.Rejected != nil {
+		// What could be made out of a head the server refused.
+		method, path = cmp.Or(method, "-"), cmp.Or(path, "-")
+	}
+	b = p.st.Bold.Append(b, termsafe.Text(method))
+	b = append(b, ' ')
+	b = append(b, termsafe.Text(path)...)
+	b = append(b, "  "...)
+	b = p.st.Key.Append(b, termsafe.Text(ev))
+	if j := r.Rejected; j != nil {
+		b = p.st.Fail.Append(b, "  REJECTED by the HTTP server, not read")
+		b = append(b, "  "...)
+		b = appendByteSize(b, int(j.HeadBytes))
+		return append(b, " of head"...)
+	}
+	id := reqid.Read(c.Content)
+	if id == "" {
+		id = "-"
+	}
+	b = append(b, "  requestId="...)
+	b = append(b, termsafe.Text(id)...)
+	b = append(b, "  "...)
+	return appendByteSize(b, len(c.Body))
 }
 
 func (p *CallPrinter) statusWrap(status int) term.Wrap {
@@ -241,24 +273,32 @@ func appendByteSize(b []byte, n int) []byte {
 
 // callJSON is the stable --output json form of a call.
 type callJSON struct {
-	Seq       uint64             `json:"seq"`
-	Time      time.Time          `json:"time"`
-	Remote    string             `json:"remote"`
-	Method    string             `json:"method"`
-	Path      string             `json:"path"`
-	Query     string             `json:"query"`
-	Event     *string            `json:"event"` // null: the query has no businessType
-	RequestID *string            `json:"requestId"`
-	Size      int                `json:"size"`
-	Headers   map[string]string  `json:"headers"` // secrets masked, values joined with ", "
-	Status    int                `json:"status"`
-	Forward   *forwardJSON       `json:"forward,omitempty"`
-	Fault     *capture.Fault     `json:"fault,omitempty"`
-	Recorded  bool               `json:"recorded"`
-	Verdict   string             `json:"verdict"`
-	Findings  []validate.Finding `json:"findings"`
+	Seq       uint64            `json:"seq"`
+	Time      time.Time         `json:"time"`
+	Remote    string            `json:"remote"`
+	Method    string            `json:"method"`
+	Path      string            `json:"path"`
+	Query     string            `json:"query"`
+	Event     *string           `json:"event"` // null: the query has no businessType
+	RequestID *string           `json:"requestId"`
+	Size      int               `json:"size"`
+	Headers   map[string]string `json:"headers"` // secrets masked, values joined with ", "
+	Status    int               `json:"status"`
+	Forward   *forwardJSON      `json:"forward,omitempty"`
+	Fault     *capture.Fault    `json:"fault,omitempty"`
+	// Rejected is set on a request the HTTP server refused before listen
+	// could read it: why, and how many bytes of its head came.
+	Rejected *rejectedJSON      `json:"rejected,omitempty"`
+	Recorded bool               `json:"recorded"`
+	Verdict  string             `json:"verdict"`
+	Findings []validate.Finding `json:"findings"`
 	// Flags judge the answer of a forwarded call, as whsim check would.
 	Flags []CallFlag `json:"flags,omitempty"`
+}
+
+type rejectedJSON struct {
+	Reason    string `json:"reason"`
+	HeadBytes int64  `json:"headBytes"`
 }
 
 type forwardJSON struct {
@@ -281,7 +321,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	if c.HasEvent {
 		o.Event = &c.Event
 	}
-	if id := reqid.Read(c.Body); id != "" {
+	if id := reqid.Read(c.Content); id != "" {
 		o.RequestID = &id
 	}
 	for k, vs := range r.Headers {
@@ -295,6 +335,9 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 		o.Forward = &forwardJSON{URL: f.URL, Status: f.Status, LatencyMS: f.LatencyMS, Error: f.Error}
 	}
 	o.Fault = r.Fault
+	if j := r.Rejected; j != nil {
+		o.Rejected = &rejectedJSON{Reason: j.Reason, HeadBytes: j.HeadBytes}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -345,9 +388,16 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 	slices.Sort(codes)
 	var ss []string
 	for _, c := range codes {
+		if c == 0 {
+			ss = append(ss, fmt.Sprintf("no answer %d", p.byStatus[c]))
+			continue
+		}
 		ss = append(ss, fmt.Sprintf("%d %d", c, p.byStatus[c]))
 	}
 	fmt.Fprintf(w, "  by status:  %s\n", strings.Join(ss, ", "))
+	if p.rejected > 0 {
+		fmt.Fprintf(w, "  rejected:   %d (refused by the HTTP server before listen could read %s: see their lines)\n", p.rejected, term.Plural(p.rejected, "it", "them"))
+	}
 	if p.Faults != nil {
 		var fs []string
 		for _, k := range p.Faults {

@@ -21,7 +21,7 @@ func call(body string, headers http.Header) *receiver.Call {
 			Path: "/hook\x1b[2J", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: headers,
 			Response: &capture.Response{Status: 200},
 		},
-		Body: []byte(body), Event: "CREATE_RECEIVABLE_DOC", HasEvent: true,
+		Body: []byte(body), Content: []byte(body), Event: "CREATE_RECEIVABLE_DOC", HasEvent: true,
 	}
 }
 
@@ -128,5 +128,35 @@ func TestFaultShown(t *testing.T) {
 	q.Summary(&none, term.Style{}, "listen stopped:", "")
 	if strings.Contains(none.String(), "faults:") || strings.Contains(none.String(), "receiver:") {
 		t.Errorf("summary without faults:\n%s", none.String())
+	}
+}
+
+// A request the HTTP server refused is shown as such, whatever of its
+// request line could be made out, with the status sent or "no answer";
+// the summary counts it.
+func TestRejected(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := NewCallPrinter(&out, false, term.Style{})
+	answered := &receiver.Call{Seq: 1, Record: &capture.Record{Time: time.Date(2026, 11, 23, 1, 2, 3, 0, time.UTC),
+		Response: &capture.Response{Status: 400}, Rejected: &capture.Rejected{Reason: "Bad Request", HeadBytes: 2048}}}
+	unanswered := &receiver.Call{Seq: 2, Record: &capture.Record{Time: time.Date(2026, 11, 23, 1, 2, 4, 0, time.UTC), Method: "POST", Path: "/slow",
+		Rejected: &capture.Rejected{Reason: "the request's head did not arrive whole in time", HeadBytes: 30}}}
+	p.Observe(answered, nil)
+	p.Observe(unanswered, nil)
+	for _, want := range []string{
+		"01:02:03.000  - -  (no businessType)  REJECTED by the HTTP server, not read  2.0 KiB of head  → 400  valid\n",
+		"01:02:04.000  POST /slow  (no businessType)  REJECTED by the HTTP server, not read  30 B of head  → no answer  valid\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in\n%s", want, out.String())
+		}
+	}
+	var sum bytes.Buffer
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	for _, want := range []string{"  by status:  no answer 1, 400 1\n", "  rejected:   2 (refused by the HTTP server before listen could read them: see their lines)\n"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary: missing %q in\n%s", want, sum.String())
+		}
 	}
 }

@@ -1,0 +1,112 @@
+package capture
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// A sender may compress its body and say so in Content-Encoding (HTTP,
+// RFC 9110 §8.4): the bytes on the wire, which a capture records and
+// replay sends as they came, are then not the JSON document; the
+// document is what decoding them gives. ContentCodings and DecodeContent
+// are how listen, inspect and validate read it.
+
+// ContentCodings returns the codings of h's Content-Encoding, lower case,
+// in the order the sender applied them ("identity" left out); nil when
+// there are none.
+func ContentCodings(h http.Header) []string {
+	vs := h["Content-Encoding"]
+	if len(vs) == 0 {
+		return nil
+	}
+	var codings []string
+	for _, v := range vs {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
+				codings = append(codings, c)
+			}
+		}
+	}
+	return codings
+}
+
+// ContentError says why a body could not be decoded from its
+// Content-Encoding: its message is the finding shown for the call.
+type ContentError struct {
+	// Coding is the coding that failed.
+	Coding string
+	// Unknown says whsim cannot read Coding at all.
+	Unknown bool
+	// Limit, when above 0, is the limit the decoded body went over.
+	Limit int64
+	// Err is why Coding did not decode (corrupt, cut short).
+	Err error
+}
+
+func (e *ContentError) Error() string {
+	q := strconv.Quote(e.Coding)
+	switch {
+	case e.Unknown:
+		return "body sent with Content-Encoding " + q + ", which whsim cannot decode (gzip and deflate it can): the body was not checked"
+	case e.Limit > 0:
+		return "body sent with Content-Encoding " + q + " decodes to more than " + strconv.FormatInt(e.Limit, 10) + " bytes (the body limit): the body was not checked"
+	}
+	return "body sent with Content-Encoding " + q + " does not decode as " + e.Coding + " (" + e.Err.Error() + "): the body was not checked"
+}
+
+func (e *ContentError) Unwrap() error { return e.Err }
+
+// DecodeContent undoes codings (as ContentCodings returns them) on b,
+// last applied first, and returns the document; b itself when there are
+// no codings or b is empty. No stage may give more than limit bytes: a
+// small compressed body (a gzip bomb) must not fill the memory. An error
+// is a *ContentError.
+func DecodeContent(b []byte, codings []string, limit int64) ([]byte, error) {
+	if len(b) == 0 {
+		return b, nil
+	}
+	for i := len(codings) - 1; i >= 0; i-- {
+		var err error
+		if b, err = decodeOne(b, codings[i], limit); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func decodeOne(b []byte, coding string, limit int64) ([]byte, error) {
+	var r io.Reader
+	var err error
+	switch coding {
+	case "gzip", "x-gzip":
+		r, err = gzip.NewReader(bytes.NewReader(b))
+	case "deflate":
+		// HTTP's deflate is zlib's format; some senders send raw deflate.
+		if r, err = zlib.NewReader(bytes.NewReader(b)); err != nil {
+			r, err = flate.NewReader(bytes.NewReader(b)), nil
+		}
+	default:
+		return nil, &ContentError{Coding: coding, Unknown: true}
+	}
+	if err != nil {
+		return nil, &ContentError{Coding: coding, Err: err}
+	}
+	out, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, &ContentError{Coding: coding, Err: err}
+	}
+	if int64(len(out)) > limit {
+		return nil, &ContentError{Coding: coding, Limit: limit}
+	}
+	return out, nil
+}

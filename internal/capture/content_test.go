@@ -1,0 +1,105 @@
+package capture
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func gzipped(t testing.TB, b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestDecodeContent(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`{"requestId":"x"}`)
+	var zl, raw bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	zw.Write(doc)
+	zw.Close()
+	fw, _ := flate.NewWriter(&raw, flate.BestSpeed)
+	fw.Write(doc)
+	fw.Close()
+	gz := gzipped(t, doc)
+	badCRC := bytes.Clone(gz)
+	badCRC[len(badCRC)-5] ^= 0xff
+	bomb := gzipped(t, make([]byte, 1<<20))
+	for _, tc := range []struct {
+		name     string
+		encoding []string // Content-Encoding values; nil: no header
+		body     []byte
+		limit    int64
+		want     []byte
+		err      string // in the error's message
+	}{
+		{"none", nil, doc, 100, doc, ""},
+		{"identity", []string{"identity"}, doc, 100, doc, ""},
+		{"gzip", []string{"gzip"}, gz, 100, doc, ""},
+		{"gzip in upper case", []string{" GZIP "}, gz, 100, doc, ""},
+		{"x-gzip", []string{"x-gzip"}, gz, 100, doc, ""},
+		{"deflate (zlib)", []string{"deflate"}, zl.Bytes(), 100, doc, ""},
+		{"deflate (raw)", []string{"deflate"}, raw.Bytes(), 100, doc, ""},
+		{"gzip twice, in two values", []string{"gzip", "gzip"}, gzipped(t, gz), 100, doc, ""},
+		{"deflate then gzip", []string{"deflate, gzip"}, gzipped(t, zl.Bytes()), 100, doc, ""},
+		{"empty body", []string{"gzip"}, nil, 100, nil, ""},
+		{"unknown", []string{"br"}, gz, 100, nil, `Content-Encoding "br", which whsim cannot decode (gzip and deflate it can)`},
+		{"unknown after gzip", []string{"gzip, zstd"}, gz, 100, nil, `"zstd", which whsim cannot decode`},
+		{"not gzip", []string{"gzip"}, doc, 100, nil, `does not decode as gzip (gzip: invalid header)`},
+		{"gzip cut short", []string{"gzip"}, gz[:len(gz)-6], 100, nil, `does not decode as gzip (unexpected EOF)`},
+		{"gzip checksum wrong", []string{"gzip"}, badCRC, 100, nil, `does not decode as gzip (gzip: invalid checksum)`},
+		{"deflate corrupt", []string{"deflate"}, []byte{0xff, 0xff, 0xff}, 100, nil, `does not decode as deflate`},
+		{"a bomb", []string{"gzip"}, bomb, 1000, nil, `decodes to more than 1000 bytes (the body limit)`},
+		{"exactly the limit", []string{"gzip"}, gzipped(t, make([]byte, 1000)), 1000, make([]byte, 1000), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := http.Header{}
+			for _, v := range tc.encoding {
+				h.Add("Content-Encoding", v)
+			}
+			got, err := DecodeContent(tc.body, ContentCodings(h), tc.limit)
+			if tc.err != "" {
+				var ce *ContentError
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want a *ContentError with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !bytes.Equal(got, tc.want) {
+				t.Errorf("DecodeContent = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+	if c := ContentCodings(http.Header{"Content-Encoding": {"identity"}}); c != nil {
+		t.Errorf("ContentCodings(identity) = %q, want none", c)
+	}
+}
+
+func FuzzDecodeContent(f *testing.F) {
+	f.Add(gzipped(f, []byte(`{"a":1}`)), "gzip")
+	f.Add([]byte{0x78, 0x9c, 0x03, 0x00}, "deflate")
+	f.Add([]byte("x"), "br")
+	f.Fuzz(func(t *testing.T, body []byte, encoding string) {
+		got, err := DecodeContent(body, ContentCodings(http.Header{"Content-Encoding": {encoding}}), 4096)
+		var ce *ContentError
+		switch {
+		case err != nil && !errors.As(err, &ce):
+			t.Fatalf("error %v is not a *ContentError", err)
+		case err != nil && ce.Error() == "":
+			t.Fatal("empty message")
+		case err == nil && len(got) > 4096:
+			t.Fatalf("decoded %d bytes, over the limit", len(got))
+		}
+	})
+}

@@ -1,0 +1,389 @@
+package receiver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// net/http answers a request whose head it cannot read (a bad header name,
+// two Content-Lengths, no Host, an unknown Transfer-Encoding, a head over
+// MaxHeaderBytes, a malformed request line) itself, writing 400, 431 or
+// 501 straight to the connection, and the handler never runs: such a call
+// reached listen, yet nothing would print, count or record it. So each
+// connection keeps a bounded copy of the bytes read since its last request
+// was handed over, and a write to it while no handler has run for those
+// bytes is net/http's own answer: the copy and that answer are the
+// rejected call. Bytes that came and were answered with nothing (the
+// connection closed or timed out mid-head) are one too.
+//
+// On a normal request this costs a copy of its first bytes (up to
+// capture.MaxRejectedHead) into a pooled buffer, and one lock per read
+// and write: no allocation (BenchmarkListenSocket). A request pipelined
+// behind another, read in the same read as the one before it, is recorded
+// without its head bytes: they were read before that one was answered. HTTP/2 connections (prior knowledge) are left alone after
+// their preface: their requests all reach the handler, and the server
+// writes frames of its own.
+
+// Rejection is a request the HTTP server refused before the handler saw it.
+type Rejection struct {
+	Time   time.Time
+	Remote string
+	// Head is the first bytes of the request that arrived, at most
+	// capture.MaxRejectedHead of HeadBytes.
+	Head      []byte
+	HeadBytes int64
+	// Status is what the server answered, 0 when it answered nothing;
+	// Answer is that answer, byte for byte.
+	Status int
+	Answer []byte
+	// Reason says why, in the server's words when it gave any.
+	Reason string
+}
+
+// h2Preface starts every HTTP/2 connection with prior knowledge.
+const h2Preface = "PRI * HTTP/2.0\r\n"
+
+// connKey finds a connection's watch in its requests' contexts.
+type connKey struct{}
+
+// watchListener hands out connections that watch for rejected requests.
+type watchListener struct {
+	net.Listener
+	report func(*Rejection)
+	now    func() time.Time
+	// heads are the head buffers of connections that ended, for new ones.
+	heads sync.Pool
+	// reports counts the reports Close started and that have not returned
+	// (see Close).
+	reports sync.WaitGroup
+}
+
+// waitReports waits until every report Close started has returned, or
+// until done is closed.
+func (l *watchListener) waitReports(done <-chan struct{}) {
+	all := make(chan struct{})
+	go func() { l.reports.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-done:
+	}
+}
+
+func newWatchListener(ln net.Listener, report func(*Rejection)) *watchListener {
+	l := &watchListener{Listener: ln, report: report, now: time.Now}
+	l.heads.New = func() any { b := make([]byte, 0, capture.MaxRejectedHead); return &b }
+	return l
+}
+
+func (l *watchListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &watchedConn{Conn: c, l: l, watching: true}, nil
+}
+
+// watchedConn is a connection that keeps what arrived of a request until
+// the handler is handed it.
+type watchedConn struct {
+	net.Conn
+	l *watchListener
+
+	mu sync.Mutex // guards what follows: net/http reads in the background while a handler runs
+	// watching says no handler has run for the bytes read since the
+	// connection opened or went idle.
+	watching bool
+	// off says the connection is HTTP/2, or ended.
+	off  bool
+	head *[]byte // from heads; nil until the first byte
+	seen int64   // bytes read while watching
+	at   time.Time
+	// timedOut says the last read failed on its deadline.
+	timedOut bool
+}
+
+func (c *watchedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	if c.watching && !c.off {
+		if n > 0 {
+			if c.head == nil {
+				c.head = c.l.heads.Get().(*[]byte)
+				c.at = c.l.now()
+			}
+			h := *c.head
+			if room := capture.MaxRejectedHead - len(h); room > 0 {
+				h = append(h, p[:min(n, room)]...)
+				*c.head = h
+			}
+			c.seen += int64(n)
+			if len(h) >= len(h2Preface) && string(h[:len(h2Preface)]) == h2Preface {
+				c.off = true
+			}
+		}
+		c.timedOut = err != nil && timeout(err)
+	}
+	c.mu.Unlock()
+	return n, err
+}
+
+func (c *watchedConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	if !c.watching || c.off || c.seen == 0 {
+		c.mu.Unlock()
+		return c.Conn.Write(p)
+	}
+	// No handler ran for what was read: this is the server's own answer.
+	rj := c.rejection()
+	rj.Answer = bytes.Clone(p)
+	rj.Status, rj.Reason = parseAnswer(p)
+	c.mu.Unlock()
+	// Recorded before the answer goes, as every call is.
+	c.l.report(rj)
+	return c.Conn.Write(p)
+}
+
+// rejection takes what was read into a Rejection and stops watching; mu is
+// held.
+func (c *watchedConn) rejection() *Rejection {
+	rj := &Rejection{Time: c.at, Remote: c.RemoteAddr().String(), HeadBytes: c.seen}
+	if c.head != nil {
+		rj.Head = bytes.Clone(*c.head)
+	}
+	if rj.Time.IsZero() {
+		rj.Time = c.l.now()
+	}
+	c.watching = false
+	c.resetLocked()
+	return rj
+}
+
+// resetLocked forgets what was read; mu is held.
+func (c *watchedConn) resetLocked() {
+	if c.head != nil {
+		*c.head = (*c.head)[:0]
+	}
+	c.seen, c.at = 0, time.Time{}
+}
+
+// handed says the handler has the request read since the connection
+// opened or went idle.
+func (c *watchedConn) handed() {
+	c.mu.Lock()
+	c.watching = false
+	c.mu.Unlock()
+}
+
+// idle says the last request's answer is done: what is read next is a
+// new request's.
+func (c *watchedConn) idle() {
+	c.mu.Lock()
+	if !c.off {
+		c.watching = true
+		c.resetLocked()
+		if c.head != nil {
+			// An idle connection holds no buffer: the next read takes one.
+			c.l.heads.Put(c.head)
+			c.head = nil
+		}
+	}
+	c.mu.Unlock()
+}
+
+func (c *watchedConn) Close() error {
+	c.mu.Lock()
+	var rj *Rejection
+	if c.watching && !c.off && c.seen > 0 {
+		// Bytes of a request came, and neither a handler nor an answer
+		// followed: the head was never completed.
+		timedOut := c.timedOut
+		rj = c.rejection()
+		rj.Reason = "the connection ended before the request's head was complete: no answer"
+		if timedOut {
+			rj.Reason = "the request's head did not arrive whole in time: the connection was closed, no answer"
+		}
+	}
+	c.off = true
+	if c.head != nil {
+		c.l.heads.Put(c.head)
+		c.head = nil
+	}
+	c.mu.Unlock()
+	if rj != nil {
+		// Not on this goroutine: http.Server's Shutdown and Close close
+		// connections holding the server's lock, and a report can wait
+		// for the observer (back-pressure). Serve waits for it after
+		// shutting down, as for a handler in flight.
+		c.l.reports.Add(1)
+		go func() {
+			defer c.l.reports.Done()
+			c.l.report(rj)
+		}()
+	}
+	return c.Conn.Close()
+}
+
+// parseAnswer reads the status and the reason net/http gave from its own
+// answer: "HTTP/1.1 400 Bad Request: invalid header name\r\n...".
+func parseAnswer(p []byte) (status int, reason string) {
+	line, _, _ := bytes.Cut(p, []byte("\r\n"))
+	_, rest, ok := bytes.Cut(line, []byte(" "))
+	if !ok {
+		return 0, "the server answered " + strconv.Quote(string(line))
+	}
+	code, text, _ := bytes.Cut(rest, []byte(" "))
+	status, err := strconv.Atoi(string(code))
+	if err != nil {
+		return 0, "the server answered " + strconv.Quote(string(line))
+	}
+	return status, string(text)
+}
+
+// markHanded tells each request's connection that the handler has it.
+func markHanded(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if c, ok := req.Context().Value(connKey{}).(*watchedConn); ok {
+			c.handed()
+		}
+		h.ServeHTTP(w, req)
+	})
+}
+
+// watchConnState tells a connection it went idle.
+func watchConnState(c net.Conn, s http.ConnState) {
+	if s == http.StateIdle {
+		if wc, ok := c.(*watchedConn); ok {
+			wc.idle()
+		}
+	}
+}
+
+// withConn puts a connection's watch in its requests' contexts.
+func withConn(ctx context.Context, c net.Conn) context.Context {
+	if wc, ok := c.(*watchedConn); ok {
+		return context.WithValue(ctx, connKey{}, wc)
+	}
+	return ctx
+}
+
+// Rejected records and reports a request the HTTP server refused before
+// the handler saw it, as a call of its own.
+func (r *Receiver) Rejected(rj *Rejection) {
+	rec := &capture.Record{
+		Time:    rj.Time,
+		Remote:  rj.Remote,
+		Headers: http.Header{},
+		Rejected: &capture.Rejected{
+			Reason:    rj.Reason,
+			HeadBytes: rj.HeadBytes,
+		},
+		BodyEncoding: capture.UTF8,
+	}
+	rec.Method, rec.Path, rec.Query = requestLine(rj.Head)
+	if why := diagnose(rj.Head, rj.HeadBytes > int64(len(rj.Head))); why != "" && !strings.Contains(rec.Rejected.Reason, why) {
+		rec.Rejected.Reason += " (" + why + ")"
+	}
+	rec.Rejected.Head, rec.Rejected.HeadEncoding = capture.EncodeBody(rj.Head)
+	if rj.Status != 0 {
+		resp := &capture.Response{Status: rj.Status, Headers: http.Header{}}
+		head, body, _ := bytes.Cut(rj.Answer, []byte("\r\n\r\n"))
+		for _, l := range strings.Split(string(head), "\r\n")[1:] {
+			if k, v, ok := strings.Cut(l, ":"); ok {
+				resp.Headers.Add(k, strings.TrimSpace(v))
+			}
+		}
+		resp.Body, resp.BodyEncoding = capture.EncodeBody(body)
+		rec.Response = resp
+	}
+	c := &Call{Seq: r.seq.Add(1), Record: rec, Offset: -1, Findings: rejectedFindings(rec)}
+	c.Event, c.HasEvent = spec.QueryEvent(rec.Query)
+	if r.cfg.Capture != nil {
+		if off, err := r.cfg.Capture.Write(rec); err == nil {
+			c.Offset = off
+		} else {
+			c.CaptureErr = err
+			if r.cfg.CaptureLost != nil {
+				r.captureLost.Do(func() { r.cfg.CaptureLost(err) })
+			}
+		}
+	}
+	r.enqueue(c)
+}
+
+// requestLine makes out the method, path and query of a head's request
+// line, as far as it reads as one ("" for what does not).
+func requestLine(head []byte) (method, path, query string) {
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	m, rest, ok := bytes.Cut(line, []byte(" "))
+	if !ok || !token(m) {
+		return "", "", ""
+	}
+	target, _, _ := bytes.Cut(rest, []byte(" "))
+	if len(target) == 0 || target[0] != '/' {
+		return string(m), "", ""
+	}
+	p, q, _ := bytes.Cut(target, []byte("?"))
+	path = string(p)
+	if u, err := url.PathUnescape(path); err == nil {
+		path = u // as a record holds a path: decoded
+	}
+	return string(m), path, string(q)
+}
+
+// token reports whether b is an HTTP token (RFC 9110 §5.6.2).
+func token(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, ch := range b {
+		if ch <= ' ' || ch >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, ch) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// rejectedFindings are the findings of a refused request's record.
+func rejectedFindings(rec *capture.Record) []validate.Finding {
+	return []validate.Finding{{Rule: validate.RuleRejected, Severity: validate.Error, Message: rec.RejectedWhy()}}
+}
+
+// diagnose says what net/http's reader finds wrong with a whole head: the
+// server's answer often says only "Bad Request" (two Content-Lengths, a
+// malformed request line). "" when it finds nothing or the head was cut.
+func diagnose(head []byte, cut bool) string {
+	if cut || len(head) == 0 {
+		return ""
+	}
+	_, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(head)))
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the head ended before its blank line"
+	}
+	return err.Error()
+}
+
+// timeout reports whether err is a deadline's. Its own function, called
+// only on an error: errors.As's target escapes, which cost every read an
+// allocation.
+func timeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,273 @@
+package receiver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/validate"
+)
+
+// serveRaw serves a receiver on a real socket, as listen does; stop shuts
+// it down and closes the receiver, so every call has been observed after.
+func serveRaw(t *testing.T, lim Limits) (addr string, obs *observed, mem *memRecorder, stop func()) {
+	t.Helper()
+	obs, mem = &observed{}, &memRecorder{}
+	rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe})
+	s, err := Listen("127.0.0.1:0", rcv, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+		rcv.Close()
+	}
+	t.Cleanup(stop)
+	return s.Addr().String(), obs, mem, stop
+}
+
+// sendRaw writes raw to a new connection and returns all it is answered,
+// up to the server closing it.
+func sendRaw(t *testing.T, addr string, raw []byte) []byte {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if first, rest, ok := bytes.Cut(raw, []byte("{}")); ok && len(rest) > 0 && bytes.HasPrefix(rest, []byte("POST")) {
+		// Two requests: the second once the first is answered, as a
+		// keep-alive client sends it.
+		conn.Write(append(first, "{}"...))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		raw = rest
+	}
+	go conn.Write(raw) // a head over the limit is answered while it is still being sent
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	answer, _ := io.ReadAll(conn)
+	return answer
+}
+
+// A request net/http refuses itself (the handler never runs) reached
+// listen all the same: it is recorded, observed and reported, with why
+// and what the server answered, never lost.
+func TestRejectedRequestsAreCalls(t *testing.T) {
+	t.Parallel()
+	const ok = "POST /hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	big := "POST /hook HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n"
+	for _, tc := range []struct {
+		name, raw string
+		status    int
+		reason    string // in the record's reason
+		method    string
+		path      string
+		event     string
+	}{
+		{"bad header name", "POST /hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nBad Name: v\r\nContent-Length: 2\r\n\r\n{}", 400, "invalid header name", "POST", "/hook", ev},
+		{"two Content-Lengths", "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "multiple Content-Length headers", "POST", "/hook", ""},
+		{"no Host", "POST /hook HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 400, "missing required Host header", "POST", "/hook", ""},
+		{"Transfer-Encoding gzip alone", "POST /hook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n{}", 501, `unsupported transfer encoding: "gzip"`, "POST", "/hook", ""},
+		{"malformed request line", "GARBAGE-NOT-A-REQUEST-LINE-AT-ALL\r\n\r\n", 400, "malformed HTTP", "", "", ""},
+		{"unknown Expect", "POST /a%20b HTTP/1.1\r\nHost: x\r\nExpect: later\r\nContent-Length: 2\r\n\r\n{}", 417, "Expectation Failed", "POST", "/a b", ""},
+		{"head over the limit", big, 431, "Request Header Fields Too Large", "POST", "/hook", ""},
+		{"after a good call on the same connection", ok + "POST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, "multiple Content-Length", "POST", "/2", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr, obs, mem, stop := serveRaw(t, DefaultLimits)
+			answer := sendRaw(t, addr, []byte(tc.raw))
+			stop()
+			// A head over the limit is answered while the sender is still
+			// sending it; the server then closes with bytes unread, and the
+			// reset that follows may discard the answer on the sender's
+			// side before it reads it: the record below says what went.
+			if !bytes.Contains(answer, []byte(" "+strconv.Itoa(tc.status)+" ")) && (tc.status != 431 || len(answer) > 0) {
+				t.Errorf("answered %.80q, want %d", answer, tc.status)
+			}
+			good := 0
+			if strings.HasPrefix(tc.raw, ok) {
+				good = 1 // the first call is an ordinary one
+			}
+			if len(obs.calls) != good+1 || len(mem.recs) != good+1 {
+				t.Fatalf("observed %d calls, recorded %d; want %d", len(obs.calls), len(mem.recs), good+1)
+			}
+			if good == 1 && obs.calls[0].Record.Rejected != nil {
+				t.Errorf("the good call is recorded rejected")
+			}
+			c := obs.calls[good]
+			rec := c.Record
+			if rec.Rejected == nil || rec != mem.recs[good] {
+				t.Fatalf("record %+v, want the rejected request's", rec)
+			}
+			if !strings.Contains(rec.Rejected.Reason, tc.reason) {
+				t.Errorf("reason %q, want %q in it", rec.Rejected.Reason, tc.reason)
+			}
+			if rec.Response == nil || rec.Response.Status != tc.status {
+				t.Errorf("recorded answer %+v, want %d", rec.Response, tc.status)
+			}
+			if rec.Method != tc.method || rec.Path != tc.path || c.Event != tc.event {
+				t.Errorf("method %q path %q event %q, want %q %q %q", rec.Method, rec.Path, c.Event, tc.method, tc.path, tc.event)
+			}
+			// The head as it came, only this request's, bounded.
+			head, err := rec.Rejected.RawHead()
+			rest := strings.TrimPrefix(tc.raw, ok)
+			want := rest[:min(len(rest), capture.MaxRejectedHead)]
+			if err != nil || string(head) != want {
+				t.Errorf("head %.60q (%v), want %.60q", head, err, want)
+			}
+			if rec.Rejected.HeadBytes < int64(len(want)) || rec.Rejected.HeadBytes > int64(len(rest)) {
+				t.Errorf("headBytes %d, want %d to %d", rec.Rejected.HeadBytes, len(want), len(rest))
+			}
+			if len(c.Findings) != 1 || c.Findings[0].Rule != validate.RuleRejected || c.Verdict() != "invalid" {
+				t.Errorf("findings %+v, want one %s", c.Findings, validate.RuleRejected)
+			}
+			// Written as a record of its own version, read back as it was.
+			line, err := capture.Append(nil, rec)
+			if err != nil || !bytes.HasPrefix(line, []byte(`{"capture":2,`)) {
+				t.Fatalf("record line %.40q (%v), want format 2", line, err)
+			}
+			back, err := capture.NewReader(bytes.NewReader(line)).Next()
+			if err != nil || back.Rejected == nil || back.Rejected.Reason != rec.Rejected.Reason {
+				t.Errorf("read back %+v, %v", back, err)
+			}
+		})
+	}
+}
+
+// A head cut off by ReadHeaderTimeout, and one whose sender closed the
+// connection half way, are answered with nothing by net/http: they are
+// calls that came, reported as such.
+func TestUnfinishedHeadsAreCalls(t *testing.T) {
+	t.Parallel()
+	lim := DefaultLimits
+	lim.ReadHeaderTimeout = 200 * time.Millisecond
+	addr, obs, mem, stop := serveRaw(t, lim)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Write([]byte("POST /slow HTTP/1.1\r\nHost: x\r\n"))
+	// The server closes it when the head is late: wait for that.
+	if n, _ := io.Copy(io.Discard, conn); n != 0 {
+		t.Errorf("answered %d bytes, want none", n)
+	}
+	stop()
+	if len(mem.recs) != 1 || len(obs.calls) != 1 {
+		t.Fatalf("recorded %d, observed %d; want the unfinished head", len(mem.recs), len(obs.calls))
+	}
+	rec := mem.recs[0]
+	if rec.Rejected == nil || rec.Response != nil || rec.Path != "/slow" || !strings.Contains(rec.Rejected.Reason, "in time") {
+		t.Errorf("record %+v (rejected %+v), want an unanswered rejected /slow", rec, rec.Rejected)
+	}
+}
+
+// Ordinary calls, on one keep-alive connection and on many, are never
+// taken for rejected ones.
+func TestNoRejectionOnOrdinaryCalls(t *testing.T) {
+	t.Parallel()
+	addr, obs, _, stop := serveRaw(t, DefaultLimits)
+	client := &http.Client{Timeout: 30 * time.Second}
+	for i := range 20 {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/?businessType="+ev, strings.NewReader(`{"a":1}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Close = i%2 == 0
+		if i == 3 {
+			req.Header.Set("Expect", "100-continue")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	// Pipelined: two requests in one write.
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	conn.Write([]byte(one + one + "POST /p HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"))
+	rd := bufio.NewReader(conn)
+	for range 3 {
+		resp, err := http.ReadResponse(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	conn.Close()
+	client.CloseIdleConnections()
+	stop()
+	if len(obs.calls) != 23 {
+		t.Errorf("observed %d calls, want 23", len(obs.calls))
+	}
+	for _, c := range obs.calls {
+		if c.Record.Rejected != nil {
+			t.Errorf("call %d taken for rejected: %+v", c.Seq, c.Record.Rejected)
+		}
+	}
+}
+
+// http.Server's Shutdown and Close close connections holding the
+// server's lock: closing one with an unfinished head must not wait for
+// its report, which can wait for a stuck observer. Serve waits for the
+// report after, within its bound.
+func TestCloseDoesNotWaitForTheReport(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stuck, reported := make(chan struct{}), make(chan *Rejection, 1)
+	wl := newWatchListener(ln, func(rj *Rejection) { <-stuck; reported <- rj })
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	conn, err := wl.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.Write([]byte("POST /half HTTP/1.1\r\n"))
+	buf := make([]byte, 64)
+	if n, err := conn.Read(buf); err != nil || n == 0 {
+		t.Fatalf("read %d, %v", n, err)
+	}
+	conn.Close() // returns although the report cannot
+	gaveUp := make(chan struct{})
+	close(gaveUp)
+	wl.waitReports(gaveUp) // bounded: returns when its bound is done
+	close(stuck)
+	wl.waitReports(make(chan struct{}))
+	if rj := <-reported; rj.Status != 0 || !bytes.HasPrefix(rj.Head, []byte("POST /half")) {
+		t.Errorf("reported %+v, want the unanswered head", rj)
+	}
+}

@@ -1,0 +1,63 @@
+package validate
+
+import (
+	"bytes"
+	"compress/gzip"
+	"net/http"
+	"testing"
+
+	"github.com/whsim/whsim/internal/capture"
+)
+
+// A captured call whose body was sent compressed is checked as the
+// document it decodes to; one that does not decode gets a
+// content-encoding finding, not json-syntax.
+func TestCaptureCompressedBody(t *testing.T) {
+	t.Parallel()
+	doc := []byte(load(t, "receipt.json"))
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(doc)
+	w.Close()
+	v := mustNew(t, Options{})
+	vIgnoring := mustNew(t, Options{Ignore: []string{RuleContentEncoding}})
+	for _, tc := range []struct {
+		name, encoding string
+		body           []byte
+		want           []string // rules found
+		wantIgnoring   []string // rules found with content-encoding ignored
+	}{
+		{"plain", "", doc, nil, nil},
+		{"gzip", "gzip", gz.Bytes(), nil, nil},
+		{"gzip, cut short", "gzip", gz.Bytes()[:gz.Len()/2], []string{RuleContentEncoding}, []string{ruleSyntax}},
+		{"unknown encoding", "zstd", gz.Bytes(), []string{RuleContentEncoding}, []string{ruleSyntax}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Content-Type": {"application/json"}}}
+			if tc.encoding != "" {
+				rec.Headers.Set("Content-Encoding", tc.encoding)
+			}
+			rec.SetBody(tc.body)
+			line, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				v    *Validator
+				want []string
+			}{{v, tc.want}, {vIgnoring, tc.wantIgnoring}} {
+				fs, _ := c.v.checkCapture(line)
+				var got []string
+				for _, f := range fs {
+					if f.Severity == Error {
+						got = append(got, f.Rule)
+					}
+				}
+				if len(got) != len(c.want) || (len(got) > 0 && got[0] != c.want[0]) {
+					t.Errorf("errors %q (findings %+v), want %q", got, fs, c.want)
+				}
+			}
+		})
+	}
+}
