@@ -34,7 +34,8 @@ import (
 // capture.MaxRejectedHead) into a pooled buffer, and one lock per read
 // and write: no allocation (BenchmarkListenSocket). A request pipelined
 // behind another, read in the same read as the one before it, is recorded
-// without its head bytes: they were read before that one was answered. HTTP/2 connections (prior knowledge) are left alone after
+// without its head bytes (they were read before that one was answered),
+// but recorded. HTTP/2 connections (prior knowledge) are left alone after
 // their preface: their requests all reach the handler, and the server
 // writes frames of its own.
 
@@ -114,6 +115,13 @@ type watchedConn struct {
 	at   time.Time
 	// timedOut says the last read failed on its deadline.
 	timedOut bool
+	// early is the byte of net/http's background read (a read of one
+	// byte while a handler runs, to notice a sender that hangs up), when
+	// it read one: the first byte of the request after the answer, which
+	// a sender may send before the server finishes with its answer. idle
+	// puts it at the start of the next head.
+	early    byte
+	hasEarly bool
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {
@@ -136,6 +144,8 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 			}
 		}
 		c.timedOut = err != nil && timeout(err)
+	} else if !c.off && n > 0 {
+		c.early, c.hasEarly = p[0], len(p) == 1
 	}
 	c.mu.Unlock()
 	return n, err
@@ -143,14 +153,21 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 
 func (c *watchedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	if !c.watching || c.off || c.seen == 0 {
+	if !c.watching || c.off {
 		c.mu.Unlock()
 		return c.Conn.Write(p)
 	}
-	// No handler ran for what was read: this is the server's own answer.
+	// No handler ran since the connection opened or went idle: this is
+	// the server's own answer. With nothing read since, the request came
+	// in the same read as the one before it (pipelined): its head is not
+	// known, the call still is.
+	pipelined := c.seen == 0
 	rj := c.rejection()
 	rj.Answer = bytes.Clone(p)
 	rj.Status, rj.Reason = parseAnswer(p)
+	if pipelined {
+		rj.Reason += " (sent right behind the request before it, and read with it: its head is not known)"
+	}
 	c.mu.Unlock()
 	// Recorded before the answer goes, as every call is.
 	c.l.report(rj)
@@ -199,6 +216,11 @@ func (c *watchedConn) idle() {
 			// An idle connection holds no buffer: the next read takes one.
 			c.l.heads.Put(c.head)
 			c.head = nil
+		}
+		if c.hasEarly {
+			c.head = c.l.heads.Get().(*[]byte)
+			*c.head = append(*c.head, c.early)
+			c.seen, c.at, c.hasEarly = 1, c.l.now(), false
 		}
 	}
 	c.mu.Unlock()

@@ -271,3 +271,64 @@ func TestCloseDoesNotWaitForTheReport(t *testing.T) {
 		t.Errorf("reported %+v, want the unanswered head", rj)
 	}
 }
+
+// A refused request sent right behind the one before it, in one write, is
+// still a call, whether net/http read its head with that one or apart.
+func TestPipelinedRejectedRequestIsACall(t *testing.T) {
+	t.Parallel()
+	const good = "POST /1?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	const bad = "POST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}"
+	addr, obs, _, stop := serveRaw(t, DefaultLimits)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write([]byte(good + bad))
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	answer, _ := io.ReadAll(conn)
+	conn.Close()
+	stop()
+	if !bytes.Contains(answer, []byte("HTTP/1.1 400 ")) {
+		t.Fatalf("answered %q, want a 200 then a 400", answer)
+	}
+	if len(obs.calls) != 2 {
+		t.Fatalf("observed %d calls, want the good one and the refused one", len(obs.calls))
+	}
+	rec := obs.calls[1].Record
+	if rec.Rejected == nil || rec.Response == nil || rec.Response.Status != 400 {
+		t.Fatalf("second call recorded as %+v, want refused with 400", rec)
+	}
+	if head, _ := rec.Rejected.RawHead(); len(head) > 0 && string(head) != bad {
+		t.Errorf("head %q, want none or the whole request %q", head, bad)
+	}
+}
+
+// net/http reads one byte in the background while a handler runs; when
+// the next request's first byte comes then, the head of that request, if
+// it is refused, still starts with it.
+func TestBackgroundReadByteStartsTheNextHead(t *testing.T) {
+	server, client := net.Pipe()
+	defer client.Close()
+	var got *Rejection
+	l := newWatchListener(nil, func(rj *Rejection) { got = rj })
+	c := &watchedConn{Conn: server, l: l, watching: true}
+	go func() {
+		client.Write([]byte("P"))
+		client.Write([]byte("OST /2 HTTP/1.1\r\n\r\n"))
+		io.Copy(io.Discard, client)
+	}()
+	c.handed() // a handler runs; the server reads a byte in the background
+	one := make([]byte, 1)
+	if n, err := c.Read(one); n != 1 || err != nil {
+		t.Fatal(n, err)
+	}
+	c.idle() // the answer is done
+	rest := make([]byte, 64)
+	if _, err := c.Read(rest); err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
+	if got == nil || !bytes.HasPrefix(got.Head, []byte("POST /2")) || got.HeadBytes != int64(len("POST /2 HTTP/1.1\r\n\r\n")) {
+		t.Fatalf("rejection %+v, want the head from its first byte", got)
+	}
+}
