@@ -48,6 +48,10 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
 func (v *Validator) checkLean(f *leanFields) []Finding {
 	switch string(f.bodyEncoding) {
 	case capture.UTF8, "":
+		if len(f.queryEncoding) == 0 {
+			break
+		}
+		fallthrough // a query that is not UTF-8, stored base64
 	default: // base64, or an encoding that is an error
 		return v.CheckRecord(&capture.Record{Query: string(f.query), QueryEncoding: string(f.queryEncoding),
 			Body: string(f.body), BodyEncoding: string(f.bodyEncoding)})
@@ -58,7 +62,8 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 }
 
 // CheckRecord validates the request body of a capture record as
-// checkCapture does.
+// checkCapture does. The record's query may still be as its line stores
+// it (QueryEncoding set: base64 for a query that is not UTF-8).
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	if rec.Rejected != nil {
 		return v.single(RuleRejected, rec.RejectedWhy())
@@ -66,6 +71,14 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
+	}
+	query := rec.Query
+	if rec.QueryEncoding != "" {
+		q, err := capture.DecodeBody(rec.Query, rec.QueryEncoding)
+		if err != nil {
+			return v.single(ruleCapture, fmt.Sprintf("the record's query (%s) cannot be decoded: %v", rec.QueryEncoding, err))
+		}
+		query = string(q)
 	}
 	if codings := capture.ContentCodings(rec.Headers); codings != nil {
 		// The record holds the bytes as sent; the document is what they
@@ -81,7 +94,7 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 			body = content
 		}
 	}
-	return v.checkRequest(body, rec.Query, false)
+	return v.checkRequest(body, query, false)
 }
 
 // checkRequest checks a captured request's body against the event its
