@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
 	"unsafe"
 
@@ -32,15 +31,17 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
 	if ok {
 		return fs, false
 	}
-	// The slow path, and its error messages (leanrecord.go).
-	var rec capture.Record
-	if err := json.Unmarshal(line, &rec); err != nil {
+	// The slow path, and its error messages (leanrecord.go): what replay,
+	// inspect and anonymize refuse (a duplicate key, an unknown format
+	// version) is no record here either.
+	rec, err := capture.Decode(line)
+	if err != nil {
 		if input.CutShort(line) {
 			return nil, true
 		}
 		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err)), false
 	}
-	return v.CheckRecord(&rec), false
+	return v.CheckRecord(rec), false
 }
 
 // checkLean is CheckRecord of the record the fast path read, with no copy
@@ -48,12 +49,8 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
 func (v *Validator) checkLean(f *leanFields) []Finding {
 	switch string(f.bodyEncoding) {
 	case capture.UTF8, "":
-		if len(f.queryEncoding) == 0 {
-			break
-		}
-		fallthrough // a query that is not UTF-8, stored base64
 	default: // base64, or an encoding that is an error
-		return v.CheckRecord(&capture.Record{Query: string(f.query), QueryEncoding: string(f.queryEncoding),
+		return v.CheckRecord(&capture.Record{Query: string(f.query),
 			Body: string(f.body), BodyEncoding: string(f.bodyEncoding)})
 	}
 	// The query is only read during the check (messages quote a copy).
