@@ -27,6 +27,7 @@ import (
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -420,6 +421,14 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	}
 	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: hdr, Body: c.body, NoBody: c.Size == 0,
 		BodyFile: file, MaxInline: 64 << 10}
+	if strings.Contains(r.Query, "#") {
+		// curl takes a '#' in its URL for a fragment's start and sends the
+		// query cut there: the request line's target goes as received
+		// (credentials in it masked, as in the URL), the URL names the
+		// server and path.
+		cc.URL = h.opts.Origin + escapedPath(r.Path)
+		cc.Flags = append(cc.Flags, "--request-target", escapedPath(r.Path)+"?"+termsafe.MaskQuery(r.Query))
+	}
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
