@@ -261,6 +261,9 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A '#' in the query is the query's (a replayed capture's, sent as
+	// recorded), not the start of a fragment that s would be cut at.
+	u.RawQuery, u.Fragment, u.RawFragment = joinQuery(d.Target.RawQuery, query), "", ""
 	redacted := s
 	if _, ok := u.User.Password(); ok {
 		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
@@ -280,14 +283,19 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 // user's query parameters stay, businessType follows them.
 func URLFor(target *url.URL, query string) string {
 	u := *target
+	u.RawQuery = joinQuery(u.RawQuery, query)
+	return u.String()
+}
+
+// joinQuery is the target's own query with query after it.
+func joinQuery(own, query string) string {
 	switch {
 	case query == "":
-	case u.RawQuery == "":
-		u.RawQuery = query
-	default:
-		u.RawQuery += "&" + query
+		return own
+	case own == "":
+		return query
 	}
-	return u.String()
+	return own + "&" + query
 }
 
 // retryable says whether an attempt is worth another try: no answer (but

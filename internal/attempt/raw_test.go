@@ -3,6 +3,7 @@ package attempt
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -28,6 +29,7 @@ type cannedServer struct {
 	mu      sync.Mutex
 	headers []http.Header
 	hosts   []string
+	uris    []string // each request line's target, as sent
 }
 
 func newCannedServer(t *testing.T, answer string, hangUp bool) *cannedServer {
@@ -63,6 +65,7 @@ func (s *cannedServer) serve(c net.Conn) {
 		s.mu.Lock()
 		s.headers = append(s.headers, req.Header)
 		s.hosts = append(s.hosts, req.Host)
+		s.uris = append(s.uris, req.RequestURI)
 		s.mu.Unlock()
 		s.got.Add(1)
 		if _, err := io.WriteString(c, s.answer); err != nil || s.hangUp {
@@ -152,6 +155,39 @@ func TestRawPathHeaders(t *testing.T) {
 	}
 	if srv.hosts[0] != "erp.example.com" || h.Get("Host") != "" {
 		t.Errorf("host %q, header %v", srv.hosts[0], h)
+	}
+}
+
+// The request line carries the query as given, on either path: a '#' in a
+// replayed capture's query is a byte of it, not the start of a fragment.
+func TestQueryGoesAsGiven(t *testing.T) {
+	for _, netHTTP := range []bool{false, true} {
+		for _, tt := range []struct{ target, query, want string }{
+			{"/hook", "businessType=A&sig=ab#cd", "/hook?businessType=A&sig=ab#cd"},
+			{"/hook", "businessType=A#", "/hook?businessType=A#"},
+			{"/hook?tenant=7", "businessType=A&x=%zz#y#z", "/hook?tenant=7&businessType=A&x=%zz#y#z"},
+			{"/hook#frag", "businessType=A", "/hook?businessType=A"},
+			{"/hook", "", "/hook"},
+		} {
+			t.Run(fmt.Sprintf("net/http %v %s", netHTTP, tt.query), func(t *testing.T) {
+				srv := newCannedServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false)
+				c, _ := NewClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 1, NetHTTP: netHTTP})
+				target, _ := url.Parse("http://" + srv.ln.Addr().String() + tt.target)
+				d := &Deliverer{Client: c, Target: target}
+				lane := templates("A", 1)
+				lane[0][0].Query = tt.query
+				asWorker(d, lane, 2, func(r *Result) {
+					if r.Last().Status != 200 {
+						t.Errorf("attempt %+v", r.Last())
+					}
+				})
+				srv.mu.Lock()
+				defer srv.mu.Unlock()
+				if len(srv.uris) != 2 || srv.uris[0] != tt.want || srv.uris[1] != tt.want {
+					t.Errorf("request targets %q, want %q twice", srv.uris, tt.want)
+				}
+			})
+		}
 	}
 }
 

@@ -346,27 +346,55 @@ func (r *Reader) Next() (*Record, error) {
 	if it.Long {
 		return nil, &LineError{Line: r.line, Err: r.in.TooLarge(it)}
 	}
-	var rec Record
-	if jerr := json.Unmarshal(it.Body, &rec); jerr != nil {
+	rec, err := Decode(it.Body)
+	if jerr, ok := errors.AsType[*JSONError](err); ok {
 		if it.Unended {
-			return nil, &TornError{Line: r.line, Err: jerr}
+			return nil, &TornError{Line: r.line, Err: jerr.Err}
 		}
 		if input.CutShort(it.Body) {
-			return nil, &TornError{Line: r.line, Err: jerr, Restarted: true}
+			return nil, &TornError{Line: r.line, Err: jerr.Err, Restarted: true}
 		}
-		return nil, &LineError{Line: r.line, Err: jerr}
+		return nil, &LineError{Line: r.line, Err: jerr.Err}
+	}
+	if err != nil {
+		return nil, &LineError{Line: r.line, Err: err}
+	}
+	return rec, nil
+}
+
+// JSONError is Decode's error for a line encoding/json does not read as
+// a record (not JSON, a member of the wrong type): the only error a line
+// cut short can give.
+type JSONError struct{ Err error }
+
+func (e *JSONError) Error() string { return e.Err.Error() }
+func (e *JSONError) Unwrap() error { return e.Err }
+
+// Decode reads one line as a capture record, its query and header values
+// decoded (fromDisk). It refuses, besides what encoding/json refuses
+// (a *JSONError), a line that is not a record, a record of a format
+// version this whsim does not read (a newer whsim may mean its members
+// otherwise), a "rejected" record not marked VersionRejected, and one
+// that names a member twice (checkKeys).
+func Decode(line []byte) (*Record, error) {
+	var rec Record
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return nil, &JSONError{Err: err}
 	}
 	if rec.Capture == 0 {
-		return nil, &LineError{Line: r.line, Err: errors.New(`not a capture record (no "capture" key)`)}
+		return nil, errors.New(`not a capture record (no "capture" key)`)
 	}
 	if rec.Capture > VersionRejected || rec.Capture < 0 {
-		return nil, &LineError{Line: r.line, Err: fmt.Errorf("capture record format %d, which this whsim does not read (it reads 1 and 2): a newer whsim wrote it", rec.Capture)}
+		return nil, fmt.Errorf("capture record format %d, which this whsim does not read (it reads 1 and 2): a newer whsim wrote it", rec.Capture)
 	}
 	if rec.Rejected != nil && rec.Capture != VersionRejected {
-		return nil, &LineError{Line: r.line, Err: fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)}
+		return nil, fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)
+	}
+	if err := checkKeys(line); err != nil {
+		return nil, err
 	}
 	if err := rec.fromDisk(); err != nil {
-		return nil, &LineError{Line: r.line, Err: err}
+		return nil, err
 	}
 	return &rec, nil
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -104,12 +106,22 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) (string, *EffectsRecord, [
 		RequestID: d.q.RequestID, WantState: d.want.state, WantLines: d.want.lines, Load: d.what == "under-load"}
 	var files []savedBody
 	var lines []string
+	q, again := d.q, reproducedDoc(d)
+	if again != nil {
+		q.Code, q.InvoiceCode = again.code, again.invoiceCode
+		lines = append(lines, "# "+renumberedNote)
+	}
 	for i, sc := range d.sent {
 		file := ""
 		if base != "" {
 			file = fmt.Sprintf("%s.call%d.json", base, i+1)
 		}
-		cmd, f := r.callCommand(sc, file)
+		shown := sc
+		if again != nil {
+			shown.req = again.renumber(sc.req)
+			shown.retried = again.renumber(sc.retried)
+		}
+		cmd, f := r.callCommand(shown, file)
 		if f != nil {
 			files = append(files, *f)
 		}
@@ -130,7 +142,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) (string, *EffectsRecord, [
 	if r.cfg.Settle > 0 {
 		lines = append(lines, fmt.Sprintf("sleep %g", r.cfg.Settle.Seconds()))
 	}
-	rec.Probe = ProbeRecord{Answered: answerText(d), Asked: d.asks, Command: termsafe.Lines(r.cfg.Probe.Command(d.q))}
+	rec.Probe = ProbeRecord{Answered: answerText(d), Asked: d.asks, Command: termsafe.Lines(r.cfg.Probe.Command(q))}
 	if c, ok := r.cfg.Probe.(*probe.Cmd); ok {
 		rec.Probe.Cmd = c.Run
 	} else {
@@ -279,4 +291,51 @@ func (r *runner) curl(req *attempt.Request, file string) (cmd, note string) {
 		note = notWritten(bodyFile, len(req.Body))
 	}
 	return c.String(), note
+}
+
+// reproducedDoc is the document number, and a described invoice's invoice
+// number, a reproduction of d sends under when d's first call was meant
+// to reach a document the receiver had not seen (out-of-order: an audit
+// or void before the create): pasted after the run, that call would find
+// the document the run created and read as fixed on a receiver still
+// broken. The numbers are no run's, as a rerun's are (freshDoc), and so
+// are the calls' requestIds (a receiver that remembers the run's would
+// take them for re-deliveries); all are drawn from the document's
+// requestId. Nil for every other document, whose reproduction sends what
+// the run sent.
+func reproducedDoc(d *effDoc) *reproDocument {
+	if d.what != "out-of-order" {
+		return nil
+	}
+	seed := reproSeed(d.q.RequestID + " " + d.q.Code)
+	return &reproDocument{idSeed: binary.BigEndian.Uint64(seed), freshDocument: freshDocument{
+		old: d.q.Code, code: retag(d.q.Code, seed[:16]), oldInvoice: d.q.InvoiceCode, invoiceCode: retag(d.q.InvoiceCode, seed[16:])}}
+}
+
+// reproDocument is a document's numbers in a reproduction, and the seed
+// of its calls' requestIds.
+type reproDocument struct {
+	freshDocument
+	idSeed uint64
+}
+
+// renumber is req under the reproduction's numbers: the document's, and a
+// requestId drawn from its own (a retry, which shares its requestId, gets
+// the same), which a signed call's webhook-id follows, as the run's did;
+// nil for nil.
+func (f *reproDocument) renumber(req *attempt.Request) *attempt.Request {
+	if req == nil {
+		return nil
+	}
+	again := *req
+	again.Body = f.body(req.Body)
+	if start, end := reqid.Find(again.Body); start >= 0 {
+		again.RequestID = reqid.For(f.idSeed, string(again.Body[start:end]), 0)
+		again.Body = reqid.Splice(again.Body, start, end, again.RequestID)
+		if req.Header.Get("Webhook-Id") != "" {
+			again.Header = req.Header.Clone()
+			again.Header.Set("Webhook-Id", again.RequestID)
+		}
+	}
+	return &again
 }

@@ -610,6 +610,42 @@ func TestEffectsReproTLS(t *testing.T) {
 	}
 }
 
+// TestEffectsReproBeforeCreate: the reproduction of an effects document
+// whose audit was sent before its create goes under a number no run sent,
+// calls and probe alike, as --rerun does. Under the run's number the
+// pasted audit would find the document the run created, be applied, and
+// the probe would read audited on a receiver that still loses an early
+// audit.
+func TestEffectsReproBeforeCreate(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	srv := httptest.NewServer(newStore(t, storeDefects{loseEarlyAudit: true, unsigned: true}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle, cfg.Signer = []string{Effects}, 0, nil
+	_, results := runAll(t, cfg)
+	var before *Result
+	for i, r := range results {
+		if r.Verdict == Fail && r.Case.Name == "out-of-order/AUDIT_PURCHASE_ORDER_INVOICE/before-create" {
+			before = &results[i]
+		}
+	}
+	if before == nil {
+		t.Fatal("the audit lost before its create did not fail")
+	}
+	if !strings.HasPrefix(before.Repro, "# "+renumberedNote) || strings.Contains(before.Repro, before.Effects.Code) {
+		t.Errorf("reproduction under the run's number %s, or not saying so:\n%s", before.Effects.Code, before.Repro)
+	}
+	// The same calls again: the receiver still loses the early audit,
+	// and the probe still says created.
+	out, err := exec.Command("sh", "-c", before.Repro).CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 3 || lines[0] != "200" || lines[1] != "200" || !strings.Contains(lines[2], `"state":"created"`) {
+		t.Errorf("reproduction:\n%s\nprinted (%v):\n%s\nwant 200, 200 and the probe's created", before.Repro, err, out)
+	}
+}
+
 // TestEffectsNoneHeld: when the probe finds not one document of the run,
 // the likelier fault is the probe asking about other numbers (or another
 // database) than the receiver keeps, and the summary says so.

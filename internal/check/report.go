@@ -256,11 +256,21 @@ func (r *Reporter) reproduce(cc *CaseReport) string {
 	return cmd
 }
 
+// reproduction is the case as its reproduction sends it (reproduced), and
+// how: its headers signed afresh for a body that is not the run's.
+func (r *Reporter) reproduction(cc *CaseReport) (*Case, sent) {
+	c := reproduced(cc.Case)
+	if c == cc.Case {
+		return c, cc.sent
+	}
+	return c, r.sentRequest(c)
+}
+
 // curlCommand is a curl command that sends the case's request again; a
 // loop for a call delivered several times, in the background for copies
 // delivered at once.
 func (r *Reporter) curlCommand(cc *CaseReport) string {
-	c := cc.Case
+	c, _ := r.reproduction(cc)
 	// The user's headers, credentials masked (reports end up in CI logs);
 	// the case's own (a signature of this one body) kept.
 	own := http.Header{}
@@ -273,6 +283,9 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 		Copies: c.Copies, AtOnce: c.AtOnce}
 	if !cmd.Inline() {
 		cmd.Note = notWritten(bodyFile, len(c.Body))
+	}
+	if c != cc.Case {
+		cmd.Note = strings.TrimPrefix(cmd.Note+"; "+renumberedNote, "; ")
 	}
 	return termsafe.Lines(cmd.String())
 }

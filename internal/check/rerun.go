@@ -3,8 +3,10 @@ package check
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -399,8 +401,9 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 			req.Body = reqid.Splice(c.Body, start, end, req.RequestID)
 		}
 	}
-	if k, ok := unseenDocument(c); ok && cfg.IDs != nil {
-		req.Body = renumbered(req.Body, k, cfg.IDs)
+	if k, ok := unseenDocument(c.Check, c.Name, c.Query); ok && cfg.IDs != nil {
+		seed := sha256.Sum256([]byte(cfg.IDs.Next()))
+		req.Body = renumbered(req.Body, k, seed[:])
 	}
 	if c.Resign {
 		d.Signer = cfg.Signer
@@ -525,15 +528,16 @@ func (s *RerunSummary) AllFixed() bool {
 	return s.StillFailing == 0 && s.NotRerun == 0 && !s.Interrupted
 }
 
-// unseenDocument says whether c is an out-of-order audit or void that was
-// to reach a document the receiver had never seen (never created, or
-// before its create), and of which kind. Sent again under the run's
-// number it would not be: the run's create came after it.
-func unseenDocument(c Failed) (spec.Kind, bool) {
-	if c.Check != outOfOrder || !strings.HasSuffix(c.Name, "/unknown-document") && !strings.HasSuffix(c.Name, "/before-create") {
+// unseenDocument says whether a case (its check, name and query) is an
+// out-of-order audit or void that was to reach a document the receiver
+// had never seen (never created, or before its create), and of which
+// kind. Sent again under the run's number it would not be: the run's
+// create came after it.
+func unseenDocument(check, name, query string) (spec.Kind, bool) {
+	if check != outOfOrder || !strings.HasSuffix(name, "/unknown-document") && !strings.HasSuffix(name, "/before-create") {
 		return "", false
 	}
-	q, err := url.ParseQuery(c.Query)
+	q, err := url.ParseQuery(query)
 	if err != nil {
 		return "", false
 	}
@@ -549,22 +553,65 @@ func unseenDocument(c Failed) (spec.Kind, bool) {
 	return "", false
 }
 
+// reproduced is c as the commands that reproduce it send it (and as
+// --save-cases writes it): an out-of-order audit or void meant for a
+// document the receiver never saw goes, as --rerun sends it, under a
+// number no run sent and a requestId (and so a webhook-id) of its own.
+// Under the run's number the receiver holds the document the run created
+// after it, so a pasted command would be answered 200 by a receiver still
+// broken; under the run's requestId a receiver that remembers it would
+// take it for a re-delivery. Both are drawn from the case's requestId:
+// the commands and the file of one run agree.
+func reproduced(c *Case) *Case {
+	k, ok := unseenDocument(c.Check, c.Name, c.Query)
+	if !ok {
+		return c
+	}
+	seed := reproSeed(cmp.Or(c.RequestID, string(c.Body)))
+	again := *c
+	again.Body = renumbered(c.Body, k, seed)
+	if start, end := reqid.Find(again.Body); start >= 0 {
+		again.RequestID = reqid.For(binary.BigEndian.Uint64(seed), "whsim check reproduce", 0)
+		again.Body = reqid.Splice(again.Body, start, end, again.RequestID)
+		again.WebhookID = ""
+	}
+	return &again
+}
+
+// reproSeed draws the fresh numbers of a reproduction from what names
+// the call or document in the run (its requestId).
+func reproSeed(of string) []byte {
+	seed := sha256.Sum256([]byte("whsim check reproduce " + of))
+	return seed[:]
+}
+
+// renumberedNote is the comment on a reproduction sent under a fresh
+// document number.
+const renumberedNote = "under a document number no run sent, as --rerun sends it: the receiver holds the one the run created"
+
 // renumbered is body with its document under a number no run has sent
-// (retag, as an effects document rerun gets), or body itself when it
-// carries no number.
-func renumbered(body []byte, k spec.Kind, ids *reqid.IDs) []byte {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
+// (retag, as an effects document rerun gets; seed draws it), and a
+// described invoice's invoice number likewise (a receiver may key on
+// either), or body itself when it carries no number.
+func renumbered(body []byte, k spec.Kind, seed []byte) []byte {
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
 		return body
 	}
-	for _, name := range strings.Split(pathOf(k, spec.Described, codeDatum(k)), ".") {
-		o, _ := v.(map[string]any)
-		v = o[name]
+	half := len(seed) / 2
+	for i, d := range []spec.Datum{codeDatum(k), spec.InvNumber} {
+		p := pathOf(k, spec.Described, d)
+		if p == "" || k != spec.Invoice && d == spec.InvNumber {
+			continue
+		}
+		v := doc
+		for _, name := range strings.Split(p, ".") {
+			o, _ := v.(map[string]any)
+			v = o[name]
+		}
+		if old, _ := v.(string); old != "" {
+			body = bytes.ReplaceAll(body, []byte(`"`+old+`"`), []byte(`"`+retag(old, seed[i*half:(i+1)*half])+`"`))
+		}
 	}
-	old, _ := v.(string)
-	if old == "" {
-		return body
-	}
-	seed := sha256.Sum256([]byte(ids.Next()))
-	return bytes.ReplaceAll(body, []byte(`"`+old+`"`), []byte(`"`+retag(old, seed[:])+`"`))
+	return body
 }

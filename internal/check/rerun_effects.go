@@ -222,6 +222,15 @@ func retag(s string, rnd []byte) string {
 	return string(b)
 }
 
+// body is b with the document's old numbers replaced by f's.
+func (f *freshDocument) body(b []byte) []byte {
+	b = bytes.ReplaceAll(b, []byte(`"`+f.old+`"`), []byte(`"`+f.code+`"`))
+	if f.oldInvoice != "" {
+		b = bytes.ReplaceAll(b, []byte(`"`+f.oldInvoice+`"`), []byte(`"`+f.invoiceCode+`"`))
+	}
+	return b
+}
+
 // request is one call of the document again: its numbers fresh, a
 // requestId of its own (shared by its copies and a retry), the user's
 // headers over the report's (which masks credentials), signed afresh
@@ -231,10 +240,7 @@ func (f *freshDocument) request(call EffectsCall, cfg RerunConfig) (*attempt.Req
 	if err != nil {
 		return nil, err
 	}
-	body = bytes.ReplaceAll(body, []byte(`"`+f.old+`"`), []byte(`"`+f.code+`"`))
-	if f.oldInvoice != "" {
-		body = bytes.ReplaceAll(body, []byte(`"`+f.oldInvoice+`"`), []byte(`"`+f.invoiceCode+`"`))
-	}
+	body = f.body(body)
 	h := capture.ReplayHeaders(call.Headers)
 	for _, k := range []string{"Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"} {
 		h.Del(k)

@@ -20,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/sign"
 )
 
@@ -502,6 +503,54 @@ func TestWantOfEveryCallCheck(t *testing.T) {
 	for _, id := range IDs() {
 		if wantOf(id, true) == "" && id != Load && id != Effects && id != Latency {
 			t.Errorf("%s says no answer that fixes its failed cases", id)
+		}
+	}
+}
+
+// TestReproduceOutOfOrderUnseenDocument: the command printed for an
+// out-of-order audit or void meant for a document the receiver never saw
+// sends it as --rerun does, under a number no run sent, and says so; under
+// the run's number the receiver holds the document the run created after
+// it, and a pasted command would get 200 from a receiver still broken.
+func TestReproduceOutOfOrderUnseenDocument(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{unknownVoid500: true, ignoreSig: true}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks, cfg.Nonce, cfg.Signer = []string{outOfOrder}, 7, nil
+	rep := &Reporter{Target: cfg.Target, Now: time.Now}
+	var failed []Result
+	if _, err := Run(context.Background(), cfg, func(r Result) {
+		if r.Verdict == Fail {
+			failed = append(failed, r)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) != 3 {
+		t.Fatalf("%d failed cases, want 3 (void and audit of unknown documents, audit before create)", len(failed))
+	}
+	for _, r := range failed {
+		c := reproduced(r.Case)
+		if c == r.Case || bytes.Equal(c.Body, r.Case.Body) {
+			t.Errorf("%s: reproduced under the run's number", r.Case.Name)
+		}
+		if again := reproduced(r.Case); !bytes.Equal(again.Body, c.Body) {
+			t.Errorf("%s: two reproductions of one case differ", r.Case.Name)
+		}
+		cc := &CaseReport{Result: r, target: rep.Target}
+		cc.sent = rep.sentRequest(r.Case)
+		repro := rep.reproduce(cc)
+		if !strings.Contains(repro, shellcmd.Quote(string(c.Body))) || !strings.Contains(repro, "# "+renumberedNote) {
+			t.Errorf("%s: the command does not send the renumbered body, saying so:\n%s", r.Case.Name, repro)
+		}
+		// What the command sends, the still-broken receiver still refuses.
+		resp, err := http.Post(srv.URL+"?"+c.Query, "application/json", bytes.NewReader(c.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusInternalServerError {
+			t.Errorf("%s: the reproduction got %d from a receiver that still answers 500 to a document it never saw", r.Case.Name, resp.StatusCode)
 		}
 	}
 }

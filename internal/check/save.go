@@ -175,8 +175,12 @@ func (r *Reporter) save(cc *CaseReport) error {
 			}
 			b = append(b, rec...)
 		}
-	} else if b, err = r.records(cc.Case, cc.sent, now(), false); err != nil {
-		return err
+	} else {
+		// As its commands send it (reproduction), which replay them.
+		c, s := r.reproduction(cc)
+		if b, err = r.records(c, s, now(), false); err != nil {
+			return err
+		}
 	}
 	cc.File = filepath.Join(r.SaveDir, caseFile(cc.Case))
 	if err := privateDir(r.SaveDir, filepath.Dir(cc.File)); err != nil {
@@ -249,7 +253,7 @@ func (r *Reporter) saveLine(cc *CaseReport) error {
 // its --save-cases file, else from the record inline on stdin; concurrently
 // for copies delivered at once; signed afresh when the call was signed.
 func (r *Reporter) replayCommand(cc *CaseReport) string {
-	c := cc.Case
+	c, s := r.reproduction(cc)
 	copies := max(c.Copies, 1)
 	var b strings.Builder
 	src := ""
@@ -259,7 +263,7 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	case len(c.Body) > maxInlineBody:
 		src = caseFileHolder
 	default:
-		rec, err := r.records(&Case{Query: c.Query, Body: c.Body}, cc.sent, time.Unix(0, 0), true)
+		rec, err := r.records(&Case{Query: c.Query, Body: c.Body}, s, time.Unix(0, 0), true)
 		if err != nil {
 			return ""
 		}
@@ -295,6 +299,9 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	}
 	if src == caseFileHolder {
 		cmd.Note = notWritten(caseFileHolder, len(c.Body))
+	}
+	if c != cc.Case {
+		cmd.Note = strings.TrimPrefix(cmd.Note+"; "+renumberedNote, "; ")
 	}
 	b.WriteString(cmd.String())
 	return termsafe.Lines(b.String())

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -165,6 +167,28 @@ func (h *handler) page(files http.Handler) http.Handler {
 	})
 }
 
+// cleanPath is r with its path cleaned as ServeMux cleans it (no //, /./
+// or /x/..). ServeMux answers a path it would clean with a redirect that
+// keeps the query, so the token URL's ?token= went into its Location: one
+// more copy of the token for a proxy's or the server's log and the
+// browser's history. Cleaned here, the token URL reaches page, whose
+// redirect drops the token.
+func cleanPath(r *http.Request) *http.Request {
+	p := r.URL.Path
+	clean := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	if clean == p {
+		return r
+	}
+	r2 := r.WithContext(r.Context())
+	u := *r.URL
+	u.Path, u.RawPath = clean, ""
+	r2.URL = &u
+	return r2
+}
+
 // ServeHTTP refuses requests a web page elsewhere could make through the
 // user's browser (the API hands out captured calls and their credentials,
 // a replay sends them, an export or search costs memory and CPU), then
@@ -182,6 +206,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
 		http.Error(w, "inspector: cross-origin request refused", http.StatusForbidden)
 		return
+	}
+	if strings.Contains(r.URL.RawQuery, tokenQuery+"=") {
+		r = cleanPath(r)
 	}
 	// A session's page and API live under /s/<id>/; what follows is
 	// served as at the root, its cookie checked by authorized.
@@ -394,6 +421,14 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	}
 	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: hdr, Body: c.body, NoBody: c.Size == 0,
 		BodyFile: file, MaxInline: 64 << 10}
+	if strings.Contains(r.Query, "#") {
+		// curl takes a '#' in its URL for a fragment's start and sends the
+		// query cut there: the request line's target goes as received
+		// (credentials in it masked, as in the URL), the URL names the
+		// server and path.
+		cc.URL = h.opts.Origin + escapedPath(r.Path)
+		cc.Flags = append(cc.Flags, "--request-target", escapedPath(r.Path)+"?"+termsafe.MaskQuery(r.Query))
+	}
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}

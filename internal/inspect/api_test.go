@@ -798,6 +798,22 @@ func TestCommandsMaskByTheOneRule(t *testing.T) {
 	}
 }
 
+// A query holding a raw '#' (a sender that writes its own request line;
+// listen records it as sent): curl would take it for a fragment and send
+// the query cut there, so the command gives the request line's target,
+// credentials masked as in a URL.
+func TestCommandsSendAHashInTheQuery(t *testing.T) {
+	rec := record(1, "E", []byte(`{}`), 200)
+	rec.Query = "businessType=E&n=ab#cd&token=t0k"
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
+	curl, _ := h.commands(c, "call-1.json")
+	if want := `curl --request-target '/hook?businessType=E&n=ab#cd&token=****' -X POST 'http://127.0.0.1:8080/hook' -H `; !strings.HasPrefix(curl, want) {
+		t.Errorf("curl =\n %s\nwant prefix\n %s", curl, want)
+	}
+}
+
 // The record's path is decoded (a call to /a%20b is "/a b"): the copy
 // commands and the HAR URL escape it again, so curl and whsim send reach
 // the path the call reached, with its query, rather than failing on a

@@ -117,6 +117,31 @@ func TestTheTokenURLSetsTheSessionCookie(t *testing.T) {
 	}
 }
 
+// TestNoRedirectCopiesTheToken: the token URL with a path ServeMux would
+// clean (//, /./, /x/.., under a session's path) is answered by the page's
+// own redirect, which drops the token, not by ServeMux's, which copied
+// ?token= into its Location (a proxy's log, the browser's history).
+func TestNoRedirectCopiesTheToken(t *testing.T) {
+	srv := newTestServer(t, newTestStore(), nil)
+	for _, p := range []string{"/?", "//?", "/./?", "/x/../?", "/x/..?", "/app.js/./?", "/s/AAAAAAAAAAAAAAAAAAAAAAAAAA/x/../?", "/?a=1&"} {
+		req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, query, _ := strings.Cut(p, "?")
+		req.URL.Path, req.URL.RawQuery = path, query+"token="+testToken
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || strings.Contains(loc, testToken) || !strings.HasPrefix(loc, "/s/") || len(resp.Cookies()) != 1 {
+			t.Errorf("GET %s: %d, Location %q, cookies %v; want the session's page, the token not in it", req.URL.RequestURI(), resp.StatusCode, loc, resp.Cookies())
+		}
+	}
+}
+
 // openSession opens base's token URL and returns the page's path and
 // the cookie it set.
 func openSession(t *testing.T, base string) (dir string, c *http.Cookie) {

@@ -96,7 +96,8 @@ func Suites(doc []byte) ([][]byte, error) {
 }
 
 // counts checks a suite's tests, failures, errors and skipped against its
-// test cases.
+// test cases, and that no two of its cases share a class and name (JUnit
+// readers would merge them).
 func counts(suite []byte) error {
 	var s struct {
 		Tests    int `xml:"tests,attr"`
@@ -104,6 +105,8 @@ func counts(suite []byte) error {
 		Errors   int `xml:"errors,attr"`
 		Skipped  int `xml:"skipped,attr"`
 		Cases    []struct {
+			Name    string    `xml:"name,attr"`
+			Class   string    `xml:"classname,attr"`
 			Failure *struct{} `xml:"failure"`
 			Error   *struct{} `xml:"error"`
 			Skipped *struct{} `xml:"skipped"`
@@ -113,7 +116,13 @@ func counts(suite []byte) error {
 		return err
 	}
 	var f, e, sk int
+	seen := map[[2]string]bool{}
 	for _, c := range s.Cases {
+		key := [2]string{c.Class, c.Name}
+		if seen[key] {
+			return fmt.Errorf("two test cases named %q (class %q): JUnit readers merge them", c.Name, c.Class)
+		}
+		seen[key] = true
 		if c.Failure != nil {
 			f++
 		}

@@ -84,10 +84,16 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("probe %s: %s", e.Probe, e.Reason)
 }
 
-// parseAnswer reads a probe's answer: a JSON object, or an array holding
-// one object (as sqlite3 -json prints a row). count is required, a whole
-// number from 0; state is required when count is 1 or more; lines is
-// optional. Other members are ignored.
+// parseAnswer reads a probe's answer as the contract (docs/concepts.md,
+// the probe contract) says it: a JSON object, or an array holding one
+// object (as sqlite3 -json prints a row). count is required, a JSON
+// number, whole, from 0; state is required when count is 1 or more, one
+// of the three states as written; lines is optional, a number as count
+// is. Other members are ignored. An answer outside the contract is the
+// probe's error, said with what was wrong, never coerced into a verdict:
+// a count "1" (a string) or a state "VOIDED" is a probe that needs a cast
+// or lower(), and a member given twice is read differently by different
+// readers.
 func parseAnswer(b []byte) (Answer, error) {
 	a := Answer{Lines: -1, Raw: shorten(b)}
 	// A byte-order mark, as some Windows tools and editors write, is no
@@ -113,6 +119,9 @@ func parseAnswer(b []byte) (Answer, error) {
 		}
 		return a, errors.New("not a JSON object, want one with count")
 	}
+	if name, twice := memberTwice(b); twice {
+		return a, fmt.Errorf("%q twice: readers differ on which one counts", name)
+	}
 	raw, ok := m["count"]
 	if !ok {
 		return a, errors.New("no count")
@@ -132,35 +141,64 @@ func parseAnswer(b []byte) (Answer, error) {
 	if a.Count == 0 {
 		return a, nil
 	}
-	var st string
-	if raw, ok := m["state"]; ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &st) != nil {
-			return a, fmt.Errorf("state %s: want a string", raw)
-		}
+	raw, ok = m["state"]
+	if !ok || string(raw) == "null" {
+		return a, fmt.Errorf("count %d and no state (want %s, %s or %s)", a.Count, StateCreated, StateAudited, StateVoided)
 	}
-	switch st = strings.ToLower(strings.TrimSpace(st)); st {
+	var st string
+	if json.Unmarshal(raw, &st) != nil {
+		return a, fmt.Errorf("state %s: want a string", raw)
+	}
+	switch st {
 	case StateCreated, StateAudited, StateVoided:
 		a.State = st
-	case "":
-		return a, fmt.Errorf("count %d and no state (want %s, %s or %s)", a.Count, StateCreated, StateAudited, StateVoided)
 	default:
-		return a, fmt.Errorf("state %q: want %s, %s or %s", st, StateCreated, StateAudited, StateVoided)
+		return a, fmt.Errorf("state %s: want %s, %s or %s, as written (lower case, nothing around it)", raw, StateCreated, StateAudited, StateVoided)
 	}
 	return a, nil
 }
 
-// wholeNumber reads a count: a JSON number, or a string of digits as some
-// database clients print a bigint.
+// wholeNumber reads a count: a JSON number with no fractional part, from
+// 0. A string of digits, as a client that quotes 64-bit integers prints a
+// count, is refused with what to do about it.
 func wholeNumber(raw json.RawMessage) (int, error) {
-	s := string(raw)
-	if uq, err := strconv.Unquote(s); err == nil {
-		s = strings.TrimSpace(uq)
+	if len(raw) > 0 && raw[0] == '"' {
+		return 0, errors.New("a string, want a JSON number (cast it to an integer where the probe builds the answer, as count(*)::int)")
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil || f != float64(int64(f)) || f < 0 || f > 1e9 {
 		return 0, errors.New("want a whole number from 0")
 	}
 	return int(f), nil
+}
+
+// memberTwice returns the first name the object b (valid JSON) holds twice
+// among count, state and lines, the members the contract reads.
+func memberTwice(b []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		name, _ := tok.(string)
+		switch name {
+		case "count", "state", "lines":
+			if seen[name] {
+				return name, true
+			}
+			seen[name] = true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 func jsonErr(err error) string {

@@ -47,6 +47,9 @@ type Replayer struct {
 	// a re-delivery, counted as a duplicate as send counts its own.
 	seen      map[string]bool
 	warnedSig bool
+	// skipped counts the lines skipped with a warning (torn, not a
+	// record, not replayable), other the records of events not asked.
+	skipped, other int
 }
 
 // Err is the read error that ended the replay early, if any.
@@ -82,9 +85,11 @@ func (s *Replayer) Next() []*attempt.Request {
 			s.r = nil
 			continue
 		case errors.As(err, &torn):
+			s.skipped++
 			s.Warn("%s: %v", in.Name, err)
 			continue
 		case errors.As(err, &bad):
+			s.skipped++
 			s.Warn("%s: %v; skipped", in.Name, err)
 			continue
 		case err != nil:
@@ -92,10 +97,12 @@ func (s *Replayer) Next() []*attempt.Request {
 			return nil
 		}
 		if !s.wanted(rec) {
+			s.other++
 			continue
 		}
 		req, err := request(rec, s.IDs)
 		if err != nil {
+			s.skipped++
 			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
 			continue
 		}
@@ -105,6 +112,37 @@ func (s *Replayer) Next() []*attempt.Request {
 		return []*attempt.Request{req}
 	}
 	return nil
+}
+
+// NothingSent says, once Next has returned nil, why a replay whose inputs
+// held lines sent none of them: every one was skipped (the warnings said
+// why) or of an event not asked for. Nil when a call was sent, or when
+// the inputs held nothing at all (empty: nothing to do). Skipped is never
+// a pass: a replay that sent nothing of what its files held has tested
+// nothing.
+func (s *Replayer) NothingSent() error {
+	if s.seq > 0 || s.skipped+s.other == 0 {
+		return nil
+	}
+	var why []string
+	if s.skipped > 0 {
+		why = append(why, fmt.Sprintf("%d %s skipped (the warnings above say why)", s.skipped, plural(s.skipped, "line was", "lines were")))
+	}
+	if s.other > 0 {
+		names := make([]string, len(s.Events))
+		for i, e := range s.Events {
+			names[i] = e.Name
+		}
+		why = append(why, fmt.Sprintf("%d %s not of the events asked (--event %s)", s.other, plural(s.other, "record is", "records are"), strings.Join(names, ", ")))
+	}
+	return fmt.Errorf("nothing was sent: %s", strings.Join(why, "; "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // wanted says whether rec is of the events asked for.

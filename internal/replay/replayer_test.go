@@ -272,3 +272,43 @@ func TestRequestRefusesWhatIsNotHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayerNothingSent: files that held lines and gave no call say why
+// (skipped is never a pass); empty files, or a call sent, say nothing.
+func TestReplayerNothingSent(t *testing.T) {
+	t.Parallel()
+	good := `{"capture":1,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","body":"{}"}` + "\n"
+	bad := `{"capture":1,"body":"{}","body":"x"}` + "\n"
+	abandon, _ := spec.Lookup("ABANDON_RECEIVABLE_DOC")
+	for _, tt := range []struct {
+		name   string
+		inputs []string
+		events []spec.Event
+		want   string
+	}{
+		{"empty", []string{"", "\n"}, nil, ""},
+		{"a call sent", []string{bad, good}, nil, ""},
+		{"every line skipped", []string{bad, bad + `{"capture":1,"ti`}, nil, "nothing was sent: 3 lines were skipped (the warnings above say why)"},
+		{"one torn line", []string{`{"capture":1,"ti`}, nil, "nothing was sent: 1 line was skipped"},
+		{"not replayable", []string{`{"capture":1,"method":"PO ST","body":"{}"}` + "\n"}, nil, "nothing was sent: 1 line was skipped"},
+		{"none of the events asked", []string{good, good}, []spec.Event{abandon}, "nothing was sent: 2 records are not of the events asked (--event ABANDON_RECEIVABLE_DOC)"},
+		{"both", []string{bad, good}, []spec.Event{abandon}, "nothing was sent: 1 line was skipped (the warnings above say why); 1 record is not of the events asked (--event ABANDON_RECEIVABLE_DOC)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &Replayer{Events: tt.events, Warn: func(string, ...any) {}}
+			for i, in := range tt.inputs {
+				s.Inputs = append(s.Inputs, capture.Input{Name: fmt.Sprint(i, ".ndjson"), R: strings.NewReader(in)})
+			}
+			for s.Next() != nil {
+			}
+			got := ""
+			if err := s.NothingSent(); err != nil {
+				got = err.Error()
+			}
+			if !strings.HasPrefix(got, tt.want) || (tt.want == "") != (got == "") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

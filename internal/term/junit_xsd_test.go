@@ -35,6 +35,9 @@ func TestJUnitValidAgainstCISchemas(t *testing.T) {
 		testCase{"b", "fail \x1b[31m<&>\u202e", Fail, 0, ""},
 		testCase{"b", "skipped", Pass, 0, "the probe is not set"},
 		testCase{"c", "slow-fail", Fail, time.Hour, ""},
+		// the same name again (a re-delivery, a body sent twice): JUnit
+		// readers would merge them
+		testCase{"a", "pass", Pass, 0, ""}, testCase{"a", "pass", Fail, 0, ""}, testCase{"a", "pass #2", Pass, 0, ""},
 	} {
 		if err := rep.Case(c); err != nil {
 			t.Fatal(err)
@@ -47,7 +50,8 @@ func TestJUnitValidAgainstCISchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`<testsuite name="b (http://127.0.0.1:9/hook?token=****)" tests="2" failures="1" errors="0" skipped="1" time="0.000">`,
-		`<skipped message="the probe is not set"></skipped>`, `time="3600.000"`, `<testsuites name="whsim test" tests="6" failures="2" errors="0" time="3602.002">`} {
+		`<skipped message="the probe is not set"></skipped>`, `time="3600.000"`, `<testsuites name="whsim test" tests="9" failures="3" errors="0" time="3602.002">`,
+		`<testcase name="pass #2" classname="t"`, `<testcase name="pass #3" classname="t"`, `<testcase name="pass #2 #2" classname="t"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %s in\n%s", want, out.String())
 		}

@@ -299,6 +299,31 @@ type junitSuite struct {
 	Skipped  int         `xml:"skipped,attr"`
 	Time     junitTime   `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	// names counts each case name the suite was given (unique).
+	names map[string]int
+}
+
+// unique returns name, or when the suite already holds a case of that
+// name, name with " #2", " #3"... after it: JUnit readers (Jenkins, GitHub's
+// test reporters) key a case by its suite, class and name, and merge or
+// overwrite two that share them, so a re-delivery of one requestId or a
+// payload sent again would vanish from the report.
+func (s *junitSuite) unique(name string) string {
+	if s.names == nil {
+		s.names = map[string]int{}
+	}
+	n := s.names[name]
+	s.names[name] = n + 1
+	if n == 0 {
+		return name
+	}
+	for k := n + 1; ; k++ {
+		alt := name + " #" + strconv.Itoa(k)
+		if s.names[alt] == 0 {
+			s.names[alt] = 1
+			return alt
+		}
+	}
 }
 
 type junitCase struct {
@@ -374,6 +399,7 @@ func (j *junit) Case(c Case) error {
 		s.Skipped++
 	}
 	s.Time += jc.Time
+	jc.Name = s.unique(jc.Name)
 	s.Cases = append(s.Cases, jc)
 	return nil
 }

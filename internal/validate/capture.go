@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
 	"unsafe"
 
@@ -32,15 +31,17 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
 	if ok {
 		return fs, false
 	}
-	// The slow path, and its error messages (leanrecord.go).
-	var rec capture.Record
-	if err := json.Unmarshal(line, &rec); err != nil {
+	// The slow path, and its error messages (leanrecord.go): what replay,
+	// inspect and anonymize refuse (a duplicate key, an unknown format
+	// version) is no record here either.
+	rec, err := capture.Decode(line)
+	if err != nil {
 		if input.CutShort(line) {
 			return nil, true
 		}
 		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err)), false
 	}
-	return v.CheckRecord(&rec), false
+	return v.CheckRecord(rec), false
 }
 
 // checkLean is CheckRecord of the record the fast path read, with no copy
@@ -49,7 +50,7 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 	switch string(f.bodyEncoding) {
 	case capture.UTF8, "":
 	default: // base64, or an encoding that is an error
-		return v.CheckRecord(&capture.Record{Query: string(f.query), QueryEncoding: string(f.queryEncoding),
+		return v.CheckRecord(&capture.Record{Query: string(f.query),
 			Body: string(f.body), BodyEncoding: string(f.bodyEncoding)})
 	}
 	// The query is only read during the check (messages quote a copy).
@@ -58,7 +59,8 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 }
 
 // CheckRecord validates the request body of a capture record as
-// checkCapture does.
+// checkCapture does. The record's query may still be as its line stores
+// it (QueryEncoding set: base64 for a query that is not UTF-8).
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	if rec.Rejected != nil {
 		return v.single(RuleRejected, rec.RejectedWhy())
@@ -66,6 +68,14 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	body, err := rec.RequestBody()
 	if err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
+	}
+	query := rec.Query
+	if rec.QueryEncoding != "" {
+		q, err := capture.DecodeBody(rec.Query, rec.QueryEncoding)
+		if err != nil {
+			return v.single(ruleCapture, fmt.Sprintf("the record's query (%s) cannot be decoded: %v", rec.QueryEncoding, err))
+		}
+		query = string(q)
 	}
 	if codings := capture.ContentCodings(rec.Headers); codings != nil {
 		// The record holds the bytes as sent; the document is what they
@@ -81,7 +91,7 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 			body = content
 		}
 	}
-	return v.checkRequest(body, rec.Query, false)
+	return v.checkRequest(body, query, false)
 }
 
 // checkRequest checks a captured request's body against the event its

@@ -5,6 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/jsonlex"
 )
 
@@ -13,10 +14,11 @@ import (
 // capture (docs/performance.md); validation reads four strings of it. So
 // a record is first read with the lexer, which type-checks every member
 // encoding/json would decode into capture.Record and keeps only the four.
-// Anything it is not sure encoding/json would read the same way (a member
-// of the wrong type, a duplicate or case-folded key, a bad time) makes it
-// give up, and the record takes the slow path, whose error messages are
-// the ones users have always seen. FuzzLeanRecord holds the two to the
+// Anything it is not sure capture.Decode would read the same way (a member
+// of the wrong type, a duplicate or case-folded key, a bad time, a format
+// version other than capture.Version, a query or header values stored
+// base64) makes it give up, and the record takes the slow path, whose
+// error messages are capture.Decode's. FuzzLeanRecord holds the two to the
 // same answer.
 
 // leanKind is what a member of capture.Record (or of its Response and
@@ -35,6 +37,10 @@ const (
 	// leanRejected is a request the server refused (capture.Rejected):
 	// CheckRecord says so, on the slow path.
 	leanRejected
+	leanFault
+	leanDeliveries // an array of Delivery
+	leanVersion    // the record's "capture": capture.Version
+	leanEncoding   // queryEncoding: absent, null or ""
 )
 
 type leanMember struct {
@@ -45,11 +51,12 @@ type leanMember struct {
 // The members of capture.Record, Response and Forward, by their JSON names.
 var (
 	leanRecordMembers = []leanMember{
-		{"capture", leanInt}, {"time", leanTime}, {"remote", leanString}, {"method", leanString},
-		{"path", leanString}, {"query", leanString}, {"queryEncoding", leanString},
+		{"capture", leanVersion}, {"time", leanTime}, {"remote", leanString}, {"method", leanString},
+		{"path", leanString}, {"query", leanString}, {"queryEncoding", leanEncoding},
 		{"headers", leanHeader}, {"headerEncodings", leanStringMap}, {"body", leanString},
 		{"bodyEncoding", leanString}, {"response", leanResponse}, {"forward", leanForward},
 		{"rejected", leanRejected},
+		{"fault", leanFault},
 	}
 	leanResponseMembers = []leanMember{
 		{"status", leanInt}, {"headers", leanHeader}, {"body", leanString}, {"bodyEncoding", leanString},
@@ -57,6 +64,14 @@ var (
 	leanForwardMembers = []leanMember{
 		{"url", leanString}, {"status", leanInt}, {"headers", leanHeader}, {"body", leanString},
 		{"bodyEncoding", leanString}, {"latencyMs", leanFloat}, {"error", leanString},
+	}
+	leanFaultMembers = []leanMember{
+		{"kind", leanString}, {"arg", leanString}, {"attempt", leanInt}, {"sender", leanString},
+		{"receiver", leanString}, {"deliveries", leanDeliveries},
+	}
+	leanDeliveryMembers = []leanMember{
+		{"requestId", leanString}, {"bytes", leanInt}, {"status", leanInt}, {"error", leanString},
+		{"latencyMs", leanFloat},
 	}
 )
 
@@ -68,7 +83,7 @@ type leanGiveUp struct{}
 // path read them: valid until the lexer's next Reset, the body until its
 // buffer is reused.
 type leanFields struct {
-	query, queryEncoding, body, bodyEncoding []byte
+	query, body, bodyEncoding []byte
 }
 
 // leanRecord reads the members validation needs of a capture record line,
@@ -91,7 +106,7 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 		if lx.Peek() != jsonlex.Object {
 			panic(leanGiveUp{})
 		}
-		leanObject(lx, leanRecordMembers, func(name string) {
+		if leanObject(lx, leanRecordMembers, func(name string) {
 			if name == "body" {
 				f.body = lx.AppendStr(buf[:0])
 				return
@@ -100,12 +115,12 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 			switch name {
 			case "query":
 				f.query = lx.Content(s, e, esc)
-			case "queryEncoding":
-				f.queryEncoding = lx.Content(s, e, esc)
 			case "bodyEncoding":
 				f.bodyEncoding = lx.Content(s, e, esc)
 			}
-		})
+		})&1 == 0 { // no "capture": not a record
+			panic(leanGiveUp{})
+		}
 		lx.End()
 	})
 	return f, err == nil
@@ -113,12 +128,12 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 
 // leanObject reads the object at the lexer's position against members;
 // keep, when not nil, reads each of its string members (at the lexer's
-// position), to keep or not.
-func leanObject(lx *jsonlex.Lexer, members []leanMember, keep func(name string)) {
+// position), to keep or not. It returns the members seen, bit i for
+// members[i].
+func leanObject(lx *jsonlex.Lexer, members []leanMember, keep func(name string)) (seen uint32) {
 	if !lx.Enter() {
-		return
+		return 0
 	}
-	var seen uint32
 	for first := true; ; first = false {
 		k := lx.Key(first)
 		i := leanFind(members, lx.KeyBytes(k))
@@ -132,7 +147,7 @@ func leanObject(lx *jsonlex.Lexer, members []leanMember, keep func(name string))
 			leanValue(lx, members[i], keep)
 		}
 		if !lx.More('}') {
-			return
+			return seen
 		}
 	}
 }
@@ -180,7 +195,7 @@ func lower(ch byte) byte {
 // the field as it was.
 func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 	k := lx.Peek()
-	if k == jsonlex.Null {
+	if k == jsonlex.Null && m.kind != leanVersion {
 		lx.Lit(k)
 		return
 	}
@@ -188,6 +203,17 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 		panic(leanGiveUp{})
 	}
 	switch m.kind {
+	case leanVersion:
+		leanWant(k, jsonlex.Number)
+		s, e, _, _ := lx.Num()
+		if n, err := strconv.ParseInt(string(lx.Bytes()[s:e]), 10, 64); err != nil || n != capture.Version {
+			panic(leanGiveUp{})
+		}
+	case leanEncoding:
+		leanWant(k, jsonlex.String)
+		if s, e, _ := lx.Str(); e-s != 2 {
+			panic(leanGiveUp{})
+		}
 	case leanString:
 		leanWant(k, jsonlex.String)
 		if keep != nil {
@@ -215,34 +241,72 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 		if t.UnmarshalJSON(lx.Bytes()[s:e]) != nil {
 			panic(leanGiveUp{})
 		}
-	case leanHeader, leanStringMap:
+	case leanStringMap: // headerEncodings: header values stored base64
 		leanWant(k, jsonlex.Object)
+		if lx.Enter() {
+			panic(leanGiveUp{})
+		}
+	case leanHeader:
+		leanWant(k, jsonlex.Object)
+		leanHeaders(lx, keep != nil)
+	case leanResponse, leanForward, leanFault:
+		leanWant(k, jsonlex.Object)
+		members := leanResponseMembers
+		switch m.kind {
+		case leanForward:
+			members = leanForwardMembers
+		case leanFault:
+			members = leanFaultMembers
+		}
+		leanObject(lx, members, nil)
+	case leanDeliveries:
+		leanWant(k, jsonlex.Array)
 		if !lx.Enter() {
 			return
 		}
-		for first := true; ; first = false {
-			k := lx.Key(first)
-			if keep != nil && m.kind == leanHeader && string(lx.KeyBytes(k)) == "Content-Encoding" {
-				// The request's body is compressed (or says so): CheckRecord
-				// decodes it.
-				panic(leanGiveUp{})
-			}
-			if m.kind == leanHeader {
-				leanStrings(lx)
+		for {
+			if k := lx.Peek(); k == jsonlex.Null {
+				lx.Lit(k)
 			} else {
-				leanValue(lx, leanMember{kind: leanString}, nil)
+				leanWant(k, jsonlex.Object)
+				leanObject(lx, leanDeliveryMembers, nil)
 			}
-			if !lx.More('}') {
+			if !lx.More(']') {
 				return
 			}
 		}
-	case leanResponse, leanForward:
-		leanWant(k, jsonlex.Object)
-		members := leanResponseMembers
-		if m.kind == leanForward {
-			members = leanForwardMembers
+	}
+}
+
+// leanHeaders checks a header map, whose names are compared as they are
+// (a name given twice gives up: capture.Decode refuses it). Past 32 names,
+// more than a call carries, it gives up rather than keep a longer list.
+// request says they are the request's own.
+func leanHeaders(lx *jsonlex.Lexer, request bool) {
+	if !lx.Enter() {
+		return
+	}
+	var names [32]jsonlex.Key
+	for n := 0; ; n++ {
+		if n == len(names) {
+			panic(leanGiveUp{})
 		}
-		leanObject(lx, members, nil)
+		names[n] = lx.Key(n == 0)
+		name := lx.KeyBytes(names[n])
+		if request && string(name) == "Content-Encoding" {
+			// The request's body is compressed (or says so): CheckRecord
+			// decodes it.
+			panic(leanGiveUp{})
+		}
+		for _, before := range names[:n] {
+			if string(lx.KeyBytes(before)) == string(name) {
+				panic(leanGiveUp{})
+			}
+		}
+		leanStrings(lx)
+		if !lx.More('}') {
+			return
+		}
 	}
 }
 

@@ -1,9 +1,9 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -26,25 +26,38 @@ func TestLeanRecord(t *testing.T) {
 		lean       bool // the fast path reads it
 	}{
 		{"as listen writes it", leanSample, true},
-		{"nulls", `{"capture":null,"time":null,"headers":null,"response":null,"forward":null,"query":null,"body":"x"}`, true},
-		{"unknown members are skipped", `{"note":[1,{"a":null}],"body":"x","bodyEncoding":"base64"}`, true},
-		{"escaped key that is body", `{"bod\u0079":"x"}`, true},
-		{"surrounding whitespace", " \t{\"body\":\"x\"}\r\n", true},
-		{"a header value that is not a list", `{"headers":{"A":"b"},"body":"x"}`, false},
+		{"nulls", `{"capture":1,"time":null,"headers":null,"headerEncodings":null,"response":null,"forward":null,"fault":null,"query":null,"queryEncoding":null,"body":"x"}`, true},
+		{"unknown members are skipped", `{"capture":1,"note":[1,{"a":null}],"body":"x","bodyEncoding":"base64"}`, true},
+		{"escaped key that is body", `{"capture":1,"bod\u0079":"x"}`, true},
+		{"surrounding whitespace", " \t{\"capture\":1,\"body\":\"x\"}\r\n", true},
+		{"a fault", `{"capture":1,"body":"x","fault":{"kind":"duplicate","attempt":2,"deliveries":[null,{"status":200,"latencyMs":1.5}]}}`, true},
+		{"empty encodings", `{"capture":1,"queryEncoding":"","headerEncodings":{},"body":"x"}`, true},
+		{"header names in two cases", `{"capture":1,"headers":{"A":["1"],"a":["2"]},"body":"x"}`, true},
+		{"no capture", `{"body":"x"}`, false},
+		{"capture null", `{"capture":null,"body":"x"}`, false},
+		{"capture 2", `{"capture":2,"body":"x"}`, false},
+		{"a header named twice", `{"capture":1,"headers":{"A":["1"],"A":["2"]},"body":"x"}`, false},
+		{"33 headers", `{"capture":1,"headers":{` + manyHeaders(33) + `},"body":"x"}`, false},
+		{"a query stored base64", `{"capture":1,"query":"eA==","queryEncoding":"base64","body":"x"}`, false},
+		{"header values stored base64", `{"capture":1,"headers":{"A":["eA=="]},"headerEncodings":{"A":"base64"},"body":"x"}`, false},
+		{"a fault of the wrong type", `{"capture":1,"fault":"x","body":"x"}`, false},
+		{"a delivery of the wrong type", `{"capture":1,"fault":{"deliveries":[1]},"body":"x"}`, false},
+		{"a delivery's status twice", `{"capture":1,"fault":{"deliveries":[{"status":1,"status":2}]},"body":"x"}`, false},
+		{"a header value that is not a list", `{"capture":1,"headers":{"A":"b"},"body":"x"}`, false},
 		{"capture not a whole number", `{"capture":1.0,"body":"x"}`, false},
 		{"capture too large", `{"capture":99999999999999999999,"body":"x"}`, false},
 		{"capture a string", `{"capture":"1","body":"x"}`, false},
-		{"latency out of range", `{"forward":{"latencyMs":1e999},"body":"x"}`, false},
-		{"a time that is not RFC 3339", `{"time":"yesterday","body":"x"}`, false},
-		{"a member in another case", `{"Body":"x"}`, false},
-		{"a key folding to an ASCII one", "{\"\u212aey\":1,\"body\":\"x\"}", false},
-		{"duplicate body", `{"body":"x","body":"y"}`, false},
-		{"body a number", `{"body":1}`, false},
-		{"response a string", `{"response":"x"}`, false},
+		{"latency out of range", `{"capture":1,"forward":{"latencyMs":1e999},"body":"x"}`, false},
+		{"a time that is not RFC 3339", `{"capture":1,"time":"yesterday","body":"x"}`, false},
+		{"a member in another case", `{"capture":1,"Body":"x"}`, false},
+		{"a key folding to an ASCII one", "{\"capture\":1,\"\u212aey\":1,\"body\":\"x\"}", false},
+		{"duplicate body", `{"capture":1,"body":"x","body":"y"}`, false},
+		{"body a number", `{"capture":1,"body":1}`, false},
+		{"response a string", `{"capture":1,"response":"x"}`, false},
 		{"not an object", `["body"]`, false},
-		{"trailing data", `{"body":"x"} x`, false},
-		{"invalid UTF-8", "{\"body\":\"\xff\"}", false},
-		{"truncated", `{"body":"x`, false},
+		{"trailing data", `{"capture":1,"body":"x"} x`, false},
+		{"invalid UTF-8", "{\"capture\":1,\"body\":\"\xff\"}", false},
+		{"truncated", `{"capture":1,"body":"x`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var lx jsonlex.Lexer
@@ -59,27 +72,36 @@ func TestLeanRecord(t *testing.T) {
 	}
 }
 
-// leanAgrees fails unless encoding/json reads line without error into a
-// record with the same four members the fast path read.
+// leanAgrees fails unless capture.Decode reads line without error into a
+// record with the same members the fast path read.
 func leanAgrees(t *testing.T, line []byte, got leanFields) {
 	t.Helper()
-	var want capture.Record
-	if err := json.Unmarshal(line, &want); err != nil {
-		t.Fatalf("fast path read %q, encoding/json refused it: %v", line, err)
+	want, err := capture.Decode(line)
+	if err != nil {
+		t.Fatalf("fast path read %q, capture.Decode refused it: %v", line, err)
 	}
-	if string(got.query) != want.Query || string(got.queryEncoding) != want.QueryEncoding || string(got.body) != want.Body || string(got.bodyEncoding) != want.BodyEncoding {
-		t.Fatalf("fast path read query %q (%q), body %q (%q); encoding/json %+v, from %q",
-			got.query, got.queryEncoding, got.body, got.bodyEncoding, want, line)
+	if string(got.query) != want.Query || string(got.body) != want.Body || string(got.bodyEncoding) != want.BodyEncoding {
+		t.Fatalf("fast path read query %q, body %q (%q); capture.Decode %+v, from %q",
+			got.query, got.body, got.bodyEncoding, want, line)
 	}
 }
 
-// FuzzLeanRecord holds the fast path to encoding/json: whatever it reads,
-// encoding/json reads the same, without error.
+func manyHeaders(n int) string {
+	hs := make([]string, n)
+	for i := range hs {
+		hs[i] = fmt.Sprintf(`"H%d":["v"]`, i)
+	}
+	return strings.Join(hs, ",")
+}
+
+// FuzzLeanRecord holds the fast path to capture.Decode: whatever it reads,
+// capture.Decode reads the same, without error.
 func FuzzLeanRecord(f *testing.F) {
 	f.Add([]byte(leanSample))
 	f.Add([]byte(`{"body":"\ud800x","query":"a\u00e9"}`))
 	f.Add([]byte(`{"headers":{"A":[null,"b"]},"headerEncodings":{"A":"base64"},"body":""}`))
 	f.Add([]byte(`{"time":"2026-11-30T10:00:00+08:00","capture":-0}`))
+	f.Add([]byte(`{"capture":1,"fault":{"kind":"x","deliveries":[{"status":1}]},"headers":{"A":["1"],"A":["2"]},"body":""}`))
 	var lx jsonlex.Lexer
 	var buf []byte // reused, as checkCapture reuses it
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -119,15 +141,14 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 		got, gotTorn := v.checkCapture(line)
 		var want []Finding
 		wantTorn := false
-		var rec capture.Record
-		if err := json.Unmarshal(line, &rec); err != nil {
+		if rec, err := capture.Decode(line); err != nil {
 			if input.CutShort(line) {
 				wantTorn = true
 			} else {
 				want = v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
 			}
 		} else {
-			want = v.CheckRecord(&rec)
+			want = v.CheckRecord(rec)
 		}
 		if gotTorn != wantTorn || !reflect.DeepEqual(got, want) {
 			t.Fatalf("fast path %v %+v\nslow path %v %+v\nfor %q", gotTorn, got, wantTorn, want, line)

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"slices"
@@ -273,6 +274,11 @@ func TestCheckCapture(t *testing.T) {
 		{"base64 bad utf8", line("businessType=CREATE_RECEIVABLE_DOC", "/w==", "base64"), []string{ruleSyntax}},
 		{"bad base64", line("businessType=CREATE_RECEIVABLE_DOC", "!!", "base64"), []string{ruleCapture}},
 		{"torn", line("businessType=CREATE_RECEIVABLE_DOC", rec, "utf8")[:100], []string{ruleTorn}}, // cut short: the torn case, wherever it stands
+		// A query that is not UTF-8 is stored base64 (capture.Append): its
+		// businessType is read once decoded.
+		{"base64 query", line(b64("businessType=CREATE_RECEIVABLE_DOC&n=\xff")+`","queryEncoding":"base64`, rec, "utf8"), nil},
+		{"base64 query and body", line(b64("businessType=ABANDON_RECEIVABLE_DOC&n=\xff")+`","queryEncoding":"base64`, b64(strings.ReplaceAll(load(t, "receipt.json"), "\n", "")), "base64"), []string{ruleEventNumber}},
+		{"bad base64 query", line(`!!","queryEncoding":"base64`, rec, "utf8"), []string{ruleCapture}},
 	}
 	for _, tt := range tests {
 		if !isCapture(tt.line) {
@@ -400,3 +406,5 @@ func TestDuplicateKeysInLargeObjects(t *testing.T) {
 		}
 	}
 }
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

@@ -18,6 +18,7 @@ import (
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/ready"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
@@ -123,6 +124,6 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 		}
 		defer withdraw()
 	}
-	fmt.Fprintf(a.Streams.Err, "%s %s (%d calls from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.Shown(a, ui), store.Last(), opts.File)
+	fmt.Fprintf(a.Streams.Err, "%s %s (%d %s from %s)\n", pal.OK.Sprint("inspector on"), opts.Token.Shown(a, ui), store.Last(), term.Plural(int(store.Last()), "call", "calls"), opts.File)
 	return ui.Wait()
 }

@@ -89,6 +89,11 @@ func (c *delivery) JUnit() term.TestCase {
 	if tc.Name == "" {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
+	if res.Request.Duplicate {
+		// Its requestId is its original's: named apart, so that a JUnit
+		// reader keeps both (term's JUnit numbers any further repeat).
+		tc.Name += " (re-delivery)"
+	}
 	var sb strings.Builder
 	for i, a := range res.Attempts[:res.Tries()] {
 		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, attemptText(a), fmtLatency(a.Latency))

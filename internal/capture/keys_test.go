@@ -1,0 +1,143 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReaderRefusesAmbiguousRecords(t *testing.T) {
+	t.Parallel()
+	const head = `{"capture":1,"time":"2026-11-01T10:00:00Z","method":"POST","path":"/hook","query":"businessType=CREATE_RECEIVABLE_DOC"`
+	tests := []struct {
+		name string
+		line string
+		want string // in the error; "" for a record read as it is
+	}{
+		{"plain", head + `,"headers":{"A":["1"]},"body":"{}","bodyEncoding":"utf8"}`, ""},
+		{"unknown members are not looked into", head + `,"extra":{"x":1,"x":2},"Extra":1,"body":"{}"}`, ""},
+		{"an unknown member named twice is ignored", head + `,"note":1,"note":2,"body":"{}"}`, ""},
+		{"header names differing in case are two headers", head + `,"headers":{"A":["1"],"a":["2"]},"body":"{}"}`, ""},
+		{"fault deliveries each their own", head + `,"body":"{}","fault":{"kind":"duplicate","attempt":1,"deliveries":[{"status":200},{"status":500}]}}`, ""},
+		{"body twice", head + `,"body":"{}","bodyEncoding":"utf8","body":"evil"}`, `line 1: "body" twice in the record: readers differ`},
+		{"body in another case", head + `,"body":"{}","Body":"evil"}`, `line 1: "body" twice in the record, as "body" and "Body"`},
+		{"escaped key", head + `,"body":"{}","b\u006fdy":"evil"}`, `"body" twice in the record`},
+		{"capture twice", head + `,"body":"{}","capture":1}`, `"capture" twice in the record`},
+		{"a header twice", head + `,"headers":{"X-Sig":["a"],"X-Sig":["b"]},"body":"{}"}`, `"X-Sig" twice in headers`},
+		{"headers twice", head + `,"headers":{"A":["1"]},"headers":{"B":["2"]},"body":"{}"}`, `"headers" twice in the record`},
+		{"a header encoding twice", head + `,"headerEncodings":{"A":"base64","A":"utf8"},"body":"{}"}`, `"A" twice in headerEncodings`},
+		{"response status twice", head + `,"body":"{}","response":{"status":200,"STATUS":500,"body":""}}`, `"status" twice in response, as "status" and "STATUS"`},
+		{"response header twice", head + `,"body":"{}","response":{"status":200,"headers":{"A":["1"],"A":["2"]}}}`, `"A" twice in response.headers`},
+		{"forward url twice", head + `,"body":"{}","forward":{"url":"http://a/","url":"http://b/"}}`, `"url" twice in forward`},
+		{"fault kind twice", head + `,"body":"{}","fault":{"kind":"drop","kind":"delay"}}`, `"kind" twice in fault`},
+		{"a delivery's status twice", head + `,"body":"{}","fault":{"kind":"duplicate","deliveries":[{"status":200},{"status":200,"status":500}]}}`, `"status" twice in one of fault.deliveries`},
+		{"a rejected request", `{"capture":2,"method":"POST","rejected":{"reason":"malformed","head":"x","headEncoding":"utf8","headBytes":1}}`, ""},
+		{"rejected's reason twice", `{"capture":2,"rejected":{"reason":"a","reason":"b","head":"x"}}`, `"reason" twice in rejected`},
+		{"version 3", `{"capture":3,"method":"POST","path":"/","body":"{}"}`, `line 1: capture record format 3, which this whsim does not read (it reads 1 and 2)`},
+		{"version -1", `{"capture":-1,"method":"POST","path":"/","body":"{}"}`, `capture record format -1`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec, err := NewReader(strings.NewReader(tt.line + "\n")).Next()
+			if tt.want == "" {
+				if err != nil || rec == nil {
+					t.Fatalf("got %v, want the record", err)
+				}
+				return
+			}
+			le, ok := errors.AsType[*LineError](err)
+			if !ok {
+				t.Fatalf("got %v, %v; want a LineError", rec, err)
+			}
+			if le.Line != 1 || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %q (line %d), want %q", err, le.Line, tt.want)
+			}
+			// The same line, unended (the last of a file), is the same
+			// error, not a torn line.
+			if _, err := NewReader(strings.NewReader(tt.line)).Next(); !errors.As(err, &le) {
+				t.Errorf("unended: got %v, want a LineError", err)
+			}
+		})
+	}
+}
+
+// TestRecordObjectsMatchTypes holds checkKeys' tables to the JSON names of
+// the types encoding/json decodes a record into.
+func TestRecordObjectsMatchTypes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		obj *recordObject
+		typ reflect.Type
+	}{
+		{recordObj, reflect.TypeFor[Record]()},
+		{responseObj, reflect.TypeFor[Response]()},
+		{forwardObj, reflect.TypeFor[Forward]()},
+		{faultObj, reflect.TypeFor[Fault]()},
+		{deliveryObj, reflect.TypeFor[Delivery]()},
+		{rejectedObj, reflect.TypeFor[Rejected]()},
+	} {
+		var want []string
+		for f := range tt.typ.Fields() {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && name != "-" {
+				want = append(want, name)
+			}
+		}
+		var got []string
+		for _, m := range tt.obj.members {
+			got = append(got, m.name)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: members %v, want %v", tt.typ, got, want)
+		}
+	}
+}
+
+func TestDecodeAcceptsWhatAppendWrites(t *testing.T) {
+	t.Parallel()
+	rec := &Record{Method: "POST", Path: "/", Query: "a=\xff", Headers: map[string][]string{"X-Bin": {"\xfe"}},
+		Response: &Response{Status: 200}, Forward: &Forward{URL: "http://x/", Status: 500},
+		Fault: &Fault{Kind: "duplicate", Deliveries: []Delivery{{Status: 200}, {Status: 500}}}}
+	rec.SetBody([]byte{0xff})
+	line, err := Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(bytes.TrimSuffix(line, []byte("\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Query != rec.Query || got.Headers.Get("X-Bin") != "\xfe" || len(got.Fault.Deliveries) != 2 {
+		t.Errorf("decoded %+v", got)
+	}
+}
+
+// FuzzDecode: whatever the line, Decode answers, and a record it accepts
+// goes back out (Append) as a line it accepts again, the same record.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"capture":1,"method":"POST","path":"/","body":"{}","headers":{"A":["1"]}}`))
+	f.Add([]byte(`{"capture":1,"body":"{}","Body":"x"}`))
+	f.Add([]byte(`{"capture":1,"fault":{"deliveries":[{"status":1,"Status":2}]}}`))
+	f.Add([]byte(`{"capture":3}`))
+	f.Add([]byte(`{"capture":2,"rejected":{"reason":"x","head":"GET","headEncoding":"utf8","headBytes":3}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		rec, err := Decode(line)
+		if err != nil {
+			return
+		}
+		out, err := Append(nil, rec)
+		if err != nil {
+			return // a value Append refuses (a NaN latency cannot come from JSON; a year past 9999)
+		}
+		again, err := Decode(bytes.TrimSuffix(out, []byte("\n")))
+		if err != nil {
+			t.Fatalf("Append wrote %q, which Decode refuses: %v", out, err)
+		}
+		out2, _ := Append(nil, again)
+		if !bytes.Equal(out, out2) {
+			t.Errorf("not the same record again:\n%s\n%s", out, out2)
+		}
+	})
+}
