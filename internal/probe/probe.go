@@ -159,17 +159,37 @@ func parseAnswer(b []byte) (Answer, error) {
 }
 
 // wholeNumber reads a count: a JSON number with no fractional part, from
-// 0. A string of digits, as a client that quotes 64-bit integers prints a
-// count, is refused with what to do about it.
+// 0, or a string of its decimal digits alone ("12"), as node-postgres,
+// MySQL drivers and ClickHouse print a 64-bit count(*): one way to write
+// one number, so nothing is guessed. Any other string (" 1 ", "+1",
+// "1e0", "01") is refused with what to do about it.
 func wholeNumber(raw json.RawMessage) (int, error) {
 	if len(raw) > 0 && raw[0] == '"' {
-		return 0, errors.New("a string, want a JSON number (cast it to an integer where the probe builds the answer, as count(*)::int)")
+		var s string
+		if json.Unmarshal(raw, &s) != nil || !decimalDigits(s) {
+			return 0, errors.New("a string that is not a count's digits alone, want a JSON number (cast it to an integer where the probe builds the answer, as count(*)::int)")
+		}
+		raw = json.RawMessage(s)
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil || f != float64(int64(f)) || f < 0 || f > 1e9 {
 		return 0, errors.New("want a whole number from 0")
 	}
 	return int(f), nil
+}
+
+// decimalDigits reports whether s writes a whole number from 0 in
+// decimal digits alone, without a leading zero: "0", "12", not "012".
+func decimalDigits(s string) bool {
+	if s == "" || len(s) > 10 || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // memberTwice returns the first name the object b (valid JSON) holds twice

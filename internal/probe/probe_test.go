@@ -32,10 +32,16 @@ func TestParseAnswer(t *testing.T) {
 		{`[{"count":0,"state":null,"lines":null}]`, 0, "", -1, ""},
 		{`{"count":1.0,"state":"created","lines":1e1}`, 1, StateCreated, 10, ""},
 		// Outside the contract: said, never coerced into a verdict.
-		{`{"count":"1","state":"created"}`, 0, "", -1, `count "1": a string, want a JSON number`},
-		{`{"count":" 1 ","state":"created"}`, 0, "", -1, "a string"},
-		{`{"count":"0"}`, 0, "", -1, "a string"},
-		{`{"count":1,"state":"created","lines":"12"}`, 0, "", -1, `lines "12": a string`},
+		// A count as node-postgres or ClickHouse print a 64-bit integer: its
+		// digits alone, one way to write one number.
+		{`{"count":"1","state":"created","lines":"12"}`, 1, StateCreated, 12, ""},
+		{`{"count":"0"}`, 0, "", -1, ""},
+		{`{"count":" 1 ","state":"created"}`, 0, "", -1, `count " 1 ": a string that is not a count's digits alone`},
+		{`{"count":"+1","state":"created"}`, 0, "", -1, "not a count's digits"},
+		{`{"count":"1e0","state":"created"}`, 0, "", -1, "not a count's digits"},
+		{`{"count":"01","state":"created"}`, 0, "", -1, "not a count's digits"},
+		{`{"count":"","state":"created"}`, 0, "", -1, "not a count's digits"},
+		{`{"count":1,"state":"created","lines":"0x1"}`, 0, "", -1, `lines "0x1": a string that is not`},
 		{`{"count":1,"state":"Audited"}`, 0, "", -1, `state "Audited": want created, audited or voided, as written`},
 		{`{"count":1,"state":" voided "}`, 0, "", -1, `state " voided "`},
 		{`{"count":1,"state":""}`, 0, "", -1, `state ""`},

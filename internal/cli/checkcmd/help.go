@@ -93,12 +93,13 @@ stored, not only what it answered. The probe's contract (stable):
       (PGPASSWORD, "$DB_URL") rather than writing it in.
   The answer: a JSON object, or an array holding one (as sqlite3 -json
       prints a row): "count" (required: how many records it holds for the
-      document, a JSON number), "state" (required when count is 1 or more:
-      created, audited or voided, as written), "lines" (optional: how many
-      lines it stored, the items or records of an invoice, the 收款明细 of
-      a receipt, a JSON number). Other members are ignored. Anything else
-      is the probe's error, saying what: a count "1" (a string: cast it),
-      a state "VOIDED" (lower() it), a member given twice, more than 1 MiB.
+      document, a JSON number, or its digits alone as a string: "1"),
+      "state" (required when count is 1 or more: created, audited or
+      voided, as written), "lines" (optional: how many lines it stored,
+      the items or records of an invoice, the 收款明细 of a receipt, a
+      number as count is). Other members are ignored. Anything else is the
+      probe's error, saying what: a count " 1 " or "1e0" (cast it), a
+      state "VOIDED" (lower() it), a member given twice, more than 1 MiB.
 
 Before the first case whsim asks about a document that cannot exist and
 expects count 0: a probe that cannot be reached, times out, exits non-zero or
