@@ -15,6 +15,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -245,10 +246,29 @@ func (s CheckSummary) appendFigures(b []byte) []byte {
 	return b
 }
 
-// appendRepros is the command that reproduces each failure.
+// appendRepros is the command that reproduces each failure, under a line
+// that names the variables they read the run's credentials from: unset,
+// a pasted command sends an empty Authorization, and a 401 is the 4xx a
+// malformed case wants.
 func (s CheckSummary) appendRepros(b []byte) []byte {
+	var vars []string
+	for _, c := range s.Failures {
+		for _, v := range shellcmd.Vars(c.Repro) {
+			if !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
+		}
+	}
 	for i, c := range s.Failures {
-		if i == 0 {
+		switch {
+		case i > 0:
+		case len(vars) > 0:
+			names := strings.Join(vars, ", ")
+			if n := len(vars); n > 1 {
+				names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
+			}
+			b = fmt.Appendf(b, "\nreproduce a failure (set %s first: the commands read the run's credentials from them):\n", names)
+		default:
 			b = append(b, "\nreproduce a failure:\n"...)
 		}
 		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.Case.Check, termsafe.Text(c.Case.Name), c.Repro)
