@@ -376,6 +376,13 @@ func (r *checkRun) reports(sum *check.Summary) error {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(report)
 		js.Full = filepath.Base(report)
 	}
+	cmds := make([]string, len(js.Failures))
+	for i, f := range js.Failures {
+		cmds[i] = f.Code
+	}
+	if first := checkout.SetFirst(cmds); first != "" {
+		js.Note = strings.TrimSpace("The commands: " + first + ". " + js.Note)
+	}
 	reportfile.AppendJobSummary(r.a, js)
 	if report == "" {
 		return nil

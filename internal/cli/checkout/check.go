@@ -247,27 +247,18 @@ func (s CheckSummary) appendFigures(b []byte) []byte {
 }
 
 // appendRepros is the command that reproduces each failure, under a line
-// that names the variables they read the run's credentials from: unset,
-// a pasted command sends an empty Authorization, and a 401 is the 4xx a
-// malformed case wants.
+// that names the variables they read the run's credentials from (SetFirst).
 func (s CheckSummary) appendRepros(b []byte) []byte {
-	var vars []string
-	for _, c := range s.Failures {
-		for _, v := range shellcmd.Vars(c.Repro) {
-			if !slices.Contains(vars, v) {
-				vars = append(vars, v)
-			}
-		}
+	cmds := make([]string, len(s.Failures))
+	for i, c := range s.Failures {
+		cmds[i] = c.Repro
 	}
+	first := SetFirst(cmds)
 	for i, c := range s.Failures {
 		switch {
 		case i > 0:
-		case len(vars) > 0:
-			names := strings.Join(vars, ", ")
-			if n := len(vars); n > 1 {
-				names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
-			}
-			b = fmt.Appendf(b, "\nreproduce a failure (set %s first: the commands read the run's credentials from them):\n", names)
+		case first != "":
+			b = fmt.Appendf(b, "\nreproduce a failure (%s):\n", first)
 		default:
 			b = append(b, "\nreproduce a failure:\n"...)
 		}
@@ -427,4 +418,28 @@ func (s CheckSummary) AppendJSON(b []byte) []byte {
 
 func fmtMS(d time.Duration) string {
 	return strconv.FormatFloat(attempt.MS(d), 'f', 1, 64) + "ms"
+}
+
+// SetFirst says which variables the commands read the run's credentials
+// from ("set TOKEN and AUTHORIZATION first: ..."), "" when they read none:
+// check's commands give them as variables, and unset, a pasted command
+// sends an empty Authorization, whose 401 is the 4xx a malformed case
+// wants, so it looks like a mended receiver.
+func SetFirst(cmds []string) string {
+	var vars []string
+	for _, c := range cmds {
+		for _, v := range shellcmd.Vars(c) {
+			if !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
+		}
+	}
+	if len(vars) == 0 {
+		return ""
+	}
+	names := vars[0]
+	if n := len(vars); n > 1 {
+		names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
+	}
+	return "set " + names + " first: the commands read the run's credentials from them"
 }
