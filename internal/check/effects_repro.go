@@ -244,7 +244,7 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 			fmt.Fprintf(&b, "printf '%%s\\n' %s | ", line)
 		}
 	}
-	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.cfg.Target.String(), Flags: r.replayTLS(),
+	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.cfg.Target.String(), Flags: replayTLS(r.cfg.CurlTLS),
 		Tail: `--sign standard --secret "$WHSIM_REPLAY_SECRET"`, Vars: true}
 	if sc.step.atOnce && sc.copies > 1 {
 		cmd.Flags = append(cmd.Flags, "--concurrency", strconv.Itoa(sc.copies))
@@ -259,15 +259,15 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 	return b.String(), saved
 }
 
-// replayTLS are the run's TLS settings as replay's flags.
-func (r *runner) replayTLS() []string {
+// replayTLS are the run's TLS settings (curl's flags) as replay's flags.
+func replayTLS(curlTLS []string) []string {
 	var out []string
-	for i := 0; i < len(r.cfg.CurlTLS); i++ {
-		switch r.cfg.CurlTLS[i] {
+	for _, f := range curlTLS {
+		switch f {
 		case "-k":
 			out = append(out, "--insecure")
 		default:
-			out = append(out, r.cfg.CurlTLS[i])
+			out = append(out, f)
 		}
 	}
 	return out

@@ -46,6 +46,10 @@ type Reporter struct {
 	Signer *sign.Signer
 	// Now is the clock of the signatures the reporter rebuilds.
 	Now func() time.Time
+	// CurlTLS are the curl flags of the run's TLS settings (-k, --cacert
+	// FILE), as RunConfig's: a reproduction without them fails on the
+	// receiver's certificate before it reaches the receiver.
+	CurlTLS []string
 
 	failures []CaseReport // for the summary's reproduce commands
 	results  *os.File     // SaveDir's ResultsFile
@@ -278,7 +282,7 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 		own["Content-Type"] = []string{"application/json"}
 	}
 	maps.Copy(own, c.Header)
-	cmd := shellcmd.Curl{Flags: []string{"-sS", "-i"}, Method: http.MethodPost, URL: attempt.URLFor(r.Target, c.Query),
+	cmd := shellcmd.Curl{Flags: append([]string{"-sS", "-i"}, r.CurlTLS...), Method: http.MethodPost, URL: attempt.URLFor(r.Target, c.Query),
 		Header: r.Header, Own: own, Vars: true, Body: c.Body, BodyFile: bodyFile, MaxInline: maxInlineBody,
 		Copies: c.Copies, AtOnce: c.AtOnce}
 	if !cmd.Inline() {

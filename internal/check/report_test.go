@@ -2,12 +2,14 @@ package check
 
 import (
 	"bytes"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -103,6 +105,47 @@ func TestReproduce(t *testing.T) {
 			if !bytes.Equal(c.body, tt.c.Body) || c.query != "tenant=7&"+tt.c.Query || c.auth != "Bearer s3cret" || c.tenant != "it's" || c.sig != tt.c.Header.Get("Webhook-Signature") {
 				t.Errorf("%s: got %+v", cmd, c)
 			}
+		}
+	}
+}
+
+// A run against a receiver on a private CA (--cacert) or one whose
+// certificate is not checked (--insecure) reproduces its failures with
+// the same TLS settings: a curl reproduction without them fails on the
+// certificate before it reaches the receiver, and so would replay.
+func TestReproduceCarriesTheRunsTLS(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	calls := make(chan string, 4)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls <- r.URL.RawQuery
+	}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "my ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(srv.URL + "/hook")
+	body := []byte(`{"requestId":"r-1"}`)
+	for _, tt := range []struct {
+		tls    []string
+		replay string // the replay command's flags
+	}{
+		{[]string{"--cacert", ca}, " --cacert " + shellcmd.Quote(ca)},
+		{[]string{"-k"}, " --insecure"},
+	} {
+		rep := &Reporter{Target: target, CurlTLS: tt.tls}
+		cmd := rep.reproduce(&CaseReport{Result: Result{Case: &Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body}}})
+		if out, err := exec.Command("sh", "-c", cmd+" >/dev/null").CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+		if q := <-calls; q != "businessType=CREATE_RECEIVABLE_DOC" {
+			t.Errorf("%s: the receiver got query %q", cmd, q)
+		}
+		replay := rep.reproduce(&CaseReport{Result: Result{Case: &Case{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body}}, File: "cases/x.ndjson"})
+		if !strings.Contains(replay, tt.replay) {
+			t.Errorf("%s: want %q in it", replay, tt.replay)
 		}
 	}
 }

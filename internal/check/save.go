@@ -274,7 +274,7 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 		}
 		src = "-"
 	}
-	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.Target.String(), Vars: true}
+	cmd := shellcmd.Whsim{Command: "replay " + src, URL: r.Target.String(), Vars: true, Flags: replayTLS(r.CurlTLS)}
 	if c.AtOnce && copies > 1 {
 		cmd.Flags = append(cmd.Flags, "--concurrency", strconv.Itoa(copies))
 	}

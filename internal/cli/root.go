@@ -159,10 +159,10 @@ records calls itself, and checks every payload against the interface.
 whsim version.`
 	rootExample = `  whsim events
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 42
+  whsim listen --addr 127.0.0.1:9000 --capture calls.ndjson
   whsim send --event ABANDON_RECEIVABLE_DOC --url http://127.0.0.1:9000/hook
-  whsim listen --capture calls.ndjson
   whsim validate calls.ndjson
-  whsim replay calls.ndjson --url http://127.0.0.1:9000/hook`
+  whsim replay calls.ndjson --url http://127.0.0.1:3000/webhook`
 )
 
 // newRootCmd builds the command tree, or, when only names one of its

@@ -9,27 +9,32 @@ import (
 	"github.com/whsim/whsim/internal/shellcmd"
 )
 
-// VegetaUsage tells how to run n targets saved as targets.json: on one
-// machine, and split over two with one report of both. vegeta cycles
-// through its targets and -rate R/s -duration Ds makes R×D calls, so every
-// command makes at most n between them: more would send requestIds again.
-// split -n r/2 deals the lines out in turn, so the halves differ by one
-// line at most (l/2 halves the bytes).
-func VegetaUsage(w io.Writer, n int) error {
+// VegetaUsage tells how to run n targets saved as file (targets.json when
+// "", the name the help's examples write to): on one machine, and split
+// over two with one report of both. vegeta cycles through its targets and
+// -rate R/s -duration Ds makes R×D calls, so every command makes at most n
+// between them: more would send requestIds again. split -n r/2 deals the
+// lines out in turn, so the halves differ by one line at most (l/2 halves
+// the bytes).
+func VegetaUsage(w io.Writer, n int, file string) error {
+	if file == "" {
+		file = "targets.json"
+	}
+	targets := shellcmd.Word(file)
 	rate, secs := min(n, 100), max(n/100, 1)
 	_, err := fmt.Fprintf(w, `%d vegeta targets, each its own requestId. Run them (vegeta cycles through the targets: to send each once, send at most %d):
-  vegeta attack -format json -targets targets.json -rate %d/s -duration %ds | tee results.bin | vegeta report
-`, n, n, rate, secs)
+  vegeta attack -format json -targets %s -rate %d/s -duration %ds | tee results.bin | vegeta report
+`, n, n, targets, rate, secs)
 	if err != nil || n < 2 {
 		return err
 	}
 	half := rate / 2
 	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets at half the rate, then one report of both:
-  split -n r/2 -d targets.json part-
+  split -n r/2 -d %s part-
   machine 1: vegeta attack -format json -targets part-00 -rate %d/s -duration %ds > m1.bin
   machine 2: vegeta attack -format json -targets part-01 -rate %d/s -duration %ds > m2.bin
   vegeta report m1.bin m2.bin
-`, half, secs, half, secs)
+`, targets, half, secs, half, secs)
 	return err
 }
 

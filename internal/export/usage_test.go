@@ -64,7 +64,7 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		{2501, "-rate 100/s -duration 25s", "-rate 50/s -duration 25s"},
 	} {
 		var b bytes.Buffer
-		if err := VegetaUsage(&b, tt.n); err != nil {
+		if err := VegetaUsage(&b, tt.n, ""); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -432,7 +432,11 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
-	ws := shellcmd.Whsim{Command: "send", URL: h.opts.Origin + escapedPath(r.Path), Flags: []string{"--file", file}}
+	su := h.opts.Origin + escapedPath(r.Path)
+	if q := withoutBusinessType(r.Query); q != "" {
+		su += "?" + q
+	}
+	ws := shellcmd.Whsim{Command: "send", URL: su, Flags: []string{"--file", file}}
 	if c.Event != "" {
 		ws.Flags = append(ws.Flags, "--event", c.Event)
 	}
@@ -443,6 +447,23 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		}
 	}
 	return cc.String(), ws.String()
+}
+
+// withoutBusinessType is a raw query less its businessType parameters,
+// the rest as they came but a raw '#' escaped (in --url it would start a
+// fragment and cut the query there): whsim send adds the call's own and
+// refuses a URL that has one, so the copied send command's --url carries
+// only the rest of the query the call reached the receiver with.
+func withoutBusinessType(query string) string {
+	var kept []string
+	for _, p := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(p, "=")
+		if name, err := url.QueryUnescape(k); p == "" || (err == nil && name == "businessType") {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.ReplaceAll(strings.Join(kept, "&"), "#", "%23")
 }
 
 // escapedPath is a record's path, which listen keeps decoded, as it goes

@@ -793,7 +793,7 @@ func TestCommandsMaskByTheOneRule(t *testing.T) {
 	if want := `curl -X POST 'http://127.0.0.1:8080/hook?token=****&businessType=E' -H 'Authorization: Bearer ****' -H 'Content-Type: application/json' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1' --data-binary '{"a":"it'\''s"}'`; curl != want {
 		t.Errorf("curl =\n %s\nwant\n %s", curl, want)
 	}
-	if want := `whsim send --url 'http://127.0.0.1:8080/hook' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
+	if want := `whsim send --url 'http://127.0.0.1:8080/hook?token=****' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
 		t.Errorf("send =\n %s\nwant\n %s", send, want)
 	}
 }
@@ -811,6 +811,34 @@ func TestCommandsSendAHashInTheQuery(t *testing.T) {
 	curl, _ := h.commands(c, "call-1.json")
 	if want := `curl --request-target '/hook?businessType=E&n=ab#cd&token=****' -X POST 'http://127.0.0.1:8080/hook' -H `; !strings.HasPrefix(curl, want) {
 		t.Errorf("curl =\n %s\nwant prefix\n %s", curl, want)
+	}
+}
+
+// whsim send adds the call's businessType to --url and refuses a URL that
+// has one: the copied send command carries the rest of the call's query,
+// as it came, so it reaches the receiver with the query the call had, as
+// the copied curl does.
+func TestSendCommandKeepsTheQuery(t *testing.T) {
+	tests := []struct{ query, url string }{
+		{"businessType=E", "'http://127.0.0.1:8080/hook'"},
+		{"", "'http://127.0.0.1:8080/hook'"},
+		{"tenant=7&businessType=E", "'http://127.0.0.1:8080/hook?tenant=7'"},
+		{"businessType=E&tenant=7&x=it's", `'http://127.0.0.1:8080/hook?tenant=7&x=it'\''s'`},
+		{"a=1&businessType=E&b=%26&businessType=F", "'http://127.0.0.1:8080/hook?a=1&b=%26'"},
+		{"business%54ype=E&a=1", "'http://127.0.0.1:8080/hook?a=1'"},
+		{"a&b=", "'http://127.0.0.1:8080/hook?a&b='"},
+		{"businessType=E&n=ab#cd", "'http://127.0.0.1:8080/hook?n=ab%23cd'"},
+	}
+	for _, tt := range tests {
+		rec := record(1, "E", []byte(`{}`), 200)
+		rec.Query = tt.query
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
+		_, send := h.commands(c, "call-1.json")
+		if want := "whsim send --url " + tt.url + " --file "; !strings.HasPrefix(send, want) {
+			t.Errorf("query %q: send = %s\nwant prefix %s", tt.query, send, want)
+		}
 	}
 }
 

@@ -434,8 +434,24 @@ const VarPrefix = "PROBE_"
 // credentials from the same variables).
 func (p *httpProbe) Command(q Question) string {
 	c := shellcmd.Curl{Flags: append([]string{"-sS"}, p.CurlTLS...), URL: p.url(q), Header: p.Header, NoBody: true,
-		Vars: true, VarPrefix: VarPrefix}
+		Vars: true, VarPrefix: VarPrefix, Plain: p.filledParams()}
 	return c.String()
+}
+
+// filledParams are the template's query parameters whose value is one
+// placeholder ({code}): the document's value, filled in by whsim, where a
+// name such as code or key would otherwise read as a credential.
+func (p *httpProbe) filledParams() []string {
+	_, query, _ := strings.Cut(p.tmpl, "?")
+	query, _, _ = strings.Cut(query, "#")
+	var plain []string
+	for _, kv := range strings.Split(query, "&") {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && len(v) > 2 && v[0] == '{' && v[len(v)-1] == '}' && !strings.ContainsAny(v[1:len(v)-1], "{}") {
+			plain = append(plain, termsafe.QueryKey(k))
+		}
+	}
+	return plain
 }
 
 // Name is the probe's URL template as whsim shows it, in messages,

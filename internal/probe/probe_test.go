@@ -268,6 +268,31 @@ func TestHTTPProbe(t *testing.T) {
 	}
 }
 
+// The question a probe's command asks carries the values whsim filled in
+// as they are, a query parameter named like a credential (code, key)
+// included: they are a document's, no secret of the user's, and the
+// command asks about that document only with them. A credential the user
+// wrote into the template is still a variable.
+func TestHTTPProbeCommandKeepsTheDocument(t *testing.T) {
+	t.Parallel()
+	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", InvoiceCode: "", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
+	for _, tt := range []struct{ tmpl, want string }{
+		{"http://h:1/probe?kind={kind}&code={code}", `curl -sS 'http://h:1/probe?kind=receipt&code=SKD-X-0001'`},
+		{"http://h:1/probe?kind={kind}&code={code}&token=t0k", `curl -sS 'http://h:1/probe?kind=receipt&code=SKD-X-0001&token='"$PROBE_TOKEN"`},
+		{"http://h:1/probe?key={requestId}&sig=s1g", `curl -sS 'http://h:1/probe?key=r-1&sig='"$PROBE_SIG"`},
+		{"http://h:1/probe?code=c0de&doc={code}", `curl -sS 'http://h:1/probe?code='"$PROBE_CODE"'&doc=SKD-X-0001'`},
+		{"http://h:1/{kind}s/{code}?code=abc", `curl -sS 'http://h:1/receipts/SKD-X-0001?code='"$PROBE_CODE"`},
+	} {
+		p, err := ParseURL(tt.tmpl, http.DefaultClient, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Command(q); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.tmpl, got, tt.want)
+		}
+	}
+}
+
 func TestCmdProbe(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {

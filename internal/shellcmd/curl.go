@@ -59,6 +59,11 @@ type Curl struct {
 	// question, whose credentials are not the receiver's).
 	Vars      bool
 	VarPrefix string
+	// Plain are query parameters whose values whsim filled in itself (a
+	// probe's {code}): with Vars they are printed as they are whatever
+	// their name (code, key), since they are no credential of the user's
+	// and the command asks about that document only with them.
+	Plain []string
 }
 
 // Inline says whether the body is printed in the command rather than read
@@ -78,7 +83,11 @@ func (c *Curl) String() string {
 	if c.Method != "" {
 		b.WriteString(" -X " + Word(c.Method))
 	}
-	b.WriteString(" " + urlWord(c.URL, c.Vars, c.VarPrefix))
+	if c.Vars {
+		b.WriteString(" " + urlVarsWord(c.URL, c.VarPrefix, c.Plain))
+	} else {
+		b.WriteString(" " + urlWord(c.URL, false, ""))
+	}
 	for _, h := range headerLines(c.Header, c.Own, c.Vars, c.VarPrefix) {
 		b.WriteString(" -H " + h)
 	}
@@ -283,6 +292,12 @@ const passwordVar = "URL_PASSWORD"
 // the same call where the variables are set, and never shows a credential,
 // also one read back masked (****). A URL with none is Quote(u).
 func URLWord(u, prefix string) string {
+	return urlVarsWord(u, prefix, nil)
+}
+
+// urlVarsWord is URLWord with the query parameters plain names printed as
+// they are.
+func urlVarsWord(u, prefix string, plain []string) string {
 	if !termsafe.HasCredential(u) {
 		return Quote(u)
 	}
@@ -311,7 +326,7 @@ func URLWord(u, prefix string) string {
 				lit("&")
 			}
 			k, v, ok := strings.Cut(p, "=")
-			if !ok || !termsafe.SecretParam(k, v) {
+			if !ok || !termsafe.SecretParam(k, v) || slices.Contains(plain, termsafe.QueryKey(k)) {
 				lit(p)
 				continue
 			}

@@ -4,7 +4,10 @@
 // command whsim prints runs as printed.
 package shellcmd
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // plain are the bytes no POSIX shell treats specially anywhere in a word.
 const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%"
@@ -33,4 +36,39 @@ func Words(words []string) string {
 		b.WriteString(" " + Word(w))
 	}
 	return b.String()
+}
+
+// Vars are the variables a printed command reads from the environment
+// ($NAME or ${NAME} outside single quotes), each once, in order: the
+// credentials a command meant to run again gives as variables, for its
+// reader to set first. Special parameters ($1, $?, $(…)) are no names.
+func Vars(cmd string) []string {
+	var names []string
+	single, double := false, false
+	for i := 0; i < len(cmd); i++ {
+		ch := cmd[i]
+		switch {
+		case single:
+			single = ch != '\''
+		case ch == '\\':
+			i++
+		case ch == '\'' && !double:
+			single = true
+		case ch == '"':
+			double = !double
+		case ch == '$':
+			j := i + 1
+			if j < len(cmd) && cmd[j] == '{' {
+				j++
+			}
+			k := j
+			for k < len(cmd) && (cmd[k] == '_' || 'A' <= cmd[k] && cmd[k] <= 'Z' || 'a' <= cmd[k] && cmd[k] <= 'z' || k > j && '0' <= cmd[k] && cmd[k] <= '9') {
+				k++
+			}
+			if name := cmd[j:k]; name != "" && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
 }

@@ -2,6 +2,7 @@ package shellcmd
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,4 +55,20 @@ func FuzzQuoteReadBack(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestVars(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string][]string{
+		`curl -sS 'http://h/x?token='"$TOKEN"'&a=1' -H "Authorization: $AUTHORIZATION" --data-binary '{"a":"$HOME"}'`: {"TOKEN", "AUTHORIZATION"},
+		`printf '%s\n' '{"h":"it'\''s $X"}' | whsim replay - --sign standard --secret "$WHSIM_REPLAY_SECRET"`:         {"WHSIM_REPLAY_SECRET"},
+		`for i in $(seq 8); do curl -sS -H "X-Api-Key: $X_API_KEY" 'u' & done; wait`:                                  {"X_API_KEY"},
+		`WHSIM_CODE='A' sh -c 'sqlite3 app.db "select 1 where n = '\''$WHSIM_CODE'\''"'`:                              nil,
+		`echo \$NOT "${BRACED}" $1 "$TOKEN" "$TOKEN"`:                                                                 {"BRACED", "TOKEN"},
+		`curl 'http://h/x'`: nil,
+	} {
+		if got := Vars(cmd); !slices.Equal(got, want) {
+			t.Errorf("Vars(%s) = %q, want %q", cmd, got, want)
+		}
+	}
 }

@@ -376,6 +376,13 @@ func (r *checkRun) reports(sum *check.Summary) error {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(report)
 		js.Full = filepath.Base(report)
 	}
+	cmds := make([]string, len(js.Failures))
+	for i, f := range js.Failures {
+		cmds[i] = f.Code
+	}
+	if first := checkout.SetFirst(cmds); first != "" {
+		js.Note = strings.TrimSpace("The commands: " + first + ". " + js.Note)
+	}
 	reportfile.AppendJobSummary(r.a, js)
 	if report == "" {
 		return nil
@@ -447,7 +454,8 @@ func newCheckReporter(a *cmdutil.App, opts *checkOptions, target *url.URL, heade
 	}
 	// JUnit suites carry the target: two receivers' reports merged stay apart.
 	where := termsafe.URL(target)
-	r := &check.Reporter{Out: checkout.CheckSink{R: out}, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose}
+	r := &check.Reporter{Out: checkout.CheckSink{R: out}, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose,
+		CurlTLS: curlTLSOf(opts)}
 	if opts.JUnit != "" {
 		r.JUnit = checkout.CheckSink{R: term.NewJUnit(&opts.junit, where), JUnit: true}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -245,10 +246,20 @@ func (s CheckSummary) appendFigures(b []byte) []byte {
 	return b
 }
 
-// appendRepros is the command that reproduces each failure.
+// appendRepros is the command that reproduces each failure, under a line
+// that names the variables they read the run's credentials from (SetFirst).
 func (s CheckSummary) appendRepros(b []byte) []byte {
+	cmds := make([]string, len(s.Failures))
 	for i, c := range s.Failures {
-		if i == 0 {
+		cmds[i] = c.Repro
+	}
+	first := SetFirst(cmds)
+	for i, c := range s.Failures {
+		switch {
+		case i > 0:
+		case first != "":
+			b = fmt.Appendf(b, "\nreproduce a failure (%s):\n", first)
+		default:
 			b = append(b, "\nreproduce a failure:\n"...)
 		}
 		b = fmt.Appendf(b, "  # %s %s\n  %s\n", c.Case.Check, termsafe.Text(c.Case.Name), c.Repro)
@@ -407,4 +418,28 @@ func (s CheckSummary) AppendJSON(b []byte) []byte {
 
 func fmtMS(d time.Duration) string {
 	return strconv.FormatFloat(attempt.MS(d), 'f', 1, 64) + "ms"
+}
+
+// SetFirst says which variables the commands read the run's credentials
+// from ("set TOKEN and AUTHORIZATION first: ..."), "" when they read none:
+// check's commands give them as variables, and unset, a pasted command
+// sends an empty Authorization, whose 401 is the 4xx a malformed case
+// wants, so it looks like a mended receiver.
+func SetFirst(cmds []string) string {
+	var vars []string
+	for _, c := range cmds {
+		for _, v := range shellcmd.Vars(c) {
+			if !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
+		}
+	}
+	if len(vars) == 0 {
+		return ""
+	}
+	names := vars[0]
+	if n := len(vars); n > 1 {
+		names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
+	}
+	return "set " + names + " first: the commands read the run's credentials from them"
 }

@@ -105,6 +105,22 @@ func TestCheckSummaryText(t *testing.T) {
 			return s
 		}(), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     1  <f>FAILED</>\nload                       1     0     0\n" +
 			"\nreproduce a failure:\n  # accepts-valid E/described\n  curl x\n\n<f>FAIL</> 1 of 2 checks failed: accepts-valid\n"},
+		// The commands give the run's credentials as variables: the
+		// block names them once, or a command pasted where they are not
+		// set sends an empty Authorization (a 401 is the 4xx a malformed
+		// case wants) and looks like a mended receiver.
+		{"commands that read variables", func() *check.SummaryReport {
+			s := checkSum(func(s *check.Summary) { s.Checks["accepts-valid"].Fail = 2 })
+			a, b := *failed, *failed
+			a.Repro = `curl -sS 'http://h/x?token='"$TOKEN" -H "Authorization: $AUTHORIZATION" --data-binary '{"a":"$HOME"}'`
+			b.Repro = `printf '%s\n' '{}' | whsim replay - -H "Authorization: $AUTHORIZATION" --sign standard --secret "$WHSIM_REPLAY_SECRET"`
+			s.Failures = []check.CaseReport{a, b}
+			return s
+		}(), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     2  <f>FAILED</>\nload                       1     0     0\n" +
+			"\nreproduce a failure (set TOKEN, AUTHORIZATION and WHSIM_REPLAY_SECRET first: the commands read the run's credentials from them):\n" +
+			"  # accepts-valid E/described\n  " + `curl -sS 'http://h/x?token='"$TOKEN" -H "Authorization: $AUTHORIZATION" --data-binary '{"a":"$HOME"}'` + "\n" +
+			"  # accepts-valid E/described\n  " + `printf '%s\n' '{}' | whsim replay - -H "Authorization: $AUTHORIZATION" --sign standard --secret "$WHSIM_REPLAY_SECRET"` + "\n" +
+			"\n<f>FAIL</> 1 of 2 checks failed: accepts-valid\n"},
 		{"held-back warnings", func() *check.SummaryReport {
 			s := checkSum(func(*check.Summary) {})
 			w := checkCase(check.Warn, "slow", nil).Result

@@ -6,7 +6,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,7 +194,37 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 		return fmt.Errorf("export vegeta: %w", err)
 	}
 	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
-	return export.VegetaUsage(a.Streams.Err, len(calls))
+	return export.VegetaUsage(a.Streams.Err, len(calls), stdoutFile(a.Streams.Out))
+}
+
+// stdoutFile is the name of the regular file out is, for the commands
+// printed to name the targets by (relative to the working directory when
+// inside it): a shell's > names it, and a targets.json of another export
+// would send its targets, to its URL. "" for anything else (a pipe, a
+// terminal, a buffer) or where it cannot be known (no /proc), and when
+// the name found is no longer that file.
+func stdoutFile(out io.Writer) string {
+	f, ok := out.(*os.File)
+	if !ok {
+		return ""
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil {
+		return ""
+	}
+	if at, err := os.Stat(name); err != nil || !os.SameFile(fi, at) {
+		return ""
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, name); err == nil && filepath.IsLocal(rel) {
+			return rel
+		}
+	}
+	return name
 }
 
 func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error {

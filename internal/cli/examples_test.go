@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+)
+
+// TestHelpExamplesParse: every whsim command line in every command's
+// Examples names flags the command has, with values of their type, as a
+// user pasting it would run it: each is run with --help appended, which
+// parses the flags and arguments and stops before doing anything. A
+// renamed or removed flag, or a value it no longer takes (--duration 1m),
+// fails here rather than in a user's terminal.
+func TestHelpExamplesParse(t *testing.T) {
+	t.Chdir(t.TempDir()) // no whsim.yaml from the developer's tree
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := newRootCmd(cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
+	n := 0
+	for _, c := range append(liveCommands(t), root) {
+		if c.HasParent() && c.Parent().Name() == "completion" {
+			continue // cobra's own text
+		}
+		for _, line := range strings.Split(c.Example, "\n") {
+			for _, args := range exampleCommands(line) {
+				n++
+				code, _, stderr := runCLI(t, append(args[1:], "--help")...)
+				if code != 0 || stderr != "" {
+					t.Errorf("%s: example %q: exit %d: %s", c.CommandPath(), strings.TrimSpace(line), code, stderr)
+				}
+			}
+		}
+	}
+	if n < 80 {
+		t.Errorf("%d whsim command lines in the examples, want every command's (80 or more)", n)
+	}
+}
+
+// exampleCommands are the whsim command lines of one example line as the
+// shell splits them into words: each of a pipeline or list (|, &&, ;, &),
+// up to a redirection or a comment. Quotes are removed; what the shell
+// would expand ($KEY, $(cat f)) is left as written, one word.
+func exampleCommands(line string) [][]string {
+	var cmds [][]string
+	var words []string
+	var word strings.Builder
+	inWord, stopped := false, false
+	end := func() {
+		if inWord {
+			words = append(words, word.String())
+		}
+		word.Reset()
+		inWord = false
+	}
+	endCommand := func() {
+		end()
+		if len(words) > 0 && words[0] == "whsim" {
+			cmds = append(cmds, words)
+		}
+		words, stopped = nil, false
+	}
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case ch == '\'' && !stopped:
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				j = len(line) - i - 1
+			}
+			word.WriteString(line[i+1 : i+1+j])
+			inWord, i = true, i+1+j
+		case ch == '"' && !stopped:
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) {
+					i++
+				}
+				word.WriteByte(line[i])
+			}
+			inWord = true
+		case ch == ' ' || ch == '\t':
+			end()
+		case ch == '|' || ch == ';' || ch == '&':
+			endCommand()
+			if i+1 < len(line) && line[i+1] == ch {
+				i++
+			}
+		case ch == '#' && !inWord, ch == '>' || ch == '<':
+			end()
+			stopped = true
+		case !stopped:
+			word.WriteByte(ch)
+			inWord = true
+		}
+	}
+	endCommand()
+	return cmds
+}
+
+func TestExampleCommands(t *testing.T) {
+	for line, want := range map[string][][]string{
+		`  whsim events`: {{"whsim", "events"}},
+		`  whsim send --url 'http://h/x?a=1&b=2' -H 'Authorization: Bearer t' > out.ndjson`: {{"whsim", "send", "--url", "http://h/x?a=1&b=2", "-H", "Authorization: Bearer t"}},
+		`  whsim generate --event all | whsim validate --strict`:                            {{"whsim", "generate", "--event", "all"}, {"whsim", "validate", "--strict"}},
+		`  whsim ready f --wait 10s && npm test`:                                            {{"whsim", "ready", "f", "--wait", "10s"}},
+		`  whsim listen --ui-token "$(cat ~/.config/whsim/ui-token)" &`:                     {{"whsim", "listen", "--ui-token", "$(cat ~/.config/whsim/ui-token)"}},
+		`  whsim anonymize a.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY`: {{"whsim", "anonymize", "a.ndjson", "--out", "fixtures/"}},
+		`  whsim listen --output json | jq -c 'select(.verdict != "valid")'`:                {{"whsim", "listen", "--output", "json"}},
+		`  whsim completion zsh > "${fpath[1]}/_whsim"`:                                     {{"whsim", "completion", "zsh"}},
+		`  whsim generate --set 'data.收款单.汇率=7.1' --set a="b c"`:                            {{"whsim", "generate", "--set", "data.收款单.汇率=7.1", "--set", "a=b c"}},
+	} {
+		if got := exampleCommands(line); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("exampleCommands(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

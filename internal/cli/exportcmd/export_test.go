@@ -1,0 +1,69 @@
+package exportcmd_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/cli/clitest"
+	"github.com/whsim/whsim/internal/cli/cmdutil"
+)
+
+// The commands export vegeta prints run the targets it wrote: with stdout
+// redirected to a file, they name that file (quoted, relative to the
+// working directory) rather than a targets.json that may hold another
+// export's targets, for another URL.
+func TestVegetaUsageNamesTheFileStdoutWent(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, tt := range []struct {
+		path, word string
+	}{
+		{"staging targets é.json", `'staging targets é.json'`},
+		{filepath.Join("sub", "t.json"), "sub/t.json"},
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tt.path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(filepath.Join(dir, tt.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: f, Err: &errb}, cmdutil.Build{}, time.Now)
+		code := clitest.Execute(context.Background(), a, []string{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "2"})
+		f.Close()
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.path, code, errb.String())
+		}
+		want := tt.word
+		if runtime.GOOS != "linux" {
+			want = "targets.json" // the name of stdout is read from /proc
+		}
+		for _, line := range []string{
+			"  vegeta attack -format json -targets " + want + " -rate 8/s -duration 1s | tee results.bin | vegeta report\n",
+			"  split -n r/2 -d " + want + " part-\n",
+		} {
+			if !strings.Contains(errb.String(), line) {
+				t.Errorf("%s: missing %q in\n%s", tt.path, line, errb.String())
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, tt.path)); err != nil || bytes.Count(b, []byte("\n")) != 8 {
+			t.Errorf("%s: %d lines, %v", tt.path, bytes.Count(b, []byte("\n")), err)
+		}
+	}
+}
+
+// Written anywhere else (a buffer, a pipe), the commands keep the name
+// the help's examples write to.
+func TestVegetaUsageWithoutAFile(t *testing.T) {
+	code, _, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "2")
+	if code != 0 || !strings.Contains(stderr, "-targets targets.json -rate 8/s") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
