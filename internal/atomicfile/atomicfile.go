@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write calls write with a temporary file in path's directory and, if it
@@ -14,13 +15,14 @@ import (
 // not apply) and renames it to path. On any failure the temporary file is
 // removed and path is left as it was.
 //
-// A path that is neither a regular file nor absent (a device such as
-// /dev/stdout or /dev/null, a FIFO, a symlink) is written through in place
+// A path that is a device (/dev/null, /dev/full), a FIFO, or a name of a
+// standard stream (/dev/stdout, /dev/fd/2), is written through in place
 // instead: renaming over it would replace the device or the link with a
 // regular file (as root, /dev/stdout itself) and never write where it
-// leads.
+// leads. A symlink to a regular file is still replaced, never followed: a
+// link planted where a file of credentials goes gets none of them.
 func Write(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+	if writesThrough(path) {
 		return writeThrough(path, perm, write)
 	}
 	// The same directory, so that the rename stays on one file system.
@@ -44,6 +46,48 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) (err erro
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// writesThrough says whether path is a device, a FIFO or a socket, a
+// symlink to one, or a symlink through a process's fd directory (Linux's
+// /dev/stdout is /proc/self/fd/1, a link to whatever stdout is, a file
+// included).
+func writesThrough(path string) bool {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil || fi.Mode().IsRegular() || fi.IsDir():
+		return false
+	case fi.Mode()&os.ModeSymlink == 0:
+		return true
+	}
+	if to, err := os.Stat(path); err == nil && !to.Mode().IsRegular() && !to.IsDir() {
+		return true
+	}
+	for range 8 { // a chain of links, bounded as the kernel bounds it
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil && fdDir(dir) {
+			return true
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		if fi, err := os.Lstat(to); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return false
+		}
+		path = to
+	}
+	return false
+}
+
+// fdDir says whether dir is a process's directory of open files,
+// /proc/<pid>/fd.
+func fdDir(dir string) bool {
+	rest, ok := strings.CutPrefix(dir, "/proc/")
+	pid, ok2 := strings.CutSuffix(rest, "/fd")
+	return ok && ok2 && pid != "" && strings.Trim(pid, "0123456789") == ""
 }
 
 // writeThrough writes to what path is or leads to, as a shell's > does.
