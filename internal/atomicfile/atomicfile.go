@@ -5,6 +5,7 @@ package atomicfile
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,8 @@ import (
 // Write calls write with a temporary file in path's directory and, if it
 // and closing the file succeed, gives the file perm (as is: the umask does
 // not apply) and renames it to path. On any failure the temporary file is
-// removed and path is left as it was.
+// removed and path is left as it was, and the error names path, not the
+// temporary file the user never named.
 //
 // A path that is a device (/dev/null, /dev/full), a FIFO, or a name of a
 // standard stream (/dev/stdout, /dev/fd/2), is written through in place
@@ -28,7 +30,7 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) (err erro
 	// The same directory, so that the rename stays on one file system.
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-*.tmp")
 	if err != nil {
-		return err
+		return named(err, path)
 	}
 	defer func() {
 		if err != nil {
@@ -36,16 +38,44 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) (err erro
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := write(tmp); err != nil {
+	// The write's errors name path too, however it wraps them.
+	if err := write(namedWriter{tmp, path}); err != nil {
 		return err
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		return err
+		return named(err, path)
 	}
 	if err := tmp.Close(); err != nil {
+		return named(err, path)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		// "rename .whsim-1.tmp out.html: ..." says neither what failed
+		// nor where: the destination is what the user gave.
+		if le, ok := err.(*os.LinkError); ok {
+			return &fs.PathError{Op: "write", Path: path, Err: le.Err}
+		}
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return nil
+}
+
+// namedWriter writes to the temporary file f; its errors name path.
+type namedWriter struct {
+	f    *os.File
+	path string
+}
+
+func (w namedWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	return n, named(err, w.path)
+}
+
+// named is err, an error of the temporary file, naming path instead.
+func named(err error, path string) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return err
 }
 
 // writesThrough says whether path is a device, a FIFO or a socket, a
