@@ -59,6 +59,22 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) (err erro
 	return nil
 }
 
+// Creatable says, before a long run, whether Write could later write
+// path: a temporary file is created in its directory and removed. A name
+// Write writes through (a device, a FIFO, /dev/stdout) is not opened
+// here: a FIFO would wait for its reader.
+func Creatable(path string) error {
+	if writesThrough(path) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-*.tmp")
+	if err != nil {
+		return named(err, path)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
 // namedWriter writes to the temporary file f; its errors name path.
 type namedWriter struct {
 	f    *os.File

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -107,5 +108,16 @@ func CheckJUnitPath(name string) error {
 	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
 		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
 	}
+	if err := atomicfile.Creatable(name); err != nil {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: cannot be written: %w", name, causeOf(err))})
+	}
 	return nil
+}
+
+// causeOf is what went wrong with a file the message already names.
+func causeOf(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }
