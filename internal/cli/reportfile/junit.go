@@ -7,6 +7,7 @@ package reportfile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,8 +72,10 @@ func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title
 	why := ""
 	if err != nil {
 		why = err.Error()
-		if errors.Is(err, cmdutil.ErrInterrupted) {
-			why = "interrupted before any case was judged"
+		// A signal's cancellation, wrapped by the reader it stopped
+		// ("validate: <stdin>: context canceled"), is no message for CI.
+		if errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled) {
+			why = "interrupted (Ctrl-C or SIGTERM) before the run could report: no verdict"
 		}
 	}
 	werr := atomicfile.Write(path, 0o644, func(w io.Writer) error {
