@@ -5,19 +5,32 @@ package atomicfile
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write calls write with a temporary file in path's directory and, if it
 // and closing the file succeed, gives the file perm (as is: the umask does
 // not apply) and renames it to path. On any failure the temporary file is
-// removed and path is left as it was.
+// removed and path is left as it was, and the error names path, not the
+// temporary file the user never named.
+//
+// A path that is a device (/dev/null, /dev/full), a FIFO, or a name of a
+// standard stream (/dev/stdout, /dev/fd/2), is written through in place
+// instead: renaming over it would replace the device or the link with a
+// regular file (as root, /dev/stdout itself) and never write where it
+// leads. A symlink to a regular file is still replaced, never followed: a
+// link planted where a file of credentials goes gets none of them.
 func Write(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
+	if writesThrough(path) {
+		return writeThrough(path, perm, write)
+	}
 	// The same directory, so that the rename stays on one file system.
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-*.tmp")
 	if err != nil {
-		return err
+		return named(err, path)
 	}
 	defer func() {
 		if err != nil {
@@ -25,14 +38,113 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) (err erro
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := write(tmp); err != nil {
+	// The write's errors name path too, however it wraps them.
+	if err := write(namedWriter{tmp, path}); err != nil {
 		return err
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		return err
+		return named(err, path)
 	}
 	if err := tmp.Close(); err != nil {
+		return named(err, path)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		// "rename .whsim-1.tmp out.html: ..." says neither what failed
+		// nor where: the destination is what the user gave.
+		if le, ok := err.(*os.LinkError); ok {
+			return &fs.PathError{Op: "write", Path: path, Err: le.Err}
+		}
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return nil
+}
+
+// Creatable says, before a long run, whether Write could later write
+// path: a temporary file is created in its directory and removed. A name
+// Write writes through (a device, a FIFO, /dev/stdout) is not opened
+// here: a FIFO would wait for its reader.
+func Creatable(path string) error {
+	if writesThrough(path) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-*.tmp")
+	if err != nil {
+		return named(err, path)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
+// namedWriter writes to the temporary file f; its errors name path.
+type namedWriter struct {
+	f    *os.File
+	path string
+}
+
+func (w namedWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	return n, named(err, w.path)
+}
+
+// named is err, an error of the temporary file, naming path instead.
+func named(err error, path string) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return err
+}
+
+// writesThrough says whether path is a device, a FIFO or a socket, a
+// symlink to one, or a symlink through a process's fd directory (Linux's
+// /dev/stdout is /proc/self/fd/1, a link to whatever stdout is, a file
+// included).
+func writesThrough(path string) bool {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil || fi.Mode().IsRegular() || fi.IsDir():
+		return false
+	case fi.Mode()&os.ModeSymlink == 0:
+		return true
+	}
+	if to, err := os.Stat(path); err == nil && !to.Mode().IsRegular() && !to.IsDir() {
+		return true
+	}
+	for range 8 { // a chain of links, bounded as the kernel bounds it
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil && fdDir(dir) {
+			return true
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		if fi, err := os.Lstat(to); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return false
+		}
+		path = to
+	}
+	return false
+}
+
+// fdDir says whether dir is a process's directory of open files,
+// /proc/<pid>/fd.
+func fdDir(dir string) bool {
+	rest, ok := strings.CutPrefix(dir, "/proc/")
+	pid, ok2 := strings.CutSuffix(rest, "/fd")
+	return ok && ok2 && pid != "" && strings.Trim(pid, "0123456789") == ""
+}
+
+// writeThrough writes to what path is or leads to, as a shell's > does.
+func writeThrough(path string, perm os.FileMode, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -2,9 +2,11 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +70,35 @@ func TestWriteMissingDirectory(t *testing.T) {
 	err := Write(path, 0o644, func(io.Writer) error { called = true; return nil })
 	if !errors.Is(err, os.ErrNotExist) || called {
 		t.Fatalf("Write = %v (write called: %v), want a not-exist error before writing", err, called)
+	}
+}
+
+// An error names the file the caller gave, never the temporary file it
+// never named ("--report: open dir/.whsim-3788329656.tmp: permission
+// denied"), wherever the write wrapped it.
+func TestWriteErrorNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		path  string
+		write func(io.Writer) error
+		want  string
+	}{
+		{"no directory", filepath.Join(dir, "missing", "out.txt"), func(io.Writer) error { return nil },
+			"open " + filepath.Join(dir, "missing", "out.txt") + ": "},
+		{"a write that fails", filepath.Join(dir, "out.txt"), func(w io.Writer) error {
+			// As a full disk fails it, seen through what Write passes.
+			w.(namedWriter).f.Close()
+			_, err := w.Write([]byte("x"))
+			return fmt.Errorf("input.ndjson: %w", err)
+		}, "input.ndjson: write " + filepath.Join(dir, "out.txt") + ": "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Write(tt.path, 0o600, tt.write)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), ".whsim-") {
+				t.Errorf("Write = %v, want an error starting %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -74,10 +74,15 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 	tests := []struct {
 		tty     bool
 		noColor string
+		term    string
 		flag    bool
 		want    bool
 	}{
 		{tty: true, want: true},
+		{tty: true, term: "xterm-256color", want: true},
+		// A terminal that draws no escapes (Emacs' M-x compile, some CI
+		// log viewers) says so: no colour, as git and ls do.
+		{tty: true, term: "dumb", want: false},
 		{tty: false, want: false},
 		{tty: true, noColor: "1", want: false},
 		{tty: true, flag: true, want: false},
@@ -85,6 +90,7 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Setenv("NO_COLOR", tt.noColor)
+		t.Setenv("TERM", tt.term)
 		var errb bytes.Buffer
 		a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &errb, ErrTTY: tt.tty}, Build{}, time.Now)
 		args := []string{"generate", "--event", "NOPE"}
@@ -93,7 +99,7 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		}
 		Execute(context.Background(), a, args)
 		if got := strings.Contains(errb.String(), "\x1b["); got != tt.want {
-			t.Errorf("tty %v NO_COLOR %q --no-color %v: colour %v, want %v (%q)", tt.tty, tt.noColor, tt.flag, got, tt.want, errb.String())
+			t.Errorf("tty %v NO_COLOR %q TERM %q --no-color %v: colour %v, want %v (%q)", tt.tty, tt.noColor, tt.term, tt.flag, got, tt.want, errb.String())
 		}
 	}
 }

@@ -233,7 +233,8 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 			return err
 		}
 		a.FlagSources = sources
-		noColor := a.NoColor || os.Getenv("NO_COLOR") != ""
+		// TERM=dumb is a terminal that draws no escape sequences.
+		noColor := a.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
 		a.OutColor = tty.Colors(a.Streams.OutTTY && !noColor)
 		a.ErrColor = tty.Colors(a.Streams.ErrTTY && !noColor)
 		return nil

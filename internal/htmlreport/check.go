@@ -49,6 +49,10 @@ type checkRow struct {
 	// Skipped, when set, is why the check could not run: it is no pass
 	// however its counts read.
 	Skipped string `json:"skipped,omitempty"`
+	// Ended, when set, is how the run's early end (Ctrl-C, a receiver that
+	// stopped answering) left the check: "cut short" (its counts are of
+	// the cases graded before the end) or "not run". Neither is a pass.
+	Ended string `json:"ended,omitempty"`
 }
 
 // checkCase is one case that warned or failed.
@@ -142,6 +146,8 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 			Stopped     *check.Stop              `json:"stopped"`
 			Interrupted *check.Stop              `json:"interrupted"`
 			Cases       struct{ Run, Total int } `json:"cases"`
+			NotRun      []string                 `json:"notRun"`
+			CutShort    string                   `json:"cutShort"`
 		} `json:"summary"`
 	}
 	if len(js) > 0 && json.Unmarshal(js, &sum) == nil {
@@ -163,9 +169,10 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	}
 	what := map[string]string{}
 	var ids []string
+	notRun := sum.Summary.NotRun
 	for _, in := range infos {
 		what[in.ID] = in.Summary
-		if _, ok := tallies[in.ID]; ok {
+		if _, ok := tallies[in.ID]; ok || slices.Contains(notRun, in.ID) {
 			ids = append(ids, in.ID)
 		}
 	}
@@ -174,9 +181,21 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 			ids = append(ids, id)
 		}
 	}
+	for _, id := range notRun {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
 	for _, id := range ids {
 		t := tallies[id]
-		out.Checks = append(out.Checks, checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail, Skipped: t.Skipped})
+		row := checkRow{ID: id, Summary: what[id], Pass: t.Pass, Warn: t.Warn, Fail: t.Fail, Skipped: t.Skipped}
+		switch {
+		case slices.Contains(notRun, id):
+			row.Ended = "not run"
+		case id == sum.Summary.CutShort:
+			row.Ended = "cut short"
+		}
+		out.Checks = append(out.Checks, row)
 		if t.Fail > 0 {
 			out.Failed = true
 		}

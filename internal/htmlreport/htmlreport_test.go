@@ -3,9 +3,11 @@ package htmlreport
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,5 +211,23 @@ func TestNewCheckEmptyAndSkipped(t *testing.T) {
 	b, _ := json.Marshal(c)
 	if !bytes.Contains(b, []byte(`"checks":[]`)) || !bytes.Contains(b, []byte(`"cases":[]`)) {
 		t.Errorf("empty run: %s", b)
+	}
+}
+
+// A run that ended early lists the check it ended in as cut short and the
+// checks it never started as not run, in the run's order: neither reads
+// as a pass in the overview (issue 19: never "ok" on Ctrl-C).
+func TestNewCheckEndedRows(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	col.Finish(jsonSummary(`{"summary":{"checks":{"accepts-valid":{"pass":9,"warn":0,"fail":0}},"failed":true,"notRun":["rejects-malformed","load"],"cutShort":"accepts-valid","interrupted":{"after":"accepts-valid/x","reason":"interrupted"},"cases":{"run":9,"total":57}}}`))
+	c := NewCheck(col, nil, []check.Info{{ID: "accepts-valid"}, {ID: "rejects-malformed", Summary: "4xx"}, {ID: "load"}}, 1)
+	var got []string
+	for _, r := range c.Checks {
+		got = append(got, fmt.Sprintf("%s %d %q", r.ID, r.Pass, r.Ended))
+	}
+	want := []string{`accepts-valid 9 "cut short"`, `rejects-malformed 0 "not run"`, `load 0 "not run"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
 	}
 }

@@ -81,3 +81,26 @@ func TestAnnounceUnwritable(t *testing.T) {
 		t.Fatal("Announce into a missing directory: no error")
 	}
 }
+
+// A ready file is removed at the stop: one that is a link or a device is
+// refused before it is written, never replaced, then taken away.
+func TestAnnounceNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "target.url"), filepath.Join(dir, "link.url")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	for _, path := range []string{link, dir} {
+		withdraw, err := Announce(context.Background(), path, "http://127.0.0.1:1/")
+		if err == nil {
+			withdraw()
+			t.Errorf("Announce(%s): no error", path)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is gone or replaced: %v %v", fi, err)
+	}
+}

@@ -178,7 +178,12 @@ func reaches(ip, bound net.IP) bool {
 // Serve serves until ctx is done, then shuts down gracefully: it stops
 // accepting, lets calls in flight finish (up to ShutdownTimeout) and
 // returns. Close the Receiver after it to observe the last calls.
-func (s *server) Serve(ctx context.Context) error {
+func (s *server) Serve(ctx context.Context) error { return s.ServeGrace(ctx, nil) }
+
+// ServeGrace is Serve whose graceful end is cut short when now is closed
+// (a second Ctrl-C): the connections are closed at once, the calls in
+// flight left unanswered, and it returns context.Canceled.
+func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
 	select {
@@ -188,8 +193,17 @@ func (s *server) Serve(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
 	defer cancel()
+	if now != nil {
+		go func() {
+			select {
+			case <-now:
+				cancel()
+			case <-sctx.Done():
+			}
+		}()
+	}
 	err := s.srv.Shutdown(sctx)
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		s.srv.Close()
 	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {

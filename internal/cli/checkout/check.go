@@ -351,6 +351,9 @@ type (
 		Latency *latencyJSON           `json:"latency,omitempty"`
 		Effects *effectsJSON           `json:"effects,omitempty"`
 		NotRun  []string               `json:"notRun,omitempty"`
+		// CutShort: the check the run ended in, whose counts are of the
+		// cases it graded before the end, no pass.
+		CutShort string `json:"cutShort,omitempty"`
 		// Skipped: the checks that could not run, which are no pass.
 		Skipped     []string    `json:"skipped,omitempty"`
 		Stopped     *check.Stop `json:"stopped,omitempty"`
@@ -392,7 +395,7 @@ type (
 func (s CheckSummary) AppendJSON(b []byte) []byte {
 	sum := s.Summary
 	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun, Skipped: sum.Skipped(),
-		Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.Notes()}
+		CutShort: sum.CutShort, Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.Notes()}
 	for id, t := range sum.Checks {
 		if !slices.Contains(sum.NotRun, id) {
 			j.Checks[id] = *t

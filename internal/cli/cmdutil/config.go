@@ -57,12 +57,18 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	if !readsConfig(cmd) {
 		return nil, nil
 	}
+	// A file named by the environment is said to come from it: a
+	// variable set for a whole CI job is otherwise a puzzle.
+	fromEnv := ""
 	if explicit == "" {
 		explicit = os.Getenv(EnvPrefix + "_CONFIG")
+		if explicit != "" {
+			fromEnv = " (the config file came from environment " + EnvPrefix + "_CONFIG)"
+		}
 	}
 	name, err := config.Find(explicit, "whsim", ConfigName)
 	if err != nil {
-		return nil, UsageErr(err)
+		return nil, Usagef("%w%s", err, fromEnv)
 	}
 	// Two viper instances, fresh per run: the environment's and the file's,
 	// so that any WHSIM_* variable beats any key of the file.
@@ -75,7 +81,7 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	var file *config.File
 	if name != "" {
 		if file, err = config.Load(name, configSection(tree())); err != nil {
-			return nil, UsageErr(err)
+			return nil, Usagef("%w%s", err, fromEnv)
 		}
 		conf.SetConfigType("yaml")
 		if err := conf.ReadConfig(bytes.NewReader(file.Data)); err != nil {

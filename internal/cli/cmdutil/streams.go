@@ -21,13 +21,20 @@ type Streams struct {
 
 // OSStreams returns the process's standard streams.
 func OSStreams() Streams {
+	term := os.Getenv("TERM")
 	return Streams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		InTTY:  tty.Is(os.Stdin),
-		OutTTY: tty.Is(os.Stdout),
-		ErrTTY: tty.Is(os.Stderr),
+		OutTTY: drawsOn(tty.Is(os.Stdout), term),
+		ErrTTY: drawsOn(tty.Is(os.Stderr), term),
 	}
 }
+
+// drawsOn says whether output to a stream may draw as on a terminal
+// (colour, a progress line redrawn with escape sequences): a terminal
+// whose TERM is not dumb. Emacs' M-x compile and shell, and some CI log
+// viewers, are terminals that say TERM=dumb and show the escapes as text.
+func drawsOn(isTTY bool, term string) bool { return isTTY && term != "dumb" }
 
 // Style is how reports on a stream coloured by pal look.
 func Style(pal term.Style, verbose bool) term.Style {

@@ -6,6 +6,7 @@ package listencmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -321,7 +322,7 @@ func (r *listenSession) run(ctx context.Context) error {
 	// The stop finishes the calls in flight, but does not sit out the
 	// waits listen itself put on them (--delay, a fault's hold).
 	defer context.AfterFunc(ctx, r.rcv.EndWaits)()
-	printed, serveErr := r.stop(srv.Serve(ctx))
+	printed, serveErr := r.stop(r.serve(ctx, srv))
 	if r.docs != nil && printed && serveErr == nil {
 		if err := r.judge(ctx); err != nil {
 			return err
@@ -339,7 +340,45 @@ type listener interface {
 	URL() string
 	HookURL(path string) string
 	Serves(ctx context.Context, u *url.URL) bool
-	Serve(ctx context.Context) error
+	ServeGrace(ctx context.Context, now <-chan struct{}) error
+}
+
+// stopNotice is how long the stop may wait on calls in flight before
+// listen says it waits: a held call must not read as a hung listen.
+const stopNotice = 500 * time.Millisecond
+
+// serve serves until ctx is done (Ctrl-C or SIGTERM), then lets the calls
+// in flight finish; a second Ctrl-C or SIGTERM meanwhile stops at once,
+// leaving them unanswered (cmdutil.ErrInterrupted).
+func (r *listenSession) serve(ctx context.Context, srv listener) error {
+	errw, pal := r.a.Streams.Err, r.a.ErrColor
+	now, served := make(chan struct{}), make(chan struct{})
+	defer close(served)
+	stopWatching := context.AfterFunc(ctx, func() {
+		again, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		notice := time.NewTimer(stopNotice)
+		defer notice.Stop()
+		for {
+			select {
+			case <-served:
+				return
+			case <-notice.C:
+				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); Ctrl-C again to stop at once\n",
+					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout)
+			case <-again.Done():
+				close(now)
+				return
+			}
+		}
+	})
+	defer stopWatching()
+	err := srv.ServeGrace(ctx, now)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(errw, "%s the calls in flight were left unanswered\n", pal.Warn.Sprint("stopped at once:"))
+		return cmdutil.ErrInterrupted
+	}
+	return err
 }
 
 // start binds the webhook's address, starts the inspector, writes

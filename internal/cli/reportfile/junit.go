@@ -7,9 +7,11 @@ package reportfile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -70,8 +72,10 @@ func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title
 	why := ""
 	if err != nil {
 		why = err.Error()
-		if errors.Is(err, cmdutil.ErrInterrupted) {
-			why = "interrupted before any case was judged"
+		// A signal's cancellation, wrapped by the reader it stopped
+		// ("validate: <stdin>: context canceled"), is no message for CI.
+		if errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled) {
+			why = "interrupted (Ctrl-C or SIGTERM) before the run could report: no verdict"
 		}
 	}
 	werr := atomicfile.Write(path, 0o644, func(w io.Writer) error {
@@ -107,5 +111,16 @@ func CheckJUnitPath(name string) error {
 	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
 		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
 	}
+	if err := atomicfile.Creatable(name); err != nil {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: cannot be written: %w", name, causeOf(err))})
+	}
 	return nil
+}
+
+// causeOf is what went wrong with a file the message already names.
+func causeOf(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }

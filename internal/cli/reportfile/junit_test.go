@@ -2,7 +2,9 @@ package reportfile
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,5 +51,22 @@ func TestWriteJUnitFailureExits2(t *testing.T) {
 	b, err := os.ReadFile(ok)
 	if err != nil || !bytes.Contains(b, []byte(`<error message="--url: no host" type="error">`)) {
 		t.Errorf("%v\n%s", err, b)
+	}
+}
+
+// A run a signal stopped before its report (validate reading a pipe)
+// leaves one case in error that says it was interrupted, not Go's
+// "context canceled" of the reader it stopped.
+func TestWriteJUnitInterrupted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, run := range []error{cmdutil.ErrInterrupted, fmt.Errorf("validate: <stdin>: %w", context.Canceled)} {
+		path := filepath.Join(dir, fmt.Sprintf("%d.xml", i))
+		a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, cmdutil.Build{}, time.Now)
+		_ = WriteJUnit(a, path, &bytes.Buffer{}, run, "whsim validate", "whsim.validate")
+		b, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(b, []byte(`<error message="interrupted (Ctrl-C or SIGTERM) before the run could report: no verdict"`)) {
+			t.Errorf("%v: %v\n%s", run, err, b)
+		}
 	}
 }

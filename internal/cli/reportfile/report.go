@@ -33,6 +33,9 @@ func CheckReportPath(path, junit string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return cmdutil.Usagef("--report %s: is a directory", path)
 	}
+	if err := atomicfile.Creatable(path); err != nil {
+		return cmdutil.Usagef("--report %s: cannot be written: %w", path, causeOf(err))
+	}
 	return nil
 }
 

@@ -125,8 +125,16 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	// A JUnit report holds the thresholds as cases: a run that a
 	// threshold failed (exit 1) must not read as all passed in a CI's
 	// test view.
+	var cases []term.Case
 	for i := range c.checked {
-		tc := (*thresholdCase)(&c.checked[i])
+		cases = append(cases, (*thresholdCase)(&c.checked[i]))
+	}
+	// So does a run Ctrl-C ended: the deliveries it never started are no
+	// cases, and those that ran may all have passed (exit 130).
+	if ctx.Err() != nil {
+		cases = append(cases, interruptedCase{st})
+	}
+	for _, tc := range cases {
 		if c.junit != nil {
 			_ = c.junit.Case(tc)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/threshold"
 )
@@ -70,4 +71,18 @@ func (c *thresholdCase) JUnit() term.TestCase {
 		tc.Failure, tc.FailureType = r.String(), "threshold"
 	}
 	return tc
+}
+
+// interruptedCase is a run Ctrl-C or SIGTERM ended as a failing JUnit
+// case: a JUnit reader sees only cases, and without it a run cut short
+// between two deliveries reads as all passed.
+type interruptedCase struct{ st *load.Stats }
+
+func (interruptedCase) Verdict() term.Verdict                     { return term.Fail }
+func (interruptedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (interruptedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+
+func (c interruptedCase) JUnit() term.TestCase {
+	msg := fmt.Sprintf("interrupted: %d sent (%d of them cut short), %d not started", c.st.Sent, c.st.Interrupted, c.st.NotStarted)
+	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.run", Failure: msg, FailureType: "interrupted", Detail: msg + "\n"}
 }

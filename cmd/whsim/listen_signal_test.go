@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Ctrl-C stops listen once the calls in flight are answered; while one is
+// held it says so (not a listen that hangs), and a second Ctrl-C or
+// SIGTERM stops it at once with exit 130 (it used to wait the whole 30 s
+// grace through any number of them). The call is held by the receiver
+// listen forwards to, which says when it has it: events, not a clock.
+func TestListenSecondSignalStopsAtOnce(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			arrived, release := make(chan struct{}, 1), make(chan struct{})
+			hold := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				arrived <- struct{}{}
+				select {
+				case <-r.Context().Done():
+				case <-release:
+				}
+			}))
+			defer hold.Close()
+			defer close(release)
+			ready := filepath.Join(t.TempDir(), "url.txt")
+			cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--forward-to", hold.URL)
+			cmd.Env = append(os.Environ(), "NO_COLOR=1")
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := make(chan string, 64)
+			go func() {
+				for sc := bufio.NewScanner(stderr); sc.Scan(); {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			waitLine := func(prefix string) {
+				t.Helper()
+				for l := range lines {
+					if strings.HasPrefix(l, prefix) {
+						return
+					}
+				}
+				t.Fatalf("listen ended without a line %q", prefix)
+			}
+			waitLine("listening on ")
+			u, err := os.ReadFile(ready)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answered := make(chan error, 1)
+			go func() {
+				resp, err := http.Post(strings.TrimSpace(string(u))+"hook?businessType=CREATE_RECEIVABLE_DOC", "application/json", strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}`))
+				if err == nil {
+					resp.Body.Close()
+				}
+				answered <- err
+			}()
+			<-arrived
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			waitLine("stopping: waiting for the calls in flight to be answered (up to 30s); Ctrl-C again to stop at once")
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			waitLine("stopped at once: the calls in flight were left unanswered")
+			done := make(chan error, 1)
+			go func() {
+				for range lines {
+				}
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			// The bound is far below the 30 s grace the second signal cuts short.
+			case <-time.After(10 * time.Second):
+				t.Fatalf("still running 10 s after the second %v", sig)
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Errorf("exit %v, want 130", err)
+			}
+			if err := <-answered; err == nil {
+				t.Errorf("the held call was answered, want it left unanswered")
+			}
+		})
+	}
+}

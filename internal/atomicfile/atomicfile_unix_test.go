@@ -1,0 +1,107 @@
+//go:build unix
+
+package atomicfile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// A path that is a FIFO, a device or a standard stream's name is written
+// through, never replaced by a regular file: --junit /dev/stdout, run as
+// root, once turned /dev/stdout into a file, and --report /dev/full said
+// "report written" and exited 0 (the rename replaced the device).
+func TestWriteThrough(t *testing.T) {
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	t.Run("a standard stream by name", func(t *testing.T) {
+		// /dev/stdout when stdout is a file: a link through /proc/self/fd.
+		f, err := os.Create(filepath.Join(t.TempDir(), "stdout.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		path := fmt.Sprintf("/dev/fd/%d", f.Fd())
+		if _, err := os.Lstat(path); err != nil {
+			t.Skip("no /dev/fd here:", err)
+		}
+		if err := Write(path, 0o600, write); err != nil {
+			t.Fatalf("Write(%s) = %v", path, err)
+		}
+		if b, _ := os.ReadFile(f.Name()); string(b) != "new" {
+			t.Errorf("the stream's file holds %q, want %q", b, "new")
+		}
+	})
+	t.Run("link to a FIFO", func(t *testing.T) {
+		dir := t.TempDir()
+		fifo, link := filepath.Join(dir, "out.fifo"), filepath.Join(dir, "link")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		if err := os.Symlink(fifo, link); err != nil {
+			t.Fatal(err)
+		}
+		r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := Write(link, 0o600, write); err != nil {
+			t.Fatalf("Write = %v", err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+		}
+		b := make([]byte, 16)
+		if n, _ := r.Read(b); string(b[:n]) != "new" {
+			t.Errorf("the FIFO's reader got %q, want %q", b[:n], "new")
+		}
+	})
+	t.Run("link to a regular file", func(t *testing.T) {
+		// Replaced, never followed: a link planted where a file of
+		// credentials goes must get none of them.
+		dir := t.TempDir()
+		target, link := filepath.Join(dir, "target.txt"), filepath.Join(dir, "link.txt")
+		if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(link, 0o600, write); err != nil {
+			t.Fatalf("Write = %v", err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "old" {
+			t.Errorf("the link's target got %q", b)
+		}
+		if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s: %v %v, want a regular file", link, fi.Mode(), err)
+		}
+	})
+	t.Run("fifo", func(t *testing.T) {
+		fifo := filepath.Join(t.TempDir(), "out.fifo")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		// A reader that does not block opening: Write's open then finds
+		// it, and "new" fits in the pipe's buffer.
+		r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := Write(fifo, 0o600, write); err != nil {
+			t.Fatalf("Write = %v", err)
+		}
+		if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("the FIFO was replaced: %v %v", fi.Mode(), err)
+		}
+		b := make([]byte, 16)
+		if n, _ := r.Read(b); string(b[:n]) != "new" {
+			t.Errorf("the FIFO's reader got %q, want %q", b[:n], "new")
+		}
+	})
+}
