@@ -2,7 +2,6 @@ package anonymize
 
 import (
 	"bytes"
-	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
 	"errors"
@@ -36,33 +35,25 @@ func contentEncoding(h http.Header) string {
 }
 
 // decompress returns b decoded from the Content-Encoding enc; b itself
-// when enc is "" or b is empty.
+// when enc is "" or b is empty. The decoding is capture's, as listen and
+// validate read the body; the refusal says what anonymize does about it.
 func decompress(b []byte, enc string) ([]byte, error) {
 	if enc == "" || len(b) == 0 {
 		return b, nil
 	}
-	var r io.Reader
-	var err error
-	switch enc {
-	case "gzip", "x-gzip":
-		r, err = gzip.NewReader(bytes.NewReader(b))
-	case "deflate":
-		// HTTP's deflate is zlib's format; some senders send raw deflate.
-		if r, err = zlib.NewReader(bytes.NewReader(b)); err != nil {
-			r, err = flate.NewReader(bytes.NewReader(b)), nil
-		}
-	default:
+	out, err := capture.DecodeContent(b, []string{enc}, maxDecompressed)
+	var ce *capture.ContentError
+	switch {
+	case err == nil:
+		return out, nil
+	case !errors.As(err, &ce):
+		return nil, err
+	case ce.Unknown:
 		return nil, fmt.Errorf("body sent with Content-Encoding %q, which anonymize cannot read (gzip and deflate it can), so it cannot tell what the body holds; refused rather than passed on as it is", enc)
-	}
-	if err == nil {
-		var out []byte
-		out, err = io.ReadAll(io.LimitReader(r, maxDecompressed+1))
-		if err == nil && len(out) > maxDecompressed {
-			err = errors.New("it decompresses to more than 256 MiB")
-		}
-		if err == nil {
-			return out, nil
-		}
+	case ce.Limit > 0:
+		err = errors.New("it decompresses to more than 256 MiB")
+	default:
+		err = ce.Err
 	}
 	return nil, fmt.Errorf("body sent with Content-Encoding %q is not readable as %s (%v), so anonymize cannot tell what it holds; refused rather than passed on as it is", enc, enc, err)
 }
