@@ -33,6 +33,11 @@ func TokenFlag(cmd *cobra.Command, p *string) {
 // Check refuses a token too short or too simple to guard the calls.
 func (t Token) Check() error {
 	if t.Value == "" {
+		if t.Typed {
+			// --ui-token "$(cat token-file)" with the file missing: a
+			// drawn token would break the bookmark without a word.
+			return cmdutil.Usagef("--ui-token is empty (a token file that could not be read?): give %d or more letters, digits, -._~, or leave the flag out for a token drawn per run", inspect.MinTokenLen)
+		}
 		return nil
 	}
 	if err := inspect.CheckToken(t.Value); err != nil {

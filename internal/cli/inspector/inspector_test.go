@@ -52,6 +52,7 @@ func TestUIToken(t *testing.T) {
 		{tok: Token{Value: good}, errTTY: true, shown: "http://127.0.0.1:4040/?token=" + good},
 		{tok: Token{Value: "short", Typed: true}, refused: "--ui-token: 5 characters"},
 		{tok: Token{Value: "short"}, refused: "--ui-token (from WHSIM_UI_TOKEN"},
+		{tok: Token{Typed: true}, refused: "--ui-token is empty"},
 	} {
 		err := tt.tok.Check()
 		if tt.refused != "" {
