@@ -31,6 +31,20 @@ type Finding struct {
 	Column int `json:"column,omitempty"`
 }
 
+// Where is the finding's place as shown beside it: its path, or
+// "(request)" for what is wrong with the call around the body (its
+// headers, its query, a request the server refused), "(body)" for the
+// body as a whole. listen's lines and validate's say it alike.
+func (f Finding) Where() string {
+	switch {
+	case f.Path != "":
+		return f.Path
+	case strings.HasPrefix(f.Rule, "http-") || f.Rule == RuleQueryEvent:
+		return "(request)"
+	}
+	return "(body)"
+}
+
 // Options choose how payloads are judged.
 type Options struct {
 	// Shape is auto (the default: each invoice's shape follows from its

@@ -408,3 +408,22 @@ func TestDuplicateKeysInLargeObjects(t *testing.T) {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// A finding's place reads the same in listen's lines and validate's: the
+// call around the body is the request, the whole body the body.
+func TestFindingWhere(t *testing.T) {
+	for _, tt := range []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{Rule: "type", Path: "data.code"}, "data.code"},
+		{Finding{Rule: "json-syntax"}, "(body)"},
+		{Finding{Rule: RuleRejected}, "(request)"},
+		{Finding{Rule: "http-content-type"}, "(request)"},
+		{Finding{Rule: RuleQueryEvent}, "(request)"},
+	} {
+		if got := tt.f.Where(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.f, got, tt.want)
+		}
+	}
+}

@@ -148,14 +148,7 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		if f.Severity == validate.Error {
 			sev = p.st.Fail.Pre + "error  " + p.st.Fail.Post
 		}
-		where := f.Path
-		switch {
-		case strings.HasPrefix(f.Rule, "http-") || f.Rule == validate.RuleQueryEvent:
-			where = "(request)"
-		case where == "":
-			where = "(body)"
-		}
-		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termsafe.Text(where), termsafe.Text(f.Message))
+		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termsafe.Text(f.Where()), termsafe.Text(f.Message))
 	}
 	for _, f := range flags {
 		b = fmt.Appendf(b, "    %s %s: %s\n", p.st.Fail.Pre+"FLAG   "+p.st.Fail.Post, f.Check, termsafe.Text(f.Reason))

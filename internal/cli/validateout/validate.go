@@ -45,10 +45,7 @@ func (r Payload) AppendText(b []byte, st *term.Style) []byte {
 		if f.Severity == validate.Error {
 			sev = st.Fail
 		}
-		path := f.Path
-		if path == "" {
-			path = "(body)"
-		}
+		path := f.Where()
 		// A file name, a key of the payload or a value quoted in a message
 		// can hold ESC, bidi or newline bytes: they reach a terminal escaped.
 		b = append(b, termsafe.Text(loc)+": "...)
