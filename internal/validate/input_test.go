@@ -14,6 +14,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture/capturetest"
 	"github.com/whsim/whsim/internal/input"
 )
 
@@ -322,7 +323,7 @@ func TestCheckInputOnManyWorkers(t *testing.T) {
 func TestCheckInputOnDefaultBatching(t *testing.T) {
 	t.Parallel()
 	v := mustNew(t, Options{Strict: true})
-	lines := captureLines(t)
+	lines := capturetest.FixtureLines(t)
 	bad := strings.Replace(string(lines[0]), `\"requestId\"`, `\"requestID\"`, 1)
 	var sb strings.Builder
 	for i := 0; sb.Len() < 6<<20; i++ { // a dozen 512 KiB batches, more than a block holds
