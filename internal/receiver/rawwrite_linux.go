@@ -19,7 +19,7 @@ import (
 // the call has lasted past its tick. The answer's write(2) often does: it
 // wakes the sender, which on two cores preempts listen's thread inside the
 // call. Under load each hand-off woke a thread that found nothing to do
-// and slept again, and kept the monitor waking every 20 µs: a quarter of
+// and slept again, and kept the monitor waking every 20 µs: a third of
 // listen's context switches, each costing several µs of CPU on this kind
 // of VM. A socket is non-blocking, so a raw write never sleeps in the
 // kernel: it takes what fits, or fails with EAGAIN and the goroutine parks
