@@ -95,7 +95,7 @@ func (l *watchListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Conn: c, l: l, watching: true}, nil
+	return &watchedConn{Conn: c, l: l, watching: true, raw: newRawWriter(c)}, nil
 }
 
 // watchedConn is a connection that keeps what arrived of a request until
@@ -122,6 +122,8 @@ type watchedConn struct {
 	// puts it at the start of the next head.
 	early    byte
 	hasEarly bool
+	// raw, when set, writes the answers (see rawWriter).
+	raw io.Writer
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {
@@ -155,6 +157,9 @@ func (c *watchedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if !c.watching || c.off {
 		c.mu.Unlock()
+		if c.raw != nil {
+			return c.raw.Write(p)
+		}
 		return c.Conn.Write(p)
 	}
 	// No handler ran since the connection opened or went idle: this is
