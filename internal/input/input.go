@@ -387,15 +387,19 @@ func startsJSON(text []byte) bool {
 		// more of.
 		return true
 	case c == '-' || c == '+':
-		return len(text) > 1 && (text[1] >= '0' && text[1] <= '9' || text[1] == 'I')
+		// A number, -Infinity, or a number cut short after its sign.
+		return len(bytes.TrimRight(text, jsonSpace)) == 1 || text[1] >= '0' && text[1] <= '9' || text[1] == 'I'
 	}
 	n := 0
 	for n < len(text) && isLetter(text[n]) {
 		n++
 	}
-	switch string(text[:n]) {
-	case "true", "false", "null", "NaN", "Infinity":
-		return true
+	// A literal, or one cut short ("tru"), which the syntax check says is
+	// truncated.
+	for _, lit := range [...]string{"true", "false", "null", "NaN", "Infinity"} {
+		if n > 0 && strings.HasPrefix(lit, string(text[:n])) {
+			return true
+		}
 	}
 	return false
 }
