@@ -129,6 +129,9 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 		if err := json.Unmarshal(line, &j); err != nil {
 			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not a JSON object: %v", err)}
 		}
+		if err := keysTwice(line); err != nil {
+			return nil, &ReportLineError{Line: n, Err: err}
+		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.
 		if j.Summary != nil || j.Check == "" || j.Case == "" {

@@ -134,6 +134,14 @@ func TestReadFailed(t *testing.T) {
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["v\r\nX-Injected: 1"]},"body":""}}`, `line 1: a b: header X-A: a value no HTTP request carries`},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X A":["v"]},"body":""}}`, `line 1: a b: header "X A": not a header name`},
 		{`{"check":"effects","case":"b","verdict":"fail","effects":{"kind":"invoice","code":"C","calls":[{"query":"a b","body":"{}","bodyEncoding":"utf8","copies":1}]}}`, `line 1: effects b: effects call 1: query "a b": a space or control character`},
+		// A member named twice is read last-wins by encoding/json, first-
+		// wins by others: an edited report is refused, not guessed at.
+		{`{"check":"a","case":"b","verdict":"pass","verdict":"fail"}`, `line 1: "verdict" twice in the line: readers differ on which value counts`},
+		{"{\"summary\":{}}\n" + `{"check":"a","case":"b","verdict":"fail","request":{"url":"http://127.0.0.1:1/","body":"","URL":"http://evil.example/"}}`,
+			`line 2: "url" twice in request, as "url" and "URL": readers differ on which value counts, and on whether case matters`},
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["1"],"X-A":["2"]},"body":""}}`, `line 1: "X-A" twice in request.headers`},
+		{`{"check":"e","case":"b","verdict":"fail","effects":{"calls":[{"copies":1},{"copies":1,"Copies":8}]}}`, `line 1: "copies" twice in effects.calls[2], as "copies" and "Copies"`},
+		{`{"check":"a","case":"b","verdict":"fail","Check":"c"}`, `line 1: "check" twice in the line, as "check" and "Check"`},
 	} {
 		_, err := ReadFailed(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

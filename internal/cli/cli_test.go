@@ -76,6 +76,7 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		noColor string
 		term    string
 		flag    bool
+		force   string // CLICOLOR_FORCE
 		want    bool
 	}{
 		{tty: true, want: true},
@@ -87,10 +88,19 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		{tty: true, noColor: "1", want: false},
 		{tty: true, flag: true, want: false},
 		{tty: true, noColor: "", want: true},
+		// CLICOLOR_FORCE colours a pipe (a CI log that shows colour,
+		// less -R), and a dumb terminal, asked; NO_COLOR and --no-color
+		// win over it; 0 forces nothing.
+		{tty: false, force: "1", want: true},
+		{tty: true, term: "dumb", force: "1", want: true},
+		{tty: false, force: "0", want: false},
+		{tty: false, force: "1", noColor: "1", want: false},
+		{tty: false, force: "1", flag: true, want: false},
 	}
 	for _, tt := range tests {
 		t.Setenv("NO_COLOR", tt.noColor)
 		t.Setenv("TERM", tt.term)
+		t.Setenv("CLICOLOR_FORCE", tt.force)
 		var errb bytes.Buffer
 		a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &errb, ErrTTY: tt.tty}, Build{}, time.Now)
 		args := []string{"generate", "--event", "NOPE"}
@@ -99,7 +109,7 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		}
 		Execute(context.Background(), a, args)
 		if got := strings.Contains(errb.String(), "\x1b["); got != tt.want {
-			t.Errorf("tty %v NO_COLOR %q TERM %q --no-color %v: colour %v, want %v (%q)", tt.tty, tt.noColor, tt.term, tt.flag, got, tt.want, errb.String())
+			t.Errorf("tty %v NO_COLOR %q TERM %q --no-color %v CLICOLOR_FORCE %q: colour %v, want %v (%q)", tt.tty, tt.noColor, tt.term, tt.flag, tt.force, got, tt.want, errb.String())
 		}
 	}
 }

@@ -189,7 +189,7 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	root.SetFlagErrorFunc(cmdutil.FlagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.ConfigPath, "config", "", "config file (default ./"+cmdutil.ConfigName+", else the user config directory's whsim/"+cmdutil.ConfigName+")")
-	pf.BoolVar(&a.NoColor, "no-color", false, "never colour output (also NO_COLOR)")
+	pf.BoolVar(&a.NoColor, "no-color", false, "never colour output (also NO_COLOR; CLICOLOR_FORCE=1 colours a pipe)")
 	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
 	root.Flags().Bool("version", false, "print the version (as whsim version does)")
 	commands := commandsFor(only)
@@ -233,10 +233,16 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 			return err
 		}
 		a.FlagSources = sources
-		// TERM=dumb is a terminal that draws no escape sequences.
-		noColor := a.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
-		a.OutColor = tty.Colors(a.Streams.OutTTY && !noColor)
-		a.ErrColor = tty.Colors(a.Streams.ErrTTY && !noColor)
+		// Colour on a terminal; TERM=dumb is one that draws no escape
+		// sequences. CLICOLOR_FORCE (set, not 0) colours any stream, a
+		// pipe to a CI log that shows colour or to less -R; NO_COLOR and
+		// --no-color win over it.
+		force := os.Getenv("CLICOLOR_FORCE")
+		forced := force != "" && force != "0"
+		noColor := a.NoColor || os.Getenv("NO_COLOR") != ""
+		dumb := os.Getenv("TERM") == "dumb"
+		a.OutColor = tty.Colors(!noColor && (forced || a.Streams.OutTTY && !dumb))
+		a.ErrColor = tty.Colors(!noColor && (forced || a.Streams.ErrTTY && !dumb))
 		return nil
 	}
 }

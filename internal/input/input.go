@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/ctxio"
 )
@@ -161,8 +163,8 @@ func (e *TooLargeError) Error() string {
 func (rd *Reader) TooLarge(it *Item) error { return &TooLargeError{What: it.What(), Max: rd.max} }
 
 // FormatError is an input that cannot be read as what it says it is: a
-// file named *.ndjson holding pretty-printed JSON, or a line that runs on
-// without end.
+// file named *.ndjson holding pretty-printed JSON, a line that runs on
+// without end, or an input that is not JSON at all.
 type FormatError struct{ Msg string }
 
 func (e *FormatError) Error() string { return e.Msg }
@@ -336,6 +338,10 @@ func (rd *Reader) detect() error {
 		return rd.lines(first)
 	case !first.nl && IsRecord(text):
 		return rd.lines(first) // one capture record, torn
+	case !startsJSON(text):
+		// YAML, text, HTML: not a payload with a defect but no JSON at
+		// all, said once rather than as a broken payload a line.
+		return notJSONError(head, first)
 	case forced && depth(text) > 0:
 		fix := "jq -c ."
 		if text[0] == '[' {
@@ -365,6 +371,50 @@ func (rd *Reader) detect() error {
 	}
 	rd.kind, rd.state, rd.doc = Document, stDocument, doc
 	return nil
+}
+
+// startsJSON says whether text (a first line, white space trimmed) begins
+// as a JSON value does, or as one with a defect the syntax check names: a
+// byte-order mark, a comment, single quotes, NaN or Infinity. Anything
+// else (a YAML key, "---", a word, "<html>", "#") starts no JSON value.
+func startsJSON(text []byte) bool {
+	if len(text) == 0 {
+		return true
+	}
+	switch c := text[0]; {
+	case strings.IndexByte("{[\"0123456789/'", c) >= 0, c >= 0x80:
+		// 0x80 and up: a byte-order mark, or UTF-8 the syntax check says
+		// more of.
+		return true
+	case c == '-' || c == '+':
+		// A number, -Infinity, or a number cut short after its sign.
+		return len(bytes.TrimRight(text, jsonSpace)) == 1 || text[1] >= '0' && text[1] <= '9' || text[1] == 'I'
+	}
+	n := 0
+	for n < len(text) && isLetter(text[n]) {
+		n++
+	}
+	// A literal, or one cut short ("tru"), which the syntax check says is
+	// truncated.
+	for _, lit := range [...]string{"true", "false", "null", "NaN", "Infinity"} {
+		if n > 0 && strings.HasPrefix(lit, string(text[:n])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// notJSONError says an input whose first line starts no JSON value is not
+// JSON or NDJSON, with the line's start; head is the white space before it.
+func notJSONError(head []byte, first line) error {
+	start, _, _ := bytes.Cut(first.text, []byte("\n"))
+	if r := []rune(string(start)); len(r) > 24 {
+		start = []byte(string(r[:24]) + "…")
+	}
+	col := utf8.RuneCount(head[bytes.LastIndexByte(head, '\n')+1:]) + 1
+	return &FormatError{fmt.Sprintf("line %d, column %d: not JSON or NDJSON (the line begins %s, which starts no JSON value)", first.n, col, strconv.Quote(string(start)))}
 }
 
 func withLine(head []byte, l line) []byte {

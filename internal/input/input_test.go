@@ -60,7 +60,23 @@ func TestDetect(t *testing.T) {
 		{name: "empty ndjson", file: "a.ndjson", in: "\n\n", kind: Empty},
 		{name: "document", file: "a.json", in: "{\n  \"a\": 1\n}\n", kind: Document, want: []string{"0:0/-1 {\n  \"a\": 1\n}\n"}},
 		{name: "one-line document reads as NDJSON", file: "a.json", in: `{"a":1}`, kind: NDJSON, want: []string{`1:0/-1 {"a":1}`}},
-		{name: "not JSON is one line", file: "a.txt", in: "hello world\n", kind: NDJSON, want: []string{"1:0/-1 hello world"}},
+		// A first line that starts no JSON value is no payload with a
+		// defect: the input is not JSON, said once.
+		{name: "not JSON", file: "a.txt", in: "hello world\n", err: `line 1, column 1: not JSON or NDJSON (the line begins "hello world", which starts no JSON value)`},
+		{name: "YAML", file: "a.yaml", in: "---\nname: x\n", err: `line 1, column 1: not JSON or NDJSON (the line begins "---", which starts no JSON value)`},
+		{name: "YAML list", file: "a.yaml", in: "- a\n", err: `line 1, column 1: not JSON or NDJSON (the line begins "- a", which starts no JSON value)`},
+		{name: "indented word named ndjson", file: "a.ndjson", in: "\n\t word\n", err: `line 2, column 3: not JSON or NDJSON (the line begins "word", which starts no JSON value)`},
+		{name: "HTML", file: "-", in: "<html><body>502 Bad Gateway … and a long page</body></html>", err: `line 1, column 1: not JSON or NDJSON (the line begins "<html><body>502 Bad Gate…", which starts no JSON value)`},
+		// JSON with a defect at its start stays an item the syntax check
+		// names the defect of.
+		{name: "comment", file: "a.json", in: "// c\n", kind: NDJSON, want: []string{"1:0/-1 // c"}},
+		{name: "byte-order mark", file: "a.json", in: "\ufeff{}\n", kind: NDJSON, want: []string{"1:0/-1 \ufeff{}"}},
+		{name: "NaN", file: "a.json", in: "NaN\n", kind: NDJSON, want: []string{"1:0/-1 NaN"}},
+		{name: "negative", file: "a.json", in: "-1x\n", kind: NDJSON, want: []string{"1:0/-1 -1x"}},
+		{name: "single quotes", file: "a.json", in: "'a'\n", kind: NDJSON, want: []string{"1:0/-1 'a'"}},
+		{name: "a literal cut short", file: "a.json", in: "tru\n", kind: NDJSON, want: []string{"1:0/-1 tru"}},
+		{name: "a number cut short", file: "a.json", in: "-", kind: NDJSON, want: []string{"1:0/-1 -"}},
+		{name: "a word that starts like a literal", file: "a.yaml", in: "nullable: true\n", err: `line 1, column 1: not JSON or NDJSON (the line begins "nullable: true", which starts no JSON value)`},
 		{name: "scalar", file: "a.json", in: "42", kind: NDJSON, want: []string{"1:0/-1 42"}},
 		{name: "array", file: "a.json", in: "  [ {\"a\":1} ,\n {\"b\":2}]\n", kind: Array,
 			want: []string{`1:5/0 {"a":1}`, `2:2/1 {"b":2}`}},

@@ -304,9 +304,12 @@ type detail struct {
 	Body         string         `json:"body"` // the text when UTF-8, else base64
 	BodyEncoding string         `json:"bodyEncoding"`
 	Tree         *node          `json:"tree"` // nil when the body is not JSON
-	Findings     []findingAt    `json:"findingList"`
-	Response     *message       `json:"response"`
-	Forward      *forwarded     `json:"forward"`
+	// Decoded names the Content-Encoding undone for the tree, the search
+	// and the diff ("gzip"); "" when the body is the document as it came.
+	Decoded  string      `json:"decoded"`
+	Findings []findingAt `json:"findingList"`
+	Response *message    `json:"response"`
+	Forward  *forwarded  `json:"forward"`
 	// Fault is what listen --fault did to the call, null when nothing.
 	Fault *capture.Fault `json:"fault"`
 	// FlagList are the FLAG lines listen printed under the call: "flags" in
@@ -364,7 +367,7 @@ func (h *handler) describe(c *call) detail {
 	if d.BodyEncoding == "" {
 		d.BodyEncoding = capture.UTF8
 	}
-	d.Tree = parseTree(c.body)
+	d.Tree, d.Decoded = parseTree(c.content), c.decoded
 	h.dates(d.Tree)
 	d.FlagList = append([]receiver.Flag{}, c.Flags...)
 	d.Deliveries, d.Document = h.opts.Store.Related(c)
@@ -374,7 +377,7 @@ func (h *handler) describe(c *call) detail {
 	if d.Document == nil {
 		d.Document = []link{}
 	}
-	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.body), c.BodyGone()
+	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.content), c.BodyGone()
 	at := attach(d.Tree, c.Findings)
 	d.Findings = make([]findingAt, len(c.Findings))
 	for i, f := range c.Findings {

@@ -3,6 +3,8 @@ package inspect
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -917,5 +919,57 @@ func TestLoadFileReadsTheFileItIndexed(t *testing.T) {
 	}
 	if c, err := s.Get(1); err == nil || !strings.Contains(err.Error(), "changed since") {
 		t.Errorf("call 1 after the file was emptied: %+v, %v; want an error saying the file changed", c, err)
+	}
+}
+
+// A body sent gzip or deflate (Content-Encoding) is shown, searched and
+// compared as the document it decodes to, as validate checks it, saying so;
+// its raw bytes stay those sent. It used to show the compressed bytes:
+// no tree, a search that found nothing of the document, a diff of bytes.
+func TestDecodedBodyIsTheDocument(t *testing.T) {
+	zipped := func(coding, doc string) []byte {
+		var b bytes.Buffer
+		var w io.WriteCloser = gzip.NewWriter(&b)
+		if coding == "deflate" {
+			w = zlib.NewWriter(&b)
+		}
+		io.WriteString(w, doc)
+		w.Close()
+		return b.Bytes()
+	}
+	s := NewStore(10)
+	for i, tc := range []struct{ coding, doc string }{
+		{"gzip", `{"requestId":"r-1","businessType":4010,"data":{"code":"CGFP-GZ","x":1}}`},
+		{"deflate", `{"requestId":"r-2","businessType":4010,"data":{"code":"CGFP-GZ","x":2}}`},
+		{"gzip", `not json`},
+	} {
+		rec := record(i+1, "CREATE_PURCHASE_ORDER_INVOICE", zipped(tc.coding, tc.doc), 200)
+		rec.Headers.Set("Content-Encoding", tc.coding)
+		s.Add(rec, nil)
+	}
+	srv := newTestServer(t, s, nil)
+	var d detail
+	get(t, srv.URL+"/api/calls/1", &d)
+	if d.Tree == nil || d.Decoded != "gzip" || d.RequestID != "r-1" || !strings.Contains(d.DocNumber, "CGFP-GZ") || d.BodyEncoding != capture.Base64 {
+		t.Errorf("gzip call: tree %v, decoded %q, requestId %q, document %q, raw %s; want the document's tree, gzip, r-1, CGFP-GZ, the base64 bytes sent",
+			d.Tree != nil, d.Decoded, d.RequestID, d.DocNumber, d.BodyEncoding)
+	}
+	get(t, srv.URL+"/api/calls/2", &d)
+	if d.Tree == nil || d.Decoded != "deflate" || len(d.Document) != 2 {
+		t.Errorf("deflate call: tree %v, decoded %q, %d calls about its document; want a tree, deflate, 2", d.Tree != nil, d.Decoded, len(d.Document))
+	}
+	var list []summary
+	get(t, srv.URL+"/api/calls?q=CGFP-GZ", &list)
+	if fmt.Sprint(ids(list)) != "[2 1]" {
+		t.Errorf("search in the decoded documents found %v, want [2 1]", ids(list))
+	}
+	var df diff
+	get(t, srv.URL+"/api/diff?a=1&b=2", &df)
+	if got := fmt.Sprint(df.Differences); got != "[{data.x changed 1 2}]" {
+		t.Errorf("diff = %s, want data.x only", got)
+	}
+	get(t, srv.URL+"/api/diff?a=1&b=3", &df)
+	if len(df.Differences) != 1 || df.Differences[0].Kind != "body" || df.Differences[0].B != "not json" {
+		t.Errorf("diff with a body that is not JSON: %+v, want the decoded bytes", df.Differences)
 	}
 }

@@ -44,11 +44,11 @@ type difference struct {
 // left out of Differences.
 func diffBodies(a, b *call) diff {
 	d := diff{A: a.ID, B: b.ID, RequestID: requestIDDiff{A: a.RequestID, B: b.RequestID, Differ: a.RequestID != b.RequestID}}
-	va, oka := decode(a.body)
-	vb, okb := decode(b.body)
+	va, oka := decode(a.content)
+	vb, okb := decode(b.content)
 	if !oka || !okb {
-		if !bytes.Equal(a.body, b.body) {
-			d.Differences = append(d.Differences, difference{Kind: "body", A: abbrev(a.body), B: abbrev(b.body)})
+		if !bytes.Equal(a.content, b.content) {
+			d.Differences = append(d.Differences, difference{Kind: "body", A: abbrev(a.content), B: abbrev(b.content)})
 		}
 	} else {
 		compare(&d, "", va, vb)

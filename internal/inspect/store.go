@@ -54,8 +54,14 @@ type call struct {
 	RepeatOf, PrevDoc uint64
 	doc               uint64 // the hash of the document the call is about, 0 none (linker.docHash)
 	body              []byte
-	shed              bool  // the bodies left memory: read them back (see Store.fetch)
-	bytes             int64 // what the call holds, counted against the window's bytes
+	// content is the document the body carries: the body with its
+	// Content-Encoding undone (decoded names the codings), else body
+	// itself. The tree, the search, the diff and the links read it; the
+	// download and the commands send body, as it came.
+	content []byte
+	decoded string
+	shed    bool  // the bodies left memory: read them back (see Store.fetch)
+	bytes   int64 // what the call holds, counted against the window's bytes
 }
 
 // Body is the request body byte for byte; read it, never write to it.
@@ -77,7 +83,7 @@ func (c *call) Status() int {
 // caller has it (listen does), nil to decode it from the record.
 func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *call {
 	c := newCallWithID(id, rec, body, fs)
-	c.RequestID = reqid.Read(c.body)
+	c.RequestID = reqid.Read(c.content)
 	return c
 }
 
@@ -93,9 +99,26 @@ func newCallWithID(id uint64, rec *capture.Record, body []byte, fs []validate.Fi
 		}
 	}
 	c.body = body
+	c.content, c.decoded = documentOf(rec, body)
 	c.Size = len(body)
 	c.bytes = callBytes(c)
 	return c
+}
+
+// documentOf is the document body carries, and the codings undone to get
+// it ("" none): a body sent gzip or deflate (Content-Encoding) decoded as
+// validate decodes it to check it, bounded as a payload is; body itself
+// when it has no coding or does not decode (the findings say why).
+func documentOf(rec *capture.Record, body []byte) ([]byte, string) {
+	codings := capture.ContentCodings(rec.Headers)
+	if codings == nil || len(body) == 0 {
+		return body, ""
+	}
+	doc, err := capture.DecodeContent(body, codings, input.Max)
+	if err != nil {
+		return body, ""
+	}
+	return doc, strings.Join(codings, ", ")
 }
 
 // callOverhead is what a call holds besides its bodies, roughly: the
@@ -107,6 +130,9 @@ const callOverhead = 1 << 10
 func callBytes(c *call) int64 {
 	r := c.Record
 	n := int64(len(c.body) + len(r.Body) + callOverhead)
+	if c.decoded != "" {
+		n += int64(len(c.content))
+	}
 	if r.Response != nil {
 		n += int64(len(r.Response.Body))
 	}
@@ -132,7 +158,7 @@ func (c *call) light() *call {
 		f.Body = ""
 		rec.Forward = &f
 	}
-	l.Record, l.body, l.shed, l.bytes = &rec, nil, true, 0
+	l.Record, l.body, l.content, l.shed, l.bytes = &rec, nil, nil, true, 0
 	return &l
 }
 
@@ -205,7 +231,7 @@ const noOffset = -1
 // add stores c, whose record starts at offset in the store's file.
 func (s *Store) add(c *call, offset int64) *call {
 	if c.body != nil {
-		c.doc = s.links.docHash(c.Event, c.body)
+		c.doc = s.links.docHash(c.Event, c.content)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -604,7 +630,7 @@ func (f filter) match(c *call) bool {
 	}
 	q := strings.ToLower(f.Query)
 	has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
-	if has(c.RequestID) || has(c.Record.Path) || has(c.Record.Query) || containsFold(c.body, q) {
+	if has(c.RequestID) || has(c.Record.Path) || has(c.Record.Query) || containsFold(c.content, q) {
 		return true
 	}
 	h := c.Record.Headers
@@ -799,7 +825,7 @@ func (b *backReader) call(id uint64, e entry, rec *capture.Record) *call {
 	c := newCall(id, rec, nil, b.x.check(rec))
 	c.RepeatOf, c.PrevDoc = e.prevReq(id), e.prevDoc(id)
 	c.Flags = flagsOf(e.flags(), c)
-	c.doc = b.links.docHash(c.Event, c.body)
+	c.doc = b.links.docHash(c.Event, c.content)
 	return c
 }
 
@@ -963,7 +989,8 @@ func (f *Feed) Offer(rec *capture.Record, offset int64, body []byte, requestID s
 	}
 	if f.held+n > feedQueueBytes && n > callOverhead {
 		f.mu.Unlock()
-		it.doc = f.s.links.docHash(eventOf(rec), body)
+		doc, _ := documentOf(rec, body)
+		it.doc = f.s.links.docHash(eventOf(rec), doc)
 		it.size = len(body)
 		if body == nil {
 			it.size = len(rec.Body)

@@ -375,7 +375,7 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	if err != nil {
 		// Not err itself: a url.Error quotes the URL whole, a credential
 		// in its query too.
-		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + p.shown(q) + ": " + shortNetErr(err)}
 	}
 	for k, v := range p.Header {
 		req.Header[k] = v
@@ -396,7 +396,7 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		if ctx.Err() != nil {
 			return Answer{Lines: -1}, ctx.Err()
 		}
-		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + redact(u) + ": " + shortNetErr(err)}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + p.shown(q) + ": " + shortNetErr(err)}
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
@@ -404,21 +404,21 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	case err != nil && ctx.Err() != nil:
 		return Answer{Lines: -1}, ctx.Err()
 	case err != nil:
-		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + redact(u) + ": reading the answer: " + shortNetErr(err)}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + p.shown(q) + ": reading the answer: " + shortNetErr(err)}
 	case res.StatusCode == http.StatusNotFound:
 		return Answer{Lines: -1, Raw: "404"}, nil
 	case res.StatusCode != http.StatusOK:
-		why := fmt.Sprintf("GET %s got %d, want 200 with a JSON object or 404", redact(u), res.StatusCode)
+		why := fmt.Sprintf("GET %s got %d, want 200 with a JSON object or 404", p.shown(q), res.StatusCode)
 		if s := shorten(body); s != "" {
 			why += ": " + s
 		}
 		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: why}
 	case len(body) > maxAnswer:
-		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", redact(u), maxAnswerText, opening(body))}
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s answered more than %s, want one document's counts%s", p.shown(q), maxAnswerText, opening(body))}
 	}
 	a, err := parseAnswer(body)
 	if err != nil {
-		return a, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s answered %q: %v", redact(u), a.Raw, err)}
+		return a, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s answered %q: %v", p.shown(q), a.Raw, err)}
 	}
 	return a, nil
 }
@@ -458,6 +458,45 @@ func (p *httpProbe) filledParams() []string {
 // reports and the records a rerun reads: a credential in it (?token=)
 // masked, as in every URL it prints.
 func (p *httpProbe) Name() string { return redact(p.tmpl) }
+
+// shown is the URL asked for q as messages print it: the template's
+// credentials masked (redact), the document's values it filled in shown,
+// though a parameter named code or key would read as a credential: the
+// document number is what the message is about.
+func (p *httpProbe) shown(q Question) string {
+	t := redact(p.tmpl)
+	var b strings.Builder
+	query := false
+	for {
+		i := strings.IndexAny(t, "?{")
+		if i < 0 {
+			b.WriteString(t)
+			return b.String()
+		}
+		b.WriteString(t[:i])
+		j := strings.IndexByte(t[i:], '}')
+		switch {
+		case t[i] == '?':
+			query = true
+			b.WriteByte('?')
+			t = t[i+1:]
+		case j < 0:
+			b.WriteString(t[i:])
+			return b.String()
+		case !slices.Contains(placeholders, t[i+1:i+j]):
+			b.WriteString(t[i : i+j+1])
+			t = t[i+j+1:]
+		default:
+			name := t[i+1 : i+j]
+			if query {
+				b.WriteString(url.QueryEscape(q.value(name)))
+			} else {
+				b.WriteString(url.PathEscape(q.value(name)))
+			}
+			t = t[i+j+1:]
+		}
+	}
+}
 
 // redact masks a URL's password and its credential query values.
 func redact(s string) string { return termsafe.URLString(s) }

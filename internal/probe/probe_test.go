@@ -345,3 +345,29 @@ func TestCmdProbe(t *testing.T) {
 		t.Errorf("Command = %s\nwant      %s", c, want)
 	}
 }
+
+// A probe's error says which document it asked about: the number a
+// template's ?code={code} filled in is no credential, though a parameter
+// named code often is one; the template's own credentials stay masked.
+func TestHTTPProbeErrorShowsTheDocument(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct{ tmpl, want, hidden string }{
+		{srv.URL + "/debug?code={code}&token=s3cret", "/debug?code=CGFP-1&token=**** got 500", "s3cret"},
+		{srv.URL + "/debug?key=k3y&c={code}", "/debug?key=****&c=CGFP-1 got 500", "k3y"},
+		{strings.Replace(srv.URL, "://", "://u:pw@", 1) + "/{code}?sig={requestId}", "://u:xxxxx@", "pw@"},
+		{srv.URL + "/{code}?code=x{code}", "/CGFP-1?code=**** got 500", "xCGFP"},
+	} {
+		p, err := ParseURL(tt.tmpl, http.DefaultClient, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Ask(context.Background(), Question{Kind: spec.Invoice, Code: "CGFP-1", RequestID: "r-9"})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), tt.hidden) {
+			t.Errorf("%s: error %v, want %q in it and no %q", tt.tmpl, err, tt.want, tt.hidden)
+		}
+	}
+}

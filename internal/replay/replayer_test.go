@@ -159,7 +159,7 @@ func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
 	for _, tt := range []struct{ in, err string }{
 		{`{"requestId":"r"}` + "\n", "p holds payloads, not captures"},
 		{"[{}]", "p holds payloads"},
-		{"hello\n", "p:1:1: not JSON (invalid character 'h' looking for beginning of value)"},
+		{"hello\n", `p: line 1, column 1: not JSON or NDJSON (the line begins "hello", which starts no JSON value)`},
 	} {
 		s := &Replayer{Inputs: []capture.Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
 		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {

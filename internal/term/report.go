@@ -85,6 +85,10 @@ type TestCase struct {
 	// Skipped, when set, is why the case was not judged: a skipped test
 	// case, never a passing one.
 	Skipped string
+	// Error, when set, is why the run ended without judging what the case
+	// stands for (a replay that sent nothing): a case in error, neither
+	// passed nor failed, as WriteJUnitError writes one.
+	Error string
 	// Time is what the case took: the measured latencies of its calls (0
 	// where nothing is timed, as validate).
 	Time time.Duration
@@ -364,9 +368,12 @@ func (j *junit) Case(c Case) error {
 	tc.Suite = termsafe.Text(tc.Suite)
 	jc := junitCase{Name: termsafe.Text(tc.Name), Classname: termsafe.Text(tc.Class), Time: junitTime(tc.Time)}
 	detail := termsafe.Lines(tc.Detail)
-	failed := c.Verdict() == Fail
-	skipped := !failed && tc.Skipped != ""
+	errored := tc.Error != ""
+	failed := !errored && c.Verdict() == Fail
+	skipped := !errored && !failed && tc.Skipped != ""
 	switch {
+	case errored:
+		jc.Error = &junitFailure{Message: termsafe.Text(tc.Error), Type: "error", Text: detail}
 	case failed:
 		// Surefire's schema wants a failure's type.
 		jc.Failure = &junitFailure{Message: termsafe.Text(tc.Failure), Type: cmp.Or(termsafe.Text(tc.FailureType), "failure"), Text: detail}
@@ -393,6 +400,8 @@ func (j *junit) Case(c Case) error {
 	}
 	s.Tests++
 	switch {
+	case errored:
+		s.Errors++
 	case failed:
 		s.Failures++
 	case skipped:

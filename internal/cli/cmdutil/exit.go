@@ -11,6 +11,10 @@ const (
 	ExitFailed      = 1   // the thing checked failed: invalid payload, non-2xx delivery, lost calls
 	ExitUsage       = 2   // bad flag or argument, unreadable input, missing config
 	ExitInterrupted = 130 // stopped by Ctrl-C or SIGTERM
+	// ExitStdoutClosed is listen stopped because its stdout was closed
+	// (listen | head -1): what a shell says of a program SIGPIPE ends,
+	// so that pipefail scripts that allow | head read listen alike.
+	ExitStdoutClosed = 141
 )
 
 // ExitError carries the exit code an error maps to.

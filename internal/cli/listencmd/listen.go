@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -162,11 +163,44 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := opts.build(ctx, a, cfg)
+	// listen | head -1: a write to a stdout whose reader went away
+	// returns EPIPE instead of SIGPIPE killing listen (no summary, the
+	// ready-file left behind), and listen stops as Ctrl-C stops it.
+	// Notified, not acted on: a sender's closed connection raises
+	// SIGPIPE too; the failed write to stdout is what stops listen.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	r, err := opts.build(ctx, a, cfg, func() { stopRun(errStdoutClosed) })
 	if err != nil {
 		return err
 	}
-	return r.run(ctx)
+	err = r.run(ctx)
+	if err == nil && errors.Is(context.Cause(ctx), errStdoutClosed) {
+		return &cmdutil.ExitError{Code: cmdutil.ExitStdoutClosed} // the summary said why
+	}
+	return err
+}
+
+// errStdoutClosed is the cause of a listen stopped because the reader of
+// its stdout went away.
+var errStdoutClosed = errors.New("stdout was closed")
+
+// closingWriter is stdout, telling closed once when a write finds its
+// reader gone (EPIPE).
+type closingWriter struct {
+	w      io.Writer
+	closed func()
+}
+
+func (c *closingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		c.closed()
+	}
+	return n, err
 }
 
 // listenSession is one listen as its flags made it: the receiver, its
@@ -192,6 +226,10 @@ type listenSession struct {
 	// undo holds what the run set up, undone in reverse order when it
 	// ends, however it ends.
 	undo []func()
+	// stdoutClosed stops the run when stdout's reader went away; closed
+	// says it did.
+	stdoutClosed func()
+	closed       atomic.Bool
 }
 
 // close undoes what the run set up, last first.
@@ -204,8 +242,8 @@ func (r *listenSession) close() {
 // build turns the checked flags into a receiver that is not yet bound:
 // the probe, the checker, the capture file (opened, and said what it
 // holds), the printer and the inspector's store.
-func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.Config) (*listenSession, error) {
-	r := &listenSession{a: a, opts: o, cfg: cfg}
+func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.Config, stdoutClosed func()) (*listenSession, error) {
+	r := &listenSession{a: a, opts: o, cfg: cfg, stdoutClosed: stdoutClosed}
 	var err error
 	if r.prb, err = o.probe(); err != nil {
 		return nil, err
@@ -265,7 +303,11 @@ func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) erro
 // inspector's feed.
 func (r *listenSession) observe() {
 	o := r.opts
-	r.out = bufio.NewWriterSize(r.a.Streams.Out, 64<<10)
+	r.out = bufio.NewWriterSize(&closingWriter{w: r.a.Streams.Out, closed: func() {
+		if !r.closed.Swap(true) {
+			r.stdoutClosed()
+		}
+	}}, 64<<10)
 	r.p = listenout.NewCallPrinter(r.out, o.Output == "json", cmdutil.Style(r.a.OutColor, o.Verbose))
 	judge := judgeForwarded()
 	if r.cfg.Faults != nil {
@@ -453,9 +495,15 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 			serveErr = fmt.Errorf("--capture %s: %w", o.Capture, err)
 		}
 	}
-	if printed {
+	switch {
+	case printed && r.closed.Load():
+		// A stop as Ctrl-C's, but the calls after the reader went away
+		// are printed nowhere: say so, and where they are.
+		r.p.Summary(errw, cmdutil.Style(pal, false), "listen stopped: stdout was closed (its reader went away);", o.Capture)
+		fmt.Fprintf(errw, "  not printed: the calls after stdout was closed%s\n", capturedNote(o.Capture))
+	case printed:
 		r.p.Summary(errw, cmdutil.Style(pal, false), "listen stopped:", o.Capture)
-	} else {
+	default:
 		// The printer is blocked inside a call: no summary of its counts.
 		fmt.Fprintf(errw, "%s stdout was not read for %s after the stop; the last calls are not printed%s\n",
 			pal.Warn.Sprint("listen stopped:"), o.limits.ShutdownTimeout, capturedNote(o.Capture))

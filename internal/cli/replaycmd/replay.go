@@ -174,7 +174,13 @@ func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, 
 		return nil, cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
 	}
 	r := &replayRun{opts: o, close: closeAll}
-	if r.con, err = o.NewConsole(a, "whsim replay", target); err != nil {
+	// Files that sent nothing, or a capture that could not be read, are a
+	// case in error in the JUnit reports (stdout's and --junit's): a
+	// report of the calls sent alone would read as nothing failed.
+	unjudged := func(co *sendout.ConsoleOptions) {
+		co.Unjudged = func() error { return cmp.Or(r.src.Err(), r.src.NothingSent()) }
+	}
+	if r.con, err = o.NewConsole(a, "whsim replay", target, unjudged); err != nil {
 		closeAll()
 		return nil, err
 	}
@@ -215,7 +221,6 @@ func (r *replayRun) run(ctx context.Context) error {
 	if nothing := r.src.NothingSent(); nothing != nil && err == nil {
 		// Files that held lines and sent none tested nothing: not a pass,
 		// and the input's fault (an empty file stays nothing to do).
-		r.opts.JUnit.Drop()
 		return cmdutil.UsageErr(nothing)
 	}
 	return err

@@ -45,11 +45,6 @@ func (j *JUnit) Writer() io.Writer {
 	return &j.buf
 }
 
-// Drop forgets the report the run wrote, so that Finish writes the run's
-// error in its place: a run that ended without testing anything (replay
-// that sent nothing) must not read as a suite of no failures.
-func (j *JUnit) Drop() { j.buf.Reset() }
-
 // Finish writes --junit whatever the end of the run (err): the report when
 // the run made one, else one test case in error saying why.
 func (j *JUnit) Finish(a *cmdutil.App, err error, title, class string) error {

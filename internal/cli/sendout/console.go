@@ -51,6 +51,12 @@ type ConsoleOptions struct {
 	// JUnit, when set, takes a JUnit report of every delivery beside the
 	// report on Out (--junit FILE).
 	JUnit io.Writer
+	// Unjudged, when set, is asked once the run ended (not interrupted)
+	// what kept it from testing all it was given (replay: files that sent
+	// nothing, a capture that could not be read): the JUnit reports carry
+	// it as a case in error, so that CI does not read a run that tested
+	// nothing as a suite where nothing failed.
+	Unjudged func() error
 }
 
 // Console tells a delivery run as it goes: each delivery through the run's
@@ -73,6 +79,7 @@ type Console struct {
 	thresholds []threshold.Threshold
 	checked    []threshold.Result
 	observe    func(*attempt.Result)
+	unjudged   func() error
 	// done counts finished deliveries for the progress bar (load.RunOptions.Done).
 	done atomic.Int64
 	// failures counts failed deliveries for the progress bar; firstErr is
@@ -101,7 +108,7 @@ func NewConsole(o ConsoleOptions) (*Console, error) {
 	}
 	quiet := o.Format == term.Text && o.OutTTY && !o.Each && !o.OutStyle.Verbose
 	c := &Console{rep: rep, title: o.Title, quiet: quiet, outTTY: o.OutTTY, errTTY: o.ErrTTY, err: o.Err, warn: o.ErrStyle.Warn,
-		thresholds: o.Thresholds, observe: o.Observe, repJUnit: o.Format == term.JUnit}
+		thresholds: o.Thresholds, observe: o.Observe, unjudged: o.Unjudged, repJUnit: o.Format == term.JUnit}
 	if o.JUnit != nil {
 		c.junit = term.NewJUnit(o.JUnit, o.Target)
 	}
@@ -133,6 +140,10 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	// cases, and those that ran may all have passed (exit 130).
 	if ctx.Err() != nil {
 		cases = append(cases, interruptedCase{st})
+	} else if c.unjudged != nil {
+		if err := c.unjudged(); err != nil {
+			cases = append(cases, unjudgedCase{err})
+		}
 	}
 	for _, tc := range cases {
 		if c.junit != nil {

@@ -236,13 +236,32 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 		b = append(b, '\n')
 	}
 	// A refused connection fails at once: a rate over such calls would
-	// measure how fast the client gives up, not the receiver.
-	switch answered := h.Count(); {
+	// measure how fast the client gives up, not the receiver. A delivery
+	// Ctrl-C cut short (in its call or in the backoff after a 500) has no
+	// final answer either, though the receiver may have answered it:
+	// said apart, not as calls that got no answer.
+	answered := h.Count()
+	cut := min(uint64(st.Interrupted), uint64(st.Sent)-answered)
+	none := uint64(st.Sent) - answered - cut
+	switch elapsed := st.Elapsed.Round(time.Millisecond); {
+	case st.Sent == 0:
+		b = append(b, "no rate: nothing was sent\n"...)
+	case answered == 0 && cut > 0 && none > 0:
+		b = fmt.Appendf(b, "no rate: interrupted before a delivery got its final answer (%d cut short, %d without an answer, over %s)\n", cut, none, elapsed)
+	case answered == 0 && cut > 0:
+		b = fmt.Appendf(b, "no rate: interrupted before a delivery got its final answer (%d cut short over %s)\n", cut, elapsed)
 	case answered == 0:
-		b = fmt.Appendf(b, "no rate: no call was answered (%d over %s)\n", st.Sent, st.Elapsed.Round(time.Millisecond))
-	case answered < uint64(st.Sent):
-		b = fmt.Appendf(b, "%.1f answered req/s over %s (the %d calls that got no answer not counted)\n",
-			float64(answered)/st.Elapsed.Seconds(), st.Elapsed.Round(time.Millisecond), uint64(st.Sent)-answered)
+		b = fmt.Appendf(b, "no rate: no call was answered (%d over %s)\n", st.Sent, elapsed)
+	case cut+none > 0:
+		var left []string
+		if cut > 0 {
+			left = append(left, fmt.Sprintf("the %d cut short by the interrupt", cut))
+		}
+		if none > 0 {
+			left = append(left, fmt.Sprintf("the %d %s that got no answer", none, term.Plural(int(none), "call", "calls")))
+		}
+		b = fmt.Appendf(b, "%.1f answered req/s over %s (%s not counted)\n",
+			float64(answered)/st.Elapsed.Seconds(), elapsed, strings.Join(left, " and "))
 	default:
 		b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
 	}

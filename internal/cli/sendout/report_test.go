@@ -101,19 +101,32 @@ func TestSendSummaryRate(t *testing.T) {
 			st.Add(&attempt.Result{OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}})
 		}
 	}
+	// Ctrl-C in the backoff after a 500: the receiver answered, the
+	// delivery has no final answer.
+	cutShort := func(st *load.Stats, n int) {
+		for range n {
+			st.Add(&attempt.Result{Attempts: []attempt.Attempt{{Status: 500, Latency: time.Millisecond}, {Kind: attempt.KindInterrupted}}})
+		}
+	}
 	tests := []struct {
-		name       string
-		ok, refuse int
-		want       string
+		name            string
+		ok, refuse, cut int
+		want            string
 	}{
-		{"all refused", 0, 5, "no rate: no call was answered (5 over 2s)\n"},
-		{"some refused", 4, 4, "2.0 answered req/s over 2s (the 4 calls that got no answer not counted)\n"},
-		{"all answered", 4, 0, "2.0 req/s over 2s\n"},
+		{"all refused", 0, 5, 0, "no rate: no call was answered (5 over 2s)\n"},
+		{"some refused", 4, 4, 0, "2.0 answered req/s over 2s (the 4 calls that got no answer not counted)\n"},
+		{"all answered", 4, 0, 0, "2.0 req/s over 2s\n"},
+		{"nothing sent", 0, 0, 0, "no rate: nothing was sent\n"},
+		{"interrupted in the backoff", 0, 0, 1, "no rate: interrupted before a delivery got its final answer (1 cut short over 2s)\n"},
+		{"interrupted, some refused", 0, 2, 1, "no rate: interrupted before a delivery got its final answer (1 cut short, 2 without an answer, over 2s)\n"},
+		{"some cut short", 4, 0, 2, "2.0 answered req/s over 2s (the 2 cut short by the interrupt not counted)\n"},
+		{"some cut short, some refused", 4, 1, 2, "2.0 answered req/s over 2s (the 2 cut short by the interrupt and the 1 call that got no answer not counted)\n"},
 	}
 	for _, tt := range tests {
 		st := load.NewStats()
 		answered(st, tt.ok)
 		refused(st, tt.refuse)
+		cutShort(st, tt.cut)
 		st.Elapsed = 2 * time.Second
 		if got := string(SendSummary{Stats: st}.AppendText(nil, nil)); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q lacks %q", tt.name, got, tt.want)

@@ -73,6 +73,19 @@ func (c *thresholdCase) JUnit() term.TestCase {
 	return tc
 }
 
+// unjudgedCase is what kept a run from testing all it was given
+// (ConsoleOptions.Unjudged) as a JUnit case in error.
+type unjudgedCase struct{ err error }
+
+func (unjudgedCase) Verdict() term.Verdict                     { return term.Fail }
+func (unjudgedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (unjudgedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+
+func (c unjudgedCase) JUnit() term.TestCase {
+	msg := c.err.Error()
+	return term.TestCase{Suite: "whsim", Name: "run", Class: "whsim.run", Error: msg, Detail: msg + "\n"}
+}
+
 // interruptedCase is a run Ctrl-C or SIGTERM ended as a failing JUnit
 // case: a JUnit reader sees only cases, and without it a run cut short
 // between two deliveries reads as all passed.

@@ -49,7 +49,9 @@ name the element), NDJSON files (one payload per line; findings name the
 line: a file whose first line is a whole JSON value, or named *.ndjson or
 *.jsonl) and capture logs written by whsim listen (the query's businessType
 is then the event). No file, or -, reads stdin. An input with no payload at
-all fails (exit 1).
+all fails (exit 1). An input whose first line starts no JSON value (YAML,
+text, HTML) is refused in one line saying where and why (exit 2); a payload
+that is not JSON further on is a json-syntax finding.
 
 Rules (--ignore <id> silences one):
 ` + validate.RuleHelp(),

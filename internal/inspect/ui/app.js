@@ -230,6 +230,7 @@ function detail(d) {
   out.append(section("Query", table(d.queryParams, "No query.")));
   out.append(section("Headers (credentials masked)", table(d.headers, "No headers.")));
   const body = el("div", { class: "tree" });
+  if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
   if (d.tree) body.append(node(d.tree, d.findingList, true));
   else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)." : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));

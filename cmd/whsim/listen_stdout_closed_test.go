@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// listen | head -1: once the reader of stdout is gone, listen stops as
+// Ctrl-C stops it, not killed by SIGPIPE (exit 141, no summary, a stale
+// ready-file telling whsim ready it is up): the call that found stdout
+// closed answered and recorded, the ready-file gone, the summary on
+// stderr saying why, and exit 141 (documented; what pipefail scripts
+// already expect of a program whose reader went away).
+func TestListenStopsWhenStdoutIsClosed(t *testing.T) {
+	dir := t.TempDir()
+	ready, capFile := filepath.Join(dir, "url.txt"), filepath.Join(dir, "calls.ndjson")
+	cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--capture", capFile)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	errLines := make(chan string, 64)
+	go func() {
+		for sc := bufio.NewScanner(stderr); sc.Scan(); {
+			errLines <- sc.Text()
+		}
+		close(errLines)
+	}()
+	if l := <-errLines; !strings.HasPrefix(l, "listening on ") {
+		t.Fatalf("first stderr line %q", l)
+	}
+	u, err := os.ReadFile(ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(id string) int {
+		t.Helper()
+		resp, err := http.Post(strings.TrimSpace(string(u))+"?businessType=CREATE_RECEIVABLE_DOC", "application/json",
+			strings.NewReader(`{"requestId":"`+id+`","businessType":5007,"data":{}}`))
+		if err != nil {
+			t.Fatalf("call %s: %v", id, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	post("r1")
+	// head -1: one line read, then the reader goes away.
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Close()
+	if code := post("r2"); code != 200 {
+		t.Errorf("the call after stdout closed was answered %d", code)
+	}
+	var summary []string
+	for l := range errLines {
+		summary = append(summary, l)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 141 {
+		t.Errorf("exit %v, want status 141 (not killed by SIGPIPE)", err)
+	}
+	all := strings.Join(summary, "\n")
+	if !strings.Contains(all, "listen stopped: stdout was closed") || !strings.Contains(all, "2 calls") {
+		t.Errorf("stderr has no summary saying stdout was closed:\n%s", all)
+	}
+	if _, err := os.Stat(ready); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the ready-file is left behind (%v)", err)
+	}
+	b, err := os.ReadFile(capFile)
+	if err != nil || strings.Count(string(b), "\n") != 2 {
+		t.Errorf("capture holds %d records (%v), want the 2 calls", strings.Count(string(b), "\n"), err)
+	}
+}

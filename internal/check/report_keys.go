@@ -1,0 +1,94 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// A report --rerun reads is untrusted input, and a line that names a
+// member twice is read differently by different readers: encoding/json
+// keeps the last value (and takes "URL" for "url"), other decoders the
+// first. What --rerun sends, and where, would then not be what jq or an
+// editor shows of the same line. So a line that names a member of any of
+// its objects twice, in any case, or a key of a header map twice, is
+// refused rather than read as one reader's guess, as capture records are
+// (capture.Decode).
+
+// keysTwice says which object of line, a report line json.Unmarshal has
+// read, names a key twice; nil when none does.
+func keysTwice(line []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	return valueKeysTwice(dec, "the line", "", false)
+}
+
+// valueKeysTwice reads the value at dec's position, at where (path is how
+// its members are named: "request", "effects.calls[2]"). A map (the
+// headers) compares its keys as they are, as encoding/json does; a struct
+// compares them with case folded.
+func valueKeysTwice(dec *json.Decoder, where, path string, isMap bool) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil // read by json.Unmarshal: cannot fail
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]string{} // the key as compared -> as written
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			key, _ := t.(string)
+			id := key
+			if !isMap {
+				id = foldKey(key)
+			}
+			if before, ok := seen[id]; ok {
+				if before == key {
+					return fmt.Errorf("%q twice in %s: readers differ on which value counts", key, where)
+				}
+				return fmt.Errorf("%q twice in %s, as %q and %q: readers differ on which value counts, and on whether case matters", before, where, before, key)
+			}
+			seen[id] = key
+			member := path + key
+			if isMap {
+				member = path[:len(path)-1] + "[" + fmt.Sprintf("%q", key) + "]"
+			}
+			headers := !isMap && strings.EqualFold(key, "headers")
+			if err := valueKeysTwice(dec, member, member+".", headers); err != nil {
+				return err
+			}
+		}
+	case json.Delim('['):
+		base := strings.TrimSuffix(path, ".")
+		for i := 1; dec.More(); i++ {
+			elem := fmt.Sprintf("%s[%d]", base, i)
+			if err := valueKeysTwice(dec, elem, elem+".", false); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil // a scalar
+	}
+	_, _ = dec.Token() // the closing delimiter
+	return nil
+}
+
+// foldKey is key with each letter folded to one of its cases, so that two
+// keys encoding/json takes for the same member (it matches them as
+// bytes.EqualFold does) fold alike.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		// The smallest rune of r's fold orbit (K, k and the Kelvin sign
+		// among them) stands for all of them.
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, key)
+}
