@@ -3,6 +3,8 @@ package receiver
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -119,6 +121,11 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 		}
 	}
 	fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	if stoppedAtOnce(ctx) && !errors.Is(err, errStoppedAtOnce) {
+		// net/http's client says the cause of a canceled call, but not
+		// every error of a call cut short is that one.
+		err = fmt.Errorf("%w: %w", errStoppedAtOnce, err)
+	}
 	fwd.Error = err.Error()
 	return plain(http.StatusBadGateway), fwd
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +39,56 @@ type server struct {
 	ln     net.Listener
 	srv    *http.Server
 	limits Limits
+	// cut cancels the context of every call with a cause (see
+	// errStoppedAtOnce): the requests' contexts derive from it.
+	cut context.CancelCauseFunc
+	// handlers counts the calls whose handler runs, so that a stop that
+	// closes their connections can wait until they are recorded.
+	handlers inflight
+}
+
+// errStoppedAtOnce is why the calls in flight are cut short when the stop
+// is forced (ServeGrace's now): their contexts end with it as their cause,
+// which a handler tells apart from a sender that hung up, and which a
+// forward's error then reads as.
+var errStoppedAtOnce = errors.New("listen was stopped at once (a second Ctrl-C or SIGTERM)")
+
+// stoppedAtOnce reports whether ctx, a call's, ended because the stop was
+// forced.
+func stoppedAtOnce(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), errStoppedAtOnce)
+}
+
+// inflight counts running handlers. Two atomic adds a call, no lock: a
+// waiter sets stopping, then reads the count; a handler that ends lowers
+// the count, then reads stopping, so one of the two sees the other.
+type inflight struct {
+	n        atomic.Int64
+	stopping atomic.Bool
+	left     chan struct{} // one slot: a handler ended while stopping
+}
+
+func (f *inflight) enter() { f.n.Add(1) }
+
+func (f *inflight) leave() {
+	if f.n.Add(-1) == 0 && f.stopping.Load() {
+		select {
+		case f.left <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wait waits until no handler runs, or until done is closed.
+func (f *inflight) wait(done <-chan struct{}) {
+	f.stopping.Store(true)
+	for f.n.Load() > 0 {
+		select {
+		case <-f.left:
+		case <-done:
+			return
+		}
+	}
 }
 
 // Listen binds addr (":0" picks a free port) so that the address is known,
@@ -53,12 +104,15 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
+	base, cut := context.WithCancelCause(context.Background())
 	s := &server{
-		ln:     ln,
-		limits: lim,
+		ln:       ln,
+		limits:   lim,
+		cut:      cut,
+		handlers: inflight{left: make(chan struct{}, 1)},
 		srv: &http.Server{
 			Protocols:         &protocols,
-			Handler:           h,
+			BaseContext:       func(net.Listener) context.Context { return base },
 			ReadHeaderTimeout: lim.ReadHeaderTimeout,
 			ReadTimeout:       lim.ReadTimeout,
 			IdleTimeout:       lim.IdleTimeout,
@@ -68,14 +122,20 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 			ErrorLog: log.New(io.Discard, "", 0),
 		},
 	}
+	handler := h
 	if rr, ok := h.(rejectionReporter); ok {
 		// Requests net/http refuses before the handler runs are calls
 		// too (see rejected.go).
 		s.ln = newWatchListener(ln, rr.Rejected)
-		s.srv.Handler = markHanded(h)
+		handler = markHanded(h)
 		s.srv.ConnState = watchConnState
 		s.srv.ConnContext = withConn
 	}
+	s.srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.handlers.enter()
+		defer s.handlers.leave()
+		handler.ServeHTTP(w, req)
+	})
 	return s, nil
 }
 
@@ -182,7 +242,11 @@ func (s *server) Serve(ctx context.Context) error { return s.ServeGrace(ctx, nil
 
 // ServeGrace is Serve whose graceful end is cut short when now is closed
 // (a second Ctrl-C): the connections are closed at once, the calls in
-// flight left unanswered, and it returns context.Canceled.
+// flight left unanswered, and it returns context.Canceled. Those calls
+// reached the handler all the same: their contexts end first, with
+// errStoppedAtOnce as the cause, and it waits (within what is left of
+// ShutdownTimeout) until their handlers, cut short, have returned, so that
+// they are recorded and observed before the Receiver is closed.
 func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
@@ -191,7 +255,11 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
+	// grace bounds the whole stop; sctx, the graceful part, ends earlier
+	// when now is closed.
+	grace, cancelGrace := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
+	defer cancelGrace()
+	sctx, cancel := context.WithCancel(grace)
 	defer cancel()
 	if now != nil {
 		go func() {
@@ -203,16 +271,23 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 		}()
 	}
 	err := s.srv.Shutdown(sctx)
+	if errors.Is(err, context.Canceled) {
+		// Before the connections close, which would end the calls'
+		// contexts with no cause.
+		s.cut(errStoppedAtOnce)
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		s.srv.Close()
 	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	// The calls cut short, and the unfinished heads the shutdown closed
+	// (reported as calls), are recorded before the receiver is closed,
+	// within the same bound.
+	s.handlers.wait(grace.Done())
 	if wl, ok := s.ln.(*watchListener); ok {
-		// Unfinished heads the shutdown closed are reported as calls
-		// before the receiver is closed, within the same bound.
-		wl.waitReports(sctx.Done())
+		wl.waitReports(grace.Done())
 	}
 	return err
 }
