@@ -141,20 +141,20 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
 		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
 	}
-	if stoppedAtOnce(ctx) && !strings.HasPrefix(rf.Sender, "nothing") {
+	if cut := stopCause(ctx); cut != nil && !strings.HasPrefix(rf.Sender, "nothing") {
 		// Its connection is closed: whatever listen would have answered,
 		// the sender gets nothing.
-		rf.Sender = "nothing (" + errStoppedAtOnce.Error() + " before the answer)"
+		rf.Sender = "nothing (" + cut.Error() + " before the answer)"
 	}
 	return ans, fwd, rf
 }
 
 // gaveUp is what the sender of a call whose context ended during a
-// fault's wait got: nothing, because it gave up or because listen was
-// stopped at once.
+// fault's wait got: nothing, because it gave up or because listen's stop
+// cut the call short.
 func gaveUp(ctx context.Context, during string) string {
-	if stoppedAtOnce(ctx) {
-		return "nothing (" + errStoppedAtOnce.Error() + " " + during + ")"
+	if cut := stopCause(ctx); cut != nil {
+		return "nothing (" + cut.Error() + " " + during + ")"
 	}
 	return "nothing (it gave up " + during + ")"
 }

@@ -374,10 +374,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// Malformed, cut short or too slow: what arrived is recorded and
 		// flagged, and the call is refused, never acknowledged.
 		c.BodyErr = err
-		if stoppedAtOnce(req.Context()) {
+		if cut := stopCause(req.Context()); cut != nil {
 			// Its connection closed under it ("use of closed network
 			// connection"): that is why.
-			c.BodyErr = errStoppedAtOnce
+			c.BodyErr = cut
 		}
 	}
 	c.Body = body
@@ -459,14 +459,17 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // unanswered flags a call whose context ended before its answer (ctx):
-// the line must not read as an answer the sender took. Listen's forced
-// stop cut short any call; else the sender hung up while listen held the
-// call (its timeout was shorter than --delay or the forward).
+// the line must not read as an answer the sender took. Listen's stop cut
+// short any call (a second Ctrl-C, or its grace ran out); else the sender
+// hung up while listen held the call (its timeout was shorter than
+// --delay or the forward).
 func (r *Receiver) unanswered(c *Call, ctx context.Context, status int) {
-	switch {
-	case stoppedAtOnce(ctx):
+	if cut := stopCause(ctx); cut != nil {
 		c.Findings = append(c.Findings, validate.Finding{Rule: ruleUnanswered, Severity: validate.Warning,
-			Message: errStoppedAtOnce.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)})
+			Message: cut.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)})
+		return
+	}
+	switch {
 	case r.cfg.Delay > 0 || r.cfg.ForwardTo != nil:
 		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
 			Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)})
@@ -606,9 +609,9 @@ const (
 	// the answer (a timeout shorter than Delay, or than the forward): it
 	// never got the status shown. A warning: the call itself is not wrong.
 	ruleSenderGone = "http-sender-gone"
-	// ruleUnanswered is a call in flight when listen was stopped at once
-	// (a second Ctrl-C or SIGTERM): it was recorded, never answered. A
-	// warning, as ruleSenderGone.
+	// ruleUnanswered is a call in flight when listen's stop cut it short
+	// (a second Ctrl-C or SIGTERM, or the stop's grace ran out): it was
+	// recorded, never answered. A warning, as ruleSenderGone.
 	ruleUnanswered = "http-unanswered"
 )
 
@@ -640,12 +643,13 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	} else if other, ok := spec.QueryConflict(rec.Query); ok {
 		add(validate.RuleQueryEvent, "query names businessType twice, "+strconv.Quote(c.Event)+" and "+strconv.Quote(other)+": receivers read either (Go and Express the first, PHP the last)")
 	}
-	switch {
-	case errors.Is(c.BodyErr, errStoppedAtOnce):
-		// Not answered: ruleUnanswered says so.
-		add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error())
-	case c.BodyErr != nil:
-		add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")
+	if c.BodyErr != nil {
+		if isStopCut(c.BodyErr) {
+			// Not answered: ruleUnanswered says so.
+			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error())
+		} else {
+			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")
+		}
 	}
 	if c.TooLarge {
 		add(ruleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")

@@ -39,25 +39,54 @@ type server struct {
 	ln     net.Listener
 	srv    *http.Server
 	limits Limits
-	// cut cancels the context of every call with a cause (see
-	// errStoppedAtOnce): the requests' contexts derive from it.
+	// cut cancels the context of every call with a cause (a stopCut):
+	// the requests' contexts derive from it.
 	cut context.CancelCauseFunc
 	// handlers counts the calls whose handler runs, so that a stop that
 	// closes their connections can wait until they are recorded.
 	handlers inflight
 }
 
-// errStoppedAtOnce is why the calls in flight are cut short when the stop
-// is forced (ServeGrace's now): their contexts end with it as their cause,
+// stopCut is why the stop cut the calls in flight short, closing their
+// connections unanswered: their contexts end with it as their cause,
 // which a handler tells apart from a sender that hung up, and which a
-// forward's error then reads as.
-var errStoppedAtOnce = errors.New("listen was stopped at once (a second Ctrl-C or SIGTERM)")
+// forward's error then reads as. It reads on with " before the answer".
+type stopCut string
 
-// stoppedAtOnce reports whether ctx, a call's, ended because the stop was
-// forced.
-func stoppedAtOnce(ctx context.Context) bool {
-	return ctx.Err() != nil && errors.Is(context.Cause(ctx), errStoppedAtOnce)
+func (e stopCut) Error() string { return string(e) }
+
+// errStoppedAtOnce is the cause when the stop is forced (ServeGrace's now).
+const errStoppedAtOnce = stopCut("listen was stopped at once (a second Ctrl-C or SIGTERM)")
+
+// graceOver is the cause when the stop's grace ran out.
+func graceOver(grace time.Duration) stopCut {
+	return stopCut("listen's " + grace.String() + " wait for the calls in flight after Ctrl-C or SIGTERM ran out")
 }
+
+// stopCause is why the stop cut short the call whose context is ctx, nil
+// when it did not.
+func stopCause(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if cause := context.Cause(ctx); isStopCut(cause) {
+		return cause
+	}
+	return nil
+}
+
+// isStopCut reports whether err is, or wraps, a stopCut. Its own
+// function, called only on an error: errors.As's target escapes.
+func isStopCut(err error) bool {
+	var cut stopCut
+	return errors.As(err, &cut)
+}
+
+// cutShortWait bounds the wait for the handlers of the calls a stop cut
+// short, and for the reports of the heads it cut: they return within
+// milliseconds, unless a capture write or a full observation queue holds
+// them (then closing the Receiver gives up on its own).
+const cutShortWait = 5 * time.Second
 
 // inflight counts running handlers. Two atomic adds a call, no lock: a
 // waiter sets stopping, then reads the count; a handler that ends lowers
@@ -242,11 +271,12 @@ func (s *server) Serve(ctx context.Context) error { return s.ServeGrace(ctx, nil
 
 // ServeGrace is Serve whose graceful end is cut short when now is closed
 // (a second Ctrl-C): the connections are closed at once, the calls in
-// flight left unanswered, and it returns context.Canceled. Those calls
-// reached the handler all the same: their contexts end first, with
-// errStoppedAtOnce as the cause, and it waits (within what is left of
-// ShutdownTimeout) until their handlers, cut short, have returned, so that
-// they are recorded and observed before the Receiver is closed.
+// flight left unanswered, and it returns context.Canceled
+// (context.DeadlineExceeded when ShutdownTimeout ran out first, which
+// leaves them so too). Those calls reached the handler all the same: their
+// contexts end first, with a stopCut as the cause, and it waits (up to
+// cutShortWait) until their handlers have returned, so that they are
+// recorded and observed before the Receiver is closed.
 func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
@@ -255,11 +285,7 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 		return err
 	case <-ctx.Done():
 	}
-	// grace bounds the whole stop; sctx, the graceful part, ends earlier
-	// when now is closed.
-	grace, cancelGrace := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
-	defer cancelGrace()
-	sctx, cancel := context.WithCancel(grace)
+	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
 	defer cancel()
 	if now != nil {
 		go func() {
@@ -271,23 +297,28 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 		}()
 	}
 	err := s.srv.Shutdown(sctx)
-	if errors.Is(err, context.Canceled) {
-		// Before the connections close, which would end the calls'
-		// contexts with no cause.
-		s.cut(errStoppedAtOnce)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	waited := sctx.Done()
+	if cut := errors.Is(err, context.Canceled); cut || errors.Is(err, context.DeadlineExceeded) {
+		// The cause before the connections close, which would end the
+		// calls' contexts with none.
+		if cut {
+			s.cut(errStoppedAtOnce)
+		} else {
+			s.cut(graceOver(s.limits.ShutdownTimeout))
+		}
 		s.srv.Close()
+		wctx, wcancel := context.WithTimeout(context.Background(), cutShortWait)
+		defer wcancel()
+		waited = wctx.Done()
 	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
 	// The calls cut short, and the unfinished heads the shutdown closed
-	// (reported as calls), are recorded before the receiver is closed,
-	// within the same bound.
-	s.handlers.wait(grace.Done())
+	// (reported as calls), are recorded before the receiver is closed.
+	s.handlers.wait(waited)
 	if wl, ok := s.ln.(*watchListener); ok {
-		wl.waitReports(grace.Done())
+		wl.waitReports(waited)
 	}
 	return err
 }
