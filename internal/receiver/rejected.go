@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -71,6 +72,8 @@ type watchListener struct {
 	// reports counts the reports Close started and that have not returned
 	// (see Close).
 	reports sync.WaitGroup
+	// stopping says the server's stop began (ServeGrace).
+	stopping atomic.Bool
 }
 
 // waitReports waits until every report Close started has returned, or
@@ -238,10 +241,17 @@ func (c *watchedConn) Close() error {
 		// Bytes of a request came, and neither a handler nor an answer
 		// followed: the head was never completed.
 		timedOut := c.timedOut
+		whole := c.l.stopping.Load() && c.head != nil && int64(len(*c.head)) == c.seen && bytes.Contains(*c.head, []byte("\r\n\r\n"))
 		rj = c.rejection()
-		rj.Reason = "the connection ended before the request's head was complete: no answer"
-		if timedOut {
+		switch {
+		case whole:
+			// net/http drops a request it reads once its shutdown began,
+			// closing the connection: the head was whole.
+			rj.Reason = "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer"
+		case timedOut:
 			rj.Reason = "the request's head did not arrive whole in time: the connection was closed, no answer"
+		default:
+			rj.Reason = "the connection ended before the request's head was complete: no answer"
 		}
 	}
 	c.off = true

@@ -332,3 +332,39 @@ func TestBackgroundReadByteStartsTheNextHead(t *testing.T) {
 		t.Fatalf("rejection %+v, want the head from its first byte", got)
 	}
 }
+
+// A request whose head arrived whole as listen's stop began is one net/http
+// drops, closing its connection: its record says so, not that the head
+// was not complete (which stays the reason for a head cut short).
+func TestHeadReadAsTheStopBeganIsSaidSo(t *testing.T) {
+	const whole = "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	for _, tt := range []struct {
+		name     string
+		sent     string
+		stopping bool
+		reason   string
+	}{
+		{"whole, stopping", whole, true, "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer"},
+		{"cut short, stopping", "POST /hook HTTP/1.1\r\nHost:", true, "the connection ended before the request's head was complete: no answer"},
+		{"whole, not stopping", whole, false, "the connection ended before the request's head was complete: no answer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			server, client := net.Pipe()
+			defer client.Close()
+			var got *Rejection
+			l := newWatchListener(nil, func(rj *Rejection) { got = rj })
+			l.stopping.Store(tt.stopping)
+			c := &watchedConn{Conn: server, l: l, watching: true}
+			go client.Write([]byte(tt.sent))
+			buf := make([]byte, 256)
+			if n, err := c.Read(buf); n != len(tt.sent) || err != nil {
+				t.Fatal(n, err)
+			}
+			c.Close()
+			l.waitReports(make(chan struct{}))
+			if got == nil || got.Reason != tt.reason {
+				t.Fatalf("rejection %+v, want the reason %q", got, tt.reason)
+			}
+		})
+	}
+}

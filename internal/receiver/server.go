@@ -285,6 +285,9 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 		return err
 	case <-ctx.Done():
 	}
+	if wl, ok := s.ln.(*watchListener); ok {
+		wl.stopping.Store(true)
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
 	defer cancel()
 	if now != nil {
