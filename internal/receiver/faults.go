@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,7 +92,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		switch wait(ctx, f.D, r.waitsEnd) {
 		case senderGone:
 			ans = plain(http.StatusServiceUnavailable)
-			rf.Sender, rf.Receiver = "nothing (it gave up during the delay)", "nothing (not forwarded)"
+			rf.Sender, rf.Receiver = gaveUp(ctx, "during the delay"), "nothing (not forwarded)"
 		case waitCut:
 			late := time.Since(start).Round(time.Millisecond).String()
 			ans, fwd = deliver(body, "")
@@ -106,7 +107,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		held, done, err := fs.reorder[f.Label()].Hold(ctx)
 		if err != nil {
 			ans = plain(http.StatusServiceUnavailable)
-			rf.Sender, rf.Receiver = "nothing (it gave up while the call was held)", "nothing (not forwarded)"
+			rf.Sender, rf.Receiver = gaveUp(ctx, "while the call was held"), "nothing (not forwarded)"
 			break
 		}
 		ans, fwd = deliver(body, "")
@@ -140,7 +141,22 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
 		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
 	}
+	if cut := stopCause(ctx); cut != nil && !strings.HasPrefix(rf.Sender, "nothing") {
+		// Its connection is closed: whatever listen would have answered,
+		// the sender gets nothing.
+		rf.Sender = "nothing (" + cut.Error() + " before the answer)"
+	}
 	return ans, fwd, rf
+}
+
+// gaveUp is what the sender of a call whose context ended during a
+// fault's wait got: nothing, because it gave up or because listen's stop
+// cut the call short.
+func gaveUp(ctx context.Context, during string) string {
+	if cut := stopCause(ctx); cut != nil {
+		return "nothing (" + cut.Error() + " " + during + ")"
+	}
+	return "nothing (it gave up " + during + ")"
 }
 
 // burst sends n copies of the call at once; the sender gets the first's

@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -159,6 +160,41 @@ func TestEndWaits(t *testing.T) {
 			srv.Close()
 			if f := mem.recs[0].Fault; tt.sender != "" && (f == nil || !strings.Contains(f.Sender, tt.sender)) {
 				t.Errorf("fault recorded as %+v, want its sender to read %q", f, tt.sender)
+			}
+		})
+	}
+}
+
+// A faulted call a forced stop (a second Ctrl-C) cut short, in the fault's
+// wait or in its forward, is said to be so: the sender got nothing, and
+// not because it gave up. Its context ends as ServeGrace ends it, with
+// errStoppedAtOnce as the cause.
+func TestFaultWaitCutByForcedStop(t *testing.T) {
+	const stopped = "listen was stopped at once (a second Ctrl-C or SIGTERM)"
+	for _, tt := range []struct{ spec, sender, receiver string }{
+		{"delay=1:5m", "nothing (" + stopped + " during the delay)", "nothing (not forwarded)"},
+		{"reorder=1:1m", "nothing (" + stopped + " while the call was held)", "nothing (not forwarded)"},
+		// Forwarded, and cut short: not "listen's 502 (the forward failed)".
+		{"duplicate=1", "nothing (" + stopped + " before the answer)", "2 copies, one after the other, answered none (Post "},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			mem, obs := &memRecorder{}, &observed{}
+			u, _ := url.Parse("http://127.0.0.1:1") // never reached: the context has ended
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, tt.spec), Capture: mem, Observe: obs.observe})
+			ctx, cut := context.WithCancelCause(context.Background())
+			cut(errStoppedAtOnce)
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			if len(mem.recs) != 1 || len(obs.calls) != 1 {
+				t.Fatalf("%d records, %d calls observed, want 1", len(mem.recs), len(obs.calls))
+			}
+			if f := mem.recs[0].Fault; f == nil || f.Sender != tt.sender || !strings.HasPrefix(f.Receiver, tt.receiver) {
+				t.Errorf("fault recorded as %+v, want the sender to have got %q, the receiver %q…", f, tt.sender, tt.receiver)
+			}
+			if !hasRule(obs.calls[0], ruleUnanswered) || hasRule(obs.calls[0], ruleSenderGone) {
+				t.Errorf("findings %+v, want %s and not %s", obs.calls[0].Findings, ruleUnanswered, ruleSenderGone)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package receiver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -119,6 +120,11 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 		}
 	}
 	fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	if cut := stopCause(ctx); cut != nil && !isStopCut(err) {
+		// net/http's client says the cause of a canceled call, but not
+		// every error of a call cut short is that one.
+		err = fmt.Errorf("%w: %w", cut, err)
+	}
 	fwd.Error = err.Error()
 	return plain(http.StatusBadGateway), fwd
 }

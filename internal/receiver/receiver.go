@@ -374,6 +374,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// Malformed, cut short or too slow: what arrived is recorded and
 		// flagged, and the call is refused, never acknowledged.
 		c.BodyErr = err
+		if cut := stopCause(req.Context()); cut != nil {
+			// Its connection closed under it ("use of closed network
+			// connection"): that is why.
+			c.BodyErr = cut
+		}
 	}
 	c.Body = body
 	if len(req.Trailer) > 0 {
@@ -446,14 +451,29 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// another call.
 		w.Header().Set("Connection", "close")
 	}
-	if (r.cfg.Delay > 0 || r.cfg.ForwardTo != nil) && req.Context().Err() != nil {
-		// Its timeout was shorter than the wait: the line must not read as
-		// an answer the sender took.
-		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
-			Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(ans.status)})
+	if req.Context().Err() != nil {
+		r.unanswered(c, req.Context(), ans.status)
 	}
 	ans.write(w)
 	r.enqueue(c)
+}
+
+// unanswered flags a call whose context ended before its answer (ctx):
+// the line must not read as an answer the sender took. Listen's stop cut
+// short any call (a second Ctrl-C, or its grace ran out); else the sender
+// hung up while listen held the call (its timeout was shorter than
+// --delay or the forward).
+func (r *Receiver) unanswered(c *Call, ctx context.Context, status int) {
+	if cut := stopCause(ctx); cut != nil {
+		c.Findings = append(c.Findings, validate.Finding{Rule: ruleUnanswered, Severity: validate.Warning,
+			Message: cut.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)})
+		return
+	}
+	switch {
+	case r.cfg.Delay > 0 || r.cfg.ForwardTo != nil:
+		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
+			Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)})
+	}
 }
 
 // callRecord is a Call and the Record it points to, allocated together.
@@ -589,6 +609,10 @@ const (
 	// the answer (a timeout shorter than Delay, or than the forward): it
 	// never got the status shown. A warning: the call itself is not wrong.
 	ruleSenderGone = "http-sender-gone"
+	// ruleUnanswered is a call in flight when listen's stop cut it short
+	// (a second Ctrl-C or SIGTERM, or the stop's grace ran out): it was
+	// recorded, never answered. A warning, as ruleSenderGone.
+	ruleUnanswered = "http-unanswered"
 )
 
 // protocolFindings are what is wrong with the call as an HTTP request,
@@ -620,7 +644,12 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		add(validate.RuleQueryEvent, "query names businessType twice, "+strconv.Quote(c.Event)+" and "+strconv.Quote(other)+": receivers read either (Go and Express the first, PHP the last)")
 	}
 	if c.BodyErr != nil {
-		add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")
+		if isStopCut(c.BodyErr) {
+			// Not answered: ruleUnanswered says so.
+			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error())
+		} else {
+			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")
+		}
 	}
 	if c.TooLarge {
 		add(ruleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -71,6 +72,8 @@ type watchListener struct {
 	// reports counts the reports Close started and that have not returned
 	// (see Close).
 	reports sync.WaitGroup
+	// stopping says the server's stop began (ServeGrace).
+	stopping atomic.Bool
 }
 
 // waitReports waits until every report Close started has returned, or
@@ -82,6 +85,47 @@ func (l *watchListener) waitReports(done <-chan struct{}) {
 	case <-all:
 	case <-done:
 	}
+}
+
+// maxDrained bounds the connections Close takes from the accept queue.
+const maxDrained = 4096
+
+// drainAccept is how long the stop's last Accept waits to find the accept
+// queue empty: what each stop costs more.
+const drainAccept = 20 * time.Millisecond
+
+// drainWait bounds how long a connection taken from the accept queue at
+// the stop may take to send its head: a client sends its call as soon as
+// it has connected, and one that connected ahead (a pool) and sent nothing
+// must not hold the stop.
+const drainWait = 250 * time.Millisecond
+
+// Close, once the stop began, first takes the connections still queued in
+// the kernel (connected, never accepted): closing the socket would reset
+// them, and the calls they carry, which reached listen, would be recorded
+// nowhere. net/http serves no new request once its shutdown began, so each
+// is read until its head is whole (up to drainWait), reported as a call
+// listen closed while stopping (when anything came), and closed.
+func (l *watchListener) Close() error {
+	if tl, ok := l.Listener.(*net.TCPListener); ok && l.stopping.Load() {
+		for range maxDrained {
+			// What is queued: Accept takes a queued connection at once,
+			// and fails drainAccept after the queue is empty (a deadline
+			// already past fails it before it looks).
+			tl.SetDeadline(time.Now().Add(drainAccept))
+			c, err := tl.Accept()
+			if err != nil {
+				break
+			}
+			wc := &watchedConn{Conn: c, l: l, watching: true, drained: true}
+			l.reports.Add(1)
+			go func() {
+				defer l.reports.Done()
+				wc.drain()
+			}()
+		}
+	}
+	return l.Listener.Close()
 }
 
 func newWatchListener(ln net.Listener, report func(*Rejection)) *watchListener {
@@ -124,6 +168,26 @@ type watchedConn struct {
 	hasEarly bool
 	// raw, when set, writes the answers (see rawWriter).
 	raw io.Writer
+	// drained says the stop took the connection from the accept queue
+	// (see watchListener.Close): no server reads it.
+	drained bool
+}
+
+// drain reads a connection no server reads until its head is whole, or
+// for drainWait at most, and closes it, which reports what came.
+func (c *watchedConn) drain() {
+	c.SetReadDeadline(time.Now().Add(drainWait))
+	buf := make([]byte, capture.MaxRejectedHead)
+	for {
+		_, err := c.Read(buf)
+		c.mu.Lock()
+		whole := c.head != nil && bytes.Contains(*c.head, []byte("\r\n\r\n"))
+		c.mu.Unlock()
+		if err != nil || whole {
+			break
+		}
+	}
+	c.Close()
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {
@@ -238,10 +302,18 @@ func (c *watchedConn) Close() error {
 		// Bytes of a request came, and neither a handler nor an answer
 		// followed: the head was never completed.
 		timedOut := c.timedOut
+		whole := c.l.stopping.Load() && c.head != nil && int64(len(*c.head)) == c.seen && bytes.Contains(*c.head, []byte("\r\n\r\n"))
 		rj = c.rejection()
-		rj.Reason = "the connection ended before the request's head was complete: no answer"
-		if timedOut {
+		switch {
+		case whole || c.drained:
+			// net/http drops a request it reads once its shutdown began,
+			// closing the connection: the head was whole. Or the stop
+			// took the connection from the accept queue.
+			rj.Reason = "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer"
+		case timedOut:
 			rj.Reason = "the request's head did not arrive whole in time: the connection was closed, no answer"
+		default:
+			rj.Reason = "the connection ended before the request's head was complete: no answer"
 		}
 	}
 	c.off = true

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -330,5 +331,89 @@ func TestBackgroundReadByteStartsTheNextHead(t *testing.T) {
 	c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
 	if got == nil || !bytes.HasPrefix(got.Head, []byte("POST /2")) || got.HeadBytes != int64(len("POST /2 HTTP/1.1\r\n\r\n")) {
 		t.Fatalf("rejection %+v, want the head from its first byte", got)
+	}
+}
+
+// A request whose head arrived whole as listen's stop began is one net/http
+// drops, closing its connection: its record says so, not that the head
+// was not complete (which stays the reason for a head cut short).
+func TestHeadReadAsTheStopBeganIsSaidSo(t *testing.T) {
+	const whole = "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	for _, tt := range []struct {
+		name     string
+		sent     string
+		stopping bool
+		reason   string
+	}{
+		{"whole, stopping", whole, true, "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer"},
+		{"cut short, stopping", "POST /hook HTTP/1.1\r\nHost:", true, "the connection ended before the request's head was complete: no answer"},
+		{"whole, not stopping", whole, false, "the connection ended before the request's head was complete: no answer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			server, client := net.Pipe()
+			defer client.Close()
+			var got *Rejection
+			l := newWatchListener(nil, func(rj *Rejection) { got = rj })
+			l.stopping.Store(tt.stopping)
+			c := &watchedConn{Conn: server, l: l, watching: true}
+			go client.Write([]byte(tt.sent))
+			buf := make([]byte, 256)
+			if n, err := c.Read(buf); n != len(tt.sent) || err != nil {
+				t.Fatal(n, err)
+			}
+			c.Close()
+			l.waitReports(make(chan struct{}))
+			if got == nil || got.Reason != tt.reason {
+				t.Fatalf("rejection %+v, want the reason %q", got, tt.reason)
+			}
+		})
+	}
+}
+
+// Connections still in the kernel's accept queue when the stop begins
+// carry calls that reached listen: closing the socket used to reset them,
+// unrecorded. The stop takes them, reads their heads and reports each; a
+// connection that sent nothing is no call. Nothing accepts here: every
+// connection is still queued when Close runs.
+func TestQueuedConnectionsAreCallsAtTheStop(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []*Rejection
+	wl := newWatchListener(ln, func(rj *Rejection) { mu.Lock(); got = append(got, rj); mu.Unlock() })
+	const call = "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	var clients []net.Conn
+	for i := range 4 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if i < 3 { // the fourth sends nothing
+			if _, err := c.Write([]byte(call)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clients = append(clients, c)
+	}
+	wl.stopping.Store(true)
+	wl.Close()
+	wl.waitReports(make(chan struct{}))
+	if len(got) != 3 {
+		t.Fatalf("%d calls reported, want the 3 that sent one: %+v", len(got), got)
+	}
+	for _, rj := range got {
+		if string(rj.Head) != call || !strings.HasPrefix(rj.Reason, "listen was stopping (Ctrl-C or SIGTERM)") {
+			t.Errorf("reported %+v, want the whole call, closed as listen stopped", rj)
+		}
+	}
+	for _, c := range clients {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if b, err := io.ReadAll(c); len(b) > 0 || err != nil {
+			t.Errorf("a client read %q, %v; want the connection closed, unanswered (not reset)", b, err)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +39,85 @@ type server struct {
 	ln     net.Listener
 	srv    *http.Server
 	limits Limits
+	// cut cancels the context of every call with a cause (a stopCut):
+	// the requests' contexts derive from it.
+	cut context.CancelCauseFunc
+	// handlers counts the calls whose handler runs, so that a stop that
+	// closes their connections can wait until they are recorded.
+	handlers inflight
+}
+
+// stopCut is why the stop cut the calls in flight short, closing their
+// connections unanswered: their contexts end with it as their cause,
+// which a handler tells apart from a sender that hung up, and which a
+// forward's error then reads as. It reads on with " before the answer".
+type stopCut string
+
+func (e stopCut) Error() string { return string(e) }
+
+// errStoppedAtOnce is the cause when the stop is forced (ServeGrace's now).
+const errStoppedAtOnce = stopCut("listen was stopped at once (a second Ctrl-C or SIGTERM)")
+
+// graceOver is the cause when the stop's grace ran out.
+func graceOver(grace time.Duration) stopCut {
+	return stopCut("listen's " + grace.String() + " wait for the calls in flight after Ctrl-C or SIGTERM ran out")
+}
+
+// stopCause is why the stop cut short the call whose context is ctx, nil
+// when it did not.
+func stopCause(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if cause := context.Cause(ctx); isStopCut(cause) {
+		return cause
+	}
+	return nil
+}
+
+// isStopCut reports whether err is, or wraps, a stopCut. Its own
+// function, called only on an error: errors.As's target escapes.
+func isStopCut(err error) bool {
+	var cut stopCut
+	return errors.As(err, &cut)
+}
+
+// cutShortWait bounds the wait for the handlers of the calls a stop cut
+// short, and for the reports of the heads it cut: they return within
+// milliseconds, unless a capture write or a full observation queue holds
+// them (then closing the Receiver gives up on its own).
+const cutShortWait = 5 * time.Second
+
+// inflight counts running handlers. Two atomic adds a call, no lock: a
+// waiter sets stopping, then reads the count; a handler that ends lowers
+// the count, then reads stopping, so one of the two sees the other.
+type inflight struct {
+	n        atomic.Int64
+	stopping atomic.Bool
+	left     chan struct{} // one slot: a handler ended while stopping
+}
+
+func (f *inflight) enter() { f.n.Add(1) }
+
+func (f *inflight) leave() {
+	if f.n.Add(-1) == 0 && f.stopping.Load() {
+		select {
+		case f.left <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wait waits until no handler runs, or until done is closed.
+func (f *inflight) wait(done <-chan struct{}) {
+	f.stopping.Store(true)
+	for f.n.Load() > 0 {
+		select {
+		case <-f.left:
+		case <-done:
+			return
+		}
+	}
 }
 
 // Listen binds addr (":0" picks a free port) so that the address is known,
@@ -53,12 +133,15 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
+	base, cut := context.WithCancelCause(context.Background())
 	s := &server{
-		ln:     ln,
-		limits: lim,
+		ln:       ln,
+		limits:   lim,
+		cut:      cut,
+		handlers: inflight{left: make(chan struct{}, 1)},
 		srv: &http.Server{
 			Protocols:         &protocols,
-			Handler:           h,
+			BaseContext:       func(net.Listener) context.Context { return base },
 			ReadHeaderTimeout: lim.ReadHeaderTimeout,
 			ReadTimeout:       lim.ReadTimeout,
 			IdleTimeout:       lim.IdleTimeout,
@@ -68,14 +151,20 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 			ErrorLog: log.New(io.Discard, "", 0),
 		},
 	}
+	handler := h
 	if rr, ok := h.(rejectionReporter); ok {
 		// Requests net/http refuses before the handler runs are calls
 		// too (see rejected.go).
 		s.ln = newWatchListener(ln, rr.Rejected)
-		s.srv.Handler = markHanded(h)
+		handler = markHanded(h)
 		s.srv.ConnState = watchConnState
 		s.srv.ConnContext = withConn
 	}
+	s.srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.handlers.enter()
+		defer s.handlers.leave()
+		handler.ServeHTTP(w, req)
+	})
 	return s, nil
 }
 
@@ -182,7 +271,12 @@ func (s *server) Serve(ctx context.Context) error { return s.ServeGrace(ctx, nil
 
 // ServeGrace is Serve whose graceful end is cut short when now is closed
 // (a second Ctrl-C): the connections are closed at once, the calls in
-// flight left unanswered, and it returns context.Canceled.
+// flight left unanswered, and it returns context.Canceled
+// (context.DeadlineExceeded when ShutdownTimeout ran out first, which
+// leaves them so too). Those calls reached the handler all the same: their
+// contexts end first, with a stopCut as the cause, and it waits (up to
+// cutShortWait) until their handlers have returned, so that they are
+// recorded and observed before the Receiver is closed.
 func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
@@ -190,6 +284,9 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	if wl, ok := s.ln.(*watchListener); ok {
+		wl.stopping.Store(true)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
 	defer cancel()
@@ -203,16 +300,28 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 		}()
 	}
 	err := s.srv.Shutdown(sctx)
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	waited := sctx.Done()
+	if cut := errors.Is(err, context.Canceled); cut || errors.Is(err, context.DeadlineExceeded) {
+		// The cause before the connections close, which would end the
+		// calls' contexts with none.
+		if cut {
+			s.cut(errStoppedAtOnce)
+		} else {
+			s.cut(graceOver(s.limits.ShutdownTimeout))
+		}
 		s.srv.Close()
+		wctx, wcancel := context.WithTimeout(context.Background(), cutShortWait)
+		defer wcancel()
+		waited = wctx.Done()
 	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	// The calls cut short, and the unfinished heads the shutdown closed
+	// (reported as calls), are recorded before the receiver is closed.
+	s.handlers.wait(waited)
 	if wl, ok := s.ln.(*watchListener); ok {
-		// Unfinished heads the shutdown closed are reported as calls
-		// before the receiver is closed, within the same bound.
-		wl.waitReports(sctx.Done())
+		wl.waitReports(waited)
 	}
 	return err
 }

@@ -37,9 +37,11 @@ the capture file and prints a summary; the exit status is then 0, or 1 when
 the capture failed during the run (calls after it were answered 5xx, unrecorded)
 or --probe found a document not held once in its state. A second Ctrl-C or
 SIGTERM while calls are in flight stops at once, leaving them unanswered
-(exit 130). When the reader of stdout goes away (listen | head -1), listen
-stops as on Ctrl-C, the calls it could not print only in --capture, and
-says so in the summary (exit 141, as a shell says of a program SIGPIPE ends).
+(exit 130), as do calls still in flight 30s after the first; such calls
+are still recorded, printed and counted. When the reader of stdout goes
+away (listen | head -1), listen stops as on Ctrl-C, the calls it could not
+print only in --capture, and says so in the summary (exit 141, as a shell
+says of a program SIGPIPE ends).
 
 --ui serves the web inspector on its own address (never the webhook's): the
 calls live in a browser, each body as a tree with its findings, search,

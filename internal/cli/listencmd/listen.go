@@ -391,7 +391,8 @@ const stopNotice = 500 * time.Millisecond
 
 // serve serves until ctx is done (Ctrl-C or SIGTERM), then lets the calls
 // in flight finish; a second Ctrl-C or SIGTERM meanwhile stops at once,
-// leaving them unanswered (cmdutil.ErrInterrupted).
+// leaving them unanswered (cmdutil.ErrInterrupted), as does the end of the
+// grace (limits.ShutdownTimeout).
 func (r *listenSession) serve(ctx context.Context, srv listener) error {
 	errw, pal := r.a.Streams.Err, r.a.ErrColor
 	now, served := make(chan struct{}), make(chan struct{})
@@ -416,8 +417,15 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 	})
 	defer stopWatching()
 	err := srv.ServeGrace(ctx, now)
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(errw, "%s the calls in flight were left unanswered\n", pal.Warn.Sprint("stopped at once:"))
+		return cmdutil.ErrInterrupted
+	case errors.Is(err, context.DeadlineExceeded):
+		// Not "context deadline exceeded" (exit 1): the same cut as a
+		// second Ctrl-C's, by the clock.
+		fmt.Fprintf(errw, "%s the calls in flight were still unanswered %s after the stop, and were left so\n",
+			pal.Warn.Sprint("stopped:"), r.opts.limits.ShutdownTimeout)
 		return cmdutil.ErrInterrupted
 	}
 	return err

@@ -1,12 +1,15 @@
 package listencmd
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -299,4 +302,57 @@ func TestListenStopsWhenStdoutIsNotRead(t *testing.T) {
 		t.Errorf("capture holds %d records (%v), want 3", bytes.Count(b, []byte("\n")), err)
 	}
 	pr.CloseWithError(io.ErrClosedPipe) // lets the blocked printer finish
+}
+
+// A call still in flight when the stop's grace runs out is cut short as a
+// second Ctrl-C would: left unanswered (exit 130), yet recorded, printed
+// and counted, with the true reason. It used to be lost (0 calls, no
+// record) and listen said only "context deadline exceeded" (exit 1). The
+// call's body is half sent, after the 100 Continue that says the handler
+// reads it: an event, not a clock (the grace is short so that it runs
+// out, whenever it does).
+func TestListenGraceOverKeepsTheCallsInFlight(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opts := &listenOptions{Addr: "127.0.0.1:0", ReadyFile: filepath.Join(dir, "url"), Capture: filepath.Join(dir, "c.ndjson"),
+		Fsync: "never", Output: "text", Receiver: receiver.Options{MaxBody: "1MiB", Status: 200}}
+	opts.limits = receiver.DefaultLimits
+	opts.limits.ShutdownTimeout = 50 * time.Millisecond
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	u, cancel, done := startListen(t, opts, out, errb)
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", pu.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"requestId":"r1"}`
+	fmt.Fprintf(conn, "POST /hook?businessType=CREATE_RECEIVABLE_DOC HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", len(body))
+	if l, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.HasPrefix(l, "HTTP/1.1 100 ") {
+		t.Fatalf("read %q, %v, want a 100 Continue", l, err)
+	}
+	io.WriteString(conn, body[:5])
+	cancel()
+	err = <-done
+	if cmdutil.CodeOf(err, true) != cmdutil.ExitInterrupted {
+		t.Errorf("listen returned %v (exit %d), want exit %d", err, cmdutil.CodeOf(err, true), cmdutil.ExitInterrupted)
+	}
+	errs := errb.String()
+	for _, want := range []string{"stopped: the calls in flight were still unanswered 50ms after the stop, and were left so\n", "listen stopped: 1 call "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if want := "listen's 50ms wait for the calls in flight after Ctrl-C or SIGTERM ran out before the answer: the sender did not get the 400"; !strings.Contains(out.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out.String())
+	}
+	if strings.Contains(out.String(), "closed network connection") || strings.Contains(out.String(), "(answered 400)") {
+		t.Errorf("a reason that is not true:\n%s", out.String())
+	}
+	if b, err := os.ReadFile(opts.Capture); err != nil || bytes.Count(b, []byte("\n")) != 1 {
+		t.Errorf("capture holds %d records (%v), want the call's", bytes.Count(b, []byte("\n")), err)
+	}
 }

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A second Ctrl-C or SIGTERM stops listen at once, leaving the calls in
+// flight unanswered; those calls reached listen all the same, so each is
+// in --capture, printed and counted, with the true reason it got no
+// answer. They used to be cut short after listen had stopped waiting for
+// them: recorded as a forward that failed with "context canceled" (or not
+// recorded), never printed, a summary of 0 calls, and a finding that the
+// sender had closed its connection. Each case holds one call where the
+// test sees it held (the receiver has it, or its body is half sent):
+// events, not a clock.
+func TestListenForcedStopKeepsTheCallsInFlight(t *testing.T) {
+	const body = `{"requestId":"r1","businessType":5007,"data":{}}`
+	cases := []struct {
+		name string
+		sig  syscall.Signal
+		// forward says the call is held by the receiver listen forwards
+		// to (which reads it and never answers); else its body is half
+		// sent when listen is stopped.
+		forward bool
+	}{
+		{"forward held/SIGINT", syscall.SIGINT, true},
+		{"forward held/SIGTERM", syscall.SIGTERM, true},
+		{"body half sent/SIGINT", syscall.SIGINT, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ready, capPath := filepath.Join(dir, "url.txt"), filepath.Join(dir, "c.ndjson")
+			args := []string{"listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--capture", capPath}
+			arrived := make(chan struct{}, 1)
+			if tc.forward {
+				args = append(args, "--forward-to", "http://"+silentReceiver(t, arrived))
+			}
+			cmd := exec.Command("whsim", args...)
+			cmd.Env = append(os.Environ(), "NO_COLOR=1")
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := make(chan string, 64)
+			var errText strings.Builder
+			go func() {
+				for sc := bufio.NewScanner(stderr); sc.Scan(); {
+					errText.WriteString(sc.Text() + "\n")
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			waitLine := func(prefix string) {
+				t.Helper()
+				for l := range lines {
+					if strings.HasPrefix(l, prefix) {
+						return
+					}
+				}
+				t.Fatalf("listen ended without a line %q", prefix)
+			}
+			waitLine("listening on ")
+			u, err := os.ReadFile(ready)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hook := strings.TrimPrefix(strings.TrimSpace(string(u)), "http://")
+			host, _, _ := strings.Cut(hook, "/")
+			conn, err := net.Dial("tcp", host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			head := "POST /hook?businessType=CREATE_RECEIVABLE_DOC HTTP/1.1\r\nHost: " + host +
+				"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+			if tc.forward {
+				if _, err := io.WriteString(conn, head+"\r\n"+body); err != nil {
+					t.Fatal(err)
+				}
+				<-arrived
+			} else {
+				// The 100 Continue says the handler reads the body.
+				if _, err := io.WriteString(conn, head+"Expect: 100-continue\r\n\r\n"); err != nil {
+					t.Fatal(err)
+				}
+				cont, err := bufio.NewReader(conn).ReadString('\n')
+				if err != nil || !strings.HasPrefix(cont, "HTTP/1.1 100 ") {
+					t.Fatalf("read %q, %v, want a 100 Continue", cont, err)
+				}
+				if _, err := io.WriteString(conn, body[:10]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			// Said only while a call is still in flight.
+			waitLine("stopping: waiting for the calls in flight to be answered")
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			waitLine("stopped at once: the calls in flight were left unanswered")
+			done := make(chan error, 1)
+			go func() {
+				for range lines {
+				}
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second): // far below the 30 s grace the second signal cuts short
+				t.Fatalf("still running 10 s after the second %v", tc.sig)
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Errorf("exit %v, want 130", err)
+			}
+			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if got, _ := io.ReadAll(conn); len(got) > 0 {
+				t.Errorf("the held call was answered %q, want it left unanswered", got)
+			}
+
+			data, err := os.ReadFile(capPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recs []string
+			if len(data) > 0 {
+				recs = strings.Split(strings.TrimSpace(string(data)), "\n")
+			}
+			if len(recs) != 1 {
+				t.Fatalf("--capture holds %d records, want the held call's:\n%s", len(recs), data)
+			}
+			var rec struct {
+				Path    string
+				Forward *struct{ Error string }
+			}
+			if err := json.Unmarshal([]byte(recs[0]), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if tc.forward {
+				if rec.Forward == nil || !strings.Contains(rec.Forward.Error, "listen was stopped at once") {
+					t.Errorf("the record's forward %+v, want an error saying listen was stopped at once:\n%s", rec.Forward, recs[0])
+				}
+			}
+			out, errs := stdout.String(), errText.String()
+			if !strings.Contains(errs, "listen stopped: 1 call ") {
+				t.Errorf("the summary does not count the held call:\n%s", errs)
+			}
+			if !strings.Contains(out, "/hook") || !strings.Contains(out, "listen was stopped at once (a second Ctrl-C or SIGTERM) before the answer") {
+				t.Errorf("the held call is not printed with why it was not answered:\n%s", out)
+			}
+			if strings.Contains(out, "the sender closed its connection") || strings.Contains(out+string(data), "context canceled") {
+				t.Errorf("a reason that is not true:\n%s\n%s", out, data)
+			}
+		})
+	}
+}
+
+// silentReceiver listens on 127.0.0.1, reads what each connection sends
+// and never answers; arrived gets a value when a call's first bytes came.
+func silentReceiver(t *testing.T, arrived chan<- struct{}) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func() {
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+					select {
+					case arrived <- struct{}{}:
+					default:
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
