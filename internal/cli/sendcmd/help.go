@@ -43,8 +43,9 @@ invoice's code and invoiceCode, a receipt's 收款单编号).
 
 --file sends a file's payloads byte for byte. A stream (- for stdin from a
 pipe or a terminal, a FIFO) is read as it comes: each line is sent once it
-arrives, so whsim listen | jq -c .body | whsim send --file - or tail -f
-relays as it goes, in the memory of one payload. Its total is not known
+arrives, so a relay goes out as it comes, in the memory of one payload:
+tail -f calls.ndjson | jq --unbuffered -c '.body | fromjson' | whsim send
+--file - passes on each call listen captures. Its total is not known
 ahead: no progress percentage, each delivery is printed even on a terminal,
 and Ctrl-C counts nothing as not started. A line that cannot be sent ends
 the run there, after the summary of those before it (exit 2). --count
