@@ -433,7 +433,7 @@ func (r *sendRun) openStream(ctx context.Context, header http.Header) error {
 	if err != nil {
 		stopReading()
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return r.interrupted(ctx, header)
 		}
 		return cmdutil.Usagef("--file: %w", err)
 	}
@@ -442,7 +442,7 @@ func (r *sendRun) openStream(ctx context.Context, header http.Header) error {
 	first, err := src.next()
 	switch {
 	case ctx.Err() != nil:
-		return ctx.Err()
+		return r.interrupted(ctx, header)
 	case err == io.EOF:
 		return nil
 	case err != nil:
@@ -452,6 +452,15 @@ func (r *sendRun) openStream(ctx context.Context, header http.Header) error {
 	if err := r.stream.Err(); err != nil {
 		return fileError(src.shown, err, "")
 	}
+	return nil
+}
+
+// interrupted is a stream Ctrl-C ended before its first payload came:
+// the run is made all the same, to say so as any interrupted run does
+// (nothing sent, the summary, exit 130), which a stream's wait for its
+// first line, as long as a relay's, calls for.
+func (r *sendRun) interrupted(ctx context.Context, header http.Header) error {
+	r.stream = load.NewStream(nil, func() (load.Payload, error) { return load.Payload{}, ctx.Err() }, nil, header)
 	return nil
 }
 
