@@ -35,6 +35,10 @@ type RunOptions struct {
 	Left func() int
 	// Done counts finished deliveries, for a progress bar; may be nil.
 	Done *atomic.Int64
+	// Waits says next may wait on its input (a Stream): the run's
+	// workers are goroutines, not event loops, where one lane's wait in
+	// Take would hold up the answers of every other lane of its loop.
+	Waits bool
 }
 
 // InFlight is the most deliveries in flight at once, which the connection
@@ -77,6 +81,9 @@ type deliverFunc func(ctx context.Context, req *attempt.Request, bb **attempt.Bu
 func Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	if o.Rate > 0 {
 		return runOpen(ctx, d.DeliverWith, next, o, report)
+	}
+	if o.Waits {
+		return runClosed(ctx, d.DeliverWith, next, o, report)
 	}
 	if st := runLanes(ctx, d, next, o, report); st != nil {
 		return st

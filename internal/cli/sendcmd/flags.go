@@ -16,7 +16,7 @@ import (
 // long, repeated and shuffled how, and whether its ids are the seed's.
 func (o *sendOptions) registerWorkloadFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVarP(&o.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin); the event from --event, else from its businessType")
+	f.StringVarP(&o.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin; a pipe or FIFO is sent as it comes); the event from --event, else from its businessType")
 	_ = cmd.MarkFlagFilename("file", "json")
 	f.StringVar(&o.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", cmdutil.CompleteWords(payload.ScenarioNames()...))

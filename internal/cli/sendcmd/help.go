@@ -41,6 +41,19 @@ notices and warnings go to stderr. --count is documents per event: --event
 all --count 100 sends 400, each a document with numbers of its own (an
 invoice's code and invoiceCode, a receipt's 收款单编号).
 
+--file sends a file's payloads byte for byte. A stream (- for stdin from a
+pipe or a terminal, a FIFO) is read as it comes: each line is sent once it
+arrives, so a relay goes out as it comes, in the memory of one payload:
+tail -f calls.ndjson | jq --unbuffered -c '.body | fromjson' | whsim send
+--file - passes on each call listen captures. Its total is not known
+ahead: no progress percentage, each delivery is printed even on a terminal,
+and Ctrl-C counts nothing as not started. A line that cannot be sent ends
+the run there, after the summary of those before it (exit 2). --count
+above 1, --duration without --count, --shuffle, --duplicate and --rate need
+every payload first: with them the stream is read to its end before the
+first call (a stream without end is never sent; --rate would count a line
+that has not come yet as the receiver's lateness).
+
 --seed fixes the content; each run still gets requestIds and document
 numbers of its own, so a deduplicating receiver does not answer a second
 run as duplicates. --seed n --fixed-ids repeats both, every run.

@@ -5,46 +5,101 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/load"
 )
 
-// readPayloads reads every payload of the input name ("-": stdin), each a
-// JSON value of at most input.Max bytes; capture records are replay's.
-// The error names the input.
-func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]load.Payload, error) {
+// payloadSource reads the payloads of one input, each a JSON value of at
+// most input.Max bytes; capture records are replay's.
+type payloadSource struct {
+	r     io.Closer
+	rd    *input.Reader
+	shown string
+	// readCtx is what its reads give way to (a stream's, which --duration
+	// ends).
+	readCtx context.Context
+}
+
+// openPayloads opens the input name ("-": stdin) and reads as far as
+// needed to tell what it holds. The error names the input.
+func openPayloads(ctx context.Context, name string, stdin io.Reader) (*payloadSource, error) {
 	r, err := ctxio.OpenInput(ctx, name, stdin)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
 	shown := ctxio.InputName(name)
 	rd := input.NewReader(ctx, r, input.Options{Name: name})
 	kind, err := rd.Kind()
+	if err == nil && kind == input.Captures {
+		err = fmt.Errorf("%s holds capture records, not payloads: replay them with whsim replay %s", shown, shown)
+	} else if err != nil {
+		err = input.Named(shown, err)
+	}
 	if err != nil {
-		return nil, input.Named(shown, err)
+		r.Close()
+		return nil, err
 	}
-	if kind == input.Captures {
-		return nil, fmt.Errorf("%s holds capture records, not payloads: replay them with whsim replay %s", shown, shown)
+	return &payloadSource{r: r, rd: rd, shown: shown}, nil
+}
+
+// next is the next payload, io.EOF at the end; an error names the input
+// and the payload.
+func (s *payloadSource) next() (load.Payload, error) {
+	it, err := s.rd.Next()
+	if err == io.EOF {
+		return load.Payload{}, io.EOF
 	}
+	if err == nil {
+		err = s.rd.Check(it)
+	}
+	if err != nil {
+		return load.Payload{}, input.Named(s.shown, err)
+	}
+	where := ""
+	if it.Element >= 0 || it.Line > 0 {
+		where = it.What()
+	}
+	return load.Payload{Body: bytes.Clone(it.Body), Where: where}, nil
+}
+
+func (s *payloadSource) close() { s.r.Close() }
+
+// readPayloads reads every payload of the input name ("-": stdin). The
+// error names the input.
+func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]load.Payload, error) {
+	src, err := openPayloads(ctx, name, stdin)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
 	var out []load.Payload
 	for {
-		it, err := rd.Next()
+		p, err := src.next()
 		if err == io.EOF {
 			return out, nil
 		}
-		if err == nil {
-			err = rd.Check(it)
-		}
 		if err != nil {
-			return nil, input.Named(shown, err)
+			return nil, err
 		}
-		where := ""
-		if it.Element >= 0 || it.Line > 0 {
-			where = it.What()
-		}
-		out = append(out, load.Payload{Body: bytes.Clone(it.Body), Where: where})
+		out = append(out, p)
 	}
+}
+
+// isStream says whether the input name ("-": stdin) is read as it comes
+// (a pipe, a FIFO, a terminal, a socket) rather than a regular file,
+// whose end is there to read at once.
+func isStream(name string, stdin io.Reader) bool {
+	if name != "-" {
+		fi, err := os.Stat(name)
+		return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+	}
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return true
+	}
+	fi, err := f.Stat()
+	return err != nil || !fi.Mode().IsRegular()
 }

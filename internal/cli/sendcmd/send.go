@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -143,6 +144,12 @@ type sendRun struct {
 	a     *cmdutil.App
 	opts  *sendOptions
 	lanes [][][]attempt.Template
+	// stream, in place of lanes, is a --file read as it comes (a pipe, a
+	// FIFO, a terminal), src its input, stopReading what ends its reads
+	// when --duration is over.
+	stream      *load.Stream
+	src         *payloadSource
+	stopReading context.CancelFunc
 	// empty: --file held no payload, and build stopped at the lanes.
 	empty         bool
 	rounds, total int
@@ -181,10 +188,17 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 		return nil, err
 	}
 	r := &sendRun{a: a, opts: o}
-	if r.lanes, err = o.lanes(ctx, a, header); err != nil {
+	if o.File != "" && o.streams(a) {
+		err = r.openStream(ctx, header)
+	} else {
+		r.lanes, err = o.lanes(ctx, a, header)
+	}
+	if err != nil {
+		r.close()
 		return nil, err
 	}
-	if o.File != "" && len(r.lanes) == 0 {
+	if o.File != "" && len(r.lanes) == 0 && r.stream == nil {
+		r.close()
 		r.empty = true
 		return r, nil
 	}
@@ -197,7 +211,9 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 		r.rec = &htmlreport.SendRecorder{}
 	}
 	r.rounds = o.rounds()
-	r.total = r.rounds * load.PerRound(r.lanes)
+	if r.stream == nil {
+		r.total = r.rounds * load.PerRound(r.lanes)
+	}
 	if err := r.connect(expect, thresholds, signer); err != nil {
 		r.close()
 		return nil, err
@@ -246,6 +262,9 @@ func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshol
 	}
 	r.con, err = o.NewConsole(a, "whsim send", r.target, func(co *sendout.ConsoleOptions) {
 		co.Thresholds = thresholds
+		// A stream's total is not known: each delivery is told as it
+		// goes, as the line it came from was.
+		co.Each = co.Each || r.stream != nil
 		if r.rec != nil {
 			co.Observe = r.rec.Observe
 		}
@@ -266,10 +285,17 @@ func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshol
 	return nil
 }
 
-// close shuts whsim's own receiver down, which prints its tallies.
+// close shuts whsim's own receiver down, which prints its tallies, and
+// a stream's input.
 func (r *sendRun) close() {
 	if r.rcv != nil {
 		r.rcv.Close()
+		r.rcv = nil
+	}
+	if r.src != nil {
+		r.stopReading()
+		r.src.close()
+		r.src = nil
 	}
 }
 
@@ -299,15 +325,33 @@ func (r *sendRun) run(ctx context.Context) error {
 	if o.File == "" && o.Scenario == "" && len(r.lanes) > 1 && r.rounds > 0 {
 		con.Note = fmt.Sprintf("--count %d per event: %d events × %d", r.rounds, len(r.lanes), r.rounds)
 	}
-	feed := load.NewFeed(r.lanes, r.rounds, o.Duplicate, o.Shuffle, o.Seed).WithNonce(o.Nonce)
 	ro := o.RunOptions()
 	ro.Duration = o.Duration
-	ro.Left = feed.Left
+	var next func() []*attempt.Request
+	if r.stream != nil {
+		// The run waits on the input; --duration ends the wait.
+		next, ro.Waits = r.stream.Next, true
+		if o.Duration > 0 {
+			defer time.AfterFunc(o.Duration, r.stopReading).Stop()
+		}
+	} else {
+		feed := load.NewFeed(r.lanes, r.rounds, o.Duplicate, o.Shuffle, o.Seed).WithNonce(o.Nonce)
+		next, ro.Left = feed.Next, feed.Left
+	}
 	var after []func(*load.Stats) error
 	if r.rec != nil {
 		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target, ctx.Err() != nil) })
 	}
-	return delivery.Run(ctx, con, r.d, feed.Next, ro, r.total, after...)
+	err := delivery.Run(ctx, con, r.d, next, ro, r.total, after...)
+	if r.stream != nil && ctx.Err() == nil {
+		// A payload the stream refused ended the run (its reads, ended
+		// by --duration, are no fault): said as when the input is read
+		// first, once the deliveries before it are summed up.
+		if serr := r.stream.Err(); serr != nil && r.src.readCtx.Err() == nil {
+			return fileError(ctxio.InputName(o.File), serr, "; sending stopped there")
+		}
+	}
+	return err
 }
 
 // rounds is --count, or 0 to send until --duration.
@@ -360,18 +404,105 @@ func (opts *sendOptions) lanes(ctx context.Context, a *cmdutil.App, header http.
 	return src.Build()
 }
 
+// streams says whether --file is read as it comes, each payload sent
+// once read (a stream: stdin, a pipe, a FIFO), rather than whole before
+// the first delivery. What needs every payload first reads them all:
+// --shuffle and --duplicate draw from the whole file, --count and
+// --duration without --count send it again, and --rate's schedule would
+// count a line that has not come yet as the receiver's lateness.
+func (opts *sendOptions) streams(a *cmdutil.App) bool {
+	return opts.rounds() == 1 && !opts.Shuffle && opts.Duplicate == 0 && opts.Rate == 0 &&
+		isStream(opts.File, a.Streams.In)
+}
+
+// openStream opens --file as a stream (streams) and reads its first
+// payload: an input that holds none is r.empty, and a first payload that
+// is refused is said before anything is sent, as when the input is read
+// first.
+func (r *sendRun) openStream(ctx context.Context, header http.Header) error {
+	o, a := r.opts, r.a
+	if err := o.fileFlags(a); err != nil {
+		return err
+	}
+	events, err := o.fileEvents()
+	if err != nil {
+		return err
+	}
+	readCtx, stopReading := context.WithCancel(ctx)
+	src, err := openPayloads(readCtx, o.File, a.Streams.In)
+	if err != nil {
+		stopReading()
+		if ctx.Err() != nil {
+			return r.interrupted(ctx, header)
+		}
+		return cmdutil.Usagef("--file: %w", err)
+	}
+	src.readCtx = readCtx
+	r.src, r.stopReading = src, stopReading
+	first, err := src.next()
+	switch {
+	case ctx.Err() != nil:
+		return r.interrupted(ctx, header)
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return cmdutil.Usagef("--file: %w", err)
+	}
+	r.stream = load.NewStream(&first, src.next, events, header)
+	if err := r.stream.Err(); err != nil {
+		return fileError(src.shown, err, "")
+	}
+	return nil
+}
+
+// interrupted is a stream Ctrl-C ended before its first payload came:
+// the run is made all the same, to say so as any interrupted run does
+// (nothing sent, the summary, exit 130), which a stream's wait for its
+// first line, as long as a relay's, calls for.
+func (r *sendRun) interrupted(ctx context.Context, header http.Header) error {
+	r.stream = load.NewStream(nil, func() (load.Payload, error) { return load.Payload{}, ctx.Err() }, nil, header)
+	return nil
+}
+
+// fileError is the usage error of a payload of --file (shown: its name)
+// that cannot be sent, with more said after it.
+func fileError(shown string, err error, more string) error {
+	var pe *load.PayloadError
+	if errors.As(err, &pe) {
+		return cmdutil.Usagef("--file %s%s", pe.Explain(shown), more)
+	}
+	return cmdutil.Usagef("--file: %w%s", err, more)
+}
+
+// fileFlags refuses the flags --file has no use for.
+func (opts *sendOptions) fileFlags(a *cmdutil.App) error {
+	switch {
+	case len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "":
+		return cmdutil.Usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
+	case a.OnCommandLine("shape"):
+		return cmdutil.Usagef("--file sends the body byte for byte: --shape does not apply")
+	}
+	return a.Needs(cmdutil.Need{Flag: "--seed", Needs: "--shuffle or --duplicate", Without: !opts.Shuffle && opts.Duplicate == 0,
+		Why: "--file sends the bodies byte for byte, and the seed only picks their order and re-deliveries"})
+}
+
+// fileEvents are --event's, nil without it: each payload's own.
+func (opts *sendOptions) fileEvents() ([]spec.Event, error) {
+	if !opts.eventsSet {
+		return nil, nil
+	}
+	events, err := spec.ParseEvents(opts.Events)
+	if err != nil {
+		return nil, cmdutil.UsageErr(fmt.Errorf("--event: %w", err))
+	}
+	return events, nil
+}
+
 // fileLanes reads the payloads of --file (input.Reader: a document, an
 // array, NDJSON) and sends each byte for byte (load.FileLanes), under
 // --event or the event each payload's number names.
 func (opts *sendOptions) fileLanes(ctx context.Context, a *cmdutil.App, header http.Header) ([][][]attempt.Template, error) {
-	switch {
-	case len(opts.Sets)+len(opts.Unsets) > 0 || opts.Scenario != "":
-		return nil, cmdutil.Usagef("--file sends the body byte for byte: --set, --unset and --scenario do not apply")
-	case a.OnCommandLine("shape"):
-		return nil, cmdutil.Usagef("--file sends the body byte for byte: --shape does not apply")
-	}
-	if err := a.Needs(cmdutil.Need{Flag: "--seed", Needs: "--shuffle or --duplicate", Without: !opts.Shuffle && opts.Duplicate == 0,
-		Why: "--file sends the bodies byte for byte, and the seed only picks their order and re-deliveries"}); err != nil {
+	if err := opts.fileFlags(a); err != nil {
 		return nil, err
 	}
 	name := ctxio.InputName(opts.File)
