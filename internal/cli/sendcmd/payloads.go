@@ -10,6 +10,7 @@ import (
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/shellcmd"
 )
 
 // payloadSource reads the payloads of one input, each a JSON value of at
@@ -34,7 +35,13 @@ func openPayloads(ctx context.Context, name string, stdin io.Reader) (*payloadSo
 	rd := input.NewReader(ctx, r, input.Options{Name: name})
 	kind, err := rd.Kind()
 	if err == nil && kind == input.Captures {
-		err = fmt.Errorf("%s holds capture records, not payloads: replay them with whsim replay %s", shown, shown)
+		// replay reads stdin as "-" (not as "<stdin>", the name shown)
+		// and needs --url, as its usage line says.
+		arg := shellcmd.Word(name)
+		if name == "" || name == "-" {
+			arg = "-"
+		}
+		err = fmt.Errorf("%s holds capture records, not payloads: replay them with whsim replay %s --url <url>", shown, arg)
 	} else if err != nil {
 		err = input.Named(shown, err)
 	}
