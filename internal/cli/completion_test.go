@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/whsim/whsim/internal/buildinfo"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
@@ -296,5 +297,54 @@ func TestReferenceUpToDate(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "man", "--format", "html", "--dir", dir); code != cmdutil.ExitUsage || !strings.Contains(stderr, "want man or markdown") {
 		t.Errorf("man --format html: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCompleteListFlags: a flag that takes a comma-separated list completes
+// its next name after a comma too. The shell's word is then "a,", so only
+// candidates that start with it are offered: "a,b" for each b not given yet.
+func TestCompleteListFlags(t *testing.T) {
+	n := 0
+	for _, c := range liveCommands(t) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Value.Type() != "stringSlice" {
+				return
+			}
+			if _, ok := c.GetFlagCompletionFunc(f.Name); !ok {
+				return
+			}
+			args := append(path(c), "--"+f.Name)
+			first, _ := complete(t, append(args, "")...)
+			if len(first) < 2 {
+				t.Errorf("__complete %s '': %q, want at least two names", strings.Join(args, " "), first)
+				return
+			}
+			n++
+			typed := first[0] + ","
+			got, dir := complete(t, append(args, typed)...)
+			var want []string
+			for _, name := range first[1:] {
+				if name != spec.AllEvents {
+					want = append(want, typed+name)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("__complete %s %s: %q, want %q", strings.Join(args, " "), typed, got, want)
+			}
+			if dir != dirNoFileComp {
+				t.Errorf("__complete %s %s: directive %s", strings.Join(args, " "), typed, dir)
+			}
+			// Two names typed: neither is offered again.
+			typed2 := typed + first[1] + ","
+			got2, _ := complete(t, append(args, typed2)...)
+			for _, g := range got2 {
+				if !strings.HasPrefix(g, typed2) || g == typed2+first[0] || g == typed2+first[1] {
+					t.Errorf("__complete %s %s: offers %q", strings.Join(args, " "), typed2, g)
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no list flag completes")
 	}
 }

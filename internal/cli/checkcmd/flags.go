@@ -28,9 +28,9 @@ func (o *checkOptions) registerReceiverFlags(cmd *cobra.Command) {
 func (o *checkOptions) registerBatteryFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringSliceVar(&o.Checks, "checks", nil, "run only these checks (comma-separated): "+strings.Join(check.IDs(), ", "))
-	_ = cmd.RegisterFlagCompletionFunc("checks", cmdutil.CompleteWords(check.IDs()...))
+	_ = cmd.RegisterFlagCompletionFunc("checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
 	f.StringSliceVar(&o.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
-	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", cmdutil.CompleteWords(check.IDs()...))
+	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
 	f.StringSliceVar(&o.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
 	// The seed fixes cases, not only payloads, and a random one is printed.
 	cmdutil.SeedFlag(cmd, &o.Seed, "seed for reproducible cases (0: random, printed on stderr)")

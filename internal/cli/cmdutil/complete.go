@@ -18,10 +18,42 @@ func CompleteEvent(*cobra.Command, []string, string) ([]string, cobra.ShellCompD
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// CompleteEvents offers them and "all".
+// CompleteEvents offers them and "all", for a comma-separated list (see
+// CompleteList).
 func CompleteEvents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	out, dir := CompleteEvent(cmd, args, toComplete)
-	return append(out, spec.AllEvents+"\tevery event"), dir
+	return ListCandidates(append(out, spec.AllEvents+"\tevery event"), toComplete), dir
+}
+
+// CompleteList turns the completion of one name into that of a flag that
+// takes a comma-separated list (a string slice): after "a," the shell's
+// word is "a,", so a candidate must start with it to be offered at all.
+func CompleteList(one cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		out, dir := one(cmd, args, toComplete)
+		return ListCandidates(out, toComplete), dir
+	}
+}
+
+// ListCandidates prefixes each candidate ("name" or "name\tdescription")
+// with the names already typed before toComplete's last comma, leaving out
+// those names and, after the first name, "all" (which stands alone).
+func ListCandidates(cands []string, toComplete string) []string {
+	i := strings.LastIndexByte(toComplete, ',')
+	if i < 0 {
+		return cands
+	}
+	typed := toComplete[:i+1]
+	given := strings.Split(toComplete[:i], ",")
+	var out []string
+	for _, c := range cands {
+		name, _, _ := strings.Cut(c, "\t")
+		if name == spec.AllEvents || slices.Contains(given, name) {
+			continue
+		}
+		out = append(out, typed+c)
+	}
+	return out
 }
 
 // CompleteShapes offers the body shapes.

@@ -74,13 +74,13 @@ Rules (--ignore <id> silences one):
 	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
-	_ = cmd.RegisterFlagCompletionFunc("ignore", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	_ = cmd.RegisterFlagCompletionFunc("ignore", cmdutil.CompleteList(func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, r := range validate.Rules() {
 			out = append(out, r.ID+"\t"+string(r.Severity)+": "+r.Summary)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
-	})
+	}))
 	return cmd
 }
 
