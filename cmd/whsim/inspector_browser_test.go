@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -179,15 +180,15 @@ func TestInspectorInBrowser(t *testing.T) {
 		run("count rows", chromedp.Evaluate(`document.querySelectorAll("#rows tr").length`, &n))
 		return n
 	}
+	// waitRows waits for the list to show want rows: the page redraws it
+	// after a filter's event, so this waits on the page, not on a clock (the
+	// 30 s bound only ends a test that would otherwise hang).
 	waitRows := func(what string, want int) {
 		t.Helper()
-		for i := 0; i < 200; i++ {
-			if rowCount() == want {
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
+		cond := fmt.Sprintf(`document.querySelectorAll("#rows tr").length === %d`, want)
+		if err := chromedp.Run(ctx, chromedp.Poll(cond, nil, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+			t.Fatalf("%s: %d rows, want %d (%v)", what, rowCount(), want, err)
 		}
-		t.Fatalf("%s: %d rows, want %d", what, rowCount(), want)
 	}
 
 	// A call that came before the page opened is listed.
@@ -217,11 +218,12 @@ func TestInspectorInBrowser(t *testing.T) {
 		t.Errorf("finding at %s: note %q, list %q", path, note, findings)
 	}
 	// The finding's link scrolls the tree to its node.
-	var inView bool
-	run("follow the finding", chromedp.Click(`ul.findings a.path`, chromedp.ByQuery), chromedp.Sleep(200*time.Millisecond),
-		chromedp.Evaluate(`(() => { const r = document.querySelector('.tree [data-path="`+path+`"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`, &inView))
-	if !inView {
-		t.Errorf("the finding's node is not scrolled into view")
+	// The scroll may be smooth: wait until the node is in view (bounded),
+	// not for a fixed time.
+	inView := `(() => { const r = document.querySelector('.tree [data-path="` + path + `"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`
+	run("follow the finding", chromedp.Click(`ul.findings a.path`, chromedp.ByQuery))
+	if err := chromedp.Run(ctx, chromedp.Poll(inView, nil, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("the finding's node is not scrolled into view (%v)", err)
 	}
 	shot(t, ctx, "inspector-detail.png")
 
