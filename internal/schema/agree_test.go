@@ -314,7 +314,7 @@ func ajvAgrees(t *testing.T, corpus []mutant, want []bool) {
 // corpus (testdata/agree.py), as it validates by default (format is an
 // annotation) and with its FormatChecker, and compares both lists of
 // verdicts with validate's (want). It skips, saying so, where no python3
-// imports jsonschema.
+// imports jsonschema 4 or later.
 func pythonAgrees(t *testing.T, corpus []mutant, want []bool) {
 	py := pythonJSONSchema(t)
 	schemaFile, corpusFile := writeCorpus(t, corpus)
@@ -341,30 +341,32 @@ func pythonAgrees(t *testing.T, corpus []mutant, want []bool) {
 	}
 }
 
-// pythonJSONSchema is a Python interpreter that imports jsonschema:
-// $WHSIM_PYTHON, else python3 on PATH, else Debian's /usr/bin/python3
+// pythonJSONSchema is a Python interpreter that imports jsonschema 4 or
+// later (Draft202012Validator):
+// $WHSIM_PYTHON if set, else python3 on PATH or Debian's /usr/bin/python3
 // (where scripts/install-tools.sh python-jsonschema installs it). The test
 // skips, saying so, when none does.
 func pythonJSONSchema(t *testing.T) string {
 	t.Helper()
+	candidates := []string{"python3", "/usr/bin/python3"}
+	if py := os.Getenv("WHSIM_PYTHON"); py != "" {
+		candidates = []string{py}
+	}
 	var tried []string
-	for _, py := range []string{os.Getenv("WHSIM_PYTHON"), "python3", "/usr/bin/python3"} {
-		if py == "" {
-			continue
-		}
+	for _, py := range candidates {
 		path, err := exec.LookPath(py)
 		if err != nil {
 			continue
 		}
 		tried = append(tried, path)
-		if exec.Command(path, "-c", "import jsonschema").Run() == nil {
+		if exec.Command(path, "-c", "from jsonschema import Draft202012Validator").Run() == nil {
 			return path
 		}
 	}
 	if len(tried) == 0 {
-		t.Skip("no python3: the Python jsonschema test needs it")
+		t.Skipf("no %s: the Python jsonschema test needs it", strings.Join(candidates, " or "))
 	}
-	t.Skipf("python jsonschema is not installed for %s (scripts/install-tools.sh python-jsonschema, or pip install jsonschema)", strings.Join(tried, ", "))
+	t.Skipf("python jsonschema 4 or later (draft 2020-12) is not installed for %s (scripts/install-tools.sh python-jsonschema, or pip install jsonschema)", strings.Join(tried, ", "))
 	return ""
 }
 
