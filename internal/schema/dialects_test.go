@@ -138,8 +138,8 @@ func stringFragments(t *testing.T, name string, doc *obj) map[string]spec.Format
 		}
 	}
 	out := map[string]spec.Format{}
-	var walk func(v any, inNot bool)
-	walk = func(v any, inNot bool) {
+	var visit func(v any, inNot bool)
+	visit = func(v any, inNot bool) {
 		switch v := v.(type) {
 		case map[string]any:
 			if p, ok := v["pattern"].(string); ok {
@@ -156,15 +156,15 @@ func stringFragments(t *testing.T, name string, doc *obj) map[string]spec.Format
 				}
 			}
 			for k, m := range v {
-				walk(m, k == "not")
+				visit(m, k == "not")
 			}
 		case []any:
 			for _, m := range v {
-				walk(m, false)
+				visit(m, false)
 			}
 		}
 	}
-	walk(v, false)
+	visit(v, false)
 	return out
 }
 
