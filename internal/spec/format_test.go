@@ -17,7 +17,7 @@ func TestValidAgreesWithPattern(t *testing.T) {
 		// A line break before or after a value: Go's $ is the end of the
 		// string, as ECMA-262's is, so the pattern refuses them.
 		for _, in := range ins {
-			for _, nl := range lineBreaks {
+			for _, nl := range lineBreaks() {
 				inputs[f] = append(inputs[f], in+nl, nl+in)
 			}
 		}
@@ -42,7 +42,7 @@ func TestValidAgreesWithPattern(t *testing.T) {
 // lineBreaks are the line terminators after which some regular expression
 // dialect's $ still matches: "\n" (Python's re, PCRE, Perl, .NET, and
 // Ruby's line anchors) and java.util.regex's others.
-var lineBreaks = []string{"\n", "\r", "\r\n", "\u0085", "\u2028", "\u2029"}
+func lineBreaks() []string { return []string{"\n", "\r", "\r\n", "\u0085", "\u2028", "\u2029"} }
 
 // TestFormatsAreExact: each string format has, beside its pattern, a
 // constraint no dialect reads differently: a fixed length that every
@@ -84,7 +84,7 @@ func TestFormatsAreExact(t *testing.T) {
 				t.Errorf("%s: Foreign %s finds a character in the valid %q", f, f.Foreign(), v)
 			}
 		}
-		for _, nl := range lineBreaks {
+		for _, nl := range lineBreaks() {
 			if !foreign.MatchString(nl) {
 				t.Errorf("%s: Foreign %s does not find %q", f, f.Foreign(), nl)
 			}
