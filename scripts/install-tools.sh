@@ -2,11 +2,11 @@
 # Installs the peer and engine tools that the browser tests, the engine
 # integration tests and the bench/ scripts use, at pinned versions, each only
 # when it is missing. With no arguments: everything; else only the named ones
-# (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators). Needs root for apt-get (CI and the
+# (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema). Needs root for apt-get (CI and the
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta sqlite3 xmllint npm-validators # what CI needs
+#   scripts/install-tools.sh chromium vegeta sqlite3 xmllint npm-validators python-jsonschema # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0
@@ -21,7 +21,7 @@ k6_version=v1.8.1
 npm_validators=$(cd "$(dirname "$0")" && pwd)/npm-validators
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators)
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema)
 
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
@@ -47,6 +47,14 @@ for t in "${tools[@]}"; do
       # Debian's libxml2-utils: the JUnit tests validate whsim's reports
       # against the CI servers' schemas in testdata/junit with it.
       command -v xmllint >/dev/null || { echo "installing xmllint (Debian package libxml2-utils)" >&2; apt_install libxml2-utils; } ;;
+    python-jsonschema)
+      # Python's jsonschema, which the schema agreement test runs over its
+      # corpus (its re.search lets $ match before a final newline): Debian's
+      # python3-jsonschema (4.10.3 on bookworm) for /usr/bin/python3, unless
+      # the python3 on PATH or that one imports it already.
+      if ! python3 -c 'import jsonschema' 2>/dev/null && ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+        echo "installing python3-jsonschema (Debian package)" >&2; apt_install python3-jsonschema
+      fi ;;
     wrk | hey)
       command -v "$t" >/dev/null || { echo "installing $t (Debian package)" >&2; apt_install "$t"; } ;;
     vegeta)
@@ -73,6 +81,6 @@ for t in "${tools[@]}"; do
         npm ci --silent --no-audit --no-fund --prefix "$dir" >/dev/null
         echo "$want" >"$dir/installed"
       fi ;;
-    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators)" >&2; exit 2 ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema)" >&2; exit 2 ;;
   esac
 done

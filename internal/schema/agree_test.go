@@ -122,6 +122,11 @@ func wrongValues(f spec.Field) []any {
 	case spec.UnixMillis:
 		out = append(out, json.Number("-1"), json.Number("1.5"), json.Number("1e3"))
 	}
+	if v := formatSample(f.Format); v != "" {
+		// A good value with a line break after it, which $ lets through in
+		// Python's re and java.util.regex (dialects_test.go).
+		out = append(out, v+"\n", v+"\r\n", v+"\u2028")
+	}
 	if f.Closed && f.Type == spec.String {
 		out = append(out, "INVENTED", strings.ToLower(f.Values[0].Name))
 	}
@@ -253,13 +258,13 @@ func TestSchemasAgreeWithValidate(t *testing.T) {
 	}
 
 	t.Run("ajv", func(t *testing.T) { ajvAgrees(t, corpus, want) })
+	t.Run("python", func(t *testing.T) { pythonAgrees(t, corpus, want) })
 }
 
-// ajvAgrees runs Ajv (2020-12) over the corpus (testdata/agree.cjs) and
-// compares its verdicts with validate's (want); it skips, saying so, where
-// node or the npm validators are missing.
-func ajvAgrees(t *testing.T, corpus []mutant, want []bool) {
-	tools := npmTools(t)
+// writeCorpus writes the bundle of every event's schema and the corpus as
+// JSON files in a temporary directory and returns their paths.
+func writeCorpus(t *testing.T, corpus []mutant) (schemaFile, corpusFile string) {
+	t.Helper()
 	dir := t.TempDir()
 	doc, err := Marshal(Bundle(spec.Events(), spec.Shapes()))
 	if err != nil {
@@ -269,16 +274,26 @@ func ajvAgrees(t *testing.T, corpus []mutant, want []bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, b := range map[string][]byte{"schema.json": doc, "corpus.json": cb} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+	schemaFile, corpusFile = filepath.Join(dir, "schema.json"), filepath.Join(dir, "corpus.json")
+	for name, b := range map[string][]byte{schemaFile: doc, corpusFile: cb} {
+		if err := os.WriteFile(name, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return schemaFile, corpusFile
+}
+
+// ajvAgrees runs Ajv (2020-12) over the corpus (testdata/agree.cjs) and
+// compares its verdicts with validate's (want); it skips, saying so, where
+// node or the npm validators are missing.
+func ajvAgrees(t *testing.T, corpus []mutant, want []bool) {
+	tools := npmTools(t)
+	schemaFile, corpusFile := writeCorpus(t, corpus)
 	script, err := filepath.Abs("testdata/agree.cjs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", script, filepath.Join(dir, "schema.json"), filepath.Join(dir, "corpus.json"))
+	cmd := exec.Command("node", script, schemaFile, corpusFile)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(tools, "node_modules"))
 	out, err := cmd.Output()
 	if err != nil {
@@ -293,6 +308,66 @@ func ajvAgrees(t *testing.T, corpus []mutant, want []bool) {
 			t.Errorf("ajv: %s: schema accepts %v, validate passes %v", m.What, ajv[i], want[i])
 		}
 	}
+}
+
+// pythonAgrees runs Python's jsonschema (Draft202012Validator) over the
+// corpus (testdata/agree.py), as it validates by default (format is an
+// annotation) and with its FormatChecker, and compares both lists of
+// verdicts with validate's (want). It skips, saying so, where no python3
+// imports jsonschema 4 or later.
+func pythonAgrees(t *testing.T, corpus []mutant, want []bool) {
+	py := pythonJSONSchema(t)
+	schemaFile, corpusFile := writeCorpus(t, corpus)
+	var stderr bytes.Buffer
+	cmd := exec.Command(py, "testdata/agree.py", schemaFile, corpusFile)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s agree.py: %v\n%s", py, err, stderr.Bytes())
+	}
+	var got map[string][]bool
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("agree.py: %v", err)
+	}
+	for _, mode := range []string{"plain", "formats"} {
+		if len(got[mode]) != len(corpus) {
+			t.Fatalf("python jsonschema (%s): %d verdicts for %d payloads", mode, len(got[mode]), len(corpus))
+		}
+		for i, m := range corpus {
+			if got[mode][i] != want[i] {
+				t.Errorf("python jsonschema (%s): %s: schema accepts %v, validate passes %v", mode, m.What, got[mode][i], want[i])
+			}
+		}
+	}
+}
+
+// pythonJSONSchema is a Python interpreter that imports jsonschema 4 or
+// later (Draft202012Validator):
+// $WHSIM_PYTHON if set, else python3 on PATH or Debian's /usr/bin/python3
+// (where scripts/install-tools.sh python-jsonschema installs it). The test
+// skips, saying so, when none does.
+func pythonJSONSchema(t *testing.T) string {
+	t.Helper()
+	candidates := []string{"python3", "/usr/bin/python3"}
+	if py := os.Getenv("WHSIM_PYTHON"); py != "" {
+		candidates = []string{py}
+	}
+	var tried []string
+	for _, py := range candidates {
+		path, err := exec.LookPath(py)
+		if err != nil {
+			continue
+		}
+		tried = append(tried, path)
+		if exec.Command(path, "-c", "from jsonschema import Draft202012Validator").Run() == nil {
+			return path
+		}
+	}
+	if len(tried) == 0 {
+		t.Skipf("no %s: the Python jsonschema test needs it", strings.Join(candidates, " or "))
+	}
+	t.Skipf("python jsonschema 4 or later (draft 2020-12) is not installed for %s (scripts/install-tools.sh python-jsonschema, or pip install jsonschema)", strings.Join(tried, ", "))
+	return ""
 }
 
 func findings(fs []validate.Finding) string {

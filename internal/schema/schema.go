@@ -223,13 +223,13 @@ func field(f spec.Field, nullable, gen bool) *obj {
 	o.set("type", typ)
 	switch f.Format {
 	case spec.UUID:
-		o.set("format", "uuid").set("pattern", f.Format.Pattern())
+		pattern(o.set("format", "uuid"), f.Format)
 	case spec.CurrencyCode:
 		if !f.Advisory {
-			o.set("pattern", f.Format.Pattern())
+			pattern(o, f.Format)
 		}
 	case spec.Decimal2:
-		o.set("pattern", f.Format.Pattern())
+		pattern(o, f.Format)
 	case spec.UnixMillis:
 		// int64: milliseconds since 1970 pass int32 in 1970.
 		o.set("format", "int64").set("minimum", 0)
@@ -272,6 +272,26 @@ func field(f spec.Field, nullable, gen bool) *obj {
 		o.set("items", field(el, false, gen))
 	}
 	return o
+}
+
+// pattern sets the pattern of string format f and what makes it mean the
+// same in every validator. JSON Schema's patterns are ECMA-262, where $ is
+// the end of the string, but Python's re (jsonschema), java.util.regex,
+// PCRE and .NET let it match before a final line break too, and would pass
+// "CNY\n". Lookahead would say "the end" everywhere but in RE2 (Go's
+// validators), which cannot compile it; so the pattern is joined by a
+// constraint without anchors: the exact length of a fixed-length format,
+// else a "not" of a character class that finds any character the format's
+// values cannot hold (a line break among them). It applies to strings only,
+// so null passes where the field allows it.
+func pattern(o *obj, f spec.Format) {
+	o.set("pattern", f.Pattern())
+	if n := f.Len(); n > 0 {
+		o.set("minLength", n).set("maxLength", n)
+		return
+	}
+	o.set("not", new(obj).set("description", "a character no "+string(f)+" value holds, such as a line break after it, which $ lets through in some dialects").
+		set("type", "string").set("pattern", f.Foreign()))
 }
 
 // goName is a Go field name for a member whose key is not an ASCII

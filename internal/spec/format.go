@@ -1,9 +1,10 @@
 package spec
 
 // Format narrows a string or integer field. Each string format has one
-// definition here: its regular expression (for the schema export), its
-// checker (for the validator) and, where whsim makes such values, its
-// formatter (for the generator).
+// definition here: its regular expression and its length or the characters
+// its values are made of (for the schema export), its checker (for the
+// validator) and, where whsim makes such values, its formatter (for the
+// generator).
 type Format string
 
 const (
@@ -18,11 +19,45 @@ const (
 )
 
 // The regular expressions the string formats match; Valid agrees with them.
+// They are ECMA-262, as JSON Schema's pattern is, where $ is the end of the
+// string; Python's re, java.util.regex, PCRE and .NET also let $ match before
+// a final line break ("CNY\n"), so a pattern never goes out alone: Len or
+// Foreign says what else every dialect reads the same way.
 const (
 	UUIDPattern         = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 	CurrencyCodePattern = `^[A-Z]{3}$`
 	Decimal2Pattern     = `^-?[0-9]+\.[0-9]{2}$`
 )
+
+// Decimal2Foreign finds a character that no Decimal2 value holds: anything
+// but a digit, '.' and '-'. It has no anchor and no escape, so every regular
+// expression dialect reads it alike.
+const Decimal2Foreign = `[^-.0-9]`
+
+// CurrencyCodeLen is the length of a CurrencyCode value.
+const CurrencyCodeLen = 3
+
+// Len is the length in characters of every value of a fixed-length string
+// format, 0 for the others.
+func (f Format) Len() int {
+	switch f {
+	case UUID:
+		return UUIDLen
+	case CurrencyCode:
+		return CurrencyCodeLen
+	}
+	return 0
+}
+
+// Foreign is, for a string format whose values vary in length, a regular
+// expression that finds a character none of its values holds; "" for the
+// others (a fixed-length format has Len instead).
+func (f Format) Foreign() string {
+	if f == Decimal2 {
+		return Decimal2Foreign
+	}
+	return ""
+}
 
 // Pattern is the regular expression of a string format, "" for the others.
 func (f Format) Pattern() string {
@@ -45,7 +80,7 @@ func Valid[T string | []byte](f Format, v T) bool {
 	case UUID:
 		return validUUID(v)
 	case CurrencyCode:
-		return len(v) == 3 && isUpper(v[0]) && isUpper(v[1]) && isUpper(v[2])
+		return len(v) == CurrencyCodeLen && isUpper(v[0]) && isUpper(v[1]) && isUpper(v[2])
 	case Decimal2:
 		return validDecimal2(v)
 	}
@@ -57,7 +92,7 @@ func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 func validUUID[T string | []byte](v T) bool {
-	if len(v) != 36 {
+	if len(v) != UUIDLen {
 		return false
 	}
 	for i := range len(v) {

@@ -43,6 +43,13 @@ are not expressible without making them errors, so they are left out: null is
 allowed inside data and no data field but a receipt's three members is
 required.
 
+The string formats' patterns (UUIDs, currency codes, two-decimal strings)
+are ECMA-262, as JSON Schema says, anchored with ^ and $. Python's
+jsonschema and Java's validators let $ match before a final line break,
+so each pattern comes with an exact minLength and maxLength, or a "not"
+of the characters the format cannot hold: "CNY\n" is refused everywhere,
+as validate refuses it.
+
 To check a body with Ajv (Node.js; the schemas are draft 2020-12 and use
 format "uuid", hence --spec and ajv-formats):
 
