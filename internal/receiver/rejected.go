@@ -145,7 +145,7 @@ func (l *watchListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Conn: c, l: l, watching: true, raw: newRawWriter(c)}, nil
+	return &watchedConn{Conn: c, l: l, watching: true, sniffing: true, raw: newRawWriter(c)}, nil
 }
 
 // watchedConn is a connection that keeps what arrived of a request until
@@ -174,6 +174,9 @@ type watchedConn struct {
 	hasEarly bool
 	// raw, when set, writes the answers (see rawWriter).
 	raw io.Writer
+	// sniffing says no read yet asked for more than the HTTP/2 preface (see
+	// Read); only Read touches it.
+	sniffing bool
 	// drained says the stop took the connection from the accept queue
 	// (see watchListener.Close): no server reads it.
 	drained bool
@@ -205,6 +208,23 @@ func (c *watchedConn) drain() {
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {
+	if c.sniffing {
+		// net/http peeks at a connection's first bytes for the HTTP/2
+		// preface, reading no more than is missing of it (14 bytes, then
+		// 24), and waits until they came: a sender whose request is
+		// shorter ("GET\r\n\r\n") and waits for an answer was answered
+		// when ReadHeaderTimeout (5 s) ran out. Once the bytes read can
+		// no longer be the preface, a read of no bytes (repeated, net/http's
+		// bufio.Reader gives up, io.ErrNoProgress, as it does on an
+		// error) ends the peek at once, with no error that would end the
+		// connection's context; the request is then read as HTTP/1,
+		// whose reads ask for more than the preface and end the sniffing.
+		if len(p) > len(h2ClientPreface) {
+			c.sniffing = false
+		} else if c.notPreface() {
+			return 0, nil
+		}
+	}
 	n, err := c.Conn.Read(p)
 	c.mu.Lock()
 	if c.watching && !c.off {
@@ -229,6 +249,14 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 	}
 	c.mu.Unlock()
 	return n, err
+}
+
+// notPreface reports whether the bytes read so far can no longer be the
+// HTTP/2 preface.
+func (c *watchedConn) notPreface() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.head != nil && len(*c.head) > 0 && !h2Start(*c.head)
 }
 
 func (c *watchedConn) Write(p []byte) (int, error) {
