@@ -180,6 +180,44 @@ type watchedConn struct {
 	// drained says the stop took the connection from the accept queue
 	// (see watchListener.Close): no server reads it.
 	drained bool
+	// answering says a handler decided to answer and is writing its
+	// answer (HTTP/1: see beginAnswer); closeWanted says Close was called
+	// meanwhile, and closes once the answer is written.
+	answering, closeWanted bool
+}
+
+// beginAnswer is a handler's last look at whether listen's stop cut its
+// call short (ctx is the call's), and it binds: when the stop did, the
+// connection is closed now, so that the answer cannot go, and the cause
+// comes back; else the connection is not closed until endAnswer, so that
+// the answer goes whole. A forced stop sets the cause before it closes
+// the connections, so a stop between the look and the write waits for
+// the write (the write of a short answer the socket takes at once),
+// instead of closing the connection under an answer the call's record
+// says was given.
+func (c *watchedConn) beginAnswer(ctx context.Context) error {
+	c.mu.Lock()
+	cut := stopCause(ctx)
+	if cut == nil {
+		c.answering = true
+	}
+	c.mu.Unlock()
+	if cut != nil {
+		c.Close()
+	}
+	return cut
+}
+
+// endAnswer says the answer was written (or its write failed), and closes
+// the connection if Close was called meanwhile.
+func (c *watchedConn) endAnswer() {
+	c.mu.Lock()
+	c.answering = false
+	closeNow := c.closeWanted
+	c.mu.Unlock()
+	if closeNow {
+		c.Close()
+	}
 }
 
 // drain reads a connection no server reads until its head is whole (for
@@ -339,6 +377,13 @@ func (c *watchedConn) idle() {
 
 func (c *watchedConn) Close() error {
 	c.mu.Lock()
+	if c.answering {
+		// The stop closes the connections (http.Server.Close) while a
+		// handler writes the answer it decided to give: once written.
+		c.closeWanted = true
+		c.mu.Unlock()
+		return nil
+	}
 	var rj *Rejection
 	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue
 	if c.drained && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
