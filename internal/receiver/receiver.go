@@ -467,7 +467,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		wc, _ = ctx.Value(connKey{}).(*watchedConn)
 	}
 	if wc != nil {
-		if cut := wc.beginAnswer(ctx); cut != nil {
+		cut := wc.beginAnswer(ctx)
+		defer wc.endAnswer()
+		if cut != nil {
 			r.cutShort(c, cut, ans.status)
 		} else if ctx.Err() != nil && stopCause(ctx) == nil {
 			// The sender hung up. (A stop since beginAnswer waits for
@@ -483,10 +485,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ans.write(w)
 	r.enqueue(c) // before the answer can reach the sender: its next call is observed after
 	if wc != nil {
+		// Written now, where net/http would after the handler returned:
+		// endAnswer (deferred) then knows it was.
 		if f, ok := w.(interface{ FlushError() error }); ok {
 			f.FlushError()
 		}
-		wc.endAnswer()
 	}
 }
 

@@ -252,11 +252,12 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 		// 24), and waits until they came: a sender whose request is
 		// shorter ("GET\r\n\r\n") and waits for an answer was answered
 		// when ReadHeaderTimeout (5 s) ran out. Once the bytes read can
-		// no longer be the preface, a read of no bytes (repeated, net/http's
-		// bufio.Reader gives up, io.ErrNoProgress, as it does on an
-		// error) ends the peek at once, with no error that would end the
-		// connection's context; the request is then read as HTTP/1,
-		// whose reads ask for more than the preface and end the sniffing.
+		// no longer be the preface, reads return no bytes and no error
+		// without touching the socket: net/http's bufio.Reader gives up
+		// after a hundred (io.ErrNoProgress), and the peek ends as on a
+		// short read, with no error that would end the connection's
+		// context. The request is then read as HTTP/1, whose reads ask
+		// for more than the preface and end the sniffing.
 		if len(p) > len(h2ClientPreface) {
 			c.sniffing = false
 		} else if c.notPreface() {
@@ -443,7 +444,7 @@ func h2Start(head []byte) bool {
 }
 
 // h2Rejections are the calls of an HTTP/2 connection the stop took from
-// the accept queue: one a request it began, each closed unanswered; none
+// the accept queue: one for each request it began, closed unanswered; none
 // when no request's HEADERS came (as for a connection that sent nothing).
 // mu is held.
 func (c *watchedConn) h2Rejections() []*Rejection {
@@ -456,7 +457,6 @@ func (c *watchedConn) h2Rejections() []*Rejection {
 	rjs := make([]*Rejection, 0, len(reqs))
 	for _, r := range reqs {
 		rj := *base
-		rj.Head = base.Head
 		rj.Method, rj.Target, rj.Header = r.method, r.target, r.header
 		rj.Reason = stoppingReason + " (HTTP/2, stream " + strconv.FormatUint(uint64(r.stream), 10)
 		if !r.whole {
