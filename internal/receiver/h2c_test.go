@@ -1,12 +1,17 @@
 package receiver
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/validate"
 )
 
 // A sender (or a proxy in front of it: Envoy and the like often speak
@@ -50,5 +55,102 @@ func TestPriorKnowledgeHTTP2IsACall(t *testing.T) {
 	}
 	if len(obs.calls) != 1 || len(obs.calls[0].Findings) != 0 {
 		t.Errorf("calls %+v, want one without findings", obs.calls)
+	}
+}
+
+// writeWatch is a client's connection that says when what it wrote
+// contains want.
+type writeWatch struct {
+	net.Conn
+	want    string
+	mu      sync.Mutex
+	written []byte
+	sent    chan struct{}
+}
+
+func (w *writeWatch) Write(p []byte) (int, error) {
+	n, err := w.Conn.Write(p)
+	w.mu.Lock()
+	had := bytes.Contains(w.written, []byte(w.want))
+	w.written = append(w.written, p[:n]...)
+	if !had && bytes.Contains(w.written, []byte(w.want)) {
+		close(w.sent)
+	}
+	w.mu.Unlock()
+	return n, err
+}
+
+// A call made over HTTP/2 with prior knowledge that is still in the
+// kernel's accept queue when the stop begins reached listen as much as an
+// HTTP/1 one: it is reported as a call listen closed while stopping, with
+// its method, path and query read from its HEADERS frame, not dropped for
+// being HTTP/2.
+func TestQueuedH2CCallIsACallAtTheStop(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []*Rejection
+	wl := newWatchListener(ln, func(rj *Rejection) { mu.Lock(); got = append(got, rj); mu.Unlock() })
+
+	const body = `{"requestId":"r-1","businessType":5007,"data":{}}`
+	dialed := &writeWatch{want: body, sent: make(chan struct{})}
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	client := &http.Client{Transport: &http.Transport{
+		Protocols: &h2c,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			dialed.Conn = c
+			return dialed, err
+		},
+	}}
+	answered := make(chan error, 1)
+	go func() {
+		resp, err := client.Post("http://"+ln.Addr().String()+"/hook?businessType=CREATE_RECEIVABLE_DOC", "application/json", strings.NewReader(body))
+		if err == nil {
+			resp.Body.Close()
+		}
+		answered <- err
+	}()
+	<-dialed.sent // the call is in the queue: nothing accepts here
+
+	wl.stopping.Store(true)
+	wl.Close()
+	wl.waitReports(make(chan struct{}))
+	if err := <-answered; err == nil {
+		t.Errorf("the sender got an answer, want its connection closed unanswered")
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d calls reported, want the HTTP/2 call: %+v", len(got), got)
+	}
+	rj := got[0]
+	if rj.Method != "POST" || rj.Target != "/hook?businessType=CREATE_RECEIVABLE_DOC" || !strings.HasPrefix(rj.Reason, "listen was stopping (Ctrl-C or SIGTERM)") {
+		t.Errorf("reported %+v, want the POST to /hook, closed as listen stopped", rj)
+	}
+	if !bytes.HasPrefix(rj.Head, []byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")) {
+		t.Errorf("head %q, want the connection's bytes from its preface", rj.Head)
+	}
+
+	// Its record and the call printed: the request's own method, path,
+	// query and headers, not the preface's "PRI *".
+	mem, obs := &memRecorder{}, &observed{}
+	rcv := New(Config{Capture: mem, Observe: obs.observe})
+	rcv.Rejected(rj)
+	rcv.Close()
+	if len(mem.recs) != 1 || len(obs.calls) != 1 {
+		t.Fatalf("%d records, %d calls; want 1 each", len(mem.recs), len(obs.calls))
+	}
+	rec, c := mem.recs[0], obs.calls[0]
+	if rec.Method != "POST" || rec.Path != "/hook" || rec.Query != "businessType=CREATE_RECEIVABLE_DOC" || rec.Headers.Get("Content-Type") != "application/json" {
+		t.Errorf("record %+v, want the POST to /hook?businessType=CREATE_RECEIVABLE_DOC and its headers", rec)
+	}
+	if rec.Rejected == nil || rec.Rejected.Reason != rj.Reason || rec.Response != nil {
+		t.Errorf("rejected %+v, response %+v; want the reason %q, no answer", rec.Rejected, rec.Response, rj.Reason)
+	}
+	if !c.HasEvent || c.Event != "CREATE_RECEIVABLE_DOC" || !hasRule(c, validate.RuleRejected) {
+		t.Errorf("call %+v, want its event and %s", c, validate.RuleRejected)
 	}
 }

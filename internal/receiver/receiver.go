@@ -175,6 +175,10 @@ type Receiver struct {
 	// calls and bodies hold what Config.Recycle reuses: *callRecord, and
 	// *[]byte of capacity initialBody.
 	calls, bodies sync.Pool
+	// beforeAnswer, when set (by tests), runs between the handler's last
+	// look at whether the stop cut its call short and the answer's write:
+	// where a stop may close the connection.
+	beforeAnswer func(*http.Request)
 }
 
 // New builds a receiver and starts its observer goroutine.
@@ -451,11 +455,42 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// another call.
 		w.Header().Set("Connection", "close")
 	}
-	if req.Context().Err() != nil {
-		r.unanswered(c, req.Context(), ans.status)
+	// The stop may close the connection at any moment (a second Ctrl-C,
+	// the grace over): over HTTP/1, whether it cut the call short is
+	// decided once, with the connection (beginAnswer), and the answer is
+	// written out before the handler returns, so that the line says what
+	// the sender got. Over HTTP/2 (frames written by the connection's own
+	// writer) and without listen's connections, the context says it.
+	ctx := req.Context()
+	var wc *watchedConn
+	if req.ProtoMajor == 1 {
+		wc, _ = ctx.Value(connKey{}).(*watchedConn)
+	}
+	if wc != nil {
+		cut := wc.beginAnswer(ctx)
+		defer wc.endAnswer()
+		if cut != nil {
+			r.cutShort(c, cut, ans.status)
+		} else if ctx.Err() != nil && stopCause(ctx) == nil {
+			// The sender hung up. (A stop since beginAnswer waits for
+			// the answer: it goes.)
+			r.unanswered(c, ctx, ans.status)
+		}
+	} else if ctx.Err() != nil {
+		r.unanswered(c, ctx, ans.status)
+	}
+	if r.beforeAnswer != nil {
+		r.beforeAnswer(req)
 	}
 	ans.write(w)
-	r.enqueue(c)
+	r.enqueue(c) // before the answer can reach the sender: its next call is observed after
+	if wc != nil {
+		// Written now, where net/http would after the handler returned:
+		// endAnswer (deferred) then knows it was.
+		if f, ok := w.(interface{ FlushError() error }); ok {
+			f.FlushError()
+		}
+	}
 }
 
 // unanswered flags a call whose context ended before its answer (ctx):
@@ -465,8 +500,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // --delay or the forward).
 func (r *Receiver) unanswered(c *Call, ctx context.Context, status int) {
 	if cut := stopCause(ctx); cut != nil {
-		c.Findings = append(c.Findings, validate.Finding{Rule: ruleUnanswered, Severity: validate.Warning,
-			Message: cut.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)})
+		r.cutShort(c, cut, status)
 		return
 	}
 	switch {
@@ -474,6 +508,13 @@ func (r *Receiver) unanswered(c *Call, ctx context.Context, status int) {
 		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
 			Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)})
 	}
+}
+
+// cutShort flags a call listen's stop cut short before its answer (cut is
+// why).
+func (r *Receiver) cutShort(c *Call, cut error, status int) {
+	c.Findings = append(c.Findings, validate.Finding{Rule: ruleUnanswered, Severity: validate.Warning,
+		Message: cut.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)})
 }
 
 // callRecord is a Call and the Record it points to, allocated together.

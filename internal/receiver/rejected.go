@@ -38,7 +38,8 @@ import (
 // without its head bytes (they were read before that one was answered),
 // but recorded. HTTP/2 connections (prior knowledge) are left alone after
 // their preface: their requests all reach the handler, and the server
-// writes frames of its own.
+// writes frames of its own. One the stop takes from the accept queue,
+// which no server reads, is read here (h2drain.go).
 
 // Rejection is a request the HTTP server refused before the handler saw it.
 type Rejection struct {
@@ -54,6 +55,11 @@ type Rejection struct {
 	Answer []byte
 	// Reason says why, in the server's words when it gave any.
 	Reason string
+	// Method and Target are the request's, with Header its header fields,
+	// when they were read from an HTTP/2 HEADERS frame (Head holds the
+	// connection's bytes then); "" when Head's request line tells them.
+	Method, Target string
+	Header         http.Header
 }
 
 // h2Preface starts every HTTP/2 connection with prior knowledge.
@@ -139,7 +145,7 @@ func (l *watchListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Conn: c, l: l, watching: true, raw: newRawWriter(c)}, nil
+	return &watchedConn{Conn: c, l: l, watching: true, sniffing: true, raw: newRawWriter(c)}, nil
 }
 
 // watchedConn is a connection that keeps what arrived of a request until
@@ -168,20 +174,69 @@ type watchedConn struct {
 	hasEarly bool
 	// raw, when set, writes the answers (see rawWriter).
 	raw io.Writer
+	// sniffing says no read yet asked for more than the HTTP/2 preface (see
+	// Read); only Read touches it.
+	sniffing bool
 	// drained says the stop took the connection from the accept queue
 	// (see watchListener.Close): no server reads it.
 	drained bool
+	// answering says a handler decided to answer and is writing its
+	// answer (HTTP/1: see beginAnswer); closeWanted says Close was called
+	// meanwhile, and closes once the answer is written.
+	answering, closeWanted bool
 }
 
-// drain reads a connection no server reads until its head is whole, or
-// for drainWait at most, and closes it, which reports what came.
+// beginAnswer is a handler's last look at whether listen's stop cut its
+// call short (ctx is the call's), and it binds: when the stop did, the
+// connection is closed now, so that the answer cannot go, and the cause
+// comes back; else the connection is not closed until endAnswer, so that
+// the answer goes whole. A forced stop sets the cause before it closes
+// the connections, so a stop between the look and the write waits for
+// the write (the write of a short answer the socket takes at once),
+// instead of closing the connection under an answer the call's record
+// says was given.
+func (c *watchedConn) beginAnswer(ctx context.Context) error {
+	c.mu.Lock()
+	cut := stopCause(ctx)
+	if cut == nil {
+		c.answering = true
+	}
+	c.mu.Unlock()
+	if cut != nil {
+		c.Close()
+	}
+	return cut
+}
+
+// endAnswer says the answer was written (or its write failed), and closes
+// the connection if Close was called meanwhile.
+func (c *watchedConn) endAnswer() {
+	c.mu.Lock()
+	c.answering = false
+	closeNow := c.closeWanted
+	c.mu.Unlock()
+	if closeNow {
+		c.Close()
+	}
+}
+
+// drain reads a connection no server reads until its head is whole (for
+// an HTTP/2 one, the heads of the requests it began), or for drainWait at
+// most, and closes it, which reports what came.
 func (c *watchedConn) drain() {
 	c.SetReadDeadline(time.Now().Add(drainWait))
 	buf := make([]byte, capture.MaxRejectedHead)
 	for {
 		_, err := c.Read(buf)
 		c.mu.Lock()
-		whole := c.head != nil && bytes.Contains(*c.head, []byte("\r\n\r\n"))
+		whole := false
+		if c.head != nil {
+			if h2Start(*c.head) {
+				_, whole = h2Requests(*c.head)
+			} else {
+				whole = bytes.Contains(*c.head, []byte("\r\n\r\n"))
+			}
+		}
 		c.mu.Unlock()
 		if err != nil || whole {
 			break
@@ -191,6 +246,24 @@ func (c *watchedConn) drain() {
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {
+	if c.sniffing {
+		// net/http peeks at a connection's first bytes for the HTTP/2
+		// preface, reading no more than is missing of it (14 bytes, then
+		// 24), and waits until they came: a sender whose request is
+		// shorter ("GET\r\n\r\n") and waits for an answer was answered
+		// when ReadHeaderTimeout (5 s) ran out. Once the bytes read can
+		// no longer be the preface, reads return no bytes and no error
+		// without touching the socket: net/http's bufio.Reader gives up
+		// after a hundred (io.ErrNoProgress), and the peek ends as on a
+		// short read, with no error that would end the connection's
+		// context. The request is then read as HTTP/1, whose reads ask
+		// for more than the preface and end the sniffing.
+		if len(p) > len(h2ClientPreface) {
+			c.sniffing = false
+		} else if c.notPreface() {
+			return 0, nil
+		}
+	}
 	n, err := c.Conn.Read(p)
 	c.mu.Lock()
 	if c.watching && !c.off {
@@ -205,7 +278,7 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 				*c.head = h
 			}
 			c.seen += int64(n)
-			if len(h) >= len(h2Preface) && string(h[:len(h2Preface)]) == h2Preface {
+			if !c.drained && len(h) >= len(h2Preface) && string(h[:len(h2Preface)]) == h2Preface {
 				c.off = true
 			}
 		}
@@ -215,6 +288,14 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 	}
 	c.mu.Unlock()
 	return n, err
+}
+
+// notPreface reports whether the bytes read so far can no longer be the
+// HTTP/2 preface.
+func (c *watchedConn) notPreface() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.head != nil && len(*c.head) > 0 && !h2Start(*c.head)
 }
 
 func (c *watchedConn) Write(p []byte) (int, error) {
@@ -297,8 +378,18 @@ func (c *watchedConn) idle() {
 
 func (c *watchedConn) Close() error {
 	c.mu.Lock()
+	if c.answering {
+		// The stop closes the connections (http.Server.Close) while a
+		// handler writes the answer it decided to give: once written.
+		c.closeWanted = true
+		c.mu.Unlock()
+		return nil
+	}
 	var rj *Rejection
-	if c.watching && !c.off && c.seen > 0 {
+	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue
+	if c.drained && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
+		rjs = c.h2Rejections()
+	} else if c.watching && !c.off && c.seen > 0 {
 		// Bytes of a request came, and neither a handler nor an answer
 		// followed: the head was never completed.
 		timedOut := c.timedOut
@@ -309,7 +400,7 @@ func (c *watchedConn) Close() error {
 			// net/http drops a request it reads once its shutdown began,
 			// closing the connection: the head was whole. Or the stop
 			// took the connection from the accept queue.
-			rj.Reason = "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer"
+			rj.Reason = stoppingReason
 		case timedOut:
 			rj.Reason = "the request's head did not arrive whole in time: the connection was closed, no answer"
 		default:
@@ -323,6 +414,9 @@ func (c *watchedConn) Close() error {
 	}
 	c.mu.Unlock()
 	if rj != nil {
+		rjs = append(rjs, rj)
+	}
+	if len(rjs) > 0 {
 		// Not on this goroutine: http.Server's Shutdown and Close close
 		// connections holding the server's lock, and a report can wait
 		// for the observer (back-pressure). Serve waits for it after
@@ -330,10 +424,48 @@ func (c *watchedConn) Close() error {
 		c.l.reports.Add(1)
 		go func() {
 			defer c.l.reports.Done()
-			c.l.report(rj)
+			for _, rj := range rjs {
+				c.l.report(rj)
+			}
 		}()
 	}
 	return c.Conn.Close()
+}
+
+// stoppingReason is the reason of a call whose head came whole as the stop
+// began, or that the stop took from the accept queue.
+const stoppingReason = "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer"
+
+// h2Start reports whether head is, or begins with, as much of the HTTP/2
+// preface as it holds.
+func h2Start(head []byte) bool {
+	n := min(len(head), len(h2ClientPreface))
+	return n > 0 && string(head[:n]) == h2ClientPreface[:n]
+}
+
+// h2Rejections are the calls of an HTTP/2 connection the stop took from
+// the accept queue: one for each request it began, closed unanswered; none
+// when no request's HEADERS came (as for a connection that sent nothing).
+// mu is held.
+func (c *watchedConn) h2Rejections() []*Rejection {
+	reqs, _ := h2Requests(*c.head)
+	if len(reqs) == 0 {
+		c.resetLocked()
+		return nil
+	}
+	base := c.rejection()
+	rjs := make([]*Rejection, 0, len(reqs))
+	for _, r := range reqs {
+		rj := *base
+		rj.Method, rj.Target, rj.Header = r.method, r.target, r.header
+		rj.Reason = stoppingReason + " (HTTP/2, stream " + strconv.FormatUint(uint64(r.stream), 10)
+		if !r.whole {
+			rj.Reason += ": its head did not arrive whole"
+		}
+		rj.Reason += ")"
+		rjs = append(rjs, &rj)
+	}
+	return rjs
 }
 
 // parseAnswer reads the status and the reason net/http gave from its own
@@ -392,9 +524,20 @@ func (r *Receiver) Rejected(rj *Rejection) {
 		},
 		BodyEncoding: capture.UTF8,
 	}
-	rec.Method, rec.Path, rec.Query = requestLine(rj.Head)
-	if why := diagnose(rj.Head, rj.HeadBytes > int64(len(rj.Head))); why != "" && !strings.Contains(rec.Rejected.Reason, why) {
-		rec.Rejected.Reason += " (" + why + ")"
+	if rj.Method != "" || rj.Target != "" {
+		// Read from an HTTP/2 HEADERS frame: Head is binary frames.
+		rec.Method, rec.Path, rec.Query = rj.Method, targetPath(rj.Target), ""
+		if _, q, ok := strings.Cut(rj.Target, "?"); ok {
+			rec.Query = q
+		}
+		if rj.Header != nil {
+			rec.Headers = rj.Header
+		}
+	} else {
+		rec.Method, rec.Path, rec.Query = requestLine(rj.Head)
+		if why := diagnose(rj.Head, rj.HeadBytes > int64(len(rj.Head))); why != "" && !strings.Contains(rec.Rejected.Reason, why) {
+			rec.Rejected.Reason += " (" + why + ")"
+		}
 	}
 	rec.Rejected.Head, rec.Rejected.HeadEncoding = capture.EncodeBody(rj.Head)
 	if rj.Status != 0 {
@@ -436,12 +579,21 @@ func requestLine(head []byte) (method, path, query string) {
 	if len(target) == 0 || target[0] != '/' {
 		return string(m), "", ""
 	}
-	p, q, _ := bytes.Cut(target, []byte("?"))
-	path = string(p)
-	if u, err := url.PathUnescape(path); err == nil {
-		path = u // as a record holds a path: decoded
+	_, q, _ := bytes.Cut(target, []byte("?"))
+	return string(m), targetPath(string(target)), string(q)
+}
+
+// targetPath is the path of a request target ("/hook?x=1"), decoded as a
+// record holds a path; "" for a target that is no path ("*").
+func targetPath(target string) string {
+	if target == "" || target[0] != '/' {
+		return ""
 	}
-	return string(m), path, string(q)
+	p, _, _ := strings.Cut(target, "?")
+	if u, err := url.PathUnescape(p); err == nil {
+		return u
+	}
+	return p
 }
 
 // token reports whether b is an HTTP token (RFC 9110 §5.6.2).

@@ -1,0 +1,116 @@
+package receiver
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+)
+
+// hookRecorder is a memRecorder that runs hook as it records a call.
+type hookRecorder struct {
+	memRecorder
+	hook func()
+}
+
+func (h *hookRecorder) Write(r *capture.Record) (int64, error) {
+	if h.hook != nil {
+		h.hook()
+	}
+	return h.memRecorder.Write(r)
+}
+
+// A forced stop (a second Ctrl-C, the grace over) ends the calls'
+// contexts with its cause, then closes their connections, at any moment
+// of a handler's run. The call's line says what the sender got, whatever
+// the moment: a stop that comes after the handler's last look at its
+// context and before its answer is written lets the answer go whole
+// before the connection closes (on main the connection was closed under
+// it: the sender got nothing, the line said answered); a stop that cut
+// the call before that look closes the connection first (on main the
+// answer could still go out while the line said unanswered). The stop is
+// made at each moment through a seam, as ServeGrace makes it.
+func TestForcedStopAroundTheAnswerIsTold(t *testing.T) {
+	const call = "POST /hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	for _, tt := range []struct {
+		name       string
+		whileRec   bool // the stop comes while the call is recorded, before the look
+		status     int  // what the sender got, 0 for nothing
+		unanswered bool
+	}{
+		{"between the look and the write", false, 200, false},
+		{"before the look", true, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec, obs := &hookRecorder{}, &observed{}
+			rcv := New(Config{Capture: rec, Checker: fakeChecker{}, Observe: obs.observe})
+			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var conn *watchedConn
+			stop := func() {
+				s.cut(errStoppedAtOnce)
+				conn.Close() // as http.Server.Close closes each connection
+			}
+			rcv.beforeAnswer = func(req *http.Request) {
+				conn = req.Context().Value(connKey{}).(*watchedConn)
+				if !tt.whileRec {
+					stop()
+				}
+			}
+			if tt.whileRec {
+				// Only the cause: the connections are closed after it,
+				// and the handler looks in between.
+				rec.hook = func() { s.cut(errStoppedAtOnce) }
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx) }()
+
+			c, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+			if _, err := io.WriteString(c, call); err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			br := bufio.NewReader(c)
+			if resp, err := http.ReadResponse(br, nil); err == nil {
+				got = resp.StatusCode
+				io.Copy(io.Discard, resp.Body)
+			}
+			if rest, err := io.ReadAll(br); len(rest) > 0 || err != nil {
+				t.Errorf("after the answer: %q, %v; want the connection closed", rest, err)
+			}
+			cancel()
+			<-served
+			rcv.Close()
+			if got != tt.status {
+				t.Errorf("the sender got %d, want %d", got, tt.status)
+			}
+			if len(obs.calls) != 1 || len(rec.recs) != 1 {
+				t.Fatalf("%d calls, %d records; want 1 each", len(obs.calls), len(rec.recs))
+			}
+			cl := obs.calls[0]
+			if hasRule(cl, ruleUnanswered) != tt.unanswered || hasRule(cl, ruleSenderGone) {
+				t.Errorf("findings %+v, want %s: %v, and not %s", cl.Findings, ruleUnanswered, tt.unanswered, ruleSenderGone)
+			}
+			for _, f := range cl.Findings {
+				if f.Rule == ruleUnanswered && !strings.HasSuffix(f.Message, "before the answer: the sender did not get the 200") {
+					t.Errorf("%s says %q", ruleUnanswered, f.Message)
+				}
+			}
+		})
+	}
+}
