@@ -80,6 +80,17 @@ type watchListener struct {
 	reports sync.WaitGroup
 	// stopping says the server's stop began (ServeGrace).
 	stopping atomic.Bool
+	// pause, when set (by tests), runs where a loaded machine may hold the
+	// stop's drain: after a bound is set and before the look it bounds (at
+	// the accept queue, at a drained connection's first read).
+	pause func()
+}
+
+// paused runs l.pause, when set.
+func (l *watchListener) paused() {
+	if l.pause != nil {
+		l.pause()
+	}
 }
 
 // waitReports waits until every report Close started has returned, or
@@ -96,10 +107,6 @@ func (l *watchListener) waitReports(done <-chan struct{}) {
 // maxDrained bounds the connections Close takes from the accept queue.
 const maxDrained = 4096
 
-// drainAccept is how long the stop's last Accept waits to find the accept
-// queue empty: what each stop costs more.
-const drainAccept = 20 * time.Millisecond
-
 // drainWait bounds how long a connection taken from the accept queue at
 // the stop may take to send its head: a client sends its call as soon as
 // it has connected, and one that connected ahead (a pool) and sent nothing
@@ -115,12 +122,8 @@ const drainWait = 250 * time.Millisecond
 func (l *watchListener) Close() error {
 	if tl, ok := l.Listener.(*net.TCPListener); ok && l.stopping.Load() {
 		for range maxDrained {
-			// What is queued: Accept takes a queued connection at once,
-			// and fails drainAccept after the queue is empty (a deadline
-			// already past fails it before it looks).
-			tl.SetDeadline(time.Now().Add(drainAccept))
-			c, err := tl.Accept()
-			if err != nil {
+			c, err := acceptQueued(tl, l.paused)
+			if c == nil || err != nil {
 				break
 			}
 			wc := &watchedConn{Conn: c, l: l, watching: true, drained: true}
@@ -225,24 +228,43 @@ func (c *watchedConn) endAnswer() {
 // most, and closes it, which reports what came.
 func (c *watchedConn) drain() {
 	c.SetReadDeadline(time.Now().Add(drainWait))
+	c.l.paused()
 	buf := make([]byte, capture.MaxRejectedHead)
 	for {
 		_, err := c.Read(buf)
-		c.mu.Lock()
-		whole := false
-		if c.head != nil {
-			if h2Start(*c.head) {
-				_, whole = h2Requests(*c.head)
-			} else {
-				whole = bytes.Contains(*c.head, []byte("\r\n\r\n"))
+		if err != nil && timeout(err) {
+			// A deadline already past fails a read before it looks, and a
+			// loaded machine may have held this goroutine that long: what
+			// the sender sent and the socket holds is read all the same
+			// (no deadline: each read finds bytes waiting).
+			c.SetReadDeadline(time.Time{})
+			for !c.headWhole() && bufferedBytes(c.Conn) > 0 {
+				if _, err := c.Read(buf); err != nil {
+					break
+				}
 			}
+			break
 		}
-		c.mu.Unlock()
-		if err != nil || whole {
+		if err != nil || c.headWhole() {
 			break
 		}
 	}
 	c.Close()
+}
+
+// headWhole says the bytes a drained connection sent hold whole heads: an
+// HTTP/1 head, or the header blocks of the HTTP/2 requests it began.
+func (c *watchedConn) headWhole() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.head == nil {
+		return false
+	}
+	if h2Start(*c.head) {
+		_, whole := h2Requests(*c.head)
+		return whole
+	}
+	return bytes.Contains(*c.head, []byte("\r\n\r\n"))
 }
 
 func (c *watchedConn) Read(p []byte) (int, error) {

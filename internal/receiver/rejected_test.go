@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -415,5 +416,44 @@ func TestQueuedConnectionsAreCallsAtTheStop(t *testing.T) {
 		if b, err := io.ReadAll(c); len(b) > 0 || err != nil {
 			t.Errorf("a client read %q, %v; want the connection closed, unanswered (not reset)", b, err)
 		}
+	}
+}
+
+// TestQueuedConnectionsAreCallsOnALoadedMachine: the stop's drain takes
+// every queued call, and reads what each sent, however long a loaded
+// machine holds it after it set a bound (a deadline already past fails an
+// Accept or a Read before it looks: the drain once lost the calls so).
+func TestQueuedConnectionsAreCallsOnALoadedMachine(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("off Linux the drain still leans on a deadline (drainaccept_other.go)")
+	}
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []*Rejection
+	wl := newWatchListener(ln, func(rj *Rejection) { mu.Lock(); got = append(got, rj); mu.Unlock() })
+	// The scheduler's pause, longer than the bounds the drain sets (the
+	// accept queue's 20 ms off Linux, a connection's 250 ms): a stimulus,
+	// not a wait for an event.
+	wl.pause = func() { time.Sleep(drainWait + 50*time.Millisecond) }
+	const call = "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	for range 3 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte(call)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wl.stopping.Store(true)
+	wl.Close()
+	wl.waitReports(make(chan struct{}))
+	if len(got) != 3 {
+		t.Fatalf("%d calls reported, want the 3 queued", len(got))
 	}
 }
