@@ -87,13 +87,7 @@ func (w *writeWatch) Write(p []byte) (int, error) {
 // being HTTP/2.
 func TestQueuedH2CCallIsACallAtTheStop(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var got []*Rejection
-	wl := newWatchListener(ln, func(rj *Rejection) { mu.Lock(); got = append(got, rj); mu.Unlock() })
+	wl, ln, reported := stoppingListener(t)
 
 	const body = `{"requestId":"r-1","businessType":5007,"data":{}}`
 	dialed := &writeWatch{want: body, sent: make(chan struct{})}
@@ -119,7 +113,7 @@ func TestQueuedH2CCallIsACallAtTheStop(t *testing.T) {
 
 	wl.stopping.Store(true)
 	wl.Close()
-	wl.waitReports(make(chan struct{}))
+	got := reported()
 	if err := <-answered; err == nil {
 		t.Errorf("the sender got an answer, want its connection closed unanswered")
 	}

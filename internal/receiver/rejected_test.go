@@ -378,13 +378,7 @@ func TestHeadReadAsTheStopBeganIsSaidSo(t *testing.T) {
 // connection is still queued when Close runs.
 func TestQueuedConnectionsAreCallsAtTheStop(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var got []*Rejection
-	wl := newWatchListener(ln, func(rj *Rejection) { mu.Lock(); got = append(got, rj); mu.Unlock() })
+	wl, ln, reported := stoppingListener(t)
 	const call = "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
 	var clients []net.Conn
 	for i := range 4 {
@@ -402,7 +396,7 @@ func TestQueuedConnectionsAreCallsAtTheStop(t *testing.T) {
 	}
 	wl.stopping.Store(true)
 	wl.Close()
-	wl.waitReports(make(chan struct{}))
+	got := reported()
 	if len(got) != 3 {
 		t.Fatalf("%d calls reported, want the 3 that sent one: %+v", len(got), got)
 	}
@@ -428,13 +422,7 @@ func TestQueuedConnectionsAreCallsOnALoadedMachine(t *testing.T) {
 		t.Skip("off Linux the drain still leans on a deadline (drainaccept_other.go)")
 	}
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var got []*Rejection
-	wl := newWatchListener(ln, func(rj *Rejection) { mu.Lock(); got = append(got, rj); mu.Unlock() })
+	wl, ln, reported := stoppingListener(t)
 	// The scheduler's pause, longer than the bounds the drain sets (the
 	// accept queue's 20 ms off Linux, a connection's 250 ms): a stimulus,
 	// not a wait for an event.
@@ -452,8 +440,27 @@ func TestQueuedConnectionsAreCallsOnALoadedMachine(t *testing.T) {
 	}
 	wl.stopping.Store(true)
 	wl.Close()
-	wl.waitReports(make(chan struct{}))
-	if len(got) != 3 {
+	if got := reported(); len(got) != 3 {
 		t.Fatalf("%d calls reported, want the 3 queued", len(got))
+	}
+}
+
+// stoppingListener is a watched listener on 127.0.0.1 that nothing
+// accepts on, as the stop finds one: reported waits until the reports its
+// Close started have returned and gives them.
+func stoppingListener(t *testing.T) (wl *watchListener, ln net.Listener, reported func() []*Rejection) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []*Rejection
+	wl = newWatchListener(ln, func(rj *Rejection) { mu.Lock(); got = append(got, rj); mu.Unlock() })
+	return wl, ln, func() []*Rejection {
+		wl.waitReports(make(chan struct{}))
+		mu.Lock()
+		defer mu.Unlock()
+		return got
 	}
 }
