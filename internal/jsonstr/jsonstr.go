@@ -158,3 +158,111 @@ func attention(x uint64) uint64 {
 	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
 	return ((x-0x20*ones)&^x&highs | zero(x^'"'*ones) | zero(x^'\\'*ones) | zero(x^0xe2*ones))
 }
+
+// AppendIfUTF8 is AppendUTF8 that checks, in the same pass, that s is
+// valid UTF-8, and reports whether it was: one pass over a body instead of
+// utf8.Valid's and then AppendUTF8's. When s is valid it appends what
+// AppendUTF8 and Append do (FuzzAppendIfUTF8 holds them equal); when not,
+// it returns false and what it appended is to be dropped.
+//
+// It moves eight bytes at a time as AppendUTF8 does, and stops on the
+// first byte that needs a look: an ASCII byte JSON escapes, or the first
+// byte of a multi-byte sequence, which it checks as utf8.Valid does and
+// copies, looping while sequences follow each other (CJK text).
+func AppendIfUTF8(b []byte, s []byte) ([]byte, bool) {
+	b = append(b, '"')
+	b = slices.Grow(b, len(s)+16)
+	i := 0
+	for i < len(s) {
+		if cap(b)-len(b) < 16 {
+			// An escape takes at most 6 bytes, a word 8.
+			b = slices.Grow(b, len(s)-i+16)
+		}
+		if i+8 <= len(s) {
+			n := len(b)
+			x := binary.LittleEndian.Uint64(s[i:])
+			binary.LittleEndian.PutUint64(b[n:n+8], x)
+			m := needsLook(x)
+			if m == 0 {
+				b = b[:n+8]
+				i += 8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			b = b[:n+k]
+			i += k
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				b = append(b, c)
+			} else {
+				b = appendEscaped(b, c)
+			}
+			i++
+			continue
+		}
+		// Multi-byte sequences, one after the other.
+		for {
+			switch {
+			case c >= 0xe0 && c <= 0xef:
+				if i+2 >= len(s) {
+					return b, false
+				}
+				c1, c2 := s[i+1], s[i+2]
+				lo, hi := byte(0x80), byte(0xbf)
+				if c == 0xe0 {
+					lo = 0xa0
+				} else if c == 0xed {
+					hi = 0x9f
+				}
+				if c1 < lo || c1 > hi || c2&0xc0 != 0x80 {
+					return b, false
+				}
+				if c == 0xe2 && c1 == 0x80 && c2&0xfe == 0xa8 {
+					b = append(b, '\\', 'u', '2', '0', '2', hex[c2&0xf])
+				} else {
+					b = append(b, c, c1, c2)
+				}
+				i += 3
+			case c >= 0xc2 && c <= 0xdf:
+				if i+1 >= len(s) || s[i+1]&0xc0 != 0x80 {
+					return b, false
+				}
+				b = append(b, c, s[i+1])
+				i += 2
+			case c >= 0xf0 && c <= 0xf4:
+				if i+3 >= len(s) {
+					return b, false
+				}
+				c1 := s[i+1]
+				lo, hi := byte(0x80), byte(0xbf)
+				if c == 0xf0 {
+					lo = 0x90
+				} else if c == 0xf4 {
+					hi = 0x8f
+				}
+				if c1 < lo || c1 > hi || s[i+2]&0xc0 != 0x80 || s[i+3]&0xc0 != 0x80 {
+					return b, false
+				}
+				b = append(b, c, c1, s[i+2], s[i+3])
+				i += 4
+			default:
+				return b, false
+			}
+			if i >= len(s) || s[i] < utf8.RuneSelf {
+				break
+			}
+			c = s[i]
+		}
+	}
+	return append(b, '"'), true
+}
+
+// needsLook is attention without its closure (which the compiler does not
+// inline into AppendIfUTF8's loop) and with every byte 0x80 or over
+// flagged too; only the lowest flag is to be read.
+func needsLook(x uint64) uint64 {
+	q, bs := x^('"'*ones), x^('\\'*ones)
+	return ((x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs | x) & highs
+}
