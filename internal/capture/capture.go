@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/whsim/whsim/internal/jsonstr"
 	"io"
 	"net/http"
 	"strconv"
@@ -74,9 +73,6 @@ type Record struct {
 	// checkedBody is Body as ShareBody found it valid UTF-8: while Body is
 	// still that string, Append escapes it without checking it again.
 	checkedBody string
-	// escapedBody is checkedBody quoted as JSON (ShareBodyEscaped), for
-	// Append to copy; nil when not known.
-	escapedBody []byte
 }
 
 // Response is what listen answered.
@@ -189,26 +185,6 @@ func (r *Record) ShareBody(b []byte) {
 	}
 	r.Body, r.BodyEncoding = base64.StdEncoding.EncodeToString(b), Base64
 }
-
-// ShareBodyEscaped is ShareBody that also quotes a UTF-8 body as JSON into
-// buf, in the same pass over its bytes as the check, for Append to copy.
-// It returns buf with what it wrote; the caller may reuse buf once it has
-// called DropEscaped.
-func (r *Record) ShareBodyEscaped(b, buf []byte) []byte {
-	esc, ok := jsonstr.AppendIfUTF8(buf[:0], b)
-	if !ok {
-		r.ShareBody(b)
-		return esc[:0]
-	}
-	r.Body, r.BodyEncoding = unsafe.String(unsafe.SliceData(b), len(b)), UTF8
-	r.checkedBody = r.Body
-	r.escapedBody = esc
-	return esc
-}
-
-// DropEscaped forgets the quoted body ShareBodyEscaped kept: its buffer
-// may be reused after.
-func (r *Record) DropEscaped() { r.escapedBody = nil }
 
 // bodyChecked reports whether Body is the string ShareBody found valid
 // UTF-8: the same bytes at the same address.

@@ -50,9 +50,7 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		b = append(b, '}')
 	}
 	b = append(b, `,"body":`...)
-	if r.bodyChecked() && r.escapedBody != nil {
-		b = append(b, r.escapedBody...)
-	} else if r.bodyChecked() {
+	if r.bodyChecked() {
 		b = jsonstr.AppendUTF8(b, r.Body)
 	} else {
 		b = jsonstr.Append(b, r.Body)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/whsim/whsim/fixtures"
 	"github.com/whsim/whsim/internal/spec"
@@ -71,48 +70,6 @@ func FuzzAppendUTF8(f *testing.F) {
 	})
 }
 
-// TestAppendIfUTF8 holds AppendIfUTF8 equal to Append on valid UTF-8 and
-// to utf8.Valid on any input, sequences cut at the end included.
-func TestAppendIfUTF8(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "plain", "收款单 汇率", "quote\" back\\slash", "ctl\x00\x01\x08\x0c\x1f\n\r\t",
-		"<html>&amp;", "\u2028\u2029", "😀", "\x7f\u0080\u009f", "12345678\"", "1234567\"",
-		"“quoted”…—\u2027\u202a", "abcdefg\u2028", "abcdef\u2029", `{"收款单":{"收款单编号":"SKD202610080006","汇率":1.0000}}`,
-		strings.Repeat("é\"\\\n", 40), strings.Repeat("x", 1000) + "\x1f", "\U0010ffff\U00010000\u0800\ud7ff\ue000\uffff",
-		// Not UTF-8: cut, overlong, surrogates, past U+10FFFF, lone continuation bytes.
-		"\xe6\x94", "收款\xe6", "abcdefgh\xc3", "\xc0\x80", "\xe0\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
-		"\xf0\x8f\xbf\xbf", "\x80", "abc\xbf", "\xff", "\xf5\x80\x80\x80", "收款单\xe6\x94x", "\xe2\x80", "\xf0\x9f\x98"} {
-		got, ok := AppendIfUTF8([]byte("x"), []byte(s))
-		if valid := utf8.ValidString(s); ok != valid {
-			t.Errorf("AppendIfUTF8(%q) ok = %v, want %v", s, ok, valid)
-			continue
-		}
-		if want := Append([]byte("x"), s); ok && !bytes.Equal(got, want) {
-			t.Errorf("AppendIfUTF8(%q) = %s, want %s", s, got, want)
-		}
-	}
-}
-
-// FuzzAppendIfUTF8 holds AppendIfUTF8 equal to utf8.Valid on any input and
-// to Append on valid UTF-8, from any offset of a reused buffer.
-func FuzzAppendIfUTF8(f *testing.F) {
-	f.Add("收款单\x00\u2028\u2029\"\\x", 3)
-	f.Add(`{"requestId":"e311f80a","data":{"收款单":{"编号":"SKD2026"}}}`, 0)
-	f.Add("收款\xe6\x94x\xed\xa0\x80", 5)
-	f.Fuzz(func(t *testing.T, s string, pre int) {
-		prefix := bytes.Repeat([]byte("p"), pre&63)
-		buf := make([]byte, len(prefix), len(prefix)+pre&7)
-		copy(buf, prefix)
-		got, ok := AppendIfUTF8(buf, []byte(s))
-		if valid := utf8.ValidString(s); ok != valid {
-			t.Fatalf("AppendIfUTF8(%q) ok = %v, want %v", s, ok, valid)
-		}
-		if want := Append(bytes.Clone(prefix), s); ok && !bytes.Equal(got, want) {
-			t.Fatalf("AppendIfUTF8(%q) = %s, want %s", s, got, want)
-		}
-	})
-}
-
 // BenchmarkAppendBody escapes a payload as a capture record holds it
 // (mostly CJK, a quote every few bytes), the old way and the fast path.
 func BenchmarkAppendBody(b *testing.B) {
@@ -124,15 +81,7 @@ func BenchmarkAppendBody(b *testing.B) {
 	for _, bm := range []struct {
 		name   string
 		append func([]byte, string) []byte
-	}{{"Append", Append}, {"AppendUTF8", AppendUTF8}, {"ValidAppendUTF8", func(b []byte, s string) []byte {
-		if !utf8.ValidString(s) {
-			panic("not UTF-8")
-		}
-		return AppendUTF8(b, s)
-	}}, {"AppendIfUTF8", func(b []byte, s string) []byte {
-		b, _ = AppendIfUTF8(b, unsafe.Slice(unsafe.StringData(s), len(s)))
-		return b
-	}}} {
+	}{{"Append", Append}, {"AppendUTF8", AppendUTF8}} {
 		b.Run(bm.name, func(b *testing.B) {
 			buf := make([]byte, 0, 2*len(s))
 			b.SetBytes(int64(len(s)))

@@ -175,9 +175,6 @@ type Receiver struct {
 	// calls and bodies hold what Config.Recycle reuses: *callRecord, and
 	// *[]byte of capacity initialBody.
 	calls, bodies sync.Pool
-	// escapes holds *[]byte buffers a body is quoted into for its record
-	// (capture.Record.ShareBodyEscaped), from one call's record to the next.
-	escapes sync.Pool
 }
 
 // New builds a receiver and starts its observer goroutine.
@@ -393,19 +390,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			req.Header["Trailer"] = []string{strings.Join(trailerNames(c), ", ")}
 		}
 	}
-	// c.Body and rec.Body share the bytes; nothing writes to them after
-	// readBody. With a capture, the body is quoted for its record in the
-	// same pass that checks it is UTF-8.
-	var esc *[]byte
-	if r.cfg.Capture != nil && len(body) <= maxEscape {
-		esc, _ = r.escapes.Get().(*[]byte)
-		if esc == nil {
-			esc = new([]byte)
-		}
-		*esc = rec.ShareBodyEscaped(body, *esc)
-	} else {
-		rec.ShareBody(body)
-	}
+	rec.ShareBody(body) // c.Body and rec.Body share the bytes; nothing writes to them after readBody
 	c.Findings = r.protocolFindings(c)
 
 	var ans answer
@@ -461,10 +446,6 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			}
 		}
 	}
-	if esc != nil {
-		rec.DropEscaped()
-		r.escapes.Put(esc)
-	}
 	if c.TooLarge || c.BodyErr != nil {
 		// The rest of the body is not wanted: the connection cannot carry
 		// another call.
@@ -512,10 +493,6 @@ func tooLarge(err error) bool {
 // initialBody is the most a body is given before its bytes arrive: a
 // declared Content-Length is a claim, not memory.
 const initialBody = 4 << 10
-
-// maxEscape bounds the bodies quoted into a pooled buffer for their record:
-// one huge body's buffer is not kept.
-const maxEscape = 64 << 10
 
 // defaultBodyBudget is Config.BodyBudget when it is 0.
 const defaultBodyBudget = 64 << 20
