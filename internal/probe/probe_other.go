@@ -14,4 +14,9 @@ func killGroup(cmd *exec.Cmd, _ string) {
 	}
 }
 
+// exitedItself cannot tell here an exit status from the time limit's
+// kill (which leaves one too): only a command that exited 0 surely
+// ended by itself.
+func exitedItself(*exec.ExitError) bool { return false }
+
 func signalOf(*exec.ExitError) (string, bool) { return "", false }

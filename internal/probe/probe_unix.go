@@ -28,6 +28,10 @@ func killGroup(cmd *exec.Cmd, mark string) {
 	killMarked(mark)
 }
 
+// exitedItself says a command ended by exiting, with a status of its own,
+// not by a signal (the time limit's kill is one).
+func exitedItself(ee *exec.ExitError) bool { return ee.Exited() }
+
 // signalOf is the signal that ended a command, if one did.
 func signalOf(ee *exec.ExitError) (string, bool) {
 	ws, ok := ee.Sys().(syscall.WaitStatus)
