@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/check"
 )
 
 // inMemory is an http.RoundTripper that hands each request to a handler's
@@ -49,6 +50,10 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	// for this, as it waits for a transport's write.
 	if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.WroteRequest != nil {
 		trace.WroteRequest(httptrace.WroteRequestInfo{})
+	}
+	if t := check.TogetherIn(req.Context()); t != nil {
+		// Copies sent at once start their handlers together.
+		t.Arrive(req.Context())
 	}
 	sreq, cancel, err := serverRequest(req, body)
 	if err != nil {
