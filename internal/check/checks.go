@@ -942,7 +942,11 @@ func slowCause(ts []timing, budget, limit time.Duration) string {
 	}
 	var parts []string
 	if timedOut > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d calls timed out (each counted at the time limit, %s): the receiver did not answer them at all", timedOut, len(ts), limit))
+		// What a timeout shows: nothing came within the limit, from the
+		// start of the attempt (its connection, its sending, included).
+		// Not that the receiver never answers: a slow one answers after
+		// it, and a loaded machine may not have sent the call at once.
+		parts = append(parts, fmt.Sprintf("%d of %d calls timed out (each counted at the time limit, %s): no answer came within %s of the start of the call", timedOut, len(ts), limit, limit))
 	}
 	if setup*2 >= slow-timedOut && setup > 0 {
 		slices.Sort(connects)
