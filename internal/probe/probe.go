@@ -526,8 +526,10 @@ type Cmd struct {
 
 	// waited, when set (by tests), runs once the command has ended, where
 	// a loaded machine may hold this goroutine (a stand-in for the
-	// scheduler); it gets the Question's context.
-	waited func(context.Context)
+	// scheduler); it gets the Question's context. readHeld runs where one
+	// may hold the reader of the command's output, before it reads.
+	waited   func(context.Context)
+	readHeld func()
 }
 
 // Environment variables a --probe-cmd command reads.
@@ -613,6 +615,9 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
+		if p.readHeld != nil {
+			p.readHeld()
+		}
 		done := make(chan struct{})
 		go func() {
 			_, _ = io.Copy(&limited{&errOut, 4 << 10}, errR)
@@ -635,10 +640,21 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	case <-read:
 	case <-time.After(time.Second):
 		// A child that left the group still holds the pipes: what was
-		// printed before the command exited is its answer.
+		// printed before the command exited is its answer. The readers
+		// stop at what the pipes hold now (Close would drop what a reader
+		// a loaded machine held has not read yet), and that is taken.
+		stopReading(outR)
+		stopReading(errR)
+		<-read
+		if !over.Load() {
+			takeHeld(outR, &out, maxAnswer+1-int64(out.Len()))
+			if int64(out.Len()) > maxAnswer {
+				over.Store(true)
+			}
+		}
+		takeHeld(errR, &limited{&errOut, 4 << 10}, 1<<20)
 		outR.Close()
 		errR.Close()
-		<-read
 	}
 	var ee *exec.ExitError
 	// A command that exited on its own, with any status, answered: the

@@ -399,3 +399,22 @@ func TestCmdAnswerOnALoadedMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestCmdAnswerOfAHeldReader: what a command printed before it exited is
+// its answer, however long a loaded machine holds the reader of its
+// output (after a second the pipes were closed under the reader, and the
+// answer still in them was lost: "printed \"\": nothing").
+func TestCmdAnswerOfAHeldReader(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
+	// The scheduler's hold of the reader, longer than the second whsim
+	// gives a child that left the group (a stimulus, not a wait).
+	p := &Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute, readHeld: func() { time.Sleep(1500 * time.Millisecond) }}
+	a, err := p.Ask(context.Background(), q)
+	if err != nil || a.Count != 1 || a.State != StateCreated {
+		t.Errorf("%+v, %v; want count 1, created", a, err)
+	}
+}
