@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/check"
 )
 
 // inMemory is an http.RoundTripper that hands each request to a handler's
@@ -30,6 +31,11 @@ import (
 type inMemory struct {
 	h      http.Handler
 	panics *panics
+	// held, when set (by tests), runs where a loaded machine may hold the
+	// caller before it waits for the handler (a stand-in for the
+	// scheduler), with the call's context and whether the handler has
+	// returned.
+	held func(ctx context.Context, returned func() bool)
 }
 
 // remoteAddr is the peer a handler sees: TEST-NET-1, as httptest's.
@@ -50,26 +56,57 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.WroteRequest != nil {
 		trace.WroteRequest(httptrace.WroteRequestInfo{})
 	}
+	if t := check.TogetherIn(req.Context()); t != nil {
+		// Copies sent at once start their handlers together.
+		t.Arrive(req.Context())
+	}
 	sreq, cancel, err := serverRequest(req, body)
 	if err != nil {
 		return nil, err
 	}
 	w := &answerWriter{header: http.Header{}}
-	done := make(chan error, 1)
+	type served struct {
+		err error
+		// live: the call's time limit had not passed when the handler
+		// returned (seen by its own goroutine, at once).
+		live bool
+	}
+	done := make(chan served, 1)
 	go func() {
 		defer cancel()
-		done <- tr.serve(w, sreq)
+		err := tr.serve(w, sreq)
+		done <- served{err, req.Context().Err() == nil}
 	}()
+	if tr.held != nil {
+		tr.held(req.Context(), func() bool { return len(done) > 0 })
+	}
 	select {
-	case err := <-done:
-		if err != nil {
-			return nil, err
-		}
-		return w.response(req), nil
+	case res := <-done:
+		return tr.answer(w, req, res.err)
 	case <-req.Context().Done():
+		// A handler that returned within the time limit answered, though
+		// this goroutine looks only now: a select with both ready picks
+		// one at random, and a loaded machine may hold the caller past
+		// the limit after the handler returned. One that returned after
+		// the limit (ending with its context) did not.
+		select {
+		case res := <-done:
+			if res.live {
+				return tr.answer(w, req, res.err)
+			}
+		default:
+		}
 		w.abandon()
 		return nil, req.Context().Err()
 	}
+}
+
+// answer is what a call whose handler returned err got.
+func (tr *inMemory) answer(w *answerWriter, req *http.Request, err error) (*http.Response, error) {
+	if err != nil {
+		return nil, err
+	}
+	return w.response(req), nil
 }
 
 // serve runs the handler, turning a panic into what a client of a

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +136,31 @@ func TestFailureSaysWhatTheCLISays(t *testing.T) {
 		want := checkout.CheckCase{CaseReport: &check.CaseReport{Result: res}}.JUnit().Failure
 		if got := said(res); got != want {
 			t.Errorf("said %q, whsim check says %q", got, want)
+		}
+	}
+}
+
+// TestInMemoryAnswerOfAHeldCaller: a handler that returned is the call's
+// answer, however long a loaded machine held the caller past the time
+// limit before it looked (both ready, the wait picked the timeout at
+// random: half such calls were timeouts of handlers that had answered).
+func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
+		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{},
+			// The scheduler's hold: until the handler has returned and
+			// the time limit has passed (events, not sleeps).
+			held: func(ctx context.Context, returned func() bool) {
+				<-ctx.Done()
+				for !returned() {
+					runtime.Gosched()
+				}
+			}}}
+		target, _ := url.Parse("http://" + inMemoryHost + "/hooks")
+		d := &attempt.Deliverer{Client: client, Target: target}
+		if a := d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last(); a.Status != http.StatusAccepted {
+			t.Fatalf("got %+v, want the handler's 202", a)
 		}
 	}
 }

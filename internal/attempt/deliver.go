@@ -236,6 +236,12 @@ type Deliverer struct {
 	// urls caches the parsed URL of each query: a run has a handful of
 	// queries and many deliveries, so none is parsed on the hot path.
 	urls sync.Map // query -> *target
+
+	// pause, when set (by tests), runs on the net/http path where a
+	// loaded machine may hold the attempt between an error and the look
+	// at its deadline (a stand-in for the scheduler), with the attempt's
+	// context.
+	pause func(context.Context)
 }
 
 type target struct {
@@ -688,7 +694,10 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 				*unfit = true
 			}
 			if err != nil && !*unfit {
-				if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
+				if d.pause != nil {
+					d.pause(actx)
+				}
+				if context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil && deadlineErr(err) {
 					err = timeoutError(err.Error() + " (Client.Timeout exceeded while awaiting headers)")
 				}
 				err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
@@ -724,12 +733,26 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}
 	kept, err := readBody(resp.Body, d.keep(resp.StatusCode))
-	if err != nil && !errors.Is(err, errOver) && context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil {
+	if err != nil && d.pause != nil {
+		d.pause(actx)
+	}
+	if err != nil && !errors.Is(err, errOver) && context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil && deadlineErr(err) {
 		err = timeoutError("body not finished within the time limit")
 	}
 	a, wait := d.answered(ctx, resp, kept, err, start, res)
 	a.Connect = connect
 	return a, wait
+}
+
+// deadlineErr says err is what an attempt's deadline gives (its context
+// ended, or a connection's deadline passed): the only error the deadline
+// may be blamed for. An error of its own (a reset, a close) met before
+// the deadline stays what it is, however late a loaded machine let this
+// goroutine look at the deadline after it.
+func deadlineErr(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // answered is the attempt an answer makes, and the wait its Retry-After

@@ -436,3 +436,60 @@ func TestShortError(t *testing.T) {
 		}
 	}
 }
+
+// TestResetIsNoTimeoutOnALoadedMachine: a receiver that resets the
+// connection before its time limit is said to have, however long a loaded
+// machine holds the attempt between the error and the look at its
+// deadline (once past by then, any error was called a timeout: "the
+// receiver did not answer in time" of one that cut the call off).
+func TestResetIsNoTimeoutOnALoadedMachine(t *testing.T) {
+	for _, tt := range []struct {
+		name, answer string
+	}{
+		{"before the answer", ""},
+		{"in the answer's body", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"ok\""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				buf := make([]byte, 4096)
+				got := ""
+				for !strings.Contains(got, "\r\n\r\n{}") {
+					n, err := c.Read(buf)
+					if err != nil {
+						break
+					}
+					got += string(buf[:n])
+				}
+				c.Write([]byte(tt.answer))
+				c.(*net.TCPConn).SetLinger(0) // a reset, not a close
+				c.Close()
+			}()
+			c, err := newTestClient(ClientOptions{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := url.Parse("http://" + ln.Addr().String())
+			// The scheduler's pause: held until the deadline has passed
+			// (an event, not a sleep), after the reset came.
+			d := &Deliverer{Client: c, Target: u, pause: func(ctx context.Context) { <-ctx.Done() }}
+			a := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+			if a.Kind == KindTimeout || a.BodyKind == KindTimeout || strings.Contains(a.Err, "Timeout") {
+				t.Errorf("got %+v, want the reset, not a timeout", a)
+			}
+			// The reset: before the answer, or as its body was read (an
+			// answer cut short).
+			if a.Kind != KindReset && a.BodyKind != KindReset && !a.Truncated {
+				t.Errorf("got %+v, want the reset", a)
+			}
+		})
+	}
+}

@@ -401,6 +401,12 @@ type Config struct {
 	// CurlTLS are the curl flags of the run's TLS settings (-k, --cacert
 	// FILE), for an effects reproduction to run word for word.
 	CurlTLS []string
+
+	// copyHeld, when set (by tests), runs where a loaded machine may hold
+	// a copy of a burst before it goes out (a stand-in for the scheduler):
+	// with the copy's index, and ended(j), closed once copy j's delivery
+	// has ended.
+	copyHeld func(i int, ended func(j int) <-chan struct{})
 }
 
 // DefaultConcurrent is how many copies of one call arrive at once by

@@ -231,6 +231,9 @@ type sentCall struct {
 	answers []attempt.Attempt // one per delivery
 	again   bool              // an early call sent again after the create
 	copies  int
+	// together, for copies at once, is the most that were in flight at
+	// one moment (runner.burst).
+	together int
 }
 
 // effDoc is a document the effects check follows, from its calls to the
@@ -430,10 +433,11 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 		sc := sentCall{step: st, copies: max(st.copies, 1), again: i >= n}
 		sc.req = r.request(st.c, true)
 		if st.atOnce {
-			results, err := r.burst(st.c, sc.copies)
+			results, together, err := r.burst(st.c, sc.copies)
 			if err != nil {
 				return err
 			}
+			sc.together = together
 			for _, res := range results {
 				sc.answers = append(sc.answers, res.Last())
 			}
@@ -570,6 +574,12 @@ func (r *runner) judgeDoc(d *effDoc) Result {
 		res.Verdict, res.Reason = Warn, d.skip
 		return res
 	case d.met:
+		for _, sc := range d.sent {
+			if sc.step.atOnce && sc.together < 2 {
+				res.Verdict, res.Reason = Warn, fmt.Sprintf("%s %s is held once, but %s", probe.KindWord(d.q.Kind), d.q.Code, notTogether(sc.copies))
+				break
+			}
+		}
 		return res
 	}
 	res.Verdict = Fail

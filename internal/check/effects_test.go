@@ -728,3 +728,65 @@ func TestLoadBothInvoiceShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiesNotTogetherAreNoPass: copies meant to reach the receiver at
+// once, no two of which a loaded machine had in flight together (each
+// went out after the one before was answered), tried no race: duplicates
+// and effects say so (inconclusive), never pass. A pass was reported, for
+// a careful and a racy receiver alike.
+func TestCopiesNotTogetherAreNoPass(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		d    storeDefects
+	}{{"careful", storeDefects{}}, {"check-then-insert race", storeDefects{raceCopies: true}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(newStore(t, tt.d))
+			defer srv.Close()
+			cfg := probeConfig(t, srv.URL)
+			cfg.Checks = []string{duplicates, Effects}
+			// The scheduler's pause: each copy held until the one before
+			// has been answered (an event, not a sleep).
+			cfg.copyHeld = func(i int, ended func(j int) <-chan struct{}) {
+				if i > 0 {
+					<-ended(i - 1)
+				}
+			}
+			_, results := runAll(t, cfg)
+			n := 0
+			for _, r := range results {
+				if !strings.Contains(r.Case.Name, "concurrent-x") {
+					continue
+				}
+				n++
+				if r.Verdict == Pass || r.Verdict == Warn && !strings.Contains(r.Reason, "no two of the 8 copies were in flight together") {
+					t.Errorf("%s/%s: %s %q, want no pass: the copies did not go out together", r.Case.Check, r.Case.Name, r.Verdict, r.Reason)
+				}
+			}
+			if n == 0 {
+				t.Fatal("no case of copies at once")
+			}
+		})
+	}
+}
+
+// TestCopiesPartlyTogetherStillPass: copies of which only some were in
+// flight together tried the race: a careful receiver passes.
+func TestCopiesPartlyTogetherStillPass(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks = []string{duplicates, Effects}
+	// All but the first held until the first has been answered: the
+	// seven held then go out together.
+	cfg.copyHeld = func(i int, ended func(j int) <-chan struct{}) {
+		if i > 0 {
+			<-ended(0)
+		}
+	}
+	_, results := runAll(t, cfg)
+	for _, r := range results {
+		if strings.Contains(r.Case.Name, "concurrent-x") && r.Verdict != Pass {
+			t.Errorf("%s/%s: %s %q, want pass", r.Case.Check, r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+}

@@ -674,3 +674,14 @@ func TestLatencyNothingRouted(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowCauseSaysWhatATimeoutShows: a timeout shows that no answer came
+// within the time limit, measured from the call's start on this machine,
+// not that the receiver never answered (a slow one answers later, and a
+// loaded machine may send a call late).
+func TestSlowCauseSaysWhatATimeoutShows(t *testing.T) {
+	got := slowCause([]timing{{latency: 10 * time.Second, timedOut: true}, {latency: time.Millisecond}}, time.Second, 10*time.Second)
+	if strings.Contains(got, "did not answer them at all") || !strings.Contains(got, "no answer came within 10s of the start of the call") {
+		t.Errorf("slowCause = %q, want what a timeout shows", got)
+	}
+}

@@ -523,6 +523,13 @@ type Cmd struct {
 	Timeout time.Duration
 	// Env is the environment the command starts from; nil means whsim's.
 	Env []string
+
+	// waited, when set (by tests), runs once the command has ended, where
+	// a loaded machine may hold this goroutine (a stand-in for the
+	// scheduler); it gets the Question's context. readHeld runs where one
+	// may hold the reader of the command's output, before it reads.
+	waited   func(context.Context)
+	readHeld func()
 }
 
 // Environment variables a --probe-cmd command reads.
@@ -608,6 +615,9 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
+		if p.readHeld != nil {
+			p.readHeld()
+		}
 		done := make(chan struct{})
 		go func() {
 			_, _ = io.Copy(&limited{&errOut, 4 << 10}, errR)
@@ -622,21 +632,40 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 		<-done
 	}()
 	err = cmd.Wait()
+	if p.waited != nil {
+		p.waited(ctx)
+	}
 	killGroup(cmd, mark)
 	select {
 	case <-read:
 	case <-time.After(time.Second):
 		// A child that left the group still holds the pipes: what was
-		// printed before the command exited is its answer.
+		// printed before the command exited is its answer. The readers
+		// stop at what the pipes hold now (Close would drop what a reader
+		// a loaded machine held has not read yet), and that is taken.
+		stopReading(outR)
+		stopReading(errR)
+		<-read
+		if !over.Load() {
+			takeHeld(outR, &out, maxAnswer+1-int64(out.Len()))
+			if int64(out.Len()) > maxAnswer {
+				over.Store(true)
+			}
+		}
+		takeHeld(errR, &limited{&errOut, 4 << 10}, 1<<20)
 		outR.Close()
 		errR.Close()
-		<-read
 	}
 	var ee *exec.ExitError
+	// A command that exited on its own, with any status, answered: the
+	// time limit ending since (a loaded machine may hold this goroutine
+	// between the exit and this look) says nothing of it. Only one the
+	// limit's kill ended got no answer in time.
+	exited := err == nil || errors.As(err, &ee) && exitedItself(ee)
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
+	case !exited && ctx.Err() == context.DeadlineExceeded:
 		return fail(fmt.Sprintf("timeout, no answer within %s", p.Timeout))
-	case ctx.Err() != nil:
+	case ctx.Err() != nil && (!exited || ctx.Err() != context.DeadlineExceeded):
 		return Answer{Lines: -1}, ctx.Err()
 	case over.Load():
 		return fail(fmt.Sprintf("printed more than %s, want one document's counts%s", maxAnswerText, opening(out.Bytes())))

@@ -371,3 +371,50 @@ func TestHTTPProbeErrorShowsTheDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestCmdAnswerOnALoadedMachine: a command that answered within its time
+// limit is its answer, however long a loaded machine holds whsim between
+// the command's exit and the look at the limit (once the limit had
+// passed by then, a command that printed its answer and exited 0 was
+// called "timeout, no answer within").
+func TestCmdAnswerOnALoadedMachine(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
+	for _, tt := range []struct{ cmd, want string }{
+		{`echo '{"count":1,"state":"created"}'`, ""},
+		{`echo 'Error: no such table: receipts' >&2; exit 1`, "exited 1: Error: no such table: receipts"},
+	} {
+		// The scheduler's pause: held until the limit has passed (an
+		// event, not a sleep), after the command ended well within it.
+		p := &Cmd{Run: tt.cmd, Timeout: 3 * time.Second, waited: func(ctx context.Context) { <-ctx.Done() }}
+		a, err := p.Ask(context.Background(), q)
+		switch {
+		case tt.want == "" && (err != nil || a.Count != 1 || a.State != StateCreated):
+			t.Errorf("%s: %+v, %v; want count 1, created", tt.cmd, a, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want an error saying %q", tt.cmd, err, tt.want)
+		}
+	}
+}
+
+// TestCmdAnswerOfAHeldReader: what a command printed before it exited is
+// its answer, however long a loaded machine holds the reader of its
+// output (after a second the pipes were closed under the reader, and the
+// answer still in them was lost: "printed \"\": nothing").
+func TestCmdAnswerOfAHeldReader(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
+	// The scheduler's hold of the reader, longer than the second whsim
+	// gives a child that left the group (a stimulus, not a wait).
+	p := &Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute, readHeld: func() { time.Sleep(1500 * time.Millisecond) }}
+	a, err := p.Ask(context.Background(), q)
+	if err != nil || a.Count != 1 || a.State != StateCreated {
+		t.Errorf("%+v, %v; want count 1, created", a, err)
+	}
+}

@@ -99,6 +99,21 @@ func Wait(ctx context.Context, path string, within, interval time.Duration) (str
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
+			// One last look, without the wait's deadline: a dial whose
+			// deadline is past fails before it tries, and a loaded machine
+			// may hold this goroutine past it; "not ready" must come of a
+			// look at the server.
+			u, err := Check(ctx, path)
+			switch {
+			case err == nil:
+				return u, nil
+			case errors.As(err, &nr):
+				last = nr.Reason
+			case ctx.Err() != nil:
+				return "", ctx.Err()
+			default:
+				return "", err
+			}
 			return "", &NotReady{Reason: fmt.Sprintf("not ready within %s: %s", within, last)}
 		case <-t.C:
 		}

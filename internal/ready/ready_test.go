@@ -129,3 +129,19 @@ func TestWaitSeesTheFileAppear(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWaitLooksPastItsDeadline: a server that is up is ready, however
+// long a loaded machine holds the wait past its bound before it looks (a
+// dial whose deadline is past fails before it tries: the server was "not
+// ready within" the bound, "nothing answered", without being asked). A
+// bound already past when Wait starts stands in for the held goroutine.
+func TestWaitLooksPastItsDeadline(t *testing.T) {
+	up, _ := listening(t)
+	p := filepath.Join(t.TempDir(), "up.url")
+	if err := os.WriteFile(p, []byte(up+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Wait(context.Background(), p, time.Nanosecond, time.Millisecond); err != nil || got != up {
+		t.Errorf("Wait = %q, %v; want %s", got, err, up)
+	}
+}

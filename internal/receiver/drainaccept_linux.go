@@ -62,3 +62,29 @@ func bufferedBytes(c net.Conn) int {
 	rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ) })
 	return n
 }
+
+// readQueued reads into p what c's socket holds now, without waiting and
+// without a deadline (0 when it holds nothing, or cannot be read so).
+func readQueued(c net.Conn, p []byte) int {
+	if len(p) == 0 || bufferedBytes(c) == 0 {
+		return 0
+	}
+	rc, err := c.(syscall.Conn).SyscallConn() // bufferedBytes found it one
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(fd uintptr) {
+		for {
+			m, err := unix.Read(int(fd), p)
+			if err == unix.EINTR {
+				continue
+			}
+			if err == nil {
+				n = max(m, 0)
+			}
+			return
+		}
+	})
+	return n
+}

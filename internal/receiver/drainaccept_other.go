@@ -31,3 +31,7 @@ func acceptQueued(tl *net.TCPListener, pause func()) (net.Conn, error) {
 // bufferedBytes is 0 off Linux: a drained connection's read that its
 // deadline failed is not retried.
 func bufferedBytes(net.Conn) int { return 0 }
+
+// readQueued reads nothing off Linux: a read its deadline failed is not
+// retried.
+func readQueued(net.Conn, []byte) int { return 0 }

@@ -287,6 +287,16 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := c.Conn.Read(p)
+	if n == 0 && err != nil && timeout(err) {
+		// A read whose deadline (ReadHeaderTimeout, ReadTimeout) is past
+		// fails before it looks, and a loaded machine may hold the
+		// connection's goroutine that long while the sender's bytes wait
+		// in the socket: those are read, and only a socket with nothing
+		// in it is the timeout.
+		if m := readQueued(c.Conn, p); m > 0 {
+			n, err = m, nil
+		}
+	}
 	c.mu.Lock()
 	if c.watching && !c.off {
 		if n > 0 {
