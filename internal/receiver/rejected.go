@@ -187,6 +187,11 @@ type watchedConn struct {
 	// answer (HTTP/1: see beginAnswer); closeWanted says Close was called
 	// meanwhile, and closes once the answer is written.
 	answering, closeWanted bool
+	// aborting says the read deadline is one in the distant past: net/http
+	// aborting its background read (it sets time.Unix(1, 0)), not a bound
+	// on the sender (see SetReadDeadline). Atomic: the abort comes from
+	// the handler's goroutine while the read waits in another.
+	aborting atomic.Bool
 }
 
 // beginAnswer is a handler's last look at whether listen's stop cut its
@@ -287,12 +292,14 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := c.Conn.Read(p)
-	if n == 0 && err != nil && timeout(err) {
+	if n == 0 && err != nil && timeout(err) && !c.aborting.Load() {
 		// A read whose deadline (ReadHeaderTimeout, ReadTimeout) is past
 		// fails before it looks, and a loaded machine may hold the
 		// connection's goroutine that long while the sender's bytes wait
 		// in the socket: those are read, and only a socket with nothing
-		// in it is the timeout.
+		// in it is the timeout. (Not when net/http aborts its own
+		// background read: that is no bound, and a look at the socket on
+		// every call's abort costs a system call a call.)
 		if m := readQueued(c.Conn, p); m > 0 {
 			n, err = m, nil
 		}
@@ -406,6 +413,13 @@ func (c *watchedConn) idle() {
 		}
 	}
 	c.mu.Unlock()
+}
+
+// SetReadDeadline notes whether t is an abort rather than a bound (a time
+// before 2001: no bound net/http sets from the clock is), for Read.
+func (c *watchedConn) SetReadDeadline(t time.Time) error {
+	c.aborting.Store(!t.IsZero() && t.Unix() < 1e9)
+	return c.Conn.SetReadDeadline(t)
 }
 
 func (c *watchedConn) Close() error {
