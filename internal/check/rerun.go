@@ -295,6 +295,9 @@ type RerunConfig struct {
 	// or Settle runs out; nil leaves them NOT RERUN, saying what is missing.
 	Probe  probe.Probe
 	Settle time.Duration
+	// copyHeld, when set (by tests), holds copies sent at once before
+	// they go out, as Config.copyHeld does a run's.
+	copyHeld func(i int, ended func(j int) <-chan struct{})
 	// Again is the command line that runs a check again (with the URL, the
 	// probe and a secret placeholder), for the cases a rerun cannot send
 	// alone: "whsim check --url ... --checks ".
@@ -414,7 +417,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	}
 	n := max(c.Copies, 1)
 	copyOf := copiesOf(req, c.NewRequestIDs, c.Resign, cfg.IDs)
-	results := deliverCopies(ctx, d, copyOf, n, c.AtOnce)
+	results, together := deliverCopies(ctx, d, copyOf, n, c.AtOnce, cfg.copyHeld)
 	res := RerunResult{Case: c, Outcome: Fixed}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: termsafe.URL(d.Target), Kind: attempt.FailureText(a)}
@@ -437,6 +440,9 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 				res.Reason = fmt.Sprintf("delivery %d of %d %s", i+1, n, res.Reason)
 			}
 		}
+	}
+	if res.Outcome == Fixed && c.AtOnce && n > 1 && together < 2 {
+		return notRerunTogether(res, n), nil
 	}
 	return res, nil
 }
@@ -465,32 +471,58 @@ func copiesOf(req *attempt.Request, newIDs, resign bool, ids *reqid.IDs) func(i 
 
 // deliverCopies delivers req n times (n is at most MaxCopies: ReadFailed
 // refuses more), together when atOnce: every copy waits for the others, so
-// they reach the receiver together, as the run's burst did.
-func deliverCopies(ctx context.Context, d *attempt.Deliverer, copyOf func(i int) *attempt.Request, n int, atOnce bool) []*attempt.Result {
-	results := make([]*attempt.Result, n)
+// they reach the receiver together, as the run's burst did. together is
+// the most copies in flight at one moment (counted as each delivery begins
+// and ends, as burst counts them): below 2 for copies sent at once, the
+// race they stand for was not tried.
+// held is RerunConfig.copyHeld.
+func deliverCopies(ctx context.Context, d *attempt.Deliverer, copyOf func(i int) *attempt.Request, n int, atOnce bool, held func(i int, ended func(j int) <-chan struct{})) (results []*attempt.Result, together int) {
+	results = make([]*attempt.Result, n)
 	if !atOnce {
 		for i := range n {
 			results[i] = d.Deliver(ctx, copyOf(i))
 		}
-		return results
+		return results, 1
 	}
-	// Every copy waits for the others, so they reach the receiver
-	// together, as the run's burst did.
+	ends := make([]chan struct{}, n) // each closed when its copy's delivery ended
+	var mu sync.Mutex
+	inFlight := 0
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	ready.Add(n)
 	for i := range n {
 		one := *copyOf(i)
+		ends[i] = make(chan struct{})
 		done.Go(func() {
+			defer close(ends[i])
 			ready.Done()
 			<-start
+			if held != nil {
+				held(i, func(j int) <-chan struct{} { return ends[j] })
+			}
+			mu.Lock()
+			inFlight++
+			together = max(together, inFlight)
+			mu.Unlock()
 			results[i] = d.Deliver(ctx, &one)
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
 		})
 	}
 	ready.Wait()
 	close(start)
 	done.Wait()
-	return results
+	return results, together
+}
+
+// notRerunTogether is the outcome of a case whose copies, sent at once,
+// would have made it fixed but of which no two were in flight together:
+// the race was not tried, so it is no fix.
+func notRerunTogether(res RerunResult, n int) RerunResult {
+	res.Outcome = NotRerun
+	res.Reason = notTogether(n)
+	return res
 }
 
 // wants says whether status is the answer want names.

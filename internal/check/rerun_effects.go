@@ -47,6 +47,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		}
 	}
 	n := len(calls)
+	apart := 0 // the copies of the first call sent at once of which no two were in flight together
 	for i := 0; i < len(calls); i++ {
 		call := calls[i]
 		req, err := fresh.request(call, cfg)
@@ -57,7 +58,11 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 			q.RequestID = req.RequestID
 		}
 		var got []attempt.Attempt
-		for _, r := range deliverCopies(ctx, d, copiesOf(req, call.NewRequestIDs, call.Resign, cfg.IDs), max(call.Copies, 1), call.AtOnce) {
+		results, together := deliverCopies(ctx, d, copiesOf(req, call.NewRequestIDs, call.Resign, cfg.IDs), max(call.Copies, 1), call.AtOnce, cfg.copyHeld)
+		if call.AtOnce && call.Copies > 1 && together < 2 && apart == 0 {
+			apart = call.Copies
+		}
+		for _, r := range results {
 			got = append(got, r.Last())
 		}
 		if call.Retry {
@@ -139,6 +144,9 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	if want.met(a) {
 		res.Outcome = Fixed
 		res.Reason = fmt.Sprintf("%s %s: %s; the probe answered %s", e.Kind, q.Code, wantText, raw)
+		if apart > 0 {
+			return notRerunTogether(res, apart), nil
+		}
 		return res, nil
 	}
 	res.Outcome = StillFailing

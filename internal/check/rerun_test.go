@@ -562,3 +562,62 @@ func TestReproduceOutOfOrderUnseenDocument(t *testing.T) {
 		}
 	}
 }
+
+// A rerun of copies meant to arrive at once is no fix when no two of them
+// were in flight together: the race was not tried (it said FIXED, as the
+// run once said passed). Copies that met are judged as before.
+func TestRerunCopiesNotTogetherAreNotFixed(t *testing.T) {
+	t.Parallel()
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+	defer plain.Close()
+	// The first two calls to reach it answer only once both are there:
+	// two copies certainly in flight together.
+	var mu sync.Mutex
+	arrived := 0
+	both := make(chan struct{})
+	meeting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		arrived++
+		if arrived == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		<-both
+	}))
+	defer meeting.Close()
+	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	for _, tt := range []struct {
+		name string
+		srv  *httptest.Server
+		held func(i int, ended func(j int) <-chan struct{})
+		want string
+	}{
+		{"copies held apart", plain, func(i int, ended func(j int) <-chan struct{}) {
+			if i > 0 {
+				<-ended(i - 1) // the scheduler's pause: an event, not a sleep
+			}
+		}, NotRerun},
+		{"copies together", meeting, nil, Fixed},
+	} {
+		target, _ := url.Parse(tt.srv.URL + "/hook")
+		res := Result{Case: &Case{Check: duplicates, Name: "receipt/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
+			Copies: 8, AtOnce: true, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 500}
+		cases, err := ReadFailed(bytes.NewReader(reported(t, &Reporter{Target: target}, res)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []RerunResult
+		cfg := RerunConfig{Client: tt.srv.Client(), Target: target, copyHeld: tt.held}
+		if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { got = append(got, r) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Outcome != tt.want {
+			t.Errorf("%s: %+v, want %s", tt.name, got, tt.want)
+			continue
+		}
+		if tt.want == NotRerun && !strings.Contains(got[0].Reason, "no two of the 8 copies were in flight together") {
+			t.Errorf("%s: reason %q", tt.name, got[0].Reason)
+		}
+	}
+}
