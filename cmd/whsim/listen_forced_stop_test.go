@@ -54,33 +54,8 @@ func TestListenForcedStopKeepsTheCallsInFlight(t *testing.T) {
 			cmd.Env = append(os.Environ(), "NO_COLOR=1")
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			lines := make(chan string, 64)
-			var errText strings.Builder
-			go func() {
-				for sc := bufio.NewScanner(stderr); sc.Scan(); {
-					errText.WriteString(sc.Text() + "\n")
-					lines <- sc.Text()
-				}
-				close(lines)
-			}()
-			waitLine := func(prefix string) {
-				t.Helper()
-				for l := range lines {
-					if strings.HasPrefix(l, prefix) {
-						return
-					}
-				}
-				t.Fatalf("listen ended without a line %q", prefix)
-			}
-			waitLine("listening on ")
+			errs := startWithStderr(t, cmd)
+			errs.waitLine(t, "listening on ")
 			u, err := os.ReadFile(ready)
 			if err != nil {
 				t.Fatal(err)
@@ -116,14 +91,14 @@ func TestListenForcedStopKeepsTheCallsInFlight(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Said only while a call is still in flight.
-			waitLine("stopping: waiting for the calls in flight to be answered")
+			errs.waitLine(t, "stopping: waiting for the calls in flight to be answered")
 			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
-			waitLine("stopped at once: the calls in flight were left unanswered")
+			errs.waitLine(t, "stopped at once: the calls in flight were left unanswered")
 			done := make(chan error, 1)
 			go func() {
-				for range lines {
+				for range errs.lines {
 				}
 				done <- cmd.Wait()
 			}()
@@ -164,9 +139,9 @@ func TestListenForcedStopKeepsTheCallsInFlight(t *testing.T) {
 					t.Errorf("the record's forward %+v, want an error saying listen was stopped at once:\n%s", rec.Forward, recs[0])
 				}
 			}
-			out, errs := stdout.String(), errText.String()
-			if !strings.Contains(errs, "listen stopped: 1 call ") {
-				t.Errorf("the summary does not count the held call:\n%s", errs)
+			out, errOut := stdout.String(), errs.text()
+			if !strings.Contains(errOut, "listen stopped: 1 call ") {
+				t.Errorf("the summary does not count the held call:\n%s", errOut)
 			}
 			if !strings.Contains(out, "/hook") || !strings.Contains(out, "listen was stopped at once (a second Ctrl-C or SIGTERM) before the answer") {
 				t.Errorf("the held call is not printed with why it was not answered:\n%s", out)

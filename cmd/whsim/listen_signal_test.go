@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"net/http"
@@ -37,31 +36,8 @@ func TestListenSecondSignalStopsAtOnce(t *testing.T) {
 			ready := filepath.Join(t.TempDir(), "url.txt")
 			cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--forward-to", hold.URL)
 			cmd.Env = append(os.Environ(), "NO_COLOR=1")
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			lines := make(chan string, 64)
-			go func() {
-				for sc := bufio.NewScanner(stderr); sc.Scan(); {
-					lines <- sc.Text()
-				}
-				close(lines)
-			}()
-			waitLine := func(prefix string) {
-				t.Helper()
-				for l := range lines {
-					if strings.HasPrefix(l, prefix) {
-						return
-					}
-				}
-				t.Fatalf("listen ended without a line %q", prefix)
-			}
-			waitLine("listening on ")
+			errs := startWithStderr(t, cmd)
+			errs.waitLine(t, "listening on ")
 			u, err := os.ReadFile(ready)
 			if err != nil {
 				t.Fatal(err)
@@ -78,14 +54,14 @@ func TestListenSecondSignalStopsAtOnce(t *testing.T) {
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			waitLine("stopping: waiting for the calls in flight to be answered (up to 30s); Ctrl-C again to stop at once")
+			errs.waitLine(t, "stopping: waiting for the calls in flight to be answered (up to 30s); Ctrl-C again to stop at once")
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			waitLine("stopped at once: the calls in flight were left unanswered")
+			errs.waitLine(t, "stopped at once: the calls in flight were left unanswered")
 			done := make(chan error, 1)
 			go func() {
-				for range lines {
+				for range errs.lines {
 				}
 				done <- cmd.Wait()
 			}()

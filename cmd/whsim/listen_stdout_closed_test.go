@@ -27,22 +27,8 @@ func TestListenStopsWhenStdoutIsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	errLines := make(chan string, 64)
-	go func() {
-		for sc := bufio.NewScanner(stderr); sc.Scan(); {
-			errLines <- sc.Text()
-		}
-		close(errLines)
-	}()
-	if l := <-errLines; !strings.HasPrefix(l, "listening on ") {
+	errs := startWithStderr(t, cmd)
+	if l := <-errs.lines; !strings.HasPrefix(l, "listening on ") {
 		t.Fatalf("first stderr line %q", l)
 	}
 	u, err := os.ReadFile(ready)
@@ -69,16 +55,14 @@ func TestListenStopsWhenStdoutIsClosed(t *testing.T) {
 	if code := post("r2"); code != 200 {
 		t.Errorf("the call after stdout closed was answered %d", code)
 	}
-	var summary []string
-	for l := range errLines {
-		summary = append(summary, l)
+	for range errs.lines {
 	}
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 141 {
 		t.Errorf("exit %v, want status 141 (not killed by SIGPIPE)", err)
 	}
-	all := strings.Join(summary, "\n")
+	all := errs.text()
 	if !strings.Contains(all, "listen stopped: stdout was closed") || !strings.Contains(all, "2 calls") {
 		t.Errorf("stderr has no summary saying stdout was closed:\n%s", all)
 	}
