@@ -2,11 +2,11 @@
 # Installs the peer and engine tools that the browser tests, the engine
 # integration tests and the bench/ scripts use, at pinned versions, each only
 # when it is missing. With no arguments: everything; else only the named ones
-# (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema). Needs root for apt-get (CI and the
+# (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema java). Needs root for apt-get (CI and the
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta sqlite3 xmllint npm-validators python-jsonschema # what CI needs
+#   scripts/install-tools.sh chromium vegeta sqlite3 xmllint npm-validators python-jsonschema java # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0
@@ -21,7 +21,7 @@ k6_version=v1.8.1
 npm_validators=$(cd "$(dirname "$0")" && pwd)/npm-validators
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema)
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema java)
 
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
@@ -55,6 +55,11 @@ for t in "${tools[@]}"; do
       if ! python3 -c 'import jsonschema' 2>/dev/null && ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
         echo "installing python3-jsonschema (Debian package)" >&2; apt_install python3-jsonschema
       fi ;;
+    java)
+      # A JDK (11 or later runs a single-file program from source): the
+      # schema test runs the exported patterns through java.util.regex,
+      # whose $ also matches before a final line break.
+      command -v java >/dev/null || { echo "installing java (Debian package default-jdk-headless)" >&2; apt_install default-jdk-headless; } ;;
     wrk | hey)
       command -v "$t" >/dev/null || { echo "installing $t (Debian package)" >&2; apt_install "$t"; } ;;
     vegeta)
@@ -81,6 +86,6 @@ for t in "${tools[@]}"; do
         npm ci --silent --no-audit --no-fund --prefix "$dir" >/dev/null
         echo "$want" >"$dir/installed"
       fi ;;
-    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema)" >&2; exit 2 ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 xmllint npm-validators python-jsonschema java)" >&2; exit 2 ;;
   esac
 done
