@@ -274,44 +274,58 @@ func (r *runner) duplicates() error {
 // for was not tried.
 func (r *runner) burst(c *Case, n int) (results []*attempt.Result, together int, err error) {
 	results = make([]*attempt.Result, n)
-	ends := make([]chan struct{}, n) // each closed when its copy's delivery ended
-	var mu sync.Mutex
-	inFlight := 0
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	ctx := context.WithValue(r.ctx, togetherKey{}, newTogether(n))
+	reqs := make([]*attempt.Request, n)
 	for i := range n {
-		req := r.request(c.Delivery(i), true)
-		ends[i] = make(chan struct{})
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			if r.cfg.copyHeld != nil {
-				r.cfg.copyHeld(i, func(j int) <-chan struct{} { return ends[j] })
-			}
-			mu.Lock()
-			inFlight++
-			together = max(together, inFlight)
-			mu.Unlock()
-			results[i] = r.d.Deliver(ctx, req)
-			mu.Lock()
-			inFlight--
-			mu.Unlock()
-			close(ends[i])
-		}()
+		reqs[i] = r.request(c.Delivery(i), true)
 	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	ctx := context.WithValue(r.ctx, togetherKey{}, newTogether(n))
+	together = sendAtOnce(n, r.cfg.copyHeld, func(i int) { results[i] = r.d.Deliver(ctx, reqs[i]) })
 	for _, res := range results {
 		if err := r.record(c, res, call{together: n}); err != nil {
 			return nil, 0, err
 		}
 	}
 	return results, together, nil
+}
+
+// sendAtOnce runs deliver(i) for n copies at once: each waits until all are
+// ready, so that they reach the receiver together. It returns the most
+// copies that were in flight at one moment (counted as each delivery
+// begins and ends: an order of events, not a clock). held, when set (by
+// tests), runs before copy i goes out, with ended(j) closed once copy j's
+// delivery has ended: a stand-in for the scheduler.
+func sendAtOnce(n int, held func(i int, ended func(j int) <-chan struct{}), deliver func(i int)) (together int) {
+	ends := make([]chan struct{}, n)
+	for i := range ends {
+		ends[i] = make(chan struct{})
+	}
+	var mu sync.Mutex
+	inFlight := 0
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	ready.Add(n)
+	for i := range n {
+		done.Go(func() {
+			defer close(ends[i])
+			ready.Done()
+			<-start
+			if held != nil {
+				held(i, func(j int) <-chan struct{} { return ends[j] })
+			}
+			mu.Lock()
+			inFlight++
+			together = max(together, inFlight)
+			mu.Unlock()
+			deliver(i)
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+		})
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return together
 }
 
 // Together is the copies of one call sent at once, in each copy's

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -484,35 +483,11 @@ func deliverCopies(ctx context.Context, d *attempt.Deliverer, copyOf func(i int)
 		}
 		return results, 1
 	}
-	ends := make([]chan struct{}, n) // each closed when its copy's delivery ended
-	var mu sync.Mutex
-	inFlight := 0
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
+	copies := make([]attempt.Request, n)
 	for i := range n {
-		one := *copyOf(i)
-		ends[i] = make(chan struct{})
-		done.Go(func() {
-			defer close(ends[i])
-			ready.Done()
-			<-start
-			if held != nil {
-				held(i, func(j int) <-chan struct{} { return ends[j] })
-			}
-			mu.Lock()
-			inFlight++
-			together = max(together, inFlight)
-			mu.Unlock()
-			results[i] = d.Deliver(ctx, &one)
-			mu.Lock()
-			inFlight--
-			mu.Unlock()
-		})
+		copies[i] = *copyOf(i)
 	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	together = sendAtOnce(n, held, func(i int) { results[i] = d.Deliver(ctx, &copies[i]) })
 	return results, together
 }
 
