@@ -133,6 +133,7 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics
 	making.Store(true)
 	for _, id := range ids {
 		t.Run(id, func(t tb) {
+			t.Helper()
 			selected = append(selected, id)
 			t.Parallel()
 			if making.Load() {
@@ -395,7 +396,12 @@ type tb interface {
 
 type realT struct{ *testing.T }
 
+// Run marks itself and f as helpers, on both sides of the subtest, so that
+// what a subtest says names the line of the test that called Check:
+// testing walks a subtest's helper frames up into the frames that made
+// it, and stops at the first that is no helper.
 func (t realT) Run(name string, f func(tb)) bool {
+	t.T.Helper()
 	return t.T.Run(name, func(t *testing.T) {
 		t.Helper()
 		f(realT{t})

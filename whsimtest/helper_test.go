@@ -1,0 +1,74 @@
+package whsimtest
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// childEnv, set, has the test binary run the child tests below: tests that
+// fail on purpose, whose output the parent test reads.
+const childEnv = "WHSIMTEST_CHILD"
+
+// childCheckLine is the line of the Check call in TestChildFailsAtItsLine,
+// set when it runs.
+var childCheckLine int
+
+// TestChildFailsAtItsLine is a receiver's test that fails, run only as a
+// child of TestFailuresPointAtTheCheckCall.
+func TestChildFailsAtItsLine(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("a child of TestFailuresPointAtTheCheckCall, which runs it")
+	}
+	s := newShop(t, storesAgain, "")
+	t.Cleanup(func() { t.Logf("check line %d", childCheckLine) })
+	_, _, line, _ := runtime.Caller(0)
+	childCheckLine = line + 2 // the Check call, two lines down
+	Check(t, s, WithProbe(s.probe), WithSettle(0), WithChecks("duplicates", "effects", "signature"), WithSeed(3))
+}
+
+// Every line a failing Check says, a case's failure and a skipped check's
+// reason included, names the line of the test that called Check, as a
+// helper does (t.Helper): never a line inside whsimtest, which tells the
+// test's author nothing. go test prints the file:line before each line a
+// test says.
+func TestFailuresPointAtTheCheckCall(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("the child run")
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildFailsAtItsLine$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); !ok {
+		t.Fatalf("the child run: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`check line (\d+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the child said no line:\n%s", out)
+	}
+	want := "helper_test.go:" + string(m[1]) + ": "
+	n, _ := strconv.Atoi(string(m[1]))
+	if n == 0 {
+		t.Fatalf("line %q", m[1])
+	}
+	said := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if !regexp.MustCompile(`^\w+\.go:\d+: `).MatchString(l) || strings.Contains(l, "check line") {
+			continue
+		}
+		said++
+		if !strings.HasPrefix(l, want) {
+			t.Errorf("said at the wrong line, want %s:\n%s", want, l)
+		}
+	}
+	// The seed, a failing effects case, the signature check skipped.
+	if said < 3 || !strings.Contains(string(out), "holds 4 records") || !strings.Contains(string(out), "--- SKIP: TestChildFailsAtItsLine/signature") {
+		t.Errorf("the child said too little (%d lines):\n%s", said, out)
+	}
+}
