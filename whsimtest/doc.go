@@ -39,7 +39,10 @@
 // would over TCP. The answer is taken when the handler returns; a handler
 // still running at the time limit (WithTimeout, 10s) is a timeout, and a
 // panic is a connection closed without an answer, the panic and its stack
-// said once in the test. CheckURL sends the same calls over the network
+// said once in the test. Check returns only after every handler call it
+// made has returned, as httptest.Server.Close waits for its handlers: a
+// handler that ignores its request's context delays the end of the test
+// (its log says so) rather than outlive it. CheckURL sends the same calls over the network
 // to a receiver already listening.
 //
 // # Selecting checks with go test -run

@@ -67,10 +67,10 @@ func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
 	if err != nil {
 		return nil, errors.New("whsimtest.Run: WithPath: " + err.Error())
 	}
-	client, pn := inMemoryClient(h, s)
+	client, mem := inMemoryClient(h, s)
 	ids := checkIDs(s)
 	o := &outcome{s: s, results: map[string][]check.Result{}}
-	err = o.run(ctx, client, target, ids, pn)
+	err = o.run(nil, ctx, client, target, ids, mem)
 	rep := &Report{Seed: o.seed, Skipped: map[string]string{}, Problems: o.problems, Log: o.logs}
 	for _, id := range ids {
 		if why := o.skipped(id); why != "" {

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
@@ -24,13 +25,16 @@ import (
 // headers a Go client puts on the wire and a context of its own that ends
 // when the call does. The answer is whole when the handler returns; a
 // handler still running at the call's time limit is a timeout, and is left
-// to finish, as net/http leaves it.
+// to finish, as net/http leaves it (the run waits for it: see running).
 //
 // It is no *http.Transport, so package attempt never takes its
 // raw-socket fast path: every call goes through http.Client.Do and here.
 type inMemory struct {
 	h      http.Handler
 	panics *panics
+	// running counts the handler calls not yet returned, which a run
+	// waits for before it ends.
+	running *running
 	// held, when set (by tests), runs where a loaded machine may hold the
 	// caller before it waits for the handler (a stand-in for the
 	// scheduler), with the call's context and whether the handler has
@@ -72,7 +76,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		live bool
 	}
 	done := make(chan served, 1)
+	tr.running.add()
 	go func() {
+		defer tr.running.done()
 		defer cancel()
 		err := tr.serve(w, sreq)
 		done <- served{err, req.Context().Err() == nil}
@@ -278,4 +284,38 @@ func (p *panics) said() (int, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.n, p.first
+}
+
+// running counts the handler calls of a run still in the handler. A call
+// whose time limit passed is left to finish, as net/http leaves it, but
+// the run waits for it: a handler that ignores its request's context
+// must not outlive the test, meeting the store its t.Cleanup closed or
+// logging to a test that has ended. A nil *running counts nothing.
+type running struct {
+	wg sync.WaitGroup
+	n  atomic.Int64
+}
+
+func (r *running) add() {
+	if r != nil {
+		r.wg.Add(1)
+		r.n.Add(1)
+	}
+}
+
+func (r *running) done() {
+	if r != nil {
+		r.n.Add(-1)
+		r.wg.Done()
+	}
+}
+
+// returned is closed when every handler call has returned.
+func (r *running) returned() <-chan struct{} {
+	all := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(all)
+	}()
+	return all
 }

@@ -61,19 +61,19 @@ func checkHandler(t tb, h http.Handler, opts []Option) {
 	if err != nil {
 		t.Fatal("whsimtest.Check: WithPath: " + err.Error())
 	}
-	client, pn := inMemoryClient(h, s)
-	battery(t, s, client, target, pn)
+	client, mem := inMemoryClient(h, s)
+	battery(t, s, client, target, mem)
 }
 
 // inMemoryClient is the client of a run in memory: every call goes to
-// h.ServeHTTP through an inMemory transport.
-func inMemoryClient(h http.Handler, s *settings) (*http.Client, *panics) {
-	pn := &panics{}
+// h.ServeHTTP through the inMemory transport it returns.
+func inMemoryClient(h http.Handler, s *settings) (*http.Client, *inMemory) {
+	mem := &inMemory{h: h, panics: &panics{}, running: &running{}}
 	return &http.Client{
-		Transport: &inMemory{h: h, panics: pn}, Timeout: s.timeout,
+		Transport: mem, Timeout: s.timeout,
 		// The ERP follows no redirect: a 3xx is the answer.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}, pn
+	}, mem
 }
 
 func checkURL(t tb, raw string, opts []Option) {
@@ -118,7 +118,7 @@ func isNil(h http.Handler) bool {
 // subtest is made first: testing runs only those that -run and -skip
 // select, each notes that it was, then waits (t.Parallel) while the run
 // makes the selected checks alone; when it ends, each says its cases.
-func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics) {
+func battery(t tb, s *settings, client *http.Client, target *url.URL, mem *inMemory) {
 	t.Helper()
 	ids := checkIDs(s)
 	// The run's notes are said after it, so that they point at the
@@ -151,7 +151,7 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics
 	if len(selected) == 0 || unpaused.Load() {
 		return
 	}
-	o.say(t, o.run(t.Context(), client, target, selected, pn))
+	o.say(t, o.run(t, t.Context(), client, target, selected, mem))
 }
 
 // checkIDs is the checks a run makes, in run order, as whsim check picks
@@ -200,8 +200,18 @@ func (o *outcome) say(t tb, err error) {
 // after it (the probe failed, the first call got no answer); problems
 // are the run-wide failures a test fails on besides its cases' (the
 // handler panicked, the receiver stopped answering).
-func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL, ids []string, pn *panics) error {
+//
+// t, when not nil (Run has none), is the test, told at once when the run
+// waits for handler calls still running after their time limit.
+func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *url.URL, ids []string, mem *inMemory) error {
+	if t != nil {
+		t.Helper()
+	}
 	s := o.s
+	var pn *panics // over the network, nil: the handler is not ours to watch
+	if mem != nil {
+		pn = mem.panics
+	}
 	seed, anchor := check.SeedOf(s.seed, time.Now())
 	o.seed = seed
 	var nonce uint64
@@ -244,6 +254,10 @@ func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL,
 		o.results[res.Case.Check] = append(o.results[res.Case.Check], res)
 	})
 	o.sum = sum
+	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: %d handler call(s) still running when the run ended (%v): the handler does not return when its request's context ends",
+			mem.running.n.Load(), context.Cause(ctx)))
+	}
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
 	}
@@ -281,6 +295,35 @@ func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL,
 		logf("whsimtest: p99 %s of the calls outside load (budget %s)", sum.P99, s.budget)
 	}
 	return nil
+}
+
+// waitForHandlers returns when every handler call of the run has
+// returned, or ctx is done (false). When some are still running grace
+// after the run, it tells the test t (when not nil) why it waits.
+func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration) bool {
+	if t != nil {
+		t.Helper()
+	}
+	all := r.returned()
+	late := time.NewTimer(grace)
+	defer late.Stop()
+	select {
+	case <-all:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-late.C:
+	}
+	if t != nil {
+		t.Logf("whsimtest: waiting for %d handler call(s) still running %s after their time limit (WithTimeout) ended: "+
+			"the handler does not return when its request's context ends, and the run ends only after its last handler call", r.n.Load(), grace)
+	}
+	select {
+	case <-all:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // where is what a hint about the URL refers to.

@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/whsim/whsim/internal/check"
 )
@@ -401,5 +403,54 @@ func TestRun(t *testing.T) {
 	}
 	if want := []string{"effects/lifecycle/ABANDON_RECEIVABLE_DOC/after-create", "effects/out-of-order/ABANDON_RECEIVABLE_DOC/before-create"}; !slices.Equal(failed, want) {
 		t.Errorf("failed %q, want %q", failed, want)
+	}
+}
+
+// A handler still running when its call's time limit ends (it ignores its
+// request's context, as a slow database driver may) is waited for: Check
+// returns only after the last handler it started has returned, as
+// httptest.Server.Close waits for its handlers, so that no call of the
+// handler outlives the test and meets its store closed by t.Cleanup, or
+// says something after the test has ended. While it waits, it says why.
+func TestCheckWaitsForHandlersPastTheirTimeLimit(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, "")
+	var calls atomic.Int64
+	timedOut, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	let := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(let) // a handler left running when the test fails
+	var returned atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The second call: the first is the one that must be answered.
+		if calls.Add(1) == 2 {
+			<-r.Context().Done()
+			close(timedOut)
+			<-release
+			returned.Store(true)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	heard := make(chan string, 64)
+	r, done := recordHearing("TestSlowHandler", heard, func(t tb) {
+		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithTimeout(50 * time.Millisecond)})
+	})
+	<-timedOut
+	for waiting := false; !waiting; {
+		select {
+		case <-done:
+			t.Fatalf("Check returned while the handler was still running:\n%s", r.said())
+		case l := <-heard:
+			waiting = strings.Contains(l, "waiting for 1 handler call")
+		}
+	}
+	let()
+	<-done
+	if !returned.Load() {
+		t.Error("the handler had not returned when Check did")
+	}
+	if f := r.failures(); len(f) != 1 || !strings.HasPrefix(f[0], "accepts-valid/") {
+		t.Errorf("failures %q, want the timed-out case alone", f)
 	}
 }
