@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -452,5 +453,39 @@ func TestCheckWaitsForHandlersPastTheirTimeLimit(t *testing.T) {
 	}
 	if f := r.failures(); len(f) != 1 || !strings.HasPrefix(f[0], "accepts-valid/") {
 		t.Errorf("failures %q, want the timed-out case alone", f)
+	}
+}
+
+// A probe that ends its goroutine instead of returning (t.Fatal, t.FailNow
+// or a require call inside it, which testing allows only in the test's own
+// goroutine) or panics gave no answer: the run ends as for a probe that
+// returned an error, naming what it did, and nothing is blamed on the
+// receiver, never "acknowledged and lost" from an answer it did not give.
+func TestProbeThatDoesNotReturn(t *testing.T) {
+	t.Parallel()
+	for name, end := range map[string]func(){
+		"Goexit": runtime.Goexit, // what t.Fatal does, from any goroutine
+		"panic":  func() { panic("scan: converting NULL to int") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newShop(t, careful, "")
+			var asked atomic.Int64
+			probe := func(ctx context.Context, d Document) (Stored, error) {
+				if asked.Add(1) == 5 {
+					end()
+				}
+				return s.probe(ctx, d)
+			}
+			r := record("TestShop", func(t tb) {
+				checkHandler(t, s, []Option{WithChecks("effects"), WithProbe(probe), WithSettle(0)})
+			})
+			if f := slices.DeleteFunc(r.failures(), func(n string) bool { return n == r.name }); len(f) != 0 {
+				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
+			}
+			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], name) {
+				t.Errorf("said %q", r.errs)
+			}
+		})
 	}
 }
