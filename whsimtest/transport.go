@@ -80,8 +80,16 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	go func() {
 		defer tr.running.done()
 		defer cancel()
-		err := tr.serve(w, sreq)
-		done <- served{err, req.Context().Err() == nil}
+		// Unless serve returns, the handler ended its goroutine
+		// (runtime.Goexit: t.Fatal in a handler), which net/http's
+		// server meets by closing the connection: the deferred send
+		// answers the call at once, as that.
+		res := served{err: errGoexit}
+		defer func() {
+			res.live = req.Context().Err() == nil
+			done <- res
+		}()
+		res.err = tr.serve(w, sreq)
 	}()
 	if tr.held != nil {
 		tr.held(req.Context(), func() bool { return len(done) > 0 })
@@ -118,9 +126,13 @@ func (tr *inMemory) answer(w *answerWriter, req *http.Request, err error) (*http
 // serve runs the handler, turning a panic into what a client of a
 // net/http server meets: a connection closed without an answer.
 func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
+	returned := false
 	defer func() {
 		p := recover()
 		if p == nil {
+			if !returned {
+				tr.panics.exit(r, debug.Stack())
+			}
 			return
 		}
 		if p != http.ErrAbortHandler {
@@ -129,8 +141,13 @@ func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
 		err = fmt.Errorf("the handler panicked (%v): %w", p, io.EOF)
 	}()
 	tr.h.ServeHTTP(w, r)
+	returned = true
 	return nil
 }
+
+// errGoexit is what a call whose handler ended its goroutine got: as from
+// net/http's server, a connection closed without an answer.
+var errGoexit = fmt.Errorf("the handler ended its goroutine (runtime.Goexit): %w", io.EOF)
 
 // serverRequest is req as a handler behind net/http's server sees it.
 func serverRequest(req *http.Request, body []byte) (*http.Request, context.CancelFunc, error) {
@@ -261,11 +278,35 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 	}
 }
 
-// panics keeps the handler's panics, for the test to say.
+// panics keeps the handler's panics, for the test to say, and apart from
+// them the calls whose handler ended its goroutine.
 type panics struct {
 	mu    sync.Mutex
 	n     int
 	first string
+	// exits and firstExit are the calls whose handler ended its goroutine.
+	exits     int
+	firstExit string
+}
+
+// exit notes a call whose handler ended its goroutine.
+func (p *panics) exit(r *http.Request, stack []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.exits++
+	if p.firstExit == "" {
+		p.firstExit = fmt.Sprintf("%s %s\n%s", r.Method, r.URL.RequestURI(), stack)
+	}
+}
+
+// exited is how many calls' handlers ended their goroutine, and the first.
+func (p *panics) exited() (int, string) {
+	if p == nil {
+		return 0, ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exits, p.firstExit
 }
 
 func (p *panics) add(r *http.Request, v any, stack []byte) {

@@ -261,6 +261,11 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
 	}
+	if n, first := pn.exited(); n > 0 {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler ended its goroutine without returning on %d call(s) (runtime.Goexit: t.Fatal, t.FailNow, t.Skip and require calls "+
+			"end the goroutine they are called in, which testing allows only in the test's own; a handler runs in one of its own, as behind a server), "+
+			"each a connection closed without an answer to the sender: answer an error status instead; the first, %s", n, first))
+	}
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
