@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -354,7 +355,7 @@ func (o *outcome) replay(t tb, id string) {
 			case check.Fail:
 				msg := said(res)
 				if r := o.repro[res.Case]; r != "" {
-					msg += "\nreproduce: " + r
+					msg += "\n" + reproduce(r)
 				}
 				t.Error(msg)
 			case check.Warn:
@@ -367,6 +368,41 @@ func (o *outcome) replay(t tb, id string) {
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
 	}
+}
+
+// reproduce is the line that gives a failure's command. The command reads
+// the credentials the run was given (WithHeader's, WithSecret's) from
+// variables, shown nowhere: the line names them, as whsim check does above
+// its commands, for unset they make an empty Authorization, whose 401 is
+// the 4xx a malformed case wants, and the command reads as mended.
+func reproduce(cmd string) string {
+	vars := shellcmd.Vars(cmd)
+	if len(vars) == 0 {
+		return "reproduce: " + cmd
+	}
+	var from []string
+	for _, v := range vars {
+		option := "WithHeader"
+		if v == "WHSIM_REPLAY_SECRET" { // the signed calls' whsim replay --secret
+			option = "WithSecret"
+		}
+		if !slices.Contains(from, option) {
+			from = append(from, option)
+		}
+	}
+	it := "it"
+	if len(vars) > 1 {
+		it = "them"
+	}
+	return fmt.Sprintf("reproduce (set %s first: the command reads the credentials %s gave from %s): %s", andList(vars), andList(from), it, cmd)
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if n := len(words); n > 1 {
+		return strings.Join(words[:n-1], ", ") + " and " + words[n-1]
+	}
+	return strings.Join(words, "")
 }
 
 // skipped says why check id did not run, "" when it did.

@@ -356,6 +356,18 @@ func TestCheckURL(t *testing.T) {
 	if f := r.failures(); len(f) != 4 {
 		t.Errorf("failed %q", f)
 	}
+	// A credential given with WithHeader is masked in the command, read
+	// from a variable instead: the failure says which to set, as whsim
+	// check does above its commands, else the pasted command sends an
+	// empty Authorization, whose 401 looks like a mended receiver.
+	r = record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithHeader("Authorization", "Bearer s3cret")})
+	})
+	c = r.find("accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/sample")
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "\nreproduce (set AUTHORIZATION first: the command reads the credentials WithHeader gave from it): curl ") ||
+		!strings.Contains(c.errs[0], `-H "Authorization: $AUTHORIZATION"`) || strings.Contains(c.errs[0], "s3cret") {
+		t.Errorf("said %+v", c)
+	}
 	for url, says := range map[string]string{
 		"localhost:1":             `whsimtest.CheckURL: url "localhost:1": no scheme (did you mean http://localhost:1?)`,
 		"http://127.0.0.1:1/hook": "whsimtest: cannot reach http://127.0.0.1:1/hook",
