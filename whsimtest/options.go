@@ -124,6 +124,10 @@ func WithFixedIDs() Option {
 // its subtest is skipped saying it needs a secret.
 func WithSecret(secret string) Option {
 	return func(s *settings) {
+		if secret == "" {
+			s.fail(`WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`)
+			return
+		}
 		sg, err := sign.NewSigner(secret)
 		if err != nil {
 			s.fail("WithSecret: %v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // Call is one webhook call as the ERP makes it, for a team's own tests:
@@ -83,12 +84,20 @@ func (c Call) body() ([]byte, []string, error) {
 // flagWords names a Call's fields where the CLI's errors name its flags.
 var flagWords = strings.NewReplacer("event:", "Event:", "shape:", "Shape:", "set ", "Set ", "unset ", "Unset ", "--set", "Set", "--unset", "Unset", "--event", "Event")
 
-// eventError says what is wrong with an event name a Call gives.
+// eventError says what is wrong with an event name a Call gives. A Call
+// is one call: the names it offers are the events, never the CLI's "all".
 func eventError(event string) string {
 	evs, err := spec.ParseEvents([]string{event})
+	names := spec.EventNames()
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 	switch {
+	case event == "":
+		return "is empty: want " + want
 	case err != nil:
-		return err.Error()
+		if hint := suggest.Hint(event, names); hint != "" {
+			return fmt.Sprintf("%q: unknown event%s", event, hint)
+		}
+		return fmt.Sprintf("%q: unknown event, want %s", event, want)
 	case len(evs) == 1:
 		return fmt.Sprintf("%q: the name is matched exactly, as in the query (did you mean %q?)", event, evs[0].Name)
 	}

@@ -277,6 +277,8 @@ func TestUserErrors(t *testing.T) {
 		{"effects alone without a probe", s, []Option{WithChecks("effects")}, `whsimtest.Check: WithChecks("effects") needs WithProbe(...): without a probe nothing is asked of the store, so there is nothing to check`},
 		{"effects and signature without either", s, []Option{WithChecks("effects", "signature")}, `whsimtest.Check: WithChecks("signature", "effects") needs WithSecret("whsec_...") and WithProbe(...)`},
 		{"bad secret", s, []Option{WithSecret("hunter2")}, "whsimtest.Check: WithSecret: secret must start with whsec_"},
+		// WithSecret(os.Getenv("WEBHOOK_SECRET")) where it is not set.
+		{"empty secret", s, []Option{WithSecret("")}, `whsimtest.Check: WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`},
 		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
 		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},
 		{"two at once", s, []Option{WithTimeout(0), WithLatencyBudget(-1)}, "whsimtest.Check: WithTimeout(0s): want more than 0; WithLatencyBudget(-1ns): want more than 0"},
