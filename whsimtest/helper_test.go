@@ -1,6 +1,9 @@
 package whsimtest
 
 import (
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"regexp"
@@ -70,5 +73,51 @@ func TestFailuresPointAtTheCheckCall(t *testing.T) {
 	// The seed, a failing effects case, the signature check skipped.
 	if said < 3 || !strings.Contains(string(out), "holds 4 records") || !strings.Contains(string(out), "--- SKIP: TestChildFailsAtItsLine/signature") {
 		t.Errorf("the child said too little (%d lines):\n%s", said, out)
+	}
+}
+
+// TestChildCheckURLClosesItsConnections, run only as a child of
+// TestCheckURLLeavesNoConnectionOpen, waits until the receiver has seen
+// every connection CheckURL opened closed.
+func TestChildCheckURLClosesItsConnections(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("a child of TestCheckURLLeavesNoConnectionOpen, which runs it")
+	}
+	changed := make(chan http.ConnState, 1024)
+	srv := httptest.NewUnstartedServer(newShop(t, careful, ""))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) { changed <- s }
+	srv.Start()
+	defer srv.Close()
+	t.Run("check", func(t *testing.T) { CheckURL(t, srv.URL, WithChecks("accepts-valid", "load"), WithLoad(64, 8)) })
+	// Every connection was new before CheckURL returned; each closes after.
+	for open := 0; ; {
+		switch <-changed {
+		case http.StateNew:
+			open++
+		case http.StateClosed, http.StateHijacked:
+			open--
+		}
+		if open == 0 && len(changed) == 0 {
+			return
+		}
+	}
+}
+
+// CheckURL closes the connections it opened before it returns: they are
+// its client's, which the test cannot reach, and left idle they are
+// goroutines (a persistConn's readLoop and writeLoop) a goleak-style check
+// at the end of the test reports, and sockets held open on the receiver.
+// The child waits for the receiver to see each closed; left open, it
+// never does, and the child's time limit ends it.
+func TestCheckURLLeavesNoConnectionOpen(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("the child run")
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildCheckURLClosesItsConnections$", "-test.v", "-test.count=1", "-test.timeout=30s")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestChildCheckURLClosesItsConnections") {
+		t.Errorf("connections left open (%v):\n%.2000s", err, out)
 	}
 }

@@ -94,6 +94,10 @@ func checkURL(t tb, raw string, opts []Option) {
 	if err != nil {
 		t.Fatal("whsimtest.CheckURL: " + err.Error())
 	}
+	// The client is the run's alone: its idle connections, left open,
+	// would outlive the test as goroutines a leak check reports and as
+	// sockets the receiver holds.
+	defer client.CloseIdleConnections()
 	battery(t, s, client, target, nil)
 }
 
