@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
@@ -243,6 +244,15 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 
 // Flush lets a handler that flushes run; the answer is whole at its end.
 func (w *answerWriter) Flush() {}
+
+// SetReadDeadline, SetWriteDeadline and EnableFullDuplex take what a
+// handler asks of http.ResponseController, as net/http's server does: a
+// handler that answers 500 when they fail must not fail in memory where
+// it passes over TCP. In memory the body is read already and the answer
+// kept whole, so there is nothing for a deadline to cut short.
+func (w *answerWriter) SetReadDeadline(time.Time) error  { return nil }
+func (w *answerWriter) SetWriteDeadline(time.Time) error { return nil }
+func (w *answerWriter) EnableFullDuplex() error          { return nil }
 
 func (w *answerWriter) abandon() {
 	w.mu.Lock()
