@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // childEnv, set, has the test binary run the child tests below: tests that
@@ -119,5 +120,35 @@ func TestCheckURLLeavesNoConnectionOpen(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestChildCheckURLClosesItsConnections") {
 		t.Errorf("connections left open (%v):\n%.2000s", err, out)
+	}
+}
+
+// TestChildHangs, run only as a child of TestAHungTestSaysItsSeed, has a
+// handler that never returns, so that its -timeout ends it.
+func TestChildHangs(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("a child of TestAHungTestSaysItsSeed, which runs it")
+	}
+	never := make(chan struct{})
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-never })
+	Check(t, h, WithSeed(11), WithChecks("accepts-valid"), WithTimeout(time.Millisecond))
+}
+
+// A test whose handler hangs ends at go test's -timeout, with only what it
+// said before then: the seed that sends the same documents again is said
+// when the run starts (go test -v shows it at once), and so is why the
+// run waits, not after a run that never ends.
+func TestAHungTestSaysItsSeed(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("the child run")
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildHangs$", "-test.v", "-test.count=1", "-test.timeout=2s")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, _ := cmd.CombinedOutput()
+	for _, says := range []string{"panic: test timed out", "whsimtest: seed 11 (WithSeed(11)", "whsimtest: waiting for 1 handler call(s) still running"} {
+		if !strings.Contains(string(out), says) {
+			t.Errorf("the hung test did not say %q:\n%.3000s", says, out)
+		}
 	}
 }

@@ -239,7 +239,14 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	if s.probe != nil {
 		cfg.Probe = &funcProbe{f: s.probe}
 	}
-	logf("whsimtest: seed %d (WithSeed(%d) sends the same documents again): %s", seed, seed, strings.Join(ids, ", "))
+	// The seed is said at once to a test: one whose handler hangs ends at
+	// go test's -timeout with only what it said before.
+	seedLine := fmt.Sprintf("whsimtest: seed %d (WithSeed(%d) sends the same documents again): %s", seed, seed, strings.Join(ids, ", "))
+	if t != nil {
+		t.Log(seedLine)
+	} else {
+		logf("%s", seedLine)
+	}
 	// Against a URL a failure carries the command that sends its calls
 	// again; in memory there is nothing to send them to.
 	var rep *check.Reporter
