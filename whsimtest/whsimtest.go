@@ -267,8 +267,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	})
 	o.sum = sum
 	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
-		o.problems = append(o.problems, fmt.Sprintf("whsimtest: %d handler call(s) still running when the run ended (%v): the handler does not return when its request's context ends",
-			mem.running.n.Load(), context.Cause(ctx)))
+		logf("whsimtest: the run ended (%v) with %d handler call(s) still running, left to finish", context.Cause(ctx), mem.running.n.Load())
 	}
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
@@ -315,8 +314,9 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 }
 
 // waitForHandlers returns when every handler call of the run has
-// returned, or ctx is done (false). When some are still running grace
-// after the run, it tells the test t (when not nil) why it waits.
+// returned, or ctx is done and some have not (false). When some are still
+// running grace after the run, it tells the test t (when not nil) why it
+// waits.
 func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration) bool {
 	if t != nil {
 		t.Helper()
@@ -324,11 +324,15 @@ func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration)
 	all := r.returned()
 	late := time.NewTimer(grace)
 	defer late.Stop()
+	// A done ctx gives up the wait only for calls still running: a select
+	// with both ready picks either, and all closes a moment after the
+	// last call returned.
+	ended := func() bool { return r.n.Load() == 0 }
 	select {
 	case <-all:
 		return true
 	case <-ctx.Done():
-		return false
+		return ended()
 	case <-late.C:
 	}
 	if t != nil {
@@ -339,7 +343,7 @@ func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration)
 	case <-all:
 		return true
 	case <-ctx.Done():
-		return false
+		return ended()
 	}
 }
 

@@ -503,3 +503,24 @@ func TestProbeThatDoesNotReturn(t *testing.T) {
 		})
 	}
 }
+
+// A Run its context ends early is no pass: its report fails saying why,
+// even when nothing was graded, and says nothing false of the handler,
+// which returned every call it got.
+func TestRunEndedByItsContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := Run(ctx, newShop(t, careful, ""))
+	if err == nil || rep == nil {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	if !rep.Failed() || len(rep.Problems) == 0 || !strings.Contains(strings.Join(rep.Problems, "\n"), "context canceled") {
+		t.Errorf("a run ended by its context reads as passed: %+v", rep)
+	}
+	for _, l := range append(rep.Problems, rep.Log...) {
+		if strings.Contains(l, "handler call(s) still running") {
+			t.Errorf("said %q of a handler that returned every call", l)
+		}
+	}
+}
