@@ -234,7 +234,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		Client: client, Target: target, Checks: runnable, Seed: seed, Anchor: anchor, Now: time.Now,
 		Header: s.header, Signer: s.signer, Strict: s.strict, LatencyBudget: s.budget,
 		LoadCount: s.loadCalls, LoadConcurrency: s.loadConc, Settle: s.settle, Nonce: nonce,
-		Notice: func(msg string) { logf("whsimtest: %s", msg) },
+		Notice: func(msg string) { logf("whsimtest: %s", ours(msg, pn)) },
 	}
 	if s.probe != nil {
 		cfg.Probe = &funcProbe{f: s.probe}
@@ -282,24 +282,27 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	switch {
 	case errors.As(err, &unreachable) && pn != nil:
 		o.ended = "the handler gave the first call no answer"
-		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", strings.TrimPrefix(unreachable.Kind, "error: "))
+		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, "error: "), pn))
 	case errors.As(err, &probeErr):
 		o.ended = "the probe failed"
 		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeErr.Reason)
 	case err != nil:
 		o.ended = "the run ended: " + err.Error()
+		if said := ours(err.Error(), pn); said != err.Error() {
+			return errors.New("whsimtest: " + said) // a flag of whsim check's named
+		}
 		return fmt.Errorf("whsimtest: %w", err)
 	}
 	switch {
 	case sum.Stopped != nil:
 		o.ended = "the receiver stopped answering after " + sum.Stopped.After
-		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, sum.Stopped.Reason, strings.Join(sum.NotRun, ", ")))
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, ours(sum.Stopped.Reason, pn), strings.Join(sum.NotRun, ", ")))
 	case sum.Interrupted != nil:
 		o.ended = "the run was interrupted"
 		o.problems = append(o.problems, "whsimtest: the run was interrupted after "+sum.Interrupted.After)
 	}
 	if sum.Unrouted != nil {
-		logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), strings.Replace(sum.Unrouted.Hint, "--url", where(pn), 1))
+		logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), ours(sum.Unrouted.Hint, pn))
 	}
 	if sum.SeenBefore {
 		logf("whsimtest: every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver's store has seen these requestIds before (WithFixedIDs repeats them)")
@@ -347,13 +350,26 @@ func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration)
 	}
 }
 
-// where is what a hint about the URL refers to.
-func where(pn *panics) string {
+// ours is a text of the battery's, written for whsim check, with the
+// options of whsimtest in place of the flags it names, which a test cannot
+// pass; pn is nil over the network (CheckURL).
+func ours(text string, pn *panics) string {
+	url := "WithPath" // in memory
 	if pn != nil {
-		return "WithPath"
+		return strings.NewReplacer("--url", url).Replace(optionWords.Replace(text))
 	}
-	return "the URL"
+	return strings.NewReplacer("the path of --url", "the path of the URL", "--url", "the URL").Replace(optionWords.Replace(text))
 }
+
+// optionWords names whsimtest's options where the battery's texts name
+// whsim check's flags.
+var optionWords = strings.NewReplacer(
+	"(-H 'Authorization: ...')", `(WithHeader("Authorization", "..."))`,
+	"--timeout", "WithTimeout",
+	"--secret", "WithSecret",
+	"(--cacert <ca.pem> trusts a private CA, --insecure skips the check)",
+	"(CheckURL trusts the system's roots alone: give httptest.NewServer's http:// URL, or Check the handler in memory)",
+)
 
 // replay says the results of one check in its subtest t: a subtest per
 // case, named as the CLI names it.
@@ -449,7 +465,7 @@ func skipReason(why string) string {
 // said is a result's reason as whsim check's output gives it: the reason,
 // then the receiver's answer in brackets.
 func said(res check.Result) string {
-	r := termsafe.Text(res.Reason)
+	r := termsafe.Text(optionWords.Replace(res.Reason))
 	if a := res.Answer; a != nil && res.Verdict != check.Pass {
 		t := "answered " + termsafe.Text(a.Status)
 		if body := strings.TrimSpace(string(a.Body)); body != "" {

@@ -3,6 +3,8 @@ package whsimtest
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -522,5 +524,51 @@ func TestRunEndedByItsContext(t *testing.T) {
 		if strings.Contains(l, "handler call(s) still running") {
 			t.Errorf("said %q of a handler that returned every call", l)
 		}
+	}
+}
+
+// What whsimtest says names its own options, never whsim check's flags
+// (--timeout, --secret, -H, --cacert), which a test cannot pass.
+func TestSaysOptionsNotFlags(t *testing.T) {
+	t.Parallel()
+	flag := regexp.MustCompile(`(^|[ (])(--[a-z]|-H )`)
+	said := func(r *recorder) string {
+		var all []string
+		r.walk(func(c *recorder) { all = append(append(all, c.errs...), c.logs...) })
+		return strings.Join(all, "\n")
+	}
+	tlsSrv := httptest.NewUnstartedServer(newShop(t, careful, ""))
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake the client refuses
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	for _, tt := range []struct {
+		name string
+		run  func(t tb)
+		says string
+	}{
+		{"a receiver whose certificate the test's client does not trust", func(t tb) {
+			checkURL(t, tlsSrv.URL, []Option{WithChecks("accepts-valid")})
+		}, "x509: certificate signed by unknown authority (CheckURL trusts the system's roots alone: give httptest.NewServer's http:// URL, or Check the handler in memory)"},
+		{"a first call with no answer", func(t tb) {
+			checkHandler(t, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }),
+				[]Option{WithChecks("accepts-valid"), WithTimeout(time.Millisecond)})
+		}, "one slow to start needs a longer WithTimeout"},
+		{"every call refused before it is read", func(t tb) {
+			checkHandler(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }),
+				[]Option{WithChecks("accepts-valid", "rejects-malformed")})
+		}, `check the credentials (WithHeader("Authorization", "...")) or WithSecret`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := said(record("TestX", tt.run))
+			if !strings.Contains(s, tt.says) {
+				t.Errorf("did not say %q:\n%s", tt.says, s)
+			}
+			for _, l := range strings.Split(s, "\n") {
+				if flag.MatchString(l) && !strings.Contains(l, "reproduce") {
+					t.Errorf("names a flag of whsim check: %s", l)
+				}
+			}
+		})
 	}
 }
