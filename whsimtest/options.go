@@ -138,7 +138,8 @@ func WithSecret(secret string) Option {
 }
 
 // WithPath is the path, and query, the handler is mounted at: every call
-// goes to it, with businessType added to its query. The default is "/".
+// goes to it, with businessType added to its query (a query that has one
+// already is refused). The default is "/".
 // Check only; CheckURL's URL carries its own.
 func WithPath(path string) Option {
 	return func(s *settings) {
@@ -151,8 +152,14 @@ func WithPath(path string) Option {
 		case u.Fragment != "":
 			s.fail("WithPath(%q): a fragment never reaches a handler", path)
 		default:
-			if _, err := url.ParseQuery(u.RawQuery); err != nil {
+			q, err := url.ParseQuery(u.RawQuery)
+			switch {
+			case err != nil:
 				s.fail("WithPath(%q): bad query: %v", path, err)
+				return
+			case q.Has("businessType"):
+				// The handler would get two values, the path's first.
+				s.fail("WithPath(%q): the query has businessType already; whsimtest adds each call's own (drop it from the path)", path)
 				return
 			}
 			s.path, s.pathSet = path, true

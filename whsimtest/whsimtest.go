@@ -86,7 +86,7 @@ func checkURL(t tb, raw string, opts []Option) {
 	if s.pathSet {
 		t.Fatal("whsimtest.CheckURL: WithPath is Check's: give CheckURL the whole URL, path and query included")
 	}
-	target, err := endpoint.ParseTarget(raw)
+	target, err := endpoint.ParseHookTarget(raw)
 	if err != nil {
 		t.Fatal("whsimtest.CheckURL: url " + err.Error())
 	}

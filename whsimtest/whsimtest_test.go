@@ -283,6 +283,9 @@ func TestUserErrors(t *testing.T) {
 		{"empty secret", s, []Option{WithSecret("")}, `whsimtest.Check: WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`},
 		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
 		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},
+		// Every call would carry two businessType values, the path's first.
+		{"path naming the event", s, []Option{WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC")},
+			`whsimtest.Check: WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC"): the query has businessType already; whsimtest adds each call's own (drop it from the path)`},
 		{"two at once", s, []Option{WithTimeout(0), WithLatencyBudget(-1)}, "whsimtest.Check: WithTimeout(0s): want more than 0; WithLatencyBudget(-1ns): want more than 0"},
 		{"nil probe", s, []Option{WithProbe(nil)}, "whsimtest.Check: WithProbe(nil)"},
 		{"probe error", s, []Option{WithProbe(probeErr)},
@@ -375,6 +378,7 @@ func TestCheckURL(t *testing.T) {
 	for url, says := range map[string]string{
 		"localhost:1":             `whsimtest.CheckURL: url "localhost:1": no scheme (did you mean http://localhost:1?)`,
 		"http://127.0.0.1:1/hook": "whsimtest: cannot reach http://127.0.0.1:1/hook",
+		"http://127.0.0.1:1/hook?businessType=CREATE_RECEIVABLE_DOC": `whsimtest.CheckURL: url "http://127.0.0.1:1/hook?businessType=CREATE_RECEIVABLE_DOC": the query has businessType already`,
 	} {
 		r := record("TestX", func(t tb) { checkURL(t, url, []Option{WithChecks("duplicates")}) })
 		if len(r.errs) != 1 || !strings.Contains(r.errs[0], says) {
