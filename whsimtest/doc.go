@@ -18,7 +18,8 @@
 //	    receipt SKD-8261FQ-0469: holds 2 records of one document whose copies arrived together: ...
 //
 // A failing case is t.Error with the reason whsim check gives, the
-// receiver's answer in brackets; a warning is t.Log; a check that cannot
+// receiver's answer in brackets; a warning is t.Log, and one that says
+// the case was inconclusive (not judged) is t.Skip; a check that cannot
 // run (effects without WithProbe, signature named in WithChecks beside
 // other checks without WithSecret) is t.Skip saying why. Without a secret
 // the signature check is no part of the battery and no subtest, as in

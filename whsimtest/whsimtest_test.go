@@ -152,9 +152,24 @@ func namesRequestID(name string) bool {
 // sample shape makes the effects of its sample documents inconclusive.
 func TestWarningIsLogged(t *testing.T) {
 	t.Parallel()
+	// A type error answered 2xx: judged, with something to say.
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	r := record("TestShop", func(t tb) { checkHandler(t, ok, []Option{WithChecks("rejects-malformed")}) })
+	c := r.find("rejects-malformed/type/data.currency/bad-currency-code")
+	if c == nil || c.failed || c.skipped || len(c.logs) != 1 || !strings.HasPrefix(c.logs[0], "warn: got 204 for a type error") {
+		t.Fatalf("got %+v\n%s", c, r.said())
+	}
+}
+
+// A case the battery could not judge (inconclusive: the call it rests on
+// was not accepted) is skipped, never passed: go test -json, -v and CI
+// reporters count it so, as whsim check counts it a warning and never a
+// pass.
+func TestInconclusiveIsSkipped(t *testing.T) {
+	t.Parallel()
 	r := checkShop(t, refusesSample, WithChecks("effects"))
 	c := r.find("effects/created/CREATE_RECEIVABLE_DOC/sample")
-	if c == nil || c.failed || len(c.logs) != 1 || !strings.HasPrefix(c.logs[0], "warn: CREATE_RECEIVABLE_DOC got 422: inconclusive") {
+	if c == nil || c.failed || !c.skipped || !strings.HasPrefix(c.skipMsg, "CREATE_RECEIVABLE_DOC got 422: inconclusive") || len(c.logs) != 0 {
 		t.Fatalf("got %+v\n%s", c, r.said())
 	}
 }
