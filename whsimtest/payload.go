@@ -41,7 +41,8 @@ type Call struct {
 	// it is JSON, else as a string. Unset removes paths, after the sets.
 	Set, Unset []string
 	// Path is the path, and query, the handler is mounted at; "/" by
-	// default. businessType is added to its query.
+	// default. businessType is added to its query (one that has it
+	// already is refused).
 	Path string
 	// Secret, when set ("whsec_..."), signs the request with Standard
 	// Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)
@@ -119,6 +120,10 @@ func (c Call) Request() (*http.Request, error) {
 	u, err := url.Parse(p)
 	if err != nil || !strings.HasPrefix(p, "/") || u.Host != "" {
 		return nil, errors.New("Call.Path " + p + ": want a path from the root, such as /webhooks/erp")
+	}
+	if q, err := url.ParseQuery(u.RawQuery); err == nil && q.Has("businessType") {
+		// The handler would get two values and read the path's.
+		return nil, fmt.Errorf("Call.Path %q: the query has businessType already; the Call adds its Event's (drop it from the path)", p)
 	}
 	req := httptest.NewRequestWithContext(context.Background(), http.MethodPost, attempt.URLFor(u, spec.Query(c.Event)), bytes.NewReader(body))
 	for k, vs := range c.Header {

@@ -77,6 +77,9 @@ func TestCallErrors(t *testing.T) {
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Set: []string{"data.items.0.quantity=3"}}, "Call.Set data.items.0.quantity: no field data.items in CREATE_RECEIVABLE_DOC (described shape)"},
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Unset: []string{"data.nope"}}, "Unset data.nope: no such field"},
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Path: "hooks"}, "Call.Path hooks: want a path from the root"},
+		// The handler would read the path's businessType, not the Call's.
+		{Call{Event: "CREATE_RECEIVABLE_DOC", Path: "/hooks?businessType=ABANDON_RECEIVABLE_DOC"},
+			`Call.Path "/hooks?businessType=ABANDON_RECEIVABLE_DOC": the query has businessType already; the Call adds its Event's (drop it from the path)`},
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Secret: "hunter2"}, "Call.Secret: secret must start with whsec_"},
 	} {
 		_, err := tt.c.Request()
