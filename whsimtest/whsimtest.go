@@ -405,30 +405,20 @@ func (o *outcome) replay(t tb, id string) {
 }
 
 // reproduce is the line that gives a failure's command. The command reads
-// the credentials the run was given (WithHeader's, WithSecret's) from
-// variables, shown nowhere: the line names them, as whsim check does above
-// its commands, for unset they make an empty Authorization, whose 401 is
-// the 4xx a malformed case wants, and the command reads as mended.
+// the run's credentials (WithHeader's, WithSecret's, the URL's query's)
+// from variables, shown nowhere: the line names them, as whsim check does
+// above its commands, for unset they make an empty Authorization, whose
+// 401 is the 4xx a malformed case wants, and the command reads as mended.
 func reproduce(cmd string) string {
 	vars := shellcmd.Vars(cmd)
 	if len(vars) == 0 {
 		return "reproduce: " + cmd
 	}
-	var from []string
-	for _, v := range vars {
-		option := "WithHeader"
-		if v == "WHSIM_REPLAY_SECRET" { // the signed calls' whsim replay --secret
-			option = "WithSecret"
-		}
-		if !slices.Contains(from, option) {
-			from = append(from, option)
-		}
-	}
 	it := "it"
 	if len(vars) > 1 {
 		it = "them"
 	}
-	return fmt.Sprintf("reproduce (set %s first: the command reads the credentials %s gave from %s): %s", andList(vars), andList(from), it, cmd)
+	return fmt.Sprintf("reproduce (set %s first: the command reads the run's credentials from %s): %s", andList(vars), it, cmd)
 }
 
 // andList is "a", "a and b", "a, b and c".

@@ -386,8 +386,17 @@ func TestCheckURL(t *testing.T) {
 		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithHeader("Authorization", "Bearer s3cret")})
 	})
 	c = r.find("accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/sample")
-	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "\nreproduce (set AUTHORIZATION first: the command reads the credentials WithHeader gave from it): curl ") ||
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "\nreproduce (set AUTHORIZATION first: the command reads the run's credentials from it): curl ") ||
 		!strings.Contains(c.errs[0], `-H "Authorization: $AUTHORIZATION"`) || strings.Contains(c.errs[0], "s3cret") {
+		t.Errorf("said %+v", c)
+	}
+	// A credential in the URL's query too, no WithHeader named for it.
+	r = record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks?token=s3cret", []Option{WithChecks("accepts-valid"), WithHeader("Authorization", "Bearer s3cret")})
+	})
+	c = r.find("accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/sample")
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "\nreproduce (set TOKEN and AUTHORIZATION first: the command reads the run's credentials from them): curl ") ||
+		strings.Contains(c.errs[0], "s3cret") {
 		t.Errorf("said %+v", c)
 	}
 	for url, says := range map[string]string{
