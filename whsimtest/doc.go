@@ -18,7 +18,8 @@
 //	    receipt SKD-8261FQ-0469: holds 2 records of one document whose copies arrived together: ...
 //
 // A failing case is t.Error with the reason whsim check gives, the
-// receiver's answer in brackets; a warning is t.Log; a check that cannot
+// receiver's answer in brackets; a warning is t.Log, and one that says
+// the case was inconclusive (not judged) is t.Skip; a check that cannot
 // run (effects without WithProbe, signature named in WithChecks beside
 // other checks without WithSecret) is t.Skip saying why. Without a secret
 // the signature check is no part of the battery and no subtest, as in
@@ -39,7 +40,10 @@
 // would over TCP. The answer is taken when the handler returns; a handler
 // still running at the time limit (WithTimeout, 10s) is a timeout, and a
 // panic is a connection closed without an answer, the panic and its stack
-// said once in the test. CheckURL sends the same calls over the network
+// said once in the test. Check returns only after every handler call it
+// made has returned, as httptest.Server.Close waits for its handlers: a
+// handler that ignores its request's context delays the end of the test
+// (its log says so) rather than outlive it. CheckURL sends the same calls over the network
 // to a receiver already listening.
 //
 // # Selecting checks with go test -run

@@ -124,6 +124,10 @@ func WithFixedIDs() Option {
 // its subtest is skipped saying it needs a secret.
 func WithSecret(secret string) Option {
 	return func(s *settings) {
+		if secret == "" {
+			s.fail(`WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`)
+			return
+		}
 		sg, err := sign.NewSigner(secret)
 		if err != nil {
 			s.fail("WithSecret: %v", err)
@@ -134,7 +138,8 @@ func WithSecret(secret string) Option {
 }
 
 // WithPath is the path, and query, the handler is mounted at: every call
-// goes to it, with businessType added to its query. The default is "/".
+// goes to it, with businessType added to its query (a query that has one
+// already is refused). The default is "/".
 // Check only; CheckURL's URL carries its own.
 func WithPath(path string) Option {
 	return func(s *settings) {
@@ -147,8 +152,14 @@ func WithPath(path string) Option {
 		case u.Fragment != "":
 			s.fail("WithPath(%q): a fragment never reaches a handler", path)
 		default:
-			if _, err := url.ParseQuery(u.RawQuery); err != nil {
+			q, err := url.ParseQuery(u.RawQuery)
+			switch {
+			case err != nil:
 				s.fail("WithPath(%q): bad query: %v", path, err)
+				return
+			case q.Has("businessType"):
+				// The handler would get two values, the path's first.
+				s.fail("WithPath(%q): the query has businessType already; whsimtest adds each call's own (drop it from the path)", path)
 				return
 			}
 			s.path, s.pathSet = path, true
@@ -187,7 +198,8 @@ func WithLoad(calls, concurrency int) Option {
 // WithProbe enables the effects check: after the calls, f is asked what
 // the receiver's store holds for each document (whsim check --probe, as a
 // Go function reading the store directly). It is first asked about a
-// document that cannot exist, and must answer Count 0.
+// document that cannot exist, and must answer Count 0. It is called from
+// several goroutines at once: read the store as the handler writes it.
 func WithProbe(f ProbeFunc) Option {
 	return func(s *settings) {
 		if f == nil {

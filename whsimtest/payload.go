@@ -17,6 +17,7 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // Call is one webhook call as the ERP makes it, for a team's own tests:
@@ -40,7 +41,8 @@ type Call struct {
 	// it is JSON, else as a string. Unset removes paths, after the sets.
 	Set, Unset []string
 	// Path is the path, and query, the handler is mounted at; "/" by
-	// default. businessType is added to its query.
+	// default. businessType is added to its query (one that has it
+	// already is refused).
 	Path string
 	// Secret, when set ("whsec_..."), signs the request with Standard
 	// Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)
@@ -83,12 +85,20 @@ func (c Call) body() ([]byte, []string, error) {
 // flagWords names a Call's fields where the CLI's errors name its flags.
 var flagWords = strings.NewReplacer("event:", "Event:", "shape:", "Shape:", "set ", "Set ", "unset ", "Unset ", "--set", "Set", "--unset", "Unset", "--event", "Event")
 
-// eventError says what is wrong with an event name a Call gives.
+// eventError says what is wrong with an event name a Call gives. A Call
+// is one call: the names it offers are the events, never the CLI's "all".
 func eventError(event string) string {
 	evs, err := spec.ParseEvents([]string{event})
+	names := spec.EventNames()
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 	switch {
+	case event == "":
+		return "is empty: want " + want
 	case err != nil:
-		return err.Error()
+		if hint := suggest.Hint(event, names); hint != "" {
+			return fmt.Sprintf("%q: unknown event%s", event, hint)
+		}
+		return fmt.Sprintf("%q: unknown event, want %s", event, want)
 	case len(evs) == 1:
 		return fmt.Sprintf("%q: the name is matched exactly, as in the query (did you mean %q?)", event, evs[0].Name)
 	}
@@ -110,6 +120,10 @@ func (c Call) Request() (*http.Request, error) {
 	u, err := url.Parse(p)
 	if err != nil || !strings.HasPrefix(p, "/") || u.Host != "" {
 		return nil, errors.New("Call.Path " + p + ": want a path from the root, such as /webhooks/erp")
+	}
+	if q, err := url.ParseQuery(u.RawQuery); err == nil && q.Has("businessType") {
+		// The handler would get two values and read the path's.
+		return nil, fmt.Errorf("Call.Path %q: the query has businessType already; the Call adds its Event's (drop it from the path)", p)
 	}
 	req := httptest.NewRequestWithContext(context.Background(), http.MethodPost, attempt.URLFor(u, spec.Query(c.Event)), bytes.NewReader(body))
 	for k, vs := range c.Header {

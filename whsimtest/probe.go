@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/whsim/whsim/internal/probe"
@@ -51,7 +52,9 @@ type Stored struct {
 
 // ProbeFunc asks the receiver's store what it holds for d. An error is
 // the probe's own (the store could not be read), never the receiver's: it
-// ends the run and fails the test with it.
+// ends the run and fails the test with it. So does a panic, or t.Fatal or
+// a require call inside it, which end the goroutine the battery asks it
+// from, not the test's: return the error instead.
 type ProbeFunc func(ctx context.Context, d Document) (Stored, error)
 
 // probeName is the probe as a failure names it.
@@ -71,7 +74,10 @@ func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, er
 	if sanity {
 		what += " (a document never sent, asked first: the answer must be Count 0)"
 	}
-	s, err := p.f(ctx, d)
+	s, err, ended := p.call(ctx, d)
+	if ended != "" {
+		return probe.Answer{}, &probe.Error{Probe: probeName, Reason: fmt.Sprintf("asked about %s, it %s", what, ended)}
+	}
 	if err != nil {
 		return probe.Answer{}, &probe.Error{Probe: probeName, Reason: fmt.Sprintf("asked about %s, it returned an error: %v", what, err)}
 	}
@@ -93,6 +99,41 @@ func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, er
 	}
 	a.Raw = rawOf(a)
 	return a, nil
+}
+
+// call asks f in a goroutine of its own, so that a probe that does not
+// return gives no answer rather than a zero Stored read as "holds
+// nothing": one that ends its goroutine (t.Fatal, t.FailNow, t.Skip or a
+// require call, which testing allows only in the test's goroutine, end
+// the goroutine they are called in) or panics (a panic in a goroutine
+// of the battery would end the whole test binary). ended says which,
+// "" when f returned.
+func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, err error, ended string) {
+	type answer struct {
+		s     Stored
+		err   error
+		ended string
+	}
+	got := make(chan answer, 1)
+	go func() {
+		returned := false
+		defer func() {
+			if returned {
+				return
+			}
+			if v := recover(); v != nil {
+				got <- answer{ended: fmt.Sprintf("panicked: %v\n%s", v, debug.Stack())}
+				return
+			}
+			got <- answer{ended: "ended its goroutine without returning (runtime.Goexit: t.Fatal, t.FailNow, t.Skip and require calls end the goroutine they are called in, " +
+				"which testing allows only in the test's own): return the error instead"}
+		}()
+		s, err := p.f(ctx, d)
+		returned = true
+		got <- answer{s: s, err: err}
+	}()
+	a := <-got
+	return a.s, a.err, a.ended
 }
 
 // rawOf is an answer as failures quote it: the JSON a CLI probe would

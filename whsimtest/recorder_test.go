@@ -30,6 +30,8 @@ type recorder struct {
 	release  chan struct{} // the parent's function returned
 	kids     []*recorder   // parallel children to release
 	running  sync.WaitGroup
+	// heard, when set, gets each line the test logs as it logs it.
+	heard chan<- string
 }
 
 // record runs f as a top-level test named name and returns its record
@@ -39,6 +41,14 @@ func record(name string, f func(tb)) *recorder {
 	go r.exec(f)
 	<-r.signal
 	return r
+}
+
+// recordHearing is record that also sends each line the top-level test
+// logs to heard as it is logged, and closes done when the test is done.
+func recordHearing(name string, heard chan<- string, f func(tb)) (r *recorder, done <-chan struct{}) {
+	r = &recorder{name: name, signal: make(chan struct{}), release: make(chan struct{}), heard: heard}
+	go r.exec(f)
+	return r, r.signal
 }
 
 func (r *recorder) exec(f func(tb)) {
@@ -102,8 +112,11 @@ func (r *recorder) Errorf(format string, args ...any) { r.Error(fmt.Sprintf(form
 
 func (r *recorder) Log(args ...any) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.logs = append(r.logs, fmt.Sprint(args...))
+	r.mu.Unlock()
+	if r.heard != nil {
+		r.heard <- fmt.Sprint(args...)
+	}
 }
 
 func (r *recorder) Logf(format string, args ...any) { r.Log(fmt.Sprintf(format, args...)) }

@@ -20,7 +20,8 @@ type Report struct {
 	// not run (effects without a probe, signature without a secret).
 	Skipped map[string]string
 	// Problems are the run-wide failures besides the cases': the handler
-	// panicked, the receiver stopped answering.
+	// panicked, the receiver stopped answering, what ended the run early
+	// (Run's error: its context ended, the probe failed).
 	Problems []string
 	// Log is what the run noted: the seed, the load and latency figures.
 	Log []string
@@ -67,11 +68,16 @@ func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
 	if err != nil {
 		return nil, errors.New("whsimtest.Run: WithPath: " + err.Error())
 	}
-	client, pn := inMemoryClient(h, s)
+	client, mem := inMemoryClient(h, s)
 	ids := checkIDs(s)
 	o := &outcome{s: s, results: map[string][]check.Result{}}
-	err = o.run(ctx, client, target, ids, pn)
+	err = o.run(nil, ctx, client, target, ids, mem)
 	rep := &Report{Seed: o.seed, Skipped: map[string]string{}, Problems: o.problems, Log: o.logs}
+	if err != nil {
+		// What ended the run early is a problem too: a report whose
+		// checks were never run is no pass, whoever reads only Failed.
+		rep.Problems = append(rep.Problems, err.Error())
+	}
 	for _, id := range ids {
 		if why := o.skipped(id); why != "" {
 			rep.Skipped[id] = why

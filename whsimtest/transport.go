@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
@@ -24,13 +26,16 @@ import (
 // headers a Go client puts on the wire and a context of its own that ends
 // when the call does. The answer is whole when the handler returns; a
 // handler still running at the call's time limit is a timeout, and is left
-// to finish, as net/http leaves it.
+// to finish, as net/http leaves it (the run waits for it: see running).
 //
 // It is no *http.Transport, so package attempt never takes its
 // raw-socket fast path: every call goes through http.Client.Do and here.
 type inMemory struct {
 	h      http.Handler
 	panics *panics
+	// running counts the handler calls not yet returned, which a run
+	// waits for before it ends.
+	running *running
 	// held, when set (by tests), runs where a loaded machine may hold the
 	// caller before it waits for the handler (a stand-in for the
 	// scheduler), with the call's context and whether the handler has
@@ -72,10 +77,20 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		live bool
 	}
 	done := make(chan served, 1)
+	tr.running.add()
 	go func() {
+		defer tr.running.done()
 		defer cancel()
-		err := tr.serve(w, sreq)
-		done <- served{err, req.Context().Err() == nil}
+		// Unless serve returns, the handler ended its goroutine
+		// (runtime.Goexit: t.Fatal in a handler), which net/http's
+		// server meets by closing the connection: the deferred send
+		// answers the call at once, as that.
+		res := served{err: errGoexit}
+		defer func() {
+			res.live = req.Context().Err() == nil
+			done <- res
+		}()
+		res.err = tr.serve(w, sreq)
 	}()
 	if tr.held != nil {
 		tr.held(req.Context(), func() bool { return len(done) > 0 })
@@ -112,9 +127,13 @@ func (tr *inMemory) answer(w *answerWriter, req *http.Request, err error) (*http
 // serve runs the handler, turning a panic into what a client of a
 // net/http server meets: a connection closed without an answer.
 func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
+	returned := false
 	defer func() {
 		p := recover()
 		if p == nil {
+			if !returned {
+				tr.panics.exit(r, debug.Stack())
+			}
 			return
 		}
 		if p != http.ErrAbortHandler {
@@ -123,8 +142,13 @@ func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
 		err = fmt.Errorf("the handler panicked (%v): %w", p, io.EOF)
 	}()
 	tr.h.ServeHTTP(w, r)
+	returned = true
 	return nil
 }
+
+// errGoexit is what a call whose handler ended its goroutine got: as from
+// net/http's server, a connection closed without an answer.
+var errGoexit = fmt.Errorf("the handler ended its goroutine (runtime.Goexit): %w", io.EOF)
 
 // serverRequest is req as a handler behind net/http's server sees it.
 func serverRequest(req *http.Request, body []byte) (*http.Request, context.CancelFunc, error) {
@@ -221,6 +245,15 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 // Flush lets a handler that flushes run; the answer is whole at its end.
 func (w *answerWriter) Flush() {}
 
+// SetReadDeadline, SetWriteDeadline and EnableFullDuplex take what a
+// handler asks of http.ResponseController, as net/http's server does: a
+// handler that answers 500 when they fail must not fail in memory where
+// it passes over TCP. In memory the body is read already and the answer
+// kept whole, so there is nothing for a deadline to cut short.
+func (w *answerWriter) SetReadDeadline(time.Time) error  { return nil }
+func (w *answerWriter) SetWriteDeadline(time.Time) error { return nil }
+func (w *answerWriter) EnableFullDuplex() error          { return nil }
+
 func (w *answerWriter) abandon() {
 	w.mu.Lock()
 	w.gone = true
@@ -255,11 +288,35 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 	}
 }
 
-// panics keeps the handler's panics, for the test to say.
+// panics keeps the handler's panics, for the test to say, and apart from
+// them the calls whose handler ended its goroutine.
 type panics struct {
 	mu    sync.Mutex
 	n     int
 	first string
+	// exits and firstExit are the calls whose handler ended its goroutine.
+	exits     int
+	firstExit string
+}
+
+// exit notes a call whose handler ended its goroutine.
+func (p *panics) exit(r *http.Request, stack []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.exits++
+	if p.firstExit == "" {
+		p.firstExit = fmt.Sprintf("%s %s\n%s", r.Method, r.URL.RequestURI(), stack)
+	}
+}
+
+// exited is how many calls' handlers ended their goroutine, and the first.
+func (p *panics) exited() (int, string) {
+	if p == nil {
+		return 0, ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exits, p.firstExit
 }
 
 func (p *panics) add(r *http.Request, v any, stack []byte) {
@@ -278,4 +335,38 @@ func (p *panics) said() (int, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.n, p.first
+}
+
+// running counts the handler calls of a run still in the handler. A call
+// whose time limit passed is left to finish, as net/http leaves it, but
+// the run waits for it: a handler that ignores its request's context
+// must not outlive the test, meeting the store its t.Cleanup closed or
+// logging to a test that has ended. A nil *running counts nothing.
+type running struct {
+	wg sync.WaitGroup
+	n  atomic.Int64
+}
+
+func (r *running) add() {
+	if r != nil {
+		r.wg.Add(1)
+		r.n.Add(1)
+	}
+}
+
+func (r *running) done() {
+	if r != nil {
+		r.n.Add(-1)
+		r.wg.Done()
+	}
+}
+
+// returned is closed when every handler call has returned.
+func (r *running) returned() <-chan struct{} {
+	all := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(all)
+	}()
+	return all
 }

@@ -92,6 +92,24 @@ func TestInMemoryTransport(t *testing.T) {
 		{"ErrAbortHandler too", func(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindClosed }},
+		// A handler behind net/http's server may bound its own reads and
+		// writes; one that answers 500 when it cannot must not fail in
+		// memory where it passes over TCP.
+		{"a handler's deadlines and full duplex are taken", func(w http.ResponseWriter, r *http.Request) {
+			rc := http.NewResponseController(w)
+			for _, err := range []error{rc.SetReadDeadline(time.Now().Add(time.Minute)), rc.SetWriteDeadline(time.Now().Add(time.Minute)), rc.EnableFullDuplex()} {
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}, func(a attempt.Attempt) bool { return a.Status == 204 }},
+		// As net/http's server closes the connection of a handler whose
+		// goroutine ended: the call is not held until its time limit.
+		{"a handler that ends its goroutine (t.Fatal in a handler) is a connection closed", func(w http.ResponseWriter, r *http.Request) {
+			runtime.Goexit()
+		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindClosed }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -106,6 +124,10 @@ func TestInMemoryTransport(t *testing.T) {
 			n, first := pn.said()
 			if wantPanic := tt.name == "a panic is a connection closed"; wantPanic != (n == 1) || wantPanic && !strings.Contains(first, "boom") {
 				t.Errorf("panics %d %q", n, first)
+			}
+			n, first = pn.exited()
+			if wantExit := strings.Contains(tt.name, "ends its goroutine"); wantExit != (n == 1) || wantExit && !strings.Contains(first, "runtime.Goexit") {
+				t.Errorf("goroutines ended %d %q", n, first)
 			}
 		})
 	}

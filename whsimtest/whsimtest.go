@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -61,19 +62,19 @@ func checkHandler(t tb, h http.Handler, opts []Option) {
 	if err != nil {
 		t.Fatal("whsimtest.Check: WithPath: " + err.Error())
 	}
-	client, pn := inMemoryClient(h, s)
-	battery(t, s, client, target, pn)
+	client, mem := inMemoryClient(h, s)
+	battery(t, s, client, target, mem)
 }
 
 // inMemoryClient is the client of a run in memory: every call goes to
-// h.ServeHTTP through an inMemory transport.
-func inMemoryClient(h http.Handler, s *settings) (*http.Client, *panics) {
-	pn := &panics{}
+// h.ServeHTTP through the inMemory transport it returns.
+func inMemoryClient(h http.Handler, s *settings) (*http.Client, *inMemory) {
+	mem := &inMemory{h: h, panics: &panics{}, running: &running{}}
 	return &http.Client{
-		Transport: &inMemory{h: h, panics: pn}, Timeout: s.timeout,
+		Transport: mem, Timeout: s.timeout,
 		// The ERP follows no redirect: a 3xx is the answer.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}, pn
+	}, mem
 }
 
 func checkURL(t tb, raw string, opts []Option) {
@@ -85,7 +86,7 @@ func checkURL(t tb, raw string, opts []Option) {
 	if s.pathSet {
 		t.Fatal("whsimtest.CheckURL: WithPath is Check's: give CheckURL the whole URL, path and query included")
 	}
-	target, err := endpoint.ParseTarget(raw)
+	target, err := endpoint.ParseHookTarget(raw)
 	if err != nil {
 		t.Fatal("whsimtest.CheckURL: url " + err.Error())
 	}
@@ -93,6 +94,10 @@ func checkURL(t tb, raw string, opts []Option) {
 	if err != nil {
 		t.Fatal("whsimtest.CheckURL: " + err.Error())
 	}
+	// The client is the run's alone: its idle connections, left open,
+	// would outlive the test as goroutines a leak check reports and as
+	// sockets the receiver holds.
+	defer client.CloseIdleConnections()
 	battery(t, s, client, target, nil)
 }
 
@@ -118,7 +123,7 @@ func isNil(h http.Handler) bool {
 // subtest is made first: testing runs only those that -run and -skip
 // select, each notes that it was, then waits (t.Parallel) while the run
 // makes the selected checks alone; when it ends, each says its cases.
-func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics) {
+func battery(t tb, s *settings, client *http.Client, target *url.URL, mem *inMemory) {
 	t.Helper()
 	ids := checkIDs(s)
 	// The run's notes are said after it, so that they point at the
@@ -133,6 +138,7 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics
 	making.Store(true)
 	for _, id := range ids {
 		t.Run(id, func(t tb) {
+			t.Helper()
 			selected = append(selected, id)
 			t.Parallel()
 			if making.Load() {
@@ -150,7 +156,7 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, pn *panics
 	if len(selected) == 0 || unpaused.Load() {
 		return
 	}
-	o.say(t, o.run(t.Context(), client, target, selected, pn))
+	o.say(t, o.run(t, t.Context(), client, target, selected, mem))
 }
 
 // checkIDs is the checks a run makes, in run order, as whsim check picks
@@ -199,8 +205,18 @@ func (o *outcome) say(t tb, err error) {
 // after it (the probe failed, the first call got no answer); problems
 // are the run-wide failures a test fails on besides its cases' (the
 // handler panicked, the receiver stopped answering).
-func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL, ids []string, pn *panics) error {
+//
+// t, when not nil (Run has none), is the test, told at once when the run
+// waits for handler calls still running after their time limit.
+func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *url.URL, ids []string, mem *inMemory) error {
+	if t != nil {
+		t.Helper()
+	}
 	s := o.s
+	var pn *panics // over the network, nil: the handler is not ours to watch
+	if mem != nil {
+		pn = mem.panics
+	}
 	seed, anchor := check.SeedOf(s.seed, time.Now())
 	o.seed = seed
 	var nonce uint64
@@ -218,12 +234,19 @@ func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL,
 		Client: client, Target: target, Checks: runnable, Seed: seed, Anchor: anchor, Now: time.Now,
 		Header: s.header, Signer: s.signer, Strict: s.strict, LatencyBudget: s.budget,
 		LoadCount: s.loadCalls, LoadConcurrency: s.loadConc, Settle: s.settle, Nonce: nonce,
-		Notice: func(msg string) { logf("whsimtest: %s", msg) },
+		Notice: func(msg string) { logf("whsimtest: %s", ours(msg, pn)) },
 	}
 	if s.probe != nil {
 		cfg.Probe = &funcProbe{f: s.probe}
 	}
-	logf("whsimtest: seed %d (WithSeed(%d) sends the same documents again): %s", seed, seed, strings.Join(ids, ", "))
+	// The seed is said at once to a test: one whose handler hangs ends at
+	// go test's -timeout with only what it said before.
+	seedLine := fmt.Sprintf("whsimtest: seed %d (WithSeed(%d) sends the same documents again): %s", seed, seed, strings.Join(ids, ", "))
+	if t != nil {
+		t.Log(seedLine)
+	} else {
+		logf("%s", seedLine)
+	}
 	// Against a URL a failure carries the command that sends its calls
 	// again; in memory there is nothing to send them to.
 	var rep *check.Reporter
@@ -243,32 +266,43 @@ func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL,
 		o.results[res.Case.Check] = append(o.results[res.Case.Check], res)
 	})
 	o.sum = sum
+	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
+		logf("whsimtest: the run ended (%v) with %d handler call(s) still running, left to finish", context.Cause(ctx), mem.running.n.Load())
+	}
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
+	}
+	if n, first := pn.exited(); n > 0 {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler ended its goroutine without returning on %d call(s) (runtime.Goexit: t.Fatal, t.FailNow, t.Skip and require calls "+
+			"end the goroutine they are called in, which testing allows only in the test's own; a handler runs in one of its own, as behind a server), "+
+			"each a connection closed without an answer to the sender: answer an error status instead; the first, %s", n, first))
 	}
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable) && pn != nil:
 		o.ended = "the handler gave the first call no answer"
-		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", strings.TrimPrefix(unreachable.Kind, "error: "))
+		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, "error: "), pn))
 	case errors.As(err, &probeErr):
 		o.ended = "the probe failed"
 		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeErr.Reason)
 	case err != nil:
 		o.ended = "the run ended: " + err.Error()
+		if said := ours(err.Error(), pn); said != err.Error() {
+			return errors.New("whsimtest: " + said) // a flag of whsim check's named
+		}
 		return fmt.Errorf("whsimtest: %w", err)
 	}
 	switch {
 	case sum.Stopped != nil:
 		o.ended = "the receiver stopped answering after " + sum.Stopped.After
-		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, sum.Stopped.Reason, strings.Join(sum.NotRun, ", ")))
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, ours(sum.Stopped.Reason, pn), strings.Join(sum.NotRun, ", ")))
 	case sum.Interrupted != nil:
 		o.ended = "the run was interrupted"
 		o.problems = append(o.problems, "whsimtest: the run was interrupted after "+sum.Interrupted.After)
 	}
 	if sum.Unrouted != nil {
-		logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), strings.Replace(sum.Unrouted.Hint, "--url", where(pn), 1))
+		logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), ours(sum.Unrouted.Hint, pn))
 	}
 	if sum.SeenBefore {
 		logf("whsimtest: every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver's store has seen these requestIds before (WithFixedIDs repeats them)")
@@ -282,13 +316,60 @@ func (o *outcome) run(ctx context.Context, client *http.Client, target *url.URL,
 	return nil
 }
 
-// where is what a hint about the URL refers to.
-func where(pn *panics) string {
-	if pn != nil {
-		return "WithPath"
+// waitForHandlers returns when every handler call of the run has
+// returned, or ctx is done and some have not (false). When some are still
+// running grace after the run, it tells the test t (when not nil) why it
+// waits.
+func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration) bool {
+	if t != nil {
+		t.Helper()
 	}
-	return "the URL"
+	all := r.returned()
+	late := time.NewTimer(grace)
+	defer late.Stop()
+	// A done ctx gives up the wait only for calls still running: a select
+	// with both ready picks either, and all closes a moment after the
+	// last call returned.
+	ended := func() bool { return r.n.Load() == 0 }
+	select {
+	case <-all:
+		return true
+	case <-ctx.Done():
+		return ended()
+	case <-late.C:
+	}
+	if t != nil {
+		t.Logf("whsimtest: waiting for %d handler call(s) still running %s after their time limit (WithTimeout) ended: "+
+			"the handler does not return when its request's context ends, and the run ends only after its last handler call", r.n.Load(), grace)
+	}
+	select {
+	case <-all:
+		return true
+	case <-ctx.Done():
+		return ended()
+	}
 }
+
+// ours is a text of the battery's, written for whsim check, with the
+// options of whsimtest in place of the flags it names, which a test cannot
+// pass; pn is nil over the network (CheckURL).
+func ours(text string, pn *panics) string {
+	url := "WithPath" // in memory
+	if pn != nil {
+		return strings.NewReplacer("--url", url).Replace(optionWords.Replace(text))
+	}
+	return strings.NewReplacer("the path of --url", "the path of the URL", "--url", "the URL").Replace(optionWords.Replace(text))
+}
+
+// optionWords names whsimtest's options where the battery's texts name
+// whsim check's flags.
+var optionWords = strings.NewReplacer(
+	"(-H 'Authorization: ...')", `(WithHeader("Authorization", "..."))`,
+	"--timeout", "WithTimeout",
+	"--secret", "WithSecret",
+	"(--cacert <ca.pem> trusts a private CA, --insecure skips the check)",
+	"(CheckURL trusts the system's roots alone: give httptest.NewServer's http:// URL, or Check the handler in memory)",
+)
 
 // replay says the results of one check in its subtest t: a subtest per
 // case, named as the CLI names it.
@@ -305,10 +386,13 @@ func (o *outcome) replay(t tb, id string) {
 			case check.Fail:
 				msg := said(res)
 				if r := o.repro[res.Case]; r != "" {
-					msg += "\nreproduce: " + r
+					msg += "\n" + reproduce(r)
 				}
 				t.Error(msg)
 			case check.Warn:
+				if check.Inconclusive(res) {
+					t.Skip(said(res)) // not judged: no pass
+				}
 				t.Log("warn: " + said(res))
 			case check.Skip:
 				t.Skip(said(res))
@@ -318,6 +402,31 @@ func (o *outcome) replay(t tb, id string) {
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
 	}
+}
+
+// reproduce is the line that gives a failure's command. The command reads
+// the run's credentials (WithHeader's, WithSecret's, the URL's query's)
+// from variables, shown nowhere: the line names them, as whsim check does
+// above its commands, for unset they make an empty Authorization, whose
+// 401 is the 4xx a malformed case wants, and the command reads as mended.
+func reproduce(cmd string) string {
+	vars := shellcmd.Vars(cmd)
+	if len(vars) == 0 {
+		return "reproduce: " + cmd
+	}
+	it := "it"
+	if len(vars) > 1 {
+		it = "them"
+	}
+	return fmt.Sprintf("reproduce (set %s first: the command reads the run's credentials from %s): %s", andList(vars), it, cmd)
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if n := len(words); n > 1 {
+		return strings.Join(words[:n-1], ", ") + " and " + words[n-1]
+	}
+	return strings.Join(words, "")
 }
 
 // skipped says why check id did not run, "" when it did.
@@ -349,7 +458,7 @@ func skipReason(why string) string {
 // said is a result's reason as whsim check's output gives it: the reason,
 // then the receiver's answer in brackets.
 func said(res check.Result) string {
-	r := termsafe.Text(res.Reason)
+	r := termsafe.Text(optionWords.Replace(res.Reason))
 	if a := res.Answer; a != nil && res.Verdict != check.Pass {
 		t := "answered " + termsafe.Text(a.Status)
 		if body := strings.TrimSpace(string(a.Body)); body != "" {
@@ -395,7 +504,12 @@ type tb interface {
 
 type realT struct{ *testing.T }
 
+// Run marks itself and f as helpers, on both sides of the subtest, so that
+// what a subtest says names the line of the test that called Check:
+// testing walks a subtest's helper frames up into the frames that made
+// it, and stops at the first that is no helper.
 func (t realT) Run(name string, f func(tb)) bool {
+	t.T.Helper()
 	return t.T.Run(name, func(t *testing.T) {
 		t.Helper()
 		f(realT{t})

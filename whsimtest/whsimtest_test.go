@@ -3,14 +3,19 @@ package whsimtest
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/whsim/whsim/internal/check"
 )
@@ -147,9 +152,24 @@ func namesRequestID(name string) bool {
 // sample shape makes the effects of its sample documents inconclusive.
 func TestWarningIsLogged(t *testing.T) {
 	t.Parallel()
+	// A type error answered 2xx: judged, with something to say.
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	r := record("TestShop", func(t tb) { checkHandler(t, ok, []Option{WithChecks("rejects-malformed")}) })
+	c := r.find("rejects-malformed/type/data.currency/bad-currency-code")
+	if c == nil || c.failed || c.skipped || len(c.logs) != 1 || !strings.HasPrefix(c.logs[0], "warn: got 204 for a type error") {
+		t.Fatalf("got %+v\n%s", c, r.said())
+	}
+}
+
+// A case the battery could not judge (inconclusive: the call it rests on
+// was not accepted) is skipped, never passed: go test -json, -v and CI
+// reporters count it so, as whsim check counts it a warning and never a
+// pass.
+func TestInconclusiveIsSkipped(t *testing.T) {
+	t.Parallel()
 	r := checkShop(t, refusesSample, WithChecks("effects"))
 	c := r.find("effects/created/CREATE_RECEIVABLE_DOC/sample")
-	if c == nil || c.failed || len(c.logs) != 1 || !strings.HasPrefix(c.logs[0], "warn: CREATE_RECEIVABLE_DOC got 422: inconclusive") {
+	if c == nil || c.failed || !c.skipped || !strings.HasPrefix(c.skipMsg, "CREATE_RECEIVABLE_DOC got 422: inconclusive") || len(c.logs) != 0 {
 		t.Fatalf("got %+v\n%s", c, r.said())
 	}
 }
@@ -274,8 +294,13 @@ func TestUserErrors(t *testing.T) {
 		{"effects alone without a probe", s, []Option{WithChecks("effects")}, `whsimtest.Check: WithChecks("effects") needs WithProbe(...): without a probe nothing is asked of the store, so there is nothing to check`},
 		{"effects and signature without either", s, []Option{WithChecks("effects", "signature")}, `whsimtest.Check: WithChecks("signature", "effects") needs WithSecret("whsec_...") and WithProbe(...)`},
 		{"bad secret", s, []Option{WithSecret("hunter2")}, "whsimtest.Check: WithSecret: secret must start with whsec_"},
+		// WithSecret(os.Getenv("WEBHOOK_SECRET")) where it is not set.
+		{"empty secret", s, []Option{WithSecret("")}, `whsimtest.Check: WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`},
 		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
 		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},
+		// Every call would carry two businessType values, the path's first.
+		{"path naming the event", s, []Option{WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC")},
+			`whsimtest.Check: WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC"): the query has businessType already; whsimtest adds each call's own (drop it from the path)`},
 		{"two at once", s, []Option{WithTimeout(0), WithLatencyBudget(-1)}, "whsimtest.Check: WithTimeout(0s): want more than 0; WithLatencyBudget(-1ns): want more than 0"},
 		{"nil probe", s, []Option{WithProbe(nil)}, "whsimtest.Check: WithProbe(nil)"},
 		{"probe error", s, []Option{WithProbe(probeErr)},
@@ -353,9 +378,31 @@ func TestCheckURL(t *testing.T) {
 	if f := r.failures(); len(f) != 4 {
 		t.Errorf("failed %q", f)
 	}
+	// A credential given with WithHeader is masked in the command, read
+	// from a variable instead: the failure says which to set, as whsim
+	// check does above its commands, else the pasted command sends an
+	// empty Authorization, whose 401 looks like a mended receiver.
+	r = record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithHeader("Authorization", "Bearer s3cret")})
+	})
+	c = r.find("accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/sample")
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "\nreproduce (set AUTHORIZATION first: the command reads the run's credentials from it): curl ") ||
+		!strings.Contains(c.errs[0], `-H "Authorization: $AUTHORIZATION"`) || strings.Contains(c.errs[0], "s3cret") {
+		t.Errorf("said %+v", c)
+	}
+	// A credential in the URL's query too, no WithHeader named for it.
+	r = record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks?token=s3cret", []Option{WithChecks("accepts-valid"), WithHeader("Authorization", "Bearer s3cret")})
+	})
+	c = r.find("accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/sample")
+	if c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "\nreproduce (set TOKEN and AUTHORIZATION first: the command reads the run's credentials from them): curl ") ||
+		strings.Contains(c.errs[0], "s3cret") {
+		t.Errorf("said %+v", c)
+	}
 	for url, says := range map[string]string{
 		"localhost:1":             `whsimtest.CheckURL: url "localhost:1": no scheme (did you mean http://localhost:1?)`,
 		"http://127.0.0.1:1/hook": "whsimtest: cannot reach http://127.0.0.1:1/hook",
+		"http://127.0.0.1:1/hook?businessType=CREATE_RECEIVABLE_DOC": `whsimtest.CheckURL: url "http://127.0.0.1:1/hook?businessType=CREATE_RECEIVABLE_DOC": the query has businessType already`,
 	} {
 		r := record("TestX", func(t tb) { checkURL(t, url, []Option{WithChecks("duplicates")}) })
 		if len(r.errs) != 1 || !strings.Contains(r.errs[0], says) {
@@ -401,5 +448,157 @@ func TestRun(t *testing.T) {
 	}
 	if want := []string{"effects/lifecycle/ABANDON_RECEIVABLE_DOC/after-create", "effects/out-of-order/ABANDON_RECEIVABLE_DOC/before-create"}; !slices.Equal(failed, want) {
 		t.Errorf("failed %q, want %q", failed, want)
+	}
+}
+
+// A handler still running when its call's time limit ends (it ignores its
+// request's context, as a slow database driver may) is waited for: Check
+// returns only after the last handler it started has returned, as
+// httptest.Server.Close waits for its handlers, so that no call of the
+// handler outlives the test and meets its store closed by t.Cleanup, or
+// says something after the test has ended. While it waits, it says why.
+func TestCheckWaitsForHandlersPastTheirTimeLimit(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, "")
+	var calls atomic.Int64
+	timedOut, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	let := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(let) // a handler left running when the test fails
+	var returned atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The second call: the first is the one that must be answered.
+		if calls.Add(1) == 2 {
+			<-r.Context().Done()
+			close(timedOut)
+			<-release
+			returned.Store(true)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	heard := make(chan string, 64)
+	r, done := recordHearing("TestSlowHandler", heard, func(t tb) {
+		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithTimeout(50 * time.Millisecond)})
+	})
+	<-timedOut
+	for waiting := false; !waiting; {
+		select {
+		case <-done:
+			t.Fatalf("Check returned while the handler was still running:\n%s", r.said())
+		case l := <-heard:
+			waiting = strings.Contains(l, "waiting for 1 handler call")
+		}
+	}
+	let()
+	<-done
+	if !returned.Load() {
+		t.Error("the handler had not returned when Check did")
+	}
+	// The held call is a timeout (on a loaded machine, others may be too:
+	// the time limit is short).
+	if f := r.failures(); len(f) == 0 || !strings.HasPrefix(f[0], "accepts-valid/") {
+		t.Errorf("failures %q, want the timed-out case", f)
+	}
+}
+
+// A probe that ends its goroutine instead of returning (t.Fatal, t.FailNow
+// or a require call inside it, which testing allows only in the test's own
+// goroutine) or panics gave no answer: the run ends as for a probe that
+// returned an error, naming what it did, and nothing is blamed on the
+// receiver, never "acknowledged and lost" from an answer it did not give.
+func TestProbeThatDoesNotReturn(t *testing.T) {
+	t.Parallel()
+	for name, end := range map[string]func(){
+		"Goexit": runtime.Goexit, // what t.Fatal does, from any goroutine
+		"panic":  func() { panic("scan: converting NULL to int") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newShop(t, careful, "")
+			var asked atomic.Int64
+			probe := func(ctx context.Context, d Document) (Stored, error) {
+				if asked.Add(1) == 5 {
+					end()
+				}
+				return s.probe(ctx, d)
+			}
+			r := record("TestShop", func(t tb) {
+				checkHandler(t, s, []Option{WithChecks("effects"), WithProbe(probe), WithSettle(0)})
+			})
+			if f := slices.DeleteFunc(r.failures(), func(n string) bool { return n == r.name }); len(f) != 0 {
+				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
+			}
+			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], name) {
+				t.Errorf("said %q", r.errs)
+			}
+		})
+	}
+}
+
+// A Run its context ends early is no pass: its report fails saying why,
+// even when nothing was graded, and says nothing false of the handler,
+// which returned every call it got.
+func TestRunEndedByItsContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := Run(ctx, newShop(t, careful, ""))
+	if err == nil || rep == nil {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	if !rep.Failed() || len(rep.Problems) == 0 || !strings.Contains(strings.Join(rep.Problems, "\n"), "context canceled") {
+		t.Errorf("a run ended by its context reads as passed: %+v", rep)
+	}
+	for _, l := range append(rep.Problems, rep.Log...) {
+		if strings.Contains(l, "handler call(s) still running") {
+			t.Errorf("said %q of a handler that returned every call", l)
+		}
+	}
+}
+
+// What whsimtest says names its own options, never whsim check's flags
+// (--timeout, --secret, -H, --cacert), which a test cannot pass.
+func TestSaysOptionsNotFlags(t *testing.T) {
+	t.Parallel()
+	flag := regexp.MustCompile(`(^|[ (])(--[a-z]|-H )`)
+	said := func(r *recorder) string {
+		var all []string
+		r.walk(func(c *recorder) { all = append(append(all, c.errs...), c.logs...) })
+		return strings.Join(all, "\n")
+	}
+	tlsSrv := httptest.NewUnstartedServer(newShop(t, careful, ""))
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake the client refuses
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	for _, tt := range []struct {
+		name string
+		run  func(t tb)
+		says string
+	}{
+		{"a receiver whose certificate the test's client does not trust", func(t tb) {
+			checkURL(t, tlsSrv.URL, []Option{WithChecks("accepts-valid")})
+		}, "x509: certificate signed by unknown authority (CheckURL trusts the system's roots alone: give httptest.NewServer's http:// URL, or Check the handler in memory)"},
+		{"a first call with no answer", func(t tb) {
+			checkHandler(t, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }),
+				[]Option{WithChecks("accepts-valid"), WithTimeout(time.Millisecond)})
+		}, "one slow to start needs a longer WithTimeout"},
+		{"every call refused before it is read", func(t tb) {
+			checkHandler(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }),
+				[]Option{WithChecks("accepts-valid", "rejects-malformed")})
+		}, `check the credentials (WithHeader("Authorization", "...")) or WithSecret`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := said(record("TestX", tt.run))
+			if !strings.Contains(s, tt.says) {
+				t.Errorf("did not say %q:\n%s", tt.says, s)
+			}
+			for _, l := range strings.Split(s, "\n") {
+				if flag.MatchString(l) && !strings.Contains(l, "reproduce") {
+					t.Errorf("names a flag of whsim check: %s", l)
+				}
+			}
+		})
 	}
 }

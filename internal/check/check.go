@@ -136,6 +136,14 @@ const (
 	Skip Verdict = "skipped"
 )
 
+// Inconclusive says whether a result is a warning that the case could not
+// be judged (the call it rests on was not accepted, copies meant to meet
+// never did), as its reason says, rather than one judged with something
+// to say: no pass, where a reader counts passes (go test's subtests).
+func Inconclusive(r Result) bool {
+	return r.Verdict == Warn && strings.Contains(r.Reason, "inconclusive")
+}
+
 // Case is one request of a check, as data: what is sent, byte for byte.
 type Case struct {
 	Check string

@@ -695,6 +695,9 @@ func (r *runner) load() error {
 	r.noteLoad(pairs, qs)
 	var mu sync.Mutex
 	next := 0
+	// caseOf is the case each request was made from, for the failure to
+	// carry a call that failed.
+	caseOf := map[*attempt.Request]*Case{}
 	feed := func() []*attempt.Request {
 		mu.Lock()
 		defer mu.Unlock()
@@ -703,7 +706,9 @@ func (r *runner) load() error {
 		}
 		var reqs []*attempt.Request
 		for _, c := range pairs[next] {
-			reqs = append(reqs, r.request(c, true))
+			req := r.request(c, true)
+			caseOf[req] = c
+			reqs = append(reqs, req)
 		}
 		next++
 		return reqs
@@ -718,7 +723,8 @@ func (r *runner) load() error {
 		over     int             // answers with a body past attempt.MaxBodyRead
 		first    attempt.Attempt // the first refused call's answer
 		seen     bool
-		timed    []timing // to name a full listen backlog
+		failed   *attempt.Request // the first call that failed, refused or not answered
+		timed    []timing         // to name a full listen backlog
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := max(r.cfg.LoadConcurrency, 1)
@@ -729,6 +735,9 @@ func (r *runner) load() error {
 		r.loadAnswered(res)
 		bad.Lock()
 		defer bad.Unlock()
+		if bad.failed == nil && a.Kind != attempt.KindInterrupted && (a.Status == 0 || a.BodyKind != "" || !is2xx(a.Status)) {
+			bad.failed = res.Request
+		}
 		switch {
 		case a.Status != 0 && a.BodyKind != "":
 			// The status came but not the whole answer: a sender counts
@@ -781,11 +790,18 @@ func (r *runner) load() error {
 		ls.P50, ls.P90, ls.P99, ls.Max = bad.hist.Quantile(0.5), bad.hist.Quantile(0.9), bad.hist.Quantile(0.99), bad.hist.Max()
 	}
 	r.sum.Load = ls
-	// The case stands for the run; its request is the first call's.
+	// The case stands for the run; its request is the first call that
+	// failed (what its reproduction sends must get what the failure
+	// says), else the first call's.
 	c := &Case{Check: Load, Name: fmt.Sprintf("%d-calls-at-%d", st.Sent, conc)}
-	if len(pairs) > 0 {
-		first := pairs[0][0]
-		c.Event, c.Query, c.Body, c.RequestID = first.Event, first.Query, first.Body, first.RequestID
+	mu.Lock()
+	stands := caseOf[bad.failed]
+	mu.Unlock()
+	if stands == nil && len(pairs) > 0 {
+		stands = pairs[0][0]
+	}
+	if stands != nil {
+		c.Event, c.Query, c.Body, c.RequestID = stands.Event, stands.Query, stands.Body, stands.RequestID
 	}
 	figures := "no call answered"
 	if bad.hist.Count() > 0 {

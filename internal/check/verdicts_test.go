@@ -685,3 +685,42 @@ func TestSlowCauseSaysWhatATimeoutShows(t *testing.T) {
 		t.Errorf("slowCause = %q, want what a timeout shows", got)
 	}
 }
+
+// A load failure's case carries a call that failed, not merely the first
+// call sent: its reproduction (curl, --output json's request) must get
+// what the failure says, where the first call may well have got 2xx.
+func TestLoadFailureCarriesARefusedCall(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	refused := map[string]bool{} // bodies answered 400
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Query().Get("businessType") == "ABANDON_RECEIVABLE_DOC" {
+			mu.Lock()
+			refused[string(body)] = true
+			mu.Unlock()
+			http.Error(w, "voids not supported", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{Load}
+	cfg.LoadCount = 16
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ofCheck(results, Load)
+	if len(l) != 1 || l[0].Verdict != Fail {
+		t.Fatalf("load %+v, want one failure", l)
+	}
+	c := l[0].Case
+	mu.Lock()
+	defer mu.Unlock()
+	if c.Event != "ABANDON_RECEIVABLE_DOC" || !refused[string(c.Body)] || !strings.Contains(c.Query, "ABANDON_RECEIVABLE_DOC") {
+		t.Errorf("the case's call is %s %s, not one that got 400:\n%s", c.Event, c.Query, c.Body)
+	}
+}

@@ -241,7 +241,7 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 		LoadCount: o.LoadCount, LoadConcurrency: o.LoadConc, Settle: o.Settle,
 		SaveDir: o.SaveCases, ExcludeCases: o.ExcludeCases,
 	}
-	if cfg.Target, err = endpoint.ParseTarget(o.URL); err != nil {
+	if cfg.Target, err = endpoint.ParseHookTarget(o.URL); err != nil {
 		return cfg, cmdutil.Usagef("--url %w", err)
 	}
 	if cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {

@@ -81,7 +81,7 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 		r.fromReport = " (the report's URL; --url sends elsewhere)"
 	}
 	if where != "" {
-		if r.cfg.Target, err = endpoint.ParseTarget(where); err != nil {
+		if r.cfg.Target, err = endpoint.ParseHookTarget(where); err != nil {
 			if r.fromReport != "" {
 				return nil, cmdutil.Usagef("--rerun %s: the report's url %w", termsafe.Text(o.Rerun), err)
 			}
