@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +114,65 @@ func TestForcedStopAroundTheAnswerIsTold(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A call whose handler listen still runs when it closes the Receiver (its
+// record's write held past the forced stop's wait for the calls it cut
+// short, cutShortWait) is observed: closing waits for it as for a queued
+// call. It used to close the queue under it: the call was recorded (or,
+// with the capture file closed next, not even that), never printed and not
+// counted. The record's write is held where the test sees it held, and let
+// go once closing waits for it: events, not a clock.
+func TestCloseWaitsForTheCallsInHand(t *testing.T) {
+	t.Parallel()
+	inWrite, letGo := make(chan struct{}), make(chan struct{})
+	release := sync.OnceFunc(func() { close(letGo) })
+	rec, obs := &hookRecorder{}, &observed{}
+	rec.hook = func() { close(inWrite); <-letGo }
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}, Observe: obs.observe})
+	rcv.waitingInHand = release
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	defer release() // before the server's Close, which waits for the handler
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		if resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(`{}`)); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-inWrite
+	if got := rcv.CloseWithin(make(chan time.Time)); !got.Observed || got.Unrecorded != 0 {
+		t.Errorf("CloseWithin = %+v, want every call observed and none unrecorded", got)
+	}
+	if len(obs.calls) != 1 || len(rec.recs) != 1 {
+		t.Fatalf("%d calls observed, %d recorded; want the call in hand, observed and recorded", len(obs.calls), len(rec.recs))
+	}
+	<-answered
+}
+
+// Closing gives up on a call whose record is still being written once
+// stuck says so (a capture file on a disk that does not answer), and says
+// how many such calls it left: listen must not tell them recorded.
+func TestCloseWithinCountsTheCallsNotRecorded(t *testing.T) {
+	t.Parallel()
+	inWrite, letGo := make(chan struct{}), make(chan struct{})
+	rec := &hookRecorder{}
+	rec.hook = func() { close(inWrite); <-letGo }
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	defer close(letGo) // before the server's Close, which waits for the handler
+	go func() {
+		if resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(`{}`)); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-inWrite
+	stuck := make(chan time.Time)
+	close(stuck)
+	if got := rcv.CloseWithin(stuck); got.Unrecorded != 1 {
+		t.Errorf("CloseWithin = %+v, want the call whose record is held counted unrecorded", got)
 	}
 }

@@ -491,7 +491,7 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 	// shutdown's grace, leaving the lines it could not print.
 	grace := time.NewTimer(o.limits.ShutdownTimeout)
 	defer grace.Stop()
-	printed = r.rcv.CloseWithin(grace.C)
+	printed = r.rcv.CloseWithin(grace.C).Observed
 	if printed {
 		if r.feed != nil {
 			r.feed.Close()
