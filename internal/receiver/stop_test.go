@@ -3,6 +3,7 @@ package receiver
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -174,5 +175,45 @@ func TestCloseWithinCountsTheCallsNotRecorded(t *testing.T) {
 	close(stuck)
 	if got := rcv.CloseWithin(stuck); got.Unrecorded != 1 {
 		t.Errorf("CloseWithin = %+v, want the call whose record is held counted unrecorded", got)
+	}
+}
+
+// A stop forced while no handler runs (here an idle HTTP/2 connection,
+// which the graceful stop gives a second to take its GOAWAY, holds it) cut
+// no call short, and ServeGrace's error says so: listen said "the calls in
+// flight were left unanswered" of it.
+func TestForcedStopCountsTheCallsItCut(t *testing.T) {
+	t.Parallel()
+	rec := &memRecorder{}
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}})
+	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	now := make(chan struct{})
+	served := make(chan error, 1)
+	go func() { served <- s.ServeGrace(ctx, now) }()
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{Protocols: &h2c}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Post(s.URL()+"/hook?businessType="+ev, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	cancel()
+	close(now) // the connection, left open, holds the graceful stop
+	err = <-served
+	rcv.Close()
+	if cs, ok := errors.AsType[*CutShort](err); ok && (!errors.Is(err, context.Canceled) || cs.Calls != 0) {
+		t.Errorf("ServeGrace = %#v, want a *CutShort of context.Canceled that cut no call", cs)
+	} else if !ok && err != nil {
+		t.Errorf("ServeGrace = %v, want a *CutShort (or nil: the connection closed first)", err)
+	}
+	if len(rec.recs) != 1 {
+		t.Errorf("%d records, want the call's", len(rec.recs))
 	}
 }

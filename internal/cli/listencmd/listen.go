@@ -402,6 +402,7 @@ type listener interface {
 	HookURL(path string) string
 	Serves(ctx context.Context, u *url.URL) bool
 	ServeGrace(ctx context.Context, now <-chan struct{}) error
+	InFlight() int64
 }
 
 // stopNotice is how long the stop may wait on calls in flight before
@@ -426,6 +427,13 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 			case <-served:
 				return
 			case <-notice.C:
+				if srv.InFlight() == 0 {
+					// The stop waits on no call (an idle HTTP/2
+					// connection taking its GOAWAY, a head still
+					// arriving): nothing to say yet.
+					notice.Reset(stopNotice)
+					continue
+				}
 				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); Ctrl-C again to stop at once\n",
 					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout)
 			case <-again.Done():
@@ -436,9 +444,20 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 	})
 	defer stopWatching()
 	err := srv.ServeGrace(ctx, now)
+	cutCalls := int64(1) // a stop cut short without a count: say what it may have done
+	if cs, ok := errors.AsType[*receiver.CutShort](err); ok {
+		cutCalls = cs.Calls
+	}
 	switch {
+	case errors.Is(err, context.Canceled) && cutCalls == 0:
+		fmt.Fprintf(errw, "%s no call was being answered\n", pal.Warn.Sprint("stopped at once:"))
+		return cmdutil.ErrInterrupted
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(errw, "%s the calls in flight were left unanswered\n", pal.Warn.Sprint("stopped at once:"))
+		return cmdutil.ErrInterrupted
+	case errors.Is(err, context.DeadlineExceeded) && cutCalls == 0:
+		fmt.Fprintf(errw, "%s the connections still open %s after the stop were closed; no call was being answered\n",
+			pal.Warn.Sprint("stopped:"), r.opts.limits.ShutdownTimeout)
 		return cmdutil.ErrInterrupted
 	case errors.Is(err, context.DeadlineExceeded):
 		// Not "context deadline exceeded" (exit 1): the same cut as a
