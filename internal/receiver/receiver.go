@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -444,6 +445,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	rec.ShareBody(body) // c.Body and rec.Body share the bytes; nothing writes to them after readBody
 	c.Findings = r.protocolFindings(c)
+	if c.BodyErr != nil && senderReset(c.BodyErr) {
+		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
+			Message: "the sender reset its connection before the answer: it did not get the " + strconv.Itoa(bodyErrStatus(c.BodyErr))})
+	}
 
 	var ans answer
 	switch {
@@ -656,6 +661,11 @@ func (r *Receiver) readBody(req *http.Request, c *Call) ([]byte, error) {
 	return buf, nil
 }
 
+// senderReset says the body's read failed because the sender reset the
+// connection (RST): the answer cannot reach it. Not a sender that only
+// closed its side: that one may still read the answer.
+func senderReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
+
 // bodyErrAnswer answers a body not read whole. A 503 (listen was busy)
 // says when to try again, as a sender that honours Retry-After waits: by
 // then the bodies that held the budget have usually been recorded.
@@ -734,8 +744,8 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		add(validate.RuleQueryEvent, "query names businessType twice, "+strconv.Quote(c.Event)+" and "+strconv.Quote(other)+": receivers read either (Go and Express the first, PHP the last)")
 	}
 	if c.BodyErr != nil {
-		if isStopCut(c.BodyErr) {
-			// Not answered: ruleUnanswered says so.
+		if isStopCut(c.BodyErr) || senderReset(c.BodyErr) {
+			// Not answered: ruleUnanswered or ruleSenderGone says so.
 			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error())
 		} else {
 			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")

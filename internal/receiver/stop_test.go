@@ -217,3 +217,39 @@ func TestForcedStopCountsTheCallsItCut(t *testing.T) {
 		t.Errorf("%d records, want the call's", len(rec.recs))
 	}
 }
+
+// A sender that resets its connection mid-body (RST) gets no answer: the
+// call's line said "(answered 400)" of it. It is still recorded, with the
+// bytes that came, and now flagged as a sender that did not get the 400.
+// The sender's reset is an event the handler waits for (its body read).
+func TestSenderResetMidBodyIsNotAnswered(t *testing.T) {
+	t.Parallel()
+	rec := &memRecorder{}
+	seen := make(chan *Call, 1)
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}, Observe: func(c *Call) { seen <- c }})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "POST /hook?businessType="+ev+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"requestId\":"); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).SetLinger(0) // Close sends RST
+	c.Close()
+	cl := <-seen
+	srv.Close()
+	rcv.Close()
+	if len(rec.recs) != 1 {
+		t.Fatalf("%d records; want the call's", len(rec.recs))
+	}
+	if !hasRule(cl, ruleSenderGone) {
+		t.Errorf("findings %+v, want %s", cl.Findings, ruleSenderGone)
+	}
+	for _, f := range cl.Findings {
+		if strings.Contains(f.Message, "(answered ") {
+			t.Errorf("%s says %q of a sender that reset its connection", f.Rule, f.Message)
+		}
+	}
+}
