@@ -62,6 +62,11 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
+		if cut := stopCause(ctx); cut != nil {
+			// The stop closed the call's connection before this copy
+			// could go: it is not sent, nor counted as sent.
+			return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: cut.Error() + " before it was sent"}
+		}
 		ans, fwd := r.forward(ctx, req, b)
 		rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
 		return ans, fwd
@@ -121,8 +126,12 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		rf.Receiver = fmt.Sprintf("the body cut short: %d of %d bytes", cut, len(body))
 	case fault.Duplicate:
 		ans, fwd = deliver(body, "")
-		again, afwd := deliver(body, "")
 		rf.Sender = senderGot(ans, fwd) + " to the first copy"
+		if cut := stopCause(ctx); cut != nil {
+			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + cut.Error() + " first)"
+			break
+		}
+		again, afwd := deliver(body, "")
 		rf.Receiver = "2 copies, one after the other, answered " + answerWord(ans, fwd) + ", " + answerWord(again, afwd)
 	case fault.Burst:
 		ans, fwd = r.burst(ctx, req, body, f.N, rf)
@@ -137,14 +146,22 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			break
 		}
 		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
-		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
+		if cut := stopCause(ctx); cut != nil {
+			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + cut.Error() + " first)"
+			break
+		}
+		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
 		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
 	}
 	if cut := stopCause(ctx); cut != nil && !strings.HasPrefix(rf.Sender, "nothing") {
 		// Its connection is closed: whatever listen would have answered,
 		// the sender gets nothing.
 		rf.Sender = "nothing (" + cut.Error() + " before the answer)"
+		if len(rf.Deliveries) == 0 && !strings.HasPrefix(rf.Receiver, "nothing") {
+			// Cut before its first copy could go.
+			rf.Receiver = "nothing (" + cut.Error() + " before it was sent)"
+		}
 	}
 	return ans, fwd, rf
 }
@@ -165,6 +182,10 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 	type result struct {
 		ans answer
 		fwd *capture.Forward
+	}
+	if cut := stopCause(ctx); cut != nil {
+		// No copy can go: none is sent, nor counted as sent.
+		return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: cut.Error() + " before it was sent"}
 	}
 	res := make([]result, n)
 	start := make(chan struct{})

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,8 +175,13 @@ func TestFaultWaitCutByForcedStop(t *testing.T) {
 	for _, tt := range []struct{ spec, sender, receiver string }{
 		{"delay=1:5m", "nothing (" + stopped + " during the delay)", "nothing (not forwarded)"},
 		{"reorder=1:1m", "nothing (" + stopped + " while the call was held)", "nothing (not forwarded)"},
-		// Forwarded, and cut short: not "listen's 502 (the forward failed)".
-		{"duplicate=1", "nothing (" + stopped + " before the answer)", "2 copies, one after the other, answered none (Post "},
+		// Cut before a copy could go: none is sent, nor counted as sent
+		// (the record said "2 copies, one after the other" and the
+		// summary counted them), and the sender got nothing, not
+		// "listen's 502 (the forward failed)".
+		{"duplicate=1", "nothing (" + stopped + " before the answer)", "nothing (" + stopped + " before it was sent)"},
+		{"new-request-id=1", "nothing (" + stopped + " before the answer)", "nothing (" + stopped + " before it was sent)"},
+		{"burst=1:3", "nothing (" + stopped + " before the answer)", "nothing (" + stopped + " before it was sent)"},
 	} {
 		t.Run(tt.spec, func(t *testing.T) {
 			mem, obs := &memRecorder{}, &observed{}
@@ -195,6 +201,45 @@ func TestFaultWaitCutByForcedStop(t *testing.T) {
 			}
 			if !hasRule(obs.calls[0], ruleUnanswered) || hasRule(obs.calls[0], ruleSenderGone) {
 				t.Errorf("findings %+v, want %s and not %s", obs.calls[0].Findings, ruleUnanswered, ruleSenderGone)
+			}
+			if f := mem.recs[0].Fault; f != nil && len(f.Deliveries) != 0 {
+				t.Errorf("deliveries %+v, want none: nothing was sent", f.Deliveries)
+			}
+		})
+	}
+}
+
+// A duplicate (or new-request-id) whose first copy a forced stop cut short
+// in its forward sends no copy after it: the record said "2 copies, one
+// after the other" and the summary counted both as sent to the receiver.
+// The receiver cuts the call short itself when the first copy reaches it:
+// an event, not a clock.
+func TestFaultSecondCopyNotSentAfterForcedStop(t *testing.T) {
+	const stopped = "listen was stopped at once (a second Ctrl-C or SIGTERM)"
+	for _, spec := range []string{"duplicate=1", "new-request-id=1"} {
+		t.Run(spec, func(t *testing.T) {
+			ctx, cut := context.WithCancelCause(context.Background())
+			var copies atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				copies.Add(1)
+				io.Copy(io.Discard, r.Body)
+				cut(errStoppedAtOnce)
+				<-r.Context().Done()
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, spec), Capture: mem})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			f := mem.recs[0].Fault
+			if copies.Load() != 1 || len(f.Deliveries) != 1 {
+				t.Errorf("the receiver got %d copies, %d deliveries recorded; want the first only", copies.Load(), len(f.Deliveries))
+			}
+			if !strings.HasPrefix(f.Receiver, "the call, answered none (") || !strings.HasSuffix(f.Receiver, "; no copy after it ("+stopped+" first)") {
+				t.Errorf("receiver side %q, want the first copy and no second", f.Receiver)
 			}
 		})
 	}

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -175,6 +176,14 @@ type Receiver struct {
 	// calls and bodies hold what Config.Recycle reuses: *callRecord, and
 	// *[]byte of capacity initialBody.
 	calls, bodies sync.Pool
+	// inHand counts the calls taken and not yet queued for the observer,
+	// and unrecorded those of them whose record is not yet written:
+	// closing waits for the first, and tells the second when it gives up.
+	inHand     inflight
+	unrecorded atomic.Int64
+	// waitingInHand, when set (by tests), runs when closing finds calls
+	// in hand and begins to wait for them.
+	waitingInHand func()
 	// beforeAnswer, when set (by tests), runs between the handler's last
 	// look at whether the stop cut its call short and the answer's write:
 	// where a stop may close the connection.
@@ -205,34 +214,63 @@ func New(cfg Config) *Receiver {
 		queue:    make(chan *Call, cfg.Queue),
 		drained:  make(chan struct{}),
 		waitsEnd: make(chan struct{}),
+		inHand:   inflight{left: make(chan struct{}, 1)},
 	}
 	go r.drain()
 	return r
 }
 
-// Close stops taking calls, waits until every queued call was observed and
-// returns. Calls arriving after Close are answered but not observed.
-func (r *Receiver) Close() {
-	r.closeQueue()
-	<-r.drained
+// Close stops taking calls, waits until every call taken (its handler
+// running, or queued) was observed and returns. Calls arriving after Close
+// are answered but not observed.
+func (r *Receiver) Close() { r.CloseWithin(nil) }
+
+// Closed is what closing the Receiver left undone when it gave up.
+type Closed struct {
+	// Observed says every call taken was observed.
+	Observed bool
+	// Unrecorded counts the calls taken whose record was still being
+	// written (Config.Capture): they may be missing from the capture.
+	Unrecorded int64
 }
 
-// CloseWithin is Close that gives up waiting once stuck is closed (a
-// timer's channel, say): an observer blocked on an output nobody reads
-// (listen --output json | a stopped reader) must not hold a shut-down
-// listen for ever. It reports whether every queued call was observed; when
-// not, the observer is still blocked and the caller must not touch what it
-// writes to.
-func (r *Receiver) CloseWithin(stuck <-chan time.Time) bool {
+// CloseWithin is Close that gives up waiting once stuck is closed or
+// sends (a timer's channel, say): an observer blocked on an output nobody
+// reads (listen --output json | a stopped reader), or a capture write on a
+// disk that does not answer, must not hold a shut-down listen for ever.
+// It waits first for the calls whose handler still runs (a stop that cut
+// them short closed their connections, and stopped waiting for them after
+// cutShortWait), then for the queue. When it gave up, the observer may
+// still be blocked and the caller must not touch what it writes to.
+func (r *Receiver) CloseWithin(stuck <-chan time.Time) Closed {
+	gaveUp := make(chan struct{})
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-stuck:
+			close(gaveUp)
+		case <-stop:
+		}
+	}()
+	if r.inHand.n.Load() > 0 && r.waitingInHand != nil {
+		r.waitingInHand()
+	}
+	r.inHand.wait(gaveUp)
 	// closeQueue blocks while an enqueuer waits on a full queue: in a
 	// goroutine of its own.
 	go r.closeQueue()
 	select {
 	case <-r.drained:
-		return true
-	case <-stuck:
-		return false
+		return Closed{Observed: true}
+	case <-gaveUp:
 	}
+	select {
+	case <-r.drained:
+		return Closed{Observed: true}
+	default:
+	}
+	return Closed{Unrecorded: r.unrecorded.Load()}
 }
 
 // EndWaits ends the waits that only listen puts on calls: --delay, and a
@@ -311,7 +349,17 @@ func (r *Receiver) check(c *Call) {
 	}
 }
 
+// take says a call was taken (its Seq drawn): it is in hand, and not
+// recorded, until recorded and enqueue.
+func (r *Receiver) take() {
+	r.inHand.enter()
+	r.unrecorded.Add(1)
+}
+
+// enqueue hands c, recorded (or not, with its CaptureErr), to the
+// observer; the call is no longer in hand.
 func (r *Receiver) enqueue(c *Call) {
+	defer r.inHand.leave()
 	r.queueMu.RLock()
 	defer r.queueMu.RUnlock()
 	if !r.closed {
@@ -340,6 +388,7 @@ func (r *Receiver) release(c *Call) {
 
 // ServeHTTP answers one call.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.take()
 	start := r.cfg.Now()
 	// The call and its record in one allocation: they live as long as
 	// each other.
@@ -396,6 +445,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	rec.ShareBody(body) // c.Body and rec.Body share the bytes; nothing writes to them after readBody
 	c.Findings = r.protocolFindings(c)
+	if c.BodyErr != nil && senderReset(c.BodyErr) {
+		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
+			Message: "the sender reset its connection before the answer: it did not get the " + strconv.Itoa(bodyErrStatus(c.BodyErr))})
+	}
 
 	var ans answer
 	switch {
@@ -450,6 +503,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			}
 		}
 	}
+	r.unrecorded.Add(-1)
 	if c.TooLarge || c.BodyErr != nil {
 		// The rest of the body is not wanted: the connection cannot carry
 		// another call.
@@ -607,6 +661,11 @@ func (r *Receiver) readBody(req *http.Request, c *Call) ([]byte, error) {
 	return buf, nil
 }
 
+// senderReset says the body's read failed because the sender reset the
+// connection (RST): the answer cannot reach it. Not a sender that only
+// closed its side: that one may still read the answer.
+func senderReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
+
 // bodyErrAnswer answers a body not read whole. A 503 (listen was busy)
 // says when to try again, as a sender that honours Retry-After waits: by
 // then the bodies that held the budget have usually been recorded.
@@ -685,8 +744,8 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		add(validate.RuleQueryEvent, "query names businessType twice, "+strconv.Quote(c.Event)+" and "+strconv.Quote(other)+": receivers read either (Go and Express the first, PHP the last)")
 	}
 	if c.BodyErr != nil {
-		if isStopCut(c.BodyErr) {
-			// Not answered: ruleUnanswered says so.
+		if isStopCut(c.BodyErr) || senderReset(c.BodyErr) {
+			// Not answered: ruleUnanswered or ruleSenderGone says so.
 			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error())
 		} else {
 			add(ruleBodyIncomplete, "body not read whole: "+c.BodyErr.Error()+" (answered "+strconv.Itoa(bodyErrStatus(c.BodyErr))+")")

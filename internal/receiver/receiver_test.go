@@ -806,12 +806,12 @@ func TestCloseWithin(t *testing.T) {
 	<-observed // the observer holds the first call
 	stuck := make(chan time.Time)
 	close(stuck)
-	if rcv.CloseWithin(stuck) {
+	if rcv.CloseWithin(stuck).Observed {
 		t.Fatal("CloseWithin reports every call observed while the observer is stuck")
 	}
 	close(unblock)
 	<-observed // the second call, still observed once the observer is free
-	if !rcv.CloseWithin(make(chan time.Time)) {
+	if !rcv.CloseWithin(make(chan time.Time)).Observed {
 		t.Fatal("CloseWithin gave up without being told to")
 	}
 }

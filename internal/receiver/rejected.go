@@ -560,6 +560,7 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 // Rejected records and reports a request the HTTP server refused before
 // the handler saw it, as a call of its own.
 func (r *Receiver) Rejected(rj *Rejection) {
+	r.take()
 	rec := &capture.Record{
 		Time:    rj.Time,
 		Remote:  rj.Remote,
@@ -609,6 +610,7 @@ func (r *Receiver) Rejected(rj *Rejection) {
 			}
 		}
 	}
+	r.unrecorded.Add(-1)
 	r.enqueue(c)
 }
 

@@ -120,6 +120,24 @@ func (f *inflight) wait(done <-chan struct{}) {
 	}
 }
 
+// CutShort is ServeGrace's error when its stop was cut short: Err is
+// context.Canceled (a second Ctrl-C) or context.DeadlineExceeded (the
+// grace ran out). Such a stop may have cut no call at all: the graceful
+// stop also waits for idle HTTP/2 connections to take their GOAWAY, and
+// for heads still arriving.
+type CutShort struct {
+	Err error
+	// Calls counts the handlers that ran when the stop was cut short: the
+	// calls left unanswered (each says so in its own findings).
+	Calls int64
+}
+
+func (e *CutShort) Error() string { return e.Err.Error() }
+func (e *CutShort) Unwrap() error { return e.Err }
+
+// InFlight is how many calls' handlers run now.
+func (s *server) InFlight() int64 { return s.handlers.n.Load() }
+
 // Listen binds addr (":0" picks a free port) so that the address is known,
 // and connections queue, before Serve runs.
 func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
@@ -271,9 +289,9 @@ func (s *server) Serve(ctx context.Context) error { return s.ServeGrace(ctx, nil
 
 // ServeGrace is Serve whose graceful end is cut short when now is closed
 // (a second Ctrl-C): the connections are closed at once, the calls in
-// flight left unanswered, and it returns context.Canceled
+// flight left unanswered, and it returns a *CutShort of context.Canceled
 // (context.DeadlineExceeded when ShutdownTimeout ran out first, which
-// leaves them so too). Those calls reached the handler all the same: their
+// leaves them so too) that counts them. Those calls reached the handler all the same: their
 // contexts end first, with a stopCut as the cause, and it waits (up to
 // cutShortWait) until their handlers have returned, so that they are
 // recorded and observed before the Receiver is closed.
@@ -304,6 +322,7 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	if cut := errors.Is(err, context.Canceled); cut || errors.Is(err, context.DeadlineExceeded) {
 		// The cause before the connections close, which would end the
 		// calls' contexts with none.
+		err = &CutShort{Err: err, Calls: s.handlers.n.Load()}
 		if cut {
 			s.cut(errStoppedAtOnce)
 		} else {

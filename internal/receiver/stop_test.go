@@ -3,10 +3,13 @@ package receiver
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +115,141 @@ func TestForcedStopAroundTheAnswerIsTold(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A call whose handler listen still runs when it closes the Receiver (its
+// record's write held past the forced stop's wait for the calls it cut
+// short, cutShortWait) is observed: closing waits for it as for a queued
+// call. It used to close the queue under it: the call was recorded (or,
+// with the capture file closed next, not even that), never printed and not
+// counted. The record's write is held where the test sees it held, and let
+// go once closing waits for it: events, not a clock.
+func TestCloseWaitsForTheCallsInHand(t *testing.T) {
+	t.Parallel()
+	inWrite, letGo := make(chan struct{}), make(chan struct{})
+	release := sync.OnceFunc(func() { close(letGo) })
+	rec, obs := &hookRecorder{}, &observed{}
+	rec.hook = func() { close(inWrite); <-letGo }
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}, Observe: obs.observe})
+	rcv.waitingInHand = release
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	defer release() // before the server's Close, which waits for the handler
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		if resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(`{}`)); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-inWrite
+	if got := rcv.CloseWithin(make(chan time.Time)); !got.Observed || got.Unrecorded != 0 {
+		t.Errorf("CloseWithin = %+v, want every call observed and none unrecorded", got)
+	}
+	if len(obs.calls) != 1 || len(rec.recs) != 1 {
+		t.Fatalf("%d calls observed, %d recorded; want the call in hand, observed and recorded", len(obs.calls), len(rec.recs))
+	}
+	<-answered
+}
+
+// Closing gives up on a call whose record is still being written once
+// stuck says so (a capture file on a disk that does not answer), and says
+// how many such calls it left: listen must not tell them recorded.
+func TestCloseWithinCountsTheCallsNotRecorded(t *testing.T) {
+	t.Parallel()
+	inWrite, letGo := make(chan struct{}), make(chan struct{})
+	rec := &hookRecorder{}
+	rec.hook = func() { close(inWrite); <-letGo }
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	defer close(letGo) // before the server's Close, which waits for the handler
+	go func() {
+		if resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(`{}`)); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-inWrite
+	stuck := make(chan time.Time)
+	close(stuck)
+	if got := rcv.CloseWithin(stuck); got.Unrecorded != 1 {
+		t.Errorf("CloseWithin = %+v, want the call whose record is held counted unrecorded", got)
+	}
+}
+
+// A stop forced while no handler runs (here an idle HTTP/2 connection,
+// which the graceful stop gives a second to take its GOAWAY, holds it) cut
+// no call short, and ServeGrace's error says so: listen said "the calls in
+// flight were left unanswered" of it.
+func TestForcedStopCountsTheCallsItCut(t *testing.T) {
+	t.Parallel()
+	rec := &memRecorder{}
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}})
+	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	now := make(chan struct{})
+	served := make(chan error, 1)
+	go func() { served <- s.ServeGrace(ctx, now) }()
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{Protocols: &h2c}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Post(s.URL()+"/hook?businessType="+ev, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	cancel()
+	close(now) // the connection, left open, holds the graceful stop
+	err = <-served
+	rcv.Close()
+	if cs, ok := errors.AsType[*CutShort](err); ok && (!errors.Is(err, context.Canceled) || cs.Calls != 0) {
+		t.Errorf("ServeGrace = %#v, want a *CutShort of context.Canceled that cut no call", cs)
+	} else if !ok && err != nil {
+		t.Errorf("ServeGrace = %v, want a *CutShort (or nil: the connection closed first)", err)
+	}
+	if len(rec.recs) != 1 {
+		t.Errorf("%d records, want the call's", len(rec.recs))
+	}
+}
+
+// A sender that resets its connection mid-body (RST) gets no answer: the
+// call's line said "(answered 400)" of it. It is still recorded, with the
+// bytes that came, and now flagged as a sender that did not get the 400.
+// The sender's reset is an event the handler waits for (its body read).
+func TestSenderResetMidBodyIsNotAnswered(t *testing.T) {
+	t.Parallel()
+	rec := &memRecorder{}
+	seen := make(chan *Call, 1)
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}, Observe: func(c *Call) { seen <- c }})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "POST /hook?businessType="+ev+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"requestId\":"); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).SetLinger(0) // Close sends RST
+	c.Close()
+	cl := <-seen
+	srv.Close()
+	rcv.Close()
+	if len(rec.recs) != 1 {
+		t.Fatalf("%d records; want the call's", len(rec.recs))
+	}
+	if !hasRule(cl, ruleSenderGone) {
+		t.Errorf("findings %+v, want %s", cl.Findings, ruleSenderGone)
+	}
+	for _, f := range cl.Findings {
+		if strings.Contains(f.Message, "(answered ") {
+			t.Errorf("%s says %q of a sender that reset its connection", f.Rule, f.Message)
+		}
 	}
 }

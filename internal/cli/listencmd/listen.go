@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -189,18 +190,33 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 var errStdoutClosed = errors.New("stdout was closed")
 
 // closingWriter is stdout, telling closed once when a write finds its
-// reader gone (EPIPE).
+// reader gone (EPIPE), and when the write under way began: a stop that
+// gives up on the printer tells a stdout nobody reads from a slow one.
 type closingWriter struct {
 	w      io.Writer
 	closed func()
+	now    func() time.Time
+	// writingSince is when the write under way began (Unix nanoseconds),
+	// 0 when none is.
+	writingSince atomic.Int64
 }
 
 func (c *closingWriter) Write(p []byte) (int, error) {
+	c.writingSince.Store(c.now().UnixNano())
 	n, err := c.w.Write(p)
+	c.writingSince.Store(0)
 	if errors.Is(err, syscall.EPIPE) {
 		c.closed()
 	}
 	return n, err
+}
+
+// writing is when the write under way began, zero when none is.
+func (c *closingWriter) writing() time.Time {
+	if ns := c.writingSince.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
 }
 
 // listenSession is one listen as its flags made it: the receiver, its
@@ -214,8 +230,10 @@ type listenSession struct {
 	prb  probe.Probe         // nil without --probe or --probe-cmd
 	docs *receiver.Documents // the documents passed on, when prb asks
 	out  *bufio.Writer       // stdout, flushed when the receiver is idle
-	p    *listenout.CallPrinter
-	feed *inspect.Feed // nil without --ui
+	// stdout is what out writes to.
+	stdout *closingWriter
+	p      *listenout.CallPrinter
+	feed   *inspect.Feed // nil without --ui
 	// inspector is the web inspector's config (--ui), completed once the
 	// webhook's address is known.
 	inspector inspect.Options
@@ -303,11 +321,12 @@ func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) erro
 // inspector's feed.
 func (r *listenSession) observe() {
 	o := r.opts
-	r.out = bufio.NewWriterSize(&closingWriter{w: r.a.Streams.Out, closed: func() {
+	r.stdout = &closingWriter{w: r.a.Streams.Out, now: r.a.Now, closed: func() {
 		if !r.closed.Swap(true) {
 			r.stdoutClosed()
 		}
-	}}, 64<<10)
+	}}
+	r.out = bufio.NewWriterSize(r.stdout, 64<<10)
 	r.p = listenout.NewCallPrinter(r.out, o.Output == "json", cmdutil.Style(r.a.OutColor, o.Verbose))
 	judge := judgeForwarded()
 	if r.cfg.Faults != nil {
@@ -383,6 +402,7 @@ type listener interface {
 	HookURL(path string) string
 	Serves(ctx context.Context, u *url.URL) bool
 	ServeGrace(ctx context.Context, now <-chan struct{}) error
+	InFlight() int64
 }
 
 // stopNotice is how long the stop may wait on calls in flight before
@@ -407,6 +427,13 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 			case <-served:
 				return
 			case <-notice.C:
+				if srv.InFlight() == 0 {
+					// The stop waits on no call (an idle HTTP/2
+					// connection taking its GOAWAY, a head still
+					// arriving): nothing to say yet.
+					notice.Reset(stopNotice)
+					continue
+				}
 				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); Ctrl-C again to stop at once\n",
 					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout)
 			case <-again.Done():
@@ -417,9 +444,20 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 	})
 	defer stopWatching()
 	err := srv.ServeGrace(ctx, now)
+	cutCalls := int64(1) // a stop cut short without a count: say what it may have done
+	if cs, ok := errors.AsType[*receiver.CutShort](err); ok {
+		cutCalls = cs.Calls
+	}
 	switch {
+	case errors.Is(err, context.Canceled) && cutCalls == 0:
+		fmt.Fprintf(errw, "%s no call was being answered\n", pal.Warn.Sprint("stopped at once:"))
+		return cmdutil.ErrInterrupted
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(errw, "%s the calls in flight were left unanswered\n", pal.Warn.Sprint("stopped at once:"))
+		return cmdutil.ErrInterrupted
+	case errors.Is(err, context.DeadlineExceeded) && cutCalls == 0:
+		fmt.Fprintf(errw, "%s the connections still open %s after the stop were closed; no call was being answered\n",
+			pal.Warn.Sprint("stopped:"), r.opts.limits.ShutdownTimeout)
 		return cmdutil.ErrInterrupted
 	case errors.Is(err, context.DeadlineExceeded):
 		// Not "context deadline exceeded" (exit 1): the same cut as a
@@ -486,12 +524,15 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 // when stdout was not read and the last calls could not be printed.
 func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 	o, errw, pal := r.opts, r.a.Streams.Err, r.a.ErrColor
-	// Every call answered is now observed, unless stdout is not read
-	// (a pipe to a stopped reader): then listen stops anyway, after the
+	// Every call taken is now recorded and observed, unless stdout is not
+	// read (a pipe to a stopped reader) or a record's write does not end
+	// (a disk that does not answer): then listen stops anyway, after the
 	// shutdown's grace, leaving the lines it could not print.
+	graceStart := r.a.Now()
 	grace := time.NewTimer(o.limits.ShutdownTimeout)
 	defer grace.Stop()
-	printed = r.rcv.CloseWithin(grace.C)
+	closed := r.rcv.CloseWithin(grace.C)
+	printed = closed.Observed
 	if printed {
 		if r.feed != nil {
 			r.feed.Close()
@@ -512,9 +553,10 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 	case printed:
 		r.p.Summary(errw, cmdutil.Style(pal, false), "listen stopped:", o.Capture)
 	default:
-		// The printer is blocked inside a call: no summary of its counts.
-		fmt.Fprintf(errw, "%s stdout was not read for %s after the stop; the last calls are not printed%s\n",
-			pal.Warn.Sprint("listen stopped:"), o.limits.ShutdownTimeout, capturedNote(o.Capture))
+		// The printer is inside a call, or a call is not yet recorded:
+		// no summary of its counts.
+		fmt.Fprintf(errw, "%s %s; the last calls are not printed%s\n", pal.Warn.Sprint("listen stopped:"),
+			unprintedWhy(closed.Unrecorded, r.stdout.writing(), graceStart, o.limits.ShutdownTimeout), unprintedNote(o.Capture, closed.Unrecorded))
 	}
 	return printed, serveErr
 }
@@ -545,6 +587,32 @@ func (r *listenSession) judge(ctx context.Context) error {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// unprintedWhy says why the last calls were not printed when the stop's
+// grace (begun at graceStart) ran out: calls still not recorded
+// (unrecorded), a write to stdout under way since writingSince (zero:
+// none), or neither, a printer still checking calls.
+func unprintedWhy(unrecorded int64, writingSince, graceStart time.Time, grace time.Duration) string {
+	switch {
+	case unrecorded > 0:
+		return fmt.Sprintf("%d %s still being read, forwarded or recorded %s after the stop", unrecorded,
+			term.Plural(int(unrecorded), "call was", "calls were"), grace)
+	case writingSince.IsZero():
+		return "the last calls were still being checked " + grace.String() + " after the stop"
+	case !writingSince.After(graceStart):
+		return "stdout was not read for " + grace.String() + " after the stop"
+	}
+	return "stdout was read too slowly to take the last calls within " + grace.String() + " after the stop"
+}
+
+// unprintedNote says where the unprinted calls are, when listen gave up
+// with unrecorded calls not yet in the capture file.
+func unprintedNote(capture string, unrecorded int64) string {
+	if capture == "" || unrecorded == 0 {
+		return capturedNote(capture)
+	}
+	return " (" + termsafe.Text(capture) + " has them, but for the " + strconv.FormatInt(unrecorded, 10) + " not recorded)"
 }
 
 // capturedNote says where the unprinted calls are, if anywhere.

@@ -274,17 +274,22 @@ func TestListenStopsWhenStdoutIsNotRead(t *testing.T) {
 	dir := t.TempDir()
 	pr, pw := io.Pipe() // never read until the end: every write blocks
 	defer pr.Close()
+	// The stop comes once a write to stdout waits: stdout was not read
+	// since before it.
+	writing := make(chan struct{})
+	stdout := &signalWriter{w: pw, first: sync.OnceFunc(func() { close(writing) })}
 	opts := &listenOptions{Addr: "127.0.0.1:0", ReadyFile: filepath.Join(dir, "url"), Capture: filepath.Join(dir, "c.ndjson"),
 		Fsync: "never", Output: "json", Receiver: receiver.Options{MaxBody: "1MiB", Status: 200}}
 	opts.limits = receiver.DefaultLimits
 	opts.limits.ShutdownTimeout = 50 * time.Millisecond // the grace listen gives its output
 	errb := &syncBuffer{}
-	u, cancel, done := startListen(t, opts, pw, errb)
+	u, cancel, done := startListen(t, opts, stdout, errb)
 	for range 3 {
 		if s := postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)); s != 200 {
 			t.Fatalf("status %d", s)
 		}
 	}
+	<-writing
 	cancel()
 	select {
 	case err := <-done:
@@ -302,6 +307,49 @@ func TestListenStopsWhenStdoutIsNotRead(t *testing.T) {
 		t.Errorf("capture holds %d records (%v), want 3", bytes.Count(b, []byte("\n")), err)
 	}
 	pr.CloseWithError(io.ErrClosedPipe) // lets the blocked printer finish
+}
+
+// signalWriter runs first as its first write begins.
+type signalWriter struct {
+	w     io.Writer
+	first func()
+}
+
+func (s *signalWriter) Write(p []byte) (int, error) {
+	s.first()
+	return s.w.Write(p)
+}
+
+// When the stop's grace runs out with the last calls not printed, listen
+// says why as far as it knows it: it used to say "stdout was not read" of
+// a printer whose write began during the grace (a slow reader) or that was
+// still checking calls, and "the capture has them" of calls whose record
+// was still being written.
+func TestUnprintedWhy(t *testing.T) {
+	t.Parallel()
+	stop := time.Date(2026, 12, 3, 17, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name       string
+		unrecorded int64
+		since      time.Time
+		want, note string
+	}{
+		{"a write waiting since before the grace", 0, stop.Add(-time.Second), "stdout was not read for 30s after the stop", " (c.ndjson has them)"},
+		{"a write begun as the grace began", 0, stop, "stdout was not read for 30s after the stop", " (c.ndjson has them)"},
+		{"a write begun during the grace", 0, stop.Add(time.Second), "stdout was read too slowly to take the last calls within 30s after the stop", " (c.ndjson has them)"},
+		{"no write under way", 0, time.Time{}, "the last calls were still being checked 30s after the stop", " (c.ndjson has them)"},
+		{"a call not recorded", 1, stop.Add(-time.Second), "1 call was still being read, forwarded or recorded 30s after the stop", " (c.ndjson has them, but for the 1 not recorded)"},
+		{"calls not recorded", 2, time.Time{}, "2 calls were still being read, forwarded or recorded 30s after the stop", " (c.ndjson has them, but for the 2 not recorded)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := unprintedWhy(tt.unrecorded, tt.since, stop, 30*time.Second); got != tt.want {
+				t.Errorf("unprintedWhy = %q, want %q", got, tt.want)
+			}
+			if got := unprintedNote("c.ndjson", tt.unrecorded); got != tt.note {
+				t.Errorf("unprintedNote = %q, want %q", got, tt.note)
+			}
+		})
+	}
 }
 
 // A call still in flight when the stop's grace runs out is cut short as a
