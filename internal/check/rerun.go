@@ -19,6 +19,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
@@ -126,10 +127,15 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 			Summary json.RawMessage `json:"summary"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not a JSON object: %v", err)}
+			return nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
 		}
 		if err := keysTwice(line); err != nil {
 			return nil, &ReportLineError{Line: n, Err: err}
+		}
+		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
+		// word: a rerun would send bytes the report does not hold.
+		if at := capture.InvalidUTF8(line); at >= 0 {
+			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
 		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.
