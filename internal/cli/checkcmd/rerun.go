@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -282,6 +283,12 @@ func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
 	// The first record is all that is read: one line, bounded as a report's.
 	rec, err := capture.NewReader(io.LimitReader(ctxio.NewReader(ctx, f), check.MaxReport)).Next()
 	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	// Held to what an HTTP request carries, as the report's headers are
+	// (and as replay holds a capture's): an edited file would otherwise
+	// fail each delivery and read as the receiver still failing.
+	if err := capture.CheckReplayable(http.MethodPost, "", rec.Headers); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	c.Header = rec.Headers
