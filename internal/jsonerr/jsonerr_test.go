@@ -3,6 +3,7 @@ package jsonerr
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,4 +50,23 @@ func TestDescribe(t *testing.T) {
 	if got := Describe(errors.New("json: something else"), "the line"); got != "something else" {
 		t.Errorf("another error: %q", got)
 	}
+}
+
+// FuzzDescribe: whatever encoding/json refuses is said without Go's names
+// for it, and never empty.
+func FuzzDescribe(f *testing.F) {
+	f.Add([]byte(`{"request":{"copies":"8"}}`))
+	f.Add([]byte(`{"copies":1e400,"time":"x"}`))
+	f.Add([]byte(`[{"a":}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var o outer
+		err := json.Unmarshal(b, &o)
+		if err == nil {
+			return
+		}
+		got := Describe(err, "the line")
+		if got == "" || strings.Contains(got, "Go struct") || strings.Contains(got, "Go value") {
+			t.Errorf("%q: %q", b, got)
+		}
+	})
 }
