@@ -228,10 +228,14 @@ func (r *replayRun) run(ctx context.Context) error {
 
 // reopenFile opens a capture file again to count what is left in it; nil
 // for stdin and anything but a regular file, whose rest cannot be read
-// again.
+// again. It looks before it opens: opening a FIFO whose writer has gone
+// would block for good, deaf to the Ctrl-C that asked for the count.
 func reopenFile(name string) (io.ReadCloser, error) {
 	if name == "-" {
 		return nil, nil
+	}
+	if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil, err
 	}
 	f, err := os.Open(name)
 	if err != nil {
