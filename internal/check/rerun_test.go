@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -155,6 +156,38 @@ func TestReadFailed(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.in, err, tt.want)
 		}
+	}
+}
+
+// TestReadFailedBoundsTheCases: a run reports each case once, and has
+// fewer than MaxRerunCases cases to send alone; an edited report that
+// names one case twice, or holds more cases with a call, would have the
+// rerun send what no run sent (the same call again and again, a million
+// calls). Refused with the line; the load documents of effects, which a
+// rerun never sends alone, are not counted.
+func TestReadFailedBoundsTheCases(t *testing.T) {
+	t.Parallel()
+	line := func(name string) string {
+		return `{"check":"rejects-malformed","case":"` + name + `","verdict":"fail","want":"4xx","request":{"url":"http://127.0.0.1:1/","body":""}}` + "\n"
+	}
+	_, err := ReadFailed(strings.NewReader(line("a") + line("b") + line("a")))
+	if err == nil || err.Error() != `line 3: rejects-malformed a is on line 1 already: a run reports each case once` {
+		t.Errorf("a case twice: %v", err)
+	}
+	var many strings.Builder
+	for i := range MaxRerunCases + 1 {
+		many.WriteString(line(fmt.Sprint("c", i)))
+	}
+	_, err = ReadFailed(strings.NewReader(many.String()))
+	if err == nil || err.Error() != fmt.Sprintf("line %d: more than %d failed cases to send again: a run has fewer", MaxRerunCases+1, MaxRerunCases) {
+		t.Errorf("too many cases: %v", err)
+	}
+	var load strings.Builder
+	for i := range MaxRerunCases + 1 {
+		fmt.Fprintf(&load, `{"check":"effects","case":"load/%d","verdict":"fail","effects":{"kind":"receipt","code":"C%d","load":true,"calls":[{"copies":1,"body":"{}","bodyEncoding":"utf8"}]}}`+"\n", i, i)
+	}
+	if got, err := ReadFailed(strings.NewReader(load.String())); err != nil || len(got) != MaxRerunCases+1 {
+		t.Errorf("load documents: %d cases, %v", len(got), err)
 	}
 }
 
