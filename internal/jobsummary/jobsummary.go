@@ -397,7 +397,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 			FailedByError           map[string]int
 			Thresholds              []struct {
 				Threshold, Metric, Unit string
-				Got                     float64
+				Got                     *float64 // null: not measured
 				Pass                    bool
 			}
 		} `json:"summary"`
@@ -417,7 +417,11 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	if len(sum.Thresholds) > 0 {
 		t := table{Caption: "Thresholds", Head: []string{"threshold", "measured", "result"}}
 		for _, th := range sum.Thresholds {
-			got := num(th.Got)
+			if th.Got == nil { // not measured: no call was answered
+				t.Rows = append(t.Rows, []string{th.Threshold, th.Metric + " not measured (no call was answered)", "❌ FAILED"})
+				continue
+			}
+			got := num(*th.Got)
 			switch th.Unit {
 			case "ms":
 				got += " ms"
