@@ -391,7 +391,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 			Sent, Succeeded, Failed int
 			Interrupted, NotStarted int
 			Documents, Duplicates   int
-			RequestsPerSecond       float64
+			RequestsPerSecond       *float64           // null: no call was answered
 			LatencyMS               map[string]float64 `json:"latencyMs"`
 			FailedByStatus          map[string]int
 			FailedByError           map[string]int
@@ -409,6 +409,10 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	lat := table{Head: []string{"p50", "p90", "p99", "p99.9", "max"}, Right: []bool{true, true, true, true, true}}
 	var row []string
 	for _, k := range lat.Head {
+		if sum.LatencyMS == nil { // null: no call was answered
+			row = append(row, "none")
+			continue
+		}
 		row = append(row, num(sum.LatencyMS[k])+" ms")
 	}
 	lat.Rows = [][]string{row}
@@ -456,7 +460,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 // the calls and the documents apart (a repeat is no new document), and
 // the calls cut short or never started, which a run that was stopped
 // leaves and which are neither succeeded nor failed.
-func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, rps float64) string {
+func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, rps *float64) string {
 	h := fmt.Sprintf("%d sent (%d documents, %d duplicates), %d succeeded, %d failed", sent, documents, duplicates, succeeded, failed)
 	if interrupted > 0 {
 		h += fmt.Sprintf(", %d interrupted", interrupted)
@@ -464,7 +468,10 @@ func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, n
 	if notStarted > 0 {
 		h += fmt.Sprintf(", %d not started", notStarted)
 	}
-	return h + ", " + num(rps) + " req/s"
+	if rps == nil {
+		return h + ", no rate (no call was answered)"
+	}
+	return h + ", " + num(*rps) + " req/s"
 }
 
 func num(v float64) string { return strconv.FormatFloat(float64(int64(v*10+0.5))/10, 'f', -1, 64) }
