@@ -349,11 +349,13 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	rec, err := Decode(it.Body)
 	if jerr, ok := errors.AsType[*JSONError](err); ok {
+		// A torn line's cause is said as it is ("unexpected end of JSON
+		// input"): where it broke off is no member of the record.
 		if it.Unended {
-			return nil, &TornError{Line: r.line, Err: jerr}
+			return nil, &TornError{Line: r.line, Err: jerr.Err}
 		}
 		if input.CutShort(it.Body) {
-			return nil, &TornError{Line: r.line, Err: jerr, Restarted: true}
+			return nil, &TornError{Line: r.line, Err: jerr.Err, Restarted: true}
 		}
 		return nil, &LineError{Line: r.line, Err: jerr}
 	}
