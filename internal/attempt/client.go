@@ -8,6 +8,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -66,7 +68,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	conc := max(o.Concurrency, 1)
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure} //nolint:gosec // the user asked, and was warned
 	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
+		pem, err := readCAFile(o.CAFile)
 		if err != nil {
 			return nil, err
 		}
@@ -151,4 +153,39 @@ func dropCredentials(req *http.Request, via []*http.Request) error {
 type directTransport struct {
 	*http.Transport
 	netHTTP, noLoops bool
+}
+
+// maxCAFile bounds a CA file: a system's whole bundle is under a MiB.
+const maxCAFile = 16 << 20
+
+// readCAFile reads --cacert: a regular file only. A FIFO would hold the
+// open until a writer came, deaf to Ctrl-C and SIGTERM, and a device
+// (/dev/zero) would be read without end; both are said at once.
+func readCAFile(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if m := fi.Mode(); !m.IsRegular() {
+		kind := "a directory"
+		switch {
+		case m&os.ModeNamedPipe != 0:
+			kind = "a FIFO"
+		case m&os.ModeDevice != 0:
+			kind = "a device"
+		case m&os.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, fmt.Errorf("%s: not a regular file (%s): want a file of PEM certificates", name, kind)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxCAFile+1))
+	if err == nil && len(b) > maxCAFile {
+		err = fmt.Errorf("%s: larger than %d MiB: not a file of CA certificates", name, maxCAFile>>20)
+	}
+	return b, err
 }

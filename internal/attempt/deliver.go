@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net"
@@ -256,6 +257,10 @@ type target struct {
 	// uri in the request line.
 	raw bool
 	uri string
+	// basic is the Authorization a URL's user and password make ("Basic
+	// ..."), "" for a URL without: sent, as Client.Do sends it, unless the
+	// call has an Authorization of its own.
+	basic string
 }
 
 func (d *Deliverer) urlFor(query string) (*target, error) {
@@ -278,6 +283,10 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 		redacted = strings.Replace(redacted, "?"+u.RawQuery, "?"+termsafe.MaskQuery(u.RawQuery), 1)
 	}
 	tg := &target{u: u, s: s, shown: termsafe.URLString(s), redacted: redacted, uri: u.RequestURI()}
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		tg.basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
+	}
 	if dt, ok := d.Client.Transport.(directTransport); ok && d.Client.Jar == nil && d.Client.Timeout > 0 {
 		tg.raw = !dt.netHTTP && rawOK(dt.Transport, u)
 	}
@@ -602,6 +611,14 @@ func (d *Deliverer) header(req *Request, res *Result, t *target, buf *bodyBuf) (
 			host = v
 			h.Del("Host")
 		}
+	}
+	if t.basic != "" && h.Get("Authorization") == "" {
+		// The transport called directly does not do what Client.Do does
+		// with a URL's userinfo: it would go out with no credential.
+		if plain {
+			h, plain = h.Clone(), false
+		}
+		h.Set("Authorization", t.basic)
 	}
 	now := time.Now
 	if d.Now != nil {

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -314,6 +315,51 @@ func TestDirectTransportErrorsAsClientDo(t *testing.T) {
 	want := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
 	if got.Kind != KindRefused || got.Err != want.Err || strings.Contains(got.Err, "pw") {
 		t.Errorf("direct %q (%s), Client.Do %q (%s)", got.Err, got.Kind, want.Err, want.Kind)
+	}
+}
+
+// TestDirectTransportSendsURLUserinfoAsClientDo: a URL's user and
+// password are sent as Basic auth, as Client.Do sends them, on the path
+// that calls the transport directly too (it once dropped them: the
+// receiver saw no credential, while the curl command check prints for the
+// same URL sends one). An Authorization header given wins, as with Do.
+func TestDirectTransportSendsURLUserinfoAsClientDo(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Authorization")
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL + "/hook")
+	u.User = url.UserPassword("me", "p:w")
+	direct, _ := newTestClient(ClientOptions{Timeout: 5 * time.Second})
+	plain := &http.Client{Transport: direct.Transport.(directTransport).Transport, Timeout: 5 * time.Second}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("me:p:w"))
+	for _, tt := range []struct {
+		name   string
+		client *http.Client
+		header http.Header
+		signer bool
+		want   string
+	}{
+		{"direct", direct, nil, false, basic},
+		{"direct, a header of its own", direct, http.Header{"X-A": {"1"}}, false, basic},
+		{"direct, signed", direct, nil, true, basic},
+		{"Client.Do", plain, nil, false, basic},
+		{"direct, Authorization given", direct, http.Header{"Authorization": {"Bearer t"}}, false, "Bearer t"},
+		{"Client.Do, Authorization given", plain, http.Header{"Authorization": {"Bearer t"}}, false, "Bearer t"},
+	} {
+		d := &Deliverer{Client: tt.client, Target: u}
+		if tt.signer {
+			d.Signer, _ = sign.NewSigner("whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")))
+		}
+		res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A", Header: tt.header})
+		if a := res.Last(); a.Status != 200 {
+			t.Fatalf("%s: %+v", tt.name, a)
+		}
+		if auth := <-got; auth != tt.want {
+			t.Errorf("%s: Authorization %q, want %q", tt.name, auth, tt.want)
+		}
 	}
 }
 

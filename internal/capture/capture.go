@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -348,13 +349,15 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	rec, err := Decode(it.Body)
 	if jerr, ok := errors.AsType[*JSONError](err); ok {
+		// A torn line's cause is said as it is ("unexpected end of JSON
+		// input"): where it broke off is no member of the record.
 		if it.Unended {
 			return nil, &TornError{Line: r.line, Err: jerr.Err}
 		}
 		if input.CutShort(it.Body) {
 			return nil, &TornError{Line: r.line, Err: jerr.Err, Restarted: true}
 		}
-		return nil, &LineError{Line: r.line, Err: jerr.Err}
+		return nil, &LineError{Line: r.line, Err: jerr}
 	}
 	if err != nil {
 		return nil, &LineError{Line: r.line, Err: err}
@@ -362,12 +365,35 @@ func (r *Reader) Next() (*Record, error) {
 	return rec, nil
 }
 
+// InvalidUTF8 is the offset of the first byte of b that is not valid
+// UTF-8, -1 when b is valid. encoding/json reads such a byte as U+FFFD
+// without a word, so a file whsim reads back (a capture, a report) that
+// holds one would be acted on as bytes it does not hold.
+func InvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
 // JSONError is Decode's error for a line encoding/json does not read as
 // a record (not JSON, a member of the wrong type): the only error a line
 // cut short can give.
 type JSONError struct{ Err error }
 
-func (e *JSONError) Error() string { return e.Err.Error() }
+func (e *JSONError) Error() string {
+	if _, ok := errors.AsType[*time.ParseError](e.Err); ok {
+		return "time: " + jsonerr.Describe(e.Err, "the record") // a record's one time
+	}
+	return jsonerr.Describe(e.Err, "the record")
+}
 func (e *JSONError) Unwrap() error { return e.Err }
 
 // Decode reads one line as a capture record, its query and header values
@@ -384,11 +410,17 @@ func Decode(line []byte) (*Record, error) {
 	if rec.Capture == 0 {
 		return nil, errors.New(`not a capture record (no "capture" key)`)
 	}
-	if rec.Capture > VersionRejected || rec.Capture < 0 {
+	if rec.Capture > VersionRejected {
 		return nil, fmt.Errorf("capture record format %d, which this whsim does not read (it reads 1 and 2): a newer whsim wrote it", rec.Capture)
+	}
+	if rec.Capture < 0 {
+		return nil, fmt.Errorf("capture record format %d, which no whsim writes (it reads 1 and 2)", rec.Capture)
 	}
 	if rec.Rejected != nil && rec.Capture != VersionRejected {
 		return nil, fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)
+	}
+	if at := InvalidUTF8(line); at >= 0 {
+		return nil, fmt.Errorf("not valid UTF-8 at byte %d (listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)", at+1)
 	}
 	if err := checkKeys(line); err != nil {
 		return nil, err

@@ -46,6 +46,9 @@ func countRecords(ctx context.Context, r io.Reader) (int64, error) {
 // the one a run is about to append to; ok is false for a new or empty one
 // (or one that cannot be read: OpenFile says what is wrong).
 func heldRecords(ctx context.Context, path string) (n int64, ok bool) {
+	if !regularFile(path) {
+		return 0, false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, false

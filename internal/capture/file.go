@@ -99,8 +99,14 @@ func openFile(path string, mode Sync, syncDir func(dir string) error) (file *Fil
 	if _, err := ParseSync(string(mode)); err != nil {
 		return nil, false, err
 	}
-	_, statErr := os.Stat(path)
+	fi, statErr := os.Stat(path)
 	created := errors.Is(statErr, fs.ErrNotExist)
+	if statErr == nil && !fi.Mode().IsRegular() {
+		// A FIFO, a device or /dev/stdout cannot be locked, read back for
+		// a torn line or fsynced, and a FIFO nobody reads would hold every
+		// call's answer once its buffer filled.
+		return nil, false, fmt.Errorf("%s: not a regular file (%s): a capture is a file listen appends to, locks and fsyncs (listen --output json streams the calls to stdout)", path, fileKind(fi.Mode()))
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, false, err
@@ -349,6 +355,29 @@ func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, 
 	return f, Appending{Records: n, Counted: ok, Torn: torn}, nil
 }
 
+// regularFile says path is a regular file, looked at before it is opened
+// to be read: opening a FIFO for reading blocks until a writer comes, deaf
+// to Ctrl-C and SIGTERM.
+func regularFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// fileKind names a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
 // checkAppendable says why the existing file at path is no capture to
 // append to: it holds payloads, or is not JSON (a typo, --capture
 // receipt.json), so records appended would mix two kinds, and its lines
@@ -356,6 +385,9 @@ func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, 
 // empty or not regular (OpenFile says what is wrong with one it cannot
 // open). Checked before anything is written to it.
 func checkAppendable(ctx context.Context, path string) error {
+	if !regularFile(path) {
+		return nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil

@@ -36,7 +36,12 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"a rejected request", `{"capture":2,"method":"POST","rejected":{"reason":"malformed","head":"x","headEncoding":"utf8","headBytes":1}}`, ""},
 		{"rejected's reason twice", `{"capture":2,"rejected":{"reason":"a","reason":"b","head":"x"}}`, `"reason" twice in rejected`},
 		{"version 3", `{"capture":3,"method":"POST","path":"/","body":"{}"}`, `line 1: capture record format 3, which this whsim does not read (it reads 1 and 2)`},
-		{"version -1", `{"capture":-1,"method":"POST","path":"/","body":"{}"}`, `capture record format -1`},
+		{"version -1", `{"capture":-1,"method":"POST","path":"/","body":"{}"}`, `capture record format -1, which no whsim writes`},
+		// JSON is UTF-8, and listen writes what is not in base64: a byte
+		// encoding/json would quietly turn into U+FFFD is refused.
+		{"invalid UTF-8 in the body", head + ",\"body\":\"\xff{}\",\"bodyEncoding\":\"utf8\"}", `line 1: not valid UTF-8 at byte 128 (listen writes such bytes in base64`},
+		{"invalid UTF-8 in a header", head + ",\"headers\":{\"A\":[\"\xc3\"]},\"body\":\"{}\"}", `not valid UTF-8 at byte 137`},
+		{"invalid UTF-8 in a member not read", head + ",\"note\":\"\xed\xa0\x80\",\"body\":\"{}\"}", `not valid UTF-8 at byte 128`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

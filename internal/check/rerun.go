@@ -19,6 +19,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
@@ -56,6 +57,13 @@ const MaxCopies = DefaultConcurrent
 
 // maxEffectsCalls is the most calls an effects document's sequence holds.
 const maxEffectsCalls = 8
+
+// MaxRerunCases bounds the failed cases a report may ask to send again
+// alone: a run's battery has under a hundred (the load documents of
+// effects, up to MaxLoadCount, are judged over a run and never sent
+// alone, so they are not counted). A report with more was not written by
+// a run, and a rerun refuses it rather than send that many calls.
+const MaxRerunCases = 1000
 
 // MaxReport bounds a report --rerun reads: a run's failures with their
 // bodies are a few megabytes; a file past this is not a report.
@@ -114,7 +122,8 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 	sc := bufio.NewScanner(&capped{r: r, n: limit})
 	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
 	var out []Failed
-	cases, n := 0, 0
+	cases, n, sending := 0, 0, 0
+	seen := map[[2]string]int{} // check and case -> the line that named it
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSpace(sc.Bytes())
@@ -126,10 +135,15 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 			Summary json.RawMessage `json:"summary"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not a JSON object: %v", err)}
+			return nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
 		}
 		if err := keysTwice(line); err != nil {
 			return nil, &ReportLineError{Line: n, Err: err}
+		}
+		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
+		// word: a rerun would send bytes the report does not hold.
+		if at := capture.InvalidUTF8(line); at >= 0 {
+			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
 		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.
@@ -137,8 +151,20 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 			continue
 		}
 		cases++
+		// A run reports each case once: an edited report that names one
+		// again would have it sent again, as many times as it is named.
+		id := [2]string{j.Check, j.Case}
+		if first, ok := seen[id]; ok {
+			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s is on line %d already: a run reports each case once", j.Check, j.Case, first)}
+		}
+		seen[id] = n
 		if j.Verdict != string(Fail) {
 			continue
+		}
+		if j.Request != nil || j.Effects != nil && !j.Effects.Load {
+			if sending++; sending > MaxRerunCases {
+				return nil, &ReportLineError{Line: n, Err: fmt.Errorf("more than %d failed cases to send again: a run has fewer", MaxRerunCases)}
+			}
 		}
 		f := Failed{Check: j.Check, Name: j.Case, Want: j.Want, Status: j.Status, Reported: j.Reason, File: j.File, Effects: j.Effects}
 		if err := checkBounds(&f, j.Request); err != nil {

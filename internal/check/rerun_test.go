@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,9 +123,17 @@ func TestReadFailed(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ in, want string }{
-		{"not json\n", "line 1: not a JSON object"},
+		{"not json\n", "line 1: not JSON at byte 2 (invalid character 'o' in literal null"},
 		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, errNotReport.Error()},
-		{`{"check":"a","case":"b","verdict":"pass"}` + "\n" + `[1]`, `line 2: not a JSON object`},
+		{`{"check":"a","case":"b","verdict":"pass"}` + "\n" + `[1]`, `line 2: the line: want an object, got a list`},
+		// A member of the wrong type is named by its path in the line,
+		// not by Go's struct and type names.
+		{`{"check":"a","case":"b","verdict":"fail","request":{"copies":"8","body":""}}`, `line 1: request.copies: want a whole number, got a string`},
+		{`{"check":"a","case":"b","verdict":"fail","status":1e400}`, `line 1: status: want a whole number, got 1e400`},
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":"v"},"body":""}}`, `line 1: request.headers: want a list, got a string`},
+		{`{"check":"a","case":"b","verdict":"fail","request":null,"effects":{"calls":{}}}`, `line 1: effects.calls: want a list, got an object`},
+		// A byte that is not UTF-8 would be sent as U+FFFD: refused.
+		{"{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\",\"request\":{\"body\":\"\xff\",\"bodyEncoding\":\"utf8\"}}", `line 1: not valid UTF-8 at byte 61 (check writes a body that is not UTF-8 in base64`},
 		{`{"summary":{}}`, errNotReport.Error()},
 		{"", errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},
@@ -147,6 +156,38 @@ func TestReadFailed(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.in, err, tt.want)
 		}
+	}
+}
+
+// TestReadFailedBoundsTheCases: a run reports each case once, and has
+// fewer than MaxRerunCases cases to send alone; an edited report that
+// names one case twice, or holds more cases with a call, would have the
+// rerun send what no run sent (the same call again and again, a million
+// calls). Refused with the line; the load documents of effects, which a
+// rerun never sends alone, are not counted.
+func TestReadFailedBoundsTheCases(t *testing.T) {
+	t.Parallel()
+	line := func(name string) string {
+		return `{"check":"rejects-malformed","case":"` + name + `","verdict":"fail","want":"4xx","request":{"url":"http://127.0.0.1:1/","body":""}}` + "\n"
+	}
+	_, err := ReadFailed(strings.NewReader(line("a") + line("b") + line("a")))
+	if err == nil || err.Error() != `line 3: rejects-malformed a is on line 1 already: a run reports each case once` {
+		t.Errorf("a case twice: %v", err)
+	}
+	var many strings.Builder
+	for i := range MaxRerunCases + 1 {
+		many.WriteString(line(fmt.Sprint("c", i)))
+	}
+	_, err = ReadFailed(strings.NewReader(many.String()))
+	if err == nil || err.Error() != fmt.Sprintf("line %d: more than %d failed cases to send again: a run has fewer", MaxRerunCases+1, MaxRerunCases) {
+		t.Errorf("too many cases: %v", err)
+	}
+	var load strings.Builder
+	for i := range MaxRerunCases + 1 {
+		fmt.Fprintf(&load, `{"check":"effects","case":"load/%d","verdict":"fail","effects":{"kind":"receipt","code":"C%d","load":true,"calls":[{"copies":1,"body":"{}","bodyEncoding":"utf8"}]}}`+"\n", i, i)
+	}
+	if got, err := ReadFailed(strings.NewReader(load.String())); err != nil || len(got) != MaxRerunCases+1 {
+		t.Errorf("load documents: %d cases, %v", len(got), err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -132,12 +133,20 @@ func TestSaveLoadAllCalls(t *testing.T) {
 // A report past the bound is refused, not read without end.
 func TestReadFailedBounded(t *testing.T) {
 	t.Parallel()
-	line := `{"check":"rejects-malformed","case":"x","verdict":"pass","status":400}` + "\n"
-	_, err := readFailed(strings.NewReader(strings.Repeat(line, 100)), int64(len(line)*10))
+	// Lines of one length, each a case of its own (a run reports each once).
+	lines := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"check":"rejects-malformed","case":"x%02d","verdict":"pass","status":400}`+"\n", i)
+		}
+		return b.String()
+	}
+	size := int64(len(lines(1)) * 10)
+	_, err := readFailed(strings.NewReader(lines(100)), size)
 	if !errors.Is(err, errReportSize) {
 		t.Errorf("err %v, want the size refused", err)
 	}
-	if _, err := readFailed(strings.NewReader(strings.Repeat(line, 10)), int64(len(line)*10)); err != nil {
+	if _, err := readFailed(strings.NewReader(lines(10)), size); err != nil {
 		t.Errorf("a report within the bound: %v", err)
 	}
 }

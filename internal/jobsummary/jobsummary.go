@@ -391,13 +391,13 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 			Sent, Succeeded, Failed int
 			Interrupted, NotStarted int
 			Documents, Duplicates   int
-			RequestsPerSecond       float64
+			RequestsPerSecond       *float64           // null: no call was answered
 			LatencyMS               map[string]float64 `json:"latencyMs"`
 			FailedByStatus          map[string]int
 			FailedByError           map[string]int
 			Thresholds              []struct {
 				Threshold, Metric, Unit string
-				Got                     float64
+				Got                     *float64 // null: not measured
 				Pass                    bool
 			}
 		} `json:"summary"`
@@ -409,6 +409,10 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	lat := table{Head: []string{"p50", "p90", "p99", "p99.9", "max"}, Right: []bool{true, true, true, true, true}}
 	var row []string
 	for _, k := range lat.Head {
+		if sum.LatencyMS == nil { // null: no call was answered
+			row = append(row, "none")
+			continue
+		}
 		row = append(row, num(sum.LatencyMS[k])+" ms")
 	}
 	lat.Rows = [][]string{row}
@@ -417,7 +421,11 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	if len(sum.Thresholds) > 0 {
 		t := table{Caption: "Thresholds", Head: []string{"threshold", "measured", "result"}}
 		for _, th := range sum.Thresholds {
-			got := num(th.Got)
+			if th.Got == nil { // not measured: no call was answered
+				t.Rows = append(t.Rows, []string{th.Threshold, th.Metric + " not measured (no call was answered)", "❌ FAILED"})
+				continue
+			}
+			got := num(*th.Got)
 			switch th.Unit {
 			case "ms":
 				got += " ms"
@@ -452,7 +460,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 // the calls and the documents apart (a repeat is no new document), and
 // the calls cut short or never started, which a run that was stopped
 // leaves and which are neither succeeded nor failed.
-func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, rps float64) string {
+func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, rps *float64) string {
 	h := fmt.Sprintf("%d sent (%d documents, %d duplicates), %d succeeded, %d failed", sent, documents, duplicates, succeeded, failed)
 	if interrupted > 0 {
 		h += fmt.Sprintf(", %d interrupted", interrupted)
@@ -460,7 +468,10 @@ func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, n
 	if notStarted > 0 {
 		h += fmt.Sprintf(", %d not started", notStarted)
 	}
-	return h + ", " + num(rps) + " req/s"
+	if rps == nil {
+		return h + ", no rate (no call was answered)"
+	}
+	return h + ", " + num(*rps) + " req/s"
 }
 
 func num(v float64) string { return strconv.FormatFloat(float64(int64(v*10+0.5))/10, 'f', -1, 64) }

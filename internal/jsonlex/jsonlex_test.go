@@ -3,6 +3,7 @@ package jsonlex
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -148,6 +149,32 @@ func TestWalkError(t *testing.T) {
 		}
 		if l, c := Position([]byte(tt.doc), se.Offset); l != tt.line || c != tt.col {
 			t.Errorf("%q: line %d column %d, want %d %d", tt.doc, l, c, tt.line, tt.col)
+		}
+	}
+}
+
+// TestMembers: every top-level member of the name, the duplicates a
+// reader may take instead of the first among them.
+func TestMembers(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		doc  string
+		want []string
+		ok   bool
+	}{
+		{`{"requestId":"abc","businessType":5007}`, []string{"5007"}, true},
+		{`{"businessType":1,"data":{"businessType":2},"b\u0075sinessType":[3]}`, []string{"1", "[3]"}, true},
+		{`{"a":1}`, nil, true},
+		{`{"businessType":1, broken "businessType":2}`, []string{"1"}, false},
+		{`["businessType"]`, nil, false},
+	} {
+		spans, ok := Members([]byte(tt.doc), "businessType")
+		var got []string
+		for _, sp := range spans {
+			got = append(got, tt.doc[sp.Start:sp.End])
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) || ok != tt.ok {
+			t.Errorf("Members(%q) = %q %v, want %q %v", tt.doc, got, ok, tt.want, tt.ok)
 		}
 	}
 }

@@ -40,6 +40,36 @@ func Member(b []byte, name string) (sp Span, ok bool) {
 	return sp, ok && err == nil
 }
 
+// Members returns the spans of every top-level member named name of the
+// object b holds, in order: more than one when the key is given twice,
+// which readers read differently (encoding/json the last, most others the
+// first). Keys are compared unescaped. ok is false when b does not hold
+// an object or its members end in a syntax error.
+func Members(b []byte, name string) (spans []Span, ok bool) {
+	var l Lexer
+	l.Reset(b)
+	err := l.Run(func() {
+		l.Begin()
+		if l.Peek() != Object || !l.Enter() {
+			return
+		}
+		for first := true; ; first = false {
+			k := l.Key(first)
+			kind := l.Peek()
+			start := l.i
+			l.Skip(kind)
+			if string(l.KeyBytes(k)) == name {
+				spans = append(spans, Span{Kind: kind, Start: start, End: l.i})
+			}
+			if !l.More('}') {
+				ok = true
+				return
+			}
+		}
+	})
+	return spans, ok && err == nil
+}
+
 // Seg is one step of a path into a document: an object member's key
 // (unescaped), or an array index when Index >= 0.
 type Seg struct {

@@ -201,14 +201,20 @@ func (s *Stats) StatusCodes() []int { return slices.Sorted(maps.Keys(s.ByStatus)
 func (s *Stats) ErrorKinds() []string { return slices.Sorted(maps.Keys(s.ByError)) }
 
 // Measured is the run's value of every metric a threshold may name, as the
-// summary gives it (latencies in milliseconds).
+// summary gives it (latencies in milliseconds). With no call answered there
+// is no latency and no rate ("no rate" in the summary): they are left out,
+// and a threshold on them fails as not measured, never holds on a 0.
 func (s *Stats) Measured() threshold.Measured {
 	h := &s.Latency
-	return threshold.Measured{
+	m := threshold.Measured{
 		threshold.Sent: float64(s.Sent), "succeeded": float64(s.Succeeded), "failed": float64(s.Failed),
 		"interrupted": float64(s.Interrupted), "duplicates": float64(s.Duplicates), "retries": float64(s.Retries),
-		"late": float64(s.Late), "rps": s.RequestsPerSecond(),
-		"p50": attempt.MS(h.Quantile(.5)), "p90": attempt.MS(h.Quantile(.9)), "p99": attempt.MS(h.Quantile(.99)), "p99.9": attempt.MS(h.Quantile(.999)),
-		"max": attempt.MS(h.Max()),
+		"late": float64(s.Late),
 	}
+	if h.Count() > 0 {
+		m["rps"] = s.RequestsPerSecond()
+		m["p50"], m["p90"], m["p99"] = attempt.MS(h.Quantile(.5)), attempt.MS(h.Quantile(.9)), attempt.MS(h.Quantile(.99))
+		m["p99.9"], m["max"] = attempt.MS(h.Quantile(.999)), attempt.MS(h.Max())
+	}
+	return m
 }

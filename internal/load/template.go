@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -49,10 +50,18 @@ func (e *ambiguousEventError) Error() string {
 // error says why it cannot: no number, no event's number, or an
 // *AmbiguousEventError.
 func eventOf(body []byte) (spec.Event, error) {
-	sp, ok := jsonlex.Member(body, spec.FieldBusinessType)
-	if !ok || sp.Kind != jsonlex.Number {
+	spans, _ := jsonlex.Members(body, spec.FieldBusinessType)
+	for _, other := range spans[min(1, len(spans)):] {
+		// Receivers differ on which one they read: the event whsim chose
+		// would be one reader's guess, and the query would say it.
+		if first := spans[0]; !bytes.Equal(body[first.Start:first.End], body[other.Start:other.End]) {
+			return spec.Event{}, fmt.Errorf("businessType twice in the body, %s and %s: receivers differ on which they read", body[first.Start:first.End], body[other.Start:other.End])
+		}
+	}
+	if len(spans) == 0 || spans[0].Kind != jsonlex.Number {
 		return spec.Event{}, errors.New("no businessType number in the body to tell the event by")
 	}
+	sp := spans[0]
 	number := string(body[sp.Start:sp.End])
 	n, _ := strconv.Atoi(number)
 	events := spec.EventsForNumber(n)

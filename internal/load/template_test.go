@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,27 @@ func TestEventOf(t *testing.T) {
 		if err == nil || err.Error() != want || errors.As(err, &amb) != (len(body) == 21) {
 			t.Errorf("EventOf(%s) error %v, want %s", body, err, want)
 		}
+	}
+}
+
+// TestEventOfNumberTwice: a body that names businessType twice with two
+// numbers is no one event's: receivers differ on which they read (Go's
+// encoding/json the last, most others the first), so it is refused (give
+// --event), not sent under the first. The same number twice is one event.
+func TestEventOfNumberTwice(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"businessType":5007,"data":{},"businessType":4010}`,
+		`{"businessType":5007,"b\u0075sinessType":5009}`,
+		`{"businessType":5007,"businessType":"5009"}`,
+	} {
+		_, err := eventOf([]byte(body))
+		if err == nil || !strings.Contains(err.Error(), "businessType twice in the body") {
+			t.Errorf("%s: error %v, want businessType twice", body, err)
+		}
+	}
+	if e, err := eventOf([]byte(`{"businessType":5007,"businessType":5007}`)); err != nil || e.Name != "CREATE_RECEIVABLE_DOC" {
+		t.Errorf("the same number twice: %v %v", e.Name, err)
 	}
 }
 

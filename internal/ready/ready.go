@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -120,13 +121,36 @@ func Wait(ctx context.Context, path string, within, interval time.Duration) (str
 	}
 }
 
+// readFile reads the ready file, which only a regular file is: Announce
+// writes one. It is opened without blocking, since a FIFO in its place
+// would hold the open until a writer came, deaf to Ctrl-C and SIGTERM.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if m := fi.Mode(); !m.IsRegular() && !m.IsDir() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): a ready file is one listen or inspect writes", path, fileKind(m))
+	}
 	return io.ReadAll(io.LimitReader(f, maxFile))
+}
+
+// fileKind names a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // unwrapDial drops the "dial tcp 127.0.0.1:1:" prefix the message repeats.

@@ -48,8 +48,9 @@ type Replayer struct {
 	seen      map[string]bool
 	warnedSig bool
 	// skipped counts the lines skipped with a warning (torn, not a
-	// record, not replayable), other the records of events not asked.
-	skipped, other int
+	// record, not replayable), other the records of events not asked,
+	// empty the inputs that held nothing at all.
+	skipped, other, empty int
 }
 
 // Err is the read error that ended the replay early, if any.
@@ -68,7 +69,10 @@ func (s *Replayer) Next() []*attempt.Request {
 				return nil
 			}
 			if kind, _ := rd.Kind(); kind == input.Empty {
-				s.Warn("%s: empty, nothing to replay", in.Name)
+				s.empty++
+				if len(s.Inputs) > 1 { // of one, NothingSent says it
+					s.Warn("%s: empty, nothing to replay", in.Name)
+				}
 			}
 			s.r = capture.ReaderOf(rd)
 			s.taken = 0
@@ -114,14 +118,15 @@ func (s *Replayer) Next() []*attempt.Request {
 	return nil
 }
 
-// NothingSent says, once Next has returned nil, why a replay whose inputs
-// held lines sent none of them: every one was skipped (the warnings said
-// why) or of an event not asked for. Nil when a call was sent, or when
-// the inputs held nothing at all (empty: nothing to do). Skipped is never
-// a pass: a replay that sent nothing of what its files held has tested
-// nothing.
+// NothingSent says, once Next has returned nil, why a replay sent no
+// call: every line was skipped (the warnings said why), of an event not
+// asked for, or the inputs were empty. Nil when a call was sent. Skipped
+// is never a pass, and nor is empty: a replay that sent nothing has tested
+// no receiver, and in an unattended run (CI, a cron job) a capture that
+// came out empty (a listen that never got a call, a path mistyped into a
+// fresh file) would otherwise read as a receiver that passed.
 func (s *Replayer) NothingSent() error {
-	if s.seq > 0 || s.skipped+s.other == 0 {
+	if s.seq > 0 {
 		return nil
 	}
 	var why []string
@@ -135,7 +140,18 @@ func (s *Replayer) NothingSent() error {
 		}
 		why = append(why, fmt.Sprintf("%d %s not of the events asked (--event %s)", s.other, plural(s.other, "record is", "records are"), strings.Join(names, ", ")))
 	}
+	if s.empty > 0 || len(why) == 0 {
+		why = append(why, s.emptyWhy())
+	}
 	return fmt.Errorf("nothing was sent: %s", strings.Join(why, "; "))
+}
+
+// emptyWhy says which inputs held nothing: by name when there is one.
+func (s *Replayer) emptyWhy() string {
+	if len(s.Inputs) == 1 {
+		return s.Inputs[0].Name + " is empty (it holds no capture record)"
+	}
+	return fmt.Sprintf("%d of the %d inputs %s empty (no capture record)", s.empty, len(s.Inputs), plural(s.empty, "was", "were"))
 }
 
 func plural(n int, one, many string) string {

@@ -273,8 +273,8 @@ func TestRequestRefusesWhatIsNotHTTP(t *testing.T) {
 	}
 }
 
-// TestReplayerNothingSent: files that held lines and gave no call say why
-// (skipped is never a pass); empty files, or a call sent, say nothing.
+// TestReplayerNothingSent: inputs that gave no call say why (skipped is
+// never a pass, nor is empty); a call sent says nothing.
 func TestReplayerNothingSent(t *testing.T) {
 	t.Parallel()
 	good := `{"capture":1,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","body":"{}"}` + "\n"
@@ -286,8 +286,11 @@ func TestReplayerNothingSent(t *testing.T) {
 		events []spec.Event
 		want   string
 	}{
-		{"empty", []string{"", "\n"}, nil, ""},
+		{"empty", []string{"", "\n"}, nil, "nothing was sent: 2 of the 2 inputs were empty (no capture record)"},
+		{"one empty", []string{""}, nil, "nothing was sent: 0.ndjson is empty (it holds no capture record)"},
+		{"skipped and empty", []string{bad, ""}, nil, "nothing was sent: 1 line was skipped (the warnings above say why); 1 of the 2 inputs was empty (no capture record)"},
 		{"a call sent", []string{bad, good}, nil, ""},
+		{"a call sent beside an empty input", []string{"", good}, nil, ""},
 		{"every line skipped", []string{bad, bad + `{"capture":1,"ti`}, nil, "nothing was sent: 3 lines were skipped (the warnings above say why)"},
 		{"one torn line", []string{`{"capture":1,"ti`}, nil, "nothing was sent: 1 line was skipped"},
 		{"not replayable", []string{`{"capture":1,"method":"PO ST","body":"{}"}` + "\n"}, nil, "nothing was sent: 1 line was skipped"},

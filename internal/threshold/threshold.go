@@ -175,11 +175,20 @@ type Result struct {
 	// Got is the measured value compared: in percent for a share.
 	Got  float64
 	Pass bool
+	// Unmeasured: the run has no value of the metric (a latency or a rate
+	// when no call was answered), so the threshold does not hold: a
+	// skipped measure is no pass.
+	Unmeasured bool
 }
 
-// Check compares the run's value of t's metric with t's value.
+// Check compares the run's value of t's metric with t's value. A latency
+// or rate m lacks was not measured: the result fails, Unmeasured. A count
+// m lacks is 0.
 func (t Threshold) Check(m Measured) Result {
-	got := m[t.Metric.Name]
+	got, ok := m[t.Metric.Name]
+	if !ok && t.Metric.Kind != count {
+		return Result{Threshold: t, Unmeasured: true}
+	}
 	if t.Percent {
 		got = 0
 		if sent := m[Sent]; sent > 0 {
@@ -232,6 +241,8 @@ func Failed(rs []Result) []Result {
 // 0.25%, 201.3/s, 12.
 func (r Result) GotText() string {
 	switch {
+	case r.Unmeasured:
+		return "not measured (no call was answered)"
 	case r.Percent:
 		return strconv.FormatFloat(math.Round(r.Got*100)/100, 'f', -1, 64) + "%"
 	case r.Metric.Kind == latency:
@@ -272,11 +283,11 @@ func (r Result) String() string {
 
 // JSON is a result's stable form in the summary of --output json.
 type JSON struct {
-	Threshold string  `json:"threshold"`
-	Metric    string  `json:"metric"`
-	Got       float64 `json:"got"`
-	Unit      string  `json:"unit"`
-	Pass      bool    `json:"pass"`
+	Threshold string   `json:"threshold"`
+	Metric    string   `json:"metric"`
+	Got       *float64 `json:"got"` // null when not measured
+	Unit      string   `json:"unit"`
+	Pass      bool     `json:"pass"`
 }
 
 // JSON is r's JSON form.
@@ -285,5 +296,9 @@ func (r Result) JSON() JSON {
 	if r.Percent {
 		unit = "percent"
 	}
-	return JSON{Threshold: r.Text, Metric: r.Metric.Name, Got: r.Got, Unit: unit, Pass: r.Pass}
+	j := JSON{Threshold: r.Text, Metric: r.Metric.Name, Unit: unit, Pass: r.Pass}
+	if !r.Unmeasured {
+		j.Got = &r.Got
+	}
+	return j
 }

@@ -106,6 +106,15 @@ func TestCheck(t *testing.T) {
 			t.Errorf("%s: pass %v got %s, want %v %s", tt.in, r.Pass, r.GotText(), tt.pass, tt.got)
 		}
 	}
+	// No call answered: a latency or a rate was not measured, and a
+	// threshold on it does not hold (it read 'p99 0µs ok' and passed).
+	for _, in := range []string{"p99<500ms", "max>=0s", "rps<5", "rps>=0"} {
+		th, _ := Parse(in)
+		r := th.Check(Measured{"sent": 3, "failed": 3})
+		if r.Pass || !r.Unmeasured || r.GotText() != "not measured (no call was answered)" || r.JSON().Got != nil {
+			t.Errorf("%s with no answer: pass %v, got %s, JSON got %v", in, r.Pass, r.GotText(), r.JSON().Got)
+		}
+	}
 	// A share of nothing sent is 0%.
 	th, _ := Parse("failed<1%")
 	if r := th.Check(Measured{}); !r.Pass || r.Got != 0 {

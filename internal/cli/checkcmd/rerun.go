@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -128,6 +129,12 @@ func (r *checkRerun) run(ctx context.Context) error {
 	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
 		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
 			r.a.ErrColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
+	}
+	if r.fromReport != "" && maskedPassword(r.cfg.Target) && len(r.cfg.Header.Values("Authorization")) == 0 {
+		// The report keeps the URL's password as xxxxx, which would go out
+		// as the Basic auth of the URL.
+		fmt.Fprintf(errw, "%s the report masks the password of its URL: give --url with it again, or the receiver gets xxxxx\n",
+			r.a.ErrColor.Warn.Sprint("warning:"))
 	}
 	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
 		termsafe.Text(o.Rerun), termsafe.Text(termsafe.URL(r.cfg.Target)), r.fromReport)
@@ -278,6 +285,12 @@ func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	// Held to what an HTTP request carries, as the report's headers are
+	// (and as replay holds a capture's): an edited file would otherwise
+	// fail each delivery and read as the receiver still failing.
+	if err := capture.CheckReplayable(http.MethodPost, "", rec.Headers); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	c.Header = rec.Headers
 	return nil
 }
@@ -310,6 +323,12 @@ func maskedLeft(cases []check.Failed, given map[string][]string) []string {
 		}
 	}
 	return out
+}
+
+// maskedPassword says u's password is the mask a report writes for one.
+func maskedPassword(u *url.URL) bool {
+	pw, ok := u.User.Password()
+	return ok && pw == "xxxxx"
 }
 
 // readCloser reads through r and closes c.

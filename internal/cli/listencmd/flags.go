@@ -57,7 +57,7 @@ func (o *listenOptions) registerForwardFlags(cmd *cobra.Command) {
 // inspector.
 func (o *listenOptions) registerRecordFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.Capture, "capture", "", "append every call to this NDJSON capture file (created 0600)")
+	f.StringVar(&o.Capture, "capture", "", "append every call to this NDJSON capture file (a regular file, created 0600; --output json streams the calls instead)")
 	f.StringVar(&o.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", cmdutil.CompleteWords(capture.SyncModes()...))
 	cmdutil.AddOutputFlag(cmd, &o.Output, "text", "text", "json")

@@ -65,9 +65,9 @@ A torn last line, as a crash leaves it, is reported and skipped, and so is
 a line that is not a record whsim can replay (each named with its line); a
 file of payloads, or one that is not JSON, is refused (exit 2: send payloads
 with whsim send --file). Output, summary and exit status are those of send;
-a replay that sent nothing though its files held lines (every one skipped,
-or none of the --event asked) exits 2 and says why; empty files are nothing
-to do (exit 0).`,
+a replay that sent nothing (every line skipped, none of the --event asked,
+or only empty files) tested no receiver: it exits 2 and says why, and
+--junit holds that as a case in error, never an empty pass.`,
 		Example: `  whsim replay capture.ndjson --url http://localhost:3000/webhook
   whsim replay monday.ndjson tuesday.ndjson --url http://localhost:3000/webhook --event AUDIT_PURCHASE_ORDER_INVOICE
   whsim replay capture.ndjson --url http://localhost:3000/webhook --new-request-id --output json
@@ -219,8 +219,8 @@ func (r *replayRun) run(ctx context.Context) error {
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: r.src.Err()}
 	}
 	if nothing := r.src.NothingSent(); nothing != nil && err == nil {
-		// Files that held lines and sent none tested nothing: not a pass,
-		// and the input's fault (an empty file stays nothing to do).
+		// Inputs that sent nothing (skipped, other events, empty) tested
+		// nothing: not a pass, and the input's fault.
 		return cmdutil.UsageErr(nothing)
 	}
 	return err
@@ -228,10 +228,14 @@ func (r *replayRun) run(ctx context.Context) error {
 
 // reopenFile opens a capture file again to count what is left in it; nil
 // for stdin and anything but a regular file, whose rest cannot be read
-// again.
+// again. It looks before it opens: opening a FIFO whose writer has gone
+// would block for good, deaf to the Ctrl-C that asked for the count.
 func reopenFile(name string) (io.ReadCloser, error) {
 	if name == "-" {
 		return nil, nil
+	}
+	if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil, err
 	}
 	f, err := os.Open(name)
 	if err != nil {

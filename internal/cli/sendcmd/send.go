@@ -304,14 +304,15 @@ func (r *sendRun) close() {
 func (r *sendRun) run(ctx context.Context) error {
 	a, o, con := r.a, r.opts, r.con
 	if r.empty {
+		// Nothing sent tested no receiver: in an unattended run an empty
+		// file (a generator that wrote nothing, a path mistyped) must not
+		// read as a pass. The input's fault, as replay's: exit 2.
 		name := termsafe.Text(ctxio.InputName(o.File))
+		why := fmt.Sprintf("--file %s holds no payload: nothing was sent", name)
 		if n := len(o.Thresholds); n > 0 {
-			// A gate is not passed by sending nothing.
-			return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("--file %s holds no payload: nothing was sent, so %d %s not checked (%s)",
-				name, n, term.Plural(n, "threshold was", "thresholds were"), termsafe.Text(strings.Join(o.Thresholds, ", ")))}
+			why += fmt.Sprintf(", so %d %s not checked (%s)", n, term.Plural(n, "threshold was", "thresholds were"), termsafe.Text(strings.Join(o.Thresholds, ", ")))
 		}
-		fmt.Fprintf(a.Streams.Err, "%s --file %s holds no payload: nothing to send\n", a.ErrColor.Key.Sprint("whsim:"), name)
-		return nil
+		return cmdutil.UsageErr(errors.New(why))
 	}
 	if o.File != "" && r.rounds != 1 {
 		// The summary counts the repeats as duplicates; the receiver sees

@@ -113,29 +113,34 @@ type statsJSON struct {
 		NotStarted  int `json:"notStarted"`
 		// Documents is how many distinct documents the calls carried
 		// (send's; replay's calls count none).
-		Documents         int            `json:"documents,omitempty"`
-		Duplicates        int            `json:"duplicates"`
-		Retries           int            `json:"retries"`
-		FailedByStatus    map[string]int `json:"failedByStatus"`
-		FailedByError     map[string]int `json:"failedByError"`
-		RequestsPerSecond float64        `json:"requestsPerSecond"`
-		ElapsedMS         float64        `json:"elapsedMs"`
-		Model             string         `json:"model"`
-		Rate              float64        `json:"rate"`
-		MaxConcurrency    int            `json:"maxConcurrency"`
-		PeakConcurrency   int            `json:"peakConcurrency"`
-		Late              int            `json:"late"`
-		LatencyMS         struct {
-			P50  float64 `json:"p50"`
-			P90  float64 `json:"p90"`
-			P99  float64 `json:"p99"`
-			P999 float64 `json:"p99.9"`
-			Max  float64 `json:"max"`
-		} `json:"latencyMs"`
+		Documents      int            `json:"documents,omitempty"`
+		Duplicates     int            `json:"duplicates"`
+		Retries        int            `json:"retries"`
+		FailedByStatus map[string]int `json:"failedByStatus"`
+		FailedByError  map[string]int `json:"failedByError"`
+		// RequestsPerSecond and LatencyMS are null when no call was
+		// answered: there is no rate nor latency, and a 0 would read as one.
+		RequestsPerSecond *float64     `json:"requestsPerSecond"`
+		ElapsedMS         float64      `json:"elapsedMs"`
+		Model             string       `json:"model"`
+		Rate              float64      `json:"rate"`
+		MaxConcurrency    int          `json:"maxConcurrency"`
+		PeakConcurrency   int          `json:"peakConcurrency"`
+		Late              int          `json:"late"`
+		LatencyMS         *latencyJSON `json:"latencyMs"`
 		// Histogram is the latencies in µs, HdrHistogram's compressed V2
 		// encoding in base64: runs on several machines merge exactly.
 		Histogram string `json:"histogram"`
 	} `json:"summary"`
+}
+
+// latencyJSON is the summary's latency quantiles, in milliseconds.
+type latencyJSON struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p99.9"`
+	Max  float64 `json:"max"`
 }
 
 // AppendJSON appends the stats as one line: {"summary": {...}}.
@@ -151,11 +156,14 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	for k, v := range st.ByError {
 		s.FailedByError[k] = v
 	}
-	s.RequestsPerSecond = float64(int64(st.RequestsPerSecond()*10)) / 10
 	s.ElapsedMS = attempt.MS(st.Elapsed)
 	h := &st.Latency
-	s.LatencyMS.P50, s.LatencyMS.P90, s.LatencyMS.P99, s.LatencyMS.Max = attempt.MS(h.Quantile(.5)), attempt.MS(h.Quantile(.9)), attempt.MS(h.Quantile(.99)), attempt.MS(h.Max())
-	s.LatencyMS.P999 = attempt.MS(h.Quantile(.999))
+	if h.Count() > 0 {
+		rps := float64(int64(st.RequestsPerSecond()*10)) / 10
+		s.RequestsPerSecond = &rps
+		s.LatencyMS = &latencyJSON{P50: attempt.MS(h.Quantile(.5)), P90: attempt.MS(h.Quantile(.9)), P99: attempt.MS(h.Quantile(.99)),
+			P999: attempt.MS(h.Quantile(.999)), Max: attempt.MS(h.Max())}
+	}
 	s.Model, s.Rate, s.MaxConcurrency, s.PeakConcurrency, s.Late = "closed", st.Rate, st.MaxConcurrency, st.PeakConcurrency, st.Late
 	if st.Open {
 		s.Model = "open"

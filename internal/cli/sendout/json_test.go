@@ -5,6 +5,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,5 +58,24 @@ func TestStatsJSON(t *testing.T) {
 	}
 	if s := j.Summary; s.Sent != 2 || s.Failed != 2 || s.FailedByStatus["500"] != 1 || s.FailedByError["timeout"] != 1 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestStatsJSONNoCallAnswered: with no call answered there is no rate and
+// no latency; the summary said "requestsPerSecond":0 and a latencyMs of
+// zeros, which another tool reads as measured. They are null.
+func TestStatsJSONNoCallAnswered(t *testing.T) {
+	t.Parallel()
+	st := load.NewStats()
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: attempt.KindRefused}}})
+	st.Elapsed = time.Second
+	line := string(appendStatsJSON(nil, st))
+	if !strings.Contains(line, `"requestsPerSecond":null,`) || !strings.Contains(line, `"latencyMs":null,`) {
+		t.Errorf("no call answered: %s", line)
+	}
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}})
+	line = string(appendStatsJSON(nil, st))
+	if !strings.Contains(line, `"requestsPerSecond":1,`) || !strings.Contains(line, `"latencyMs":{"p50":1,`) {
+		t.Errorf("a call answered: %s", line)
 	}
 }

@@ -1,0 +1,72 @@
+package jsonerr
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+type Inner struct {
+	Copies  int                 `json:"copies"`
+	Headers map[string][]string `json:"headers"`
+	Time    time.Time           `json:"time"`
+	Latency float64             `json:"latencyMs"`
+	AtOnce  bool                `json:"atOnce"`
+}
+
+type outer struct {
+	Inner
+	Request *Inner `json:"request"`
+}
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{`{"request":{"copies":"8"}}`, `request.copies: want a whole number, got a string`},
+		// The embedded struct's Go name is no member of the file.
+		{`{"copies":1e400}`, `copies: want a whole number, got 1e400`},
+		{`{"copies":-1.5}`, `copies: want a whole number, got -1.5`},
+		{`{"latencyMs":1e999}`, `latencyMs: want a number, got 1e999`},
+		{`{"request":{"headers":{"X-A":"v"}}}`, `request.headers: want a list, got a string`},
+		{`{"request":{"headers":{"X-A":[1]}}}`, `request.headers: want a string, got a number`},
+		{`{"request":[]}`, `request: want an object, got a list`},
+		{`{"atOnce":"yes"}`, `atOnce: want true or false, got a string`},
+		{`{"copies":true}`, `copies: want a whole number, got true or false`},
+		{`[1]`, `the line: want an object, got a list`},
+		{`{"time":"yesterday"}`, `"yesterday": want a time as RFC 3339 writes it (2026-11-22T04:24:23.774512Z)`},
+		{`{"a":}`, `not JSON at byte 6 (invalid character '}' looking for beginning of value)`},
+	} {
+		var o outer
+		err := json.Unmarshal([]byte(tt.in), &o)
+		if err == nil {
+			t.Fatalf("%s: read without error", tt.in)
+		}
+		if got := Describe(err, "the line"); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+	if got := Describe(errors.New("json: something else"), "the line"); got != "something else" {
+		t.Errorf("another error: %q", got)
+	}
+}
+
+// FuzzDescribe: whatever encoding/json refuses is said without Go's names
+// for it, and never empty.
+func FuzzDescribe(f *testing.F) {
+	f.Add([]byte(`{"request":{"copies":"8"}}`))
+	f.Add([]byte(`{"copies":1e400,"time":"x"}`))
+	f.Add([]byte(`[{"a":}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var o outer
+		err := json.Unmarshal(b, &o)
+		if err == nil {
+			return
+		}
+		got := Describe(err, "the line")
+		if got == "" || strings.Contains(got, "Go struct") || strings.Contains(got, "Go value") {
+			t.Errorf("%q: %q", b, got)
+		}
+	})
+}
