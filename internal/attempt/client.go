@@ -15,6 +15,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -167,16 +168,7 @@ func readCAFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	if m := fi.Mode(); !m.IsRegular() {
-		kind := "a directory"
-		switch {
-		case m&os.ModeNamedPipe != 0:
-			kind = "a FIFO"
-		case m&os.ModeDevice != 0:
-			kind = "a device"
-		case m&os.ModeSocket != 0:
-			kind = "a socket"
-		}
-		return nil, fmt.Errorf("%s: not a regular file (%s): want a file of PEM certificates", name, kind)
+		return nil, fmt.Errorf("%s: not a regular file (%s): want a file of PEM certificates", name, ctxio.FileKind(m))
 	}
 	f, err := os.Open(name)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
 )
 
@@ -105,7 +106,7 @@ func openFile(path string, mode Sync, syncDir func(dir string) error) (file *Fil
 		// A FIFO, a device or /dev/stdout cannot be locked, read back for
 		// a torn line or fsynced, and a FIFO nobody reads would hold every
 		// call's answer once its buffer filled.
-		return nil, false, fmt.Errorf("%s: not a regular file (%s): a capture is a file listen appends to, locks and fsyncs (listen --output json streams the calls to stdout)", path, fileKind(fi.Mode()))
+		return nil, false, fmt.Errorf("%s: not a regular file (%s): a capture is a file listen appends to, locks and fsyncs (listen --output json streams the calls to stdout)", path, ctxio.FileKind(fi.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -361,21 +362,6 @@ func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, 
 func regularFile(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// fileKind names a file that is not a regular one.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // checkAppendable says why the existing file at path is no capture to

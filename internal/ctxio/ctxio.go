@@ -6,6 +6,7 @@ package ctxio
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -92,4 +93,21 @@ func open(ctx context.Context, name string) (*os.File, error) {
 		}()
 		return nil, ctx.Err()
 	}
+}
+
+// FileKind names a file that is not a regular one ("a FIFO", "a device"),
+// for the message that refuses it: a FIFO or a device opened where a file
+// is wanted would block or be read without end.
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }

@@ -59,3 +59,26 @@ func TestOpenInputFIFOReadGivesWay(t *testing.T) {
 	}()
 	wantGiveWay(t, done, context.DeadlineExceeded)
 }
+
+// FileKind names what each kind of file that is not a regular one is, as
+// the messages refusing --capture, --cacert, a ready file or a report say.
+func TestFileKind(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{dir, "a directory"},
+		{fifo, "a FIFO"},
+		{os.DevNull, "a device"},
+	} {
+		fi, err := os.Stat(tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := FileKind(fi.Mode()); got != tt.want {
+			t.Errorf("FileKind(%s) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/whsim/whsim/internal/ctxio"
 )
 
 // NotReady says why the server is not ready (yet): no file, or nothing
@@ -135,22 +137,9 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if m := fi.Mode(); !m.IsRegular() && !m.IsDir() {
-		return nil, fmt.Errorf("%s: not a regular file (%s): a ready file is one listen or inspect writes", path, fileKind(m))
+		return nil, fmt.Errorf("%s: not a regular file (%s): a ready file is one listen or inspect writes", path, ctxio.FileKind(m))
 	}
 	return io.ReadAll(io.LimitReader(f, maxFile))
-}
-
-// fileKind names a file that is not a regular one.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // unwrapDial drops the "dial tcp 127.0.0.1:1:" prefix the message repeats.

@@ -361,21 +361,9 @@ func openRegular(name string) (*os.File, error) {
 		return nil, fmt.Errorf("%s: is a directory", name)
 	case !fi.Mode().IsRegular():
 		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file (%s): a report and its cases are files check wrote", name, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s: not a regular file (%s): a report and its cases are files check wrote", name, ctxio.FileKind(fi.Mode()))
 	}
 	return f, nil
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // curlTLSOf are the curl flags of the run's TLS settings.
