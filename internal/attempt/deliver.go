@@ -732,7 +732,15 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}
-	kept, err := readBody(resp.Body, d.keep(resp.StatusCode))
+	var kept []byte
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// A switch no call asks for: what follows is no HTTP, and
+		// net/http hands the connection over as the body, which no time
+		// limit bounds. The answer is its head; Close ends the connection.
+		resp.Body.Close()
+	} else {
+		kept, err = readBody(resp.Body, d.keep(resp.StatusCode))
+	}
 	if err != nil && d.pause != nil {
 		d.pause(actx)
 	}

@@ -83,6 +83,7 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 		{"bytes after the answer", ok200 + ok200, false, false, false},
 		{"204 with a body", "HTTP/1.1 204 No Content\r\n\r\n" + ok200, false, false, false},
 		{"100 Continue first", "HTTP/1.1 100 Continue\r\n\r\n" + ok200, false, false, false},
+		{"101 then no HTTP", "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", false, false, true},
 		{"status 200X", "HTTP/1.1 200X OK\r\nContent-Length: 0\r\n\r\n", false, false, false},
 		{"two Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok", false, false, false},
 		{"unsupported Transfer-Encoding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, false, false},

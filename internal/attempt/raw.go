@@ -188,9 +188,10 @@ func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err
 // on ends with it, unfit to carry another call: an error reading it
 // (err), the receiver's close, bytes after the answer (leftover: a 204 or
 // 304 with a body, a receiver that writes more than it frames), which are
-// no answer to the next call, or the request's own Connection: close.
+// no answer to the next call, a 101 (what follows it is no HTTP), or the
+// request's own Connection: close.
 func (bb *bodyBuf) answerEnds(resp *http.Response, err error, leftover bool) bool {
-	return err != nil || resp.Close || leftover || bb.closing
+	return err != nil || resp.Close || leftover || bb.closing || resp.StatusCode == http.StatusSwitchingProtocols
 }
 
 // keep says whether an answer's body is kept: all with KeepBody, the

@@ -105,3 +105,48 @@ func TestStatusOf(t *testing.T) {
 		}
 	}
 }
+
+// A 101 Switching Protocols that no call asked for is the receiver's
+// answer, its status counted (a failure, not 2xx), on every path alike:
+// what follows it is no HTTP, so nothing of it is read as a body (net/http
+// hands the connection over as one, which no time limit bounds: the
+// attempt waited as long as the receiver held the connection open) and
+// the connection carries no other call (the next goes on a new one).
+func TestSwitchingProtocolsEndsTheAttemptAndTheConnection(t *testing.T) {
+	const switched = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			// The receiver holds each connection open after its 101, as a
+			// WebSocket server does, reading no more HTTP from it.
+			srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) { return switched, false, false, true })
+			c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep}
+			var got []Attempt
+			next := func(r *Result) {
+				if r.OK {
+					t.Errorf("call %d: ok, want a failure", len(got)+1)
+				}
+				got = append(got, r.Last())
+			}
+			if p.worker {
+				asWorker(d, templates("A", 1), 2, next)
+			} else {
+				for range 2 {
+					next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
+				}
+			}
+			for i, a := range got {
+				if a.Status != http.StatusSwitchingProtocols || a.Kind != "" || a.Unfinished() != "" {
+					t.Errorf("call %d: %s, want 101", i+1, brief(a))
+				}
+			}
+			if n := srv.got.Load(); n != 2 {
+				t.Errorf("the receiver read %d calls, want 2 (each on a connection of its own)", n)
+			}
+		})
+	}
+}
