@@ -593,7 +593,9 @@ func (lp *loop) parse(l *lane) {
 		l.ar.end = errIncomplete
 	}
 	l.br.Reset(&l.ar)
-	resp, err := lp.d.readAnswer(l.br, l.method, &l.resp, &l.pre)
+	// No count of the head: the loop holds laneAnswer of it at most, far
+	// below maxHead; the worker's path counts a longer answer's (readAway).
+	resp, err := lp.d.readAnswer(l.br, l.method, &l.resp, &l.pre, nil)
 	if errors.Is(err, errIncomplete) {
 		if len(l.in) >= laneAnswer {
 			lp.readAway(l)
@@ -634,7 +636,7 @@ func (lp *loop) readAway(l *lane) {
 	}
 	rc := newRawConn(lp.ctx, c)
 	rc.reuse = true
-	rc.lim = capReader{r: io.MultiReader(bytes.NewReader(l.in), rc.io), n: answerCap}
+	rc.lim = capReader{r: io.MultiReader(bytes.NewReader(l.in), rc.io), n: maxHead}
 	rc.deadline = l.deadline
 	if err := c.SetDeadline(rc.deadline); err != nil {
 		rc.close()
@@ -644,7 +646,7 @@ func (lp *loop) readAway(l *lane) {
 	l.buf.raw = rc
 	req, res, t, method, start := l.req, l.res, l.t, l.method, l.start
 	lp.away(l, func() {
-		resp, err := lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre)
+		resp, err := lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
 		a, retryAfter := lp.d.rawAnswer(lp.ctx, method, t, l.buf, resp, err, start, res)
 		if lp.d.again(lp.ctx, req, res, 0, a, retryAfter) {
 			lp.d.attempts(lp.ctx, req, res, t, l.buf, 1)

@@ -89,6 +89,8 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 		{"unsupported Transfer-Encoding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, false, false},
 		{"a field folded", "HTTP/1.1 429 Slow\r\nRetry-After:\r\n 7\r\nContent-Length: 2\r\n\r\nok", false, false, false},
 		{"a trailer", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Sum: 1\r\n\r\n", false, false, false},
+		{"a 20 KiB field", "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("l", 20<<10) + "\r\nContent-Length: 2\r\n\r\nok", false, false, false},
+		{"head over maxHead", "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Filler: "+strings.Repeat("f", 1000)+"\r\n", 1100) + "Content-Length: 2\r\n\r\nok", false, false, false},
 		{"64 KiB body", "HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n\r\n" + big, false, false, false},
 		{"body over MaxBodyRead", fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(huge)) + huge, false, false, false},
 		{"429 Retry-After", "HTTP/1.1 429 Slow\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n", false, false, false},

@@ -47,7 +47,10 @@ type rawConn struct {
 	pre []byte
 }
 
-// capReader reads r up to n bytes, then says errOver.
+// capReader reads r up to n bytes, then says errOver: an answer's heads
+// (its 1xx answers' included) up to maxHead, as net/http's transport
+// counts them (the bytes its reader takes from the connection, with the
+// same 4 KiB buffer), then its body up to bodyCap (readAnswer).
 type capReader struct {
 	r io.Reader
 	n int64
@@ -69,9 +72,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 // net/http's transport bounds it (MaxResponseHeaderBytes) on the other.
 const maxHead = 1 << 20
 
-// answerCap is how many bytes of one answer the fast path reads: its head
-// and MaxBodyRead of body with room for chunked framing.
-const answerCap = maxHead + 2*MaxBodyRead
+// bodyCap is how many bytes of an answer's body the fast path reads past
+// its head: MaxBodyRead with room for chunked framing and a trailer.
+const bodyCap = 2 * MaxBodyRead
 
 // errHeadOver is an answer whose head ran past maxHead.
 var errHeadOver = errors.New("answer head over " + strconv.Itoa(maxHead>>20) + " MiB")
@@ -225,7 +228,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		}
 		reused := rc.reuse
 		rc.reuse = true
-		rc.lim.n = answerCap
+		rc.lim.n = maxHead
 		if rc.deadline.Before(deadline) {
 			rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
 			if err := rc.c.SetDeadline(rc.deadline); err != nil {
@@ -253,7 +256,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			}
 			return nil, err
 		}
-		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre)
+		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
 	}
 }
 
@@ -347,7 +350,9 @@ func (bb *bodyBuf) appendHead(b []byte, method string, t *target, h http.Header,
 // readAnswer reads from br the head of the answer to the call just sent
 // (a lean answer whole, see readLean), into *resp unless KeepBody asks
 // for net/http's reading; pre keeps the start of a lean answer's body.
-func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Response, pre *[]byte) (*http.Response, error) {
+// lim, when not nil, is what br reads through, counting the heads up to
+// maxHead: its count moves to the body's once the last head is read.
+func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Response, pre *[]byte, lim *capReader) (*http.Response, error) {
 	*pre = (*pre)[:0]
 	into := resp
 	for {
@@ -361,8 +366,11 @@ func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Respo
 			if err == nil && resp.StatusCode < 100 { // "+20", "099": see statusOf
 				err = errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))
 			}
+			if err == nil && resp.StatusCode >= 200 && lim != nil {
+				lim.n = bodyCap
+			}
 		} else {
-			err = readLean(br, method, resp, d, pre)
+			err = readLean(br, method, resp, d, pre, lim)
 		}
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
@@ -392,11 +400,12 @@ func staleErr(err error) bool {
 // line. The body is read and dropped; the answer's Body is empty.
 //
 // Of the body it reads MaxBodyRead at most: past it, errOver, and
-// resp.Close; a head past maxHead is errHeadOver. Where keep (when not
-// nil) says so of the status, the first MaxBodyPrefix bytes of the body go
-// to *pre.
-func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper, pre *[]byte) error {
-	line, err := br.ReadSlice('\n')
+// resp.Close; a head past maxHead (lim's count, when lim is not nil) is
+// errHeadOver. Where keep (when not nil) says so of the status, the first
+// MaxBodyPrefix bytes of the body go to *pre.
+func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper, pre *[]byte, lim *capReader) error {
+	var longLine []byte
+	line, err := readLine(br, &longLine)
 	if err != nil {
 		return headErr(err)
 	}
@@ -414,6 +423,9 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 		return err
 	}
 	resp.Close = h.closes()
+	if status >= 200 && lim != nil {
+		lim.n = bodyCap // the last head is read: what follows is body
+	}
 	chunked, length := h.chunked, h.length
 	switch {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
@@ -424,6 +436,12 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 		// The trailer, up to its empty line: its fields are read as the
 		// head's, and dropped.
 		trailer := leanHead{trailer: true}
+		if err := trailerFits(br); err != nil {
+			if err == io.EOF {
+				err = errTrailerCut
+			}
+			return bodyErr(err)
+		}
 		if err := trailer.read(br, nil); err != nil {
 			if err == io.EOF {
 				err = errTrailerCut
@@ -471,6 +489,30 @@ func bodyErr(err error) error {
 		err = io.ErrUnexpectedEOF
 	}
 	return bodyError{err}
+}
+
+// trailerFits says (nil) whether a chunked body's trailer ends within
+// br's buffer, as net/http reads one only then (against a trailer without
+// end): its empty line at once, or a CRLF CRLF within the buffer. An
+// empty line that is a bare LF is taken at once, as it was before this
+// look: net/http waits for a byte after it that a last answer never sends.
+func trailerFits(br *bufio.Reader) error {
+	if b, err := br.Peek(1); err != nil || b[0] == '\n' {
+		return err
+	}
+	if b, err := br.Peek(2); err != nil || string(b) == "\r\n" {
+		return err
+	}
+	for n := 4; n <= br.Size(); n++ {
+		b, err := br.Peek(n)
+		if err != nil {
+			return err
+		}
+		if string(b[n-4:]) == "\r\n\r\n" {
+			return nil
+		}
+	}
+	return errors.New("http: suspiciously long trailer after chunked body")
 }
 
 // errTrailerCut is net/http's word for a chunked body whose trailer ended
