@@ -85,8 +85,17 @@ type connIO interface {
 	// Send writes a request whole. It may wait until the answer can be
 	// read. With check it first looks whether the socket is idle (a
 	// kept-alive connection) and, if not, writes
-	// nothing and says errBusy.
+	// nothing and says errBusy. It returns once the request is out, or
+	// while a goroutine writes the rest of one too large for the socket's
+	// buffer (Pending), or when its write failed with an answer waiting
+	// in the socket (Written says the error).
 	Send(p []byte, check bool) error
+	// Pending says whether the rest of the request is still being
+	// written: an answer came before it went out whole.
+	Pending() bool
+	// Written waits for the request's write to end and says what kept it
+	// from going out whole (nil: nothing).
+	Written() error
 }
 
 // errBusy is a kept-alive connection found, before a call was written on
@@ -104,9 +113,16 @@ func (c netIO) Send(p []byte, check bool) error {
 	return err
 }
 
+func (netIO) Pending() bool  { return false }
+func (netIO) Written() error { return nil }
+
+// close closes the connection, and waits for the rest of a request still
+// being written on it (which the close ends): the request's buffer is the
+// worker's, and written again by its next call.
 func (rc *rawConn) close() {
 	rc.stop()
 	rc.c.Close()
+	rc.io.Written()
 }
 
 // rawOK says whether requests to u may take the fast path.
@@ -158,7 +174,10 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	if lean != nil {
 		err = lean
 	}
-	if buf.answerEnds(resp, err, rc.r.Buffered() > 0) {
+	// A request not written whole (its answer came first, or its write
+	// failed) leaves the connection in the middle of it.
+	unwritten := rc.io.Pending() || rc.io.Written() != nil
+	if buf.answerEnds(resp, err, rc.r.Buffered() > 0) || unwritten {
 		rc.close()
 		buf.raw = nil
 	}

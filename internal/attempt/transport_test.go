@@ -1,9 +1,14 @@
 package attempt
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -148,5 +153,97 @@ func TestSwitchingProtocolsEndsTheAttemptAndTheConnection(t *testing.T) {
 				t.Errorf("the receiver read %d calls, want 2 (each on a connection of its own)", n)
 			}
 		})
+	}
+}
+
+// earlyServer is a receiver that reads a call's head and answers it
+// before reading its body (as one that refuses a body too large does),
+// then closes the connection without reading the rest (a reset, since the
+// rest is unread) or holds it open unread until the test ends. Its first
+// call on each connection, with a small body, it reads whole and answers
+// 200, so that a lane's next call is the event loop's.
+func earlyServer(t *testing.T, answer string, hold bool) *url.URL {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if req.ContentLength < 1<<20 {
+						io.Copy(io.Discard, req.Body)
+						io.WriteString(c, ok200)
+						continue
+					}
+					io.WriteString(c, answer)
+					if hold {
+						<-stop
+					}
+					return
+				}
+			}()
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	return u
+}
+
+// An answer that comes before the call is written whole (a receiver
+// refusing a body it will not read) is the call's answer on every path, as
+// net/http and curl read it: the fast path waited to write the rest and
+// said the receiver never answered in time, or that it reset the
+// connection. The connection carries no other call.
+func TestAnswerBeforeTheCallIsWritten(t *testing.T) {
+	big := []byte(`{"x":"` + strings.Repeat("x", 64<<20) + `"}`) // far past socket buffers
+	const tooLarge = "HTTP/1.1 413 Too Large\r\nContent-Length: 3\r\n\r\nbig"
+	for _, tt := range []struct {
+		name, answer string
+		hold         bool
+		status       int
+	}{
+		{"413 then reset", tooLarge, false, 413},
+		{"413 then held", tooLarge, true, 413},
+		{"200 then held", ok200, true, 200},
+	} {
+		for _, way := range []string{"worker", "lanes"} {
+			t.Run(tt.name+"/"+way, func(t *testing.T) {
+				t.Parallel()
+				c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := &Deliverer{Client: c, Target: earlyServer(t, tt.answer, tt.hold)}
+				// A small call first, then the large one: on lanes the
+				// second is the loop's, on the connection the first made.
+				pool := [][]Template{{{Event: "A", Query: "businessType=A", Body: []byte(`{}`)}}, {{Event: "A", Query: "businessType=A", Body: big}}}
+				var got []Attempt
+				report := func(r *Result) { got = append(got, r.Last()) }
+				if way == "worker" {
+					asWorker(d, pool, 2, report)
+				} else if !asLanes(context.Background(), d, pool, 2, report) {
+					t.Skip("no event loops here")
+				}
+				if len(got) != 2 {
+					t.Fatalf("%d deliveries, want 2", len(got))
+				}
+				if a := got[1]; a.Status != tt.status || a.Kind != "" {
+					t.Errorf("the large call: %s, want %d", brief(a), tt.status)
+				}
+			})
+		}
 	}
 }
