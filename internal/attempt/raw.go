@@ -382,8 +382,10 @@ func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Respo
 			if errors.Is(err, errOver) {
 				err = errHeadOver
 			}
-			if err == nil && resp.StatusCode < 100 { // "+20", "099": see statusOf
-				err = errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))
+			if err == nil {
+				if msg := malformedStatus(resp); msg != "" {
+					err = errors.New(msg)
+				}
 			}
 			if err == nil && resp.StatusCode >= 200 && lim != nil {
 				lim.n = bodyCap
@@ -557,27 +559,49 @@ func unfinished(err error) (body, failed error) {
 // allocated, per call.
 type keeper interface{ keep(status int) bool }
 
-// statusOf is the status of a status line: "HTTP/1.x DDD" then a space or
-// the line's end (CRLF, or LF as net/http takes it), else false: "HTTP/1.1
-// 200X" and "HTTP/1.1 2004" are no 200.
+// statusOf is the status of a status line: "HTTP/1.x", spaces (more than
+// one as net/http and curl take them), "DDD" then a space or the line's
+// end (CRLF, or LF as net/http takes it), else false: "HTTP/1.1 200X" and
+// "HTTP/1.1 2004" are no 200, nor is "HTTP/2.0 200" an HTTP/1 answer.
 func statusOf(line []byte) (int, bool) {
 	if len(line) < 13 || string(line[:7]) != "HTTP/1." || line[7] < '0' || line[7] > '9' || line[8] != ' ' {
 		return 0, false
 	}
+	code := line[9:]
+	for len(code) > 0 && code[0] == ' ' {
+		code = code[1:]
+	}
+	if len(code) < 4 {
+		return 0, false
+	}
 	status := 0
-	for _, c := range line[9:12] {
+	for _, c := range code[:3] {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
 		status = status*10 + int(c-'0')
 	}
-	switch rest := string(line[12:]); {
+	switch rest := string(code[3:]); {
 	case status < 100:
 		return 0, false
 	case rest == "\r\n", rest == "\n", rest[0] == ' ':
 		return status, true
 	}
 	return 0, false
+}
+
+// malformedStatus is what keeps an answer net/http's reader took from
+// being one by statusOf's rules, "" for nothing: its status ("+20",
+// "099") or its version ("HTTP/2.0", "HTTP/0.9": no HTTP/1 answer), so
+// that every path refuses what the fast path refuses.
+func malformedStatus(resp *http.Response) string {
+	switch {
+	case resp.StatusCode < 100:
+		return "malformed HTTP status code " + strconv.Quote(resp.Status)
+	case resp.ProtoMajor != 1:
+		return "malformed HTTP version " + strconv.Quote(resp.Proto)
+	}
+	return ""
 }
 
 // prefixWriter keeps the first MaxBodyPrefix bytes written to it.

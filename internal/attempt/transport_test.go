@@ -52,6 +52,9 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 		{"version 1.x", "HTTP/1.x 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"status +20", "HTTP/1.1 +20 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"status 099", "HTTP/1.1 099 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"version 2.0", "HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"version 0.9", "HTTP/0.9 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"two spaces before the status", "HTTP/1.1  200 OK\r\nContent-Length: 0\r\n\r\n", false, 200, false},
 	}
 	const calls = 6
 	for _, p := range paths {
@@ -103,6 +106,8 @@ func TestStatusOf(t *testing.T) {
 		"HTTP/1.1 200 OK\r\n": 200, "HTTP/1.1 204\r\n": 204, "HTTP/1.0 503 \r\n": 503, "HTTP/1.1 404\n": 404,
 		"HTTP/1.1 200X OK\r\n": 0, "HTTP/1.1 2004 OK\r\n": 0, "HTTP/1.1 20 OK\r\n": 0, "HTTP/1.x 200 OK\r\n": 0,
 		"HTTP/2 200 OK\r\n": 0, "HTTP/1.1 +20 OK\r\n": 0, "HTTP/1.1 099 OK\r\n": 0, "HTTP/1.1 200\r": 0, "": 0,
+		"HTTP/1.1  200 OK\r\n": 200, "HTTP/1.1   204\r\n": 204, "HTTP/1.1  20 OK\r\n": 0, "HTTP/1.1 \t200 OK\r\n": 0, "HTTP/1.1   \r\n": 0,
+		"HTTP/2.0 200 OK\r\n": 0, "HTTP/0.9 200 OK\r\n": 0,
 	} {
 		got, ok := statusOf([]byte(line))
 		if got != want || ok != (want != 0) {
