@@ -362,3 +362,28 @@ func TestRequestConnectionCloseEndsTheConnection(t *testing.T) {
 		})
 	}
 }
+
+// The loops take an answer that comes before their call is written whole
+// as the worker does (TestAnswerBeforeTheCallIsWritten): they watched
+// only for room to write, and said the receiver closed the kept-alive
+// connection as the call went out, or never answered in time.
+func TestLanesAnswerBeforeTheCallIsWritten(t *testing.T) {
+	pool := earlyPool()
+	for _, tt := range earlyAnswers {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: earlyServer(t, tt.answer, tt.hold)}
+			var got []Attempt
+			if !asLanes(context.Background(), d, pool, 2, func(r *Result) { got = append(got, r.Last()) }) {
+				t.Skip("no event loops here")
+			}
+			if a := got[1]; a.Status != tt.status || a.Kind != "" {
+				t.Errorf("the large call: %s, want %d", brief(a), tt.status)
+			}
+		})
+	}
+}

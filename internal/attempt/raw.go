@@ -103,18 +103,63 @@ type connIO interface {
 var errBusy = errors.New("kept-alive connection closed by the receiver or holding bytes no call asked for")
 
 // netIO is a connIO over net.Conn's own Read and Write.
-type netIO struct{ net.Conn }
+type netIO struct {
+	net.Conn
+	// rest is the write of a request larger than netWriteApart, made by
+	// a goroutine of its own while the reader waits for the answer (as
+	// sockIO's); unwritten is what kept the request from going out whole.
+	rest      chan error
+	unwritten error
+}
 
-func (c netIO) Send(p []byte, check bool) error {
+// netWriteApart is the size past which netIO writes a request apart from
+// the wait for its answer, which may come before the socket takes it all:
+// a smaller one a socket's buffer takes at once.
+const netWriteApart = 64 << 10
+
+func (c *netIO) Send(p []byte, check bool) error {
+	c.Written()
+	c.unwritten = nil
 	if check && !peekIdle(c.Conn) {
 		return errBusy
 	}
-	_, err := c.Write(p)
-	return err
+	if len(p) <= netWriteApart {
+		_, err := c.Write(p)
+		return err
+	}
+	done := make(chan error, 1)
+	c.rest, c.unwritten = done, errWriting
+	go func() {
+		_, err := c.Write(p)
+		done <- err
+	}()
+	return nil
 }
 
-func (netIO) Pending() bool  { return false }
-func (netIO) Written() error { return nil }
+func (c *netIO) Pending() bool {
+	if c.rest == nil {
+		return false
+	}
+	select {
+	case err := <-c.rest:
+		c.unwritten, c.rest = err, nil
+		return false
+	default:
+		return true
+	}
+}
+
+func (c *netIO) Written() error {
+	if c.rest != nil {
+		c.unwritten = <-c.rest
+		c.rest = nil
+	}
+	return c.unwritten
+}
+
+// errWriting is a request whose rest was still being written when its
+// answer came.
+var errWriting = errors.New("the answer came before the call was written whole")
 
 // close closes the connection, and waits for the rest of a request still
 // being written on it (which the close ends): the request's buffer is the

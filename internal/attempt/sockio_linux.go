@@ -75,11 +75,11 @@ func (w *restWrite) write(fd uintptr) bool {
 func newSockIO(c net.Conn) connIO {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return netIO{c}
+		return &netIO{Conn: c}
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return netIO{c}
+		return &netIO{Conn: c}
 	}
 	s := &sockIO{c: c, rc: rc}
 	s.read = func(fd uintptr) bool {
@@ -250,10 +250,6 @@ func (s *sockIO) Send(p []byte, check bool) error {
 	}
 	return nil
 }
-
-// errWriting is a request whose rest was still being written when its
-// answer came.
-var errWriting = errors.New("the answer came before the call was written whole")
 
 // answerWaits says whether bytes wait in the socket: a look that neither
 // waits nor takes them.

@@ -207,44 +207,58 @@ func earlyServer(t *testing.T, answer string, hold bool) *url.URL {
 	return u
 }
 
+// earlyAnswers are receivers that answer a large call before they read
+// its body, and what its answer is.
+var earlyAnswers = []struct {
+	name, answer string
+	hold         bool
+	status       int
+}{
+	{"413 then reset", tooLarge, false, 413},
+	{"413 then held", tooLarge, true, 413},
+	{"200 then held", ok200, true, 200},
+}
+
+const tooLarge = "HTTP/1.1 413 Too Large\r\nContent-Length: 3\r\n\r\nbig"
+
+// earlyPool is a small call, then one far past socket buffers: on a
+// lane, the second is the loop's, on the connection the first made.
+func earlyPool() [][]Template {
+	big := []byte(`{"x":"` + strings.Repeat("x", 64<<20) + `"}`)
+	return [][]Template{{{Event: "A", Query: "businessType=A", Body: []byte(`{}`)}}, {{Event: "A", Query: "businessType=A", Body: big}}}
+}
+
 // An answer that comes before the call is written whole (a receiver
-// refusing a body it will not read) is the call's answer on every path, as
-// net/http and curl read it: the fast path waited to write the rest and
-// said the receiver never answered in time, or that it reset the
-// connection. The connection carries no other call.
+// refusing a body it will not read) is the call's answer, as net/http and
+// curl read it: the fast path waited to write the rest and said the
+// receiver never answered in time, or that it reset the connection. The
+// connection carries no other call. (The loops: TestLanesAnswerBeforeTheCallIsWritten.)
 func TestAnswerBeforeTheCallIsWritten(t *testing.T) {
-	big := []byte(`{"x":"` + strings.Repeat("x", 64<<20) + `"}`) // far past socket buffers
-	const tooLarge = "HTTP/1.1 413 Too Large\r\nContent-Length: 3\r\n\r\nbig"
-	for _, tt := range []struct {
-		name, answer string
-		hold         bool
-		status       int
-	}{
-		{"413 then reset", tooLarge, false, 413},
-		{"413 then held", tooLarge, true, 413},
-		{"200 then held", ok200, true, 200},
-	} {
-		for _, way := range []string{"worker", "lanes"} {
-			t.Run(tt.name+"/"+way, func(t *testing.T) {
+	pool := earlyPool()
+	for _, tt := range earlyAnswers {
+		// Through the socket's own calls (sockIO, on Linux), and through
+		// net.Conn's Read and Write (netIO: other systems, and a
+		// connection that is no socket).
+		for _, conn := range []string{"socket", "net.Conn"} {
+			t.Run(tt.name+"/"+conn, func(t *testing.T) {
 				t.Parallel()
 				c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
+				if dt, ok := c.Transport.(directTransport); ok && conn == "net.Conn" {
+					dial := dt.DialContext
+					dt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+						c, err := dial(ctx, network, addr)
+						if err != nil {
+							return nil, err
+						}
+						return struct{ net.Conn }{unwrap(c)}, nil // no syscall.Conn
+					}
+				}
 				d := &Deliverer{Client: c, Target: earlyServer(t, tt.answer, tt.hold)}
-				// A small call first, then the large one: on lanes the
-				// second is the loop's, on the connection the first made.
-				pool := [][]Template{{{Event: "A", Query: "businessType=A", Body: []byte(`{}`)}}, {{Event: "A", Query: "businessType=A", Body: big}}}
 				var got []Attempt
-				report := func(r *Result) { got = append(got, r.Last()) }
-				if way == "worker" {
-					asWorker(d, pool, 2, report)
-				} else if !asLanes(context.Background(), d, pool, 2, report) {
-					t.Skip("no event loops here")
-				}
-				if len(got) != 2 {
-					t.Fatalf("%d deliveries, want 2", len(got))
-				}
+				asWorker(d, pool, 2, func(r *Result) { got = append(got, r.Last()) })
 				if a := got[1]; a.Status != tt.status || a.Kind != "" {
 					t.Errorf("the large call: %s, want %d", brief(a), tt.status)
 				}
