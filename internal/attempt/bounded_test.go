@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -258,6 +259,41 @@ func TestUnfinishedAnswerFailsOnEveryPath(t *testing.T) {
 				}
 				if n := srv.got.Load(); n != 2 {
 					t.Errorf("the receiver read %d calls, want 2", n)
+				}
+			})
+		}
+	}
+}
+
+// An answer's head is read up to maxHead on every path alike, however its
+// lines fall: lines longer than the fast path's 4 KiB buffer are taken, as
+// net/http takes them, and a head (the 1xx answers before it included, as
+// net/http counts them) past maxHead is refused, as net/http refuses it,
+// where the fast path read on to its whole answer's cap.
+func TestHeadReadToMaxHeadOnEveryPath(t *testing.T) {
+	field := func(n int) string { return "X-Filler: " + strings.Repeat("f", n) + "\r\n" }
+	heads := []struct {
+		name, answer string
+		status       int // 0: refused
+	}{
+		{"a 5 KiB field", "HTTP/1.1 200 OK\r\n" + field(5000) + "Content-Length: 2\r\n\r\nok", 200},
+		{"a 5 KiB reason", "HTTP/1.1 200 " + strings.Repeat("r", 5000) + "\r\nContent-Length: 2\r\n\r\nok", 200},
+		{"a 500 KiB field", "HTTP/1.1 200 OK\r\n" + field(500<<10) + "Content-Length: 2\r\n\r\nok", 200},
+		{"1.1 MiB of head", "HTTP/1.1 200 OK\r\n" + strings.Repeat(field(1000), 1100) + "Content-Length: 2\r\n\r\nok", 0},
+		{"a 1.1 MiB field", "HTTP/1.1 200 OK\r\n" + field(1100<<10) + "Content-Length: 2\r\n\r\nok", 0},
+		{"1xx heads over 1 MiB", strings.Repeat("HTTP/1.1 103 Early Hints\r\n"+field(1000)+"\r\n", 1100) + ok200, 0},
+	}
+	for _, p := range paths {
+		for _, h := range heads {
+			t.Run(p.name+"/"+h.name, func(t *testing.T) {
+				t.Parallel()
+				srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) { return h.answer, false, false, false })
+				a := deliverOnce(t, srv.url().String(), time.Minute, p.worker, p.follow, p.keep)
+				switch {
+				case h.status == 0 && (a.Status != 0 || a.Kind != KindOther):
+					t.Errorf("attempt %s, want the head refused", brief(a))
+				case h.status != 0 && (a.Status != h.status || a.Kind != "" || a.Unfinished() != ""):
+					t.Errorf("attempt %s, want %d", brief(a), h.status)
 				}
 			})
 		}

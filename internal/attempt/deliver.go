@@ -734,13 +734,15 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			d.Client.CloseIdleConnections()
 		}
 	}
-	if err == nil && resp.StatusCode < 100 {
-		// net/http takes "+20" and "099" for statuses; an answer is
-		// HTTP/1.x and three digits from 100 (statusOf), or none.
-		resp.Body.Close() // unread: the connection goes with it
-		err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted,
-			Err: errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))}
-		resp = nil
+	if err == nil {
+		// net/http takes "+20" and "099" for statuses, and "HTTP/2.0" or
+		// "HTTP/0.9" for an HTTP/1 answer's version; an answer is HTTP/1.x
+		// and three digits from 100 (statusOf), or none.
+		if msg := malformedStatus(resp); msg != "" {
+			resp.Body.Close() // unread: the connection goes with it
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
+			resp = nil
+		}
 	}
 	if err != nil {
 		kind := Classify(err)
@@ -749,7 +751,15 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}
-	kept, err := readBody(resp.Body, d.keep(resp.StatusCode))
+	var kept []byte
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// A switch no call asks for: what follows is no HTTP, and
+		// net/http hands the connection over as the body, which no time
+		// limit bounds. The answer is its head; Close ends the connection.
+		resp.Body.Close()
+	} else {
+		kept, err = readBody(resp.Body, d.keep(resp.StatusCode))
+	}
 	if err != nil && d.pause != nil {
 		d.pause(actx)
 	}

@@ -134,9 +134,9 @@ const (
 	// laneLook: the call is made and waits for the next epoll_wait to look
 	// at the kept-alive connection.
 	laneLook laneState = iota
-	// laneWrite: the call is being written; the socket's buffer was full.
-	laneWrite
-	// laneRead: the call is written; its answer is read.
+	// laneRead: the call is written; its answer is read. (A call the
+	// socket's buffer cannot take whole is written by a goroutine of its
+	// own: writeAway.)
 	laneRead
 	// laneAway: a goroutine of its own makes the delivery.
 	laneAway
@@ -188,9 +188,9 @@ type due struct {
 }
 
 // live says whether the attempt is still in flight: the lane's current
-// one, being written or read.
+// one, its answer being read.
 func (q due) live() bool {
-	return q.gen == q.l.gen && (q.l.state == laneRead || q.l.state == laneWrite)
+	return q.gen == q.l.gen && q.l.state == laneRead
 }
 
 // loop is one event loop of a run.
@@ -341,13 +341,8 @@ func (lp *loop) run() {
 			if ev.Fd == wakeData {
 				continue
 			}
-			switch l := lp.lanes[ev.Fd]; l.state {
-			case laneRead:
+			if l := lp.lanes[ev.Fd]; l.state == laneRead {
 				lp.read(l)
-			case laneWrite:
-				if ev.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
-					lp.write(l)
-				}
 			}
 		}
 		if woken {
@@ -519,15 +514,19 @@ func (lp *loop) write(l *lane) {
 			l.out = l.out[n:]
 		case syscall.EINTR:
 		case syscall.EAGAIN:
-			if l.state != laneWrite {
-				// Room to write, and only that: an answer that comes
-				// before the call is written (a receiver that does not
-				// read it all) would be reported at every wait.
-				l.state = laneWrite
-				lp.watch(l, unix.EPOLLOUT)
-			}
+			// A call larger than the socket's buffer: the worker's path
+			// writes the rest while it waits for the answer, which may
+			// come first (a receiver that answers before it reads the
+			// body, or never reads it).
+			lp.writeAway(l)
 			return
 		default:
+			if lp.answerWaits(l) {
+				// The receiver answered and closed before the call went
+				// out whole: its answer, in the socket, is the call's.
+				lp.writeAway(l)
+				return
+			}
 			err := l.opError("write", os.NewSyscallError("write", e))
 			if staleErr(err) { // the look passed: it closed as the call went out
 				err = errClosedAsSent
@@ -536,23 +535,67 @@ func (lp *loop) write(l *lane) {
 			return
 		}
 	}
-	if l.state == laneWrite {
-		l.state = laneRead
-		lp.watch(l, answerEvents)
+}
+
+// answerWaits says whether bytes wait in a lane's socket.
+func (lp *loop) answerWaits(l *lane) bool {
+	var b [1]byte
+	for {
+		n, e := sysPeek(uintptr(l.fd), b[:])
+		if e != syscall.EINTR {
+			return e == 0 && n > 0
+		}
 	}
+}
+
+// writeAway hands a lane's call that its socket did not take whole to a
+// goroutine of its own, which writes the rest as the worker does
+// (sockIO.Send: apart from the wait for the answer), reads the answer
+// within the attempt's time limit, and makes the retries.
+func (lp *loop) writeAway(l *lane) {
+	if err := unix.EpollCtl(lp.ep, unix.EPOLL_CTL_DEL, l.fd, nil); err != nil {
+		lp.failed(l, os.NewSyscallError("epoll_ctl", err))
+		return
+	}
+	c, err := fdConn(l.fd)
+	l.fd = -1
+	if err != nil {
+		lp.failed(l, err)
+		return
+	}
+	rc := newRawConn(lp.ctx, c)
+	rc.reuse = true
+	rc.lim.n = maxHead
+	rc.deadline = l.deadline
+	if err := c.SetDeadline(rc.deadline); err != nil {
+		rc.close()
+		lp.failed(l, err)
+		return
+	}
+	l.buf.raw = rc
+	req, res, t, method, start, rest := l.req, l.res, l.t, l.method, l.start, l.out
+	lp.away(l, func() {
+		var resp *http.Response
+		err := rc.io.Send(rest, false)
+		if err == nil {
+			_, err = rc.r.Peek(1)
+		}
+		if err != nil && staleErr(err) { // as the loop's own write says it
+			err = errClosedAsSent
+		}
+		if err == nil {
+			resp, err = lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
+		}
+		a, retryAfter := lp.d.rawAnswer(lp.ctx, method, t, l.buf, resp, err, start, res)
+		if lp.d.again(lp.ctx, req, res, 0, a, retryAfter) {
+			lp.d.attempts(lp.ctx, req, res, t, l.buf, 1)
+		}
+	})
 }
 
 // answerEvents are what the loop's set reports of a connection: its
 // answer and the receiver's close (and errors, always).
 const answerEvents = unix.EPOLLIN | unix.EPOLLRDHUP
-
-// watch sets what the loop's set reports of a lane's connection.
-func (lp *loop) watch(l *lane, events uint32) {
-	ev := unix.EpollEvent{Events: events, Fd: l.idx}
-	if err := unix.EpollCtl(lp.ep, unix.EPOLL_CTL_MOD, l.fd, &ev); err != nil {
-		lp.failed(l, os.NewSyscallError("epoll_ctl", err))
-	}
-}
 
 // read reads what came of a lane's answer and, when it is whole or the
 // connection ended it, makes the attempt.
@@ -593,7 +636,9 @@ func (lp *loop) parse(l *lane) {
 		l.ar.end = errIncomplete
 	}
 	l.br.Reset(&l.ar)
-	resp, err := lp.d.readAnswer(l.br, l.method, &l.resp, &l.pre)
+	// No count of the head: the loop holds laneAnswer of it at most, far
+	// below maxHead; the worker's path counts a longer answer's (readAway).
+	resp, err := lp.d.readAnswer(l.br, l.method, &l.resp, &l.pre, nil)
 	if errors.Is(err, errIncomplete) {
 		if len(l.in) >= laneAnswer {
 			lp.readAway(l)
@@ -634,7 +679,7 @@ func (lp *loop) readAway(l *lane) {
 	}
 	rc := newRawConn(lp.ctx, c)
 	rc.reuse = true
-	rc.lim = capReader{r: io.MultiReader(bytes.NewReader(l.in), rc.io), n: answerCap}
+	rc.lim = capReader{r: io.MultiReader(bytes.NewReader(l.in), rc.io), n: maxHead}
 	rc.deadline = l.deadline
 	if err := c.SetDeadline(rc.deadline); err != nil {
 		rc.close()
@@ -644,7 +689,7 @@ func (lp *loop) readAway(l *lane) {
 	l.buf.raw = rc
 	req, res, t, method, start := l.req, l.res, l.t, l.method, l.start
 	lp.away(l, func() {
-		resp, err := lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre)
+		resp, err := lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
 		a, retryAfter := lp.d.rawAnswer(lp.ctx, method, t, l.buf, resp, err, start, res)
 		if lp.d.again(lp.ctx, req, res, 0, a, retryAfter) {
 			lp.d.attempts(lp.ctx, req, res, t, l.buf, 1)
@@ -802,7 +847,7 @@ func fdConn(fd int) (net.Conn, error) {
 func (lp *loop) interrupt() {
 	for _, l := range lp.lanes {
 		switch l.state {
-		case laneRead, laneWrite:
+		case laneRead:
 			lp.failed(l, lp.ctx.Err())
 		case laneLook:
 			lp.unstarted(l)
@@ -835,11 +880,7 @@ func (lp *loop) expire() {
 			return
 		}
 		lp.queue[lp.head] = due{}
-		switch {
-		case !live:
-		case l.state == laneWrite:
-			lp.failed(l, l.opError("write", os.ErrDeadlineExceeded))
-		default:
+		if live {
 			// What came of the answer is read as ended by the deadline:
 			// a head that came whole is an answer whose body was not
 			// finished in time, as the worker's read finds it.
@@ -856,7 +897,7 @@ func (lp *loop) fail(err error) {
 	lp.err = err
 	for _, l := range lp.lanes {
 		switch l.state {
-		case laneRead, laneWrite:
+		case laneRead:
 			lp.failed(l, err)
 		case laneLook:
 			lp.unstarted(l)

@@ -83,11 +83,14 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 		{"bytes after the answer", ok200 + ok200, false, false, false},
 		{"204 with a body", "HTTP/1.1 204 No Content\r\n\r\n" + ok200, false, false, false},
 		{"100 Continue first", "HTTP/1.1 100 Continue\r\n\r\n" + ok200, false, false, false},
+		{"101 then no HTTP", "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", false, false, true},
 		{"status 200X", "HTTP/1.1 200X OK\r\nContent-Length: 0\r\n\r\n", false, false, false},
 		{"two Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok", false, false, false},
 		{"unsupported Transfer-Encoding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, false, false},
 		{"a field folded", "HTTP/1.1 429 Slow\r\nRetry-After:\r\n 7\r\nContent-Length: 2\r\n\r\nok", false, false, false},
 		{"a trailer", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Sum: 1\r\n\r\n", false, false, false},
+		{"a 20 KiB field", "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("l", 20<<10) + "\r\nContent-Length: 2\r\n\r\nok", false, false, false},
+		{"head over maxHead", "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Filler: "+strings.Repeat("f", 1000)+"\r\n", 1100) + "Content-Length: 2\r\n\r\nok", false, false, false},
 		{"64 KiB body", "HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n\r\n" + big, false, false, false},
 		{"body over MaxBodyRead", fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(huge)) + huge, false, false, false},
 		{"429 Retry-After", "HTTP/1.1 429 Slow\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n", false, false, false},
@@ -355,6 +358,31 @@ func TestRequestConnectionCloseEndsTheConnection(t *testing.T) {
 			}
 			if ok != calls || reused.Load() != 0 {
 				t.Errorf("%d of %d succeeded, %d calls on a connection used before; want all, none", ok, calls, reused.Load())
+			}
+		})
+	}
+}
+
+// The loops take an answer that comes before their call is written whole
+// as the worker does (TestAnswerBeforeTheCallIsWritten): they watched
+// only for room to write, and said the receiver closed the kept-alive
+// connection as the call went out, or never answered in time.
+func TestLanesAnswerBeforeTheCallIsWritten(t *testing.T) {
+	pool := earlyPool()
+	for _, tt := range earlyAnswers {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: earlyServer(t, tt.answer, tt.hold)}
+			var got []Attempt
+			if !asLanes(context.Background(), d, pool, 2, func(r *Result) { got = append(got, r.Last()) }) {
+				t.Skip("no event loops here")
+			}
+			if a := got[1]; a.Status != tt.status || a.Kind != "" {
+				t.Errorf("the large call: %s, want %d", brief(a), tt.status)
 			}
 		})
 	}

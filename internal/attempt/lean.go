@@ -26,6 +26,7 @@ type leanHead struct {
 	close    bool   // Connection says close
 	keepOpen bool   // Connection says keep-alive
 	line     []byte // a field joined with its continuation lines
+	long     []byte // a line longer than the reader's buffer (readLine)
 }
 
 // read reads the head's fields, up to its empty line, adding Retry-After
@@ -83,7 +84,7 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 // with a space each (as textproto does); nil at the head's empty line.
 // It is valid until the next read of br.
 func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
+	line, err := readLine(br, &h.long)
 	if err != nil {
 		return nil, headErr(err)
 	}
@@ -123,12 +124,29 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 		if b[0] != ' ' && b[0] != '\t' {
 			return h.line, nil
 		}
-		next, err := br.ReadSlice('\n')
+		next, err := readLine(br, &h.long)
 		if err != nil {
 			return nil, headErr(err)
 		}
 		h.line = append(append(h.line, ' '), trimLeftBlank(trimRightBlank(dropEOL(next)))...)
 	}
+}
+
+// readLine is br's next line, its end included, however long: one longer
+// than br's buffer is gathered in *long, as textproto reads a line of any
+// length (the head's count, maxHead, bounds it). It is valid until the
+// next read of br, or of *long.
+func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	*long = append((*long)[:0], line...)
+	for err == bufio.ErrBufferFull {
+		line, err = br.ReadSlice('\n')
+		*long = append(*long, line...)
+	}
+	return *long, err
 }
 
 // contentLength takes a Content-Length field's value v: the first sets

@@ -51,7 +51,18 @@ var leanAnswers = []string{
 	"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
 	"HTTP/1.1 100 Continue\r\n\r\n",
 	"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n",
+	// Lines longer than the reader's buffer (4 KiB): net/http reads a
+	// line of any length within the head's cap.
+	"HTTP/1.1 200 OK\r\nX-Long: " + long + "\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 200 " + long + "\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 429 Slow\r\nX-A: a\r\n " + long + "\r\nRetry-After: 7\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 302 Found\r\nLocation: /" + long + "\r\nContent-Length: 0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Trailer: " + long + "\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nX-Long: " + long + "\x00\r\nContent-Length: 2\r\n\r\nok",
 }
+
+// long is a field value longer than a reader's buffer.
+var long = strings.Repeat("a", 10000)
 
 // readLean frames every answer as http.ReadResponse and its body's reader
 // do, so that the fast path and net/http's (taken with -v, for https and
@@ -94,12 +105,12 @@ func leanDiff(a string) string {
 	}
 	lr := bufio.NewReader(strings.NewReader(a + next))
 	var got http.Response
-	gerr := readLean(lr, http.MethodPost, &got, nil, nil)
+	gerr := readLean(lr, http.MethodPost, &got, nil, nil, nil)
 	// An answer that comes a byte at a time (a reader's buffer filled
 	// again mid-line) reads as one that comes at once.
 	slow := bufio.NewReaderSize(iotest.OneByteReader(strings.NewReader(a+next)), 4096)
 	var got1 http.Response
-	if err1 := readLean(slow, http.MethodPost, &got1, nil, nil); (err1 == nil) != (gerr == nil) || err1 == nil &&
+	if err1 := readLean(slow, http.MethodPost, &got1, nil, nil, nil); (err1 == nil) != (gerr == nil) || err1 == nil &&
 		(got1.StatusCode != got.StatusCode || got1.Close != got.Close || got1.Header.Get("Retry-After") != got.Header.Get("Retry-After")) {
 		return fmt.Sprintf("read a byte at a time: %d %v, at once: %d %v", got1.StatusCode, err1, got.StatusCode, gerr)
 	}
@@ -137,7 +148,7 @@ func TestReadLeanAllocatesNothing(t *testing.T) {
 	br := bufio.NewReader(sr)
 	var resp http.Response
 	allocs := testing.AllocsPerRun(100, func() {
-		if err := readLean(br, http.MethodPost, &resp, nil, nil); err != nil {
+		if err := readLean(br, http.MethodPost, &resp, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -47,7 +47,10 @@ type rawConn struct {
 	pre []byte
 }
 
-// capReader reads r up to n bytes, then says errOver.
+// capReader reads r up to n bytes, then says errOver: an answer's heads
+// (its 1xx answers' included) up to maxHead, as net/http's transport
+// counts them (the bytes its reader takes from the connection, with the
+// same 4 KiB buffer), then its body up to bodyCap (readAnswer).
 type capReader struct {
 	r io.Reader
 	n int64
@@ -69,9 +72,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 // net/http's transport bounds it (MaxResponseHeaderBytes) on the other.
 const maxHead = 1 << 20
 
-// answerCap is how many bytes of one answer the fast path reads: its head
-// and MaxBodyRead of body with room for chunked framing.
-const answerCap = maxHead + 2*MaxBodyRead
+// bodyCap is how many bytes of an answer's body the fast path reads past
+// its head: MaxBodyRead with room for chunked framing and a trailer.
+const bodyCap = 2 * MaxBodyRead
 
 // errHeadOver is an answer whose head ran past maxHead.
 var errHeadOver = errors.New("answer head over " + strconv.Itoa(maxHead>>20) + " MiB")
@@ -82,8 +85,17 @@ type connIO interface {
 	// Send writes a request whole. It may wait until the answer can be
 	// read. With check it first looks whether the socket is idle (a
 	// kept-alive connection) and, if not, writes
-	// nothing and says errBusy.
+	// nothing and says errBusy. It returns once the request is out, or
+	// while a goroutine writes the rest of one too large for the socket's
+	// buffer (Pending), or when its write failed with an answer waiting
+	// in the socket (Written says the error).
 	Send(p []byte, check bool) error
+	// Pending says whether the rest of the request is still being
+	// written: an answer came before it went out whole.
+	Pending() bool
+	// Written waits for the request's write to end and says what kept it
+	// from going out whole (nil: nothing).
+	Written() error
 }
 
 // errBusy is a kept-alive connection found, before a call was written on
@@ -91,19 +103,71 @@ type connIO interface {
 var errBusy = errors.New("kept-alive connection closed by the receiver or holding bytes no call asked for")
 
 // netIO is a connIO over net.Conn's own Read and Write.
-type netIO struct{ net.Conn }
+type netIO struct {
+	net.Conn
+	// rest is the write of a request larger than netWriteApart, made by
+	// a goroutine of its own while the reader waits for the answer (as
+	// sockIO's); unwritten is what kept the request from going out whole.
+	rest      chan error
+	unwritten error
+}
 
-func (c netIO) Send(p []byte, check bool) error {
+// netWriteApart is the size past which netIO writes a request apart from
+// the wait for its answer, which may come before the socket takes it all:
+// a smaller one a socket's buffer takes at once.
+const netWriteApart = 64 << 10
+
+func (c *netIO) Send(p []byte, check bool) error {
+	c.Written()
+	c.unwritten = nil
 	if check && !peekIdle(c.Conn) {
 		return errBusy
 	}
-	_, err := c.Write(p)
-	return err
+	if len(p) <= netWriteApart {
+		_, err := c.Write(p)
+		return err
+	}
+	done := make(chan error, 1)
+	c.rest, c.unwritten = done, errWriting
+	go func() {
+		_, err := c.Write(p)
+		done <- err
+	}()
+	return nil
 }
 
+func (c *netIO) Pending() bool {
+	if c.rest == nil {
+		return false
+	}
+	select {
+	case err := <-c.rest:
+		c.unwritten, c.rest = err, nil
+		return false
+	default:
+		return true
+	}
+}
+
+func (c *netIO) Written() error {
+	if c.rest != nil {
+		c.unwritten = <-c.rest
+		c.rest = nil
+	}
+	return c.unwritten
+}
+
+// errWriting is a request whose rest was still being written when its
+// answer came.
+var errWriting = errors.New("the answer came before the call was written whole")
+
+// close closes the connection, and waits for the rest of a request still
+// being written on it (which the close ends): the request's buffer is the
+// worker's, and written again by its next call.
 func (rc *rawConn) close() {
 	rc.stop()
 	rc.c.Close()
+	rc.io.Written()
 }
 
 // rawOK says whether requests to u may take the fast path.
@@ -155,7 +219,10 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	if lean != nil {
 		err = lean
 	}
-	if buf.answerEnds(resp, err, rc.r.Buffered() > 0) {
+	// A request not written whole (its answer came first, or its write
+	// failed) leaves the connection in the middle of it.
+	unwritten := rc.io.Pending() || rc.io.Written() != nil
+	if buf.answerEnds(resp, err, rc.r.Buffered() > 0) || unwritten {
 		rc.close()
 		buf.raw = nil
 	}
@@ -188,9 +255,10 @@ func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err
 // on ends with it, unfit to carry another call: an error reading it
 // (err), the receiver's close, bytes after the answer (leftover: a 204 or
 // 304 with a body, a receiver that writes more than it frames), which are
-// no answer to the next call, or the request's own Connection: close.
+// no answer to the next call, a 101 (what follows it is no HTTP), or the
+// request's own Connection: close.
 func (bb *bodyBuf) answerEnds(resp *http.Response, err error, leftover bool) bool {
-	return err != nil || resp.Close || leftover || bb.closing
+	return err != nil || resp.Close || leftover || bb.closing || resp.StatusCode == http.StatusSwitchingProtocols
 }
 
 // keep says whether an answer's body is kept: all with KeepBody, the
@@ -224,7 +292,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		}
 		reused := rc.reuse
 		rc.reuse = true
-		rc.lim.n = answerCap
+		rc.lim.n = maxHead
 		if rc.deadline.Before(deadline) {
 			rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
 			if err := rc.c.SetDeadline(rc.deadline); err != nil {
@@ -252,7 +320,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			}
 			return nil, err
 		}
-		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre)
+		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
 	}
 }
 
@@ -346,7 +414,9 @@ func (bb *bodyBuf) appendHead(b []byte, method string, t *target, h http.Header,
 // readAnswer reads from br the head of the answer to the call just sent
 // (a lean answer whole, see readLean), into *resp unless KeepBody asks
 // for net/http's reading; pre keeps the start of a lean answer's body.
-func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Response, pre *[]byte) (*http.Response, error) {
+// lim, when not nil, is what br reads through, counting the heads up to
+// maxHead: its count moves to the body's once the last head is read.
+func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Response, pre *[]byte, lim *capReader) (*http.Response, error) {
 	*pre = (*pre)[:0]
 	into := resp
 	for {
@@ -357,11 +427,16 @@ func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Respo
 			if errors.Is(err, errOver) {
 				err = errHeadOver
 			}
-			if err == nil && resp.StatusCode < 100 { // "+20", "099": see statusOf
-				err = errors.New("malformed HTTP status code " + strconv.Quote(resp.Status))
+			if err == nil {
+				if msg := malformedStatus(resp); msg != "" {
+					err = errors.New(msg)
+				}
+			}
+			if err == nil && resp.StatusCode >= 200 && lim != nil {
+				lim.n = bodyCap
 			}
 		} else {
-			err = readLean(br, method, resp, d, pre)
+			err = readLean(br, method, resp, d, pre, lim)
 		}
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
@@ -391,11 +466,12 @@ func staleErr(err error) bool {
 // line. The body is read and dropped; the answer's Body is empty.
 //
 // Of the body it reads MaxBodyRead at most: past it, errOver, and
-// resp.Close; a head past maxHead is errHeadOver. Where keep (when not
-// nil) says so of the status, the first MaxBodyPrefix bytes of the body go
-// to *pre.
-func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper, pre *[]byte) error {
-	line, err := br.ReadSlice('\n')
+// resp.Close; a head past maxHead (lim's count, when lim is not nil) is
+// errHeadOver. Where keep (when not nil) says so of the status, the first
+// MaxBodyPrefix bytes of the body go to *pre.
+func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper, pre *[]byte, lim *capReader) error {
+	var longLine []byte
+	line, err := readLine(br, &longLine)
 	if err != nil {
 		return headErr(err)
 	}
@@ -413,6 +489,9 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 		return err
 	}
 	resp.Close = h.closes()
+	if status >= 200 && lim != nil {
+		lim.n = bodyCap // the last head is read: what follows is body
+	}
 	chunked, length := h.chunked, h.length
 	switch {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || method == http.MethodHead:
@@ -423,6 +502,12 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 		// The trailer, up to its empty line: its fields are read as the
 		// head's, and dropped.
 		trailer := leanHead{trailer: true}
+		if err := trailerFits(br); err != nil {
+			if err == io.EOF {
+				err = errTrailerCut
+			}
+			return bodyErr(err)
+		}
 		if err := trailer.read(br, nil); err != nil {
 			if err == io.EOF {
 				err = errTrailerCut
@@ -472,6 +557,30 @@ func bodyErr(err error) error {
 	return bodyError{err}
 }
 
+// trailerFits says (nil) whether a chunked body's trailer ends within
+// br's buffer, as net/http reads one only then (against a trailer without
+// end): its empty line at once, or a CRLF CRLF within the buffer. An
+// empty line that is a bare LF is taken at once, as it was before this
+// look: net/http waits for a byte after it that a last answer never sends.
+func trailerFits(br *bufio.Reader) error {
+	if b, err := br.Peek(1); err != nil || b[0] == '\n' {
+		return err
+	}
+	if b, err := br.Peek(2); err != nil || string(b) == "\r\n" {
+		return err
+	}
+	for n := 4; n <= br.Size(); n++ {
+		b, err := br.Peek(n)
+		if err != nil {
+			return err
+		}
+		if string(b[n-4:]) == "\r\n\r\n" {
+			return nil
+		}
+	}
+	return errors.New("http: suspiciously long trailer after chunked body")
+}
+
 // errTrailerCut is net/http's word for a chunked body whose trailer ended
 // unfinished.
 var errTrailerCut = errors.New("unexpected EOF reading trailer")
@@ -495,27 +604,49 @@ func unfinished(err error) (body, failed error) {
 // allocated, per call.
 type keeper interface{ keep(status int) bool }
 
-// statusOf is the status of a status line: "HTTP/1.x DDD" then a space or
-// the line's end (CRLF, or LF as net/http takes it), else false: "HTTP/1.1
-// 200X" and "HTTP/1.1 2004" are no 200.
+// statusOf is the status of a status line: "HTTP/1.x", spaces (more than
+// one as net/http and curl take them), "DDD" then a space or the line's
+// end (CRLF, or LF as net/http takes it), else false: "HTTP/1.1 200X" and
+// "HTTP/1.1 2004" are no 200, nor is "HTTP/2.0 200" an HTTP/1 answer.
 func statusOf(line []byte) (int, bool) {
 	if len(line) < 13 || string(line[:7]) != "HTTP/1." || line[7] < '0' || line[7] > '9' || line[8] != ' ' {
 		return 0, false
 	}
+	code := line[9:]
+	for len(code) > 0 && code[0] == ' ' {
+		code = code[1:]
+	}
+	if len(code) < 4 {
+		return 0, false
+	}
 	status := 0
-	for _, c := range line[9:12] {
+	for _, c := range code[:3] {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
 		status = status*10 + int(c-'0')
 	}
-	switch rest := string(line[12:]); {
+	switch rest := string(code[3:]); {
 	case status < 100:
 		return 0, false
 	case rest == "\r\n", rest == "\n", rest[0] == ' ':
 		return status, true
 	}
 	return 0, false
+}
+
+// malformedStatus is what keeps an answer net/http's reader took from
+// being one by statusOf's rules, "" for nothing: its status ("+20",
+// "099") or its version ("HTTP/2.0", "HTTP/0.9": no HTTP/1 answer), so
+// that every path refuses what the fast path refuses.
+func malformedStatus(resp *http.Response) string {
+	switch {
+	case resp.StatusCode < 100:
+		return "malformed HTTP status code " + strconv.Quote(resp.Status)
+	case resp.ProtoMajor != 1:
+		return "malformed HTTP version " + strconv.Quote(resp.Proto)
+	}
+	return ""
 }
 
 // prefixWriter keeps the first MaxBodyPrefix bytes written to it.

@@ -237,19 +237,19 @@ func TestReadLeanAsReadResponse(t *testing.T) {
 		}
 		br := bufio.NewReader(strings.NewReader(answer + next))
 		var got, n http.Response
-		if err := readLean(br, "POST", &got, nil, nil); err != nil {
+		if err := readLean(br, "POST", &got, nil, nil, nil); err != nil {
 			t.Fatalf("%q: %v", answer, err)
 		}
 		if got.StatusCode != want.StatusCode || got.Close != want.Close ||
 			got.Header.Get("Retry-After") != want.Header.Get("Retry-After") || got.Header.Get("Location") != want.Header.Get("Location") {
 			t.Errorf("%q: got %d close %v %v, want %d close %v", answer, got.StatusCode, got.Close, got.Header, want.StatusCode, want.Close)
 		}
-		if err := readLean(br, "POST", &n, nil, nil); err != nil || n.StatusCode != 299 {
+		if err := readLean(br, "POST", &n, nil, nil, nil); err != nil || n.StatusCode != 299 {
 			t.Errorf("%q: the next answer read as %v, %v", answer, n, err)
 		}
 	}
 	for _, bad := range []string{"", "HTTP/2 200\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n"} {
-		if err := readLean(bufio.NewReader(strings.NewReader(bad)), "POST", &http.Response{}, nil, nil); err == nil {
+		if err := readLean(bufio.NewReader(strings.NewReader(bad)), "POST", &http.Response{}, nil, nil, nil); err == nil {
 			t.Errorf("%q read without an error", bad)
 		}
 	}
@@ -261,7 +261,7 @@ func FuzzReadLean(f *testing.F) {
 	f.Add("HTTP/1.1 503 x\r\nRetry-After: 3\r\n\r\n")
 	f.Fuzz(func(t *testing.T, answer string) {
 		var got http.Response
-		if err := readLean(bufio.NewReader(strings.NewReader(answer)), "POST", &got, nil, nil); err != nil {
+		if err := readLean(bufio.NewReader(strings.NewReader(answer)), "POST", &got, nil, nil, nil); err != nil {
 			return
 		}
 		if got.StatusCode < 100 || got.StatusCode > 999 || got.Body != http.NoBody {

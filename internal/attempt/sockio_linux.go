@@ -38,17 +38,48 @@ type sockIO struct {
 	// a loaded machine may hold the goroutine before it waits for the
 	// answer (a stand-in for the scheduler).
 	held func()
+	// rest is the write of a request too large for the socket's buffer,
+	// finished by a goroutine of its own while the reader waits for the
+	// answer, which may come first (a receiver that answers without
+	// reading the body); nil when none was needed. unwritten is what the
+	// request's write met, when it did not go out whole.
+	rest      *restWrite
+	unwritten error
+}
+
+// restWrite writes the rest of a request, and says on done how it ended.
+type restWrite struct {
+	p     []byte
+	errno syscall.Errno
+	done  chan error
+}
+
+func (w *restWrite) write(fd uintptr) bool {
+	for len(w.p) > 0 {
+		n, e := sysWrite(fd, w.p)
+		switch e {
+		case 0:
+			w.p = w.p[n:]
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			w.errno = e
+			return true
+		}
+	}
+	return true
 }
 
 // newSockIO returns c's reader and sender: raw where c is a socket.
 func newSockIO(c net.Conn) connIO {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return netIO{c}
+		return &netIO{Conn: c}
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return netIO{c}
+		return &netIO{Conn: c}
 	}
 	s := &sockIO{c: c, rc: rc}
 	s.read = func(fd uintptr) bool {
@@ -164,6 +195,8 @@ func (s *sockIO) idle(fd uintptr) bool {
 // socket, and finding it not idle writes nothing: errBusy.
 func (s *sockIO) Send(p []byte, check bool) error {
 	s.p, s.n, s.errno, s.sent, s.check, s.busy = p, 0, 0, false, check, false
+	s.Written() // a former rest write ended (the connection's close ended it)
+	s.unwritten = nil
 	err := s.rc.Read(s.send)
 	if err != nil && s.sent && s.lateLook(err, func(fd uintptr) bool { return !s.idle(fd) }) {
 		// The request is out and its answer (or the receiver's close)
@@ -175,9 +208,26 @@ func (s *sockIO) Send(p []byte, check bool) error {
 		return errBusy
 	}
 	if err == nil && !s.sent && s.errno == 0 {
-		// A body larger than the socket's buffer: the rest is written
-		// when there is room, and the reader waits for the answer.
-		err = s.rc.Write(s.write)
+		// A body larger than the socket's buffer: the rest is written by
+		// a goroutine when there is room, while the reader waits for the
+		// answer, as net/http's transport writes and reads apart: a
+		// receiver may answer (413, or 200) before it reads the body, or
+		// never read it, and its answer is the call's.
+		w := &restWrite{p: s.p, done: make(chan error, 1)}
+		s.rest = w
+		s.unwritten = errWriting
+		s.p = nil
+		go func() {
+			err := s.rc.Write(w.write)
+			if err == nil && w.errno != 0 {
+				err = os.NewSyscallError("write", w.errno)
+			}
+			if err != nil {
+				err = s.opError("write", err)
+			}
+			w.done <- err
+		}()
+		return nil
 	}
 	s.p = nil
 	op := "write"
@@ -188,9 +238,59 @@ func (s *sockIO) Send(p []byte, check bool) error {
 	case err != nil:
 		return s.opError(op, err)
 	case s.errno != 0:
-		return s.opError("write", os.NewSyscallError("write", s.errno))
+		err = s.opError("write", os.NewSyscallError("write", s.errno))
+		if s.answerWaits() {
+			// The receiver answered and closed (a reset, of the rest
+			// unread) before the call went out whole: its answer is in
+			// the socket, and is the call's, as curl reads it.
+			s.unwritten = err
+			return nil
+		}
+		return err
 	}
 	return nil
+}
+
+// answerWaits says whether bytes wait in the socket: a look that neither
+// waits nor takes them.
+func (s *sockIO) answerWaits() bool {
+	waits := false
+	s.rc.Control(func(fd uintptr) {
+		for {
+			n, e := sysPeek(fd, s.peek[:])
+			if e != syscall.EINTR {
+				waits = e == 0 && n > 0
+				return
+			}
+		}
+	})
+	return waits
+}
+
+// Written waits for the end of the request's rest write, if one was
+// needed, and says what kept the request from going out whole (nil: it
+// did). A rest write still waiting for room ends when the connection
+// closes or its deadline passes.
+func (s *sockIO) Written() error {
+	if s.rest != nil {
+		s.unwritten = <-s.rest.done
+		s.rest = nil
+	}
+	return s.unwritten
+}
+
+// Pending says whether the request's rest is still being written.
+func (s *sockIO) Pending() bool {
+	if s.rest == nil {
+		return false
+	}
+	select {
+	case err := <-s.rest.done:
+		s.unwritten, s.rest = err, nil
+		return false
+	default:
+		return true
+	}
 }
 
 // opError is the error net.Conn would give.

@@ -6,4 +6,4 @@ import "net"
 
 // newSockIO returns c's reader and sender (raw system calls on Linux
 // only).
-func newSockIO(c net.Conn) connIO { return netIO{c} }
+func newSockIO(c net.Conn) connIO { return &netIO{Conn: c} }

@@ -1,9 +1,14 @@
 package attempt
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,6 +52,9 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 		{"version 1.x", "HTTP/1.x 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"status +20", "HTTP/1.1 +20 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"status 099", "HTTP/1.1 099 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"version 2.0", "HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"version 0.9", "HTTP/0.9 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"two spaces before the status", "HTTP/1.1  200 OK\r\nContent-Length: 0\r\n\r\n", false, 200, false},
 	}
 	const calls = 6
 	for _, p := range paths {
@@ -98,10 +106,163 @@ func TestStatusOf(t *testing.T) {
 		"HTTP/1.1 200 OK\r\n": 200, "HTTP/1.1 204\r\n": 204, "HTTP/1.0 503 \r\n": 503, "HTTP/1.1 404\n": 404,
 		"HTTP/1.1 200X OK\r\n": 0, "HTTP/1.1 2004 OK\r\n": 0, "HTTP/1.1 20 OK\r\n": 0, "HTTP/1.x 200 OK\r\n": 0,
 		"HTTP/2 200 OK\r\n": 0, "HTTP/1.1 +20 OK\r\n": 0, "HTTP/1.1 099 OK\r\n": 0, "HTTP/1.1 200\r": 0, "": 0,
+		"HTTP/1.1  200 OK\r\n": 200, "HTTP/1.1   204\r\n": 204, "HTTP/1.1  20 OK\r\n": 0, "HTTP/1.1 \t200 OK\r\n": 0, "HTTP/1.1   \r\n": 0,
+		"HTTP/2.0 200 OK\r\n": 0, "HTTP/0.9 200 OK\r\n": 0,
 	} {
 		got, ok := statusOf([]byte(line))
 		if got != want || ok != (want != 0) {
 			t.Errorf("%q: %d %v, want %d", line, got, ok, want)
+		}
+	}
+}
+
+// A 101 Switching Protocols that no call asked for is the receiver's
+// answer, its status counted (a failure, not 2xx), on every path alike:
+// what follows it is no HTTP, so nothing of it is read as a body (net/http
+// hands the connection over as one, which no time limit bounds: the
+// attempt waited as long as the receiver held the connection open) and
+// the connection carries no other call (the next goes on a new one).
+func TestSwitchingProtocolsEndsTheAttemptAndTheConnection(t *testing.T) {
+	const switched = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			// The receiver holds each connection open after its 101, as a
+			// WebSocket server does, reading no more HTTP from it.
+			srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) { return switched, false, false, true })
+			c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep}
+			var got []Attempt
+			next := func(r *Result) {
+				if r.OK {
+					t.Errorf("call %d: ok, want a failure", len(got)+1)
+				}
+				got = append(got, r.Last())
+			}
+			if p.worker {
+				asWorker(d, templates("A", 1), 2, next)
+			} else {
+				for range 2 {
+					next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
+				}
+			}
+			for i, a := range got {
+				if a.Status != http.StatusSwitchingProtocols || a.Kind != "" || a.Unfinished() != "" {
+					t.Errorf("call %d: %s, want 101", i+1, brief(a))
+				}
+			}
+			if n := srv.got.Load(); n != 2 {
+				t.Errorf("the receiver read %d calls, want 2 (each on a connection of its own)", n)
+			}
+		})
+	}
+}
+
+// earlyServer is a receiver that reads a call's head and answers it
+// before reading its body (as one that refuses a body too large does),
+// then closes the connection without reading the rest (a reset, since the
+// rest is unread) or holds it open unread until the test ends. Its first
+// call on each connection, with a small body, it reads whole and answers
+// 200, so that a lane's next call is the event loop's.
+func earlyServer(t *testing.T, answer string, hold bool) *url.URL {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if req.ContentLength < 1<<20 {
+						io.Copy(io.Discard, req.Body)
+						io.WriteString(c, ok200)
+						continue
+					}
+					io.WriteString(c, answer)
+					if hold {
+						<-stop
+					}
+					return
+				}
+			}()
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	return u
+}
+
+// earlyAnswers are receivers that answer a large call before they read
+// its body, and what its answer is.
+var earlyAnswers = []struct {
+	name, answer string
+	hold         bool
+	status       int
+}{
+	{"413 then reset", tooLarge, false, 413},
+	{"413 then held", tooLarge, true, 413},
+	{"200 then held", ok200, true, 200},
+}
+
+const tooLarge = "HTTP/1.1 413 Too Large\r\nContent-Length: 3\r\n\r\nbig"
+
+// earlyPool is a small call, then one far past socket buffers: on a
+// lane, the second is the loop's, on the connection the first made.
+func earlyPool() [][]Template {
+	big := []byte(`{"x":"` + strings.Repeat("x", 64<<20) + `"}`)
+	return [][]Template{{{Event: "A", Query: "businessType=A", Body: []byte(`{}`)}}, {{Event: "A", Query: "businessType=A", Body: big}}}
+}
+
+// An answer that comes before the call is written whole (a receiver
+// refusing a body it will not read) is the call's answer, as net/http and
+// curl read it: the fast path waited to write the rest and said the
+// receiver never answered in time, or that it reset the connection. The
+// connection carries no other call. (The loops: TestLanesAnswerBeforeTheCallIsWritten.)
+func TestAnswerBeforeTheCallIsWritten(t *testing.T) {
+	pool := earlyPool()
+	for _, tt := range earlyAnswers {
+		// Through the socket's own calls (sockIO, on Linux), and through
+		// net.Conn's Read and Write (netIO: other systems, and a
+		// connection that is no socket).
+		for _, conn := range []string{"socket", "net.Conn"} {
+			t.Run(tt.name+"/"+conn, func(t *testing.T) {
+				t.Parallel()
+				c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if dt, ok := c.Transport.(directTransport); ok && conn == "net.Conn" {
+					dial := dt.DialContext
+					dt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+						c, err := dial(ctx, network, addr)
+						if err != nil {
+							return nil, err
+						}
+						return struct{ net.Conn }{unwrap(c)}, nil // no syscall.Conn
+					}
+				}
+				d := &Deliverer{Client: c, Target: earlyServer(t, tt.answer, tt.hold)}
+				var got []Attempt
+				asWorker(d, pool, 2, func(r *Result) { got = append(got, r.Last()) })
+				if a := got[1]; a.Status != tt.status || a.Kind != "" {
+					t.Errorf("the large call: %s, want %d", brief(a), tt.status)
+				}
+			})
 		}
 	}
 }

@@ -437,6 +437,10 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
+	if e.Kind == attempt.KindClosed || e.Kind == attempt.KindReset {
+		// The connection was taken and the call written: reached.
+		return fmt.Sprintf("no answer from %s: the connection was ended before an answer came (%s)", e.URL, e.Kind)
+	}
 	return fmt.Sprintf("cannot reach %s: %s", e.URL, e.Kind)
 }
 

@@ -461,6 +461,20 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
+// An unreachable receiver's error says what was met: a connection that
+// was taken and then ended unanswered was reached.
+func TestUnreachableErrorWords(t *testing.T) {
+	for kind, want := range map[string]string{
+		attempt.KindRefused: "cannot reach http://h/hook: connection refused",
+		attempt.KindClosed:  "no answer from http://h/hook: the connection was ended before an answer came (connection closed)",
+		attempt.KindReset:   "no answer from http://h/hook: the connection was ended before an answer came (connection reset)",
+	} {
+		if got := (&UnreachableError{URL: "http://h/hook", Kind: kind}).Error(); got != want {
+			t.Errorf("%s: %q, want %q", kind, got, want)
+		}
+	}
+}
+
 // A receiver that never answers ends the run at its first call's time
 // limit, not at every call's.
 func TestUnresponsive(t *testing.T) {

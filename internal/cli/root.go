@@ -25,6 +25,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"os/signal"
 	"slices"
@@ -70,6 +72,12 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 	// default action ends it, as it ends any command still starting up
 	// (the shell then says 130 for Ctrl-C, 143 for SIGTERM). Start-up is
 	// most of such a run (#35).
+	// net/http's transport writes what it has nobody to hand (bytes a
+	// receiver sent after its answer: "Unsolicited response received on
+	// idle HTTP channel") to the standard logger, on stderr, a line per
+	// connection; whsim uses no standard logger, and counts such an answer
+	// itself (its connection ends, on every path).
+	log.SetOutput(io.Discard)
 	if waits(commandNamed(args)) {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

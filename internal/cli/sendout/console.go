@@ -223,6 +223,10 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		// The kind is the same whether the connection or the answer took
 		// too long: "cannot reach" would be false of a slow receiver.
 		return fmt.Sprintf("no answer from %s: every call timed out (a receiver slower than --timeout, or one that cannot be reached)", termsafe.URL(target))
+	case kinds[0] == attempt.KindClosed, kinds[0] == attempt.KindReset:
+		// A connection taken, the call written, then ended unanswered:
+		// reached, and "cannot reach" would send the user to the network.
+		return fmt.Sprintf("no answer from %s: every call's connection was ended before an answer came (%s)", termsafe.URL(target), why)
 	}
 	return fmt.Sprintf("cannot reach %s: %s", termsafe.URL(target), why)
 }
