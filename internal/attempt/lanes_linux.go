@@ -553,26 +553,10 @@ func (lp *loop) answerWaits(l *lane) bool {
 // (sockIO.Send: apart from the wait for the answer), reads the answer
 // within the attempt's time limit, and makes the retries.
 func (lp *loop) writeAway(l *lane) {
-	if err := unix.EpollCtl(lp.ep, unix.EPOLL_CTL_DEL, l.fd, nil); err != nil {
-		lp.failed(l, os.NewSyscallError("epoll_ctl", err))
+	rc, ok := lp.detach(l, nil)
+	if !ok {
 		return
 	}
-	c, err := fdConn(l.fd)
-	l.fd = -1
-	if err != nil {
-		lp.failed(l, err)
-		return
-	}
-	rc := newRawConn(lp.ctx, c)
-	rc.reuse = true
-	rc.lim.n = maxHead
-	rc.deadline = l.deadline
-	if err := c.SetDeadline(rc.deadline); err != nil {
-		rc.close()
-		lp.failed(l, err)
-		return
-	}
-	l.buf.raw = rc
 	req, res, t, method, start, rest := l.req, l.res, l.t, l.method, l.start, l.out
 	lp.away(l, func() {
 		var resp *http.Response
@@ -667,26 +651,10 @@ const laneAnswer = 16 << 10
 // read of it, to a goroutine of its own, which reads the rest as the
 // worker does, within the attempt's time limit, and makes the retries.
 func (lp *loop) readAway(l *lane) {
-	if err := unix.EpollCtl(lp.ep, unix.EPOLL_CTL_DEL, l.fd, nil); err != nil {
-		lp.failed(l, os.NewSyscallError("epoll_ctl", err))
+	rc, ok := lp.detach(l, l.in)
+	if !ok {
 		return
 	}
-	c, err := fdConn(l.fd)
-	l.fd = -1
-	if err != nil {
-		lp.failed(l, err)
-		return
-	}
-	rc := newRawConn(lp.ctx, c)
-	rc.reuse = true
-	rc.lim = capReader{r: io.MultiReader(bytes.NewReader(l.in), rc.io), n: maxHead}
-	rc.deadline = l.deadline
-	if err := c.SetDeadline(rc.deadline); err != nil {
-		rc.close()
-		lp.failed(l, err)
-		return
-	}
-	l.buf.raw = rc
 	req, res, t, method, start := l.req, l.res, l.t, l.method, l.start
 	lp.away(l, func() {
 		resp, err := lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
@@ -695,6 +663,38 @@ func (lp *loop) readAway(l *lane) {
 			lp.d.attempts(lp.ctx, req, res, t, l.buf, 1)
 		}
 	})
+}
+
+// detach takes a lane's connection out of the loop's set into a rawConn
+// of its own, under the attempt's deadline, for a goroutine to finish the
+// attempt (writeAway, readAway); read is what the loop already read of the
+// answer, read again first. When it fails, the lane's attempt is made
+// failed and ok is false.
+func (lp *loop) detach(l *lane, read []byte) (rc *rawConn, ok bool) {
+	if err := unix.EpollCtl(lp.ep, unix.EPOLL_CTL_DEL, l.fd, nil); err != nil {
+		lp.failed(l, os.NewSyscallError("epoll_ctl", err))
+		return nil, false
+	}
+	c, err := fdConn(l.fd)
+	l.fd = -1
+	if err != nil {
+		lp.failed(l, err)
+		return nil, false
+	}
+	rc = newRawConn(lp.ctx, c)
+	rc.reuse = true
+	rc.lim.n = maxHead
+	if len(read) > 0 {
+		rc.lim.r = io.MultiReader(bytes.NewReader(read), rc.io)
+	}
+	rc.deadline = l.deadline
+	if err := c.SetDeadline(rc.deadline); err != nil {
+		rc.close()
+		lp.failed(l, err)
+		return nil, false
+	}
+	l.buf.raw = rc
+	return rc, true
 }
 
 // failed makes the attempt of a lane whose call met err before its
