@@ -259,7 +259,17 @@ func TestAnswerBeforeTheCallIsWritten(t *testing.T) {
 				d := &Deliverer{Client: c, Target: earlyServer(t, tt.answer, tt.hold)}
 				var got []Attempt
 				asWorker(d, pool, 2, func(r *Result) { got = append(got, r.Last()) })
-				if a := got[1]; a.Status != tt.status || a.Kind != "" {
+				a := got[1]
+				if !fastPathOn() && !tt.hold && a.Status == 0 && a.Kind == KindReset {
+					// net/http's transport races its write's error against
+					// an answer that came before the call was written whole:
+					// after a reset it may report the write's, to any Go
+					// client (a CI run met it). The fast path reads the
+					// answer every time; on net/http a reset is all the test
+					// can ask: never a success, a timeout or a wrong status.
+					return
+				}
+				if a.Status != tt.status || a.Kind != "" {
 					t.Errorf("the large call: %s, want %d", brief(a), tt.status)
 				}
 			})
