@@ -43,24 +43,15 @@ func TestListenForcedStopKeepsTheCallsInFlight(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			ready, capPath := filepath.Join(dir, "url.txt"), filepath.Join(dir, "c.ndjson")
-			args := []string{"listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--capture", capPath}
+			capPath := filepath.Join(t.TempDir(), "c.ndjson")
+			args := []string{"--capture", capPath}
 			arrived := make(chan struct{}, 1)
 			if tc.forward {
 				args = append(args, "--forward-to", "http://"+silentReceiver(t, arrived))
 			}
-			cmd := exec.Command("whsim", args...)
-			cmd.Env = append(os.Environ(), "NO_COLOR=1")
 			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			errs := startWithStderr(t, cmd)
-			errs.waitLine(t, "listening on ")
-			u, err := os.ReadFile(ready)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hook := strings.TrimPrefix(strings.TrimSpace(string(u)), "http://")
+			cmd, errs, u := startListen(t, &stdout, args...)
+			hook := strings.TrimPrefix(u, "http://")
 			host, _, _ := strings.Cut(hook, "/")
 			conn, err := net.Dial("tcp", host)
 			if err != nil {
@@ -96,17 +87,7 @@ func TestListenForcedStopKeepsTheCallsInFlight(t *testing.T) {
 				t.Fatal(err)
 			}
 			errs.waitLine(t, "stopped at once: the calls in flight were left unanswered")
-			done := make(chan error, 1)
-			go func() {
-				for range errs.lines {
-				}
-				done <- cmd.Wait()
-			}()
-			select {
-			case err = <-done:
-			case <-time.After(10 * time.Second): // far below the 30 s grace the second signal cuts short
-				t.Fatalf("still running 10 s after the second %v", tc.sig)
-			}
+			err = errs.exited(t, cmd, 10*time.Second) // far below the 30 s grace the second signal cuts short
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 				t.Errorf("exit %v, want 130", err)

@@ -5,9 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,18 +31,10 @@ func TestListenSecondSignalStopsAtOnce(t *testing.T) {
 			}))
 			defer hold.Close()
 			defer close(release)
-			ready := filepath.Join(t.TempDir(), "url.txt")
-			cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--forward-to", hold.URL)
-			cmd.Env = append(os.Environ(), "NO_COLOR=1")
-			errs := startWithStderr(t, cmd)
-			errs.waitLine(t, "listening on ")
-			u, err := os.ReadFile(ready)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cmd, errs, u := startListen(t, nil, "--forward-to", hold.URL)
 			answered := make(chan error, 1)
 			go func() {
-				resp, err := http.Post(strings.TrimSpace(string(u))+"hook?businessType=CREATE_RECEIVABLE_DOC", "application/json", strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}`))
+				resp, err := http.Post(u+"hook?businessType=CREATE_RECEIVABLE_DOC", "application/json", strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}`))
 				if err == nil {
 					resp.Body.Close()
 				}
@@ -59,18 +49,8 @@ func TestListenSecondSignalStopsAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			errs.waitLine(t, "stopped at once: the calls in flight were left unanswered")
-			done := make(chan error, 1)
-			go func() {
-				for range errs.lines {
-				}
-				done <- cmd.Wait()
-			}()
-			select {
-			case err = <-done:
 			// The bound is far below the 30 s grace the second signal cuts short.
-			case <-time.After(10 * time.Second):
-				t.Fatalf("still running 10 s after the second %v", sig)
-			}
+			err := errs.exited(t, cmd, 10*time.Second)
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 				t.Errorf("exit %v, want 130", err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -20,19 +19,10 @@ import (
 // listen to end, an event.
 func TestListenStopSaysItWaitsOnlyForCalls(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	ready, capPath := filepath.Join(dir, "url.txt"), filepath.Join(dir, "c.ndjson")
-	cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--capture", capPath)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	capPath := filepath.Join(t.TempDir(), "c.ndjson")
 	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	errs := startWithStderr(t, cmd)
-	errs.waitLine(t, "listening on ")
-	u, err := os.ReadFile(ready)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(string(u)), "http://"), "/")
+	cmd, errs, u := startListen(t, &stdout, "--capture", capPath)
+	host, _, _ := strings.Cut(strings.TrimPrefix(u, "http://"), "/")
 	conn, err := net.Dial("tcp", host)
 	if err != nil {
 		t.Fatal(err)
@@ -44,17 +34,7 @@ func TestListenStopSaysItWaitsOnlyForCalls(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		for range errs.lines {
-		}
-		done <- cmd.Wait()
-	}()
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute): // a guard: the head's 5 s end the stop
-		t.Fatal("listen still running a minute after Ctrl-C")
-	}
+	err = errs.exited(t, cmd, time.Minute) // a guard: the head's 5 s end the stop
 	if err != nil {
 		t.Errorf("exit %v, want 0", err)
 	}

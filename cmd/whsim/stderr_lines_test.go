@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // stderrLines is a started command's stderr read line by line: lines
@@ -59,4 +63,42 @@ func (s *stderrLines) text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.all.String()
+}
+
+// startListen starts `whsim listen` on a free loopback port with a ready
+// file and args, and returns once it listens: the command, its stderr and
+// the URL the ready file gives. stdout, when not nil, takes its stdout.
+func startListen(t *testing.T, stdout io.Writer, args ...string) (*exec.Cmd, *stderrLines, string) {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "url.txt")
+	cmd := exec.Command("whsim", append([]string{"listen", "--addr", "127.0.0.1:0", "--ready-file", ready}, args...)...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Stdout = stdout
+	errs := startWithStderr(t, cmd)
+	errs.waitLine(t, "listening on ")
+	u, err := os.ReadFile(ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, errs, strings.TrimSpace(string(u))
+}
+
+// exited reads the rest of cmd's stderr and returns its exit, failing the
+// test if it still runs after bound: a guard against a hang, far above
+// the wait the test expects.
+func (s *stderrLines) exited(t *testing.T, cmd *exec.Cmd, bound time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		for range s.lines {
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(bound):
+		t.Fatalf("still running %v later:\n%s", bound, s.text())
+		return nil
+	}
 }
