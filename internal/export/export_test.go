@@ -86,6 +86,10 @@ func TestK6Script(t *testing.T) {
 			[]string{"executor: 'constant-arrival-rate'", "rate: 200,", "duration: '1m0s'", "preAllocatedVUs: 10,", "maxVUs: 400,",
 				"__ENV.WEBHOOK_SECRET", "crypto.hmac('sha256', key, id + '.' + ts + '.' + body, 'base64')", "headers['webhook-id'] = id"},
 			[]string{"shared-iterations", "whsec_M"}},
+		{"a p95 below a millisecond is not 0 (which no call meets)", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 500 * time.Microsecond},
+			[]string{"p(95)<0.5'"}, []string{"p(95)<0'"}},
+		{"a p95 of whole and part milliseconds", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 2500 * time.Microsecond},
+			[]string{"p(95)<2.5'"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,7 +25,9 @@ type k6Options struct {
 	Duration time.Duration
 	// VUs is the VUs k6 starts with; MaxVUs bounds them at a rate.
 	VUs, MaxVUs int
-	// P95 is the threshold on the 95th percentile of http_req_duration.
+	// P95 is the threshold on the 95th percentile of http_req_duration,
+	// written in milliseconds with their fraction: whole ones made 500µs
+	// "p(95)<0", a threshold no call meets.
 	P95 time.Duration
 	// Sign adds Standard Webhooks signatures made at run time from the
 	// secret in the WEBHOOK_SECRET environment variable.
@@ -135,7 +137,7 @@ func writeK6Script(w io.Writer, o k6Options) error {
 		k6Options
 		SecretEnv, MaxDuration string
 		P95ms                  string
-	}{o, secretEnv, "30m", strconv.FormatInt(o.P95.Milliseconds(), 10)})
+	}{o, secretEnv, "30m", strconv.FormatFloat(float64(o.P95)/float64(time.Millisecond), 'f', -1, 64)})
 }
 
 // testRunOptions name the k6-operator TestRun.
