@@ -15,6 +15,11 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 )
 
+// MaxCalls bounds an export's calls: each is held in memory before the
+// engine's files are written, about 2 KiB apiece for vegeta and several
+// times more while a k6 data file is encoded.
+const MaxCalls = 1_000_000
+
 // Call is one exported delivery: the request whsim send would make.
 type Call struct {
 	Event     string

@@ -36,7 +36,7 @@ func (o *exportOptions) register(cmd *cobra.Command) {
 	o.Payloads.Register(cmd)
 	f := cmd.Flags()
 	cmdutil.URLFlag(cmd, &o.URL)
-	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
+	f.IntVarP(&o.Count, "count", "n", 100, fmt.Sprintf("calls per event, each its own requestId and data (at most %d calls in all: export holds them in memory)", export.MaxCalls))
 	cmdutil.HeaderFlag(cmd, &o.Headers, "")
 	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "")
 }
@@ -176,6 +176,13 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	pl, err := o.Plan(a)
 	if err != nil {
 		return nil, err
+	}
+	// Every call is held in memory and written out before the engine
+	// starts (a k6 data file is loaded whole by every k6): past a bound,
+	// --count 1000000000 ran until the kernel killed it, with no word.
+	if events := len(pl.Plan.Events); o.Count > export.MaxCalls/max(events, 1) {
+		return nil, cmdutil.Usagef("--count %d: %d event(s) would make more than %d calls, which export holds in memory (for more load, vegeta cycles its targets and k6 with --rate cycles its data)",
+			o.Count, events, export.MaxCalls)
 	}
 	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed, o.Nonce)
 	return calls, payloadflags.Err(err)
