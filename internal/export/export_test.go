@@ -79,7 +79,7 @@ func TestK6Script(t *testing.T) {
 		has, not []string
 	}{
 		{"each call once", k6Options{DataFile: "data.json", Calls: 40, VUs: 4, P95: 1500 * time.Millisecond},
-			[]string{"executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "p(95)<1500",
+			[]string{"executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "i >= calls.length && !c.keepId", "p(95)<1500",
 				"http_req_failed: ['rate<0.01']", "new SharedArray('calls'", "open('./data.json')", "r.status >= 200 && r.status < 300"},
 			[]string{"crypto", "webhook-signature", "constant-arrival-rate"}},
 		{"at a rate, signed", k6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true},

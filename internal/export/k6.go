@@ -54,7 +54,8 @@ func k6Script() *template.Template {
 // Call i is taken from exec.scenario.iterationInTest, which is unique across
 // execution segments: machines running --execution-segment 0:1/2 and 1/2:1
 // deliver every call exactly once between them. Beyond the data file, calls
-// cycle through it with a fresh requestId each.
+// cycle through it with a fresh requestId each (unless the requestId is
+// the user's).
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
@@ -106,8 +107,9 @@ export default function () {
   const c = calls[i % calls.length];
   let body = c.body;
   let id = c.requestId;
-  if (i >= calls.length) {
-    // A fresh, still version-4 requestId: the call number in the last group.
+  if (i >= calls.length && !c.keepId) {
+    // A fresh, still version-4 requestId: the call number in the last group
+    // (the user's own, from --set requestId, is kept).
     const fresh = id.slice(0, 24) + i.toString(16).padStart(12, '0');
     const next = body.replace('"requestId":"' + id + '"', '"requestId":"' + fresh + '"');
     if (next !== body) {
