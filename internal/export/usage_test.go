@@ -45,6 +45,38 @@ func TestK6Usage(t *testing.T) {
 	if strings.Contains(strings.ReplaceAll(b.String(), "'my k6 $(touch x)", ""), "$(touch") {
 		t.Errorf("an unquoted $(...) in\n%s", b.String())
 	}
+
+	// A directory named like an option is no option to k6 or kubectl
+	// (k6 run -k/script.js: unknown shorthand flag 'k').
+	b.Reset()
+	if err := K6Usage(&b, "-k", "testrun.yaml", ko, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  k6 run -e WEBHOOK_SECRET=\"$WEBHOOK_SECRET\" ./-k/script.js\n",
+		"--execution-segment-sequence 0,1/2,1 ./-k/script.js\n",
+		"--from-file=./-k/script.js --from-file=./-k/data.json\n",
+		"  kubectl apply -f ./-k/testrun.yaml\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+}
+
+// A targets file named like an option is no option to vegeta or split
+// (split -n r/2 -d -t.json part-: -t is split's separator).
+func TestVegetaUsageFileLikeAnOption(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := VegetaUsage(&b, 4, "-t.json"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-targets ./-t.json -rate 4/s", "split -n r/2 -d ./-t.json part-\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
 }
 
 // The vegeta commands printed send each target at most once, on one machine
