@@ -52,6 +52,13 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 	makes := fmt.Sprintf("each once (%d)", ko.Calls)
 	if ko.Rate > 0 {
 		makes = fmt.Sprintf("%s/s for %s (about %d)", strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
+		if ko.Iterations() > ko.Calls {
+			// The script cycles the data with fresh requestIds, not fresh
+			// document numbers: a receiver that keys on the document (as it
+			// should) stores only the data's documents, which is no loss.
+			makes = fmt.Sprintf("%s/s for %s (about %d; past the %d, the same documents again under fresh requestIds)",
+				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls)
+		}
 	}
 	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them:
   k6 run%s %s

@@ -118,9 +118,9 @@ func newExportK6Cmd(a *cmdutil.App) *cobra.Command {
 loaded into a SharedArray) and a k6-operator TestRun manifest (testrun.yaml).
 Call i is the data's call i by exec.scenario.iterationInTest, so machines
 each running their own --execution-segment deliver every call exactly once
-between them; past the data, calls cycle with a fresh requestId each (one
-you --set stays yours). The script checks each answer is 2xx and sets
-thresholds on failures and p95.
+between them; past the data, calls cycle: the same documents again, each
+under a fresh requestId (one you --set stays yours). The script checks each
+answer is 2xx and sets thresholds on failures and p95.
 
 Without --rate, shared-iterations delivers each call once with --vus VUs;
 with --rate and --duration, constant-arrival-rate (the open model). With
