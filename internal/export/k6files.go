@@ -81,9 +81,16 @@ func (c K6Config) Options(n int) (k6Options, testRunOptions) {
 	if c.Rate == 0 {
 		vus = max(min(vus, n), 1)
 	}
+	// --max-vus is at most that many (never below the VUs started with,
+	// which k6 refuses); twice the rate only when not given: it had raised
+	// --rate 50 --max-vus 20 to 100.
+	maxVUs := c.MaxVUs
+	if maxVUs == 0 {
+		maxVUs = 2 * c.Rate
+	}
 	ko := k6Options{
 		DataFile: dataFile, Calls: n, Rate: float64(c.Rate), Duration: c.Duration,
-		VUs: vus, MaxVUs: max(c.MaxVUs, c.VUs, 2*c.Rate), P95: c.P95, Sign: c.Secret != "",
+		VUs: vus, MaxVUs: max(maxVUs, c.VUs), P95: c.P95, Sign: c.Secret != "",
 	}
 	tr := testRunOptions{Name: c.Name, Script: scriptFile, DataFile: dataFile, Parallelism: c.Parallelism, Sign: ko.Sign}
 	return ko, tr

@@ -68,6 +68,7 @@ func TestK6ConfigOptions(t *testing.T) {
 		{name: "max VUs given", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 50, time.Second, 300 }, wantVUs: 10, wantMaxVUs: 300},
 		{name: "never below the VUs", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 2, time.Second, 3 }, wantVUs: 10, wantMaxVUs: 10},
 		{name: "signed", edit: func(c *K6Config) { c.Secret = "whsec_x" }, wantVUs: 7, wantMaxVUs: 10, wantSign: true},
+		{name: "max VUs given below twice the rate", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 50, time.Second, 20 }, wantVUs: 10, wantMaxVUs: 20},
 		{name: "fewer VUs than calls", edit: func(c *K6Config) { c.VUs = 3 }, wantVUs: 3, wantMaxVUs: 3},
 		{name: "at a rate, the VUs asked for", edit: func(c *K6Config) { c.Rate, c.Duration = 50, time.Second }, wantVUs: 10, wantMaxVUs: 100},
 	}

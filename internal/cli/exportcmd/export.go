@@ -142,7 +142,7 @@ never written to the files.`,
 	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
 	f.DurationVar(&opts.Duration, "duration", 0, "with --rate: how long")
 	f.IntVar(&opts.VUs, "vus", 10, "VUs to start with")
-	f.IntVar(&opts.MaxVUs, "max-vus", 0, "with --rate: at most this many VUs (0: twice the rate)")
+	f.IntVar(&opts.MaxVUs, "max-vus", 0, "with --rate: at most this many VUs, not fewer than --vus (0: twice the rate)")
 	f.DurationVar(&opts.P95, "p95", time.Second, "threshold: fail the run when p95 of http_req_duration is not below this")
 	f.IntVar(&opts.Parallelism, "parallelism", 2, "TestRun: pods, each its own execution segment")
 	f.StringVar(&opts.Name, "name", "whsim", "TestRun and ConfigMap name: a DNS-1123 name of at most 51, so k6-operator's <name>-initializer stays within 63")
