@@ -15,6 +15,11 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 )
 
+// MaxCalls bounds an export's calls: each is held in memory before the
+// engine's files are written, about 2 KiB apiece for vegeta and several
+// times more while a k6 data file is encoded.
+const MaxCalls = 1_000_000
+
 // Call is one exported delivery: the request whsim send would make.
 type Call struct {
 	Event     string
@@ -22,17 +27,21 @@ type Call struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string // the body's requestId
+	// UserID says the requestId is the user's (--set or --unset
+	// requestId): an engine that makes calls past the exported ones keeps
+	// it, as send does, rather than drawing a fresh one.
+	UserID bool
 }
 
 // calls lists the deliveries a run would make to target, taking each
 // group of next in turn until it returns nil.
-func calls(next func() []*attempt.Request, target *url.URL) []Call {
+func calls(next func() []*attempt.Request, target *url.URL, userID bool) []Call {
 	var calls []Call
 	for job := next(); job != nil; job = next() {
 		for _, req := range job {
 			calls = append(calls, Call{
 				Event: req.Event, URL: attempt.URLFor(target, req.Query), Header: req.Header,
-				Body: req.Payload(), RequestID: req.RequestID,
+				Body: req.Payload(), RequestID: req.RequestID, UserID: userID,
 			})
 		}
 	}
@@ -67,6 +76,7 @@ type k6Call struct {
 	Header    map[string]string `json:"header"`
 	Body      string            `json:"body"`
 	RequestID string            `json:"requestId"`
+	KeepID    bool              `json:"keepId,omitempty"` // the user's requestId, kept past the data
 }
 
 // k6Data writes the data file the k6 script loads into a SharedArray.
@@ -77,7 +87,7 @@ func k6Data(w io.Writer, calls []Call) error {
 		for k, v := range c.Header {
 			h[k] = strings.Join(v, ", ")
 		}
-		out[i] = k6Call{Event: c.Event, URL: c.URL, Header: h, Body: string(c.Body), RequestID: c.RequestID}
+		out[i] = k6Call{Event: c.Event, URL: c.URL, Header: h, Body: string(c.Body), RequestID: c.RequestID, KeepID: c.UserID}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -79,13 +79,17 @@ func TestK6Script(t *testing.T) {
 		has, not []string
 	}{
 		{"each call once", k6Options{DataFile: "data.json", Calls: 40, VUs: 4, P95: 1500 * time.Millisecond},
-			[]string{"executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "p(95)<1500",
+			[]string{"executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "i >= calls.length && !c.keepId", "p(95)<1500",
 				"http_req_failed: ['rate<0.01']", "new SharedArray('calls'", "open('./data.json')", "r.status >= 200 && r.status < 300"},
 			[]string{"crypto", "webhook-signature", "constant-arrival-rate"}},
 		{"at a rate, signed", k6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true},
 			[]string{"executor: 'constant-arrival-rate'", "rate: 200,", "duration: '1m0s'", "preAllocatedVUs: 10,", "maxVUs: 400,",
 				"__ENV.WEBHOOK_SECRET", "crypto.hmac('sha256', key, id + '.' + ts + '.' + body, 'base64')", "headers['webhook-id'] = id"},
 			[]string{"shared-iterations", "whsec_M"}},
+		{"a p95 below a millisecond is not 0 (which no call meets)", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 500 * time.Microsecond},
+			[]string{"p(95)<0.5'"}, []string{"p(95)<0'"}},
+		{"a p95 of whole and part milliseconds", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 2500 * time.Microsecond},
+			[]string{"p(95)<2.5'"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

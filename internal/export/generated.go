@@ -15,13 +15,14 @@ import (
 func Generated(target *url.URL, header http.Header, pl *payload.Plan, count int, seed, nonce uint64) ([]Call, error) {
 	// The same templates as send's (load.Lanes): each call a document of
 	// its own, the pool's bodies with distinct document numbers.
+	userIDs := payload.OwnsRequestID(pl.Overrides)
 	lanes, err := load.Lanes{
 		Header: header, Rounds: count,
-		Set: payload.OverridePaths(pl.Overrides), UserIDs: payload.OwnsRequestID(pl.Overrides),
+		Set: payload.OverridePaths(pl.Overrides), UserIDs: userIDs,
 		Events: pl.Events, Next: pl.NextBody,
 	}.Build()
 	if err != nil {
 		return nil, err
 	}
-	return calls(load.NewFeed(lanes, count, 0, false, seed).WithNonce(nonce).Next, target), nil
+	return calls(load.NewFeed(lanes, count, 0, false, seed).WithNonce(nonce).Next, target, userIDs), nil
 }

@@ -25,7 +25,9 @@ type k6Options struct {
 	Duration time.Duration
 	// VUs is the VUs k6 starts with; MaxVUs bounds them at a rate.
 	VUs, MaxVUs int
-	// P95 is the threshold on the 95th percentile of http_req_duration.
+	// P95 is the threshold on the 95th percentile of http_req_duration,
+	// written in milliseconds with their fraction: whole ones made 500µs
+	// "p(95)<0", a threshold no call meets.
 	P95 time.Duration
 	// Sign adds Standard Webhooks signatures made at run time from the
 	// secret in the WEBHOOK_SECRET environment variable.
@@ -52,7 +54,8 @@ func k6Script() *template.Template {
 // Call i is taken from exec.scenario.iterationInTest, which is unique across
 // execution segments: machines running --execution-segment 0:1/2 and 1/2:1
 // deliver every call exactly once between them. Beyond the data file, calls
-// cycle through it with a fresh requestId each.
+// cycle through it with a fresh requestId each (unless the requestId is
+// the user's).
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
@@ -104,8 +107,9 @@ export default function () {
   const c = calls[i % calls.length];
   let body = c.body;
   let id = c.requestId;
-  if (i >= calls.length) {
-    // A fresh, still version-4 requestId: the call number in the last group.
+  if (i >= calls.length && !c.keepId) {
+    // A fresh, still version-4 requestId: the call number in the last group
+    // (the user's own, from --set requestId, is kept).
     const fresh = id.slice(0, 24) + i.toString(16).padStart(12, '0');
     const next = body.replace('"requestId":"' + id + '"', '"requestId":"' + fresh + '"');
     if (next !== body) {
@@ -135,7 +139,7 @@ func writeK6Script(w io.Writer, o k6Options) error {
 		k6Options
 		SecretEnv, MaxDuration string
 		P95ms                  string
-	}{o, secretEnv, "30m", strconv.FormatInt(o.P95.Milliseconds(), 10)})
+	}{o, secretEnv, "30m", strconv.FormatFloat(float64(o.P95)/float64(time.Millisecond), 'f', -1, 64)})
 }
 
 // testRunOptions name the k6-operator TestRun.

@@ -49,6 +49,9 @@ func (c K6Config) Check() error {
 		return fmt.Errorf("--rate %d needs --duration", c.Rate)
 	case c.Rate == 0 && c.Duration != 0:
 		return fmt.Errorf("--duration needs --rate")
+	case c.Rate > 0 && c.Duration < time.Second:
+		// constant-arrival-rate refuses a shorter one: the script would not run.
+		return fmt.Errorf("--duration %s: want at least 1s (k6's least for a rate)", c.Duration)
 	case c.VUs < 1:
 		return fmt.Errorf("--vus %d: want at least 1", c.VUs)
 	case c.MaxVUs < 0:
@@ -69,11 +72,25 @@ func (c K6Config) Check() error {
 	return nil
 }
 
-// Options are the script's and the TestRun's options for n calls.
+// Options are the script's and the TestRun's options for n calls. Each
+// call once, no more VUs than calls share them: k6 refuses a
+// shared-iterations scenario with fewer iterations than VUs, which the
+// default 10 made of --count 1 (4 calls).
 func (c K6Config) Options(n int) (k6Options, testRunOptions) {
+	vus := c.VUs
+	if c.Rate == 0 {
+		vus = max(min(vus, n), 1)
+	}
+	// --max-vus is at most that many (never below the VUs started with,
+	// which k6 refuses); twice the rate only when not given: it had raised
+	// --rate 50 --max-vus 20 to 100.
+	maxVUs := c.MaxVUs
+	if maxVUs == 0 {
+		maxVUs = 2 * c.Rate
+	}
 	ko := k6Options{
 		DataFile: dataFile, Calls: n, Rate: float64(c.Rate), Duration: c.Duration,
-		VUs: c.VUs, MaxVUs: max(c.MaxVUs, c.VUs, 2*c.Rate), P95: c.P95, Sign: c.Secret != "",
+		VUs: vus, MaxVUs: max(maxVUs, c.VUs), P95: c.P95, Sign: c.Secret != "",
 	}
 	tr := testRunOptions{Name: c.Name, Script: scriptFile, DataFile: dataFile, Parallelism: c.Parallelism, Sign: ko.Sign}
 	return ko, tr

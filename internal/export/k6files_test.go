@@ -26,6 +26,8 @@ func TestK6ConfigCheck(t *testing.T) {
 		{name: "no directory", edit: func(c *K6Config) { c.Out = "" }, want: "--out: give the directory to write the k6 files into"},
 		{name: "negative rate", edit: func(c *K6Config) { c.Rate = -1 }, want: "--rate -1: want 0 or more"},
 		{name: "rate without duration", edit: func(c *K6Config) { c.Rate = 2 }, want: "--rate 2 needs --duration"},
+		{name: "a rate for less than k6's 1s", edit: func(c *K6Config) { c.Rate, c.Duration = 5, 500*time.Millisecond }, want: "--duration 500ms: want at least 1s (k6's least for a rate)"},
+		{name: "a rate for k6's 1s", edit: func(c *K6Config) { c.Rate, c.Duration = 5, time.Second }},
 		{name: "duration without rate", edit: func(c *K6Config) { c.Duration = time.Second }, want: "--duration needs --rate"},
 		{name: "no VUs", edit: func(c *K6Config) { c.VUs = 0 }, want: "--vus 0: want at least 1"},
 		{name: "negative max VUs", edit: func(c *K6Config) { c.MaxVUs = -1 }, want: "--max-vus -1: want 0 or more"},
@@ -57,14 +59,18 @@ func TestK6ConfigOptions(t *testing.T) {
 	tests := []struct {
 		name       string
 		edit       func(*K6Config)
+		wantVUs    int
 		wantMaxVUs int
 		wantSign   bool
 	}{
-		{name: "each call once", edit: func(*K6Config) {}, wantMaxVUs: 10},
-		{name: "twice the rate", edit: func(c *K6Config) { c.Rate, c.Duration = 50, time.Second }, wantMaxVUs: 100},
-		{name: "max VUs given", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 50, time.Second, 300 }, wantMaxVUs: 300},
-		{name: "never below the VUs", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 2, time.Second, 3 }, wantMaxVUs: 10},
-		{name: "signed", edit: func(c *K6Config) { c.Secret = "whsec_x" }, wantMaxVUs: 10, wantSign: true},
+		{name: "each call once: no more VUs than the 7 calls (k6 refuses more)", edit: func(*K6Config) {}, wantVUs: 7, wantMaxVUs: 10},
+		{name: "twice the rate", edit: func(c *K6Config) { c.Rate, c.Duration = 50, time.Second }, wantVUs: 10, wantMaxVUs: 100},
+		{name: "max VUs given", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 50, time.Second, 300 }, wantVUs: 10, wantMaxVUs: 300},
+		{name: "never below the VUs", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 2, time.Second, 3 }, wantVUs: 10, wantMaxVUs: 10},
+		{name: "signed", edit: func(c *K6Config) { c.Secret = "whsec_x" }, wantVUs: 7, wantMaxVUs: 10, wantSign: true},
+		{name: "max VUs given below twice the rate", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 50, time.Second, 20 }, wantVUs: 10, wantMaxVUs: 20},
+		{name: "fewer VUs than calls", edit: func(c *K6Config) { c.VUs = 3 }, wantVUs: 3, wantMaxVUs: 3},
+		{name: "at a rate, the VUs asked for", edit: func(c *K6Config) { c.Rate, c.Duration = 50, time.Second }, wantVUs: 10, wantMaxVUs: 100},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,7 +79,7 @@ func TestK6ConfigOptions(t *testing.T) {
 			tt.edit(&c)
 			ko, tr := c.Options(7)
 			want := k6Options{DataFile: dataFile, Calls: 7, Rate: float64(c.Rate), Duration: c.Duration,
-				VUs: c.VUs, MaxVUs: tt.wantMaxVUs, P95: c.P95, Sign: tt.wantSign}
+				VUs: tt.wantVUs, MaxVUs: tt.wantMaxVUs, P95: c.P95, Sign: tt.wantSign}
 			if ko != want {
 				t.Errorf("K6Options = %+v, want %+v", ko, want)
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/whsim/whsim/internal/shellcmd"
 )
@@ -20,7 +21,7 @@ func VegetaUsage(w io.Writer, n int, file string) error {
 	if file == "" {
 		file = "targets.json"
 	}
-	targets := shellcmd.Word(file)
+	targets := pathWord(file)
 	rate, secs := min(n, 100), max(n/100, 1)
 	_, err := fmt.Fprintf(w, `%d vegeta targets, each its own requestId. Run them (vegeta cycles through the targets: to send each once, send at most %d):
   vegeta attack -format json -targets %s -rate %d/s -duration %ds | tee results.bin | vegeta report
@@ -43,7 +44,7 @@ func VegetaUsage(w io.Writer, n int, file string) error {
 // its own execution segment, and on Kubernetes.
 func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) error {
 	// Every path and name is quoted: --out may hold a space or a $(...).
-	script := shellcmd.Word(filepath.Join(dir, tr.Script))
+	script := pathWord(filepath.Join(dir, tr.Script))
 	env := ""
 	if ko.Sign {
 		env = " -e " + secretEnv + "=\"$" + secretEnv + "\""
@@ -51,6 +52,13 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 	makes := fmt.Sprintf("each once (%d)", ko.Calls)
 	if ko.Rate > 0 {
 		makes = fmt.Sprintf("%s/s for %s (about %d)", strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
+		if ko.Iterations() > ko.Calls {
+			// The script cycles the data with fresh requestIds, not fresh
+			// document numbers: a receiver that keys on the document (as it
+			// should) stores only the data's documents, which is no loss.
+			makes = fmt.Sprintf("%s/s for %s (about %d; past the %d, the same documents again under fresh requestIds)",
+				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls)
+		}
 	}
 	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them:
   k6 run%s %s
@@ -60,10 +68,21 @@ On two machines, each its own execution segment (every call once between them):
 On Kubernetes (k6-operator, %d pods):
   kubectl create configmap %s --from-file=%s --from-file=%s
 `, shellcmd.Word(dir), ko.Calls, makes, env, script, env, script, env, script,
-		tr.Parallelism, shellcmd.Word(tr.Name), script, shellcmd.Word(filepath.Join(dir, tr.DataFile)))
+		tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)))
 	if ko.Sign {
 		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}
-	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", shellcmd.Word(filepath.Join(dir, testRun)))
+	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", pathWord(filepath.Join(dir, testRun)))
 	return err
+}
+
+// pathWord is a path as one shell word that no command takes for an
+// option: --out -k printed "k6 run -k/script.js", which k6 refused as an
+// unknown flag, and a targets file -t.json "split ... -t.json", split's
+// separator.
+func pathWord(p string) string {
+	if strings.HasPrefix(p, "-") {
+		p = "./" + p
+	}
+	return shellcmd.Word(p)
 }

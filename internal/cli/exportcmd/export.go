@@ -36,7 +36,7 @@ func (o *exportOptions) register(cmd *cobra.Command) {
 	o.Payloads.Register(cmd)
 	f := cmd.Flags()
 	cmdutil.URLFlag(cmd, &o.URL)
-	f.IntVarP(&o.Count, "count", "n", 100, "calls per event, each its own requestId and data")
+	f.IntVarP(&o.Count, "count", "n", 100, fmt.Sprintf("calls per event, each its own requestId and data (at most %d calls in all: export holds them in memory)", export.MaxCalls))
 	cmdutil.HeaderFlag(cmd, &o.Headers, "")
 	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "")
 }
@@ -118,8 +118,9 @@ func newExportK6Cmd(a *cmdutil.App) *cobra.Command {
 loaded into a SharedArray) and a k6-operator TestRun manifest (testrun.yaml).
 Call i is the data's call i by exec.scenario.iterationInTest, so machines
 each running their own --execution-segment deliver every call exactly once
-between them; past the data, calls cycle with a fresh requestId each. The
-script checks each answer is 2xx and sets thresholds on failures and p95.
+between them; past the data, calls cycle: the same documents again, each
+under a fresh requestId (one you --set stays yours). The script checks each
+answer is 2xx and sets thresholds on failures and p95.
 
 Without --rate, shared-iterations delivers each call once with --vus VUs;
 with --rate and --duration, constant-arrival-rate (the open model). With
@@ -141,7 +142,7 @@ never written to the files.`,
 	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
 	f.DurationVar(&opts.Duration, "duration", 0, "with --rate: how long")
 	f.IntVar(&opts.VUs, "vus", 10, "VUs to start with")
-	f.IntVar(&opts.MaxVUs, "max-vus", 0, "with --rate: at most this many VUs (0: twice the rate)")
+	f.IntVar(&opts.MaxVUs, "max-vus", 0, "with --rate: at most this many VUs, not fewer than --vus (0: twice the rate)")
 	f.DurationVar(&opts.P95, "p95", time.Second, "threshold: fail the run when p95 of http_req_duration is not below this")
 	f.IntVar(&opts.Parallelism, "parallelism", 2, "TestRun: pods, each its own execution segment")
 	f.StringVar(&opts.Name, "name", "whsim", "TestRun and ConfigMap name: a DNS-1123 name of at most 51, so k6-operator's <name>-initializer stays within 63")
@@ -176,6 +177,13 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	pl, err := o.Plan(a)
 	if err != nil {
 		return nil, err
+	}
+	// Every call is held in memory and written out before the engine
+	// starts (a k6 data file is loaded whole by every k6): past a bound,
+	// --count 1000000000 ran until the kernel killed it, with no word.
+	if events := len(pl.Plan.Events); o.Count > export.MaxCalls/max(events, 1) {
+		return nil, cmdutil.Usagef("--count %d: %d event(s) would make more than %d calls, which export holds in memory (for more load, vegeta cycles its targets and k6 with --rate cycles its data)",
+			o.Count, events, export.MaxCalls)
 	}
 	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed, o.Nonce)
 	return calls, payloadflags.Err(err)
