@@ -79,20 +79,34 @@ type k6Call struct {
 	KeepID    bool              `json:"keepId,omitempty"` // the user's requestId, kept past the data
 }
 
-// k6Data writes the data file the k6 script loads into a SharedArray.
+// k6Data writes the data file the k6 script loads into a SharedArray: a
+// JSON array, written a call at a time, byte for byte what one
+// json.Marshal of the whole array gives. A copy of every call and the
+// array's encoding in one buffer took some 1.2 GB for 100,000 calls,
+// six times the calls themselves.
 func k6Data(w io.Writer, calls []Call) error {
-	out := make([]k6Call, len(calls))
-	for i, c := range calls {
+	sep := []byte{'['}
+	for _, c := range calls {
 		h := make(map[string]string, len(c.Header))
 		for k, v := range c.Header {
 			h[k] = strings.Join(v, ", ")
 		}
-		out[i] = k6Call{Event: c.Event, URL: c.URL, Header: h, Body: string(c.Body), RequestID: c.RequestID, KeepID: c.UserID}
+		b, err := json.Marshal(k6Call{Event: c.Event, URL: c.URL, Header: h, Body: string(c.Body), RequestID: c.RequestID, KeepID: c.UserID})
+		if err != nil {
+			return fmt.Errorf("k6 data: %w", err)
+		}
+		if _, err := w.Write(sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		sep[0] = ','
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return fmt.Errorf("k6 data: %w", err)
+	if len(calls) == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err := io.WriteString(w, "]\n")
 	return err
 }

@@ -72,6 +72,33 @@ func TestK6DataRoundTrips(t *testing.T) {
 	}
 }
 
+// The data file, written a call at a time, is byte for byte one
+// json.Marshal of the whole array (as it was written before: an array of
+// every call held twice over in memory), with a line end; no call, "[]".
+func TestK6DataIsOneArray(t *testing.T) {
+	for _, calls := range [][]Call{testCalls(), testCalls()[:1], nil} {
+		want := make([]k6Call, 0, len(calls))
+		for _, c := range calls {
+			h := map[string]string{}
+			for k, v := range c.Header {
+				h[k] = strings.Join(v, ", ")
+			}
+			want = append(want, k6Call{Event: c.Event, URL: c.URL, Header: h, Body: string(c.Body), RequestID: c.RequestID, KeepID: c.UserID})
+		}
+		b, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := k6Data(&got, calls); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(b)+"\n" {
+			t.Errorf("%d calls:\ngot  %s\nwant %s", len(calls), got.String(), b)
+		}
+	}
+}
+
 func TestK6Script(t *testing.T) {
 	tests := []struct {
 		name     string
