@@ -5,8 +5,10 @@ package exportcmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -254,6 +256,10 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 		return cmdutil.Usagef("--out: %w", err)
 	}
 	if err := export.WriteK6(o.Out, calls, ko, tr); err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Op == "open" {
+			// A file --out cannot hold is a bad --out, as generate's is.
+			return cmdutil.Usagef("--out: %w", pe)
+		}
 		return err
 	}
 	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
