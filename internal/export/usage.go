@@ -22,21 +22,32 @@ func VegetaUsage(w io.Writer, n int, file string) error {
 		file = "targets.json"
 	}
 	targets := pathWord(file)
-	rate, secs := min(n, 100), max(n/100, 1)
-	_, err := fmt.Fprintf(w, `%d vegeta targets, each its own requestId. Run them (vegeta cycles through the targets: to send each once, send at most %d):
-  vegeta attack -format json -targets %s -rate %d/s -duration %ds | tee results.bin | vegeta report
-`, n, n, targets, rate, secs)
+	// vegeta cycles through its targets, and -rate K/Ds for D seconds
+	// sends K: each command sends its targets exactly once, at 100/s at
+	// the most (a rate of 100/s for n/100 whole seconds sent fewer).
+	secs := max((n+99)/100, 1)
+	_, err := fmt.Fprintf(w, `%d vegeta targets, each its own requestId. Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
+  vegeta attack -format json -targets %s -rate %s -duration %ds | tee results.bin | vegeta report
+`, n, targets, vegetaRate(n, secs), secs)
 	if err != nil || n < 2 {
 		return err
 	}
-	half := rate / 2
-	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets at half the rate, then one report of both:
+	// split -n r/2 deals the lines in turn: part-00 takes the odd one.
+	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets over the same time, then one report of both:
   split -n r/2 -d %s part-
-  machine 1: vegeta attack -format json -targets part-00 -rate %d/s -duration %ds > m1.bin
-  machine 2: vegeta attack -format json -targets part-01 -rate %d/s -duration %ds > m2.bin
+  machine 1: vegeta attack -format json -targets part-00 -rate %s -duration %ds > m1.bin
+  machine 2: vegeta attack -format json -targets part-01 -rate %s -duration %ds > m2.bin
   vegeta report m1.bin m2.bin
-`, targets, half, secs, half, secs)
+`, targets, vegetaRate((n+1)/2, secs), secs, vegetaRate(n/2, secs), secs)
 	return err
+}
+
+// vegetaRate is vegeta's -rate for k calls in secs seconds.
+func vegetaRate(k, secs int) string {
+	if secs == 1 {
+		return fmt.Sprintf("%d/s", k)
+	}
+	return fmt.Sprintf("%d/%ds", k, secs)
 }
 
 // K6Usage tells how to run the k6 files written into dir (the script and

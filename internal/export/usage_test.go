@@ -2,6 +2,8 @@ package export
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,21 +91,25 @@ func TestVegetaUsageFileLikeAnOption(t *testing.T) {
 	}
 }
 
-// The vegeta commands printed send each target at most once, on one machine
-// and on two: vegeta cycles through its targets, and -rate R/s -duration Ds
-// makes R×D calls, so a command over more than n would repeat requestIds.
+// The vegeta commands printed send each target exactly once, on one
+// machine and on two, at 100/s at the most: vegeta cycles through its
+// targets, and -rate K/Ds -duration Ds makes K calls, so a command over
+// more than n would repeat requestIds and one over fewer leave targets
+// unsent (a rate of 100/s for n/100 whole seconds sent 100 of 120).
 func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 	t.Parallel()
+	cmd := regexp.MustCompile(`-targets (\S+) -rate (\d+)/(\d*)s -duration (\d+)s`)
 	for _, tt := range []struct {
-		n            int
-		one, twoEach string // -rate and -duration of one machine, and of each of two
+		n   int
+		one string // -rate and -duration of one machine
 	}{
-		{1, "-rate 1/s -duration 1s", ""},
-		{3, "-rate 3/s -duration 1s", "-rate 1/s -duration 1s"},
-		{99, "-rate 99/s -duration 1s", "-rate 49/s -duration 1s"},
-		{100, "-rate 100/s -duration 1s", "-rate 50/s -duration 1s"},
-		{250, "-rate 100/s -duration 2s", "-rate 50/s -duration 2s"},
-		{2501, "-rate 100/s -duration 25s", "-rate 50/s -duration 25s"},
+		{1, "-rate 1/s -duration 1s"},
+		{3, "-rate 3/s -duration 1s"},
+		{99, "-rate 99/s -duration 1s"},
+		{100, "-rate 100/s -duration 1s"},
+		{120, "-rate 120/2s -duration 2s"},
+		{250, "-rate 250/3s -duration 3s"},
+		{2501, "-rate 2501/26s -duration 26s"},
 	} {
 		var b bytes.Buffer
 		if err := VegetaUsage(&b, tt.n, ""); err != nil {
@@ -113,16 +119,31 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		if want := "-targets targets.json " + tt.one + " |"; !strings.Contains(out, want) {
 			t.Errorf("n=%d: missing %q in\n%s", tt.n, want, out)
 		}
-		if tt.twoEach == "" {
+		sent := map[string]int{}
+		for _, m := range cmd.FindAllStringSubmatch(out, -1) {
+			k, _ := strconv.Atoi(m[2])
+			per, _ := strconv.Atoi(m[3])
+			d, _ := strconv.Atoi(m[4])
+			if m[3] == "" {
+				per = 1
+			}
+			if d != per || k > 100*per {
+				t.Errorf("n=%d: %q: want K/Ds for D seconds, at most 100/s", tt.n, m[0])
+			}
+			sent[m[1]] = k
+		}
+		if sent["targets.json"] != tt.n {
+			t.Errorf("n=%d: one machine sends %d", tt.n, sent["targets.json"])
+		}
+		if tt.n < 2 {
 			if strings.Contains(out, "machine") {
 				t.Errorf("n=%d: one target split over two machines in\n%s", tt.n, out)
 			}
 			continue
 		}
-		for _, want := range []string{"split -n r/2 -d targets.json part-\n", "-targets part-00 " + tt.twoEach + " >", "-targets part-01 " + tt.twoEach + " >"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("n=%d: missing %q in\n%s", tt.n, want, out)
-			}
+		// split -n r/2 deals the lines in turn: part-00 takes the odd one.
+		if sent["part-00"] != (tt.n+1)/2 || sent["part-01"] != tt.n/2 || !strings.Contains(out, "split -n r/2 -d targets.json part-\n") {
+			t.Errorf("n=%d: two machines send %d and %d in\n%s", tt.n, sent["part-00"], sent["part-01"], out)
 		}
 	}
 }
