@@ -532,8 +532,11 @@ func TestResetIsNoTimeoutOnALoadedMachine(t *testing.T) {
 				t.Errorf("got %+v, want the reset, not a timeout", a)
 			}
 			// The reset: before the answer, or as its body was read (an
-			// answer cut short).
-			if a.Kind != KindReset && a.BodyKind != KindReset && !a.Truncated {
+			// answer cut short). net/http's transport reads a reset before
+			// the answer as EOF at times (1 run in 40, at 469abcf too): a
+			// connection closed unanswered, which is no timeout either.
+			netHTTPClosed := !fastPathOn() && a.Kind == KindClosed
+			if a.Kind != KindReset && a.BodyKind != KindReset && !a.Truncated && !netHTTPClosed {
 				t.Errorf("got %+v, want the reset", a)
 			}
 		})
