@@ -521,7 +521,8 @@ func (lp *loop) write(l *lane) {
 			lp.writeAway(l)
 			return
 		default:
-			if lp.answerWaits(l) {
+			var b [1]byte
+			if bytesWait(uintptr(l.fd), b[:]) {
 				// The receiver answered and closed before the call went
 				// out whole: its answer, in the socket, is the call's.
 				lp.writeAway(l)
@@ -533,17 +534,6 @@ func (lp *loop) write(l *lane) {
 			}
 			lp.failed(l, err)
 			return
-		}
-	}
-}
-
-// answerWaits says whether bytes wait in a lane's socket.
-func (lp *loop) answerWaits(l *lane) bool {
-	var b [1]byte
-	for {
-		n, e := sysPeek(uintptr(l.fd), b[:])
-		if e != syscall.EINTR {
-			return e == 0 && n > 0
 		}
 	}
 }

@@ -24,14 +24,27 @@ func peekIdle(c net.Conn) bool {
 	idle := false
 	var b [1]byte
 	err = rc.Control(func(fd uintptr) {
-		for {
-			_, e := sysPeek(fd, b[:])
-			if e == syscall.EINTR {
-				continue
-			}
-			idle = e == syscall.EAGAIN
-			return
-		}
+		_, e := peekByte(fd, b[:])
+		idle = e == syscall.EAGAIN
 	})
 	return err == nil && idle
+}
+
+// peekByte looks at fd's next byte without taking it or waiting
+// (MSG_PEEK), through EINTR: n is 1 for a byte, 0 for the peer's close;
+// EAGAIN says nothing is there yet.
+func peekByte(fd uintptr, p []byte) (int, syscall.Errno) {
+	for {
+		n, e := sysPeek(fd, p)
+		if e != syscall.EINTR {
+			return n, e
+		}
+	}
+}
+
+// bytesWait says whether bytes wait in fd's socket (an answer), by a look
+// that neither waits nor takes them.
+func bytesWait(fd uintptr, p []byte) bool {
+	n, e := peekByte(fd, p)
+	return e == 0 && n > 0
 }

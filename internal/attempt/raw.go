@@ -102,14 +102,65 @@ type connIO interface {
 // it, closed by the receiver or holding bytes no call asked for.
 var errBusy = errors.New("kept-alive connection closed by the receiver or holding bytes no call asked for")
 
+// restWriting is a connIO's write of the rest of a request too large for
+// the socket's buffer, made by a goroutine of its own while the reader
+// waits for the answer, which may come first (a receiver that answers
+// before it reads the body, or never reads it), as net/http's transport
+// writes and reads apart.
+type restWriting struct {
+	done      chan error // the rest write's end; nil when none is under way
+	unwritten error      // what kept the last request from going out whole
+}
+
+// begin starts a request's write, waiting for the rest write of the one
+// before (the connection's close ended it).
+func (w *restWriting) begin() {
+	w.Written()
+	w.unwritten = nil
+}
+
+// apart says the rest of the request is written apart: write runs in a
+// goroutine of its own and says how it ended.
+func (w *restWriting) apart(write func() error) {
+	done := make(chan error, 1)
+	w.done, w.unwritten = done, errWriting
+	go func() { done <- write() }()
+}
+
+// Pending says whether the request's rest is still being written.
+func (w *restWriting) Pending() bool {
+	if w.done == nil {
+		return false
+	}
+	select {
+	case err := <-w.done:
+		w.unwritten, w.done = err, nil
+		return false
+	default:
+		return true
+	}
+}
+
+// Written waits for the end of the request's rest write, if one was
+// needed, and says what kept the request from going out whole (nil: it
+// did). A rest write still waiting for room ends when the connection
+// closes or its deadline passes.
+func (w *restWriting) Written() error {
+	if w.done != nil {
+		w.unwritten = <-w.done
+		w.done = nil
+	}
+	return w.unwritten
+}
+
+// errWriting is a request whose rest was still being written when its
+// answer came.
+var errWriting = errors.New("the answer came before the call was written whole")
+
 // netIO is a connIO over net.Conn's own Read and Write.
 type netIO struct {
 	net.Conn
-	// rest is the write of a request larger than netWriteApart, made by
-	// a goroutine of its own while the reader waits for the answer (as
-	// sockIO's); unwritten is what kept the request from going out whole.
-	rest      chan error
-	unwritten error
+	restWriting // a request larger than netWriteApart
 }
 
 // netWriteApart is the size past which netIO writes a request apart from
@@ -118,8 +169,7 @@ type netIO struct {
 const netWriteApart = 64 << 10
 
 func (c *netIO) Send(p []byte, check bool) error {
-	c.Written()
-	c.unwritten = nil
+	c.begin()
 	if check && !peekIdle(c.Conn) {
 		return errBusy
 	}
@@ -127,39 +177,12 @@ func (c *netIO) Send(p []byte, check bool) error {
 		_, err := c.Write(p)
 		return err
 	}
-	done := make(chan error, 1)
-	c.rest, c.unwritten = done, errWriting
-	go func() {
+	c.apart(func() error {
 		_, err := c.Write(p)
-		done <- err
-	}()
+		return err
+	})
 	return nil
 }
-
-func (c *netIO) Pending() bool {
-	if c.rest == nil {
-		return false
-	}
-	select {
-	case err := <-c.rest:
-		c.unwritten, c.rest = err, nil
-		return false
-	default:
-		return true
-	}
-}
-
-func (c *netIO) Written() error {
-	if c.rest != nil {
-		c.unwritten = <-c.rest
-		c.rest = nil
-	}
-	return c.unwritten
-}
-
-// errWriting is a request whose rest was still being written when its
-// answer came.
-var errWriting = errors.New("the answer came before the call was written whole")
 
 // close closes the connection, and waits for the rest of a request still
 // being written on it (which the close ends): the request's buffer is the

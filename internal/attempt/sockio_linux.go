@@ -37,38 +37,27 @@ type sockIO struct {
 	// held, when set (by tests), runs once send's request is out, where
 	// a loaded machine may hold the goroutine before it waits for the
 	// answer (a stand-in for the scheduler).
-	held func()
-	// rest is the write of a request too large for the socket's buffer,
-	// finished by a goroutine of its own while the reader waits for the
-	// answer, which may come first (a receiver that answers without
-	// reading the body); nil when none was needed. unwritten is what the
-	// request's write met, when it did not go out whole.
-	rest      *restWrite
-	unwritten error
+	held        func()
+	restWriting // a request too large for the socket's buffer
 }
 
-// restWrite writes the rest of a request, and says on done how it ended.
-type restWrite struct {
-	p     []byte
-	errno syscall.Errno
-	done  chan error
-}
-
-func (w *restWrite) write(fd uintptr) bool {
-	for len(w.p) > 0 {
-		n, e := sysWrite(fd, w.p)
+// writeOut writes p to fd until it is all out (done, rest empty), the
+// socket's buffer is full (not done, rest what is left), or a write fails
+// (done, errno).
+func writeOut(fd uintptr, p []byte) (rest []byte, errno syscall.Errno, done bool) {
+	for len(p) > 0 {
+		n, e := sysWrite(fd, p)
 		switch e {
 		case 0:
-			w.p = w.p[n:]
+			p = p[n:]
 		case syscall.EINTR:
 		case syscall.EAGAIN:
-			return false
+			return p, 0, false
 		default:
-			w.errno = e
-			return true
+			return p, e, true
 		}
 	}
-	return true
+	return p, 0, true
 }
 
 // newSockIO returns c's reader and sender: raw where c is a socket.
@@ -95,22 +84,9 @@ func newSockIO(c net.Conn) connIO {
 			return true
 		}
 	}
-	s.write = func(fd uintptr) bool {
-		for len(s.p) > 0 {
-			n, e := sysWrite(fd, s.p)
-			switch e {
-			case 0:
-				s.n += n
-				s.p = s.p[n:]
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				s.errno = e
-				return true
-			}
-		}
-		return true
+	s.write = func(fd uintptr) (done bool) {
+		s.p, s.errno, done = writeOut(fd, s.p)
+		return done
 	}
 	// send runs as a read: RawConn.Read clears the socket's readiness
 	// and then calls it, so the request written in its first call is
@@ -181,12 +157,8 @@ func (s *sockIO) Read(p []byte) (int, error) {
 
 // idle says whether the socket has nothing to read: peekIdle's look.
 func (s *sockIO) idle(fd uintptr) bool {
-	for {
-		_, e := sysPeek(fd, s.peek[:])
-		if e != syscall.EINTR {
-			return e == syscall.EAGAIN
-		}
-	}
+	_, e := peekByte(fd, s.peek[:])
+	return e == syscall.EAGAIN
 }
 
 // Send writes p whole and returns once an answer can be read: one system
@@ -195,8 +167,7 @@ func (s *sockIO) idle(fd uintptr) bool {
 // socket, and finding it not idle writes nothing: errBusy.
 func (s *sockIO) Send(p []byte, check bool) error {
 	s.p, s.n, s.errno, s.sent, s.check, s.busy = p, 0, 0, false, check, false
-	s.Written() // a former rest write ended (the connection's close ended it)
-	s.unwritten = nil
+	s.begin()
 	err := s.rc.Read(s.send)
 	if err != nil && s.sent && s.lateLook(err, func(fd uintptr) bool { return !s.idle(fd) }) {
 		// The request is out and its answer (or the receiver's close)
@@ -213,20 +184,22 @@ func (s *sockIO) Send(p []byte, check bool) error {
 		// answer, as net/http's transport writes and reads apart: a
 		// receiver may answer (413, or 200) before it reads the body, or
 		// never read it, and its answer is the call's.
-		w := &restWrite{p: s.p, done: make(chan error, 1)}
-		s.rest = w
-		s.unwritten = errWriting
-		s.p = nil
-		go func() {
-			err := s.rc.Write(w.write)
-			if err == nil && w.errno != 0 {
-				err = os.NewSyscallError("write", w.errno)
+		rest := s.p
+		s.apart(func() error {
+			var errno syscall.Errno
+			err := s.rc.Write(func(fd uintptr) (done bool) {
+				rest, errno, done = writeOut(fd, rest)
+				return done
+			})
+			if err == nil && errno != 0 {
+				err = os.NewSyscallError("write", errno)
 			}
 			if err != nil {
 				err = s.opError("write", err)
 			}
-			w.done <- err
-		}()
+			return err
+		})
+		s.p = nil
 		return nil
 	}
 	s.p = nil
@@ -255,42 +228,8 @@ func (s *sockIO) Send(p []byte, check bool) error {
 // waits nor takes them.
 func (s *sockIO) answerWaits() bool {
 	waits := false
-	s.rc.Control(func(fd uintptr) {
-		for {
-			n, e := sysPeek(fd, s.peek[:])
-			if e != syscall.EINTR {
-				waits = e == 0 && n > 0
-				return
-			}
-		}
-	})
+	s.rc.Control(func(fd uintptr) { waits = bytesWait(fd, s.peek[:]) })
 	return waits
-}
-
-// Written waits for the end of the request's rest write, if one was
-// needed, and says what kept the request from going out whole (nil: it
-// did). A rest write still waiting for room ends when the connection
-// closes or its deadline passes.
-func (s *sockIO) Written() error {
-	if s.rest != nil {
-		s.unwritten = <-s.rest.done
-		s.rest = nil
-	}
-	return s.unwritten
-}
-
-// Pending says whether the request's rest is still being written.
-func (s *sockIO) Pending() bool {
-	if s.rest == nil {
-		return false
-	}
-	select {
-	case err := <-s.rest.done:
-		s.unwritten, s.rest = err, nil
-		return false
-	default:
-		return true
-	}
 }
 
 // opError is the error net.Conn would give.
