@@ -390,7 +390,7 @@ func (o *outcome) replay(t tb, id string) {
 				}
 				t.Error(msg)
 			case check.Warn:
-				if check.Inconclusive(res) {
+				if res.Inconclusive {
 					t.Skip(said(res)) // not judged: no pass
 				}
 				t.Log("warn: " + said(res))

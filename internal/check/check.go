@@ -136,14 +136,6 @@ const (
 	Skip Verdict = "skipped"
 )
 
-// Inconclusive says whether a result is a warning that the case could not
-// be judged (the call it rests on was not accepted, copies meant to meet
-// never did), as its reason says, rather than one judged with something
-// to say: no pass, where a reader counts passes (go test's subtests).
-func Inconclusive(r Result) bool {
-	return r.Verdict == Warn && strings.Contains(r.Reason, "inconclusive")
-}
-
 // Case is one request of a check, as data: what is sent, byte for byte.
 type Case struct {
 	Check string
@@ -196,6 +188,11 @@ type Result struct {
 	// Reason says why a case warns or fails: the status, what was
 	// expected, the variant.
 	Reason string
+	// Inconclusive marks a warning that the case could not be judged (the
+	// call it rests on was not accepted, copies meant to meet never did),
+	// as its reason says, rather than one judged with something to say: no
+	// pass, where a reader counts passes (go test's subtests, JUnit).
+	Inconclusive bool
 	// Repro, when set, reproduces a failure made of several calls (the
 	// effects check: the calls, then the probe); else the reporter makes
 	// one from the case.

@@ -35,6 +35,13 @@ func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	return res
 }
 
+// unjudged is the warning of a case that could not be judged, for reason.
+func unjudged(c *Case, a attempt.Attempt, reason string) Result {
+	res := result(c, a, Warn, reason)
+	res.Inconclusive = res.Verdict == Warn // not an answer cut short, which fails
+	return res
+}
+
 // bodyOver says an answer's body was too long to read on.
 var bodyOver = fmt.Sprintf("the answer body is over %d MiB, not read further", attempt.MaxBodyRead>>20)
 
@@ -78,7 +85,7 @@ func (r *runner) acceptsValid() error {
 		case is3xx(a.Status):
 			r.report(result(c, a, Fail, answer(a)+", want 2xx: the ERP does not follow redirects, so the call is lost"))
 		case r.cfg.Signer != nil && (a.Status == http.StatusUnauthorized || a.Status == http.StatusForbidden):
-			r.report(result(c, a, Warn, answer(a)+": inconclusive, the receiver refused the signature of a valid call (signature judges that)"))
+			r.report(unjudged(c, a, answer(a)+": inconclusive, the receiver refused the signature of a valid call (signature judges that)"))
 		default:
 			r.report(result(c, a, Fail, answer(a)+", want 2xx for a call the ERP may send"))
 		}
@@ -218,11 +225,11 @@ func (r *runner) eachMalformed(check string, ms []malformed, judge func(malforme
 		a := res.Last()
 		switch {
 		case is4xx(a.Status) && !r.acceptedEvent(m.basis):
-			r.report(result(m.Case, a, Warn, inconclusive4xx(a, m.basis)))
+			r.report(unjudged(m.Case, a, inconclusive4xx(a, m.basis)))
 		case is4xx(a.Status):
 			r.report(result(m.Case, a, Pass, ""))
 		case is3xx(a.Status):
-			r.report(result(m.Case, a, Warn, redirected(a)))
+			r.report(unjudged(m.Case, a, redirected(a)))
 		default:
 			r.report(judge(m, a))
 		}
@@ -247,7 +254,7 @@ func (r *runner) duplicates() error {
 				return err
 			}
 			if res := judgeDuplicates(c, results); res.Verdict == Pass && together < 2 {
-				res.Verdict, res.Reason = Warn, "every copy got 2xx, but "+notTogether(c.Copies)
+				res.Verdict, res.Reason, res.Inconclusive = Warn, "every copy got 2xx, but "+notTogether(c.Copies), true
 				r.report(res)
 				continue
 			}
@@ -391,7 +398,7 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	case ok == len(results):
 		return result(c, slowest(results), Pass, "")
 	case c.AtOnce && ok == 0, !c.AtOnce && !is2xx(first.Status):
-		return result(c, first, Warn, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
+		return unjudged(c, first, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
 	case c.AtOnce && bad.Status == 0:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once got no answer (%s) while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
 			len(results)-ok, len(results), answer(bad), ok))
@@ -467,6 +474,9 @@ func (r *runner) outOfOrder() error {
 			}
 		}
 		res := result(g.calls[at], judged, verdict, reason)
+		// A warning here is a call that cannot be judged (unless its
+		// answer was cut short, which fails).
+		res.Inconclusive = verdict == Warn && res.Verdict == Warn
 		if verdict == Pass {
 			res.Answer = nil
 		}
@@ -526,6 +536,9 @@ func (r *runner) signature() error {
 			}
 		}
 		res1 := result(sc.Case, a, v, reason)
+		// A warning here is a call that cannot be judged (unless its
+		// answer was cut short, which fails).
+		res1.Inconclusive = v == Warn && res1.Verdict == Warn
 		res1.quiet = false // said in order below, not held back
 		results = append(results, res1)
 		if sc.bytes && correct >= 0 && baseline != Pass && a.Status == results[correct].Status && !results[correct].hinted {
@@ -835,7 +848,7 @@ func (r *runner) load() error {
 		res.Verdict, res.Reason = Warn, fmt.Sprintf("%d of %d calls got 2xx but %s (%s)", bad.over, st.Sent, bodyOver, figures)
 	} else if len(parts) > 0 && redirects == sumCounts(bad.byStatus) && len(bad.byError) == 0 {
 		// Redirected, not refused: accepts-valid judges that.
-		res.Verdict, res.Reason = Warn, fmt.Sprintf("%s of %d calls: inconclusive, the ERP does not follow redirects (accepts-valid judges that)", strings.Join(parts, ", "), st.Sent)
+		res.Verdict, res.Reason, res.Inconclusive = Warn, fmt.Sprintf("%s of %d calls: inconclusive, the ERP does not follow redirects (accepts-valid judges that)", strings.Join(parts, ", "), st.Sent), true
 		res.Answer = replyOf(bad.first)
 	} else if len(parts) > 0 {
 		res.Verdict = Fail
@@ -927,7 +940,7 @@ func (r *runner) latency() error {
 		// times of a 404, not of handling a webhook; finish says why.
 		for s := range r.statuses {
 			if h := unroutedHint(s); h != "" {
-				r.emitLocked(Result{Case: c, Verdict: Warn, Latency: p99, Reason: fmt.Sprintf(
+				r.emitLocked(Result{Case: c, Verdict: Warn, Inconclusive: true, Latency: p99, Reason: fmt.Sprintf(
 					"p99 %s over %d calls: inconclusive, every call got %d %s, so no call was handled to time", ms(p99), r.hist.Count(), s, http.StatusText(s))})
 				return nil
 			}

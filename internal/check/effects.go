@@ -571,12 +571,12 @@ func (r *runner) judgeDoc(d *effDoc) Result {
 	res := Result{Case: c, Verdict: Pass, Status: last.answers[len(last.answers)-1].Status}
 	switch {
 	case d.skip != "":
-		res.Verdict, res.Reason = Warn, d.skip
+		res.Verdict, res.Reason, res.Inconclusive = Warn, d.skip, true
 		return res
 	case d.met:
 		for _, sc := range d.sent {
 			if sc.step.atOnce && sc.together < 2 {
-				res.Verdict, res.Reason = Warn, fmt.Sprintf("%s %s is held once, but %s", probe.KindWord(d.q.Kind), d.q.Code, notTogether(sc.copies))
+				res.Verdict, res.Reason, res.Inconclusive = Warn, fmt.Sprintf("%s %s is held once, but %s", probe.KindWord(d.q.Kind), d.q.Code, notTogether(sc.copies)), true
 				break
 			}
 		}
@@ -792,7 +792,7 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 	res := Result{Case: c, Verdict: Pass}
 	if len(docs) == 0 {
 		// Nothing to probe is no proof that nothing was lost.
-		res.Verdict = Warn
+		res.Verdict, res.Inconclusive = Warn, true
 		res.Reason = "inconclusive: no call of the load check got 2xx, so no load document could be probed (load judges that)"
 		return res
 	}

@@ -245,6 +245,7 @@ func runAll(t *testing.T, cfg Config) (*Summary, []Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sayInconclusive(t, results)
 	return sum, results
 }
 

@@ -31,7 +31,20 @@ func run(t *testing.T, ctx context.Context, cfg Config) (*Summary, []Result, err
 		defer mu.Unlock()
 		results = append(results, r)
 	})
+	sayInconclusive(t, results)
 	return sum, results, err
+}
+
+// sayInconclusive fails the test where a result's Inconclusive does not
+// agree with its reason: every warning that says the case could not be
+// judged is marked, for the readers that count passes, and no other is.
+func sayInconclusive(t *testing.T, rs []Result) {
+	t.Helper()
+	for _, r := range rs {
+		if says := r.Verdict == Warn && strings.Contains(r.Reason, "inconclusive"); r.Inconclusive != says {
+			t.Errorf("%s/%s: Inconclusive %v, verdict %s: %s", r.Case.Check, r.Case.Name, r.Inconclusive, r.Verdict, r.Reason)
+		}
+	}
 }
 
 func ofCheck(rs []Result, id string) []Result {

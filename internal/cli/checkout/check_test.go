@@ -68,7 +68,9 @@ func TestCheckCaseJUnit(t *testing.T) {
 	// A case not judged (inconclusive) is skipped where JUnit readers
 	// count, never a passed test case: whsimtest's subtest skips it too.
 	why := "got 404: inconclusive, the call itself was not accepted"
-	c := CheckCase{checkCase(check.Warn, why, nil)}
+	res := checkCase(check.Warn, why, nil)
+	res.Inconclusive = true
+	c := CheckCase{res}
 	want := term.TestCase{Suite: "accepts-valid", Name: "E/described", Class: "whsim.check.accepts-valid", Detail: "warn: " + why, Skipped: why}
 	if got := c.JUnit(); got != want {
 		t.Errorf("inconclusive: %+v, want %+v", got, want)
