@@ -63,9 +63,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
 		if cut := stopCause(ctx); cut != nil {
-			// The stop closed the call's connection before this copy
-			// could go: it is not sent, nor counted as sent.
-			return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: cut.Error() + " before it was sent"}
+			return r.unsent(req, cut)
 		}
 		ans, fwd := r.forward(ctx, req, b)
 		rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
@@ -128,7 +126,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		ans, fwd = deliver(body, "")
 		rf.Sender = senderGot(ans, fwd) + " to the first copy"
 		if cut := stopCause(ctx); cut != nil {
-			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + cut.Error() + " first)"
+			rf.Receiver = noCopyAfter(ans, fwd, cut)
 			break
 		}
 		again, afwd := deliver(body, "")
@@ -148,7 +146,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
 		if cut := stopCause(ctx); cut != nil {
-			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + cut.Error() + " first)"
+			rf.Receiver = noCopyAfter(ans, fwd, cut)
 			break
 		}
 		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
@@ -176,6 +174,19 @@ func gaveUp(ctx context.Context, during string) string {
 	return "nothing (it gave up " + during + ")"
 }
 
+// unsent is the answer and forward of a copy the stop (its cause, cut)
+// kept from going, its call's connection closed: it is not sent, nor
+// counted as sent.
+func (r *Receiver) unsent(req *http.Request, cut error) (answer, *capture.Forward) {
+	return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: cut.Error() + " before it was sent"}
+}
+
+// noCopyAfter is what the receiver got of a call whose first copy went
+// (answered ans, fwd) and whose next the stop (cut) kept from going.
+func noCopyAfter(ans answer, fwd *capture.Forward, cut error) string {
+	return "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + cut.Error() + " first)"
+}
+
 // burst sends n copies of the call at once; the sender gets the first's
 // answer.
 func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward) {
@@ -184,8 +195,7 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		fwd *capture.Forward
 	}
 	if cut := stopCause(ctx); cut != nil {
-		// No copy can go: none is sent, nor counted as sent.
-		return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: cut.Error() + " before it was sent"}
+		return r.unsent(req, cut)
 	}
 	res := make([]result, n)
 	start := make(chan struct{})
