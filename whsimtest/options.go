@@ -1,6 +1,7 @@
 package whsimtest
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,6 +35,7 @@ type settings struct {
 	probe     ProbeFunc
 	header    http.Header
 	strict    bool
+	rootCAs   *x509.CertPool
 	errs      []string
 }
 
@@ -255,4 +257,19 @@ func WithHeader(name, value string) Option {
 // warn (whsim check --strict).
 func WithStrict() Option {
 	return func(s *settings) { s.strict = true }
+}
+
+// WithRootCAs makes CheckURL trust the certificates of pool in place of
+// the system's roots, as tls.Config.RootCAs does: for a receiver served
+// over TLS with a test certificate, such as httptest.NewTLSServer's
+// (pool.AddCert(srv.Certificate())). CheckURL only: Check calls the
+// handler in memory, with no TLS.
+func WithRootCAs(pool *x509.CertPool) Option {
+	return func(s *settings) {
+		if pool == nil {
+			s.fail("WithRootCAs: the pool is nil (CheckURL trusts the system's roots without it)")
+			return
+		}
+		s.rootCAs = pool
+	}
 }

@@ -64,6 +64,9 @@ func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
 	if err != nil {
 		return nil, errors.New("whsimtest.Run: " + err.Error())
 	}
+	if s.rootCAs != nil {
+		return nil, errors.New("whsimtest.Run: " + errRootCAsInMemory)
+	}
 	target, err := url.Parse("http://" + inMemoryHost + s.path)
 	if err != nil {
 		return nil, errors.New("whsimtest.Run: WithPath: " + err.Error())

@@ -58,6 +58,9 @@ func checkHandler(t tb, h http.Handler, opts []Option) {
 	if err != nil {
 		t.Fatal("whsimtest.Check: " + err.Error())
 	}
+	if s.rootCAs != nil {
+		t.Fatal("whsimtest.Check: " + errRootCAsInMemory)
+	}
 	target, err := url.Parse("http://" + inMemoryHost + s.path)
 	if err != nil {
 		t.Fatal("whsimtest.Check: WithPath: " + err.Error())
@@ -90,7 +93,7 @@ func checkURL(t tb, raw string, opts []Option) {
 	if err != nil {
 		t.Fatal("whsimtest.CheckURL: url " + err.Error())
 	}
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: s.timeout, Concurrency: max(s.loadConc, check.DefaultConcurrent)})
+	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: s.timeout, Concurrency: max(s.loadConc, check.DefaultConcurrent), RootCAs: s.rootCAs})
 	if err != nil {
 		t.Fatal("whsimtest.CheckURL: " + err.Error())
 	}
@@ -100,6 +103,9 @@ func checkURL(t tb, raw string, opts []Option) {
 	defer client.CloseIdleConnections()
 	battery(t, s, client, target, nil)
 }
+
+// errRootCAsInMemory is said when Check or Run is given WithRootCAs.
+const errRootCAsInMemory = "WithRootCAs is CheckURL's: Check and Run call the handler in memory, with no TLS"
 
 // isNil says whether h is nil, or a nil pointer, func or map in an
 // interface, which would panic on its first call.
@@ -368,7 +374,7 @@ var optionWords = strings.NewReplacer(
 	"--timeout", "WithTimeout",
 	"--secret", "WithSecret",
 	"(--cacert <ca.pem> trusts a private CA, --insecure skips the check)",
-	"(CheckURL trusts the system's roots alone: give httptest.NewServer's http:// URL, or Check the handler in memory)",
+	"(CheckURL trusts the system's roots, or WithRootCAs's: for httptest.NewTLSServer, a pool holding srv.Certificate())",
 )
 
 // replay says the results of one check in its subtest t: a subtest per

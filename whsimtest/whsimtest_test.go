@@ -2,6 +2,7 @@ package whsimtest
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"io"
 	"log"
@@ -411,6 +412,39 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
+// CheckURL grades a receiver served over TLS with a test certificate
+// when WithRootCAs trusts it; Check and Run, in memory, refuse it.
+func TestCheckURLWithRootCAs(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(newShop(t, careful, ""))
+	defer srv.Close()
+	trusted := x509.NewCertPool()
+	trusted.AddCert(srv.Certificate())
+	r := record("TestShop", func(t tb) { checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithRootCAs(trusted)}) })
+	if f := r.failures(); len(f) != 0 || r.find("accepts-valid/CREATE_RECEIVABLE_DOC/sample") == nil {
+		t.Errorf("failed %q\n%s", f, r.said())
+	}
+	// The roots are the pool's alone, in place of the system's.
+	r = record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithRootCAs(x509.NewCertPool())})
+	})
+	if !strings.Contains(r.said(), "x509: certificate signed by unknown authority") {
+		t.Errorf("an empty pool trusted the server:\n%s", r.said())
+	}
+	if _, err := Run(context.Background(), http.NotFoundHandler(), WithRootCAs(trusted)); err == nil ||
+		err.Error() != "whsimtest.Run: WithRootCAs is CheckURL's: Check and Run call the handler in memory, with no TLS" {
+		t.Errorf("Run with WithRootCAs: %v", err)
+	}
+	r = record("TestX", func(t tb) { checkHandler(t, http.NotFoundHandler(), []Option{WithRootCAs(trusted)}) })
+	if len(r.errs) != 1 || r.errs[0] != "whsimtest.Check: WithRootCAs is CheckURL's: Check and Run call the handler in memory, with no TLS" {
+		t.Errorf("Check with WithRootCAs said %q", r.errs)
+	}
+	r = record("TestX", func(t tb) { checkURL(t, srv.URL, []Option{WithRootCAs(nil)}) })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "whsimtest.CheckURL: WithRootCAs: the pool is nil") {
+		t.Errorf("a nil pool said %q", r.errs)
+	}
+}
+
 // Run reports outside a test: the cases, the checks skipped, and an error
 // for what kept it from judging.
 func TestRun(t *testing.T) {
@@ -578,7 +612,7 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 	}{
 		{"a receiver whose certificate the test's client does not trust", func(t tb) {
 			checkURL(t, tlsSrv.URL, []Option{WithChecks("accepts-valid")})
-		}, "x509: certificate signed by unknown authority (CheckURL trusts the system's roots alone: give httptest.NewServer's http:// URL, or Check the handler in memory)"},
+		}, "x509: certificate signed by unknown authority (CheckURL trusts the system's roots, or WithRootCAs's: for httptest.NewTLSServer, a pool holding srv.Certificate())"},
 		{"a first call with no answer", func(t tb) {
 			checkHandler(t, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }),
 				[]Option{WithChecks("accepts-valid"), WithTimeout(time.Millisecond)})

@@ -36,6 +36,10 @@ type ClientOptions struct {
 	Concurrency int
 	// CAFile names a PEM file of extra roots (a private CA).
 	CAFile string
+	// RootCAs, when set, are the roots trusted in place of the system's,
+	// as tls.Config.RootCAs (whsimtest.WithRootCAs); CAFile's certificates
+	// are added to them.
+	RootCAs *x509.CertPool
 	// Insecure skips certificate verification.
 	Insecure bool
 	// FollowRedirects follows 3xx; otherwise a 3xx is the answer.
@@ -68,14 +72,21 @@ var ErrNoCerts = errors.New("no PEM certificate found")
 func NewClient(o ClientOptions) (*http.Client, error) {
 	conc := max(o.Concurrency, 1)
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure} //nolint:gosec // the user asked, and was warned
+	if o.RootCAs != nil {
+		// A copy: the caller's pool may change after the client is made.
+		tlsConf.RootCAs = o.RootCAs.Clone()
+	}
 	if o.CAFile != "" {
 		pem, err := readCAFile(o.CAFile)
 		if err != nil {
 			return nil, err
 		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
+		pool := tlsConf.RootCAs
+		if pool == nil {
+			pool, err = x509.SystemCertPool()
+			if err != nil || pool == nil {
+				pool = x509.NewCertPool()
+			}
 		}
 		if !pool.AppendCertsFromPEM(pem) {
 			return nil, ErrNoCerts

@@ -256,6 +256,8 @@ func TestTLSWithPrivateCA(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
+	caPool := x509.NewCertPool()
+	caPool.AddCert(caCert)
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
 		t.Fatal(err)
@@ -272,6 +274,9 @@ func TestTLSWithPrivateCA(t *testing.T) {
 		{"without the CA", ClientOptions{Timeout: 30 * time.Second}, false},
 		{"with --cacert", ClientOptions{Timeout: 30 * time.Second, CAFile: caFile}, true},
 		{"with --insecure", ClientOptions{Timeout: 30 * time.Second, Insecure: true}, true},
+		{"with RootCAs holding the CA", ClientOptions{Timeout: 30 * time.Second, RootCAs: caPool}, true},
+		{"with RootCAs not holding it", ClientOptions{Timeout: 30 * time.Second, RootCAs: x509.NewCertPool()}, false},
+		{"with --cacert added to RootCAs", ClientOptions{Timeout: 30 * time.Second, RootCAs: x509.NewCertPool(), CAFile: caFile}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := NewClient(tt.opts)
