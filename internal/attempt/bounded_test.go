@@ -226,7 +226,7 @@ func TestUnfinishedAnswerFailsOnEveryPath(t *testing.T) {
 	for _, cut := range []struct{ name, answer, why string }{
 		{"short body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok", "answer cut short"},
 		{"chunks cut off", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n5\r\nab", "answer cut short"},
-		{"bad chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n", "answer body cut off (error)"},
+		{"bad chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n", "answer body unreadable (invalid byte in chunk length)"},
 	} {
 		for _, p := range paths {
 			t.Run(cut.name+"/"+p.name, func(t *testing.T) {

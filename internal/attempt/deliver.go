@@ -85,6 +85,19 @@ type Attempt struct {
 	// answer's body after its status came (KindTimeout: the time limit
 	// passed before the body ended), "" when it was read to its end.
 	BodyKind string `json:"-"`
+	// BodyErr is what stopped the reading of the body, in the reader's
+	// own words, when that was no network event (BodyKind KindOther): a
+	// malformed chunked encoding, say, which "error" alone would hide.
+	BodyErr string `json:"-"`
+}
+
+// BodyStop says what stopped the reading of the answer's body: BodyErr
+// when it has words of its own, else BodyKind.
+func (a Attempt) BodyStop() string {
+	if a.BodyKind == KindOther && a.BodyErr != "" {
+		return a.BodyErr
+	}
+	return a.BodyKind
 }
 
 // Unfinished says why an attempt's answer was not read whole, "" when it
@@ -101,6 +114,8 @@ func (a Attempt) Unfinished() string {
 		return "answer cut short"
 	case a.BodyKind == KindTimeout:
 		return "answer body not finished in time"
+	case a.BodyKind == KindOther && a.BodyErr != "":
+		return "answer body unreadable (" + a.BodyErr + ")"
 	case a.BodyKind != "":
 		return "answer body cut off (" + a.BodyKind + ")"
 	}
@@ -796,8 +811,12 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		a.Truncated = true
 	default:
 		a.BodyKind = Classify(err)
-		if a.BodyKind == KindInterrupted { // the attempt's own deadline
+		switch a.BodyKind {
+		case KindInterrupted: // the attempt's own deadline
 			a.BodyKind = KindTimeout
+		case KindOther:
+			// net/http's words, which may quote the receiver's bytes.
+			a.BodyErr = termsafe.Text(err.Error())
 		}
 	}
 	if d.KeepBody {

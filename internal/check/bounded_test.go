@@ -102,6 +102,42 @@ func TestUnfinishedAnswerFails(t *testing.T) {
 	}
 }
 
+// A receiver whose answers' chunked framing is malformed: every call
+// fails, saying what net/http's reader found, not "cut off (error)".
+func TestMalformedAnswerSaysWhy(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n")
+		_ = buf.Flush()
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Client, cfg.Signer = testClient(t, 10*time.Second), nil
+	cfg.Checks = []string{acceptsValid, Load}
+	cfg.LoadCount = 8
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range results {
+		want := "got 200 but the answer body could not be read (invalid byte in chunk length)"
+		if r.Case.Check == Load {
+			want = "8 got 200 with the body unfinished (invalid byte in chunk length)"
+		}
+		if r.Verdict != Fail || !strings.Contains(r.Reason, want) {
+			t.Errorf("%s %s: %s %q, want a failure saying %q", r.Case.Check, r.Case.Name, r.Verdict, r.Reason, want)
+		}
+	}
+}
+
 // Without --save-cases, the reproduction of a call too large to print
 // inline names no file the run has not written (it used to send
 // @case.json), and says what stands in its place and how to get it.

@@ -50,6 +50,9 @@ func bodyUnfinished(a attempt.Attempt) string {
 	if a.BodyKind == attempt.KindTimeout {
 		return "the answer body was not finished within --timeout"
 	}
+	if a.BodyKind == attempt.KindOther && a.BodyErr != "" {
+		return "the answer body could not be read (" + a.BodyErr + ")"
+	}
 	return "the answer body was cut off (" + a.BodyKind + ")"
 }
 
@@ -757,7 +760,7 @@ func (r *runner) load() error {
 			// the call failed.
 			bad.answered++
 			bad.hist.Record(a.Latency)
-			bad.byError[fmt.Sprintf("got %d with the body unfinished (%s)", a.Status, a.BodyKind)]++
+			bad.byError[fmt.Sprintf("got %d with the body unfinished (%s)", a.Status, a.BodyStop())]++
 		case a.Status != 0:
 			if a.Oversized {
 				bad.over++
