@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -44,7 +45,13 @@ type inMemory struct {
 }
 
 // remoteAddr is the peer a handler sees: TEST-NET-1, as httptest's.
-const remoteAddr = "192.0.2.1:1234"
+// localAddr is the address it was reached on (http.LocalAddrContextKey,
+// which net/http's server always sets): TEST-NET-1 too, port 80 of the
+// in-memory host's http:// URL.
+const (
+	remoteAddr = "192.0.2.1:1234"
+	localAddr  = "192.0.2.2:80"
+)
 
 func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
@@ -174,7 +181,9 @@ func serverRequest(req *http.Request, body []byte) (*http.Request, context.Cance
 	}
 	// The handler's context is its own: the caller's values (its trace
 	// hooks) stay on the caller's side; only the end of the call crosses.
-	ctx, cancel := context.WithCancel(context.Background())
+	// A call's own address value: a handler may change what it is given.
+	local := net.Addr(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 80})
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), http.LocalAddrContextKey, local))
 	stop := context.AfterFunc(req.Context(), cancel)
 	sreq := (&http.Request{
 		Method: req.Method, URL: u, RequestURI: uri, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,

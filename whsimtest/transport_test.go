@@ -3,6 +3,7 @@ package whsimtest
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -53,6 +54,14 @@ func TestInMemoryTransport(t *testing.T) {
 		}, func(a attempt.Attempt) bool {
 			return a.Status == 202 && a.StatusLine == "202 Accepted" && string(a.BodyPrefix) == `{"ok":true}` && a.Header.Get("X-Seen") == "yes"
 		}},
+		// A handler that logs or routes by the address it was reached on
+		// finds one, as behind net/http's server.
+		{"the local address is in the context", func(w http.ResponseWriter, r *http.Request) {
+			addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+			if !ok || addr.String() != localAddr {
+				http.Error(w, "no local address", http.StatusTeapot)
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 200 }},
 		{"no WriteHeader is 200, a sniffed type", func(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write([]byte("ok"))
 		}, func(a attempt.Attempt) bool {
