@@ -5,13 +5,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -439,6 +442,62 @@ echo whsim is not a command here`)
 	want := "[[listen --ready-file u] [ready u --wait 10s] [listen --addr 127.0.0.1:8080]]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("whsimCommands = %v, want %s", got, want)
+	}
+}
+
+// proxyBeforeReceiver is what a published port of a container whose
+// program does not listen yet looks like from the host (Docker's
+// docker-proxy, which takes localhost's connections): it accepts a
+// connection and closes it without a byte. The first `early` connections
+// are treated so; then the receiver answers (404: it is up, / is no route).
+type proxyBeforeReceiver struct {
+	net.Listener
+	early  int
+	closed atomic.Int32
+}
+
+func (l *proxyBeforeReceiver) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || int(l.closed.Load()) >= l.early {
+			return c, err
+		}
+		l.closed.Add(1)
+		c.Close()
+	}
+}
+
+// TestRecipesWaitOutAStartingReceiver runs each recipe's "wait for the
+// receiver" curl line against a port that, as a service container's port
+// does while the receiver starts, accepts and closes: the wait must go on
+// until the receiver answers. --retry-connrefused alone gave up at once
+// (curl exit 52, "empty reply"), failing the job before the check ran.
+func TestRecipesWaitOutAStartingReceiver(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is missing: the recipes' wait needs it")
+	}
+	b, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := regexp.MustCompile(`(?m)curl --retry .*http://(localhost|receiver):3000/$`).FindAllString(string(b), -1)
+	if len(waits) != 2 {
+		t.Fatalf("docs/ci.md: %d curl waits for the receiver, want the GitHub and GitLab recipes' 2: %q", len(waits), waits)
+	}
+	for _, wait := range waits {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := &proxyBeforeReceiver{Listener: ln, early: 1}
+		srv := &http.Server{Handler: http.NotFoundHandler()}
+		go func() { _ = srv.Serve(proxy) }()
+		line := regexp.MustCompile(`http://\w+:3000/$`).ReplaceAllString(wait, "http://"+ln.Addr().String()+"/")
+		out, err := exec.Command("bash", "-c", line).CombinedOutput()
+		srv.Close()
+		if err != nil || proxy.closed.Load() != 1 {
+			t.Errorf("%s: %v (connections closed unanswered: %d)\n%s", wait, err, proxy.closed.Load(), out)
+		}
 	}
 }
 
