@@ -260,7 +260,7 @@ func sha256hex(b []byte) string {
 // refused), whsim on PATH for later steps, the command's exit code passed
 // on, and check's job summary, JUnit and report written.
 func TestAction(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "tar", "xargs", "awk"} {
+	for _, tool := range []string{"bash", "curl", "tar", "awk"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is missing: the action's script needs it", tool)
 		}
@@ -467,4 +467,60 @@ func TestAction(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestActionArgsSplitLikeAShell holds the action's args to what it
+// promises: split into words as a shell splits them, quotes and
+// backslashes and all, with nothing expanded. bash itself, given the same
+// text (none of these holds a $ or a `), says what the words are.
+func TestActionArgsSplitLikeAShell(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is missing: the action's script needs it")
+	}
+	dir := t.TempDir()
+	got := filepath.Join(dir, "argv")
+	// The "whsim" the step runs: it writes its arguments, each ended by NUL.
+	fake := filepath.Join(dir, "fake-whsim")
+	if err := os.WriteFile(fake, []byte("#!/usr/bin/env bash\nprintf '%s\\0' \"$@\" >"+got+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{
+		`check --url http://127.0.0.1:3000/hook --seed 1`,
+		`send --header "X-Meta: \"quoted\"" -n 2`,
+		`send --header 'X-Meta: "quoted"'`,
+		`validate "C:\\data\\a.json" 'C:\data\b.json' C:\\data\\c.json`,
+		`validate "a\b" "a\\b" "a\"b" a\ b`,
+		`validate 'it'\''s' "" ''`,
+		"validate \"two\nlines\" 'and\nthese'",
+		"check \\\n  --url http://x/ \\\n  --seed 1\n",
+		"check\t--seed\t1  \n\n",
+		`validate 'é ü' "日本"`,
+	} {
+		oracle := exec.Command("bash", "-c", `eval "set -- $1"; printf '%s\0' "$@"`, "bash", args)
+		want, err := oracle.Output()
+		if err != nil {
+			t.Fatalf("bash cannot split %q: %v", args, err)
+		}
+		out := filepath.Join(dir, "output")
+		os.Remove(got)
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "../../scripts/action.sh", "run")
+		cmd.Env = append(os.Environ(), "WHSIM="+fake, "INPUT_ARGS="+args, "GITHUB_OUTPUT="+out)
+		stderr, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("args %q: %v\n%s", args, err, stderr)
+			continue
+		}
+		if b, _ := os.ReadFile(got); !bytes.Equal(b, want) {
+			t.Errorf("args %q: words %q, want %q (as bash splits them)", args, strings.Split(string(b), "\x00"), strings.Split(string(want), "\x00"))
+		}
+	}
+	// What a shell cannot split either is refused, as before.
+	for _, args := range []string{`validate "open`, `validate 'open`, `validate "a\"`} {
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "../../scripts/action.sh", "run")
+		cmd.Env = append(os.Environ(), "WHSIM="+fake, "INPUT_ARGS="+args, "GITHUB_OUTPUT="+filepath.Join(dir, "output"))
+		stderr, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(stderr), "unbalanced quotes") {
+			t.Errorf("args %q: %v, %s; want exit 2 and unbalanced quotes", args, err, stderr)
+		}
+	}
 }
