@@ -42,14 +42,16 @@ sha256() {
   fi
 }
 
-# shell_words TEXT writes the words of TEXT as a shell splits them, each
-# ended by NUL: blanks and newlines part words; '...' keeps all it holds;
-# "..." keeps all but \ before $ ` " \ or a newline; \ outside quotes
-# keeps the next character; \ and a newline join lines. Nothing is
-# expanded ($VAR, $(...), globs stay text), so a value that reached args
-# from an event (a branch name, a title) cannot run commands. xargs, used
-# before, knows no \ inside quotes ("X: \"v\"" was refused) nor a quote
-# over two lines. Returns 1 on a quote left open.
+# shell_words TEXT writes the words of TEXT, each ended by NUL, with quotes
+# and backslashes read as a shell reads them: blanks and newlines (and a
+# CR, from a workflow saved with CRLF) part words; '...' keeps all it
+# holds; "..." keeps all but \ before $ ` " \ or a newline; \ outside
+# quotes keeps the next character; \ and a newline join lines (args: |
+# written like a script). Nothing else is special: $VAR, $(...), globs,
+# | ; > & and # stay text, so a value that reached args from an event (a
+# branch name, a title) cannot run commands. xargs, used before, knew no
+# \ inside quotes ("X: \"v\"" was refused) nor a quote over two lines.
+# Returns 1 on a quote left open.
 shell_words() {
   local s=$1 word='' in_word=0 quote='' c next i n=${#1}
   for ((i = 0; i < n; i++)); do
