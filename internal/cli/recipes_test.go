@@ -336,6 +336,13 @@ func TestCIRecipes(t *testing.T) {
 	}
 
 	checkCompose(t, compose, perSection["docker-compose: listen in front of the receiver, check once it is ready"])
+	b, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("\nHOST_USER=\"$(id -u):$(id -g)\" docker compose up --exit-code-from ")) {
+		t.Error("compose: the recipe's docker compose up does not set HOST_USER to the user's uid:gid")
+	}
 }
 
 func flag(p parsed, name string) string {
@@ -408,6 +415,16 @@ func checkCompose(t *testing.T, compose map[string]any, cmds []parsed) {
 	for name, s := range services {
 		if c := stringList(s.(map[string]any)["command"]); len(c) > 0 && c[0] == "check" {
 			checkName = name
+		}
+	}
+	// What listen and check write to the mounted host directory must be
+	// the host user's to read and to upload as artifacts: the report and
+	// the capture are created 0600 (they may hold secrets), so written as
+	// the image's uid 65532 they were unreadable to whoever ran compose.
+	// Both run as HOST_USER, which the recipe's commands set to theirs.
+	for _, name := range []string{listenName, checkName} {
+		if u, _ := service(name)["user"].(string); u != "${HOST_USER:-65532:65532}" {
+			t.Errorf("compose: service %s runs as %q, not as ${HOST_USER:-65532:65532}: the 0600 report and capture it writes to the host's directory would not be the host user's", name, u)
 		}
 	}
 	// Each starts once the one it calls is healthy: check after listen,
