@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -198,8 +199,12 @@ func releaseNames(t *testing.T, version, goos, goarch string) (archive, checksum
 	var g struct {
 		ProjectName string `yaml:"project_name"`
 		Archives    []struct {
-			Formats      []string `yaml:"formats"`
-			NameTemplate string   `yaml:"name_template"`
+			Formats         []string `yaml:"formats"`
+			FormatOverrides []struct {
+				Goos    string   `yaml:"goos"`
+				Formats []string `yaml:"formats"`
+			} `yaml:"format_overrides"`
+			NameTemplate string `yaml:"name_template"`
 		} `yaml:"archives"`
 		Checksum struct {
 			NameTemplate string `yaml:"name_template"`
@@ -218,7 +223,13 @@ func releaseNames(t *testing.T, version, goos, goarch string) (archive, checksum
 		}
 		return s
 	}
-	return render(g.Archives[0].NameTemplate) + ".tar.gz", render(g.Checksum.NameTemplate)
+	ext := "tar.gz"
+	for _, o := range g.Archives[0].FormatOverrides {
+		if o.Goos == goos && len(o.Formats) == 1 {
+			ext = o.Formats[0]
+		}
+	}
+	return render(g.Archives[0].NameTemplate) + "." + ext, render(g.Checksum.NameTemplate)
 }
 
 // targz makes an archive as goreleaser lays it out: the binary and the
@@ -242,6 +253,25 @@ func targz(t *testing.T, files map[string][]byte) []byte {
 		}
 	}
 	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// zipOf makes a zip holding one file, as goreleaser's Windows archives
+// hold whsim.exe at the top.
+func zipOf(t *testing.T, name string, content []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(content); err != nil {
 		t.Fatal(err)
 	}
 	if err := zw.Close(); err != nil {
@@ -304,6 +334,24 @@ func TestAction(t *testing.T) {
 		if version == "6.6.6" {
 			assets["/v"+version+"/"+archive] = targz(t, map[string][]byte{"whsim": []byte("#!/bin/sh\necho owned\n")})
 		}
+	}
+	// 2.0.0 for the runners this machine is not: Windows on X64 (a zip
+	// holding whsim.exe) and macOS on ARM64. What they hold is not run
+	// here; that the right one is fetched, verified and unpacked is.
+	otherSystems := map[string][]byte{}
+	var otherSums []byte
+	for _, target := range [][2]string{{"windows", "amd64"}, {"darwin", "arm64"}} {
+		archive, sums := releaseNames(t, "2.0.0", target[0], target[1])
+		var b []byte
+		if strings.HasSuffix(archive, ".zip") {
+			b = zipOf(t, "whsim.exe", []byte("whsim for windows/amd64"))
+		} else {
+			b = targz(t, map[string][]byte{"whsim": []byte("whsim for darwin/arm64")})
+		}
+		otherSystems[target[0]] = b
+		assets["/v2.0.0/"+archive] = b
+		otherSums = fmt.Appendf(otherSums, "%s  %s\n", sha256hex(b), archive)
+		assets["/v2.0.0/"+sums] = otherSums
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := assets[r.URL.Path]
@@ -370,6 +418,31 @@ func TestAction(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(files["GITHUB_PATH"]); strings.TrimSpace(string(b)) != filepath.Dir(res.outputs["whsim-path"]) {
 			t.Errorf("GITHUB_PATH holds %q", b)
+		}
+	})
+
+	t.Run("Windows and macOS on ARM64: their archive, unpacked", func(t *testing.T) {
+		if _, err := exec.LookPath("unzip"); err != nil {
+			t.Skip("unzip is missing: the action unpacks Windows' zip with it")
+		}
+		for _, tc := range []struct{ os, arch, exe, content string }{
+			{"Windows", "X64", "whsim.exe", "whsim for windows/amd64"},
+			{"macOS", "ARM64", "whsim", "whsim for darwin/arm64"},
+		} {
+			r, files := newJob(t, map[string]string{"version": "2.0.0"})
+			r.env = append(r.env, "RUNNER_OS="+tc.os, "RUNNER_ARCH="+tc.arch)
+			res := r.run(&action)
+			if res.code != 0 {
+				t.Errorf("%s %s: install failed (%d): %s", tc.os, tc.arch, res.code, res.stderr)
+				continue
+			}
+			p := res.outputs["whsim-path"]
+			if b, _ := os.ReadFile(p); filepath.Base(p) != tc.exe || string(b) != tc.content {
+				t.Errorf("%s %s: whsim-path %s holds %q, want %s holding %q", tc.os, tc.arch, p, b, tc.exe, tc.content)
+			}
+			if b, _ := os.ReadFile(files["GITHUB_PATH"]); strings.TrimSpace(string(b)) != filepath.Dir(p) {
+				t.Errorf("%s %s: GITHUB_PATH holds %q", tc.os, tc.arch, b)
+			}
 		}
 	})
 
