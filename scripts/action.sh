@@ -42,6 +42,62 @@ sha256() {
   fi
 }
 
+# shell_words TEXT writes the words of TEXT, each ended by NUL, with quotes
+# and backslashes read as a shell reads them: blanks and newlines (and a
+# CR, from a workflow saved with CRLF) part words; '...' keeps all it
+# holds; "..." keeps all but \ before $ ` " \ or a newline; \ outside
+# quotes keeps the next character; \ and a newline join lines (args: |
+# written like a script). Nothing else is special: $VAR, $(...), globs,
+# | ; > & and # stay text, so a value that reached args from an event (a
+# branch name, a title) cannot run commands. xargs, used before, knew no
+# \ inside quotes ("X: \"v\"" was refused) nor a quote over two lines.
+# Returns 1 on a quote left open.
+shell_words() {
+  local s=$1 word='' in_word=0 quote='' c next i n=${#1}
+  for ((i = 0; i < n; i++)); do
+    c=${s:i:1} next=${s:i+1:1}
+    case $quote in
+    "'")
+      if [ "$c" = "'" ]; then quote=''; else word+=$c; fi
+      ;;
+    '"')
+      if [ "$c" = '"' ]; then
+        quote=''
+      elif [ "$c" = '\' ] && [ "$next" = $'\n' ]; then
+        i=$((i + 1))
+      elif [ "$c" = '\' ] && [ -n "$next" ] && [[ '$`"\' == *"$next"* ]]; then
+        word+=$next i=$((i + 1))
+      else
+        word+=$c
+      fi
+      ;;
+    *)
+      case $c in
+      ' ' | $'\t' | $'\n' | $'\r')
+        if ((in_word)); then printf '%s\0' "$word"; fi
+        word='' in_word=0
+        ;;
+      "'" | '"') quote=$c in_word=1 ;;
+      '\')
+        if [ "$next" = $'\n' ]; then
+          i=$((i + 1))
+        elif [ "$next" = $'\r' ] && [ "${s:i+2:1}" = $'\n' ]; then
+          i=$((i + 2))
+        elif [ -n "$next" ]; then
+          word+=$next in_word=1 i=$((i + 1))
+        else
+          word+=$c in_word=1
+        fi
+        ;;
+      *) word+=$c in_word=1 ;;
+      esac
+      ;;
+    esac
+  done
+  [ -z "$quote" ] || return 1
+  if ((in_word)); then printf '%s\0' "$word"; fi
+}
+
 install() {
   local version=${INPUT_VERSION:-}
   version=${version#v}
@@ -101,17 +157,13 @@ install() {
 
 run() {
   local whsim=${WHSIM:?WHSIM (the installed whsim) is not set}
-  # Shell words without a shell: xargs splits on blanks and honours quotes,
-  # but expands nothing, so a value that reached args from an event (a
-  # branch name, a title) cannot run commands.
   [ -n "${INPUT_ARGS//[[:space:]]/}" ] || fail "input args is empty: nothing to run"
-  local words a input=${INPUT_ARGS:-}
-  # A backslash at the end of a line joins it to the next, as in a shell
-  # (args: | written like a script); xargs alone would pass a newline on.
-  input=${input//$'\\\r\n'/}
-  input=${input//$'\\\n'/}
+  local words a
   words=$(mktemp)
-  printf '%s\n' "$input" | xargs printf '%s\0' >"$words" || fail "input args: unbalanced quotes in: ${INPUT_ARGS:-}"
+  shell_words "${INPUT_ARGS:-}" >"$words" || {
+    rm -f "$words"
+    fail "input args: unbalanced quotes in: ${INPUT_ARGS:-}"
+  }
   local args=()
   while IFS= read -r -d '' a; do args+=("$a"); done <"$words"
   rm -f "$words"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -198,8 +199,12 @@ func releaseNames(t *testing.T, version, goos, goarch string) (archive, checksum
 	var g struct {
 		ProjectName string `yaml:"project_name"`
 		Archives    []struct {
-			Formats      []string `yaml:"formats"`
-			NameTemplate string   `yaml:"name_template"`
+			Formats         []string `yaml:"formats"`
+			FormatOverrides []struct {
+				Goos    string   `yaml:"goos"`
+				Formats []string `yaml:"formats"`
+			} `yaml:"format_overrides"`
+			NameTemplate string `yaml:"name_template"`
 		} `yaml:"archives"`
 		Checksum struct {
 			NameTemplate string `yaml:"name_template"`
@@ -218,7 +223,13 @@ func releaseNames(t *testing.T, version, goos, goarch string) (archive, checksum
 		}
 		return s
 	}
-	return render(g.Archives[0].NameTemplate) + ".tar.gz", render(g.Checksum.NameTemplate)
+	ext := "tar.gz"
+	for _, o := range g.Archives[0].FormatOverrides {
+		if o.Goos == goos && len(o.Formats) == 1 {
+			ext = o.Formats[0]
+		}
+	}
+	return render(g.Archives[0].NameTemplate) + "." + ext, render(g.Checksum.NameTemplate)
 }
 
 // targz makes an archive as goreleaser lays it out: the binary and the
@@ -250,6 +261,25 @@ func targz(t *testing.T, files map[string][]byte) []byte {
 	return buf.Bytes()
 }
 
+// zipOf makes a zip holding one file, as goreleaser's Windows archives
+// hold whsim.exe at the top.
+func zipOf(t *testing.T, name string, content []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(content); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func sha256hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
@@ -260,7 +290,7 @@ func sha256hex(b []byte) string {
 // refused), whsim on PATH for later steps, the command's exit code passed
 // on, and check's job summary, JUnit and report written.
 func TestAction(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "tar", "xargs", "awk"} {
+	for _, tool := range []string{"bash", "curl", "tar", "awk"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is missing: the action's script needs it", tool)
 		}
@@ -304,6 +334,24 @@ func TestAction(t *testing.T) {
 		if version == "6.6.6" {
 			assets["/v"+version+"/"+archive] = targz(t, map[string][]byte{"whsim": []byte("#!/bin/sh\necho owned\n")})
 		}
+	}
+	// 2.0.0 for the runners this machine is not: Windows on X64 (a zip
+	// holding whsim.exe) and macOS on ARM64. What they hold is not run
+	// here; that the right one is fetched, verified and unpacked is.
+	otherSystems := map[string][]byte{}
+	var otherSums []byte
+	for _, target := range [][2]string{{"windows", "amd64"}, {"darwin", "arm64"}} {
+		archive, sums := releaseNames(t, "2.0.0", target[0], target[1])
+		var b []byte
+		if strings.HasSuffix(archive, ".zip") {
+			b = zipOf(t, "whsim.exe", []byte("whsim for windows/amd64"))
+		} else {
+			b = targz(t, map[string][]byte{"whsim": []byte("whsim for darwin/arm64")})
+		}
+		otherSystems[target[0]] = b
+		assets["/v2.0.0/"+archive] = b
+		otherSums = fmt.Appendf(otherSums, "%s  %s\n", sha256hex(b), archive)
+		assets["/v2.0.0/"+sums] = otherSums
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := assets[r.URL.Path]
@@ -370,6 +418,31 @@ func TestAction(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(files["GITHUB_PATH"]); strings.TrimSpace(string(b)) != filepath.Dir(res.outputs["whsim-path"]) {
 			t.Errorf("GITHUB_PATH holds %q", b)
+		}
+	})
+
+	t.Run("Windows and macOS on ARM64: their archive, unpacked", func(t *testing.T) {
+		if _, err := exec.LookPath("unzip"); err != nil {
+			t.Skip("unzip is missing: the action unpacks Windows' zip with it")
+		}
+		for _, tc := range []struct{ os, arch, exe, content string }{
+			{"Windows", "X64", "whsim.exe", "whsim for windows/amd64"},
+			{"macOS", "ARM64", "whsim", "whsim for darwin/arm64"},
+		} {
+			r, files := newJob(t, map[string]string{"version": "2.0.0"})
+			r.env = append(r.env, "RUNNER_OS="+tc.os, "RUNNER_ARCH="+tc.arch)
+			res := r.run(&action)
+			if res.code != 0 {
+				t.Errorf("%s %s: install failed (%d): %s", tc.os, tc.arch, res.code, res.stderr)
+				continue
+			}
+			p := res.outputs["whsim-path"]
+			if b, _ := os.ReadFile(p); filepath.Base(p) != tc.exe || string(b) != tc.content {
+				t.Errorf("%s %s: whsim-path %s holds %q, want %s holding %q", tc.os, tc.arch, p, b, tc.exe, tc.content)
+			}
+			if b, _ := os.ReadFile(files["GITHUB_PATH"]); strings.TrimSpace(string(b)) != filepath.Dir(p) {
+				t.Errorf("%s %s: GITHUB_PATH holds %q", tc.os, tc.arch, b)
+			}
 		}
 	})
 
@@ -467,4 +540,60 @@ func TestAction(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestActionArgsSplitLikeAShell holds the action's args to what it
+// promises: split into words as a shell splits them, quotes and
+// backslashes and all, with nothing expanded. bash itself, given the same
+// text (none of these holds a $ or a `), says what the words are.
+func TestActionArgsSplitLikeAShell(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is missing: the action's script needs it")
+	}
+	dir := t.TempDir()
+	got := filepath.Join(dir, "argv")
+	// The "whsim" the step runs: it writes its arguments, each ended by NUL.
+	fake := filepath.Join(dir, "fake-whsim")
+	if err := os.WriteFile(fake, []byte("#!/usr/bin/env bash\nprintf '%s\\0' \"$@\" >"+got+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{
+		`check --url http://127.0.0.1:3000/hook --seed 1`,
+		`send --header "X-Meta: \"quoted\"" -n 2`,
+		`send --header 'X-Meta: "quoted"'`,
+		`validate "C:\\data\\a.json" 'C:\data\b.json' C:\\data\\c.json`,
+		`validate "a\b" "a\\b" "a\"b" a\ b`,
+		`validate 'it'\''s' "" ''`,
+		"validate \"two\nlines\" 'and\nthese'",
+		"check \\\n  --url http://x/ \\\n  --seed 1\n",
+		"check\t--seed\t1  \n\n",
+		`validate 'é ü' "日本"`,
+	} {
+		oracle := exec.Command("bash", "-c", `eval "set -- $1"; printf '%s\0' "$@"`, "bash", args)
+		want, err := oracle.Output()
+		if err != nil {
+			t.Fatalf("bash cannot split %q: %v", args, err)
+		}
+		out := filepath.Join(dir, "output")
+		os.Remove(got)
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "../../scripts/action.sh", "run")
+		cmd.Env = append(os.Environ(), "WHSIM="+fake, "INPUT_ARGS="+args, "GITHUB_OUTPUT="+out)
+		stderr, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("args %q: %v\n%s", args, err, stderr)
+			continue
+		}
+		if b, _ := os.ReadFile(got); !bytes.Equal(b, want) {
+			t.Errorf("args %q: words %q, want %q (as bash splits them)", args, strings.Split(string(b), "\x00"), strings.Split(string(want), "\x00"))
+		}
+	}
+	// What a shell cannot split either is refused, as before.
+	for _, args := range []string{`validate "open`, `validate 'open`, `validate "a\"`} {
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "../../scripts/action.sh", "run")
+		cmd.Env = append(os.Environ(), "WHSIM="+fake, "INPUT_ARGS="+args, "GITHUB_OUTPUT="+filepath.Join(dir, "output"))
+		stderr, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(stderr), "unbalanced quotes") {
+			t.Errorf("args %q: %v, %s; want exit 2 and unbalanced quotes", args, err, stderr)
+		}
+	}
 }

@@ -1,17 +1,23 @@
 package cli
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -330,6 +336,13 @@ func TestCIRecipes(t *testing.T) {
 	}
 
 	checkCompose(t, compose, perSection["docker-compose: listen in front of the receiver, check once it is ready"])
+	b, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("\nHOST_USER=\"$(id -u):$(id -g)\" docker compose up --exit-code-from ")) {
+		t.Error("compose: the recipe's docker compose up does not set HOST_USER to the user's uid:gid")
+	}
 }
 
 func flag(p parsed, name string) string {
@@ -404,6 +417,16 @@ func checkCompose(t *testing.T, compose map[string]any, cmds []parsed) {
 			checkName = name
 		}
 	}
+	// What listen and check write to the mounted host directory must be
+	// the host user's to read and to upload as artifacts: the report and
+	// the capture are created 0600 (they may hold secrets), so written as
+	// the image's uid 65532 they were unreadable to whoever ran compose.
+	// Both run as HOST_USER, which the recipe's commands set to theirs.
+	for _, name := range []string{listenName, checkName} {
+		if u, _ := service(name)["user"].(string); u != "${HOST_USER:-65532:65532}" {
+			t.Errorf("compose: service %s runs as %q, not as ${HOST_USER:-65532:65532}: the 0600 report and capture it writes to the host's directory would not be the host user's", name, u)
+		}
+	}
 	// Each starts once the one it calls is healthy: check after listen,
 	// listen after the receiver.
 	for _, d := range [][2]string{{checkName, listenName}, {listenName, receiverName}} {
@@ -439,6 +462,160 @@ echo whsim is not a command here`)
 	want := "[[listen --ready-file u] [ready u --wait 10s] [listen --addr 127.0.0.1:8080]]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("whsimCommands = %v, want %s", got, want)
+	}
+}
+
+// proxyBeforeReceiver is what a published port of a container whose
+// program does not listen yet looks like from the host (Docker's
+// docker-proxy, which takes localhost's connections): it accepts a
+// connection and closes it without a byte. The first `early` connections
+// are treated so; then the receiver answers (404: it is up, / is no route).
+type proxyBeforeReceiver struct {
+	net.Listener
+	early  int
+	closed atomic.Int32
+}
+
+func (l *proxyBeforeReceiver) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || int(l.closed.Load()) >= l.early {
+			return c, err
+		}
+		l.closed.Add(1)
+		c.Close()
+	}
+}
+
+// TestRecipesWaitOutAStartingReceiver runs each recipe's "wait for the
+// receiver" curl line against a port that, as a service container's port
+// does while the receiver starts, accepts and closes: the wait must go on
+// until the receiver answers. --retry-connrefused alone gave up at once
+// (curl exit 52, "empty reply"), failing the job before the check ran.
+func TestRecipesWaitOutAStartingReceiver(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is missing: the recipes' wait needs it")
+	}
+	b, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := regexp.MustCompile(`(?m)curl --retry .*http://(localhost|receiver):3000/$`).FindAllString(string(b), -1)
+	if len(waits) != 2 {
+		t.Fatalf("docs/ci.md: %d curl waits for the receiver, want the GitHub and GitLab recipes' 2: %q", len(waits), waits)
+	}
+	for _, wait := range waits {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := &proxyBeforeReceiver{Listener: ln, early: 1}
+		srv := &http.Server{Handler: http.NotFoundHandler()}
+		go func() { _ = srv.Serve(proxy) }()
+		line := regexp.MustCompile(`http://\w+:3000/$`).ReplaceAllString(wait, "http://"+ln.Addr().String()+"/")
+		out, err := exec.Command("bash", "-c", line).CombinedOutput()
+		srv.Close()
+		if err != nil || proxy.closed.Load() != 1 {
+			t.Errorf("%s: %v (connections closed unanswered: %d)\n%s", wait, err, proxy.closed.Load(), out)
+		}
+	}
+}
+
+// TestReadmeInstallRuns runs the README's install from a release archive
+// as written, against an archive laid out as goreleaser lays it out and
+// served on 127.0.0.1, with sudo left out and /usr/local moved into a
+// temporary root that is as Debian 12 ships it (no share/man/man1). The
+// commands are pasted where a user is, often their project: the
+// archive's README.md, LICENSE and docs/ must not land over theirs.
+func TestReadmeInstallRuns(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "tar", "sha256sum", "install"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is missing: the README's install needs it", tool)
+		}
+	}
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(b), "**From a release archive**")
+	_, block, _ := strings.Cut(after, "```sh\n")
+	block, _, ok := strings.Cut(block, "```")
+	if !ok || !strings.Contains(block, "VERSION=0.1.0 OS=linux ARCH=amd64") {
+		t.Fatalf("README.md: no install block after **From a release archive**, or not for 0.1.0 linux/amd64:\n%s", block)
+	}
+
+	var archive bytes.Buffer
+	zw := gzip.NewWriter(&archive)
+	tw := tar.NewWriter(zw)
+	for _, f := range []struct{ name, body string }{
+		{"whsim", "the whsim binary"}, {"README.md", "# whsim\n"}, {"LICENSE", "MIT\n"},
+		{"docs/ci.md", "# whsim in CI\n"}, {"manpages/whsim.1", ".TH WHSIM 1\n"}, {"manpages/whsim-check.1", ".TH WHSIM-CHECK 1\n"},
+	} {
+		mode := int64(0o644)
+		if f.name == "whsim" {
+			mode = 0o755
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: mode, Size: int64(len(f.body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(tw, f.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(archive.Bytes())
+	assets := map[string][]byte{
+		"/v0.1.0/whsim_0.1.0_linux_amd64.tar.gz": archive.Bytes(),
+		"/v0.1.0/whsim_0.1.0_checksums.txt":      fmt.Appendf(nil, "%x  whsim_0.1.0_linux_amd64.tar.gz\n%x  whsim_0.1.0_darwin_arm64.tar.gz\n", sum, sha256.Sum256(nil)),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a, ok := assets[r.URL.Path]; ok {
+			_, _ = w.Write(a)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+
+	root := t.TempDir()
+	for _, d := range []string{"usr/local/bin", "usr/local/share/man"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project := t.TempDir()
+	for _, f := range []string{"README.md", "LICENSE", "docs/ci.md"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(project, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(project, f), []byte("the project's own "+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := strings.NewReplacer(
+		"https://github.com/whsim/whsim/releases/download", srv.URL,
+		"sudo ", "",
+		"/usr/local/", root+"/usr/local/",
+	).Replace(block)
+	cmd := exec.Command("bash", "-e", "-c", script)
+	cmd.Dir = project
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the README's install failed: %v\n%s\n(the script)\n%s", err, out, script)
+	}
+	for _, f := range []string{"usr/local/bin/whsim", "usr/local/share/man/man1/whsim.1", "usr/local/share/man/man1/whsim-check.1"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("not installed: %v", err)
+		}
+	}
+	for _, f := range []string{"README.md", "LICENSE", "docs/ci.md"} {
+		if b, _ := os.ReadFile(filepath.Join(project, f)); string(b) != "the project's own "+f {
+			t.Errorf("the install wrote over the project's %s: now %q", f, b)
+		}
 	}
 }
 

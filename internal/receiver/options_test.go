@@ -65,6 +65,47 @@ func TestHookURL(t *testing.T) {
 	}
 }
 
+// URLOf names a server bound to every interface by IPv4 loopback, which
+// Go's "tcp" listener on a wildcard also takes (0.0.0.0, [::] and no host
+// all bind one dual-stack socket that reports [::]). [::1] would fail
+// where IPv6 is off on the loopback (Docker before 26 on an IPv4-only
+// network): the image's health check, whsim ready, dialled it and never
+// saw listen --addr 0.0.0.0:8080 up.
+func TestURLOf(t *testing.T) {
+	for _, tt := range []struct {
+		addr *net.TCPAddr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "http://127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "http://127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, "http://127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, "http://[::1]:8080"},
+		{&net.TCPAddr{IP: net.IPv4(192, 168, 1, 2), Port: 8080}, "http://192.168.1.2:8080"},
+	} {
+		if got := URLOf(tt.addr); got != tt.want {
+			t.Errorf("URLOf(%v) = %q, want %q", tt.addr, got, tt.want)
+		}
+	}
+	// The URL reaches the server however every interface was named.
+	for _, bind := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		s, err := Listen(bind, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), DefaultLimits)
+		if err != nil {
+			if strings.Contains(bind, "::") {
+				continue // no IPv6 here
+			}
+			t.Fatal(err)
+		}
+		u := s.URL()
+		c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+		if err != nil {
+			t.Errorf("bound %s (%s): %s does not reach it: %v", bind, s.Addr(), u, err)
+		} else {
+			c.Close()
+		}
+		s.ln.Close()
+	}
+}
+
 func TestLoopbackOnly(t *testing.T) {
 	tests := []struct {
 		addr net.Addr

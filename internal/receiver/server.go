@@ -212,11 +212,13 @@ func URLOf(a *net.TCPAddr) string {
 	host := a.IP.String()
 	if a.IP.IsUnspecified() {
 		// Bound to every interface; loopback is one of them and the one a
-		// local sender can always use.
+		// local sender can always use. IPv4's, also when the address is
+		// [::]: Go's "tcp" listener on a wildcard (0.0.0.0, [::] or no
+		// host) is one dual-stack socket that reports [::] and takes IPv4
+		// too, while [::1] is missing where IPv6 is off on the loopback
+		// (Docker before 26 on an IPv4-only network), and whsim ready,
+		// the image's health check, dialled it in vain.
 		host = "127.0.0.1"
-		if a.IP.To4() == nil {
-			host = "::1"
-		}
 	}
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(a.Port))
 }
