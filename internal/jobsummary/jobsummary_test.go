@@ -250,6 +250,24 @@ func (c skipCase) JUnit() term.TestCase {
 	return term.TestCase{Suite: c.suite, Name: "x", Skipped: c.skip}
 }
 
+// warnCase is a warning a collector is given; inconclusive, it is also
+// not judged (check's TestCase.Skipped on a warning, for JUnit's <skipped>).
+type warnCase struct {
+	suite        string
+	inconclusive bool
+}
+
+func (c warnCase) Verdict() term.Verdict                     { return term.Warn }
+func (c warnCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (c warnCase) AppendJSON(b []byte, _ *term.Style) []byte { return append(b, "{}\n"...) }
+func (c warnCase) JUnit() term.TestCase {
+	tc := term.TestCase{Suite: c.suite, Name: "x", Detail: "warn: why"}
+	if c.inconclusive {
+		tc.Skipped = "why"
+	}
+	return tc
+}
+
 type lastLineSummary string
 
 func (s lastLineSummary) Title() string                             { return "whsim check" }
@@ -281,5 +299,31 @@ func TestFromCollectorSkipped(t *testing.T) {
 	_ = col.Finish(lastLineSummary("ok every check passed (0 warnings)\n"))
 	if md := string(FromCollector(col, "whsim check", "check", true).Markdown()); strings.Contains(md, "skipped") {
 		t.Errorf("nothing skipped, yet:\n%s", md)
+	}
+}
+
+// TestFromCollectorInconclusiveIsAWarning: a case check could not judge
+// (the first delivery of a duplicates case refused) is a warning in
+// check's own table, text and HTML; the job summary counts it so, in the
+// warn column, and does not call its check skipped, which ran.
+func TestFromCollectorInconclusiveIsAWarning(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	_ = col.Case(skipCase{"duplicates", ""})
+	_ = col.Case(warnCase{"duplicates", true})
+	_ = col.Case(warnCase{"duplicates", false})
+	_ = col.Finish(lastLineSummary("ok every check passed (2 warnings)\n"))
+	md := string(FromCollector(col, "whsim check", "check", true).Markdown())
+	for _, want := range []string{
+		"### whsim check: ✅ pass\n",
+		"| check | pass | warn | fail |\n",
+		"| duplicates | 1 | 2 | 0 |\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "skipped") {
+		t.Errorf("a check that ran is said skipped:\n%s", md)
 	}
 }
