@@ -47,6 +47,11 @@ type Summary struct {
 	Pass   bool
 	// Interrupted: Ctrl-C ended the run, which is then no pass.
 	Interrupted bool
+	// Unfinished, when set, is why the run ended before its verdict
+	// (check's receiver unreachable, its probe at fault: exit 2): the
+	// heading says it did not complete, neither pass nor FAIL, and this
+	// follows it as code, as it may quote what a receiver or probe said.
+	Unfinished string
 	// Skipped names what could not run (a check), which the heading says
 	// beside the verdict: a skip is no pass.
 	Skipped  []string
@@ -119,17 +124,22 @@ func (s *Summary) render(rows, fails int) []byte {
 	var b bytes.Buffer
 	mark := "✅ pass"
 	switch {
+	case s.Unfinished != "": // no verdict: whsim could not finish the run
+		mark = "⚠️ did not complete"
 	case s.Interrupted: // no verdict: the run did not finish
 		mark = "⚠️ interrupted"
 	case !s.Pass:
 		mark = "❌ FAIL"
 	}
-	if len(s.Skipped) > 0 && !s.Interrupted {
+	if len(s.Skipped) > 0 && !s.Interrupted && s.Unfinished == "" {
 		mark += ", " + strings.Join(s.Skipped, ", ") + " skipped"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(clip(s.Title, maxField)), mark)
 	if s.Target != "" {
 		fmt.Fprintf(&b, "%s\n\n", code(clip(s.Target, maxField)))
+	}
+	if s.Unfinished != "" {
+		fmt.Fprintf(&b, "**The run did not complete:** %s\n\n", code(clip(s.Unfinished, maxField)))
 	}
 	if s.Headline != "" {
 		fmt.Fprintf(&b, "**%s**\n\n", text(clip(s.Headline, maxField)))
@@ -213,7 +223,9 @@ func clip(s string, n int) string {
 // write writes the table with its first rows rows and returns how many
 // it left out.
 func (t table) write(b *bytes.Buffer, rows int) int {
-	if len(t.Head) == 0 {
+	if len(t.Head) == 0 || len(t.Rows) == 0 {
+		// A head over no rows says nothing (a run that ended before its
+		// first case).
 		return 0
 	}
 	if t.Caption != "" {

@@ -327,3 +327,25 @@ func TestFromCollectorInconclusiveIsAWarning(t *testing.T) {
 		t.Errorf("a check that ran is said skipped:\n%s", md)
 	}
 }
+
+// TestUnfinished: a run that ended before its verdict (check's receiver
+// unreachable, its probe at fault: exit 2) is neither pass nor FAIL; the
+// section says it did not complete, and why as code (a probe's error
+// quotes what the receiver answered).
+func TestUnfinished(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Target: "http://x/hook", Pass: true,
+		Unfinished: "probe http://x/p: answered 500: <b>[x](y)</b> | `z`"}
+	md := string(s.Markdown())
+	for _, want := range []string{
+		"### whsim check: ⚠️ did not complete\n\n",
+		"**The run did not complete:** `` probe http://x/p: answered 500: <b>[x](y)</b> | `z` ``\n\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "pass") || strings.Contains(md, "FAIL") {
+		t.Errorf("a run that did not complete has a verdict:\n%s", md)
+	}
+}
