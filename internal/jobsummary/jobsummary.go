@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Env names the file GitHub Actions gives a step for its summary.
@@ -160,7 +161,10 @@ func (s *Summary) render(rows, fails int) []byte {
 			// markup or a link.
 			fmt.Fprintf(&b, "- **%s**: %s\n", text(clip(f.Title, maxField)), code(clip(f.Reason, maxField)))
 			if f.Code != "" {
-				c := clip(f.Code, maxCode)
+				// Terminal-safe, newlines kept: a raw carriage return would
+				// end the line for a Markdown reader, and what follows it,
+				// unindented, would leave the list item and its block.
+				c := termsafe.Lines(clip(f.Code, maxCode))
 				fence := strings.Repeat("`", max(3, longestRun(c, '`')+1))
 				fmt.Fprintf(&b, "\n  %s\n", fence)
 				for line := range strings.SplitSeq(strings.TrimRight(c, "\n"), "\n") {
@@ -259,10 +263,13 @@ func (t table) write(b *bytes.Buffer, rows int) int {
 	return len(t.Rows) - min(rows, len(t.Rows))
 }
 
-// text escapes what Markdown or HTML would read as markup.
+// text escapes what Markdown or HTML would read as markup, and, as the
+// run's text and JUnit do (termsafe), the control and bidi characters a
+// file name or a payload may hold, which would reorder or cut what GitHub
+// shows; a line break is a space.
 func text(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s)) {
 		switch r {
 		case '\\', '`', '*', '_', '[', ']', '#', '|', '~':
 			b.WriteByte('\\')
@@ -273,8 +280,6 @@ func text(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\n', '\r':
-			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
 		}
@@ -290,9 +295,10 @@ func codeCell(s string) string {
 	return strings.ReplaceAll(code(clip(s, maxField)), "|", `\|`)
 }
 
-// code is s as inline code, the fence longer than any backtick run in it.
+// code is s as inline code, the fence longer than any backtick run in it,
+// terminal-safe (termsafe.Text): one line, as the run's text shows it.
 func code(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+	s = termsafe.Text(s)
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	return fence + " " + s + " " + fence
 }

@@ -349,3 +349,32 @@ func TestUnfinished(t *testing.T) {
 		t.Errorf("a run that did not complete has a verdict:\n%s", md)
 	}
 }
+
+// TestControlsAreEscaped: a value from outside (a file name validate was
+// given, a requestId of a payload send --file read, the findings on a
+// key) may hold control and bidi characters. The summary shows them
+// escaped, as the run's text and JUnit do (termsafe): raw, a U+202E
+// reorders the line GitHub shows, and a carriage return in a failure's
+// block ends its line there for a Markdown reader, so that what follows
+// leaves the list item and its code block and is read as Markdown.
+func TestControlsAreEscaped(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim send", Target: "http://x/\u202e", Headline: "h",
+		Tables:   []table{{Head: []string{"input"}, Rows: [][]string{{"evil\u202etxt.json\x01"}}}},
+		Failures: []Failure{{Title: "#1 E evil\u202etxt\x1b[31m", Reason: "got\u202e 500\r", Code: "line 1\r# INJECTED\r<b>x</b>\nline 2\u2067"}}}
+	md := string(s.Markdown())
+	for _, want := range []string{
+		`| evil\\u202etxt.json\\x01 |` + "\n",
+		"- **" + `\#1 E evil\\u202etxt\\x1b\[31m` + "**: ` " + `got\u202e 500\r` + " `\n",
+		"  ```\n  line 1\\r# INJECTED\\r<b>x</b>\n  line 2\\u2067\n  ```\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	for i, r := range md {
+		if r == '\r' || r == 0x1b || r == 1 || r == 0x202e || r == 0x2067 {
+			t.Errorf("raw %U at byte %d:\n%s", r, i, md)
+		}
+	}
+}
