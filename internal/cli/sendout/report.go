@@ -116,6 +116,13 @@ func (c *delivery) JUnit() term.TestCase {
 			tc.FailureType = last.Kind
 			tc.Failure = fmt.Sprintf("%s %s: %s", method, where, attempt.FailureText(last))
 		}
+		if last.Kind == attempt.KindInterrupted {
+			// Cut short by Ctrl-C: neither succeeded nor failed, as the
+			// summary counts it (load.Stats), so a case in error, not a
+			// failure of the receiver; the run's own failing case says
+			// it was interrupted.
+			tc.Error, tc.Failure, tc.FailureType = tc.Failure, "", ""
+		}
 	}
 	return tc
 }
