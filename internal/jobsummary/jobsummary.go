@@ -394,6 +394,31 @@ func FromCollector(col *term.Collector, title, name string, pass bool) *Summary 
 	return s
 }
 
+// EndedEarly marks the check run FromCollector summed as ended before
+// its last check (stopped, interrupted): a column says which check it
+// ended in ("cut short") and a row per check it never reached ("not
+// run"), as check's own table does. A run that graded no case has no
+// table to mark: its headline says why.
+func (s *Summary) EndedEarly(cutShort string, notRun []string) {
+	if len(s.Tables) == 0 || len(s.Tables[0].Rows) == 0 || cutShort == "" && len(notRun) == 0 {
+		return
+	}
+	t := &s.Tables[0]
+	t.Head, t.Right = append(t.Head, "ended"), append(t.Right, false)
+	for i, row := range t.Rows {
+		ended := ""
+		if row[0] == cutShort {
+			ended = "cut short"
+		}
+		t.Rows[i] = append(row, ended)
+	}
+	for _, id := range notRun {
+		row := make([]string, len(t.Head))
+		row[0], row[len(row)-1] = id, "not run"
+		t.Rows = append(t.Rows, row)
+	}
+}
+
 // lastLine is the last line of text that says something.
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

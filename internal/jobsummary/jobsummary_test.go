@@ -378,3 +378,29 @@ func TestControlsAreEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestEndedEarly: a check run that ended early (stopped, interrupted)
+// shows every check in its table, as check's text and report do: the one
+// it ended in cut short, each after it not run, never left out.
+func TestEndedEarly(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	_ = col.Case(skipCase{"accepts-valid", ""})
+	_ = col.Case(warnCase{"rejects-malformed", false})
+	_ = col.Finish(lastLineSummary("FAIL the receiver stopped answering after rejects-malformed/x: 3 calls in a row got no answer; 2 of 9 cases run, 2 checks not run\n"))
+	s := FromCollector(col, "whsim check", "check", false)
+	s.EndedEarly("rejects-malformed", []string{"load", "latency"})
+	md := string(s.Markdown())
+	want := "| check | pass | warn | fail | ended |\n| --- | ---: | ---: | ---: | --- |\n" +
+		"| accepts-valid | 1 | 0 | 0 |  |\n| rejects-malformed | 0 | 1 | 0 | cut short |\n" +
+		"| load |  |  |  | not run |\n| latency |  |  |  | not run |\n"
+	if !strings.Contains(md, want) {
+		t.Errorf("markdown lacks\n%s\nin:\n%s", want, md)
+	}
+	// A run that ended before its first case has no table to mark.
+	empty := FromCollector(&term.Collector{}, "whsim check", "check", false)
+	empty.EndedEarly("accepts-valid", []string{"load"})
+	if md := string(empty.Markdown()); strings.Contains(md, "| check") {
+		t.Errorf("a table of a run that graded nothing:\n%s", md)
+	}
+}

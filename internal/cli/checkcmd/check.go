@@ -370,6 +370,7 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	}
 	js := r.jobSummary(!sum.Failed())
 	js.Interrupted = sum.Interrupted != nil
+	js.EndedEarly(sum.CutShort, sum.NotRun)
 	reportfile.AppendJobSummary(r.a, js)
 	if r.opts.Report == "" {
 		return nil
