@@ -80,9 +80,12 @@ type table struct {
 }
 
 // Failure is one failure shown in full: what failed, why, and a block of
-// code (the command that reproduces it, the findings).
+// code (the command that reproduces it, the findings). ID, when set, is
+// what names it that came from elsewhere (a payload's requestId), shown
+// after the title as code: as text, a URL or an address in it would
+// become a link.
 type Failure struct {
-	Title, Reason, Code string
+	Title, ID, Reason, Code string
 }
 
 // Markdown renders the section, within MaxBytes.
@@ -159,7 +162,11 @@ func (s *Summary) render(rows, fails int) []byte {
 		for _, f := range shown {
 			// The reason holds what the receiver answered: code, never
 			// markup or a link.
-			fmt.Fprintf(&b, "- **%s**: %s\n", text(clip(f.Title, maxField)), code(clip(f.Reason, maxField)))
+			id := ""
+			if f.ID != "" {
+				id = " " + code(clip(f.ID, maxField))
+			}
+			fmt.Fprintf(&b, "- **%s**%s: %s\n", text(clip(f.Title, maxField)), id, code(clip(f.Reason, maxField)))
 			if f.Code != "" {
 				// Terminal-safe, newlines kept: a raw carriage return would
 				// end the line for a Markdown reader, and what follows it,

@@ -79,9 +79,9 @@ func TestAppend(t *testing.T) {
 func TestSend(t *testing.T) {
 	t.Parallel()
 	js := []byte(`{"summary":{"sent":10,"succeeded":9,"failed":1,"interrupted":0,"notStarted":0,"duplicates":2,"documents":8,"requestsPerSecond":99.94,"latencyMs":{"p50":1.25,"p90":2,"p99":3,"p99.9":4,"max":5},"failedByStatus":{"503":1},"failedByError":{},"thresholds":[{"threshold":"p99<500ms","metric":"p99","got":3,"unit":"ms","pass":true}]}}`)
-	md := string(Send(js, "http://x", false, []Failure{{Title: "#3 E id", Reason: "status 503"}}, 0).Markdown())
+	md := string(Send(js, "http://x", false, []Failure{{Title: "#3 E", ID: "id", Reason: "status 503"}}, 0).Markdown())
 	for _, want := range []string{"### whsim send: ❌ FAIL", "**10 sent (8 documents, 2 duplicates), 9 succeeded, 1 failed, 99.9 req/s**", "| 1.3 ms | 2 ms | 3 ms | 4 ms | 5 ms |",
-		"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| status 503 | 1 |", "- **\\#3 E id**: ` status 503 `"} {
+		"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| status 503 | 1 |", "- **\\#3 E** ` id `: ` status 503 `"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("send summary lacks %q:\n%s", want, md)
 		}
@@ -210,6 +210,11 @@ func TestReceiverTextIsCode(t *testing.T) {
 	want := "- **c / n**: `` " + answer + " ``\n"
 	if !strings.Contains(md, want) {
 		t.Errorf("the answer is not one code span:\n%s\nwant %q", md, want)
+	}
+	// A payload's requestId that names a failure is code too.
+	s = &Summary{Title: "whsim send", Failures: []Failure{{Title: "#1 E", ID: "www.evil.example `x` a@evil.example", Reason: "status 500"}}}
+	if md := string(s.Markdown()); !strings.Contains(md, "- **\\#1 E** `` www.evil.example `x` a@evil.example ``: ` status 500 `\n") {
+		t.Errorf("a requestId is not a code span:\n%s", md)
 	}
 	js := []byte(`{"summary":{"sent":1,"failed":1,"failedByError":{"lookup https://evil.example|x: no such host":1}}}`)
 	md = string(Send(js, "http://x", false, nil, 1).Markdown())
