@@ -109,6 +109,39 @@ func TestIncompleteCheckReportInBrowser(t *testing.T) {
 	}
 }
 
+// A send no call of which was answered has no rate and no latency (null
+// in its JSON): the report says none, as the text and the job summary do,
+// where it drew empty cells; and one worker is one worker.
+func TestUnansweredSendReportInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	// Every call is cut off before an answer: a reset, the same each run.
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	t.Cleanup(recv.Close)
+	file := filepath.Join(t.TempDir(), "unanswered.html")
+	runReport(t, 1, "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1", "--report", file)
+	p := openReport(t, file)
+	var cards map[string]string
+	var percentiles []string
+	p.run(t, "read the cards and the percentiles",
+		chromedp.Evaluate(`Object.fromEntries([...document.querySelectorAll("#cards .card")].map(c => [c.querySelector(".k").textContent, c.querySelector(".val").textContent]))`, &cards),
+		chromedp.Evaluate(`[...document.querySelectorAll("#percentiles tbody td")].map(td => td.textContent)`, &percentiles))
+	if got := cards["req/s"]; got != "none (no call was answered)" {
+		t.Errorf("req/s card %q, want none (no call was answered)", got)
+	}
+	if got := cards["model"]; got != "closed, 1 worker" {
+		t.Errorf("model card %q, want closed, 1 worker", got)
+	}
+	if strings.Join(percentiles, ",") != "none,none,none,none,none" {
+		t.Errorf("percentiles %q, want none in each", percentiles)
+	}
+	p.clean(t)
+}
+
 // A check that was skipped reads as skipped, never as passed: its row, its
 // section and the counts under the table.
 func TestSkippedCheckInBrowser(t *testing.T) {

@@ -92,6 +92,23 @@ func TestSendRecorder(t *testing.T) {
 	}
 }
 
+// A failure's requestId (a payload's of send --file, a capture's) and its
+// error are shown terminal-safe, as the run's text, JSON and JUnit show
+// them: a raw U+202E in a table cell reorders what the reader sees.
+func TestSendRecorderFailureIsTerminalSafe(t *testing.T) {
+	t.Parallel()
+	r := &SendRecorder{}
+	r.Observe(&attempt.Result{Request: &attempt.Request{Seq: 1, Event: "E", RequestID: "evil\u202etxt.exe\x01"},
+		Attempts: []attempt.Attempt{{Kind: "error", Err: "bad \u2067line\r\n"}}})
+	s := NewSend(r, []byte(`{"summary":{"sent":1}}`), "text")
+	if len(s.Failures) != 1 {
+		t.Fatalf("failures %+v", s.Failures)
+	}
+	if f := s.Failures[0]; f.RequestID != `evil\u202etxt.exe\x01` || f.Error != `bad \u2067line\r\n` {
+		t.Errorf("requestId %q, error %q: want them escaped", f.RequestID, f.Error)
+	}
+}
+
 // Past maxPoints the recorder keeps every other point, over the whole run.
 func TestSendRecorderSamples(t *testing.T) {
 	t.Parallel()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // send is the data of a send report.
@@ -106,9 +107,12 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 	seq := r.seen
 	r.seen++
 	if !res.OK && len(r.failures) < maxFailures {
-		f := failure{Status: last.Status, Kind: last.Kind, Error: cmp.Or(last.Err, last.Unfinished()), LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
+		// Terminal-safe, as the run's text and JUnit show them: a
+		// requestId is a payload's (send --file reads captures), an
+		// error may quote what the receiver sent.
+		f := failure{Status: last.Status, Kind: last.Kind, Error: termsafe.Text(cmp.Or(last.Err, last.Unfinished())), LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
 		if q := res.Request; q != nil {
-			f.Seq, f.Event, f.RequestID = q.Seq, q.Event, q.RequestID
+			f.Seq, f.Event, f.RequestID = q.Seq, termsafe.Text(q.Event), termsafe.Text(q.RequestID)
 		}
 		r.failures = append(r.failures, f)
 	}

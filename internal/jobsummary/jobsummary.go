@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Env names the file GitHub Actions gives a step for its summary.
@@ -47,6 +48,11 @@ type Summary struct {
 	Pass   bool
 	// Interrupted: Ctrl-C ended the run, which is then no pass.
 	Interrupted bool
+	// Unfinished, when set, is why the run ended before its verdict
+	// (check's receiver unreachable, its probe at fault: exit 2): the
+	// heading says it did not complete, neither pass nor FAIL, and this
+	// follows it as code, as it may quote what a receiver or probe said.
+	Unfinished string
 	// Skipped names what could not run (a check), which the heading says
 	// beside the verdict: a skip is no pass.
 	Skipped  []string
@@ -74,9 +80,12 @@ type table struct {
 }
 
 // Failure is one failure shown in full: what failed, why, and a block of
-// code (the command that reproduces it, the findings).
+// code (the command that reproduces it, the findings). ID, when set, is
+// what names it that came from elsewhere (a payload's requestId), shown
+// after the title as code: as text, a URL or an address in it would
+// become a link.
 type Failure struct {
-	Title, Reason, Code string
+	Title, ID, Reason, Code string
 }
 
 // Markdown renders the section, within MaxBytes.
@@ -119,17 +128,22 @@ func (s *Summary) render(rows, fails int) []byte {
 	var b bytes.Buffer
 	mark := "✅ pass"
 	switch {
+	case s.Unfinished != "": // no verdict: whsim could not finish the run
+		mark = "⚠️ did not complete"
 	case s.Interrupted: // no verdict: the run did not finish
 		mark = "⚠️ interrupted"
 	case !s.Pass:
 		mark = "❌ FAIL"
 	}
-	if len(s.Skipped) > 0 && !s.Interrupted {
+	if len(s.Skipped) > 0 && !s.Interrupted && s.Unfinished == "" {
 		mark += ", " + strings.Join(s.Skipped, ", ") + " skipped"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(clip(s.Title, maxField)), mark)
 	if s.Target != "" {
 		fmt.Fprintf(&b, "%s\n\n", code(clip(s.Target, maxField)))
+	}
+	if s.Unfinished != "" {
+		fmt.Fprintf(&b, "**The run did not complete:** %s\n\n", code(clip(s.Unfinished, maxField)))
 	}
 	if s.Headline != "" {
 		fmt.Fprintf(&b, "**%s**\n\n", text(clip(s.Headline, maxField)))
@@ -148,9 +162,16 @@ func (s *Summary) render(rows, fails int) []byte {
 		for _, f := range shown {
 			// The reason holds what the receiver answered: code, never
 			// markup or a link.
-			fmt.Fprintf(&b, "- **%s**: %s\n", text(clip(f.Title, maxField)), code(clip(f.Reason, maxField)))
+			id := ""
+			if f.ID != "" {
+				id = " " + code(clip(f.ID, maxField))
+			}
+			fmt.Fprintf(&b, "- **%s**%s: %s\n", text(clip(f.Title, maxField)), id, code(clip(f.Reason, maxField)))
 			if f.Code != "" {
-				c := clip(f.Code, maxCode)
+				// Terminal-safe, newlines kept: a raw carriage return would
+				// end the line for a Markdown reader, and what follows it,
+				// unindented, would leave the list item and its block.
+				c := termsafe.Lines(clip(f.Code, maxCode))
 				fence := strings.Repeat("`", max(3, longestRun(c, '`')+1))
 				fmt.Fprintf(&b, "\n  %s\n", fence)
 				for line := range strings.SplitSeq(strings.TrimRight(c, "\n"), "\n") {
@@ -213,7 +234,9 @@ func clip(s string, n int) string {
 // write writes the table with its first rows rows and returns how many
 // it left out.
 func (t table) write(b *bytes.Buffer, rows int) int {
-	if len(t.Head) == 0 {
+	if len(t.Head) == 0 || len(t.Rows) == 0 {
+		// A head over no rows says nothing (a run that ended before its
+		// first case).
 		return 0
 	}
 	if t.Caption != "" {
@@ -247,10 +270,13 @@ func (t table) write(b *bytes.Buffer, rows int) int {
 	return len(t.Rows) - min(rows, len(t.Rows))
 }
 
-// text escapes what Markdown or HTML would read as markup.
+// text escapes what Markdown or HTML would read as markup, and, as the
+// run's text and JUnit do (termsafe), the control and bidi characters a
+// file name or a payload may hold, which would reorder or cut what GitHub
+// shows; a line break is a space.
 func text(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s)) {
 		switch r {
 		case '\\', '`', '*', '_', '[', ']', '#', '|', '~':
 			b.WriteByte('\\')
@@ -261,8 +287,6 @@ func text(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\n', '\r':
-			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
 		}
@@ -278,9 +302,10 @@ func codeCell(s string) string {
 	return strings.ReplaceAll(code(clip(s, maxField)), "|", `\|`)
 }
 
-// code is s as inline code, the fence longer than any backtick run in it.
+// code is s as inline code, the fence longer than any backtick run in it,
+// terminal-safe (termsafe.Text): one line, as the run's text shows it.
 func code(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+	s = termsafe.Text(s)
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	return fence + " " + s + " " + fence
 }
@@ -374,6 +399,31 @@ func FromCollector(col *term.Collector, title, name string, pass bool) *Summary 
 	}
 	s.More += dropped
 	return s
+}
+
+// EndedEarly marks the check run FromCollector summed as ended before
+// its last check (stopped, interrupted): a column says which check it
+// ended in ("cut short") and a row per check it never reached ("not
+// run"), as check's own table does. A run that graded no case has no
+// table to mark: its headline says why.
+func (s *Summary) EndedEarly(cutShort string, notRun []string) {
+	if len(s.Tables) == 0 || len(s.Tables[0].Rows) == 0 || cutShort == "" && len(notRun) == 0 {
+		return
+	}
+	t := &s.Tables[0]
+	t.Head, t.Right = append(t.Head, "ended"), append(t.Right, false)
+	for i, row := range t.Rows {
+		ended := ""
+		if row[0] == cutShort {
+			ended = "cut short"
+		}
+		t.Rows[i] = append(row, ended)
+	}
+	for _, id := range notRun {
+		row := make([]string, len(t.Head))
+		row[0], row[len(row)-1] = id, "not run"
+		t.Rows = append(t.Rows, row)
+	}
 }
 
 // lastLine is the last line of text that says something.

@@ -79,9 +79,9 @@ func TestAppend(t *testing.T) {
 func TestSend(t *testing.T) {
 	t.Parallel()
 	js := []byte(`{"summary":{"sent":10,"succeeded":9,"failed":1,"interrupted":0,"notStarted":0,"duplicates":2,"documents":8,"requestsPerSecond":99.94,"latencyMs":{"p50":1.25,"p90":2,"p99":3,"p99.9":4,"max":5},"failedByStatus":{"503":1},"failedByError":{},"thresholds":[{"threshold":"p99<500ms","metric":"p99","got":3,"unit":"ms","pass":true}]}}`)
-	md := string(Send(js, "http://x", false, []Failure{{Title: "#3 E id", Reason: "status 503"}}, 0).Markdown())
+	md := string(Send(js, "http://x", false, []Failure{{Title: "#3 E", ID: "id", Reason: "status 503"}}, 0).Markdown())
 	for _, want := range []string{"### whsim send: ❌ FAIL", "**10 sent (8 documents, 2 duplicates), 9 succeeded, 1 failed, 99.9 req/s**", "| 1.3 ms | 2 ms | 3 ms | 4 ms | 5 ms |",
-		"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| status 503 | 1 |", "- **\\#3 E id**: ` status 503 `"} {
+		"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| status 503 | 1 |", "- **\\#3 E** ` id `: ` status 503 `"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("send summary lacks %q:\n%s", want, md)
 		}
@@ -211,6 +211,11 @@ func TestReceiverTextIsCode(t *testing.T) {
 	if !strings.Contains(md, want) {
 		t.Errorf("the answer is not one code span:\n%s\nwant %q", md, want)
 	}
+	// A payload's requestId that names a failure is code too.
+	s = &Summary{Title: "whsim send", Failures: []Failure{{Title: "#1 E", ID: "www.evil.example `x` a@evil.example", Reason: "status 500"}}}
+	if md := string(s.Markdown()); !strings.Contains(md, "- **\\#1 E** `` www.evil.example `x` a@evil.example ``: ` status 500 `\n") {
+		t.Errorf("a requestId is not a code span:\n%s", md)
+	}
 	js := []byte(`{"summary":{"sent":1,"failed":1,"failedByError":{"lookup https://evil.example|x: no such host":1}}}`)
 	md = string(Send(js, "http://x", false, nil, 1).Markdown())
 	if !strings.Contains(md, "| ` lookup https://evil.example\\|x: no such host ` | 1 |") {
@@ -250,6 +255,24 @@ func (c skipCase) JUnit() term.TestCase {
 	return term.TestCase{Suite: c.suite, Name: "x", Skipped: c.skip}
 }
 
+// warnCase is a warning a collector is given; inconclusive, it is also
+// not judged (check's TestCase.Skipped on a warning, for JUnit's <skipped>).
+type warnCase struct {
+	suite        string
+	inconclusive bool
+}
+
+func (c warnCase) Verdict() term.Verdict                     { return term.Warn }
+func (c warnCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (c warnCase) AppendJSON(b []byte, _ *term.Style) []byte { return append(b, "{}\n"...) }
+func (c warnCase) JUnit() term.TestCase {
+	tc := term.TestCase{Suite: c.suite, Name: "x", Detail: "warn: why"}
+	if c.inconclusive {
+		tc.Skipped = "why"
+	}
+	return tc
+}
+
 type lastLineSummary string
 
 func (s lastLineSummary) Title() string                             { return "whsim check" }
@@ -281,5 +304,108 @@ func TestFromCollectorSkipped(t *testing.T) {
 	_ = col.Finish(lastLineSummary("ok every check passed (0 warnings)\n"))
 	if md := string(FromCollector(col, "whsim check", "check", true).Markdown()); strings.Contains(md, "skipped") {
 		t.Errorf("nothing skipped, yet:\n%s", md)
+	}
+}
+
+// TestFromCollectorInconclusiveIsAWarning: a case check could not judge
+// (the first delivery of a duplicates case refused) is a warning in
+// check's own table, text and HTML; the job summary counts it so, in the
+// warn column, and does not call its check skipped, which ran.
+func TestFromCollectorInconclusiveIsAWarning(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	_ = col.Case(skipCase{"duplicates", ""})
+	_ = col.Case(warnCase{"duplicates", true})
+	_ = col.Case(warnCase{"duplicates", false})
+	_ = col.Finish(lastLineSummary("ok every check passed (2 warnings)\n"))
+	md := string(FromCollector(col, "whsim check", "check", true).Markdown())
+	for _, want := range []string{
+		"### whsim check: ✅ pass\n",
+		"| check | pass | warn | fail |\n",
+		"| duplicates | 1 | 2 | 0 |\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "skipped") {
+		t.Errorf("a check that ran is said skipped:\n%s", md)
+	}
+}
+
+// TestUnfinished: a run that ended before its verdict (check's receiver
+// unreachable, its probe at fault: exit 2) is neither pass nor FAIL; the
+// section says it did not complete, and why as code (a probe's error
+// quotes what the receiver answered).
+func TestUnfinished(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Target: "http://x/hook", Pass: true,
+		Unfinished: "probe http://x/p: answered 500: <b>[x](y)</b> | `z`"}
+	md := string(s.Markdown())
+	for _, want := range []string{
+		"### whsim check: ⚠️ did not complete\n\n",
+		"**The run did not complete:** `` probe http://x/p: answered 500: <b>[x](y)</b> | `z` ``\n\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "pass") || strings.Contains(md, "FAIL") {
+		t.Errorf("a run that did not complete has a verdict:\n%s", md)
+	}
+}
+
+// TestControlsAreEscaped: a value from outside (a file name validate was
+// given, a requestId of a payload send --file read, the findings on a
+// key) may hold control and bidi characters. The summary shows them
+// escaped, as the run's text and JUnit do (termsafe): raw, a U+202E
+// reorders the line GitHub shows, and a carriage return in a failure's
+// block ends its line there for a Markdown reader, so that what follows
+// leaves the list item and its code block and is read as Markdown.
+func TestControlsAreEscaped(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim send", Target: "http://x/\u202e", Headline: "h",
+		Tables:   []table{{Head: []string{"input"}, Rows: [][]string{{"evil\u202etxt.json\x01"}}}},
+		Failures: []Failure{{Title: "#1 E evil\u202etxt\x1b[31m", Reason: "got\u202e 500\r", Code: "line 1\r# INJECTED\r<b>x</b>\nline 2\u2067"}}}
+	md := string(s.Markdown())
+	for _, want := range []string{
+		`| evil\\u202etxt.json\\x01 |` + "\n",
+		"- **" + `\#1 E evil\\u202etxt\\x1b\[31m` + "**: ` " + `got\u202e 500\r` + " `\n",
+		"  ```\n  line 1\\r# INJECTED\\r<b>x</b>\n  line 2\\u2067\n  ```\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	for i, r := range md {
+		if r == '\r' || r == 0x1b || r == 1 || r == 0x202e || r == 0x2067 {
+			t.Errorf("raw %U at byte %d:\n%s", r, i, md)
+		}
+	}
+}
+
+// TestEndedEarly: a check run that ended early (stopped, interrupted)
+// shows every check in its table, as check's text and report do: the one
+// it ended in cut short, each after it not run, never left out.
+func TestEndedEarly(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	_ = col.Case(skipCase{"accepts-valid", ""})
+	_ = col.Case(warnCase{"rejects-malformed", false})
+	_ = col.Finish(lastLineSummary("FAIL the receiver stopped answering after rejects-malformed/x: 3 calls in a row got no answer; 2 of 9 cases run, 2 checks not run\n"))
+	s := FromCollector(col, "whsim check", "check", false)
+	s.EndedEarly("rejects-malformed", []string{"load", "latency"})
+	md := string(s.Markdown())
+	want := "| check | pass | warn | fail | ended |\n| --- | ---: | ---: | ---: | --- |\n" +
+		"| accepts-valid | 1 | 0 | 0 |  |\n| rejects-malformed | 0 | 1 | 0 | cut short |\n" +
+		"| load |  |  |  | not run |\n| latency |  |  |  | not run |\n"
+	if !strings.Contains(md, want) {
+		t.Errorf("markdown lacks\n%s\nin:\n%s", want, md)
+	}
+	// A run that ended before its first case has no table to mark.
+	empty := FromCollector(&term.Collector{}, "whsim check", "check", false)
+	empty.EndedEarly("accepts-valid", []string{"load"})
+	if md := string(empty.Markdown()); strings.Contains(md, "| check") {
+		t.Errorf("a table of a run that graded nothing:\n%s", md)
 	}
 }

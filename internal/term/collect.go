@@ -58,8 +58,11 @@ type collected struct {
 type tally struct {
 	Suite            string
 	Pass, Warn, Fail int
-	// Skipped counts the cases not made (TestCase.Skipped), which are
-	// not passes.
+	// Skipped counts the cases not made (TestCase.Skipped on a case
+	// that did not fail or warn), which are not passes. A warning that
+	// its case could not be judged (check's inconclusive, also
+	// TestCase.Skipped, for JUnit) stays a warning, as the run's own
+	// summary counts it.
 	Skipped int
 }
 
@@ -108,7 +111,7 @@ func (c *Collector) Case(x Case) error {
 		c.tallies = append(c.tallies, t)
 	}
 	switch {
-	case v != Fail && tc.Skipped != "":
+	case v == Pass && tc.Skipped != "":
 		t.Skipped++
 	case v == Pass:
 		t.Pass++

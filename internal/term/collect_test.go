@@ -97,3 +97,40 @@ func TestTeeTellsAllAndReturnsErrors(t *testing.T) {
 		t.Error("a tee of one is not that one")
 	}
 }
+
+// judgedCase is a case with a verdict and, when skip is set, the
+// TestCase.Skipped mark: a case not made, or a warning not judged.
+type judgedCase struct {
+	v    Verdict
+	skip string
+}
+
+func (c judgedCase) Verdict() Verdict                     { return c.v }
+func (c judgedCase) AppendText(b []byte, _ *Style) []byte { return b }
+func (c judgedCase) AppendJSON(b []byte, _ *Style) []byte { return append(b, "{}\n"...) }
+func (c judgedCase) JUnit() TestCase                      { return TestCase{Suite: "s", Name: "n", Skipped: c.skip} }
+
+// TestCollectorTallies: a suite's counts are the run's own: a case not
+// made is skipped, never a pass; a warning its command could not judge
+// (check's inconclusive) is a warning, as check's table says, although
+// JUnit reads it as skipped.
+func TestCollectorTallies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		c    judgedCase
+		want tally
+	}{
+		{"pass", judgedCase{Pass, ""}, tally{Suite: "s", Pass: 1}},
+		{"not made", judgedCase{Pass, "needs a probe"}, tally{Suite: "s", Skipped: 1}},
+		{"warn", judgedCase{Warn, ""}, tally{Suite: "s", Warn: 1}},
+		{"inconclusive warn", judgedCase{Warn, "the first delivery got 500"}, tally{Suite: "s", Warn: 1}},
+		{"fail", judgedCase{Fail, ""}, tally{Suite: "s", Fail: 1}},
+	} {
+		col := &Collector{}
+		_ = col.Case(tc.c)
+		if got := col.Tallies(); len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: tallies %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

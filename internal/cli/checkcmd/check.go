@@ -368,10 +368,22 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	if r.col == nil || sum == nil {
 		return nil
 	}
-	report := r.opts.Report
-	js := jobsummary.FromCollector(r.col, "whsim check", "check", !sum.Failed())
-	js.Target = r.where()
+	js := r.jobSummary(!sum.Failed())
 	js.Interrupted = sum.Interrupted != nil
+	js.EndedEarly(sum.CutShort, sum.NotRun)
+	reportfile.AppendJobSummary(r.a, js)
+	if r.opts.Report == "" {
+		return nil
+	}
+	return r.writeReport(nil)
+}
+
+// jobSummary is the run's section of the job summary: the cases graded,
+// the target, where the report is and the commands the failures share.
+func (r *checkRun) jobSummary(pass bool) *jobsummary.Summary {
+	report := r.opts.Report
+	js := jobsummary.FromCollector(r.col, "whsim check", "check", pass)
+	js.Target = r.where()
 	if report != "" {
 		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(report)
 		js.Full = filepath.Base(report)
@@ -383,19 +395,21 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	if first := checkout.SetFirst(cmds); first != "" {
 		js.Note = strings.TrimSpace("The commands: " + first + ". " + js.Note)
 	}
-	reportfile.AppendJobSummary(r.a, js)
-	if report == "" {
-		return nil
-	}
-	return r.writeReport(nil)
+	return js
 }
 
-// abortReport writes --report of a run that started and ended in an
-// error of its input (the receiver unreachable, the probe at fault): the
-// cases graded before it, and the headline why it did not complete. A
-// usage error before the run writes nothing: there is nothing to show.
+// abortReport writes --report and the job summary of a run that started
+// and ended in an error of its input (the receiver unreachable, the probe
+// at fault): the cases graded before it, and why it did not complete. A
+// usage error before the run writes neither: there is nothing to show.
 func (r *checkRun) abortReport(why error) {
-	if r.opts.Report == "" || r.col == nil {
+	if r.col == nil {
+		return
+	}
+	js := r.jobSummary(false)
+	js.Unfinished = termsafe.Text(why.Error())
+	reportfile.AppendJobSummary(r.a, js)
+	if r.opts.Report == "" {
 		return
 	}
 	// The run's error is the one to exit with: a report that cannot be

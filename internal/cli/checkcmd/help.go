@@ -67,8 +67,8 @@ file that is not a regular file is refused.
 (a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,
 the table and the first failures are appended to the job summary. A run
 that started and ended in exit 2 (the receiver unreachable, the probe at
-fault) still writes the report, saying why it did not complete; a usage
-error, before anything ran, writes none.
+fault) still writes the report and the job summary, saying why it did not
+complete; a usage error, before anything ran, writes neither.
 
 --junit FILE is written on every exit: on a usage error or a receiver that
 cannot be reached, one test case in error says why.

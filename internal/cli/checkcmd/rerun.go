@@ -148,7 +148,9 @@ func (r *checkRerun) run(ctx context.Context) error {
 	}
 	var junit term.Reporter
 	if o.JUnit != "" {
-		junit, _ = term.New(term.JUnit, &o.junit, term.Style{}, false)
+		// Suites carry the target, as check's do: the reruns of two
+		// receivers merged into one file stay apart.
+		junit = term.NewJUnit(&o.junit, termsafe.URL(r.cfg.Target))
 	}
 	sum := &check.RerunSummary{Total: len(r.cases)}
 	var repErr error

@@ -37,7 +37,7 @@ func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder
 				}
 			}
 			if len(fails) < jobsummary.MaxFailures {
-				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s %s", f.Seq, f.Event, f.RequestID), Reason: termsafe.Text(why)})
+				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s", f.Seq, f.Event), ID: f.RequestID, Reason: termsafe.Text(why)})
 			}
 		}
 		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0

@@ -61,7 +61,13 @@ func TestInterruptedInTheBackoffReport(t *testing.T) {
 	if err := json.Unmarshal(appendResultJSON(nil, res, true), &v); err != nil || len(v.Attempts) != 2 {
 		t.Errorf("-v JSON has %d attempts (%v), want 2", len(v.Attempts), err)
 	}
-	if tc := (*delivery)(res).JUnit(); strings.Contains(tc.Detail, "attempt 3") {
+	tc := (*delivery)(res).JUnit()
+	if strings.Contains(tc.Detail, "attempt 3") {
 		t.Errorf("JUnit detail lists an attempt never made:\n%s", tc.Detail)
+	}
+	// Neither succeeded nor failed, as send's summary counts it: a case in
+	// error, never a failure of the receiver.
+	if tc.Error == "" || tc.Failure != "" {
+		t.Errorf("JUnit case error %q, failure %q: want an error, no failure", tc.Error, tc.Failure)
 	}
 }

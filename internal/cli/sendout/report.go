@@ -60,7 +60,7 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 		b = append(b, "  duplicate"...)
 	}
 	if last.Status != 0 && !res.OK && !st.Verbose {
-		b = appendExcerpt(b, last.BodyPrefix)
+		b = append(b, excerpt(last.BodyPrefix)...)
 	}
 	b = append(b, '\n')
 	if !st.Verbose {
@@ -107,7 +107,9 @@ func (c *delivery) JUnit() term.TestCase {
 		method := cmp.Or(res.Request.Method, http.MethodPost)
 		tc.FailureType = "unexpected status"
 		where := shownURL(res)
-		tc.Failure = fmt.Sprintf("%s %s: %d", method, where, last.Status)
+		// The start of the answer, as the delivery's line and check's
+		// JUnit reasons show it: CI shows this message alone.
+		tc.Failure = fmt.Sprintf("%s %s: %d%s", method, where, last.Status, excerpt(last.BodyPrefix))
 		if why := last.Unfinished(); why != "" {
 			tc.FailureType = "answer unfinished"
 			tc.Failure = fmt.Sprintf("%s %s: %d, %s", method, where, last.Status, why)
@@ -115,6 +117,13 @@ func (c *delivery) JUnit() term.TestCase {
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
 			tc.Failure = fmt.Sprintf("%s %s: %s", method, where, attempt.FailureText(last))
+		}
+		if last.Kind == attempt.KindInterrupted {
+			// Cut short by Ctrl-C: neither succeeded nor failed, as the
+			// summary counts it (load.Stats), so a case in error, not a
+			// failure of the receiver; the run's own failing case says
+			// it was interrupted.
+			tc.Error, tc.Failure, tc.FailureType = tc.Failure, "", ""
 		}
 	}
 	return tc
@@ -133,19 +142,19 @@ func attemptText(a attempt.Attempt) string {
 	return strconv.Itoa(a.Status)
 }
 
-// appendExcerpt appends the start of an unexpected answer's body, as
-// check's reasons show it: on the line, its whitespace runs made one
-// space, terminal-safe, "…" where it was cut (-v shows it whole).
-func appendExcerpt(b []byte, body []byte) []byte {
+// excerpt is the start of an unexpected answer's body after ": ", as
+// check's reasons show it: on one line, its whitespace runs made one
+// space, terminal-safe, "…" where it was cut (-v shows it whole); "" for
+// an empty one.
+func excerpt(body []byte) string {
 	text := strings.Join(strings.Fields(string(body)), " ")
 	if text == "" {
-		return b
+		return ""
 	}
-	b = append(b, ": "+termsafe.Text(text)...)
 	if len(body) >= attempt.MaxBodyPrefix {
-		b = append(b, "…"...)
+		return ": " + termsafe.Text(text) + "…"
 	}
-	return b
+	return ": " + termsafe.Text(text)
 }
 
 func appendHeaders(b []byte, prefix string, h http.Header) []byte {

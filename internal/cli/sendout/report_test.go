@@ -3,6 +3,7 @@ package sendout
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
 	"io"
@@ -158,6 +159,16 @@ func TestDeliveryLineShowsUnexpectedBody(t *testing.T) {
 		got := strings.TrimSuffix(string((*delivery)(res).AppendText(nil, &term.Style{})), "\n")
 		if !strings.HasSuffix(got, tt.want) || strings.Count(got, "\n") != 0 {
 			t.Errorf("line %q, want it to end %q", got, tt.want)
+		}
+		// The JUnit failure, which CI shows alone, carries the same start
+		// of the answer after its status, as check's JUnit reasons do.
+		if tt.ok {
+			continue
+		}
+		failure := (*delivery)(res).JUnit().Failure
+		answer := strings.TrimPrefix(tt.want, "unexpected status")
+		if want := fmt.Sprintf("POST : %d%s", tt.status, answer); failure != want {
+			t.Errorf("JUnit failure %q, want %q", failure, want)
 		}
 	}
 }

@@ -181,13 +181,23 @@ func (r *validateRun) run(ctx context.Context) error {
 		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
 	}
 	if sum.Payloads == 0 {
-		// Nothing was checked: no "ok" line to be read as a pass.
-		if r.opts.Output == "text" {
+		noPayloads := errors.New("validate: no payloads")
+		switch r.opts.Output {
+		case term.Text: // nothing was checked: no "ok" line to be read as a pass
 			_ = r.out.Abort()
-		} else if err := r.out.Finish(validateout.ValidateSummary(sum)); err != nil {
-			return err
+		case term.JUnit:
+			// One case in error, as --junit FILE says it: a report of 0
+			// tests reads as nothing failed.
+			_ = r.out.Abort()
+			if err := term.WriteJUnitError(st.Out, "whsim validate", "whsim.validate", noPayloads.Error()); err != nil {
+				return err
+			}
+		default:
+			if err := r.out.Finish(validateout.ValidateSummary(sum)); err != nil {
+				return err
+			}
 		}
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New("validate: no payloads")}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: noPayloads}
 	}
 	if err := rep.Finish(validateout.ValidateSummary(sum)); err != nil {
 		return err
