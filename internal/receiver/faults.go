@@ -62,8 +62,8 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
-		if cut := stopCause(ctx); cut != nil {
-			return r.unsent(req, cut)
+		if why := ended(ctx); why != nil {
+			return r.unsent(req, why)
 		}
 		ans, fwd := r.forward(ctx, req, b)
 		rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
@@ -125,8 +125,8 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	case fault.Duplicate:
 		ans, fwd = deliver(body, "")
 		rf.Sender = senderGot(ans, fwd) + " to the first copy"
-		if cut := stopCause(ctx); cut != nil {
-			rf.Receiver = noCopyAfter(ans, fwd, cut)
+		if why := ended(ctx); why != nil {
+			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
 		again, afwd := deliver(body, "")
@@ -145,23 +145,41 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		}
 		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
-		if cut := stopCause(ctx); cut != nil {
-			rf.Receiver = noCopyAfter(ans, fwd, cut)
+		if why := ended(ctx); why != nil {
+			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
 		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
 		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
 	}
-	if cut := stopCause(ctx); cut != nil && !strings.HasPrefix(rf.Sender, "nothing") {
+	if why := ended(ctx); why != nil && !strings.HasPrefix(rf.Sender, "nothing") {
 		// Its connection is closed: whatever listen would have answered,
 		// the sender gets nothing.
-		rf.Sender = "nothing (" + cut.Error() + " before the answer)"
+		rf.Sender = gaveUp(ctx, "before the answer")
 		if len(rf.Deliveries) == 0 && !strings.HasPrefix(rf.Receiver, "nothing") {
-			// Cut before its first copy could go.
-			rf.Receiver = "nothing (" + cut.Error() + " before it was sent)"
+			// Ended before its first copy could go.
+			rf.Receiver = "nothing (" + why.Error() + " before it was sent)"
 		}
 	}
 	return ans, fwd, rf
+}
+
+// errSenderGaveUp is why a faulted call's copies were not sent when its
+// sender closed its connection first: with no one to answer, listen sends
+// nothing more on its behalf (a copy forwarded with the ended context would
+// fail at once, unsent, and read as sent).
+const errSenderGaveUp = forwardError("the sender gave up")
+
+// ended is why the call whose context is ctx can no longer be answered:
+// listen's stop cut it short, or its sender gave up; nil while it can.
+func ended(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if cut := stopCause(ctx); cut != nil {
+		return cut
+	}
+	return errSenderGaveUp
 }
 
 // gaveUp is what the sender of a call whose context ended during a
@@ -174,17 +192,18 @@ func gaveUp(ctx context.Context, during string) string {
 	return "nothing (it gave up " + during + ")"
 }
 
-// unsent is the answer and forward of a copy the stop (its cause, cut)
-// kept from going, its call's connection closed: it is not sent, nor
-// counted as sent.
-func (r *Receiver) unsent(req *http.Request, cut error) (answer, *capture.Forward) {
-	return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: cut.Error() + " before it was sent"}
+// unsent is the answer and forward of a copy that the stop, or the sender
+// giving up (why, as ended says), kept from going, its call's connection
+// closed: it is not sent, nor counted as sent.
+func (r *Receiver) unsent(req *http.Request, why error) (answer, *capture.Forward) {
+	return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: why.Error() + " before it was sent"}
 }
 
 // noCopyAfter is what the receiver got of a call whose first copy went
-// (answered ans, fwd) and whose next the stop (cut) kept from going.
-func noCopyAfter(ans answer, fwd *capture.Forward, cut error) string {
-	return "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + cut.Error() + " first)"
+// (answered ans, fwd) and whose next the stop or the sender giving up
+// (why) kept from going.
+func noCopyAfter(ans answer, fwd *capture.Forward, why error) string {
+	return "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + why.Error() + " first)"
 }
 
 // burst sends n copies of the call at once; the sender gets the first's
@@ -194,8 +213,8 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		ans answer
 		fwd *capture.Forward
 	}
-	if cut := stopCause(ctx); cut != nil {
-		return r.unsent(req, cut)
+	if why := ended(ctx); why != nil {
+		return r.unsent(req, why)
 	}
 	res := make([]result, n)
 	start := make(chan struct{})

@@ -245,6 +245,87 @@ func TestFaultSecondCopyNotSentAfterForcedStop(t *testing.T) {
 	}
 }
 
+// A sender that gave up (closed its connection) before a faulted call's
+// copies could go is sent none: no copy goes, none is counted as sent to
+// the receiver, and the record says the sender got nothing, where it said
+// "listen's 502 (the forward failed)", "2 copies, one after the other"
+// and the summary counted both as sent. Its context ends as net/http ends
+// it when the sender hangs up: canceled, with no stop as the cause.
+func TestFaultSenderGoneBeforeCopies(t *testing.T) {
+	const gone = "nothing (it gave up before the answer)"
+	for _, tt := range []struct{ spec, receiver string }{
+		{"duplicate=1", "nothing (the sender gave up before it was sent)"},
+		{"new-request-id=1", "nothing (the sender gave up before it was sent)"},
+		{"burst=1:3", "nothing (the sender gave up before it was sent)"},
+		{"lose-answer=1", "nothing (the sender gave up before it was sent)"},
+		{"truncate=1", "nothing (the sender gave up before it was sent)"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			var copies atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { copies.Add(1) }))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, tt.spec), Capture: mem})
+			ctx, hangUp := context.WithCancel(context.Background())
+			hangUp()
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			f := mem.recs[0].Fault
+			if f == nil || f.Sender != gone || f.Receiver != tt.receiver {
+				t.Errorf("fault recorded as %+v, want the sender to have got %q, the receiver %q", f, gone, tt.receiver)
+			}
+			if f != nil && len(f.Deliveries) != 0 {
+				t.Errorf("deliveries %+v, want none: nothing was sent", f.Deliveries)
+			}
+			if copies.Load() != 0 {
+				t.Errorf("the receiver got %d copies, want none", copies.Load())
+			}
+		})
+	}
+}
+
+// A duplicate (or new-request-id) whose sender gave up during its first
+// copy's forward sends no copy after it, nor says it did: the record said
+// "2 copies, one after the other" and the summary counted both as sent,
+// though the second never left listen, and it said the sender got
+// "listen's 502 (the forward failed)" when it got nothing. The receiver
+// sees the first copy and then the sender hang up: an event, not a clock.
+func TestFaultSenderGoneDuringFirstCopy(t *testing.T) {
+	for _, spec := range []string{"duplicate=1", "new-request-id=1"} {
+		t.Run(spec, func(t *testing.T) {
+			ctx, hangUp := context.WithCancel(context.Background())
+			var copies atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				copies.Add(1)
+				io.Copy(io.Discard, r.Body)
+				hangUp()
+				<-r.Context().Done()
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, spec), Capture: mem})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			f := mem.recs[0].Fault
+			if copies.Load() != 1 || len(f.Deliveries) != 1 {
+				t.Errorf("the receiver got %d copies, %d deliveries recorded; want the first only", copies.Load(), len(f.Deliveries))
+			}
+			if f.Sender != "nothing (it gave up before the answer)" {
+				t.Errorf("sender side %q, want nothing: it gave up", f.Sender)
+			}
+			if !strings.HasPrefix(f.Receiver, "the call, answered none (") || !strings.HasSuffix(f.Receiver, "; no copy after it (the sender gave up first)") {
+				t.Errorf("receiver side %q, want the first copy and no second", f.Receiver)
+			}
+		})
+	}
+}
+
 // A forward that failed is said as such on both sides: the sender got
 // listen's own status, not "the receiver's nothing".
 func TestFaultForwardFailed(t *testing.T) {
