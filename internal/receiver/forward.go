@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -18,9 +21,16 @@ import (
 // expected concurrency, timeouts, and no redirects followed (a followed 302
 // turns a POST into a GET and loses the body; the sender should see the 302).
 func newClient(conns int, timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy:                 nil, // a local receiver, never through a proxy
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		Proxy: nil, // a local receiver, never through a proxy
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &countedConn{Conn: c}, nil
+		},
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,
 		IdleConnTimeout:       90 * time.Second,
@@ -33,6 +43,98 @@ func newClient(conns int, timeout time.Duration) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
+
+// countedConn is a connection to the receiver that counts the bytes
+// written to it, so that a forward can tell whether any of its call went
+// out (onceOnly), and keeps its first read error, which says how it failed.
+type countedConn struct {
+	net.Conn
+	written atomic.Int64
+	readErr atomic.Pointer[error]
+}
+
+func (c *countedConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+func (c *countedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.readErr.CompareAndSwap(nil, &err)
+	}
+	return n, err
+}
+
+// onceOnly keeps net/http from sending a forwarded call a second time.
+// net/http makes a call again on a new connection when its kept-alive one
+// failed, and for a call it deems safe to repeat (a GET, or an
+// Idempotency-Key or X-Idempotency-Key header) even after the whole call
+// went out: the receiver, which may have read and stored it, then gets a
+// copy the sender never sent, and listen's line, record and summary show
+// one. It rewinds the body (GetBody) for each such retry; onceOnly's
+// GetBody refuses once a byte of the call was written to its connection,
+// and allows the retry net/http makes of a call nothing of which went out
+// (a connection the receiver closed as the call was given it), which is
+// no second delivery.
+type onceOnly struct {
+	body []byte
+	mu   sync.Mutex
+	conn *countedConn // the connection the call was given, nil before
+	at   int64        // conn's bytes written when it was given the call
+}
+
+// trace notes the connection each try of the call is given.
+func (o *onceOnly) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		c := info.Conn
+		if t, ok := c.(interface{ NetConn() net.Conn }); ok {
+			c = t.NetConn() // a TLS connection over the counted one
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.conn = nil
+		if cc, ok := c.(*countedConn); ok {
+			o.conn, o.at = cc, cc.written.Load()
+		}
+	}}
+}
+
+// getBody is the call's body again, for a try on which nothing was sent.
+func (o *onceOnly) getBody() (io.ReadCloser, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.conn == nil {
+		// A connection not counted (none of newClient's) may have
+		// carried it: refused too.
+		return nil, notSentAgain{}
+	}
+	if o.conn.written.Load() > o.at {
+		e := notSentAgain{}
+		if p := o.conn.readErr.Load(); p != nil {
+			e.cause = *p
+		}
+		return nil, e
+	}
+	return io.NopCloser(bytes.NewReader(o.body)), nil
+}
+
+// notSentAgain is the forward's error when its connection failed after
+// (some of) the call went out and before an answer: net/http would have
+// sent it again, and it is not. It stands in for the connection's error
+// (cause, when a read says it), which net/http does not return then.
+type notSentAgain struct{ cause error }
+
+func (e notSentAgain) Error() string {
+	s := "the connection to the receiver failed after the call went out, before an answer"
+	if e.cause != nil {
+		s = e.cause.Error() + ": " + s
+	}
+	return s + "; not sent again (the receiver may hold it)"
+}
+
+func (e notSentAgain) Unwrap() error { return e.cause }
 
 // hopHeader counts the listens a call has been forwarded through.
 const hopHeader = "Whsim-Forwarded"
@@ -91,7 +193,8 @@ func target(base *url.URL, req *http.Request) *url.URL {
 func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward) {
 	u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: u.String()}
-	out, err := http.NewRequestWithContext(ctx, req.Method, u.String(), bytes.NewReader(body))
+	once := &onceOnly{body: body}
+	out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		fwd.Error = err.Error()
 		return plain(http.StatusBadGateway), fwd
@@ -99,8 +202,9 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 	out.Header = copyHeader(req.Header)
 	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
 	out.ContentLength = int64(len(body))
+	out.GetBody = once.getBody
 	if len(body) == 0 {
-		out.Body = http.NoBody
+		out.Body, out.GetBody = http.NoBody, nil
 	}
 	start := time.Now()
 	resp, err := r.cfg.Client.Do(out)
