@@ -18,8 +18,12 @@ import (
 )
 
 // newClient returns the client that forwards calls: a pool sized to the
-// expected concurrency, timeouts, and no redirects followed (a followed 302
-// turns a POST into a GET and loses the body; the sender should see the 302).
+// expected concurrency, timeouts, no redirects followed (a followed 302
+// turns a POST into a GET and loses the body; the sender should see the
+// 302), and no compression of its own (net/http would ask for gzip on a
+// call whose sender did not, and undo the receiver's gzip: the receiver
+// would see a header the sender never sent, the sender an answer the
+// receiver never gave).
 func newClient(conns int, timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
@@ -36,6 +40,7 @@ func newClient(conns int, timeout time.Duration) *http.Client {
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: timeout,
 		ForceAttemptHTTP2:     false,
+		DisableCompression:    true,
 	}
 	return &http.Client{
 		Transport:     tr,
@@ -201,6 +206,11 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 	}
 	out.Header = copyHeader(req.Header)
 	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
+	if _, ok := out.Header["User-Agent"]; !ok {
+		// net/http sends its own User-Agent on a call without one, but
+		// none for an empty one: the sender sent none.
+		out.Header["User-Agent"] = []string{""}
+	}
 	out.ContentLength = int64(len(body))
 	out.GetBody = once.getBody
 	if len(body) == 0 {

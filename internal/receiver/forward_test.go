@@ -2,11 +2,14 @@ package receiver
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -123,6 +126,85 @@ func TestForwardNotSentAgain(t *testing.T) {
 			}
 			if f := mem.recs[1].Forward; f == nil || !strings.Contains(f.Error, "connection reset by peer") {
 				t.Errorf("second forward recorded as %+v, want its error: the connection was reset", f)
+			}
+		})
+	}
+}
+
+// The receiver is sent the sender's headers and the sender gets the
+// receiver's answer as it was sent. net/http's client asked for gzip
+// itself (Accept-Encoding: gzip on a call whose sender sent none) and
+// undid the receiver's gzip, dropping its Content-Encoding: the receiver
+// saw a header the real sender never sends, and the sender and the
+// record got a body the receiver never sent.
+func TestForwardKeepsEncodings(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	io.WriteString(zw, `{"stored":true}`)
+	zw.Close()
+	for _, acceptEncoding := range []string{"", "gzip"} {
+		t.Run("Accept-Encoding="+acceptEncoding, func(t *testing.T) {
+			var asked atomic.Value
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				asked.Store(r.Header.Values("Accept-Encoding"))
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(zipped.Bytes())
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Capture: mem})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody))
+			req.Header.Set("Content-Type", "application/json")
+			if acceptEncoding != "" {
+				req.Header.Set("Accept-Encoding", acceptEncoding)
+			}
+			w := httptest.NewRecorder()
+			rcv.ServeHTTP(w, req)
+			rcv.Close()
+			want := []string(nil)
+			if acceptEncoding != "" {
+				want = []string{acceptEncoding}
+			}
+			if got, _ := asked.Load().([]string); !slices.Equal(got, want) {
+				t.Errorf("the receiver was sent Accept-Encoding %q, want the sender's %q", got, want)
+			}
+			if ce := w.Header().Get("Content-Encoding"); ce != "gzip" || !bytes.Equal(w.Body.Bytes(), zipped.Bytes()) {
+				t.Errorf("the sender got Content-Encoding %q and %q, want the receiver's gzip bytes", ce, w.Body.Bytes())
+			}
+			if f := mem.recs[0].Forward; f == nil || f.Headers.Get("Content-Encoding") != "gzip" {
+				t.Errorf("forward recorded as %+v, want the receiver's Content-Encoding", f)
+			}
+		})
+	}
+}
+
+// A call without a User-Agent is forwarded without one: net/http added
+// its own "Go-http-client/1.1", a header the real sender never sends.
+func TestForwardAddsNoUserAgent(t *testing.T) {
+	for _, userAgent := range []string{"", "ERP/9.1"} {
+		t.Run("User-Agent="+userAgent, func(t *testing.T) {
+			var sent atomic.Value
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				sent.Store(r.Header.Values("User-Agent"))
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			rcv := New(Config{ForwardTo: u})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody))
+			req.Header.Set("Content-Type", "application/json")
+			var want []string
+			if userAgent != "" {
+				req.Header.Set("User-Agent", userAgent)
+				want = []string{userAgent}
+			}
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			if got, _ := sent.Load().([]string); !slices.Equal(got, want) {
+				t.Errorf("the receiver was sent User-Agent %q, want the sender's %q", got, want)
 			}
 		})
 	}
