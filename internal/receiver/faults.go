@@ -49,24 +49,28 @@ func drawKey(id string, body []byte) string {
 
 // forwardFaulted forwards a call under the plan: the fault the draw gives
 // it, if any, decides what the receiver is sent and what the sender is
-// answered. The record's own members keep what the sender sent.
-func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, *capture.Fault) {
+// answered. The record's own members keep what the sender sent. It says,
+// as forward does, whether any of the call went out to the receiver.
+func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault) {
 	fs := r.cfg.Faults
 	id := reqid.Read(body)
 	key := drawKey(id, body)
 	attempt := fs.attempts.Next(key)
 	f, ok := fs.plan.Draw(key, attempt)
 	if !ok {
-		ans, fwd := r.forward(ctx, req, body)
-		return ans, fwd, nil
+		ans, fwd, sent := r.forward(ctx, req, body)
+		return ans, fwd, sent, nil
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
 		if why := ended(ctx); why != nil {
 			return r.unsent(req, why)
 		}
-		ans, fwd := r.forward(ctx, req, b)
-		rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
+		ans, fwd, sent := r.forward(ctx, req, b)
+		if sent {
+			// A copy that could not reach the receiver is no delivery.
+			rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
+		}
 		return ans, fwd
 	}
 	var ans answer
@@ -161,7 +165,12 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Receiver = "nothing (" + why.Error() + " before it was sent)"
 		}
 	}
-	return ans, fwd, rf
+	if f.Forwards() && len(rf.Deliveries) == 0 && fwd != nil && fwd.Error != "" && !strings.HasPrefix(rf.Receiver, "nothing") {
+		// No copy reached it: whatever the fault was to do to the
+		// call, the receiver got none of it.
+		rf.Receiver = "nothing (not reached: " + fwd.Error + ")"
+	}
+	return ans, fwd, len(rf.Deliveries) > 0, rf
 }
 
 // errSenderGaveUp is why a faulted call's copies were not sent when its
@@ -210,8 +219,9 @@ func noCopyAfter(ans answer, fwd *capture.Forward, why error) string {
 // answer.
 func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward) {
 	type result struct {
-		ans answer
-		fwd *capture.Forward
+		ans  answer
+		fwd  *capture.Forward
+		sent bool
 	}
 	if why := ended(ctx); why != nil {
 		return r.unsent(req, why)
@@ -224,13 +234,15 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		go func() {
 			defer wg.Done()
 			<-start
-			res[i].ans, res[i].fwd = r.forward(ctx, req, body)
+			res[i].ans, res[i].fwd, res[i].sent = r.forward(ctx, req, body)
 		}()
 	}
 	close(start) // every copy waits for this: they leave together
 	wg.Wait()
 	for _, x := range res {
-		rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+		if x.sent {
+			rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+		}
 	}
 	return res[0].ans, res[0].fwd
 }

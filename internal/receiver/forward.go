@@ -88,6 +88,10 @@ type onceOnly struct {
 	mu   sync.Mutex
 	conn *countedConn // the connection the call was given, nil before
 	at   int64        // conn's bytes written when it was given the call
+	// uncounted says the connection it was given is not one of
+	// newClient's: whether any of the call went out on it is not known.
+	uncounted bool
+	out       bool // some of the call went out on a connection before conn
 }
 
 // trace notes the connection each try of the call is given.
@@ -99,11 +103,28 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		}
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		o.conn = nil
+		o.out = o.out || o.wroteLocked()
+		o.conn, o.uncounted = nil, false
 		if cc, ok := c.(*countedConn); ok {
 			o.conn, o.at = cc, cc.written.Load()
+		} else {
+			o.uncounted = true
 		}
 	}}
+}
+
+// wroteLocked says some of the call may have gone out on the connection
+// it was last given. o.mu is held.
+func (o *onceOnly) wroteLocked() bool {
+	return o.uncounted || o.conn != nil && o.conn.written.Load() > o.at
+}
+
+// wentOut says some of the call may have gone out to the receiver, on any
+// try: false when no connection could be had, or none carried a byte.
+func (o *onceOnly) wentOut() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.out || o.wroteLocked()
 }
 
 // getBody is the call's body again, for a try on which nothing was sent.
@@ -193,16 +214,17 @@ func target(base *url.URL, req *http.Request) *url.URL {
 	return &u
 }
 
-// forward sends the call on and returns the answer to give the sender: the
-// receiver's own, or 502 when it could not be reached.
-func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward) {
+// forward sends the call on and returns the answer to give the sender:
+// the receiver's own, or 502 when it could not be reached; and whether
+// any of the call went out to the receiver (false: it was sent nothing).
+func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
 	u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: u.String()}
 	once := &onceOnly{body: body}
 	out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		fwd.Error = err.Error()
-		return plain(http.StatusBadGateway), fwd
+		return plain(http.StatusBadGateway), fwd, false
 	}
 	out.Header = copyHeader(req.Header)
 	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
@@ -230,9 +252,12 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 			fwd.Status = resp.StatusCode
 			fwd.Headers = copyHeader(resp.Header)
 			fwd.Body, fwd.BodyEncoding = capture.EncodeBody(rb)
-			return answer{status: resp.StatusCode, header: fwd.Headers, body: rb}, fwd
+			return answer{status: resp.StatusCode, header: fwd.Headers, body: rb}, fwd, true
 		}
 	}
+	// An answer that began to come (cut short, too large) was to a call
+	// the receiver got.
+	sent := resp != nil || once.wentOut()
 	fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if cut := stopCause(ctx); cut != nil && !isStopCut(err) {
 		// net/http's client says the cause of a canceled call, but not
@@ -240,7 +265,7 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 		err = fmt.Errorf("%w: %w", cut, err)
 	}
 	fwd.Error = err.Error()
-	return plain(http.StatusBadGateway), fwd
+	return plain(http.StatusBadGateway), fwd, sent
 }
 
 type forwardError string

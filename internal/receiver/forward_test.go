@@ -209,3 +209,45 @@ func TestForwardAddsNoUserAgent(t *testing.T) {
 		})
 	}
 }
+
+// A call is said unsent (Call.Unsent, which listen's summary counts by)
+// only when none of it went out: the receiver could not be reached. One
+// that reached it and got no answer (its connection reset after it read
+// the call) was sent.
+func TestForwardUnsent(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // nothing listens there now
+	reset := newResetSecondBackend(t)
+	for _, tt := range []struct {
+		name   string
+		url    string
+		calls  int
+		unsent []bool
+	}{
+		{"answered", "", 1, []bool{false}},
+		{"refused", closed.URL, 1, []bool{true}},
+		{"reset after reading", "http://" + reset.ln.Addr().String(), 2, []bool{false, false}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			target := tt.url
+			if target == "" {
+				backend := httptest.NewServer(&recordingBackend{})
+				defer backend.Close()
+				target = backend.URL
+			}
+			u, _ := url.Parse(target)
+			srv, obs, _ := start(t, Config{ForwardTo: u})
+			for range tt.calls {
+				post(t, srv, ev, faultBody)
+			}
+			srv.Close()
+			var got []bool
+			for _, c := range obs.calls {
+				got = append(got, c.Unsent)
+			}
+			if !slices.Equal(got, tt.unsent) {
+				t.Errorf("unsent %v, want %v", got, tt.unsent)
+			}
+		})
+	}
+}
