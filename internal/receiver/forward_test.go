@@ -251,3 +251,26 @@ func TestForwardUnsent(t *testing.T) {
 		})
 	}
 }
+
+// The sender gets the receiver's answer headers, no more: an answer
+// without a Content-Type reached the sender with the one net/http's
+// server guesses ("text/plain; charset=utf-8"), which neither the
+// receiver sent nor the capture's record of the answer holds.
+func TestForwardAddsNoContentType(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header()["Content-Type"] = nil // net/http's server would guess one too
+		io.WriteString(w, "stored")
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	resp := post(t, srv, ev, faultBody)
+	srv.Close()
+	if ct, ok := resp.Header["Content-Type"]; ok {
+		t.Errorf("the sender got Content-Type %q, which the receiver did not send", ct)
+	}
+	if ct, ok := mem.recs[0].Response.Headers["Content-Type"]; ok {
+		t.Errorf("the record says the sender got Content-Type %q", ct)
+	}
+}

@@ -861,6 +861,11 @@ func (a answer) write(w http.ResponseWriter) {
 		for k, v := range a.header {
 			h[k] = v
 		}
+		if _, ok := a.header["Content-Type"]; !ok {
+			// A forwarded answer without one: net/http's server would
+			// guess one the receiver did not send and the record lacks.
+			h["Content-Type"] = nil
+		}
 	}
 	if n := len(a.body); n < len(smallLengths) {
 		h["Content-Length"] = smallLengths[n]
