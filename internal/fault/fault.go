@@ -128,6 +128,19 @@ func Parse(spec string) (Fault, error) {
 		if name == "" {
 			return bad("want KIND=RATE[:ARG], e.g. duplicate=0.1 or delay=0.2:300ms (kinds: %s)", strings.Join(KindNames(), ", "))
 		}
+		if k, arg, found := strings.Cut(name, ":"); found {
+			// status:429=0.1, or status:429 alone: the argument before
+			// the rate.
+			if kind, known := lookup(strings.TrimSpace(k)); known && argHint(kind) != "" {
+				arg = strings.TrimSpace(arg)
+				if rate := strings.TrimSpace(rest); ok {
+					if _, err := parseRate(rate); err == nil {
+						return bad("unknown fault %q: the argument goes after the rate: %s=%s:%s", name, kind, rate, arg)
+					}
+				}
+				return bad("unknown fault %q: the argument goes after the rate: %s=RATE:%s (e.g. %s=0.1:%s)", name, kind, arg, kind, arg)
+			}
+		}
 		if hint := suggest.Hint(name, KindNames()); hint != "" {
 			return bad("unknown fault %q%s", name, hint)
 		}
@@ -139,6 +152,10 @@ func Parse(spec string) (Fault, error) {
 	rateText, arg, hasArg := strings.Cut(rest, ":")
 	rate, err := parseRate(strings.TrimSpace(rateText))
 	if err != nil {
+		if asArg := strings.TrimSpace(rateText); asArg != "" && !hasArg && argHint(kind) != "" && (&Fault{Kind: kind, Arg: asArg}).readArg() == nil {
+			// status=429: the argument where the rate goes.
+			return bad("rate %q: %v; did you mean %s=RATE:%s (e.g. %s=0.1:%s)?", rateText, err, kind, asArg, kind, asArg)
+		}
 		return bad("rate %q: %v", rateText, err)
 	}
 	f := Fault{Kind: kind, Rate: rate, Arg: strings.TrimSpace(arg)}

@@ -57,6 +57,18 @@ func TestParse(t *testing.T) {
 		{"status=0.1", Fault{}, "status needs a code"},
 		{"status=0.1:200", Fault{}, "from 400 to 599"},
 		{"status=0.1:abc", Fault{}, "from 400 to 599"},
+		// The argument where the rate goes, or before the '=': said so,
+		// with the spelling that works.
+		{"status=429", Fault{}, `rate "429": want a share of calls above 0 and at most 1 (0.1 hits one call in ten); did you mean status=RATE:429 (e.g. status=0.1:429)?`},
+		{"delay=300ms", Fault{}, `did you mean delay=RATE:300ms (e.g. delay=0.1:300ms)?`},
+		{"burst=5", Fault{}, `did you mean burst=RATE:5 (e.g. burst=0.1:5)?`},
+		{"burst=", Fault{}, `rate "": want a share of calls from 0 to 1 (0.1) or a percentage (10%)`},
+		{"reorder=250ms", Fault{}, `did you mean reorder=RATE:250ms (e.g. reorder=0.1:250ms)?`},
+		{"status:429=0.1", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=0.1:429`},
+		{"delay:300ms=20%", Fault{}, `unknown fault "delay:300ms": the argument goes after the rate: delay=20%:300ms`},
+		{"status:429=0.1:5", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=RATE:429 (e.g. status=0.1:429)`},
+		{"status:429", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=RATE:429 (e.g. status=0.1:429)`},
+		{"drop:5=0.1", Fault{}, `unknown fault "drop:5" (did you mean "drop"?)`}, // drop takes no argument
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {

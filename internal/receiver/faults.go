@@ -49,24 +49,28 @@ func drawKey(id string, body []byte) string {
 
 // forwardFaulted forwards a call under the plan: the fault the draw gives
 // it, if any, decides what the receiver is sent and what the sender is
-// answered. The record's own members keep what the sender sent.
-func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, *capture.Fault) {
+// answered. The record's own members keep what the sender sent. It says,
+// as forward does, whether any of the call went out to the receiver.
+func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault) {
 	fs := r.cfg.Faults
 	id := reqid.Read(body)
 	key := drawKey(id, body)
 	attempt := fs.attempts.Next(key)
 	f, ok := fs.plan.Draw(key, attempt)
 	if !ok {
-		ans, fwd := r.forward(ctx, req, body)
-		return ans, fwd, nil
+		ans, fwd, sent := r.forward(ctx, req, body)
+		return ans, fwd, sent, nil
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
-		if cut := stopCause(ctx); cut != nil {
-			return r.unsent(req, cut)
+		if why := ended(ctx); why != nil {
+			return r.unsent(req, why)
 		}
-		ans, fwd := r.forward(ctx, req, b)
-		rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
+		ans, fwd, sent := r.forward(ctx, req, b)
+		if sent {
+			// A copy that could not reach the receiver is no delivery.
+			rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
+		}
 		return ans, fwd
 	}
 	var ans answer
@@ -125,8 +129,8 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	case fault.Duplicate:
 		ans, fwd = deliver(body, "")
 		rf.Sender = senderGot(ans, fwd) + " to the first copy"
-		if cut := stopCause(ctx); cut != nil {
-			rf.Receiver = noCopyAfter(ans, fwd, cut)
+		if why := ended(ctx); why != nil {
+			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
 		again, afwd := deliver(body, "")
@@ -145,23 +149,46 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		}
 		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
-		if cut := stopCause(ctx); cut != nil {
-			rf.Receiver = noCopyAfter(ans, fwd, cut)
+		if why := ended(ctx); why != nil {
+			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
 		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
 		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
 	}
-	if cut := stopCause(ctx); cut != nil && !strings.HasPrefix(rf.Sender, "nothing") {
+	if why := ended(ctx); why != nil && !strings.HasPrefix(rf.Sender, "nothing") {
 		// Its connection is closed: whatever listen would have answered,
 		// the sender gets nothing.
-		rf.Sender = "nothing (" + cut.Error() + " before the answer)"
+		rf.Sender = gaveUp(ctx, "before the answer")
 		if len(rf.Deliveries) == 0 && !strings.HasPrefix(rf.Receiver, "nothing") {
-			// Cut before its first copy could go.
-			rf.Receiver = "nothing (" + cut.Error() + " before it was sent)"
+			// Ended before its first copy could go.
+			rf.Receiver = "nothing (" + why.Error() + " before it was sent)"
 		}
 	}
-	return ans, fwd, rf
+	if f.Forwards() && len(rf.Deliveries) == 0 && fwd != nil && fwd.Error != "" && !strings.HasPrefix(rf.Receiver, "nothing") {
+		// No copy reached it: whatever the fault was to do to the
+		// call, the receiver got none of it.
+		rf.Receiver = "nothing (not reached: " + fwd.Error + ")"
+	}
+	return ans, fwd, len(rf.Deliveries) > 0, rf
+}
+
+// errSenderGaveUp is why a faulted call's copies were not sent when its
+// sender closed its connection first: with no one to answer, listen sends
+// nothing more on its behalf (a copy forwarded with the ended context would
+// fail at once, unsent, and read as sent).
+const errSenderGaveUp = forwardError("the sender gave up")
+
+// ended is why the call whose context is ctx can no longer be answered:
+// listen's stop cut it short, or its sender gave up; nil while it can.
+func ended(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if cut := stopCause(ctx); cut != nil {
+		return cut
+	}
+	return errSenderGaveUp
 }
 
 // gaveUp is what the sender of a call whose context ended during a
@@ -174,28 +201,30 @@ func gaveUp(ctx context.Context, during string) string {
 	return "nothing (it gave up " + during + ")"
 }
 
-// unsent is the answer and forward of a copy the stop (its cause, cut)
-// kept from going, its call's connection closed: it is not sent, nor
-// counted as sent.
-func (r *Receiver) unsent(req *http.Request, cut error) (answer, *capture.Forward) {
-	return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: cut.Error() + " before it was sent"}
+// unsent is the answer and forward of a copy that the stop, or the sender
+// giving up (why, as ended says), kept from going, its call's connection
+// closed: it is not sent, nor counted as sent.
+func (r *Receiver) unsent(req *http.Request, why error) (answer, *capture.Forward) {
+	return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: why.Error() + " before it was sent"}
 }
 
 // noCopyAfter is what the receiver got of a call whose first copy went
-// (answered ans, fwd) and whose next the stop (cut) kept from going.
-func noCopyAfter(ans answer, fwd *capture.Forward, cut error) string {
-	return "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + cut.Error() + " first)"
+// (answered ans, fwd) and whose next the stop or the sender giving up
+// (why) kept from going.
+func noCopyAfter(ans answer, fwd *capture.Forward, why error) string {
+	return "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + why.Error() + " first)"
 }
 
 // burst sends n copies of the call at once; the sender gets the first's
 // answer.
 func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward) {
 	type result struct {
-		ans answer
-		fwd *capture.Forward
+		ans  answer
+		fwd  *capture.Forward
+		sent bool
 	}
-	if cut := stopCause(ctx); cut != nil {
-		return r.unsent(req, cut)
+	if why := ended(ctx); why != nil {
+		return r.unsent(req, why)
 	}
 	res := make([]result, n)
 	start := make(chan struct{})
@@ -205,13 +234,15 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		go func() {
 			defer wg.Done()
 			<-start
-			res[i].ans, res[i].fwd = r.forward(ctx, req, body)
+			res[i].ans, res[i].fwd, res[i].sent = r.forward(ctx, req, body)
 		}()
 	}
 	close(start) // every copy waits for this: they leave together
 	wg.Wait()
 	for _, x := range res {
-		rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+		if x.sent {
+			rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+		}
 	}
 	return res[0].ans, res[0].fwd
 }

@@ -245,23 +245,120 @@ func TestFaultSecondCopyNotSentAfterForcedStop(t *testing.T) {
 	}
 }
 
+// A sender that gave up (closed its connection) before a faulted call's
+// copies could go is sent none: no copy goes, none is counted as sent to
+// the receiver, and the record says the sender got nothing, where it said
+// "listen's 502 (the forward failed)", "2 copies, one after the other"
+// and the summary counted both as sent. Its context ends as net/http ends
+// it when the sender hangs up: canceled, with no stop as the cause.
+func TestFaultSenderGoneBeforeCopies(t *testing.T) {
+	const gone = "nothing (it gave up before the answer)"
+	for _, tt := range []struct{ spec, receiver string }{
+		{"duplicate=1", "nothing (the sender gave up before it was sent)"},
+		{"new-request-id=1", "nothing (the sender gave up before it was sent)"},
+		{"burst=1:3", "nothing (the sender gave up before it was sent)"},
+		{"lose-answer=1", "nothing (the sender gave up before it was sent)"},
+		{"truncate=1", "nothing (the sender gave up before it was sent)"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			var copies atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { copies.Add(1) }))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, tt.spec), Capture: mem})
+			ctx, hangUp := context.WithCancel(context.Background())
+			hangUp()
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			f := mem.recs[0].Fault
+			if f == nil || f.Sender != gone || f.Receiver != tt.receiver {
+				t.Errorf("fault recorded as %+v, want the sender to have got %q, the receiver %q", f, gone, tt.receiver)
+			}
+			if f != nil && len(f.Deliveries) != 0 {
+				t.Errorf("deliveries %+v, want none: nothing was sent", f.Deliveries)
+			}
+			if copies.Load() != 0 {
+				t.Errorf("the receiver got %d copies, want none", copies.Load())
+			}
+		})
+	}
+}
+
+// A duplicate (or new-request-id) whose sender gave up during its first
+// copy's forward sends no copy after it, nor says it did: the record said
+// "2 copies, one after the other" and the summary counted both as sent,
+// though the second never left listen, and it said the sender got
+// "listen's 502 (the forward failed)" when it got nothing. The receiver
+// sees the first copy and then the sender hang up: an event, not a clock.
+func TestFaultSenderGoneDuringFirstCopy(t *testing.T) {
+	for _, spec := range []string{"duplicate=1", "new-request-id=1"} {
+		t.Run(spec, func(t *testing.T) {
+			ctx, hangUp := context.WithCancel(context.Background())
+			var copies atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				copies.Add(1)
+				io.Copy(io.Discard, r.Body)
+				hangUp()
+				<-r.Context().Done()
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, spec), Capture: mem})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			f := mem.recs[0].Fault
+			if copies.Load() != 1 || len(f.Deliveries) != 1 {
+				t.Errorf("the receiver got %d copies, %d deliveries recorded; want the first only", copies.Load(), len(f.Deliveries))
+			}
+			if f.Sender != "nothing (it gave up before the answer)" {
+				t.Errorf("sender side %q, want nothing: it gave up", f.Sender)
+			}
+			if !strings.HasPrefix(f.Receiver, "the call, answered none (") || !strings.HasSuffix(f.Receiver, "; no copy after it (the sender gave up first)") {
+				t.Errorf("receiver side %q, want the first copy and no second", f.Receiver)
+			}
+		})
+	}
+}
+
 // A forward that failed is said as such on both sides: the sender got
-// listen's own status, not "the receiver's nothing".
+// listen's own status, not "the receiver's nothing"; and a receiver that
+// could not be reached got nothing, where the record said "receiver got 2
+// copies, one after the other" (the call, 1ms late; the body cut short;
+// …), listed each copy as a delivery and the summary counted them sent.
 func TestFaultForwardFailed(t *testing.T) {
 	backend := httptest.NewServer(http.NotFoundHandler())
 	u, _ := url.Parse(backend.URL)
 	backend.Close() // nothing listens there now
-	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "duplicate=1")})
-	if resp := post(t, srv, ev, faultBody); resp.StatusCode != http.StatusBadGateway {
-		t.Fatalf("sender got %d, want 502", resp.StatusCode)
-	}
-	srv.Close()
-	f := mem.recs[0].Fault
-	if want := "listen's 502 (the forward failed) to the first copy"; f.Sender != want {
-		t.Errorf("sender side %q, want %q", f.Sender, want)
-	}
-	if !strings.HasPrefix(f.Receiver, "2 copies, one after the other, answered none (") || strings.Contains(f.Receiver, "listen answered") {
-		t.Errorf("receiver side %q, want each copy's error and nothing of the sender's", f.Receiver)
+	for _, tt := range []struct{ spec, sender string }{
+		{"duplicate=1", "listen's 502 (the forward failed) to the first copy"},
+		{"burst=1:3", "listen's 502 (the forward failed) to copy 1"},
+		{"new-request-id=1", "listen's 502 (the forward failed) to its own requestId"},
+		{"delay=1:1ms", "listen's 502 (the forward failed) after 1ms"},
+		{"reorder=1:1ms", "listen's 502 (the forward failed)"},
+		{"truncate=1", "listen's 502 (the forward failed)"},
+		{"lose-answer=1", "504 from listen"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			srv, obs, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, tt.spec)})
+			post(t, srv, ev, faultBody)
+			srv.Close()
+			f := mem.recs[0].Fault
+			if f.Sender != tt.sender {
+				t.Errorf("sender side %q, want %q", f.Sender, tt.sender)
+			}
+			if !strings.HasPrefix(f.Receiver, "nothing (not reached: ") || !strings.Contains(f.Receiver, "connection refused") {
+				t.Errorf("receiver side %q, want nothing, and why", f.Receiver)
+			}
+			if len(f.Deliveries) != 0 || !obs.calls[0].Unsent {
+				t.Errorf("deliveries %+v, unsent %v: want none, and the call said unsent", f.Deliveries, obs.calls[0].Unsent)
+			}
+		})
 	}
 }
 

@@ -7,25 +7,40 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
 )
 
 // newClient returns the client that forwards calls: a pool sized to the
-// expected concurrency, timeouts, and no redirects followed (a followed 302
-// turns a POST into a GET and loses the body; the sender should see the 302).
+// expected concurrency, timeouts, no redirects followed (a followed 302
+// turns a POST into a GET and loses the body; the sender should see the
+// 302), and no compression of its own (net/http would ask for gzip on a
+// call whose sender did not, and undo the receiver's gzip: the receiver
+// would see a header the sender never sent, the sender an answer the
+// receiver never gave).
 func newClient(conns int, timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy:                 nil, // a local receiver, never through a proxy
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		Proxy: nil, // a local receiver, never through a proxy
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &countedConn{Conn: c}, nil
+		},
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: timeout,
 		ForceAttemptHTTP2:     false,
+		DisableCompression:    true,
 	}
 	return &http.Client{
 		Transport:     tr,
@@ -33,6 +48,119 @@ func newClient(conns int, timeout time.Duration) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
+
+// countedConn is a connection to the receiver that counts the bytes
+// written to it, so that a forward can tell whether any of its call went
+// out (onceOnly), and keeps its first read error, which says how it failed.
+type countedConn struct {
+	net.Conn
+	written atomic.Int64
+	readErr atomic.Pointer[error]
+}
+
+func (c *countedConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+func (c *countedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.readErr.CompareAndSwap(nil, &err)
+	}
+	return n, err
+}
+
+// onceOnly keeps net/http from sending a forwarded call a second time.
+// net/http makes a call again on a new connection when its kept-alive one
+// failed, and for a call it deems safe to repeat (a GET, or an
+// Idempotency-Key or X-Idempotency-Key header) even after the whole call
+// went out: the receiver, which may have read and stored it, then gets a
+// copy the sender never sent, and listen's line, record and summary show
+// one. It rewinds the body (GetBody) for each such retry; onceOnly's
+// GetBody refuses once a byte of the call was written to its connection,
+// and allows the retry net/http makes of a call nothing of which went out
+// (a connection the receiver closed as the call was given it), which is
+// no second delivery.
+type onceOnly struct {
+	body []byte
+	mu   sync.Mutex
+	conn *countedConn // the connection the call was given, nil before
+	at   int64        // conn's bytes written when it was given the call
+	// uncounted says the connection it was given is not one of
+	// newClient's: whether any of the call went out on it is not known.
+	uncounted bool
+	out       bool // some of the call went out on a connection before conn
+}
+
+// trace notes the connection each try of the call is given.
+func (o *onceOnly) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		c := info.Conn
+		if t, ok := c.(interface{ NetConn() net.Conn }); ok {
+			c = t.NetConn() // a TLS connection over the counted one
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.out = o.out || o.wroteLocked()
+		o.conn, o.uncounted = nil, false
+		if cc, ok := c.(*countedConn); ok {
+			o.conn, o.at = cc, cc.written.Load()
+		} else {
+			o.uncounted = true
+		}
+	}}
+}
+
+// wroteLocked says some of the call may have gone out on the connection
+// it was last given. o.mu is held.
+func (o *onceOnly) wroteLocked() bool {
+	return o.uncounted || o.conn != nil && o.conn.written.Load() > o.at
+}
+
+// wentOut says some of the call may have gone out to the receiver, on any
+// try: false when no connection could be had, or none carried a byte.
+func (o *onceOnly) wentOut() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.out || o.wroteLocked()
+}
+
+// getBody is the call's body again, for a try on which nothing was sent.
+func (o *onceOnly) getBody() (io.ReadCloser, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.conn == nil {
+		// A connection not counted (none of newClient's) may have
+		// carried it: refused too.
+		return nil, notSentAgain{}
+	}
+	if o.conn.written.Load() > o.at {
+		e := notSentAgain{}
+		if p := o.conn.readErr.Load(); p != nil {
+			e.cause = *p
+		}
+		return nil, e
+	}
+	return io.NopCloser(bytes.NewReader(o.body)), nil
+}
+
+// notSentAgain is the forward's error when its connection failed after
+// (some of) the call went out and before an answer: net/http would have
+// sent it again, and it is not. It stands in for the connection's error
+// (cause, when a read says it), which net/http does not return then.
+type notSentAgain struct{ cause error }
+
+func (e notSentAgain) Error() string {
+	s := "the connection to the receiver failed after the call went out, before an answer"
+	if e.cause != nil {
+		s = e.cause.Error() + ": " + s
+	}
+	return s + "; not sent again (the receiver may hold it)"
+}
+
+func (e notSentAgain) Unwrap() error { return e.cause }
 
 // hopHeader counts the listens a call has been forwarded through.
 const hopHeader = "Whsim-Forwarded"
@@ -86,21 +214,29 @@ func target(base *url.URL, req *http.Request) *url.URL {
 	return &u
 }
 
-// forward sends the call on and returns the answer to give the sender: the
-// receiver's own, or 502 when it could not be reached.
-func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward) {
+// forward sends the call on and returns the answer to give the sender:
+// the receiver's own, or 502 when it could not be reached; and whether
+// any of the call went out to the receiver (false: it was sent nothing).
+func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
 	u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: u.String()}
-	out, err := http.NewRequestWithContext(ctx, req.Method, u.String(), bytes.NewReader(body))
+	once := &onceOnly{body: body}
+	out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		fwd.Error = err.Error()
-		return plain(http.StatusBadGateway), fwd
+		return plain(http.StatusBadGateway), fwd, false
 	}
 	out.Header = copyHeader(req.Header)
 	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
+	if _, ok := out.Header["User-Agent"]; !ok {
+		// net/http sends its own User-Agent on a call without one, but
+		// none for an empty one: the sender sent none.
+		out.Header["User-Agent"] = []string{""}
+	}
 	out.ContentLength = int64(len(body))
+	out.GetBody = once.getBody
 	if len(body) == 0 {
-		out.Body = http.NoBody
+		out.Body, out.GetBody = http.NoBody, nil
 	}
 	start := time.Now()
 	resp, err := r.cfg.Client.Do(out)
@@ -116,9 +252,12 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 			fwd.Status = resp.StatusCode
 			fwd.Headers = copyHeader(resp.Header)
 			fwd.Body, fwd.BodyEncoding = capture.EncodeBody(rb)
-			return answer{status: resp.StatusCode, header: fwd.Headers, body: rb}, fwd
+			return answer{status: resp.StatusCode, header: fwd.Headers, body: rb}, fwd, true
 		}
 	}
+	// An answer that began to come (cut short, too large) was to a call
+	// the receiver got.
+	sent := resp != nil || once.wentOut()
 	fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if cut := stopCause(ctx); cut != nil && !isStopCut(err) {
 		// net/http's client says the cause of a canceled call, but not
@@ -126,7 +265,7 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 		err = fmt.Errorf("%w: %w", cut, err)
 	}
 	fwd.Error = err.Error()
-	return plain(http.StatusBadGateway), fwd
+	return plain(http.StatusBadGateway), fwd, sent
 }
 
 type forwardError string

@@ -137,6 +137,11 @@ type Call struct {
 	// CaptureErr is why the call could not be recorded (answered 500, or
 	// 503 when the capture file is gone).
 	CaptureErr error
+	// Unsent says that, with Config.ForwardTo, none of the call went out
+	// to the receiver: it could not be reached, or the call ended first
+	// (Record.Forward's error says why). A call whose connection failed
+	// after it went out was sent: the receiver may hold it.
+	Unsent bool
 	// Offset is where Record starts in the capture file, -1 when it was
 	// not recorded: the inspector reads calls back from there.
 	Offset int64
@@ -464,12 +469,14 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			Message: hopHeader + ": " + strconv.Itoa(hopsOf(req.Header)) + ", forwarded round a loop (answered 508, not forwarded)"})
 	case r.cfg.ForwardTo != nil:
 		var fwd *capture.Forward
+		var sent bool
 		if r.cfg.Faults != nil {
-			ans, fwd, rec.Fault = r.forwardFaulted(req.Context(), req, body)
+			ans, fwd, sent, rec.Fault = r.forwardFaulted(req.Context(), req, body)
 		} else {
-			ans, fwd = r.forward(req.Context(), req, body)
+			ans, fwd, sent = r.forward(req.Context(), req, body)
 		}
 		rec.Forward = fwd
+		c.Unsent = fwd != nil && !sent
 	default:
 		ans = plain(r.resp.decide(c.Event))
 	}
@@ -853,6 +860,11 @@ func (a answer) write(w http.ResponseWriter) {
 	} else {
 		for k, v := range a.header {
 			h[k] = v
+		}
+		if _, ok := a.header["Content-Type"]; !ok {
+			// A forwarded answer without one: net/http's server would
+			// guess one the receiver did not send and the record lacks.
+			h["Content-Type"] = nil
 		}
 	}
 	if n := len(a.body); n < len(smallLengths) {

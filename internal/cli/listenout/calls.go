@@ -95,7 +95,7 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
-	p.tallyForward(c.Record)
+	p.tallyForward(c)
 	if c.Record.Rejected != nil {
 		p.rejected++
 	}
@@ -405,8 +405,10 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 }
 
 // tallyForward counts what listen sent the receiver for a call, and its
-// fault.
-func (p *CallPrinter) tallyForward(r *capture.Record) {
+// fault: each delivery of a faulted call, else its forward unless none of
+// it went out (the receiver could not be reached).
+func (p *CallPrinter) tallyForward(c *receiver.Call) {
+	r := c.Record
 	if f := r.Fault; f != nil {
 		if p.byFault == nil {
 			p.byFault = map[string]int{}
@@ -420,7 +422,7 @@ func (p *CallPrinter) tallyForward(r *capture.Record) {
 		}
 		return
 	}
-	if f := r.Forward; f != nil {
+	if f := r.Forward; f != nil && !c.Unsent {
 		p.forwarded++
 		if f.Error == "" {
 			p.answered++

@@ -91,10 +91,15 @@ func TestFaultShown(t *testing.T) {
 	drop.Record.Response.Status = 503
 	drop.Record.Fault = &capture.Fault{Kind: "drop", Attempt: 1, Sender: "503 from listen", Receiver: "nothing"}
 	plain := call(`{"requestId":"r-3"}`, nil)
-	plain.Record.Forward = &capture.Forward{Error: "refused"}
+	plain.Record.Forward = &capture.Forward{Error: "reset"}
+	// A call that could not reach the receiver is not counted sent to it.
+	unsent := call(`{"requestId":"r-4"}`, nil)
+	unsent.Record.Forward = &capture.Forward{Error: "connection refused"}
+	unsent.Unsent = true
 	p.Observe(dup, nil)
 	p.Observe(drop, nil)
 	p.Observe(plain, nil)
+	p.Observe(unsent, nil)
 	p.Summary(&sum, term.Style{}, "listen stopped:", "")
 	for _, want := range []string{
 		"→ 200 (forwarded, 0.0ms)  FAULT duplicate  valid\n",
@@ -107,7 +112,7 @@ func TestFaultShown(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  faults:     duplicate 1, drop 1, delay:300ms 0\n",
-		"  receiver:   sent 3 calls for the sender's 3 (2 answered)\n",
+		"  receiver:   sent 3 calls for the sender's 4 (2 answered)\n",
 	} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())

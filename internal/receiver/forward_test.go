@@ -1,0 +1,276 @@
+package receiver
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// resetSecondBackend is a receiver that reads every call whole, answers
+// the first call on each connection 200 and keeps it alive, and resets
+// the connection on the second, unanswered: a receiver that crashed
+// after it read (and may have stored) the call.
+type resetSecondBackend struct {
+	ln    net.Listener
+	calls atomic.Int32
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	conns []net.Conn // closed at cleanup: listen's client keeps them idle
+}
+
+func newResetSecondBackend(t *testing.T) *resetSecondBackend {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &resetSecondBackend{ln: ln}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.conns = append(b.conns, c)
+			b.mu.Unlock()
+			b.wg.Add(1)
+			go func() {
+				defer b.wg.Done()
+				b.serve(c)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		b.mu.Lock()
+		for _, c := range b.conns {
+			c.Close()
+		}
+		b.mu.Unlock()
+		b.wg.Wait()
+	})
+	return b
+}
+
+func (b *resetSecondBackend) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for n := 1; ; n++ {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+			return
+		}
+		b.calls.Add(1)
+		if n > 1 {
+			c.(*net.TCPConn).SetLinger(0) // close sends RST
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	}
+}
+
+// A call net/http deems safe to send again (an Idempotency-Key or
+// X-Idempotency-Key header, a GET) is forwarded once. When the receiver's
+// kept-alive connection failed after the call went out, net/http sent it
+// again on a new connection, unseen: the receiver held a copy that the
+// sender never sent and that listen's line, record and summary never
+// showed (the sender got the second copy's 200). Now the forward fails
+// as any other call's does, and the receiver gets each call once.
+func TestForwardNotSentAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name, method, header string
+	}{
+		{"plain POST", http.MethodPost, ""},
+		{"Idempotency-Key", http.MethodPost, "Idempotency-Key"},
+		{"X-Idempotency-Key", http.MethodPost, "X-Idempotency-Key"},
+		{"GET", http.MethodGet, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			be := newResetSecondBackend(t)
+			u, _ := url.Parse("http://" + be.ln.Addr().String() + "/hook")
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Capture: mem})
+			var got []int
+			for i := range 2 {
+				req := httptest.NewRequest(tt.method, "/webhook?businessType="+ev, strings.NewReader(faultBody))
+				req.Header.Set("Content-Type", "application/json")
+				if tt.header != "" {
+					req.Header.Set(tt.header, "key-"+string(rune('1'+i)))
+				}
+				w := httptest.NewRecorder()
+				rcv.ServeHTTP(w, req)
+				got = append(got, w.Code)
+			}
+			rcv.Close()
+			if n := be.calls.Load(); n != 2 {
+				t.Errorf("the receiver read %d calls, want 2: the sender made 2 and listen forwarded each once", n)
+			}
+			if got[0] != http.StatusOK || got[1] != http.StatusBadGateway {
+				t.Errorf("the sender got %v, want [200 502]: the second call's connection was reset unanswered", got)
+			}
+			if f := mem.recs[1].Forward; f == nil || !strings.Contains(f.Error, "connection reset by peer") {
+				t.Errorf("second forward recorded as %+v, want its error: the connection was reset", f)
+			}
+		})
+	}
+}
+
+// The receiver is sent the sender's headers and the sender gets the
+// receiver's answer as it was sent. net/http's client asked for gzip
+// itself (Accept-Encoding: gzip on a call whose sender sent none) and
+// undid the receiver's gzip, dropping its Content-Encoding: the receiver
+// saw a header the real sender never sends, and the sender and the
+// record got a body the receiver never sent.
+func TestForwardKeepsEncodings(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	io.WriteString(zw, `{"stored":true}`)
+	zw.Close()
+	for _, acceptEncoding := range []string{"", "gzip"} {
+		t.Run("Accept-Encoding="+acceptEncoding, func(t *testing.T) {
+			var asked atomic.Value
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				asked.Store(r.Header.Values("Accept-Encoding"))
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(zipped.Bytes())
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Capture: mem})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody))
+			req.Header.Set("Content-Type", "application/json")
+			if acceptEncoding != "" {
+				req.Header.Set("Accept-Encoding", acceptEncoding)
+			}
+			w := httptest.NewRecorder()
+			rcv.ServeHTTP(w, req)
+			rcv.Close()
+			want := []string(nil)
+			if acceptEncoding != "" {
+				want = []string{acceptEncoding}
+			}
+			if got, _ := asked.Load().([]string); !slices.Equal(got, want) {
+				t.Errorf("the receiver was sent Accept-Encoding %q, want the sender's %q", got, want)
+			}
+			if ce := w.Header().Get("Content-Encoding"); ce != "gzip" || !bytes.Equal(w.Body.Bytes(), zipped.Bytes()) {
+				t.Errorf("the sender got Content-Encoding %q and %q, want the receiver's gzip bytes", ce, w.Body.Bytes())
+			}
+			if f := mem.recs[0].Forward; f == nil || f.Headers.Get("Content-Encoding") != "gzip" {
+				t.Errorf("forward recorded as %+v, want the receiver's Content-Encoding", f)
+			}
+		})
+	}
+}
+
+// A call without a User-Agent is forwarded without one: net/http added
+// its own "Go-http-client/1.1", a header the real sender never sends.
+func TestForwardAddsNoUserAgent(t *testing.T) {
+	for _, userAgent := range []string{"", "ERP/9.1"} {
+		t.Run("User-Agent="+userAgent, func(t *testing.T) {
+			var sent atomic.Value
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				sent.Store(r.Header.Values("User-Agent"))
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			rcv := New(Config{ForwardTo: u})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody))
+			req.Header.Set("Content-Type", "application/json")
+			var want []string
+			if userAgent != "" {
+				req.Header.Set("User-Agent", userAgent)
+				want = []string{userAgent}
+			}
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			if got, _ := sent.Load().([]string); !slices.Equal(got, want) {
+				t.Errorf("the receiver was sent User-Agent %q, want the sender's %q", got, want)
+			}
+		})
+	}
+}
+
+// A call is said unsent (Call.Unsent, which listen's summary counts by)
+// only when none of it went out: the receiver could not be reached. One
+// that reached it and got no answer (its connection reset after it read
+// the call) was sent.
+func TestForwardUnsent(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // nothing listens there now
+	reset := newResetSecondBackend(t)
+	for _, tt := range []struct {
+		name   string
+		url    string
+		calls  int
+		unsent []bool
+	}{
+		{"answered", "", 1, []bool{false}},
+		{"refused", closed.URL, 1, []bool{true}},
+		{"reset after reading", "http://" + reset.ln.Addr().String(), 2, []bool{false, false}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			target := tt.url
+			if target == "" {
+				backend := httptest.NewServer(&recordingBackend{})
+				defer backend.Close()
+				target = backend.URL
+			}
+			u, _ := url.Parse(target)
+			srv, obs, _ := start(t, Config{ForwardTo: u})
+			for range tt.calls {
+				post(t, srv, ev, faultBody)
+			}
+			srv.Close()
+			var got []bool
+			for _, c := range obs.calls {
+				got = append(got, c.Unsent)
+			}
+			if !slices.Equal(got, tt.unsent) {
+				t.Errorf("unsent %v, want %v", got, tt.unsent)
+			}
+		})
+	}
+}
+
+// The sender gets the receiver's answer headers, no more: an answer
+// without a Content-Type reached the sender with the one net/http's
+// server guesses ("text/plain; charset=utf-8"), which neither the
+// receiver sent nor the capture's record of the answer holds.
+func TestForwardAddsNoContentType(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header()["Content-Type"] = nil // net/http's server would guess one too
+		io.WriteString(w, "stored")
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	resp := post(t, srv, ev, faultBody)
+	srv.Close()
+	if ct, ok := resp.Header["Content-Type"]; ok {
+		t.Errorf("the sender got Content-Type %q, which the receiver did not send", ct)
+	}
+	if ct, ok := mem.recs[0].Response.Headers["Content-Type"]; ok {
+		t.Errorf("the record says the sender got Content-Type %q", ct)
+	}
+}
