@@ -685,7 +685,15 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	}
 	a, err := parseAnswer(out.Bytes())
 	if err != nil {
-		return fail(fmt.Sprintf("printed %q: %v", a.Raw, err))
+		why := fmt.Sprintf("printed %q: %v", a.Raw, err)
+		// A command may exit 0 after an error and say why on stderr
+		// alone (psql -f, or its SQL on stdin, without ON_ERROR_STOP; a
+		// script whose last command succeeded): without it, the message
+		// says only that nothing came.
+		if s := shorten(errOut.Bytes()); s != "" {
+			why += "; on stderr: " + s
+		}
+		return fail(why)
 	}
 	return a, nil
 }

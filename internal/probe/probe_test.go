@@ -308,6 +308,11 @@ func TestCmdProbe(t *testing.T) {
 		{`sleep 30`, "timeout, no answer within 300ms"},
 		{`echo hello`, `printed "hello": not JSON`},
 		{`true`, `printed "": nothing`},
+		// A command that exits 0 after an error (psql -f, or reading its
+		// SQL from stdin, without ON_ERROR_STOP; a script whose last
+		// command succeeded) said why on stderr alone: the message keeps it.
+		{`echo 'ERROR:  relation "receipts" does not exist' >&2`, `printed "": nothing, want a JSON object with count; on stderr: ERROR: relation "receipts" does not exist`},
+		{`echo '{"count":'; echo 'ERROR:  canceling statement due to statement timeout' >&2`, `printed "{\"count\":": not JSON: unexpected end of JSON input at byte 9; on stderr: ERROR: canceling statement due to statement timeout`},
 		// More than an answer: said so, not "nothing" or a parse error of
 		// the first MiB.
 		{`head -c 2000000 /dev/zero | tr '\0' ' '; echo '{"count":0}'`, "printed more than 1 MiB"},
