@@ -354,12 +354,19 @@ func (r *runner) probeSanity(ctx context.Context) error {
 	n := r.cases.numbers
 	q := probe.Question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
 		RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 0)}
-	a, err := r.cfg.Probe.Ask(ctx, q)
+	return askNeverSent(ctx, r.cfg.Probe, q)
+}
+
+// askNeverSent asks p about q, a document never sent: any answer but count
+// 0 is the probe's error (one that ignores the document it is asked about
+// would pass every document), before anything is sent.
+func askNeverSent(ctx context.Context, p probe.Probe, q probe.Question) error {
+	a, err := p.Ask(ctx, q)
 	if err != nil {
 		return err
 	}
 	if a.Count != 0 {
-		return &probe.Error{Probe: probe.Name(r.cfg.Probe),
+		return &probe.Error{Probe: probe.Name(p),
 			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, probe.EnvCode)}
 	}
 	return nil

@@ -364,6 +364,13 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
 		}
 	}
+	// As a run does, before the first call: a probe that does not answer
+	// count 0 for a document never sent would read every document FIXED.
+	if i := slices.IndexFunc(cases, func(c Failed) bool { return c.Effects != nil && !c.Effects.Load }); i >= 0 && cfg.Probe != nil {
+		if err := askNeverSent(ctx, cfg.Probe, neverSent(cases[i].Effects, cfg.IDs)); err != nil {
+			return err
+		}
+	}
 	sent := false // a case went out and got an answer or a verdict
 	for _, c := range cases {
 		if err := ctx.Err(); err != nil {
