@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
@@ -559,7 +560,49 @@ func (q Question) env() []string {
 	}
 }
 
+// UnsafeError says a Question holds a value a command could take as
+// code, so no command was run for it. whsim's own values never do; listen
+// takes document numbers and requestIds from the traffic, where a sender
+// may put anything, and the probes users write paste $WHSIM_CODE inside
+// SQL quotes or a shell word.
+type UnsafeError struct {
+	Name, Value string // the variable and its value
+	What        string // the character, or what is wrong, as the message says it
+}
+
+func (e *UnsafeError) Error() string {
+	return fmt.Sprintf("%s %q %s, which a command could take as code (a quote ends the SQL string it is pasted into, a space splits a shell word): not asked",
+		e.Name, termsafe.Text(e.Value), e.What)
+}
+
+// unsafe returns why a value cannot be given to a command, nil when it
+// can: letters and digits of any script, and - _ . / : inside, as
+// document numbers and requestIds are written (SKD202610030173,
+// INV/2026/0001, a UUID). A leading - would read as an option.
+func (q Question) unsafe() *UnsafeError {
+	for _, kv := range q.env() {
+		name, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(v, "-") {
+			return &UnsafeError{Name: name, Value: v, What: "starts with -"}
+		}
+		for _, r := range v {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_./:", r) {
+				continue
+			}
+			what := "holds " + termsafe.Text(string(r))
+			if r == ' ' {
+				what = "holds a space"
+			}
+			return &UnsafeError{Name: name, Value: v, What: what}
+		}
+	}
+	return nil
+}
+
 func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
+	if ue := q.unsafe(); ue != nil {
+		return Answer{Lines: -1}, ue
+	}
 	if p.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)

@@ -6,13 +6,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -421,5 +424,47 @@ func TestCmdAnswerOfAHeldReader(t *testing.T) {
 	a, err := p.Ask(context.Background(), q)
 	if err != nil || a.Count != 1 || a.State != StateCreated {
 		t.Errorf("%+v, %v; want count 1, created", a, err)
+	}
+}
+
+// A --probe-cmd is never run with a value that would read as code where
+// users paste it: listen takes document numbers and requestIds from the
+// traffic, and the documented probes put $WHSIM_CODE inside SQL quotes or
+// a shell word. whsim's own numbers, and real ones, are asked.
+func TestCmdRefusesValuesThatReadAsCode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	p := &Cmd{Run: `touch ` + shellcmd.Quote(ran) + `; echo '{"count":0}'`, Timeout: time.Minute}
+	tests := []struct {
+		q    Question
+		want string // "" when asked; else what the error says
+	}{
+		{Question{Kind: spec.Receipt, Code: "SKD-X-0001", RequestID: "c0a8e1b2-1d2e-4f3a-9b8c-7d6e5f4a3b2c"}, ""},
+		{Question{Kind: spec.Receipt, Code: "SKD202610030173"}, ""},
+		{Question{Kind: spec.Invoice, Code: "INV/2026/0001", InvoiceCode: "044001900111"}, ""},
+		{Question{Kind: spec.Invoice, Code: "收-2026.01_A"}, ""},
+		{Question{Kind: spec.Receipt, Code: "X'; DELETE FROM documents; --"},
+			`WHSIM_CODE "X'; DELETE FROM documents; --" holds ', which a command could take as code`},
+		{Question{Kind: spec.Receipt, Code: "X -o /tmp/x"}, `WHSIM_CODE "X -o /tmp/x" holds a space, which a command could take as code`},
+		{Question{Kind: spec.Receipt, Code: "$(id)"}, `WHSIM_CODE "$(id)" holds $`},
+		{Question{Kind: spec.Receipt, Code: "--output=x"}, `WHSIM_CODE "--output=x" starts with -`},
+		{Question{Kind: spec.Invoice, Code: "", InvoiceCode: "1\"2"}, `WHSIM_INVOICE_CODE "1\"2" holds "`},
+		{Question{Kind: spec.Receipt, Code: "SKD-1", RequestID: "r`x`"}, "WHSIM_REQUEST_ID \"r`x`\" holds `"},
+		{Question{Kind: spec.Receipt, Code: "SKD\x1b]52;c;x\a"}, `WHSIM_CODE "SKD\\x1b]52;c;x\\x07" holds \x1b`},
+	}
+	for _, tt := range tests {
+		_ = os.Remove(ran)
+		_, err := p.Ask(context.Background(), tt.q)
+		_, statErr := os.Stat(ran)
+		var ue *UnsafeError
+		switch {
+		case tt.want == "" && (err != nil || statErr != nil):
+			t.Errorf("%q: %v (ran: %v), want it asked", tt.q.Code, err, statErr == nil)
+		case tt.want != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%q: %v, want an UnsafeError saying %q", tt.q.Code, err, tt.want)
+		case tt.want != "" && statErr == nil:
+			t.Errorf("%q: the command ran", tt.q.Code)
+		}
 	}
 }
