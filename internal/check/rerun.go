@@ -219,6 +219,13 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 	if e.Code == "" {
 		return errors.New("effects: no document number (code)")
 	}
+	// A rerun gives the numbers to the user's --probe-cmd, whose probes
+	// paste them into SQL quotes or a shell word: only what a run writes.
+	for _, n := range [...]struct{ name, v string }{{"code", e.Code}, {"invoiceCode", e.InvoiceCode}} {
+		if !runNumber(n.v) {
+			return fmt.Errorf("effects: %s %q: a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe", n.name, termsafe.Text(n.v))
+		}
+	}
 	for i, c := range e.Calls {
 		if err := copiesOK(c.Copies, c.AtOnce); err != nil {
 			return fmt.Errorf("effects call %d: %w", i+1, err)
@@ -231,6 +238,21 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 		}
 	}
 	return nil
+}
+
+// runNumber reports whether s is a document number as a run writes one
+// (CGFP-8261FQ-0463, an invoice number 79620323), or "": A-Z, 0-9 and -,
+// not first.
+func runNumber(s string) bool {
+	if strings.HasPrefix(s, "-") {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // sendable refuses a query or headers no run sends and no HTTP request
