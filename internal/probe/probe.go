@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
@@ -103,7 +104,7 @@ func parseAnswer(b []byte) (Answer, error) {
 	if len(b) > 0 && b[0] == '[' {
 		var rows []json.RawMessage
 		if err := json.Unmarshal(b, &rows); err != nil {
-			return a, fmt.Errorf("not JSON: %s", jsonErr(err))
+			return a, fmt.Errorf("not JSON: %s", jsonErr(err, b))
 		}
 		if len(rows) != 1 {
 			return a, fmt.Errorf("an array of %d values, want one object", len(rows))
@@ -116,7 +117,7 @@ func parseAnswer(b []byte) (Answer, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		if !json.Valid(b) {
-			return a, fmt.Errorf("not JSON: %s", jsonErr(err))
+			return a, fmt.Errorf("not JSON: %s", jsonErr(err, b))
 		}
 		return a, errors.New("not a JSON object, want one with count")
 	}
@@ -222,12 +223,27 @@ func memberTwice(b []byte) (string, bool) {
 	return "", false
 }
 
-func jsonErr(err error) string {
+// jsonErr says err, an error of reading b as JSON, with where it was.
+func jsonErr(err error, b []byte) string {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	if !errors.As(err, &se) {
+		return err.Error()
 	}
-	return err.Error()
+	msg := se.Error()
+	// encoding/json quotes a byte past ASCII as the Latin-1 letter it would
+	// be ('ÿ' for 0xff, 'ä' for the first byte of 中), which names a
+	// character the probe never printed: say the character, or the byte
+	// that is not UTF-8 (a probe printing UTF-16 or Latin-1).
+	if i := int(se.Offset) - 1; i >= 0 && i < len(b) && b[i] >= utf8.RuneSelf {
+		q := strconv.Quote(string(rune(b[i])))
+		goQuoted := "character '" + q[1:len(q)-1] + "'"
+		said := fmt.Sprintf("byte 0x%02x, not UTF-8 (JSON is UTF-8: convert what the probe prints, as from UTF-16 or Latin-1)", b[i])
+		if r, n := utf8.DecodeRune(b[i:]); r != utf8.RuneError || n > 1 {
+			said = "character " + strconv.QuoteRune(r)
+		}
+		msg = strings.Replace(msg, goQuoted, said, 1)
+	}
+	return fmt.Sprintf("%s at byte %d", msg, se.Offset)
 }
 
 // shorten is what came back, on one line and short enough for a reason.

@@ -55,6 +55,12 @@ func TestParseAnswer(t *testing.T) {
 		{`[]`, 0, "", -1, "array of 0"},
 		{`[{"count":1},{"count":1}]`, 0, "", -1, "array of 2"},
 		{`hello`, 0, "", -1, "not JSON"},
+		// encoding/json names a byte past ASCII as the Latin-1 letter it
+		// would be ('ÿ' for 0xff, 'ä' for the first byte of 中): the
+		// message says the character, or the byte that is not UTF-8.
+		{"\xff\xfe{\x00\"\x00", 0, "", -1, "not JSON: invalid byte 0xff, not UTF-8 (JSON is UTF-8: convert what the probe prints, as from UTF-16 or Latin-1) looking for beginning of value at byte 1"},
+		{"{\"count\":1,\"state\":\"created\"}\xe9", 0, "", -1, "not JSON: invalid byte 0xe9, not UTF-8"},
+		{"中", 0, "", -1, "not JSON: invalid character '中' looking for beginning of value at byte 1"},
 		{`[{"count":1`, 0, "", -1, "not JSON"},
 		{`"count"`, 0, "", -1, "not a JSON object"},
 		{`{"state":"created"}`, 0, "", -1, "no count"},
