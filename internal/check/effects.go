@@ -890,8 +890,6 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 		cause = lc
 	case twice == 0 && gc != "":
 		cause = gc
-	case twice == len(doubled) && lc != "" && gc != "":
-		cause = "of those held more than once, " + lc + "; of those held not at all, " + gc
 	}
 	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): %s; first: %s %s, calls: %s; the probe answered %s",
 		strings.Join(why, " and "), st.Load, sample, cause, probe.KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
