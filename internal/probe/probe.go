@@ -582,13 +582,15 @@ func (q Question) env() []string {
 // may put anything, and the probes users write paste $WHSIM_CODE inside
 // SQL quotes or a shell word.
 type UnsafeError struct {
-	Name, Value string // the variable and its value
+	// Name and Value are the variable and its value (Error quotes it as
+	// Go does, control and bidi characters escaped).
+	Name, Value string
 	What        string // the character, or what is wrong, as the message says it
 }
 
 func (e *UnsafeError) Error() string {
 	return fmt.Sprintf("%s %q %s, which a command could take as code (a quote ends the SQL string it is pasted into, a space splits a shell word): not asked",
-		e.Name, termsafe.Text(e.Value), e.What)
+		e.Name, e.Value, e.What)
 }
 
 // unsafe returns why a value cannot be given to a command, nil when it

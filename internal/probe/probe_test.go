@@ -457,7 +457,7 @@ func TestCmdRefusesValuesThatReadAsCode(t *testing.T) {
 		{Question{Kind: spec.Receipt, Code: "--output=x"}, `WHSIM_CODE "--output=x" starts with -`},
 		{Question{Kind: spec.Invoice, Code: "", InvoiceCode: "1\"2"}, `WHSIM_INVOICE_CODE "1\"2" holds "`},
 		{Question{Kind: spec.Receipt, Code: "SKD-1", RequestID: "r`x`"}, "WHSIM_REQUEST_ID \"r`x`\" holds `"},
-		{Question{Kind: spec.Receipt, Code: "SKD\x1b]52;c;x\a"}, `WHSIM_CODE "SKD\\x1b]52;c;x\\x07" holds \x1b`},
+		{Question{Kind: spec.Receipt, Code: "SKD\x1b]52;c;x\a"}, `WHSIM_CODE "SKD\x1b]52;c;x\a" holds \x1b`},
 	}
 	for _, tt := range tests {
 		_ = os.Remove(ran)
