@@ -354,12 +354,19 @@ func (r *runner) probeSanity(ctx context.Context) error {
 	n := r.cases.numbers
 	q := probe.Question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
 		RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 0)}
-	a, err := r.cfg.Probe.Ask(ctx, q)
+	return askNeverSent(ctx, r.cfg.Probe, q)
+}
+
+// askNeverSent asks p about q, a document never sent: any answer but count
+// 0 is the probe's error (one that ignores the document it is asked about
+// would pass every document), before anything is sent.
+func askNeverSent(ctx context.Context, p probe.Probe, q probe.Question) error {
+	a, err := p.Ask(ctx, q)
 	if err != nil {
 		return err
 	}
 	if a.Count != 0 {
-		return &probe.Error{Probe: probe.Name(r.cfg.Probe),
+		return &probe.Error{Probe: probe.Name(p),
 			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, probe.EnvCode)}
 	}
 	return nil
@@ -786,6 +793,52 @@ func lifecycleCause(doubled, seq []*effDoc) string {
 		strings.Join(events, " or "), strings.Join(names, " and "), strings.Join(events, " or "))
 }
 
+// lossCause names the defect behind load documents held not at all when
+// it is not load: every one of them is of a kind whose created case, sent
+// alone, was not held either. "" when some lost document is not
+// explained so.
+func lossCause(lost, seq []*effDoc) string {
+	if len(lost) == 0 {
+		return ""
+	}
+	alone := map[spec.Kind]*effDoc{}
+	for _, d := range seq {
+		if d.what == "created" && d.skip == "" && d.asks > 0 && !d.met && d.ans.Count == 0 && alone[d.q.Kind] == nil {
+			alone[d.q.Kind] = d
+		}
+	}
+	var kinds, names []string
+	for _, d := range lost {
+		a := alone[d.q.Kind]
+		if a == nil {
+			return ""
+		}
+		if k := probe.KindWord(d.q.Kind); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+			names = append(names, a.name)
+		}
+	}
+	alsoLost := "sent on its own without load, was not held either"
+	if len(names) > 1 {
+		alsoLost = "each sent on its own without load, were not held either"
+	}
+	return fmt.Sprintf("each of them is %s, and %s, %s: the receiver loses %ss busy or not, not a fault under load",
+		articled(kinds), strings.Join(names, " and "), alsoLost, strings.Join(kinds, "s and "))
+}
+
+// articled is "a receipt", or "an invoice or a receipt".
+func articled(kinds []string) string {
+	var out []string
+	for _, k := range kinds {
+		a := "a "
+		if strings.HasPrefix(k, "i") {
+			a = "an "
+		}
+		out = append(out, a+k)
+	}
+	return strings.Join(out, " or ")
+}
+
 // judgeLoad grades the load documents: every one held exactly once.
 func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Result {
 	c := &Case{Check: Effects, Name: fmt.Sprintf("under-load/%d-of-%d-documents", len(docs), st.Load)}
@@ -796,13 +849,14 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 		res.Reason = "inconclusive: no call of the load check got 2xx, so no load document could be probed (load judges that)"
 		return res
 	}
-	var bad, doubled []*effDoc
+	var bad, doubled, gone []*effDoc
 	lost, twice := 0, 0
 	for _, d := range docs {
 		if !d.met {
 			bad = append(bad, d)
 			if d.ans.Count == 0 {
 				lost++
+				gone = append(gone, d)
 			} else {
 				twice++
 				if d.ans.Count > 1 {
@@ -830,8 +884,12 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 	}
 	res.Verdict = Fail
 	cause := "the receiver drops or doubles documents while busy"
-	if lc := lifecycleCause(doubled, seq); lost == 0 && twice == len(doubled) && lc != "" {
+	lc, gc := lifecycleCause(doubled, seq), lossCause(gone, seq)
+	switch {
+	case lost == 0 && twice == len(doubled) && lc != "":
 		cause = lc
+	case twice == 0 && gc != "":
+		cause = gc
 	}
 	res.Reason = fmt.Sprintf("%s of %d documents the load check delivered and got 2xx for (%s probed): %s; first: %s %s, calls: %s; the probe answered %s",
 		strings.Join(why, " and "), st.Load, sample, cause, probe.KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))

@@ -44,6 +44,10 @@ type storeDefects struct {
 	// voidInserts stores a void of a held receipt as a record of its
 	// own, voided, beside the created one.
 	voidInserts bool
+	// losesReceipts answers 2xx to every receipt call and stores none,
+	// busy or not (as one reading the header under a mis-decoded key);
+	// losesInvoices does so with every invoice.
+	losesReceipts, losesInvoices bool
 }
 
 const fewLines = 20
@@ -126,6 +130,10 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Data      map[string]any `json:"data"`
 	}
 	_ = json.Unmarshal(body, &env)
+	if s.d.losesReceipts && e.Kind == spec.Receipt || s.d.losesInvoices && e.Kind == spec.Invoice {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	j := job{at: time.Now(), id: env.RequestID, kind: probe.KindWord(e.Kind), event: event}
 	var lines []any
 	if e.Kind == spec.Receipt {
@@ -381,6 +389,43 @@ func TestEffectsLoadDoublingIsLifecycle(t *testing.T) {
 	if load == nil || !strings.Contains(load.Reason, "each of them was sent ABANDON_RECEIVABLE_DOC after its create, and lifecycle/ABANDON_RECEIVABLE_DOC/after-create") ||
 		strings.Contains(load.Reason, "while busy") {
 		t.Errorf("under-load: %+v, want the lifecycle defect named, not load", load)
+	}
+}
+
+// TestEffectsLoadLossIsNotLoad: a receiver that loses every receipt (or
+// every document), busy or not, loses the load's too; the reason names the
+// cases sent without load that lost them the same way, not load.
+func TestEffectsLoadLossIsNotLoad(t *testing.T) {
+	tests := []struct {
+		name string
+		d    storeDefects
+		want string
+	}{
+		{"loses receipts", storeDefects{losesReceipts: true},
+			"16 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is a receipt, and created/CREATE_RECEIVABLE_DOC/described, sent on its own without load, was not held either: the receiver loses receipts busy or not, not a fault under load; first: receipt SKD-"},
+		{"loses everything", storeDefects{losesReceipts: true, losesInvoices: true},
+			"32 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is an invoice or a receipt, and created/CREATE_PURCHASE_ORDER_INVOICE/described and created/CREATE_RECEIVABLE_DOC/described, each sent on its own without load, were not held either: the receiver loses invoices and receipts busy or not, not a fault under load; first: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(newStore(t, tt.d))
+			defer srv.Close()
+			cfg := probeConfig(t, srv.URL)
+			cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+			_, results := runAll(t, cfg)
+			var load *Result
+			for i, r := range results {
+				if r.Case.Check == Effects && r.Verdict == Fail && strings.HasPrefix(r.Case.Name, "under-load/") {
+					load = &results[i]
+				}
+			}
+			switch {
+			case load == nil:
+				t.Errorf("under-load passed, want it failed")
+			case !strings.Contains(load.Reason, tt.want) || strings.Contains(load.Reason, "while busy"):
+				t.Errorf("under-load: %s\nwant the loss without load named (%q), not load", load.Reason, tt.want)
+			}
+		})
 	}
 }
 

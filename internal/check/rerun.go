@@ -219,6 +219,13 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 	if e.Code == "" {
 		return errors.New("effects: no document number (code)")
 	}
+	// A rerun gives the numbers to the user's --probe-cmd, whose probes
+	// paste them into SQL quotes or a shell word: only what a run writes.
+	for _, n := range [...]struct{ name, v string }{{"code", e.Code}, {"invoiceCode", e.InvoiceCode}} {
+		if !runNumber(n.v) {
+			return fmt.Errorf("effects: %s %q: a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe", n.name, termsafe.Text(n.v))
+		}
+	}
 	for i, c := range e.Calls {
 		if err := copiesOK(c.Copies, c.AtOnce); err != nil {
 			return fmt.Errorf("effects call %d: %w", i+1, err)
@@ -231,6 +238,21 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 		}
 	}
 	return nil
+}
+
+// runNumber reports whether s is a document number as a run writes one
+// (CGFP-8261FQ-0463, an invoice number 79620323), or "": A-Z, 0-9 and -,
+// not first.
+func runNumber(s string) bool {
+	if strings.HasPrefix(s, "-") {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // sendable refuses a query or headers no run sends and no HTTP request
@@ -362,6 +384,13 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 		}
 		if e := c.Effects; e != nil && !e.Load && cfg.Probe != nil && cfg.Signer == nil && slices.ContainsFunc(e.Calls, func(c EffectsCall) bool { return c.Resign }) {
 			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
+		}
+	}
+	// As a run does, before the first call: a probe that does not answer
+	// count 0 for a document never sent would read every document FIXED.
+	if i := slices.IndexFunc(cases, func(c Failed) bool { return c.Effects != nil && !c.Effects.Load }); i >= 0 && cfg.Probe != nil {
+		if err := askNeverSent(ctx, cfg.Probe, neverSent(cases[i].Effects, cfg.IDs)); err != nil {
+			return err
 		}
 	}
 	sent := false // a case went out and got an answer or a verdict

@@ -198,6 +198,21 @@ func freshDoc(e *EffectsRecord, ids *reqid.IDs) *freshDocument {
 	return f
 }
 
+// neverSent is a question about a document of e's kind that no run or
+// rerun sends: a fresh number of e's shape, its sequence NONE, as a run's
+// sanity question asks.
+func neverSent(e *EffectsRecord, ids *reqid.IDs) probe.Question {
+	code := freshDoc(e, ids).code
+	if i := strings.LastIndexByte(code, '-'); i > 0 {
+		code = code[:i]
+	}
+	q := probe.Question{Kind: spec.Invoice, Code: code + "-NONE", Event: e.Event, RequestID: ids.Next()}
+	if e.Kind == "receipt" {
+		q.Kind = spec.Receipt
+	}
+	return q
+}
+
 // retag keeps s's shape: its last six letters and digits (the run's tag
 // of a whsim number, or the tail of another) are drawn again, a digit
 // for a digit and a letter for a letter.

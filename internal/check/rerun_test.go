@@ -662,3 +662,30 @@ func TestRerunCopiesNotTogetherAreNotFixed(t *testing.T) {
 		}
 	}
 }
+
+// A report's document numbers go to the user's --probe-cmd on a rerun,
+// where probes paste them into SQL quotes: a number no run writes (an
+// edited report's  X'; DELETE FROM documents; -------- ) is refused with
+// its line before anything is sent or asked.
+func TestReadFailedRefusesNumbersNoRunWrites(t *testing.T) {
+	t.Parallel()
+	line := func(code, invoiceCode string) string {
+		return `{"check":"effects","case":"created/x","verdict":"fail","effects":{"kind":"invoice","code":` + strconv.Quote(code) +
+			`,"invoiceCode":` + strconv.Quote(invoiceCode) + `,"calls":[{"copies":1,"body":"{}","bodyEncoding":"utf8"}]}}` + "\n"
+	}
+	tests := []struct {
+		code, invoiceCode, err string
+	}{
+		{"CGFP-8261FQ-0463", "79620323", ""},
+		{"CGFP-8261FQ-0463", "", ""},
+		{"X'; DELETE FROM documents; --------", "", `line 1: effects created/x: effects: code "X'; DELETE FROM documents; --------": a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe`},
+		{"CGFP-8261FQ-0463", "1 -o x", `line 1: effects created/x: effects: invoiceCode "1 -o x": a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe`},
+		{"-rf", "", `line 1: effects created/x: effects: code "-rf": a run writes`},
+	}
+	for _, tt := range tests {
+		_, err := ReadFailed(strings.NewReader(line(tt.code, tt.invoiceCode)))
+		if (err == nil) != (tt.err == "") || err != nil && !strings.HasPrefix(err.Error(), tt.err) {
+			t.Errorf("%q, %q: %v, want %q", tt.code, tt.invoiceCode, err, tt.err)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -312,5 +313,54 @@ func TestRerunEffectsSigned(t *testing.T) {
 	}
 	if _, ok := rerun(careful.URL)[serial]; !ok {
 		t.Errorf("no rerun of %s", serial)
+	}
+}
+
+// A rerun asks its probe about a document never sent before it sends
+// anything, as a run does: a probe that answers count 1, voided whatever
+// it is asked made every effects case of a rerun read FIXED against a
+// receiver still broken.
+func TestRerunProbeSanity(t *testing.T) {
+	t.Parallel()
+	broken := httptest.NewServer(newStore(t, storeDefects{neverVoids: true}))
+	defer broken.Close()
+	cfg := probeConfig(t, broken.URL)
+	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	rep := &Reporter{Target: cfg.Target, Signer: cfg.Signer, Now: time.Now}
+	var in bytes.Buffer
+	if _, err := Run(context.Background(), cfg, func(r Result) {
+		if r.Verdict == Fail {
+			in.Write(reported(t, rep, r))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := ReadFailed(&in)
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("%d cases, %v", len(cases), err)
+	}
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			fmt.Fprint(w, `{"count":1,"state":"voided"}`)
+			return
+		}
+		posts.Add(1)
+	}))
+	defer srv.Close()
+	p, err := probe.ParseURL(srv.URL+"/probe/{kind}/{code}", cfg.Client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(srv.URL)
+	rc := RerunConfig{Client: cfg.Client, Target: target, Signer: cfg.Signer, Now: time.Now, IDs: reqid.NewIDs(7), Probe: p}
+	var got []string
+	err = Rerun(context.Background(), rc, cases, func(r RerunResult) { got = append(got, r.Outcome+" "+r.Case.Name) })
+	var pe *probe.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "a document never sent") {
+		t.Errorf("err = %v, want a probe.Error about a document never sent; outcomes %v", err, got)
+	}
+	if n := posts.Load(); n != 0 || len(got) != 0 {
+		t.Errorf("%d calls sent and outcomes %v before the probe was found wrong, want none", n, got)
 	}
 }

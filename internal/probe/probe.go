@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
@@ -102,7 +104,7 @@ func parseAnswer(b []byte) (Answer, error) {
 	if len(b) > 0 && b[0] == '[' {
 		var rows []json.RawMessage
 		if err := json.Unmarshal(b, &rows); err != nil {
-			return a, fmt.Errorf("not JSON: %s", jsonErr(err))
+			return a, fmt.Errorf("not JSON: %s", jsonErr(err, b))
 		}
 		if len(rows) != 1 {
 			return a, fmt.Errorf("an array of %d values, want one object", len(rows))
@@ -115,7 +117,7 @@ func parseAnswer(b []byte) (Answer, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		if !json.Valid(b) {
-			return a, fmt.Errorf("not JSON: %s", jsonErr(err))
+			return a, fmt.Errorf("not JSON: %s", jsonErr(err, b))
 		}
 		return a, errors.New("not a JSON object, want one with count")
 	}
@@ -221,12 +223,27 @@ func memberTwice(b []byte) (string, bool) {
 	return "", false
 }
 
-func jsonErr(err error) string {
+// jsonErr says err, an error of reading b as JSON, with where it was.
+func jsonErr(err error, b []byte) string {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	if !errors.As(err, &se) {
+		return err.Error()
 	}
-	return err.Error()
+	msg := se.Error()
+	// encoding/json quotes a byte past ASCII as the Latin-1 letter it would
+	// be ('ÿ' for 0xff, 'ä' for the first byte of 中), which names a
+	// character the probe never printed: say the character, or the byte
+	// that is not UTF-8 (a probe printing UTF-16 or Latin-1).
+	if i := int(se.Offset) - 1; i >= 0 && i < len(b) && b[i] >= utf8.RuneSelf {
+		q := strconv.Quote(string(rune(b[i])))
+		goQuoted := "character '" + q[1:len(q)-1] + "'"
+		said := fmt.Sprintf("byte 0x%02x, not UTF-8 (JSON is UTF-8: convert what the probe prints, as from UTF-16 or Latin-1)", b[i])
+		if r, n := utf8.DecodeRune(b[i:]); r != utf8.RuneError || n > 1 {
+			said = "character " + strconv.QuoteRune(r)
+		}
+		msg = strings.Replace(msg, goQuoted, said, 1)
+	}
+	return fmt.Sprintf("%s at byte %d", msg, se.Offset)
 }
 
 // shorten is what came back, on one line and short enough for a reason.
@@ -559,7 +576,51 @@ func (q Question) env() []string {
 	}
 }
 
+// UnsafeError says a Question holds a value a command could take as
+// code, so no command was run for it. whsim's own values never do; listen
+// takes document numbers and requestIds from the traffic, where a sender
+// may put anything, and the probes users write paste $WHSIM_CODE inside
+// SQL quotes or a shell word.
+type UnsafeError struct {
+	// Name and Value are the variable and its value (Error quotes it as
+	// Go does, control and bidi characters escaped).
+	Name, Value string
+	What        string // the character, or what is wrong, as the message says it
+}
+
+func (e *UnsafeError) Error() string {
+	return fmt.Sprintf("%s %q %s, which a command could take as code (a quote ends the SQL string it is pasted into, a space splits a shell word): not asked",
+		e.Name, e.Value, e.What)
+}
+
+// unsafe returns why a value cannot be given to a command, nil when it
+// can: letters and digits of any script, and - _ . / : inside, as
+// document numbers and requestIds are written (SKD202610030173,
+// INV/2026/0001, a UUID). A leading - would read as an option.
+func (q Question) unsafe() *UnsafeError {
+	for _, kv := range q.env() {
+		name, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(v, "-") {
+			return &UnsafeError{Name: name, Value: v, What: "starts with -"}
+		}
+		for _, r := range v {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_./:", r) {
+				continue
+			}
+			what := "holds " + termsafe.Text(string(r))
+			if r == ' ' {
+				what = "holds a space"
+			}
+			return &UnsafeError{Name: name, Value: v, What: what}
+		}
+	}
+	return nil
+}
+
 func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
+	if ue := q.unsafe(); ue != nil {
+		return Answer{Lines: -1}, ue
+	}
 	if p.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
@@ -685,7 +746,15 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	}
 	a, err := parseAnswer(out.Bytes())
 	if err != nil {
-		return fail(fmt.Sprintf("printed %q: %v", a.Raw, err))
+		why := fmt.Sprintf("printed %q: %v", a.Raw, err)
+		// A command may exit 0 after an error and say why on stderr
+		// alone (psql -f, or its SQL on stdin, without ON_ERROR_STOP; a
+		// script whose last command succeeded): without it, the message
+		// says only that nothing came.
+		if s := shorten(errOut.Bytes()); s != "" {
+			why += "; on stderr: " + s
+		}
+		return fail(why)
 	}
 	return a, nil
 }

@@ -6,13 +6,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -52,6 +55,12 @@ func TestParseAnswer(t *testing.T) {
 		{`[]`, 0, "", -1, "array of 0"},
 		{`[{"count":1},{"count":1}]`, 0, "", -1, "array of 2"},
 		{`hello`, 0, "", -1, "not JSON"},
+		// encoding/json names a byte past ASCII as the Latin-1 letter it
+		// would be ('ÿ' for 0xff, 'ä' for the first byte of 中): the
+		// message says the character, or the byte that is not UTF-8.
+		{"\xff\xfe{\x00\"\x00", 0, "", -1, "not JSON: invalid byte 0xff, not UTF-8 (JSON is UTF-8: convert what the probe prints, as from UTF-16 or Latin-1) looking for beginning of value at byte 1"},
+		{"{\"count\":1,\"state\":\"created\"}\xe9", 0, "", -1, "not JSON: invalid byte 0xe9, not UTF-8"},
+		{"中", 0, "", -1, "not JSON: invalid character '中' looking for beginning of value at byte 1"},
 		{`[{"count":1`, 0, "", -1, "not JSON"},
 		{`"count"`, 0, "", -1, "not a JSON object"},
 		{`{"state":"created"}`, 0, "", -1, "no count"},
@@ -308,6 +317,11 @@ func TestCmdProbe(t *testing.T) {
 		{`sleep 30`, "timeout, no answer within 300ms"},
 		{`echo hello`, `printed "hello": not JSON`},
 		{`true`, `printed "": nothing`},
+		// A command that exits 0 after an error (psql -f, or reading its
+		// SQL from stdin, without ON_ERROR_STOP; a script whose last
+		// command succeeded) said why on stderr alone: the message keeps it.
+		{`echo 'ERROR:  relation "receipts" does not exist' >&2`, `printed "": nothing, want a JSON object with count; on stderr: ERROR: relation "receipts" does not exist`},
+		{`echo '{"count":'; echo 'ERROR:  canceling statement due to statement timeout' >&2`, `printed "{\"count\":": not JSON: unexpected end of JSON input at byte 9; on stderr: ERROR: canceling statement due to statement timeout`},
 		// More than an answer: said so, not "nothing" or a parse error of
 		// the first MiB.
 		{`head -c 2000000 /dev/zero | tr '\0' ' '; echo '{"count":0}'`, "printed more than 1 MiB"},
@@ -416,5 +430,47 @@ func TestCmdAnswerOfAHeldReader(t *testing.T) {
 	a, err := p.Ask(context.Background(), q)
 	if err != nil || a.Count != 1 || a.State != StateCreated {
 		t.Errorf("%+v, %v; want count 1, created", a, err)
+	}
+}
+
+// A --probe-cmd is never run with a value that would read as code where
+// users paste it: listen takes document numbers and requestIds from the
+// traffic, and the documented probes put $WHSIM_CODE inside SQL quotes or
+// a shell word. whsim's own numbers, and real ones, are asked.
+func TestCmdRefusesValuesThatReadAsCode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	p := &Cmd{Run: `touch ` + shellcmd.Quote(ran) + `; echo '{"count":0}'`, Timeout: time.Minute}
+	tests := []struct {
+		q    Question
+		want string // "" when asked; else what the error says
+	}{
+		{Question{Kind: spec.Receipt, Code: "SKD-X-0001", RequestID: "c0a8e1b2-1d2e-4f3a-9b8c-7d6e5f4a3b2c"}, ""},
+		{Question{Kind: spec.Receipt, Code: "SKD202610030173"}, ""},
+		{Question{Kind: spec.Invoice, Code: "INV/2026/0001", InvoiceCode: "044001900111"}, ""},
+		{Question{Kind: spec.Invoice, Code: "收-2026.01_A"}, ""},
+		{Question{Kind: spec.Receipt, Code: "X'; DELETE FROM documents; --"},
+			`WHSIM_CODE "X'; DELETE FROM documents; --" holds ', which a command could take as code`},
+		{Question{Kind: spec.Receipt, Code: "X -o /tmp/x"}, `WHSIM_CODE "X -o /tmp/x" holds a space, which a command could take as code`},
+		{Question{Kind: spec.Receipt, Code: "$(id)"}, `WHSIM_CODE "$(id)" holds $`},
+		{Question{Kind: spec.Receipt, Code: "--output=x"}, `WHSIM_CODE "--output=x" starts with -`},
+		{Question{Kind: spec.Invoice, Code: "", InvoiceCode: "1\"2"}, `WHSIM_INVOICE_CODE "1\"2" holds "`},
+		{Question{Kind: spec.Receipt, Code: "SKD-1", RequestID: "r`x`"}, "WHSIM_REQUEST_ID \"r`x`\" holds `"},
+		{Question{Kind: spec.Receipt, Code: "SKD\x1b]52;c;x\a"}, `WHSIM_CODE "SKD\x1b]52;c;x\a" holds \x1b`},
+	}
+	for _, tt := range tests {
+		_ = os.Remove(ran)
+		_, err := p.Ask(context.Background(), tt.q)
+		_, statErr := os.Stat(ran)
+		var ue *UnsafeError
+		switch {
+		case tt.want == "" && (err != nil || statErr != nil):
+			t.Errorf("%q: %v (ran: %v), want it asked", tt.q.Code, err, statErr == nil)
+		case tt.want != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%q: %v, want an UnsafeError saying %q", tt.q.Code, err, tt.want)
+		case tt.want != "" && statErr == nil:
+			t.Errorf("%q: the command ran", tt.q.Code)
+		}
 	}
 }

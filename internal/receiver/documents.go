@@ -3,6 +3,7 @@ package receiver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -51,6 +52,8 @@ type Doc struct {
 	// Answer is what the probe said last; Held whether it matched Want.
 	Answer probe.Answer
 	Held   bool
+	// Unsafe, when set, says why the probe did not ask about it.
+	Unsafe *probe.UnsafeError
 	asks   int
 }
 
@@ -172,6 +175,9 @@ type Verdict struct {
 	Broke []*Doc
 	// Unjudged counts documents the receiver acknowledged no whole call of.
 	Unjudged int
+	// Unasked are the documents the probe would not ask about: a number or
+	// requestId from the traffic that a command could take as code.
+	Unasked []*Doc
 }
 
 // Judge asks p about every document the receiver acknowledged, again with
@@ -194,6 +200,14 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		var next []*Doc
 		for _, doc := range open {
 			a, err := p.Ask(ctx, doc.Q)
+			var ue *probe.UnsafeError
+			if errors.As(err, &ue) {
+				// The sender's values, not the probe's fault: this document
+				// alone goes unjudged.
+				doc.Unsafe = ue
+				v.Unasked = append(v.Unasked, doc)
+				continue
+			}
 			if err != nil {
 				return v, err
 			}
@@ -218,9 +232,10 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		}
 		wait = min(2*wait, 400*time.Millisecond)
 	}
+	v.Asked -= len(v.Unasked)
 	for _, doc := range d.order {
 		switch {
-		case doc.Want == "":
+		case doc.Want == "" || doc.Unsafe != nil:
 		case doc.Held:
 			v.Held++
 		default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/probe"
@@ -84,5 +85,27 @@ func TestDocumentsOfCompressedBodies(t *testing.T) {
 	d.Observe(c)
 	if d.Untracked != 0 || len(d.Docs()) != 1 || d.Docs()[0].Q.Code != "SKD-A" || d.Docs()[0].Q.RequestID != "r-1" {
 		t.Errorf("untracked %d, docs %+v; want receipt SKD-A of r-1", d.Untracked, d.Docs())
+	}
+}
+
+// A document number from the traffic that a command could take as code is
+// never given to --probe-cmd: that document alone is not asked, and the
+// others are judged.
+func TestDocumentsJudgeUnsafeNumber(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	evil := `{"requestId":"r-9","data":{"收款单":{"收款单编号":"X'; DELETE FROM documents; --"}}}`
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", evil, 200, nil))
+	p := &probe.Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute}
+	v, err := d.Judge(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Asked != 1 || v.Held != 1 || len(v.Broke) != 0 || len(v.Unasked) != 1 {
+		t.Fatalf("verdict %+v, want 1 asked and held, 1 not asked", v)
+	}
+	if u := v.Unasked[0]; u.Q.Code != "X'; DELETE FROM documents; --" || u.Unsafe == nil || u.Unsafe.Name != probe.EnvCode {
+		t.Errorf("not asked: %+v", u)
 	}
 }

@@ -62,6 +62,11 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	if v.Unjudged > 0 {
 		fmt.Fprintf(w, "  not judged: %d %s the receiver acknowledged no whole call of\n", v.Unjudged, term.Plural(v.Unjudged, "document", "documents"))
 	}
+	if n := len(v.Unasked); n > 0 {
+		u := v.Unasked[0].Unsafe
+		fmt.Fprintf(w, "  not asked: %d %s whose number or requestId from the sender a command could take as code; first: %s %q %s\n",
+			n, term.Plural(n, "document", "documents"), u.Name, u.Value, u.What)
+	}
 	if docs.Untracked > 0 {
 		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number\n", docs.Untracked, term.Plural(docs.Untracked, "call", "calls"))
 	}
@@ -73,6 +78,7 @@ type exactlyOnceJSON struct {
 		Asked    int             `json:"asked"`
 		Held     int             `json:"held"`
 		Unjudged int             `json:"unjudged"`
+		Unasked  int             `json:"unasked,omitempty"`
 		Broke    []brokenDocJSON `json:"broke"`
 	} `json:"exactlyOnce"`
 }
@@ -92,7 +98,7 @@ type brokenDocJSON struct {
 func writeExactlyOnceJSON(w io.Writer, v receiver.Verdict) {
 	var o exactlyOnceJSON
 	e := &o.ExactlyOnce
-	e.Asked, e.Held, e.Unjudged, e.Broke = v.Asked, v.Held, v.Unjudged, []brokenDocJSON{}
+	e.Asked, e.Held, e.Unjudged, e.Unasked, e.Broke = v.Asked, v.Held, v.Unjudged, len(v.Unasked), []brokenDocJSON{}
 	for _, d := range v.Broke {
 		faults := d.Faults
 		if faults == nil {
