@@ -25,6 +25,10 @@ type Check struct {
 	Failed bool   `json:"failed"`
 	// Interrupted: Ctrl-C ended the run, which proves nothing either way.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Incomplete: an error of the run's input (the receiver unreachable,
+	// the probe at fault) ended it, exit 2: no verdict on the receiver,
+	// as JUnit (an error) and the job summary ("did not complete") say.
+	Incomplete bool `json:"incomplete,omitempty"`
 	// Headline, when set, says why the run ended early: the receiver
 	// stopped answering, or Ctrl-C. It goes before any count of checks.
 	Headline string     `json:"headline,omitempty"`

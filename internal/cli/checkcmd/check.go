@@ -430,7 +430,7 @@ func (r *checkRun) writeReport(why error) error {
 	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(r.cfg.Target.String(), r.rec.Header, r.opts.Secret != "", r.opts), r.cfg.Seed, strings.Join(r.cfg.Checks, ","))
 	data := htmlreport.NewCheck(r.col, r.rec, check.Checks(), r.cfg.Seed)
 	if why != nil {
-		data.Failed = true
+		data.Failed, data.Incomplete = true, true
 		data.Headline = "the run did not complete: " + termsafe.Text(why.Error())
 		if data.Text == "" {
 			data.Text = data.Headline
