@@ -63,7 +63,6 @@ func Find(explicit, app, name string) (string, error) {
 // File is a config file whose keys were checked against a command tree.
 type File struct {
 	Name string
-	Data []byte                // for another reader of the same bytes
 	keys map[string]*yaml.Node // "seed", "send.url": the value's node
 }
 
@@ -80,7 +79,7 @@ func Load(name string, root Section) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Name: name, Data: b, keys: keys}, nil
+	return &File{Name: name, keys: keys}, nil
 }
 
 // read reads a config file: a regular file (not a device or a FIFO, which

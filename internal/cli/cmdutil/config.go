@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -47,8 +46,8 @@ func readsConfig(cmd *cobra.Command) bool {
 // `whsim send --url`, WHSIM_SEND_URL, then WHSIM_URL, then the config
 // file's send.url, then its url.
 //
-// viper reads the environment and the file; package config reads the file's
-// YAML nodes too, to name an unknown key or a bad value by its line.
+// viper reads the environment; package config reads the file's YAML nodes,
+// to name an unknown key or a bad value by its line.
 //
 // It returns where each flag it filled came from ("environment
 // WHSIM_SEED", "config file whsim.yaml, line 3"), so that an error about
@@ -70,22 +69,19 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	if err != nil {
 		return nil, Usagef("%w%s", err, fromEnv)
 	}
-	// Two viper instances, fresh per run: the environment's and the file's,
-	// so that any WHSIM_* variable beats any key of the file.
+	// viper, fresh per run, reads the environment; package config reads
+	// the file, every key of it: a key viper would drop (one left without
+	// a value) is an error there, not a silent default. Any WHSIM_*
+	// variable beats any key of the file.
 	envKey := strings.NewReplacer(".", "_", "-", "_")
 	env := viper.New()
 	env.SetEnvPrefix(EnvPrefix)
 	env.SetEnvKeyReplacer(envKey)
 	env.AutomaticEnv()
-	conf := viper.New()
 	var file *config.File
 	if name != "" {
 		if file, err = config.Load(name, configSection(tree())); err != nil {
 			return nil, Usagef("%w%s", err, fromEnv)
-		}
-		conf.SetConfigType("yaml")
-		if err := conf.ReadConfig(bytes.NewReader(file.Data)); err != nil {
-			return nil, Usagef("config file %s: %w", name, err)
 		}
 	}
 
@@ -108,7 +104,7 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 			}
 		}
 		for _, key := range keys {
-			if file.Has(key) && conf.InConfig(key) {
+			if file.Has(key) {
 				errs = append(errs, file.Set(f, key)) // errors.Join drops a nil
 				sources[f.Name] = file.Where(key)
 				return
