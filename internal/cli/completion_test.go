@@ -158,17 +158,24 @@ func TestCompleteOutput(t *testing.T) {
 }
 
 // TestCompletePayloadFiles: validate and replay complete .json and .ndjson
-// files. It checks them on the live tree once they exist, and the helper on
-// a stand-in command always.
+// files, and so does send --file, which reads the same inputs (an NDJSON
+// stream, a capture). It checks them on the live tree once they exist, and
+// the helper on a stand-in command always.
 func TestCompletePayloadFiles(t *testing.T) {
 	for _, c := range liveCommands(t) {
-		if c.Name() != "validate" && c.Name() != "replay" {
+		var args []string
+		switch c.Name() {
+		case "validate", "replay":
+			args = []string{c.Name(), ""}
+		case "send":
+			args = []string{c.Name(), "--file", ""}
+		default:
 			continue
 		}
-		got, dir := complete(t, c.Name(), "")
+		got, dir := complete(t, args...)
 		// Other extensions (jsonl) may be offered too, in any order.
 		if !slices.Contains(got, "json") || !slices.Contains(got, "ndjson") || dir != dirFileExt {
-			t.Errorf("__complete %s '': %q %s, want json and ndjson with %s (ValidArgsFunction: completePayloadFiles)", c.Name(), got, dir, dirFileExt)
+			t.Errorf("__complete %s: %q %s, want json and ndjson with %s (cmdutil.CompletePayloadFiles)", strings.Join(args, " "), got, dir, dirFileExt)
 		}
 	}
 

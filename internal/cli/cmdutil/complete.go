@@ -68,9 +68,9 @@ func CompleteWords(words ...string) cobra.CompletionFunc {
 	}
 }
 
-// CompletePayloadFiles completes the file arguments of commands that read
-// payloads or capture logs (validate, replay): .json and .ndjson files, and
-// directories to descend into.
+// CompletePayloadFiles completes the files of commands that read payloads
+// or capture logs (validate's and replay's arguments, send --file): .json
+// and .ndjson files, and directories to descend into.
 func CompletePayloadFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return []cobra.Completion{"json", "ndjson"}, cobra.ShellCompDirectiveFilterFileExt
 }
