@@ -355,3 +355,20 @@ func TestCompleteListFlags(t *testing.T) {
 		t.Fatal("no list flag completes")
 	}
 }
+
+// TestBashScriptMatchesTyped: the bash script offers a described candidate
+// that starts with the word as typed, not only as printf %q escapes it
+// (after "--event A," the comma). A cobra whose script no longer holds the
+// line writeBashScript replaces fails here, before anyone ships it
+// (completion_bash.txtar runs the script itself in bash).
+func TestBashScriptMatchesTyped(t *testing.T) {
+	for _, args := range [][]string{{"completion", "bash"}, {"completion", "bash", "--no-descriptions"}} {
+		code, script, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		if strings.Contains(script, bashMatchEscaped) || strings.Count(script, bashMatchEither) != 1 {
+			t.Errorf("%q: want the line %q once in place of %q", args, bashMatchEither, bashMatchEscaped)
+		}
+	}
+}
