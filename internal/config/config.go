@@ -31,9 +31,13 @@ type Section struct {
 	Name  string
 	Flags []string
 	// NoSection: the command's name is no key (it is hidden, or reads no
-	// config); its flags still count as bare keys.
+	// config); its flags still count as bare keys, unless NoConfig.
 	NoSection bool
-	Subs      []Section
+	// NoConfig: the command reads no config at all (ready, version), so a
+	// key naming a flag only it has would set nothing: it is unknown, and
+	// its error says why.
+	NoConfig bool
+	Subs     []Section
 }
 
 // Find finds the config file: explicit, which must exist, when it is not
@@ -127,15 +131,28 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 		return nil, fmt.Errorf("config file %s, line %d: want keys and values (seed: 42)", name, top.Line)
 	}
 	var every []string
-	var visit func(s Section)
-	visit = func(s Section) {
-		every = append(every, s.Flags...)
+	unread := map[string]string{} // a flag of a command that reads no config: the command
+	var visit func(s Section, path string)
+	visit = func(s Section, path string) {
+		for _, f := range s.Flags {
+			if !s.NoConfig {
+				every = append(every, f)
+			} else if _, ok := unread[f]; !ok {
+				unread[f] = path
+			}
+		}
 		for _, sub := range s.Subs {
-			visit(sub)
+			visit(sub, strings.TrimSpace(path+" "+sub.Name))
 		}
 	}
-	visit(root)
+	visit(root, "")
 	root.Flags = every
+	hint := func(key string, known []string) string {
+		if cmd, ok := unread[key]; ok && !slices.Contains(every, key) {
+			return fmt.Sprintf(" (%s reads no config: give --%s on its command line)", cmd, key)
+		}
+		return suggest.Hint(key, known)
+	}
 
 	var errs []error
 	var walk func(s Section, prefix string, m *yaml.Node)
@@ -176,7 +193,7 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 				where = " under " + strings.TrimSuffix(prefix, ".")
 			}
 			errs = append(errs, fmt.Errorf("unknown key %q%s in %s, line %d%s", k.Value, where, name, k.Line,
-				suggest.Hint(k.Value, append(slices.Clip(s.Flags), subs...))))
+				hint(k.Value, append(slices.Clip(s.Flags), subs...))))
 		}
 	}
 	walk(root, "", top)

@@ -19,6 +19,7 @@ var tree = Section{
 		{Name: "generate", Flags: []string{"event", "seed", "set", "no-color"}},
 		{Name: "send", Flags: []string{"url", "retries", "header", "no-color"}},
 		{Name: "man", Flags: []string{"dir", "no-color"}, NoSection: true},
+		{Name: "ready", Flags: []string{"wait", "no-color"}, NoSection: true, NoConfig: true},
 	},
 }
 
@@ -47,6 +48,10 @@ func TestLoad(t *testing.T) {
 		{name: "alias", body: "url: &u http://x\nsend:\n  url: *u\n", keys: []string{"send.url", "url"}},
 		{name: "bare key of a command without a section", body: "dir: out\n", keys: []string{"dir"}},
 		{name: "no section for such a command", body: "man:\n  dir: out\n", err: `unknown key "man" in F, line 1`},
+		{name: "flag only of a command that reads no config", body: "no-color: true\nwait: 10s\n",
+			err: `unknown key "wait" in F, line 2 (ready reads no config: give --wait on its command line)`},
+		{name: "that flag under a section", body: "send:\n  wait: 10s\n",
+			err: `unknown key "wait" under send in F, line 2 (ready reads no config: give --wait on its command line)`},
 		{name: "unknown key", body: "urll: http://x\n", err: `unknown key "urll" in F, line 1 (did you mean "url"?)`},
 		{name: "unknown key without suggestion", body: "\n\nnothing_like_it: 1\n", err: "unknown key \"nothing_like_it\" in F, line 3"},
 		{name: "unknown key in a section", body: "generate:\n  sead: 3\n", err: `unknown key "sead" under generate in F, line 2 (did you mean "seed"?)`},
@@ -164,6 +169,9 @@ func FuzzLoad(f *testing.F) {
 	var add func(s Section, prefix string)
 	add = func(s Section, prefix string) {
 		for _, fl := range s.Flags {
+			if s.NoConfig {
+				continue
+			}
 			valid[fl] = true
 			if !s.NoSection {
 				valid[prefix+fl] = true

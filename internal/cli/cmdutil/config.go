@@ -144,9 +144,10 @@ func configurable(f *pflag.Flag) bool {
 }
 
 // configSection describes c's command tree to package config. Hidden
-// commands and those that read no config take no section.
+// commands and those that read no config take no section, and the flags of
+// the latter are no keys.
 func configSection(c *cobra.Command) config.Section {
-	s := config.Section{Name: c.Name(), NoSection: c.Hidden || !readsConfig(c)}
+	s := config.Section{Name: c.Name(), NoSection: c.Hidden || !readsConfig(c), NoConfig: !readsConfig(c)}
 	add := func(f *pflag.Flag) {
 		if configurable(f) && !slices.Contains(s.Flags, f.Name) {
 			s.Flags = append(s.Flags, f.Name)
