@@ -157,15 +157,17 @@ func TestCompleteOutput(t *testing.T) {
 	}
 }
 
-// TestCompletePayloadFiles: validate and replay complete .json and .ndjson
-// files, and so does send --file, which reads the same inputs (an NDJSON
-// stream, a capture). It checks them on the live tree once they exist, and
-// the helper on a stand-in command always.
+// TestCompletePayloadFiles: the commands that read payloads and captures
+// through one reader (validate, replay, inspect, anonymize, send --file)
+// complete the files it reads: .json, and .ndjson and .jsonl, which it
+// reads as NDJSON whatever their first line. It checks them on the live
+// tree once they exist, and the helper on a stand-in command always.
 func TestCompletePayloadFiles(t *testing.T) {
+	want := []string{"json", "ndjson", "jsonl"}
 	for _, c := range liveCommands(t) {
 		var args []string
 		switch c.Name() {
-		case "validate", "replay":
+		case "validate", "replay", "inspect", "anonymize":
 			args = []string{c.Name(), ""}
 		case "send":
 			args = []string{c.Name(), "--file", ""}
@@ -173,9 +175,8 @@ func TestCompletePayloadFiles(t *testing.T) {
 			continue
 		}
 		got, dir := complete(t, args...)
-		// Other extensions (jsonl) may be offered too, in any order.
-		if !slices.Contains(got, "json") || !slices.Contains(got, "ndjson") || dir != dirFileExt {
-			t.Errorf("__complete %s: %q %s, want json and ndjson with %s (cmdutil.CompletePayloadFiles)", strings.Join(args, " "), got, dir, dirFileExt)
+		if !slices.Equal(got, want) || dir != dirFileExt {
+			t.Errorf("__complete %s: %q %s, want %q with %s (cmdutil.CompletePayloadFiles)", strings.Join(args, " "), got, dir, want, dirFileExt)
 		}
 	}
 
@@ -189,7 +190,7 @@ func TestCompletePayloadFiles(t *testing.T) {
 	if err := root.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); got != "json\nndjson\n"+dirFileExt+"\n" {
+	if got := out.String(); got != "json\nndjson\njsonl\n"+dirFileExt+"\n" {
 		t.Errorf("completePayloadFiles: %q", got)
 	}
 }
