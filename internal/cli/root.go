@@ -105,6 +105,9 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		}
 	}
 	code := cmdutil.CodeOf(err, a.Ran)
+	if code == cmdutil.ExitFailed && a.Streams.OutputLost(err) {
+		code = cmdutil.ExitUsage
+	}
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
