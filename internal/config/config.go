@@ -6,6 +6,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -117,10 +118,32 @@ func read(name string) ([]byte, error) {
 
 // parse flattens the YAML document b into its keys, checked against root.
 func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
+	// yaml's errors read "yaml: line 3: ...".
+	yamlErr := func(err error) error {
+		return fmt.Errorf("config file %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		// yaml's errors read "yaml: line 3: ...".
-		return nil, fmt.Errorf("config file %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, yamlErr(err)
+	}
+	// The keys of a second document (after ---) would set nothing. One
+	// that does not parse is refused alike (yaml numbers its lines from
+	// the wrong place); an empty one (a --- at the end) holds no keys.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if err == io.EOF {
+			break
+		}
+		if err == nil && (len(more.Content) == 0 || more.Content[0].Tag == "!!null") {
+			continue
+		}
+		where := ""
+		if err == nil {
+			where = fmt.Sprintf(", line %d", more.Content[0].Line)
+		}
+		return nil, fmt.Errorf("config file %s%s: a second YAML document (after ---): whsim reads only the first; put its keys there", name, where)
 	}
 	keys := map[string]*yaml.Node{}
 	if doc.Kind == 0 || len(doc.Content) == 0 { // empty, or only comments

@@ -60,6 +60,12 @@ func TestLoad(t *testing.T) {
 		{name: "section not a mapping", body: "send: http://x\n", err: "send in F, line 1: want keys of the send command under it, such as send: {url: ...}"},
 		{name: "not a mapping", body: "- seed\n", err: "config file F, line 1: want keys and values (seed: 42)"},
 		{name: "not YAML", body: "seed: [1\n", err: "config file F: line 1: did not find expected ',' or ']'"},
+		// the keys of a second document would set nothing
+		{name: "two documents", body: "seed: 1\n---\nsend:\n  url: x\n", err: "config file F, line 3: a second YAML document (after ---): whsim reads only the first; put its keys there"},
+		{name: "a broken second document", body: "seed: 1\n---\nseed: [x\n", err: "config file F: a second YAML document (after ---): whsim reads only the first; put its keys there"},
+		{name: "one document after ---", body: "# whsim\n---\nseed: 1\n...\n", keys: []string{"seed"}},
+		{name: "empty documents after it", body: "seed: 1\n---\n# nothing\n---\n", keys: []string{"seed"}},
+		{name: "keys after an empty one", body: "seed: 1\n---\n---\nsend:\n  url: x\n", err: "config file F, line 4: a second YAML document (after ---): whsim reads only the first; put its keys there"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
