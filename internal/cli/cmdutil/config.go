@@ -67,7 +67,7 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	}
 	name, err := config.Find(explicit, "whsim", ConfigName)
 	if err != nil {
-		return nil, Usagef("%w%s", err, fromEnv)
+		return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
 	}
 	// viper, fresh per run, reads the environment; package config reads
 	// the file, every key of it: a key viper would drop (one left without
@@ -81,7 +81,7 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	var file *config.File
 	if name != "" {
 		if file, err = config.Load(name, configSection(tree())); err != nil {
-			return nil, Usagef("%w%s", err, fromEnv)
+			return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
 		}
 	}
 
@@ -111,7 +111,23 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 			}
 		}
 	})
-	return sources, UsageErr(errors.Join(errs...))
+	return sources, configErr(errors.Join(errs...))
+}
+
+// ConfigError is a config file or WHSIM_* variable whsim cannot use: a
+// usage error (exit 2) of a command line that was fine, so no "Run 'whsim
+// send --help' for usage" follows it.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// configErr marks err, if any, as a ConfigError and a usage error.
+func configErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return UsageErr(&ConfigError{Err: err})
 }
 
 // flagNamed finds the flags an error message names: --shape, --count.
