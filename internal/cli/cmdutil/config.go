@@ -27,11 +27,13 @@ const ConfigName = "whsim.yaml"
 // readsConfig says whether a command takes values from the environment and
 // the config file: those that only describe whsim work with a broken one,
 // and so does ready, a health check that must not fail for a file it does
-// not need.
+// not need, and so does completing a command line (what a shell's TAB
+// asks), whose answers come from the catalog, not from flag values.
 func readsConfig(cmd *cobra.Command) bool {
 	for c := cmd; c != nil; c = c.Parent() {
 		switch c.Name() {
-		case "version", "man", "help", "completion", "ready":
+		case "version", "man", "help", "completion", "ready",
+			cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 			return false
 		}
 	}
