@@ -211,12 +211,23 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 				keys[prefix+k.Value] = v
 				continue
 			}
-			where := ""
+			where, why := "", hint(k.Value, append(slices.Clip(s.Flags), subs...))
 			if prefix != "" {
 				where = " under " + strings.TrimSuffix(prefix, ".")
+				// A flag of its subcommands (export's url): say where it goes.
+				var of, cmds []string
+				for _, sub := range sections {
+					if slices.Contains(sub.Flags, k.Value) {
+						of = append(of, sub.Name)
+						cmds = append(cmds, strings.ReplaceAll(prefix, ".", " ")+sub.Name)
+					}
+				}
+				if len(of) > 0 {
+					why = fmt.Sprintf(" (a key of %s: %s: {%s: {%s: ...}})", strings.Join(cmds, " and "),
+						strings.TrimSuffix(prefix, "."), of[0], k.Value)
+				}
 			}
-			errs = append(errs, fmt.Errorf("unknown key %q%s in %s, line %d%s", k.Value, where, name, k.Line,
-				hint(k.Value, append(slices.Clip(s.Flags), subs...))))
+			errs = append(errs, fmt.Errorf("unknown key %q%s in %s, line %d%s", k.Value, where, name, k.Line, why))
 		}
 	}
 	walk(root, "", top)

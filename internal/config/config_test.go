@@ -20,6 +20,10 @@ var tree = Section{
 		{Name: "send", Flags: []string{"url", "retries", "header", "no-color"}},
 		{Name: "man", Flags: []string{"dir", "no-color"}, NoSection: true},
 		{Name: "ready", Flags: []string{"wait", "no-color"}, NoSection: true, NoConfig: true},
+		{Name: "export", Flags: []string{"no-color"}, Subs: []Section{
+			{Name: "vegeta", Flags: []string{"url", "no-color"}},
+			{Name: "k6", Flags: []string{"url", "out", "no-color"}},
+		}},
 	},
 }
 
@@ -52,6 +56,12 @@ func TestLoad(t *testing.T) {
 			err: `unknown key "wait" in F, line 2 (ready reads no config: give --wait on its command line)`},
 		{name: "that flag under a section", body: "send:\n  wait: 10s\n",
 			err: `unknown key "wait" under send in F, line 2 (ready reads no config: give --wait on its command line)`},
+		// a key of the subcommands, not of the command: where it goes
+		{name: "key of a subcommand", body: "export:\n  url: x\n",
+			err: `unknown key "url" under export in F, line 2 (a key of export vegeta and export k6: export: {vegeta: {url: ...}})`},
+		{name: "key of one subcommand", body: "export:\n  out: d\n",
+			err: `unknown key "out" under export in F, line 2 (a key of export k6: export: {k6: {out: ...}})`},
+		{name: "subcommand section", body: "export:\n  k6:\n    out: d\n", keys: []string{"export.k6.out"}},
 		{name: "unknown key", body: "urll: http://x\n", err: `unknown key "urll" in F, line 1 (did you mean "url"?)`},
 		{name: "unknown key without suggestion", body: "\n\nnothing_like_it: 1\n", err: "unknown key \"nothing_like_it\" in F, line 3"},
 		{name: "unknown key in a section", body: "generate:\n  sead: 3\n", err: `unknown key "sead" under generate in F, line 2 (did you mean "seed"?)`},
