@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -108,10 +110,15 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 		}
 	}
 	n, err := out.WriteAll(ctx, dest, pl.Events, count, next)
-	if err != nil || file == "" {
-		return err
+	if err == nil && file != "" {
+		err = dest.(*os.File).Close()
 	}
-	if err := dest.(*os.File).Close(); err != nil {
+	if _, ok := errors.AsType[*fs.PathError](err); ok {
+		// Output it could not write (--out on a full disk, a directory
+		// it may not write in): generate could not run, exit 2.
+		return cmdutil.UsageErr(err)
+	}
+	if err != nil || file == "" {
 		return err
 	}
 	fmt.Fprintf(a.Streams.Err, "wrote %d %s to %s\n", n, term.Plural(n, "payload", "payloads"), termsafe.Text(file))
