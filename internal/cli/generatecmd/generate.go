@@ -91,8 +91,10 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 		}
 		// Written as a run is, so that several are NDJSON (or -o json's
 		// array, or --out's files), not indented documents one after
-		// another that no reader takes.
-		next = func(e spec.Event) (*payload.Obj, error) { return fixtureDoc(e, pl.Shape) }
+		// another that no reader takes. One of each: a --count from
+		// WHSIM_* or the config file (not refused: commands share it)
+		// would repeat the same fixture.
+		next, count = func(e spec.Event) (*payload.Obj, error) { return fixtureDoc(e, pl.Shape) }, 1
 	}
 	out := payload.Output{Format: opts.Output, Path: opts.Out}
 	dest, file := a.Streams.Out, out.File()
