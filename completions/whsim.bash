@@ -301,7 +301,7 @@ __whsim_handle_standard_completion_case() {
         printf -v comp "%q" "${compline%%$tab*}" &>/dev/null || comp=$(printf "%q" "${compline%%$tab*}")
 
         # Only consider the completions that match
-        [[ $comp == "$cur"* ]] || continue
+        [[ $comp == "$cur"* || ${compline%%$tab*} == "$cur"* ]] || continue
 
         # The completions matches.  Add it to the list of full completions including
         # its description.  We don't escape the completion because it may get printed

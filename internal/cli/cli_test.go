@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +112,35 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		Execute(context.Background(), a, args)
 		if got := strings.Contains(errb.String(), "\x1b["); got != tt.want {
 			t.Errorf("tty %v NO_COLOR %q TERM %q --no-color %v CLICOLOR_FORCE %q: colour %v, want %v (%q)", tt.tty, tt.noColor, tt.term, tt.flag, tt.force, got, tt.want, errb.String())
+		}
+	}
+}
+
+// TestOutputLostIsExit2: a command whose output cannot be written (stdout
+// on a full disk) could not run, exit 2, whatever it would have said: exit
+// 1 told CI that a valid payload was invalid, or that a receiver failed.
+func TestOutputLostIsExit2(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	t.Chdir(dir) // no whsim.yaml from the developer's tree
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	valid := filepath.Join(dir, "valid.json")
+	if code, _, stderr := runCLI(t, "generate", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1", "--out", valid); code != 0 {
+		t.Fatalf("generate --out: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"validate", valid},
+		{"generate", "--count", "1000", "--event", "all"},
+		{"events"},
+	} {
+		var errb bytes.Buffer
+		a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: full, Err: &errb}, Build{}, time.Now)
+		if code := Execute(context.Background(), a, args); code != cmdutil.ExitUsage || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("%q > /dev/full: exit %d, stderr %q; want exit 2 saying why", args, code, errb.String())
 		}
 	}
 }

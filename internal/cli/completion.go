@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -38,7 +39,37 @@ func setUpCompletionCmd(root *cobra.Command) {
 			return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: fmt.Sprintf("unknown shell %q: want %s%s",
 				args[0], strings.Join(shells, ", "), suggest.Hint(args[0], shells))})
 		}
+		for _, sh := range c.Commands() {
+			if sh.Name() == "bash" {
+				sh.RunE = writeBashScript
+			}
+		}
 	}
+}
+
+// The line of cobra's bash script (v1.10) that keeps a described candidate
+// only when its printf %q form starts with the word typed, and what it
+// becomes: a candidate also matches as it is. Bash's %q escapes a comma
+// (brace expansion), which nobody types, so after "--event
+// CREATE_RECEIVABLE_DOC," no name was offered at all; the escaped form
+// still matches what a user typed escaped ("a\ b" for a space).
+const (
+	bashMatchEscaped = `[[ $comp == "$cur"* ]] || continue`
+	bashMatchEither  = `[[ $comp == "$cur"* || ${compline%%$tab*} == "$cur"* ]] || continue`
+)
+
+// writeBashScript is completion bash's run: cobra's script, with a
+// described candidate matched as typed (bashMatchEither). A cobra whose
+// script lacks the line is written as it is (TestBashScriptMatchesTyped
+// fails on it first).
+func writeBashScript(cmd *cobra.Command, _ []string) error {
+	noDesc, _ := cmd.Flags().GetBool("no-descriptions")
+	var b strings.Builder
+	if err := cmd.Root().GenBashCompletionV2(&b, !noDesc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(cmd.OutOrStdout(), strings.Replace(b.String(), bashMatchEscaped, bashMatchEither, 1))
+	return err
 }
 
 // CompletionScript returns what `whsim completion <shell>` prints for the

@@ -157,18 +157,26 @@ func TestCompleteOutput(t *testing.T) {
 	}
 }
 
-// TestCompletePayloadFiles: validate and replay complete .json and .ndjson
-// files. It checks them on the live tree once they exist, and the helper on
-// a stand-in command always.
+// TestCompletePayloadFiles: the commands that read payloads and captures
+// through one reader (validate, replay, inspect, anonymize, send --file)
+// complete the files it reads: .json, and .ndjson and .jsonl, which it
+// reads as NDJSON whatever their first line. It checks them on the live
+// tree once they exist, and the helper on a stand-in command always.
 func TestCompletePayloadFiles(t *testing.T) {
+	want := []string{"json", "ndjson", "jsonl"}
 	for _, c := range liveCommands(t) {
-		if c.Name() != "validate" && c.Name() != "replay" {
+		var args []string
+		switch c.Name() {
+		case "validate", "replay", "inspect", "anonymize":
+			args = []string{c.Name(), ""}
+		case "send":
+			args = []string{c.Name(), "--file", ""}
+		default:
 			continue
 		}
-		got, dir := complete(t, c.Name(), "")
-		// Other extensions (jsonl) may be offered too, in any order.
-		if !slices.Contains(got, "json") || !slices.Contains(got, "ndjson") || dir != dirFileExt {
-			t.Errorf("__complete %s '': %q %s, want json and ndjson with %s (ValidArgsFunction: completePayloadFiles)", c.Name(), got, dir, dirFileExt)
+		got, dir := complete(t, args...)
+		if !slices.Equal(got, want) || dir != dirFileExt {
+			t.Errorf("__complete %s: %q %s, want %q with %s (cmdutil.CompletePayloadFiles)", strings.Join(args, " "), got, dir, want, dirFileExt)
 		}
 	}
 
@@ -182,7 +190,7 @@ func TestCompletePayloadFiles(t *testing.T) {
 	if err := root.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); got != "json\nndjson\n"+dirFileExt+"\n" {
+	if got := out.String(); got != "json\nndjson\njsonl\n"+dirFileExt+"\n" {
 		t.Errorf("completePayloadFiles: %q", got)
 	}
 }
@@ -346,5 +354,22 @@ func TestCompleteListFlags(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no list flag completes")
+	}
+}
+
+// TestBashScriptMatchesTyped: the bash script offers a described candidate
+// that starts with the word as typed, not only as printf %q escapes it
+// (after "--event A," the comma). A cobra whose script no longer holds the
+// line writeBashScript replaces fails here, before anyone ships it
+// (completion_bash.txtar runs the script itself in bash).
+func TestBashScriptMatchesTyped(t *testing.T) {
+	for _, args := range [][]string{{"completion", "bash"}, {"completion", "bash", "--no-descriptions"}} {
+		code, script, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		if strings.Contains(script, bashMatchEscaped) || strings.Count(script, bashMatchEither) != 1 {
+			t.Errorf("%q: want the line %q once in place of %q", args, bashMatchEither, bashMatchEscaped)
+		}
 	}
 }

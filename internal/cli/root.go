@@ -105,6 +105,9 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		}
 	}
 	code := cmdutil.CodeOf(err, a.Ran)
+	if code == cmdutil.ExitFailed && a.Streams.OutputLost(err) {
+		code = cmdutil.ExitUsage
+	}
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
@@ -123,7 +126,7 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		msg = a.SayFlagSources(msg)
 	}
 	fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint(prefix), termsafe.Message(msg))
-	if code == cmdutil.ExitUsage && !a.Ran {
+	if _, inConfig := errors.AsType[*cmdutil.ConfigError](err); code == cmdutil.ExitUsage && !a.Ran && !inConfig {
 		fmt.Fprintf(a.Streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code

@@ -6,6 +6,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,9 +32,13 @@ type Section struct {
 	Name  string
 	Flags []string
 	// NoSection: the command's name is no key (it is hidden, or reads no
-	// config); its flags still count as bare keys.
+	// config); its flags still count as bare keys, unless NoConfig.
 	NoSection bool
-	Subs      []Section
+	// NoConfig: the command reads no config at all (ready, version), so a
+	// key naming a flag only it has would set nothing: it is unknown, and
+	// its error says why.
+	NoConfig bool
+	Subs     []Section
 }
 
 // Find finds the config file: explicit, which must exist, when it is not
@@ -63,7 +68,6 @@ func Find(explicit, app, name string) (string, error) {
 // File is a config file whose keys were checked against a command tree.
 type File struct {
 	Name string
-	Data []byte                // for another reader of the same bytes
 	keys map[string]*yaml.Node // "seed", "send.url": the value's node
 }
 
@@ -80,7 +84,7 @@ func Load(name string, root Section) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Name: name, Data: b, keys: keys}, nil
+	return &File{Name: name, keys: keys}, nil
 }
 
 // read reads a config file: a regular file (not a device or a FIFO, which
@@ -114,10 +118,32 @@ func read(name string) ([]byte, error) {
 
 // parse flattens the YAML document b into its keys, checked against root.
 func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
+	// yaml's errors read "yaml: line 3: ...".
+	yamlErr := func(err error) error {
+		return fmt.Errorf("config file %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		// yaml's errors read "yaml: line 3: ...".
-		return nil, fmt.Errorf("config file %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, yamlErr(err)
+	}
+	// The keys of a second document (after ---) would set nothing. One
+	// that does not parse is refused alike (yaml numbers its lines from
+	// the wrong place); an empty one (a --- at the end) holds no keys.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if err == io.EOF {
+			break
+		}
+		if err == nil && (len(more.Content) == 0 || more.Content[0].Tag == "!!null") {
+			continue
+		}
+		where := ""
+		if err == nil {
+			where = fmt.Sprintf(", line %d", more.Content[0].Line)
+		}
+		return nil, fmt.Errorf("config file %s%s: a second YAML document (after ---): whsim reads only the first; put its keys there", name, where)
 	}
 	keys := map[string]*yaml.Node{}
 	if doc.Kind == 0 || len(doc.Content) == 0 { // empty, or only comments
@@ -128,15 +154,28 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 		return nil, fmt.Errorf("config file %s, line %d: want keys and values (seed: 42)", name, top.Line)
 	}
 	var every []string
-	var visit func(s Section)
-	visit = func(s Section) {
-		every = append(every, s.Flags...)
+	unread := map[string]string{} // a flag of a command that reads no config: the command
+	var visit func(s Section, path string)
+	visit = func(s Section, path string) {
+		for _, f := range s.Flags {
+			if !s.NoConfig {
+				every = append(every, f)
+			} else if _, ok := unread[f]; !ok {
+				unread[f] = path
+			}
+		}
 		for _, sub := range s.Subs {
-			visit(sub)
+			visit(sub, strings.TrimSpace(path+" "+sub.Name))
 		}
 	}
-	visit(root)
+	visit(root, "")
 	root.Flags = every
+	hint := func(key string, known []string) string {
+		if cmd, ok := unread[key]; ok && !slices.Contains(every, key) {
+			return fmt.Sprintf(" (%s reads no config: give --%s on its command line)", cmd, key)
+		}
+		return suggest.Hint(key, known)
+	}
 
 	var errs []error
 	var walk func(s Section, prefix string, m *yaml.Node)
@@ -172,12 +211,23 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 				keys[prefix+k.Value] = v
 				continue
 			}
-			where := ""
+			where, why := "", hint(k.Value, append(slices.Clip(s.Flags), subs...))
 			if prefix != "" {
 				where = " under " + strings.TrimSuffix(prefix, ".")
+				// A flag of its subcommands (export's url): say where it goes.
+				var of, cmds []string
+				for _, sub := range sections {
+					if slices.Contains(sub.Flags, k.Value) {
+						of = append(of, sub.Name)
+						cmds = append(cmds, strings.ReplaceAll(prefix, ".", " ")+sub.Name)
+					}
+				}
+				if len(of) > 0 {
+					why = fmt.Sprintf(" (a key of %s: %s: {%s: {%s: ...}})", strings.Join(cmds, " and "),
+						strings.TrimSuffix(prefix, "."), of[0], k.Value)
+				}
 			}
-			errs = append(errs, fmt.Errorf("unknown key %q%s in %s, line %d%s", k.Value, where, name, k.Line,
-				suggest.Hint(k.Value, append(slices.Clip(s.Flags), subs...))))
+			errs = append(errs, fmt.Errorf("unknown key %q%s in %s, line %d%s", k.Value, where, name, k.Line, why))
 		}
 	}
 	walk(root, "", top)

@@ -16,7 +16,7 @@ func setNode(f *pflag.Flag, n *yaml.Node) error {
 	switch n.Kind {
 	case yaml.ScalarNode:
 		if n.Tag == "!!null" {
-			return errors.New("no value")
+			return errors.New("no value (give one, or remove the key)")
 		}
 		return set(f, n.Value)
 	case yaml.SequenceNode:

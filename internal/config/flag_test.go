@@ -52,7 +52,7 @@ func TestFileSet(t *testing.T) {
 		{body: "count: x\n", key: "count", err: `config file F, line 1: count: "x": want a whole number`},
 		{body: "rate: x\n", key: "rate", err: `config file F, line 1: rate: "x": want a number`},
 		{body: "timeout: soon\n", key: "timeout", err: `config file F, line 1: timeout: "soon": want a duration such as 500ms, 10s or 1m30s`},
-		{body: "seed:\n", key: "seed", err: "config file F, line 1: seed: no value"},
+		{body: "seed:\n", key: "seed", err: "config file F, line 1: seed: no value (give one, or remove the key)"},
 		{body: "seed: [1, 2]\n", key: "seed", err: "config file F, line 1: seed: want one value, got a list"},
 		{body: "seed: {a: 1}\n", key: "seed", err: "config file F, line 1: seed: want a value, got a mapping"},
 		{body: "event:\n  - [A]\n", key: "event", err: "config file F, line 2: event: line 2: want a value, got a nested list or mapping"},

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -293,9 +294,13 @@ func (rd *Reader) Next() (*Item, error) {
 	return nil, io.EOF
 }
 
+// NDJSONExtensions are the extensions (without the dot) that make a file
+// NDJSON whatever its first line holds; shell completion offers them.
+func NDJSONExtensions() []string { return []string{"ndjson", "jsonl"} }
+
 func (rd *Reader) detect() error {
 	ext := strings.ToLower(filepath.Ext(rd.name))
-	forced := ext == ".ndjson" || ext == ".jsonl"
+	forced := slices.Contains(NDJSONExtensions(), strings.TrimPrefix(ext, "."))
 	// head is the white space before the first value.
 	var head []byte
 	for {

@@ -82,23 +82,30 @@ func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, 
 				return n, err
 			}
 			n++
+			// bw's errors stick: the last write of a payload fails when any
+			// write before it did. A writer that failed (a full disk) ends
+			// the run, not after every payload was made for nobody.
+			var werr error
 			switch {
 			case dir != "":
 				name := filepath.Join(dir, e.Name+"-"+fileSafe(idText(doc))+".json")
 				if err := os.WriteFile(name, MarshalIndent(doc), 0o644); err != nil {
 					return n, err
 				}
-				fmt.Fprintln(bw, name)
+				_, werr = fmt.Fprintln(bw, name)
 			case format == "ndjson":
 				bw.Write(Marshal(doc))
-				bw.WriteByte('\n')
+				werr = bw.WriteByte('\n')
 			case !many:
-				bw.Write(MarshalIndent(doc))
+				_, werr = bw.Write(MarshalIndent(doc))
 			default:
 				if n > 1 {
 					bw.WriteString(",\n")
 				}
-				bw.Write(bytes.TrimSuffix(MarshalIndent(doc), []byte("\n")))
+				_, werr = bw.Write(bytes.TrimSuffix(MarshalIndent(doc), []byte("\n")))
+			}
+			if werr != nil {
+				return n, werr
 			}
 		}
 	}

@@ -131,6 +131,51 @@ func TestOutputWriteAllStopsAtError(t *testing.T) {
 	}
 }
 
+// failingWriter fails every write, as a full disk (/dev/full) does.
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// A writer that fails ends the run at once: the payloads after it were made
+// for nobody (generate --count 100000000 > /dev/full made them all, for
+// hours, and only then said the disk was full).
+func TestOutputWriteAllStopsAtWriteError(t *testing.T) {
+	t.Parallel()
+	full := errors.New("no space left on device")
+	const count = 100000
+	for _, tt := range []struct {
+		name   string
+		format string
+		dir    bool
+	}{
+		{name: "NDJSON", format: "ndjson"},
+		{name: "JSON array", format: "json"},
+		{name: "a directory's file names", format: "auto", dir: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := Output{Format: tt.format}
+			if tt.dir {
+				o.Path = t.TempDir()
+			}
+			next, made := numbered(), 0
+			counted := func(e spec.Event) (*Obj, error) {
+				made++
+				return next(e)
+			}
+			_, err := o.WriteAll(context.Background(), failingWriter{full}, spec.Events()[:1], count, counted)
+			if !errors.Is(err, full) {
+				t.Errorf("err = %v, want the writer's", err)
+			}
+			// The buffer holds a few hundred of these small payloads
+			// before its first write; not the whole run.
+			if made > 1000 {
+				t.Errorf("%d payloads made of %d after the writer failed, want the run to stop", made, count)
+			}
+		})
+	}
+}
+
 // A requestId set to a path stays a file name inside the directory.
 func TestOutputDirFileNames(t *testing.T) {
 	t.Parallel()

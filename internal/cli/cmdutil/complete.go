@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -68,11 +69,12 @@ func CompleteWords(words ...string) cobra.CompletionFunc {
 	}
 }
 
-// CompletePayloadFiles completes the file arguments of commands that read
-// payloads or capture logs (validate, replay): .json and .ndjson files, and
-// directories to descend into.
+// CompletePayloadFiles completes the files of commands that read payloads
+// or capture logs through package input (the arguments of validate,
+// replay, inspect and anonymize, send --file): .json files, those input
+// reads as NDJSON (.ndjson, .jsonl), and directories to descend into.
 func CompletePayloadFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return []cobra.Completion{"json", "ndjson"}, cobra.ShellCompDirectiveFilterFileExt
+	return append([]cobra.Completion{"json"}, input.NDJSONExtensions()...), cobra.ShellCompDirectiveFilterFileExt
 }
 
 // AddOutputFlag adds --output/-o with its allowed values, checked before the

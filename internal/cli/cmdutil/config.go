@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -28,11 +27,13 @@ const ConfigName = "whsim.yaml"
 // readsConfig says whether a command takes values from the environment and
 // the config file: those that only describe whsim work with a broken one,
 // and so does ready, a health check that must not fail for a file it does
-// not need.
+// not need, and so does completing a command line (what a shell's TAB
+// asks), whose answers come from the catalog, not from flag values.
 func readsConfig(cmd *cobra.Command) bool {
 	for c := cmd; c != nil; c = c.Parent() {
 		switch c.Name() {
-		case "version", "man", "help", "completion", "ready":
+		case "version", "man", "help", "completion", "ready",
+			cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 			return false
 		}
 	}
@@ -47,8 +48,8 @@ func readsConfig(cmd *cobra.Command) bool {
 // `whsim send --url`, WHSIM_SEND_URL, then WHSIM_URL, then the config
 // file's send.url, then its url.
 //
-// viper reads the environment and the file; package config reads the file's
-// YAML nodes too, to name an unknown key or a bad value by its line.
+// viper reads the environment; package config reads the file's YAML nodes,
+// to name an unknown key or a bad value by its line.
 //
 // It returns where each flag it filled came from ("environment
 // WHSIM_SEED", "config file whsim.yaml, line 3"), so that an error about
@@ -68,24 +69,21 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	}
 	name, err := config.Find(explicit, "whsim", ConfigName)
 	if err != nil {
-		return nil, Usagef("%w%s", err, fromEnv)
+		return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
 	}
-	// Two viper instances, fresh per run: the environment's and the file's,
-	// so that any WHSIM_* variable beats any key of the file.
+	// viper, fresh per run, reads the environment; package config reads
+	// the file, every key of it: a key viper would drop (one left without
+	// a value) is an error there, not a silent default. Any WHSIM_*
+	// variable beats any key of the file.
 	envKey := strings.NewReplacer(".", "_", "-", "_")
 	env := viper.New()
 	env.SetEnvPrefix(EnvPrefix)
 	env.SetEnvKeyReplacer(envKey)
 	env.AutomaticEnv()
-	conf := viper.New()
 	var file *config.File
 	if name != "" {
 		if file, err = config.Load(name, configSection(tree())); err != nil {
-			return nil, Usagef("%w%s", err, fromEnv)
-		}
-		conf.SetConfigType("yaml")
-		if err := conf.ReadConfig(bytes.NewReader(file.Data)); err != nil {
-			return nil, Usagef("config file %s: %w", name, err)
+			return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
 		}
 	}
 
@@ -108,14 +106,30 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 			}
 		}
 		for _, key := range keys {
-			if file.Has(key) && conf.InConfig(key) {
+			if file.Has(key) {
 				errs = append(errs, file.Set(f, key)) // errors.Join drops a nil
 				sources[f.Name] = file.Where(key)
 				return
 			}
 		}
 	})
-	return sources, UsageErr(errors.Join(errs...))
+	return sources, configErr(errors.Join(errs...))
+}
+
+// ConfigError is a config file or WHSIM_* variable whsim cannot use: a
+// usage error (exit 2) of a command line that was fine, so no "Run 'whsim
+// send --help' for usage" follows it.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// configErr marks err, if any, as a ConfigError and a usage error.
+func configErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return UsageErr(&ConfigError{Err: err})
 }
 
 // flagNamed finds the flags an error message names: --shape, --count.
@@ -148,9 +162,10 @@ func configurable(f *pflag.Flag) bool {
 }
 
 // configSection describes c's command tree to package config. Hidden
-// commands and those that read no config take no section.
+// commands and those that read no config take no section, and the flags of
+// the latter are no keys.
 func configSection(c *cobra.Command) config.Section {
-	s := config.Section{Name: c.Name(), NoSection: c.Hidden || !readsConfig(c)}
+	s := config.Section{Name: c.Name(), NoSection: c.Hidden || !readsConfig(c), NoConfig: !readsConfig(c)}
 	add := func(f *pflag.Flag) {
 		if configurable(f) && !slices.Contains(s.Flags, f.Name) {
 			s.Flags = append(s.Flags, f.Name)

@@ -28,3 +28,31 @@ func TestSayFlagSources(t *testing.T) {
 		t.Errorf("no sources: %q", got)
 	}
 }
+
+// Given counts a value from WHSIM_* or the config file as given, as one
+// typed; OnCommandLine only the typed one.
+func TestGiven(t *testing.T) {
+	t.Parallel()
+	a := &App{
+		CommandLine: map[string]bool{"event": true},
+		FlagSources: map[string]string{"count": "environment WHSIM_SEND_COUNT"},
+	}
+	for _, tt := range []struct {
+		name         string
+		given, typed bool
+	}{
+		{"event", true, true},
+		{"count", true, false},
+		{"seed", false, false},
+	} {
+		if got := a.Given(tt.name); got != tt.given {
+			t.Errorf("Given(%q) = %v, want %v", tt.name, got, tt.given)
+		}
+		if got := a.OnCommandLine(tt.name); got != tt.typed {
+			t.Errorf("OnCommandLine(%q) = %v, want %v", tt.name, got, tt.typed)
+		}
+	}
+	if (&App{}).Given("count") {
+		t.Error("an App before its flags were read gives nothing")
+	}
+}

@@ -14,6 +14,16 @@ type Need struct {
 // use to this one.
 func (a *App) OnCommandLine(name string) bool { return a.CommandLine[name] }
 
+// Given says whether the user gave flag name a value for this run: on the
+// command line, or in WHSIM_* or the config file (flag > environment >
+// config > default). A flag whose meaning turns on being given (send's
+// --count beside --duration) asks this, not cobra's Changed, which knows
+// the command line only.
+func (a *App) Given(name string) bool {
+	_, filled := a.FlagSources[name]
+	return a.CommandLine[name] || filled
+}
+
 // Needs refuses the first flag set on the command line without the one it
 // needs (exit 2): "--seed needs --new-request-id: ...".
 func (a *App) Needs(ns ...Need) error {

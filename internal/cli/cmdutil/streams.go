@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/whsim/whsim/internal/input"
@@ -35,6 +36,22 @@ func OSStreams() Streams {
 // whose TERM is not dumb. Emacs' M-x compile and shell, and some CI log
 // viewers, are terminals that say TERM=dumb and show the escapes as text.
 func drawsOn(isTTY bool, term string) bool { return isTTY && term != "dumb" }
+
+// OutputLost says whether err is a failed write to s.Out or s.Err (a full
+// disk, an I/O error): whsim could not give its output, which says nothing
+// of what it checked, so the run could not be done (exit 2), not failed.
+func (s Streams) OutputLost(err error) bool {
+	pe, ok := errors.AsType[*fs.PathError](err)
+	if !ok || pe.Op != "write" {
+		return false
+	}
+	for _, w := range []io.Writer{s.Out, s.Err} {
+		if f, ok := w.(*os.File); ok && f.Name() == pe.Path {
+			return true
+		}
+	}
+	return false
+}
 
 // Style is how reports on a stream coloured by pal look.
 func Style(pal term.Style, verbose bool) term.Style {

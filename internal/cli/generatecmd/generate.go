@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -89,8 +91,10 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 		}
 		// Written as a run is, so that several are NDJSON (or -o json's
 		// array, or --out's files), not indented documents one after
-		// another that no reader takes.
-		next = func(e spec.Event) (*payload.Obj, error) { return fixtureDoc(e, pl.Shape) }
+		// another that no reader takes. One of each: a --count from
+		// WHSIM_* or the config file (not refused: commands share it)
+		// would repeat the same fixture.
+		next, count = func(e spec.Event) (*payload.Obj, error) { return fixtureDoc(e, pl.Shape) }, 1
 	}
 	out := payload.Output{Format: opts.Output, Path: opts.Out}
 	dest, file := a.Streams.Out, out.File()
@@ -108,10 +112,15 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 		}
 	}
 	n, err := out.WriteAll(ctx, dest, pl.Events, count, next)
-	if err != nil || file == "" {
-		return err
+	if err == nil && file != "" {
+		err = dest.(*os.File).Close()
 	}
-	if err := dest.(*os.File).Close(); err != nil {
+	if _, ok := errors.AsType[*fs.PathError](err); ok {
+		// Output it could not write (--out on a full disk, a directory
+		// it may not write in): generate could not run, exit 2.
+		return cmdutil.UsageErr(err)
+	}
+	if err != nil || file == "" {
 		return err
 	}
 	fmt.Fprintf(a.Streams.Err, "wrote %d %s to %s\n", n, term.Plural(n, "payload", "payloads"), termsafe.Text(file))

@@ -60,10 +60,8 @@ a script, send the token (in the URL --ready-file holds) as a header:
 		Example: `  whsim inspect calls.ndjson
   whsim inspect calls.ndjson --ui 127.0.0.1:0 --ready-file ui.txt
   whsim inspect calls.ndjson --origin http://localhost:3000`,
-		Args: cmdutil.ExactArgs(1, "a capture file"),
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		Args:              cmdutil.ExactArgs(1, "a capture file"),
+		ValidArgsFunction: cmdutil.CompletePayloadFiles,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			opts.Token.Typed = cmd.Flags().Changed("ui-token")

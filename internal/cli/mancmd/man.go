@@ -55,6 +55,7 @@ reference.md, instead: the command reference in the repository's docs/.`,
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to write the pages into (created if missing)")
 	cmd.Flags().StringVar(&opts.Format, "format", "man", "man (roff pages, one a command) or markdown (one reference.md)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.CompleteWords("man", "markdown"))
 	_ = cmd.MarkFlagRequired("dir")
 	_ = cmd.MarkFlagDirname("dir")
 	return cmd

@@ -35,8 +35,9 @@ their ready file as soon as they stop.
 
 It opens a connection and closes it, sending no request, so the check is
 never recorded as a call. It needs no shell, so it is the health check of
-whsim's container image. --wait checks every 100ms until ready or the time
-is up.`,
+whsim's container image, and it reads no config (whsim.yaml, WHSIM_*), so
+a file it does not need cannot fail it. --wait checks every 100ms until
+ready or the time is up.`,
 		Example: `  whsim listen --addr 0.0.0.0:8080 --ready-file /tmp/listen.url &
   whsim ready /tmp/listen.url --wait 10s && npm test
   whsim ready /tmp/listen.url   # a container health check: exit 0 or 1`,

@@ -81,9 +81,7 @@ or only empty files) tested no receiver: it exits 2 and says why, and
 			}
 			return nil
 		},
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		ValidArgsFunction: cmdutil.CompletePayloadFiles,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			return opts.JUnit.Finish(a, runReplay(cmd.Context(), a, opts), "whsim replay", "whsim.delivery")

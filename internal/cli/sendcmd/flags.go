@@ -17,7 +17,7 @@ import (
 func (o *sendOptions) registerWorkloadFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVarP(&o.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin; a pipe or FIFO is sent as it comes); the event from --event, else from its businessType")
-	_ = cmd.MarkFlagFilename("file", "json")
+	_ = cmd.RegisterFlagCompletionFunc("file", cmdutil.CompletePayloadFiles)
 	f.StringVar(&o.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", cmdutil.CompleteWords(payload.ScenarioNames()...))
 	f.IntVarP(&o.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")

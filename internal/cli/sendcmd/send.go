@@ -68,7 +68,7 @@ func New(a *cmdutil.App) *cobra.Command {
 		Args:    cmdutil.NoArgs,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = cmd.Flags().Changed("event")
-			opts.countSet = cmd.Flags().Changed("count")
+			opts.countSet = a.Given("count")
 			return opts.JUnit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
 		}),
 	}
