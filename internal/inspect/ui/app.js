@@ -96,9 +96,11 @@ function prepend(calls) {
     if (first && Number(first.dataset.id) >= c.id) continue;
     tbody.insertBefore(row(c), first);
   }
-  while (tbody.children.length > MAX_ROWS) {
-    tbody.lastElementChild.remove();
-    $("older").hidden = false;
+  if (tbody.children.length > MAX_ROWS) {
+    while (tbody.children.length > MAX_ROWS) tbody.lastElementChild.remove();
+    // The dropped rows are below the oldest one kept: "load older" goes
+    // on from there, wherever the listing had stopped.
+    showOlder(tbody.lastElementChild.dataset.id, false);
   }
   showEmpty();
 }
@@ -142,9 +144,16 @@ async function reload() {
 // setOlder shows "load older" when there may be more: a full page, or a
 // search that stopped at its bound of work (the server says where).
 function setOlder(calls, headers) {
-  state.next = headers.get("Whsim-Next-Before") || (calls.length >= 200 ? String(calls[calls.length - 1].id) : "");
-  $("older").hidden = !state.next;
-  $("older").textContent = headers.get("Whsim-Next-Before") ? "search older calls (below #" + state.next + ")" : "load older calls";
+  const searchFrom = headers.get("Whsim-Next-Before");
+  showOlder(searchFrom || (calls.length >= 200 ? String(calls[calls.length - 1].id) : ""), Boolean(searchFrom));
+}
+
+// showOlder offers the calls below the id next ("": none), as a search
+// going on when the server said where it stopped.
+function showOlder(next, searching) {
+  state.next = next;
+  $("older").hidden = !next;
+  $("older").textContent = searching ? "search older calls (below #" + next + ")" : "load older calls";
 }
 
 async function loadOlder() {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// newInspectorBrowser starts headless Chromium for a test; it skips the
+// test where there is none or with -short.
+func newInspectorBrowser(t *testing.T) context.Context {
+	t.Helper()
+	chrome := findChromium()
+	if chrome == "" {
+		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
+	}
+	if testing.Short() {
+		t.Skip("-short: the browser tests start Chromium")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
+		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	return ctx
+}
+
+// waitJS waits until the expression is true on the page: it is checked on
+// each change of the DOM, not on a clock (the bound only ends a test that
+// would otherwise hang).
+func waitJS(t *testing.T, ctx context.Context, what, cond string) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Poll(cond, nil, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("%s: %s never held (%v)", what, cond, err)
+	}
+}
+
+// The page keeps its newest 1,000 rows: a live list that grew past them
+// drops the oldest and offers "load older calls", which must bring them
+// back. It did nothing: only a listing set where to go on, and a page
+// opened before the calls came had none.
+func TestInspectorLoadsOlderCallsAfterTheLiveListGrewPastItsRows(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#list-empty`, chromedp.ByQuery)); err != nil {
+		t.Fatalf("open the page: %v", err)
+	}
+	const n = 1005 // past the page's 1,000 rows
+	send := exec.Command("whsim", "send", "--url", l.webhook+"webhook", "--event", "CREATE_RECEIVABLE_DOC",
+		"--count", fmt.Sprint(n), "--concurrency", "8", "--seed", "3")
+	if out, err := send.CombinedOutput(); err != nil {
+		t.Fatalf("send: %v\n%s", err, out)
+	}
+	waitJS(t, ctx, "the live list", fmt.Sprintf(`document.querySelector("#rows tr").dataset.id === "%d" && document.querySelectorAll("#rows tr").length === 1000 && !document.getElementById("older").hidden`, n))
+
+	if err := chromedp.Run(ctx, chromedp.Click(`#older`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "load older calls", fmt.Sprintf(`document.querySelectorAll("#rows tr").length === %d`, n))
+	var contiguous bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => {
+		const ids = [...document.querySelectorAll("#rows tr")].map((r) => Number(r.dataset.id));
+		return ids.every((id, i) => id === ids.length - i);
+	})()`, &contiguous)); err != nil {
+		t.Fatal(err)
+	}
+	if !contiguous {
+		t.Errorf("after load older, the list is not every call from %d down to 1", n)
+	}
+}
