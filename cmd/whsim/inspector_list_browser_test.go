@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -72,4 +73,60 @@ func TestInspectorLoadsOlderCallsAfterTheLiveListGrewPastItsRows(t *testing.T) {
 	if !contiguous {
 		t.Errorf("after load older, the list is not every call from %d down to 1", n)
 	}
+}
+
+// Enter opens the selected row, unless the focus is on a link, a button
+// or a section's heading: there it is theirs, as for anyone who moves
+// with Tab. The page took every Enter, so a keyboard could not press a
+// button, follow a link or fold a section once a call was open.
+func TestInspectorEnterPressesTheFocusedControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	var base, folded string
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] #diff-base`, chromedp.ByQuery),
+		chromedp.Focus(`#diff-base`, chromedp.ByQuery),
+		pressEnter(),
+		chromedp.Text(`#diff-base`, &base, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => {
+			const s = [...document.querySelectorAll(".detail > details > summary")].find((s) => s.textContent === "Query");
+			s.focus();
+			return document.activeElement === s ? "" : "no Query section to focus";
+		})()`, &folded),
+		pressEnter(),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if base != "diff base" {
+		t.Errorf("Enter on \"set as diff base\": the button reads %q, want \"diff base\"", base)
+	}
+	if folded != "" {
+		t.Fatal(folded)
+	}
+	var open bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.activeElement.parentElement.open`, &open)); err != nil {
+		t.Fatal(err)
+	}
+	if open {
+		t.Error("Enter on the Query section's heading left it open")
+	}
+}
+
+// pressEnter presses Enter as a keyboard does: one keyDown that carries
+// its text, so the browser makes the keypress that presses a button or
+// folds a section, and a page's preventDefault on keydown cancels it.
+// (chromedp.KeyEvent sends the character as an event of its own, which
+// a keydown handler cannot cancel.)
+func pressEnter() chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		down := input.DispatchKeyEvent(input.KeyDown).WithKey("Enter").WithCode("Enter").
+			WithWindowsVirtualKeyCode(13).WithNativeVirtualKeyCode(13).WithText("\r").WithUnmodifiedText("\r")
+		if err := down.Do(ctx); err != nil {
+			return err
+		}
+		return input.DispatchKeyEvent(input.KeyUp).WithKey("Enter").WithCode("Enter").
+			WithWindowsVirtualKeyCode(13).WithNativeVirtualKeyCode(13).Do(ctx)
+	})
 }

@@ -448,6 +448,9 @@ document.addEventListener("keydown", (e) => {
   const typing = e.target.matches("input, select, textarea");
   if (e.key === "Escape" && typing) { e.target.blur(); return; }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  // Enter on a link, a button or a section's heading is theirs (follow,
+  // press, fold): taking it would leave a keyboard nothing to press with.
+  if (e.key === "Enter" && e.target.matches("a[href], button, summary")) return;
   switch (e.key) {
     case "j": case "ArrowDown": move(1); break;
     case "k": case "ArrowUp": move(-1); break;
