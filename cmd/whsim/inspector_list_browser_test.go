@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,4 +130,31 @@ func pressEnter() chromedp.Action {
 		return input.DispatchKeyEvent(input.KeyUp).WithKey("Enter").WithCode("Enter").
 			WithWindowsVirtualKeyCode(13).WithNativeVirtualKeyCode(13).Do(ctx)
 	})
+}
+
+// A call with more findings than the inspector keeps opens, and says it
+// shows the first of them: a body of 600,005 findings once left the page
+// with an exception and no call.
+func TestInspectorOpensACallWithManyFindings(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	var body strings.Builder
+	body.WriteString(`{"requestId":"r1","businessType":5007,"data":{`)
+	for i := range 1500 { // a field the spec does not know: a finding each
+		fmt.Fprintf(&body, `"x%d":1,`, i)
+	}
+	body.WriteString(`"x":1}}`)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(body.String()), nil)
+	var note string
+	var items int
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .more-findings`, chromedp.ByQuery),
+		chromedp.Text(`.more-findings`, &note, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("ul.findings li").length`, &items)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(note, "The first 1000 of 15") || items != 1000 {
+		t.Errorf("the call shows %d findings under %q, want the first 1000 and their count", items, note)
+	}
 }

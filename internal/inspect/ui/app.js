@@ -289,12 +289,16 @@ function links(cls, title, list, self) {
 
 function findingsList(d) {
   if (!d.findingList.length) return el("p", { class: "findings none" }, "No findings: the call matches the spec.");
-  return el("ul", { class: "findings" }, ...d.findingList.map((f) =>
+  const list = el("ul", { class: "findings" }, ...d.findingList.map((f) =>
     el("li", { class: f.severity },
       el("span", { class: "sev" }, f.severity), " ",
       el("a", { href: "#", class: "path", onclick: (e) => { e.preventDefault(); reveal(f.at); } }, f.path || "(body)"), " ",
       el("span", { class: "rule" }, f.rule), " ",
       el("span", { class: "msg" }, f.message))));
+  if (d.findings <= d.findingList.length) return list;
+  // The inspector keeps a call's first findings (the API's findingList).
+  return el("div", {}, el("p", { class: "note warning more-findings" }, "The first " + d.findingList.length + " of " + d.findings +
+    " findings: whsim validate lists them all."), list);
 }
 
 // reveal opens the tree down to a path and highlights it.
