@@ -158,3 +158,17 @@ func TestInspectorOpensACallWithManyFindings(t *testing.T) {
 		t.Errorf("the call shows %d findings under %q, want the first 1000 and their count", items, note)
 	}
 }
+
+// A call with 200,000 query parameters (800 KB, which listen takes) opens
+// with each of them listed: the page built a table with one argument per
+// row, past what a browser allows (RangeError: no call shown).
+func TestInspectorOpensACallWithAHugeQuery(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	const n = 200000
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC"+strings.Repeat("&a=1", n), []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the call's query", fmt.Sprintf(`document.querySelector('.detail[data-id="1"]') !== null && document.querySelector('.detail[data-id="1"] table.kv').rows.length === %d`, n+1))
+}

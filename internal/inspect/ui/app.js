@@ -7,7 +7,11 @@ const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
 const $ = (id) => document.getElementById(id);
 const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0 };
 
-// el builds an element; strings among the children become text nodes.
+// el builds an element; strings among the children become text nodes and
+// an array's items are children each. A list of a call's parts (headers,
+// query, findings, a JSON branch) goes in as one array, never spread into
+// arguments: a browser bounds their count, and a query of 200,000
+// parameters threw RangeError.
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -15,7 +19,7 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v);
   }
-  for (const c of children) {
+  for (const c of children.flat()) {
     if (c === null || c === undefined || c === false) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -218,7 +222,7 @@ function section(title, ...content) {
 
 function table(pairs, empty) {
   if (!pairs || !pairs.length) return el("p", { class: "hint" }, empty);
-  return el("table", { class: "kv" }, ...pairs.map((p) => el("tr", {}, el("th", {}, p.name), el("td", {}, p.value))));
+  return el("table", { class: "kv" }, pairs.map((p) => el("tr", {}, el("th", {}, p.name), el("td", {}, p.value))));
 }
 
 function detail(d) {
@@ -271,7 +275,7 @@ function faultNote(d) {
 
 function flagsList(d) {
   if (!d.flags.length) return "";
-  return el("ul", { class: "flags" }, ...d.flags.map((f) =>
+  return el("ul", { class: "flags" }, d.flags.map((f) =>
     el("li", {}, el("span", { class: "sev" }, "FLAG"), " ", el("span", { class: "rule" }, f.check), ": ", el("span", { class: "msg" }, f.reason))));
 }
 
@@ -284,12 +288,12 @@ function links(cls, title, list, self) {
     const text = "#" + l.id + " " + (l.event || "(no businessType)");
     items.push(l.id === self ? el("strong", { class: "self" }, text) : el("a", { href: "#/calls/" + l.id, "data-id": String(l.id) }, text));
   }
-  return el("p", { class: "links " + cls }, title + ": ", ...items);
+  return el("p", { class: "links " + cls }, title + ": ", items);
 }
 
 function findingsList(d) {
   if (!d.findingList.length) return el("p", { class: "findings none" }, "No findings: the call matches the spec.");
-  const list = el("ul", { class: "findings" }, ...d.findingList.map((f) =>
+  const list = el("ul", { class: "findings" }, d.findingList.map((f) =>
     el("li", { class: f.severity },
       el("span", { class: "sev" }, f.severity), " ",
       el("a", { href: "#", class: "path", onclick: (e) => { e.preventDefault(); reveal(f.at); } }, f.path || "(body)"), " ",
@@ -330,7 +334,7 @@ function node(n, findings, top) {
     const lbl = label(n);
     return el("details", { open: "", class: "branch" + (notes.length ? " has-finding" : ""), "data-path": n.path },
       el("summary", {}, lbl, lbl ? ": " : "", open, el("span", { class: "count" }, " " + count + " " + (n.kind === "object" ? "member" : "item") + (count === 1 ? " " : "s ")), close),
-      ...notes, el("div", { class: "kids" }, ...kids));
+      notes, el("div", { class: "kids" }, kids));
   }
   let v;
   switch (n.kind) {
@@ -341,7 +345,7 @@ function node(n, findings, top) {
   }
   if (n.time) v = el("span", {}, v, " ", el("span", { class: "when", title: "milliseconds since 1970, in Asia/Shanghai" }, n.time));
   const lbl = label(n);
-  return el("div", { class: "leaf" + (notes.length ? " has-finding" : ""), "data-path": n.path }, lbl, lbl ? ": " : "", v, ...notes);
+  return el("div", { class: "leaf" + (notes.length ? " has-finding" : ""), "data-path": n.path }, lbl, lbl ? ": " : "", v, notes);
 }
 
 function rawView(d) {
@@ -438,7 +442,7 @@ function diffView(d, a, b) {
   if (!d.differences.length) return el("div", {}, rid, el("p", {}, "The bodies of #" + a + " and #" + b + " are the same JSON (member order aside)."));
   return el("div", {}, rid, el("table", { class: "kv diff" },
     el("tr", {}, el("th", {}, "path"), el("th", {}, "change"), el("th", {}, "#" + a), el("th", {}, "#" + b)),
-    ...d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))));
+    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))));
 }
 
 // ---- start ----
