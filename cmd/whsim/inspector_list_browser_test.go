@@ -2,13 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -171,4 +177,100 @@ func TestInspectorOpensACallWithAHugeQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the call's query", fmt.Sprintf(`document.querySelector('.detail[data-id="1"]') !== null && document.querySelector('.detail[data-id="1"] table.kv').rows.length === %d`, n+1))
+}
+
+// A replay sends the call as captured, its credentials unmasked: to a URL
+// that is not this machine's loopback the page asks first and sends
+// nothing when told no; to the loopback it sends at once. The page's
+// replay requests are caught in the browser and failed there, so none
+// reaches whsim and nothing goes to the address typed.
+func TestInspectorAsksBeforeReplayingToAnotherMachine(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`),
+		http.Header{"Authorization": {"Bearer captured-secret"}})
+
+	var accept atomic.Bool
+	dialogs := make(chan string, 4)
+	replays := make(chan string, 4) // the body of each replay request the page made
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *page.EventJavascriptDialogOpening:
+			dialogs <- e.Message
+			go chromedp.Run(ctx, page.HandleJavaScriptDialog(accept.Load()))
+		case *fetch.EventRequestPaused:
+			replays <- postData(e.Request)
+			go chromedp.Run(ctx, fetch.FailRequest(e.RequestID, network.ErrorReasonBlockedByClient))
+		}
+	})
+	replay := func(target string) chromedp.Action {
+		return chromedp.Tasks{chromedp.SetValue(`#replay-url`, target, chromedp.ByQuery), chromedp.Click(`form.replay button`, chromedp.ByQuery)}
+	}
+	if err := chromedp.Run(ctx,
+		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/*/replay"}}),
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] #replay-url`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	// waitFor is the first of a dialog and a replay request (bounded only
+	// so that a broken page fails rather than hangs).
+	waitFor := func(what string) (dialog, sent string) {
+		t.Helper()
+		select {
+		case dialog = <-dialogs:
+		case sent = <-replays:
+		case <-ctx.Done():
+			t.Fatalf("%s: neither a question nor a replay", what)
+		}
+		return dialog, sent
+	}
+
+	const other = "http://192.0.2.10:8080/erp" // TEST-NET-1: never reached, see above
+	accept.Store(false)
+	if err := chromedp.Run(ctx, replay(other)); err != nil {
+		t.Fatal(err)
+	}
+	dialog, sent := waitFor("replay to " + other)
+	if sent != "" {
+		t.Fatalf("the page replayed to %s without asking (%s)", other, sent)
+	}
+	if !strings.Contains(dialog, "192.0.2.10") || !strings.Contains(dialog, "credentials") {
+		t.Errorf("the question %q does not name the host and what goes there", dialog)
+	}
+	waitJS(t, ctx, "declined", `document.getElementById("replay-result").textContent === "Not sent."`)
+	select {
+	case sent := <-replays:
+		t.Fatalf("declined, the page replayed all the same (%s)", sent)
+	default:
+	}
+
+	accept.Store(true)
+	if err := chromedp.Run(ctx, replay(other)); err != nil {
+		t.Fatal(err)
+	}
+	if dialog, _ := waitFor("replay to " + other + ", accepted"); dialog == "" {
+		t.Fatal("the second replay was not asked about")
+	}
+	if _, sent := waitFor("the accepted replay"); !strings.Contains(sent, other) {
+		t.Fatalf("accepted, the page sent %q", sent)
+	}
+
+	const local = "http://127.0.0.1:9/erp"
+	if err := chromedp.Run(ctx, replay(local)); err != nil {
+		t.Fatal(err)
+	}
+	if dialog, sent := waitFor("replay to " + local); dialog != "" || !strings.Contains(sent, local) {
+		t.Errorf("replay to the loopback: asked %q, sent %q; want no question", dialog, sent)
+	}
+}
+
+// postData is a request's body as the browser reports it (base64 parts).
+func postData(r *network.Request) string {
+	var b strings.Builder
+	for _, e := range r.PostDataEntries {
+		p, _ := base64.StdEncoding.DecodeString(e.Bytes)
+		b.Write(p)
+	}
+	return b.String()
 }

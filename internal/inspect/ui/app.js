@@ -415,6 +415,11 @@ function actions(d) {
     const form = el("form", { class: "replay" }, "replay to ", url, " ", el("button", { type: "submit" }, "replay"));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      const host = otherMachine(url.value);
+      if (host && !confirm("Replay call #" + d.id + " to " + host + "? That is not this machine: the call goes as it was captured, its credentials unmasked.")) {
+        res.replaceChildren(el("p", { class: "hint" }, "Not sent."));
+        return;
+      }
       state.info.replayTarget = url.value;
       res.replaceChildren(el("p", { class: "hint" }, "Sending…"));
       try {
@@ -433,6 +438,21 @@ function actions(d) {
   }
   out.append(diffOut);
   return out;
+}
+
+// otherMachine is the host a replay URL names when it is not this
+// machine's loopback (localhost, 127.0.0.0/8, [::1]), as the browser reads
+// it; "" for loopback, and for a URL it cannot read (the server says why).
+// A replay sends a call's captured headers, credentials and all: a typo
+// in the box must not send them to another machine unasked.
+function otherMachine(u) {
+  let host;
+  try {
+    host = new URL(u).hostname;
+  } catch {
+    return "";
+  }
+  return host === "localhost" || host === "[::1]" || /^127(\.\d+){3}$/.test(host) ? "" : host;
 }
 
 function diffView(d, a, b) {
