@@ -53,7 +53,8 @@ func waitJS(t *testing.T, ctx context.Context, what, cond string) {
 // The page keeps its newest 1,000 rows: a live list that grew past them
 // drops the oldest and offers "load older calls", which must bring them
 // back. It did nothing: only a listing set where to go on, and a page
-// opened before the calls came had none.
+// opened before the calls came had none. The rows it loads stay as new
+// calls come.
 func TestInspectorLoadsOlderCallsAfterTheLiveListGrewPastItsRows(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t)
@@ -82,6 +83,24 @@ func TestInspectorLoadsOlderCallsAfterTheLiveListGrewPastItsRows(t *testing.T) {
 	if !contiguous {
 		t.Errorf("after load older, the list is not every call from %d down to 1", n)
 	}
+
+	// The next live call keeps the rows the user loaded: it dropped the
+	// list back to 1,000 at once, so under load "load older" showed its
+	// rows for a moment only. It is held back, counted, and shown on
+	// asking.
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-next","businessType":5007,"data":{}}`), nil)
+	waitJS(t, ctx, "the next call", fmt.Sprintf(`document.querySelector("#rows tr").dataset.id === "%d" || (document.getElementById("newer") || {}).textContent === "show 1 newer call"`, n+1))
+	var rows int
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelectorAll("#rows tr").length`, &rows)); err != nil {
+		t.Fatal(err)
+	}
+	if rows != n {
+		t.Errorf("after the next call the list has %d rows, want the %d loaded", rows, n)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click(`#newer`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "show the newer call", fmt.Sprintf(`document.querySelector("#rows tr").dataset.id === "%d" && document.getElementById("newer").hidden`, n+1))
 }
 
 // Enter opens the selected row, unless the focus is on a link, a button

@@ -5,7 +5,9 @@
 const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
 
 const $ = (id) => document.getElementById(id);
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0 };
+// loadedOlder: "load older" brought rows the user asked for; newer counts
+// the new calls held back for them (see prepend).
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0 };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -92,9 +94,18 @@ function row(c) {
 
 function showEmpty() { $("list-empty").hidden = $("rows").children.length > 0; }
 
-// prepend adds calls newer than every row, newest on top.
+// prepend adds calls newer than every row, newest on top, dropping the
+// oldest past MAX_ROWS. Once "load older" brought rows, a call that would
+// drop one is held back and counted instead: under load the rows asked
+// for would be gone at once. "show N newer calls" lists them all again.
 function prepend(calls) {
   const tbody = $("rows");
+  if (state.loadedOlder && tbody.children.length + calls.length > MAX_ROWS) {
+    state.newer += calls.length;
+    $("newer").hidden = false;
+    $("newer").textContent = "show " + state.newer + " newer call" + (state.newer === 1 ? "" : "s");
+    return;
+  }
   for (const c of calls) {
     const first = tbody.firstElementChild;
     if (first && Number(first.dataset.id) >= c.id) continue;
@@ -124,6 +135,9 @@ async function reload() {
   const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   if (gen !== state.gen) return;
   $("rows").replaceChildren();
+  state.loadedOlder = false;
+  state.newer = 0;
+  $("newer").hidden = true;
   append(calls);
   setOlder(calls, headers);
   const newest = calls.length ? calls[0].id : 0;
@@ -167,6 +181,7 @@ async function loadOlder() {
   q.set("before", state.next);
   const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   append(calls);
+  state.loadedOlder = true;
   setOlder(calls, headers);
 }
 
@@ -557,6 +572,7 @@ async function start() {
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
+  $("newer").addEventListener("click", reload);
   window.addEventListener("hashchange", route);
   await reload();
   route();
