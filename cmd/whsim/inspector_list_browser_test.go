@@ -356,3 +356,27 @@ func TestInspectorBuildsALargeTreeOnDemand(t *testing.T) {
 	}
 	waitJS(t, ctx, "follow the finding to line "+fmt.Sprint(bad), inView)
 }
+
+// An event the spec does not name (a new one the ERP sends) can be picked
+// in the event filter once a call of it is listed, as the API filters by
+// any name: the filter offered the spec's events only.
+func TestInspectorFiltersByAnEventTheSpecDoesNotName(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=PAY_SUPPLIER_NEW", []byte(`{"requestId":"r1","businessType":9999,"data":{}}`), nil)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the listed call's event in the filter", `document.querySelector('#f-event option[value="PAY_SUPPLIER_NEW"]') !== null`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const s = document.getElementById("f-event"); s.value = "PAY_SUPPLIER_NEW"; s.dispatchEvent(new Event("change")); })()`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "event=PAY_SUPPLIER_NEW", `document.querySelectorAll("#rows tr").length === 1 && document.querySelector("#rows tr").dataset.id === "1"`)
+	// A live call of another such event adds it too.
+	l.post(t, "/webhook?businessType=REFUND_NEW", []byte(`{"requestId":"r3","businessType":9998,"data":{}}`), nil)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const s = document.getElementById("f-event"); s.value = ""; s.dispatchEvent(new Event("change")); })()`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the live call's event in the filter", `document.querySelector('#f-event option[value="REFUND_NEW"]') !== null`)
+}

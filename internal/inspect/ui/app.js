@@ -6,8 +6,9 @@ const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
 
 const $ = (id) => document.getElementById(id);
 // loadedOlder: "load older" brought rows the user asked for; newer counts
-// the new calls held back for them (see prepend).
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0 };
+// the new calls held back for them (see prepend). events: those the event
+// filter offers.
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -73,7 +74,16 @@ function time(iso) {
 function statusClass(s) { return s >= 500 || s === 0 ? "bad" : s >= 400 ? "warn" : "ok"; }
 const verdictClass = { valid: "ok", warning: "warn", invalid: "bad" };
 
+// offerEvent adds an event the filter does not offer yet: one the spec
+// does not name, seen on a listed call (the API filters by any name).
+function offerEvent(ev) {
+  if (!ev || !state.events || state.events.has(ev)) return;
+  state.events.add(ev);
+  $("f-event").insertBefore(el("option", { value: ev }, ev), $("f-event").querySelector('option[value="-"]'));
+}
+
 function row(c) {
+  offerEvent(c.event);
   const tr = el("tr", { "data-id": String(c.id), class: "v-" + c.verdict },
     el("td", { class: "num" }, c.id),
     el("td", { class: "time" }, time(c.receivedAt)),
@@ -566,6 +576,7 @@ async function start() {
   state.info = await getJSON("api/info");
   $("source").textContent = state.info.source;
   for (const ev of state.info.events) $("f-event").append(el("option", { value: ev }, ev));
+  state.events = new Set(state.info.events);
   $("f-event").append(el("option", { value: "-" }, "(no businessType)"));
   const refilter = debounce(reload, 200);
   for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", reload);
