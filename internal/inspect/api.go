@@ -278,7 +278,7 @@ func appendSummary(b []byte, c *call) []byte {
 	b = append(b, `,"verdict":`...)
 	b = jsonstr.Append(b, c.Verdict)
 	b = append(b, `,"findings":`...)
-	b = strconv.AppendInt(b, int64(len(c.Findings)), 10)
+	b = strconv.AppendInt(b, int64(c.FindingCount), 10)
 	b = append(b, `,"flags":`...)
 	b = strconv.AppendInt(b, int64(len(c.Flags)), 10)
 	b = append(b, `,"repeatOf":`...)
@@ -290,7 +290,7 @@ func summarize(c *call) summary {
 	return summary{
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
-		Verdict: c.Verdict, Findings: len(c.Findings), Flags: len(c.Flags), RepeatOf: c.RepeatOf,
+		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
 	}
 }
 

@@ -973,3 +973,36 @@ func TestDecodedBodyIsTheDocument(t *testing.T) {
 		t.Errorf("diff with a body that is not JSON: %+v, want the decoded bytes", df.Differences)
 	}
 }
+
+// A body of many lines that each carry a field the spec does not know
+// has a finding per field: 600,005 for one of 7 MB. A call keeps the
+// first maxFindings, its verdict and count made of all: kept whole they
+// cost memory the window's bound does not count (they stay when the body
+// is shed), and the page got 97 MB of JSON and a list it could not build.
+func TestACallKeepsTheFirstOfManyFindings(t *testing.T) {
+	n := maxFindings + 500
+	fs := make([]validate.Finding, n)
+	for i := range fs {
+		fs[i] = validate.Finding{Rule: "unknown-field", Severity: validate.Warning, Path: fmt.Sprintf("data.收款明细[%d].x", i), Message: "x is not a field of 收款明细"}
+	}
+	fs[n-1] = typeFinding // the one error, past the kept ones
+	s := NewStore(10)
+	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200), fs)
+	srv := newTestServer(t, s, nil)
+
+	var d detail
+	get(t, srv.URL+"/api/calls/1", &d)
+	if d.summary.Findings != n || d.Verdict != "invalid" || len(d.Findings) != maxFindings || d.Findings[0].Path != fs[0].Path {
+		t.Errorf("detail: findings %d, verdict %s, %d listed (first %q); want %d, invalid, the first %d",
+			d.summary.Findings, d.Verdict, len(d.Findings), d.Findings[0].Path, n, maxFindings)
+	}
+	var list []summary
+	get(t, srv.URL+"/api/calls?verdict=invalid", &list)
+	if len(list) != 1 || list[0].Findings != n {
+		t.Errorf("verdict=invalid lists %+v, want call 1 with %d findings", list, n)
+	}
+	c, err := s.Get(1)
+	if err != nil || cap(c.Findings) > maxFindings {
+		t.Errorf("the call holds %d findings (%v), want at most %d", cap(c.Findings), err, maxFindings)
+	}
+}

@@ -38,13 +38,16 @@ const defaultWindowBytes = 256 << 20
 
 // call is one call in the store. Nothing writes to it once stored.
 type call struct {
-	ID        uint64
-	Record    *capture.Record
-	Findings  []validate.Finding
-	Verdict   string
-	Event     string // the query's businessType, "" when there is none
-	RequestID string // the body's requestId, "" when there is none
-	Size      int    // the request body's size in bytes
+	ID     uint64
+	Record *capture.Record
+	// Findings are the first maxFindings of the call's findings;
+	// FindingCount counts them all, and Verdict is made of them all.
+	Findings     []validate.Finding
+	FindingCount int
+	Verdict      string
+	Event        string // the query's businessType, "" when there is none
+	RequestID    string // the body's requestId, "" when there is none
+	Size         int    // the request body's size in bytes
 	// Flags are what listen prints under the call as FLAG lines (the
 	// receiver behind --forward-to accepted an invalid call, refused a
 	// re-delivery).
@@ -90,7 +93,11 @@ func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding)
 // newCallWithID is newCall without looking for the requestId, for a caller
 // that has read it already.
 func newCallWithID(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *call {
-	c := &call{ID: id, Record: rec, Findings: fs, Verdict: validate.Verdict(fs)}
+	c := &call{ID: id, Record: rec, Findings: fs, FindingCount: len(fs), Verdict: validate.Verdict(fs)}
+	if len(fs) > maxFindings {
+		c.Findings = make([]validate.Finding, maxFindings) // not the rest's array
+		copy(c.Findings, fs)
+	}
 	c.Event, _ = rec.Event()
 	if body == nil {
 		var err error
@@ -120,6 +127,13 @@ func documentOf(rec *capture.Record, body []byte) ([]byte, string) {
 	}
 	return doc, strings.Join(codings, ", ")
 }
+
+// maxFindings bounds the findings a call keeps. A body of many lines that
+// each carry a field the spec does not know has a finding per field
+// (600,005 for one of 7 MB): kept whole they would cost more memory than
+// the window's bound on bodies, and stay when the body is shed; the page
+// shows the first ones and the count, and whsim validate lists them all.
+const maxFindings = 1000
 
 // callOverhead is what a call holds besides its bodies, roughly: the
 // record, its headers, the summary's strings.

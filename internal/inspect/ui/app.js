@@ -5,9 +5,16 @@
 const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
 
 const $ = (id) => document.getElementById(id);
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0 };
+// loadedOlder: "load older" brought rows the user asked for; newer counts
+// the new calls held back for them (see prepend). events: those the event
+// filter offers.
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null };
 
-// el builds an element; strings among the children become text nodes.
+// el builds an element; strings among the children become text nodes and
+// an array's items are children each. A list of a call's parts (headers,
+// query, findings, a JSON branch) goes in as one array, never spread into
+// arguments: a browser bounds their count, and a query of 200,000
+// parameters threw RangeError.
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -15,7 +22,7 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v);
   }
-  for (const c of children) {
+  for (const c of children.flat()) {
     if (c === null || c === undefined || c === false) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -67,7 +74,16 @@ function time(iso) {
 function statusClass(s) { return s >= 500 || s === 0 ? "bad" : s >= 400 ? "warn" : "ok"; }
 const verdictClass = { valid: "ok", warning: "warn", invalid: "bad" };
 
+// offerEvent adds an event the filter does not offer yet: one the spec
+// does not name, seen on a listed call (the API filters by any name).
+function offerEvent(ev) {
+  if (!ev || !state.events || state.events.has(ev)) return;
+  state.events.add(ev);
+  $("f-event").insertBefore(el("option", { value: ev }, ev), $("f-event").querySelector('option[value="-"]'));
+}
+
 function row(c) {
+  offerEvent(c.event);
   const tr = el("tr", { "data-id": String(c.id), class: "v-" + c.verdict },
     el("td", { class: "num" }, c.id),
     el("td", { class: "time" }, time(c.receivedAt)),
@@ -88,17 +104,28 @@ function row(c) {
 
 function showEmpty() { $("list-empty").hidden = $("rows").children.length > 0; }
 
-// prepend adds calls newer than every row, newest on top.
+// prepend adds calls newer than every row, newest on top, dropping the
+// oldest past MAX_ROWS. Once "load older" brought rows, a call that would
+// drop one is held back and counted instead: under load the rows asked
+// for would be gone at once. "show N newer calls" lists them all again.
 function prepend(calls) {
   const tbody = $("rows");
+  if (state.loadedOlder && tbody.children.length + calls.length > MAX_ROWS) {
+    state.newer += calls.length;
+    $("newer").hidden = false;
+    $("newer").textContent = "show " + state.newer + " newer call" + (state.newer === 1 ? "" : "s");
+    return;
+  }
   for (const c of calls) {
     const first = tbody.firstElementChild;
     if (first && Number(first.dataset.id) >= c.id) continue;
     tbody.insertBefore(row(c), first);
   }
-  while (tbody.children.length > MAX_ROWS) {
-    tbody.lastElementChild.remove();
-    $("older").hidden = false;
+  if (tbody.children.length > MAX_ROWS) {
+    while (tbody.children.length > MAX_ROWS) tbody.lastElementChild.remove();
+    // The dropped rows are below the oldest one kept: "load older" goes
+    // on from there, wherever the listing had stopped.
+    showOlder(tbody.lastElementChild.dataset.id, false);
   }
   showEmpty();
 }
@@ -118,6 +145,9 @@ async function reload() {
   const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   if (gen !== state.gen) return;
   $("rows").replaceChildren();
+  state.loadedOlder = false;
+  state.newer = 0;
+  $("newer").hidden = true;
   append(calls);
   setOlder(calls, headers);
   const newest = calls.length ? calls[0].id : 0;
@@ -142,9 +172,16 @@ async function reload() {
 // setOlder shows "load older" when there may be more: a full page, or a
 // search that stopped at its bound of work (the server says where).
 function setOlder(calls, headers) {
-  state.next = headers.get("Whsim-Next-Before") || (calls.length >= 200 ? String(calls[calls.length - 1].id) : "");
-  $("older").hidden = !state.next;
-  $("older").textContent = headers.get("Whsim-Next-Before") ? "search older calls (below #" + state.next + ")" : "load older calls";
+  const searchFrom = headers.get("Whsim-Next-Before");
+  showOlder(searchFrom || (calls.length >= 200 ? String(calls[calls.length - 1].id) : ""), Boolean(searchFrom));
+}
+
+// showOlder offers the calls below the id next ("": none), as a search
+// going on when the server said where it stopped.
+function showOlder(next, searching) {
+  state.next = next;
+  $("older").hidden = !next;
+  $("older").textContent = searching ? "search older calls (below #" + next + ")" : "load older calls";
 }
 
 async function loadOlder() {
@@ -154,6 +191,7 @@ async function loadOlder() {
   q.set("before", state.next);
   const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   append(calls);
+  state.loadedOlder = true;
   setOlder(calls, headers);
 }
 
@@ -209,7 +247,7 @@ function section(title, ...content) {
 
 function table(pairs, empty) {
   if (!pairs || !pairs.length) return el("p", { class: "hint" }, empty);
-  return el("table", { class: "kv" }, ...pairs.map((p) => el("tr", {}, el("th", {}, p.name), el("td", {}, p.value))));
+  return el("table", { class: "kv" }, pairs.map((p) => el("tr", {}, el("th", {}, p.name), el("td", {}, p.value))));
 }
 
 function detail(d) {
@@ -231,7 +269,7 @@ function detail(d) {
   out.append(section("Headers (credentials masked)", table(d.headers, "No headers.")));
   const body = el("div", { class: "tree" });
   if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
-  if (d.tree) body.append(node(d.tree, d.findingList, true));
+  if (d.tree) body.append(node(d.tree, d.findingList, { left: TREE_BUDGET }));
   else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)." : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
   out.append(rawView(d));
@@ -262,7 +300,7 @@ function faultNote(d) {
 
 function flagsList(d) {
   if (!d.flags.length) return "";
-  return el("ul", { class: "flags" }, ...d.flags.map((f) =>
+  return el("ul", { class: "flags" }, d.flags.map((f) =>
     el("li", {}, el("span", { class: "sev" }, "FLAG"), " ", el("span", { class: "rule" }, f.check), ": ", el("span", { class: "msg" }, f.reason))));
 }
 
@@ -275,29 +313,53 @@ function links(cls, title, list, self) {
     const text = "#" + l.id + " " + (l.event || "(no businessType)");
     items.push(l.id === self ? el("strong", { class: "self" }, text) : el("a", { href: "#/calls/" + l.id, "data-id": String(l.id) }, text));
   }
-  return el("p", { class: "links " + cls }, title + ": ", ...items);
+  return el("p", { class: "links " + cls }, title + ": ", items);
 }
 
 function findingsList(d) {
   if (!d.findingList.length) return el("p", { class: "findings none" }, "No findings: the call matches the spec.");
-  return el("ul", { class: "findings" }, ...d.findingList.map((f) =>
+  const list = el("ul", { class: "findings" }, d.findingList.map((f) =>
     el("li", { class: f.severity },
       el("span", { class: "sev" }, f.severity), " ",
       el("a", { href: "#", class: "path", onclick: (e) => { e.preventDefault(); reveal(f.at); } }, f.path || "(body)"), " ",
       el("span", { class: "rule" }, f.rule), " ",
       el("span", { class: "msg" }, f.message))));
+  if (d.findings <= d.findingList.length) return list;
+  // The inspector keeps a call's first findings (the API's findingList).
+  return el("div", {}, el("p", { class: "note warning more-findings" }, "The first " + d.findingList.length + " of " + d.findings +
+    " findings: whsim validate lists them all."), list);
 }
 
-// reveal opens the tree down to a path and highlights it.
+// reveal opens the tree down to a path and highlights it, building the
+// branches on the way that are not built yet.
 function reveal(path) {
-  for (const n of document.querySelectorAll(".tree [data-path]")) {
-    if (n.dataset.path !== path) continue;
-    for (let p = n.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
-    n.scrollIntoView({ block: "center" });
-    n.classList.add("flash");
-    setTimeout(() => n.classList.remove("flash"), 1200);
-    return;
+  for (;;) {
+    const n = [...document.querySelectorAll(".tree [data-path]")].find((x) => x.dataset.path === path);
+    if (n) {
+      for (let p = n.parentElement; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+      n.scrollIntoView({ block: "center" });
+      n.classList.add("flash");
+      setTimeout(() => n.classList.remove("flash"), 1200);
+      return;
+    }
+    // Each built branch that holds the path builds its members up to the
+    // one on the way; a round goes one level deeper.
+    let deeper = false;
+    for (const det of document.querySelectorAll(".tree details.branch")) {
+      const b = branches.get(det);
+      const i = (b.n.children || []).findIndex((c) => c.path === path || holds(c.path, path));
+      if (i >= b.shown) {
+        grow(b, { left: TREE_BUDGET }, i + 1 - b.shown);
+        deeper = true;
+      }
+    }
+    if (!deeper) return;
   }
+}
+
+// holds says the value at path a holds the one at path b.
+function holds(a, b) {
+  return b.startsWith(a) && (b[a.length] === "." || b[a.length] === "[");
 }
 
 function label(n) {
@@ -306,18 +368,40 @@ function label(n) {
   return null;
 }
 
-function node(n, findings, top) {
+// A large body's tree is built as it is looked at: a call opens with
+// about TREE_BUDGET values built (each was 130 µs of a frozen tab: 6.5 s
+// for 48,001), a branch past them starts folded and builds its members
+// when opened, and a branch shows TREE_CHUNK members, then "show more".
+const TREE_BUDGET = 2000;
+const TREE_CHUNK = 500;
+
+// branches maps a branch's <details> to its node, the box of its members
+// and how many of them are built.
+const branches = new WeakMap();
+
+// node builds a value's element; budget.left counts down the values a
+// call's opening builds.
+function node(n, findings, budget) {
+  budget.left--;
   const notes = (n.findings || []).map((i) => findings[i]).map((f) =>
     el("div", { class: "note " + f.severity }, "⚠ " + f.rule + ": " + f.message));
   if (n.kind === "object" || n.kind === "array") {
     const open = n.kind === "object" ? "{" : "[";
     const close = n.kind === "object" ? "}" : "]";
     const count = (n.children || []).length;
-    const kids = (n.children || []).map((c) => node(c, findings, false));
     const lbl = label(n);
-    return el("details", { open: "", class: "branch" + (notes.length ? " has-finding" : ""), "data-path": n.path },
+    const box = el("div", { class: "kids" });
+    const det = el("details", { class: "branch" + (notes.length ? " has-finding" : ""), "data-path": n.path },
       el("summary", {}, lbl, lbl ? ": " : "", open, el("span", { class: "count" }, " " + count + " " + (n.kind === "object" ? "member" : "item") + (count === 1 ? " " : "s ")), close),
-      ...notes, el("div", { class: "kids" }, ...kids));
+      notes, box);
+    const b = { n, findings, box, shown: 0, more: null };
+    branches.set(det, b);
+    if (budget.left > 0) {
+      det.open = true;
+      grow(b, budget, TREE_CHUNK);
+    }
+    det.addEventListener("toggle", () => { if (det.open && b.shown === 0) grow(b, { left: TREE_BUDGET }, TREE_CHUNK); });
+    return det;
   }
   let v;
   switch (n.kind) {
@@ -328,7 +412,23 @@ function node(n, findings, top) {
   }
   if (n.time) v = el("span", {}, v, " ", el("span", { class: "when", title: "milliseconds since 1970, in Asia/Shanghai" }, n.time));
   const lbl = label(n);
-  return el("div", { class: "leaf" + (notes.length ? " has-finding" : ""), "data-path": n.path }, lbl, lbl ? ": " : "", v, ...notes);
+  return el("div", { class: "leaf" + (notes.length ? " has-finding" : ""), "data-path": n.path }, lbl, lbl ? ": " : "", v, notes);
+}
+
+// grow builds up to count more of a branch's members, and a button for
+// the rest.
+function grow(b, budget, count) {
+  const kids = b.n.children || [];
+  const end = Math.min(kids.length, b.shown + count);
+  if (b.more) b.more.remove();
+  b.more = null;
+  for (let i = b.shown; i < end; i++) b.box.append(node(kids[i], b.findings, budget));
+  b.shown = end;
+  if (end < kids.length) {
+    b.more = el("button", { type: "button", class: "more" }, "show " + Math.min(TREE_CHUNK, kids.length - end) + " more of " + kids.length);
+    b.more.addEventListener("click", () => grow(b, { left: TREE_BUDGET }, TREE_CHUNK));
+    b.box.append(b.more);
+  }
 }
 
 function rawView(d) {
@@ -398,6 +498,11 @@ function actions(d) {
     const form = el("form", { class: "replay" }, "replay to ", url, " ", el("button", { type: "submit" }, "replay"));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      const host = otherMachine(url.value);
+      if (host && !confirm("Replay call #" + d.id + " to " + host + "? That is not this machine: the call goes as it was captured, its credentials unmasked.")) {
+        res.replaceChildren(el("p", { class: "hint" }, "Not sent."));
+        return;
+      }
       state.info.replayTarget = url.value;
       res.replaceChildren(el("p", { class: "hint" }, "Sending…"));
       try {
@@ -418,6 +523,21 @@ function actions(d) {
   return out;
 }
 
+// otherMachine is the host a replay URL names when it is not this
+// machine's loopback (localhost, 127.0.0.0/8, [::1]), as the browser reads
+// it; "" for loopback, and for a URL it cannot read (the server says why).
+// A replay sends a call's captured headers, credentials and all: a typo
+// in the box must not send them to another machine unasked.
+function otherMachine(u) {
+  let host;
+  try {
+    host = new URL(u).hostname;
+  } catch {
+    return "";
+  }
+  return host === "localhost" || host === "[::1]" || /^127(\.\d+){3}$/.test(host) ? "" : host;
+}
+
 function diffView(d, a, b) {
   const rid = d.requestId.differ
     ? el("p", { class: "note warning" }, "requestId differs (" + (d.requestId.a || "-") + " → " + (d.requestId.b || "-") + "): expected between deliveries, left out below.")
@@ -425,7 +545,7 @@ function diffView(d, a, b) {
   if (!d.differences.length) return el("div", {}, rid, el("p", {}, "The bodies of #" + a + " and #" + b + " are the same JSON (member order aside)."));
   return el("div", {}, rid, el("table", { class: "kv diff" },
     el("tr", {}, el("th", {}, "path"), el("th", {}, "change"), el("th", {}, "#" + a), el("th", {}, "#" + b)),
-    ...d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))));
+    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))));
 }
 
 // ---- start ----
@@ -439,6 +559,9 @@ document.addEventListener("keydown", (e) => {
   const typing = e.target.matches("input, select, textarea");
   if (e.key === "Escape" && typing) { e.target.blur(); return; }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  // Enter on a link, a button or a section's heading is theirs (follow,
+  // press, fold): taking it would leave a keyboard nothing to press with.
+  if (e.key === "Enter" && e.target.matches("a[href], button, summary")) return;
   switch (e.key) {
     case "j": case "ArrowDown": move(1); break;
     case "k": case "ArrowUp": move(-1); break;
@@ -453,12 +576,14 @@ async function start() {
   state.info = await getJSON("api/info");
   $("source").textContent = state.info.source;
   for (const ev of state.info.events) $("f-event").append(el("option", { value: ev }, ev));
+  state.events = new Set(state.info.events);
   $("f-event").append(el("option", { value: "-" }, "(no businessType)"));
   const refilter = debounce(reload, 200);
   for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", reload);
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
+  $("newer").addEventListener("click", reload);
   window.addEventListener("hashchange", route);
   await reload();
   route();
