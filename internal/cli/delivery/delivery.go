@@ -202,11 +202,13 @@ func Run(ctx context.Context, con *sendout.Console, d *attempt.Deliverer, next f
 	if err != nil {
 		return err
 	}
-	if ctx.Err() == nil && st.Sent == 0 && ro.Duration > 0 {
+	if ctx.Err() == nil {
 		// A --duration over before the first call: nothing tested the
 		// receiver, which must not read as a pass, nor its report or job
 		// summary say one (as for an empty --file, which writes none).
-		return cmdutil.Usagef("nothing was sent: --duration %s ended the run before its first call started", ro.Duration)
+		if err := sendout.NothingSent(st, ro); err != nil {
+			return cmdutil.UsageErr(err)
+		}
 	}
 	for _, f := range after {
 		if err := f(st); err != nil {

@@ -312,6 +312,13 @@ func (r *sendRun) run(ctx context.Context) error {
 		if n := len(o.Thresholds); n > 0 {
 			why += fmt.Sprintf(", so %d %s not checked (%s)", n, term.Plural(n, "threshold was", "thresholds were"), termsafe.Text(strings.Join(o.Thresholds, ", ")))
 		}
+		if o.Output == term.JUnit {
+			// -o junit holds it as --junit does: no output would read as
+			// no report, and 0 tests as nothing failed.
+			if err := term.WriteJUnitError(a.Streams.Out, "whsim send", "whsim.delivery", why); err != nil {
+				return err
+			}
+		}
 		return cmdutil.UsageErr(errors.New(why))
 	}
 	if o.File != "" && r.rounds != 1 {

@@ -115,7 +115,18 @@ func NewConsole(o ConsoleOptions) (*Console, error) {
 	return c, nil
 }
 
-// load.Run makes the deliveries next feeds to d, telling each, and ends with
+// NothingSent is why a run that ended by itself tested no receiver: its
+// --duration was over before the first call started. nil when a call was
+// sent, or the run had no --duration. Such a run is no pass: its JUnit
+// holds it as a case in error, and the command exits 2.
+func NothingSent(st *load.Stats, o load.RunOptions) error {
+	if st.Sent == 0 && o.Duration > 0 {
+		return fmt.Errorf("nothing was sent: --duration %s ended the run before its first call started", o.Duration)
+	}
+	return nil
+}
+
+// Run makes the deliveries next feeds to d, telling each, and ends with
 // the summary. total is how many deliveries the run makes, 0 when unknown.
 func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o load.RunOptions, total int) (*load.Stats, error) {
 	if total == 1 {
@@ -140,6 +151,8 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	// cases, and those that ran may all have passed (exit 130).
 	if ctx.Err() != nil {
 		cases = append(cases, interruptedCase{st})
+	} else if err := NothingSent(st, o); err != nil {
+		cases = append(cases, unjudgedCase{err})
 	} else if c.unjudged != nil {
 		if err := c.unjudged(); err != nil {
 			cases = append(cases, unjudgedCase{err})
