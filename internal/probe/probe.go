@@ -596,12 +596,19 @@ func (e *UnsafeError) Error() string {
 // unsafe returns why a value cannot be given to a command, nil when it
 // can: letters and digits of any script, and - _ . / : inside, as
 // document numbers and requestIds are written (SKD202610030173,
-// INV/2026/0001, a UUID). A leading - would read as an option.
+// INV/2026/0001, a UUID). A leading - would read as an option, and ..
+// as a path's step up.
 func (q Question) unsafe() *UnsafeError {
 	for _, kv := range q.env() {
 		name, v, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(v, "-") {
 			return &UnsafeError{Name: name, Value: v, What: "starts with -"}
+		}
+		if strings.Contains(v, "..") {
+			// A path step up, in a probe that pastes the value into a
+			// URL's path or a file name: another resource than the
+			// document's.
+			return &UnsafeError{Name: name, Value: v, What: "holds .."}
 		}
 		for _, r := range v {
 			if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_./:", r) {

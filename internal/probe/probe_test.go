@@ -458,6 +458,11 @@ func TestCmdRefusesValuesThatReadAsCode(t *testing.T) {
 		{Question{Kind: spec.Invoice, Code: "", InvoiceCode: "1\"2"}, `WHSIM_INVOICE_CODE "1\"2" holds "`},
 		{Question{Kind: spec.Receipt, Code: "SKD-1", RequestID: "r`x`"}, "WHSIM_REQUEST_ID \"r`x`\" holds `"},
 		{Question{Kind: spec.Receipt, Code: "SKD\x1b]52;c;x\a"}, `WHSIM_CODE "SKD\x1b]52;c;x\a" holds \x1b`},
+		// A path step up: curl http://store/docs/$WHSIM_CODE would reach
+		// another resource than the document's.
+		{Question{Kind: spec.Receipt, Code: "../admin/purge"}, `WHSIM_CODE "../admin/purge" holds .., which a command could take as code`},
+		{Question{Kind: spec.Receipt, Code: "SKD/.."}, `WHSIM_CODE "SKD/.." holds ..`},
+		{Question{Kind: spec.Receipt, Code: "SKD.1.2"}, ""},
 	}
 	for _, tt := range tests {
 		_ = os.Remove(ran)

@@ -30,8 +30,9 @@ member) and in the summary; the record of what the sender sent is unchanged.
 each document that passed through: held once, in the state of its last
 acknowledged event? Those that broke are named with their faults (exit 1).
 A number or requestId from the sender holding anything but letters, digits
-and - _ . / : is never given to --probe-cmd (a quote would end the SQL
-string it is pasted into): that document is counted not asked.
+and - _ . / :, or starting with - or holding .., is never given to
+--probe-cmd (a quote would end the SQL string it is pasted into): that
+document is counted not asked.
 
 It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
 connections it prints one line "listening on <url>" to stderr (and writes the
