@@ -375,3 +375,59 @@ func TestForwardErrorsAndFaultsAreAnonymized(t *testing.T) {
 		t.Errorf("a check of the faults finds %+v (%v), want the tax id", chk.Leaks, err)
 	}
 }
+
+// TestHeadersKeepTheirForm: a header that holds a percent-encoded name
+// gets the name's stand-in, encoded the same way, and keeps every other
+// byte: the delimiters of a URL or of a header's parameters are not
+// encoded with it.
+func TestHeadersKeepTheirForm(t *testing.T) {
+	t.Parallel()
+	const company, tax, note = "上海鼎盛贸易有限公司", "91310115MA1FL3XK9D", "发货 请核对"
+	enc := url.PathEscape(company)
+	tests := []struct {
+		name, value string
+		// spans: the value holds the remark, with a space as it stands.
+		spans bool
+	}{
+		{name: "a Referer", value: "http://erp.example/doc?name=" + enc + "&tax=" + tax + "#top"},
+		{name: "a Link", value: "<http://erp.example/c/" + enc + ">; rel=\"next\""},
+		{name: "parameters", value: "attachment; filename*=UTF-8''" + enc + ".pdf"},
+		{name: "lower-case hex", value: "https://erp.example/x?c=" + strings.ToLower(enc)},
+		{name: "nothing to replace", value: "http://erp.example/doc?q=%E5%90%88%E5%90%8C&x=a%2Fb"},
+		// A value with a delimiter in it as it stands is found in the
+		// whole, which is then encoded again.
+		{name: "a remark across a space", value: strings.ReplaceAll(url.PathEscape(note), "%20", " "), spans: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+				Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+				Headers: http.Header{"Content-Type": {"application/json"}, "X-Test": {tt.value}}}
+			rec.SetBody([]byte(`{"businessType":4010,"data":{"customerName":"` + company + `","taxCode":"` + tax + `","comments":"` + note + `"}}`))
+			in, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := newTestAnonymizer(t, testKey)
+			out, st := stream(t, a, in, Options{Check: true})
+			if len(st.Leaks) != 0 {
+				t.Errorf("--check finds %+v in the output", st.Leaks)
+			}
+			got, err := capture.Decode(bytes.TrimSpace(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The stand-in is written in upper-case hex, whichever case the
+			// name was in.
+			encStandIn := url.PathEscape(a.r.Replace(companyName, company))
+			want := strings.NewReplacer(enc, encStandIn, strings.ToLower(enc), encStandIn, tax, a.r.Replace(TaxID, tax)).Replace(tt.value)
+			if tt.spans {
+				want = url.PathEscape(a.r.Replace(remark, note))
+			}
+			if v := got.Headers.Get("X-Test"); v != want {
+				t.Errorf("X-Test: %s\nwant        %s", v, want)
+			}
+		})
+	}
+}
