@@ -253,7 +253,10 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	method := strings.ToUpper(rec.Method)
+	// As captured, case and all: methods are case-sensitive (RFC 9110
+	// 9.1), and a receiver that refuses a sender's "post" must be seen
+	// refusing it again.
+	method := rec.Method
 	if method == "" {
 		method = http.MethodPost
 	}

@@ -15,7 +15,7 @@ import (
 
 func TestRequestFromRecord(t *testing.T) {
 	t.Parallel()
-	rec := &capture.Record{Method: "put", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1", Headers: http.Header{
+	rec := &capture.Record{Method: "PUT", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1", Headers: http.Header{
 		"Host": {"h"}, "Content-Length": {"9"}, "Connection": {"close"}, "Accept-Encoding": {"gzip"},
 		"X-Trace": {"t1"},
 	}}
@@ -313,5 +313,30 @@ func TestReplayerNothingSent(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRequestKeepsTheMethod: a method is replayed as captured, case and
+// all (RFC 9110 §9.1: methods are case-sensitive, and a receiver that
+// answers "post" 405 must still see "post"); a record without one is a
+// POST, the sender's method.
+func TestRequestKeepsTheMethod(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ method, want string }{
+		{"POST", "POST"},
+		{"post", "post"},
+		{"Put", "Put"},
+		{"", "POST"},
+	}
+	for _, tt := range tests {
+		rec := &capture.Record{Method: tt.method, Query: "businessType=CREATE_RECEIVABLE_DOC"}
+		rec.SetBody([]byte(`{}`))
+		req, err := request(rec, nil)
+		if err != nil {
+			t.Fatalf("method %q: %v", tt.method, err)
+		}
+		if req.Method != tt.want {
+			t.Errorf("method %q replayed as %q, want %q", tt.method, req.Method, tt.want)
+		}
 	}
 }
