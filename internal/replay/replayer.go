@@ -268,14 +268,30 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil
 	}
+	// A body sent compressed (Content-Encoding: gzip) holds its
+	// requestId compressed: it is read from the document the body decodes
+	// to, and a fresh one is spliced into that, which goes out coded as
+	// the body came. One that does not decode (br, cut short) is sent as
+	// it is, as a body without a requestId is.
+	doc, codings := body, capture.ContentCodings(rec.Headers)
+	if len(codings) > 0 {
+		if doc, err = capture.DecodeContent(body, codings, input.Max); err != nil {
+			doc = nil
+		}
+	}
 	id := ""
-	start, end := reqid.Find(body)
+	start, end := reqid.Find(doc)
 	if start >= 0 {
-		id = string(body[start:end])
+		id = string(doc[start:end])
 	}
 	if ids != nil && start >= 0 {
-		id = ids.Next()
-		body = reqid.Splice(body, start, end, id)
+		fresh := ids.Next()
+		doc = reqid.Splice(doc, start, end, fresh)
+		if len(codings) == 0 {
+			body, id = doc, fresh
+		} else if coded, err := capture.EncodeContent(doc, codings, body); err == nil {
+			body, id = coded, fresh
+		}
 	}
 	event, _ := rec.Event()
 	if event == "" {

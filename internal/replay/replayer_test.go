@@ -1,6 +1,10 @@
 package replay
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"net/http"
@@ -338,5 +342,65 @@ func TestRequestKeepsTheMethod(t *testing.T) {
 		if req.Method != tt.want {
 			t.Errorf("method %q replayed as %q, want %q", tt.method, req.Method, tt.want)
 		}
+	}
+}
+
+// TestRequestOfACompressedBody: a body sent compressed (Content-Encoding)
+// holds its requestId compressed. It is read from the document the body
+// decodes to, so a re-delivery counts as one, and --new-request-id splices
+// a fresh one into that document, which goes out coded as it came; the
+// body of a call replayed as it was is the captured bytes.
+func TestRequestOfACompressedBody(t *testing.T) {
+	t.Parallel()
+	const id = "11111111-1111-4111-8111-111111111111"
+	doc := []byte(`{"requestId":"` + id + `","businessType":5007,"data":{}}`)
+	var zl, raw bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	zw.Write(doc)
+	zw.Close()
+	fw, _ := flate.NewWriter(&raw, flate.BestSpeed)
+	fw.Write(doc)
+	fw.Close()
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(doc)
+	gw.Close()
+	tests := []struct {
+		name, coding string
+		body         []byte
+	}{
+		{"gzip", "gzip", gz.Bytes()},
+		{"x-gzip", "x-gzip", gz.Bytes()},
+		{"deflate (zlib)", "deflate", zl.Bytes()},
+		{"deflate (raw)", "deflate", raw.Bytes()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC",
+				Headers: http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {tt.coding}}}
+			rec.SetBody(tt.body)
+			as, err := request(rec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if as.RequestID != id || !bytes.Equal(as.Body, tt.body) {
+				t.Errorf("as captured: requestId %q, body changed %v; want %s and the captured bytes", as.RequestID, !bytes.Equal(as.Body, tt.body), id)
+			}
+			fresh, err := request(rec, reqid.NewIDs(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh.RequestID == id || len(fresh.RequestID) != 36 {
+				t.Fatalf("fresh requestId %q", fresh.RequestID)
+			}
+			if got := fresh.Header.Get("Content-Encoding"); got != tt.coding {
+				t.Errorf("Content-Encoding %q, want %q", got, tt.coding)
+			}
+			got, err := capture.DecodeContent(fresh.Body, []string{tt.coding}, 1<<20)
+			if want := bytes.Replace(doc, []byte(id), []byte(fresh.RequestID), 1); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("the body decodes to %s (%v), want %s", got, err, want)
+			}
+		})
 	}
 }
