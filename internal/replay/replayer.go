@@ -110,6 +110,11 @@ func (s *Replayer) Next() []*attempt.Request {
 			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
 			continue
 		}
+		if declared, recorded, short := rec.CutShort(); short {
+			// Sent all the same: the receiver's answer to what did
+			// arrive may be the thing looked into.
+			s.Warn("%s: line %d: its body came cut short (Content-Length %d, %d bytes recorded): sent as recorded, as a whole call, which the sender never made", in.Name, s.r.Line(), declared, recorded)
+		}
 		s.seq++
 		req.Seq = s.seq
 		s.mark(req)

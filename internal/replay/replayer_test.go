@@ -404,3 +404,48 @@ func TestRequestOfACompressedBody(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayerWarnsOfABodyCutShort: listen records the bytes that came of
+// a body not read whole (http-body-incomplete) under the Content-Length the
+// sender declared. Replayed, those bytes go out as a whole call that the
+// sender never made, so the replay says so, naming the line; a whole body
+// says nothing, whatever case its header is in.
+func TestReplayerWarnsOfABodyCutShort(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		header http.Header
+		body   string
+		want   string // the warning, "" for none
+	}{
+		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`},
+		{"cut short, base64", http.Header{"Content-Length": {"9"}}, "\xff\xfe", `(Content-Length 9, 2 bytes recorded)`},
+		{"whole", http.Header{"Content-Length": {"2"}}, `{}`, ""},
+		{"lower-case name", http.Header{"content-length": {"2"}}, `{}`, ""},
+		{"no Content-Length (chunked)", http.Header{}, `{}`, ""},
+		{"not a number", http.Header{"Content-Length": {"x"}}, `{}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.header}
+			rec.SetBody([]byte(tt.body))
+			line, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: strings.NewReader(string(line))}},
+				Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
+			if reqs := s.Next(); len(reqs) != 1 || string(reqs[0].Body) != tt.body {
+				t.Fatalf("sent %v, want the recorded body", reqs)
+			}
+			switch {
+			case tt.want == "" && len(warnings) > 0:
+				t.Errorf("warned %q", warnings)
+			case tt.want != "" && (len(warnings) != 1 || !strings.Contains(warnings[0], tt.want)):
+				t.Errorf("warnings %q, want one saying %s", warnings, tt.want)
+			}
+		})
+	}
+}

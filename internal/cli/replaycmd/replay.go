@@ -64,7 +64,9 @@ The secret is also WHSIM_REPLAY_SECRET or the config file's replay.secret.
 wrote masked.
 
 A torn last line, as a crash leaves it, is reported and skipped, and so is
-a line that is not a record whsim can replay (each named with its line); a
+a line that is not a record whsim can replay (each named with its line). A
+body that came cut short (shorter than its Content-Length) is sent as
+recorded, with a warning: the sender never made that whole call. A
 file of payloads, or one that is not JSON, is refused (exit 2: send payloads
 with whsim send --file). Output, summary and exit status are those of send;
 a replay that sent nothing (every line skipped, none of the --event asked,
