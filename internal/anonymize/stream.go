@@ -478,9 +478,9 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	}
 	a.parts(p, rec)
 	st.count(nil, p)
-	for name := range rec.Headers {
+	for name, vs := range rec.Headers {
 		if strings.EqualFold(name, "Content-Length") {
-			rec.Headers[name] = []string{strconv.Itoa(len(body))}
+			rec.Headers[name] = []string{strconv.FormatInt(contentLength(vs, len(compressed), len(body)), 10)}
 		}
 	}
 	if opts.Resign != nil {
@@ -495,6 +495,19 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		st.Resigned++
 	}
 	return nil
+}
+
+// contentLength is the Content-Length of a body anonymized from was bytes
+// to is: is, or, when the sender declared more than the was that arrived
+// (a body that came cut short, listen's http-body-incomplete), as much
+// more than is, so that the record still says it came cut short.
+func contentLength(declared []string, was, is int) int64 {
+	if len(declared) == 1 {
+		if n, err := strconv.ParseInt(strings.TrimSpace(declared[0]), 10, 64); err == nil && n > int64(was) {
+			return n - int64(was) + int64(is)
+		}
+	}
+	return int64(is)
 }
 
 func responseHeaders(rec *capture.Record) http.Header {

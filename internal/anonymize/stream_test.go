@@ -431,3 +431,43 @@ func TestHeadersKeepTheirForm(t *testing.T) {
 		})
 	}
 }
+
+// TestContentLengthKeepsABodyCutShort: Content-Length is corrected by what
+// anonymizing added to the body or took from it, so a record whose body
+// came cut short (listen's http-body-incomplete: less arrived than the
+// sender declared) still says so; a whole body's is its length.
+func TestContentLengthKeepsABodyCutShort(t *testing.T) {
+	t.Parallel()
+	const company = "上海鼎盛贸易有限公司"
+	whole := []byte(`{"businessType":4010,"data":{"customerName":"` + company + `"}}`)
+	cut := []byte(`{"businessType":4010,"data":{"comments":"开给` + company + `的发票`)
+	var in []byte
+	for _, b := range []struct {
+		body     []byte
+		declared int
+	}{{whole, len(whole)}, {cut, 300}} {
+		rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+			Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+			Headers: http.Header{"Content-Type": {"application/json"}, "Content-Length": {strconv.Itoa(b.declared)}}}
+		rec.SetBody(b.body)
+		var err error
+		if in, err = capture.Append(in, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := stream(t, newTestAnonymizer(t, testKey), in, Options{})
+	rd := capture.NewReader(bytes.NewReader(out))
+	for i, shortfall := range []int{0, 300 - len(cut)} {
+		rec, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := rec.RequestBody()
+		if strings.Contains(string(body), company) {
+			t.Fatalf("record %d: the name survived: %s", i, body)
+		}
+		if got, want := rec.Headers.Get("Content-Length"), strconv.Itoa(len(body)+shortfall); got != want {
+			t.Errorf("record %d: Content-Length %s for a %d-byte body, want %s", i, got, len(body), want)
+		}
+	}
+}

@@ -65,7 +65,8 @@ number, is replaced by its stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
 become ones of the documentation ranges (loopback stays).
 
-In capture records Content-Length is corrected, and secret headers
+In capture records Content-Length is corrected by what the body gained or
+lost (a body that came cut short still says so), and secret headers
 (credentials, tokens, API keys, signatures: the list listen masks) are
 dropped from the request, the response and the forward. --resign signs each
 call again with a Standard Webhooks secret; those signatures carry the time
