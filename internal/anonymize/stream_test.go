@@ -471,3 +471,48 @@ func TestContentLengthKeepsABodyCutShort(t *testing.T) {
 		}
 	}
 }
+
+// TestEmailAddressesAreReplaced: an email address names a person (its
+// local part) and a company (its domain) wherever it stands: a header, a
+// query, an unknown field, a remark of free text, a URL. Each becomes a
+// keyed stand-in at example.com, the same one for the same address in any
+// case, and --check finds any left.
+func TestEmailAddressesAreReplaced(t *testing.T) {
+	t.Parallel()
+	const addr = "zhang.wei@dingsheng-trade.com.cn"
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE&notify=" + url.QueryEscape(addr),
+		Headers: http.Header{"Content-Type": {"application/json"}, "X-Operator": {"Zhang Wei <" + addr + ">"}, "Referer": {"mailto:13812345678@163.com"}}}
+	rec.SetBody([]byte(`{"businessType":4010,"data":{"contactEmail":"` + strings.ToUpper(addr) + `","note":"请回复` + addr + `，谢谢","support":"help@example.com"}}`))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	text, _ := url.QueryUnescape(string(out))
+	for _, gone := range []string{"zhang.wei", "dingsheng", "13812345678", "163.com"} {
+		if strings.Contains(strings.ToLower(text), gone) {
+			t.Errorf("%s survives in %s", gone, out)
+		}
+	}
+	standIn := a.r.Replace(email, addr)
+	if !strings.HasSuffix(standIn, "@example.com") || strings.Count(text, standIn) != 4 {
+		t.Errorf("stand-in %q, want one at example.com in all 4 places: %s", standIn, text)
+	}
+	if !strings.Contains(text, "help@example.com") || !strings.Contains(text, "X-Operator\":[\"Zhang Wei <"+standIn+">") {
+		t.Errorf("what names nobody changed: %s", text)
+	}
+	if st.Replaced[email] == 0 {
+		t.Errorf("no email address counted: %+v", st.Replaced)
+	}
+
+	// --check alone finds an address left in the output.
+	chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(in), io.Discard, Options{checkOnly: true})
+	if err != nil || !slices.ContainsFunc(chk.Leaks, func(l Leak) bool { return l.Kind == string(email) }) {
+		t.Errorf("a check of the original finds %+v (%v), want the email address", chk.Leaks, err)
+	}
+}

@@ -73,6 +73,7 @@ func (p *pass) text(s string) string {
 	// are blanked out of what the byte-wise search below looks at.
 	orig := s
 	s = p.variants(s)
+	s = p.emails(s)
 	var b []byte // nil until something changes
 	grow := func(i int) {
 		if b == nil {
