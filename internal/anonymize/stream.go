@@ -571,6 +571,7 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 }
 
 func (a *anonymizer) headers(p *pass, h http.Header) {
+	renamed := map[string]string{}
 	for name, vals := range h {
 		if p.check && termsafe.SecretHeader(name) {
 			continue // a signature --resign wrote
@@ -581,6 +582,17 @@ func (a *anonymizer) headers(p *pass, h http.Header) {
 				vals[i] = p.addresses(vals[i])
 			}
 		}
+		// A name can hold an identifier too (X-Tenant-91310115ma1fl3xk9d,
+		// canonical as listen records it): the header is renamed to hold
+		// its stand-in, which stays as it is written (upper case), as
+		// a check looks for it.
+		if n := p.text(name); n != name {
+			renamed[name] = n
+		}
+	}
+	for name, n := range renamed {
+		h[n] = append(h[n], h[name]...)
+		delete(h, name)
 	}
 }
 

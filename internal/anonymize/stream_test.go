@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -514,5 +515,50 @@ func TestEmailAddressesAreReplaced(t *testing.T) {
 	chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(in), io.Discard, Options{checkOnly: true})
 	if err != nil || !slices.ContainsFunc(chk.Leaks, func(l Leak) bool { return l.Kind == string(email) }) {
 		t.Errorf("a check of the original finds %+v (%v), want the email address", chk.Leaks, err)
+	}
+}
+
+// TestHeaderNamesAreSearched: a header's name can hold an identifier (a
+// tenant's tax id, a mobile), in the canonical case listen records it in:
+// it is replaced there as in a value, the header renamed, its values kept,
+// and --check finds one left.
+func TestHeaderNamesAreSearched(t *testing.T) {
+	t.Parallel()
+	const tax, phone = "91310115MA1FL3XK9D", "13812345678"
+	tenant := http.CanonicalHeaderKey("X-Tenant-" + tax) // X-Tenant-91310115ma1fl3xk9d
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+		Headers:  http.Header{"Content-Type": {"application/json"}, tenant: {"on"}, "X-" + phone: {"a", "b"}},
+		Response: &capture.Response{Status: 200, Headers: http.Header{"X-Seen-" + phone: {"1"}}, Body: "", BodyEncoding: capture.UTF8}}
+	rec.SetBody([]byte(`{"businessType":4010,"data":{"taxCode":"` + tax + `"}}`))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	got, err := capture.Decode(bytes.TrimSpace(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Sorted(maps.Keys(got.Headers))
+	want := []string{"Content-Type", "X-" + a.r.Replace(mobile, phone), "X-Tenant-" + a.r.Replace(TaxID, tax)}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("headers %q, want %q", names, want)
+	}
+	if v := got.Headers["X-"+a.r.Replace(mobile, phone)]; !slices.Equal(v, []string{"a", "b"}) {
+		t.Errorf("values %q, want the captured a, b", v)
+	}
+	if _, ok := got.Response.Headers["X-Seen-"+a.r.Replace(mobile, phone)]; !ok {
+		t.Errorf("response headers %v, want the mobile's stand-in in the name", got.Response.Headers)
+	}
+
+	chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(in), io.Discard, Options{checkOnly: true})
+	if err != nil || len(chk.Leaks) < 2 {
+		t.Errorf("a check of the original finds %+v (%v), want the tax id and the mobile in the names", chk.Leaks, err)
 	}
 }

@@ -54,10 +54,10 @@ secret and use a random one of at least 16 bytes.
 
 Everything else in a payload or record is searched too, decoded (JSON
 escapes, percent-encoding): every other string, object key and number, the
-path and query, every header of the request, the response and the forward,
-the forward URL, the receivers' answers, and a request body that is not JSON
-(kept, and anonymized as text). There, any value the run replaced anywhere in
-the input (it is read twice for this, before and after; stdin is first
+path and query, every header of the request, the response and the forward
+(its name too), the forward URL, the receivers' answers, and a request body
+that is not JSON (kept, and anonymized as text). There, any value the run
+replaced anywhere in the input (it is read twice for this, before and after; stdin is first
 copied to a temporary file, removed after; a value too short to search
 for inside words, as a staff code 0038, where it stands as a token of its
 own), and anything shaped like a tax id, a mobile, an identity-card number
