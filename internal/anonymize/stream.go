@@ -576,6 +576,12 @@ func (a *anonymizer) headers(p *pass, h http.Header) {
 		if p.check && termsafe.SecretHeader(name) {
 			continue // a signature --resign wrote
 		}
+		if strings.EqualFold(name, "Content-Length") {
+			// A length, never data: a body of 1445 bytes is not staff
+			// 1445 (4-digit codes and a webhook's few KB meet often).
+			// record corrects it from what it declared.
+			continue
+		}
 		addrs := forwardedFor(name)
 		for i, v := range vals {
 			if vals[i] = p.escaped(v, false); addrs {

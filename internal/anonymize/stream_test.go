@@ -562,3 +562,35 @@ func TestHeaderNamesAreSearched(t *testing.T) {
 		t.Errorf("a check of the original finds %+v (%v), want the tax id and the mobile in the names", chk.Leaks, err)
 	}
 }
+
+// TestCheckReadsContentLengthAsALength: a body's length is no code. A
+// 4-digit staff code (0038, 1445) replaced in one record is the
+// Content-Length of another (a webhook body is a few KB): a check must not
+// call that length a leak, nor anonymizing touch it but to correct it.
+func TestCheckReadsContentLengthAsALength(t *testing.T) {
+	t.Parallel()
+	const staff = "1445"
+	invoice := []byte(`{"businessType":4010,"data":{"staffCode":"` + staff + `","staffName":"欧阳建国"}}`)
+	plain := []byte(`{"businessType":5007,"data":{"note":"` + strings.Repeat("x", 1445-40) + `"}}`)
+	if len(plain) != 1445 {
+		t.Fatalf("the plain body is %d bytes", len(plain))
+	}
+	var in []byte
+	for _, body := range [][]byte{invoice, plain} {
+		rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+			Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+			Headers: http.Header{"Content-Type": {"application/json"}, "Content-Length": {strconv.Itoa(len(body))}}}
+		rec.SetBody(body)
+		var err error
+		if in, err = capture.Append(in, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, st := stream(t, newTestAnonymizer(t, testKey), in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	if !strings.Contains(string(out), `"Content-Length":["1445"]`) {
+		t.Errorf("the plain record's length changed: %s", out)
+	}
+}
