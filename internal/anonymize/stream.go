@@ -584,6 +584,11 @@ func (a *anonymizer) headers(p *pass, h http.Header) {
 		}
 		addrs := forwardedFor(name)
 		for i, v := range vals {
+			if _, err := http.ParseTime(v); err == nil {
+				// An HTTP date (Date, Last-Modified, Expires) names
+				// nobody, and its year is no staff code 2026.
+				continue
+			}
 			if vals[i] = p.escaped(v, false); addrs {
 				vals[i] = p.addresses(vals[i])
 			}

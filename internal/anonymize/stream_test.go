@@ -594,3 +594,46 @@ func TestCheckReadsContentLengthAsALength(t *testing.T) {
 		t.Errorf("the plain record's length changed: %s", out)
 	}
 }
+
+// TestHTTPDatesAreKept: a header that holds an HTTP date (Date,
+// Last-Modified, Expires) names nobody. Its year is no staff code, though
+// a 4-digit staff code 2026 was replaced elsewhere: the date is kept as it
+// is, and a check finds nothing in it.
+func TestHTTPDatesAreKept(t *testing.T) {
+	t.Parallel()
+	const date = "Thu, 03 Dec 2026 23:16:28 GMT"
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+		Headers:  http.Header{"Content-Type": {"application/json"}, "Date": {date}, "If-Modified-Since": {"Wednesday, 02-Dec-26 10:00:00 GMT"}},
+		Response: &capture.Response{Status: 200, Headers: http.Header{"Date": {date}, "Expires": {"Fri Dec  4 23:16:28 2026"}}, BodyEncoding: capture.UTF8},
+		Forward:  &capture.Forward{URL: "http://127.0.0.1:3000/", Status: 200, Headers: http.Header{"Last-Modified": {date}, "X-Staff": {"2026"}}}}
+	rec.SetBody([]byte(`{"businessType":4010,"data":{"staffCode":"2026","staffName":"欧阳建国"}}`))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	got, err := capture.Decode(bytes.TrimSpace(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []struct {
+		name, got, want string
+	}{
+		{"Date", got.Headers.Get("Date"), date},
+		{"If-Modified-Since", got.Headers.Get("If-Modified-Since"), "Wednesday, 02-Dec-26 10:00:00 GMT"},
+		{"the response's Date", got.Response.Headers.Get("Date"), date},
+		{"the response's Expires", got.Response.Headers.Get("Expires"), "Fri Dec  4 23:16:28 2026"},
+		{"the forward's Last-Modified", got.Forward.Headers.Get("Last-Modified"), date},
+		// The code where it stands alone is still the code.
+		{"the forward's X-Staff", got.Forward.Headers.Get("X-Staff"), a.r.Replace(code, "2026")},
+	} {
+		if h.got != h.want {
+			t.Errorf("%s: %q, want %q", h.name, h.got, h.want)
+		}
+	}
+}
