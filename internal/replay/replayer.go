@@ -216,10 +216,30 @@ func (s *Replayer) count(i, skip int) int {
 		case k < skip || !s.wanted(rec):
 			continue
 		}
-		if _, err := rec.RequestBody(); err == nil && rec.Rejected == nil {
+		if replayable(rec) {
 			n++
 		}
 	}
+}
+
+// replayable says whether request would make a call of rec, without
+// making it: a record it refuses is no call left to send.
+func replayable(rec *capture.Record) bool {
+	if _, err := rec.RequestBody(); err != nil || rec.Rejected != nil {
+		return false
+	}
+	return capture.CheckReplayable(methodOf(rec), rec.Query, rec.Headers) == nil
+}
+
+// methodOf is the method to replay rec with: as captured, case and all
+// (methods are case-sensitive, RFC 9110 9.1, and a receiver that refuses
+// a sender's "post" must be seen refusing it again); POST, the sender's,
+// when the record has none.
+func methodOf(rec *capture.Record) string {
+	if rec.Method == "" {
+		return http.MethodPost
+	}
+	return rec.Method
 }
 
 // mark counts a re-delivery, sets the webhook-id a fresh signature uses,
@@ -258,13 +278,7 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	// As captured, case and all: methods are case-sensitive (RFC 9110
-	// 9.1), and a receiver that refuses a sender's "post" must be seen
-	// refusing it again.
-	method := rec.Method
-	if method == "" {
-		method = http.MethodPost
-	}
+	method := methodOf(rec)
 	if err := capture.CheckReplayable(method, rec.Query, rec.Headers); err != nil {
 		return nil, err
 	}

@@ -449,3 +449,33 @@ func TestReplayerWarnsOfABodyCutShort(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayerLeftCountsOnlyCalls: the calls not started of a replay cut
+// short are those it would have sent: a record it would skip as not HTTP
+// (a method with a space, a header with CR LF) is no call left.
+func TestReplayerLeftCountsOnlyCalls(t *testing.T) {
+	t.Parallel()
+	var b []byte
+	for _, r := range []*capture.Record{
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
+		{Method: "PO ST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"X-Inj": {"a\r\nX-Injected: 1"}}},
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC&x=a b"},
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
+	} {
+		r.SetBody([]byte(`{}`))
+		var err error
+		if b, err = capture.Append(b, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := string(b)
+	s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: strings.NewReader(file)}}, Warn: func(string, ...any) {},
+		Reopen: func(int) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }}
+	if s.Next() == nil {
+		t.Fatal("no first call")
+	}
+	if got := s.Left(); got != 1 {
+		t.Errorf("Left %d, want 1 (the last record; the three between are not HTTP)", got)
+	}
+}
