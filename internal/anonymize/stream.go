@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -459,6 +461,7 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		body = out
 		st.count(repl, p)
 	}
+	doc := body // the document, as --resign reads its requestId
 	if decoded != nil {
 		body = gbEncode(body, decoded, raw)
 	}
@@ -487,9 +490,16 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		if rec.Headers == nil {
 			rec.Headers = http.Header{}
 		}
+		// Receivers require a webhook-id: the captured one, else the
+		// requestId of the document (a compressed body's too), else one
+		// made from the body, as replay --sign makes it.
 		id := rec.Headers.Get("Webhook-Id")
 		if id == "" {
-			id = requestID(body)
+			id = requestID(doc)
+		}
+		if id == "" {
+			sum := sha256.Sum256(body)
+			id = "msg_" + hex.EncodeToString(sum[:12])
 		}
 		opts.Resign.Sign(rec.Headers, id, opts.Now(), body)
 		st.Resigned++

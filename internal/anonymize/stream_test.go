@@ -2,6 +2,7 @@ package anonymize
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -635,5 +636,61 @@ func TestHTTPDatesAreKept(t *testing.T) {
 		if h.got != h.want {
 			t.Errorf("%s: %q, want %q", h.name, h.got, h.want)
 		}
+	}
+}
+
+// TestResignGivesEveryCallAWebhookID: a Standard Webhooks signature signs
+// a webhook-id, which receivers require. A record without one is signed
+// with its body's requestId, read from the document a compressed body
+// holds, and a body without a requestId with an id made from its bytes,
+// as replay --sign does: never an empty one.
+func TestResignGivesEveryCallAWebhookID(t *testing.T) {
+	t.Parallel()
+	signer, err := sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "11111111-1111-4111-8111-111111111111"
+	doc := []byte(`{"requestId":"` + id + `","businessType":5007,"data":{}}`)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(doc)
+	zw.Close()
+	tests := []struct {
+		name   string
+		header http.Header
+		body   []byte
+		want   func(string) bool
+	}{
+		{"plain", http.Header{}, doc, func(s string) bool { return s == id }},
+		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes(), func(s string) bool { return s == id }},
+		{"no requestId", http.Header{}, []byte(`{"data":{}}`), func(s string) bool { return strings.HasPrefix(s, "msg_") && len(s) > 4 }},
+		{"a captured webhook-id", http.Header{"Webhook-Id": {"msg_captured"}}, doc, func(s string) bool { return s == "msg_captured" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+				Path: "/h", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.header}
+			rec.SetBody(tt.body)
+			in, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+			out, _ := stream(t, newTestAnonymizer(t, testKey), in, Options{Resign: signer, Now: func() time.Time { return now }})
+			got, err := capture.Decode(bytes.TrimSpace(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wid := got.Headers.Get("Webhook-Id")
+			if !tt.want(wid) {
+				t.Errorf("webhook-id %q", wid)
+			}
+			body, _ := got.RequestBody()
+			if sig := got.Headers.Get("Webhook-Signature"); sig != signer.Signature(wid, now.Unix(), body) {
+				t.Errorf("signature %q does not sign webhook-id %q and the body", sig, wid)
+			}
+		})
 	}
 }
