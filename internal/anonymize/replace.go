@@ -36,6 +36,8 @@ const (
 	// fields, item attributes, headers and URLs.
 	mobile class = "mobile number"
 	IDCard class = "identity card number"
+	// email is found by its shape too (email.go).
+	email class = "email address"
 	// Address is the remote address of a capture record.
 	Address class = "remote address"
 	// Echo is an identifier found again inside a field that does not
@@ -45,7 +47,7 @@ const (
 
 // Classes lists the classes in the order reports show them.
 func Classes() []class {
-	return []class{personName, companyName, TaxID, code, remark, mobile, IDCard, Address, Echo}
+	return []class{personName, companyName, TaxID, code, remark, mobile, IDCard, email, Address, Echo}
 }
 
 // minKeyLen is the shortest key accepted: a short key can be guessed, and a
@@ -149,6 +151,8 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 		return mobileStandIn(f)
 	case IDCard:
 		return idCardStandIn(f)
+	case email:
+		return emailStandIn(f)
 	case Address:
 		return addressStandIn(f, v)
 	}

@@ -2,10 +2,12 @@ package anonymize
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -373,5 +375,322 @@ func TestForwardErrorsAndFaultsAreAnonymized(t *testing.T) {
 	chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(only), io.Discard, Options{checkOnly: true})
 	if err != nil || len(chk.Leaks) == 0 {
 		t.Errorf("a check of the faults finds %+v (%v), want the tax id", chk.Leaks, err)
+	}
+}
+
+// TestHeadersKeepTheirForm: a header that holds a percent-encoded name
+// gets the name's stand-in, encoded the same way, and keeps every other
+// byte: the delimiters of a URL or of a header's parameters are not
+// encoded with it.
+func TestHeadersKeepTheirForm(t *testing.T) {
+	t.Parallel()
+	const company, tax, note = "上海鼎盛贸易有限公司", "91310115MA1FL3XK9D", "发货 请核对"
+	enc := url.PathEscape(company)
+	tests := []struct {
+		name, value string
+		// spans: the value holds the remark, with a space as it stands.
+		spans bool
+	}{
+		{name: "a Referer", value: "http://erp.example/doc?name=" + enc + "&tax=" + tax + "#top"},
+		{name: "a Link", value: "<http://erp.example/c/" + enc + ">; rel=\"next\""},
+		{name: "parameters", value: "attachment; filename*=UTF-8''" + enc + ".pdf"},
+		{name: "lower-case hex", value: "https://erp.example/x?c=" + strings.ToLower(enc)},
+		{name: "nothing to replace", value: "http://erp.example/doc?q=%E5%90%88%E5%90%8C&x=a%2Fb"},
+		// A value with a delimiter in it as it stands is found in the
+		// whole, which is then encoded again.
+		{name: "a remark across a space", value: strings.ReplaceAll(url.PathEscape(note), "%20", " "), spans: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+				Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+				Headers: http.Header{"Content-Type": {"application/json"}, "X-Test": {tt.value}}}
+			rec.SetBody([]byte(`{"businessType":4010,"data":{"customerName":"` + company + `","taxCode":"` + tax + `","comments":"` + note + `"}}`))
+			in, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := newTestAnonymizer(t, testKey)
+			out, st := stream(t, a, in, Options{Check: true})
+			if len(st.Leaks) != 0 {
+				t.Errorf("--check finds %+v in the output", st.Leaks)
+			}
+			got, err := capture.Decode(bytes.TrimSpace(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The stand-in is written in upper-case hex, whichever case the
+			// name was in.
+			encStandIn := url.PathEscape(a.r.Replace(companyName, company))
+			want := strings.NewReplacer(enc, encStandIn, strings.ToLower(enc), encStandIn, tax, a.r.Replace(TaxID, tax)).Replace(tt.value)
+			if tt.spans {
+				want = url.PathEscape(a.r.Replace(remark, note))
+			}
+			if v := got.Headers.Get("X-Test"); v != want {
+				t.Errorf("X-Test: %s\nwant        %s", v, want)
+			}
+		})
+	}
+}
+
+// TestContentLengthKeepsABodyCutShort: Content-Length is corrected by what
+// anonymizing added to the body or took from it, so a record whose body
+// came cut short (listen's http-body-incomplete: less arrived than the
+// sender declared) still says so; a whole body's is its length.
+func TestContentLengthKeepsABodyCutShort(t *testing.T) {
+	t.Parallel()
+	const company = "上海鼎盛贸易有限公司"
+	whole := []byte(`{"businessType":4010,"data":{"customerName":"` + company + `"}}`)
+	cut := []byte(`{"businessType":4010,"data":{"comments":"开给` + company + `的发票`)
+	var in []byte
+	for _, b := range []struct {
+		body     []byte
+		declared int
+	}{{whole, len(whole)}, {cut, 300}} {
+		rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+			Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+			Headers: http.Header{"Content-Type": {"application/json"}, "Content-Length": {strconv.Itoa(b.declared)}}}
+		rec.SetBody(b.body)
+		var err error
+		if in, err = capture.Append(in, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := stream(t, newTestAnonymizer(t, testKey), in, Options{})
+	rd := capture.NewReader(bytes.NewReader(out))
+	for i, shortfall := range []int{0, 300 - len(cut)} {
+		rec, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := rec.RequestBody()
+		if strings.Contains(string(body), company) {
+			t.Fatalf("record %d: the name survived: %s", i, body)
+		}
+		if got, want := rec.Headers.Get("Content-Length"), strconv.Itoa(len(body)+shortfall); got != want {
+			t.Errorf("record %d: Content-Length %s for a %d-byte body, want %s", i, got, len(body), want)
+		}
+	}
+}
+
+// TestEmailAddressesAreReplaced: an email address names a person (its
+// local part) and a company (its domain) wherever it stands: a header, a
+// query, an unknown field, a remark of free text, a URL. Each becomes a
+// keyed stand-in at example.com, the same one for the same address in any
+// case, and --check finds any left.
+func TestEmailAddressesAreReplaced(t *testing.T) {
+	t.Parallel()
+	const addr = "zhang.wei@dingsheng-trade.com.cn"
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE&notify=" + url.QueryEscape(addr),
+		Headers: http.Header{"Content-Type": {"application/json"}, "X-Operator": {"Zhang Wei <" + addr + ">"}, "Referer": {"mailto:13812345678@163.com"}}}
+	rec.SetBody([]byte(`{"businessType":4010,"data":{"contactEmail":"` + strings.ToUpper(addr) + `","note":"请回复` + addr + `，谢谢","support":"help@example.com"}}`))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	text, _ := url.QueryUnescape(string(out))
+	for _, gone := range []string{"zhang.wei", "dingsheng", "13812345678", "163.com"} {
+		if strings.Contains(strings.ToLower(text), gone) {
+			t.Errorf("%s survives in %s", gone, out)
+		}
+	}
+	standIn := a.r.Replace(email, addr)
+	if !strings.HasSuffix(standIn, "@example.com") || strings.Count(text, standIn) != 4 {
+		t.Errorf("stand-in %q, want one at example.com in all 4 places: %s", standIn, text)
+	}
+	if !strings.Contains(text, "help@example.com") || !strings.Contains(text, "X-Operator\":[\"Zhang Wei <"+standIn+">") {
+		t.Errorf("what names nobody changed: %s", text)
+	}
+	if st.Replaced[email] == 0 {
+		t.Errorf("no email address counted: %+v", st.Replaced)
+	}
+
+	// --check alone finds an address left in the output.
+	chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(in), io.Discard, Options{checkOnly: true})
+	if err != nil || !slices.ContainsFunc(chk.Leaks, func(l Leak) bool { return l.Kind == string(email) }) {
+		t.Errorf("a check of the original finds %+v (%v), want the email address", chk.Leaks, err)
+	}
+}
+
+// TestHeaderNamesAreSearched: a header's name can hold an identifier (a
+// tenant's tax id, a mobile), in the canonical case listen records it in:
+// it is replaced there as in a value, the header renamed, its values kept,
+// and --check finds one left.
+func TestHeaderNamesAreSearched(t *testing.T) {
+	t.Parallel()
+	const tax, phone = "91310115MA1FL3XK9D", "13812345678"
+	tenant := http.CanonicalHeaderKey("X-Tenant-" + tax) // X-Tenant-91310115ma1fl3xk9d
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+		Headers:  http.Header{"Content-Type": {"application/json"}, tenant: {"on"}, "X-" + phone: {"a", "b"}},
+		Response: &capture.Response{Status: 200, Headers: http.Header{"X-Seen-" + phone: {"1"}}, Body: "", BodyEncoding: capture.UTF8}}
+	rec.SetBody([]byte(`{"businessType":4010,"data":{"taxCode":"` + tax + `"}}`))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	got, err := capture.Decode(bytes.TrimSpace(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Sorted(maps.Keys(got.Headers))
+	want := []string{"Content-Type", "X-" + a.r.Replace(mobile, phone), "X-Tenant-" + a.r.Replace(TaxID, tax)}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("headers %q, want %q", names, want)
+	}
+	if v := got.Headers["X-"+a.r.Replace(mobile, phone)]; !slices.Equal(v, []string{"a", "b"}) {
+		t.Errorf("values %q, want the captured a, b", v)
+	}
+	if _, ok := got.Response.Headers["X-Seen-"+a.r.Replace(mobile, phone)]; !ok {
+		t.Errorf("response headers %v, want the mobile's stand-in in the name", got.Response.Headers)
+	}
+
+	chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(in), io.Discard, Options{checkOnly: true})
+	if err != nil || len(chk.Leaks) < 2 {
+		t.Errorf("a check of the original finds %+v (%v), want the tax id and the mobile in the names", chk.Leaks, err)
+	}
+}
+
+// TestCheckReadsContentLengthAsALength: a body's length is no code. A
+// 4-digit staff code (0038, 1445) replaced in one record is the
+// Content-Length of another (a webhook body is a few KB): a check must not
+// call that length a leak, nor anonymizing touch it but to correct it.
+func TestCheckReadsContentLengthAsALength(t *testing.T) {
+	t.Parallel()
+	const staff = "1445"
+	invoice := []byte(`{"businessType":4010,"data":{"staffCode":"` + staff + `","staffName":"欧阳建国"}}`)
+	plain := []byte(`{"businessType":5007,"data":{"note":"` + strings.Repeat("x", 1445-40) + `"}}`)
+	if len(plain) != 1445 {
+		t.Fatalf("the plain body is %d bytes", len(plain))
+	}
+	var in []byte
+	for _, body := range [][]byte{invoice, plain} {
+		rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+			Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+			Headers: http.Header{"Content-Type": {"application/json"}, "Content-Length": {strconv.Itoa(len(body))}}}
+		rec.SetBody(body)
+		var err error
+		if in, err = capture.Append(in, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, st := stream(t, newTestAnonymizer(t, testKey), in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	if !strings.Contains(string(out), `"Content-Length":["1445"]`) {
+		t.Errorf("the plain record's length changed: %s", out)
+	}
+}
+
+// TestHTTPDatesAreKept: a header that holds an HTTP date (Date,
+// Last-Modified, Expires) names nobody. Its year is no staff code, though
+// a 4-digit staff code 2026 was replaced elsewhere: the date is kept as it
+// is, and a check finds nothing in it.
+func TestHTTPDatesAreKept(t *testing.T) {
+	t.Parallel()
+	const date = "Thu, 03 Dec 2026 23:16:28 GMT"
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE",
+		Headers:  http.Header{"Content-Type": {"application/json"}, "Date": {date}, "If-Modified-Since": {"Wednesday, 02-Dec-26 10:00:00 GMT"}},
+		Response: &capture.Response{Status: 200, Headers: http.Header{"Date": {date}, "Expires": {"Fri Dec  4 23:16:28 2026"}}, BodyEncoding: capture.UTF8},
+		Forward:  &capture.Forward{URL: "http://127.0.0.1:3000/", Status: 200, Headers: http.Header{"Last-Modified": {date}, "X-Staff": {"2026"}}}}
+	rec.SetBody([]byte(`{"businessType":4010,"data":{"staffCode":"2026","staffName":"欧阳建国"}}`))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in the output", st.Leaks)
+	}
+	got, err := capture.Decode(bytes.TrimSpace(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []struct {
+		name, got, want string
+	}{
+		{"Date", got.Headers.Get("Date"), date},
+		{"If-Modified-Since", got.Headers.Get("If-Modified-Since"), "Wednesday, 02-Dec-26 10:00:00 GMT"},
+		{"the response's Date", got.Response.Headers.Get("Date"), date},
+		{"the response's Expires", got.Response.Headers.Get("Expires"), "Fri Dec  4 23:16:28 2026"},
+		{"the forward's Last-Modified", got.Forward.Headers.Get("Last-Modified"), date},
+		// The code where it stands alone is still the code.
+		{"the forward's X-Staff", got.Forward.Headers.Get("X-Staff"), a.r.Replace(code, "2026")},
+	} {
+		if h.got != h.want {
+			t.Errorf("%s: %q, want %q", h.name, h.got, h.want)
+		}
+	}
+}
+
+// TestResignGivesEveryCallAWebhookID: a Standard Webhooks signature signs
+// a webhook-id, which receivers require. A record without one is signed
+// with its body's requestId, read from the document a compressed body
+// holds, and a body without a requestId with an id made from its bytes,
+// as replay --sign does: never an empty one.
+func TestResignGivesEveryCallAWebhookID(t *testing.T) {
+	t.Parallel()
+	signer, err := sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "11111111-1111-4111-8111-111111111111"
+	doc := []byte(`{"requestId":"` + id + `","businessType":5007,"data":{}}`)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(doc)
+	zw.Close()
+	tests := []struct {
+		name   string
+		header http.Header
+		body   []byte
+		want   func(string) bool
+	}{
+		{"plain", http.Header{}, doc, func(s string) bool { return s == id }},
+		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes(), func(s string) bool { return s == id }},
+		{"no requestId", http.Header{}, []byte(`{"data":{}}`), func(s string) bool { return strings.HasPrefix(s, "msg_") && len(s) > 4 }},
+		{"a captured webhook-id", http.Header{"Webhook-Id": {"msg_captured"}}, doc, func(s string) bool { return s == "msg_captured" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+				Path: "/h", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.header}
+			rec.SetBody(tt.body)
+			in, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+			out, _ := stream(t, newTestAnonymizer(t, testKey), in, Options{Resign: signer, Now: func() time.Time { return now }})
+			got, err := capture.Decode(bytes.TrimSpace(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wid := got.Headers.Get("Webhook-Id")
+			if !tt.want(wid) {
+				t.Errorf("webhook-id %q", wid)
+			}
+			body, _ := got.RequestBody()
+			if sig := got.Headers.Get("Webhook-Signature"); sig != signer.Signature(wid, now.Unix(), body) {
+				t.Errorf("signature %q does not sign webhook-id %q and the body", sig, wid)
+			}
+		})
 	}
 }

@@ -73,6 +73,7 @@ func (p *pass) text(s string) string {
 	// are blanked out of what the byte-wise search below looks at.
 	orig := s
 	s = p.variants(s)
+	s = p.emails(s)
 	var b []byte // nil until something changes
 	grow := func(i int) {
 		if b == nil {
@@ -246,7 +247,17 @@ func (p *pass) newLine(n int) {
 
 // escaped is text that may be percent-encoded (a path, a query's names and
 // values, a header): it is searched as it stands and decoded, and written
-// encoded again when the decoded form changed.
+// encoded again where the decoded form changed.
+//
+// Only the runs that changed are encoded again: a run is what lies between
+// two delimiters written as they are (a "/", "?", "&", ";", a space...),
+// and a value percent-encoded has its own delimiters encoded, so it lies
+// within one. Encoding the whole again would encode the delimiters too: a
+// Referer http://erp/doc?name=%E4%B8%8A... would come out
+// http:%2F%2Ferp%2Fdoc%3Fname=..., a URL no more, and a header's
+// "; filename*=" would be lost in the same way. A value that spans a
+// delimiter as it stands (a remark with a space in it) is still found in
+// the whole, decoded, and that whole is then encoded again.
 func (p *pass) escaped(s string, query bool) string {
 	t := p.gbText(s)
 	if !strings.Contains(t, "%") && !(query && strings.Contains(t, "+")) {
@@ -256,14 +267,50 @@ func (p *pass) escaped(s string, query bool) string {
 	if query {
 		unescape, escape = url.QueryUnescape, url.QueryEscape
 	}
-	d, err := unescape(t)
-	if err != nil || d == t {
-		return t
+	var b strings.Builder
+	for start := 0; start < len(t); {
+		end := start
+		for end < len(t) && !escapeDelimiter(t[end], query) {
+			end++
+		}
+		run := t[start:end]
+		if strings.Contains(run, "%") || query && strings.Contains(run, "+") {
+			if d, err := unescape(run); err == nil && d != run {
+				if nd := p.gbText(d); nd != d {
+					run = escape(nd)
+				}
+			}
+		}
+		b.WriteString(run)
+		if end < len(t) {
+			b.WriteByte(t[end])
+		}
+		start = end + 1
 	}
+	out := b.String()
+	d, err := unescape(out)
+	if err != nil || d == out {
+		return out
+	}
+	// Stand-ins are left as they are, so what the runs replaced is not
+	// counted twice.
 	if nd := p.gbText(d); nd != d {
 		return escape(nd)
 	}
-	return t
+	return out
+}
+
+// escapeDelimiter reports whether c, written as it stands in
+// percent-encoded text, ends a run: an ASCII byte that is not a letter, a
+// digit, one of "-._~" or "%" (nor "+", a space, in a query).
+func escapeDelimiter(c byte, query bool) bool {
+	switch {
+	case c >= 0x80, wordChar(c), c == '%', strings.IndexByte("-._~", c) >= 0:
+		return false
+	case c == '+':
+		return !query
+	}
+	return true
 }
 
 // gbText is text for a string that may be GBK or GB18030 rather than

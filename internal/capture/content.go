@@ -110,3 +110,69 @@ func decodeOne(b []byte, coding string, limit int64) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// EncodeContent codes doc again as like, the body it was decoded from
+// (DecodeContent with the same codings), was coded: the inverse, for a
+// document changed on its way out again (replay --new-request-id splices
+// a fresh requestId into it). Each layer is written as like's was: a
+// gzip layer with its header (name, time, OS), a deflate layer in zlib's
+// format (HTTP's) or raw, as the sender sent it.
+func EncodeContent(doc []byte, codings []string, like []byte) ([]byte, error) {
+	if len(codings) == 0 {
+		return doc, nil
+	}
+	// What each layer of like was written as, outermost first.
+	type layer struct {
+		gzip *gzip.Header
+		raw  bool // deflate without zlib's frame
+	}
+	layers := make([]layer, len(codings))
+	cur := like
+	for i := len(codings) - 1; i >= 0; i-- {
+		switch codings[i] {
+		case "gzip", "x-gzip":
+			zr, err := gzip.NewReader(bytes.NewReader(cur))
+			if err != nil {
+				return nil, &ContentError{Coding: codings[i], Err: err}
+			}
+			h := zr.Header
+			layers[i].gzip = &h
+		case "deflate":
+			_, err := zlib.NewReader(bytes.NewReader(cur))
+			layers[i].raw = err != nil
+		default:
+			return nil, &ContentError{Coding: codings[i], Unknown: true}
+		}
+		if i > 0 {
+			var err error
+			// An inner layer is a coding of doc: no larger than doc
+			// and the coding's few bytes of its own.
+			if cur, err = decodeOne(cur, codings[i], 2*int64(len(doc))+64<<10); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := doc
+	for i, l := range layers {
+		var buf bytes.Buffer
+		var w io.WriteCloser
+		switch {
+		case l.gzip != nil:
+			zw := gzip.NewWriter(&buf)
+			zw.Header = *l.gzip
+			w = zw
+		case l.raw:
+			w, _ = flate.NewWriter(&buf, flate.DefaultCompression) // a valid level
+		default:
+			w = zlib.NewWriter(&buf)
+		}
+		if _, err := w.Write(out); err != nil {
+			return nil, &ContentError{Coding: codings[i], Err: err}
+		}
+		if err := w.Close(); err != nil {
+			return nil, &ContentError{Coding: codings[i], Err: err}
+		}
+		out = buf.Bytes()
+	}
+	return out, nil
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func gzipped(t testing.TB, b []byte) []byte {
@@ -102,4 +103,66 @@ func FuzzDecodeContent(f *testing.F) {
 			t.Fatalf("decoded %d bytes, over the limit", len(got))
 		}
 	})
+}
+
+// TestEncodeContent: a changed document is coded again as the body it
+// came from was, layer by layer, so that it decodes with the same codings
+// and each layer keeps its form (a gzip header, raw deflate or zlib).
+func TestEncodeContent(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111"}`)
+	changed := []byte(`{"requestId":"22222222-2222-4222-8222-222222222222"}`)
+	var named bytes.Buffer
+	nw := gzip.NewWriter(&named)
+	nw.Name, nw.ModTime = "calls.json", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	nw.Write(doc)
+	nw.Close()
+	var zl, raw bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	zw.Write(doc)
+	zw.Close()
+	fw, _ := flate.NewWriter(&raw, flate.BestSpeed)
+	fw.Write(doc)
+	fw.Close()
+	var zlOfGzip bytes.Buffer
+	zw = zlib.NewWriter(&zlOfGzip)
+	zw.Write(gzipped(t, doc))
+	zw.Close()
+	for _, tc := range []struct {
+		name    string
+		codings []string
+		like    []byte
+		zlib    bool // the outer layer has zlib's frame
+	}{
+		{"gzip with a name and a time", []string{"gzip"}, named.Bytes(), false},
+		{"deflate as zlib", []string{"deflate"}, zl.Bytes(), true},
+		{"raw deflate", []string{"deflate"}, raw.Bytes(), false},
+		{"gzip, then deflate", []string{"gzip", "deflate"}, zlOfGzip.Bytes(), true},
+		{"none", nil, doc, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := EncodeContent(changed, tc.codings, tc.like)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := DecodeContent(out, tc.codings, 1<<20); err != nil || !bytes.Equal(got, changed) {
+				t.Errorf("decodes to %q (%v), want %q", got, err, changed)
+			}
+			if tc.codings != nil && tc.codings[len(tc.codings)-1] == "deflate" {
+				if _, err := zlib.NewReader(bytes.NewReader(out)); (err == nil) != tc.zlib {
+					t.Errorf("zlib frame: %v, want %v", err == nil, tc.zlib)
+				}
+			}
+			if tc.codings != nil && tc.codings[0] == "gzip" && len(tc.codings) == 1 {
+				zr, err := gzip.NewReader(bytes.NewReader(out))
+				if err != nil || zr.Name != "calls.json" || !zr.ModTime.Equal(nw.ModTime) {
+					t.Errorf("gzip header %+v (%v), want the captured name and time", zr.Header, err)
+				}
+			}
+		})
+	}
+	if _, err := EncodeContent(changed, []string{"br"}, []byte("x")); err == nil {
+		t.Error("br: no error")
+	}
 }

@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/textproto"
+	"strconv"
 	"strings"
 )
 
@@ -80,4 +82,28 @@ func isToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// CutShort reports a record whose body came cut short: listen records
+// the bytes that arrived of a body not read whole (its
+// http-body-incomplete finding) under the Content-Length the sender
+// declared, which replay does not send. It returns that length and the
+// body's, short when the declared one is more. A chunked body cut short
+// has no length to tell it by, and is not reported.
+func (r *Record) CutShort() (declared, recorded int64, short bool) {
+	got := int64(len(r.Body))
+	if r.BodyEncoding == Base64 {
+		got = int64(base64.StdEncoding.DecodedLen(len(r.Body)) - strings.Count(r.Body[max(0, len(r.Body)-2):], "="))
+	}
+	for k, vs := range r.Headers {
+		if !strings.EqualFold(k, "Content-Length") {
+			continue
+		}
+		for _, v := range vs {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n > got {
+				return n, got, true
+			}
+		}
+	}
+	return 0, got, false
 }

@@ -110,6 +110,11 @@ func (s *Replayer) Next() []*attempt.Request {
 			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
 			continue
 		}
+		if declared, recorded, short := rec.CutShort(); short {
+			// Sent all the same: the receiver's answer to what did
+			// arrive may be the thing looked into.
+			s.Warn("%s: line %d: its body came cut short (Content-Length %d, %d bytes recorded): sent as recorded, as a whole call, which the sender never made", in.Name, s.r.Line(), declared, recorded)
+		}
 		s.seq++
 		req.Seq = s.seq
 		s.mark(req)
@@ -211,10 +216,30 @@ func (s *Replayer) count(i, skip int) int {
 		case k < skip || !s.wanted(rec):
 			continue
 		}
-		if _, err := rec.RequestBody(); err == nil && rec.Rejected == nil {
+		if replayable(rec) {
 			n++
 		}
 	}
+}
+
+// replayable says whether request would make a call of rec, without
+// making it: a record it refuses is no call left to send.
+func replayable(rec *capture.Record) bool {
+	if _, err := rec.RequestBody(); err != nil || rec.Rejected != nil {
+		return false
+	}
+	return capture.CheckReplayable(methodOf(rec), rec.Query, rec.Headers) == nil
+}
+
+// methodOf is the method to replay rec with: as captured, case and all
+// (methods are case-sensitive, RFC 9110 9.1, and a receiver that refuses
+// a sender's "post" must be seen refusing it again); POST, the sender's,
+// when the record has none.
+func methodOf(rec *capture.Record) string {
+	if rec.Method == "" {
+		return http.MethodPost
+	}
+	return rec.Method
 }
 
 // mark counts a re-delivery, sets the webhook-id a fresh signature uses,
@@ -253,10 +278,7 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	method := strings.ToUpper(rec.Method)
-	if method == "" {
-		method = http.MethodPost
-	}
+	method := methodOf(rec)
 	if err := capture.CheckReplayable(method, rec.Query, rec.Headers); err != nil {
 		return nil, err
 	}
@@ -265,14 +287,30 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 	if _, ok := h["Content-Type"]; !ok {
 		h["Content-Type"] = nil
 	}
+	// A body sent compressed (Content-Encoding: gzip) holds its
+	// requestId compressed: it is read from the document the body decodes
+	// to, and a fresh one is spliced into that, which goes out coded as
+	// the body came. One that does not decode (br, cut short) is sent as
+	// it is, as a body without a requestId is.
+	doc, codings := body, capture.ContentCodings(rec.Headers)
+	if len(codings) > 0 {
+		if doc, err = capture.DecodeContent(body, codings, input.Max); err != nil {
+			doc = nil
+		}
+	}
 	id := ""
-	start, end := reqid.Find(body)
+	start, end := reqid.Find(doc)
 	if start >= 0 {
-		id = string(body[start:end])
+		id = string(doc[start:end])
 	}
 	if ids != nil && start >= 0 {
-		id = ids.Next()
-		body = reqid.Splice(body, start, end, id)
+		fresh := ids.Next()
+		doc = reqid.Splice(doc, start, end, fresh)
+		if len(codings) == 0 {
+			body, id = doc, fresh
+		} else if coded, err := capture.EncodeContent(doc, codings, body); err == nil {
+			body, id = coded, fresh
+		}
 	}
 	event, _ := rec.Event()
 	if event == "" {

@@ -1,6 +1,10 @@
 package replay
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,7 +19,7 @@ import (
 
 func TestRequestFromRecord(t *testing.T) {
 	t.Parallel()
-	rec := &capture.Record{Method: "put", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1", Headers: http.Header{
+	rec := &capture.Record{Method: "PUT", Query: "businessType=CREATE_RECEIVABLE_DOC&x=1", Headers: http.Header{
 		"Host": {"h"}, "Content-Length": {"9"}, "Connection": {"close"}, "Accept-Encoding": {"gzip"},
 		"X-Trace": {"t1"},
 	}}
@@ -313,5 +317,165 @@ func TestReplayerNothingSent(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRequestKeepsTheMethod: a method is replayed as captured, case and
+// all (RFC 9110 §9.1: methods are case-sensitive, and a receiver that
+// answers "post" 405 must still see "post"); a record without one is a
+// POST, the sender's method.
+func TestRequestKeepsTheMethod(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ method, want string }{
+		{"POST", "POST"},
+		{"post", "post"},
+		{"Put", "Put"},
+		{"", "POST"},
+	}
+	for _, tt := range tests {
+		rec := &capture.Record{Method: tt.method, Query: "businessType=CREATE_RECEIVABLE_DOC"}
+		rec.SetBody([]byte(`{}`))
+		req, err := request(rec, nil)
+		if err != nil {
+			t.Fatalf("method %q: %v", tt.method, err)
+		}
+		if req.Method != tt.want {
+			t.Errorf("method %q replayed as %q, want %q", tt.method, req.Method, tt.want)
+		}
+	}
+}
+
+// TestRequestOfACompressedBody: a body sent compressed (Content-Encoding)
+// holds its requestId compressed. It is read from the document the body
+// decodes to, so a re-delivery counts as one, and --new-request-id splices
+// a fresh one into that document, which goes out coded as it came; the
+// body of a call replayed as it was is the captured bytes.
+func TestRequestOfACompressedBody(t *testing.T) {
+	t.Parallel()
+	const id = "11111111-1111-4111-8111-111111111111"
+	doc := []byte(`{"requestId":"` + id + `","businessType":5007,"data":{}}`)
+	var zl, raw bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	zw.Write(doc)
+	zw.Close()
+	fw, _ := flate.NewWriter(&raw, flate.BestSpeed)
+	fw.Write(doc)
+	fw.Close()
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(doc)
+	gw.Close()
+	tests := []struct {
+		name, coding string
+		body         []byte
+	}{
+		{"gzip", "gzip", gz.Bytes()},
+		{"x-gzip", "x-gzip", gz.Bytes()},
+		{"deflate (zlib)", "deflate", zl.Bytes()},
+		{"deflate (raw)", "deflate", raw.Bytes()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC",
+				Headers: http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {tt.coding}}}
+			rec.SetBody(tt.body)
+			as, err := request(rec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if as.RequestID != id || !bytes.Equal(as.Body, tt.body) {
+				t.Errorf("as captured: requestId %q, body changed %v; want %s and the captured bytes", as.RequestID, !bytes.Equal(as.Body, tt.body), id)
+			}
+			fresh, err := request(rec, reqid.NewIDs(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh.RequestID == id || len(fresh.RequestID) != 36 {
+				t.Fatalf("fresh requestId %q", fresh.RequestID)
+			}
+			if got := fresh.Header.Get("Content-Encoding"); got != tt.coding {
+				t.Errorf("Content-Encoding %q, want %q", got, tt.coding)
+			}
+			got, err := capture.DecodeContent(fresh.Body, []string{tt.coding}, 1<<20)
+			if want := bytes.Replace(doc, []byte(id), []byte(fresh.RequestID), 1); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("the body decodes to %s (%v), want %s", got, err, want)
+			}
+		})
+	}
+}
+
+// TestReplayerWarnsOfABodyCutShort: listen records the bytes that came of
+// a body not read whole (http-body-incomplete) under the Content-Length the
+// sender declared. Replayed, those bytes go out as a whole call that the
+// sender never made, so the replay says so, naming the line; a whole body
+// says nothing, whatever case its header is in.
+func TestReplayerWarnsOfABodyCutShort(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		header http.Header
+		body   string
+		want   string // the warning, "" for none
+	}{
+		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`},
+		{"cut short, base64", http.Header{"Content-Length": {"9"}}, "\xff\xfe", `(Content-Length 9, 2 bytes recorded)`},
+		{"whole", http.Header{"Content-Length": {"2"}}, `{}`, ""},
+		{"lower-case name", http.Header{"content-length": {"2"}}, `{}`, ""},
+		{"no Content-Length (chunked)", http.Header{}, `{}`, ""},
+		{"not a number", http.Header{"Content-Length": {"x"}}, `{}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.header}
+			rec.SetBody([]byte(tt.body))
+			line, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: strings.NewReader(string(line))}},
+				Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
+			if reqs := s.Next(); len(reqs) != 1 || string(reqs[0].Body) != tt.body {
+				t.Fatalf("sent %v, want the recorded body", reqs)
+			}
+			switch {
+			case tt.want == "" && len(warnings) > 0:
+				t.Errorf("warned %q", warnings)
+			case tt.want != "" && (len(warnings) != 1 || !strings.Contains(warnings[0], tt.want)):
+				t.Errorf("warnings %q, want one saying %s", warnings, tt.want)
+			}
+		})
+	}
+}
+
+// TestReplayerLeftCountsOnlyCalls: the calls not started of a replay cut
+// short are those it would have sent: a record it would skip as not HTTP
+// (a method with a space, a header with CR LF) is no call left.
+func TestReplayerLeftCountsOnlyCalls(t *testing.T) {
+	t.Parallel()
+	var b []byte
+	for _, r := range []*capture.Record{
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
+		{Method: "PO ST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"X-Inj": {"a\r\nX-Injected: 1"}}},
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC&x=a b"},
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
+	} {
+		r.SetBody([]byte(`{}`))
+		var err error
+		if b, err = capture.Append(b, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := string(b)
+	s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: strings.NewReader(file)}}, Warn: func(string, ...any) {},
+		Reopen: func(int) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }}
+	if s.Next() == nil {
+		t.Fatal("no first call")
+	}
+	if got := s.Left(); got != 1 {
+		t.Errorf("Left %d, want 1 (the last record; the three between are not HTTP)", got)
 	}
 }

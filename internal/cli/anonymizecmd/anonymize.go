@@ -54,18 +54,20 @@ secret and use a random one of at least 16 bytes.
 
 Everything else in a payload or record is searched too, decoded (JSON
 escapes, percent-encoding): every other string, object key and number, the
-path and query, every header of the request, the response and the forward,
-the forward URL, the receivers' answers, and a request body that is not JSON
-(kept, and anonymized as text). There, any value the run replaced anywhere in
-the input (it is read twice for this, before and after; stdin is first
+path and query, every header of the request, the response and the forward
+(its name too), the forward URL, the receivers' answers, and a request body
+that is not JSON (kept, and anonymized as text). There, any value the run
+replaced anywhere in the input (it is read twice for this, before and after; stdin is first
 copied to a temporary file, removed after; a value too short to search
 for inside words, as a staff code 0038, where it stands as a token of its
-own), and anything shaped like a tax id, a mobile or an identity-card
-number, is replaced by its stand-in. Stand-ins are one to one within a class.
+own), and anything shaped like a tax id, a mobile, an identity-card number
+or an email address (which becomes one at example.com), is replaced by its
+stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
 become ones of the documentation ranges (loopback stays).
 
-In capture records Content-Length is corrected, and secret headers
+In capture records Content-Length is corrected by what the body gained or
+lost (a body that came cut short still says so), and secret headers
 (credentials, tokens, API keys, signatures: the list listen masks) are
 dropped from the request, the response and the forward. --resign signs each
 call again with a Standard Webhooks secret; those signatures carry the time
@@ -75,8 +77,8 @@ whsim replay --sign standard --secret whsec_... instead.
 
 --check scans the output as anonymizing scans the input and exits 1 on any
 value the run replaced that still stands anywhere, or anything that still
-looks like a tax id, a mobile or an identity-card number. A report of what
-was replaced goes to stderr.`,
+looks like a tax id, a mobile, an identity-card number or an email
+address. A report of what was replaced goes to stderr.`,
 		Example: `  whsim anonymize --key "$KEY" calls.ndjson > fixtures/calls.ndjson
   whsim anonymize monday.ndjson tuesday.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY
   whsim anonymize --key "$KEY" --check --resign whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw calls.ndjson --out shared.ndjson
@@ -91,7 +93,7 @@ was replaced goes to stderr.`,
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile or identity-card number")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, identity-card number or email address")
 	return cmd
 }
 

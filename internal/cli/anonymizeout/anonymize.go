@@ -25,10 +25,8 @@ func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 	for _, c := range anonymize.Classes() {
 		if n := st.Replaced[c]; n > 0 {
 			many := string(c) + "s"
-			if c == anonymize.Echo {
-				many = "echoes"
-			} else if c == anonymize.Address {
-				many = "remote addresses"
+			if strings.HasSuffix(many, "ss") || c == anonymize.Echo {
+				many = string(c) + "es" // remote addresses, email addresses, echoes
 			}
 			parts = append(parts, fmt.Sprintf("%d %s", n, term.Plural(n, string(c), many)))
 		}

@@ -49,8 +49,10 @@ are the client's own.
 
 Calls go in captured order unless --concurrency is above 1. --new-request-id
 gives each call a fresh requestId (and changes nothing else) to test a
-receiver's deduplication. A record whose requestId an earlier one had is a
-re-delivery and counts as a duplicate in the summary.
+receiver's deduplication; a body sent compressed (Content-Encoding gzip or
+deflate) gets it in the document it holds, and goes out compressed again.
+A record whose requestId an earlier one had is a re-delivery and counts as
+a duplicate in the summary.
 
 A captured signature is only good for five minutes (Standard Webhooks
 receivers refuse an older webhook-timestamp), and a fresh requestId changes
@@ -62,7 +64,9 @@ The secret is also WHSIM_REPLAY_SECRET or the config file's replay.secret.
 wrote masked.
 
 A torn last line, as a crash leaves it, is reported and skipped, and so is
-a line that is not a record whsim can replay (each named with its line); a
+a line that is not a record whsim can replay (each named with its line). A
+body that came cut short (shorter than its Content-Length) is sent as
+recorded, with a warning: the sender never made that whole call. A
 file of payloads, or one that is not JSON, is refused (exit 2: send payloads
 with whsim send --file). Output, summary and exit status are those of send;
 a replay that sent nothing (every line skipped, none of the --event asked,
