@@ -77,6 +77,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	w := &answerWriter{header: http.Header{}}
+	// What net/http's server closes when the handler returns: the body it
+	// gave, whatever the handler put in its place.
+	reqBody := sreq.Body
 	type served struct {
 		err error
 		// live: the call's time limit had not passed when the handler
@@ -97,6 +100,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 			res.live = req.Context().Err() == nil
 			done <- res
 		}()
+		// Closed before the answer is taken: a goroutine the handler
+		// left reading it fails, as behind a server, however it races.
+		defer reqBody.Close()
 		res.err = tr.serve(w, sreq)
 	}()
 	if tr.held != nil {
@@ -190,9 +196,36 @@ func serverRequest(req *http.Request, body []byte) (*http.Request, context.Cance
 		Header: h, Host: host, RemoteAddr: remoteAddr, ContentLength: int64(len(body)), Body: http.NoBody,
 	}).WithContext(ctx)
 	if len(body) > 0 {
-		sreq.Body = io.NopCloser(bytes.NewReader(body))
+		sreq.Body = &serverBody{r: bytes.NewReader(body)}
 	}
 	return sreq, func() { stop(); cancel() }, nil
+}
+
+// serverBody is a request body as net/http's server gives it to a
+// handler: readable until the handler closes it or returns, then every
+// Read fails with http.ErrBodyReadAfterClose. A receiver that answers at
+// once and reads the body in a goroutine of its own loses each document
+// behind a server; in memory it must too, not pass.
+type serverBody struct {
+	mu     sync.Mutex // a goroutine the handler left may read as it returns
+	r      *bytes.Reader
+	closed bool
+}
+
+func (b *serverBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	return b.r.Read(p)
+}
+
+func (b *serverBody) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	return nil
 }
 
 // errAbandoned is what a handler's writes get once its call has ended

@@ -2,6 +2,7 @@ package whsimtest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -152,6 +153,46 @@ func TestHandlerContext(t *testing.T) {
 		t.Fatalf("got %+v", a)
 	}
 	<-ctx.Done() // ended when the handler returned; a test that waits here forever fails by its timeout
+}
+
+// The body is the handler's until it returns: net/http's server then
+// closes it, and a receiver that acknowledges at once and reads the body
+// in a goroutine of its own loses every document. In memory it must fail
+// as it does behind a server, not pass.
+func TestBodyClosedWhenTheHandlerReturns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		// read reads the body as the handler leaves it.
+		read func(r *http.Request) error
+	}{
+		{"read after the handler returned", func(r *http.Request) error { return nil }},
+		{"read after the handler closed it", func(r *http.Request) error { return r.Body.Close() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var req *http.Request
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				req = r
+				if err := tt.read(r); err != nil {
+					t.Error(err)
+				}
+				if strings.Contains(tt.name, "closed") {
+					if _, err := io.ReadAll(r.Body); !errors.Is(err, http.ErrBodyReadAfterClose) {
+						t.Errorf("read after Close: %v, want %v", err, http.ErrBodyReadAfterClose)
+					}
+				}
+				w.WriteHeader(http.StatusAccepted)
+			}), 10*time.Second)
+			if a.Status != http.StatusAccepted {
+				t.Fatalf("got %+v", a)
+			}
+			// The answer is taken when the handler returns: it has.
+			if b, err := io.ReadAll(req.Body); !errors.Is(err, http.ErrBodyReadAfterClose) {
+				t.Errorf("read after the handler returned: %q, %v; want %v, as behind net/http's server", b, err, http.ErrBodyReadAfterClose)
+			}
+		})
+	}
 }
 
 // A failing case says what whsim check's output says of it: the reason,
