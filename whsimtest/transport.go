@@ -76,7 +76,7 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &answerWriter{header: http.Header{}}
+	w := &answerWriter{header: http.Header{}, call: sreq.Context()}
 	// What net/http's server closes when the handler returns: the body it
 	// gave, whatever the handler put in its place.
 	reqBody := sreq.Body
@@ -238,6 +238,9 @@ var errTooLong = errors.New("whsimtest: answer body longer than a sender reads")
 // answerWriter is the ResponseWriter of one call. Only the handler's
 // goroutine writes it; the caller reads it after the handler returned.
 type answerWriter struct {
+	// call is the handler's context, which ends when the sender gives up
+	// (or the handler returns): what CloseNotify tells.
+	call     context.Context
 	mu       sync.Mutex
 	header   http.Header
 	sent     http.Header // the header as of the first write
@@ -286,6 +289,18 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 
 // Flush lets a handler that flushes run; the answer is whole at its end.
 func (w *answerWriter) Flush() {}
+
+// CloseNotify is http.CloseNotifier's, which net/http's server's writer
+// implements and frameworks call through without asking (gin's
+// ResponseWriter.CloseNotify asserts it on the writer it wraps): without
+// it, a handler watching for the sender to go away panics in memory
+// only. The channel gets true when the sender gives up, as net/http
+// sends it when the connection closes.
+func (w *answerWriter) CloseNotify() <-chan bool {
+	gone := make(chan bool, 1)
+	context.AfterFunc(w.call, func() { gone <- true })
+	return gone
+}
 
 // SetReadDeadline, SetWriteDeadline and EnableFullDuplex take what a
 // handler asks of http.ResponseController, as net/http's server does: a

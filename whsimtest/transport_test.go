@@ -115,6 +115,19 @@ func TestInMemoryTransport(t *testing.T) {
 			}
 			w.WriteHeader(http.StatusNoContent)
 		}, func(a attempt.Attempt) bool { return a.Status == 204 }},
+		// gin's Context.Writer.CloseNotify asserts http.CloseNotifier on the
+		// writer it wraps, without checking: behind net/http's server it
+		// holds, and a handler that watches for the sender going away must
+		// not panic (a 500 from gin's Recovery) in memory only.
+		{"a framework's CloseNotify is served", func(w http.ResponseWriter, r *http.Request) {
+			gone := w.(http.CloseNotifier).CloseNotify()
+			select {
+			case <-gone:
+				http.Error(w, "gone before the answer", http.StatusTeapot)
+			default:
+				w.WriteHeader(http.StatusNoContent)
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 204 }},
 		// As net/http's server closes the connection of a handler whose
 		// goroutine ended: the call is not held until its time limit.
 		{"a handler that ends its goroutine (t.Fatal in a handler) is a connection closed", func(w http.ResponseWriter, r *http.Request) {
@@ -153,6 +166,23 @@ func TestHandlerContext(t *testing.T) {
 		t.Fatalf("got %+v", a)
 	}
 	<-ctx.Done() // ended when the handler returned; a test that waits here forever fails by its timeout
+}
+
+// CloseNotify tells a handler still running that the sender has gone (its
+// time limit passed), as net/http's server tells it when the connection
+// closes.
+func TestCloseNotifyTellsTheSenderWentAway(t *testing.T) {
+	t.Parallel()
+	told := make(chan bool, 1)
+	a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		told <- <-w.(http.CloseNotifier).CloseNotify()
+	}), 50*time.Millisecond)
+	if a.Kind != attempt.KindTimeout {
+		t.Fatalf("got %+v, want a timeout", a)
+	}
+	if !<-told { // a test whose handler is never told fails by its timeout
+		t.Error("CloseNotify sent false")
+	}
 }
 
 // The body is the handler's until it returns: net/http's server then
