@@ -276,6 +276,9 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 	if w.gone {
 		return 0, errAbandoned
 	}
+	if !bodyAllowed(w.code) {
+		return 0, http.ErrBodyNotAllowed
+	}
 	// A sender reads at most MaxBodyRead bytes of an answer; one byte
 	// more tells it the answer ran over, and the rest is never read.
 	room := attempt.MaxBodyRead + 1 - w.body.Len()
@@ -325,6 +328,19 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 	if code == 0 {
 		code, h = http.StatusOK, w.header.Clone()
 	}
+	if !bodyAllowed(code) {
+		// As net/http's server sends it: no body, nor a header that
+		// would describe one.
+		h.Del("Content-Length")
+		h.Del("Transfer-Encoding")
+		if code == http.StatusNotModified {
+			h.Del("Content-Type")
+		}
+		return &http.Response{
+			Status: statusLine(code), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: h, Body: http.NoBody, Request: req,
+		}
+	}
 	body := w.body.Bytes()
 	if _, ok := h["Content-Type"]; !ok && len(body) > 0 && h.Get("Transfer-Encoding") == "" {
 		h.Set("Content-Type", http.DetectContentType(body))
@@ -335,14 +351,25 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 	} else {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
+	return &http.Response{
+		Status: statusLine(code), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: n, Request: req,
+	}
+}
+
+// statusLine is the status of an answer with code, as a client reads it.
+func statusLine(code int) string {
 	text := http.StatusText(code)
 	if text == "" {
 		text = "status code " + strconv.Itoa(code)
 	}
-	return &http.Response{
-		Status: strconv.Itoa(code) + " " + text, StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: n, Request: req,
-	}
+	return strconv.Itoa(code) + " " + text
+}
+
+// bodyAllowed says whether an answer with code may have a body, as
+// net/http's server decides it: not a 1xx, 204 or 304.
+func bodyAllowed(code int) bool {
+	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
 }
 
 // panics keeps the handler's panics, for the test to say, and apart from

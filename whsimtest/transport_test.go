@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +221,30 @@ func TestBodyClosedWhenTheHandlerReturns(t *testing.T) {
 			// The answer is taken when the handler returns: it has.
 			if b, err := io.ReadAll(req.Body); !errors.Is(err, http.ErrBodyReadAfterClose) {
 				t.Errorf("read after the handler returned: %q, %v; want %v, as behind net/http's server", b, err, http.ErrBodyReadAfterClose)
+			}
+		})
+	}
+}
+
+// A 204 or 304 answer has no body: net/http's server refuses a handler's
+// writes after one (http.ErrBodyNotAllowed) and the sender reads none, so
+// in memory the handler sees that error too, and a failing case's reason
+// quotes no body the sender never got.
+func TestNoBodyAfterAStatusWithout(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusNoContent, http.StatusNotModified} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			var err error
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(status)
+				_, err = w.Write([]byte(`{"ok":true}`))
+			}), 10*time.Second)
+			if a.Status != status || len(a.BodyPrefix) != 0 || a.Header.Get("Content-Type") != "" {
+				t.Errorf("got %+v, want %d with no body", a, status)
+			}
+			if !errors.Is(err, http.ErrBodyNotAllowed) {
+				t.Errorf("the handler's Write got %v, want %v as from net/http's server", err, http.ErrBodyNotAllowed)
 			}
 		})
 	}
