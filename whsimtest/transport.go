@@ -76,10 +76,10 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &answerWriter{header: http.Header{}, call: sreq.Context()}
-	// What net/http's server closes when the handler returns: the body it
-	// gave, whatever the handler put in its place.
+	// What net/http's server closes when the handler returns (or flushes):
+	// the body it gave, whatever the handler put in its place.
 	reqBody := sreq.Body
+	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody}
 	type served struct {
 		err error
 		// live: the call's time limit had not passed when the handler
@@ -240,8 +240,12 @@ var errTooLong = errors.New("whsimtest: answer body longer than a sender reads")
 type answerWriter struct {
 	// call is the handler's context, which ends when the sender gives up
 	// (or the handler returns): what CloseNotify tells.
-	call     context.Context
+	call context.Context
+	// reqBody is the request's body, which a flush drops unless the
+	// handler asked for full duplex.
+	reqBody  io.Closer
 	mu       sync.Mutex
+	duplex   bool
 	header   http.Header
 	sent     http.Header // the header as of the first write
 	code     int
@@ -290,8 +294,22 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 	return w.body.Write(b)
 }
 
-// Flush lets a handler that flushes run; the answer is whole at its end.
-func (w *answerWriter) Flush() {}
+// Flush fixes the status line and headers as net/http's server's sends
+// them: 200 unless the handler wrote one, so that a status written after
+// it is too late, and a handler that flushes early and then fails has
+// acknowledged the call. The server then drops what is left of the
+// request's body (an HTTP/1.1 client may send it all before it reads),
+// unless the handler asked for full duplex: so does Flush. The answer's
+// body is still kept whole till the handler's end.
+func (w *answerWriter) Flush() {
+	w.WriteHeader(http.StatusOK)
+	w.mu.Lock()
+	duplex := w.duplex
+	w.mu.Unlock()
+	if !duplex {
+		w.reqBody.Close()
+	}
+}
 
 // CloseNotify is http.CloseNotifier's, which net/http's server's writer
 // implements and frameworks call through without asking (gin's
@@ -312,7 +330,14 @@ func (w *answerWriter) CloseNotify() <-chan bool {
 // kept whole, so there is nothing for a deadline to cut short.
 func (w *answerWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *answerWriter) SetWriteDeadline(time.Time) error { return nil }
-func (w *answerWriter) EnableFullDuplex() error          { return nil }
+
+// EnableFullDuplex keeps the request's body readable after a Flush.
+func (w *answerWriter) EnableFullDuplex() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.duplex = true
+	return nil
+}
 
 func (w *answerWriter) abandon() {
 	w.mu.Lock()

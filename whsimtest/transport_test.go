@@ -116,6 +116,17 @@ func TestInMemoryTransport(t *testing.T) {
 			}
 			w.WriteHeader(http.StatusNoContent)
 		}, func(a attempt.Attempt) bool { return a.Status == 204 }},
+		// A flush sends the status line, 200 unless one was written: a
+		// handler that flushes early (to keep a sender from timing out)
+		// and then fails has already acknowledged the call, as over TCP.
+		{"a flush sends the status, and a later one is too late", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Early", "1")
+			w.(http.Flusher).Flush()
+			w.Header().Set("X-Late", "1")
+			http.Error(w, "failed", http.StatusInternalServerError)
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 200 && string(a.BodyPrefix) == "failed\n" && a.Header.Get("X-Early") == "1" && a.Header.Get("X-Late") == ""
+		}},
 		// gin's Context.Writer.CloseNotify asserts http.CloseNotifier on the
 		// writer it wraps, without checking: behind net/http's server it
 		// holds, and a handler that watches for the sender going away must
@@ -245,6 +256,46 @@ func TestNoBodyAfterAStatusWithout(t *testing.T) {
 			}
 			if !errors.Is(err, http.ErrBodyNotAllowed) {
 				t.Errorf("the handler's Write got %v, want %v as from net/http's server", err, http.ErrBodyNotAllowed)
+			}
+		})
+	}
+}
+
+// A flush sends the answer's head, and net/http's server then drops what
+// is left of an HTTP/1.1 request's body (a client may send it all before
+// it reads the answer): a handler that flushes before it reads the body
+// finds it gone, unless it asked for full duplex first.
+func TestBodyAfterAFlush(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		duplex bool
+		want   error
+	}{
+		{"gone", false, http.ErrBodyReadAfterClose},
+		{"kept in full duplex", true, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var body []byte
+			var err error
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rc := http.NewResponseController(w)
+				if tt.duplex {
+					if err := rc.EnableFullDuplex(); err != nil {
+						t.Error(err)
+					}
+				}
+				if err := rc.Flush(); err != nil {
+					t.Error(err)
+				}
+				body, err = io.ReadAll(r.Body)
+			}), 10*time.Second)
+			if a.Status != http.StatusOK {
+				t.Fatalf("got %+v", a)
+			}
+			if !errors.Is(err, tt.want) || tt.want == nil && string(body) != `{"requestId":"r1"}` {
+				t.Errorf("read after the flush: %q, %v; want %v, as behind net/http's server", body, err, tt.want)
 			}
 		})
 	}
