@@ -446,6 +446,19 @@ func TestCheckURLWithRootCAs(t *testing.T) {
 	if f := r.failures(); len(f) != 0 || r.find("accepts-valid/CREATE_RECEIVABLE_DOC/sample") == nil {
 		t.Errorf("failed %q\n%s", f, r.said())
 	}
+	// A TLS server that negotiates HTTP/2, as Go's ListenAndServeTLS does,
+	// is graded as one over HTTP/1.1 (every call was "malformed HTTP
+	// version").
+	h2 := httptest.NewUnstartedServer(newShop(t, careful, ""))
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	defer h2.Close()
+	h2Roots := x509.NewCertPool()
+	h2Roots.AddCert(h2.Certificate())
+	r = record("TestShop", func(t tb) { checkURL(t, h2.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithRootCAs(h2Roots)}) })
+	if f := r.failures(); len(f) != 0 || r.find("accepts-valid/CREATE_RECEIVABLE_DOC/sample") == nil {
+		t.Errorf("over HTTP/2 failed %q\n%s", f, r.said())
+	}
 	// The roots are the pool's alone, in place of the system's.
 	r = record("TestShop", func(t tb) {
 		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithRootCAs(x509.NewCertPool())})
