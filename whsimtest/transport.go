@@ -327,11 +327,11 @@ func (w *answerWriter) CloseNotify() <-chan bool {
 // handler asks of http.ResponseController, as net/http's server does: a
 // handler that answers 500 when they fail must not fail in memory where
 // it passes over TCP. In memory the body is read already and the answer
-// kept whole, so there is nothing for a deadline to cut short.
+// kept whole, so there is nothing for a deadline to cut short; full
+// duplex keeps the request's body readable after a Flush.
 func (w *answerWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *answerWriter) SetWriteDeadline(time.Time) error { return nil }
 
-// EnableFullDuplex keeps the request's body readable after a Flush.
 func (w *answerWriter) EnableFullDuplex() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
