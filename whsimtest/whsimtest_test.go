@@ -351,6 +351,26 @@ func TestWithHeaderTrimsTheValue(t *testing.T) {
 	}
 }
 
+// A receiver that answers every call 404 (WithPath wrong, a router's
+// pattern another) is said to be so once: the run's note "every call so
+// far got 404", which whsim check prints while it runs, said after it
+// beside "every call got 404" read as two findings.
+func TestUnroutedIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	r := record("TestX", func(t tb) {
+		checkHandler(t, http.NotFoundHandler(), []Option{WithChecks("accepts-valid", "duplicates")})
+	})
+	var said []string
+	for _, l := range r.logs {
+		if strings.Contains(l, "404 Not Found") {
+			said = append(said, l)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "whsimtest: every call got 404 Not Found: nothing is routed at this URL: check the path of WithPath") {
+		t.Errorf("said %q, want one line saying every call got 404", said)
+	}
+}
+
 func recordErr(t *testing.T, h http.Handler, opts ...Option) string {
 	t.Helper()
 	r := record("TestX", func(t tb) { checkHandler(t, h, opts) })
