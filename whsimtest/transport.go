@@ -125,6 +125,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		default:
 		}
 		w.abandon()
+		if resp := w.unfinished(req); resp != nil {
+			return resp, nil
+		}
 		return nil, req.Context().Err()
 	}
 }
@@ -246,6 +249,7 @@ type answerWriter struct {
 	reqBody  io.Closer
 	mu       sync.Mutex
 	duplex   bool
+	flushed  bool // the head went to the sender before the handler returned
 	header   http.Header
 	sent     http.Header // the header as of the first write
 	code     int
@@ -305,6 +309,7 @@ func (w *answerWriter) Flush() {
 	w.WriteHeader(http.StatusOK)
 	w.mu.Lock()
 	duplex := w.duplex
+	w.flushed = w.flushed || !w.gone
 	w.mu.Unlock()
 	if !duplex {
 		w.reqBody.Close()
@@ -344,6 +349,32 @@ func (w *answerWriter) abandon() {
 	w.gone = true
 	w.mu.Unlock()
 }
+
+// unfinished is the answer of a call whose time limit passed after its
+// handler flushed the head: as over TCP, the sender has the status and
+// headers, and its read of the body ends in the time limit (a 204 or 304
+// has none to wait for, and is whole). Nil when no head was flushed.
+func (w *answerWriter) unfinished(req *http.Request) *http.Response {
+	w.mu.Lock()
+	flushed := w.flushed
+	w.mu.Unlock()
+	if !flushed {
+		return nil
+	}
+	resp := w.response(req)
+	if resp.Body == http.NoBody {
+		return resp
+	}
+	resp.Header.Del("Content-Length")
+	resp.ContentLength = -1
+	resp.Body = io.NopCloser(io.MultiReader(resp.Body, errorReader{req.Context().Err()}))
+	return resp
+}
+
+// errorReader is a body's end that is an error, not io.EOF.
+type errorReader struct{ err error }
+
+func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
 
 // response is the recorded answer as a client receives it.
 func (w *answerWriter) response(req *http.Request) *http.Response {

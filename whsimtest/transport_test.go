@@ -97,6 +97,30 @@ func TestInMemoryTransport(t *testing.T) {
 			case <-unblock:
 			}
 		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindTimeout }},
+		// The head a handler flushed reached the sender before the time
+		// limit: the call was answered, its body unfinished (timeout), as
+		// over TCP; no call without an answer (two of which in a row
+		// stop a run: "the receiver stopped answering").
+		{"a flushed head, then a timeout, is an answer unfinished", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write([]byte("working"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-unblock:
+			}
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 202 && a.BodyKind == attempt.KindTimeout && a.Unfinished() == "answer body not finished in time" && string(a.BodyPrefix) == "working"
+		}},
+		// A 204 has no body to wait for: the flushed head is all of it.
+		{"a flushed 204, then a timeout, is a whole answer", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-unblock:
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 204 && a.Unfinished() == "" && a.Kind == "" }},
 		{"a panic is a connection closed", func(w http.ResponseWriter, r *http.Request) {
 			panic("boom")
 		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindClosed }},
