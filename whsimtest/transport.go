@@ -246,16 +246,21 @@ type answerWriter struct {
 	call context.Context
 	// reqBody is the request's body, which a flush drops unless the
 	// handler asked for full duplex.
-	reqBody  io.Closer
+	reqBody io.Closer
+
 	mu       sync.Mutex
-	duplex   bool
-	flushed  bool // the head went to the sender before the handler returned
 	header   http.Header
 	sent     http.Header // the header as of the first write
 	code     int
 	body     bytes.Buffer
 	gone     bool
 	overflow bool
+	duplex   bool
+	flushed  bool // the head went to the sender before the handler returned
+	// framed says the handler declared the body's length (Content-Length
+	// in the head): declared, of which written have been written.
+	framed            bool
+	declared, written int64
 }
 
 func (w *answerWriter) Header() http.Header { return w.header }
@@ -275,6 +280,13 @@ func (w *answerWriter) WriteHeader(code int) {
 	}
 	w.code = code
 	w.sent = w.header.Clone()
+	if cl := w.sent.Get("Content-Length"); cl != "" {
+		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
+			w.framed, w.declared = true, n
+		} else {
+			w.sent.Del("Content-Length") // as net/http's server drops one it cannot read
+		}
+	}
 }
 
 func (w *answerWriter) Write(b []byte) (int, error) {
@@ -286,6 +298,14 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 	}
 	if !bodyAllowed(w.code) {
 		return 0, http.ErrBodyNotAllowed
+	}
+	if w.framed {
+		// As net/http's server: a write that would run past the
+		// declared length is refused whole, and so is every one after.
+		w.written += int64(len(b))
+		if w.written > w.declared {
+			return 0, http.ErrContentLength
+		}
 	}
 	// A sender reads at most MaxBodyRead bytes of an answer; one byte
 	// more tells it the answer ran over, and the rest is never read.
@@ -356,7 +376,7 @@ func (w *answerWriter) abandon() {
 // has none to wait for, and is whole). Nil when no head was flushed.
 func (w *answerWriter) unfinished(req *http.Request) *http.Response {
 	w.mu.Lock()
-	flushed := w.flushed
+	flushed, framed := w.flushed, w.framed
 	w.mu.Unlock()
 	if !flushed {
 		return nil
@@ -365,9 +385,14 @@ func (w *answerWriter) unfinished(req *http.Request) *http.Response {
 	if resp.Body == http.NoBody {
 		return resp
 	}
-	resp.Header.Del("Content-Length")
-	resp.ContentLength = -1
-	resp.Body = io.NopCloser(io.MultiReader(resp.Body, errorReader{req.Context().Err()}))
+	w.mu.Lock()
+	body := w.body.Bytes()
+	w.mu.Unlock()
+	if !framed {
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+	}
+	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errorReader{req.Context().Err()}))
 	return resp
 }
 
@@ -402,14 +427,21 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 		h.Set("Content-Type", http.DetectContentType(body))
 	}
 	n := int64(len(body))
-	if w.overflow {
+	var rd io.Reader = bytes.NewReader(body)
+	switch {
+	case w.overflow:
 		n = -1 // longer than was kept: the length is not known
-	} else {
+	case w.framed && n < w.declared:
+		// The handler returned short of the length it declared: the
+		// sender reads what came, then the connection's end.
+		n = w.declared
+		rd = io.MultiReader(rd, errorReader{io.ErrUnexpectedEOF})
+	default:
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	return &http.Response{
 		Status: statusLine(code), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: n, Request: req,
+		Header: h, Body: io.NopCloser(rd), ContentLength: n, Request: req,
 	}
 }
 

@@ -112,6 +112,19 @@ func TestInMemoryTransport(t *testing.T) {
 		}, func(a attempt.Attempt) bool {
 			return a.Status == 202 && a.BodyKind == attempt.KindTimeout && a.Unfinished() == "answer body not finished in time" && string(a.BodyPrefix) == "working"
 		}},
+		// Its declared length not reached when the limit passes: still a
+		// body not finished in time, not one cut short.
+		{"a flushed head with a Content-Length, then a timeout, is an answer unfinished", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "100")
+			_, _ = w.Write([]byte("working"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-unblock:
+			}
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.BodyKind == attempt.KindTimeout && !a.Truncated && string(a.BodyPrefix) == "working"
+		}},
 		// A 204 has no body to wait for: the flushed head is all of it.
 		{"a flushed 204, then a timeout, is a whole answer", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
@@ -320,6 +333,52 @@ func TestBodyAfterAFlush(t *testing.T) {
 			}
 			if !errors.Is(err, tt.want) || tt.want == nil && string(body) != `{"requestId":"r1"}` {
 				t.Errorf("read after the flush: %q, %v; want %v, as behind net/http's server", body, err, tt.want)
+			}
+		})
+	}
+}
+
+// A Content-Length the handler sets frames the answer, as net/http's
+// server frames it: a write past it is refused (http.ErrContentLength),
+// and a body that ends short of it reaches the sender cut short, which
+// fails the delivery, where in memory it had passed whole.
+func TestDeclaredContentLength(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		declared string
+		writes   []string
+		// wantErr is what the last write got.
+		wantErr error
+		want    func(attempt.Attempt) bool
+	}{
+		{"short of it", "100", []string{"ok"}, nil, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Truncated && a.Unfinished() == "answer cut short"
+		}},
+		{"past it", "2", []string{"ok", "more"}, http.ErrContentLength, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Unfinished() == "" && string(a.BodyPrefix) == "ok"
+		}},
+		{"a write across it is refused whole", "3", []string{"ok", "more"}, http.ErrContentLength, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Truncated && string(a.BodyPrefix) == "ok"
+		}},
+		{"not a number: no framing", "lots", []string{"ok"}, nil, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Unfinished() == "" && string(a.BodyPrefix) == "ok"
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var err error
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Length", tt.declared)
+				for _, s := range tt.writes {
+					_, err = w.Write([]byte(s))
+				}
+			}), 10*time.Second)
+			if !tt.want(a) {
+				t.Errorf("got %+v", a)
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("the last write got %v, want %v as from net/http's server", err, tt.wantErr)
 			}
 		})
 	}
