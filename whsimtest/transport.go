@@ -76,7 +76,10 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &answerWriter{header: http.Header{}}
+	// What net/http's server closes when the handler returns (or flushes):
+	// the body it gave, whatever the handler put in its place.
+	reqBody := sreq.Body
+	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody}
 	type served struct {
 		err error
 		// live: the call's time limit had not passed when the handler
@@ -97,6 +100,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 			res.live = req.Context().Err() == nil
 			done <- res
 		}()
+		// Closed before the answer is taken: a goroutine the handler
+		// left reading it fails, as behind a server, however it races.
+		defer reqBody.Close()
 		res.err = tr.serve(w, sreq)
 	}()
 	if tr.held != nil {
@@ -119,6 +125,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		default:
 		}
 		w.abandon()
+		if resp := w.unfinished(req); resp != nil {
+			return resp, nil
+		}
 		return nil, req.Context().Err()
 	}
 }
@@ -190,9 +199,36 @@ func serverRequest(req *http.Request, body []byte) (*http.Request, context.Cance
 		Header: h, Host: host, RemoteAddr: remoteAddr, ContentLength: int64(len(body)), Body: http.NoBody,
 	}).WithContext(ctx)
 	if len(body) > 0 {
-		sreq.Body = io.NopCloser(bytes.NewReader(body))
+		sreq.Body = &serverBody{r: bytes.NewReader(body)}
 	}
 	return sreq, func() { stop(); cancel() }, nil
+}
+
+// serverBody is a request body as net/http's server gives it to a
+// handler: readable until the handler closes it or returns, then every
+// Read fails with http.ErrBodyReadAfterClose. A receiver that answers at
+// once and reads the body in a goroutine of its own loses each document
+// behind a server; in memory it must too, not pass.
+type serverBody struct {
+	mu     sync.Mutex // a goroutine the handler left may read as it returns
+	r      *bytes.Reader
+	closed bool
+}
+
+func (b *serverBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	return b.r.Read(p)
+}
+
+func (b *serverBody) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	return nil
 }
 
 // errAbandoned is what a handler's writes get once its call has ended
@@ -205,6 +241,13 @@ var errTooLong = errors.New("whsimtest: answer body longer than a sender reads")
 // answerWriter is the ResponseWriter of one call. Only the handler's
 // goroutine writes it; the caller reads it after the handler returned.
 type answerWriter struct {
+	// call is the handler's context, which ends when the sender gives up
+	// (or the handler returns): what CloseNotify tells.
+	call context.Context
+	// reqBody is the request's body, which a flush drops unless the
+	// handler asked for full duplex.
+	reqBody io.Closer
+
 	mu       sync.Mutex
 	header   http.Header
 	sent     http.Header // the header as of the first write
@@ -212,6 +255,12 @@ type answerWriter struct {
 	body     bytes.Buffer
 	gone     bool
 	overflow bool
+	duplex   bool
+	flushed  bool // the head went to the sender before the handler returned
+	// framed says the handler declared the body's length (Content-Length
+	// in the head): declared, of which written have been written.
+	framed            bool
+	declared, written int64
 }
 
 func (w *answerWriter) Header() http.Header { return w.header }
@@ -231,6 +280,13 @@ func (w *answerWriter) WriteHeader(code int) {
 	}
 	w.code = code
 	w.sent = w.header.Clone()
+	if cl := w.sent.Get("Content-Length"); cl != "" {
+		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
+			w.framed, w.declared = true, n
+		} else {
+			w.sent.Del("Content-Length") // as net/http's server drops one it cannot read
+		}
+	}
 }
 
 func (w *answerWriter) Write(b []byte) (int, error) {
@@ -239,6 +295,17 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 	defer w.mu.Unlock()
 	if w.gone {
 		return 0, errAbandoned
+	}
+	if !bodyAllowed(w.code) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	if w.framed {
+		// As net/http's server: a write that would run past the
+		// declared length is refused whole, and so is every one after.
+		w.written += int64(len(b))
+		if w.written > w.declared {
+			return 0, http.ErrContentLength
+		}
 	}
 	// A sender reads at most MaxBodyRead bytes of an answer; one byte
 	// more tells it the answer ran over, and the rest is never read.
@@ -251,23 +318,88 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 	return w.body.Write(b)
 }
 
-// Flush lets a handler that flushes run; the answer is whole at its end.
-func (w *answerWriter) Flush() {}
+// Flush fixes the status line and headers as net/http's server's sends
+// them: 200 unless the handler wrote one, so that a status written after
+// it is too late, and a handler that flushes early and then fails has
+// acknowledged the call. The server then drops what is left of the
+// request's body (an HTTP/1.1 client may send it all before it reads),
+// unless the handler asked for full duplex: so does Flush. The answer's
+// body is still kept whole till the handler's end.
+func (w *answerWriter) Flush() {
+	w.WriteHeader(http.StatusOK)
+	w.mu.Lock()
+	duplex := w.duplex
+	w.flushed = w.flushed || !w.gone
+	w.mu.Unlock()
+	if !duplex {
+		w.reqBody.Close()
+	}
+}
+
+// CloseNotify is http.CloseNotifier's, which net/http's server's writer
+// implements and frameworks call through without asking (gin's
+// ResponseWriter.CloseNotify asserts it on the writer it wraps): without
+// it, a handler watching for the sender to go away panics in memory
+// only. The channel gets true when the sender gives up, as net/http
+// sends it when the connection closes.
+func (w *answerWriter) CloseNotify() <-chan bool {
+	gone := make(chan bool, 1)
+	context.AfterFunc(w.call, func() { gone <- true })
+	return gone
+}
 
 // SetReadDeadline, SetWriteDeadline and EnableFullDuplex take what a
 // handler asks of http.ResponseController, as net/http's server does: a
 // handler that answers 500 when they fail must not fail in memory where
 // it passes over TCP. In memory the body is read already and the answer
-// kept whole, so there is nothing for a deadline to cut short.
+// kept whole, so there is nothing for a deadline to cut short; full
+// duplex keeps the request's body readable after a Flush.
 func (w *answerWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *answerWriter) SetWriteDeadline(time.Time) error { return nil }
-func (w *answerWriter) EnableFullDuplex() error          { return nil }
+
+func (w *answerWriter) EnableFullDuplex() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.duplex = true
+	return nil
+}
 
 func (w *answerWriter) abandon() {
 	w.mu.Lock()
 	w.gone = true
 	w.mu.Unlock()
 }
+
+// unfinished is the answer of a call whose time limit passed after its
+// handler flushed the head: as over TCP, the sender has the status and
+// headers, and its read of the body ends in the time limit (a 204 or 304
+// has none to wait for, and is whole). Nil when no head was flushed.
+func (w *answerWriter) unfinished(req *http.Request) *http.Response {
+	w.mu.Lock()
+	flushed, framed := w.flushed, w.framed
+	w.mu.Unlock()
+	if !flushed {
+		return nil
+	}
+	resp := w.response(req)
+	if resp.Body == http.NoBody {
+		return resp
+	}
+	w.mu.Lock()
+	body := w.body.Bytes()
+	w.mu.Unlock()
+	if !framed {
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+	}
+	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errorReader{req.Context().Err()}))
+	return resp
+}
+
+// errorReader is a body's end that is an error, not io.EOF.
+type errorReader struct{ err error }
+
+func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
 
 // response is the recorded answer as a client receives it.
 func (w *answerWriter) response(req *http.Request) *http.Response {
@@ -277,24 +409,55 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 	if code == 0 {
 		code, h = http.StatusOK, w.header.Clone()
 	}
+	if !bodyAllowed(code) {
+		// As net/http's server sends it: no body, nor a header that
+		// would describe one.
+		h.Del("Content-Length")
+		h.Del("Transfer-Encoding")
+		if code == http.StatusNotModified {
+			h.Del("Content-Type")
+		}
+		return &http.Response{
+			Status: statusLine(code), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: h, Body: http.NoBody, Request: req,
+		}
+	}
 	body := w.body.Bytes()
 	if _, ok := h["Content-Type"]; !ok && len(body) > 0 && h.Get("Transfer-Encoding") == "" {
 		h.Set("Content-Type", http.DetectContentType(body))
 	}
 	n := int64(len(body))
-	if w.overflow {
+	var rd io.Reader = bytes.NewReader(body)
+	switch {
+	case w.overflow:
 		n = -1 // longer than was kept: the length is not known
-	} else {
+	case w.framed && n < w.declared:
+		// The handler returned short of the length it declared: the
+		// sender reads what came, then the connection's end.
+		n = w.declared
+		rd = io.MultiReader(rd, errorReader{io.ErrUnexpectedEOF})
+	default:
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
+	return &http.Response{
+		Status: statusLine(code), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(rd), ContentLength: n, Request: req,
+	}
+}
+
+// statusLine is the status of an answer with code, as a client reads it.
+func statusLine(code int) string {
 	text := http.StatusText(code)
 	if text == "" {
 		text = "status code " + strconv.Itoa(code)
 	}
-	return &http.Response{
-		Status: strconv.Itoa(code) + " " + text, StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: n, Request: req,
-	}
+	return strconv.Itoa(code) + " " + text
+}
+
+// bodyAllowed says whether an answer with code may have a body, as
+// net/http's server decides it: not a 1xx, 204 or 304.
+func bodyAllowed(code int) bool {
+	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
 }
 
 // panics keeps the handler's panics, for the test to say, and apart from

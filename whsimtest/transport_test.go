@@ -2,11 +2,13 @@ package whsimtest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +97,43 @@ func TestInMemoryTransport(t *testing.T) {
 			case <-unblock:
 			}
 		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindTimeout }},
+		// The head a handler flushed reached the sender before the time
+		// limit: the call was answered, its body unfinished (timeout), as
+		// over TCP; no call without an answer (two of which in a row
+		// stop a run: "the receiver stopped answering").
+		{"a flushed head, then a timeout, is an answer unfinished", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write([]byte("working"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-unblock:
+			}
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 202 && a.BodyKind == attempt.KindTimeout && a.Unfinished() == "answer body not finished in time" && string(a.BodyPrefix) == "working"
+		}},
+		// Its declared length not reached when the limit passes: still a
+		// body not finished in time, not one cut short.
+		{"a flushed head with a Content-Length, then a timeout, is an answer unfinished", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "100")
+			_, _ = w.Write([]byte("working"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-unblock:
+			}
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.BodyKind == attempt.KindTimeout && !a.Truncated && string(a.BodyPrefix) == "working"
+		}},
+		// A 204 has no body to wait for: the flushed head is all of it.
+		{"a flushed 204, then a timeout, is a whole answer", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-unblock:
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 204 && a.Unfinished() == "" && a.Kind == "" }},
 		{"a panic is a connection closed", func(w http.ResponseWriter, r *http.Request) {
 			panic("boom")
 		}, func(a attempt.Attempt) bool { return a.Status == 0 && a.Kind == attempt.KindClosed }},
@@ -113,6 +152,30 @@ func TestInMemoryTransport(t *testing.T) {
 				}
 			}
 			w.WriteHeader(http.StatusNoContent)
+		}, func(a attempt.Attempt) bool { return a.Status == 204 }},
+		// A flush sends the status line, 200 unless one was written: a
+		// handler that flushes early (to keep a sender from timing out)
+		// and then fails has already acknowledged the call, as over TCP.
+		{"a flush sends the status, and a later one is too late", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Early", "1")
+			w.(http.Flusher).Flush()
+			w.Header().Set("X-Late", "1")
+			http.Error(w, "failed", http.StatusInternalServerError)
+		}, func(a attempt.Attempt) bool {
+			return a.Status == 200 && string(a.BodyPrefix) == "failed\n" && a.Header.Get("X-Early") == "1" && a.Header.Get("X-Late") == ""
+		}},
+		// gin's Context.Writer.CloseNotify asserts http.CloseNotifier on the
+		// writer it wraps, without checking: behind net/http's server it
+		// holds, and a handler that watches for the sender going away must
+		// not panic (a 500 from gin's Recovery) in memory only.
+		{"a framework's CloseNotify is served", func(w http.ResponseWriter, r *http.Request) {
+			gone := w.(http.CloseNotifier).CloseNotify()
+			select {
+			case <-gone:
+				http.Error(w, "gone before the answer", http.StatusTeapot)
+			default:
+				w.WriteHeader(http.StatusNoContent)
+			}
 		}, func(a attempt.Attempt) bool { return a.Status == 204 }},
 		// As net/http's server closes the connection of a handler whose
 		// goroutine ended: the call is not held until its time limit.
@@ -152,6 +215,173 @@ func TestHandlerContext(t *testing.T) {
 		t.Fatalf("got %+v", a)
 	}
 	<-ctx.Done() // ended when the handler returned; a test that waits here forever fails by its timeout
+}
+
+// CloseNotify tells a handler still running that the sender has gone (its
+// time limit passed), as net/http's server tells it when the connection
+// closes.
+func TestCloseNotifyTellsTheSenderWentAway(t *testing.T) {
+	t.Parallel()
+	told := make(chan bool, 1)
+	a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		told <- <-w.(http.CloseNotifier).CloseNotify()
+	}), 50*time.Millisecond)
+	if a.Kind != attempt.KindTimeout {
+		t.Fatalf("got %+v, want a timeout", a)
+	}
+	if !<-told { // a test whose handler is never told fails by its timeout
+		t.Error("CloseNotify sent false")
+	}
+}
+
+// The body is the handler's until it returns: net/http's server then
+// closes it, and a receiver that acknowledges at once and reads the body
+// in a goroutine of its own loses every document. In memory it must fail
+// as it does behind a server, not pass.
+func TestBodyClosedWhenTheHandlerReturns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		// read reads the body as the handler leaves it.
+		read func(r *http.Request) error
+	}{
+		{"read after the handler returned", func(r *http.Request) error { return nil }},
+		{"read after the handler closed it", func(r *http.Request) error { return r.Body.Close() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var req *http.Request
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				req = r
+				if err := tt.read(r); err != nil {
+					t.Error(err)
+				}
+				if strings.Contains(tt.name, "closed") {
+					if _, err := io.ReadAll(r.Body); !errors.Is(err, http.ErrBodyReadAfterClose) {
+						t.Errorf("read after Close: %v, want %v", err, http.ErrBodyReadAfterClose)
+					}
+				}
+				w.WriteHeader(http.StatusAccepted)
+			}), 10*time.Second)
+			if a.Status != http.StatusAccepted {
+				t.Fatalf("got %+v", a)
+			}
+			// The answer is taken when the handler returns: it has.
+			if b, err := io.ReadAll(req.Body); !errors.Is(err, http.ErrBodyReadAfterClose) {
+				t.Errorf("read after the handler returned: %q, %v; want %v, as behind net/http's server", b, err, http.ErrBodyReadAfterClose)
+			}
+		})
+	}
+}
+
+// A 204 or 304 answer has no body: net/http's server refuses a handler's
+// writes after one (http.ErrBodyNotAllowed) and the sender reads none, so
+// in memory the handler sees that error too, and a failing case's reason
+// quotes no body the sender never got.
+func TestNoBodyAfterAStatusWithout(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusNoContent, http.StatusNotModified} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			var err error
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(status)
+				_, err = w.Write([]byte(`{"ok":true}`))
+			}), 10*time.Second)
+			if a.Status != status || len(a.BodyPrefix) != 0 || a.Header.Get("Content-Type") != "" {
+				t.Errorf("got %+v, want %d with no body", a, status)
+			}
+			if !errors.Is(err, http.ErrBodyNotAllowed) {
+				t.Errorf("the handler's Write got %v, want %v as from net/http's server", err, http.ErrBodyNotAllowed)
+			}
+		})
+	}
+}
+
+// A flush sends the answer's head, and net/http's server then drops what
+// is left of an HTTP/1.1 request's body (a client may send it all before
+// it reads the answer): a handler that flushes before it reads the body
+// finds it gone, unless it asked for full duplex first.
+func TestBodyAfterAFlush(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		duplex bool
+		want   error
+	}{
+		{"gone", false, http.ErrBodyReadAfterClose},
+		{"kept in full duplex", true, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var body []byte
+			var err error
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rc := http.NewResponseController(w)
+				if tt.duplex {
+					if err := rc.EnableFullDuplex(); err != nil {
+						t.Error(err)
+					}
+				}
+				if err := rc.Flush(); err != nil {
+					t.Error(err)
+				}
+				body, err = io.ReadAll(r.Body)
+			}), 10*time.Second)
+			if a.Status != http.StatusOK {
+				t.Fatalf("got %+v", a)
+			}
+			if !errors.Is(err, tt.want) || tt.want == nil && string(body) != `{"requestId":"r1"}` {
+				t.Errorf("read after the flush: %q, %v; want %v, as behind net/http's server", body, err, tt.want)
+			}
+		})
+	}
+}
+
+// A Content-Length the handler sets frames the answer, as net/http's
+// server frames it: a write past it is refused (http.ErrContentLength),
+// and a body that ends short of it reaches the sender cut short, which
+// fails the delivery, where in memory it had passed whole.
+func TestDeclaredContentLength(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		declared string
+		writes   []string
+		// wantErr is what the last write got.
+		wantErr error
+		want    func(attempt.Attempt) bool
+	}{
+		{"short of it", "100", []string{"ok"}, nil, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Truncated && a.Unfinished() == "answer cut short"
+		}},
+		{"past it", "2", []string{"ok", "more"}, http.ErrContentLength, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Unfinished() == "" && string(a.BodyPrefix) == "ok"
+		}},
+		{"a write across it is refused whole", "3", []string{"ok", "more"}, http.ErrContentLength, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Truncated && string(a.BodyPrefix) == "ok"
+		}},
+		{"not a number: no framing", "lots", []string{"ok"}, nil, func(a attempt.Attempt) bool {
+			return a.Status == 200 && a.Unfinished() == "" && string(a.BodyPrefix) == "ok"
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var err error
+			a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Length", tt.declared)
+				for _, s := range tt.writes {
+					_, err = w.Write([]byte(s))
+				}
+			}), 10*time.Second)
+			if !tt.want(a) {
+				t.Errorf("got %+v", a)
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("the last write got %v, want %v as from net/http's server", err, tt.wantErr)
+			}
+		})
+	}
 }
 
 // A failing case says what whsim check's output says of it: the reason,

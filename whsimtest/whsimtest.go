@@ -231,6 +231,9 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	}
 	runnable, _ := check.Runnable(ids, s.signer != nil)
 	var mu sync.Mutex
+	// notices are what whsim check says while it runs (every call so far
+	// got 404), said after the run unless its summary says it whole.
+	var notices []string
 	logf := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -240,7 +243,11 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		Client: client, Target: target, Checks: runnable, Seed: seed, Anchor: anchor, Now: time.Now,
 		Header: s.header, Signer: s.signer, Strict: s.strict, LatencyBudget: s.budget,
 		LoadCount: s.loadCalls, LoadConcurrency: s.loadConc, Settle: s.settle, Nonce: nonce,
-		Notice: func(msg string) { logf("whsimtest: %s", ours(msg, pn)) },
+		Notice: func(msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			notices = append(notices, "whsimtest: "+ours(msg, pn))
+		},
 	}
 	if s.probe != nil {
 		cfg.Probe = &funcProbe{f: s.probe}
@@ -272,6 +279,11 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		o.results[res.Case.Check] = append(o.results[res.Case.Check], res)
 	})
 	o.sum = sum
+	if sum == nil || sum.Unrouted == nil {
+		for _, n := range notices {
+			logf("%s", n)
+		}
+	}
 	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
 		logf("whsimtest: the run ended (%v) with %d handler call(s) still running, left to finish", context.Cause(ctx), mem.running.n.Load())
 	}

@@ -302,6 +302,15 @@ func TestUserErrors(t *testing.T) {
 		// Every call would carry two businessType values, the path's first.
 		{"path naming the event", s, []Option{WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC")},
 			`whsimtest.Check: WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC"): the query has businessType already; whsimtest adds each call's own (drop it from the path)`},
+		// Headers as whsim check -H takes them: a name no client can send
+		// reached the handler in memory, and failed CheckURL as a
+		// receiver it could not reach; a Content-Length of one's own
+		// garbles the body over TCP.
+		{"header name no client sends", s, []Option{WithHeader("Bad(Name)", "x")},
+			`whsimtest.Check: WithHeader("Bad(Name)", "x"): "Bad(Name)" is no header name (a token: letters, digits and !#$%&'*+-.^_` + "`|~)"},
+		{"header value with a NUL", s, []Option{WithHeader("X-Token", "a\x00b")}, `whsimtest.Check: WithHeader("X-Token", "a\x00b"): "X-Token": the value holds a NUL byte`},
+		{"header framing the body", s, []Option{WithHeader("content-length", "5")},
+			`whsimtest.Check: WithHeader("content-length", "5"): "Content-Length": whsim frames each body itself`},
 		{"two at once", s, []Option{WithTimeout(0), WithLatencyBudget(-1)}, "whsimtest.Check: WithTimeout(0s): want more than 0; WithLatencyBudget(-1ns): want more than 0"},
 		{"nil probe", s, []Option{WithProbe(nil)}, "whsimtest.Check: WithProbe(nil)"},
 		{"probe error", s, []Option{WithProbe(probeErr)},
@@ -326,6 +335,39 @@ func TestUserErrors(t *testing.T) {
 	}
 	if strings.Contains(recordErr(t, s, WithProbe(probeErr)), "no such table: invoices") == false {
 		t.Error("the probe's own error is not said")
+	}
+}
+
+// A header's value reaches the handler as a server reads it off the wire,
+// and as whsim check -H sends it: without the spaces around it.
+func TestWithHeaderTrimsTheValue(t *testing.T) {
+	t.Parallel()
+	s, err := newSettings([]Option{WithHeader("x-token", " s3cret\t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.header["X-Token"]; len(got) != 1 || got[0] != "s3cret" {
+		t.Errorf("X-Token %q, want [\"s3cret\"]", got)
+	}
+}
+
+// A receiver that answers every call 404 (WithPath wrong, a router's
+// pattern another) is said to be so once: the run's note "every call so
+// far got 404", which whsim check prints while it runs, said after it
+// beside "every call got 404" read as two findings.
+func TestUnroutedIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	r := record("TestX", func(t tb) {
+		checkHandler(t, http.NotFoundHandler(), []Option{WithChecks("accepts-valid", "duplicates")})
+	})
+	var said []string
+	for _, l := range r.logs {
+		if strings.Contains(l, "404 Not Found") {
+			said = append(said, l)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "whsimtest: every call got 404 Not Found: nothing is routed at this URL: check the path of WithPath") {
+		t.Errorf("said %q, want one line saying every call got 404", said)
 	}
 }
 
@@ -423,6 +465,19 @@ func TestCheckURLWithRootCAs(t *testing.T) {
 	r := record("TestShop", func(t tb) { checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithRootCAs(trusted)}) })
 	if f := r.failures(); len(f) != 0 || r.find("accepts-valid/CREATE_RECEIVABLE_DOC/sample") == nil {
 		t.Errorf("failed %q\n%s", f, r.said())
+	}
+	// A TLS server that negotiates HTTP/2, as Go's ListenAndServeTLS does,
+	// is graded as one over HTTP/1.1 (every call was "malformed HTTP
+	// version").
+	h2 := httptest.NewUnstartedServer(newShop(t, careful, ""))
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	defer h2.Close()
+	h2Roots := x509.NewCertPool()
+	h2Roots.AddCert(h2.Certificate())
+	r = record("TestShop", func(t tb) { checkURL(t, h2.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithRootCAs(h2Roots)}) })
+	if f := r.failures(); len(f) != 0 || r.find("accepts-valid/CREATE_RECEIVABLE_DOC/sample") == nil {
+		t.Errorf("over HTTP/2 failed %q\n%s", f, r.said())
 	}
 	// The roots are the pool's alone, in place of the system's.
 	r = record("TestShop", func(t tb) {

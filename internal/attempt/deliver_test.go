@@ -237,6 +237,42 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// A receiver over TLS that negotiates HTTP/2 (Go's own ListenAndServeTLS,
+// most proxies) answers "HTTP/2.0": an answer, on every path that takes
+// https, not a malformed HTTP/1 status line.
+func TestHTTP2OverTLS(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			http.Error(w, "not HTTP/2: "+r.Proto, http.StatusTeapot)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	for _, p := range paths {
+		if p.worker {
+			continue // the raw paths speak plain HTTP/1.1 only
+		}
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := NewClient(ClientOptions{Timeout: 30 * time.Second, RootCAs: pool, FollowRedirects: p.follow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: u, KeepBody: p.keep}
+			if a := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last(); a.Status != http.StatusAccepted {
+				t.Errorf("got %+v, want the receiver's 202 over HTTP/2", a)
+			}
+		})
+	}
+}
+
 func TestTLSWithPrivateCA(t *testing.T) {
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "whsim test CA"},

@@ -50,14 +50,33 @@ func ParseExpect(s string) (func(int) bool, error) {
 func parseHeader(s string) (string, string, error) {
 	name, val, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
-	if !ok || name == "" || strings.ContainsFunc(name, func(r rune) bool {
-		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
-	}) {
+	if !ok || !headerName(name) {
 		return "", "", fmt.Errorf("%q: want 'Name: value'", s)
 	}
+	return Header(name, val)
+}
+
+// headerName says whether name is a token, which a header's name must be.
+func headerName(name string) bool {
+	return name != "" && !strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	})
+}
+
+// Header is one request header given as a name and a value, as -H takes
+// it: the name canonical, the value without the spaces around it (as a
+// server reads it off the wire). A name that is no token, a value of more
+// than one line, and a header that frames the body are errors.
+func Header(name, val string) (string, string, error) {
+	if !headerName(name) {
+		return "", "", fmt.Errorf("%q is no header name (a token: letters, digits and !#$%%&'*+-.^_`|~)", name)
+	}
 	val = strings.TrimSpace(val)
-	if strings.ContainsAny(val, "\r\n\x00") {
+	if strings.ContainsAny(val, "\r\n") {
 		return "", "", fmt.Errorf("%q: the value holds a line break", name)
+	}
+	if strings.ContainsRune(val, 0) {
+		return "", "", fmt.Errorf("%q: the value holds a NUL byte", name)
 	}
 	name = http.CanonicalHeaderKey(name)
 	if name == "Content-Length" || name == "Transfer-Encoding" {

@@ -71,6 +71,31 @@ func TestParseHeader(t *testing.T) {
 	}
 }
 
+// Header takes a name and a value apart, as whsimtest.WithHeader gives
+// them, by the rules of -H.
+func TestHeader(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, val, wantName, wantVal, err string }{
+		{name: "x-token", val: " s3cret\t", wantName: "X-Token", wantVal: "s3cret"},
+		{name: "Bad(Name)", val: "x", err: `"Bad(Name)" is no header name (a token: letters, digits and !#$%&'*+-.^_` + "`|~)"},
+		{name: "", val: "x", err: `"" is no header name (a token: letters, digits and !#$%&'*+-.^_` + "`|~)"},
+		{name: "X", val: "a\x00b", err: `"X": the value holds a NUL byte`},
+		{name: "X", val: "a\r\nb", err: `"X": the value holds a line break`},
+		{name: "transfer-encoding", val: "chunked", err: `"Transfer-Encoding": whsim frames each body itself (a Content-Length or Transfer-Encoding of your own would cut it short or garble it)`},
+	} {
+		name, val, err := Header(tt.name, tt.val)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("Header(%q, %q) error %v, want %s", tt.name, tt.val, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || name != tt.wantName || val != tt.wantVal {
+			t.Errorf("Header(%q, %q) = %q, %q, %v", tt.name, tt.val, name, val, err)
+		}
+	}
+}
+
 func TestParseTarget(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
