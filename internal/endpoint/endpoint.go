@@ -66,7 +66,8 @@ func headerName(name string) bool {
 // Header is one request header given as a name and a value, as -H takes
 // it: the name canonical, the value without the spaces around it (as a
 // server reads it off the wire). A name that is no token, a value of more
-// than one line, and a header that frames the body are errors.
+// than one line or holding a control byte, and a header that frames the
+// body are errors.
 func Header(name, val string) (string, string, error) {
 	if !headerName(name) {
 		return "", "", fmt.Errorf("%q is no header name (a token: letters, digits and !#$%%&'*+-.^_`|~)", name)
@@ -77,6 +78,12 @@ func Header(name, val string) (string, string, error) {
 	}
 	if strings.ContainsRune(val, 0) {
 		return "", "", fmt.Errorf("%q: the value holds a NUL byte", name)
+	}
+	// Any other control byte but a tab, as net/http's client refuses it
+	// (RFC 9110 5.5): the call would fail there and go out on the fast
+	// path.
+	if i := strings.IndexFunc(val, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }); i >= 0 {
+		return "", "", fmt.Errorf("%q: the value holds the control byte 0x%02x", name, val[i])
 	}
 	name = http.CanonicalHeaderKey(name)
 	if name == "Content-Length" || name == "Transfer-Encoding" {

@@ -81,6 +81,13 @@ func TestHeader(t *testing.T) {
 		{name: "", val: "x", err: `"" is no header name (a token: letters, digits and !#$%&'*+-.^_` + "`|~)"},
 		{name: "X", val: "a\x00b", err: `"X": the value holds a NUL byte`},
 		{name: "X", val: "a\r\nb", err: `"X": the value holds a line break`},
+		// Any other control byte but a tab: net/http's client refuses the
+		// call ("invalid header field value"), which read as "cannot
+		// reach" a healthy receiver, where the fast path sent it.
+		{name: "X", val: "a\x01b", err: `"X": the value holds the control byte 0x01`},
+		{name: "X", val: "a\x7fb", err: `"X": the value holds the control byte 0x7f`},
+		{name: "X", val: "a\tb", wantName: "X", wantVal: "a\tb"},
+		{name: "X", val: "收款单", wantName: "X", wantVal: "收款单"},
 		{name: "transfer-encoding", val: "chunked", err: `"Transfer-Encoding": whsim frames each body itself (a Content-Length or Transfer-Encoding of your own would cut it short or garble it)`},
 	} {
 		name, val, err := Header(tt.name, tt.val)
