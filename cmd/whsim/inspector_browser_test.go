@@ -147,27 +147,12 @@ func generate(t *testing.T, args ...string) []byte {
 // real `whsim listen --ui`. With WHSIM_SCREENSHOTS=dir it also writes the
 // README's screenshots there.
 func TestInspectorInBrowser(t *testing.T) {
-	chrome := findChromium()
-	if chrome == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
-	if testing.Short() {
-		t.Skip("-short: the browser tests start Chromium")
-	}
+	ctx := newBrowser(t, 120*time.Second)
 	l := startListenUI(t)
 
 	first := generate(t, "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1", "--output", "ndjson")
 	first = bytes.TrimSpace(first)
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", first, nil)
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
-		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 120*time.Second)
-	defer cancel()
 
 	run := func(what string, actions ...chromedp.Action) {
 		t.Helper()

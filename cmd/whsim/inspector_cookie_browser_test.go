@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,13 +18,7 @@ import (
 // its paths match. Whatever it gets must not open the inspector's API,
 // whichever of the inspector's paths it is replayed to.
 func TestInspectorCookieDoesNotOpenTheAPIFromAnotherPort(t *testing.T) {
-	chrome := findChromium()
-	if chrome == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
-	if testing.Short() {
-		t.Skip("-short: the browser tests start Chromium")
-	}
+	ctx := newBrowser(t, 90*time.Second)
 	l := startListenUI(t)
 	const secret = "Bearer captured-erp-secret-0123456789"
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`),
@@ -44,15 +37,6 @@ func TestInspectorCookieDoesNotOpenTheAPIFromAnotherPort(t *testing.T) {
 		io.WriteString(w, `<!doctype html><title>another local server</title><img src="/pixel.png">`)
 	}))
 	defer other.Close()
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
-		chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
 
 	// The inspector's page works in this browser: its own cookie opens
 	// the API (the row is listed through it).

@@ -20,9 +20,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// newInspectorBrowser starts headless Chromium for a test; it skips the
-// test where there is none or with -short.
-func newInspectorBrowser(t *testing.T) context.Context {
+// newBrowser starts headless Chromium for a test, its tab bounded by
+// limit; it skips the test where there is none or with -short.
+func newBrowser(t *testing.T, limit time.Duration) context.Context {
 	t.Helper()
 	chrome := findChromium()
 	if chrome == "" {
@@ -35,9 +35,15 @@ func newInspectorBrowser(t *testing.T) context.Context {
 		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 120*time.Second)
+	ctx, cancelTime := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 	return ctx
+}
+
+// newInspectorBrowser is newBrowser for the inspector's tests.
+func newInspectorBrowser(t *testing.T) context.Context {
+	t.Helper()
+	return newBrowser(t, 120*time.Second)
 }
 
 // waitJS waits until the expression is true on the page: it is checked on

@@ -23,19 +23,7 @@ import (
 // browser starts headless Chromium for a test, skipping without one.
 func browser(t *testing.T) (context.Context, func(what string, actions ...chromedp.Action)) {
 	t.Helper()
-	chrome := findChromium()
-	if chrome == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
-	if testing.Short() {
-		t.Skip("-short: the browser tests start Chromium")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
-		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	ctx := newBrowser(t, 120*time.Second)
 	run := func(what string, actions ...chromedp.Action) {
 		t.Helper()
 		if err := chromedp.Run(ctx, actions...); err != nil {

@@ -32,21 +32,7 @@ type reportPage struct {
 
 func openReport(t *testing.T, file string) *reportPage {
 	t.Helper()
-	chrome := findChromium()
-	if chrome == "" {
-		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
-	}
-	if testing.Short() {
-		t.Skip("-short: the browser tests start Chromium")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
-		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(cancel)
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancel)
+	ctx := newBrowser(t, 90*time.Second)
 	p := &reportPage{ctx: ctx}
 	url := "file://" + file
 	chromedp.ListenTarget(ctx, func(ev any) {
