@@ -440,11 +440,13 @@ func (c *checker) checkNumber(n *node, s, e int, integral, neg bool) {
 		return
 	}
 	if n.format == spec.UnixMillis {
-		if neg {
+		f := c.lx.Float(s, e)
+		// -0 is zero, not a negative time: parsers read it as 0, and
+		// the schema's minimum 0 takes it.
+		if neg && f != 0 {
 			c.emit(rFormat, s, "", "%s is negative; want milliseconds since the Unix epoch", c.lx.Bytes()[s:e])
 			return
 		}
-		f := c.lx.Float(s, e)
 		switch {
 		case f*1000 >= ms2000 && f*1000 < ms2100:
 			c.emit(rSeconds, s, "", "%s looks like seconds, not milliseconds, since the Unix epoch", c.lx.Bytes()[s:e])

@@ -62,6 +62,7 @@ func TestCheck(t *testing.T) {
 		opts  Options
 		want  []string // the set of rule ids found
 		path  string   // the path of the first finding, when set
+		n     int      // the number of findings, when set
 	}{
 		{name: "receipt valid", body: func(*testing.T) string { return rec }},
 		{name: "invoice valid", body: func(*testing.T) string { return inv }},
@@ -118,6 +119,10 @@ func TestCheck(t *testing.T) {
 		}, want: []string{ruleType}, path: "data.收款明细[0].应收金额"},
 		{name: "fraction for millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000.5") }, want: []string{ruleType}},
 		{name: "negative millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-1789833600000") }, want: []string{ruleFormat}},
+		// -0 is zero, not a negative number: JSON Schema's minimum 0 (and
+		// every parser) takes it as 0, which is a time before 2000.
+		{name: "negative zero millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-0") }, want: []string{ruleTimeRange}, n: 1},
+		{name: "negative zero millis with a fraction", body: func(t *testing.T) string { return edit(t, inv, "1791100048266", "-0.0") }, want: []string{ruleTimeRange}, n: 1},
 		// A number beyond float64's range is JSON by RFC 8259's grammar, but
 		// Go's encoding/json refuses it and JavaScript reads it as Infinity
 		// (which JSON Schema's "number" then rejects): a type error, as the
@@ -197,6 +202,9 @@ func TestCheck(t *testing.T) {
 			got := v.Check([]byte(tt.body(t)), tt.event)
 			if !slices.Equal(ruleSet(got), tt.want) {
 				t.Errorf("rules %q, want %q; findings:\n%s", ruleSet(got), tt.want, dump(got))
+			}
+			if tt.n != 0 && len(got) != tt.n {
+				t.Errorf("%d findings, want %d:\n%s", len(got), tt.n, dump(got))
 			}
 			if tt.path != "" && (len(got) == 0 || got[0].Path != tt.path) {
 				t.Errorf("first path: want %q; findings:\n%s", tt.path, dump(got))
