@@ -154,7 +154,11 @@ func TestCheck(t *testing.T) {
 		{name: "mixed markers", body: func(t *testing.T) string { return edit(t, inv, `"customerCode"`, `"enterpriseCode"`) }, want: []string{ruleMixedShape}},
 		{name: "integer status with described", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `1`) }, want: []string{ruleMixedShape}},
 		{name: "string status with sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": "PASS"`) }, want: []string{ruleMixedShape}},
-		{name: "status boolean", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `true`) }, want: []string{ruleType}},
+		{name: "status boolean", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `true`) }, want: []string{ruleType}, n: 1},
+		// A status of neither shape's type is one type error, also in an
+		// invoice the other fields show to be of the sample shape.
+		{name: "status boolean in sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": true`) }, want: []string{ruleType}, n: 1, path: "data.status"},
+		{name: "status object in sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": {}`) }, want: []string{ruleType}, n: 1, path: "data.status"},
 		{name: "described asserted on sample", opts: Options{Shape: "described"}, body: func(*testing.T) string { return smp }, want: []string{ruleMissing, ruleType, ruleUnknown}},
 		{name: "sample asserted on receipt", opts: Options{Shape: "sample"}, body: func(*testing.T) string { return rec }},
 		{name: "described asserted on sample receipt", opts: Options{Shape: "described"}, body: func(*testing.T) string { return rec }, want: []string{ruleUnknown}},
