@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Alphabet is the GB 32100 alphabet: I, O, S, V and Z are left out because
@@ -88,15 +89,23 @@ func OrgCodeCheck[T string | []byte](first8 T) (byte, error) {
 // ValidUSCC reports whether s is 18 characters whose organisation-code check
 // (position 17) and USCC check (position 18) both hold. Early pilot codes fail
 // this, so callers should treat false as a warning.
-func ValidUSCC(s string) bool { return len(s) == 18 && Check(s) == nil }
+func ValidUSCC(s string) bool {
+	return len(s) == 18 && utf8.RuneCountInString(s) == 18 && Check(s) == nil
+}
 
 // Check checks the check characters of an 18-character unified social credit
 // code, or of the organisation code inside a 15-character tax registration
 // number. Other lengths (personal ids, 20-digit numbers) are not checked and
 // pass. The error says which character is wrong and by which standard.
 func Check(s string) error {
-	switch len(s) {
-	case 18:
+	// The lengths are in characters: full-width digits (a Chinese input
+	// method's) make 18 characters of more bytes, six Chinese characters
+	// 18 bytes.
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n == 18 && len(s) != 18:
+		return fmt.Errorf("%q is 18 characters but not a unified social credit code: %v", s, errUSCCChar)
+	case n == 18:
 		want, err := USCCCheck(s[:17])
 		if err != nil {
 			return fmt.Errorf("%q is 18 characters but not a unified social credit code: %v", s, err)
@@ -107,7 +116,7 @@ func Check(s string) error {
 		if o, err := OrgCodeCheck(s[8:16]); err != nil || o != s[16] {
 			return fmt.Errorf("%q: organisation-code check character %c is wrong (GB 11714)", s, s[16])
 		}
-	case 15:
+	case n == 15 && len(s) == 15:
 		if o, err := OrgCodeCheck(s[6:14]); err == nil && o != s[14] {
 			return fmt.Errorf("%q: organisation-code check character %c, want %c (GB 11714)", s, s[14], o)
 		}

@@ -23,6 +23,8 @@ func TestValidUSCC(t *testing.T) {
 		{"", false},
 		{"91310115ma1fl3xk9d", false},
 		{"91310115MA1FL3XO9D", false}, // O is not in the alphabet
+		{"统一社会信用", false},             // 18 bytes, 6 characters
+		{"９１３１０１１５MA1FL3XK9D", false},
 	}
 	for _, tt := range tests {
 		if got := ValidUSCC(tt.in); got != tt.want {
@@ -122,6 +124,13 @@ func TestCheck(t *testing.T) {
 		{"310115756601278", "organisation-code check character 8, want 9 (GB 11714)"},
 		{"12345678901234567890", ""},
 		{"", ""},
+		// Characters, not bytes: full-width digits and letters (as a
+		// Chinese input method types them) make 18 characters that are
+		// no code; six Chinese characters are 18 bytes but 6 characters.
+		{"９１３１０１１５MA1FL3XK9D", "not a unified social credit code"},
+		{"91310115MA1FL3XK9Ｄ", "not a unified social credit code"},
+		{"统一社会信用", ""},
+		{"３１０１１５７５６６０１２７９", ""},
 	}
 	for _, tt := range tests {
 		err := Check(tt.in)
