@@ -183,6 +183,7 @@ func TestCheck(t *testing.T) {
 		{name: "tax id standard example", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y43`) }},
 		{name: "tax id full-width", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `９１３４０１０４MAF6QHFY1J`) }, want: []string{ruleTaxID}, path: "data.taxCode"},
 		{name: "tax id of six Chinese characters", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `统一社会信用`) }},
+		{name: "tax id a sole trader's identity card number", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `11010519491231002X`) }},
 		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{ruleTaxID}},
 		{name: "line tax", body: func(t *testing.T) string { return edit(t, inv, `2992.99`, `2000.00`) }, want: []string{ruleLineTax}, path: "data.items[0].tax"},
 		{name: "receipt totals", body: func(t *testing.T) string {
