@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -181,7 +182,9 @@ func TestCheck(t *testing.T) {
 		{name: "invoiceType other", body: func(t *testing.T) string { return edit(t, inv, `"VALUE_ADDED_TAX"`, `"ORDINARY"`) }, want: []string{ruleAdvisory}},
 		{name: "tax id check", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1K`) }, want: []string{ruleTaxID}},
 		{name: "tax id standard example", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y43`) }},
-		{name: "tax id full-width", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `９１３４０１０４MAF6QHFY1J`) }, want: []string{ruleTaxID}, path: "data.taxCode"},
+		{name: "tax id full-width", body: func(t *testing.T) string {
+			return edit(t, inv, `91340104MAF6QHFY1J`, `９１３４０１０４MAF6QHFY1J`)
+		}, want: []string{ruleTaxID}, path: "data.taxCode"},
 		{name: "tax id of six Chinese characters", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `统一社会信用`) }},
 		{name: "tax id a sole trader's identity card number", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `11010519491231002X`) }},
 		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{ruleTaxID}},
@@ -440,5 +443,33 @@ func TestFindingWhere(t *testing.T) {
 		if got := tt.f.Where(); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.f, got, tt.want)
 		}
+	}
+}
+
+// TestLongValueQuotedShort: a finding is one line that says what is wrong
+// where; a value of the body it quotes is cut short, not a megabyte long.
+func TestLongValueQuotedShort(t *testing.T) {
+	t.Parallel()
+	inv := load(t, "invoice.json")
+	long := strings.Repeat("长", 40000)
+	tests := []struct {
+		name, body, rule, start string
+	}{
+		{"string", edit(t, inv, `"PURCHASE_RECEIPT"`, `"`+long+`"`), ruleEnum, `"长长`},
+		{"number", edit(t, inv, `"quantity": 91,`, `"quantity": `+strings.Repeat("9", 100000)+`,`), ruleType, "want number, got 999"},
+		{"requestId", edit(t, inv, `"requestId": "`, `"requestId": "`+long), ruleRequestID, `"长长`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fs := mustNew(t, Options{}).Check([]byte(tt.body), "")
+			if len(fs) != 1 || fs[0].Rule != tt.rule {
+				t.Fatalf("want one %s finding:\n%s", tt.rule, dump(fs))
+			}
+			msg := fs[0].Message
+			if len(msg) > 400 || !strings.HasPrefix(msg, tt.start) || !strings.Contains(msg, "…") || !utf8.ValidString(msg) {
+				t.Errorf("message of %d bytes, want under 400 starting %q with an ellipsis: %.200s", len(msg), tt.start, msg)
+			}
+		})
 	}
 }
