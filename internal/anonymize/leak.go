@@ -1,6 +1,10 @@
 package anonymize
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/whsim/whsim/internal/taxid"
+)
 
 // Leak is something in the output that still identifies a person or a
 // company: a value the run replaced elsewhere, or a tax id, a mobile number
@@ -49,7 +53,7 @@ func runChar(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' 
 // identifierKind names what run looks like, or "".
 func identifierKind(run string) string {
 	switch {
-	case len(run) == 18 && idCard(run):
+	case taxid.ValidResidentID(run):
 		return string(IDCard)
 	case len(run) == 18 && usccLike(run):
 		return string(TaxID)
@@ -57,19 +61,6 @@ func identifierKind(run string) string {
 		return string(mobile)
 	}
 	return ""
-}
-
-// idCard checks a resident identity card number (GB 11643): 17 digits, a
-// plausible birth date, and the ISO 7064 MOD 11-2 check character.
-func idCard(s string) bool {
-	if !allDigits(s[:17]) {
-		return false
-	}
-	y := s[6:10]
-	if y < "1900" || y > "2099" || s[10:12] < "01" || s[10:12] > "12" || s[12:14] < "01" || s[12:14] > "31" {
-		return false
-	}
-	return idCardCheck([]byte(s[:17])) == s[17]
 }
 
 // mask hides the middle of s: three characters kept at each end of an ASCII

@@ -314,17 +314,8 @@ func idCardStandIn(f *fake.Faker) string {
 	r := f.Rand()
 	b := fmt.Appendf(nil, "%d%05d%04d%02d%02d%03d", 1+r.IntN(6), r.IntN(100000),
 		1950+r.IntN(56), 1+r.IntN(12), 1+r.IntN(28), r.IntN(1000))
-	return string(append(b, idCardCheck(b)))
-}
-
-// idCardCheck is the ISO 7064 MOD 11-2 check character of 17 digits.
-func idCardCheck(b []byte) byte {
-	w := [17]int{7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2}
-	sum := 0
-	for i := range 17 {
-		sum += int(b[i]-'0') * w[i]
-	}
-	return "10X98765432"[sum%11]
+	c, _ := taxid.ResidentIDCheck(b) // 17 digits drawn just above
+	return string(append(b, c))
 }
 
 // addressStandIn replaces an IP address (with its port, if any) by one of

@@ -180,7 +180,7 @@ func (l *Lexer) describe(off int) string {
 }
 
 // Begin checks what may not start a document (nothing, a byte-order mark,
-// only whitespace) and moves to its value.
+// UTF-16 or UTF-32 text, only whitespace) and moves to its value.
 func (l *Lexer) Begin() {
 	b := l.b
 	if len(b) == 0 {
@@ -188,6 +188,14 @@ func (l *Lexer) Begin() {
 	}
 	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
 		l.fail(0, "the body starts with a byte-order mark (U+FEFF), which RFC 8259 forbids")
+	}
+	// Another encoding's byte-order mark (Windows PowerShell 5's > and
+	// Out-File write UTF-16) would otherwise be an invalid UTF-8 byte.
+	switch {
+	case len(b) >= 4 && b[0] == 0xFF && b[1] == 0xFE && b[2] == 0 && b[3] == 0:
+		l.fail(0, "the body is UTF-32 (it starts with the byte-order mark FF FE 00 00); RFC 8259 wants UTF-8")
+	case len(b) >= 2 && (b[0] == 0xFF && b[1] == 0xFE || b[0] == 0xFE && b[1] == 0xFF):
+		l.failf(0, "the body is UTF-16 (it starts with the byte-order mark %X %X); RFC 8259 wants UTF-8", b[0], b[1])
 	}
 	l.ws()
 	if l.i == len(b) {

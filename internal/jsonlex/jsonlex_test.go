@@ -105,6 +105,11 @@ func TestWalkError(t *testing.T) {
 	}{
 		{``, 0, "the body is empty", 1, 1},
 		{"\ufeff{}", 0, "byte-order mark", 1, 1},
+		// UTF-16 with its byte-order mark, as Windows PowerShell 5's >
+		// writes a file: named, not an invalid UTF-8 byte.
+		{"\xff\xfe{\x00}\x00", 0, "the body is UTF-16 (it starts with the byte-order mark FF FE)", 1, 1},
+		{"\xfe\xff\x00{\x00}", 0, "the body is UTF-16 (it starts with the byte-order mark FE FF)", 1, 1},
+		{"\xff\xfe\x00\x00{\x00\x00\x00", 0, "the body is UTF-32 (it starts with the byte-order mark FF FE 00 00)", 1, 1},
 		{" \n ", 3, "only whitespace", 2, 2},
 		{`{"a":1,}`, 7, "trailing comma before '}'", 1, 8},
 		{`[1,]`, 3, "trailing comma before ']'", 1, 4},

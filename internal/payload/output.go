@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/whsim/whsim/internal/spec"
@@ -59,7 +61,8 @@ func (o Output) format(many bool) string {
 
 // WriteAll writes count payloads of each event, drawn from next, to w; with
 // a directory, it writes one file per payload (EVENT-requestId.json, the
-// directory made already) and w gets each file's name on a line. It returns
+// directory made already; see fileNames) and w gets each file's name on a
+// line. It returns
 // how many payloads it wrote. An error from next ends the run, and what was
 // written before it is flushed to w.
 func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, count int, next func(spec.Event) (*Obj, error)) (int, error) {
@@ -72,6 +75,7 @@ func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, 
 		bw.WriteString("[\n")
 	}
 	n := 0
+	names := newFileNames()
 	for _, e := range events {
 		for range count {
 			if err := ctx.Err(); err != nil {
@@ -88,7 +92,7 @@ func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, 
 			var werr error
 			switch {
 			case dir != "":
-				name := filepath.Join(dir, e.Name+"-"+fileSafe(idText(doc))+".json")
+				name := filepath.Join(dir, names.take(e.Name+"-"+fileSafe(idText(doc)))+".json")
 				if err := os.WriteFile(name, MarshalIndent(doc), 0o644); err != nil {
 					return n, err
 				}
@@ -115,17 +119,62 @@ func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, 
 	return n, bw.Flush()
 }
 
-// idText is the payload's requestId as text: a --set value is JSON.
+// idText is the payload's requestId as text (a --set value is JSON), or
+// "no-requestId" when it has none (--unset requestId, or null).
 func idText(doc *Obj) string {
-	id, _ := doc.Get(spec.FieldRequestID)
-	if raw, ok := id.(json.RawMessage); ok {
+	id, ok := doc.Get(spec.FieldRequestID)
+	text := fmt.Sprint(id)
+	if raw, isRaw := id.(json.RawMessage); isRaw {
+		text = string(raw)
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return s
+			text = s
 		}
-		return string(raw)
 	}
-	return fmt.Sprint(id)
+	if !ok || id == nil || text == "" {
+		return "no-requestId"
+	}
+	return text
+}
+
+// fileNames hands out one name per payload of a run written to a
+// directory: payloads may share a requestId (a --set gave it to them all)
+// or have none, and a second EVENT-abc would overwrite the first, so it
+// becomes EVENT-abc-2, then -3. It keeps a hash of each name it gave, not
+// the name (a few bytes a file, where --count may run to millions); two
+// names of one hash only make the second take a suffix it did not need.
+type fileNames struct {
+	seed maphash.Seed
+	used map[uint64]bool
+	next map[uint64]int // the suffix to try next for a name already given
+}
+
+func newFileNames() *fileNames {
+	return &fileNames{seed: maphash.MakeSeed(), used: map[uint64]bool{}, next: map[uint64]int{}}
+}
+
+// take returns base, or base-N for the least N from 2 on, whichever this
+// run has not given yet.
+func (f *fileNames) take(base string) string {
+	if f.claim(base) {
+		return base
+	}
+	h := maphash.String(f.seed, base)
+	for n := max(f.next[h], 2); ; n++ {
+		if name := base + "-" + strconv.Itoa(n); f.claim(name) {
+			f.next[h] = n + 1
+			return name
+		}
+	}
+}
+
+func (f *fileNames) claim(name string) bool {
+	h := maphash.String(f.seed, name)
+	if f.used[h] {
+		return false
+	}
+	f.used[h] = true
+	return true
 }
 
 // fileSafe keeps a requestId a file name inside the directory: one set

@@ -207,3 +207,40 @@ func TestOutputDirFileNames(t *testing.T) {
 		t.Errorf("%d entries beside the directory, want none", len(others)-1)
 	}
 }
+
+// TestOutputDirOneFilePerPayload: payloads that share a requestId (one
+// --set gave them all) or have none (--unset requestId) are still one file
+// each, every name printed once, none of them overwritten.
+func TestOutputDirOneFilePerPayload(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	ids := []any{json.RawMessage(`"abc"`), json.RawMessage(`"abc"`), "abc-2", json.RawMessage(`"abc"`), nil, nil}
+	i := 0
+	next := func(spec.Event) (*Obj, error) {
+		i++
+		doc := new(Obj).add("n", i)
+		if ids[i-1] != nil {
+			doc.add(spec.FieldRequestID, ids[i-1])
+		}
+		return doc, nil
+	}
+	var w bytes.Buffer
+	if _, err := (Output{Format: "auto", Path: out}).WriteAll(context.Background(), &w, spec.Events()[:1], len(ids), next); err != nil {
+		t.Fatal(err)
+	}
+	printed := strings.Fields(w.String())
+	e := "CREATE_PURCHASE_ORDER_INVOICE-"
+	want := []string{e + "abc.json", e + "abc-2.json", e + "abc-2-2.json", e + "abc-3.json", e + "no-requestId.json", e + "no-requestId-2.json"}
+	for k, name := range printed {
+		if k >= len(want) || name != filepath.Join(out, want[k]) {
+			t.Fatalf("printed %q, want %q in %s", printed, want, out)
+		}
+		b, err := os.ReadFile(name)
+		if err != nil || !bytes.Contains(b, []byte(fmt.Sprintf(`"n": %d`, k+1))) {
+			t.Errorf("%s: %v: want payload %d, got %s", name, err, k+1, b)
+		}
+	}
+	if len(printed) != len(want) {
+		t.Errorf("printed %q, want %q", printed, want)
+	}
+}

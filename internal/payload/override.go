@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -189,10 +190,54 @@ func set(v any, p path, i int, x any) (any, error) {
 		}
 	case nil:
 		return set(&Obj{}, p, i, x)
-	default:
-		// The scalar is at the path so far, not at the key after it.
-		return nil, &PathError{op: "set", path: p, reason: fmt.Sprintf("no object or array at %s", p[:i])}
+	case json.RawMessage:
+		if c, ok := enter(v); ok {
+			return set(c, p, i, x)
+		}
 	}
+	// The scalar is at the path so far, not at the key after it.
+	return nil, &PathError{op: "set", path: p, reason: fmt.Sprintf("no object or array at %s", p[:i])}
+}
+
+// enter returns the object or array an earlier --set gave (raw JSON) as
+// an *Obj or []any one level deep, its members still raw, so that a later
+// --set or --unset can go into it; ok is false for a scalar. Only a value
+// gone into is taken apart: one that is not keeps its bytes (a key
+// spelled with \u escapes, say).
+func enter(raw json.RawMessage) (v any, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	tok, err := d.Token()
+	if err != nil {
+		return nil, false
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := &Obj{}
+		for d.More() {
+			key, err := d.Token()
+			if err != nil {
+				return nil, false
+			}
+			var m json.RawMessage
+			if err := d.Decode(&m); err != nil {
+				return nil, false
+			}
+			o.add(key.(string), m)
+		}
+		return o, true
+	case json.Delim('['):
+		a := []any{}
+		for d.More() {
+			var m json.RawMessage
+			if err := d.Decode(&m); err != nil {
+				return nil, false
+			}
+			a = append(a, m)
+		}
+		return a, true
+	}
+	return nil, false
 }
 
 func unset(doc *Obj, p path, mapKey bool) error {
@@ -224,6 +269,17 @@ func unset(doc *Obj, p path, mapKey bool) error {
 				return unsetElem(doc, p[:i], n)
 			}
 			v = c[n]
+		case json.RawMessage:
+			// An object or array an earlier --set gave: put it back
+			// taken apart, and go into that.
+			e, ok := enter(c)
+			if !ok {
+				return fail(fmt.Sprintf("no object or array at %s", p[:i]))
+			}
+			if _, err := set(doc, p[:i], 0, e); err != nil {
+				return err
+			}
+			return unset(doc, p, mapKey)
 		default:
 			return fail(fmt.Sprintf("no object or array at %s", p[:i]))
 		}

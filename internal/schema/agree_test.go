@@ -120,7 +120,15 @@ func wrongValues(f spec.Field) []any {
 	case spec.Decimal2:
 		out = append(out, "1.5", "1,234.00", "-0.10", "12")
 	case spec.UnixMillis:
-		out = append(out, json.Number("-1"), json.Number("1.5"), json.Number("1e3"))
+		out = append(out, json.Number("-1"), json.Number("1.5"), json.Number("1e3"), json.Number("-0"))
+	}
+	if f.Type == spec.Number {
+		// Beyond a double's range: Python's json and JavaScript read
+		// them as infinity, which their "number" (Ajv's with strict
+		// off) takes; a validator reading numbers exactly takes them
+		// too. Validate refuses them. (An integer field's 1e400 is a
+		// difference docs/validation.md names.)
+		out = append(out, json.Number("1e400"), json.Number("-1e400"))
 	}
 	if v := formatSample(f.Format); v != "" {
 		// A good value with a line break after it, which $ lets through in

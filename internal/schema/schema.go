@@ -9,6 +9,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"unicode"
 
@@ -238,6 +239,16 @@ func field(f spec.Field, nullable, gen bool) *obj {
 		// Money: a generator's default for number may be float32, which
 		// rounds 1234567.89 to 1234567.9.
 		o.set("format", "double")
+	}
+	if f.Type == spec.Number && !f.Closed {
+		// Validate refuses a number beyond a double's range (1e400):
+		// Python's json and JavaScript read it as infinity, which
+		// their "number" takes (Ajv's with strict off), and a validator
+		// that reads numbers exactly takes it as it is. Bounded by the
+		// largest double, every one of them refuses it too. Not the
+		// integers: a code generator may read an integer's bounds as
+		// int64 (docs/validation.md says what is left).
+		o.set("minimum", -math.MaxFloat64).set("maximum", math.MaxFloat64)
 	}
 	if f.Closed && len(f.Values) > 0 {
 		var vals []any

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Alphabet is the GB 32100 alphabet: I, O, S, V and Z are left out because
@@ -24,6 +25,9 @@ var (
 	errUSCCChar = errors.New("uscc: character outside the GB 32100 alphabet")
 	errOrgLen   = errors.New("org code: need 8 characters before the check character")
 	errOrgChar  = errors.New("org code: character is not a digit or an upper-case letter")
+
+	errResidentLen  = errors.New("resident id: need 17 digits before the check character")
+	errResidentChar = errors.New("resident id: character is not a digit")
 )
 
 // usccValue maps a character to its index in Alphabet, or -1.
@@ -85,18 +89,64 @@ func OrgCodeCheck[T string | []byte](first8 T) (byte, error) {
 	}
 }
 
+// ResidentIDCheck returns the check character (position 18) of a resident
+// identity card number (GB 11643): ISO 7064 MOD 11-2 over its first 17
+// digits.
+func ResidentIDCheck[T string | []byte](first17 T) (byte, error) {
+	if len(first17) != 17 {
+		return 0, errResidentLen
+	}
+	w := [17]int{7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2}
+	sum := 0
+	for i := range 17 {
+		c := first17[i]
+		if c < '0' || c > '9' {
+			return 0, errResidentChar
+		}
+		sum += int(c-'0') * w[i]
+	}
+	return "10X98765432"[sum%11], nil
+}
+
+// ValidResidentID reports whether s is a resident identity card number
+// (GB 11643): 17 digits, of which 7-14 are a plausible birth date, and
+// their check character.
+func ValidResidentID(s string) bool {
+	if len(s) != 18 {
+		return false
+	}
+	y := s[6:10]
+	if y < "1900" || y > "2099" || s[10:12] < "01" || s[10:12] > "12" || s[12:14] < "01" || s[12:14] > "31" {
+		return false
+	}
+	c, err := ResidentIDCheck(s[:17])
+	return err == nil && c == s[17]
+}
+
 // ValidUSCC reports whether s is 18 characters whose organisation-code check
 // (position 17) and USCC check (position 18) both hold. Early pilot codes fail
 // this, so callers should treat false as a warning.
-func ValidUSCC(s string) bool { return len(s) == 18 && Check(s) == nil }
+func ValidUSCC(s string) bool {
+	return len(s) == 18 && utf8.RuneCountInString(s) == 18 && Check(s) == nil
+}
 
 // Check checks the check characters of an 18-character unified social credit
 // code, or of the organisation code inside a 15-character tax registration
-// number. Other lengths (personal ids, 20-digit numbers) are not checked and
-// pass. The error says which character is wrong and by which standard.
+// number. A resident identity card number, under which a sole trader (个体户)
+// may file, passes, as do other lengths (20-digit numbers). The error says
+// which character is wrong and by which standard.
 func Check(s string) error {
-	switch len(s) {
-	case 18:
+	// The lengths are in characters: full-width digits (a Chinese input
+	// method's) make 18 characters of more bytes, six Chinese characters
+	// 18 bytes.
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n == 18 && len(s) != 18:
+		return fmt.Errorf("%q is 18 characters but not a unified social credit code: %v", s, errUSCCChar)
+	case n == 18 && ValidResidentID(s):
+		// A sole trader's taxpayer id may be the owner's identity card
+		// number: 18 characters, and no USCC.
+	case n == 18:
 		want, err := USCCCheck(s[:17])
 		if err != nil {
 			return fmt.Errorf("%q is 18 characters but not a unified social credit code: %v", s, err)
@@ -107,7 +157,7 @@ func Check(s string) error {
 		if o, err := OrgCodeCheck(s[8:16]); err != nil || o != s[16] {
 			return fmt.Errorf("%q: organisation-code check character %c is wrong (GB 11714)", s, s[16])
 		}
-	case 15:
+	case n == 15 && len(s) == 15:
 		if o, err := OrgCodeCheck(s[6:14]); err == nil && o != s[14] {
 			return fmt.Errorf("%q: organisation-code check character %c, want %c (GB 11714)", s, s[14], o)
 		}

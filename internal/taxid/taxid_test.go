@@ -23,6 +23,8 @@ func TestValidUSCC(t *testing.T) {
 		{"", false},
 		{"91310115ma1fl3xk9d", false},
 		{"91310115MA1FL3XO9D", false}, // O is not in the alphabet
+		{"统一社会信用", false},             // 18 bytes, 6 characters
+		{"９１３１０１１５MA1FL3XK9D", false},
 	}
 	for _, tt := range tests {
 		if got := ValidUSCC(tt.in); got != tt.want {
@@ -122,6 +124,19 @@ func TestCheck(t *testing.T) {
 		{"310115756601278", "organisation-code check character 8, want 9 (GB 11714)"},
 		{"12345678901234567890", ""},
 		{"", ""},
+		// Characters, not bytes: full-width digits and letters (as a
+		// Chinese input method types them) make 18 characters that are
+		// no code; six Chinese characters are 18 bytes but 6 characters.
+		{"９１３１０１１５MA1FL3XK9D", "not a unified social credit code"},
+		{"91310115MA1FL3XK9Ｄ", "not a unified social credit code"},
+		{"统一社会信用", ""},
+		// A sole trader (个体户) may file under the owner's resident
+		// identity card number (GB 11643): 18 characters, no USCC.
+		{"11010519491231002X", ""},
+		{"110101199003077774", ""},
+		{"110101199003077777", "check character 7, want U (GB 32100)"}, // its MOD 11-2 check is 4
+		{"110101199013077778", "(GB 32100)"},                           // its MOD 11-2 check holds, but month 13 is no birth date
+		{"３１０１１５７５６６０１２７９", ""},
 	}
 	for _, tt := range tests {
 		err := Check(tt.in)
@@ -130,6 +145,27 @@ func TestCheck(t *testing.T) {
 			t.Errorf("Check(%q) = %v, want nil", tt.in, err)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("Check(%q) = %v, want an error with %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestValidResidentID(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"11010519491231002X", true},
+		{"110101199003077774", true},
+		{"110101199003077777", false}, // wrong check character
+		{"110101199013077778", false}, // month 13 (the check character holds)
+		{"110101189003077775", false}, // born in 1890 (the check character holds)
+		{"11010519491231002x", false},
+		{"1101051949123100", false},
+		{"91110108756601279B", false}, // a USCC
+	}
+	for _, tt := range tests {
+		if got := ValidResidentID(tt.in); got != tt.want {
+			t.Errorf("ValidResidentID(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

@@ -178,8 +178,14 @@ func (c *checker) slotPath(of spec.Datum, r *record) string {
 
 // Amounts carry two decimals: values that agree to half a cent agree.
 func near(a, b float64) bool {
-	return math.Abs(a-b) <= 0.005+1e-9*math.Max(math.Abs(a), math.Abs(b))
+	return math.Abs(a-b) <= 0.005+roundoff(math.Max(math.Abs(a), math.Abs(b)))
 }
+
+// roundoff is what the arithmetic in doubles may be off on a value of
+// magnitude m: a double holds 15-16 significant digits, and the sums and
+// products round a few times. A slack of a billionth, as there was, let a
+// base amount of 700 million be 70 cents off.
+func roundoff(m float64) float64 { return 1e-13 * m }
 
 // receiptLedger checks a receipt's differences, base-currency amounts and
 // totals.
@@ -250,7 +256,7 @@ func (c *checker) lineTax() {
 		amount := it.v[qty] * it.v[price]
 		ok := false
 		for _, r := range spec.VATRates() {
-			if math.Abs(it.v[tax]-amount*float64(r)/100) <= spec.LineTaxTolerance+1e-9*math.Abs(amount) {
+			if math.Abs(it.v[tax]-amount*float64(r)/100) <= spec.LineTaxTolerance+roundoff(math.Abs(amount)) {
 				ok = true
 				break
 			}

@@ -1,7 +1,10 @@
 package validate
 
 import (
+	"math/big"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +70,14 @@ func TestLedgerRelations(t *testing.T) {
 			`"117505.50"`, `"117505.00"`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to 315811.44"}},
 		{"sources total", edit(t, rec, `"本次应收金额": 315811.94`, `"本次应收金额": 315811.00`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 源单明细 本次应收金额 sum to 315811.00"}},
 		{"line tax", edit(t, inv, `"tax": 2992.99`, `"tax": 2000.00`), ruleLineTax, []string{"data.items[0].tax: tax is 2000.00, but 91 × 253 = 23023.00 and no VAT rate (" + spec.VATRateList() + ") gives it"}},
+		// Large amounts are held to the same cents: 40 cents off a base
+		// amount of 700 million, 10 cents off a tax of 13 million.
+		{"large base", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 712340000.00`, `"应收金额本位币": 315811.94`, `"应收金额本位币": 712340000.40`), ruleBaseCurrency,
+			[]string{"data.收款单.应收金额本位币: 应收金额本位币 is 712340000.40, want 应收金额 × 汇率 1 = 712340000.00"}},
+		{"large base right", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 712340000.00`, `"应收金额本位币": 315811.94`, `"应收金额本位币": 712340000.00`), ruleBaseCurrency, nil},
+		{"large line tax", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.10`), ruleLineTax,
+			[]string{"data.items[0].tax: tax is 13000000.10, but 1 × 100000000 = 100000000.00 and no VAT rate (" + spec.VATRateList() + ") gives it"}},
+		{"large line tax within 0.06", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.05`), ruleLineTax, nil},
 	}
 	v := mustNew(t, Options{})
 	for _, tt := range tests {
@@ -83,4 +94,61 @@ func TestLedgerRelations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNearHalfACent: a base-currency amount rounded to the cent from the
+// amount × 汇率 is near it, and one a cent off (and 0.006 off the exact
+// product) is not, for base amounts up to ten billion; no rounded base amount of an amount up to ten trillion is
+// taken for wrong (the arithmetic is in doubles, the amounts decimals).
+func TestNearHalfACent(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	parse := func(units *big.Int, scale int) float64 {
+		f, err := strconv.ParseFloat(new(big.Rat).SetFrac(units, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)).FloatString(scale), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for i := range 200000 {
+		maxCents := int64(1e11) // a billion
+		if i%2 == 1 {
+			maxCents = 1e15 // ten trillion
+		}
+		cents := big.NewInt(r.Int64N(maxCents))
+		rateScale := 4 + r.IntN(3) // 4 to 6 decimals
+		rate := big.NewInt(r.Int64N(10 * pow10(rateScale)))
+		// base cents = round half up (cents × rate / 10^rateScale)
+		prod := new(big.Int).Mul(cents, rate)
+		half := new(big.Int).Div(big.NewInt(pow10(rateScale)), big.NewInt(2))
+		base := new(big.Int).Div(prod.Add(prod, half), big.NewInt(pow10(rateScale)))
+		amount, rt := parse(cents, 2), parse(rate, rateScale)
+		if !near(parse(base, 2), amount*rt) {
+			t.Fatalf("%v × %v: the rounded %v is not near %v", amount, rt, parse(base, 2), amount*rt)
+		}
+		if amount*rt >= 1e10 {
+			continue
+		}
+		exact := new(big.Rat).SetFrac(new(big.Int).Mul(cents, rate), big.NewInt(100*pow10(rateScale)))
+		for _, off := range []int64{-1, 1} {
+			wrong := new(big.Int).Add(base, big.NewInt(off))
+			// A product at an exact half cent is as near the cent
+			// below as the one above: the cent off must be 0.006 off.
+			dist := new(big.Rat).Sub(new(big.Rat).SetFrac(wrong, big.NewInt(100)), exact)
+			if dist.Abs(dist).Cmp(big.NewRat(6, 1000)) < 0 {
+				continue
+			}
+			if near(parse(wrong, 2), amount*rt) {
+				t.Fatalf("%v × %v: %v, a cent off the rounded %v, is taken as near", amount, rt, parse(wrong, 2), parse(base, 2))
+			}
+		}
+	}
+}
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
 }

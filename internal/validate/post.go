@@ -138,7 +138,9 @@ func (c *checker) invoiceData() {
 		switch {
 		case c.dataSeen&bit != 0 && m.shapes&bitOf == 0:
 			c.emitAt(rUnknown, int(c.dataMemberOff[i]), spec.FieldData+"."+m.name, "%s is not a field of the %s invoice shape", m.name, shape)
-		case c.dataSeen&bit != 0 && m.alt != nil:
+		case c.dataSeen&bit != 0 && m.alt != nil && c.statusVariant != 0:
+			// (statusVariant 0: of neither shape's type, a type error
+			// the scan has already reported.)
 			variantShape := inDescribed
 			if c.statusVariant == 2 {
 				variantShape = inSample

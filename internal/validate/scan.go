@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
@@ -81,9 +82,32 @@ func (c *checker) emit(r ruleID, off int, key string, format string, args ...any
 	}
 	msg := format
 	if len(args) > 0 {
+		for i, a := range args {
+			// Values of the body are the []byte arguments.
+			if b, ok := a.([]byte); ok {
+				args[i] = shorten(b)
+			}
+		}
 		msg = fmt.Sprintf(format, args...)
 	}
 	c.raw = append(c.raw, rawFinding{rule: r, off: off, path: c.pathString(key), msg: msg})
+}
+
+// shownBytes is the most of a value of the body a message quotes: a
+// finding is one line, which a megabyte string would otherwise be.
+const shownBytes = 100
+
+// shorten cuts b to at most shownBytes, on a character boundary, and ends
+// what it cut in "…".
+func shorten(b []byte) []byte {
+	if len(b) <= shownBytes {
+		return b
+	}
+	n := shownBytes
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return append(b[:n:n], "…"...)
 }
 
 // skip reads a value the model does not describe; its objects are still
@@ -440,11 +464,13 @@ func (c *checker) checkNumber(n *node, s, e int, integral, neg bool) {
 		return
 	}
 	if n.format == spec.UnixMillis {
-		if neg {
+		f := c.lx.Float(s, e)
+		// -0 is zero, not a negative time: parsers read it as 0, and
+		// the schema's minimum 0 takes it.
+		if neg && f != 0 {
 			c.emit(rFormat, s, "", "%s is negative; want milliseconds since the Unix epoch", c.lx.Bytes()[s:e])
 			return
 		}
-		f := c.lx.Float(s, e)
 		switch {
 		case f*1000 >= ms2000 && f*1000 < ms2100:
 			c.emit(rSeconds, s, "", "%s looks like seconds, not milliseconds, since the Unix epoch", c.lx.Bytes()[s:e])

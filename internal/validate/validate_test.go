@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -62,6 +63,7 @@ func TestCheck(t *testing.T) {
 		opts  Options
 		want  []string // the set of rule ids found
 		path  string   // the path of the first finding, when set
+		n     int      // the number of findings, when set
 	}{
 		{name: "receipt valid", body: func(*testing.T) string { return rec }},
 		{name: "invoice valid", body: func(*testing.T) string { return inv }},
@@ -118,6 +120,10 @@ func TestCheck(t *testing.T) {
 		}, want: []string{ruleType}, path: "data.收款明细[0].应收金额"},
 		{name: "fraction for millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "1789833600000.5") }, want: []string{ruleType}},
 		{name: "negative millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-1789833600000") }, want: []string{ruleFormat}},
+		// -0 is zero, not a negative number: JSON Schema's minimum 0 (and
+		// every parser) takes it as 0, which is a time before 2000.
+		{name: "negative zero millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-0") }, want: []string{ruleTimeRange}, n: 1},
+		{name: "negative zero millis with a fraction", body: func(t *testing.T) string { return edit(t, inv, "1791100048266", "-0.0") }, want: []string{ruleTimeRange}, n: 1},
 		// A number beyond float64's range is JSON by RFC 8259's grammar, but
 		// Go's encoding/json refuses it and JavaScript reads it as Infinity
 		// (which JSON Schema's "number" then rejects): a type error, as the
@@ -149,7 +155,11 @@ func TestCheck(t *testing.T) {
 		{name: "mixed markers", body: func(t *testing.T) string { return edit(t, inv, `"customerCode"`, `"enterpriseCode"`) }, want: []string{ruleMixedShape}},
 		{name: "integer status with described", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `1`) }, want: []string{ruleMixedShape}},
 		{name: "string status with sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": "PASS"`) }, want: []string{ruleMixedShape}},
-		{name: "status boolean", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `true`) }, want: []string{ruleType}},
+		{name: "status boolean", body: func(t *testing.T) string { return edit(t, inv, `"PASS"`, `true`) }, want: []string{ruleType}, n: 1},
+		// A status of neither shape's type is one type error, also in an
+		// invoice the other fields show to be of the sample shape.
+		{name: "status boolean in sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": true`) }, want: []string{ruleType}, n: 1, path: "data.status"},
+		{name: "status object in sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": {}`) }, want: []string{ruleType}, n: 1, path: "data.status"},
 		{name: "described asserted on sample", opts: Options{Shape: "described"}, body: func(*testing.T) string { return smp }, want: []string{ruleMissing, ruleType, ruleUnknown}},
 		{name: "sample asserted on receipt", opts: Options{Shape: "sample"}, body: func(*testing.T) string { return rec }},
 		{name: "described asserted on sample receipt", opts: Options{Shape: "described"}, body: func(*testing.T) string { return rec }, want: []string{ruleUnknown}},
@@ -172,6 +182,11 @@ func TestCheck(t *testing.T) {
 		{name: "invoiceType other", body: func(t *testing.T) string { return edit(t, inv, `"VALUE_ADDED_TAX"`, `"ORDINARY"`) }, want: []string{ruleAdvisory}},
 		{name: "tax id check", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1K`) }, want: []string{ruleTaxID}},
 		{name: "tax id standard example", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y43`) }},
+		{name: "tax id full-width", body: func(t *testing.T) string {
+			return edit(t, inv, `91340104MAF6QHFY1J`, `９１３４０１０４MAF6QHFY1J`)
+		}, want: []string{ruleTaxID}, path: "data.taxCode"},
+		{name: "tax id of six Chinese characters", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `统一社会信用`) }},
+		{name: "tax id a sole trader's identity card number", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `11010519491231002X`) }},
 		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{ruleTaxID}},
 		{name: "line tax", body: func(t *testing.T) string { return edit(t, inv, `2992.99`, `2000.00`) }, want: []string{ruleLineTax}, path: "data.items[0].tax"},
 		{name: "receipt totals", body: func(t *testing.T) string {
@@ -197,6 +212,9 @@ func TestCheck(t *testing.T) {
 			got := v.Check([]byte(tt.body(t)), tt.event)
 			if !slices.Equal(ruleSet(got), tt.want) {
 				t.Errorf("rules %q, want %q; findings:\n%s", ruleSet(got), tt.want, dump(got))
+			}
+			if tt.n != 0 && len(got) != tt.n {
+				t.Errorf("%d findings, want %d:\n%s", len(got), tt.n, dump(got))
 			}
 			if tt.path != "" && (len(got) == 0 || got[0].Path != tt.path) {
 				t.Errorf("first path: want %q; findings:\n%s", tt.path, dump(got))
@@ -425,5 +443,33 @@ func TestFindingWhere(t *testing.T) {
 		if got := tt.f.Where(); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.f, got, tt.want)
 		}
+	}
+}
+
+// TestLongValueQuotedShort: a finding is one line that says what is wrong
+// where; a value of the body it quotes is cut short, not a megabyte long.
+func TestLongValueQuotedShort(t *testing.T) {
+	t.Parallel()
+	inv := load(t, "invoice.json")
+	long := strings.Repeat("长", 40000)
+	tests := []struct {
+		name, body, rule, start string
+	}{
+		{"string", edit(t, inv, `"PURCHASE_RECEIPT"`, `"`+long+`"`), ruleEnum, `"长长`},
+		{"number", edit(t, inv, `"quantity": 91,`, `"quantity": `+strings.Repeat("9", 100000)+`,`), ruleType, "want number, got 999"},
+		{"requestId", edit(t, inv, `"requestId": "`, `"requestId": "`+long), ruleRequestID, `"长长`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fs := mustNew(t, Options{}).Check([]byte(tt.body), "")
+			if len(fs) != 1 || fs[0].Rule != tt.rule {
+				t.Fatalf("want one %s finding:\n%s", tt.rule, dump(fs))
+			}
+			msg := fs[0].Message
+			if len(msg) > 400 || !strings.HasPrefix(msg, tt.start) || !strings.Contains(msg, "…") || !utf8.ValidString(msg) {
+				t.Errorf("message of %d bytes, want under 400 starting %q with an ellipsis: %.200s", len(msg), tt.start, msg)
+			}
+		})
 	}
 }
