@@ -404,6 +404,8 @@ type bodyBuf struct {
 	// reused is set by the same hook: the call went out on a kept-alive
 	// connection.
 	reused bool
+	// call follows the connections the call is given, for its GetBody.
+	call callConn
 }
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
@@ -413,7 +415,9 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 		GotConn: func(i httptrace.GotConnInfo) {
 			bb.reused = i.Reused
 			bb.unfit = !fitConn(bb.wait, i)
+			bb.call.got(i)
 		},
+		GotFirstResponseByte: func() { bb.call.answered.Store(true) },
 	})
 	return bb
 }
@@ -681,9 +685,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	// closed by the receiver, or holding bytes no call asked for, before
 	// anything of the call was written on it (watchConn).
 	unfit, reused := new(bool), new(bool)
+	var call *callConn
 	if buf != nil {
-		unfit, reused = &buf.unfit, &buf.reused
+		unfit, reused, call = &buf.unfit, &buf.reused, &buf.call
 		buf.wait = actx
+	} else {
+		call = new(callConn)
 	}
 	switch {
 	case d.Trace || buf == nil:
@@ -698,6 +705,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 				if buf == nil {
 					*reused = i.Reused
 					*unfit = !fitConn(actx, i)
+					call.got(i)
+				}
+			},
+			GotFirstResponseByte: func() {
+				if buf == nil {
+					call.answered.Store(true)
 				}
 			},
 		})
@@ -718,7 +731,15 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		hr.Close = asksClose(h)
 		if len(body) > 0 {
 			hr.Body = buf.reader(body)
-			hr.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
+			// net/http asks for the body again to make the call again
+			// on its own, or to follow a redirect: call refuses the
+			// former once some of the call went out.
+			hr.GetBody = func() (io.ReadCloser, error) {
+				if err := call.resend(); err != nil {
+					return nil, err
+				}
+				return buf.reader(body), nil
+			}
 		}
 		if direct {
 			resp, err = tr.RoundTrip(hr)
