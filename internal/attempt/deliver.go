@@ -423,11 +423,25 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 }
 
 // fitConn says whether a connection net/http gave a call may carry it: a
-// kept-alive plain one is checked (watchConn.ready); a new one, or one
-// under TLS, whose records the socket cannot be read for, is taken.
+// kept-alive HTTP/1 one, plain or under TLS, is checked (watchConn.ready);
+// a new one is taken, and so is an HTTP/2 one, whose socket carries the
+// receiver's frames for other streams. Under TLS the socket is looked at
+// below the records: whatever waits on an idle HTTP/1 connection is no
+// answer (a close_notify, bytes no call asked for), and the call goes on
+// a new connection, as on a plain one.
 func fitConn(ctx context.Context, i httptrace.GotConnInfo) bool {
-	wc, ok := i.Conn.(*watchConn)
-	if !ok || !i.Reused {
+	if !i.Reused {
+		return true
+	}
+	c := i.Conn
+	if tc, ok := c.(*tls.Conn); ok {
+		if tc.ConnectionState().NegotiatedProtocol == http2Proto {
+			return true
+		}
+		c = tc.NetConn()
+	}
+	wc, ok := c.(*watchConn)
+	if !ok {
 		return true
 	}
 	if ctx == nil {

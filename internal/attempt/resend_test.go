@@ -240,3 +240,35 @@ func TestCallConnResend(t *testing.T) {
 		t.Errorf("resend() on a connection not watched = %v", err)
 	}
 }
+
+// A kept-alive TLS connection the receiver closed (close_notify, then its
+// FIN) is found before a call is written on it, as a plain one is: the
+// call goes on a new connection, never blamed on the receiver ("connection
+// closed") when net/http had not yet read the close. Each call waits for
+// the receiver's close; the race with net/http's read of it is run many
+// times.
+func TestTLSClosedConnectionFoundBeforeTheCall(t *testing.T) {
+	srv, roots := tlsScriptServer(t, func(int, []byte) (string, bool, bool, bool) { return ok200, true, false, false })
+	c, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: roots, NetHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: c, Target: srv.url()}
+	const calls = 200
+	failed := 0
+	for range calls {
+		r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+		if !r.OK || r.Tries() != 1 {
+			failed++
+			t.Logf("a call after the receiver closed its connection: %+v", r.Attempts)
+			continue
+		}
+		<-srv.closed
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d calls failed on a connection the receiver had closed", failed, calls)
+	}
+	if got := srv.got.Load(); got != calls-int64(failed) {
+		t.Errorf("the receiver read %d calls, want %d", got, calls-failed)
+	}
+}
