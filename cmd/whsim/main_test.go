@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		"docrecv":    func() { os.Exit(docRecv()) },
 		"holdrecv":   func() { os.Exit(holdRecv()) },
 		"rawrecv":    func() { os.Exit(rawRecv()) },
+		"droprecv":   func() { os.Exit(dropRecv()) },
 		"streamfeed": func() { os.Exit(streamFeed()) },
 	})
 }

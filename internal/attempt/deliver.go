@@ -404,6 +404,8 @@ type bodyBuf struct {
 	// reused is set by the same hook: the call went out on a kept-alive
 	// connection.
 	reused bool
+	// call follows the connections the call is given, for its GetBody.
+	call callConn
 }
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
@@ -413,17 +415,33 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 		GotConn: func(i httptrace.GotConnInfo) {
 			bb.reused = i.Reused
 			bb.unfit = !fitConn(bb.wait, i)
+			bb.call.got(i)
 		},
+		GotFirstResponseByte: func() { bb.call.answered.Store(true) },
 	})
 	return bb
 }
 
 // fitConn says whether a connection net/http gave a call may carry it: a
-// kept-alive plain one is checked (watchConn.ready); a new one, or one
-// under TLS, whose records the socket cannot be read for, is taken.
+// kept-alive HTTP/1 one, plain or under TLS, is checked (watchConn.ready);
+// a new one is taken, and so is an HTTP/2 one, whose socket carries the
+// receiver's frames for other streams. Under TLS the socket is looked at
+// below the records: whatever waits on an idle HTTP/1 connection is no
+// answer (a close_notify, bytes no call asked for), and the call goes on
+// a new connection, as on a plain one.
 func fitConn(ctx context.Context, i httptrace.GotConnInfo) bool {
-	wc, ok := i.Conn.(*watchConn)
-	if !ok || !i.Reused {
+	if !i.Reused {
+		return true
+	}
+	c := i.Conn
+	if tc, ok := c.(*tls.Conn); ok {
+		if tc.ConnectionState().NegotiatedProtocol == http2Proto {
+			return true
+		}
+		c = tc.NetConn()
+	}
+	wc, ok := c.(*watchConn)
+	if !ok {
 		return true
 	}
 	if ctx == nil {
@@ -681,9 +699,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	// closed by the receiver, or holding bytes no call asked for, before
 	// anything of the call was written on it (watchConn).
 	unfit, reused := new(bool), new(bool)
+	var call *callConn
 	if buf != nil {
-		unfit, reused = &buf.unfit, &buf.reused
+		unfit, reused, call = &buf.unfit, &buf.reused, &buf.call
 		buf.wait = actx
+	} else {
+		call = new(callConn)
 	}
 	switch {
 	case d.Trace || buf == nil:
@@ -698,6 +719,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 				if buf == nil {
 					*reused = i.Reused
 					*unfit = !fitConn(actx, i)
+					call.got(i)
+				}
+			},
+			GotFirstResponseByte: func() {
+				if buf == nil {
+					call.answered.Store(true)
 				}
 			},
 		})
@@ -718,7 +745,15 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		hr.Close = asksClose(h)
 		if len(body) > 0 {
 			hr.Body = buf.reader(body)
-			hr.GetBody = func() (io.ReadCloser, error) { return buf.reader(body), nil }
+			// net/http asks for the body again to make the call again
+			// on its own, or to follow a redirect: call refuses the
+			// former once some of the call went out.
+			hr.GetBody = func() (io.ReadCloser, error) {
+				if err := call.resend(); err != nil {
+					return nil, err
+				}
+				return buf.reader(body), nil
+			}
 		}
 		if direct {
 			resp, err = tr.RoundTrip(hr)

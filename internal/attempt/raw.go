@@ -660,24 +660,23 @@ func statusOf(line []byte) (int, bool) {
 
 // malformedStatus is what keeps an answer net/http's reader took from
 // being one by statusOf's rules, "" for nothing: its status ("+20",
-// "099") or its version ("HTTP/2.0", "HTTP/0.9" on an HTTP/1 connection:
-// no HTTP/1 answer), so that every path refuses what the fast path
-// refuses. An HTTP/2 answer on a connection that negotiated h2 (a TLS
-// receiver, through net/http's ForceAttemptHTTP2) is an answer.
+// "099") or its version ("HTTP/2.0", "HTTP/0.9": no HTTP/1 answer), so
+// that every path refuses what the fast path refuses. An answer on an
+// HTTP/2 connection (TLS chose h2) is HTTP/2's own, not a status line.
 func malformedStatus(resp *http.Response) string {
 	switch {
 	case resp.StatusCode < 100:
 		return "malformed HTTP status code " + strconv.Quote(resp.Status)
-	case resp.ProtoMajor != 1 && !negotiatedHTTP2(resp):
+	case resp.ProtoMajor != 1 && !overHTTP2(resp):
 		return "malformed HTTP version " + strconv.Quote(resp.Proto)
 	}
 	return ""
 }
 
-// negotiatedHTTP2 says whether resp is an HTTP/2 answer on a connection
-// whose TLS handshake chose h2 (ALPN), where net/http speaks HTTP/2.
-func negotiatedHTTP2(resp *http.Response) bool {
-	return resp.ProtoMajor == 2 && resp.TLS != nil && resp.TLS.NegotiatedProtocol == "h2"
+// overHTTP2 says resp came on an HTTP/2 connection: net/http's HTTP/2
+// transport makes it "HTTP/2.0", from no status line.
+func overHTTP2(resp *http.Response) bool {
+	return resp.ProtoMajor == 2 && resp.TLS != nil && resp.TLS.NegotiatedProtocol == http2Proto
 }
 
 // prefixWriter keeps the first MaxBodyPrefix bytes written to it.

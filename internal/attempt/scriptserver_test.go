@@ -2,6 +2,7 @@ package attempt
 
 import (
 	"bufio"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -26,6 +27,7 @@ type scriptServer struct {
 	// script closed.
 	read, closed chan struct{}
 	stop         chan struct{}
+	tls          bool // over TLS (tlsScriptServer)
 }
 
 func newScriptServer(t *testing.T, script func(k int, body []byte) (string, bool, bool, bool)) *scriptServer {
@@ -80,7 +82,12 @@ func (s *scriptServer) serve(c net.Conn) {
 			<-s.stop
 			return
 		case reset:
-			c.(*net.TCPConn).SetLinger(0)
+			raw := c
+			if tc, ok := c.(*tls.Conn); ok {
+				raw = tc.NetConn()
+			}
+			raw.(*net.TCPConn).SetLinger(0)
+			raw.Close()
 			return
 		case closeIt:
 			c.Close()
@@ -91,6 +98,10 @@ func (s *scriptServer) serve(c net.Conn) {
 }
 
 func (s *scriptServer) url() *url.URL {
-	u, _ := url.Parse("http://" + s.ln.Addr().String() + "/hook")
+	scheme := "http"
+	if s.tls {
+		scheme = "https"
+	}
+	u, _ := url.Parse(scheme + "://" + s.ln.Addr().String() + "/hook")
 	return u
 }

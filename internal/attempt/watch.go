@@ -2,8 +2,11 @@ package attempt
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"io"
 	"net"
+	"net/http/httptrace"
 	"sync/atomic"
 )
 
@@ -28,6 +31,16 @@ type watchConn struct {
 	waiting atomic.Bool // a read waits on an empty socket
 	closed  atomic.Bool
 	kick    chan struct{} // a change of waiting or closed
+	// begun counts the bytes of the writes begun on the connection (a
+	// write is counted before its syscall: once begun, its bytes may be
+	// the receiver's before the count could follow them); readBegun is
+	// begun as the last read returned, and readErr the first read's error.
+	// A call's bytes reached the receiver before its close or reset only
+	// if they were begun before the read that met the close returned
+	// (callConn.wentOut): a TLS close_notify written after that read is no
+	// byte of the call.
+	begun, readBegun atomic.Int64
+	readErr          atomic.Pointer[error]
 }
 
 // errUnfit is the write refused on a connection found unfit before a call.
@@ -46,12 +59,23 @@ func (c *watchConn) signal() {
 
 func (c *watchConn) Read(p []byte) (int, error) {
 	if !peekIdle(c.Conn) {
-		return c.Conn.Read(p) // something is there: the read returns at once
+		// Something is there: the read returns at once.
+		return c.read(p)
 	}
 	c.waiting.Store(true)
 	c.signal()
-	n, err := c.Conn.Read(p)
+	n, err := c.read(p)
 	c.waiting.Store(false)
+	return n, err
+}
+
+// read reads c, noting the bytes begun by then and the first error.
+func (c *watchConn) read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.readBegun.Store(c.begun.Load())
+	if err != nil {
+		c.readErr.CompareAndSwap(nil, &err)
+	}
 	return n, err
 }
 
@@ -59,6 +83,7 @@ func (c *watchConn) Write(p []byte) (int, error) {
 	if c.closed.Load() {
 		return 0, errUnfit
 	}
+	c.begun.Add(int64(len(p)))
 	return c.Conn.Write(p)
 }
 
@@ -99,3 +124,71 @@ func unwrap(c net.Conn) net.Conn {
 	}
 	return c
 }
+
+// callConn follows the connections net/http gives one call, so that the
+// call's body is handed back (GetBody) only for a try of it none of which
+// can have reached the receiver. net/http makes a call again on its own,
+// on a new connection, when a kept-alive one fails before an answer and
+// the call is one it deems safe to repeat (an Idempotency-Key or
+// X-Idempotency-Key header, a GET; Request.isReplayable), even after the
+// whole call went out: the receiver, which may have read and acted on it,
+// would get a copy no attempt counts, and the delivery's answer would be
+// the copy's. A re-send is whsim's own, counted retry, never net/http's.
+// net/http's re-send of a call nothing of which went out (a connection
+// the receiver closed as the call was given it) is no second delivery,
+// and is let be.
+type callConn struct {
+	// conn is the connection the call was last given, nil when it is none
+	// of NewClient's plain or HTTP/1 over TLS ones (an HTTP/2 connection
+	// carries other calls' streams: its bytes are not the call's).
+	conn *watchConn
+	at   int64 // conn's bytes begun when it was given the call
+	// answered says an answer's first byte came on it: net/http makes no
+	// call again after that, and the body is asked for a redirect.
+	answered atomic.Bool
+}
+
+// got notes the connection net/http gave the call (GotConn).
+func (s *callConn) got(i httptrace.GotConnInfo) {
+	s.conn = nil
+	s.answered.Store(false)
+	c := i.Conn
+	if tc, ok := c.(*tls.Conn); ok {
+		if tc.ConnectionState().NegotiatedProtocol == http2Proto {
+			return
+		}
+		c = tc.NetConn()
+	}
+	if wc, ok := c.(*watchConn); ok {
+		s.conn, s.at = wc, wc.begun.Load()
+	}
+}
+
+// http2Proto is HTTP/2's name in TLS's ALPN.
+const http2Proto = "h2"
+
+// resend says whether the call may be made again, as net/http is about
+// to: a sentError when some of it was begun on its connection before the
+// read that found the connection failed returned, nil otherwise.
+func (s *callConn) resend() error {
+	c := s.conn
+	if c == nil || s.answered.Load() || c.readBegun.Load() <= s.at {
+		return nil
+	}
+	e := sentError{cause: io.EOF} // a TLS close_notify: no read error below it
+	if p := c.readErr.Load(); p != nil {
+		e.cause = *p
+	}
+	return e
+}
+
+// sentError stands in for the error of a connection that failed after
+// (some of) the call went out and before an answer, when net/http would
+// have sent the call again rather than return it: cause is the read's.
+type sentError struct{ cause error }
+
+func (e sentError) Error() string {
+	return e.cause.Error() + " after the call went out, before an answer (not sent again: the receiver may hold it)"
+}
+
+func (e sentError) Unwrap() error { return e.cause }

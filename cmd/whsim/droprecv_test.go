@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// dropRecv is a receiver that answers the first call on each connection
+// and keeps the connection alive, then reads each later call whole and
+// resets the connection without an answer: a receiver that took a call
+// and crashed on it.
+//
+//	exec droprecv <readyfile> &
+//
+// It writes its URL to readyfile, and on SIGINT or SIGTERM the number of
+// calls it read whole to stdout: "read 5 calls".
+func dropRecv() int {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: droprecv <readyfile>")
+		return 2
+	}
+	var read atomic.Int64
+	var answered sync.Map // a connection's remote address: its first call was answered
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
+		read.Add(1)
+		if _, again := answered.LoadOrStore(r.RemoteAddr, true); !again {
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+		conn.Close()
+	})
+	return serveUntilSignal("droprecv", os.Args[1], "/hook", h, func() {
+		fmt.Printf("read %d calls\n", read.Load())
+	})
+}
