@@ -10,8 +10,10 @@ import (
 func Query(event string) string { return QueryParam + "=" + url.QueryEscape(event) }
 
 // QueryEvent returns the event a raw query names, and whether QueryParam is
-// there: the first value, as url.ParseQuery reads it, and none at all when
-// the query does not parse (a bad escape or a ';' anywhere in it).
+// there: the first value, as url.ParseQuery reads it. A pair that does not
+// parse (a bad escape, a ';') is skipped and the others read, as a Go
+// receiver's Request.URL.Query reads them (Express and PHP, which split on
+// '&' alone, find the same event).
 func QueryEvent(rawQuery string) (string, bool) {
 	if len(rawQuery) <= 256 && plainQuery(rawQuery) {
 		// Short, nothing to unescape and no separator but '&': the answer
@@ -26,8 +28,8 @@ func QueryEvent(rawQuery string) (string, bool) {
 		}
 		return "", false
 	}
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil || !q.Has(QueryParam) {
+	q, _ := url.ParseQuery(rawQuery) // its error is the first pair it skipped
+	if !q.Has(QueryParam) {
 		return "", false
 	}
 	return q.Get(QueryParam), true
@@ -40,12 +42,9 @@ func QueryEvent(rawQuery string) (string, bool) {
 // scan, for queries that name the parameter again only.
 func QueryConflict(rawQuery string) (string, bool) {
 	if !strings.Contains(rawQuery, "&") {
-		return "", false // one pair at most (a ';' fails ParseQuery)
+		return "", false // one pair at most
 	}
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return "", false
-	}
+	q, _ := url.ParseQuery(rawQuery) // the pairs that parse, as QueryEvent reads them
 	vs := q[QueryParam]
 	for _, v := range vs[min(1, len(vs)):] {
 		if v != vs[0] {
