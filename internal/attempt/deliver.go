@@ -695,6 +695,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	}
 	var connStart time.Time
 	var connect time.Duration
+	var gotConn bool // GotConn came: connect is the set-up's whole time
 	// unfit: the kept-alive connection net/http gave the call was found
 	// closed by the receiver, or holding bytes no call asked for, before
 	// anything of the call was written on it (watchConn).
@@ -713,6 +714,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
 			GetConn: func(string) { connStart = time.Now() },
 			GotConn: func(i httptrace.GotConnInfo) {
+				gotConn = true
 				if !i.Reused && !connStart.IsZero() {
 					connect = time.Since(connStart)
 				}
@@ -798,6 +800,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		kind := Classify(err)
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
+		}
+		if !gotConn && !connStart.IsZero() {
+			// It failed still setting up its connection: all of its
+			// time went there (a full listen backlog, when long).
+			connect = time.Since(connStart)
 		}
 		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
 	}

@@ -779,6 +779,9 @@ func (r *runner) load() error {
 			if a.Kind == attempt.KindTimeout {
 				bad.timedOut++
 				bad.hist.Record(r.timeLimit(a))
+				// A call that timed out connecting may show a full
+				// listen backlog (slowCause).
+				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true})
 			}
 			bad.byError[attempt.ShortError(a)]++
 		}
@@ -971,7 +974,7 @@ func (r *runner) emitLocked(res Result) {
 // the kernel dropped the handshake and the client tried again), or the
 // answer itself.
 func slowCause(ts []timing, budget, limit time.Duration) string {
-	var slow, timedOut, setup int
+	var slow, timedOut, setup, stuck int
 	var connects []time.Duration
 	for _, t := range ts {
 		if t.latency <= budget {
@@ -981,6 +984,12 @@ func slowCause(ts []timing, budget, limit time.Duration) string {
 		switch {
 		case t.timedOut:
 			timedOut++
+			// Still connecting at the limit, past the kernel's first
+			// retry of a dropped handshake (1 s): no connection to a
+			// receiver that answers others takes that long otherwise.
+			if t.connect*2 >= t.latency && t.connect >= time.Second*9/10 {
+				stuck++
+			}
 		case t.connect*2 >= t.latency:
 			setup++
 			connects = append(connects, t.connect)
@@ -994,14 +1003,21 @@ func slowCause(ts []timing, budget, limit time.Duration) string {
 		// it, and a loaded machine may not have sent the call at once.
 		parts = append(parts, fmt.Sprintf("%d of %d calls timed out (each counted at the time limit, %s): no answer came within %s of the start of the call", timedOut, len(ts), limit, limit))
 	}
+	var waited []string // what shows the handshakes were dropped
 	if setup*2 >= slow-timedOut && setup > 0 {
 		slices.Sort(connects)
 		med := connects[len(connects)/2]
 		if near(med, time.Second) || near(med, 3*time.Second) {
-			parts = append(parts, fmt.Sprintf("%d slow calls spent about %s of it connecting, not waiting for the answer: the receiver's listen backlog is full, so the kernel drops the handshake and the client tries again after 1 s (3 s the second time); raise the backlog (Python's http.server and socketserver default to 5) or accept connections faster", setup, med.Round(100*time.Millisecond)))
+			waited = append(waited, fmt.Sprintf("%d slow calls spent about %s of it connecting, not waiting for the answer", setup, med.Round(100*time.Millisecond)))
 		} else {
 			parts = append(parts, fmt.Sprintf("%d slow calls spent %s of it setting up the connection (dial, TLS handshake), not waiting for the answer", setup, ms(med)))
 		}
+	}
+	if stuck*2 >= timedOut && stuck > 0 {
+		waited = append(waited, fmt.Sprintf("%d of the calls that timed out were still connecting when they did", stuck))
+	}
+	if len(waited) > 0 {
+		parts = append(parts, strings.Join(waited, " and ")+": the receiver's listen backlog is full, so the kernel drops the handshake and the client tries again after 1 s (3 s the second time); raise the backlog (Python's http.server and socketserver default to 5) or accept connections faster")
 	}
 	if rest := slow - timedOut - setup; rest > 0 || len(parts) == 0 {
 		parts = append(parts, "answer first, then do the work")

@@ -737,3 +737,29 @@ func TestLoadFailureCarriesARefusedCall(t *testing.T) {
 		t.Errorf("the case's call is %s %s, not one that got 400:\n%s", c.Event, c.Query, c.Body)
 	}
 }
+
+// Calls that timed out while still connecting, past the kernel's first
+// retry of a dropped handshake, waited on a full listen backlog: under
+// load on a busy machine every slow call may be one of them (CI saw 15
+// timeouts and no slow call that finished), and the backlog must still be
+// named. A timeout in the answer, or a short wait to connect, names none.
+func TestSlowCauseNamesABacklogFromCallsTimedOutConnecting(t *testing.T) {
+	const limit = 2500 * time.Millisecond
+	fast := timing{latency: 5 * time.Millisecond}
+	for _, tc := range []struct {
+		name    string
+		ts      []timing
+		backlog bool
+	}{
+		{"timed out connecting", []timing{fast, {latency: limit, connect: limit, timedOut: true}, {latency: limit, connect: limit, timedOut: true}}, true},
+		{"one of two timed out connecting", []timing{fast, {latency: limit, connect: limit, timedOut: true}, {latency: limit, connect: 0, timedOut: true}}, true},
+		{"timed out waiting for the answer", []timing{fast, {latency: limit, connect: time.Millisecond, timedOut: true}, {latency: limit, timedOut: true}}, false},
+		{"timed out after a short connect", []timing{fast, {latency: 600 * time.Millisecond, connect: 600 * time.Millisecond, timedOut: true}}, false},
+		{"slow connects of a second", []timing{fast, {latency: 1100 * time.Millisecond, connect: 1050 * time.Millisecond}, {latency: 1100 * time.Millisecond, connect: 1040 * time.Millisecond}}, true},
+	} {
+		got := slowCause(tc.ts, 100*time.Millisecond, limit)
+		if strings.Contains(got, "listen backlog") != tc.backlog {
+			t.Errorf("%s: slowCause = %q, want the backlog named: %v", tc.name, got, tc.backlog)
+		}
+	}
+}
