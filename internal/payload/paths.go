@@ -67,7 +67,15 @@ func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 				}
 			default:
 				lacking = append(lacking, e.Name)
-				hint, last = h, at
+				last = at
+				// The first event with a field near the key gives the
+				// did-you-mean: a receipt's model has none near an
+				// invoice's key (nor the reverse), and under every event,
+				// generate's and send's default, a later one must not
+				// take the suggestion back.
+				if hint == "" {
+					hint = h
+				}
 			}
 		}
 		if bad != nil {

@@ -31,6 +31,12 @@ func TestCheckPaths(t *testing.T) {
 		{[]spec.Event{rcp}, spec.Described, "data.收款单据.单据状态=x", "no field data.收款单据", ""},
 		{[]spec.Event{inv, rcp}, spec.Described, "data.status=PASS", "", "no field data.status in CREATE_RECEIVABLE_DOC (described shape)"},
 		{[]spec.Event{inv}, spec.Described, "x-trace=1", "", "no field x-trace"},
+		// every event (generate's and send's default): a receipt's model has
+		// no field near an invoice's key, and the invoice's did-you-mean is
+		// still given, whichever event comes last
+		{spec.Events(), spec.Described, "data.staffNme=foo", "", `added as an unknown field (did you mean "staffName"?)`},
+		{[]spec.Event{rcp, inv}, spec.Described, "data.staffNme=foo", "", `added as an unknown field (did you mean "staffName"?)`},
+		{spec.Events(), spec.Described, "data.cod=1", "", `(did you mean "code"?)`},
 		{[]spec.Event{inv}, spec.Described, "requestId=abc", "", ""},
 		// through a scalar or with a bad index: Apply's to say
 		{[]spec.Event{inv}, spec.Described, "data.code.x=1", "", ""},
