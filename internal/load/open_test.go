@@ -176,3 +176,31 @@ func TestOpenModelPeakCountsDeliveries(t *testing.T) {
 		}
 	})
 }
+
+// --rate 50 --duration 2s without --count schedules 100 calls. When the
+// bound holds up the calls due before the end and the end comes first,
+// those never started are counted as not started: sent + not started is the
+// schedule, as k6 counts dropped iterations (they were lost from the
+// summary: "sent 6, late 4", nothing said of the other 94).
+func TestOpenModelCountsDueCallsTheBoundHeldBackAsNotStarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := runOpen(t.Context(), steady(700*time.Millisecond).deliver, countedFeed(1<<30),
+			RunOptions{Concurrency: 1, MaxConcurrency: 2, Rate: 50, Duration: 2 * time.Second, Left: func() int { return -1 }}, nil)
+		// Two at a time, each held 700ms: started at 0, 20ms, 700ms, 720ms,
+		// 1.4s and 1.42s; the next pair would start after the end.
+		if st.Sent != 6 || st.NotStarted != 94 {
+			t.Errorf("sent %d, not started %d; want 6 and 94 (the 100 due in 2s)", st.Sent, st.NotStarted)
+		}
+	})
+}
+
+// A run that kept its schedule has nothing left due: not started is 0.
+func TestOpenModelWithoutCountKeptScheduleLeavesNoneNotStarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := runOpen(t.Context(), steady(time.Millisecond).deliver, countedFeed(1<<30),
+			RunOptions{Concurrency: 1, Rate: 50, Duration: 2 * time.Second, Left: func() int { return -1 }}, nil)
+		if st.Sent != 100 || st.NotStarted != 0 {
+			t.Errorf("sent %d, not started %d; want 100 and 0", st.Sent, st.NotStarted)
+		}
+	})
+}

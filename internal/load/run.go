@@ -200,17 +200,19 @@ func over(ctx context.Context, end time.Time) bool {
 }
 
 // left counts, in a run that stopped before its feed ran dry (dry: next
-// returned nil), what the feed still held as not started.
-func (o RunOptions) left(dry bool, st *Stats) {
+// returned nil), what the feed still held as not started; endless says the
+// feed had no end, so that nothing it held was counted.
+func (o RunOptions) left(dry bool, st *Stats) (endless bool) {
 	if o.Left == nil || dry {
-		return
+		return false
 	}
 	if n := o.Left(); n >= 0 {
 		st.NotStarted += n
-	} else {
-		// A feed without end: nothing was planned past the stop.
-		st.NotStarted = 0
+		return false
 	}
+	// A feed without end: nothing was planned past the stop.
+	st.NotStarted = 0
+	return true
 }
 
 // shards hold a run's stats: a few, each under its lock, shared by the

@@ -34,9 +34,10 @@ only the failed ones, under a progress bar on stderr (done, percent, rate,
 time left, failures). Then a summary: sent (the calls that started),
 succeeded, failed by status and by error kind, interrupted (started and cut
 short by Ctrl-C), not started (what --count had left when Ctrl-C or
---duration ended the run), documents (the distinct documents the calls
-carried), duplicates (repeats: --duplicate's, --file's rounds), requests
-per second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
+--duration ended the run; with --rate, also each call due before --duration
+ended that never started), documents (the distinct documents the calls
+carried), duplicates (repeats: --duplicate's, --file's rounds), requests per
+second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is documents per event: --event
 all --count 100 sends 400, each a document with numbers of its own (an
 invoice's code and invoiceCode, a receipt's 收款单编号).

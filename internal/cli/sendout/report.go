@@ -48,6 +48,11 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 			b = append(b, " (redirect to "+termsafe.Text(last.Location)+" not followed; --follow-redirects)"...)
 		}
 	}
+	// The answer's start goes with its status, before the retries and the
+	// duplicate mark: after them it read as what they came to.
+	if last.Status != 0 && !res.OK && !st.Verbose {
+		b = append(b, excerpt(last.BodyPrefix)...)
+	}
 	switch n := res.Tries(); {
 	case n < len(res.Attempts) && n == 1:
 		b = append(b, "  after 1 attempt, in the backoff"...)
@@ -58,9 +63,6 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	}
 	if req.Duplicate {
 		b = append(b, "  duplicate"...)
-	}
-	if last.Status != 0 && !res.OK && !st.Verbose {
-		b = append(b, excerpt(last.BodyPrefix)...)
 	}
 	b = append(b, '\n')
 	if !st.Verbose {

@@ -172,3 +172,38 @@ func TestDeliveryLineShowsUnexpectedBody(t *testing.T) {
 		}
 	}
 }
+
+// The start of the answer belongs to "unexpected status": after a retry or
+// on a duplicate it must not read as what the retries or the duplicate
+// came to ("429 …  after 2 attempts: ok" read as if the retry had passed).
+func TestDeliveryLineBodyFollowsItsStatus(t *testing.T) {
+	tests := []struct {
+		name      string
+		attempts  []attempt.Attempt
+		duplicate bool
+		want      string // the line's end
+	}{
+		{"retried", []attempt.Attempt{{Status: 503, BodyPrefix: []byte("down")}, {Status: 429, BodyPrefix: []byte("ok")}}, false,
+			"unexpected status: ok  after 2 attempts"},
+		{"a duplicate", []attempt.Attempt{{Status: 409, BodyPrefix: []byte("seen")}}, true,
+			"unexpected status: seen  duplicate"},
+		{"retried duplicate, empty answer", []attempt.Attempt{{Status: 500}, {Status: 500, BodyPrefix: []byte(" \n")}}, true,
+			"unexpected status  after 2 attempts  duplicate"},
+		{"in the backoff", []attempt.Attempt{{Status: 503, BodyPrefix: []byte("busy")}, {Unsent: true, Kind: "interrupted"}}, false,
+			"after 1 attempt, in the backoff"},
+		{"redirect not followed", []attempt.Attempt{{Status: 302, Location: "/b", BodyPrefix: []byte("moved")}, {Status: 302, Location: "/b", BodyPrefix: []byte("moved")}}, false,
+			"unexpected status (redirect to /b not followed; --follow-redirects): moved  after 2 attempts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &attempt.Result{
+				Request:  &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449", Duplicate: tt.duplicate},
+				Attempts: tt.attempts,
+			}
+			got := strings.TrimSuffix(string((*delivery)(res).AppendText(nil, &term.Style{})), "\n")
+			if !strings.HasSuffix(got, tt.want) {
+				t.Errorf("line %q, want it to end %q", got, tt.want)
+			}
+		})
+	}
+}
