@@ -85,6 +85,11 @@ type Attempt struct {
 	// answer's body after its status came (KindTimeout: the time limit
 	// passed before the body ended), "" when it was read to its end.
 	BodyKind string `json:"-"`
+	// ClosedAsSent says the attempt went out on a kept-alive connection
+	// that then ended without a byte of an answer: the receiver closed a
+	// connection it had kept alive as the call arrived (an idle timeout
+	// shorter than the sender's), or on the call (its handler died).
+	ClosedAsSent bool `json:"-"`
 	// BodyErr is what stopped the reading of the body, in the reader's
 	// own words, when that was no network event (BodyKind KindOther): a
 	// malformed chunked encoding, say, which "error" alone would hide.
@@ -801,12 +806,13 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
+		closedAsSent := *reused && staleErr(err)
 		if !gotConn && !connStart.IsZero() {
 			// It failed still setting up its connection: all of its
 			// time went there (a full listen backlog, when long).
 			connect = time.Since(connStart)
 		}
-		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect}, 0
+		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect, ClosedAsSent: closedAsSent}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {

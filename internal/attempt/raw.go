@@ -258,20 +258,20 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 // answer came (its connection closed already): the error Client.Do would
 // give.
 func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err error, start time.Time, dialed time.Duration) Attempt {
-	kind := Classify(err)
+	kind, closedAsSent := Classify(err), false
 	if ctx.Err() != nil {
 		// Ctrl-C cut the connection by its deadline: the error says
 		// "i/o timeout", which is not what happened.
 		kind, err = KindInterrupted, ctx.Err()
 	} else if errors.Is(err, errClosedAsSent) {
-		kind = KindClosed
+		kind, closedAsSent = KindClosed, true
 	}
 	if kind == KindTimeout {
 		// What net/http says of the same.
 		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 	}
 	err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed}
+	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed, ClosedAsSent: closedAsSent}
 }
 
 // answerEnds says whether the connection an answer to bb's request came

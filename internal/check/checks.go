@@ -741,6 +741,9 @@ func (r *runner) load() error {
 		seen     bool
 		failed   *attempt.Request // the first call that failed, refused or not answered
 		timed    []timing         // to name a full listen backlog
+		// closedAsSent counts the calls that got no answer on kept-alive
+		// connections the receiver ended as they went out.
+		closedAsSent int
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := max(r.cfg.LoadConcurrency, 1)
@@ -784,6 +787,9 @@ func (r *runner) load() error {
 				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true})
 			}
 			bad.byError[attempt.ShortError(a)]++
+			if a.ClosedAsSent {
+				bad.closedAsSent++
+			}
 		}
 	})
 	r.mu.Lock()
@@ -862,6 +868,16 @@ func (r *runner) load() error {
 		if !buckles {
 			why = "valid calls refused, want 2xx for every one"
 		}
+		if n := bad.closedAsSent; n > 0 {
+			// Not load as such: a sender that keeps connections alive
+			// loses such calls at any rate.
+			closed := fmt.Sprintf("%d calls went out on kept-alive connections the receiver closed as they arrived, with no answer: it closes connections its answers kept alive (no 'Connection: close'; an idle timeout shorter than the sender's does it), or its handler died on the call; say 'Connection: close' on an answer after which it closes", n)
+			if n == sumCounts(bad.byError) && len(bad.byStatus) == 0 {
+				why = closed
+			} else {
+				why += "; " + closed
+			}
+		}
 		// Calls that waited a second or three to connect: the kernel
 		// retrying handshakes a full listen backlog dropped.
 		if cause := slowCause(bad.timed, loadSlow, r.cfg.Client.Timeout); strings.Contains(cause, "listen backlog") {
@@ -884,7 +900,7 @@ func (r *runner) load() error {
 // be looked at: a handshake the kernel retries takes a second.
 const loadSlow = 500 * time.Millisecond
 
-func sumCounts(m map[int]int) int {
+func sumCounts[K comparable](m map[K]int) int {
 	n := 0
 	for _, v := range m {
 		n += v

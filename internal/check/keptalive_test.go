@@ -1,0 +1,68 @@
+package check
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A receiver that answers the first call on each connection, keeping it
+// alive (no Connection: close), and ends the connection on the next call
+// with no answer: what a receiver whose idle timeout is shorter than the
+// sender's, or whose handler dies on a call, shows a sender. Load must say
+// what was seen (calls lost on kept-alive connections the receiver
+// closed), not that the receiver buckles under load: its answers were all
+// 2xx and quick.
+func TestLoadNamesKeptAliveConnectionsClosedAsCallsWentOut(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for i := 0; ; i++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					if i == 1 {
+						return // the second call: closed unanswered
+					}
+					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+				}
+			}()
+		}
+	}()
+
+	cfg := testConfig(t, "http://"+ln.Addr().String())
+	cfg.Signer = nil
+	cfg.Checks = []string{Load}
+	cfg.LoadCount, cfg.LoadConcurrency = 40, 4
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := ofCheck(results, Load)
+	if len(load) != 1 || sum.Checks[Load].Fail != 1 {
+		t.Fatalf("load %+v, want it failed: calls went unanswered", *sum.Checks[Load])
+	}
+	why := load[0].Reason
+	t.Log(why)
+	if strings.Contains(why, "buckles under load") || !strings.Contains(why, "kept-alive connections the receiver closed") {
+		t.Errorf("reason %q, want the kept-alive connections closed as calls went out named", why)
+	}
+}
