@@ -263,8 +263,17 @@ func replaceRunes(f *fake.Faker, s string) string {
 // of entity: an enterprise stays an enterprise) and takes a real region and
 // a fresh body with both check characters from the generator. An old
 // 15-digit taxpayer number becomes another (region, organisation code with
-// its check). Anything else keeps its shape.
+// its check). A sole trader's taxpayer id that is the owner's identity card
+// number (18 characters, or 20: the number and two digits) becomes another
+// identity card number, so the stand-in is still a person's id, as a
+// receiver that tells the two apart reads it. Anything else keeps its shape.
 func taxID(f *fake.Faker, v string) string {
+	switch {
+	case len(v) == 18 && taxid.ValidResidentID(v):
+		return idCardStandIn(f)
+	case len(v) == 20 && taxid.ValidResidentID(v[:18]) && allDigits(v[18:]):
+		return idCardStandIn(f) + sameShape(f, v[18:], false)
+	}
 	u := []byte(f.USCC())
 	switch {
 	case len(v) == 18 && usccChars(v):

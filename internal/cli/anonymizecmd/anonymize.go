@@ -41,7 +41,8 @@ What identifies someone, from the spec model: people's names and employee
 codes, company names and customer codes, tax ids, invoice numbers and titles,
 document numbers, remarks and comments, the customer objects of receipts.
 Each becomes a realistic stand-in: a tax id another valid unified social
-credit code, a name another Chinese name, a code the same format. Amounts,
+credit code (a sole trader's that is an identity card number another valid
+identity card number), a name another Chinese name, a code the same format. Amounts,
 rates, dates, enumerations, currencies and the event are kept exactly, and
 only the replaced values' bytes change (key order, white space and number
 spellings survive).
