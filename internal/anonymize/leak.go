@@ -11,8 +11,9 @@ import (
 // or an identity-card number that is not one of the stand-ins it wrote.
 type Leak struct {
 	Line int // the output's line (1-based), for NDJSON and captures the record
-	// Kind is "tax id", "mobile number", "identity card number", "remote
-	// address", or a class and " (replaced elsewhere)".
+	// Kind is "tax id", "mobile number", "identity card number", "bank
+	// card number", "email address", "remote address", or a class and "
+	// (replaced elsewhere)".
 	Kind string
 	// Text is the value with its middle masked: the report must not repeat
 	// what it warns about.
@@ -59,6 +60,8 @@ func identifierKind(run string) string {
 		return string(TaxID)
 	case len(run) == 11 && allDigits(run) && run[0] == '1' && run[1] >= '3':
 		return string(mobile)
+	case bankCardLike(run):
+		return string(bankCard)
 	}
 	return ""
 }

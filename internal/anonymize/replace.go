@@ -36,6 +36,8 @@ const (
 	// fields, item attributes, headers and URLs.
 	mobile class = "mobile number"
 	IDCard class = "identity card number"
+	// bankCard is found by its shape too (bankcard.go).
+	bankCard class = "bank card number"
 	// email is found by its shape too (email.go).
 	email class = "email address"
 	// Address is the remote address of a capture record.
@@ -47,7 +49,7 @@ const (
 
 // Classes lists the classes in the order reports show them.
 func Classes() []class {
-	return []class{personName, companyName, TaxID, code, remark, mobile, IDCard, email, Address, Echo}
+	return []class{personName, companyName, TaxID, code, remark, mobile, IDCard, bankCard, email, Address, Echo}
 }
 
 // minKeyLen is the shortest key accepted: a short key can be guessed, and a
@@ -151,6 +153,8 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 		return mobileStandIn(f)
 	case IDCard:
 		return idCardStandIn(f)
+	case bankCard:
+		return bankCardStandIn(f, v)
 	case email:
 		return emailStandIn(f)
 	case Address:
