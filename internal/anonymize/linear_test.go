@@ -45,6 +45,10 @@ var linearShapes = []struct {
 		return []byte(`{"businessType":4010,"data":{"customerName":"上海鼎盛贸易有限公司","taxCode":"91310115MA1FL3XK9D","note":"` +
 			strings.Repeat(unit, n/len(unit)) + `"}}`)
 	}, 64},
+	{"a long value of cards and landlines", func(n int) []byte {
+		unit := "卡号6222 0212 3456 7890 128 电话（０２１）６２３４５６７８ 400-810-8888 (0571)8888666-1 021 021 400 400 "
+		return []byte(`{"businessType":4010,"data":{"note":"` + strings.Repeat(unit, n/len(unit)) + `"}}`)
+	}, 64},
 	{"a long identifying value", func(n int) []byte {
 		return []byte(`{"businessType":4010,"data":{"customerName":"` + strings.Repeat("鼎盛", n/6) + `","comments":"` + strings.Repeat("鼎盛", n/6) + `"}}`)
 	}, 64},

@@ -69,6 +69,14 @@ func (p *pass) text(s string) string {
 			return e.new
 		}
 	}
+	return p.landlines(s)
+}
+
+// between searches the text between the landline numbers of a string (see
+// text): a landline's digits, or its stand-in's, are never read as part of
+// another identifier (a tax id of digits in groups).
+func (p *pass) between(s string) string {
+	d := p.a.r.dict
 	// Identifiers written full-width or in groups first; in a check they
 	// are blanked out of what the byte-wise search below looks at.
 	orig := s
