@@ -80,6 +80,7 @@ func (p *pass) between(s string) string {
 	// Identifiers written full-width or in groups first; in a check they
 	// are blanked out of what the byte-wise search below looks at.
 	orig := s
+	s = p.streetAddresses(s)
 	s = p.variants(s)
 	s = p.emails(s)
 	var b []byte // nil until something changes
