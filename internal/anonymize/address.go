@@ -38,11 +38,12 @@ const adminSuffixes = "省市区县镇乡"
 // roomUnits end a building, floor or room after the door number.
 const roomUnits = "栋幢座楼层元室号房户"
 
-// streetAddresses returns s with each street address replaced by its stand-in.
-// In a check each one is recorded as a leak and blanked out.
-func (p *pass) streetAddresses(s string) string {
+// streetAddresses returns s with each street address replaced by its
+// stand-in and the text between them searched by rest. In a check it
+// returns s and records each one as a leak.
+func (p *pass) streetAddresses(s string, rest func(string) string) string {
 	if !strings.Contains(s, "号") {
-		return s
+		return rest(s)
 	}
 	var b strings.Builder // empty until something changes
 	done := 0             // s[:done] is in b
@@ -59,13 +60,12 @@ func (p *pass) streetAddresses(s string) string {
 			continue
 		}
 		addr := s[start:end]
-		b.WriteString(s[done:start])
+		b.WriteString(rest(s[done:start]))
 		switch {
 		case p.a.r.dict.isStandIn(addr):
 			b.WriteString(addr)
 		case p.check:
 			p.leak(string(streetAddress), addr)
-			b.WriteString(strings.Repeat(" ", len(addr)))
 		default:
 			b.WriteString(p.a.r.Replace(streetAddress, addr))
 			p.counts[streetAddress]++
@@ -73,9 +73,12 @@ func (p *pass) streetAddresses(s string) string {
 		done, from = end, end
 	}
 	if done == 0 {
+		return rest(s)
+	}
+	b.WriteString(rest(s[done:]))
+	if p.check {
 		return s
 	}
-	b.WriteString(s[done:])
 	return b.String()
 }
 

@@ -26,11 +26,11 @@ import (
 const landline class = "landline number"
 
 // landlines returns s with each landline number replaced by its stand-in
-// and the text between them searched for everything else (between). In a
-// check it returns s and records each one as a leak.
-func (p *pass) landlines(s string) string {
+// and the text between them searched by rest. In a check it returns s and
+// records each one as a leak.
+func (p *pass) landlines(s string, rest func(string) string) string {
 	if strings.IndexByte(s, '0') < 0 && !strings.Contains(s, "０") {
-		return p.between(s)
+		return rest(s)
 	}
 	var b strings.Builder // empty until something changes
 	done := 0             // s[:done] is in b
@@ -42,7 +42,7 @@ func (p *pass) landlines(s string) string {
 			if !numberGlue(prev) {
 				if end, folded := landlineAt(s, i); end > i && !p.a.r.dict.isStandIn(folded) {
 					orig := s[i:end]
-					b.WriteString(p.between(s[done:i]))
+					b.WriteString(rest(s[done:i]))
 					if p.check {
 						p.leak(string(landline), orig)
 					} else {
@@ -59,9 +59,9 @@ func (p *pass) landlines(s string) string {
 		i += n
 	}
 	if done == 0 {
-		return p.between(s)
+		return rest(s)
 	}
-	b.WriteString(p.between(s[done:]))
+	b.WriteString(rest(s[done:]))
 	if p.check {
 		return s
 	}

@@ -7,12 +7,14 @@ import (
 )
 
 // Leak is something in the output that still identifies a person or a
-// company: a value the run replaced elsewhere, or a tax id, a mobile number
-// or an identity-card number that is not one of the stand-ins it wrote.
+// company: a value the run replaced elsewhere, or anything found by its
+// shape (a tax id, a mobile number...) that is not one of the stand-ins it
+// wrote.
 type Leak struct {
 	Line int // the output's line (1-based), for NDJSON and captures the record
 	// Kind is "tax id", "mobile number", "landline number", "identity card
-	// number", "bank card number", "street address", "email address", "remote address", or a class and "
+	// number", "bank card number", "bank account number", "street address",
+	// "email address", "remote address", or a class and "
 	// (replaced elsewhere)".
 	Kind string
 	// Text is the value with its middle masked: the report must not repeat
