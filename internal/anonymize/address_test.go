@@ -3,6 +3,7 @@ package anonymize
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,35 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		if leaks := a.check(context.Background(), body, 1); len(leaks) == 0 {
 			t.Errorf("%s: --check finds no leak in the original %s", tt.name, body)
 		}
+	}
+}
+
+// What the free-text shapes find is found as well when a sender wrote it
+// in JSON's \u escapes, and --check agrees.
+func TestFreeTextShapesInJSONEscapes(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	var esc strings.Builder
+	const text = "联系电话021-62345678，地址文三路478号，卡号６２２２０２１２３４５６７８９０１２８，账号：1001234509100123456"
+	for _, r := range text {
+		fmt.Fprintf(&esc, `\u%04x`, r)
+	}
+	body := []byte(`{"businessType":4010,"data":{"x":"` + esc.String() + `"}}`)
+	out, _, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Data map[string]string }
+	mustUnmarshal(t, out, &got)
+	for _, gone := range []string{"62345678", "文三路478号", "６２２２０２１２３４５６７８９０１２８", "1001234509100123456"} {
+		if strings.Contains(got.Data["x"], gone) {
+			t.Errorf("%q survived: %s", gone, got.Data["x"])
+		}
+	}
+	if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+		t.Errorf("--check finds %v in the output %s", leaks, out)
+	}
+	if leaks := a.check(context.Background(), body, 1); len(leaks) < 4 {
+		t.Errorf("--check finds %v in the original, want the four", leaks)
 	}
 }
