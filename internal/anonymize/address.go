@@ -29,6 +29,10 @@ const streetAddress class = "street address"
 // roadWords end a road's name; the longer first.
 var roadWords = []string{"胡同", "大道", "大街", "路", "街", "巷", "弄"}
 
+// notRoads are the characters that make a word of 路 that is no road:
+// 电路 线路 回路 网路 通路 铁路 水路 管路 油路 气路.
+const notRoads = "电线回网通铁水管油气"
+
 // addressLabels end the text before an address that is not part of it.
 var addressLabels = []string{"地址", "住址", "住所", "地点", "送至", "送到", "送往", "寄至", "寄到", "寄往", "发往", "发至", "位于", "收货", "发货", "所在", "公司", "在"}
 
@@ -121,6 +125,11 @@ func addressAt(s string, k, floor int) (start, end int) {
 		return -1, -1
 	}
 	roadAt := j - len(road)
+	// A circuit, a line or a pipe with a number (电路12号, 线路3号, 油路2号)
+	// is a part of a machine, not a road.
+	if r, _ := utf8.DecodeLastRuneInString(s[floor:roadAt]); road == "路" && strings.ContainsRune(notRoads, r) {
+		return -1, -1
+	}
 	// The characters before it, back to a label or anything not Chinese,
 	// at most 32 of them (a province, a city, a district, a town and the
 	// road's name are fewer).

@@ -35,6 +35,7 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		{"a bus route", "坐3路12号站", nil, "", ""},
 		{"a road with no door number", "沿人民路直行", nil, "", ""},
 		{"a date", "2026年3月18号到货", nil, "", ""},
+		{"parts of a machine", "更换线路3号和油路12号阀门，检查电路2号", nil, "", ""},
 	}
 	for _, tt := range tests {
 		a := newTestAnonymizer(t, testKey)
