@@ -12,13 +12,13 @@ import (
 // by its written shape, which is what tells it from the other numbers of
 // a capture: an area code with its 0, set off by a hyphen, a space or
 // brackets, then a local number of seven or eight digits that starts with
-// 2 to 9 (021-62345678, 0571 88886666, (010)62345678, （0755）8888 6666 is
-// not: the local number is one group); or a service number in three groups
-// (400-810-8888, 800 820 8820). Area codes are those of GB/T 2260's
-// numbering plan: 010 and 02x have three digits, 03xx to 09xx four. Ten or
-// eleven digits run together (02162345678) are kept: an invoice code
-// (044031900111) or an order number is written so too. The area code
-// (a city) and a 400 number's prefix are kept; the local number becomes
+// 2 to 9, in one group or two (021-62345678, 0571 88886666,
+// (010)62345678, （0755）8888 6666, 021 6234 5678); or a service number in
+// three groups (400-810-8888, 800 820 8820). Area codes are the mainland
+// numbering plan's: 010 and 02x have three digits, 03xx to 09xx four. Ten
+// or eleven digits run together (02162345678) are kept: an invoice code
+// (044031900111) or an order number is written so too. The area code (a
+// city) and a 400 number's prefix are kept; the local number becomes
 // another of its length, the brackets, separators and full-width digits
 // where they were.
 
@@ -160,6 +160,15 @@ func landlineAt(s string, i int) (end int, folded string) {
 		local, j = digitsAt(s, k)
 	default:
 		return i, ""
+	}
+	// A local number in two groups, as business cards print it (6234
+	// 5678, 888 6666): one separator, then four digits.
+	if first != "400" && first != "800" && (len(local) == 3 || len(local) == 4) {
+		if k := oneOf(s, j, landlineSeps); k > 0 {
+			if more, m := digitsAt(s, k); len(more) == 4 {
+				local, j = local+more, m
+			}
+		}
 	}
 	if first != "400" && first != "800" && (len(local) < 7 || len(local) > 8 || local[0] < '2') {
 		return i, ""

@@ -27,6 +27,8 @@ func TestLandlineNumbersAreReplaced(t *testing.T) {
 		{"a 400 number", "客服400-810-8888", "810-8888", "客服400-999-9999"},
 		{"an 800 number with spaces", "hotline 800 820 8820!", "820 8820", "hotline 800 999 9999!"},
 		{"at the start", "0512-65432100", "65432100", "0512-99999999"},
+		{"a local number in two groups", "名片：021 6234 5678 / (0571) 888 6666", "6234 5678", "名片：021 9999 9999 / (0571) 999 9999"},
+		{"full-width in two groups", "电话（０７５５）８８８８　６６６６", "８８８８　６６６６", "电话（０７５５）９９９９　９９９９"},
 		// What names nobody stays as it was.
 		{"a date", "2024-03-18 10:30", "", ""},
 		{"an invoice code run together", "发票代码044031900111", "", ""},
@@ -34,7 +36,8 @@ func TestLandlineNumbersAreReplaced(t *testing.T) {
 		{"inside a code", "SKD-021-62345678 A0571-8888666", "", ""},
 		{"a local number of a 1", "021-12345678", "", ""},
 		{"an amount after it", "0571 8888666.50", "", ""},
-		{"grouped otherwise", "400-8108-888 800-82-08820", "", ""},
+		{"grouped otherwise", "400-8108-888, 800-82-08820", "", ""},
+		{"a local number in other groups", "021 62 345678, 021 6234 567", "", ""},
 		{"no area code", "029 1234567, 099 62345678, 01 62345678", "", ""},
 	}
 	for _, tt := range tests {
