@@ -58,7 +58,12 @@ func identifierKind(run string) string {
 	switch {
 	case taxid.ValidResidentID(run):
 		return string(IDCard)
-	case len(run) == 18 && usccLike(run):
+	case len(run) == 18 && usccLike(run) && (!allDigits(run) || taxid.ValidUSCC(run)):
+		// Eighteen digits alone are a tax id only when its check characters
+		// hold: a snowflake id, a list of sizes in groups (1200 3400 5600
+		// 7800 90) or an order number has that shape too, and an id
+		// rewritten as a tax id breaks what reads it. (Pilot codes that
+		// fail the check carry letters: 91350100M….)
 		return string(TaxID)
 	case len(run) == 11 && allDigits(run) && run[0] == '1' && run[1] >= '3':
 		return string(mobile)
