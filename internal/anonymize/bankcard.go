@@ -14,6 +14,10 @@ import "github.com/whsim/whsim/internal/fake"
 // time has 13 digits, a 数电 invoice number 20, and a snowflake id, a
 // nanosecond time or an order number of a date (2026...) starts with 1 or
 // 2; a run of those that passes the Luhn check by chance is still kept.
+// A run of digits alone is taken for a card under 62 only; under 4, 5 or 9
+// it must be written in groups of four (4367 4212 3456 7890 129) or after
+// its label (卡号, account.go), as an id of that shape is more common there
+// than a card written bare.
 // Corporate accounts (对公账户) carry no check digit and no issuer prefix:
 // no shape tells them from an order number, and they are not searched for.
 

@@ -67,7 +67,10 @@ func identifierKind(run string) string {
 		return string(TaxID)
 	case len(run) == 11 && allDigits(run) && run[0] == '1' && run[1] >= '3':
 		return string(mobile)
-	case bankCardLike(run):
+	case bankCardLike(run) && run[:2] == "62":
+		// Under another prefix, a card is taken in groups of four or
+		// after its label only (variant.go, account.go): an id of 16 to
+		// 19 digits that passes the check by chance is kept.
 		return string(bankCard)
 	}
 	return ""

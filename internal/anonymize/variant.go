@@ -177,7 +177,11 @@ func (p *pass) variantAt(s string, span []group, a int) (last int, standIn strin
 		// A card number is written in groups of four (6222 0212 3456
 		// 7890 128); digits grouped otherwise are something else (a uuid
 		// of digits, 8-4-4-4-12), which the Luhn check passes by chance.
-		if ic := identifierClass(f); ic != "" && (ic != bankCard || groupsOfFour(span[a:g])) {
+		ic := identifierClass(f)
+		if ic == "" && g > a && bankCardLike(f) {
+			ic = bankCard // 4, 5 or 9 as well as 62, in groups
+		}
+		if ic != "" && (ic != bankCard || groupsOfFour(span[a:g])) {
 			last, kind, echo, c = g, string(ic), nil, ic
 		}
 	}

@@ -66,7 +66,8 @@ code and local number set apart: 021-62345678, (0755)26668888,
 400-810-8888), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
 it), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
-valid Luhn check digit), a bank account after its label (账号, 账户, 开户行及账号:
+valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
+of four), a bank account after its label (账号, 账户, 开户行及账号:
 a bank's name, then 9 to 30 digits) or an email address (which becomes one at
 example.com), is replaced by its stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
