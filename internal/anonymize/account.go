@@ -148,7 +148,7 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 	}
 	// A letter or a decimal point after it: a code or an amount.
 	if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) {
-		if _, _, ok := foldRune(r); ok || isLetter(byte(r)) && r < 0x80 || r == '.' || r == '_' {
+		if _, _, ok := foldRune(r); ok || r < 0x80 && isLetter(byte(r)) || r == '.' || r == '_' {
 			return -1, -1, ""
 		}
 	}

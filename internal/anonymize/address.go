@@ -15,7 +15,7 @@ import (
 // characters before the road (its name, and the district, city and
 // province: 浙江省杭州市西湖区文三), stopping at a label (地址, 送至, 位于,
 // 在…) or a company's name (…公司), and after the door number the
-// building, floor and room up to the last of 栋 幢 座 楼 层 单元 室 号 房 户
+// building, floor and room up to the last of 栋 幢 座 楼 层 单元 室 号 房
 // (华星时代广场A座1201室), never into another road and door number. The
 // whole becomes a stand-in address: a real region when the original named
 // one, a common road name with the same kind of road, a door number and
@@ -29,6 +29,10 @@ const streetAddress class = "street address"
 // roadWords end a road's name; the longer first.
 var roadWords = []string{"胡同", "大道", "大街", "路", "街", "巷", "弄"}
 
+// keptUnits are the characters a stand-in address keeps where they stood
+// after the road: the units, 单 of 单元, and 弄.
+const keptUnits = roomUnits + "单弄"
+
 // notRoads are the characters that make a word of 路 that is no road:
 // 电路 线路 回路 网路 通路 铁路 水路 管路 油路 气路.
 const notRoads = "电线回网通铁水管油气"
@@ -39,8 +43,9 @@ var addressLabels = []string{"地址", "住址", "住所", "地点", "送至", "
 // adminSuffixes mark the region an address names.
 const adminSuffixes = "省市区县镇乡"
 
-// roomUnits end a building, floor or room after the door number.
-const roomUnits = "栋幢座楼层元室号房户"
+// roomUnits end a building, floor or room after the door number; 元 only
+// in 单元 (a 300元 after an address is an amount).
+const roomUnits = "栋幢座楼层元室号房"
 
 // streetAddresses returns s with each street address replaced by its
 // stand-in and the text between them searched by rest. In a check it
@@ -152,6 +157,7 @@ func addressAt(s string, k, floor int) (start, end int) {
 	// The building, floor and room: up to the last unit before a stop.
 	end = k + len("号")
 	last := end
+	prev := rune(0)
 	for i := end; i < len(s) && i-end <= 64; {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !isHan(r) && !(r < 0x80 && (wordChar(byte(r)) || r == '-')) && !isFullWidthAlnum(r) {
@@ -162,9 +168,10 @@ func addressAt(s string, k, floor int) (start, end int) {
 			break
 		}
 		i += n
-		if strings.ContainsRune(roomUnits, r) {
+		if strings.ContainsRune(roomUnits, r) && (r != '元' || prev == '单') {
 			last = i
 		}
+		prev = r
 	}
 	return start, last
 }
@@ -223,11 +230,11 @@ func streetStandIn(f *fake.Faker, v string) string {
 	for i := 0; i < len(rest); {
 		c, n := utf8.DecodeRuneInString(rest[i:])
 		switch {
-		case isHan(c) && !strings.ContainsRune(roomUnits+"弄", c):
+		case isHan(c) && !strings.ContainsRune(keptUnits, c):
 			j := i
 			for j < len(rest) {
 				c2, n2 := utf8.DecodeRuneInString(rest[j:])
-				if !isHan(c2) || strings.ContainsRune(roomUnits+"弄", c2) {
+				if !isHan(c2) || strings.ContainsRune(keptUnits, c2) {
 					break
 				}
 				j += n2
