@@ -3,8 +3,11 @@ package anonymize
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 // A landline number in free text, as people write one, is replaced: the
@@ -85,4 +88,42 @@ func matchesForm(s, want string) bool {
 		}
 	}
 	return true
+}
+
+// --check reads the output as anonymizing read the input: a landline's
+// stand-in claims its span there too, so its digits and the group after
+// them are never read as another identifier that anonymizing never saw
+// (here a tax id of digits whose check characters hold).
+func TestCheckReadsALandlinesStandInAsAnonymizingDid(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	const orig = "(021)62345678"
+	local := a.r.Replace(landline, "02162345678")[3:]
+	// Ten digits after it that make the stand-in's local number and them
+	// a tax id whose check characters hold.
+	group := ""
+	for n := 0; n < 100000000 && group == ""; n++ {
+		g := fmt.Sprintf("%08d", n)
+		o, err := taxid.OrgCodeCheck(g)
+		if err != nil || o > '9' {
+			continue
+		}
+		if u, err := taxid.USCCCheck(local + g + string(o)); err == nil && u <= '9' {
+			group = g + string(o) + string(u)
+		}
+	}
+	if !taxid.ValidUSCC(local+group) || identifierClass(local+group) != TaxID {
+		t.Fatalf("no tax id made of %s and ten digits", local)
+	}
+	x, _ := json.Marshal("电话 " + orig + " " + group)
+	out, _, err := a.Payload([]byte(`{"businessType":4010,"data":{"x":` + string(x) + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), local+" "+group) {
+		t.Fatalf("the landline's stand-in %s is not in %s", local, out)
+	}
+	if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+		t.Errorf("--check finds %v in %s, which anonymizing left as it was", leaks, out)
+	}
 }
