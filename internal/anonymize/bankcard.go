@@ -17,9 +17,9 @@ import "github.com/whsim/whsim/internal/fake"
 // A run of digits alone is taken for a card under 62 only; under 4, 5 or 9
 // it must be written in groups of four (4367 4212 3456 7890 129) or after
 // its label (卡号, account.go), as an id of that shape is more common there
-// than a card written bare.
-// Corporate accounts (对公账户) carry no check digit and no issuer prefix:
-// no shape tells them from an order number, and they are not searched for.
+// than a card written bare. Corporate accounts (对公账户) carry no check
+// digit and no issuer prefix: no shape tells them from an order number, and
+// they are found after their label only (account.go).
 
 // bankCardLike reports whether run is shaped as a bank card number.
 func bankCardLike(run string) bool {
