@@ -152,6 +152,10 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 			return -1, -1, ""
 		}
 	}
+	// A unit of money after it (账户：150000000 元): an amount.
+	if r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s[end:], " \u3000")); strings.ContainsRune("元万亿圆块", r) {
+		return -1, -1, ""
+	}
 	return start, end, string(d)
 }
 

@@ -26,6 +26,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"a card after 卡号", "卡号 6222 0212 3456 7890 128", "6222 0212 3456 7890 128", "卡号 9999 9999 9999 9999 999"},
 		// What names nobody stays as it was.
 		{"an amount after 账户", "账户余额 1234567890.50 元", "", ""},
+		{"an amount in 元 after the label", "转入账户：150000000 元，账户:2000000000万", "", ""},
 		{"a short number", "账号 12345678", "", ""},
 		{"a code after it", "账号 100123450910A", "", ""},
 		{"no label", "单号 1001234509100123456", "", ""},
