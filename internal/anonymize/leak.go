@@ -7,12 +7,15 @@ import (
 )
 
 // Leak is something in the output that still identifies a person or a
-// company: a value the run replaced elsewhere, or a tax id, a mobile number
-// or an identity-card number that is not one of the stand-ins it wrote.
+// company: a value the run replaced elsewhere, or anything found by its
+// shape (a tax id, a mobile number...) that is not one of the stand-ins it
+// wrote.
 type Leak struct {
 	Line int // the output's line (1-based), for NDJSON and captures the record
-	// Kind is "tax id", "mobile number", "identity card number", "remote
-	// address", or a class and " (replaced elsewhere)".
+	// Kind is "tax id", "mobile number", "landline number", "identity card
+	// number", "bank card number", "bank account number", "street address",
+	// "email address", "remote address", or a class and "
+	// (replaced elsewhere)".
 	Kind string
 	// Text is the value with its middle masked: the report must not repeat
 	// what it warns about.
@@ -55,10 +58,20 @@ func identifierKind(run string) string {
 	switch {
 	case taxid.ValidResidentID(run):
 		return string(IDCard)
-	case len(run) == 18 && usccLike(run):
+	case len(run) == 18 && usccLike(run) && (!allDigits(run) || taxid.ValidUSCC(run)):
+		// Eighteen digits alone are a tax id only when its check characters
+		// hold: a snowflake id, a list of sizes in groups (1200 3400 5600
+		// 7800 90) or an order number has that shape too, and an id
+		// rewritten as a tax id breaks what reads it. (Pilot codes that
+		// fail the check carry letters: 91350100M….)
 		return string(TaxID)
 	case len(run) == 11 && allDigits(run) && run[0] == '1' && run[1] >= '3':
 		return string(mobile)
+	case bankCardLike(run) && run[:2] == "62":
+		// Under another prefix, a card is taken in groups of four or
+		// after its label only (variant.go, account.go): an id of 16 to
+		// 19 digits that passes the check by chance is kept.
+		return string(bankCard)
 	}
 	return ""
 }

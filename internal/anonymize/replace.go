@@ -36,6 +36,8 @@ const (
 	// fields, item attributes, headers and URLs.
 	mobile class = "mobile number"
 	IDCard class = "identity card number"
+	// bankCard is found by its shape too (bankcard.go).
+	bankCard class = "bank card number"
 	// email is found by its shape too (email.go).
 	email class = "email address"
 	// Address is the remote address of a capture record.
@@ -47,7 +49,7 @@ const (
 
 // Classes lists the classes in the order reports show them.
 func Classes() []class {
-	return []class{personName, companyName, TaxID, code, remark, mobile, IDCard, email, Address, Echo}
+	return []class{personName, companyName, TaxID, code, remark, mobile, landline, IDCard, bankCard, bankAccount, streetAddress, email, Address, Echo}
 }
 
 // minKeyLen is the shortest key accepted: a short key can be guessed, and a
@@ -151,6 +153,14 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 		return mobileStandIn(f)
 	case IDCard:
 		return idCardStandIn(f)
+	case bankCard:
+		return bankCardStandIn(f, v)
+	case landline:
+		return landlineStandIn(f, v)
+	case streetAddress:
+		return streetStandIn(f, v)
+	case bankAccount:
+		return accountStandIn(f, v)
 	case email:
 		return emailStandIn(f)
 	case Address:
@@ -263,8 +273,17 @@ func replaceRunes(f *fake.Faker, s string) string {
 // of entity: an enterprise stays an enterprise) and takes a real region and
 // a fresh body with both check characters from the generator. An old
 // 15-digit taxpayer number becomes another (region, organisation code with
-// its check). Anything else keeps its shape.
+// its check). A sole trader's taxpayer id that is the owner's identity card
+// number (18 characters, or 20: the number and two digits) becomes another
+// identity card number, so the stand-in is still a person's id, as a
+// receiver that tells the two apart reads it. Anything else keeps its shape.
 func taxID(f *fake.Faker, v string) string {
+	switch {
+	case len(v) == 18 && taxid.ValidResidentID(v):
+		return idCardStandIn(f)
+	case len(v) == 20 && taxid.ValidResidentID(v[:18]) && allDigits(v[18:]):
+		return idCardStandIn(f) + sameShape(f, v[18:], false)
+	}
 	u := []byte(f.USCC())
 	switch {
 	case len(v) == 18 && usccChars(v):

@@ -53,6 +53,28 @@ func independentUSCC(s string) bool {
 	return s[16] == want
 }
 
+// independentResidentID is an independent statement of GB 11643: 17
+// digits, a birth date in them, and the check character of the weights
+// 2^(17-i) mod 11.
+func independentResidentID(s string) bool {
+	if len(s) != 18 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 17; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		w := 1
+		for range 17 - i {
+			w = w * 2 % 11
+		}
+		sum += int(s[i]-'0') * w
+	}
+	month, day := s[10:12], s[12:14]
+	return "10X98765432"[sum%11] == s[17] && month >= "01" && month <= "12" && day >= "01" && day <= "31"
+}
+
 func TestReplaceKeepsWhatItMust(t *testing.T) {
 	r := newTestReplacer(t, testKey)
 	tests := []struct {
@@ -73,6 +95,18 @@ func TestReplaceKeepsWhatItMust(t *testing.T) {
 		{TaxID, "310104710932064", func(t *testing.T, out string) {
 			if len(out) != 15 {
 				t.Errorf("old tax id %q: want 15 characters", out)
+			}
+		}},
+		// A sole trader's taxpayer id may be the owner's identity card
+		// number: its stand-in is another person's, never a company's.
+		{TaxID, "11010519491231002X", func(t *testing.T, out string) {
+			if !independentResidentID(out) || independentUSCC(out) {
+				t.Errorf("identity card as tax id %q: want a valid identity card number, not a USCC", out)
+			}
+		}},
+		{TaxID, "44030419850612331601", func(t *testing.T, out string) {
+			if len(out) != 20 || !independentResidentID(out[:18]) || strings.Trim(out[18:], "0123456789") != "" {
+				t.Errorf("identity card and two digits as tax id %q: want a valid identity card number and two digits", out)
 			}
 		}},
 		{TaxID, "tax-42", func(t *testing.T, out string) {

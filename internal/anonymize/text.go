@@ -69,6 +69,22 @@ func (p *pass) text(s string) string {
 			return e.new
 		}
 	}
+	// The identifiers found by their written form claim their spans first,
+	// and only the text between them is searched further: their digits,
+	// or their stand-ins', are never read as part of another identifier
+	// (a landline's and the next group's as a tax id of digits, an
+	// account's stand-in's first eleven as a mobile).
+	return p.landlines(s, func(s string) string {
+		return p.accounts(s, func(s string) string {
+			return p.streetAddresses(s, p.between)
+		})
+	})
+}
+
+// between searches the text between the identifiers found by their written
+// form (see text).
+func (p *pass) between(s string) string {
+	d := p.a.r.dict
 	// Identifiers written full-width or in groups first; in a check they
 	// are blanked out of what the byte-wise search below looks at.
 	orig := s

@@ -174,7 +174,14 @@ func (p *pass) variantAt(s string, span []group, a int) (last int, standIn strin
 			last, kind, echo, c = g, string(e.class)+" (replaced elsewhere)", e, e.class
 			continue
 		}
-		if ic := identifierClass(f); ic != "" {
+		// A card number is written in groups of four (6222 0212 3456
+		// 7890 128); digits grouped otherwise are something else (a uuid
+		// of digits, 8-4-4-4-12), which the Luhn check passes by chance.
+		ic := identifierClass(f)
+		if ic == "" && g > a && bankCardLike(f) {
+			ic = bankCard // 4, 5 or 9 as well as 62, in groups
+		}
+		if ic != "" && (ic != bankCard || groupsOfFour(span[a:g])) {
 			last, kind, echo, c = g, string(ic), nil, ic
 		}
 	}
@@ -247,4 +254,14 @@ func fullWidth(r rune) rune {
 		return r - 'a' + 'ａ'
 	}
 	return r
+}
+
+// groupsOfFour reports whether every group of gs is four characters long.
+func groupsOfFour(gs []group) bool {
+	for _, g := range gs {
+		if len(g.folded) != 4 {
+			return false
+		}
+	}
+	return true
 }

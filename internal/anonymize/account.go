@@ -1,0 +1,170 @@
+package anonymize
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/fake"
+)
+
+// A company's bank account (对公账户) has no check digit and no issuer
+// prefix: no shape tells it from an order number, so it is found by what
+// people write before it. Every VAT invoice prints 开户行及账号, and a
+// remark or a field the spec does not have says 收款账号：…, 账户 …, 卡号
+// …. After one of those words (账号 帐号 账户 帐户 卡号), a colon or 为/是,
+// and a bank's name ending in 行 (中国工商银行上海市分行) with a space or
+// colon after it, a number of 9 to 30 digits (in groups of three or more
+// with single spaces or hyphens, full-width too) is the account. It becomes
+// other digits of the same form, the first not 0 where the original's was
+// not; a number that is a bank card keeps a card's stand-in (bankcard.go).
+
+// bankAccount is the class of an account number found after its label.
+const bankAccount class = "bank account number"
+
+var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"}
+
+// accounts returns s with each account number written after its label
+// replaced and the text between them searched by rest. In a check it
+// returns s and records each one as a leak.
+func (p *pass) accounts(s string, rest func(string) string) string {
+	if !strings.Contains(s, "号") && !strings.Contains(s, "户") {
+		return rest(s)
+	}
+	var b strings.Builder // empty until something changes
+	done := 0             // s[:done] is in b
+	// next holds where each label is next found at or after i (len(s):
+	// nowhere), so that each is searched for across s once.
+	var next [len(accountLabels)]int
+	for k := range next {
+		next[k] = -1
+	}
+	for i := 0; i < len(s); {
+		at, label := len(s), ""
+		for k, l := range accountLabels {
+			if next[k] >= 0 && next[k] < i {
+				next[k] = -1
+			}
+			if next[k] < 0 {
+				next[k] = len(s)
+				if x := strings.Index(s[i:], l); x >= 0 {
+					next[k] = i + x
+				}
+				p.tick(next[k] - i)
+			}
+			if next[k] < at {
+				at, label = next[k], l
+			}
+		}
+		if label == "" {
+			break
+		}
+		start, end, folded := accountAfter(s, at+len(label))
+		if start < 0 {
+			i = at + len(label)
+			continue
+		}
+		orig := s[start:end]
+		b.WriteString(rest(s[done:start]))
+		c := bankAccount
+		if bankCardLike(folded) {
+			c = bankCard
+		}
+		switch {
+		case p.a.r.dict.isStandIn(folded):
+			b.WriteString(orig)
+		case p.check:
+			p.leak(string(c), orig)
+		default:
+			b.WriteString(reshape(orig, p.a.r.Replace(c, folded)))
+			p.counts[c]++
+		}
+		done, i = end, end
+	}
+	if done == 0 {
+		return rest(s)
+	}
+	b.WriteString(rest(s[done:]))
+	if p.check {
+		return s
+	}
+	return b.String()
+}
+
+// accountAfter returns the span of the account number written after a
+// label that ends at s[i], and its digits folded to ASCII (-1s: none).
+func accountAfter(s string, i int) (start, end int, folded string) {
+	skip := func(set string) {
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !strings.ContainsRune(set, r) {
+				return
+			}
+			i += n
+		}
+	}
+	const fill = " ：:为是\u3000"
+	skip(fill)
+	// A bank's name, ending in 行, and a space or colon after it.
+	if j := i; j < len(s) {
+		for j < len(s) && j-i < 30*3 {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if !isHan(r) {
+				break
+			}
+			j += n
+			if r2, _ := utf8.DecodeRuneInString(s[j:]); r == '行' && j < len(s) && strings.ContainsRune(fill, r2) {
+				i = j
+				skip(fill)
+				break
+			}
+		}
+	}
+	start = i
+	var d []byte
+	lastGroup := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if c, _, ok := foldRune(r); ok && isDigit(c) {
+			d = append(d, c)
+			lastGroup++
+			i += n
+			continue
+		}
+		// One separator between groups of three or more digits.
+		if (r == ' ' || r == '-' || r == '－') && lastGroup >= 3 {
+			if r2, _ := utf8.DecodeRuneInString(s[i+n:]); i+n < len(s) {
+				if c, _, ok := foldRune(r2); ok && isDigit(c) {
+					lastGroup = 0
+					i += n
+					continue
+				}
+			}
+		}
+		break
+	}
+	end = i
+	if len(d) < 9 || len(d) > 30 || lastGroup < 3 {
+		return -1, -1, ""
+	}
+	// A letter or a decimal point after it: a code or an amount.
+	if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) {
+		if _, _, ok := foldRune(r); ok || r < 0x80 && isLetter(byte(r)) || r == '.' || r == '_' {
+			return -1, -1, ""
+		}
+	}
+	// A unit of money after it (账户：150000000 元): an amount.
+	if r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s[end:], " \u3000")); strings.ContainsRune("元万亿圆块", r) {
+		return -1, -1, ""
+	}
+	return start, end, string(d)
+}
+
+// accountStandIn draws other digits of v's length, the first not 0 where
+// v's is not. Anything else keeps its shape.
+func accountStandIn(f *fake.Faker, v string) string {
+	s := []byte(sameShape(f, v, false))
+	if allDigits(v) && v[0] != '0' && s[0] == '0' {
+		s[0] = '1' + byte(f.Rand().IntN(9))
+	}
+	return string(s)
+}

@@ -1,0 +1,63 @@
+package anonymize
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A bank account written after its label (开户行及账号, 收款账号, 账户) is
+// replaced by other digits of its form, whatever the bank's name between;
+// numbers after other words, and amounts and codes after the label, are
+// kept byte for byte.
+func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text string
+		gone       string // what must not survive ("": the text is kept)
+		want       string // the form of what it became (see matchesForm)
+	}{
+		{"an invoice's 开户行及账号", "开户行及账号：中国工商银行上海市分行 1001234509100123456", "1001234509100123456", "开户行及账号：中国工商银行上海市分行 9999999999999999999"},
+		{"in groups", "收款账号 1001 2345 0910 0123 456，户名上海鼎盛", "1001 2345 0910 0123 456", "收款账号 9999 9999 9999 9999 999，户名上海鼎盛"},
+		{"with hyphens", "账户:3100-1234-5678-901", "3100-1234-5678-901", "账户:9999-9999-9999-999"},
+		{"full-width", "帐号为３１００１２３４５６７８９０１", "３１００１２３４５６７８９０１", "帐号为９９９９９９９９９９９９９９９"},
+		{"a bank's name and a colon", "账号：招商银行深圳分行：755912345610801。", "755912345610801", "账号：招商银行深圳分行：999999999999999。"},
+		{"a card after 卡号", "卡号 6222 0212 3456 7890 128", "6222 0212 3456 7890 128", "卡号 9999 9999 9999 9999 999"},
+		// What names nobody stays as it was.
+		{"an amount after 账户", "账户余额 1234567890.50 元", "", ""},
+		{"an amount in 元 after the label", "转入账户：150000000 元，账户:2000000000万", "", ""},
+		{"a short number", "账号 12345678", "", ""},
+		{"a code after it", "账号 100123450910A", "", ""},
+		{"no label", "单号 1001234509100123456", "", ""},
+		{"the label and words", "账户名称：上海鼎盛贸易有限公司", "", ""},
+		{"groups of two", "账号 10 01 23 45 09 10", "", ""},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		x, _ := json.Marshal(tt.text)
+		body := []byte(`{"businessType":4010,"data":{"comments":"","x":` + string(x) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		mustUnmarshal(t, out, &got)
+		s, _ := got.Data["x"].(string)
+		if tt.gone == "" {
+			if s != tt.text {
+				t.Errorf("%s: %q became %q", tt.name, tt.text, s)
+			}
+			continue
+		}
+		if strings.Contains(s, tt.gone) || !matchesForm(s, tt.want) {
+			t.Errorf("%s: %q became %q, want the form %q", tt.name, tt.text, s, tt.want)
+		}
+		if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+			t.Errorf("%s: --check finds %v in the output %s", tt.name, leaks, out)
+		}
+		if leaks := a.check(context.Background(), body, 1); len(leaks) == 0 {
+			t.Errorf("%s: --check finds no leak in the original %s", tt.name, body)
+		}
+	}
+}

@@ -1,0 +1,266 @@
+package anonymize
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/fake"
+)
+
+// A street address (a 收货地址 in a remark, an attribute, a field the spec
+// does not have) names where a person lives or a small company works. It
+// is found by the part every mainland street address has and no amount,
+// code or date has: a road (…路, …街, …大街, …巷, …弄, …胡同, …大道) and a
+// door number (478号, 88-1号, 200弄12号). From there it takes the Chinese
+// characters before the road (its name, and the district, city and
+// province: 浙江省杭州市西湖区文三), stopping at a label (地址, 送至, 位于,
+// 在…) or a company's name (…公司), and after the door number the
+// building, floor and room up to the last of 栋 幢 座 楼 层 单元 室 号 房
+// (华星时代广场A座1201室), never into another road and door number. The
+// whole becomes a stand-in address: a real region when the original named
+// one, a common road name with the same kind of road, a door number and
+// rooms of the same digits. A bare 道 (天津's 南京道) is left out: 通道 and
+// 频道 with a number are no addresses; so is an address with no door
+// number, or in pinyin.
+
+// streetAddress is the class of a street address, found by its shape.
+const streetAddress class = "street address"
+
+// roadWords end a road's name; the longer first.
+var roadWords = []string{"胡同", "大道", "大街", "路", "街", "巷", "弄"}
+
+// keptUnits are the characters a stand-in address keeps where they stood
+// after the road: the units, 单 of 单元, and 弄.
+const keptUnits = roomUnits + "单弄"
+
+// notRoads are the characters that make a word of 路 that is no road:
+// 电路 线路 回路 网路 通路 铁路 水路 管路 油路 气路.
+const notRoads = "电线回网通铁水管油气"
+
+// addressLabels end the text before an address that is not part of it.
+var addressLabels = []string{"地址", "住址", "住所", "地点", "送至", "送到", "送往", "寄至", "寄到", "寄往", "发往", "发至", "位于", "收货", "发货", "所在", "公司", "在"}
+
+// adminSuffixes mark the region an address names.
+const adminSuffixes = "省市区县镇乡"
+
+// roomUnits end a building, floor or room after the door number; 元 only
+// in 单元 (a 300元 after an address is an amount).
+const roomUnits = "栋幢座楼层元室号房"
+
+// streetAddresses returns s with each street address replaced by its
+// stand-in and the text between them searched by rest. In a check it
+// returns s and records each one as a leak.
+func (p *pass) streetAddresses(s string, rest func(string) string) string {
+	if !strings.Contains(s, "号") {
+		return rest(s)
+	}
+	var b strings.Builder // empty until something changes
+	done := 0             // s[:done] is in b
+	for from := 0; from < len(s); {
+		k := strings.Index(s[from:], "号")
+		if k < 0 {
+			break
+		}
+		k += from
+		p.tick(k - from + 3)
+		start, end := addressAt(s, k, done)
+		if start < 0 {
+			from = k + len("号")
+			continue
+		}
+		addr := s[start:end]
+		b.WriteString(rest(s[done:start]))
+		switch {
+		case p.a.r.dict.isStandIn(addr):
+			b.WriteString(addr)
+		case p.check:
+			p.leak(string(streetAddress), addr)
+		default:
+			b.WriteString(p.a.r.Replace(streetAddress, addr))
+			p.counts[streetAddress]++
+		}
+		done, from = end, end
+	}
+	if done == 0 {
+		return rest(s)
+	}
+	b.WriteString(rest(s[done:]))
+	if p.check {
+		return s
+	}
+	return b.String()
+}
+
+// addressAt returns the span of the street address whose door number ends
+// with the 号 at s[k], or -1s; it starts at or after floor.
+func addressAt(s string, k, floor int) (start, end int) {
+	// The door number: digits, then -digits or 弄digits.
+	digitsBefore := func(i int) int {
+		j := i
+		for j > floor {
+			r, n := utf8.DecodeLastRuneInString(s[:j])
+			if c, _, ok := foldRune(r); !ok || c > '9' {
+				break
+			}
+			j -= n
+		}
+		return j
+	}
+	j := digitsBefore(k)
+	if j == k {
+		return -1, -1
+	}
+	for _, mid := range []string{"-", "弄"} {
+		if strings.HasSuffix(s[floor:j], mid) {
+			if d := digitsBefore(j - len(mid)); d < j-len(mid) {
+				j = d
+			}
+			break
+		}
+	}
+	// The road.
+	var road string
+	for _, w := range roadWords {
+		if strings.HasSuffix(s[floor:j], w) {
+			road = w
+			break
+		}
+	}
+	if road == "" {
+		return -1, -1
+	}
+	roadAt := j - len(road)
+	// A circuit, a line or a pipe with a number (电路12号, 线路3号, 油路2号)
+	// is a part of a machine, not a road.
+	if r, _ := utf8.DecodeLastRuneInString(s[floor:roadAt]); road == "路" && strings.ContainsRune(notRoads, r) {
+		return -1, -1
+	}
+	// The characters before it, back to a label or anything not Chinese,
+	// at most 32 of them (a province, a city, a district, a town and the
+	// road's name are fewer).
+	start = roadAt
+	for start > floor && roadAt-start < 32*3 {
+		r, n := utf8.DecodeLastRuneInString(s[:start])
+		if !isHan(r) {
+			break
+		}
+		start -= n
+	}
+	for _, l := range addressLabels {
+		if i := strings.LastIndex(s[start:roadAt], l); i >= 0 {
+			start += i + len(l)
+		}
+	}
+	if start == roadAt { // a road with no name (3路12号: a bus stop)
+		return -1, -1
+	}
+	// The building, floor and room: up to the last unit before a stop.
+	end = k + len("号")
+	last := end
+	prev := rune(0)
+	for i := end; i < len(s) && i-end <= 64; {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isHan(r) && !(r < 0x80 && (wordChar(byte(r)) || r == '-')) && !isFullWidthAlnum(r) {
+			break
+		}
+		// Another road and door number: another address.
+		if isHan(r) && roadAhead(s[i:]) {
+			break
+		}
+		i += n
+		if strings.ContainsRune(roomUnits, r) && (r != '元' || prev == '单') {
+			last = i
+		}
+		prev = r
+	}
+	return start, last
+}
+
+// roadAhead reports whether s starts with a road word and a digit.
+func roadAhead(s string) bool {
+	for _, w := range roadWords {
+		if rest, ok := strings.CutPrefix(s, w); ok {
+			r, _ := utf8.DecodeRuneInString(rest)
+			c, _, isID := foldRune(r)
+			return isID && isDigit(c)
+		}
+	}
+	return false
+}
+
+func isFullWidthAlnum(r rune) bool { _, fw, ok := foldRune(r); return ok && fw }
+
+// Stand-in addresses are drawn from these.
+var (
+	standInRegions = []string{"江苏省苏州市吴中区", "广东省佛山市顺德区", "四川省成都市武侯区", "湖北省武汉市洪山区",
+		"山东省青岛市崂山区", "福建省厦门市思明区", "河南省郑州市金水区", "湖南省长沙市岳麓区"}
+	standInRoads     = []string{"建设", "人民", "解放", "中山", "和平", "新华", "光明", "胜利", "文化", "友谊", "朝阳", "长江"}
+	standInBuildings = []string{"阳光花园", "金色家园", "翠苑小区", "锦绣大厦", "世纪广场", "明珠公寓"}
+)
+
+// streetStandIn draws an address of the form of v: a region where v names
+// one, a common road name with v's kind of road, and v's door number and
+// rooms with other digits and letters (a building's name another).
+func streetStandIn(f *fake.Faker, v string) string {
+	r := f.Rand()
+	// The road is the one the door number follows.
+	d := strings.IndexFunc(v, func(r rune) bool { c, _, ok := foldRune(r); return ok && isDigit(c) })
+	var road string
+	at := -1
+	for _, w := range roadWords {
+		if d > 0 && strings.HasSuffix(v[:d], w) {
+			at, road = d-len(w), w
+			break
+		}
+	}
+	if at < 0 {
+		return sameShape(f, v, false)
+	}
+	var b strings.Builder
+	if strings.ContainsAny(v[:at], adminSuffixes) {
+		b.WriteString(standInRegions[r.IntN(len(standInRegions))])
+	}
+	b.WriteString(standInRoads[r.IntN(len(standInRoads))])
+	b.WriteString(road)
+	rest := v[at+len(road):]
+	// Digits and letters another of their class (a door number never
+	// starts with 0), each run of other characters but the units another
+	// building's name.
+	first := true
+	for i := 0; i < len(rest); {
+		c, n := utf8.DecodeRuneInString(rest[i:])
+		switch {
+		case isHan(c) && !strings.ContainsRune(keptUnits, c):
+			j := i
+			for j < len(rest) {
+				c2, n2 := utf8.DecodeRuneInString(rest[j:])
+				if !isHan(c2) || strings.ContainsRune(keptUnits, c2) {
+					break
+				}
+				j += n2
+			}
+			b.WriteString(standInBuildings[r.IntN(len(standInBuildings))])
+			i = j
+			continue
+		case c >= '0' && c <= '9' && first:
+			b.WriteByte(byte('1' + r.IntN(9)))
+		case c >= '0' && c <= '9':
+			b.WriteByte(digits[r.IntN(len(digits))])
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(upper[r.IntN(len(upper))])
+		case c >= 'a' && c <= 'z':
+			b.WriteByte(lower[r.IntN(len(lower))])
+		default:
+			if a, fw, ok := foldRune(c); ok && fw && isDigit(a) {
+				b.WriteRune(fullWidth(rune(digits[r.IntN(len(digits))])))
+			} else if ok && fw {
+				b.WriteRune(fullWidth(rune(upper[r.IntN(len(upper))])))
+			} else {
+				b.WriteRune(c)
+			}
+		}
+		first = !(c >= '0' && c <= '9' || c >= '０' && c <= '９')
+		i += n
+	}
+	return b.String()
+}

@@ -1,0 +1,115 @@
+package anonymize
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A street address in free text is replaced as a whole, from the region
+// or the road's name to the room, the label before it and the text after
+// it kept; text that merely has a 号 in it is kept byte for byte.
+func TestStreetAddressesAreReplaced(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text string
+		gone       []string // what must not survive (nil: the text is kept)
+		before     string   // what stays before it
+		after      string   // and after it (its digits kept, or each written 9)
+	}{
+		{"full address with a room", "收货地址：浙江省杭州市西湖区文三路478号华星时代广场A座1201室，电话找前台",
+			[]string{"浙江省", "杭州市", "西湖区", "文三路", "478号", "华星时代广场", "1201室"}, "收货地址：", "，电话找前台"},
+		{"label glued to it", "送至上海市浦东新区张杨路88-1号3号楼502室", []string{"浦东新区", "张杨路", "88-1号", "502室"}, "送至", ""},
+		{"a lane", "住址长宁区延安西路200弄12号", []string{"延安西路", "200弄12号", "长宁区"}, "住址", ""},
+		{"a street and a door number only", "店在人民街15号。", []string{"人民街15号"}, "", "。"},
+		{"full-width digits", "地址：北京市海淀区中关村大街２７号", []string{"中关村大街", "２７号"}, "地址：", ""},
+		{"after a company's name", "上海鼎盛贸易有限公司位于深圳市南山区科技园路9号", []string{"南山区", "科技园路9号"}, "上海鼎盛贸易有限公司位于", ""},
+		{"a hutong", "北京东城区南锣鼓巷胡同3号院", []string{"南锣鼓巷", "3号", "东城区"}, "", "号院"},
+		{"two addresses", "文三路478号和延安西路200弄12号", []string{"文三路", "478号", "延安西路", "200弄12号"}, "", "号"},
+		{"a place before it", "仓库在文三路478号，送货前电话", []string{"文三路478号"}, "仓库在", "，送货前电话"},
+		{"an amount after it", "文三路478号付款300元", []string{"文三路478号"}, "", "付款300元"},
+		{"a customer after it", "文三路478号客户", []string{"文三路478号"}, "", "客户"},
+		{"a staircase", "文三路478号3幢2单元501室", []string{"文三路478号", "501室"}, "", "单元999室"},
+		// What names nobody stays as it was.
+		{"a document number", "单号SKD202603180001号已收", nil, "", ""},
+		{"a number with no road", "第3号仓库，编号12号", nil, "", ""},
+		{"a bus route", "坐3路12号站", nil, "", ""},
+		{"a road with no door number", "沿人民路直行", nil, "", ""},
+		{"a date", "2026年3月18号到货", nil, "", ""},
+		{"parts of a machine", "更换线路3号和油路12号阀门，检查电路2号", nil, "", ""},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		x, _ := json.Marshal(tt.text)
+		body := []byte(`{"businessType":4010,"data":{"comments":"","x":` + string(x) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		mustUnmarshal(t, out, &got)
+		s, _ := got.Data["x"].(string)
+		if tt.gone == nil {
+			if s != tt.text {
+				t.Errorf("%s: %q became %q", tt.name, tt.text, s)
+			}
+			continue
+		}
+		for _, g := range tt.gone {
+			if strings.Contains(s, g) {
+				t.Errorf("%s: %q became %q, still holding %q", tt.name, tt.text, s, g)
+			}
+		}
+		if !strings.HasPrefix(s, tt.before) || !strings.HasSuffix(s, tt.after) && !strings.HasSuffix(digitsTo9(s), tt.after) || !strings.ContainsAny(s, "路街巷弄同") {
+			t.Errorf("%s: %q became %q, want %q before and %q after a stand-in address", tt.name, tt.text, s, tt.before, tt.after)
+		}
+		if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+			t.Errorf("%s: --check finds %v in the output %s", tt.name, leaks, out)
+		}
+		if leaks := a.check(context.Background(), body, 1); len(leaks) == 0 {
+			t.Errorf("%s: --check finds no leak in the original %s", tt.name, body)
+		}
+	}
+}
+
+// What the free-text shapes find is found as well when a sender wrote it
+// in JSON's \u escapes, and --check agrees.
+func TestFreeTextShapesInJSONEscapes(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	var esc strings.Builder
+	const text = "联系电话021-62345678，地址文三路478号，卡号６２２２０２１２３４５６７８９０１２８，账号：1001234509100123456"
+	for _, r := range text {
+		fmt.Fprintf(&esc, `\u%04x`, r)
+	}
+	body := []byte(`{"businessType":4010,"data":{"x":"` + esc.String() + `"}}`)
+	out, _, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Data map[string]string }
+	mustUnmarshal(t, out, &got)
+	for _, gone := range []string{"62345678", "文三路478号", "６２２２０２１２３４５６７８９０１２８", "1001234509100123456"} {
+		if strings.Contains(got.Data["x"], gone) {
+			t.Errorf("%q survived: %s", gone, got.Data["x"])
+		}
+	}
+	if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+		t.Errorf("--check finds %v in the output %s", leaks, out)
+	}
+	if leaks := a.check(context.Background(), body, 1); len(leaks) < 4 {
+		t.Errorf("--check finds %v in the original, want the four", leaks)
+	}
+}
+
+// digitsTo9 writes every ASCII digit of s as 9.
+func digitsTo9(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '9'
+		}
+		return r
+	}, s)
+}

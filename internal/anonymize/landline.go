@@ -1,0 +1,222 @@
+package anonymize
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/fake"
+)
+
+// A landline number (a contact's 电话 in a remark, an address line, a
+// header) names a person or a small company as a mobile does. It is found
+// by its written shape, which is what tells it from the other numbers of
+// a capture: an area code with its 0, set off by a hyphen, a space or
+// brackets, then a local number of seven or eight digits that starts with
+// 2 to 9, in one group or two (021-62345678, 0571 88886666,
+// (010)62345678, （0755）8888 6666, 021 6234 5678); or a service number in
+// three groups (400-810-8888, 800 820 8820). Area codes are the mainland
+// numbering plan's: 010 and 02x have three digits, 03xx to 09xx four. Ten
+// or eleven digits run together (02162345678) are kept: an invoice code
+// (044031900111) or an order number is written so too. The area code (a
+// city) and a 400 number's prefix are kept; the local number becomes
+// another of its length, the brackets, separators and full-width digits
+// where they were.
+
+// landline is the class of a landline number, found by its shape.
+const landline class = "landline number"
+
+// landlines returns s with each landline number replaced by its stand-in
+// and the text between them searched by rest. In a check it returns s and
+// records each one as a leak.
+func (p *pass) landlines(s string, rest func(string) string) string {
+	if strings.IndexByte(s, '0') < 0 && !strings.Contains(s, "０") {
+		return rest(s)
+	}
+	var b strings.Builder // empty until something changes
+	done := 0             // s[:done] is in b
+	prev := rune(-1)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		p.tick(n)
+		if r == '0' || r == '０' || r == '(' || r == '（' || r == '4' || r == '４' || r == '8' || r == '８' {
+			if !numberGlue(prev) {
+				if end, folded := landlineAt(s, i); end > i {
+					// A stand-in claims its span too: the check must
+					// read the output as anonymizing read the input.
+					orig := s[i:end]
+					b.WriteString(rest(s[done:i]))
+					switch {
+					case p.a.r.dict.isStandIn(folded):
+						b.WriteString(orig)
+					case p.check:
+						p.leak(string(landline), orig)
+					default:
+						b.WriteString(reshape(orig, p.a.r.Replace(landline, folded)))
+						p.counts[landline]++
+					}
+					done, i = end, end
+					prev = 0
+					continue
+				}
+			}
+		}
+		prev = r
+		i += n
+	}
+	if done == 0 {
+		return rest(s)
+	}
+	b.WriteString(rest(s[done:]))
+	if p.check {
+		return s
+	}
+	return b.String()
+}
+
+// numberGlue reports whether r, just before a number, makes it part of a
+// longer token (a code, a decimal, an identifier): a letter or digit,
+// ASCII or full-width, or one of "-._+/#".
+func numberGlue(r rune) bool {
+	if r < 0 {
+		return false
+	}
+	if _, _, ok := foldRune(r); ok || r >= 'a' && r <= 'z' {
+		return true
+	}
+	return strings.ContainsRune("-._+/#－", r)
+}
+
+// digitsAt returns the run of digits (ASCII or full-width) at s[i:], folded
+// to ASCII, and where it ends.
+func digitsAt(s string, i int) (string, int) {
+	var d []byte
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		c, _, ok := foldRune(r)
+		if !ok || c > '9' {
+			break
+		}
+		d = append(d, c)
+		i += n
+	}
+	return string(d), i
+}
+
+// oneOf returns the end of the rune at s[i:] when it is one of set, else -1.
+func oneOf(s string, i int, set string) int {
+	if i >= len(s) {
+		return -1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if strings.ContainsRune(set, r) {
+		return i + n
+	}
+	return -1
+}
+
+const (
+	landlineSeps = " -－\u3000"
+	openBracket  = "(（"
+	closeBracket = ")）"
+)
+
+// landlineAt returns the end of the landline number that starts at s[i],
+// and its digits (i when none does).
+func landlineAt(s string, i int) (end int, folded string) {
+	j, bracket := i, false
+	if k := oneOf(s, j, openBracket); k > 0 {
+		j, bracket = k, true
+	}
+	first, j := digitsAt(s, j)
+	var local string
+	switch {
+	case bracket:
+		if !areaCode(first) {
+			return i, ""
+		}
+		k := oneOf(s, j, closeBracket)
+		if k < 0 {
+			return i, ""
+		}
+		if sep := oneOf(s, k, landlineSeps); sep > 0 {
+			k = sep
+		}
+		local, j = digitsAt(s, k)
+	case !bracket && (first == "400" || first == "800"):
+		k := oneOf(s, j, landlineSeps)
+		if k < 0 {
+			return i, ""
+		}
+		sep := s[j:k]
+		mid, m := digitsAt(s, k)
+		if len(mid) != 3 || !strings.HasPrefix(s[m:], sep) {
+			return i, ""
+		}
+		local, j = digitsAt(s, m+len(sep))
+		if len(local) != 4 {
+			return i, ""
+		}
+		local = mid + local
+	case areaCode(first):
+		k := oneOf(s, j, landlineSeps)
+		if k < 0 {
+			return i, ""
+		}
+		local, j = digitsAt(s, k)
+	default:
+		return i, ""
+	}
+	// A local number in two groups, as business cards print it (6234
+	// 5678, 888 6666): one separator, then four digits.
+	if first != "400" && first != "800" && (len(local) == 3 || len(local) == 4) {
+		if k := oneOf(s, j, landlineSeps); k > 0 {
+			if more, m := digitsAt(s, k); len(more) == 4 {
+				local, j = local+more, m
+			}
+		}
+	}
+	if first != "400" && first != "800" && (len(local) < 7 || len(local) > 8 || local[0] < '2') {
+		return i, ""
+	}
+	// A letter, a digit or a decimal point after it: a longer token.
+	if r, _ := utf8.DecodeRuneInString(s[j:]); j < len(s) && (numberGlue(r) && r != '-' && r != '－' || r == '.' && j+1 < len(s) && isDigit(s[j+1])) {
+		return i, ""
+	}
+	return j, first + local
+}
+
+// areaCode reports whether d is a mainland area code: 010, 020 to 029, or
+// 0300 to 0999.
+func areaCode(d string) bool {
+	switch {
+	case len(d) == 3 && d[0] == '0':
+		return d == "010" || d[1] == '2'
+	case len(d) == 4 && d[0] == '0':
+		return d[1] >= '3'
+	}
+	return false
+}
+
+// landlineStandIn keeps v's area code (or a service number's 400 or 800)
+// and draws a local number of the same length starting 2 to 9. Anything
+// else keeps its shape.
+func landlineStandIn(f *fake.Faker, v string) string {
+	keep := 0
+	switch {
+	case len(v) == 10 && (v[:3] == "400" || v[:3] == "800"):
+		keep = 3
+	case len(v) >= 10 && areaCode(v[:3]):
+		keep = 3
+	case len(v) >= 11 && areaCode(v[:4]):
+		keep = 4
+	default:
+		return sameShape(f, v, false)
+	}
+	r := f.Rand()
+	b := []byte(v[:keep])
+	b = append(b, byte('2'+r.IntN(8)))
+	for len(b) < len(v) {
+		b = append(b, digits[r.IntN(len(digits))])
+	}
+	return string(b)
+}

@@ -1,0 +1,129 @@
+package anonymize
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/taxid"
+)
+
+// A landline number in free text, as people write one, is replaced: the
+// area code kept, the local number another of its length, the brackets,
+// separators and full-width digits where they were. The numbers that look
+// alike and name nobody are kept byte for byte.
+func TestLandlineNumbersAreReplaced(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text string
+		gone       string // what must not survive ("": the text is kept)
+		want       string // the form of what it became (see matchesForm)
+	}{
+		{"area code and hyphen", "联系电话021-62345678，找财务", "62345678", "联系电话021-99999999，找财务"},
+		{"four-digit area code, seven digits", "tel 0571-8888666 ext", "8888666", "tel 0571-9999999 ext"},
+		{"with a space", "电话 010 62345678", "62345678", "电话 010 99999999"},
+		{"in brackets", "电话(0755)26668888", "26668888", "电话(0755)99999999"},
+		{"in full-width brackets and digits", "电话（０２１）６２３４５６７８。", "６２３４５６７８", "电话（０２１）９９９９９９９９。"},
+		{"with an extension", "总机021-62345678-8021", "62345678", "总机021-99999999-8021"},
+		{"a 400 number", "客服400-810-8888", "810-8888", "客服400-999-9999"},
+		{"an 800 number with spaces", "hotline 800 820 8820!", "820 8820", "hotline 800 999 9999!"},
+		{"at the start", "0512-65432100", "65432100", "0512-99999999"},
+		{"a local number in two groups", "名片：021 6234 5678 / (0571) 888 6666", "6234 5678", "名片：021 9999 9999 / (0571) 999 9999"},
+		{"full-width in two groups", "电话（０７５５）８８８８　６６６６", "８８８８　６６６６", "电话（０７５５）９９９９　９９９９"},
+		// What names nobody stays as it was.
+		{"a date", "2024-03-18 10:30", "", ""},
+		{"an invoice code run together", "发票代码044031900111", "", ""},
+		{"numbers run together", "tel 02162345678", "", ""},
+		{"inside a code", "SKD-021-62345678 A0571-8888666", "", ""},
+		{"a local number of a 1", "021-12345678", "", ""},
+		{"an amount after it", "0571 8888666.50", "", ""},
+		{"grouped otherwise", "400-8108-888, 800-82-08820", "", ""},
+		{"a local number in other groups", "021 62 345678, 021 6234 567", "", ""},
+		{"no area code", "029 1234567, 099 62345678, 01 62345678", "", ""},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		x, _ := json.Marshal(tt.text)
+		body := []byte(`{"businessType":4010,"data":{"comments":"","x":` + string(x) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]any }
+		mustUnmarshal(t, out, &got)
+		s, _ := got.Data["x"].(string)
+		if tt.gone == "" {
+			if s != tt.text {
+				t.Errorf("%s: %q became %q", tt.name, tt.text, s)
+			}
+			continue
+		}
+		if strings.Contains(s, tt.gone) || !matchesForm(s, tt.want) {
+			t.Errorf("%s: %q became %q, want the form %q", tt.name, tt.text, s, tt.want)
+		}
+		if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+			t.Errorf("%s: --check finds %v in the output %s", tt.name, leaks, out)
+		}
+		if leaks := a.check(context.Background(), body, 1); len(leaks) == 0 {
+			t.Errorf("%s: --check finds no leak in the original %s", tt.name, body)
+		}
+	}
+}
+
+// matchesForm reports whether s has the form want: a 9 in want stands for
+// any digit, a ９ for any full-width digit, and every other character for
+// itself.
+func matchesForm(s, want string) bool {
+	rs, ws := []rune(s), []rune(want)
+	if len(rs) != len(ws) {
+		return false
+	}
+	for i, w := range ws {
+		switch r := rs[i]; {
+		case w == '9' && r >= '0' && r <= '9', w == '９' && r >= '０' && r <= '９', w == r:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// --check reads the output as anonymizing read the input: a landline's
+// stand-in claims its span there too, so its digits and the group after
+// them are never read as another identifier that anonymizing never saw
+// (here a tax id of digits whose check characters hold).
+func TestCheckReadsALandlinesStandInAsAnonymizingDid(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	const orig = "(021)62345678"
+	local := a.r.Replace(landline, "02162345678")[3:]
+	// Ten digits after it that make the stand-in's local number and them
+	// a tax id whose check characters hold.
+	group := ""
+	for n := 0; n < 100000000 && group == ""; n++ {
+		g := fmt.Sprintf("%08d", n)
+		o, err := taxid.OrgCodeCheck(g)
+		if err != nil || o > '9' {
+			continue
+		}
+		if u, err := taxid.USCCCheck(local + g + string(o)); err == nil && u <= '9' {
+			group = g + string(o) + string(u)
+		}
+	}
+	if !taxid.ValidUSCC(local+group) || identifierClass(local+group) != TaxID {
+		t.Fatalf("no tax id made of %s and ten digits", local)
+	}
+	x, _ := json.Marshal("电话 " + orig + " " + group)
+	out, _, err := a.Payload([]byte(`{"businessType":4010,"data":{"x":` + string(x) + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), local+" "+group) {
+		t.Fatalf("the landline's stand-in %s is not in %s", local, out)
+	}
+	if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+		t.Errorf("--check finds %v in %s, which anonymizing left as it was", leaks, out)
+	}
+}
