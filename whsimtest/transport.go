@@ -42,6 +42,17 @@ type inMemory struct {
 	// scheduler), with the call's context and whether the handler has
 	// returned.
 	held func(ctx context.Context, returned func() bool)
+	// server is what a handler finds under http.ServerContextKey, as
+	// behind net/http's server: one that reads its settings there (or
+	// asserts it, as frameworks do, without a check) must not panic in
+	// memory only. It serves h, as httptest.Server's Config does, and
+	// is never started.
+	server *http.Server
+}
+
+// newInMemory is the transport of a run whose calls go to h.
+func newInMemory(h http.Handler) *inMemory {
+	return &inMemory{h: h, panics: &panics{}, running: &running{}, server: &http.Server{Handler: h}}
 }
 
 // remoteAddr is the peer a handler sees: TEST-NET-1, as httptest's.
@@ -72,7 +83,7 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Copies sent at once start their handlers together.
 		t.Arrive(req.Context())
 	}
-	sreq, cancel, err := serverRequest(req, body)
+	sreq, cancel, err := serverRequest(req, body, tr.server)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +178,7 @@ func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
 var errGoexit = fmt.Errorf("the handler ended its goroutine (runtime.Goexit): %w", io.EOF)
 
 // serverRequest is req as a handler behind net/http's server sees it.
-func serverRequest(req *http.Request, body []byte) (*http.Request, context.CancelFunc, error) {
+func serverRequest(req *http.Request, body []byte, server *http.Server) (*http.Request, context.CancelFunc, error) {
 	uri := req.URL.RequestURI()
 	u, err := url.ParseRequestURI(uri)
 	if err != nil {
@@ -192,7 +203,8 @@ func serverRequest(req *http.Request, body []byte) (*http.Request, context.Cance
 	// hooks) stay on the caller's side; only the end of the call crosses.
 	// A call's own address value: a handler may change what it is given.
 	local := net.Addr(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 80})
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), http.LocalAddrContextKey, local))
+	ctx := context.WithValue(context.WithValue(context.Background(), http.ServerContextKey, server), http.LocalAddrContextKey, local)
+	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(req.Context(), cancel)
 	sreq := (&http.Request{
 		Method: req.Method, URL: u, RequestURI: uri, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,

@@ -22,8 +22,9 @@ import (
 // battery does, and returns what the battery sees of it.
 func deliver(t *testing.T, h http.Handler, timeout time.Duration) (attempt.Attempt, *panics) {
 	t.Helper()
-	pn := &panics{}
-	client := &http.Client{Transport: &inMemory{h: h, panics: pn}, Timeout: timeout,
+	mem := newInMemory(h)
+	pn := mem.panics
+	client := &http.Client{Transport: mem, Timeout: timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	target, _ := url.Parse("http://" + inMemoryHost + "/hooks?tenant=7")
 	d := &attempt.Deliverer{Client: client, Target: target, KeepBody: true, Trace: true}
@@ -62,6 +63,15 @@ func TestInMemoryTransport(t *testing.T) {
 			addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 			if !ok || addr.String() != localAddr {
 				http.Error(w, "no local address", http.StatusTeapot)
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 200 }},
+		// A handler that reads its server's settings (a framework's
+		// timeouts, a shutdown hook) finds a server, as behind net/http's:
+		// asserted without a check, its absence panicked in memory only.
+		{"the server is in the context", func(w http.ResponseWriter, r *http.Request) {
+			srv := r.Context().Value(http.ServerContextKey).(*http.Server)
+			if srv.Handler == nil {
+				http.Error(w, "a server without the handler", http.StatusTeapot)
 			}
 		}, func(a attempt.Attempt) bool { return a.Status == 200 }},
 		{"no WriteHeader is 200, a sniffed type", func(w http.ResponseWriter, r *http.Request) {
@@ -409,7 +419,7 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 	t.Parallel()
 	for range 20 {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
-		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{},
+		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{}, server: &http.Server{Handler: h},
 			// The scheduler's hold: until the handler has returned and
 			// the time limit has passed (events, not sleeps).
 			held: func(ctx context.Context, returned func() bool) {

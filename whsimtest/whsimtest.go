@@ -72,7 +72,7 @@ func checkHandler(t tb, h http.Handler, opts []Option) {
 // inMemoryClient is the client of a run in memory: every call goes to
 // h.ServeHTTP through the inMemory transport it returns.
 func inMemoryClient(h http.Handler, s *settings) (*http.Client, *inMemory) {
-	mem := &inMemory{h: h, panics: &panics{}, running: &running{}}
+	mem := newInMemory(h)
 	return &http.Client{
 		Transport: mem, Timeout: s.timeout,
 		// The ERP follows no redirect: a 3xx is the answer.
