@@ -28,7 +28,10 @@
 // handler, an unknown check id, WithChecks naming only checks that cannot
 // run, as signature without a secret or effects without a probe, a probe
 // that errs or holds the document that cannot exist)
-// fails it with one message and runs nothing more.
+// fails it with one message and runs nothing more. So does a call of
+// Check or CheckURL where testing forbids the subtests they make: inside
+// a testing/synctest bubble (Run, which makes none, runs there) or in a
+// t.Cleanup function.
 //
 // # The calls, in memory
 //
