@@ -268,7 +268,14 @@ type answerWriter struct {
 	gone     bool
 	overflow bool
 	duplex   bool
-	flushed  bool // the head went to the sender before the handler returned
+	// headWritten says the head was written before the handler
+	// returned (a Flush, or a body past bufferBeforeChunking): the status
+	// and headers are fixed, the body chunked unless its length was
+	// declared, and the request's body dropped unless full duplex.
+	headWritten bool
+	flushed     bool // the head went to the sender before the handler returned
+	// total is the body the handler wrote, kept or not.
+	total int64
 	// framed says the handler declared the body's length (Content-Length
 	// in the head): declared, of which written have been written.
 	framed            bool
@@ -303,31 +310,84 @@ func (w *answerWriter) WriteHeader(code int) {
 
 func (w *answerWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
+	n, dropBody, err := w.keep(b)
+	if dropBody {
+		w.reqBody.Close()
+	}
+	return n, err
+}
+
+// keep keeps what Write is given, as net/http's server takes it, and says
+// whether the request's body is to be dropped now: the write took the
+// body past the server's buffer, so the head is written.
+func (w *answerWriter) keep(b []byte) (n int, dropBody bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.gone {
-		return 0, errAbandoned
+		return 0, false, errAbandoned
 	}
 	if !bodyAllowed(w.code) {
-		return 0, http.ErrBodyNotAllowed
+		return 0, false, http.ErrBodyNotAllowed
 	}
 	if w.framed {
 		// As net/http's server: a write that would run past the
 		// declared length is refused whole, and so is every one after.
 		w.written += int64(len(b))
 		if w.written > w.declared {
-			return 0, http.ErrContentLength
+			return 0, false, http.ErrContentLength
 		}
 	}
 	// A sender reads at most MaxBodyRead bytes of an answer; one byte
 	// more tells it the answer ran over, and the rest is never read.
-	room := attempt.MaxBodyRead + 1 - w.body.Len()
-	if len(b) > room {
-		w.body.Write(b[:max(room, 0)])
+	n = len(b)
+	if room := attempt.MaxBodyRead + 1 - w.body.Len(); n > room {
+		n, err = max(room, 0), errTooLong
 		w.overflow = true
-		return max(room, 0), errTooLong
 	}
-	return w.body.Write(b)
+	w.body.Write(b[:n])
+	w.total += int64(len(b))
+	// As net/http's server: past its buffer the head is written, and
+	// past its connection's the sender has it.
+	if w.total > bufferBeforeChunking {
+		dropBody = w.writeHeadLocked()
+	}
+	if w.total > connBuffer {
+		w.flushed = true
+	}
+	return n, dropBody, err
+}
+
+// bufferBeforeChunking is the body net/http's server holds before it
+// writes the head (its bufferBeforeChunkingSize): a handler that writes
+// more has its status and headers fixed, its answer chunked unless it
+// declared the length, and the rest of its request's body dropped unless
+// it asked for full duplex, as by a Flush. A handler that reads the body
+// after writing 2 KB of answer finds it gone, in memory as over TCP.
+const bufferBeforeChunking = 2048
+
+// connBuffer is the buffer net/http's server writes a connection
+// through: the head written sits there, not sent, till a Flush or till
+// it fills, which a body past 4 KB does (over TCP a little sooner, by
+// the size of the head itself). Only then has a sender the head, and a
+// handler still running at the time limit has given it an answer
+// unfinished rather than none.
+const connBuffer = 4096
+
+// writeHeadLocked writes the head, as net/http's server does at a Flush
+// or once its buffer overflows: the status and headers as of WriteHeader,
+// with a Content-Type sniffed from the body so far (none when nothing was
+// written). It says whether the request's body is to be dropped now (the
+// head was not written before, and the handler did not ask for full
+// duplex). w.mu is held.
+func (w *answerWriter) writeHeadLocked() (dropBody bool) {
+	if w.headWritten {
+		return false
+	}
+	w.headWritten = true
+	if _, ok := w.sent["Content-Type"]; !ok && bodyAllowed(w.code) && w.body.Len() > 0 && w.sent.Get("Transfer-Encoding") == "" {
+		w.sent.Set("Content-Type", http.DetectContentType(w.body.Bytes()))
+	}
+	return !w.duplex
 }
 
 // Flush fixes the status line and headers as net/http's server's sends
@@ -340,10 +400,10 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 func (w *answerWriter) Flush() {
 	w.WriteHeader(http.StatusOK)
 	w.mu.Lock()
-	duplex := w.duplex
+	dropBody := w.writeHeadLocked()
 	w.flushed = w.flushed || !w.gone
 	w.mu.Unlock()
-	if !duplex {
+	if dropBody {
 		w.reqBody.Close()
 	}
 }
@@ -435,12 +495,18 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 		}
 	}
 	body := w.body.Bytes()
-	if _, ok := h["Content-Type"]; !ok && len(body) > 0 && h.Get("Transfer-Encoding") == "" {
+	if _, ok := h["Content-Type"]; !ok && !w.headWritten && len(body) > 0 && h.Get("Transfer-Encoding") == "" {
 		h.Set("Content-Type", http.DetectContentType(body))
 	}
 	n := int64(len(body))
 	var rd io.Reader = bytes.NewReader(body)
+	var te []string
 	switch {
+	case w.headWritten && !w.framed:
+		// Written before the handler returned, its length unknown
+		// then: chunked, as net/http's server sends it.
+		n, te = -1, []string{"chunked"}
+		h.Del("Content-Length")
 	case w.overflow:
 		n = -1 // longer than was kept: the length is not known
 	case w.framed && n < w.declared:
@@ -453,7 +519,7 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 	}
 	return &http.Response{
 		Status: statusLine(code), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Body: io.NopCloser(rd), ContentLength: n, Request: req,
+		Header: h, Body: io.NopCloser(rd), ContentLength: n, TransferEncoding: te, Request: req,
 	}
 }
 
