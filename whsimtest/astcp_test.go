@@ -18,9 +18,9 @@ import (
 // seen is what a call came to on both sides of it: the answer the sender
 // read, and what the handler itself met.
 type seen struct {
-	Status                                  int
-	ContentLength, ContentType, Body, Unfin string
-	Handler                                 string
+	Status                                        int
+	Kind, ContentLength, ContentType, Body, Unfin string
+	Handler                                       string
 }
 
 // deliverOverTCP sends the call deliver sends to h served by net/http's
@@ -111,6 +111,64 @@ func TestInMemoryAsOverTCP(t *testing.T) {
 			<-r.Context().Done()
 			return ""
 		}},
+		// A handler that takes the connection over (http.Hijacker, which
+		// net/http's server's writer is and http.ResponseController
+		// reaches) answers on it, or closes it without an answer.
+		{"hijacked, then closed", 0, func(w http.ResponseWriter, r *http.Request) string {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return err.Error()
+			}
+			_, werr := w.Write([]byte("late"))
+			return fmt.Sprint(conn.LocalAddr() != nil, conn.RemoteAddr() != nil, werr, conn.Close())
+		}},
+		{"hijacked, then answered on the connection", 0, func(w http.ResponseWriter, r *http.Request) string {
+			conn, brw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return err.Error()
+			}
+			defer conn.Close()
+			_, _ = brw.WriteString("HTTP/1.1 202 Accepted\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}")
+			return fmt.Sprint(brw.Flush())
+		}},
+		{"hijacked after a status, then closed", 0, func(w http.ResponseWriter, r *http.Request) string {
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write([]byte("ok"))
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprint(conn.Close())
+		}},
+		{"hijacked twice", 0, func(w http.ResponseWriter, r *http.Request) string {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return err.Error()
+			}
+			defer conn.Close()
+			_, _, err = w.(http.Hijacker).Hijack()
+			return fmt.Sprint(err)
+		}},
+		{"hijacked before the body was read, which the connection's reader holds", 0, func(w http.ResponseWriter, r *http.Request) string {
+			conn, brw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return err.Error()
+			}
+			defer conn.Close()
+			b := make([]byte, len(`{"requestId":"r1"}`))
+			_, err = io.ReadFull(brw, b)
+			return fmt.Sprint(string(b), err)
+		}},
+		{"hijacked, then nothing till the time limit", 300 * time.Millisecond, func(w http.ResponseWriter, r *http.Request) string {
+			_, _ = io.ReadAll(r.Body)
+			conn, brw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return err.Error()
+			}
+			defer conn.Close()
+			_, err = brw.ReadByte() // the sender sends nothing more, and at its time limit closes the connection
+			return fmt.Sprint(err)
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -120,8 +178,12 @@ func TestInMemoryAsOverTCP(t *testing.T) {
 			}
 			call := func(deliver func(http.Handler) attempt.Attempt) seen {
 				met := make(chan string, 1)
-				a := deliver(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { met <- tt.h(w, r) }))
-				return seen{Status: a.Status, ContentLength: a.Header.Get("Content-Length"), ContentType: a.Header.Get("Content-Type"),
+				a := deliver(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					said := "panicked"
+					defer func() { met <- said }() // a handler that panics has met that
+					said = tt.h(w, r)
+				}))
+				return seen{Status: a.Status, Kind: a.Kind, ContentLength: a.Header.Get("Content-Length"), ContentType: a.Header.Get("Content-Type"),
 					Body: fmt.Sprintf("%d bytes", len(a.BodyPrefix)), Unfin: a.Unfinished(), Handler: <-met}
 			}
 			tcp := call(func(h http.Handler) attempt.Attempt { return deliverOverTCP(t, h, timeout) })

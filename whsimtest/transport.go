@@ -1,6 +1,7 @@
 package whsimtest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -90,7 +91,8 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	// What net/http's server closes when the handler returns (or flushes):
 	// the body it gave, whatever the handler put in its place.
 	reqBody := sreq.Body
-	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody}
+	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody, taken: make(chan struct{})}
+	w.reqData, _ = reqBody.(*serverBody)
 	type served struct {
 		err error
 		// live: the call's time limit had not passed when the handler
@@ -114,6 +116,7 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Closed before the answer is taken: a goroutine the handler
 		// left reading it fails, as behind a server, however it races.
 		defer reqBody.Close()
+		defer w.handlerReturned()
 		res.err = tr.serve(w, sreq)
 	}()
 	if tr.held != nil {
@@ -121,7 +124,15 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	select {
 	case res := <-done:
+		if w.hijacked() {
+			// Its answer is what it wrote on the connection, whether
+			// it returned or panicked (net/http's server leaves a
+			// hijacked connection alone either way).
+			return w.hijackedAnswer(req)
+		}
 		return tr.answer(w, req, res.err)
+	case <-w.taken:
+		return w.hijackedAnswer(req)
 	case <-req.Context().Done():
 		// A handler that returned within the time limit answered, though
 		// this goroutine looks only now: a select with both ready picks
@@ -130,12 +141,16 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		// the limit (ending with its context) did not.
 		select {
 		case res := <-done:
-			if res.live {
+			if res.live && !w.hijacked() {
 				return tr.answer(w, req, res.err)
 			}
 		default:
 		}
-		w.abandon()
+		// A handler that took the connection over answers on it; the
+		// time limit passed before its answer came.
+		if w.abandon() {
+			return nil, req.Context().Err()
+		}
 		if resp := w.unfinished(req); resp != nil {
 			return resp, nil
 		}
@@ -236,6 +251,19 @@ func (b *serverBody) Read(p []byte) (int, error) {
 	return b.r.Read(p)
 }
 
+// unread is what the handler has not read of the body, as the reader of
+// a connection it hijacked holds it: readable however the body is
+// closed, sharing its place with it.
+func (b *serverBody) unread() io.Reader { return unreadBody{b} }
+
+type unreadBody struct{ b *serverBody }
+
+func (u unreadBody) Read(p []byte) (int, error) {
+	u.b.mu.Lock()
+	defer u.b.mu.Unlock()
+	return u.b.r.Read(p)
+}
+
 func (b *serverBody) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -276,6 +304,16 @@ type answerWriter struct {
 	flushed     bool // the head went to the sender before the handler returned
 	// total is the body the handler wrote, kept or not.
 	total int64
+	// served says the handler has returned: a Hijack after it is
+	// refused, as net/http's server refuses it.
+	served bool
+	// taken is closed when the handler takes the connection over
+	// (Hijack), sender is then the sender's end of it, and body the
+	// request's body, of which the connection's reader still holds what
+	// the handler has not read.
+	taken   chan struct{}
+	sender  net.Conn
+	reqData *serverBody
 	// framed says the handler declared the body's length (Content-Length
 	// in the head): declared, of which written have been written.
 	framed            bool
@@ -291,7 +329,7 @@ func (w *answerWriter) WriteHeader(code int) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.code != 0 || w.gone {
+	if w.code != 0 || w.gone || w.sender != nil {
 		return
 	}
 	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
@@ -323,7 +361,10 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 func (w *answerWriter) keep(b []byte) (n int, dropBody bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gone {
+	switch {
+	case w.sender != nil:
+		return 0, false, http.ErrHijacked
+	case w.gone:
 		return 0, false, errAbandoned
 	}
 	if !bodyAllowed(w.code) {
@@ -400,6 +441,10 @@ func (w *answerWriter) writeHeadLocked() (dropBody bool) {
 func (w *answerWriter) Flush() {
 	w.WriteHeader(http.StatusOK)
 	w.mu.Lock()
+	if w.sender != nil {
+		w.mu.Unlock()
+		return // the connection is the handler's
+	}
 	dropBody := w.writeHeadLocked()
 	w.flushed = w.flushed || !w.gone
 	w.mu.Unlock()
@@ -436,10 +481,156 @@ func (w *answerWriter) EnableFullDuplex() error {
 	return nil
 }
 
-func (w *answerWriter) abandon() {
+// abandon says the sender has gone, and whether the handler had taken
+// the connection over, whose sender's end is then closed: the handler's
+// reads and writes on it end, as on a connection the sender closed.
+func (w *answerWriter) abandon() (hijacked bool) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.gone = true
+	if w.sender != nil {
+		w.sender.Close()
+		return true
+	}
+	return false
+}
+
+// handlerReturned notes that the handler has returned.
+func (w *answerWriter) handlerReturned() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.served = true
+}
+
+// hijacked says whether the handler took the connection over.
+func (w *answerWriter) hijacked() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sender != nil
+}
+
+// Hijack is http.Hijacker's, which net/http's server's writer implements
+// and http.ResponseController reaches: a handler that takes the
+// connection over (to answer on it itself, or to close it without an
+// answer) must not fail in memory only. The connection is one end of an
+// in-memory pipe whose other end the sender reads its answer from, as
+// from a socket; its reader holds what the handler has not read of the
+// request's body, as a server's does. As behind net/http's server, a
+// head the handler wrote is written to the connection first, the
+// writer's Write gets http.ErrHijacked after, a second Hijack too, and
+// the connection is the handler's to close: the sender waits for an
+// answer on it till its time limit, then closes its end.
+func (w *answerWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.mu.Lock()
+	switch {
+	case w.served:
+		w.mu.Unlock()
+		return nil, nil, errHijackAfterReturn
+	case w.sender != nil:
+		w.mu.Unlock()
+		return nil, nil, http.ErrHijacked
+	}
+	handlerEnd, senderEnd := net.Pipe()
+	w.sender = senderEnd
+	if w.gone {
+		senderEnd.Close() // the sender has gone: the connection is closed
+	}
+	var head []byte
+	if w.code != 0 {
+		head = w.headLocked()
+	}
 	w.mu.Unlock()
+	close(w.taken)
+	conn := &hijackedConn{Conn: handlerEnd}
+	rd := io.Reader(conn)
+	if w.reqData != nil {
+		rd = io.MultiReader(w.reqData.unread(), conn)
+	}
+	brw := bufio.NewReadWriter(bufio.NewReader(rd), bufio.NewWriter(conn))
+	if len(head) > 0 {
+		// As net/http's server, which flushes the head and goes on
+		// whether or not the write failed (the sender may have gone).
+		_, _ = conn.Write(head)
+	}
+	return conn, brw, nil
+}
+
+// errHijackAfterReturn is what a Hijack after the handler returned gets,
+// where net/http's server panics.
+var errHijackAfterReturn = errors.New("whsimtest: Hijack called after ServeHTTP returned")
+
+// headLocked is the head the handler wrote, as net/http's server writes
+// it on the connection at a Hijack: the status line and the headers as
+// of WriteHeader, the body chunked unless its length was declared, and
+// what of the body went out before. w.mu is held.
+func (w *answerWriter) headLocked() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %s\r\n", statusLine(w.code))
+	h := w.sent.Clone()
+	chunked := bodyAllowed(w.code) && !w.framed
+	if chunked {
+		h.Set("Transfer-Encoding", "chunked")
+	}
+	_ = h.Write(&b)
+	b.WriteString("\r\n")
+	if chunked && w.headWritten && w.body.Len() > 0 {
+		fmt.Fprintf(&b, "%x\r\n%s\r\n", w.body.Len(), w.body.Bytes())
+	}
+	return b.Bytes()
+}
+
+// hijackedAnswer is the answer the sender reads on a connection the
+// handler took over, an error when it closed it without one.
+func (w *answerWriter) hijackedAnswer(req *http.Request) (*http.Response, error) {
+	w.mu.Lock()
+	conn := w.sender
+	w.mu.Unlock()
+	ctx := req.Context()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	end := func() {
+		stop()
+		conn.Close()
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		end()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("whsimtest: the handler hijacked the connection and gave no answer on it: %w", err)
+	}
+	resp.Body = &hijackedBody{ReadCloser: resp.Body, ctx: ctx, end: end}
+	return resp, nil
+}
+
+// hijackedBody is an answer's body read off a hijacked connection: read
+// past the call's time limit, it ends in that, as a socket's read does.
+type hijackedBody struct {
+	io.ReadCloser
+	ctx context.Context
+	end func()
+}
+
+func (b *hijackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && b.ctx.Err() != nil {
+		err = b.ctx.Err()
+	}
+	return n, err
+}
+
+func (b *hijackedBody) Close() error {
+	b.end()
+	return nil
+}
+
+// hijackedConn is the handler's end of a hijacked call's connection,
+// with the addresses the request came on.
+type hijackedConn struct{ net.Conn }
+
+func (*hijackedConn) LocalAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 80} }
+func (*hijackedConn) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}
 }
 
 // unfinished is the answer of a call whose time limit passed after its

@@ -435,3 +435,22 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 		}
 	}
 }
+
+// A handler's writer kept past its return cannot take the connection
+// over: net/http's server panics at such a Hijack (the connection is
+// its again); in memory it is an error, and no pipe is left that no
+// sender reads.
+func TestHijackAfterTheHandlerReturned(t *testing.T) {
+	t.Parallel()
+	var kept http.ResponseWriter
+	a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kept = w
+		w.WriteHeader(http.StatusAccepted)
+	}), 10*time.Second)
+	if a.Status != http.StatusAccepted {
+		t.Fatalf("got %+v", a)
+	}
+	if conn, _, err := kept.(http.Hijacker).Hijack(); !errors.Is(err, errHijackAfterReturn) {
+		t.Errorf("Hijack after the handler returned: %v, %v; want %v", conn, err, errHijackAfterReturn)
+	}
+}
