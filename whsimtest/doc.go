@@ -23,8 +23,9 @@
 // run (effects without WithProbe, signature named in WithChecks beside
 // other checks without WithSecret) is t.Skip saying why. Without a secret
 // the signature check is no part of the battery and no subtest, as in
-// whsim check. Run-wide trouble (the handler panicked, the receiver
-// stopped answering) fails the test itself; a mistake in the test (a nil
+// whsim check. Run-wide trouble (the handler panicked, or used its
+// ResponseWriter after it returned; the receiver stopped answering)
+// fails the test itself; a mistake in the test (a nil
 // handler, an unknown check id, WithChecks naming only checks that cannot
 // run, as signature without a secret or effects without a probe, a probe
 // that errs or holds the document that cannot exist)

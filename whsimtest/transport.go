@@ -91,7 +91,8 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	// What net/http's server closes when the handler returns (or flushes):
 	// the body it gave, whatever the handler put in its place.
 	reqBody := sreq.Body
-	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody, taken: make(chan struct{})}
+	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody, taken: make(chan struct{}),
+		usedLate: func() { tr.panics.late(sreq, debug.Stack()) }}
 	w.reqData, _ = reqBody.(*serverBody)
 	type served struct {
 		err error
@@ -305,8 +306,11 @@ type answerWriter struct {
 	// total is the body the handler wrote, kept or not.
 	total int64
 	// served says the handler has returned: a Hijack after it is
-	// refused, as net/http's server refuses it.
-	served bool
+	// refused, as net/http's server refuses it, and a use of the writer
+	// after it is said (usedLate), once per call (saidLate).
+	served   bool
+	saidLate bool
+	usedLate func()
 	// taken is closed when the handler takes the connection over
 	// (Hijack), sender is then the sender's end of it, and body the
 	// request's body, of which the connection's reader still holds what
@@ -329,7 +333,7 @@ func (w *answerWriter) WriteHeader(code int) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.code != 0 || w.gone || w.sender != nil {
+	if w.lateLocked() || w.code != 0 || w.gone || w.sender != nil {
 		return
 	}
 	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
@@ -362,6 +366,8 @@ func (w *answerWriter) keep(b []byte) (n int, dropBody bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
+	case w.lateLocked():
+		return 0, false, errUsedAfterReturn
 	case w.sender != nil:
 		return 0, false, http.ErrHijacked
 	case w.gone:
@@ -441,9 +447,9 @@ func (w *answerWriter) writeHeadLocked() (dropBody bool) {
 func (w *answerWriter) Flush() {
 	w.WriteHeader(http.StatusOK)
 	w.mu.Lock()
-	if w.sender != nil {
+	if w.lateLocked() || w.sender != nil {
 		w.mu.Unlock()
-		return // the connection is the handler's
+		return // the answer is taken, or the connection the handler's
 	}
 	dropBody := w.writeHeadLocked()
 	w.flushed = w.flushed || !w.gone
@@ -495,6 +501,26 @@ func (w *answerWriter) abandon() (hijacked bool) {
 	return false
 }
 
+// lateLocked says whether the handler has returned, and notes the use of
+// the writer after it, once per call: "A ResponseWriter may not be used
+// after ServeHTTP has returned" (http.ResponseWriter). Behind net/http's
+// server such a write lands in a buffer the server has handed on, a race
+// that garbles another answer; in memory it reaches no one, but is said.
+// w.mu is held.
+func (w *answerWriter) lateLocked() bool {
+	if !w.served {
+		return false
+	}
+	if !w.saidLate && w.usedLate != nil {
+		w.saidLate = true
+		w.usedLate()
+	}
+	return true
+}
+
+// errUsedAfterReturn is what a Write after the handler returned gets.
+var errUsedAfterReturn = errors.New("whsimtest: Write after the handler returned: a ResponseWriter may not be used after ServeHTTP has returned")
+
 // handlerReturned notes that the handler has returned.
 func (w *answerWriter) handlerReturned() {
 	w.mu.Lock()
@@ -523,7 +549,7 @@ func (w *answerWriter) hijacked() bool {
 func (w *answerWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w.mu.Lock()
 	switch {
-	case w.served:
+	case w.lateLocked():
 		w.mu.Unlock()
 		return nil, nil, errHijackAfterReturn
 	case w.sender != nil:
@@ -738,6 +764,31 @@ type panics struct {
 	// exits and firstExit are the calls whose handler ended its goroutine.
 	exits     int
 	firstExit string
+	// lates and firstLate are the calls whose writer was used after
+	// their handler returned.
+	lates     int
+	firstLate string
+}
+
+// late notes a call whose writer was used after its handler returned.
+func (p *panics) late(r *http.Request, stack []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lates++
+	if p.firstLate == "" {
+		p.firstLate = fmt.Sprintf("%s %s\n%s", r.Method, r.URL.RequestURI(), stack)
+	}
+}
+
+// usedLate is how many calls' writers were used after their handler
+// returned, and the first.
+func (p *panics) usedLate() (int, string) {
+	if p == nil {
+		return 0, ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lates, p.firstLate
 }
 
 // exit notes a call whose handler ended its goroutine.

@@ -454,3 +454,29 @@ func TestHijackAfterTheHandlerReturned(t *testing.T) {
 		t.Errorf("Hijack after the handler returned: %v, %v; want %v", conn, err, errHijackAfterReturn)
 	}
 }
+
+// A ResponseWriter may not be used after ServeHTTP has returned (its
+// doc): behind net/http's server such a write lands in a buffer the
+// server has handed on, a race that garbles the next answer on the
+// connection, so whsim check fails such a receiver at random. In memory
+// the write reaches no one, and the run says where it was made, once
+// per call: never a silent pass.
+func TestUseOfTheWriterAfterTheHandlerReturned(t *testing.T) {
+	t.Parallel()
+	var kept http.ResponseWriter
+	a, pn := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kept = w
+		w.WriteHeader(http.StatusAccepted)
+	}), 10*time.Second)
+	if a.Status != http.StatusAccepted {
+		t.Fatalf("got %+v", a)
+	}
+	if _, err := kept.Write([]byte("late")); !errors.Is(err, errUsedAfterReturn) {
+		t.Errorf("Write after the handler returned: %v, want %v", err, errUsedAfterReturn)
+	}
+	kept.WriteHeader(http.StatusInternalServerError)
+	kept.(http.Flusher).Flush()
+	if n, first := pn.usedLate(); n != 1 || !strings.Contains(first, "TestUseOfTheWriterAfterTheHandlerReturned") {
+		t.Errorf("said %d call(s) used late, the first at %q; want 1, at this test", n, first)
+	}
+}

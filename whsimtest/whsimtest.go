@@ -333,6 +333,11 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 			"end the goroutine they are called in, which testing allows only in the test's own; a handler runs in one of its own, as behind a server), "+
 			"each a connection closed without an answer to the sender: answer an error status instead; the first, %s", n, first))
 	}
+	if n, first := pn.usedLate(); n > 0 {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler used its ResponseWriter after ServeHTTP returned, on %d call(s) (a goroutine it left wrote, "+
+			"set a status or flushed): \"a ResponseWriter may not be used after ServeHTTP has returned\" (net/http); behind a server the write races with "+
+			"the next answer on the connection, which whsim check may read garbled; in memory it reached no one; the first, %s", n, first))
+	}
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
