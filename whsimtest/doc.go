@@ -38,7 +38,10 @@
 //
 // Each call is a request as a handler behind net/http's server sees it
 // (RequestURI, Host, the headers a Go client writes, a body it may read
-// once), and runs in a goroutine of its own: the copies of a call the
+// once, a context carrying an *http.Server and the local address), with
+// a writer that behaves as that server's (it holds 2 KB of answer before
+// it writes the head, and is an http.Flusher, http.Hijacker and
+// http.CloseNotifier), and runs in a goroutine of its own: the copies of a call the
 // duplicates and effects checks send at once reach the handler at once, so
 // a handler that checks, then inserts, without a lock shows its race as it
 // would over TCP. The answer is taken when the handler returns; a handler
