@@ -312,9 +312,9 @@ type answerWriter struct {
 	saidLate bool
 	usedLate func()
 	// taken is closed when the handler takes the connection over
-	// (Hijack), sender is then the sender's end of it, and body the
-	// request's body, of which the connection's reader still holds what
-	// the handler has not read.
+	// (Hijack), and sender is then the sender's end of it. reqData is
+	// the request's body, of which the connection's reader still holds
+	// what the handler has not read.
 	taken   chan struct{}
 	sender  net.Conn
 	reqData *serverBody
@@ -587,8 +587,10 @@ var errHijackAfterReturn = errors.New("whsimtest: Hijack called after ServeHTTP 
 
 // headLocked is the head the handler wrote, as net/http's server writes
 // it on the connection at a Hijack: the status line and the headers as
-// of WriteHeader, the body chunked unless its length was declared, and
-// what of the body went out before. w.mu is held.
+// of WriteHeader, the body chunked unless its length was declared, and,
+// when the head went before, the body so far as one chunk (net/http's
+// server drops what its 2 KB buffer still held then: this differs only
+// for a handler that writes an answer, then hijacks). w.mu is held.
 func (w *answerWriter) headLocked() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "HTTP/1.1 %s\r\n", statusLine(w.code))
