@@ -104,7 +104,9 @@ func TestInMemoryAsOverTCP(t *testing.T) {
 			<-r.Context().Done() // the sender gave up: over TCP, the server sees its connection close
 			return ""
 		}},
-		{"over 4 KB, then past the time limit, is an answer unfinished", 300 * time.Millisecond, func(w http.ResponseWriter, r *http.Request) string {
+		// (A time limit long enough for a loaded machine to write the 4 KB
+		// and the sender to read the head before it.)
+		{"over 4 KB, then past the time limit, is an answer unfinished", 2 * time.Second, func(w http.ResponseWriter, r *http.Request) string {
 			_, _ = w.Write(over(2048))
 			_, _ = w.Write(over(2048))
 			_, _ = w.Write(over(1))
