@@ -23,18 +23,25 @@
 // run (effects without WithProbe, signature named in WithChecks beside
 // other checks without WithSecret) is t.Skip saying why. Without a secret
 // the signature check is no part of the battery and no subtest, as in
-// whsim check. Run-wide trouble (the handler panicked, the receiver
-// stopped answering) fails the test itself; a mistake in the test (a nil
+// whsim check. Run-wide trouble (the handler panicked, or used its
+// ResponseWriter after it returned; the receiver stopped answering)
+// fails the test itself; a mistake in the test (a nil
 // handler, an unknown check id, WithChecks naming only checks that cannot
 // run, as signature without a secret or effects without a probe, a probe
 // that errs or holds the document that cannot exist)
-// fails it with one message and runs nothing more.
+// fails it with one message and runs nothing more. So does a call of
+// Check or CheckURL where testing forbids the subtests they make: inside
+// a testing/synctest bubble (Run, which makes none, runs there) or in a
+// t.Cleanup function.
 //
 // # The calls, in memory
 //
 // Each call is a request as a handler behind net/http's server sees it
 // (RequestURI, Host, the headers a Go client writes, a body it may read
-// once), and runs in a goroutine of its own: the copies of a call the
+// once, a context carrying an *http.Server and the local address), with
+// a writer that behaves as that server's (it holds 2 KB of answer before
+// it writes the head, and is an http.Flusher, http.Hijacker and
+// http.CloseNotifier), and runs in a goroutine of its own: the copies of a call the
 // duplicates and effects checks send at once reach the handler at once, so
 // a handler that checks, then inserts, without a lock shows its race as it
 // would over TCP. The answer is taken when the handler returns; a handler

@@ -2,6 +2,7 @@ package whsimtest_test
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -30,6 +31,20 @@ func ExampleCheck() {
 			whsimtest.WithPath("/webhooks/erp"),
 			whsimtest.WithSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
 			whsimtest.WithProbe(storeProbe))
+	}
+}
+
+// A receiver already listening, here over TLS with a test certificate:
+// CheckURL sends the same battery over the network, trusting the server's
+// certificate, and each failure carries the command that sends its call
+// again (reproduce: curl ...).
+func ExampleCheckURL() {
+	_ = func(t *testing.T) { // func TestWebhooksOverTLS(t *testing.T)
+		srv := httptest.NewTLSServer(newRouter())
+		t.Cleanup(srv.Close)
+		pool := x509.NewCertPool()
+		pool.AddCert(srv.Certificate())
+		whsimtest.CheckURL(t, srv.URL+"/webhooks/erp", whsimtest.WithRootCAs(pool), whsimtest.WithProbe(storeProbe))
 	}
 }
 

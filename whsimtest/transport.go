@@ -1,6 +1,7 @@
 package whsimtest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -42,6 +43,17 @@ type inMemory struct {
 	// scheduler), with the call's context and whether the handler has
 	// returned.
 	held func(ctx context.Context, returned func() bool)
+	// server is what a handler finds under http.ServerContextKey, as
+	// behind net/http's server: one that reads its settings there (or
+	// asserts it, as frameworks do, without a check) must not panic in
+	// memory only. It serves h, as httptest.Server's Config does, and
+	// is never started.
+	server *http.Server
+}
+
+// newInMemory is the transport of a run whose calls go to h.
+func newInMemory(h http.Handler) *inMemory {
+	return &inMemory{h: h, panics: &panics{}, running: &running{}, server: &http.Server{Handler: h}}
 }
 
 // remoteAddr is the peer a handler sees: TEST-NET-1, as httptest's.
@@ -72,14 +84,16 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Copies sent at once start their handlers together.
 		t.Arrive(req.Context())
 	}
-	sreq, cancel, err := serverRequest(req, body)
+	sreq, cancel, err := serverRequest(req, body, tr.server)
 	if err != nil {
 		return nil, err
 	}
 	// What net/http's server closes when the handler returns (or flushes):
 	// the body it gave, whatever the handler put in its place.
 	reqBody := sreq.Body
-	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody}
+	w := &answerWriter{header: http.Header{}, call: sreq.Context(), reqBody: reqBody, taken: make(chan struct{}),
+		usedLate: func() { tr.panics.late(sreq, debug.Stack()) }}
+	w.reqData, _ = reqBody.(*serverBody)
 	type served struct {
 		err error
 		// live: the call's time limit had not passed when the handler
@@ -103,6 +117,7 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Closed before the answer is taken: a goroutine the handler
 		// left reading it fails, as behind a server, however it races.
 		defer reqBody.Close()
+		defer w.handlerReturned()
 		res.err = tr.serve(w, sreq)
 	}()
 	if tr.held != nil {
@@ -110,7 +125,15 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	select {
 	case res := <-done:
+		if w.hijacked() {
+			// Its answer is what it wrote on the connection, whether
+			// it returned or panicked (net/http's server leaves a
+			// hijacked connection alone either way).
+			return w.hijackedAnswer(req)
+		}
 		return tr.answer(w, req, res.err)
+	case <-w.taken:
+		return w.hijackedAnswer(req)
 	case <-req.Context().Done():
 		// A handler that returned within the time limit answered, though
 		// this goroutine looks only now: a select with both ready picks
@@ -119,12 +142,16 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		// the limit (ending with its context) did not.
 		select {
 		case res := <-done:
-			if res.live {
+			if res.live && !w.hijacked() {
 				return tr.answer(w, req, res.err)
 			}
 		default:
 		}
-		w.abandon()
+		// A handler that took the connection over answers on it; the
+		// time limit passed before its answer came.
+		if w.abandon() {
+			return nil, req.Context().Err()
+		}
 		if resp := w.unfinished(req); resp != nil {
 			return resp, nil
 		}
@@ -167,7 +194,7 @@ func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
 var errGoexit = fmt.Errorf("the handler ended its goroutine (runtime.Goexit): %w", io.EOF)
 
 // serverRequest is req as a handler behind net/http's server sees it.
-func serverRequest(req *http.Request, body []byte) (*http.Request, context.CancelFunc, error) {
+func serverRequest(req *http.Request, body []byte, server *http.Server) (*http.Request, context.CancelFunc, error) {
 	uri := req.URL.RequestURI()
 	u, err := url.ParseRequestURI(uri)
 	if err != nil {
@@ -192,7 +219,8 @@ func serverRequest(req *http.Request, body []byte) (*http.Request, context.Cance
 	// hooks) stay on the caller's side; only the end of the call crosses.
 	// A call's own address value: a handler may change what it is given.
 	local := net.Addr(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 80})
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), http.LocalAddrContextKey, local))
+	ctx := context.WithValue(context.WithValue(context.Background(), http.ServerContextKey, server), http.LocalAddrContextKey, local)
+	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(req.Context(), cancel)
 	sreq := (&http.Request{
 		Method: req.Method, URL: u, RequestURI: uri, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -222,6 +250,19 @@ func (b *serverBody) Read(p []byte) (int, error) {
 		return 0, http.ErrBodyReadAfterClose
 	}
 	return b.r.Read(p)
+}
+
+// unread is what the handler has not read of the body, as the reader of
+// a connection it hijacked holds it: readable however the body is
+// closed, sharing its place with it.
+func (b *serverBody) unread() io.Reader { return unreadBody{b} }
+
+type unreadBody struct{ b *serverBody }
+
+func (u unreadBody) Read(p []byte) (int, error) {
+	u.b.mu.Lock()
+	defer u.b.mu.Unlock()
+	return u.b.r.Read(p)
 }
 
 func (b *serverBody) Close() error {
@@ -256,7 +297,27 @@ type answerWriter struct {
 	gone     bool
 	overflow bool
 	duplex   bool
-	flushed  bool // the head went to the sender before the handler returned
+	// headWritten says the head was written before the handler
+	// returned (a Flush, or a body past bufferBeforeChunking): the status
+	// and headers are fixed, the body chunked unless its length was
+	// declared, and the request's body dropped unless full duplex.
+	headWritten bool
+	flushed     bool // the head went to the sender before the handler returned
+	// total is the body the handler wrote, kept or not.
+	total int64
+	// served says the handler has returned: a Hijack after it is
+	// refused, as net/http's server refuses it, and a use of the writer
+	// after it is said (usedLate), once per call (saidLate).
+	served   bool
+	saidLate bool
+	usedLate func()
+	// taken is closed when the handler takes the connection over
+	// (Hijack), and sender is then the sender's end of it. reqData is
+	// the request's body, of which the connection's reader still holds
+	// what the handler has not read.
+	taken   chan struct{}
+	sender  net.Conn
+	reqData *serverBody
 	// framed says the handler declared the body's length (Content-Length
 	// in the head): declared, of which written have been written.
 	framed            bool
@@ -272,7 +333,7 @@ func (w *answerWriter) WriteHeader(code int) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.code != 0 || w.gone {
+	if w.lateLocked() || w.code != 0 || w.gone || w.sender != nil {
 		return
 	}
 	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
@@ -291,31 +352,89 @@ func (w *answerWriter) WriteHeader(code int) {
 
 func (w *answerWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
+	n, dropBody, err := w.keep(b)
+	if dropBody {
+		w.reqBody.Close()
+	}
+	return n, err
+}
+
+// keep keeps what Write is given, as net/http's server takes it, and says
+// whether the request's body is to be dropped now: the write took the
+// body past the server's buffer, so the head is written.
+func (w *answerWriter) keep(b []byte) (n int, dropBody bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gone {
-		return 0, errAbandoned
+	switch {
+	case w.lateLocked():
+		return 0, false, errUsedAfterReturn
+	case w.sender != nil:
+		return 0, false, http.ErrHijacked
+	case w.gone:
+		return 0, false, errAbandoned
 	}
 	if !bodyAllowed(w.code) {
-		return 0, http.ErrBodyNotAllowed
+		return 0, false, http.ErrBodyNotAllowed
 	}
 	if w.framed {
 		// As net/http's server: a write that would run past the
 		// declared length is refused whole, and so is every one after.
 		w.written += int64(len(b))
 		if w.written > w.declared {
-			return 0, http.ErrContentLength
+			return 0, false, http.ErrContentLength
 		}
 	}
 	// A sender reads at most MaxBodyRead bytes of an answer; one byte
 	// more tells it the answer ran over, and the rest is never read.
-	room := attempt.MaxBodyRead + 1 - w.body.Len()
-	if len(b) > room {
-		w.body.Write(b[:max(room, 0)])
+	n = len(b)
+	if room := attempt.MaxBodyRead + 1 - w.body.Len(); n > room {
+		n, err = max(room, 0), errTooLong
 		w.overflow = true
-		return max(room, 0), errTooLong
 	}
-	return w.body.Write(b)
+	w.body.Write(b[:n])
+	w.total += int64(len(b))
+	// As net/http's server: past its buffer the head is written, and
+	// past its connection's the sender has it.
+	if w.total > bufferBeforeChunking {
+		dropBody = w.writeHeadLocked()
+	}
+	if w.total > connBuffer {
+		w.flushed = true
+	}
+	return n, dropBody, err
+}
+
+// bufferBeforeChunking is the body net/http's server holds before it
+// writes the head (its bufferBeforeChunkingSize): a handler that writes
+// more has its status and headers fixed, its answer chunked unless it
+// declared the length, and the rest of its request's body dropped unless
+// it asked for full duplex, as by a Flush. A handler that reads the body
+// after writing 2 KB of answer finds it gone, in memory as over TCP.
+const bufferBeforeChunking = 2048
+
+// connBuffer is the buffer net/http's server writes a connection
+// through: the head written sits there, not sent, till a Flush or till
+// it fills, which a body past 4 KB does (over TCP a little sooner, by
+// the size of the head itself). Only then has a sender the head, and a
+// handler still running at the time limit has given it an answer
+// unfinished rather than none.
+const connBuffer = 4096
+
+// writeHeadLocked writes the head, as net/http's server does at a Flush
+// or once its buffer overflows: the status and headers as of WriteHeader,
+// with a Content-Type sniffed from the body so far (none when nothing was
+// written). It says whether the request's body is to be dropped now (the
+// head was not written before, and the handler did not ask for full
+// duplex). w.mu is held.
+func (w *answerWriter) writeHeadLocked() (dropBody bool) {
+	if w.headWritten {
+		return false
+	}
+	w.headWritten = true
+	if _, ok := w.sent["Content-Type"]; !ok && bodyAllowed(w.code) && w.body.Len() > 0 && w.sent.Get("Transfer-Encoding") == "" {
+		w.sent.Set("Content-Type", http.DetectContentType(w.body.Bytes()))
+	}
+	return !w.duplex
 }
 
 // Flush fixes the status line and headers as net/http's server's sends
@@ -328,10 +447,14 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 func (w *answerWriter) Flush() {
 	w.WriteHeader(http.StatusOK)
 	w.mu.Lock()
-	duplex := w.duplex
+	if w.lateLocked() || w.sender != nil {
+		w.mu.Unlock()
+		return // the answer is taken, or the connection the handler's
+	}
+	dropBody := w.writeHeadLocked()
 	w.flushed = w.flushed || !w.gone
 	w.mu.Unlock()
-	if !duplex {
+	if dropBody {
 		w.reqBody.Close()
 	}
 }
@@ -364,10 +487,178 @@ func (w *answerWriter) EnableFullDuplex() error {
 	return nil
 }
 
-func (w *answerWriter) abandon() {
+// abandon says the sender has gone, and whether the handler had taken
+// the connection over, whose sender's end is then closed: the handler's
+// reads and writes on it end, as on a connection the sender closed.
+func (w *answerWriter) abandon() (hijacked bool) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.gone = true
+	if w.sender != nil {
+		w.sender.Close()
+		return true
+	}
+	return false
+}
+
+// lateLocked says whether the handler has returned, and notes the use of
+// the writer after it, once per call: "A ResponseWriter may not be used
+// after ServeHTTP has returned" (http.ResponseWriter). Behind net/http's
+// server such a write lands in a buffer the server has handed on, a race
+// that garbles another answer; in memory it reaches no one, but is said.
+// w.mu is held.
+func (w *answerWriter) lateLocked() bool {
+	if !w.served {
+		return false
+	}
+	if !w.saidLate && w.usedLate != nil {
+		w.saidLate = true
+		w.usedLate()
+	}
+	return true
+}
+
+// errUsedAfterReturn is what a Write after the handler returned gets.
+var errUsedAfterReturn = errors.New("whsimtest: Write after the handler returned: a ResponseWriter may not be used after ServeHTTP has returned")
+
+// handlerReturned notes that the handler has returned.
+func (w *answerWriter) handlerReturned() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.served = true
+}
+
+// hijacked says whether the handler took the connection over.
+func (w *answerWriter) hijacked() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sender != nil
+}
+
+// Hijack is http.Hijacker's, which net/http's server's writer implements
+// and http.ResponseController reaches: a handler that takes the
+// connection over (to answer on it itself, or to close it without an
+// answer) must not fail in memory only. The connection is one end of an
+// in-memory pipe whose other end the sender reads its answer from, as
+// from a socket; its reader holds what the handler has not read of the
+// request's body, as a server's does. As behind net/http's server, a
+// head the handler wrote is written to the connection first, the
+// writer's Write gets http.ErrHijacked after, a second Hijack too, and
+// the connection is the handler's to close: the sender waits for an
+// answer on it till its time limit, then closes its end.
+func (w *answerWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.mu.Lock()
+	switch {
+	case w.lateLocked():
+		w.mu.Unlock()
+		return nil, nil, errHijackAfterReturn
+	case w.sender != nil:
+		w.mu.Unlock()
+		return nil, nil, http.ErrHijacked
+	}
+	handlerEnd, senderEnd := net.Pipe()
+	w.sender = senderEnd
+	if w.gone {
+		senderEnd.Close() // the sender has gone: the connection is closed
+	}
+	var head []byte
+	if w.code != 0 {
+		head = w.headLocked()
+	}
 	w.mu.Unlock()
+	close(w.taken)
+	conn := &hijackedConn{Conn: handlerEnd}
+	rd := io.Reader(conn)
+	if w.reqData != nil {
+		rd = io.MultiReader(w.reqData.unread(), conn)
+	}
+	brw := bufio.NewReadWriter(bufio.NewReader(rd), bufio.NewWriter(conn))
+	if len(head) > 0 {
+		// As net/http's server, which flushes the head and goes on
+		// whether or not the write failed (the sender may have gone).
+		_, _ = conn.Write(head)
+	}
+	return conn, brw, nil
+}
+
+// errHijackAfterReturn is what a Hijack after the handler returned gets,
+// where net/http's server panics.
+var errHijackAfterReturn = errors.New("whsimtest: Hijack called after ServeHTTP returned")
+
+// headLocked is the head the handler wrote, as net/http's server writes
+// it on the connection at a Hijack: the status line and the headers as
+// of WriteHeader, the body chunked unless its length was declared, and,
+// when the head went before, the body so far as one chunk (net/http's
+// server drops what its 2 KB buffer still held then: this differs only
+// for a handler that writes an answer, then hijacks). w.mu is held.
+func (w *answerWriter) headLocked() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %s\r\n", statusLine(w.code))
+	h := w.sent.Clone()
+	chunked := bodyAllowed(w.code) && !w.framed
+	if chunked {
+		h.Set("Transfer-Encoding", "chunked")
+	}
+	_ = h.Write(&b)
+	b.WriteString("\r\n")
+	if chunked && w.headWritten && w.body.Len() > 0 {
+		fmt.Fprintf(&b, "%x\r\n%s\r\n", w.body.Len(), w.body.Bytes())
+	}
+	return b.Bytes()
+}
+
+// hijackedAnswer is the answer the sender reads on a connection the
+// handler took over, an error when it closed it without one.
+func (w *answerWriter) hijackedAnswer(req *http.Request) (*http.Response, error) {
+	w.mu.Lock()
+	conn := w.sender
+	w.mu.Unlock()
+	ctx := req.Context()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	end := func() {
+		stop()
+		conn.Close()
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		end()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("whsimtest: the handler hijacked the connection and gave no answer on it: %w", err)
+	}
+	resp.Body = &hijackedBody{ReadCloser: resp.Body, ctx: ctx, end: end}
+	return resp, nil
+}
+
+// hijackedBody is an answer's body read off a hijacked connection: read
+// past the call's time limit, it ends in that, as a socket's read does.
+type hijackedBody struct {
+	io.ReadCloser
+	ctx context.Context
+	end func()
+}
+
+func (b *hijackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && b.ctx.Err() != nil {
+		err = b.ctx.Err()
+	}
+	return n, err
+}
+
+func (b *hijackedBody) Close() error {
+	b.end()
+	return nil
+}
+
+// hijackedConn is the handler's end of a hijacked call's connection,
+// with the addresses the request came on.
+type hijackedConn struct{ net.Conn }
+
+func (*hijackedConn) LocalAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 80} }
+func (*hijackedConn) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}
 }
 
 // unfinished is the answer of a call whose time limit passed after its
@@ -423,12 +714,18 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 		}
 	}
 	body := w.body.Bytes()
-	if _, ok := h["Content-Type"]; !ok && len(body) > 0 && h.Get("Transfer-Encoding") == "" {
+	if _, ok := h["Content-Type"]; !ok && !w.headWritten && len(body) > 0 && h.Get("Transfer-Encoding") == "" {
 		h.Set("Content-Type", http.DetectContentType(body))
 	}
 	n := int64(len(body))
 	var rd io.Reader = bytes.NewReader(body)
+	var te []string
 	switch {
+	case w.headWritten && !w.framed:
+		// Written before the handler returned, its length unknown
+		// then: chunked, as net/http's server sends it.
+		n, te = -1, []string{"chunked"}
+		h.Del("Content-Length")
 	case w.overflow:
 		n = -1 // longer than was kept: the length is not known
 	case w.framed && n < w.declared:
@@ -441,7 +738,7 @@ func (w *answerWriter) response(req *http.Request) *http.Response {
 	}
 	return &http.Response{
 		Status: statusLine(code), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Body: io.NopCloser(rd), ContentLength: n, Request: req,
+		Header: h, Body: io.NopCloser(rd), ContentLength: n, TransferEncoding: te, Request: req,
 	}
 }
 
@@ -469,6 +766,31 @@ type panics struct {
 	// exits and firstExit are the calls whose handler ended its goroutine.
 	exits     int
 	firstExit string
+	// lates and firstLate are the calls whose writer was used after
+	// their handler returned.
+	lates     int
+	firstLate string
+}
+
+// late notes a call whose writer was used after its handler returned.
+func (p *panics) late(r *http.Request, stack []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lates++
+	if p.firstLate == "" {
+		p.firstLate = fmt.Sprintf("%s %s\n%s", r.Method, r.URL.RequestURI(), stack)
+	}
+}
+
+// usedLate is how many calls' writers were used after their handler
+// returned, and the first.
+func (p *panics) usedLate() (int, string) {
+	if p == nil {
+		return 0, ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lates, p.firstLate
 }
 
 // exit notes a call whose handler ended its goroutine.

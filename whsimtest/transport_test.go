@@ -22,8 +22,9 @@ import (
 // battery does, and returns what the battery sees of it.
 func deliver(t *testing.T, h http.Handler, timeout time.Duration) (attempt.Attempt, *panics) {
 	t.Helper()
-	pn := &panics{}
-	client := &http.Client{Transport: &inMemory{h: h, panics: pn}, Timeout: timeout,
+	mem := newInMemory(h)
+	pn := mem.panics
+	client := &http.Client{Transport: mem, Timeout: timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	target, _ := url.Parse("http://" + inMemoryHost + "/hooks?tenant=7")
 	d := &attempt.Deliverer{Client: client, Target: target, KeepBody: true, Trace: true}
@@ -62,6 +63,15 @@ func TestInMemoryTransport(t *testing.T) {
 			addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 			if !ok || addr.String() != localAddr {
 				http.Error(w, "no local address", http.StatusTeapot)
+			}
+		}, func(a attempt.Attempt) bool { return a.Status == 200 }},
+		// A handler that reads its server's settings (a framework's
+		// timeouts, a shutdown hook) finds a server, as behind net/http's:
+		// asserted without a check, its absence panicked in memory only.
+		{"the server is in the context", func(w http.ResponseWriter, r *http.Request) {
+			srv := r.Context().Value(http.ServerContextKey).(*http.Server)
+			if srv.Handler == nil {
+				http.Error(w, "a server without the handler", http.StatusTeapot)
 			}
 		}, func(a attempt.Attempt) bool { return a.Status == 200 }},
 		{"no WriteHeader is 200, a sniffed type", func(w http.ResponseWriter, r *http.Request) {
@@ -409,7 +419,7 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 	t.Parallel()
 	for range 20 {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
-		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{},
+		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{}, server: &http.Server{Handler: h},
 			// The scheduler's hold: until the handler has returned and
 			// the time limit has passed (events, not sleeps).
 			held: func(ctx context.Context, returned func() bool) {
@@ -423,5 +433,50 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 		if a := d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last(); a.Status != http.StatusAccepted {
 			t.Fatalf("got %+v, want the handler's 202", a)
 		}
+	}
+}
+
+// A handler's writer kept past its return cannot take the connection
+// over: net/http's server panics at such a Hijack (the connection is
+// its again); in memory it is an error, and no pipe is left that no
+// sender reads.
+func TestHijackAfterTheHandlerReturned(t *testing.T) {
+	t.Parallel()
+	var kept http.ResponseWriter
+	a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kept = w
+		w.WriteHeader(http.StatusAccepted)
+	}), 10*time.Second)
+	if a.Status != http.StatusAccepted {
+		t.Fatalf("got %+v", a)
+	}
+	if conn, _, err := kept.(http.Hijacker).Hijack(); !errors.Is(err, errHijackAfterReturn) {
+		t.Errorf("Hijack after the handler returned: %v, %v; want %v", conn, err, errHijackAfterReturn)
+	}
+}
+
+// A ResponseWriter may not be used after ServeHTTP has returned (its
+// doc): behind net/http's server such a write lands in a buffer the
+// server has handed on, a race that garbles the next answer on the
+// connection, so whsim check fails such a receiver at random. In memory
+// the write reaches no one, and the run says where it was made, once
+// per call: never a silent pass.
+func TestUseOfTheWriterAfterTheHandlerReturned(t *testing.T) {
+	t.Parallel()
+	var kept http.ResponseWriter
+	a, pn := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kept = w
+		w.WriteHeader(http.StatusAccepted)
+	}), 10*time.Second)
+	if a.Status != http.StatusAccepted {
+		t.Fatalf("got %+v", a)
+	}
+	if _, err := kept.Write([]byte("late")); !errors.Is(err, errUsedAfterReturn) {
+		t.Errorf("Write after the handler returned: %v, want %v", err, errUsedAfterReturn)
+	}
+	kept.WriteHeader(http.StatusInternalServerError)
+	kept.(http.Flusher).Flush()
+	if n, first := pn.usedLate(); n != 1 || !strings.Contains(first, "TestUseOfTheWriterAfterTheHandlerReturned") {
+		t.Errorf("said %d call(s) used late, the first at %q; want 1, at this test", n, first)
 	}
 }

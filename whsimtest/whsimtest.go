@@ -66,13 +66,13 @@ func checkHandler(t tb, h http.Handler, opts []Option) {
 		t.Fatal("whsimtest.Check: WithPath: " + err.Error())
 	}
 	client, mem := inMemoryClient(h, s)
-	battery(t, s, client, target, mem)
+	battery(t, "whsimtest.Check", s, client, target, mem)
 }
 
 // inMemoryClient is the client of a run in memory: every call goes to
 // h.ServeHTTP through the inMemory transport it returns.
 func inMemoryClient(h http.Handler, s *settings) (*http.Client, *inMemory) {
-	mem := &inMemory{h: h, panics: &panics{}, running: &running{}}
+	mem := newInMemory(h)
 	return &http.Client{
 		Transport: mem, Timeout: s.timeout,
 		// The ERP follows no redirect: a 3xx is the answer.
@@ -101,7 +101,7 @@ func checkURL(t tb, raw string, opts []Option) {
 	// would outlive the test as goroutines a leak check reports and as
 	// sockets the receiver holds.
 	defer client.CloseIdleConnections()
-	battery(t, s, client, target, nil)
+	battery(t, "whsimtest.CheckURL", s, client, target, nil)
 }
 
 // errRootCAsInMemory is said when Check or Run is given WithRootCAs.
@@ -129,7 +129,9 @@ func isNil(h http.Handler) bool {
 // subtest is made first: testing runs only those that -run and -skip
 // select, each notes that it was, then waits (t.Parallel) while the run
 // makes the selected checks alone; when it ends, each says its cases.
-func battery(t tb, s *settings, client *http.Client, target *url.URL, mem *inMemory) {
+//
+// caller, the function the test called, names it in a failure.
+func battery(t tb, caller string, s *settings, client *http.Client, target *url.URL, mem *inMemory) {
 	t.Helper()
 	ids := checkIDs(s)
 	// The run's notes are said after it, so that they point at the
@@ -143,7 +145,10 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, mem *inMem
 	var making, unpaused atomic.Bool
 	making.Store(true)
 	for _, id := range ids {
-		t.Run(id, func(t tb) {
+		// The check's subtest, which a test that cannot make one (a
+		// testing/synctest bubble's) is told of here, where the test
+		// can be failed at its line.
+		refused := runSubtest(t, caller, id, func(t tb) {
 			t.Helper()
 			selected = append(selected, id)
 			t.Parallel()
@@ -154,6 +159,9 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, mem *inMem
 			<-ready
 			o.replay(t, id)
 		})
+		if refused != "" {
+			t.Fatal(refused)
+		}
 	}
 	making.Store(false)
 	// Closed however the run ends, a t.Fatal included: the subtests are
@@ -163,6 +171,36 @@ func battery(t tb, s *settings, client *http.Client, target *url.URL, mem *inMem
 		return
 	}
 	o.say(t, o.run(t, t.Context(), client, target, selected, mem))
+}
+
+// runSubtest is t.Run, whose refusal to make a subtest (inside a
+// testing/synctest bubble, in a t.Cleanup function) it returns as what
+// the caller, the function the test called, says of it, "" when it made
+// one. testing refuses with a panic, which would end the whole test
+// binary, before it makes anything; any other panic goes on.
+func runSubtest(t tb, caller, name string, f func(tb)) (refused string) {
+	t.Helper() // on the path testing walks from a subtest to the test's line
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		said, ok := p.(string)
+		if !ok || !strings.HasPrefix(said, "testing: t.Run called") {
+			panic(p)
+		}
+		switch {
+		case strings.Contains(said, "synctest"):
+			refused = caller + " cannot run inside a testing/synctest bubble: it makes each check a subtest (t.Run), which synctest.Test forbids; " +
+				"call it outside synctest.Test, or call whsimtest.Run(t.Context(), h, ...) inside and fail on its Report"
+		case strings.Contains(said, "Cleanup"):
+			refused = caller + " cannot run in a t.Cleanup function: it makes each check a subtest (t.Run), which testing forbids during cleanup; call it in the test's body"
+		default:
+			refused = caller + " cannot make its check subtests here (" + said + ")"
+		}
+	}()
+	t.Run(name, f)
+	return ""
 }
 
 // checkIDs is the checks a run makes, in run order, as whsim check picks
@@ -294,6 +332,11 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler ended its goroutine without returning on %d call(s) (runtime.Goexit: t.Fatal, t.FailNow, t.Skip and require calls "+
 			"end the goroutine they are called in, which testing allows only in the test's own; a handler runs in one of its own, as behind a server), "+
 			"each a connection closed without an answer to the sender: answer an error status instead; the first, %s", n, first))
+	}
+	if n, first := pn.usedLate(); n > 0 {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler used its ResponseWriter after ServeHTTP returned, on %d call(s) (a goroutine it left wrote, "+
+			"set a status or flushed): \"a ResponseWriter may not be used after ServeHTTP has returned\" (net/http); behind a server the write races with "+
+			"the next answer on the connection, which whsim check may read garbled; in memory it reached no one; the first, %s", n, first))
 	}
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error

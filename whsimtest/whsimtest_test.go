@@ -691,3 +691,29 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 		})
 	}
 }
+
+// A handler that leaves its ResponseWriter to a goroutine which writes
+// after ServeHTTP returned fails the test, saying so (whsim check fails it
+// at random, by the answers the race garbles). Here each call writes to
+// the writer of the call before, whose handler has returned: its sender
+// has its answer.
+func TestRunSaysAWriterUsedAfterItsHandler(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var last http.ResponseWriter
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if last != nil {
+			_, _ = last.Write([]byte("late"))
+		}
+		last = w
+	})
+	rep, err := Run(context.Background(), h, WithChecks("accepts-valid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Failed() || len(rep.Problems) != 1 || !strings.HasPrefix(rep.Problems[0], "whsimtest: the handler used its ResponseWriter after ServeHTTP returned, on ") {
+		t.Errorf("problems %q, want the writer used late", rep.Problems)
+	}
+}
