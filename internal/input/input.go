@@ -166,9 +166,19 @@ func (rd *Reader) TooLarge(it *Item) error { return &TooLargeError{What: it.What
 // FormatError is an input that cannot be read as what it says it is: a
 // file named *.ndjson holding pretty-printed JSON, a line that runs on
 // without end, or an input that is not JSON at all.
-type FormatError struct{ Msg string }
+type FormatError struct {
+	// Line and Column place the fault when it has a place of its own
+	// (Column 0: none, or Msg says it); Msg is then what is wrong there.
+	Line, Column int
+	Msg          string
+}
 
-func (e *FormatError) Error() string { return e.Msg }
+func (e *FormatError) Error() string {
+	if e.Column > 0 {
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+	}
+	return e.Msg
+}
 
 // jsonSpace is the white space RFC 8259 allows between values.
 const jsonSpace = " \t\r\n"
@@ -352,7 +362,7 @@ func (rd *Reader) detect() error {
 		if text[0] == '[' {
 			fix = "jq -c '.[]'"
 		}
-		return &FormatError{fmt.Sprintf("line %d is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with %s)", first.n, fix)}
+		return &FormatError{Msg: fmt.Sprintf("line %d is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with %s)", first.n, fix)}
 	case forced || depth(text) <= 0:
 		return rd.lines(first)
 	}
@@ -419,7 +429,7 @@ func notJSONError(head []byte, first line) error {
 		start = []byte(string(r[:24]) + "…")
 	}
 	col := utf8.RuneCount(head[bytes.LastIndexByte(head, '\n')+1:]) + 1
-	return &FormatError{fmt.Sprintf("line %d, column %d: not JSON or NDJSON (the line begins %s, which starts no JSON value)", first.n, col, strconv.Quote(string(start)))}
+	return &FormatError{Line: first.n, Column: col, Msg: fmt.Sprintf("not JSON or NDJSON (the line begins %s, which starts no JSON value)", strconv.Quote(string(start)))}
 }
 
 func withLine(head []byte, l line) []byte {
@@ -533,7 +543,7 @@ func (rd *Reader) skipLine() error {
 		case !errors.Is(err, bufio.ErrBufferFull):
 			return err
 		case left < 0:
-			return &FormatError{fmt.Sprintf("line %d runs on past %d MiB without a line break; the rest is not read", rd.skipAt, (skipMax+1)*rd.max>>20)}
+			return &FormatError{Msg: fmt.Sprintf("line %d runs on past %d MiB without a line break; the rest is not read", rd.skipAt, (skipMax+1)*rd.max>>20)}
 		}
 	}
 }
@@ -542,7 +552,7 @@ func (rd *Reader) skipLine() error {
 func (rd *Reader) discard() error {
 	n, err := io.Copy(io.Discard, io.LimitReader(rd.br, int64(skipMax*rd.max)+1))
 	if err == nil && n > int64(skipMax*rd.max) {
-		err = &FormatError{fmt.Sprintf("the input is larger than %d MiB; the rest is not read", (skipMax+1)*rd.max>>20)}
+		err = &FormatError{Msg: fmt.Sprintf("the input is larger than %d MiB; the rest is not read", (skipMax+1)*rd.max>>20)}
 	}
 	return err
 }
@@ -815,7 +825,7 @@ func (rd *Reader) element() (*Item, error) {
 	elem, long, end, err := s.element(rd.max)
 	if err != nil {
 		if errors.Is(err, errRunsOn) {
-			err = &FormatError{fmt.Sprintf("element %d runs on past %d MiB; the rest is not read", it.Element, (skipMax+1)*rd.max>>20)}
+			err = &FormatError{Msg: fmt.Sprintf("element %d runs on past %d MiB; the rest is not read", it.Element, (skipMax+1)*rd.max>>20)}
 		}
 		return nil, err
 	}
