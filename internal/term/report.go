@@ -70,6 +70,9 @@ type Case interface {
 
 // summary ends a run.
 type summary interface {
+	// AppendText appends the summary as text; a blank line it starts
+	// with parts it from the case lines, and is left out when no case
+	// wrote one.
 	AppendText(b []byte, st *Style) []byte
 	AppendJSON(b []byte) []byte
 	// Title names the run in JUnit's testsuites element ("whsim validate").
@@ -159,6 +162,9 @@ type stream struct {
 	flush   *time.Timer
 	pending bool
 	ended   bool
+	// said: a case wrote a line; the summary's leading blank line, which
+	// parts it from them, is dropped when none did.
+	said bool
 	// bufs recycles the buffers cases are formatted in, outside the lock:
 	// many workers should not queue behind formatting, nor allocate a
 	// buffer per case.
@@ -179,6 +185,7 @@ func (s *stream) Case(c Case) error {
 		b = c.AppendText(b, &s.st)
 	}
 	s.mu.Lock()
+	s.said = s.said || len(b) > 0
 	_, err := s.w.Write(b)
 	switch {
 	case err != nil:
@@ -229,6 +236,9 @@ func (s *stream) Finish(sum summary) error {
 		b = termsafe.JSON(sum.AppendJSON(nil))
 	} else {
 		b = sum.AppendText(nil, &s.st)
+		if !s.said && len(b) > 0 && b[0] == '\n' {
+			b = b[1:] // nothing above to part it from
+		}
 	}
 	if _, err := s.w.Write(b); err != nil {
 		return err

@@ -197,3 +197,43 @@ func next(t *testing.T, w writes) string {
 		return ""
 	}
 }
+
+type quietCase struct{ testCase }
+
+func (quietCase) AppendText(b []byte, _ *Style) []byte { return b } // a pass, said in the summary
+
+type separatedSummary struct{ testSummary }
+
+func (separatedSummary) AppendText(b []byte, _ *Style) []byte { return append(b, "\ntable\n"...) }
+
+// A text summary's leading blank line parts it from the case lines above
+// it; with none above (every check passed), stdout does not start blank.
+func TestSummarySeparatorOnlyAfterCaseLines(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		cases []Case
+		want  string
+	}{
+		{"no case line", []Case{quietCase{}, quietCase{}}, "table\n"},
+		{"a case line", []Case{quietCase{}, testCase{name: "two", v: Fail}}, "two!\n\ntable\n"},
+		{"no case", nil, "table\n"},
+	} {
+		var out bytes.Buffer
+		rep, err := New(Text, &out, Style{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range tc.cases {
+			if err := rep.Case(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rep.Finish(separatedSummary{}); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, out.String(), tc.want)
+		}
+	}
+}
