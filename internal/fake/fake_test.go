@@ -19,11 +19,12 @@ func draws(f *Faker, n int) []string {
 	add := func(v ...any) { out = append(out, fmt.Sprint(v...)) }
 	for range n {
 		k := f.InvoiceKind()
-		code, num := f.InvoiceNumber(k, when)
+		seller := f.Company()
+		code, num := f.InvoiceNumber(k, when, seller)
 		m := f.Material()
 		add(f.PersonName(), f.CompanyName(), f.USCC(), f.EmployeeCode(), f.CustomerCode(),
-			f.MaterialCode(), m, k, code, num, f.VATRate(), f.Currency(),
-			f.DocNumber("SKD", when), f.Quantity(), f.UnitPrice(), f.Remark(), f.Title(),
+			f.MaterialCode(), m, k, seller, code, num, f.VATRate(), f.Currency(),
+			f.DocNumber("SKD", when), f.Quantity(), f.UnitPrice(), f.Remark(), f.Company(),
 			f.QuantityFor(m), f.UnitPriceFor(m), f.Rand().IntN(1000))
 	}
 	return out
@@ -67,8 +68,9 @@ func TestShapes(t *testing.T) {
 			!slices.ContainsFunc(orgForms[:], func(s string) bool { return strings.HasSuffix(co, s) }) {
 			t.Errorf("seed %d: company %q", seed, co)
 		}
+		seller := f.Company()
 		for _, k := range invoiceKinds[:] {
-			code, num := f.InvoiceNumber(k, when)
+			code, num := f.InvoiceNumber(k, when, seller)
 			switch {
 			case k.Digital:
 				if code != "" || !digital.MatchString(num) {
@@ -248,7 +250,7 @@ func BenchmarkDraws(b *testing.B) {
 		f.PersonName()
 		f.CompanyName()
 		k := f.InvoiceKind()
-		f.InvoiceNumber(k, when)
+		f.InvoiceNumber(k, when, f.Company())
 		f.DocNumber("SKD", when)
 		f.Currency()
 		f.Quantity().Mul(f.UnitPrice(), 2)

@@ -52,21 +52,27 @@ func invoiceKindByCode(code string) (invoiceKind, bool) {
 	return invoiceKind{}, false
 }
 
-// InvoiceNumber draws the 发票代码 and 发票号码 for kind k issued at t.
-// 数电 kinds get no code and a 20-digit number: YY, province, channel,
-// 15-digit sequence. Legacy kinds get a 10- or 12-digit code carrying region
-// and year, and an 8-digit number.
-func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time) (code, number string) {
+// InvoiceNumber draws the 发票代码 and 发票号码 for kind k that seller issued
+// at t, numbered by the seller's tax authority. 数电 kinds get no code and
+// a 20-digit number: YY, the seller's province, channel, 15-digit sequence.
+// Legacy kinds get a 10- or 12-digit code carrying the seller's tax region
+// and the year, and an 8-digit number. A seller Company did not draw is of
+// a region drawn here.
+func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time, seller Company) (code, number string) {
+	home := seller.home
+	if home == nil {
+		home = f.region()
+	}
 	yy := uint64(shanghai(t).Year() % 100)
 	var buf [20]byte
 	if k.Digital {
 		b := appendPad(buf[:0], yy, 2)
-		b = append(b, f.choice(provinces)...)
+		b = append(b, home.province()...)
 		b = append(b, "12"[Pick(f.r, []uint16{15, 85})])
 		b = appendPad(b, uint64(f.r.IntN(1_000_000_000)), 15)
 		return "", string(b)
 	}
-	region := f.choice(regions)
+	region := home.taxRegion
 	b := buf[:0]
 	var suffix string // 12-digit codes end in a 2-digit 票种 of their own list
 	switch k.TypeCode {

@@ -168,7 +168,9 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	inv := &invoiceDoc{created: g.recent(30)}
 	kind := f.InvoiceKind()
 	inv.typeCode = kind.TypeCode
-	_, inv.number = f.InvoiceNumber(kind, inv.created)
+	// The supplier issued the invoice: its tax authority numbered it.
+	seller := f.Company()
+	_, inv.number = f.InvoiceNumber(kind, inv.created, seller)
 	src := invoiceSources[g.pick(invoiceSourceW)]
 	inv.createType = src.createType
 	inv.status = spec.StatusPass
@@ -176,14 +178,16 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 		inv.status = auditVerdict(g.f.Rand().Float64())
 	}
 	inv.currency = f.Currency().Code
-	inv.supplier.name, inv.supplier.code = f.CompanyName(), f.CustomerCode()
+	inv.supplier.name, inv.supplier.code = seller.Name, f.CustomerCode()
 	inv.staff.code, inv.staff.name = f.EmployeeCode(), f.PersonName()
 	if !g.chance(0.1) {
 		inv.code = f.DocNumber("CGFP", inv.created)
 	}
 	g.invoiceLines(inv, src.prefix, src.createType == "PURCHASE_RETURN")
-	inv.title = f.Title()
-	inv.taxID = f.USCC()
+	// The title (抬头) and the taxCode (税号) are the buyer's, as a buyer
+	// gives both to a seller to invoice it: one company of one region.
+	buyer := f.Company()
+	inv.title, inv.taxID = buyer.Name, buyer.TaxID
 	if l.has[spec.InvApplicantCode] {
 		inv.applicant.code, inv.applicant.name = f.EmployeeCode(), f.PersonName()
 	}

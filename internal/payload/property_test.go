@@ -205,6 +205,7 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 			c.errorf("data.invoiceCode", "%q does not fit invoiceTypeCode %s", number, kind)
 		}
 	}
+	c.regions(d)
 	createType, _ := d["createType"].(string)
 	for i, x := range d[linesKey].([]any) {
 		line := x.(map[string]any)
@@ -219,6 +220,45 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 		if !isLineTax(q, pr, tax) {
 			c.errorf(p+".tax", "%s is not round2(round2(%s × %s) × a VAT rate)", tax.FloatString(2), q.FloatString(2), pr.FloatString(2))
 		}
+	}
+}
+
+// regions checks that each company of an invoice is of one region: the
+// buyer's title (抬头) and its taxCode (税号) name the same city, a sole
+// trader's 商行 files as a 个体工商户 (92…) and a company as an enterprise
+// (91…), and a 数电 number carries the province of the seller who issued it
+// (the supplier: customerName, enterpriseName in the sample shape).
+func (c *checker) regions(d map[string]any) {
+	c.t.Helper()
+	title, tax := d["invoiceTitle"].(string), d["taxCode"].(string)
+	if len(tax) == 18 {
+		city := cityOfDivision(tax[2:8])
+		switch {
+		case city == "":
+			c.errorf("data.taxCode", "%q: %s is no district of a city a company names", tax, tax[2:8])
+		case !namesCity(title, city):
+			c.errorf("data.taxCode", "%q registered in %s (%s), but the title %q is not a %s company", tax, city, tax[2:8], title, city)
+		}
+		if sole := strings.HasSuffix(title, "商行"); sole != (tax[:2] == "92") || !sole && tax[:2] != "91" {
+			c.errorf("data.taxCode", "%q (kind %s) for %q", tax, tax[:2], title)
+		}
+	}
+	seller, _ := d["customerName"].(string)
+	if s, ok := d["enterpriseName"].(string); ok {
+		seller = s
+	}
+	city := cityOfName(seller)
+	if city == "" {
+		c.errorf("data.customerName", "%q names no one city", seller)
+		return
+	}
+	if number, _ := d["invoiceCode"].(string); len(number) == 20 {
+		if want := provinceOfCity(city); number[2:4] != want {
+			c.errorf("data.invoiceCode", "%q issued in province %s, but the seller %q is of %s (province %s)", number, number[2:4], seller, city, want)
+		}
+	}
+	if city := cityOfName(title); city == "" {
+		c.errorf("data.invoiceTitle", "%q names no one city", title)
 	}
 }
 
