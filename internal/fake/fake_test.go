@@ -23,7 +23,7 @@ func draws(f *Faker, n int) []string {
 		code, num := f.InvoiceNumber(k, when, seller)
 		m := f.Material()
 		add(f.PersonName(), f.CompanyName(), f.USCC(), f.EmployeeCode(), f.CustomerCode(),
-			f.MaterialCode(), m, k, seller, code, num, f.VATRate(), f.Currency(),
+			f.MaterialCode(), m, k, seller, code, num, LevyRate(when), f.Currency(),
 			f.DocNumber("SKD", when), f.Quantity(), f.UnitPrice(), f.Remark(), f.Company(),
 			f.QuantityFor(m), f.UnitPriceFor(m), f.Rand().IntN(1000))
 	}
@@ -145,7 +145,7 @@ func TestAttrOrder(t *testing.T) {
 func TestDistributions(t *testing.T) {
 	const n = 100000
 	f := New(1)
-	var top5, three, vat13, cny, empty, digital int
+	var top5, three, cny, empty, digital int
 	for range n {
 		name := f.PersonName()
 		if strings.ContainsAny(name[:3], "王李张刘陈") && !strings.HasPrefix(name, "欧阳") {
@@ -153,9 +153,6 @@ func TestDistributions(t *testing.T) {
 		}
 		if utf8.RuneCountInString(name) == 3 {
 			three++
-		}
-		if f.VATRate() == 13 {
-			vat13++
 		}
 		if f.Currency().Code == "CNY" {
 			cny++
@@ -174,7 +171,6 @@ func TestDistributions(t *testing.T) {
 	}{
 		{"top-5 surnames", top5, 0.29, 0.33},
 		{"three-character names", three, 0.62, 0.71},
-		{"13% VAT", vat13, 0.78, 0.82},
 		{"CNY", cny, 0.73, 0.77},
 		{"empty remarks", empty, 0.38, 0.42},
 		{"数电 kinds", digital, 0.65, 0.71},

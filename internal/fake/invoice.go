@@ -3,8 +3,6 @@ package fake
 import (
 	"slices"
 	"time"
-
-	"github.com/whsim/whsim/internal/spec"
 )
 
 // invoiceKind is one 发票种类代码 (fplx) as used by the 查验/勾选/乐企 interfaces.
@@ -15,7 +13,7 @@ type invoiceKind struct {
 }
 
 // invoiceKinds holds every code; the first twelve are the ones a purchase
-// ledger really receives, weighted by kindW (数电 has been the default since
+// ledger receives, weighted by kindW (数电 has been the default since
 // 2024-12, legacy kinds linger in historical data).
 var invoiceKinds = [...]invoiceKind{
 	{"81", "电子发票（增值税专用发票）", true},
@@ -39,7 +37,10 @@ var invoiceKinds = [...]invoiceKind{
 	{"88", "纸质发票（二手车销售统一发票）", false},
 }
 
-var kindW = [...]uint16{42, 24, 10, 6, 3, 8, 1, 2, 1, 1, 1, 1}
+// The toll (14), rail (51) and air (61) tickets are a traveller's or a
+// driver's, claimed on expenses: never the invoice of goods on a purchase
+// order, hence weight 0.
+var kindW = [...]uint16{42, 24, 10, 6, 3, 8, 1, 0, 1, 1, 0, 0}
 
 // InvoiceKind draws a realistic kind for a purchase invoice.
 func (f *Faker) InvoiceKind() invoiceKind { return invoiceKinds[Pick(f.r, kindW[:])] }
@@ -111,11 +112,13 @@ func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time, seller Company) (code,
 	return code, string(appendPad(buf[:0], uint64(f.r.IntN(100_000_000)), 8))
 }
 
-// VATRate draws a percentage as seen on a trading or manufacturing firm's
-// purchase invoices.
-func (f *Faker) VATRate() int {
-	// Weights follow spec.VATRates; 5% and 0% do not occur on such invoices.
-	return spec.VATRates()[Pick(f.r, []uint16{80, 8, 7, 0, 2, 3, 0})]
+// LevyRate is the rate, in percent, a small-scale taxpayer levies on a sale
+// at t: 3%, reduced to 1% until 2027-12-31 (MOF/SAT Ann. 2023 No.19).
+func LevyRate(t time.Time) int {
+	if shanghai(t).Year() <= 2027 {
+		return 1
+	}
+	return 3
 }
 
 // Currency is an ISO 4217 currency with its usual Chinese name and a rate in

@@ -62,7 +62,12 @@ func (f *Faker) region() *region { return &regions[f.r.IntN(len(regions))] }
 type Company struct {
 	Name  string
 	TaxID string
-	home  *region
+	// SmallScale is a small-scale taxpayer (小规模纳税人), which levies
+	// LevyRate on what it sells instead of the goods' VAT rate. whsim's
+	// are the 商行, sole traders' shops, some 5% of sellers, as small-scale
+	// levies are of a trading firm's purchase invoices (domain notes §3).
+	SmallScale bool
+	home       *region
 }
 
 // Company draws a company of one region. A 商行 (a sole trader's shop)
@@ -70,5 +75,5 @@ type Company struct {
 func (f *Faker) Company() Company {
 	r := f.region()
 	name, sole := f.companyNameIn(r)
-	return Company{Name: name, TaxID: f.usccIn(r, sole), home: r}
+	return Company{Name: name, TaxID: f.usccIn(r, sole), SmallScale: sole, home: r}
 }

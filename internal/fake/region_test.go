@@ -3,6 +3,7 @@ package fake
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestInvoiceNumberCarriesTheSellersRegion: the tax authority of the seller
@@ -60,6 +61,42 @@ func TestCompanyIsOfOneRegion(t *testing.T) {
 		}
 		if sole := strings.HasSuffix(c.Name, "商行"); sole != (c.TaxID[:2] == "92") {
 			t.Fatalf("%s files as %s", c.Name, c.TaxID[:2])
+		}
+	}
+}
+
+// TestSmallScaleSellers: the 商行 levy a small-scale rate, some 5% of
+// companies, the share of 3%/1% levies on a trading firm's purchase
+// invoices (domain notes §3).
+func TestSmallScaleSellers(t *testing.T) {
+	const n = 20000
+	f := New(9)
+	small := 0
+	for range n {
+		c := f.Company()
+		if c.SmallScale != strings.HasSuffix(c.Name, "商行") {
+			t.Fatalf("%s: small-scale %v", c.Name, c.SmallScale)
+		}
+		if c.SmallScale {
+			small++
+		}
+	}
+	if p := float64(small) / n; p < 0.04 || p > 0.06 {
+		t.Errorf("%.3f of companies small-scale, want about 5%%", p)
+	}
+}
+
+func TestLevyRate(t *testing.T) {
+	for _, tt := range []struct {
+		at   time.Time
+		want int
+	}{
+		{time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC), 1},
+		{time.Date(2027, 12, 31, 15, 59, 0, 0, time.UTC), 1}, // 23:59 in Shanghai
+		{time.Date(2027, 12, 31, 16, 0, 0, 0, time.UTC), 3},  // 2028-01-01 in Shanghai
+	} {
+		if got := LevyRate(tt.at); got != tt.want {
+			t.Errorf("LevyRate(%s) = %d, want %d", tt.at, got, tt.want)
 		}
 	}
 }

@@ -183,7 +183,7 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	if !g.chance(0.1) {
 		inv.code = f.DocNumber("CGFP", inv.created)
 	}
-	g.invoiceLines(inv, src.prefix, src.createType == "PURCHASE_RETURN")
+	g.invoiceLines(inv, seller, src.prefix, src.createType == "PURCHASE_RETURN")
 	// The title (抬头) and the taxCode (税号) are the buyer's, as a buyer
 	// gives both to a seller to invoice it: one company of one region.
 	buyer := f.Company()
@@ -195,12 +195,13 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	return inv
 }
 
-func (g *Generator) invoiceLines(inv *invoiceDoc, prefix string, negative bool) {
+// invoiceLines draws the lines seller invoiced, each taxed at its goods'
+// VAT rate, or at the levy rate of a small-scale seller.
+func (g *Generator) invoiceLines(inv *invoiceDoc, seller fake.Company, prefix string, negative bool) {
 	f := g.f
 	r := f.Rand()
 	n := 1 + g.pick([]float32{35, 30, 18, 10, 7})
 	order := f.DocNumber(prefix, inv.created.AddDate(0, 0, -r.IntRange(1, 20)))
-	inv.rate = fake.Decimal{Units: int64(f.VATRate()), Scale: 2}
 	inv.items = make([]invoiceItem, n)
 	for i := range inv.items {
 		it := &inv.items[i]
@@ -209,6 +210,11 @@ func (g *Generator) invoiceLines(inv *invoiceDoc, prefix string, negative bool) 
 		}
 		m := f.Material()
 		it.order, it.name, it.attrs = order, m.Name, m.Attrs
+		rate := m.Rate
+		if seller.SmallScale {
+			rate = fake.LevyRate(inv.created)
+		}
+		it.rate = fake.Decimal{Units: int64(rate), Scale: 2}
 		it.qty, it.price = f.QuantityFor(m), f.UnitPriceFor(m)
 		if negative {
 			it.qty.Units = -it.qty.Units

@@ -205,7 +205,11 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 			c.errorf("data.invoiceCode", "%q does not fit invoiceTypeCode %s", number, kind)
 		}
 	}
+	if contains([]string{"02", "14", "51", "61"}, kind) {
+		c.errorf("data.invoiceTypeCode", "%s is a retired freight invoice or a toll, rail or air ticket, not an invoice for goods bought on a purchase order", kind)
+	}
 	c.regions(d)
+	seller, _ := d["customerName"].(string)
 	createType, _ := d["createType"].(string)
 	for i, x := range d[linesKey].([]any) {
 		line := x.(map[string]any)
@@ -217,8 +221,9 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 			continue
 		}
 		q, pr, tax := rat(line["quantity"]), rat(line["price"]), rat(line["tax"])
-		if !isLineTax(q, pr, tax) {
-			c.errorf(p+".tax", "%s is not round2(round2(%s × %s) × a VAT rate)", tax.FloatString(2), q.FloatString(2), pr.FloatString(2))
+		name, _ := line["itemName"].(string)
+		if rates := ratesFor(name, seller); !isLineTax(q, pr, tax, rates) {
+			c.errorf(p+".tax", "%s is not round2(round2(%s × %s) × %v%%), the rate of %s sold by %s", tax.FloatString(2), q.FloatString(2), pr.FloatString(2), rates, name, seller)
 		}
 	}
 }
@@ -262,11 +267,11 @@ func (c *checker) regions(d map[string]any) {
 	}
 }
 
-// isLineTax reports whether tax = round2(round2(q × p) × r) for a real VAT
-// rate r, as the Golden Tax system computes it.
-func isLineTax(q, p, tax *big.Rat) bool {
+// isLineTax reports whether tax = round2(round2(q × p) × r) for one of the
+// rates (in percent), as the Golden Tax system computes it.
+func isLineTax(q, p, tax *big.Rat, rates []int64) bool {
 	amount := round2(new(big.Rat).Mul(q, p))
-	for _, pct := range []int64{13, 9, 6, 5, 3, 1, 0} {
+	for _, pct := range rates {
 		if round2(new(big.Rat).Mul(amount, big.NewRat(pct, 100))).Cmp(tax) == 0 {
 			return true
 		}
