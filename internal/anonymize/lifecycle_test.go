@@ -108,7 +108,7 @@ func TestCapturedLifecyclesAnonymize(t *testing.T) {
 		}
 	}
 	for v, path := range originals {
-		if bytes.Contains(searched, quoted(v)) {
+		if survives(searched, quoted(v)) {
 			t.Errorf("%s %q survives in the output", path, v)
 		}
 	}
@@ -142,6 +142,28 @@ func TestCapturedLifecyclesAnonymize(t *testing.T) {
 				t.Errorf("records %d and %d: %s %q and %q, want one document", i, i+1, path, first, second)
 			}
 		}
+	}
+}
+
+// survives reports whether v stands in out where the anonymizer replaces
+// it: anywhere, or, for a short code of letters and digits (a staff code
+// 1672), only as a token of its own, as tokenAt finds it: 1672 in the
+// amount 167269.68 is no staff code.
+func survives(out, v []byte) bool {
+	if !shortToken(string(v), allDigits(string(v))) {
+		return bytes.Contains(out, v)
+	}
+	for i := 0; ; {
+		j := bytes.Index(out[i:], v)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(v)
+		if (j == 0 || tokenEdge(out[j-1])) && (end == len(out) || tokenEdge(out[end])) {
+			return true
+		}
+		i = j + 1
 	}
 }
 
