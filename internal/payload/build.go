@@ -237,15 +237,36 @@ func lineVAT(qty, price, rate fake.Decimal) fake.Decimal {
 // Receipt enumerations as whsim draws them: the values seen in the spec's
 // samples first and most often, plausible siblings rarer.
 var (
-	receiptTypes = weighted{[]string{"销售收款", "其他业务收款", "预收款"}, []float32{85, 10, 5}}
-	docStates    = weighted{[]string{"未开始", "进行中", "已完成"}, []float32{80, 12, 8}}
-	auditStates  = weighted{[]string{"待提交", "待审核", "审核中", "已审核"}, []float32{75, 10, 5, 10}}
-	purposes     = weighted{[]string{"销售收款", "预收款", "其他收入"}, []float32{85, 10, 5}}
-	sourceTypes  = weighted{[]string{"标准应收单", "费用应收单", "其他应收单"}, []float32{85, 10, 5}}
+	auditStates = weighted{[]string{"待提交", "待审核", "审核中", "已审核"}, []float32{75, 10, 5, 10}}
+
+	// What a receipt is for ties its document type, its lines' purpose and
+	// the documents it collects on, as in Kingdee (domain notes §4.1): a
+	// 销售收款 receipt collects sales receivables, or takes an advance
+	// (预收款, a purpose, not a type) on a sales order before any
+	// receivable exists; an 其他业务收款 receipt takes other income on an
+	// 其他应收单.
+	receiptKinds = []struct {
+		typ, purpose string
+		sources      weighted
+		prefix       string // of the source documents' numbers
+	}{
+		{"销售收款", "销售收款", weighted{[]string{"标准应收单", "费用应收单"}, []float32{90, 10}}, "AR"},
+		{"销售收款", "预收款", weighted{[]string{"销售订单"}, []float32{1}}, "XSDD"},
+		{"其他业务收款", "其他收入", weighted{[]string{"其他应收单"}, []float32{1}}, "AR"},
+	}
+	receiptKindW = []float32{82, 10, 8}
 )
 
 const (
-	audited = "已审核"
+	audited   = "已审核"
+	submitted = "待提交"
+
+	// 单据状态 is a workflow stage (domain notes §4.2): not started until
+	// the receipt is submitted, done once it is audited and written off in
+	// full, in progress between.
+	stateNotStarted = "未开始"
+	stateInProgress = "进行中"
+	stateDone       = "已完成"
 
 	writtenOffNone = "未核销"
 	writtenOffPart = "部分核销"
@@ -310,22 +331,31 @@ func (g *Generator) receipt(l *layout) *receiptDoc {
 	}
 
 	rec.number = f.DocNumber("SKD", rec.date)
-	rec.typ = g.draw(receiptTypes)
-	rec.state = g.draw(docStates)
+	kind := &receiptKinds[g.pick(receiptKindW)]
+	rec.typ = kind.typ
+	switch {
+	case rec.audit == submitted:
+		rec.state = stateNotStarted
+	case isAudited && rec.writeOff == writtenOffFull:
+		rec.state = stateDone
+	default:
+		rec.state = stateInProgress
+	}
 	rec.voucher = isAudited && rec.writeOff != writtenOffNone && g.chance(0.7)
 	if l.has[spec.RecJumpFlag] {
 		rec.jumpFlag = int64(g.pick([]float32{80, 20}))
 	}
 	for i := range rec.lines {
-		rec.lines[i].purpose = g.draw(purposes)
+		rec.lines[i].purpose = kind.purpose
 	}
-	g.sources(rec, due)
+	g.sources(rec, due, kind.sources, kind.prefix)
 	return rec
 }
 
 // sources splits the receivable total due over one to three source
-// documents, each with 本次应收 ≤ 计划应收 ≤ 应收.
-func (g *Generator) sources(rec *receiptDoc, due fake.Decimal) {
+// documents of types, numbered with prefix, each with 本次应收 ≤ 计划应收 ≤
+// 应收.
+func (g *Generator) sources(rec *receiptDoc, due fake.Decimal, types weighted, prefix string) {
 	f := g.f
 	r := f.Rand()
 	n := 1 + g.pick([]float32{75, 20, 5})
@@ -351,8 +381,8 @@ func (g *Generator) sources(rec *receiptDoc, due fake.Decimal) {
 		}
 		date := rec.date.AddDate(0, 0, -r.IntRange(5, 60))
 		s.this, s.planned, s.due = this, planned, due
-		s.number = f.DocNumber("AR", date)
-		s.typ = g.draw(sourceTypes)
+		s.number = f.DocNumber(prefix, date)
+		s.typ = g.draw(types)
 		s.dueDate = date.AddDate(0, 0, []int{15, 30, 30, 45, 60, 90}[r.IntRange(0, 5)])
 		s.remark = f.Remark()
 	}
