@@ -127,27 +127,45 @@ type Currency struct {
 	Code string  // CNY, USD, EUR, …
 	Name string  // 人民币, 美元, 欧元, …
 	Rate Decimal // CNY per 1 unit, Scale 4; exactly 1 for CNY
+	// Whole is a currency of no minor unit (ISO 4217: 0 digits): a yen
+	// or a won is not divided.
+	Whole bool
 }
 
-// currencies carry plausible 2024–26 CNY-per-unit ranges in 1/10000.
+// InUnits truncates an amount toward zero to c's smallest unit: whole units
+// where c has no minor unit, else d unchanged.
+func (c Currency) InUnits(d Decimal) Decimal {
+	if !c.Whole || d.Scale <= 0 {
+		return d
+	}
+	unit := int64(1)
+	for range d.Scale {
+		unit *= 10
+	}
+	return Decimal{Units: d.Units / unit * unit, Scale: d.Scale} // / truncates toward zero
+}
+
+// currencies carry plausible 2024–26 CNY-per-unit ranges in 1/10000, and
+// whether they are of no minor unit.
 var currencies = [...]struct {
 	code, name string
 	lo, hi     int64
 	w          uint16
+	whole      bool
 }{
-	{"CNY", "人民币", 10000, 10000, 750},
-	{"USD", "美元", 70000, 73500, 120},
-	{"EUR", "欧元", 76000, 84000, 50},
-	{"HKD", "港币", 9000, 9400, 30},
-	{"JPY", "日元", 450, 520, 20},
-	{"GBP", "英镑", 89000, 98000, 10},
-	{"AUD", "澳元", 45000, 49500, 4},
-	{"CAD", "加元", 50000, 53500, 3},
-	{"SGD", "新加坡元", 52000, 56000, 4},
-	{"KRW", "韩元", 50, 56, 3},
-	{"CHF", "瑞士法郎", 79000, 91000, 2},
-	{"TWD", "新台币", 2150, 2350, 2},
-	{"MOP", "澳门元", 8700, 9100, 2},
+	{"CNY", "人民币", 10000, 10000, 750, false},
+	{"USD", "美元", 70000, 73500, 120, false},
+	{"EUR", "欧元", 76000, 84000, 50, false},
+	{"HKD", "港币", 9000, 9400, 30, false},
+	{"JPY", "日元", 450, 520, 20, true},
+	{"GBP", "英镑", 89000, 98000, 10, false},
+	{"AUD", "澳元", 45000, 49500, 4, false},
+	{"CAD", "加元", 50000, 53500, 3, false},
+	{"SGD", "新加坡元", 52000, 56000, 4, false},
+	{"KRW", "韩元", 50, 56, 3, true},
+	{"CHF", "瑞士法郎", 79000, 91000, 2, false},
+	{"TWD", "新台币", 2150, 2350, 2, false},
+	{"MOP", "澳门元", 8700, 9100, 2, false},
 }
 
 // Currency draws CNY about 75% of the time, else a foreign currency with a
@@ -158,7 +176,7 @@ func (f *Faker) Currency() Currency {
 		w[i] = c.w
 	}
 	c := currencies[Pick(f.r, w[:])]
-	return Currency{c.code, c.name, Decimal{int64(f.r.IntRange(int(c.lo), int(c.hi))), 4}}
+	return Currency{c.code, c.name, Decimal{int64(f.r.IntRange(int(c.lo), int(c.hi))), 4}, c.whole}
 }
 
 // CurrencyByCode looks a currency up without drawing; its rate is the middle
@@ -166,7 +184,7 @@ func (f *Faker) Currency() Currency {
 func (f *Faker) CurrencyByCode(code string) (Currency, bool) {
 	for _, c := range currencies {
 		if c.code == code {
-			return Currency{c.code, c.name, Decimal{(c.lo + c.hi) / 2, 4}}, true
+			return Currency{c.code, c.name, Decimal{(c.lo + c.hi) / 2, 4}, c.whole}, true
 		}
 	}
 	return Currency{}, false

@@ -293,27 +293,30 @@ func (g *Generator) receipt(l *layout) *receiptDoc {
 	rec.audit = g.draw(auditStates)
 	isAudited := rec.audit == audited
 
+	// Amounts in the receipt's currency are of its smallest unit: whole
+	// yen or won (the base-currency amounts, in CNY, keep their fen).
+	unit := rec.currency.InUnits
 	rec.lines = make([]receiptLine, 1+g.pick([]float32{70, 22, 8}))
 	for i := range rec.lines {
 		l := &rec.lines[i]
 		l.due = g.amount(rec.currency)
 		if g.chance(0.1) {
-			l.discount = l.due.Mul(fake.Decimal{Units: int64(r.IntRange(1, 3)), Scale: 2}, 2)
+			l.discount = unit(l.due.Mul(fake.Decimal{Units: int64(r.IntRange(1, 3)), Scale: 2}, 2))
 		} else {
 			l.discount = fake.Money(0)
 		}
 		l.overShort, l.fee = fake.Money(0), fake.Money(0)
 		if g.chance(0.05) {
-			l.overShort = fake.Money(int64(r.IntRange(-500, 500)))
+			l.overShort = unit(fake.Money(int64(r.IntRange(-500, 500))))
 		}
 		if g.chance(0.1) {
-			l.fee = fake.Money(int64(r.IntRange(100, 5000)))
+			l.fee = unit(fake.Money(int64(r.IntRange(100, 5000))))
 		}
 		l.writtenOff = fake.Money(0)
 		if isAudited && g.chance(0.6) {
 			l.writtenOff = l.due
 			if g.chance(0.3) {
-				l.writtenOff = l.due.Mul(fake.Decimal{Units: int64(r.IntRange(10, 90)), Scale: 2}, 2)
+				l.writtenOff = unit(l.due.Mul(fake.Decimal{Units: int64(r.IntRange(10, 90)), Scale: 2}, 2))
 			}
 		}
 	}
@@ -363,21 +366,22 @@ func (g *Generator) sources(rec *receiptDoc, due fake.Decimal, types weighted, p
 		n = 1
 	}
 	rec.sources = make([]sourceLine, n)
+	unit := rec.currency.InUnits
 	left := due
 	for i := range rec.sources {
 		s := &rec.sources[i]
 		this := left
 		if i < n-1 {
-			this = fake.Money(left.Units / int64(n-i) * int64(r.IntRange(60, 100)) / 100)
+			this = unit(fake.Money(left.Units / int64(n-i) * int64(r.IntRange(60, 100)) / 100))
 		}
 		left = left.Sub(this)
 		planned := this
 		if g.chance(0.3) {
-			planned = this.Add(fake.Money(this.Units * int64(r.IntRange(1, 50)) / 100))
+			planned = this.Add(unit(fake.Money(this.Units * int64(r.IntRange(1, 50)) / 100)))
 		}
 		due := planned
 		if g.chance(0.3) {
-			due = planned.Add(fake.Money(planned.Units * int64(r.IntRange(1, 50)) / 100))
+			due = planned.Add(unit(fake.Money(planned.Units * int64(r.IntRange(1, 50)) / 100)))
 		}
 		date := rec.date.AddDate(0, 0, -r.IntRange(5, 60))
 		s.this, s.planned, s.due = this, planned, due
@@ -389,7 +393,8 @@ func (g *Generator) sources(rec *receiptDoc, due fake.Decimal, types weighted, p
 }
 
 // amount draws a receivable amount that is plausible in CNY, converted to
-// the document currency and sometimes rounded to whole units.
+// the document currency (in its smallest unit) and sometimes rounded to
+// whole units.
 func (g *Generator) amount(c fake.Currency) fake.Decimal {
 	r := g.f.Rand()
 	yuan := int64(r.IntRange(500, 300000))
@@ -405,7 +410,7 @@ func (g *Generator) amount(c fake.Currency) fake.Decimal {
 		return cny
 	}
 	// cents / rate, with the rate's four decimals scaled out.
-	return fake.Money(cny.Units * 10000 / c.Rate.Units)
+	return c.InUnits(fake.Money(cny.Units * 10000 / c.Rate.Units))
 }
 
 // source makes the payloads of one run: fresh data for each, in one shape,

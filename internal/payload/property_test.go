@@ -285,6 +285,7 @@ func (c *checker) receipt(s spec.Shape, d map[string]any) {
 	lines := d[spec.ReceiptLines].([]any)
 	sources := d[spec.ReceiptSources].([]any)
 	c.receiptKind(h, lines, sources)
+	c.minorUnits(h, lines, sources)
 	rate := rat(h["汇率"])
 	for _, k := range []string{"币别汇率", "结算汇率", "结算币别汇率"} {
 		if rat(h[k]).Cmp(rate) != 0 {
