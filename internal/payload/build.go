@@ -96,11 +96,19 @@ func transition(e spec.Event, s spec.Shape, data *Obj) {
 }
 
 // Data returns fresh data for an event in a shape.
-func (g *Generator) Data(e spec.Event, s spec.Shape) *Obj {
+func (g *Generator) Data(e spec.Event, s spec.Shape) *Obj { return g.DataFor(e, s, e) }
+
+// DataFor returns fresh data for event e in a shape, of a document whose
+// life goes on to event last (a created receipt to be voided: e
+// CREATE_RECEIVABLE_DOC, last ABANDON_RECEIVABLE_DOC), so that it is a
+// document an ERP lets its user take there: a receipt to be voided was
+// never submitted. Callers that send a document's data under its later
+// events draw it with this.
+func (g *Generator) DataFor(e spec.Event, s spec.Shape, last spec.Event) *Obj {
 	l := layoutOf(e.Kind, s)
 	c := cursor{}
 	if e.Kind == spec.Receipt {
-		c.rec = g.receipt(l)
+		c.rec = g.receipt(l, spec.StateAfter(last) == spec.DocVoided)
 	} else {
 		c.inv = g.invoice(e, l)
 	}
@@ -282,8 +290,11 @@ type weighted struct {
 func (g *Generator) draw(w weighted) string { return w.names[g.pick(w.weights)] }
 
 // receipt draws a receipt: its lines first, whose amounts the header totals
-// and the source documents share out.
-func (g *Generator) receipt(l *layout) *receiptDoc {
+// and the source documents share out. A receipt to be voided is one not yet
+// submitted: an ERP voids (作废) no audited receipt (it is un-audited
+// first: Kingdee's 已审核的单据不能作废), and none written off or booked to
+// a voucher.
+func (g *Generator) receipt(l *layout, toBeVoided bool) *receiptDoc {
 	f := g.f
 	r := f.Rand()
 	rec := &receiptDoc{date: midnight(g.now.AddDate(0, 0, -r.IntRange(0, 45)))}
@@ -291,6 +302,9 @@ func (g *Generator) receipt(l *layout) *receiptDoc {
 	rec.base, _ = f.CurrencyByCode("CNY")
 	rec.customer.code, rec.customer.name = f.CustomerCode(), f.CompanyName()
 	rec.audit = g.draw(auditStates)
+	if toBeVoided {
+		rec.audit = submitted // drawn all the same: the draws after keep their order
+	}
 	isAudited := rec.audit == audited
 
 	// Amounts in the receipt's currency are of its smallest unit: whole

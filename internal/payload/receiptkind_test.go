@@ -29,7 +29,7 @@ var (
 // that its 单据状态, a workflow stage (domain notes §4.2), agrees with its
 // audit and write-off: 未开始 is a receipt not submitted yet (待提交), 已完成
 // one audited and written off in full, 进行中 anything between. A voided
-// receipt (已作废) may have been at any stage.
+// receipt (已作废) was never submitted.
 func (c *checker) receiptKind(h map[string]any, lines, sources []any) {
 	c.t.Helper()
 	typ, _ := h["单据类型"].(string)
@@ -66,6 +66,12 @@ func (c *checker) receiptKind(h map[string]any, lines, sources []any) {
 	state, audit, writeOff := h["单据状态"], h["审核状态"], h["核销状态"]
 	switch {
 	case state == "已作废":
+		// An ERP voids (作废) a receipt not yet submitted only: an audited
+		// one is un-audited first (Kingdee: 已审核的单据不能作废), and one
+		// written off or booked to a voucher is not voided at all.
+		if audit != "待提交" || writeOff != "未核销" || h["是否生产凭证"] != false {
+			c.errorf("data.收款单.单据状态", "%v while 审核状态 %v, 核销状态 %v, 是否生产凭证 %v", state, audit, writeOff, h["是否生产凭证"])
+		}
 	case (state == "未开始") != (audit == "待提交"),
 		(state == "已完成") != (audit == "已审核" && writeOff == "已核销"):
 		c.errorf("data.收款单.单据状态", "%v while 审核状态 %v and 核销状态 %v", state, audit, writeOff)
