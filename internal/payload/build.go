@@ -185,7 +185,9 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	if e.Name == "AUDIT_PURCHASE_ORDER_INVOICE" {
 		inv.status = auditVerdict(g.f.Rand().Float64())
 	}
-	inv.currency = f.Currency().Code
+	// VAT is computed and invoiced in renminbi (增值税暂行条例 第六条: a sale
+	// settled in another currency is converted): a VAT invoice is in CNY.
+	inv.currency = "CNY"
 	inv.supplier.name, inv.supplier.code = seller.Name, f.CustomerCode()
 	inv.staff.code, inv.staff.name = f.EmployeeCode(), f.PersonName()
 	if !g.chance(0.1) {

@@ -205,6 +205,12 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 			c.errorf("data.invoiceCode", "%q does not fit invoiceTypeCode %s", number, kind)
 		}
 	}
+	// VAT is computed and invoiced in renminbi (增值税暂行条例 第六条: 销售额以
+	// 人民币计算; a sale settled in another currency is converted): a VAT
+	// invoice, of whatever kind, is in CNY.
+	if cur, _ := d["currency"].(string); cur != "CNY" {
+		c.errorf("data.currency", "a VAT invoice (%s) in %s", kind, cur)
+	}
 	if contains([]string{"02", "14", "51", "61"}, kind) {
 		c.errorf("data.invoiceTypeCode", "%s is a retired freight invoice or a toll, rail or air ticket, not an invoice for goods bought on a purchase order", kind)
 	}
