@@ -12,9 +12,9 @@ type invoiceKind struct {
 	Digital  bool   // 数电: 20-digit number, no 发票代码
 }
 
-// invoiceKinds holds every code; the first twelve are the ones a purchase
-// ledger receives, weighted by kindW (数电 has been the default since
-// 2024-12, legacy kinds linger in historical data).
+// invoiceKinds holds every code; the first twelve are drawn, weighted by
+// kindW (数电 has been the default since 2024-12, legacy kinds linger in
+// historical data).
 var invoiceKinds = [...]invoiceKind{
 	{"81", "电子发票（增值税专用发票）", true},
 	{"82", "电子发票（普通发票）", true},
@@ -57,8 +57,8 @@ func invoiceKindByCode(code string) (invoiceKind, bool) {
 // at t, numbered by the seller's tax authority. 数电 kinds get no code and
 // a 20-digit number: YY, the seller's province, channel, 15-digit sequence.
 // Legacy kinds get a 10- or 12-digit code carrying the seller's tax region
-// and the year, and an 8-digit number. A seller Company did not draw is of
-// a region drawn here.
+// and the year, and an 8-digit number. A seller of no region (the zero
+// Company) gets one drawn here.
 func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time, seller Company) (code, number string) {
 	home := seller.home
 	if home == nil {
@@ -142,7 +142,7 @@ func (c Currency) InUnits(d Decimal) Decimal {
 	for range d.Scale {
 		unit *= 10
 	}
-	return Decimal{Units: d.Units / unit * unit, Scale: d.Scale} // / truncates toward zero
+	return Decimal{Units: d.Units / unit * unit, Scale: d.Scale} // integer division truncates toward zero
 }
 
 // currencies carry plausible 2024–26 CNY-per-unit ranges in 1/10000, and

@@ -168,9 +168,9 @@ func midnight(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, shanghai)
 }
 
-// invoice draws an invoice. The draws keep the order they have always had,
-// so that a seed gives the bytes it always gave; values only some shapes
-// carry (the applicant) are drawn only for those shapes.
+// invoice draws an invoice. The draws keep one order, so that a seed gives
+// the same bytes on every run; values only some shapes carry (the
+// applicant) are drawn only for those shapes.
 func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	f := g.f
 	inv := &invoiceDoc{created: g.recent(30)}
