@@ -260,7 +260,7 @@ var (
 		sources      weighted
 		prefix       string // of the source documents' numbers
 	}{
-		{"销售收款", "销售收款", weighted{[]string{"标准应收单", "费用应收单"}, []float32{90, 10}}, "AR"},
+		{"销售收款", salesPurpose, weighted{[]string{"标准应收单", "费用应收单"}, []float32{90, 10}}, "AR"},
 		{"销售收款", "预收款", weighted{[]string{"销售订单"}, []float32{1}}, "XSDD"},
 		{"其他业务收款", "其他收入", weighted{[]string{"其他应收单"}, []float32{1}}, "AR"},
 	}
@@ -270,6 +270,8 @@ var (
 const (
 	audited   = "已审核"
 	submitted = "待提交"
+
+	salesPurpose = "销售收款" // collects a sales receivable
 
 	// 单据状态 is a workflow stage (domain notes §4.2): not started until
 	// the receipt is submitted, done once it is audited and written off in
@@ -365,7 +367,13 @@ func (g *Generator) receipt(l *layout, toBeVoided bool) *receiptDoc {
 		rec.jumpFlag = int64(g.pick([]float32{80, 20}))
 	}
 	for i := range rec.lines {
-		rec.lines[i].purpose = kind.purpose
+		l := &rec.lines[i]
+		l.purpose = kind.purpose
+		// A cash discount rewards paying a receivable early: an advance or
+		// other income settles none. (No total read yet depends on it.)
+		if kind.purpose != salesPurpose {
+			l.discount = fake.Money(0)
+		}
 	}
 	g.sources(rec, due, kind.sources, kind.prefix)
 	return rec

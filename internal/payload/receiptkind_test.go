@@ -40,9 +40,15 @@ func (c *checker) receiptKind(h map[string]any, lines, sources []any) {
 	}
 	var purposes []string
 	for i, x := range lines {
-		purpose, _ := x.(map[string]any)["收款用途"].(string)
+		line := x.(map[string]any)
+		purpose, _ := line["收款用途"].(string)
 		if !contains(allowed, purpose) {
 			c.errorf(fmt.Sprintf("data.收款明细.%d.收款用途", i), "%q on a %s receipt", purpose, typ)
+		}
+		// A cash discount (现金折扣) rewards paying a receivable early: an
+		// advance or other income settles none.
+		if purpose != "销售收款" && rat(line["现金折扣"]).Sign() != 0 {
+			c.errorf(fmt.Sprintf("data.收款明细.%d.现金折扣", i), "%v on a line for %s", line["现金折扣"], purpose)
 		}
 		if !contains(purposes, purpose) {
 			purposes = append(purposes, purpose)
