@@ -68,18 +68,6 @@ func TestCapturedLifecyclesAnonymize(t *testing.T) {
 	if st.Records != len(bodies) || len(st.Leaks) != 0 {
 		t.Fatalf("records %d of %d, leaks %+v", st.Records, len(bodies), st.Leaks)
 	}
-	// No original identifier survives anywhere in the output. A value so
-	// short that it stands inside other text by chance (a one-digit code)
-	// is left out of the search.
-	for _, body := range bodies {
-		for path, vs := range identifiers(t, a, body) {
-			for _, v := range vs {
-				if len(v) >= minEcho && bytes.Contains(out, []byte(strings.Trim(strconv.Quote(v), `"`))) {
-					t.Errorf("%s %q survives in the output", path, v)
-				}
-			}
-		}
-	}
 	rd := capture.NewReader(bytes.NewReader(out))
 	var anon [][]byte
 	for {
@@ -92,6 +80,37 @@ func TestCapturedLifecyclesAnonymize(t *testing.T) {
 		}
 		b, _ := rec.RequestBody()
 		anon = append(anon, b)
+	}
+	// No original identifier survives anywhere in the output. A value so
+	// short that it stands inside other text by chance (a one-digit code)
+	// is left out of the search, and so are the stand-ins: one may hold
+	// an original by chance (张丹 in the stand-in 张丹鹏, a staff code 1428
+	// in 931428), which tells nobody that 张丹 was there.
+	quoted := func(v string) []byte { return []byte(strings.Trim(strconv.Quote(v), `"`)) }
+	originals := map[string]string{}
+	for _, body := range bodies {
+		for path, vs := range identifiers(t, a, body) {
+			for _, v := range vs {
+				if len(v) >= minEcho {
+					originals[v] = path
+				}
+			}
+		}
+	}
+	searched := out
+	for _, b := range anon {
+		for _, vs := range identifiers(t, a, b) {
+			for _, v := range vs {
+				if _, orig := originals[v]; !orig && v != "" {
+					searched = bytes.ReplaceAll(searched, quoted(v), []byte("\x00"))
+				}
+			}
+		}
+	}
+	for v, path := range originals {
+		if survives(searched, quoted(v)) {
+			t.Errorf("%s %q survives in the output", path, v)
+		}
 	}
 	for i, b := range anon {
 		ids := identifiers(t, a, b)
@@ -123,6 +142,28 @@ func TestCapturedLifecyclesAnonymize(t *testing.T) {
 				t.Errorf("records %d and %d: %s %q and %q, want one document", i, i+1, path, first, second)
 			}
 		}
+	}
+}
+
+// survives reports whether v stands in out where the anonymizer replaces
+// it: anywhere, or, for a short code of letters and digits (a staff code
+// 1672), only as a token of its own, as tokenAt finds it: 1672 in the
+// amount 167269.68 is no staff code.
+func survives(out, v []byte) bool {
+	if !shortToken(string(v), allDigits(string(v))) {
+		return bytes.Contains(out, v)
+	}
+	for i := 0; ; {
+		j := bytes.Index(out[i:], v)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(v)
+		if (j == 0 || tokenEdge(out[j-1])) && (end == len(out) || tokenEdge(out[end])) {
+			return true
+		}
+		i = j + 1
 	}
 }
 

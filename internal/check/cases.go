@@ -146,7 +146,7 @@ func (b *builder) acceptsValid() ([]*Case, error) {
 	for _, s := range spec.Shapes() {
 		for _, k := range kinds() {
 			create, follow := b.creates[k], b.follows[k]
-			data := b.g.Data(create, s)
+			data := b.g.DataFor(create, s, follow)
 			add(create.Name+"/"+string(s), create, b.envelope(create, s, data))
 			add(follow.Name+"/"+string(s), follow, b.envelope(follow, s, data.Clone()))
 		}
@@ -472,7 +472,7 @@ func (b *builder) loadPairs(n int) (out [][]*Case, qs []probe.Question) {
 		if k == spec.Invoice && (i/4)%2 == 1 {
 			shape = spec.Sample
 		}
-		data := b.g.Data(create, shape)
+		data := b.g.DataFor(create, shape, follow)
 		env := b.g.Envelope(create, shape, data)
 		qs = append(qs, b.number(env, create, shape))
 		pair := []*Case{docCase(Load, "load", create, env)}

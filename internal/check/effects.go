@@ -309,13 +309,13 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		create, follow spec.Event
 		state          string
 	}{{inv, audit, spec.StateAfter(audit)}, {rcp, void, spec.StateAfter(void)}} {
-		data := b.g.Data(t.create, spec.Described)
+		data := b.g.DataFor(t.create, spec.Described, t.follow)
 		d, c := newDoc("lifecycle", t.follow.Name+"/after-create", t.create, spec.Described, b.g.Envelope(t.create, spec.Described, data))
 		d.want.state = t.state
 		d.steps = []effStep{{c: c}, {c: follow(d, t.follow, spec.Described, data)}}
 		docs = append(docs, d)
 
-		data = b.g.Data(t.create, spec.Described)
+		data = b.g.DataFor(t.create, spec.Described, t.follow)
 		env := b.g.Envelope(t.create, spec.Described, data)
 		d, c = newDoc("out-of-order", t.follow.Name+"/before-create", t.create, spec.Described, env)
 		d.want.state = t.state

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -833,6 +834,53 @@ func TestCopiesPartlyTogetherStillPass(t *testing.T) {
 	for _, r := range results {
 		if strings.Contains(r.Case.Name, "concurrent-x") && r.Verdict != Pass {
 			t.Errorf("%s/%s: %s %q, want pass", r.Case.Check, r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+}
+
+// TestVoidedReceiptsWereNeverSubmitted: a receipt the battery voids (in
+// accepts-valid, load and the effects' lifecycles) is one an ERP lets its
+// user void, created 待提交 (not audited, written off or booked), and so
+// is the void that follows it.
+func TestVoidedReceiptsWereNeverSubmitted(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 30; seed++ {
+		b := newBuilder(seed, payload.Anchor(), 0)
+		b.numbers = newNumbering(seed, 0)
+		var cases []*Case
+		valid, err := b.acceptsValid()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, valid...)
+		pairs, _ := b.loadPairs(40)
+		for _, p := range pairs {
+			cases = append(cases, p...)
+		}
+		for _, d := range b.effects(serialCopies, DefaultConcurrent) {
+			if strings.Contains(d.name, "ABANDON_RECEIVABLE_DOC/") { // the create too
+				for _, st := range d.steps {
+					cases = append(cases, st.c)
+				}
+			}
+		}
+		for _, c := range cases {
+			if c.Event != "ABANDON_RECEIVABLE_DOC" && !strings.Contains(c.Name, "ABANDON_RECEIVABLE_DOC/") {
+				continue
+			}
+			var body struct {
+				Data struct {
+					Header struct {
+						Audit string `json:"审核状态"`
+					} `json:"收款单"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(c.Body, &body); err != nil {
+				t.Fatalf("seed %d %s: %v", seed, c.Name, err)
+			}
+			if a := body.Data.Header.Audit; a != "待提交" {
+				t.Errorf("seed %d %s %s: a voided receipt %s", seed, c.Check, c.Name, a)
+			}
 		}
 	}
 }

@@ -230,3 +230,22 @@ func TestMulAgainstBig(t *testing.T) {
 func ratOf(d Decimal) *big.Rat {
 	return new(big.Rat).SetFrac(big.NewInt(d.Units), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil))
 }
+
+func TestInUnits(t *testing.T) {
+	jpy, usd := Currency{Code: "JPY", Whole: true}, Currency{Code: "USD"}
+	for _, tt := range []struct {
+		c    Currency
+		in   Decimal
+		want string
+	}{
+		{jpy, Money(297993839), "2979938.00"},
+		{jpy, Money(-437), "-4.00"},
+		{jpy, Money(99), "0.00"},
+		{jpy, Decimal{Units: 12, Scale: 0}, "12"},
+		{usd, Money(297993839), "2979938.39"},
+	} {
+		if got := tt.c.InUnits(tt.in).String(); got != tt.want {
+			t.Errorf("%s.InUnits(%s) = %s, want %s", tt.c.Code, tt.in, got, tt.want)
+		}
+	}
+}

@@ -67,40 +67,44 @@ var (
 	orgFormW = [...]uint16{72, 12, 8, 3, 5}
 )
 
-// CompanyName follows the 企业名称登记管理规定 order 行政区划+字号+行业+组织形式,
-// occasionally with the region in brackets before the form.
+// CompanyName draws the name of a company of some region (Company draws
+// its tax id with it).
 func (f *Faker) CompanyName() string {
+	name, _ := f.companyNameIn(f.region())
+	return name
+}
+
+// companyNameIn follows the 企业名称登记管理规定 order 行政区划+字号+行业+组织形式
+// with r's city, occasionally with the city in brackets before the form;
+// sole reports a 商行, a sole trader's shop.
+func (f *Faker) companyNameIn(r *region) (name string, sole bool) {
 	var buf [96]byte
 	b := buf[:0]
-	city := f.choice(cities)
 	trade := f.choice(tradeNames)
 	form := orgForms[Pick(f.r, orgFormW[:])]
 	if form == "商行" { // 个体户 carry a plain trade word, never 科技
-		b = append(b, city...)
+		b = append(b, r.city...)
 		b = append(b, trade...)
 		b = append(b, f.choice(shopTrade)...)
-		return string(append(b, form...))
+		return string(append(b, form...)), true
 	}
 	ind := f.choice(industries)
 	if f.percent(10) {
 		b = append(b, trade...)
 		b = append(b, ind...)
 		b = append(b, "（"...)
-		b = append(b, city...)
+		b = append(b, r.city...)
 		b = append(b, "）"...)
-		return string(append(b, form...))
+		return string(append(b, form...)), false
 	}
-	b = append(b, city...)
+	b = append(b, r.city...)
 	if f.percent(50) {
 		b = append(b, "市"...)
 	}
 	b = append(b, trade...)
 	b = append(b, ind...)
-	return string(append(b, form...))
+	return string(append(b, form...)), false
 }
-
-// Title is the invoice title: the buyer's registered name.
-func (f *Faker) Title() string { return f.CompanyName() }
 
 // EmployeeCode draws a staff number in one of the styles ERPs use.
 func (f *Faker) EmployeeCode() string {

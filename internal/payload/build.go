@@ -96,11 +96,19 @@ func transition(e spec.Event, s spec.Shape, data *Obj) {
 }
 
 // Data returns fresh data for an event in a shape.
-func (g *Generator) Data(e spec.Event, s spec.Shape) *Obj {
+func (g *Generator) Data(e spec.Event, s spec.Shape) *Obj { return g.DataFor(e, s, e) }
+
+// DataFor returns fresh data for event e in a shape, of a document whose
+// life goes on to event last (a created receipt to be voided: e
+// CREATE_RECEIVABLE_DOC, last ABANDON_RECEIVABLE_DOC), so that it is a
+// document an ERP lets its user take there: a receipt to be voided was
+// never submitted. Callers that send a document's data under its later
+// events draw it with this.
+func (g *Generator) DataFor(e spec.Event, s spec.Shape, last spec.Event) *Obj {
 	l := layoutOf(e.Kind, s)
 	c := cursor{}
 	if e.Kind == spec.Receipt {
-		c.rec = g.receipt(l)
+		c.rec = g.receipt(l, spec.StateAfter(last) == spec.DocVoided)
 	} else {
 		c.inv = g.invoice(e, l)
 	}
@@ -160,30 +168,36 @@ func midnight(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, shanghai)
 }
 
-// invoice draws an invoice. The draws keep the order they have always had,
-// so that a seed gives the bytes it always gave; values only some shapes
-// carry (the applicant) are drawn only for those shapes.
+// invoice draws an invoice. The draws keep one order, so that a seed gives
+// the same bytes on every run; values only some shapes carry (the
+// applicant) are drawn only for those shapes.
 func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	f := g.f
 	inv := &invoiceDoc{created: g.recent(30)}
 	kind := f.InvoiceKind()
 	inv.typeCode = kind.TypeCode
-	_, inv.number = f.InvoiceNumber(kind, inv.created)
+	// The supplier issued the invoice: its tax authority numbered it.
+	seller := f.Company()
+	_, inv.number = f.InvoiceNumber(kind, inv.created, seller)
 	src := invoiceSources[g.pick(invoiceSourceW)]
 	inv.createType = src.createType
 	inv.status = spec.StatusPass
 	if e.Name == "AUDIT_PURCHASE_ORDER_INVOICE" {
 		inv.status = auditVerdict(g.f.Rand().Float64())
 	}
-	inv.currency = f.Currency().Code
-	inv.supplier.name, inv.supplier.code = f.CompanyName(), f.CustomerCode()
+	// VAT is computed and invoiced in renminbi (增值税暂行条例 第六条: a sale
+	// settled in another currency is converted): a VAT invoice is in CNY.
+	inv.currency = "CNY"
+	inv.supplier.name, inv.supplier.code = seller.Name, f.CustomerCode()
 	inv.staff.code, inv.staff.name = f.EmployeeCode(), f.PersonName()
 	if !g.chance(0.1) {
 		inv.code = f.DocNumber("CGFP", inv.created)
 	}
-	g.invoiceLines(inv, src.prefix, src.createType == "PURCHASE_RETURN")
-	inv.title = f.Title()
-	inv.taxID = f.USCC()
+	g.invoiceLines(inv, seller, src.prefix, src.createType == "PURCHASE_RETURN")
+	// The title (抬头) and the taxCode (税号) are the buyer's, as a buyer
+	// gives both to a seller to invoice it: one company of one region.
+	buyer := f.Company()
+	inv.title, inv.taxID = buyer.Name, buyer.TaxID
 	if l.has[spec.InvApplicantCode] {
 		inv.applicant.code, inv.applicant.name = f.EmployeeCode(), f.PersonName()
 	}
@@ -191,12 +205,13 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	return inv
 }
 
-func (g *Generator) invoiceLines(inv *invoiceDoc, prefix string, negative bool) {
+// invoiceLines draws the lines seller invoiced, each taxed at its goods'
+// VAT rate, or at the levy rate of a small-scale seller.
+func (g *Generator) invoiceLines(inv *invoiceDoc, seller fake.Company, prefix string, negative bool) {
 	f := g.f
 	r := f.Rand()
 	n := 1 + g.pick([]float32{35, 30, 18, 10, 7})
 	order := f.DocNumber(prefix, inv.created.AddDate(0, 0, -r.IntRange(1, 20)))
-	inv.rate = fake.Decimal{Units: int64(f.VATRate()), Scale: 2}
 	inv.items = make([]invoiceItem, n)
 	for i := range inv.items {
 		it := &inv.items[i]
@@ -205,6 +220,11 @@ func (g *Generator) invoiceLines(inv *invoiceDoc, prefix string, negative bool) 
 		}
 		m := f.Material()
 		it.order, it.name, it.attrs = order, m.Name, m.Attrs
+		rate := m.Rate
+		if seller.SmallScale {
+			rate = fake.LevyRate(inv.created)
+		}
+		it.rate = fake.Decimal{Units: int64(rate), Scale: 2}
 		it.qty, it.price = f.QuantityFor(m), f.UnitPriceFor(m)
 		if negative {
 			it.qty.Units = -it.qty.Units
@@ -227,15 +247,38 @@ func lineVAT(qty, price, rate fake.Decimal) fake.Decimal {
 // Receipt enumerations as whsim draws them: the values seen in the spec's
 // samples first and most often, plausible siblings rarer.
 var (
-	receiptTypes = weighted{[]string{"销售收款", "其他业务收款", "预收款"}, []float32{85, 10, 5}}
-	docStates    = weighted{[]string{"未开始", "进行中", "已完成"}, []float32{80, 12, 8}}
-	auditStates  = weighted{[]string{"待提交", "待审核", "审核中", "已审核"}, []float32{75, 10, 5, 10}}
-	purposes     = weighted{[]string{"销售收款", "预收款", "其他收入"}, []float32{85, 10, 5}}
-	sourceTypes  = weighted{[]string{"标准应收单", "费用应收单", "其他应收单"}, []float32{85, 10, 5}}
+	auditStates = weighted{[]string{"待提交", "待审核", "审核中", "已审核"}, []float32{75, 10, 5, 10}}
+
+	// What a receipt is for ties its document type, its lines' purpose and
+	// the documents it collects on, as in Kingdee (domain notes §4.1): a
+	// 销售收款 receipt collects sales receivables, or takes an advance
+	// (预收款, a purpose, not a type) on a sales order before any
+	// receivable exists; an 其他业务收款 receipt takes other income on an
+	// 其他应收单.
+	receiptKinds = []struct {
+		typ, purpose string
+		sources      weighted
+		prefix       string // of the source documents' numbers
+	}{
+		{"销售收款", salesPurpose, weighted{[]string{"标准应收单", "费用应收单"}, []float32{90, 10}}, "AR"},
+		{"销售收款", "预收款", weighted{[]string{"销售订单"}, []float32{1}}, "XSDD"},
+		{"其他业务收款", "其他收入", weighted{[]string{"其他应收单"}, []float32{1}}, "AR"},
+	}
+	receiptKindW = []float32{82, 10, 8}
 )
 
 const (
-	audited = "已审核"
+	audited   = "已审核"
+	submitted = "待提交"
+
+	salesPurpose = "销售收款" // collects a sales receivable
+
+	// 单据状态 is a workflow stage (domain notes §4.2): not started until
+	// the receipt is submitted, done once it is audited and written off in
+	// full, in progress between.
+	stateNotStarted = "未开始"
+	stateInProgress = "进行中"
+	stateDone       = "已完成"
 
 	writtenOffNone = "未核销"
 	writtenOffPart = "部分核销"
@@ -251,8 +294,11 @@ type weighted struct {
 func (g *Generator) draw(w weighted) string { return w.names[g.pick(w.weights)] }
 
 // receipt draws a receipt: its lines first, whose amounts the header totals
-// and the source documents share out.
-func (g *Generator) receipt(l *layout) *receiptDoc {
+// and the source documents share out. A receipt to be voided is one not yet
+// submitted: an ERP voids (作废) no audited receipt (it is un-audited
+// first: Kingdee's 已审核的单据不能作废), and none written off or booked to
+// a voucher.
+func (g *Generator) receipt(l *layout, toBeVoided bool) *receiptDoc {
 	f := g.f
 	r := f.Rand()
 	rec := &receiptDoc{date: midnight(g.now.AddDate(0, 0, -r.IntRange(0, 45)))}
@@ -260,29 +306,35 @@ func (g *Generator) receipt(l *layout) *receiptDoc {
 	rec.base, _ = f.CurrencyByCode("CNY")
 	rec.customer.code, rec.customer.name = f.CustomerCode(), f.CompanyName()
 	rec.audit = g.draw(auditStates)
+	if toBeVoided {
+		rec.audit = submitted // drawn all the same: the draws after keep their order
+	}
 	isAudited := rec.audit == audited
 
+	// Amounts in the receipt's currency are of its smallest unit: whole
+	// yen or won (the base-currency amounts, in CNY, keep their fen).
+	unit := rec.currency.InUnits
 	rec.lines = make([]receiptLine, 1+g.pick([]float32{70, 22, 8}))
 	for i := range rec.lines {
 		l := &rec.lines[i]
 		l.due = g.amount(rec.currency)
 		if g.chance(0.1) {
-			l.discount = l.due.Mul(fake.Decimal{Units: int64(r.IntRange(1, 3)), Scale: 2}, 2)
+			l.discount = unit(l.due.Mul(fake.Decimal{Units: int64(r.IntRange(1, 3)), Scale: 2}, 2))
 		} else {
 			l.discount = fake.Money(0)
 		}
 		l.overShort, l.fee = fake.Money(0), fake.Money(0)
 		if g.chance(0.05) {
-			l.overShort = fake.Money(int64(r.IntRange(-500, 500)))
+			l.overShort = unit(fake.Money(int64(r.IntRange(-500, 500))))
 		}
 		if g.chance(0.1) {
-			l.fee = fake.Money(int64(r.IntRange(100, 5000)))
+			l.fee = unit(fake.Money(int64(r.IntRange(100, 5000))))
 		}
 		l.writtenOff = fake.Money(0)
 		if isAudited && g.chance(0.6) {
 			l.writtenOff = l.due
 			if g.chance(0.3) {
-				l.writtenOff = l.due.Mul(fake.Decimal{Units: int64(r.IntRange(10, 90)), Scale: 2}, 2)
+				l.writtenOff = unit(l.due.Mul(fake.Decimal{Units: int64(r.IntRange(10, 90)), Scale: 2}, 2))
 			}
 		}
 	}
@@ -300,22 +352,37 @@ func (g *Generator) receipt(l *layout) *receiptDoc {
 	}
 
 	rec.number = f.DocNumber("SKD", rec.date)
-	rec.typ = g.draw(receiptTypes)
-	rec.state = g.draw(docStates)
+	kind := &receiptKinds[g.pick(receiptKindW)]
+	rec.typ = kind.typ
+	switch {
+	case rec.audit == submitted:
+		rec.state = stateNotStarted
+	case isAudited && rec.writeOff == writtenOffFull:
+		rec.state = stateDone
+	default:
+		rec.state = stateInProgress
+	}
 	rec.voucher = isAudited && rec.writeOff != writtenOffNone && g.chance(0.7)
 	if l.has[spec.RecJumpFlag] {
 		rec.jumpFlag = int64(g.pick([]float32{80, 20}))
 	}
 	for i := range rec.lines {
-		rec.lines[i].purpose = g.draw(purposes)
+		l := &rec.lines[i]
+		l.purpose = kind.purpose
+		// A cash discount rewards paying a receivable early: an advance or
+		// other income settles none. (No total read yet depends on it.)
+		if kind.purpose != salesPurpose {
+			l.discount = fake.Money(0)
+		}
 	}
-	g.sources(rec, due)
+	g.sources(rec, due, kind.sources, kind.prefix)
 	return rec
 }
 
 // sources splits the receivable total due over one to three source
-// documents, each with 本次应收 ≤ 计划应收 ≤ 应收.
-func (g *Generator) sources(rec *receiptDoc, due fake.Decimal) {
+// documents of types, numbered with prefix, each with 本次应收 ≤ 计划应收 ≤
+// 应收.
+func (g *Generator) sources(rec *receiptDoc, due fake.Decimal, types weighted, prefix string) {
 	f := g.f
 	r := f.Rand()
 	n := 1 + g.pick([]float32{75, 20, 5})
@@ -323,33 +390,35 @@ func (g *Generator) sources(rec *receiptDoc, due fake.Decimal) {
 		n = 1
 	}
 	rec.sources = make([]sourceLine, n)
+	unit := rec.currency.InUnits
 	left := due
 	for i := range rec.sources {
 		s := &rec.sources[i]
 		this := left
 		if i < n-1 {
-			this = fake.Money(left.Units / int64(n-i) * int64(r.IntRange(60, 100)) / 100)
+			this = unit(fake.Money(left.Units / int64(n-i) * int64(r.IntRange(60, 100)) / 100))
 		}
 		left = left.Sub(this)
 		planned := this
 		if g.chance(0.3) {
-			planned = this.Add(fake.Money(this.Units * int64(r.IntRange(1, 50)) / 100))
+			planned = this.Add(unit(fake.Money(this.Units * int64(r.IntRange(1, 50)) / 100)))
 		}
 		due := planned
 		if g.chance(0.3) {
-			due = planned.Add(fake.Money(planned.Units * int64(r.IntRange(1, 50)) / 100))
+			due = planned.Add(unit(fake.Money(planned.Units * int64(r.IntRange(1, 50)) / 100)))
 		}
 		date := rec.date.AddDate(0, 0, -r.IntRange(5, 60))
 		s.this, s.planned, s.due = this, planned, due
-		s.number = f.DocNumber("AR", date)
-		s.typ = g.draw(sourceTypes)
+		s.number = f.DocNumber(prefix, date)
+		s.typ = g.draw(types)
 		s.dueDate = date.AddDate(0, 0, []int{15, 30, 30, 45, 60, 90}[r.IntRange(0, 5)])
 		s.remark = f.Remark()
 	}
 }
 
 // amount draws a receivable amount that is plausible in CNY, converted to
-// the document currency and sometimes rounded to whole units.
+// the document currency (in its smallest unit) and sometimes rounded to
+// whole units.
 func (g *Generator) amount(c fake.Currency) fake.Decimal {
 	r := g.f.Rand()
 	yuan := int64(r.IntRange(500, 300000))
@@ -365,7 +434,7 @@ func (g *Generator) amount(c fake.Currency) fake.Decimal {
 		return cny
 	}
 	// cents / rate, with the rate's four decimals scaled out.
-	return fake.Money(cny.Units * 10000 / c.Rate.Units)
+	return c.InUnits(fake.Money(cny.Units * 10000 / c.Rate.Units))
 }
 
 // source makes the payloads of one run: fresh data for each, in one shape,

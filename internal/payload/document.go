@@ -29,13 +29,13 @@ type invoiceDoc struct {
 	createType string
 	status     string
 	created    time.Time
-	rate       fake.Decimal // the VAT rate of the lines, a fraction at scale 2
 	items      []invoiceItem
 }
 
 type invoiceItem struct {
 	order, code, name string
 	qty, price        fake.Decimal
+	rate              fake.Decimal // the line's VAT rate, a fraction at scale 2
 	attrs             []fake.Attr
 	remark            string
 }

@@ -205,6 +205,17 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 			c.errorf("data.invoiceCode", "%q does not fit invoiceTypeCode %s", number, kind)
 		}
 	}
+	// VAT is computed and invoiced in renminbi (增值税暂行条例 第六条: 销售额以
+	// 人民币计算; a sale settled in another currency is converted): a VAT
+	// invoice, of whatever kind, is in CNY.
+	if cur, _ := d["currency"].(string); cur != "CNY" {
+		c.errorf("data.currency", "a VAT invoice (%s) in %s", kind, cur)
+	}
+	if contains([]string{"02", "14", "51", "61"}, kind) {
+		c.errorf("data.invoiceTypeCode", "%s is a retired freight invoice or a toll, rail or air ticket, not an invoice for goods bought on a purchase order", kind)
+	}
+	c.regions(d)
+	seller, _ := d["customerName"].(string)
 	createType, _ := d["createType"].(string)
 	for i, x := range d[linesKey].([]any) {
 		line := x.(map[string]any)
@@ -216,17 +227,57 @@ func (c *checker) invoice(e spec.Event, s spec.Shape, d map[string]any) {
 			continue
 		}
 		q, pr, tax := rat(line["quantity"]), rat(line["price"]), rat(line["tax"])
-		if !isLineTax(q, pr, tax) {
-			c.errorf(p+".tax", "%s is not round2(round2(%s × %s) × a VAT rate)", tax.FloatString(2), q.FloatString(2), pr.FloatString(2))
+		name, _ := line["itemName"].(string)
+		if rates := ratesFor(name, seller); !isLineTax(q, pr, tax, rates) {
+			c.errorf(p+".tax", "%s is not round2(round2(%s × %s) × %v%%), the rate of %s sold by %s", tax.FloatString(2), q.FloatString(2), pr.FloatString(2), rates, name, seller)
 		}
 	}
 }
 
-// isLineTax reports whether tax = round2(round2(q × p) × r) for a real VAT
-// rate r, as the Golden Tax system computes it.
-func isLineTax(q, p, tax *big.Rat) bool {
+// regions checks that each company of an invoice is of one region: the
+// buyer's title (抬头) and its taxCode (税号) name the same city, a sole
+// trader's 商行 files as a 个体工商户 (92…) and a company as an enterprise
+// (91…), and a 数电 number carries the province of the seller who issued it
+// (the supplier: customerName, enterpriseName in the sample shape).
+func (c *checker) regions(d map[string]any) {
+	c.t.Helper()
+	title, tax := d["invoiceTitle"].(string), d["taxCode"].(string)
+	if len(tax) == 18 {
+		city := cityOfDivision(tax[2:8])
+		switch {
+		case city == "":
+			c.errorf("data.taxCode", "%q: %s is no district of a city a company names", tax, tax[2:8])
+		case !namesCity(title, city):
+			c.errorf("data.taxCode", "%q registered in %s (%s), but the title %q is not a %s company", tax, city, tax[2:8], title, city)
+		}
+		if sole := strings.HasSuffix(title, "商行"); sole != (tax[:2] == "92") || !sole && tax[:2] != "91" {
+			c.errorf("data.taxCode", "%q (kind %s) for %q", tax, tax[:2], title)
+		}
+	}
+	seller, _ := d["customerName"].(string)
+	if s, ok := d["enterpriseName"].(string); ok {
+		seller = s
+	}
+	city := cityOfName(seller)
+	if city == "" {
+		c.errorf("data.customerName", "%q names no one city", seller)
+		return
+	}
+	if number, _ := d["invoiceCode"].(string); len(number) == 20 {
+		if want := provinceOfCity(city); number[2:4] != want {
+			c.errorf("data.invoiceCode", "%q issued in province %s, but the seller %q is of %s (province %s)", number, number[2:4], seller, city, want)
+		}
+	}
+	if city := cityOfName(title); city == "" {
+		c.errorf("data.invoiceTitle", "%q names no one city", title)
+	}
+}
+
+// isLineTax reports whether tax = round2(round2(q × p) × r) for one of the
+// rates (in percent), as the Golden Tax system computes it.
+func isLineTax(q, p, tax *big.Rat, rates []int64) bool {
 	amount := round2(new(big.Rat).Mul(q, p))
-	for _, pct := range []int64{13, 9, 6, 5, 3, 1, 0} {
+	for _, pct := range rates {
 		if round2(new(big.Rat).Mul(amount, big.NewRat(pct, 100))).Cmp(tax) == 0 {
 			return true
 		}
@@ -239,6 +290,8 @@ func (c *checker) receipt(s spec.Shape, d map[string]any) {
 	h := d[spec.ReceiptHeader].(map[string]any)
 	lines := d[spec.ReceiptLines].([]any)
 	sources := d[spec.ReceiptSources].([]any)
+	c.receiptKind(h, lines, sources)
+	c.minorUnits(h, lines, sources)
 	rate := rat(h["汇率"])
 	for _, k := range []string{"币别汇率", "结算汇率", "结算币别汇率"} {
 		if rat(h[k]).Cmp(rate) != 0 {

@@ -296,7 +296,7 @@ func (c *cursor) ledger(of spec.Datum) (fake.Decimal, bool) {
 		return sum, true
 	case lineTax:
 		tx := spec.LineTax()
-		return lineVAT(c.decimal(tx.Quantity), c.decimal(tx.Price), c.inv.rate), true
+		return lineVAT(c.decimal(tx.Quantity), c.decimal(tx.Price), c.inv.items[c.elem].rate), true
 	}
 	return fake.Decimal{}, false
 }

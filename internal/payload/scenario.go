@@ -91,7 +91,7 @@ func (sc scenario) Lives(g *Generator, s spec.Shape, seed uint64, n int, ovs []O
 		// Each event gets its own copy, taken before any override is
 		// applied to another.
 		data := make([]*Obj, len(events))
-		data[0] = g.Data(events[0], s)
+		data[0] = g.DataFor(events[0], s, events[len(events)-1])
 		for i := 1; i < len(events); i++ {
 			data[i] = data[0].Clone()
 			if events[0].Kind == spec.Invoice {

@@ -39,6 +39,11 @@ func TestScenarioLives(t *testing.T) {
 						if was == spec.RecStateVoided || now != spec.RecStateVoided {
 							t.Errorf("单据状态 %q then %q, want a live receipt then %q", was, now, spec.RecStateVoided)
 						}
+						// Only a receipt not yet submitted is voided.
+						hdr, _ := a.Get(spec.ReceiptHeader)
+						if audit, _ := hdr.(*Obj).Get("审核状态"); audit != "待提交" {
+							t.Errorf("a receipt voided later was created %v, want 待提交", audit)
+						}
 						setDocState(t, b, was)
 					}
 					if string(Marshal(a)) != string(Marshal(b)) {

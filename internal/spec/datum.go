@@ -18,9 +18,9 @@ const (
 	InvTypeCode      // invoice category code
 	InvTitle         // invoice title: the buyer's name
 	InvNumber        // invoice number
-	InvTaxID         // taxpayer id
+	InvTaxID         // taxpayer id: the buyer's, beside its title
 	InvSupplierCode  // the supplier's code
-	InvSupplierName  // the supplier's name
+	InvSupplierName  // the supplier's name: the seller, who issued the invoice
 	InvStaffCode     // issuer's employee number
 	InvStaffName     // issuer's name
 	InvApplicantCode // applicant's employee number
