@@ -32,15 +32,19 @@ func (p *pass) landlines(s string, rest func(string) string) string {
 	if strings.IndexByte(s, '0') < 0 && !strings.Contains(s, "０") {
 		return rest(s)
 	}
-	var b strings.Builder // empty until something changes
-	done := 0             // s[:done] is in b
-	prev := rune(-1)
+	var b strings.Builder              // empty until something changes
+	done := 0                          // s[:done] is in b
+	prev, before := rune(-1), rune(-1) // the runes before s[i]
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		p.tick(n)
 		if r == '0' || r == '０' || r == '(' || r == '（' || r == '4' || r == '４' || r == '8' || r == '８' {
 			if !numberGlue(prev) {
-				if end, folded := landlineAt(s, i); end > i {
+				end, folded := landlineAt(s, i)
+				if end > i && inGroups(before, prev, s[i:end]) {
+					end = i
+				}
+				if end > i {
 					// A stand-in claims its span too: the check must
 					// read the output as anonymizing read the input.
 					orig := s[i:end]
@@ -55,12 +59,12 @@ func (p *pass) landlines(s string, rest func(string) string) string {
 						p.counts[landline]++
 					}
 					done, i = end, end
-					prev = 0
+					prev, before = 0, 0
 					continue
 				}
 			}
 		}
-		prev = r
+		prev, before = r, prev
 		i += n
 	}
 	if done == 0 {
@@ -71,6 +75,19 @@ func (p *pass) landlines(s string, rest func(string) string) string {
 		return s
 	}
 	return b.String()
+}
+
+// inGroups says whether a landline's shape, num, preceded by the runes
+// before and prev, is groups of a longer number written in groups (a tax
+// id's, a card's: 9133 0302 5645 3071 X5): a digit, then the separator
+// num's own groups are set apart by. Two numbers one after the other
+// (021-62345678 0571-88886666) are set apart otherwise.
+func inGroups(before, prev rune, num string) bool {
+	if !strings.ContainsRune(landlineSeps, prev) || !strings.ContainsRune(num, prev) {
+		return false
+	}
+	c, _, ok := foldRune(before)
+	return ok && c >= '0' && c <= '9'
 }
 
 // numberGlue reports whether r, just before a number, makes it part of a

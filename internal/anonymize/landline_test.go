@@ -42,6 +42,10 @@ func TestLandlineNumbersAreReplaced(t *testing.T) {
 		{"grouped otherwise", "400-8108-888, 800-82-08820", "", ""},
 		{"a local number in other groups", "021 62 345678, 021 6234 567", "", ""},
 		{"no area code", "029 1234567, 099 62345678, 01 62345678", "", ""},
+		// Groups of a longer number written in groups (a tax id's, whose
+		// stand-in --check must not read as a landline).
+		{"inside a number in groups", "尺寸 1200 0302 5645 3071 mm, 订单 2026 0571 8888 6666 号", "", ""},
+		{"two landlines one after the other", "电话 021-62345678 0571-88886666", "88886666", "电话 021-99999999 0571-99999999"},
 	}
 	for _, tt := range tests {
 		a := newTestAnonymizer(t, testKey)
