@@ -797,6 +797,9 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 	}
 	if err != nil {
+		if msg := h2Failure(err); msg != "" {
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
+		}
 		kind := Classify(err)
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
@@ -859,6 +862,9 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		case KindOther:
 			// net/http's words, which may quote the receiver's bytes.
 			a.BodyErr = termsafe.Text(err.Error())
+			if msg := h2Failure(err); msg != "" {
+				a.BodyErr = msg
+			}
 		}
 	}
 	if d.KeepBody {
