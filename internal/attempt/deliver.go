@@ -739,6 +739,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	// a receiver that closes every connection it answers on).
 	for try := 0; ; try++ {
 		*unfit, *reused = false, false
+		call.start()
 		hr := base.WithContext(actx)
 		hr.Header = h
 		// net/http ends a connection after its answer for Close, not for
