@@ -800,6 +800,8 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	if err != nil {
 		if msg := h2Failure(err); msg != "" {
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
+		} else if call.conn != nil && call.conn.h2Settings.Load() && ctx.Err() == nil {
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errH2C}
 		}
 		kind := Classify(err)
 		if kind == KindInterrupted && ctx.Err() == nil {
@@ -923,6 +925,9 @@ func ShortError(a Attempt) string {
 		msg = lastParts(msg, 1)
 	default:
 		msg = unwrapped(msg)
+		if quotesH2Settings(msg) {
+			msg += h2cHint
+		}
 	}
 	return a.Kind + ": " + msg
 }

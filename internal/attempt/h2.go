@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,4 +190,44 @@ func hasText(err error, msg string) bool {
 		}
 	}
 	return false
+}
+
+// errH2C is a call on http:// to a receiver that speaks only HTTP/2
+// (h2c with prior knowledge, as `curl --http2-prior-knowledge` speaks to
+// it), where whsim speaks HTTP/1.1: such a receiver sends its SETTINGS
+// frame at once and ends the connection at the call's first bytes. The
+// call fails with those bytes, as bytes on an idle connection, or, when
+// the end overtakes them, as a connection reset.
+var errH2C = errors.New("an HTTP/2 SETTINGS frame came: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL")
+
+// h2cHint is errH2C's words after the bytes a failure quotes.
+const h2cHint = " (" + "an HTTP/2 SETTINGS frame: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL" + ")"
+
+// quotesH2Settings says the bytes msg quotes as no HTTP/1 answer start
+// with an HTTP/2 SETTINGS frame's header.
+func quotesH2Settings(msg string) bool {
+	for _, lead := range []string{"malformed HTTP response ", "malformed HTTP status line "} {
+		_, rest, ok := strings.Cut(msg, lead)
+		if !ok {
+			continue
+		}
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			continue
+		}
+		if b, err := strconv.Unquote(q); err == nil && isH2Settings([]byte(b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isH2Settings says b starts with an HTTP/2 SETTINGS frame's header: a
+// length that is a multiple of 6, type 4, no flags (not an ack), stream 0.
+func isH2Settings(b []byte) bool {
+	if len(b) < 9 {
+		return false
+	}
+	length := int(b[0])<<16 | int(b[1])<<8 | int(b[2])
+	return length%6 == 0 && b[3] == 0x4 && b[4] == 0 && b[5]&0x7f == 0 && b[6] == 0 && b[7] == 0 && b[8] == 0
 }

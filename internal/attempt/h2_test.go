@@ -2,7 +2,9 @@ package attempt
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -174,5 +176,100 @@ func TestHTTP2CloseIdleConnections(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Errorf("follow %v: the idle HTTP/2 connection is still open", follow)
 		}
+	}
+}
+
+// A receiver on http:// that speaks only HTTP/2 (h2c with prior
+// knowledge) answers an HTTP/1.1 call with its SETTINGS frame: the
+// failure said `malformed HTTP response "\x00\x00\x1e\x04..."`, bytes
+// that say nothing to a user. It says what they are.
+func TestShortErrorNamesH2CSettings(t *testing.T) {
+	settings := `"\x00\x00\x1e\x04\x00\x00\x00\x00\x00\x00\x05\x00\x10\x00\x00"`
+	tests := []struct {
+		err  string
+		want string
+	}{
+		{`Post "http://h/hook": net/http: HTTP/1.x transport connection broken: malformed HTTP response ` + settings,
+			"error: malformed HTTP response " + settings + h2cHint},
+		{`Post "http://h/hook": malformed HTTP status line ` + settings,
+			"error: malformed HTTP status line " + settings + h2cHint},
+		// An empty SETTINGS frame, as some servers send first.
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"`,
+			`error: malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"` + h2cHint},
+		// A SETTINGS ack, a frame of another type, a stream's frame, bytes
+		// too few to be a frame's header: no more than they are.
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04\x01\x00\x00\x00\x00"`,
+			`error: malformed HTTP status line "\x00\x00\x00\x04\x01\x00\x00\x00\x00"`},
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\b\a\x00\x00\x00\x00\x00"`,
+			`error: malformed HTTP status line "\x00\x00\b\a\x00\x00\x00\x00\x00"`},
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x06\x04\x00\x00\x00\x00\x01"`,
+			`error: malformed HTTP status line "\x00\x00\x06\x04\x00\x00\x00\x00\x01"`},
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04"`,
+			`error: malformed HTTP status line "\x00\x00\x00\x04"`},
+		{`Post "http://h/hook": malformed HTTP response "HTTP/9.9 200 OK"`,
+			`error: malformed HTTP response "HTTP/9.9 200 OK"`},
+	}
+	for _, tt := range tests {
+		if got := ShortError(Attempt{Kind: KindOther, Err: tt.err}); got != tt.want {
+			t.Errorf("ShortError(%q)\n = %q\nwant %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// A receiver on http:// that speaks only HTTP/2 never has a call counted
+// answered, on any path: its SETTINGS frame, which it sends before the
+// call comes, is no answer and is said to be one (net/http, which reads
+// it as bytes on an idle connection, said "readLoopPeekFailLocked:
+// %!w(<nil>)"), and its close at the call's first bytes, when it
+// overtakes the frame, is a connection ended unanswered.
+func TestH2COnlyReceiverNoAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handled atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer ln.Close()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				(&http2.Server{}).ServeConn(c, &http2.ServeConnOpts{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled.Add(1) })})
+			}()
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	for _, p := range paths {
+		for _, netHTTP := range []bool{false, true} {
+			c, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: u, KeepBody: p.keep}
+			var a Attempt
+			if p.worker {
+				asWorker(d, templates("A", 1), 1, func(r *Result) { a = r.Last() })
+			} else {
+				a = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+			}
+			switch got := ShortError(a); {
+			case a.Status != 0:
+				t.Errorf("%s (net/http %v): an answer %d from a receiver that speaks only HTTP/2", p.name, netHTTP, a.Status)
+			case got != KindReset && got != KindClosed && got != KindOther+": "+errH2C.Error() && !strings.HasSuffix(got, h2cHint):
+				t.Errorf("%s (net/http %v): %q", p.name, netHTTP, got)
+			}
+		}
+	}
+	if n := handled.Load(); n != 0 {
+		t.Errorf("the receiver handled %d calls", n)
 	}
 }

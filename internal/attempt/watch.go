@@ -41,6 +41,11 @@ type watchConn struct {
 	// byte of the call.
 	begun, readBegun atomic.Int64
 	readErr          atomic.Pointer[error]
+	// firstRead is set by the connection's first read, and h2Settings
+	// then says the bytes it gave start with an HTTP/2 SETTINGS frame's
+	// header: a receiver that speaks only HTTP/2 (h2c) sends one at once,
+	// which net/http reads as bytes on an idle connection.
+	firstRead, h2Settings atomic.Bool
 	// refuse, when set, is the error every write fails with: the
 	// connection was given a copy of a call that went out already
 	// (callConn.got), which must not go out again.
@@ -76,6 +81,10 @@ func (c *watchConn) Read(p []byte) (int, error) {
 // read reads c, noting the bytes begun by then and the first error.
 func (c *watchConn) read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	if !c.firstRead.Load() {
+		c.h2Settings.Store(isH2Settings(p[:n]))
+		c.firstRead.Store(true)
+	}
 	c.readBegun.Store(c.begun.Load())
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
