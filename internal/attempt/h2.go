@@ -41,9 +41,9 @@ func newH2Transport(idle time.Duration) *http2.Transport {
 	}
 }
 
-// h2Conns are the HTTP/2 connections of a client, for
-// CloseIdleConnections to close the idle ones: net/http's transport
-// hands them over and forgets them (it closes only HTTP/1 ones).
+// h2Conns are the HTTP/2 connections of a client, for the client's
+// CloseIdleConnections to close (closeIdle): net/http's transport hands
+// them over and forgets them (it closes only HTTP/1 ones).
 type h2Conns struct {
 	t   *http2.Transport
 	mu  sync.Mutex
@@ -157,6 +157,8 @@ func h2Failure(err error) string {
 	var ce http2.ConnectionError
 	switch {
 	case errors.As(err, &se):
+		// x/net's errFromPeer (unexported) marks a RST_STREAM the
+		// receiver sent.
 		if se.Cause != nil && se.Cause.Error() == "received from peer" {
 			return "stream reset by the receiver (" + se.Code.String() + ")"
 		}
