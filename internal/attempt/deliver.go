@@ -410,6 +410,7 @@ type bodyBuf struct {
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
+	ctx = context.WithValue(ctx, callKey{}, &bb.call)
 	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
 		GotConn: func(i httptrace.GotConnInfo) {
@@ -706,6 +707,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		buf.wait = actx
 	} else {
 		call = new(callConn)
+		actx = context.WithValue(actx, callKey{}, call)
 	}
 	switch {
 	case d.Trace || buf == nil:

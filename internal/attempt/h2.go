@@ -25,7 +25,9 @@ import (
 // So each HTTP/2 connection net/http's transport sets up is handed to
 // x/net's ClientConn, whose RoundTrip makes one stream and returns what
 // became of it: one call per attempt, and a re-send is whsim's own,
-// counted retry (--retries).
+// counted retry (--retries). Only a stream the receiver says it did not
+// process is made again within the attempt (h2Conn.RoundTrip), a bounded
+// number of times.
 
 // newH2Transport is the HTTP/2 side of a client: the ClientConns it makes
 // wait for a free stream under the receiver's
@@ -101,28 +103,79 @@ type h2Conn struct {
 }
 
 func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
-	// Not ReserveNewRequest: a reservation counts as a stream open, and
-	// calls waiting for a free stream would each wait for the others'.
-	if !h.cc.CanTakeNewRequest() {
-		// Closed, or shut down by a GOAWAY, before the call: nothing of
-		// it went out, and net/http's transport sets up a new connection.
-		return nil, errH2ConnDone{}
+	for {
+		// Not ReserveNewRequest: a reservation counts as a stream open,
+		// and calls waiting for a free stream would each wait for the
+		// others'.
+		if !h.cc.CanTakeNewRequest() {
+			// Closed, or shut down by a GOAWAY, before the call: nothing
+			// of it went out, and net/http's transport sets up a new
+			// connection.
+			return nil, errH2ConnDone{}
+		}
+		// net/http's transport says GotConn only for HTTP/1 connections,
+		// its HTTP/2 transport for its own: the attempt's set-up time is
+		// measured up to it.
+		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
+			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Swap(true)})
+		} else {
+			h.used.Store(true)
+		}
+		resp, err := h.cc.RoundTrip(req)
+		switch {
+		case err == nil:
+			return resp, nil
+		case hasText(err, errH2Unusable):
+			// Shut down between the look above and the stream's opening:
+			// no frame of the call was written.
+			return nil, errH2ConnDone{}
+		case !unprocessed(err):
+			return nil, err
+		}
+		// The receiver says it did not process the stream: made again,
+		// as RFC 9113 (8.7) allows, a few times at most.
+		s, _ := req.Context().Value(callKey{}).(*callConn)
+		if s == nil || s.unprocessed == maxUnprocessed {
+			return nil, err
+		}
+		s.unprocessed++
+		if hasText(err, errH2GotGoAway) {
+			// This connection takes no more: net/http's transport makes
+			// the call on a new one, and asks for its body again.
+			return nil, errH2ConnDone{}
+		}
+		if req.Body != nil && req.Body != http.NoBody {
+			if req.GetBody == nil {
+				return nil, err
+			}
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			again := *req
+			again.Body = body
+			req = &again
+		}
 	}
-	// net/http's transport says GotConn only for HTTP/1 connections, its
-	// HTTP/2 transport for its own: the attempt's set-up time is measured
-	// up to it.
-	if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
-		trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Swap(true)})
-	} else {
-		h.used.Store(true)
+}
+
+// maxUnprocessed bounds how often one round trip makes a stream again
+// that the receiver refused unprocessed: a receiver at its stream limit
+// refuses a few as its count catches up with the client's, and one that
+// refuses every stream has the attempt fail with its refusal.
+const maxUnprocessed = 8
+
+// unprocessed says err is a stream the receiver says it did not
+// process, which may be made again (RFC 9113, 8.7): a RST_STREAM of
+// REFUSED_STREAM, or a GOAWAY whose last stream is below it. Not one
+// reset with another code after the receiver read it (PROTOCOL_ERROR,
+// which net/http makes again too, INTERNAL_ERROR): it may hold the call.
+func unprocessed(err error) bool {
+	var se http2.StreamError
+	if errors.As(err, &se) {
+		return se.Code == http2.ErrCodeRefusedStream && se.Cause != nil && se.Cause.Error() == "received from peer"
 	}
-	resp, err := h.cc.RoundTrip(req)
-	if hasText(err, errH2Unusable) {
-		// Shut down between the look above and the stream's opening:
-		// no frame of the call was written.
-		return nil, errH2ConnDone{}
-	}
-	return resp, err
+	return hasText(err, errH2GotGoAway)
 }
 
 // errH2Unusable is x/net's (unexported) error for a ClientConn that can

@@ -18,27 +18,33 @@ import (
 // got the call again, unseen: net/http's HTTP/2 transport makes a call
 // again on its own after a RST_STREAM of PROTOCOL_ERROR (on a new
 // connection, at once, until the time limit: thousands of copies in a
-// few seconds, reported as one timeout) or REFUSED_STREAM, and after a
-// GOAWAY whose last stream is below the call's; an empty body (a
-// replayed GET) it makes again without asking for it. Each call the
-// receiver reads is one counted attempt: the reset is the attempt's
-// failure, named with its code, and a re-send is whsim's own retry.
+// few seconds, reported as one timeout), and an empty body (a replayed
+// GET) it makes again without asking for it. Each call the receiver may
+// hold is one counted attempt: the reset is the attempt's failure, named
+// with its code, and a re-send is whsim's own retry. A stream the
+// receiver says it did not process (REFUSED_STREAM, a GOAWAY below it)
+// is made again within the attempt, as RFC 9113 (8.7) allows, a bounded
+// number of times (net/http: seven, over a minute of backoff, reported
+// as a timeout).
 func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 	cases := []struct {
 		name   string
 		answer func(w *h2Writer, id uint32)
 		want   string
+		// unprocessed: the receiver says it did not process the stream,
+		// which is made again within the attempt, maxUnprocessed times.
+		unprocessed bool
 	}{
-		{"PROTOCOL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeProtocol) }, "error: stream reset by the receiver (PROTOCOL_ERROR)"},
-		{"REFUSED_STREAM", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeRefusedStream) }, "error: stream reset by the receiver (REFUSED_STREAM)"},
-		{"INTERNAL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeInternal) }, "error: stream reset by the receiver (INTERNAL_ERROR)"},
+		{"PROTOCOL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeProtocol) }, "error: stream reset by the receiver (PROTOCOL_ERROR)", false},
+		{"REFUSED_STREAM", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeRefusedStream) }, "error: stream reset by the receiver (REFUSED_STREAM)", true},
+		{"INTERNAL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeInternal) }, "error: stream reset by the receiver (INTERNAL_ERROR)", false},
 		{"GOAWAY below the call", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id-1, http2.ErrCodeNo, nil) })
-		}, "error: connection shut down by the receiver (GOAWAY) before it took the call"},
+		}, "error: connection shut down by the receiver (GOAWAY) before it took the call", true},
 		{"GOAWAY above the call, no answer", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id, http2.ErrCodeNo, nil) })
 			w.c.Close()
-		}, "error: connection shut down by the receiver (GOAWAY NO_ERROR)"},
+		}, "error: connection shut down by the receiver (GOAWAY NO_ERROR)", false},
 	}
 	methods := []struct {
 		name   string
@@ -64,8 +70,12 @@ func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 					if r.OK || r.Tries() != retries+1 {
 						t.Errorf("want %d failed attempts, got %+v", retries+1, r.Attempts)
 					}
-					if got := srv.streams.Load(); got != int64(r.Tries()) {
-						t.Errorf("the receiver read %d calls, whsim counted %d attempts", got, r.Tries())
+					streams := int64(r.Tries())
+					if c.unprocessed {
+						streams *= 1 + maxUnprocessed
+					}
+					if got := srv.streams.Load(); got != streams {
+						t.Errorf("the receiver read %d calls, want %d for %d attempts", got, streams, r.Tries())
 					}
 					if got := ShortError(r.Last()); got != c.want {
 						t.Errorf("the attempt's error is %q, want %q", got, c.want)
@@ -271,5 +281,41 @@ func TestH2COnlyReceiverNoAnswer(t *testing.T) {
 	}
 	if n := handled.Load(); n != 0 {
 		t.Errorf("the receiver handled %d calls", n)
+	}
+}
+
+// A receiver at its stream limit refuses a stream it did not process
+// (REFUSED_STREAM) and takes it when made again: the delivery is
+// answered in one attempt, as a sender's HTTP/2 client has it (Go's
+// server refuses a few streams under SETTINGS_MAX_CONCURRENT_STREAMS 1
+// while its count of open streams catches up with the client's).
+func TestHTTP2RefusedStreamMadeAgain(t *testing.T) {
+	for _, m := range []struct {
+		name   string
+		method string
+		body   []byte
+	}{{"POST", "", []byte(`{}`)}, {"GET", http.MethodGet, nil}} {
+		t.Run(m.name, func(t *testing.T) {
+			var refused sync.Map // a stream's id on its connection: refused once
+			srv := newH2Server(t, nil, func(w *h2Writer, id uint32) {
+				if _, again := refused.LoadOrStore(w, true); !again {
+					w.rst(id, http2.ErrCodeRefusedStream)
+					return
+				}
+				w.headers(id, true, ":status", "200")
+			})
+			cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: cl, Target: srv.url()}
+			r := d.Deliver(context.Background(), &Request{Method: m.method, Body: m.body})
+			if !r.OK || r.Tries() != 1 {
+				t.Errorf("want one answered attempt, got %+v", r.Attempts)
+			}
+			if got := srv.streams.Load(); got != 2 {
+				t.Errorf("the receiver read %d streams, want 2 (one refused)", got)
+			}
+		})
 	}
 }

@@ -171,12 +171,19 @@ type callConn struct {
 	// nil while none did: every later connection net/http gives the
 	// call, until the caller's next round trip (start), refuses it.
 	sent error
+	// unprocessed counts the streams of this round trip the receiver
+	// refused unprocessed and that were made again (h2Conn.RoundTrip).
+	unprocessed int
 }
+
+// callKey is the context key of a call's callConn, for the HTTP/2 side
+// (h2Conn) to bound the re-sends of streams the receiver did not process.
+type callKey struct{}
 
 // start begins a round trip of the caller's own: an attempt, or a try of
 // it on another connection after an unfit one (Deliverer.netAttempt).
 func (s *callConn) start() {
-	s.conn, s.sent = nil, nil
+	s.conn, s.sent, s.unprocessed = nil, nil, 0
 	s.answered.Store(false)
 }
 
