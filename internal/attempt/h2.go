@@ -223,7 +223,13 @@ func h2Failure(err error) string {
 		}
 		return msg
 	case errors.As(err, &ga):
-		return "connection shut down by the receiver (GOAWAY " + ga.ErrCode.String() + ")"
+		// Its debug data is the receiver's reason, when it gives one
+		// ("max requests per connection"), quoted: they are its bytes.
+		why := ga.ErrCode.String()
+		if ga.DebugData != "" {
+			why += ": " + strconv.Quote(ga.DebugData)
+		}
+		return "connection shut down by the receiver (GOAWAY " + why + ")"
 	case hasText(err, errH2GotGoAway):
 		return "connection shut down by the receiver (GOAWAY) before it took the call"
 	case errors.As(err, &ce):

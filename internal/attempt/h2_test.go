@@ -45,6 +45,12 @@ func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id, http2.ErrCodeNo, nil) })
 			w.c.Close()
 		}, "error: connection shut down by the receiver (GOAWAY NO_ERROR)", false},
+		{"GOAWAY above the call with a reason, no answer", func(w *h2Writer, id uint32) {
+			w.do(func(fr *http2.Framer) error {
+				return fr.WriteGoAway(id, http2.ErrCodeEnhanceYourCalm, []byte("too many\x1b[2J"))
+			})
+			w.c.Close()
+		}, `error: connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM: "too many\x1b[2J")`, false},
 	}
 	methods := []struct {
 		name   string
