@@ -325,3 +325,24 @@ func TestHTTP2RefusedStreamMadeAgain(t *testing.T) {
 		})
 	}
 }
+
+// An HTTP/2 call's set-up time (Attempt.Connect) is measured as an
+// HTTP/1 one's: the dial and handshake for the first call on a
+// connection, nothing for a call on one kept alive (the HTTP/2 side says
+// GotConn itself, as net/http says it only for HTTP/1 connections).
+func TestHTTP2ConnectMeasured(t *testing.T) {
+	srv := newH2Server(t, nil, func(w *h2Writer, id uint32) { w.headers(id, true, ":status", "200") })
+	cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url(), Trace: true}
+	first := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+	second := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+	if first.Status != 200 || first.Connect <= 0 || first.Connect > first.Latency {
+		t.Errorf("the first call: status %d, connect %v of %v, want a set-up within the call", first.Status, first.Connect, first.Latency)
+	}
+	if second.Status != 200 || second.Connect != 0 {
+		t.Errorf("the call on the kept-alive connection: status %d, connect %v, want 0", second.Status, second.Connect)
+	}
+}
