@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		"holdrecv":   func() { os.Exit(holdRecv()) },
 		"rawrecv":    func() { os.Exit(rawRecv()) },
 		"droprecv":   func() { os.Exit(dropRecv()) },
+		"h2recv":     func() { os.Exit(h2Recv()) },
 		"streamfeed": func() { os.Exit(streamFeed()) },
 	})
 }

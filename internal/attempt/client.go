@@ -71,7 +71,9 @@ var ErrNoCerts = errors.New("no PEM certificate found")
 // turns a POST into a GET that loses the body.
 func NewClient(o ClientOptions) (*http.Client, error) {
 	conc := max(o.Concurrency, 1)
-	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure} //nolint:gosec // the user asked, and was warned
+	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure, //nolint:gosec // the user asked, and was warned
+		// HTTP/2 offered first, as net/http's own HTTP/2 support would.
+		NextProtos: []string{http2Proto, "http/1.1"}}
 	if o.RootCAs != nil {
 		// A copy: the caller's pool may change after the client is made.
 		tlsConf.RootCAs = o.RootCAs.Clone()
@@ -97,6 +99,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	if o.Timeout <= 0 {
 		dialer.Timeout = 10 * time.Second
 	}
+	h2 := &h2Conns{t: newH2Transport(idleConnTimeout)}
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		// Each connection watched, so that a kept-alive one the receiver
@@ -114,22 +117,29 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		MaxIdleConnsPerHost: conc,
 		// An answer's head is bounded as on the fast path (maxHead).
 		MaxResponseHeaderBytes: maxHead,
-		IdleConnTimeout:        90 * time.Second,
+		IdleConnTimeout:        idleConnTimeout,
 		// No ResponseHeaderTimeout: the attempt's own deadline (Timeout)
 		// already bounds the wait for headers, and the transport would
 		// start a second timer per request for it.
-		ForceAttemptHTTP2: true,
+		// HTTP/2 by x/net's ClientConn, one stream per call (h2.go), in
+		// place of net/http's own, which makes calls again unseen.
+		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{
+			http2Proto: h2.nextProto,
+		},
 		// Bodies are JSON the receiver answers briefly; compression would
 		// only cost CPU on the hot path.
 		DisableCompression: true,
 	}
-	c := &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: dropCredentials}
+	c := &http.Client{Transport: idleClosing{tr, h2}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.Transport = directTransport{Transport: tr, netHTTP: o.NetHTTP, noLoops: o.Goroutines}
+		c.Transport = directTransport{Transport: tr, h2: h2, netHTTP: o.NetHTTP, noLoops: o.Goroutines}
 	}
 	return c, nil
 }
+
+// idleConnTimeout is how long a kept-alive connection may stay idle.
+const idleConnTimeout = 90 * time.Second
 
 // maxRedirects is how many redirects a call follows, as net/http's default.
 const maxRedirects = 10
@@ -164,7 +174,27 @@ func dropCredentials(req *http.Request, via []*http.Request) error {
 // noLoops a run's off the event loops (ClientOptions.Goroutines).
 type directTransport struct {
 	*http.Transport
+	h2               *h2Conns
 	netHTTP, noLoops bool
+}
+
+// CloseIdleConnections closes the idle connections, HTTP/2's with them.
+func (t directTransport) CloseIdleConnections() {
+	t.Transport.CloseIdleConnections()
+	t.h2.closeIdle()
+}
+
+// idleClosing is the transport of a client that follows redirects: its
+// CloseIdleConnections closes HTTP/2's idle connections too, which
+// net/http's transport leaves to the HTTP/2 side.
+type idleClosing struct {
+	*http.Transport
+	h2 *h2Conns
+}
+
+func (t idleClosing) CloseIdleConnections() {
+	t.Transport.CloseIdleConnections()
+	t.h2.closeIdle()
 }
 
 // maxCAFile bounds a CA file: a system's whole bundle is under a MiB.

@@ -415,6 +415,7 @@ type bodyBuf struct {
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
+	ctx = context.WithValue(ctx, callKey{}, &bb.call)
 	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
 		GotConn: func(i httptrace.GotConnInfo) {
@@ -711,6 +712,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		buf.wait = actx
 	} else {
 		call = new(callConn)
+		actx = context.WithValue(actx, callKey{}, call)
 	}
 	switch {
 	case d.Trace || buf == nil:
@@ -744,6 +746,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	// a receiver that closes every connection it answers on).
 	for try := 0; ; try++ {
 		*unfit, *reused = false, false
+		call.start()
 		hr := base.WithContext(actx)
 		hr.Header = h
 		// net/http ends a connection after its answer for Close, not for
@@ -802,6 +805,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 	}
 	if err != nil {
+		if msg := h2Failure(err); msg != "" {
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
+		} else if call.conn != nil && call.conn.h2Settings.Load() && ctx.Err() == nil {
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errH2C}
+		}
 		kind := Classify(err)
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
@@ -865,6 +873,9 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		case KindOther:
 			// net/http's words, which may quote the receiver's bytes.
 			a.BodyErr = termsafe.Text(err.Error())
+			if msg := h2Failure(err); msg != "" {
+				a.BodyErr = msg
+			}
 		}
 	}
 	if d.KeepBody {
@@ -922,6 +933,9 @@ func ShortError(a Attempt) string {
 		msg = lastParts(msg, 1)
 	default:
 		msg = unwrapped(msg)
+		if quotesH2Settings(msg) {
+			msg += h2cHint
+		}
 	}
 	return a.Kind + ": " + msg
 }

@@ -272,3 +272,68 @@ func TestTLSClosedConnectionFoundBeforeTheCall(t *testing.T) {
 		t.Errorf("the receiver read %d calls, want %d", got, calls-failed)
 	}
 }
+
+// A call with no body (a replayed GET) that a receiver read on a
+// kept-alive connection and then closed or reset it without an answer
+// was made again by net/http on a new connection: it asks for no body
+// to do that, so GetBody could not refuse it, and the delivery was
+// reported answered after one attempt while the receiver read two
+// calls. The connection net/http gives the copy refuses it: the failed
+// attempt is a failure, and a call is sent again only by --retries.
+func TestNetHTTPSendsNoUncountedCopyOfAnEmptyCall(t *testing.T) {
+	hangUps := []struct {
+		name        string
+		reset, kind string
+	}{
+		{"reset", "reset", KindReset},
+		{"closed", "close", KindClosed},
+	}
+	for _, scheme := range []string{"http", "https"} {
+		for _, p := range paths[:2] { // direct, client.Do: a worker's calls have a body
+			for _, method := range []string{http.MethodGet, http.MethodPost} {
+				for _, hu := range hangUps {
+					for _, retries := range []int{0, 1} {
+						name := strings.Join([]string{scheme, p.name, method, hu.name, "retries " + string(rune('0'+retries))}, "/")
+						t.Run(name, func(t *testing.T) {
+							t.Parallel()
+							script := func(k int, _ []byte) (string, bool, bool, bool) {
+								if k == 0 {
+									return ok200, false, false, false
+								}
+								return "", hu.reset == "close", hu.reset == "reset", false
+							}
+							o := ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow}
+							var srv *scriptServer
+							if scheme == "https" {
+								srv, o.RootCAs = tlsScriptServer(t, script)
+							} else {
+								srv = newScriptServer(t, script)
+							}
+							c, err := NewClient(o)
+							if err != nil {
+								t.Fatal(err)
+							}
+							d := &Deliverer{Client: c, Target: srv.url(), Retries: retries,
+								Sleep: func(context.Context, time.Duration) error { return nil }}
+							var header http.Header
+							if method == http.MethodPost {
+								header = http.Header{"Idempotency-Key": {"k"}}
+							}
+							first := d.Deliver(context.Background(), &Request{Method: method, Header: header})
+							second := d.Deliver(context.Background(), &Request{Method: method, Header: header})
+							if got, tries := srv.got.Load(), first.Tries()+second.Tries(); got != int64(tries) {
+								t.Errorf("the receiver read %d calls, the deliveries made %d attempts: %+v", got, tries, second.Attempts)
+							}
+							if a := second.Attempts[0]; a.Status != 0 || a.Kind != hu.kind {
+								t.Errorf("the call the receiver read and %s without an answer is %+v, want kind %q", hu.name, a, hu.kind)
+							}
+							if want := retries + 1; second.Tries() != want || second.OK != (retries > 0) {
+								t.Errorf("the second delivery made %d attempts (ok %v), want %d", second.Tries(), second.OK, want)
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}

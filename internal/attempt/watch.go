@@ -41,6 +41,15 @@ type watchConn struct {
 	// byte of the call.
 	begun, readBegun atomic.Int64
 	readErr          atomic.Pointer[error]
+	// firstRead is set by the connection's first read, and h2Settings
+	// then says the bytes it gave start with an HTTP/2 SETTINGS frame's
+	// header: a receiver that speaks only HTTP/2 (h2c) sends one at once,
+	// which net/http reads as bytes on an idle connection.
+	firstRead, h2Settings atomic.Bool
+	// refuse, when set, is the error every write fails with: the
+	// connection was given a copy of a call that went out already
+	// (callConn.got), which must not go out again.
+	refuse atomic.Pointer[error]
 }
 
 // errUnfit is the write refused on a connection found unfit before a call.
@@ -72,6 +81,10 @@ func (c *watchConn) Read(p []byte) (int, error) {
 // read reads c, noting the bytes begun by then and the first error.
 func (c *watchConn) read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	if !c.firstRead.Load() {
+		c.h2Settings.Store(isH2Settings(p[:n]))
+		c.firstRead.Store(true)
+	}
 	c.readBegun.Store(c.begun.Load())
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
@@ -80,6 +93,12 @@ func (c *watchConn) read(p []byte) (int, error) {
 }
 
 func (c *watchConn) Write(p []byte) (int, error) {
+	if e := c.refuse.Load(); e != nil {
+		// Not closed here: net/http closes it on the write's error, which
+		// is then the round trip's, where a close would have its reader's
+		// "use of closed network connection" be.
+		return 0, *e
+	}
 	if c.closed.Load() {
 		return 0, errUnfit
 	}
@@ -127,7 +146,9 @@ func unwrap(c net.Conn) net.Conn {
 
 // callConn follows the connections net/http gives one call, so that the
 // call's body is handed back (GetBody) only for a try of it none of which
-// can have reached the receiver. net/http makes a call again on its own,
+// can have reached the receiver, and a call with no body, which net/http
+// makes again without asking for one, is refused by the connection it is
+// given for that (got). net/http makes a call again on its own,
 // on a new connection, when a kept-alive one fails before an answer and
 // the call is one it deems safe to repeat (an Idempotency-Key or
 // X-Idempotency-Key header, a GET; Request.isReplayable), even after the
@@ -146,10 +167,36 @@ type callConn struct {
 	// answered says an answer's first byte came on it: net/http makes no
 	// call again after that, and the body is asked for a redirect.
 	answered atomic.Bool
+	// sent is what failed a try of the call after some of it went out,
+	// nil while none did: every later connection net/http gives the
+	// call, until the caller's next round trip (start), refuses it.
+	sent error
+	// unprocessed counts the streams of this round trip the receiver
+	// refused unprocessed and that were made again (h2Conn.RoundTrip).
+	unprocessed int
 }
 
-// got notes the connection net/http gave the call (GotConn).
+// callKey is the context key of a call's callConn, for the HTTP/2 side
+// (h2Conn) to bound the re-sends of streams the receiver did not process.
+type callKey struct{}
+
+// start begins a round trip of the caller's own: an attempt, or a try of
+// it on another connection after an unfit one (Deliverer.netAttempt).
+func (s *callConn) start() {
+	s.conn, s.sent, s.unprocessed = nil, nil, 0
+	s.answered.Store(false)
+}
+
+// got notes the connection net/http gave the call (GotConn). Given one
+// again within a round trip after some of the call went out on the last,
+// net/http is making the call again on its own: it asks for no body to do
+// that when the call has none (a GET; GetBody refuses it otherwise), so
+// the connection itself refuses the call's bytes, and the round trip
+// fails with what failed the try that went out.
 func (s *callConn) got(i httptrace.GotConnInfo) {
+	if s.sent == nil && s.conn != nil {
+		s.sent = s.resend()
+	}
 	s.conn = nil
 	s.answered.Store(false)
 	c := i.Conn
@@ -159,9 +206,15 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		}
 		c = tc.NetConn()
 	}
-	if wc, ok := c.(*watchConn); ok {
-		s.conn, s.at = wc, wc.begun.Load()
+	wc, ok := c.(*watchConn)
+	if !ok {
+		return
 	}
+	if s.sent != nil {
+		wc.refuse.Store(&s.sent)
+		return
+	}
+	s.conn, s.at = wc, wc.begun.Load()
 }
 
 // http2Proto is HTTP/2's name in TLS's ALPN.

@@ -438,6 +438,13 @@ func (e *UnreachableError) Error() string {
 		// The connection was taken and the call written: reached.
 		return fmt.Sprintf("no answer from %s: the connection was ended before an answer came (%s)", e.URL, e.Kind)
 	}
+	if why, ok := strings.CutPrefix(e.Kind, attempt.KindOther+": "); ok {
+		// Reached, and the call ended otherwise than by an answer: an
+		// HTTP/2 stream the receiver reset, bytes that are no HTTP answer.
+		// "cannot reach" would send the user to the network, and send's
+		// last line says the same of the same calls.
+		return fmt.Sprintf("no answer from %s: %s", e.URL, why)
+	}
 	return fmt.Sprintf("cannot reach %s: %s", e.URL, e.Kind)
 }
 

@@ -462,12 +462,16 @@ func TestUnreachable(t *testing.T) {
 }
 
 // An unreachable receiver's error says what was met: a connection that
-// was taken and then ended unanswered was reached.
+// was taken and then ended unanswered was reached, and so was one whose
+// call ended otherwise than by an answer (an HTTP/2 stream reset, bytes
+// that are no answer), which was "cannot reach".
 func TestUnreachableErrorWords(t *testing.T) {
 	for kind, want := range map[string]string{
 		attempt.KindRefused: "cannot reach http://h/hook: connection refused",
 		attempt.KindClosed:  "no answer from http://h/hook: the connection was ended before an answer came (connection closed)",
 		attempt.KindReset:   "no answer from http://h/hook: the connection was ended before an answer came (connection reset)",
+		attempt.KindOther + ": stream reset by the receiver (PROTOCOL_ERROR)": "no answer from http://h/hook: stream reset by the receiver (PROTOCOL_ERROR)",
+		attempt.KindOther + ": malformed HTTP response \"\\x00\"":             "no answer from http://h/hook: malformed HTTP response \"\\x00\"",
 	} {
 		if got := (&UnreachableError{URL: "http://h/hook", Kind: kind}).Error(); got != want {
 			t.Errorf("%s: %q, want %q", kind, got, want)

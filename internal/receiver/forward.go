@@ -56,9 +56,18 @@ type countedConn struct {
 	net.Conn
 	written atomic.Int64
 	readErr atomic.Pointer[error]
+	// refuse, when set, is the error every write fails with: the
+	// connection was given a copy of a call that went out already
+	// (onceOnly's trace), which must not go out again.
+	refuse atomic.Pointer[error]
 }
 
 func (c *countedConn) Write(p []byte) (int, error) {
+	if e := c.refuse.Load(); e != nil {
+		// Not closed here: net/http closes it on the write's error,
+		// which is then the call's.
+		return 0, *e
+	}
 	n, err := c.Conn.Write(p)
 	c.written.Add(int64(n))
 	return n, err
@@ -82,7 +91,8 @@ func (c *countedConn) Read(p []byte) (int, error) {
 // GetBody refuses once a byte of the call was written to its connection,
 // and allows the retry net/http makes of a call nothing of which went out
 // (a connection the receiver closed as the call was given it), which is
-// no second delivery.
+// no second delivery. A call with no body net/http makes again without
+// asking for one: the connection it is given for that refuses it (trace).
 type onceOnly struct {
 	body []byte
 	mu   sync.Mutex
@@ -91,7 +101,8 @@ type onceOnly struct {
 	// uncounted says the connection it was given is not one of
 	// newClient's: whether any of the call went out on it is not known.
 	uncounted bool
-	out       bool // some of the call went out on a connection before conn
+	out       bool  // some of the call went out on a connection before conn
+	cause     error // what failed that connection, when a read said it
 }
 
 // trace notes the connection each try of the call is given.
@@ -103,12 +114,27 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		}
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		o.out = o.out || o.wroteLocked()
+		if !o.out && o.wroteLocked() {
+			o.out = true
+			if o.conn != nil {
+				if p := o.conn.readErr.Load(); p != nil {
+					o.cause = *p
+				}
+			}
+		}
 		o.conn, o.uncounted = nil, false
-		if cc, ok := c.(*countedConn); ok {
-			o.conn, o.at = cc, cc.written.Load()
-		} else {
+		cc, ok := c.(*countedConn)
+		switch {
+		case !ok:
 			o.uncounted = true
+		case o.out:
+			// Given another connection after some of the call went out
+			// on one: net/http is making it again on its own, which
+			// GetBody refuses for a call with a body; this one has none.
+			var e error = notSentAgain{cause: o.cause}
+			cc.refuse.Store(&e)
+		default:
+			o.conn, o.at = cc, cc.written.Load()
 		}
 	}}
 }

@@ -95,11 +95,16 @@ func (b *resetSecondBackend) serve(c net.Conn) {
 func TestForwardNotSentAgain(t *testing.T) {
 	for _, tt := range []struct {
 		name, method, header string
+		body                 string
 	}{
-		{"plain POST", http.MethodPost, ""},
-		{"Idempotency-Key", http.MethodPost, "Idempotency-Key"},
-		{"X-Idempotency-Key", http.MethodPost, "X-Idempotency-Key"},
-		{"GET", http.MethodGet, ""},
+		{"plain POST", http.MethodPost, "", faultBody},
+		{"Idempotency-Key", http.MethodPost, "Idempotency-Key", faultBody},
+		{"X-Idempotency-Key", http.MethodPost, "X-Idempotency-Key", faultBody},
+		{"GET", http.MethodGet, "", faultBody},
+		// No body: net/http makes the call again without asking for one,
+		// so GetBody cannot refuse it.
+		{"GET, no body", http.MethodGet, "", ""},
+		{"Idempotency-Key, no body", http.MethodPost, "Idempotency-Key", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			be := newResetSecondBackend(t)
@@ -108,7 +113,7 @@ func TestForwardNotSentAgain(t *testing.T) {
 			rcv := New(Config{ForwardTo: u, Capture: mem})
 			var got []int
 			for i := range 2 {
-				req := httptest.NewRequest(tt.method, "/webhook?businessType="+ev, strings.NewReader(faultBody))
+				req := httptest.NewRequest(tt.method, "/webhook?businessType="+ev, strings.NewReader(tt.body))
 				req.Header.Set("Content-Type", "application/json")
 				if tt.header != "" {
 					req.Header.Set(tt.header, "key-"+string(rune('1'+i)))

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"crypto/tls"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/net/http2"
+)
+
+// h2Recv is an HTTP/2 receiver over TLS, written frame by frame, that
+// reads each call's stream whole and then resets it with an error code
+// (PROTOCOL_ERROR, REFUSED_STREAM, INTERNAL_ERROR) instead of answering:
+// a receiver whose HTTP/2 server gave up on the call.
+//
+//	exec h2recv <readyfile> <ca.pem> <code> &
+//
+// It writes the certificate that signs its own to ca.pem and then its URL
+// to readyfile, and on SIGINT or SIGTERM the number of calls it read
+// whole to stdout: "read 5 calls".
+func h2Recv() int {
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: h2recv <readyfile> <ca.pem> <code>")
+		return 2
+	}
+	codes := map[string]http2.ErrCode{"PROTOCOL_ERROR": http2.ErrCodeProtocol, "REFUSED_STREAM": http2.ErrCodeRefusedStream, "INTERNAL_ERROR": http2.ErrCodeInternal}
+	code, ok := codes[os.Args[3]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "h2recv: unknown code %q\n", os.Args[3])
+		return 2
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS()
+	cert := ts.TLS.Certificates[0]
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	ts.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "h2recv: %v\n", err)
+		return 1
+	}
+	var read atomic.Int64
+	tl := tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}})
+	go func() {
+		for {
+			c, err := tl.Accept()
+			if err != nil {
+				return
+			}
+			go resetEachStream(c, code, &read)
+		}
+	}()
+	if err := os.WriteFile(os.Args[2], ca, 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "h2recv: %v\n", err)
+		return 1
+	}
+	tmp := os.Args[1] + ".tmp"
+	if err := os.WriteFile(tmp, []byte("https://"+ln.Addr().String()+"/hook\n"), 0o644); err == nil {
+		err = os.Rename(tmp, os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "h2recv: %v\n", err)
+		return 1
+	}
+	<-stop
+	fmt.Printf("read %d calls\n", read.Load())
+	tl.Close()
+	return 0
+}
+
+// resetEachStream serves one HTTP/2 connection: each stream read to its
+// end is counted and reset with code.
+func resetEachStream(c net.Conn, code http2.ErrCode, read *atomic.Int64) {
+	defer c.Close()
+	if _, err := io.ReadFull(c, make([]byte, len(http2.ClientPreface))); err != nil {
+		return
+	}
+	var mu sync.Mutex // one writer of frames at a time
+	fr := http2.NewFramer(c, c)
+	write := func(f func() error) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = f()
+	}
+	write(func() error { return fr.WriteSettings() })
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return
+		}
+		ended := false
+		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				write(fr.WriteSettingsAck)
+			}
+		case *http2.PingFrame:
+			if !f.IsAck() {
+				write(func() error { return fr.WritePing(true, f.Data) })
+			}
+		case *http2.HeadersFrame:
+			ended = f.StreamEnded()
+		case *http2.DataFrame:
+			ended = f.StreamEnded()
+		case *http2.GoAwayFrame:
+			return
+		}
+		if ended {
+			read.Add(1)
+			id := f.Header().StreamID
+			write(func() error { return fr.WriteRSTStream(id, code) })
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package attempt
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+// HTTP/2 over TLS. net/http's own HTTP/2 transport makes a call again on
+// its own, unseen by its caller, when a stream fails before its answer
+// in ways it deems safe to repeat: a RST_STREAM of PROTOCOL_ERROR (on a
+// new connection, at once, with no bound but the time limit) or
+// REFUSED_STREAM, a GOAWAY whose last stream is below the call's; and it
+// asks for no body to do it when the call has none. The receiver reads
+// calls no attempt counts, and the delivery's outcome is the last copy's.
+// So each HTTP/2 connection net/http's transport sets up is handed to
+// x/net's ClientConn, whose RoundTrip makes one stream and returns what
+// became of it: one call per attempt, and a re-send is whsim's own,
+// counted retry (--retries). Only a stream the receiver says it did not
+// process is made again within the attempt (h2Conn.RoundTrip), a bounded
+// number of times.
+
+// newH2Transport is the HTTP/2 side of a client: the ClientConns it makes
+// wait for a free stream under the receiver's
+// SETTINGS_MAX_CONCURRENT_STREAMS rather than fail (the attempt's time
+// limit bounds the wait), as net/http's pooled ones open another
+// connection instead.
+func newH2Transport(idle time.Duration) *http2.Transport {
+	return &http2.Transport{
+		DisableCompression:         true,
+		MaxHeaderListSize:          maxHead,
+		StrictMaxConcurrentStreams: true,
+		IdleConnTimeout:            idle,
+	}
+}
+
+// h2Conns are the HTTP/2 connections of a client, for the client's
+// CloseIdleConnections to close (closeIdle): net/http's transport hands
+// them over and forgets them (it closes only HTTP/1 ones).
+type h2Conns struct {
+	t   *http2.Transport
+	mu  sync.Mutex
+	all map[*http2.ClientConn]struct{}
+}
+
+// nextProto is http.Transport.TLSNextProto's entry for "h2": each
+// connection that agreed on HTTP/2 becomes an h2Conn.
+func (cs *h2Conns) nextProto(_ string, c *tls.Conn) http.RoundTripper {
+	cc, err := cs.t.NewClientConn(c)
+	if err != nil {
+		c.Close()
+		return h2Failed{err}
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.all == nil {
+		cs.all = make(map[*http2.ClientConn]struct{})
+	}
+	for old := range cs.all {
+		if old.State().Closed {
+			delete(cs.all, old)
+		}
+	}
+	cs.all[cc] = struct{}{}
+	return &h2Conn{cc: cc, tc: c}
+}
+
+// closeIdle shuts the connections down gracefully: a GOAWAY, then the
+// close once no stream is open. Not only those that carry no stream: a
+// call's stream is let go a moment after its answer came, so the
+// connection of a call just answered would look busy and stay open. A
+// call that has a stream still gets its answer, and one after is made on
+// a new connection (h2Conn.RoundTrip).
+func (cs *h2Conns) closeIdle() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for cc := range cs.all {
+		delete(cs.all, cc)
+		if st := cc.State(); !st.Closed && !st.Closing {
+			// Its own goroutine: the close waits for the open streams,
+			// each bounded by its attempt's time limit.
+			go cc.Shutdown(context.Background()) //nolint:errcheck // nothing to do with a failed close
+		}
+	}
+}
+
+// h2Conn makes each call given it one stream of its connection, once.
+type h2Conn struct {
+	cc *http2.ClientConn
+	tc *tls.Conn
+	// used says a call was given the connection already: the next one
+	// finds it kept alive (httptrace's Reused).
+	used atomic.Bool
+}
+
+func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
+	for {
+		// Not ReserveNewRequest: a reservation counts as a stream open,
+		// and calls waiting for a free stream would each wait for the
+		// others'.
+		if !h.cc.CanTakeNewRequest() {
+			// Closed, or shut down by a GOAWAY, before the call: nothing
+			// of it went out, and net/http's transport sets up a new
+			// connection.
+			return nil, errH2ConnDone{}
+		}
+		// net/http's transport says GotConn only for HTTP/1 connections,
+		// its HTTP/2 transport for its own: the attempt's set-up time is
+		// measured up to it.
+		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
+			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Swap(true)})
+		} else {
+			h.used.Store(true)
+		}
+		resp, err := h.cc.RoundTrip(req)
+		switch {
+		case err == nil:
+			return resp, nil
+		case hasText(err, errH2Unusable):
+			// Shut down between the look above and the stream's opening:
+			// no frame of the call was written.
+			return nil, errH2ConnDone{}
+		case !unprocessed(err):
+			return nil, err
+		}
+		// The receiver says it did not process the stream: made again,
+		// as RFC 9113 (8.7) allows, a few times at most.
+		s, _ := req.Context().Value(callKey{}).(*callConn)
+		if s == nil || s.unprocessed == maxUnprocessed {
+			return nil, err
+		}
+		s.unprocessed++
+		if hasText(err, errH2GotGoAway) {
+			// This connection takes no more: net/http's transport makes
+			// the call on a new one, and asks for its body again.
+			return nil, errH2ConnDone{}
+		}
+		if req.Body != nil && req.Body != http.NoBody {
+			if req.GetBody == nil {
+				return nil, err
+			}
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			again := *req
+			again.Body = body
+			req = &again
+		}
+	}
+}
+
+// maxUnprocessed bounds how often one round trip makes a stream again
+// that the receiver refused unprocessed: a receiver at its stream limit
+// refuses a few as its count catches up with the client's, and one that
+// refuses every stream has the attempt fail with its refusal.
+const maxUnprocessed = 8
+
+// unprocessed says err is a stream the receiver says it did not
+// process, which may be made again (RFC 9113, 8.7): a RST_STREAM of
+// REFUSED_STREAM, or a GOAWAY whose last stream is below it. Not one
+// reset with another code after the receiver read it (PROTOCOL_ERROR,
+// which net/http makes again too, INTERNAL_ERROR): it may hold the call.
+func unprocessed(err error) bool {
+	var se http2.StreamError
+	if errors.As(err, &se) {
+		return se.Code == http2.ErrCodeRefusedStream && se.Cause != nil && se.Cause.Error() == "received from peer"
+	}
+	return hasText(err, errH2GotGoAway)
+}
+
+// errH2Unusable is x/net's (unexported) error for a ClientConn that can
+// take no new stream, returned before any frame of the call is written.
+const errH2Unusable = "http2: client conn not usable"
+
+// errH2ConnDone is an HTTP/2 connection that could take no new call:
+// net/http's transport drops it and makes the call on a new one (the
+// method marks the error as http2's "no cached connection").
+type errH2ConnDone struct{}
+
+func (errH2ConnDone) Error() string             { return "http2: connection can take no new call" }
+func (errH2ConnDone) IsHTTP2NoCachedConnError() {}
+
+// h2Failed is a connection that agreed on HTTP/2 and then failed to start
+// it (its preface could not be written): net/http's transport returns
+// RoundTripErr as the call's error.
+type h2Failed struct{ err error }
+
+func (f h2Failed) RoundTrip(*http.Request) (*http.Response, error) { return nil, f.err }
+func (f h2Failed) RoundTripErr() error                             { return f.err }
+
+// h2Failure says, in a failure line's words, what ended an HTTP/2 call
+// before its answer or its body's end, "" when err is none of HTTP/2's
+// own: a stream the receiver reset, with its code, or the connection's
+// shutdown (GOAWAY) or error. x/net's words ("stream error: stream ID 3;
+// PROTOCOL_ERROR; received from peer") say neither who ended it nor
+// that the call got no answer.
+func h2Failure(err error) string {
+	var se http2.StreamError
+	var ga http2.GoAwayError
+	var ce http2.ConnectionError
+	switch {
+	case errors.As(err, &se):
+		// x/net's errFromPeer (unexported) marks a RST_STREAM the
+		// receiver sent.
+		if se.Cause != nil && se.Cause.Error() == "received from peer" {
+			return "stream reset by the receiver (" + se.Code.String() + ")"
+		}
+		// Reset by whsim's side, for the receiver's fault (an invalid
+		// :status, DATA past the content-length): Cause says which.
+		msg := "stream reset by whsim for the receiver's protocol error (" + se.Code.String() + ")"
+		if se.Cause != nil {
+			msg += ": " + se.Cause.Error()
+		}
+		return msg
+	case errors.As(err, &ga):
+		// Its debug data is the receiver's reason, when it gives one
+		// ("max requests per connection"), quoted: they are its bytes.
+		why := ga.ErrCode.String()
+		if ga.DebugData != "" {
+			why += ": " + strconv.Quote(ga.DebugData)
+		}
+		return "connection shut down by the receiver (GOAWAY " + why + ")"
+	case hasText(err, errH2GotGoAway):
+		return "connection shut down by the receiver (GOAWAY) before it took the call"
+	case errors.As(err, &ce):
+		return "connection error (" + http2.ErrCode(ce).String() + ")"
+	}
+	return ""
+}
+
+// errH2GotGoAway is x/net's (unexported) error for a stream above the
+// last one a GOAWAY said the receiver would process.
+const errH2GotGoAway = "http2: Transport received Server's graceful shutdown GOAWAY"
+
+// hasText says some error in err's chain is the one whose words are msg:
+// x/net's own are unexported.
+func hasText(err error, msg string) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == msg {
+			return true
+		}
+	}
+	return false
+}
+
+// errH2C is a call on http:// to a receiver that speaks only HTTP/2
+// (h2c with prior knowledge, as `curl --http2-prior-knowledge` speaks to
+// it), where whsim speaks HTTP/1.1: such a receiver sends its SETTINGS
+// frame at once and ends the connection at the call's first bytes. The
+// call fails with those bytes, as bytes on an idle connection, or, when
+// the end overtakes them, as a connection reset.
+var errH2C = errors.New("an HTTP/2 SETTINGS frame came: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL")
+
+// h2cHint is errH2C's words after the bytes a failure quotes.
+const h2cHint = " (" + "an HTTP/2 SETTINGS frame: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL" + ")"
+
+// quotesH2Settings says the bytes msg quotes as no HTTP/1 answer start
+// with an HTTP/2 SETTINGS frame's header.
+func quotesH2Settings(msg string) bool {
+	for _, lead := range []string{"malformed HTTP response ", "malformed HTTP status line "} {
+		_, rest, ok := strings.Cut(msg, lead)
+		if !ok {
+			continue
+		}
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			continue
+		}
+		if b, err := strconv.Unquote(q); err == nil && isH2Settings([]byte(b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isH2Settings says b starts with an HTTP/2 SETTINGS frame's header: a
+// length that is a multiple of 6, type 4, no flags (not an ack), stream 0.
+func isH2Settings(b []byte) bool {
+	if len(b) < 9 {
+		return false
+	}
+	length := int(b[0])<<16 | int(b[1])<<8 | int(b[2])
+	return length%6 == 0 && b[3] == 0x4 && b[4] == 0 && b[5]&0x7f == 0 && b[6] == 0 && b[7] == 0 && b[8] == 0
+}

@@ -1,0 +1,348 @@
+package attempt
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+// A receiver over HTTP/2 that reads a call's stream and then resets it
+// got the call again, unseen: net/http's HTTP/2 transport makes a call
+// again on its own after a RST_STREAM of PROTOCOL_ERROR (on a new
+// connection, at once, until the time limit: thousands of copies in a
+// few seconds, reported as one timeout), and an empty body (a replayed
+// GET) it makes again without asking for it. Each call the receiver may
+// hold is one counted attempt: the reset is the attempt's failure, named
+// with its code, and a re-send is whsim's own retry. A stream the
+// receiver says it did not process (REFUSED_STREAM, a GOAWAY below it)
+// is made again within the attempt, as RFC 9113 (8.7) allows, a bounded
+// number of times (net/http: seven, over a minute of backoff, reported
+// as a timeout).
+func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(w *h2Writer, id uint32)
+		want   string
+		// unprocessed: the receiver says it did not process the stream,
+		// which is made again within the attempt, maxUnprocessed times.
+		unprocessed bool
+	}{
+		{"PROTOCOL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeProtocol) }, "error: stream reset by the receiver (PROTOCOL_ERROR)", false},
+		{"REFUSED_STREAM", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeRefusedStream) }, "error: stream reset by the receiver (REFUSED_STREAM)", true},
+		{"INTERNAL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeInternal) }, "error: stream reset by the receiver (INTERNAL_ERROR)", false},
+		{"GOAWAY below the call", func(w *h2Writer, id uint32) {
+			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id-1, http2.ErrCodeNo, nil) })
+		}, "error: connection shut down by the receiver (GOAWAY) before it took the call", true},
+		{"GOAWAY above the call, no answer", func(w *h2Writer, id uint32) {
+			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id, http2.ErrCodeNo, nil) })
+			w.c.Close()
+		}, "error: connection shut down by the receiver (GOAWAY NO_ERROR)", false},
+		{"GOAWAY above the call with a reason, no answer", func(w *h2Writer, id uint32) {
+			w.do(func(fr *http2.Framer) error {
+				return fr.WriteGoAway(id, http2.ErrCodeEnhanceYourCalm, []byte("too many\x1b[2J"))
+			})
+			w.c.Close()
+		}, `error: connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM: "too many\x1b[2J")`, false},
+	}
+	methods := []struct {
+		name   string
+		method string
+		body   []byte
+	}{
+		{"POST", "", []byte(`{}`)},
+		{"GET", http.MethodGet, nil},
+	}
+	for _, c := range cases {
+		for _, m := range methods {
+			for _, retries := range []int{0, 2} {
+				name := strings.Join([]string{c.name, m.name, "retries " + string(rune('0'+retries))}, "/")
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					srv := newH2Server(t, nil, c.answer)
+					cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+					if err != nil {
+						t.Fatal(err)
+					}
+					d := &Deliverer{Client: cl, Target: srv.url(), Retries: retries, Sleep: func(context.Context, time.Duration) error { return nil }}
+					r := d.Deliver(context.Background(), &Request{Method: m.method, Body: m.body})
+					if r.OK || r.Tries() != retries+1 {
+						t.Errorf("want %d failed attempts, got %+v", retries+1, r.Attempts)
+					}
+					streams := int64(r.Tries())
+					if c.unprocessed {
+						streams *= 1 + maxUnprocessed
+					}
+					if got := srv.streams.Load(); got != streams {
+						t.Errorf("the receiver read %d calls, want %d for %d attempts", got, streams, r.Tries())
+					}
+					if got := ShortError(r.Last()); got != c.want {
+						t.Errorf("the attempt's error is %q, want %q", got, c.want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// An HTTP/2 receiver's malformed answer is a failure named for what was
+// wrong, from one call.
+func TestHTTP2MalformedAnswer(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(w *h2Writer, id uint32)
+		status int
+		want   string // ShortError, or Unfinished for an answer
+	}{
+		{"invalid :status", func(w *h2Writer, id uint32) { w.headers(id, true, ":status", "2x0") }, 0,
+			"error: stream reset by whsim for the receiver's protocol error (PROTOCOL_ERROR): malformed response from server: malformed non-numeric status pseudo header"},
+		{"DATA past content-length", func(w *h2Writer, id uint32) {
+			w.headers(id, false, ":status", "200", "content-length", "2")
+			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, true, []byte("okay")) })
+		}, 200, "answer body unreadable (net/http: server replied with more than declared Content-Length; truncated)"},
+		{"RST after the answer's head", func(w *h2Writer, id uint32) {
+			w.headers(id, false, ":status", "200", "content-length", "10")
+			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, false, []byte("ok")) })
+			w.rst(id, http2.ErrCodeInternal)
+		}, 200, "answer body unreadable (stream reset by the receiver (INTERNAL_ERROR))"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newH2Server(t, nil, c.answer)
+			cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: cl, Target: srv.url()}
+			r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+			a := r.Last()
+			got := ShortError(a)
+			if a.Status != 0 {
+				got = a.Unfinished()
+			}
+			if r.OK || a.Status != c.status || got != c.want {
+				t.Errorf("got status %d, %q; want %d, %q", a.Status, got, c.status, c.want)
+			}
+			if n := srv.streams.Load(); n != 1 {
+				t.Errorf("the receiver read %d calls, want 1", n)
+			}
+		})
+	}
+}
+
+// A receiver that takes one stream at a time
+// (SETTINGS_MAX_CONCURRENT_STREAMS 1) gets each of many concurrent
+// calls once, and answers each.
+func TestHTTP2OneStreamAtATime(t *testing.T) {
+	srv := newH2Server(t, []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 1}}, func(w *h2Writer, id uint32) {
+		w.headers(id, true, ":status", "200")
+	})
+	const workers, each = 16, 4
+	cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: workers, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	var wg sync.WaitGroup
+	var tries atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+				tries.Add(int64(r.Tries()))
+				if !r.OK {
+					t.Errorf("a call failed: %+v", r.Attempts)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := srv.streams.Load(), tries.Load(); got != want || want != workers*each {
+		t.Errorf("the receiver read %d calls, whsim counted %d attempts, want %d", got, want, workers*each)
+	}
+}
+
+// CloseIdleConnections closes a client's idle HTTP/2 connections, as
+// net/http's own HTTP/2 support did: a replay from inspect makes a client
+// of its own and leaves no connection open behind it.
+func TestHTTP2CloseIdleConnections(t *testing.T) {
+	for _, follow := range []bool{false, true} {
+		srv := newH2Server(t, nil, func(w *h2Writer, id uint32) { w.headers(id, true, ":status", "200") })
+		cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots, FollowRedirects: follow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &Deliverer{Client: cl, Target: srv.url()}
+		if r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}); !r.OK {
+			t.Fatalf("follow %v: %+v", follow, r.Attempts)
+		}
+		cl.CloseIdleConnections()
+		select {
+		case <-srv.ended:
+		case <-time.After(5 * time.Second):
+			t.Errorf("follow %v: the idle HTTP/2 connection is still open", follow)
+		}
+	}
+}
+
+// A receiver on http:// that speaks only HTTP/2 (h2c with prior
+// knowledge) answers an HTTP/1.1 call with its SETTINGS frame: the
+// failure said `malformed HTTP response "\x00\x00\x1e\x04..."`, bytes
+// that say nothing to a user. It says what they are.
+func TestShortErrorNamesH2CSettings(t *testing.T) {
+	settings := `"\x00\x00\x1e\x04\x00\x00\x00\x00\x00\x00\x05\x00\x10\x00\x00"`
+	tests := []struct {
+		err  string
+		want string
+	}{
+		{`Post "http://h/hook": net/http: HTTP/1.x transport connection broken: malformed HTTP response ` + settings,
+			"error: malformed HTTP response " + settings + h2cHint},
+		{`Post "http://h/hook": malformed HTTP status line ` + settings,
+			"error: malformed HTTP status line " + settings + h2cHint},
+		// An empty SETTINGS frame, as some servers send first.
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"`,
+			`error: malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"` + h2cHint},
+		// A SETTINGS ack, a frame of another type, a stream's frame, bytes
+		// too few to be a frame's header: no more than they are.
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04\x01\x00\x00\x00\x00"`,
+			`error: malformed HTTP status line "\x00\x00\x00\x04\x01\x00\x00\x00\x00"`},
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\b\a\x00\x00\x00\x00\x00"`,
+			`error: malformed HTTP status line "\x00\x00\b\a\x00\x00\x00\x00\x00"`},
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x06\x04\x00\x00\x00\x00\x01"`,
+			`error: malformed HTTP status line "\x00\x00\x06\x04\x00\x00\x00\x00\x01"`},
+		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04"`,
+			`error: malformed HTTP status line "\x00\x00\x00\x04"`},
+		{`Post "http://h/hook": malformed HTTP response "HTTP/9.9 200 OK"`,
+			`error: malformed HTTP response "HTTP/9.9 200 OK"`},
+	}
+	for _, tt := range tests {
+		if got := ShortError(Attempt{Kind: KindOther, Err: tt.err}); got != tt.want {
+			t.Errorf("ShortError(%q)\n = %q\nwant %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// A receiver on http:// that speaks only HTTP/2 never has a call counted
+// answered, on any path: its SETTINGS frame, which it sends before the
+// call comes, is no answer and is said to be one (net/http, which reads
+// it as bytes on an idle connection, said "readLoopPeekFailLocked:
+// %!w(<nil>)"), and its close at the call's first bytes, when it
+// overtakes the frame, is a connection ended unanswered.
+func TestH2COnlyReceiverNoAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handled atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer ln.Close()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				(&http2.Server{}).ServeConn(c, &http2.ServeConnOpts{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled.Add(1) })})
+			}()
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	for _, p := range paths {
+		for _, netHTTP := range []bool{false, true} {
+			c, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: c, Target: u, KeepBody: p.keep}
+			var a Attempt
+			if p.worker {
+				asWorker(d, templates("A", 1), 1, func(r *Result) { a = r.Last() })
+			} else {
+				a = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+			}
+			switch got := ShortError(a); {
+			case a.Status != 0:
+				t.Errorf("%s (net/http %v): an answer %d from a receiver that speaks only HTTP/2", p.name, netHTTP, a.Status)
+			case got != KindReset && got != KindClosed && got != KindOther+": "+errH2C.Error() && !strings.HasSuffix(got, h2cHint):
+				t.Errorf("%s (net/http %v): %q", p.name, netHTTP, got)
+			}
+		}
+	}
+	if n := handled.Load(); n != 0 {
+		t.Errorf("the receiver handled %d calls", n)
+	}
+}
+
+// A receiver at its stream limit refuses a stream it did not process
+// (REFUSED_STREAM) and takes it when made again: the delivery is
+// answered in one attempt, as a sender's HTTP/2 client has it (Go's
+// server refuses a few streams under SETTINGS_MAX_CONCURRENT_STREAMS 1
+// while its count of open streams catches up with the client's).
+func TestHTTP2RefusedStreamMadeAgain(t *testing.T) {
+	for _, m := range []struct {
+		name   string
+		method string
+		body   []byte
+	}{{"POST", "", []byte(`{}`)}, {"GET", http.MethodGet, nil}} {
+		t.Run(m.name, func(t *testing.T) {
+			var refused sync.Map // a stream's id on its connection: refused once
+			srv := newH2Server(t, nil, func(w *h2Writer, id uint32) {
+				if _, again := refused.LoadOrStore(w, true); !again {
+					w.rst(id, http2.ErrCodeRefusedStream)
+					return
+				}
+				w.headers(id, true, ":status", "200")
+			})
+			cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: cl, Target: srv.url()}
+			r := d.Deliver(context.Background(), &Request{Method: m.method, Body: m.body})
+			if !r.OK || r.Tries() != 1 {
+				t.Errorf("want one answered attempt, got %+v", r.Attempts)
+			}
+			if got := srv.streams.Load(); got != 2 {
+				t.Errorf("the receiver read %d streams, want 2 (one refused)", got)
+			}
+		})
+	}
+}
+
+// An HTTP/2 call's set-up time (Attempt.Connect) is measured as an
+// HTTP/1 one's: the dial and handshake for the first call on a
+// connection, nothing for a call on one kept alive (the HTTP/2 side says
+// GotConn itself, as net/http says it only for HTTP/1 connections).
+func TestHTTP2ConnectMeasured(t *testing.T) {
+	srv := newH2Server(t, nil, func(w *h2Writer, id uint32) { w.headers(id, true, ":status", "200") })
+	cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url(), Trace: true}
+	first := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+	second := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+	if first.Status != 200 || first.Connect <= 0 || first.Connect > first.Latency {
+		t.Errorf("the first call: status %d, connect %v of %v, want a set-up within the call", first.Status, first.Connect, first.Latency)
+	}
+	if second.Status != 200 || second.Connect != 0 {
+		t.Errorf("the call on the kept-alive connection: status %d, connect %v, want 0", second.Status, second.Connect)
+	}
+}
