@@ -51,6 +51,8 @@ type sendOptions struct {
 	Thresholds []string
 	Report     string
 
+	// eventsSet and countSet say --event and --count were given: on the
+	// command line, in WHSIM_* or in the config file (App.Given).
 	eventsSet, countSet bool
 	// sleep replaces the backoff's real sleep in tests.
 	sleep func(context.Context, time.Duration) error
@@ -67,7 +69,7 @@ func New(a *cmdutil.App) *cobra.Command {
 		Example: helpExample,
 		Args:    cmdutil.NoArgs,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
-			opts.eventsSet = cmd.Flags().Changed("event")
+			opts.eventsSet = a.Given("event")
 			opts.countSet = a.Given("count")
 			return opts.JUnit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
 		}),
