@@ -58,7 +58,7 @@ func (c RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
 }
 
 func (c RerunCase) JUnit() term.TestCase {
-	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check}
+	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check, Time: c.Latency}
 	if c.Outcome != check.Fixed {
 		tc.Failure, tc.FailureType = c.Reason, c.Outcome
 	} else {
