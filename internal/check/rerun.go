@@ -577,6 +577,9 @@ type RerunSummary struct {
 	// Interrupted: Ctrl-C ended the rerun after those, of Total cases.
 	Interrupted bool
 	Total       int
+	// Unfinished, when set, is why the rerun could not complete (the
+	// receiver unreachable, the probe at fault): no verdict.
+	Unfinished string
 }
 
 // Add counts a result.

@@ -177,18 +177,18 @@ func (r *checkRerun) run(ctx context.Context) error {
 }
 
 // rerunEnd finishes a rerun's output as check.Rerun ended: a receiver
-// that cannot be reached or a probe at fault is exit 2 with no summary,
-// Ctrl-C sums up what was rerun.
+// that cannot be reached or a probe at fault is exit 2, its summary (JSON,
+// JUnit) saying why; Ctrl-C sums up what was rerun.
 func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, junit term.Reporter) error {
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable):
-		_ = out.Abort()
+		rerunAbort(sum, unreachable, out, junit)
 		return cmdutil.UsageErr(unreachable)
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: exit 2.
-		_ = out.Abort()
+		rerunAbort(sum, probeErr, out, junit)
 		return cmdutil.UsageErr(probeErr)
 	case ctx.Err() != nil:
 		sum.Interrupted = true
@@ -209,6 +209,18 @@ func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, juni
 		return junit.Finish(checkout.RerunSummary{RerunSummary: sum})
 	}
 	return nil
+}
+
+// rerunAbort ends the output of a rerun that could not complete with why:
+// -o json's summary says it (a jq got empty input), --junit has it as a
+// case in error after the cases rerun, under the receiver's name.
+func rerunAbort(sum *check.RerunSummary, why error, out, junit term.Reporter) {
+	sum.Unfinished = why.Error()
+	_ = out.Finish(checkout.RerunSummary{RerunSummary: sum})
+	if junit != nil {
+		_ = junit.Case(checkout.UnfinishedCase(sum.Unfinished))
+		_ = junit.Finish(checkout.RerunSummary{RerunSummary: sum})
+	}
 }
 
 // readRerun reads the failed cases of a report file, "-" (stdin) or a

@@ -55,19 +55,20 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 	if sum.Unfinished != "" && s.JUnit {
 		// The cases graded may all have passed: the run's error is a case
 		// of its own, in error, as a replay that sent nothing is.
-		_ = s.R.Case(unfinishedCase(sum.Unfinished))
+		_ = s.R.Case(UnfinishedCase(sum.Unfinished))
 	}
 	return s.R.Finish(CheckSummary{sum})
 }
 
-// unfinishedCase is why a run did not complete (SummaryReport.Unfinished)
-// as a JUnit case in error; text and JSON say it in the summary.
-type unfinishedCase string
+// UnfinishedCase is why a run or a rerun did not complete
+// (SummaryReport.Unfinished, RerunSummary.Unfinished) as a JUnit case in
+// error; text and JSON say it in the summary.
+type UnfinishedCase string
 
-func (unfinishedCase) Verdict() term.Verdict                     { return term.Fail }
-func (unfinishedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
-func (unfinishedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
-func (c unfinishedCase) JUnit() term.TestCase {
+func (UnfinishedCase) Verdict() term.Verdict                     { return term.Fail }
+func (UnfinishedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (UnfinishedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c UnfinishedCase) JUnit() term.TestCase {
 	why := "the run did not complete: " + string(c)
 	return term.TestCase{Suite: "whsim", Name: "run", Class: "whsim.check", Error: why, Detail: why}
 }

@@ -73,6 +73,9 @@ type RerunSummary struct{ *check.RerunSummary }
 func (s RerunSummary) Title() string { return "whsim check --rerun" }
 
 func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
+	if s.Unfinished != "" {
+		return b // no verdict: stderr says why
+	}
 	total := s.Fixed + s.StillFailing + s.NotRerun
 	b = append(b, '\n')
 	if s.Interrupted {
@@ -93,9 +96,13 @@ func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 }
 
 func (s RerunSummary) AppendJSON(b []byte) []byte {
-	j, _ := json.Marshal(map[string]any{"summary": map[string]any{
-		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed(),
+	sum := map[string]any{
+		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed() && s.Unfinished == "",
 		"interrupted": s.Interrupted,
-	}})
+	}
+	if s.Unfinished != "" {
+		sum["error"] = s.Unfinished
+	}
+	j, _ := json.Marshal(map[string]any{"summary": sum})
 	return append(append(b, j...), '\n')
 }
