@@ -348,7 +348,14 @@ func (r *checkRun) run(ctx context.Context) error {
 		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(r.cfg.Target)), err)
 	}
 	if err := r.rep.Finish(sum); err != nil {
-		return err
+		if r.a.Streams.OutputLost(err) {
+			return err // stdout cannot take the summary either: exit 2
+		}
+		// --save-cases could not be written: whsim's failure, not the
+		// receiver's (exit 2; it was 1, a failed check), and the run has
+		// no verdict, which its summary, JUnit and report say.
+		r.abort(sum, err)
+		return cmdutil.UsageErr(err)
 	}
 	if err := r.reports(sum); err != nil {
 		return err
