@@ -124,7 +124,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 	o, errw, key := r.opts, r.a.Streams.Err, r.a.ErrColor.Key.Sprint("whsim:")
 	if len(r.cases) == 0 {
 		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
-		return nil
+		return r.nothingToRerun()
 	}
 	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
 		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
@@ -172,6 +172,29 @@ func (r *checkRerun) run(ctx context.Context) error {
 	}
 	if !sum.AllFixed() {
 		return cmdutil.ErrChecksFailed
+	}
+	return nil
+}
+
+// nothingToRerun ends the rerun of a report in which no case failed: a
+// pass, nothing still fails, whose -o json summary and --junit say so.
+// -o json wrote nothing (a jq got empty input) and --junit was not
+// written, leaving a stale file of an earlier run in its place.
+func (r *checkRerun) nothingToRerun() error {
+	sum := checkout.RerunSummary{RerunSummary: &check.RerunSummary{}}
+	if r.opts.Output == term.JSON {
+		out, err := term.New(term.JSON, r.a.Streams.Out, term.Style{}, true)
+		if err != nil {
+			return err
+		}
+		if err := out.Finish(sum); err != nil {
+			return err
+		}
+	}
+	if r.opts.JUnit != "" {
+		junit := term.NewJUnit(&r.opts.junit, termsafe.URL(r.cfg.Target))
+		_ = junit.Case(checkout.NothingToRerun(r.opts.Rerun))
+		return junit.Finish(sum)
 	}
 	return nil
 }

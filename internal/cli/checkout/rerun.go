@@ -67,6 +67,20 @@ func (c RerunCase) JUnit() term.TestCase {
 	return tc
 }
 
+// NothingToRerun is the one JUnit case of the rerun of a report in which
+// no case failed (its name): a pass, so that the report is neither empty
+// (which CI servers refuse) nor a stale one of an earlier run. Text and
+// JSON say it elsewhere.
+type NothingToRerun string
+
+func (NothingToRerun) Verdict() term.Verdict                     { return term.Pass }
+func (NothingToRerun) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (NothingToRerun) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (n NothingToRerun) JUnit() term.TestCase {
+	return term.TestCase{Suite: "whsim", Name: "nothing-to-rerun", Class: "whsim.check",
+		Detail: "no case failed in " + termsafe.Text(string(n)) + ": nothing to rerun"}
+}
+
 // RerunSummary ends a rerun: how many cases are fixed.
 type RerunSummary struct{ *check.RerunSummary }
 
