@@ -614,11 +614,21 @@ func (r *listenSession) judge(ctx context.Context) error {
 		return cmdutil.ErrInterrupted
 	}
 	if err != nil {
+		// The probe's fault: no verdict, exit 2. -o json still ends with
+		// its exactlyOnce line, saying why, as check's summary does: a
+		// reader found the calls and no verdict at all.
+		if r.opts.Output == "json" {
+			if werr := writeExactlyOnceErrorJSON(r.a.Streams.Out, err); werr != nil {
+				fmt.Fprintf(errw, "%s %v\n", pal.Fail.Sprint("error:"), werr)
+			}
+		}
 		return cmdutil.UsageErr(err)
 	}
 	writeExactlyOnce(errw, pal, r.prb, r.docs, v)
 	if r.opts.Output == "json" {
-		writeExactlyOnceJSON(r.a.Streams.Out, v)
+		if err := writeExactlyOnceJSON(r.a.Streams.Out, v); err != nil {
+			return err // output it could not write: exit 2
+		}
 	}
 	if len(v.Broke) > 0 && r.captureLost.Load() == nil {
 		return cmdutil.ErrChecksFailed
