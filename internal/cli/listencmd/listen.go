@@ -353,8 +353,9 @@ func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) erro
 func (r *listenSession) observe() {
 	o := r.opts
 	r.stdout = &closingWriter{w: r.a.Streams.Out, now: r.a.Now, closed: func(err error) {
-		if !r.closed.Swap(true) {
-			r.stdoutErr.Store(&err)
+		// The error first: whoever sees closed finds it.
+		if r.stdoutErr.CompareAndSwap(nil, &err) {
+			r.closed.Store(true)
 			r.stdoutClosed(err)
 		}
 	}}
