@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -72,5 +73,58 @@ func TestListenStopsWhenStdoutIsClosed(t *testing.T) {
 	b, err := os.ReadFile(capFile)
 	if err != nil || strings.Count(string(b), "\n") != 2 {
 		t.Errorf("capture holds %d records (%v), want the 2 calls", strings.Count(string(b), "\n"), err)
+	}
+}
+
+// listen > /dev/full: a stdout that cannot be written (a full disk) stops
+// listen as a closed one does, and exits 2, output it could not write, as
+// every command's: listen went on answering calls it printed nowhere, and
+// exited 0 at Ctrl-C without a word.
+func TestListenStopsWhenStdoutCannotBeWritten(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "url.txt")
+	cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ready-file", ready, "--output", "json")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Stdout = full
+	errs := startWithStderr(t, cmd)
+	if l := <-errs.lines; !strings.HasPrefix(l, "listening on ") {
+		t.Fatalf("first stderr line %q", l)
+	}
+	u, err := os.ReadFile(ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(strings.TrimSpace(string(u))+"?businessType=CREATE_RECEIVABLE_DOC", "application/json",
+		strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the call was answered %d", resp.StatusCode)
+	}
+	// listen stops by itself once it finds it cannot print the call; a
+	// SIGTERM, as CI's end of a job, stops it anyway if it has not yet,
+	// and its last flush finds the same.
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	for range errs.lines {
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Errorf("exit %v, want status 2 (output it could not write)", err)
+	}
+	if all := errs.text(); !strings.Contains(all, "listen stopped: stdout could not be written (write /dev/stdout: no space left on device); 1 call") ||
+		!strings.Contains(all, "not printed: the calls since it could not be written") {
+		t.Errorf("stderr does not say stdout could not be written:\n%s", all)
+	}
+	if _, err := os.Stat(ready); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the ready-file is left behind (%v)", err)
 	}
 }

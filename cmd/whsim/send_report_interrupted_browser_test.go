@@ -92,3 +92,53 @@ func TestInterruptedSendReportInBrowser(t *testing.T) {
 	}
 	p.clean(t)
 }
+
+// A send --file of a stream that stopped at a payload it refused is no
+// pass either (exit 2): its HTML report, job summary, JUnit and JSON
+// summary say the run did not complete. They said pass: the deliveries
+// before the bad line all succeeded.
+func TestIncompleteStreamSendReportInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	if testing.Short() {
+		t.Skip("-short: the browser tests start Chromium")
+	}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "ok")
+	}))
+	defer recv.Close()
+	dir := t.TempDir()
+	file, summary, junit := filepath.Join(dir, "run.html"), filepath.Join(dir, "summary.md"), filepath.Join(dir, "run.xml")
+	cmd := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--file", "-", "--output", "json", "--report", file, "--junit", junit)
+	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary, "NO_COLOR=1")
+	// A pipe: send reads it as a stream, sending each payload as it comes.
+	cmd.Stdin = strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}` + "\nnot json\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 2 {
+		t.Fatalf("send exited %v, want 2:\n%s", err, stderr.String())
+	}
+	const why = "--file: <stdin>:2:2: not JSON"
+	if !strings.Contains(stdout.String(), `"incomplete":"`+why) {
+		t.Errorf("the JSON summary does not say the run is incomplete:\n%s", stdout.String())
+	}
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `errors="1"`) || !strings.Contains(string(x), `<error message="--file: &lt;stdin&gt;:2:2: not JSON`) {
+		t.Errorf("the JUnit has no case in error (%v):\n%s", err, x)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "### whsim send: ⚠️ did not complete") || !strings.Contains(string(md), why) {
+		t.Errorf("the job summary of an incomplete send:\n%s", md)
+	}
+	p := openReport(t, file)
+	var verdict, head string
+	p.run(t, "read the verdict",
+		chromedp.Text(`#verdict`, &verdict, chromedp.ByQuery),
+		chromedp.Text(`#headline`, &head, chromedp.ByQuery))
+	if verdict != "INCOMPLETE" || !strings.HasPrefix(head, "the run did not complete: "+why) {
+		t.Errorf("verdict %q, headline %q; want INCOMPLETE, the run did not complete", verdict, head)
+	}
+	p.clean(t)
+}

@@ -544,6 +544,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 			if ctx.Err() != nil {
 				return r.interrupted(0, ctx.Err())
 			}
+			r.cutAt(-1) // before the first check: none ran
 			return r.sum, err
 		}
 	}
@@ -564,6 +565,9 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		r.mu.Unlock()
 		switch {
 		case fatal != nil:
+			// No verdict: the summary says where the run ended and which
+			// checks it never reached, as for a stop.
+			r.cutAt(i)
 			return r.sum, fatal
 		case stopped != nil:
 			r.pending = nil // the calls that found it gone: said by Stopped

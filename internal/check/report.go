@@ -199,7 +199,27 @@ func (r *Reporter) Finish(sum *Summary) error {
 	if r.err != nil {
 		return r.err
 	}
-	s := &SummaryReport{Summary: sum, Budget: r.Budget, Failures: r.failures, Warns: r.warns}
+	return r.finish(&SummaryReport{Summary: sum, Budget: r.Budget, Failures: r.failures, Warns: r.warns})
+}
+
+// Abort ends a run that started and could not complete (why: the
+// receiver unreachable, the probe at fault), with the cases graded before
+// it: its summary carries why, so that a report read by a machine (JSON,
+// JUnit) says the run has no verdict rather than nothing at all, or a
+// pass. sum may be nil.
+func (r *Reporter) Abort(sum *Summary, why error) error {
+	if sum == nil {
+		sum = &Summary{Checks: map[string]*Tally{}}
+	}
+	if r.results != nil {
+		_ = r.results.Close() // the run's error is the one to say
+		r.results = nil
+	}
+	return r.finish(&SummaryReport{Summary: sum, Budget: r.Budget, Failures: r.failures, Warns: r.warns, Unfinished: why.Error()})
+}
+
+// finish writes s to Out and JUnit.
+func (r *Reporter) finish(s *SummaryReport) error {
 	if err := r.Out.Finish(s); err != nil {
 		return err
 	}
@@ -218,6 +238,9 @@ type SummaryReport struct {
 	Budget   time.Duration
 	Failures []CaseReport
 	Warns    map[string][]Result // held back, by check
+	// Unfinished, when set, is why the run did not complete (Abort): it
+	// has no verdict.
+	Unfinished string
 }
 
 // Notes are the run-wide findings that come before the table: what makes

@@ -363,6 +363,9 @@ type RerunResult struct {
 	Case    Failed
 	Outcome string
 	Status  int
+	// Latency is the latency of the delivery Status is of, as a Result's:
+	// a JUnit case's time (0 for a case not rerun).
+	Latency time.Duration
 	Reason  string
 	// unreachable is set when no delivery of the case got an answer for
 	// a reason that says the receiver is not there at all (refused, DNS,
@@ -484,7 +487,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	for i, r := range results {
 		a := r.Last()
 		if i == 0 || res.Outcome == Fixed {
-			res.Status = a.Status
+			res.Status, res.Latency = a.Status, a.Latency
 			res.Reason = answer(a)
 		}
 		if res.Outcome == Fixed && !wants(c.Want, a.Status) {
@@ -574,6 +577,9 @@ type RerunSummary struct {
 	// Interrupted: Ctrl-C ended the rerun after those, of Total cases.
 	Interrupted bool
 	Total       int
+	// Unfinished, when set, is why the rerun could not complete (the
+	// receiver unreachable, the probe at fault): no verdict.
+	Unfinished string
 }
 
 // Add counts a result.

@@ -89,6 +89,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	// The calls as the reason lists them, and whether each was accepted.
 	var parts []string
 	last := 0
+	var lastLatency time.Duration
 	notTaken := ""
 	for i, s := range sent {
 		var got []string
@@ -100,7 +101,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 				got = append(got, fmt.Sprint(a.Status))
 			}
 			ok = ok || is2xx(a.Status)
-			last = a.Status
+			last, lastLatency = a.Status, a.Latency
 		}
 		how := s.call.Event
 		switch {
@@ -119,7 +120,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		}
 	}
 	callText := strings.Join(parts, ", ")
-	res := RerunResult{Case: c, Status: last}
+	res := RerunResult{Case: c, Status: last, Latency: lastLatency}
 	if notTaken != "" {
 		res.Outcome = StillFailing
 		res.Reason = fmt.Sprintf("%s %s: %s: the call itself was not accepted, so what was stored cannot be judged; calls: %s", e.Kind, q.Code, notTaken, callText)

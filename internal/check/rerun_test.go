@@ -293,6 +293,12 @@ func TestRerun(t *testing.T) {
 		return strings.Join(s, "; ")
 	}
 	broken := run()
+	for _, r := range broken[:2] {
+		// A JUnit case's time: every rerun case carried 0.
+		if r.Latency <= 0 {
+			t.Errorf("%s %s: latency %v, want the delivery's", r.Case.Check, r.Case.Name, r.Latency)
+		}
+	}
 	if got := outcomes(broken); !strings.HasPrefix(got, "still-failing got 200, want 4xx; still-failing delivery ") ||
 		!strings.Contains(got, "got 409, want 2xx; not-rerun judged over a whole run") {
 		t.Errorf("broken: %s", got)

@@ -91,8 +91,16 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 // (through package clitest) run whsim so.
 func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 	root := newRootCmd(a, commandNamed(args))
+	// cobra writes help, usage and --version through its own writer and
+	// drops the write's error: --help > /dev/full exited 0 where any
+	// other output that could not be written is exit 2.
+	cobraOut := &firstWriteErr{w: a.Streams.Out}
+	root.SetOut(cobraOut)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		err = cobraOut.err
+	}
 	switch {
 	case err == nil:
 		return cmdutil.ExitOK
@@ -126,10 +134,26 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		msg = a.SayFlagSources(msg)
 	}
 	fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint(prefix), termsafe.Message(msg))
-	if _, inConfig := errors.AsType[*cmdutil.ConfigError](err); code == cmdutil.ExitUsage && !a.Ran && !inConfig {
+	// Help is no cure for a stdout that cannot be written to.
+	if _, inConfig := errors.AsType[*cmdutil.ConfigError](err); code == cmdutil.ExitUsage && !a.Ran && !inConfig && !a.Streams.OutputLost(err) {
 		fmt.Fprintf(a.Streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code
+}
+
+// firstWriteErr is stdout as cobra writes to it, keeping the first error
+// of a write, which cobra's help and version templates do not return.
+type firstWriteErr struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstWriteErr) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // commandNamed is the top-level command args run when their first word

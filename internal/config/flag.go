@@ -3,8 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -67,7 +70,7 @@ func set(f *pflag.Flag, val any) error {
 		return errors.New("want one value, got a list")
 	}
 	if err := f.Value.Set(s); err != nil {
-		if want := wantValue(f); want != "" {
+		if want := wantValue(f, s); want != "" {
 			return fmt.Errorf("%q: %s", s, want)
 		}
 		return fmt.Errorf("%q: %w", s, err)
@@ -75,22 +78,53 @@ func set(f *pflag.Flag, val any) error {
 	return nil
 }
 
-// wantValue says in words what a flag of a standard type takes, "" for the
-// types whose own errors already say so.
-func wantValue(f *pflag.Flag) string {
+// wantValue says in words what a flag of a standard type takes instead of
+// s, "" for the types whose own errors already say so. A number or
+// duration too large to hold is told so, with the limit: "want a
+// duration" of a well-formed 9999999h would send the user looking for a
+// typo.
+func wantValue(f *pflag.Flag, s string) string {
 	switch t := f.Value.Type(); {
 	case strings.HasPrefix(t, "uint"):
+		if _, err := strconv.ParseUint(s, 0, bitsOf(t)); errors.Is(err, strconv.ErrRange) {
+			return fmt.Sprintf("too large: want a whole number up to %d", uint64(math.MaxUint64)>>(64-bitsOf(t)))
+		}
 		return "want a whole number, 0 or more"
 	case strings.HasPrefix(t, "int"):
+		if _, err := strconv.ParseInt(s, 0, bitsOf(t)); errors.Is(err, strconv.ErrRange) {
+			limit := int64(math.MaxInt64) >> (64 - bitsOf(t))
+			if strings.HasPrefix(s, "-") {
+				return fmt.Sprintf("too small: want a whole number down to %d", -limit-1)
+			}
+			return fmt.Sprintf("too large: want a whole number up to %d", limit)
+		}
 		return "want a whole number"
 	case strings.HasPrefix(t, "float"):
 		return "want a number"
 	case t == "bool":
 		return "want true or false"
 	case t == "duration":
+		if regexp.MustCompile(durationSyntax).MatchString(s) {
+			// Well formed, so time.ParseDuration refused it for
+			// overflowing an int64 of nanoseconds.
+			return "too large: a duration is at most " + time.Duration(math.MaxInt64).Truncate(time.Second).String()
+		}
 		return "want a duration such as 500ms, 10s or 1m30s"
 	}
 	return ""
+}
+
+// durationSyntax is what time.ParseDuration reads, whatever the numbers'
+// size: a sign, then one or more numbers, each with its unit. Compiled
+// when a duration is refused, not at every start (#35).
+const durationSyntax = `^[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+$`
+
+// bitsOf is the size of the integer flag type t ("int", "uint16").
+func bitsOf(t string) int {
+	if n, err := strconv.Atoi(strings.TrimLeft(t, "uint")); err == nil {
+		return n
+	}
+	return strconv.IntSize
 }
 
 // The errors pflag returns that are reworded, compiled when one is, not at
@@ -113,7 +147,7 @@ func Explain(flags *pflag.FlagSet, msg string) string {
 		}
 	} else if m := regexp.MustCompile(badArgument).FindStringSubmatch(msg); m != nil {
 		if f := flags.Lookup(m[2]); f != nil {
-			if want := wantValue(f); want != "" {
+			if want := wantValue(f, m[1]); want != "" {
 				msg = fmt.Sprintf("invalid argument %q for \"--%s\": %s", m[1], f.Name, want)
 			}
 		}

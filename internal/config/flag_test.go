@@ -52,6 +52,7 @@ func TestFileSet(t *testing.T) {
 		{body: "count: x\n", key: "count", err: `config file F, line 1: count: "x": want a whole number`},
 		{body: "rate: x\n", key: "rate", err: `config file F, line 1: rate: "x": want a number`},
 		{body: "timeout: soon\n", key: "timeout", err: `config file F, line 1: timeout: "soon": want a duration such as 500ms, 10s or 1m30s`},
+		{body: "timeout: 9999999h\n", key: "timeout", err: `config file F, line 1: timeout: "9999999h": too large: a duration is at most 2562047h47m16s`},
 		{body: "seed:\n", key: "seed", err: "config file F, line 1: seed: no value (give one, or remove the key)"},
 		{body: "seed: [1, 2]\n", key: "seed", err: "config file F, line 1: seed: want one value, got a list"},
 		{body: "seed: {a: 1}\n", key: "seed", err: "config file F, line 1: seed: want a value, got a mapping"},
@@ -139,6 +140,13 @@ func TestExplain(t *testing.T) {
 		{[]string{"-n", "x"}, `invalid argument "x" for "--count": want a whole number`},
 		{[]string{"--timeout", "soon"}, `invalid argument "soon" for "--timeout": want a duration such as 500ms, 10s or 1m30s`},
 		{[]string{"--verbose=maybe"}, `invalid argument "maybe" for "--verbose": want true or false`},
+		// Well formed but too large to hold: say so, and the limit.
+		{[]string{"--timeout", "9999999h"}, `invalid argument "9999999h" for "--timeout": too large: a duration is at most 2562047h47m16s`},
+		{[]string{"--timeout", "1h9999999999999999999s"}, `invalid argument "1h9999999999999999999s" for "--timeout": too large: a duration is at most 2562047h47m16s`},
+		{[]string{"--timeout", "9999999x"}, `invalid argument "9999999x" for "--timeout": want a duration such as 500ms, 10s or 1m30s`},
+		{[]string{"--seed", "99999999999999999999"}, `invalid argument "99999999999999999999" for "--seed": too large: want a whole number up to 18446744073709551615`},
+		{[]string{"-n", "99999999999999999999"}, `invalid argument "99999999999999999999" for "--count": too large: want a whole number up to 9223372036854775807`},
+		{[]string{"-n", "-99999999999999999999"}, `invalid argument "-99999999999999999999" for "--count": too small: want a whole number down to -9223372036854775808`},
 		{[]string{"-x"}, "unknown shorthand flag: 'x' in -x"},
 		{[]string{"--url"}, "flag needs an argument: --url"},
 	}

@@ -151,6 +151,18 @@ func (s *Replayer) NothingSent() error {
 	return fmt.Errorf("nothing was sent: %s", strings.Join(why, "; "))
 }
 
+// Skipped says, once Next has returned nil, that lines of the captures
+// were skipped (torn, not a record, not replayable; the warnings said
+// which and why): nil when none was. Such a replay did not send all it
+// was given, and skipped is never a pass: an unattended replay of a
+// capture with a corrupt line would otherwise read as complete.
+func (s *Replayer) Skipped() error {
+	if s.skipped == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d %s skipped, not replayed (the warnings above say why)", s.skipped, plural(s.skipped, "line was", "lines were"))
+}
+
 // emptyWhy says which inputs held nothing: by name when there is one.
 func (s *Replayer) emptyWhy() string {
 	if len(s.Inputs) == 1 {

@@ -320,6 +320,46 @@ func TestReplayerNothingSent(t *testing.T) {
 	}
 }
 
+// TestReplayerSkipped: lines skipped beside calls sent are said, whatever
+// made them unreplayable (a torn line, a record that does not parse, one
+// that cannot be sent); records of an event not asked are no skip.
+func TestReplayerSkipped(t *testing.T) {
+	t.Parallel()
+	good := `{"capture":1,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","body":"{}"}` + "\n"
+	bad := `{"capture":1,"body":"{}","body":"x"}` + "\n"
+	abandon, _ := spec.Lookup("ABANDON_RECEIVABLE_DOC")
+	for _, tt := range []struct {
+		name   string
+		inputs []string
+		events []spec.Event
+		want   string
+	}{
+		{"whole", []string{good, good}, nil, ""},
+		{"not JSON", []string{good + "{not json\n" + good}, nil, "1 line was skipped, not replayed (the warnings above say why)"},
+		{"ambiguous record and torn line", []string{good + bad + `{"capture":1,"ti`}, nil, "2 lines were skipped, not replayed (the warnings above say why)"},
+		{"not replayable", []string{good + `{"capture":1,"method":"PO ST","body":"{}"}` + "\n"}, nil, "1 line was skipped, not replayed"},
+		{"newer format", []string{good + `{"capture":99,"body":"{}"}` + "\n"}, nil, "1 line was skipped, not replayed"},
+		{"other events are no skip", []string{good}, []spec.Event{abandon}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &Replayer{Events: tt.events, Warn: func(string, ...any) {}}
+			for i, in := range tt.inputs {
+				s.Inputs = append(s.Inputs, capture.Input{Name: fmt.Sprint(i, ".ndjson"), R: strings.NewReader(in)})
+			}
+			for s.Next() != nil {
+			}
+			got := ""
+			if err := s.Skipped(); err != nil {
+				got = err.Error()
+			}
+			if !strings.HasPrefix(got, tt.want) || (tt.want == "") != (got == "") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestRequestKeepsTheMethod: a method is replayed as captured, case and
 // all (RFC 9110 §9.1: methods are case-sensitive, and a receiver that
 // answers "post" 405 must still see "post"); a record without one is a

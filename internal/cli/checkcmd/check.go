@@ -329,13 +329,12 @@ func (r *checkRun) run(ctx context.Context) error {
 	case errors.As(err, &noCase):
 		return cmdutil.UsageErr(noCase) // before the first call: nothing to report
 	case errors.As(err, &unreachable):
-		r.abortReport(unreachable)
+		r.abort(sum, unreachable)
 		return cmdutil.UsageErr(unreachable)
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: no verdict, exit 2; the
 		// cases graded before it stay on stdout.
-		_ = r.out.Abort()
-		r.abortReport(probeErr)
+		r.abort(sum, probeErr)
 		return cmdutil.UsageErr(probeErr)
 	case ctx.Err() != nil:
 		if sum != nil {
@@ -349,7 +348,14 @@ func (r *checkRun) run(ctx context.Context) error {
 		return fmt.Errorf("check %s: %w", termsafe.Text(termsafe.URL(r.cfg.Target)), err)
 	}
 	if err := r.rep.Finish(sum); err != nil {
-		return err
+		if r.a.Streams.OutputLost(err) {
+			return err // stdout cannot take the summary either: exit 2
+		}
+		// --save-cases could not be written: whsim's failure, not the
+		// receiver's (exit 2; it was 1, a failed check), and the run has
+		// no verdict, which its summary, JUnit and report say.
+		r.abort(sum, err)
+		return cmdutil.UsageErr(err)
 	}
 	if err := r.reports(sum); err != nil {
 		return err
@@ -396,6 +402,17 @@ func (r *checkRun) jobSummary(pass bool) *jobsummary.Summary {
 		js.Note = strings.TrimSpace("The commands: " + first + ". " + js.Note)
 	}
 	return js
+}
+
+// abort ends a run that started and could not complete (why): stdout's
+// JSON or JUnit and --junit end with why, after the cases graded (a JSON
+// reader got nothing at all, a JUnit one a suite without the target),
+// then --report and the job summary say it too.
+func (r *checkRun) abort(sum *check.Summary, why error) {
+	if err := r.rep.Abort(sum, why); err != nil {
+		fmt.Fprintf(r.a.Streams.Err, "%s %v\n", r.key, err)
+	}
+	r.abortReport(why)
 }
 
 // abortReport writes --report and the job summary of a run that started

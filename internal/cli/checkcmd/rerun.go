@@ -124,7 +124,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 	o, errw, key := r.opts, r.a.Streams.Err, r.a.ErrColor.Key.Sprint("whsim:")
 	if len(r.cases) == 0 {
 		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
-		return nil
+		return r.nothingToRerun()
 	}
 	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
 		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
@@ -176,19 +176,42 @@ func (r *checkRerun) run(ctx context.Context) error {
 	return nil
 }
 
+// nothingToRerun ends the rerun of a report in which no case failed: a
+// pass, nothing still fails, whose -o json summary and --junit say so.
+// -o json wrote nothing (a jq got empty input) and --junit was not
+// written, leaving a stale file of an earlier run in its place.
+func (r *checkRerun) nothingToRerun() error {
+	sum := checkout.RerunSummary{RerunSummary: &check.RerunSummary{}}
+	if r.opts.Output == term.JSON {
+		out, err := term.New(term.JSON, r.a.Streams.Out, term.Style{}, true)
+		if err != nil {
+			return err
+		}
+		if err := out.Finish(sum); err != nil {
+			return err
+		}
+	}
+	if r.opts.JUnit != "" {
+		junit := term.NewJUnit(&r.opts.junit, termsafe.URL(r.cfg.Target))
+		_ = junit.Case(checkout.NothingToRerun(r.opts.Rerun))
+		return junit.Finish(sum)
+	}
+	return nil
+}
+
 // rerunEnd finishes a rerun's output as check.Rerun ended: a receiver
-// that cannot be reached or a probe at fault is exit 2 with no summary,
-// Ctrl-C sums up what was rerun.
+// that cannot be reached or a probe at fault is exit 2, its summary (JSON,
+// JUnit) saying why; Ctrl-C sums up what was rerun.
 func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, junit term.Reporter) error {
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable):
-		_ = out.Abort()
+		rerunAbort(sum, unreachable, out, junit)
 		return cmdutil.UsageErr(unreachable)
 	case errors.As(err, &probeErr):
 		// The probe's fault, not the receiver's: exit 2.
-		_ = out.Abort()
+		rerunAbort(sum, probeErr, out, junit)
 		return cmdutil.UsageErr(probeErr)
 	case ctx.Err() != nil:
 		sum.Interrupted = true
@@ -209,6 +232,18 @@ func rerunEnd(ctx context.Context, err error, sum *check.RerunSummary, out, juni
 		return junit.Finish(checkout.RerunSummary{RerunSummary: sum})
 	}
 	return nil
+}
+
+// rerunAbort ends the output of a rerun that could not complete with why:
+// -o json's summary says it (a jq got empty input), --junit has it as a
+// case in error after the cases rerun, under the receiver's name.
+func rerunAbort(sum *check.RerunSummary, why error, out, junit term.Reporter) {
+	sum.Unfinished = why.Error()
+	_ = out.Finish(checkout.RerunSummary{RerunSummary: sum})
+	if junit != nil {
+		_ = junit.Case(checkout.UnfinishedCase(sum.Unfinished))
+		_ = junit.Finish(checkout.RerunSummary{RerunSummary: sum})
+	}
 }
 
 // readRerun reads the failed cases of a report file, "-" (stdin) or a

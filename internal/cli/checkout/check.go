@@ -52,7 +52,25 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 			Case: &check.Case{Check: id, Name: "interrupted"}, Verdict: check.Fail,
 			Reason: fmt.Sprintf("interrupted after %s: %d of %d cases run, the rest not run", it.After, sum.Done, sum.Total)}}})
 	}
+	if sum.Unfinished != "" && s.JUnit {
+		// The cases graded may all have passed: the run's error is a case
+		// of its own, in error, as a replay that sent nothing is.
+		_ = s.R.Case(UnfinishedCase(sum.Unfinished))
+	}
 	return s.R.Finish(CheckSummary{sum})
+}
+
+// UnfinishedCase is why a run or a rerun did not complete
+// (SummaryReport.Unfinished, RerunSummary.Unfinished) as a JUnit case in
+// error; text and JSON say it in the summary.
+type UnfinishedCase string
+
+func (UnfinishedCase) Verdict() term.Verdict                     { return term.Fail }
+func (UnfinishedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (UnfinishedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c UnfinishedCase) JUnit() term.TestCase {
+	why := "the run did not complete: " + string(c)
+	return term.TestCase{Suite: "whsim", Name: "run", Class: "whsim.check", Error: why, Detail: why}
 }
 
 // CheckCase is a graded check case as a report case.
@@ -163,6 +181,10 @@ func (s CheckSummary) Title() string { return "whsim check" }
 // AppendText is the summary as text: the warnings, the table, the
 // figures, the commands that reproduce each failure, then the verdict.
 func (s CheckSummary) AppendText(b []byte, st *term.Style) []byte {
+	if s.Unfinished != "" {
+		// No verdict to give: stderr says why, and people read it there.
+		return b
+	}
 	b = s.appendWarnings(b, st)
 	b = append(b, '\n')
 	b = s.appendTable(b, st)
@@ -365,6 +387,9 @@ type (
 		Interrupted *check.Stop `json:"interrupted,omitempty"`
 		Cases       *casesJSON  `json:"cases,omitempty"`
 		Notes       []string    `json:"notes,omitempty"`
+		// Error: why the run did not complete (exit 2); it has no
+		// verdict, and failed is true.
+		Error string `json:"error,omitempty"`
 	}
 	casesJSON struct {
 		Run   int `json:"run"`
@@ -400,13 +425,16 @@ type (
 func (s CheckSummary) AppendJSON(b []byte) []byte {
 	sum := s.Summary
 	j := checkSummaryJSON{Checks: map[string]check.Tally{}, Failed: sum.Failed(), NotRun: sum.NotRun, Skipped: sum.Skipped(),
-		CutShort: sum.CutShort, Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.Notes()}
+		CutShort: sum.CutShort, Stopped: sum.Stopped, Interrupted: sum.Interrupted, Notes: s.Notes(), Error: s.Unfinished}
+	if s.Unfinished != "" {
+		j.Failed = true // no verdict is no pass
+	}
 	for id, t := range sum.Checks {
 		if !slices.Contains(sum.NotRun, id) {
 			j.Checks[id] = *t
 		}
 	}
-	if sum.Stopped != nil || sum.Interrupted != nil {
+	if sum.Stopped != nil || sum.Interrupted != nil || s.Unfinished != "" {
 		j.Cases = &casesJSON{Run: sum.Done, Total: sum.Total}
 	}
 	if l := sum.Load; l != nil {

@@ -206,3 +206,36 @@ func TestCheckSummaryJSONSkipped(t *testing.T) {
 		t.Errorf("got %s, want effects said skipped", got)
 	}
 }
+
+// TestCheckSinkUnfinished: a run that started and could not complete
+// (the receiver unreachable, the probe at fault) ends its JSON with a
+// summary that says why and is no pass, its JUnit with a case in error
+// beside the cases graded, and its text with nothing (stderr says it): a
+// JSON reader got no line at all, and every graded case passed.
+func TestCheckSinkUnfinished(t *testing.T) {
+	t.Parallel()
+	s := checkSum(func(s *check.Summary) { s.Done, s.Total = 2, 19 })
+	s.Unfinished = "cannot reach http://127.0.0.1:9/hook: connection refused"
+	var js, xml, text strings.Builder
+	for _, sink := range []struct {
+		format string
+		w      *strings.Builder
+		junit  bool
+	}{{term.JSON, &js, false}, {term.JUnit, &xml, true}, {term.Text, &text, false}} {
+		r, _ := term.New(sink.format, sink.w, term.Style{}, false)
+		if err := (CheckSink{R: r, JUnit: sink.junit}).Finish(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantJSON := `{"summary":{"checks":{"accepts-valid":{"pass":2,"warn":0,"fail":0},"load":{"pass":1,"warn":0,"fail":0}},"failed":true,"cases":{"run":2,"total":19},"error":"cannot reach http://127.0.0.1:9/hook: connection refused"}}` + "\n"
+	if js.String() != wantJSON {
+		t.Errorf("JSON\ngot  %s\nwant %s", js.String(), wantJSON)
+	}
+	if !strings.Contains(xml.String(), `tests="1" failures="0" errors="1"`) ||
+		!strings.Contains(xml.String(), `<error message="the run did not complete: cannot reach http://127.0.0.1:9/hook: connection refused" type="error">`) {
+		t.Errorf("JUnit has no case in error:\n%s", xml.String())
+	}
+	if text.String() != "" {
+		t.Errorf("text %q, want none (stderr says why)", text.String())
+	}
+}

@@ -58,7 +58,7 @@ func (c RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
 }
 
 func (c RerunCase) JUnit() term.TestCase {
-	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check}
+	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check, Time: c.Latency}
 	if c.Outcome != check.Fixed {
 		tc.Failure, tc.FailureType = c.Reason, c.Outcome
 	} else {
@@ -67,12 +67,29 @@ func (c RerunCase) JUnit() term.TestCase {
 	return tc
 }
 
+// NothingToRerun is the one JUnit case of the rerun of a report in which
+// no case failed (its name): a pass, so that the report is neither empty
+// (which CI servers refuse) nor a stale one of an earlier run. Text and
+// JSON say it elsewhere.
+type NothingToRerun string
+
+func (NothingToRerun) Verdict() term.Verdict                     { return term.Pass }
+func (NothingToRerun) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (NothingToRerun) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (n NothingToRerun) JUnit() term.TestCase {
+	return term.TestCase{Suite: "whsim", Name: "nothing-to-rerun", Class: "whsim.check",
+		Detail: "no case failed in " + termsafe.Text(string(n)) + ": nothing to rerun"}
+}
+
 // RerunSummary ends a rerun: how many cases are fixed.
 type RerunSummary struct{ *check.RerunSummary }
 
 func (s RerunSummary) Title() string { return "whsim check --rerun" }
 
 func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
+	if s.Unfinished != "" {
+		return b // no verdict: stderr says why
+	}
 	total := s.Fixed + s.StillFailing + s.NotRerun
 	b = append(b, '\n')
 	if s.Interrupted {
@@ -93,9 +110,13 @@ func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 }
 
 func (s RerunSummary) AppendJSON(b []byte) []byte {
-	j, _ := json.Marshal(map[string]any{"summary": map[string]any{
-		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed(),
+	sum := map[string]any{
+		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed() && s.Unfinished == "",
 		"interrupted": s.Interrupted,
-	}})
+	}
+	if s.Unfinished != "" {
+		sum["error"] = s.Unfinished
+	}
+	j, _ := json.Marshal(map[string]any{"summary": sum})
 	return append(append(b, j...), '\n')
 }

@@ -174,27 +174,52 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 	defer signal.Stop(pipe)
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	r, err := opts.build(ctx, a, cfg, func() { stopRun(errStdoutClosed) })
+	r, err := opts.build(ctx, a, cfg, func(err error) {
+		if errors.Is(err, syscall.EPIPE) {
+			stopRun(errStdoutClosed)
+		} else {
+			stopRun(errStdoutLost)
+		}
+	})
 	if err != nil {
 		return err
 	}
 	err = r.run(ctx)
-	if err == nil && errors.Is(context.Cause(ctx), errStdoutClosed) {
+	switch {
+	case err != nil:
+	case errors.Is(context.Cause(ctx), errStdoutClosed):
 		return &cmdutil.ExitError{Code: cmdutil.ExitStdoutClosed} // the summary said why
+	case r.outputLost():
+		// Output it could not write (a full disk), as every command's:
+		// whsim could not run, exit 2; the summary said why. Also when
+		// only the stop's last flush found it so.
+		return &cmdutil.ExitError{Code: cmdutil.ExitUsage}
 	}
 	return err
 }
 
-// errStdoutClosed is the cause of a listen stopped because the reader of
-// its stdout went away.
-var errStdoutClosed = errors.New("stdout was closed")
+// outputLost says a write to stdout failed other than for its reader
+// going away: a full disk, an I/O error.
+func (r *listenSession) outputLost() bool {
+	p := r.stdoutErr.Load()
+	return p != nil && !errors.Is(*p, syscall.EPIPE)
+}
 
-// closingWriter is stdout, telling closed once when a write finds its
-// reader gone (EPIPE), and when the write under way began: a stop that
-// gives up on the printer tells a stdout nobody reads from a slow one.
+// errStdoutClosed is the cause of a listen stopped because the reader of
+// its stdout went away; errStdoutLost because a write to it failed
+// otherwise (a full disk, an I/O error).
+var (
+	errStdoutClosed = errors.New("stdout was closed")
+	errStdoutLost   = errors.New("stdout could not be written")
+)
+
+// closingWriter is stdout, telling closed once when a write fails, with
+// its error: its reader gone (EPIPE), or a disk full; and when the write
+// under way began: a stop that gives up on the printer tells a stdout
+// nobody reads from a slow one.
 type closingWriter struct {
 	w      io.Writer
-	closed func()
+	closed func(err error)
 	now    func() time.Time
 	// writingSince is when the write under way began (Unix nanoseconds),
 	// 0 when none is.
@@ -205,8 +230,12 @@ func (c *closingWriter) Write(p []byte) (int, error) {
 	c.writingSince.Store(c.now().UnixNano())
 	n, err := c.w.Write(p)
 	c.writingSince.Store(0)
-	if errors.Is(err, syscall.EPIPE) {
-		c.closed()
+	if err != nil {
+		// A listen whose calls cannot be printed stops, whatever the
+		// error: one that went on answering a full disk's calls exited 0
+		// having printed none of them. bufio.Writer keeps the first error
+		// and writes no more, so this tells it once.
+		c.closed(err)
 	}
 	return n, err
 }
@@ -244,10 +273,12 @@ type listenSession struct {
 	// undo holds what the run set up, undone in reverse order when it
 	// ends, however it ends.
 	undo []func()
-	// stdoutClosed stops the run when stdout's reader went away; closed
-	// says it did.
-	stdoutClosed func()
+	// stdoutClosed stops the run when a write to stdout failed (its
+	// reader went away, a full disk); closed says it did, stdoutErr holds
+	// the error.
+	stdoutClosed func(err error)
 	closed       atomic.Bool
+	stdoutErr    atomic.Pointer[error]
 }
 
 // close undoes what the run set up, last first.
@@ -260,7 +291,7 @@ func (r *listenSession) close() {
 // build turns the checked flags into a receiver that is not yet bound:
 // the probe, the checker, the capture file (opened, and said what it
 // holds), the printer and the inspector's store.
-func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.Config, stdoutClosed func()) (*listenSession, error) {
+func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.Config, stdoutClosed func(err error)) (*listenSession, error) {
 	r := &listenSession{a: a, opts: o, cfg: cfg, stdoutClosed: stdoutClosed}
 	var err error
 	if r.prb, err = o.probe(); err != nil {
@@ -321,9 +352,11 @@ func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) erro
 // inspector's feed.
 func (r *listenSession) observe() {
 	o := r.opts
-	r.stdout = &closingWriter{w: r.a.Streams.Out, now: r.a.Now, closed: func() {
-		if !r.closed.Swap(true) {
-			r.stdoutClosed()
+	r.stdout = &closingWriter{w: r.a.Streams.Out, now: r.a.Now, closed: func(err error) {
+		// The error first: whoever sees closed finds it.
+		if r.stdoutErr.CompareAndSwap(nil, &err) {
+			r.closed.Store(true)
+			r.stdoutClosed(err)
 		}
 	}}
 	r.out = bufio.NewWriterSize(r.stdout, 64<<10)
@@ -547,9 +580,14 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 	switch {
 	case printed && r.closed.Load():
 		// A stop as Ctrl-C's, but the calls after the reader went away
-		// are printed nowhere: say so, and where they are.
-		r.p.Summary(errw, cmdutil.Style(pal, false), "listen stopped: stdout was closed (its reader went away);", o.Capture)
-		fmt.Fprintf(errw, "  not printed: the calls after stdout was closed%s\n", capturedNote(o.Capture))
+		// (or the disk filled) are printed nowhere: say so, and where
+		// they are.
+		why, after := "stdout was closed (its reader went away)", "stdout was closed"
+		if r.outputLost() {
+			why, after = "stdout could not be written ("+termsafe.Text((*r.stdoutErr.Load()).Error())+")", "it could not be written"
+		}
+		r.p.Summary(errw, cmdutil.Style(pal, false), "listen stopped: "+why+";", o.Capture)
+		fmt.Fprintf(errw, "  not printed: the calls since %s%s\n", after, capturedNote(o.Capture))
 	case printed:
 		r.p.Summary(errw, cmdutil.Style(pal, false), "listen stopped:", o.Capture)
 	default:
@@ -577,11 +615,21 @@ func (r *listenSession) judge(ctx context.Context) error {
 		return cmdutil.ErrInterrupted
 	}
 	if err != nil {
+		// The probe's fault: no verdict, exit 2. -o json still ends with
+		// its exactlyOnce line, saying why, as check's summary does: a
+		// reader found the calls and no verdict at all.
+		if r.opts.Output == "json" {
+			if werr := writeExactlyOnceErrorJSON(r.a.Streams.Out, err); werr != nil {
+				fmt.Fprintf(errw, "%s %v\n", pal.Fail.Sprint("error:"), werr)
+			}
+		}
 		return cmdutil.UsageErr(err)
 	}
 	writeExactlyOnce(errw, pal, r.prb, r.docs, v)
 	if r.opts.Output == "json" {
-		writeExactlyOnceJSON(r.a.Streams.Out, v)
+		if err := writeExactlyOnceJSON(r.a.Streams.Out, v); err != nil {
+			return err // output it could not write: exit 2
+		}
 	}
 	if len(v.Broke) > 0 && r.captureLost.Load() == nil {
 		return cmdutil.ErrChecksFailed

@@ -95,7 +95,7 @@ type brokenDocJSON struct {
 	Reason      string   `json:"reason"`
 }
 
-func writeExactlyOnceJSON(w io.Writer, v receiver.Verdict) {
+func writeExactlyOnceJSON(w io.Writer, v receiver.Verdict) error {
 	var o exactlyOnceJSON
 	e := &o.ExactlyOnce
 	e.Asked, e.Held, e.Unjudged, e.Unasked, e.Broke = v.Asked, v.Held, v.Unjudged, len(v.Unasked), []brokenDocJSON{}
@@ -109,7 +109,25 @@ func writeExactlyOnceJSON(w io.Writer, v receiver.Verdict) {
 	}
 	b, err := json.Marshal(o)
 	if err != nil {
-		return // a value built above always encodes
+		return nil // a value built above always encodes
 	}
-	w.Write(termsafe.JSON(append(b, '\n')))
+	_, err = w.Write(termsafe.JSON(append(b, '\n')))
+	return err
+}
+
+// writeExactlyOnceErrorJSON is the exactlyOnce line of a stop whose probe
+// failed: why there is no verdict.
+func writeExactlyOnceErrorJSON(w io.Writer, why error) error {
+	var o struct {
+		ExactlyOnce struct {
+			Error string `json:"error"`
+		} `json:"exactlyOnce"`
+	}
+	o.ExactlyOnce.Error = why.Error()
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil // a string always encodes
+	}
+	_, err = w.Write(termsafe.JSON(append(b, '\n')))
+	return err
 }

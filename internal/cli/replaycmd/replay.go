@@ -64,7 +64,9 @@ The secret is also WHSIM_REPLAY_SECRET or the config file's replay.secret.
 wrote masked.
 
 A torn last line, as a crash leaves it, is reported and skipped, and so is
-a line that is not a record whsim can replay (each named with its line). A
+a line that is not a record whsim can replay (each named with its line);
+a replay that skipped a line is incomplete, never a pass: its summary and
+--junit say so, and it exits 2 (1 when a delivery failed too). A
 body that came cut short (shorter than its Content-Length) is sent as
 recorded, with a warning: the sender never made that whole call. A
 file of payloads, or one that is not JSON, is refused (exit 2: send payloads
@@ -176,11 +178,12 @@ func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, 
 		return nil, cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
 	}
 	r := &replayRun{opts: o, close: closeAll}
-	// Files that sent nothing, or a capture that could not be read, are a
-	// case in error in the JUnit reports (stdout's and --junit's): a
-	// report of the calls sent alone would read as nothing failed.
+	// Files that sent nothing, a capture that could not be read, or lines
+	// skipped are a case in error in the JUnit reports (stdout's and
+	// --junit's) and said in the summary: a report of the calls sent alone
+	// would read as nothing failed.
 	unjudged := func(co *sendout.ConsoleOptions) {
-		co.Unjudged = func() error { return cmp.Or(r.src.Err(), r.src.NothingSent()) }
+		co.Unjudged = func() error { return cmp.Or(r.src.Err(), r.src.NothingSent(), r.src.Skipped()) }
 	}
 	if r.con, err = o.NewConsole(a, "whsim replay", target, unjudged); err != nil {
 		closeAll()
@@ -207,7 +210,8 @@ func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, 
 }
 
 // run sends the captures again and decides the exit: a capture that
-// could not be read is the input's fault or a failed run.
+// could not be read, or lines of it skipped, is the input's fault or a
+// failed run.
 func (r *replayRun) run(ctx context.Context) error {
 	ro := r.opts.RunOptions()
 	ro.Left = r.src.Left // a replay cut short counts the records not started
@@ -224,6 +228,12 @@ func (r *replayRun) run(ctx context.Context) error {
 		// Inputs that sent nothing (skipped, other events, empty) tested
 		// nothing: not a pass, and the input's fault.
 		return cmdutil.UsageErr(nothing)
+	}
+	if skipped := r.src.Skipped(); skipped != nil && err == nil {
+		// Every call sent passed, but not every line was sent: the
+		// capture held what whsim could not replay, the input's fault
+		// (exit 2). A delivery that failed says more, and keeps exit 1.
+		return cmdutil.UsageErr(skipped)
 	}
 	return err
 }

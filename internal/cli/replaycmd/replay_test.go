@@ -21,12 +21,13 @@ func TestReplay(t *testing.T) {
 	}
 	recs[0].SetBody([]byte(body1))
 	recs[1].SetBody([]byte(body2))
-	file := clitest.WriteCapture(t, recs, `{"capture":1,"time":"2026-`)
+	file := clitest.WriteCapture(t, recs, "")
+	torn := clitest.WriteCapture(t, recs, `{"capture":1,"time":"2026-`)
 
 	t.Run("byte for byte, in order", func(t *testing.T) {
 		rc, srv := clitest.NewReceiver(t, 200)
 		code, stdout, stderr := clitest.Run(t, "replay", file, "--url", srv.URL+"/new?tenant=2")
-		if code != 0 || len(rc.Calls) != 2 {
+		if code != 0 || len(rc.Calls) != 2 || stderr != "" {
 			t.Fatalf("exit %d, %d calls, stderr %s", code, len(rc.Calls), stderr)
 		}
 		c := rc.Calls[0]
@@ -37,7 +38,18 @@ func TestReplay(t *testing.T) {
 		if string(rc.Calls[1].Body) != body2 {
 			t.Errorf("second body %q", rc.Calls[1].Body)
 		}
-		if !strings.Contains(stderr, "line 3: torn last line skipped") || !strings.Contains(stdout, "succeeded 2") {
+		if !strings.Contains(stdout, "succeeded 2") {
+			t.Errorf("stdout %q", stdout)
+		}
+	})
+	t.Run("a torn last line is skipped, and the replay is incomplete", func(t *testing.T) {
+		rc, srv := clitest.NewReceiver(t, 200)
+		code, stdout, stderr := clitest.Run(t, "replay", torn, "--url", srv.URL)
+		if code != 2 || len(rc.Calls) != 2 {
+			t.Fatalf("exit %d, %d calls, stderr %s", code, len(rc.Calls), stderr)
+		}
+		if !strings.Contains(stderr, "line 3: torn last line skipped") || !strings.Contains(stdout, "succeeded 2") ||
+			!strings.Contains(stdout, "incomplete: 1 line was skipped, not replayed") {
 			t.Errorf("stdout %q\nstderr %q", stdout, stderr)
 		}
 	})

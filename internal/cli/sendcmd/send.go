@@ -51,6 +51,8 @@ type sendOptions struct {
 	Thresholds []string
 	Report     string
 
+	// eventsSet and countSet say --event and --count were given: on the
+	// command line, in WHSIM_* or in the config file (App.Given).
 	eventsSet, countSet bool
 	// sleep replaces the backoff's real sleep in tests.
 	sleep func(context.Context, time.Duration) error
@@ -67,7 +69,7 @@ func New(a *cmdutil.App) *cobra.Command {
 		Example: helpExample,
 		Args:    cmdutil.NoArgs,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
-			opts.eventsSet = cmd.Flags().Changed("event")
+			opts.eventsSet = a.Given("event")
 			opts.countSet = a.Given("count")
 			return opts.JUnit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
 		}),
@@ -268,6 +270,12 @@ func (r *sendRun) connect(expect func(int) bool, thresholds []threshold.Threshol
 		if r.rec != nil {
 			co.Observe = r.rec.Observe
 		}
+		if r.stream != nil {
+			// A payload the stream refused: the summary and JUnit say
+			// the run stopped there, which the deliveries alone would
+			// read as a pass.
+			co.Unjudged = r.streamErr
+		}
 	})
 	if err != nil {
 		return err
@@ -348,18 +356,36 @@ func (r *sendRun) run(ctx context.Context) error {
 	}
 	var after []func(*load.Stats) error
 	if r.rec != nil {
-		after = append(after, func(st *load.Stats) error { return sendReports(a, o, r.rec, con, st, r.target, ctx.Err() != nil) })
+		after = append(after, func(st *load.Stats) error {
+			incomplete := ""
+			if err := r.streamErr(); err != nil && ctx.Err() == nil {
+				incomplete = err.Error()
+			}
+			return sendReports(a, o, r.rec, con, st, r.target, ctx.Err() != nil, incomplete)
+		})
 	}
 	err := delivery.Run(ctx, con, r.d, next, ro, r.total, after...)
-	if r.stream != nil && ctx.Err() == nil {
-		// A payload the stream refused ended the run (its reads, ended
-		// by --duration, are no fault): said as when the input is read
-		// first, once the deliveries before it are summed up.
-		if serr := r.stream.Err(); serr != nil && r.src.readCtx.Err() == nil {
-			return fileError(ctxio.InputName(o.File), serr, "; sending stopped there")
+	if ctx.Err() == nil {
+		// Said as when the input is read first, once the deliveries
+		// before it are summed up.
+		if serr := r.streamErr(); serr != nil {
+			return serr
 		}
 	}
 	return err
+}
+
+// streamErr is why a stream of --file ended the run early, once it has:
+// a payload it refused (its reads, ended by --duration, are no fault).
+// nil for a run that read its input whole, or no stream.
+func (r *sendRun) streamErr() error {
+	if r.stream == nil {
+		return nil
+	}
+	if serr := r.stream.Err(); serr != nil && r.src.readCtx.Err() == nil {
+		return fileError(ctxio.InputName(r.opts.File), serr, "; sending stopped there")
+	}
+	return nil
 }
 
 // rounds is --count, or 0 to send until --duration.

@@ -18,9 +18,11 @@ import (
 )
 
 // sendReports writes --report and the job summary of a finished run.
-// interrupted: Ctrl-C stopped it, which neither report may call a pass.
-func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder, con *sendout.Console, st *load.Stats, target *url.URL, interrupted bool) error {
-	sum := sendout.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds()}
+// interrupted: Ctrl-C stopped it; incomplete, when set, is why it ended
+// before it sent all it was given (a stream's payload refused): neither
+// report may call such a run a pass.
+func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder, con *sendout.Console, st *load.Stats, target *url.URL, interrupted bool, incomplete string) error {
+	sum := sendout.SendSummary{Stats: st, Name: "whsim send", Note: con.Note, Thresholds: con.Thresholds(), Incomplete: incomplete}
 	js := sum.AppendJSON(nil)
 	text := string(sum.AppendText(nil, &term.Style{}))
 	where := termsafe.Text(termsafe.URL(target))
@@ -40,9 +42,10 @@ func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder
 				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s", f.Seq, f.Event), ID: f.RequestID, Reason: termsafe.Text(why)})
 			}
 		}
-		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0
+		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0 && incomplete == ""
 		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
 		s.Interrupted = interrupted
+		s.Unfinished = termsafe.Text(incomplete)
 		if opts.Report != "" {
 			s.Note = "The full report, with latency over time: " + filepath.Base(opts.Report)
 			s.Full = filepath.Base(opts.Report)

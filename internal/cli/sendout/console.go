@@ -149,13 +149,17 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	}
 	// So does a run Ctrl-C ended: the deliveries it never started are no
 	// cases, and those that ran may all have passed (exit 130).
+	// And a run that did not test all it was given is said so in the
+	// summary, which alone would read as a pass.
 	if ctx.Err() != nil {
 		cases = append(cases, interruptedCase{st})
 	} else if err := NothingSent(st, o); err != nil {
 		cases = append(cases, unjudgedCase{err})
+		sum.Incomplete = err.Error()
 	} else if c.unjudged != nil {
 		if err := c.unjudged(); err != nil {
 			cases = append(cases, unjudgedCase{err})
+			sum.Incomplete = err.Error()
 		}
 	}
 	for _, tc := range cases {

@@ -200,13 +200,32 @@ type SendSummary struct {
 	Note  string
 	// Thresholds are send --threshold's, checked at the end.
 	Thresholds []threshold.Result
+	// Incomplete, when set, is why the run did not test all it was given
+	// (replay's lines skipped, nothing sent): the counts alone would read
+	// as a pass.
+	Incomplete string
 }
 
 // Title, AppendText and AppendJSON make a SendSummary the run's report summary.
 func (s SendSummary) Title() string { return s.Name }
 
 func (s SendSummary) AppendJSON(b []byte) []byte {
-	return appendThresholdsJSON(appendStatsJSON(b, s.Stats), s.Thresholds)
+	return appendIncompleteJSON(appendThresholdsJSON(appendStatsJSON(b, s.Stats), s.Thresholds), s.Incomplete)
+}
+
+// appendIncompleteJSON adds why, when set, to the summary line as
+// "incomplete".
+func appendIncompleteJSON(line []byte, why string) []byte {
+	if why == "" {
+		return line
+	}
+	body, ok := bytes.CutSuffix(line, []byte("}}\n"))
+	if !ok {
+		return line
+	}
+	out := append(body, `,"incomplete":`...)
+	out = append(out, bytes.TrimSuffix(marshalJSONLine(why), []byte("\n"))...)
+	return append(out, "}}\n"...)
 }
 
 // AppendText is sent, succeeded, failed by status and by error kind,
@@ -228,6 +247,10 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
 	if s.Note != "" {
 		b = append(b, s.Note+"\n"...)
+	}
+	if s.Incomplete != "" {
+		b = rst.Fail.Append(append(b, "incomplete: "...), termsafe.Text(s.Incomplete))
+		b = append(b, '\n')
 	}
 	if len(st.ByStatus) > 0 {
 		b = append(b, "failed by status:"...)
