@@ -84,7 +84,9 @@ function offerEvent(ev) {
 
 function row(c) {
   offerEvent(c.event);
-  const tr = el("tr", { "data-id": String(c.id), class: "v-" + c.verdict },
+  // tabindex -1: the list is one Tab stop (setTabStop), its rows reached
+  // with the arrows.
+  const tr = el("tr", { "data-id": String(c.id), class: "v-" + c.verdict, tabindex: "-1" },
     el("td", { class: "num" }, c.id),
     el("td", { class: "time" }, time(c.receivedAt)),
     el("td", {}, c.method),
@@ -98,11 +100,31 @@ function row(c) {
     el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
     el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : ""),
       c.flags ? el("span", { class: "flag", title: "FLAG lines listen printed" }, " FLAG ×" + c.flags) : null));
+  if (c.id === state.open) tr.setAttribute("aria-current", "true");
   tr.addEventListener("click", () => { location.hash = "#/calls/" + c.id; });
+  // A row the focus reaches (Tab, a click) is the selected one, so Enter
+  // opens the row the keyboard is on.
+  tr.addEventListener("focus", () => { if (state.selected !== tr) select(tr); });
   return tr;
 }
 
-function showEmpty() { $("list-empty").hidden = $("rows").children.length > 0; }
+function showEmpty() {
+  $("list-empty").hidden = $("rows").children.length > 0;
+  setTabStop();
+}
+
+// setTabStop keeps the list one Tab stop, as WAI-ARIA's grid pattern has
+// it (a roving tabindex): the selected row, else the newest, takes the
+// focus from Tab; the arrows, j and k move it from row to row. Without it
+// the rows took no focus and a keyboard could not open a call.
+function setTabStop() {
+  const rows = $("rows");
+  const stop = state.selected && state.selected.isConnected ? state.selected : rows.firstElementChild;
+  const was = rows.querySelector('tr[tabindex="0"]');
+  if (was === stop) return;
+  if (was) was.tabIndex = -1;
+  if (stop) stop.tabIndex = 0;
+}
 
 // prepend adds calls newer than every row, newest on top, dropping the
 // oldest past MAX_ROWS. Once "load older" brought rows, a call that would
@@ -195,13 +217,17 @@ async function loadOlder() {
   setOlder(calls, headers);
 }
 
-function select(tr) {
+// select highlights a row and makes it the list's Tab stop; focus also
+// moves the keyboard's focus to it.
+function select(tr, focus) {
   if (state.selected) state.selected.classList.remove("selected");
   state.selected = tr;
   if (tr) {
     tr.classList.add("selected");
+    if (focus) tr.focus({ preventScroll: true });
     tr.scrollIntoView({ block: "nearest" });
   }
+  setTabStop();
 }
 
 function markSelected(id) {
@@ -209,12 +235,23 @@ function markSelected(id) {
   if (tr) select(tr);
 }
 
+// move selects the row step rows down (up when negative). The focus goes
+// with it when it was in the list or nowhere; on a control of the call
+// shown it stays there.
 function move(step) {
   const rows = $("rows");
   let tr = state.selected && state.selected.isConnected ? state.selected : null;
   if (!tr) tr = step > 0 ? rows.firstElementChild : rows.lastElementChild;
   else tr = step > 0 ? tr.nextElementSibling || tr : tr.previousElementSibling || tr;
-  select(tr);
+  const active = document.activeElement;
+  select(tr, !active || active === document.body || rows.contains(active));
+}
+
+// markOpen tells a screen reader which row's call is shown.
+function markOpen(id) {
+  for (const tr of $("rows").querySelectorAll("tr[aria-current]")) tr.removeAttribute("aria-current");
+  const tr = $("rows").querySelector('tr[data-id="' + Number(id) + '"]');
+  if (tr) tr.setAttribute("aria-current", "true");
 }
 
 // ---- the detail of one call ----
@@ -225,6 +262,7 @@ function route() {
   if (!m) return;
   const id = Number(m[1]);
   markSelected(id);
+  markOpen(id);
   if (state.open !== id || !document.querySelector('.detail[data-id="' + id + '"]')) openCall(id);
 }
 
@@ -562,9 +600,14 @@ document.addEventListener("keydown", (e) => {
   // Enter on a link, a button or a section's heading is theirs (follow,
   // press, fold): taking it would leave a keyboard nothing to press with.
   if (e.key === "Enter" && e.target.matches("a[href], button, summary")) return;
+  // Space and Home/End are the page's (scroll) but on a row of the list.
+  const onRow = e.target.matches("#rows tr");
   switch (e.key) {
     case "j": case "ArrowDown": move(1); break;
     case "k": case "ArrowUp": move(-1); break;
+    case "Home": if (!onRow) return; select($("rows").firstElementChild, true); break;
+    case "End": if (!onRow) return; select($("rows").lastElementChild, true); break;
+    case " ": if (!onRow) return; // falls through: Space opens the row, as Enter does
     case "Enter": if (state.selected) location.hash = "#/calls/" + Number(state.selected.dataset.id); break;
     case "/": $("f-q").focus(); break;
     default: return;
