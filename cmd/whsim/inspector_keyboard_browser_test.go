@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
@@ -115,4 +120,55 @@ func TestInspectorListWorksWithTheKeyboard(t *testing.T) {
 	if row != "1" {
 		t.Errorf("Shift+Tab back from %s: the focus is on row %q, want #1, the row it left", after, row)
 	}
+}
+
+// A raw view whose bytes the server refuses says it could not load them,
+// and why, apart from any body: the page showed the server's JSON error
+// ({"error": ...}) as if it were the bytes the sender sent. Reopened, it
+// asks again. The browser answers the page's raw request itself, so the
+// failure is the one the test chose.
+func TestInspectorSaysWhenTheRawBytesFailToLoad(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	const refusal = `{"error":"read calls.ndjson: the record of call 1 changed"}`
+	var fail atomic.Bool
+	fail.Store(true)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			if fail.Load() {
+				go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
+					WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
+					WithBody(base64.StdEncoding.EncodeToString([]byte(refusal))))
+			} else {
+				go chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID))
+			}
+		}
+	})
+	toggle := chromedp.Evaluate(`(() => { const d = document.querySelector(".detail details.raw"); d.open = !d.open; })()`, nil)
+	if err := chromedp.Run(ctx,
+		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/*/raw"}}),
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] details.raw`, chromedp.ByQuery),
+		toggle); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the refused raw view", `document.querySelector(".detail details.raw .hint") === null`)
+	var shown, body string
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`document.querySelector(".detail details.raw > div").textContent`, &shown),
+		chromedp.Evaluate(`(document.querySelector(".detail details.raw pre.body") || {}).textContent || ""`, &body)); err != nil {
+		t.Fatal(err)
+	}
+	if body != "" || !strings.Contains(shown, "could not load") || !strings.Contains(shown, "500") ||
+		!strings.Contains(shown, "the record of call 1 changed") || strings.Contains(shown, `{"error"`) {
+		t.Errorf("the raw view of a refused request shows %q (as the body: %q); want that it could not load them, the status and the server's reason, and no body", shown, body)
+	}
+
+	fail.Store(false)
+	if err := chromedp.Run(ctx, toggle, toggle); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the raw view reopened", `(document.querySelector(".detail details.raw pre.body") || {}).textContent === '{"requestId":"r1","businessType":5007,"data":{}}'`)
 }

@@ -475,10 +475,42 @@ function rawView(d) {
   sec.addEventListener("toggle", async () => {
     if (!sec.open || box.dataset.loaded) return;
     box.dataset.loaded = "1";
-    const buf = new Uint8Array(await (await fetch("api/calls/" + d.id + "/raw")).arrayBuffer());
+    box.replaceChildren(el("p", { class: "hint" }, "Loading…"));
+    let buf;
+    try {
+      buf = await rawBytes(d.id);
+    } catch (err) {
+      // Said as a failure, never shown as the body: the server's error
+      // is JSON that could pass for a call's. Reopening asks again.
+      delete box.dataset.loaded;
+      box.replaceChildren(el("p", { class: "error" }, "The raw bytes could not load: " + err.message));
+      return;
+    }
     box.replaceChildren(el("pre", { class: "body" }, d.bodyEncoding === "base64" ? hexdump(buf) : new TextDecoder().decode(buf)));
   });
   return sec;
+}
+
+// rawBytes returns a call's body as sent; it throws, saying why, when the
+// server refuses it (its JSON error, the status) or nothing answers.
+async function rawBytes(id) {
+  let r;
+  try {
+    r = await fetch("api/calls/" + id + "/raw");
+  } catch (err) {
+    throw new Error("no answer from the inspector (" + err.message + ")");
+  }
+  if (!r.ok) {
+    let why = r.statusText;
+    try {
+      why = (await r.json()).error || why;
+    } catch {
+      // not the API's JSON (a proxy's page, say): the status says enough
+    }
+    if (r.status === 401) $("auth").hidden = false;
+    throw new Error(r.status + (why ? " " + why : ""));
+  }
+  return new Uint8Array(await r.arrayBuffer());
 }
 
 function hexdump(b) {
