@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -171,4 +172,154 @@ func TestInspectorSaysWhenTheRawBytesFailToLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the raw view reopened", `(document.querySelector(".detail details.raw pre.body") || {}).textContent === '{"requestId":"r1","businessType":5007,"data":{}}'`)
+}
+
+// heldStreams holds the page's event streams in the browser until
+// release, so that calls come while the page sees none: listen's window
+// moves on, and the stream, let go, starts with a gap.
+type heldStreams struct {
+	held chan *fetch.EventRequestPaused
+}
+
+func holdStreams(t *testing.T, ctx context.Context) *heldStreams {
+	t.Helper()
+	h := &heldStreams{held: make(chan *fetch.EventRequestPaused, 16)}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			h.held <- e
+		}
+	})
+	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/stream*"}})); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// release lets go the streams held until one whose URL has want, and
+// stops holding.
+func (h *heldStreams) release(t *testing.T, ctx context.Context, want string) {
+	t.Helper()
+	for {
+		select {
+		case e := <-h.held:
+			if err := chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID)); err != nil && strings.Contains(e.Request.URL, want) {
+				t.Fatal(err)
+			}
+			if strings.Contains(e.Request.URL, want) {
+				if err := chromedp.Run(ctx, fetch.Disable()); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		case <-ctx.Done():
+			t.Fatalf("the page opened no stream with %q", want)
+		}
+	}
+}
+
+// sendCalls sends n calls of an event to listen.
+func sendCalls(t *testing.T, l *inspectorUnderTest, event string, n int) {
+	t.Helper()
+	send := exec.Command("whsim", "send", "--url", l.webhook+"webhook", "--event", event,
+		"--count", fmt.Sprint(n), "--concurrency", "8", "--seed", "3")
+	if out, err := send.CombinedOutput(); err != nil {
+		t.Fatalf("send: %v\n%s", err, out)
+	}
+}
+
+// The note about calls the list does not show tells the truth at every
+// moment. A page that fell 1,100 calls behind got "Calls 6 to 105 left
+// the page's window" and kept it after "load older calls" had listed
+// every one of them; a new listing (another filter) has them all, and the
+// note stayed too.
+func TestInspectorGapNoteSaysWhatTheListMisses(t *testing.T) {
+	const gapNote = `(document.getElementById("gap").hidden ? "" : document.getElementById("gap").textContent)`
+	t.Run("loaded older", func(t *testing.T) {
+		ctx := newInspectorBrowser(t)
+		l := startListenUI(t)
+		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 5)
+		h := holdStreams(t, ctx)
+		if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="5"]`, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 1100) // 6 to 1105: listen keeps 106 to 1105
+		h.release(t, ctx, "after=5")
+		waitJS(t, ctx, "the stream after the gap", `document.querySelector("#rows tr").dataset.id === "1105" && !document.getElementById("older").hidden`)
+		var note string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(gapNote, &note)); err != nil {
+			t.Fatal(err)
+		}
+		// The page keeps 1,000 rows, 106 to 1105: calls 6 to 105 are
+		// older ones now, which "load older calls" lists.
+		if note != "" {
+			t.Errorf("rows 1105 down to 106 and \"load older calls\" for the rest, yet the page says %q", note)
+		}
+		if err := chromedp.Run(ctx, chromedp.Click(`#older`, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "load older calls", `document.querySelectorAll("#rows tr").length === 1105`)
+		if err := chromedp.Run(ctx, chromedp.Evaluate(gapNote, &note)); err != nil {
+			t.Fatal(err)
+		}
+		if note != "" {
+			t.Errorf("every call from 1105 down to 1 is listed, yet the page says %q", note)
+		}
+	})
+	// With no row below them the missed calls are older ones, which "load
+	// older calls" lists: the page offered no way to them but a new listing.
+	t.Run("nothing below", func(t *testing.T) {
+		ctx := newInspectorBrowser(t)
+		l := startListenUI(t)
+		h := holdStreams(t, ctx)
+		if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#list-empty`, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 1100) // listen keeps 101 to 1100
+		h.release(t, ctx, "after=0")
+		waitJS(t, ctx, "the stream after the gap", `document.querySelectorAll("#rows tr").length === 1000 && document.querySelector("#rows tr").dataset.id === "1100"`)
+		var older bool
+		var note string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`!document.getElementById("older").hidden`, &older), chromedp.Evaluate(gapNote, &note)); err != nil {
+			t.Fatal(err)
+		}
+		if !older || note != "" {
+			t.Fatalf("rows 1100 down to 101: \"load older calls\" shown %v, the note %q; want it shown and no note", older, note)
+		}
+		if err := chromedp.Run(ctx, chromedp.Click(`#older`, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "load older calls", `document.querySelectorAll("#rows tr").length === 1100 && document.getElementById("gap").hidden`)
+	})
+	t.Run("new listing", func(t *testing.T) {
+		ctx := newInspectorBrowser(t)
+		l := startListenUI(t)
+		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 3)
+		h := holdStreams(t, ctx)
+		if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="3"]`, chromedp.ByQuery),
+			chromedp.Evaluate(`(() => { const s = document.getElementById("f-event"); s.value = "CREATE_RECEIVABLE_DOC"; s.dispatchEvent(new Event("change")); })()`, nil)); err != nil {
+			t.Fatal(err)
+		}
+		sendCalls(t, l, "AUDIT_PURCHASE_ORDER_INVOICE", 1100) // 4 to 1103
+		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 2)           // 1104, 1105: listen keeps 106 to 1105
+		h.release(t, ctx, "event=CREATE_RECEIVABLE_DOC")
+		// Between #1104 and #3 the list misses what left the window.
+		waitJS(t, ctx, "the stream after the gap", `document.querySelector("#rows tr").dataset.id === "1105" && !document.getElementById("gap").hidden`)
+		var note string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(gapNote, &note)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(note, "calls 4 to 105,") {
+			t.Errorf("rows 1105, 1104, 3, 2, 1: the note says %q, want that calls 4 to 105 are not shown", note)
+		}
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const s = document.getElementById("f-event"); s.value = ""; s.dispatchEvent(new Event("change")); })()`, nil)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "every event listed", `document.querySelectorAll("#rows tr").length === 200`)
+		if err := chromedp.Run(ctx, chromedp.Evaluate(gapNote, &note)); err != nil {
+			t.Fatal(err)
+		}
+		if note != "" {
+			t.Errorf("a new listing has the newest 200 calls, 1105 down to 906, yet the page says %q", note)
+		}
+	})
 }

@@ -7,8 +7,9 @@ const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
 const $ = (id) => document.getElementById(id);
 // loadedOlder: "load older" brought rows the user asked for; newer counts
 // the new calls held back for them (see prepend). events: those the event
-// filter offers.
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null };
+// filter offers. gaps: the calls a stream said left the window before the
+// page saw them and that no row or "load older" stands for (see showGaps).
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [] };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -148,6 +149,7 @@ function prepend(calls) {
     // The dropped rows are below the oldest one kept: "load older" goes
     // on from there, wherever the listing had stopped.
     showOlder(tbody.lastElementChild.dataset.id, false);
+    showGaps();
   }
   showEmpty();
 }
@@ -170,6 +172,9 @@ async function reload() {
   state.loadedOlder = false;
   state.newer = 0;
   $("newer").hidden = true;
+  // A new listing has every call the inspector can list: no gap is left.
+  state.gaps = [];
+  showGaps();
   append(calls);
   setOlder(calls, headers);
   const newest = calls.length ? calls[0].id : 0;
@@ -185,10 +190,33 @@ async function reload() {
   });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
-    $("gap").hidden = false;
-    $("gap").textContent = "Calls " + g.from + " to " + g.to + " left the page's window before they could be shown; the capture file has them (whsim inspect).";
+    if (g.listed && !$("rows").children.length && !state.next) {
+      // Nothing is listed below them: they are older calls, which "load
+      // older" reads back, not a hole in the list.
+      showOlder(String(g.to + 1), false);
+      return;
+    }
+    state.gaps.push(g);
+    showGaps();
   });
   if (state.open) markSelected(state.open);
+}
+
+// showGaps says which calls the list misses between its rows, true at
+// every moment: a gap the list can still show (listed) counts only above
+// its oldest row, for "load older" lists the calls below that row; one
+// that the inspector no longer has stays said until a new listing.
+function showGaps() {
+  const last = $("rows").lastElementChild;
+  const low = last ? Number(last.dataset.id) : Infinity;
+  state.gaps = state.gaps.filter((g) => !g.listed || g.to > low).map((g) => (g.listed ? { from: Math.max(g.from, low + 1), to: g.to, listed: true } : g));
+  const calls = (gs) => gs.map((g) => (g.from === g.to ? "call " + g.from : "calls " + g.from + " to " + g.to)).join(", ");
+  const listed = state.gaps.filter((g) => g.listed), gone = state.gaps.filter((g) => !g.listed);
+  const says = [];
+  if (listed.length) says.push("Not shown: " + calls(listed) + ", which left the page's window before it saw them; the capture file has them (whsim inspect), and a new listing (a filter, the search) shows them.");
+  if (gone.length) says.push("Not shown: " + calls(gone) + ", which left the inspector's memory before the page saw them (listen has no --capture to read them back from).");
+  $("gap").hidden = !says.length;
+  $("gap").textContent = says.join(" ");
 }
 
 // setOlder shows "load older" when there may be more: a full page, or a
