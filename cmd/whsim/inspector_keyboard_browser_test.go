@@ -323,3 +323,72 @@ func TestInspectorGapNoteSaysWhatTheListMisses(t *testing.T) {
 		}
 	})
 }
+
+// activeIs is a description of the focused element, for a message.
+const activeIs = `(() => { const a = document.activeElement; return a.tagName + (a.id ? "#" + a.id : "") + (a.dataset && a.dataset.id ? "[" + a.dataset.id + "]" : "") + " " + a.textContent.slice(0, 40); })()`
+
+// The keyboard's focus never falls back to the page's start when what
+// has it goes away: a link to another delivery followed with Enter, the
+// "show newer calls" and "load older calls" buttons that hide once
+// pressed. Each left the focus on the page's body, so the next Tab
+// started over from the filters. Escape in a call goes back to its row.
+func TestInspectorKeepsTheKeyboardFocus(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	for range 2 { // two deliveries of r1: each links to the other
+		l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	}
+	var active string
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/2"`, nil),
+		chromedp.WaitVisible(`.detail[data-id="2"] p.deliveries a`, chromedp.ByQuery),
+		chromedp.Focus(`.detail[data-id="2"] p.deliveries a`, chromedp.ByQuery), pressEnter(),
+		chromedp.WaitVisible(`.detail[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(activeIs, &active)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(active, "H2 POST /webhook") {
+		t.Errorf("Enter on the link to delivery #1: the focus is on %q, want #1's heading", active)
+	}
+	if err := chromedp.Run(ctx, pressKey("Escape", "Escape", 27, ""), chromedp.Evaluate(activeIs, &active)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(active, "TR[1]") {
+		t.Errorf("Escape in call #1: the focus is on %q, want its row", active)
+	}
+}
+
+// "load older calls" pressed from the keyboard, once there is no more to
+// load, hands the focus to the first row it loaded; "show newer calls"
+// to the list.
+func TestInspectorKeepsTheFocusOnTheListsButtons(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 205) // the page lists 200
+	var active string
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#older`, chromedp.ByQuery),
+		chromedp.Focus(`#older`, chromedp.ByQuery), pressEnter()); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "load older calls", `document.querySelectorAll("#rows tr").length === 205 && document.getElementById("older").hidden`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(activeIs, &active)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(active, "TR[5]") {
+		t.Errorf("Enter on \"load older calls\", the last of them loaded: the focus is on %q, want the first row loaded, #5", active)
+	}
+
+	// Past 1,000 rows with older ones loaded, new calls are held back.
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 800)
+	waitJS(t, ctx, "the calls held back", `!document.getElementById("newer").hidden`)
+	if err := chromedp.Run(ctx, chromedp.Focus(`#newer`, chromedp.ByQuery), pressEnter()); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "show newer calls", `document.getElementById("newer").hidden && document.querySelector("#rows tr").dataset.id === "1005"`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(activeIs, &active)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(active, "TR[") {
+		t.Errorf("Enter on \"show newer calls\": the focus is on %q, want the list", active)
+	}
+}

@@ -240,9 +240,24 @@ async function loadOlder() {
   q.set("limit", "200");
   q.set("before", state.next);
   const { body: calls, headers } = await fetchJSON("api/calls?" + q);
+  const first = $("rows").children.length;
+  const had = document.activeElement === $("older");
   append(calls);
   state.loadedOlder = true;
   setOlder(calls, headers);
+  // The button pressed from the keyboard hid itself (no more to load): the
+  // focus goes on with the first row it loaded, not back to the page's
+  // start.
+  if (had && $("older").hidden) select($("rows").children[first] || $("rows").lastElementChild, true);
+}
+
+// showNewer lists afresh with the calls held back; the focus, on the
+// button that goes, goes to the list's Tab stop.
+async function showNewer() {
+  const had = document.activeElement === $("newer");
+  await reload();
+  const stop = $("rows").querySelector('tr[tabindex="0"]');
+  if (had && stop) stop.focus();
 }
 
 // select highlights a row and makes it the list's Tab stop; focus also
@@ -300,11 +315,25 @@ async function openCall(id) {
   try {
     d = await getJSON("api/calls/" + id);
   } catch (err) {
-    $("detail-pane").replaceChildren(el("p", { class: "error" }, String(err.message)));
+    showDetail(el("p", { class: "error" }, String(err.message)));
     return;
   }
   if (state.open !== id) return;
-  $("detail-pane").replaceChildren(detail(d));
+  showDetail(detail(d));
+}
+
+// showDetail puts a call, or why it could not open, in the detail pane.
+// When the focus was in the pane (on a link to another delivery, say), it
+// goes to the new call's heading: removed with the old call, it fell back
+// to the page's start.
+function showDetail(content) {
+  const pane = $("detail-pane");
+  const had = pane.contains(document.activeElement);
+  pane.replaceChildren(content);
+  if (!had) return;
+  const head = content.querySelector("h2") || content;
+  head.tabIndex = -1;
+  head.focus();
 }
 
 function section(title, ...content) {
@@ -656,6 +685,15 @@ function debounce(f, ms) {
 document.addEventListener("keydown", (e) => {
   const typing = e.target.matches("input, select, textarea");
   if (e.key === "Escape" && typing) { e.target.blur(); return; }
+  // Escape in the call shown goes back to its row in the list.
+  if (e.key === "Escape" && $("detail-pane").contains(e.target) && state.open !== null) {
+    const tr = $("rows").querySelector('tr[data-id="' + Number(state.open) + '"]');
+    if (tr) {
+      select(tr, true);
+      e.preventDefault();
+    }
+    return;
+  }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
   // Enter on a link, a button or a section's heading is theirs (follow,
   // press, fold): taking it would leave a keyboard nothing to press with.
@@ -686,7 +724,7 @@ async function start() {
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
-  $("newer").addEventListener("click", reload);
+  $("newer").addEventListener("click", showNewer);
   window.addEventListener("hashchange", route);
   await reload();
   route();
