@@ -392,3 +392,43 @@ func TestInspectorKeepsTheFocusOnTheListsButtons(t *testing.T) {
 		t.Errorf("Enter on \"show newer calls\": the focus is on %q, want the list", active)
 	}
 }
+
+// New calls do not move the row the keyboard is on: at the top of the
+// list, where the browser's scroll anchoring does not hold it, 50 new
+// calls pushed the focused row #98 from the top of the screen to well
+// below its bottom.
+func TestInspectorLiveCallsLeaveTheFocusedRowInPlace(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 100)
+	const where = `document.querySelector('#rows tr[data-id="98"]').getBoundingClientRect().top`
+	var before, after float64
+	var row string
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="100"]`, chromedp.ByQuery),
+		chromedp.Focus(`#rows tr[data-id="98"]`, chromedp.ByQuery), chromedp.Evaluate(where, &before)); err != nil {
+		t.Fatal(err)
+	}
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 50)
+	waitJS(t, ctx, "the new calls", `document.querySelector("#rows tr").dataset.id === "150"`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(where, &after), chromedp.Evaluate(activeRow, &row)); err != nil {
+		t.Fatal(err)
+	}
+	if row != "98" || after < before-1 || after > before+1 {
+		t.Errorf("50 new calls: the focus is on row %q, #98 moved from %.0f px to %.0f px; want it focused and in place", row, before, after)
+	}
+
+	// Scrolled down the list, where the browser anchors the view too.
+	const where60 = `document.querySelector('#rows tr[data-id="60"]').getBoundingClientRect().top`
+	if err := chromedp.Run(ctx, chromedp.Focus(`#rows tr[data-id="60"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById("list-pane").scrollTop += 50`, nil), chromedp.Evaluate(where60, &before)); err != nil {
+		t.Fatal(err)
+	}
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 50)
+	waitJS(t, ctx, "the new calls", `document.querySelector("#rows tr").dataset.id === "200"`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(where60, &after), chromedp.Evaluate(activeRow, &row)); err != nil {
+		t.Fatal(err)
+	}
+	if row != "60" || after < before-1 || after > before+1 {
+		t.Errorf("the list scrolled, 50 new calls: the focus is on row %q, #60 moved from %.0f px to %.0f px; want it focused and in place", row, before, after)
+	}
+}
