@@ -432,3 +432,27 @@ func TestInspectorLiveCallsLeaveTheFocusedRowInPlace(t *testing.T) {
 		t.Errorf("the list scrolled, 50 new calls: the focus is on row %q, #60 moved from %.0f px to %.0f px; want it focused and in place", row, before, after)
 	}
 }
+
+// A page whose inspector stopped answering (whsim ended, say) says so at
+// once, and what that means for the list; a call opened then says it got
+// no answer. The page showed its list as live, with no word, and a call
+// opened said only "Failed to fetch".
+func TestInspectorSaysWhenTheInspectorStopsAnswering(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 2)
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	l.stop()
+	waitJS(t, ctx, "a note that the inspector does not answer", `[...document.querySelectorAll(".note")].some((n) => !n.hidden && n.textContent.includes("does not answer"))`)
+	var opened string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`location.hash = "#/calls/1"`, nil),
+		chromedp.WaitVisible(`#detail-pane p.error`, chromedp.ByQuery),
+		chromedp.Text(`#detail-pane p.error`, &opened, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(opened, "Call #1 could not open: no answer from the inspector") {
+		t.Errorf("opening call #1 with whsim gone says %q, want that the inspector gave no answer", opened)
+	}
+}

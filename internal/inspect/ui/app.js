@@ -49,9 +49,22 @@ async function getJSON(url, init) {
 
 // fetchJSON returns the answer's JSON and its headers. Without the
 // session's cookie every /api/ request is refused (401): say how to get it.
+// Nothing answering (whsim ended) and an answer that is not the API's
+// JSON each say so, not the browser's "Failed to fetch" or a JSON parse
+// error.
 async function fetchJSON(url, init) {
-  const r = await fetch(url, init);
-  const body = await r.json();
+  let r;
+  try {
+    r = await fetch(url, init);
+  } catch (err) {
+    throw new Error("no answer from the inspector (" + err.message + ")");
+  }
+  let body;
+  try {
+    body = await r.json();
+  } catch {
+    throw new Error(r.ok ? "the inspector's answer is not JSON" : r.status + " " + r.statusText);
+  }
   if (r.status === 401) {
     $("auth").hidden = false;
     throw new Error(body.error || r.statusText);
@@ -201,9 +214,21 @@ async function reload() {
   // resumes after it, so a dropped connection loses no call.
   state.source = new EventSource("api/stream?" + sq);
   state.source.addEventListener("call", (e) => prepend([JSON.parse(e.data)]));
+  // The list is live only while the stream is open: a stream lost (whsim
+  // ended, say) is said at once, not left to look live.
+  state.source.addEventListener("open", () => { if (gen === state.gen) $("conn").hidden = true; });
   state.source.addEventListener("error", () => {
-    // Closed for good (refused: the inspector restarted, say): start over.
-    if (state.source && state.source.readyState === EventSource.CLOSED && gen === state.gen) setTimeout(() => { if (gen === state.gen) reload(); }, 2000);
+    if (gen !== state.gen) return;
+    $("conn").hidden = false;
+    if (state.source.readyState !== EventSource.CLOSED) {
+      // The browser tries again by itself.
+      $("conn").textContent = "The inspector does not answer (whsim ended?): the list is as it was when it stopped, and the page tries again.";
+      return;
+    }
+    // Closed for good (refused: the inspector restarted, 32 streams open
+    // already, say): start over.
+    $("conn").textContent = "The inspector refused the live list (restarted, or too many of its pages open): the page lists again in a moment.";
+    setTimeout(() => { if (gen === state.gen) reload(); }, 2000);
   });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
@@ -332,7 +357,7 @@ async function openCall(id) {
   try {
     d = await getJSON("api/calls/" + id);
   } catch (err) {
-    showDetail(el("p", { class: "error" }, String(err.message)));
+    showDetail(el("p", { class: "error" }, "Call #" + id + " could not open: " + err.message));
     return;
   }
   if (state.open !== id) return;
