@@ -456,3 +456,31 @@ func TestInspectorSaysWhenTheInspectorStopsAnswering(t *testing.T) {
 		t.Errorf("opening call #1 with whsim gone says %q, want that the inspector gave no answer", opened)
 	}
 }
+
+// "show more" in a long branch of the body, pressed from the keyboard,
+// hands the focus to the next "show more", or to the branch once all is
+// shown: the button removed itself and the focus fell back to the
+// page's start.
+func TestInspectorShowMoreKeepsTheFocus(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	body := `{"requestId":"r1","businessType":5007,"data":{},"x":[` + strings.Repeat("1,", 1199) + `1]}`
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(body), nil)
+	const more = `.tree [data-path="x"] > .kids > button.more`
+	var active string
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/1"`, nil),
+		chromedp.WaitVisible(more, chromedp.ByQuery), chromedp.Focus(more, chromedp.ByQuery), pressEnter(),
+		chromedp.Evaluate(activeIs, &active)); err != nil {
+		t.Fatal(err)
+	}
+	if active != "BUTTON show 200 more of 1200" {
+		t.Errorf("Enter on \"show 500 more of 1200\": the focus is on %q, want the next \"show more\"", active)
+	}
+	if err := chromedp.Run(ctx, pressEnter(), chromedp.Evaluate(activeIs, &active)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(active, `SUMMARY "x": [ 1200 items`) {
+		t.Errorf("Enter on the last \"show more\": the focus is on %q, want the branch's heading", active)
+	}
+}

@@ -557,6 +557,9 @@ function node(n, findings, budget) {
 function grow(b, budget, count) {
   const kids = b.n.children || [];
   const end = Math.min(kids.length, b.shown + count);
+  // The button pressed goes: the focus goes on to the next one, or to the
+  // branch's heading once all is shown, not back to the page's start.
+  const had = b.more !== null && b.more === document.activeElement;
   if (b.more) b.more.remove();
   b.more = null;
   for (let i = b.shown; i < end; i++) b.box.append(node(kids[i], b.findings, budget));
@@ -566,6 +569,7 @@ function grow(b, budget, count) {
     b.more.addEventListener("click", () => grow(b, { left: TREE_BUDGET }, TREE_CHUNK));
     b.box.append(b.more);
   }
+  if (had) (b.more || b.box.parentElement.querySelector(":scope > summary")).focus();
 }
 
 function rawView(d) {
