@@ -245,13 +245,12 @@ async function reload() {
 }
 
 // showGaps says which calls the list misses between its rows, true at
-// every moment: a gap the list can still show (listed) counts only above
-// its oldest row, for "load older" lists the calls below that row; one
+// every moment: of a gap the list can still show (listed), the calls that
+// "load older" reaches (below state.next) are not missed, only older; one
 // that the inspector no longer has stays said until a new listing.
 function showGaps() {
-  const last = $("rows").lastElementChild;
-  const low = last ? Number(last.dataset.id) : Infinity;
-  state.gaps = state.gaps.filter((g) => !g.listed || g.to > low).map((g) => (g.listed ? { from: Math.max(g.from, low + 1), to: g.to, listed: true } : g));
+  const reach = state.next ? Number(state.next) : 0;
+  state.gaps = state.gaps.filter((g) => !g.listed || g.to >= reach).map((g) => (g.listed ? { from: Math.max(g.from, reach), to: g.to, listed: true } : g));
   const calls = (gs) => gs.map((g) => (g.from === g.to ? "call " + g.from : "calls " + g.from + " to " + g.to)).join(", ");
   const listed = state.gaps.filter((g) => g.listed), gone = state.gaps.filter((g) => !g.listed);
   const says = [];
