@@ -484,3 +484,43 @@ func TestInspectorShowMoreKeepsTheFocus(t *testing.T) {
 		t.Errorf("Enter on the last \"show more\": the focus is on %q, want the branch's heading", active)
 	}
 }
+
+// "load older calls" that the server refuses says so, and why, and is
+// pressed again to try again: the page swallowed the error and the button
+// did nothing at all.
+func TestInspectorSaysWhenOlderCallsFailToLoad(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 205) // the page lists 200
+	var fail atomic.Bool
+	fail.Store(true)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			if fail.Load() {
+				go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
+					WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
+					WithBody(base64.StdEncoding.EncodeToString([]byte(`{"error":"read calls.ndjson: input/output error"}`))))
+			} else {
+				go chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID))
+			}
+		}
+	})
+	if err := chromedp.Run(ctx,
+		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls?*before=*"}}),
+		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#older`, chromedp.ByQuery), chromedp.Click(`#older`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the refusal said", `document.getElementById("older").textContent.includes("input/output error")`)
+	var said string
+	if err := chromedp.Run(ctx, chromedp.Text(`#older`, &said, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(said, "could not") || !strings.Contains(said, "again") {
+		t.Errorf("the refused \"load older calls\" reads %q, want that they could not load, why, and to press again", said)
+	}
+	fail.Store(false)
+	if err := chromedp.Run(ctx, chromedp.Click(`#older`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "load older calls, again", `document.querySelectorAll("#rows tr").length === 205 && document.getElementById("older").hidden`)
+}

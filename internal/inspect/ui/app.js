@@ -280,7 +280,15 @@ async function loadOlder() {
   const q = filterQuery();
   q.set("limit", "200");
   q.set("before", state.next);
-  const { body: calls, headers } = await fetchJSON("api/calls?" + q);
+  let calls, headers;
+  try {
+    ({ body: calls, headers } = await fetchJSON("api/calls?" + q));
+  } catch (err) {
+    // Said on the button, which tries again: swallowed, the press did
+    // nothing at all.
+    $("older").textContent = "older calls could not load (" + err.message + "): press to try again";
+    return;
+  }
   const first = $("rows").children.length;
   const had = document.activeElement === $("older");
   append(calls);
