@@ -524,3 +524,28 @@ func TestInspectorSaysWhenOlderCallsFailToLoad(t *testing.T) {
 	}
 	waitJS(t, ctx, "load older calls, again", `document.querySelectorAll("#rows tr").length === 205 && document.getElementById("older").hidden`)
 }
+
+// A diff the server refuses says so, and why, where the diff goes: the
+// page swallowed the error and "diff with #1" did nothing.
+func TestInspectorSaysWhenADiffFails(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 2)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
+				WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
+				WithBody(base64.StdEncoding.EncodeToString([]byte(`{"error":"read calls.ndjson: input/output error"}`))))
+		}
+	})
+	if err := chromedp.Run(ctx,
+		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/diff?*"}}),
+		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/1"`, nil),
+		chromedp.WaitVisible(`.detail[data-id="1"] #diff-base`, chromedp.ByQuery), chromedp.Click(`#diff-base`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/2"`, nil),
+		chromedp.WaitVisible(`.detail[data-id="2"] #diff`, chromedp.ByQuery), chromedp.Click(`#diff`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the refused diff said", `(document.querySelector(".detail .diff p.error") || {}).textContent === "The diff of #1 and #2 could not load: read calls.ndjson: input/output error"`)
+}

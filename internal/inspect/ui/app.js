@@ -664,7 +664,15 @@ function actions(d) {
   const diffOut = el("div", { class: "diff" });
   if (state.base && state.base !== d.id) {
     const btn = el("button", { type: "button", id: "diff" }, "diff with #" + state.base);
-    btn.addEventListener("click", async () => diffOut.replaceChildren(diffView(await getJSON("api/diff?a=" + state.base + "&b=" + d.id), state.base, d.id)));
+    btn.addEventListener("click", async () => {
+      const a = state.base;
+      try {
+        diffOut.replaceChildren(diffView(await getJSON("api/diff?a=" + a + "&b=" + d.id), a, d.id));
+      } catch (err) {
+        // Said where the diff goes: swallowed, the press did nothing.
+        diffOut.replaceChildren(el("p", { class: "error" }, "The diff of #" + a + " and #" + d.id + " could not load: " + err.message));
+      }
+    });
     bar.append(btn);
   }
 
