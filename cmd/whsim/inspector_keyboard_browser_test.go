@@ -549,3 +549,49 @@ func TestInspectorSaysWhenADiffFails(t *testing.T) {
 	}
 	waitJS(t, ctx, "the refused diff said", `(document.querySelector(".detail .diff p.error") || {}).textContent === "The diff of #1 and #2 could not load: read calls.ndjson: input/output error"`)
 }
+
+// A call that could not open opens when its row is picked again: the
+// address already named it, so nothing happened, and the call stayed
+// closed until another was opened first.
+func TestInspectorOpensACallAgainAfterItFailed(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 2)
+	var fail atomic.Bool
+	fail.Store(true)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			if fail.Load() {
+				go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
+					WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
+					WithBody(base64.StdEncoding.EncodeToString([]byte(`{"error":"read calls.ndjson: input/output error"}`))))
+			} else {
+				go chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID))
+			}
+		}
+	})
+	if err := chromedp.Run(ctx,
+		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/1"}}),
+		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#detail-pane p.error`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	fail.Store(false)
+	if err := chromedp.Run(ctx, chromedp.Focus(`#rows tr[data-id="1"]`, chromedp.ByQuery), pressEnter()); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "Enter on the row again", `document.querySelector('.detail[data-id="1"]') !== null`)
+	// And by a click, after another failure (from call #2).
+	fail.Store(true)
+	if err := chromedp.Run(ctx, chromedp.Click(`#rows tr[data-id="2"]`, chromedp.ByQuery), chromedp.WaitVisible(`.detail[data-id="2"]`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#detail-pane p.error`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	fail.Store(false)
+	if err := chromedp.Run(ctx, chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "a click on the row again", `document.querySelector('.detail[data-id="1"]') !== null`)
+}

@@ -116,7 +116,7 @@ function row(c) {
     el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : ""),
       c.flags ? el("span", { class: "flag", title: "FLAG lines listen printed" }, " FLAG ×" + c.flags) : null));
   if (c.id === state.open) tr.setAttribute("aria-current", "true");
-  tr.addEventListener("click", () => { location.hash = "#/calls/" + c.id; });
+  tr.addEventListener("click", () => openLink(c.id));
   // A row the focus reaches (Tab, a click) is the selected one, so Enter
   // opens the row the keyboard is on.
   tr.addEventListener("focus", () => { if (state.selected !== tr) select(tr); });
@@ -347,6 +347,15 @@ function markOpen(id) {
 }
 
 // ---- the detail of one call ----
+
+// openLink opens a call by its link. When the address names it already
+// (it could not open, say), no hashchange comes: route is asked again, and
+// a call that failed to open is tried again rather than nothing happening.
+function openLink(id) {
+  const link = "#/calls/" + id;
+  if (location.hash === link) route();
+  else location.hash = link;
+}
 
 // route opens the call the address names (#/calls/21): a call's link.
 function route() {
@@ -767,7 +776,7 @@ document.addEventListener("keydown", (e) => {
     case "Home": if (!onRow) return; select($("rows").firstElementChild, true); break;
     case "End": if (!onRow) return; select($("rows").lastElementChild, true); break;
     case " ": if (!onRow) return; // falls through: Space opens the row, as Enter does
-    case "Enter": if (state.selected) location.hash = "#/calls/" + Number(state.selected.dataset.id); break;
+    case "Enter": if (state.selected) openLink(Number(state.selected.dataset.id)); break;
     case "/": $("f-q").focus(); break;
     default: return;
   }
