@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -410,6 +411,7 @@ func TestInspectorLiveCallsLeaveTheFocusedRowInPlace(t *testing.T) {
 	}
 	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 50)
 	waitJS(t, ctx, "the new calls", `document.querySelector("#rows tr").dataset.id === "150"`)
+	nextFrame(t, ctx)
 	if err := chromedp.Run(ctx, chromedp.Evaluate(where, &after), chromedp.Evaluate(activeRow, &row)); err != nil {
 		t.Fatal(err)
 	}
@@ -425,6 +427,7 @@ func TestInspectorLiveCallsLeaveTheFocusedRowInPlace(t *testing.T) {
 	}
 	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 50)
 	waitJS(t, ctx, "the new calls", `document.querySelector("#rows tr").dataset.id === "200"`)
+	nextFrame(t, ctx)
 	if err := chromedp.Run(ctx, chromedp.Evaluate(where60, &after), chromedp.Evaluate(activeRow, &row)); err != nil {
 		t.Fatal(err)
 	}
@@ -594,4 +597,14 @@ func TestInspectorOpensACallAgainAfterItFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "a click on the row again", `document.querySelector('.detail[data-id="1"]') !== null`)
+}
+
+// nextFrame waits until the page has drawn its next frame, when what it
+// does before drawing (requestAnimationFrame) is done.
+func nextFrame(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))`, nil,
+		func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
 }

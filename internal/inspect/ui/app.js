@@ -9,8 +9,9 @@ const $ = (id) => document.getElementById(id);
 // the new calls held back for them (see prepend). events: those the event
 // filter offers. gaps: the calls a stream said left the window before the
 // page saw them and that no row or "load older" stands for (see showGaps).
-// kept: the focused row new calls keep in place, and where (see prepend).
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null };
+// kept: the focused row new calls keep in place, and where; keep, the
+// same while the frame's adjustment is due (see keepFocusedRow).
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -146,19 +147,32 @@ function setTabStop() {
 // drop one is held back and counted instead: under load the rows asked
 // for would be gone at once. "show N newer calls" lists them all again.
 function prepend(calls) {
-  // A row with the focus stays where it is on the screen: at the top of
-  // the list, where the browser's scroll anchoring does not hold it, the
-  // new rows pushed it out of sight under the keyboard's user. Without a
-  // focused row the list's top shows the newest calls as they come.
-  const focused = $("rows").contains(document.activeElement) ? document.activeElement : null;
-  let was = focused && focused.getBoundingClientRect().top;
-  // scrollTop is whole pixels and a row is not: kept to where the row was
-  // first, not to where the last call left it, the error of each call
-  // does not add up (50 calls moved it a row).
-  if (focused && state.kept && state.kept.row === focused && Math.abs(state.kept.top - was) < 1) was = state.kept.top;
-  state.kept = focused && { row: focused, top: was };
+  keepFocusedRow();
   addNewer(calls);
-  if (focused && focused.isConnected) $("list-pane").scrollTop += focused.getBoundingClientRect().top - was;
+}
+
+// keepFocusedRow keeps a row with the focus where it is on the screen: at
+// the top of the list, where the browser's scroll anchoring does not hold
+// it, new rows pushed it out of sight under the keyboard's user. Without
+// a focused row the list's top shows the newest calls as they come. It
+// measures once a frame, before the frame's first call, and puts the row
+// back before the frame is drawn: a measure per call would lay out the
+// whole table once for each under load.
+function keepFocusedRow() {
+  if (state.keep) return; // measured already this frame
+  const focused = $("rows").contains(document.activeElement) ? document.activeElement : null;
+  if (!focused) return;
+  let top = focused.getBoundingClientRect().top;
+  // scrollTop is whole pixels and a row is not: kept to where the row was
+  // first, not to where the last frame left it, the error of each does
+  // not add up (50 calls moved it a row).
+  if (state.kept && state.kept.row === focused && Math.abs(state.kept.top - top) < 1) top = state.kept.top;
+  state.keep = state.kept = { row: focused, top };
+  requestAnimationFrame(() => {
+    const k = state.keep;
+    state.keep = null;
+    if (k.row.isConnected) $("list-pane").scrollTop += k.row.getBoundingClientRect().top - k.top;
+  });
 }
 
 function addNewer(calls) {
