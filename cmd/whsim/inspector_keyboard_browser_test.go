@@ -608,3 +608,22 @@ func nextFrame(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 }
+
+// A status filter that is not whole (a code, 500, or a class, 5xx) says
+// it is not applied: the list went on showing every call under "abc" or
+// "50", as if they were the filter's.
+func TestInspectorSaysAStatusFilterIsNotApplied(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 1)
+	const said = `[...document.querySelectorAll("header .error")].some((n) => !n.hidden && n.textContent.includes("not applied"))`
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.SendKeys(`#f-status`, "abc", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the status filter \"abc\"", said+` && document.getElementById("f-status").getAttribute("aria-invalid") === "true"`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("f-status").value = ""`, nil), chromedp.SendKeys(`#f-status`, "5xx", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the status filter \"5xx\"", `!(`+said+`) && document.getElementById("f-status").getAttribute("aria-invalid") !== "true" && document.getElementById("list-empty").hidden === false`)
+}

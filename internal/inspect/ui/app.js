@@ -32,6 +32,9 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// WHOLE_STATUS is a status filter the API takes: a code (500) or a class (5xx).
+const WHOLE_STATUS = /^[0-9]([0-9]{2}|xx)$/i;
+
 function filterQuery() {
   const p = new URLSearchParams();
   const add = (k, v) => { if (v) p.set(k, v); };
@@ -39,9 +42,18 @@ function filterQuery() {
   add("verdict", $("f-verdict").value);
   // A status is sent once it is whole (500, 5xx): the API refuses a part.
   const status = $("f-status").value.trim();
-  if (/^[0-9]([0-9]{2}|xx)$/i.test(status)) add("status", status);
+  if (WHOLE_STATUS.test(status)) add("status", status);
   add("q", $("f-q").value);
   return p;
+}
+
+// checkStatus says when the status box holds what is not applied: the
+// list showed every call under "abc" as if it were the filter's.
+function checkStatus() {
+  const status = $("f-status").value.trim();
+  const partial = status !== "" && !WHOLE_STATUS.test(status);
+  $("f-status").setAttribute("aria-invalid", String(partial));
+  $("f-status-note").hidden = !partial;
 }
 
 async function getJSON(url, init) {
@@ -806,6 +818,7 @@ async function start() {
   const refilter = debounce(reload, 200);
   for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", reload);
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
+  $("f-status").addEventListener("input", checkStatus);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
   $("newer").addEventListener("click", showNewer);
