@@ -35,6 +35,7 @@ type inspectorUnderTest struct {
 	webhook string // listen's URL, ending in /
 	ui      string // the page's URL, ending in /
 	token   string // the session's token
+	stop    func() // interrupts listen and waits for it to end
 }
 
 // page is the URL listen printed: the page with the session's token.
@@ -82,17 +83,21 @@ func startListenUI(t *testing.T, args ...string) *inspectorUnderTest {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+		})
+	}
+	t.Cleanup(stop)
 	uiLine := regexp.MustCompile(`inspector on (http://\S+)`)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(ready)
 		if m := uiLine.FindStringSubmatch(stderr.String()); m != nil && len(b) > 0 {
 			ui, token := splitToken(t, m[1])
-			return &inspectorUnderTest{webhook: strings.TrimSpace(string(b)), ui: ui, token: token}
+			return &inspectorUnderTest{webhook: strings.TrimSpace(string(b)), ui: ui, token: token, stop: stop}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

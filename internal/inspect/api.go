@@ -807,8 +807,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	for {
 		if kept := h.opts.Store.Kept(); after+1 < kept {
 			// Calls that left the window before this client saw them:
-			// say so rather than skip them silently.
-			fmt.Fprintf(bw, "id: %d\nevent: gap\ndata: {\"from\":%d,\"to\":%d}\n\n", kept-1, after+1, kept-1)
+			// say so rather than skip them silently, and whether a
+			// listing still has them (read back from the capture file),
+			// which a page can offer, or they are gone from the inspector.
+			listed := h.opts.Store.lowest() <= after+1
+			fmt.Fprintf(bw, "id: %d\nevent: gap\ndata: {\"from\":%d,\"to\":%d,\"listed\":%t}\n\n", kept-1, after+1, kept-1, listed)
 			after = kept - 1
 		}
 		calls, upTo, changed, err := h.opts.Store.After(ctx, after, f, 500)

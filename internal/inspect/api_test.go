@@ -632,7 +632,7 @@ func TestStreamSaysWhatLeftTheWindow(t *testing.T) {
 	}
 	srv := newTestServer(t, s, nil)
 	st := openStream(t, srv.URL+"/api/stream", "1")
-	if id, data := st.next(t); id != "3" || data != `{"from":2,"to":3}` {
+	if id, data := st.next(t); id != "3" || data != `{"from":2,"to":3,"listed":false}` {
 		t.Fatalf("gap event: id %s data %s", id, data)
 	}
 	for _, want := range []string{"4", "5"} {
@@ -752,7 +752,7 @@ func TestAPIOpensACallOlderThanListensWindow(t *testing.T) {
 	// A stream that starts behind the window is told what it missed: listen
 	// does not read the file back for a page that fell behind.
 	st := openStream(t, srv.URL+"/api/stream", "0")
-	if id, data := st.next(t); id != "3" || data != `{"from":1,"to":3}` {
+	if id, data := st.next(t); id != "3" || data != `{"from":1,"to":3,"listed":true}` {
 		t.Fatalf("gap event: id %s data %s", id, data)
 	}
 	for _, w := range []string{"4", "5"} {

@@ -7,8 +7,11 @@ const MAX_ROWS = 1000; // rows kept on the page; older ones load on demand
 const $ = (id) => document.getElementById(id);
 // loadedOlder: "load older" brought rows the user asked for; newer counts
 // the new calls held back for them (see prepend). events: those the event
-// filter offers.
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null };
+// filter offers. gaps: the calls a stream said left the window before the
+// page saw them and that no row or "load older" stands for (see showGaps).
+// kept: the focused row new calls keep in place, and where; keep, the
+// same while the frame's adjustment is due (see keepFocusedRow).
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -29,6 +32,9 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// WHOLE_STATUS is a status filter the API takes: a code (500) or a class (5xx).
+const WHOLE_STATUS = /^[0-9]([0-9]{2}|xx)$/i;
+
 function filterQuery() {
   const p = new URLSearchParams();
   const add = (k, v) => { if (v) p.set(k, v); };
@@ -36,9 +42,18 @@ function filterQuery() {
   add("verdict", $("f-verdict").value);
   // A status is sent once it is whole (500, 5xx): the API refuses a part.
   const status = $("f-status").value.trim();
-  if (/^[0-9]([0-9]{2}|xx)$/i.test(status)) add("status", status);
+  if (WHOLE_STATUS.test(status)) add("status", status);
   add("q", $("f-q").value);
   return p;
+}
+
+// checkStatus says when the status box holds what is not applied: the
+// list showed every call under "abc" as if it were the filter's.
+function checkStatus() {
+  const status = $("f-status").value.trim();
+  const partial = status !== "" && !WHOLE_STATUS.test(status);
+  $("f-status").setAttribute("aria-invalid", String(partial));
+  $("f-status-note").hidden = !partial;
 }
 
 async function getJSON(url, init) {
@@ -47,9 +62,22 @@ async function getJSON(url, init) {
 
 // fetchJSON returns the answer's JSON and its headers. Without the
 // session's cookie every /api/ request is refused (401): say how to get it.
+// Nothing answering (whsim ended) and an answer that is not the API's
+// JSON each say so, not the browser's "Failed to fetch" or a JSON parse
+// error.
 async function fetchJSON(url, init) {
-  const r = await fetch(url, init);
-  const body = await r.json();
+  let r;
+  try {
+    r = await fetch(url, init);
+  } catch (err) {
+    throw new Error("no answer from the inspector (" + err.message + ")");
+  }
+  let body;
+  try {
+    body = await r.json();
+  } catch {
+    throw new Error(r.ok ? "the inspector's answer is not JSON" : r.status + " " + r.statusText);
+  }
   if (r.status === 401) {
     $("auth").hidden = false;
     throw new Error(body.error || r.statusText);
@@ -84,7 +112,9 @@ function offerEvent(ev) {
 
 function row(c) {
   offerEvent(c.event);
-  const tr = el("tr", { "data-id": String(c.id), class: "v-" + c.verdict },
+  // tabindex -1: the list is one Tab stop (setTabStop), its rows reached
+  // with the arrows.
+  const tr = el("tr", { "data-id": String(c.id), class: "v-" + c.verdict, tabindex: "-1" },
     el("td", { class: "num" }, c.id),
     el("td", { class: "time" }, time(c.receivedAt)),
     el("td", {}, c.method),
@@ -98,17 +128,66 @@ function row(c) {
     el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
     el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : ""),
       c.flags ? el("span", { class: "flag", title: "FLAG lines listen printed" }, " FLAG ×" + c.flags) : null));
-  tr.addEventListener("click", () => { location.hash = "#/calls/" + c.id; });
+  if (c.id === state.open) tr.setAttribute("aria-current", "true");
+  tr.addEventListener("click", () => openLink(c.id));
+  // A row the focus reaches (Tab, a click) is the selected one, so Enter
+  // opens the row the keyboard is on.
+  tr.addEventListener("focus", () => { if (state.selected !== tr) select(tr); });
   return tr;
 }
 
-function showEmpty() { $("list-empty").hidden = $("rows").children.length > 0; }
+function showEmpty() {
+  $("list-empty").hidden = $("rows").children.length > 0;
+  setTabStop();
+}
+
+// setTabStop keeps the list one Tab stop, as WAI-ARIA's grid pattern has
+// it (a roving tabindex): the selected row, else the newest, takes the
+// focus from Tab; the arrows, j and k move it from row to row. Without it
+// the rows took no focus and a keyboard could not open a call.
+function setTabStop() {
+  const rows = $("rows");
+  const stop = state.selected && state.selected.isConnected ? state.selected : rows.firstElementChild;
+  const was = rows.querySelector('tr[tabindex="0"]');
+  if (was === stop) return;
+  if (was) was.tabIndex = -1;
+  if (stop) stop.tabIndex = 0;
+}
 
 // prepend adds calls newer than every row, newest on top, dropping the
 // oldest past MAX_ROWS. Once "load older" brought rows, a call that would
 // drop one is held back and counted instead: under load the rows asked
 // for would be gone at once. "show N newer calls" lists them all again.
 function prepend(calls) {
+  keepFocusedRow();
+  addNewer(calls);
+}
+
+// keepFocusedRow keeps a row with the focus where it is on the screen: at
+// the top of the list, where the browser's scroll anchoring does not hold
+// it, new rows pushed it out of sight under the keyboard's user. Without
+// a focused row the list's top shows the newest calls as they come. It
+// measures once a frame, before the frame's first call, and puts the row
+// back before the frame is drawn: a measure per call would lay out the
+// whole table once for each under load.
+function keepFocusedRow() {
+  if (state.keep) return; // measured already this frame
+  const focused = $("rows").contains(document.activeElement) ? document.activeElement : null;
+  if (!focused) return;
+  let top = focused.getBoundingClientRect().top;
+  // scrollTop is whole pixels and a row is not: kept to where the row was
+  // first, not to where the last frame left it, the error of each does
+  // not add up (50 calls moved it a row).
+  if (state.kept && state.kept.row === focused && Math.abs(state.kept.top - top) < 1) top = state.kept.top;
+  state.keep = state.kept = { row: focused, top };
+  requestAnimationFrame(() => {
+    const k = state.keep;
+    state.keep = null;
+    if (k.row.isConnected) $("list-pane").scrollTop += k.row.getBoundingClientRect().top - k.top;
+  });
+}
+
+function addNewer(calls) {
   const tbody = $("rows");
   if (state.loadedOlder && tbody.children.length + calls.length > MAX_ROWS) {
     state.newer += calls.length;
@@ -126,6 +205,7 @@ function prepend(calls) {
     // The dropped rows are below the oldest one kept: "load older" goes
     // on from there, wherever the listing had stopped.
     showOlder(tbody.lastElementChild.dataset.id, false);
+    showGaps();
   }
   showEmpty();
 }
@@ -148,6 +228,9 @@ async function reload() {
   state.loadedOlder = false;
   state.newer = 0;
   $("newer").hidden = true;
+  // A new listing has every call the inspector can list: no gap is left.
+  state.gaps = [];
+  showGaps();
   append(calls);
   setOlder(calls, headers);
   const newest = calls.length ? calls[0].id : 0;
@@ -157,16 +240,50 @@ async function reload() {
   // resumes after it, so a dropped connection loses no call.
   state.source = new EventSource("api/stream?" + sq);
   state.source.addEventListener("call", (e) => prepend([JSON.parse(e.data)]));
+  // The list is live only while the stream is open: a stream lost (whsim
+  // ended, say) is said at once, not left to look live.
+  state.source.addEventListener("open", () => { if (gen === state.gen) $("conn").hidden = true; });
   state.source.addEventListener("error", () => {
-    // Closed for good (refused: the inspector restarted, say): start over.
-    if (state.source && state.source.readyState === EventSource.CLOSED && gen === state.gen) setTimeout(() => { if (gen === state.gen) reload(); }, 2000);
+    if (gen !== state.gen) return;
+    $("conn").hidden = false;
+    if (state.source.readyState !== EventSource.CLOSED) {
+      // The browser tries again by itself.
+      $("conn").textContent = "The inspector does not answer (whsim ended?): the list is as it was when it stopped, and the page tries again.";
+      return;
+    }
+    // Closed for good (refused: the inspector restarted, 32 streams open
+    // already, say): start over.
+    $("conn").textContent = "The inspector refused the live list (restarted, or too many of its pages open): the page lists again in a moment.";
+    setTimeout(() => { if (gen === state.gen) reload(); }, 2000);
   });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
-    $("gap").hidden = false;
-    $("gap").textContent = "Calls " + g.from + " to " + g.to + " left the page's window before they could be shown; the capture file has them (whsim inspect).";
+    if (g.listed && !$("rows").children.length && !state.next) {
+      // Nothing is listed below them: they are older calls, which "load
+      // older" reads back, not a hole in the list.
+      showOlder(String(g.to + 1), false);
+      return;
+    }
+    state.gaps.push(g);
+    showGaps();
   });
   if (state.open) markSelected(state.open);
+}
+
+// showGaps says which calls the list misses between its rows, true at
+// every moment: of a gap the list can still show (listed), the calls that
+// "load older" reaches (below state.next) are not missed, only older; one
+// that the inspector no longer has stays said until a new listing.
+function showGaps() {
+  const reach = state.next ? Number(state.next) : 0;
+  state.gaps = state.gaps.filter((g) => !g.listed || g.to >= reach).map((g) => (g.listed ? { from: Math.max(g.from, reach), to: g.to, listed: true } : g));
+  const calls = (gs) => gs.map((g) => (g.from === g.to ? "call " + g.from : "calls " + g.from + " to " + g.to)).join(", ");
+  const listed = state.gaps.filter((g) => g.listed), gone = state.gaps.filter((g) => !g.listed);
+  const says = [];
+  if (listed.length) says.push("Not shown: " + calls(listed) + ", which left the page's window before it saw them; the capture file has them (whsim inspect), and a new listing (a filter, the search) shows them.");
+  if (gone.length) says.push("Not shown: " + calls(gone) + ", which left the inspector's memory before the page saw them (listen has no --capture to read them back from).");
+  $("gap").hidden = !says.length;
+  $("gap").textContent = says.join(" ");
 }
 
 // setOlder shows "load older" when there may be more: a full page, or a
@@ -189,19 +306,46 @@ async function loadOlder() {
   const q = filterQuery();
   q.set("limit", "200");
   q.set("before", state.next);
-  const { body: calls, headers } = await fetchJSON("api/calls?" + q);
+  let calls, headers;
+  try {
+    ({ body: calls, headers } = await fetchJSON("api/calls?" + q));
+  } catch (err) {
+    // Said on the button, which tries again: swallowed, the press did
+    // nothing at all.
+    $("older").textContent = "older calls could not load (" + err.message + "): press to try again";
+    return;
+  }
+  const first = $("rows").children.length;
+  const had = document.activeElement === $("older");
   append(calls);
   state.loadedOlder = true;
   setOlder(calls, headers);
+  // The button pressed from the keyboard hid itself (no more to load): the
+  // focus goes on with the first row it loaded, not back to the page's
+  // start.
+  if (had && $("older").hidden) select($("rows").children[first] || $("rows").lastElementChild, true);
 }
 
-function select(tr) {
+// showNewer lists afresh with the calls held back; the focus, on the
+// button that goes, goes to the list's Tab stop.
+async function showNewer() {
+  const had = document.activeElement === $("newer");
+  await reload();
+  const stop = $("rows").querySelector('tr[tabindex="0"]');
+  if (had && stop) stop.focus();
+}
+
+// select highlights a row and makes it the list's Tab stop; focus also
+// moves the keyboard's focus to it.
+function select(tr, focus) {
   if (state.selected) state.selected.classList.remove("selected");
   state.selected = tr;
   if (tr) {
     tr.classList.add("selected");
+    if (focus) tr.focus({ preventScroll: true });
     tr.scrollIntoView({ block: "nearest" });
   }
+  setTabStop();
 }
 
 function markSelected(id) {
@@ -209,15 +353,35 @@ function markSelected(id) {
   if (tr) select(tr);
 }
 
+// move selects the row step rows down (up when negative). The focus goes
+// with it when it was in the list or nowhere; on a control of the call
+// shown it stays there.
 function move(step) {
   const rows = $("rows");
   let tr = state.selected && state.selected.isConnected ? state.selected : null;
   if (!tr) tr = step > 0 ? rows.firstElementChild : rows.lastElementChild;
   else tr = step > 0 ? tr.nextElementSibling || tr : tr.previousElementSibling || tr;
-  select(tr);
+  const active = document.activeElement;
+  select(tr, !active || active === document.body || rows.contains(active));
+}
+
+// markOpen tells a screen reader which row's call is shown.
+function markOpen(id) {
+  for (const tr of $("rows").querySelectorAll("tr[aria-current]")) tr.removeAttribute("aria-current");
+  const tr = $("rows").querySelector('tr[data-id="' + Number(id) + '"]');
+  if (tr) tr.setAttribute("aria-current", "true");
 }
 
 // ---- the detail of one call ----
+
+// openLink opens a call by its link. When the address names it already
+// (it could not open, say), no hashchange comes: route is asked again, and
+// a call that failed to open is tried again rather than nothing happening.
+function openLink(id) {
+  const link = "#/calls/" + id;
+  if (location.hash === link) route();
+  else location.hash = link;
+}
 
 // route opens the call the address names (#/calls/21): a call's link.
 function route() {
@@ -225,6 +389,7 @@ function route() {
   if (!m) return;
   const id = Number(m[1]);
   markSelected(id);
+  markOpen(id);
   if (state.open !== id || !document.querySelector('.detail[data-id="' + id + '"]')) openCall(id);
 }
 
@@ -234,11 +399,25 @@ async function openCall(id) {
   try {
     d = await getJSON("api/calls/" + id);
   } catch (err) {
-    $("detail-pane").replaceChildren(el("p", { class: "error" }, String(err.message)));
+    showDetail(el("p", { class: "error" }, "Call #" + id + " could not open: " + err.message));
     return;
   }
   if (state.open !== id) return;
-  $("detail-pane").replaceChildren(detail(d));
+  showDetail(detail(d));
+}
+
+// showDetail puts a call, or why it could not open, in the detail pane.
+// When the focus was in the pane (on a link to another delivery, say), it
+// goes to the new call's heading: removed with the old call, it fell back
+// to the page's start.
+function showDetail(content) {
+  const pane = $("detail-pane");
+  const had = pane.contains(document.activeElement);
+  pane.replaceChildren(content);
+  if (!had) return;
+  const head = content.querySelector("h2") || content;
+  head.tabIndex = -1;
+  head.focus();
 }
 
 function section(title, ...content) {
@@ -420,6 +599,9 @@ function node(n, findings, budget) {
 function grow(b, budget, count) {
   const kids = b.n.children || [];
   const end = Math.min(kids.length, b.shown + count);
+  // The button pressed goes: the focus goes on to the next one, or to the
+  // branch's heading once all is shown, not back to the page's start.
+  const had = b.more !== null && b.more === document.activeElement;
   if (b.more) b.more.remove();
   b.more = null;
   for (let i = b.shown; i < end; i++) b.box.append(node(kids[i], b.findings, budget));
@@ -429,6 +611,7 @@ function grow(b, budget, count) {
     b.more.addEventListener("click", () => grow(b, { left: TREE_BUDGET }, TREE_CHUNK));
     b.box.append(b.more);
   }
+  if (had) (b.more || b.box.parentElement.querySelector(":scope > summary")).focus();
 }
 
 function rawView(d) {
@@ -437,10 +620,42 @@ function rawView(d) {
   sec.addEventListener("toggle", async () => {
     if (!sec.open || box.dataset.loaded) return;
     box.dataset.loaded = "1";
-    const buf = new Uint8Array(await (await fetch("api/calls/" + d.id + "/raw")).arrayBuffer());
+    box.replaceChildren(el("p", { class: "hint" }, "Loading…"));
+    let buf;
+    try {
+      buf = await rawBytes(d.id);
+    } catch (err) {
+      // Said as a failure, never shown as the body: the server's error
+      // is JSON that could pass for a call's. Reopening asks again.
+      delete box.dataset.loaded;
+      box.replaceChildren(el("p", { class: "error" }, "The raw bytes could not load: " + err.message));
+      return;
+    }
     box.replaceChildren(el("pre", { class: "body" }, d.bodyEncoding === "base64" ? hexdump(buf) : new TextDecoder().decode(buf)));
   });
   return sec;
+}
+
+// rawBytes returns a call's body as sent; it throws, saying why, when the
+// server refuses it (its JSON error, the status) or nothing answers.
+async function rawBytes(id) {
+  let r;
+  try {
+    r = await fetch("api/calls/" + id + "/raw");
+  } catch (err) {
+    throw new Error("no answer from the inspector (" + err.message + ")");
+  }
+  if (!r.ok) {
+    let why = r.statusText;
+    try {
+      why = (await r.json()).error || why;
+    } catch {
+      // not the API's JSON (a proxy's page, say): the status says enough
+    }
+    if (r.status === 401) $("auth").hidden = false;
+    throw new Error(r.status + (why ? " " + why : ""));
+  }
+  return new Uint8Array(await r.arrayBuffer());
 }
 
 function hexdump(b) {
@@ -484,7 +699,15 @@ function actions(d) {
   const diffOut = el("div", { class: "diff" });
   if (state.base && state.base !== d.id) {
     const btn = el("button", { type: "button", id: "diff" }, "diff with #" + state.base);
-    btn.addEventListener("click", async () => diffOut.replaceChildren(diffView(await getJSON("api/diff?a=" + state.base + "&b=" + d.id), state.base, d.id)));
+    btn.addEventListener("click", async () => {
+      const a = state.base;
+      try {
+        diffOut.replaceChildren(diffView(await getJSON("api/diff?a=" + a + "&b=" + d.id), a, d.id));
+      } catch (err) {
+        // Said where the diff goes: swallowed, the press did nothing.
+        diffOut.replaceChildren(el("p", { class: "error" }, "The diff of #" + a + " and #" + d.id + " could not load: " + err.message));
+      }
+    });
     bar.append(btn);
   }
 
@@ -558,14 +781,28 @@ function debounce(f, ms) {
 document.addEventListener("keydown", (e) => {
   const typing = e.target.matches("input, select, textarea");
   if (e.key === "Escape" && typing) { e.target.blur(); return; }
+  // Escape in the call shown goes back to its row in the list.
+  if (e.key === "Escape" && $("detail-pane").contains(e.target) && state.open !== null) {
+    const tr = $("rows").querySelector('tr[data-id="' + Number(state.open) + '"]');
+    if (tr) {
+      select(tr, true);
+      e.preventDefault();
+    }
+    return;
+  }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
   // Enter on a link, a button or a section's heading is theirs (follow,
   // press, fold): taking it would leave a keyboard nothing to press with.
   if (e.key === "Enter" && e.target.matches("a[href], button, summary")) return;
+  // Space and Home/End are the page's (scroll) but on a row of the list.
+  const onRow = e.target.matches("#rows tr");
   switch (e.key) {
     case "j": case "ArrowDown": move(1); break;
     case "k": case "ArrowUp": move(-1); break;
-    case "Enter": if (state.selected) location.hash = "#/calls/" + Number(state.selected.dataset.id); break;
+    case "Home": if (!onRow) return; select($("rows").firstElementChild, true); break;
+    case "End": if (!onRow) return; select($("rows").lastElementChild, true); break;
+    case " ": if (!onRow) return; // falls through: Space opens the row, as Enter does
+    case "Enter": if (state.selected) openLink(Number(state.selected.dataset.id)); break;
     case "/": $("f-q").focus(); break;
     default: return;
   }
@@ -581,9 +818,10 @@ async function start() {
   const refilter = debounce(reload, 200);
   for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", reload);
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
+  $("f-status").addEventListener("input", checkStatus);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
-  $("newer").addEventListener("click", reload);
+  $("newer").addEventListener("click", showNewer);
   window.addEventListener("hashchange", route);
   await reload();
   route();
