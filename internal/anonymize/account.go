@@ -30,8 +30,7 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 	if !strings.Contains(s, "号") && !strings.Contains(s, "户") {
 		return rest(s)
 	}
-	var b strings.Builder // empty until something changes
-	done := 0             // s[:done] is in b
+	w := &claimed{p: p, s: s, rest: rest}
 	// next holds where each label is next found at or after i (len(s):
 	// nowhere), so that each is searched for across s once.
 	var next [len(accountLabels)]int
@@ -63,31 +62,14 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 			i = at + len(label)
 			continue
 		}
-		orig := s[start:end]
-		b.WriteString(rest(s[done:start]))
 		c := bankAccount
 		if bankCardLike(folded) {
 			c = bankCard
 		}
-		switch {
-		case p.a.r.dict.isStandIn(folded):
-			b.WriteString(orig)
-		case p.check:
-			p.leak(string(c), orig)
-		default:
-			b.WriteString(reshape(orig, p.a.r.Replace(c, folded)))
-			p.counts[c]++
-		}
-		done, i = end, end
+		w.claim(start, end, c, folded, true)
+		i = end
 	}
-	if done == 0 {
-		return rest(s)
-	}
-	b.WriteString(rest(s[done:]))
-	if p.check {
-		return s
-	}
-	return b.String()
+	return w.text()
 }
 
 // accountAfter returns the span of the account number written after a

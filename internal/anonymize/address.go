@@ -54,8 +54,7 @@ func (p *pass) streetAddresses(s string, rest func(string) string) string {
 	if !strings.Contains(s, "号") {
 		return rest(s)
 	}
-	var b strings.Builder // empty until something changes
-	done := 0             // s[:done] is in b
+	w := &claimed{p: p, s: s, rest: rest}
 	for from := 0; from < len(s); {
 		k := strings.Index(s[from:], "号")
 		if k < 0 {
@@ -63,32 +62,15 @@ func (p *pass) streetAddresses(s string, rest func(string) string) string {
 		}
 		k += from
 		p.tick(k - from + 3)
-		start, end := addressAt(s, k, done)
+		start, end := addressAt(s, k, w.done)
 		if start < 0 {
 			from = k + len("号")
 			continue
 		}
-		addr := s[start:end]
-		b.WriteString(rest(s[done:start]))
-		switch {
-		case p.a.r.dict.isStandIn(addr):
-			b.WriteString(addr)
-		case p.check:
-			p.leak(string(streetAddress), addr)
-		default:
-			b.WriteString(p.a.r.Replace(streetAddress, addr))
-			p.counts[streetAddress]++
-		}
-		done, from = end, end
+		w.claim(start, end, streetAddress, s[start:end], false)
+		from = end
 	}
-	if done == 0 {
-		return rest(s)
-	}
-	b.WriteString(rest(s[done:]))
-	if p.check {
-		return s
-	}
-	return b.String()
+	return w.text()
 }
 
 // addressAt returns the span of the street address whose door number ends

@@ -32,8 +32,7 @@ func (p *pass) landlines(s string, rest func(string) string) string {
 	if strings.IndexByte(s, '0') < 0 && !strings.Contains(s, "０") {
 		return rest(s)
 	}
-	var b strings.Builder              // empty until something changes
-	done := 0                          // s[:done] is in b
+	w := &claimed{p: p, s: s, rest: rest}
 	prev, before := rune(-1), rune(-1) // the runes before s[i]
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -45,20 +44,8 @@ func (p *pass) landlines(s string, rest func(string) string) string {
 					end = i
 				}
 				if end > i {
-					// A stand-in claims its span too: the check must
-					// read the output as anonymizing read the input.
-					orig := s[i:end]
-					b.WriteString(rest(s[done:i]))
-					switch {
-					case p.a.r.dict.isStandIn(folded):
-						b.WriteString(orig)
-					case p.check:
-						p.leak(string(landline), orig)
-					default:
-						b.WriteString(reshape(orig, p.a.r.Replace(landline, folded)))
-						p.counts[landline]++
-					}
-					done, i = end, end
+					w.claim(i, end, landline, folded, true)
+					i = end
 					prev, before = 0, 0
 					continue
 				}
@@ -67,14 +54,7 @@ func (p *pass) landlines(s string, rest func(string) string) string {
 		prev, before = r, prev
 		i += n
 	}
-	if done == 0 {
-		return rest(s)
-	}
-	b.WriteString(rest(s[done:]))
-	if p.check {
-		return s
-	}
-	return b.String()
+	return w.text()
 }
 
 // inGroups says whether a landline's shape, num, preceded by the runes

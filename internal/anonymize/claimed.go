@@ -1,0 +1,52 @@
+package anonymize
+
+import "strings"
+
+// claimed is a text whose identifiers found by their written form (a
+// landline, an account after its label, a street address) claim their
+// spans: each goes to its stand-in, or in a check is recorded as a leak,
+// and only the text between them is searched further, by rest.
+type claimed struct {
+	p    *pass
+	s    string
+	rest func(string) string
+	b    strings.Builder // empty until something is claimed
+	done int             // s[:done] is in b
+}
+
+// claim takes s[start:end], an identifier of class c known by key (its
+// digits folded to ASCII, or the text itself). With reshaped, its stand-in
+// is written in the original's form (full-width digits, separators).
+func (w *claimed) claim(start, end int, c class, key string, reshaped bool) {
+	orig := w.s[start:end]
+	w.b.WriteString(w.rest(w.s[w.done:start]))
+	switch {
+	case w.p.a.r.dict.isStandIn(key):
+		// A stand-in claims its span too: the check must read the
+		// output as anonymizing read the input.
+		w.b.WriteString(orig)
+	case w.p.check:
+		w.p.leak(string(c), orig)
+	default:
+		standIn := w.p.a.r.Replace(c, key)
+		if reshaped {
+			standIn = reshape(orig, standIn)
+		}
+		w.b.WriteString(standIn)
+		w.p.counts[c]++
+	}
+	w.done = end
+}
+
+// text is the whole text: s itself in a check, else the stand-ins and
+// what rest made of the text between them.
+func (w *claimed) text() string {
+	if w.done == 0 {
+		return w.rest(w.s)
+	}
+	w.b.WriteString(w.rest(w.s[w.done:]))
+	if w.p.check {
+		return w.s
+	}
+	return w.b.String()
+}
