@@ -104,6 +104,7 @@ type h2Conn struct {
 
 func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	for {
+		s, _ := req.Context().Value(callKey{}).(*callConn)
 		// Not ReserveNewRequest: a reservation counts as a stream open,
 		// and calls waiting for a free stream would each wait for the
 		// others'.
@@ -111,15 +112,14 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 			// Closed, or shut down by a GOAWAY, before the call: nothing
 			// of it went out, and net/http's transport sets up a new
 			// connection.
-			return nil, errH2ConnDone{}
+			return nil, done(s, !h.used.Load())
 		}
+		reused := h.used.Swap(true)
 		// net/http's transport says GotConn only for HTTP/1 connections,
 		// its HTTP/2 transport for its own: the attempt's set-up time is
 		// measured up to it.
 		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
-			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Swap(true)})
-		} else {
-			h.used.Store(true)
+			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: reused})
 		}
 		resp, err := h.cc.RoundTrip(req)
 		switch {
@@ -128,13 +128,12 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		case hasText(err, errH2Unusable):
 			// Shut down between the look above and the stream's opening:
 			// no frame of the call was written.
-			return nil, errH2ConnDone{}
+			return nil, done(s, !reused)
 		case !unprocessed(err):
 			return nil, err
 		}
 		// The receiver says it did not process the stream: made again,
 		// as RFC 9113 (8.7) allows, a few times at most.
-		s, _ := req.Context().Value(callKey{}).(*callConn)
 		if s == nil || s.unprocessed == maxUnprocessed {
 			return nil, err
 		}
@@ -158,6 +157,33 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 }
+
+// done is the error of a call a connection could not take, closed or
+// shut down before any frame of the call was written: net/http's
+// transport makes the call on a new connection for errH2ConnDone. A
+// connection that never took a call, shut down as it opened, is the
+// receiver refusing the call unprocessed, as a GOAWAY below its stream
+// would: counted with those (callConn.unprocessed), and past
+// maxUnprocessed the call fails with errH2NewConnDone, where net/http's
+// transport would dial again until the time limit, one connection after
+// another. One that took a call before (fresh false) is not counted: the
+// transport drops it from its pool, which holds few.
+func done(s *callConn, fresh bool) error {
+	if !fresh || s == nil {
+		return errH2ConnDone{}
+	}
+	if s.unprocessed == maxUnprocessed {
+		return errH2NewConnDone
+	}
+	s.unprocessed++
+	return errH2ConnDone{}
+}
+
+// errH2NewConnDone is a call whose new HTTP/2 connections the receiver
+// shut down (GOAWAY) before each took it, maxUnprocessed times. (x/net
+// lets a new connection the receiver closed take its first call, which
+// fails at once.)
+var errH2NewConnDone = errors.New("http2: each new connection was shut down before it took the call")
 
 // maxUnprocessed bounds how often one round trip makes a stream again
 // that the receiver refused unprocessed: a receiver at its stream limit
@@ -230,7 +256,7 @@ func h2Failure(err error) string {
 			why += ": " + strconv.Quote(ga.DebugData)
 		}
 		return "connection shut down by the receiver (GOAWAY " + why + ")"
-	case hasText(err, errH2GotGoAway):
+	case hasText(err, errH2GotGoAway), errors.Is(err, errH2NewConnDone):
 		return "connection shut down by the receiver (GOAWAY) before it took the call"
 	case errors.As(err, &ce):
 		return "connection error (" + http2.ErrCode(ce).String() + ")"
