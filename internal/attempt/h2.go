@@ -225,12 +225,12 @@ func (f h2Failed) RoundTrip(*http.Request) (*http.Response, error) { return nil,
 func (f h2Failed) RoundTripErr() error                             { return f.err }
 
 // h2Failure says, in a failure line's words, what ended an HTTP/2 call
-// before its answer or its body's end, "" when err is none of HTTP/2's
-// own: a stream the receiver reset, with its code, or the connection's
-// shutdown (GOAWAY) or error. x/net's words ("stream error: stream ID 3;
-// PROTOCOL_ERROR; received from peer") say neither who ended it nor
-// that the call got no answer.
-func h2Failure(err error) string {
+// before its answer or its body's end, and its kind ("" for KindOther):
+// "", "" when err is none of HTTP/2's own: a stream the receiver reset,
+// with its code, or the connection's shutdown (GOAWAY) or error. x/net's
+// words ("stream error: stream ID 3; PROTOCOL_ERROR; received from
+// peer") say neither who ended it nor that the call got no answer.
+func h2Failure(err error) (kind, msg string) {
 	var se http2.StreamError
 	var ga http2.GoAwayError
 	var ce http2.ConnectionError
@@ -239,15 +239,16 @@ func h2Failure(err error) string {
 		// x/net's errFromPeer (unexported) marks a RST_STREAM the
 		// receiver sent.
 		if se.Cause != nil && se.Cause.Error() == "received from peer" {
-			return "stream reset by the receiver (" + se.Code.String() + ")"
+			return KindStreamReset, "stream reset by the receiver (" + se.Code.String() + ")"
 		}
 		// Reset by whsim's side, for the receiver's fault (an invalid
-		// :status, DATA past the content-length): Cause says which.
+		// :status, DATA past the content-length): Cause says which. A
+		// malformed answer, as an HTTP/1 one is (KindOther).
 		msg := "stream reset by whsim for the receiver's protocol error (" + se.Code.String() + ")"
 		if se.Cause != nil {
 			msg += ": " + se.Cause.Error()
 		}
-		return msg
+		return "", msg
 	case errors.As(err, &ga):
 		// Its debug data is the receiver's reason, when it gives one
 		// ("max requests per connection"), quoted: they are its bytes.
@@ -255,13 +256,13 @@ func h2Failure(err error) string {
 		if ga.DebugData != "" {
 			why += ": " + strconv.Quote(ga.DebugData)
 		}
-		return "connection shut down by the receiver (GOAWAY " + why + ")"
+		return KindGoAway, "connection shut down by the receiver (GOAWAY " + why + ")"
 	case hasText(err, errH2GotGoAway), errors.Is(err, errH2NewConnDone):
-		return "connection shut down by the receiver (GOAWAY) before it took the call"
+		return KindGoAway, "connection shut down by the receiver (GOAWAY) before it took the call"
 	case errors.As(err, &ce):
-		return "connection error (" + http2.ErrCode(ce).String() + ")"
+		return "", "connection error (" + http2.ErrCode(ce).String() + ")"
 	}
-	return ""
+	return "", ""
 }
 
 // errH2GotGoAway is x/net's (unexported) error for a stream above the

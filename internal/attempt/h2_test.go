@@ -37,22 +37,22 @@ func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 		// which is made again within the attempt, maxUnprocessed times.
 		unprocessed bool
 	}{
-		{"PROTOCOL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeProtocol) }, "error: stream reset by the receiver (PROTOCOL_ERROR)", false},
-		{"REFUSED_STREAM", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeRefusedStream) }, "error: stream reset by the receiver (REFUSED_STREAM)", true},
-		{"INTERNAL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeInternal) }, "error: stream reset by the receiver (INTERNAL_ERROR)", false},
+		{"PROTOCOL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeProtocol) }, "stream reset by the receiver (PROTOCOL_ERROR)", false},
+		{"REFUSED_STREAM", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeRefusedStream) }, "stream reset by the receiver (REFUSED_STREAM)", true},
+		{"INTERNAL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeInternal) }, "stream reset by the receiver (INTERNAL_ERROR)", false},
 		{"GOAWAY below the call", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id-1, http2.ErrCodeNo, nil) })
-		}, "error: connection shut down by the receiver (GOAWAY) before it took the call", true},
+		}, "connection shut down by the receiver (GOAWAY) before it took the call", true},
 		{"GOAWAY above the call, no answer", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id, http2.ErrCodeNo, nil) })
 			w.c.Close()
-		}, "error: connection shut down by the receiver (GOAWAY NO_ERROR)", false},
+		}, "connection shut down by the receiver (GOAWAY NO_ERROR)", false},
 		{"GOAWAY above the call with a reason, no answer", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error {
 				return fr.WriteGoAway(id, http2.ErrCodeEnhanceYourCalm, []byte("too many\x1b[2J"))
 			})
 			w.c.Close()
-		}, `error: connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM: "too many\x1b[2J")`, false},
+		}, `connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM: "too many\x1b[2J")`, false},
 	}
 	methods := []struct {
 		name   string
@@ -87,6 +87,15 @@ func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 					}
 					if got := ShortError(r.Last()); got != c.want {
 						t.Errorf("the attempt's error is %q, want %q", got, c.want)
+					}
+					// The summary groups failures by kind: "error" said
+					// nothing of a reset or a GOAWAY.
+					want := KindGoAway
+					if strings.HasPrefix(c.want, "stream reset") {
+						want = KindStreamReset
+					}
+					if kind := r.Last().Kind; kind != want {
+						t.Errorf("the attempt's kind is %q, want %q", kind, want)
 					}
 				})
 			}
@@ -371,7 +380,7 @@ func TestHTTP2GoAwayOnEveryNewConnection(t *testing.T) {
 			if r.OK || r.Tries() != 1 {
 				t.Fatalf("want one failed attempt, got %+v", r.Attempts)
 			}
-			if got, want := ShortError(r.Last()), "error: connection shut down by the receiver (GOAWAY) before it took the call"; got != want {
+			if got, want := ShortError(r.Last()), "connection shut down by the receiver (GOAWAY) before it took the call"; got != want {
 				t.Errorf("the attempt's error is %q, want %q", got, want)
 			}
 			if got := srv.accepted.Load(); got > 1+maxUnprocessed {
@@ -454,8 +463,9 @@ func TestHTTP2NewConnectionGoneAwayBounded(t *testing.T) {
 		if n != maxUnprocessed {
 			t.Errorf("the call failed on the new connection %d (%v), want %d", n+1, err, maxUnprocessed+1)
 		}
-		if got, want := h2Failure(err), "connection shut down by the receiver (GOAWAY) before it took the call"; got != want {
-			t.Errorf("the failure is %q, want %q", got, want)
+		want := "connection shut down by the receiver (GOAWAY) before it took the call"
+		if kind, got := h2Failure(err); kind != KindGoAway || got != want {
+			t.Errorf("the failure is %q of kind %q, want %q of kind %q", got, kind, want, KindGoAway)
 		}
 		return
 	}
