@@ -259,10 +259,38 @@ func h2Failure(err error) (kind, msg string) {
 		return KindGoAway, "connection shut down by the receiver (GOAWAY " + why + ")"
 	case hasText(err, errH2GotGoAway), errors.Is(err, errH2NewConnDone):
 		return KindGoAway, "connection shut down by the receiver (GOAWAY) before it took the call"
+	case after(err, errH2FirstGoAway) != "":
+		// A GOAWAY with an error code above a new connection's first
+		// stream, which x/net does not make again: its code ends x/net's
+		// words.
+		return KindGoAway, "connection shut down by the receiver (GOAWAY " + after(err, errH2FirstGoAway) + ") before it took the call"
+	case hasText(err, errH2NotEstablished):
+		// A new connection the receiver closed before its first call.
+		return KindClosed, "connection closed by the receiver as it opened, before it took the call"
 	case errors.As(err, &ce):
 		return "", "connection error (" + http2.ErrCode(ce).String() + ")"
 	}
 	return "", ""
+}
+
+// errH2FirstGoAway is the start of x/net's words for a new connection's
+// first stream, above the last a GOAWAY with an error code took; its
+// code follows.
+const errH2FirstGoAway = "http2: Transport received GOAWAY from server ErrCode:"
+
+// errH2NotEstablished is x/net's (unexported) error for a new connection
+// closed before its first call was given it.
+const errH2NotEstablished = "http2: client conn could not be established"
+
+// after is the rest of the words of the first error in err's chain
+// that start with prefix, "" when none does.
+func after(err error, prefix string) string {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if rest, ok := strings.CutPrefix(err.Error(), prefix); ok {
+			return rest
+		}
+	}
+	return ""
 }
 
 // errH2GotGoAway is x/net's (unexported) error for a stream above the

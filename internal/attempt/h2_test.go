@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -43,6 +44,9 @@ func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 		{"GOAWAY below the call", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id-1, http2.ErrCodeNo, nil) })
 		}, "connection shut down by the receiver (GOAWAY) before it took the call", true},
+		{"GOAWAY below the first call with an error code", func(w *h2Writer, id uint32) {
+			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id-1, http2.ErrCodeEnhanceYourCalm, nil) })
+		}, "connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM) before it took the call", false},
 		{"GOAWAY above the call, no answer", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id, http2.ErrCodeNo, nil) })
 			w.c.Close()
@@ -470,4 +474,39 @@ func TestHTTP2NewConnectionGoneAwayBounded(t *testing.T) {
 		return
 	}
 	t.Fatalf("the call was handed %d new connections shut down as they opened, and would be handed more", 2*maxUnprocessed+1)
+}
+
+// closedConn is a connection to a receiver that ends it as it opens: the
+// client reads its end at once and drops what it writes.
+type closedConn struct{ net.Conn } // nil: only what x/net uses is defined
+
+func (closedConn) Read([]byte) (int, error)         { return 0, io.EOF }
+func (closedConn) Write(p []byte) (int, error)      { return len(p), nil }
+func (closedConn) Close() error                     { return nil }
+func (closedConn) SetDeadline(time.Time) error      { return nil }
+func (closedConn) SetReadDeadline(time.Time) error  { return nil }
+func (closedConn) SetWriteDeadline(time.Time) error { return nil }
+
+// A new HTTP/2 connection the receiver closed before the call was given
+// it failed the call with x/net's "http2: client conn could not be
+// established", of kind "error": it is a connection closed unanswered.
+func TestHTTP2NewConnectionClosed(t *testing.T) {
+	cc, err := newH2Transport(time.Minute).NewClientConn(closedConn{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A PING is answered by the connection's end: its reader is done, and
+	// the connection closed.
+	if err := cc.Ping(context.Background()); err == nil {
+		t.Fatal("a PING was answered on a connection that ended")
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(context.Background(), callKey{}, new(callConn)), http.MethodPost, "https://127.0.0.1/hook", http.NoBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&h2Conn{cc: cc}).RoundTrip(req)
+	want := "connection closed by the receiver as it opened, before it took the call"
+	if kind, got := h2Failure(err); kind != KindClosed || got != want {
+		t.Errorf("the failure (%v) is %q of kind %q, want %q of kind %q", err, got, kind, want, KindClosed)
+	}
 }
