@@ -369,28 +369,26 @@ func TestHTTP2ConnectMeasured(t *testing.T) {
 // connection is a stream the receiver did not process: the call is made
 // on a new one a bounded number of times, then fails with the GOAWAY.
 func TestHTTP2GoAwayOnEveryNewConnection(t *testing.T) {
-	for _, code := range []http2.ErrCode{http2.ErrCodeNo} {
-		t.Run(code.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newGreetingH2Server(t, nil, func(w *h2Writer) {
-				w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(0, code, nil) })
-			}, func(*h2Writer, uint32) {}) // a stream above the GOAWAY's last is not processed
-			cl, err := NewClient(ClientOptions{Timeout: 20 * time.Second, Concurrency: 1, RootCAs: srv.roots})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := &Deliverer{Client: cl, Target: srv.url()}
-			r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
-			if r.OK || r.Tries() != 1 {
-				t.Fatalf("want one failed attempt, got %+v", r.Attempts)
-			}
-			if got, want := ShortError(r.Last()), "connection shut down by the receiver (GOAWAY) before it took the call"; got != want {
-				t.Errorf("the attempt's error is %q, want %q", got, want)
-			}
-			if got := srv.accepted.Load(); got > 1+maxUnprocessed {
-				t.Errorf("the call was given %d connections, want at most %d", got, 1+maxUnprocessed)
-			}
-		})
+	srv := newGreetingH2Server(t, nil, func(w *h2Writer) {
+		w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(0, http2.ErrCodeNo, nil) })
+	}, func(*h2Writer, uint32) {}) // a stream above the GOAWAY's last is not processed
+	cl, err := NewClient(ClientOptions{Timeout: 20 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if r.OK || r.Tries() != 1 {
+		t.Fatalf("want one failed attempt, got %+v", r.Attempts)
+	}
+	if got, want := ShortError(r.Last()), "connection shut down by the receiver (GOAWAY) before it took the call"; got != want {
+		t.Errorf("the attempt's error is %q, want %q", got, want)
+	}
+	if got := r.Last().Kind; got != KindGoAway {
+		t.Errorf("the attempt's kind is %q, want %q", got, KindGoAway)
+	}
+	if got := srv.accepted.Load(); got > 1+maxUnprocessed {
+		t.Errorf("the call was given %d connections, want at most %d", got, 1+maxUnprocessed)
 	}
 }
 
