@@ -189,7 +189,13 @@ const (
 	// KindLocal is a limit of the sending machine (descriptors, ports,
 	// buffers), not the receiver's failure.
 	KindLocal = "local"
-	KindOther = "error"
+	// KindStreamReset is an HTTP/2 call whose stream the receiver reset
+	// (RST_STREAM) before its answer; KindGoAway, one whose connection
+	// the receiver shut down (GOAWAY) before its answer. Their failure
+	// lines say the code (ShortError).
+	KindStreamReset = "stream reset"
+	KindGoAway      = "goaway"
+	KindOther       = "error"
 )
 
 // Classify names the kind of a transport error.
@@ -805,12 +811,16 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 	}
 	if err != nil {
-		if msg := h2Failure(err); msg != "" {
+		h2Kind, msg := h2Failure(err)
+		if msg != "" {
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
 		} else if call.conn != nil && call.conn.h2Settings.Load() && ctx.Err() == nil {
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errH2C}
 		}
 		kind := Classify(err)
+		if kind == KindOther && h2Kind != "" {
+			kind = h2Kind
+		}
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
@@ -873,7 +883,7 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		case KindOther:
 			// net/http's words, which may quote the receiver's bytes.
 			a.BodyErr = termsafe.Text(err.Error())
-			if msg := h2Failure(err); msg != "" {
+			if _, msg := h2Failure(err); msg != "" {
 				a.BodyErr = msg
 			}
 		}
@@ -918,6 +928,11 @@ func (e timeoutError) Temporary() bool { return true }
 // ShortError is the error of an attempt without Go's wrapping: the kind,
 // unless the kind says too little.
 func ShortError(a Attempt) string {
+	if a.Kind == KindStreamReset || a.Kind == KindGoAway {
+		// Their words name the kind, and the code the kind alone hides:
+		// "stream reset by the receiver (PROTOCOL_ERROR)".
+		return unwrapped(a.Err)
+	}
 	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal {
 		return a.Kind
 	}

@@ -104,6 +104,7 @@ type h2Conn struct {
 
 func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	for {
+		s, _ := req.Context().Value(callKey{}).(*callConn)
 		// Not ReserveNewRequest: a reservation counts as a stream open,
 		// and calls waiting for a free stream would each wait for the
 		// others'.
@@ -111,15 +112,14 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 			// Closed, or shut down by a GOAWAY, before the call: nothing
 			// of it went out, and net/http's transport sets up a new
 			// connection.
-			return nil, errH2ConnDone{}
+			return nil, done(s, !h.used.Load())
 		}
+		reused := h.used.Swap(true)
 		// net/http's transport says GotConn only for HTTP/1 connections,
 		// its HTTP/2 transport for its own: the attempt's set-up time is
 		// measured up to it.
 		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
-			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Swap(true)})
-		} else {
-			h.used.Store(true)
+			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: reused})
 		}
 		resp, err := h.cc.RoundTrip(req)
 		switch {
@@ -128,13 +128,12 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		case hasText(err, errH2Unusable):
 			// Shut down between the look above and the stream's opening:
 			// no frame of the call was written.
-			return nil, errH2ConnDone{}
+			return nil, done(s, !reused)
 		case !unprocessed(err):
 			return nil, err
 		}
 		// The receiver says it did not process the stream: made again,
 		// as RFC 9113 (8.7) allows, a few times at most.
-		s, _ := req.Context().Value(callKey{}).(*callConn)
 		if s == nil || s.unprocessed == maxUnprocessed {
 			return nil, err
 		}
@@ -158,6 +157,33 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 }
+
+// done is the error of a call a connection could not take, closed or
+// shut down before any frame of the call was written: net/http's
+// transport makes the call on a new connection for errH2ConnDone. A
+// connection that never took a call, shut down as it opened, is the
+// receiver refusing the call unprocessed, as a GOAWAY below its stream
+// would: counted with those (callConn.unprocessed), and past
+// maxUnprocessed the call fails with errH2NewConnDone, where net/http's
+// transport would dial again until the time limit, one connection after
+// another. One that took a call before (fresh false) is not counted: the
+// transport drops it from its pool, which holds few.
+func done(s *callConn, fresh bool) error {
+	if !fresh || s == nil {
+		return errH2ConnDone{}
+	}
+	if s.unprocessed == maxUnprocessed {
+		return errH2NewConnDone
+	}
+	s.unprocessed++
+	return errH2ConnDone{}
+}
+
+// errH2NewConnDone is a call whose new HTTP/2 connections the receiver
+// shut down (GOAWAY) before each took it, maxUnprocessed times. (x/net
+// lets a new connection the receiver closed take its first call, which
+// fails at once.)
+var errH2NewConnDone = errors.New("http2: each new connection was shut down before it took the call")
 
 // maxUnprocessed bounds how often one round trip makes a stream again
 // that the receiver refused unprocessed: a receiver at its stream limit
@@ -199,12 +225,12 @@ func (f h2Failed) RoundTrip(*http.Request) (*http.Response, error) { return nil,
 func (f h2Failed) RoundTripErr() error                             { return f.err }
 
 // h2Failure says, in a failure line's words, what ended an HTTP/2 call
-// before its answer or its body's end, "" when err is none of HTTP/2's
-// own: a stream the receiver reset, with its code, or the connection's
-// shutdown (GOAWAY) or error. x/net's words ("stream error: stream ID 3;
-// PROTOCOL_ERROR; received from peer") say neither who ended it nor
-// that the call got no answer.
-func h2Failure(err error) string {
+// before its answer or its body's end, and its kind ("" for KindOther):
+// "", "" when err is none of HTTP/2's own: a stream the receiver reset,
+// with its code, or the connection's shutdown (GOAWAY) or error. x/net's
+// words ("stream error: stream ID 3; PROTOCOL_ERROR; received from
+// peer") say neither who ended it nor that the call got no answer.
+func h2Failure(err error) (kind, msg string) {
 	var se http2.StreamError
 	var ga http2.GoAwayError
 	var ce http2.ConnectionError
@@ -213,15 +239,16 @@ func h2Failure(err error) string {
 		// x/net's errFromPeer (unexported) marks a RST_STREAM the
 		// receiver sent.
 		if se.Cause != nil && se.Cause.Error() == "received from peer" {
-			return "stream reset by the receiver (" + se.Code.String() + ")"
+			return KindStreamReset, "stream reset by the receiver (" + se.Code.String() + ")"
 		}
 		// Reset by whsim's side, for the receiver's fault (an invalid
-		// :status, DATA past the content-length): Cause says which.
+		// :status, DATA past the content-length): Cause says which. A
+		// malformed answer, as an HTTP/1 one is (KindOther).
 		msg := "stream reset by whsim for the receiver's protocol error (" + se.Code.String() + ")"
 		if se.Cause != nil {
 			msg += ": " + se.Cause.Error()
 		}
-		return msg
+		return "", msg
 	case errors.As(err, &ga):
 		// Its debug data is the receiver's reason, when it gives one
 		// ("max requests per connection"), quoted: they are its bytes.
@@ -229,11 +256,39 @@ func h2Failure(err error) string {
 		if ga.DebugData != "" {
 			why += ": " + strconv.Quote(ga.DebugData)
 		}
-		return "connection shut down by the receiver (GOAWAY " + why + ")"
-	case hasText(err, errH2GotGoAway):
-		return "connection shut down by the receiver (GOAWAY) before it took the call"
+		return KindGoAway, "connection shut down by the receiver (GOAWAY " + why + ")"
+	case hasText(err, errH2GotGoAway), errors.Is(err, errH2NewConnDone):
+		return KindGoAway, "connection shut down by the receiver (GOAWAY) before it took the call"
+	case after(err, errH2FirstGoAway) != "":
+		// A GOAWAY with an error code above a new connection's first
+		// stream, which x/net does not make again: its code ends x/net's
+		// words.
+		return KindGoAway, "connection shut down by the receiver (GOAWAY " + after(err, errH2FirstGoAway) + ") before it took the call"
+	case hasText(err, errH2NotEstablished):
+		// A new connection the receiver closed before its first call.
+		return KindClosed, "connection closed by the receiver as it opened, before it took the call"
 	case errors.As(err, &ce):
-		return "connection error (" + http2.ErrCode(ce).String() + ")"
+		return "", "connection error (" + http2.ErrCode(ce).String() + ")"
+	}
+	return "", ""
+}
+
+// errH2FirstGoAway is the start of x/net's words for a new connection's
+// first stream, above the last a GOAWAY with an error code took; its
+// code follows.
+const errH2FirstGoAway = "http2: Transport received GOAWAY from server ErrCode:"
+
+// errH2NotEstablished is x/net's (unexported) error for a new connection
+// closed before its first call was given it.
+const errH2NotEstablished = "http2: client conn could not be established"
+
+// after is the rest of the words of the first error in err's chain
+// that start with prefix, "" when none does.
+func after(err error, prefix string) string {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if rest, ok := strings.CutPrefix(err.Error(), prefix); ok {
+			return rest
+		}
 	}
 	return ""
 }

@@ -1,7 +1,10 @@
 package attempt
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,22 +38,25 @@ func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 		// which is made again within the attempt, maxUnprocessed times.
 		unprocessed bool
 	}{
-		{"PROTOCOL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeProtocol) }, "error: stream reset by the receiver (PROTOCOL_ERROR)", false},
-		{"REFUSED_STREAM", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeRefusedStream) }, "error: stream reset by the receiver (REFUSED_STREAM)", true},
-		{"INTERNAL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeInternal) }, "error: stream reset by the receiver (INTERNAL_ERROR)", false},
+		{"PROTOCOL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeProtocol) }, "stream reset by the receiver (PROTOCOL_ERROR)", false},
+		{"REFUSED_STREAM", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeRefusedStream) }, "stream reset by the receiver (REFUSED_STREAM)", true},
+		{"INTERNAL_ERROR", func(w *h2Writer, id uint32) { w.rst(id, http2.ErrCodeInternal) }, "stream reset by the receiver (INTERNAL_ERROR)", false},
 		{"GOAWAY below the call", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id-1, http2.ErrCodeNo, nil) })
-		}, "error: connection shut down by the receiver (GOAWAY) before it took the call", true},
+		}, "connection shut down by the receiver (GOAWAY) before it took the call", true},
+		{"GOAWAY below the first call with an error code", func(w *h2Writer, id uint32) {
+			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id-1, http2.ErrCodeEnhanceYourCalm, nil) })
+		}, "connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM) before it took the call", false},
 		{"GOAWAY above the call, no answer", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(id, http2.ErrCodeNo, nil) })
 			w.c.Close()
-		}, "error: connection shut down by the receiver (GOAWAY NO_ERROR)", false},
+		}, "connection shut down by the receiver (GOAWAY NO_ERROR)", false},
 		{"GOAWAY above the call with a reason, no answer", func(w *h2Writer, id uint32) {
 			w.do(func(fr *http2.Framer) error {
 				return fr.WriteGoAway(id, http2.ErrCodeEnhanceYourCalm, []byte("too many\x1b[2J"))
 			})
 			w.c.Close()
-		}, `error: connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM: "too many\x1b[2J")`, false},
+		}, `connection shut down by the receiver (GOAWAY ENHANCE_YOUR_CALM: "too many\x1b[2J")`, false},
 	}
 	methods := []struct {
 		name   string
@@ -85,6 +91,15 @@ func TestHTTP2ResetStreamNotSentAgain(t *testing.T) {
 					}
 					if got := ShortError(r.Last()); got != c.want {
 						t.Errorf("the attempt's error is %q, want %q", got, c.want)
+					}
+					// The summary groups failures by kind: "error" said
+					// nothing of a reset or a GOAWAY.
+					want := KindGoAway
+					if strings.HasPrefix(c.want, "stream reset") {
+						want = KindStreamReset
+					}
+					if kind := r.Last().Kind; kind != want {
+						t.Errorf("the attempt's kind is %q, want %q", kind, want)
 					}
 				})
 			}
@@ -344,5 +359,152 @@ func TestHTTP2ConnectMeasured(t *testing.T) {
 	}
 	if second.Status != 200 || second.Connect != 0 {
 		t.Errorf("the call on the kept-alive connection: status %d, connect %v, want 0", second.Status, second.Connect)
+	}
+}
+
+// A receiver that shuts every new HTTP/2 connection down (GOAWAY, last
+// stream 0) as it opens, before it takes a call, had net/http's transport
+// dial a new one for the call at once, again and again until the time
+// limit: thousands of connections, reported as a timeout. Each such
+// connection is a stream the receiver did not process: the call is made
+// on a new one a bounded number of times, then fails with the GOAWAY.
+func TestHTTP2GoAwayOnEveryNewConnection(t *testing.T) {
+	srv := newGreetingH2Server(t, nil, func(w *h2Writer) {
+		w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(0, http2.ErrCodeNo, nil) })
+	}, func(*h2Writer, uint32) {}) // a stream above the GOAWAY's last is not processed
+	cl, err := NewClient(ClientOptions{Timeout: 20 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if r.OK || r.Tries() != 1 {
+		t.Fatalf("want one failed attempt, got %+v", r.Attempts)
+	}
+	if got, want := ShortError(r.Last()), "connection shut down by the receiver (GOAWAY) before it took the call"; got != want {
+		t.Errorf("the attempt's error is %q, want %q", got, want)
+	}
+	if got := r.Last().Kind; got != KindGoAway {
+		t.Errorf("the attempt's kind is %q, want %q", got, KindGoAway)
+	}
+	if got := srv.accepted.Load(); got > 1+maxUnprocessed {
+		t.Errorf("the call was given %d connections, want at most %d", got, 1+maxUnprocessed)
+	}
+}
+
+// goneAwayConn is a connection to a receiver that sends its SETTINGS
+// and a GOAWAY of last stream 0 as it opens, and keeps the connection
+// open: it drops what the client writes. drained is closed once the
+// client read both frames and reads on (its reader handles each frame
+// before it reads the next), stop when the connection is closed.
+type goneAwayConn struct {
+	net.Conn // nil: only Read, Write, Close and the deadlines are used
+	r        *bytes.Reader
+	drained  chan struct{}
+	once     sync.Once
+	stop     chan struct{}
+	closing  sync.Once
+}
+
+func newGoneAwayConn(t *testing.T) *goneAwayConn {
+	var b bytes.Buffer
+	fr := http2.NewFramer(&b, nil)
+	if err := fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fr.WriteGoAway(0, http2.ErrCodeNo, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := &goneAwayConn{r: bytes.NewReader(b.Bytes()), drained: make(chan struct{}), stop: make(chan struct{})}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func (c *goneAwayConn) Read(p []byte) (int, error) {
+	if c.r.Len() > 0 {
+		return c.r.Read(p)
+	}
+	c.once.Do(func() { close(c.drained) })
+	<-c.stop
+	return 0, net.ErrClosed
+}
+
+func (c *goneAwayConn) Write(p []byte) (int, error) { return len(p), nil }
+func (c *goneAwayConn) Close() error {
+	c.closing.Do(func() { close(c.stop) })
+	return nil
+}
+func (c *goneAwayConn) SetDeadline(time.Time) error      { return nil }
+func (c *goneAwayConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *goneAwayConn) SetWriteDeadline(time.Time) error { return nil }
+
+// A new HTTP/2 connection the receiver shut down before the call was
+// given it (its GOAWAY read first) had net/http's transport dial another
+// for the call, again and again until the time limit. Such connections
+// count with the streams the receiver refused unprocessed: made again
+// maxUnprocessed times, then the call fails, named.
+func TestHTTP2NewConnectionGoneAwayBounded(t *testing.T) {
+	tr := newH2Transport(time.Minute)
+	call := new(callConn)
+	req, err := http.NewRequestWithContext(context.WithValue(context.Background(), callKey{}, call), http.MethodPost, "https://127.0.0.1/hook", http.NoBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n <= 2*maxUnprocessed; n++ {
+		c := newGoneAwayConn(t)
+		cc, err := tr.NewClientConn(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-c.drained
+		_, err = (&h2Conn{cc: cc}).RoundTrip(req)
+		var done errH2ConnDone
+		if errors.As(err, &done) {
+			continue
+		}
+		if n != maxUnprocessed {
+			t.Errorf("the call failed on the new connection %d (%v), want %d", n+1, err, maxUnprocessed+1)
+		}
+		want := "connection shut down by the receiver (GOAWAY) before it took the call"
+		if kind, got := h2Failure(err); kind != KindGoAway || got != want {
+			t.Errorf("the failure is %q of kind %q, want %q of kind %q", got, kind, want, KindGoAway)
+		}
+		return
+	}
+	t.Fatalf("the call was handed %d new connections shut down as they opened, and would be handed more", 2*maxUnprocessed+1)
+}
+
+// closedConn is a connection to a receiver that ends it as it opens: the
+// client reads its end at once and drops what it writes.
+type closedConn struct{ net.Conn } // nil: only what x/net uses is defined
+
+func (closedConn) Read([]byte) (int, error)         { return 0, io.EOF }
+func (closedConn) Write(p []byte) (int, error)      { return len(p), nil }
+func (closedConn) Close() error                     { return nil }
+func (closedConn) SetDeadline(time.Time) error      { return nil }
+func (closedConn) SetReadDeadline(time.Time) error  { return nil }
+func (closedConn) SetWriteDeadline(time.Time) error { return nil }
+
+// A new HTTP/2 connection the receiver closed before the call was given
+// it failed the call with x/net's "http2: client conn could not be
+// established", of kind "error": it is a connection closed unanswered.
+func TestHTTP2NewConnectionClosed(t *testing.T) {
+	cc, err := newH2Transport(time.Minute).NewClientConn(closedConn{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A PING is answered by the connection's end: its reader is done, and
+	// the connection closed.
+	if err := cc.Ping(context.Background()); err == nil {
+		t.Fatal("a PING was answered on a connection that ended")
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(context.Background(), callKey{}, new(callConn)), http.MethodPost, "https://127.0.0.1/hook", http.NoBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&h2Conn{cc: cc}).RoundTrip(req)
+	want := "connection closed by the receiver as it opened, before it took the call"
+	if kind, got := h2Failure(err); kind != KindClosed || got != want {
+		t.Errorf("the failure (%v) is %q of kind %q, want %q of kind %q", err, got, kind, want, KindClosed)
 	}
 }

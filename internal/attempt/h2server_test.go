@@ -29,6 +29,11 @@ type h2Server struct {
 	// settings are sent in the receiver's first SETTINGS frame.
 	settings []http2.Setting
 	answer   func(w *h2Writer, streamID uint32)
+	// greet, when set, writes what the receiver sends after its SETTINGS
+	// frame, before it reads a call.
+	greet func(w *h2Writer)
+	// accepted counts the connections the receiver took.
+	accepted atomic.Int64
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	conns    []net.Conn // closed at the end of the test
@@ -67,6 +72,13 @@ func (w *h2Writer) rst(streamID uint32, code http2.ErrCode) {
 
 func newH2Server(t *testing.T, settings []http2.Setting, answer func(w *h2Writer, streamID uint32)) *h2Server {
 	t.Helper()
+	return newGreetingH2Server(t, settings, nil, answer)
+}
+
+// newGreetingH2Server is an h2Server that writes greet's frames on each
+// connection after its SETTINGS.
+func newGreetingH2Server(t *testing.T, settings []http2.Setting, greet func(w *h2Writer), answer func(w *h2Writer, streamID uint32)) *h2Server {
+	t.Helper()
 	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
 	ts.StartTLS()
 	cert, roots := ts.TLS.Certificates[0], x509.NewCertPool()
@@ -77,7 +89,7 @@ func newH2Server(t *testing.T, settings []http2.Setting, answer func(w *h2Writer
 		t.Fatal(err)
 	}
 	s := &h2Server{ln: tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}}),
-		roots: roots, settings: settings, answer: answer, ended: make(chan struct{}, 100)}
+		roots: roots, settings: settings, greet: greet, answer: answer, ended: make(chan struct{}, 100)}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -86,6 +98,7 @@ func newH2Server(t *testing.T, settings []http2.Setting, answer func(w *h2Writer
 			if err != nil {
 				return
 			}
+			s.accepted.Add(1)
 			s.mu.Lock()
 			s.conns = append(s.conns, c)
 			s.mu.Unlock()
@@ -128,6 +141,9 @@ func (s *h2Server) serve(c net.Conn) {
 	w := &h2Writer{fr: http2.NewFramer(c, c), c: c}
 	fr := http2.NewFramer(nil, c)
 	w.do(func(fr *http2.Framer) error { return fr.WriteSettings(s.settings...) })
+	if s.greet != nil {
+		s.greet(w)
+	}
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {

@@ -431,6 +431,16 @@ const DefaultLatencyBudget = time.Second
 type UnreachableError struct {
 	URL  string
 	Kind string
+	// Ended says the receiver ended the call otherwise than by an answer,
+	// in HTTP/2's ways (a stream reset, a GOAWAY), which Kind words.
+	Ended bool
+}
+
+// unreachable is the UnreachableError of an attempt to target that got
+// no answer.
+func unreachable(target *url.URL, a attempt.Attempt) *UnreachableError {
+	return &UnreachableError{URL: termsafe.URL(target), Kind: attempt.FailureText(a),
+		Ended: a.Kind == attempt.KindStreamReset || a.Kind == attempt.KindGoAway}
 }
 
 func (e *UnreachableError) Error() string {
@@ -444,6 +454,9 @@ func (e *UnreachableError) Error() string {
 		// "cannot reach" would send the user to the network, and send's
 		// last line says the same of the same calls.
 		return fmt.Sprintf("no answer from %s: %s", e.URL, why)
+	}
+	if e.Ended {
+		return fmt.Sprintf("no answer from %s: %s", e.URL, e.Kind)
 	}
 	return fmt.Sprintf("cannot reach %s: %s", e.URL, e.Kind)
 }
@@ -915,8 +928,9 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	}
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
-		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed:
-			r.fatal = &UnreachableError{URL: termsafe.URL(r.cfg.Target), Kind: attempt.FailureText(a)}
+		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed,
+			attempt.KindStreamReset, attempt.KindGoAway:
+			r.fatal = unreachable(r.cfg.Target, a)
 		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
@@ -930,7 +944,8 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		}
 	}
 	switch a.Kind {
-	case attempt.KindRefused, attempt.KindReset, attempt.KindClosed, attempt.KindTimeout, attempt.KindOther:
+	case attempt.KindRefused, attempt.KindReset, attempt.KindClosed, attempt.KindTimeout, attempt.KindOther,
+		attempt.KindStreamReset, attempt.KindGoAway:
 		r.quiet++
 	default:
 		return nil
@@ -939,7 +954,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = &UnreachableError{URL: termsafe.URL(r.cfg.Target), Kind: attempt.FailureText(a)}
+		r.fatal = unreachable(r.cfg.Target, a)
 		r.cancel()
 		return r.fatal
 	}

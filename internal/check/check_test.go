@@ -477,6 +477,23 @@ func TestUnreachableErrorWords(t *testing.T) {
 			t.Errorf("%s: %q, want %q", kind, got, want)
 		}
 	}
+	// An HTTP/2 stream reset or GOAWAY has kinds of its own, whose words
+	// name them.
+	for _, c := range []struct {
+		a    attempt.Attempt
+		want string
+	}{
+		{attempt.Attempt{Kind: attempt.KindStreamReset, Err: `Post "http://h/hook": stream reset by the receiver (PROTOCOL_ERROR)`},
+			"no answer from http://h/hook: stream reset by the receiver (PROTOCOL_ERROR)"},
+		{attempt.Attempt{Kind: attempt.KindGoAway, Err: `Post "http://h/hook": connection shut down by the receiver (GOAWAY NO_ERROR)`},
+			"no answer from http://h/hook: connection shut down by the receiver (GOAWAY NO_ERROR)"},
+	} {
+		u, _ := url.Parse("http://h/hook")
+		a, want := c.a, c.want
+		if got := unreachable(u, a).Error(); got != want {
+			t.Errorf("%s: %q, want %q", a.Kind, got, want)
+		}
+	}
 }
 
 // A receiver that never answers ends the run at its first call's time

@@ -230,10 +230,11 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 	switch {
 	case kinds[0] == attempt.KindLocal:
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", termsafe.URL(target), why)
-	case kinds[0] == attempt.KindOther:
+	case kinds[0] == attempt.KindOther, kinds[0] == attempt.KindStreamReset, kinds[0] == attempt.KindGoAway:
 		// Reached, most often, but answered with bytes that are no HTTP
-		// answer: "cannot reach" would send the user to the network, and
-		// the kind alone ("error") says nothing.
+		// answer, or ended otherwise (an HTTP/2 stream reset, GOAWAY):
+		// "cannot reach" would send the user to the network, and the
+		// kind alone ("error") says nothing.
 		why = strings.TrimPrefix(attempt.FailureText(*first), attempt.KindOther+": ")
 		return fmt.Sprintf("every call to %s failed: %s", termsafe.URL(target), termsafe.Text(why))
 	case kinds[0] == attempt.KindTimeout:
