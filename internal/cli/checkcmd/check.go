@@ -69,6 +69,9 @@ type checkOptions struct {
 	// junit holds the JUnit report until the run ends: the file is written
 	// whole, on every exit.
 	junit bytes.Buffer
+	// reported says the run wrote --report itself (or tried to): when it
+	// did not, the file says the run ended before it could.
+	reported bool
 }
 
 // New is whsim check: its help (help.go), its flags by what they decide
@@ -93,8 +96,10 @@ func New(a *cmdutil.App) *cobra.Command {
 	return cmd
 }
 
-// runCheck runs a check or a rerun and writes --junit whatever the end:
-// the report when the run made one, else one test case in error saying why.
+// runCheck runs a check or a rerun and writes --report and --junit
+// whatever the end: the reports when the run made them, else a report
+// that says why it did not (HTML headed INCOMPLETE, one JUnit test case in
+// error).
 func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	var err error
 	if opts.Rerun != "" {
@@ -102,6 +107,7 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	} else {
 		err = runChecks(ctx, a, opts)
 	}
+	err = reportfile.FinishReport(a, opts.Report, opts.JUnit, opts.reported, err, "whsim check", opts.Rerun)
 	if opts.JUnit == "" {
 		return err
 	}
@@ -418,7 +424,8 @@ func (r *checkRun) abort(sum *check.Summary, why error) {
 // abortReport writes --report and the job summary of a run that started
 // and ended in an error of its input (the receiver unreachable, the probe
 // at fault): the cases graded before it, and why it did not complete. A
-// usage error before the run writes neither: there is nothing to show.
+// usage error before the run has no cases to show: its --report is
+// runCheck's (reportfile.FinishReport), and the job summary has none.
 func (r *checkRun) abortReport(why error) {
 	if r.col == nil {
 		return
@@ -453,6 +460,7 @@ func (r *checkRun) writeReport(why error) error {
 			data.Text = data.Headline
 		}
 	}
+	r.opts.reported = true
 	return reportfile.WriteReport(r.a, r.opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
 }
 
