@@ -65,7 +65,7 @@ func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, t
 	why := err.Error()
 	interrupted := errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled)
 	if interrupted {
-		why = "interrupted (Ctrl-C or SIGTERM) before the run could report: no verdict"
+		why = InterruptedWhy
 	}
 	m := Meta(a, title, "")
 	werr := atomicfile.Write(path, 0o600, func(w io.Writer) error { return htmlreport.WriteNotRun(w, m, interrupted, why) })
