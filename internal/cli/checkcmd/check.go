@@ -114,16 +114,28 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	return reportfile.WriteJUnit(a, opts.JUnit, &opts.junit, err, "whsim check", "whsim.check")
 }
 
-// runChecks is check without --rerun: validate, build, run.
+// runChecks is check without --rerun: validate, build, run. A run that
+// graded no case (a flag refused, the receiver unreachable, Ctrl-C at the
+// start) removes the results file an earlier run left in --save-cases, as
+// --report and --junit say this run's end rather than an earlier one's.
 func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
-	if err := opts.validate(); err != nil {
+	var r *checkRun
+	err := opts.validate()
+	if err == nil {
+		if r, err = opts.build(a); err == nil {
+			err = r.run(ctx)
+		}
+	}
+	if opts.SaveCases == "" || (r != nil && r.rep.SavedResults()) {
 		return err
 	}
-	r, err := opts.build(a)
-	if err != nil {
-		return err
+	if rerr := check.RemoveStaleResults(opts.SaveCases); rerr != nil {
+		if err != nil {
+			fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
+		}
+		return cmdutil.Usagef("--save-cases: the earlier run's %s is left: %w", check.ResultsFile, rerr)
 	}
-	return r.run(ctx)
+	return err
 }
 
 // validate refuses the flags that cannot make a run, before anything is
