@@ -72,6 +72,7 @@ func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, t
 	if werr == nil {
 		return err
 	}
+	_ = atomicfile.RemoveReplaced(path)
 	if ee, ok := errors.AsType[*cmdutil.ExitError](err); !ok || ee.Err != nil {
 		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
 	}
@@ -85,6 +86,8 @@ func WriteReport(a *cmdutil.App, path string, write func(io.Writer) error) error
 	// 0600: a report shows requests and answers, which may hold what the
 	// receiver or the user would not publish.
 	if err := atomicfile.Write(path, 0o600, write); err != nil {
+		// An earlier run's report is not left to be read as this one's.
+		_ = atomicfile.RemoveReplaced(path)
 		return cmdutil.Usagef("--report: %w", err)
 	}
 	fmt.Fprintf(a.Streams.Err, "%s report written to %s\n", a.ErrColor.Key.Sprint("whsim:"), path)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,25 @@ func TestFinishReportRefusedPath(t *testing.T) {
 	}
 	if errb.Len() > 0 {
 		t.Errorf("stderr %q, want nothing", errb.String())
+	}
+}
+
+// A report that cannot be written (the disk full halfway) exits 2 and
+// leaves no earlier run's report in its place to be archived as this
+// one's.
+func TestWriteReportFailureRemovesEarlier(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "r.html")
+	if err := os.WriteFile(path, []byte("OLD PASS"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, cmdutil.Build{}, time.Now)
+	full := errors.New("no space left on device")
+	err := WriteReport(a, path, func(w io.Writer) error { return full })
+	if cmdutil.CodeOf(err, true) != cmdutil.ExitUsage || !errors.Is(err, full) {
+		t.Errorf("%v, want exit 2 with the write's error", err)
+	}
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Errorf("the earlier report is still there: %v", err)
 	}
 }
