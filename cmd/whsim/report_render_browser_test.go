@@ -111,6 +111,43 @@ func TestIncompleteCheckReportInBrowser(t *testing.T) {
 	}
 }
 
+// A run that ended before it could report (a flag refused after --report
+// was read, a --duration over before the first call) still writes its
+// --report: the page is INCOMPLETE with why, never an earlier run's PASS
+// left in the file, and draws without an error.
+func TestNotRunReportInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	recv := okReceiver(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		headline string
+	}{
+		{"check flag refused", []string{"check", "--url", recv.URL + "/hook", "--timeout", "0"}, "the run did not complete: --timeout 0s: want more than 0"},
+		{"send nothing sent", []string{"send", "--url", recv.URL + "/hook", "--event", "CREATE_RECEIVABLE_DOC", "--duration", "1ns", "--count", "1"},
+			"the run did not complete: nothing was sent: --duration 1ns ended the run before its first call started"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".html")
+			if err := os.WriteFile(file, []byte("<!doctype html><p id=verdict>PASS</p>"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			runReport(t, 2, append(tc.args, "--report", file)...)
+			p := openReport(t, file)
+			var verdict, headline, note string
+			p.run(t, "read the verdict",
+				chromedp.Text(`#verdict`, &verdict, chromedp.ByQuery),
+				chromedp.Text(`#headline`, &headline, chromedp.ByQuery),
+				chromedp.Text(`#not-run`, &note, chromedp.ByQuery))
+			if verdict != "INCOMPLETE" || headline != tc.headline || !strings.Contains(note, "no verdict on the receiver") {
+				t.Errorf("verdict %q, headline %q, note %q; want INCOMPLETE, %q", verdict, headline, note, tc.headline)
+			}
+			p.clean(t)
+		})
+	}
+}
+
 // A send no call of which was answered has no rate and no latency (null
 // in its JSON): the report says none, as the text and the job summary do,
 // where it drew empty cells; and one worker is one worker.

@@ -75,6 +75,19 @@ func Creatable(path string) error {
 	return os.Remove(tmp.Name())
 }
 
+// RemoveReplaced removes what Write would have replaced at path (a regular
+// file, or a link Write replaces rather than follows), after a Write that
+// failed: a report an earlier run left there must not stand as the new
+// one. What Write writes through (a device, a FIFO, /dev/stdout) and a
+// directory are left; nothing there is no error.
+func RemoveReplaced(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.IsDir() || writesThrough(path) {
+		return nil
+	}
+	return os.Remove(path)
+}
+
 // namedWriter writes to the temporary file f; its errors name path.
 type namedWriter struct {
 	f    *os.File

@@ -105,3 +105,40 @@ func TestWriteThrough(t *testing.T) {
 		}
 	})
 }
+
+// RemoveReplaced removes what a failed Write would have replaced, a file
+// or a link (never what the link points to), and leaves what Write writes
+// through and a directory.
+func TestRemoveReplaced(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file, link, target, sub := filepath.Join(dir, "r.html"), filepath.Join(dir, "link.html"), filepath.Join(dir, "target"), filepath.Join(dir, "sub")
+	for _, name := range []string{file, target} {
+		if err := os.WriteFile(name, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("target", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		gone bool
+	}{
+		{file, true}, {link, true}, {sub, false}, {os.DevNull, false}, {filepath.Join(dir, "none"), true},
+	} {
+		if err := RemoveReplaced(tc.path); err != nil {
+			t.Errorf("%s: %v", tc.path, err)
+		}
+		_, err := os.Lstat(tc.path)
+		if gone := os.IsNotExist(err); gone != tc.gone {
+			t.Errorf("%s: gone %v, want %v", tc.path, gone, tc.gone)
+		}
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the link's target: %v", err)
+	}
+}

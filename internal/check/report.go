@@ -53,6 +53,7 @@ type Reporter struct {
 
 	failures []CaseReport // for the summary's reproduce commands
 	results  *os.File     // SaveDir's ResultsFile
+	saved    bool         // this run created SaveDir's ResultsFile
 	warns    map[string][]Result
 	err      error
 }

@@ -242,11 +242,29 @@ func (r *Reporter) saveLine(cc *CaseReport) error {
 			os.Remove(f.Name())
 			return err
 		}
-		r.results = f
+		r.results, r.saved = f, true
 	}
 	line, _ := json.Marshal(cc.Record())
 	_, err := r.results.Write(termsafe.JSON(append(line, '\n')))
 	return err
+}
+
+// SavedResults says the run wrote SaveDir's ResultsFile: it graded a case.
+func (r *Reporter) SavedResults() bool { return r.saved }
+
+// RemoveStaleResults removes the ResultsFile an earlier run left in dir,
+// for a run that wrote none (it ended before its first case): --rerun of
+// the directory, or a CI job keeping it, would read the earlier run's
+// cases as this one's. An empty file would read as a run in which nothing
+// failed, so it is removed rather than emptied. Nothing there (no file,
+// no directory) is no error; a directory of that name is left alone.
+func RemoveStaleResults(dir string) error {
+	name := filepath.Join(dir, ResultsFile)
+	fi, err := os.Lstat(name)
+	if err != nil || fi.IsDir() {
+		return nil
+	}
+	return os.Remove(name)
 }
 
 // replayCommand is the whsim replay command that sends a case again: from

@@ -343,6 +343,13 @@ func TestCIRecipes(t *testing.T) {
 	if !bytes.Contains(b, []byte("\nHOST_USER=\"$(id -u):$(id -g)\" docker compose up --exit-code-from ")) {
 		t.Error("compose: the recipe's docker compose up does not set HOST_USER to the user's uid:gid")
 	}
+	// Jenkins keeps the workspace between builds: a run that ends where
+	// whsim writes nothing (a flag it cannot parse, SIGKILL) must not
+	// leave the last build's JUnit and report to be archived as this one's.
+	rm, run := bytes.Index(b, []byte("sh 'rm -f whsim-check.xml whsim-check.html'")), bytes.Index(b, []byte("script: './bin/whsim check "))
+	if rm < 0 || run < 0 || rm > run {
+		t.Error("Jenkins: the recipe does not remove the last build's whsim-check.xml and whsim-check.html before the check")
+	}
 }
 
 func flag(p parsed, name string) string {

@@ -47,6 +47,16 @@ type document struct {
 	Meta  Meta   `json:"meta"`
 	Check *Check `json:"check,omitempty"`
 	Send  *send  `json:"send,omitempty"`
+	// NotRun is a run that ended before it could report.
+	NotRun *notRun `json:"notRun,omitempty"`
+}
+
+// notRun is the data of the report of a run that ended before it could
+// report: its verdict ("incomplete" or "interrupted", never a pass) and
+// why.
+type notRun struct {
+	Verdict  string `json:"verdict"`
+	Headline string `json:"headline"`
 }
 
 // WriteCheck writes the report of a check run.
@@ -57,6 +67,19 @@ func WriteCheck(w io.Writer, m Meta, c *Check) error {
 // WriteSend writes the report of a send run.
 func WriteSend(w io.Writer, m Meta, s *send) error {
 	return write(w, document{Kind: "send", Meta: m, Send: s})
+}
+
+// WriteNotRun writes the report of a run that ended before it could write
+// its own (a flag refused, a --duration over before the first call,
+// Ctrl-C before any result): the file the flag names then says this run
+// had no verdict and why, rather than an earlier run's report standing
+// as this one's. interrupted says Ctrl-C or SIGTERM ended it.
+func WriteNotRun(w io.Writer, m Meta, interrupted bool, why string) error {
+	n := &notRun{Verdict: "incomplete", Headline: "the run did not complete: " + why}
+	if interrupted {
+		n.Verdict = "interrupted"
+	}
+	return write(w, document{Kind: "notrun", Meta: m, NotRun: n})
 }
 
 func write(w io.Writer, d document) error {

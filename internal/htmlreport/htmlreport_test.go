@@ -59,6 +59,30 @@ func TestWriteEscapes(t *testing.T) {
 	}
 }
 
+// A run that ended before it could report is INCOMPLETE, or INTERRUPTED
+// by a signal, never a pass; why is kept whole (a usage error can quote
+// anything the user gave) and cannot end the data's script element.
+func TestWriteNotRun(t *testing.T) {
+	t.Parallel()
+	evil := `--url </script><script>alert(1)</script>: no host`
+	for _, tc := range []struct {
+		interrupted bool
+		verdict     string
+	}{{false, "incomplete"}, {true, "interrupted"}} {
+		var b bytes.Buffer
+		if err := WriteNotRun(&b, Meta{Title: "whsim check"}, tc.interrupted, evil); err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b.Bytes(), []byte("<script")); n != 2 {
+			t.Errorf("%d script elements, want the data and the page's own", n)
+		}
+		d := data(t, b.Bytes())
+		if d.Kind != "notrun" || d.NotRun == nil || d.NotRun.Verdict != tc.verdict || d.NotRun.Headline != "the run did not complete: "+evil || d.Check != nil || d.Send != nil {
+			t.Errorf("interrupted %v: %+v %+v, want a %s notrun report", tc.interrupted, d, d.NotRun, tc.verdict)
+		}
+	}
+}
+
 func TestSendRecorder(t *testing.T) {
 	t.Parallel()
 	base := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)

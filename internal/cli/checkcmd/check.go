@@ -69,6 +69,9 @@ type checkOptions struct {
 	// junit holds the JUnit report until the run ends: the file is written
 	// whole, on every exit.
 	junit bytes.Buffer
+	// reported says the run wrote --report itself (or tried to): when it
+	// did not, the file says the run ended before it could.
+	reported bool
 }
 
 // New is whsim check: its help (help.go), its flags by what they decide
@@ -93,8 +96,10 @@ func New(a *cmdutil.App) *cobra.Command {
 	return cmd
 }
 
-// runCheck runs a check or a rerun and writes --junit whatever the end:
-// the report when the run made one, else one test case in error saying why.
+// runCheck runs a check or a rerun and writes --report and --junit
+// whatever the end: the reports when the run made them, else a report
+// that says why it did not (HTML headed INCOMPLETE, one JUnit test case in
+// error).
 func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	var err error
 	if opts.Rerun != "" {
@@ -102,22 +107,35 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	} else {
 		err = runChecks(ctx, a, opts)
 	}
+	err = reportfile.FinishReport(a, opts.Report, opts.JUnit, opts.reported, err, "whsim check", opts.Rerun)
 	if opts.JUnit == "" {
 		return err
 	}
 	return reportfile.WriteJUnit(a, opts.JUnit, &opts.junit, err, "whsim check", "whsim.check")
 }
 
-// runChecks is check without --rerun: validate, build, run.
+// runChecks is check without --rerun: validate, build, run. A run that
+// graded no case (a flag refused, the receiver unreachable, Ctrl-C at the
+// start) removes the results file an earlier run left in --save-cases, as
+// --report and --junit say this run's end rather than an earlier one's.
 func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
-	if err := opts.validate(); err != nil {
+	var r *checkRun
+	err := opts.validate()
+	if err == nil {
+		if r, err = opts.build(a); err == nil {
+			err = r.run(ctx)
+		}
+	}
+	if opts.SaveCases == "" || (r != nil && r.rep.SavedResults()) {
 		return err
 	}
-	r, err := opts.build(a)
-	if err != nil {
-		return err
+	if rerr := check.RemoveStaleResults(opts.SaveCases); rerr != nil {
+		if err != nil {
+			fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
+		}
+		return cmdutil.Usagef("--save-cases: the earlier run's %s is left: %w", check.ResultsFile, rerr)
 	}
-	return r.run(ctx)
+	return err
 }
 
 // validate refuses the flags that cannot make a run, before anything is
@@ -418,7 +436,8 @@ func (r *checkRun) abort(sum *check.Summary, why error) {
 // abortReport writes --report and the job summary of a run that started
 // and ended in an error of its input (the receiver unreachable, the probe
 // at fault): the cases graded before it, and why it did not complete. A
-// usage error before the run writes neither: there is nothing to show.
+// usage error before the run has no cases to show: its --report is
+// runCheck's (reportfile.FinishReport), and the job summary has none.
 func (r *checkRun) abortReport(why error) {
 	if r.col == nil {
 		return
@@ -453,6 +472,7 @@ func (r *checkRun) writeReport(why error) error {
 			data.Text = data.Headline
 		}
 	}
+	r.opts.reported = true
 	return reportfile.WriteReport(r.a, r.opts.Report, func(w io.Writer) error { return htmlreport.WriteCheck(w, m, data) })
 }
 

@@ -62,7 +62,7 @@ func (o *checkOptions) registerReportFlags(cmd *cobra.Command) {
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show the receiver's whole answer (status, headers, body) under each failing or warning case, and list every warning (otherwise one line per check with their count)")
 	f.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
 	_ = cmd.MarkFlagFilename("junit", "xml")
-	f.StringVar(&o.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command")
+	f.StringVar(&o.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command; written on every exit (INCOMPLETE, saying why, when the run ended before it could report)")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringVar(&o.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
 	_ = cmd.MarkFlagDirname("save-cases")

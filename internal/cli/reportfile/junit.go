@@ -70,7 +70,7 @@ func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title
 		// A signal's cancellation, wrapped by the reader it stopped
 		// ("validate: <stdin>: context canceled"), is no message for CI.
 		if errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled) {
-			why = "interrupted (Ctrl-C or SIGTERM) before the run could report: no verdict"
+			why = InterruptedWhy
 		}
 	}
 	werr := atomicfile.Write(path, 0o644, func(w io.Writer) error {
@@ -88,6 +88,9 @@ func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title
 	}
 	return cmdutil.Usagef("--junit: %w", werr)
 }
+
+// InterruptedWhy is why a run a signal stopped has no report of its own.
+const InterruptedWhy = "interrupted (Ctrl-C or SIGTERM) before the run could report: no verdict"
 
 // JUnitPathError is a --junit file refused before the run (CheckJUnitPath).
 type JUnitPathError struct{ error }

@@ -1,6 +1,8 @@
 package reportfile
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // StepSummary is the file GitHub Actions reads the job summary from, ""
@@ -39,6 +42,43 @@ func CheckReportPath(path, junit string) error {
 	return nil
 }
 
+// FinishReport makes --report FILE (path) describe this run however it
+// ended, as --junit does: a run that wrote no report of its own (written
+// false: a flag refused after --report was read, a --duration over before
+// the first call, Ctrl-C before any result) writes one headed INCOMPLETE
+// or INTERRUPTED saying why (err), so that no earlier run's report can be
+// archived as this one's. A file CheckReportPath refuses (junit's, a
+// directory, one that cannot be written) is left alone: there is nothing
+// this run could write there; so is one of the run's inputs (--rerun's,
+// --file's), which a mistyped flag must not destroy. The run's own error
+// is returned; a report that cannot be written is said on stderr beside
+// it and exits 2.
+func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, title string, inputs ...string) error {
+	if path == "" || written || err == nil || CheckReportPath(path, junit) != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if in != "" && sameFile(path, in) {
+			return err
+		}
+	}
+	why := err.Error()
+	interrupted := errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled)
+	if interrupted {
+		why = InterruptedWhy
+	}
+	m := Meta(a, title, "")
+	werr := atomicfile.Write(path, 0o600, func(w io.Writer) error { return htmlreport.WriteNotRun(w, m, interrupted, why) })
+	if werr == nil {
+		return err
+	}
+	_ = atomicfile.RemoveReplaced(path)
+	if ee, ok := errors.AsType[*cmdutil.ExitError](err); !ok || ee.Err != nil {
+		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
+	}
+	return cmdutil.Usagef("--report: %w", werr)
+}
+
 // WriteReport writes an HTML report whole, replacing the file at once. A
 // report that cannot be written is whsim's failure, not the receiver's:
 // exit 2 whatever the verdict.
@@ -46,6 +86,8 @@ func WriteReport(a *cmdutil.App, path string, write func(io.Writer) error) error
 	// 0600: a report shows requests and answers, which may hold what the
 	// receiver or the user would not publish.
 	if err := atomicfile.Write(path, 0o600, write); err != nil {
+		// An earlier run's report is not left to be read as this one's.
+		_ = atomicfile.RemoveReplaced(path)
 		return cmdutil.Usagef("--report: %w", err)
 	}
 	fmt.Fprintf(a.Streams.Err, "%s report written to %s\n", a.ErrColor.Key.Sprint("whsim:"), path)

@@ -42,7 +42,7 @@ func (o *sendOptions) registerRequestFlags(cmd *cobra.Command) {
 // thresholds that make it a gate.
 func (o *sendOptions) registerReportFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind")
+	f.StringVar(&o.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind; written on every exit (INCOMPLETE, saying why, when the run ended before it could report)")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
 }

@@ -54,6 +54,9 @@ type sendOptions struct {
 	// eventsSet and countSet say --event and --count were given: on the
 	// command line, in WHSIM_* or in the config file (App.Given).
 	eventsSet, countSet bool
+	// reported says the run wrote --report itself (or tried to): when it
+	// did not, the file says the run ended before it could.
+	reported bool
 	// sleep replaces the backoff's real sleep in tests.
 	sleep func(context.Context, time.Duration) error
 }
@@ -71,7 +74,8 @@ func New(a *cmdutil.App) *cobra.Command {
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = a.Given("event")
 			opts.countSet = a.Given("count")
-			return opts.JUnit.Finish(a, runSend(cmd.Context(), a, opts), "whsim send", "whsim.delivery")
+			err := reportfile.FinishReport(a, opts.Report, opts.JUnit.Path, opts.reported, runSend(cmd.Context(), a, opts), "whsim send", opts.File)
+			return opts.JUnit.Finish(a, err, "whsim send", "whsim.delivery")
 		}),
 	}
 	opts.Payloads.Register(cmd)

@@ -55,6 +55,7 @@ func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder
 	if opts.Report == "" {
 		return nil
 	}
+	opts.reported = true
 	m := reportfile.Meta(a, "whsim send", where)
 	return reportfile.WriteReport(a, opts.Report, func(w io.Writer) error { return htmlreport.WriteSend(w, m, data) })
 }

@@ -134,19 +134,11 @@ func (o *validateOptions) build(ctx context.Context, a *cmdutil.App) (*validateR
 		}
 		return nil, cmdutil.UsageErr(fmt.Errorf("--shape: %w", err))
 	}
-	files, err := validate.OpenFiles(ctx, o.Files, a.Streams.In)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		return nil, cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
-	}
-	r := &validateRun{a: a, opts: o, close: files.Close,
-		check: func(ctx context.Context, beforeStdin func(), fn func(validate.Case) error) (validate.Summary, error) {
-			return v.CheckFiles(ctx, files, o.event, beforeStdin, fn)
-		}}
+	// The reporters come before the inputs are opened: a signal while an
+	// open waits (a FIFO with no writer yet) still ends stdout with its
+	// summary. Nothing is written until a payload is checked.
+	r := &validateRun{a: a, opts: o}
 	if r.out, err = term.New(o.Output, a.Streams.Out, cmdutil.Style(a.OutColor, false), false); err != nil {
-		files.Close()
 		return nil, cmdutil.Usagef("--output: %w", err)
 	}
 	r.rep = r.out
@@ -161,6 +153,17 @@ func (o *validateOptions) build(ctx context.Context, a *cmdutil.App) (*validateR
 		r.col = &term.Collector{}
 		r.rep = term.Tee(r.rep, r.col)
 	}
+	files, err := validate.OpenFiles(ctx, o.Files, a.Streams.In)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, r.interrupted(validate.Summary{}, err)
+		}
+		return nil, cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
+	}
+	r.close = files.Close
+	r.check = func(ctx context.Context, beforeStdin func(), fn func(validate.Case) error) (validate.Summary, error) {
+		return v.CheckFiles(ctx, files, o.event, beforeStdin, fn)
+	}
 	return r, nil
 }
 
@@ -174,6 +177,9 @@ func (r *validateRun) run(ctx context.Context) error {
 	}
 	sum, err := r.check(ctx, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
 	if err != nil {
+		if ctx.Err() != nil {
+			return r.interrupted(sum, err)
+		}
 		_ = rep.Abort()
 		return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
 	}
@@ -193,13 +199,13 @@ func (r *validateRun) run(ctx context.Context) error {
 				return err
 			}
 		default:
-			if err := r.out.Finish(validateout.ValidateSummary(sum)); err != nil {
+			if err := r.out.Finish(validateout.ValidateSummary{Summary: sum}); err != nil {
 				return err
 			}
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: noPayloads}
 	}
-	if err := rep.Finish(validateout.ValidateSummary(sum)); err != nil {
+	if err := rep.Finish(validateout.ValidateSummary{Summary: sum}); err != nil {
 		return err
 	}
 	if r.col != nil {
@@ -209,4 +215,27 @@ func (r *validateRun) run(ctx context.Context) error {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// interrupted ends a run Ctrl-C or SIGTERM stopped (err, the reader's
+// cancellation): stdout's text or JSON still ends with its summary, of
+// the payloads checked by then and saying interrupted, as send's does (a
+// JSON reader got no summary at all, or nothing); -o junit is one case in
+// error, as --junit FILE is (a report of the payloads checked would read
+// as all passed); the job summary says the run did not finish.
+func (r *validateRun) interrupted(sum validate.Summary, err error) error {
+	if r.opts.Output == term.JUnit {
+		_ = r.out.Abort()
+		if werr := term.WriteJUnitError(r.a.Streams.Out, "whsim validate", "whsim.validate", reportfile.InterruptedWhy); werr != nil {
+			return werr
+		}
+	} else if werr := r.out.Finish(validateout.ValidateSummary{Summary: sum, Interrupted: true}); werr != nil {
+		return werr
+	}
+	if r.col != nil {
+		js := jobsummary.FromCollector(r.col, "whsim validate", "input", false)
+		js.Interrupted = true
+		reportfile.AppendJobSummary(r.a, js)
+	}
+	return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
 }

@@ -120,14 +120,22 @@ func (r Payload) JUnit() term.TestCase {
 }
 
 // ValidateSummary is a validate run's counts as its report summary.
-type ValidateSummary validate.Summary
+type ValidateSummary struct {
+	validate.Summary
+	// Interrupted: Ctrl-C or SIGTERM ended the run before every input was
+	// read: the counts are of the payloads checked by then, and no pass.
+	Interrupted bool
+}
 
 // Title, AppendText and AppendJSON make a ValidateSummary the run's report summary.
 func (s ValidateSummary) Title() string { return "whsim validate" }
 
 func (s ValidateSummary) AppendText(b []byte, st *term.Style) []byte {
 	verdict := st.OK.Append(nil, "ok")
-	if s.Failed > 0 {
+	switch {
+	case s.Interrupted: // no verdict either way, whatever was found
+		verdict = st.Warn.Append(nil, "interrupted")
+	case s.Failed > 0:
 		verdict = st.Fail.Append(nil, "FAIL")
 	}
 	return fmt.Appendf(b, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
@@ -139,6 +147,7 @@ func (s ValidateSummary) AppendJSON(b []byte) []byte {
 	j, _ := json.Marshal(struct {
 		Type string `json:"type"` // "summary"
 		validate.Summary
-	}{"summary", validate.Summary(s)})
+		Interrupted bool `json:"interrupted,omitempty"`
+	}{"summary", s.Summary, s.Interrupted})
 	return append(append(b, j...), '\n')
 }

@@ -56,3 +56,32 @@ func TestPayloadTextIsTerminalSafe(t *testing.T) {
 		})
 	}
 }
+
+// A run a signal stopped is no pass and no plain FAIL: its summary says
+// interrupted, in text and in JSON, beside the counts of what was checked.
+func TestValidateSummaryInterrupted(t *testing.T) {
+	t.Parallel()
+	counts := validate.Summary{Payloads: 3, Failed: 1, Errors: 3, Warnings: 1}
+	for _, tc := range []struct {
+		name     string
+		sum      ValidateSummary
+		text, js string
+	}{
+		{"finished", ValidateSummary{Summary: counts},
+			"FAIL: 3 payloads checked, 1 failed; 3 errors, 1 warning\n",
+			`{"type":"summary","payloads":3,"failed":1,"errors":3,"warnings":1}` + "\n"},
+		{"interrupted", ValidateSummary{Summary: counts, Interrupted: true},
+			"interrupted: 3 payloads checked, 1 failed; 3 errors, 1 warning\n",
+			`{"type":"summary","payloads":3,"failed":1,"errors":3,"warnings":1,"interrupted":true}` + "\n"},
+		{"interrupted before a payload", ValidateSummary{Interrupted: true},
+			"interrupted: 0 payloads checked, 0 failed; 0 errors, 0 warnings\n",
+			`{"type":"summary","payloads":0,"failed":0,"errors":0,"warnings":0,"interrupted":true}` + "\n"},
+	} {
+		if got := string(tc.sum.AppendText(nil, &term.Style{})); got != tc.text {
+			t.Errorf("%s: text %q, want %q", tc.name, got, tc.text)
+		}
+		if got := string(tc.sum.AppendJSON(nil)); got != tc.js {
+			t.Errorf("%s: JSON %q, want %q", tc.name, got, tc.js)
+		}
+	}
+}
