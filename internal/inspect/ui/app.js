@@ -718,16 +718,21 @@ function actions(d) {
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
     url.value = state.info.replayTarget || "";
     const res = el("div", { id: "replay-result" });
-    const form = el("form", { class: "replay" }, "replay to ", url, " ", el("button", { type: "submit" }, "replay"));
+    const send = el("button", { type: "submit", id: "replay" }, "replay");
+    const form = el("form", { class: "replay" }, "replay to ", url, " ", send);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      // One replay at a time from this box: a second press (or Enter in
+      // the box) while the first is sending sent the call twice.
+      if (send.disabled) return;
       const host = otherMachine(url.value);
       if (host && !confirm("Replay call #" + d.id + " to " + host + "? That is not this machine: the call goes as it was captured, its credentials unmasked.")) {
         res.replaceChildren(el("p", { class: "hint" }, "Not sent."));
         return;
       }
       state.info.replayTarget = url.value;
-      res.replaceChildren(el("p", { class: "hint" }, "Sending…"));
+      send.disabled = true;
+      res.replaceChildren(el("p", { class: "hint" }, "Sending… (replay is off until the receiver answers: the call is not sent twice)"));
       try {
         const r = await getJSON("api/calls/" + d.id + "/replay", {
           method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url: url.value }),
@@ -738,6 +743,8 @@ function actions(d) {
             el("pre", { class: "body" }, r.bodyEncoding === "base64" ? "(base64) " + r.body : r.body)));
       } catch (err) {
         res.replaceChildren(el("p", { class: "error" }, String(err.message)));
+      } finally {
+        send.disabled = false;
       }
     });
     out.append(form, res);
