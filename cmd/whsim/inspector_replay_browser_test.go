@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -80,4 +82,94 @@ func TestInspectorReplayButtonSendsOnceWhileInFlight(t *testing.T) {
 	if strings.Contains(result, "replayed already") {
 		t.Errorf("the result reads %q: a second press reached the inspector", result)
 	}
+}
+
+// A stream refused for good because the inspector no longer knows the
+// page's session (whsim restarted on the same address, say) made the page
+// list again once, which was refused too: the page showed the login note
+// while its connection note still said it "lists again in a moment", and
+// nothing did. The notes say the list is not live, that the page does not
+// try again, and what to do.
+func TestInspectorSaysTheListStopsWhenItsSessionIsRefused(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	// The page's first stream is held in the browser while its cookie is
+	// cleared: let go, the inspector itself refuses it, and every request
+	// after it, as it refuses a session it does not know.
+	streams := holdStreams(t, ctx)
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, network.ClearBrowserCookies()); err != nil {
+		t.Fatal(err)
+	}
+	streams.release(t, ctx, "api/stream")
+	waitJS(t, ctx, "the refused listing said", `!document.getElementById("auth").hidden && !document.getElementById("conn").textContent.includes("lists again in a moment")`)
+	var conn string
+	var rows int
+	if err := chromedp.Run(ctx, chromedp.Text(`#conn`, &conn, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("#rows tr").length`, &rows)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"refused this page's session", "not live", "does not try again", "open the URL whsim printed"} {
+		if !strings.Contains(conn, want) {
+			t.Errorf("the connection note reads %q, want it to say %q", conn, want)
+		}
+	}
+	if rows != 1 {
+		t.Errorf("the list has %d rows after the refusal, want the 1 it had", rows)
+	}
+}
+
+// A stream refused for good (503: too many of the inspector's pages open)
+// whose new listing then finds no answer left the page saying it "lists
+// again in a moment" while nothing did. The page says the listing failed
+// and tries again, and is live once the inspector answers.
+func TestInspectorListsAgainUntilTheInspectorAnswers(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	paused := make(chan *fetch.EventRequestPaused, 16)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			paused <- e
+		}
+	})
+	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls?*"}, {URLPattern: "*/api/stream*"}}),
+		chromedp.Navigate(l.page())); err != nil {
+		t.Fatal(err)
+	}
+	// next is the page's next listing or stream, which must be want.
+	next := func(want string) *fetch.EventRequestPaused {
+		t.Helper()
+		select {
+		case e := <-paused:
+			if !strings.Contains(e.Request.URL, want) {
+				t.Fatalf("the page asked for %s, want %s", e.Request.URL, want)
+			}
+			return e
+		case <-ctx.Done():
+			t.Fatalf("the page never asked for %s", want)
+			return nil
+		}
+	}
+	run := func(what string, a chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, a); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("the listing", fetch.ContinueRequest(next("/api/calls?").RequestID))
+	run("refuse the stream", fetch.FulfillRequest(next("/api/stream").RequestID, http.StatusServiceUnavailable).
+		WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
+		WithBody(base64.StdEncoding.EncodeToString([]byte(`{"error":"inspector: 32 event streams open already"}`))))
+	run("no answer to the new listing", fetch.FailRequest(next("/api/calls?").RequestID, network.ErrorReasonConnectionRefused))
+	waitJS(t, ctx, "the failed listing said", `document.getElementById("conn").textContent.includes("could not list again") && document.getElementById("conn").textContent.includes("tries again")`)
+	run("the listing after", fetch.ContinueRequest(next("/api/calls?").RequestID))
+	run("the stream after", fetch.ContinueRequest(next("/api/stream").RequestID))
+	waitJS(t, ctx, "the list live again", `document.getElementById("conn").hidden && document.querySelectorAll("#rows tr").length === 1`)
+	run("stop holding", fetch.Disable())
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
+	waitJS(t, ctx, "the next call live", `document.querySelector("#rows tr").dataset.id === "2"`)
 }

@@ -62,6 +62,7 @@ async function getJSON(url, init) {
 
 // fetchJSON returns the answer's JSON and its headers. Without the
 // session's cookie every /api/ request is refused (401): say how to get it.
+// The error carries the API's status, for a caller that acts on it.
 // Nothing answering (whsim ended) and an answer that is not the API's
 // JSON each say so, not the browser's "Failed to fetch" or a JSON parse
 // error.
@@ -78,11 +79,8 @@ async function fetchJSON(url, init) {
   } catch {
     throw new Error(r.ok ? "the inspector's answer is not JSON" : r.status + " " + r.statusText);
   }
-  if (r.status === 401) {
-    $("auth").hidden = false;
-    throw new Error(body.error || r.statusText);
-  }
-  if (!r.ok) throw new Error(body.error || r.statusText);
+  if (r.status === 401) $("auth").hidden = false;
+  if (!r.ok) throw Object.assign(new Error(body.error || r.statusText), { status: r.status });
   return { body, headers: r.headers };
 }
 
@@ -252,9 +250,10 @@ async function reload() {
       return;
     }
     // Closed for good (refused: the inspector restarted, 32 streams open
-    // already, say): start over.
+    // already, this page's session no longer its own, say): start over,
+    // and the new listing says which (see relist).
     $("conn").textContent = "The inspector refused the live list (restarted, or too many of its pages open): the page lists again in a moment.";
-    setTimeout(() => { if (gen === state.gen) reload(); }, 2000);
+    setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
   });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
@@ -268,6 +267,29 @@ async function reload() {
     showGaps();
   });
   if (state.open) markSelected(state.open);
+}
+
+// relist lists again after the stream was refused for good, and keeps the
+// connection note true when that fails too: the page said it "lists again
+// in a moment" while the inspector refused its session and nothing tried
+// again. Refused (401: whsim restarted, its sessions gone), only opening
+// the URL whsim printed helps, so the page stops and says so; any other
+// failure (no answer) is said and tried again.
+async function relist() {
+  const listing = reload();
+  const gen = state.gen; // reload's: a newer listing (a filter) wins
+  try {
+    await listing;
+  } catch (err) {
+    if (gen !== state.gen) return;
+    $("conn").hidden = false;
+    if (err.status === 401) {
+      $("conn").textContent = "The inspector refused this page's session (whsim restarted?): the list is as it was, not live, and the page does not try again; open the URL whsim printed.";
+      return;
+    }
+    $("conn").textContent = "The page could not list again (" + err.message + "): the list is as it was, not live; the page tries again in a moment.";
+    setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
+  }
 }
 
 // showGaps says which calls the list misses between its rows, true at
