@@ -652,6 +652,12 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "url %v", err)
 		return
 	}
+	// Its body gone, the record would go with an empty body: another call
+	// than the one captured, which the receiver would answer as if it were.
+	if c.BodyGone() {
+		apiError(w, http.StatusGone, "call %d: not replayed: %s", c.ID, bodyGoneNote)
+		return
+	}
 	// One replay of a call at a time: a second press, or a second page of
 	// the inspector, while the first is still sending would send the call
 	// twice, and a receiver would see a duplicate nobody asked for.

@@ -396,6 +396,38 @@ func TestReplayRefusesTheSameCallWhileItIsSending(t *testing.T) {
 	}
 }
 
+// A call whose body left memory, with no capture file to read it back
+// from, is not replayed: its record went with an empty body, another call
+// than the one captured, and the page showed the receiver's answer to it.
+func TestReplayRefusesACallWhoseBodyIsGone(t *testing.T) {
+	s := NewStore(10).LimitBytes(1)
+	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1","businessType":5007,"data":{}}`), 200), nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{}}`), 200), nil)
+	replayed := 0
+	srv := newTestServer(t, s, func(_ context.Context, rec *capture.Record, u string) Replayed {
+		replayed++
+		return Replayed{URL: u, Status: 202, BodyEncoding: capture.UTF8}
+	})
+	resp, err := apiPost(srv.URL+"/api/calls/1/replay", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:9/x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusGone || !strings.Contains(fmt.Sprint(out["error"]), "call 1: not replayed: the bodies left") || replayed != 0 {
+		t.Errorf("replay of a call whose body is gone: %d %v, replayed %d times; want 410 saying why, never sent", resp.StatusCode, out, replayed)
+	}
+	kept, err := apiPost(srv.URL+"/api/calls/2/replay", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:9/x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept.Body.Close()
+	if kept.StatusCode != http.StatusOK || replayed != 1 {
+		t.Errorf("replay of the newest call, kept whole: %d, replayed %d times in all; want 200, once", kept.StatusCode, replayed)
+	}
+}
+
 func TestDiffIgnoresKeyOrderAndCallsOutRequestID(t *testing.T) {
 	s := NewStore(10)
 	s.Add(record(1, "E", []byte(`{"requestId":"a","data":{"x":1,"y":[1,2],"z":"s"}}`), 200), nil)
