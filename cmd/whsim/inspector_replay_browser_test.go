@@ -173,3 +173,53 @@ func TestInspectorListsAgainUntilTheInspectorAnswers(t *testing.T) {
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
 	waitJS(t, ctx, "the next call live", `document.querySelector("#rows tr").dataset.id === "2"`)
 }
+
+// A call opened again while its replay is sending shows it sending, its
+// button off, and then its answer: the answer went to the box the replay
+// was pressed in, gone once another call was opened, and the call opened
+// again offered replay as if none were sending.
+func TestInspectorReplayAnswerShowsOnTheCallOpenedAgain(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	for _, id := range []string{"r1", "r2"} {
+		l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"`+id+`","businessType":5007,"data":{}}`), nil)
+	}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer recv.Close()
+	paused := make(chan *fetch.EventRequestPaused, 16)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			paused <- e
+		}
+	})
+	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/*/replay"}}),
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] #replay-url`, chromedp.ByQuery),
+		chromedp.SetValue(`#replay-url`, recv.URL+"/erp", chromedp.ByQuery),
+		chromedp.Click(`#replay`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	var held *fetch.EventRequestPaused
+	select {
+	case held = <-paused:
+	case <-ctx.Done():
+		t.Fatal("the replay button sent nothing")
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.Click(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="2"] #replay`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] #replay`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "call 1's replay sending", `document.getElementById("replay").disabled && document.getElementById("replay-result").textContent.startsWith("Sending")`)
+	if err := chromedp.Run(ctx, fetch.ContinueRequest(held.RequestID)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "call 1's replay answered", `document.querySelector(".detail[data-id='1'] #replay-result .status") !== null && document.querySelector(".detail[data-id='1'] #replay-result .status").textContent === "202" && !document.getElementById("replay").disabled`)
+}

@@ -11,7 +11,9 @@ const $ = (id) => document.getElementById(id);
 // page saw them and that no row or "load older" stands for (see showGaps).
 // kept: the focused row new calls keep in place, and where; keep, the
 // same while the frame's adjustment is due (see keepFocusedRow).
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null };
+// replays: by call id, what the page says of its replay and whether it is
+// sending (see showReplay).
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -742,37 +744,54 @@ function actions(d) {
     const res = el("div", { id: "replay-result" });
     const send = el("button", { type: "submit", id: "replay" }, "replay");
     const form = el("form", { class: "replay" }, "replay to ", url, " ", send);
+    // The call opened again shows its replay still sending, or its answer.
+    const shown = state.replays.get(d.id);
+    if (shown) res.append(shown.said);
+    send.disabled = Boolean(shown && shown.sending);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
-      // One replay at a time from this box: a second press (or Enter in
-      // the box) while the first is sending sent the call twice.
-      if (send.disabled) return;
+      // One replay of a call at a time from this page: a second press (or
+      // Enter in the box) while the first is sending sent the call twice.
+      const now = state.replays.get(d.id);
+      if (now && now.sending) return;
       const host = otherMachine(url.value);
       if (host && !confirm("Replay call #" + d.id + " to " + host + "? That is not this machine: the call goes as it was captured, its credentials unmasked.")) {
-        res.replaceChildren(el("p", { class: "hint" }, "Not sent."));
+        showReplay(d.id, false, el("p", { class: "hint" }, "Not sent."));
         return;
       }
       state.info.replayTarget = url.value;
-      send.disabled = true;
-      res.replaceChildren(el("p", { class: "hint" }, "Sending… (replay is off until the receiver answers: the call is not sent twice)"));
+      showReplay(d.id, true, el("p", { class: "hint" }, "Sending… (replay is off until the receiver answers: the call is not sent twice)"));
+      let said;
       try {
         const r = await getJSON("api/calls/" + d.id + "/replay", {
           method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url: url.value }),
         });
-        res.replaceChildren(r.error
+        said = r.error
           ? el("p", { class: "error" }, "no answer: " + r.error)
           : el("div", {}, el("p", {}, el("span", { class: "status " + statusClass(r.status) }, String(r.status)), " in " + r.latencyMs.toFixed(1) + " ms"),
-            el("pre", { class: "body" }, r.bodyEncoding === "base64" ? "(base64) " + r.body : r.body)));
+            el("pre", { class: "body" }, r.bodyEncoding === "base64" ? "(base64) " + r.body : r.body));
       } catch (err) {
-        res.replaceChildren(el("p", { class: "error" }, String(err.message)));
-      } finally {
-        send.disabled = false;
+        said = el("p", { class: "error" }, String(err.message));
       }
+      showReplay(d.id, false, said);
     });
     out.append(form, res);
   }
   out.append(diffOut);
   return out;
+}
+
+// showReplay keeps what the page says of call id's replay and whether it
+// is sending, and shows it in the call's replay box if the call is open:
+// the box the replay was pressed in is gone once another call was opened,
+// and the answer went there, unseen, while the call opened again offered
+// replay as if none were sending.
+function showReplay(id, sending, said) {
+  state.replays.set(id, { sending, said });
+  const box = document.querySelector('.detail[data-id="' + id + '"]');
+  if (!box) return;
+  box.querySelector("#replay-result").replaceChildren(said);
+  box.querySelector("#replay").disabled = sending;
 }
 
 // otherMachine is the host a replay URL names when it is not this
