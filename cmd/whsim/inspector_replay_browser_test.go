@@ -223,3 +223,52 @@ func TestInspectorReplayAnswerShowsOnTheCallOpenedAgain(t *testing.T) {
 	}
 	waitJS(t, ctx, "call 1's replay answered", `document.querySelector(".detail[data-id='1'] #replay-result .status") !== null && document.querySelector(".detail[data-id='1'] #replay-result .status").textContent === "202" && !document.getElementById("replay").disabled`)
 }
+
+// A filter changed while the inspector does not answer: the new listing
+// closed the live stream and then failed, unsaid, so the list stopped
+// being live while the page said nothing. It says the listing failed,
+// tries again, and is live once the inspector answers.
+func TestInspectorSaysWhenAFilterCannotList(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	paused := make(chan *fetch.EventRequestPaused, 16)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			paused <- e
+		}
+	})
+	next := func(want string) *fetch.EventRequestPaused {
+		t.Helper()
+		select {
+		case e := <-paused:
+			if !strings.Contains(e.Request.URL, want) {
+				t.Fatalf("the page asked for %s, want %s", e.Request.URL, want)
+			}
+			return e
+		case <-ctx.Done():
+			t.Fatalf("the page never asked for %s", want)
+			return nil
+		}
+	}
+	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls?*"}, {URLPattern: "*/api/stream*"}}),
+		chromedp.SetValue(`#f-event`, "CREATE_RECEIVABLE_DOC", chromedp.ByQuery)); err != nil { // it says "change"
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, fetch.FailRequest(next("event=CREATE_RECEIVABLE_DOC").RequestID, network.ErrorReasonConnectionRefused)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the failed listing said", `!document.getElementById("conn").hidden && document.getElementById("conn").textContent.includes("could not list again") && document.getElementById("conn").textContent.includes("tries again")`)
+	if err := chromedp.Run(ctx, fetch.ContinueRequest(next("event=CREATE_RECEIVABLE_DOC").RequestID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, fetch.ContinueRequest(next("/api/stream").RequestID), fetch.Disable()); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the list live again", `document.getElementById("conn").hidden && document.querySelectorAll("#rows tr").length === 1`)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
+	waitJS(t, ctx, "the next call live", `document.querySelector("#rows tr").dataset.id === "2"`)
+}

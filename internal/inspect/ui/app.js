@@ -271,10 +271,11 @@ async function reload() {
   if (state.open) markSelected(state.open);
 }
 
-// relist lists again after the stream was refused for good, and keeps the
-// connection note true when that fails too: the page said it "lists again
-// in a moment" while the inspector refused its session and nothing tried
-// again. Refused (401: whsim restarted, its sessions gone), only opening
+// relist lists again (after the stream was refused for good, a filter
+// changed, newer calls asked for), and keeps the connection note true when
+// that fails: the page said it "lists again in a moment" while the
+// inspector refused its session and nothing tried again, and a filter
+// changed while whsim did not answer closed the live stream unsaid. Refused (401: whsim restarted, its sessions gone), only opening
 // the URL whsim printed helps, so the page stops and says so; any other
 // failure (no answer) is said and tried again.
 async function relist() {
@@ -354,7 +355,7 @@ async function loadOlder() {
 // button that goes, goes to the list's Tab stop.
 async function showNewer() {
   const had = document.activeElement === $("newer");
-  await reload();
+  await relist();
   const stop = $("rows").querySelector('tr[tabindex="0"]');
   if (had && stop) stop.focus();
 }
@@ -863,8 +864,10 @@ async function start() {
   for (const ev of state.info.events) $("f-event").append(el("option", { value: ev }, ev));
   state.events = new Set(state.info.events);
   $("f-event").append(el("option", { value: "-" }, "(no businessType)"));
-  const refilter = debounce(reload, 200);
-  for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", reload);
+  // A new listing closes the live stream first: one that fails must say
+  // so and try again (relist), or the list stops being live unsaid.
+  const refilter = debounce(relist, 200);
+  for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", () => relist());
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
   $("f-status").addEventListener("input", checkStatus);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
