@@ -275,9 +275,10 @@ async function reload() {
 // changed, newer calls asked for), and keeps the connection note true when
 // that fails: the page said it "lists again in a moment" while the
 // inspector refused its session and nothing tried again, and a filter
-// changed while whsim did not answer closed the live stream unsaid. Refused (401: whsim restarted, its sessions gone), only opening
-// the URL whsim printed helps, so the page stops and says so; any other
-// failure (no answer) is said and tried again.
+// changed while whsim did not answer closed the live stream unsaid.
+// Refused (401: whsim restarted, its sessions gone), only opening the URL
+// whsim printed helps, so the page stops and says so; any other failure
+// (no answer) is said and tried again.
 async function relist() {
   const listing = reload();
   const gen = state.gen; // reload's: a newer listing (a filter) wins
