@@ -615,6 +615,12 @@ func (h *handler) raw(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// Its body gone, an empty answer would read as an empty body, and
+	// download as an empty file named for the call.
+	if c.BodyGone() {
+		apiError(w, http.StatusGone, "call %d: no body: %s", c.ID, bodyGoneNote)
+		return
+	}
 	hd := w.Header()
 	// Never rendered by the browser, whatever the body holds.
 	hd.Set("Content-Type", "application/octet-stream")

@@ -399,7 +399,8 @@ func TestReplayRefusesTheSameCallWhileItIsSending(t *testing.T) {
 // A call whose body left memory, with no capture file to read it back
 // from, is not replayed: its record went with an empty body, another call
 // than the one captured, and the page showed the receiver's answer to it.
-func TestReplayRefusesACallWhoseBodyIsGone(t *testing.T) {
+// Nor are its raw bytes served as an empty body (or an empty download).
+func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
 	s := NewStore(10).LimitBytes(1)
 	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1","businessType":5007,"data":{}}`), 200), nil)
 	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{}}`), 200), nil)
@@ -417,6 +418,12 @@ func TestReplayRefusesACallWhoseBodyIsGone(t *testing.T) {
 	json.NewDecoder(resp.Body).Decode(&out)
 	if resp.StatusCode != http.StatusGone || !strings.Contains(fmt.Sprint(out["error"]), "call 1: not replayed: the bodies left") || replayed != 0 {
 		t.Errorf("replay of a call whose body is gone: %d %v, replayed %d times; want 410 saying why, never sent", resp.StatusCode, out, replayed)
+	}
+	for _, path := range []string{"/api/calls/1/raw", "/api/calls/1/raw?download"} {
+		raw := get(t, srv.URL+path, nil)
+		if raw.StatusCode != http.StatusGone || raw.Header.Get("Content-Disposition") != "" {
+			t.Errorf("GET %s of a call whose body is gone: %d (%s), want 410, no attachment: it read as an empty body", path, raw.StatusCode, raw.Header.Get("Content-Disposition"))
+		}
 	}
 	kept, err := apiPost(srv.URL+"/api/calls/2/replay", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:9/x"}`))
 	if err != nil {
