@@ -93,7 +93,8 @@ type handler struct {
 	sessionKey []byte // the per-process key of session cookies (see session.go)
 
 	mu         sync.Mutex
-	lastReplay string // the last replay target of this run
+	lastReplay string          // the last replay target of this run
+	replaying  map[uint64]bool // the calls a replay is sending now
 }
 
 // newHandler returns the inspector's handler.
@@ -614,6 +615,12 @@ func (h *handler) raw(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// Its body gone, an empty answer would read as an empty body, and
+	// download as an empty file named for the call.
+	if c.BodyGone() {
+		apiError(w, http.StatusGone, "call %d: no body: %s", c.ID, bodyGoneNote)
+		return
+	}
 	hd := w.Header()
 	// Never rendered by the browser, whatever the body holds.
 	hd.Set("Content-Type", "application/octet-stream")
@@ -651,9 +658,32 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "url %v", err)
 		return
 	}
+	// Its body gone, the record would go with an empty body: another call
+	// than the one captured, which the receiver would answer as if it were.
+	if c.BodyGone() {
+		apiError(w, http.StatusGone, "call %d: not replayed: %s", c.ID, bodyGoneNote)
+		return
+	}
+	// One replay of a call at a time: a second press, or a second page of
+	// the inspector, while the first is still sending would send the call
+	// twice, and a receiver would see a duplicate nobody asked for.
 	h.mu.Lock()
+	if h.replaying[c.ID] {
+		h.mu.Unlock()
+		apiError(w, http.StatusConflict, "call %d is being replayed already: not sent again; wait for that replay's answer", c.ID)
+		return
+	}
+	if h.replaying == nil {
+		h.replaying = make(map[uint64]bool)
+	}
+	h.replaying[c.ID] = true
 	h.lastReplay = req.URL
 	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.replaying, c.ID)
+		h.mu.Unlock()
+	}()
 	writeJSON(w, http.StatusOK, h.opts.Replay(r.Context(), c.Record, req.URL))
 }
 

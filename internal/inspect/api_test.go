@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -336,6 +337,101 @@ func TestReplay(t *testing.T) {
 	resp, _ := apiPost(off.URL+"/api/calls/1/replay", "application/json", strings.NewReader(`{"url":"http://x/"}`))
 	if resp.StatusCode != http.StatusNotImplemented {
 		t.Errorf("replay without a replayer: %d", resp.StatusCode)
+	}
+}
+
+// A second replay of a call while the first is still sending is refused,
+// not sent: two presses, or two of the inspector's pages, sent the call to
+// the receiver twice. Another call replays meanwhile, and the call
+// replays again once the first has its answer.
+func TestReplayRefusesTheSameCallWhileItIsSending(t *testing.T) {
+	entered := make(chan uint64, 4)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	sent := map[string]int{}
+	srv := newTestServer(t, newTestStore(), func(_ context.Context, rec *capture.Record, u string) Replayed {
+		mu.Lock()
+		sent[u]++
+		mu.Unlock()
+		if u == "http://127.0.0.1:9/held" {
+			entered <- 0
+			<-release
+		}
+		return Replayed{URL: u, Status: 202, BodyEncoding: capture.UTF8}
+	})
+	post := func(id int, u string) (int, map[string]any) {
+		resp, err := apiPost(fmt.Sprintf("%s/api/calls/%d/replay", srv.URL, id), "application/json", strings.NewReader(`{"url":"`+u+`"}`))
+		if err != nil {
+			t.Error(err)
+			return 0, nil
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	first := make(chan int)
+	go func() {
+		code, _ := post(2, "http://127.0.0.1:9/held")
+		first <- code
+	}()
+	<-entered
+	if code, out := post(2, "http://127.0.0.1:9/again"); code != http.StatusConflict || !strings.Contains(fmt.Sprint(out["error"]), "call 2 is being replayed already") {
+		t.Errorf("a second replay of call 2 while the first sends: %d %v, want 409 saying so", code, out)
+	}
+	if code, _ := post(1, "http://127.0.0.1:9/other"); code != http.StatusOK {
+		t.Errorf("a replay of call 1 while call 2 sends: %d, want 200", code)
+	}
+	close(release)
+	if code := <-first; code != http.StatusOK {
+		t.Errorf("the first replay of call 2: %d, want 200", code)
+	}
+	if code, _ := post(2, "http://127.0.0.1:9/after"); code != http.StatusOK {
+		t.Errorf("a replay of call 2 after the first answered: %d, want 200", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if sent["http://127.0.0.1:9/again"] != 0 || sent["http://127.0.0.1:9/held"] != 1 || sent["http://127.0.0.1:9/after"] != 1 {
+		t.Errorf("sent %v, want the held and the later replay once each and the refused one never", sent)
+	}
+}
+
+// A call whose body left memory, with no capture file to read it back
+// from, is not replayed: its record went with an empty body, another call
+// than the one captured, and the page showed the receiver's answer to it.
+// Nor are its raw bytes served as an empty body (or an empty download).
+func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
+	s := NewStore(10).LimitBytes(1)
+	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1","businessType":5007,"data":{}}`), 200), nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{}}`), 200), nil)
+	replayed := 0
+	srv := newTestServer(t, s, func(_ context.Context, rec *capture.Record, u string) Replayed {
+		replayed++
+		return Replayed{URL: u, Status: 202, BodyEncoding: capture.UTF8}
+	})
+	resp, err := apiPost(srv.URL+"/api/calls/1/replay", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:9/x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusGone || !strings.Contains(fmt.Sprint(out["error"]), "call 1: not replayed: the bodies left") || replayed != 0 {
+		t.Errorf("replay of a call whose body is gone: %d %v, replayed %d times; want 410 saying why, never sent", resp.StatusCode, out, replayed)
+	}
+	for _, path := range []string{"/api/calls/1/raw", "/api/calls/1/raw?download"} {
+		raw := get(t, srv.URL+path, nil)
+		if raw.StatusCode != http.StatusGone || raw.Header.Get("Content-Disposition") != "" {
+			t.Errorf("GET %s of a call whose body is gone: %d (%s), want 410, no attachment: it read as an empty body", path, raw.StatusCode, raw.Header.Get("Content-Disposition"))
+		}
+	}
+	kept, err := apiPost(srv.URL+"/api/calls/2/replay", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:9/x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept.Body.Close()
+	if kept.StatusCode != http.StatusOK || replayed != 1 {
+		t.Errorf("replay of the newest call, kept whole: %d, replayed %d times in all; want 200, once", kept.StatusCode, replayed)
 	}
 }
 

@@ -11,7 +11,9 @@ const $ = (id) => document.getElementById(id);
 // page saw them and that no row or "load older" stands for (see showGaps).
 // kept: the focused row new calls keep in place, and where; keep, the
 // same while the frame's adjustment is due (see keepFocusedRow).
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null };
+// replays: by call id, what the page says of its replay and whether it is
+// sending (see showReplay).
+const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -62,6 +64,7 @@ async function getJSON(url, init) {
 
 // fetchJSON returns the answer's JSON and its headers. Without the
 // session's cookie every /api/ request is refused (401): say how to get it.
+// The error carries the API's status, for a caller that acts on it.
 // Nothing answering (whsim ended) and an answer that is not the API's
 // JSON each say so, not the browser's "Failed to fetch" or a JSON parse
 // error.
@@ -78,11 +81,8 @@ async function fetchJSON(url, init) {
   } catch {
     throw new Error(r.ok ? "the inspector's answer is not JSON" : r.status + " " + r.statusText);
   }
-  if (r.status === 401) {
-    $("auth").hidden = false;
-    throw new Error(body.error || r.statusText);
-  }
-  if (!r.ok) throw new Error(body.error || r.statusText);
+  if (r.status === 401) $("auth").hidden = false;
+  if (!r.ok) throw Object.assign(new Error(body.error || r.statusText), { status: r.status });
   return { body, headers: r.headers };
 }
 
@@ -252,9 +252,10 @@ async function reload() {
       return;
     }
     // Closed for good (refused: the inspector restarted, 32 streams open
-    // already, say): start over.
+    // already, this page's session no longer its own, say): start over,
+    // and the new listing says which (see relist).
     $("conn").textContent = "The inspector refused the live list (restarted, or too many of its pages open): the page lists again in a moment.";
-    setTimeout(() => { if (gen === state.gen) reload(); }, 2000);
+    setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
   });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
@@ -268,6 +269,31 @@ async function reload() {
     showGaps();
   });
   if (state.open) markSelected(state.open);
+}
+
+// relist lists again (after the stream was refused for good, a filter
+// changed, newer calls asked for), and keeps the connection note true when
+// that fails: the page said it "lists again in a moment" while the
+// inspector refused its session and nothing tried again, and a filter
+// changed while whsim did not answer closed the live stream unsaid.
+// Refused (401: whsim restarted, its sessions gone), only opening the URL
+// whsim printed helps, so the page stops and says so; any other failure
+// (no answer) is said and tried again.
+async function relist() {
+  const listing = reload();
+  const gen = state.gen; // reload's: a newer listing (a filter) wins
+  try {
+    await listing;
+  } catch (err) {
+    if (gen !== state.gen) return;
+    $("conn").hidden = false;
+    if (err.status === 401) {
+      $("conn").textContent = "The inspector refused this page's session (whsim restarted?): the list is as it was, not live, and the page does not try again; open the URL whsim printed.";
+      return;
+    }
+    $("conn").textContent = "The page could not list again (" + err.message + "): the list is as it was, not live; the page tries again in a moment.";
+    setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
+  }
 }
 
 // showGaps says which calls the list misses between its rows, true at
@@ -330,7 +356,7 @@ async function loadOlder() {
 // button that goes, goes to the list's Tab stop.
 async function showNewer() {
   const had = document.activeElement === $("newer");
-  await reload();
+  await relist();
   const stop = $("rows").querySelector('tr[tabindex="0"]');
   if (had && stop) stop.focus();
 }
@@ -718,32 +744,56 @@ function actions(d) {
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
     url.value = state.info.replayTarget || "";
     const res = el("div", { id: "replay-result" });
-    const form = el("form", { class: "replay" }, "replay to ", url, " ", el("button", { type: "submit" }, "replay"));
+    const send = el("button", { type: "submit", id: "replay" }, "replay");
+    const form = el("form", { class: "replay" }, "replay to ", url, " ", send);
+    // The call opened again shows its replay still sending, or its answer.
+    const shown = state.replays.get(d.id);
+    if (shown) res.append(shown.said);
+    send.disabled = Boolean(shown && shown.sending);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      // One replay of a call at a time from this page: a second press (or
+      // Enter in the box) while the first is sending sent the call twice.
+      const now = state.replays.get(d.id);
+      if (now && now.sending) return;
       const host = otherMachine(url.value);
       if (host && !confirm("Replay call #" + d.id + " to " + host + "? That is not this machine: the call goes as it was captured, its credentials unmasked.")) {
-        res.replaceChildren(el("p", { class: "hint" }, "Not sent."));
+        showReplay(d.id, false, el("p", { class: "hint" }, "Not sent."));
         return;
       }
       state.info.replayTarget = url.value;
-      res.replaceChildren(el("p", { class: "hint" }, "Sending…"));
+      showReplay(d.id, true, el("p", { class: "hint" }, "Sending… (replay is off until the receiver answers: the call is not sent twice)"));
+      let said;
       try {
         const r = await getJSON("api/calls/" + d.id + "/replay", {
           method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url: url.value }),
         });
-        res.replaceChildren(r.error
+        said = r.error
           ? el("p", { class: "error" }, "no answer: " + r.error)
           : el("div", {}, el("p", {}, el("span", { class: "status " + statusClass(r.status) }, String(r.status)), " in " + r.latencyMs.toFixed(1) + " ms"),
-            el("pre", { class: "body" }, r.bodyEncoding === "base64" ? "(base64) " + r.body : r.body)));
+            el("pre", { class: "body" }, r.bodyEncoding === "base64" ? "(base64) " + r.body : r.body));
       } catch (err) {
-        res.replaceChildren(el("p", { class: "error" }, String(err.message)));
+        said = el("p", { class: "error" }, String(err.message));
       }
+      showReplay(d.id, false, said);
     });
     out.append(form, res);
   }
   out.append(diffOut);
   return out;
+}
+
+// showReplay keeps what the page says of call id's replay and whether it
+// is sending, and shows it in the call's replay box if the call is open:
+// the box the replay was pressed in is gone once another call was opened,
+// and the answer went there, unseen, while the call opened again offered
+// replay as if none were sending.
+function showReplay(id, sending, said) {
+  state.replays.set(id, { sending, said });
+  const box = document.querySelector('.detail[data-id="' + id + '"]');
+  if (!box) return;
+  box.querySelector("#replay-result").replaceChildren(said);
+  box.querySelector("#replay").disabled = sending;
 }
 
 // otherMachine is the host a replay URL names when it is not this
@@ -815,8 +865,10 @@ async function start() {
   for (const ev of state.info.events) $("f-event").append(el("option", { value: ev }, ev));
   state.events = new Set(state.info.events);
   $("f-event").append(el("option", { value: "-" }, "(no businessType)"));
-  const refilter = debounce(reload, 200);
-  for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", reload);
+  // A new listing closes the live stream first: one that fails must say
+  // so and try again (relist), or the list stops being live unsaid.
+  const refilter = debounce(relist, 200);
+  for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", () => relist());
   for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
   $("f-status").addEventListener("input", checkStatus);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
