@@ -73,16 +73,25 @@ func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title
 			why = InterruptedWhy
 		}
 	}
-	werr := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+	return writeJUnit(a, path, err, func(w io.Writer) error {
 		if buf.Len() > 0 {
 			_, err := w.Write(buf.Bytes())
 			return err
 		}
 		return term.WriteJUnitError(w, title, class, why)
 	})
+}
+
+// writeJUnit writes the JUnit file at path with write, for a run that
+// ended with err (see WriteJUnit).
+func writeJUnit(a *cmdutil.App, path string, err error, write func(io.Writer) error) error {
+	werr := atomicfile.Write(path, 0o644, write)
 	if werr == nil {
 		return err
 	}
+	// An earlier run's file is not left to be read as this one's, as
+	// WriteReport does not leave an earlier report.
+	_ = atomicfile.RemoveReplaced(path)
 	if ee, ok := errors.AsType[*cmdutil.ExitError](err); err != nil && (!ok || ee.Err != nil) {
 		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
 	}

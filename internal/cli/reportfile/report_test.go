@@ -113,3 +113,22 @@ func TestWriteReportFailureRemovesEarlier(t *testing.T) {
 		t.Errorf("the earlier report is still there: %v", err)
 	}
 }
+
+// A --junit file that cannot be written (a full disk) does not leave the
+// earlier run's file to be read as this one's, as a report does not.
+func TestWriteJUnitFailureRemovesEarlier(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "j.xml")
+	if err := os.WriteFile(path, []byte(`<testsuites tests="1" failures="0"/>`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, cmdutil.Build{}, time.Now)
+	full := errors.New("no space left on device")
+	err := writeJUnit(a, path, nil, func(w io.Writer) error { return full })
+	if cmdutil.CodeOf(err, true) != cmdutil.ExitUsage || !errors.Is(err, full) {
+		t.Errorf("%v, want exit 2 with the write's error", err)
+	}
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Errorf("the earlier JUnit file is still there: %v", err)
+	}
+}
