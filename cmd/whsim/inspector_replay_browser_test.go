@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
@@ -30,13 +31,8 @@ func TestInspectorReplayButtonSendsOnceWhileInFlight(t *testing.T) {
 
 	// The page's replay requests are held in the browser: the first stays
 	// in flight until let go, any other goes on at once and is counted.
-	paused := make(chan *fetch.EventRequestPaused, 16)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			paused <- e
-		}
-	})
-	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/*/replay"}}),
+	replays := holdRequests(t, ctx, "*/api/calls/*/replay")
+	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] #replay-url`, chromedp.ByQuery),
@@ -45,12 +41,7 @@ func TestInspectorReplayButtonSendsOnceWhileInFlight(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	var first *fetch.EventRequestPaused
-	select {
-	case first = <-paused:
-	case <-ctx.Done():
-		t.Fatal("the replay button sent nothing")
-	}
+	first := replays.next("/replay")
 	waitJS(t, ctx, "the replay in flight", `document.getElementById("replay").disabled && document.getElementById("replay-result").textContent.includes("not sent twice")`)
 	if err := chromedp.Run(ctx,
 		chromedp.Click(`#replay`, chromedp.ByQuery),
@@ -62,8 +53,8 @@ func TestInspectorReplayButtonSendsOnceWhileInFlight(t *testing.T) {
 	}
 	waitJS(t, ctx, "the replay's answer", `!document.getElementById("replay").disabled && (document.querySelector("#replay-result .status") || {}).textContent === "202"`)
 	var again int
-	for len(paused) > 0 {
-		e := <-paused
+	for len(replays.ch) > 0 {
+		e := <-replays.ch
 		again++
 		if err := chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID)); err != nil {
 			t.Fatal(err)
@@ -130,30 +121,11 @@ func TestInspectorListsAgainUntilTheInspectorAnswers(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t)
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
-	paused := make(chan *fetch.EventRequestPaused, 16)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			paused <- e
-		}
-	})
-	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls?*"}, {URLPattern: "*/api/stream*"}}),
-		chromedp.Navigate(l.page())); err != nil {
+	held := holdRequests(t, ctx, "*/api/calls?*", "*/api/stream*")
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page())); err != nil {
 		t.Fatal(err)
 	}
-	// next is the page's next listing or stream, which must be want.
-	next := func(want string) *fetch.EventRequestPaused {
-		t.Helper()
-		select {
-		case e := <-paused:
-			if !strings.Contains(e.Request.URL, want) {
-				t.Fatalf("the page asked for %s, want %s", e.Request.URL, want)
-			}
-			return e
-		case <-ctx.Done():
-			t.Fatalf("the page never asked for %s", want)
-			return nil
-		}
-	}
+	next := held.next // the page's next listing or stream, which must be want
 	run := func(what string, a chromedp.Action) {
 		t.Helper()
 		if err := chromedp.Run(ctx, a); err != nil {
@@ -188,13 +160,8 @@ func TestInspectorReplayAnswerShowsOnTheCallOpenedAgain(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 	}))
 	defer recv.Close()
-	paused := make(chan *fetch.EventRequestPaused, 16)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			paused <- e
-		}
-	})
-	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/*/replay"}}),
+	replays := holdRequests(t, ctx, "*/api/calls/*/replay")
+	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] #replay-url`, chromedp.ByQuery),
@@ -203,12 +170,7 @@ func TestInspectorReplayAnswerShowsOnTheCallOpenedAgain(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	var held *fetch.EventRequestPaused
-	select {
-	case held = <-paused:
-	case <-ctx.Done():
-		t.Fatal("the replay button sent nothing")
-	}
+	held := replays.next("/replay")
 	if err := chromedp.Run(ctx,
 		chromedp.Click(`#rows tr[data-id="2"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="2"] #replay`, chromedp.ByQuery),
@@ -235,26 +197,9 @@ func TestInspectorSaysWhenAFilterCannotList(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
-	paused := make(chan *fetch.EventRequestPaused, 16)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			paused <- e
-		}
-	})
-	next := func(want string) *fetch.EventRequestPaused {
-		t.Helper()
-		select {
-		case e := <-paused:
-			if !strings.Contains(e.Request.URL, want) {
-				t.Fatalf("the page asked for %s, want %s", e.Request.URL, want)
-			}
-			return e
-		case <-ctx.Done():
-			t.Fatalf("the page never asked for %s", want)
-			return nil
-		}
-	}
-	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls?*"}, {URLPattern: "*/api/stream*"}}),
+	held := holdRequests(t, ctx, "*/api/calls?*", "*/api/stream*")
+	next := held.next
+	if err := chromedp.Run(ctx,
 		chromedp.SetValue(`#f-event`, "CREATE_RECEIVABLE_DOC", chromedp.ByQuery)); err != nil { // it says "change"
 		t.Fatal(err)
 	}
@@ -271,4 +216,48 @@ func TestInspectorSaysWhenAFilterCannotList(t *testing.T) {
 	waitJS(t, ctx, "the list live again", `document.getElementById("conn").hidden && document.querySelectorAll("#rows tr").length === 1`)
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
 	waitJS(t, ctx, "the next call live", `document.querySelector("#rows tr").dataset.id === "2"`)
+}
+
+// heldRequests are the page's requests that the browser holds (those
+// whose URL matches a pattern given to holdRequests) until the test lets
+// each go on, fails it or answers it.
+type heldRequests struct {
+	t   *testing.T
+	ctx context.Context
+	ch  chan *fetch.EventRequestPaused
+}
+
+// holdRequests has the browser hold the page's requests whose URL matches
+// one of patterns (fetch's wildcards).
+func holdRequests(t *testing.T, ctx context.Context, patterns ...string) *heldRequests {
+	t.Helper()
+	h := &heldRequests{t: t, ctx: ctx, ch: make(chan *fetch.EventRequestPaused, 16)}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			h.ch <- e
+		}
+	})
+	ps := make([]*fetch.RequestPattern, len(patterns))
+	for i, p := range patterns {
+		ps[i] = &fetch.RequestPattern{URLPattern: p}
+	}
+	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns(ps)); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// next is the next request held, whose URL must hold want.
+func (h *heldRequests) next(want string) *fetch.EventRequestPaused {
+	h.t.Helper()
+	select {
+	case e := <-h.ch:
+		if !strings.Contains(e.Request.URL, want) {
+			h.t.Fatalf("the page asked for %s, want %s", e.Request.URL, want)
+		}
+		return e
+	case <-h.ctx.Done():
+		h.t.Fatalf("the page never asked for %s", want)
+		return nil
+	}
 }
