@@ -136,20 +136,9 @@ func TestInspectorSaysWhenTheRawBytesFailToLoad(t *testing.T) {
 	const refusal = `{"error":"read calls.ndjson: the record of call 1 changed"}`
 	var fail atomic.Bool
 	fail.Store(true)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			if fail.Load() {
-				go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
-					WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
-					WithBody(base64.StdEncoding.EncodeToString([]byte(refusal))))
-			} else {
-				go chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID))
-			}
-		}
-	})
+	refuseWhile(t, ctx, &fail, "*/api/calls/*/raw", refusal)
 	toggle := chromedp.Evaluate(`(() => { const d = document.querySelector(".detail details.raw"); d.open = !d.open; })()`, nil)
 	if err := chromedp.Run(ctx,
-		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/*/raw"}}),
 		chromedp.Navigate(l.page()),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] details.raw`, chromedp.ByQuery),
@@ -175,34 +164,15 @@ func TestInspectorSaysWhenTheRawBytesFailToLoad(t *testing.T) {
 	waitJS(t, ctx, "the raw view reopened", `(document.querySelector(".detail details.raw pre.body") || {}).textContent === '{"requestId":"r1","businessType":5007,"data":{}}'`)
 }
 
-// heldStreams holds the page's event streams in the browser until
-// release, so that calls come while the page sees none: listen's window
-// moves on, and the stream, let go, starts with a gap.
-type heldStreams struct {
-	held chan *fetch.EventRequestPaused
-}
-
-func holdStreams(t *testing.T, ctx context.Context) *heldStreams {
-	t.Helper()
-	h := &heldStreams{held: make(chan *fetch.EventRequestPaused, 16)}
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			h.held <- e
-		}
-	})
-	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/stream*"}})); err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-// release lets go the streams held until one whose URL has want, and
-// stops holding.
-func (h *heldStreams) release(t *testing.T, ctx context.Context, want string) {
+// release lets go the requests held until one whose URL has want, and
+// stops holding: held streams, let go while calls came that the page saw
+// none of, start with a gap.
+func (h *heldRequests) release(want string) {
+	t, ctx := h.t, h.ctx
 	t.Helper()
 	for {
 		select {
-		case e := <-h.held:
+		case e := <-h.ch:
 			if err := chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID)); err != nil && strings.Contains(e.Request.URL, want) {
 				t.Fatal(err)
 			}
@@ -239,12 +209,12 @@ func TestInspectorGapNoteSaysWhatTheListMisses(t *testing.T) {
 		ctx := newInspectorBrowser(t)
 		l := startListenUI(t)
 		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 5)
-		h := holdStreams(t, ctx)
+		h := holdRequests(t, ctx, "*/api/stream*")
 		if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="5"]`, chromedp.ByQuery)); err != nil {
 			t.Fatal(err)
 		}
 		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 1100) // 6 to 1105: listen keeps 106 to 1105
-		h.release(t, ctx, "after=5")
+		h.release("after=5")
 		waitJS(t, ctx, "the stream after the gap", `document.querySelector("#rows tr").dataset.id === "1105" && !document.getElementById("older").hidden`)
 		var note string
 		if err := chromedp.Run(ctx, chromedp.Evaluate(gapNote, &note)); err != nil {
@@ -271,12 +241,12 @@ func TestInspectorGapNoteSaysWhatTheListMisses(t *testing.T) {
 	t.Run("nothing below", func(t *testing.T) {
 		ctx := newInspectorBrowser(t)
 		l := startListenUI(t)
-		h := holdStreams(t, ctx)
+		h := holdRequests(t, ctx, "*/api/stream*")
 		if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#list-empty`, chromedp.ByQuery)); err != nil {
 			t.Fatal(err)
 		}
 		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 1100) // listen keeps 101 to 1100
-		h.release(t, ctx, "after=0")
+		h.release("after=0")
 		waitJS(t, ctx, "the stream after the gap", `document.querySelectorAll("#rows tr").length === 1000 && document.querySelector("#rows tr").dataset.id === "1100"`)
 		var older bool
 		var note string
@@ -295,14 +265,14 @@ func TestInspectorGapNoteSaysWhatTheListMisses(t *testing.T) {
 		ctx := newInspectorBrowser(t)
 		l := startListenUI(t)
 		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 3)
-		h := holdStreams(t, ctx)
+		h := holdRequests(t, ctx, "*/api/stream*")
 		if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="3"]`, chromedp.ByQuery),
 			chromedp.Evaluate(`(() => { const s = document.getElementById("f-event"); s.value = "CREATE_RECEIVABLE_DOC"; s.dispatchEvent(new Event("change")); })()`, nil)); err != nil {
 			t.Fatal(err)
 		}
 		sendCalls(t, l, "AUDIT_PURCHASE_ORDER_INVOICE", 1100) // 4 to 1103
 		sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 2)           // 1104, 1105: listen keeps 106 to 1105
-		h.release(t, ctx, "event=CREATE_RECEIVABLE_DOC")
+		h.release("event=CREATE_RECEIVABLE_DOC")
 		// Between #1104 and #3 the list misses what left the window.
 		waitJS(t, ctx, "the stream after the gap", `document.querySelector("#rows tr").dataset.id === "1105" && !document.getElementById("gap").hidden`)
 		var note string
@@ -497,19 +467,8 @@ func TestInspectorSaysWhenOlderCallsFailToLoad(t *testing.T) {
 	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 205) // the page lists 200
 	var fail atomic.Bool
 	fail.Store(true)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			if fail.Load() {
-				go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
-					WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
-					WithBody(base64.StdEncoding.EncodeToString([]byte(`{"error":"read calls.ndjson: input/output error"}`))))
-			} else {
-				go chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID))
-			}
-		}
-	})
+	refuseWhile(t, ctx, &fail, "*/api/calls?*before=*", `{"error":"read calls.ndjson: input/output error"}`)
 	if err := chromedp.Run(ctx,
-		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls?*before=*"}}),
 		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#older`, chromedp.ByQuery), chromedp.Click(`#older`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
@@ -534,15 +493,10 @@ func TestInspectorSaysWhenADiffFails(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t)
 	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 2)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
-				WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
-				WithBody(base64.StdEncoding.EncodeToString([]byte(`{"error":"read calls.ndjson: input/output error"}`))))
-		}
-	})
+	var fail atomic.Bool
+	fail.Store(true)
+	refuseWhile(t, ctx, &fail, "*/api/diff?*", `{"error":"read calls.ndjson: input/output error"}`)
 	if err := chromedp.Run(ctx,
-		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/diff?*"}}),
 		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`location.hash = "#/calls/1"`, nil),
 		chromedp.WaitVisible(`.detail[data-id="1"] #diff-base`, chromedp.ByQuery), chromedp.Click(`#diff-base`, chromedp.ByQuery),
@@ -562,19 +516,8 @@ func TestInspectorOpensACallAgainAfterItFailed(t *testing.T) {
 	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 2)
 	var fail atomic.Bool
 	fail.Store(true)
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			if fail.Load() {
-				go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
-					WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
-					WithBody(base64.StdEncoding.EncodeToString([]byte(`{"error":"read calls.ndjson: input/output error"}`))))
-			} else {
-				go chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID))
-			}
-		}
-	})
+	refuseWhile(t, ctx, &fail, "*/api/calls/1", `{"error":"read calls.ndjson: input/output error"}`)
 	if err := chromedp.Run(ctx,
-		fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/calls/1"}}),
 		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#detail-pane p.error`, chromedp.ByQuery)); err != nil {
@@ -626,4 +569,25 @@ func TestInspectorSaysAStatusFilterIsNotApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the status filter \"5xx\"", `!(`+said+`) && document.getElementById("f-status").getAttribute("aria-invalid") !== "true" && document.getElementById("list-empty").hidden === false`)
+}
+
+// refuseWhile has the browser answer the page's requests whose URL
+// matches pattern with a 500 and the JSON body while fail is set, as the
+// inspector answers one it cannot serve, and let them go on otherwise.
+func refuseWhile(t *testing.T, ctx context.Context, fail *atomic.Bool, pattern, body string) {
+	t.Helper()
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			if fail.Load() {
+				go chromedp.Run(ctx, fetch.FulfillRequest(e.RequestID, http.StatusInternalServerError).
+					WithResponseHeaders([]*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}}).
+					WithBody(base64.StdEncoding.EncodeToString([]byte(body))))
+			} else {
+				go chromedp.Run(ctx, fetch.ContinueRequest(e.RequestID))
+			}
+		}
+	})
+	if err := chromedp.Run(ctx, fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: pattern}})); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -88,14 +88,14 @@ func TestInspectorSaysTheListStopsWhenItsSessionIsRefused(t *testing.T) {
 	// The page's first stream is held in the browser while its cookie is
 	// cleared: let go, the inspector itself refuses it, and every request
 	// after it, as it refuses a session it does not know.
-	streams := holdStreams(t, ctx)
+	streams := holdRequests(t, ctx, "*/api/stream*")
 	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Run(ctx, network.ClearBrowserCookies()); err != nil {
 		t.Fatal(err)
 	}
-	streams.release(t, ctx, "api/stream")
+	streams.release("api/stream")
 	waitJS(t, ctx, "the refused listing said", `!document.getElementById("auth").hidden && !document.getElementById("conn").textContent.includes("lists again in a moment")`)
 	var conn string
 	var rows int
