@@ -34,6 +34,11 @@ type Result struct {
 	Check, Case string
 	// Verdict is "pass", "warn" or "fail".
 	Verdict string
+	// Inconclusive marks a warning that the case could not be judged (the
+	// call it rests on was not accepted, copies meant to meet never did):
+	// Check skips such a case where it logs a judged warning. Neither is a
+	// pass.
+	Inconclusive bool
 	// Reason says why a case warns or fails, the receiver's answer
 	// included, as whsim check says it.
 	Reason string
@@ -90,7 +95,8 @@ func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
 		if res.Verdict == check.Skip {
 			continue // said in Skipped
 		}
-		rep.Cases = append(rep.Cases, Result{Check: res.Case.Check, Case: res.Case.Name, Verdict: string(res.Verdict), Reason: said(res)})
+		rep.Cases = append(rep.Cases, Result{Check: res.Case.Check, Case: res.Case.Name, Verdict: string(res.Verdict),
+			Inconclusive: res.Inconclusive, Reason: said(res)})
 	}
 	return rep, err
 }

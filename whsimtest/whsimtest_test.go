@@ -175,6 +175,38 @@ func TestInconclusiveIsSkipped(t *testing.T) {
 	}
 }
 
+// Run's report tells a case it could not judge from a warning judged with
+// something to say, as Check does by skipping the one and logging the
+// other: a program reading the report counts neither a pass.
+func TestRunSaysInconclusive(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, refusesSample, "")
+	rep, err := Run(context.Background(), s, WithChecks("effects"), WithProbe(s.probe), WithSettle(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	warned, err := Run(context.Background(), ok, WithChecks("rejects-malformed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(rep *Report, name string) Result {
+		for _, c := range rep.Cases {
+			if c.Check+"/"+c.Case == name {
+				return c
+			}
+		}
+		t.Fatalf("no case %s in %+v", name, rep.Cases)
+		return Result{}
+	}
+	if c := find(rep, "effects/created/CREATE_RECEIVABLE_DOC/sample"); c.Verdict != "warn" || !c.Inconclusive || !strings.Contains(c.Reason, "inconclusive") {
+		t.Errorf("not judged: %+v", c)
+	}
+	if c := find(warned, "rejects-malformed/type/data.currency/bad-currency-code"); c.Verdict != "warn" || c.Inconclusive {
+		t.Errorf("judged: %+v", c)
+	}
+}
+
 // A check that cannot run is skipped, saying the option that enables it;
 // as in whsim check, the signature check without a secret is no part of
 // the default battery (no subtest), and a skip only when named.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,9 +162,9 @@ func TestCheckReportInBrowser(t *testing.T) {
 	p.clean(t)
 }
 
-// TestSendReportInBrowser: a receiver that stalls for 1 s in every 5
-// shows as calls whose latency rises while it stalls, read back from the
-// dots of the plot.
+// TestSendReportInBrowser: a receiver that stalls twice, 5 s of schedule
+// apart, shows as calls whose latency rises while it stalls, read back from
+// the dots of the plot.
 func TestSendReportInBrowser(t *testing.T) {
 	if findChromium() == "" {
 		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
@@ -171,24 +172,37 @@ func TestSendReportInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the browser tests start Chromium")
 	}
-	// The stalls are timed from the first call, as the plot's axis is: a
-	// loaded machine that starts whsim late must not shift them (a gap of
-	// 3750 ms was seen when they were timed from the test's start).
-	var first sync.Once
-	var start time.Time
+	// The stalls are counted in calls, not timed: at --rate 40 the plot's
+	// axis puts call n at its scheduled start, n × 25 ms, whenever a loaded
+	// machine really sent it. Calls 120 to 159 and 320 to 359 (the 4th and
+	// 9th second of schedule) are held until call 160, resp. 360, arrives,
+	// so the early ones of each stall wait up to a second, and the two
+	// stalls start 200 calls, 5 s of schedule, apart.
+	stalls := []struct {
+		from, to int
+		over     chan struct{}
+	}{{120, 160, make(chan struct{})}, {320, 360, make(chan struct{})}}
+	var arrived atomic.Int64
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		first.Do(func() { start = time.Now() })
+		n := int(arrived.Add(1)) - 1
 		io.Copy(io.Discard, r.Body)
-		// From second 4 to 5 of every 5, answer only when it ends.
-		if phase := time.Since(start) % (5 * time.Second); phase >= 4*time.Second {
-			time.Sleep(5*time.Second - phase)
+		for _, s := range stalls {
+			switch {
+			case n == s.to:
+				close(s.over)
+			case n >= s.from && n < s.to:
+				select {
+				case <-s.over:
+				case <-r.Context().Done(): // send gave up: let the server close
+				}
+			}
 		}
 		io.WriteString(w, "ok")
 	}))
 	defer recv.Close()
 	file := filepath.Join(t.TempDir(), "run.html")
-	out, err := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "all", "--seed", "1",
-		"--rate", "40", "--duration", "10s", "--output", "json", "--report", file).CombinedOutput()
+	out, err := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "all", "--count", "100", "--seed", "1",
+		"--rate", "40", "--output", "json", "--report", file).CombinedOutput()
 	if err != nil {
 		t.Fatalf("send: %v\n%s", err, out)
 	}
@@ -210,11 +224,11 @@ func TestSendReportInBrowser(t *testing.T) {
 		})()`, &dots),
 		chromedp.Evaluate(`+document.getElementById("latency-plot").dataset.n`, &n),
 		chromedp.Evaluate(`JSON.parse(document.getElementById("report-data").textContent).send.total`, &total))
-	if len(dots) != n || n != total || n < 200 {
+	if len(dots) != n || n != total || n != 400 {
 		t.Fatalf("%d dots drawn, %d plotted, %d sent", len(dots), n, total)
 	}
 	// Calls scheduled early in a stall wait for most of it; the rest answer
-	// at once. The slow ones come in (at least) two groups about 5 s apart.
+	// at once. The slow ones come in two groups 5 s of schedule apart.
 	var slow []float64
 	fast := 0
 	for _, d := range dots {
@@ -232,11 +246,11 @@ func TestSendReportInBrowser(t *testing.T) {
 			groups = append(groups, t0)
 		}
 	}
-	if len(slow) < 10 || len(groups) < 2 {
+	if len(slow) < 10 || len(groups) != 2 {
 		t.Fatalf("%d slow dots in %d groups (starts %v ms): the stalls do not show", len(slow), len(groups), groups)
 	}
-	if gap := groups[1] - groups[0]; gap < 4000 || gap > 6000 {
-		t.Errorf("the stalls show %v ms apart, want about 5000", gap)
+	if gap := groups[1] - groups[0]; gap < 4750 || gap > 5250 {
+		t.Errorf("the stalls show %v ms apart, want 5000 (200 calls at 40/s)", gap)
 	}
 	t.Logf("%d dots, %d slow, stalls from %v ms", len(dots), len(slow), groups)
 	if fast < len(dots)/2 {

@@ -226,7 +226,10 @@ type Reply struct {
 type Tally struct {
 	Pass int `json:"pass"`
 	Warn int `json:"warn"`
-	Fail int `json:"fail"`
+	// Inconclusive counts the warnings that are cases not judged (Result's
+	// Inconclusive), which no reader may count as passes.
+	Inconclusive int `json:"inconclusive,omitempty"`
+	Fail         int `json:"fail"`
 	// Skipped says why a check that could not run did not.
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -806,6 +809,9 @@ func (r *runner) emit(res Result) {
 		t.Pass++
 	case Warn:
 		t.Warn++
+		if res.Inconclusive {
+			t.Inconclusive++
+		}
 	case Fail:
 		t.Fail++
 	}

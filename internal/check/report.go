@@ -76,17 +76,19 @@ type CaseReport struct {
 // are stable. A case that failed or warned carries its request and the
 // command that sends it again; check --rerun reads them back (ReadFailed).
 type CaseRecord struct {
-	Check     string         `json:"check"`
-	Case      string         `json:"case"`
-	Verdict   string         `json:"verdict"`
-	Status    int            `json:"status"`
-	LatencyMS float64        `json:"latencyMs"`
-	Reason    string         `json:"reason,omitempty"`
-	Answer    *AnswerRecord  `json:"answer,omitempty"`
-	File      string         `json:"file,omitempty"`
-	Want      string         `json:"want,omitempty"`
-	Request   *RequestRecord `json:"request,omitempty"`
-	Reproduce string         `json:"reproduce,omitempty"`
+	Check   string `json:"check"`
+	Case    string `json:"case"`
+	Verdict string `json:"verdict"`
+	// Inconclusive marks a warning that the case could not be judged.
+	Inconclusive bool           `json:"inconclusive,omitempty"`
+	Status       int            `json:"status"`
+	LatencyMS    float64        `json:"latencyMs"`
+	Reason       string         `json:"reason,omitempty"`
+	Answer       *AnswerRecord  `json:"answer,omitempty"`
+	File         string         `json:"file,omitempty"`
+	Want         string         `json:"want,omitempty"`
+	Request      *RequestRecord `json:"request,omitempty"`
+	Reproduce    string         `json:"reproduce,omitempty"`
 	// Effects is a failed effects document's calls and probe answers.
 	Effects *EffectsRecord `json:"effects,omitempty"`
 }
@@ -117,7 +119,7 @@ type RequestRecord struct {
 // Record is the case as its JSON line holds it, terminal-safe.
 func (c *CaseReport) Record() CaseRecord {
 	j := CaseRecord{
-		Check: c.Case.Check, Case: c.Case.Name, Verdict: string(c.Verdict),
+		Check: c.Case.Check, Case: c.Case.Name, Verdict: string(c.Verdict), Inconclusive: c.Inconclusive,
 		Status: c.Status, LatencyMS: attempt.MS(c.Latency), Reason: termsafe.Text(c.Reason), File: c.File,
 		Effects: c.Effects,
 	}

@@ -763,3 +763,47 @@ func TestSlowCauseNamesABacklogFromCallsTimedOutConnecting(t *testing.T) {
 		}
 	}
 }
+
+// A receiver that refuses every call makes each 4xx of rejects-malformed
+// prove nothing: the summary counts those warnings inconclusive too, so
+// that a JSON reader can tell them from warnings judged with something to
+// say (a type error answered 2xx) without reading their reasons.
+func TestTallyCountsInconclusive(t *testing.T) {
+	t.Parallel()
+	refuses := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer refuses.Close()
+	takes := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer takes.Close()
+	for _, tt := range []struct {
+		name, url string
+		all       bool // every warning inconclusive, else none
+	}{{"refuses everything", refuses.URL, true}, {"takes everything", takes.URL, false}} {
+		cfg := testConfig(t, tt.url)
+		cfg.Signer = nil
+		cfg.Checks = []string{rejectsMalformed}
+		sum, results, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sum.Checks[rejectsMalformed]
+		inconclusive := 0
+		for _, r := range results {
+			if r.Inconclusive {
+				inconclusive++
+			}
+		}
+		want := 0
+		if tt.all {
+			want = got.Warn
+		}
+		if got.Warn == 0 || got.Inconclusive != inconclusive || got.Inconclusive != want {
+			t.Errorf("%s: %+v, %d results inconclusive, want %d", tt.name, *got, inconclusive, want)
+		}
+	}
+}

@@ -84,6 +84,14 @@ func TestCheckCaseJSON(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// A case not judged says so to a JSON reader, as to JUnit's (skipped).
+	res := checkCase(check.Warn, "got 404: inconclusive", &check.Reply{Status: "404 Not Found"})
+	res.Inconclusive = true
+	got = string(CheckCase{res}.AppendJSON(nil, nil))
+	want = `{"check":"accepts-valid","case":"E/described","verdict":"warn","inconclusive":true,"status":500,"latencyMs":0,"reason":"got 404: inconclusive","answer":{"status":"404 Not Found","body":""}}` + "\n"
+	if got != want {
+		t.Errorf("inconclusive: got  %s\nwant %s", got, want)
+	}
 }
 
 func checkSum(f func(s *check.Summary)) *check.SummaryReport {
