@@ -169,6 +169,19 @@ func (r *Result) Tries() int {
 	return len(r.Attempts)
 }
 
+// Latency is the delivery's latency as its run's summary counts it: in
+// the open model from its scheduled start to the end of its last attempt
+// (FromSchedule: its wait for a free worker, and its retries, are in it),
+// else its last attempt's. A delivery's line and its JSON show this one,
+// so that the call a summary's max or a failed threshold comes from is
+// the line that shows it.
+func (r *Result) Latency() time.Duration {
+	if r.FromSchedule > 0 {
+		return r.FromSchedule
+	}
+	return r.Last().Latency
+}
+
 // Last is the final attempt.
 func (r *Result) Last() Attempt {
 	if len(r.Attempts) == 0 {

@@ -140,11 +140,7 @@ func (s *Stats) Add(r *attempt.Result) {
 	}
 	last := r.Last()
 	if last.Status != 0 {
-		lat := last.Latency
-		if r.FromSchedule > 0 {
-			lat = r.FromSchedule
-		}
-		s.Latency.Record(lat)
+		s.Latency.Record(r.Latency())
 	}
 	switch {
 	case r.OK:
