@@ -883,7 +883,11 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		a.Kind, a.Err = KindInterrupted, err.Error()
+		// Ctrl-C cut the body short: the answer is unfinished (no
+		// success on its status alone) and the delivery interrupted. On
+		// the fast path the read met the deadline Ctrl-C moved to now,
+		// which is no "i/o timeout".
+		a.Kind, a.Err, a.BodyKind = KindInterrupted, ctx.Err().Error(), KindInterrupted
 	case errors.Is(err, errOver):
 		a.Oversized = true
 	case errors.Is(err, io.ErrUnexpectedEOF):
