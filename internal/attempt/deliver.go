@@ -169,6 +169,19 @@ func (r *Result) Tries() int {
 	return len(r.Attempts)
 }
 
+// Latency is the delivery's latency as its run's summary counts it: in
+// the open model from its scheduled start to the end of its last attempt
+// (FromSchedule: its wait for a free worker, and its retries, are in it),
+// else its last attempt's. A delivery's line and its JSON show this one,
+// so that the call a summary's max or a failed threshold comes from is
+// the line that shows it.
+func (r *Result) Latency() time.Duration {
+	if r.FromSchedule > 0 {
+		return r.FromSchedule
+	}
+	return r.Last().Latency
+}
+
 // Last is the final attempt.
 func (r *Result) Last() Attempt {
 	if len(r.Attempts) == 0 {
@@ -801,9 +814,9 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 	}
 	if err == nil {
-		// net/http takes "+20" and "099" for statuses, and "HTTP/2.0" or
+		// net/http takes "+20", "099" and "600" for statuses, and "HTTP/2.0" or
 		// "HTTP/0.9" for an HTTP/1 answer's version; an answer is HTTP/1.x
-		// and three digits from 100 (statusOf), or none.
+		// and three digits from 100 to 599 (statusOf), or none.
 		if msg := malformedStatus(resp); msg != "" {
 			resp.Body.Close() // unread: the connection goes with it
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
@@ -870,7 +883,11 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		a.Kind, a.Err = KindInterrupted, err.Error()
+		// Ctrl-C cut the body short: the answer is unfinished (no
+		// success on its status alone) and the delivery interrupted. On
+		// the fast path the read met the deadline Ctrl-C moved to now,
+		// which is no "i/o timeout".
+		a.Kind, a.Err, a.BodyKind = KindInterrupted, ctx.Err().Error(), KindInterrupted
 	case errors.Is(err, errOver):
 		a.Oversized = true
 	case errors.Is(err, io.ErrUnexpectedEOF):

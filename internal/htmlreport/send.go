@@ -88,13 +88,11 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 	}
 	end := now()
 	last := res.Last()
-	lat := last.Latency
 	// The summary's latency: from the scheduled start in the open model,
 	// else the final attempt's; the start, what came before the end.
+	lat := res.Latency()
 	took := res.FromSchedule
-	if took > 0 {
-		lat = took
-	} else {
+	if took == 0 {
 		for _, a := range res.Attempts {
 			took += a.Latency + a.Wait
 		}

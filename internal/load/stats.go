@@ -107,9 +107,10 @@ type Stats struct {
 	ByStatus    map[int]int    // final status of failed deliveries that got an answer
 	ByError     map[string]int // error kind of failed deliveries that got none
 	// Latency is, in the closed model, that of the final attempt of each
-	// answered delivery; in the open model, from each delivery's scheduled
-	// start to the end of its final attempt, so a call that had to wait
-	// for a stalled receiver counts its wait (no coordinated omission).
+	// answered delivery (not one Ctrl-C cut short, even once its status
+	// came); in the open model, from each delivery's scheduled start
+	// to the end of its final attempt, so a call that had to wait for a
+	// stalled receiver counts its wait (no coordinated omission).
 	Latency Histogram
 	Elapsed time.Duration // wall time of the run
 
@@ -139,12 +140,10 @@ func (s *Stats) Add(r *attempt.Result) {
 		s.Retries += n - 1
 	}
 	last := r.Last()
-	if last.Status != 0 {
-		lat := last.Latency
-		if r.FromSchedule > 0 {
-			lat = r.FromSchedule
-		}
-		s.Latency.Record(lat)
+	if last.Status != 0 && last.Kind != attempt.KindInterrupted {
+		// An answer Ctrl-C cut short took Ctrl-C's time, not the
+		// receiver's: no latency, as for a call cut before its answer.
+		s.Latency.Record(r.Latency())
 	}
 	switch {
 	case r.OK:

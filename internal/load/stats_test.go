@@ -3,6 +3,8 @@ package load
 import (
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 func TestHistogramQuantiles(t *testing.T) {
@@ -41,5 +43,21 @@ func TestHistogramQuantiles(t *testing.T) {
 	}
 	if _, err := decodeHistogram("not base64!"); err == nil {
 		t.Error("a bad histogram decoded")
+	}
+}
+
+// A call Ctrl-C cut short while its answer's body came is interrupted, as
+// one cut before its answer is: its status came but its latency is
+// Ctrl-C's, not the receiver's, so it is in neither the latency nor the
+// rate of calls answered (the event loops, which drop what they read of
+// it, never count it there either).
+func TestStatsInterruptedAnswerIsNoLatency(t *testing.T) {
+	s := NewStats()
+	s.Add(&attempt.Result{Request: &attempt.Request{}, OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}})
+	s.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{
+		{Status: 200, Latency: 700 * time.Millisecond, Kind: attempt.KindInterrupted, BodyKind: attempt.KindInterrupted}}})
+	if s.Sent != 2 || s.Succeeded != 1 || s.Interrupted != 1 || s.Failed != 0 || s.Latency.Count() != 1 || s.Latency.Max() > time.Second/2 {
+		t.Errorf("sent %d succeeded %d interrupted %d failed %d, %d latencies (max %s); want 2 1 1 0, the success's alone",
+			s.Sent, s.Succeeded, s.Interrupted, s.Failed, s.Latency.Count(), s.Latency.Max())
 	}
 }

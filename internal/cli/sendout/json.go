@@ -44,7 +44,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = append(b, `,"ok":`...)
 	b = strconv.AppendBool(b, r.OK)
 	b = append(b, `,"latencyMs":`...)
-	b = attempt.AppendMS(b, last.Latency)
+	b = attempt.AppendMS(b, r.Latency())
 	if last.Kind != "" {
 		b = append(b, `,"errorKind":`...)
 		b = jsonstr.Append(b, last.Kind)

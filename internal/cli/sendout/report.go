@@ -35,7 +35,7 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	req := res.Request
 	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(req.RequestID))
 	if last.Status != 0 {
-		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(last.Latency))
+		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(res.Latency()))
 	} else {
 		b = fmt.Appendf(b, "--- %s", termsafe.Text(attempt.FailureText(last)))
 	}

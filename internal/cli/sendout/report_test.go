@@ -207,3 +207,42 @@ func TestDeliveryLineBodyFollowsItsStatus(t *testing.T) {
 		})
 	}
 }
+
+// A delivery's latency is the one its summary counts: in the open model
+// (--rate) from its scheduled start, its wait for a free worker and its
+// retries included, so that the call that made the summary's max is the
+// line that shows it; in the closed model its last attempt's. Each
+// attempt's own stays in the JSON's attempts.
+func TestDeliveryLatencyIsTheSummarys(t *testing.T) {
+	tests := []struct {
+		name         string
+		attempts     []attempt.Attempt
+		fromSchedule time.Duration
+		line         string // the text line's end
+		json         string // the JSON's latencies
+	}{
+		{"closed", []attempt.Attempt{{Status: 200, Latency: time.Second}}, 0,
+			" 200 1.00s", `"latencyMs":1000,"attempts":[{"status":200,"latencyMs":1000}]`},
+		{"open, started late", []attempt.Attempt{{Status: 200, Latency: time.Second}}, 3 * time.Second,
+			" 200 3.00s", `"latencyMs":3000,"attempts":[{"status":200,"latencyMs":1000}]`},
+		{"open, retried", []attempt.Attempt{{Status: 503, Latency: 5 * time.Millisecond, Wait: 200 * time.Millisecond}, {Status: 200, Latency: 4 * time.Millisecond}}, 210 * time.Millisecond,
+			" 200 210.0ms  after 2 attempts", `"latencyMs":210,"attempts":[{"status":503,"latencyMs":5,"waitMs":200},{"status":200,"latencyMs":4}]`},
+		{"open, no answer", []attempt.Attempt{{Kind: attempt.KindTimeout, Err: "timeout", Latency: time.Second}}, 2 * time.Second,
+			"--- timeout", `"latencyMs":2000,"errorKind":"timeout","error":"timeout","attempts":[{"latencyMs":1000,"errorKind":"timeout","error":"timeout"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &attempt.Result{
+				Request:  &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
+				OK:       tt.attempts[len(tt.attempts)-1].Status == 200,
+				Attempts: tt.attempts, FromSchedule: tt.fromSchedule,
+			}
+			if got := strings.TrimSuffix(string((*delivery)(res).AppendText(nil, &term.Style{})), "\n"); !strings.HasSuffix(got, tt.line) {
+				t.Errorf("line %q, want it to end %q", got, tt.line)
+			}
+			if got := string(appendResultJSON(nil, res, false)); !strings.Contains(got, tt.json) {
+				t.Errorf("JSON %s, want %s", got, tt.json)
+			}
+		})
+	}
+}
