@@ -347,27 +347,28 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 	return docs
 }
 
-// probeSanity asks about a document that cannot exist before the first
-// case: a probe that cannot answer that is the probe's error, not the
-// receiver's.
-func (r *runner) probeSanity(ctx context.Context) error {
+// probeSanity asks about a document of each of ks that cannot exist: a
+// probe that cannot answer count 0 for it is the probe's error, not the
+// receiver's. The run asks before the first case (round 0) and again,
+// about the kinds it is to probe, once its documents are sent (round 1): a
+// probe that ignores the document it is asked about answers 0 on a store
+// still empty, and then the count of every document the receiver holds.
+func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind) error {
 	n := r.cases.numbers
-	q := probe.Question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
-		RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 0)}
-	return askNeverSent(ctx, r.cfg.Probe, q)
-}
-
-// askNeverSent asks p about q, a document never sent: any answer but count
-// 0 is the probe's error (one that ignores the document it is asked about
-// would pass every document), before anything is sent.
-func askNeverSent(ctx context.Context, p probe.Probe, q probe.Question) error {
-	a, err := p.Ask(ctx, q)
-	if err != nil {
-		return err
-	}
-	if a.Count != 0 {
-		return &probe.Error{Probe: probe.Name(p),
-			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, probe.EnvCode)}
+	for i, k := range ks {
+		code := "CGFP-" + n.tag + "-NONE"
+		if k == spec.Receipt {
+			code = "SKD-" + n.tag + "-NONE"
+		}
+		q := probe.Question{Kind: k, Code: code, Event: r.cases.creates[k].Name,
+			RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 2*round+uint64(i))}
+		if k == spec.Invoice {
+			// Nor its invoice number: a probe may ask by {invoiceCode}.
+			q.InvoiceCode = code
+		}
+		if err := probe.AskNeverSent(ctx, r.cfg.Probe, q); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -400,6 +401,9 @@ func (r *runner) effects(ctx context.Context) error {
 		return nil
 	}
 	probed := append(docs, load...)
+	if err := r.probeSanity(ctx, 1, probedKinds(probed)...); err != nil {
+		return err
+	}
 	if err := r.probeAll(ctx, probed); err != nil {
 		return err
 	}
@@ -428,6 +432,17 @@ func (r *runner) effects(ctx context.Context) error {
 		r.report(r.judgeLoad(load, st, docs))
 	}
 	return nil
+}
+
+// probedKinds are the kinds of docs, in kinds' order.
+func probedKinds(docs []*effDoc) []spec.Kind {
+	var ks []spec.Kind
+	for _, k := range kinds() {
+		if slices.ContainsFunc(docs, func(d *effDoc) bool { return d.q.Kind == k }) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // sendDoc delivers a document's sequence in turn; an early call that got

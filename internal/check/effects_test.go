@@ -530,6 +530,70 @@ func TestProbeSanity(t *testing.T) {
 	}
 }
 
+// TestProbeSanityOnceDocumentsAreHeld: a probe that ignores the document it
+// is asked about (a count without its where clause) answers count 0 before
+// the first case, on a receiver that holds nothing yet, and then the count
+// of every document of the kind: asked again once the run's documents are
+// sent, it is the probe's error, not a verdict of doubles on each document.
+func TestProbeSanityOnceDocumentsAreHeld(t *testing.T) {
+	for _, ignored := range []string{"invoice", "receipt"} {
+		t.Run(ignored, func(t *testing.T) {
+			var mu sync.Mutex
+			held := map[string]map[string]bool{} // kind -> codes
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				if kind, code, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/probe/"), "/"); ok && r.Method == http.MethodGet {
+					n := 0
+					switch {
+					case kind == ignored:
+						n = len(held[kind]) // every document of the kind
+					case held[kind][code]:
+						n = 1
+					}
+					fmt.Fprintf(w, `{"count":%d,"state":"created"}`, n)
+					return
+				}
+				var env struct{ Data map[string]any }
+				body, _ := io.ReadAll(r.Body)
+				if json.Unmarshal(body, &env) != nil || env.Data == nil {
+					w.WriteHeader(http.StatusBadRequest)
+					return
+				}
+				kind, code := "invoice", env.Data["code"]
+				if h, ok := env.Data["收款单"].(map[string]any); ok {
+					kind, code = "receipt", h["收款单编号"]
+				}
+				if held[kind] == nil {
+					held[kind] = map[string]bool{}
+				}
+				if c, ok := code.(string); ok {
+					held[kind][c] = true
+				}
+			}))
+			defer srv.Close()
+			cfg := probeConfig(t, srv.URL)
+			cfg.Checks, cfg.Settle = []string{Effects}, 0
+			var judgedMu sync.Mutex
+			var judged []Result
+			_, err := Run(context.Background(), cfg, func(r Result) {
+				judgedMu.Lock()
+				defer judgedMu.Unlock()
+				judged = append(judged, r)
+			})
+			pe, ok := err.(*probe.Error)
+			if !ok || !strings.Contains(pe.Reason, "-NONE, a document never sent, it answered") {
+				t.Fatalf("err = %v, want a probe.Error about a document never sent", err)
+			}
+			for _, r := range judged {
+				if r.Case.Check == Effects {
+					t.Errorf("%s judged %v: %s; want no verdict on the receiver", r.Case.Name, r.Verdict, r.Reason)
+				}
+			}
+		})
+	}
+}
+
 // TestNumbers: every probed document of a run has a number of its own,
 // fresh per nonce and the same for the same seed and nonce.
 func TestNumbers(t *testing.T) {

@@ -210,6 +210,9 @@ func neverSent(e *EffectsRecord, ids *reqid.IDs) probe.Question {
 	q := probe.Question{Kind: spec.Invoice, Code: code + "-NONE", Event: e.Event, RequestID: ids.Next()}
 	if e.Kind == "receipt" {
 		q.Kind = spec.Receipt
+	} else {
+		// Nor its invoice number: a probe may ask by {invoiceCode}.
+		q.InvoiceCode = q.Code
 	}
 	return q
 }

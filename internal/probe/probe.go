@@ -86,6 +86,23 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("probe %s: %s", e.Probe, e.Reason)
 }
 
+// AskNeverSent asks p about q, a document no one sent: any answer but count
+// 0 is the probe's error, never a verdict on the receiver. A probe that
+// ignores the document it is asked about (a count without its where
+// clause, a variable misspelt) would otherwise pass, or fail, every
+// document on what it holds of others.
+func AskNeverSent(ctx context.Context, p Probe, q Question) error {
+	a, err := p.Ask(ctx, q)
+	if err != nil {
+		return err
+	}
+	if a.Count != 0 {
+		return &Error{Probe: Name(p),
+			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, EnvCode)}
+	}
+	return nil
+}
+
 // parseAnswer reads a probe's answer as the contract (docs/concepts.md,
 // the probe contract) says it: a JSON object, or an array holding one
 // object (as sqlite3 -json prints a row). count is required, a JSON

@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,29 @@ func TestDocumentsJudge(t *testing.T) {
 	}
 }
 
+// TestDocumentsJudgeProbeIgnoringTheDocument: a probe that answers of
+// every document of a kind it holds, not the one asked about (a count
+// without its where clause), is the probe's error, found by asking about
+// a document no sender sent: it read one receiver's one document held.
+func TestDocumentsJudgeProbeIgnoringTheDocument(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body, event string
+	}{
+		{receiptA, "CREATE_RECEIVABLE_DOC"},
+		{invoiceC, "CREATE_PURCHASE_ORDER_INVOICE"},
+	} {
+		d := NewDocuments()
+		d.Observe(docCall(tt.event, tt.body, 200, nil))
+		p := &probe.Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute}
+		v, err := d.Judge(context.Background(), p, 0)
+		var pe *probe.Error
+		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "a document never sent, it answered") {
+			t.Errorf("%s: verdict %+v, err %v; want the probe's error", tt.event, v, err)
+		}
+	}
+}
+
 // A document sent compressed (Content-Encoding: gzip) is the one its
 // decoded body holds: tracked and probed as any other.
 func TestDocumentsOfCompressedBodies(t *testing.T) {
@@ -97,7 +121,7 @@ func TestDocumentsJudgeUnsafeNumber(t *testing.T) {
 	evil := `{"requestId":"r-9","data":{"收款单":{"收款单编号":"X'; DELETE FROM documents; --"}}}`
 	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
 	d.Observe(docCall("CREATE_RECEIVABLE_DOC", evil, 200, nil))
-	p := &probe.Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute}
+	p := &probe.Cmd{Run: `case $WHSIM_CODE in SKD-A) echo '{"count":1,"state":"created"}';; *) echo '{"count":0}';; esac`, Timeout: time.Minute}
 	v, err := d.Judge(context.Background(), p, 0)
 	if err != nil {
 		t.Fatal(err)
