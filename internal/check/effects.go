@@ -39,7 +39,8 @@ const skippedEffects = "effects needs a probe: it would have proved that the rec
 
 // EffectsStats are the figures of the effects check.
 type EffectsStats struct {
-	// Documents is how many documents were probed, load's included.
+	// Documents is how many documents the probe was asked about, load's
+	// included; not those left inconclusive, their calls not accepted.
 	Documents int
 	// Load and LoadHeld are the load documents answered 2xx and how many
 	// of them were probed (all, or a random sample).
@@ -407,7 +408,7 @@ func (r *runner) effects(ctx context.Context) error {
 	if err := r.probeAll(ctx, probed); err != nil {
 		return err
 	}
-	st := &EffectsStats{Documents: len(probed), LoadProbed: len(load), Settle: r.cfg.Settle}
+	st := &EffectsStats{LoadProbed: len(load), Settle: r.cfg.Settle}
 	if r.loadSent != nil {
 		st.Load = r.loadSent.held
 	}
@@ -423,6 +424,9 @@ func (r *runner) effects(ctx context.Context) error {
 			}
 		}
 	}
+	// A document whose own call was not accepted is inconclusive and never
+	// asked about: it is not counted as probed.
+	st.Documents = asked
 	st.NoneHeld = asked > 0 && held == 0
 	r.sum.Effects = st
 	for _, d := range docs {
@@ -434,11 +438,13 @@ func (r *runner) effects(ctx context.Context) error {
 	return nil
 }
 
-// probedKinds are the kinds of docs, in kinds' order.
+// probedKinds are the kinds of the docs the probe is to be asked about,
+// in kinds' order: not of those left inconclusive, whose calls were not
+// accepted (a receiver that takes no receipts may have no store for them).
 func probedKinds(docs []*effDoc) []spec.Kind {
 	var ks []spec.Kind
 	for _, k := range kinds() {
-		if slices.ContainsFunc(docs, func(d *effDoc) bool { return d.q.Kind == k }) {
+		if slices.ContainsFunc(docs, func(d *effDoc) bool { return d.q.Kind == k && d.skip == "" }) {
 			ks = append(ks, k)
 		}
 	}

@@ -757,6 +757,52 @@ func TestEffectsReproBeforeCreate(t *testing.T) {
 	}
 }
 
+// TestEffectsDocumentsProbedAreThoseAsked: documents whose own calls were
+// not accepted are inconclusive and never asked about; the summary's count
+// of documents probed leaves them out (it said 19 probed where 10 were).
+func TestEffectsDocumentsProbedAreThoseAsked(t *testing.T) {
+	var mu sync.Mutex
+	held := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if code, ok := strings.CutPrefix(r.URL.Path, "/probe/invoice/"); ok {
+			if held[code] {
+				fmt.Fprint(w, `{"count":1,"state":"created"}`)
+				return
+			}
+			fmt.Fprint(w, `{"count":0}`)
+			return
+		}
+		var env struct{ Data map[string]any }
+		body, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(body, &env) != nil || env.Data == nil || r.URL.Query().Get("businessType") != "CREATE_PURCHASE_ORDER_INVOICE" {
+			w.WriteHeader(http.StatusUnprocessableEntity) // invoices only
+			return
+		}
+		code, _ := env.Data["code"].(string)
+		held[code] = true
+	}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	var resMu sync.Mutex
+	asked := 0
+	sum, err := Run(context.Background(), cfg, func(r Result) {
+		resMu.Lock()
+		defer resMu.Unlock()
+		if !r.Inconclusive {
+			asked++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Effects == nil || sum.Effects.Documents != asked || sum.Checks[Effects].Warn == 0 {
+		t.Errorf("effects %+v, tally %+v: want %d documents probed, the inconclusive ones left out", sum.Effects, sum.Checks[Effects], asked)
+	}
+}
+
 // TestEffectsNoneHeld: when the probe finds not one document of the run,
 // the likelier fault is the probe asking about other numbers (or another
 // database) than the receiver keeps, and the summary says so.
