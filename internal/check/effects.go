@@ -816,35 +816,69 @@ func lifecycleCause(doubled, seq []*effDoc) string {
 
 // lossCause names the defect behind load documents held not at all when
 // it is not load: every one of them is of a kind whose created case, sent
-// alone, was not held either. "" when some lost document is not
-// explained so.
+// alone, was not held either, or was sent a follow-up (a void, an audit)
+// after which the lifecycle case, sent alone, was not held either (a void
+// that deletes the document). "" when some lost document is not explained
+// so.
 func lossCause(lost, seq []*effDoc) string {
 	if len(lost) == 0 {
 		return ""
 	}
+	gone := func(d *effDoc) bool { return d.skip == "" && d.asks > 0 && !d.met && d.ans.Count == 0 }
 	alone := map[spec.Kind]*effDoc{}
+	after := map[string]*effDoc{} // follow-up event -> the lifecycle case lost after it
 	for _, d := range seq {
-		if d.what == "created" && d.skip == "" && d.asks > 0 && !d.met && d.ans.Count == 0 && alone[d.q.Kind] == nil {
+		switch {
+		case !gone(d):
+		case d.what == "created" && alone[d.q.Kind] == nil:
 			alone[d.q.Kind] = d
+		case d.what == "lifecycle" && len(d.sent) > 1:
+			after[d.sent[1].step.c.Event] = d
 		}
 	}
-	var kinds, names []string
+	var kinds, names, events, lifecycles []string
 	for _, d := range lost {
-		a := alone[d.q.Kind]
-		if a == nil {
+		if a := alone[d.q.Kind]; a != nil {
+			if k := probe.KindWord(d.q.Kind); !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+				names = append(names, a.name)
+			}
+			continue
+		}
+		var l *effDoc
+		if len(d.sent) > 1 {
+			l = after[d.sent[len(d.sent)-1].step.c.Event]
+		}
+		if l == nil {
 			return ""
 		}
-		if k := probe.KindWord(d.q.Kind); !slices.Contains(kinds, k) {
-			kinds = append(kinds, k)
-			names = append(names, a.name)
+		if e := d.sent[len(d.sent)-1].step.c.Event; !slices.Contains(events, e) {
+			events = append(events, e)
+			lifecycles = append(lifecycles, l.name)
 		}
 	}
-	alsoLost := "sent on its own without load, was not held either"
-	if len(names) > 1 {
-		alsoLost = "each sent on its own without load, were not held either"
+	var causes []string
+	if len(kinds) > 0 {
+		alsoLost := "sent on its own without load, was not held either"
+		if len(names) > 1 {
+			alsoLost = "each sent on its own without load, were not held either"
+		}
+		causes = append(causes, fmt.Sprintf("each of them is %s, and %s, %s: the receiver loses %ss busy or not",
+			articled(kinds), strings.Join(names, " and "), alsoLost, strings.Join(kinds, "s and ")))
 	}
-	return fmt.Sprintf("each of them is %s, and %s, %s: the receiver loses %ss busy or not, not a fault under load",
-		articled(kinds), strings.Join(names, " and "), alsoLost, strings.Join(kinds, "s and "))
+	if len(events) > 0 {
+		alsoLost := "sent on its own without load, was not held after it either"
+		if len(lifecycles) > 1 {
+			alsoLost = "each sent on its own without load, were not held after it either"
+		}
+		each := "each of them"
+		if len(kinds) > 0 {
+			each = "the others"
+		}
+		causes = append(causes, fmt.Sprintf("%s was sent %s after its create, and %s, %s: the %s removes the document it applies to, busy or not",
+			each, strings.Join(events, " or "), strings.Join(lifecycles, " and "), alsoLost, strings.Join(events, " or ")))
+	}
+	return strings.Join(causes, "; ") + ", not a fault under load"
 }
 
 // articled is "a receipt", or "an invoice or a receipt".

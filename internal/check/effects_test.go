@@ -49,6 +49,9 @@ type storeDefects struct {
 	// busy or not (as one reading the header under a mis-decoded key);
 	// losesInvoices does so with every invoice.
 	losesReceipts, losesInvoices bool
+	// voidDeletes answers 2xx to a void of a held receipt and deletes it,
+	// where it should mark it voided.
+	voidDeletes bool
 }
 
 const fewLines = 20
@@ -195,6 +198,8 @@ func (s *store) apply(j job) int {
 	case !follow:
 		s.rows[key] = []*row{{probe.StateCreated, j.lines, true}}
 	case s.d.neverVoids && j.event == "ABANDON_RECEIVABLE_DOC":
+	case s.d.voidDeletes && j.event == "ABANDON_RECEIVABLE_DOC" && len(rows) > 0:
+		delete(s.rows, key)
 	case s.d.voidInserts && j.event == "ABANDON_RECEIVABLE_DOC" && len(rows) > 0:
 		s.rows[key] = append(rows, &row{probe.StateVoided, j.lines, true})
 	case len(rows) > 0:
@@ -406,6 +411,10 @@ func TestEffectsLoadLossIsNotLoad(t *testing.T) {
 			"16 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is a receipt, and created/CREATE_RECEIVABLE_DOC/described, sent on its own without load, was not held either: the receiver loses receipts busy or not, not a fault under load; first: receipt SKD-"},
 		{"loses everything", storeDefects{losesReceipts: true, losesInvoices: true},
 			"32 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is an invoice or a receipt, and created/CREATE_PURCHASE_ORDER_INVOICE/described and created/CREATE_RECEIVABLE_DOC/described, each sent on its own without load, were not held either: the receiver loses invoices and receipts busy or not, not a fault under load; first: "},
+		// A void that deletes the receipt: every voided load receipt is
+		// gone, as the lifecycle case's is, busy or not.
+		{"void deletes", storeDefects{voidDeletes: true},
+			"16 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them was sent ABANDON_RECEIVABLE_DOC after its create, and lifecycle/ABANDON_RECEIVABLE_DOC/after-create, sent on its own without load, was not held after it either: the ABANDON_RECEIVABLE_DOC removes the document it applies to, busy or not, not a fault under load; first: receipt SKD-"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
