@@ -351,7 +351,7 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 // probeSanity asks about a document of each of ks that cannot exist: a
 // probe that cannot answer count 0 for it is the probe's error, not the
 // receiver's. The run asks before the first case (round 0) and again,
-// about the kinds it is to probe, once its documents are sent (round 1): a
+// about the kinds it probed, once its documents are probed (round 1): a
 // probe that ignores the document it is asked about answers 0 on a store
 // still empty, and then the count of every document the receiver holds.
 func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind) error {
@@ -402,10 +402,13 @@ func (r *runner) effects(ctx context.Context) error {
 		return nil
 	}
 	probed := append(docs, load...)
-	if err := r.probeSanity(ctx, 1, probedKinds(probed)...); err != nil {
+	if err := r.probeAll(ctx, probed); err != nil {
 		return err
 	}
-	if err := r.probeAll(ctx, probed); err != nil {
+	// Once the documents' answers are in (a receiver storing from a queue
+	// has stored by then what it will): a probe that ignores the document
+	// it is asked about answers of those the receiver holds.
+	if err := r.probeSanity(ctx, 1, probedKinds(probed)...); err != nil {
 		return err
 	}
 	st := &EffectsStats{LoadProbed: len(load), Settle: r.cfg.Settle}

@@ -126,16 +126,16 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		res.Reason = fmt.Sprintf("%s %s: %s: the call itself was not accepted, so what was stored cannot be judged; calls: %s", e.Kind, q.Code, notTaken, callText)
 		return res, nil
 	}
-	// Asked again now that the document is sent: a probe that ignores the
+	want := expect{state: e.WantState, lines: e.WantLines}
+	a, err := askUntil(ctx, cfg, q, want)
+	if err != nil {
+		return RerunResult{}, err
+	}
+	// Asked again once the document is probed: a probe that ignores the
 	// document it is asked about answered count 0 before anything was
 	// sent to a receiver that held nothing (one CI starts afresh for the
 	// rerun), and would read this, the one document it holds, FIXED.
 	if err := probe.AskNeverSent(ctx, cfg.Probe, neverSent(e, cfg.IDs)); err != nil {
-		return RerunResult{}, err
-	}
-	want := expect{state: e.WantState, lines: e.WantLines}
-	a, err := askUntil(ctx, cfg, q, want)
-	if err != nil {
 		return RerunResult{}, err
 	}
 	wantText := "held once"

@@ -197,19 +197,7 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		open = append(open, doc)
 	}
 	v.Asked = len(open)
-	// A probe that ignores the document it is asked about (a count
-	// without its where clause, a variable misspelt) answers of the
-	// documents the receiver holds: asked about one no sender sent, of
-	// each kind it is to ask about, it must say count 0.
-	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
-		i := slices.IndexFunc(open, func(doc *Doc) bool { return doc.Q.Kind == k })
-		if i < 0 {
-			continue
-		}
-		if err := probe.AskNeverSent(ctx, p, neverSent(open[i].Q)); err != nil {
-			return v, err
-		}
-	}
+	asked := open
 	deadline := time.Now().Add(settle)
 	wait := 25 * time.Millisecond
 	for {
@@ -249,6 +237,20 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		wait = min(2*wait, 400*time.Millisecond)
 	}
 	v.Asked -= len(v.Unasked)
+	// A probe that ignores the document it is asked about (a count
+	// without its where clause, a variable misspelt) answers of the
+	// documents the receiver holds: asked about one no sender sent, of
+	// each kind it asked about, once their answers are in, it must say
+	// count 0.
+	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
+		i := slices.IndexFunc(asked, func(doc *Doc) bool { return doc.Q.Kind == k && doc.Unsafe == nil })
+		if i < 0 {
+			continue
+		}
+		if err := probe.AskNeverSent(ctx, p, neverSent(asked[i].Q)); err != nil {
+			return v, err
+		}
+	}
 	for _, doc := range d.order {
 		switch {
 		case doc.Want == "" || doc.Unsafe != nil:

@@ -103,12 +103,12 @@ stored, not only what it answered. The probe's contract (stable):
       state "VOIDED" (lower() it), a member given twice, more than 1 MiB.
 
 Before the first case whsim asks about a document that cannot exist and
-expects count 0, and again, of each kind, once the run's documents are sent
-(a probe that ignores the document it is asked about, a count without its
-where clause, answers 0 only on an empty store): a probe that cannot be
-reached, times out, exits non-zero, prints something unreadable or holds a
-document never sent is the probe's error, said once, exit 2, and never
-blamed on the receiver. Documents are probed together at the end of
+expects count 0, and again, of each kind, once the run's documents are
+probed (a probe that ignores the document it is asked about, a count
+without its where clause, answers 0 only on an empty store): a probe that
+cannot be reached, times out, exits non-zero, prints something unreadable
+or holds a document never sent is the probe's error, said once, exit 2,
+and never blamed on the receiver. Documents are probed together at the end of
 their sequence; one whose answer does not match yet is asked again with
 backoff until --settle runs out (default 2s: a receiver that answers first
 and stores from a queue stores within a second or so). Document numbers,
