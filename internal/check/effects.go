@@ -260,6 +260,10 @@ type effDoc struct {
 	// whose copies arrived at once under one requestId: whether it was
 	// doubled too tells a race from the requestId trap.
 	twin *effDoc
+	// alone, for a create then a follow-up (lifecycle), is the created
+	// case of its kind: held, it tells a follow-up that removed the
+	// document from a create never stored.
+	alone *effDoc
 }
 
 // effects builds the documents of the effects check.
@@ -313,6 +317,9 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		data := b.g.DataFor(t.create, spec.Described, t.follow)
 		d, c := newDoc("lifecycle", t.follow.Name+"/after-create", t.create, spec.Described, b.g.Envelope(t.create, spec.Described, data))
 		d.want.state = t.state
+		if i := slices.IndexFunc(docs, func(o *effDoc) bool { return o.name == "created/"+t.create.Name+"/"+string(spec.Described) }); i >= 0 {
+			d.alone = docs[i]
+		}
 		d.steps = []effStep{{c: c}, {c: follow(d, t.follow, spec.Described, data)}}
 		docs = append(docs, d)
 
@@ -627,6 +634,10 @@ func (r *runner) defect(d *effDoc) string {
 		settled = fmt.Sprintf(" (still so %s after its last call)", r.cfg.Settle)
 	}
 	switch {
+	case a.Count == 0 && d.what == "lifecycle" && len(d.sent) > 1 && d.alone != nil && d.alone.met:
+		ev := d.sent[1].step.c.Event
+		return fmt.Sprintf("holds nothing for it after %s answered %s, though %s is held: the %s removed the document instead of marking it %s",
+			ev, statusWord(d.sent[1]), d.alone.name, ev, d.want.state) + settled
 	case a.Count == 0:
 		return "holds nothing for it although every call got 2xx: the document was acknowledged and lost" + settled
 	case a.Count > 1:

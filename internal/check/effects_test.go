@@ -287,6 +287,7 @@ func TestEffects(t *testing.T) {
 		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost", "", 0},
 		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent", "", 0},
 		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy", "", 0},
+		{"deletes a voided receipt", storeDefects{voidDeletes: true}, 0, "holds nothing for it after ABANDON_RECEIVABLE_DOC answered 200, though created/CREATE_RECEIVABLE_DOC/described is held: the ABANDON_RECEIVABLE_DOC removed the document instead of marking it voided", "", 0},
 		// The requestId trap: the same document under new requestIds.
 		{"de-duplicates on requestId alone", storeDefects{keysOnRequestID: true}, 0, "the receiver de-duplicates on requestId, not on the document", "/" + newRequestID + "-", 4},
 	}
