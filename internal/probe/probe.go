@@ -319,9 +319,14 @@ type tmplPart struct {
 }
 
 // ParseURL reads a --probe template: an http or https URL holding
-// placeholders in braces, each escaped for where it stands.
+// placeholders in braces, each escaped for where it stands. The probe asks
+// with client's transport and time limit, and follows no redirect, however
+// client was set: a followed one would carry the probe's headers (a debug
+// endpoint's token) to wherever the answer points.
 func ParseURL(tmpl string, client *http.Client, header http.Header) (*httpProbe, error) {
-	p := &httpProbe{Client: client, Header: header, tmpl: tmpl}
+	noFollow := *client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	p := &httpProbe{Client: &noFollow, Header: header, tmpl: tmpl}
 	query := false
 	rest := tmpl
 	for rest != "" {
@@ -441,6 +446,12 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + p.shown(q) + ": reading the answer: " + shortNetErr(err)}
 	case res.StatusCode == http.StatusNotFound:
 		return Answer{Lines: -1, Raw: "404"}, nil
+	case res.StatusCode >= 300 && res.StatusCode < 400 && res.Header.Get("Location") != "":
+		// whsim's client follows no redirect (a followed one would carry
+		// the probe's headers elsewhere): say where it leads, a
+		// credential in it masked.
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s got %d, a redirect to %s: whsim follows none, give --probe the URL it leads to",
+			p.shown(q), res.StatusCode, redact(termsafe.Text(res.Header.Get("Location"))))}
 	case res.StatusCode != http.StatusOK:
 		why := fmt.Sprintf("GET %s got %d, want 200 with a JSON object or 404", p.shown(q), res.StatusCode)
 		if s := shorten(body); s != "" {

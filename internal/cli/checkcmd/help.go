@@ -81,7 +81,8 @@ stored, not only what it answered. The probe's contract (stable):
       {invoiceCode} (a described invoice's invoice number, else empty),
       {event} and {requestId} (of the call that created the document) are
       filled in, escaped for the path or the query. 404 means it holds
-      nothing. --probe-header adds headers; --timeout and the TLS flags apply.
+      nothing; a redirect is not followed. --probe-header adds headers;
+      --timeout and the TLS flags apply.
       A credential in its query or its headers is masked where whsim shows
       it, read from $PROBE_<NAME> in the commands it prints ($PROBE_TOKEN),
       and not kept in a report: --rerun asks for --probe again.
