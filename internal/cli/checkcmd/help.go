@@ -109,8 +109,8 @@ probed (a probe that ignores the document it is asked about, a count
 without its where clause, answers 0 only on an empty store): a probe that
 cannot be reached, times out, exits non-zero, prints something unreadable
 or holds a document never sent is the probe's error, said once, exit 2,
-and never blamed on the receiver. Documents are probed together at the end of
-their sequence; one whose answer does not match yet is asked again with
+and never blamed on the receiver. Documents are probed together at the end
+of their sequence; one whose answer does not match yet is asked again with
 backoff until --settle runs out (default 2s: a receiver that answers first
 and stores from a queue stores within a second or so). Document numbers,
 requestIds and webhook-ids are fresh per run, even with --seed, so that a
