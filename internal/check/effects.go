@@ -53,6 +53,10 @@ type EffectsStats struct {
 	// NoneHeld: the probe held not one document of the run, likelier a
 	// probe asking about other numbers than a receiver losing them all.
 	NoneHeld bool
+	// NoneHeldOf are the kinds ("receipt") of which the probe held not one
+	// document while it held others': a probe asking another table or
+	// number for that kind, as likely as a receiver losing all of it.
+	NoneHeldOf []string
 }
 
 // numbering gives the documents whsim probes their numbers and, with a
@@ -423,14 +427,17 @@ func (r *runner) effects(ctx context.Context) error {
 		st.Load = r.loadSent.held
 	}
 	asked, held := 0, 0
+	askedOf, heldOf := map[spec.Kind]int{}, map[spec.Kind]int{}
 	for _, d := range probed {
 		if d.met && d.took > st.Slowest {
 			st.Slowest, st.SlowestDoc = d.took, probe.KindWord(d.q.Kind)+" "+d.q.Code
 		}
 		if d.asks > 0 {
 			asked++
+			askedOf[d.q.Kind]++
 			if d.ans.Count > 0 {
 				held++
+				heldOf[d.q.Kind]++
 			}
 		}
 	}
@@ -438,6 +445,11 @@ func (r *runner) effects(ctx context.Context) error {
 	// asked about: it is not counted as probed.
 	st.Documents = asked
 	st.NoneHeld = asked > 0 && held == 0
+	for _, k := range kinds() {
+		if !st.NoneHeld && askedOf[k] > 0 && heldOf[k] == 0 {
+			st.NoneHeldOf = append(st.NoneHeldOf, probe.KindWord(k))
+		}
+	}
 	r.sum.Effects = st
 	for _, d := range docs {
 		r.report(r.judgeDoc(d))

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -848,8 +849,23 @@ func TestEffectsNoneHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	// checkout.CheckSummary says it (TestCheckSummaryText).
-	if sum.Effects == nil || !sum.Effects.NoneHeld {
+	if sum.Effects == nil || !sum.Effects.NoneHeld || sum.Effects.NoneHeldOf != nil {
 		t.Errorf("effects %+v, want NoneHeld", sum.Effects)
+	}
+}
+
+// TestEffectsNoneHeldOfAKind: when the probe finds every invoice and not
+// one receipt, a probe asking another table or number for receipts is as
+// likely as a receiver losing them all, and the summary says so.
+func TestEffectsNoneHeldOfAKind(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{losesReceipts: true}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+	sum, _ := runAll(t, cfg)
+	// checkout.CheckSummary says it (TestCheckSummaryText).
+	if sum.Effects == nil || sum.Effects.NoneHeld || !slices.Equal(sum.Effects.NoneHeldOf, []string{"receipt"}) {
+		t.Errorf("effects %+v, want none held of receipts", sum.Effects)
 	}
 }
 
