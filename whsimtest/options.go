@@ -201,7 +201,8 @@ func WithLoad(calls, concurrency int) Option {
 // WithProbe enables the effects check: after the calls, f is asked what
 // the receiver's store holds for each document (whsim check --probe, as a
 // Go function reading the store directly). It is first asked about a
-// document that cannot exist, and must answer Count 0. It is called from
+// document that cannot exist, and again about one of each kind once the
+// documents are probed, and must answer Count 0. It is called from
 // several goroutines at once: read the store as the handler writes it.
 func WithProbe(f ProbeFunc) Option {
 	return func(s *settings) {

@@ -12,9 +12,9 @@ import (
 
 // Document is a document whsim asks the receiver's store about: one it
 // sent in the effects check, or one that cannot exist (the sanity
-// question asked first, whose answer must be Count 0). The fields are
-// those the CLI's probe contract fills (docs/concepts.md, "The probe
-// contract").
+// question asked first, and of each kind once the documents are probed,
+// whose answer must be Count 0). The fields are those the CLI's probe
+// contract fills (docs/concepts.md, "The probe contract").
 type Document struct {
 	// Kind is "invoice" (a purchase invoice) or "receipt" (a receipt
 	// document).

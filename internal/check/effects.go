@@ -39,7 +39,8 @@ const skippedEffects = "effects needs a probe: it would have proved that the rec
 
 // EffectsStats are the figures of the effects check.
 type EffectsStats struct {
-	// Documents is how many documents were probed, load's included.
+	// Documents is how many documents the probe was asked about, load's
+	// included; not those left inconclusive, their calls not accepted.
 	Documents int
 	// Load and LoadHeld are the load documents answered 2xx and how many
 	// of them were probed (all, or a random sample).
@@ -52,6 +53,10 @@ type EffectsStats struct {
 	// NoneHeld: the probe held not one document of the run, likelier a
 	// probe asking about other numbers than a receiver losing them all.
 	NoneHeld bool
+	// NoneHeldOf are the kinds ("receipt") of which the probe held not one
+	// document while it held others': a probe asking another table or
+	// number for that kind, as likely as a receiver losing all of it.
+	NoneHeldOf []string
 }
 
 // numbering gives the documents whsim probes their numbers and, with a
@@ -259,6 +264,10 @@ type effDoc struct {
 	// whose copies arrived at once under one requestId: whether it was
 	// doubled too tells a race from the requestId trap.
 	twin *effDoc
+	// alone, for a create then a follow-up (lifecycle), is the created
+	// case of its kind: held, it tells a follow-up that removed the
+	// document from a create never stored.
+	alone *effDoc
 }
 
 // effects builds the documents of the effects check.
@@ -312,6 +321,9 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		data := b.g.DataFor(t.create, spec.Described, t.follow)
 		d, c := newDoc("lifecycle", t.follow.Name+"/after-create", t.create, spec.Described, b.g.Envelope(t.create, spec.Described, data))
 		d.want.state = t.state
+		if i := slices.IndexFunc(docs, func(o *effDoc) bool { return o.name == "created/"+t.create.Name+"/"+string(spec.Described) }); i >= 0 {
+			d.alone = docs[i]
+		}
 		d.steps = []effStep{{c: c}, {c: follow(d, t.follow, spec.Described, data)}}
 		docs = append(docs, d)
 
@@ -347,27 +359,28 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 	return docs
 }
 
-// probeSanity asks about a document that cannot exist before the first
-// case: a probe that cannot answer that is the probe's error, not the
-// receiver's.
-func (r *runner) probeSanity(ctx context.Context) error {
+// probeSanity asks about a document of each of ks that cannot exist: a
+// probe that cannot answer count 0 for it is the probe's error, not the
+// receiver's. The run asks before the first case (round 0) and again,
+// about the kinds it probed, once its documents are probed (round 1): a
+// probe that ignores the document it is asked about answers 0 on a store
+// still empty, and then the count of every document the receiver holds.
+func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind) error {
 	n := r.cases.numbers
-	q := probe.Question{Kind: spec.Invoice, Code: "CGFP-" + n.tag + "-NONE", Event: r.cases.creates[spec.Invoice].Name,
-		RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 0)}
-	return askNeverSent(ctx, r.cfg.Probe, q)
-}
-
-// askNeverSent asks p about q, a document never sent: any answer but count
-// 0 is the probe's error (one that ignores the document it is asked about
-// would pass every document), before anything is sent.
-func askNeverSent(ctx context.Context, p probe.Probe, q probe.Question) error {
-	a, err := p.Ask(ctx, q)
-	if err != nil {
-		return err
-	}
-	if a.Count != 0 {
-		return &probe.Error{Probe: probe.Name(p),
-			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, probe.EnvCode)}
+	for i, k := range ks {
+		code := "CGFP-" + n.tag + "-NONE"
+		if k == spec.Receipt {
+			code = "SKD-" + n.tag + "-NONE"
+		}
+		q := probe.Question{Kind: k, Code: code, Event: r.cases.creates[k].Name,
+			RequestID: reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 2*round+uint64(i))}
+		if k == spec.Invoice {
+			// Nor its invoice number: a probe may ask by {invoiceCode}.
+			q.InvoiceCode = code
+		}
+		if err := probe.AskNeverSent(ctx, r.cfg.Probe, q); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -403,23 +416,40 @@ func (r *runner) effects(ctx context.Context) error {
 	if err := r.probeAll(ctx, probed); err != nil {
 		return err
 	}
-	st := &EffectsStats{Documents: len(probed), LoadProbed: len(load), Settle: r.cfg.Settle}
+	// Once the documents' answers are in (a receiver storing from a queue
+	// has stored by then what it will): a probe that ignores the document
+	// it is asked about answers of those the receiver holds.
+	if err := r.probeSanity(ctx, 1, probedKinds(probed)...); err != nil {
+		return err
+	}
+	st := &EffectsStats{LoadProbed: len(load), Settle: r.cfg.Settle}
 	if r.loadSent != nil {
 		st.Load = r.loadSent.held
 	}
 	asked, held := 0, 0
+	askedOf, heldOf := map[spec.Kind]int{}, map[spec.Kind]int{}
 	for _, d := range probed {
 		if d.met && d.took > st.Slowest {
 			st.Slowest, st.SlowestDoc = d.took, probe.KindWord(d.q.Kind)+" "+d.q.Code
 		}
 		if d.asks > 0 {
 			asked++
+			askedOf[d.q.Kind]++
 			if d.ans.Count > 0 {
 				held++
+				heldOf[d.q.Kind]++
 			}
 		}
 	}
+	// A document whose own call was not accepted is inconclusive and never
+	// asked about: it is not counted as probed.
+	st.Documents = asked
 	st.NoneHeld = asked > 0 && held == 0
+	for _, k := range kinds() {
+		if !st.NoneHeld && askedOf[k] > 0 && heldOf[k] == 0 {
+			st.NoneHeldOf = append(st.NoneHeldOf, probe.KindWord(k))
+		}
+	}
 	r.sum.Effects = st
 	for _, d := range docs {
 		r.report(r.judgeDoc(d))
@@ -428,6 +458,19 @@ func (r *runner) effects(ctx context.Context) error {
 		r.report(r.judgeLoad(load, st, docs))
 	}
 	return nil
+}
+
+// probedKinds are the kinds of the docs the probe is to be asked about,
+// in kinds' order: not of those left inconclusive, whose calls were not
+// accepted (a receiver that takes no receipts may have no store for them).
+func probedKinds(docs []*effDoc) []spec.Kind {
+	var ks []spec.Kind
+	for _, k := range kinds() {
+		if slices.ContainsFunc(docs, func(d *effDoc) bool { return d.q.Kind == k && d.skip == "" }) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // sendDoc delivers a document's sequence in turn; an early call that got
@@ -603,6 +646,10 @@ func (r *runner) defect(d *effDoc) string {
 		settled = fmt.Sprintf(" (still so %s after its last call)", r.cfg.Settle)
 	}
 	switch {
+	case a.Count == 0 && d.what == "lifecycle" && len(d.sent) > 1 && d.alone != nil && d.alone.met:
+		ev := d.sent[1].step.c.Event
+		return fmt.Sprintf("holds nothing for it after %s answered %s, though %s is held: the %s removed the document instead of marking it %s",
+			ev, statusWord(d.sent[1]), d.alone.name, ev, d.want.state) + settled
 	case a.Count == 0:
 		return "holds nothing for it although every call got 2xx: the document was acknowledged and lost" + settled
 	case a.Count > 1:
@@ -795,35 +842,69 @@ func lifecycleCause(doubled, seq []*effDoc) string {
 
 // lossCause names the defect behind load documents held not at all when
 // it is not load: every one of them is of a kind whose created case, sent
-// alone, was not held either. "" when some lost document is not
-// explained so.
+// alone, was not held either, or was sent a follow-up (a void, an audit)
+// after which the lifecycle case, sent alone, was not held either (a void
+// that deletes the document). "" when some lost document is not explained
+// so.
 func lossCause(lost, seq []*effDoc) string {
 	if len(lost) == 0 {
 		return ""
 	}
+	gone := func(d *effDoc) bool { return d.skip == "" && d.asks > 0 && !d.met && d.ans.Count == 0 }
 	alone := map[spec.Kind]*effDoc{}
+	after := map[string]*effDoc{} // follow-up event -> the lifecycle case lost after it
 	for _, d := range seq {
-		if d.what == "created" && d.skip == "" && d.asks > 0 && !d.met && d.ans.Count == 0 && alone[d.q.Kind] == nil {
+		switch {
+		case !gone(d):
+		case d.what == "created" && alone[d.q.Kind] == nil:
 			alone[d.q.Kind] = d
+		case d.what == "lifecycle" && len(d.sent) > 1:
+			after[d.sent[1].step.c.Event] = d
 		}
 	}
-	var kinds, names []string
+	var kinds, names, events, lifecycles []string
 	for _, d := range lost {
-		a := alone[d.q.Kind]
-		if a == nil {
+		if a := alone[d.q.Kind]; a != nil {
+			if k := probe.KindWord(d.q.Kind); !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+				names = append(names, a.name)
+			}
+			continue
+		}
+		var l *effDoc
+		if len(d.sent) > 1 {
+			l = after[d.sent[len(d.sent)-1].step.c.Event]
+		}
+		if l == nil {
 			return ""
 		}
-		if k := probe.KindWord(d.q.Kind); !slices.Contains(kinds, k) {
-			kinds = append(kinds, k)
-			names = append(names, a.name)
+		if e := d.sent[len(d.sent)-1].step.c.Event; !slices.Contains(events, e) {
+			events = append(events, e)
+			lifecycles = append(lifecycles, l.name)
 		}
 	}
-	alsoLost := "sent on its own without load, was not held either"
-	if len(names) > 1 {
-		alsoLost = "each sent on its own without load, were not held either"
+	var causes []string
+	if len(kinds) > 0 {
+		alsoLost := "sent on its own without load, was not held either"
+		if len(names) > 1 {
+			alsoLost = "each sent on its own without load, were not held either"
+		}
+		causes = append(causes, fmt.Sprintf("each of them is %s, and %s, %s: the receiver loses %ss busy or not",
+			articled(kinds), strings.Join(names, " and "), alsoLost, strings.Join(kinds, "s and ")))
 	}
-	return fmt.Sprintf("each of them is %s, and %s, %s: the receiver loses %ss busy or not, not a fault under load",
-		articled(kinds), strings.Join(names, " and "), alsoLost, strings.Join(kinds, "s and "))
+	if len(events) > 0 {
+		alsoLost := "sent on its own without load, was not held after it either"
+		if len(lifecycles) > 1 {
+			alsoLost = "each sent on its own without load, were not held after it either"
+		}
+		each := "each of them"
+		if len(kinds) > 0 {
+			each = "the others"
+		}
+		causes = append(causes, fmt.Sprintf("%s was sent %s after its create, and %s, %s: the %s removes the document it applies to, busy or not",
+			each, strings.Join(events, " or "), strings.Join(lifecycles, " and "), alsoLost, strings.Join(events, " or ")))
+	}
+	return strings.Join(causes, "; ") + ", not a fault under load"
 }
 
 // articled is "a receipt", or "an invoice or a receipt".

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,9 @@ type storeDefects struct {
 	// busy or not (as one reading the header under a mis-decoded key);
 	// losesInvoices does so with every invoice.
 	losesReceipts, losesInvoices bool
+	// voidDeletes answers 2xx to a void of a held receipt and deletes it,
+	// where it should mark it voided.
+	voidDeletes bool
 }
 
 const fewLines = 20
@@ -195,6 +199,8 @@ func (s *store) apply(j job) int {
 	case !follow:
 		s.rows[key] = []*row{{probe.StateCreated, j.lines, true}}
 	case s.d.neverVoids && j.event == "ABANDON_RECEIVABLE_DOC":
+	case s.d.voidDeletes && j.event == "ABANDON_RECEIVABLE_DOC" && len(rows) > 0:
+		delete(s.rows, key)
 	case s.d.voidInserts && j.event == "ABANDON_RECEIVABLE_DOC" && len(rows) > 0:
 		s.rows[key] = append(rows, &row{probe.StateVoided, j.lines, true})
 	case len(rows) > 0:
@@ -282,6 +288,7 @@ func TestEffects(t *testing.T) {
 		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost", "", 0},
 		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent", "", 0},
 		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy", "", 0},
+		{"deletes a voided receipt", storeDefects{voidDeletes: true}, 0, "holds nothing for it after ABANDON_RECEIVABLE_DOC answered 200, though created/CREATE_RECEIVABLE_DOC/described is held: the ABANDON_RECEIVABLE_DOC removed the document instead of marking it voided", "", 0},
 		// The requestId trap: the same document under new requestIds.
 		{"de-duplicates on requestId alone", storeDefects{keysOnRequestID: true}, 0, "the receiver de-duplicates on requestId, not on the document", "/" + newRequestID + "-", 4},
 	}
@@ -406,6 +413,10 @@ func TestEffectsLoadLossIsNotLoad(t *testing.T) {
 			"16 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is a receipt, and created/CREATE_RECEIVABLE_DOC/described, sent on its own without load, was not held either: the receiver loses receipts busy or not, not a fault under load; first: receipt SKD-"},
 		{"loses everything", storeDefects{losesReceipts: true, losesInvoices: true},
 			"32 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is an invoice or a receipt, and created/CREATE_PURCHASE_ORDER_INVOICE/described and created/CREATE_RECEIVABLE_DOC/described, each sent on its own without load, were not held either: the receiver loses invoices and receipts busy or not, not a fault under load; first: "},
+		// A void that deletes the receipt: every voided load receipt is
+		// gone, as the lifecycle case's is, busy or not.
+		{"void deletes", storeDefects{voidDeletes: true},
+			"16 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them was sent ABANDON_RECEIVABLE_DOC after its create, and lifecycle/ABANDON_RECEIVABLE_DOC/after-create, sent on its own without load, was not held after it either: the ABANDON_RECEIVABLE_DOC removes the document it applies to, busy or not, not a fault under load; first: receipt SKD-"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -527,6 +538,88 @@ func TestProbeSanity(t *testing.T) {
 	}
 	if n := calls.Load(); n != 0 {
 		t.Errorf("%d calls made before the probe was found wrong, want 0", n)
+	}
+}
+
+// TestProbeSanityOnceDocumentsAreHeld: a probe that ignores the document it
+// is asked about (a count without its where clause) answers count 0 before
+// the first case, on a receiver that holds nothing yet, and then the count
+// of every document of the kind: asked again about a document never sent
+// once the run's documents are probed, it is the probe's error, not a
+// verdict of doubles on each document. A receiver storing from a queue may
+// hold nothing yet when the calls are answered: here it stores them when
+// the probe first asks about one of the run's documents.
+func TestProbeSanityOnceDocumentsAreHeld(t *testing.T) {
+	for _, tt := range []struct {
+		ignored string // the kind the probe counts whole
+		queued  bool   // stores when first asked about a document
+	}{{"invoice", false}, {"receipt", false}, {"invoice", true}} {
+		t.Run(fmt.Sprintf("%s queued %v", tt.ignored, tt.queued), func(t *testing.T) {
+			var mu sync.Mutex
+			held := map[string]map[string]bool{} // kind -> codes
+			var queue [][2]string                // kind, code
+			store := func(kind, code string) {
+				if held[kind] == nil {
+					held[kind] = map[string]bool{}
+				}
+				held[kind][code] = true
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				if kind, code, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/probe/"), "/"); ok && r.Method == http.MethodGet {
+					if !strings.HasSuffix(code, "-NONE") {
+						for _, q := range queue {
+							store(q[0], q[1])
+						}
+						queue = nil
+					}
+					n := 0
+					switch {
+					case kind == tt.ignored:
+						n = len(held[kind]) // every document of the kind
+					case held[kind][code]:
+						n = 1
+					}
+					fmt.Fprintf(w, `{"count":%d,"state":"created"}`, n)
+					return
+				}
+				var env struct{ Data map[string]any }
+				body, _ := io.ReadAll(r.Body)
+				if json.Unmarshal(body, &env) != nil || env.Data == nil {
+					w.WriteHeader(http.StatusBadRequest)
+					return
+				}
+				kind, code := "invoice", env.Data["code"]
+				if h, ok := env.Data["收款单"].(map[string]any); ok {
+					kind, code = "receipt", h["收款单编号"]
+				}
+				if c, ok := code.(string); ok && tt.queued {
+					queue = append(queue, [2]string{kind, c})
+				} else if ok {
+					store(kind, c)
+				}
+			}))
+			defer srv.Close()
+			cfg := probeConfig(t, srv.URL)
+			cfg.Checks, cfg.Settle = []string{Effects}, 0
+			var judgedMu sync.Mutex
+			var judged []Result
+			_, err := Run(context.Background(), cfg, func(r Result) {
+				judgedMu.Lock()
+				defer judgedMu.Unlock()
+				judged = append(judged, r)
+			})
+			pe, ok := err.(*probe.Error)
+			if !ok || !strings.Contains(pe.Reason, "-NONE, a document never sent, it answered") {
+				t.Fatalf("err = %v, want a probe.Error about a document never sent", err)
+			}
+			for _, r := range judged {
+				if r.Case.Check == Effects {
+					t.Errorf("%s judged %v: %s; want no verdict on the receiver", r.Case.Name, r.Verdict, r.Reason)
+				}
+			}
+		})
 	}
 }
 
@@ -693,6 +786,52 @@ func TestEffectsReproBeforeCreate(t *testing.T) {
 	}
 }
 
+// TestEffectsDocumentsProbedAreThoseAsked: documents whose own calls were
+// not accepted are inconclusive and never asked about; the summary's count
+// of documents probed leaves them out (it said 19 probed where 10 were).
+func TestEffectsDocumentsProbedAreThoseAsked(t *testing.T) {
+	var mu sync.Mutex
+	held := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if code, ok := strings.CutPrefix(r.URL.Path, "/probe/invoice/"); ok {
+			if held[code] {
+				fmt.Fprint(w, `{"count":1,"state":"created"}`)
+				return
+			}
+			fmt.Fprint(w, `{"count":0}`)
+			return
+		}
+		var env struct{ Data map[string]any }
+		body, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(body, &env) != nil || env.Data == nil || r.URL.Query().Get("businessType") != "CREATE_PURCHASE_ORDER_INVOICE" {
+			w.WriteHeader(http.StatusUnprocessableEntity) // invoices only
+			return
+		}
+		code, _ := env.Data["code"].(string)
+		held[code] = true
+	}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	var resMu sync.Mutex
+	asked := 0
+	sum, err := Run(context.Background(), cfg, func(r Result) {
+		resMu.Lock()
+		defer resMu.Unlock()
+		if !r.Inconclusive {
+			asked++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Effects == nil || sum.Effects.Documents != asked || sum.Checks[Effects].Warn == 0 {
+		t.Errorf("effects %+v, tally %+v: want %d documents probed, the inconclusive ones left out", sum.Effects, sum.Checks[Effects], asked)
+	}
+}
+
 // TestEffectsNoneHeld: when the probe finds not one document of the run,
 // the likelier fault is the probe asking about other numbers (or another
 // database) than the receiver keeps, and the summary says so.
@@ -710,8 +849,23 @@ func TestEffectsNoneHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	// checkout.CheckSummary says it (TestCheckSummaryText).
-	if sum.Effects == nil || !sum.Effects.NoneHeld {
+	if sum.Effects == nil || !sum.Effects.NoneHeld || sum.Effects.NoneHeldOf != nil {
 		t.Errorf("effects %+v, want NoneHeld", sum.Effects)
+	}
+}
+
+// TestEffectsNoneHeldOfAKind: when the probe finds every invoice and not
+// one receipt, a probe asking another table or number for receipts is as
+// likely as a receiver losing them all, and the summary says so.
+func TestEffectsNoneHeldOfAKind(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{losesReceipts: true}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+	sum, _ := runAll(t, cfg)
+	// checkout.CheckSummary says it (TestCheckSummaryText).
+	if sum.Effects == nil || sum.Effects.NoneHeld || !slices.Equal(sum.Effects.NoneHeldOf, []string{"receipt"}) {
+		t.Errorf("effects %+v, want none held of receipts", sum.Effects)
 	}
 }
 

@@ -392,7 +392,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 	// As a run does, before the first call: a probe that does not answer
 	// count 0 for a document never sent would read every document FIXED.
 	if i := slices.IndexFunc(cases, func(c Failed) bool { return c.Effects != nil && !c.Effects.Load }); i >= 0 && cfg.Probe != nil {
-		if err := askNeverSent(ctx, cfg.Probe, neverSent(cases[i].Effects, cfg.IDs)); err != nil {
+		if err := probe.AskNeverSent(ctx, cfg.Probe, neverSent(cases[i].Effects, cfg.IDs)); err != nil {
 			return err
 		}
 	}

@@ -131,6 +131,13 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	if err != nil {
 		return RerunResult{}, err
 	}
+	// Asked again once the document is probed: a probe that ignores the
+	// document it is asked about answered count 0 before anything was
+	// sent to a receiver that held nothing (one CI starts afresh for the
+	// rerun), and would read this, the one document it holds, FIXED.
+	if err := probe.AskNeverSent(ctx, cfg.Probe, neverSent(e, cfg.IDs)); err != nil {
+		return RerunResult{}, err
+	}
 	wantText := "held once"
 	if want.state != "" {
 		wantText += ", " + want.state
@@ -210,6 +217,9 @@ func neverSent(e *EffectsRecord, ids *reqid.IDs) probe.Question {
 	q := probe.Question{Kind: spec.Invoice, Code: code + "-NONE", Event: e.Event, RequestID: ids.Next()}
 	if e.Kind == "receipt" {
 		q.Kind = spec.Receipt
+	} else {
+		// Nor its invoice number: a probe may ask by {invoiceCode}.
+		q.InvoiceCode = q.Code
 	}
 	return q
 }

@@ -86,6 +86,23 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("probe %s: %s", e.Probe, e.Reason)
 }
 
+// AskNeverSent asks p about q, a document no one sent: any answer but count
+// 0 is the probe's error, never a verdict on the receiver. A probe that
+// ignores the document it is asked about (a count without its where
+// clause, a variable misspelt) would otherwise pass, or fail, every
+// document on what it holds of others.
+func AskNeverSent(ctx context.Context, p Probe, q Question) error {
+	a, err := p.Ask(ctx, q)
+	if err != nil {
+		return err
+	}
+	if a.Count != 0 {
+		return &Error{Probe: Name(p),
+			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, EnvCode)}
+	}
+	return nil
+}
+
 // parseAnswer reads a probe's answer as the contract (docs/concepts.md,
 // the probe contract) says it: a JSON object, or an array holding one
 // object (as sqlite3 -json prints a row). count is required, a JSON
@@ -302,9 +319,14 @@ type tmplPart struct {
 }
 
 // ParseURL reads a --probe template: an http or https URL holding
-// placeholders in braces, each escaped for where it stands.
+// placeholders in braces, each escaped for where it stands. The probe asks
+// with client's transport and time limit, and follows no redirect, however
+// client was set: a followed one would carry the probe's headers (a debug
+// endpoint's token) to wherever the answer points.
 func ParseURL(tmpl string, client *http.Client, header http.Header) (*httpProbe, error) {
-	p := &httpProbe{Client: client, Header: header, tmpl: tmpl}
+	noFollow := *client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	p := &httpProbe{Client: &noFollow, Header: header, tmpl: tmpl}
 	query := false
 	rest := tmpl
 	for rest != "" {
@@ -424,6 +446,12 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + p.shown(q) + ": reading the answer: " + shortNetErr(err)}
 	case res.StatusCode == http.StatusNotFound:
 		return Answer{Lines: -1, Raw: "404"}, nil
+	case res.StatusCode >= 300 && res.StatusCode < 400 && res.Header.Get("Location") != "":
+		// whsim's client follows no redirect (a followed one would carry
+		// the probe's headers elsewhere): say where it leads, a
+		// credential in it masked.
+		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: fmt.Sprintf("GET %s got %d, a redirect to %s: whsim follows none, give --probe the URL it leads to",
+			p.shown(q), res.StatusCode, redact(termsafe.Text(res.Header.Get("Location"))))}
 	case res.StatusCode != http.StatusOK:
 		why := fmt.Sprintf("GET %s got %d, want 200 with a JSON object or 404", p.shown(q), res.StatusCode)
 		if s := shorten(body); s != "" {

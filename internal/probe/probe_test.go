@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,6 +234,29 @@ func TestHTTPProbe(t *testing.T) {
 		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, want) {
 			t.Errorf("%s: %v, want a Error saying %q", code, err, want)
 		}
+	}
+	// A redirect is not followed, whatever the client given (listen's
+	// followed, carrying --probe-header's token to another host): where
+	// it leads is said, a credential in it masked.
+	var reached atomic.Bool
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Store(true)
+		w.Write([]byte(`{"count":0}`))
+	}))
+	defer elsewhere.Close()
+	moved := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", elsewhere.URL+"/docs/X?token=s3cret")
+		w.WriteHeader(http.StatusMovedPermanently)
+	}))
+	defer moved.Close()
+	mp, _ := ParseURL(moved.URL+"/{code}", &http.Client{Timeout: time.Minute}, http.Header{"X-Debug-Token": {"t0k3n"}})
+	_, err := mp.Ask(context.Background(), Question{Code: "X"})
+	var pe *Error
+	if !errors.As(err, &pe) || !strings.HasSuffix(pe.Reason, "/X got 301, a redirect to "+elsewhere.URL+"/docs/X?token=****: whsim follows none, give --probe the URL it leads to") {
+		t.Errorf("redirect: %v, want an Error saying where it leads", err)
+	}
+	if reached.Load() {
+		t.Errorf("the redirect was followed, the probe's headers sent to %s", elsewhere.URL)
 	}
 	// --probe-header 'Host: ...' reaches a debug endpoint behind a
 	// virtual host, as -H does for the calls.

@@ -2,9 +2,12 @@ package receiver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -194,6 +197,7 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		open = append(open, doc)
 	}
 	v.Asked = len(open)
+	asked := open
 	deadline := time.Now().Add(settle)
 	wait := 25 * time.Millisecond
 	for {
@@ -233,6 +237,20 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		wait = min(2*wait, 400*time.Millisecond)
 	}
 	v.Asked -= len(v.Unasked)
+	// A probe that ignores the document it is asked about (a count
+	// without its where clause, a variable misspelt) answers of the
+	// documents the receiver holds: asked about one no sender sent, of
+	// each kind it asked about, once their answers are in, it must say
+	// count 0.
+	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
+		i := slices.IndexFunc(asked, func(doc *Doc) bool { return doc.Q.Kind == k && doc.Unsafe == nil })
+		if i < 0 {
+			continue
+		}
+		if err := probe.AskNeverSent(ctx, p, neverSent(asked[i].Q)); err != nil {
+			return v, err
+		}
+	}
 	for _, doc := range d.order {
 		switch {
 		case doc.Want == "" || doc.Unsafe != nil:
@@ -243,6 +261,20 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		}
 	}
 	return v, nil
+}
+
+// neverSent is a question about a document of q's kind that no sender
+// sent: a number of whsim's own, drawn afresh, in place of q's number and
+// invoice number, under q's event.
+func neverSent(q probe.Question) probe.Question {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	none := "WHSIM-NONE-" + strings.ToUpper(hex.EncodeToString(b[:]))
+	n := probe.Question{Kind: q.Kind, Code: none, Event: q.Event, RequestID: reqid.For(reqid.RandomSeed(), q.Event, 0)}
+	if q.Kind == spec.Invoice {
+		n.InvoiceCode = none
+	}
+	return n
 }
 
 // Defect says what is wrong with a document that broke.

@@ -2,7 +2,9 @@ package receiver
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,6 +77,50 @@ func TestDocumentsJudge(t *testing.T) {
 	}
 }
 
+// queuedStore answers as a probe that ignores the document it is asked
+// about, over a receiver storing from a queue: it holds nothing until the
+// probe first asks about a document the sender sent, then one of each kind.
+type queuedStore struct {
+	mu     sync.Mutex
+	stored bool
+}
+
+func (p *queuedStore) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stored = p.stored || !strings.HasPrefix(q.Code, "WHSIM-NONE-")
+	if !p.stored {
+		return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+	}
+	return probe.Answer{Count: 1, State: probe.StateCreated, Lines: -1, Raw: `{"count":1,"state":"created"}`}, nil
+}
+func (p *queuedStore) Command(q probe.Question) string { return "ask " + q.Code }
+
+// TestDocumentsJudgeProbeIgnoringTheDocument: a probe that answers of
+// every document of a kind it holds, not the one asked about (a count
+// without its where clause), is the probe's error, found by asking about
+// a document no sender sent once the documents' answers are in: it read
+// one receiver's one document held.
+func TestDocumentsJudgeProbeIgnoringTheDocument(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body, event string
+		p           probe.Probe
+	}{
+		{receiptA, "CREATE_RECEIVABLE_DOC", &probe.Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute}},
+		{invoiceC, "CREATE_PURCHASE_ORDER_INVOICE", &probe.Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute}},
+		{receiptA, "CREATE_RECEIVABLE_DOC", &queuedStore{}},
+	} {
+		d := NewDocuments()
+		d.Observe(docCall(tt.event, tt.body, 200, nil))
+		v, err := d.Judge(context.Background(), tt.p, 0)
+		var pe *probe.Error
+		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "a document never sent, it answered") {
+			t.Errorf("%s, %T: verdict %+v, err %v; want the probe's error", tt.event, tt.p, v, err)
+		}
+	}
+}
+
 // A document sent compressed (Content-Encoding: gzip) is the one its
 // decoded body holds: tracked and probed as any other.
 func TestDocumentsOfCompressedBodies(t *testing.T) {
@@ -97,7 +143,7 @@ func TestDocumentsJudgeUnsafeNumber(t *testing.T) {
 	evil := `{"requestId":"r-9","data":{"收款单":{"收款单编号":"X'; DELETE FROM documents; --"}}}`
 	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
 	d.Observe(docCall("CREATE_RECEIVABLE_DOC", evil, 200, nil))
-	p := &probe.Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute}
+	p := &probe.Cmd{Run: `case $WHSIM_CODE in SKD-A) echo '{"count":1,"state":"created"}';; *) echo '{"count":0}';; esac`, Timeout: time.Minute}
 	v, err := d.Judge(context.Background(), p, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -81,7 +81,8 @@ stored, not only what it answered. The probe's contract (stable):
       {invoiceCode} (a described invoice's invoice number, else empty),
       {event} and {requestId} (of the call that created the document) are
       filled in, escaped for the path or the query. 404 means it holds
-      nothing. --probe-header adds headers; --timeout and the TLS flags apply.
+      nothing; a redirect is not followed. --probe-header adds headers;
+      --timeout and the TLS flags apply.
       A credential in its query or its headers is masked where whsim shows
       it, read from $PROBE_<NAME> in the commands it prints ($PROBE_TOKEN),
       and not kept in a report: --rerun asks for --probe again.
@@ -103,10 +104,13 @@ stored, not only what it answered. The probe's contract (stable):
       state "VOIDED" (lower() it), a member given twice, more than 1 MiB.
 
 Before the first case whsim asks about a document that cannot exist and
-expects count 0: a probe that cannot be reached, times out, exits non-zero or
-prints something unreadable is the probe's error, said once, exit 2, and
-never blamed on the receiver. Documents are probed together at the end of
-their sequence; one whose answer does not match yet is asked again with
+expects count 0, and again, of each kind, once the run's documents are
+probed (a probe that ignores the document it is asked about, a count
+without its where clause, answers 0 only on an empty store): a probe that
+cannot be reached, times out, exits non-zero, prints something unreadable
+or holds a document never sent is the probe's error, said once, exit 2,
+and never blamed on the receiver. Documents are probed together at the end
+of their sequence; one whose answer does not match yet is asked again with
 backoff until --settle runs out (default 2s: a receiver that answers first
 and stores from a queue stores within a second or so). Document numbers,
 requestIds and webhook-ids are fresh per run, even with --seed, so that a

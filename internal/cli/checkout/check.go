@@ -361,6 +361,13 @@ func appendEffects(b []byte, e *check.EffectsStats) []byte {
 	switch {
 	case e.NoneHeld:
 		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle)
+	case len(e.NoneHeldOf) > 0:
+		// One kind only: with none of either, NoneHeld says it.
+		kind, code := e.NoneHeldOf[0], "data.code of an invoice"
+		if kind == "receipt" {
+			code = "收款单编号 of a receipt"
+		}
+		b = fmt.Appendf(b, "; the probe found no %s of them, though others (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps for %ss ({code} is %s) or another table", kind, e.Settle, kind, code)
 	case e.SlowestDoc != "":
 		b = fmt.Appendf(b, "; the slowest to settle was held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
 	default:

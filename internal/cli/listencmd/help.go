@@ -29,6 +29,8 @@ member) and in the summary; the record of what the sender sent is unchanged.
 --probe or --probe-cmd (check's probe contract) then asks at the stop about
 each document that passed through: held once, in the state of its last
 acknowledged event? Those that broke are named with their faults (exit 1).
+It then asks about a document no sender sent, which must answer count 0:
+a probe answering of another document than the one asked is its error.
 A number or requestId from the sender holding anything but letters, digits
 and - _ . / :, or starting with - or holding .., is never given to
 --probe-cmd (a quote would end the SQL string it is pasted into): that

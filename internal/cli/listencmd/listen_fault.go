@@ -41,11 +41,10 @@ func skipTruncated(judge func(*receiver.Call) []listenout.CallFlag) func(*receiv
 // the faults that hit them and the command that asks again.
 func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver.Documents, v receiver.Verdict) {
 	verdict := pal.OK.Sprint("held")
-	switch {
-	case len(v.Broke) > 0:
+	switch exactlyOnceVerdict(v) {
+	case verdictBroken:
 		verdict = pal.Fail.Sprint("BROKEN")
-	case v.Asked == 0:
-		// Nothing asked is not a pass.
+	case verdictNothingJudged:
 		verdict = pal.Warn.Sprint("nothing judged")
 	}
 	fmt.Fprintf(w, "%s %s: %d %s asked with %s, %d held once in their state, %d broke\n", pal.Key.Sprint("exactly-once:"), verdict,
@@ -72,6 +71,25 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	}
 }
 
+// The verdicts of exactly-once, as -o json writes them.
+const (
+	verdictHeld          = "held"
+	verdictBroken        = "broken"
+	verdictNothingJudged = "nothing-judged"
+)
+
+// exactlyOnceVerdict is v in a word: broken when a document broke, nothing
+// judged when none was asked about (no pass), else held.
+func exactlyOnceVerdict(v receiver.Verdict) string {
+	switch {
+	case len(v.Broke) > 0:
+		return verdictBroken
+	case v.Asked == 0:
+		return verdictNothingJudged
+	}
+	return verdictHeld
+}
+
 // exactlyOnceJSON is the last line of listen --output json with --probe.
 type exactlyOnceJSON struct {
 	ExactlyOnce struct {
@@ -80,6 +98,9 @@ type exactlyOnceJSON struct {
 		Unjudged int             `json:"unjudged"`
 		Unasked  int             `json:"unasked,omitempty"`
 		Broke    []brokenDocJSON `json:"broke"`
+		// Verdict says it in a word: a reader finding broke empty must not
+		// read a stop that asked about nothing as held.
+		Verdict string `json:"verdict"`
 	} `json:"exactlyOnce"`
 }
 
@@ -99,6 +120,7 @@ func writeExactlyOnceJSON(w io.Writer, v receiver.Verdict) error {
 	var o exactlyOnceJSON
 	e := &o.ExactlyOnce
 	e.Asked, e.Held, e.Unjudged, e.Unasked, e.Broke = v.Asked, v.Held, v.Unjudged, len(v.Unasked), []brokenDocJSON{}
+	e.Verdict = exactlyOnceVerdict(v)
 	for _, d := range v.Broke {
 		faults := d.Faults
 		if faults == nil {
