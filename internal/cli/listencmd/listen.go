@@ -185,17 +185,24 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 		return err
 	}
 	err = r.run(ctx)
-	switch {
-	case err != nil:
-	case errors.Is(context.Cause(ctx), errStdoutClosed):
-		return &cmdutil.ExitError{Code: cmdutil.ExitStdoutClosed} // the summary said why
-	case r.outputLost():
+	if err != nil && !errors.Is(err, cmdutil.ErrInterrupted) {
+		return err
+	}
+	// Calls answered whose lines never reached stdout end the run as such
+	// (the summary said why), whether stdout failed before or after a
+	// Ctrl-C or SIGTERM, and whether one then cut the stop short: read
+	// from the cause of the stop, a signal first made a reader gone exit 0,
+	// and one after it exit 130.
+	switch p := r.stdoutErr.Load(); {
+	case p == nil:
+		return err
+	case errors.Is(*p, syscall.EPIPE):
+		return &cmdutil.ExitError{Code: cmdutil.ExitStdoutClosed}
+	default:
 		// Output it could not write (a full disk), as every command's:
-		// whsim could not run, exit 2; the summary said why. Also when
-		// only the stop's last flush found it so.
+		// whsim could not run, exit 2.
 		return &cmdutil.ExitError{Code: cmdutil.ExitUsage}
 	}
-	return err
 }
 
 // outputLost says a write to stdout failed other than for its reader
@@ -451,6 +458,12 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 	now, served := make(chan struct{}), make(chan struct{})
 	defer close(served)
 	stopWatching := context.AfterFunc(ctx, func() {
+		// A stop listen began itself (its stdout failed) had no Ctrl-C
+		// to repeat.
+		stopAtOnce := "Ctrl-C again"
+		if c := context.Cause(ctx); errors.Is(c, errStdoutClosed) || errors.Is(c, errStdoutLost) {
+			stopAtOnce = "Ctrl-C"
+		}
 		again, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		notice := time.NewTimer(stopNotice)
@@ -467,8 +480,8 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 					notice.Reset(stopNotice)
 					continue
 				}
-				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); Ctrl-C again to stop at once\n",
-					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout)
+				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); %s to stop at once\n",
+					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout, stopAtOnce)
 			case <-again.Done():
 				close(now)
 				return
