@@ -94,6 +94,9 @@ or only empty files) tested no receiver: it exits 2 and says why, and
 		}),
 	}
 	opts.Flags.Register(cmd)
+	a.WhenNotRun(cmd, []string{"junit"}, func(err error) error {
+		return opts.JUnit.Finish(a, err, "whsim replay", "whsim.delivery")
+	})
 	f := cmd.Flags()
 	// A filter of the capture, not payloads to build: no default.
 	cmdutil.EventsFlag(cmd, &opts.Events, nil, "replay only calls of this event (repeatable)")

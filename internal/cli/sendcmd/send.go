@@ -74,16 +74,23 @@ func New(a *cmdutil.App) *cobra.Command {
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = a.Given("event")
 			opts.countSet = a.Given("count")
-			err := reportfile.FinishReport(a, opts.Report, opts.JUnit.Path, opts.reported, runSend(cmd.Context(), a, opts), "whsim send", opts.File)
-			return opts.JUnit.Finish(a, err, "whsim send", "whsim.delivery")
+			return opts.finish(a, runSend(cmd.Context(), a, opts))
 		}),
 	}
+	a.WhenNotRun(cmd, []string{"junit", "report", "file"}, func(err error) error { return opts.finish(a, err) })
 	opts.Payloads.Register(cmd)
 	opts.Flags.Register(cmd)
 	opts.registerWorkloadFlags(cmd)
 	opts.registerRequestFlags(cmd)
 	opts.registerReportFlags(cmd)
 	return cmd
+}
+
+// finish writes --report and --junit for a run that ended with err, or
+// never began (a flag cobra refused).
+func (o *sendOptions) finish(a *cmdutil.App, err error) error {
+	err = reportfile.FinishReport(a, o.Report, o.JUnit.Path, o.reported, err, "whsim send", o.File)
+	return o.JUnit.Finish(a, err, "whsim send", "whsim.delivery")
 }
 
 // runSend is send: validate, build, run.

@@ -72,6 +72,9 @@ Rules (--ignore <id> silences one):
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
 	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
+	a.WhenNotRun(cmd, []string{"junit"}, func(err error) error {
+		return opts.junit.Finish(a, err, "whsim validate", "whsim.validate")
+	})
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
 	_ = cmd.RegisterFlagCompletionFunc("ignore", cmdutil.CompleteList(func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
