@@ -93,7 +93,10 @@ func New(a *cmdutil.App) *cobra.Command {
 	opts.registerBatteryFlags(cmd)
 	opts.registerProbeFlags(cmd)
 	opts.registerReportFlags(cmd)
-	a.WhenNotRun(cmd, []string{"junit", "report", "rerun"}, func(err error) error { return opts.finish(a, err) })
+	a.WhenNotRun(cmd, []string{"junit", "report", "rerun"}, func(err error, words []string) error {
+		reportfile.NotOver(append(words, opts.Rerun), &opts.JUnit, &opts.Report)
+		return opts.finish(a, err)
+	})
 	return cmd
 }
 

@@ -49,7 +49,7 @@ func (o *checkOptions) validateRerun() error {
 			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
 	}
-	return reportfile.CheckJUnitPath(o.JUnit)
+	return reportfile.CheckJUnitPath(o.JUnit, o.Rerun)
 }
 
 // checkRerun is one rerun as its report and flags made it.

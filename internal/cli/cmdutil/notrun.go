@@ -2,6 +2,8 @@ package cmdutil
 
 import (
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -10,7 +12,7 @@ import (
 // notRun is what a command does when its run never began (WhenNotRun).
 type notRun struct {
 	flags  []string
-	finish func(err error) error
+	finish func(err error, words []string) error
 }
 
 // WhenNotRun sets what cmd does when its run never begins because cobra
@@ -19,8 +21,10 @@ type notRun struct {
 // would. The files a CI job keeps (--junit, --report) are written saying
 // why, not left from an earlier run to be read as this one's. flags names
 // the flags finish reads: those the command line sets after the one
-// refused, which cobra never reached, are read from it first.
-func (a *App) WhenNotRun(cmd *cobra.Command, flags []string, finish func(err error) error) {
+// refused, which cobra never reached, are read from it first. words are
+// the command line's other words: the arguments cobra never read are
+// among them, and a file the run would read is never written over.
+func (a *App) WhenNotRun(cmd *cobra.Command, flags []string, finish func(err error, words []string) error) {
 	if a.notRun == nil {
 		a.notRun = map[*cobra.Command]notRun{}
 	}
@@ -35,7 +39,38 @@ func (a *App) NotRun(cmd *cobra.Command, args []string, err error) error {
 		return err
 	}
 	readUnreached(cmd.Flags(), args, n.flags)
-	return n.finish(err)
+	return n.finish(err, wordsBut(cmd.Flags(), args, n.flags))
+}
+
+// wordsBut is args without the flags named and their values.
+func wordsBut(fs *pflag.FlagSet, args []string, names []string) []string {
+	named := func(word string) (f *pflag.Flag, inline bool) {
+		name, _, inline := strings.Cut(strings.TrimLeft(word, "-"), "=")
+		switch {
+		case strings.HasPrefix(word, "--"):
+			f = fs.Lookup(name)
+		case strings.HasPrefix(word, "-") && len(name) == 1:
+			f = fs.ShorthandLookup(name)
+		}
+		if f == nil || !slices.Contains(names, f.Name) {
+			return nil, false
+		}
+		return f, inline
+	}
+	var words []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			return append(words, args[i+1:]...)
+		}
+		if f, inline := named(args[i]); f != nil {
+			if !inline {
+				i++ // its value
+			}
+			continue
+		}
+		words = append(words, args[i])
+	}
+	return words
 }
 
 // readUnreached sets each of names that fs did not get (its parse stopped

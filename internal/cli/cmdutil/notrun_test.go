@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -40,5 +41,26 @@ func TestReadUnreached(t *testing.T) {
 				t.Errorf("junit %q, report %q, file %q; want %q, %q, %q", *junit, *rep, *file, tc.junit, tc.rep, tc.file)
 			}
 		})
+	}
+}
+
+// wordsBut leaves out the flags named and their values, whatever their
+// form, and keeps every other word: each may be a file the run reads.
+func TestWordsBut(t *testing.T) {
+	fs := pflag.NewFlagSet("cmd", pflag.ContinueOnError)
+	fs.String("junit", "", "")
+	fs.StringP("file", "f", "", "")
+	fs.Bool("strict", false, "")
+	for _, tc := range []struct {
+		args, want []string
+	}{
+		{[]string{"validate", "--strict", "a.json", "--junit", "a.json", "--bogus"}, []string{"validate", "--strict", "a.json", "--bogus"}},
+		{[]string{"send", "--junit=j.xml", "-f", "b.json", "-fc.json", "x"}, []string{"send", "-fc.json", "x"}},
+		{[]string{"replay", "--", "--junit", "c.ndjson"}, []string{"replay", "--junit", "c.ndjson"}},
+		{[]string{"replay", "--junit"}, []string{"replay"}},
+	} {
+		if got := wordsBut(fs, tc.args, []string{"junit", "file"}); !slices.Equal(got, tc.want) {
+			t.Errorf("wordsBut(%q) = %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }

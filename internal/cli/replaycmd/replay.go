@@ -16,6 +16,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/delivery"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/replay"
@@ -94,7 +95,8 @@ or only empty files) tested no receiver: it exits 2 and says why, and
 		}),
 	}
 	opts.Flags.Register(cmd)
-	a.WhenNotRun(cmd, []string{"junit"}, func(err error) error {
+	a.WhenNotRun(cmd, []string{"junit"}, func(err error, words []string) error {
+		reportfile.NotOver(words, &opts.JUnit.Path)
 		return opts.JUnit.Finish(a, err, "whsim replay", "whsim.delivery")
 	})
 	f := cmd.Flags()
@@ -112,6 +114,7 @@ or only empty files) tested no receiver: it exits 2 and says why, and
 }
 
 func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
+	opts.Flags.Inputs = opts.Files
 	if err := opts.validate(a); err != nil {
 		return err
 	}

@@ -107,10 +107,14 @@ type JUnitPathError struct{ error }
 func (e JUnitPathError) Unwrap() error { return e.error }
 
 // CheckJUnitPath refuses a --junit file that could not be written, before
-// the run rather than after it.
-func CheckJUnitPath(name string) error {
+// the run rather than after it, and one that is a file the run reads
+// (inputs), which the report would replace.
+func CheckJUnitPath(name string, inputs ...string) error {
 	if name == "" {
 		return nil
+	}
+	if in, ok := NamesInput(name, inputs); ok {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is %s, an input of this run; give the report a file of its own", name, in)})
 	}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is a directory", name)})

@@ -21,13 +21,17 @@ func StepSummary() string { return os.Getenv(jobsummary.Env) }
 
 // CheckReportPath refuses a --report file that cannot be written before the
 // run starts rather than after it, and one that is the run's --junit file
-// (junit): one would overwrite the other after the first was said written.
-func CheckReportPath(path, junit string) error {
+// (junit): one would overwrite the other after the first was said written;
+// and one that is a file the run reads (inputs), which it would replace.
+func CheckReportPath(path, junit string, inputs ...string) error {
 	if path == "" {
 		return nil
 	}
 	if junit != "" && sameFile(path, junit) {
 		return cmdutil.Usagef("--report %s and --junit %s are one file: give each its own", path, junit)
+	}
+	if in, ok := NamesInput(path, inputs); ok {
+		return cmdutil.Usagef("--report %s: is %s, an input of this run; give the report a file of its own", path, in)
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -54,13 +58,8 @@ func CheckReportPath(path, junit string) error {
 // is returned; a report that cannot be written is said on stderr beside
 // it and exits 2.
 func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, title string, inputs ...string) error {
-	if path == "" || written || err == nil || CheckReportPath(path, junit) != nil {
+	if path == "" || written || err == nil || CheckReportPath(path, junit, inputs...) != nil {
 		return err
-	}
-	for _, in := range inputs {
-		if in != "" && sameFile(path, in) {
-			return err
-		}
 	}
 	why := err.Error()
 	interrupted := errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled)
@@ -109,6 +108,28 @@ func AppendJobSummary(a *cmdutil.App, s *jobsummary.Summary) {
 // Meta is what a report says of the run.
 func Meta(a *cmdutil.App, title, target string) htmlreport.Meta {
 	return htmlreport.Meta{Title: title, Target: target, Version: a.Build.String(), Started: a.Now()}
+}
+
+// NamesInput says whether path names one of inputs, the files a run reads
+// ("-", stdin, is none), and which.
+func NamesInput(path string, inputs []string) (string, bool) {
+	for _, in := range inputs {
+		if in != "" && in != "-" && sameFile(path, in) {
+			return in, true
+		}
+	}
+	return "", false
+}
+
+// NotOver clears each of paths that names one of inputs, for a run that
+// never began: such a file may be one the run would have read (an
+// argument cobra never parsed), and is left as it is.
+func NotOver(inputs []string, paths ...*string) {
+	for _, p := range paths {
+		if _, ok := NamesInput(*p, inputs); ok {
+			*p = ""
+		}
+	}
 }
 
 // sameFile says whether two paths name one file: the same path once

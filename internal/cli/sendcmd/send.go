@@ -77,7 +77,10 @@ func New(a *cmdutil.App) *cobra.Command {
 			return opts.finish(a, runSend(cmd.Context(), a, opts))
 		}),
 	}
-	a.WhenNotRun(cmd, []string{"junit", "report", "file"}, func(err error) error { return opts.finish(a, err) })
+	a.WhenNotRun(cmd, []string{"junit", "report", "file"}, func(err error, words []string) error {
+		reportfile.NotOver(append(words, opts.File), &opts.JUnit.Path, &opts.Report)
+		return opts.finish(a, err)
+	})
 	opts.Payloads.Register(cmd)
 	opts.Flags.Register(cmd)
 	opts.registerWorkloadFlags(cmd)
@@ -95,6 +98,7 @@ func (o *sendOptions) finish(a *cmdutil.App, err error) error {
 
 // runSend is send: validate, build, run.
 func runSend(ctx context.Context, a *cmdutil.App, opts *sendOptions) error {
+	opts.Flags.Inputs = []string{opts.File}
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -215,7 +219,7 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 		r.empty = true
 		return r, nil
 	}
-	if err := reportfile.CheckReportPath(o.Report, o.JUnit.Path); err != nil {
+	if err := reportfile.CheckReportPath(o.Report, o.JUnit.Path, o.File); err != nil {
 		return nil, err
 	}
 	// --report plots every delivery and the job summary lists the first

@@ -72,7 +72,8 @@ Rules (--ignore <id> silences one):
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
 	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
-	a.WhenNotRun(cmd, []string{"junit"}, func(err error) error {
+	a.WhenNotRun(cmd, []string{"junit"}, func(err error, words []string) error {
+		reportfile.NotOver(words, &opts.junit.Path)
 		return opts.junit.Finish(a, err, "whsim validate", "whsim.validate")
 	})
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
@@ -102,7 +103,7 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 // validate refuses the flags before any input is opened: a --junit file
 // that could not be written, an event no payload can be sent with.
 func (o *validateOptions) validate() error {
-	if err := reportfile.CheckJUnitPath(o.junit.Path); err != nil {
+	if err := reportfile.CheckJUnitPath(o.junit.Path, o.Files...); err != nil {
 		return err
 	}
 	event, err := validate.ParseEvent(o.Event)
