@@ -133,7 +133,9 @@ func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	err := opts.validate()
 	if err == nil {
 		if r, err = opts.build(a); err == nil {
-			err = r.run(ctx)
+			if err = reportfile.Reserve(a, opts.JUnit, opts.Report, "whsim check", "whsim.check"); err == nil {
+				err = r.run(ctx)
+			}
 		}
 	}
 	if opts.SaveCases == "" || (r != nil && r.rep.SavedResults()) {

@@ -38,6 +38,9 @@ func runRerun(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := reportfile.Reserve(a, opts.JUnit, "", "whsim check", "whsim.check"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 

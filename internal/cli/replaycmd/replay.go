@@ -123,6 +123,9 @@ func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
 		return err
 	}
 	defer r.close()
+	if err := reportfile.Reserve(a, opts.JUnit.Path, "", "whsim replay", "whsim.delivery"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -76,6 +77,38 @@ func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, t
 		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
 	}
 	return cmdutil.Usagef("--report: %w", werr)
+}
+
+// UnfinishedWhy is what Reserve's files say: why a run left them.
+const UnfinishedWhy = "whsim ended before it could report (killed, out of memory, or by SIGPIPE when its stdout's reader went away)"
+
+// Reserve writes, once the run's flags are checked and before it starts,
+// what --junit (junit: one test case in error) and --report (report:
+// headed INCOMPLETE) say of a run that never wrote them, each saying
+// UnfinishedWhy. The run's end replaces them; an end that writes nothing
+// (whsim killed, or ended by SIGPIPE: | head -1) leaves them, not an
+// earlier run's files to be read as this one's. A path written in place
+// (a device, a FIFO, /dev/stdout) is left for the end: nothing written
+// there is taken back. A file that cannot be written is exit 2.
+func Reserve(a *cmdutil.App, junit, report, title, class string) error {
+	if junit != "" && !atomicfile.InPlace(junit) {
+		if err := atomicfile.Write(junit, 0o644, func(w io.Writer) error {
+			return term.WriteJUnitError(w, title, class, UnfinishedWhy)
+		}); err != nil {
+			_ = atomicfile.RemoveReplaced(junit)
+			return cmdutil.Usagef("--junit: %w", err)
+		}
+	}
+	if report != "" && !atomicfile.InPlace(report) {
+		m := Meta(a, title, "")
+		if err := atomicfile.Write(report, 0o600, func(w io.Writer) error {
+			return htmlreport.WriteNotRun(w, m, false, UnfinishedWhy)
+		}); err != nil {
+			_ = atomicfile.RemoveReplaced(report)
+			return cmdutil.Usagef("--report: %w", err)
+		}
+	}
+	return nil
 }
 
 // WriteReport writes an HTML report whole, replacing the file at once. A

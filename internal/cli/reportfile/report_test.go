@@ -132,3 +132,36 @@ func TestWriteJUnitFailureRemovesEarlier(t *testing.T) {
 		t.Errorf("the earlier JUnit file is still there: %v", err)
 	}
 }
+
+// Reserve replaces an earlier run's --junit and --report with files that
+// say this run did not finish, for an end that writes nothing; a path
+// written in place (a device) gets nothing, as what it took cannot be
+// taken back when the run writes its own.
+func TestReserve(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	junit, report := filepath.Join(dir, "j.xml"), filepath.Join(dir, "r.html")
+	for _, p := range []string{junit, report} {
+		if err := os.WriteFile(p, []byte("OLD PASS"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := cmdutil.NewApp(cmdutil.Streams{Out: io.Discard, Err: io.Discard}, cmdutil.Build{}, time.Now)
+	if err := Reserve(a, junit, report, "whsim check", "whsim.check"); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		junit:  `<error message="whsim ended before it could report`,
+		report: `"notRun":{"verdict":"incomplete","headline":"the run did not complete: whsim ended before it could report`,
+	} {
+		if b, _ := os.ReadFile(p); !strings.Contains(string(b), want) {
+			t.Errorf("%s holds:\n%s\nwant %s", filepath.Base(p), b, want)
+		}
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		// Written through, /dev/full would fail the write.
+		if err := Reserve(a, "/dev/full", "/dev/full", "whsim check", "whsim.check"); err != nil {
+			t.Errorf("a device was written: %v", err)
+		}
+	}
+}

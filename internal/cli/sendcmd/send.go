@@ -107,6 +107,9 @@ func runSend(ctx context.Context, a *cmdutil.App, opts *sendOptions) error {
 		return err
 	}
 	defer r.close()
+	if err := reportfile.Reserve(a, opts.JUnit.Path, opts.Report, "whsim send", "whsim.delivery"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 

@@ -97,6 +97,9 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 		return err
 	}
 	defer r.close()
+	if err := reportfile.Reserve(a, opts.junit.Path, "", "whsim validate", "whsim.validate"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 
