@@ -190,9 +190,9 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 	}
 	// Calls answered whose lines never reached stdout end the run as such
 	// (the summary said why), whether stdout failed before or after a
-	// Ctrl-C or SIGTERM, and whether one then cut the stop short: read
-	// from the cause of the stop, a signal first made a reader gone exit 0,
-	// and one after it exit 130.
+	// Ctrl-C or SIGTERM, and whether one then cut the stop short: the
+	// session's record of the failed write says so, where the stop's cause
+	// is whichever came first.
 	switch p := r.stdoutErr.Load(); {
 	case p == nil:
 		return err

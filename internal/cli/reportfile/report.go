@@ -59,7 +59,7 @@ func CheckReportPath(path, junit string, inputs ...string) error {
 // is returned; a report that cannot be written is said on stderr beside
 // it and exits 2.
 func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, title string, inputs ...string) error {
-	if path == "" || written || err == nil || CheckReportPath(path, junit, inputs...) != nil {
+	if u, ok := errors.AsType[unreserved](err); ok && !u.junit || path == "" || written || err == nil || CheckReportPath(path, junit, inputs...) != nil {
 		return err
 	}
 	why := err.Error()
@@ -96,7 +96,7 @@ func Reserve(a *cmdutil.App, junit, report, title, class string) error {
 			return term.WriteJUnitError(w, title, class, UnfinishedWhy)
 		}); err != nil {
 			_ = atomicfile.RemoveReplaced(junit)
-			return cmdutil.Usagef("--junit: %w", err)
+			return cmdutil.UsageErr(unreserved{fmt.Errorf("--junit: %w", err), true})
 		}
 	}
 	if report != "" && !atomicfile.InPlace(report) {
@@ -105,11 +105,21 @@ func Reserve(a *cmdutil.App, junit, report, title, class string) error {
 			return htmlreport.WriteNotRun(w, m, false, UnfinishedWhy)
 		}); err != nil {
 			_ = atomicfile.RemoveReplaced(report)
-			return cmdutil.Usagef("--report: %w", err)
+			return cmdutil.UsageErr(unreserved{fmt.Errorf("--report: %w", err), false})
 		}
 	}
 	return nil
 }
+
+// unreserved is Reserve's error: a file it could not write (--junit's
+// when junit, else --report's), which the run's end does not try again
+// (and say again); the other file says this error.
+type unreserved struct {
+	error
+	junit bool
+}
+
+func (e unreserved) Unwrap() error { return e.error }
 
 // WriteReport writes an HTML report whole, replacing the file at once. A
 // report that cannot be written is whsim's failure, not the receiver's:

@@ -165,3 +165,40 @@ func TestReserve(t *testing.T) {
 		}
 	}
 }
+
+// A file Reserve could not write is not tried again at the run's end (its
+// error would be said twice); the other file says that error.
+func TestReserveFailureNotTriedAgain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var errb bytes.Buffer
+	a := cmdutil.NewApp(cmdutil.Streams{Out: io.Discard, Err: &errb}, cmdutil.Build{}, time.Now)
+	junit, report := filepath.Join(dir, "j.xml"), filepath.Join(dir, "r.html")
+	for _, tc := range []struct {
+		name string
+		err  error
+		// wantJUnit and wantReport are in the files after, "" for none.
+		wantJUnit, wantReport string
+	}{
+		{"--junit not reserved", cmdutil.UsageErr(unreserved{errors.New("--junit: disk full"), true}), "", "the run did not complete: --junit: disk full"},
+		{"--report not reserved", cmdutil.UsageErr(unreserved{errors.New("--report: disk full"), false}), `<error message="--report: disk full"`, ""},
+	} {
+		os.Remove(junit)
+		os.Remove(report)
+		errb.Reset()
+		err := FinishReport(a, report, junit, false, tc.err, "whsim check")
+		err = WriteJUnit(a, junit, &bytes.Buffer{}, err, "whsim check", "whsim.check")
+		if err != tc.err {
+			t.Errorf("%s: returned %v, want the run's error", tc.name, err)
+		}
+		if errb.Len() > 0 {
+			t.Errorf("%s: said again: %s", tc.name, errb.String())
+		}
+		for path, want := range map[string]string{junit: tc.wantJUnit, report: tc.wantReport} {
+			b, rerr := os.ReadFile(path)
+			if want == "" && rerr == nil || want != "" && !strings.Contains(string(b), want) {
+				t.Errorf("%s: %s holds %q (%v), want %q", tc.name, filepath.Base(path), b, rerr, want)
+			}
+		}
+	}
+}
