@@ -185,14 +185,15 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 		return err
 	}
 	err = r.run(ctx)
-	if err != nil && !errors.Is(err, cmdutil.ErrInterrupted) {
-		return err
+	if err != nil && !errors.Is(err, cmdutil.ErrInterrupted) && !errors.Is(err, cmdutil.ErrChecksFailed) {
+		return err // the capture or the probe failed: said with it
 	}
 	// Calls answered whose lines never reached stdout end the run as such
 	// (the summary said why), whether stdout failed before or after a
 	// Ctrl-C or SIGTERM, and whether one then cut the stop short: the
 	// session's record of the failed write says so, where the stop's cause
-	// is whichever came first.
+	// is whichever came first. As every command's output it could not
+	// write, it outweighs a document the probe found broken (on stderr).
 	switch p := r.stdoutErr.Load(); {
 	case p == nil:
 		return err
@@ -632,22 +633,32 @@ func (r *listenSession) judge(ctx context.Context) error {
 		// its exactlyOnce line, saying why, as check's summary does: a
 		// reader found the calls and no verdict at all.
 		if r.opts.Output == "json" {
-			if werr := writeExactlyOnceErrorJSON(r.a.Streams.Out, err); werr != nil {
-				fmt.Fprintf(errw, "%s %v\n", pal.Fail.Sprint("error:"), werr)
-			}
+			// A stdout that failed is in the session's record, and in
+			// the summary: it is not said again.
+			_ = r.printLast(func(w io.Writer) error { return writeExactlyOnceErrorJSON(w, err) })
 		}
 		return cmdutil.UsageErr(err)
 	}
 	writeExactlyOnce(errw, pal, r.prb, r.docs, v)
 	if r.opts.Output == "json" {
-		if err := writeExactlyOnceJSON(r.a.Streams.Out, v); err != nil {
-			return err // output it could not write: exit 2
-		}
+		// A stdout that failed is in the session's record (runListen's
+		// exit), and in the summary.
+		_ = r.printLast(func(w io.Writer) error { return writeExactlyOnceJSON(w, v) })
 	}
 	if len(v.Broke) > 0 && r.captureLost.Load() == nil {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// printLast writes the run's last line to stdout as the calls were
+// printed, through the writer that records a failure (runListen reads
+// the exit from that record): a buffer whose write failed writes no more.
+func (r *listenSession) printLast(write func(io.Writer) error) error {
+	if err := write(r.out); err != nil {
+		return err
+	}
+	return r.out.Flush()
 }
 
 // unprintedWhy says why the last calls were not printed when the stop's
