@@ -654,11 +654,18 @@ func (r *listenSession) judge(ctx context.Context) error {
 // printLast writes the run's last line to stdout as the calls were
 // printed, through the writer that records a failure (runListen reads
 // the exit from that record): a buffer whose write failed writes no more.
+// A stdout that fails only now (not a reader gone) is said here: the
+// summary, already printed, could not.
 func (r *listenSession) printLast(write func(io.Writer) error) error {
-	if err := write(r.out); err != nil {
-		return err
+	failedBefore := r.stdoutErr.Load() != nil
+	err := write(r.out)
+	if err == nil {
+		err = r.out.Flush()
 	}
-	return r.out.Flush()
+	if err != nil && !failedBefore && r.outputLost() {
+		fmt.Fprintf(r.a.Streams.Err, "%s %s\n", r.a.ErrColor.Fail.Sprint("whsim:"), termsafe.Text(err.Error()))
+	}
+	return err
 }
 
 // unprintedWhy says why the last calls were not printed when the stop's
