@@ -27,7 +27,7 @@ func TestGenerateOutInterruptedLeavesTheFile(t *testing.T) {
 			cmd := exec.Command("whsim", "generate", "--event", "all", "--count", "1000000", "--out", out)
 			errs := startWithStderr(t, cmd)
 			// Polls for the event; the bound only guards against a hang.
-			for deadline := time.Now().Add(time.Minute); !writing(dir); time.Sleep(5 * time.Millisecond) {
+			for deadline := time.Now().Add(time.Minute); !generateWriting(dir); time.Sleep(5 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("generate was not seen writing:\n%s", errs.text())
 				}
@@ -53,9 +53,9 @@ func TestGenerateOutInterruptedLeavesTheFile(t *testing.T) {
 	}
 }
 
-// writing says whether a file in dir other than the earlier one has
+// generateWriting says whether a file in dir other than the earlier one has
 // grown past 64 KiB, or the earlier one has: generate is under way.
-func writing(dir string) bool {
+func generateWriting(dir string) bool {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if fi, err := e.Info(); err == nil && fi.Size() > 64<<10 {

@@ -41,7 +41,7 @@ func TestListenProbeJSONWhenStdoutIsClosed(t *testing.T) {
 	defer w.Close()
 	cmd, errs, u := startListen(t, w, "--forward-to", base+"hook", "--probe", base+"probe?kind={kind}&code={code}&inv={invoiceCode}",
 		"--settle", "0", "--output", "json")
-	post(t, u, "0b4f3c2e-8a4b-4c1d-9e2f-3a5b6c7d8e9f")
+	postCall(t, u, "0b4f3c2e-8a4b-4c1d-9e2f-3a5b6c7d8e9f")
 	err = errs.exited(t, cmd, time.Minute) // listen stops by itself on the closed stdout
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 141 {

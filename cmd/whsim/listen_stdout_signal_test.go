@@ -62,7 +62,7 @@ func TestListenStdoutFailureOutlivesASignal(t *testing.T) {
 					// Its answer is printed at the stop: the write fails.
 					held.finish(t)
 				} else {
-					post(t, u, "r1") // printed when listen is idle: the write fails, listen stops
+					postCall(t, u, "r1") // printed when listen is idle: the write fails, listen stops
 					// No Ctrl-C began this stop: not "again".
 					errs.waitLine(t, "stopping: waiting for the calls in flight to be answered (up to 30s); Ctrl-C to stop at once")
 					if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -134,8 +134,8 @@ func (h *heldCall) finish(t *testing.T) {
 	}
 }
 
-// post sends requestId id to the listen at u and waits for its answer, 200.
-func post(t *testing.T, u, id string) {
+// postCall sends requestId id to the listen at u and waits for its answer, 200.
+func postCall(t *testing.T, u, id string) {
 	t.Helper()
 	resp, err := http.Post(u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json",
 		strings.NewReader(`{"requestId":"`+id+`","businessType":5007,"data":{}}`))
