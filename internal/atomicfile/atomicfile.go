@@ -107,6 +107,11 @@ func named(err error, path string) error {
 	return err
 }
 
+// InPlace says whether Write writes path through in place (a device, a
+// FIFO, a standard stream) rather than replacing it whole: what is
+// written there cannot be taken back by a later Write.
+func InPlace(path string) bool { return writesThrough(path) }
+
 // writesThrough says whether path is a device, a FIFO or a socket, a
 // symlink to one, or a symlink through a process's fd directory (Linux's
 // /dev/stdout is /proc/self/fd/1, a link to whatever stdout is, a file

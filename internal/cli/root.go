@@ -101,6 +101,9 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 	if err == nil {
 		err = cobraOut.err
 	}
+	if err != nil && !a.Ran {
+		err = a.NotRun(cmd, args, err)
+	}
 	switch {
 	case err == nil:
 		return cmdutil.ExitOK

@@ -93,6 +93,10 @@ func New(a *cmdutil.App) *cobra.Command {
 	opts.registerBatteryFlags(cmd)
 	opts.registerProbeFlags(cmd)
 	opts.registerReportFlags(cmd)
+	a.WhenNotRun(cmd, []string{"junit", "report", "rerun"}, func(err error, words []string) error {
+		reportfile.NotOver(append(words, opts.Rerun), &opts.JUnit, &opts.Report)
+		return opts.finish(a, err)
+	})
 	return cmd
 }
 
@@ -107,11 +111,17 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	} else {
 		err = runChecks(ctx, a, opts)
 	}
-	err = reportfile.FinishReport(a, opts.Report, opts.JUnit, opts.reported, err, "whsim check", opts.Rerun)
-	if opts.JUnit == "" {
+	return opts.finish(a, err)
+}
+
+// finish writes --report and --junit for a run that ended with err, or
+// never began (a flag cobra refused).
+func (o *checkOptions) finish(a *cmdutil.App, err error) error {
+	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun)
+	if o.JUnit == "" {
 		return err
 	}
-	return reportfile.WriteJUnit(a, opts.JUnit, &opts.junit, err, "whsim check", "whsim.check")
+	return reportfile.WriteJUnit(a, o.JUnit, &o.junit, err, "whsim check", "whsim.check")
 }
 
 // runChecks is check without --rerun: validate, build, run. A run that
@@ -123,7 +133,9 @@ func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	err := opts.validate()
 	if err == nil {
 		if r, err = opts.build(a); err == nil {
-			err = r.run(ctx)
+			if err = reportfile.Reserve(a, opts.JUnit, opts.Report, "whsim check", "whsim.check"); err == nil {
+				err = r.run(ctx)
+			}
 		}
 	}
 	if opts.SaveCases == "" || (r != nil && r.rep.SavedResults()) {

@@ -38,6 +38,9 @@ func runRerun(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := reportfile.Reserve(a, opts.JUnit, "", "whsim check", "whsim.check"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 
@@ -49,7 +52,7 @@ func (o *checkOptions) validateRerun() error {
 			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
 	}
-	return reportfile.CheckJUnitPath(o.JUnit)
+	return reportfile.CheckJUnitPath(o.JUnit, o.Rerun)
 }
 
 // checkRerun is one rerun as its report and flags made it.

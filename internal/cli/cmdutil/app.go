@@ -43,6 +43,9 @@ type App struct {
 	// flag the command line did not ("environment WHSIM_SEED"), for
 	// errors about its value (SayFlagSources).
 	FlagSources map[string]string
+	// notRun holds, per command, what it does when its run never began
+	// (WhenNotRun).
+	notRun map[*cobra.Command]notRun
 }
 
 // NewApp is the one place an App is made: Main, the completion scripts

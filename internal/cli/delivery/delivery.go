@@ -47,6 +47,9 @@ type Flags struct {
 	Each            bool
 	// JUnit is --junit FILE.
 	JUnit reportfile.JUnit
+	// Inputs are the files the run reads (send's --file, replay's
+	// captures): --junit is refused when it names one.
+	Inputs []string
 }
 
 // Register declares the flags on cmd.
@@ -110,7 +113,7 @@ func (d *Flags) RunOptions() load.RunOptions {
 // --junit's), the rest on stderr.
 // A command's own options (send's thresholds and report) are set by more.
 func (d *Flags) NewConsole(a *cmdutil.App, title string, target *url.URL, more ...func(*sendout.ConsoleOptions)) (*sendout.Console, error) {
-	if err := reportfile.CheckJUnitPath(d.JUnit.Path); err != nil {
+	if err := reportfile.CheckJUnitPath(d.JUnit.Path, d.Inputs...); err != nil {
 		return nil, err
 	}
 	o := sendout.ConsoleOptions{

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/fixtures"
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/payload"
@@ -70,7 +72,7 @@ receiver must survive. The same --seed gives the same bytes.`,
 	opts.Register(cmd)
 	f := cmd.Flags()
 	f.IntVarP(&opts.Count, "count", "n", 1, "payloads of each event")
-	f.StringVar(&opts.Out, "out", "", "write to this file when it is named .json or .ndjson, else into this directory, one file per payload (EVENT-requestId.json; -2, -3 after a requestId the run already wrote; no-requestId without one)")
+	f.StringVar(&opts.Out, "out", "", "write to this file when it is named .json or .ndjson (whole: a run stopped or failed leaves it as it was), else into this directory, one file per payload (EVENT-requestId.json; -2, -3 after a requestId the run already wrote; no-requestId without one)")
 	f.BoolVar(&opts.Fixture, "fixture", false, "print the canonical fixture of each event and shape instead (embedded; no --seed, --set, --unset or --count)")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "auto", "auto", "json", "ndjson")
 	return cmd
@@ -97,23 +99,24 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 		next, count = func(e spec.Event) (*payload.Obj, error) { return fixtureDoc(e, pl.Shape) }, 1
 	}
 	out := payload.Output{Format: opts.Output, Path: opts.Out}
-	dest, file := a.Streams.Out, out.File()
-	if file != "" {
-		f, err := os.Create(file)
-		if err != nil {
-			return cmdutil.Usagef("--out: %w", err)
-		}
-		defer f.Close()
-		dest = f
-	}
+	file := out.File()
 	if dir := out.Dir(); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return cmdutil.UsageErr(err)
 		}
 	}
-	n, err := out.WriteAll(ctx, dest, pl.Events, count, next)
-	if err == nil && file != "" {
-		err = dest.(*os.File).Close()
+	var n int
+	if file == "" {
+		n, err = out.WriteAll(ctx, a.Streams.Out, pl.Events, count, next)
+	} else {
+		// Whole or not at all: a run Ctrl-C or a full disk ended left
+		// the payloads made by then in place of the file (a JSON array
+		// never closed), for a later send --file to take as the set.
+		err = atomicfile.Write(file, 0o644, func(w io.Writer) error {
+			var werr error
+			n, werr = out.WriteAll(ctx, w, pl.Events, count, next)
+			return werr
+		})
 	}
 	if _, ok := errors.AsType[*fs.PathError](err); ok {
 		// Output it could not write (--out on a full disk, a directory

@@ -48,7 +48,8 @@ are still recorded, printed and counted. When the reader of stdout goes
 away (listen | head -1), listen stops as on Ctrl-C, the calls it could not
 print only in --capture, and says so in the summary (exit 141, as a shell
 says of a program SIGPIPE ends); a stdout it cannot write (a full disk)
-stops it the same way, exit 2 (output it could not write).
+stops it the same way, exit 2 (output it could not write). Either code
+stands whether stdout failed before or after a Ctrl-C or SIGTERM.
 
 --ui serves the web inspector on its own address (never the webhook's): the
 calls live in a browser, each body as a tree with its findings, search,

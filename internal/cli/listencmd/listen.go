@@ -185,17 +185,25 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 		return err
 	}
 	err = r.run(ctx)
-	switch {
-	case err != nil:
-	case errors.Is(context.Cause(ctx), errStdoutClosed):
-		return &cmdutil.ExitError{Code: cmdutil.ExitStdoutClosed} // the summary said why
-	case r.outputLost():
+	if err != nil && !errors.Is(err, cmdutil.ErrInterrupted) && !errors.Is(err, cmdutil.ErrChecksFailed) {
+		return err // the capture or the probe failed: said with it
+	}
+	// Calls answered whose lines never reached stdout end the run as such
+	// (the summary said why), whether stdout failed before or after a
+	// Ctrl-C or SIGTERM, and whether one then cut the stop short: the
+	// session's record of the failed write says so, where the stop's cause
+	// is whichever came first. As every command's output it could not
+	// write, it outweighs a document the probe found broken (on stderr).
+	switch p := r.stdoutErr.Load(); {
+	case p == nil:
+		return err
+	case errors.Is(*p, syscall.EPIPE):
+		return &cmdutil.ExitError{Code: cmdutil.ExitStdoutClosed}
+	default:
 		// Output it could not write (a full disk), as every command's:
-		// whsim could not run, exit 2; the summary said why. Also when
-		// only the stop's last flush found it so.
+		// whsim could not run, exit 2.
 		return &cmdutil.ExitError{Code: cmdutil.ExitUsage}
 	}
-	return err
 }
 
 // outputLost says a write to stdout failed other than for its reader
@@ -451,6 +459,12 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 	now, served := make(chan struct{}), make(chan struct{})
 	defer close(served)
 	stopWatching := context.AfterFunc(ctx, func() {
+		// A stop listen began itself (its stdout failed) had no Ctrl-C
+		// to repeat.
+		stopAtOnce := "Ctrl-C again"
+		if c := context.Cause(ctx); errors.Is(c, errStdoutClosed) || errors.Is(c, errStdoutLost) {
+			stopAtOnce = "Ctrl-C"
+		}
 		again, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		notice := time.NewTimer(stopNotice)
@@ -467,8 +481,8 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 					notice.Reset(stopNotice)
 					continue
 				}
-				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); Ctrl-C again to stop at once\n",
-					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout)
+				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); %s to stop at once\n",
+					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout, stopAtOnce)
 			case <-again.Done():
 				close(now)
 				return
@@ -619,22 +633,39 @@ func (r *listenSession) judge(ctx context.Context) error {
 		// its exactlyOnce line, saying why, as check's summary does: a
 		// reader found the calls and no verdict at all.
 		if r.opts.Output == "json" {
-			if werr := writeExactlyOnceErrorJSON(r.a.Streams.Out, err); werr != nil {
-				fmt.Fprintf(errw, "%s %v\n", pal.Fail.Sprint("error:"), werr)
-			}
+			// A stdout that failed is in the session's record, and in
+			// the summary: it is not said again.
+			_ = r.printLast(func(w io.Writer) error { return writeExactlyOnceErrorJSON(w, err) })
 		}
 		return cmdutil.UsageErr(err)
 	}
 	writeExactlyOnce(errw, pal, r.prb, r.docs, v)
 	if r.opts.Output == "json" {
-		if err := writeExactlyOnceJSON(r.a.Streams.Out, v); err != nil {
-			return err // output it could not write: exit 2
-		}
+		// A stdout that failed is in the session's record (runListen's
+		// exit), and in the summary.
+		_ = r.printLast(func(w io.Writer) error { return writeExactlyOnceJSON(w, v) })
 	}
 	if len(v.Broke) > 0 && r.captureLost.Load() == nil {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// printLast writes the run's last line to stdout as the calls were
+// printed, through the writer that records a failure (runListen reads
+// the exit from that record): a buffer whose write failed writes no more.
+// A stdout that fails only now (not a reader gone) is said here: the
+// summary, already printed, could not.
+func (r *listenSession) printLast(write func(io.Writer) error) error {
+	failedBefore := r.stdoutErr.Load() != nil
+	err := write(r.out)
+	if err == nil {
+		err = r.out.Flush()
+	}
+	if err != nil && !failedBefore && r.outputLost() {
+		fmt.Fprintf(r.a.Streams.Err, "%s %s\n", r.a.ErrColor.Fail.Sprint("whsim:"), termsafe.Text(err.Error()))
+	}
+	return err
 }
 
 // unprintedWhy says why the last calls were not printed when the stop's

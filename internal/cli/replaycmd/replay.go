@@ -5,7 +5,6 @@ package replaycmd
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/delivery"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/replay"
@@ -65,8 +65,9 @@ wrote masked.
 
 A torn last line, as a crash leaves it, is reported and skipped, and so is
 a line that is not a record whsim can replay (each named with its line);
-a replay that skipped a line is incomplete, never a pass: its summary and
---junit say so, and it exits 2 (1 when a delivery failed too). A
+a replay that skipped a line, or could not read a capture to its end (an
+I/O error), is incomplete, never a pass: its summary and --junit say so,
+and it exits 2 (1 when a delivery failed too). A
 body that came cut short (shorter than its Content-Length) is sent as
 recorded, with a warning: the sender never made that whole call. A
 file of payloads, or one that is not JSON, is refused (exit 2: send payloads
@@ -94,6 +95,10 @@ or only empty files) tested no receiver: it exits 2 and says why, and
 		}),
 	}
 	opts.Flags.Register(cmd)
+	a.WhenNotRun(cmd, []string{"junit"}, func(err error, words []string) error {
+		reportfile.NotOver(words, &opts.JUnit.Path)
+		return opts.JUnit.Finish(a, err, "whsim replay", "whsim.delivery")
+	})
 	f := cmd.Flags()
 	// A filter of the capture, not payloads to build: no default.
 	cmdutil.EventsFlag(cmd, &opts.Events, nil, "replay only calls of this event (repeatable)")
@@ -109,6 +114,7 @@ or only empty files) tested no receiver: it exits 2 and says why, and
 }
 
 func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
+	opts.Flags.Inputs = opts.Files
 	if err := opts.validate(a); err != nil {
 		return err
 	}
@@ -117,6 +123,9 @@ func runReplay(ctx context.Context, a *cmdutil.App, opts *replayOptions) error {
 		return err
 	}
 	defer r.close()
+	if err := reportfile.Reserve(a, opts.JUnit.Path, "", "whsim replay", "whsim.delivery"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 
@@ -210,19 +219,18 @@ func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, 
 }
 
 // run sends the captures again and decides the exit: a capture that
-// could not be read, or lines of it skipped, is the input's fault or a
-// failed run.
+// could not be read, or lines of it skipped, is the input's fault (exit
+// 2), unless a delivery failed too (exit 1).
 func (r *replayRun) run(ctx context.Context) error {
 	ro := r.opts.RunOptions()
 	ro.Left = r.src.Left // a replay cut short counts the records not started
 	err := delivery.Run(ctx, r.con, r.d, r.src.Next, ro, 0)
 	if r.src.Err() != nil && err == nil {
-		// A pipe found to hold no captures is the input's fault, as a
-		// file is (OpenInputs); a read that broke off is a failed run.
-		if _, ok := errors.AsType[*capture.PayloadsError](r.src.Err()); ok || cmdutil.IsInputError(r.src.Err()) {
-			return cmdutil.UsageErr(r.src.Err())
-		}
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: r.src.Err()}
+		// A pipe found to hold no captures, or a read that broke off
+		// (an I/O error, a directory on stdin): whsim could not read
+		// what it was to send, exit 2 as send --file and validate say
+		// of it; 1 would say the receiver failed, which nothing showed.
+		return cmdutil.UsageErr(r.src.Err())
 	}
 	if nothing := r.src.NothingSent(); nothing != nil && err == nil {
 		// Inputs that sent nothing (skipped, other events, empty) tested

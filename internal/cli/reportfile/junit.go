@@ -60,8 +60,11 @@ func (j *JUnit) Finish(a *cmdutil.App, err error, title, class string) error {
 // CI would read a stale file, or none, as the run's result. The run's own
 // error is said first, so that nothing it had to say is lost.
 func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title, class string) error {
-	if _, ok := errors.AsType[JUnitPathError](err); (buf.Len() == 0 && err == nil) || ok {
-		// Refused before the run: there is no file to write it in.
+	_, refused := errors.AsType[JUnitPathError](err)
+	u, unwritten := errors.AsType[unreserved](err)
+	if (buf.Len() == 0 && err == nil) || refused || unwritten && u.junit {
+		// Refused before the run, or not written at its start: there is
+		// no file to write it in.
 		return err
 	}
 	why := ""
@@ -107,10 +110,14 @@ type JUnitPathError struct{ error }
 func (e JUnitPathError) Unwrap() error { return e.error }
 
 // CheckJUnitPath refuses a --junit file that could not be written, before
-// the run rather than after it.
-func CheckJUnitPath(name string) error {
+// the run rather than after it, and one that is a file the run reads
+// (inputs), which the report would replace.
+func CheckJUnitPath(name string, inputs ...string) error {
 	if name == "" {
 		return nil
+	}
+	if in, ok := NamesInput(name, inputs); ok {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is %s, an input of this run; give the report a file of its own", name, in)})
 	}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is a directory", name)})

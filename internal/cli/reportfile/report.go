@@ -12,6 +12,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/htmlreport"
 	"github.com/whsim/whsim/internal/jobsummary"
+	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -21,13 +22,17 @@ func StepSummary() string { return os.Getenv(jobsummary.Env) }
 
 // CheckReportPath refuses a --report file that cannot be written before the
 // run starts rather than after it, and one that is the run's --junit file
-// (junit): one would overwrite the other after the first was said written.
-func CheckReportPath(path, junit string) error {
+// (junit): one would overwrite the other after the first was said written;
+// and one that is a file the run reads (inputs), which it would replace.
+func CheckReportPath(path, junit string, inputs ...string) error {
 	if path == "" {
 		return nil
 	}
 	if junit != "" && sameFile(path, junit) {
 		return cmdutil.Usagef("--report %s and --junit %s are one file: give each its own", path, junit)
+	}
+	if in, ok := NamesInput(path, inputs); ok {
+		return cmdutil.Usagef("--report %s: is %s, an input of this run; give the report a file of its own", path, in)
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -54,13 +59,8 @@ func CheckReportPath(path, junit string) error {
 // is returned; a report that cannot be written is said on stderr beside
 // it and exits 2.
 func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, title string, inputs ...string) error {
-	if path == "" || written || err == nil || CheckReportPath(path, junit) != nil {
+	if u, ok := errors.AsType[unreserved](err); ok && !u.junit || path == "" || written || err == nil || CheckReportPath(path, junit, inputs...) != nil {
 		return err
-	}
-	for _, in := range inputs {
-		if in != "" && sameFile(path, in) {
-			return err
-		}
 	}
 	why := err.Error()
 	interrupted := errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled)
@@ -78,6 +78,48 @@ func FinishReport(a *cmdutil.App, path, junit string, written bool, err error, t
 	}
 	return cmdutil.Usagef("--report: %w", werr)
 }
+
+// UnfinishedWhy is what Reserve's files say: why a run left them.
+const UnfinishedWhy = "whsim ended before it could report (killed, out of memory, or by SIGPIPE when its stdout's reader went away)"
+
+// Reserve writes, once the run's flags are checked and before it starts,
+// what --junit (junit: one test case in error) and --report (report:
+// headed INCOMPLETE) say of a run that never wrote them, each saying
+// UnfinishedWhy. The run's end replaces them; an end that writes nothing
+// (whsim killed, or ended by SIGPIPE: | head -1) leaves them, not an
+// earlier run's files to be read as this one's. A path written in place
+// (a device, a FIFO, /dev/stdout) is left for the end: nothing written
+// there is taken back. A file that cannot be written is exit 2.
+func Reserve(a *cmdutil.App, junit, report, title, class string) error {
+	if junit != "" && !atomicfile.InPlace(junit) {
+		if err := atomicfile.Write(junit, 0o644, func(w io.Writer) error {
+			return term.WriteJUnitError(w, title, class, UnfinishedWhy)
+		}); err != nil {
+			_ = atomicfile.RemoveReplaced(junit)
+			return cmdutil.UsageErr(unreserved{fmt.Errorf("--junit: %w", err), true})
+		}
+	}
+	if report != "" && !atomicfile.InPlace(report) {
+		m := Meta(a, title, "")
+		if err := atomicfile.Write(report, 0o600, func(w io.Writer) error {
+			return htmlreport.WriteNotRun(w, m, false, UnfinishedWhy)
+		}); err != nil {
+			_ = atomicfile.RemoveReplaced(report)
+			return cmdutil.UsageErr(unreserved{fmt.Errorf("--report: %w", err), false})
+		}
+	}
+	return nil
+}
+
+// unreserved is Reserve's error: a file it could not write (--junit's
+// when junit, else --report's), which the run's end does not try again
+// (and say again); the other file says this error.
+type unreserved struct {
+	error
+	junit bool
+}
+
+func (e unreserved) Unwrap() error { return e.error }
 
 // WriteReport writes an HTML report whole, replacing the file at once. A
 // report that cannot be written is whsim's failure, not the receiver's:
@@ -109,6 +151,28 @@ func AppendJobSummary(a *cmdutil.App, s *jobsummary.Summary) {
 // Meta is what a report says of the run.
 func Meta(a *cmdutil.App, title, target string) htmlreport.Meta {
 	return htmlreport.Meta{Title: title, Target: target, Version: a.Build.String(), Started: a.Now()}
+}
+
+// NamesInput says whether path names one of inputs, the files a run reads
+// ("-", stdin, is none), and which.
+func NamesInput(path string, inputs []string) (string, bool) {
+	for _, in := range inputs {
+		if in != "" && in != "-" && sameFile(path, in) {
+			return in, true
+		}
+	}
+	return "", false
+}
+
+// NotOver clears each of paths that names one of inputs, for a run that
+// never began: such a file may be one the run would have read (an
+// argument cobra never parsed), and is left as it is.
+func NotOver(inputs []string, paths ...*string) {
+	for _, p := range paths {
+		if _, ok := NamesInput(*p, inputs); ok {
+			*p = ""
+		}
+	}
 }
 
 // sameFile says whether two paths name one file: the same path once

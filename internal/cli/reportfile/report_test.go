@@ -132,3 +132,73 @@ func TestWriteJUnitFailureRemovesEarlier(t *testing.T) {
 		t.Errorf("the earlier JUnit file is still there: %v", err)
 	}
 }
+
+// Reserve replaces an earlier run's --junit and --report with files that
+// say this run did not finish, for an end that writes nothing; a path
+// written in place (a device) gets nothing, as what it took cannot be
+// taken back when the run writes its own.
+func TestReserve(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	junit, report := filepath.Join(dir, "j.xml"), filepath.Join(dir, "r.html")
+	for _, p := range []string{junit, report} {
+		if err := os.WriteFile(p, []byte("OLD PASS"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := cmdutil.NewApp(cmdutil.Streams{Out: io.Discard, Err: io.Discard}, cmdutil.Build{}, time.Now)
+	if err := Reserve(a, junit, report, "whsim check", "whsim.check"); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		junit:  `<error message="whsim ended before it could report`,
+		report: `"notRun":{"verdict":"incomplete","headline":"the run did not complete: whsim ended before it could report`,
+	} {
+		if b, _ := os.ReadFile(p); !strings.Contains(string(b), want) {
+			t.Errorf("%s holds:\n%s\nwant %s", filepath.Base(p), b, want)
+		}
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		// Written through, /dev/full would fail the write.
+		if err := Reserve(a, "/dev/full", "/dev/full", "whsim check", "whsim.check"); err != nil {
+			t.Errorf("a device was written: %v", err)
+		}
+	}
+}
+
+// A file Reserve could not write is not tried again at the run's end (its
+// error would be said twice); the other file says that error.
+func TestReserveFailureNotTriedAgain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var errb bytes.Buffer
+	a := cmdutil.NewApp(cmdutil.Streams{Out: io.Discard, Err: &errb}, cmdutil.Build{}, time.Now)
+	junit, report := filepath.Join(dir, "j.xml"), filepath.Join(dir, "r.html")
+	for _, tc := range []struct {
+		name string
+		err  error
+		// wantJUnit and wantReport are in the files after, "" for none.
+		wantJUnit, wantReport string
+	}{
+		{"--junit not reserved", cmdutil.UsageErr(unreserved{errors.New("--junit: disk full"), true}), "", "the run did not complete: --junit: disk full"},
+		{"--report not reserved", cmdutil.UsageErr(unreserved{errors.New("--report: disk full"), false}), `<error message="--report: disk full"`, ""},
+	} {
+		os.Remove(junit)
+		os.Remove(report)
+		errb.Reset()
+		err := FinishReport(a, report, junit, false, tc.err, "whsim check")
+		err = WriteJUnit(a, junit, &bytes.Buffer{}, err, "whsim check", "whsim.check")
+		if err != tc.err {
+			t.Errorf("%s: returned %v, want the run's error", tc.name, err)
+		}
+		if errb.Len() > 0 {
+			t.Errorf("%s: said again: %s", tc.name, errb.String())
+		}
+		for path, want := range map[string]string{junit: tc.wantJUnit, report: tc.wantReport} {
+			b, rerr := os.ReadFile(path)
+			if want == "" && rerr == nil || want != "" && !strings.Contains(string(b), want) {
+				t.Errorf("%s: %s holds %q (%v), want %q", tc.name, filepath.Base(path), b, rerr, want)
+			}
+		}
+	}
+}

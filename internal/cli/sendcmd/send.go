@@ -74,10 +74,13 @@ func New(a *cmdutil.App) *cobra.Command {
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = a.Given("event")
 			opts.countSet = a.Given("count")
-			err := reportfile.FinishReport(a, opts.Report, opts.JUnit.Path, opts.reported, runSend(cmd.Context(), a, opts), "whsim send", opts.File)
-			return opts.JUnit.Finish(a, err, "whsim send", "whsim.delivery")
+			return opts.finish(a, runSend(cmd.Context(), a, opts))
 		}),
 	}
+	a.WhenNotRun(cmd, []string{"junit", "report", "file"}, func(err error, words []string) error {
+		reportfile.NotOver(append(words, opts.File), &opts.JUnit.Path, &opts.Report)
+		return opts.finish(a, err)
+	})
 	opts.Payloads.Register(cmd)
 	opts.Flags.Register(cmd)
 	opts.registerWorkloadFlags(cmd)
@@ -86,8 +89,16 @@ func New(a *cmdutil.App) *cobra.Command {
 	return cmd
 }
 
+// finish writes --report and --junit for a run that ended with err, or
+// never began (a flag cobra refused).
+func (o *sendOptions) finish(a *cmdutil.App, err error) error {
+	err = reportfile.FinishReport(a, o.Report, o.JUnit.Path, o.reported, err, "whsim send", o.File)
+	return o.JUnit.Finish(a, err, "whsim send", "whsim.delivery")
+}
+
 // runSend is send: validate, build, run.
 func runSend(ctx context.Context, a *cmdutil.App, opts *sendOptions) error {
+	opts.Flags.Inputs = []string{opts.File}
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -96,6 +107,9 @@ func runSend(ctx context.Context, a *cmdutil.App, opts *sendOptions) error {
 		return err
 	}
 	defer r.close()
+	if err := reportfile.Reserve(a, opts.JUnit.Path, opts.Report, "whsim send", "whsim.delivery"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 
@@ -208,7 +222,7 @@ func (o *sendOptions) build(ctx context.Context, a *cmdutil.App) (*sendRun, erro
 		r.empty = true
 		return r, nil
 	}
-	if err := reportfile.CheckReportPath(o.Report, o.JUnit.Path); err != nil {
+	if err := reportfile.CheckReportPath(o.Report, o.JUnit.Path, o.File); err != nil {
 		return nil, err
 	}
 	// --report plots every delivery and the job summary lists the first

@@ -72,6 +72,10 @@ Rules (--ignore <id> silences one):
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
 	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
+	a.WhenNotRun(cmd, []string{"junit"}, func(err error, words []string) error {
+		reportfile.NotOver(words, &opts.junit.Path)
+		return opts.junit.Finish(a, err, "whsim validate", "whsim.validate")
+	})
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
 	_ = cmd.RegisterFlagCompletionFunc("ignore", cmdutil.CompleteList(func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -93,13 +97,16 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 		return err
 	}
 	defer r.close()
+	if err := reportfile.Reserve(a, opts.junit.Path, "", "whsim validate", "whsim.validate"); err != nil {
+		return err
+	}
 	return r.run(ctx)
 }
 
 // validate refuses the flags before any input is opened: a --junit file
 // that could not be written, an event no payload can be sent with.
 func (o *validateOptions) validate() error {
-	if err := reportfile.CheckJUnitPath(o.junit.Path); err != nil {
+	if err := reportfile.CheckJUnitPath(o.junit.Path, o.Files...); err != nil {
 		return err
 	}
 	event, err := validate.ParseEvent(o.Event)
@@ -155,10 +162,7 @@ func (o *validateOptions) build(ctx context.Context, a *cmdutil.App) (*validateR
 	}
 	files, err := validate.OpenFiles(ctx, o.Files, a.Streams.In)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, r.interrupted(validate.Summary{}, err)
-		}
-		return nil, cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
+		return nil, r.endedEarly(ctx, validate.Summary{}, err)
 	}
 	r.close = files.Close
 	r.check = func(ctx context.Context, beforeStdin func(), fn func(validate.Case) error) (validate.Summary, error) {
@@ -177,11 +181,7 @@ func (r *validateRun) run(ctx context.Context) error {
 	}
 	sum, err := r.check(ctx, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
 	if err != nil {
-		if ctx.Err() != nil {
-			return r.interrupted(sum, err)
-		}
-		_ = rep.Abort()
-		return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))
+		return r.endedEarly(ctx, sum, err)
 	}
 	if sum.Array != "" {
 		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
@@ -217,24 +217,46 @@ func (r *validateRun) run(ctx context.Context) error {
 	return nil
 }
 
-// interrupted ends a run Ctrl-C or SIGTERM stopped (err, the reader's
-// cancellation): stdout's text or JSON still ends with its summary, of
-// the payloads checked by then and saying interrupted, as send's does (a
-// JSON reader got no summary at all, or nothing); -o junit is one case in
-// error, as --junit FILE is (a report of the payloads checked would read
-// as all passed); the job summary says the run did not finish.
-func (r *validateRun) interrupted(sum validate.Summary, err error) error {
-	if r.opts.Output == term.JUnit {
+// endedEarly ends a run Ctrl-C or SIGTERM stopped (ctx done; err, the
+// reader's cancellation) or an input that could not be read stopped (err):
+// stdout's JSON still ends with its summary, of the payloads checked by
+// then and saying interrupted, or the error, as send's and check's do (a
+// JSON reader got no summary at all, or nothing); text too, but for an
+// input error before any payload (no line to be read as a verdict); -o
+// junit is one case in error, as --junit FILE is (a report of the
+// payloads checked would read as all passed); the job summary says the
+// run did not finish. Exit 2 (a usage error: the input) or 130.
+func (r *validateRun) endedEarly(ctx context.Context, sum validate.Summary, err error) error {
+	interrupted := ctx.Err() != nil
+	why, end := reportfile.InterruptedWhy, validateout.ValidateSummary{Summary: sum, Interrupted: interrupted}
+	if !interrupted {
+		why, end.Error = "validate: "+err.Error(), err.Error()
+	}
+	var werr error
+	switch {
+	case r.opts.Output == term.JUnit:
 		_ = r.out.Abort()
-		if werr := term.WriteJUnitError(r.a.Streams.Out, "whsim validate", "whsim.validate", reportfile.InterruptedWhy); werr != nil {
+		werr = term.WriteJUnitError(r.a.Streams.Out, "whsim validate", "whsim.validate", why)
+	case r.opts.Output == term.Text && !interrupted && sum.Payloads == 0:
+		werr = r.out.Abort()
+	default:
+		werr = r.out.Finish(end)
+	}
+	if werr != nil {
+		if interrupted {
 			return werr
 		}
-	} else if werr := r.out.Finish(validateout.ValidateSummary{Summary: sum, Interrupted: true}); werr != nil {
+		// Output it could not write ends the run (exit 2); the input's
+		// error is said too, not lost behind it.
+		fmt.Fprintf(r.a.Streams.Err, "%s validate: %s\n", r.a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
 		return werr
 	}
 	if r.col != nil {
 		js := jobsummary.FromCollector(r.col, "whsim validate", "input", false)
-		js.Interrupted = true
+		js.Interrupted = interrupted
+		if !interrupted {
+			js.Unfinished = why
+		}
 		reportfile.AppendJobSummary(r.a, js)
 	}
 	return cmdutil.UsageErr(fmt.Errorf("validate: %w", err))

@@ -125,6 +125,9 @@ type ValidateSummary struct {
 	// Interrupted: Ctrl-C or SIGTERM ended the run before every input was
 	// read: the counts are of the payloads checked by then, and no pass.
 	Interrupted bool
+	// Error, when set, is why an input could not be read (exit 2): the
+	// counts are of the payloads checked by then, and no pass.
+	Error string
 }
 
 // Title, AppendText and AppendJSON make a ValidateSummary the run's report summary.
@@ -135,6 +138,8 @@ func (s ValidateSummary) AppendText(b []byte, st *term.Style) []byte {
 	switch {
 	case s.Interrupted: // no verdict either way, whatever was found
 		verdict = st.Warn.Append(nil, "interrupted")
+	case s.Error != "": // the error itself is said on stderr
+		verdict = st.Warn.Append(nil, "incomplete")
 	case s.Failed > 0:
 		verdict = st.Fail.Append(nil, "FAIL")
 	}
@@ -147,7 +152,8 @@ func (s ValidateSummary) AppendJSON(b []byte) []byte {
 	j, _ := json.Marshal(struct {
 		Type string `json:"type"` // "summary"
 		validate.Summary
-		Interrupted bool `json:"interrupted,omitempty"`
-	}{"summary", s.Summary, s.Interrupted})
+		Interrupted bool   `json:"interrupted,omitempty"`
+		Error       string `json:"error,omitempty"`
+	}{"summary", s.Summary, s.Interrupted, s.Error})
 	return append(append(b, j...), '\n')
 }

@@ -57,8 +57,9 @@ func TestPayloadTextIsTerminalSafe(t *testing.T) {
 	}
 }
 
-// A run a signal stopped is no pass and no plain FAIL: its summary says
-// interrupted, in text and in JSON, beside the counts of what was checked.
+// A run a signal stopped, or an input that could not be read, is no pass
+// and no plain FAIL: its summary says interrupted or incomplete (with the
+// error in JSON), beside the counts of what was checked.
 func TestValidateSummaryInterrupted(t *testing.T) {
 	t.Parallel()
 	counts := validate.Summary{Payloads: 3, Failed: 1, Errors: 3, Warnings: 1}
@@ -76,6 +77,9 @@ func TestValidateSummaryInterrupted(t *testing.T) {
 		{"interrupted before a payload", ValidateSummary{Interrupted: true},
 			"interrupted: 0 payloads checked, 0 failed; 0 errors, 0 warnings\n",
 			`{"type":"summary","payloads":0,"failed":0,"errors":0,"warnings":0,"interrupted":true}` + "\n"},
+		{"an input that could not be read", ValidateSummary{Summary: counts, Error: "<stdin>: read /dev/stdin: is a directory"},
+			"incomplete: 3 payloads checked, 1 failed; 3 errors, 1 warning\n",
+			`{"type":"summary","payloads":3,"failed":1,"errors":3,"warnings":1,"error":"\u003cstdin\u003e: read /dev/stdin: is a directory"}` + "\n"},
 	} {
 		if got := string(tc.sum.AppendText(nil, &term.Style{})); got != tc.text {
 			t.Errorf("%s: text %q, want %q", tc.name, got, tc.text)
