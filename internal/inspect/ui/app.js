@@ -12,8 +12,8 @@ const $ = (id) => document.getElementById(id);
 // kept: the focused row new calls keep in place, and where; keep, the
 // same while the frame's adjustment is due (see keepFocusedRow).
 // replays: by call id, what the page says of its replay and whether it is
-// sending (see showReplay).
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
+// sending (see showReplay). listed: a listing came (see listFailed).
+const state = { listed: false, info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -224,6 +224,7 @@ async function reload() {
   q.set("limit", "200");
   const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   if (gen !== state.gen) return;
+  state.listed = true;
   $("rows").replaceChildren();
   state.loadedOlder = false;
   state.newer = 0;
@@ -276,9 +277,6 @@ async function reload() {
 // that fails: the page said it "lists again in a moment" while the
 // inspector refused its session and nothing tried again, and a filter
 // changed while whsim did not answer closed the live stream unsaid.
-// Refused (401: whsim restarted, its sessions gone), only opening the URL
-// whsim printed helps, so the page stops and says so; any other failure
-// (no answer) is said and tried again.
 async function relist() {
   const listing = reload();
   const gen = state.gen; // reload's: a newer listing (a filter) wins
@@ -286,14 +284,26 @@ async function relist() {
     await listing;
   } catch (err) {
     if (gen !== state.gen) return;
-    $("conn").hidden = false;
-    if (err.status === 401) {
-      $("conn").textContent = "The inspector refused this page's session (whsim restarted?): the list is as it was, not live, and the page does not try again; open the URL whsim printed.";
-      return;
-    }
-    $("conn").textContent = "The page could not list again (" + err.message + "): the list is as it was, not live; the page tries again in a moment.";
-    setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
+    listFailed(err, () => { if (gen === state.gen) relist(); });
   }
+}
+
+// listFailed says a listing (or the inspector's info, before the first)
+// failed and what comes next, and calls again to try once more. Refused
+// (401: whsim restarted, its sessions gone), only opening the URL whsim
+// printed helps, so the page stops and says so; any other failure (no
+// answer, an error of the inspector's) is said and tried again. The
+// first listing's failure left the page blank but for "No calls yet.".
+function listFailed(err, again) {
+  const what = state.listed ? "could not list again" : "could not list the calls";
+  const list = state.listed ? "the list is as it was, not live" : "no call is listed, and the list is not live";
+  $("conn").hidden = false;
+  if (err.status === 401) {
+    $("conn").textContent = "The inspector refused this page's session (whsim restarted?): " + list + ", and the page does not try again; open the URL whsim printed.";
+    return;
+  }
+  $("conn").textContent = "The page " + what + " (" + err.message + "): " + list + "; the page tries again in a moment.";
+  setTimeout(again, 2000);
 }
 
 // showGaps says which calls the list misses between its rows, true at
@@ -859,8 +869,15 @@ document.addEventListener("keydown", (e) => {
   e.preventDefault();
 });
 
+// start asks the inspector's info, then lists; either failing is said
+// and tried again (see listFailed).
 async function start() {
-  state.info = await getJSON("api/info");
+  try {
+    state.info = await getJSON("api/info");
+  } catch (err) {
+    listFailed(err, start);
+    return;
+  }
   $("source").textContent = state.info.source;
   for (const ev of state.info.events) $("f-event").append(el("option", { value: ev }, ev));
   state.events = new Set(state.info.events);
@@ -875,7 +892,7 @@ async function start() {
   $("older").addEventListener("click", loadOlder);
   $("newer").addEventListener("click", showNewer);
   window.addEventListener("hashchange", route);
-  await reload();
+  await relist();
   route();
 }
 
