@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -42,5 +44,54 @@ func TestInspectorSaysWhenItsFirstListingFails(t *testing.T) {
 			l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
 			waitJS(t, ctx, "the next call live", `document.querySelector("#rows tr").dataset.id === "2"`)
 		})
+	}
+}
+
+// A call whose body left the inspector's memory (listen --ui without
+// --capture, past its 64 MiB of bodies) was offered as "copy as curl",
+// which copied a command sending an empty body: another call than this
+// one, with nothing to say so. The page offers no command, download or
+// replay of it, and says why where they were; a call kept whole has them.
+func TestInspectorOffersNoCommandForACallWhoseBodyIsGone(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUIWith(t, false)
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	controls := `document.querySelectorAll(".detail .actions button:not(#diff-base), .detail .actions a, #replay").length`
+	run("open the page", chromedp.Navigate(l.page()))
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	var whole string
+	var wholeControls int
+	run("open call 1, kept whole",
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .actions`, &whole, chromedp.ByQuery),
+		chromedp.Evaluate(controls, &wholeControls))
+	if wholeControls != 4 || !strings.Contains(whole, "copy as curl") || !strings.Contains(whole, "copy as whsim send") || !strings.Contains(whole, "download body") {
+		t.Errorf("call 1, kept whole: %d controls, actions %q; want its commands, download and replay", wholeControls, whole)
+	}
+	// Four bodies of 9 MB, each counted twice (its bytes and the record's
+	// text), take the window past 64 MiB: call 1's body leaves memory.
+	// Each is waited for in the list, so that each is in the window.
+	for id := 2; id <= 5; id++ {
+		big := fmt.Appendf(nil, `{"requestId":"r%d","businessType":5007,"data":{"pad":"%s"}}`, id, strings.Repeat("x", 9<<20))
+		l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", big, nil)
+		waitJS(t, ctx, fmt.Sprintf("call %d listed", id), fmt.Sprintf(`document.querySelector('#rows tr[data-id="%d"]') !== null`, id))
+	}
+	var gone string
+	var goneControls int
+	run("open call 1 again, its body gone",
+		chromedp.Click(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="2"] .actions`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .actions`, &gone, chromedp.ByQuery),
+		chromedp.Evaluate(controls, &goneControls))
+	if goneControls != 0 || !strings.Contains(gone, "body left memory") {
+		t.Errorf("call 1, its body gone: %d command, download or replay controls, actions %q; want none, and why", goneControls, gone)
 	}
 }

@@ -324,8 +324,9 @@ type detail struct {
 	DocNumber  string `json:"docNumber"`
 	BodyGone   bool   `json:"bodyGone"` // the body left memory and no capture file has it
 	File       string `json:"file"`     // the name the body downloads as
-	Curl       string `json:"curl"`
-	Send       string `json:"send"`
+	// Curl and Send are the call as commands; "" when its body is gone.
+	Curl string `json:"curl"`
+	Send string `json:"send"`
 }
 
 // findingAt is a finding and the tree path it is shown at (its own path or,
@@ -394,7 +395,12 @@ func (h *handler) describe(c *call) detail {
 		}
 	}
 	d.Fault = r.Fault
-	d.Curl, d.Send = h.commands(c, d.File)
+	// Its body gone, a command would not send the call: curl's went with
+	// an empty body (a large one's read a file the page cannot download),
+	// whsim send's read that file too. None is better than another call.
+	if !d.BodyGone {
+		d.Curl, d.Send = h.commands(c, d.File)
+	}
 	return d
 }
 

@@ -399,7 +399,8 @@ func TestReplayRefusesTheSameCallWhileItIsSending(t *testing.T) {
 // A call whose body left memory, with no capture file to read it back
 // from, is not replayed: its record went with an empty body, another call
 // than the one captured, and the page showed the receiver's answer to it.
-// Nor are its raw bytes served as an empty body (or an empty download).
+// Nor are its raw bytes served as an empty body (or an empty download),
+// nor is it copied as a command.
 func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
 	s := NewStore(10).LimitBytes(1)
 	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1","businessType":5007,"data":{}}`), 200), nil)
@@ -424,6 +425,18 @@ func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
 		if raw.StatusCode != http.StatusGone || raw.Header.Get("Content-Disposition") != "" {
 			t.Errorf("GET %s of a call whose body is gone: %d (%s), want 410, no attachment: it read as an empty body", path, raw.StatusCode, raw.Header.Get("Content-Disposition"))
 		}
+	}
+	// Nor copied as commands: curl's would send an empty body (a large
+	// one's, a file the page cannot download), whsim send's a file the
+	// page cannot download either.
+	var gone, whole detail
+	get(t, srv.URL+"/api/calls/1", &gone)
+	get(t, srv.URL+"/api/calls/2", &whole)
+	if !gone.BodyGone || gone.Curl != "" || gone.Send != "" {
+		t.Errorf("call 1, its body gone (bodyGone %v): curl %q, send %q; want no command: it would not send the call", gone.BodyGone, gone.Curl, gone.Send)
+	}
+	if whole.BodyGone || !strings.Contains(whole.Curl, `"requestId":"r-2"`) || !strings.Contains(whole.Send, "--file call-2.json") {
+		t.Errorf("call 2, kept whole: curl %q, send %q; want both", whole.Curl, whole.Send)
 	}
 	kept, err := apiPost(srv.URL+"/api/calls/2/replay", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:9/x"}`))
 	if err != nil {

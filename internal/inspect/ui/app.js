@@ -722,12 +722,20 @@ async function copy(text, btn) {
 }
 
 function actions(d) {
-  const curl = el("button", { type: "button" }, "copy as curl");
-  curl.addEventListener("click", () => copy(d.curl, curl));
-  const send = el("button", { type: "button" }, "copy as whsim send");
-  send.addEventListener("click", () => copy(d.send, send));
-  const dl = el("a", { class: "button", href: "api/calls/" + d.id + "/raw?download", download: d.file }, "download body");
-  const bar = el("div", { class: "actions" }, curl, send, dl);
+  const bar = el("div", { class: "actions" });
+  if (d.bodyGone) {
+    // Nothing that needs the body is offered: a copied curl sent an empty
+    // body, another call than this one, and the download and replay are
+    // refused (410). Said where the buttons were, not left to be guessed.
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download or replay: this call's body left memory (see below), and a command without it would send another call."));
+  } else {
+    const curl = el("button", { type: "button" }, "copy as curl");
+    curl.addEventListener("click", () => copy(d.curl, curl));
+    const send = el("button", { type: "button" }, "copy as whsim send");
+    send.addEventListener("click", () => copy(d.send, send));
+    const dl = el("a", { class: "button", href: "api/calls/" + d.id + "/raw?download", download: d.file }, "download body");
+    bar.append(curl, send, dl);
+  }
 
   const base = el("button", { type: "button", id: "diff-base" }, state.base === d.id ? "diff base" : "set as diff base");
   base.addEventListener("click", () => { state.base = d.id; base.textContent = "diff base"; });
@@ -748,7 +756,7 @@ function actions(d) {
   }
 
   const out = el("div", {}, bar);
-  if (state.info && state.info.replay) {
+  if (state.info && state.info.replay && !d.bodyGone) {
     // The box starts at --forward-to's URL, else the last target replayed
     // to in this run of the inspector (the server keeps it), else empty.
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
