@@ -52,6 +52,7 @@ func TestInspectorSaysWhenItsFirstListingFails(t *testing.T) {
 // which copied a command sending an empty body: another call than this
 // one, with nothing to say so. The page offers no command, download or
 // replay of it, and says why where they were; a call kept whole has them.
+// A diff with it is refused, and said: it compared nothing with a body.
 func TestInspectorOffersNoCommandForACallWhoseBodyIsGone(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUIWith(t, false)
@@ -61,7 +62,7 @@ func TestInspectorOffersNoCommandForACallWhoseBodyIsGone(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	controls := `document.querySelectorAll(".detail .actions button:not(#diff-base), .detail .actions a, #replay").length`
+	controls := `document.querySelectorAll(".detail .actions button, .detail .actions a, #replay").length`
 	run("open the page", chromedp.Navigate(l.page()))
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
 	var whole string
@@ -70,9 +71,10 @@ func TestInspectorOffersNoCommandForACallWhoseBodyIsGone(t *testing.T) {
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
 		chromedp.Text(`.detail[data-id="1"] .actions`, &whole, chromedp.ByQuery),
-		chromedp.Evaluate(controls, &wholeControls))
-	if wholeControls != 4 || !strings.Contains(whole, "copy as curl") || !strings.Contains(whole, "copy as whsim send") || !strings.Contains(whole, "download body") {
-		t.Errorf("call 1, kept whole: %d controls, actions %q; want its commands, download and replay", wholeControls, whole)
+		chromedp.Evaluate(controls, &wholeControls),
+		chromedp.Click(`#diff-base`, chromedp.ByQuery))
+	if wholeControls != 5 || !strings.Contains(whole, "copy as curl") || !strings.Contains(whole, "copy as whsim send") || !strings.Contains(whole, "download body") {
+		t.Errorf("call 1, kept whole: %d controls, actions %q; want its commands, download, diff base and replay", wholeControls, whole)
 	}
 	// Four bodies of 9 MB, each counted twice (its bytes and the record's
 	// text), take the window past 64 MiB: call 1's body leaves memory.
@@ -92,6 +94,16 @@ func TestInspectorOffersNoCommandForACallWhoseBodyIsGone(t *testing.T) {
 		chromedp.Text(`.detail[data-id="1"] .actions`, &gone, chromedp.ByQuery),
 		chromedp.Evaluate(controls, &goneControls))
 	if goneControls != 0 || !strings.Contains(gone, "body left memory") {
-		t.Errorf("call 1, its body gone: %d command, download or replay controls, actions %q; want none, and why", goneControls, gone)
+		t.Errorf("call 1, its body gone: %d command, download, diff or replay controls, actions %q; want none, and why", goneControls, gone)
+	}
+	var diff string
+	run("diff call 5 with call 1, the base",
+		chromedp.Click(`#rows tr[data-id="5"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="5"] #diff`, chromedp.ByQuery),
+		chromedp.Click(`#diff`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="5"] .diff .error`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="5"] .diff`, &diff, chromedp.ByQuery))
+	if !strings.Contains(diff, "call 1: not compared") {
+		t.Errorf("the diff with call 1, its body gone, reads %q; want it refused, saying why", diff)
 	}
 }

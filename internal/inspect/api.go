@@ -702,6 +702,14 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// A body gone compares as empty: two such calls read as the same
+	// JSON, one against a body as a body removed.
+	for _, c := range []*call{a, b} {
+		if c.BodyGone() {
+			apiError(w, http.StatusGone, "call %d: not compared: %s", c.ID, bodyGoneNote)
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, diffBodies(a, b))
 }
 

@@ -448,6 +448,24 @@ func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
 	}
 }
 
+// A diff with a call whose body left memory compared nothing with
+// something: two such calls read as "the same JSON", one of them as a
+// body removed. It is refused (410), as its raw bytes are.
+func TestDiffRefusesACallWhoseBodyIsGone(t *testing.T) {
+	s := NewStore(10).LimitBytes(1)
+	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1","businessType":5007,"data":{"amount":1}}`), 200), nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{"amount":2}}`), 200), nil)
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-3","businessType":5007,"data":{"amount":3}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	for _, q := range []string{"a=1&b=2", "a=2&b=3", "a=3&b=1"} {
+		var out map[string]any
+		resp := get(t, srv.URL+"/api/diff?"+q, &out)
+		if resp.StatusCode != http.StatusGone || !strings.Contains(fmt.Sprint(out["error"]), "not compared: the bodies left") {
+			t.Errorf("diff %s, a body gone: %d %v; want 410 saying why", q, resp.StatusCode, out)
+		}
+	}
+}
+
 func TestDiffIgnoresKeyOrderAndCallsOutRequestID(t *testing.T) {
 	s := NewStore(10)
 	s.Add(record(1, "E", []byte(`{"requestId":"a","data":{"x":1,"y":[1,2],"z":"s"}}`), 200), nil)

@@ -723,36 +723,22 @@ async function copy(text, btn) {
 
 function actions(d) {
   const bar = el("div", { class: "actions" });
+  const diffOut = el("div", { class: "diff" });
   if (d.bodyGone) {
     // Nothing that needs the body is offered: a copied curl sent an empty
-    // body, another call than this one, and the download and replay are
-    // refused (410). Said where the buttons were, not left to be guessed.
-    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download or replay: this call's body left memory (see below), and a command without it would send another call."));
+    // body, another call than this one, and the download, replay and diff
+    // are refused (410). Said where the buttons were, not left to guess.
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body left memory (see below), and a command without it would send another call."));
   } else {
     const curl = el("button", { type: "button" }, "copy as curl");
     curl.addEventListener("click", () => copy(d.curl, curl));
     const send = el("button", { type: "button" }, "copy as whsim send");
     send.addEventListener("click", () => copy(d.send, send));
     const dl = el("a", { class: "button", href: "api/calls/" + d.id + "/raw?download", download: d.file }, "download body");
-    bar.append(curl, send, dl);
-  }
-
-  const base = el("button", { type: "button", id: "diff-base" }, state.base === d.id ? "diff base" : "set as diff base");
-  base.addEventListener("click", () => { state.base = d.id; base.textContent = "diff base"; });
-  bar.append(base);
-  const diffOut = el("div", { class: "diff" });
-  if (state.base && state.base !== d.id) {
-    const btn = el("button", { type: "button", id: "diff" }, "diff with #" + state.base);
-    btn.addEventListener("click", async () => {
-      const a = state.base;
-      try {
-        diffOut.replaceChildren(diffView(await getJSON("api/diff?a=" + a + "&b=" + d.id), a, d.id));
-      } catch (err) {
-        // Said where the diff goes: swallowed, the press did nothing.
-        diffOut.replaceChildren(el("p", { class: "error" }, "The diff of #" + a + " and #" + d.id + " could not load: " + err.message));
-      }
-    });
-    bar.append(btn);
+    const base = el("button", { type: "button", id: "diff-base" }, state.base === d.id ? "diff base" : "set as diff base");
+    base.addEventListener("click", () => { state.base = d.id; base.textContent = "diff base"; });
+    bar.append(curl, send, dl, base);
+    if (state.base && state.base !== d.id) bar.append(diffButton(d.id, diffOut));
   }
 
   const out = el("div", {}, bar);
@@ -799,6 +785,21 @@ function actions(d) {
   }
   out.append(diffOut);
   return out;
+}
+
+// diffButton compares the diff base's body with call id's, in out.
+function diffButton(id, out) {
+  const btn = el("button", { type: "button", id: "diff" }, "diff with #" + state.base);
+  btn.addEventListener("click", async () => {
+    const a = state.base;
+    try {
+      out.replaceChildren(diffView(await getJSON("api/diff?a=" + a + "&b=" + id), a, id));
+    } catch (err) {
+      // Said where the diff goes: swallowed, the press did nothing.
+      out.replaceChildren(el("p", { class: "error" }, "The diff of #" + a + " and #" + id + " could not load: " + err.message));
+    }
+  });
+  return btn;
 }
 
 // showReplay keeps what the page says of call id's replay and whether it
