@@ -2,11 +2,19 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // The page's first requests (the inspector's info, then the first
@@ -105,5 +113,79 @@ func TestInspectorOffersNoCommandForACallWhoseBodyIsGone(t *testing.T) {
 		chromedp.Text(`.detail[data-id="5"] .diff`, &diff, chromedp.ByQuery))
 	if !strings.Contains(diff, "call 1: not compared") {
 		t.Errorf("the diff with call 1, its body gone, reads %q; want it refused, saying why", diff)
+	}
+}
+
+// startInspect runs `whsim inspect path` on a free port and returns the
+// URL it printed (the page, with its token).
+func startInspect(t *testing.T, path string) string {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ui.txt")
+	var stderr syncBuffer
+	cmd := exec.Command("whsim", "inspect", path, "--ui", "127.0.0.1:0", "--ready-file", ready)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(ready); len(b) > 0 {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	t.Fatalf("inspect did not start: %s", stderr.String())
+	return ""
+}
+
+// A search that finds nothing in the newest calls it may look at (20,000
+// a request) gave the page no call to stream after: its stream started at
+// call 1 and sent the old call found, which "search older calls" then
+// listed again, the call twice in the list. The stream goes on after the
+// newest call the listing looked at.
+func TestInspectorSearchListsAnOldCallOnce(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	const n = 20001 // one more than a request's search looks at
+	var file []byte
+	for i := 1; i <= n; i++ {
+		rec := &capture.Record{Time: time.Date(2026, 11, 23, 1, 0, 0, i, time.UTC), Remote: "127.0.0.1:9", Method: "POST", Path: "/hook",
+			Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Content-Type": {"application/json"}},
+			Response: &capture.Response{Status: 200, Body: `{"status":200}`, BodyEncoding: capture.UTF8}}
+		doc := fmt.Sprintf("SKD%08d", i)
+		if i == 1 {
+			doc = "SKD-NEEDLE"
+		}
+		rec.SetBody(fmt.Appendf(nil, `{"requestId":"r-%d","businessType":5007,"data":{"收款单":{"收款单编号":"%s"}}}`, i, doc))
+		file, _ = capture.Append(file, rec)
+	}
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	page := startInspect(t, path)
+	streams := holdRequests(t, ctx, "*/api/stream*")
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("open the page", chromedp.Navigate(page))
+	run("the first stream", fetch.ContinueRequest(streams.next("/api/stream").RequestID))
+	run("search", chromedp.Evaluate(`(() => { const q = document.getElementById("f-q"); q.value = "NEEDLE"; q.dispatchEvent(new Event("input")); })()`, nil))
+	searched := streams.next("q=NEEDLE")
+	if want := fmt.Sprintf("after=%d&", n); !strings.Contains(searched.Request.URL+"&", want) {
+		t.Errorf("the search's stream is %s, want it to go on after the newest call the search looked at (%s)", searched.Request.URL, want)
+	}
+	run("the search's stream", fetch.ContinueRequest(searched.RequestID), fetch.Disable())
+	waitJS(t, ctx, "search older calls offered", `!document.getElementById("older").hidden && document.getElementById("older").textContent.startsWith("search older")`)
+	run("search older calls", chromedp.Click(`#older`, chromedp.ByQuery))
+	waitJS(t, ctx, "the old call found", `document.getElementById("older").hidden && document.querySelector('#rows tr[data-id="1"]') !== null`)
+	var ids []string
+	run("read the list", chromedp.Evaluate(`[...document.querySelectorAll("#rows tr")].map((tr) => tr.dataset.id)`, &ids))
+	if len(ids) != 1 {
+		t.Errorf("the search lists calls %v, want call 1 once", ids)
 	}
 }

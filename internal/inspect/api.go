@@ -563,6 +563,13 @@ func (h *handler) replayTarget() string {
 // on: ask again with before set to it.
 const nextHeader = "Whsim-Next-Before"
 
+// newestHeader says the newest call a listing looked at: a page's event
+// stream goes on after it. The newest call listed is not enough: a search
+// that found none within its bound of work left the page none to start
+// after, and a stream from 0 sent the older calls that going on with the
+// search (before) listed again.
+const newestHeader = "Whsim-Newest"
+
 // maxLimit bounds one page of a listing.
 const maxLimit = 1000
 
@@ -591,6 +598,9 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
+	if last := h.opts.Store.Last(); before == 0 || before > last {
+		before = last + 1
+	}
 	calls, next, err := h.opts.Store.Newest(r.Context(), before, f, limit)
 	if r.Context().Err() != nil {
 		return // the client went away
@@ -603,6 +613,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		// The search looked at all one request may: the rest is below next.
 		w.Header().Set(nextHeader, strconv.FormatUint(next, 10))
 	}
+	w.Header().Set(newestHeader, strconv.FormatUint(before-1, 10))
 	out := make([]summary, len(calls))
 	for i, c := range calls {
 		out[i] = summarize(c)

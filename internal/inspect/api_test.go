@@ -1133,3 +1133,28 @@ func TestACallKeepsTheFirstOfManyFindings(t *testing.T) {
 		t.Errorf("the call holds %d findings (%v), want at most %d", cap(c.Findings), err, maxFindings)
 	}
 }
+
+// A listing says the newest call it looked at (Whsim-Newest), for a
+// page's event stream to go on after: a search that found nothing within
+// its bound gave the page no call to start after, and its stream, from
+// 0, sent the older calls that "search older calls" then listed again,
+// each twice on the page.
+func TestListingSaysTheNewestCallItLookedAt(t *testing.T) {
+	const bound = 200
+	n := bound + 50
+	s := bigFileStore(t, n)
+	s.bound.calls = bound
+	srv := newTestServer(t, s, nil)
+	for _, tc := range []struct{ query, want string }{
+		{"q=%22r-1%22&limit=1000", fmt.Sprint(n)}, // none of the newest 200 matches
+		{"q=never", fmt.Sprint(n)},
+		{"limit=10", fmt.Sprint(n)},
+		{"limit=10&before=100", "99"},
+		{"limit=10&before=100000", fmt.Sprint(n)},
+	} {
+		resp := get(t, srv.URL+"/api/calls?"+tc.query, nil)
+		if got := resp.Header.Get(newestHeader); got != tc.want {
+			t.Errorf("GET /api/calls?%s: %s %q, want %q", tc.query, newestHeader, got, tc.want)
+		}
+	}
+}

@@ -234,7 +234,11 @@ async function reload() {
   showGaps();
   append(calls);
   setOlder(calls, headers);
-  const newest = calls.length ? calls[0].id : 0;
+  // The stream goes on after the newest call the listing looked at, not
+  // the newest it found: a search that found none within its bound of work
+  // streamed from the first call, and "search older calls" listed again
+  // what the stream had sent, twice on the page.
+  const newest = Math.max(Number(headers.get("Whsim-Newest")) || 0, calls.length ? calls[0].id : 0);
   const sq = filterQuery();
   sq.set("after", String(newest));
   // EventSource reconnects by itself, sending Last-Event-ID: the server
