@@ -144,7 +144,8 @@ func startInspect(t *testing.T, path string) string {
 // a request) gave the page no call to stream after: its stream started at
 // call 1 and sent the old call found, which "search older calls" then
 // listed again, the call twice in the list. The stream goes on after the
-// newest call the listing looked at.
+// newest call the listing looked at. The list, empty meanwhile, said "No
+// calls yet.": it says no call matches the search so far, or at all.
 func TestInspectorSearchListsAnOldCallOnce(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	const n = 20001 // one more than a request's search looks at
@@ -181,11 +182,24 @@ func TestInspectorSearchListsAnOldCallOnce(t *testing.T) {
 	}
 	run("the search's stream", fetch.ContinueRequest(searched.RequestID), fetch.Disable())
 	waitJS(t, ctx, "search older calls offered", `!document.getElementById("older").hidden && document.getElementById("older").textContent.startsWith("search older")`)
+	// The list, empty so far, said "No calls yet." of a capture of 20,001.
+	var empty string
+	run("read the empty list's note", chromedp.Text(`#list-empty`, &empty, chromedp.ByQuery))
+	if !strings.Contains(empty, "No call matches the search or filters among the calls looked at so far") || !strings.Contains(empty, "search older calls") {
+		t.Errorf("the empty list reads %q, want it to say no call matches yet, and how to look further", empty)
+	}
 	run("search older calls", chromedp.Click(`#older`, chromedp.ByQuery))
 	waitJS(t, ctx, "the old call found", `document.getElementById("older").hidden && document.querySelector('#rows tr[data-id="1"]') !== null`)
 	var ids []string
 	run("read the list", chromedp.Evaluate(`[...document.querySelectorAll("#rows tr")].map((tr) => tr.dataset.id)`, &ids))
 	if len(ids) != 1 {
 		t.Errorf("the search lists calls %v, want call 1 once", ids)
+	}
+	run("search for what no call has", chromedp.Evaluate(`(() => { const q = document.getElementById("f-q"); q.value = "NOWHERE"; q.dispatchEvent(new Event("input")); })()`, nil))
+	waitJS(t, ctx, "the search that found nothing", `document.querySelectorAll("#rows tr").length === 0 && document.getElementById("older").textContent.startsWith("search older")`)
+	waitJS(t, ctx, "search older calls to the end", `(() => { const b = document.getElementById("older"); if (!b.hidden) b.click(); return b.hidden; })()`)
+	run("read the empty list's note", chromedp.Text(`#list-empty`, &empty, chromedp.ByQuery))
+	if empty != "No call matches the search or filters." {
+		t.Errorf("the list of a search that found nothing reads %q", empty)
 	}
 }

@@ -136,8 +136,16 @@ function row(c) {
   return tr;
 }
 
+// showEmpty says why the list is empty: "No calls yet." of a capture
+// searched without a match read as if it held no call.
 function showEmpty() {
-  $("list-empty").hidden = $("rows").children.length > 0;
+  const none = $("rows").children.length === 0;
+  $("list-empty").hidden = !none;
+  if (none) {
+    $("list-empty").textContent = !filterQuery().toString() ? "No calls yet."
+      : state.next ? "No call matches the search or filters among the calls looked at so far: \"search older calls\" looks further."
+      : "No call matches the search or filters.";
+  }
   setTabStop();
 }
 
@@ -339,6 +347,7 @@ function showOlder(next, searching) {
   state.next = next;
   $("older").hidden = !next;
   $("older").textContent = searching ? "search older calls (below #" + next + ")" : "load older calls";
+  showEmpty();
 }
 
 async function loadOlder() {
