@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -201,5 +203,69 @@ func TestInspectorSearchListsAnOldCallOnce(t *testing.T) {
 	run("read the empty list's note", chromedp.Text(`#list-empty`, &empty, chromedp.ByQuery))
 	if empty != "No call matches the search or filters." {
 		t.Errorf("the list of a search that found nothing reads %q", empty)
+	}
+}
+
+// "load older calls" pressed twice before its answer came (a double
+// click) asked twice for the same calls and listed each twice; a filter
+// changed while it loaded had the old filter's calls appended to the new
+// listing. One load at a time, and one a new listing outdated is dropped.
+func TestInspectorLoadsOlderCallsOnce(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	sendCalls(t, l, "CREATE_RECEIVABLE_DOC", 250)
+	// Counts the page's requests for older calls as it makes them, and
+	// says when the page has done with an answer: olderAnswered is set in a
+	// task after the answer's JSON, so after the microtasks that list it.
+	const count = `(() => {
+		const f = window.fetch; window.olderAsked = 0; window.olderAnswered = false;
+		window.fetch = (u, ...a) => { if (String(u).includes("before=")) window.olderAsked++; return f(u, ...a); };
+		const json = Response.prototype.json;
+		Response.prototype.json = function () {
+			const p = json.call(this);
+			if (this.url.includes("before=")) p.then(() => setTimeout(() => { window.olderAnswered = true; }, 0));
+			return p;
+		};
+	})()`
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("count the page's requests", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(count).Do(ctx)
+		return err
+	}))
+	run("open the page", chromedp.Navigate(l.page()))
+	waitJS(t, ctx, "the first 200 listed", `document.querySelectorAll("#rows tr").length === 200 && !document.getElementById("older").hidden`)
+	var asked int
+	run("double-click load older", chromedp.Evaluate(`(() => { const b = document.getElementById("older"); b.click(); b.click(); return window.olderAsked; })()`, &asked))
+	if asked != 1 {
+		t.Errorf("a double click on \"load older calls\" asked %d times for them, want once", asked)
+	}
+	waitJS(t, ctx, "the older calls listed", `document.querySelectorAll("#rows tr").length >= 250 && document.getElementById("older").hidden`)
+	var rows, distinct int
+	run("read the list", chromedp.Evaluate(`document.querySelectorAll("#rows tr").length`, &rows),
+		chromedp.Evaluate(`new Set([...document.querySelectorAll("#rows tr")].map((tr) => tr.dataset.id)).size`, &distinct))
+	if rows != 250 || distinct != 250 {
+		t.Errorf("the list has %d rows, %d calls, want the 250 once each", rows, distinct)
+	}
+
+	// A filter changed while older calls load: the load's answer, the
+	// unfiltered calls, is not added to the filter's list.
+	run("open the page again", chromedp.Navigate(l.page()))
+	waitJS(t, ctx, "the first 200 listed", `document.querySelectorAll("#rows tr").length === 200 && !document.getElementById("older").hidden`)
+	older := holdRequests(t, ctx, "*before=*")
+	run("load older", chromedp.Click(`#older`, chromedp.ByQuery))
+	held := older.next("before=")
+	run("filter by an event no call has", chromedp.SetValue(`#f-event`, "ABANDON_RECEIVABLE_DOC", chromedp.ByQuery))
+	waitJS(t, ctx, "the filter's empty list", `document.querySelectorAll("#rows tr").length === 0 && !document.getElementById("list-empty").hidden`)
+	run("answer the load", fetch.ContinueRequest(held.RequestID), fetch.Disable())
+	// Polled each frame: a load dropped changes nothing on the page.
+	run("the load answered", chromedp.Poll(`window.olderAnswered`, nil, chromedp.WithPollingTimeout(30*time.Second)))
+	run("read the list", chromedp.Evaluate(`document.querySelectorAll("#rows tr").length`, &rows))
+	if rows != 0 {
+		t.Errorf("the list filtered by an event no call has shows %d rows: the older calls loaded before the filter changed", rows)
 	}
 }

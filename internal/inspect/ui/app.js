@@ -12,8 +12,9 @@ const $ = (id) => document.getElementById(id);
 // kept: the focused row new calls keep in place, and where; keep, the
 // same while the frame's adjustment is due (see keepFocusedRow).
 // replays: by call id, what the page says of its replay and whether it is
-// sending (see showReplay). listed: a listing came (see listFailed).
-const state = { listed: false, info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
+// sending (see showReplay). listed: a listing came (see listFailed);
+// loadingOlder: "load older" is waiting for its answer (see loadOlder).
+const state = { listed: false, loadingOlder: false, info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -350,20 +351,29 @@ function showOlder(next, searching) {
   showEmpty();
 }
 
+// loadOlder lists the calls below the oldest row. One load at a time: a
+// second press (a double click) before the answer asked for the same
+// calls and listed each twice. A load a new listing outdated (a filter
+// changed meanwhile) is dropped: its calls are the old filter's.
 async function loadOlder() {
-  if (!state.next) return;
+  if (!state.next || state.loadingOlder) return;
   const q = filterQuery();
   q.set("limit", "200");
   q.set("before", state.next);
+  const gen = state.gen;
+  state.loadingOlder = true;
   let calls, headers;
   try {
     ({ body: calls, headers } = await fetchJSON("api/calls?" + q));
   } catch (err) {
     // Said on the button, which tries again: swallowed, the press did
     // nothing at all.
-    $("older").textContent = "older calls could not load (" + err.message + "): press to try again";
+    if (gen === state.gen) $("older").textContent = "older calls could not load (" + err.message + "): press to try again";
     return;
+  } finally {
+    state.loadingOlder = false;
   }
+  if (gen !== state.gen) return;
   const first = $("rows").children.length;
   const had = document.activeElement === $("older");
   append(calls);
