@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/chromedp"
+)
+
+// The bodies the inspector shows are Chinese, the page's own words English
+// (lang="en"): the browser drew Han characters with the font its fallback
+// picks for English, on Linux with Noto CJK "Noto Sans CJK JP": Japanese
+// glyph forms for Chinese text. The page's font stacks name Simplified
+// Chinese fonts (macOS's, Windows', Noto's, Source Han's) after the
+// generic family, in its sans and its monospace text: Latin text keeps
+// the generic family's font.
+func TestInspectorDrawsChineseWithAChineseFont(t *testing.T) {
+	out, err := exec.Command("fc-list", ":lang=zh-cn", "family").Output()
+	if err != nil || !strings.Contains(string(out), "SC") {
+		t.Skip("no Simplified Chinese font here (fc-list :lang=zh-cn names none; fonts-noto-cjk has one): nothing to check the page's choice against")
+	}
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"收款单":{"收款单编号":"SKD00000001"}}}`), nil)
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+		chromedp.ActionFunc(func(ctx context.Context) error { return css.Enable().Do(ctx) }),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what, sel string
+		latin     bool
+	}{
+		{"a key of the tree (monospace)", `document.querySelector('.tree [data-path="data.收款单"] > summary .key')`, false},
+		{"a finding's message (sans)", `[...document.querySelectorAll("ul.findings .msg")].find((e) => /[\u4e00-\u9fff]/.test(e.textContent))`, false},
+		{"a requestId (monospace, Latin)", `document.querySelector('#rows tr[data-id="1"] td.rid')`, true},
+		{"a heading (sans, Latin)", `document.querySelector("h1")`, true},
+	} {
+		var ids []cdp.NodeID
+		var fonts []*css.PlatformFontUsage
+		if err := chromedp.Run(ctx,
+			chromedp.NodeIDs(tc.sel, &ids, chromedp.ByJSPath),
+			chromedp.ActionFunc(func(ctx context.Context) error {
+				var err error
+				fonts, err = css.GetPlatformFontsForNode(ids[0]).Do(ctx)
+				return err
+			}),
+		); err != nil {
+			t.Fatalf("%s: %v", tc.what, err)
+		}
+		if tc.latin {
+			if strings.Contains(strings.Join(families(fonts), ","), "CJK") {
+				t.Errorf("%s: drawn with %v, want the generic family's font, no CJK one", tc.what, families(fonts))
+			}
+			continue
+		}
+		var han []string
+		for _, f := range fonts {
+			if strings.Contains(f.FamilyName, "CJK") || strings.Contains(f.FamilyName, "Han") {
+				han = append(han, f.FamilyName)
+			}
+		}
+		if len(han) == 0 {
+			t.Errorf("%s: drawn with %v, no CJK font", tc.what, families(fonts))
+			continue
+		}
+		for _, f := range han {
+			if !strings.HasSuffix(f, " SC") {
+				t.Errorf("%s: its Han characters drawn with %q (of %v), want a Simplified Chinese font", tc.what, f, families(fonts))
+			}
+		}
+	}
+}
+
+func families(fonts []*css.PlatformFontUsage) []string {
+	var out []string
+	for _, f := range fonts {
+		out = append(out, f.FamilyName)
+	}
+	return out
+}
