@@ -8,6 +8,8 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -85,4 +87,49 @@ func families(fonts []*css.PlatformFontUsage) []string {
 		out = append(out, f.FamilyName)
 	}
 	return out
+}
+
+// TestInspectorAxeInBrowser runs axe-core over the inspector with a call
+// open and the list's row of a failed call (status 500, invalid)
+// selected, light and dark: no serious or critical violation. It found
+// the filters labelled only by their title (no visible label) and the
+// selected row's red, amber, green and grey text below 4.5:1 on its blue.
+func TestInspectorAxeInBrowser(t *testing.T) {
+	axe := axeSource(t)
+	if axe == "" {
+		t.Skip("no axe-core (scripts/install-tools.sh npm-validators installs it; or set WHSIM_NPM_TOOLS)")
+	}
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t, "--status", "500")
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"收款单":{"收款单编号":"SKD00000001"}}}`), nil)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		var got []axeViolation
+		if err := chromedp.Run(ctx,
+			emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}),
+			chromedp.Evaluate(axe, nil),
+			chromedp.Evaluate(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &got,
+				func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+		); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range got {
+			var where []string
+			for _, n := range v.Nodes {
+				where = append(where, strings.Join(n.Target, " "))
+			}
+			if v.Impact == "serious" || v.Impact == "critical" {
+				t.Errorf("%s: axe-core %s (%s): %s, at %v", scheme, v.ID, v.Impact, v.Help, where)
+			} else {
+				t.Logf("%s: axe-core %s (%s): %s, at %v", scheme, v.ID, v.Impact, v.Help, where)
+			}
+		}
+	}
 }
