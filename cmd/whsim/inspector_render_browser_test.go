@@ -133,3 +133,24 @@ func TestInspectorAxeInBrowser(t *testing.T) {
 		}
 	}
 }
+
+// A JSON body of more values than the page builds a tree of (50,000) read
+// "Not JSON: see the raw bytes below.": it says it is JSON, too large for
+// the tree.
+func TestInspectorSaysABodyIsTooLargeForATree(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":[`+strings.Repeat("0,", 50000)+`0]}}`), nil)
+	var body string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .tree`, &body, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "more values than the page shows as a tree") {
+		t.Errorf("the body of 50,004 values reads %q, want it said to be JSON too large for the tree", body)
+	}
+}

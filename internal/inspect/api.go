@@ -305,6 +305,9 @@ type detail struct {
 	Body         string         `json:"body"` // the text when UTF-8, else base64
 	BodyEncoding string         `json:"bodyEncoding"`
 	Tree         *node          `json:"tree"` // nil when the body is not JSON
+	// NoTree says why Tree is nil: "too-large" (more values than a tree
+	// shows) or "not-json"; "" for a tree or an empty body.
+	NoTree string `json:"noTree"`
 	// Decoded names the Content-Encoding undone for the tree, the search
 	// and the diff ("gzip"); "" when the body is the document as it came.
 	Decoded  string      `json:"decoded"`
@@ -369,7 +372,8 @@ func (h *handler) describe(c *call) detail {
 	if d.BodyEncoding == "" {
 		d.BodyEncoding = capture.UTF8
 	}
-	d.Tree, d.Decoded = parseTree(c.content), c.decoded
+	d.Tree, d.NoTree = treeOf(c.content)
+	d.Decoded = c.decoded
 	h.dates(d.Tree)
 	d.FlagList = append([]receiver.Flag{}, c.Flags...)
 	d.Deliveries, d.Document = h.opts.Store.Related(c)

@@ -1158,3 +1158,22 @@ func TestListingSaysTheNewestCallItLookedAt(t *testing.T) {
 		}
 	}
 }
+
+// A body without a tree says why: too many values for one (past
+// maxNodes), or not JSON. A valid JSON body of 350,000 values read "Not
+// JSON: see the raw bytes below." on the page.
+func TestDetailSaysWhyABodyHasNoTree(t *testing.T) {
+	many := []byte("[" + strings.Repeat("0,", maxNodes) + "0]")
+	s := NewStore(10)
+	for i, body := range [][]byte{[]byte(`{"requestId":"r-1"}`), many, []byte(`{"requestId":`), nil} {
+		s.Add(record(i+1, "CREATE_RECEIVABLE_DOC", body, 200), nil)
+	}
+	srv := newTestServer(t, s, nil)
+	for id, want := range map[int]string{1: "", 2: "too-large", 3: "not-json", 4: ""} {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", srv.URL, id), &d)
+		if d.NoTree != want || (want == "" && id == 1) != (d.Tree != nil) {
+			t.Errorf("call %d: noTree %q (tree %v), want %q", id, d.NoTree, d.Tree != nil, want)
+		}
+	}
+}

@@ -508,7 +508,9 @@ function detail(d) {
   const body = el("div", { class: "tree" });
   if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
   if (d.tree) body.append(node(d.tree, d.findingList, { left: TREE_BUDGET }));
-  else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)." : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
+  else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)."
+    : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
+    : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
   out.append(rawView(d));
   if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
