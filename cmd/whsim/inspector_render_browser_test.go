@@ -154,3 +154,25 @@ func TestInspectorSaysABodyIsTooLargeForATree(t *testing.T) {
 		t.Errorf("the body of 50,004 values reads %q, want it said to be JSON too large for the tree", body)
 	}
 }
+
+// A call over listen's --max-body (answered 413, its body not recorded)
+// was offered as "copy as curl" with no body, a command that runs and
+// sends another call, with nothing said. The page says the body came cut
+// short and what the commands, the download and replay have of it.
+func TestInspectorSaysABodyCameCutShort(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t, "--max-body", "1KiB")
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 2048)+`"}}`), nil)
+	var note string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector(".detail .cut-short") || {}).textContent || ""`, &note),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note, "cut short (2102 bytes declared, 0 recorded)") || !strings.Contains(note, "not the call the sender made") {
+		t.Errorf("the call answered 413 says %q, want that its body came cut short", note)
+	}
+}

@@ -326,10 +326,21 @@ type detail struct {
 	Document   []link `json:"document"`
 	DocNumber  string `json:"docNumber"`
 	BodyGone   bool   `json:"bodyGone"` // the body left memory and no capture file has it
-	File       string `json:"file"`     // the name the body downloads as
+	// CutShort is set when the body came cut short (over listen's
+	// --max-body, its sender gone mid-body): the commands, the download
+	// and a replay send the bytes recorded, not the call the sender made.
+	CutShort *cutShort `json:"cutShort"`
+	File     string    `json:"file"` // the name the body downloads as
 	// Curl and Send are the call as commands; "" when its body is gone.
 	Curl string `json:"curl"`
 	Send string `json:"send"`
+}
+
+// cutShort is a body's declared length (Content-Length) and the bytes
+// recorded of it.
+type cutShort struct {
+	Declared int64 `json:"declared"`
+	Recorded int64 `json:"recorded"`
 }
 
 // findingAt is a finding and the tree path it is shown at (its own path or,
@@ -384,6 +395,10 @@ func (h *handler) describe(c *call) detail {
 		d.Document = []link{}
 	}
 	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.content), c.BodyGone()
+	// Its body gone, the record has none to measure.
+	if declared, recorded, short := r.CutShort(); short && !d.BodyGone {
+		d.CutShort = &cutShort{Declared: declared, Recorded: recorded}
+	}
 	at := attach(d.Tree, c.Findings)
 	d.Findings = make([]findingAt, len(c.Findings))
 	for i, f := range c.Findings {

@@ -1177,3 +1177,44 @@ func TestDetailSaysWhyABodyHasNoTree(t *testing.T) {
 		}
 	}
 }
+
+// A call whose body came cut short (over listen's --max-body, answered
+// 413; or its sender gone mid-body) is copied, downloaded and replayed
+// as the bytes recorded, not the call made: the detail says so
+// (cutShort), as whsim replay warns of it. A call kept whole, and one
+// whose body left memory (its record's body emptied), are not cut short.
+func TestDetailSaysABodyCameCutShort(t *testing.T) {
+	short := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId"`), 413)
+	short.Headers.Set("Content-Length", "12064887")
+	whole := record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2"}`), 200)
+	whole.Headers.Set("Content-Length", "19")
+	kept := NewStore(10)
+	kept.Add(short, nil)
+	kept.Add(whole, nil)
+	// Its body gone, a call's record has none: not cut short for that.
+	gone := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+	gone.Headers.Set("Content-Length", "19")
+	shed := NewStore(10).LimitBytes(1)
+	shed.Add(gone, nil)
+	shed.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2"}`), 200), nil)
+	for _, tc := range []struct {
+		name  string
+		store *Store
+		id    int
+		want  string
+	}{
+		{"cut short", kept, 1, "12064887/12"},
+		{"whole", kept, 2, ""},
+		{"its body gone", shed, 1, ""},
+	} {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", newTestServer(t, tc.store, nil).URL, tc.id), &d)
+		got := ""
+		if d.CutShort != nil {
+			got = fmt.Sprintf("%d/%d", d.CutShort.Declared, d.CutShort.Recorded)
+		}
+		if got != tc.want || (tc.name == "its body gone") != d.BodyGone {
+			t.Errorf("%s: cutShort %q (bodyGone %v), want %q", tc.name, got, d.BodyGone, tc.want)
+		}
+	}
+}

@@ -765,8 +765,13 @@ function actions(d) {
     bar.append(curl, send, dl, base);
     if (state.base && state.base !== d.id) bar.append(diffButton(d.id, diffOut));
   }
-
   const out = el("div", {}, bar);
+  if (d.cutShort) {
+    // As whsim replay warns: each sends what was recorded, not the call.
+    out.append(el("p", { class: "note warning cut-short" }, "Its body came cut short (" + d.cutShort.declared + " bytes declared, " +
+      d.cutShort.recorded + " recorded): the commands, the download and replay have the " + d.cutShort.recorded + " bytes recorded, not the call the sender made."));
+  }
+
   if (state.info && state.info.replay && !d.bodyGone) {
     // The box starts at --forward-to's URL, else the last target replayed
     // to in this run of the inspector (the server keeps it), else empty.
