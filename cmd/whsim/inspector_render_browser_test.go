@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/css"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -174,5 +176,76 @@ func TestInspectorSaysABodyCameCutShort(t *testing.T) {
 	}
 	if !strings.Contains(note, "cut short (2102 bytes declared, 0 recorded)") || !strings.Contains(note, "not the call the sender made") {
 		t.Errorf("the call answered 413 says %q, want that its body came cut short", note)
+	}
+}
+
+// A Chinese name is typed through an input method: pinyin ("suzhou") is
+// composed, then committed as 苏州. The page searched for every step of
+// the composition (the pinyin letters, each an input event), listing
+// calls that matched "suzhou" while the user was still choosing
+// characters; it searches once the text is committed. And a search
+// pasted with spaces around it (" SKD00000001 ") is searched without them.
+// The page's timers run on the browser's virtual time: the test waits
+// for no clock.
+func TestInspectorSearchesWhatTheInputMethodCommits(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"收款单":{"收款单编号":"SKD00000001","客户名称":{"name":"苏州市盛达新材料有限责任公司"}}}}`), nil)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{"note":"suzhou"}}`), nil)
+	// Every search the page asks for, as it asks.
+	const record = `(() => {
+		const f = window.fetch; window.searched = [];
+		window.fetch = (u, ...a) => { const q = new URL(u, location.href).searchParams.get("q"); if (q !== null && String(u).includes("api/calls?")) window.searched.push(q); return f(u, ...a); };
+	})()`
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	// elapse runs the page's timers due in the next second of virtual time.
+	elapse := func(what string) {
+		t.Helper()
+		expired := make(chan struct{}, 1)
+		lctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		chromedp.ListenTarget(lctx, func(ev any) {
+			if _, ok := ev.(*emulation.EventVirtualTimeBudgetExpired); ok {
+				select {
+				case expired <- struct{}{}:
+				default:
+				}
+			}
+		})
+		run(what, chromedp.ActionFunc(func(ctx context.Context) error {
+			_, err := emulation.SetVirtualTimePolicy(emulation.VirtualTimePolicyAdvance).WithBudget(1000).Do(ctx)
+			return err
+		}))
+		select {
+		case <-expired:
+		case <-ctx.Done():
+			t.Fatalf("%s: the virtual second never ended", what)
+		}
+	}
+	run("record the searches", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(record).Do(ctx)
+		return err
+	}))
+	run("open the page", chromedp.Navigate(l.page()))
+	waitJS(t, ctx, "both calls listed", `document.querySelectorAll("#rows tr").length === 2`)
+	run("compose suzhou", chromedp.Focus(`#f-q`, chromedp.ByQuery), input.ImeSetComposition("suzhou", 6, 6))
+	elapse("the composition's second")
+	run("commit 苏州", input.InsertText("苏州"))
+	elapse("the commit's second")
+	var searched []string
+	run("read the searches", chromedp.Evaluate(`window.searched`, &searched))
+	if len(searched) != 1 || searched[0] != "苏州" {
+		t.Errorf("typing 苏州 through an input method searched %q, want only 苏州", searched)
+	}
+	run("paste a document number with spaces", chromedp.Evaluate(`(() => { const q = document.getElementById("f-q"); q.value = " SKD00000001 "; q.dispatchEvent(new InputEvent("input")); })()`, nil))
+	elapse("the paste's second")
+	run("read the searches", chromedp.Evaluate(`window.searched`, &searched))
+	if last := searched[len(searched)-1]; last != "SKD00000001" {
+		t.Errorf("the search pasted as \" SKD00000001 \" searched %q, want it without the spaces", last)
 	}
 }

@@ -46,7 +46,8 @@ function filterQuery() {
   // A status is sent once it is whole (500, 5xx): the API refuses a part.
   const status = $("f-status").value.trim();
   if (WHOLE_STATUS.test(status)) add("status", status);
-  add("q", $("f-q").value);
+  // Spaces around a pasted document number are not part of it.
+  add("q", $("f-q").value.trim());
   return p;
 }
 
@@ -925,7 +926,12 @@ async function start() {
   // so and try again (relist), or the list stops being live unsaid.
   const refilter = debounce(relist, 200);
   for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", () => relist());
-  for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
+  // Text an input method is composing (the pinyin of a Chinese name) is
+  // not searched for until it is committed: the page listed the calls
+  // matching each step ("s", "su", ... "suzhou") as the user chose
+  // characters.
+  for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", (e) => { if (!e.isComposing) refilter(); });
+  $("f-q").addEventListener("compositionend", refilter);
   $("f-status").addEventListener("input", checkStatus);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
