@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/css"
@@ -13,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // The bodies the inspector shows are Chinese, the page's own words English
@@ -247,5 +255,55 @@ func TestInspectorSearchesWhatTheInputMethodCommits(t *testing.T) {
 	run("read the searches", chromedp.Evaluate(`window.searched`, &searched))
 	if last := searched[len(searched)-1]; last != "SKD00000001" {
 		t.Errorf("the search pasted as \" SKD00000001 \" searched %q, want it without the spaces", last)
+	}
+}
+
+// The raw bytes of a large body were put on the page whole: a 10 MB body
+// that is not UTF-8 became a hex dump of 48 million characters and froze
+// the tab for 9 s. They show a part at a time, as a large tree does: the
+// first 64 KiB of a hex dump (1 MiB of text), then "show more", each
+// part going on where the last ended, the offsets counting on.
+func TestInspectorShowsLargeRawBytesAPartAtATime(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	const n = 150 << 10 // not UTF-8: shown as hex
+	body := bytes.Repeat([]byte{0xff, 'a'}, n/2)
+	var file []byte
+	rec := &capture.Record{Time: time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC), Remote: "127.0.0.1:9", Method: "POST", Path: "/hook",
+		Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Content-Type": {"application/json"}},
+		Response: &capture.Response{Status: 200, Body: `{"status":200}`, BodyEncoding: capture.UTF8}}
+	rec.SetBody(body)
+	file, _ = capture.Append(file, rec)
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	lines := `document.querySelector(".raw pre").textContent.split("\n").length`
+	var shown int
+	var more, last string
+	var n2 int
+	run("open the raw bytes",
+		chromedp.Navigate(startInspect(t, path)+"#/calls/1"),
+		chromedp.WaitVisible(`.detail[data-id="1"] .raw`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector(".raw").open = true`, nil),
+		chromedp.WaitVisible(`.raw pre`, chromedp.ByQuery),
+		chromedp.Evaluate(lines, &shown),
+		chromedp.Evaluate(`(document.querySelector(".raw button.more") || {}).textContent || ""`, &more))
+	if shown != 4096 || more != "show 64.0 KiB more of 150.0 KiB" {
+		t.Fatalf("the raw bytes open with %d lines of hex and %q, want 4,096 (64 KiB) and a button for more", shown, more)
+	}
+	for i := 0; i < 2; i++ {
+		run("show more", chromedp.Click(`.raw button.more`, chromedp.ByQuery))
+	}
+	run("read the dump", chromedp.Evaluate(lines, &shown),
+		chromedp.Evaluate(`document.querySelector(".raw pre").textContent.split("\n").pop()`, &last),
+		chromedp.Evaluate(`document.querySelectorAll(".raw button.more").length`, &n2))
+	if shown != n/16 || !strings.HasPrefix(last, fmt.Sprintf("%08x  ff 61", n-16)) || n2 != 0 {
+		t.Errorf("all shown: %d lines, the last %q, %d buttons left; want %d lines, the last at offset %x", shown, last, n2, n/16, n-16)
 	}
 }

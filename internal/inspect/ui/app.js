@@ -693,9 +693,43 @@ function rawView(d) {
       box.replaceChildren(el("p", { class: "error" }, "The raw bytes could not load: " + err.message));
       return;
     }
-    box.replaceChildren(el("pre", { class: "body" }, d.bodyEncoding === "base64" ? hexdump(buf) : new TextDecoder().decode(buf)));
+    showRaw(box, buf, d.bodyEncoding === "base64");
   });
   return sec;
+}
+
+// The raw bytes show a part at a time, as a large tree does: a 10 MB body
+// that is not UTF-8 went on the page whole, a hex dump of 48 million
+// characters that froze the tab for 9 s.
+const RAW_HEX_CHUNK = 64 << 10;
+const RAW_TEXT_CHUNK = 1 << 20;
+
+// showRaw puts the first part of buf in box, as hex or as text, and a
+// button for the next; each part goes on where the last ended (a
+// character cut between two parts is decoded whole, the offsets count on).
+function showRaw(box, buf, hex) {
+  const pre = el("pre", { class: "body" });
+  const more = el("button", { type: "button", class: "more" });
+  const step = hex ? RAW_HEX_CHUNK : RAW_TEXT_CHUNK;
+  const text = new TextDecoder();
+  let shown = 0;
+  const grow = () => {
+    const end = Math.min(buf.length, shown + step);
+    const part = buf.subarray(shown, end);
+    pre.append(hex ? (shown ? "\n" : "") + hexdump(part, shown) : text.decode(part, { stream: end < buf.length }));
+    shown = end;
+    if (shown < buf.length) {
+      more.textContent = "show " + size(Math.min(step, buf.length - shown)) + " more of " + size(buf.length);
+      return;
+    }
+    // The button pressed goes: the focus goes to the section's heading.
+    const had = more === document.activeElement;
+    more.remove();
+    if (had) box.parentElement.querySelector(":scope > summary").focus();
+  };
+  more.addEventListener("click", grow);
+  box.replaceChildren(pre, more);
+  grow();
 }
 
 // rawBytes returns a call's body as sent; it throws, saying why, when the
@@ -720,13 +754,14 @@ async function rawBytes(id) {
   return new Uint8Array(await r.arrayBuffer());
 }
 
-function hexdump(b) {
+// hexdump is b as hex, 16 bytes a line, the offsets counted from offset.
+function hexdump(b, offset) {
   const lines = [];
   for (let i = 0; i < b.length; i += 16) {
     const chunk = Array.from(b.slice(i, i + 16));
     const hex = chunk.map((x) => x.toString(16).padStart(2, "0")).join(" ").padEnd(47);
     const asc = chunk.map((x) => (x >= 0x20 && x < 0x7f ? String.fromCharCode(x) : ".")).join("");
-    lines.push(i.toString(16).padStart(8, "0") + "  " + hex + "  |" + asc + "|");
+    lines.push((offset + i).toString(16).padStart(8, "0") + "  " + hex + "  |" + asc + "|");
   }
   return lines.join("\n");
 }
