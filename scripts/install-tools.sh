@@ -38,7 +38,11 @@ apt_install() {
 for t in "${tools[@]}"; do
   case "$t" in
     chromium)
-      command -v chromium >/dev/null || { echo "installing chromium (Debian package)" >&2; apt_install chromium; } ;;
+      command -v chromium >/dev/null || { echo "installing chromium (Debian package)" >&2; apt_install chromium; }
+      # A Simplified Chinese font: the inspector's font test checks the page
+      # draws Chinese with one (it skips where there is none), and the
+      # README's screenshots show the bodies' Chinese.
+      [ -n "$(fc-list :lang=zh-cn family 2>/dev/null)" ] || { echo "installing fonts-noto-cjk (Debian package)" >&2; apt_install fonts-noto-cjk; } ;;
     sqlite3)
       # Debian's sqlite3 client: the --probe-cmd end-to-end test asks it about
       # the database its receiver writes.

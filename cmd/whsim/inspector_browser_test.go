@@ -71,13 +71,25 @@ func splitToken(t *testing.T, u string) (page, token string) {
 	return page, token
 }
 
+// startListenUI starts listen --ui with a capture file and args.
 func startListenUI(t *testing.T, args ...string) *inspectorUnderTest {
+	t.Helper()
+	return startListenUIWith(t, true, args...)
+}
+
+// startListenUIWith starts listen --ui with args, and a capture file when
+// capture is set (without one, bodies that leave the inspector's memory
+// are gone from it).
+func startListenUIWith(t *testing.T, capture bool, args ...string) *inspectorUnderTest {
 	t.Helper()
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "url.txt")
 	var stderr syncBuffer
-	cmd := exec.Command("whsim", append([]string{"listen", "--addr", "127.0.0.1:0", "--ui", "127.0.0.1:0",
-		"--ready-file", ready, "--capture", filepath.Join(dir, "calls.ndjson")}, args...)...)
+	base := []string{"listen", "--addr", "127.0.0.1:0", "--ui", "127.0.0.1:0", "--ready-file", ready}
+	if capture {
+		base = append(base, "--capture", filepath.Join(dir, "calls.ndjson"))
+	}
+	cmd := exec.Command("whsim", append(base, args...)...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -305,6 +305,9 @@ type detail struct {
 	Body         string         `json:"body"` // the text when UTF-8, else base64
 	BodyEncoding string         `json:"bodyEncoding"`
 	Tree         *node          `json:"tree"` // nil when the body is not JSON
+	// NoTree says why Tree is nil: "too-large" (more values than a tree
+	// shows) or "not-json"; "" for a tree or an empty body.
+	NoTree string `json:"noTree"`
 	// Decoded names the Content-Encoding undone for the tree, the search
 	// and the diff ("gzip"); "" when the body is the document as it came.
 	Decoded  string      `json:"decoded"`
@@ -323,9 +326,21 @@ type detail struct {
 	Document   []link `json:"document"`
 	DocNumber  string `json:"docNumber"`
 	BodyGone   bool   `json:"bodyGone"` // the body left memory and no capture file has it
-	File       string `json:"file"`     // the name the body downloads as
-	Curl       string `json:"curl"`
-	Send       string `json:"send"`
+	// CutShort is set when the body came cut short (over listen's
+	// --max-body, its sender gone mid-body): the commands, the download
+	// and a replay send the bytes recorded, not the call the sender made.
+	CutShort *cutShort `json:"cutShort"`
+	File     string    `json:"file"` // the name the body downloads as
+	// Curl and Send are the call as commands; "" when its body is gone.
+	Curl string `json:"curl"`
+	Send string `json:"send"`
+}
+
+// cutShort is a body's declared length (Content-Length) and the bytes
+// recorded of it.
+type cutShort struct {
+	Declared int64 `json:"declared"`
+	Recorded int64 `json:"recorded"`
 }
 
 // findingAt is a finding and the tree path it is shown at (its own path or,
@@ -368,7 +383,8 @@ func (h *handler) describe(c *call) detail {
 	if d.BodyEncoding == "" {
 		d.BodyEncoding = capture.UTF8
 	}
-	d.Tree, d.Decoded = parseTree(c.content), c.decoded
+	d.Tree, d.NoTree = treeOf(c.content)
+	d.Decoded = c.decoded
 	h.dates(d.Tree)
 	d.FlagList = append([]receiver.Flag{}, c.Flags...)
 	d.Deliveries, d.Document = h.opts.Store.Related(c)
@@ -379,6 +395,10 @@ func (h *handler) describe(c *call) detail {
 		d.Document = []link{}
 	}
 	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.content), c.BodyGone()
+	// Its body gone, the record has none to measure.
+	if declared, recorded, short := r.CutShort(); short && !d.BodyGone {
+		d.CutShort = &cutShort{Declared: declared, Recorded: recorded}
+	}
 	at := attach(d.Tree, c.Findings)
 	d.Findings = make([]findingAt, len(c.Findings))
 	for i, f := range c.Findings {
@@ -394,7 +414,12 @@ func (h *handler) describe(c *call) detail {
 		}
 	}
 	d.Fault = r.Fault
-	d.Curl, d.Send = h.commands(c, d.File)
+	// Its body gone, a command would not send the call: curl's went with
+	// an empty body (a large one's read a file the page cannot download),
+	// whsim send's read that file too. None is better than another call.
+	if !d.BodyGone {
+		d.Curl, d.Send = h.commands(c, d.File)
+	}
 	return d
 }
 
@@ -557,6 +582,13 @@ func (h *handler) replayTarget() string {
 // on: ask again with before set to it.
 const nextHeader = "Whsim-Next-Before"
 
+// newestHeader says the newest call a listing looked at: a page's event
+// stream goes on after it. The newest call listed is not enough: a search
+// that found none within its bound of work left the page none to start
+// after, and a stream from 0 sent the older calls that going on with the
+// search (before) listed again.
+const newestHeader = "Whsim-Newest"
+
 // maxLimit bounds one page of a listing.
 const maxLimit = 1000
 
@@ -585,6 +617,9 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
+	if last := h.opts.Store.Last(); before == 0 || before > last {
+		before = last + 1
+	}
 	calls, next, err := h.opts.Store.Newest(r.Context(), before, f, limit)
 	if r.Context().Err() != nil {
 		return // the client went away
@@ -597,6 +632,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		// The search looked at all one request may: the rest is below next.
 		w.Header().Set(nextHeader, strconv.FormatUint(next, 10))
 	}
+	w.Header().Set(newestHeader, strconv.FormatUint(before-1, 10))
 	out := make([]summary, len(calls))
 	for i, c := range calls {
 		out[i] = summarize(c)
@@ -695,6 +731,14 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) {
 	b, ok := h.call(w, r, r.URL.Query().Get("b"))
 	if !ok {
 		return
+	}
+	// A body gone compares as empty: two such calls read as the same
+	// JSON, one against a body as a body removed.
+	for _, c := range []*call{a, b} {
+		if c.BodyGone() {
+			apiError(w, http.StatusGone, "call %d: not compared: %s", c.ID, bodyGoneNote)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, diffBodies(a, b))
 }

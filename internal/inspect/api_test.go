@@ -399,7 +399,8 @@ func TestReplayRefusesTheSameCallWhileItIsSending(t *testing.T) {
 // A call whose body left memory, with no capture file to read it back
 // from, is not replayed: its record went with an empty body, another call
 // than the one captured, and the page showed the receiver's answer to it.
-// Nor are its raw bytes served as an empty body (or an empty download).
+// Nor are its raw bytes served as an empty body (or an empty download),
+// nor is it copied as a command.
 func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
 	s := NewStore(10).LimitBytes(1)
 	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1","businessType":5007,"data":{}}`), 200), nil)
@@ -425,6 +426,18 @@ func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
 			t.Errorf("GET %s of a call whose body is gone: %d (%s), want 410, no attachment: it read as an empty body", path, raw.StatusCode, raw.Header.Get("Content-Disposition"))
 		}
 	}
+	// Nor copied as commands: curl's would send an empty body (a large
+	// one's, a file the page cannot download), whsim send's a file the
+	// page cannot download either.
+	var gone, whole detail
+	get(t, srv.URL+"/api/calls/1", &gone)
+	get(t, srv.URL+"/api/calls/2", &whole)
+	if !gone.BodyGone || gone.Curl != "" || gone.Send != "" {
+		t.Errorf("call 1, its body gone (bodyGone %v): curl %q, send %q; want no command: it would not send the call", gone.BodyGone, gone.Curl, gone.Send)
+	}
+	if whole.BodyGone || !strings.Contains(whole.Curl, `"requestId":"r-2"`) || !strings.Contains(whole.Send, "--file call-2.json") {
+		t.Errorf("call 2, kept whole: curl %q, send %q; want both", whole.Curl, whole.Send)
+	}
 	kept, err := apiPost(srv.URL+"/api/calls/2/replay", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:9/x"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -432,6 +445,24 @@ func TestACallWhoseBodyIsGoneIsNeitherReplayedNorServedEmpty(t *testing.T) {
 	kept.Body.Close()
 	if kept.StatusCode != http.StatusOK || replayed != 1 {
 		t.Errorf("replay of the newest call, kept whole: %d, replayed %d times in all; want 200, once", kept.StatusCode, replayed)
+	}
+}
+
+// A diff with a call whose body left memory compared nothing with
+// something: two such calls read as "the same JSON", one of them as a
+// body removed. It is refused (410), as its raw bytes are.
+func TestDiffRefusesACallWhoseBodyIsGone(t *testing.T) {
+	s := NewStore(10).LimitBytes(1)
+	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1","businessType":5007,"data":{"amount":1}}`), 200), nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{"amount":2}}`), 200), nil)
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-3","businessType":5007,"data":{"amount":3}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	for _, q := range []string{"a=1&b=2", "a=2&b=3", "a=3&b=1"} {
+		var out map[string]any
+		resp := get(t, srv.URL+"/api/diff?"+q, &out)
+		if resp.StatusCode != http.StatusGone || !strings.Contains(fmt.Sprint(out["error"]), "not compared: the bodies left") {
+			t.Errorf("diff %s, a body gone: %d %v; want 410 saying why", q, resp.StatusCode, out)
+		}
 	}
 }
 
@@ -1100,5 +1131,90 @@ func TestACallKeepsTheFirstOfManyFindings(t *testing.T) {
 	c, err := s.Get(1)
 	if err != nil || cap(c.Findings) > maxFindings {
 		t.Errorf("the call holds %d findings (%v), want at most %d", cap(c.Findings), err, maxFindings)
+	}
+}
+
+// A listing says the newest call it looked at (Whsim-Newest), for a
+// page's event stream to go on after: a search that found nothing within
+// its bound gave the page no call to start after, and its stream, from
+// 0, sent the older calls that "search older calls" then listed again,
+// each twice on the page.
+func TestListingSaysTheNewestCallItLookedAt(t *testing.T) {
+	const bound = 200
+	n := bound + 50
+	s := bigFileStore(t, n)
+	s.bound.calls = bound
+	srv := newTestServer(t, s, nil)
+	for _, tc := range []struct{ query, want string }{
+		{"q=%22r-1%22&limit=1000", fmt.Sprint(n)}, // none of the newest 200 matches
+		{"q=never", fmt.Sprint(n)},
+		{"limit=10", fmt.Sprint(n)},
+		{"limit=10&before=100", "99"},
+		{"limit=10&before=100000", fmt.Sprint(n)},
+	} {
+		resp := get(t, srv.URL+"/api/calls?"+tc.query, nil)
+		if got := resp.Header.Get(newestHeader); got != tc.want {
+			t.Errorf("GET /api/calls?%s: %s %q, want %q", tc.query, newestHeader, got, tc.want)
+		}
+	}
+}
+
+// A body without a tree says why: too many values for one (past
+// maxNodes), or not JSON. A valid JSON body of 350,000 values read "Not
+// JSON: see the raw bytes below." on the page.
+func TestDetailSaysWhyABodyHasNoTree(t *testing.T) {
+	many := []byte("[" + strings.Repeat("0,", maxNodes) + "0]")
+	s := NewStore(10)
+	for i, body := range [][]byte{[]byte(`{"requestId":"r-1"}`), many, []byte(`{"requestId":`), nil} {
+		s.Add(record(i+1, "CREATE_RECEIVABLE_DOC", body, 200), nil)
+	}
+	srv := newTestServer(t, s, nil)
+	for id, want := range map[int]string{1: "", 2: "too-large", 3: "not-json", 4: ""} {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", srv.URL, id), &d)
+		if d.NoTree != want || (want == "" && id == 1) != (d.Tree != nil) {
+			t.Errorf("call %d: noTree %q (tree %v), want %q", id, d.NoTree, d.Tree != nil, want)
+		}
+	}
+}
+
+// A call whose body came cut short (over listen's --max-body, answered
+// 413; or its sender gone mid-body) is copied, downloaded and replayed
+// as the bytes recorded, not the call made: the detail says so
+// (cutShort), as whsim replay warns of it. A call kept whole, and one
+// whose body left memory (its record's body emptied), are not cut short.
+func TestDetailSaysABodyCameCutShort(t *testing.T) {
+	short := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId"`), 413)
+	short.Headers.Set("Content-Length", "12064887")
+	whole := record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2"}`), 200)
+	whole.Headers.Set("Content-Length", "19")
+	kept := NewStore(10)
+	kept.Add(short, nil)
+	kept.Add(whole, nil)
+	// Its body gone, a call's record has none: not cut short for that.
+	gone := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+	gone.Headers.Set("Content-Length", "19")
+	shed := NewStore(10).LimitBytes(1)
+	shed.Add(gone, nil)
+	shed.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2"}`), 200), nil)
+	for _, tc := range []struct {
+		name  string
+		store *Store
+		id    int
+		want  string
+	}{
+		{"cut short", kept, 1, "12064887/12"},
+		{"whole", kept, 2, ""},
+		{"its body gone", shed, 1, ""},
+	} {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", newTestServer(t, tc.store, nil).URL, tc.id), &d)
+		got := ""
+		if d.CutShort != nil {
+			got = fmt.Sprintf("%d/%d", d.CutShort.Declared, d.CutShort.Recorded)
+		}
+		if got != tc.want || (tc.name == "its body gone") != d.BodyGone {
+			t.Errorf("%s: cutShort %q (bodyGone %v), want %q", tc.name, got, d.BodyGone, tc.want)
+		}
 	}
 }

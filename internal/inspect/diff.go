@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/validate"
@@ -123,8 +125,10 @@ func compare(d *diff, path string, a, b any) {
 	}
 }
 
-// scalarEqual compares numbers by value (1.0 equals 1), other scalars as
-// they are.
+// scalarEqual compares numbers by their exact decimal value (1.0000
+// equals 1), other scalars as they are. Compared as float64, two numbers
+// past 2^53 or 17 significant digits (a 19-digit id, say) that differ
+// read the same.
 func scalarEqual(a, b any) bool {
 	na, oka := a.(json.Number)
 	nb, okb := b.(json.Number)
@@ -132,11 +136,55 @@ func scalarEqual(a, b any) bool {
 		if na == nb {
 			return true
 		}
-		fa, erra := strconv.ParseFloat(string(na), 64)
-		fb, errb := strconv.ParseFloat(string(nb), 64)
-		return erra == nil && errb == nil && fa == fb
+		da, oka := decimalOf(string(na))
+		db, okb := decimalOf(string(nb))
+		return oka && okb && da == db
 	}
 	return a == b
+}
+
+// decimal is a number's exact value: digits (no leading or trailing
+// zeros, "" for zero) times 10^exp, negative or not.
+type decimal struct {
+	neg    bool
+	digits string
+	exp    int64
+}
+
+// decimalOf reads a JSON number exactly, in time linear in its length
+// (math/big would raise 10 to an exponent of 1e999999999). ok is false
+// for what is not a JSON number or has an exponent past int64.
+func decimalOf(s string) (d decimal, ok bool) {
+	if d.neg = strings.HasPrefix(s, "-"); d.neg {
+		s = s[1:]
+	}
+	mant, e, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if hasExp {
+		n, err := strconv.ParseInt(strings.TrimPrefix(e, "+"), 10, 64)
+		if err != nil {
+			return d, false
+		}
+		d.exp = n
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	if whole == "" || strings.Trim(whole+frac, "0123456789") != "" {
+		return d, false
+	}
+	if d.exp < math.MinInt64+int64(len(frac)) {
+		return d, false
+	}
+	d.exp -= int64(len(frac))
+	digits := strings.TrimLeft(whole+frac, "0")
+	trimmed := strings.TrimRight(digits, "0")
+	if d.exp > math.MaxInt64-int64(len(digits)-len(trimmed)) {
+		return d, false
+	}
+	d.exp += int64(len(digits) - len(trimmed))
+	d.digits = trimmed
+	if d.digits == "" {
+		d.neg, d.exp = false, 0 // -0 and 0.000 are 0
+	}
+	return d, true
 }
 
 func (d *diff) add(path, kind string, a, b any) {

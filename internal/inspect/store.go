@@ -621,7 +621,9 @@ type filter struct {
 	Verdict string // valid, warning or invalid
 	Status  string // a code (404) or a class (4xx)
 	// Query is searched for, case-insensitively, in the requestId, path,
-	// query, header names and (masked) values and the body text.
+	// query, header names and (masked) values and the body text, the
+	// query and the body also as the page shows them (decoded: %XX, +,
+	// and JSON's escapes, \u82cf for 苏).
 	Query string
 	// Mask masks header values before they are searched; nil searches
 	// them as they are.
@@ -645,6 +647,14 @@ func (f filter) match(c *call) bool {
 	q := strings.ToLower(f.Query)
 	has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
 	if has(c.RequestID) || has(c.Record.Path) || has(c.Record.Query) || containsFold(c.content, q) {
+		return true
+	}
+	// As the page shows them: the query's parameters and the body's
+	// strings decoded.
+	if d := queryUnescaped(c.Record.Query); d != "" && has(d) {
+		return true
+	}
+	if d := jsonUnescaped(c.content); d != nil && containsFold(d, q) {
 		return true
 	}
 	h := c.Record.Headers

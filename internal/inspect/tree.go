@@ -90,17 +90,37 @@ var errTooBig = errors.New("too many values for a tree")
 // parseTree returns the tree of a JSON body, nil when it is not one JSON
 // value or is too large to show as a tree.
 func parseTree(body []byte) *node {
+	n, _ := treeOf(body)
+	return n
+}
+
+// Why a body has no tree (detail's noTree).
+const (
+	noTreeTooLarge = "too-large" // more than maxNodes values
+	noTreeNotJSON  = "not-json"
+)
+
+// treeOf returns the tree of a JSON body, or nil and why not: too large
+// (more than maxNodes values) or not JSON ("" for an empty body). The
+// page said "Not JSON" of a valid body too large for a tree.
+func treeOf(body []byte) (*node, string) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, ""
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	count := 0
 	n, err := readNode(dec, "", &count)
+	if errors.Is(err, errTooBig) {
+		return nil, noTreeTooLarge
+	}
 	if err != nil {
-		return nil
+		return nil, noTreeNotJSON
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil // trailing data
+		return nil, noTreeNotJSON // trailing data
 	}
-	return n
+	return n, ""
 }
 
 func readNode(dec *json.Decoder, path string, count *int) (*node, error) {

@@ -12,8 +12,9 @@ const $ = (id) => document.getElementById(id);
 // kept: the focused row new calls keep in place, and where; keep, the
 // same while the frame's adjustment is due (see keepFocusedRow).
 // replays: by call id, what the page says of its replay and whether it is
-// sending (see showReplay).
-const state = { info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
+// sending (see showReplay). listed: a listing came (see listFailed);
+// loadingOlder: "load older" is waiting for its answer (see loadOlder).
+const state = { listed: false, loadingOlder: false, info: null, selected: null, open: null, base: null, source: null, gen: 0, loadedOlder: false, newer: 0, events: null, gaps: [], kept: null, keep: null, replays: new Map() };
 
 // el builds an element; strings among the children become text nodes and
 // an array's items are children each. A list of a call's parts (headers,
@@ -45,7 +46,8 @@ function filterQuery() {
   // A status is sent once it is whole (500, 5xx): the API refuses a part.
   const status = $("f-status").value.trim();
   if (WHOLE_STATUS.test(status)) add("status", status);
-  add("q", $("f-q").value);
+  // Spaces around a pasted document number are not part of it.
+  add("q", $("f-q").value.trim());
   return p;
 }
 
@@ -136,8 +138,16 @@ function row(c) {
   return tr;
 }
 
+// showEmpty says why the list is empty: "No calls yet." of a capture
+// searched without a match read as if it held no call.
 function showEmpty() {
-  $("list-empty").hidden = $("rows").children.length > 0;
+  const none = $("rows").children.length === 0;
+  $("list-empty").hidden = !none;
+  if (none) {
+    $("list-empty").textContent = !filterQuery().toString() ? "No calls yet."
+      : state.next ? "No call matches the search or filters among the calls looked at so far: \"search older calls\" looks further."
+      : "No call matches the search or filters.";
+  }
   setTabStop();
 }
 
@@ -224,6 +234,7 @@ async function reload() {
   q.set("limit", "200");
   const { body: calls, headers } = await fetchJSON("api/calls?" + q);
   if (gen !== state.gen) return;
+  state.listed = true;
   $("rows").replaceChildren();
   state.loadedOlder = false;
   state.newer = 0;
@@ -233,7 +244,11 @@ async function reload() {
   showGaps();
   append(calls);
   setOlder(calls, headers);
-  const newest = calls.length ? calls[0].id : 0;
+  // The stream goes on after the newest call the listing looked at, not
+  // the newest it found: a search that found none within its bound of work
+  // streamed from the first call, and "search older calls" listed again
+  // what the stream had sent, twice on the page.
+  const newest = Math.max(Number(headers.get("Whsim-Newest")) || 0, calls.length ? calls[0].id : 0);
   const sq = filterQuery();
   sq.set("after", String(newest));
   // EventSource reconnects by itself, sending Last-Event-ID: the server
@@ -276,9 +291,6 @@ async function reload() {
 // that fails: the page said it "lists again in a moment" while the
 // inspector refused its session and nothing tried again, and a filter
 // changed while whsim did not answer closed the live stream unsaid.
-// Refused (401: whsim restarted, its sessions gone), only opening the URL
-// whsim printed helps, so the page stops and says so; any other failure
-// (no answer) is said and tried again.
 async function relist() {
   const listing = reload();
   const gen = state.gen; // reload's: a newer listing (a filter) wins
@@ -286,14 +298,26 @@ async function relist() {
     await listing;
   } catch (err) {
     if (gen !== state.gen) return;
-    $("conn").hidden = false;
-    if (err.status === 401) {
-      $("conn").textContent = "The inspector refused this page's session (whsim restarted?): the list is as it was, not live, and the page does not try again; open the URL whsim printed.";
-      return;
-    }
-    $("conn").textContent = "The page could not list again (" + err.message + "): the list is as it was, not live; the page tries again in a moment.";
-    setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
+    listFailed(err, () => { if (gen === state.gen) relist(); });
   }
+}
+
+// listFailed says a listing (or the inspector's info, before the first)
+// failed and what comes next, and calls again to try once more. Refused
+// (401: whsim restarted, its sessions gone), only opening the URL whsim
+// printed helps, so the page stops and says so; any other failure (no
+// answer, an error of the inspector's) is said and tried again. The
+// first listing's failure left the page blank but for "No calls yet.".
+function listFailed(err, again) {
+  const what = state.listed ? "could not list again" : "could not list the calls";
+  const list = state.listed ? "the list is as it was, not live" : "no call is listed, and the list is not live";
+  $("conn").hidden = false;
+  if (err.status === 401) {
+    $("conn").textContent = "The inspector refused this page's session (whsim restarted?): " + list + ", and the page does not try again; open the URL whsim printed.";
+    return;
+  }
+  $("conn").textContent = "The page " + what + " (" + err.message + "): " + list + "; the page tries again in a moment.";
+  setTimeout(again, 2000);
 }
 
 // showGaps says which calls the list misses between its rows, true at
@@ -325,22 +349,32 @@ function showOlder(next, searching) {
   state.next = next;
   $("older").hidden = !next;
   $("older").textContent = searching ? "search older calls (below #" + next + ")" : "load older calls";
+  showEmpty();
 }
 
+// loadOlder lists the calls below the oldest row. One load at a time: a
+// second press (a double click) before the answer asked for the same
+// calls and listed each twice. A load a new listing outdated (a filter
+// changed meanwhile) is dropped: its calls are the old filter's.
 async function loadOlder() {
-  if (!state.next) return;
+  if (!state.next || state.loadingOlder) return;
   const q = filterQuery();
   q.set("limit", "200");
   q.set("before", state.next);
+  const gen = state.gen;
+  state.loadingOlder = true;
   let calls, headers;
   try {
     ({ body: calls, headers } = await fetchJSON("api/calls?" + q));
   } catch (err) {
     // Said on the button, which tries again: swallowed, the press did
     // nothing at all.
-    $("older").textContent = "older calls could not load (" + err.message + "): press to try again";
+    if (gen === state.gen) $("older").textContent = "older calls could not load (" + err.message + "): press to try again";
     return;
+  } finally {
+    state.loadingOlder = false;
   }
+  if (gen !== state.gen) return;
   const first = $("rows").children.length;
   const had = document.activeElement === $("older");
   append(calls);
@@ -475,7 +509,9 @@ function detail(d) {
   const body = el("div", { class: "tree" });
   if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
   if (d.tree) body.append(node(d.tree, d.findingList, { left: TREE_BUDGET }));
-  else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)." : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
+  else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)."
+    : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
+    : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
   out.append(rawView(d));
   if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
@@ -657,9 +693,43 @@ function rawView(d) {
       box.replaceChildren(el("p", { class: "error" }, "The raw bytes could not load: " + err.message));
       return;
     }
-    box.replaceChildren(el("pre", { class: "body" }, d.bodyEncoding === "base64" ? hexdump(buf) : new TextDecoder().decode(buf)));
+    showRaw(box, buf, d.bodyEncoding === "base64");
   });
   return sec;
+}
+
+// The raw bytes show a part at a time, as a large tree does: a 10 MB body
+// that is not UTF-8 went on the page whole, a hex dump of 48 million
+// characters that froze the tab for 9 s.
+const RAW_HEX_CHUNK = 64 << 10;
+const RAW_TEXT_CHUNK = 1 << 20;
+
+// showRaw puts the first part of buf in box, as hex or as text, and a
+// button for the next; each part goes on where the last ended (a
+// character cut between two parts is decoded whole, the offsets count on).
+function showRaw(box, buf, hex) {
+  const pre = el("pre", { class: "body" });
+  const more = el("button", { type: "button", class: "more" });
+  const step = hex ? RAW_HEX_CHUNK : RAW_TEXT_CHUNK;
+  const text = new TextDecoder();
+  let shown = 0;
+  const grow = () => {
+    const end = Math.min(buf.length, shown + step);
+    const part = buf.subarray(shown, end);
+    pre.append(hex ? (shown ? "\n" : "") + hexdump(part, shown) : text.decode(part, { stream: end < buf.length }));
+    shown = end;
+    if (shown < buf.length) {
+      more.textContent = "show " + size(Math.min(step, buf.length - shown)) + " more of " + size(buf.length);
+      return;
+    }
+    // The button pressed goes: the focus goes to the section's heading.
+    const had = more === document.activeElement;
+    more.remove();
+    if (had) box.parentElement.querySelector(":scope > summary").focus();
+  };
+  more.addEventListener("click", grow);
+  box.replaceChildren(pre, more);
+  grow();
 }
 
 // rawBytes returns a call's body as sent; it throws, saying why, when the
@@ -684,13 +754,14 @@ async function rawBytes(id) {
   return new Uint8Array(await r.arrayBuffer());
 }
 
-function hexdump(b) {
+// hexdump is b as hex, 16 bytes a line, the offsets counted from offset.
+function hexdump(b, offset) {
   const lines = [];
   for (let i = 0; i < b.length; i += 16) {
     const chunk = Array.from(b.slice(i, i + 16));
     const hex = chunk.map((x) => x.toString(16).padStart(2, "0")).join(" ").padEnd(47);
     const asc = chunk.map((x) => (x >= 0x20 && x < 0x7f ? String.fromCharCode(x) : ".")).join("");
-    lines.push(i.toString(16).padStart(8, "0") + "  " + hex + "  |" + asc + "|");
+    lines.push((offset + i).toString(16).padStart(8, "0") + "  " + hex + "  |" + asc + "|");
   }
   return lines.join("\n");
 }
@@ -712,33 +783,32 @@ async function copy(text, btn) {
 }
 
 function actions(d) {
-  const curl = el("button", { type: "button" }, "copy as curl");
-  curl.addEventListener("click", () => copy(d.curl, curl));
-  const send = el("button", { type: "button" }, "copy as whsim send");
-  send.addEventListener("click", () => copy(d.send, send));
-  const dl = el("a", { class: "button", href: "api/calls/" + d.id + "/raw?download", download: d.file }, "download body");
-  const bar = el("div", { class: "actions" }, curl, send, dl);
-
-  const base = el("button", { type: "button", id: "diff-base" }, state.base === d.id ? "diff base" : "set as diff base");
-  base.addEventListener("click", () => { state.base = d.id; base.textContent = "diff base"; });
-  bar.append(base);
+  const bar = el("div", { class: "actions" });
   const diffOut = el("div", { class: "diff" });
-  if (state.base && state.base !== d.id) {
-    const btn = el("button", { type: "button", id: "diff" }, "diff with #" + state.base);
-    btn.addEventListener("click", async () => {
-      const a = state.base;
-      try {
-        diffOut.replaceChildren(diffView(await getJSON("api/diff?a=" + a + "&b=" + d.id), a, d.id));
-      } catch (err) {
-        // Said where the diff goes: swallowed, the press did nothing.
-        diffOut.replaceChildren(el("p", { class: "error" }, "The diff of #" + a + " and #" + d.id + " could not load: " + err.message));
-      }
-    });
-    bar.append(btn);
+  if (d.bodyGone) {
+    // Nothing that needs the body is offered: a copied curl sent an empty
+    // body, another call than this one, and the download, replay and diff
+    // are refused (410). Said where the buttons were, not left to guess.
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body left memory (see below), and a command without it would send another call."));
+  } else {
+    const curl = el("button", { type: "button" }, "copy as curl");
+    curl.addEventListener("click", () => copy(d.curl, curl));
+    const send = el("button", { type: "button" }, "copy as whsim send");
+    send.addEventListener("click", () => copy(d.send, send));
+    const dl = el("a", { class: "button", href: "api/calls/" + d.id + "/raw?download", download: d.file }, "download body");
+    const base = el("button", { type: "button", id: "diff-base" }, state.base === d.id ? "diff base" : "set as diff base");
+    base.addEventListener("click", () => { state.base = d.id; base.textContent = "diff base"; });
+    bar.append(curl, send, dl, base);
+    if (state.base && state.base !== d.id) bar.append(diffButton(d.id, diffOut));
+  }
+  const out = el("div", {}, bar);
+  if (d.cutShort) {
+    // As whsim replay warns: each sends what was recorded, not the call.
+    out.append(el("p", { class: "note warning cut-short" }, "Its body came cut short (" + d.cutShort.declared + " bytes declared, " +
+      d.cutShort.recorded + " recorded): the commands, the download and replay have the " + d.cutShort.recorded + " bytes recorded, not the call the sender made."));
   }
 
-  const out = el("div", {}, bar);
-  if (state.info && state.info.replay) {
+  if (state.info && state.info.replay && !d.bodyGone) {
     // The box starts at --forward-to's URL, else the last target replayed
     // to in this run of the inspector (the server keeps it), else empty.
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
@@ -781,6 +851,21 @@ function actions(d) {
   }
   out.append(diffOut);
   return out;
+}
+
+// diffButton compares the diff base's body with call id's, in out.
+function diffButton(id, out) {
+  const btn = el("button", { type: "button", id: "diff" }, "diff with #" + state.base);
+  btn.addEventListener("click", async () => {
+    const a = state.base;
+    try {
+      out.replaceChildren(diffView(await getJSON("api/diff?a=" + a + "&b=" + id), a, id));
+    } catch (err) {
+      // Said where the diff goes: swallowed, the press did nothing.
+      out.replaceChildren(el("p", { class: "error" }, "The diff of #" + a + " and #" + id + " could not load: " + err.message));
+    }
+  });
+  return btn;
 }
 
 // showReplay keeps what the page says of call id's replay and whether it
@@ -859,8 +944,15 @@ document.addEventListener("keydown", (e) => {
   e.preventDefault();
 });
 
+// start asks the inspector's info, then lists; either failing is said
+// and tried again (see listFailed).
 async function start() {
-  state.info = await getJSON("api/info");
+  try {
+    state.info = await getJSON("api/info");
+  } catch (err) {
+    listFailed(err, start);
+    return;
+  }
   $("source").textContent = state.info.source;
   for (const ev of state.info.events) $("f-event").append(el("option", { value: ev }, ev));
   state.events = new Set(state.info.events);
@@ -869,13 +961,18 @@ async function start() {
   // so and try again (relist), or the list stops being live unsaid.
   const refilter = debounce(relist, 200);
   for (const id of ["f-event", "f-verdict"]) $(id).addEventListener("change", () => relist());
-  for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", refilter);
+  // Text an input method is composing (the pinyin of a Chinese name) is
+  // not searched for until it is committed: the page listed the calls
+  // matching each step ("s", "su", ... "suzhou") as the user chose
+  // characters.
+  for (const id of ["f-status", "f-q"]) $(id).addEventListener("input", (e) => { if (!e.isComposing) refilter(); });
+  $("f-q").addEventListener("compositionend", refilter);
   $("f-status").addEventListener("input", checkStatus);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("older").addEventListener("click", loadOlder);
   $("newer").addEventListener("click", showNewer);
   window.addEventListener("hashchange", route);
-  await reload();
+  await relist();
   route();
 }
 

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/whsim/whsim/internal/capture"
+)
+
+// The bodies the inspector shows are Chinese, the page's own words English
+// (lang="en"): the browser drew Han characters with the font its fallback
+// picks for English, on Linux with Noto CJK "Noto Sans CJK JP": Japanese
+// glyph forms for Chinese text. The page's font stacks name Simplified
+// Chinese fonts (macOS's, Windows', Noto's, Source Han's) after the
+// generic family, in its sans and its monospace text: Latin text keeps
+// the generic family's font.
+func TestInspectorDrawsChineseWithAChineseFont(t *testing.T) {
+	out, err := exec.Command("fc-list", ":lang=zh-cn", "family").Output()
+	if err != nil || !strings.Contains(string(out), "SC") {
+		t.Skip("no Simplified Chinese font here (fc-list :lang=zh-cn names none; fonts-noto-cjk has one): nothing to check the page's choice against")
+	}
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"收款单":{"收款单编号":"SKD00000001"}}}`), nil)
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+		chromedp.ActionFunc(func(ctx context.Context) error { return css.Enable().Do(ctx) }),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what, sel string
+		latin     bool
+	}{
+		{"a key of the tree (monospace)", `document.querySelector('.tree [data-path="data.收款单"] > summary .key')`, false},
+		{"a finding's message (sans)", `[...document.querySelectorAll("ul.findings .msg")].find((e) => /[\u4e00-\u9fff]/.test(e.textContent))`, false},
+		{"a requestId (monospace, Latin)", `document.querySelector('#rows tr[data-id="1"] td.rid')`, true},
+		{"a heading (sans, Latin)", `document.querySelector("h1")`, true},
+	} {
+		var ids []cdp.NodeID
+		var fonts []*css.PlatformFontUsage
+		if err := chromedp.Run(ctx,
+			chromedp.NodeIDs(tc.sel, &ids, chromedp.ByJSPath),
+			chromedp.ActionFunc(func(ctx context.Context) error {
+				var err error
+				fonts, err = css.GetPlatformFontsForNode(ids[0]).Do(ctx)
+				return err
+			}),
+		); err != nil {
+			t.Fatalf("%s: %v", tc.what, err)
+		}
+		if tc.latin {
+			if strings.Contains(strings.Join(families(fonts), ","), "CJK") {
+				t.Errorf("%s: drawn with %v, want the generic family's font, no CJK one", tc.what, families(fonts))
+			}
+			continue
+		}
+		var han []string
+		for _, f := range fonts {
+			if strings.Contains(f.FamilyName, "CJK") || strings.Contains(f.FamilyName, "Han") {
+				han = append(han, f.FamilyName)
+			}
+		}
+		if len(han) == 0 {
+			t.Errorf("%s: drawn with %v, no CJK font", tc.what, families(fonts))
+			continue
+		}
+		for _, f := range han {
+			if !strings.HasSuffix(f, " SC") {
+				t.Errorf("%s: its Han characters drawn with %q (of %v), want a Simplified Chinese font", tc.what, f, families(fonts))
+			}
+		}
+	}
+}
+
+func families(fonts []*css.PlatformFontUsage) []string {
+	var out []string
+	for _, f := range fonts {
+		out = append(out, f.FamilyName)
+	}
+	return out
+}
+
+// TestInspectorAxeInBrowser runs axe-core over the inspector with a call
+// open and the list's row of a failed call (status 500, invalid)
+// selected, light and dark: no serious or critical violation. It found
+// the filters labelled only by their title (no visible label) and the
+// selected row's red, amber, green and grey text below 4.5:1 on its blue.
+func TestInspectorAxeInBrowser(t *testing.T) {
+	axe := axeSource(t)
+	if axe == "" {
+		t.Skip("no axe-core (scripts/install-tools.sh npm-validators installs it; or set WHSIM_NPM_TOOLS)")
+	}
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t, "--status", "500")
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"收款单":{"收款单编号":"SKD00000001"}}}`), nil)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{}}`), nil)
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		var got []axeViolation
+		if err := chromedp.Run(ctx,
+			emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}),
+			chromedp.Evaluate(axe, nil),
+			chromedp.Evaluate(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &got,
+				func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+		); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range got {
+			var where []string
+			for _, n := range v.Nodes {
+				where = append(where, strings.Join(n.Target, " "))
+			}
+			if v.Impact == "serious" || v.Impact == "critical" {
+				t.Errorf("%s: axe-core %s (%s): %s, at %v", scheme, v.ID, v.Impact, v.Help, where)
+			} else {
+				t.Logf("%s: axe-core %s (%s): %s, at %v", scheme, v.ID, v.Impact, v.Help, where)
+			}
+		}
+	}
+}
+
+// A JSON body of more values than the page builds a tree of (50,000) read
+// "Not JSON: see the raw bytes below.": it says it is JSON, too large for
+// the tree.
+func TestInspectorSaysABodyIsTooLargeForATree(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":[`+strings.Repeat("0,", 50000)+`0]}}`), nil)
+	var body string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .tree`, &body, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "more values than the page shows as a tree") {
+		t.Errorf("the body of 50,004 values reads %q, want it said to be JSON too large for the tree", body)
+	}
+}
+
+// A call over listen's --max-body (answered 413, its body not recorded)
+// was offered as "copy as curl" with no body, a command that runs and
+// sends another call, with nothing said. The page says the body came cut
+// short and what the commands, the download and replay have of it.
+func TestInspectorSaysABodyCameCutShort(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t, "--max-body", "1KiB")
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 2048)+`"}}`), nil)
+	var note string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector(".detail .cut-short") || {}).textContent || ""`, &note),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note, "cut short (2102 bytes declared, 0 recorded)") || !strings.Contains(note, "not the call the sender made") {
+		t.Errorf("the call answered 413 says %q, want that its body came cut short", note)
+	}
+}
+
+// A Chinese name is typed through an input method: pinyin ("suzhou") is
+// composed, then committed as 苏州. The page searched for every step of
+// the composition (the pinyin letters, each an input event), listing
+// calls that matched "suzhou" while the user was still choosing
+// characters; it searches once the text is committed. And a search
+// pasted with spaces around it (" SKD00000001 ") is searched without them.
+// The page's timers run on the browser's virtual time: the test waits
+// for no clock.
+func TestInspectorSearchesWhatTheInputMethodCommits(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"收款单":{"收款单编号":"SKD00000001","客户名称":{"name":"苏州市盛达新材料有限责任公司"}}}}`), nil)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r2","businessType":5007,"data":{"note":"suzhou"}}`), nil)
+	// Every search the page asks for, as it asks.
+	const record = `(() => {
+		const f = window.fetch; window.searched = [];
+		window.fetch = (u, ...a) => { const q = new URL(u, location.href).searchParams.get("q"); if (q !== null && String(u).includes("api/calls?")) window.searched.push(q); return f(u, ...a); };
+	})()`
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	// elapse runs the page's timers due in the next second of virtual time.
+	elapse := func(what string) {
+		t.Helper()
+		expired := make(chan struct{}, 1)
+		lctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		chromedp.ListenTarget(lctx, func(ev any) {
+			if _, ok := ev.(*emulation.EventVirtualTimeBudgetExpired); ok {
+				select {
+				case expired <- struct{}{}:
+				default:
+				}
+			}
+		})
+		run(what, chromedp.ActionFunc(func(ctx context.Context) error {
+			_, err := emulation.SetVirtualTimePolicy(emulation.VirtualTimePolicyAdvance).WithBudget(1000).Do(ctx)
+			return err
+		}))
+		select {
+		case <-expired:
+		case <-ctx.Done():
+			t.Fatalf("%s: the virtual second never ended", what)
+		}
+	}
+	run("record the searches", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(record).Do(ctx)
+		return err
+	}))
+	run("open the page", chromedp.Navigate(l.page()))
+	waitJS(t, ctx, "both calls listed", `document.querySelectorAll("#rows tr").length === 2`)
+	run("compose suzhou", chromedp.Focus(`#f-q`, chromedp.ByQuery), input.ImeSetComposition("suzhou", 6, 6))
+	elapse("the composition's second")
+	run("commit 苏州", input.InsertText("苏州"))
+	elapse("the commit's second")
+	var searched []string
+	run("read the searches", chromedp.Evaluate(`window.searched`, &searched))
+	if len(searched) != 1 || searched[0] != "苏州" {
+		t.Errorf("typing 苏州 through an input method searched %q, want only 苏州", searched)
+	}
+	run("paste a document number with spaces", chromedp.Evaluate(`(() => { const q = document.getElementById("f-q"); q.value = " SKD00000001 "; q.dispatchEvent(new InputEvent("input")); })()`, nil))
+	elapse("the paste's second")
+	run("read the searches", chromedp.Evaluate(`window.searched`, &searched))
+	if last := searched[len(searched)-1]; last != "SKD00000001" {
+		t.Errorf("the search pasted as \" SKD00000001 \" searched %q, want it without the spaces", last)
+	}
+}
+
+// The raw bytes of a large body were put on the page whole: a 10 MB body
+// that is not UTF-8 became a hex dump of 48 million characters and froze
+// the tab for 9 s. They show a part at a time, as a large tree does: the
+// first 64 KiB of a hex dump (1 MiB of text), then "show more", each
+// part going on where the last ended, the offsets counting on.
+func TestInspectorShowsLargeRawBytesAPartAtATime(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	const n = 150 << 10 // not UTF-8: shown as hex
+	body := bytes.Repeat([]byte{0xff, 'a'}, n/2)
+	var file []byte
+	rec := &capture.Record{Time: time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC), Remote: "127.0.0.1:9", Method: "POST", Path: "/hook",
+		Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Content-Type": {"application/json"}},
+		Response: &capture.Response{Status: 200, Body: `{"status":200}`, BodyEncoding: capture.UTF8}}
+	rec.SetBody(body)
+	file, _ = capture.Append(file, rec)
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	lines := `document.querySelector(".raw pre").textContent.split("\n").length`
+	var shown int
+	var more, last string
+	var n2 int
+	run("open the raw bytes",
+		chromedp.Navigate(startInspect(t, path)+"#/calls/1"),
+		chromedp.WaitVisible(`.detail[data-id="1"] .raw`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector(".raw").open = true`, nil),
+		chromedp.WaitVisible(`.raw pre`, chromedp.ByQuery),
+		chromedp.Evaluate(lines, &shown),
+		chromedp.Evaluate(`(document.querySelector(".raw button.more") || {}).textContent || ""`, &more))
+	if shown != 4096 || more != "show 64.0 KiB more of 150.0 KiB" {
+		t.Fatalf("the raw bytes open with %d lines of hex and %q, want 4,096 (64 KiB) and a button for more", shown, more)
+	}
+	for i := 0; i < 2; i++ {
+		run("show more", chromedp.Click(`.raw button.more`, chromedp.ByQuery))
+	}
+	run("read the dump", chromedp.Evaluate(lines, &shown),
+		chromedp.Evaluate(`document.querySelector(".raw pre").textContent.split("\n").pop()`, &last),
+		chromedp.Evaluate(`document.querySelectorAll(".raw button.more").length`, &n2))
+	if shown != n/16 || !strings.HasPrefix(last, fmt.Sprintf("%08x  ff 61", n-16)) || n2 != 0 {
+		t.Errorf("all shown: %d lines, the last %q, %d buttons left; want %d lines, the last at offset %x", shown, last, n2, n/16, n-16)
+	}
+}
