@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -357,6 +359,55 @@ func TestFaultForwardFailed(t *testing.T) {
 			}
 			if len(f.Deliveries) != 0 || !obs.calls[0].Unsent {
 				t.Errorf("deliveries %+v, unsent %v: want none, and the call said unsent", f.Deliveries, obs.calls[0].Unsent)
+			}
+		})
+	}
+}
+
+// A copy of a faulted call none of which went out (its dial refused: a
+// receiver that died, or whose backlog is full, part way through) is not
+// one the receiver got: the record said "2 copies, one after the other"
+// and "4 copies at once" though the receiver got one and two, while the
+// summary, counting deliveries, said otherwise. The receiver refuses every
+// connection after the first ones: it counts dials, not time.
+func TestFaultCopyNotReached(t *testing.T) {
+	for _, tt := range []struct {
+		spec     string
+		reach    int32 // connections the receiver takes before it refuses
+		receiver string
+	}{
+		{"duplicate=1", 1, "1 of 2 copies, one after the other: the first answered 200, the second not reached (Post "},
+		{"new-request-id=1", 1, "the call, answered 200; not the same document as requestId "},
+		{"burst=1:4", 2, "2 of 4 copies at once, answered 200, 200; 2 not reached (Post "},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			be := &recordingBackend{}
+			backend := httptest.NewServer(be)
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			var dials atomic.Int32
+			dialer := &net.Dialer{}
+			client := &http.Client{Transport: &http.Transport{
+				DisableKeepAlives: true, // each copy on a connection of its own
+				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					if dials.Add(1) > tt.reach {
+						return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+					}
+					return dialer.DialContext(ctx, network, addr)
+				},
+			}}
+			srv, _, mem := start(t, Config{ForwardTo: u, Client: client, Faults: mustFaults(t, tt.spec)})
+			post(t, srv, ev, faultBody)
+			srv.Close()
+			f := mem.recs[0].Fault
+			if !strings.HasPrefix(f.Receiver, tt.receiver) || !strings.Contains(f.Receiver, "connection refused") {
+				t.Errorf("receiver side %q, want %q…, and why", f.Receiver, tt.receiver)
+			}
+			be.mu.Lock()
+			got := len(be.calls)
+			be.mu.Unlock()
+			if got != int(tt.reach) || len(f.Deliveries) != got {
+				t.Errorf("the receiver got %d copies, %d deliveries recorded; want %d", got, len(f.Deliveries), tt.reach)
 			}
 		})
 	}
