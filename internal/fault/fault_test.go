@@ -313,6 +313,40 @@ func TestReorderRelease(t *testing.T) {
 	}
 }
 
+// A window whose calls are going one at a time when listen stops lets
+// the rest go at once: behind a receiver that takes seconds a call, a
+// window of 16 took the whole of the stop's 30 s grace, and the calls it
+// had not reached were left unforwarded and unanswered (exit 130). The
+// first call's forward here never ends before every call had its turn.
+func TestReorderReleaseWhileWindowGoes(t *testing.T) {
+	const n = 3
+	r := NewReorderer(Fault{Kind: Reorder, N: n, D: time.Hour}, 1)
+	heldc := make(chan Held, n)
+	forwarded := make(chan struct{})
+	for range n {
+		go func() {
+			held, done, err := r.Hold(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			heldc <- held
+			<-forwarded // a forward that lasts until every call went
+			done()
+		}()
+	}
+	first := <-heldc // the window filled and its first call goes
+	r.Release()
+	seen := map[int]bool{first.Pos: true}
+	for range n - 1 {
+		held := <-heldc // before the fix: never, the first not done
+		seen[held.Pos] = true
+	}
+	close(forwarded)
+	if len(seen) != n {
+		t.Errorf("places %v, want each of 1 to %d once", seen, n)
+	}
+}
+
 func TestShuffleNeverIdentity(t *testing.T) {
 	for n := 2; n <= 8; n++ {
 		for x := range uint64(200) {
