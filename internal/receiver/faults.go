@@ -62,12 +62,20 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		return ans, fwd, sent, nil
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
+	// deliver sends a copy; the first copy's answer is the one the sender
+	// is given and the record keeps, a later one's only its status.
+	copies := 0
 	deliver := func(b []byte, newID string) (answer, *capture.Forward, bool) {
+		copies++
 		if why := ended(ctx); why != nil {
 			ans, fwd := r.unsent(req, why)
 			return ans, fwd, false
 		}
-		ans, fwd, sent := r.forward(ctx, req, b)
+		forward := r.forward
+		if copies > 1 {
+			forward = r.forwardCopy
+		}
+		ans, fwd, sent := forward(ctx, req, b)
 		if sent {
 			// A copy that could not reach the receiver is no delivery.
 			rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
@@ -253,7 +261,12 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		go func() {
 			defer wg.Done()
 			<-start
-			res[i].ans, res[i].fwd, res[i].sent = r.forward(ctx, req, body)
+			forward := r.forward
+			if i > 0 {
+				// Only copy 1's answer is given to the sender.
+				forward = r.forwardCopy
+			}
+			res[i].ans, res[i].fwd, res[i].sent = forward(ctx, req, body)
 		}()
 	}
 	close(start) // every copy waits for this: they leave together
