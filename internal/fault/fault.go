@@ -262,6 +262,12 @@ func (f *Fault) readArg() error {
 	return nil
 }
 
+// same says f and g are one fault, whatever the spelling of their
+// arguments: the same kind with the same copies, window, wait or code.
+func (f Fault) same(g Fault) bool {
+	return f.Kind == g.Kind && f.N == g.N && f.D == g.D && f.Code == g.Code
+}
+
 // Plan is the faults of a run and the seed that draws them.
 type Plan struct {
 	Seed   uint64
@@ -279,9 +285,15 @@ func ParsePlan(specs []string, seed uint64) (Plan, error) {
 			return Plan{}, err
 		}
 		for _, g := range p.Faults {
-			if g.Kind == f.Kind && g.Arg == f.Arg {
+			if !g.same(f) {
+				continue
+			}
+			if g.Arg == f.Arg {
 				return Plan{}, &Error{Spec: s, Why: fmt.Sprintf("%s is given twice; give it once with the rate you want", f.Label())}
 			}
+			// Spelt apart (status:0429, delay:1000ms, reorder:4), the
+			// same fault: its calls would be counted, and held, apart.
+			return Plan{}, &Error{Spec: s, Why: fmt.Sprintf("%s is %s again; give it once with the rate you want", f.Label(), g.Label())}
 		}
 		sum += f.Rate
 		p.Faults = append(p.Faults, f)

@@ -114,6 +114,22 @@ func TestParsePlan(t *testing.T) {
 	if _, err := ParsePlan([]string{"status=0.1:429", "status=0.1:503"}, 1); err != nil {
 		t.Errorf("two status codes: %v", err)
 	}
+	// The same fault spelt apart was taken as two, counted (and a reorder
+	// window held) apart.
+	for _, tt := range []struct{ specs []string }{
+		{[]string{"status=0.1:429", "status=0.2:0429"}},
+		{[]string{"delay=0.1:1s", "delay=0.2:1000ms"}},
+		{[]string{"reorder=0.1", "reorder=0.2:4"}},
+		{[]string{"burst=0.1", "burst=0.2:3"}},
+	} {
+		_, err := ParsePlan(tt.specs, 1)
+		if want := tt.specs[1][:strings.Index(tt.specs[1], "=")]; err == nil || !strings.Contains(err.Error(), " again; give it once") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want the second refused as the first again", tt.specs, err)
+		}
+	}
+	if _, err := ParsePlan([]string{"delay=0.1:1s", "delay=0.1:2s", "reorder=0.1:4", "reorder=0.1:1s"}, 1); err != nil {
+		t.Errorf("faults that differ: %v", err)
+	}
 	if p, err := ParsePlan(nil, 1); err != nil || !p.Empty() {
 		t.Errorf("no specs: %+v, %v", p, err)
 	}
