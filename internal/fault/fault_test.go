@@ -69,6 +69,13 @@ func TestParse(t *testing.T) {
 		{"status:429=0.1:5", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=RATE:429 (e.g. status=0.1:429)`},
 		{"status:429", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=RATE:429 (e.g. status=0.1:429)`},
 		{"drop:5=0.1", Fault{}, `unknown fault "drop:5" (did you mean "drop"?)`}, // drop takes no argument
+		// Several faults in one: each goes in a --fault of its own; the
+		// message was only that "0.1,duplicate=0.2" is no rate.
+		{"drop=0.1,duplicate=0.2", Fault{}, `one fault per --fault: --fault drop=0.1 --fault duplicate=0.2 (in a config file or a WHSIM_ variable, a list: [drop=0.1, duplicate=0.2])`},
+		{"drop=0.1, delay=0.2:300ms", Fault{}, `one fault per --fault: --fault drop=0.1 --fault delay=0.2:300ms (`},
+		{"drop=0.1 status=0.1:429", Fault{}, `one fault per --fault: --fault drop=0.1 --fault status=0.1:429 (`},
+		{"status=0.1:429,drop=0.1", Fault{}, `one fault per --fault: --fault status=0.1:429 --fault drop=0.1 (`},
+		{"drop=0.1,dorp=0.2", Fault{}, `rate "0.1,dorp=0.2": want a share`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
