@@ -47,13 +47,28 @@ func drawKey(id string, body []byte) string {
 	return "body:" + strconv.FormatUint(h.Sum64(), 16)
 }
 
+// requestIDOf is the requestId of a call's body: of the document it
+// decodes to when it was sent with a Content-Encoding (as listen's line
+// shows it), "" when it has none or does not decode.
+func requestIDOf(body []byte, codings []string, limit int64) string {
+	if codings == nil {
+		return reqid.Read(body)
+	}
+	content, err := capture.DecodeContent(body, codings, limit)
+	if err != nil {
+		return ""
+	}
+	return reqid.Read(content)
+}
+
 // forwardFaulted forwards a call under the plan: the fault the draw gives
 // it, if any, decides what the receiver is sent and what the sender is
 // answered. The record's own members keep what the sender sent. It says,
 // as forward does, whether any of the call went out to the receiver.
 func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault) {
 	fs := r.cfg.Faults
-	id := reqid.Read(body)
+	codings := capture.ContentCodings(req.Header)
+	id := requestIDOf(body, codings, r.cfg.MaxBody)
 	key := drawKey(id, body)
 	attempt := fs.attempts.Next(key)
 	f, ok := fs.plan.Draw(key, attempt)
@@ -159,9 +174,17 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		var sent bool
 		ans, fwd, sent = deliver(body, "")
 		start, end := reqid.Find(body)
+		if codings != nil {
+			// The bytes are not the document: a requestId found in them
+			// is not one to replace.
+			start = -1
+		}
 		if start < 0 {
 			rf.Sender = senderGot(ans, fwd)
 			rf.Receiver = "the call only: its body has no requestId string to replace"
+			if codings != nil {
+				rf.Receiver = "the call only: its body is sent with Content-Encoding " + strings.Join(codings, ", ") + ", whose requestId listen does not replace"
+			}
 			break
 		}
 		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))

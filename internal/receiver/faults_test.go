@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -500,6 +502,48 @@ func TestFaultsSeeded(t *testing.T) {
 	}
 	if second == 0 {
 		t.Errorf("no second attempt faulted: %v", a)
+	}
+}
+
+// A call sent gzip-compressed is drawn by the requestId of the document
+// it decodes to, as listen shows it, so that a retry is its next attempt
+// whatever bytes its compression gave: the draw took a hash of the bytes,
+// and a retry compressed otherwise (another level, another header) was
+// attempt 1 again. Nor is a requestId replaced inside compressed bytes.
+func TestFaultDrawOfCompressedCall(t *testing.T) {
+	gz := func(level int, name string) []byte {
+		var b bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&b, level)
+		w.Name = name
+		io.WriteString(w, faultBody)
+		w.Close()
+		return b.Bytes()
+	}
+	backend := httptest.NewServer(&recordingBackend{})
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "new-request-id=1")})
+	for _, body := range [][]byte{gz(gzip.BestSpeed, ""), gz(gzip.BestCompression, "retry")} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/webhook?businessType="+ev, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Encoding", "gzip")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Close()
+	var attempts []int
+	for _, rec := range mem.recs {
+		attempts = append(attempts, rec.Fault.Attempt)
+		if want := "the call only: its body is sent with Content-Encoding gzip"; !strings.HasPrefix(rec.Fault.Receiver, want) {
+			t.Errorf("receiver side %q, want %q…", rec.Fault.Receiver, want)
+		}
+	}
+	slices.Sort(attempts)
+	if !slices.Equal(attempts, []int{1, 2}) {
+		t.Errorf("attempts %v, want 1 and 2: the same requestId twice", attempts)
 	}
 }
 
