@@ -61,6 +61,40 @@ func requestIDOf(body []byte, codings []string, limit int64) string {
 	return reqid.Read(content)
 }
 
+// freshCopy is a call's body with a fresh requestId in place of its own.
+type freshCopy struct {
+	body []byte
+	id   string
+}
+
+// withFreshID splices a fresh requestId (drawn from hi, lo) into the
+// body: into the document it decodes to, coded again as it came, when it
+// was sent compressed, as replay --new-request-id does. ok is false when
+// it has no requestId string, or does not decode.
+func withFreshID(body []byte, codings []string, limit int64, hi, lo uint64) (freshCopy, bool) {
+	doc := body
+	if codings != nil {
+		var err error
+		if doc, err = capture.DecodeContent(body, codings, limit); err != nil {
+			return freshCopy{}, false
+		}
+	}
+	start, end := reqid.Find(doc)
+	if start < 0 {
+		return freshCopy{}, false
+	}
+	fresh := spec.NewUUID(hi, lo)
+	doc = reqid.Splice(doc, start, end, fresh)
+	if codings == nil {
+		return freshCopy{body: doc, id: fresh}, true
+	}
+	coded, err := capture.EncodeContent(doc, codings, body)
+	if err != nil {
+		return freshCopy{}, false
+	}
+	return freshCopy{body: coded, id: fresh}, true
+}
+
 // forwardFaulted forwards a call under the plan: the fault the draw gives
 // it, if any, decides what the receiver is sent and what the sender is
 // answered. The record's own members keep what the sender sent. It says,
@@ -173,27 +207,19 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	case fault.NewRequestID:
 		var sent bool
 		ans, fwd, sent = deliver(body, "")
-		start, end := reqid.Find(body)
-		if codings != nil {
-			// The bytes are not the document: a requestId found in them
-			// is not one to replace.
-			start = -1
-		}
-		if start < 0 {
+		copyOf, ok := withFreshID(body, codings, r.cfg.MaxBody, fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
+		if !ok {
 			rf.Sender = senderGot(ans, fwd)
 			rf.Receiver = "the call only: its body has no requestId string to replace"
-			if codings != nil {
-				rf.Receiver = "the call only: its body is sent with Content-Encoding " + strings.Join(codings, ", ") + ", whose requestId listen does not replace"
-			}
 			break
 		}
-		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
+		fresh := copyOf.id
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
 		if why := ended(ctx); why != nil {
 			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
-		again, afwd, againSent := deliver(reqid.Splice(body, start, end, fresh), fresh)
+		again, afwd, againSent := deliver(copyOf.body, fresh)
 		switch {
 		case sent && againSent:
 			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)

@@ -509,7 +509,10 @@ func TestFaultsSeeded(t *testing.T) {
 // it decodes to, as listen shows it, so that a retry is its next attempt
 // whatever bytes its compression gave: the draw took a hash of the bytes,
 // and a retry compressed otherwise (another level, another header) was
-// attempt 1 again. Nor is a requestId replaced inside compressed bytes.
+// attempt 1 again. And new-request-id's copy carries a fresh requestId in
+// the document, compressed again as the call came (as replay
+// --new-request-id does): it found no requestId in the compressed bytes
+// and sent the call only.
 func TestFaultDrawOfCompressedCall(t *testing.T) {
 	gz := func(level int, name string) []byte {
 		var b bytes.Buffer
@@ -519,7 +522,19 @@ func TestFaultDrawOfCompressedCall(t *testing.T) {
 		w.Close()
 		return b.Bytes()
 	}
-	backend := httptest.NewServer(&recordingBackend{})
+	var mu sync.Mutex
+	var got []string // the requestIds of the documents the receiver got
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			t.Errorf("the receiver got a body that is not gzip: %v", err)
+			return
+		}
+		doc, _ := io.ReadAll(zr)
+		mu.Lock()
+		got = append(got, reqid.Read(doc))
+		mu.Unlock()
+	}))
 	defer backend.Close()
 	u, _ := url.Parse(backend.URL)
 	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "new-request-id=1")})
@@ -535,15 +550,27 @@ func TestFaultDrawOfCompressedCall(t *testing.T) {
 	}
 	srv.Close()
 	var attempts []int
+	fresh := map[string]bool{}
 	for _, rec := range mem.recs {
 		attempts = append(attempts, rec.Fault.Attempt)
-		if want := "the call only: its body is sent with Content-Encoding gzip"; !strings.HasPrefix(rec.Fault.Receiver, want) {
-			t.Errorf("receiver side %q, want %q…", rec.Fault.Receiver, want)
+		if len(rec.Fault.Deliveries) != 2 || rec.Fault.Deliveries[1].RequestID == "" {
+			t.Fatalf("deliveries %+v, want the call and a copy under a fresh requestId", rec.Fault.Deliveries)
 		}
+		fresh[rec.Fault.Deliveries[1].RequestID] = true
 	}
 	slices.Sort(attempts)
 	if !slices.Equal(attempts, []int{1, 2}) {
 		t.Errorf("attempts %v, want 1 and 2: the same requestId twice", attempts)
+	}
+	const own = "3f2b8c1e-0000-4000-8000-000000000001"
+	want := []string{own, own}
+	for id := range fresh {
+		want = append(want, id)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(fresh) != 2 || !slices.Equal(got, want) {
+		t.Errorf("the receiver got documents with requestIds %v, want %v: the sender's twice and a fresh one per attempt", got, want)
 	}
 }
 
