@@ -118,6 +118,18 @@ func (e *Error) Error() string { return strconv.Quote(e.Spec) + ": " + e.Why }
 // Parse reads one --fault spec: KIND=RATE or KIND=RATE:ARG, the rate a
 // share from 0 to 1 (0.1) or a percentage (10%).
 func Parse(spec string) (Fault, error) {
+	f, err := parse(spec)
+	if err != nil {
+		if specs := several(spec); specs != nil {
+			// drop=0.1,duplicate=0.2, as a list of names takes them.
+			return Fault{}, &Error{Spec: spec, Why: fmt.Sprintf("one fault per --fault: --fault %s (in a config file or a WHSIM_ variable, a list: [%s])",
+				strings.Join(specs, " --fault "), strings.Join(specs, ", "))}
+		}
+	}
+	return f, err
+}
+
+func parse(spec string) (Fault, error) {
 	bad := func(format string, a ...any) (Fault, error) {
 		return Fault{}, &Error{Spec: spec, Why: fmt.Sprintf(format, a...)}
 	}
@@ -166,6 +178,21 @@ func Parse(spec string) (Fault, error) {
 		return bad("%v", err)
 	}
 	return f, nil
+}
+
+// several splits a spec that holds more than one fault, separated by
+// commas or spaces, into faults that each parse; nil when it is not that.
+func several(spec string) []string {
+	parts := strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	if len(parts) < 2 {
+		return nil
+	}
+	for _, p := range parts {
+		if _, err := parse(p); err != nil {
+			return nil
+		}
+	}
+	return parts
 }
 
 func lookup(name string) (Kind, bool) {
@@ -262,6 +289,12 @@ func (f *Fault) readArg() error {
 	return nil
 }
 
+// same says f and g are one fault, whatever the spelling of their
+// arguments: the same kind with the same copies, window, wait or code.
+func (f Fault) same(g Fault) bool {
+	return f.Kind == g.Kind && f.N == g.N && f.D == g.D && f.Code == g.Code
+}
+
 // Plan is the faults of a run and the seed that draws them.
 type Plan struct {
 	Seed   uint64
@@ -279,9 +312,15 @@ func ParsePlan(specs []string, seed uint64) (Plan, error) {
 			return Plan{}, err
 		}
 		for _, g := range p.Faults {
-			if g.Kind == f.Kind && g.Arg == f.Arg {
+			if !g.same(f) {
+				continue
+			}
+			if g.Arg == f.Arg {
 				return Plan{}, &Error{Spec: s, Why: fmt.Sprintf("%s is given twice; give it once with the rate you want", f.Label())}
 			}
+			// Spelt apart (status:0429, delay:1000ms, reorder:4), the
+			// same fault: its calls would be counted, and held, apart.
+			return Plan{}, &Error{Spec: s, Why: fmt.Sprintf("%s is %s again; give it once with the rate you want", f.Label(), g.Label())}
 		}
 		sum += f.Rate
 		p.Faults = append(p.Faults, f)

@@ -69,6 +69,13 @@ func TestParse(t *testing.T) {
 		{"status:429=0.1:5", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=RATE:429 (e.g. status=0.1:429)`},
 		{"status:429", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=RATE:429 (e.g. status=0.1:429)`},
 		{"drop:5=0.1", Fault{}, `unknown fault "drop:5" (did you mean "drop"?)`}, // drop takes no argument
+		// Several faults in one: each goes in a --fault of its own; the
+		// message was only that "0.1,duplicate=0.2" is no rate.
+		{"drop=0.1,duplicate=0.2", Fault{}, `one fault per --fault: --fault drop=0.1 --fault duplicate=0.2 (in a config file or a WHSIM_ variable, a list: [drop=0.1, duplicate=0.2])`},
+		{"drop=0.1, delay=0.2:300ms", Fault{}, `one fault per --fault: --fault drop=0.1 --fault delay=0.2:300ms (`},
+		{"drop=0.1 status=0.1:429", Fault{}, `one fault per --fault: --fault drop=0.1 --fault status=0.1:429 (`},
+		{"status=0.1:429,drop=0.1", Fault{}, `one fault per --fault: --fault status=0.1:429 --fault drop=0.1 (`},
+		{"drop=0.1,dorp=0.2", Fault{}, `rate "0.1,dorp=0.2": want a share`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -113,6 +120,22 @@ func TestParsePlan(t *testing.T) {
 	}
 	if _, err := ParsePlan([]string{"status=0.1:429", "status=0.1:503"}, 1); err != nil {
 		t.Errorf("two status codes: %v", err)
+	}
+	// The same fault spelt apart was taken as two, counted (and a reorder
+	// window held) apart.
+	for _, tt := range []struct{ specs []string }{
+		{[]string{"status=0.1:429", "status=0.2:0429"}},
+		{[]string{"delay=0.1:1s", "delay=0.2:1000ms"}},
+		{[]string{"reorder=0.1", "reorder=0.2:4"}},
+		{[]string{"burst=0.1", "burst=0.2:3"}},
+	} {
+		_, err := ParsePlan(tt.specs, 1)
+		if want := tt.specs[1][:strings.Index(tt.specs[1], "=")]; err == nil || !strings.Contains(err.Error(), " again; give it once") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want the second refused as the first again", tt.specs, err)
+		}
+	}
+	if _, err := ParsePlan([]string{"delay=0.1:1s", "delay=0.1:2s", "reorder=0.1:4", "reorder=0.1:1s"}, 1); err != nil {
+		t.Errorf("faults that differ: %v", err)
 	}
 	if p, err := ParsePlan(nil, 1); err != nil || !p.Empty() {
 		t.Errorf("no specs: %+v, %v", p, err)
@@ -310,6 +333,40 @@ func TestReorderRelease(t *testing.T) {
 	done()
 	if held.Pos != 1 || held.Of != 1 {
 		t.Errorf("a call after Release was held %+v, want 1 of 1 (let through)", held)
+	}
+}
+
+// A window whose calls are going one at a time when listen stops lets
+// the rest go at once: behind a receiver that takes seconds a call, a
+// window of 16 took the whole of the stop's 30 s grace, and the calls it
+// had not reached were left unforwarded and unanswered (exit 130). The
+// first call's forward here never ends before every call had its turn.
+func TestReorderReleaseWhileWindowGoes(t *testing.T) {
+	const n = 3
+	r := NewReorderer(Fault{Kind: Reorder, N: n, D: time.Hour}, 1)
+	heldc := make(chan Held, n)
+	forwarded := make(chan struct{})
+	for range n {
+		go func() {
+			held, done, err := r.Hold(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			heldc <- held
+			<-forwarded // a forward that lasts until every call went
+			done()
+		}()
+	}
+	first := <-heldc // the window filled and its first call goes
+	r.Release()
+	seen := map[int]bool{first.Pos: true}
+	for range n - 1 {
+		held := <-heldc // before the fix: never, the first not done
+		seen[held.Pos] = true
+	}
+	close(forwarded)
+	if len(seen) != n {
+		t.Errorf("places %v, want each of 1 to %d once", seen, n)
 	}
 }
 

@@ -13,11 +13,14 @@ import (
 // of them has waited the longest hold, whichever comes first; then its
 // calls go one at a time, each after the one before it was forwarded. No
 // call is held longer than the hold plus the forwards ahead of it in its
-// window.
+// window, and none after Release.
 type Reorderer struct {
 	n    int
 	hold time.Duration
 	seed uint64
+	// release is closed by Release: the calls of a window going one at a
+	// time go at once.
+	release chan struct{}
 
 	mu       sync.Mutex
 	cur      *window
@@ -52,7 +55,7 @@ func NewReorderer(f Fault, seed uint64) *Reorderer {
 	if hold <= 0 {
 		hold = ReorderHold
 	}
-	return &Reorderer{n: n, hold: hold, seed: seed}
+	return &Reorderer{n: n, hold: hold, seed: seed, release: make(chan struct{})}
 }
 
 // Held is where a held call went in its window.
@@ -91,12 +94,17 @@ func (r *Reorderer) Hold(ctx context.Context) (Held, func(), error) {
 	}
 }
 
-// Release lets the calls held now go (in their window's shuffled order)
-// and every later call through unheld: listen is stopping, and its stop
-// must not wait out a hold that only a fault put on the calls.
+// Release lets the calls held now go at once (their turns given in their
+// window's shuffled order, without waiting for the forwards ahead), and
+// every later call through unheld: listen is stopping, and its stop must
+// not wait out a hold that only a fault put on the calls, nor a window's
+// forwards one after the other behind a slow receiver.
 func (r *Reorderer) Release() {
 	r.mu.Lock()
-	r.released = true
+	if !r.released {
+		r.released = true
+		close(r.release)
+	}
 	win := r.cur
 	r.mu.Unlock()
 	if win != nil {
@@ -123,9 +131,16 @@ func (r *Reorderer) flush(win *window) {
 		ws[j].pos, ws[j].of = i+1, len(ws)
 	}
 	go func() {
-		for _, j := range order {
+		for i, j := range order {
 			close(ws[j].turn)
-			<-ws[j].done
+			select {
+			case <-ws[j].done:
+			case <-r.release:
+				for _, k := range order[i+1:] {
+					close(ws[k].turn)
+				}
+				return
+			}
 		}
 	}()
 }

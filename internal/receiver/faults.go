@@ -47,13 +47,62 @@ func drawKey(id string, body []byte) string {
 	return "body:" + strconv.FormatUint(h.Sum64(), 16)
 }
 
+// requestIDOf is the requestId of a call's body: of the document it
+// decodes to when it was sent with a Content-Encoding (as listen's line
+// shows it), "" when it has none or does not decode.
+func requestIDOf(body []byte, codings []string, limit int64) string {
+	if codings == nil {
+		return reqid.Read(body)
+	}
+	content, err := capture.DecodeContent(body, codings, limit)
+	if err != nil {
+		return ""
+	}
+	return reqid.Read(content)
+}
+
+// freshCopy is a call's body with a fresh requestId in place of its own.
+type freshCopy struct {
+	body []byte
+	id   string
+}
+
+// withFreshID splices a fresh requestId (drawn from hi, lo) into the
+// body: into the document it decodes to, coded again as it came, when it
+// was sent compressed, as replay --new-request-id does. ok is false when
+// it has no requestId string, or does not decode.
+func withFreshID(body []byte, codings []string, limit int64, hi, lo uint64) (freshCopy, bool) {
+	doc := body
+	if codings != nil {
+		var err error
+		if doc, err = capture.DecodeContent(body, codings, limit); err != nil {
+			return freshCopy{}, false
+		}
+	}
+	start, end := reqid.Find(doc)
+	if start < 0 {
+		return freshCopy{}, false
+	}
+	fresh := spec.NewUUID(hi, lo)
+	doc = reqid.Splice(doc, start, end, fresh)
+	if codings == nil {
+		return freshCopy{body: doc, id: fresh}, true
+	}
+	coded, err := capture.EncodeContent(doc, codings, body)
+	if err != nil {
+		return freshCopy{}, false
+	}
+	return freshCopy{body: coded, id: fresh}, true
+}
+
 // forwardFaulted forwards a call under the plan: the fault the draw gives
 // it, if any, decides what the receiver is sent and what the sender is
 // answered. The record's own members keep what the sender sent. It says,
 // as forward does, whether any of the call went out to the receiver.
 func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault) {
 	fs := r.cfg.Faults
-	id := reqid.Read(body)
+	codings := capture.ContentCodings(req.Header)
+	id := requestIDOf(body, codings, r.cfg.MaxBody)
 	key := drawKey(id, body)
 	attempt := fs.attempts.Next(key)
 	f, ok := fs.plan.Draw(key, attempt)
@@ -62,16 +111,25 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		return ans, fwd, sent, nil
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
-	deliver := func(b []byte, newID string) (answer, *capture.Forward) {
+	// deliver sends a copy; the first copy's answer is the one the sender
+	// is given and the record keeps, a later one's only its status.
+	copies := 0
+	deliver := func(b []byte, newID string) (answer, *capture.Forward, bool) {
+		copies++
 		if why := ended(ctx); why != nil {
-			return r.unsent(req, why)
+			ans, fwd := r.unsent(req, why)
+			return ans, fwd, false
 		}
-		ans, fwd, sent := r.forward(ctx, req, b)
+		forward := r.forward
+		if copies > 1 {
+			forward = r.forwardCopy
+		}
+		ans, fwd, sent := forward(ctx, req, b)
 		if sent {
 			// A copy that could not reach the receiver is no delivery.
 			rf.Deliveries = append(rf.Deliveries, delivery(fwd, len(b), newID))
 		}
-		return ans, fwd
+		return ans, fwd, sent
 	}
 	var ans answer
 	var fwd *capture.Forward
@@ -89,7 +147,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		}
 		rf.Receiver = "nothing (not forwarded)"
 	case fault.LoseAnswer:
-		ans, fwd = deliver(body, "")
+		ans, fwd, _ = deliver(body, "")
 		lost := ans
 		ans = plain(http.StatusGatewayTimeout)
 		rf.Sender = "504 from listen"
@@ -102,11 +160,11 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Sender, rf.Receiver = gaveUp(ctx, "during the delay"), "nothing (not forwarded)"
 		case waitCut:
 			late := time.Since(start).Round(time.Millisecond).String()
-			ans, fwd = deliver(body, "")
+			ans, fwd, _ = deliver(body, "")
 			rf.Sender = senderGot(ans, fwd) + " after " + late + " (listen stopped: the " + f.D.String() + " delay cut short)"
 			rf.Receiver = "the call, " + late + " late"
 		default:
-			ans, fwd = deliver(body, "")
+			ans, fwd, _ = deliver(body, "")
 			rf.Sender = senderGot(ans, fwd) + " after " + f.D.String()
 			rf.Receiver = "the call, " + f.D.String() + " late"
 		}
@@ -117,44 +175,60 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Sender, rf.Receiver = gaveUp(ctx, "while the call was held"), "nothing (not forwarded)"
 			break
 		}
-		ans, fwd = deliver(body, "")
+		ans, fwd, _ = deliver(body, "")
 		done()
 		rf.Sender = senderGot(ans, fwd)
 		rf.Receiver = fmt.Sprintf("the call %d of %d in a shuffled window, held %s", held.Pos, held.Of, held.Waited.Round(time.Millisecond))
 	case fault.Truncate:
 		cut := len(body) / 2
-		ans, fwd = deliver(body[:cut], "")
+		ans, fwd, _ = deliver(body[:cut], "")
 		rf.Sender = senderGot(ans, fwd)
 		rf.Receiver = fmt.Sprintf("the body cut short: %d of %d bytes", cut, len(body))
 	case fault.Duplicate:
-		ans, fwd = deliver(body, "")
+		var sent bool
+		ans, fwd, sent = deliver(body, "")
 		rf.Sender = senderGot(ans, fwd) + " to the first copy"
 		if why := ended(ctx); why != nil {
 			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
-		again, afwd := deliver(body, "")
-		rf.Receiver = "2 copies, one after the other, answered " + answerWord(ans, fwd) + ", " + answerWord(again, afwd)
+		again, afwd, againSent := deliver(body, "")
+		if sent && againSent {
+			rf.Receiver = "2 copies, one after the other, answered " + answerWord(ans, fwd) + ", " + answerWord(again, afwd)
+		} else {
+			// A copy none of which went out is not one the receiver got.
+			rf.Receiver = "1 of 2 copies, one after the other: the first " + copyWord(ans, fwd, sent) + ", the second " + copyWord(again, afwd, againSent)
+		}
 	case fault.Burst:
-		ans, fwd = r.burst(ctx, req, body, f.N, rf)
+		var unreached []string
+		ans, fwd, unreached = r.burst(ctx, req, body, f.N, rf)
 		rf.Sender = senderGot(ans, fwd) + " to copy 1"
-		rf.Receiver = strconv.Itoa(f.N) + " copies at once, answered " + deliveryStatuses(rf.Deliveries)
+		rf.Receiver = burstWord(f.N, rf.Deliveries, unreached)
 	case fault.NewRequestID:
-		ans, fwd = deliver(body, "")
-		start, end := reqid.Find(body)
-		if start < 0 {
+		var sent bool
+		ans, fwd, sent = deliver(body, "")
+		copyOf, ok := withFreshID(body, codings, r.cfg.MaxBody, fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
+		if !ok {
 			rf.Sender = senderGot(ans, fwd)
 			rf.Receiver = "the call only: its body has no requestId string to replace"
 			break
 		}
-		fresh := spec.NewUUID(fault.Sub(fs.plan.Seed, key, attempt, 1), fault.Sub(fs.plan.Seed, key, attempt, 2))
+		fresh := copyOf.id
 		rf.Sender = senderGot(ans, fwd) + " to its own requestId"
 		if why := ended(ctx); why != nil {
 			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
-		again, afwd := deliver(reqid.Splice(body, start, end, fresh), fresh)
-		rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+		again, afwd, againSent := deliver(copyOf.body, fresh)
+		switch {
+		case sent && againSent:
+			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+		case sent:
+			// A copy none of which went out is not one the receiver got.
+			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + "; not the same document as requestId " + fresh + " (not reached: " + afwd.Error + ")"
+		case againSent:
+			rf.Receiver = "not the call (not reached: " + fwd.Error + "), then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+		}
 	}
 	if why := ended(ctx); why != nil && !strings.HasPrefix(rf.Sender, "nothing") {
 		// Its connection is closed: whatever listen would have answered,
@@ -216,16 +290,18 @@ func noCopyAfter(ans answer, fwd *capture.Forward, why error) string {
 }
 
 // burst sends n copies of the call at once; the sender gets the first's
-// answer.
-func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward) {
+// answer. unreached holds why each copy none of which went out failed.
+func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward, []string) {
 	type result struct {
 		ans  answer
 		fwd  *capture.Forward
 		sent bool
 	}
 	if why := ended(ctx); why != nil {
-		return r.unsent(req, why)
+		ans, fwd := r.unsent(req, why)
+		return ans, fwd, nil
 	}
+	var unreached []string
 	res := make([]result, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -234,7 +310,12 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		go func() {
 			defer wg.Done()
 			<-start
-			res[i].ans, res[i].fwd, res[i].sent = r.forward(ctx, req, body)
+			forward := r.forward
+			if i > 0 {
+				// Only copy 1's answer is given to the sender.
+				forward = r.forwardCopy
+			}
+			res[i].ans, res[i].fwd, res[i].sent = forward(ctx, req, body)
 		}()
 	}
 	close(start) // every copy waits for this: they leave together
@@ -242,9 +323,32 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 	for _, x := range res {
 		if x.sent {
 			rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+		} else {
+			unreached = append(unreached, x.fwd.Error)
 		}
 	}
-	return res[0].ans, res[0].fwd
+	return res[0].ans, res[0].fwd, unreached
+}
+
+// burstWord is what the receiver got of a burst of n copies: the copies
+// that went out (ds) with their answers, and how many did not reach it
+// and why (unreached; the first reason stands for all, as they are
+// copies sent together).
+func burstWord(n int, ds []capture.Delivery, unreached []string) string {
+	if len(unreached) == 0 {
+		return strconv.Itoa(n) + " copies at once, answered " + deliveryStatuses(ds)
+	}
+	return fmt.Sprintf("%d of %d copies at once, answered %s; %d not reached (%s)",
+		len(ds), n, deliveryStatuses(ds), len(unreached), unreached[0])
+}
+
+// copyWord is what became of one copy of a call: its answer, or that none
+// of it went out to the receiver, and why.
+func copyWord(a answer, fwd *capture.Forward, sent bool) string {
+	if !sent {
+		return "not reached (" + fwd.Error + ")"
+	}
+	return "answered " + answerWord(a, fwd)
 }
 
 func delivery(fwd *capture.Forward, n int, newID string) capture.Delivery {

@@ -244,6 +244,19 @@ func target(base *url.URL, req *http.Request) *url.URL {
 // the receiver's own, or 502 when it could not be reached; and whether
 // any of the call went out to the receiver (false: it was sent nothing).
 func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
+	return r.forwardAnswer(ctx, req, body, true)
+}
+
+// forwardCopy sends a copy of the call whose answer no one is given nor
+// records (a fault's second or later copy): its status, headers and
+// latency are kept, its body is read to its end, checked against the
+// limit and not kept, so that a burst of copies holds one answer in
+// memory, not one per copy.
+func (r *Receiver) forwardCopy(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
+	return r.forwardAnswer(ctx, req, body, false)
+}
+
+func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keepBody bool) (answer, *capture.Forward, bool) {
 	u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: u.String()}
 	once := &onceOnly{body: body}
@@ -268,9 +281,15 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 	resp, err := r.cfg.Client.Do(out)
 	if err == nil {
 		var rb []byte
-		rb, err = io.ReadAll(io.LimitReader(resp.Body, r.cfg.MaxBody+1))
+		var n int64
+		if keepBody {
+			rb, err = io.ReadAll(io.LimitReader(resp.Body, r.cfg.MaxBody+1))
+			n = int64(len(rb))
+		} else {
+			n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, r.cfg.MaxBody+1))
+		}
 		resp.Body.Close()
-		if err == nil && int64(len(rb)) > r.cfg.MaxBody {
+		if err == nil && n > r.cfg.MaxBody {
 			err = errTooLargeAnswer
 		}
 		if err == nil {
