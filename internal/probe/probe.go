@@ -674,8 +674,8 @@ type UnsafeError struct {
 
 func (e *UnsafeError) Error() string {
 	if e.urlPath {
-		return fmt.Sprintf("%s %q %s, which %s (a server resolves . and .., and may decode %%2F into /, or decode twice): put %s in the query, where it is escaped whole: not asked",
-			e.Name, e.Value, e.What, e.Risk(), e.Name)
+		return fmt.Sprintf("%s %q %s, which %s (a server resolves . and .., and may decode %%2F into /, or decode twice): %s: not asked",
+			e.Name, e.Value, e.What, e.Risk(), e.Remedy())
 	}
 	return fmt.Sprintf("%s %q %s, which %s (a quote ends the SQL string it is pasted into, a space splits a shell word): not asked",
 		e.Name, e.Value, e.What, e.Risk())
@@ -688,6 +688,16 @@ func (e *UnsafeError) Risk() string {
 		return "the probe URL's path could read as another resource than the document's"
 	}
 	return "a command could take as code"
+}
+
+// Remedy says what the user can change so that such a value is asked,
+// "" when nothing in the probe can: a URL probe's placeholder moves to the
+// query, where every value is escaped whole.
+func (e *UnsafeError) Remedy() string {
+	if e.urlPath {
+		return "put " + e.Name + " in the query, where every value is escaped whole"
+	}
+	return ""
 }
 
 // unsafe returns why a value cannot be given to a command, nil when it

@@ -540,7 +540,7 @@ func TestHTTPProbeRefusesPathValuesReadAsAnotherResource(t *testing.T) {
 		{"..", `{code} ".." holds .., which the probe URL's path could read as another resource than the document's`},
 		{".", `{code} "." is .`},
 		{"../../admin", `{code} "../../admin" holds ..`},
-		{"INV/2026/0001", `{code} "INV/2026/0001" holds /, which the probe URL's path could read as another resource than the document's (a server resolves . and .., and may decode %2F into /, or decode twice): put {code} in the query, where it is escaped whole: not asked`},
+		{"INV/2026/0001", `{code} "INV/2026/0001" holds /, which the probe URL's path could read as another resource than the document's (a server resolves . and .., and may decode %2F into /, or decode twice): put {code} in the query, where every value is escaped whole: not asked`},
 		{`a\b`, `{code} "a\\b" holds \`},
 		{"%2e%2e", `{code} "%2e%2e" holds %`},
 		{"a\tb", `{code} "a\tb" holds \t`},
