@@ -167,11 +167,10 @@ type gatedProbe struct {
 	answers  fakeProbe
 	failsafe time.Duration
 
-	mu              sync.Mutex
-	inFlight, most  int
-	release         chan struct{}
-	releaseOnce     sync.Once
-	asked, neverHit []string
+	mu             sync.Mutex
+	inFlight, most int
+	release        chan struct{}
+	releaseOnce    sync.Once
 }
 
 func (p *gatedProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, error) {
