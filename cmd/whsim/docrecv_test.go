@@ -30,7 +30,8 @@ import (
 //
 // Later events (audit, void) update the document's state in every mode.
 //
-// GET /probe?kind=&code=&inv= answers {"count":n,"state":s}. SIGINT or
+// GET /probe?kind=&code=&inv= (or /probe/<kind>/<code>) answers
+// {"count":n,"state":s}. SIGINT or
 // SIGTERM stops it.
 func docRecv() int {
 	if len(os.Args) != 4 {
@@ -57,8 +58,12 @@ func docRecv() int {
 		"CREATE_RECEIVABLE_DOC": "created", "ABANDON_RECEIVABLE_DOC": "voided",
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/probe" {
+		if r.Method == http.MethodGet && (r.URL.Path == "/probe" || strings.HasPrefix(r.URL.Path, "/probe/")) {
 			q := r.URL.Query()
+			if kind, code, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/probe/"), "/"); ok && r.URL.Path != "/probe" {
+				q.Set("kind", kind)
+				q.Set("code", code)
+			}
 			key := q.Get("kind") + "/" + q.Get("code")
 			if q.Get("code") == "" {
 				key = q.Get("kind") + "/inv:" + q.Get("inv")

@@ -354,10 +354,13 @@ func joinQuery(own, query string) string {
 
 // retryable says whether an attempt is worth another try: no answer (but
 // not an interruption or a certificate the client rejects), an answer not
-// read whole, 429 or 5xx.
+// read whole, 408, 429 or 5xx. A 408 says the receiver timed out waiting
+// for a call it never had whole, and may be repeated (RFC 9110, 15.5.9):
+// one sends it as it closes an idle kept-alive connection, and a call
+// that went out on it just then gets it.
 func retryable(a Attempt) bool {
 	switch {
-	case a.Unfinished() != "", a.Status == http.StatusTooManyRequests, a.Status >= 500:
+	case a.Unfinished() != "", a.Status == http.StatusRequestTimeout, a.Status == http.StatusTooManyRequests, a.Status >= 500:
 		return true
 	case a.Status != 0:
 		return false

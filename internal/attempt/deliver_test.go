@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,6 +102,9 @@ func TestRetriesBackoffAndRetryAfter(t *testing.T) {
 		{"429 with Retry-After seconds", []int{429, 200}, map[int]string{0: "3"}, 1, true, 2, []time.Duration{3 * time.Second}},
 		{"Retry-After as a date", []int{503, 200}, map[int]string{0: "Tue, 14 Nov 2023 22:13:30 GMT"}, 1, true, 2, []time.Duration{10 * time.Second}},
 		{"4xx is not retried", []int{400, 200}, nil, 3, false, 1, nil},
+		// A receiver's 408 as it closes an idle kept-alive connection, met
+		// by the call that went out on it: never processed, sent again.
+		{"408 is retried", []int{408, 200}, nil, 1, true, 2, []time.Duration{200 * time.Millisecond}},
 		{"no retries asked", []int{500, 200}, nil, 0, false, 1, nil},
 	}
 	for _, tt := range tests {
@@ -579,6 +583,62 @@ func TestResetIsNoTimeoutOnALoadedMachine(t *testing.T) {
 			netHTTPClosed := !fastPathOn() && a.Kind == KindClosed
 			if a.Kind != KindReset && a.BodyKind != KindReset && !a.Truncated && !netHTTPClosed {
 				t.Errorf("got %+v, want the reset", a)
+			}
+		})
+	}
+}
+
+// A receiver that answers 408 as it closes a kept-alive connection (its
+// idle timeout), met by the call that went out on it, never had that
+// call: with --retries it is sent again, on a new connection, as a
+// counted retry, on every path.
+func TestKeptAlive408IsSentAgain(t *testing.T) {
+	const timedOut = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+	const calls = 3
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newScriptServer(t, func(k int, _ []byte) (string, bool, bool, bool) {
+				if k == 0 {
+					return ok200, false, false, false
+				}
+				return timedOut, true, false, false
+			})
+			c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs := &virtualSleep{}
+			d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep, Retries: 1, Backoff: DefaultBackoff(func() float64 { return 1 }), Sleep: vs.sleep}
+			var got []*Result
+			next := func(r *Result) {
+				got = append(got, r)
+				if r.Last().Status == http.StatusRequestTimeout {
+					<-srv.closed
+				}
+			}
+			if p.worker {
+				asWorker(d, templates("A", 1), calls, next)
+			} else {
+				for range calls {
+					next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
+				}
+			}
+			met := 0
+			for i, r := range got {
+				var statuses []int
+				for _, a := range r.Attempts {
+					statuses = append(statuses, a.Status)
+				}
+				switch {
+				case slices.Equal(statuses, []int{408, 200}):
+					met++
+				case !slices.Equal(statuses, []int{200}):
+					t.Errorf("call %d: answers %v, want 200, or 408 then 200", i+1, statuses)
+				}
+			}
+			if met < calls-1 {
+				t.Errorf("%d calls met the 408, want %d at least (each after the first on its connection)", met, calls-1)
 			}
 		})
 	}

@@ -58,6 +58,11 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 		{"version 2.0", "HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"version 0.9", "HTTP/0.9 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"two spaces before the status", "HTTP/1.1  200 OK\r\nContent-Length: 0\r\n\r\n", false, 200, false},
+		// Framed two ways: read as chunked, as RFC 9112 (6.3) and net/http
+		// read it; what the Content-Length would have covered past the
+		// chunks is bytes after the answer, which end the connection.
+		{"Content-Length and chunked", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, 200, false},
+		{"Content-Length past the chunks", "HTTP/1.1 500 Oops\r\nContent-Length: 50\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n" + lie, false, 500, false},
 	}
 	const calls = 6
 	for _, p := range paths {

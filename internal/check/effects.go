@@ -25,11 +25,6 @@ import (
 // only for a document that is wrong.
 const DefaultSettle = 2 * time.Second
 
-// probeConcurrency is how many questions are asked at once: enough that a
-// run's documents are probed in a moment, few enough for a probe that
-// starts a database client per probe.Question.
-const probeConcurrency = 8
-
 // loadSample is how many load documents are probed at most: all of a run
 // of the default size, a random sample of a longer one.
 const loadSample = 200
@@ -544,73 +539,30 @@ func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) 
 	return res.Last(), r.record(c, res, call{})
 }
 
-// probeAll asks about every document at once, each again with backoff
-// until it matches or the settle time runs out.
+// probeAll asks about every document at once (probe.Concurrency
+// questions at a time), each again with backoff until it matches or the
+// settle time runs out.
 func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	deadline := time.Now().Add(r.cfg.Settle)
-	jobs := make(chan *effDoc)
-	var once sync.Once
-	var first error
-	var wg sync.WaitGroup
-	for range min(probeConcurrency, len(docs)) {
-		wg.Go(func() {
-			for d := range jobs {
-				if err := r.settleDoc(ctx, d, deadline); err != nil {
-					once.Do(func() { first = err; cancel() })
-				}
-			}
-		})
-	}
-	for _, d := range docs {
-		if d.skip != "" {
-			continue
-		}
-		select {
-		case jobs <- d:
-		case <-ctx.Done():
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
-}
-
-func (r *runner) settleDoc(ctx context.Context, d *effDoc, deadline time.Time) error {
-	wait := 25 * time.Millisecond
-	for {
+	asked := slices.DeleteFunc(slices.Clone(docs), func(d *effDoc) bool { return d.skip != "" })
+	return probe.Settle(ctx, len(asked), time.Now().Add(r.cfg.Settle), func(ctx context.Context, i int) (bool, error) {
+		d := asked[i]
 		a, err := r.cfg.Probe.Ask(ctx, d.q)
 		if err != nil {
-			return err
+			return false, err
 		}
 		d.asks++
 		d.ans = a
-		if d.want.met(a) {
-			// Held when first asked: it took no settling, however long
-			// the other documents' calls kept it waiting.
-			d.met = true
-			if d.asks > 1 {
-				d.took = time.Since(d.end)
-			}
-			return nil
+		if !d.want.met(a) {
+			return false, nil
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil
+		// Held when first asked: it took no settling, however long the
+		// other documents' calls kept it waiting.
+		d.met = true
+		if d.asks > 1 {
+			d.took = time.Since(d.end)
 		}
-		t := time.NewTimer(min(wait, left))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		wait = min(2*wait, 400*time.Millisecond)
-	}
+		return true, nil
+	})
 }
 
 // judgeDoc grades a document on the probe's last answer; the reason names

@@ -357,6 +357,12 @@ func ParseURL(tmpl string, client *http.Client, header http.Header) (*httpProbe,
 			if !slices.Contains(placeholders, name) {
 				return nil, fmt.Errorf("unknown placeholder {%s} (want %s)", termsafe.Text(name), placeholderList())
 			}
+			if !query && inAuthority(tmpl[:len(tmpl)-len(rest)+i]) {
+				// Under listen the values are the sender's: one would
+				// choose the host the probe's headers (a debug endpoint's
+				// token) are sent to.
+				return nil, fmt.Errorf("{%s} in the host: a document's values would choose where the probe's questions, and their headers, go; put it in the path or the query", name)
+			}
 			p.parts = append(p.parts, tmplPart{name: name, query: query})
 			rest = rest[i+j+1:]
 		}
@@ -374,6 +380,14 @@ func ParseURL(tmpl string, client *http.Client, header http.Header) (*httpProbe,
 		return nil, errors.New("no {code}: the probe would ask the same of every document")
 	}
 	return p, nil
+}
+
+// inAuthority reports whether a placeholder after the template's text
+// before stands in the URL's host (or its port, or userinfo): after
+// "://", before the path's first "/".
+func inAuthority(before string) bool {
+	_, after, ok := strings.Cut(before, "://")
+	return ok && !strings.Contains(after, "/")
 }
 
 func placeholderList() string {
@@ -408,7 +422,45 @@ const (
 	maxAnswerText = "1 MiB"
 )
 
+// unsafePath returns why a value of q cannot stand in the URL's path,
+// nil when it can. url() escapes each value for where it stands, so that
+// none ends its segment or starts a query; but listen takes document
+// numbers and requestIds from the traffic, and what a server makes of an
+// escaped path is its own: "." and ".." are dot segments it resolves (to
+// the parent resource, or a redirect), and many decode %2F and %5C into
+// separators, or decode twice (%252e%252e is ".."), before routing. The
+// document would be asked about at another resource than its own, and
+// its answer judged as the document's. In the query every value is
+// escaped whole and read as a value: nothing is refused there.
+func (p *httpProbe) unsafePath(q Question) *UnsafeError {
+	for _, t := range p.parts {
+		if t.name == "" || t.query {
+			continue
+		}
+		v := q.value(t.name)
+		ue := &UnsafeError{Name: "{" + t.name + "}", Value: v, urlPath: true}
+		switch {
+		case v == ".":
+			ue.What = "is ."
+		case strings.Contains(v, ".."):
+			ue.What = "holds .."
+		default:
+			i := strings.IndexFunc(v, func(r rune) bool { return r == '/' || r == '\\' || r == '%' || unicode.IsControl(r) })
+			if i < 0 {
+				continue
+			}
+			r, _ := utf8.DecodeRuneInString(v[i:])
+			ue.What = "holds " + termsafe.Text(string(r))
+		}
+		return ue
+	}
+	return nil
+}
+
 func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
+	if ue := p.unsafePath(q); ue != nil {
+		return Answer{Lines: -1}, ue
+	}
 	u := p.url(q)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -604,21 +656,48 @@ func (q Question) env() []string {
 	}
 }
 
-// UnsafeError says a Question holds a value a command could take as
-// code, so no command was run for it. whsim's own values never do; listen
-// takes document numbers and requestIds from the traffic, where a sender
-// may put anything, and the probes users write paste $WHSIM_CODE inside
-// SQL quotes or a shell word.
+// UnsafeError says a Question holds a value a probe could take as more
+// than a value, so the probe was not asked: a command as code, a URL's
+// path as another resource than the document's. whsim's own values never
+// do; listen takes document numbers and requestIds from the traffic, where
+// a sender may put anything, and the probes users write paste $WHSIM_CODE
+// inside SQL quotes or a shell word.
 type UnsafeError struct {
-	// Name and Value are the variable and its value (Error quotes it as
-	// Go does, control and bidi characters escaped).
+	// Name and Value are the variable ({code} for a URL probe) and its
+	// value (Error quotes it as Go does, control and bidi characters
+	// escaped).
 	Name, Value string
 	What        string // the character, or what is wrong, as the message says it
+	// urlPath is set when the value stands in a URL probe's path.
+	urlPath bool
 }
 
 func (e *UnsafeError) Error() string {
-	return fmt.Sprintf("%s %q %s, which a command could take as code (a quote ends the SQL string it is pasted into, a space splits a shell word): not asked",
-		e.Name, e.Value, e.What)
+	if e.urlPath {
+		return fmt.Sprintf("%s %q %s, which %s (a server resolves . and .., and may decode %%2F into /, or decode twice): %s: not asked",
+			e.Name, e.Value, e.What, e.Risk(), e.Remedy())
+	}
+	return fmt.Sprintf("%s %q %s, which %s (a quote ends the SQL string it is pasted into, a space splits a shell word): not asked",
+		e.Name, e.Value, e.What, e.Risk())
+}
+
+// Risk says what the probe could make of the value, for a line that
+// counts the documents not asked.
+func (e *UnsafeError) Risk() string {
+	if e.urlPath {
+		return "the probe URL's path could read as another resource than the document's"
+	}
+	return "a command could take as code"
+}
+
+// Remedy says what the user can change so that such a value is asked,
+// "" when nothing in the probe can: a URL probe's placeholder moves to the
+// query, where every value is escaped whole.
+func (e *UnsafeError) Remedy() string {
+	if e.urlPath {
+		return "put " + e.Name + " in the query, where every value is escaped whole"
+	}
+	return ""
 }
 
 // unsafe returns why a value cannot be given to a command, nil when it

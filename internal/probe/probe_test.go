@@ -121,6 +121,10 @@ func TestParseProbeURL(t *testing.T) {
 		{"/debug/{code}", "", "http:// or https://"},
 		{"http://h/debug/{kind}", "", "no {code}"},
 		{"http://h/{code}#x", "", "fragment"},
+		// The sender's values never choose the host the probe's headers go to.
+		{"http://{code}.debug.internal/x", "", "{code} in the host"},
+		{"http://h:{code}/", "", "{code} in the host"},
+		{"http://{requestId}@h/{code}", "", "{requestId} in the host"},
 	}
 	for _, tt := range tests {
 		p, err := ParseURL(tt.tmpl, http.DefaultClient, nil)
@@ -500,6 +504,63 @@ func TestCmdRefusesValuesThatReadAsCode(t *testing.T) {
 			t.Errorf("%q: %v, want an UnsafeError saying %q", tt.q.Code, err, tt.want)
 		case tt.want != "" && statErr == nil:
 			t.Errorf("%q: the command ran", tt.q.Code)
+		}
+	}
+}
+
+// A URL probe asks about a document from the traffic only at its own
+// resource: a value a server could read as a step up or a separator in
+// the path (escaped or not: servers resolve dot segments, and many decode
+// %2F, or decode twice, before routing) is never sent there, with the
+// reason; in the query, escaped whole, it is asked.
+func TestHTTPProbeRefusesPathValuesReadAsAnotherResource(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		_, _ = w.Write([]byte(`{"count":0}`))
+	}))
+	defer srv.Close()
+	inPath, err := ParseURL(srv.URL+"/debug/{kind}/{code}?id={requestId}", srv.Client(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inQuery, err := ParseURL(srv.URL+"/debug?kind={kind}&code={code}", srv.Client(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		code string
+		want string // "" when asked; else what the error says
+	}{
+		{"SKD-X-0001", ""},
+		{"SKD.1.2", ""},
+		{"收-2026 A_1", ""},
+		{"x?y#z", ""}, // escaped: %3F, %23, within the segment
+		{"..", `{code} ".." holds .., which the probe URL's path could read as another resource than the document's`},
+		{".", `{code} "." is .`},
+		{"../../admin", `{code} "../../admin" holds ..`},
+		{"INV/2026/0001", `{code} "INV/2026/0001" holds /, which the probe URL's path could read as another resource than the document's (a server resolves . and .., and may decode %2F into /, or decode twice): put {code} in the query, where every value is escaped whole: not asked`},
+		{`a\b`, `{code} "a\\b" holds \`},
+		{"%2e%2e", `{code} "%2e%2e" holds %`},
+		{"a\tb", `{code} "a\tb" holds \t`},
+		{"a\x1b[2Jb", `{code} "a\x1b[2Jb" holds \x1b`},
+	}
+	for _, tt := range tests {
+		q := Question{Kind: spec.Receipt, Code: tt.code, RequestID: "id/../1"}
+		before := asked.Load()
+		_, err := inPath.Ask(context.Background(), q)
+		var ue *UnsafeError
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%q in the path: %v, want it asked", tt.code, err)
+		case tt.want != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%q in the path: %v, want an UnsafeError saying %q", tt.code, err, tt.want)
+		case tt.want != "" && asked.Load() != before:
+			t.Errorf("%q in the path: the probe was asked", tt.code)
+		}
+		if _, err := inQuery.Ask(context.Background(), q); err != nil {
+			t.Errorf("%q in the query: %v, want it asked", tt.code, err)
 		}
 	}
 }

@@ -178,63 +178,52 @@ type Verdict struct {
 	Broke []*Doc
 	// Unjudged counts documents the receiver acknowledged no whole call of.
 	Unjudged int
-	// Unasked are the documents the probe would not ask about: a number or
-	// requestId from the traffic that a command could take as code.
+	// Unasked are the documents the probe would not ask about, in order: a
+	// number or requestId from the traffic that it could take as more than
+	// a value (a command as code, a URL's path as another resource).
 	Unasked []*Doc
 }
 
-// Judge asks p about every document the receiver acknowledged, again with
-// backoff until settle has passed for those that do not match yet. An
-// error is the probe's own (a *probe.Error names it).
+// Judge asks p about every document the receiver acknowledged,
+// probe.Concurrency questions at a time, again with backoff until settle
+// has passed for those that do not match yet. An error is the probe's own
+// (a *probe.Error names it).
 func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Duration) (Verdict, error) {
 	var v Verdict
-	var open []*Doc
+	var asked []*Doc
 	for _, doc := range d.order {
 		if doc.Want == "" {
 			v.Unjudged++
 			continue
 		}
-		open = append(open, doc)
+		asked = append(asked, doc)
 	}
-	v.Asked = len(open)
-	asked := open
-	deadline := time.Now().Add(settle)
-	wait := 25 * time.Millisecond
-	for {
-		var next []*Doc
-		for _, doc := range open {
-			a, err := p.Ask(ctx, doc.Q)
-			var ue *probe.UnsafeError
-			if errors.As(err, &ue) {
-				// The sender's values, not the probe's fault: this document
-				// alone goes unjudged.
-				doc.Unsafe = ue
-				v.Unasked = append(v.Unasked, doc)
-				continue
-			}
-			if err != nil {
-				return v, err
-			}
-			doc.asks++
-			doc.Answer = a
-			doc.Held = a.Count == 1 && a.State == doc.Want
-			if !doc.Held {
-				next = append(next, doc)
-			}
+	v.Asked = len(asked)
+	err := probe.Settle(ctx, len(asked), time.Now().Add(settle), func(ctx context.Context, i int) (bool, error) {
+		doc := asked[i]
+		a, err := p.Ask(ctx, doc.Q)
+		var ue *probe.UnsafeError
+		if errors.As(err, &ue) {
+			// The sender's values, not the probe's fault: this document
+			// alone goes unjudged.
+			doc.Unsafe = ue
+			return true, nil
 		}
-		open = next
-		left := time.Until(deadline)
-		if len(open) == 0 || left <= 0 {
-			break
+		if err != nil {
+			return false, err
 		}
-		t := time.NewTimer(min(wait, left))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return v, ctx.Err()
-		case <-t.C:
+		doc.asks++
+		doc.Answer = a
+		doc.Held = a.Count == 1 && a.State == doc.Want
+		return doc.Held, nil
+	})
+	if err != nil {
+		return v, err
+	}
+	for _, doc := range asked {
+		if doc.Unsafe != nil {
+			v.Unasked = append(v.Unasked, doc)
 		}
-		wait = min(2*wait, 400*time.Millisecond)
 	}
 	v.Asked -= len(v.Unasked)
 	// A probe that ignores the document it is asked about (a count

@@ -3,6 +3,7 @@ package receiver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -155,3 +156,102 @@ func TestDocumentsJudgeUnsafeNumber(t *testing.T) {
 		t.Errorf("not asked: %+v", u)
 	}
 }
+
+// gatedProbe holds every question until want of them are in flight at
+// once, then answers them all (and those after) from answers: how many
+// questions are asked at once shows, with no clock. A Judge asking one
+// question at a time never gets there; failsafe then releases them, so
+// that the test fails rather than hangs.
+type gatedProbe struct {
+	want     int
+	answers  fakeProbe
+	failsafe time.Duration
+
+	mu             sync.Mutex
+	inFlight, most int
+	release        chan struct{}
+	releaseOnce    sync.Once
+}
+
+func (p *gatedProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, error) {
+	p.mu.Lock()
+	p.inFlight++
+	p.most = max(p.most, p.inFlight)
+	if p.inFlight == p.want {
+		p.releaseOnce.Do(func() { close(p.release) })
+	}
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.inFlight--
+		p.mu.Unlock()
+	}()
+	failsafe := time.NewTimer(p.failsafe)
+	defer failsafe.Stop()
+	select {
+	case <-p.release:
+	case <-failsafe.C:
+		p.releaseOnce.Do(func() { close(p.release) })
+	case <-ctx.Done():
+		return probe.Answer{Lines: -1}, ctx.Err()
+	}
+	return p.answers.Ask(ctx, q)
+}
+func (p *gatedProbe) Command(q probe.Question) string { return "ask " + q.Code }
+
+// The documents are asked probe.Concurrency at a time, no more (at the
+// stop, 1,000 documents asked one at a time with a curl-style probe took
+// about 9 s), and the verdict is what it was: the documents that broke,
+// and those not asked, in the order their first call came.
+func TestDocumentsJudgeAsksConcurrently(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	answers := fakeProbe{}
+	const n = 3*probe.Concurrency + 1
+	for i := range n {
+		code := fmt.Sprintf("SKD-%02d", i)
+		switch {
+		case i%5 == 3:
+			code = fmt.Sprintf("X'%02d", i) // a number a command could take as code
+		case i%4 == 1:
+			answers[code] = probe.Answer{Count: 2, State: probe.StateCreated, Lines: -1}
+		default:
+			answers[code] = probe.Answer{Count: 1, State: probe.StateCreated, Lines: -1}
+		}
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", fmt.Sprintf(`{"requestId":"r-%d","data":{"收款单":{"收款单编号":%q}}}`, i, code), 200, nil))
+	}
+	// The unsafe numbers are refused as a command would refuse them.
+	p := &gatedProbe{want: probe.Concurrency, answers: answers, failsafe: time.Minute, release: make(chan struct{})}
+	refusing := refusingProbe{p}
+	v, err := d.Judge(context.Background(), refusing, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.most != probe.Concurrency {
+		t.Errorf("at most %d questions in flight at once, want %d", p.most, probe.Concurrency)
+	}
+	var broke, unasked []string
+	for _, doc := range v.Broke {
+		broke = append(broke, doc.Q.Code)
+	}
+	for _, doc := range v.Unasked {
+		unasked = append(unasked, doc.Q.Code)
+	}
+	wantBroke := "SKD-01 SKD-05 SKD-09 SKD-17 SKD-21"
+	wantUnasked := "X'03 X'08 X'13 X'18 X'23"
+	if strings.Join(broke, " ") != wantBroke || strings.Join(unasked, " ") != wantUnasked || v.Asked != n-5 || v.Held != n-10 {
+		t.Errorf("asked %d, held %d, broke %v, not asked %v; want %d, %d, %s, %s", v.Asked, v.Held, broke, unasked, n-5, n-10, wantBroke, wantUnasked)
+	}
+}
+
+// refusingProbe refuses a number holding ' as a --probe-cmd does, and asks
+// p about the others.
+type refusingProbe struct{ p probe.Probe }
+
+func (r refusingProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, error) {
+	if strings.Contains(q.Code, "'") {
+		return probe.Answer{Lines: -1}, &probe.UnsafeError{Name: probe.EnvCode, Value: q.Code, What: "holds '"}
+	}
+	return r.p.Ask(ctx, q)
+}
+func (r refusingProbe) Command(q probe.Question) string { return r.p.Command(q) }

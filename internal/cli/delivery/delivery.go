@@ -57,7 +57,7 @@ func (d *Flags) Register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	cmdutil.URLFlag(cmd, &d.URL)
 	cmdutil.TimeoutFlag(cmd, &d.Timeout)
-	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, answers cut short, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
+	f.IntVar(&d.Retries, "retries", 0, "retry connection errors, timeouts, answers cut short, 408, 429 and 5xx this many times (exponential backoff with jitter, Retry-After honoured)")
 	cmdutil.TLSFlags(cmd, &d.Insecure, &d.CACert)
 	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
 	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")

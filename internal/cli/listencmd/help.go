@@ -33,8 +33,10 @@ It then asks about a document no sender sent, which must answer count 0:
 a probe answering of another document than the one asked is its error.
 A number or requestId from the sender holding anything but letters, digits
 and - _ . / :, or starting with - or holding .., is never given to
---probe-cmd (a quote would end the SQL string it is pasted into): that
-document is counted not asked.
+--probe-cmd (a quote would end the SQL string it is pasted into), nor put in
+the path of a --probe URL when it is . or holds .., /, \, % or a control
+character (a server may read it as another resource; in the query every
+value is escaped whole): that document is counted not asked.
 
 It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
 connections it prints one line "listening on <url>" to stderr (and writes the

@@ -63,8 +63,12 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	}
 	if n := len(v.Unasked); n > 0 {
 		u := v.Unasked[0].Unsafe
-		fmt.Fprintf(w, "  not asked: %d %s whose number or requestId from the sender a command could take as code; first: %s %q %s\n",
-			n, term.Plural(n, "document", "documents"), u.Name, u.Value, u.What)
+		remedy := ""
+		if r := u.Remedy(); r != "" {
+			remedy = " (" + r + ")"
+		}
+		fmt.Fprintf(w, "  not asked: %d %s whose number or requestId from the sender %s; first: %s %q %s%s\n",
+			n, term.Plural(n, "document", "documents"), u.Risk(), u.Name, u.Value, u.What, remedy)
 	}
 	if docs.Untracked > 0 {
 		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number\n", docs.Untracked, term.Plural(docs.Untracked, "call", "calls"))

@@ -1,0 +1,75 @@
+package probe
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Concurrency is how many questions Settle asks at once: enough that a
+// run's documents are probed in a moment (a curl-style probe answers in a
+// few milliseconds, most of them waiting), few enough for a probe that
+// starts a database client per Question.
+const Concurrency = 8
+
+// Settle asks about n documents, Concurrency at a time. ask asks about
+// the i-th once and says whether it is settled: its answer matched, or it
+// cannot be asked. One that is not is asked again with backoff, from 25 ms
+// doubling to 400 ms, until deadline has passed; then its last answer
+// stands. Each document is asked by one goroutine at a time, so ask may
+// keep what it learns in the i-th document's own fields, read once Settle
+// has returned. The first error ends every question and is returned; the
+// end of ctx is returned as its error.
+func Settle(ctx context.Context, n int, deadline time.Time, ask func(ctx context.Context, i int) (settled bool, err error)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan int)
+	var once sync.Once
+	var first error
+	var wg sync.WaitGroup
+	for range min(Concurrency, n) {
+		wg.Go(func() {
+			for i := range jobs {
+				if err := settleOne(ctx, i, deadline, ask); err != nil {
+					once.Do(func() { first = err; cancel() })
+				}
+			}
+		})
+	}
+	for i := range n {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+// settleOne asks about the i-th document until it is settled or deadline
+// has passed.
+func settleOne(ctx context.Context, i int, deadline time.Time, ask func(context.Context, int) (bool, error)) error {
+	wait := 25 * time.Millisecond
+	for {
+		settled, err := ask(ctx, i)
+		if err != nil || settled {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		t := time.NewTimer(min(wait, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 400*time.Millisecond)
+	}
+}
