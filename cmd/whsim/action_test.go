@@ -29,7 +29,8 @@ type actionYAML struct {
 		Required bool   `yaml:"required"`
 	} `yaml:"inputs"`
 	Outputs map[string]struct {
-		Value string `yaml:"value"`
+		Description string `yaml:"description"`
+		Value       string `yaml:"value"`
 	} `yaml:"outputs"`
 	Runs struct {
 		Using string `yaml:"using"`
@@ -594,6 +595,48 @@ func TestActionArgsSplitLikeAShell(t *testing.T) {
 		stderr, err := cmd.CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(stderr), "unbalanced quotes") {
 			t.Errorf("args %q: %v, %s; want exit 2 and unbalanced quotes", args, err, stderr)
+		}
+	}
+}
+
+// The exit-code output's description in action.yml, and its row in
+// docs/ci.md, name every code of README's exit-code table: they listed
+// 0, 1, 2 and 130, not listen's 141, which the output then holds.
+func TestActionExitCodesAsTheREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "\n## Exit codes\n")
+	if !ok {
+		t.Fatal("README.md has no Exit codes section")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	codes := regexp.MustCompile(`(?m)^\| (\d+) \|`).FindAllStringSubmatch(table, -1)
+	if len(codes) < 4 {
+		t.Fatalf("README's exit-code table: %d codes found", len(codes))
+	}
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action actionYAML
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `exit-code` \\|.*$").Find(ci)
+	for name, text := range map[string]string{"action.yml exit-code": action.Outputs["exit-code"].Description, "docs/ci.md exit-code row": string(row)} {
+		if text == "" {
+			t.Errorf("%s: not found", name)
+		}
+		for _, c := range codes {
+			if !regexp.MustCompile(`\b` + c[1] + `\b`).MatchString(text) {
+				t.Errorf("%s does not name exit code %s:\n%s", name, c[1], text)
+			}
 		}
 	}
 }

@@ -88,6 +88,10 @@ func TestAnonymizeStopsOnSignals(t *testing.T) {
 			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 				t.Fatalf("exit %v after %v, want 130; stderr:\n%s", err, tt.sig, stderr.String())
 			}
+			// Said, not left to the exit code alone.
+			if want := "whsim: interrupted (Ctrl-C or SIGTERM) in " + tt.path + ": stdout holds its output cut short\n"; stderr.String() != want {
+				t.Errorf("stderr:\n%s\nwant\n%s", stderr.String(), want)
+			}
 		})
 	}
 }

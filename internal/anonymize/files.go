@@ -52,6 +52,15 @@ func NewTarget(path string, inputs []string) (target, error) {
 	return target{Path: path}, nil
 }
 
+// Dest is the file the input name is written to: t's file, or the file
+// of its name in t's directory; "" for stdout.
+func (t target) Dest(name string) string {
+	if t.Dir {
+		return filepath.Join(t.Path, filepath.Base(name))
+	}
+	return t.Path
+}
+
 // File anonymizes the input name ("-": stdin) into t: stdout, or a file
 // written whole or not at all, so that a failed run leaves no
 // half-anonymized fixture behind (its mode 0600, as the input may have
@@ -76,12 +85,9 @@ func (a *anonymizer) File(ctx context.Context, name string, stdin io.Reader, std
 		}
 		return st, &InputError{Name: name, Err: err}
 	}
-	if t.Path == "" {
+	dest := t.Dest(name)
+	if dest == "" {
 		return stream(stdout)
-	}
-	dest := t.Path
-	if t.Dir {
-		dest = filepath.Join(t.Path, filepath.Base(name))
 	}
 	var st *Stats
 	err = atomicfile.Write(dest, 0o600, func(w io.Writer) (err error) {

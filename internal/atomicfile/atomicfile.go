@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Write calls write with a temporary file in path's directory and, if it
@@ -23,14 +24,85 @@ import (
 // regular file (as root, /dev/stdout itself) and never write where it
 // leads. A symlink to a regular file is still replaced, never followed: a
 // link planted where a file of credentials goes gets none of them.
-func Write(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
+func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
 	if writesThrough(path) {
 		return writeThrough(path, perm, write)
 	}
+	tmp, err := writeTemp(path, perm, write)
+	if err != nil {
+		return err
+	}
+	return rename(tmp, path)
+}
+
+// File is one file of a set WriteAll writes.
+type File struct {
+	Path  string
+	Perm  os.FileMode
+	Write func(io.Writer) error
+}
+
+// WriteAll writes files as Write writes each, but renames none into place
+// before every one is written: files that belong together (a script and
+// the data it loads) are never left part this run's and part an earlier
+// one's by a failure or a signal while they are written. On a failure
+// before the renames every path is left as it was. The renames come one
+// after another at the end; one failing there (rare: the directory is the
+// one the temporary files were made in) leaves those before it renamed.
+func WriteAll(files []File) (err error) {
+	// A directory in a file's place would fail its rename after the
+	// files before it were renamed: refused before anything is written.
+	for _, f := range files {
+		if fi, err := os.Lstat(f.Path); err == nil && fi.IsDir() {
+			return &fs.PathError{Op: "open", Path: f.Path, Err: syscall.EISDIR}
+		}
+	}
+	var temps []string // temps[i] is files[i]'s, "" for a path written through
+	defer func() {
+		if err != nil {
+			for _, tmp := range temps {
+				if tmp != "" {
+					os.Remove(tmp)
+				}
+			}
+		}
+	}()
+	for _, f := range files {
+		if writesThrough(f.Path) {
+			if err := writeThrough(f.Path, f.Perm, f.Write); err != nil {
+				return err
+			}
+			temps = append(temps, "")
+			continue
+		}
+		tmp, err := writeTemp(f.Path, f.Perm, f.Write)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, tmp)
+	}
+	for i, tmp := range temps {
+		if tmp == "" {
+			continue
+		}
+		if err := rename(tmp, files[i].Path); err != nil {
+			temps = temps[i+1:] // renamed, or removed by rename
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTemp calls write with a temporary file in path's directory and, if
+// it and closing the file succeed, gives the file perm (as is: the umask
+// does not apply) and returns its name. On any failure the temporary file
+// is removed, and the error names path, not the temporary file the user
+// never named.
+func writeTemp(path string, perm os.FileMode, write func(io.Writer) error) (name string, err error) {
 	// The same directory, so that the rename stays on one file system.
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-*.tmp")
 	if err != nil {
-		return named(err, path)
+		return "", named(err, path)
 	}
 	defer func() {
 		if err != nil {
@@ -40,23 +112,31 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) (err erro
 	}()
 	// The write's errors name path too, however it wraps them.
 	if err := write(namedWriter{tmp, path}); err != nil {
-		return err
+		return "", err
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		return named(err, path)
+		return "", named(err, path)
 	}
 	if err := tmp.Close(); err != nil {
-		return named(err, path)
+		return "", named(err, path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		// "rename .whsim-1.tmp out.html: ..." says neither what failed
-		// nor where: the destination is what the user gave.
-		if le, ok := err.(*os.LinkError); ok {
-			return &fs.PathError{Op: "write", Path: path, Err: le.Err}
-		}
-		return err
+	return tmp.Name(), nil
+}
+
+// rename renames the temporary file tmp to path, removing tmp if it
+// cannot.
+func rename(tmp, path string) error {
+	err := os.Rename(tmp, path)
+	if err == nil {
+		return nil
 	}
-	return nil
+	os.Remove(tmp)
+	// "rename .whsim-1.tmp out.html: ..." says neither what failed nor
+	// where: the destination is what the user gave.
+	if le, ok := err.(*os.LinkError); ok {
+		return &fs.PathError{Op: "write", Path: path, Err: le.Err}
+	}
+	return err
 }
 
 // Creatable says, before a long run, whether Write could later write

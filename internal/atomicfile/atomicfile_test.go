@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -98,6 +99,64 @@ func TestWriteErrorNamesThePath(t *testing.T) {
 			err := Write(tt.path, 0o600, tt.write)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), ".whsim-") {
 				t.Errorf("Write = %v, want an error starting %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// WriteAll renames none of its files into place before every one is
+// written: a failure part way, or a directory where one goes, leaves each
+// earlier file as it was and no temporary file behind.
+func TestWriteAll(t *testing.T) {
+	errWrite := errors.New("write failed")
+	text := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	tests := []struct {
+		name    string
+		dirAt   string // a directory made in the place of this file
+		writes  map[string]func(io.Writer) error
+		want    map[string]string // each file's content after
+		wantErr error
+	}{
+		{name: "every file written",
+			writes: map[string]func(io.Writer) error{"a": text("new a"), "b": text("new b"), "c": text("new c")},
+			want:   map[string]string{"a": "new a", "b": "new b", "c": "new c"}},
+		{name: "a failure part way leaves every file", wantErr: errWrite,
+			writes: map[string]func(io.Writer) error{"a": text("new a"),
+				"b": func(w io.Writer) error { io.WriteString(w, "half"); return errWrite }, "c": text("new c")},
+			want: map[string]string{"a": "old a", "b": "old b", "c": "old c"}},
+		{name: "a directory in a file's place is refused first", dirAt: "c", wantErr: syscall.EISDIR,
+			writes: map[string]func(io.Writer) error{"a": text("new a"), "b": text("new b"), "c": text("new c")},
+			want:   map[string]string{"a": "old a", "b": "old b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []File
+			for _, name := range []string{"a", "b", "c"} {
+				path := filepath.Join(dir, name)
+				var err error
+				if name == tt.dirAt {
+					err = os.Mkdir(path, 0o755)
+				} else {
+					err = os.WriteFile(path, []byte("old "+name), 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, File{Path: path, Perm: 0o644, Write: tt.writes[name]})
+			}
+			if err := WriteAll(files); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("WriteAll = %v, want %v", err, tt.wantErr)
+			}
+			for name, want := range tt.want {
+				if b, err := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+					t.Errorf("%s holds %q (%v), want %q", name, b, err, want)
+				}
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".whsim-*")); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -67,7 +68,12 @@ func OpenInputs(ctx context.Context, names []string, stdin io.Reader) (ins []Inp
 		// listen makes, among them) would otherwise be replayed in turn,
 		// without end. A record being written at that moment reads as a
 		// torn last line.
-		in.rd = input.NewReader(ctx, io.LimitReader(r, regular.Size()), input.Options{Name: names[i]})
+		held, err := heldWhenOpened(r, regular)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("%s: %w", in.Name, err)
+		}
+		in.rd = input.NewReader(ctx, held, input.Options{Name: names[i]})
 		if err := CheckInput(in.Name, in.rd); err != nil {
 			closeAll()
 			return nil, nil, err
@@ -97,4 +103,30 @@ func CheckInput(name string, rd *input.Reader) error {
 		return input.Named(name, err)
 	}
 	return &PayloadsError{Name: name}
+}
+
+// maxUnsized bounds what heldWhenOpened reads of a file that says it is
+// empty: the files of /proc and /sys that do so hold a few pages.
+const maxUnsized = 64 << 20
+
+// heldWhenOpened is what the regular file r, whose stat is fi, held when
+// opened: as much as it was long. A file that says 0 bytes is read to its
+// end now instead: the files of /proc and /sys say 0 whatever they hold
+// (/proc/self/status, a sysfs attribute), and read as empty they made
+// replay say "is empty" of a file that holds text, or that cannot be read
+// at all (/proc/self/mem); a capture that is truly empty reads empty at
+// once, before any call could be appended to it. An error reading it is
+// returned.
+func heldWhenOpened(r io.Reader, fi os.FileInfo) (io.Reader, error) {
+	if fi.Size() > 0 {
+		return io.LimitReader(r, fi.Size()), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxUnsized+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxUnsized {
+		return nil, fmt.Errorf("says it holds 0 bytes but holds more than %d MiB", maxUnsized>>20)
+	}
+	return bytes.NewReader(b), nil
 }

@@ -3,10 +3,13 @@ package capture
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 )
 
 func TestOpenInputs(t *testing.T) {
@@ -79,3 +82,48 @@ func TestOpenInputsStopsWhereTheFileEnded(t *testing.T) {
 		t.Errorf("read %d records, want the 2 the file held when opened", n)
 	}
 }
+
+// heldWhenOpened reads a file as far as it was long, and one that says 0
+// bytes (a file of /proc or /sys) to its end, its read error returned:
+// read as empty, replay said "is empty" of files that hold text or cannot
+// be read at all.
+func TestHeldWhenOpened(t *testing.T) {
+	t.Parallel()
+	errRead := errors.New("input/output error")
+	tests := []struct {
+		name    string
+		size    int64
+		r       io.Reader
+		want    string
+		wantErr error
+	}{
+		{name: "as far as it was long", size: 3, r: strings.NewReader("abcdef"), want: "abc"},
+		{name: "says 0 bytes, holds some", size: 0, r: strings.NewReader("Name:\twhsim\n"), want: "Name:\twhsim\n"},
+		{name: "says 0 bytes, truly empty", size: 0, r: strings.NewReader(""), want: ""},
+		{name: "says 0 bytes, cannot be read", size: 0, r: iotest.ErrReader(errRead), wantErr: errRead},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			held, err := heldWhenOpened(tt.r, sized(tt.size))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("heldWhenOpened = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if b, err := io.ReadAll(held); err != nil || string(b) != tt.want {
+				t.Errorf("read %q (%v), want %q", b, err, tt.want)
+			}
+		})
+	}
+}
+
+// sized is a regular file's stat of size bytes.
+type sized int64
+
+func (s sized) Name() string       { return "f" }
+func (s sized) Size() int64        { return int64(s) }
+func (s sized) Mode() os.FileMode  { return 0o644 }
+func (s sized) ModTime() time.Time { return time.Time{} }
+func (s sized) IsDir() bool        { return false }
+func (s sized) Sys() any           { return nil }

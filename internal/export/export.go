@@ -5,6 +5,7 @@
 package export
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,10 +59,13 @@ type vegetaTarget struct {
 }
 
 // Vegeta writes one vegeta JSON target per call, one a line: the input of
-// `vegeta attack -format json`.
-func Vegeta(w io.Writer, calls []Call) error {
+// `vegeta attack -format json`. A canceled ctx stops it.
+func Vegeta(ctx context.Context, w io.Writer, calls []Call) error {
 	enc := json.NewEncoder(w)
 	for _, c := range calls {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := enc.Encode(vegetaTarget{Method: http.MethodPost, URL: c.URL, Header: c.Header, Body: c.Body}); err != nil {
 			return fmt.Errorf("vegeta target %s: %w", c.RequestID, err)
 		}
@@ -84,9 +88,13 @@ type k6Call struct {
 // json.Marshal of the whole array gives. A copy of every call and the
 // array's encoding in one buffer took some 1.2 GB for 100,000 calls,
 // six times the calls themselves.
-func k6Data(w io.Writer, calls []Call) error {
+func k6Data(ctx context.Context, w io.Writer, calls []Call) error {
 	sep := []byte{'['}
 	for _, c := range calls {
+		// A million calls take seconds to write: Ctrl-C stops it.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		h := make(map[string]string, len(c.Header))
 		for k, v := range c.Header {
 			h[k] = strings.Join(v, ", ")

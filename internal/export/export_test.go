@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -25,7 +26,7 @@ func testCalls() []Call {
 // other field; one target a line.
 func TestVegetaTargetsHoldOnlyTheSchemaFields(t *testing.T) {
 	var out bytes.Buffer
-	if err := Vegeta(&out, testCalls()); err != nil {
+	if err := Vegeta(context.Background(), &out, testCalls()); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -60,7 +61,7 @@ func TestVegetaTargetsHoldOnlyTheSchemaFields(t *testing.T) {
 
 func TestK6DataRoundTrips(t *testing.T) {
 	var out bytes.Buffer
-	if err := k6Data(&out, testCalls()); err != nil {
+	if err := k6Data(context.Background(), &out, testCalls()); err != nil {
 		t.Fatal(err)
 	}
 	var got []k6Call
@@ -90,7 +91,7 @@ func TestK6DataIsOneArray(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := k6Data(&got, calls); err != nil {
+		if err := k6Data(context.Background(), &got, calls); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != string(b)+"\n" {

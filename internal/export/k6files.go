@@ -2,12 +2,13 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/sign"
 )
 
@@ -97,41 +98,31 @@ func (c K6Config) Options(n int) (k6Options, testRunOptions) {
 }
 
 // WriteK6 writes the script, its data file and the TestRun manifest into
-// dir, which must exist.
-func WriteK6(dir string, calls []Call, ko k6Options, tr testRunOptions) error {
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{scriptFile, func(w io.Writer) error { return writeK6Script(w, ko) }},
-		{dataFile, func(w io.Writer) error { return k6Data(w, calls) }},
-		{TestRunFile, func(w io.Writer) error { return k6TestRun(w, tr) }},
+// dir, which must exist: the three whole or none of them (each of an
+// earlier export left as it was), so that k6 never runs a script cut
+// short, data cut short, or this export's script over an earlier one's
+// data. A canceled ctx stops it, the files left as they were.
+func WriteK6(ctx context.Context, dir string, calls []Call, ko k6Options, tr testRunOptions) error {
+	files := []atomicfile.File{
+		{Path: filepath.Join(dir, scriptFile), Write: func(w io.Writer) error { return writeK6Script(w, ko) }},
+		{Path: filepath.Join(dir, dataFile), Write: func(w io.Writer) error { return k6Data(ctx, w, calls) }},
+		{Path: filepath.Join(dir, TestRunFile), Write: func(w io.Writer) error { return k6TestRun(w, tr) }},
 	}
-	for _, f := range files {
-		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {
-			return err
-		}
+	for i, f := range files {
+		files[i].Perm = 0o644
+		files[i].Write = buffered(f.Write)
 	}
-	return nil
+	return atomicfile.WriteAll(files)
 }
 
-// writeFile writes a file through a buffer, reporting where it failed.
-func writeFile(name string, write func(io.Writer) error) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
+// buffered is write through a buffer. A failed write's error names the
+// file already (atomicfile's writer does).
+func buffered(write func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
-	w := bufio.NewWriter(f)
-	if err := write(w); err != nil {
-		f.Close()
-		return fmt.Errorf("export %s: %w", name, err)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("export %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("export %s: %w", name, err)
-	}
-	return nil
 }

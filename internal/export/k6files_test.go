@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,14 +97,14 @@ func TestWriteK6(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ko, tr := validK6Config().Options(len(testCalls()))
-	if err := WriteK6(dir, testCalls(), ko, tr); err != nil {
+	if err := WriteK6(context.Background(), dir, testCalls(), ko, tr); err != nil {
 		t.Fatal(err)
 	}
 	var script, data, testRun bytes.Buffer
 	if err := writeK6Script(&script, ko); err != nil {
 		t.Fatal(err)
 	}
-	if err := k6Data(&data, testCalls()); err != nil {
+	if err := k6Data(context.Background(), &data, testCalls()); err != nil {
 		t.Fatal(err)
 	}
 	if err := k6TestRun(&testRun, tr); err != nil {
@@ -121,7 +122,7 @@ func TestWriteK6(t *testing.T) {
 
 	// A directory that is not there: the error names the file.
 	missing := filepath.Join(dir, "missing")
-	err := WriteK6(missing, testCalls(), ko, tr)
+	err := WriteK6(context.Background(), missing, testCalls(), ko, tr)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(filepath.Join(missing, scriptFile))) {
 		t.Errorf("WriteK6 into a missing directory: %v", err)
 	}

@@ -7,10 +7,12 @@ package manpage
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/whsim/whsim/internal/atomicfile"
 )
 
 // Header is what every page's .TH line carries.
@@ -41,15 +43,18 @@ type Entry struct{ Name, Short string }
 // Option is a flag: -s, --long <arg>, and its usage with the default.
 type Option struct{ Shorthand, Name, Arg, Usage string }
 
-// WriteDir writes each page into dir as NAME.SECTION (whsim-send.1),
-// stopping at the first that fails.
+// WriteDir writes each page into dir as NAME.SECTION (whsim-send.1), the
+// pages whole or none of them: a disk that filled left a page cut short,
+// which man shows as it is, and pages of two versions side by side.
 func WriteDir(dir string, pages []Page, h Header) error {
-	for _, p := range pages {
-		if err := os.WriteFile(filepath.Join(dir, p.Name+"."+h.Section), render(p, h), 0o644); err != nil {
+	files := make([]atomicfile.File, len(pages))
+	for i, p := range pages {
+		files[i] = atomicfile.File{Path: filepath.Join(dir, p.Name+"."+h.Section), Perm: 0o644, Write: func(w io.Writer) error {
+			_, err := w.Write(render(p, h))
 			return err
-		}
+		}}
 	}
-	return nil
+	return atomicfile.WriteAll(files)
 }
 
 // render writes p as a man(7) page.

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -93,7 +94,13 @@ func (o Output) WriteAll(ctx context.Context, w io.Writer, events []spec.Event, 
 			switch {
 			case dir != "":
 				name := filepath.Join(dir, names.take(e.Name+"-"+fileSafe(idText(doc)))+".json")
-				if err := os.WriteFile(name, MarshalIndent(doc), 0o644); err != nil {
+				// Whole or not at all: a disk that filled left a
+				// payload cut short in the directory, for a later read
+				// of it to take as one.
+				if err := atomicfile.Write(name, 0o644, func(w io.Writer) error {
+					_, err := w.Write(MarshalIndent(doc))
+					return err
+				}); err != nil {
 					return n, err
 				}
 				_, werr = fmt.Fprintln(bw, name)

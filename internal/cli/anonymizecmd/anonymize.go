@@ -130,10 +130,21 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 		return err // the directory could not be made
 	}
 	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
-	for _, name := range files {
+	var written []string
+	for i, name := range files {
 		st, err := an.File(ctx, name, a.Streams.In, a.Streams.Out, target, aopts)
+		if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// Said as send and validate say theirs: exit 130 alone left
+			// the user to guess which files were written.
+			it := anonymizeout.Interrupted{In: ctxio.InputName(name), Out: target.Dest(name), Written: written, Left: len(files) - i - 1}
+			fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("whsim:"), it)
+			return cmdutil.ErrInterrupted
+		}
 		if err != nil {
 			return anonymizeErr(err)
+		}
+		if dest := target.Dest(name); dest != "" && target.Dir {
+			written = append(written, dest)
 		}
 		total.Add(st)
 		for _, line := range st.Torn {

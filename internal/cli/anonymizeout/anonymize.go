@@ -12,6 +12,7 @@ import (
 
 	"github.com/whsim/whsim/internal/anonymize"
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // WriteAnonymizeReport writes what an anonymize run replaced, dropped and signed again, for
@@ -50,4 +51,35 @@ func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 	if st.Resigned > 0 {
 		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, term.Plural(st.Resigned, "record", "records"))
 	}
+}
+
+// Interrupted is where a Ctrl-C or SIGTERM stopped an anonymize run.
+type Interrupted struct {
+	// In is the input it stopped in; Out is where that input's output was
+	// going, "" for stdout.
+	In, Out string
+	// Written are the files of the inputs before it, written whole.
+	Written []string
+	// Left is how many inputs after it were not read.
+	Left int
+}
+
+// String says, for anonymize's stderr, what was written and what was not:
+// a file of the input it stopped in is not written (nor one an earlier
+// run left replaced), stdout holds that input's output cut short.
+func (it Interrupted) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "interrupted (Ctrl-C or SIGTERM) in %s: ", termsafe.Text(it.In))
+	if it.Out == "" {
+		b.WriteString("stdout holds its output cut short")
+	} else {
+		fmt.Fprintf(&b, "%s not written", termsafe.Text(it.Out))
+	}
+	if it.Left > 0 {
+		fmt.Fprintf(&b, ", %d more %s not read", it.Left, term.Plural(it.Left, "input", "inputs"))
+	}
+	if len(it.Written) > 0 {
+		fmt.Fprintf(&b, "; wrote %s", termsafe.Text(strings.Join(it.Written, ", ")))
+	}
+	return b.String()
 }

@@ -32,3 +32,23 @@ func TestStatsReport(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted run says where it stopped, what it did not write, what
+// it did not read and what it wrote.
+func TestInterrupted(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		it   Interrupted
+		want string
+	}{
+		{Interrupted{In: "<stdin>"}, "interrupted (Ctrl-C or SIGTERM) in <stdin>: stdout holds its output cut short"},
+		{Interrupted{In: "a.ndjson", Out: "clean.ndjson"}, "interrupted (Ctrl-C or SIGTERM) in a.ndjson: clean.ndjson not written"},
+		{Interrupted{In: "b.ndjson", Out: "out/b.ndjson", Written: []string{"out/a.ndjson"}, Left: 2},
+			"interrupted (Ctrl-C or SIGTERM) in b.ndjson: out/b.ndjson not written, 2 more inputs not read; wrote out/a.ndjson"},
+		{Interrupted{In: "a\x1b[2J.ndjson", Left: 1}, "interrupted (Ctrl-C or SIGTERM) in a\\x1b[2J.ndjson: stdout holds its output cut short, 1 more input not read"},
+	} {
+		if got := tt.it.String(); got != tt.want {
+			t.Errorf("%+v:\n%s\nwant\n%s", tt.it, got, tt.want)
+		}
+	}
+}

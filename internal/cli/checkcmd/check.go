@@ -128,20 +128,37 @@ func (o *checkOptions) finish(a *cmdutil.App, err error) error {
 // graded no case (a flag refused, the receiver unreachable, Ctrl-C at the
 // start) removes the results file an earlier run left in --save-cases, as
 // --report and --junit say this run's end rather than an earlier one's.
+// It is removed before the run starts too, as those are reserved: a run
+// killed (SIGKILL, the CI job's timeout) before its first graded case
+// has no end at which to remove it, and check --rerun read the earlier
+// run's failures as this one's.
 func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	var r *checkRun
 	err := opts.validate()
 	if err == nil {
 		if r, err = opts.build(a); err == nil {
 			if err = reportfile.Reserve(a, opts.JUnit, opts.Report, "whsim check", "whsim.check"); err == nil {
+				if err = removeStaleResults(a, opts.SaveCases, nil); err != nil {
+					return err
+				}
 				err = r.run(ctx)
 			}
 		}
 	}
-	if opts.SaveCases == "" || (r != nil && r.rep.SavedResults()) {
+	if r != nil && r.rep.SavedResults() {
 		return err
 	}
-	if rerr := check.RemoveStaleResults(opts.SaveCases); rerr != nil {
+	return removeStaleResults(a, opts.SaveCases, err)
+}
+
+// removeStaleResults removes the results file an earlier run left in the
+// --save-cases directory dir ("": none given) and returns err, the run's
+// error so far; one it cannot remove is a usage error, err said first.
+func removeStaleResults(a *cmdutil.App, dir string, err error) error {
+	if dir == "" {
+		return err
+	}
+	if rerr := check.RemoveStaleResults(dir); rerr != nil {
 		if err != nil {
 			fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Key.Sprint("whsim:"), termsafe.Text(err.Error()))
 		}

@@ -138,7 +138,7 @@ never written to the files.`,
 	}
 	opts.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&opts.Out, "out", "", "directory to write script.js, data.json and testrun.yaml into (made if missing)")
+	f.StringVar(&opts.Out, "out", "", "directory to write script.js, data.json and testrun.yaml into (made if missing; the three whole: a run stopped or failed leaves those there as they were)")
 	// k6 signs at run time: whsim only checks the secret.
 	cmdutil.SecretFlag(cmd, &opts.Secret, "sign calls at run time (Standard Webhooks); k6 reads the secret from WEBHOOK_SECRET, this checks it")
 	f.IntVar(&opts.Rate, "rate", 0, "calls per second (constant-arrival-rate, with --duration); 0: each call once (shared-iterations)")
@@ -197,7 +197,7 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 		return err
 	}
 	w := bufio.NewWriter(a.Streams.Out)
-	if err := export.Vegeta(w, calls); err != nil {
+	if err := export.Vegeta(ctx, w, calls); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -255,9 +255,10 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return cmdutil.Usagef("--out: %w", err)
 	}
-	if err := export.WriteK6(o.Out, calls, ko, tr); err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Op == "open" {
-			// A file --out cannot hold is a bad --out, as generate's is.
+	if err := export.WriteK6(ctx, o.Out, calls, ko, tr); err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			// A file --out cannot hold, or a disk that fills, is output
+			// export could not write, exit 2, as generate's --out.
 			return cmdutil.Usagef("--out: %w", pe)
 		}
 		return err

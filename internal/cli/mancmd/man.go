@@ -4,8 +4,10 @@ package mancmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +55,7 @@ reference.md, instead: the command reference in the repository's docs/.`,
 			return runMan(cmd.Context(), a, opts)
 		}),
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to write the pages into (created if missing)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to write the pages into (created if missing; the pages whole, or a run that failed leaves those there as they were)")
 	cmd.Flags().StringVar(&opts.Format, "format", "man", "man (roff pages, one a command) or markdown (one reference.md)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.CompleteWords("man", "markdown"))
 	_ = cmd.MarkFlagRequired("dir")
@@ -74,7 +76,7 @@ func runMan(_ context.Context, a *cmdutil.App, opts *manOptions) error {
 			_, err := w.Write(manpage.Markdown(manPages(opts.root)))
 			return err
 		}); err != nil {
-			return fmt.Errorf("reference: %w", err)
+			return outputErr("reference", err)
 		}
 		fmt.Fprintf(a.Streams.Err, "wrote %s\n", path)
 		return nil
@@ -88,10 +90,22 @@ func runMan(_ context.Context, a *cmdutil.App, opts *manOptions) error {
 	h := manpage.Header{Date: date, Source: "whsim " + a.Build.Resolve().Version, Section: "1"}
 	pages := manPages(opts.root)
 	if err := manpage.WriteDir(opts.Dir, pages, h); err != nil {
-		return fmt.Errorf("man pages: %w", err)
+		return outputErr("man pages", err)
 	}
 	fmt.Fprintf(a.Streams.Err, "wrote %d man pages to %s\n", len(pages), opts.Dir)
 	return nil
+}
+
+// outputErr is err, writing what, as man ends with it: a file it could
+// not write (a full disk, a directory it may not write in) is output
+// whsim could not write, exit 2 as everywhere else; it was 1, which CI
+// reads as a check that failed.
+func outputErr(what string, err error) error {
+	err = fmt.Errorf("%s: %w", what, err)
+	if _, ok := errors.AsType[*fs.PathError](err); ok {
+		return cmdutil.UsageErr(err)
+	}
+	return err
 }
 
 // manPages are the pages of c and of every available command under it.

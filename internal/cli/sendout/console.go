@@ -7,6 +7,7 @@ package sendout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -87,6 +88,9 @@ type Console struct {
 	// cannot be reached.
 	failures atomic.Int64
 	firstErr atomic.Pointer[attempt.Attempt]
+	// stopRun ends the run's deliveries early, its cause the stdout
+	// write that failed (Report).
+	stopRun context.CancelCauseFunc
 
 	mu      sync.Mutex // err
 	err     io.Writer
@@ -136,8 +140,18 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 		c.startBar(total, o.Duration)
 	}
 	o.Done = &c.done
-	st := load.Run(ctx, d, next, o, c.Report)
+	// A report that cannot be written stops the run, as a data command
+	// whose stdout fails stops (curl, gh): send > /dev/full went on for
+	// its whole --duration, though nothing it found could be said.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	c.stopRun = stopRun
+	st := load.Run(runCtx, d, next, o, c.Report)
 	c.stop()
+	var outErr error
+	if ctx.Err() == nil && runCtx.Err() != nil {
+		outErr = context.Cause(runCtx)
+	}
 	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
 	sum := SendSummary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked}
 	// A JUnit report holds the thresholds as cases: a run that a
@@ -153,6 +167,14 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	// summary, which alone would read as a pass.
 	if ctx.Err() != nil {
 		cases = append(cases, interruptedCase{st})
+	} else if outErr != nil {
+		msg := fmt.Sprintf("stdout could not be written (%v): sending stopped there, %d sent (%d of them cut short)", outErr, st.Sent, st.Interrupted)
+		if st.NotStarted > 0 {
+			msg += fmt.Sprintf(", %d not started", st.NotStarted)
+		}
+		err := errors.New(msg)
+		cases = append(cases, unjudgedCase{err})
+		sum.Incomplete = err.Error()
 	} else if err := NothingSent(st, o); err != nil {
 		cases = append(cases, unjudgedCase{err})
 		sum.Incomplete = err.Error()
@@ -175,7 +197,10 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 			return st, err
 		}
 	}
-	return st, c.rep.Finish(sum)
+	if err := c.rep.Finish(sum); err != nil || outErr == nil {
+		return st, err
+	}
+	return st, outErr
 }
 
 // Thresholds is what came of the run's thresholds, once load.Run returned.
@@ -198,16 +223,24 @@ func (c *Console) Report(res *attempt.Result) {
 		// Stdout and the bar share the terminal: the line goes above it.
 		c.mu.Lock()
 		c.clearBar()
-		_ = c.rep.Case((*delivery)(res))
+		c.told(c.rep.Case((*delivery)(res)))
 		c.mu.Unlock()
 	default:
-		_ = c.rep.Case((*delivery)(res))
+		c.told(c.rep.Case((*delivery)(res)))
 	}
 	if !res.OK {
 		c.failures.Add(1)
 		if last := res.Last(); last.Status == 0 && c.firstErr.Load() == nil {
 			c.firstErr.CompareAndSwap(nil, &last)
 		}
+	}
+}
+
+// told takes what came of writing a delivery's report: one that failed
+// (stdout on a full disk, its reader gone) stops the run.
+func (c *Console) told(err error) {
+	if err != nil && c.stopRun != nil {
+		c.stopRun(err)
 	}
 }
 
