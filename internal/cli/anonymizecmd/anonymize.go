@@ -63,7 +63,7 @@ copied to a temporary file, removed after; a value too short to search
 for inside words, as a staff code 0038, where it stands as a token of its
 own), and anything shaped like a tax id, a mobile, a landline number (area
 code and local number set apart: 021-62345678, (0755)26668888,
-400-810-8888), an identity-card number, a street address (a road and
+400-810-8888, +86 21 6234 5678), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
 it), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
