@@ -18,7 +18,8 @@ import (
 // building, floor and room up to the last of 栋 幢 座 楼 层 单元 室 号 房
 // (华星时代广场A座1201室), never into another road and door number. The
 // whole becomes a stand-in address: a real region when the original named
-// one, a common road name with the same kind of road, a door number and
+// one, a road name of common characters (thousands of them, so that short
+// addresses do not run out) with the same kind of road, a door number and
 // rooms of the same digits. A bare 道 (天津's 南京道) is left out: 通道 and
 // 频道 with a number are no addresses; so is an address with no door
 // number, or in pinyin.
@@ -176,13 +177,23 @@ func isFullWidthAlnum(r rune) bool { _, fw, ok := foldRune(r); return ok && fw }
 var (
 	standInRegions = []string{"江苏省苏州市吴中区", "广东省佛山市顺德区", "四川省成都市武侯区", "湖北省武汉市洪山区",
 		"山东省青岛市崂山区", "福建省厦门市思明区", "河南省郑州市金水区", "湖南省长沙市岳麓区"}
-	standInRoads     = []string{"建设", "人民", "解放", "中山", "和平", "新华", "光明", "胜利", "文化", "友谊", "朝阳", "长江"}
-	standInBuildings = []string{"阳光花园", "金色家园", "翠苑小区", "锦绣大厦", "世纪广场", "明珠公寓"}
+	// A road's name is two characters, one of each list, and a
+	// direction or none (兴华路, 永安东路): 3,456 names of each kind of
+	// road, so that the short addresses of a capture (人民路5号, of which
+	// one kind of road and a one-digit door number make only 9 for each
+	// name) do not run out of stand-ins. None of these characters is a
+	// label, a region's suffix, a unit, a road word, or one that makes 路
+	// no road: the stand-in is read back as the address it is.
+	standInRoadFirst  = []rune("建人中和新光胜文友朝长富康兴华永安青金阳平明德昌")
+	standInRoadSecond = []rune("民华兴安平明山江海湖林宁泰丰盛德福源庆春晖阳乐祥")
+	standInRoadSide   = []string{"", "东", "西", "南", "北", "中"}
+	standInBuildings  = []string{"阳光花园", "金色家园", "翠苑小区", "锦绣大厦", "世纪广场", "明珠公寓"}
 )
 
 // streetStandIn draws an address of the form of v: a region where v names
-// one, a common road name with v's kind of road, and v's door number and
-// rooms with other digits and letters (a building's name another).
+// one, a road name drawn from common ones' characters with v's kind of
+// road, and v's door number and rooms with other digits and letters (a
+// building's name another).
 func streetStandIn(f *fake.Faker, v string) string {
 	r := f.Rand()
 	// The road is the one the door number follows.
@@ -202,7 +213,9 @@ func streetStandIn(f *fake.Faker, v string) string {
 	if strings.ContainsAny(v[:at], adminSuffixes) {
 		b.WriteString(standInRegions[r.IntN(len(standInRegions))])
 	}
-	b.WriteString(standInRoads[r.IntN(len(standInRoads))])
+	b.WriteRune(standInRoadFirst[r.IntN(len(standInRoadFirst))])
+	b.WriteRune(standInRoadSecond[r.IntN(len(standInRoadSecond))])
+	b.WriteString(standInRoadSide[r.IntN(len(standInRoadSide))])
 	b.WriteString(road)
 	rest := v[at+len(road):]
 	// Digits and letters another of their class (a door number never
