@@ -76,7 +76,9 @@ func (p *pass) text(s string) string {
 	// account's stand-in's first eleven as a mobile).
 	return p.landlines(s, func(s string) string {
 		return p.accounts(s, func(s string) string {
-			return p.streetAddresses(s, p.between)
+			return p.streetAddresses(s, func(s string) string {
+				return p.pinyinNames(s, p.between)
+			})
 		})
 	})
 }
