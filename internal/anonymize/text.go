@@ -77,7 +77,9 @@ func (p *pass) text(s string) string {
 	return p.landlines(s, func(s string) string {
 		return p.accounts(s, func(s string) string {
 			return p.streetAddresses(s, func(s string) string {
-				return p.pinyinNames(s, p.between)
+				return p.placesWithoutDoor(s, func(s string) string {
+					return p.pinyinNames(s, p.between)
+				})
 			})
 		})
 	})

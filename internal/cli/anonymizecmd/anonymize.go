@@ -65,7 +65,8 @@ own), and anything shaped like a tax id, a mobile, a landline number (area
 code and local number set apart: 021-62345678, (0755)26668888,
 400-810-8888, +86 21 6234 5678), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
-it), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
+it; a road after its district, 上海市浦东新区张江路; an estate's building,
+翠苑小区3栋), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
 of four), a bank account after its label (账号, 账户, 开户行及账号:
 a bank's name, then 9 to 30 digits), a person's name in pinyin (a common
