@@ -150,3 +150,95 @@ func accountStandIn(f *fake.Faker, v string) string {
 	}
 	return string(s)
 }
+
+// A field, a query parameter or a header named for an account (开户账号,
+// 收款账户, bankAccount, account_no, X-Card-No) is the label of its value:
+// a value that is an account number as one after a label in text is (see
+// accountAfter: a bank's name may come first) is the account, wherever it
+// stands. The name must end with the label: 账户余额 or accountBalance
+// names an amount.
+
+// accountKeySuffixes end the names of account fields, folded to lower
+// case without "_", "-" and spaces.
+var accountKeySuffixes = [...]string{"account", "accountno", "accountnumber", "acct", "acctno", "accno", "cardno", "cardnumber"}
+
+// accountKey reports whether name, a field's, a query parameter's or a
+// header's (or its end), labels an account number.
+func accountKey(name string) bool {
+	for _, l := range accountLabels {
+		if strings.HasSuffix(name, l) {
+			return true
+		}
+	}
+	// The end of name folded, backwards (the longest suffix is 13 bytes).
+	var b [16]byte
+	n := 0
+	for i := len(name) - 1; i >= 0 && n < len(b); i-- {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b[n] = c
+		n++
+	}
+	for _, l := range accountKeySuffixes {
+		if len(l) <= n && reversedPrefix(b[:n], l) {
+			return true
+		}
+	}
+	return false
+}
+
+// reversedPrefix reports whether rev, a text backwards, starts with l
+// backwards: whether the text ends with l.
+func reversedPrefix(rev []byte, l string) bool {
+	for i := 0; i < len(l); i++ {
+		if rev[i] != l[len(l)-1-i] {
+			return false
+		}
+	}
+	return true
+}
+
+// labelled returns v, the value of a field, parameter or header named
+// name, with the account number it is replaced when name labels one; the
+// rest of v (all of it, when name labels none) is searched by rest. In a
+// check it returns v and records the account as a leak.
+func (p *pass) labelled(name, v string, rest func(string) string) string {
+	if !accountKey(name) {
+		return rest(v)
+	}
+	start, end, folded := accountAfter(v, 0)
+	if start < 0 {
+		return rest(v)
+	}
+	c := bankAccount
+	if bankCardLike(folded) {
+		c = bankCard
+	}
+	w := &claimed{p: p, s: v, rest: rest}
+	w.claim(start, end, c, folded, true)
+	return w.text()
+}
+
+// labelledNumber is labelled for a JSON number: one of 9 to 30 digits
+// under an account's name is the account, its stand-in a number of the
+// same length. Any other is searched as number searches it.
+func (p *pass) labelledNumber(name, v string) string {
+	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {
+		return p.number(v)
+	}
+	c := bankAccount
+	if bankCardLike(v) {
+		c = bankCard
+	}
+	if p.check {
+		p.leak(string(c), v)
+		return v
+	}
+	p.counts[c]++
+	return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+}
