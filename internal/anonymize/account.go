@@ -11,7 +11,10 @@ import (
 // prefix: no shape tells it from an order number, so it is found by what
 // people write before it. Every VAT invoice prints 开户行及账号, and a
 // remark or a field the spec does not have says 收款账号：…, 账户 …, 卡号
-// …. After one of those words (账号 帐号 账户 帐户 卡号), a colon or 为/是,
+// …; a note in English says account …, Acct No. …, A/C: …. After one of
+// those words (账号 帐号 账户 帐户 卡号; account, acct or a/c in any of
+// their usual cases, set apart from a word before them, then No., # or
+// number if written), a colon or 为/是,
 // and a bank's name ending in 行 (中国工商银行上海市分行) with a space or
 // colon after it, a number of 9 to 30 digits (in groups of three or more
 // with single spaces or hyphens, full-width too) is the account. It becomes
@@ -23,23 +26,28 @@ const bankAccount class = "bank account number"
 
 var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"}
 
+// textAccountLabels are the labels sought in text: the Chinese ones and
+// the English ones in their usual cases.
+var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号",
+	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C"}
+
 // accounts returns s with each account number written after its label
 // replaced and the text between them searched by rest. In a check it
 // returns s and records each one as a leak.
 func (p *pass) accounts(s string, rest func(string) string) string {
-	if !strings.Contains(s, "号") && !strings.Contains(s, "户") {
+	if !strings.Contains(s, "号") && !strings.Contains(s, "户") && !strings.ContainsAny(s, "cC") {
 		return rest(s)
 	}
 	w := &claimed{p: p, s: s, rest: rest}
 	// next holds where each label is next found at or after i (len(s):
 	// nowhere), so that each is searched for across s once.
-	var next [len(accountLabels)]int
+	var next [len(textAccountLabels)]int
 	for k := range next {
 		next[k] = -1
 	}
 	for i := 0; i < len(s); {
 		at, label := len(s), ""
-		for k, l := range accountLabels {
+		for k, l := range textAccountLabels {
 			if next[k] >= 0 && next[k] < i {
 				next[k] = -1
 			}
@@ -57,7 +65,14 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		if label == "" {
 			break
 		}
-		start, end, folded := accountAfter(s, at+len(label))
+		after := at + len(label)
+		if label[0] < 0x80 {
+			after = englishAccountLabel(s, at, after)
+		}
+		start, end, folded := -1, -1, ""
+		if after >= 0 {
+			start, end, folded = accountAfter(s, after)
+		}
 		if start < 0 {
 			i = at + len(label)
 			continue
@@ -70,6 +85,28 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		i = end
 	}
 	return w.text()
+}
+
+// englishAccountLabel returns where an English label found at s[at:end]
+// ends with what people write after it (" No.", " #", " number"), or -1
+// when it is part of another word (subaccount, accounts, Accountant).
+func englishAccountLabel(s string, at, end int) int {
+	if at > 0 && wordChar(s[at-1]) {
+		return -1
+	}
+	i := end
+	if i < len(s) && (s[i] == ' ' || s[i] == '.') {
+		i++
+	}
+	for _, no := range []string{"number", "Number", "NUMBER", "No.", "no.", "NO.", "No", "no", "NO", "#"} {
+		if strings.HasPrefix(s[i:], no) && (no == "#" || i+len(no) == len(s) || !isLetter(s[i+len(no)])) {
+			return i + len(no)
+		}
+	}
+	if end < len(s) && isLetter(s[end]) {
+		return -1
+	}
+	return end
 }
 
 // accountAfter returns the span of the account number written after a
@@ -128,9 +165,11 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 	if len(d) < 9 || len(d) > 30 || lastGroup < 3 {
 		return -1, -1, ""
 	}
-	// A letter or a decimal point after it: a code or an amount.
+	// A letter or a decimal point after it: a code or an amount. A full
+	// stop that ends a sentence (account 1001….) is none.
 	if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) {
-		if _, _, ok := foldRune(r); ok || r < 0x80 && isLetter(byte(r)) || r == '.' || r == '_' {
+		decimal := r == '.' && (end+1 < len(s) && !(s[end+1] == ' ' || s[end+1] == '"' || s[end+1] >= 0x80))
+		if _, _, ok := foldRune(r); ok || r < 0x80 && isLetter(byte(r)) || decimal || r == '_' {
 			return -1, -1, ""
 		}
 	}

@@ -68,7 +68,7 @@ door number, 文三路478号, with the region before it and the rooms after
 it; a road after its district, 上海市浦东新区张江路; an estate's building,
 翠苑小区3栋), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
-of four), a bank account after its label (账号, 账户, 开户行及账号:
+of four), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
 a bank's name, then 9 to 30 digits; or under a field, query parameter or
 header so named: 开户账号, bankAccount, account_no), a person's name in pinyin (a common
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang) or
