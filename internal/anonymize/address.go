@@ -39,8 +39,10 @@ const keptUnits = roomUnits + "单弄"
 // 电路 线路 回路 网路 通路 铁路 水路 管路 油路 气路.
 const notRoads = "电线回网通铁水管油气"
 
-// addressLabels end the text before an address that is not part of it.
-var addressLabels = []string{"地址", "住址", "住所", "地点", "送至", "送到", "送往", "寄至", "寄到", "寄往", "发往", "发至", "位于", "收货", "发货", "所在", "公司", "在"}
+// addressLabels end the text before an address that is not part of it:
+// a label, a company's name, or where something goes (送至, and 至 往 到
+// alone after any verb: 送货至, 运往, 邮寄到).
+var addressLabels = []string{"地址", "住址", "住所", "地点", "送至", "送到", "送往", "寄至", "寄到", "寄往", "发往", "发至", "位于", "收货", "发货", "所在", "公司", "在", "至", "往", "到"}
 
 // adminSuffixes mark the region an address names.
 const adminSuffixes = "省市区县镇乡"
