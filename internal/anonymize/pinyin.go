@@ -18,8 +18,11 @@ import (
 // capital first, or in capitals where the surname is (ZHANG WEI). A
 // lower-case word, a word glued to another by a letter, a digit or one
 // of "_-.@/\#%&+$'", and a place written so (Hong Kong, Guang Zhou) are
-// not. The name becomes another of the same lists, written in the same
-// order and case; a name is one stand-in in each of its orders and cases.
+// not. The name becomes another, written in the same order and case; a
+// name is one stand-in in each of its orders and cases. A stand-in's given
+// name is drawn from syllables the search leaves out (Chunmiao, Xing), so
+// that it never is a name the capture holds and the search would find
+// later (a real Li Na left as it was, taken for the stand-in it equals).
 
 // pinyinName is the class of a person's name written in pinyin.
 const pinyinName class = "pinyin name"
@@ -37,6 +40,11 @@ var (
 		chao xiu xia ping gang hua hui hong lin bo ling xin yu hao yi jian feng peng qing zhen ying lan mei
 		xiao dong hai bin kai zhi wen rui qian ting xue shu yun fei liang cheng guo zi xuan jia chen kun
 		xiang zhong qi shan ning yue rong ru shuang jiao ran hang zhe zhuo heng yao xi tian`)
+	// standInGiven are the syllables of stand-ins' given names: real ones,
+	// none of them in pinyinGiven, so that no stand-in is a name the
+	// search finds (TestPinyinStandInsAreNoNameTheSearchFinds).
+	standInGiven = strings.Fields(`chun miao huan xing pei tong meng nan lu xu gui wan qiu sen zhu kang
+		lang yin cui shun`)
 	// notNames are pairs of the lists' words that are a place or a word
 	// of another sort, written apart.
 	notNames = strings.Fields(`hong-kong yin-yang guang-zhou hang-zhou su-zhou fu-zhou xu-zhou zheng-zhou
@@ -58,50 +66,67 @@ func (p *pass) pinyinNames(s string, rest func(string) string) string {
 			i++
 			continue
 		}
-		j, k, key, form, place := pinyinPairAt(s, i)
-		p.tick(j - i)
+		x := pinyinPairAt(s, i)
+		p.tick(x.j - i)
 		switch {
-		case place: // a place (Hong Kong) is one, its second word no surname
-			i = k
-		case key == "":
-			i = j
+		case x.kind == placeName: // a place (Hong Kong) is one, its second word no surname
+			i = x.k
+		case x.kind == noName, x.kind == standInForm && !p.a.r.dict.isStandIn(x.key):
+			i = x.j
 		default:
 			// A word before a stand-in can make a name of it and its
 			// first word (Hong, then Song Hangrong for Kong Xi): the
 			// stand-in is read as the name it is, as anonymizing read
 			// what it replaced.
-			if _, _, next, _, _ := pinyinPairAt(s, j+1); next != "" && !p.a.r.dict.isStandIn(key) && p.a.r.dict.isStandIn(next) {
-				i = j
+			if next := pinyinPairAt(s, x.j+1); next.kind != noName && !p.a.r.dict.isStandIn(x.key) && p.a.r.dict.isStandIn(next.key) {
+				i = x.j
 				continue
 			}
-			w.claimForm(i, k, pinyinName, key, form)
-			i = k
+			w.claimForm(i, x.k, pinyinName, x.key, x.form)
+			i = x.k
 		}
 	}
 	return w.text()
 }
 
-// pinyinPairAt reads the word that starts at s[i] (ending at j) and the
-// one after it and a space (ending at k): their key and how a stand-in is
-// written in their form when they are a name in pinyin, or place when
-// they are a place written so.
-func pinyinPairAt(s string, i int) (j, k int, key string, form func(orig, standIn string) string, place bool) {
-	j = i
+// pairKind is what two words of pinyin are.
+type pairKind int
+
+const (
+	noName      pairKind = iota
+	realName             // a name the search finds
+	standInForm          // a name of a stand-in's form (one when it is one)
+	placeName            // a place written so (Hong Kong)
+)
+
+// pinyinPair is two words, s[i:j] and s[j+1:k]: what they are, and when
+// they are a name its key and how a stand-in is written in their form.
+type pinyinPair struct {
+	j, k int
+	kind pairKind
+	key  string
+	form func(orig, standIn string) string
+}
+
+// pinyinPairAt reads the word that starts at s[i] and the one after it
+// and a space.
+func pinyinPairAt(s string, i int) pinyinPair {
+	j := i
 	for j < len(s) && isLetter(s[j]) {
 		j++
 	}
 	if j+1 >= len(s) || s[j] != ' ' || !isLetter(s[j+1]) {
-		return j, j, "", nil, false
+		return pinyinPair{j: j, k: j}
 	}
-	k = j + 1
+	k := j + 1
 	for k < len(s) && isLetter(s[k]) {
 		k++
 	}
 	if k < len(s) && nameGlue(s[k]) && !(s[k] == '.' && (k+1 == len(s) || !wordChar(s[k+1]))) {
-		return j, k, "", nil, false
+		return pinyinPair{j: j, k: k}
 	}
-	key, form, place = pinyinNameOf(s[i:j], s[j+1:k])
-	return j, k, key, form, place
+	kind, key, form := pinyinNameOf(s[i:j], s[j+1:k])
+	return pinyinPair{j: j, k: k, kind: kind, key: key, form: form}
 }
 
 // hasCapital reports whether s holds an ASCII capital, which every name
@@ -155,49 +180,63 @@ const maxPinyinWord = 12
 // pinyinNameOf returns the key of the name written as the words a and b
 // (its surname and given name, in lower case: "zhang wei"), and how its
 // stand-in is written in their form; "" when they are no name.
-func pinyinNameOf(a, b string) (key string, form func(orig, standIn string) string, place bool) {
+func pinyinNameOf(a, b string) (kind pairKind, key string, form func(orig, standIn string) string) {
 	// The longest of the lists' names is far shorter: a longer word is
 	// none, and is not looked at letter by letter.
 	if len(a) > maxPinyinWord || len(b) > maxPinyinWord {
-		return "", nil, false
+		return noName, "", nil
 	}
 	ca, cb := caseOf(a), caseOf(b)
 	if ca == noCase || cb == noCase {
-		return "", nil, false
+		return noName, "", nil
 	}
 	la, lb := strings.ToLower(a), strings.ToLower(b)
 	if containsWord(notNames, la+"-"+lb) {
-		return "", nil, true
+		return placeName, "", nil
 	}
 	// The surname first (Zhang Wei, ZHANG Wei, ZHANG WEI), or the given
 	// name first (Wei Zhang, Wei ZHANG); a given name in capitals only
 	// beside a surname in capitals.
-	surnameFirst := containsWord(pinyinSurnames, la) && givenName(lb) && (cb == titleCase || ca == upperCase)
-	if !surnameFirst && !(containsWord(pinyinSurnames, lb) && givenName(la) && (ca == titleCase || cb == upperCase)) {
-		return "", nil, false
+	kind = realName
+	nameOf := func(sur, given string, cs, cg wordCase) bool {
+		if !containsWord(pinyinSurnames, sur) || !(cg == titleCase || cs == upperCase) {
+			return false
+		}
+		switch {
+		case syllables(pinyinGiven, given):
+		case syllables(standInGiven, given):
+			kind = standInForm
+		default:
+			return false
+		}
+		return true
+	}
+	surnameFirst := nameOf(la, lb, ca, cb)
+	if !surnameFirst && !nameOf(lb, la, cb, ca) {
+		return noName, "", nil
 	}
 	sur, given, cs, cg := la, lb, ca, cb
 	if !surnameFirst {
 		sur, given, cs, cg = lb, la, cb, ca
 	}
-	return sur + " " + given, func(_, standIn string) string {
+	return kind, sur + " " + given, func(_, standIn string) string {
 		s, g, _ := strings.Cut(standIn, " ")
 		s, g = inCase(s, cs), inCase(g, cg)
 		if surnameFirst {
 			return s + " " + g
 		}
 		return g + " " + s
-	}, false
+	}
 }
 
-// givenName reports whether w (lower case) is one or two given-name
-// syllables.
-func givenName(w string) bool {
-	if containsWord(pinyinGiven, w) {
+// syllables reports whether w (lower case) is one or two syllables of
+// list.
+func syllables(list []string, w string) bool {
+	if containsWord(list, w) {
 		return true
 	}
 	for n := 1; n < len(w); n++ {
-		if containsWord(pinyinGiven, w[:n]) && containsWord(pinyinGiven, w[n:]) {
+		if containsWord(list, w[:n]) && containsWord(list, w[n:]) {
 			return true
 		}
 	}
@@ -221,13 +260,13 @@ func inCase(w string, c wordCase) string {
 	return strings.ToUpper(w[:1]) + w[1:]
 }
 
-// pinyinNameStandIn draws a name of the lists, in lower case: a surname
-// and a given name of one syllable or two.
+// pinyinNameStandIn draws a name in lower case: a surname and a given
+// name of one syllable or two of standInGiven.
 func pinyinNameStandIn(f *fake.Faker) string {
 	r := f.Rand()
-	given := pinyinGiven[r.IntN(len(pinyinGiven))]
+	given := standInGiven[r.IntN(len(standInGiven))]
 	if r.IntN(2) == 0 {
-		given += pinyinGiven[r.IntN(len(pinyinGiven))]
+		given += standInGiven[r.IntN(len(standInGiven))]
 	}
 	return pinyinSurnames[r.IntN(len(pinyinSurnames))] + " " + given
 }
