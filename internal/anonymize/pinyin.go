@@ -75,9 +75,9 @@ func (p *pass) pinyinNames(s string, rest func(string) string) string {
 			i = x.j
 		default:
 			// A word before a stand-in can make a name of it and its
-			// first word (Hong, then Song Hangrong for Kong Xi): the
-			// stand-in is read as the name it is, as anonymizing read
-			// what it replaced.
+			// first word (Hong Kong Xi can become Hong Song Chunmiao, in
+			// which Hong Song is a name): the stand-in is read as the
+			// name it is, as anonymizing read what it replaced.
 			if next := pinyinPairAt(s, x.j+1); next.kind != noName && !p.a.r.dict.isStandIn(x.key) && p.a.r.dict.isStandIn(next.key) {
 				i = x.j
 				continue
