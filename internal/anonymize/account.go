@@ -11,7 +11,10 @@ import (
 // prefix: no shape tells it from an order number, so it is found by what
 // people write before it. Every VAT invoice prints 开户行及账号, and a
 // remark or a field the spec does not have says 收款账号：…, 账户 …, 卡号
-// …. After one of those words (账号 帐号 账户 帐户 卡号), a colon or 为/是,
+// …; a note in English says account …, Acct No. …, A/C: …. After one of
+// those words (账号 帐号 账户 帐户 卡号; account, acct or a/c in any of
+// their usual cases, set apart from a word before them, then No., # or
+// number if written), a colon or 为/是,
 // and a bank's name ending in 行 (中国工商银行上海市分行) with a space or
 // colon after it, a number of 9 to 30 digits (in groups of three or more
 // with single spaces or hyphens, full-width too) is the account. It becomes
@@ -23,23 +26,28 @@ const bankAccount class = "bank account number"
 
 var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"}
 
+// textAccountLabels are the labels sought in text: the Chinese ones and
+// the English ones in their usual cases.
+var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号",
+	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C"}
+
 // accounts returns s with each account number written after its label
 // replaced and the text between them searched by rest. In a check it
 // returns s and records each one as a leak.
 func (p *pass) accounts(s string, rest func(string) string) string {
-	if !strings.Contains(s, "号") && !strings.Contains(s, "户") {
+	if !strings.Contains(s, "号") && !strings.Contains(s, "户") && !strings.ContainsAny(s, "cC") {
 		return rest(s)
 	}
 	w := &claimed{p: p, s: s, rest: rest}
 	// next holds where each label is next found at or after i (len(s):
 	// nowhere), so that each is searched for across s once.
-	var next [len(accountLabels)]int
+	var next [len(textAccountLabels)]int
 	for k := range next {
 		next[k] = -1
 	}
 	for i := 0; i < len(s); {
 		at, label := len(s), ""
-		for k, l := range accountLabels {
+		for k, l := range textAccountLabels {
 			if next[k] >= 0 && next[k] < i {
 				next[k] = -1
 			}
@@ -57,7 +65,14 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		if label == "" {
 			break
 		}
-		start, end, folded := accountAfter(s, at+len(label))
+		after := at + len(label)
+		if label[0] < 0x80 {
+			after = englishAccountLabel(s, at, after)
+		}
+		start, end, folded := -1, -1, ""
+		if after >= 0 {
+			start, end, folded = accountAfter(s, after)
+		}
 		if start < 0 {
 			i = at + len(label)
 			continue
@@ -70,6 +85,28 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		i = end
 	}
 	return w.text()
+}
+
+// englishAccountLabel returns where an English label found at s[at:end]
+// ends with what people write after it (" No.", " #", " number"), or -1
+// when it is part of another word (subaccount, accounts, Accountant).
+func englishAccountLabel(s string, at, end int) int {
+	if at > 0 && wordChar(s[at-1]) {
+		return -1
+	}
+	i := end
+	if i < len(s) && (s[i] == ' ' || s[i] == '.') {
+		i++
+	}
+	for _, no := range []string{"number", "Number", "NUMBER", "No.", "no.", "NO.", "No", "no", "NO", "#"} {
+		if strings.HasPrefix(s[i:], no) && (no == "#" || i+len(no) == len(s) || !isLetter(s[i+len(no)])) {
+			return i + len(no)
+		}
+	}
+	if end < len(s) && isLetter(s[end]) {
+		return -1
+	}
+	return end
 }
 
 // accountAfter returns the span of the account number written after a
@@ -128,9 +165,11 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 	if len(d) < 9 || len(d) > 30 || lastGroup < 3 {
 		return -1, -1, ""
 	}
-	// A letter or a decimal point after it: a code or an amount.
+	// A letter or a decimal point after it: a code or an amount. A full
+	// stop that ends a sentence (account 1001….) is none.
 	if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) {
-		if _, _, ok := foldRune(r); ok || r < 0x80 && isLetter(byte(r)) || r == '.' || r == '_' {
+		decimal := r == '.' && (end+1 < len(s) && !(s[end+1] == ' ' || s[end+1] == '"' || s[end+1] >= 0x80))
+		if _, _, ok := foldRune(r); ok || r < 0x80 && isLetter(byte(r)) || decimal || r == '_' {
 			return -1, -1, ""
 		}
 	}
@@ -149,4 +188,96 @@ func accountStandIn(f *fake.Faker, v string) string {
 		s[0] = '1' + byte(f.Rand().IntN(9))
 	}
 	return string(s)
+}
+
+// A field, a query parameter or a header named for an account (开户账号,
+// 收款账户, bankAccount, account_no, X-Card-No) is the label of its value:
+// a value that is an account number as one after a label in text is (see
+// accountAfter: a bank's name may come first) is the account, wherever it
+// stands. The name must end with the label: 账户余额 or accountBalance
+// names an amount.
+
+// accountKeySuffixes end the names of account fields, folded to lower
+// case without "_", "-" and spaces.
+var accountKeySuffixes = [...]string{"account", "accountno", "accountnumber", "acct", "acctno", "accno", "cardno", "cardnumber"}
+
+// accountKey reports whether name, a field's, a query parameter's or a
+// header's (or its end), labels an account number.
+func accountKey(name string) bool {
+	for _, l := range accountLabels {
+		if strings.HasSuffix(name, l) {
+			return true
+		}
+	}
+	// The end of name folded, backwards (the longest suffix is 13 bytes).
+	var b [16]byte
+	n := 0
+	for i := len(name) - 1; i >= 0 && n < len(b); i-- {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b[n] = c
+		n++
+	}
+	for _, l := range accountKeySuffixes {
+		if len(l) <= n && reversedPrefix(b[:n], l) {
+			return true
+		}
+	}
+	return false
+}
+
+// reversedPrefix reports whether rev, a text backwards, starts with l
+// backwards: whether the text ends with l.
+func reversedPrefix(rev []byte, l string) bool {
+	for i := 0; i < len(l); i++ {
+		if rev[i] != l[len(l)-1-i] {
+			return false
+		}
+	}
+	return true
+}
+
+// labelled returns v, the value of a field, parameter or header named
+// name, with the account number it is replaced when name labels one; the
+// rest of v (all of it, when name labels none) is searched by rest. In a
+// check it returns v and records the account as a leak.
+func (p *pass) labelled(name, v string, rest func(string) string) string {
+	if !accountKey(name) {
+		return rest(v)
+	}
+	start, end, folded := accountAfter(v, 0)
+	if start < 0 {
+		return rest(v)
+	}
+	c := bankAccount
+	if bankCardLike(folded) {
+		c = bankCard
+	}
+	w := &claimed{p: p, s: v, rest: rest}
+	w.claim(start, end, c, folded, true)
+	return w.text()
+}
+
+// labelledNumber is labelled for a JSON number: one of 9 to 30 digits
+// under an account's name is the account, its stand-in a number of the
+// same length. Any other is searched as number searches it.
+func (p *pass) labelledNumber(name, v string) string {
+	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {
+		return p.number(v)
+	}
+	c := bankAccount
+	if bankCardLike(v) {
+		c = bankCard
+	}
+	if p.check {
+		p.leak(string(c), v)
+		return v
+	}
+	p.counts[c]++
+	return p.a.numberStandIn(v, p.a.r.Replace(c, v))
 }

@@ -1,6 +1,7 @@
 package anonymize
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,15 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"full-width", "帐号为３１００１２３４５６７８９０１", "３１００１２３４５６７８９０１", "帐号为９９９９９９９９９９９９９９９"},
 		{"a bank's name and a colon", "账号：招商银行深圳分行：755912345610801。", "755912345610801", "账号：招商银行深圳分行：999999999999999。"},
 		{"a card after 卡号", "卡号 6222 0212 3456 7890 128", "6222 0212 3456 7890 128", "卡号 9999 9999 9999 9999 999"},
+		{"in English", "Please remit to account 1001234509100123456.", "1001234509100123456", "Please remit to account 9999999999999999999."},
+		{"Acct No. in groups", "Acct No. 3100 1234 5678 901, Bank of China", "3100 1234 5678 901", "Acct No. 9999 9999 9999 999, Bank of China"},
+		{"A/C and a colon", "A/C: 310012345678901", "310012345678901", "A/C: 999999999999999"},
+		{"ACCOUNT NUMBER", "ACCOUNT NUMBER 755912345610801", "755912345610801", "ACCOUNT NUMBER 999999999999999"},
+		{"accountNo glued", "accountNo:755912345610801", "755912345610801", "accountNo:999999999999999"},
 		// What names nobody stays as it was.
+		{"English words that start so", "accounts 1001234509100123456, Accountant 1001234509100123456, subaccount 1001234509100123456", "", ""},
+		{"English words after the label", "account balance 1001234509100123456, account Nov 2026", "", ""},
+		{"an amount after account", "account: 1234567890.50, account 1234567890.x, account 1234567890.-", "", ""},
 		{"an amount after 账户", "账户余额 1234567890.50 元", "", ""},
 		{"an amount in 元 after the label", "转入账户：150000000 元，账户:2000000000万", "", ""},
 		{"a short number", "账号 12345678", "", ""},
@@ -42,6 +51,55 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		}
 		if strings.Contains(s, tt.gone) || !matchesForm(s, tt.want) {
 			t.Errorf("%s: %q became %q, want the form %q", tt.name, tt.text, s, tt.want)
+		}
+		checkAgrees(t, a, tt.name, body, out)
+	}
+}
+
+// A field named for an account (开户账号, bankAccount, account_no) labels
+// its value: an account number there, a string or a JSON number, is
+// replaced as one after its label in text is. A field whose name only
+// starts with the label (账户余额, accountBalance) and what is no account
+// number are kept byte for byte.
+func TestAccountNumbersUnderTheirFieldsNameAreReplaced(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key, value string // value as JSON
+		gone             string // what must not survive ("": the value is kept)
+		want             string // the form of what it became (see matchesForm)
+	}{
+		{"a Chinese name", "开户账号", `"1001234509100123456"`, "1001234509100123456", `"9999999999999999999"`},
+		{"an English name", "bankAccount", `"3100 1234 5678 901"`, "3100 1234 5678 901", `"9999 9999 9999 999"`},
+		{"snake case, a JSON number", "payee_account_no", `310012345678901234`, "310012345678901234", `999999999999999999`},
+		{"a bank's name first", "收款账户", `"中国工商银行上海市分行 1001234509100123456"`, "1001234509100123456", `"中国工商银行上海市分行 9999999999999999999"`},
+		{"a card under its name", "cardNo", `"4111 1111 1111 1111"`, "4111 1111 1111 1111", `"4111 1199 9999 9999"`},
+		// What names nobody stays as it was.
+		{"a balance", "账户余额", `"1234567890"`, "", ""},
+		{"a balance, a JSON number", "accountBalance", `1234567890`, "", ""},
+		{"a name under it", "accountName", `"上海鼎盛贸易有限公司"`, "", ""},
+		{"an amount under it", "account", `"123456789.50"`, "", ""},
+		{"a short number", "账号", `"12345678"`, "", ""},
+		{"no such name", "orderNo", `"1001234509100123456"`, "", ""},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		key, _ := json.Marshal(tt.key)
+		body := []byte(`{"businessType":4010,"data":{"comments":"",` + string(key) + `:` + tt.value + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]json.RawMessage }
+		mustUnmarshal(t, out, &got)
+		s := string(got.Data[tt.key])
+		if tt.gone == "" {
+			if s != tt.value {
+				t.Errorf("%s: %s became %s", tt.name, tt.value, s)
+			}
+			continue
+		}
+		if strings.Contains(s, tt.gone) || !matchesForm(s, tt.want) {
+			t.Errorf("%s: %s became %s, want the form %s", tt.name, tt.value, s, tt.want)
 		}
 		checkAgrees(t, a, tt.name, body, out)
 	}

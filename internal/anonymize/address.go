@@ -1,6 +1,7 @@
 package anonymize
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -18,10 +19,11 @@ import (
 // building, floor and room up to the last of 栋 幢 座 楼 层 单元 室 号 房
 // (华星时代广场A座1201室), never into another road and door number. The
 // whole becomes a stand-in address: a real region when the original named
-// one, a common road name with the same kind of road, a door number and
+// one, a road name of common characters (thousands of them, so that short
+// addresses do not run out) with the same kind of road, a door number and
 // rooms of the same digits. A bare 道 (天津's 南京道) is left out: 通道 and
-// 频道 with a number are no addresses; so is an address with no door
-// number, or in pinyin.
+// 频道 with a number are no addresses; so is an address in pinyin. An
+// address with no door number is found by other shapes (place.go).
 
 // streetAddress is the class of a street address, found by its shape.
 const streetAddress class = "street address"
@@ -37,8 +39,10 @@ const keptUnits = roomUnits + "单弄"
 // 电路 线路 回路 网路 通路 铁路 水路 管路 油路 气路.
 const notRoads = "电线回网通铁水管油气"
 
-// addressLabels end the text before an address that is not part of it.
-var addressLabels = []string{"地址", "住址", "住所", "地点", "送至", "送到", "送往", "寄至", "寄到", "寄往", "发往", "发至", "位于", "收货", "发货", "所在", "公司", "在"}
+// addressLabels end the text before an address that is not part of it:
+// a label, a company's name, or where something goes (送至, and 至 往 到
+// alone after any verb: 送货至, 运往, 邮寄到).
+var addressLabels = []string{"地址", "住址", "住所", "地点", "送至", "送到", "送往", "寄至", "寄到", "寄往", "发往", "发至", "位于", "收货", "发货", "所在", "公司", "在", "至", "往", "到"}
 
 // adminSuffixes mark the region an address names.
 const adminSuffixes = "省市区县镇乡"
@@ -117,11 +121,20 @@ func addressAt(s string, k, floor int) (start, end int) {
 	if r, _ := utf8.DecodeLastRuneInString(s[floor:roadAt]); road == "路" && strings.ContainsRune(notRoads, r) {
 		return -1, -1
 	}
-	// The characters before it, back to a label or anything not Chinese,
-	// at most 32 of them (a province, a city, a district, a town and the
-	// road's name are fewer).
-	start = roadAt
-	for start > floor && roadAt-start < 32*3 {
+	start = placeStart(s, roadAt, floor)
+	if start == roadAt { // a road with no name (3路12号: a bus stop)
+		return -1, -1
+	}
+	return start, roomsEnd(s, k+len("号"))
+}
+
+// placeStart returns where the name of a place that ends at s[at] starts:
+// the characters before it, back to a label or anything not Chinese, at
+// most 32 of them (a province, a city, a district, a town and the road's
+// or estate's name are fewer), never before floor.
+func placeStart(s string, at, floor int) int {
+	start := at
+	for start > floor && at-start < 32*3 {
 		r, n := utf8.DecodeLastRuneInString(s[:start])
 		if !isHan(r) {
 			break
@@ -129,15 +142,17 @@ func addressAt(s string, k, floor int) (start, end int) {
 		start -= n
 	}
 	for _, l := range addressLabels {
-		if i := strings.LastIndex(s[start:roadAt], l); i >= 0 {
+		if i := strings.LastIndex(s[start:at], l); i >= 0 {
 			start += i + len(l)
 		}
 	}
-	if start == roadAt { // a road with no name (3路12号: a bus stop)
-		return -1, -1
-	}
-	// The building, floor and room: up to the last unit before a stop.
-	end = k + len("号")
+	return start
+}
+
+// roomsEnd returns the end of the building, floor and room after a door
+// or building number that ends at s[end]: up to the last unit before a
+// stop, never into another road and door number.
+func roomsEnd(s string, end int) int {
 	last := end
 	prev := rune(0)
 	for i := end; i < len(s) && i-end <= 64; {
@@ -155,7 +170,7 @@ func addressAt(s string, k, floor int) (start, end int) {
 		}
 		prev = r
 	}
-	return start, last
+	return last
 }
 
 // roadAhead reports whether s starts with a road word and a digit.
@@ -176,17 +191,33 @@ func isFullWidthAlnum(r rune) bool { _, fw, ok := foldRune(r); return ok && fw }
 var (
 	standInRegions = []string{"江苏省苏州市吴中区", "广东省佛山市顺德区", "四川省成都市武侯区", "湖北省武汉市洪山区",
 		"山东省青岛市崂山区", "福建省厦门市思明区", "河南省郑州市金水区", "湖南省长沙市岳麓区"}
-	standInRoads     = []string{"建设", "人民", "解放", "中山", "和平", "新华", "光明", "胜利", "文化", "友谊", "朝阳", "长江"}
-	standInBuildings = []string{"阳光花园", "金色家园", "翠苑小区", "锦绣大厦", "世纪广场", "明珠公寓"}
+	// A road's name is two characters, one of each list, and a
+	// direction or none (兴华路, 永安东路): 3,456 names of each kind of
+	// road, so that the short addresses of a capture (人民路5号, of which
+	// one kind of road and a one-digit door number make only 9 for each
+	// name) do not run out of stand-ins. None of these characters is a
+	// label, a region's suffix, a unit, a road word, or one that makes 路
+	// no road: the stand-in is read back as the address it is.
+	standInRoadFirst  = []rune("建人中和新光胜文友朝长富康兴华永安青金阳平明德昌")
+	standInRoadSecond = []rune("民华兴安平明山江海湖林宁泰丰盛德福源庆春晖阳乐祥")
+	standInRoadSide   = []string{"", "东", "西", "南", "北", "中"}
+	// A building's or estate's name is two characters of the same lists
+	// and an estate word (兴华花园, 永宁公寓).
+	standInEstates = []string{"花园", "家园", "小区", "公寓", "新村", "大厦"}
 )
 
 // streetStandIn draws an address of the form of v: a region where v names
-// one, a common road name with v's kind of road, and v's door number and
-// rooms with other digits and letters (a building's name another).
+// one, a road name drawn from common ones' characters with v's kind of
+// road, and v's door number and rooms with other digits and letters (a
+// building's name another).
 func streetStandIn(f *fake.Faker, v string) string {
 	r := f.Rand()
-	// The road is the one the door number follows.
+	// The road is the one the door number follows, or that ends v (a road
+	// after its district, place.go).
 	d := strings.IndexFunc(v, func(r rune) bool { c, _, ok := foldRune(r); return ok && isDigit(c) })
+	if d < 0 {
+		d = len(v)
+	}
 	var road string
 	at := -1
 	for _, w := range roadWords {
@@ -195,16 +226,25 @@ func streetStandIn(f *fake.Faker, v string) string {
 			break
 		}
 	}
-	if at < 0 {
+	var b strings.Builder
+	var rest string
+	switch {
+	case at >= 0:
+		if strings.ContainsAny(v[:at], adminSuffixes) {
+			b.WriteString(standInRegions[r.IntN(len(standInRegions))])
+		}
+		b.WriteRune(standInRoadFirst[r.IntN(len(standInRoadFirst))])
+		b.WriteRune(standInRoadSecond[r.IntN(len(standInRoadSecond))])
+		b.WriteString(standInRoadSide[r.IntN(len(standInRoadSide))])
+		b.WriteString(road)
+		rest = v[at+len(road):]
+	case d < len(v) && slices.ContainsFunc(estateWords, func(w string) bool { return strings.HasSuffix(v[:d], w) }):
+		// An estate's building (place.go): the estate, with the region
+		// before it, becomes another estate.
+		rest = v
+	default:
 		return sameShape(f, v, false)
 	}
-	var b strings.Builder
-	if strings.ContainsAny(v[:at], adminSuffixes) {
-		b.WriteString(standInRegions[r.IntN(len(standInRegions))])
-	}
-	b.WriteString(standInRoads[r.IntN(len(standInRoads))])
-	b.WriteString(road)
-	rest := v[at+len(road):]
 	// Digits and letters another of their class (a door number never
 	// starts with 0), each run of other characters but the units another
 	// building's name.
@@ -221,7 +261,9 @@ func streetStandIn(f *fake.Faker, v string) string {
 				}
 				j += n2
 			}
-			b.WriteString(standInBuildings[r.IntN(len(standInBuildings))])
+			b.WriteRune(standInRoadFirst[r.IntN(len(standInRoadFirst))])
+			b.WriteRune(standInRoadSecond[r.IntN(len(standInRoadSecond))])
+			b.WriteString(standInEstates[r.IntN(len(standInEstates))])
 			i = j
 			continue
 		case c >= '0' && c <= '9' && first:

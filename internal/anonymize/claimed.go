@@ -18,6 +18,17 @@ type claimed struct {
 // digits folded to ASCII, or the text itself). With reshaped, its stand-in
 // is written in the original's form (full-width digits, separators).
 func (w *claimed) claim(start, end int, c class, key string, reshaped bool) {
+	form := func(_, standIn string) string { return standIn }
+	if reshaped {
+		form = reshape
+	}
+	w.claimForm(start, end, c, key, form)
+}
+
+// claimForm is claim with the stand-in written as form makes it of the
+// original and the stand-in of key (a landline's international form
+// leaves out the 0 its key has).
+func (w *claimed) claimForm(start, end int, c class, key string, form func(orig, standIn string) string) {
 	orig := w.s[start:end]
 	w.b.WriteString(w.rest(w.s[w.done:start]))
 	switch {
@@ -28,11 +39,7 @@ func (w *claimed) claim(start, end int, c class, key string, reshaped bool) {
 	case w.p.check:
 		w.p.leak(string(c), orig)
 	default:
-		standIn := w.p.a.r.Replace(c, key)
-		if reshaped {
-			standIn = reshape(orig, standIn)
-		}
-		w.b.WriteString(standIn)
+		w.b.WriteString(form(orig, w.p.a.r.Replace(c, key)))
 		w.p.counts[c]++
 	}
 	w.done = end

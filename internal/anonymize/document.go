@@ -132,10 +132,13 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		x := replaced{Class: Echo, Start: t.s, End: t.e, text: true}
 		if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
-			x.New = p.number(x.Old)
-		} else {
+			x.New = p.labelledNumber(lastKey(t.path), x.Old)
+		} else if t.kind == keyToken {
 			x.Old = t.view(body)
 			x.New = p.str(x.Old)
+		} else {
+			x.Old = t.view(body)
+			x.New = p.labelled(lastKey(t.path), x.Old, p.str)
 		}
 		if x.New != x.Old {
 			x.Old, x.Path = strings.Clone(x.Old), shownPath(t.path)
@@ -159,10 +162,13 @@ func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 			l, _ := lc.At(t.s)
 			p.newLine(line + l - 1)
 		}
-		if t.kind == numberToken {
-			p.number(string(out[t.s:t.e]))
-		} else {
+		switch t.kind {
+		case numberToken:
+			p.labelledNumber(lastKey(t.path), string(out[t.s:t.e]))
+		case keyToken:
 			p.str(t.view(out))
+		default:
+			p.labelled(lastKey(t.path), t.view(out), p.str)
 		}
 	})
 }
@@ -194,6 +200,18 @@ func (a *anonymizer) numberStandIn(v, s string) string {
 	}
 	a.r.dict.addStandIn(n)
 	return n
+}
+
+// lastKey is the end of the last key of a path (its last 64 bytes: the
+// name of the field a value stands in, as far as accountKey reads it),
+// "" for an array's element. It looks at those bytes alone, whatever the
+// path's depth.
+func lastKey(path []byte) string {
+	if len(path) > 0 && path[len(path)-1] == ']' {
+		return ""
+	}
+	tail := path[max(0, len(path)-64):]
+	return string(tail[bytes.LastIndexByte(tail, '.')+1:])
 }
 
 func shownPath(p []byte) string {

@@ -77,14 +77,17 @@ func FuzzStream(f *testing.F) {
 
 // FuzzFreeTextShapes puts any text in a field the spec does not have: what
 // comes out is JSON, and --check finds no bank card, landline or mobile
-// number, bank account nor street address left in it that is not a stand-in the run
-// wrote.
+// number, bank account, street address nor name in pinyin left in it that
+// is not a stand-in the run wrote.
 func FuzzFreeTextShapes(f *testing.F) {
 	f.Add("卡号6222 0212 3456 7890 128，户名张三")
 	f.Add("６２２２０２１２３４５６７８９０１２８ 6217-0012-3456-7893")
 	f.Add("62170012-3456-7893-1234-567890123456 1784563214567891233 1742198400000")
 	f.Add("tel 138 1234 5678 4111111111111111x")
 	f.Add("电话（０２１）６２３４５６７８ 0571-8888666-12 400-810-8888 (010) 62345678")
+	f.Add("送至上海市浦东新区张江路口，住翠苑小区5幢2单元301室 金色家园12号楼 华东区域销售路线 共3栋楼 小区3栋")
+	f.Add("联系人 Zhang Wei, ZHANG Wei / Wei ZHANG <zw@x.cn> Hong Kong Long Range Li Na2 Wang Xiaoming.")
+	f.Add("+86 21 6234 5678 (+86) 10-62345678 0086 571 8888 6666 +86 (0)755 2666 8888 ＋８６　２１　６２３４５６７８")
 	f.Add("开户行及账号：中国工商银行上海市分行 1001 2345 0910 0123 456 账户余额 1234567890.50")
 	f.Add("收货地址：浙江省杭州市西湖区文三路478号华星时代广场A座1201室，送至长宁区延安西路200弄12号和南锣鼓巷胡同３号院")
 	f.Fuzz(func(t *testing.T, text string) {
@@ -101,7 +104,7 @@ func FuzzFreeTextShapes(f *testing.F) {
 			t.Fatalf("valid JSON in, invalid out: %q", out)
 		}
 		for _, l := range a.check(context.Background(), out, 1) {
-			if l.Kind == string(bankCard) || l.Kind == string(landline) || l.Kind == string(mobile) || l.Kind == string(streetAddress) || l.Kind == string(bankAccount) {
+			if l.Kind == string(bankCard) || l.Kind == string(landline) || l.Kind == string(mobile) || l.Kind == string(streetAddress) || l.Kind == string(bankAccount) || l.Kind == string(pinyinName) {
 				t.Errorf("--check finds %s %s in %s (from %q)", l.Kind, l.Text, out, text)
 			}
 		}

@@ -21,6 +21,14 @@ import (
 // city) and a 400 number's prefix are kept; the local number becomes
 // another of its length, the brackets, separators and full-width digits
 // where they were.
+//
+// Written in the international form (+86 21 6234 5678, +86-10-62345678,
+// 0086 571 8888 6666, (+86) 21-62345678, +86 (0)21 6234 5678), the area
+// code loses its 0 and the country code comes first, set off by a
+// separator or brackets as the area code is. Such a number is the same
+// number as its national form, and gets the same stand-in, written in the
+// international form again: the country code and separators kept, the
+// area code without its 0.
 
 // landline is the class of a landline number, found by its shape.
 const landline class = "landline number"
@@ -29,7 +37,8 @@ const landline class = "landline number"
 // and the text between them searched by rest. In a check it returns s and
 // records each one as a leak.
 func (p *pass) landlines(s string, rest func(string) string) string {
-	if strings.IndexByte(s, '0') < 0 && !strings.Contains(s, "０") {
+	// Every area code has a 0, written or (after +86) not.
+	if strings.IndexByte(s, '0') < 0 && !strings.Contains(s, "０") && !strings.Contains(s, "86") && !strings.Contains(s, "８６") {
 		return rest(s)
 	}
 	w := &claimed{p: p, s: s, rest: rest}
@@ -37,6 +46,18 @@ func (p *pass) landlines(s string, rest func(string) string) string {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		p.tick(n)
+		if r == '0' || r == '０' || r == '(' || r == '（' || r == '+' || r == '＋' {
+			if area := intlPrefixAt(s, i); area > i && !numberGlue(prev) {
+				if end, folded := intlLandlineAt(s, area); end > area {
+					w.claimForm(area, end, landline, folded, func(orig, standIn string) string {
+						return reshape(orig, standIn[len(folded)-foldedLen(s[area:end]):])
+					})
+					i = end
+					prev, before = 0, 0
+					continue
+				}
+			}
+		}
 		if r == '0' || r == '０' || r == '(' || r == '（' || r == '4' || r == '４' || r == '8' || r == '８' {
 			if !numberGlue(prev) {
 				end, folded := landlineAt(s, i)
@@ -117,6 +138,88 @@ const (
 	closeBracket = ")）"
 )
 
+// intlPrefixAt returns where the number after the mainland's country code
+// written at s[i] starts (+86, ＋８６ or 0086, in brackets or not, then a
+// separator and a (0) if any), or i when no country code is written there.
+func intlPrefixAt(s string, i int) int {
+	j, bracket := i, false
+	if k := oneOf(s, j, openBracket); k > 0 {
+		j, bracket = k, true
+	}
+	plus := false
+	if k := oneOf(s, j, "+＋"); k > 0 {
+		j, plus = k, true
+	}
+	cc, j := digitsAt(s, j)
+	if plus && cc != "86" || !plus && cc != "0086" {
+		return i
+	}
+	if bracket {
+		if j = oneOf(s, j, closeBracket); j < 0 {
+			return i
+		}
+	}
+	if k := oneOf(s, j, landlineSeps); k > 0 {
+		j = k
+	}
+	// The trunk 0 some write in brackets: +86 (0)21 ….
+	if k := oneOf(s, j, openBracket); k > 0 {
+		if d, m := digitsAt(s, k); d == "0" {
+			if c := oneOf(s, m, closeBracket); c > 0 {
+				j = c
+			}
+		}
+	}
+	return j
+}
+
+// intlLandlineAt returns the end of the landline number written after a
+// country code, starting at s[i] with its area code (its 0 left out, or
+// not: +86 021 …), and its digits in the national form, with the 0 (i when
+// none starts there). Unlike the national form's, the area code in two or
+// three digits may be set off by a separator alone (+86 21 6234 5678).
+func intlLandlineAt(s string, i int) (end int, folded string) {
+	j, bracket := i, false
+	if k := oneOf(s, j, openBracket); k > 0 {
+		j, bracket = k, true
+	}
+	area, j := digitsAt(s, j)
+	national := area
+	if !strings.HasPrefix(area, "0") {
+		national = "0" + area
+	}
+	if !areaCode(national) {
+		return i, ""
+	}
+	if bracket {
+		if j = oneOf(s, j, closeBracket); j < 0 {
+			return i, ""
+		}
+		if k := oneOf(s, j, landlineSeps); k > 0 {
+			j = k
+		}
+	} else if j = oneOf(s, j, landlineSeps); j < 0 {
+		return i, ""
+	}
+	local, j := digitsAt(s, j)
+	end, local = localNumber(s, j, local)
+	if end < 0 {
+		return i, ""
+	}
+	return end, national + local
+}
+
+// foldedLen counts the digits of s, ASCII or full-width.
+func foldedLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if c, _, ok := foldRune(r); ok && isDigit(c) {
+			n++
+		}
+	}
+	return n
+}
+
 // landlineAt returns the end of the landline number that starts at s[i],
 // and its digits (i when none does).
 func landlineAt(s string, i int) (end int, folded string) {
@@ -163,23 +266,40 @@ func landlineAt(s string, i int) (end int, folded string) {
 	default:
 		return i, ""
 	}
+	if first != "400" && first != "800" {
+		if j, local = localNumber(s, j, local); j < 0 {
+			return i, ""
+		}
+	} else if landlineGlued(s, j) {
+		return i, ""
+	}
+	return j, first + local
+}
+
+// localNumber returns the end of the local number after an area code whose
+// first group of digits, local, ends at s[j], and its digits (-1 when it is
+// none).
+func localNumber(s string, j int, local string) (end int, digits string) {
 	// A local number in two groups, as business cards print it (6234
 	// 5678, 888 6666): one separator, then four digits.
-	if first != "400" && first != "800" && (len(local) == 3 || len(local) == 4) {
+	if len(local) == 3 || len(local) == 4 {
 		if k := oneOf(s, j, landlineSeps); k > 0 {
 			if more, m := digitsAt(s, k); len(more) == 4 {
 				local, j = local+more, m
 			}
 		}
 	}
-	if first != "400" && first != "800" && (len(local) < 7 || len(local) > 8 || local[0] < '2') {
-		return i, ""
+	if len(local) < 7 || len(local) > 8 || local[0] < '2' || landlineGlued(s, j) {
+		return -1, ""
 	}
-	// A letter, a digit or a decimal point after it: a longer token.
-	if r, _ := utf8.DecodeRuneInString(s[j:]); j < len(s) && (numberGlue(r) && r != '-' && r != '－' || r == '.' && j+1 < len(s) && isDigit(s[j+1])) {
-		return i, ""
-	}
-	return j, first + local
+	return j, local
+}
+
+// landlineGlued reports whether what follows a number ending at s[j] makes
+// it part of a longer token: a letter, a digit or a decimal point.
+func landlineGlued(s string, j int) bool {
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	return j < len(s) && (numberGlue(r) && r != '-' && r != '－' || r == '.' && j+1 < len(s) && isDigit(s[j+1]))
 }
 
 // areaCode reports whether d is a mainland area code: 010, 020 to 029, or

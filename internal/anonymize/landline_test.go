@@ -46,6 +46,21 @@ func TestLandlineNumbersAreReplaced(t *testing.T) {
 		// stand-in --check must not read as a landline).
 		{"inside a number in groups", "尺寸 1200 0302 5645 3071 mm, 订单 2026 0571 8888 6666 号", "", ""},
 		{"two landlines one after the other", "电话 021-62345678 0571-88886666", "88886666", "电话 021-99999999 0571-99999999"},
+		// The international form: the country code, then the area code
+		// without its 0.
+		{"+86 and spaces", "电话 +86 21 5555 1234", "5555 1234", "电话 +86 21 9999 9999"},
+		{"+86 and hyphens", "tel +86-10-62345678", "62345678", "tel +86-10-99999999"},
+		{"0086", "0086 571 8888 6666 ext", "8888 6666", "0086 571 9999 9999 ext"},
+		{"+86 in brackets", "(+86) 21-62345678", "62345678", "(+86) 21-99999999"},
+		{"the trunk 0 in brackets", "+86 (0)21 6234 5678", "6234 5678", "+86 (0)21 9999 9999"},
+		{"the area code in brackets", "+86 (755) 26668888", "26668888", "+86 (755) 99999999"},
+		{"the area code with its 0", "+86 021-62345678", "62345678", "+86 021-99999999"},
+		{"full-width", "＋８６　２１　６２３４５６７８", "６２３４５６７８", "＋８６　２１　９９９９９９９９"},
+		{"a local number of a 1 after +86", "+86 21 12345678", "", ""},
+		{"run together after +86", "+86 2162345678", "", ""},
+		{"no area code after +86", "+86 99 62345678, +86 1 62345678", "", ""},
+		{"glued to a word before +86", "v1.2+86 21 62345678", "", ""},
+		{"an amount after +86", "+86 571 8888 6666.50", "", ""},
 	}
 	for _, tt := range tests {
 		a := newTestAnonymizer(t, testKey)
@@ -79,6 +94,18 @@ func matchesForm(s, want string) bool {
 		}
 	}
 	return true
+}
+
+// A landline written in the international form and in the national form
+// is one number with one stand-in, each written in its own form.
+func TestALandlinesInternationalFormHasItsNationalStandIn(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	_, _, s := anonymizeFreeText(t, a, "电话 021-62345678 / +86 21 6234 5678")
+	local := a.r.Replace(landline, "02162345678")[3:]
+	if want := "电话 021-" + local + " / +86 21 " + local[:4] + " " + local[4:]; s != want {
+		t.Errorf("became %q, want %q", s, want)
+	}
 }
 
 // --check reads the output as anonymizing read the input: a landline's

@@ -49,7 +49,7 @@ const (
 
 // Classes lists the classes in the order reports show them.
 func Classes() []class {
-	return []class{personName, companyName, TaxID, code, remark, mobile, landline, IDCard, bankCard, bankAccount, streetAddress, email, Address, Echo}
+	return []class{personName, pinyinName, companyName, TaxID, code, remark, mobile, landline, IDCard, bankCard, bankAccount, streetAddress, email, Address, Echo}
 }
 
 // minKeyLen is the shortest key accepted: a short key can be guessed, and a
@@ -161,6 +161,8 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 		return streetStandIn(f, v)
 	case bankAccount:
 		return accountStandIn(f, v)
+	case pinyinName:
+		return pinyinNameStandIn(f)
 	case email:
 		return emailStandIn(f)
 	case Address:

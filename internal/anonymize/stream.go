@@ -599,7 +599,7 @@ func (a *anonymizer) headers(p *pass, h http.Header) {
 				// nobody, and its year is no staff code 2026.
 				continue
 			}
-			if vals[i] = p.escaped(v, false); addrs {
+			if vals[i] = p.labelled(name, v, func(v string) string { return p.escaped(v, false) }); addrs {
 				vals[i] = p.addresses(vals[i])
 			}
 		}

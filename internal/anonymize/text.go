@@ -76,7 +76,11 @@ func (p *pass) text(s string) string {
 	// account's stand-in's first eleven as a mobile).
 	return p.landlines(s, func(s string) string {
 		return p.accounts(s, func(s string) string {
-			return p.streetAddresses(s, p.between)
+			return p.streetAddresses(s, func(s string) string {
+				return p.placesWithoutDoor(s, func(s string) string {
+					return p.pinyinNames(s, p.between)
+				})
+			})
 		})
 	})
 }
@@ -367,7 +371,11 @@ func (p *pass) query(q string) string {
 	changed := false
 	for i, kv := range parts {
 		k, v, eq := strings.Cut(kv, "=")
-		nk, nv := p.escaped(k, true), p.escaped(v, true)
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		nk, nv := p.escaped(k, true), p.labelled(name, v, func(v string) string { return p.escaped(v, true) })
 		if nk != k || nv != v {
 			changed = true
 			if parts[i] = nk; eq {

@@ -63,13 +63,17 @@ copied to a temporary file, removed after; a value too short to search
 for inside words, as a staff code 0038, where it stands as a token of its
 own), and anything shaped like a tax id, a mobile, a landline number (area
 code and local number set apart: 021-62345678, (0755)26668888,
-400-810-8888), an identity-card number, a street address (a road and
+400-810-8888, +86 21 6234 5678), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
-it), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
+it; a road after its district, 上海市浦东新区张江路; an estate's building,
+翠苑小区3栋), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
-of four), a bank account after its label (账号, 账户, 开户行及账号:
-a bank's name, then 9 to 30 digits) or an email address (which becomes one at
-example.com), is replaced by its stand-in. Stand-ins are one to one within a class.
+of four), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
+a bank's name, then 9 to 30 digits; or under a field, query parameter or
+header so named: 开户账号, bankAccount, account_no), a person's name in pinyin (a common
+surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang) or
+an email address (which becomes one at example.com), is replaced by its
+stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
 become ones of the documentation ranges (loopback stays).
 
@@ -85,8 +89,8 @@ whsim replay --sign standard --secret whsec_... instead.
 --check scans the output as anonymizing scans the input and exits 1 on any
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
-card number, a labelled bank account, a street address or an email
-address. A report of what was replaced goes to stderr.`,
+card number, a labelled bank account, a street address, a name in pinyin
+or an email address. A report of what was replaced goes to stderr.`,
 		Example: `  whsim anonymize --key "$KEY" calls.ndjson > fixtures/calls.ndjson
   whsim anonymize monday.ndjson tuesday.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY
   whsim anonymize --key "$KEY" --check --resign whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw calls.ndjson --out shared.ndjson
@@ -101,7 +105,7 @@ address. A report of what was replaced goes to stderr.`,
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address or email address")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or email address")
 	return cmd
 }
 
