@@ -31,32 +31,15 @@ func jsonUnescaped(b []byte) []byte {
 			i++
 			continue
 		}
-		switch e := b[i+1]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
+		// The escapes of one letter, each for the byte under it.
+		const escaped, unescaped = "\"\\/bfnrt", "\"\\/\b\f\n\r\t"
+		if k := strings.IndexByte(escaped, b[i+1]); k >= 0 {
+			out = append(out, unescaped[k])
 			i += 2
-		case 'b':
-			out = append(out, '\b')
-			i += 2
-		case 'f':
-			out = append(out, '\f')
-			i += 2
-		case 'n':
-			out = append(out, '\n')
-			i += 2
-		case 'r':
-			out = append(out, '\r')
-			i += 2
-		case 't':
-			out = append(out, '\t')
-			i += 2
-		case 'u':
-			r, n := unicodeEscape(b[i:])
-			if n == 0 {
-				out = append(out, c)
-				i++
-				continue
-			}
+			continue
+		}
+		switch r, n := unicodeEscape(b[i:]); {
+		case n > 0:
 			out = utf8.AppendRune(out, r)
 			i += n
 		default:

@@ -22,6 +22,8 @@ func TestSearchFindsWhatThePageShows(t *testing.T) {
 		{"an escaped key", `{"\u6536\u6b3e\u5355\u7f16\u53f7":"SKD1"}`, "", "收款单编号", true},
 		{"a surrogate pair", `{"x":"\ud83d\ude00"}`, "", "😀", true},
 		{"escaped slashes", `{"url":"https:\/\/erp.example\/webhook\/erp"}`, "", "/webhook/erp", true},
+		{"escaped quotes and a tab", `{"note":"say \"hi\"\tnow","b":"\b\f\n\r\\"}`, "", `say "hi"` + "\tnow", true},
+		{"an escape of one letter not JSON's", `{"note":"a\qb"}`, "", `a\qb`, true},
 		{"escaped, case folded", `{"code":"\u0041BC"}`, "", "abc", true},
 		{"escaped, not there", `{"name":"\u82cf\u5dde"}`, "", "杭州", false},
 		{"the escape itself still found", `{"name":"\u82cf"}`, "", `\u82cf`, true},
