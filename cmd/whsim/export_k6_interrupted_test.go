@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // export k6 --out DIR stopped by Ctrl-C while it writes leaves the files
@@ -25,21 +22,7 @@ func TestExportK6InterruptedLeavesTheFiles(t *testing.T) {
 	}
 	// 100,000 calls: some 170 MB of data, seconds of writing.
 	cmd := exec.Command("whsim", "export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "all", "--count", "25000", "--out", dir)
-	errs := startWithStderr(t, cmd)
-	// Polls for the event; the bound only guards against a hang.
-	for deadline := time.Now().Add(time.Minute); !generateWriting(dir); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("export was not seen writing:\n%s", errs.text())
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err := errs.exited(t, cmd, time.Minute)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Errorf("exit %v, want 130", err)
-	}
+	interruptWhileWriting(t, cmd, dir)
 	for name, text := range earlier {
 		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != text {
 			t.Errorf("%s holds %d bytes starting %q, want the earlier file", name, len(b), b[:min(len(b), 40)])

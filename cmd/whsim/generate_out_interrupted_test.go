@@ -25,21 +25,7 @@ func TestGenerateOutInterruptedLeavesTheFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command("whsim", "generate", "--event", "all", "--count", "1000000", "--out", out)
-			errs := startWithStderr(t, cmd)
-			// Polls for the event; the bound only guards against a hang.
-			for deadline := time.Now().Add(time.Minute); !generateWriting(dir); time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("generate was not seen writing:\n%s", errs.text())
-				}
-			}
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			err := errs.exited(t, cmd, time.Minute)
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-				t.Errorf("exit %v, want 130", err)
-			}
+			errs := interruptWhileWriting(t, cmd, dir)
 			if b, _ := os.ReadFile(out); string(b) != earlier {
 				t.Errorf("--out holds %d bytes starting %q, want the earlier file", len(b), b[:min(len(b), 40)])
 			}
@@ -51,6 +37,28 @@ func TestGenerateOutInterruptedLeavesTheFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// interruptWhileWriting starts cmd, sends it SIGINT once it is seen
+// writing in dir (generateWriting: a poll for the event, its bound only
+// against a hang) and checks that it exits 130; its stderr is returned.
+func interruptWhileWriting(t *testing.T, cmd *exec.Cmd, dir string) *stderrLines {
+	t.Helper()
+	errs := startWithStderr(t, cmd)
+	for deadline := time.Now().Add(time.Minute); !generateWriting(dir); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not seen writing:\n%s", cmd.Args[1], errs.text())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := errs.exited(t, cmd, time.Minute)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("exit %v, want 130", err)
+	}
+	return errs
 }
 
 // generateWriting says whether a file in dir other than the earlier one has
