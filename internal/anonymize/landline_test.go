@@ -16,11 +16,9 @@ import (
 // alike and name nobody are kept byte for byte.
 func TestLandlineNumbersAreReplaced(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, text string
-		gone       string // what must not survive ("": the text is kept)
-		want       string // the form of what it became (see matchesForm)
-	}{
+	// Each row: its name, the text, what must not be left of it ("": the
+	// text is kept), and the form it becomes (see matchesForm).
+	checkFreeText(t, []freeTextRow{
 		{"area code and hyphen", "联系电话021-62345678，找财务", "62345678", "联系电话021-99999999，找财务"},
 		{"four-digit area code, seven digits", "tel 0571-8888666 ext", "8888666", "tel 0571-9999999 ext"},
 		{"with a space", "电话 010 62345678", "62345678", "电话 010 99999999"},
@@ -61,21 +59,7 @@ func TestLandlineNumbersAreReplaced(t *testing.T) {
 		{"no area code after +86", "+86 99 62345678, +86 1 62345678", "", ""},
 		{"glued to a word before +86", "v1.2+86 21 62345678", "", ""},
 		{"an amount after +86", "+86 571 8888 6666.50", "", ""},
-	}
-	for _, tt := range tests {
-		a := newTestAnonymizer(t, testKey)
-		body, out, s := anonymizeFreeText(t, a, tt.text)
-		if tt.gone == "" {
-			if s != tt.text {
-				t.Errorf("%s: %q became %q", tt.name, tt.text, s)
-			}
-			continue
-		}
-		if strings.Contains(s, tt.gone) || !matchesForm(s, tt.want) {
-			t.Errorf("%s: %q became %q, want the form %q", tt.name, tt.text, s, tt.want)
-		}
-		checkAgrees(t, a, tt.name, body, out)
-	}
+	}, matchesForm)
 }
 
 // matchesForm reports whether s has the form want: a 9 in want stands for
