@@ -612,6 +612,10 @@ var errTrailerCut = errors.New("unexpected EOF reading trailer")
 // early (past MaxBodyRead, or cut off: the answer still counts) and what
 // left no answer at all.
 func unfinished(err error) (body, failed error) {
+	if err == nil {
+		// Most answers: errors.As would put be on the heap, a call each.
+		return nil, nil
+	}
 	var be bodyError
 	switch {
 	case errors.Is(err, errOver):

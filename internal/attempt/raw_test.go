@@ -3,6 +3,7 @@ package attempt
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -293,5 +294,32 @@ func asWorker(d *Deliverer, pool [][]Template, n int, report func(*Result)) {
 	}
 	if bb != nil {
 		bb.Release()
+	}
+}
+
+// TestUnfinishedSplitsReadErrors: what ends an answer's body early still
+// counts as an answer; anything else left none. Most answers end with no
+// error, and that costs nothing (errors.As's target escaped, an
+// allocation a call on send's fast path).
+func TestUnfinishedSplitsReadErrors(t *testing.T) {
+	cut := bodyError{io.ErrUnexpectedEOF}
+	for _, tc := range []struct {
+		name             string
+		err              error
+		wantBody, wantEr error
+	}{
+		{"a whole answer", nil, nil, nil},
+		{"a body past MaxBodyRead", errOver, errOver, nil},
+		{"a body cut off", cut, io.ErrUnexpectedEOF, nil},
+		{"the same, wrapped", fmt.Errorf("reading: %w", cut), io.ErrUnexpectedEOF, nil},
+		{"no answer", io.EOF, nil, io.EOF},
+	} {
+		body, failed := unfinished(tc.err)
+		if !errors.Is(body, tc.wantBody) || (body == nil) != (tc.wantBody == nil) || !errors.Is(failed, tc.wantEr) || (failed == nil) != (tc.wantEr == nil) {
+			t.Errorf("%s: unfinished = %v, %v; want %v, %v", tc.name, body, failed, tc.wantBody, tc.wantEr)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { unfinished(nil) }); n != 0 {
+		t.Errorf("unfinished(nil): %v allocations, want 0", n)
 	}
 }

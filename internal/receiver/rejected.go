@@ -292,7 +292,7 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := c.Conn.Read(p)
-	if n == 0 && err != nil && timeout(err) && !c.aborting.Load() {
+	if n == 0 && err != nil && !c.aborting.Load() && timeout(err) {
 		// A read whose deadline (ReadHeaderTimeout, ReadTimeout) is past
 		// fails before it looks, and a loaded machine may hold the
 		// connection's goroutine that long while the sender's bytes wait
@@ -683,6 +683,13 @@ func diagnose(head []byte, cut bool) string {
 // only on an error: errors.As's target escapes, which cost every read an
 // allocation.
 func timeout(err error) bool {
+	// The errors met here are mostly *net.OpError, a net.Error itself:
+	// asserted without errors.As, whose reflection's deep stack made
+	// net/http's background read (a goroutine a call, its read aborted
+	// by a past deadline) grow its stack, a copy a call.
+	if ne, ok := err.(net.Error); ok {
+		return ne.Timeout()
+	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }

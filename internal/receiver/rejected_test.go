@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -512,5 +515,32 @@ func TestHeadReadPastItsDeadline(t *testing.T) {
 	// Nothing more in the socket: the deadline decides, as before.
 	if _, err := sc.Read(buf); err == nil || !timeout(err) {
 		t.Fatalf("second Read: %v, want the timeout", err)
+	}
+}
+
+// TestTimeoutReadsDeadlinesWithoutAllocating: timeout runs on the read
+// net/http aborts after every call (its background read, given a past
+// deadline), so it answers a net.Error without errors.As (whose target
+// escaped, an allocation a call, and whose reflection grew that
+// goroutine's stack, a copy a call), and still finds a wrapped one.
+func TestTimeoutReadsDeadlinesWithoutAllocating(t *testing.T) {
+	deadline := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a read past its deadline", deadline, true},
+		{"the same, wrapped", fmt.Errorf("reading the head: %w", deadline), true},
+		{"a reset", reset, false},
+		{"no net error", io.ErrUnexpectedEOF, false},
+	} {
+		if got := timeout(tc.err); got != tc.want {
+			t.Errorf("%s: timeout = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { timeout(deadline) }); n != 0 {
+		t.Errorf("timeout of a net.Error: %v allocations, want 0", n)
 	}
 }
