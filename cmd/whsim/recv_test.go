@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/tls"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,6 +18,8 @@ import (
 // with urlPath ("", "/", "/hook") to readyFile and serves until SIGINT or
 // SIGTERM; stopping, when not nil, runs before the server closes (a handler
 // that holds calls lets them go). It returns the receiver's exit code.
+// With RECV_TLS_CA set it serves https, and writes the CA that signs its
+// certificate to the file RECV_TLS_CA names.
 //
 // The URL is written to a temporary file and renamed, so a script waiting
 // for readyFile never reads half of it. The signals are caught before the
@@ -29,9 +34,25 @@ func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping 
 		return 1
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	scheme := "http"
+	if ca := os.Getenv("RECV_TLS_CA"); ca != "" {
+		// Over TLS, with a certificate of httptest's whose CA goes to
+		// the file RECV_TLS_CA names, for --cacert.
+		ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+		ts.StartTLS()
+		cert := ts.TLS.Certificates[0]
+		pemCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+		ts.Close()
+		if err := os.WriteFile(ca, pemCA, 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return 1
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}})
+		scheme = "https"
+	}
 	go srv.Serve(ln)
 	tmp := readyFile + ".tmp"
-	if err := os.WriteFile(tmp, []byte("http://"+ln.Addr().String()+urlPath+"\n"), 0o644); err == nil {
+	if err := os.WriteFile(tmp, []byte(scheme+"://"+ln.Addr().String()+urlPath+"\n"), 0o644); err == nil {
 		err = os.Rename(tmp, readyFile)
 	}
 	if err != nil {

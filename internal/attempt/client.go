@@ -8,15 +8,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
-	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/tlsconf"
 )
 
 // DefaultTimeout is the time limit of one attempt (--timeout) for send,
@@ -64,37 +61,19 @@ const (
 )
 
 // ErrNoCerts says a CA file held no PEM certificate.
-var ErrNoCerts = errors.New("no PEM certificate found")
+var ErrNoCerts = tlsconf.ErrNoCerts
 
 // NewClient builds the client. Never http.DefaultClient: it has no timeout,
 // a pool of two idle connections per host, and follows redirects, which
 // turns a POST into a GET that loses the body.
 func NewClient(o ClientOptions) (*http.Client, error) {
 	conc := max(o.Concurrency, 1)
-	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure, //nolint:gosec // the user asked, and was warned
-		// HTTP/2 offered first, as net/http's own HTTP/2 support would.
-		NextProtos: []string{http2Proto, "http/1.1"}}
-	if o.RootCAs != nil {
-		// A copy: the caller's pool may change after the client is made.
-		tlsConf.RootCAs = o.RootCAs.Clone()
+	tlsConf, err := tlsconf.Config(tlsconf.Options{Insecure: o.Insecure, CAFile: o.CAFile, RootCAs: o.RootCAs})
+	if err != nil {
+		return nil, err
 	}
-	if o.CAFile != "" {
-		pem, err := readCAFile(o.CAFile)
-		if err != nil {
-			return nil, err
-		}
-		pool := tlsConf.RootCAs
-		if pool == nil {
-			pool, err = x509.SystemCertPool()
-			if err != nil || pool == nil {
-				pool = x509.NewCertPool()
-			}
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, ErrNoCerts
-		}
-		tlsConf.RootCAs = pool
-	}
+	// HTTP/2 offered first, as net/http's own HTTP/2 support would.
+	tlsConf.NextProtos = []string{http2Proto, "http/1.1"}
 	dialer := &net.Dialer{Timeout: min(o.Timeout, 10*time.Second), KeepAlive: 30 * time.Second}
 	if o.Timeout <= 0 {
 		dialer.Timeout = 10 * time.Second
@@ -195,30 +174,4 @@ type idleClosing struct {
 func (t idleClosing) CloseIdleConnections() {
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
-}
-
-// maxCAFile bounds a CA file: a system's whole bundle is under a MiB.
-const maxCAFile = 16 << 20
-
-// readCAFile reads --cacert: a regular file only. A FIFO would hold the
-// open until a writer came, deaf to Ctrl-C and SIGTERM, and a device
-// (/dev/zero) would be read without end; both are said at once.
-func readCAFile(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if m := fi.Mode(); !m.IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s): want a file of PEM certificates", name, ctxio.FileKind(m))
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxCAFile+1))
-	if err == nil && len(b) > maxCAFile {
-		err = fmt.Errorf("%s: larger than %d MiB: not a file of CA certificates", name, maxCAFile>>20)
-	}
-	return b, err
 }

@@ -3,6 +3,7 @@ package receiver
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -24,7 +25,9 @@ import (
 // call whose sender did not, and undo the receiver's gzip: the receiver
 // would see a header the sender never sent, the sender an answer the
 // receiver never gave).
-func newClient(conns int, timeout time.Duration) *http.Client {
+// tlsConf is an https receiver's (listen's --insecure and --cacert), nil
+// for the system's roots.
+func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		Proxy: nil, // a local receiver, never through a proxy
@@ -35,6 +38,7 @@ func newClient(conns int, timeout time.Duration) *http.Client {
 			}
 			return &countedConn{Conn: c}, nil
 		},
+		TLSClientConfig:       tlsConf, // HTTP/1.1 only: ForceAttemptHTTP2 is off
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,
 		IdleConnTimeout:       90 * time.Second,

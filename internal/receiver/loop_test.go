@@ -24,8 +24,8 @@ func TestForwardLoopStops(t *testing.T) {
 	ua, _ := url.Parse(srvA.URL)
 	ub, _ := url.Parse(srvB.URL)
 	memA, memB := &memRecorder{}, &memRecorder{}
-	a = New(Config{ForwardTo: ub, Capture: memA, Client: newClient(4, 5*time.Second)})
-	b = New(Config{ForwardTo: ua, Capture: memB, Client: newClient(4, 5*time.Second)})
+	a = New(Config{ForwardTo: ub, Capture: memA, Client: newClient(4, 5*time.Second, nil)})
+	b = New(Config{ForwardTo: ua, Capture: memB, Client: newClient(4, 5*time.Second, nil)})
 	defer a.Close()
 	defer b.Close()
 

@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -28,6 +29,9 @@ type Options struct {
 	MaxBody   string // a size: 10MiB, 512KiB
 	// Faults are --fault specs (KIND=RATE[:ARG]), for forwarded calls only.
 	Faults []string
+	// TLS is how an https ForwardTo is trusted (listen's --insecure and
+	// --cacert); nil for the system's roots.
+	TLS *tls.Config
 }
 
 // optionError is a setting of Options that is wrong, named as listen's
@@ -82,7 +86,7 @@ func (o Options) Config() (Config, error) {
 			return cfg, &optionError{Option: "forward-to", Value: strconv.Quote(te.URL), Err: errors.New(te.Why)}
 		}
 		cfg.ForwardTo = u
-		cfg.Client = newClient(64, 30*time.Second)
+		cfg.Client = newClient(64, 30*time.Second, o.TLS)
 	}
 	if len(o.Faults) > 0 {
 		if cfg.ForwardTo == nil {

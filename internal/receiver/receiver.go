@@ -210,7 +210,7 @@ func New(cfg Config) *Receiver {
 		cfg.Now = time.Now
 	}
 	if cfg.ForwardTo != nil && cfg.Client == nil {
-		cfg.Client = newClient(16, 30*time.Second)
+		cfg.Client = newClient(16, 30*time.Second, nil)
 	}
 	r := &Receiver{
 		cfg:      cfg,

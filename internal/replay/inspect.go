@@ -9,6 +9,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/tlsconf"
 )
 
 // replayTimeout bounds a replay from the page, as send's --timeout default.
@@ -19,6 +20,20 @@ const replayTimeout = 10 * time.Second
 // byte, one attempt) and says what came back, credentials in the answer
 // masked.
 func One(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
+	return oneWith(ctx, rec, u, attempt.ClientOptions{Timeout: replayTimeout})
+}
+
+// OneWith is One trusting https targets as tls says (listen's --insecure
+// and --cacert): the replay box's first target is the receiver listen
+// passes calls on to.
+func OneWith(tls tlsconf.Options) func(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
+	co := attempt.ClientOptions{Timeout: replayTimeout, Insecure: tls.Insecure, CAFile: tls.CAFile, RootCAs: tls.RootCAs}
+	return func(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
+		return oneWith(ctx, rec, u, co)
+	}
+}
+
+func oneWith(ctx context.Context, rec *capture.Record, u string, co attempt.ClientOptions) inspect.Replayed {
 	out := inspect.Replayed{URL: u}
 	target, err := endpoint.ParseTarget(u)
 	if err != nil {
@@ -30,7 +45,7 @@ func One(ctx context.Context, rec *capture.Record, u string) inspect.Replayed {
 		out.Error = err.Error()
 		return out
 	}
-	client, err := attempt.NewClient(attempt.ClientOptions{Timeout: replayTimeout})
+	client, err := attempt.NewClient(co)
 	if err != nil {
 		out.Error = err.Error()
 		return out

@@ -27,6 +27,7 @@ import (
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/tlsconf"
 )
 
 // runRerun is check --rerun: the failed cases of a report, sent again.
@@ -408,14 +409,7 @@ func openRegular(name string) (*os.File, error) {
 
 // curlTLSOf are the curl flags of the run's TLS settings.
 func curlTLSOf(opts *checkOptions) []string {
-	var out []string
-	if opts.Insecure {
-		out = append(out, "-k")
-	}
-	if opts.CACert != "" {
-		out = append(out, "--cacert", opts.CACert)
-	}
-	return out
+	return tlsconf.CurlFlags(tlsconf.Options{Insecure: opts.Insecure, CAFile: opts.CACert})
 }
 
 // rerunProbe sets the probe the effects cases are asked with: --probe or

@@ -60,11 +60,14 @@ func (t Token) Shown(a *cmdutil.App, ui *inspect.UI) string {
 	return strings.Replace(ui.URL, t.Value, "****", 1) + " (the token is --ui-token's, set in the environment or the config file)"
 }
 
-// Start serves the inspector, headers masked and replay on, on
+// Start serves the inspector, headers masked and replay on (replay.One
+// unless opts has its own), on
 // addr until ctx is done, and warns when other machines can reach it.
 func Start(ctx context.Context, a *cmdutil.App, addr string, opts inspect.Options) (*inspect.UI, error) {
 	opts.Mask = termsafe.MaskHeaders
-	opts.Replay = replay.One
+	if opts.Replay == nil {
+		opts.Replay = replay.One
+	}
 	opts.Version = a.Build.Resolve().Version
 	ui, err := inspect.Start(ctx, addr, opts)
 	if err != nil {

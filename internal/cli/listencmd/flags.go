@@ -49,6 +49,9 @@ func (o *listenOptions) registerForwardFlags(cmd *cobra.Command) {
 	f.StringVar(&o.Probe, "probe", "", "with --forward-to: at the stop, ask the receiver about each document passed on with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}), as check's effects do")
 	f.StringVar(&o.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
 	f.StringArrayVar(&o.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question (repeatable)")
+	f.BoolVarP(&o.Insecure, "insecure", "k", false, "with --forward-to: do not verify the https receiver's TLS certificate (nor --probe's)")
+	f.StringVar(&o.CACert, "cacert", "", "with --forward-to: trust the CA certificates in this PEM file, the https receiver's private CA (and --probe's)")
+	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 	f.DurationVar(&o.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored: a probe that does not match is asked again, with backoff, until then (0: once)")
 }
 

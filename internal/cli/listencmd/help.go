@@ -4,7 +4,7 @@ package listencmd
 // and docs/reference.md are made from it.
 
 const helpUse = "listen [--addr 127.0.0.1:8080] [--path <path>] [--capture <file.ndjson>] [--status <code>] " +
-	"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url> [--fault <KIND=RATE[:ARG]>]... [--probe <url-template>|--probe-cmd <command>]] " +
+	"[--delay <d>] [--fail-rate <ratio>] [--respond '<EVENT>=<code>,<code>,...']... [--forward-to <url> [--fault <KIND=RATE[:ARG]>]... [--probe <url-template>|--probe-cmd <command>] [--cacert <ca.pem>|--insecure]] " +
 	"[--max-body <size>] [--fsync always|interval|never] [--ready-file <file>] [--ui 127.0.0.1:4040 [--ui-token <token>]] [--output text|json] [-v]"
 
 const helpShort = "Receive webhook calls: show, check and record each one"
@@ -16,7 +16,9 @@ records each call, byte for byte, before it is answered, for validate and replay
 Answers: --status (default 200), --delay, --fail-rate (answer 500 for that
 share of calls) and per-event sequences --respond EVENT=500,500,200 (the last
 code repeats) show how a sender retries. --forward-to passes every call on to
-your own receiver and returns its answer instead.
+your own receiver and returns its answer instead; an https receiver whose
+certificate a private CA signed (mkcert, a self-signed dev server) is
+trusted with --cacert ca.pem, or unchecked with --insecure.
 
 With --forward-to, --fault KIND=RATE[:ARG] puts a real sender's worst day
 on that share of the calls, at most one fault per call, drawn from --seed,
@@ -67,6 +69,7 @@ const helpExample = `  whsim listen
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
   whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}/{code}'
+  whsim listen --forward-to https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem"
   whsim listen --output json | jq -c 'select(.verdict != "valid")'
   whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
   whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`

@@ -31,9 +31,11 @@ import (
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/ready"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/replay"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/tlsconf"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -53,6 +55,14 @@ type listenOptions struct {
 	ProbeCmd     string
 	ProbeHeaders []string
 	Settle       time.Duration
+
+	// How an https receiver behind listen is trusted, for the calls
+	// passed on and the probe: --insecure, --cacert.
+	Insecure bool
+	CACert   string
+	// tlsTyped says --insecure or --cacert is on the command line (not
+	// only in the environment or the config file, where send's may be).
+	tlsTyped bool
 
 	// answerFlags names the response flags the user set; they make no
 	// sense with --forward-to, where the receiver answers.
@@ -78,6 +88,7 @@ func New(a *cmdutil.App) *cobra.Command {
 				}
 			}
 			opts.UIToken.Typed = cmd.Flags().Changed("ui-token")
+			opts.tlsTyped = cmd.Flags().Changed("insecure") || cmd.Flags().Changed("cacert")
 			return runListen(cmd.Context(), a, opts)
 		}),
 	}
@@ -109,6 +120,20 @@ func (o *listenOptions) validate() (receiver.Config, error) {
 	if len(o.Receiver.Faults) > 0 && o.Receiver.ForwardTo == "" {
 		return receiver.Config{}, cmdutil.Usagef("--fault needs --forward-to: faults are put on the way to your receiver, and only there")
 	}
+	if o.Receiver.ForwardTo == "" {
+		if o.tlsTyped {
+			return receiver.Config{}, cmdutil.Usagef("--insecure and --cacert need --forward-to: they say how listen trusts the https receiver it passes calls on to (and --probe asks)")
+		}
+	} else if o.Insecure || o.CACert != "" {
+		conf, err := tlsconf.Config(o.tlsOptions())
+		switch {
+		case errors.Is(err, tlsconf.ErrNoCerts):
+			return receiver.Config{}, cmdutil.Usagef("--cacert %s: %w", o.CACert, err)
+		case err != nil:
+			return receiver.Config{}, cmdutil.Usagef("--cacert: %w", err)
+		}
+		o.Receiver.TLS = conf
+	}
 	cfg, err := o.Receiver.Config()
 	if err != nil {
 		return cfg, cmdutil.Usagef("--%w", err)
@@ -137,6 +162,28 @@ func (o *listenOptions) validate() (receiver.Config, error) {
 	return cfg, nil
 }
 
+// tlsWarnings are what --insecure and --cacert, given with --forward-to,
+// do that the user may not expect: no check of the certificate, or
+// nothing at all when no call listen makes is https.
+func (o *listenOptions) tlsWarnings(cfg receiver.Config) []string {
+	if cfg.ForwardTo == nil || !o.Insecure && o.CACert == "" {
+		return nil
+	}
+	https := cfg.ForwardTo.Scheme == "https" || strings.HasPrefix(strings.ToLower(o.Probe), "https:")
+	switch {
+	case !https && o.tlsTyped:
+		return []string{"--insecure and --cacert do nothing: --forward-to and --probe are http://, no TLS"}
+	case https && o.Insecure:
+		return []string{"--insecure: the receiver's TLS certificate is not verified"}
+	}
+	return nil
+}
+
+// tlsOptions are --insecure and --cacert.
+func (o *listenOptions) tlsOptions() tlsconf.Options {
+	return tlsconf.Options{Insecure: o.Insecure, CAFile: o.CACert}
+}
+
 // listenProbeTimeout bounds one probe question at the stop.
 const listenProbeTimeout = 10 * time.Second
 
@@ -148,10 +195,17 @@ func (o *listenOptions) probe() (probe.Probe, error) {
 		if err != nil {
 			return nil, cmdutil.Usagef("--probe-header: %w", err)
 		}
-		p, err := probe.ParseURL(o.Probe, &http.Client{Timeout: listenProbeTimeout}, h)
+		client := &http.Client{Timeout: listenProbeTimeout}
+		if o.Receiver.TLS != nil {
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			tr.TLSClientConfig = o.Receiver.TLS.Clone()
+			client.Transport = tr
+		}
+		p, err := probe.ParseURL(o.Probe, client, h)
 		if err != nil {
 			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(o.Probe), err)
 		}
+		p.CurlTLS = tlsconf.CurlFlags(o.tlsOptions()) // ask again by hand as listen asked
 		return p, nil
 	case o.ProbeCmd != "":
 		return &probe.Cmd{Run: o.ProbeCmd, Timeout: listenProbeTimeout}, nil
@@ -163,6 +217,9 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 	cfg, err := opts.validate()
 	if err != nil {
 		return err
+	}
+	for _, w := range opts.tlsWarnings(cfg) {
+		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), w)
 	}
 	// listen | head -1: a write to a stdout whose reader went away
 	// returns EPIPE instead of SIGPIPE killing listen (no summary, the
@@ -408,6 +465,9 @@ func (r *listenSession) observe() {
 	r.inspector = inspect.Options{Store: store, Token: o.UIToken.Value}
 	if r.cfg.ForwardTo != nil {
 		r.inspector.ForwardTo = r.cfg.ForwardTo.String() // the replay box's first target
+		if o.Insecure || o.CACert != "" {
+			r.inspector.Replay = replay.OneWith(o.tlsOptions()) // trusted as the calls passed on
+		}
 	}
 }
 
