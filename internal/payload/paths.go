@@ -1,10 +1,12 @@
 package payload
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/suggest"
 )
@@ -53,7 +55,7 @@ func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 			continue
 		}
 		var lacking, having []string
-		var hint string
+		var hint, asNumber string
 		var last path
 		var bad *unknownPathError
 		for _, e := range events {
@@ -61,6 +63,9 @@ func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 			switch {
 			case !missing:
 				having = append(having, e.Name)
+				if asNumber == "" {
+					asNumber = numberForString(spec.Body(e, shape), ov)
+				}
 			case len(at) < len(ov.Path):
 				if bad == nil {
 					bad = &unknownPathError{Path: ov.Path, At: at, Event: e.Name, Shape: shape, Hint: h}
@@ -86,8 +91,30 @@ func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 			warnings = append(warnings, fmt.Sprintf("--set %s: no field %s in %s (%s shape), added as an unknown field%s",
 				ov.Path, last, strings.Join(lacking, ", "), shape, hint))
 		}
+		if asNumber != "" {
+			warnings = append(warnings, asNumber)
+		}
 	}
 	return warnings, nil
+}
+
+// numberForString is the warning for a set that gives a string field of
+// the model body a JSON number, "" for any other set. The value is taken as
+// JSON when it parses, so the digits a user types for a tax id, an employee
+// number or an invoice number are sent as a number, a type error, unless
+// quoted; the warning says how. (A number may be the edge case meant: it is
+// sent as given.)
+func numberForString(body spec.Field, ov Override) string {
+	raw, ok := ov.Value.(json.RawMessage)
+	if !ok || len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return ""
+	}
+	f, ok := modelAt(body, ov.Path)
+	if !ok || f.Type != spec.String {
+		return ""
+	}
+	return fmt.Sprintf("--set %s: %s is sent as a JSON number, but %s is a string; to send the string, quote it: --set %s",
+		ov.Path, raw, f.Name, shellcmd.Quote(ov.Path.String()+`="`+string(raw)+`"`))
 }
 
 // underMap reports whether the last key of p is a key of a map (an Object

@@ -38,6 +38,16 @@ func TestCheckPaths(t *testing.T) {
 		{[]spec.Event{rcp, inv}, spec.Described, "data.staffNme=foo", "", `added as an unknown field (did you mean "staffName"?)`},
 		{spec.Events(), spec.Described, "data.cod=1", "", `(did you mean "code"?)`},
 		{[]spec.Event{inv}, spec.Described, "requestId=abc", "", ""},
+		// A digits-only value for a string field is JSON, a number: the
+		// tax id, employee number or invoice number a user types is sent
+		// as one unless quoted, which the warning says how to do.
+		{[]spec.Event{inv}, spec.Described, "data.taxCode=310104710932064", "", `--set data.taxCode: 310104710932064 is sent as a JSON number, but taxCode is a string; to send the string, quote it: --set 'data.taxCode="310104710932064"'`},
+		{[]spec.Event{inv}, spec.Sample, "data.records.0.itemCode=1001", "", `--set data.records.0.itemCode: 1001 is sent as a JSON number, but itemCode is a string; to send the string, quote it: --set 'data.records.0.itemCode="1001"'`},
+		{[]spec.Event{rcp}, spec.Described, "data.收款明细.0.编号=2", "", `is sent as a JSON number, but 编号 is a string`},
+		{[]spec.Event{inv}, spec.Described, `data.taxCode="310104710932064"`, "", ""},
+		{[]spec.Event{inv}, spec.Described, "data.taxCode=null", "", ""},
+		{[]spec.Event{inv}, spec.Described, "data.items.0.quantity=3", "", ""},
+		{[]spec.Event{inv}, spec.Described, "data.staffCode=0012", "", ""}, // not JSON: the string already
 		// through a scalar or with a bad index: Apply's to say
 		{[]spec.Event{inv}, spec.Described, "data.code.x=1", "", ""},
 		{[]spec.Event{inv}, spec.Described, "data.items.x.quantity=1", "", ""},

@@ -746,7 +746,7 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		add(rulePath, "path "+strconv.Quote(rec.Path)+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
 	}
 	if !c.HasEvent {
-		add(validate.RuleQueryEvent, "query has no businessType (want one of "+eventList()+")")
+		add(validate.RuleQueryEvent, "query has "+spec.NoEvent(rec.Query)+" (want one of "+eventList()+")")
 	} else if other, ok := spec.QueryConflict(rec.Query); ok {
 		add(validate.RuleQueryEvent, "query names businessType twice, "+strconv.Quote(c.Event)+" and "+strconv.Quote(other)+": receivers read either (Go and Express the first, PHP the last)")
 	}

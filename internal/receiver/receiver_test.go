@@ -362,6 +362,30 @@ func TestOddCallsFlagged(t *testing.T) {
 	}
 }
 
+// TestQueryPairSkippedNamed: a call whose businessType pair does not parse
+// (a ';' in it) is not said to have no businessType: the finding names the
+// pair that Go drops and other receivers read.
+func TestQueryPairSkippedNamed(t *testing.T) {
+	t.Parallel()
+	srv, obs, _ := start(t, Config{})
+	resp, err := srv.Client().Post(srv.URL+"/webhook?businessType="+ev+";x=1", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	srv.Close()
+	var got []string
+	for _, f := range obs.calls[0].Findings {
+		if f.Rule == validate.RuleQueryEvent {
+			got = append(got, f.Message)
+		}
+	}
+	want := "query has no businessType a Go receiver reads: its pair \"businessType=" + ev + ";x=1\" does not parse (invalid semicolon separator in query), so Go's URL.Query drops it, while receivers that split on '&' alone (Express, PHP) read it (want one of " + eventList() + ")"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("query-event findings %q, want [%q]", got, want)
+	}
+}
+
 func TestCaptureFailureAnswers500(t *testing.T) {
 	t.Parallel()
 	mem := &memRecorder{err: errors.New("disk full")}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -33,6 +34,38 @@ func QueryEvent(rawQuery string) (string, bool) {
 		return "", false
 	}
 	return q.Get(QueryParam), true
+}
+
+// QuerySkipped returns the first pair of a raw query that names QueryParam
+// but does not parse (a ';' in it, a bad escape), and why, for a query
+// QueryEvent finds no event in: a Go receiver's Request.URL.Query drops such
+// a pair, while receivers that split on '&' alone (Express, PHP) read it, so
+// "the query has no businessType" would be half the truth.
+func QuerySkipped(rawQuery string) (string, error) {
+	for q := rawQuery; q != ""; {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		k, _, _ := strings.Cut(pair, "=")
+		if name, err := url.QueryUnescape(k); err != nil || name != QueryParam {
+			continue
+		}
+		if _, err := url.ParseQuery(pair); err != nil {
+			return pair, err
+		}
+	}
+	return "", nil
+}
+
+// NoEvent says what a raw query that QueryEvent finds no event in holds:
+// "no businessType", or, when its businessType pair does not parse, that
+// pair, why, and who reads it anyway.
+func NoEvent(rawQuery string) string {
+	pair, err := QuerySkipped(rawQuery)
+	if err == nil {
+		return "no " + QueryParam
+	}
+	return fmt.Sprintf("no %s a Go receiver reads: its pair %q does not parse (%v), so Go's URL.Query drops it, while receivers that split on '&' alone (Express, PHP) read it",
+		QueryParam, pair, err)
 }
 
 // QueryConflict returns a value of QueryParam that differs from the first,

@@ -107,3 +107,31 @@ func TestQueryConflict(t *testing.T) {
 		}
 	}
 }
+
+// TestQuerySkipped: a businessType pair that does not parse is found, with
+// why, so that "no businessType" is not said of a query that names one.
+func TestQuerySkipped(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		q, pair, why string
+	}{
+		{"businessType=A;b=1", "businessType=A;b=1", "invalid semicolon separator in query"},
+		{"x=1&businessType=A;b=1", "businessType=A;b=1", "invalid semicolon separator in query"},
+		{"businessType=%zz", "businessType=%zz", `invalid URL escape "%zz"`},
+		{"business%54ype=A;b", "business%54ype=A;b", "invalid semicolon separator in query"},
+		{"a=1;businessType=A", "", ""}, // split on '&' alone, the name is "a": no businessType either way
+		{"businessType=A", "", ""},
+		{"", "", ""},
+		{"x=%zz", "", ""},
+		{"businesstype=A;b", "", ""},
+	} {
+		pair, err := QuerySkipped(c.q)
+		why := ""
+		if err != nil {
+			why = err.Error()
+		}
+		if pair != c.pair || why != c.why {
+			t.Errorf("QuerySkipped(%q) = %q, %q; want %q, %q", c.q, pair, why, c.pair, c.why)
+		}
+	}
+}

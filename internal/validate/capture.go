@@ -99,7 +99,7 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) []Finding {
 	event, ok := spec.QueryEvent(query)
 	if !ok {
-		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has no businessType", query))
+		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has %s", query, spec.NoEvent(query)))
 		return append(fs, v.checkBody(body, "", utf8OK)...)
 	}
 	if event == "" {

@@ -177,7 +177,13 @@ func (c *checker) slotPath(of spec.Datum, r *record) string {
 }
 
 // Amounts carry two decimals: values that agree to half a cent agree.
+// A product or sum past a double's range (汇率 1e305) is infinite, and the
+// slack on an infinite value is infinite too: such a value is near nothing,
+// since no field holds it (validate refuses one that does as a type error).
 func near(a, b float64) bool {
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return false
+	}
 	return math.Abs(a-b) <= 0.005+roundoff(math.Max(math.Abs(a), math.Abs(b)))
 }
 
@@ -215,7 +221,7 @@ func (c *checker) receiptLedger() {
 					}
 					if want := r.v[amount] * rate; !near(r.v[base], want) {
 						c.emitAt(rBaseCurrency, int(r.off[base]), c.slotPath(cv.Base, r),
-							"%s is %s, want %s × %s %s = %s", l.name[cv.Base], fmtAmt(r.v[base]), l.name[cv.Amount], l.name[cv.Rate], strconv.FormatFloat(rate, 'f', -1, 64), fmtAmt(want))
+							"%s is %s, want %s × %s %s = %s", l.name[cv.Base], fmtAmt(r.v[base]), l.name[cv.Amount], l.name[cv.Rate], fmtNum(rate), fmtAmt(want))
 					}
 				}
 			}
@@ -255,8 +261,10 @@ func (c *checker) lineTax() {
 		}
 		amount := it.v[qty] * it.v[price]
 		ok := false
+		// An amount past a double's range has infinite slack and would
+		// match every tax: no rate gives a tax that a field can hold.
 		for _, r := range spec.VATRates() {
-			if math.Abs(it.v[tax]-amount*float64(r)/100) <= spec.LineTaxTolerance+roundoff(math.Abs(amount)) {
+			if !math.IsInf(amount, 0) && math.Abs(it.v[tax]-amount*float64(r)/100) <= spec.LineTaxTolerance+roundoff(math.Abs(amount)) {
 				ok = true
 				break
 			}
@@ -264,10 +272,31 @@ func (c *checker) lineTax() {
 		if !ok {
 			c.emitAt(rLineTax, int(it.off[tax]), c.slotPath(tx.Tax, &it),
 				"%s is %s, but %s × %s = %s and no VAT rate (%s) gives it",
-				l.name[tx.Tax], fmtAmt(it.v[tax]), strconv.FormatFloat(it.v[qty], 'f', -1, 64),
-				strconv.FormatFloat(it.v[price], 'f', -1, 64), fmtAmt(amount), spec.VATRateList())
+				l.name[tx.Tax], fmtAmt(it.v[tax]), fmtNum(it.v[qty]),
+				fmtNum(it.v[price]), fmtAmt(amount), spec.VATRateList())
 		}
 	}
 }
 
-func fmtAmt(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+// fmtAmt writes an amount with its cents. Past 1e21, where cents mean
+// nothing in a double, it takes the exponent form (1e+300) rather than
+// three hundred digits; an infinite one is a product or sum that
+// overflowed.
+func fmtAmt(f float64) string {
+	if math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', 2, 64)
+	}
+	return fmtNum(f)
+}
+
+// fmtNum writes a number as short as it reads back, in exponent form past
+// 1e21 as JavaScript does.
+func fmtNum(f float64) string {
+	switch {
+	case math.IsInf(f, 0):
+		return "a number beyond the range of a double (±1.8e308)"
+	case math.Abs(f) < 1e21:
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}

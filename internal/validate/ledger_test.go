@@ -52,6 +52,7 @@ func TestLedgerPlacesEveryAmount(t *testing.T) {
 func TestLedgerRelations(t *testing.T) {
 	t.Parallel()
 	rec, inv := load(t, "receipt.json"), load(t, "invoice.json")
+	const beyondDouble = "a number beyond the range of a double (±1.8e308)"
 	tests := []struct {
 		name, body, rule string
 		want             []string // path: message, in the order reported
@@ -78,6 +79,22 @@ func TestLedgerRelations(t *testing.T) {
 		{"large line tax", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.10`), ruleLineTax,
 			[]string{"data.items[0].tax: tax is 13000000.10, but 1 × 100000000 = 100000000.00 and no VAT rate (" + spec.VATRateList() + ") gives it"}},
 		{"large line tax within 0.06", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.05`), ruleLineTax, nil},
+		// A product or sum past a double's range is infinite; it is no
+		// amount the field can hold, so it is reported, not taken as near.
+		{"rate past a double", edit(t, rec, `"汇率": 1.0000`, `"汇率": 1e305`), ruleBaseCurrency, []string{
+			"data.收款明细[0].应收金额本位币-隐: 应收金额本位币-隐 is 198306.44, want 应收金额 × 汇率 1e+305 = " + beyondDouble,
+			"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.50, want 应收金额 × 汇率 1e+305 = " + beyondDouble,
+			"data.收款单.应收金额本位币: 应收金额本位币 is 315811.94, want 应收金额 × 汇率 1e+305 = " + beyondDouble,
+			"data.收款单.实收金额本位币: 实收金额本位币 is 315811.94, want 实收金额 × 汇率 1e+305 = " + beyondDouble,
+		}},
+		{"line tax past a double", edit(t, inv, `"quantity": 91,`, `"quantity": 1e200,`, `"price": 253.00`, `"price": 1e200`), ruleLineTax,
+			[]string{"data.items[0].tax: tax is 2992.99, but 1e+200 × 1e+200 = " + beyondDouble + " and no VAT rate (" + spec.VATRateList() + ") gives it"}},
+		{"lines total past a double", edit(t, rec, `"应收金额": 198306.44`, `"应收金额": 1.7e308`, `"应收金额": 117505.50`, `"应收金额": 1.7e308`), ruleTotals,
+			[]string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to " + beyondDouble}},
+		// Amounts too large for cents print in exponent form, not as
+		// hundreds of digits.
+		{"huge outstanding", edit(t, rec, `"未核销金额": 315811.94`, `"未核销金额": 1e300`), ruleOutstanding,
+			[]string{"data.收款单.未核销金额: 未核销金额 is 1e+300, want 315811.94 − 0.00 = 315811.94"}},
 	}
 	v := mustNew(t, Options{})
 	for _, tt := range tests {

@@ -313,6 +313,31 @@ func TestCheckCapture(t *testing.T) {
 	}
 }
 
+// TestCaptureQueryPairSkipped: a captured query whose businessType pair does
+// not parse (a ';', a bad escape) is not said to have no businessType: the
+// finding names the pair, why Go drops it, and that other receivers read it.
+func TestCaptureQueryPairSkipped(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	body := []byte(load(t, "receipt.json"))
+	tests := []struct{ query, want string }{
+		{"businessType=CREATE_RECEIVABLE_DOC;x=1", `the captured query "businessType=CREATE_RECEIVABLE_DOC;x=1" has no businessType a Go receiver reads: its pair "businessType=CREATE_RECEIVABLE_DOC;x=1" does not parse (invalid semicolon separator in query), so Go's URL.Query drops it, while receivers that split on '&' alone (Express, PHP) read it`},
+		{"x=1&businessType=%zz", `the captured query "x=1&businessType=%zz" has no businessType a Go receiver reads: its pair "businessType=%zz" does not parse (invalid URL escape "%zz"), so Go's URL.Query drops it, while receivers that split on '&' alone (Express, PHP) read it`},
+		{"x=1", `the captured query "x=1" has no businessType`},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, f := range v.checkRequest(body, tt.query, false) {
+			if f.Rule == RuleQueryEvent {
+				got = append(got, f.Message)
+			}
+		}
+		if len(got) != 1 || got[0] != tt.want {
+			t.Errorf("query %q: query-event findings %q, want [%q]", tt.query, got, tt.want)
+		}
+	}
+}
+
 func TestConcurrentUse(t *testing.T) {
 	t.Parallel()
 	v := mustNew(t, Options{})
