@@ -90,7 +90,8 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 // Main's signal handling: the completion scripts and the commands' tests
 // (through package clitest) run whsim so.
 func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
-	root := newRootCmd(a, commandNamed(args))
+	only := commandNamed(args)
+	root := newRootCmd(a, only)
 	// cobra writes help, usage and --version through its own writer and
 	// drops the write's error: --help > /dev/full exited 0 where any
 	// other output that could not be written is exit 2.
@@ -102,7 +103,7 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		err = cobraOut.err
 	}
 	if err != nil && !a.Ran {
-		err = a.NotRun(cmd, args, err)
+		err = a.NotRun(cmd, args, err, configTree(a, root, only))
 	}
 	switch {
 	case err == nil:
@@ -257,16 +258,7 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 	return func(cmd *cobra.Command, args []string) error {
 		a.CommandLine = map[string]bool{}
 		cmd.Flags().Visit(func(f *pflag.Flag) { a.CommandLine[f.Name] = true })
-		// The config's keys are checked against every command's flags,
-		// so a file is read against the whole tree, built for another
-		// app so that its flags do not reset this one's.
-		tree := func() *cobra.Command {
-			if only == "" {
-				return cmd.Root()
-			}
-			return newRootCmd(&cmdutil.App{Streams: a.Streams, Build: a.Build, Now: a.Now}, "")
-		}
-		sources, err := cmdutil.LoadConfig(cmd, a.ConfigPath, tree)
+		sources, err := cmdutil.LoadConfig(cmd, a.ConfigPath, configTree(a, cmd.Root(), only))
 		if err != nil {
 			return err
 		}
@@ -282,6 +274,18 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 		a.OutColor = tty.Colors(!noColor && (forced || a.Streams.OutTTY && !dumb))
 		a.ErrColor = tty.Colors(!noColor && (forced || a.Streams.ErrTTY && !dumb))
 		return nil
+	}
+}
+
+// configTree returns the command tree a config file's keys are checked
+// against: every command's flags, so root when it holds the whole tree,
+// else a tree built for another app so that its flags do not reset a's.
+func configTree(a *cmdutil.App, root *cobra.Command, only string) func() *cobra.Command {
+	return func() *cobra.Command {
+		if only == "" {
+			return root
+		}
+		return newRootCmd(&cmdutil.App{Streams: a.Streams, Build: a.Build, Now: a.Now}, "")
 	}
 }
 

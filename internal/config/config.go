@@ -188,11 +188,24 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 				sections = append(sections, sub)
 			}
 		}
+		// A key given twice: YAML forbids it, and yaml.v3 reads a node
+		// tree without a word, so the second silently won (a section
+		// given twice merged).
+		first := map[string]int{}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i], m.Content[i+1]
 			if v.Kind == yaml.AliasNode {
 				v = v.Alias
 			}
+			if line, ok := first[k.Value]; ok {
+				where := ""
+				if prefix != "" {
+					where = " under " + strings.TrimSuffix(prefix, ".")
+				}
+				errs = append(errs, fmt.Errorf("key %q%s in %s, line %d: given already on line %d; give it once", k.Value, where, name, k.Line, line))
+				continue
+			}
+			first[k.Value] = k.Line
 			if j := slices.Index(subs, k.Value); j >= 0 {
 				sub := sections[j]
 				if v.Kind != yaml.MappingNode {

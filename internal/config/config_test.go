@@ -68,6 +68,13 @@ func TestLoad(t *testing.T) {
 		{name: "key of another section", body: "generate:\n  url: x\n", err: `unknown key "url" under generate in F, line 2`},
 		{name: "every unknown key", body: "urll: x\nsead: 1\n", err: "unknown key \"urll\" in F, line 1 (did you mean \"url\"?)\nunknown key \"sead\" in F, line 2 (did you mean \"seed\"?)"},
 		{name: "section not a mapping", body: "send: http://x\n", err: "send in F, line 1: want keys of the send command under it, such as send: {url: ...}"},
+		// a key given twice is refused, not the last one taken
+		{name: "key given twice", body: "seed: 1\nseed: 2\n", err: `key "seed" in F, line 2: given already on line 1; give it once`},
+		{name: "key given twice in a section", body: "generate:\n  seed: 1\n  seed: 2\n",
+			err: `key "seed" under generate in F, line 3: given already on line 2; give it once`},
+		{name: "section given twice", body: "generate:\n  seed: 1\nurl: x\ngenerate:\n  event: [A]\n",
+			err: `key "generate" in F, line 4: given already on line 1; give it once`},
+		{name: "one key bare and in a section", body: "seed: 1\ngenerate:\n  seed: 2\n", keys: []string{"generate.seed", "seed"}},
 		{name: "not a mapping", body: "- seed\n", err: "config file F, line 1: want keys and values (seed: 42)"},
 		{name: "not YAML", body: "seed: [1\n", err: "config file F: line 1: did not find expected ',' or ']'"},
 		// the keys of a second document would set nothing

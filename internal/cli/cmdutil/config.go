@@ -55,6 +55,13 @@ func readsConfig(cmd *cobra.Command) bool {
 // WHSIM_SEED", "config file whsim.yaml, line 3"), so that an error about
 // the value later names its source (App.FlagSources).
 func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command) (map[string]string, error) {
+	return loadConfig(cmd, explicit, tree, nil)
+}
+
+// loadConfig is LoadConfig; only, when not nil, names the flags it fills
+// (the others are left as they are), and then a config file it cannot
+// use leaves those flags to the environment rather than to nothing.
+func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command, only []string) (map[string]string, error) {
 	if !readsConfig(cmd) {
 		return nil, nil
 	}
@@ -67,9 +74,13 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 			fromEnv = " (the config file came from environment " + EnvPrefix + "_CONFIG)"
 		}
 	}
+	var errs []error
 	name, err := config.Find(explicit, "whsim", ConfigName)
 	if err != nil {
-		return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
+		if only == nil {
+			return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
+		}
+		errs, name = append(errs, fmt.Errorf("%w%s", err, fromEnv)), ""
 	}
 	// viper, fresh per run, reads the environment; package config reads
 	// the file, every key of it: a key viper would drop (one left without
@@ -83,15 +94,17 @@ func LoadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command)
 	var file *config.File
 	if name != "" {
 		if file, err = config.Load(name, configSection(tree())); err != nil {
-			return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
+			if only == nil {
+				return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
+			}
+			errs, file = append(errs, fmt.Errorf("%w%s", err, fromEnv)), nil
 		}
 	}
 
 	section := strings.ReplaceAll(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), " ", ".")
-	var errs []error
 	sources := map[string]string{}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Changed || !configurable(f) {
+		if f.Changed || !configurable(f) || only != nil && !slices.Contains(only, f.Name) {
 			return
 		}
 		keys := []string{section + "." + f.Name, f.Name}

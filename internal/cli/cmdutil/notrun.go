@@ -32,13 +32,23 @@ func (a *App) WhenNotRun(cmd *cobra.Command, flags []string, finish func(err err
 }
 
 // NotRun ends cmd, whose run never began, with err (see WhenNotRun); args
-// is the whole command line.
-func (a *App) NotRun(cmd *cobra.Command, args []string, err error) error {
+// is the whole command line, tree builds the whole command tree (as
+// LoadConfig takes it).
+func (a *App) NotRun(cmd *cobra.Command, args []string, err error, tree func() *cobra.Command) error {
 	n, ok := a.notRun[cmd]
 	if !ok {
 		return err
 	}
-	readUnreached(cmd.Flags(), args, n.flags)
+	// --config too: the file that may name the others.
+	readUnreached(cmd.Flags(), args, append(slices.Clip(n.flags), "config"))
+	if a.FlagSources == nil {
+		// cobra refused a flag before the root read the environment and
+		// the config file, or the file could not be used: a --junit set
+		// only in WHSIM_JUNIT (or in the file, for a refused flag) was
+		// never set, and a CI job read last build's file as this one's.
+		// Their errors are not this run's: the first error is.
+		_, _ = loadConfig(cmd, a.ConfigPath, tree, n.flags)
+	}
 	return n.finish(err, wordsBut(cmd.Flags(), args, n.flags))
 }
 
