@@ -991,10 +991,21 @@ func (r *runner) time(c *Case, d, connect time.Duration, timedOut bool) {
 // "got 302 to /elsewhere", "timeout".
 func answer(a attempt.Attempt) string {
 	switch {
+	case a.Status == 0 && a.ClosedAsSent:
+		// Not the receiver refusing this call: a connection its last
+		// answer kept alive ended as the call went out, which an idle
+		// timeout shorter than the sender's does as often as a handler
+		// that dies on the call; a sender makes the call again on a new
+		// connection, which check does not.
+		return attempt.ShortError(a) + " on a kept-alive connection the receiver closed as the call went out, with no answer (its idle timeout, or its handler died on the call; say 'Connection: close' on an answer after which it closes)"
 	case a.Status == 0:
 		return attempt.ShortError(a)
 	case a.Location != "":
 		return fmt.Sprintf("got %d (redirect to %s)", a.Status, a.Location)
+	case a.Status == http.StatusRequestTimeout:
+		// RFC 9110 15.5.9: no refusal of the call, which the receiver
+		// says it never had whole; a sender repeats it, check does not.
+		return "got 408 (the receiver timed out waiting for the call, as one says when it closes an idle kept-alive connection a call just went out on; a sender makes the call again, check does not)"
 	}
 	return fmt.Sprintf("got %d", a.Status)
 }

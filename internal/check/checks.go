@@ -405,6 +405,11 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	case c.AtOnce && bad.Status == 0:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once got no answer (%s) while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
 			len(results)-ok, len(results), answer(bad), ok))
+	case bad.Status == 0:
+		// No answer is no refusal: nothing says the receiver keyed the
+		// copy on anything, so the duplicate-key advice below is not given.
+		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d got no answer (%s) after the first got %d: every delivery of a call must get 2xx",
+			badAt, len(results), answer(bad), first.Status))
 	case c.NewRequestIDs && c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
 			len(results)-ok, len(results), answer(bad), ok, requestIDTrap))

@@ -66,3 +66,61 @@ func TestLoadNamesKeptAliveConnectionsClosedAsCallsWentOut(t *testing.T) {
 		t.Errorf("reason %q, want the kept-alive connections closed as calls went out named", why)
 	}
 }
+
+// A case whose one call went out on a kept-alive connection the receiver
+// closed with no answer says so in its reason: "connection closed" alone
+// reads as the receiver refusing that call, when an idle timeout shorter
+// than the sender's closes a connection just as a call arrives, and a
+// sender would make the call again on a new connection.
+func TestCaseNamesKeptAliveConnectionClosedAsCallWentOut(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for i := 0; ; i++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					if i == 1 {
+						return // the second call: closed unanswered
+					}
+					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+				}
+			}()
+		}
+	}()
+
+	cfg := testConfig(t, "http://"+ln.Addr().String())
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := 0
+	for _, r := range ofCheck(results, acceptsValid) {
+		if r.Status != 0 {
+			continue
+		}
+		closed++
+		if !strings.Contains(r.Reason, "on a kept-alive connection the receiver closed as the call went out") {
+			t.Errorf("%s: reason %q, want the kept-alive connection closed as the call went out named", r.Case.Name, r.Reason)
+		}
+	}
+	if closed == 0 {
+		t.Fatal("no call was closed unanswered: the test receiver did not do its part")
+	}
+}

@@ -1,0 +1,76 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/whsim/whsim/internal/attempt"
+)
+
+// A copy that got no answer was refused by nobody: its reason names the
+// lost answer, not a duplicate key or a requestId the receiver keys on,
+// which would send the user to fix a store that did nothing wrong.
+func TestJudgeDuplicatesNoAnswerIsNoRefusal(t *testing.T) {
+	t.Parallel()
+	ok := attempt.Attempt{Status: 200}
+	closed := attempt.Attempt{Kind: attempt.KindClosed, Err: "EOF", ClosedAsSent: true}
+	conflict := attempt.Attempt{Status: 409}
+	tests := []struct {
+		name        string
+		c           Case
+		second      attempt.Attempt
+		want, never string
+	}{
+		{"serial, no answer", Case{Copies: 4}, closed, "got no answer", "duplicate key"},
+		{"new requestIds serial, no answer", Case{Copies: 4, NewRequestIDs: true}, closed, "got no answer", "not on requestId"},
+		{"new requestIds at once, no answer", Case{Copies: 4, NewRequestIDs: true, AtOnce: true}, closed, "got no answer", "not on requestId"},
+		{"serial, 409", Case{Copies: 4}, conflict, "not refused as a duplicate key", ""},
+		{"new requestIds serial, 409", Case{Copies: 4, NewRequestIDs: true}, conflict, "not on requestId", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := tt.c
+			c.Name = "x"
+			var results []*attempt.Result
+			for i := 0; i < c.Copies; i++ {
+				a := ok
+				if i == 1 {
+					a = tt.second
+				}
+				results = append(results, &attempt.Result{Attempts: []attempt.Attempt{a}})
+			}
+			res := judgeDuplicates(&c, results)
+			if res.Verdict != Fail {
+				t.Fatalf("verdict %s (%s), want FAIL", res.Verdict, res.Reason)
+			}
+			if !strings.Contains(res.Reason, tt.want) || (tt.never != "" && strings.Contains(res.Reason, tt.never)) {
+				t.Errorf("reason %q, want %q and not %q", res.Reason, tt.want, tt.never)
+			}
+		})
+	}
+}
+
+// A 408 is the receiver saying it timed out waiting for the call, which one
+// sends as it closes an idle kept-alive connection a call just went out
+// on: its reason says so, and that a sender would make the call again.
+func TestAnswerSays408IsATimeoutWaitingForTheCall(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a    attempt.Attempt
+		want string
+	}{
+		{attempt.Attempt{Status: 408}, "got 408 (the receiver timed out waiting for the call"},
+		{attempt.Attempt{Status: 500}, "got 500"},
+		{attempt.Attempt{Kind: attempt.KindClosed, ClosedAsSent: true}, "on a kept-alive connection the receiver closed as the call went out"},
+		{attempt.Attempt{Kind: attempt.KindClosed}, "connection closed"},
+	}
+	for _, tt := range tests {
+		if got := answer(tt.a); !strings.HasPrefix(got, tt.want) && !strings.Contains(got, tt.want) {
+			t.Errorf("answer(%+v) = %q, want %q in it", tt.a, got, tt.want)
+		}
+	}
+	if got := answer(attempt.Attempt{Kind: attempt.KindClosed}); strings.Contains(got, "kept-alive") {
+		t.Errorf("answer of a call closed on a new connection = %q, names a kept-alive one", got)
+	}
+}
