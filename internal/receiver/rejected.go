@@ -455,6 +455,13 @@ func (c *watchedConn) Close() error {
 	}
 	c.off = true
 	if c.head != nil {
+		// Emptied before it goes back: a connection that ends while off
+		// (HTTP/2) or after its handler ran (Connection: close, HTTP/1.0)
+		// still holds its last head, which the next connection to take the
+		// buffer would read as the start of its own: another call's bytes
+		// in its record, or the HTTP/2 preface, which turns its watch off
+		// and loses the call it carries.
+		*c.head = (*c.head)[:0]
 		c.l.heads.Put(c.head)
 		c.head = nil
 	}

@@ -190,6 +190,66 @@ func TestUnfinishedHeadsAreCalls(t *testing.T) {
 	}
 }
 
+// A connection's head buffer goes back to a pool when it ends; one that
+// ended holding its last head (an HTTP/1.0 call, closed after its answer;
+// an HTTP/2 one, whose preface the buffer kept) must not hand those bytes
+// to the next connection: a refused request after them was recorded with
+// the call before's head (its Authorization, its path and event), or, behind
+// the HTTP/2 preface, not recorded at all.
+func TestRejectedHeadIsOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	const garbage = "GARBAGE\r\n\r\n"
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, addr string)
+	}{
+		{"after an HTTP/1.0 call", func(t *testing.T, addr string) {
+			// The server closes the connection after the answer: read to
+			// its end, so that its buffer went back first.
+			sendRaw(t, addr, []byte("POST /?businessType="+ev+" HTTP/1.0\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Length: 2\r\n\r\n{}"))
+		}},
+		{"after an HTTP/2 call", func(t *testing.T, addr string) {
+			client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Protocols: &h2c}}
+			resp, err := client.Post("http://"+addr+"/?businessType="+ev, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			client.CloseIdleConnections()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr, _, mem, stop := serveRaw(t, DefaultLimits)
+			const rounds = 20
+			for range rounds {
+				tc.before(t, addr)
+				if answer := sendRaw(t, addr, []byte(garbage)); !bytes.HasPrefix(answer, []byte("HTTP/1.1 400 ")) {
+					t.Fatalf("garbage answered %.40q, want 400", answer)
+				}
+			}
+			stop()
+			rejected := 0
+			for _, rec := range mem.recs {
+				if rec.Rejected == nil {
+					continue
+				}
+				rejected++
+				head, err := rec.Rejected.RawHead()
+				if err != nil || string(head) != garbage || rec.Method != "" || rec.Path != "" || rec.Rejected.HeadBytes != int64(len(garbage)) {
+					t.Errorf("rejected record: method %q path %q head %.120q (%d bytes, %v), want only %q", rec.Method, rec.Path, head, rec.Rejected.HeadBytes, err, garbage)
+				}
+			}
+			if rejected != rounds {
+				t.Errorf("recorded %d refused requests, want %d", rejected, rounds)
+			}
+		})
+	}
+}
+
 // Ordinary calls, on one keep-alive connection and on many, are never
 // taken for rejected ones.
 func TestNoRejectionOnOrdinaryCalls(t *testing.T) {
