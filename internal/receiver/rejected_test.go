@@ -508,6 +508,71 @@ func TestQueuedConnectionsAreCallsOnALoadedMachine(t *testing.T) {
 	}
 }
 
+// TestStopReadsTheCallWaitingOnAnOpenConnection: the stop closes an idle
+// keep-alive connection (or one whose answer just went) while the next
+// call its sender sent waits in the socket, unread by a goroutine a loaded
+// machine has not run yet: that call reached listen, and is reported as
+// one the stop closed, with its whole head (not lost, nor cut to the one
+// byte net/http's background read took).
+func TestStopReadsTheCallWaitingOnAnOpenConnection(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("off Linux what a socket holds is not looked at (drainaccept_other.go)")
+	}
+	t.Parallel()
+	const call = "POST /hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	for _, tc := range []struct {
+		name  string
+		early bool // net/http's background read took the first byte
+	}{
+		{"idle", false},
+		{"first byte read in the background", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			wl, ln, reported := stoppingListener(t)
+			defer ln.Close()
+			client, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.Close()
+			sc, err := wl.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := sc.(*watchedConn)
+			if _, err := client.Write([]byte(call)); err != nil {
+				t.Fatal(err)
+			}
+			if tc.early {
+				c.handed() // the call before's handler runs
+				if n, err := c.Read(make([]byte, 1)); n != 1 || err != nil {
+					t.Fatal(n, err)
+				}
+				c.idle() // its answer went
+			}
+			// On loopback a write is in the peer's socket once it returns;
+			// wait for it all the same, as an event.
+			waiting := len(call)
+			if tc.early {
+				waiting--
+			}
+			for bufferedBytes(c.Conn) < waiting {
+				runtime.Gosched()
+			}
+			wl.stopping.Store(true)
+			c.Close()
+			got := reported()
+			if len(got) != 1 {
+				t.Fatalf("%d calls reported, want the one waiting in the socket", len(got))
+			}
+			if rj := got[0]; string(rj.Head) != call || rj.HeadBytes != int64(len(call)) || rj.Reason != stoppingReason || rj.Status != 0 {
+				t.Errorf("reported head %q (%d bytes), status %d, reason %q; want the whole call, closed as listen stopped", rj.Head, rj.HeadBytes, rj.Status, rj.Reason)
+			}
+		})
+	}
+}
+
 // stoppingListener is a watched listener on 127.0.0.1 that nothing
 // accepts on, as the stop finds one: reported waits until the reports its
 // Close started have returned and gives them.
