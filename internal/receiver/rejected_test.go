@@ -250,6 +250,33 @@ func TestRejectedHeadIsOnlyItsOwn(t *testing.T) {
 	}
 }
 
+// "OPTIONS *" reaches the handler as any call does: net/http used to
+// answer it itself (200, no handler), which listen recorded as a request
+// the server refused, "OK (answered 200)".
+func TestOptionsStarIsACall(t *testing.T) {
+	t.Parallel()
+	addr, obs, mem, stop := serveRaw(t, DefaultLimits)
+	answer := sendRaw(t, addr, []byte("OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+	stop()
+	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 200 ")) {
+		t.Errorf("answered %.40q, want listen's 200", answer)
+	}
+	if len(obs.calls) != 1 || len(mem.recs) != 1 {
+		t.Fatalf("observed %d calls, recorded %d; want 1", len(obs.calls), len(mem.recs))
+	}
+	c := obs.calls[0]
+	if rec := c.Record; rec.Rejected != nil || rec.Method != "OPTIONS" || rec.Path != "*" {
+		t.Fatalf("recorded %s %q (rejected %+v), want OPTIONS * as a call", rec.Method, rec.Path, rec.Rejected)
+	}
+	flagged := false
+	for _, f := range c.Findings {
+		flagged = flagged || f.Rule == ruleMethod
+	}
+	if !flagged {
+		t.Errorf("findings %+v, want %s", c.Findings, ruleMethod)
+	}
+}
+
 // Ordinary calls, on one keep-alive connection and on many, are never
 // taken for rejected ones.
 func TestNoRejectionOnOrdinaryCalls(t *testing.T) {
