@@ -399,20 +399,66 @@ func (c *watchedConn) handed() {
 func (c *watchedConn) idle() {
 	c.mu.Lock()
 	if !c.off {
-		c.watching = true
-		c.resetLocked()
-		if c.head != nil {
-			// An idle connection holds no buffer: the next read takes one.
-			c.l.heads.Put(c.head)
-			c.head = nil
+		// Once the stop began, net/http closes the connection after this
+		// answer without reading on (see keepBehind).
+		behind := c.l.stopping.Load() && c.keepBehind()
+		if !behind {
+			c.resetLocked()
+			if c.head != nil {
+				// An idle connection holds no buffer: the next read takes one.
+				c.l.heads.Put(c.head)
+				c.head = nil
+			}
 		}
-		if c.hasEarly {
+		c.watching = true
+		if c.hasEarly && c.head != nil {
+			*c.head = append(*c.head, c.early)
+			c.seen++
+			c.hasEarly = false
+		} else if c.hasEarly {
 			c.head = c.l.heads.Get().(*[]byte)
 			*c.head = append(*c.head, c.early)
 			c.seen, c.at, c.hasEarly = 1, c.l.now(), false
 		}
 	}
 	c.mu.Unlock()
+}
+
+// keepBehind keeps, as the head of a call of its own, a request pipelined
+// behind the one a handler was handed: read with it into net/http's
+// buffer, it is never read again once the stop began, and net/http closes
+// the connection after that one's answer (Connection: close) without
+// serving it. It reports whether there was one; mu is held.
+func (c *watchedConn) keepBehind() bool {
+	if c.head == nil || int64(len(*c.head)) != c.seen {
+		return false
+	}
+	behind := pipelinedBehind(*c.head)
+	if len(behind) == 0 {
+		return false
+	}
+	at := c.at
+	c.resetLocked()
+	*c.head = append(*c.head, behind...) // copy handles the overlap
+	c.seen, c.at = int64(len(behind)), at
+	return true
+}
+
+// pipelinedBehind is what head holds after its first request, head and
+// body: the requests pipelined behind it. Nil when that request is not
+// whole in head.
+func pipelinedBehind(head []byte) []byte {
+	r := bytes.NewReader(head)
+	br := bufio.NewReader(r)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return nil
+	}
+	if _, err := io.Copy(io.Discard, req.Body); err != nil {
+		return nil
+	}
+	left := br.Buffered() + r.Len()
+	return head[len(head)-left:]
 }
 
 // SetReadDeadline notes whether t is an abort rather than a bound (a time
@@ -437,6 +483,9 @@ func (c *watchedConn) Close() error {
 	// loaded machine (20,000 calls at 64 senders, stopped half way: 64 such
 	// calls, their senders told "connection closed", none recorded). It
 	// reached listen: read here, it is a call listen closed while stopping.
+	if !c.watching && !c.off && !c.answering && c.l.stopping.Load() && c.keepBehind() {
+		c.watching = true
+	}
 	queued := c.watching && !c.off && !c.drained && c.l.stopping.Load() && c.takeQueued()
 	var rj *Rejection
 	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue

@@ -395,6 +395,72 @@ func TestPipelinedRejectedRequestIsACall(t *testing.T) {
 	}
 }
 
+// A request pipelined behind one in flight when the stop begins was read
+// with it into net/http's buffer, and net/http, stopping, closes the
+// connection after that one's answer without reading on: it is a call
+// listen closed while stopping, reported with its head, not dropped
+// unseen.
+func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
+	t.Parallel()
+	const first = "POST /1?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	const behind = "POST /2?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+	obs, mem := &observed{}, &memRecorder{}
+	arrived := make(chan struct{}, 1)
+	rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, Delay: time.Hour,
+		Now: func() time.Time {
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
+			return time.Now()
+		}})
+	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	conn, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Write([]byte(first + behind)) // one write: read together
+	<-arrived                          // the first call's handler runs (its --delay holds it)
+	cancel()
+	// The stop began once the listener refuses connections.
+	for {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			break
+		}
+		c.Close()
+		runtime.Gosched()
+	}
+	rcv.EndWaits() // the first call is answered now
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	answer, _ := io.ReadAll(conn)
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	rcv.Close()
+	if n := bytes.Count(answer, []byte("HTTP/1.1 ")); n != 1 {
+		t.Errorf("answered %q, want the first call's answer alone", answer)
+	}
+	if len(mem.recs) != 2 || len(obs.calls) != 2 {
+		t.Fatalf("recorded %d, observed %d; want both calls", len(mem.recs), len(obs.calls))
+	}
+	rec := mem.recs[1]
+	if rec.Rejected == nil {
+		t.Fatalf("second record %+v, want the pipelined call, rejected", rec)
+	}
+	head, _ := rec.Rejected.RawHead()
+	if rec.Path != "/2" || string(head) != behind || rec.Rejected.Reason != stoppingReason {
+		t.Errorf("second record %+v (rejected %+v), want the pipelined call, closed as listen stopped", rec, rec.Rejected)
+	}
+}
+
 // net/http reads one byte in the background while a handler runs; when
 // the next request's first byte comes then, the head of that request, if
 // it is refused, still starts with it.
