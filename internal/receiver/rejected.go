@@ -483,10 +483,14 @@ func (c *watchedConn) Close() error {
 	// loaded machine (20,000 calls at 64 senders, stopped half way: 64 such
 	// calls, their senders told "connection closed", none recorded). It
 	// reached listen: read here, it is a call listen closed while stopping.
+	queued := c.watching && !c.off && !c.drained && c.l.stopping.Load() && c.takeQueued()
+	// So is a request pipelined behind the one a handler was handed, in
+	// net/http's buffer (see keepBehind).
 	if !c.watching && !c.off && !c.answering && c.l.stopping.Load() && c.keepBehind() {
 		c.watching = true
+		c.takeQueued() // and what followed it into the socket
+		queued = true
 	}
-	queued := c.watching && !c.off && !c.drained && c.l.stopping.Load() && c.takeQueued()
 	var rj *Rejection
 	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue
 	if (c.drained || queued) && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
