@@ -69,8 +69,12 @@ func TestOpenAppend(t *testing.T) {
 	}{
 		{"new.ndjson", "", Appending{}},
 		{"held.ndjson", "{\"capture\":1}\n{\"capture\":1}\n", Appending{Records: 2, Counted: true}},
-		{"torn.ndjson", "{\"capture\":1}\n{\"ca", Appending{Records: 2, Counted: true, Torn: true}},
-		{"torn-first.ndjson", "{\"capture\":1,\"ti", Appending{Records: 1, Counted: true, Torn: true}},
+		// A torn line is no record: readers skip it.
+		{"torn.ndjson", "{\"capture\":1}\n{\"ca", Appending{Records: 1, Counted: true, Torn: true}},
+		{"torn-first.ndjson", "{\"capture\":1,\"ti", Appending{Records: 0, Counted: true, Torn: true}},
+		// A whole record without its newline (an editor dropped it) is
+		// one, and no torn line.
+		{"unended.ndjson", "{\"capture\":1}\n{\"capture\":1}", Appending{Records: 2, Counted: true}},
 		{"blank.ndjson", "\n\n", Appending{Records: 0, Counted: true}},
 	} {
 		path := filepath.Join(dir, tt.name)
@@ -121,6 +125,37 @@ func TestOpenAppendRefusesWhatIsNoCapture(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(path); string(b) != tt.held {
 			t.Errorf("%s: changed to %q", tt.name, b)
+		}
+	}
+}
+
+// lastLineStart finds the last line however long it is: reading backwards
+// a block at a time, across blocks.
+func TestLastLineStart(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 150<<10)
+	for _, tt := range []struct {
+		name, content string
+		want          int64
+	}{
+		{"one line", "abc", 0},
+		{"two lines", "ab\ncd", 3},
+		{"ends in a newline", "ab\n", 3},
+		{"last line over a block", "ab\n" + long, 3},
+		{"newline a block back", long + "\n" + long, int64(len(long)) + 1},
+	} {
+		path := filepath.Join(t.TempDir(), "c.ndjson")
+		if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := lastLineStart(f, int64(len(tt.content)))
+		f.Close()
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %d, %v; want %d", tt.name, got, err, tt.want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -90,7 +91,8 @@ var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &
 // OpenFile opens path for appending, creating it with mode 0600: captures
 // hold whatever the sender put in its headers, secrets included. When the
 // file ends in a torn line (a crash while writing), the next record starts
-// on a fresh line and torn reports it; readers skip the torn line.
+// on a fresh line and torn reports it; readers skip the torn line. (A whole
+// record that only lacks its newline gets one too, and is no torn line.)
 func OpenFile(path string, mode Sync) (file *File, torn bool, err error) {
 	return openFile(path, mode, syncDir)
 }
@@ -127,8 +129,8 @@ func openFile(path string, mode Sync, syncDir func(dir string) error) (file *Fil
 		f.Close()
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
-	torn, err = endsTorn(f)
-	if err == nil && torn {
+	unended, torn, err := endsUnended(f)
+	if err == nil && unended {
 		_, err = f.Write([]byte{'\n'})
 	}
 	if err != nil {
@@ -154,17 +156,48 @@ func openFile(path string, mode Sync, syncDir func(dir string) error) (file *Fil
 	return c, torn, nil
 }
 
-// endsTorn reports whether f is non-empty and its last byte is not a newline.
-func endsTorn(f *os.File) (bool, error) {
+// endsUnended reports whether f is non-empty and its last byte is not a
+// newline, and whether that last line is torn: one that does not read as a
+// record, as readers find it. A whole record that only lacks its newline
+// (a capture an editor saved, dropping the final newline) is no torn line,
+// and readers read it.
+func endsUnended(f *os.File) (unended, torn bool, err error) {
 	st, err := f.Stat()
 	if err != nil || st.Size() == 0 {
-		return false, err
+		return false, false, err
 	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], st.Size()-1); err != nil && !errors.Is(err, io.EOF) {
-		return false, err
+		return false, false, err
 	}
-	return last[0] != '\n', nil
+	if last[0] == '\n' {
+		return false, false, nil
+	}
+	start, err := lastLineStart(f, st.Size())
+	if err != nil {
+		return true, false, err
+	}
+	_, err = NewReader(io.NewSectionReader(f, start, st.Size()-start)).Next()
+	_, isTorn := errors.AsType[*TornError](err)
+	return true, isTorn, nil
+}
+
+// lastLineStart is the offset just after the last newline before size, 0
+// when there is none. It reads backwards a block at a time: no line is
+// held in memory.
+func lastLineStart(f *os.File, size int64) (int64, error) {
+	var buf [64 << 10]byte
+	for end := size; end > 0; {
+		n := min(int64(len(buf)), end)
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return end - n + int64(i) + 1, nil
+		}
+		end -= n
+	}
+	return 0, nil
 }
 
 // Write appends r as one line and returns the byte offset the line starts
@@ -353,6 +386,11 @@ func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, 
 		return nil, Appending{}, err
 	}
 	n, ok := heldRecords(ctx, path)
+	if ok && torn {
+		// OpenFile ended the torn line, and a line ended is one counted:
+		// readers skip it, it is no record.
+		n--
+	}
 	return f, Appending{Records: n, Counted: ok, Torn: torn}, nil
 }
 

@@ -399,20 +399,66 @@ func (c *watchedConn) handed() {
 func (c *watchedConn) idle() {
 	c.mu.Lock()
 	if !c.off {
-		c.watching = true
-		c.resetLocked()
-		if c.head != nil {
-			// An idle connection holds no buffer: the next read takes one.
-			c.l.heads.Put(c.head)
-			c.head = nil
+		// Once the stop began, net/http closes the connection after this
+		// answer without reading on (see keepBehind).
+		behind := c.l.stopping.Load() && c.keepBehind()
+		if !behind {
+			c.resetLocked()
+			if c.head != nil {
+				// An idle connection holds no buffer: the next read takes one.
+				c.l.heads.Put(c.head)
+				c.head = nil
+			}
 		}
-		if c.hasEarly {
+		c.watching = true
+		if c.hasEarly && c.head != nil {
+			*c.head = append(*c.head, c.early)
+			c.seen++
+			c.hasEarly = false
+		} else if c.hasEarly {
 			c.head = c.l.heads.Get().(*[]byte)
 			*c.head = append(*c.head, c.early)
 			c.seen, c.at, c.hasEarly = 1, c.l.now(), false
 		}
 	}
 	c.mu.Unlock()
+}
+
+// keepBehind keeps, as the head of a call of its own, a request pipelined
+// behind the one a handler was handed: read with it into net/http's
+// buffer, it is never read again once the stop began, and net/http closes
+// the connection after that one's answer (Connection: close) without
+// serving it. It reports whether there was one; mu is held.
+func (c *watchedConn) keepBehind() bool {
+	if c.head == nil || int64(len(*c.head)) != c.seen {
+		return false
+	}
+	behind := pipelinedBehind(*c.head)
+	if len(behind) == 0 {
+		return false
+	}
+	at := c.at
+	c.resetLocked()
+	*c.head = append(*c.head, behind...) // copy handles the overlap
+	c.seen, c.at = int64(len(behind)), at
+	return true
+}
+
+// pipelinedBehind is what head holds after its first request, head and
+// body: the requests pipelined behind it. Nil when that request is not
+// whole in head.
+func pipelinedBehind(head []byte) []byte {
+	r := bytes.NewReader(head)
+	br := bufio.NewReader(r)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return nil
+	}
+	if _, err := io.Copy(io.Discard, req.Body); err != nil {
+		return nil
+	}
+	left := br.Buffered() + r.Len()
+	return head[len(head)-left:]
 }
 
 // SetReadDeadline notes whether t is an abort rather than a bound (a time
@@ -431,9 +477,23 @@ func (c *watchedConn) Close() error {
 		c.mu.Unlock()
 		return nil
 	}
+	// The stop closes the idle keep-alive connections, and a connection
+	// whose answer went as it began: a request its sender sent meanwhile
+	// may wait in the socket, unread, its goroutine not yet run on a
+	// loaded machine (20,000 calls at 64 senders, stopped half way: 64 such
+	// calls, their senders told "connection closed", none recorded). It
+	// reached listen: read here, it is a call listen closed while stopping.
+	queued := c.watching && !c.off && !c.drained && c.l.stopping.Load() && c.takeQueued()
+	// So is a request pipelined behind the one a handler was handed, in
+	// net/http's buffer (see keepBehind).
+	if !c.watching && !c.off && !c.answering && c.l.stopping.Load() && c.keepBehind() {
+		c.watching = true
+		c.takeQueued() // and what followed it into the socket
+		queued = true
+	}
 	var rj *Rejection
 	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue
-	if c.drained && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
+	if (c.drained || queued) && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
 		rjs = c.h2Rejections()
 	} else if c.watching && !c.off && c.seen > 0 {
 		// Bytes of a request came, and neither a handler nor an answer
@@ -442,10 +502,11 @@ func (c *watchedConn) Close() error {
 		whole := c.l.stopping.Load() && c.head != nil && int64(len(*c.head)) == c.seen && bytes.Contains(*c.head, []byte("\r\n\r\n"))
 		rj = c.rejection()
 		switch {
-		case whole || c.drained:
+		case whole || c.drained || queued:
 			// net/http drops a request it reads once its shutdown began,
 			// closing the connection: the head was whole. Or the stop
-			// took the connection from the accept queue.
+			// took the connection from the accept queue, or found the
+			// request waiting in its socket.
 			rj.Reason = stoppingReason
 		case timedOut:
 			rj.Reason = "the request's head did not arrive whole in time: the connection was closed, no answer"
@@ -455,6 +516,13 @@ func (c *watchedConn) Close() error {
 	}
 	c.off = true
 	if c.head != nil {
+		// Emptied before it goes back: a connection that ends while off
+		// (HTTP/2) or after its handler ran (Connection: close, HTTP/1.0)
+		// still holds its last head, which the next connection to take the
+		// buffer would read as the start of its own: another call's bytes
+		// in its record, or the HTTP/2 preface, which turns its watch off
+		// and loses the call it carries.
+		*c.head = (*c.head)[:0]
 		c.l.heads.Put(c.head)
 		c.head = nil
 	}
@@ -476,6 +544,31 @@ func (c *watchedConn) Close() error {
 		}()
 	}
 	return c.Conn.Close()
+}
+
+// takeQueued reads into the head what the socket holds now, without
+// waiting, up to a head's bound; it reports whether anything came. mu is
+// held.
+func (c *watchedConn) takeQueued() bool {
+	var buf [4 << 10]byte
+	took := false
+	for c.head == nil || len(*c.head) < capture.MaxRejectedHead {
+		n := readQueued(c.Conn, buf[:])
+		if n == 0 {
+			break
+		}
+		if c.head == nil {
+			c.head = c.l.heads.Get().(*[]byte)
+		}
+		if c.seen == 0 {
+			c.at = c.l.now()
+		}
+		h := *c.head
+		*c.head = append(h, buf[:min(n, capture.MaxRejectedHead-len(h))]...)
+		c.seen += int64(n)
+		took = true
+	}
+	return took
 }
 
 // stoppingReason is the reason of a call whose head came whole as the stop

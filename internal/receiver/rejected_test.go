@@ -190,6 +190,93 @@ func TestUnfinishedHeadsAreCalls(t *testing.T) {
 	}
 }
 
+// A connection's head buffer goes back to a pool when it ends; one that
+// ended holding its last head (an HTTP/1.0 call, closed after its answer;
+// an HTTP/2 one, whose preface the buffer kept) must not hand those bytes
+// to the next connection: a refused request after them was recorded with
+// the call before's head (its Authorization, its path and event), or, behind
+// the HTTP/2 preface, not recorded at all.
+func TestRejectedHeadIsOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	const garbage = "GARBAGE\r\n\r\n"
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, addr string)
+	}{
+		{"after an HTTP/1.0 call", func(t *testing.T, addr string) {
+			// The server closes the connection after the answer: read to
+			// its end, so that its buffer went back first.
+			sendRaw(t, addr, []byte("POST /?businessType="+ev+" HTTP/1.0\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Length: 2\r\n\r\n{}"))
+		}},
+		{"after an HTTP/2 call", func(t *testing.T, addr string) {
+			client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Protocols: &h2c}}
+			resp, err := client.Post("http://"+addr+"/?businessType="+ev, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			client.CloseIdleConnections()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr, _, mem, stop := serveRaw(t, DefaultLimits)
+			const rounds = 20
+			for range rounds {
+				tc.before(t, addr)
+				if answer := sendRaw(t, addr, []byte(garbage)); !bytes.HasPrefix(answer, []byte("HTTP/1.1 400 ")) {
+					t.Fatalf("garbage answered %.40q, want 400", answer)
+				}
+			}
+			stop()
+			rejected := 0
+			for _, rec := range mem.recs {
+				if rec.Rejected == nil {
+					continue
+				}
+				rejected++
+				head, err := rec.Rejected.RawHead()
+				if err != nil || string(head) != garbage || rec.Method != "" || rec.Path != "" || rec.Rejected.HeadBytes != int64(len(garbage)) {
+					t.Errorf("rejected record: method %q path %q head %.120q (%d bytes, %v), want only %q", rec.Method, rec.Path, head, rec.Rejected.HeadBytes, err, garbage)
+				}
+			}
+			if rejected != rounds {
+				t.Errorf("recorded %d refused requests, want %d", rejected, rounds)
+			}
+		})
+	}
+}
+
+// "OPTIONS *" reaches the handler as any call does: net/http used to
+// answer it itself (200, no handler), which listen recorded as a request
+// the server refused, "OK (answered 200)".
+func TestOptionsStarIsACall(t *testing.T) {
+	t.Parallel()
+	addr, obs, mem, stop := serveRaw(t, DefaultLimits)
+	answer := sendRaw(t, addr, []byte("OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+	stop()
+	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 200 ")) {
+		t.Errorf("answered %.40q, want listen's 200", answer)
+	}
+	if len(obs.calls) != 1 || len(mem.recs) != 1 {
+		t.Fatalf("observed %d calls, recorded %d; want 1", len(obs.calls), len(mem.recs))
+	}
+	c := obs.calls[0]
+	if rec := c.Record; rec.Rejected != nil || rec.Method != "OPTIONS" || rec.Path != "*" {
+		t.Fatalf("recorded %s %q (rejected %+v), want OPTIONS * as a call", rec.Method, rec.Path, rec.Rejected)
+	}
+	flagged := false
+	for _, f := range c.Findings {
+		flagged = flagged || f.Rule == ruleMethod
+	}
+	if !flagged {
+		t.Errorf("findings %+v, want %s", c.Findings, ruleMethod)
+	}
+}
+
 // Ordinary calls, on one keep-alive connection and on many, are never
 // taken for rejected ones.
 func TestNoRejectionOnOrdinaryCalls(t *testing.T) {
@@ -305,6 +392,72 @@ func TestPipelinedRejectedRequestIsACall(t *testing.T) {
 	}
 	if head, _ := rec.Rejected.RawHead(); len(head) > 0 && string(head) != bad {
 		t.Errorf("head %q, want none or the whole request %q", head, bad)
+	}
+}
+
+// A request pipelined behind one in flight when the stop begins was read
+// with it into net/http's buffer, and net/http, stopping, closes the
+// connection after that one's answer without reading on: it is a call
+// listen closed while stopping, reported with its head, not dropped
+// unseen.
+func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
+	t.Parallel()
+	const first = "POST /1?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	const behind = "POST /2?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+	obs, mem := &observed{}, &memRecorder{}
+	arrived := make(chan struct{}, 1)
+	rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, Delay: time.Hour,
+		Now: func() time.Time {
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
+			return time.Now()
+		}})
+	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	conn, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Write([]byte(first + behind)) // one write: read together
+	<-arrived                          // the first call's handler runs (its --delay holds it)
+	cancel()
+	// The stop began once the listener refuses connections.
+	for {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			break
+		}
+		c.Close()
+		runtime.Gosched()
+	}
+	rcv.EndWaits() // the first call is answered now
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	answer, _ := io.ReadAll(conn)
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	rcv.Close()
+	if n := bytes.Count(answer, []byte("HTTP/1.1 ")); n != 1 {
+		t.Errorf("answered %q, want the first call's answer alone", answer)
+	}
+	if len(mem.recs) != 2 || len(obs.calls) != 2 {
+		t.Fatalf("recorded %d, observed %d; want both calls", len(mem.recs), len(obs.calls))
+	}
+	rec := mem.recs[1]
+	if rec.Rejected == nil {
+		t.Fatalf("second record %+v, want the pipelined call, rejected", rec)
+	}
+	head, _ := rec.Rejected.RawHead()
+	if rec.Path != "/2" || string(head) != behind || rec.Rejected.Reason != stoppingReason {
+		t.Errorf("second record %+v (rejected %+v), want the pipelined call, closed as listen stopped", rec, rec.Rejected)
 	}
 }
 
@@ -445,6 +598,71 @@ func TestQueuedConnectionsAreCallsOnALoadedMachine(t *testing.T) {
 	wl.Close()
 	if got := reported(); len(got) != 3 {
 		t.Fatalf("%d calls reported, want the 3 queued", len(got))
+	}
+}
+
+// TestStopReadsTheCallWaitingOnAnOpenConnection: the stop closes an idle
+// keep-alive connection (or one whose answer just went) while the next
+// call its sender sent waits in the socket, unread by a goroutine a loaded
+// machine has not run yet: that call reached listen, and is reported as
+// one the stop closed, with its whole head (not lost, nor cut to the one
+// byte net/http's background read took).
+func TestStopReadsTheCallWaitingOnAnOpenConnection(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("off Linux what a socket holds is not looked at (drainaccept_other.go)")
+	}
+	t.Parallel()
+	const call = "POST /hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	for _, tc := range []struct {
+		name  string
+		early bool // net/http's background read took the first byte
+	}{
+		{"idle", false},
+		{"first byte read in the background", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			wl, ln, reported := stoppingListener(t)
+			defer ln.Close()
+			client, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.Close()
+			sc, err := wl.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := sc.(*watchedConn)
+			if _, err := client.Write([]byte(call)); err != nil {
+				t.Fatal(err)
+			}
+			if tc.early {
+				c.handed() // the call before's handler runs
+				if n, err := c.Read(make([]byte, 1)); n != 1 || err != nil {
+					t.Fatal(n, err)
+				}
+				c.idle() // its answer went
+			}
+			// On loopback a write is in the peer's socket once it returns;
+			// wait for it all the same, as an event.
+			waiting := len(call)
+			if tc.early {
+				waiting--
+			}
+			for bufferedBytes(c.Conn) < waiting {
+				runtime.Gosched()
+			}
+			wl.stopping.Store(true)
+			c.Close()
+			got := reported()
+			if len(got) != 1 {
+				t.Fatalf("%d calls reported, want the one waiting in the socket", len(got))
+			}
+			if rj := got[0]; string(rj.Head) != call || rj.HeadBytes != int64(len(call)) || rj.Reason != stoppingReason || rj.Status != 0 {
+				t.Errorf("reported head %q (%d bytes), status %d, reason %q; want the whole call, closed as listen stopped", rj.Head, rj.HeadBytes, rj.Status, rj.Reason)
+			}
+		})
 	}
 }
 

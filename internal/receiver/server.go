@@ -164,6 +164,10 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 			ReadTimeout:       lim.ReadTimeout,
 			IdleTimeout:       lim.IdleTimeout,
 			MaxHeaderBytes:    1 << 20,
+			// "OPTIONS *" is a call like any other: net/http's own answer
+			// to it (200, no handler) was recorded as a request the server
+			// refused, "OK (answered 200)".
+			DisableGeneralOptionsHandler: true,
 			// net/http logs accept and handshake errors; a domain package
 			// never prints.
 			ErrorLog: log.New(io.Discard, "", 0),
