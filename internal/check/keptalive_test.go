@@ -10,15 +10,11 @@ import (
 	"testing"
 )
 
-// A receiver that answers the first call on each connection, keeping it
-// alive (no Connection: close), and ends the connection on the next call
-// with no answer: what a receiver whose idle timeout is shorter than the
-// sender's, or whose handler dies on a call, shows a sender. Load must say
-// what was seen (calls lost on kept-alive connections the receiver
-// closed), not that the receiver buckles under load: its answers were all
-// 2xx and quick.
-func TestLoadNamesKeptAliveConnectionsClosedAsCallsWentOut(t *testing.T) {
-	t.Parallel()
+// closesSecondCall is a receiver that answers the first call on each
+// connection with a 200, keeping it alive, and closes the connection on
+// the second call, unanswered.
+func closesSecondCall(t *testing.T) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +43,19 @@ func TestLoadNamesKeptAliveConnectionsClosedAsCallsWentOut(t *testing.T) {
 			}()
 		}
 	}()
+	return ln
+}
+
+// A receiver that answers the first call on each connection, keeping it
+// alive (no Connection: close), and ends the connection on the next call
+// with no answer: what a receiver whose idle timeout is shorter than the
+// sender's, or whose handler dies on a call, shows a sender. Load must say
+// what was seen (calls lost on kept-alive connections the receiver
+// closed), not that the receiver buckles under load: its answers were all
+// 2xx and quick.
+func TestLoadNamesKeptAliveConnectionsClosedAsCallsWentOut(t *testing.T) {
+	t.Parallel()
+	ln := closesSecondCall(t)
 
 	cfg := testConfig(t, "http://"+ln.Addr().String())
 	cfg.Signer = nil
@@ -74,34 +83,7 @@ func TestLoadNamesKeptAliveConnectionsClosedAsCallsWentOut(t *testing.T) {
 // sender would make the call again on a new connection.
 func TestCaseNamesKeptAliveConnectionClosedAsCallWentOut(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for i := 0; ; i++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					if i == 1 {
-						return // the second call: closed unanswered
-					}
-					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-				}
-			}()
-		}
-	}()
+	ln := closesSecondCall(t)
 
 	cfg := testConfig(t, "http://"+ln.Addr().String())
 	cfg.Signer = nil
