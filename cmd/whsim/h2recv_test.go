@@ -2,12 +2,9 @@ package main
 
 import (
 	"crypto/tls"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/signal"
 	"sync"
@@ -40,11 +37,7 @@ func h2Recv() int {
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
-	ts.StartTLS()
-	cert := ts.TLS.Certificates[0]
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
-	ts.Close()
+	cert, ca := localhostCert()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "h2recv: %v\n", err)

@@ -38,11 +38,7 @@ func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping 
 	if ca := os.Getenv("RECV_TLS_CA"); ca != "" {
 		// Over TLS, with a certificate of httptest's whose CA goes to
 		// the file RECV_TLS_CA names, for --cacert.
-		ts := httptest.NewUnstartedServer(http.NotFoundHandler())
-		ts.StartTLS()
-		cert := ts.TLS.Certificates[0]
-		pemCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
-		ts.Close()
+		cert, pemCA := localhostCert()
 		if err := os.WriteFile(ca, pemCA, 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 			return 1
@@ -65,4 +61,14 @@ func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping 
 	}
 	srv.Close()
 	return 0
+}
+
+// localhostCert is a certificate for 127.0.0.1, httptest's, and the PEM of
+// the CA that signed it, for a test receiver serving https and the
+// --cacert that trusts it.
+func localhostCert() (tls.Certificate, []byte) {
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS()
+	defer ts.Close()
+	return ts.TLS.Certificates[0], pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
 }
