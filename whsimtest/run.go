@@ -44,7 +44,9 @@ type Result struct {
 	Reason string
 }
 
-// Failed reports whether a case failed or the run met a problem.
+// Failed reports whether a case failed or the run met a problem. A run
+// that did not fail has not passed for that: a check it skipped judged
+// nothing. Ask Passed for that.
 func (r *Report) Failed() bool {
 	if len(r.Problems) > 0 {
 		return true
@@ -55,6 +57,24 @@ func (r *Report) Failed() bool {
 		}
 	}
 	return false
+}
+
+// Passed reports whether the run judged every check it was asked for
+// and none failed: no problem, no case failed or left inconclusive, no
+// check skipped, and at least one case graded. A judged warning passes,
+// as it does for whsim check. Skipped is never pass, so a run whose
+// checks were all skipped (effects without a probe) has not failed and
+// has not passed either.
+func (r *Report) Passed() bool {
+	if r.Failed() || len(r.Skipped) > 0 || len(r.Cases) == 0 {
+		return false
+	}
+	for _, c := range r.Cases {
+		if c.Inconclusive {
+			return false
+		}
+	}
+	return true
 }
 
 // Run runs the battery against h in memory, as Check does, and returns

@@ -551,8 +551,20 @@ func TestRun(t *testing.T) {
 	}
 	c := newShop(t, careful, "")
 	ref, err := Run(context.Background(), c, WithChecks("effects"), WithProbe(c.probe), WithSettle(0), WithSeed(rep.Seed))
-	if err != nil || ref.Failed() || len(ref.Skipped) != 0 {
+	if err != nil || ref.Failed() || !ref.Passed() || len(ref.Skipped) != 0 {
 		t.Fatalf("careful: %v %+v", err, ref)
+	}
+	// A check skipped: nothing failed, and the run did not pass.
+	if rep.Passed() {
+		t.Errorf("a run that skipped signature passed: %+v", rep)
+	}
+	some, err := Run(context.Background(), c, WithChecks("duplicates", "effects"), WithSettle(0))
+	if err != nil || some.Failed() || some.Passed() || len(some.Cases) == 0 || some.Skipped["effects"] == "" {
+		t.Errorf("effects skipped: %v %+v", err, some)
+	}
+	// Every check asked for skipped: an error, not a report to misread.
+	if none, err := Run(context.Background(), c, WithChecks("effects", "signature"), WithSettle(0)); err == nil || !strings.Contains(err.Error(), "nothing could be checked") {
+		t.Errorf("all skipped: %v %+v", err, none)
 	}
 	var names, refNames, failed []string
 	for _, c := range rep.Cases {
@@ -747,5 +759,33 @@ func TestRunSaysAWriterUsedAfterItsHandler(t *testing.T) {
 	}
 	if !rep.Failed() || len(rep.Problems) != 1 || !strings.HasPrefix(rep.Problems[0], "whsimtest: the handler used its ResponseWriter after ServeHTTP returned, on ") {
 		t.Errorf("problems %q, want the writer used late", rep.Problems)
+	}
+}
+
+// Passed is Failed's complement only for a run that judged everything it
+// was asked for: a skip, an inconclusive case or no case at all is
+// neither.
+func TestReportPassed(t *testing.T) {
+	t.Parallel()
+	pass := Result{Check: "duplicates", Case: "x", Verdict: "pass"}
+	for _, tc := range []struct {
+		name           string
+		rep            Report
+		failed, passed bool
+	}{
+		{"a pass", Report{Cases: []Result{pass}}, false, true},
+		{"a judged warning", Report{Cases: []Result{pass, {Verdict: "warn"}}}, false, true},
+		{"no case", Report{}, false, false},
+		{"a check skipped", Report{Cases: []Result{pass}, Skipped: map[string]string{"effects": "needs a probe"}}, false, false},
+		{"an inconclusive case", Report{Cases: []Result{pass, {Verdict: "warn", Inconclusive: true}}}, false, false},
+		{"a fail", Report{Cases: []Result{pass, {Verdict: "fail"}}}, true, false},
+		{"a problem", Report{Cases: []Result{pass}, Problems: []string{"the handler panicked"}}, true, false},
+	} {
+		if got := tc.rep.Failed(); got != tc.failed {
+			t.Errorf("%s: Failed() = %v", tc.name, got)
+		}
+		if got := tc.rep.Passed(); got != tc.passed {
+			t.Errorf("%s: Passed() = %v", tc.name, got)
+		}
 	}
 }
