@@ -21,7 +21,9 @@ type conversion struct{ Base, Amount, Rate Datum }
 type total struct{ Header, List, Elem Datum }
 
 // A Taxation is Tax = round2(round2(Quantity × Price) × r) for one of the VAT rates
-// r of VATRates, within LineTaxTolerance.
+// r of VATRates, within LineTaxTolerance; or, where Price includes the tax
+// (the spec does not say; domain notes §3), the tax within that amount,
+// round2(Quantity × Price × r / (1 + r)).
 type taxation struct{ Tax, Quantity, Price Datum }
 
 var (

@@ -263,15 +263,20 @@ func (c *checker) lineTax() {
 		ok := false
 		// An amount past a double's range has infinite slack and would
 		// match every tax: no rate gives a tax that a field can hold.
+		// The spec does not say whether price includes the tax, and ERPs
+		// write both (domain notes §3: 49.90 at 13% holds 5.74), so the
+		// tax may be on the amount or within it.
+		slack := spec.LineTaxTolerance + roundoff(math.Abs(amount))
 		for _, r := range spec.VATRates() {
-			if !math.IsInf(amount, 0) && math.Abs(it.v[tax]-amount*float64(r)/100) <= spec.LineTaxTolerance+roundoff(math.Abs(amount)) {
+			on, within := amount*float64(r)/100, amount*float64(r)/float64(100+r)
+			if !math.IsInf(amount, 0) && (math.Abs(it.v[tax]-on) <= slack || math.Abs(it.v[tax]-within) <= slack) {
 				ok = true
 				break
 			}
 		}
 		if !ok {
 			c.emitAt(rLineTax, int(it.off[tax]), c.slotPath(tx.Tax, &it),
-				"%s is %s, but %s × %s = %s and no VAT rate (%s) gives it",
+				"%s is %s, but %s × %s = %s and no VAT rate (%s) gives it, on that amount or within it",
 				l.name[tx.Tax], fmtAmt(it.v[tax]), fmtNum(it.v[qty]),
 				fmtNum(it.v[price]), fmtAmt(amount), spec.VATRateList())
 		}

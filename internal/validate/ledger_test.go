@@ -70,14 +70,19 @@ func TestLedgerRelations(t *testing.T) {
 		{"lines total", edit(t, rec, `"应收金额": 117505.50`, `"应收金额": 117505.00`, `"未核销金额": 117505.50`, `"未核销金额": 117505.00`,
 			`"117505.50"`, `"117505.00"`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to 315811.44"}},
 		{"sources total", edit(t, rec, `"本次应收金额": 315811.94`, `"本次应收金额": 315811.00`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 源单明细 本次应收金额 sum to 315811.00"}},
-		{"line tax", edit(t, inv, `"tax": 2992.99`, `"tax": 2000.00`), ruleLineTax, []string{"data.items[0].tax: tax is 2000.00, but 91 × 253 = 23023.00 and no VAT rate (" + spec.VATRateList() + ") gives it"}},
+		{"line tax", edit(t, inv, `"tax": 2992.99`, `"tax": 2000.00`), ruleLineTax, []string{"data.items[0].tax: tax is 2000.00, but 91 × 253 = 23023.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+		// A tax-inclusive price: the ERP row of domain notes §3, and the
+		// same row with a tax neither on nor within 49.90.
+		{"line tax within the price", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 49.90`, `"tax": 2992.99`, `"tax": 5.74`), ruleLineTax, nil},
+		{"line tax neither on nor within", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 49.90`, `"tax": 2992.99`, `"tax": 5.00`), ruleLineTax,
+			[]string{"data.items[0].tax: tax is 5.00, but 1 × 49.9 = 49.90 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 		// Large amounts are held to the same cents: 40 cents off a base
 		// amount of 700 million, 10 cents off a tax of 13 million.
 		{"large base", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 712340000.00`, `"应收金额本位币": 315811.94`, `"应收金额本位币": 712340000.40`), ruleBaseCurrency,
 			[]string{"data.收款单.应收金额本位币: 应收金额本位币 is 712340000.40, want 应收金额 × 汇率 1 = 712340000.00"}},
 		{"large base right", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 712340000.00`, `"应收金额本位币": 315811.94`, `"应收金额本位币": 712340000.00`), ruleBaseCurrency, nil},
 		{"large line tax", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.10`), ruleLineTax,
-			[]string{"data.items[0].tax: tax is 13000000.10, but 1 × 100000000 = 100000000.00 and no VAT rate (" + spec.VATRateList() + ") gives it"}},
+			[]string{"data.items[0].tax: tax is 13000000.10, but 1 × 100000000 = 100000000.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 		{"large line tax within 0.06", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.05`), ruleLineTax, nil},
 		// A product or sum past a double's range is infinite; it is no
 		// amount the field can hold, so it is reported, not taken as near.
@@ -88,7 +93,7 @@ func TestLedgerRelations(t *testing.T) {
 			"data.收款单.实收金额本位币: 实收金额本位币 is 315811.94, want 实收金额 × 汇率 1e+305 = " + beyondDouble,
 		}},
 		{"line tax past a double", edit(t, inv, `"quantity": 91,`, `"quantity": 1e200,`, `"price": 253.00`, `"price": 1e200`), ruleLineTax,
-			[]string{"data.items[0].tax: tax is 2992.99, but 1e+200 × 1e+200 = " + beyondDouble + " and no VAT rate (" + spec.VATRateList() + ") gives it"}},
+			[]string{"data.items[0].tax: tax is 2992.99, but 1e+200 × 1e+200 = " + beyondDouble + " and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 		{"lines total past a double", edit(t, rec, `"应收金额": 198306.44`, `"应收金额": 1.7e308`, `"应收金额": 117505.50`, `"应收金额": 1.7e308`), ruleTotals,
 			[]string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to " + beyondDouble}},
 		// Amounts too large for cents print in exponent form, not as

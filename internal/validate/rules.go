@@ -86,7 +86,7 @@ var rules = []rule{
 	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong"},
 	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
 	{ruleTimeRange, Warning, "a timestamp before 2000 or after 2100"},
-	{ruleLineTax, Warning, "an invoice line's tax is not quantity × price × a VAT rate"},
+	{ruleLineTax, Warning, "an invoice line's tax is not a VAT rate on or within quantity × price"},
 	{ruleTotals, Warning, "receipt header totals are not the sums of the lines"},
 	{ruleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
 	{ruleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
