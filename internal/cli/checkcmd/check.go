@@ -117,6 +117,7 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 // finish writes --report and --junit for a run that ended with err, or
 // never began (a flag cobra refused).
 func (o *checkOptions) finish(a *cmdutil.App, err error) error {
+	reportfile.FinishJobSummary(a, "whsim check", err)
 	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun)
 	if o.JUnit == "" {
 		return err
@@ -465,8 +466,8 @@ func (r *checkRun) abort(sum *check.Summary, why error) {
 // abortReport writes --report and the job summary of a run that started
 // and ended in an error of its input (the receiver unreachable, the probe
 // at fault): the cases graded before it, and why it did not complete. A
-// usage error before the run has no cases to show: its --report is
-// runCheck's (reportfile.FinishReport), and the job summary has none.
+// usage error before the run has no cases to show: its --report and job
+// summary are runCheck's (reportfile.FinishReport, FinishJobSummary).
 func (r *checkRun) abortReport(why error) {
 	if r.col == nil {
 		return

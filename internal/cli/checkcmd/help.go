@@ -69,7 +69,7 @@ the table and the first failures are appended to the job summary. A run
 that started and ended in exit 2 (the receiver unreachable, the probe at
 fault) still writes the report and the job summary, saying why it did not
 complete; a usage error, before anything ran, writes the report headed
-INCOMPLETE, saying why, and no job summary.
+INCOMPLETE and a job summary headed did not complete, each saying why.
 
 --junit FILE is written on every exit: on a usage error or a receiver that
 cannot be reached, one test case in error says why.

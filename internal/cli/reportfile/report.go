@@ -143,9 +143,38 @@ func AppendJobSummary(a *cmdutil.App, s *jobsummary.Summary) {
 	if path == "" || s == nil {
 		return
 	}
+	a.Summarized = true
 	if err := jobsummary.Append(path, s); err != nil {
 		fmt.Fprintf(a.Streams.Err, "%s %v\n", a.ErrColor.Warn.Sprint("warning:"), err)
 	}
+}
+
+// FinishJobSummary appends the section of a run that ended with err and
+// appended none of its own (title: "whsim check"): a flag cobra refused, a
+// flag the command refused, a config file it could not read, Ctrl-C
+// before any result. Its --junit and --report say why; the job summary
+// said nothing, where CI users look first. The section says the run did
+// not complete (or was interrupted), with err as code: a flag's value is
+// the user's, or a config file's, and never becomes markup.
+func FinishJobSummary(a *cmdutil.App, title string, err error) {
+	if err == nil || a.Summarized || StepSummary() == "" {
+		return
+	}
+	s := &jobsummary.Summary{Title: title}
+	ee, coded := errors.AsType[*cmdutil.ExitError](err)
+	switch {
+	case errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled):
+		s.Interrupted = true
+		s.Headline = InterruptedWhy
+	case coded && ee.Code == cmdutil.ExitFailed:
+		// A verdict (validate of no payload at all): FAIL, and why.
+		if ee.Err != nil {
+			s.Headline = termsafe.Text(ee.Err.Error())
+		}
+	default:
+		s.Unfinished = termsafe.Text(err.Error())
+	}
+	AppendJobSummary(a, s)
 }
 
 // Meta is what a report says of the run.

@@ -62,7 +62,7 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: cmdutil.CompletePayloadFiles,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return opts.junit.Finish(a, runValidate(cmd.Context(), a, opts), "whsim validate", "whsim.validate")
+			return opts.finish(a, runValidate(cmd.Context(), a, opts))
 		}),
 	}
 	f := cmd.Flags()
@@ -74,7 +74,7 @@ Rules (--ignore <id> silences one):
 	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
 	a.WhenNotRun(cmd, []string{"junit"}, func(err error, words []string) error {
 		reportfile.NotOver(words, &opts.junit.Path)
-		return opts.junit.Finish(a, err, "whsim validate", "whsim.validate")
+		return opts.finish(a, err)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
@@ -86,6 +86,14 @@ Rules (--ignore <id> silences one):
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}))
 	return cmd
+}
+
+// finish writes --junit and, when the run appended none, its section of
+// the job summary, for a run that ended with err, or never began (a flag
+// cobra refused).
+func (o *validateOptions) finish(a *cmdutil.App, err error) error {
+	reportfile.FinishJobSummary(a, "whsim validate", err)
+	return o.junit.Finish(a, err, "whsim validate", "whsim.validate")
 }
 
 func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) error {
