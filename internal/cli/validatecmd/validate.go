@@ -47,8 +47,10 @@ the documents. Errors fail a payload (exit 1); warnings only tell, unless
 Inputs are files holding one payload, a JSON array of payloads (findings
 name the element), NDJSON files (one payload per line; findings name the
 line: a file whose first line is a whole JSON value, or named *.ndjson or
-*.jsonl) and capture logs written by whsim listen (the query's businessType
-is then the event). No file, or -, reads stdin. An input with no payload at
+*.jsonl) and capture logs written by whsim listen (each record is checked
+as the event its captured query names, what was delivered; --event applies
+to plain payloads, and a note on stderr counts the records whose query names
+another). No file, or -, reads stdin. An input with no payload at
 all fails (exit 1). An input whose first line starts no JSON value (YAML,
 text, HTML) is refused in one line saying where and why (exit 2); a payload
 that is not JSON further on is a json-syntax finding.
@@ -66,7 +68,7 @@ Rules (--ignore <id> silences one):
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Event, "event", "e", "", "the query event the payloads were sent with (default: follow the body number)")
+	f.StringVarP(&opts.Event, "event", "e", "", "the query event plain payloads were sent with (default: follow the body number; a capture record's own query wins)")
 	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
@@ -190,6 +192,10 @@ func (r *validateRun) run(ctx context.Context) error {
 	sum, err := r.check(ctx, beforeStdin, func(c validate.Case) error { return rep.Case(validateout.Payload(c)) })
 	if err != nil {
 		return r.endedEarly(ctx, sum, err)
+	}
+	if sum.OtherEvent > 0 {
+		fmt.Fprintf(st.Err, "%s --event %s: %d of %d capture %s checked as the event their captured query names, not as --event: a record holds the query it was delivered with; --event applies to plain payloads\n",
+			r.a.ErrColor.Warn.Sprint("note:"), r.opts.event, sum.OtherEvent, sum.Captures, term.Plural(sum.Captures, "record was", "records were"))
 	}
 	if sum.Array != "" {
 		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
