@@ -126,7 +126,8 @@ type ValidateSummary struct {
 	// read: the counts are of the payloads checked by then, and no pass.
 	Interrupted bool
 	// Error, when set, is why an input could not be read (exit 2): the
-	// counts are of the payloads checked by then, and no pass.
+	// counts are of the payloads checked by then, and no pass; or "no
+	// payloads", the inputs held none (exit 1).
 	Error string
 }
 
