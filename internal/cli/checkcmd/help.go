@@ -59,7 +59,8 @@ probe (--probe or --probe-cmd again, or the report's --probe URL on the
 receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
 load and latency, judged over a whole run, and for copies sent at once of
 which no two were in flight together); exit 0 only when every one is
-fixed. Every call goes to --url or the report's one URL, named on stderr
+fixed (under GitHub Actions its job summary section says so, per check).
+Every call goes to --url or the report's one URL, named on stderr
 first; a report that names another URL, more copies than a run sends, or a
 file that is not a regular file is refused.
 
