@@ -74,7 +74,9 @@ type File struct {
 // Load reads the config file name and checks its keys against root: a key
 // is a flag of some command, bare, or of the command whose section it is
 // under. Any other key is an error naming its line, with a suggestion; all
-// such keys are named at once. YAML merge keys (<<: *defaults) count as
+// such keys are named at once, with the File of the keys that are right:
+// a run the error stops may still read from it where to say so (its
+// --junit). YAML merge keys (<<: *defaults) count as
 // the keys they merge, and top-level x- keys as none (mergedPairs).
 func Load(name string, root Section) (*File, error) {
 	b, err := read(name)
@@ -82,10 +84,10 @@ func Load(name string, root Section) (*File, error) {
 		return nil, err
 	}
 	keys, err := parse(name, b, root)
-	if err != nil {
+	if keys == nil {
 		return nil, err
 	}
-	return &File{Name: name, keys: keys}, nil
+	return &File{Name: name, keys: keys}, err
 }
 
 // read reads a config file: a regular file (not a device or a FIFO, which
@@ -117,7 +119,9 @@ func read(name string) ([]byte, error) {
 	return b, nil
 }
 
-// parse flattens the YAML document b into its keys, checked against root.
+// parse flattens the YAML document b into its keys, checked against root;
+// with an error about keys, the keys that are right (nil: no keys could
+// be read).
 func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 	// yaml's errors read "yaml: line 3: ...".
 	yamlErr := func(err error) error {
@@ -244,10 +248,7 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 		}
 	}
 	walk(root, "", top)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return keys, nil
+	return keys, errors.Join(errs...)
 }
 
 // holderPrefix starts a top-level key that is no flag: it holds values

@@ -150,6 +150,19 @@ func TestLoadMergeValues(t *testing.T) {
 	}
 }
 
+// A file refused for its keys still gives the keys that are right, for a
+// run that cannot start to say so in its --junit; one that is no YAML
+// gives none.
+func TestLoadKeysBesideAnError(t *testing.T) {
+	f, err := Load(write(t, "url: x\nurll: y\nsend:\n  retries: 1\n  retries: 2\n"), tree)
+	if err == nil || f == nil || !f.Has("url") || !f.Has("send.retries") || f.Has("urll") {
+		t.Fatalf("Load: %v, %+v: want the error and the keys url and send.retries", err, f)
+	}
+	if f, err := Load(write(t, "url: x\nseed: [1\n"), tree); err == nil || f != nil {
+		t.Errorf("no YAML: %v, %+v: want an error and no file", err, f)
+	}
+}
+
 // Merges nested deep, each listing the one before many times, are read
 // in time linear in the file: each mapping is merged once.
 func TestLoadMergeNested(t *testing.T) {
