@@ -93,8 +93,8 @@ func New(a *cmdutil.App) *cobra.Command {
 	opts.registerBatteryFlags(cmd)
 	opts.registerProbeFlags(cmd)
 	opts.registerReportFlags(cmd)
-	a.WhenNotRun(cmd, []string{"junit", "report", "rerun"}, func(err error, words []string) error {
-		reportfile.NotOver(append(words, opts.Rerun), &opts.JUnit, &opts.Report)
+	a.WhenNotRun(cmd, []string{"junit", "report", "rerun", "save-cases"}, func(err error, words []string) error {
+		reportfile.NotOver(append(words, opts.Rerun, opts.savedResults()), &opts.JUnit, &opts.Report)
 		return opts.finish(a, err)
 	})
 	return cmd
@@ -118,7 +118,7 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 // never began (a flag cobra refused).
 func (o *checkOptions) finish(a *cmdutil.App, err error) error {
 	reportfile.FinishJobSummary(a, "whsim check", err)
-	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun)
+	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun, o.savedResults())
 	if o.JUnit == "" {
 		return err
 	}
@@ -152,6 +152,14 @@ func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	return removeStaleResults(a, opts.SaveCases, err)
 }
 
+// savedResults is the results file --save-cases writes, "" without it.
+func (o *checkOptions) savedResults() string {
+	if o.SaveCases == "" {
+		return ""
+	}
+	return filepath.Join(o.SaveCases, check.ResultsFile)
+}
+
 // removeStaleResults removes the results file an earlier run left in the
 // --save-cases directory dir ("": none given) and returns err, the run's
 // error so far; one it cannot remove is a usage error, err said first.
@@ -172,6 +180,9 @@ func removeStaleResults(a *cmdutil.App, dir string, err error) error {
 // built: each a usage error (exit 2) naming the flag.
 func (o *checkOptions) validate() error {
 	if err := reportfile.CheckJUnitPath(o.JUnit); err != nil {
+		return err
+	}
+	if err := reportfile.CheckApart(o.JUnit, o.Report, o.savedResults(), "--save-cases' "+check.ResultsFile); err != nil {
 		return err
 	}
 	ids, err := check.Select(o.Checks, o.ExcludeChecks)

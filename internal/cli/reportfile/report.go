@@ -47,6 +47,23 @@ func CheckReportPath(path, junit string, inputs ...string) error {
 	return nil
 }
 
+// CheckApart refuses a --junit (junit) or --report (report) file that is
+// output, a file the run writes itself (name says which: "--save-cases'
+// results.ndjson"): the report replaced it at the run's end, after a run
+// that said ok, or it the report.
+func CheckApart(junit, report, output, name string) error {
+	if output == "" {
+		return nil
+	}
+	if junit != "" && sameFile(junit, output) {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is %s, which the run writes; give the report a file of its own", junit, name)})
+	}
+	if report != "" && sameFile(report, output) {
+		return cmdutil.Usagef("--report %s: is %s, which the run writes; give the report a file of its own", report, name)
+	}
+	return nil
+}
+
 // FinishReport makes --report FILE (path) describe this run however it
 // ended, as --junit does: a run that wrote no report of its own (written
 // false: a flag refused after --report was read, a --duration over before
