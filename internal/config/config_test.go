@@ -253,6 +253,9 @@ func FuzzLoad(f *testing.F) {
 		"seed: [1\n",
 		"a: !!binary aGk=\n",
 		"<<: {seed: 1}\n",
+		"x-d: &d {url: x}\nsend: {<<: [*d, *d], retries: 1}\n",
+		"--- &r\nseed: 1\nsend: {<<: *r}\n",
+		"x-e: &e {url: x, <<: *e}\nsend: {<<: *e}\n",
 	} {
 		f.Add([]byte(s))
 	}
