@@ -92,7 +92,7 @@ func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 }
 
 // JUnit is one test case per payload in one suite per file; a failure
-// names its first error.
+// names its first error; a line not checked (torn) is skipped.
 func (r Payload) JUnit() term.TestCase {
 	tc := term.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
 	if r.Element >= 0 {
@@ -106,6 +106,11 @@ func (r Payload) JUnit() term.TestCase {
 		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
 	}
 	tc.Detail = sb.String()
+	if validate.Case(r).Skipped() && len(r.Findings) > 0 {
+		// Not checked (a torn record): skipped, as the text says, not
+		// a test case passed.
+		tc.Skipped = r.Findings[0].Message
+	}
 	if r.Failed {
 		first := r.Findings[0]
 		for _, f := range r.Findings {
