@@ -171,3 +171,19 @@ func FuzzParseFlags(f *testing.F) {
 		}
 	})
 }
+
+// A refused URL is quoted with its credentials masked: the message reaches
+// stderr, and the job summary, JUnit and report of a run that never began.
+func TestTargetErrorMasks(t *testing.T) {
+	for _, in := range []string{
+		"ftp://user:s3cret@host/x?token=s3cret",
+		"http://user:s3cret@host/x?businessType=A&api_key=s3cret",
+		"user:s3cret@127.0.0.1:1/hook",
+		"http://host/x?token=s3cret&a=%zz",
+	} {
+		_, err := ParseHookTarget(in)
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("ParseHookTarget(%q): %v, want an error without the credential", in, err)
+		}
+	}
+}

@@ -527,7 +527,7 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (probe.
 		}
 		p, err := probe.ParseURL(opts.Probe, client, h)
 		if err != nil {
-			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(opts.Probe), err)
+			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(termsafe.URLString(opts.Probe)), err)
 		}
 		p.CurlTLS = curlTLS
 		return p, nil
