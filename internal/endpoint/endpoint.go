@@ -53,9 +53,29 @@ func parseHeader(s string) (string, string, error) {
 	name, val, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || !headerName(name) {
-		return "", "", fmt.Errorf("%q: want 'Name: value'", s)
+		return "", "", fmt.Errorf("%q: want 'Name: value'", shownHeader(s))
 	}
 	return Header(name, val)
+}
+
+// shownHeader is a header the user wrote wrongly as a message quotes it:
+// the value of one whose name says it is a credential (Authorization
+// Bearer x, X-Api-Key x) masked, as everywhere else; the message reaches
+// stderr, and the job summary, JUnit and report of a run that never began.
+func shownHeader(s string) string {
+	name, _, colon := strings.Cut(s, ":")
+	if !colon {
+		name, _, _ = strings.Cut(strings.TrimSpace(s), " ")
+		name, _, _ = strings.Cut(name, "=")
+	}
+	name = strings.TrimSpace(name)
+	if name == "" || name == strings.TrimSpace(s) || !termsafe.SecretHeader(name) {
+		return s
+	}
+	if colon {
+		return name + ": ****"
+	}
+	return name + " ****"
 }
 
 // headerName says whether name is a token, which a header's name must be.

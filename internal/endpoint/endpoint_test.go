@@ -187,3 +187,20 @@ func TestTargetErrorMasks(t *testing.T) {
 		}
 	}
 }
+
+// A header written wrongly is quoted with the value of a credential
+// masked: the message goes where the run's outputs go.
+func TestParseHeaderMasks(t *testing.T) {
+	for in, want := range map[string]string{
+		"Authorization Bearer s3cret": `"Authorization ****": want 'Name: value'`,
+		"X-Api-Key s3cret":            `"X-Api-Key ****": want 'Name: value'`,
+		"X-Api-Key=s3cret":            `"X-Api-Key ****": want 'Name: value'`,
+		"Auth orization: s3cret":      `"Auth orization: ****": want 'Name: value'`,
+		"X-Env dev":                   `"X-Env dev": want 'Name: value'`,
+		"Authorization":               `"Authorization": want 'Name: value'`,
+	} {
+		if _, err := ParseHeaders([]string{in}); err == nil || err.Error() != want {
+			t.Errorf("ParseHeaders(%q): %v, want %s", in, err, want)
+		}
+	}
+}

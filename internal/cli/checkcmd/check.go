@@ -304,7 +304,7 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 		return cfg, cmdutil.Usagef("--url %w", err)
 	}
 	if cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
-		return cfg, cmdutil.UsageErr(err)
+		return cfg, cmdutil.Usagef("--header %w", err)
 	}
 	if o.Secret != "" {
 		if cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {

@@ -95,7 +95,7 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 		}
 	}
 	if r.cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
-		return nil, cmdutil.UsageErr(err)
+		return nil, cmdutil.Usagef("--header %w", err)
 	}
 	if o.Secret != "" {
 		if r.cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
