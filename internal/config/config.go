@@ -74,17 +74,20 @@ type File struct {
 // Load reads the config file name and checks its keys against root: a key
 // is a flag of some command, bare, or of the command whose section it is
 // under. Any other key is an error naming its line, with a suggestion; all
-// such keys are named at once.
+// such keys are named at once, with the File of the keys that are right:
+// a run the error stops may still read from it where to say so (its
+// --junit). YAML merge keys (<<: *defaults) count as
+// the keys they merge, and top-level x- keys as none (mergedPairs).
 func Load(name string, root Section) (*File, error) {
 	b, err := read(name)
 	if err != nil {
 		return nil, err
 	}
 	keys, err := parse(name, b, root)
-	if err != nil {
+	if keys == nil {
 		return nil, err
 	}
-	return &File{Name: name, keys: keys}, nil
+	return &File{Name: name, keys: keys}, err
 }
 
 // read reads a config file: a regular file (not a device or a FIFO, which
@@ -116,7 +119,9 @@ func read(name string) ([]byte, error) {
 	return b, nil
 }
 
-// parse flattens the YAML document b into its keys, checked against root.
+// parse flattens the YAML document b into its keys, checked against root;
+// with an error about keys, the keys that are right (nil: no keys could
+// be read).
 func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 	// yaml's errors read "yaml: line 3: ...".
 	yamlErr := func(err error) error {
@@ -177,7 +182,8 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 		return suggest.Hint(key, known)
 	}
 
-	var errs []error
+	errs := duplicates(name, "", top)
+	told := map[*yaml.Node]bool{}
 	var walk func(s Section, prefix string, m *yaml.Node)
 	walk = func(s Section, prefix string, m *yaml.Node) {
 		var subs []string
@@ -188,24 +194,17 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 				sections = append(sections, sub)
 			}
 		}
-		// A key given twice: YAML forbids it, and yaml.v3 reads a node
-		// tree without a word, so the second silently won (a section
-		// given twice merged).
-		first := map[string]int{}
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			k, v := m.Content[i], m.Content[i+1]
-			if v.Kind == yaml.AliasNode {
-				v = v.Alias
+		under := ""
+		if prefix != "" {
+			under = " under " + strings.TrimSuffix(prefix, ".")
+		}
+		pairs, perrs := mergedPairs(name, under, m, told)
+		errs = append(errs, perrs...)
+		for _, p := range pairs {
+			k, v := p.key, p.value
+			if prefix == "" && strings.HasPrefix(k.Value, holderPrefix) {
+				continue // what anchors name, for << and * elsewhere
 			}
-			if line, ok := first[k.Value]; ok {
-				where := ""
-				if prefix != "" {
-					where = " under " + strings.TrimSuffix(prefix, ".")
-				}
-				errs = append(errs, fmt.Errorf("key %q%s in %s, line %d: given already on line %d; give it once", k.Value, where, name, k.Line, line))
-				continue
-			}
-			first[k.Value] = k.Line
 			if j := slices.Index(subs, k.Value); j >= 0 {
 				sub := sections[j]
 				if v.Kind != yaml.MappingNode {
@@ -240,14 +239,142 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 						strings.TrimSuffix(prefix, "."), of[0], k.Value)
 				}
 			}
+			if p.mergedAt > 0 {
+				why += fmt.Sprintf(" (merged by << on line %d)", p.mergedAt)
+			} else if prefix == "" && p.value.Anchor != "" && why == "" {
+				why = fmt.Sprintf(" (to hold values for << or *%s only, name it %s%s: keys starting %s are read as no flag)", p.value.Anchor, holderPrefix, k.Value, holderPrefix)
+			}
 			errs = append(errs, fmt.Errorf("unknown key %q%s in %s, line %d%s", k.Value, where, name, k.Line, why))
 		}
 	}
 	walk(root, "", top)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	return keys, errors.Join(errs...)
+}
+
+// holderPrefix starts a top-level key that is no flag: it holds values
+// that anchors name, for a merge key (<<: *defaults) or an alias
+// elsewhere, as Docker Compose's x- keys do.
+const holderPrefix = "x-"
+
+// pair is one key of a mapping and its value, alias resolved; mergedAt,
+// when not 0, is the line of the merge key (<<) that brought it in.
+type pair struct {
+	key, value *yaml.Node
+	mergedAt   int
+}
+
+// mergedPairs is the keys of the mapping m as YAML's merge keys make them
+// (<<: *defaults, or <<: [*a, *b]): m's own keys, then each merged
+// mapping's keys m does not give, the earlier mapping winning. A key given
+// twice in one mapping is duplicates' to refuse; the first is kept here.
+// A << whose value is no mapping is refused, once (told: the merge keys
+// already refused, a mapping merged in more than one place). under says
+// where m is (" under send"), for the messages.
+func mergedPairs(name, under string, m *yaml.Node, told map[*yaml.Node]bool) ([]pair, []error) {
+	var pairs []pair
+	var errs []error
+	seen := map[string]bool{}
+	refuse := func(k *yaml.Node, mergedAt int, why string) {
+		if told[k] {
+			return
+		}
+		told[k] = true
+		if mergedAt > 0 { // a << of a mapping merged in: it stands elsewhere
+			errs = append(errs, fmt.Errorf("<< in %s, line %d: %s", name, k.Line, why))
+			return
+		}
+		errs = append(errs, fmt.Errorf("<<%s in %s, line %d: %s", under, name, k.Line, why))
 	}
-	return keys, nil
+	// A mapping merged twice adds nothing the first did not: each is
+	// merged once, or a file of nested merges, each listing the one
+	// before many times, took time exponential in its depth.
+	merged := map[*yaml.Node]bool{}
+	var merge func(m *yaml.Node, mergedAt int, inside []*yaml.Node)
+	merge = func(m *yaml.Node, mergedAt int, inside []*yaml.Node) {
+		merged[m] = true
+		var merges [][2]*yaml.Node
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], m.Content[i+1]
+			if v.Kind == yaml.AliasNode {
+				v = v.Alias
+			}
+			if k.Tag == mergeTag {
+				merges = append(merges, [2]*yaml.Node{k, v})
+				continue
+			}
+			if !seen[k.Value] {
+				seen[k.Value] = true
+				pairs = append(pairs, pair{key: k, value: v, mergedAt: mergedAt})
+			}
+		}
+		for _, kv := range merges {
+			k, v := kv[0], kv[1]
+			from := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				from = v.Content
+			}
+			at := mergedAt
+			if at == 0 {
+				at = k.Line
+			}
+			for _, f := range from {
+				if f.Kind == yaml.AliasNode {
+					f = f.Alias
+				}
+				switch {
+				case f.Kind != yaml.MappingNode:
+					refuse(k, mergedAt, "want a mapping to merge, or a list of them (<<: *defaults, <<: [*a, *b])")
+				case slices.Contains(inside, f):
+					refuse(k, mergedAt, "merges a mapping into itself")
+				case merged[f]:
+				default:
+					merge(f, at, append(slices.Clip(inside), f))
+				}
+			}
+		}
+	}
+	merge(m, 0, []*yaml.Node{m})
+	return pairs, errs
+}
+
+// mergeTag is the tag yaml gives a plain << key: a merge key.
+const mergeTag = "!!merge"
+
+// duplicates refuses each key given twice in one mapping of the document
+// under n, naming the mapping by its keys from the top (path): YAML
+// forbids it, and yaml.v3 reads a node tree without a word, so the second
+// silently won (a section given twice merged). Every mapping is checked
+// where it is written, once, whether a section, a value merged
+// elsewhere (<<) or held for an alias; a second << too (several merge as
+// one list).
+func duplicates(name, path string, n *yaml.Node) []error {
+	var errs []error
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, it := range n.Content {
+			errs = append(errs, duplicates(name, path, it)...)
+		}
+	case yaml.MappingNode:
+		under := ""
+		if path != "" {
+			under = " under " + path
+		}
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if line, ok := first[k.Value]; ok {
+				hint := ""
+				if k.Tag == mergeTag {
+					hint = " (merge several mappings with one: <<: [*a, *b])"
+				}
+				errs = append(errs, fmt.Errorf("key %q%s in %s, line %d: given already on line %d; give it once%s", k.Value, under, name, k.Line, line, hint))
+				continue
+			}
+			first[k.Value] = k.Line
+			errs = append(errs, duplicates(name, strings.TrimPrefix(path+"."+k.Value, "."), v)...)
+		}
+	}
+	return errs
 }
 
 // Has says whether the file holds key; a nil File holds none.

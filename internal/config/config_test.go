@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,6 +83,25 @@ func TestLoad(t *testing.T) {
 		{name: "a broken second document", body: "seed: 1\n---\nseed: [x\n", err: "config file F: a second YAML document (after ---): whsim reads only the first; put its keys there"},
 		{name: "one document after ---", body: "# whsim\n---\nseed: 1\n...\n", keys: []string{"seed"}},
 		{name: "empty documents after it", body: "seed: 1\n---\n# nothing\n---\n", keys: []string{"seed"}},
+		// YAML merge keys: the merged keys count, each checked where it
+		// lands; a key the mapping gives itself wins
+		{name: "merge key", body: "send: &d {url: x, retries: 3}\ngenerate:\n  seed: 1\nexport:\n  k6:\n    <<: *d\n    out: o\n",
+			err: `unknown key "retries" under export.k6 in F, line 1 (merged by << on line 6)`},
+		{name: "merge into a section", body: "x-defaults: &d {url: x, retries: 3}\nsend:\n  <<: *d\n  retries: 5\n", keys: []string{"send.retries", "send.url"}},
+		{name: "merge a list", body: "x-a: &a {url: a}\nx-b: &b {url: b, retries: 1}\nsend: {<<: [*a, *b]}\n", keys: []string{"send.retries", "send.url"}},
+		{name: "merge at the top", body: "x-d: &d {seed: 1, url: x}\n<<: *d\n", keys: []string{"seed", "url"}},
+		{name: "merge a merge", body: "x-a: &a {url: a}\nx-b: &b {<<: *a, retries: 1}\nsend: {<<: *b}\n", keys: []string{"send.retries", "send.url"}},
+		{name: "merge no mapping", body: "x-u: &u http://x\nsend:\n  <<: *u\n",
+			err: `<< under send in F, line 3: want a mapping to merge, or a list of them (<<: *defaults, <<: [*a, *b])`},
+		{name: "merge itself", body: "x-e: &e {url: x, <<: *e}\nsend: {<<: *e}\n", err: `<< in F, line 1: merges a mapping into itself`},
+		{name: "two merge keys", body: "x-a: &a {url: a}\nsend:\n  <<: *a\n  <<: *a\n",
+			err: `key "<<" under send in F, line 4: given already on line 3; give it once (merge several mappings with one: <<: [*a, *b])`},
+		{name: "key given twice in a merged mapping", body: "x-d: &d {url: a, url: b}\nsend: {<<: *d}\n",
+			err: `key "url" under x-d in F, line 1: given already on line 1; give it once`},
+		{name: "a quoted << is a key", body: "'<<': {seed: 1}\n", err: `unknown key "<<" in F, line 1`},
+		// an anchor's holder named as no flag: the error says how
+		{name: "anchor holder", body: "defaults: &d {url: x}\nsend: {<<: *d}\n",
+			err: `unknown key "defaults" in F, line 1 (to hold values for << or *d only, name it x-defaults: keys starting x- are read as no flag)`},
 		{name: "keys after an empty one", body: "seed: 1\n---\n---\nsend:\n  url: x\n", err: "config file F, line 4: a second YAML document (after ---): whsim reads only the first; put its keys there"},
 	}
 	for _, tt := range tests {
@@ -107,6 +127,54 @@ func TestLoad(t *testing.T) {
 				t.Errorf("keys %q, want %q", keys, tt.keys)
 			}
 		})
+	}
+}
+
+// A merged value is the value set, and the mapping's own key wins over a
+// merged one, and an earlier merged mapping over a later one.
+func TestLoadMergeValues(t *testing.T) {
+	f, err := Load(write(t, "x-a: &a {url: a, retries: 1}\nx-b: &b {url: b, header: [h]}\nsend:\n  <<: [*a, *b]\n  retries: 5\n"), tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"send.url": "a", "send.retries": "5"} {
+		if got := f.keys[key].Value; got != want {
+			t.Errorf("%s = %q, want %q", key, got, want)
+		}
+	}
+	if n := f.keys["send.header"]; n == nil || len(n.Content) != 1 || n.Content[0].Value != "h" {
+		t.Errorf("send.header = %+v, want [h]", n)
+	}
+	if got := f.Where("send.url"); got != "config file "+f.Name+", line 1" {
+		t.Errorf("Where = %q: want the line the merged value is written on", got)
+	}
+}
+
+// A file refused for its keys still gives the keys that are right, for a
+// run that cannot start to say so in its --junit; one that is no YAML
+// gives none.
+func TestLoadKeysBesideAnError(t *testing.T) {
+	f, err := Load(write(t, "url: x\nurll: y\nsend:\n  retries: 1\n  retries: 2\n"), tree)
+	if err == nil || f == nil || !f.Has("url") || !f.Has("send.retries") || f.Has("urll") {
+		t.Fatalf("Load: %v, %+v: want the error and the keys url and send.retries", err, f)
+	}
+	if f, err := Load(write(t, "url: x\nseed: [1\n"), tree); err == nil || f != nil {
+		t.Errorf("no YAML: %v, %+v: want an error and no file", err, f)
+	}
+}
+
+// Merges nested deep, each listing the one before many times, are read
+// in time linear in the file: each mapping is merged once.
+func TestLoadMergeNested(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x-0: &m0 {url: x}\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "x-%d: &m%d {<<: [%s]}\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*m%d, ", i-1), 10), ", "))
+	}
+	b.WriteString("send: {<<: *m40}\n")
+	f, err := Load(write(t, b.String()), tree)
+	if err != nil || f.keys["send.url"] == nil || f.keys["send.url"].Value != "x" {
+		t.Fatalf("send.url: %v", err)
 	}
 }
 
@@ -185,6 +253,9 @@ func FuzzLoad(f *testing.F) {
 		"seed: [1\n",
 		"a: !!binary aGk=\n",
 		"<<: {seed: 1}\n",
+		"x-d: &d {url: x}\nsend: {<<: [*d, *d], retries: 1}\n",
+		"--- &r\nseed: 1\nsend: {<<: *r}\n",
+		"x-e: &e {url: x, <<: *e}\nsend: {<<: *e}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // ParseExpect reads the statuses that count as success: codes, NNxx
@@ -51,9 +53,29 @@ func parseHeader(s string) (string, string, error) {
 	name, val, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || !headerName(name) {
-		return "", "", fmt.Errorf("%q: want 'Name: value'", s)
+		return "", "", fmt.Errorf("%q: want 'Name: value'", shownHeader(s))
 	}
 	return Header(name, val)
+}
+
+// shownHeader is a header the user wrote wrongly as a message quotes it:
+// the value of one whose name says it is a credential (Authorization
+// Bearer x, X-Api-Key x) masked, as everywhere else; the message reaches
+// stderr, and the job summary, JUnit and report of a run that never began.
+func shownHeader(s string) string {
+	name, _, colon := strings.Cut(s, ":")
+	if !colon {
+		name, _, _ = strings.Cut(strings.TrimSpace(s), " ")
+		name, _, _ = strings.Cut(name, "=")
+	}
+	name = strings.TrimSpace(name)
+	if name == "" || name == strings.TrimSpace(s) || !termsafe.SecretHeader(name) {
+		return s
+	}
+	if colon {
+		return name + ": ****"
+	}
+	return name + " ****"
 }
 
 // headerName says whether name is a token, which a header's name must be.
@@ -125,10 +147,24 @@ func ParseHookTarget(s string) (*url.URL, error) {
 }
 
 // TargetError is a receiver URL ParseTarget refuses, and why; callers
-// that name the flag put it before the URL.
+// that name the flag put it before the URL. The message masks the URL's
+// credentials (termsafe.URLString): it reaches stderr, and the job
+// summary, JUnit and report of a run that never began.
 type TargetError struct{ URL, Why string }
 
-func (e *TargetError) Error() string { return strconv.Quote(e.URL) + ": " + e.Why }
+func (e *TargetError) Error() string {
+	return strconv.Quote(masked(e.URL)) + ": " + e.Why
+}
+
+// masked is a URL as messages quote it, its credentials masked; one
+// written without a scheme (user:pw@host) is masked as the http:// URL it
+// would be.
+func masked(s string) string {
+	if strings.Contains(s, "://") {
+		return termsafe.URLString(s)
+	}
+	return strings.TrimPrefix(termsafe.URLString("http://"+s), "http://")
+}
 
 // ParseTarget checks the URL of a receiver whsim posts to (send's --url,
 // listen's --forward-to, the inspector's replay): http or https, a host, a
@@ -139,7 +175,7 @@ func (e *TargetError) Error() string { return strconv.Quote(e.URL) + ": " + e.Wh
 func ParseTarget(s string) (*url.URL, error) {
 	if s != "" && !strings.Contains(s, "://") {
 		if _, err := ParseTarget("http://" + s); err == nil {
-			return nil, &TargetError{s, "no scheme (did you mean http://" + s + "?)"}
+			return nil, &TargetError{s, "no scheme (did you mean http://" + masked(s) + "?)"}
 		}
 	}
 	u, err := url.Parse(s)

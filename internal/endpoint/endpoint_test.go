@@ -171,3 +171,36 @@ func FuzzParseFlags(f *testing.F) {
 		}
 	})
 }
+
+// A refused URL is quoted with its credentials masked: the message reaches
+// stderr, and the job summary, JUnit and report of a run that never began.
+func TestTargetErrorMasks(t *testing.T) {
+	for _, in := range []string{
+		"ftp://user:s3cret@host/x?token=s3cret",
+		"http://user:s3cret@host/x?businessType=A&api_key=s3cret",
+		"user:s3cret@127.0.0.1:1/hook",
+		"http://host/x?token=s3cret&a=%zz",
+	} {
+		_, err := ParseHookTarget(in)
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("ParseHookTarget(%q): %v, want an error without the credential", in, err)
+		}
+	}
+}
+
+// A header written wrongly is quoted with the value of a credential
+// masked: the message goes where the run's outputs go.
+func TestParseHeaderMasks(t *testing.T) {
+	for in, want := range map[string]string{
+		"Authorization Bearer s3cret": `"Authorization ****": want 'Name: value'`,
+		"X-Api-Key s3cret":            `"X-Api-Key ****": want 'Name: value'`,
+		"X-Api-Key=s3cret":            `"X-Api-Key ****": want 'Name: value'`,
+		"Auth orization: s3cret":      `"Auth orization: ****": want 'Name: value'`,
+		"X-Env dev":                   `"X-Env dev": want 'Name: value'`,
+		"Authorization":               `"Authorization": want 'Name: value'`,
+	} {
+		if _, err := ParseHeaders([]string{in}); err == nil || err.Error() != want {
+			t.Errorf("ParseHeaders(%q): %v, want %s", in, err, want)
+		}
+	}
+}

@@ -63,6 +63,9 @@ func mutants(t testing.TB) []mutant {
 			})
 			for _, n := range spec.BodyNumbers() {
 				add(fmt.Sprintf("businessType = %d", n), func(doc map[string]any) { doc[spec.FieldBusinessType] = json.Number(fmt.Sprint(n)) })
+				// The same number written with a fraction or an exponent.
+				add(fmt.Sprintf("businessType = %d.0", n), func(doc map[string]any) { doc[spec.FieldBusinessType] = json.Number(fmt.Sprintf("%d.0", n)) })
+				add(fmt.Sprintf("businessType = %de0", n), func(doc map[string]any) { doc[spec.FieldBusinessType] = json.Number(fmt.Sprintf("%de0", n)) })
 			}
 			if e.Kind == spec.Receipt && s == spec.Described {
 				// The hidden fields, which only the sample shape has, in a
@@ -120,7 +123,14 @@ func wrongValues(f spec.Field) []any {
 	case spec.Decimal2:
 		out = append(out, "1.5", "1,234.00", "-0.10", "12")
 	case spec.UnixMillis:
-		out = append(out, json.Number("-1"), json.Number("1.5"), json.Number("1e3"), json.Number("-0"))
+		// Integers written with an exponent or a fraction, which JSON
+		// Schema's integer takes (a number whose value has no fractional
+		// part), and fractions written with an exponent. Not here:
+		// 1e-999 and 1.0000000000000000001, which doubles make whole
+		// (docs/validation.md; TestIntegerWrittenOtherwise).
+		out = append(out, json.Number("-1"), json.Number("1.5"), json.Number("1e3"), json.Number("-0"),
+			json.Number("1.0"), json.Number("1E3"), json.Number("10e-1"), json.Number("-0.0"), json.Number("0e-5"),
+			json.Number("1792512000000.000"), json.Number("1.7925120000005e12"), json.Number("15e-1"))
 	}
 	if f.Type == spec.Number {
 		// Beyond a double's range: Python's json and JavaScript read

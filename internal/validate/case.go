@@ -6,3 +6,7 @@ type Case struct {
 	File string
 	*result
 }
+
+// Skipped says the payload was not checked: a capture record cut short
+// (torn-line), which its finding says, and which only warns.
+func (c Case) Skipped() bool { return c.skipped }

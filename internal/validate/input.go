@@ -8,8 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // source says how to read one input.
@@ -40,6 +42,10 @@ type result struct {
 	// skipped says the line was not checked as a payload: a torn last
 	// capture line, which only warns, even under Strict.
 	skipped bool
+	// capture says the payload was a capture record, otherEvent that its
+	// query names an event other than the run's (--event), which it was
+	// checked as.
+	capture, otherEvent bool
 }
 
 // Summary counts a validation run.
@@ -51,6 +57,10 @@ type Summary struct {
 	// Array names the first input that held a JSON array, read as a list
 	// of payloads (a webhook body is one object, never an array); "" none.
 	Array string `json:"-"`
+	// Captures counts the capture records checked, and OtherEvent those
+	// whose query names an event other than the run's (--event): a
+	// record is checked as the event it was delivered with.
+	Captures, OtherEvent int `json:"-"`
 }
 
 // add counts one result.
@@ -60,6 +70,12 @@ func (s *Summary) add(r *result) {
 	}
 	if r.Failed {
 		s.Failed++
+	}
+	if r.capture {
+		s.Captures++
+	}
+	if r.otherEvent {
+		s.OtherEvent++
 	}
 	for _, f := range r.Findings {
 		if f.Severity == Error {
@@ -193,6 +209,33 @@ func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *resu
 		}
 	}
 	r.Failed = !r.skipped && v.Failed(r.Findings)
+	if kind != input.Document && !r.skipped && isCapture(it.Body) {
+		r.capture = true
+		if event != "" {
+			q, ok := capturedEvent(it.Body)
+			r.otherEvent = ok && q != event
+		}
+	}
+}
+
+// capturedEvent is the event the query of the capture record line names;
+// false when the record, its query or the event cannot be read (which its
+// findings say).
+func capturedEvent(line []byte) (string, bool) {
+	rec, err := capture.Decode(line)
+	if err != nil || rec.Rejected != nil {
+		return "", false
+	}
+	query := rec.Query
+	if rec.QueryEncoding != "" {
+		q, err := capture.DecodeBody(rec.Query, rec.QueryEncoding)
+		if err != nil {
+			return "", false
+		}
+		query = string(q)
+	}
+	event, ok := spec.QueryEvent(query)
+	return event, ok && event != ""
 }
 
 // check judges one payload or capture record; torn says it is a capture

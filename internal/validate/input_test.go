@@ -158,6 +158,37 @@ func TestCheckInputArrayPositions(t *testing.T) {
 	}
 }
 
+// A capture record is checked as the event its query names; the summary
+// counts those whose query names another than the run's --event, for the
+// note validate prints.
+func TestSummaryCapturedOtherEvent(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{Ignore: []string{"missing-field"}})
+	rec := compact(t, load(t, "receipt.json"))
+	b, _ := json.Marshal(rec)
+	line := func(event string) string {
+		return `{"capture":1,"query":"businessType=` + event + `","body":` + string(b) + `}`
+	}
+	in := line("CREATE_RECEIVABLE_DOC") + "\n" + line("ABANDON_RECEIVABLE_DOC") + "\n" + string(rec) + "\n"
+	for _, tt := range []struct {
+		event           string
+		captures, other int
+	}{
+		{"", 2, 0},
+		{"CREATE_RECEIVABLE_DOC", 2, 1},
+		{"ABANDON_RECEIVABLE_DOC", 2, 1},
+		{"AUDIT_PURCHASE_ORDER_INVOICE", 2, 2},
+	} {
+		_, sum, err := results(t, v, source{name: "c.ndjson", event: tt.event}, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Captures != tt.captures || sum.OtherEvent != tt.other {
+			t.Errorf("--event %q: %d captures, %d of another event; want %d, %d", tt.event, sum.Captures, sum.OtherEvent, tt.captures, tt.other)
+		}
+	}
+}
+
 func TestSummaryTornNeverFails(t *testing.T) {
 	t.Parallel()
 	v := mustNew(t, Options{Strict: true})
@@ -168,7 +199,7 @@ func TestSummaryTornNeverFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum != (Summary{Payloads: 1, Warnings: 1}) {
+	if sum != (Summary{Payloads: 1, Warnings: 1, Captures: 1}) {
 		t.Fatalf("summary %+v, want 1 payload, 0 failed, 1 warning", sum)
 	}
 }

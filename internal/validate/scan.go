@@ -444,6 +444,22 @@ func hasExponent(b []byte) bool {
 	return false
 }
 
+// asDouble says, of a number s..e that is no integer as written, what a
+// parser reading numbers as doubles makes of it when that is a whole
+// number (1e-999 is 0, 5007.0000000000000001 is 5007), "" otherwise: a
+// schema validator that reads so (Ajv, Python's jsonschema) passes it as
+// an integer, and the finding says why validate does not.
+func (c *checker) asDouble(s, e int) string {
+	f := c.lx.Float(s, e)
+	if math.IsInf(f, 0) || f != math.Trunc(f) {
+		return ""
+	}
+	if f == 0 {
+		f = 0 // -1e-999 is -0, which parsers print as 0
+	}
+	return ": a fraction as written, which a parser that reads numbers as doubles (JavaScript, Python, Ajv) reads as " + strconv.FormatFloat(f, 'f', -1, 64)
+}
+
 // Millisecond timestamps outside [2000, 2100) are suspicious.
 const (
 	ms2000 = 946684800000
@@ -460,7 +476,7 @@ func (c *checker) checkNumber(n *node, s, e int, integral, neg bool) {
 		return
 	}
 	if n.typ == spec.Integer && !integral {
-		c.emit(rType, s, "", "want %s, got %s", typeName(n), c.lx.Bytes()[s:e])
+		c.emit(rType, s, "", "want %s, got %s%s", typeName(n), c.lx.Bytes()[s:e], c.asDouble(s, e))
 		return
 	}
 	if n.format == spec.UnixMillis {
@@ -539,7 +555,7 @@ func (c *checker) envelope() {
 				c.numberOff = s
 				c.numberState = 1
 				if !integral {
-					c.emit(rBusinessType, off, "", "want an integer, got %s", c.lx.Bytes()[s:e])
+					c.emit(rBusinessType, off, "", "want an integer, got %s%s", c.lx.Bytes()[s:e], c.asDouble(s, e))
 					break
 				}
 				f := c.lx.Float(s, e)

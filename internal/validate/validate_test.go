@@ -236,6 +236,39 @@ func dump(fs []Finding) string {
 	return sb.String()
 }
 
+// An integer is a number whose value has no fractional part (JSON Schema
+// 2020-12): 1e3, 1.0 and -0 are integers, as Ajv and Python's jsonschema
+// read them; 1e-999 and 5007.0000000000000001 are not, which those read
+// as the doubles 0 and 5007. Their type error says so, or it reads as
+// whsim's mistake beside a schema validator that passed the payload.
+func TestIntegerWrittenOtherwise(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{Ignore: []string{ruleTimeRange, ruleSeconds}})
+	inv := load(t, "invoice.json")
+	for _, tt := range []struct{ millis, want string }{
+		{"1e3", ""},
+		{"1.0", ""},
+		{"1000.000", ""},
+		{"-0", ""},
+		{"10e-1", ""},
+		{"1.5", "want integer (milliseconds since the Unix epoch), got 1.5"},
+		{"1e-999", "want integer (milliseconds since the Unix epoch), got 1e-999: a fraction as written, which a parser that reads numbers as doubles (JavaScript, Python, Ajv) reads as 0"},
+		{"1791100048266.0000001", "want integer (milliseconds since the Unix epoch), got 1791100048266.0000001: a fraction as written, which a parser that reads numbers as doubles (JavaScript, Python, Ajv) reads as 1791100048266"},
+	} {
+		var msgs []string
+		for _, f := range v.Check([]byte(edit(t, inv, "1791100048266", tt.millis)), "") {
+			msgs = append(msgs, f.Message)
+		}
+		if got := strings.Join(msgs, "; "); got != tt.want {
+			t.Errorf("createTime %s: %q, want %q", tt.millis, got, tt.want)
+		}
+	}
+	bt := v.Check([]byte(edit(t, load(t, "receipt.json"), "5007,", "5007.0000000000000001,")), "")
+	if len(bt) != 1 || bt[0].Message != "want an integer, got 5007.0000000000000001: a fraction as written, which a parser that reads numbers as doubles (JavaScript, Python, Ajv) reads as 5007" {
+		t.Errorf("businessType 5007.0000000000000001: %+v", bt)
+	}
+}
+
 func TestNewErrors(t *testing.T) {
 	t.Parallel()
 	if _, err := New(Options{Ignore: []string{"nope"}}); err == nil {

@@ -93,8 +93,8 @@ func New(a *cmdutil.App) *cobra.Command {
 	opts.registerBatteryFlags(cmd)
 	opts.registerProbeFlags(cmd)
 	opts.registerReportFlags(cmd)
-	a.WhenNotRun(cmd, []string{"junit", "report", "rerun"}, func(err error, words []string) error {
-		reportfile.NotOver(append(words, opts.Rerun), &opts.JUnit, &opts.Report)
+	a.WhenNotRun(cmd, []string{"junit", "report", "rerun", "save-cases"}, func(err error, words []string) error {
+		reportfile.NotOver(append(words, opts.Rerun, opts.savedResults()), &opts.JUnit, &opts.Report)
 		return opts.finish(a, err)
 	})
 	return cmd
@@ -117,7 +117,8 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 // finish writes --report and --junit for a run that ended with err, or
 // never began (a flag cobra refused).
 func (o *checkOptions) finish(a *cmdutil.App, err error) error {
-	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun)
+	reportfile.FinishJobSummary(a, "whsim check", err)
+	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun, o.savedResults())
 	if o.JUnit == "" {
 		return err
 	}
@@ -151,6 +152,14 @@ func runChecks(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 	return removeStaleResults(a, opts.SaveCases, err)
 }
 
+// savedResults is the results file --save-cases writes, "" without it.
+func (o *checkOptions) savedResults() string {
+	if o.SaveCases == "" {
+		return ""
+	}
+	return filepath.Join(o.SaveCases, check.ResultsFile)
+}
+
 // removeStaleResults removes the results file an earlier run left in the
 // --save-cases directory dir ("": none given) and returns err, the run's
 // error so far; one it cannot remove is a usage error, err said first.
@@ -171,6 +180,9 @@ func removeStaleResults(a *cmdutil.App, dir string, err error) error {
 // built: each a usage error (exit 2) naming the flag.
 func (o *checkOptions) validate() error {
 	if err := reportfile.CheckJUnitPath(o.JUnit); err != nil {
+		return err
+	}
+	if err := reportfile.CheckApart(o.JUnit, o.Report, o.savedResults(), "--save-cases' "+check.ResultsFile); err != nil {
 		return err
 	}
 	ids, err := check.Select(o.Checks, o.ExcludeChecks)
@@ -292,7 +304,7 @@ func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
 		return cfg, cmdutil.Usagef("--url %w", err)
 	}
 	if cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
-		return cfg, cmdutil.UsageErr(err)
+		return cfg, cmdutil.Usagef("--header %w", err)
 	}
 	if o.Secret != "" {
 		if cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
@@ -465,8 +477,8 @@ func (r *checkRun) abort(sum *check.Summary, why error) {
 // abortReport writes --report and the job summary of a run that started
 // and ended in an error of its input (the receiver unreachable, the probe
 // at fault): the cases graded before it, and why it did not complete. A
-// usage error before the run has no cases to show: its --report is
-// runCheck's (reportfile.FinishReport), and the job summary has none.
+// usage error before the run has no cases to show: its --report and job
+// summary are runCheck's (reportfile.FinishReport, FinishJobSummary).
 func (r *checkRun) abortReport(why error) {
 	if r.col == nil {
 		return
@@ -515,7 +527,7 @@ func newProbe(opts *checkOptions, client *http.Client, curlTLS []string) (probe.
 		}
 		p, err := probe.ParseURL(opts.Probe, client, h)
 		if err != nil {
-			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(opts.Probe), err)
+			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(termsafe.URLString(opts.Probe)), err)
 		}
 		p.CurlTLS = curlTLS
 		return p, nil

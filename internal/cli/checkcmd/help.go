@@ -59,7 +59,8 @@ probe (--probe or --probe-cmd again, or the report's --probe URL on the
 receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
 load and latency, judged over a whole run, and for copies sent at once of
 which no two were in flight together); exit 0 only when every one is
-fixed. Every call goes to --url or the report's one URL, named on stderr
+fixed (under GitHub Actions its job summary section says so, per check).
+Every call goes to --url or the report's one URL, named on stderr
 first; a report that names another URL, more copies than a run sends, or a
 file that is not a regular file is refused.
 
@@ -69,7 +70,7 @@ the table and the first failures are appended to the job summary. A run
 that started and ended in exit 2 (the receiver unreachable, the probe at
 fault) still writes the report and the job summary, saying why it did not
 complete; a usage error, before anything ran, writes the report headed
-INCOMPLETE, saying why, and no job summary.
+INCOMPLETE and a job summary headed did not complete, each saying why.
 
 --junit FILE is written on every exit: on a usage error or a receiver that
 cannot be reached, one test case in error says why.

@@ -22,6 +22,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
@@ -94,7 +95,7 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 		}
 	}
 	if r.cfg.Header, err = endpoint.ParseHeaders(o.Headers); err != nil {
-		return nil, cmdutil.UsageErr(err)
+		return nil, cmdutil.Usagef("--header %w", err)
 	}
 	if o.Secret != "" {
 		if r.cfg.Signer, err = sign.NewSigner(o.Secret); err != nil {
@@ -150,6 +151,13 @@ func (r *checkRerun) run(ctx context.Context) error {
 	if err != nil {
 		return cmdutil.Usagef("--output: %w", err)
 	}
+	// Under GitHub Actions a collector beside the output keeps the rerun
+	// for the job summary, as check's run does.
+	var col *term.Collector
+	if reportfile.StepSummary() != "" {
+		col = &term.Collector{}
+		out = term.Tee(out, col)
+	}
 	var junit term.Reporter
 	if o.JUnit != "" {
 		// Suites carry the target, as check's do: the reruns of two
@@ -168,7 +176,11 @@ func (r *checkRerun) run(ctx context.Context) error {
 			_ = junit.Case(c)
 		}
 	})
-	if err := rerunEnd(ctx, err, sum, out, junit); err != nil {
+	err = rerunEnd(ctx, err, sum, out, junit)
+	if col != nil && (err == nil || sum.Interrupted || sum.Unfinished != "") {
+		r.jobSummary(col, sum)
+	}
+	if err != nil {
 		return err
 	}
 	if repErr != nil {
@@ -180,12 +192,25 @@ func (r *checkRerun) run(ctx context.Context) error {
 	return nil
 }
 
+// jobSummary appends the rerun's section to the job summary from its
+// cases (col): the verdict, a row per check of the cases sent again, the
+// first still failing, and, for a rerun that did not complete, why.
+func (r *checkRerun) jobSummary(col *term.Collector, sum *check.RerunSummary) {
+	js := jobsummary.FromCollector(col, "whsim check --rerun", "check", sum.AllFixed())
+	js.Target = termsafe.Text(termsafe.URL(r.cfg.Target))
+	js.Interrupted = sum.Interrupted
+	js.Unfinished = termsafe.Text(sum.Unfinished)
+	reportfile.AppendJobSummary(r.a, js)
+}
+
 // nothingToRerun ends the rerun of a report in which no case failed: a
 // pass, nothing still fails, whose -o json summary and --junit say so.
 // -o json wrote nothing (a jq got empty input) and --junit was not
 // written, leaving a stale file of an earlier run in its place.
 func (r *checkRerun) nothingToRerun() error {
 	sum := checkout.RerunSummary{RerunSummary: &check.RerunSummary{}}
+	reportfile.AppendJobSummary(r.a, &jobsummary.Summary{Title: "whsim check --rerun", Pass: true,
+		Headline: "no case failed in " + termsafe.Text(r.opts.Rerun) + ": nothing to rerun"})
 	if r.opts.Output == term.JSON {
 		out, err := term.New(term.JSON, r.a.Streams.Out, term.Style{}, true)
 		if err != nil {

@@ -43,6 +43,10 @@ type App struct {
 	// flag the command line did not ("environment WHSIM_SEED"), for
 	// errors about its value (SayFlagSources).
 	FlagSources map[string]string
+	// Summarized says the run appended its section to the GitHub job
+	// summary (reportfile.AppendJobSummary): a run that ends without one
+	// (reportfile.FinishJobSummary) appends one saying why.
+	Summarized bool
 	// notRun holds, per command, what it does when its run never began
 	// (WhenNotRun).
 	notRun map[*cobra.Command]notRun

@@ -166,7 +166,7 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 	}
 	header, err := endpoint.ParseHeaders(o.Headers)
 	if err != nil {
-		return nil, cmdutil.UsageErr(err)
+		return nil, cmdutil.Usagef("--header %w", err)
 	}
 	// As send does, an -H Content-Type replaces application/json: added
 	// beside it, vegeta would send two and k6 one "a, b" of both.

@@ -203,7 +203,7 @@ func (o *listenOptions) probe() (probe.Probe, error) {
 		}
 		p, err := probe.ParseURL(o.Probe, client, h)
 		if err != nil {
-			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(o.Probe), err)
+			return nil, cmdutil.Usagef("--probe %s: %w", termsafe.Text(termsafe.URLString(o.Probe)), err)
 		}
 		p.CurlTLS = tlsconf.CurlFlags(o.tlsOptions()) // ask again by hand as listen asked
 		return p, nil

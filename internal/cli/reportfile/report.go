@@ -47,6 +47,23 @@ func CheckReportPath(path, junit string, inputs ...string) error {
 	return nil
 }
 
+// CheckApart refuses a --junit (junit) or --report (report) file that is
+// output, a file the run writes itself (name says which: "--save-cases'
+// results.ndjson"): the report replaced it at the run's end, after a run
+// that said ok, or it the report.
+func CheckApart(junit, report, output, name string) error {
+	if output == "" {
+		return nil
+	}
+	if junit != "" && sameFile(junit, output) {
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is %s, which the run writes; give the report a file of its own", junit, name)})
+	}
+	if report != "" && sameFile(report, output) {
+		return cmdutil.Usagef("--report %s: is %s, which the run writes; give the report a file of its own", report, name)
+	}
+	return nil
+}
+
 // FinishReport makes --report FILE (path) describe this run however it
 // ended, as --junit does: a run that wrote no report of its own (written
 // false: a flag refused after --report was read, a --duration over before
@@ -143,9 +160,38 @@ func AppendJobSummary(a *cmdutil.App, s *jobsummary.Summary) {
 	if path == "" || s == nil {
 		return
 	}
+	a.Summarized = true
 	if err := jobsummary.Append(path, s); err != nil {
 		fmt.Fprintf(a.Streams.Err, "%s %v\n", a.ErrColor.Warn.Sprint("warning:"), err)
 	}
+}
+
+// FinishJobSummary appends the section of a run that ended with err and
+// appended none of its own (title: "whsim check"): a flag cobra refused, a
+// flag the command refused, a config file it could not read, Ctrl-C
+// before any result. Its --junit and --report say why; the job summary
+// said nothing, where CI users look first. The section says the run did
+// not complete (or was interrupted), with err as code: a flag's value is
+// the user's, or a config file's, and never becomes markup.
+func FinishJobSummary(a *cmdutil.App, title string, err error) {
+	if err == nil || a.Summarized || StepSummary() == "" {
+		return
+	}
+	s := &jobsummary.Summary{Title: title}
+	ee, coded := errors.AsType[*cmdutil.ExitError](err)
+	switch {
+	case errors.Is(err, cmdutil.ErrInterrupted) || errors.Is(err, context.Canceled):
+		s.Interrupted = true
+		s.Headline = InterruptedWhy
+	case coded && ee.Code == cmdutil.ExitFailed:
+		// A verdict (validate of no payload at all): FAIL, and why.
+		if ee.Err != nil {
+			s.Headline = termsafe.Text(ee.Err.Error())
+		}
+	default:
+		s.Unfinished = termsafe.Text(err.Error())
+	}
+	AppendJobSummary(a, s)
 }
 
 // Meta is what a report says of the run.

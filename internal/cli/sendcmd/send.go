@@ -92,6 +92,7 @@ func New(a *cmdutil.App) *cobra.Command {
 // finish writes --report and --junit for a run that ended with err, or
 // never began (a flag cobra refused).
 func (o *sendOptions) finish(a *cmdutil.App, err error) error {
+	reportfile.FinishJobSummary(a, "whsim send", err)
 	err = reportfile.FinishReport(a, o.Report, o.JUnit.Path, o.reported, err, "whsim send", o.File)
 	return o.JUnit.Finish(a, err, "whsim send", "whsim.delivery")
 }

@@ -47,8 +47,10 @@ the documents. Errors fail a payload (exit 1); warnings only tell, unless
 Inputs are files holding one payload, a JSON array of payloads (findings
 name the element), NDJSON files (one payload per line; findings name the
 line: a file whose first line is a whole JSON value, or named *.ndjson or
-*.jsonl) and capture logs written by whsim listen (the query's businessType
-is then the event). No file, or -, reads stdin. An input with no payload at
+*.jsonl) and capture logs written by whsim listen (each record is checked
+as the event its captured query names, what was delivered; --event applies
+to plain payloads, and a note on stderr counts the records whose query names
+another). No file, or -, reads stdin. An input with no payload at
 all fails (exit 1). An input whose first line starts no JSON value (YAML,
 text, HTML) is refused in one line saying where and why (exit 2); a payload
 that is not JSON further on is a json-syntax finding.
@@ -62,11 +64,11 @@ Rules (--ignore <id> silences one):
 		ValidArgsFunction: cmdutil.CompletePayloadFiles,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			return opts.junit.Finish(a, runValidate(cmd.Context(), a, opts), "whsim validate", "whsim.validate")
+			return opts.finish(a, runValidate(cmd.Context(), a, opts))
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Event, "event", "e", "", "the query event the payloads were sent with (default: follow the body number)")
+	f.StringVarP(&opts.Event, "event", "e", "", "the query event plain payloads were sent with (default: follow the body number; a capture record's own query wins)")
 	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
@@ -74,7 +76,7 @@ Rules (--ignore <id> silences one):
 	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
 	a.WhenNotRun(cmd, []string{"junit"}, func(err error, words []string) error {
 		reportfile.NotOver(words, &opts.junit.Path)
-		return opts.junit.Finish(a, err, "whsim validate", "whsim.validate")
+		return opts.finish(a, err)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvent)
 	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
@@ -86,6 +88,14 @@ Rules (--ignore <id> silences one):
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}))
 	return cmd
+}
+
+// finish writes --junit and, when the run appended none, its section of
+// the job summary, for a run that ended with err, or never began (a flag
+// cobra refused).
+func (o *validateOptions) finish(a *cmdutil.App, err error) error {
+	reportfile.FinishJobSummary(a, "whsim validate", err)
+	return o.junit.Finish(a, err, "whsim validate", "whsim.validate")
 }
 
 func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) error {
@@ -183,6 +193,10 @@ func (r *validateRun) run(ctx context.Context) error {
 	if err != nil {
 		return r.endedEarly(ctx, sum, err)
 	}
+	if sum.OtherEvent > 0 {
+		fmt.Fprintf(st.Err, "%s --event %s: %d of %d capture %s checked as the event their captured query names, not as --event: a record holds the query it was delivered with; --event applies to plain payloads\n",
+			r.a.ErrColor.Warn.Sprint("note:"), r.opts.event, sum.OtherEvent, sum.Captures, term.Plural(sum.Captures, "record was", "records were"))
+	}
 	if sum.Array != "" {
 		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
 	}
@@ -199,7 +213,8 @@ func (r *validateRun) run(ctx context.Context) error {
 				return err
 			}
 		default:
-			if err := r.out.Finish(validateout.ValidateSummary{Summary: sum}); err != nil {
+			// "failed":0 alone reads as a pass: the summary says why not.
+			if err := r.out.Finish(validateout.ValidateSummary{Summary: sum, Error: "no payloads"}); err != nil {
 				return err
 			}
 		}

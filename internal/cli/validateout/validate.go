@@ -92,7 +92,7 @@ func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 }
 
 // JUnit is one test case per payload in one suite per file; a failure
-// names its first error.
+// names its first error; a line not checked (torn) is skipped.
 func (r Payload) JUnit() term.TestCase {
 	tc := term.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
 	if r.Element >= 0 {
@@ -106,6 +106,11 @@ func (r Payload) JUnit() term.TestCase {
 		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
 	}
 	tc.Detail = sb.String()
+	if validate.Case(r).Skipped() && len(r.Findings) > 0 {
+		// Not checked (a torn record): skipped, as the text says, not
+		// a test case passed.
+		tc.Skipped = r.Findings[0].Message
+	}
 	if r.Failed {
 		first := r.Findings[0]
 		for _, f := range r.Findings {
@@ -126,7 +131,8 @@ type ValidateSummary struct {
 	// read: the counts are of the payloads checked by then, and no pass.
 	Interrupted bool
 	// Error, when set, is why an input could not be read (exit 2): the
-	// counts are of the payloads checked by then, and no pass.
+	// counts are of the payloads checked by then, and no pass; or "no
+	// payloads", the inputs held none (exit 1).
 	Error string
 }
 
