@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,6 +81,10 @@ type watchListener struct {
 	reports sync.WaitGroup
 	// stopping says the server's stop began (ServeGrace).
 	stopping atomic.Bool
+	// readShut, when set (by tests), runs when a connection's background
+	// read found the sender's side closed while a handler held its call
+	// (see holdEOF).
+	readShut func()
 	// pause, when set (by tests), runs where a loaded machine may hold the
 	// stop's drain: after a bound is set and before the look it bounds (at
 	// the accept queue, at a drained connection's first read).
@@ -192,6 +197,11 @@ type watchedConn struct {
 	// on the sender (see SetReadDeadline). Atomic: the abort comes from
 	// the handler's goroutine while the read waits in another.
 	aborting atomic.Bool
+	// readShut says net/http's background read, while a handler held the
+	// call, found the sender's side closed (a FIN: see holdEOF); unhold,
+	// while that read is held, ends it.
+	readShut bool
+	unhold   chan struct{}
 }
 
 // beginAnswer is a handler's last look at whether listen's stop cut its
@@ -292,6 +302,12 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := c.Conn.Read(p)
+	if n == 0 && err == io.EOF && len(p) == 1 {
+		if c.holdEOF() {
+			return 0, os.ErrDeadlineExceeded
+		}
+		return n, err
+	}
 	if n == 0 && err != nil && !c.aborting.Load() && timeout(err) {
 		// A read whose deadline (ReadHeaderTimeout, ReadTimeout) is past
 		// fails before it looks, and a loaded machine may hold the
@@ -327,6 +343,57 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 	}
 	c.mu.Unlock()
 	return n, err
+}
+
+// holdEOF keeps from net/http the end of the stream its background read
+// (a read of one byte while a handler runs) found: net/http takes it for
+// a sender that hung up and ends the call's context, which cut the
+// forward short (the sender got a 502 and the receiver maybe nothing)
+// and the delay, and flagged the call "sender gone". A FIN only says the
+// sender will send no more: one that half-closed after its request
+// (shutdown SHUT_WR: nc -N, some HTTP/1.0 clients) waits for its answer,
+// and one that closed its socket whole sends the same FIN. The handler
+// tells them apart once it has answered (see Receiver.senderShutAnswer).
+// The read waits until net/http aborts it (it reports whether it did: the
+// read then fails as an aborted read, which net/http ignores) or the
+// connection is closed (the stop: then net/http sees the end).
+func (c *watchedConn) holdEOF() (aborted bool) {
+	c.mu.Lock()
+	if c.watching || c.off {
+		c.mu.Unlock()
+		return false
+	}
+	c.readShut = true
+	if c.unhold == nil {
+		c.unhold = make(chan struct{})
+	}
+	unhold := c.unhold
+	c.mu.Unlock()
+	if c.l.readShut != nil {
+		c.l.readShut()
+	}
+	// An abort that came before unhold was made set aborting first.
+	if !c.aborting.Load() {
+		<-unhold
+	}
+	return c.aborting.Load()
+}
+
+// unholdLocked ends a read holdEOF holds; mu is held.
+func (c *watchedConn) unholdLocked() {
+	if c.unhold != nil {
+		close(c.unhold)
+		c.unhold = nil
+	}
+}
+
+// senderShut reports whether the sender closed its side of the
+// connection: a read found it, or the socket's state says it.
+func (c *watchedConn) senderShut() bool {
+	c.mu.Lock()
+	shut := c.readShut
+	c.mu.Unlock()
+	return shut || senderShut(c.Conn)
 }
 
 // notPreface reports whether the bytes read so far can no longer be the
@@ -464,7 +531,13 @@ func pipelinedBehind(head []byte) []byte {
 // SetReadDeadline notes whether t is an abort rather than a bound (a time
 // before 2001: no bound net/http sets from the clock is), for Read.
 func (c *watchedConn) SetReadDeadline(t time.Time) error {
-	c.aborting.Store(!t.IsZero() && t.Unix() < 1e9)
+	abort := !t.IsZero() && t.Unix() < 1e9
+	c.aborting.Store(abort)
+	if abort {
+		c.mu.Lock()
+		c.unholdLocked()
+		c.mu.Unlock()
+	}
 	return c.Conn.SetReadDeadline(t)
 }
 
@@ -515,6 +588,7 @@ func (c *watchedConn) Close() error {
 		}
 	}
 	c.off = true
+	c.unholdLocked()
 	if c.head != nil {
 		// Emptied before it goes back: a connection that ends while off
 		// (HTTP/2) or after its handler ran (Connection: close, HTTP/1.0)
