@@ -142,6 +142,11 @@ type Call struct {
 	// (Record.Forward's error says why). A call whose connection failed
 	// after it went out was sent: the receiver may hold it.
 	Unsent bool
+	// StopClosed says the call is a request listen's stop closed
+	// unanswered as it arrived (Record.Rejected says so): one queued in a
+	// kept-alive socket, pipelined, or taken from the accept queue. The
+	// HTTP server did not refuse it for what it was.
+	StopClosed bool
 	// Offset is where Record starts in the capture file, -1 when it was
 	// not recorded: the inspector reads calls back from there.
 	Offset int64

@@ -56,6 +56,9 @@ type Rejection struct {
 	Answer []byte
 	// Reason says why, in the server's words when it gave any.
 	Reason string
+	// StopClosed says listen's stop closed its connection as it arrived
+	// (stoppingReason): it was not refused for what it was.
+	StopClosed bool
 	// Method and Target are the request's, with Header its header fields,
 	// when they were read from an HTTP/2 HEADERS frame (Head holds the
 	// connection's bytes then); "" when Head's request line tells them.
@@ -580,7 +583,7 @@ func (c *watchedConn) Close() error {
 			// closing the connection: the head was whole. Or the stop
 			// took the connection from the accept queue, or found the
 			// request waiting in its socket.
-			rj.Reason = stoppingReason
+			rj.Reason, rj.StopClosed = stoppingReason, true
 		case timedOut:
 			rj.Reason = "the request's head did not arrive whole in time: the connection was closed, no answer"
 		default:
@@ -672,6 +675,7 @@ func (c *watchedConn) h2Rejections() []*Rejection {
 		rj := *base
 		rj.Method, rj.Target, rj.Header = r.method, r.target, r.header
 		rj.Reason = stoppingReason + " (HTTP/2, stream " + strconv.FormatUint(uint64(r.stream), 10)
+		rj.StopClosed = true
 		if !r.whole {
 			rj.Reason += ": its head did not arrive whole"
 		}
@@ -765,7 +769,7 @@ func (r *Receiver) Rejected(rj *Rejection) {
 		resp.Body, resp.BodyEncoding = capture.EncodeBody(body)
 		rec.Response = resp
 	}
-	c := &Call{Seq: r.seq.Add(1), Record: rec, Offset: -1, Findings: rejectedFindings(rec)}
+	c := &Call{Seq: r.seq.Add(1), Record: rec, Offset: -1, Findings: rejectedFindings(rec), StopClosed: rj.StopClosed}
 	c.Event, c.HasEvent = spec.QueryEvent(rec.Query)
 	if r.cfg.Capture != nil {
 		if off, err := r.cfg.Capture.Write(rec); err == nil {

@@ -456,6 +456,9 @@ func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
 		t.Fatalf("second record %+v, want the pipelined call, rejected", rec)
 	}
 	head, _ := rec.Rejected.RawHead()
+	if !obs.calls[1].StopClosed || obs.calls[0].StopClosed {
+		t.Errorf("StopClosed %v, %v; want the pipelined call's only", obs.calls[0].StopClosed, obs.calls[1].StopClosed)
+	}
 	if rec.Path != "/2" || string(head) != behind || rec.Rejected.Reason != stoppingReason {
 		t.Errorf("second record %+v (rejected %+v), want the pipelined call, closed as listen stopped", rec, rec.Rejected)
 	}
@@ -522,6 +525,9 @@ func TestHeadReadAsTheStopBeganIsSaidSo(t *testing.T) {
 			l.waitReports(make(chan struct{}))
 			if got == nil || got.Reason != tt.reason {
 				t.Fatalf("rejection %+v, want the reason %q", got, tt.reason)
+			}
+			if want := tt.reason == stoppingReason; got.StopClosed != want {
+				t.Errorf("StopClosed %v, want %v", got.StopClosed, want)
 			}
 		})
 	}
@@ -659,7 +665,7 @@ func TestStopReadsTheCallWaitingOnAnOpenConnection(t *testing.T) {
 			if len(got) != 1 {
 				t.Fatalf("%d calls reported, want the one waiting in the socket", len(got))
 			}
-			if rj := got[0]; string(rj.Head) != call || rj.HeadBytes != int64(len(call)) || rj.Reason != stoppingReason || rj.Status != 0 {
+			if rj := got[0]; string(rj.Head) != call || rj.HeadBytes != int64(len(call)) || rj.Reason != stoppingReason || !rj.StopClosed || rj.Status != 0 {
 				t.Errorf("reported head %q (%d bytes), status %d, reason %q; want the whole call, closed as listen stopped", rj.Head, rj.HeadBytes, rj.Status, rj.Reason)
 			}
 		})
