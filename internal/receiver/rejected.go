@@ -518,17 +518,11 @@ func (c *watchedConn) keepBehind() bool {
 // body: the requests pipelined behind it. Nil when that request is not
 // whole in head.
 func pipelinedBehind(head []byte) []byte {
-	r := bytes.NewReader(head)
-	br := bufio.NewReader(r)
-	req, err := http.ReadRequest(br)
-	if err != nil {
+	n := wholeRequest(head)
+	if n == 0 {
 		return nil
 	}
-	if _, err := io.Copy(io.Discard, req.Body); err != nil {
-		return nil
-	}
-	left := br.Buffered() + r.Len()
-	return head[len(head)-left:]
+	return head[n:]
 }
 
 // SetReadDeadline notes whether t is an abort rather than a bound (a time
@@ -604,7 +598,9 @@ func (c *watchedConn) Close() error {
 		c.head = nil
 	}
 	c.mu.Unlock()
-	if rj != nil {
+	if rj != nil && rj.StopClosed {
+		rjs = append(rjs, eachRequest(rj)...)
+	} else if rj != nil {
 		rjs = append(rjs, rj)
 	}
 	if len(rjs) > 0 {
@@ -646,6 +642,49 @@ func (c *watchedConn) takeQueued() bool {
 		took = true
 	}
 	return took
+}
+
+// eachRequest is rj, a head the stop closed unanswered, as one Rejection
+// a request: a sender may have pipelined several (all in the head kept
+// behind the call in flight, or read from the socket or the accept
+// queue), and each is a call that reached listen, to be recorded and
+// counted as one. Whatever follows the last whole request (a head cut
+// short, or bytes past the head's bound) is one more, which takes the
+// bytes counted but not kept.
+func eachRequest(rj *Rejection) []*Rejection {
+	var rjs []*Rejection
+	head, counted := rj.Head, int64(0)
+	for len(head) > 0 {
+		n := wholeRequest(head)
+		if n == 0 || n == len(head) {
+			break
+		}
+		one := *rj
+		one.Head, one.HeadBytes = head[:n:n], int64(n)
+		rjs = append(rjs, &one)
+		head, counted = head[n:], counted+int64(n)
+	}
+	if rjs == nil {
+		return []*Rejection{rj}
+	}
+	last := *rj
+	last.Head, last.HeadBytes = head, rj.HeadBytes-counted
+	return append(rjs, &last)
+}
+
+// wholeRequest is the length of the HTTP/1 request head starts with, head
+// and body, 0 when head does not hold it whole.
+func wholeRequest(head []byte) int {
+	r := bytes.NewReader(head)
+	br := bufio.NewReader(r)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return 0
+	}
+	if _, err := io.Copy(io.Discard, req.Body); err != nil {
+		return 0
+	}
+	return len(head) - br.Buffered() - r.Len()
 }
 
 // stoppingReason is the reason of a call whose head came whole as the stop

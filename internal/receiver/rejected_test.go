@@ -768,3 +768,83 @@ func TestTimeoutReadsDeadlinesWithoutAllocating(t *testing.T) {
 		t.Errorf("timeout of a net.Error: %v allocations, want 0", n)
 	}
 }
+
+// Every request pipelined behind the call in flight at the stop is a call
+// of its own: three sent behind it were recorded, printed and counted as
+// one call whose head held all three. A head cut short after them is one
+// more. The first call's --delay holds it until the stop has begun: an
+// event (its Now), not a clock.
+func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
+	t.Parallel()
+	call := func(path string) string {
+		return "POST " + path + "?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	}
+	const chunked = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+	const cut = "POST /cut HTTP/1.1\r\nHost:"
+	for _, tt := range []struct {
+		name   string
+		behind []string
+	}{
+		{"one", []string{call("/2")}},
+		{"three", []string{call("/2"), chunked, call("/4")}},
+		{"two and a head cut short", []string{call("/2"), call("/3"), cut}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			obs, mem := &observed{}, &memRecorder{}
+			arrived := make(chan struct{}, 1)
+			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, Delay: time.Hour,
+				Now: func() time.Time {
+					select {
+					case arrived <- struct{}{}:
+					default:
+					}
+					return time.Now()
+				}})
+			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx) }()
+			conn, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.Write([]byte(call("/1") + strings.Join(tt.behind, ""))) // one write: read together
+			<-arrived                                                    // the first call's handler runs
+			cancel()
+			for { // the stop began once the listener refuses connections
+				c, err := net.Dial("tcp", s.Addr().String())
+				if err != nil {
+					break
+				}
+				c.Close()
+				runtime.Gosched()
+			}
+			rcv.EndWaits() // the first call is answered now
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			io.ReadAll(conn)
+			if err := <-served; err != nil {
+				t.Fatal(err)
+			}
+			rcv.Close()
+			if len(mem.recs) != 1+len(tt.behind) || len(obs.calls) != len(mem.recs) {
+				t.Fatalf("recorded %d, observed %d; want %d calls", len(mem.recs), len(obs.calls), 1+len(tt.behind))
+			}
+			for i, want := range tt.behind {
+				rec, cl := mem.recs[1+i], obs.calls[1+i]
+				if rec.Rejected == nil || !cl.StopClosed {
+					t.Errorf("record %d %+v, want a call the stop closed", 1+i, rec)
+					continue
+				}
+				head, _ := rec.Rejected.RawHead()
+				if string(head) != want || rec.Rejected.HeadBytes != int64(len(want)) {
+					t.Errorf("record %d holds %q (%d bytes), want %q", 1+i, head, rec.Rejected.HeadBytes, want)
+				}
+			}
+		})
+	}
+}
