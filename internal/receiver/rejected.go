@@ -66,9 +66,6 @@ type Rejection struct {
 	Header         http.Header
 }
 
-// h2Preface starts every HTTP/2 connection with prior knowledge.
-const h2Preface = "PRI * HTTP/2.0\r\n"
-
 // connKey finds a connection's watch in its requests' contexts.
 type connKey struct{}
 
@@ -336,7 +333,10 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 				*c.head = h
 			}
 			c.seen += int64(n)
-			if !c.drained && len(h) >= len(h2Preface) && string(h[:len(h2Preface)]) == h2Preface {
+			// The whole preface: bytes that only begin as it (a sender
+			// that stopped short, or sent "PRI * HTTP/2.0" as an HTTP/1
+			// request) net/http reads as HTTP/1, and may refuse.
+			if !c.drained && len(h) >= len(h2ClientPreface) && string(h[:len(h2ClientPreface)]) == h2ClientPreface {
 				c.off = true
 			}
 		}
