@@ -554,16 +554,15 @@ func (c *watchedConn) Close() error {
 	// calls, their senders told "connection closed", none recorded). It
 	// reached listen: read here, it is a call listen closed while stopping.
 	queued := c.watching && !c.off && !c.drained && c.l.stopping.Load() && c.takeQueued()
-	// So is a request pipelined behind the one a handler was handed, in
-	// net/http's buffer (see keepBehind).
-	if !c.watching && !c.off && !c.answering && c.l.stopping.Load() && c.keepBehind() {
-		c.watching = true
-		c.takeQueued() // and what followed it into the socket
-		queued = true
-	}
+	// So is a request sent behind the one a handler was handed, once its
+	// connection closes after that one's answer: net/http closes it so
+	// when the stop began, and when the request asked it to (Connection:
+	// close, HTTP/1.0) or listen's answer did (a body over the limit),
+	// without reading on. Each reached listen, and is a call.
+	behind := !c.watching && !c.off && !c.answering && !c.drained && c.takeBehind()
 	var rj *Rejection
 	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue
-	if (c.drained || queued) && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
+	if (c.drained || queued || behind) && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
 		rjs = c.h2Rejections()
 	} else if c.watching && !c.off && c.seen > 0 {
 		// Bytes of a request came, and neither a handler nor an answer
@@ -572,7 +571,9 @@ func (c *watchedConn) Close() error {
 		whole := c.l.stopping.Load() && c.head != nil && int64(len(*c.head)) == c.seen && bytes.Contains(*c.head, []byte("\r\n\r\n"))
 		rj = c.rejection()
 		switch {
-		case whole || c.drained || queued:
+		case behind && !c.l.stopping.Load():
+			rj.Reason = closedBehindReason
+		case whole || c.drained || queued || behind:
 			// net/http drops a request it reads once its shutdown began,
 			// closing the connection: the head was whole. Or the stop
 			// took the connection from the accept queue, or found the
@@ -598,7 +599,7 @@ func (c *watchedConn) Close() error {
 		c.head = nil
 	}
 	c.mu.Unlock()
-	if rj != nil && rj.StopClosed {
+	if rj != nil && (rj.StopClosed || behind) {
 		rjs = append(rjs, eachRequest(rj)...)
 	} else if rj != nil {
 		rjs = append(rjs, rj)
@@ -618,6 +619,41 @@ func (c *watchedConn) Close() error {
 	}
 	return c.Conn.Close()
 }
+
+// takeBehind, once the connection of a request a handler was handed
+// closes, makes what the sender sent behind that request the head of the
+// calls to report: what net/http read with it (keepBehind), the byte its
+// background read took, and what waits in the socket. It reports whether
+// anything came; nothing is taken when the handed request is not whole
+// in the head (its end, and so what follows it, is not known). mu is
+// held.
+func (c *watchedConn) takeBehind() bool {
+	if c.keepBehind() {
+		c.watching = true
+		c.takeQueued()
+		return true
+	}
+	if !c.hasEarly && bufferedBytes(c.Conn) == 0 {
+		return false
+	}
+	if c.head == nil || len(*c.head) == 0 || int64(len(*c.head)) != c.seen || wholeRequest(*c.head) != len(*c.head) {
+		// No request was handed (net/http refused the head: its record
+		// took the bytes), or not all of it is known.
+		return false
+	}
+	c.resetLocked()
+	if c.hasEarly {
+		*c.head = append(*c.head, c.early)
+		c.seen, c.at, c.hasEarly = 1, c.l.now(), false
+	}
+	c.watching = true
+	c.takeQueued()
+	return c.seen > 0
+}
+
+// closedBehindReason is the reason of a request sent behind one after
+// whose answer the connection closed.
+const closedBehindReason = "sent behind a request after whose answer the connection closed (it asked to, Connection: close or HTTP/1.0, or listen's answer did): not read, no answer"
 
 // takeQueued reads into the head what the socket holds now, without
 // waiting, up to a head's bound; it reports whether anything came. mu is

@@ -848,3 +848,71 @@ func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
 		})
 	}
 }
+
+// A request sent behind one after whose answer the connection closes (it
+// asked to, with Connection: close or as HTTP/1.0, or listen's 413 did)
+// reached listen, and net/http closes the connection without reading it:
+// it was neither answered, recorded, printed nor counted. Now each is a
+// call, refused unread, whose reason says why. Nothing behind is no call.
+func TestRequestBehindAClosingOneIsACall(t *testing.T) {
+	t.Parallel()
+	call := func(path, proto, extra string, body string) string {
+		return "POST " + path + "?businessType=" + ev + " " + proto + "\r\nHost: x\r\nContent-Type: application/json\r\n" + extra +
+			"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	b2, b3 := call("/b2", "HTTP/1.1", "", "{}"), call("/b3", "HTTP/1.1", "", "{}")
+	for _, tt := range []struct {
+		name   string
+		first  string
+		behind []string
+	}{
+		{"Connection: close", call("/1", "HTTP/1.1", "Connection: close\r\n", "{}"), []string{b2}},
+		{"HTTP/1.0", call("/1", "HTTP/1.0", "", "{}"), []string{b2}},
+		{"a body over the limit", call("/1", "HTTP/1.1", "", strings.Repeat("a", 2048)), []string{b2}},
+		{"two behind", call("/1", "HTTP/1.1", "Connection: close\r\n", "{}"), []string{b2, b3}},
+		{"nothing behind", call("/1", "HTTP/1.1", "Connection: close\r\n", "{}"), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			obs, mem := &observed{}, &memRecorder{}
+			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, MaxBody: 1024})
+			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx) }()
+			conn, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+			conn.Write([]byte(tt.first + strings.Join(tt.behind, "")))
+			answer, _ := io.ReadAll(conn) // until listen closes the connection
+			cancel()
+			if err := <-served; err != nil {
+				t.Fatal(err)
+			}
+			rcv.Close()
+			if n := bytes.Count(answer, []byte(" 200 OK\r\n")) + bytes.Count(answer, []byte(" 413 ")); n != 1 {
+				t.Errorf("answered %q, want the first call's answer alone", answer)
+			}
+			if len(mem.recs) != 1+len(tt.behind) || len(obs.calls) != len(mem.recs) {
+				t.Fatalf("recorded %d, observed %d; want %d calls", len(mem.recs), len(obs.calls), 1+len(tt.behind))
+			}
+			for i, want := range tt.behind {
+				rec, cl := mem.recs[1+i], obs.calls[1+i]
+				if rec.Rejected == nil || cl.StopClosed || rec.Response != nil {
+					t.Errorf("record %d %+v, want a request refused unread, unanswered, not by the stop", 1+i, rec)
+					continue
+				}
+				head, _ := rec.Rejected.RawHead()
+				if string(head) != want || rec.Rejected.Reason != closedBehindReason {
+					t.Errorf("record %d holds %q, reason %q; want %q, %q", 1+i, head, rec.Rejected.Reason, want, closedBehindReason)
+				}
+			}
+		})
+	}
+}
