@@ -202,6 +202,10 @@ type watchedConn struct {
 	// while that read is held, ends it.
 	readShut bool
 	unhold   chan struct{}
+	// http11 says the request the handler has is HTTP/1.1 or later: it
+	// may be sent a 1xx (see holdEOF); answered says its handler began
+	// writing the answer.
+	http11, answered bool
 }
 
 // beginAnswer is a handler's last look at whether listen's stop cut its
@@ -355,16 +359,41 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 // and the delay, and flagged the call "sender gone". A FIN only says the
 // sender will send no more: one that half-closed after its request
 // (shutdown SHUT_WR: nc -N, some HTTP/1.0 clients) waits for its answer,
-// and one that closed its socket whole sends the same FIN. The handler
-// tells them apart once it has answered (see Receiver.senderShutAnswer).
-// The read waits until net/http aborts it (it reports whether it did: the
-// read then fails as an aborted read, which net/http ignores) or the
-// connection is closed (the stop: then net/http sees the end).
+// and one that closed its socket whole sends the same FIN. One that left
+// is found so here (an interim answer, below) and the end goes to
+// net/http as before; else the handler tells them apart once it has
+// answered (see Receiver.senderShutAnswer), and the read waits until
+// net/http aborts it (it reports whether it did: the read then fails as
+// an aborted read, which net/http ignores) or the connection is closed
+// (the stop: then net/http sees the end).
 func (c *watchedConn) holdEOF() (aborted bool) {
 	c.mu.Lock()
 	if c.watching || c.off {
 		c.mu.Unlock()
 		return false
+	}
+	// Which of the two it is, the sender's TCP says once bytes reach it:
+	// one that only half-closed acknowledges them, a socket closed whole
+	// resets the connection. So an HTTP/1.1 sender whose answer has not
+	// begun is sent "100 Continue", an interim answer every HTTP/1.1
+	// client must read past (RFC 9110 15.2) and net/http's own to a
+	// sender that asks for one: a sender that left ends the call now, as
+	// before, and the rest wait for their answer.
+	probed := false
+	if c.http11 && !c.answered {
+		_, err := c.writeRaw([]byte(interimContinue))
+		probed = err == nil
+	}
+	if probed {
+		c.mu.Unlock()
+		if taken, known := answerTaken(c.Conn, answerTakenWait); known && !taken {
+			return false // gone: net/http ends the call's context
+		}
+		c.mu.Lock()
+		if c.watching || c.off {
+			c.mu.Unlock()
+			return false
+		}
 	}
 	c.readShut = true
 	if c.unhold == nil {
@@ -380,6 +409,18 @@ func (c *watchedConn) holdEOF() (aborted bool) {
 		<-unhold
 	}
 	return c.aborting.Load()
+}
+
+// interimContinue is the interim answer holdEOF sends a sender that
+// closed its side.
+const interimContinue = "HTTP/1.1 100 Continue\r\n\r\n"
+
+// writeRaw writes p to the connection, as its answers are written.
+func (c *watchedConn) writeRaw(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.Write(p)
+	}
+	return c.Conn.Write(p)
 }
 
 // unholdLocked ends a read holdEOF holds; mu is held.
@@ -410,11 +451,11 @@ func (c *watchedConn) notPreface() bool {
 func (c *watchedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if !c.watching || c.off {
+		// The handler's answer (or HTTP/2's frames): holdEOF sends no
+		// interim answer once it began.
+		c.answered = true
 		c.mu.Unlock()
-		if c.raw != nil {
-			return c.raw.Write(p)
-		}
-		return c.Conn.Write(p)
+		return c.writeRaw(p)
 	}
 	// No handler ran since the connection opened or went idle: this is
 	// the server's own answer. With nothing read since, the request came
@@ -458,9 +499,10 @@ func (c *watchedConn) resetLocked() {
 
 // handed says the handler has the request read since the connection
 // opened or went idle.
-func (c *watchedConn) handed() {
+func (c *watchedConn) handed(http11 bool) {
 	c.mu.Lock()
 	c.watching = false
+	c.http11, c.answered = http11, false
 	c.mu.Unlock()
 }
 
@@ -780,7 +822,7 @@ func parseAnswer(p []byte) (status int, reason string) {
 func markHanded(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if c, ok := req.Context().Value(connKey{}).(*watchedConn); ok {
-			c.handed()
+			c.handed(req.ProtoAtLeast(1, 1))
 		}
 		h.ServeHTTP(w, req)
 	})

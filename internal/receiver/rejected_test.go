@@ -478,7 +478,7 @@ func TestBackgroundReadByteStartsTheNextHead(t *testing.T) {
 		client.Write([]byte("OST /2 HTTP/1.1\r\n\r\n"))
 		io.Copy(io.Discard, client)
 	}()
-	c.handed() // a handler runs; the server reads a byte in the background
+	c.handed(true) // a handler runs; the server reads a byte in the background
 	one := make([]byte, 1)
 	if n, err := c.Read(one); n != 1 || err != nil {
 		t.Fatal(n, err)
@@ -644,7 +644,7 @@ func TestStopReadsTheCallWaitingOnAnOpenConnection(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.early {
-				c.handed() // the call before's handler runs
+				c.handed(true) // the call before's handler runs
 				if n, err := c.Read(make([]byte, 1)); n != 1 || err != nil {
 					t.Fatal(n, err)
 				}
