@@ -602,6 +602,10 @@ func (c *watchedConn) Close() error {
 	// close, HTTP/1.0) or listen's answer did (a body over the limit),
 	// without reading on. Each reached listen, and is a call.
 	behind := !c.watching && !c.off && !c.answering && !c.drained && c.takeBehind()
+	if c.drained && c.watching && !c.off && c.head != nil && !h2Start(*c.head) {
+		// The requests pipelined behind the head the drain waited for.
+		c.takeQueued()
+	}
 	var rj *Rejection
 	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue
 	if (c.drained || queued || behind) && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
@@ -637,7 +641,9 @@ func (c *watchedConn) Close() error {
 		// in its record, or the HTTP/2 preface, which turns its watch off
 		// and loses the call it carries.
 		*c.head = (*c.head)[:0]
-		c.l.heads.Put(c.head)
+		if cap(*c.head) <= capture.MaxRejectedHead {
+			c.l.heads.Put(c.head) // not one takeQueued grew
+		}
 		c.head = nil
 	}
 	c.mu.Unlock()
@@ -671,6 +677,12 @@ func (c *watchedConn) Close() error {
 // held.
 func (c *watchedConn) takeBehind() bool {
 	if c.keepBehind() {
+		if c.hasEarly {
+			// Read after what net/http's buffer holds.
+			*c.head = append(*c.head, c.early)
+			c.seen++
+			c.hasEarly = false
+		}
 		c.watching = true
 		c.takeQueued()
 		return true
@@ -703,7 +715,18 @@ const closedBehindReason = "sent behind a request after whose answer the connect
 func (c *watchedConn) takeQueued() bool {
 	var buf [4 << 10]byte
 	took := false
-	for c.head == nil || len(*c.head) < capture.MaxRejectedHead {
+	for {
+		// What it reads is split into the requests it holds (see
+		// eachRequest), each bounded on its own: so the head may grow
+		// past one head's bound, up to maxQueuedHeads, while it holds
+		// every byte that came.
+		limit := capture.MaxRejectedHead
+		if c.head == nil || int64(len(*c.head)) == c.seen {
+			limit = maxQueuedHeads
+		}
+		if c.head != nil && len(*c.head) >= limit {
+			break
+		}
 		n := readQueued(c.Conn, buf[:])
 		if n == 0 {
 			break
@@ -715,12 +738,17 @@ func (c *watchedConn) takeQueued() bool {
 			c.at = c.l.now()
 		}
 		h := *c.head
-		*c.head = append(h, buf[:min(n, capture.MaxRejectedHead-len(h))]...)
+		*c.head = append(h, buf[:min(n, limit-len(h))]...)
 		c.seen += int64(n)
 		took = true
 	}
 	return took
 }
+
+// maxQueuedHeads bounds what takeQueued reads of the requests a sender
+// queued or pipelined on one connection: 100 pipelined calls are 10 KiB
+// or so, and those past one head's bound were counted as one call.
+const maxQueuedHeads = 1 << 20
 
 // eachRequest is rj, a head the stop closed unanswered, as one Rejection
 // a request: a sender may have pipelined several (all in the head kept
@@ -738,17 +766,17 @@ func eachRequest(rj *Rejection) []*Rejection {
 			break
 		}
 		one := *rj
-		one.Head, one.HeadBytes = head[:n:n], int64(n)
+		one.Head, one.HeadBytes = clipHead(head[:n:n]), int64(n)
 		rjs = append(rjs, &one)
 		head, counted = head[n:], counted+int64(n)
 	}
-	if rjs == nil {
-		return []*Rejection{rj}
-	}
 	last := *rj
-	last.Head, last.HeadBytes = head, rj.HeadBytes-counted
+	last.Head, last.HeadBytes = clipHead(head), rj.HeadBytes-counted
 	return append(rjs, &last)
 }
+
+// clipHead is head within a record's bound.
+func clipHead(head []byte) []byte { return head[:min(len(head), capture.MaxRejectedHead)] }
 
 // wholeRequest is the length of the HTTP/1 request head starts with, head
 // and body, 0 when head does not hold it whole.
@@ -787,6 +815,7 @@ func (c *watchedConn) h2Rejections() []*Rejection {
 		return nil
 	}
 	base := c.rejection()
+	base.Head = clipHead(base.Head)
 	rjs := make([]*Rejection, 0, len(reqs))
 	for _, r := range reqs {
 		rj := *base

@@ -772,7 +772,7 @@ func TestTimeoutReadsDeadlinesWithoutAllocating(t *testing.T) {
 // Every request pipelined behind the call in flight at the stop is a call
 // of its own: three sent behind it were recorded, printed and counted as
 // one call whose head held all three. A head cut short after them is one
-// more. The first call's --delay holds it until the stop has begun: an
+// more. So are those past one head's bound (8 KiB). The first call's --delay holds it until the stop has begun: an
 // event (its Now), not a clock.
 func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
 	t.Parallel()
@@ -781,6 +781,12 @@ func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
 	}
 	const chunked = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
 	const cut = "POST /cut HTTP/1.1\r\nHost:"
+	// 99 behind the first: 9 KiB, past one head's bound (10 of them were
+	// counted as one call).
+	var hundred []string
+	for i := 2; i <= 100; i++ {
+		hundred = append(hundred, call("/"+strconv.Itoa(i)))
+	}
 	for _, tt := range []struct {
 		name   string
 		behind []string
@@ -788,6 +794,7 @@ func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
 		{"one", []string{call("/2")}},
 		{"three", []string{call("/2"), chunked, call("/4")}},
 		{"two and a head cut short", []string{call("/2"), call("/3"), cut}},
+		{"a hundred", hundred},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
