@@ -153,3 +153,41 @@ func TestSenderHalfCloseIsNotSenderGone(t *testing.T) {
 		})
 	}
 }
+
+// A listen that holds no call (no delay, no forward) sends a sender that
+// half-closed no interim answer: its answer alone, as it came before. The
+// record's write waits until the connection has found the FIN, so that
+// the answer comes after it.
+func TestHalfCloseWithoutHoldGetsTheAnswerAlone(t *testing.T) {
+	t.Parallel()
+	const call = "POST /hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	sawShut := make(chan struct{})
+	rec, obs := &hookRecorder{hook: func() { <-sawShut }}, &observed{}
+	rcv := New(Config{Capture: rec, Checker: fakeChecker{}, Observe: obs.observe})
+	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ln.(*watchListener).readShut = func() { close(sawShut) }
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+	io.WriteString(c, call)
+	c.(*net.TCPConn).CloseWrite()
+	answer, _ := io.ReadAll(c)
+	cancel()
+	<-served
+	rcv.Close()
+	if !strings.HasPrefix(string(answer), "HTTP/1.1 200 OK\r\n") {
+		t.Errorf("answered %q, want the 200 alone", answer)
+	}
+	if len(obs.calls) != 1 || hasRule(obs.calls[0], ruleSenderGone) {
+		t.Errorf("calls %+v, want one, not flagged", obs.calls)
+	}
+}

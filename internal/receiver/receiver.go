@@ -551,7 +551,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// A sender that closed its side while listen held the call (the delay,
 	// the forward) may have left, or only half-closed and wait for the
 	// answer: which, the answer shows.
-	shut := wc != nil && ctx.Err() == nil && (r.cfg.Delay > 0 || r.cfg.ForwardTo != nil) && wc.senderShut()
+	shut := wc != nil && ctx.Err() == nil && r.holdsCalls() && wc.senderShut()
 	ans.write(w)
 	if shut {
 		r.senderShutAnswer(c, w, wc, ans.status)
@@ -566,6 +566,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
+// holdsCalls says the receiver may hold a call before its answer (a
+// delay, a forward), long enough for a sender to give up on it.
+func (r *Receiver) holdsCalls() bool { return r.cfg.Delay > 0 || r.cfg.ForwardTo != nil }
+
 // unanswered flags a call whose context ended before its answer (ctx):
 // the line must not read as an answer the sender took. Listen's stop cut
 // short any call (a second Ctrl-C, or its grace ran out); else the sender
@@ -576,7 +580,7 @@ func (r *Receiver) unanswered(c *Call, ctx context.Context, status int) {
 		r.cutShort(c, cut, status)
 		return
 	}
-	if r.cfg.Delay > 0 || r.cfg.ForwardTo != nil {
+	if r.holdsCalls() {
 		r.senderGone(c, status)
 	}
 }

@@ -81,6 +81,10 @@ type watchListener struct {
 	reports sync.WaitGroup
 	// stopping says the server's stop began (ServeGrace).
 	stopping atomic.Bool
+	// holds says the handler may hold a call (a delay, a forward): only
+	// then is a sender whose side closed sent an interim answer (see
+	// holdEOF).
+	holds bool
 	// readShut, when set (by tests), runs when a connection's background
 	// read found the sender's side closed while a handler held its call
 	// (see holdEOF).
@@ -380,7 +384,7 @@ func (c *watchedConn) holdEOF() (aborted bool) {
 	// sender that asks for one: a sender that left ends the call now, as
 	// before, and the rest wait for their answer.
 	probed := false
-	if c.http11 && !c.answered {
+	if c.l.holds && c.http11 && !c.answered {
 		_, err := c.writeRaw([]byte(interimContinue))
 		probed = err == nil
 	}
