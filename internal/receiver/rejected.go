@@ -206,6 +206,9 @@ type watchedConn struct {
 	// while that read is held, ends it.
 	readShut bool
 	unhold   chan struct{}
+	// wmu orders holdEOF's interim answer and the handler's answer on
+	// the connection; Close never takes it.
+	wmu sync.Mutex
 	// http11 says the request the handler has is HTTP/1.1 or later: it
 	// may be sent a 1xx (see holdEOF); answered says its handler began
 	// writing the answer.
@@ -383,15 +386,24 @@ func (c *watchedConn) holdEOF() (aborted bool) {
 	// client must read past (RFC 9110 15.2) and net/http's own to a
 	// sender that asks for one: a sender that left ends the call now, as
 	// before, and the rest wait for their answer.
-	probed := false
 	if c.l.holds && c.http11 && !c.answered {
-		_, err := c.writeRaw([]byte(interimContinue))
-		probed = err == nil
-	}
-	if probed {
+		// Written outside mu: a socket whose buffer is full (a sender
+		// that reads nothing) holds the write until the connection is
+		// closed, which Close must be free to do.
 		c.mu.Unlock()
-		if taken, known := answerTaken(c.Conn, answerTakenWait); known && !taken {
-			return false // gone: net/http ends the call's context
+		c.wmu.Lock()
+		c.mu.Lock()
+		send := !c.answered && !c.off
+		c.mu.Unlock()
+		var err error
+		if send {
+			_, err = c.writeRaw([]byte(interimContinue))
+		}
+		c.wmu.Unlock()
+		if send && err == nil {
+			if taken, known := answerTaken(c.Conn, answerTakenWait); known && !taken {
+				return false // gone: net/http ends the call's context
+			}
 		}
 		c.mu.Lock()
 		if c.watching || c.off {
@@ -456,9 +468,11 @@ func (c *watchedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if !c.watching || c.off {
 		// The handler's answer (or HTTP/2's frames): holdEOF sends no
-		// interim answer once it began.
+		// interim answer once it began, nor in the middle of one.
 		c.answered = true
 		c.mu.Unlock()
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
 		return c.writeRaw(p)
 	}
 	// No handler ran since the connection opened or went idle: this is
