@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,9 @@ import (
 // is canceled (which is the defect), and the reset's case is let go by
 // the reset's cancellation.
 func TestSenderHalfCloseIsNotSenderGone(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("off Linux the sender's TCP is not asked (sendershut_other.go): each such call is flagged as not known")
+	}
 	const call = "POST /hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
 	// An HTTP/1.0 sender is sent no interim answer: which it is, its TCP
 	// says once the answer reaches it.

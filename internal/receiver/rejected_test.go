@@ -797,6 +797,9 @@ func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
 		{"a hundred", hundred},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.behind) > 3 && runtime.GOOS != "linux" {
+				t.Skip("off Linux what a socket holds is not looked at (drainaccept_other.go)")
+			}
 			t.Parallel()
 			obs, mem := &observed{}, &memRecorder{}
 			arrived := make(chan struct{}, 1)
