@@ -252,6 +252,7 @@ func (c *File) Write(r *Record) (offset int64, err error) {
 // entry and exit but not during the write, and wakes the writers waiting.
 func (c *File) flushLocked() {
 	batch, upTo := c.pending, c.queued
+	start := c.end - int64(len(batch)) // where the batch's first line goes
 	c.pending = c.spare[:0]
 	c.spare = nil
 	c.writing = true
@@ -268,14 +269,21 @@ func (c *File) flushLocked() {
 		c.checked = now
 	}
 	if err == nil {
-		_, err = c.f.Write(batch)
+		if _, err = c.f.Write(batch); err != nil {
+			// A short write (a disk that filled) leaves the lines before
+			// it whole in the file, and one torn: every record of the
+			// batch fails and its call is refused, so none may stay to
+			// say it was answered as planned. Cut back to where the batch
+			// began (when that fails too, readers skip the torn line).
+			_ = c.f.Truncate(start)
+		}
 	}
 	c.mu.Lock()
 	c.writing = false
 	if err != nil {
-		// A short write leaves a torn line; later records would be glued
-		// to it, so the file takes no more: every record queued fails.
-		// So does a file that is gone from its path.
+		// Later records would follow a failed batch (or be glued to its
+		// torn line), so the file takes no more: every record queued
+		// fails. So does a file that is gone from its path.
 		c.err = err
 	} else {
 		c.written = upTo

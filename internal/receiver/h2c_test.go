@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -146,5 +147,59 @@ func TestQueuedH2CCallIsACallAtTheStop(t *testing.T) {
 	}
 	if !c.HasEvent || c.Event != "CREATE_RECEIVABLE_DOC" || !hasRule(c, validate.RuleRejected) {
 		t.Errorf("call %+v, want its event and %s", c, validate.RuleRejected)
+	}
+}
+
+// A sender whose bytes begin as the HTTP/2 preface but stop short of it
+// (its write side closed after "PRI * HTTP/2.0\r\n", or one byte later)
+// is answered 400 by net/http, reading it as HTTP/1: the call
+// reached listen, and is recorded and counted as one the server refused.
+// Listen stopped watching such a connection at the preface's first line,
+// taking it for HTTP/2: the 400 went out and no line, record or count
+// said so.
+func TestPartialH2PrefaceIsACall(t *testing.T) {
+	t.Parallel()
+	for _, sent := range []string{"PRI * HTTP/2.0\r\n", "PRI * HTTP/2.0\r\n\r"} {
+		t.Run(strings.TrimSpace(sent), func(t *testing.T) {
+			t.Parallel()
+			mem, obs := &memRecorder{}, &observed{}
+			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe})
+			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx) }()
+			c, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+			io.WriteString(c, sent)
+			c.(*net.TCPConn).CloseWrite()
+			answer, _ := io.ReadAll(c) // net/http closes once it answered
+			cancel()
+			if err := <-served; err != nil {
+				t.Fatal(err)
+			}
+			rcv.Close()
+			if len(mem.recs) != 1 || len(obs.calls) != 1 {
+				t.Fatalf("answered %q; %d records, %d calls, want the call", answer, len(mem.recs), len(obs.calls))
+			}
+			rec := mem.recs[0]
+			if rec.Rejected == nil {
+				t.Fatalf("recorded %+v, want a request the server refused", rec)
+			}
+			head, _ := rec.Rejected.RawHead()
+			status := 0
+			if rec.Response != nil {
+				status = rec.Response.Status
+			}
+			if string(head) != sent || !bytes.HasPrefix(answer, []byte("HTTP/1.1 "+strconv.Itoa(status)+" ")) {
+				t.Errorf("recorded head %q answered %d; sent %q, answered %q", head, status, sent, answer)
+			}
+		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 // call's in the accept queue is not.
 
 // h2ClientPreface starts every HTTP/2 connection with prior knowledge,
-// whole (h2Preface is its first line).
+// whole.
 const h2ClientPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 // HTTP/2 frame types and flags read here (RFC 9113 §6).

@@ -142,6 +142,11 @@ type Call struct {
 	// (Record.Forward's error says why). A call whose connection failed
 	// after it went out was sent: the receiver may hold it.
 	Unsent bool
+	// StopClosed says the call is a request listen's stop closed
+	// unanswered as it arrived (Record.Rejected says so): one queued in a
+	// kept-alive socket, pipelined, or taken from the accept queue. The
+	// HTTP server did not refuse it for what it was.
+	StopClosed bool
 	// Offset is where Record starts in the capture file, -1 when it was
 	// not recorded: the inspector reads calls back from there.
 	Offset int64
@@ -543,7 +548,14 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if r.beforeAnswer != nil {
 		r.beforeAnswer(req)
 	}
+	// A sender that closed its side while listen held the call (the delay,
+	// the forward) may have left, or only half-closed and wait for the
+	// answer: which, the answer shows.
+	shut := wc != nil && ctx.Err() == nil && r.holdsCalls() && wc.senderShut()
 	ans.write(w)
+	if shut {
+		r.senderShutAnswer(c, w, wc, ans.status)
+	}
 	r.enqueue(c) // before the answer can reach the sender: its next call is observed after
 	if wc != nil {
 		// Written now, where net/http would after the handler returned:
@@ -553,6 +565,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 }
+
+// holdsCalls says the receiver may hold a call before its answer (a
+// delay, a forward), long enough for a sender to give up on it.
+func (r *Receiver) holdsCalls() bool { return r.cfg.Delay > 0 || r.cfg.ForwardTo != nil }
 
 // unanswered flags a call whose context ended before its answer (ctx):
 // the line must not read as an answer the sender took. Listen's stop cut
@@ -564,11 +580,45 @@ func (r *Receiver) unanswered(c *Call, ctx context.Context, status int) {
 		r.cutShort(c, cut, status)
 		return
 	}
-	switch {
-	case r.cfg.Delay > 0 || r.cfg.ForwardTo != nil:
-		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
-			Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)})
+	if r.holdsCalls() {
+		r.senderGone(c, status)
 	}
+}
+
+// answerTakenWait bounds how long a sender that closed its side is
+// watched, once answered, for taking the answer or resetting the
+// connection: a TCP acknowledgment, or the reset, comes within a round
+// trip.
+const answerTakenWait = time.Second
+
+// senderShutAnswer writes out the answer of a call whose sender closed
+// its side of the connection before it (wc), and flags the call when the
+// sender had gone: its socket reset the connection when the answer
+// reached it. A sender that only half-closed took it, and is not flagged;
+// one whose TCP said neither in time (or off Linux) is flagged as one
+// that may have gone.
+func (r *Receiver) senderShutAnswer(c *Call, w http.ResponseWriter, wc *watchedConn, status int) {
+	if f, ok := w.(interface{ FlushError() error }); ok {
+		if err := f.FlushError(); err != nil {
+			r.senderGone(c, status)
+			return
+		}
+	}
+	switch taken, known := answerTaken(wc.Conn, answerTakenWait); {
+	case taken:
+	case known:
+		r.senderGone(c, status)
+	default:
+		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
+			Message: "the sender closed its side of the connection before the answer (a half-close, or it left): whether it took the " + strconv.Itoa(status) + " is not known"})
+	}
+}
+
+// senderGone flags a call whose sender closed its connection before the
+// answer (status).
+func (r *Receiver) senderGone(c *Call, status int) {
+	c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
+		Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)})
 }
 
 // cutShort flags a call listen's stop cut short before its answer (cut is

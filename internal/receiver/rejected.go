@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,15 +56,15 @@ type Rejection struct {
 	Answer []byte
 	// Reason says why, in the server's words when it gave any.
 	Reason string
+	// StopClosed says listen's stop closed its connection as it arrived
+	// (stoppingReason): it was not refused for what it was.
+	StopClosed bool
 	// Method and Target are the request's, with Header its header fields,
 	// when they were read from an HTTP/2 HEADERS frame (Head holds the
 	// connection's bytes then); "" when Head's request line tells them.
 	Method, Target string
 	Header         http.Header
 }
-
-// h2Preface starts every HTTP/2 connection with prior knowledge.
-const h2Preface = "PRI * HTTP/2.0\r\n"
 
 // connKey finds a connection's watch in its requests' contexts.
 type connKey struct{}
@@ -80,6 +81,14 @@ type watchListener struct {
 	reports sync.WaitGroup
 	// stopping says the server's stop began (ServeGrace).
 	stopping atomic.Bool
+	// holds says the handler may hold a call (a delay, a forward): only
+	// then is a sender whose side closed sent an interim answer (see
+	// holdEOF).
+	holds bool
+	// readShut, when set (by tests), runs when a connection's background
+	// read found the sender's side closed while a handler held its call
+	// (see holdEOF).
+	readShut func()
 	// pause, when set (by tests), runs where a loaded machine may hold the
 	// stop's drain: after a bound is set and before the look it bounds (at
 	// the accept queue, at a drained connection's first read).
@@ -192,6 +201,18 @@ type watchedConn struct {
 	// on the sender (see SetReadDeadline). Atomic: the abort comes from
 	// the handler's goroutine while the read waits in another.
 	aborting atomic.Bool
+	// readShut says net/http's background read, while a handler held the
+	// call, found the sender's side closed (a FIN: see holdEOF); unhold,
+	// while that read is held, ends it.
+	readShut bool
+	unhold   chan struct{}
+	// wmu orders holdEOF's interim answer and the handler's answer on
+	// the connection; Close never takes it.
+	wmu sync.Mutex
+	// http11 says the request the handler has is HTTP/1.1 or later: it
+	// may be sent a 1xx (see holdEOF); answered says its handler began
+	// writing the answer.
+	http11, answered bool
 }
 
 // beginAnswer is a handler's last look at whether listen's stop cut its
@@ -292,6 +313,12 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := c.Conn.Read(p)
+	if n == 0 && err == io.EOF && len(p) == 1 {
+		if c.holdEOF() {
+			return 0, os.ErrDeadlineExceeded
+		}
+		return n, err
+	}
 	if n == 0 && err != nil && !c.aborting.Load() && timeout(err) {
 		// A read whose deadline (ReadHeaderTimeout, ReadTimeout) is past
 		// fails before it looks, and a loaded machine may hold the
@@ -317,7 +344,10 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 				*c.head = h
 			}
 			c.seen += int64(n)
-			if !c.drained && len(h) >= len(h2Preface) && string(h[:len(h2Preface)]) == h2Preface {
+			// The whole preface: bytes that only begin as it (a sender
+			// that stopped short, or sent "PRI * HTTP/2.0" as an HTTP/1
+			// request) net/http reads as HTTP/1, and may refuse.
+			if !c.drained && len(h) >= len(h2ClientPreface) && string(h[:len(h2ClientPreface)]) == h2ClientPreface {
 				c.off = true
 			}
 		}
@@ -327,6 +357,103 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 	}
 	c.mu.Unlock()
 	return n, err
+}
+
+// holdEOF keeps from net/http the end of the stream its background read
+// (a read of one byte while a handler runs) found: net/http takes it for
+// a sender that hung up and ends the call's context, which cut the
+// forward short (the sender got a 502 and the receiver maybe nothing)
+// and the delay, and flagged the call "sender gone". A FIN only says the
+// sender will send no more: one that half-closed after its request
+// (shutdown SHUT_WR: nc -N, some HTTP/1.0 clients) waits for its answer,
+// and one that closed its socket whole sends the same FIN. One that left
+// is found so here (an interim answer, below) and the end goes to
+// net/http as before; else the handler tells them apart once it has
+// answered (see Receiver.senderShutAnswer), and the read waits until
+// net/http aborts it (it reports whether it did: the read then fails as
+// an aborted read, which net/http ignores) or the connection is closed
+// (the stop: then net/http sees the end).
+func (c *watchedConn) holdEOF() (aborted bool) {
+	c.mu.Lock()
+	if c.watching || c.off {
+		c.mu.Unlock()
+		return false
+	}
+	// Which of the two it is, the sender's TCP says once bytes reach it:
+	// one that only half-closed acknowledges them, a socket closed whole
+	// resets the connection. So an HTTP/1.1 sender whose answer has not
+	// begun is sent "100 Continue", an interim answer every HTTP/1.1
+	// client must read past (RFC 9110 15.2) and net/http's own to a
+	// sender that asks for one: a sender that left ends the call now, as
+	// before, and the rest wait for their answer.
+	if c.l.holds && c.http11 && !c.answered {
+		// Written outside mu: a socket whose buffer is full (a sender
+		// that reads nothing) holds the write until the connection is
+		// closed, which Close must be free to do.
+		c.mu.Unlock()
+		c.wmu.Lock()
+		c.mu.Lock()
+		send := !c.answered && !c.off
+		c.mu.Unlock()
+		var err error
+		if send {
+			_, err = c.writeRaw([]byte(interimContinue))
+		}
+		c.wmu.Unlock()
+		if send && err == nil {
+			if taken, known := answerTaken(c.Conn, answerTakenWait); known && !taken {
+				return false // gone: net/http ends the call's context
+			}
+		}
+		c.mu.Lock()
+		if c.watching || c.off {
+			c.mu.Unlock()
+			return false
+		}
+	}
+	c.readShut = true
+	if c.unhold == nil {
+		c.unhold = make(chan struct{})
+	}
+	unhold := c.unhold
+	c.mu.Unlock()
+	if c.l.readShut != nil {
+		c.l.readShut()
+	}
+	// An abort that came before unhold was made set aborting first.
+	if !c.aborting.Load() {
+		<-unhold
+	}
+	return c.aborting.Load()
+}
+
+// interimContinue is the interim answer holdEOF sends a sender that
+// closed its side.
+const interimContinue = "HTTP/1.1 100 Continue\r\n\r\n"
+
+// writeRaw writes p to the connection, as its answers are written.
+func (c *watchedConn) writeRaw(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.Write(p)
+	}
+	return c.Conn.Write(p)
+}
+
+// unholdLocked ends a read holdEOF holds; mu is held.
+func (c *watchedConn) unholdLocked() {
+	if c.unhold != nil {
+		close(c.unhold)
+		c.unhold = nil
+	}
+}
+
+// senderShut reports whether the sender closed its side of the
+// connection: a read found it, or the socket's state says it.
+func (c *watchedConn) senderShut() bool {
+	c.mu.Lock()
+	shut := c.readShut
+	c.mu.Unlock()
+	return shut || senderShut(c.Conn)
 }
 
 // notPreface reports whether the bytes read so far can no longer be the
@@ -340,11 +467,13 @@ func (c *watchedConn) notPreface() bool {
 func (c *watchedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if !c.watching || c.off {
+		// The handler's answer (or HTTP/2's frames): holdEOF sends no
+		// interim answer once it began, nor in the middle of one.
+		c.answered = true
 		c.mu.Unlock()
-		if c.raw != nil {
-			return c.raw.Write(p)
-		}
-		return c.Conn.Write(p)
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		return c.writeRaw(p)
 	}
 	// No handler ran since the connection opened or went idle: this is
 	// the server's own answer. With nothing read since, the request came
@@ -388,9 +517,10 @@ func (c *watchedConn) resetLocked() {
 
 // handed says the handler has the request read since the connection
 // opened or went idle.
-func (c *watchedConn) handed() {
+func (c *watchedConn) handed(http11 bool) {
 	c.mu.Lock()
 	c.watching = false
+	c.http11, c.answered = http11, false
 	c.mu.Unlock()
 }
 
@@ -448,23 +578,23 @@ func (c *watchedConn) keepBehind() bool {
 // body: the requests pipelined behind it. Nil when that request is not
 // whole in head.
 func pipelinedBehind(head []byte) []byte {
-	r := bytes.NewReader(head)
-	br := bufio.NewReader(r)
-	req, err := http.ReadRequest(br)
-	if err != nil {
+	n := wholeRequest(head)
+	if n == 0 {
 		return nil
 	}
-	if _, err := io.Copy(io.Discard, req.Body); err != nil {
-		return nil
-	}
-	left := br.Buffered() + r.Len()
-	return head[len(head)-left:]
+	return head[n:]
 }
 
 // SetReadDeadline notes whether t is an abort rather than a bound (a time
 // before 2001: no bound net/http sets from the clock is), for Read.
 func (c *watchedConn) SetReadDeadline(t time.Time) error {
-	c.aborting.Store(!t.IsZero() && t.Unix() < 1e9)
+	abort := !t.IsZero() && t.Unix() < 1e9
+	c.aborting.Store(abort)
+	if abort {
+		c.mu.Lock()
+		c.unholdLocked()
+		c.mu.Unlock()
+	}
 	return c.Conn.SetReadDeadline(t)
 }
 
@@ -484,16 +614,19 @@ func (c *watchedConn) Close() error {
 	// calls, their senders told "connection closed", none recorded). It
 	// reached listen: read here, it is a call listen closed while stopping.
 	queued := c.watching && !c.off && !c.drained && c.l.stopping.Load() && c.takeQueued()
-	// So is a request pipelined behind the one a handler was handed, in
-	// net/http's buffer (see keepBehind).
-	if !c.watching && !c.off && !c.answering && c.l.stopping.Load() && c.keepBehind() {
-		c.watching = true
-		c.takeQueued() // and what followed it into the socket
-		queued = true
+	// So is a request sent behind the one a handler was handed, once its
+	// connection closes after that one's answer: net/http closes it so
+	// when the stop began, and when the request asked it to (Connection:
+	// close, HTTP/1.0) or listen's answer did (a body over the limit),
+	// without reading on. Each reached listen, and is a call.
+	behind := !c.watching && !c.off && !c.answering && !c.drained && c.takeBehind()
+	if c.drained && c.watching && !c.off && c.head != nil && !h2Start(*c.head) {
+		// The requests pipelined behind the head the drain waited for.
+		c.takeQueued()
 	}
 	var rj *Rejection
 	var rjs []*Rejection // an HTTP/2 connection's, taken from the accept queue
-	if (c.drained || queued) && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
+	if (c.drained || queued || behind) && c.watching && !c.off && c.head != nil && len(*c.head) >= len(h2ClientPreface) && h2Start(*c.head) {
 		rjs = c.h2Rejections()
 	} else if c.watching && !c.off && c.seen > 0 {
 		// Bytes of a request came, and neither a handler nor an answer
@@ -502,12 +635,14 @@ func (c *watchedConn) Close() error {
 		whole := c.l.stopping.Load() && c.head != nil && int64(len(*c.head)) == c.seen && bytes.Contains(*c.head, []byte("\r\n\r\n"))
 		rj = c.rejection()
 		switch {
-		case whole || c.drained || queued:
+		case behind && !c.l.stopping.Load():
+			rj.Reason = closedBehindReason
+		case whole || c.drained || queued || behind:
 			// net/http drops a request it reads once its shutdown began,
 			// closing the connection: the head was whole. Or the stop
 			// took the connection from the accept queue, or found the
 			// request waiting in its socket.
-			rj.Reason = stoppingReason
+			rj.Reason, rj.StopClosed = stoppingReason, true
 		case timedOut:
 			rj.Reason = "the request's head did not arrive whole in time: the connection was closed, no answer"
 		default:
@@ -515,6 +650,7 @@ func (c *watchedConn) Close() error {
 		}
 	}
 	c.off = true
+	c.unholdLocked()
 	if c.head != nil {
 		// Emptied before it goes back: a connection that ends while off
 		// (HTTP/2) or after its handler ran (Connection: close, HTTP/1.0)
@@ -523,11 +659,15 @@ func (c *watchedConn) Close() error {
 		// in its record, or the HTTP/2 preface, which turns its watch off
 		// and loses the call it carries.
 		*c.head = (*c.head)[:0]
-		c.l.heads.Put(c.head)
+		if cap(*c.head) <= capture.MaxRejectedHead {
+			c.l.heads.Put(c.head) // not one takeQueued grew
+		}
 		c.head = nil
 	}
 	c.mu.Unlock()
-	if rj != nil {
+	if rj != nil && (rj.StopClosed || behind) {
+		rjs = append(rjs, eachRequest(rj)...)
+	} else if rj != nil {
 		rjs = append(rjs, rj)
 	}
 	if len(rjs) > 0 {
@@ -546,13 +686,65 @@ func (c *watchedConn) Close() error {
 	return c.Conn.Close()
 }
 
+// takeBehind, once the connection of a request a handler was handed
+// closes, makes what the sender sent behind that request the head of the
+// calls to report: what net/http read with it (keepBehind), the byte its
+// background read took, and what waits in the socket. It reports whether
+// anything came; nothing is taken when the handed request is not whole
+// in the head (its end, and so what follows it, is not known). mu is
+// held.
+func (c *watchedConn) takeBehind() bool {
+	if c.keepBehind() {
+		if c.hasEarly {
+			// Read after what net/http's buffer holds.
+			*c.head = append(*c.head, c.early)
+			c.seen++
+			c.hasEarly = false
+		}
+		c.watching = true
+		c.takeQueued()
+		return true
+	}
+	if !c.hasEarly && bufferedBytes(c.Conn) == 0 {
+		return false
+	}
+	if c.head == nil || len(*c.head) == 0 || int64(len(*c.head)) != c.seen || wholeRequest(*c.head) != len(*c.head) {
+		// No request was handed (net/http refused the head: its record
+		// took the bytes), or not all of it is known.
+		return false
+	}
+	c.resetLocked()
+	if c.hasEarly {
+		*c.head = append(*c.head, c.early)
+		c.seen, c.at, c.hasEarly = 1, c.l.now(), false
+	}
+	c.watching = true
+	c.takeQueued()
+	return c.seen > 0
+}
+
+// closedBehindReason is the reason of a request sent behind one after
+// whose answer the connection closed.
+const closedBehindReason = "sent behind a request after whose answer the connection closed (it asked to, Connection: close or HTTP/1.0, or listen's answer did): not read, no answer"
+
 // takeQueued reads into the head what the socket holds now, without
 // waiting, up to a head's bound; it reports whether anything came. mu is
 // held.
 func (c *watchedConn) takeQueued() bool {
 	var buf [4 << 10]byte
 	took := false
-	for c.head == nil || len(*c.head) < capture.MaxRejectedHead {
+	for {
+		// What it reads is split into the requests it holds (see
+		// eachRequest), each bounded on its own: so the head may grow
+		// past one head's bound, up to maxQueuedHeads, while it holds
+		// every byte that came.
+		limit := capture.MaxRejectedHead
+		if c.head == nil || int64(len(*c.head)) == c.seen {
+			limit = maxQueuedHeads
+		}
+		if c.head != nil && len(*c.head) >= limit {
+			break
+		}
 		n := readQueued(c.Conn, buf[:])
 		if n == 0 {
 			break
@@ -564,11 +756,59 @@ func (c *watchedConn) takeQueued() bool {
 			c.at = c.l.now()
 		}
 		h := *c.head
-		*c.head = append(h, buf[:min(n, capture.MaxRejectedHead-len(h))]...)
+		*c.head = append(h, buf[:min(n, limit-len(h))]...)
 		c.seen += int64(n)
 		took = true
 	}
 	return took
+}
+
+// maxQueuedHeads bounds what takeQueued reads of the requests a sender
+// queued or pipelined on one connection: 100 pipelined calls are 10 KiB
+// or so, and those past one head's bound were counted as one call.
+const maxQueuedHeads = 1 << 20
+
+// eachRequest is rj, a head the stop closed unanswered, as one Rejection
+// a request: a sender may have pipelined several (all in the head kept
+// behind the call in flight, or read from the socket or the accept
+// queue), and each is a call that reached listen, to be recorded and
+// counted as one. Whatever follows the last whole request (a head cut
+// short, or bytes past the head's bound) is one more, which takes the
+// bytes counted but not kept.
+func eachRequest(rj *Rejection) []*Rejection {
+	var rjs []*Rejection
+	head, counted := rj.Head, int64(0)
+	for len(head) > 0 {
+		n := wholeRequest(head)
+		if n == 0 || n == len(head) {
+			break
+		}
+		one := *rj
+		one.Head, one.HeadBytes = clipHead(head[:n:n]), int64(n)
+		rjs = append(rjs, &one)
+		head, counted = head[n:], counted+int64(n)
+	}
+	last := *rj
+	last.Head, last.HeadBytes = clipHead(head), rj.HeadBytes-counted
+	return append(rjs, &last)
+}
+
+// clipHead is head within a record's bound.
+func clipHead(head []byte) []byte { return head[:min(len(head), capture.MaxRejectedHead)] }
+
+// wholeRequest is the length of the HTTP/1 request head starts with, head
+// and body, 0 when head does not hold it whole.
+func wholeRequest(head []byte) int {
+	r := bytes.NewReader(head)
+	br := bufio.NewReader(r)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return 0
+	}
+	if _, err := io.Copy(io.Discard, req.Body); err != nil {
+		return 0
+	}
+	return len(head) - br.Buffered() - r.Len()
 }
 
 // stoppingReason is the reason of a call whose head came whole as the stop
@@ -593,11 +833,13 @@ func (c *watchedConn) h2Rejections() []*Rejection {
 		return nil
 	}
 	base := c.rejection()
+	base.Head = clipHead(base.Head)
 	rjs := make([]*Rejection, 0, len(reqs))
 	for _, r := range reqs {
 		rj := *base
 		rj.Method, rj.Target, rj.Header = r.method, r.target, r.header
 		rj.Reason = stoppingReason + " (HTTP/2, stream " + strconv.FormatUint(uint64(r.stream), 10)
+		rj.StopClosed = true
 		if !r.whole {
 			rj.Reason += ": its head did not arrive whole"
 		}
@@ -627,7 +869,7 @@ func parseAnswer(p []byte) (status int, reason string) {
 func markHanded(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if c, ok := req.Context().Value(connKey{}).(*watchedConn); ok {
-			c.handed()
+			c.handed(req.ProtoAtLeast(1, 1))
 		}
 		h.ServeHTTP(w, req)
 	})
@@ -691,7 +933,7 @@ func (r *Receiver) Rejected(rj *Rejection) {
 		resp.Body, resp.BodyEncoding = capture.EncodeBody(body)
 		rec.Response = resp
 	}
-	c := &Call{Seq: r.seq.Add(1), Record: rec, Offset: -1, Findings: rejectedFindings(rec)}
+	c := &Call{Seq: r.seq.Add(1), Record: rec, Offset: -1, Findings: rejectedFindings(rec), StopClosed: rj.StopClosed}
 	c.Event, c.HasEvent = spec.QueryEvent(rec.Query)
 	if r.cfg.Capture != nil {
 		if off, err := r.cfg.Capture.Write(rec); err == nil {

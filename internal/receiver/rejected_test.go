@@ -456,6 +456,9 @@ func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
 		t.Fatalf("second record %+v, want the pipelined call, rejected", rec)
 	}
 	head, _ := rec.Rejected.RawHead()
+	if !obs.calls[1].StopClosed || obs.calls[0].StopClosed {
+		t.Errorf("StopClosed %v, %v; want the pipelined call's only", obs.calls[0].StopClosed, obs.calls[1].StopClosed)
+	}
 	if rec.Path != "/2" || string(head) != behind || rec.Rejected.Reason != stoppingReason {
 		t.Errorf("second record %+v (rejected %+v), want the pipelined call, closed as listen stopped", rec, rec.Rejected)
 	}
@@ -475,7 +478,7 @@ func TestBackgroundReadByteStartsTheNextHead(t *testing.T) {
 		client.Write([]byte("OST /2 HTTP/1.1\r\n\r\n"))
 		io.Copy(io.Discard, client)
 	}()
-	c.handed() // a handler runs; the server reads a byte in the background
+	c.handed(true) // a handler runs; the server reads a byte in the background
 	one := make([]byte, 1)
 	if n, err := c.Read(one); n != 1 || err != nil {
 		t.Fatal(n, err)
@@ -522,6 +525,9 @@ func TestHeadReadAsTheStopBeganIsSaidSo(t *testing.T) {
 			l.waitReports(make(chan struct{}))
 			if got == nil || got.Reason != tt.reason {
 				t.Fatalf("rejection %+v, want the reason %q", got, tt.reason)
+			}
+			if want := tt.reason == stoppingReason; got.StopClosed != want {
+				t.Errorf("StopClosed %v, want %v", got.StopClosed, want)
 			}
 		})
 	}
@@ -638,7 +644,7 @@ func TestStopReadsTheCallWaitingOnAnOpenConnection(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.early {
-				c.handed() // the call before's handler runs
+				c.handed(true) // the call before's handler runs
 				if n, err := c.Read(make([]byte, 1)); n != 1 || err != nil {
 					t.Fatal(n, err)
 				}
@@ -659,7 +665,7 @@ func TestStopReadsTheCallWaitingOnAnOpenConnection(t *testing.T) {
 			if len(got) != 1 {
 				t.Fatalf("%d calls reported, want the one waiting in the socket", len(got))
 			}
-			if rj := got[0]; string(rj.Head) != call || rj.HeadBytes != int64(len(call)) || rj.Reason != stoppingReason || rj.Status != 0 {
+			if rj := got[0]; string(rj.Head) != call || rj.HeadBytes != int64(len(call)) || rj.Reason != stoppingReason || !rj.StopClosed || rj.Status != 0 {
 				t.Errorf("reported head %q (%d bytes), status %d, reason %q; want the whole call, closed as listen stopped", rj.Head, rj.HeadBytes, rj.Status, rj.Reason)
 			}
 		})
@@ -760,5 +766,163 @@ func TestTimeoutReadsDeadlinesWithoutAllocating(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { timeout(deadline) }); n != 0 {
 		t.Errorf("timeout of a net.Error: %v allocations, want 0", n)
+	}
+}
+
+// Every request pipelined behind the call in flight at the stop is a call
+// of its own: three sent behind it were recorded, printed and counted as
+// one call whose head held all three. A head cut short after them is one
+// more. So are those past one head's bound (8 KiB). The first call's --delay holds it until the stop has begun: an
+// event (its Now), not a clock.
+func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
+	t.Parallel()
+	call := func(path string) string {
+		return "POST " + path + "?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	}
+	const chunked = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+	const cut = "POST /cut HTTP/1.1\r\nHost:"
+	// 99 behind the first: 9 KiB, past one head's bound (10 of them were
+	// counted as one call).
+	var hundred []string
+	for i := 2; i <= 100; i++ {
+		hundred = append(hundred, call("/"+strconv.Itoa(i)))
+	}
+	for _, tt := range []struct {
+		name   string
+		behind []string
+	}{
+		{"one", []string{call("/2")}},
+		{"three", []string{call("/2"), chunked, call("/4")}},
+		{"two and a head cut short", []string{call("/2"), call("/3"), cut}},
+		{"a hundred", hundred},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.behind) > 3 && runtime.GOOS != "linux" {
+				t.Skip("off Linux what a socket holds is not looked at (drainaccept_other.go)")
+			}
+			t.Parallel()
+			obs, mem := &observed{}, &memRecorder{}
+			arrived := make(chan struct{}, 1)
+			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, Delay: time.Hour,
+				Now: func() time.Time {
+					select {
+					case arrived <- struct{}{}:
+					default:
+					}
+					return time.Now()
+				}})
+			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx) }()
+			conn, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.Write([]byte(call("/1") + strings.Join(tt.behind, ""))) // one write: read together
+			<-arrived                                                    // the first call's handler runs
+			cancel()
+			for { // the stop began once the listener refuses connections
+				c, err := net.Dial("tcp", s.Addr().String())
+				if err != nil {
+					break
+				}
+				c.Close()
+				runtime.Gosched()
+			}
+			rcv.EndWaits() // the first call is answered now
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			io.ReadAll(conn)
+			if err := <-served; err != nil {
+				t.Fatal(err)
+			}
+			rcv.Close()
+			if len(mem.recs) != 1+len(tt.behind) || len(obs.calls) != len(mem.recs) {
+				t.Fatalf("recorded %d, observed %d; want %d calls", len(mem.recs), len(obs.calls), 1+len(tt.behind))
+			}
+			for i, want := range tt.behind {
+				rec, cl := mem.recs[1+i], obs.calls[1+i]
+				if rec.Rejected == nil || !cl.StopClosed {
+					t.Errorf("record %d %+v, want a call the stop closed", 1+i, rec)
+					continue
+				}
+				head, _ := rec.Rejected.RawHead()
+				if string(head) != want || rec.Rejected.HeadBytes != int64(len(want)) {
+					t.Errorf("record %d holds %q (%d bytes), want %q", 1+i, head, rec.Rejected.HeadBytes, want)
+				}
+			}
+		})
+	}
+}
+
+// A request sent behind one after whose answer the connection closes (it
+// asked to, with Connection: close or as HTTP/1.0, or listen's 413 did)
+// reached listen, and net/http closes the connection without reading it:
+// it was neither answered, recorded, printed nor counted. Now each is a
+// call, refused unread, whose reason says why. Nothing behind is no call.
+func TestRequestBehindAClosingOneIsACall(t *testing.T) {
+	t.Parallel()
+	call := func(path, proto, extra string, body string) string {
+		return "POST " + path + "?businessType=" + ev + " " + proto + "\r\nHost: x\r\nContent-Type: application/json\r\n" + extra +
+			"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	b2, b3 := call("/b2", "HTTP/1.1", "", "{}"), call("/b3", "HTTP/1.1", "", "{}")
+	for _, tt := range []struct {
+		name   string
+		first  string
+		behind []string
+	}{
+		{"Connection: close", call("/1", "HTTP/1.1", "Connection: close\r\n", "{}"), []string{b2}},
+		{"HTTP/1.0", call("/1", "HTTP/1.0", "", "{}"), []string{b2}},
+		{"a body over the limit", call("/1", "HTTP/1.1", "", strings.Repeat("a", 2048)), []string{b2}},
+		{"two behind", call("/1", "HTTP/1.1", "Connection: close\r\n", "{}"), []string{b2, b3}},
+		{"nothing behind", call("/1", "HTTP/1.1", "Connection: close\r\n", "{}"), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			obs, mem := &observed{}, &memRecorder{}
+			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, MaxBody: 1024})
+			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ctx) }()
+			conn, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+			conn.Write([]byte(tt.first + strings.Join(tt.behind, "")))
+			answer, _ := io.ReadAll(conn) // until listen closes the connection
+			cancel()
+			if err := <-served; err != nil {
+				t.Fatal(err)
+			}
+			rcv.Close()
+			if n := bytes.Count(answer, []byte(" 200 OK\r\n")) + bytes.Count(answer, []byte(" 413 ")); n != 1 {
+				t.Errorf("answered %q, want the first call's answer alone", answer)
+			}
+			if len(mem.recs) != 1+len(tt.behind) || len(obs.calls) != len(mem.recs) {
+				t.Fatalf("recorded %d, observed %d; want %d calls", len(mem.recs), len(obs.calls), 1+len(tt.behind))
+			}
+			for i, want := range tt.behind {
+				rec, cl := mem.recs[1+i], obs.calls[1+i]
+				if rec.Rejected == nil || cl.StopClosed || rec.Response != nil {
+					t.Errorf("record %d %+v, want a request refused unread, unanswered, not by the stop", 1+i, rec)
+					continue
+				}
+				head, _ := rec.Rejected.RawHead()
+				if string(head) != want || rec.Rejected.Reason != closedBehindReason {
+					t.Errorf("record %d holds %q, reason %q; want %q, %q", 1+i, head, rec.Rejected.Reason, want, closedBehindReason)
+				}
+			}
+		})
 	}
 }

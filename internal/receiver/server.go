@@ -177,7 +177,11 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 	if rr, ok := h.(rejectionReporter); ok {
 		// Requests net/http refuses before the handler runs are calls
 		// too (see rejected.go).
-		s.ln = newWatchListener(ln, rr.Rejected)
+		wl := newWatchListener(ln, rr.Rejected)
+		if hc, ok := h.(interface{ holdsCalls() bool }); ok {
+			wl.holds = hc.holdsCalls()
+		}
+		s.ln = wl
 		handler = markHanded(h)
 		s.srv.ConnState = watchConnState
 		s.srv.ConnContext = withConn

@@ -46,12 +46,14 @@ type CallPrinter struct {
 
 	calls int
 	// rejected counts the calls the HTTP server refused before listen
-	// could read them.
-	rejected  int
-	byEvent   map[string]int
-	byVerdict map[string]int
-	byStatus  map[int]int
-	started   time.Time
+	// could read them; stopClosed those listen's stop closed unanswered
+	// as they arrived, which were not refused for what they were. No call
+	// is in both.
+	rejected, stopClosed int
+	byEvent              map[string]int
+	byVerdict            map[string]int
+	byStatus             map[int]int
+	started              time.Time
 
 	// st holds the colours as fixed strings: the call line is built by
 	// appending, without fmt.
@@ -96,7 +98,10 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 	p.byVerdict[verdict]++
 	p.byStatus[status]++
 	p.tallyForward(c)
-	if c.Record.Rejected != nil {
+	switch {
+	case c.StopClosed:
+		p.stopClosed++
+	case c.Record.Rejected != nil:
 		p.rejected++
 	}
 	if p.Limit > 0 && p.calls > p.Limit {
@@ -189,7 +194,11 @@ func (p *CallPrinter) appendRequest(b []byte, c *receiver.Call, ev string) []byt
 	b = append(b, "  "...)
 	b = p.st.Key.Append(b, termsafe.Text(ev))
 	if j := r.Rejected; j != nil {
-		b = p.st.Fail.Append(b, "  REJECTED by the HTTP server, not read")
+		if c.StopClosed {
+			b = p.st.Warn.Append(b, "  CLOSED as listen stopped, not read")
+		} else {
+			b = p.st.Fail.Append(b, "  REJECTED by the HTTP server, not read")
+		}
 		b = append(b, "  "...)
 		b = appendByteSize(b, int(j.HeadBytes))
 		return append(b, " of head"...)
@@ -292,6 +301,9 @@ type callJSON struct {
 type rejectedJSON struct {
 	Reason    string `json:"reason"`
 	HeadBytes int64  `json:"headBytes"`
+	// ClosedAtStop says listen's stop closed it unanswered as it arrived:
+	// not refused for what it was.
+	ClosedAtStop bool `json:"closedAtStop,omitempty"`
 }
 
 type forwardJSON struct {
@@ -329,7 +341,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	}
 	o.Fault = r.Fault
 	if j := r.Rejected; j != nil {
-		o.Rejected = &rejectedJSON{Reason: j.Reason, HeadBytes: j.HeadBytes}
+		o.Rejected = &rejectedJSON{Reason: j.Reason, HeadBytes: j.HeadBytes, ClosedAtStop: c.StopClosed}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -390,6 +402,9 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 	fmt.Fprintf(w, "  by status:  %s\n", strings.Join(ss, ", "))
 	if p.rejected > 0 {
 		fmt.Fprintf(w, "  rejected:   %d (refused by the HTTP server before listen could read %s: see their lines)\n", p.rejected, term.Plural(p.rejected, "it", "them"))
+	}
+	if p.stopClosed > 0 {
+		fmt.Fprintf(w, "  stopping:   %d (arrived as listen was stopping: closed unanswered, unread, recorded; see their lines)\n", p.stopClosed)
 	}
 	if p.Faults != nil {
 		var fs []string

@@ -147,11 +147,17 @@ func TestRejected(t *testing.T) {
 		Response: &capture.Response{Status: 400}, Rejected: &capture.Rejected{Reason: "Bad Request", HeadBytes: 2048}}}
 	unanswered := &receiver.Call{Seq: 2, Record: &capture.Record{Time: time.Date(2026, 11, 23, 1, 2, 4, 0, time.UTC), Method: "POST", Path: "/slow",
 		Rejected: &capture.Rejected{Reason: "the request's head did not arrive whole in time", HeadBytes: 30}}}
+	// Listen's stop closed it as it came: not refused for what it was,
+	// and counted apart (the rejected: count took it in).
+	closed := &receiver.Call{Seq: 3, StopClosed: true, Record: &capture.Record{Time: time.Date(2026, 11, 23, 1, 2, 5, 0, time.UTC), Method: "POST", Path: "/hook",
+		Rejected: &capture.Rejected{Reason: "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer", HeadBytes: 50}}}
 	p.Observe(answered, nil)
 	p.Observe(unanswered, nil)
+	p.Observe(closed, nil)
 	for _, want := range []string{
 		"01:02:03.000  - -  (no businessType)  REJECTED by the HTTP server, not read  2.0 KiB of head  → 400  valid\n",
 		"01:02:04.000  POST /slow  (no businessType)  REJECTED by the HTTP server, not read  30 B of head  → no answer  valid\n",
+		"01:02:05.000  POST /hook  (no businessType)  CLOSED as listen stopped, not read  50 B of head  → no answer  valid\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in\n%s", want, out.String())
@@ -159,9 +165,18 @@ func TestRejected(t *testing.T) {
 	}
 	var sum bytes.Buffer
 	p.Summary(&sum, term.Style{}, "listen stopped:", "")
-	for _, want := range []string{"  by status:  no answer 1, 400 1\n", "  rejected:   2 (refused by the HTTP server before listen could read them: see their lines)\n"} {
+	for _, want := range []string{"listen stopped: 3 calls", "  by status:  no answer 2, 400 1\n",
+		"  rejected:   2 (refused by the HTTP server before listen could read them: see their lines)\n",
+		"  stopping:   1 (arrived as listen was stopping: closed unanswered, unread, recorded; see their lines)\n"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary: missing %q in\n%s", want, sum.String())
 		}
+	}
+	var js bytes.Buffer
+	jp := NewCallPrinter(&js, true, term.Style{})
+	jp.Observe(unanswered, nil)
+	jp.Observe(closed, nil)
+	if got := strings.Count(js.String(), `"closedAtStop":true`); got != 1 || !strings.Contains(strings.Split(js.String(), "\n")[1], `"closedAtStop":true`) {
+		t.Errorf("JSON says closedAtStop of %d calls, want of the one the stop closed:\n%s", got, js.String())
 	}
 }
