@@ -404,6 +404,32 @@ func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
 	t.Parallel()
 	const first = "POST /1?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
 	const behind = "POST /2?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+	answer, mem, obs := pipelinedAtStop(t, first, behind)
+	if n := bytes.Count(answer, []byte("HTTP/1.1 ")); n != 1 {
+		t.Errorf("answered %q, want the first call's answer alone", answer)
+	}
+	if len(mem.recs) != 2 || len(obs.calls) != 2 {
+		t.Fatalf("recorded %d, observed %d; want both calls", len(mem.recs), len(obs.calls))
+	}
+	rec := mem.recs[1]
+	if rec.Rejected == nil {
+		t.Fatalf("second record %+v, want the pipelined call, rejected", rec)
+	}
+	head, _ := rec.Rejected.RawHead()
+	if !obs.calls[1].StopClosed || obs.calls[0].StopClosed {
+		t.Errorf("StopClosed %v, %v; want the pipelined call's only", obs.calls[0].StopClosed, obs.calls[1].StopClosed)
+	}
+	if rec.Path != "/2" || string(head) != behind || rec.Rejected.Reason != stoppingReason {
+		t.Errorf("second record %+v (rejected %+v), want the pipelined call, closed as listen stopped", rec, rec.Rejected)
+	}
+}
+
+// pipelinedAtStop writes first and behind to listen in one write (read
+// together), stops listen while its --delay holds first (an event: the
+// handler's Now), lets first be answered once the stop has begun, and
+// returns what the sender read and what listen recorded and observed.
+func pipelinedAtStop(t *testing.T, first, behind string) ([]byte, *memRecorder, *observed) {
+	t.Helper()
 	obs, mem := &observed{}, &memRecorder{}
 	arrived := make(chan struct{}, 1)
 	rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, Delay: time.Hour,
@@ -426,11 +452,10 @@ func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.Write([]byte(first + behind)) // one write: read together
-	<-arrived                          // the first call's handler runs (its --delay holds it)
+	conn.Write([]byte(first + behind))
+	<-arrived // the first call's handler runs (its --delay holds it)
 	cancel()
-	// The stop began once the listener refuses connections.
-	for {
+	for { // the stop began once the listener refuses connections
 		c, err := net.Dial("tcp", s.Addr().String())
 		if err != nil {
 			break
@@ -445,23 +470,7 @@ func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
 		t.Fatal(err)
 	}
 	rcv.Close()
-	if n := bytes.Count(answer, []byte("HTTP/1.1 ")); n != 1 {
-		t.Errorf("answered %q, want the first call's answer alone", answer)
-	}
-	if len(mem.recs) != 2 || len(obs.calls) != 2 {
-		t.Fatalf("recorded %d, observed %d; want both calls", len(mem.recs), len(obs.calls))
-	}
-	rec := mem.recs[1]
-	if rec.Rejected == nil {
-		t.Fatalf("second record %+v, want the pipelined call, rejected", rec)
-	}
-	head, _ := rec.Rejected.RawHead()
-	if !obs.calls[1].StopClosed || obs.calls[0].StopClosed {
-		t.Errorf("StopClosed %v, %v; want the pipelined call's only", obs.calls[0].StopClosed, obs.calls[1].StopClosed)
-	}
-	if rec.Path != "/2" || string(head) != behind || rec.Rejected.Reason != stoppingReason {
-		t.Errorf("second record %+v (rejected %+v), want the pipelined call, closed as listen stopped", rec, rec.Rejected)
-	}
+	return answer, mem, obs
 }
 
 // net/http reads one byte in the background while a handler runs; when
@@ -801,46 +810,7 @@ func TestEveryPipelinedCallAtTheStopIsACall(t *testing.T) {
 				t.Skip("off Linux what a socket holds is not looked at (drainaccept_other.go)")
 			}
 			t.Parallel()
-			obs, mem := &observed{}, &memRecorder{}
-			arrived := make(chan struct{}, 1)
-			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe, Delay: time.Hour,
-				Now: func() time.Time {
-					select {
-					case arrived <- struct{}{}:
-					default:
-					}
-					return time.Now()
-				}})
-			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ctx) }()
-			conn, err := net.Dial("tcp", s.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			conn.Write([]byte(call("/1") + strings.Join(tt.behind, ""))) // one write: read together
-			<-arrived                                                    // the first call's handler runs
-			cancel()
-			for { // the stop began once the listener refuses connections
-				c, err := net.Dial("tcp", s.Addr().String())
-				if err != nil {
-					break
-				}
-				c.Close()
-				runtime.Gosched()
-			}
-			rcv.EndWaits() // the first call is answered now
-			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-			io.ReadAll(conn)
-			if err := <-served; err != nil {
-				t.Fatal(err)
-			}
-			rcv.Close()
+			_, mem, obs := pipelinedAtStop(t, call("/1"), strings.Join(tt.behind, ""))
 			if len(mem.recs) != 1+len(tt.behind) || len(obs.calls) != len(mem.recs) {
 				t.Fatalf("recorded %d, observed %d; want %d calls", len(mem.recs), len(obs.calls), 1+len(tt.behind))
 			}
