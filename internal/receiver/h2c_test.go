@@ -162,16 +162,8 @@ func TestPartialH2PrefaceIsACall(t *testing.T) {
 	for _, sent := range []string{"PRI * HTTP/2.0\r\n", "PRI * HTTP/2.0\r\n\r"} {
 		t.Run(strings.TrimSpace(sent), func(t *testing.T) {
 			t.Parallel()
-			mem, obs := &memRecorder{}, &observed{}
-			rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Observe: obs.observe})
-			s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ctx) }()
-			c, err := net.Dial("tcp", s.Addr().String())
+			addr, obs, mem, stop := serveRaw(t, DefaultLimits)
+			c, err := net.Dial("tcp", addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,11 +172,7 @@ func TestPartialH2PrefaceIsACall(t *testing.T) {
 			io.WriteString(c, sent)
 			c.(*net.TCPConn).CloseWrite()
 			answer, _ := io.ReadAll(c) // net/http closes once it answered
-			cancel()
-			if err := <-served; err != nil {
-				t.Fatal(err)
-			}
-			rcv.Close()
+			stop()
 			if len(mem.recs) != 1 || len(obs.calls) != 1 {
 				t.Fatalf("answered %q; %d records, %d calls, want the call", answer, len(mem.recs), len(obs.calls))
 			}
