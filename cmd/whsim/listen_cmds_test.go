@@ -60,10 +60,15 @@ func rawSend(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // httpPost posts a file to the URL read from urlfile plus a suffix and
-// checks the status: post <status> <urlfile> <path?query> <bodyfile> [content-type]
+// checks the status; -chunked sends it without a Content-Length (chunked):
+// post [-chunked] <status> <urlfile> <path?query> <bodyfile> [content-type]
 func httpPost(ts *testscript.TestScript, neg bool, args []string) {
+	chunked := len(args) > 0 && args[0] == "-chunked"
+	if chunked {
+		args = args[1:]
+	}
 	if neg || len(args) < 4 || len(args) > 5 {
-		ts.Fatalf("usage: post <status> <urlfile> <path?query> <bodyfile> [content-type]")
+		ts.Fatalf("usage: post [-chunked] <status> <urlfile> <path?query> <bodyfile> [content-type]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -77,7 +82,11 @@ func httpPost(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	u := strings.TrimSuffix(strings.TrimSpace(string(base)), "/") + args[2]
 	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Post(u, ct, bytes.NewReader(body))
+	var r io.Reader = bytes.NewReader(body)
+	if chunked {
+		r = io.MultiReader(r) // a length the client cannot see: sent chunked
+	}
+	resp, err := client.Post(u, ct, r)
 	ts.Check(err)
 	resp.Body.Close()
 	if resp.StatusCode != want {

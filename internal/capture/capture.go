@@ -59,8 +59,14 @@ type Record struct {
 	HeaderEncodings map[string]string `json:"headerEncodings,omitempty"`
 	Body            string            `json:"body"`
 	BodyEncoding    string            `json:"bodyEncoding"`
-	Response        *Response         `json:"response,omitempty"`
-	Forward         *Forward          `json:"forward,omitempty"`
+	// BodyOverLimit, when set, says the body was over listen's --max-body
+	// of that many bytes and was not kept (answered 413): Body is empty,
+	// which is not the body the sender sent, so the record holds no call
+	// to send again or check. Older readers ignore the member and read an
+	// empty body, as they read such a record before it was written.
+	BodyOverLimit int64     `json:"bodyOverLimit,omitempty"`
+	Response      *Response `json:"response,omitempty"`
+	Forward       *Forward  `json:"forward,omitempty"`
 	// Fault is what listen --fault did to the call; the members above stay
 	// what the sender sent and what it was answered.
 	Fault *Fault `json:"fault,omitempty"`
@@ -137,6 +143,17 @@ func (r *Record) RejectedWhy() string {
 		answered = "answered " + strconv.Itoa(r.Response.Status)
 	}
 	return "the HTTP server refused the request before listen could read it: " + r.Rejected.Reason + " (" + answered + ")"
+}
+
+// OverLimitWhy says, for a record with BodyOverLimit, what became of its
+// body and what it was answered: the message of its finding, as listen
+// said it (http-body-limit).
+func (r *Record) OverLimitWhy() string {
+	answered := "no answer"
+	if r.Response != nil {
+		answered = "answered " + strconv.Itoa(r.Response.Status)
+	}
+	return "body over the " + strconv.FormatInt(r.BodyOverLimit, 10) + "-byte limit (" + answered + "): listen did not keep it"
 }
 
 // RawHead returns the bytes of the refused request's head, as recorded.

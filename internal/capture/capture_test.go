@@ -251,3 +251,46 @@ func TestRejectedRecordFormat(t *testing.T) {
 		}
 	}
 }
+
+// A record of a body over listen's limit says so in one member, right
+// after the body it did not keep, and reads back with it; every other
+// record is written as before, without the member.
+func TestBodyOverLimitRecordFormat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		over int64
+		want string
+	}{
+		{0, `"body":"","bodyEncoding":"utf8","response":{"status":200,"body":"","bodyEncoding":""}}` + "\n"},
+		{100, `"body":"","bodyEncoding":"utf8","bodyOverLimit":100,"response":{"status":413,"body":"","bodyEncoding":""}}` + "\n"},
+	} {
+		status := 200
+		if tc.over > 0 {
+			status = 413
+		}
+		rec := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: "/", Headers: http.Header{"Content-Length": {"2993"}},
+			BodyOverLimit: tc.over, Response: &Response{Status: status}}
+		rec.SetBody(nil)
+		line, err := Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(string(line), tc.want) || !strings.HasPrefix(string(line), `{"capture":1,`) {
+			t.Errorf("over %d: line %s, want format 1 ending %s", tc.over, line, tc.want)
+		}
+		got, err := NewReader(bytes.NewReader(line)).Next()
+		if err != nil || got.BodyOverLimit != tc.over {
+			t.Errorf("over %d: read %+v, %v", tc.over, got, err)
+		}
+		if tc.over > 0 {
+			if why := got.OverLimitWhy(); why != "body over the 100-byte limit (answered 413): listen did not keep it" {
+				t.Errorf("OverLimitWhy = %q", why)
+			}
+		}
+	}
+	// Named twice, in any case, it is refused as every member is.
+	_, err := NewReader(strings.NewReader(`{"capture":1,"bodyOverLimit":100,"BodyOverLimit":0}` + "\n")).Next()
+	if err == nil || !strings.Contains(err.Error(), `"bodyOverLimit" twice`) {
+		t.Errorf("duplicate bodyOverLimit: %v", err)
+	}
+}

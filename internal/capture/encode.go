@@ -57,6 +57,10 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 	}
 	b = append(b, `,"bodyEncoding":`...)
 	b = jsonstr.Append(b, r.BodyEncoding)
+	if r.BodyOverLimit != 0 {
+		b = append(b, `,"bodyOverLimit":`...)
+		b = strconv.AppendInt(b, r.BodyOverLimit, 10)
+	}
 	if p := r.Response; p != nil {
 		b = append(b, `,"response":{"status":`...)
 		b = strconv.AppendInt(b, int64(p.Status), 10)

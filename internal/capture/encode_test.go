@@ -47,6 +47,9 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 				r.Fault.Deliveries = []Delivery{{Bytes: len(body), Status: status, LatencyMS: lat}, {RequestID: hk, Error: ferr, LatencyMS: lat}}
 			}
 		}
+		if status%5 == 0 {
+			r.BodyOverLimit = int64(status) // omitted at 0, as encoding/json omits it
+		}
 		if status%3 == 0 {
 			r.Rejected = &Rejected{Reason: ferr, HeadBytes: nanos}
 			r.Rejected.Head, r.Rejected.HeadEncoding = EncodeBody(body)

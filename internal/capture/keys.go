@@ -63,7 +63,7 @@ var (
 		{name: "capture"}, {name: "time"}, {name: "remote"}, {name: "method"}, {name: "path"},
 		{name: "query"}, {name: "queryEncoding"}, {name: "headers", obj: headerMap},
 		{name: "headerEncodings", obj: encodingMap}, {name: "body"}, {name: "bodyEncoding"},
-		{name: "response", obj: responseObj}, {name: "forward", obj: forwardObj}, {name: "fault", obj: faultObj},
+		{name: "bodyOverLimit"}, {name: "response", obj: responseObj}, {name: "forward", obj: forwardObj}, {name: "fault", obj: faultObj},
 		{name: "rejected", obj: rejectedObj},
 	}}
 )

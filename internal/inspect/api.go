@@ -330,7 +330,11 @@ type detail struct {
 	// --max-body, its sender gone mid-body): the commands, the download
 	// and a replay send the bytes recorded, not the call the sender made.
 	CutShort *cutShort `json:"cutShort"`
-	File     string    `json:"file"` // the name the body downloads as
+	// BodyOverLimit is listen's --max-body when the body was over it and
+	// not kept (0 when kept): the empty body shown is not the call's, so
+	// it has no commands, as a call whose body is gone has none.
+	BodyOverLimit int64  `json:"bodyOverLimit"`
+	File          string `json:"file"` // the name the body downloads as
 	// Curl and Send are the call as commands; "" when its body is gone.
 	Curl string `json:"curl"`
 	Send string `json:"send"`
@@ -396,7 +400,9 @@ func (h *handler) describe(c *call) detail {
 	}
 	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.content), c.BodyGone()
 	// Its body gone, the record has none to measure.
-	if declared, recorded, short := r.CutShort(); short && !d.BodyGone {
+	d.BodyOverLimit = r.BodyOverLimit
+	// Its body not kept, none of it was recorded: not cut short.
+	if declared, recorded, short := r.CutShort(); short && !d.BodyGone && d.BodyOverLimit == 0 {
 		d.CutShort = &cutShort{Declared: declared, Recorded: recorded}
 	}
 	at := attach(d.Tree, c.Findings)
@@ -417,7 +423,7 @@ func (h *handler) describe(c *call) detail {
 	// Its body gone, a command would not send the call: curl's went with
 	// an empty body (a large one's read a file the page cannot download),
 	// whsim send's read that file too. None is better than another call.
-	if !d.BodyGone {
+	if !d.BodyGone && d.BodyOverLimit == 0 {
 		d.Curl, d.Send = h.commands(c, d.File)
 	}
 	return d

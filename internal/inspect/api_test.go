@@ -1218,3 +1218,20 @@ func TestDetailSaysABodyCameCutShort(t *testing.T) {
 		}
 	}
 }
+
+// A call whose body was over listen's --max-body, which listen did not
+// keep, says so (bodyOverLimit): not cut short (none of it was recorded),
+// and with no curl or whsim send command, which would send an empty body,
+// a call the sender never made.
+func TestDetailSaysABodyWasNotKept(t *testing.T) {
+	over := record(1, "CREATE_RECEIVABLE_DOC", nil, 413)
+	over.Headers.Set("Content-Length", "2993")
+	over.BodyOverLimit = 100
+	s := NewStore(10)
+	s.Add(over, nil)
+	var d detail
+	get(t, newTestServer(t, s, nil).URL+"/api/calls/1", &d)
+	if d.BodyOverLimit != 100 || d.CutShort != nil || d.Curl != "" || d.Send != "" {
+		t.Errorf("bodyOverLimit %d, cutShort %+v, curl %q, send %q; want 100, none, no commands", d.BodyOverLimit, d.CutShort, d.Curl, d.Send)
+	}
+}

@@ -433,6 +433,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case tooLarge(err):
 		c.TooLarge = true
 		body = nil
+		// The record says the body was not kept: an empty body is not
+		// what came, and replay and validate must not take it for one.
+		rec.BodyOverLimit = r.cfg.MaxBody
 	default:
 		// Malformed, cut short or too slow: what arrived is recorded and
 		// flagged, and the call is refused, never acknowledged.
@@ -752,7 +755,7 @@ const (
 	ruleMethod      = "http-method"
 	ruleContentType = "http-content-type"
 	rulePath        = "http-path"
-	ruleBodyLimit   = "http-body-limit"
+	ruleBodyLimit   = validate.RuleBodyLimit
 	// ruleBodyIncomplete is a body not read whole: malformed chunked
 	// encoding, cut short before its Content-Length, or too slow.
 	ruleBodyIncomplete = "http-body-incomplete"
@@ -809,7 +812,7 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		}
 	}
 	if c.TooLarge {
-		add(ruleBodyLimit, "body over the "+strconv.FormatInt(r.cfg.MaxBody, 10)+"-byte limit (answered 413)")
+		add(ruleBodyLimit, "body over the "+strconv.FormatInt(rec.BodyOverLimit, 10)+"-byte limit (answered 413)")
 	}
 	if names := trailerNames(c); len(names) > 0 {
 		fs = append(fs, validate.Finding{Rule: ruleTrailers, Severity: validate.Warning,
@@ -841,13 +844,14 @@ func trailerNames(c *Call) []string {
 
 // CheckRecord finds in the record of a call what the receiver found when
 // it took the call, as far as a record shows it: the protocol problems and
-// the Checker's findings. A body cut short or over the limit is not told
+// the Checker's findings. A body over the limit says so in its record
+// (BodyOverLimit: nothing was kept to check); one cut short is not told
 // apart from one that arrived whole (a record holds the bytes, not why).
 func (r *Receiver) CheckRecord(rec *capture.Record) []validate.Finding {
 	if rec.Rejected != nil {
 		return rejectedFindings(rec)
 	}
-	c := &Call{Record: rec}
+	c := &Call{Record: rec, TooLarge: rec.BodyOverLimit > 0}
 	c.Event, c.HasEvent = spec.QueryEvent(rec.Query)
 	c.Findings = r.protocolFindings(c)
 	body, err := rec.RequestBody()

@@ -303,6 +303,24 @@ func TestBodyLimit(t *testing.T) {
 	if !obs.calls[0].TooLarge || !hasRule(obs.calls[0], ruleBodyLimit) {
 		t.Errorf("oversized call not flagged: %+v", obs.calls[0].Findings)
 	}
+	// The records of the two over the limit, sized or chunked, say the body
+	// was not kept; the one at the limit is as every record was.
+	for i, want := range []int64{100, 100, 0} {
+		if got := mem.recs[i].BodyOverLimit; got != want {
+			t.Errorf("record %d: BodyOverLimit %d, want %d", i, got, want)
+		}
+	}
+	// Read back from its record (the inspector's store of a capture), an
+	// oversized call gets the finding listen gave it.
+	rcv := New(Config{MaxBody: 100, Checker: fakeChecker{}})
+	defer rcv.Close()
+	for i := range 2 {
+		fs := rcv.CheckRecord(mem.recs[i])
+		want := validate.Finding{Rule: ruleBodyLimit, Severity: validate.Error, Message: "body over the 100-byte limit (answered 413)"}
+		if !slices.Contains(fs, want) {
+			t.Errorf("record %d: CheckRecord = %+v, want %+v", i, fs, want)
+		}
+	}
 }
 
 func hasRule(c *Call, rule string) bool {

@@ -52,6 +52,24 @@ func TestOneIsByteForByte(t *testing.T) {
 	}
 }
 
+// The inspector's replay of a call whose body listen did not keep sends
+// nothing: an empty body would be a call the sender never made.
+func TestOneRefusesABodyNotKept(t *testing.T) {
+	t.Parallel()
+	sent := false
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { sent = true }))
+	defer srv.Close()
+	rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", BodyOverLimit: 100}
+	res := One(context.Background(), rec, srv.URL)
+	if want := "its body was over listen's --max-body of 100 bytes and was not kept"; res.Error != want || res.Status != 0 {
+		t.Errorf("replayed = %+v, want error %q", res, want)
+	}
+	srv.Close() // waits for a call in flight: sent is read after it
+	if sent {
+		t.Error("a call was sent")
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)

@@ -237,7 +237,7 @@ func (s *Replayer) count(i, skip int) int {
 // replayable says whether request would make a call of rec, without
 // making it: a record it refuses is no call left to send.
 func replayable(rec *capture.Record) bool {
-	if _, err := rec.RequestBody(); err != nil || rec.Rejected != nil {
+	if _, err := rec.RequestBody(); err != nil || rec.Rejected != nil || rec.BodyOverLimit > 0 {
 		return false
 	}
 	return capture.CheckReplayable(methodOf(rec), rec.Query, rec.Headers) == nil
@@ -285,6 +285,11 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 		// Only the first bytes of a head that did not parse were kept:
 		// nothing to send that would be the call that came.
 		return nil, fmt.Errorf("a request the HTTP server refused before listen could read it (%s), so there is no call to send again", j.Reason)
+	}
+	if rec.BodyOverLimit > 0 {
+		// An empty body in its place would be a call the sender never
+		// made (and no cut-short body either: none of it was kept).
+		return nil, fmt.Errorf("its body was over listen's --max-body of %d bytes and was not kept", rec.BodyOverLimit)
 	}
 	body, err := rec.RequestBody()
 	if err != nil {

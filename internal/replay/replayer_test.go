@@ -339,6 +339,7 @@ func TestReplayerSkipped(t *testing.T) {
 		{"ambiguous record and torn line", []string{good + bad + `{"capture":1,"ti`}, nil, "2 lines were skipped, not replayed (the warnings above say why)"},
 		{"not replayable", []string{good + `{"capture":1,"method":"PO ST","body":"{}"}` + "\n"}, nil, "1 line was skipped, not replayed"},
 		{"newer format", []string{good + `{"capture":99,"body":"{}"}` + "\n"}, nil, "1 line was skipped, not replayed"},
+		{"a body over the limit", []string{good + `{"capture":1,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","body":"","bodyOverLimit":100}` + "\n"}, nil, "1 line was skipped, not replayed"},
 		{"other events are no skip", []string{good}, []spec.Event{abandon}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -501,9 +502,12 @@ func TestReplayerLeftCountsOnlyCalls(t *testing.T) {
 		{Method: "PO ST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
 		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"X-Inj": {"a\r\nX-Injected: 1"}}},
 		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC&x=a b"},
+		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", BodyOverLimit: 100},
 		{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC"},
 	} {
-		r.SetBody([]byte(`{}`))
+		if r.BodyOverLimit == 0 {
+			r.SetBody([]byte(`{}`))
+		}
 		var err error
 		if b, err = capture.Append(b, r); err != nil {
 			t.Fatal(err)
@@ -516,6 +520,57 @@ func TestReplayerLeftCountsOnlyCalls(t *testing.T) {
 		t.Fatal("no first call")
 	}
 	if got := s.Left(); got != 1 {
-		t.Errorf("Left %d, want 1 (the last record; the three between are not HTTP)", got)
+		t.Errorf("Left %d, want 1 (the last record; the three between are not HTTP, the fourth kept no body)", got)
+	}
+}
+
+// TestReplayerSkipsABodyOverTheLimit: a record of a body listen did not
+// keep (over its --max-body) is no call to send again: an empty body in
+// its place would be a call the sender never made, and it is not a body
+// cut short either. It is skipped, named with its line and why, sized or
+// chunked, and the replay is not complete.
+func TestReplayerSkipsABodyOverTheLimit(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		header http.Header
+	}{
+		{"Content-Length", http.Header{"Content-Length": {"2993"}, "Content-Type": {"application/json"}}},
+		{"chunked", http.Header{"Content-Type": {"application/json"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b []byte
+			for _, over := range []int64{100, 0} {
+				rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.header, BodyOverLimit: over}
+				if over == 0 {
+					rec.Headers = http.Header{"Content-Length": {"2"}}
+					rec.SetBody([]byte(`{}`))
+				} else {
+					rec.SetBody(nil)
+				}
+				var err error
+				if b, err = capture.Append(b, rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var warnings []string
+			s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: bytes.NewReader(b)}},
+				Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
+			var sent []string
+			for reqs := s.Next(); reqs != nil; reqs = s.Next() {
+				sent = append(sent, string(reqs[0].Body))
+			}
+			if len(sent) != 1 || sent[0] != `{}` {
+				t.Errorf("sent bodies %q, want only the second record's", sent)
+			}
+			want := "c.ndjson: line 1: its body was over listen's --max-body of 100 bytes and was not kept; skipped"
+			if len(warnings) != 1 || warnings[0] != want {
+				t.Errorf("warnings %q, want %q", warnings, want)
+			}
+			if err := s.Skipped(); err == nil || !strings.HasPrefix(err.Error(), "1 line was skipped, not replayed") {
+				t.Errorf("Skipped = %v, want 1 line skipped", err)
+			}
+		})
 	}
 }

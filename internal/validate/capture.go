@@ -65,6 +65,10 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 	if rec.Rejected != nil {
 		return v.single(RuleRejected, rec.RejectedWhy())
 	}
+	if rec.BodyOverLimit > 0 {
+		// Its empty body is not what came: nothing to check.
+		return v.single(RuleBodyLimit, rec.OverLimitWhy())
+	}
 	body, err := rec.RequestBody()
 	if err != nil {
 		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))

@@ -37,6 +37,10 @@ const (
 	// leanRejected is a request the server refused (capture.Rejected):
 	// CheckRecord says so, on the slow path.
 	leanRejected
+	// leanOverLimit is a call whose body was over listen's limit and not
+	// kept (capture.Record.BodyOverLimit): CheckRecord says so, on the
+	// slow path.
+	leanOverLimit
 	leanFault
 	leanDeliveries // an array of Delivery
 	leanVersion    // the record's "capture": capture.Version
@@ -54,8 +58,8 @@ var (
 		{"capture", leanVersion}, {"time", leanTime}, {"remote", leanString}, {"method", leanString},
 		{"path", leanString}, {"query", leanString}, {"queryEncoding", leanEncoding},
 		{"headers", leanHeader}, {"headerEncodings", leanStringMap}, {"body", leanString},
-		{"bodyEncoding", leanString}, {"response", leanResponse}, {"forward", leanForward},
-		{"rejected", leanRejected},
+		{"bodyEncoding", leanString}, {"bodyOverLimit", leanOverLimit}, {"response", leanResponse},
+		{"forward", leanForward}, {"rejected", leanRejected},
 		{"fault", leanFault},
 	}
 	leanResponseMembers = []leanMember{
@@ -199,7 +203,7 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 		lx.Lit(k)
 		return
 	}
-	if m.kind == leanRejected {
+	if m.kind == leanRejected || m.kind == leanOverLimit {
 		panic(leanGiveUp{})
 	}
 	switch m.kind {

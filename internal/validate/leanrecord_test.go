@@ -33,6 +33,8 @@ func TestLeanRecord(t *testing.T) {
 		{"a fault", `{"capture":1,"body":"x","fault":{"kind":"duplicate","attempt":2,"deliveries":[null,{"status":200,"latencyMs":1.5}]}}`, true},
 		{"empty encodings", `{"capture":1,"queryEncoding":"","headerEncodings":{},"body":"x"}`, true},
 		{"header names in two cases", `{"capture":1,"headers":{"A":["1"],"a":["2"]},"body":"x"}`, true},
+		{"bodyOverLimit null", `{"capture":1,"bodyOverLimit":null,"body":"x"}`, true},
+		{"a body over the limit", `{"capture":1,"body":"","bodyOverLimit":100}`, false},
 		{"no capture", `{"body":"x"}`, false},
 		{"capture null", `{"capture":null,"body":"x"}`, false},
 		{"capture 2", `{"capture":2,"body":"x"}`, false},
@@ -125,6 +127,7 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 	// A compressed body, and a request the server refused: the slow path's.
 	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Encoding":["gzip"]},"body":"H4sIAAAAAAAA/6uuBQBDv6ajAgAAAA==","bodyEncoding":"base64"}`), "", true)
 	f.Add([]byte(`{"capture":2,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","rejected":{"reason":"Bad Request","head":"POST /","headEncoding":"utf8","headBytes":6}}`), "", true)
+	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","bodyOverLimit":100,"response":{"status":413,"body":"","bodyEncoding":"utf8"}}`), "", true)
 	v := mustNew(f, Options{Strict: true})
 	f.Fuzz(func(t *testing.T, body []byte, query string, raw bool) {
 		var line []byte

@@ -26,7 +26,10 @@ const (
 	RuleContentEncoding = "content-encoding"
 	// RuleRejected is a captured request the HTTP server refused before
 	// listen could read it (capture.Record.Rejected).
-	RuleRejected    = "http-rejected"
+	RuleRejected = "http-rejected"
+	// RuleBodyLimit is a call whose body was over listen's --max-body,
+	// answered 413 and not kept (capture.Record.BodyOverLimit).
+	RuleBodyLimit   = "http-body-limit"
 	ruleEventNumber = "event-mismatch"
 	ruleType        = "type"
 	ruleEnum        = "enum"
@@ -77,6 +80,7 @@ var rules = []rule{
 	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{ruleCapture, Error, "a capture record line cannot be read"},
 	{RuleRejected, Error, "a captured request the HTTP server refused before listen could read it (a malformed head: bad header name, two Content-Lengths, no Host, ...): it holds no body to check"},
+	{RuleBodyLimit, Error, "a captured call whose body was over listen's --max-body (answered 413): listen did not keep the body, so there is none to check"},
 	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},
 	{ruleEmptyInput, Error, "an input holds no payload (empty, blank, []) while the others do (with none at all: no payloads)"},
 	{ruleMissing, Warning, "a field of the spec is absent"},

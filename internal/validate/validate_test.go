@@ -3,12 +3,15 @@ package validate
 import (
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -330,6 +333,9 @@ func TestCheckCapture(t *testing.T) {
 		{"base64 query", line(b64("businessType=CREATE_RECEIVABLE_DOC&n=\xff")+`","queryEncoding":"base64`, rec, "utf8"), nil},
 		{"base64 query and body", line(b64("businessType=ABANDON_RECEIVABLE_DOC&n=\xff")+`","queryEncoding":"base64`, b64(strings.ReplaceAll(load(t, "receipt.json"), "\n", "")), "base64"), []string{ruleEventNumber}},
 		{"bad base64 query", line(`!!","queryEncoding":"base64`, rec, "utf8"), []string{ruleCapture}},
+		// A body over listen's --max-body was not kept: its empty body is
+		// not what came, and is not checked as if it were.
+		{"body over the limit", []byte(strings.TrimSuffix(string(line("businessType=CREATE_RECEIVABLE_DOC", "", "utf8")), "}") + `,"bodyOverLimit":100,"response":{"status":413,"body":"","bodyEncoding":"utf8"}}`), []string{RuleBodyLimit}},
 	}
 	for _, tt := range tests {
 		if !isCapture(tt.line) {
@@ -343,6 +349,43 @@ func TestCheckCapture(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s: rules %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestCaptureBodyOverLimit: a record of a body listen did not keep, as
+// listen writes it, gets listen's own finding for it, saying what was
+// answered, on the fast path's input as on the slow path's.
+func TestCaptureBodyOverLimit(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	for _, tc := range []struct {
+		name   string
+		status int
+		want   string
+	}{
+		{"answered 413", 413, "body over the 100-byte limit (answered 413): listen did not keep it"},
+		{"capture failed", 500, "body over the 100-byte limit (answered 500): listen did not keep it"},
+	} {
+		rec := &capture.Record{Method: "POST", Path: "/", Query: "businessType=CREATE_RECEIVABLE_DOC",
+			Headers: http.Header{"Content-Length": {"2993"}}, BodyOverLimit: 100, Response: &capture.Response{Status: tc.status}}
+		rec.SetBody(nil)
+		line, err := capture.Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Finding{{Rule: RuleBodyLimit, Severity: Error, Message: tc.want}}
+		if fs, torn := v.checkCapture(line); torn || !reflect.DeepEqual(fs, want) {
+			t.Errorf("%s: checkCapture = %+v (torn %v), want %+v", tc.name, fs, torn, want)
+		}
+		if fs := v.CheckRecord(rec); !reflect.DeepEqual(fs, want) {
+			t.Errorf("%s: CheckRecord = %+v, want %+v", tc.name, fs, want)
+		}
+	}
+	// Ignored, it says nothing, as listen's own findings do when ignored.
+	quiet := mustNew(t, Options{Ignore: []string{RuleBodyLimit}})
+	rec := &capture.Record{Query: "businessType=CREATE_RECEIVABLE_DOC", BodyOverLimit: 100}
+	if fs := quiet.CheckRecord(rec); len(fs) != 0 {
+		t.Errorf("--ignore %s: %+v", RuleBodyLimit, fs)
 	}
 }
 

@@ -64,11 +64,12 @@ The secret is also WHSIM_REPLAY_SECRET or the config file's replay.secret.
 wrote masked.
 
 A torn last line, as a crash leaves it, is reported and skipped, and so is
-a line that is not a record whsim can replay (each named with its line);
-a replay that skipped a line, or could not read a capture to its end (an
-I/O error), is incomplete, never a pass: its summary and --junit say so,
-and it exits 2 (1 when a delivery failed too). A
-body that came cut short (shorter than its Content-Length) is sent as
+a line that is not a record whsim can replay (each named with its line and
+why: a request the HTTP server refused, a body over listen's --max-body,
+which listen did not keep); a replay that skipped a line, or could not
+read a capture to its end (an I/O error), is incomplete, never a pass: its
+summary and --junit say so, and it exits 2 (1 when a delivery failed too).
+A body that came cut short (shorter than its Content-Length) is sent as
 recorded, with a warning: the sender never made that whole call. A
 file of payloads, or one that is not JSON, is refused (exit 2: send payloads
 with whsim send --file). Output, summary and exit status are those of send;

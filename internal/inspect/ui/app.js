@@ -510,6 +510,7 @@ function detail(d) {
   if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
   if (d.tree) body.append(node(d.tree, d.findingList, { left: TREE_BUDGET }));
   else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)."
+    : d.bodyOverLimit ? "Not kept: over listen's --max-body of " + d.bodyOverLimit + " bytes (the empty body here is not the one sent)."
     : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
     : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
@@ -790,6 +791,10 @@ function actions(d) {
     // body, another call than this one, and the download, replay and diff
     // are refused (410). Said where the buttons were, not left to guess.
     bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body left memory (see below), and a command without it would send another call."));
+  } else if (d.bodyOverLimit) {
+    // Listen did not keep the body: an empty one in its place would be a
+    // call the sender never made (whsim replay skips such a record too).
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body was over listen's --max-body of " + d.bodyOverLimit + " bytes and was not kept, and a command without it would send another call."));
   } else {
     const curl = el("button", { type: "button" }, "copy as curl");
     curl.addEventListener("click", () => copy(d.curl, curl));
@@ -808,7 +813,7 @@ function actions(d) {
       d.cutShort.recorded + " recorded): the commands, the download and replay have the " + d.cutShort.recorded + " bytes recorded, not the call the sender made."));
   }
 
-  if (state.info && state.info.replay && !d.bodyGone) {
+  if (state.info && state.info.replay && !d.bodyGone && !d.bodyOverLimit) {
     // The box starts at --forward-to's URL, else the last target replayed
     // to in this run of the inspector (the server keeps it), else empty.
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
