@@ -165,25 +165,34 @@ func TestInspectorSaysABodyIsTooLargeForATree(t *testing.T) {
 	}
 }
 
-// A call over listen's --max-body (answered 413, its body not recorded)
-// was offered as "copy as curl" with no body, a command that runs and
-// sends another call, with nothing said. The page says the body came cut
-// short and what the commands, the download and replay have of it.
-func TestInspectorSaysABodyCameCutShort(t *testing.T) {
+// A call over listen's --max-body (answered 413, its body not kept) was
+// offered as "copy as curl" with no body, a command that runs and sends
+// another call, with nothing said; then it was said to have come cut
+// short, which it did not: listen did not keep it. The page says so, in
+// the body and where the commands were, and offers no command, download
+// or replay of it.
+func TestInspectorSaysABodyWasNotKept(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t, "--max-body", "1KiB")
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 2048)+`"}}`), nil)
-	var note string
+	var actions, body, cutShort string
+	var buttons int
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
-		chromedp.Evaluate(`(document.querySelector(".detail .cut-short") || {}).textContent || ""`, &note),
+		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
+		chromedp.Evaluate(`document.querySelector(".detail[data-id='1']").textContent`, &body),
+		chromedp.Evaluate(`(document.querySelector(".detail .cut-short") || {}).textContent || ""`, &cutShort),
+		chromedp.Evaluate(`document.querySelectorAll(".detail .actions button").length`, &buttons),
 	); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(note, "cut short (2102 bytes declared, 0 recorded)") || !strings.Contains(note, "not the call the sender made") {
-		t.Errorf("the call answered 413 says %q, want that its body came cut short", note)
+	if !strings.Contains(actions, "over listen's --max-body of 1024 bytes and was not kept") || buttons != 0 {
+		t.Errorf("the call answered 413 offers %d buttons and says %q, want none and that its body was not kept", buttons, actions)
+	}
+	if !strings.Contains(body, "Not kept: over listen's --max-body of 1024 bytes") || cutShort != "" {
+		t.Errorf("the call answered 413 reads %q (cut short: %q), want its body not kept and not cut short", body, cutShort)
 	}
 }
 
