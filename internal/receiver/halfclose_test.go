@@ -91,16 +91,7 @@ func TestSenderHalfCloseIsNotSenderGone(t *testing.T) {
 					sawShut <- struct{}{}
 				}
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ctx) }()
-
-			c, err := net.Dial("tcp", s.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			c.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+			c, cancel, served := serveAndDial(t, s)
 			req := call
 			if tt.http10 {
 				req = call10
@@ -173,15 +164,7 @@ func TestHalfCloseWithoutHoldGetsTheAnswerAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.ln.(*watchListener).readShut = func() { close(sawShut) }
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx) }()
-	c, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+	c, cancel, served := serveAndDial(t, s)
 	io.WriteString(c, call)
 	c.(*net.TCPConn).CloseWrite()
 	answer, _ := io.ReadAll(c)
@@ -194,4 +177,22 @@ func TestHalfCloseWithoutHoldGetsTheAnswerAlone(t *testing.T) {
 	if len(obs.calls) != 1 || hasRule(obs.calls[0], ruleSenderGone) {
 		t.Errorf("calls %+v, want one, not flagged", obs.calls)
 	}
+}
+
+// serveAndDial serves s until cancel and dials it; served says how Serve
+// ended. The connection's read deadline is a guard, never reached: the
+// tests wait on events.
+func serveAndDial(t *testing.T, s *server) (c net.Conn, cancel context.CancelFunc, served <-chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	return c, cancel, done
 }

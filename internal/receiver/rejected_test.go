@@ -860,15 +860,7 @@ func TestRequestBehindAClosingOneIsACall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ctx) }()
-			conn, err := net.Dial("tcp", s.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			conn.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+			conn, cancel, served := serveAndDial(t, s)
 			conn.Write([]byte(tt.first + strings.Join(tt.behind, "")))
 			answer, _ := io.ReadAll(conn) // until listen closes the connection
 			cancel()

@@ -74,16 +74,7 @@ func TestForcedStopAroundTheAnswerIsTold(t *testing.T) {
 				// and the handler looks in between.
 				rec.hook = func() { s.cut(errStoppedAtOnce) }
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ctx) }()
-
-			c, err := net.Dial("tcp", s.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			c.SetReadDeadline(time.Now().Add(time.Minute)) // a guard: never reached
+			c, cancel, served := serveAndDial(t, s)
 			if _, err := io.WriteString(c, call); err != nil {
 				t.Fatal(err)
 			}
