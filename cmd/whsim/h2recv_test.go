@@ -59,7 +59,8 @@ func h2Recv() int {
 		return 1
 	}
 	tmp := os.Args[1] + ".tmp"
-	if err := os.WriteFile(tmp, []byte("https://"+ln.Addr().String()+"/hook\n"), 0o644); err == nil {
+	err = os.WriteFile(tmp, []byte("https://"+ln.Addr().String()+"/hook\n"), 0o644)
+	if err == nil {
 		err = os.Rename(tmp, os.Args[1])
 	}
 	if err != nil {

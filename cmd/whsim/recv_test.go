@@ -48,7 +48,8 @@ func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping 
 	}
 	go srv.Serve(ln)
 	tmp := readyFile + ".tmp"
-	if err := os.WriteFile(tmp, []byte(scheme+"://"+ln.Addr().String()+urlPath+"\n"), 0o644); err == nil {
+	err = os.WriteFile(tmp, []byte(scheme+"://"+ln.Addr().String()+urlPath+"\n"), 0o644)
+	if err == nil {
 		err = os.Rename(tmp, readyFile)
 	}
 	if err != nil {

@@ -287,9 +287,9 @@ type Deliverer struct {
 type target struct {
 	u *url.URL
 	s string
-	// op and redacted make the error Client.Do would return ("Post
+	// redacted makes the error Client.Do would return ("Post
 	// \"http://...\": ...") when the transport is called directly.
-	op, redacted string
+	redacted string
 	// shown is s as output shows it (Result.Shown).
 	shown string
 	// raw: a worker may send to it on its own connection (raw.go), with

@@ -77,7 +77,6 @@ type SendRecorder struct {
 	events   []string
 	kinds    []string
 	failures []failure
-	failed   int
 }
 
 // Observe records a finished delivery; many workers call it at once.

@@ -212,7 +212,6 @@ type Reader struct {
 	carry     []byte
 	linesOnly bool // Options.Lines
 	whole     bool // Options.Whole
-	bufSize   int
 }
 
 type state int

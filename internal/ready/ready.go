@@ -84,17 +84,13 @@ func Wait(ctx context.Context, path string, within, interval time.Duration) (str
 	defer cancel()
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	last := "nothing answered"
 	for {
 		u, err := Check(wctx, path)
 		if err == nil {
 			return u, nil
 		}
 		var nr *NotReady
-		switch {
-		case errors.As(err, &nr):
-			last = nr.Reason
-		case wctx.Err() == nil:
+		if !errors.As(err, &nr) && wctx.Err() == nil {
 			return "", err // a file that is not a ready file: waiting will not help
 		}
 		select {
@@ -111,13 +107,12 @@ func Wait(ctx context.Context, path string, within, interval time.Duration) (str
 			case err == nil:
 				return u, nil
 			case errors.As(err, &nr):
-				last = nr.Reason
+				return "", &NotReady{Reason: fmt.Sprintf("not ready within %s: %s", within, nr.Reason)}
 			case ctx.Err() != nil:
 				return "", ctx.Err()
 			default:
 				return "", err
 			}
-			return "", &NotReady{Reason: fmt.Sprintf("not ready within %s: %s", within, last)}
 		case <-t.C:
 		}
 	}

@@ -101,7 +101,7 @@ func h2Requests(b []byte) (reqs []h2Request, whole bool) {
 				// call's record does not keep in its headers either)
 				// are not headers.
 				if !strings.HasPrefix(f.Name, ":") {
-					r.header.Add(http.CanonicalHeaderKey(f.Name), f.Value)
+					r.header.Add(f.Name, f.Value)
 				}
 			}
 		}

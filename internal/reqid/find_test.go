@@ -51,7 +51,7 @@ func TestIDsAreUUIDsAndDistinct(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	if NewIDs(42).Next() != NewIDs(42).Next() {
+	if a, b := NewIDs(42).Next(), NewIDs(42).Next(); a != b {
 		t.Error("the same seed gives different ids")
 	}
 }

@@ -22,7 +22,7 @@ func TestForIsAUUIDAndDistinct(t *testing.T) {
 			}
 		}
 	}
-	if For(7, "A", 3) != For(7, "A", 3) {
+	if a, b := For(7, "A", 3), For(7, "A", 3); a != b {
 		t.Error("not reproducible")
 	}
 	if RandomSeed() == 0 {

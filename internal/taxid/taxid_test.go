@@ -54,6 +54,27 @@ func TestUSCCCheck(t *testing.T) {
 			t.Errorf("USCCCheck(%q) = %q, %v; want %q, err %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
 	}
+	// Against the reference (weights as powers of 3, not the table), over
+	// bodies that use every character of the alphabet in every position;
+	// every check character must come out.
+	seen := map[byte]bool{}
+	body := make([]byte, 17)
+	for i := range 100000 {
+		n := uint64(i)*2654435761 + 12345
+		for j := range body {
+			body[j] = Alphabet[n%31]
+			n = n/31 + uint64(i+j)*40503
+		}
+		s := string(body)
+		c, err := USCCCheck(s)
+		if err != nil || c != refUSCCCheck(s) {
+			t.Fatalf("USCCCheck(%q) = %q, %v; reference %q", s, c, err, refUSCCCheck(s))
+		}
+		seen[c] = true
+	}
+	if len(seen) != 31 {
+		t.Errorf("%d check characters seen, want all 31", len(seen))
+	}
 }
 
 func TestOrgCodeCheck(t *testing.T) {

@@ -210,12 +210,6 @@ func TestListenWarnsOnOpenAddress(t *testing.T) {
 	}
 }
 
-func canceled() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}
-
 // listen says when --capture appends to a file that already holds records,
 // and how many.
 func TestListenSaysItAppends(t *testing.T) {
