@@ -508,3 +508,30 @@ func TestHTTP2NewConnectionClosed(t *testing.T) {
 		t.Errorf("the failure (%v) is %q of kind %q, want %q of kind %q", err, got, kind, want, KindClosed)
 	}
 }
+
+// A receiver whose SETTINGS say a frame may hold no byte
+// (SETTINGS_MAX_FRAME_SIZE 0, below the 16,384 RFC 9113 §6.5.2 allows)
+// is a protocol error the call fails on. golang.org/x/net before v0.53.0
+// (GO-2026-4918) took it: this call passed as answered, and a call whose
+// header block needs a frame wrote CONTINUATION frames without end,
+// hanging send on a spinning CPU.
+func TestHTTP2ZeroMaxFrameSizeFails(t *testing.T) {
+	srv := newH2Server(t, []http2.Setting{{ID: http2.SettingMaxFrameSize, Val: 0}}, func(w *h2Writer, id uint32) {
+		w.headers(id, true, ":status", "200")
+	})
+	cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	if r.OK {
+		t.Fatalf("a receiver whose SETTINGS broke the protocol was answered: %+v", r.Last())
+	}
+	// Which words the failure has depends on whether the call had begun
+	// when x/net's reader refused the SETTINGS ("connection error
+	// (PROTOCOL_ERROR)") or not ("connection closed"): a race inside x/net.
+	if a := r.Last(); a.Status != 0 || a.Err == "" {
+		t.Errorf("the failure has status %d, error %q; want no status and an error", a.Status, a.Err)
+	}
+}
