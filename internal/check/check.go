@@ -1023,82 +1023,152 @@ func redirected(a attempt.Attempt) string {
 
 // count is how many cases the run grades, after --exclude-cases: the
 // cases are built by a builder of their own, so that the run's bodies are
-// those of its seed alone.
+// those of its seed alone. Every check's cases are built, the run's or
+// not, to refuse a glob that can leave out none of them (a typo).
 func (r *runner) count() (int, error) {
 	b := newBuilder(r.cfg.Seed, r.cfg.Anchor, r.cfg.Nonce)
-	n, kept := 0, 0
-	keep := func(c *Case) {
-		if !r.excluded(c) {
+	matched := make([]bool, len(r.cfg.ExcludeCases))
+	n := 0
+	r.excludedAll = map[string]bool{}
+	for _, id := range IDs() {
+		cs, err := r.excludable(b, id)
+		if err != nil {
+			return 0, err
+		}
+		for _, c := range cs {
+			for i, g := range r.cfg.ExcludeCases {
+				matched[i] = matched[i] || excludedBy([]string{g}, c)
+			}
+		}
+		if !slices.Contains(r.sum.Order, id) {
+			continue
+		}
+		switch {
+		case id == signature && r.cfg.Signer == nil, id == Effects:
+			// One skip, or effects' results (one per probed document, or
+			// one skip): counted as one whatever --exclude-cases says.
 			n++
-			kept++
+			continue
+		}
+		kept := 0
+		for _, c := range cs {
+			if !r.excluded(c) {
+				kept++
+			}
+		}
+		if id == Load && kept > 0 {
+			// Its cases are two names of the one run: either leaves it out.
+			kept = 1
+			if slices.ContainsFunc(cs, r.excluded) {
+				kept = 0
+			}
+		}
+		if kept == 0 {
+			r.excludedAll[id] = true
+			kept++ // its skip
+		}
+		n += kept
+	}
+	var none []string
+	for i, g := range r.cfg.ExcludeCases {
+		if !matched[i] {
+			none = append(none, g)
 		}
 	}
-	r.excludedAll = map[string]bool{}
-	for _, id := range r.sum.Order {
-		kept = 0
-		graded := true // false: the check is one result whatever --exclude-cases says
-		switch id {
-		case acceptsValid:
-			cs, err := b.acceptsValid()
-			if err != nil {
-				return 0, err
-			}
-			for _, c := range cs {
-				keep(c)
-			}
-		case rejectsMalformed:
-			ms, err := b.rejectsMalformed(r.val)
-			if err != nil {
-				return 0, err
-			}
-			for _, m := range ms {
-				keep(m.Case)
-			}
-		case UnknownEvent:
-			for _, m := range b.unknownEvents() {
-				keep(m.Case)
-			}
-		case eventVsBody:
-			for _, m := range b.eventVsBody() {
-				keep(m.Case)
-			}
-		case duplicates:
-			for _, c := range b.duplicates(serialCopies, r.cfg.Concurrent) {
-				keep(c)
-			}
-		case outOfOrder:
-			for _, g := range b.outOfOrder() {
-				keep(g.calls[0])
-			}
-		case signature:
-			if r.cfg.Signer == nil {
-				n++ // one skip
-				graded = false
-				break
-			}
-			cs, err := b.signature(r.cfg.Signer, r.cfg.Now())
-			if err != nil {
-				return 0, err
-			}
-			for _, c := range cs {
-				keep(c.Case)
-			}
-		case Load:
-			if ps, _ := b.loadPairs(min(r.cfg.LoadCount, 1)); len(ps) > 0 { // the first call stands for the run
-				keep(ps[0][0])
-			}
-		case Effects:
-			n++ // one result per probed document, or one skip: counted as one
-			graded = false
-		case Latency:
-			keep(&Case{Check: Latency, Name: "p99"})
-		}
-		if graded && kept == 0 {
-			r.excludedAll[id] = true
-			n++ // its skip
-		}
+	if len(none) > 0 {
+		return 0, &UnmatchedExcludeError{Globs: none}
 	}
 	return n, nil
+}
+
+// excludable are the cases of check id as the run asks --exclude-cases
+// about them (r.excluded): each that a glob matches is left out, and the
+// check with none left is skipped. Load's is the first call, named
+// "load", and the run as its result names it ("300-calls-at-16"): either
+// leaves the load out. Signature's are built with a key of no use when
+// the run has no secret, for their names.
+func (r *runner) excludable(b *builder, id string) ([]*Case, error) {
+	var out []*Case
+	switch id {
+	case acceptsValid:
+		return b.acceptsValid()
+	case rejectsMalformed:
+		ms, err := b.rejectsMalformed(r.val)
+		for _, m := range ms {
+			out = append(out, m.Case)
+		}
+		return out, err
+	case UnknownEvent:
+		for _, m := range b.unknownEvents() {
+			out = append(out, m.Case)
+		}
+	case eventVsBody:
+		for _, m := range b.eventVsBody() {
+			out = append(out, m.Case)
+		}
+	case duplicates:
+		return b.duplicates(serialCopies, r.cfg.Concurrent), nil
+	case outOfOrder:
+		for _, g := range b.outOfOrder() {
+			out = append(out, g.calls[0])
+		}
+	case signature:
+		s := r.cfg.Signer
+		if s == nil {
+			s = &sign.Signer{}
+		}
+		cs, err := b.signature(s, r.cfg.Now())
+		for _, c := range cs {
+			out = append(out, c.Case)
+		}
+		return out, err
+	case Load:
+		if ps, _ := b.loadPairs(min(r.cfg.LoadCount, 1)); len(ps) > 0 {
+			out = append(out, ps[0][0], r.loadCase())
+		}
+	case Effects:
+		for _, d := range b.effects(serialCopies, r.cfg.Concurrent) {
+			out = append(out, &Case{Check: Effects, Name: d.name})
+		}
+		out = append(out, underLoadCase())
+	case Latency:
+		out = append(out, latencyCase())
+	}
+	return out, nil
+}
+
+// latencyCase is the latency check's one case, which sends no call of
+// its own, as --exclude-cases is asked about it.
+func latencyCase() *Case { return &Case{Check: Latency, Name: "p99"} }
+
+// underLoadCase stands for effects' documents of the load check, as
+// --exclude-cases is asked about them: "under-load/*" leaves them out.
+func underLoadCase() *Case { return &Case{Check: Effects, Name: "under-load/"} }
+
+// loadCase is the load check's result as the run plans it: its calls and
+// their concurrency ("300-calls-at-16").
+func (r *runner) loadCase() *Case {
+	return &Case{Check: Load, Name: loadName(r.cfg.LoadCount, max(r.cfg.LoadConcurrency, 1))}
+}
+
+// loadName names the load check's result: calls sent, at conc at once.
+func loadName(calls, conc int) string { return fmt.Sprintf("%d-calls-at-%d", calls, conc) }
+
+// UnmatchedExcludeError is --exclude-cases globs that match no case of any
+// check (Globs): refused before the first call, as the run would send
+// every case it was meant to leave out without a word.
+type UnmatchedExcludeError struct{ Globs []string }
+
+func (e *UnmatchedExcludeError) Error() string {
+	q := make([]string, len(e.Globs))
+	for i, g := range e.Globs {
+		q[i] = fmt.Sprintf("%q", g)
+	}
+	what := "matches"
+	if len(q) > 1 {
+		what = "each match"
+	}
+	return fmt.Sprintf("--exclude-cases %s %s no case of any check: a case is named as -o json's \"case\" says (CREATE_RECEIVABLE_DOC/sample), alone or after its check (accepts-valid/CREATE_RECEIVABLE_DOC/sample), and * does not match /", strings.Join(q, ", "), what)
 }
 
 // SkippedExcluded is why a check is skipped when --exclude-cases left out

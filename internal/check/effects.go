@@ -399,7 +399,7 @@ func (r *runner) effects(ctx context.Context) error {
 		}
 	}
 	var load []*effDoc
-	underLoad := r.loadSent != nil && !r.excluded(&Case{Check: Effects, Name: "under-load/"})
+	underLoad := r.loadSent != nil && !r.excluded(underLoadCase())
 	if underLoad {
 		load = r.loadDocs()
 	}

@@ -520,7 +520,9 @@ func TestExcludeCasesLeavingNothing(t *testing.T) {
 		{name: "load's run", checks: []string{UnknownEvent, Load}, globs: []string{"load/*"}, skipped: []string{Load}},
 		{name: "every check emptied", checks: []string{acceptsValid, UnknownEvent}, globs: []string{"*/*"}, refused: true},
 		{name: "emptied beside effects without a probe", checks: []string{acceptsValid, Effects}, globs: []string{"*/*"}, refused: true},
-		{name: "nothing emptied", checks: []string{UnknownEvent}, globs: []string{"nothing-by-this-name"}},
+		{name: "nothing emptied", checks: []string{UnknownEvent}, globs: []string{"CREATE_RECEIVABLE_DOC/sample"}},
+		// load's case by the name its result has, not only by "load"
+		{name: "load's run by its name", checks: []string{UnknownEvent, Load}, globs: []string{"*-calls-at-*"}, skipped: []string{Load}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
@@ -559,6 +561,60 @@ func TestExcludeCasesLeavingNothing(t *testing.T) {
 			}
 			if sum.Done != sum.Total {
 				t.Errorf("%d of %d cases done", sum.Done, sum.Total)
+			}
+		})
+	}
+}
+
+// A glob that can leave out no case of any check (a typo, or * meant to
+// cross a /) is refused before the first call, saying which: the run
+// sent every case without a word, and CI's "excluded" flaky case ran on.
+// A glob that names only another check's cases is no typo (the commands
+// whsim prints name one check beside the run's globs) and runs.
+func TestExcludeCasesMatchingNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		checks    []string
+		globs     []string
+		unmatched []string // want refused, naming these; nil: runs
+		unsigned  bool
+	}{
+		{name: "a typo", checks: []string{UnknownEvent}, globs: []string{"CREATE_SALES_ORDR/*"}, unmatched: []string{"CREATE_SALES_ORDR/*"}},
+		{name: "* does not cross /", checks: []string{rejectsMalformed}, globs: []string{"type/*", "not-json"}, unmatched: []string{"type/*"}},
+		{name: "each that matches nothing", checks: []string{UnknownEvent}, globs: []string{"x", "CREATE_SALES_ORDER/*", "y/*"}, unmatched: []string{"x", "y/*"}},
+		{name: "another check's cases", checks: []string{UnknownEvent}, globs: []string{"type/*/*", "latency/p99", "load/*"}},
+		{name: "signature's, without a secret", checks: []string{UnknownEvent}, globs: []string{"tampered-body"}, unsigned: true},
+		{name: "effects', without a probe", checks: []string{UnknownEvent}, globs: []string{"effects/created/*/*", "under-load/*"}},
+		{name: "load's result name", checks: []string{UnknownEvent}, globs: []string{"4-calls-at-2"}},
+		{name: "another load's", checks: []string{UnknownEvent}, globs: []string{"300-calls-at-16"}, unmatched: []string{"300-calls-at-16"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			recv := newReceiver(t, defects{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				recv.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			cfg := testConfig(t, srv.URL)
+			cfg.Checks, cfg.ExcludeCases = tc.checks, tc.globs
+			cfg.LoadCount, cfg.LoadConcurrency = 4, 2
+			if tc.unsigned {
+				cfg.Signer = nil
+			}
+			_, results, err := run(t, context.Background(), cfg)
+			var un *UnmatchedExcludeError
+			if tc.unmatched == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &un) || calls.Load() != 0 || len(results) != 0 {
+				t.Fatalf("err %v after %d calls and %d results, want an UnmatchedExcludeError before the first call", err, calls.Load(), len(results))
+			}
+			if !slices.Equal(un.Globs, tc.unmatched) {
+				t.Errorf("unmatched %q, want %q", un.Globs, tc.unmatched)
 			}
 		})
 	}

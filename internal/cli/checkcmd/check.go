@@ -384,9 +384,12 @@ func (r *checkRun) run(ctx context.Context) error {
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	var noCase *check.NoCaseLeftError
+	var unmatched *check.UnmatchedExcludeError
 	switch {
 	case errors.As(err, &noCase):
 		return cmdutil.UsageErr(noCase) // before the first call: nothing to report
+	case errors.As(err, &unmatched):
+		return cmdutil.UsageErr(unmatched) // a typo: before the first call too
 	case errors.As(err, &unreachable):
 		r.abort(sum, unreachable)
 		return cmdutil.UsageErr(unreachable)

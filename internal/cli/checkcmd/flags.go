@@ -31,7 +31,7 @@ func (o *checkOptions) registerBatteryFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
 	f.StringSliceVar(&o.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
-	f.StringSliceVar(&o.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
+	f.StringSliceVar(&o.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /; a glob that matches no case of any check is refused)")
 	// The seed fixes cases, not only payloads, and a random one is printed.
 	cmdutil.SeedFlag(cmd, &o.Seed, "seed for reproducible cases (0: random, printed on stderr)")
 	// Check's fixed ids are webhook-ids and document numbers too.
