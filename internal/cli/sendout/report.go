@@ -96,10 +96,22 @@ func (c *delivery) JUnit() term.TestCase {
 		// reader keeps both (term's JUnit numbers any further repeat).
 		tc.Name += " (re-delivery)"
 	}
+	// The case's time is the delivery's, start to end, as JUnit readers
+	// show it: its attempts and the backoff waited between them (not the
+	// one before an attempt Ctrl-C stopped). Deliveries run at once: End
+	// (now: Report tells of each as it ends) lets the suite's time be
+	// their span, not their sum.
+	tc.End = time.Now()
 	var sb strings.Builder
-	for i, a := range res.Attempts[:res.Tries()] {
-		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, attemptText(a), fmtLatency(a.Latency))
+	tried := res.Attempts[:res.Tries()]
+	for i, a := range tried {
+		fmt.Fprintf(&sb, "attempt %d: %s in %s", i+1, attemptText(a), fmtLatency(a.Latency))
 		tc.Time += a.Latency
+		if i+1 < len(tried) && a.Wait > 0 {
+			fmt.Fprintf(&sb, ", then %s backoff", a.Wait.Round(time.Millisecond))
+			tc.Time += a.Wait
+		}
+		sb.WriteByte('\n')
 	}
 	if res.Tries() < len(res.Attempts) {
 		sb.WriteString("interrupted in the backoff before the next attempt\n")
