@@ -185,6 +185,13 @@ type Result struct {
 	Verdict Verdict
 	Status  int
 	Latency time.Duration
+	// Took is the case's wall time, from the end of the case before it in
+	// its check (the calls it needed first are its time too) to its
+	// grading; an effects document's from its first call. Ended is when it
+	// was graded. JUnit readers show a case's time as what it took, which
+	// Latency (one call's, or the load's p99) is not.
+	Took  time.Duration
+	Ended time.Time
 	// Reason says why a case warns or fails: the status, what was
 	// expected, the variant.
 	Reason string
@@ -526,7 +533,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &runner{
-		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(),
+		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(), since: time.Now(),
 		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true},
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*load.Histogram{},
@@ -566,6 +573,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	}
 	for i, id := range r.sum.Order {
 		var err error
+		r.since = time.Now()
 		if err = rctx.Err(); err == nil {
 			err = r.run(id)
 		}
@@ -720,6 +728,9 @@ type runner struct {
 	cancel context.CancelFunc
 	user   context.Context
 	began  time.Time
+	// since is when the last case was graded, or the current check began
+	// (stamp).
+	since time.Time
 
 	// pending are results resting on calls that got no answer, held until
 	// the receiver answers again (then reported) or the run stops (then
@@ -782,6 +793,7 @@ func excludedBy(globs []string, c *Case) bool {
 }
 
 func (r *runner) report(res Result) {
+	r.stamp(&res)
 	// Nothing routed is said as soon as it shows (five answers, one
 	// status), before the failures it explains stream past.
 	r.notice()
@@ -791,6 +803,19 @@ func (r *runner) report(res Result) {
 	}
 	r.flush()
 	r.emit(res)
+}
+
+// stamp notes when res was graded and, unless it says so itself, how long
+// it took: since the case before it was graded, or its check began, as a
+// check's cases are made one after another. It is called as the case is
+// graded, not when it is told: a result held back keeps its own time.
+func (r *runner) stamp(res *Result) {
+	now := time.Now()
+	res.Ended = now
+	if res.Took == 0 {
+		res.Took = now.Sub(r.since)
+	}
+	r.since = now
 }
 
 // flush reports the results held back: the receiver answered again.

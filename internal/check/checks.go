@@ -988,6 +988,7 @@ func (r *runner) latency() error {
 // emitLocked reports a result while mu is held (report itself takes no
 // lock; the held-back results go first).
 func (r *runner) emitLocked(res Result) {
+	r.stamp(&res)
 	r.flush()
 	r.emit(res)
 }

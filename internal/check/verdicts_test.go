@@ -863,3 +863,46 @@ func TestTallyCountsInconclusive(t *testing.T) {
 		}
 	}
 }
+
+// A case's Took is its wall time, from the end of the case before it (the
+// calls it needed first, as a malformed case's control, are its time too)
+// to its grading, and Ended when it was graded, for JUnit readers, which
+// show a case's time as how long it took: it was one call's latency, so a
+// serial-x4 duplicates case that made four calls of d said d, and load's
+// case its p99. Only lower bounds are asserted: a loaded machine makes
+// every case slower, never faster.
+func TestCaseTook(t *testing.T) {
+	const d = 40 * time.Millisecond
+	recv := newReceiver(t, defects{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(d) // the receiver's work, as a slow one does it
+		recv.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{duplicates, Load, Latency}
+	cfg.ExcludeCases = []string{"*/*concurrent*", "*/new-request-id-*"}
+	cfg.LoadCount, cfg.LoadConcurrency = 8, 2
+	start := time.Now()
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last time.Time
+	for _, res := range results {
+		want := time.Duration(0)
+		switch {
+		case res.Case.Check == duplicates:
+			want = serialCopies * d
+		case res.Case.Check == Load:
+			want = 8 / 2 * d
+		}
+		if res.Took < want {
+			t.Errorf("%s/%s: took %s, want at least %s (latency %s)", res.Case.Check, res.Case.Name, res.Took, want, res.Latency)
+		}
+		if res.Ended.Before(start.Add(res.Took)) || res.Ended.Before(last) || res.Ended.After(time.Now()) {
+			t.Errorf("%s/%s: ended %s, want after it began and after the case before it", res.Case.Check, res.Case.Name, res.Ended)
+		}
+		last = res.Ended
+	}
+}
