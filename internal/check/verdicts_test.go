@@ -502,6 +502,10 @@ func TestExcludeCasesAndProgress(t *testing.T) {
 	if err := ValidateExclude([]string{"["}); err == nil {
 		t.Error("a bad glob is accepted")
 	}
+	// a comma too many: said before the run, not as a glob that matched nothing
+	if err := ValidateExclude([]string{"type/*/*", ""}); err == nil || err.Error() != `--exclude-cases "type/*/*,": an empty glob leaves out nothing (a comma too many?)` {
+		t.Errorf("an empty glob: %v", err)
+	}
 }
 
 // A check --exclude-cases leaves no case of is skipped, never passed; a
