@@ -1059,7 +1059,19 @@ func (r *runner) count() (int, error) {
 	matched := make([]bool, len(r.cfg.ExcludeCases))
 	n := 0
 	r.excludedAll = map[string]bool{}
+	globs := len(r.cfg.ExcludeCases) > 0
 	for _, id := range IDs() {
+		inRun := slices.Contains(r.sum.Order, id)
+		// One skip, or effects' results (one per probed document, or one
+		// skip): counted as one whatever --exclude-cases says.
+		single := id == signature && r.cfg.Signer == nil || id == Effects
+		switch {
+		case !globs && !inRun:
+			continue // no glob to match its names to: not built (#35)
+		case !globs && single:
+			n++
+			continue
+		}
 		cs, err := r.excludable(b, id)
 		if err != nil {
 			return 0, err
@@ -1069,13 +1081,10 @@ func (r *runner) count() (int, error) {
 				matched[i] = matched[i] || excludedBy([]string{g}, c)
 			}
 		}
-		if !slices.Contains(r.sum.Order, id) {
+		if !inRun {
 			continue
 		}
-		switch {
-		case id == signature && r.cfg.Signer == nil, id == Effects:
-			// One skip, or effects' results (one per probed document, or
-			// one skip): counted as one whatever --exclude-cases says.
+		if single {
 			n++
 			continue
 		}

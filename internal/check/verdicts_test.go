@@ -910,3 +910,20 @@ func TestCaseTook(t *testing.T) {
 		last = res.Ended
 	}
 }
+
+// Without --exclude-cases, checks that are one result whatever is sent
+// (effects without a probe, signature without a secret, asked for) still
+// count in the run's total: progress and an early stop say "n of total".
+func TestTotalWithoutGlobs(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks, cfg.Signer, cfg.ReportUnsigned = []string{UnknownEvent, signature, Effects}, nil, true
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != len(results) || sum.Done != sum.Total || len(results) != 4 {
+		t.Errorf("total %d, done %d, %d results; want 4 each (2 cases, 2 skips)", sum.Total, sum.Done, len(results))
+	}
+}
