@@ -94,7 +94,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	opts.registerProbeFlags(cmd)
 	opts.registerReportFlags(cmd)
 	a.WhenNotRun(cmd, []string{"junit", "report", "rerun", "save-cases"}, func(err error, words []string) error {
-		reportfile.NotOver(append(words, opts.Rerun, opts.SaveCases, opts.savedResults()), &opts.JUnit, &opts.Report)
+		reportfile.NotOver(append(append(words, opts.rerunInputs()...), opts.SaveCases, opts.savedResults()), &opts.JUnit, &opts.Report)
 		return opts.finish(a, err)
 	})
 	return cmd
@@ -120,7 +120,7 @@ func (o *checkOptions) finish(a *cmdutil.App, err error) error {
 	reportfile.FinishJobSummary(a, "whsim check", err)
 	// Never over what the run reads or writes itself: --rerun's input,
 	// --save-cases' directory and its results.
-	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun, o.SaveCases, o.savedResults())
+	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", append(o.rerunInputs(), o.SaveCases, o.savedResults())...)
 	if o.JUnit == "" {
 		return err
 	}
