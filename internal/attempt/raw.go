@@ -209,9 +209,11 @@ func rawOK(tr *http.Transport, u *url.URL) bool {
 
 // errClosedAsSent is a kept-alive connection that ended, without a byte
 // of an answer, after the call was written on it: the receiver closed it
-// as the call went out (it was found open just before). The call is not
-// sent again, since the receiver may have taken it.
-var errClosedAsSent = errors.New("the receiver closed the kept-alive connection as the call went out (not sent again: it may have been taken)")
+// as the call went out (it was found open just before). The transport does
+// not send the call again, since the receiver may have taken it: a retry
+// (--retries) does, counted as one. "Not sent again" was false of a
+// delivery whose next attempt followed.
+var errClosedAsSent = errors.New("the receiver closed the kept-alive connection as the call went out (the receiver may have taken it: not resent by the transport)")
 
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, plain bool, host string) (Attempt, time.Duration) {
 	start := time.Now()

@@ -241,7 +241,7 @@ func (s *callConn) resend() error {
 type sentError struct{ cause error }
 
 func (e sentError) Error() string {
-	return e.cause.Error() + " after the call went out, before an answer (not sent again: the receiver may hold it)"
+	return e.cause.Error() + " after the call went out, before an answer (the receiver may hold it: not resent by the transport)"
 }
 
 func (e sentError) Unwrap() error { return e.cause }

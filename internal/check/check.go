@@ -185,6 +185,13 @@ type Result struct {
 	Verdict Verdict
 	Status  int
 	Latency time.Duration
+	// Took is the case's wall time, from the end of the case before it in
+	// its check (the calls it needed first are its time too) to its
+	// grading; an effects document's from its first call. Ended is when it
+	// was graded. JUnit readers show a case's time as what it took, which
+	// Latency (one call's, or the load's p99) is not.
+	Took  time.Duration
+	Ended time.Time
 	// Reason says why a case warns or fails: the status, what was
 	// expected, the variant.
 	Reason string
@@ -475,9 +482,13 @@ const (
 	timeoutsToStop = 2
 )
 
-// ValidateExclude checks --exclude-cases globs.
+// ValidateExclude checks --exclude-cases globs. An empty one (a comma too
+// many, 'a/*,') can leave out nothing: said as such, before the run.
 func ValidateExclude(globs []string) error {
 	for _, g := range globs {
+		if strings.TrimSpace(g) == "" {
+			return fmt.Errorf("--exclude-cases %q: an empty glob leaves out nothing (a comma too many?)", strings.Join(globs, ","))
+		}
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("--exclude-cases %q: %w", g, err)
 		}
@@ -526,7 +537,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &runner{
-		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(),
+		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(), since: time.Now(),
 		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true},
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*load.Histogram{},
@@ -566,6 +577,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	}
 	for i, id := range r.sum.Order {
 		var err error
+		r.since = time.Now()
 		if err = rctx.Err(); err == nil {
 			err = r.run(id)
 		}
@@ -720,6 +732,9 @@ type runner struct {
 	cancel context.CancelFunc
 	user   context.Context
 	began  time.Time
+	// since is when the last case was graded, or the current check began
+	// (stamp).
+	since time.Time
 
 	// pending are results resting on calls that got no answer, held until
 	// the receiver answers again (then reported) or the run stops (then
@@ -782,6 +797,7 @@ func excludedBy(globs []string, c *Case) bool {
 }
 
 func (r *runner) report(res Result) {
+	r.stamp(&res)
 	// Nothing routed is said as soon as it shows (five answers, one
 	// status), before the failures it explains stream past.
 	r.notice()
@@ -791,6 +807,19 @@ func (r *runner) report(res Result) {
 	}
 	r.flush()
 	r.emit(res)
+}
+
+// stamp notes when res was graded and, unless it says so itself, how long
+// it took: since the case before it was graded, or its check began, as a
+// check's cases are made one after another. It is called as the case is
+// graded, not when it is told: a result held back keeps its own time.
+func (r *runner) stamp(res *Result) {
+	now := time.Now()
+	res.Ended = now
+	if res.Took == 0 {
+		res.Took = now.Sub(r.since)
+	}
+	r.since = now
 }
 
 // flush reports the results held back: the receiver answered again.
@@ -1023,82 +1052,161 @@ func redirected(a attempt.Attempt) string {
 
 // count is how many cases the run grades, after --exclude-cases: the
 // cases are built by a builder of their own, so that the run's bodies are
-// those of its seed alone.
+// those of its seed alone. Every check's cases are built, the run's or
+// not, to refuse a glob that can leave out none of them (a typo).
 func (r *runner) count() (int, error) {
 	b := newBuilder(r.cfg.Seed, r.cfg.Anchor, r.cfg.Nonce)
-	n, kept := 0, 0
-	keep := func(c *Case) {
-		if !r.excluded(c) {
+	matched := make([]bool, len(r.cfg.ExcludeCases))
+	n := 0
+	r.excludedAll = map[string]bool{}
+	globs := len(r.cfg.ExcludeCases) > 0
+	for _, id := range IDs() {
+		inRun := slices.Contains(r.sum.Order, id)
+		// One skip, or effects' results (one per probed document, or one
+		// skip): counted as one whatever --exclude-cases says.
+		single := id == signature && r.cfg.Signer == nil || id == Effects
+		switch {
+		case !globs && !inRun:
+			continue // no glob to match its names to: not built (#35)
+		case !globs && single:
 			n++
-			kept++
+			continue
+		}
+		cs, err := r.excludable(b, id)
+		if err != nil {
+			return 0, err
+		}
+		for _, c := range cs {
+			for i, g := range r.cfg.ExcludeCases {
+				matched[i] = matched[i] || excludedBy([]string{g}, c)
+			}
+		}
+		if !inRun {
+			continue
+		}
+		if single {
+			n++
+			continue
+		}
+		kept := 0
+		for _, c := range cs {
+			if !r.excluded(c) {
+				kept++
+			}
+		}
+		if id == Load && kept > 0 {
+			// Its cases are two names of the one run: either leaves it out.
+			kept = 1
+			if slices.ContainsFunc(cs, r.excluded) {
+				kept = 0
+			}
+		}
+		if kept == 0 {
+			r.excludedAll[id] = true
+			kept++ // its skip
+		}
+		n += kept
+	}
+	var none []string
+	for i, g := range r.cfg.ExcludeCases {
+		if !matched[i] {
+			none = append(none, g)
 		}
 	}
-	r.excludedAll = map[string]bool{}
-	for _, id := range r.sum.Order {
-		kept = 0
-		graded := true // false: the check is one result whatever --exclude-cases says
-		switch id {
-		case acceptsValid:
-			cs, err := b.acceptsValid()
-			if err != nil {
-				return 0, err
-			}
-			for _, c := range cs {
-				keep(c)
-			}
-		case rejectsMalformed:
-			ms, err := b.rejectsMalformed(r.val)
-			if err != nil {
-				return 0, err
-			}
-			for _, m := range ms {
-				keep(m.Case)
-			}
-		case UnknownEvent:
-			for _, m := range b.unknownEvents() {
-				keep(m.Case)
-			}
-		case eventVsBody:
-			for _, m := range b.eventVsBody() {
-				keep(m.Case)
-			}
-		case duplicates:
-			for _, c := range b.duplicates(serialCopies, r.cfg.Concurrent) {
-				keep(c)
-			}
-		case outOfOrder:
-			for _, g := range b.outOfOrder() {
-				keep(g.calls[0])
-			}
-		case signature:
-			if r.cfg.Signer == nil {
-				n++ // one skip
-				graded = false
-				break
-			}
-			cs, err := b.signature(r.cfg.Signer, r.cfg.Now())
-			if err != nil {
-				return 0, err
-			}
-			for _, c := range cs {
-				keep(c.Case)
-			}
-		case Load:
-			if ps, _ := b.loadPairs(min(r.cfg.LoadCount, 1)); len(ps) > 0 { // the first call stands for the run
-				keep(ps[0][0])
-			}
-		case Effects:
-			n++ // one result per probed document, or one skip: counted as one
-			graded = false
-		case Latency:
-			keep(&Case{Check: Latency, Name: "p99"})
-		}
-		if graded && kept == 0 {
-			r.excludedAll[id] = true
-			n++ // its skip
-		}
+	if len(none) > 0 {
+		return 0, &UnmatchedExcludeError{Globs: none}
 	}
 	return n, nil
+}
+
+// excludable are the cases of check id as the run asks --exclude-cases
+// about them (r.excluded): each that a glob matches is left out, and the
+// check with none left is skipped. Load's is the first call, named
+// "load", and the run as its result names it ("300-calls-at-16"): either
+// leaves the load out. Signature's are built with a key of no use when
+// the run has no secret, for their names.
+func (r *runner) excludable(b *builder, id string) ([]*Case, error) {
+	var out []*Case
+	switch id {
+	case acceptsValid:
+		return b.acceptsValid()
+	case rejectsMalformed:
+		ms, err := b.rejectsMalformed(r.val)
+		for _, m := range ms {
+			out = append(out, m.Case)
+		}
+		return out, err
+	case UnknownEvent:
+		for _, m := range b.unknownEvents() {
+			out = append(out, m.Case)
+		}
+	case eventVsBody:
+		for _, m := range b.eventVsBody() {
+			out = append(out, m.Case)
+		}
+	case duplicates:
+		return b.duplicates(serialCopies, r.cfg.Concurrent), nil
+	case outOfOrder:
+		for _, g := range b.outOfOrder() {
+			out = append(out, g.calls[0])
+		}
+	case signature:
+		s := r.cfg.Signer
+		if s == nil {
+			s = &sign.Signer{}
+		}
+		cs, err := b.signature(s, r.cfg.Now())
+		for _, c := range cs {
+			out = append(out, c.Case)
+		}
+		return out, err
+	case Load:
+		if ps, _ := b.loadPairs(min(r.cfg.LoadCount, 1)); len(ps) > 0 {
+			out = append(out, ps[0][0], r.loadCase())
+		}
+	case Effects:
+		for _, d := range b.effects(serialCopies, r.cfg.Concurrent) {
+			out = append(out, &Case{Check: Effects, Name: d.name})
+		}
+		out = append(out, underLoadCase())
+	case Latency:
+		out = append(out, latencyCase())
+	}
+	return out, nil
+}
+
+// latencyCase is the latency check's one case, which sends no call of
+// its own, as --exclude-cases is asked about it.
+func latencyCase() *Case { return &Case{Check: Latency, Name: "p99"} }
+
+// underLoadCase stands for effects' documents of the load check, as
+// --exclude-cases is asked about them: "under-load/*" leaves them out.
+func underLoadCase() *Case { return &Case{Check: Effects, Name: "under-load/"} }
+
+// loadCase is the load check's result as the run plans it: its calls and
+// their concurrency ("300-calls-at-16").
+func (r *runner) loadCase() *Case {
+	return &Case{Check: Load, Name: loadName(r.cfg.LoadCount, max(r.cfg.LoadConcurrency, 1))}
+}
+
+// loadName names the load check's result: calls sent, at conc at once.
+func loadName(calls, conc int) string { return fmt.Sprintf("%d-calls-at-%d", calls, conc) }
+
+// UnmatchedExcludeError is --exclude-cases globs that match no case of any
+// check (Globs): refused before the first call, as the run would send
+// every case it was meant to leave out without a word.
+type UnmatchedExcludeError struct{ Globs []string }
+
+func (e *UnmatchedExcludeError) Error() string {
+	q := make([]string, len(e.Globs))
+	for i, g := range e.Globs {
+		q[i] = fmt.Sprintf("%q", g)
+	}
+	what := "matches"
+	if len(q) > 1 {
+		what = "each match"
+	}
+	return fmt.Sprintf("--exclude-cases %s %s no case of any check: a case is named as -o json's \"case\" says (CREATE_RECEIVABLE_DOC/sample), alone or after its check (accepts-valid/CREATE_RECEIVABLE_DOC/sample), and * does not match /", strings.Join(q, ", "), what)
 }
 
 // SkippedExcluded is why a check is skipped when --exclude-cases left out

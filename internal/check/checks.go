@@ -710,7 +710,9 @@ func (b *builder) signature(s *sign.Signer, now time.Time) ([]sigCase, error) {
 // the latency check's.
 func (r *runner) load() error {
 	pairs, qs := r.cases.loadPairs(r.cfg.LoadCount)
-	if len(pairs) > 0 && r.excluded(pairs[0][0]) {
+	// Left out by its first call's name ("load") or its own (the case
+	// its result is: "300-calls-at-16"), as count counts it.
+	if len(pairs) > 0 && (r.excluded(pairs[0][0]) || r.excluded(r.loadCase())) {
 		return nil
 	}
 	r.noteLoad(pairs, qs)
@@ -823,7 +825,7 @@ func (r *runner) load() error {
 	// The case stands for the run; its request is the first call that
 	// failed (what its reproduction sends must get what the failure
 	// says), else the first call's.
-	c := &Case{Check: Load, Name: fmt.Sprintf("%d-calls-at-%d", st.Sent, conc)}
+	c := &Case{Check: Load, Name: loadName(st.Sent, conc)}
 	mu.Lock()
 	stands := caseOf[bad.failed]
 	mu.Unlock()
@@ -930,7 +932,7 @@ func ms(d time.Duration) string {
 // latency judges the p99 of the run's calls outside load (a timeout
 // counted at the time limit); run alone, it first sends the valid calls.
 func (r *runner) latency() error {
-	if r.excluded(&Case{Check: Latency, Name: "p99"}) {
+	if r.excluded(latencyCase()) {
 		return nil
 	}
 	if r.hist.Count() == 0 {
@@ -986,6 +988,7 @@ func (r *runner) latency() error {
 // emitLocked reports a result while mu is held (report itself takes no
 // lock; the held-back results go first).
 func (r *runner) emitLocked(res Result) {
+	r.stamp(&res)
 	r.flush()
 	r.emit(res)
 }

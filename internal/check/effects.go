@@ -239,6 +239,8 @@ type sentCall struct {
 // effDoc is a document the effects check follows, from its calls to the
 // probe's last answer.
 type effDoc struct {
+	// began is when its first call went out (sendDoc).
+	began time.Time
 	name  string
 	what  string // created, re-delivered, lifecycle, out-of-order, load
 	q     probe.Question
@@ -383,6 +385,7 @@ func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind)
 // effects sends each document's sequence, then probes every document at
 // once, load's included, and judges what the receiver holds.
 func (r *runner) effects(ctx context.Context) error {
+	began := time.Now()
 	if r.cfg.Probe == nil {
 		r.skip(Effects, skippedEffects)
 		return nil
@@ -399,7 +402,7 @@ func (r *runner) effects(ctx context.Context) error {
 		}
 	}
 	var load []*effDoc
-	underLoad := r.loadSent != nil && !r.excluded(&Case{Check: Effects, Name: "under-load/"})
+	underLoad := r.loadSent != nil && !r.excluded(underLoadCase())
 	if underLoad {
 		load = r.loadDocs()
 	}
@@ -446,11 +449,18 @@ func (r *runner) effects(ctx context.Context) error {
 		}
 	}
 	r.sum.Effects = st
+	// Each document's time runs from its first call to its judging: all
+	// are probed at the end, so they overlap, as JUnit's suite time (the
+	// span, by Ended) allows; the load's, from the check's start.
 	for _, d := range docs {
-		r.report(r.judgeDoc(d))
+		res := r.judgeDoc(d)
+		res.Took = max(time.Since(d.began), 1)
+		r.report(res)
 	}
 	if underLoad {
-		r.report(r.judgeLoad(load, st, docs))
+		res := r.judgeLoad(load, st, docs)
+		res.Took = max(time.Since(began), 1)
+		r.report(res)
 	}
 	return nil
 }
@@ -471,6 +481,7 @@ func probedKinds(docs []*effDoc) []spec.Kind {
 // sendDoc delivers a document's sequence in turn; an early call that got
 // no 2xx is sent again after the create, as the ERP would.
 func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
+	d.began = time.Now()
 	n := len(d.steps)
 	steps := append([]effStep(nil), d.steps...)
 	for i := 0; i < len(steps); i++ {

@@ -363,10 +363,14 @@ type RerunResult struct {
 	Case    Failed
 	Outcome string
 	Status  int
-	// Latency is the latency of the delivery Status is of, as a Result's:
-	// a JUnit case's time (0 for a case not rerun).
+	// Latency is the latency of the delivery Status is of, as a Result's.
 	Latency time.Duration
-	Reason  string
+	// Took is what sending the case again took, every copy and the probe
+	// included, and Ended when it was judged: its JUnit case's time (0 and
+	// zero for a case not rerun), as a Result's.
+	Took   time.Duration
+	Ended  time.Time
+	Reason string
 	// unreachable is set when no delivery of the case got an answer for
 	// a reason that says the receiver is not there at all (refused, DNS,
 	// TLS): on a rerun's first call, that is no verdict on the case.
@@ -403,6 +407,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 		}
 		var res RerunResult
 		var err error
+		began := time.Now()
 		switch e := c.Effects; {
 		case (e == nil && c.Check == Effects || e != nil && e.Load) && cfg.Probe == nil:
 			// No command without a probe: it would exit 2 as printed.
@@ -443,6 +448,8 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 			return res.unreachable
 		}
 		sent = true
+		res.Ended = time.Now()
+		res.Took = res.Ended.Sub(began)
 		out(res)
 	}
 	return nil

@@ -695,3 +695,33 @@ func TestReadFailedRefusesNumbersNoRunWrites(t *testing.T) {
 		}
 	}
 }
+
+// A rerun case's Took is its wall time (every copy, in turn), and Ended
+// when it was judged, for its JUnit case: it was the last copy's latency,
+// d for a serial-x4 case of four calls of d. Only a lower bound is
+// asserted: a loaded machine is slower, never faster.
+func TestRerunTook(t *testing.T) {
+	t.Parallel()
+	const d = 30 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(d) // the receiver's work
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL + "/hook")
+	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	res := Result{Case: &Case{Check: duplicates, Name: "x/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
+		Copies: 4, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409}
+	cases, err := ReadFailed(bytes.NewReader(reported(t, &Reporter{Target: target}, res)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	var got []RerunResult
+	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: target}, cases, func(r RerunResult) { got = append(got, r) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Took < 4*d || got[0].Ended.Before(before.Add(got[0].Took)) || got[0].Ended.After(time.Now()) {
+		t.Fatalf("results %+v, want one that took at least %s and ended after it", got, 4*d)
+	}
+}

@@ -502,6 +502,10 @@ func TestExcludeCasesAndProgress(t *testing.T) {
 	if err := ValidateExclude([]string{"["}); err == nil {
 		t.Error("a bad glob is accepted")
 	}
+	// a comma too many: said before the run, not as a glob that matched nothing
+	if err := ValidateExclude([]string{"type/*/*", ""}); err == nil || err.Error() != `--exclude-cases "type/*/*,": an empty glob leaves out nothing (a comma too many?)` {
+		t.Errorf("an empty glob: %v", err)
+	}
 }
 
 // A check --exclude-cases leaves no case of is skipped, never passed; a
@@ -520,7 +524,9 @@ func TestExcludeCasesLeavingNothing(t *testing.T) {
 		{name: "load's run", checks: []string{UnknownEvent, Load}, globs: []string{"load/*"}, skipped: []string{Load}},
 		{name: "every check emptied", checks: []string{acceptsValid, UnknownEvent}, globs: []string{"*/*"}, refused: true},
 		{name: "emptied beside effects without a probe", checks: []string{acceptsValid, Effects}, globs: []string{"*/*"}, refused: true},
-		{name: "nothing emptied", checks: []string{UnknownEvent}, globs: []string{"nothing-by-this-name"}},
+		{name: "nothing emptied", checks: []string{UnknownEvent}, globs: []string{"CREATE_RECEIVABLE_DOC/sample"}},
+		// load's case by the name its result has, not only by "load"
+		{name: "load's run by its name", checks: []string{UnknownEvent, Load}, globs: []string{"*-calls-at-*"}, skipped: []string{Load}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
@@ -559,6 +565,60 @@ func TestExcludeCasesLeavingNothing(t *testing.T) {
 			}
 			if sum.Done != sum.Total {
 				t.Errorf("%d of %d cases done", sum.Done, sum.Total)
+			}
+		})
+	}
+}
+
+// A glob that can leave out no case of any check (a typo, or * meant to
+// cross a /) is refused before the first call, saying which: the run
+// sent every case without a word, and CI's "excluded" flaky case ran on.
+// A glob that names only another check's cases is no typo (the commands
+// whsim prints name one check beside the run's globs) and runs.
+func TestExcludeCasesMatchingNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		checks    []string
+		globs     []string
+		unmatched []string // want refused, naming these; nil: runs
+		unsigned  bool
+	}{
+		{name: "a typo", checks: []string{UnknownEvent}, globs: []string{"CREATE_SALES_ORDR/*"}, unmatched: []string{"CREATE_SALES_ORDR/*"}},
+		{name: "* does not cross /", checks: []string{rejectsMalformed}, globs: []string{"type/*", "not-json"}, unmatched: []string{"type/*"}},
+		{name: "each that matches nothing", checks: []string{UnknownEvent}, globs: []string{"x", "CREATE_SALES_ORDER/*", "y/*"}, unmatched: []string{"x", "y/*"}},
+		{name: "another check's cases", checks: []string{UnknownEvent}, globs: []string{"type/*/*", "latency/p99", "load/*"}},
+		{name: "signature's, without a secret", checks: []string{UnknownEvent}, globs: []string{"tampered-body"}, unsigned: true},
+		{name: "effects', without a probe", checks: []string{UnknownEvent}, globs: []string{"effects/created/*/*", "under-load/*"}},
+		{name: "load's result name", checks: []string{UnknownEvent}, globs: []string{"4-calls-at-2"}},
+		{name: "another load's", checks: []string{UnknownEvent}, globs: []string{"300-calls-at-16"}, unmatched: []string{"300-calls-at-16"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			recv := newReceiver(t, defects{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				recv.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			cfg := testConfig(t, srv.URL)
+			cfg.Checks, cfg.ExcludeCases = tc.checks, tc.globs
+			cfg.LoadCount, cfg.LoadConcurrency = 4, 2
+			if tc.unsigned {
+				cfg.Signer = nil
+			}
+			_, results, err := run(t, context.Background(), cfg)
+			var un *UnmatchedExcludeError
+			if tc.unmatched == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &un) || calls.Load() != 0 || len(results) != 0 {
+				t.Fatalf("err %v after %d calls and %d results, want an UnmatchedExcludeError before the first call", err, calls.Load(), len(results))
+			}
+			if !slices.Equal(un.Globs, tc.unmatched) {
+				t.Errorf("unmatched %q, want %q", un.Globs, tc.unmatched)
 			}
 		})
 	}
@@ -805,5 +865,65 @@ func TestTallyCountsInconclusive(t *testing.T) {
 		if got.Warn == 0 || got.Inconclusive != inconclusive || got.Inconclusive != want {
 			t.Errorf("%s: %+v, %d results inconclusive, want %d", tt.name, *got, inconclusive, want)
 		}
+	}
+}
+
+// A case's Took is its wall time, from the end of the case before it (the
+// calls it needed first, as a malformed case's control, are its time too)
+// to its grading, and Ended when it was graded, for JUnit readers, which
+// show a case's time as how long it took: it was one call's latency, so a
+// serial-x4 duplicates case that made four calls of d said d, and load's
+// case its p99. Only lower bounds are asserted: a loaded machine makes
+// every case slower, never faster.
+func TestCaseTook(t *testing.T) {
+	const d = 40 * time.Millisecond
+	recv := newReceiver(t, defects{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(d) // the receiver's work, as a slow one does it
+		recv.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{duplicates, Load, Latency}
+	cfg.ExcludeCases = []string{"*/*concurrent*", "*/new-request-id-*"}
+	cfg.LoadCount, cfg.LoadConcurrency = 8, 2
+	start := time.Now()
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last time.Time
+	for _, res := range results {
+		want := time.Duration(0)
+		switch {
+		case res.Case.Check == duplicates:
+			want = serialCopies * d
+		case res.Case.Check == Load:
+			want = 8 / 2 * d
+		}
+		if res.Took < want {
+			t.Errorf("%s/%s: took %s, want at least %s (latency %s)", res.Case.Check, res.Case.Name, res.Took, want, res.Latency)
+		}
+		if res.Ended.Before(start.Add(res.Took)) || res.Ended.Before(last) || res.Ended.After(time.Now()) {
+			t.Errorf("%s/%s: ended %s, want after it began and after the case before it", res.Case.Check, res.Case.Name, res.Ended)
+		}
+		last = res.Ended
+	}
+}
+
+// Without --exclude-cases, checks that are one result whatever is sent
+// (effects without a probe, signature without a secret, asked for) still
+// count in the run's total: progress and an early stop say "n of total".
+func TestTotalWithoutGlobs(t *testing.T) {
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks, cfg.Signer, cfg.ReportUnsigned = []string{UnknownEvent, signature, Effects}, nil, true
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != len(results) || sum.Done != sum.Total || len(results) != 4 {
+		t.Errorf("total %d, done %d, %d results; want 4 each (2 cases, 2 skips)", sum.Total, sum.Done, len(results))
 	}
 }

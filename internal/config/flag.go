@@ -82,8 +82,11 @@ func set(f *pflag.Flag, val any) error {
 // s, "" for the types whose own errors already say so. A number or
 // duration too large to hold is told so, with the limit: "want a
 // duration" of a well-formed 9999999h would send the user looking for a
-// typo.
+// typo. A value of whsim's own type says itself what it wants (Wanter).
 func wantValue(f *pflag.Flag, s string) string {
+	if w, ok := f.Value.(Wanter); ok {
+		return w.Want(s)
+	}
 	switch t := f.Value.Type(); {
 	case strings.HasPrefix(t, "uint"):
 		if _, err := strconv.ParseUint(s, 0, bitsOf(t)); errors.Is(err, strconv.ErrRange) {
@@ -113,6 +116,11 @@ func wantValue(f *pflag.Flag, s string) string {
 	}
 	return ""
 }
+
+// Wanter is a flag value that says what it takes instead of a value it
+// refused ("want a file name, not blanks"), as wantValue says it for the
+// standard types.
+type Wanter interface{ Want(s string) string }
 
 // durationSyntax is what time.ParseDuration reads, whatever the numbers'
 // size: a sign, then one or more numbers, each with its unit. Compiled
@@ -146,9 +154,12 @@ func Explain(flags *pflag.FlagSet, msg string) string {
 			msg += fmt.Sprintf(" (did you mean --%s?)", c)
 		}
 	} else if m := regexp.MustCompile(badArgument).FindStringSubmatch(msg); m != nil {
-		if f := flags.Lookup(m[2]); f != nil {
-			if want := wantValue(f, m[1]); want != "" {
-				msg = fmt.Sprintf("invalid argument %q for \"--%s\": %s", m[1], f.Name, want)
+		// pflag quoted the value (%q): it is read back before it is
+		// judged and quoted again, or a tab was said as \\t.
+		val, err := strconv.Unquote(`"` + m[1] + `"`)
+		if f := flags.Lookup(m[2]); f != nil && err == nil {
+			if want := wantValue(f, val); want != "" {
+				msg = fmt.Sprintf("invalid argument %q for \"--%s\": %s", val, f.Name, want)
 			}
 		}
 	}

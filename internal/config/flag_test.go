@@ -147,6 +147,9 @@ func TestExplain(t *testing.T) {
 		{[]string{"--seed", "99999999999999999999"}, `invalid argument "99999999999999999999" for "--seed": too large: want a whole number up to 18446744073709551615`},
 		{[]string{"-n", "99999999999999999999"}, `invalid argument "99999999999999999999" for "--count": too large: want a whole number up to 9223372036854775807`},
 		{[]string{"-n", "-99999999999999999999"}, `invalid argument "-99999999999999999999" for "--count": too small: want a whole number down to -9223372036854775808`},
+		// pflag quoted the value once: it is quoted once, a tab as \t, not \\t.
+		{[]string{"-n", "a\tb"}, `invalid argument "a\tb" for "--count": want a whole number`},
+		{[]string{"-n", `"q"`}, `invalid argument "\"q\"" for "--count": want a whole number`},
 		{[]string{"-x"}, "unknown shorthand flag: 'x' in -x"},
 		{[]string{"--url"}, "flag needs an argument: --url"},
 	}

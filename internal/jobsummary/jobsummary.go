@@ -445,7 +445,10 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 			LatencyMS               map[string]float64 `json:"latencyMs"`
 			FailedByStatus          map[string]int
 			FailedByError           map[string]int
-			Thresholds              []struct {
+			// Calls on kept-alive connections the receiver closed as
+			// they arrived (sendout's summary, when not 0).
+			ClosedAsSent, ResentAfterClose int
+			Thresholds                     []struct {
 				Threshold, Metric, Unit string
 				Got                     *float64 // null: not measured
 				Pass                    bool
@@ -492,7 +495,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 		}
 		s.Tables = append(s.Tables, t)
 	}
-	if len(sum.FailedByStatus)+len(sum.FailedByError) > 0 {
+	if len(sum.FailedByStatus)+len(sum.FailedByError)+sum.ResentAfterClose > 0 {
 		t := table{Caption: "Errors by kind", Head: []string{"kind", "deliveries"}, Right: []bool{false, true}}
 		for _, k := range sortedKeys(sum.FailedByStatus) {
 			t.Rows = append(t.Rows, []string{"status " + k, strconv.Itoa(sum.FailedByStatus[k])})
@@ -500,6 +503,13 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 		for _, k := range sortedKeys(sum.FailedByError) {
 			t.Rows = append(t.Rows, []string{k, strconv.Itoa(sum.FailedByError[k])})
 			t.Code = append(t.Code, len(t.Rows)-1) // the error as the network said it
+		}
+		// Not a receiver refusing calls: they may have been taken.
+		if n := sum.ClosedAsSent; n > 0 {
+			t.Rows = append(t.Rows, []string{"of them, on a kept-alive connection the receiver closed as the call arrived (it may have been taken)", strconv.Itoa(n)})
+		}
+		if n := sum.ResentAfterClose; n > 0 {
+			t.Rows = append(t.Rows, []string{"retries of a call whose kept-alive connection the receiver closed as it arrived (it may have taken it twice)", strconv.Itoa(n)})
 		}
 		s.Tables = append(s.Tables, t)
 	}

@@ -88,6 +88,23 @@ func TestSend(t *testing.T) {
 	}
 }
 
+// Calls that went out on kept-alive connections the receiver closed as
+// they arrived are said apart in the errors table: they may have been
+// taken, and those resent may have been taken twice. The table said
+// "connection closed | 2" alone.
+func TestSendClosedAsSent(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":10,"succeeded":8,"failed":2,"failedByStatus":{},"failedByError":{"connection closed":2},"closedAsSent":2,"resentAfterClose":3}}`)
+	md := string(Send(js, "http://x", false, nil, 0).Markdown())
+	for _, want := range []string{"| ` connection closed ` | 2 |",
+		"| of them, on a kept-alive connection the receiver closed as the call arrived (it may have been taken) | 2 |",
+		"| retries of a call whose kept-alive connection the receiver closed as it arrived (it may have taken it twice) | 3 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("send summary lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 // A send stopped by Ctrl-C is no pass, even with nothing failed, and its
 // headline counts the calls cut short and those never started.
 func TestSendInterrupted(t *testing.T) {

@@ -106,6 +106,14 @@ type Stats struct {
 	Retries     int            // attempts beyond the first
 	ByStatus    map[int]int    // final status of failed deliveries that got an answer
 	ByError     map[string]int // error kind of failed deliveries that got none
+	// ClosedAsSent counts the failed deliveries (in ByError too) whose
+	// last attempt went out on a kept-alive connection the receiver
+	// closed as it arrived, with no answer: a race with its idle timeout
+	// (it never read the call) or a handler that died on the call (it
+	// did); either way the call may have been taken. ResentAfterClose
+	// counts the retries that followed such an attempt: the receiver may
+	// have taken those calls twice.
+	ClosedAsSent, ResentAfterClose int
 	// Latency is, in the closed model, that of the final attempt of each
 	// answered delivery (not one Ctrl-C cut short, even once its status
 	// came); in the open model, from each delivery's scheduled start
@@ -138,6 +146,11 @@ func (s *Stats) Add(r *attempt.Result) {
 	}
 	if n := r.Tries(); n > 1 {
 		s.Retries += n - 1
+		for _, a := range r.Attempts[:n-1] {
+			if a.ClosedAsSent {
+				s.ResentAfterClose++
+			}
+		}
 	}
 	last := r.Last()
 	if last.Status != 0 && last.Kind != attempt.KindInterrupted {
@@ -160,6 +173,9 @@ func (s *Stats) Add(r *attempt.Result) {
 	default:
 		s.Failed++
 		s.ByError[last.Kind]++
+		if last.ClosedAsSent {
+			s.ClosedAsSent++
+		}
 	}
 }
 
@@ -173,6 +189,8 @@ func (s *Stats) Merge(o *Stats) {
 	s.Duplicates += o.Duplicates
 	s.Documents += o.Documents
 	s.Retries += o.Retries
+	s.ClosedAsSent += o.ClosedAsSent
+	s.ResentAfterClose += o.ResentAfterClose
 	for k, v := range o.ByStatus {
 		s.ByStatus[k] += v
 	}

@@ -61,3 +61,30 @@ func TestStatsInterruptedAnswerIsNoLatency(t *testing.T) {
 			s.Sent, s.Succeeded, s.Interrupted, s.Failed, s.Latency.Count(), s.Latency.Max())
 	}
 }
+
+// A call that went out on a kept-alive connection the receiver closed as
+// it arrived, with no answer, may have been taken (an idle timeout's race
+// or a handler that died on it): the stats count the failed ones apart
+// from a receiver that refused or dropped a fresh connection, and the
+// retries that sent such a call again, which the receiver may have taken
+// twice. They were "connection closed" like any other.
+func TestStatsClosedAsSent(t *testing.T) {
+	closed := attempt.Attempt{Kind: attempt.KindClosed, ClosedAsSent: true}
+	req := &attempt.Request{}
+	s, o := NewStats(), NewStats()
+	for _, r := range []*attempt.Result{
+		{Request: req, Attempts: []attempt.Attempt{closed}},                                                // failed so
+		{Request: req, Attempts: []attempt.Attempt{{Kind: attempt.KindClosed}}},                            // a fresh connection's
+		{Request: req, OK: true, Attempts: []attempt.Attempt{closed, {Status: 200}}},                       // resent, taken twice perhaps
+		{Request: req, Attempts: []attempt.Attempt{closed, closed}},                                        // both
+		{Request: req, Attempts: []attempt.Attempt{closed, {Kind: attempt.KindInterrupted, Unsent: true}}}, // Ctrl-C in the backoff: not resent
+	} {
+		s.Add(r)
+	}
+	o.Add(&attempt.Result{Request: req, Attempts: []attempt.Attempt{closed}})
+	s.Merge(o)
+	if s.Failed != 4 || s.Interrupted != 1 || s.ByError[attempt.KindClosed] != 4 || s.ClosedAsSent != 3 || s.ResentAfterClose != 2 || s.Retries != 2 {
+		t.Errorf("failed %d, interrupted %d, closed %d, closed as sent %d, resent after close %d, retries %d; want 4 1 4 3 2 2",
+			s.Failed, s.Interrupted, s.ByError[attempt.KindClosed], s.ClosedAsSent, s.ResentAfterClose, s.Retries)
+	}
+}

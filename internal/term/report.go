@@ -92,9 +92,15 @@ type TestCase struct {
 	// stands for (a replay that sent nothing): a case in error, neither
 	// passed nor failed, as WriteJUnitError writes one.
 	Error string
-	// Time is what the case took: the measured latencies of its calls (0
-	// where nothing is timed, as validate).
+	// Time is what the case took, start to end, as JUnit readers show it
+	// (0 where nothing is timed, as validate).
 	Time time.Duration
+	// End, when set, is when the case ended: such cases may have run at
+	// once (send's deliveries), and their suite's time is the span from
+	// the first one's start (End-Time) to the last one's end, not the sum
+	// (16 calls of 1s at once, a run of 1s, said 16s). The times of cases
+	// without it (run one after another, or untimed) add up.
+	End time.Time
 }
 
 // Style is how a run's text looks: the colours of its stream (empty when
@@ -275,6 +281,8 @@ type junit struct {
 	target string
 	suites []*junitSuite
 	index  map[string]*junitSuite
+	// span is the report's time, over all its cases (junitSpan).
+	span junitSpan
 }
 
 // junitSuites is the report's root: junit-10.xsd allows no skipped on
@@ -315,7 +323,33 @@ type junitSuite struct {
 	Cases    []junitCase `xml:"testcase"`
 	// names counts each case name the suite was given (unique).
 	names map[string]int
+	// span is the time of its cases that say when they ended.
+	span junitSpan
 }
+
+// junitSpan is a time made of cases that may have run at once: the span
+// of those that say when they ended (TestCase.End) plus the sum of those
+// that do not.
+type junitSpan struct {
+	first, last time.Time
+	untimed     time.Duration
+}
+
+func (s *junitSpan) add(took time.Duration, end time.Time) {
+	if end.IsZero() {
+		s.untimed += took
+		return
+	}
+	start := end.Add(-max(took, 0))
+	if s.first.IsZero() || start.Before(s.first) {
+		s.first = start
+	}
+	if end.After(s.last) {
+		s.last = end
+	}
+}
+
+func (s *junitSpan) time() junitTime { return junitTime(s.last.Sub(s.first) + s.untimed) }
 
 // unique returns name, or when the suite already holds a case of that
 // name, name with " #2", " #3"... after it: JUnit readers (Jenkins, GitHub's
@@ -417,7 +451,9 @@ func (j *junit) Case(c Case) error {
 	case skipped:
 		s.Skipped++
 	}
-	s.Time += jc.Time
+	s.span.add(tc.Time, tc.End)
+	s.Time = s.span.time()
+	j.span.add(tc.Time, tc.End)
 	jc.Name = s.unique(jc.Name)
 	s.Cases = append(s.Cases, jc)
 	return nil
@@ -428,12 +464,11 @@ func (j *junit) Abort() error { return nil }
 func (j *junit) Finish(sum summary) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	all := junitSuites{Name: sum.Title(), Suites: j.suites}
+	all := junitSuites{Name: sum.Title(), Suites: j.suites, Time: j.span.time()}
 	for _, s := range j.suites {
 		all.Tests += s.Tests
 		all.Failures += s.Failures
 		all.Errors += s.Errors
-		all.Time += s.Time
 	}
 	if err := writeJUnit(j.w, all); err != nil {
 		return err

@@ -237,3 +237,76 @@ func TestSummarySeparatorOnlyAfterCaseLines(t *testing.T) {
 		}
 	}
 }
+
+// endedCase is a case that says when it ended (TestCase.End), as a
+// delivery of a concurrent run does.
+type endedCase struct {
+	testCase
+	end time.Time
+}
+
+func (c endedCase) JUnit() TestCase {
+	tc := c.testCase.JUnit()
+	tc.End = c.end
+	return tc
+}
+
+// Cases that say when they ended may have run at once: a suite's time is
+// the span from its first case's start to its last one's end, and the
+// report's over all its cases, as JUnit readers show a suite's wall time.
+// It was the sum: 16 deliveries of 1s at once, a run of 1s, said 16s.
+// Cases that do not say when (check's, run one after another) add up.
+func TestJUnitTimeOfCasesAtOnce(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var out bytes.Buffer
+	rep, err := New(JUnit, &out, Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Case{
+		// suite a: four of 1s at once, from t0 to t0+1.5s
+		endedCase{testCase{"a", "1", Pass, time.Second, ""}, t0.Add(time.Second)},
+		endedCase{testCase{"a", "2", Pass, time.Second, ""}, t0.Add(1100 * time.Millisecond)},
+		endedCase{testCase{"a", "3", Pass, time.Second, ""}, t0.Add(1500 * time.Millisecond)},
+		endedCase{testCase{"a", "4", Fail, time.Second, ""}, t0.Add(1200 * time.Millisecond)},
+		// suite b: one of them, beside a, from t0+0.5s to t0+2s
+		endedCase{testCase{"b", "5", Pass, 1500 * time.Millisecond, ""}, t0.Add(2 * time.Second)},
+		// suite c: untimed cases add up (a threshold, check's cases)
+		testCase{"c", "6", Pass, 250 * time.Millisecond, ""},
+		testCase{"c", "7", Pass, 250 * time.Millisecond, ""},
+	} {
+		if err := rep.Case(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rep.Finish(testSummary{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Time   string `xml:"time,attr"`
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Time  string `xml:"time,attr"`
+			Cases []struct {
+				Time string `xml:"time,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "1.500", "b": "1.500", "c": "0.500"}
+	for _, s := range doc.Suites {
+		if s.Time != want[s.Name] {
+			t.Errorf("suite %s: time %s, want %s", s.Name, s.Time, want[s.Name])
+		}
+	}
+	if len(doc.Suites) != 3 || doc.Suites[0].Cases[0].Time != "1.000" {
+		t.Errorf("suites %+v", doc.Suites)
+	}
+	// t0 to t0+2s, then c's 0.5s
+	if doc.Time != "2.500" {
+		t.Errorf("report time %s, want 2.500", doc.Time)
+	}
+}

@@ -94,7 +94,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	opts.registerProbeFlags(cmd)
 	opts.registerReportFlags(cmd)
 	a.WhenNotRun(cmd, []string{"junit", "report", "rerun", "save-cases"}, func(err error, words []string) error {
-		reportfile.NotOver(append(words, opts.Rerun, opts.savedResults()), &opts.JUnit, &opts.Report)
+		reportfile.NotOver(append(append(words, opts.rerunInputs()...), opts.SaveCases, opts.savedResults()), &opts.JUnit, &opts.Report)
 		return opts.finish(a, err)
 	})
 	return cmd
@@ -118,7 +118,9 @@ func runCheck(ctx context.Context, a *cmdutil.App, opts *checkOptions) error {
 // never began (a flag cobra refused).
 func (o *checkOptions) finish(a *cmdutil.App, err error) error {
 	reportfile.FinishJobSummary(a, "whsim check", err)
-	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", o.Rerun, o.savedResults())
+	// Never over what the run reads or writes itself: --rerun's input,
+	// --save-cases' directory and its results.
+	err = reportfile.FinishReport(a, o.Report, o.JUnit, o.reported, err, "whsim check", append(o.rerunInputs(), o.SaveCases, o.savedResults())...)
 	if o.JUnit == "" {
 		return err
 	}
@@ -183,6 +185,11 @@ func (o *checkOptions) validate() error {
 		return err
 	}
 	if err := reportfile.CheckApart(o.JUnit, o.Report, o.savedResults(), "--save-cases' "+check.ResultsFile); err != nil {
+		return err
+	}
+	// Nor the directory itself: the run made it, then could not write
+	// the report ("file exists"), after its first line.
+	if err := reportfile.CheckApart(o.JUnit, o.Report, o.SaveCases, "the --save-cases directory"); err != nil {
 		return err
 	}
 	ids, err := check.Select(o.Checks, o.ExcludeChecks)
@@ -384,9 +391,12 @@ func (r *checkRun) run(ctx context.Context) error {
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	var noCase *check.NoCaseLeftError
+	var unmatched *check.UnmatchedExcludeError
 	switch {
 	case errors.As(err, &noCase):
 		return cmdutil.UsageErr(noCase) // before the first call: nothing to report
+	case errors.As(err, &unmatched):
+		return cmdutil.UsageErr(unmatched) // a typo: before the first call too
 	case errors.As(err, &unreachable):
 		r.abort(sum, unreachable)
 		return cmdutil.UsageErr(unreachable)

@@ -31,7 +31,7 @@ func (o *checkOptions) registerBatteryFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
 	f.StringSliceVar(&o.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
-	f.StringSliceVar(&o.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /)")
+	f.StringSliceVar(&o.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /; a glob that matches no case of any check is refused)")
 	// The seed fixes cases, not only payloads, and a random one is printed.
 	cmdutil.SeedFlag(cmd, &o.Seed, "seed for reproducible cases (0: random, printed on stderr)")
 	// Check's fixed ids are webhook-ids and document numbers too.
@@ -60,12 +60,12 @@ func (o *checkOptions) registerReportFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	cmdutil.AddOutputFlag(cmd, &o.Output, "text", "text", "json")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show the receiver's whole answer (status, headers, body) under each failing or warning case, and list every warning (otherwise one line per check with their count)")
-	f.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
+	cmdutil.PathFlag(cmd, &o.JUnit, "junit", "", false, "also write a JUnit XML report to this file (one testcase per case, a suite per check)")
 	_ = cmd.MarkFlagFilename("junit", "xml")
-	f.StringVar(&o.Report, "report", "", "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command; written on every exit (INCOMPLETE, saying why, when the run ended before it could report)")
+	cmdutil.PathFlag(cmd, &o.Report, "report", "", false, "also write a self-contained HTML report to this file: the verdict, a table per check, each failure with its request, answer and reproduce command; written on every exit (INCOMPLETE, saying why, when the run ended before it could report)")
 	_ = cmd.MarkFlagFilename("report", "html")
-	f.StringVar(&o.SaveCases, "save-cases", "", "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
+	cmdutil.PathFlag(cmd, &o.SaveCases, "save-cases", "", true, "write every case to this directory as capture records (whsim replay sends them again) and the results as "+check.ResultsFile)
 	_ = cmd.MarkFlagDirname("save-cases")
-	f.StringVar(&o.Rerun, "rerun", "", "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
+	cmdutil.PathFlag(cmd, &o.Rerun, "rerun", "", false, "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
 	_ = cmd.MarkFlagFilename("rerun", "json", "ndjson")
 }

@@ -54,7 +54,21 @@ func (o *checkOptions) validateRerun() error {
 			return cmdutil.Usagef("--rerun sends the failed cases of a report as they were: --%s does not apply", name)
 		}
 	}
-	return reportfile.CheckJUnitPath(o.JUnit, o.Rerun)
+	return reportfile.CheckJUnitPath(o.JUnit, o.rerunInputs()...)
+}
+
+// rerunInputs are the files --rerun reads: the report, or a --save-cases
+// directory and the results file in it, which a --junit or --report
+// naming it would replace (the run's failures gone, the next rerun
+// refused). None without --rerun.
+func (o *checkOptions) rerunInputs() []string {
+	if o.Rerun == "" {
+		return nil
+	}
+	if fi, err := os.Stat(o.Rerun); err == nil && fi.IsDir() {
+		return []string{o.Rerun, filepath.Join(o.Rerun, check.ResultsFile)}
+	}
+	return []string{o.Rerun}
 }
 
 // checkRerun is one rerun as its report and flags made it.

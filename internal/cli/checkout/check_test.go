@@ -251,3 +251,17 @@ func TestCheckSinkUnfinished(t *testing.T) {
 		t.Errorf("text %q, want none (stderr says why)", text.String())
 	}
 }
+
+// A case's JUnit time is what it took, start to end, and it says when it
+// ended: it was one call's latency (a serial-x4 case of four calls, the
+// load's p99).
+func TestCheckCaseJUnitTime(t *testing.T) {
+	t.Parallel()
+	end := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := checkCase(check.Pass, "", nil)
+	c.Latency, c.Took, c.Ended = 5*time.Millisecond, 4*time.Second, end
+	tc := CheckCase{CaseReport: c}.JUnit()
+	if tc.Time != 4*time.Second || !tc.End.Equal(end) {
+		t.Errorf("time %s, end %s; want 4s, %s", tc.Time, tc.End, end)
+	}
+}

@@ -58,7 +58,8 @@ func (c RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
 }
 
 func (c RerunCase) JUnit() term.TestCase {
-	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check, Time: c.Latency}
+	// What sending it again took, as a run's case (check.Result.Took).
+	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check, Time: c.Took, End: c.Ended}
 	if c.Outcome != check.Fixed {
 		tc.Failure, tc.FailureType = c.Reason, c.Outcome
 	} else {

@@ -25,7 +25,10 @@ func TestRerunCase(t *testing.T) {
 			`{"check":"duplicates","case":"E/serial-x4","rerun":"not-rerun","status":200,"wasStatus":500,"reason":"judged over a run","want":"2xx"}`, "judged over a run", "not-rerun", ""},
 	}
 	for _, tt := range tests {
-		c := RerunCase{check.RerunResult{Case: failed, Outcome: tt.outcome, Status: 200, Latency: 1500 * time.Millisecond, Reason: tt.reason}}
+		// Its JUnit time is what sending it again took (Took), not the
+		// last copy's latency.
+		end := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		c := RerunCase{check.RerunResult{Case: failed, Outcome: tt.outcome, Status: 200, Latency: 5 * time.Millisecond, Took: 1500 * time.Millisecond, Ended: end, Reason: tt.reason}}
 		if got := string(c.AppendText(nil, &colours)); got != tt.text {
 			t.Errorf("%s text %q, want %q", tt.outcome, got, tt.text)
 		}
@@ -33,7 +36,7 @@ func TestRerunCase(t *testing.T) {
 			t.Errorf("%s JSON %s, want %s", tt.outcome, got, tt.json)
 		}
 		j := c.JUnit()
-		if j.Failure != tt.failure || j.FailureType != tt.fType || j.Detail != tt.detail || j.Class != "whsim.check.duplicates" || j.Time != 1500*time.Millisecond {
+		if j.Failure != tt.failure || j.FailureType != tt.fType || j.Detail != tt.detail || j.Class != "whsim.check.duplicates" || j.Time != 1500*time.Millisecond || !j.End.Equal(end) {
 			t.Errorf("%s JUnit %+v", tt.outcome, j)
 		}
 		if (c.Verdict() == term.Pass) != (tt.outcome == check.Fixed) {

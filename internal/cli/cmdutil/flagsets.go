@@ -53,7 +53,7 @@ func SecretFlag(cmd *cobra.Command, p *string, help string) {
 func TLSFlags(cmd *cobra.Command, insecure *bool, cacert *string) {
 	f := cmd.Flags()
 	f.BoolVarP(insecure, "insecure", "k", false, "do not verify the receiver's TLS certificate")
-	f.StringVar(cacert, "cacert", "", "trust the CA certificates in this PEM file (a private CA)")
+	PathFlag(cmd, cacert, "cacert", "", false, "trust the CA certificates in this PEM file (a private CA)")
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
 

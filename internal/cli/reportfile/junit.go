@@ -33,7 +33,7 @@ type JUnit struct {
 
 // Register declares --junit on cmd; what says what its cases are.
 func (j *JUnit) Register(cmd *cobra.Command, what string) {
-	cmd.Flags().StringVar(&j.Path, "junit", "", "also write a JUnit XML report to this file ("+what+")")
+	cmdutil.PathFlag(cmd, &j.Path, "junit", "", false, "also write a JUnit XML report to this file ("+what+")")
 	_ = cmd.MarkFlagFilename("junit", "xml")
 }
 

@@ -16,7 +16,7 @@ import (
 // long, repeated and shuffled how, and whether its ids are the seed's.
 func (o *sendOptions) registerWorkloadFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVarP(&o.File, "file", "f", "", "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin; a pipe or FIFO is sent as it comes); the event from --event, else from its businessType")
+	cmdutil.PathFlag(cmd, &o.File, "file", "f", false, "send this body byte for byte, or each line of NDJSON or element of a JSON array as one delivery (- for stdin; a pipe or FIFO is sent as it comes); the event from --event, else from its businessType")
 	_ = cmd.RegisterFlagCompletionFunc("file", cmdutil.CompletePayloadFiles)
 	f.StringVar(&o.Scenario, "scenario", "", "send a document's lifecycle: "+strings.Join(payload.ScenarioNames(), "|"))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", cmdutil.CompleteWords(payload.ScenarioNames()...))
@@ -42,7 +42,7 @@ func (o *sendOptions) registerRequestFlags(cmd *cobra.Command) {
 // thresholds that make it a gate.
 func (o *sendOptions) registerReportFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.Report, "report", "", "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind; written on every exit (INCOMPLETE, saying why, when the run ended before it could report)")
+	cmdutil.PathFlag(cmd, &o.Report, "report", "", false, "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind; written on every exit (INCOMPLETE, saying why, when the run ended before it could report)")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
 }

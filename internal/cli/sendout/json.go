@@ -118,6 +118,9 @@ type statsJSON struct {
 		Retries        int            `json:"retries"`
 		FailedByStatus map[string]int `json:"failedByStatus"`
 		FailedByError  map[string]int `json:"failedByError"`
+		// ClosedAsSent and ResentAfterClose are load.Stats', when not 0.
+		ClosedAsSent     int `json:"closedAsSent,omitempty"`
+		ResentAfterClose int `json:"resentAfterClose,omitempty"`
 		// RequestsPerSecond and LatencyMS are null when no call was
 		// answered: there is no rate nor latency, and a 0 would read as one.
 		RequestsPerSecond *float64     `json:"requestsPerSecond"`
@@ -156,6 +159,7 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	for k, v := range st.ByError {
 		s.FailedByError[k] = v
 	}
+	s.ClosedAsSent, s.ResentAfterClose = st.ClosedAsSent, st.ResentAfterClose
 	s.ElapsedMS = attempt.MS(st.Elapsed)
 	h := &st.Latency
 	if h.Count() > 0 {

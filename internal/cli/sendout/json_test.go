@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/term"
 	"net/http"
 	"strings"
 	"testing"
@@ -77,5 +78,61 @@ func TestStatsJSONNoCallAnswered(t *testing.T) {
 	line = string(appendStatsJSON(nil, st))
 	if !strings.Contains(line, `"requestsPerSecond":1,`) || !strings.Contains(line, `"latencyMs":{"p50":1,`) {
 		t.Errorf("a call answered: %s", line)
+	}
+}
+
+// Calls that went out on a kept-alive connection the receiver closed as
+// they arrived, with no answer, are said apart from a receiver that
+// closed a fresh connection: in JSON "closedAsSent" (failed so, counted in
+// failedByError too) and "resentAfterClose" (retries of such a call, which
+// the receiver may have taken twice); in text, a line saying what may have
+// happened. Both runs said only "connection closed", or "retries 1".
+func TestStatsClosedAsSent(t *testing.T) {
+	t.Parallel()
+	closed := attempt.Attempt{Kind: attempt.KindClosed, ClosedAsSent: true, Err: "closed"}
+	st := load.NewStats()
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{closed}})
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: attempt.KindClosed}}})
+	st.Add(&attempt.Result{Request: &attempt.Request{}, OK: true, Attempts: []attempt.Attempt{closed, {Status: 200, Latency: time.Millisecond}}})
+	st.Elapsed = time.Second
+	line := string(appendStatsJSON(nil, st))
+	if !strings.Contains(line, `"failedByError":{"connection closed":2},"closedAsSent":1,"resentAfterClose":1,`) {
+		t.Errorf("JSON: %s", line)
+	}
+	text := string(SendSummary{Stats: st}.AppendText(nil, nil))
+	for _, want := range []string{
+		"failed by error: connection closed×2\n" +
+			"  1 of them went out on a kept-alive connection the receiver closed as the call arrived, without an answer: its idle timeout is shorter than the sender's (it closes a connection its answer kept alive, without 'Connection: close'), or its handler died on the call; the call may have been taken\n",
+		"1 retry resent a call whose kept-alive connection the receiver closed as it arrived, without an answer: the receiver may have taken it twice\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text:\n%s\nwant in it:\n%s", text, want)
+		}
+	}
+	// None of them: nothing said, and the JSON as it was.
+	st = load.NewStats()
+	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: attempt.KindClosed}}})
+	if line := string(appendStatsJSON(nil, st)); strings.Contains(line, "closedAsSent") || strings.Contains(line, "resentAfterClose") {
+		t.Errorf("JSON without such calls: %s", line)
+	}
+	if text := string(SendSummary{Stats: st}.AppendText(nil, nil)); strings.Contains(text, "kept-alive") {
+		t.Errorf("text without such calls: %s", text)
+	}
+}
+
+// A delivery that failed so says it on its line, in its JUnit case and on
+// the retry line: "connection closed" alone sends the user to look for a
+// receiver that refuses calls.
+func TestDeliveryClosedAsSent(t *testing.T) {
+	t.Parallel()
+	closed := attempt.Attempt{Kind: attempt.KindClosed, ClosedAsSent: true, Latency: time.Millisecond}
+	res := &attempt.Result{Request: &attempt.Request{Event: "E", RequestID: "id"}, Attempts: []attempt.Attempt{closed}}
+	const said = "connection closed on a kept-alive connection as the call went out (it may have been taken)"
+	if got := string((*delivery)(res).AppendText(nil, &term.Style{})); !strings.Contains(got, "--- "+said+"\n") {
+		t.Errorf("line %q, want %q in it", got, said)
+	}
+	tc := (*delivery)(res).JUnit()
+	if !strings.HasSuffix(tc.Failure, ": "+said) || !strings.HasPrefix(tc.Detail, "attempt 1: "+said+" in ") {
+		t.Errorf("JUnit failure %q, detail %q", tc.Failure, tc.Detail)
 	}
 }

@@ -37,7 +37,7 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	if last.Status != 0 {
 		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(res.Latency()))
 	} else {
-		b = fmt.Appendf(b, "--- %s", termsafe.Text(attempt.FailureText(last)))
+		b = fmt.Appendf(b, "--- %s", termsafe.Text(noAnswerText(last)))
 	}
 	switch {
 	case last.Unfinished() != "":
@@ -96,10 +96,22 @@ func (c *delivery) JUnit() term.TestCase {
 		// reader keeps both (term's JUnit numbers any further repeat).
 		tc.Name += " (re-delivery)"
 	}
+	// The case's time is the delivery's, start to end, as JUnit readers
+	// show it: its attempts and the backoff waited between them (not the
+	// one before an attempt Ctrl-C stopped). Deliveries run at once: End
+	// (now: Report tells of each as it ends) lets the suite's time be
+	// their span, not their sum.
+	tc.End = time.Now()
 	var sb strings.Builder
-	for i, a := range res.Attempts[:res.Tries()] {
-		fmt.Fprintf(&sb, "attempt %d: %s in %s\n", i+1, attemptText(a), fmtLatency(a.Latency))
+	tried := res.Attempts[:res.Tries()]
+	for i, a := range tried {
+		fmt.Fprintf(&sb, "attempt %d: %s in %s", i+1, attemptText(a), fmtLatency(a.Latency))
 		tc.Time += a.Latency
+		if i+1 < len(tried) && a.Wait > 0 {
+			fmt.Fprintf(&sb, ", then %s backoff", a.Wait.Round(time.Millisecond))
+			tc.Time += a.Wait
+		}
+		sb.WriteByte('\n')
 	}
 	if res.Tries() < len(res.Attempts) {
 		sb.WriteString("interrupted in the backoff before the next attempt\n")
@@ -118,7 +130,7 @@ func (c *delivery) JUnit() term.TestCase {
 		}
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
-			tc.Failure = fmt.Sprintf("%s %s: %s", method, where, attempt.FailureText(last))
+			tc.Failure = fmt.Sprintf("%s %s: %s", method, where, noAnswerText(last))
 		}
 		if last.Kind == attempt.KindInterrupted {
 			// Cut short by Ctrl-C: neither succeeded nor failed, as the
@@ -137,11 +149,22 @@ func (c *delivery) JUnit() term.TestCase {
 func attemptText(a attempt.Attempt) string {
 	switch {
 	case a.Status == 0:
-		return attempt.FailureText(a)
+		return noAnswerText(a)
 	case a.Unfinished() != "":
 		return strconv.Itoa(a.Status) + ", " + a.Unfinished()
 	}
 	return strconv.Itoa(a.Status)
+}
+
+// noAnswerText is why an attempt got no answer; one that went out on a
+// kept-alive connection the receiver closed as it arrived says so: not a
+// receiver that refuses calls, and the call may have been taken (a handler
+// that died on it), or not (a race with an idle timeout).
+func noAnswerText(a attempt.Attempt) string {
+	if a.ClosedAsSent {
+		return attempt.FailureText(a) + " on a kept-alive connection as the call went out (it may have been taken)"
+	}
+	return attempt.FailureText(a)
 }
 
 // excerpt is the start of an unexpected answer's body after ": ", as
@@ -252,23 +275,7 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 		b = rst.Fail.Append(append(b, "incomplete: "...), termsafe.Text(s.Incomplete))
 		b = append(b, '\n')
 	}
-	if len(st.ByStatus) > 0 {
-		b = append(b, "failed by status:"...)
-		for _, c := range st.StatusCodes() {
-			b = fmt.Appendf(b, " %d×%d", c, st.ByStatus[c])
-		}
-		b = append(b, '\n')
-	}
-	if len(st.ByError) > 0 {
-		b = append(b, "failed by error:"...)
-		for i, k := range st.ErrorKinds() {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = fmt.Appendf(b, " %s×%d", k, st.ByError[k])
-		}
-		b = append(b, '\n')
-	}
+	b = appendFailed(b, st)
 	// A refused connection fails at once: a rate over such calls would
 	// measure how fast the client gives up, not the receiver. A delivery
 	// Ctrl-C cut short (in its call or in the backoff after a 500) has no
@@ -308,6 +315,39 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok")
 	}
 	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")))
+}
+
+// appendFailed is how the failed deliveries failed: by status, by error,
+// and the calls whose kept-alive connection the receiver closed as they
+// arrived (failed, or sent again by a retry), which may have been taken.
+func appendFailed(b []byte, st *load.Stats) []byte {
+	if len(st.ByStatus) > 0 {
+		b = append(b, "failed by status:"...)
+		for _, c := range st.StatusCodes() {
+			b = fmt.Appendf(b, " %d×%d", c, st.ByStatus[c])
+		}
+		b = append(b, '\n')
+	}
+	if len(st.ByError) > 0 {
+		b = append(b, "failed by error:"...)
+		for i, k := range st.ErrorKinds() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, " %s×%d", k, st.ByError[k])
+		}
+		b = append(b, '\n')
+		if n := st.ClosedAsSent; n > 0 {
+			b = fmt.Appendf(b, "  %d of them went out on a kept-alive connection the receiver closed as the call arrived, without an answer: "+
+				"its idle timeout is shorter than the sender's (it closes a connection its answer kept alive, without 'Connection: close'), "+
+				"or its handler died on the call; the call may have been taken\n", n)
+		}
+	}
+	if n := st.ResentAfterClose; n > 0 {
+		b = fmt.Appendf(b, "%d %s resent a call whose kept-alive connection the receiver closed as it arrived, without an answer: the receiver may have taken %s twice\n",
+			n, term.Plural(n, "retry", "retries"), term.Plural(n, "it", "them"))
+	}
+	return b
 }
 
 // appendModel says which load model ran, so the latencies are read right,
