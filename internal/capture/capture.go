@@ -436,6 +436,12 @@ func Decode(line []byte) (*Record, error) {
 	if rec.Rejected != nil && rec.Capture != VersionRejected {
 		return nil, fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)
 	}
+	if rec.BodyOverLimit < 0 {
+		// Read as absent, the empty body would be replayed and checked as
+		// the call that came; listen writes the member only with its
+		// --max-body, which is 1 or more.
+		return nil, fmt.Errorf("bodyOverLimit %d: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)", rec.BodyOverLimit)
+	}
 	if at := InvalidUTF8(line); at >= 0 {
 		return nil, fmt.Errorf("not valid UTF-8 at byte %d (listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)", at+1)
 	}

@@ -293,4 +293,22 @@ func TestBodyOverLimitRecordFormat(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"bodyOverLimit" twice`) {
 		t.Errorf("duplicate bodyOverLimit: %v", err)
 	}
+	// A limit no listen has (a hand-edited capture) is the line's error,
+	// named with its line: read as absent, the empty body in its place
+	// was replayed and validated as the call that came.
+	for _, tc := range []struct{ line, want string }{
+		{`{"capture":1,"body":"","bodyOverLimit":-5}`, "line 2: bodyOverLimit -5: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)"},
+		{`{"capture":1,"body":"","bodyOverLimit":1.5}`, "line 2: bodyOverLimit: want a whole number, got 1.5"},
+		{`{"capture":1,"body":"","bodyOverLimit":"100"}`, "line 2: bodyOverLimit: want a whole number, got a string"},
+	} {
+		r := NewReader(strings.NewReader(`{"capture":1,"body":"{}"}` + "\n" + tc.line + "\n"))
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := r.Next()
+		var le *LineError
+		if !errors.As(err, &le) || err.Error() != tc.want {
+			t.Errorf("%s: %v, want the line error %q", tc.line, err, tc.want)
+		}
+	}
 }
