@@ -663,6 +663,10 @@ func (h *handler) raw(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusGone, "call %d: no body: %s", c.ID, bodyGoneNote)
 		return
 	}
+	if why := c.notKept(); why != "" {
+		apiError(w, http.StatusGone, "call %d: %s: no body to give", c.ID, why)
+		return
+	}
 	hd := w.Header()
 	// Never rendered by the browser, whatever the body holds.
 	hd.Set("Content-Type", "application/octet-stream")
@@ -745,6 +749,10 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) {
 			apiError(w, http.StatusGone, "call %d: not compared: %s", c.ID, bodyGoneNote)
 			return
 		}
+		if why := c.notKept(); why != "" {
+			apiError(w, http.StatusGone, "call %d: %s: not compared", c.ID, why)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, diffBodies(a, b))
 }
@@ -790,6 +798,9 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 			e := entryOf(c, h.opts.Origin)
 			if c.BodyGone() {
 				e.Comment = strings.TrimPrefix(e.Comment+"; "+bodyGoneNote, "; ")
+			}
+			if why := c.notKept(); why != "" {
+				e.Comment = strings.TrimPrefix(e.Comment+"; "+why, "; ")
 			}
 			if line, err = marshalAppend(line[:0], e); err == nil {
 				_, err = bw.Write(line)

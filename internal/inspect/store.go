@@ -74,6 +74,17 @@ func (c *call) Body() []byte { return c.body }
 // file to read them back from.
 func (c *call) BodyGone() bool { return c.shed }
 
+// notKept says why a call has no body to download, compare or send,
+// though it has a record: "" when it has one or its body left memory
+// (BodyGone says that). An empty body served in its place would read as
+// the call's.
+func (c *call) notKept() string {
+	if n := c.Record.BodyOverLimit; n > 0 {
+		return "its body was over listen's --max-body of " + strconv.FormatInt(n, 10) + " bytes and was not kept"
+	}
+	return ""
+}
+
 // Status is the status listen answered with, 0 when none was recorded.
 func (c *call) Status() int {
 	if c.Record.Response == nil {
