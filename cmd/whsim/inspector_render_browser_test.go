@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,6 +196,47 @@ func TestInspectorSaysABodyWasNotKept(t *testing.T) {
 	}
 	if !strings.Contains(body, "Not kept: over listen's --max-body of 1024 bytes") || cutShort != "" {
 		t.Errorf("the call answered 413 reads %q (cut short: %q), want its body not kept and not cut short", body, cutShort)
+	}
+}
+
+// A request the HTTP server refused before listen read it has no body:
+// the page offered curl, whsim send, a download and replay of an empty
+// body, another call than the one that came. It says the request was not
+// read, and by whom, and offers none of them.
+func TestInspectorSaysARequestWasNotRead(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	u, err := url.Parse(l.webhook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(conn, "POST /hook?businessType=CREATE_RECEIVABLE_DOC HTTP/1.1\r\nHost: x\r\nBad Name: v\r\nContent-Length: 2\r\n\r\n{}")
+	answer, _ := io.ReadAll(conn) // net/http's 400, then the close
+	conn.Close()
+	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 400 ")) {
+		t.Fatalf("answered %q, want net/http's 400", answer)
+	}
+	var actions, body string
+	var buttons int
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
+		chromedp.Evaluate(`document.querySelector(".detail[data-id='1']").textContent`, &body),
+		chromedp.Evaluate(`document.querySelectorAll(".detail .actions button, .detail .actions a.button, #replay").length`, &buttons),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(actions, "the HTTP server refused this request before listen could read it, so no body was kept") || buttons != 0 {
+		t.Errorf("the refused call offers %d buttons and says %q, want none and that it was not read", buttons, actions)
+	}
+	if !strings.Contains(body, "Not read: Bad Request: invalid header name") || strings.Contains(body, "Raw bytes") {
+		t.Errorf("the refused call reads %q, want why it was not read", body)
 	}
 }
 

@@ -129,6 +129,12 @@ type Rejected struct {
 	// HeadBytes is how many bytes arrived in all: more than Head holds
 	// when the head was cut to MaxRejectedHead.
 	HeadBytes int64 `json:"headBytes"`
+	// ClosedAtStop says listen's own stop (Ctrl-C, SIGTERM) closed the
+	// request's connection as it arrived, unread: the HTTP server did not
+	// refuse it for what it was, and its sender did nothing wrong. A
+	// reader without the member reads such a record as a refused request,
+	// as it did before the member existed.
+	ClosedAtStop bool `json:"closedAtStop,omitempty"`
 }
 
 // MaxRejectedHead bounds what a record keeps of a refused request's head:
@@ -138,6 +144,10 @@ const MaxRejectedHead = 8 << 10
 // RejectedWhy says, for a record with Rejected, why the request was
 // refused and what it was answered: the message of its finding.
 func (r *Record) RejectedWhy() string {
+	if r.Rejected.ClosedAtStop {
+		// Its reason says that listen stopped, and that nothing answered.
+		return "not read, so not checked: " + r.Rejected.Reason
+	}
 	answered := "no answer"
 	if r.Response != nil {
 		answered = "answered " + strconv.Itoa(r.Response.Status)

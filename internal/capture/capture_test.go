@@ -239,6 +239,31 @@ func TestRejectedRecordFormat(t *testing.T) {
 	if head, err := got.Rejected.RawHead(); err != nil || string(head) != "P\xff\r" {
 		t.Errorf("head %q, %v", head, err)
 	}
+	if got.Rejected.ClosedAtStop || strings.Contains(string(line), "closedAtStop") {
+		t.Errorf("a refused request's record says closedAtStop: %s", line)
+	}
+	if why := got.RejectedWhy(); why != "the HTTP server refused the request before listen could read it: Bad Request (no answer)" {
+		t.Errorf("RejectedWhy = %q", why)
+	}
+	// One listen's own stop closed as it arrived says so in the record,
+	// and its words do not put it on the HTTP server's (or the sender's)
+	// account: listen never read it.
+	stopped := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: "/", Headers: http.Header{},
+		Rejected: &Rejected{Reason: "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer", HeadBytes: 3, ClosedAtStop: true}}
+	line, err = Append(nil, stopped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(line), `"headBytes":3,"closedAtStop":true}`) {
+		t.Errorf("record of a call closed at the stop: %s, want closedAtStop after headBytes", line)
+	}
+	got, err = NewReader(bytes.NewReader(line)).Next()
+	if err != nil || got.Rejected == nil || !got.Rejected.ClosedAtStop {
+		t.Fatalf("read %+v, %v; want closedAtStop", got, err)
+	}
+	if why := got.RejectedWhy(); why != "not read, so not checked: listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer" {
+		t.Errorf("RejectedWhy of a call closed at the stop = %q", why)
+	}
 	for _, tc := range []struct{ line, want string }{
 		{`{"capture":3,"method":"POST"}`, "capture record format 3, which this whsim does not read"},
 		{`{"capture":-1,"method":"POST"}`, "capture record format -1"},

@@ -333,11 +333,27 @@ type detail struct {
 	// BodyOverLimit is listen's --max-body when the body was over it and
 	// not kept (0 when kept): the empty body shown is not the call's, so
 	// it has no commands, as a call whose body is gone has none.
-	BodyOverLimit int64  `json:"bodyOverLimit"`
-	File          string `json:"file"` // the name the body downloads as
+	BodyOverLimit int64 `json:"bodyOverLimit"`
+	// NotKept says why the call has no body to download, compare or send
+	// ("" when it has one, or bodyGone says why not): listen never read
+	// it (rejected) or did not keep it (bodyOverLimit).
+	NotKept string `json:"notKept"`
+	// Rejected is set on a request listen never read: the HTTP server
+	// refused its head, or listen's stop closed it as it arrived
+	// (closedAtStop). Its head's bytes are not given: credentials in them
+	// could not be masked.
+	Rejected *rejectedView `json:"rejected"`
+	File     string        `json:"file"` // the name the body downloads as
 	// Curl and Send are the call as commands; "" when its body is gone.
 	Curl string `json:"curl"`
 	Send string `json:"send"`
+}
+
+// rejectedView is what the record of a request listen never read says.
+type rejectedView struct {
+	Reason       string `json:"reason"`
+	HeadBytes    int64  `json:"headBytes"`
+	ClosedAtStop bool   `json:"closedAtStop"`
 }
 
 // cutShort is a body's declared length (Content-Length) and the bytes
@@ -400,7 +416,10 @@ func (h *handler) describe(c *call) detail {
 	}
 	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.content), c.BodyGone()
 	// Its body gone, the record has none to measure.
-	d.BodyOverLimit = r.BodyOverLimit
+	d.BodyOverLimit, d.NotKept = r.BodyOverLimit, c.notKept()
+	if j := r.Rejected; j != nil {
+		d.Rejected = &rejectedView{Reason: j.Reason, HeadBytes: j.HeadBytes, ClosedAtStop: j.ClosedAtStop}
+	}
 	// Its body not kept, none of it was recorded: not cut short.
 	if declared, recorded, short := r.CutShort(); short && !d.BodyGone && d.BodyOverLimit == 0 {
 		d.CutShort = &cutShort{Declared: declared, Recorded: recorded}
@@ -423,7 +442,7 @@ func (h *handler) describe(c *call) detail {
 	// Its body gone, a command would not send the call: curl's went with
 	// an empty body (a large one's read a file the page cannot download),
 	// whsim send's read that file too. None is better than another call.
-	if !d.BodyGone && d.BodyOverLimit == 0 {
+	if !d.BodyGone && d.NotKept == "" {
 		d.Curl, d.Send = h.commands(c, d.File)
 	}
 	return d
@@ -664,7 +683,7 @@ func (h *handler) raw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if why := c.notKept(); why != "" {
-		apiError(w, http.StatusGone, "call %d: %s: no body to give", c.ID, why)
+		apiError(w, http.StatusGone, "call %d: %s", c.ID, why)
 		return
 	}
 	hd := w.Header()
@@ -750,7 +769,7 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if why := c.notKept(); why != "" {
-			apiError(w, http.StatusGone, "call %d: %s: not compared", c.ID, why)
+			apiError(w, http.StatusGone, "call %d: not compared: %s", c.ID, why)
 			return
 		}
 	}

@@ -1252,7 +1252,7 @@ func TestRawAndDiffRefuseABodyNotKept(t *testing.T) {
 		var out map[string]any
 		resp := get(t, srv.URL+path, &out)
 		if resp.StatusCode != http.StatusGone || resp.Header.Get("Content-Disposition") != "" ||
-			!strings.Contains(fmt.Sprint(out["error"]), "call 1: its body was over listen's --max-body of 100 bytes and was not kept") {
+			!strings.Contains(fmt.Sprint(out["error"]), "call 1: ") || !strings.Contains(fmt.Sprint(out["error"]), "its body was over listen's --max-body of 100 bytes and was not kept") {
 			t.Errorf("GET %s of a body not kept: %d (%s) %v; want 410 saying it was not kept", path, resp.StatusCode, resp.Header.Get("Content-Disposition"), out)
 		}
 	}
@@ -1271,5 +1271,43 @@ func TestRawAndDiffRefuseABodyNotKept(t *testing.T) {
 	}
 	if c := har.Log.Entries[0].Comment; !strings.Contains(c, "was not kept") {
 		t.Errorf("HAR entry of a body not kept: comment %q, want it to say so", c)
+	}
+}
+
+// A request listen never read (the HTTP server refused its head, or
+// listen's stop closed it as it arrived) has no body: the call says why,
+// in words that tell the two apart, and offers no command, raw bytes or
+// diff, which sent or served an empty body as the call's.
+func TestDetailSaysARequestWasNotRead(t *testing.T) {
+	refused := record(1, "CREATE_RECEIVABLE_DOC", nil, 400)
+	refused.Capture, refused.Rejected = capture.VersionRejected, &capture.Rejected{Reason: "Bad Request: invalid header name", HeadBytes: 80}
+	stopped := record(2, "CREATE_RECEIVABLE_DOC", nil, 0)
+	stopped.Capture, stopped.Response = capture.VersionRejected, nil
+	stopped.Rejected = &capture.Rejected{Reason: "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer", HeadBytes: 90, ClosedAtStop: true}
+	s := NewStore(10)
+	s.Add(refused, nil)
+	s.Add(stopped, nil)
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-3","businessType":5007,"data":{}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	for _, tc := range []struct {
+		id           int
+		why          string
+		closedAtStop bool
+	}{
+		{1, "the HTTP server refused it before listen could read it: no body was kept", false},
+		{2, "listen's stop closed it unread as it arrived (Ctrl-C or SIGTERM): no body was kept", true},
+	} {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", srv.URL, tc.id), &d)
+		if d.NotKept != tc.why || d.Curl != "" || d.Send != "" || d.Rejected == nil || d.Rejected.ClosedAtStop != tc.closedAtStop {
+			t.Errorf("call %d: notKept %q, curl %q, send %q, rejected %+v; want %q, no commands, closedAtStop %v", tc.id, d.NotKept, d.Curl, d.Send, d.Rejected, tc.why, tc.closedAtStop)
+		}
+		for _, path := range []string{fmt.Sprintf("/api/calls/%d/raw", tc.id), fmt.Sprintf("/api/diff?a=%d&b=3", tc.id)} {
+			var out map[string]any
+			resp := get(t, srv.URL+path, &out)
+			if resp.StatusCode != http.StatusGone || !strings.Contains(fmt.Sprint(out["error"]), tc.why) {
+				t.Errorf("GET %s: %d %v; want 410 saying %q", path, resp.StatusCode, out, tc.why)
+			}
+		}
 	}
 }

@@ -79,8 +79,14 @@ func (c *call) BodyGone() bool { return c.shed }
 // (BodyGone says that). An empty body served in its place would read as
 // the call's.
 func (c *call) notKept() string {
-	if n := c.Record.BodyOverLimit; n > 0 {
-		return "its body was over listen's --max-body of " + strconv.FormatInt(n, 10) + " bytes and was not kept"
+	r := c.Record
+	switch {
+	case r.Rejected != nil && r.Rejected.ClosedAtStop:
+		return "listen's stop closed it unread as it arrived (Ctrl-C or SIGTERM): no body was kept"
+	case r.Rejected != nil:
+		return "the HTTP server refused it before listen could read it: no body was kept"
+	case r.BodyOverLimit > 0:
+		return "its body was over listen's --max-body of " + strconv.FormatInt(r.BodyOverLimit, 10) + " bytes and was not kept"
 	}
 	return ""
 }

@@ -510,11 +510,13 @@ function detail(d) {
   if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
   if (d.tree) body.append(node(d.tree, d.findingList, { left: TREE_BUDGET }));
   else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)."
+    : d.rejected ? "Not read: " + d.rejected.reason + " (" + d.rejected.headBytes + " bytes of its head came; the empty body here is not the one sent)."
     : d.bodyOverLimit ? "Not kept: over listen's --max-body of " + d.bodyOverLimit + " bytes (the empty body here is not the one sent)."
     : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
     : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
-  out.append(rawView(d));
+  // No raw bytes to show of a body not kept: "0 B" would read as the call's.
+  if (!d.notKept) out.append(rawView(d));
   if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
   if (d.forward) {
     const f = d.forward;
@@ -791,6 +793,14 @@ function actions(d) {
     // body, another call than this one, and the download, replay and diff
     // are refused (410). Said where the buttons were, not left to guess.
     bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body left memory (see below), and a command without it would send another call."));
+  } else if (d.rejected) {
+    // Listen never read it: no body was kept (whsim replay skips such a
+    // record too). Whose doing it was is said: listen's stop is not the
+    // sender's fault.
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: " +
+      (d.rejected.closedAtStop ? "listen's stop closed this request unread as it arrived (Ctrl-C or SIGTERM)"
+        : "the HTTP server refused this request before listen could read it") +
+      ", so no body was kept, and a command without it would send another call."));
   } else if (d.bodyOverLimit) {
     // Listen did not keep the body: an empty one in its place would be a
     // call the sender never made (whsim replay skips such a record too).
@@ -813,7 +823,7 @@ function actions(d) {
       d.cutShort.recorded + " recorded): the commands, the download and replay have the " + d.cutShort.recorded + " bytes recorded, not the call the sender made."));
   }
 
-  if (state.info && state.info.replay && !d.bodyGone && !d.bodyOverLimit) {
+  if (state.info && state.info.replay && !d.bodyGone && !d.notKept) {
     // The box starts at --forward-to's URL, else the last target replayed
     // to in this run of the inspector (the server keeps it), else empty.
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
