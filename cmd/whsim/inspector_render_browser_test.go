@@ -240,6 +240,34 @@ func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 	}
 }
 
+// A call whose record is larger than whsim reads back (64 MiB: listen
+// took it under a --max-body above that) is in the capture, and the page
+// lists it, saying it is too large to show: opened, it failed (500, "line
+// 1 is larger than 64 MiB"), and once past the window, or in a search, it
+// took every call of the listing with it.
+func TestInspectorListsACallTooLargeToShow(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t, "--max-body", "100MiB")
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 65<<20)+`"}}`), nil)
+	var cell, actions string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#rows tr[data-id="1"]').textContent`, &cell),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cell, "65.0 MiB, too large to show") {
+		t.Errorf("the call's row reads %q, want it too large to show", cell)
+	}
+	if !strings.Contains(actions, "is larger than the 64 MiB whsim reads back: too large to show") {
+		t.Errorf("the call opened says %q, want why it is not shown", actions)
+	}
+}
+
 // A Chinese name is typed through an input method: pinyin ("suzhou") is
 // composed, then committed as 苏州. The page searched for every step of
 // the composition (the pinyin letters, each an input event), listing

@@ -255,6 +255,9 @@ type summary struct {
 	Findings   int       `json:"findings"`
 	Flags      int       `json:"flags"`    // FLAG lines listen printed under it
 	RepeatOf   uint64    `json:"repeatOf"` // the call before with its requestId, 0 none
+	// TooLarge says the call's record is larger than whsim reads back: the
+	// capture file has it, the inspector shows what it knew of it.
+	TooLarge bool `json:"tooLarge,omitempty"`
 }
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
@@ -284,6 +287,9 @@ func appendSummary(b []byte, c *call) []byte {
 	b = strconv.AppendInt(b, int64(len(c.Flags)), 10)
 	b = append(b, `,"repeatOf":`...)
 	b = strconv.AppendUint(b, c.RepeatOf, 10)
+	if c.tooLarge != "" {
+		b = append(b, `,"tooLarge":true`...)
+	}
 	return append(b, '}')
 }
 
@@ -292,6 +298,7 @@ func summarize(c *call) summary {
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
+		TooLarge: c.tooLarge != "",
 	}
 }
 
@@ -729,6 +736,10 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusGone, "call %d: not replayed: %s", c.ID, bodyGoneNote)
 		return
 	}
+	if why := c.notKept(); why != "" {
+		apiError(w, http.StatusGone, "call %d: not replayed: %s", c.ID, why)
+		return
+	}
 	// One replay of a call at a time: a second press, or a second page of
 	// the inspector, while the first is still sending would send the call
 	// twice, and a receiver would see a duplicate nobody asked for.
@@ -792,7 +803,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		hd.Set("Content-Type", "application/x-ndjson")
 		hd.Set("Content-Disposition", `attachment; filename="calls.ndjson"`)
 		err = h.opts.Store.Each(r.Context(), func(c *call) error {
-			if c.BodyGone() {
+			if c.BodyGone() || c.tooLarge != "" {
 				return nil // a record without its body would replay as another call
 			}
 			rec := *c.Record

@@ -126,9 +126,10 @@ function row(c) {
     el("td", { class: "rid", title: c.requestId },
       c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
       c.requestId || "-"),
-    el("td", { class: "num" }, size(c.size)),
+    // A record too large to read back is listed as what listen knew of it.
+    el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : size(c.size)),
     el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
-    el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : ""),
+    el("td", { class: "verdict " + (verdictClass[c.verdict] || "") }, (c.verdict || "not known") + (c.findings ? " (" + c.findings + ")" : ""),
       c.flags ? el("span", { class: "flag", title: "FLAG lines listen printed" }, " FLAG ×" + c.flags) : null));
   if (c.id === state.open) tr.setAttribute("aria-current", "true");
   tr.addEventListener("click", () => openLink(c.id));
@@ -493,7 +494,7 @@ function detail(d) {
   const line = d.method + " " + d.path + (d.query ? "?" + d.query : "");
   const out = el("div", { class: "detail", "data-id": String(d.id) },
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
-      el("span", { class: "badge " + verdictClass[d.verdict] }, d.verdict)),
+      el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
       " · " + new Date(d.receivedAt).toISOString() + " · from " + d.remote +
       " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
@@ -510,6 +511,7 @@ function detail(d) {
   if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
   if (d.tree) body.append(node(d.tree, d.findingList, { left: TREE_BUDGET }));
   else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)."
+    : d.tooLarge ? "Not shown: " + d.notKept + "."
     : d.rejected ? "Not read: " + d.rejected.reason + " (" + d.rejected.headBytes + " bytes of its head came; the empty body here is not the one sent)."
     : d.bodyOverLimit ? "Not kept: over listen's --max-body of " + d.bodyOverLimit + " bytes (the empty body here is not the one sent)."
     : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
@@ -801,6 +803,9 @@ function actions(d) {
       (d.rejected.closedAtStop ? "listen's stop closed this request unread as it arrived (Ctrl-C or SIGTERM)"
         : "the HTTP server refused this request before listen could read it") +
       ", so no body was kept, and a command without it would send another call."));
+  } else if (d.tooLarge) {
+    // The capture has the body; whsim does not read a record that large.
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: " + d.notKept + "."));
   } else if (d.bodyOverLimit) {
     // Listen did not keep the body: an empty one in its place would be a
     // call the sender never made (whsim replay skips such a record too).
