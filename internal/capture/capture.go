@@ -446,6 +446,9 @@ func Decode(line []byte) (*Record, error) {
 	if rec.Rejected != nil && rec.Capture != VersionRejected {
 		return nil, fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)
 	}
+	if rec.Rejected != nil && rec.Rejected.HeadBytes < 0 {
+		return nil, fmt.Errorf("rejected.headBytes %d: want how many bytes came, 0 or more", rec.Rejected.HeadBytes)
+	}
 	if rec.BodyOverLimit < 0 {
 		// Read as absent, the empty body would be replayed and checked as
 		// the call that came; listen writes the member only with its
