@@ -446,6 +446,11 @@ func Decode(line []byte) (*Record, error) {
 	if rec.Rejected != nil && rec.Capture != VersionRejected {
 		return nil, fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)
 	}
+	if rec.Rejected == nil && rec.Capture == VersionRejected {
+		// Format 2 is a request listen never read: read as a call, its
+		// empty body would be replayed and checked as the one that came.
+		return nil, fmt.Errorf(`a record of format %d has "rejected" (listen writes format 2 only for a request it never read), and this one has none`, VersionRejected)
+	}
 	if rec.Rejected != nil && rec.Rejected.HeadBytes < 0 {
 		return nil, fmt.Errorf("rejected.headBytes %d: want how many bytes came, 0 or more", rec.Rejected.HeadBytes)
 	}

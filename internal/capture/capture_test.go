@@ -268,6 +268,8 @@ func TestRejectedRecordFormat(t *testing.T) {
 		{`{"capture":3,"method":"POST"}`, "capture record format 3, which this whsim does not read"},
 		{`{"capture":-1,"method":"POST"}`, "capture record format -1"},
 		{`{"capture":1,"rejected":{"reason":"x"}}`, `a record with "rejected" is format 2, not 1`},
+		{`{"capture":2,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","body":""}`, `a record of format 2 has "rejected"`},
+		{`{"capture":2,"rejected":null,"body":""}`, `a record of format 2 has "rejected"`},
 		{`{"capture":2,"rejected":{"reason":"x","headBytes":-5}}`, "rejected.headBytes -5: want how many bytes came, 0 or more"},
 	} {
 		_, err := NewReader(strings.NewReader(tc.line + "\n")).Next()
