@@ -290,7 +290,7 @@ func (s *Store) add(c *call, offset int64) *call {
 	} else {
 		old := s.ring[s.first]
 		s.held -= old.bytes
-		if s.older != nil && old.Size >= bigBody {
+		if s.older != nil && (old.Size >= bigBody || old.tooLarge != "") {
 			s.keepBig(old)
 		}
 		s.ring[s.first] = c
@@ -367,6 +367,9 @@ func (s *Store) tooLargeCall(id uint64, c *call, e entry) *call {
 	var l *call
 	if c != nil {
 		l = c.light()
+		if l.tooLarge != "" {
+			return l // said already, by its line
+		}
 	} else {
 		l = &call{ID: id, Record: &capture.Record{}, shed: true}
 		if i := int(e.event()); i > 0 && i <= len(spec.Events()) {
@@ -957,6 +960,9 @@ func (b *backReader) call(id uint64, e entry, rec *capture.Record) *call {
 type Skipped struct {
 	Line int
 	Err  error
+	// Listed says the line is a record larger than whsim reads back,
+	// listed all the same as a call too large to show.
+	Listed bool
 }
 
 // LoadFile reads a capture file ("-": stdin) into a new store keeping
@@ -1014,7 +1020,15 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 			skipped = append(skipped, Skipped{Line: torn.Line, Err: fmt.Errorf("torn line, as a crash or a full disk while listen wrote it leaves (%w)", torn.Err)})
 			continue
 		case errors.As(err, &bad):
-			skipped = append(skipped, Skipped{Line: bad.Line, Err: bad.Err})
+			_, over := errors.AsType[*input.TooLargeError](bad.Err)
+			if over && s.older != nil {
+				// A call all the same, the page's to list as too large to
+				// show, by its line: left out, only the terminal said so.
+				c := &call{Record: &capture.Record{}, shed: true,
+					tooLarge: fmt.Sprintf("line %d of %s is larger than the %d MiB whsim reads back: too large to show", bad.Line, path, input.Max>>20)}
+				s.add(c, r.Offset())
+			}
+			skipped = append(skipped, Skipped{Line: bad.Line, Err: bad.Err, Listed: over && s.older != nil})
 			continue
 		case err != nil:
 			if ctx.Err() != nil {

@@ -24,22 +24,7 @@ import (
 // one over its queue's bytes: without its body.
 func tooLargeStore(t *testing.T, window, n int) *Store {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "calls.ndjson")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	const big = 70 << 20
-	fmt.Fprint(w, `{"capture":1,"time":"2026-11-23T01:00:01Z","remote":"127.0.0.1:5000","method":"POST","path":"/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"`)
-	w.WriteString(strings.Repeat("x", big))
-	fmt.Fprint(w, `","bodyEncoding":"utf8","response":{"status":200,"body":"","bodyEncoding":"utf8"}}`+"\n")
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := tooLargeFile(t)
 	file, _, err := capture.OpenFile(path, capture.SyncNever)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +32,7 @@ func tooLargeStore(t *testing.T, window, n int) *Store {
 	defer file.Close()
 	s := newFileStore(path, window, func(*capture.Record) []validate.Finding { return []validate.Finding{typeFinding} })
 	first := record(1, "CREATE_RECEIVABLE_DOC", nil, 200)
+	const big = 70 << 20
 	c := newCallWithID(0, first, []byte("x"), []validate.Finding{typeFinding}).light()
 	c.Size = big
 	s.add(c, 0)
@@ -59,6 +45,28 @@ func tooLargeStore(t *testing.T, window, n int) *Store {
 		s.add(newCall(0, rec, nil, nil), off)
 	}
 	return s
+}
+
+// tooLargeFile writes a capture whose first record, at byte 0, is a call
+// with a body of 70 MiB, and returns its path.
+func tooLargeFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprint(w, `{"capture":1,"time":"2026-11-23T01:00:01Z","remote":"127.0.0.1:5000","method":"POST","path":"/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"`)
+	w.WriteString(strings.Repeat("x", 70<<20))
+	fmt.Fprint(w, `","bodyEncoding":"utf8","response":{"status":200,"body":"","bodyEncoding":"utf8"}}`+"\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // A call whose record is larger than whsim reads back (input.Max) is
@@ -126,5 +134,42 @@ func TestACallTooLargeToReadBackIsListed(t *testing.T) {
 				t.Errorf("export: %d lines, want the 2 calls it can give whole:\n%.300s", len(lines), out)
 			}
 		})
+	}
+}
+
+// whsim inspect of a capture with a record larger than it reads lists that
+// record, by its line, as too large to show, rather than leave it out of
+// the page (only the terminal said it was skipped).
+func TestLoadFileListsARecordTooLarge(t *testing.T) {
+	path := tooLargeFile(t)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := capture.Append(nil, record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2"}`), 200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(line); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	s, skipped, err := LoadFile(context.Background(), path, nil, 10, func(*capture.Record) []validate.Finding { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Last() != 2 || len(skipped) != 1 || !skipped[0].Listed || skipped[0].Line != 1 {
+		t.Fatalf("%d calls, skipped %+v; want 2, line 1 listed", s.Last(), skipped)
+	}
+	srv := newTestServer(t, s, nil)
+	var calls []summary
+	get(t, srv.URL+"/api/calls", &calls)
+	if len(calls) != 2 || calls[1].ID != 1 || !calls[1].TooLarge || calls[0].RequestID != "r-2" {
+		t.Fatalf("listed %+v, want call 1 too large and call 2", calls)
+	}
+	var d detail
+	if resp := get(t, srv.URL+"/api/calls/1", &d); resp.StatusCode != http.StatusOK ||
+		!strings.Contains(d.NotKept, "line 1 of "+path+" is larger than the 64 MiB whsim reads back") || d.Curl != "" {
+		t.Errorf("GET /api/calls/1: %d %+v, want it too large to show, by its line", resp.StatusCode, d)
 	}
 }

@@ -96,6 +96,8 @@ function size(n) {
 }
 
 function time(iso) {
+  // A call listed without its record (too large to read back) has no time.
+  if (iso.startsWith("0001-")) return "-";
   const d = new Date(iso);
   const pad = (n, w) => String(n).padStart(w || 2, "0");
   return pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + "." + pad(d.getMilliseconds(), 3);
@@ -496,7 +498,7 @@ function detail(d) {
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
-      " · " + new Date(d.receivedAt).toISOString() + " · from " + d.remote +
+      " · " + (d.receivedAt.startsWith("0001-") ? "time not known" : new Date(d.receivedAt).toISOString()) + " · from " + d.remote +
       " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
     actions(d));
   out.append(flagsList(d));
