@@ -296,7 +296,7 @@ func (s *Store) add(c *call, offset int64) *call {
 		s.ring[s.first] = c
 		s.first = (s.first + 1) % len(s.ring)
 	}
-	if c.shed && s.older != nil && int64(c.Size) > input.Max {
+	if c.shed && s.older != nil && offset != noOffset && int64(c.Size) > input.Max {
 		c.tooLarge = s.older.tooLarge(offset) // its body alone is over it
 	}
 	s.held += c.bytes
@@ -318,8 +318,9 @@ func (s *Store) shedLocked() {
 			s.held -= c.bytes
 			l := c.light()
 			if s.older != nil && int64(c.Size) > input.Max {
-				e, _ := s.older.at(c.ID)
-				l.tooLarge = s.older.tooLarge(e.off())
+				if e, ok := s.older.at(c.ID); ok && e.off() != noOffset {
+					l.tooLarge = s.older.tooLarge(e.off())
+				}
 			}
 			s.ring[i] = l
 		}

@@ -173,3 +173,17 @@ func TestLoadFileListsARecordTooLarge(t *testing.T) {
 		t.Errorf("GET /api/calls/1: %d %+v, want it too large to show, by its line", resp.StatusCode, d)
 	}
 }
+
+// A call listen could not record (its capture write failed) is in no
+// file: its body, over input.Max and out of memory, is gone, not "too
+// large" at a byte of the file.
+func TestACallNotRecordedIsNotTooLarge(t *testing.T) {
+	s := newFileStore(filepath.Join(t.TempDir(), "calls.ndjson"), 10, nil)
+	c := newCallWithID(0, record(1, "CREATE_RECEIVABLE_DOC", nil, 500), []byte("x"), nil).light()
+	c.Size = 70 << 20
+	s.add(c, noOffset)
+	got, err := s.Get(1)
+	if err != nil || !got.BodyGone() || got.tooLarge != "" {
+		t.Errorf("Get(1): %+v, %v; want its body gone, not too large", got, err)
+	}
+}
