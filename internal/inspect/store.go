@@ -745,7 +745,9 @@ func (f filter) match(c *call) bool {
 		return false
 	case f.Status != "" && !statusMatch(f.Status, c.Status()):
 		return false
-	case f.Query == "":
+	case f.Query == "", c.tooLarge != "":
+		// A call too large to show has no body here to search: listed,
+		// marked so, rather than left out as if it did not match.
 		return true
 	}
 	q := strings.ToLower(f.Query)
