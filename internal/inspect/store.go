@@ -330,7 +330,9 @@ func (s *Store) shedLocked() {
 
 // bigBody is the body from which a call that leaves the window is kept
 // in Store.big: a record's body stored as JSON text may take up to six
-// times its bytes (\u0000), so a smaller one is not over input.Max.
+// times its bytes (\u0000), so with a smaller one the record is over
+// input.Max only by its other parts (headers, answers), and such a call
+// is then listed with what the index keeps of it (tooLargeCall).
 const bigBody = input.Max / 8
 
 // bigFindings bounds the findings a call kept in Store.big keeps (its
