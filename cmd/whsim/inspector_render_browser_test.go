@@ -248,7 +248,22 @@ func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 func TestInspectorListsACallTooLargeToShow(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t, "--max-body", "100MiB")
-	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 65<<20)+`"}}`), nil)
+	// Sent without post's 10 s bound: on a loaded machine listen may take
+	// longer to check and record 65 MiB, and the test waits for its answer.
+	req, err := http.NewRequest("POST", l.webhook+"webhook?businessType=CREATE_RECEIVABLE_DOC",
+		strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 65<<20)+`"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("listen answered %d, want 200", resp.StatusCode)
+	}
 	var cell, actions string
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
