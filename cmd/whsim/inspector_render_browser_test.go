@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,6 +196,90 @@ func TestInspectorSaysABodyWasNotKept(t *testing.T) {
 	}
 	if !strings.Contains(body, "Not kept: over listen's --max-body of 1024 bytes") || cutShort != "" {
 		t.Errorf("the call answered 413 reads %q (cut short: %q), want its body not kept and not cut short", body, cutShort)
+	}
+}
+
+// A request the HTTP server refused before listen read it has no body:
+// the page offered curl, whsim send, a download and replay of an empty
+// body, another call than the one that came. It says the request was not
+// read, and by whom, and offers none of them.
+func TestInspectorSaysARequestWasNotRead(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	u, err := url.Parse(l.webhook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(conn, "POST /hook?businessType=CREATE_RECEIVABLE_DOC HTTP/1.1\r\nHost: x\r\nBad Name: v\r\nContent-Length: 2\r\n\r\n{}")
+	answer, _ := io.ReadAll(conn) // net/http's 400, then the close
+	conn.Close()
+	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 400 ")) {
+		t.Fatalf("answered %q, want net/http's 400", answer)
+	}
+	var actions, body string
+	var buttons int
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
+		chromedp.Evaluate(`document.querySelector(".detail[data-id='1']").textContent`, &body),
+		chromedp.Evaluate(`document.querySelectorAll(".detail .actions button, .detail .actions a.button, #replay").length`, &buttons),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(actions, "the HTTP server refused this request before listen could read it, so no body was kept") || buttons != 0 {
+		t.Errorf("the refused call offers %d buttons and says %q, want none and that it was not read", buttons, actions)
+	}
+	if !strings.Contains(body, "Not read: Bad Request: invalid header name") || strings.Contains(body, "Raw bytes") {
+		t.Errorf("the refused call reads %q, want why it was not read", body)
+	}
+}
+
+// A call whose record is larger than whsim reads back (64 MiB: listen
+// took it under a --max-body above that) is in the capture, and the page
+// lists it, saying it is too large to show: opened, it failed (500, "line
+// 1 is larger than 64 MiB"), and once past the window, or in a search, it
+// took every call of the listing with it.
+func TestInspectorListsACallTooLargeToShow(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t, "--max-body", "100MiB")
+	// Sent without post's 10 s bound: on a loaded machine listen may take
+	// longer to check and record 65 MiB, and the test waits for its answer.
+	req, err := http.NewRequest("POST", l.webhook+"webhook?businessType=CREATE_RECEIVABLE_DOC",
+		strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 65<<20)+`"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("listen answered %d, want 200", resp.StatusCode)
+	}
+	var cell, actions string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#rows tr[data-id="1"]').textContent`, &cell),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cell, "65.0 MiB, too large to show") {
+		t.Errorf("the call's row reads %q, want it too large to show", cell)
+	}
+	if !strings.Contains(actions, "is larger than the 64 MiB whsim reads back: too large to show") {
+		t.Errorf("the call opened says %q, want why it is not shown", actions)
 	}
 }
 

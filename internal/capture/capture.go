@@ -129,6 +129,12 @@ type Rejected struct {
 	// HeadBytes is how many bytes arrived in all: more than Head holds
 	// when the head was cut to MaxRejectedHead.
 	HeadBytes int64 `json:"headBytes"`
+	// ClosedAtStop says listen's own stop (Ctrl-C, SIGTERM) closed the
+	// request's connection as it arrived, unread: the HTTP server did not
+	// refuse it for what it was, and its sender did nothing wrong. A
+	// reader without the member reads such a record as a refused request,
+	// as it did before the member existed.
+	ClosedAtStop bool `json:"closedAtStop,omitempty"`
 }
 
 // MaxRejectedHead bounds what a record keeps of a refused request's head:
@@ -138,6 +144,10 @@ const MaxRejectedHead = 8 << 10
 // RejectedWhy says, for a record with Rejected, why the request was
 // refused and what it was answered: the message of its finding.
 func (r *Record) RejectedWhy() string {
+	if r.Rejected.ClosedAtStop {
+		// Its reason says that listen stopped, and that nothing answered.
+		return "not read, so not checked: " + r.Rejected.Reason
+	}
 	answered := "no answer"
 	if r.Response != nil {
 		answered = "answered " + strconv.Itoa(r.Response.Status)
@@ -435,6 +445,20 @@ func Decode(line []byte) (*Record, error) {
 	}
 	if rec.Rejected != nil && rec.Capture != VersionRejected {
 		return nil, fmt.Errorf(`a record with "rejected" is format %d, not %d`, VersionRejected, rec.Capture)
+	}
+	if rec.Rejected == nil && rec.Capture == VersionRejected {
+		// Format 2 is a request listen never read: read as a call, its
+		// empty body would be replayed and checked as the one that came.
+		return nil, fmt.Errorf(`a record of format %d has "rejected" (listen writes format 2 only for a request it never read), and this one has none`, VersionRejected)
+	}
+	if rec.Rejected != nil && rec.Rejected.HeadBytes < 0 {
+		return nil, fmt.Errorf("rejected.headBytes %d: want how many bytes came, 0 or more", rec.Rejected.HeadBytes)
+	}
+	if rec.BodyOverLimit < 0 {
+		// Read as absent, the empty body would be replayed and checked as
+		// the call that came; listen writes the member only with its
+		// --max-body, which is 1 or more.
+		return nil, fmt.Errorf("bodyOverLimit %d: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)", rec.BodyOverLimit)
 	}
 	if at := InvalidUTF8(line); at >= 0 {
 		return nil, fmt.Errorf("not valid UTF-8 at byte %d (listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)", at+1)

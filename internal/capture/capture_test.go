@@ -239,10 +239,38 @@ func TestRejectedRecordFormat(t *testing.T) {
 	if head, err := got.Rejected.RawHead(); err != nil || string(head) != "P\xff\r" {
 		t.Errorf("head %q, %v", head, err)
 	}
+	if got.Rejected.ClosedAtStop || strings.Contains(string(line), "closedAtStop") {
+		t.Errorf("a refused request's record says closedAtStop: %s", line)
+	}
+	if why := got.RejectedWhy(); why != "the HTTP server refused the request before listen could read it: Bad Request (no answer)" {
+		t.Errorf("RejectedWhy = %q", why)
+	}
+	// One listen's own stop closed as it arrived says so in the record,
+	// and its words do not put it on the HTTP server's (or the sender's)
+	// account: listen never read it.
+	stopped := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: "/", Headers: http.Header{},
+		Rejected: &Rejected{Reason: "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer", HeadBytes: 3, ClosedAtStop: true}}
+	line, err = Append(nil, stopped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(line), `"headBytes":3,"closedAtStop":true}`) {
+		t.Errorf("record of a call closed at the stop: %s, want closedAtStop after headBytes", line)
+	}
+	got, err = NewReader(bytes.NewReader(line)).Next()
+	if err != nil || got.Rejected == nil || !got.Rejected.ClosedAtStop {
+		t.Fatalf("read %+v, %v; want closedAtStop", got, err)
+	}
+	if why := got.RejectedWhy(); why != "not read, so not checked: listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer" {
+		t.Errorf("RejectedWhy of a call closed at the stop = %q", why)
+	}
 	for _, tc := range []struct{ line, want string }{
 		{`{"capture":3,"method":"POST"}`, "capture record format 3, which this whsim does not read"},
 		{`{"capture":-1,"method":"POST"}`, "capture record format -1"},
 		{`{"capture":1,"rejected":{"reason":"x"}}`, `a record with "rejected" is format 2, not 1`},
+		{`{"capture":2,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","body":""}`, `a record of format 2 has "rejected"`},
+		{`{"capture":2,"rejected":null,"body":""}`, `a record of format 2 has "rejected"`},
+		{`{"capture":2,"rejected":{"reason":"x","headBytes":-5}}`, "rejected.headBytes -5: want how many bytes came, 0 or more"},
 	} {
 		_, err := NewReader(strings.NewReader(tc.line + "\n")).Next()
 		var le *LineError
@@ -292,5 +320,23 @@ func TestBodyOverLimitRecordFormat(t *testing.T) {
 	_, err := NewReader(strings.NewReader(`{"capture":1,"bodyOverLimit":100,"BodyOverLimit":0}` + "\n")).Next()
 	if err == nil || !strings.Contains(err.Error(), `"bodyOverLimit" twice`) {
 		t.Errorf("duplicate bodyOverLimit: %v", err)
+	}
+	// A limit no listen has (a hand-edited capture) is the line's error,
+	// named with its line: read as absent, the empty body in its place
+	// was replayed and validated as the call that came.
+	for _, tc := range []struct{ line, want string }{
+		{`{"capture":1,"body":"","bodyOverLimit":-5}`, "line 2: bodyOverLimit -5: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)"},
+		{`{"capture":1,"body":"","bodyOverLimit":1.5}`, "line 2: bodyOverLimit: want a whole number, got 1.5"},
+		{`{"capture":1,"body":"","bodyOverLimit":"100"}`, "line 2: bodyOverLimit: want a whole number, got a string"},
+	} {
+		r := NewReader(strings.NewReader(`{"capture":1,"body":"{}"}` + "\n" + tc.line + "\n"))
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := r.Next()
+		var le *LineError
+		if !errors.As(err, &le) || err.Error() != tc.want {
+			t.Errorf("%s: %v, want the line error %q", tc.line, err, tc.want)
+		}
 	}
 }

@@ -119,6 +119,9 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		b = jsonstr.Append(b, j.HeadEncoding)
 		b = append(b, `,"headBytes":`...)
 		b = strconv.AppendInt(b, j.HeadBytes, 10)
+		if j.ClosedAtStop {
+			b = append(b, `,"closedAtStop":true`...)
+		}
 		b = append(b, '}')
 	}
 	return append(b, '}', '\n'), true

@@ -53,7 +53,7 @@ var (
 		{name: "requestId"}, {name: "bytes"}, {name: "status"}, {name: "error"}, {name: "latencyMs"},
 	}}
 	rejectedObj = &recordObject{name: "rejected", members: []recordMember{
-		{name: "reason"}, {name: "head"}, {name: "headEncoding"}, {name: "headBytes"},
+		{name: "reason"}, {name: "head"}, {name: "headEncoding"}, {name: "headBytes"}, {name: "closedAtStop"},
 	}}
 	faultObj = &recordObject{name: "fault", members: []recordMember{
 		{name: "kind"}, {name: "arg"}, {name: "attempt"}, {name: "sender"}, {name: "receiver"},

@@ -443,7 +443,7 @@ func withLine(head []byte, l line) []byte {
 // when first is one.
 func (rd *Reader) lines(first line) error {
 	rd.kind, rd.state = NDJSON, stLines
-	if !first.long && IsRecord(first.text) {
+	if first.record || !first.long && IsRecord(first.text) {
 		rd.kind = Captures
 	}
 	rd.pending = append(rd.pending[:0], first)
@@ -457,6 +457,9 @@ type line struct {
 	off  int64  // where it starts
 	nl   bool   // it ended in "\n" (else it was the last)
 	long bool   // longer than max: its bytes were dropped
+	// record says a long line starts as a capture record (IsRecord):
+	// a capture whose first record is long is a capture all the same.
+	record bool
 }
 
 // readLine reads the next line; ok is false at the end of the input. A
@@ -495,7 +498,11 @@ func (rd *Reader) readLine() (l line, ok bool, err error) {
 			return l, true, nil
 		}
 		if read > rd.max+1 {
-			l.long, rd.buf = true, nil
+			start := rd.buf
+			if len(start) == 0 {
+				start = chunk
+			}
+			l.long, l.record, rd.buf = true, IsRecord(start), nil
 			switch {
 			case errors.Is(err, bufio.ErrBufferFull):
 				rd.skip, rd.skipAt = true, l.n

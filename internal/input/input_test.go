@@ -154,6 +154,29 @@ func TestLong(t *testing.T) {
 	}
 }
 
+// A capture whose first record is larger than Max (listen took a body over
+// 64 MiB under a larger --max-body) is still a capture: read as NDJSON,
+// replay and inspect refused the whole file ("line 1 is larger than 64
+// MiB") where a long record further on is skipped with a warning.
+func TestLongFirstRecordIsACapture(t *testing.T) {
+	t.Parallel()
+	big := `{"capture":1,"body":"` + strings.Repeat("x", 100) + `"}`
+	for _, tc := range []struct {
+		name, in string
+		kind     Kind
+	}{
+		{"a long record, then records", big + "\n" + rec + "\n", Captures},
+		{"a long record alone", big + "\n", Captures},
+		{"a long record, white space before it", " \n\t" + big + "\n" + rec + "\n", Captures},
+		{"a long payload, then records", `{"requestId":"` + strings.Repeat("x", 100) + `"}` + "\n" + rec + "\n", NDJSON},
+	} {
+		kind, got, err := items(t, "c.log", tc.in, Options{Max: 80, Buffer: 16})
+		if err != nil || kind != tc.kind || len(got) == 0 || !strings.HasSuffix(got[0], " LONG") {
+			t.Errorf("%s: %v, %q, %v; want %v, the long line first", tc.name, kind, got, err, tc.kind)
+		}
+	}
+}
+
 // A reader that stops at a long line reads no further than the limit:
 // an endless input is never read to its end.
 func TestLongStopsReading(t *testing.T) {

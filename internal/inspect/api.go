@@ -255,6 +255,9 @@ type summary struct {
 	Findings   int       `json:"findings"`
 	Flags      int       `json:"flags"`    // FLAG lines listen printed under it
 	RepeatOf   uint64    `json:"repeatOf"` // the call before with its requestId, 0 none
+	// TooLarge says the call's record is larger than whsim reads back: the
+	// capture file has it, the inspector shows what it knew of it.
+	TooLarge bool `json:"tooLarge,omitempty"`
 }
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
@@ -284,6 +287,9 @@ func appendSummary(b []byte, c *call) []byte {
 	b = strconv.AppendInt(b, int64(len(c.Flags)), 10)
 	b = append(b, `,"repeatOf":`...)
 	b = strconv.AppendUint(b, c.RepeatOf, 10)
+	if c.tooLarge != "" {
+		b = append(b, `,"tooLarge":true`...)
+	}
 	return append(b, '}')
 }
 
@@ -292,6 +298,7 @@ func summarize(c *call) summary {
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
+		TooLarge: c.tooLarge != "",
 	}
 }
 
@@ -333,11 +340,27 @@ type detail struct {
 	// BodyOverLimit is listen's --max-body when the body was over it and
 	// not kept (0 when kept): the empty body shown is not the call's, so
 	// it has no commands, as a call whose body is gone has none.
-	BodyOverLimit int64  `json:"bodyOverLimit"`
-	File          string `json:"file"` // the name the body downloads as
+	BodyOverLimit int64 `json:"bodyOverLimit"`
+	// NotKept says why the call has no body to download, compare or send
+	// ("" when it has one, or bodyGone says why not): listen never read
+	// it (rejected) or did not keep it (bodyOverLimit).
+	NotKept string `json:"notKept"`
+	// Rejected is set on a request listen never read: the HTTP server
+	// refused its head, or listen's stop closed it as it arrived
+	// (closedAtStop). Its head's bytes are not given: credentials in them
+	// could not be masked.
+	Rejected *rejectedView `json:"rejected"`
+	File     string        `json:"file"` // the name the body downloads as
 	// Curl and Send are the call as commands; "" when its body is gone.
 	Curl string `json:"curl"`
 	Send string `json:"send"`
+}
+
+// rejectedView is what the record of a request listen never read says.
+type rejectedView struct {
+	Reason       string `json:"reason"`
+	HeadBytes    int64  `json:"headBytes"`
+	ClosedAtStop bool   `json:"closedAtStop"`
 }
 
 // cutShort is a body's declared length (Content-Length) and the bytes
@@ -400,7 +423,10 @@ func (h *handler) describe(c *call) detail {
 	}
 	d.DocNumber, d.BodyGone = docKey(h.docPaths, c.Event, c.content), c.BodyGone()
 	// Its body gone, the record has none to measure.
-	d.BodyOverLimit = r.BodyOverLimit
+	d.BodyOverLimit, d.NotKept = r.BodyOverLimit, c.notKept()
+	if j := r.Rejected; j != nil {
+		d.Rejected = &rejectedView{Reason: j.Reason, HeadBytes: j.HeadBytes, ClosedAtStop: j.ClosedAtStop}
+	}
 	// Its body not kept, none of it was recorded: not cut short.
 	if declared, recorded, short := r.CutShort(); short && !d.BodyGone && d.BodyOverLimit == 0 {
 		d.CutShort = &cutShort{Declared: declared, Recorded: recorded}
@@ -423,7 +449,7 @@ func (h *handler) describe(c *call) detail {
 	// Its body gone, a command would not send the call: curl's went with
 	// an empty body (a large one's read a file the page cannot download),
 	// whsim send's read that file too. None is better than another call.
-	if !d.BodyGone && d.BodyOverLimit == 0 {
+	if !d.BodyGone && d.NotKept == "" {
 		d.Curl, d.Send = h.commands(c, d.File)
 	}
 	return d
@@ -663,6 +689,10 @@ func (h *handler) raw(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusGone, "call %d: no body: %s", c.ID, bodyGoneNote)
 		return
 	}
+	if why := c.notKept(); why != "" {
+		apiError(w, http.StatusGone, "call %d: %s", c.ID, why)
+		return
+	}
 	hd := w.Header()
 	// Never rendered by the browser, whatever the body holds.
 	hd.Set("Content-Type", "application/octet-stream")
@@ -706,6 +736,10 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusGone, "call %d: not replayed: %s", c.ID, bodyGoneNote)
 		return
 	}
+	if why := c.notKept(); why != "" {
+		apiError(w, http.StatusGone, "call %d: not replayed: %s", c.ID, why)
+		return
+	}
 	// One replay of a call at a time: a second press, or a second page of
 	// the inspector, while the first is still sending would send the call
 	// twice, and a receiver would see a duplicate nobody asked for.
@@ -745,6 +779,10 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) {
 			apiError(w, http.StatusGone, "call %d: not compared: %s", c.ID, bodyGoneNote)
 			return
 		}
+		if why := c.notKept(); why != "" {
+			apiError(w, http.StatusGone, "call %d: not compared: %s", c.ID, why)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, diffBodies(a, b))
 }
@@ -765,7 +803,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		hd.Set("Content-Type", "application/x-ndjson")
 		hd.Set("Content-Disposition", `attachment; filename="calls.ndjson"`)
 		err = h.opts.Store.Each(r.Context(), func(c *call) error {
-			if c.BodyGone() {
+			if c.BodyGone() || c.tooLarge != "" {
 				return nil // a record without its body would replay as another call
 			}
 			rec := *c.Record
@@ -782,6 +820,9 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(bw, `{"log":{"version":"1.2","creator":%s,"entries":[`, head)
 		first := true
 		err = h.opts.Store.Each(r.Context(), func(c *call) error {
+			if c.tooLarge != "" && c.Record.Method == "" {
+				return nil // listed without its record: no request to describe
+			}
 			if !first {
 				bw.WriteByte(',')
 			}
@@ -790,6 +831,9 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 			e := entryOf(c, h.opts.Origin)
 			if c.BodyGone() {
 				e.Comment = strings.TrimPrefix(e.Comment+"; "+bodyGoneNote, "; ")
+			}
+			if why := c.notKept(); why != "" {
+				e.Comment = strings.TrimPrefix(e.Comment+"; "+why, "; ")
 			}
 			if line, err = marshalAppend(line[:0], e); err == nil {
 				_, err = bw.Write(line)

@@ -1235,3 +1235,79 @@ func TestDetailSaysABodyWasNotKept(t *testing.T) {
 		t.Errorf("bodyOverLimit %d, cutShort %+v, curl %q, send %q; want 100, none, no commands", d.BodyOverLimit, d.CutShort, d.Curl, d.Send)
 	}
 }
+
+// Asked for directly, the body of a call listen did not keep is refused,
+// saying so: its bytes were served as an empty body (200, 0 bytes, and a
+// download of an empty call-1.json), and a diff compared nothing with the
+// other call's body, as a body removed.
+func TestRawAndDiffRefuseABodyNotKept(t *testing.T) {
+	over := record(1, "CREATE_RECEIVABLE_DOC", nil, 413)
+	over.Headers.Set("Content-Length", "2993")
+	over.BodyOverLimit = 100
+	s := NewStore(10)
+	s.Add(over, nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	for _, path := range []string{"/api/calls/1/raw", "/api/calls/1/raw?download", "/api/diff?a=1&b=2", "/api/diff?a=2&b=1"} {
+		var out map[string]any
+		resp := get(t, srv.URL+path, &out)
+		if resp.StatusCode != http.StatusGone || resp.Header.Get("Content-Disposition") != "" ||
+			!strings.Contains(fmt.Sprint(out["error"]), "call 1: ") || !strings.Contains(fmt.Sprint(out["error"]), "its body was over listen's --max-body of 100 bytes and was not kept") {
+			t.Errorf("GET %s of a body not kept: %d (%s) %v; want 410 saying it was not kept", path, resp.StatusCode, resp.Header.Get("Content-Disposition"), out)
+		}
+	}
+	// A HAR has no word for it but a comment: its empty postData is not
+	// the body sent.
+	resp, err := apiGet(srv.URL + "/api/export?format=har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var har struct {
+		Log struct{ Entries []harEntry } `json:"log"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&har); err != nil || len(har.Log.Entries) != 2 {
+		t.Fatalf("HAR: %v, %d entries", err, len(har.Log.Entries))
+	}
+	if c := har.Log.Entries[0].Comment; !strings.Contains(c, "was not kept") {
+		t.Errorf("HAR entry of a body not kept: comment %q, want it to say so", c)
+	}
+}
+
+// A request listen never read (the HTTP server refused its head, or
+// listen's stop closed it as it arrived) has no body: the call says why,
+// in words that tell the two apart, and offers no command, raw bytes or
+// diff, which sent or served an empty body as the call's.
+func TestDetailSaysARequestWasNotRead(t *testing.T) {
+	refused := record(1, "CREATE_RECEIVABLE_DOC", nil, 400)
+	refused.Capture, refused.Rejected = capture.VersionRejected, &capture.Rejected{Reason: "Bad Request: invalid header name", HeadBytes: 80}
+	stopped := record(2, "CREATE_RECEIVABLE_DOC", nil, 0)
+	stopped.Capture, stopped.Response = capture.VersionRejected, nil
+	stopped.Rejected = &capture.Rejected{Reason: "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer", HeadBytes: 90, ClosedAtStop: true}
+	s := NewStore(10)
+	s.Add(refused, nil)
+	s.Add(stopped, nil)
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-3","businessType":5007,"data":{}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	for _, tc := range []struct {
+		id           int
+		why          string
+		closedAtStop bool
+	}{
+		{1, "the HTTP server refused it before listen could read it: no body was kept", false},
+		{2, "listen's stop closed it unread as it arrived (Ctrl-C or SIGTERM): no body was kept", true},
+	} {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", srv.URL, tc.id), &d)
+		if d.NotKept != tc.why || d.Curl != "" || d.Send != "" || d.Rejected == nil || d.Rejected.ClosedAtStop != tc.closedAtStop {
+			t.Errorf("call %d: notKept %q, curl %q, send %q, rejected %+v; want %q, no commands, closedAtStop %v", tc.id, d.NotKept, d.Curl, d.Send, d.Rejected, tc.why, tc.closedAtStop)
+		}
+		for _, path := range []string{fmt.Sprintf("/api/calls/%d/raw", tc.id), fmt.Sprintf("/api/diff?a=%d&b=3", tc.id)} {
+			var out map[string]any
+			resp := get(t, srv.URL+path, &out)
+			if resp.StatusCode != http.StatusGone || !strings.Contains(fmt.Sprint(out["error"]), tc.why) {
+				t.Errorf("GET %s: %d %v; want 410 saying %q", path, resp.StatusCode, out, tc.why)
+			}
+		}
+	}
+}

@@ -65,6 +65,10 @@ type call struct {
 	decoded string
 	shed    bool  // the bodies left memory: read them back (see Store.fetch)
 	bytes   int64 // what the call holds, counted against the window's bytes
+	// tooLarge, on a call whose bodies left memory, says that its record
+	// is larger than whsim reads back (input.Max), and where it is: the
+	// file has the bodies, the inspector cannot give them.
+	tooLarge string
 }
 
 // Body is the request body byte for byte; read it, never write to it.
@@ -72,7 +76,26 @@ func (c *call) Body() []byte { return c.body }
 
 // BodyGone says the call's bodies left memory and there is no capture
 // file to read them back from.
-func (c *call) BodyGone() bool { return c.shed }
+func (c *call) BodyGone() bool { return c.shed && c.tooLarge == "" }
+
+// notKept says why a call has no body to download, compare or send,
+// though it has a record: "" when it has one or its body left memory
+// (BodyGone says that). An empty body served in its place would read as
+// the call's.
+func (c *call) notKept() string {
+	r := c.Record
+	switch {
+	case c.tooLarge != "":
+		return c.tooLarge
+	case r.Rejected != nil && r.Rejected.ClosedAtStop:
+		return "listen's stop closed it unread as it arrived (Ctrl-C or SIGTERM): no body was kept"
+	case r.Rejected != nil:
+		return "the HTTP server refused it before listen could read it: no body was kept"
+	case r.BodyOverLimit > 0:
+		return "its body was over listen's --max-body of " + strconv.FormatInt(r.BodyOverLimit, 10) + " bytes and was not kept"
+	}
+	return ""
+}
 
 // Status is the status listen answered with, 0 when none was recorded.
 func (c *call) Status() int {
@@ -196,6 +219,12 @@ type Store struct {
 	older   *fileIndex // nil: nothing is kept beyond the window; its entries are guarded by mu
 	loaded  bool       // by LoadFile: no calls are added after
 	dropped atomic.Uint64
+	// big keeps, by ID, the calls with a body of bigBody or more that left
+	// the window, without their bodies: such a record may be larger than
+	// whsim reads back (input.Max), and what the window knew of the call
+	// is then all a listing can show of it. Each stands for bigBody bytes
+	// of the file at least, and keeps a few KiB. Guarded by mu.
+	big map[uint64]*call
 }
 
 // NewStore returns an empty store keeping window calls (DefaultWindow when
@@ -259,9 +288,16 @@ func (s *Store) add(c *call, offset int64) *call {
 		s.ring[(s.first+s.n)%len(s.ring)] = c
 		s.n++
 	} else {
-		s.held -= s.ring[s.first].bytes
+		old := s.ring[s.first]
+		s.held -= old.bytes
+		if s.older != nil && (old.Size >= bigBody || old.tooLarge != "") {
+			s.keepBig(old)
+		}
 		s.ring[s.first] = c
 		s.first = (s.first + 1) % len(s.ring)
+	}
+	if c.shed && s.older != nil && offset != noOffset && int64(c.Size) > input.Max {
+		c.tooLarge = s.older.tooLarge(offset) // its body alone is over it
 	}
 	s.held += c.bytes
 	s.shedLocked()
@@ -280,10 +316,72 @@ func (s *Store) shedLocked() {
 		i := (s.first + int(s.shedTo-s.oldestLocked())) % len(s.ring)
 		if c := s.ring[i]; !c.shed {
 			s.held -= c.bytes
-			s.ring[i] = c.light()
+			l := c.light()
+			if s.older != nil && int64(c.Size) > input.Max {
+				if e, ok := s.older.at(c.ID); ok && e.off() != noOffset {
+					l.tooLarge = s.older.tooLarge(e.off())
+				}
+			}
+			s.ring[i] = l
 		}
 		s.shedTo++
 	}
+}
+
+// bigBody is the body from which a call that leaves the window is kept
+// in Store.big: a record's body stored as JSON text may take up to six
+// times its bytes (\u0000), so with a smaller one the record is over
+// input.Max only by its other parts (headers, answers), and such a call
+// is then listed with what the index keeps of it (tooLargeCall).
+const bigBody = input.Max / 8
+
+// bigFindings bounds the findings a call kept in Store.big keeps (its
+// FindingCount counts them all).
+const bigFindings = 100
+
+// keepBig keeps c, which leaves the window, in s.big without its bodies.
+// mu is held.
+func (s *Store) keepBig(c *call) {
+	l := c.light()
+	if len(l.Findings) > bigFindings {
+		l.Findings = slices.Clone(l.Findings[:bigFindings])
+	}
+	if s.big == nil {
+		s.big = make(map[uint64]*call)
+	}
+	s.big[c.ID] = l
+}
+
+// tooLarge says that the record at off in the file is larger than whsim
+// reads back.
+func (x *fileIndex) tooLarge(off int64) string {
+	return fmt.Sprintf("its record, at byte %d of %s, is larger than the %d MiB whsim reads back: too large to show", off, x.path, input.Max>>20)
+}
+
+// tooLargeCall is call id, whose record at e is larger than whsim reads
+// back, as far as it is known without the record: c, the window's
+// (nil: the one kept in big, else only what the index keeps).
+func (s *Store) tooLargeCall(id uint64, c *call, e entry) *call {
+	if c == nil {
+		s.mu.Lock()
+		c = s.big[id]
+		s.mu.Unlock()
+	}
+	var l *call
+	if c != nil {
+		l = c.light()
+		if l.tooLarge != "" {
+			return l // said already, by its line
+		}
+	} else {
+		l = &call{ID: id, Record: &capture.Record{}, shed: true}
+		if i := int(e.event()); i > 0 && i <= len(spec.Events()) {
+			l.Event = spec.Events()[i-1].Name
+		}
+		l.RepeatOf, l.PrevDoc = e.prevReq(id), e.prevDoc(id)
+	}
+	l.tooLarge = s.older.tooLarge(e.off())
+	return l
 }
 
 // Last is the newest call's ID, 0 when the store is empty.
@@ -349,8 +447,11 @@ func (s *Store) fetch(br *backReader, id uint64, body bool) (*call, error) {
 	if s.older != nil && id > 0 && id <= s.last {
 		e, ok = s.older.at(id)
 	}
+	if b := s.big[id]; c == nil && b != nil && b.tooLarge != "" {
+		c = b // known too large: not read through again
+	}
 	s.mu.Unlock()
-	if c != nil && (!c.shed || !body || s.older == nil) {
+	if c != nil && (!c.shed || !body || s.older == nil || c.tooLarge != "") {
 		return c, nil
 	}
 	if !ok || e.off() == noOffset {
@@ -360,6 +461,11 @@ func (s *Store) fetch(br *backReader, id uint64, body bool) (*call, error) {
 		return nil, errNotFound
 	}
 	full, err := br.read(id, e)
+	if _, over := errors.AsType[*input.TooLargeError](err); over {
+		// Listed as what it is rather than failing the listing, search
+		// or export that reached it, which lost every call beside it.
+		return s.tooLargeCall(id, c, e), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +507,7 @@ func (c *cursor) at(id uint64) (*call, error) {
 		}
 		c.s.mu.Unlock()
 	}
-	if x := c.buf[id-c.lo]; x != nil && (!x.shed || !c.body || c.s.older == nil) {
+	if x := c.buf[id-c.lo]; x != nil && (!x.shed || !c.body || c.s.older == nil || x.tooLarge != "") {
 		return x, nil
 	}
 	return c.s.fetch(c.br, id, c.body)
@@ -641,7 +747,9 @@ func (f filter) match(c *call) bool {
 		return false
 	case f.Status != "" && !statusMatch(f.Status, c.Status()):
 		return false
-	case f.Query == "":
+	case f.Query == "", c.tooLarge != "":
+		// A call too large to show has no body here to search: listed,
+		// marked so, rather than left out as if it did not match.
 		return true
 	}
 	q := strings.ToLower(f.Query)
@@ -857,6 +965,9 @@ func (b *backReader) call(id uint64, e entry, rec *capture.Record) *call {
 type Skipped struct {
 	Line int
 	Err  error
+	// Listed says the line is a record larger than whsim reads back,
+	// listed all the same as a call too large to show.
+	Listed bool
 }
 
 // LoadFile reads a capture file ("-": stdin) into a new store keeping
@@ -914,7 +1025,15 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 			skipped = append(skipped, Skipped{Line: torn.Line, Err: fmt.Errorf("torn line, as a crash or a full disk while listen wrote it leaves (%w)", torn.Err)})
 			continue
 		case errors.As(err, &bad):
-			skipped = append(skipped, Skipped{Line: bad.Line, Err: bad.Err})
+			_, over := errors.AsType[*input.TooLargeError](bad.Err)
+			if over && s.older != nil {
+				// A call all the same, the page's to list as too large to
+				// show, by its line: left out, only the terminal said so.
+				c := &call{Record: &capture.Record{}, shed: true,
+					tooLarge: fmt.Sprintf("line %d of %s is larger than the %d MiB whsim reads back: too large to show", bad.Line, path, input.Max>>20)}
+				s.add(c, r.Offset())
+			}
+			skipped = append(skipped, Skipped{Line: bad.Line, Err: bad.Err, Listed: over && s.older != nil})
 			continue
 		case err != nil:
 			if ctx.Err() != nil {

@@ -145,8 +145,8 @@ func TestQueuedH2CCallIsACallAtTheStop(t *testing.T) {
 	if rec.Rejected == nil || rec.Rejected.Reason != rj.Reason || rec.Response != nil {
 		t.Errorf("rejected %+v, response %+v; want the reason %q, no answer", rec.Rejected, rec.Response, rj.Reason)
 	}
-	if !c.HasEvent || c.Event != "CREATE_RECEIVABLE_DOC" || !hasRule(c, validate.RuleRejected) {
-		t.Errorf("call %+v, want its event and %s", c, validate.RuleRejected)
+	if !c.HasEvent || c.Event != "CREATE_RECEIVABLE_DOC" || !hasRule(c, validate.RuleClosedAtStop) {
+		t.Errorf("call %+v, want its event and %s", c, validate.RuleClosedAtStop)
 	}
 }
 

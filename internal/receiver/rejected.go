@@ -901,8 +901,9 @@ func (r *Receiver) Rejected(rj *Rejection) {
 		Remote:  rj.Remote,
 		Headers: http.Header{},
 		Rejected: &capture.Rejected{
-			Reason:    rj.Reason,
-			HeadBytes: rj.HeadBytes,
+			Reason:       rj.Reason,
+			HeadBytes:    rj.HeadBytes,
+			ClosedAtStop: rj.StopClosed,
 		},
 		BodyEncoding: capture.UTF8,
 	}
@@ -992,8 +993,13 @@ func token(b []byte) bool {
 	return true
 }
 
-// rejectedFindings are the findings of a refused request's record.
+// rejectedFindings are the findings of a refused request's record, or
+// of one listen's stop closed unread: a warning, as for a call the stop
+// left unanswered (ruleUnanswered), since its sender did nothing wrong.
 func rejectedFindings(rec *capture.Record) []validate.Finding {
+	if rec.Rejected.ClosedAtStop {
+		return []validate.Finding{{Rule: validate.RuleClosedAtStop, Severity: validate.Warning, Message: rec.RejectedWhy()}}
+	}
 	return []validate.Finding{{Rule: validate.RuleRejected, Severity: validate.Error, Message: rec.RejectedWhy()}}
 }
 

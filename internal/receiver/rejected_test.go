@@ -422,6 +422,15 @@ func TestPipelinedCallAtTheStopIsACall(t *testing.T) {
 	if rec.Path != "/2" || string(head) != behind || rec.Rejected.Reason != stoppingReason {
 		t.Errorf("second record %+v (rejected %+v), want the pipelined call, closed as listen stopped", rec, rec.Rejected)
 	}
+	// The record says so for every reader, and the call is not put on the
+	// sender's account: listen's stop closed it unread.
+	if !rec.Rejected.ClosedAtStop || mem.recs[0].Rejected != nil {
+		t.Errorf("second record: closedAtStop %v, want true", rec.Rejected.ClosedAtStop)
+	}
+	fs := obs.calls[1].Findings
+	if len(fs) != 1 || fs[0].Rule != validate.RuleClosedAtStop || obs.calls[1].Verdict() != "warning" || strings.Contains(fs[0].Message, "refused") {
+		t.Errorf("findings of the call closed at the stop %+v (verdict %s), want the one warning %s, not a refusal", fs, obs.calls[1].Verdict(), validate.RuleClosedAtStop)
+	}
 }
 
 // pipelinedAtStop writes first and behind to listen in one write (read

@@ -281,6 +281,9 @@ func (s *Replayer) mark(req *attempt.Request) {
 // request is the delivery that replays rec: its method, query, headers and
 // body byte for byte; with ids, a fresh requestId and nothing else changed.
 func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
+	if j := rec.Rejected; j != nil && j.ClosedAtStop {
+		return nil, fmt.Errorf("a request listen's stop closed unread as it arrived (%s), so there is no call to send again", j.Reason)
+	}
 	if j := rec.Rejected; j != nil {
 		// Only the first bytes of a head that did not parse were kept:
 		// nothing to send that would be the call that came.

@@ -574,3 +574,22 @@ func TestReplayerSkipsABodyOverTheLimit(t *testing.T) {
 		})
 	}
 }
+
+// A record of a request listen's stop closed unread is skipped as no call
+// to send, in words that say so: not as a request the HTTP server refused.
+func TestRequestOfARecordClosedAtStop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		stopped bool
+		want    string
+	}{
+		{true, "a request listen's stop closed unread as it arrived (why), so there is no call to send again"},
+		{false, "a request the HTTP server refused before listen could read it (why), so there is no call to send again"},
+	} {
+		rec := &capture.Record{Capture: capture.VersionRejected, Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC",
+			Rejected: &capture.Rejected{Reason: "why", ClosedAtStop: tc.stopped}}
+		if _, err := request(rec, nil); err == nil || err.Error() != tc.want {
+			t.Errorf("closedAtStop %v: %v, want %q", tc.stopped, err, tc.want)
+		}
+	}
+}

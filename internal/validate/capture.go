@@ -62,6 +62,9 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 // checkCapture does. The record's query may still be as its line stores
 // it (QueryEncoding set: base64 for a query that is not UTF-8).
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
+	if j := rec.Rejected; j != nil && j.ClosedAtStop {
+		return v.single(RuleClosedAtStop, rec.RejectedWhy())
+	}
 	if rec.Rejected != nil {
 		return v.single(RuleRejected, rec.RejectedWhy())
 	}

@@ -29,18 +29,22 @@ const (
 	RuleRejected = "http-rejected"
 	// RuleBodyLimit is a call whose body was over listen's --max-body,
 	// answered 413 and not kept (capture.Record.BodyOverLimit).
-	RuleBodyLimit   = "http-body-limit"
-	ruleEventNumber = "event-mismatch"
-	ruleType        = "type"
-	ruleEnum        = "enum"
-	ruleFormat      = "format"
-	ruleReceiptPart = "receipt-member"
-	ruleForeignPart = "receipt-in-invoice"
-	ruleMixedShape  = "mixed-shape"
-	ruleCapture     = "capture-record"
-	rulePayloadSize = "payload-size"
-	ruleTorn        = "torn-line"
-	ruleEmptyInput  = "empty-input"
+	RuleBodyLimit = "http-body-limit"
+	// RuleClosedAtStop is a captured request listen's own stop closed
+	// unread as it arrived (capture.Rejected.ClosedAtStop): nothing to
+	// check, and nothing its sender did wrong.
+	RuleClosedAtStop = "http-closed-at-stop"
+	ruleEventNumber  = "event-mismatch"
+	ruleType         = "type"
+	ruleEnum         = "enum"
+	ruleFormat       = "format"
+	ruleReceiptPart  = "receipt-member"
+	ruleForeignPart  = "receipt-in-invoice"
+	ruleMixedShape   = "mixed-shape"
+	ruleCapture      = "capture-record"
+	rulePayloadSize  = "payload-size"
+	ruleTorn         = "torn-line"
+	ruleEmptyInput   = "empty-input"
 
 	ruleMissing      = "missing-field"
 	ruleUnknown      = "unknown-field"
@@ -94,6 +98,7 @@ var rules = []rule{
 	{ruleTotals, Warning, "receipt header totals are not the sums of the lines"},
 	{ruleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
 	{ruleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
+	{RuleClosedAtStop, Warning, "a captured request listen's own stop (Ctrl-C, SIGTERM) closed unread as it arrived: it holds no body to check, and its sender did nothing wrong"},
 	{ruleTorn, Warning, "a line of a capture log is cut short, as a crash or a full disk leaves it: the last line, or one a restarted listen wrote on after (skipped; never fails, even with --strict)"},
 }
 

@@ -389,6 +389,40 @@ func TestCaptureBodyOverLimit(t *testing.T) {
 	}
 }
 
+// A request listen's own stop closed unread as it arrived is no invalid
+// payload: nothing of it was read, and the sender did nothing wrong. It
+// says so as a warning of its own, not as the HTTP server refusing it
+// (an error, an invalid verdict), on the fast path's input as on the slow
+// path's; a refused request stays the error it is.
+func TestCaptureClosedAtStop(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	for _, tc := range []struct {
+		name    string
+		stopped bool
+		want    Finding
+	}{
+		{"closed at the stop", true, Finding{Rule: RuleClosedAtStop, Severity: Warning,
+			Message: "not read, so not checked: listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer"}},
+		{"refused", false, Finding{Rule: RuleRejected, Severity: Error,
+			Message: "the HTTP server refused the request before listen could read it: listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer (no answer)"}},
+	} {
+		rec := &capture.Record{Method: "POST", Path: "/", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{},
+			Rejected: &capture.Rejected{Reason: "listen was stopping (Ctrl-C or SIGTERM) when the request arrived, and closed its connection: no answer", HeadBytes: 40, ClosedAtStop: tc.stopped}}
+		line, err := capture.Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Finding{tc.want}
+		if fs, torn := v.checkCapture(line); torn || !reflect.DeepEqual(fs, want) {
+			t.Errorf("%s: checkCapture = %+v (torn %v), want %+v", tc.name, fs, torn, want)
+		}
+		if fs := v.CheckRecord(rec); !reflect.DeepEqual(fs, want) || (Verdict(fs) == "invalid") == tc.stopped {
+			t.Errorf("%s: CheckRecord = %+v (verdict %s), want %+v", tc.name, fs, Verdict(fs), want)
+		}
+	}
+}
+
 // TestCaptureQueryPairSkipped: a captured query whose businessType pair does
 // not parse (a ';', a bad escape) is not said to have no businessType: the
 // finding names the pair, why Go drops it, and that other receivers read it.

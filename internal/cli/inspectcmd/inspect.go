@@ -98,7 +98,11 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 	name := termsafe.Text(ctxio.InputName(opts.File))
 	for _, s := range skipped {
 		if _, big := errors.AsType[*input.TooLargeError](s.Err); big {
-			fmt.Fprintf(a.Streams.Err, "%s %s: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Err)
+			what := "skipped"
+			if s.Listed {
+				what = "listed as too large to show"
+			}
+			fmt.Fprintf(a.Streams.Err, "%s %s: %s; %s\n", pal.Warn.Sprint("warning:"), name, s.Err, what)
 			continue
 		}
 		fmt.Fprintf(a.Streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Line, termsafe.Text(s.Err.Error()))

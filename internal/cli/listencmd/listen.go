@@ -27,6 +27,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/ready"
@@ -179,6 +180,18 @@ func (o *listenOptions) tlsWarnings(cfg receiver.Config) []string {
 	return nil
 }
 
+// bodyWarning says, when --capture records bodies over what whsim reads
+// back (input.Max), that they will be: listen takes up to --max-body (1
+// GiB), and such a record is found out only when validate fails it and
+// replay or the inspector cannot give it. "" otherwise.
+func (o *listenOptions) bodyWarning(cfg receiver.Config) string {
+	if o.Capture == "" || cfg.MaxBody <= input.Max {
+		return ""
+	}
+	return fmt.Sprintf("--max-body %s takes bodies over %d MiB, whose records whsim does not read back: validate fails such a record, replay skips it, and the inspector cannot show it",
+		termsafe.Text(o.Receiver.MaxBody), input.Max>>20)
+}
+
 // tlsOptions are --insecure and --cacert.
 func (o *listenOptions) tlsOptions() tlsconf.Options {
 	return tlsconf.Options{Insecure: o.Insecure, CAFile: o.CACert}
@@ -219,6 +232,9 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 		return err
 	}
 	for _, w := range opts.tlsWarnings(cfg) {
+		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), w)
+	}
+	if w := opts.bodyWarning(cfg); w != "" {
 		fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), w)
 	}
 	// listen | head -1: a write to a stdout whose reader went away

@@ -96,6 +96,8 @@ function size(n) {
 }
 
 function time(iso) {
+  // A call listed without its record (too large to read back) has no time.
+  if (iso.startsWith("0001-")) return "-";
   const d = new Date(iso);
   const pad = (n, w) => String(n).padStart(w || 2, "0");
   return pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + "." + pad(d.getMilliseconds(), 3);
@@ -126,9 +128,10 @@ function row(c) {
     el("td", { class: "rid", title: c.requestId },
       c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
       c.requestId || "-"),
-    el("td", { class: "num" }, size(c.size)),
+    // A record too large to read back is listed as what listen knew of it.
+    el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : size(c.size)),
     el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
-    el("td", { class: "verdict " + verdictClass[c.verdict] }, c.verdict + (c.findings ? " (" + c.findings + ")" : ""),
+    el("td", { class: "verdict " + (verdictClass[c.verdict] || "") }, (c.verdict || "not known") + (c.findings ? " (" + c.findings + ")" : ""),
       c.flags ? el("span", { class: "flag", title: "FLAG lines listen printed" }, " FLAG ×" + c.flags) : null));
   if (c.id === state.open) tr.setAttribute("aria-current", "true");
   tr.addEventListener("click", () => openLink(c.id));
@@ -493,9 +496,9 @@ function detail(d) {
   const line = d.method + " " + d.path + (d.query ? "?" + d.query : "");
   const out = el("div", { class: "detail", "data-id": String(d.id) },
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
-      el("span", { class: "badge " + verdictClass[d.verdict] }, d.verdict)),
+      el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
-      " · " + new Date(d.receivedAt).toISOString() + " · from " + d.remote +
+      " · " + (d.receivedAt.startsWith("0001-") ? "time not known" : new Date(d.receivedAt).toISOString()) + " · from " + d.remote +
       " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
     actions(d));
   out.append(flagsList(d));
@@ -510,11 +513,14 @@ function detail(d) {
   if (d.decoded) body.append(el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + d.decoded + "): the document below; the raw bytes are as sent."));
   if (d.tree) body.append(node(d.tree, d.findingList, { left: TREE_BUDGET }));
   else body.append(el("p", { class: "hint" }, d.bodyGone ? "Gone from memory (see above)."
+    : d.tooLarge ? "Not shown: " + d.notKept + "."
+    : d.rejected ? "Not read: " + d.rejected.reason + " (" + d.rejected.headBytes + " bytes of its head came; the empty body here is not the one sent)."
     : d.bodyOverLimit ? "Not kept: over listen's --max-body of " + d.bodyOverLimit + " bytes (the empty body here is not the one sent)."
     : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
     : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
-  out.append(rawView(d));
+  // No raw bytes to show of a body not kept: "0 B" would read as the call's.
+  if (!d.notKept) out.append(rawView(d));
   if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
   if (d.forward) {
     const f = d.forward;
@@ -791,6 +797,17 @@ function actions(d) {
     // body, another call than this one, and the download, replay and diff
     // are refused (410). Said where the buttons were, not left to guess.
     bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body left memory (see below), and a command without it would send another call."));
+  } else if (d.rejected) {
+    // Listen never read it: no body was kept (whsim replay skips such a
+    // record too). Whose doing it was is said: listen's stop is not the
+    // sender's fault.
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: " +
+      (d.rejected.closedAtStop ? "listen's stop closed this request unread as it arrived (Ctrl-C or SIGTERM)"
+        : "the HTTP server refused this request before listen could read it") +
+      ", so no body was kept, and a command without it would send another call."));
+  } else if (d.tooLarge) {
+    // The capture has the body; whsim does not read a record that large.
+    bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: " + d.notKept + "."));
   } else if (d.bodyOverLimit) {
     // Listen did not keep the body: an empty one in its place would be a
     // call the sender never made (whsim replay skips such a record too).
@@ -813,7 +830,7 @@ function actions(d) {
       d.cutShort.recorded + " recorded): the commands, the download and replay have the " + d.cutShort.recorded + " bytes recorded, not the call the sender made."));
   }
 
-  if (state.info && state.info.replay && !d.bodyGone && !d.bodyOverLimit) {
+  if (state.info && state.info.replay && !d.bodyGone && !d.notKept) {
     // The box starts at --forward-to's URL, else the last target replayed
     // to in this run of the inspector (the server keeps it), else empty.
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
