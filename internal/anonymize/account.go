@@ -247,6 +247,9 @@ func reversedPrefix(rev []byte, l string) bool {
 // rest of v (all of it, when name labels none) is searched by rest. In a
 // check it returns v and records the account as a leak.
 func (p *pass) labelled(name, v string, rest func(string) string) string {
+	if addressKey(name) {
+		return p.labelledAddress(v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}

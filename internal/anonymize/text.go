@@ -78,7 +78,9 @@ func (p *pass) text(s string) string {
 		return p.accounts(s, func(s string) string {
 			return p.streetAddresses(s, func(s string) string {
 				return p.placesWithoutDoor(s, func(s string) string {
-					return p.pinyinNames(s, p.between)
+					return p.labelledAddresses(s, func(s string) string {
+						return p.pinyinNames(s, p.between)
+					})
 				})
 			})
 		})
