@@ -65,8 +65,10 @@ own), and anything shaped like a tax id, a mobile, a landline number (area
 code and local number set apart: 021-62345678, (0755)26668888,
 400-810-8888, +86 21 6234 5678), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
-it; a road after its district, 上海市浦东新区张江路; an estate's building,
-翠苑小区3栋), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
+it; a road after its district, 上海市浦东新区张江路, or after its city and
+province, 浙江省杭州市文三路, its door number without 号 if written; an
+estate's building, 翠苑小区3栋; after its label, 地址：杭州市西湖区文三, or
+under a field so named, 收货地址, deliveryAddress, one cut short), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
 of four), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
 a bank's name, then 9 to 30 digits; or under a field, query parameter or
