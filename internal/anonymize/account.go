@@ -26,16 +26,30 @@ const bankAccount class = "bank account number"
 
 var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"}
 
-// textAccountLabels are the labels sought in text: the Chinese ones and
-// the English ones in their usual cases.
+// textAccountLabels are the labels sought in text: the Chinese ones, the
+// ends of a bank's name, and the English ones in their usual cases.
 var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号",
+	"银行", "分行", "支行", "工行", "农行", "中行", "建行", "交行", "招行", "信用社",
 	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C"}
+
+// A bank's name is the label an invoice's 开户行 line, or a remark, gives
+// an account without 账号 (开户行：中国工商银行杭州分行 1202…, 工行
+// 1202 0202 …): the digits right after its end (…银行, …分行, …支行, a
+// big bank's short name, …信用社), a space, a colon or a comma between,
+// as after any label. Words that end in 行 and name no bank (进行, 执行,
+// 发行) are no label; a bank's name before other words (银行流水号
+// 2026…) labels nothing.
+
+// bankNameLabel reports whether label ends a bank's name.
+func bankNameLabel(label string) bool {
+	return strings.HasSuffix(label, "行") || label == "信用社"
+}
 
 // accounts returns s with each account number written after its label
 // replaced and the text between them searched by rest. In a check it
 // returns s and records each one as a leak.
 func (p *pass) accounts(s string, rest func(string) string) string {
-	if !strings.Contains(s, "号") && !strings.Contains(s, "户") && !strings.ContainsAny(s, "cC") {
+	if !strings.Contains(s, "号") && !strings.Contains(s, "户") && !strings.Contains(s, "行") && !strings.Contains(s, "社") && !strings.ContainsAny(s, "cC") {
 		return rest(s)
 	}
 	w := &claimed{p: p, s: s, rest: rest}
@@ -71,7 +85,11 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		}
 		start, end, folded := -1, -1, ""
 		if after >= 0 {
-			start, end, folded = accountAfter(s, after)
+			fill := accountFill
+			if bankNameLabel(label) {
+				fill += "，,"
+			}
+			start, end, folded = accountAfter(s, after, fill)
 		}
 		if start < 0 {
 			i = at + len(label)
@@ -111,7 +129,7 @@ func englishAccountLabel(s string, at, end int) int {
 
 // accountAfter returns the span of the account number written after a
 // label that ends at s[i], and its digits folded to ASCII (-1s: none).
-func accountAfter(s string, i int) (start, end int, folded string) {
+func accountAfter(s string, i int, fill string) (start, end int, folded string) {
 	skip := func(set string) {
 		for i < len(s) {
 			r, n := utf8.DecodeRuneInString(s[i:])
@@ -121,7 +139,6 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 			i += n
 		}
 	}
-	const fill = " ：:为是\u3000"
 	skip(fill)
 	// A bank's name, ending in 行, and a space or colon after it.
 	if j := i; j < len(s) {
@@ -179,6 +196,10 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 	}
 	return start, end, string(d)
 }
+
+// accountFill is what may stand between a label and its account: a
+// space, a colon, 为 or 是.
+const accountFill = " ：:为是\u3000"
 
 // accountStandIn draws other digits of v's length, the first not 0 where
 // v's is not. Anything else keeps its shape.
@@ -253,7 +274,7 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if !accountKey(name) {
 		return rest(v)
 	}
-	start, end, folded := accountAfter(v, 0)
+	start, end, folded := accountAfter(v, 0, accountFill)
 	if start < 0 {
 		return rest(v)
 	}
