@@ -30,7 +30,11 @@ var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"
 // ends of a bank's name, and the English ones in their usual cases.
 var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号",
 	"银行", "分行", "支行", "工行", "农行", "中行", "建行", "交行", "招行", "信用社",
-	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C"}
+	"汇款至", "汇款到", "汇至", "汇到", "汇入", "转账至", "转账到", "打款至", "打款到", "付款至", "付款到",
+	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C", "remit to", "Remit to", "REMIT TO"}
+
+// Where money is sent (汇款至, 汇入, 转账至, 打款至, 付款至; remit to) is
+// an account's label too: no amount, date or code is sent money to.
 
 // A bank's name is the label an invoice's 开户行 line, or a remark, gives
 // an account without 账号 (开户行：中国工商银行杭州分行 1202…, 工行
@@ -49,33 +53,13 @@ func bankNameLabel(label string) bool {
 // replaced and the text between them searched by rest. In a check it
 // returns s and records each one as a leak.
 func (p *pass) accounts(s string, rest func(string) string) string {
-	if !strings.Contains(s, "号") && !strings.Contains(s, "户") && !strings.Contains(s, "行") && !strings.Contains(s, "社") && !strings.ContainsAny(s, "cC") {
+	if !strings.ContainsAny(s, "号户行社至到入cCtT") {
 		return rest(s)
 	}
 	w := &claimed{p: p, s: s, rest: rest}
-	// next holds where each label is next found at or after i (len(s):
-	// nowhere), so that each is searched for across s once.
-	var next [len(textAccountLabels)]int
-	for k := range next {
-		next[k] = -1
-	}
 	for i := 0; i < len(s); {
-		at, label := len(s), ""
-		for k, l := range textAccountLabels {
-			if next[k] >= 0 && next[k] < i {
-				next[k] = -1
-			}
-			if next[k] < 0 {
-				next[k] = len(s)
-				if x := strings.Index(s[i:], l); x >= 0 {
-					next[k] = i + x
-				}
-				p.tick(next[k] - i)
-			}
-			if next[k] < at {
-				at, label = next[k], l
-			}
-		}
+		at, label := accountLabelAt(s, i)
+		p.tick(at - i)
 		if label == "" {
 			break
 		}
@@ -103,6 +87,28 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		i = end
 	}
 	return w.text()
+}
+
+// accountLabelFirsts are the first characters of textAccountLabels.
+const accountLabelFirsts = "账帐卡银分支工农中建交招信汇转打付aArR"
+
+// accountLabelAt returns where the first label of textAccountLabels at or
+// after s[i] starts, and the label (len(s) and "": none). It reads each
+// character once and tries the labels only at their first characters, so
+// that the labels' number costs nothing per byte of a long text.
+func accountLabelAt(s string, i int) (int, string) {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if strings.ContainsRune(accountLabelFirsts, r) {
+			for _, l := range textAccountLabels {
+				if strings.HasPrefix(s[i:], l) {
+					return i, l
+				}
+			}
+		}
+		i += n
+	}
+	return len(s), ""
 }
 
 // englishAccountLabel returns where an English label found at s[at:end]
