@@ -1,11 +1,18 @@
 package anonymize
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // A street address in free text is replaced as a whole, from the region
@@ -208,5 +215,47 @@ func TestAddressesUnderTheirFieldsNameAreReplaced(t *testing.T) {
 			t.Errorf("%s: %q became %q, no stand-in address", tt.name, tt.value, s)
 		}
 		checkAgrees(t, a, tt.name, body, out)
+	}
+}
+
+// A query parameter named for an address or an account holds its value
+// percent-encoded, as every non-ASCII or spaced value of a query is: it
+// is labelled as the decoded value, replaced, and encoded again; --check
+// agrees. Encoded, it used to be left as it was, and --check passed it.
+func TestEncodedQueryValuesUnderTheirNamesAreReplaced(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, query, gone string }{
+		{"an address cut short", "deliveryAddr=" + url.QueryEscape("杭州市文三路"), "文三"},
+		{"an address, path-encoded", "收货地址=" + url.PathEscape("地址：杭州市西湖区文三"), "文三"},
+		{"an account in groups", "account_no=" + url.QueryEscape("1001 2345 0910 0123 456"), "2345"},
+	} {
+		rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+			Path: "/h", Query: tt.query + "&businessType=CREATE_PURCHASE_ORDER_INVOICE",
+			Headers: http.Header{"Content-Type": {"application/json"}}}
+		rec.SetBody([]byte(`{"businessType":4010,"data":{"code":"CGFP202611010001"}}`))
+		in, err := capture.Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, st := stream(t, newTestAnonymizer(t, testKey), in, Options{Check: true})
+		if len(st.Leaks) != 0 {
+			t.Errorf("%s: --check finds %+v in the output", tt.name, st.Leaks)
+		}
+		got, err := capture.Decode(bytes.TrimSpace(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := url.ParseQuery(got.Query)
+		if err != nil {
+			t.Fatalf("%s: the query %q no longer parses: %v", tt.name, got.Query, err)
+		}
+		name, _, _ := strings.Cut(tt.query, "=")
+		if name, _ = url.QueryUnescape(name); len(q[name]) != 1 || strings.Contains(q[name][0], tt.gone) || q.Get("businessType") != "CREATE_PURCHASE_ORDER_INVOICE" {
+			t.Errorf("%s: the query %q became %q, still holding %q", tt.name, tt.query, got.Query, tt.gone)
+		}
+		chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(in), io.Discard, Options{checkOnly: true})
+		if err != nil || len(chk.Leaks) == 0 {
+			t.Errorf("%s: a check of the original finds %+v (%v)", tt.name, chk.Leaks, err)
+		}
 	}
 }
