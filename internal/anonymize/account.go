@@ -30,11 +30,13 @@ var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"
 // ends of a bank's name, and the English ones in their usual cases.
 var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号",
 	"银行", "分行", "支行", "工行", "农行", "中行", "建行", "交行", "招行", "信用社",
-	"汇款至", "汇款到", "汇至", "汇到", "汇入", "转账至", "转账到", "打款至", "打款到", "付款至", "付款到",
+	"汇款至", "汇款到", "汇至", "汇到", "转账至", "转账到", "打款至", "打款到", "付款至", "付款到",
 	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C", "remit to", "Remit to", "REMIT TO"}
 
-// Where money is sent (汇款至, 汇入, 转账至, 打款至, 付款至; remit to) is
-// an account's label too: no amount, date or code is sent money to.
+// Where money is sent (汇款至, 转账至, 打款至, 付款至; remit to) is an
+// account's label too: no amount, date or code is sent money to. Where it
+// came from or went in (汇入, 转入) is not: 本月汇入 150000000 is an
+// amount.
 
 // A bank's name is the label an invoice's 开户行 line, or a remark, gives
 // an account without 账号 (开户行：中国工商银行杭州分行 1202…, 工行
