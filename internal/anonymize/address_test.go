@@ -64,7 +64,7 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		// What names nobody stays as it was.
 		{"a region after its label", "地址：浙江省杭州市西湖区，地址：余杭区五常街道", nil, "", ""},
 		{"no place after its label", "地址：见附件，地址：同上，IP地址：192.168.1.1，在地址栏输入网址，地址：2026年3月18号更新", nil, "", ""},
-		{"a 市 that is no city's", "超市旁边的小巷，上市后走老路，本市中山路", nil, "", ""},
+		{"a 市 that is no city's", "超市旁边的小巷，上市后走老路，本市中山路，上海市场营销部金桥路，北京市民政局长安街，天津市政工程卫津路", nil, "", ""},
 		{"a road and digits that are no door number", "浦东新区张江路8折，浦东新区张江路8元，浦东新区张江路3路车，浦东新区张江路8.5公里，浦东新区张江路123456", nil, "", ""},
 		{"a district alone", "浦东新区的客户", nil, "", ""},
 		{"a road with a district that is no place", "开发区路演，园区路线，工业区东路，华东区域销售路线，大区张经理路过", nil, "", ""},

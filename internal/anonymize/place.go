@@ -121,7 +121,9 @@ func roadWithoutDoorAt(s string, i, floor int) (start, end int) {
 			name -= n
 		}
 		d, n := utf8.DecodeLastRuneInString(s[floor:name])
-		ok = (strings.ContainsRune(districtSuffixes, d) || d == '市' && cityOfProvince(s[floor:name-n])) && utf8.RuneCountInString(s[name:i]) >= 2
+		// 上海市场, 北京市民, 天津市政: the 市 of a word, not the city's.
+		first, _ := utf8.DecodeRuneInString(s[name:])
+		ok = (strings.ContainsRune(districtSuffixes, d) || d == '市' && cityOfProvince(s[floor:name-n]) && !strings.ContainsRune("场民政", first)) && utf8.RuneCountInString(s[name:i]) >= 2
 		return name, n, ok
 	}
 	name, n, ok := nameAfter(districtSuffixes)
