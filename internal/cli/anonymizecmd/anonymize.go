@@ -27,13 +27,9 @@ type anonymizeOptions struct {
 	Check  bool
 }
 
-// New is whsim anonymize.
-func New(a *cmdutil.App) *cobra.Command {
-	opts := &anonymizeOptions{}
-	cmd := &cobra.Command{
-		Use:   "anonymize --key <key> [<file>...|-] [--out <file|dir>] [--resign <whsec_...>] [--check]",
-		Short: "Replace the names, tax ids and document numbers in captured calls, for sharing",
-		Long: `Turn captured production calls into fixtures that are safe to commit or attach
+// helpLong is anonymize's help text, written once: docs/reference.md and
+// the man page are generated from it.
+const helpLong = `Turn captured production calls into fixtures that are safe to commit or attach
 to a bug report. Reads payloads (one JSON document, an array of them, or
 NDJSON) or capture records (whsim listen --capture) and writes the same kind.
 
@@ -93,7 +89,15 @@ whsim replay --sign standard --secret whsec_... instead.
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
 card number, a labelled bank account, a street address, a name in pinyin
-or an email address. A report of what was replaced goes to stderr.`,
+or an email address. A report of what was replaced goes to stderr.`
+
+// New is whsim anonymize.
+func New(a *cmdutil.App) *cobra.Command {
+	opts := &anonymizeOptions{}
+	cmd := &cobra.Command{
+		Use:   "anonymize --key <key> [<file>...|-] [--out <file|dir>] [--resign <whsec_...>] [--check]",
+		Short: "Replace the names, tax ids and document numbers in captured calls, for sharing",
+		Long:  helpLong,
 		Example: `  whsim anonymize --key "$KEY" calls.ndjson > fixtures/calls.ndjson
   whsim anonymize monday.ndjson tuesday.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY
   whsim anonymize --key "$KEY" --check --resign whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw calls.ndjson --out shared.ndjson
