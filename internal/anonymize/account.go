@@ -26,42 +26,42 @@ const bankAccount class = "bank account number"
 
 var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"}
 
-// textAccountLabels are the labels sought in text: the Chinese ones and
-// the English ones in their usual cases.
+// textAccountLabels are the labels sought in text: the Chinese ones, the
+// ends of a bank's name, and the English ones in their usual cases.
 var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号",
-	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C"}
+	"银行", "分行", "支行", "工行", "农行", "中行", "建行", "交行", "招行", "信用社",
+	"汇款至", "汇款到", "汇至", "汇到", "转账至", "转账到", "打款至", "打款到", "付款至", "付款到",
+	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C", "remit to", "Remit to", "REMIT TO"}
+
+// Where money is sent (汇款至, 转账至, 打款至, 付款至; remit to) is an
+// account's label too: no amount, date or code is sent money to. Where it
+// came from or went in (汇入, 转入) is not: 本月汇入 150000000 is an
+// amount.
+
+// A bank's name is the label an invoice's 开户行 line, or a remark, gives
+// an account without 账号 (开户行：中国工商银行杭州分行 1202…, 工行
+// 1202 0202 …): the digits right after its end (…银行, …分行, …支行, a
+// big bank's short name, …信用社), a space, a colon or a comma between,
+// as after any label. Words that end in 行 and name no bank (进行, 执行,
+// 发行) are no label; a bank's name before other words (银行流水号
+// 2026…) labels nothing.
+
+// bankNameLabel reports whether label ends a bank's name.
+func bankNameLabel(label string) bool {
+	return strings.HasSuffix(label, "行") || label == "信用社"
+}
 
 // accounts returns s with each account number written after its label
 // replaced and the text between them searched by rest. In a check it
 // returns s and records each one as a leak.
 func (p *pass) accounts(s string, rest func(string) string) string {
-	if !strings.Contains(s, "号") && !strings.Contains(s, "户") && !strings.ContainsAny(s, "cC") {
+	if !strings.ContainsAny(s, "号户行社至到入cCtT") {
 		return rest(s)
 	}
 	w := &claimed{p: p, s: s, rest: rest}
-	// next holds where each label is next found at or after i (len(s):
-	// nowhere), so that each is searched for across s once.
-	var next [len(textAccountLabels)]int
-	for k := range next {
-		next[k] = -1
-	}
 	for i := 0; i < len(s); {
-		at, label := len(s), ""
-		for k, l := range textAccountLabels {
-			if next[k] >= 0 && next[k] < i {
-				next[k] = -1
-			}
-			if next[k] < 0 {
-				next[k] = len(s)
-				if x := strings.Index(s[i:], l); x >= 0 {
-					next[k] = i + x
-				}
-				p.tick(next[k] - i)
-			}
-			if next[k] < at {
-				at, label = next[k], l
-			}
-		}
+		at, label := accountLabelAt(s, i)
+		p.tick(at - i)
 		if label == "" {
 			break
 		}
@@ -71,7 +71,11 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		}
 		start, end, folded := -1, -1, ""
 		if after >= 0 {
-			start, end, folded = accountAfter(s, after)
+			fill := accountFill
+			if bankNameLabel(label) {
+				fill += "，,"
+			}
+			start, end, folded = accountAfter(s, after, fill)
 		}
 		if start < 0 {
 			i = at + len(label)
@@ -85,6 +89,28 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 		i = end
 	}
 	return w.text()
+}
+
+// accountLabelFirsts are the first characters of textAccountLabels.
+const accountLabelFirsts = "账帐卡银分支工农中建交招信汇转打付aArR"
+
+// accountLabelAt returns where the first label of textAccountLabels at or
+// after s[i] starts, and the label (len(s) and "": none). It reads each
+// character once and tries the labels only at their first characters, so
+// that the labels' number costs nothing per byte of a long text.
+func accountLabelAt(s string, i int) (int, string) {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if strings.ContainsRune(accountLabelFirsts, r) {
+			for _, l := range textAccountLabels {
+				if strings.HasPrefix(s[i:], l) {
+					return i, l
+				}
+			}
+		}
+		i += n
+	}
+	return len(s), ""
 }
 
 // englishAccountLabel returns where an English label found at s[at:end]
@@ -111,7 +137,7 @@ func englishAccountLabel(s string, at, end int) int {
 
 // accountAfter returns the span of the account number written after a
 // label that ends at s[i], and its digits folded to ASCII (-1s: none).
-func accountAfter(s string, i int) (start, end int, folded string) {
+func accountAfter(s string, i int, fill string) (start, end int, folded string) {
 	skip := func(set string) {
 		for i < len(s) {
 			r, n := utf8.DecodeRuneInString(s[i:])
@@ -121,7 +147,6 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 			i += n
 		}
 	}
-	const fill = " ：:为是\u3000"
 	skip(fill)
 	// A bank's name, ending in 行, and a space or colon after it.
 	if j := i; j < len(s) {
@@ -179,6 +204,10 @@ func accountAfter(s string, i int) (start, end int, folded string) {
 	}
 	return start, end, string(d)
 }
+
+// accountFill is what may stand between a label and its account: a
+// space, a colon, 为 or 是.
+const accountFill = " ：:为是\u3000"
 
 // accountStandIn draws other digits of v's length, the first not 0 where
 // v's is not. Anything else keeps its shape.
@@ -247,10 +276,13 @@ func reversedPrefix(rev []byte, l string) bool {
 // rest of v (all of it, when name labels none) is searched by rest. In a
 // check it returns v and records the account as a leak.
 func (p *pass) labelled(name, v string, rest func(string) string) string {
+	if addressKey(name) {
+		return p.labelledAddress(v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}
-	start, end, folded := accountAfter(v, 0)
+	start, end, folded := accountAfter(v, 0, accountFill)
 	if start < 0 {
 		return rest(v)
 	}

@@ -26,7 +26,25 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"A/C and a colon", "A/C: 310012345678901", "310012345678901", "A/C: 999999999999999"},
 		{"ACCOUNT NUMBER", "ACCOUNT NUMBER 755912345610801", "755912345610801", "ACCOUNT NUMBER 999999999999999"},
 		{"accountNo glued", "accountNo:755912345610801", "755912345610801", "accountNo:999999999999999"},
+		// A bank's name (…银行, …分行, …支行, 工行, 信用社) is the label
+		// an invoice's 开户行 line or a remark gives an account without
+		// 账号: the digits right after it, a space, a colon or a comma
+		// between.
+		{"after 开户行 and the bank's name", "开户行：中国工商银行杭州分行 1202020209900012345", "1202020209900012345", "开户行：中国工商银行杭州分行 9999999999999999999"},
+		{"glued to the bank's name", "中国工商银行杭州分行1202020209900012345", "1202020209900012345", "中国工商银行杭州分行9999999999999999999"},
+		{"a comma after the bank's name", "开户银行：中国建设银行上海分行，31001234567890123456", "31001234567890123456", "开户银行：中国建设银行上海分行，99999999999999999999"},
+		{"a bank's short name in groups", "工行 1202 0202 0990 0012 345", "1202 0202 0990 0012 345", "工行 9999 9999 9999 9999 999"},
+		{"a credit union", "农村信用社：101001234567890", "101001234567890", "农村信用社：999999999999999"},
+		// Where money is sent (汇款至, 转账至, 打款至, 付款至; remit
+		// to) is a label too: no amount, date or code goes there.
+		{"after 汇款至", "汇款至 1202020209900012345", "1202020209900012345", "汇款至 9999999999999999999"},
+		{"after 打款至, glued", "请打款至1202020209900012345，谢谢", "1202020209900012345", "请打款至9999999999999999999，谢谢"},
+		{"remit to", "Please remit to 1001234509100123456.", "1001234509100123456", "Please remit to 9999999999999999999."},
+		{"after 转账至 and the bank's name", "转账至中国银行上海分行：4563 1234 5678", "4563 1234 5678", "转账至中国银行上海分行：9999 9999 9999"},
 		// What names nobody stays as it was.
+		{"an amount or a date where money is sent", "汇款至 2026-03-18 前，转账至 150000000 元，汇入 1500000000.00，本月汇入 150000000，转入 150000000", "", ""},
+		{"an amount, a serial or a date after a bank's name", "中国银行 1500000000 元，中国银行1500000000.00，工商银行流水号 202603180001234，建设银行 2026-03-18，银行 12345678", "", ""},
+		{"words that end in 行 but name no bank", "进行 1202020209900012345，执行1202020209900012345，发行 1202020209900012345股", "", ""},
 		{"English words that start so", "accounts 1001234509100123456, Accountant 1001234509100123456, subaccount 1001234509100123456", "", ""},
 		{"English words after the label", "account balance 1001234509100123456, account Nov 2026", "", ""},
 		{"an amount after account", "account: 1234567890.50, account 1234567890.x, account 1234567890.-", "", ""},

@@ -242,6 +242,18 @@ func streetStandIn(f *fake.Faker, v string) string {
 		// An estate's building (place.go): the estate, with the region
 		// before it, becomes another estate.
 		rest = v
+	case strings.ContainsFunc(v, isHan):
+		// An address cut short (杭州市西湖区文三, after its label): a
+		// region where it named one and a road, then v's digits and
+		// letters after its Chinese characters.
+		if strings.ContainsAny(v, adminSuffixes) {
+			b.WriteString(standInRegions[r.IntN(len(standInRegions))])
+		}
+		b.WriteRune(standInRoadFirst[r.IntN(len(standInRoadFirst))])
+		b.WriteRune(standInRoadSecond[r.IntN(len(standInRoadSecond))])
+		b.WriteString("路")
+		rest = v[len(v)-len(strings.TrimLeftFunc(v, func(c rune) bool { return isHan(c) })):]
+		rest = strings.TrimLeftFunc(rest, func(c rune) bool { return !isFullWidthAlnum(c) && !(c < utf8.RuneSelf && wordChar(byte(c))) })
 	default:
 		return sameShape(f, v, false)
 	}

@@ -1,10 +1,18 @@
 package anonymize
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // A street address in free text is replaced as a whole, from the region
@@ -42,7 +50,22 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		{"an estate's building", "地址：翠苑小区3栋", []string{"翠苑小区", "3栋"}, "地址：", ""},
 		{"an estate's building and room", "地址：上海市浦东新区翠苑小区5幢2单元301室，电话", []string{"浦东新区", "翠苑小区", "301室"}, "地址：", "，电话"},
 		{"a numbered building", "送至金色家园12号楼", []string{"金色家园12号楼"}, "送至", ""},
+		// An address cut short: a road after its city (a province or a
+		// city of the first rank before it), a door number without its 号,
+		// and, after its label, anything that says a place below a region.
+		{"a road after its city and province", "浙江省杭州市文三路", []string{"杭州市", "文三路"}, "", ""},
+		{"a road after a city of the first rank", "送货到北京市中关村大街，谢谢", []string{"北京市", "中关村大街"}, "送货到", "，谢谢"},
+		{"a door number without its 号", "上海市浦东新区张江路88，谢谢", []string{"浦东新区", "张江路88"}, "", "，谢谢"},
+		{"a door number in parts without its 号", "江苏省苏州市工业园区星湖街328-2", []string{"工业园区", "星湖街328"}, "", ""},
+		{"after its label, a road's name cut short", "地址：杭州市西湖区文三，电话找前台", []string{"西湖区文三"}, "地址：", "，电话找前台"},
+		{"after its label, a park", "收货地址：广东省深圳市南山区科技园", []string{"南山区", "科技园"}, "收货地址：", ""},
+		{"after its label, a door number without its 号", "住址：杭州市文三路478", []string{"杭州市", "文三路478"}, "住址：", ""},
+		{"after its label, a road alone", "收货地址 文三路。", []string{"文三路"}, "收货地址 ", "。"},
 		// What names nobody stays as it was.
+		{"a region after its label", "地址：浙江省杭州市西湖区，地址：余杭区五常街道", nil, "", ""},
+		{"no place after its label", "地址：见附件，地址：同上，IP地址：192.168.1.1，在地址栏输入网址，地址：2026年3月18号更新", nil, "", ""},
+		{"a 市 that is no city's", "超市旁边的小巷，上市后走老路，本市中山路，上海市场营销部金桥路，北京市民政局长安街，天津市政工程卫津路", nil, "", ""},
+		{"a road and digits that are no door number", "浦东新区张江路8折，浦东新区张江路8元，浦东新区张江路3路车，浦东新区张江路8.5公里，浦东新区张江路123456", nil, "", ""},
 		{"a district alone", "浦东新区的客户", nil, "", ""},
 		{"a road with a district that is no place", "开发区路演，园区路线，工业区东路，华东区域销售路线，大区张经理路过", nil, "", ""},
 		{"a road and the crossing", "上海市浦东新区张江路口", []string{"浦东新区", "张江路"}, "", "口"},
@@ -139,6 +162,100 @@ func TestShortAddressesDoNotRunOutOfStandIns(t *testing.T) {
 					seen[st] = v
 				}
 			}
+		}
+	}
+}
+
+// A field named for an address (收货地址, deliveryAddress, addr) labels the
+// whole of its value: an address there, cut short or written with spaces,
+// is replaced as a whole. A region alone, a value with no Chinese
+// character (an IP or email address) and what names no place are kept
+// byte for byte.
+func TestAddressesUnderTheirFieldsNameAreReplaced(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key, value string
+		gone             []string // what must not survive (nil: the value is kept)
+	}{
+		{"a road after its city", "收货地址", "杭州市文三路", []string{"杭州市", "文三路"}},
+		{"written with spaces", "deliveryAddress", "浙江省 杭州市 西湖区 文三 478", []string{"杭州市", "西湖区", "文三", "478"}},
+		{"a whole address", "addr", "浙江省杭州市西湖区文三路478号华星时代广场A座1201室", []string{"杭州市", "文三路", "华星时代广场", "1201"}},
+		{"a park after its district", "注册地址", "深圳市南山区科技园", []string{"南山区", "科技园"}},
+		// What names nobody stays as it was.
+		{"a region alone", "收货地址", "浙江省杭州市西湖区", nil},
+		{"an IP address", "ipAddress", "58.246.1.9", nil},
+		{"an email address", "emailAddress", "ops@example.com", nil},
+		{"no place", "地址", "见附件", nil},
+		{"no such name", "addressee", "杭州市西湖区文三", nil},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		key, _ := json.Marshal(tt.key)
+		value, _ := json.Marshal(tt.value)
+		body := []byte(`{"businessType":4010,"data":{"comments":"",` + string(key) + `:` + string(value) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]string }
+		mustUnmarshal(t, out, &got)
+		s := got.Data[tt.key]
+		if tt.gone == nil {
+			if s != tt.value {
+				t.Errorf("%s: %q became %q", tt.name, tt.value, s)
+			}
+			continue
+		}
+		for _, g := range tt.gone {
+			if strings.Contains(s, g) {
+				t.Errorf("%s: %q became %q, still holding %q", tt.name, tt.value, s, g)
+			}
+		}
+		if !strings.Contains(s, "路") {
+			t.Errorf("%s: %q became %q, no stand-in address", tt.name, tt.value, s)
+		}
+		checkAgrees(t, a, tt.name, body, out)
+	}
+}
+
+// A query parameter named for an address or an account holds its value
+// percent-encoded, as every non-ASCII or spaced value of a query is: it
+// is labelled as the decoded value, replaced, and encoded again; --check
+// agrees. Encoded, it used to be left as it was, and --check passed it.
+func TestEncodedQueryValuesUnderTheirNamesAreReplaced(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, query, gone string }{
+		{"an address cut short", "deliveryAddr=" + url.QueryEscape("杭州市文三路"), "文三"},
+		{"an address, path-encoded", "收货地址=" + url.PathEscape("地址：杭州市西湖区文三"), "文三"},
+		{"an account in groups", "account_no=" + url.QueryEscape("1001 2345 0910 0123 456"), "2345"},
+	} {
+		rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+			Path: "/h", Query: tt.query + "&businessType=CREATE_PURCHASE_ORDER_INVOICE",
+			Headers: http.Header{"Content-Type": {"application/json"}}}
+		rec.SetBody([]byte(`{"businessType":4010,"data":{"code":"CGFP202611010001"}}`))
+		in, err := capture.Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, st := stream(t, newTestAnonymizer(t, testKey), in, Options{Check: true})
+		if len(st.Leaks) != 0 {
+			t.Errorf("%s: --check finds %+v in the output", tt.name, st.Leaks)
+		}
+		got, err := capture.Decode(bytes.TrimSpace(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := url.ParseQuery(got.Query)
+		if err != nil {
+			t.Fatalf("%s: the query %q no longer parses: %v", tt.name, got.Query, err)
+		}
+		name, _, _ := strings.Cut(tt.query, "=")
+		if name, _ = url.QueryUnescape(name); len(q[name]) != 1 || strings.Contains(q[name][0], tt.gone) || q.Get("businessType") != "CREATE_PURCHASE_ORDER_INVOICE" {
+			t.Errorf("%s: the query %q became %q, still holding %q", tt.name, tt.query, got.Query, tt.gone)
+		}
+		chk, err := newTestAnonymizer(t, testKey).stream(context.Background(), bytes.NewReader(in), io.Discard, Options{checkOnly: true})
+		if err != nil || len(chk.Leaks) == 0 {
+			t.Errorf("%s: a check of the original finds %+v (%v)", tt.name, chk.Leaks, err)
 		}
 	}
 }

@@ -46,7 +46,7 @@ var linearShapes = []struct {
 			strings.Repeat(unit, n/len(unit)) + `"}}`)
 	}, 64},
 	{"a long value of cards, accounts, landlines and addresses", func(n int) []byte {
-		unit := "卡号6222 0212 3456 7890 128 电话（０２１）６２３４５６７８ 400-810-8888 (0571)8888666-1 021 021 400 400 地址浙江省杭州市西湖区文三路478号A座1201室 3号 路3号 上海市浦东新区张江路口 翠苑小区5幢2单元301室 区路 小区3 开户行及账号：中国工商银行上海市分行 1001 2345 0910 0123 456 账号 账户 卡号 "
+		unit := "卡号6222 0212 3456 7890 128 电话（０２１）６２３４５６７８ 400-810-8888 (0571)8888666-1 021 021 400 400 地址浙江省杭州市西湖区文三路478号A座1201室 3号 路3号 上海市浦东新区张江路口 翠苑小区5幢2单元301室 区路 小区3 开户行及账号：中国工商银行上海市分行 1001 2345 0910 0123 456 账号 账户 卡号 地址 地址：见附件 住址：杭州市文三路478 浙江省杭州市文三路 超市 上市 "
 		return []byte(`{"businessType":4010,"data":{"note":"` + strings.Repeat(unit, n/len(unit)) + `"}}`)
 	}, 64},
 	{"a long value of names in pinyin and words like them", func(n int) []byte {

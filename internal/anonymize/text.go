@@ -78,7 +78,9 @@ func (p *pass) text(s string) string {
 		return p.accounts(s, func(s string) string {
 			return p.streetAddresses(s, func(s string) string {
 				return p.placesWithoutDoor(s, func(s string) string {
-					return p.pinyinNames(s, p.between)
+					return p.labelledAddresses(s, func(s string) string {
+						return p.pinyinNames(s, p.between)
+					})
 				})
 			})
 		})
@@ -375,7 +377,7 @@ func (p *pass) query(q string) string {
 		if err != nil {
 			name = k
 		}
-		nk, nv := p.escaped(k, true), p.labelled(name, v, func(v string) string { return p.escaped(v, true) })
+		nk, nv := p.escaped(k, true), p.labelledParam(name, v)
 		if nk != k || nv != v {
 			changed = true
 			if parts[i] = nk; eq {
@@ -387,6 +389,26 @@ func (p *pass) query(q string) string {
 		return q
 	}
 	return strings.Join(parts, "&")
+}
+
+// labelledParam is labelled for a query parameter's raw value v. Under a
+// name that labels an address or an account, the value is labelled as it
+// reads decoded: a query writes an address (杭州市文三路) and an account in
+// groups (1001+2345+…) percent-encoded, which no label reads as one. What
+// changed is encoded again as a whole.
+func (p *pass) labelledParam(name, v string) string {
+	rest := func(v string) string { return p.escaped(v, true) }
+	if !addressKey(name) && !accountKey(name) || !strings.ContainsAny(v, "%+") {
+		return p.labelled(name, v, rest)
+	}
+	d, err := url.QueryUnescape(v)
+	if err != nil || d == v {
+		return p.labelled(name, v, rest)
+	}
+	if nd := p.labelled(name, d, p.gbText); nd != d {
+		return url.QueryEscape(nd)
+	}
+	return v
 }
 
 // path anonymizes a URL path (decoded, as listen stores it) segment by

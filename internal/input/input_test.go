@@ -215,6 +215,15 @@ func TestCheck(t *testing.T) {
 		{"element on the first line", "a.json", "[{}, nope]", "a.json:1:7: not JSON (invalid character 'o' in literal null (expecting 'u'))"},
 		{"cut short", "a.json", "{\n\"a\":", "a.json:2:4: not JSON (unexpected end of JSON input)"},
 		{"problem", "a.json", "[{},]", "a.json:1:5: an empty array element (a trailing comma?)"},
+		// encoding/json names the byte it stopped at as if it were a
+		// Latin-1 character ('ï' for a byte-order mark, 'â' for a curly
+		// quote): the message names what the file holds instead.
+		{"byte-order mark", "a.json", "\ufeff{}", "a.json:1:1: not JSON (a byte-order mark (U+FEFF) before the value: save the file as UTF-8 without BOM)"},
+		{"byte-order mark on a later line", "-", "{}\n\ufeff{}\n", "-:2:1: not JSON (a byte-order mark (U+FEFF) before the value: save the file as UTF-8 without BOM)"},
+		{"curly quotes", "a.json", "{\u201ca\u201d:1}", "a.json:1:2: not JSON (invalid character '\u201c' looking for beginning of object key string)"},
+		{"full-width comma after the value", "a.json", "{}\uff0c", "a.json:1:3: not JSON (invalid character '\uff0c' after top-level value)"},
+		{"bad UTF-8", "a.json", "{\"a\":\xff}", "a.json:1:6: not JSON (invalid UTF-8 byte 0xff looking for beginning of value)"},
+		{"a control character", "a.json", "{\"a\":\u0085}", "a.json:1:6: not JSON (invalid character '\\u0085' looking for beginning of value)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Describe is err, an error of json.Unmarshal or a Decoder, said in JSON's
@@ -26,9 +28,35 @@ func Describe(err error, root string) string {
 		return fmt.Sprintf("%q: want a time as RFC 3339 writes it (2026-11-22T04:24:23.774512Z)", pe.Value)
 	}
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, byteNamed(strings.TrimPrefix(se.Error(), "json: "), se.Offset))
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// byteNamed is msg, a syntax error's, with the byte it stopped at named
+// by its value when it is over 0x7f. encoding/json reads bytes and names
+// such a byte as the Latin-1 character of its value ('ï' for 0xef, the
+// first of a byte-order mark; 'â' for a curly quote's first; '\u00a0'),
+// which is no character the file holds.
+func byteNamed(msg string, offset int64) string {
+	rest, ok := strings.CutPrefix(msg, "invalid character '")
+	if !ok {
+		return msg
+	}
+	end := strings.Index(rest, "' ")
+	if end < 0 {
+		return msg
+	}
+	q, err := strconv.Unquote(`"` + rest[:end] + `"`)
+	r, n := utf8.DecodeRuneInString(q)
+	if err != nil || n != len(q) || r < 0x80 || r > 0xff {
+		return msg
+	}
+	msg = fmt.Sprintf("invalid byte 0x%02x%s", r, rest[end+1:])
+	if r == 0xef && offset == 1 {
+		msg += ": a byte-order mark starts so"
+	}
+	return msg
 }
 
 // path is a member's path as the file names it: encoding/json starts it

@@ -37,6 +37,15 @@ func TestDescribe(t *testing.T) {
 		{`[1]`, `the line: want an object, got a list`},
 		{`{"time":"yesterday"}`, `"yesterday": want a time as RFC 3339 writes it (2026-11-22T04:24:23.774512Z)`},
 		{`{"a":}`, `not JSON at byte 6 (invalid character '}' looking for beginning of value)`},
+		// encoding/json names a byte over 0x7f as the Latin-1 character
+		// of its value ('ï' for a byte-order mark's first, 'â' for a curly
+		// quote's): none the file holds, so the byte is named.
+		{"\ufeff{}", `not JSON at byte 1 (invalid byte 0xef looking for beginning of value: a byte-order mark starts so)`},
+		{"{\u201ca\u201d:1}", `not JSON at byte 2 (invalid byte 0xe2 looking for beginning of object key string)`},
+		{"{\"a\":\u0085}", `not JSON at byte 6 (invalid byte 0xc2 looking for beginning of value)`},
+		{"{\"a\":1}\xa0", `not JSON at byte 8 (invalid byte 0xa0 after top-level value)`},
+		{"{\"a\":1}\xad", `not JSON at byte 8 (invalid byte 0xad after top-level value)`},
+		{"{\"a\":1}\x85", `not JSON at byte 8 (invalid byte 0x85 after top-level value)`},
 	} {
 		var o outer
 		err := json.Unmarshal([]byte(tt.in), &o)

@@ -19,10 +19,11 @@ import (
 
 // Output says how a run of generated payloads is written: one payload as
 // indented JSON, several as NDJSON (one a line) or as one indented JSON
-// array, or into a directory, one indented file per payload.
+// array, or into a directory, one indented file per payload. A .ndjson
+// file is NDJSON, one payload or many.
 type Output struct {
 	// Format is "json", "ndjson" or "auto": json for one payload or a .json
-	// file, ndjson for several.
+	// file, ndjson for several or a .ndjson file.
 	Format string
 	// Path, when set, names a file to write when it ends in .json or
 	// .ndjson (and is not an existing directory), else a directory.
@@ -49,15 +50,28 @@ func (o Output) Dir() string {
 	return o.Path
 }
 
-// format resolves "auto" for a run of one payload or many.
+// format resolves "auto" for a run of one payload or many: a .ndjson
+// file is NDJSON even for one payload (indented, it is a file no NDJSON
+// reader takes), a .json file JSON.
 func (o Output) format(many bool) string {
-	switch {
+	switch ext := filepath.Ext(o.File()); {
 	case o.Format != "auto":
 		return o.Format
-	case strings.EqualFold(filepath.Ext(o.File()), ".json"), !many:
+	case strings.EqualFold(ext, ".ndjson"):
+		return "ndjson"
+	case strings.EqualFold(ext, ".json"), !many:
 		return "json"
 	}
 	return "ndjson"
+}
+
+// Check refuses what o cannot write as asked: -o json into a .ndjson
+// file, indented JSON where a reader expects one payload a line.
+func (o Output) Check() error {
+	if o.Format == "json" && strings.EqualFold(filepath.Ext(o.File()), ".ndjson") {
+		return fmt.Errorf("--out %s: an .ndjson file holds one payload a line, and -o json writes indented JSON, which NDJSON readers (whsim validate among them) refuse: name the file .json, or leave -o out", o.Path)
+	}
+	return nil
 }
 
 // WriteAll writes count payloads of each event, drawn from next, to w; with

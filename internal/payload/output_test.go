@@ -48,7 +48,8 @@ func TestOutputWriteAll(t *testing.T) {
 		{name: "ndjson of one", format: "ndjson", events: one, count: 1, want: "{\"requestId\":\"r1\"}\n"},
 		{name: "a .json file holds an array", format: "auto", path: "x.json", events: two, count: 1, want: "[\n" + r1 + ",\n" + r2 + "\n]\n"},
 		{name: "a .NDJSON file of several", format: "auto", path: "x.NDJSON", events: one, count: 2, want: "{\"requestId\":\"r1\"}\n{\"requestId\":\"r2\"}\n"},
-		{name: "a .ndjson file of one is indented", format: "auto", path: "x.ndjson", events: one, count: 1, want: r1 + "\n"},
+		// Indented, one payload made a .ndjson file no NDJSON reader takes.
+		{name: "a .ndjson file of one is one line", format: "auto", path: "x.ndjson", events: one, count: 1, want: "{\"requestId\":\"r1\"}\n"},
 		{name: "a directory, one file per payload", format: "ndjson", path: "out/", events: two, count: 1,
 			want:  "out/CREATE_RECEIVABLE_DOC-r1.json\nout/ABANDON_RECEIVABLE_DOC-r2.json\n",
 			files: []string{"ABANDON_RECEIVABLE_DOC-r2.json", "CREATE_RECEIVABLE_DOC-r1.json"}},
@@ -242,5 +243,28 @@ func TestOutputDirOneFilePerPayload(t *testing.T) {
 	}
 	if len(printed) != len(want) {
 		t.Errorf("printed %q, want %q", printed, want)
+	}
+}
+
+// Check refuses -o json into a .ndjson file (indented JSON no NDJSON
+// reader takes) and nothing else.
+func TestOutputCheck(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		format, path string
+		refused      bool
+	}{
+		{"json", "x.ndjson", true},
+		{"json", "x.NDJSON", true},
+		{"auto", "x.ndjson", false},
+		{"ndjson", "x.ndjson", false},
+		{"json", "x.json", false},
+		{"ndjson", "x.json", false},
+		{"json", "out", false},
+		{"json", "", false},
+	} {
+		if err := (Output{Format: tt.format, Path: tt.path}).Check(); (err != nil) != tt.refused {
+			t.Errorf("-o %s --out %q: Check = %v, want refused %v", tt.format, tt.path, err, tt.refused)
+		}
 	}
 }

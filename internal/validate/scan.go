@@ -507,7 +507,7 @@ func (c *checker) envelope() {
 	if k != jsonlex.Object {
 		off := c.lx.Pos()
 		c.skip(k)
-		c.emit(rEnvelope, off, "", "the body is %s %s, not an object", article(k), k)
+		c.emit(rEnvelope, off, "", "the body is %s, not an object", kindPhrase(k))
 		return
 	}
 	start := c.lx.Pos()
@@ -598,12 +598,16 @@ func (c *checker) envelope() {
 	}
 }
 
-func article(k jsonlex.Kind) string {
+// kindPhrase names a value of kind k in a sentence: "an array", "a
+// number", and "null" (no "a null").
+func kindPhrase(k jsonlex.Kind) string {
 	switch k {
+	case jsonlex.Null:
+		return "null"
 	case jsonlex.Array, jsonlex.Object:
-		return "an"
+		return "an " + k.String()
 	}
-	return "a"
+	return "a " + k.String()
 }
 
 // joinInts lists numbers for a message.

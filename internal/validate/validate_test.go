@@ -608,3 +608,23 @@ func TestLongValueQuotedShort(t *testing.T) {
 		})
 	}
 }
+
+// A body that is no object is named by what it is: "the body is null",
+// not "a null".
+func TestEnvelopeNamesWhatTheBodyIs(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	for body, want := range map[string]string{
+		`null`:  "the body is null, not an object",
+		`1`:     "the body is a number, not an object",
+		`"x"`:   "the body is a string, not an object",
+		`true`:  "the body is a boolean, not an object",
+		`[{}]`:  "the body is an array, not an object",
+		`false`: "the body is a boolean, not an object",
+	} {
+		fs := v.Check([]byte(body), "")
+		if len(fs) != 1 || fs[0].Message != want {
+			t.Errorf("%s: %+v, want one finding %q", body, fs, want)
+		}
+	}
+}

@@ -27,13 +27,9 @@ type anonymizeOptions struct {
 	Check  bool
 }
 
-// New is whsim anonymize.
-func New(a *cmdutil.App) *cobra.Command {
-	opts := &anonymizeOptions{}
-	cmd := &cobra.Command{
-		Use:   "anonymize --key <key> [<file>...|-] [--out <file|dir>] [--resign <whsec_...>] [--check]",
-		Short: "Replace the names, tax ids and document numbers in captured calls, for sharing",
-		Long: `Turn captured production calls into fixtures that are safe to commit or attach
+// helpLong is anonymize's help text, written once: docs/reference.md and
+// the man page are generated from it.
+const helpLong = `Turn captured production calls into fixtures that are safe to commit or attach
 to a bug report. Reads payloads (one JSON document, an array of them, or
 NDJSON) or capture records (whsim listen --capture) and writes the same kind.
 
@@ -65,11 +61,14 @@ own), and anything shaped like a tax id, a mobile, a landline number (area
 code and local number set apart: 021-62345678, (0755)26668888,
 400-810-8888, +86 21 6234 5678), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
-it; a road after its district, 上海市浦东新区张江路; an estate's building,
-翠苑小区3栋), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
+it; a road after its district, 上海市浦东新区张江路, or after its city and
+province, 浙江省杭州市文三路, its door number without 号 if written; an
+estate's building, 翠苑小区3栋; after its label, 地址：杭州市西湖区文三, or
+under a field so named, 收货地址, deliveryAddress, one cut short), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
 of four), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
-a bank's name, then 9 to 30 digits; or under a field, query parameter or
+a bank's name, then 9 to 30 digits; or right after a bank's name, 中国工商银行杭州分行
+1202…, 工行 1202 …, or where money is sent, 汇款至, 打款至, remit to; or under a field, query parameter or
 header so named: 开户账号, bankAccount, account_no), a person's name in pinyin (a common
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang) or
 an email address (which becomes one at example.com), is replaced by its
@@ -90,7 +89,15 @@ whsim replay --sign standard --secret whsec_... instead.
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
 card number, a labelled bank account, a street address, a name in pinyin
-or an email address. A report of what was replaced goes to stderr.`,
+or an email address. A report of what was replaced goes to stderr.`
+
+// New is whsim anonymize.
+func New(a *cmdutil.App) *cobra.Command {
+	opts := &anonymizeOptions{}
+	cmd := &cobra.Command{
+		Use:   "anonymize --key <key> [<file>...|-] [--out <file|dir>] [--resign <whsec_...>] [--check]",
+		Short: "Replace the names, tax ids and document numbers in captured calls, for sharing",
+		Long:  helpLong,
 		Example: `  whsim anonymize --key "$KEY" calls.ndjson > fixtures/calls.ndjson
   whsim anonymize monday.ndjson tuesday.ndjson --out fixtures/     # the key from WHSIM_ANONYMIZE_KEY
   whsim anonymize --key "$KEY" --check --resign whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw calls.ndjson --out shared.ndjson

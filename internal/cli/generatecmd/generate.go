@@ -46,7 +46,8 @@ func New(a *cmdutil.App) *cobra.Command {
 
 One payload prints as indented JSON; several (--count, or more than one event)
 print as NDJSON, one per line. --out with a .json or .ndjson name writes to
-that file instead (several payloads in a .json file are one JSON array);
+that file instead (several payloads in a .json file are one JSON array, and
+a .ndjson file is NDJSON, even of one payload);
 --out with any other name is a directory, one file per payload. --count is
 per event: --event all --count 10 makes 40.
 --set and --unset take dotted paths into the envelope (data.items.0.quantity,
@@ -99,6 +100,9 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 		next, count = func(e spec.Event) (*payload.Obj, error) { return fixtureDoc(e, pl.Shape) }, 1
 	}
 	out := payload.Output{Format: opts.Output, Path: opts.Out}
+	if err := out.Check(); err != nil {
+		return cmdutil.UsageErr(err)
+	}
 	file := out.File()
 	if dir := out.Dir(); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
