@@ -229,7 +229,9 @@ func WithSettle(d time.Duration) Option {
 }
 
 // WithTimeout is the time limit of one call (whsim check --timeout); 10s
-// by default. A handler still running then counts as a timeout.
+// by default. A handler still running then counts as a timeout. It bounds
+// each question to WithProbe's function too, as --timeout bounds whsim
+// check's probe: one that has not answered then ends the run as its error.
 func WithTimeout(d time.Duration) Option {
 	return func(s *settings) {
 		if d <= 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -663,6 +664,66 @@ func TestProbeThatDoesNotReturn(t *testing.T) {
 				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
 			}
 			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], name) {
+				t.Errorf("said %q", r.errs)
+			}
+		})
+	}
+}
+
+// A probe that does not answer (a store read waiting on a lock, a query
+// on a database that is not there) is bounded as whsim check bounds its
+// --probe-cmd: each question by WithTimeout. Past it, the run ends as for a
+// probe that returned an error, saying it did not answer in time, and
+// nothing is blamed on the receiver; a probe that ignores its context is
+// waited for, saying why, as a handler is, so that none outlives the test.
+func TestProbeThatDoesNotAnswerInTime(t *testing.T) {
+	t.Parallel()
+	for _, honours := range []bool{true, false} {
+		t.Run(fmt.Sprint("honours its context ", honours), func(t *testing.T) {
+			t.Parallel()
+			s := newShop(t, careful, "")
+			stuck, release := make(chan struct{}), make(chan struct{})
+			var once, releaseOnce sync.Once
+			let := func() { releaseOnce.Do(func() { close(release) }) }
+			t.Cleanup(let)
+			var returned atomic.Bool
+			probe := func(ctx context.Context, d Document) (Stored, error) {
+				if d.Kind != "receipt" {
+					return s.probe(ctx, d)
+				}
+				once.Do(func() { close(stuck) })
+				if honours {
+					<-ctx.Done()
+					return Stored{}, ctx.Err()
+				}
+				<-release
+				returned.Store(true)
+				return s.probe(ctx, d)
+			}
+			heard := make(chan string, 1024)
+			r, done := recordHearing("TestShop", heard, func(t tb) {
+				checkHandler(t, s, []Option{WithChecks("effects"), WithProbe(probe), WithSettle(0), WithTimeout(50 * time.Millisecond)})
+			})
+			<-stuck
+			if !honours {
+				for waiting := false; !waiting; {
+					select {
+					case <-done:
+						t.Fatalf("Check returned while the probe was still running:\n%s", r.said())
+					case l := <-heard:
+						waiting = strings.Contains(l, "WithProbe function call(s) still running")
+					}
+				}
+				let()
+			}
+			<-done
+			if !honours && !returned.Load() {
+				t.Error("the probe had not returned when Check did")
+			}
+			if f := slices.DeleteFunc(r.failures(), func(n string) bool { return n == r.name }); len(f) != 0 {
+				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
+			}
+			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], "no answer within 50ms (WithTimeout") {
 				t.Errorf("said %q", r.errs)
 			}
 		})
