@@ -192,7 +192,8 @@ func WithLatencyBudget(d time.Duration) Option {
 
 // WithLoad is how many calls the load check makes and how many are in
 // flight at once (whsim check --load-count, --load-concurrency); 300 and
-// 16 by default.
+// 16 by default. Each document is created, then audited or voided, by one
+// worker: no more are in flight than documents, half the calls.
 func WithLoad(calls, concurrency int) Option {
 	return func(s *settings) {
 		switch {

@@ -298,7 +298,7 @@ func TestLoadAllTimedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 8 calls at 16: every one in flight together, all timed out; the
+	// 8 calls, 4 documents in flight together, all timed out; the
 	// run stops or load fails, and nothing says p50 0.0ms.
 	if l := sum.Load; l != nil && l.TimedOut > 0 && l.P50 == 0 {
 		t.Errorf("load %+v: timed-out calls reported at 0", *l)
@@ -804,6 +804,30 @@ func TestTallyCountsInconclusive(t *testing.T) {
 		}
 		if got.Warn == 0 || got.Inconclusive != inconclusive || got.Inconclusive != want {
 			t.Errorf("%s: %+v, %d results inconclusive, want %d", tt.name, *got, inconclusive, want)
+		}
+	}
+}
+
+// The load check's concurrency is the calls it can have in flight: each
+// worker sends a document's create, then its follow-up, so 10 calls are 5
+// documents, never more than 5 at once. "10 calls at 16 at once" was said
+// (and WithLoad(10, 5000000) spent a minute and 700 MB starting 5,000,000
+// workers for 5 jobs, to say "10 calls at 5000000 at once, 0/s").
+func TestLoadConcurrencyIsWhatCanBeInFlight(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	for _, tt := range []struct{ calls, conc, want int }{{10, 16, 5}, {11, 1 << 20, 6}, {10, 2, 2}} {
+		cfg := testConfig(t, srv.URL)
+		cfg.Checks = []string{Load}
+		cfg.LoadCount, cfg.LoadConcurrency = tt.calls, tt.conc
+		sum, results, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("%d-calls-at-%d", tt.calls, tt.want)
+		if l := sum.Load; l == nil || l.Calls != tt.calls || l.Concurrency != tt.want || len(results) != 1 || results[0].Case.Name != name {
+			t.Errorf("%d calls at %d: load %+v, results %+v; want %d at once, case %s", tt.calls, tt.conc, sum.Load, results, tt.want, name)
 		}
 	}
 }
