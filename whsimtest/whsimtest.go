@@ -305,7 +305,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	var rep *check.Reporter
 	if pn == nil {
 		o.repro = map[*check.Case]string{}
-		rep = &check.Reporter{Out: reproSink(o.repro), Target: target, Header: s.header, Signer: s.signer, Now: time.Now, Budget: s.budget}
+		rep = &check.Reporter{Out: reproSink(o.repro), Target: target, Header: s.header, Signer: s.signer, Now: time.Now, Budget: s.budget, Again: againCommand(target, s)}
 	}
 	if len(runnable) == 0 {
 		o.sum = &check.Summary{Checks: map[string]*check.Tally{}}
@@ -488,6 +488,38 @@ func (o *outcome) replay(t tb, id string) {
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
 	}
+}
+
+// againCommand is the whsim check command that runs a check of a CheckURL
+// run again, as printed, up to its --checks: the URL and WithHeader's
+// headers with their credentials as variables, WithSecret's secret as one,
+// and the options that decide the verdicts as their flags (the load case's
+// hint, run as printed, must send the load the run was judged on).
+func againCommand(target *url.URL, s *settings) string {
+	var tail []string
+	if s.signer != nil {
+		tail = append(tail, `--secret "$WHSIM_CHECK_SECRET"`)
+	}
+	if s.strict {
+		tail = append(tail, "--strict")
+	}
+	if s.budget != check.DefaultLatencyBudget {
+		tail = append(tail, "--latency-budget "+s.budget.String())
+	}
+	if s.loadCalls != check.DefaultLoadCount {
+		tail = append(tail, fmt.Sprintf("--load-count %d", s.loadCalls))
+	}
+	if s.loadConc != check.DefaultLoadConcurrency {
+		tail = append(tail, fmt.Sprintf("--load-concurrency %d", s.loadConc))
+	}
+	if s.timeout != check.DefaultTimeout {
+		tail = append(tail, "--timeout "+s.timeout.String())
+	}
+	if s.fixedIDs {
+		tail = append(tail, "--fixed-ids")
+	}
+	cmd := shellcmd.Whsim{Command: "check", URL: target.String(), Header: s.header, Vars: true, Tail: strings.Join(tail, " ")}
+	return termsafe.Lines(cmd.String()) + " --checks "
 }
 
 // reproduce is the line that gives a failure's command. The command reads

@@ -487,6 +487,30 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
+// The load case's hint under CheckURL is the whsim check command that
+// sends the load the run judged, as printed: WithHeader's credential as a
+// variable the reproduce line names, WithSecret's secret, WithLoad's and
+// WithTimeout's flags. It was the URL alone: 300 calls at 16, unsigned,
+// with no Authorization.
+func TestCheckURLLoadHintRunsTheRunsLoad(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	r := record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("load"), WithLoad(20, 4), WithTimeout(3 * time.Second),
+			WithHeader("Authorization", "Bearer s3cret"), WithSecret(testSecret)})
+	})
+	c := r.find("load/20-calls-at-4")
+	want := `load is judged over all of them: whsim check --url '` + srv.URL + `/hooks' -H "Authorization: $AUTHORIZATION" --secret "$WHSIM_CHECK_SECRET" --load-count 20 --load-concurrency 4 --timeout 3s --checks load`
+	if c == nil || len(c.errs) != 1 || !strings.HasSuffix(c.errs[0], want) || strings.Contains(c.errs[0], "s3cret") ||
+		!strings.Contains(c.errs[0], "reproduce (set AUTHORIZATION, WHSIM_REPLAY_SECRET and WHSIM_CHECK_SECRET first") {
+		t.Fatalf("said %+v, want it to end in %s\n%s", c, want, r.said())
+	}
+}
+
 // CheckURL grades a receiver served over TLS with a test certificate
 // when WithRootCAs trusts it; Check and Run, in memory, refuse it.
 func TestCheckURLWithRootCAs(t *testing.T) {
