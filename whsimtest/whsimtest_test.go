@@ -371,6 +371,17 @@ func TestUserErrors(t *testing.T) {
 	}
 }
 
+// Run given a nil context says so, as it says a nil handler, where it
+// panicked ("cannot create context from nil parent"), ending the test binary.
+func TestRunNilContext(t *testing.T) {
+	t.Parallel()
+	var ctx context.Context
+	rep, err := Run(ctx, newShop(t, careful, ""), WithChecks("accepts-valid"))
+	if rep != nil || err == nil || err.Error() != "whsimtest.Run: the context is nil: pass t.Context() in a test, or context.Background()" {
+		t.Errorf("Run(nil, ...) = %+v, %v", rep, err)
+	}
+}
+
 // A header's value reaches the handler as a server reads it off the wire,
 // and as whsim check -H sends it: without the spaces around it.
 func TestWithHeaderTrimsTheValue(t *testing.T) {
