@@ -155,14 +155,23 @@ install() {
   echo "installed $("$dir/bin/$exe" version) ($archive, sha256 verified)" >&2
 }
 
+# refuse is fail for the run step: args that name no command whsim can
+# run are "could not run the test", and the exit-code output says so (2)
+# as the step's exit does, rather than staying empty, neither a pass nor a
+# failure to a workflow that reads it with continue-on-error.
+refuse() {
+  output exit-code 2
+  fail "$@"
+}
+
 run() {
   local whsim=${WHSIM:?WHSIM (the installed whsim) is not set}
-  [ -n "${INPUT_ARGS//[[:space:]]/}" ] || fail "input args is empty: nothing to run"
+  [ -n "${INPUT_ARGS//[[:space:]]/}" ] || refuse "input args is empty: nothing to run"
   local words a
   words=$(mktemp)
   shell_words "${INPUT_ARGS:-}" >"$words" || {
     rm -f "$words"
-    fail "input args: unbalanced quotes in: ${INPUT_ARGS:-}"
+    refuse "input args: unbalanced quotes in: ${INPUT_ARGS:-}"
   }
   local args=()
   while IFS= read -r -d '' a; do args+=("$a"); done <"$words"
@@ -170,7 +179,7 @@ run() {
   # args is whsim's command line; a leading "whsim" (no command has that
   # name) is taken as the program's own name.
   if [ ${#args[@]} -gt 0 ] && [ "${args[0]}" = whsim ]; then args=("${args[@]:1}"); fi
-  [ ${#args[@]} -gt 0 ] || fail "input args holds only \"whsim\": name a command, e.g. check --url <url>"
+  [ ${#args[@]} -gt 0 ] || refuse "input args holds only \"whsim\": name a command, e.g. check --url <url>"
 
   local code=0
   "$whsim" "${args[@]}" || code=$?

@@ -146,28 +146,36 @@ func WithSecret(secret string) Option {
 // Check only; CheckURL's URL carries its own.
 func WithPath(path string) Option {
 	return func(s *settings) {
-		u, err := url.Parse(path)
-		switch {
-		case err != nil:
-			s.fail("WithPath(%q): %v", path, err)
-		case !strings.HasPrefix(path, "/") || u.Host != "" || u.Scheme != "":
-			s.fail("WithPath(%q): want a path from the root, such as /webhooks/erp", path)
-		case u.Fragment != "":
-			s.fail("WithPath(%q): a fragment never reaches a handler", path)
-		default:
-			q, err := url.ParseQuery(u.RawQuery)
-			switch {
-			case err != nil:
-				s.fail("WithPath(%q): bad query: %v", path, err)
-				return
-			case q.Has("businessType"):
-				// The handler would get two values, the path's first.
-				s.fail("WithPath(%q): the query has businessType already; whsimtest adds each call's own (drop it from the path)", path)
-				return
-			}
-			s.path, s.pathSet = path, true
+		if why := pathProblem(path, "whsimtest adds each call's own"); why != "" {
+			s.fail("WithPath(%q): %s", path, why)
+			return
 		}
+		s.path, s.pathSet = path, true
 	}
+}
+
+// pathProblem says what is wrong with path as the path, and query, a
+// handler is mounted at (WithPath, Call.Path), "" when nothing is; adds
+// says who adds businessType to its query.
+func pathProblem(path, adds string) string {
+	u, err := url.Parse(path)
+	switch {
+	case err != nil:
+		return err.Error()
+	case !strings.HasPrefix(path, "/") || u.Host != "" || u.Scheme != "":
+		return "want a path from the root, such as /webhooks/erp"
+	case u.Fragment != "" || strings.Contains(path, "#"):
+		return "a fragment never reaches a handler"
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	switch {
+	case err != nil:
+		return "bad query: " + err.Error()
+	case q.Has("businessType"):
+		// The handler would get two values, the path's first.
+		return "the query has businessType already; " + adds + " (drop it from the path)"
+	}
+	return ""
 }
 
 // WithLatencyBudget is the p99 latency the latency check allows (whsim
@@ -184,7 +192,8 @@ func WithLatencyBudget(d time.Duration) Option {
 
 // WithLoad is how many calls the load check makes and how many are in
 // flight at once (whsim check --load-count, --load-concurrency); 300 and
-// 16 by default.
+// 16 by default. Each document is created, then audited or voided, by one
+// worker: no more are in flight than documents, half the calls.
 func WithLoad(calls, concurrency int) Option {
 	return func(s *settings) {
 		switch {
@@ -229,7 +238,9 @@ func WithSettle(d time.Duration) Option {
 }
 
 // WithTimeout is the time limit of one call (whsim check --timeout); 10s
-// by default. A handler still running then counts as a timeout.
+// by default. A handler still running then counts as a timeout. It bounds
+// each question to WithProbe's function too, as --timeout bounds whsim
+// check's probe: one that has not answered then ends the run as its error.
 func WithTimeout(d time.Duration) Option {
 	return func(s *settings) {
 		if d <= 0 {

@@ -3,6 +3,7 @@ package whsimtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -76,11 +77,16 @@ func TestCallErrors(t *testing.T) {
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Set: []string{"data.x"}}, `Call.Set "data.x": want <path>=<value>`},
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Set: []string{"data.items.0.quantity=3"}}, "Call.Set data.items.0.quantity: no field data.items in CREATE_RECEIVABLE_DOC (described shape)"},
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Unset: []string{"data.nope"}}, "Unset data.nope: no such field"},
-		{Call{Event: "CREATE_RECEIVABLE_DOC", Path: "hooks"}, "Call.Path hooks: want a path from the root"},
+		{Call{Event: "CREATE_RECEIVABLE_DOC", Path: "hooks"}, `Call.Path "hooks": want a path from the root`},
 		// The handler would read the path's businessType, not the Call's.
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Path: "/hooks?businessType=ABANDON_RECEIVABLE_DOC"},
 			`Call.Path "/hooks?businessType=ABANDON_RECEIVABLE_DOC": the query has businessType already; the Call adds its Event's (drop it from the path)`},
 		{Call{Event: "CREATE_RECEIVABLE_DOC", Secret: "hunter2"}, "Call.Secret: secret must start with whsec_"},
+		// As WithPath refuses them: a fragment ended up in the handler's
+		// businessType ("CREATE_RECEIVABLE_DOC#x"), a bad query was dropped
+		// from its r.URL.Query() unsaid.
+		{Call{Event: "CREATE_RECEIVABLE_DOC", Path: "/hooks#x"}, `Call.Path "/hooks#x": a fragment never reaches a handler`},
+		{Call{Event: "CREATE_RECEIVABLE_DOC", Path: "/hooks?tenant=%zz"}, `Call.Path "/hooks?tenant=%zz": bad query: invalid URL escape "%zz"`},
 	} {
 		_, err := tt.c.Request()
 		if err == nil || !strings.Contains(err.Error(), tt.says) || strings.Contains(err.Error(), ", all") {
@@ -122,3 +128,30 @@ func TestCallRequest(t *testing.T) {
 		t.Error("an hour-old signature verified")
 	}
 }
+
+// NewRequest says what NewBody says of a Set the spec does not know for
+// the event (a typo in a field's name adds a field beside the one meant):
+// it said nothing, and the request went with the field meant unchanged.
+func TestNewRequestLogsWhatNewBodyLogs(t *testing.T) {
+	t.Parallel()
+	c := Call{Event: "CREATE_RECEIVABLE_DOC", Set: []string{"data.收款单.收款单编 号=SKD-1"}}
+	for name, make := range map[string]func(testing.TB, Call){
+		"NewBody":    func(t testing.TB, c Call) { NewBody(t, c) },
+		"NewRequest": func(t testing.TB, c Call) { NewRequest(t, c) },
+	} {
+		l := &logged{TB: t}
+		make(l, c)
+		if len(l.lines) != 1 || !strings.HasPrefix(l.lines[0], "whsimtest."+name+": Set data.收款单.收款单编 号: no field") || !strings.Contains(l.lines[0], `did you mean "收款单编号"?`) {
+			t.Errorf("%s logged %q", name, l.lines)
+		}
+	}
+}
+
+// logged is a testing.TB that keeps what is logged.
+type logged struct {
+	testing.TB
+	lines []string
+}
+
+func (l *logged) Helper()         {}
+func (l *logged) Log(args ...any) { l.lines = append(l.lines, fmt.Sprint(args...)) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 
 	"github.com/whsim/whsim/internal/probe"
 )
@@ -54,7 +55,9 @@ type Stored struct {
 // the probe's own (the store could not be read), never the receiver's: it
 // ends the run and fails the test with it. So does a panic, or t.Fatal or
 // a require call inside it, which end the goroutine the battery asks it
-// from, not the test's: return the error instead.
+// from, not the test's: return the error instead. So does no answer within
+// WithTimeout (10s), when ctx ends: the run then waits for the function to
+// return, as for a handler.
 type ProbeFunc func(ctx context.Context, d Document) (Stored, error)
 
 // probeName is the probe as a failure names it.
@@ -65,6 +68,13 @@ const probeName = "WithProbe function"
 type funcProbe struct {
 	f     ProbeFunc
 	asked atomic.Int64
+	// timeout bounds one question (WithTimeout), as whsim check --timeout
+	// bounds --probe-cmd: a probe that does not answer ends the run as its
+	// error, not the test binary at go test's -timeout.
+	timeout time.Duration
+	// running counts the calls of f not yet returned, which the run waits
+	// for as for its handler's (one may ignore its context).
+	running *running
 }
 
 func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, error) {
@@ -75,6 +85,9 @@ func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, er
 		what += " (a document never sent, asked first: the answer must be Count 0)"
 	}
 	s, err, ended := p.call(ctx, d)
+	if ended == errRunEnded {
+		return probe.Answer{}, context.Cause(ctx) // the run's own end, not the probe's
+	}
 	if ended != "" {
 		return probe.Answer{}, &probe.Error{Probe: probeName, Reason: fmt.Sprintf("asked about %s, it %s", what, ended)}
 	}
@@ -108,14 +121,26 @@ func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, er
 // the goroutine they are called in) or panics (a panic in a goroutine
 // of the battery would end the whole test binary). ended says which,
 // "" when f returned.
+//
+// The question is bounded by p.timeout: past it, ended says the probe gave
+// no answer in time, and f is left to finish (counted in p.running); as
+// is it when the run ends first (errRunEnded).
 func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, err error, ended string) {
+	parent := ctx
+	if p.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.timeout)
+		defer cancel()
+	}
 	type answer struct {
 		s     Stored
 		err   error
 		ended string
 	}
 	got := make(chan answer, 1)
+	p.running.add()
 	go func() {
+		defer p.running.done()
 		returned := false
 		defer func() {
 			if returned {
@@ -132,8 +157,42 @@ func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, err error, 
 		returned = true
 		got <- answer{s: s, err: err}
 	}()
-	a := <-got
-	return a.s, a.err, a.ended
+	// answered is what f returned: an error its context's end gave it is
+	// said as that end.
+	answered := func(a answer) (Stored, error, string) {
+		if a.err != nil && ctx.Err() != nil {
+			return p.late(parent)
+		}
+		return a.s, a.err, a.ended
+	}
+	select {
+	case a := <-got:
+		return answered(a)
+	case <-ctx.Done():
+		// A probe that answered as its context ended did answer: a select
+		// with both ready picks either.
+		select {
+		case a := <-got:
+			return answered(a)
+		default:
+		}
+		return p.late(parent)
+	}
+}
+
+// errRunEnded is call's ended when the run ended while the probe was
+// asked (its context, or another question's failure): no fault of the
+// probe's.
+const errRunEnded = "\x00the run ended"
+
+// late is what a question whose context ended before the probe answered
+// came to: the run's end (parent done), or the probe's time limit.
+func (p *funcProbe) late(parent context.Context) (Stored, error, string) {
+	if parent.Err() != nil {
+		return Stored{}, nil, errRunEnded
+	}
+	return Stored{}, nil, fmt.Sprintf("gave no answer within %s (WithTimeout, which bounds each question to the probe as whsim check --timeout bounds its probe): "+
+		"is it waiting on a lock, or on a database that is not there?", p.timeout)
 }
 
 // rawOf is an answer as failures quote it: the JSON a CLI probe would

@@ -85,6 +85,11 @@ func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
 	if isNil(h) {
 		return nil, errors.New("whsimtest.Run: the handler is nil")
 	}
+	if ctx == nil {
+		// As http.NewRequestWithContext refuses one: context.WithCancel
+		// and the calls' requests panic on it.
+		return nil, errors.New("whsimtest.Run: the context is nil: pass t.Context() in a test, or context.Background()")
+	}
 	s, err := newSettings(opts)
 	if err != nil {
 		return nil, errors.New("whsimtest.Run: " + err.Error())

@@ -287,8 +287,10 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 			notices = append(notices, "whsimtest: "+ours(msg, pn))
 		},
 	}
+	var fp *funcProbe
 	if s.probe != nil {
-		cfg.Probe = &funcProbe{f: s.probe}
+		fp = &funcProbe{f: s.probe, timeout: s.timeout, running: &running{}}
+		cfg.Probe = fp
 	}
 	// The seed is said at once to a test: one whose handler hangs ends at
 	// go test's -timeout with only what it said before.
@@ -303,7 +305,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	var rep *check.Reporter
 	if pn == nil {
 		o.repro = map[*check.Case]string{}
-		rep = &check.Reporter{Out: reproSink(o.repro), Target: target, Header: s.header, Signer: s.signer, Now: time.Now, Budget: s.budget}
+		rep = &check.Reporter{Out: reproSink(o.repro), Target: target, Header: s.header, Signer: s.signer, Now: time.Now, Budget: s.budget, Again: againCommand(target, s)}
 	}
 	if len(runnable) == 0 {
 		o.sum = &check.Summary{Checks: map[string]*check.Tally{}}
@@ -324,6 +326,9 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	}
 	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
 		logf("whsimtest: the run ended (%v) with %d handler call(s) still running, left to finish", context.Cause(ctx), mem.running.n.Load())
+	}
+	if fp != nil && !waitFor(t, ctx, fp.running, s.timeout, probeStillRunning) {
+		logf("whsimtest: the run ended (%v) with %d %s call(s) still running, left to finish", context.Cause(ctx), fp.running.n.Load(), probeName)
 	}
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
@@ -385,6 +390,27 @@ func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration)
 	if t != nil {
 		t.Helper()
 	}
+	return waitFor(t, ctx, r, grace, handlersStillRunning)
+}
+
+// handlersStillRunning and probeStillRunning say why the run waits, when
+// n calls of the handler or the probe are still running grace after the run.
+func handlersStillRunning(n int64, grace time.Duration) string {
+	return fmt.Sprintf("whsimtest: waiting for %d handler call(s) still running %s after their time limit (WithTimeout) ended: "+
+		"the handler does not return when its request's context ends, and the run ends only after its last handler call", n, grace)
+}
+
+func probeStillRunning(n int64, grace time.Duration) string {
+	return fmt.Sprintf("whsimtest: waiting for %d %s call(s) still running %s after their time limit (WithTimeout) ended: "+
+		"the probe does not return when its context ends, and the run ends only after its last call, so that none reads a store the test's t.Cleanup closed", n, probeName, grace)
+}
+
+// waitFor is waitForHandlers for the calls r counts, saying why it waits
+// with stillRunning.
+func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRunning func(n int64, grace time.Duration) string) bool {
+	if t != nil {
+		t.Helper()
+	}
 	all := r.returned()
 	late := time.NewTimer(grace)
 	defer late.Stop()
@@ -400,8 +426,7 @@ func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration)
 	case <-late.C:
 	}
 	if t != nil {
-		t.Logf("whsimtest: waiting for %d handler call(s) still running %s after their time limit (WithTimeout) ended: "+
-			"the handler does not return when its request's context ends, and the run ends only after its last handler call", r.n.Load(), grace)
+		t.Log(stillRunning(r.n.Load(), grace))
 	}
 	select {
 	case <-all:
@@ -463,6 +488,38 @@ func (o *outcome) replay(t tb, id string) {
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
 	}
+}
+
+// againCommand is the whsim check command that runs a check of a CheckURL
+// run again, as printed, up to its --checks: the URL and WithHeader's
+// headers with their credentials as variables, WithSecret's secret as one,
+// and the options that decide the verdicts as their flags (the load case's
+// hint, run as printed, must send the load the run was judged on).
+func againCommand(target *url.URL, s *settings) string {
+	var tail []string
+	if s.signer != nil {
+		tail = append(tail, `--secret "$WHSIM_CHECK_SECRET"`)
+	}
+	if s.strict {
+		tail = append(tail, "--strict")
+	}
+	if s.budget != check.DefaultLatencyBudget {
+		tail = append(tail, "--latency-budget "+s.budget.String())
+	}
+	if s.loadCalls != check.DefaultLoadCount {
+		tail = append(tail, fmt.Sprintf("--load-count %d", s.loadCalls))
+	}
+	if s.loadConc != check.DefaultLoadConcurrency {
+		tail = append(tail, fmt.Sprintf("--load-concurrency %d", s.loadConc))
+	}
+	if s.timeout != check.DefaultTimeout {
+		tail = append(tail, "--timeout "+s.timeout.String())
+	}
+	if s.fixedIDs {
+		tail = append(tail, "--fixed-ids")
+	}
+	cmd := shellcmd.Whsim{Command: "check", URL: target.String(), Header: s.header, Vars: true, Tail: strings.Join(tail, " ")}
+	return termsafe.Lines(cmd.String()) + " --checks "
 }
 
 // reproduce is the line that gives a failure's command. The command reads

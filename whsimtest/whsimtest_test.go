@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -370,6 +371,17 @@ func TestUserErrors(t *testing.T) {
 	}
 }
 
+// Run given a nil context says so, as it says a nil handler, where it
+// panicked ("cannot create context from nil parent"), ending the test binary.
+func TestRunNilContext(t *testing.T) {
+	t.Parallel()
+	var ctx context.Context
+	rep, err := Run(ctx, newShop(t, careful, ""), WithChecks("accepts-valid"))
+	if rep != nil || err == nil || err.Error() != "whsimtest.Run: the context is nil: pass t.Context() in a test, or context.Background()" {
+		t.Errorf("Run(nil, ...) = %+v, %v", rep, err)
+	}
+}
+
 // A header's value reaches the handler as a server reads it off the wire,
 // and as whsim check -H sends it: without the spaces around it.
 func TestWithHeaderTrimsTheValue(t *testing.T) {
@@ -483,6 +495,30 @@ func TestCheckURL(t *testing.T) {
 		if len(r.errs) != 1 || !strings.Contains(r.errs[0], says) {
 			t.Errorf("%s: said %q, want %q", url, r.errs, says)
 		}
+	}
+}
+
+// The load case's hint under CheckURL is the whsim check command that
+// sends the load the run judged, as printed: WithHeader's credential as a
+// variable the reproduce line names, WithSecret's secret, WithLoad's and
+// WithTimeout's flags. It was the URL alone: 300 calls at 16, unsigned,
+// with no Authorization.
+func TestCheckURLLoadHintRunsTheRunsLoad(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	r := record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("load"), WithLoad(20, 4), WithTimeout(3 * time.Second),
+			WithHeader("Authorization", "Bearer s3cret"), WithSecret(testSecret)})
+	})
+	c := r.find("load/20-calls-at-4")
+	want := `load is judged over all of them: whsim check --url '` + srv.URL + `/hooks' -H "Authorization: $AUTHORIZATION" --secret "$WHSIM_CHECK_SECRET" --load-count 20 --load-concurrency 4 --timeout 3s --checks load`
+	if c == nil || len(c.errs) != 1 || !strings.HasSuffix(c.errs[0], want) || strings.Contains(c.errs[0], "s3cret") ||
+		!strings.Contains(c.errs[0], "reproduce (set AUTHORIZATION, WHSIM_REPLAY_SECRET and WHSIM_CHECK_SECRET first") {
+		t.Fatalf("said %+v, want it to end in %s\n%s", c, want, r.said())
 	}
 }
 
@@ -620,7 +656,9 @@ func TestCheckWaitsForHandlersPastTheirTimeLimit(t *testing.T) {
 		case <-done:
 			t.Fatalf("Check returned while the handler was still running:\n%s", r.said())
 		case l := <-heard:
-			waiting = strings.Contains(l, "waiting for 1 handler call")
+			// Any count: on a loaded machine another call may have passed
+			// its time limit too and not yet returned when this is said.
+			waiting = strings.Contains(l, "handler call(s) still running")
 		}
 	}
 	let()
@@ -663,6 +701,66 @@ func TestProbeThatDoesNotReturn(t *testing.T) {
 				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
 			}
 			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], name) {
+				t.Errorf("said %q", r.errs)
+			}
+		})
+	}
+}
+
+// A probe that does not answer (a store read waiting on a lock, a query
+// on a database that is not there) is bounded as whsim check bounds its
+// --probe-cmd: each question by WithTimeout. Past it, the run ends as for a
+// probe that returned an error, saying it did not answer in time, and
+// nothing is blamed on the receiver; a probe that ignores its context is
+// waited for, saying why, as a handler is, so that none outlives the test.
+func TestProbeThatDoesNotAnswerInTime(t *testing.T) {
+	t.Parallel()
+	for _, honours := range []bool{true, false} {
+		t.Run(fmt.Sprint("honours its context ", honours), func(t *testing.T) {
+			t.Parallel()
+			s := newShop(t, careful, "")
+			stuck, release := make(chan struct{}), make(chan struct{})
+			var once, releaseOnce sync.Once
+			let := func() { releaseOnce.Do(func() { close(release) }) }
+			t.Cleanup(let)
+			var returned atomic.Bool
+			probe := func(ctx context.Context, d Document) (Stored, error) {
+				if d.Kind != "receipt" {
+					return s.probe(ctx, d)
+				}
+				once.Do(func() { close(stuck) })
+				if honours {
+					<-ctx.Done()
+					return Stored{}, ctx.Err()
+				}
+				<-release
+				returned.Store(true)
+				return s.probe(ctx, d)
+			}
+			heard := make(chan string, 1024)
+			r, done := recordHearing("TestShop", heard, func(t tb) {
+				checkHandler(t, s, []Option{WithChecks("effects"), WithProbe(probe), WithSettle(0), WithTimeout(50 * time.Millisecond)})
+			})
+			<-stuck
+			if !honours {
+				for waiting := false; !waiting; {
+					select {
+					case <-done:
+						t.Fatalf("Check returned while the probe was still running:\n%s", r.said())
+					case l := <-heard:
+						waiting = strings.Contains(l, "WithProbe function call(s) still running")
+					}
+				}
+				let()
+			}
+			<-done
+			if !honours && !returned.Load() {
+				t.Error("the probe had not returned when Check did")
+			}
+			if f := slices.DeleteFunc(r.failures(), func(n string) bool { return n == r.name }); len(f) != 0 {
+				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
+			}
+			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], "no answer within 50ms (WithTimeout") {
 				t.Errorf("said %q", r.errs)
 			}
 		})

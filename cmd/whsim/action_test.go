@@ -488,6 +488,12 @@ func TestAction(t *testing.T) {
 		if res.code != 2 {
 			t.Fatalf("exit %d, want 2\n%s", res.code, res.stderr)
 		}
+		// The exit-code output says it too: whsim could not run the test
+		// (2), where it was left empty, neither a pass nor a failure to a
+		// workflow reading it with continue-on-error.
+		if res.outputs["exit-code"] != "2" {
+			t.Errorf("exit-code output %q, want 2", res.outputs["exit-code"])
+		}
 		var commands []string
 		for _, line := range strings.Split(res.stderr, "\n") {
 			if strings.HasPrefix(line, "::") {

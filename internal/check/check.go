@@ -1186,7 +1186,10 @@ func underLoadCase() *Case { return &Case{Check: Effects, Name: "under-load/"} }
 // loadCase is the load check's result as the run plans it: its calls and
 // their concurrency ("300-calls-at-16").
 func (r *runner) loadCase() *Case {
-	return &Case{Check: Load, Name: loadName(r.cfg.LoadCount, max(r.cfg.LoadConcurrency, 1))}
+	// Its concurrency as load() runs it: no more calls in flight than
+	// documents, a create and its follow-up each (loadPairs).
+	docs := max((r.cfg.LoadCount+1)/2, 1)
+	return &Case{Check: Load, Name: loadName(r.cfg.LoadCount, min(max(r.cfg.LoadConcurrency, 1), docs))}
 }
 
 // loadName names the load check's result: calls sent, at conc at once.

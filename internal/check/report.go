@@ -50,6 +50,13 @@ type Reporter struct {
 	// FILE), as RunConfig's: a reproduction without them fails on the
 	// receiver's certificate before it reaches the receiver.
 	CurlTLS []string
+	// Again is the command line that runs a check of this run again, as
+	// printed, ending in "--checks ": the URL and headers with their
+	// credentials as variables, the secret, and the flags that decide the
+	// verdicts (--load-count, --load-concurrency, --timeout...). The load
+	// case's hint is Again with "load"; without it, a command of the URL
+	// and headers alone.
+	Again string
 
 	failures []CaseReport // for the summary's reproduce commands
 	results  *os.File     // SaveDir's ResultsFile
@@ -275,8 +282,14 @@ func (r *Reporter) reproduce(cc *CaseReport) string {
 		cmd = r.curlCommand(cc)
 	}
 	if cc.Case.Check == Load {
-		// A hint runs as printed: it names the receiver.
-		again := (&shellcmd.Whsim{Command: "check", URL: r.Target.String(), Flags: []string{"--checks", "load"}}).String()
+		// A hint runs as printed: it names the receiver, with the
+		// credentials and the flags the run's load was judged with (the
+		// URL alone sent 300 calls at 16 with no Authorization, for a run
+		// of --load-count 20 with -H 'Authorization: ...').
+		again := r.Again + Load
+		if r.Again == "" {
+			again = (&shellcmd.Whsim{Command: "check", URL: r.Target.String(), Header: r.Header, Vars: true, Flags: []string{"--checks", "load"}}).String()
+		}
 		if cc.File != "" {
 			cmd += "  # every call of the load check, one after another; load is judged at concurrency: " + again
 		} else {

@@ -298,7 +298,7 @@ func TestLoadAllTimedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 8 calls at 16: every one in flight together, all timed out; the
+	// 8 calls, 4 documents in flight together, all timed out; the
 	// run stops or load fails, and nothing says p50 0.0ms.
 	if l := sum.Load; l != nil && l.TimedOut > 0 && l.P50 == 0 {
 		t.Errorf("load %+v: timed-out calls reported at 0", *l)
@@ -582,6 +582,7 @@ func TestExcludeCasesMatchingNothing(t *testing.T) {
 		globs     []string
 		unmatched []string // want refused, naming these; nil: runs
 		unsigned  bool
+		conc      int // --load-concurrency; 0: 2
 	}{
 		{name: "a typo", checks: []string{UnknownEvent}, globs: []string{"CREATE_SALES_ORDR/*"}, unmatched: []string{"CREATE_SALES_ORDR/*"}},
 		{name: "* does not cross /", checks: []string{rejectsMalformed}, globs: []string{"type/*", "not-json"}, unmatched: []string{"type/*"}},
@@ -591,6 +592,10 @@ func TestExcludeCasesMatchingNothing(t *testing.T) {
 		{name: "effects', without a probe", checks: []string{UnknownEvent}, globs: []string{"effects/created/*/*", "under-load/*"}},
 		{name: "load's result name", checks: []string{UnknownEvent}, globs: []string{"4-calls-at-2"}},
 		{name: "another load's", checks: []string{UnknownEvent}, globs: []string{"300-calls-at-16"}, unmatched: []string{"300-calls-at-16"}},
+		// 4 calls are 2 documents: never more than 2 at once, and the
+		// result is named so whatever --load-concurrency asked.
+		{name: "load's name at what can be in flight", checks: []string{UnknownEvent}, globs: []string{"4-calls-at-2"}, conc: 16},
+		{name: "load's name at what was asked", checks: []string{UnknownEvent}, globs: []string{"4-calls-at-16"}, conc: 16, unmatched: []string{"4-calls-at-16"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls atomic.Int32
@@ -603,6 +608,9 @@ func TestExcludeCasesMatchingNothing(t *testing.T) {
 			cfg := testConfig(t, srv.URL)
 			cfg.Checks, cfg.ExcludeCases = tc.checks, tc.globs
 			cfg.LoadCount, cfg.LoadConcurrency = 4, 2
+			if tc.conc != 0 {
+				cfg.LoadConcurrency = tc.conc
+			}
 			if tc.unsigned {
 				cfg.Signer = nil
 			}
@@ -925,5 +933,29 @@ func TestTotalWithoutGlobs(t *testing.T) {
 	}
 	if sum.Total != len(results) || sum.Done != sum.Total || len(results) != 4 {
 		t.Errorf("total %d, done %d, %d results; want 4 each (2 cases, 2 skips)", sum.Total, sum.Done, len(results))
+	}
+}
+
+// The load check's concurrency is the calls it can have in flight: each
+// worker sends a document's create, then its follow-up, so 10 calls are 5
+// documents, never more than 5 at once. "10 calls at 16 at once" was said
+// (and WithLoad(10, 5000000) spent a minute and 700 MB starting 5,000,000
+// workers for 5 jobs, to say "10 calls at 5000000 at once, 0/s").
+func TestLoadConcurrencyIsWhatCanBeInFlight(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(newReceiver(t, defects{}))
+	defer srv.Close()
+	for _, tt := range []struct{ calls, conc, want int }{{10, 16, 5}, {11, 1 << 20, 6}, {10, 2, 2}} {
+		cfg := testConfig(t, srv.URL)
+		cfg.Checks = []string{Load}
+		cfg.LoadCount, cfg.LoadConcurrency = tt.calls, tt.conc
+		sum, results, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("%d-calls-at-%d", tt.calls, tt.want)
+		if l := sum.Load; l == nil || l.Calls != tt.calls || l.Concurrency != tt.want || len(results) != 1 || results[0].Case.Name != name {
+			t.Errorf("%d calls at %d: load %+v, results %+v; want %d at once, case %s", tt.calls, tt.conc, sum.Load, results, tt.want, name)
+		}
 	}
 }

@@ -42,6 +42,9 @@ func Words(words []string) string {
 // ($NAME or ${NAME} outside single quotes), each once, in order: the
 // credentials a command meant to run again gives as variables, for its
 // reader to set first. Special parameters ($1, $?, $(…)) are no names.
+// A comment is prose, whose apostrophes quote nothing; the command a hint
+// in it names to run ("# ...: whsim check --url ... -H "X: $X"") is read
+// from that command on.
 func Vars(cmd string) []string {
 	var names []string
 	single, double := false, false
@@ -50,6 +53,15 @@ func Vars(cmd string) []string {
 		switch {
 		case single:
 			single = ch != '\''
+		case ch == '#' && !double && (i == 0 || cmd[i-1] == ' ' || cmd[i-1] == '\t'):
+			if at := strings.Index(cmd[i:], "whsim "); at >= 0 {
+				for _, name := range Vars(cmd[i+at:]) {
+					if !slices.Contains(names, name) {
+						names = append(names, name)
+					}
+				}
+			}
+			return names
 		case ch == '\\':
 			i++
 		case ch == '\'' && !double:

@@ -66,6 +66,10 @@ func TestVars(t *testing.T) {
 		`WHSIM_CODE='A' sh -c 'sqlite3 app.db "select 1 where n = '\''$WHSIM_CODE'\''"'`:                              nil,
 		`echo \$NOT "${BRACED}" $1 "$TOKEN" "$TOKEN"`:                                                                 {"BRACED", "TOKEN"},
 		`curl 'http://h/x'`: nil,
+		// A hint in a comment: its prose's apostrophe quotes nothing, and
+		// its command reads what it reads (WHSIM_CHECK_SECRET was missed).
+		`curl -H "X-Key: $X_KEY" 'u'  # one of the run's calls; load is judged over all of them: whsim check --url 'u?t='"$T" --secret "$WHSIM_CHECK_SECRET" --checks load`: {"X_KEY", "T", "WHSIM_CHECK_SECRET"},
+		`echo "a # $IN_QUOTES" 'b#$NOT' x#$Y`: {"IN_QUOTES", "Y"},
 	} {
 		if got := Vars(cmd); !slices.Equal(got, want) {
 			t.Errorf("Vars(%s) = %q, want %q", cmd, got, want)

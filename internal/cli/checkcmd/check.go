@@ -557,7 +557,7 @@ func newCheckReporter(a *cmdutil.App, opts *checkOptions, target *url.URL, heade
 	// JUnit suites carry the target: two receivers' reports merged stay apart.
 	where := termsafe.URL(target)
 	r := &check.Reporter{Out: checkout.CheckSink{R: out}, Target: target, Header: header, SaveDir: opts.SaveCases, Budget: opts.LatencyBudget, Verbose: opts.Verbose,
-		CurlTLS: curlTLSOf(opts)}
+		CurlTLS: curlTLSOf(opts), Again: checkCommand(target.String(), header, opts.Secret != "", opts) + " --checks "}
 	if opts.JUnit != "" {
 		r.JUnit = checkout.CheckSink{R: term.NewJUnit(&opts.junit, where), JUnit: true}
 	}
