@@ -141,7 +141,7 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 				t.Skip(err)
 			}
 		}
-		got, gotTorn := v.checkCapture(line)
+		got, _, gotTorn := v.checkCapture(line)
 		var want []Finding
 		wantTorn := false
 		if rec, err := capture.Decode(line); err != nil {

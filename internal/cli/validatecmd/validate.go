@@ -200,7 +200,10 @@ func (r *validateRun) run(ctx context.Context) error {
 	if sum.Array != "" {
 		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
 	}
-	if sum.Payloads == 0 {
+	if sum.Payloads == 0 && sum.NotChecked > 0 && sum.Failed == 0 {
+		return r.nothingChecked(sum)
+	}
+	if sum.Payloads+sum.NotChecked == 0 {
 		noPayloads := errors.New("validate: no payloads")
 		switch r.opts.Output {
 		case term.Text: // nothing was checked: no "ok" line to be read as a pass
@@ -230,6 +233,25 @@ func (r *validateRun) run(ctx context.Context) error {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// nothingChecked ends a run whose every payload was one no rule could look
+// at, and none failed: no pass (exit 1, as no payloads is). Text and JSON
+// end with the summary saying so; -o junit, as --junit FILE, is one case
+// in error saying why, since a report of skipped cases reads as nothing
+// failed; the job summary, as for no payloads, says the run's error.
+func (r *validateRun) nothingChecked(sum validate.Summary) error {
+	err := fmt.Errorf("validate: nothing checked: no rule could look at the %s read",
+		term.Plural(sum.NotChecked, "payload", fmt.Sprintf("%d payloads", sum.NotChecked)))
+	if r.opts.Output == term.JUnit {
+		_ = r.out.Abort()
+		if werr := term.WriteJUnitError(r.a.Streams.Out, "whsim validate", "whsim.validate", err.Error()); werr != nil {
+			return werr
+		}
+	} else if werr := r.out.Finish(validateout.ValidateSummary{Summary: sum, Error: validateout.NothingChecked}); werr != nil {
+		return werr
+	}
+	return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 }
 
 // endedEarly ends a run Ctrl-C or SIGTERM stopped (ctx done; err, the
