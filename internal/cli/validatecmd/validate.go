@@ -55,6 +55,13 @@ all fails (exit 1). An input whose first line starts no JSON value (YAML,
 text, HTML) is refused in one line saying where and why (exit 2); a payload
 that is not JSON further on is a json-syntax finding.
 
+A payload no rule could look at (a capture record with no body: refused,
+over --max-body, closed at listen's stop; a record or payload validate
+cannot read; a body that is not JSON under --ignore json-syntax) is counted
+"not checked", apart from the payloads checked, and never passes: --ignore
+drops its finding, not that. A run that checked nothing, none failing, ends
+"NOT CHECKED" ("error":"nothing checked") and fails (exit 1).
+
 Rules (--ignore <id> silences one):
 ` + validate.RuleHelp(),
 		Example: `  whsim validate payload.json
