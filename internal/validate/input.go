@@ -180,8 +180,7 @@ func fitted(size int64, limit int) int {
 // judgeLong reports an item too large to check into r.
 func (v *Validator) judgeLong(rd *input.Reader, kind input.Kind, it *input.Item, r *result) {
 	r.Line, r.Element = it.Line, it.Element
-	r.Findings = v.tooLarge(rd, it)
-	r.notChecked = "larger than validate reads; not checked"
+	r.Findings, r.notChecked = v.tooLarge(rd, it)
 	switch kind {
 	case input.Document:
 		r.Line = 0
@@ -267,10 +266,13 @@ func (v *Validator) check(body []byte, event string) (fs []Finding, notChecked s
 	return fs, notChecked, false
 }
 
-func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) []Finding {
+// tooLarge is the finding of an item too large to check, and why it was
+// not checked (said also when payload-size is ignored).
+func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) ([]Finding, string) {
 	var tl *input.TooLargeError
 	errors.As(rd.TooLarge(it), &tl)
-	return v.single(rulePayloadSize, tl.Error()+"; not checked")
+	why := tl.Error() + "; not checked"
+	return v.single(rulePayloadSize, why), why
 }
 
 // shift moves a finding's position from its element to the whole input:
