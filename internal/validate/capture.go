@@ -16,12 +16,13 @@ func isCapture(line []byte) bool { return input.IsRecord(line) }
 // checkCapture validates the request body of one capture record: the
 // query's businessType is the event. A line that is not a readable record,
 // or a query without businessType, is an error finding; torn says the line
-// is a record cut short (input.CutShort), which has none.
-func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
+// is a record cut short (input.CutShort), which has none; notChecked, when
+// not "", is why no rule could look at the body (see checkRecord).
+func (v *Validator) checkCapture(line []byte) (fs []Finding, notChecked string, torn bool) {
 	c := v.pool.Get().(*checker)
 	f, ok := leanRecord(&c.lx, line, c.body)
 	if ok {
-		fs = v.checkLean(&f)
+		fs, notChecked = v.checkLean(&f)
 		if cap(f.body) > cap(c.body) {
 			c.body = f.body[:0] // grown: kept for the next record
 		}
@@ -29,7 +30,7 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
 	c.lx.Reset(nil)
 	v.pool.Put(c)
 	if ok {
-		return fs, false
+		return fs, notChecked, false
 	}
 	// The slow path, and its error messages (leanrecord.go): what replay,
 	// inspect and anonymize refuse (a duplicate key, an unknown format
@@ -37,20 +38,22 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, torn bool) {
 	rec, err := capture.Decode(line)
 	if err != nil {
 		if input.CutShort(line) {
-			return nil, true
+			return nil, "", true
 		}
-		return v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err)), false
+		why := fmt.Sprintf("not a readable capture record: %v", err)
+		return v.single(ruleCapture, why), why, false
 	}
-	return v.CheckRecord(rec), false
+	fs, notChecked = v.checkRecord(rec)
+	return fs, notChecked, false
 }
 
 // checkLean is CheckRecord of the record the fast path read, with no copy
 // of its body or query in the usual case of a body stored as it was.
-func (v *Validator) checkLean(f *leanFields) []Finding {
+func (v *Validator) checkLean(f *leanFields) ([]Finding, string) {
 	switch string(f.bodyEncoding) {
 	case capture.UTF8, "":
 	default: // base64, or an encoding that is an error
-		return v.CheckRecord(&capture.Record{Query: string(f.query),
+		return v.checkRecord(&capture.Record{Query: string(f.query),
 			Body: string(f.body), BodyEncoding: string(f.bodyEncoding)})
 	}
 	// The query is only read during the check (messages quote a copy).
@@ -62,25 +65,36 @@ func (v *Validator) checkLean(f *leanFields) []Finding {
 // checkCapture does. The record's query may still be as its line stores
 // it (QueryEncoding set: base64 for a query that is not UTF-8).
 func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
+	fs, _ := v.checkRecord(rec)
+	return fs
+}
+
+// checkRecord is CheckRecord; notChecked, when not "", is why no rule
+// could look at the body: the record holds none (refused, over the limit,
+// closed at listen's stop), or one that cannot be read. It is said whether
+// or not the rule that reports it is ignored: dropping a finding does not
+// make a body checked.
+func (v *Validator) checkRecord(rec *capture.Record) (fs []Finding, notChecked string) {
+	unread := func(rule, why string) ([]Finding, string) { return v.single(rule, why), why }
 	if j := rec.Rejected; j != nil && j.ClosedAtStop {
-		return v.single(RuleClosedAtStop, rec.RejectedWhy())
+		return unread(RuleClosedAtStop, rec.RejectedWhy())
 	}
 	if rec.Rejected != nil {
-		return v.single(RuleRejected, rec.RejectedWhy())
+		return unread(RuleRejected, rec.RejectedWhy())
 	}
 	if rec.BodyOverLimit > 0 {
 		// Its empty body is not what came: nothing to check.
-		return v.single(RuleBodyLimit, rec.OverLimitWhy())
+		return unread(RuleBodyLimit, rec.OverLimitWhy())
 	}
 	body, err := rec.RequestBody()
 	if err != nil {
-		return v.single(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
+		return unread(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))
 	}
 	query := rec.Query
 	if rec.QueryEncoding != "" {
 		q, err := capture.DecodeBody(rec.Query, rec.QueryEncoding)
 		if err != nil {
-			return v.single(ruleCapture, fmt.Sprintf("the record's query (%s) cannot be decoded: %v", rec.QueryEncoding, err))
+			return unread(ruleCapture, fmt.Sprintf("the record's query (%s) cannot be decoded: %v", rec.QueryEncoding, err))
 		}
 		query = string(q)
 	}
@@ -90,7 +104,7 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 		content, err := capture.DecodeContent(body, codings, input.Max)
 		if err != nil {
 			if fs := v.single(RuleContentEncoding, err.Error()); fs != nil {
-				return fs
+				return fs, "the body's Content-Encoding cannot be undone: " + err.Error()
 			}
 			// Ignored: the bytes as they came are checked, never passed
 			// unread.
@@ -102,22 +116,23 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 }
 
 // checkRequest checks a captured request's body against the event its
-// query names. utf8OK says the body is known to be valid UTF-8.
-func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) []Finding {
+// query names. utf8OK says the body is known to be valid UTF-8;
+// notChecked is as checkBody's.
+func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) (fs []Finding, notChecked string) {
 	event, ok := spec.QueryEvent(query)
-	if !ok {
-		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has %s", query, spec.NoEvent(query)))
-		return append(fs, v.checkBody(body, "", utf8OK)...)
+	switch {
+	case !ok:
+		fs = v.single(RuleQueryEvent, fmt.Sprintf("the captured query %q has %s", query, spec.NoEvent(query)))
+		event = ""
+	case event == "":
+		fs = v.single(RuleQueryEvent, "the captured query's businessType is empty")
+	default:
+		if other, twice := spec.QueryConflict(query); twice {
+			fs = v.single(RuleQueryEvent, fmt.Sprintf("the captured query names businessType twice, %q and %q: receivers read either (Go and Express the first, PHP the last); checked as %s", event, other, event))
+		}
 	}
-	if event == "" {
-		fs := v.single(RuleQueryEvent, "the captured query's businessType is empty")
-		return append(fs, v.checkBody(body, "", utf8OK)...)
-	}
-	if other, twice := spec.QueryConflict(query); twice {
-		fs := v.single(RuleQueryEvent, fmt.Sprintf("the captured query names businessType twice, %q and %q: receivers read either (Go and Express the first, PHP the last); checked as %s", event, other, event))
-		return append(fs, v.checkBody(body, event, utf8OK)...)
-	}
-	return v.checkBody(body, event, utf8OK)
+	body2, notChecked := v.checkBody(body, event, utf8OK)
+	return append(fs, body2...), notChecked
 }
 
 func (v *Validator) single(rule, msg string) []Finding {

@@ -10,3 +10,8 @@ type Case struct {
 // Skipped says the payload was not checked: a capture record cut short
 // (torn-line), which its finding says, and which only warns.
 func (c Case) Skipped() bool { return c.skipped }
+
+// NotChecked is why no rule could look at the payload, "" when one did:
+// counted apart (Summary.NotChecked), never as passed, whether or not the
+// finding that says so is ignored.
+func (c Case) NotChecked() string { return c.notChecked }

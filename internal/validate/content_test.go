@@ -47,7 +47,7 @@ func TestCaptureCompressedBody(t *testing.T) {
 				v    *Validator
 				want []string
 			}{{v, tc.want}, {vIgnoring, tc.wantIgnoring}} {
-				fs, _ := c.v.checkCapture(line)
+				fs, _, _ := c.v.checkCapture(line)
 				var got []string
 				for _, f := range fs {
 					if f.Severity == Error {

@@ -112,7 +112,7 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, bef
 			empty = append(empty, shown)
 		}
 	}
-	if sum.Payloads == 0 {
+	if sum.Payloads+sum.NotChecked == 0 {
 		return sum, nil
 	}
 	for _, shown := range empty {

@@ -39,6 +39,10 @@ type result struct {
 	Element  int
 	Findings []Finding
 	Failed   bool
+	// notChecked, when not "", is why no rule could look at the payload
+	// (its body is not there, cannot be read, or is not JSON with
+	// json-syntax ignored): it is counted apart, never as passed.
+	notChecked string
 	// skipped says the line was not checked as a payload: a torn last
 	// capture line, which only warns, even under Strict.
 	skipped bool
@@ -50,10 +54,16 @@ type result struct {
 
 // Summary counts a validation run.
 type Summary struct {
+	// Payloads counts the payloads checked; NotChecked those no rule
+	// could look at (their findings, if any, still count in Failed,
+	// Errors and Warnings). A skipped torn line is neither.
 	Payloads int `json:"payloads"`
 	Failed   int `json:"failed"`
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
+	// NotChecked is written only when not 0: a run where every payload
+	// was checked reads as it always has.
+	NotChecked int `json:"notChecked,omitempty"`
 	// Array names the first input that held a JSON array, read as a list
 	// of payloads (a webhook body is one object, never an array); "" none.
 	Array string `json:"-"`
@@ -65,7 +75,11 @@ type Summary struct {
 
 // add counts one result.
 func (s *Summary) add(r *result) {
-	if !r.skipped {
+	switch {
+	case r.skipped:
+	case r.notChecked != "":
+		s.NotChecked++
+	default:
 		s.Payloads++
 	}
 	if r.Failed {
@@ -166,7 +180,7 @@ func fitted(size int64, limit int) int {
 // judgeLong reports an item too large to check into r.
 func (v *Validator) judgeLong(rd *input.Reader, kind input.Kind, it *input.Item, r *result) {
 	r.Line, r.Element = it.Line, it.Element
-	r.Findings = v.tooLarge(rd, it)
+	r.Findings, r.notChecked = v.tooLarge(rd, it)
 	switch kind {
 	case input.Document:
 		r.Line = 0
@@ -186,13 +200,16 @@ func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *resu
 	switch {
 	case kind == input.Document:
 		r.Line = 0
-		r.Findings = v.Check(it.Body, event)
+		r.Findings, r.notChecked = v.checkBody(it.Body, event, false)
 	case kind == input.Array:
 		r.Line = 0
 		if it.Problem != "" {
 			r.Findings = v.single(ruleSyntax, it.Problem)
+			if r.Findings == nil {
+				r.notChecked = "the element is not JSON (" + it.Problem + ") and " + ruleSyntax + " is ignored"
+			}
 		} else {
-			r.Findings, _ = v.check(it.Body, event)
+			r.Findings, r.notChecked, _ = v.check(it.Body, event)
 		}
 		for i := range r.Findings {
 			shift(&r.Findings[i], it.Line, it.Column)
@@ -202,7 +219,7 @@ func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *resu
 		r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
 	default:
 		var torn bool
-		if r.Findings, torn = v.check(it.Body, event); torn {
+		if r.Findings, r.notChecked, torn = v.check(it.Body, event); torn {
 			// A restarted listen ended the torn line and wrote on.
 			r.skipped = true
 			r.Findings = v.single(ruleTorn, "a capture record cut short (as a crash or a full disk while writing leaves it), then a restarted listen's records; skipped")
@@ -239,18 +256,23 @@ func capturedEvent(line []byte) (string, bool) {
 }
 
 // check judges one payload or capture record; torn says it is a capture
-// record cut short (see checkCapture).
-func (v *Validator) check(body []byte, event string) (fs []Finding, torn bool) {
+// record cut short, notChecked why no rule could look at it (see
+// checkCapture).
+func (v *Validator) check(body []byte, event string) (fs []Finding, notChecked string, torn bool) {
 	if isCapture(body) {
 		return v.checkCapture(body)
 	}
-	return v.Check(body, event), false
+	fs, notChecked = v.checkBody(body, event, false)
+	return fs, notChecked, false
 }
 
-func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) []Finding {
+// tooLarge is the finding of an item too large to check, and why it was
+// not checked (said also when payload-size is ignored).
+func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) ([]Finding, string) {
 	var tl *input.TooLargeError
 	errors.As(rd.TooLarge(it), &tl)
-	return v.single(rulePayloadSize, tl.Error()+"; not checked")
+	why := tl.Error() + "; not checked"
+	return v.single(rulePayloadSize, why), why
 }
 
 // shift moves a finding's position from its element to the whole input:

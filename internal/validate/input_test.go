@@ -269,7 +269,11 @@ func FuzzCheckInput(f *testing.F) {
 			if r.Line < 0 || r.Element < -1 || (r.Line > 0 && r.Element >= 0) {
 				t.Fatalf("malformed result %+v", r)
 			}
-			if !r.skipped {
+			switch {
+			case r.skipped:
+			case r.notChecked != "":
+				counted.NotChecked++
+			default:
 				counted.Payloads++
 			}
 			for _, x := range r.Findings {
@@ -288,8 +292,8 @@ func FuzzCheckInput(f *testing.F) {
 		if _, format := errors.AsType[*input.FormatError](err); err != nil && !format {
 			t.Fatalf("in-memory input: %v", err)
 		}
-		if sum.Payloads != counted.Payloads {
-			t.Fatalf("summary %+v counts %d payloads, %d reported", sum, sum.Payloads, counted.Payloads)
+		if sum.Payloads != counted.Payloads || sum.NotChecked != counted.NotChecked {
+			t.Fatalf("summary %+v counts %d payloads checked and %d not, %d and %d reported", sum, sum.Payloads, sum.NotChecked, counted.Payloads, counted.NotChecked)
 		}
 	})
 }

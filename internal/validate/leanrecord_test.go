@@ -117,7 +117,8 @@ func FuzzLeanRecord(f *testing.F) {
 // FuzzCheckCaptureFastPath holds checkCapture, whose fast path reads the
 // record with the lexer and checks the body where it was unescaped, to the
 // slow path (encoding/json, then CheckRecord): the same findings for every
-// line. The fuzzer varies the body, the query and the record around them.
+// line, and the same word on whether its body was checked (also with
+// json-syntax ignored, when a body not JSON is not). The fuzzer varies the body, the query and the record around them.
 func FuzzCheckCaptureFastPath(f *testing.F) {
 	f.Add([]byte(load(f, "receipt.json")), "businessType=CREATE_RECEIVABLE_DOC", false)
 	f.Add([]byte(load(f, "invoice.json")), "businessType=NOPE&x=%zz", true)
@@ -129,6 +130,7 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 	f.Add([]byte(`{"capture":2,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","rejected":{"reason":"Bad Request","head":"POST /","headEncoding":"utf8","headBytes":6}}`), "", true)
 	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","bodyOverLimit":100,"response":{"status":413,"body":"","bodyEncoding":"utf8"}}`), "", true)
 	v := mustNew(f, Options{Strict: true})
+	quiet := mustNew(f, Options{Ignore: []string{ruleSyntax}})
 	f.Fuzz(func(t *testing.T, body []byte, query string, raw bool) {
 		var line []byte
 		if raw { // the fuzzer's bytes are the record itself
@@ -141,20 +143,24 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 				t.Skip(err)
 			}
 		}
-		got, gotTorn := v.checkCapture(line)
+		got, gotWhy, gotTorn := v.checkCapture(line)
+		_, gotQuietWhy, _ := quiet.checkCapture(line)
 		var want []Finding
+		var wantWhy, wantQuietWhy string
 		wantTorn := false
 		if rec, err := capture.Decode(line); err != nil {
 			if input.CutShort(line) {
 				wantTorn = true
 			} else {
-				want = v.single(ruleCapture, fmt.Sprintf("not a readable capture record: %v", err))
+				wantWhy = fmt.Sprintf("not a readable capture record: %v", err)
+				want, wantQuietWhy = v.single(ruleCapture, wantWhy), wantWhy
 			}
 		} else {
-			want = v.CheckRecord(rec)
+			want, wantWhy = v.checkRecord(rec)
+			_, wantQuietWhy = quiet.checkRecord(rec)
 		}
-		if gotTorn != wantTorn || !reflect.DeepEqual(got, want) {
-			t.Fatalf("fast path %v %+v\nslow path %v %+v\nfor %q", gotTorn, got, wantTorn, want, line)
+		if gotTorn != wantTorn || !reflect.DeepEqual(got, want) || gotWhy != wantWhy || gotQuietWhy != wantQuietWhy {
+			t.Fatalf("fast path %v %+v %q %q\nslow path %v %+v %q %q\nfor %q", gotTorn, got, gotWhy, gotQuietWhy, wantTorn, want, wantWhy, wantQuietWhy, line)
 		}
 	})
 }

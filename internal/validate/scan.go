@@ -27,9 +27,12 @@ type checker struct {
 	lx   jsonlex.Lexer
 	body []byte // a capture record's body, unescaped (checkCapture)
 	raw  []rawFinding
-	path []seg
-	keys []jsonlex.Key
-	dups map[dupKey]struct{} // keys of objects with many (see dupScan)
+	// notChecked is why the body was not checked ("" it was): see
+	// Validator.checkBody.
+	notChecked string
+	path       []seg
+	keys       []jsonlex.Key
+	dups       map[dupKey]struct{} // keys of objects with many (see dupScan)
 
 	// envelope facts
 	numberState int // 0 missing, 1 invalid, 2 valid
@@ -48,6 +51,7 @@ type checker struct {
 func (c *checker) reset(b []byte) {
 	c.lx.Reset(b)
 	c.raw, c.path, c.keys = c.raw[:0], c.path[:0], c.keys[:0]
+	c.notChecked = ""
 	clear(c.dups) // a syntax error leaves them
 	c.numberState, c.number, c.numberOff, c.dataOff = 0, 0, 0, -1
 	c.dataSeen, c.dataNull, c.statusVariant = 0, 0, 0
@@ -66,9 +70,15 @@ func (c *checker) run(event string) {
 		// A body that is not JSON gets that one finding: anything found
 		// before the break is noise.
 		c.raw = c.raw[:0]
-		if !c.v.ignored[rSyntax] {
-			c.raw = append(c.raw, rawFinding{rule: rSyntax, off: err.Offset, msg: err.Msg})
+		if c.v.ignored[rSyntax] {
+			// Dropping the finding does not make the body checked: no
+			// other rule can read it.
+			lc := jsonlex.LineCounter{B: c.lx.Bytes()}
+			line, col := lc.At(err.Offset)
+			c.notChecked = fmt.Sprintf("the body is not JSON (line %d, column %d: %s) and %s is ignored", line, col, err.Msg, ruleSyntax)
+			return
 		}
+		c.raw = append(c.raw, rawFinding{rule: rSyntax, off: err.Offset, msg: err.Msg})
 		return
 	}
 	c.post(event)

@@ -133,22 +133,25 @@ func (e *UnknownRuleError) Error() string {
 // Check validates one body. event is the event name the query asserted, ""
 // when there is none: then the body number alone decides the event.
 func (v *Validator) Check(body []byte, event string) []Finding {
-	return v.checkBody(body, event, false)
+	fs, _ := v.checkBody(body, event, false)
+	return fs
 }
 
 // checkBody is Check; utf8OK says body is known to be valid UTF-8, which the
-// lexer then does not check again (the findings are the same).
-func (v *Validator) checkBody(body []byte, event string, utf8OK bool) []Finding {
+// lexer then does not check again (the findings are the same). notChecked,
+// when not "", is why no rule could look at the body: it is not JSON and
+// json-syntax, the one rule that judges it then, is ignored.
+func (v *Validator) checkBody(body []byte, event string, utf8OK bool) (fs []Finding, notChecked string) {
 	c := v.pool.Get().(*checker)
 	c.reset(body)
 	if utf8OK {
 		c.lx.ResetUTF8(body)
 	}
 	c.run(event)
-	out := c.finish()
+	out, why := c.finish(), c.notChecked
 	c.lx.Reset(nil)
 	v.pool.Put(c)
-	return out
+	return out, why
 }
 
 // Failed reports whether findings fail a payload: any error, or any

@@ -341,7 +341,7 @@ func TestCheckCapture(t *testing.T) {
 		if !isCapture(tt.line) {
 			t.Errorf("%s: not seen as a capture record", tt.name)
 		}
-		fs, torn := v.checkCapture(tt.line)
+		fs, _, torn := v.checkCapture(tt.line)
 		got := ruleSet(fs)
 		if torn {
 			got = append(got, ruleTorn)
@@ -374,7 +374,7 @@ func TestCaptureBodyOverLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []Finding{{Rule: RuleBodyLimit, Severity: Error, Message: tc.want}}
-		if fs, torn := v.checkCapture(line); torn || !reflect.DeepEqual(fs, want) {
+		if fs, _, torn := v.checkCapture(line); torn || !reflect.DeepEqual(fs, want) {
 			t.Errorf("%s: checkCapture = %+v (torn %v), want %+v", tc.name, fs, torn, want)
 		}
 		if fs := v.CheckRecord(rec); !reflect.DeepEqual(fs, want) {
@@ -414,7 +414,7 @@ func TestCaptureClosedAtStop(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []Finding{tc.want}
-		if fs, torn := v.checkCapture(line); torn || !reflect.DeepEqual(fs, want) {
+		if fs, _, torn := v.checkCapture(line); torn || !reflect.DeepEqual(fs, want) {
 			t.Errorf("%s: checkCapture = %+v (torn %v), want %+v", tc.name, fs, torn, want)
 		}
 		if fs := v.CheckRecord(rec); !reflect.DeepEqual(fs, want) || (Verdict(fs) == "invalid") == tc.stopped {
@@ -437,7 +437,8 @@ func TestCaptureQueryPairSkipped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, f := range v.checkRequest(body, tt.query, false) {
+		fs, _ := v.checkRequest(body, tt.query, false)
+		for _, f := range fs {
 			if f.Rule == RuleQueryEvent {
 				got = append(got, f.Message)
 			}

@@ -55,6 +55,13 @@ all fails (exit 1). An input whose first line starts no JSON value (YAML,
 text, HTML) is refused in one line saying where and why (exit 2); a payload
 that is not JSON further on is a json-syntax finding.
 
+A payload no rule could look at (a capture record with no body: refused,
+over --max-body, closed at listen's stop; a record or payload validate
+cannot read; a body that is not JSON under --ignore json-syntax) is counted
+"not checked", apart from the payloads checked, and never passes: --ignore
+drops its finding, not that. A run that checked nothing, none failing, ends
+"NOT CHECKED" ("error":"nothing checked") and fails (exit 1).
+
 Rules (--ignore <id> silences one):
 ` + validate.RuleHelp(),
 		Example: `  whsim validate payload.json
@@ -200,7 +207,10 @@ func (r *validateRun) run(ctx context.Context) error {
 	if sum.Array != "" {
 		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
 	}
-	if sum.Payloads == 0 {
+	if sum.Payloads == 0 && sum.NotChecked > 0 && sum.Failed == 0 {
+		return r.nothingChecked(sum)
+	}
+	if sum.Payloads+sum.NotChecked == 0 {
 		noPayloads := errors.New("validate: no payloads")
 		switch r.opts.Output {
 		case term.Text: // nothing was checked: no "ok" line to be read as a pass
@@ -230,6 +240,25 @@ func (r *validateRun) run(ctx context.Context) error {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// nothingChecked ends a run whose every payload was one no rule could look
+// at, and none failed: no pass (exit 1, as no payloads is). Text and JSON
+// end with the summary saying so; -o junit, as --junit FILE, is one case
+// in error saying why, since a report of skipped cases reads as nothing
+// failed; the job summary, as for no payloads, says the run's error.
+func (r *validateRun) nothingChecked(sum validate.Summary) error {
+	err := fmt.Errorf("validate: nothing checked: no rule could look at the %s read",
+		term.Plural(sum.NotChecked, "payload", fmt.Sprintf("%d payloads", sum.NotChecked)))
+	if r.opts.Output == term.JUnit {
+		_ = r.out.Abort()
+		if werr := term.WriteJUnitError(r.a.Streams.Out, "whsim validate", "whsim.validate", err.Error()); werr != nil {
+			return werr
+		}
+	} else if werr := r.out.Finish(validateout.ValidateSummary{Summary: sum, Error: validateout.NothingChecked}); werr != nil {
+		return werr
+	}
+	return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: err}
 }
 
 // endedEarly ends a run Ctrl-C or SIGTERM stopped (ctx done; err, the

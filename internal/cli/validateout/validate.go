@@ -28,19 +28,40 @@ func (r Payload) Verdict() term.Verdict {
 	return term.Pass
 }
 
-// AppendText is one line per finding: where, severity, rule, path, message.
+// where is the payload's place as lines name it: file, [element], :line
+// (line, when the payload has none of its own, is the finding's, 0 none).
+func (r Payload) where(line int) string {
+	loc := r.File
+	if r.Element >= 0 {
+		loc += "[" + strconv.Itoa(r.Element) + "]"
+	}
+	switch {
+	case r.Line > 0:
+		loc += ":" + strconv.Itoa(r.Line)
+	case line > 0:
+		loc += ":" + strconv.Itoa(line)
+	}
+	return loc
+}
+
+// silentlyUnchecked says the payload was not checked and no finding says
+// so (its rule is ignored): a line of its own says it then, or the run's
+// "not checked" count would name no payload.
+func (r Payload) silentlyUnchecked() bool {
+	return validate.Case(r).NotChecked() != "" && len(r.Findings) == 0
+}
+
+// AppendText is one line per finding: where, severity, rule, path,
+// message; a payload not checked that no finding tells of, one line
+// saying so and why.
 func (r Payload) AppendText(b []byte, st *term.Style) []byte {
+	if r.silentlyUnchecked() {
+		b = append(b, termsafe.Text(r.where(0))+": "...)
+		b = st.Warn.Append(b, "not checked")
+		return append(b, ": "+termsafe.Text(validate.Case(r).NotChecked())+"\n"...)
+	}
 	for _, f := range r.Findings {
-		loc := r.File
-		if r.Element >= 0 {
-			loc += "[" + strconv.Itoa(r.Element) + "]"
-		}
-		switch {
-		case r.Line > 0:
-			loc += ":" + strconv.Itoa(r.Line)
-		case f.Line > 0:
-			loc += ":" + strconv.Itoa(f.Line)
-		}
+		loc := r.where(f.Line)
 		sev := st.Warn
 		if f.Severity == validate.Error {
 			sev = st.Fail
@@ -74,17 +95,31 @@ type findingJSON struct {
 	Column   int    `json:"column,omitempty"`
 }
 
+// notCheckedJSON is the --output json line of a payload not checked that
+// no finding tells of (its rule ignored): which, and why.
+type notCheckedJSON struct {
+	Type    string `json:"type"` // "notChecked"
+	File    string `json:"file"`
+	Record  int    `json:"record,omitempty"`
+	Element *int   `json:"element,omitempty"`
+	Reason  string `json:"reason"`
+}
+
 func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
+	var elem *int
+	if r.Element >= 0 {
+		elem = &r.Element
+	}
+	if r.silentlyUnchecked() {
+		j, _ := json.Marshal(notCheckedJSON{"notChecked", r.File, r.Line, elem, validate.Case(r).NotChecked()})
+		return append(append(b, j...), '\n')
+	}
 	if len(r.Findings) == 0 {
 		return b
 	}
 	buf := bytes.NewBuffer(b)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	var elem *int
-	if r.Element >= 0 {
-		elem = &r.Element
-	}
 	for _, f := range r.Findings {
 		_ = enc.Encode(findingJSON{"finding", r.File, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column})
 	}
@@ -92,7 +127,8 @@ func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 }
 
 // JUnit is one test case per payload in one suite per file; a failure
-// names its first error; a line not checked (torn) is skipped.
+// names its first error; a payload not checked (a torn line, a record
+// with no body, a body no rule could read) that did not fail is skipped.
 func (r Payload) JUnit() term.TestCase {
 	tc := term.TestCase{Suite: r.File, Name: r.File, Class: "whsim.validate"}
 	if r.Element >= 0 {
@@ -110,6 +146,11 @@ func (r Payload) JUnit() term.TestCase {
 		// Not checked (a torn record): skipped, as the text says, not
 		// a test case passed.
 		tc.Skipped = r.Findings[0].Message
+	}
+	if why := validate.Case(r).NotChecked(); why != "" {
+		// Skipped even when the finding that says why is ignored: a
+		// case with nothing checked is no pass.
+		tc.Skipped = "not checked: " + why
 	}
 	if r.Failed {
 		first := r.Findings[0]
@@ -132,9 +173,14 @@ type ValidateSummary struct {
 	Interrupted bool
 	// Error, when set, is why an input could not be read (exit 2): the
 	// counts are of the payloads checked by then, and no pass; or "no
-	// payloads", the inputs held none (exit 1).
+	// payloads", the inputs held none (exit 1); or NothingChecked, every
+	// payload was one no rule could look at (exit 1).
 	Error string
 }
+
+// NothingChecked is ValidateSummary.Error for a run whose payloads were
+// all not checked: no finding failed them, and none passed.
+const NothingChecked = "nothing checked"
 
 // Title, AppendText and AppendJSON make a ValidateSummary the run's report summary.
 func (s ValidateSummary) Title() string { return "whsim validate" }
@@ -144,13 +190,20 @@ func (s ValidateSummary) AppendText(b []byte, st *term.Style) []byte {
 	switch {
 	case s.Interrupted: // no verdict either way, whatever was found
 		verdict = st.Warn.Append(nil, "interrupted")
+	case s.Error == NothingChecked: // not "ok": nothing passed
+		verdict = st.Fail.Append(nil, "NOT CHECKED")
 	case s.Error != "": // the error itself is said on stderr
 		verdict = st.Warn.Append(nil, "incomplete")
 	case s.Failed > 0:
 		verdict = st.Fail.Append(nil, "FAIL")
 	}
-	return fmt.Appendf(b, "%s: %d %s checked, %d failed; %d %s, %d %s\n", verdict,
-		s.Payloads, term.Plural(s.Payloads, "payload", "payloads"), s.Failed,
+	b = fmt.Appendf(b, "%s: %d %s checked, ", verdict, s.Payloads, term.Plural(s.Payloads, "payload", "payloads"))
+	if s.NotChecked > 0 {
+		// Counted apart, never among the payloads checked: said only
+		// when there are some, so a run that checked all reads as ever.
+		b = fmt.Appendf(b, "%d not checked, ", s.NotChecked)
+	}
+	return fmt.Appendf(b, "%d failed; %d %s, %d %s\n", s.Failed,
 		s.Errors, term.Plural(s.Errors, "error", "errors"), s.Warnings, term.Plural(s.Warnings, "warning", "warnings"))
 }
 

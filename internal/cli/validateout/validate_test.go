@@ -89,3 +89,88 @@ func TestValidateSummaryInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// Payloads no rule could look at are counted apart in every output, never
+// among those checked; a run where every payload was checked reads as it
+// always has (no "not checked", no "notChecked" member).
+func TestValidateSummaryNotChecked(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		sum      ValidateSummary
+		text, js string
+	}{
+		{"all checked", ValidateSummary{Summary: validate.Summary{Payloads: 2}},
+			"ok: 2 payloads checked, 0 failed; 0 errors, 0 warnings\n",
+			`{"type":"summary","payloads":2,"failed":0,"errors":0,"warnings":0}` + "\n"},
+		{"some not checked", ValidateSummary{Summary: validate.Summary{Payloads: 2, NotChecked: 1, Warnings: 1}},
+			"ok: 2 payloads checked, 1 not checked, 0 failed; 0 errors, 1 warning\n",
+			`{"type":"summary","payloads":2,"failed":0,"errors":0,"warnings":1,"notChecked":1}` + "\n"},
+		{"refused requests", ValidateSummary{Summary: validate.Summary{Payloads: 1, NotChecked: 4, Failed: 5, Errors: 8}},
+			"FAIL: 1 payload checked, 4 not checked, 5 failed; 8 errors, 0 warnings\n",
+			`{"type":"summary","payloads":1,"failed":5,"errors":8,"warnings":0,"notChecked":4}` + "\n"},
+		{"nothing checked", ValidateSummary{Summary: validate.Summary{NotChecked: 1}, Error: NothingChecked},
+			"NOT CHECKED: 0 payloads checked, 1 not checked, 0 failed; 0 errors, 0 warnings\n",
+			`{"type":"summary","payloads":0,"failed":0,"errors":0,"warnings":0,"notChecked":1,"error":"nothing checked"}` + "\n"},
+	} {
+		if got := string(tc.sum.AppendText(nil, &term.Style{})); got != tc.text {
+			t.Errorf("%s: text %q, want %q", tc.name, got, tc.text)
+		}
+		if got := string(tc.sum.AppendJSON(nil)); got != tc.js {
+			t.Errorf("%s: JSON %q, want %q", tc.name, got, tc.js)
+		}
+	}
+}
+
+// A payload not checked whose finding is ignored still says so: a line of
+// text, a JSON line, a skipped JUnit case; never nothing, as a pass has.
+func TestPayloadNotCheckedIgnored(t *testing.T) {
+	t.Parallel()
+	const notJSON = `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"not json","bodyEncoding":"utf8"}` + "\n"
+	const closed = `{"capture":2,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","rejected":{"reason":"listen was stopping","headBytes":40,"closedAtStop":true}}` + "\n"
+	for _, tc := range []struct {
+		name, in, ignore  string
+		text, js, skipped string
+	}{
+		{"not JSON", notJSON, "json-syntax",
+			`in.ndjson:1: not checked: the body is not JSON (line 1, column 1: `,
+			`{"type":"notChecked","file":"in.ndjson","record":1,"reason":"the body is not JSON (line 1, column 1: `,
+			"not checked: the body is not JSON"},
+		{"closed at stop", closed, "http-closed-at-stop",
+			`in.ndjson:1: not checked: not read, so not checked: listen was stopping`,
+			`{"type":"notChecked","file":"in.ndjson","record":1,"reason":"not read, so not checked: listen was stopping`,
+			"not checked: not read, so not checked: listen was stopping"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v, err := validate.New(validate.Options{Ignore: []string{tc.ignore}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := validate.OpenFiles(context.Background(), []string{"-"}, strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fs.Close()
+			var cases []Payload
+			sum, err := v.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
+				c.File = "in.ndjson"
+				cases = append(cases, Payload(c))
+				return nil
+			})
+			if err != nil || len(cases) != 1 || sum.Payloads != 0 || sum.NotChecked != 1 {
+				t.Fatalf("cases %d, summary %+v, err %v", len(cases), sum, err)
+			}
+			c := cases[0]
+			if got := string(c.AppendText(nil, &term.Style{})); !strings.HasPrefix(got, tc.text) {
+				t.Errorf("text %q, want it to start %q", got, tc.text)
+			}
+			if got := string(c.AppendJSON(nil, &term.Style{})); !strings.HasPrefix(got, tc.js) {
+				t.Errorf("JSON %q, want it to start %q", got, tc.js)
+			}
+			if got := c.JUnit(); !strings.HasPrefix(got.Skipped, tc.skipped) || got.Failure != "" {
+				t.Errorf("JUnit %+v, want skipped %q", got, tc.skipped)
+			}
+		})
+	}
+}
