@@ -77,7 +77,10 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 func (v *Validator) checkRecord(rec *capture.Record) (fs []Finding, notChecked string) {
 	unread := func(rule, why string) ([]Finding, string) { return v.single(rule, why), why }
 	if j := rec.Rejected; j != nil && j.ClosedAtStop {
-		return unread(RuleClosedAtStop, rec.RejectedWhy())
+		// Its finding begins "not read, so not checked: "; the reason
+		// not-checked lines print after their own "not checked: " is the
+		// rest, which says why.
+		return v.single(RuleClosedAtStop, rec.RejectedWhy()), "listen never read it: " + j.Reason
 	}
 	if rec.Rejected != nil {
 		return unread(RuleRejected, rec.RejectedWhy())

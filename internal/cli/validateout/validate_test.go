@@ -137,9 +137,9 @@ func TestPayloadNotCheckedIgnored(t *testing.T) {
 			`{"type":"notChecked","file":"in.ndjson","record":1,"reason":"the body is not JSON (line 1, column 1: `,
 			"not checked: the body is not JSON"},
 		{"closed at stop", closed, "http-closed-at-stop",
-			`in.ndjson:1: not checked: not read, so not checked: listen was stopping`,
-			`{"type":"notChecked","file":"in.ndjson","record":1,"reason":"not read, so not checked: listen was stopping`,
-			"not checked: not read, so not checked: listen was stopping"},
+			`in.ndjson:1: not checked: listen never read it: listen was stopping`,
+			`{"type":"notChecked","file":"in.ndjson","record":1,"reason":"listen never read it: listen was stopping`,
+			"not checked: listen never read it: listen was stopping"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
