@@ -254,10 +254,15 @@ func TestHangsEveryTenthConnection(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	client := testClient(t, time.Second)
+	// The time limit is the hung calls' latency; a call the receiver
+	// answers must stay well under it even on a loaded CI machine under
+	// -race: with a second, one that took longer right after a hung one
+	// made two timeouts in a row, and the run stopped as if the receiver
+	// were gone (the CI rehearsal of 26c5631a).
+	client := testClient(t, 3*time.Second)
 	cfg.Client, cfg.Signer = client, nil
 	cfg.Checks = []string{acceptsValid, rejectsMalformed, Latency}
-	cfg.LatencyBudget = 900 * time.Millisecond
+	cfg.LatencyBudget = 2900 * time.Millisecond
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
