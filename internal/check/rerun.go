@@ -115,13 +115,25 @@ func (c *capped) Read(p []byte) (int, error) {
 // or a --save-cases directory's ResultsFile) and returns its failed cases
 // in report order. The summary line, and any line that names no case, is
 // skipped; a file without one case is ErrNotReport.
-func ReadFailed(r io.Reader) ([]Failed, error) { return readFailed(r, MaxReport) }
+func ReadFailed(r io.Reader) ([]Failed, error) {
+	out, _, err := readFailed(r, MaxReport)
+	return out, err
+}
 
-func readFailed(r io.Reader, limit int64) ([]Failed, error) {
+// ReadReport is ReadFailed, and the checks the report's run never ran
+// (its summary's notRun: a run that stopped, its receiver gone, or was
+// interrupted), which a rerun of its failed cases says nothing of. A
+// --save-cases results file has no summary: none.
+func ReadReport(r io.Reader) (failed []Failed, notRun []string, err error) {
+	return readFailed(r, MaxReport)
+}
+
+func readFailed(r io.Reader, limit int64) ([]Failed, []string, error) {
 	// A report is input: bounded, and every count in it bounded as a run's.
 	sc := bufio.NewScanner(&capped{r: r, n: limit})
 	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
 	var out []Failed
+	var notRun []string
 	cases, n, sending := 0, 0, 0
 	seen := map[[2]string]int{} // check and case -> the line that named it
 	for sc.Scan() {
@@ -135,19 +147,35 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 			Summary json.RawMessage `json:"summary"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
+			return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
 		}
 		if err := keysTwice(line); err != nil {
-			return nil, &ReportLineError{Line: n, Err: err}
+			return nil, nil, &ReportLineError{Line: n, Err: err}
 		}
 		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
 		// word: a rerun would send bytes the report does not hold.
 		if at := capture.InvalidUTF8(line); at >= 0 {
-			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
+			return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
 		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.
-		if j.Summary != nil || j.Check == "" || j.Case == "" {
+		if j.Summary != nil {
+			var sum struct {
+				NotRun []string `json:"notRun"`
+			}
+			if err := json.Unmarshal(j.Summary, &sum); err != nil {
+				return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the summary"))}
+			}
+			for _, id := range sum.NotRun {
+				// Names from an untrusted file: only a check's own.
+				if !slices.Contains(IDs(), id) {
+					return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("summary: notRun names %q, which is no check", id)}
+				}
+			}
+			notRun = sum.NotRun
+			continue
+		}
+		if j.Check == "" || j.Case == "" {
 			continue
 		}
 		cases++
@@ -155,7 +183,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 		// again would have it sent again, as many times as it is named.
 		id := [2]string{j.Check, j.Case}
 		if first, ok := seen[id]; ok {
-			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s is on line %d already: a run reports each case once", j.Check, j.Case, first)}
+			return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s is on line %d already: a run reports each case once", j.Check, j.Case, first)}
 		}
 		seen[id] = n
 		if j.Verdict != string(Fail) {
@@ -163,17 +191,17 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 		}
 		if j.Request != nil || j.Effects != nil && !j.Effects.Load {
 			if sending++; sending > MaxRerunCases {
-				return nil, &ReportLineError{Line: n, Err: fmt.Errorf("more than %d failed cases to send again: a run has fewer", MaxRerunCases)}
+				return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("more than %d failed cases to send again: a run has fewer", MaxRerunCases)}
 			}
 		}
 		f := Failed{Check: j.Check, Name: j.Case, Want: j.Want, Status: j.Status, Reported: j.Reason, File: j.File, Effects: j.Effects}
 		if err := checkBounds(&f, j.Request); err != nil {
-			return nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
+			return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
 		}
 		if q := j.Request; q != nil {
 			body, err := capture.DecodeBody(q.Body, q.BodyEncoding)
 			if err != nil {
-				return nil, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
+				return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
 			}
 			f.URL, f.Query, f.Header, f.Body = q.URL, q.Query, q.Headers, body
 			f.Copies, f.AtOnce, f.Resign, f.NewRequestIDs = q.Copies, q.AtOnce, q.Resign, q.NewRequestIDs
@@ -184,14 +212,14 @@ func readFailed(r io.Reader, limit int64) ([]Failed, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, errReportSize) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("line %d: %w", n+1, err)
+		return nil, nil, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	if cases == 0 {
-		return nil, errNotReport
+		return nil, nil, errNotReport
 	}
-	return out, nil
+	return out, notRun, nil
 }
 
 // checkBounds refuses what no run writes: more copies of a call than a run

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -723,5 +724,37 @@ func TestRerunTook(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Took < 4*d || got[0].Ended.Before(before.Add(got[0].Took)) || got[0].Ended.After(time.Now()) {
 		t.Fatalf("results %+v, want one that took at least %s and ended after it", got, 4*d)
+	}
+}
+
+// A report's summary says which checks its run never ran (it stopped or
+// was interrupted): ReadReport returns them, a rerun says them, since
+// "fixed" is only of the cases the run judged. A name that is no check
+// is the line's error: the report is untrusted.
+func TestReadReportNotRun(t *testing.T) {
+	t.Parallel()
+	const failed = `{"check":"accepts-valid","case":"CREATE_RECEIVABLE_DOC/sample","verdict":"pass","status":200}` + "\n"
+	tests := []struct {
+		summary string
+		notRun  []string
+		wantErr string
+	}{
+		{`{"summary":{"checks":{},"failed":true,"notRun":["load","latency"]}}`, []string{"load", "latency"}, ""},
+		{`{"summary":{"checks":{},"failed":false}}`, nil, ""},
+		{`{"summary":{"notRun":["load","no-such\u001b[2J"]}}`, nil, `line 2: summary: notRun names "no-such\x1b[2J", which is no check`},
+		{`{"summary":{"notRun":"load"}}`, nil, "line 2: notRun: want a list, got a string"},
+	}
+	for _, tt := range tests {
+		_, notRun, err := ReadReport(strings.NewReader(failed + tt.summary + "\n"))
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: %v, want an error with %q", tt.summary, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.summary, err)
+		case !slices.Equal(notRun, tt.notRun):
+			t.Errorf("%s: notRun %q, want %q", tt.summary, notRun, tt.notRun)
+		}
 	}
 }

@@ -143,11 +143,11 @@ func TestReadFailedBounded(t *testing.T) {
 		return b.String()
 	}
 	size := int64(len(lines(1)) * 10)
-	_, err := readFailed(strings.NewReader(lines(100)), size)
+	_, _, err := readFailed(strings.NewReader(lines(100)), size)
 	if !errors.Is(err, errReportSize) {
 		t.Errorf("err %v, want the size refused", err)
 	}
-	if _, err := readFailed(strings.NewReader(lines(10)), size); err != nil {
+	if _, _, err := readFailed(strings.NewReader(lines(10)), size); err != nil {
 		t.Errorf("a report within the bound: %v", err)
 	}
 }

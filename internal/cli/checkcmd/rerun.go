@@ -77,6 +77,9 @@ type checkRerun struct {
 	opts  *checkOptions
 	cfg   check.RerunConfig
 	cases []check.Failed
+	// notRun are the checks the report's run never ran (it stopped, or
+	// was interrupted): a rerun of its failed cases says nothing of them.
+	notRun []string
 	// fromReport says the URL is the report's; probeNote says which
 	// probe the effects cases are asked with ("" for none).
 	fromReport, probeNote string
@@ -88,11 +91,11 @@ type checkRerun struct {
 // the first (with the credentials -H and --secret give, which go nowhere
 // else).
 func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRerun, error) {
-	cases, err := readRerun(ctx, a, o.Rerun)
+	cases, notRun, err := readRerun(ctx, a, o.Rerun)
 	if err != nil {
 		return nil, err
 	}
-	r := &checkRerun{a: a, opts: o, cases: cases}
+	r := &checkRerun{a: a, opts: o, cases: cases, notRun: notRun}
 	where := o.URL
 	if where == "" && len(cases) > 0 {
 		if where, err = check.RunURL(cases); err != nil {
@@ -141,6 +144,11 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 // case, whether it is fixed.
 func (r *checkRerun) run(ctx context.Context) error {
 	o, errw, key := r.opts, r.a.Streams.Err, r.a.ErrColor.Key.Sprint("whsim:")
+	if note := r.notRunNote(); note != "" {
+		// "fixed" and "nothing to rerun" are of the cases the run judged:
+		// said before them, so that no one reads them as the whole battery.
+		fmt.Fprintf(errw, "%s %s\n", r.a.ErrColor.Warn.Sprint("warning:"), note)
+	}
 	if len(r.cases) == 0 {
 		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
 		return r.nothingToRerun()
@@ -211,10 +219,25 @@ func (r *checkRerun) run(ctx context.Context) error {
 // first still failing, and, for a rerun that did not complete, why.
 func (r *checkRerun) jobSummary(col *term.Collector, sum *check.RerunSummary) {
 	js := jobsummary.FromCollector(col, "whsim check --rerun", "check", sum.AllFixed())
+	if note := r.notRunNote(); note != "" {
+		js.Headline = note + "; " + js.Headline
+	}
 	js.Target = termsafe.Text(termsafe.URL(r.cfg.Target))
 	js.Interrupted = sum.Interrupted
 	js.Unfinished = termsafe.Text(sum.Unfinished)
 	reportfile.AppendJobSummary(r.a, js)
+}
+
+// notRunNote says which checks the report's run never ran, "" when it ran
+// them all: a rerun sends its failed cases again, and the checks it never
+// ran are as untested after the rerun as before.
+func (r *checkRerun) notRunNote() string {
+	if len(r.notRun) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: its run stopped before %s ran (%s): a rerun sends only its failed cases again; run whsim check for %s",
+		termsafe.Text(r.opts.Rerun), term.Plural(len(r.notRun), "1 check", fmt.Sprintf("%d checks", len(r.notRun))),
+		strings.Join(r.notRun, ", "), term.Plural(len(r.notRun), "it", "them"))
 }
 
 // nothingToRerun ends the rerun of a report in which no case failed: a
@@ -223,8 +246,11 @@ func (r *checkRerun) jobSummary(col *term.Collector, sum *check.RerunSummary) {
 // written, leaving a stale file of an earlier run in its place.
 func (r *checkRerun) nothingToRerun() error {
 	sum := checkout.RerunSummary{RerunSummary: &check.RerunSummary{}}
-	reportfile.AppendJobSummary(r.a, &jobsummary.Summary{Title: "whsim check --rerun", Pass: true,
-		Headline: "no case failed in " + termsafe.Text(r.opts.Rerun) + ": nothing to rerun"})
+	headline := "no case failed in " + termsafe.Text(r.opts.Rerun) + ": nothing to rerun"
+	if note := r.notRunNote(); note != "" {
+		headline = note + "; " + headline
+	}
+	reportfile.AppendJobSummary(r.a, &jobsummary.Summary{Title: "whsim check --rerun", Pass: true, Headline: headline})
 	if r.opts.Output == term.JSON {
 		out, err := term.New(term.JSON, r.a.Streams.Out, term.Style{}, true)
 		if err != nil {
@@ -291,13 +317,13 @@ func rerunAbort(sum *check.RerunSummary, why error, out, junit term.Reporter) {
 
 // readRerun reads the failed cases of a report file, "-" (stdin) or a
 // --save-cases directory.
-func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed, error) {
+func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed, []string, error) {
 	dir := ""
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		dir = name
 		name = filepath.Join(name, check.ResultsFile)
 		if _, err := os.Stat(name); err != nil {
-			return nil, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
+			return nil, nil, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
 		}
 	}
 	shown := ctxio.InputName(name)
@@ -307,34 +333,34 @@ func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed
 	} else {
 		f, err := openRegular(name)
 		if err != nil {
-			return nil, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
+			return nil, nil, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
 		}
 		// Reads give way to Ctrl-C and SIGTERM.
 		in = readCloser{ctxio.NewReader(ctx, f), f}
 	}
 	defer in.Close()
-	cases, err := check.ReadFailed(in)
+	cases, notRun, err := check.ReadReport(in)
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	var le *check.ReportLineError
 	switch {
 	case errors.As(err, &le):
-		return nil, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
+		return nil, nil, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
 	case err != nil:
-		return nil, cmdutil.Usagef("--rerun %s: %w", shown, err)
+		return nil, nil, cmdutil.Usagef("--rerun %s: %w", shown, err)
 	}
 	if dir != "" {
 		for i := range cases {
 			if err := savedHeaders(ctx, dir, &cases[i]); err != nil {
 				if ctx.Err() != nil {
-					return nil, ctx.Err()
+					return nil, nil, ctx.Err()
 				}
-				return nil, cmdutil.Usagef("--rerun %s: %w", dir, err)
+				return nil, nil, cmdutil.Usagef("--rerun %s: %w", dir, err)
 			}
 		}
 	}
-	return cases, nil
+	return cases, notRun, nil
 }
 
 // savedHeaders takes a case's headers from its saved records, which keep
