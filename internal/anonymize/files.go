@@ -89,6 +89,9 @@ func (a *anonymizer) File(ctx context.Context, name string, stdin io.Reader, std
 	if dest == "" {
 		return stream(stdout)
 	}
+	// A .ndjson file holds one value a line: an indented document written
+	// into one as it came was refused by every reader of whsim's.
+	opts.oneLine = strings.EqualFold(filepath.Ext(dest), ".ndjson")
 	var st *Stats
 	err = atomicfile.Write(dest, 0o600, func(w io.Writer) (err error) {
 		st, err = stream(w)

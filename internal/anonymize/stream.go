@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,10 @@ type Options struct {
 	checkOnly bool
 	// SpoolMax replaces MaxSpool when above 0.
 	SpoolMax int64
+	// oneLine writes a whole JSON document (or array) on one line, as
+	// NDJSON holds it: the output is a .ndjson file (File), which whsim's
+	// readers take for NDJSON and refuse indented.
+	oneLine bool
 }
 
 // Stats says what a stream did.
@@ -248,8 +253,35 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	if decoded != nil {
 		out = gbEncode(out, decoded, it.Body)
 	}
+	if opts.oneLine {
+		if out, err = ndjsonOf(out, kind == input.Array); err != nil {
+			return st, err
+		}
+	}
 	_, err = w.Write(out)
 	return st, err
+}
+
+// ndjsonOf is doc as NDJSON: one line, or for an array a line per element
+// (a line holding the array is one payload that is not an object). Only
+// the whitespace between tokens goes: every value keeps its bytes (a
+// number's spelling, a string's escapes).
+func ndjsonOf(doc []byte, array bool) ([]byte, error) {
+	items := []json.RawMessage{doc}
+	if array {
+		items = nil
+		if err := json.Unmarshal(doc, &items); err != nil {
+			return nil, err
+		}
+	}
+	var b bytes.Buffer
+	for _, it := range items {
+		if err := json.Compact(&b, it); err != nil {
+			return nil, err
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), nil
 }
 
 // check scans an anonymized payload for what survived.

@@ -31,7 +31,8 @@ type anonymizeOptions struct {
 // the man page are generated from it.
 const helpLong = `Turn captured production calls into fixtures that are safe to commit or attach
 to a bug report. Reads payloads (one JSON document, an array of them, or
-NDJSON) or capture records (whsim listen --capture) and writes the same kind.
+NDJSON) or capture records (whsim listen --capture) and writes the same kind
+(into a .ndjson file, a document or an array as NDJSON, one value a line).
 
 What identifies someone, from the spec model: people's names and employee
 codes, company names and customer codes, tax ids, invoice numbers and titles,
