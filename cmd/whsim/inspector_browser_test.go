@@ -304,7 +304,12 @@ func TestInspectorInBrowser(t *testing.T) {
 	// Without --forward-to and before any replay the box was empty, never
 	// an address of whsim's choosing; now it starts at the last target.
 	var next string
-	run("open call 2", chromedp.Click(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+	// Clicked in the page, not by a node id: the list is drawn again as
+	// the replay's answer comes, and a node looked up before that was
+	// gone by the click ("Could not find node with given id", the
+	// clean-clone CI rehearsal of e35f157d, under load).
+	run("open call 2", chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#rows tr[data-id="2"]').click()`, nil),
 		chromedp.WaitVisible(`.detail[data-id="2"] #replay-url`, chromedp.ByQuery),
 		chromedp.Value(`#replay-url`, &next, chromedp.ByQuery))
 	if initial != "" || next != recv.URL+"/erp" {
