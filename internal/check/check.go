@@ -1186,10 +1186,17 @@ func underLoadCase() *Case { return &Case{Check: Effects, Name: "under-load/"} }
 // loadCase is the load check's result as the run plans it: its calls and
 // their concurrency ("300-calls-at-16").
 func (r *runner) loadCase() *Case {
-	// Its concurrency as load() runs it: no more calls in flight than
-	// documents, a create and its follow-up each (loadPairs).
+	return &Case{Check: Load, Name: loadName(r.cfg.LoadCount, r.loadConcurrency())}
+}
+
+// loadConcurrency is how many calls the load check has in flight, as it
+// runs and as its result is named: a worker sends a document's create,
+// then its follow-up (loadPairs: a document per two calls), so no more
+// than there are documents, whatever was asked, and no worker is started
+// that has none to send.
+func (r *runner) loadConcurrency() int {
 	docs := max((r.cfg.LoadCount+1)/2, 1)
-	return &Case{Check: Load, Name: loadName(r.cfg.LoadCount, min(max(r.cfg.LoadConcurrency, 1), docs))}
+	return min(max(r.cfg.LoadConcurrency, 1), docs)
 }
 
 // loadName names the load check's result: calls sent, at conc at once.

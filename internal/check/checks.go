@@ -753,10 +753,7 @@ func (r *runner) load() error {
 		closedAsSent int
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
-	// A worker sends a document's create, then its follow-up: no more
-	// calls are in flight than there are documents, whatever was asked,
-	// and no worker is started that has none to send.
-	conc := min(max(r.cfg.LoadConcurrency, 1), max(len(pairs), 1))
+	conc := r.loadConcurrency()
 	st := load.Run(r.ctx, r.d, feed, load.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
