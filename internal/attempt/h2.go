@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
@@ -55,7 +56,8 @@ type h2Conns struct {
 // nextProto is http.Transport.TLSNextProto's entry for "h2": each
 // connection that agreed on HTTP/2 becomes an h2Conn.
 func (cs *h2Conns) nextProto(_ string, c *tls.Conn) http.RoundTripper {
-	cc, err := cs.t.NewClientConn(c)
+	sock := &h2TLSSocket{h2Socket: &h2Socket{Conn: c}, tc: c}
+	cc, err := cs.t.NewClientConn(sock)
 	if err != nil {
 		c.Close()
 		return h2Failed{err}
@@ -71,7 +73,7 @@ func (cs *h2Conns) nextProto(_ string, c *tls.Conn) http.RoundTripper {
 		}
 	}
 	cs.all[cc] = struct{}{}
-	return &h2Conn{cc: cc, tc: c}
+	return &h2Conn{cc: cc, tc: c, sock: sock.h2Socket}
 }
 
 // closeIdle shuts the connections down gracefully: a GOAWAY, then the
@@ -95,8 +97,9 @@ func (cs *h2Conns) closeIdle() {
 
 // h2Conn makes each call given it one stream of its connection, once.
 type h2Conn struct {
-	cc *http2.ClientConn
-	tc *tls.Conn
+	cc   *http2.ClientConn
+	tc   *tls.Conn
+	sock *h2Socket // what cc reads from: it says whether a GOAWAY came
 	// used says a call was given the connection already: the next one
 	// finds it kept alive (httptrace's Reused).
 	used atomic.Bool
@@ -129,6 +132,12 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 			// Shut down between the look above and the stream's opening:
 			// no frame of the call was written.
 			return nil, done(s, !reused)
+		case hasText(err, errH2NotEstablished) && h.sock != nil && h.sock.goAway.Load():
+			// A new connection the receiver shut down with a GOAWAY as it
+			// opened, which x/net on Go 1.27 (net/http's HTTP/2 client
+			// inside) still offers for a call: no frame of the call was
+			// written, as when the look above sees the GOAWAY.
+			return nil, done(s, !reused)
 		case !unprocessed(err):
 			return nil, err
 		}
@@ -157,6 +166,68 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 }
+
+// h2Socket is the connection an HTTP/2 ClientConn reads from, which
+// notes a GOAWAY frame of the receiver's among the frames it passes. A
+// ClientConn keeps the GOAWAY to itself: x/net's own says it through
+// CanTakeNewRequest, but on Go 1.27 x/net's ClientConn wraps net/http's,
+// which after a GOAWAY on a new connection fails the first call as a
+// connection closed as it opened ("could not be established").
+type h2Socket struct {
+	net.Conn
+	goAway atomic.Bool
+	// Read by the ClientConn's one reader: where the frames are.
+	head     [9]byte // a frame's header, as far as read
+	headLen  int
+	leftOver int // payload bytes of the current frame still to come
+}
+
+func (s *h2Socket) Read(p []byte) (int, error) {
+	n, err := s.Conn.Read(p)
+	if !s.goAway.Load() {
+		s.scan(p[:n])
+	}
+	return n, err
+}
+
+// frameGoAway is the type of a GOAWAY frame (RFC 9113, 6.8).
+const frameGoAway = 0x7
+
+// scan follows the frames in b, the bytes read next: a 9-byte header
+// whose first three bytes are the payload's length, then the payload.
+// The receiver's first bytes are its first frame (its preface is its
+// SETTINGS frame).
+func (s *h2Socket) scan(b []byte) {
+	for len(b) > 0 {
+		if s.leftOver > 0 {
+			n := min(s.leftOver, len(b))
+			s.leftOver -= n
+			b = b[n:]
+			continue
+		}
+		n := copy(s.head[s.headLen:], b)
+		s.headLen += n
+		b = b[n:]
+		if s.headLen < len(s.head) {
+			return
+		}
+		s.headLen = 0
+		s.leftOver = int(s.head[0])<<16 | int(s.head[1])<<8 | int(s.head[2])
+		if s.head[3] == frameGoAway {
+			s.goAway.Store(true)
+			return
+		}
+	}
+}
+
+// h2TLSSocket is an h2Socket over TLS, whose state x/net and net/http
+// take for the answer's TLS field (raw.go looks at its protocol).
+type h2TLSSocket struct {
+	*h2Socket
+	tc *tls.Conn
+}
+
+func (s *h2TLSSocket) ConnectionState() tls.ConnectionState { return s.tc.ConnectionState() }
 
 // done is the error of a call a connection could not take, closed or
 // shut down before any frame of the call was written: net/http's
@@ -257,6 +328,8 @@ func h2Failure(err error) (kind, msg string) {
 			why += ": " + strconv.Quote(ga.DebugData)
 		}
 		return KindGoAway, "connection shut down by the receiver (GOAWAY " + why + ")"
+	case goAwayWords(err) != "":
+		return KindGoAway, "connection shut down by the receiver (GOAWAY " + goAwayWords(err) + ")"
 	case hasText(err, errH2GotGoAway), errors.Is(err, errH2NewConnDone):
 		return KindGoAway, "connection shut down by the receiver (GOAWAY) before it took the call"
 	case after(err, errH2FirstGoAway) != "":
@@ -272,6 +345,36 @@ func h2Failure(err error) (kind, msg string) {
 	}
 	return "", ""
 }
+
+// goAwayWords is the code and quoted reason of a GoAwayError in err's
+// chain that errors.As cannot reach: on Go 1.27 x/net's HTTP/2 client
+// wraps net/http's, whose GoAwayError is its own (internal) type with
+// x/net's words. "" when there is none, or its words do not parse.
+func goAwayWords(err error) string {
+	rest := after(err, errH2GoAwayClosed)
+	// LastStreamID=%v, ErrCode=%v, debug=%q
+	_, rest, ok := strings.Cut(rest, ", ErrCode=")
+	if !ok {
+		return ""
+	}
+	code, debug, ok := strings.Cut(rest, ", debug=")
+	if !ok || code == "" {
+		return ""
+	}
+	why, err := strconv.Unquote(debug)
+	switch {
+	case err != nil:
+		return ""
+	case why == "":
+		return code
+	}
+	return code + ": " + strconv.Quote(why)
+}
+
+// errH2GoAwayClosed is the start of the words of x/net's GoAwayError,
+// which net/http's (Go 1.27) shares: a connection the receiver closed
+// after a GOAWAY. Its last stream, code and debug data follow.
+const errH2GoAwayClosed = "http2: server sent GOAWAY and closed the connection; LastStreamID="
 
 // errH2FirstGoAway is the start of x/net's words for a new connection's
 // first stream, above the last a GOAWAY with an error code took; its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -452,12 +453,19 @@ func TestHTTP2NewConnectionGoneAwayBounded(t *testing.T) {
 	}
 	for n := 0; n <= 2*maxUnprocessed; n++ {
 		c := newGoneAwayConn(t)
-		cc, err := tr.NewClientConn(c)
+		sock := &h2Socket{Conn: c}
+		cc, err := tr.NewClientConn(sock)
 		if err != nil {
 			t.Fatal(err)
 		}
-		<-c.drained
-		_, err = (&h2Conn{cc: cc}).RoundTrip(req)
+		// The client has read the GOAWAY when it asks for more bytes, or
+		// (net/http's HTTP/2 client, which x/net's wraps on Go 1.27)
+		// when it closes the connection the GOAWAY left without streams.
+		select {
+		case <-c.drained:
+		case <-c.stop:
+		}
+		_, err = (&h2Conn{cc: cc, sock: sock}).RoundTrip(req)
 		var done errH2ConnDone
 		if errors.As(err, &done) {
 			continue
@@ -489,7 +497,8 @@ func (closedConn) SetWriteDeadline(time.Time) error { return nil }
 // it failed the call with x/net's "http2: client conn could not be
 // established", of kind "error": it is a connection closed unanswered.
 func TestHTTP2NewConnectionClosed(t *testing.T) {
-	cc, err := newH2Transport(time.Minute).NewClientConn(closedConn{})
+	sock := &h2Socket{Conn: closedConn{}}
+	cc, err := newH2Transport(time.Minute).NewClientConn(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +511,7 @@ func TestHTTP2NewConnectionClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = (&h2Conn{cc: cc}).RoundTrip(req)
+	_, err = (&h2Conn{cc: cc, sock: sock}).RoundTrip(req)
 	want := "connection closed by the receiver as it opened, before it took the call"
 	if kind, got := h2Failure(err); kind != KindClosed || got != want {
 		t.Errorf("the failure (%v) is %q of kind %q, want %q of kind %q", err, got, kind, want, KindClosed)
@@ -533,5 +542,90 @@ func TestHTTP2ZeroMaxFrameSizeFails(t *testing.T) {
 	// (PROTOCOL_ERROR)") or not ("connection closed"): a race inside x/net.
 	if a := r.Last(); a.Status != 0 || a.Err == "" {
 		t.Errorf("the failure has status %d, error %q; want no status and an error", a.Status, a.Err)
+	}
+}
+
+// h2Socket follows the receiver's frames however its reads cut them: a
+// GOAWAY is seen by its header's type, not by a 0x7 byte in a payload or
+// in another frame's header.
+func TestH2SocketSeesGoAway(t *testing.T) {
+	frames := func(write func(fr *http2.Framer) error) []byte {
+		var b bytes.Buffer
+		if err := write(http2.NewFramer(&b, nil)); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	settings := frames(func(fr *http2.Framer) error {
+		return fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 7})
+	})
+	// A PING whose payload is GOAWAY frame headers' bytes.
+	ping := frames(func(fr *http2.Framer) error { return fr.WritePing(false, [8]byte{0, 0, 8, 7, 0, 0, 0, 0}) })
+	// Stream 7, as a GOAWAY's type would read in the wrong place.
+	data := frames(func(fr *http2.Framer) error { return fr.WriteData(7, false, make([]byte, 70000%16384)) })
+	goAway := frames(func(fr *http2.Framer) error { return fr.WriteGoAway(5, http2.ErrCodeEnhanceYourCalm, []byte("bye")) })
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	tests := []struct {
+		name   string
+		stream []byte
+		want   bool
+	}{
+		{"settings only", settings, false},
+		{"no GOAWAY among others", cat(settings, ping, data, ping), false},
+		{"GOAWAY first", goAway, true},
+		{"GOAWAY after others", cat(settings, ping, data, goAway), true},
+		{"a GOAWAY cut short in its header", cat(settings, goAway[:3]), false},
+	}
+	for _, tc := range tests {
+		for _, chunk := range []int{1, 2, 5, 9, 10, 4096} {
+			s := &h2Socket{Conn: &chunkConn{b: tc.stream, chunk: chunk}}
+			buf := make([]byte, 8192)
+			for {
+				if _, err := s.Read(buf); err != nil {
+					break
+				}
+			}
+			if got := s.goAway.Load(); got != tc.want {
+				t.Errorf("%s, read %d bytes at a time: GOAWAY seen %v, want %v", tc.name, chunk, got, tc.want)
+			}
+		}
+	}
+}
+
+// chunkConn reads b at most chunk bytes at a time, then io.EOF.
+type chunkConn struct {
+	net.Conn // nil: only Read is used
+	b        []byte
+	chunk    int
+}
+
+func (c *chunkConn) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.chunk)], c.b)
+	c.b = c.b[n:]
+	return n, nil
+}
+
+// net/http's GoAwayError (Go 1.27), which errors.As does not take for
+// x/net's, is read from its words, which are x/net's.
+func TestGoAwayWords(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{http2.GoAwayError{LastStreamID: 1, ErrCode: http2.ErrCodeNo}, "NO_ERROR"},
+		{fmt.Errorf("wrapped: %w", http2.GoAwayError{LastStreamID: 3, ErrCode: http2.ErrCodeEnhanceYourCalm, DebugData: "too many\x1b[2J"}), `ENHANCE_YOUR_CALM: "too many\x1b[2J"`},
+		{http2.GoAwayError{ErrCode: 0x99, DebugData: `a "b", debug=c`}, `unknown error code 0x99: "a \"b\", debug=c"`},
+		{errors.New("http2: server sent GOAWAY and closed the connection; LastStreamID=1"), ""},
+		{errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=, debug=""`), ""},
+		{errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug="unclosed`), ""},
+		{errors.New("EOF"), ""},
+	}
+	for _, tc := range tests {
+		if got := goAwayWords(tc.err); got != tc.want {
+			t.Errorf("goAwayWords(%q) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

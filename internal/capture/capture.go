@@ -432,7 +432,7 @@ func (e *JSONError) Unwrap() error { return e.Err }
 func Decode(line []byte) (*Record, error) {
 	var rec Record
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return nil, &JSONError{Err: err}
+		return nil, &JSONError{Err: jsonerr.Placed(err, line)}
 	}
 	if rec.Capture == 0 {
 		return nil, errors.New(`not a capture record (no "capture" key)`)

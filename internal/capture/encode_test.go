@@ -19,6 +19,15 @@ func encodingJSON(r *Record) []byte {
 	return buf.Bytes()
 }
 
+// sameJSON says got is want, the U+FFFD that replaces an invalid UTF-8
+// byte written either way: Go 1.26's encoding/json writes it as \ufffd,
+// as appendRecord does (jsonstr's tests hold that), Go 1.27's (json/v2
+// inside) as the character itself, the same string to any reader.
+func sameJSON(got, want []byte) bool {
+	escaped, raw := []byte(`\ufffd`), []byte("\uFFFD")
+	return bytes.Equal(bytes.ReplaceAll(got, escaped, raw), bytes.ReplaceAll(want, escaped, raw))
+}
+
 func FuzzAppendMatchesJSON(f *testing.F) {
 	f.Add("POST", "/w", "businessType=X&a=%20", "Authorization", "Bearer x", []byte(`{"a":"收款单"}`), int64(1790000000123456789), 12.5, 200, "")
 	f.Add("GET", "", "", "X", "\x00\x1f\b\f\u2028\u2029\"\\<>&", []byte{0xff, 0xfe}, int64(0), 1e-7, 0, "dial tcp: refused")
@@ -63,7 +72,7 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 			}
 			return
 		}
-		if !ok || !bytes.Equal(got, want) {
+		if !ok || !sameJSON(got, want) {
 			t.Fatalf("appendRecord differs from encoding/json:\n got %s\nwant %s", got, want)
 		}
 	})
@@ -86,7 +95,7 @@ func TestAppendBodySetAfterShareBody(t *testing.T) {
 			r.ShareBody([]byte(`{"a":"收款单"}`))
 			tt.set(r)
 			got, ok := appendRecord(nil, r)
-			if want := encodingJSON(r); !ok || !bytes.Equal(got, want) {
+			if want := encodingJSON(r); !ok || !sameJSON(got, want) {
 				t.Fatalf("appendRecord differs from encoding/json:\n got %s\nwant %s", got, want)
 			}
 		})

@@ -147,7 +147,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, []string, error) {
 			Summary json.RawMessage `json:"summary"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
+			return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, line), "the line"))}
 		}
 		if err := keysTwice(line); err != nil {
 			return nil, nil, &ReportLineError{Line: n, Err: err}
@@ -164,7 +164,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, []string, error) {
 				NotRun []string `json:"notRun"`
 			}
 			if err := json.Unmarshal(j.Summary, &sum); err != nil {
-				return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the summary"))}
+				return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, j.Summary), "the summary"))}
 			}
 			for _, id := range sum.NotRun {
 				// Names from an untrusted file: only a check's own.

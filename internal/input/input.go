@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/jsonerr"
 )
 
 // Max is the largest document, NDJSON line or array element an input may
@@ -85,13 +86,10 @@ func CutShort(line []byte) bool {
 	if !IsRecord(line) {
 		return false
 	}
-	var v struct{}
-	err := json.Unmarshal(line, &v)
-	var se *json.SyntaxError
-	// encoding/json validates the whole text before it decodes: a text
-	// valid up to its end is reported as ending unexpectedly, any other
-	// flaw as what it is.
-	return errors.As(err, &se) && se.Error() == "unexpected end of JSON input"
+	// A text valid up to its end ends unexpectedly; any other flaw is
+	// what it is.
+	se := jsonerr.FirstSyntaxError(line)
+	return se != nil && se.Msg == "unexpected end of JSON input"
 }
 
 // Options say how to read one input.

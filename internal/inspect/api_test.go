@@ -746,7 +746,11 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 		enc.SetEscapeHTML(false)
 		enc.Encode(summarize(c))
 		want := bytes.TrimSpace(buf.Bytes())
-		if got := appendSummary(nil, c); !bytes.Equal(got, want) {
+		// The U+FFFD of an invalid byte either way: Go 1.26's
+		// encoding/json writes \ufffd, as appendSummary does, Go 1.27's
+		// (json/v2 inside) the character itself, the same string.
+		escaped, raw := []byte(`\ufffd`), []byte("\uFFFD")
+		if got := appendSummary(nil, c); !bytes.Equal(bytes.ReplaceAll(got, escaped, raw), bytes.ReplaceAll(want, escaped, raw)) {
 			t.Errorf("call %d:\n got %s\nwant %s", id, got, want)
 		}
 	}

@@ -27,10 +27,28 @@ func Describe(err error, root string) string {
 	if pe, ok := errors.AsType[*time.ParseError](err); ok {
 		return fmt.Sprintf("%q: want a time as RFC 3339 writes it (2026-11-22T04:24:23.774512Z)", pe.Value)
 	}
+	if se, ok := errors.AsType[*SyntaxError](err); ok {
+		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, byteNamed(se.Msg, se.Offset))
+	}
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, byteNamed(strings.TrimPrefix(se.Error(), "json: "), se.Offset))
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// Placed is err, encoding/json's error of reading b, with a syntax error
+// found again by whsim (FirstSyntaxError): placed and worded as Go 1.26's
+// encoding/json did, as Describe says it, where Go 1.27's (json/v2
+// inside) places a fault past a multi-byte character and names a byte
+// as '\xff'. Any other error is returned as it is.
+func Placed(err error, b []byte) error {
+	if _, ok := errors.AsType[*json.SyntaxError](err); !ok {
+		return err
+	}
+	if se := FirstSyntaxError(b); se != nil {
+		return se
+	}
+	return err
 }
 
 // byteNamed is msg, a syntax error's, with the byte it stopped at named

@@ -52,13 +52,26 @@ func TestDescribe(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: read without error", tt.in)
 		}
-		if got := Describe(err, "the line"); got != tt.want {
+		if got := Describe(Placed(err, []byte(tt.in)), "the line"); got != tt.want && !deeper(got, tt.want) {
 			t.Errorf("%s:\n got %s\nwant %s", tt.in, got, tt.want)
 		}
 	}
 	if got := Describe(errors.New("json: something else"), "the line"); got != "something else" {
 		t.Errorf("another error: %q", got)
 	}
+}
+
+// deeper says got is want said of a member inside want's: Go 1.27's
+// encoding/json (json/v2 inside) names the map key and list index that
+// held the wrong value ("request.headers.X-A.0"), Go 1.26's the field
+// that holds the map ("request.headers").
+func deeper(got, want string) bool {
+	wantPath, wantRest, ok := strings.Cut(want, ": ")
+	if !ok {
+		return false
+	}
+	gotPath, gotRest, ok := strings.Cut(got, ": ")
+	return ok && gotRest == wantRest && strings.HasPrefix(gotPath, wantPath+".")
 }
 
 // FuzzDescribe: whatever encoding/json refuses is said without Go's names

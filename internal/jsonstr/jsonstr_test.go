@@ -11,12 +11,36 @@ import (
 	"github.com/whsim/whsim/internal/spec"
 )
 
+// stdlib is s as Go 1.26's encoding/json writes it, with HTML left as it
+// is: its words on valid UTF-8, and \ufffd for each byte that is not
+// (utf8.DecodeRuneInString's error of width 1). Go 1.27's (json/v2 inside)
+// writes the U+FFFD itself, the same string to a reader; whsim keeps the
+// escape, which shows a byte was replaced.
 func stdlib(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	out := []byte{'"'}
+	for len(s) > 0 {
+		valid := 0
+		for valid < len(s) {
+			r, n := utf8.DecodeRuneInString(s[valid:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			valid += n
+		}
+		if valid > 0 {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s[:valid])
+			quoted := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+			out = append(out, quoted[1:len(quoted)-1]...)
+			s = s[valid:]
+			continue
+		}
+		out = append(out, `\ufffd`...)
+		s = s[1:]
+	}
+	return append(out, '"')
 }
 
 func TestAppendMatchesEncodingJSON(t *testing.T) {

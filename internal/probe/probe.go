@@ -22,6 +22,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -240,13 +241,15 @@ func memberTwice(b []byte) (string, bool) {
 	return "", false
 }
 
-// jsonErr says err, an error of reading b as JSON, with where it was.
+// jsonErr says err, an error of reading b as JSON, with where it was:
+// whsim finds the place (jsonerr.FirstSyntaxError), as encoding/json's
+// changed with Go 1.27.
 func jsonErr(err error, b []byte) string {
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
+	se := jsonerr.FirstSyntaxError(b)
+	if se == nil {
 		return err.Error()
 	}
-	msg := se.Error()
+	msg := se.Msg
 	// encoding/json quotes a byte past ASCII as the Latin-1 letter it would
 	// be ('ÿ' for 0xff, 'ä' for the first byte of 中), which names a
 	// character the probe never printed: say the character, or the byte
