@@ -727,25 +727,29 @@ func TestRerunTook(t *testing.T) {
 	}
 }
 
-// A report's summary says which checks its run never ran (it stopped or
-// was interrupted): ReadReport returns them, a rerun says them, since
-// "fixed" is only of the cases the run judged. A name that is no check
-// is the line's error: the report is untrusted.
+// A report's summary says which checks its run never ran and which it
+// cut short (it stopped or was interrupted): ReadReport returns them, a
+// rerun says them, since "fixed" is only of the cases the run judged. A
+// name that is no check is the line's error: the report is untrusted.
 func TestReadReportNotRun(t *testing.T) {
 	t.Parallel()
 	const failed = `{"check":"accepts-valid","case":"CREATE_RECEIVABLE_DOC/sample","verdict":"pass","status":200}` + "\n"
 	tests := []struct {
-		summary string
-		notRun  []string
-		wantErr string
+		summary  string
+		notRun   []string
+		cutShort string
+		wantErr  string
 	}{
-		{`{"summary":{"checks":{},"failed":true,"notRun":["load","latency"]}}`, []string{"load", "latency"}, ""},
-		{`{"summary":{"checks":{},"failed":false}}`, nil, ""},
-		{`{"summary":{"notRun":["load","no-such\u001b[2J"]}}`, nil, `line 2: summary: notRun names "no-such\x1b[2J", which is no check`},
-		{`{"summary":{"notRun":"load"}}`, nil, "line 2: notRun: want a list, got a string"},
+		{`{"summary":{"checks":{},"failed":true,"notRun":["load","latency"]}}`, []string{"load", "latency"}, "", ""},
+		{`{"summary":{"checks":{},"failed":true,"notRun":["latency"],"cutShort":"accepts-valid"}}`, []string{"latency"}, "accepts-valid", ""},
+		{`{"summary":{"checks":{},"failed":true,"cutShort":"latency"}}`, nil, "latency", ""},
+		{`{"summary":{"checks":{},"failed":false}}`, nil, "", ""},
+		{`{"summary":{"notRun":["load","no-such\u001b[2J"]}}`, nil, "", `line 2: summary: notRun names "no-such\x1b[2J", which is no check`},
+		{`{"summary":{"cutShort":"no-such"}}`, nil, "", `line 2: summary: cutShort names "no-such", which is no check`},
+		{`{"summary":{"notRun":"load"}}`, nil, "", "line 2: notRun: want a list, got a string"},
 	}
 	for _, tt := range tests {
-		_, notRun, err := ReadReport(strings.NewReader(failed + tt.summary + "\n"))
+		_, end, err := ReadReport(strings.NewReader(failed + tt.summary + "\n"))
 		switch {
 		case tt.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -753,8 +757,8 @@ func TestReadReportNotRun(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s: %v", tt.summary, err)
-		case !slices.Equal(notRun, tt.notRun):
-			t.Errorf("%s: notRun %q, want %q", tt.summary, notRun, tt.notRun)
+		case !slices.Equal(end.NotRun, tt.notRun) || end.CutShort != tt.cutShort:
+			t.Errorf("%s: notRun %q, cutShort %q; want %q, %q", tt.summary, end.NotRun, end.CutShort, tt.notRun, tt.cutShort)
 		}
 	}
 }

@@ -59,7 +59,11 @@ probe (--probe or --probe-cmd again, or the report's --probe URL on the
 receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
 load and latency, judged over a whole run, and for copies sent at once of
 which no two were in flight together); exit 0 only when every one is
-fixed (under GitHub Actions its job summary section says so, per check).
+fixed and the report's run ran every check: a report whose run stopped or
+was interrupted before it ran them all (its summary's cutShort and notRun)
+exits 1 however its failed cases go, its verdict naming the checks left, as
+they are untested (under GitHub Actions its job summary section says so,
+per check).
 Every call goes to --url or the report's one URL, named on stderr
 first; a report that names another URL, more copies than a run sends, or a
 file that is not a regular file is refused.
@@ -126,7 +130,8 @@ after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
 Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
-receiver stopped answering, 2 for usage errors, a receiver that cannot be
+receiver stopped answering (--rerun: a case still fails, or the report's run
+left a check unrun), 2 for usage errors, a receiver that cannot be
 reached at all (or answers nothing to the first call within --timeout) or a
 probe that fails, 130 when interrupted.`
 
