@@ -8,7 +8,8 @@
 #                       unpacks whsim and adds it to GITHUB_PATH; outputs
 #                       whsim-path and version.
 #   action.sh run       runs whsim with INPUT_ARGS and passes its exit
-#                       code on; outputs exit-code.
+#                       code on; outputs exit-code (2, without running,
+#                       when the install failed: WHSIM is empty).
 #
 # Inputs come as INPUT_VERSION, INPUT_DOWNLOAD_BASE, INPUT_ARGS; outputs go
 # to GITHUB_OUTPUT. Messages go to stderr as workflow commands (::error::)
@@ -165,7 +166,10 @@ refuse() {
 }
 
 run() {
-  local whsim=${WHSIM:?WHSIM (the installed whsim) is not set}
+  # The step runs after a failed install too (action.yml), to say so in
+  # exit-code: WHSIM, the install's whsim-path output, is then empty.
+  local whsim=${WHSIM:-}
+  [ -n "$whsim" ] && [ -x "$whsim" ] || refuse "whsim was not installed (the install step failed, saying why): args not run"
   [ -n "${INPUT_ARGS//[[:space:]]/}" ] || refuse "input args is empty: nothing to run"
   local words a
   words=$(mktemp)
