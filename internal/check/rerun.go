@@ -154,6 +154,8 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		var j struct {
 			CaseRecord
 			Summary json.RawMessage `json:"summary"`
+			// Rerun is what check --rerun's own output has for a verdict.
+			Rerun *string `json:"rerun"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
 			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
@@ -190,6 +192,20 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		}
 		if j.Check == "" || j.Case == "" {
 			continue
+		}
+		// A case line says how it was judged: one without a verdict is no
+		// line of check's, and skipped as "not failed" it would make a
+		// report of failures read as nothing to rerun, exit 0.
+		switch Verdict(j.Verdict) {
+		case Pass, Warn, Fail, Skip:
+		default:
+			if j.Rerun != nil && j.Verdict == "" {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("a line of check --rerun's output (\"rerun\":%q), not of check --output json: rerun the report its run wrote", *j.Rerun)}
+			}
+			if j.Verdict == "" {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: no verdict: want pass, warn, fail or skipped", termsafe.Text(j.Check), termsafe.Text(j.Case))}
+			}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: verdict %q: want pass, warn, fail or skipped", termsafe.Text(j.Check), termsafe.Text(j.Case), j.Verdict)}
 		}
 		cases++
 		// A run reports each case once: an edited report that names one

@@ -152,6 +152,14 @@ func TestReadFailed(t *testing.T) {
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["1"],"X-A":["2"]},"body":""}}`, `line 1: "X-A" twice in request.headers`},
 		{`{"check":"e","case":"b","verdict":"fail","effects":{"calls":[{"copies":1},{"copies":1,"Copies":8}]}}`, `line 1: "copies" twice in effects.calls[2], as "copies" and "Copies"`},
 		{`{"check":"a","case":"b","verdict":"fail","Check":"c"}`, `line 1: "check" twice in the line, as "check" and "Check"`},
+		// check --rerun's own output names its cases with no verdict: read
+		// as a report, 19 cases still failing were "no case failed,
+		// nothing to rerun", exit 0.
+		{`{"check":"accepts-valid","case":"E/described","rerun":"still-failing","status":500,"wasStatus":500,"reason":"got 500, want 2xx","want":"2xx"}` + "\n" +
+			`{"summary":{"allFixed":false,"fixed":0,"interrupted":false,"notRerun":0,"stillFailing":1}}`,
+			`line 1: a line of check --rerun's output ("rerun":"still-failing"), not of check --output json: rerun the report its run wrote`},
+		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
+		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
 	} {
 		_, err := ReadFailed(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
