@@ -123,14 +123,20 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 // ReportEnd is how a report's run ended, as its summary says: the check
 // it was cut short in and the checks it never ran (it stopped, its
 // receiver gone, or was interrupted). A rerun of its failed cases says
-// nothing of them. A --save-cases results file has no summary: none.
+// nothing of them.
 type ReportEnd struct {
 	CutShort string
 	NotRun   []string
+	// NoSummary: the report has no summary line, which check writes last
+	// on every end it makes (--output json, --save-cases' ResultsFile):
+	// its run did not end (whsim was killed) or the file was cut short,
+	// and the checks after its last case are untested.
+	NoSummary bool
 }
 
-// Untested says the report's run left some check unrun, wholly or in part.
-func (e ReportEnd) Untested() bool { return e.CutShort != "" || len(e.NotRun) > 0 }
+// Untested says the report's run left some check unrun, wholly or in
+// part, or may have.
+func (e ReportEnd) Untested() bool { return e.NoSummary || e.CutShort != "" || len(e.NotRun) > 0 }
 
 // ReadReport is ReadFailed, and how the report's run ended.
 func ReadReport(r io.Reader) (failed []Failed, end ReportEnd, err error) {
@@ -142,7 +148,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	sc := bufio.NewScanner(&capped{r: r, n: limit})
 	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
 	var out []Failed
-	var end ReportEnd
+	end := ReportEnd{NoSummary: true}
 	cases, n, sending := 0, 0, 0
 	seen := map[[2]string]int{} // check and case -> the line that named it
 	for sc.Scan() {

@@ -756,8 +756,15 @@ func TestReadReportNotRun(t *testing.T) {
 		{`{"summary":{"cutShort":"no-such"}}`, nil, "", `line 2: summary: cutShort names "no-such", which is no check`},
 		{`{"summary":{"notRun":"load"}}`, nil, "", "line 2: notRun: want a list, got a string"},
 	}
+	// No summary line at all: a run that did not end, or a file cut short.
+	if _, end, err := ReadReport(strings.NewReader(failed)); err != nil || !end.NoSummary || !end.Untested() {
+		t.Errorf("a report without a summary: %+v, %v; want NoSummary, untested", end, err)
+	}
 	for _, tt := range tests {
 		_, end, err := ReadReport(strings.NewReader(failed + tt.summary + "\n"))
+		if err == nil && end.NoSummary {
+			t.Errorf("%s: read as no summary", tt.summary)
+		}
 		switch {
 		case tt.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -48,7 +48,7 @@ the time taken; Ctrl-C stops the run and says how far it got.
 --save-cases DIR writes every case as capture records, DIR/<check>/<case>.ndjson
 (one per delivery: method, path, query, headers, body byte for byte), which
 whsim replay sends again, and DIR/` + check.ResultsFile + `, the JSON line of each
-case. --output json carries, for each failing or warning case, its request
+case and the summary, as --output json ends. --output json carries, for each failing or warning case, its request
 (credentials masked), the answer that would pass and the command.
 
 --rerun <report.json|DIR> sends again only the cases that failed, from a

@@ -130,6 +130,9 @@ func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 // ReportEnded says which checks a report's run left unrun, "" for none:
 // "cut accepts-valid short and never ran 2 checks (load, latency)".
 func ReportEnded(e check.ReportEnd) string {
+	if e.NoSummary {
+		return "did not finish (the report has no summary line: whsim was killed, or the file is cut short), so the checks after its last case are untested"
+	}
 	var parts []string
 	if e.CutShort != "" {
 		parts = append(parts, "cut "+e.CutShort+" short")
@@ -152,6 +155,9 @@ func (s RerunSummary) AppendJSON(b []byte) []byte {
 	}
 	if e := s.ReportEnd; e.CutShort != "" {
 		sum["cutShort"] = e.CutShort
+	}
+	if s.ReportEnd.NoSummary {
+		sum["reportUnfinished"] = true
 	}
 	if s.Unfinished != "" {
 		sum["error"] = s.Unfinished
