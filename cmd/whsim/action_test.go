@@ -150,7 +150,16 @@ func (r *runner) run(a *actionYAML) result {
 		}
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-		err := cmd.Run()
+		var err error
+		if fi, serr := os.Stat(cmd.Dir); serr != nil || !fi.IsDir() {
+			// GitHub's runner fails such a step without starting it
+			// ("An error occurred trying to start process '/usr/bin/bash'
+			// with working directory ..."): nothing runs, no output is set.
+			err = exec.Command("bash", "-c", "exit 1").Run()
+			fmt.Fprintf(&stderr, "Error: An error occurred trying to start process 'bash' with working directory '%s'. No such file or directory\n", cmd.Dir)
+		} else {
+			err = cmd.Run()
+		}
 		b, _ := os.ReadFile(out)
 		steps[st.ID] = map[string]string{}
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -534,6 +543,18 @@ func TestAction(t *testing.T) {
 		}
 		if len(commands) != 1 || !strings.HasPrefix(commands[0], "::error title=whsim action::input args: unbalanced quotes in: validate 'x%0A::warning::injected") {
 			t.Errorf("workflow commands %q, want one error holding the args", commands)
+		}
+	})
+
+	// A working-directory that is not there is the action's input error:
+	// exit-code 2, saying so. GitHub's runner failed the step before it
+	// started, leaving exit-code empty, which a workflow reading it with
+	// continue-on-error cannot tell from a pass.
+	t.Run("a working-directory that is not there: exit-code 2", func(t *testing.T) {
+		r, _ := newJob(t, map[string]string{"version": "1.2.3", "args": "version", "working-directory": "no-such-dir"})
+		res := r.run(&action)
+		if res.code != 2 || res.outputs["exit-code"] != "2" || !strings.Contains(res.stderr, `input working-directory "no-such-dir": no such directory`) {
+			t.Errorf("exit %d, exit-code %q, stderr %q; want 2, 2 and the input named", res.code, res.outputs["exit-code"], res.stderr)
 		}
 	})
 
