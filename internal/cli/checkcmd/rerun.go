@@ -189,8 +189,10 @@ func (r *checkRerun) run(ctx context.Context) error {
 	}
 	sum := &check.RerunSummary{Total: len(r.cases), ReportEnd: r.ended}
 	var repErr error
+	sent := map[[2]string]bool{} // the cases sent again (or judged not to be), by check and name
 	err = check.Rerun(ctx, r.cfg, r.cases, func(res check.RerunResult) {
 		sum.Add(res)
+		sent[[2]string{res.Case.Check, res.Case.Name}] = true
 		c := checkout.RerunCase{RerunResult: res}
 		if err := out.Case(c); err != nil && repErr == nil {
 			repErr = err
@@ -200,6 +202,16 @@ func (r *checkRerun) run(ctx context.Context) error {
 		}
 	})
 	if junit != nil {
+		if ctx.Err() != nil {
+			// CI reads the JUnit alone: an interrupted rerun fails there,
+			// and each case it never sent again is skipped, not absent.
+			_ = junit.Case(checkout.InterruptedRerunCase{RerunSummary: sum})
+			for _, c := range r.cases {
+				if !sent[[2]string{c.Check, c.Name}] {
+					_ = junit.Case(checkout.NotSentCase{Failed: c})
+				}
+			}
+		}
 		for _, c := range checkout.UntestedCases(o.Rerun, r.notRunNote(), r.ended) {
 			_ = junit.Case(c)
 		}

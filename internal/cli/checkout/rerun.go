@@ -199,3 +199,30 @@ func (untestedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
 func (c untestedCase) JUnit() term.TestCase {
 	return term.TestCase{Suite: "whsim", Name: "checks-not-run", Class: "whsim.check", Failure: string(c), FailureType: "not-run"}
 }
+
+// InterruptedRerunCase is the failing JUnit case of a rerun Ctrl-C or
+// SIGTERM ended: a JUnit reader sees only the cases, and those sent again
+// may all be fixed, while the rest may still fail. Text and JSON say it
+// in the summary.
+type InterruptedRerunCase struct{ *check.RerunSummary }
+
+func (InterruptedRerunCase) Verdict() term.Verdict                     { return term.Fail }
+func (InterruptedRerunCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (InterruptedRerunCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c InterruptedRerunCase) JUnit() term.TestCase {
+	total := c.Fixed + c.StillFailing + c.NotRerun
+	why := fmt.Sprintf("interrupted after %d of %d failed %s: %d fixed, %d still failing; the rest not sent again",
+		total, max(c.Total, total), term.Plural(max(c.Total, total), "case", "cases"), c.Fixed, c.StillFailing)
+	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.check", Failure: why, FailureType: "interrupted"}
+}
+
+// NotSentCase is a failed case an interrupted rerun never sent again, as
+// a skipped JUnit case: not fixed, not judged.
+type NotSentCase struct{ check.Failed }
+
+func (NotSentCase) Verdict() term.Verdict                     { return term.Pass }
+func (NotSentCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (NotSentCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c NotSentCase) JUnit() term.TestCase {
+	return term.TestCase{Suite: c.Check, Name: c.Name, Class: "whsim.check." + c.Check, Skipped: "not sent again: the rerun was interrupted"}
+}
