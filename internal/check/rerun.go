@@ -184,10 +184,16 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			if err := json.Unmarshal(j.Summary, &sum); err != nil {
 				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the summary"))}
 			}
-			for _, id := range sum.NotRun {
-				// Names from an untrusted file: only a check's own.
-				if !slices.Contains(IDs(), id) {
+			for i, id := range sum.NotRun {
+				// Names from an untrusted file: only a check's own, each
+				// once, as a run writes them (they are said whole).
+				switch {
+				case !slices.Contains(IDs(), id):
 					return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: notRun names %q, which is no check", id)}
+				case slices.Contains(sum.NotRun[:i], id):
+					return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: notRun names %q twice: a run names each check once", id)}
+				case id == sum.CutShort:
+					return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: %q is both cutShort and notRun: a run that cut a check short ran it", id)}
 				}
 			}
 			if sum.CutShort != "" && !slices.Contains(IDs(), sum.CutShort) {

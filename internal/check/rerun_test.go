@@ -754,6 +754,10 @@ func TestReadReportNotRun(t *testing.T) {
 		{`{"summary":{"checks":{},"failed":false}}`, nil, "", ""},
 		{`{"summary":{"notRun":["load","no-such\u001b[2J"]}}`, nil, "", `line 2: summary: notRun names "no-such\x1b[2J", which is no check`},
 		{`{"summary":{"cutShort":"no-such"}}`, nil, "", `line 2: summary: cutShort names "no-such", which is no check`},
+		// A run names each check once: a list of one name 200,000 times
+		// was said whole on stderr, in JSON and the job summary (2.4 MB).
+		{`{"summary":{"notRun":["load","latency","load"]}}`, nil, "", `line 2: summary: notRun names "load" twice: a run names each check once`},
+		{`{"summary":{"notRun":["load"],"cutShort":"load"}}`, nil, "", `line 2: summary: "load" is both cutShort and notRun: a run that cut a check short ran it`},
 		{`{"summary":{"notRun":"load"}}`, nil, "", "line 2: notRun: want a list, got a string"},
 	}
 	// No summary line at all: a run that did not end, or a file cut short.
