@@ -202,19 +202,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 		}
 	})
 	if junit != nil {
-		if ctx.Err() != nil {
-			// CI reads the JUnit alone: an interrupted rerun fails there,
-			// and each case it never sent again is skipped, not absent.
-			_ = junit.Case(checkout.InterruptedRerunCase{RerunSummary: sum})
-			for _, c := range r.cases {
-				if !sent[[2]string{c.Check, c.Name}] {
-					_ = junit.Case(checkout.NotSentCase{Failed: c})
-				}
-			}
-		}
-		for _, c := range checkout.UntestedCases(o.Rerun, r.notRunNote(), r.ended) {
-			_ = junit.Case(c)
-		}
+		r.junitEnd(ctx, junit, sum, sent)
 	}
 	err = rerunEnd(ctx, err, sum, out, junit)
 	if col != nil && (err == nil || sum.Interrupted || sum.Unfinished != "") {
@@ -232,6 +220,24 @@ func (r *checkRerun) run(ctx context.Context) error {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// junitEnd adds the JUnit cases of how the rerun ended, after the cases
+// sent again (sent: by check and name): CI reads the JUnit alone, so an
+// interrupted rerun fails there, each case it never sent again skipped,
+// not absent; and the checks the report's run left unrun (UntestedCases).
+func (r *checkRerun) junitEnd(ctx context.Context, junit term.Reporter, sum *check.RerunSummary, sent map[[2]string]bool) {
+	if ctx.Err() != nil {
+		_ = junit.Case(checkout.InterruptedRerunCase{RerunSummary: sum})
+		for _, c := range r.cases {
+			if !sent[[2]string{c.Check, c.Name}] {
+				_ = junit.Case(checkout.NotSentCase{Failed: c})
+			}
+		}
+	}
+	for _, c := range checkout.UntestedCases(r.opts.Rerun, r.notRunNote(), r.ended) {
+		_ = junit.Case(c)
+	}
 }
 
 // jobSummary appends the rerun's section to the job summary from its
