@@ -978,9 +978,16 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 			return r.fatal
 		}
 	}
-	switch a.Kind {
-	case attempt.KindRefused, attempt.KindReset, attempt.KindClosed, attempt.KindTimeout, attempt.KindOther,
-		attempt.KindStreamReset, attempt.KindGoAway:
+	switch {
+	case a.ClosedAsSent:
+		// A kept-alive connection the receiver closed as the call went
+		// out: its case fails saying so, but the receiver answered on it
+		// before and answers a new one, so it is no sign that it is gone
+		// (a burst reusing the pool's connections stopped the run). One
+		// that is gone refuses the new connections, which count.
+		return nil
+	case a.Kind == attempt.KindRefused, a.Kind == attempt.KindReset, a.Kind == attempt.KindClosed, a.Kind == attempt.KindTimeout,
+		a.Kind == attempt.KindOther, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
 		r.quiet++
 	default:
 		return nil
