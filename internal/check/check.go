@@ -649,12 +649,14 @@ func (r *runner) run(id string) error {
 // cutAt says which checks a run that ended in its i-th check did not run:
 // the later ones, and those (the i-th, or the earlier ones whose results
 // were all held back and dropped) that graded nothing; the i-th, when it
-// graded something, was cut short.
+// graded something, was cut short. An earlier check that was skipped
+// (signature without a secret) stays skipped: it graded nothing by design.
 func (r *runner) cutAt(i int) {
 	for j, id := range r.sum.Order {
 		t := r.sum.Checks[id]
 		graded := t.Pass+t.Warn+t.Fail > 0
 		switch {
+		case j < i && t.Skipped != "":
 		case j > i, !graded:
 			r.sum.NotRun = append(r.sum.NotRun, id)
 		case j == i:
