@@ -7,10 +7,13 @@
 #                       verifies the archive's sha256, refuses a mismatch,
 #                       unpacks whsim and adds it to GITHUB_PATH; outputs
 #                       whsim-path and version.
-#   action.sh run       runs whsim with INPUT_ARGS and passes its exit
-#                       code on; outputs exit-code.
+#   action.sh run       runs whsim with INPUT_ARGS in INPUT_WORKING_DIRECTORY
+#                       and passes its exit code on; outputs exit-code (2,
+#                       without running, when the install failed: WHSIM is
+#                       empty, or the directory is not there).
 #
-# Inputs come as INPUT_VERSION, INPUT_DOWNLOAD_BASE, INPUT_ARGS; outputs go
+# Inputs come as INPUT_VERSION, INPUT_DOWNLOAD_BASE, INPUT_ARGS,
+# INPUT_WORKING_DIRECTORY; outputs go
 # to GITHUB_OUTPUT. Messages go to stderr as workflow commands (::error::)
 # so the run page shows them on the step. Exit 2 when the action could not
 # install or run whsim, as whsim's own "could not run".
@@ -165,7 +168,15 @@ refuse() {
 }
 
 run() {
-  local whsim=${WHSIM:?WHSIM (the installed whsim) is not set}
+  # The step runs after a failed install too (action.yml), to say so in
+  # exit-code: WHSIM, the install's whsim-path output, is then empty.
+  local whsim=${WHSIM:-}
+  [ -n "$whsim" ] && [ -x "$whsim" ] || refuse "whsim was not installed (the install step failed, saying why): args not run"
+  # Relative to the workspace, where the step starts, as a step's own
+  # working-directory is.
+  local wd=${INPUT_WORKING_DIRECTORY:-.}
+  [ -d "$wd" ] || refuse "input working-directory \"$wd\": no such directory"
+  cd -- "$wd" || refuse "input working-directory \"$wd\": cannot change to it"
   [ -n "${INPUT_ARGS//[[:space:]]/}" ] || refuse "input args is empty: nothing to run"
   local words a
   words=$(mktemp)

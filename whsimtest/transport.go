@@ -131,7 +131,14 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 			// hijacked connection alone either way).
 			return w.hijackedAnswer(req)
 		}
-		return tr.answer(w, req, res.err)
+		if res.live {
+			return tr.answer(w, req, res.err)
+		}
+		// It returned after the time limit (when its context ended):
+		// a loaded machine held the caller until then, and with both
+		// ready the wait picked this one at random. The client gave up
+		// first: a timeout, never the 200 of a handler that wrote nothing.
+		return tr.late(w, req)
 	case <-w.taken:
 		return w.hijackedAnswer(req)
 	case <-req.Context().Done():
@@ -147,16 +154,23 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		default:
 		}
-		// A handler that took the connection over answers on it; the
-		// time limit passed before its answer came.
-		if w.abandon() {
-			return nil, req.Context().Err()
-		}
-		if resp := w.unfinished(req); resp != nil {
-			return resp, nil
-		}
+		return tr.late(w, req)
+	}
+}
+
+// late is what a call whose time limit passed before its handler
+// answered got: what the handler had sent of its answer by then, else
+// the time limit's error.
+func (tr *inMemory) late(w *answerWriter, req *http.Request) (*http.Response, error) {
+	// A handler that took the connection over answers on it; the
+	// time limit passed before its answer came.
+	if w.abandon() {
 		return nil, req.Context().Err()
 	}
+	if resp := w.unfinished(req); resp != nil {
+		return resp, nil
+	}
+	return nil, req.Context().Err()
 }
 
 // answer is what a call whose handler returned err got.

@@ -436,6 +436,33 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 	}
 }
 
+// TestInMemoryTimeoutOfAHeldCaller: a handler that returned only after
+// the time limit (when its context ended) is a timeout, however long a
+// loaded machine held the caller before it looked. Both ready, the wait
+// picked the handler's end at random and read it as an answer, 200 with
+// no body: WithTimeout(time.Millisecond) against a handler that never
+// answers went past the first call on a machine with two CPU hogs.
+func TestInMemoryTimeoutOfAHeldCaller(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{}, running: &running{}, server: &http.Server{Handler: h},
+			// The scheduler's hold: until the time limit has passed and
+			// the handler has returned (events, not sleeps).
+			held: func(ctx context.Context, returned func() bool) {
+				<-ctx.Done()
+				for !returned() {
+					runtime.Gosched()
+				}
+			}}}
+		target, _ := url.Parse("http://" + inMemoryHost + "/hooks")
+		d := &attempt.Deliverer{Client: client, Target: target}
+		if a := d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last(); a.Status != 0 || a.Kind != attempt.KindTimeout {
+			t.Fatalf("got %+v, want a timeout: the handler returned only after the time limit, answering nothing", a)
+		}
+	}
+}
+
 // A handler's writer kept past its return cannot take the connection
 // over: net/http's server panics at such a Hijack (the connection is
 // its again); in memory it is an error, and no pipe is left that no

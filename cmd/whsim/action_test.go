@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -47,8 +48,11 @@ type actionYAML struct {
 
 // runner runs a composite action's steps in bash as GitHub's runner does,
 // for the expressions action.yml uses: ${{ inputs.X }},
-// ${{ steps.S.outputs.Y }} and an if: that an input is not empty. Anything else fails
-// the test, so action.yml cannot grow a construct this does not check.
+// ${{ steps.S.outputs.Y }} and an if: that an input is not empty, alone
+// (the step runs only when every step before it passed, as success() is
+// implied) or after "!cancelled() && " (it runs after a failed step too).
+// Anything else fails the test, so action.yml cannot grow a construct
+// this does not check.
 type runner struct {
 	t      *testing.T
 	root   string            // the repository: GITHUB_ACTION_PATH
@@ -107,12 +111,17 @@ func (r *runner) run(a *actionYAML) result {
 		})
 	}
 	res := result{outputs: map[string]string{}}
+	failed := false // a step before failed: the composite's failure()
 	for i, st := range a.Runs.Steps {
-		if st.If != "" {
-			name, ok := strings.CutSuffix(st.If, " != ''")
+		cond, afterFailure := strings.CutPrefix(st.If, "!cancelled() && ")
+		if failed && !afterFailure {
+			continue // success() implied: skipped after a failed step
+		}
+		if cond != "" {
+			name, ok := strings.CutSuffix(cond, " != ''")
 			name, ok2 := strings.CutPrefix(name, "inputs.")
 			if !ok || !ok2 {
-				r.t.Fatalf("step %d: if %q: the test's runner knows \"inputs.X != ''\" only", i, st.If)
+				r.t.Fatalf("step %d: if %q: the test's runner knows \"inputs.X != ''\", alone or after \"!cancelled() && \", only", i, st.If)
 			}
 			if inputs[name] == "" {
 				continue
@@ -141,7 +150,16 @@ func (r *runner) run(a *actionYAML) result {
 		}
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-		err := cmd.Run()
+		var err error
+		if fi, serr := os.Stat(cmd.Dir); serr != nil || !fi.IsDir() {
+			// GitHub's runner fails such a step without starting it
+			// ("An error occurred trying to start process '/usr/bin/bash'
+			// with working directory ..."): nothing runs, no output is set.
+			err = exec.Command("bash", "-c", "exit 1").Run()
+			fmt.Fprintf(&stderr, "Error: An error occurred trying to start process 'bash' with working directory '%s'. No such file or directory\n", cmd.Dir)
+		} else {
+			err = cmd.Run()
+		}
 		b, _ := os.ReadFile(out)
 		steps[st.ID] = map[string]string{}
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -154,8 +172,13 @@ func (r *runner) run(a *actionYAML) result {
 			if !ok {
 				r.t.Fatal(err)
 			}
-			res.code, res.stderr = ee.ExitCode(), stderr.String()
-			break
+			// The action fails with its first failing step: its code, and
+			// what every failing step said.
+			if !failed {
+				res.code = ee.ExitCode()
+			}
+			res.stderr += stderr.String()
+			failed = true
 		}
 	}
 	for name, o := range a.Outputs {
@@ -453,8 +476,14 @@ func TestAction(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, "refusing it (a damaged or tampered download)") {
 			t.Errorf("exit %d, stderr %q; want 2 and the refusal", res.code, res.stderr)
 		}
-		if b, _ := os.ReadFile(files["GITHUB_PATH"]); len(b) != 0 || res.outputs["whsim-path"] != "" || res.outputs["exit-code"] != "" {
-			t.Errorf("after a refusal: GITHUB_PATH %q, outputs %q; want nothing installed or run", b, res.outputs)
+		// args was given: its exit-code is 2, could not run, as the step's
+		// exit; it was empty, which a workflow reading it with
+		// continue-on-error could not tell from a pass.
+		if b, _ := os.ReadFile(files["GITHUB_PATH"]); len(b) != 0 || res.outputs["whsim-path"] != "" || res.outputs["exit-code"] != "2" {
+			t.Errorf("after a refusal: GITHUB_PATH %q, outputs %q; want nothing installed or run, exit-code 2", b, res.outputs)
+		}
+		if strings.Contains(res.stderr, "owned") {
+			t.Errorf("the refused archive's whsim ran: %s", res.stderr)
 		}
 	})
 
@@ -470,12 +499,24 @@ func TestAction(t *testing.T) {
 			{map[string]string{"version": ".."}, "", `input version ".."`},
 			{map[string]string{"version": "v"}, "", `input version is empty`},
 		} {
-			r, _ := newJob(t, tc.inputs)
-			if tc.env != "" {
-				r.env = append(r.env, tc.env)
-			}
-			if res := r.run(&action); res.code != 2 || !strings.Contains(res.stderr, tc.want) {
-				t.Errorf("%v %s: exit %d, stderr %q; want 2 and %q", tc.inputs, tc.env, res.code, res.stderr, tc.want)
+			// With args, the exit-code output is 2 (whsim could not run
+			// the test), as the step's exit: it was empty, which a
+			// workflow reading it cannot tell from a pass. Without, there
+			// is no command and no exit-code.
+			for _, args := range []string{"", "check --url http://127.0.0.1:1/hook"} {
+				inputs := map[string]string{"args": args}
+				maps.Copy(inputs, tc.inputs)
+				r, _ := newJob(t, inputs)
+				if tc.env != "" {
+					r.env = append(r.env, tc.env)
+				}
+				want := ""
+				if args != "" {
+					want = "2"
+				}
+				if res := r.run(&action); res.code != 2 || !strings.Contains(res.stderr, tc.want) || res.outputs["exit-code"] != want {
+					t.Errorf("%v %s: exit %d, exit-code %q, stderr %q; want 2, exit-code %q and %q", inputs, tc.env, res.code, res.outputs["exit-code"], res.stderr, want, tc.want)
+				}
 			}
 		}
 	})
@@ -502,6 +543,18 @@ func TestAction(t *testing.T) {
 		}
 		if len(commands) != 1 || !strings.HasPrefix(commands[0], "::error title=whsim action::input args: unbalanced quotes in: validate 'x%0A::warning::injected") {
 			t.Errorf("workflow commands %q, want one error holding the args", commands)
+		}
+	})
+
+	// A working-directory that is not there is the action's input error:
+	// exit-code 2, saying so. GitHub's runner failed the step before it
+	// started, leaving exit-code empty, which a workflow reading it with
+	// continue-on-error cannot tell from a pass.
+	t.Run("a working-directory that is not there: exit-code 2", func(t *testing.T) {
+		r, _ := newJob(t, map[string]string{"version": "1.2.3", "args": "version", "working-directory": "no-such-dir"})
+		res := r.run(&action)
+		if res.code != 2 || res.outputs["exit-code"] != "2" || !strings.Contains(res.stderr, `input working-directory "no-such-dir": no such directory`) {
+			t.Errorf("exit %d, exit-code %q, stderr %q; want 2, 2 and the input named", res.code, res.outputs["exit-code"], res.stderr)
 		}
 	})
 

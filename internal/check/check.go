@@ -649,12 +649,14 @@ func (r *runner) run(id string) error {
 // cutAt says which checks a run that ended in its i-th check did not run:
 // the later ones, and those (the i-th, or the earlier ones whose results
 // were all held back and dropped) that graded nothing; the i-th, when it
-// graded something, was cut short.
+// graded something, was cut short. An earlier check that was skipped
+// (signature without a secret) stays skipped: it graded nothing by design.
 func (r *runner) cutAt(i int) {
 	for j, id := range r.sum.Order {
 		t := r.sum.Checks[id]
 		graded := t.Pass+t.Warn+t.Fail > 0
 		switch {
+		case j < i && t.Skipped != "":
 		case j > i, !graded:
 			r.sum.NotRun = append(r.sum.NotRun, id)
 		case j == i:
@@ -978,9 +980,16 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 			return r.fatal
 		}
 	}
-	switch a.Kind {
-	case attempt.KindRefused, attempt.KindReset, attempt.KindClosed, attempt.KindTimeout, attempt.KindOther,
-		attempt.KindStreamReset, attempt.KindGoAway:
+	switch {
+	case a.ClosedAsSent:
+		// A kept-alive connection the receiver closed as the call went
+		// out: its case fails saying so, but the receiver answered on it
+		// before and answers a new one, so it is no sign that it is gone
+		// (a burst reusing the pool's connections stopped the run). One
+		// that is gone refuses the new connections, which count.
+		return nil
+	case a.Kind == attempt.KindRefused, a.Kind == attempt.KindReset, a.Kind == attempt.KindClosed, a.Kind == attempt.KindTimeout,
+		a.Kind == attempt.KindOther, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
 		r.quiet++
 	default:
 		return nil

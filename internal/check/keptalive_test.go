@@ -106,3 +106,24 @@ func TestCaseNamesKeptAliveConnectionClosedAsCallWentOut(t *testing.T) {
 		t.Fatal("no call was closed unanswered: the test receiver did not do its part")
 	}
 }
+
+// A receiver that closes each kept-alive connection on its next call is
+// still answering: each call on a new connection gets its answer. Calls
+// lost so are failures of their cases (the reasons above), never "the
+// receiver stopped answering": a burst that reused the pool's connections
+// stopped the run there, every check after it not run.
+func TestKeptAliveConnectionsClosedDoNotStopTheRun(t *testing.T) {
+	t.Parallel()
+	ln := closesSecondCall(t)
+
+	cfg := testConfig(t, "http://"+ln.Addr().String())
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid, duplicates, outOfOrder, Latency}
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped != nil || len(sum.NotRun) > 0 {
+		t.Fatalf("stopped %+v, not run %v: want every check run against a receiver that answers every new connection", sum.Stopped, sum.NotRun)
+	}
+}

@@ -57,6 +57,11 @@ type Reporter struct {
 	// case's hint is Again with "load"; without it, a command of the URL
 	// and headers alone.
 	Again string
+	// SummaryLine, when set, is the run's summary as --output json's last
+	// line: SaveDir's ResultsFile ends with it, as that output does, so
+	// that check --rerun DIR knows how the run ended (the checks it never
+	// ran) and a file without one is of a run that did not end.
+	SummaryLine func(*SummaryReport) []byte
 
 	failures []CaseReport // for the summary's reproduce commands
 	results  *os.File     // SaveDir's ResultsFile
@@ -200,16 +205,32 @@ func caseFile(c *Case) string {
 
 // Finish writes the summary to Out and the JUnit report.
 func (r *Reporter) Finish(sum *Summary) error {
-	if r.results != nil {
-		if err := r.results.Close(); err != nil && r.err == nil {
-			r.err = fmt.Errorf("--save-cases: %w", err)
-		}
-		r.results = nil
+	s := &SummaryReport{Summary: sum, Budget: r.Budget, Failures: r.failures, Warns: r.warns}
+	if err := r.closeResults(s); err != nil && r.err == nil {
+		r.err = fmt.Errorf("--save-cases: %w", err)
 	}
 	if r.err != nil {
 		return r.err
 	}
-	return r.finish(&SummaryReport{Summary: sum, Budget: r.Budget, Failures: r.failures, Warns: r.warns})
+	return r.finish(s)
+}
+
+// closeResults ends SaveDir's ResultsFile with the run's summary line and
+// closes it (nothing to do when the run saved no case).
+func (r *Reporter) closeResults(s *SummaryReport) error {
+	if r.results == nil {
+		return nil
+	}
+	f := r.results
+	r.results = nil
+	var err error
+	if r.SummaryLine != nil && r.err == nil {
+		_, err = f.Write(termsafe.JSON(r.SummaryLine(s)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Abort ends a run that started and could not complete (why: the
@@ -221,11 +242,9 @@ func (r *Reporter) Abort(sum *Summary, why error) error {
 	if sum == nil {
 		sum = &Summary{Checks: map[string]*Tally{}}
 	}
-	if r.results != nil {
-		_ = r.results.Close() // the run's error is the one to say
-		r.results = nil
-	}
-	return r.finish(&SummaryReport{Summary: sum, Budget: r.Budget, Failures: r.failures, Warns: r.warns, Unfinished: why.Error()})
+	s := &SummaryReport{Summary: sum, Budget: r.Budget, Failures: r.failures, Warns: r.warns, Unfinished: why.Error()}
+	_ = r.closeResults(s) // the run's error is the one to say
+	return r.finish(s)
 }
 
 // finish writes s to Out and JUnit.

@@ -120,20 +120,35 @@ func ReadFailed(r io.Reader) ([]Failed, error) {
 	return out, err
 }
 
-// ReadReport is ReadFailed, and the checks the report's run never ran
-// (its summary's notRun: a run that stopped, its receiver gone, or was
-// interrupted), which a rerun of its failed cases says nothing of. A
-// --save-cases results file has no summary: none.
-func ReadReport(r io.Reader) (failed []Failed, notRun []string, err error) {
+// ReportEnd is how a report's run ended, as its summary says: the check
+// it was cut short in and the checks it never ran (it stopped, its
+// receiver gone, or was interrupted). A rerun of its failed cases says
+// nothing of them.
+type ReportEnd struct {
+	CutShort string
+	NotRun   []string
+	// NoSummary: the report has no summary line, which check writes last
+	// on every end it makes (--output json, --save-cases' ResultsFile):
+	// its run did not end (whsim was killed) or the file was cut short,
+	// and the checks after its last case are untested.
+	NoSummary bool
+}
+
+// Untested says the report's run left some check unrun, wholly or in
+// part, or may have.
+func (e ReportEnd) Untested() bool { return e.NoSummary || e.CutShort != "" || len(e.NotRun) > 0 }
+
+// ReadReport is ReadFailed, and how the report's run ended.
+func ReadReport(r io.Reader) (failed []Failed, end ReportEnd, err error) {
 	return readFailed(r, MaxReport)
 }
 
-func readFailed(r io.Reader, limit int64) ([]Failed, []string, error) {
+func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	// A report is input: bounded, and every count in it bounded as a run's.
 	sc := bufio.NewScanner(&capped{r: r, n: limit})
 	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
 	var out []Failed
-	var notRun []string
+	end := ReportEnd{NoSummary: true}
 	cases, n, sending := 0, 0, 0
 	seen := map[[2]string]int{} // check and case -> the line that named it
 	for sc.Scan() {
@@ -145,45 +160,71 @@ func readFailed(r io.Reader, limit int64) ([]Failed, []string, error) {
 		var j struct {
 			CaseRecord
 			Summary json.RawMessage `json:"summary"`
+			// Rerun is what check --rerun's own output has for a verdict.
+			Rerun *string `json:"rerun"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, line), "the line"))}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, line), "the line"))}
 		}
 		if err := keysTwice(line); err != nil {
-			return nil, nil, &ReportLineError{Line: n, Err: err}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: err}
 		}
 		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
 		// word: a rerun would send bytes the report does not hold.
 		if at := capture.InvalidUTF8(line); at >= 0 {
-			return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
 		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.
 		if j.Summary != nil {
 			var sum struct {
-				NotRun []string `json:"notRun"`
+				NotRun   []string `json:"notRun"`
+				CutShort string   `json:"cutShort"`
 			}
 			if err := json.Unmarshal(j.Summary, &sum); err != nil {
-				return nil, nil, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, j.Summary), "the summary"))}
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, j.Summary), "the summary"))}
 			}
-			for _, id := range sum.NotRun {
-				// Names from an untrusted file: only a check's own.
-				if !slices.Contains(IDs(), id) {
-					return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("summary: notRun names %q, which is no check", id)}
+			for i, id := range sum.NotRun {
+				// Names from an untrusted file: only a check's own, each
+				// once, as a run writes them (they are said whole).
+				switch {
+				case !slices.Contains(IDs(), id):
+					return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: notRun names %q, which is no check", id)}
+				case slices.Contains(sum.NotRun[:i], id):
+					return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: notRun names %q twice: a run names each check once", id)}
+				case id == sum.CutShort:
+					return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: %q is both cutShort and notRun: a run that cut a check short ran it", id)}
 				}
 			}
-			notRun = sum.NotRun
+			if sum.CutShort != "" && !slices.Contains(IDs(), sum.CutShort) {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: cutShort names %q, which is no check", sum.CutShort)}
+			}
+			end = ReportEnd{CutShort: sum.CutShort, NotRun: sum.NotRun}
 			continue
 		}
 		if j.Check == "" || j.Case == "" {
 			continue
+		}
+		// A case line says how it was judged: one without a verdict is no
+		// line of check's, and skipped as "not failed" it would make a
+		// report of failures read as nothing to rerun, exit 0.
+		switch Verdict(j.Verdict) {
+		case Pass, Warn, Fail, Skip:
+		default:
+			if j.Rerun != nil && j.Verdict == "" {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("a line of check --rerun's output (\"rerun\":%q), not of check --output json: rerun the report its run wrote", *j.Rerun)}
+			}
+			if j.Verdict == "" {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: no verdict: want pass, warn, fail or skipped", termsafe.Text(j.Check), termsafe.Text(j.Case))}
+			}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: verdict %q: want pass, warn, fail or skipped", termsafe.Text(j.Check), termsafe.Text(j.Case), j.Verdict)}
 		}
 		cases++
 		// A run reports each case once: an edited report that names one
 		// again would have it sent again, as many times as it is named.
 		id := [2]string{j.Check, j.Case}
 		if first, ok := seen[id]; ok {
-			return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s is on line %d already: a run reports each case once", j.Check, j.Case, first)}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s is on line %d already: a run reports each case once", j.Check, j.Case, first)}
 		}
 		seen[id] = n
 		if j.Verdict != string(Fail) {
@@ -191,17 +232,17 @@ func readFailed(r io.Reader, limit int64) ([]Failed, []string, error) {
 		}
 		if j.Request != nil || j.Effects != nil && !j.Effects.Load {
 			if sending++; sending > MaxRerunCases {
-				return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("more than %d failed cases to send again: a run has fewer", MaxRerunCases)}
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("more than %d failed cases to send again: a run has fewer", MaxRerunCases)}
 			}
 		}
 		f := Failed{Check: j.Check, Name: j.Case, Want: j.Want, Status: j.Status, Reported: j.Reason, File: j.File, Effects: j.Effects}
 		if err := checkBounds(&f, j.Request); err != nil {
-			return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
 		}
 		if q := j.Request; q != nil {
 			body, err := capture.DecodeBody(q.Body, q.BodyEncoding)
 			if err != nil {
-				return nil, nil, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
 			}
 			f.URL, f.Query, f.Header, f.Body = q.URL, q.Query, q.Headers, body
 			f.Copies, f.AtOnce, f.Resign, f.NewRequestIDs = q.Copies, q.AtOnce, q.Resign, q.NewRequestIDs
@@ -212,14 +253,14 @@ func readFailed(r io.Reader, limit int64) ([]Failed, []string, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, errReportSize) {
-			return nil, nil, err
+			return nil, ReportEnd{}, err
 		}
-		return nil, nil, fmt.Errorf("line %d: %w", n+1, err)
+		return nil, ReportEnd{}, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	if cases == 0 {
-		return nil, nil, errNotReport
+		return nil, ReportEnd{}, errNotReport
 	}
-	return out, notRun, nil
+	return out, end, nil
 }
 
 // checkBounds refuses what no run writes: more copies of a call than a run
@@ -615,6 +656,11 @@ type RerunSummary struct {
 	// Unfinished, when set, is why the rerun could not complete (the
 	// receiver unreachable, the probe at fault): no verdict.
 	Unfinished string
+	// ReportEnd is how the report's run ended: a check it cut short or
+	// never ran (it stopped, or was interrupted). A rerun sends only
+	// failed cases again, so it proves nothing of those, and they are no
+	// pass.
+	ReportEnd ReportEnd
 }
 
 // Add counts a result.
@@ -632,6 +678,12 @@ func (s *RerunSummary) Add(r RerunResult) {
 // AllFixed says every case sent again is fixed.
 func (s *RerunSummary) AllFixed() bool {
 	return s.StillFailing == 0 && s.NotRerun == 0 && !s.Interrupted
+}
+
+// Passed says the rerun is a pass (exit 0): every case sent again is
+// fixed, the rerun completed, and the report's run ran every check.
+func (s *RerunSummary) Passed() bool {
+	return s.AllFixed() && s.Unfinished == "" && !s.ReportEnd.Untested()
 }
 
 // unseenDocument says whether a case (its check, name and query) is an

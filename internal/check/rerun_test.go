@@ -152,6 +152,14 @@ func TestReadFailed(t *testing.T) {
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["1"],"X-A":["2"]},"body":""}}`, `line 1: "X-A" twice in request.headers`},
 		{`{"check":"e","case":"b","verdict":"fail","effects":{"calls":[{"copies":1},{"copies":1,"Copies":8}]}}`, `line 1: "copies" twice in effects.calls[2], as "copies" and "Copies"`},
 		{`{"check":"a","case":"b","verdict":"fail","Check":"c"}`, `line 1: "check" twice in the line, as "check" and "Check"`},
+		// check --rerun's own output names its cases with no verdict: read
+		// as a report, 19 cases still failing were "no case failed,
+		// nothing to rerun", exit 0.
+		{`{"check":"accepts-valid","case":"E/described","rerun":"still-failing","status":500,"wasStatus":500,"reason":"got 500, want 2xx","want":"2xx"}` + "\n" +
+			`{"summary":{"allFixed":false,"fixed":0,"interrupted":false,"notRerun":0,"stillFailing":1}}`,
+			`line 1: a line of check --rerun's output ("rerun":"still-failing"), not of check --output json: rerun the report its run wrote`},
+		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
+		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
 	} {
 		_, err := ReadFailed(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -727,25 +735,40 @@ func TestRerunTook(t *testing.T) {
 	}
 }
 
-// A report's summary says which checks its run never ran (it stopped or
-// was interrupted): ReadReport returns them, a rerun says them, since
-// "fixed" is only of the cases the run judged. A name that is no check
-// is the line's error: the report is untrusted.
+// A report's summary says which checks its run never ran and which it
+// cut short (it stopped or was interrupted): ReadReport returns them, a
+// rerun says them, since "fixed" is only of the cases the run judged. A
+// name that is no check is the line's error: the report is untrusted.
 func TestReadReportNotRun(t *testing.T) {
 	t.Parallel()
 	const failed = `{"check":"accepts-valid","case":"CREATE_RECEIVABLE_DOC/sample","verdict":"pass","status":200}` + "\n"
 	tests := []struct {
-		summary string
-		notRun  []string
-		wantErr string
+		summary  string
+		notRun   []string
+		cutShort string
+		wantErr  string
 	}{
-		{`{"summary":{"checks":{},"failed":true,"notRun":["load","latency"]}}`, []string{"load", "latency"}, ""},
-		{`{"summary":{"checks":{},"failed":false}}`, nil, ""},
-		{`{"summary":{"notRun":["load","no-such\u001b[2J"]}}`, nil, `line 2: summary: notRun names "no-such\x1b[2J", which is no check`},
-		{`{"summary":{"notRun":"load"}}`, nil, "line 2: notRun: want a list, got a string"},
+		{`{"summary":{"checks":{},"failed":true,"notRun":["load","latency"]}}`, []string{"load", "latency"}, "", ""},
+		{`{"summary":{"checks":{},"failed":true,"notRun":["latency"],"cutShort":"accepts-valid"}}`, []string{"latency"}, "accepts-valid", ""},
+		{`{"summary":{"checks":{},"failed":true,"cutShort":"latency"}}`, nil, "latency", ""},
+		{`{"summary":{"checks":{},"failed":false}}`, nil, "", ""},
+		{`{"summary":{"notRun":["load","no-such\u001b[2J"]}}`, nil, "", `line 2: summary: notRun names "no-such\x1b[2J", which is no check`},
+		{`{"summary":{"cutShort":"no-such"}}`, nil, "", `line 2: summary: cutShort names "no-such", which is no check`},
+		// A run names each check once: a list of one name 200,000 times
+		// was said whole on stderr, in JSON and the job summary (2.4 MB).
+		{`{"summary":{"notRun":["load","latency","load"]}}`, nil, "", `line 2: summary: notRun names "load" twice: a run names each check once`},
+		{`{"summary":{"notRun":["load"],"cutShort":"load"}}`, nil, "", `line 2: summary: "load" is both cutShort and notRun: a run that cut a check short ran it`},
+		{`{"summary":{"notRun":"load"}}`, nil, "", "line 2: notRun: want a list, got a string"},
+	}
+	// No summary line at all: a run that did not end, or a file cut short.
+	if _, end, err := ReadReport(strings.NewReader(failed)); err != nil || !end.NoSummary || !end.Untested() {
+		t.Errorf("a report without a summary: %+v, %v; want NoSummary, untested", end, err)
 	}
 	for _, tt := range tests {
-		_, notRun, err := ReadReport(strings.NewReader(failed + tt.summary + "\n"))
+		_, end, err := ReadReport(strings.NewReader(failed + tt.summary + "\n"))
+		if err == nil && end.NoSummary {
+			t.Errorf("%s: read as no summary", tt.summary)
+		}
 		switch {
 		case tt.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -753,8 +776,8 @@ func TestReadReportNotRun(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s: %v", tt.summary, err)
-		case !slices.Equal(notRun, tt.notRun):
-			t.Errorf("%s: notRun %q, want %q", tt.summary, notRun, tt.notRun)
+		case !slices.Equal(end.NotRun, tt.notRun) || end.CutShort != tt.cutShort:
+			t.Errorf("%s: notRun %q, cutShort %q; want %q, %q", tt.summary, end.NotRun, end.CutShort, tt.notRun, tt.cutShort)
 		}
 	}
 }

@@ -28,8 +28,8 @@ const (
 )
 
 // ResultsFile is the file in a --save-cases directory that holds the JSON
-// line of every case, as --output json prints them: check --rerun DIR
-// reads it.
+// line of every case and the summary (Reporter.SummaryLine), as --output
+// json prints them: check --rerun DIR reads it.
 const ResultsFile = "results.ndjson"
 
 // sent is a case's request as it went out and as a reproduction needs it.

@@ -132,6 +132,42 @@ func TestStopsAnswering(t *testing.T) {
 	}
 }
 
+// A check skipped before the run stopped (signature without a secret,
+// asked for by name) stays skipped: it is not among the checks not run,
+// nor where the stop is reported. It was both: the text's table said
+// "not run", the JUnit listed it twice and put the stop in its suite,
+// where the run stopped in load.
+func TestStopAfterASkippedCheck(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 19 { // accepts-valid's 19 answered, then gone
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks, cfg.Signer, cfg.ReportUnsigned = []string{acceptsValid, signature, Load, Latency}, nil, true
+	cfg.LoadCount, cfg.LoadConcurrency = 8, 2
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil {
+		t.Fatalf("no stop: %+v", sum)
+	}
+	if !slices.Equal(sum.NotRun, []string{Load, Latency}) || sum.CutShort != "" {
+		t.Errorf("not run %v, cut short %q; want [load latency], none", sum.NotRun, sum.CutShort)
+	}
+	if !slices.Equal(sum.Skipped(), []string{signature}) {
+		t.Errorf("skipped %v, want [signature]", sum.Skipped())
+	}
+}
+
 // Every call 404: the summary says so first, and no 4xx of
 // rejects-malformed passes (the receiver accepted nothing).
 func TestNothingRouted(t *testing.T) {

@@ -561,5 +561,8 @@ func newCheckReporter(a *cmdutil.App, opts *checkOptions, target *url.URL, heade
 	if opts.JUnit != "" {
 		r.JUnit = checkout.CheckSink{R: term.NewJUnit(&opts.junit, where), JUnit: true}
 	}
+	// --save-cases' results end as --output json does: --rerun DIR reads
+	// how the run ended from it.
+	r.SummaryLine = func(s *check.SummaryReport) []byte { return checkout.CheckSummary{SummaryReport: s}.AppendJSON(nil) }
 	return r, out, nil
 }

@@ -40,7 +40,9 @@ send -v does.
 
 A receiver that stops answering (refused or reset 3 calls in a row, or no
 answer within --timeout 2 calls in a row) stops the run at once: one line says after
-which case, and the checks left are reported as not run. When every call got
+which case, and the checks left are reported as not run. A call lost on a
+kept-alive connection the receiver closed as it went out fails its case
+but is no sign of a receiver gone (a new connection gets its answer). When every call got
 the same 404, 405, 401 or 403 the summary says so first, with the likely
 cause. On a terminal a progress line on stderr shows the check, the case and
 the time taken; Ctrl-C stops the run and says how far it got.
@@ -48,7 +50,7 @@ the time taken; Ctrl-C stops the run and says how far it got.
 --save-cases DIR writes every case as capture records, DIR/<check>/<case>.ndjson
 (one per delivery: method, path, query, headers, body byte for byte), which
 whsim replay sends again, and DIR/` + check.ResultsFile + `, the JSON line of each
-case. --output json carries, for each failing or warning case, its request
+case and the summary, as --output json ends. --output json carries, for each failing or warning case, its request
 (credentials masked), the answer that would pass and the command.
 
 --rerun <report.json|DIR> sends again only the cases that failed, from a
@@ -59,7 +61,11 @@ probe (--probe or --probe-cmd again, or the report's --probe URL on the
 receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
 load and latency, judged over a whole run, and for copies sent at once of
 which no two were in flight together); exit 0 only when every one is
-fixed (under GitHub Actions its job summary section says so, per check).
+fixed and the report's run ran every check: a report whose run stopped or
+was interrupted before it ran them all (its summary's cutShort and notRun)
+exits 1 however its failed cases go, its verdict naming the checks left, as
+they are untested (under GitHub Actions its job summary section says so,
+per check).
 Every call goes to --url or the report's one URL, named on stderr
 first; a report that names another URL, more copies than a run sends, or a
 file that is not a regular file is refused.
@@ -126,7 +132,8 @@ after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
 Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
-receiver stopped answering, 2 for usage errors, a receiver that cannot be
+receiver stopped answering (--rerun: a case still fails, or the report's run
+left a check unrun), 2 for usage errors, a receiver that cannot be
 reached at all (or answers nothing to the first call within --timeout) or a
 probe that fails, 130 when interrupted.`
 

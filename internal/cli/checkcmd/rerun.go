@@ -77,9 +77,10 @@ type checkRerun struct {
 	opts  *checkOptions
 	cfg   check.RerunConfig
 	cases []check.Failed
-	// notRun are the checks the report's run never ran (it stopped, or
-	// was interrupted): a rerun of its failed cases says nothing of them.
-	notRun []string
+	// ended is how the report's run ended: the checks it cut short or
+	// never ran (it stopped, or was interrupted), of which a rerun of its
+	// failed cases says nothing.
+	ended check.ReportEnd
 	// fromReport says the URL is the report's; probeNote says which
 	// probe the effects cases are asked with ("" for none).
 	fromReport, probeNote string
@@ -91,11 +92,11 @@ type checkRerun struct {
 // the first (with the credentials -H and --secret give, which go nowhere
 // else).
 func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRerun, error) {
-	cases, notRun, err := readRerun(ctx, a, o.Rerun)
+	cases, ended, err := readRerun(ctx, a, o.Rerun)
 	if err != nil {
 		return nil, err
 	}
-	r := &checkRerun{a: a, opts: o, cases: cases, notRun: notRun}
+	r := &checkRerun{a: a, opts: o, cases: cases, ended: ended}
 	where := o.URL
 	if where == "" && len(cases) > 0 {
 		if where, err = check.RunURL(cases); err != nil {
@@ -186,10 +187,12 @@ func (r *checkRerun) run(ctx context.Context) error {
 		// receivers merged into one file stay apart.
 		junit = term.NewJUnit(&o.junit, termsafe.URL(r.cfg.Target))
 	}
-	sum := &check.RerunSummary{Total: len(r.cases)}
+	sum := &check.RerunSummary{Total: len(r.cases), ReportEnd: r.ended}
 	var repErr error
+	sent := map[[2]string]bool{} // the cases sent again (or judged not to be), by check and name
 	err = check.Rerun(ctx, r.cfg, r.cases, func(res check.RerunResult) {
 		sum.Add(res)
+		sent[[2]string{res.Case.Check, res.Case.Name}] = true
 		c := checkout.RerunCase{RerunResult: res}
 		if err := out.Case(c); err != nil && repErr == nil {
 			repErr = err
@@ -198,6 +201,9 @@ func (r *checkRerun) run(ctx context.Context) error {
 			_ = junit.Case(c)
 		}
 	})
+	if junit != nil {
+		r.junitEnd(ctx, junit, sum, sent)
+	}
 	err = rerunEnd(ctx, err, sum, out, junit)
 	if col != nil && (err == nil || sum.Interrupted || sum.Unfinished != "") {
 		r.jobSummary(col, sum)
@@ -208,53 +214,77 @@ func (r *checkRerun) run(ctx context.Context) error {
 	if repErr != nil {
 		return repErr
 	}
-	if !sum.AllFixed() {
+	if !sum.Passed() {
+		// A case still failing, or checks the report's run never ran:
+		// those are no pass either (the summary names them).
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// junitEnd adds the JUnit cases of how the rerun ended, after the cases
+// sent again (sent: by check and name): CI reads the JUnit alone, so an
+// interrupted rerun fails there, each case it never sent again skipped,
+// not absent; and the checks the report's run left unrun (UntestedCases).
+func (r *checkRerun) junitEnd(ctx context.Context, junit term.Reporter, sum *check.RerunSummary, sent map[[2]string]bool) {
+	if ctx.Err() != nil {
+		_ = junit.Case(checkout.InterruptedRerunCase{RerunSummary: sum})
+		for _, c := range r.cases {
+			if !sent[[2]string{c.Check, c.Name}] {
+				_ = junit.Case(checkout.NotSentCase{Failed: c})
+			}
+		}
+	}
+	for _, c := range checkout.UntestedCases(r.opts.Rerun, r.notRunNote(), r.ended) {
+		_ = junit.Case(c)
+	}
 }
 
 // jobSummary appends the rerun's section to the job summary from its
 // cases (col): the verdict, a row per check of the cases sent again, the
 // first still failing, and, for a rerun that did not complete, why.
 func (r *checkRerun) jobSummary(col *term.Collector, sum *check.RerunSummary) {
-	js := jobsummary.FromCollector(col, "whsim check --rerun", "check", sum.AllFixed())
+	js := jobsummary.FromCollector(col, "whsim check --rerun", "check", sum.Passed())
 	if note := r.notRunNote(); note != "" {
 		js.Headline = note + "; " + js.Headline
 	}
+	// The checks the report's run never ran are rows of their own, as in
+	// check's summary of a run that ended early.
+	js.EndedEarly(r.ended.CutShort, r.ended.NotRun)
 	js.Target = termsafe.Text(termsafe.URL(r.cfg.Target))
 	js.Interrupted = sum.Interrupted
 	js.Unfinished = termsafe.Text(sum.Unfinished)
 	reportfile.AppendJobSummary(r.a, js)
 }
 
-// notRunNote says which checks the report's run never ran, "" when it ran
-// them all: a rerun sends its failed cases again, and the checks it never
-// ran are as untested after the rerun as before.
+// notRunNote says which checks the report's run left unrun, "" when it
+// ran them all: a rerun sends its failed cases again, and the checks it
+// cut short or never ran are as untested after the rerun as before.
 func (r *checkRerun) notRunNote() string {
-	if len(r.notRun) == 0 {
+	if !r.ended.Untested() {
 		return ""
 	}
-	return fmt.Sprintf("%s: its run stopped before %s ran (%s): a rerun sends only its failed cases again; run whsim check for %s",
-		termsafe.Text(r.opts.Rerun), term.Plural(len(r.notRun), "1 check", fmt.Sprintf("%d checks", len(r.notRun))),
-		strings.Join(r.notRun, ", "), term.Plural(len(r.notRun), "it", "them"))
+	return fmt.Sprintf("%s: its run %s: a rerun sends only its failed cases again; run whsim check for %s",
+		termsafe.Text(r.opts.Rerun), checkout.ReportEnded(r.ended), term.Plural(len(r.ended.NotRun)+min(len(r.ended.CutShort), 1), "it", "them"))
 }
 
 // nothingToRerun ends the rerun of a report in which no case failed: a
 // pass, nothing still fails, whose -o json summary and --junit say so.
 // -o json wrote nothing (a jq got empty input) and --junit was not
-// written, leaving a stale file of an earlier run in its place.
+// written, leaving a stale file of an earlier run in its place. A report
+// whose run never ran some checks is no pass (exit 1): its text says so
+// on stdout too, its JUnit has a failing case and a skipped one per check.
 func (r *checkRerun) nothingToRerun() error {
-	sum := checkout.RerunSummary{RerunSummary: &check.RerunSummary{}}
+	sum := checkout.RerunSummary{RerunSummary: &check.RerunSummary{ReportEnd: r.ended}}
 	headline := "no case failed in " + termsafe.Text(r.opts.Rerun) + ": nothing to rerun"
 	if note := r.notRunNote(); note != "" {
 		headline = note + "; " + headline
 	}
-	reportfile.AppendJobSummary(r.a, &jobsummary.Summary{Title: "whsim check --rerun", Pass: true, Headline: headline})
-	if r.opts.Output == term.JSON {
-		out, err := term.New(term.JSON, r.a.Streams.Out, term.Style{}, true)
+	reportfile.AppendJobSummary(r.a, &jobsummary.Summary{Title: "whsim check --rerun", Pass: sum.Passed(), Headline: headline})
+	if r.opts.Output == term.JSON || !sum.Passed() {
+		out, err := term.New(r.opts.Output, r.a.Streams.Out, cmdutil.Style(r.a.OutColor, false), true)
 		if err != nil {
-			return err
+			return cmdutil.Usagef("--output: %w", err)
 		}
 		if err := out.Finish(sum); err != nil {
 			return err
@@ -263,7 +293,15 @@ func (r *checkRerun) nothingToRerun() error {
 	if r.opts.JUnit != "" {
 		junit := term.NewJUnit(&r.opts.junit, termsafe.URL(r.cfg.Target))
 		_ = junit.Case(checkout.NothingToRerun(r.opts.Rerun))
-		return junit.Finish(sum)
+		for _, c := range checkout.UntestedCases(r.opts.Rerun, r.notRunNote(), r.ended) {
+			_ = junit.Case(c)
+		}
+		if err := junit.Finish(sum); err != nil {
+			return err
+		}
+	}
+	if !sum.Passed() {
+		return cmdutil.ErrChecksFailed
 	}
 	return nil
 }
@@ -317,13 +355,13 @@ func rerunAbort(sum *check.RerunSummary, why error, out, junit term.Reporter) {
 
 // readRerun reads the failed cases of a report file, "-" (stdin) or a
 // --save-cases directory.
-func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed, []string, error) {
+func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed, check.ReportEnd, error) {
 	dir := ""
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		dir = name
 		name = filepath.Join(name, check.ResultsFile)
 		if _, err := os.Stat(name); err != nil {
-			return nil, nil, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
+			return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
 		}
 	}
 	shown := ctxio.InputName(name)
@@ -333,34 +371,34 @@ func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed
 	} else {
 		f, err := openRegular(name)
 		if err != nil {
-			return nil, nil, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
+			return nil, check.ReportEnd{}, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
 		}
 		// Reads give way to Ctrl-C and SIGTERM.
 		in = readCloser{ctxio.NewReader(ctx, f), f}
 	}
 	defer in.Close()
-	cases, notRun, err := check.ReadReport(in)
+	cases, ended, err := check.ReadReport(in)
 	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
+		return nil, check.ReportEnd{}, ctx.Err()
 	}
 	var le *check.ReportLineError
 	switch {
 	case errors.As(err, &le):
-		return nil, nil, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
+		return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
 	case err != nil:
-		return nil, nil, cmdutil.Usagef("--rerun %s: %w", shown, err)
+		return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: %w", shown, err)
 	}
 	if dir != "" {
 		for i := range cases {
 			if err := savedHeaders(ctx, dir, &cases[i]); err != nil {
 				if ctx.Err() != nil {
-					return nil, nil, ctx.Err()
+					return nil, check.ReportEnd{}, ctx.Err()
 				}
-				return nil, nil, cmdutil.Usagef("--rerun %s: %w", dir, err)
+				return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: %w", dir, err)
 			}
 		}
 	}
-	return cases, notRun, nil
+	return cases, ended, nil
 }
 
 // savedHeaders takes a case's headers from its saved records, which keep

@@ -57,7 +57,30 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 		// of its own, in error, as a replay that sent nothing is.
 		_ = s.R.Case(UnfinishedCase(sum.Unfinished))
 	}
+	if s.JUnit {
+		// Each check the run never reached is a skipped case, as -o
+		// json's notRun and the text's and report's rows list it: a
+		// JUnit reader saw fewer tests, and no skip.
+		why := notRunWhy(sum)
+		for _, id := range sum.NotRun {
+			_ = s.R.Case(CheckCase{&check.CaseReport{Result: check.Result{
+				Case: &check.Case{Check: id, Name: "not-run"}, Verdict: check.Skip, Reason: why}}})
+		}
+	}
 	return s.R.Finish(CheckSummary{sum})
+}
+
+// notRunWhy is why a run's checks in NotRun did not run: how it ended.
+func notRunWhy(sum *check.SummaryReport) string {
+	switch {
+	case sum.Unfinished != "":
+		return "not run: the run did not complete: " + sum.Unfinished
+	case sum.Stopped != nil:
+		return "not run: the receiver stopped answering after " + sum.Stopped.After
+	case sum.Interrupted != nil:
+		return "not run: the run was interrupted after " + sum.Interrupted.After
+	}
+	return "not run"
 }
 
 // UnfinishedCase is why a run or a rerun did not complete

@@ -195,6 +195,50 @@ func TestCheckSinkJUnitStop(t *testing.T) {
 	}
 }
 
+// TestCheckSinkJUnitNotRun: a run that ended before some checks ran
+// (stopped, interrupted, unfinished) lists each of them in its JUnit as a
+// skipped case saying why, counted in its suite's tests and skipped, as
+// -o json's notRun, the text table and the HTML report list them: a JUnit
+// reader saw fewer tests and no skip.
+func TestCheckSinkJUnitNotRun(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		set  func(s *check.SummaryReport)
+		why  string
+	}{
+		{"stopped", func(s *check.SummaryReport) {
+			s.Stopped = &check.Stop{After: "accepts-valid/x", Reason: "2 calls in a row got no answer (timeout)"}
+		}, "not run: the receiver stopped answering after accepts-valid/x"},
+		{"interrupted", func(s *check.SummaryReport) {
+			s.Interrupted = &check.Stop{After: "accepts-valid/x", Reason: "interrupted"}
+		}, "not run: the run was interrupted after accepts-valid/x"},
+		{"unfinished", func(s *check.SummaryReport) {
+			s.Unfinished = "the probe failed"
+		}, "not run: the run did not complete: the probe failed"},
+	} {
+		s := checkSum(func(s *check.Summary) {
+			s.Order = append(s.Order, "latency")
+			s.Checks["latency"] = &check.Tally{}
+			s.NotRun, s.CutShort, s.Done, s.Total = []string{"load", "latency"}, "accepts-valid", 2, 9
+		})
+		tt.set(s)
+		var xml strings.Builder
+		j := term.NewJUnit(&xml, "http://h/")
+		if err := (CheckSink{R: j, JUnit: true}).Finish(s); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range s.NotRun {
+			suite := `<testsuite name="` + id + ` (http://h/)" tests="1" failures="0" errors="0" skipped="1" time="0.000">`
+			skipped := `<testcase name="not-run" classname="whsim.check.` + id + `" time="0.000">` + "\n" +
+				`      <skipped message="` + tt.why + `"></skipped>`
+			if !strings.Contains(xml.String(), suite) || !strings.Contains(xml.String(), skipped) {
+				t.Errorf("%s: %s is no skipped case saying %q:\n%s", tt.name, id, tt.why, xml.String())
+			}
+		}
+	}
+}
+
 func TestCheckSummaryJSON(t *testing.T) {
 	t.Parallel()
 	s := checkSum(func(s *check.Summary) { s.Interrupted, s.Done = &check.Stop{After: "a/x"}, 1 })

@@ -3,6 +3,7 @@ package checkout
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/term"
@@ -98,26 +99,130 @@ func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 		return fmt.Appendf(b, "interrupted after %d of %d failed %s: %d fixed, %d still failing\n",
 			total, max(s.Total, total), term.Plural(max(s.Total, total), "case", "cases"), s.Fixed, s.StillFailing)
 	}
-	if s.AllFixed() {
+	if s.Passed() {
 		b = st.OK.Append(b, "ok")
 		return fmt.Appendf(b, " all %d failed %s fixed\n", total, term.Plural(total, "case is", "cases are"))
 	}
 	b = st.Fail.Append(b, "FAIL")
-	b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, term.Plural(total, "case", "cases"), s.StillFailing)
-	if s.NotRerun > 0 {
-		b = fmt.Appendf(b, ", %d not rerun", s.NotRerun)
+	switch {
+	case s.AllFixed() && total == 0:
+		// Only the report's checks not run make it a FAIL: said after.
+		b = append(b, " no case failed, nothing to rerun, but"...)
+	case s.AllFixed():
+		b = fmt.Appendf(b, " all %d failed %s fixed, but", total, term.Plural(total, "case is", "cases are"))
+	default:
+		b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, term.Plural(total, "case", "cases"), s.StillFailing)
+		if s.NotRerun > 0 {
+			b = fmt.Appendf(b, ", %d not rerun", s.NotRerun)
+		}
+		if s.ReportEnd.Untested() {
+			b = append(b, ';')
+		}
+	}
+	if s.ReportEnd.Untested() {
+		// No pass, however the cases went: a rerun sends only failed
+		// cases, and these checks never ran, or not wholly.
+		b = append(b, " the report's run "+ReportEnded(s.ReportEnd)...)
 	}
 	return append(b, '\n')
 }
 
+// ReportEnded says which checks a report's run left unrun, "" for none:
+// "cut accepts-valid short and never ran 2 checks (load, latency)".
+func ReportEnded(e check.ReportEnd) string {
+	if e.NoSummary {
+		return "did not finish (the report has no summary line: whsim was killed, or the file is cut short), so the checks after its last case are untested"
+	}
+	var parts []string
+	if e.CutShort != "" {
+		parts = append(parts, "cut "+e.CutShort+" short")
+	}
+	if n := len(e.NotRun); n > 0 {
+		parts = append(parts, fmt.Sprintf("never ran %s (%s)", term.Plural(n, "1 check", fmt.Sprintf("%d checks", n)), strings.Join(e.NotRun, ", ")))
+	}
+	return strings.Join(parts, " and ")
+}
+
 func (s RerunSummary) AppendJSON(b []byte) []byte {
 	sum := map[string]any{
-		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.AllFixed() && s.Unfinished == "",
+		"fixed": s.Fixed, "stillFailing": s.StillFailing, "notRerun": s.NotRerun, "allFixed": s.Passed(),
 		"interrupted": s.Interrupted,
+	}
+	// As check's summary names them: the report's run left these unrun,
+	// so allFixed, the rerun's verdict, is false.
+	if e := s.ReportEnd; len(e.NotRun) > 0 {
+		sum["notRun"] = e.NotRun
+	}
+	if e := s.ReportEnd; e.CutShort != "" {
+		sum["cutShort"] = e.CutShort
+	}
+	if s.ReportEnd.NoSummary {
+		sum["reportUnfinished"] = true
 	}
 	if s.Unfinished != "" {
 		sum["error"] = s.Unfinished
 	}
 	j, _ := json.Marshal(map[string]any{"summary": sum})
 	return append(append(b, j...), '\n')
+}
+
+// UntestedCases are the JUnit cases of a rerun whose report's run left
+// checks unrun (it stopped, or was interrupted): one failing case saying
+// so (note), as the rerun's verdict is no pass, then each such check a
+// skipped case, as check's own JUnit lists the checks a run never
+// reached. A JUnit reader saw the cases sent again alone, all fixed: a
+// pass.
+func UntestedCases(report, note string, e check.ReportEnd) []term.Case {
+	if !e.Untested() {
+		return nil
+	}
+	out := []term.Case{untestedCase(note)}
+	skip := func(id, why string) {
+		out = append(out, CheckCase{&check.CaseReport{Result: check.Result{
+			Case: &check.Case{Check: id, Name: "not-run"}, Verdict: check.Skip, Reason: why}}})
+	}
+	if e.CutShort != "" {
+		skip(e.CutShort, "cases not run in the run of "+termsafe.Text(report)+", which ended in this check: a rerun sends only its failed cases again")
+	}
+	for _, id := range e.NotRun {
+		skip(id, "not run in the run of "+termsafe.Text(report)+": a rerun sends only its failed cases again")
+	}
+	return out
+}
+
+// untestedCase is the failing JUnit case of UntestedCases.
+type untestedCase string
+
+func (untestedCase) Verdict() term.Verdict                     { return term.Fail }
+func (untestedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (untestedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c untestedCase) JUnit() term.TestCase {
+	return term.TestCase{Suite: "whsim", Name: "checks-not-run", Class: "whsim.check", Failure: string(c), FailureType: "not-run"}
+}
+
+// InterruptedRerunCase is the failing JUnit case of a rerun Ctrl-C or
+// SIGTERM ended: a JUnit reader sees only the cases, and those sent again
+// may all be fixed, while the rest may still fail. Text and JSON say it
+// in the summary.
+type InterruptedRerunCase struct{ *check.RerunSummary }
+
+func (InterruptedRerunCase) Verdict() term.Verdict                     { return term.Fail }
+func (InterruptedRerunCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (InterruptedRerunCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c InterruptedRerunCase) JUnit() term.TestCase {
+	total := c.Fixed + c.StillFailing + c.NotRerun
+	why := fmt.Sprintf("interrupted after %d of %d failed %s: %d fixed, %d still failing; the rest not sent again",
+		total, max(c.Total, total), term.Plural(max(c.Total, total), "case", "cases"), c.Fixed, c.StillFailing)
+	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.check", Failure: why, FailureType: "interrupted"}
+}
+
+// NotSentCase is a failed case an interrupted rerun never sent again, as
+// a skipped JUnit case: not fixed, not judged.
+type NotSentCase struct{ check.Failed }
+
+func (NotSentCase) Verdict() term.Verdict                     { return term.Pass }
+func (NotSentCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (NotSentCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+func (c NotSentCase) JUnit() term.TestCase {
+	return term.TestCase{Suite: c.Check, Name: c.Name, Class: "whsim.check." + c.Check, Skipped: "not sent again: the rerun was interrupted"}
 }

@@ -59,6 +59,28 @@ func TestRerunSummary(t *testing.T) {
 			`{"summary":{"allFixed":false,"fixed":1,"interrupted":false,"notRerun":1,"stillFailing":1}}`},
 		{check.RerunSummary{Fixed: 1, Interrupted: true, Total: 4}, "\ninterrupted after 1 of 4 failed cases: 1 fixed, 0 still failing\n",
 			`{"summary":{"allFixed":false,"fixed":1,"interrupted":true,"notRerun":0,"stillFailing":0}}`},
+		// The report's run never ran two checks (it stopped, or was
+		// interrupted): every failed case fixed is no pass, nor is
+		// nothing to rerun; "notRun" names them, as check's summary does.
+		{check.RerunSummary{Fixed: 2, ReportEnd: check.ReportEnd{NotRun: []string{"load", "latency"}}},
+			"\n<f>FAIL</> all 2 failed cases are fixed, but the report's run never ran 2 checks (load, latency)\n",
+			`{"summary":{"allFixed":false,"fixed":2,"interrupted":false,"notRerun":0,"notRun":["load","latency"],"stillFailing":0}}`},
+		{check.RerunSummary{ReportEnd: check.ReportEnd{NotRun: []string{"latency"}}},
+			"\n<f>FAIL</> no case failed, nothing to rerun, but the report's run never ran 1 check (latency)\n",
+			`{"summary":{"allFixed":false,"fixed":0,"interrupted":false,"notRerun":0,"notRun":["latency"],"stillFailing":0}}`},
+		{check.RerunSummary{Fixed: 1, StillFailing: 1, ReportEnd: check.ReportEnd{CutShort: "accepts-valid", NotRun: []string{"latency"}}},
+			"\n<f>FAIL</> 1 of 2 failed cases fixed, 1 still failing; the report's run cut accepts-valid short and never ran 1 check (latency)\n",
+			`{"summary":{"allFixed":false,"cutShort":"accepts-valid","fixed":1,"interrupted":false,"notRerun":0,"notRun":["latency"],"stillFailing":1}}`},
+		// A report without a summary line is of a run that did not end
+		// (killed, or the file cut short): what it never ran is unknown.
+		{check.RerunSummary{Fixed: 3, ReportEnd: check.ReportEnd{NoSummary: true}},
+			"\n<f>FAIL</> all 3 failed cases are fixed, but the report's run did not finish (the report has no summary line: whsim was killed, or the file is cut short), so the checks after its last case are untested\n",
+			`{"summary":{"allFixed":false,"fixed":3,"interrupted":false,"notRerun":0,"reportUnfinished":true,"stillFailing":0}}`},
+		// Cut short in its last check: the cases it never sent there are
+		// no pass either.
+		{check.RerunSummary{Fixed: 1, ReportEnd: check.ReportEnd{CutShort: "latency"}},
+			"\n<f>FAIL</> all 1 failed case is fixed, but the report's run cut latency short\n",
+			`{"summary":{"allFixed":false,"cutShort":"latency","fixed":1,"interrupted":false,"notRerun":0,"stillFailing":0}}`},
 	}
 	for _, tt := range tests {
 		s := RerunSummary{&tt.s}

@@ -116,6 +116,10 @@ func CheckJUnitPath(name string, inputs ...string) error {
 	if name == "" {
 		return nil
 	}
+	if name == "-" {
+		// curl's and gh's stdout; here it made a file named "-".
+		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit -: want a file name: the JUnit report is written to a file, not to stdout, which carries --output (./- names a file called -)")})
+	}
 	if in, ok := NamesInput(name, inputs); ok {
 		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is %s, an input of this run; give the report a file of its own", name, in)})
 	}

@@ -28,6 +28,10 @@ func CheckReportPath(path, junit string, inputs ...string) error {
 	if path == "" {
 		return nil
 	}
+	if path == "-" {
+		// curl's and gh's stdout; here it made a file named "-".
+		return cmdutil.Usagef("--report -: want a file name: the HTML report is written to a file, not to stdout, which carries --output (./- names a file called -)")
+	}
 	if junit != "" && sameFile(path, junit) {
 		return cmdutil.Usagef("--report %s and --junit %s are one file: give each its own", path, junit)
 	}
