@@ -18,10 +18,12 @@ vuln=v1.9.0
 vulndb=${VULNDB:-v0.0.0-20261105234957-e22db6528018}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/whsim-vulndb/$vulndb
 
-bin=$(go env GOBIN)
-[ -n "$bin" ] || bin=$(go env GOPATH)/bin
+# Built by the Go that builds whsim: govulncheck reads the source with its
+# own go/types, which refuses what a newer Go's packages use (x/net's
+# go1.27 files, "file requires newer Go version").
+bin=${XDG_CACHE_HOME:-$HOME/.cache}/whsim-vulndb/bin/$(go env GOVERSION)
 if ! "$bin/govulncheck" -version 2>/dev/null | grep -q "govulncheck@$vuln"; then
-  go install "golang.org/x/vuln/cmd/govulncheck@$vuln"
+  GOBIN=$bin go install "golang.org/x/vuln/cmd/govulncheck@$vuln"
 fi
 if [ ! -f "$cache/index/db.json" ]; then
   src=$(GOFLAGS=-mod=mod go mod download -json "golang.org/x/vulndb@$vulndb" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
