@@ -20,6 +20,7 @@ import (
 // requestId the user set). With docs, each gets its document's serial in
 // the document numbers at docs' paths (nil: a --file body).
 func newTemplate(event string, header http.Header, body []byte, freshIDs bool, docs DocPaths) attempt.Template {
+	body = docs.byDay(event, body)
 	t := attempt.Template{Event: event, Query: spec.Query(event), Header: header, Body: body, IDOff: -1}
 	t.DocOffs = docs.offsets(event, body)
 	start, end := reqid.Find(body)
