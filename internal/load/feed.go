@@ -95,11 +95,13 @@ func (f *feed) fill() bool {
 			group := lane[f.round%len(lane)]
 			doc := f.docSerial(f.round*len(f.lanes) + li)
 			// A group without document numbers to make anew is the
-			// same document every time it comes round again.
-			again := f.round >= len(lane) && len(group[0].DocOffs) == 0
+			// same document every time it comes round again; a file's
+			// payload may repeat an earlier one's call or document.
+			again := f.round >= len(lane) && len(group[0].DocOffs) == 0 || group[0].Resent
+			known := group[0].KnownDocument
 			job := f.job(len(group))
 			for i := range group {
-				job[i] = f.make(&group[i], doc, i == 0 && !again, again)
+				job[i] = f.make(&group[i], doc, i == 0 && !again && !known, again)
 			}
 			f.out = append(f.out, job)
 		}
