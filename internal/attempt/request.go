@@ -30,6 +30,11 @@ type Template struct {
 	// payload carried (its numbers: a void after the create, the same
 	// document under a new requestId), so that it is no new document.
 	Resent, KnownDocument bool
+	// DocKey, of a generated body whose numbers are sent as they are (no
+	// DocOffs: the user set them), is a hash of its kind and numbers,
+	// which every delivery of a body with those numbers carries: one
+	// document however many calls; 0 for a body without numbers.
+	DocKey uint64
 }
 
 // DocDigits is how many trailing digits of a document number a delivery

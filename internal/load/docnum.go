@@ -22,9 +22,12 @@ type DocPaths map[spec.Kind][]docPath
 type docPath struct {
 	path  []string
 	byDay bool
+	// kept says the user set the number (--set): sent as it is, it still
+	// tells the document (documentKey).
+	kept bool
 }
 
-// NewDocPaths derives the paths from the spec, leaving out those the user
+// NewDocPaths derives the paths from the spec, marking those the user
 // sets (kept: --set paths; a number set under them is the user's, sent as
 // it is).
 func NewDocPaths(kept [][]string) DocPaths {
@@ -37,11 +40,9 @@ func NewDocPaths(kept [][]string) DocPaths {
 					continue
 				}
 				p := append([]string{spec.FieldData}, f.Path...)
-				if slices.ContainsFunc(kept, func(k []string) bool { return len(k) <= len(p) && slices.Equal(k, p[:len(k)]) }) {
-					continue
-				}
+				set := slices.ContainsFunc(kept, func(k []string) bool { return len(k) <= len(p) && slices.Equal(k, p[:len(k)]) })
 				if !slices.ContainsFunc(out[k], func(q docPath) bool { return slices.Equal(p, q.path) }) {
-					out[k] = append(out[k], docPath{path: p, byDay: id == spec.DocumentNumber})
+					out[k] = append(out[k], docPath{path: p, byDay: id == spec.DocumentNumber, kept: set})
 				}
 			}
 		}
@@ -59,6 +60,9 @@ func (dp DocPaths) offsets(event string, body []byte) []int {
 	}
 	var offs []int
 	for _, p := range dp[e.Kind] {
+		if p.kept {
+			continue
+		}
 		if i, end, ok := trailingDigits(body, p.path); ok && end-i >= attempt.DocDigits {
 			offs = append(offs, end-attempt.DocDigits)
 		}
@@ -81,7 +85,7 @@ func (dp DocPaths) byDay(event string, body []byte) []byte {
 	const date, seq = 8, 4 // yyyyMMdd, and the day's sequence after it
 	for _, p := range dp[e.Kind] {
 		i, end, ok := trailingDigits(body, p.path)
-		if !p.byDay || !ok || end-i != date+seq || !isDate(body[i:i+date]) {
+		if !p.byDay || p.kept || !ok || end-i != date+seq || !isDate(body[i:i+date]) {
 			continue
 		}
 		// A number of exactly date+seq digits: a running number of eight
@@ -137,4 +141,30 @@ func memberAt(b []byte, path []string) (jsonlex.Span, bool) {
 		off = sp.Start
 	}
 	return sp, true
+}
+
+// documentKey is what tells body's document apart, a body of e: its kind
+// and numbers (an invoice's code and invoiceCode, a receipt's 收款单编号);
+// "" for a body without any, a document of its own.
+func (dp DocPaths) documentKey(body []byte, e spec.Event) string {
+	key := string(e.Kind)
+	found := false
+	for _, p := range dp[e.Kind] {
+		key += "\x00"
+		sp, ok := memberAt(body, p.path)
+		switch {
+		case !ok:
+		case sp.Kind == jsonlex.String:
+			v := jsonlex.StringAt(body, sp)
+			key += v
+			found = found || v != ""
+		default:
+			key += string(body[sp.Start:sp.End])
+			found = true
+		}
+	}
+	if !found {
+		return ""
+	}
+	return key
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,5 +145,50 @@ func TestDatedDocNumbersKeepTheirDate(t *testing.T) {
 	}
 	if again := numbers(9); !slices.Equal(got, again) {
 		t.Errorf("the same seed gave other numbers")
+	}
+}
+
+// A run whose document numbers are the user's (--set on every number) sends
+// one document however many calls carry it: documents counts it once, and
+// no call is a duplicate unless it is an earlier one's bytes again (the
+// user's requestId too). The counts do not depend on how many bodies the
+// pool holds (10 calls said "documents 10", 300 "documents 256 duplicates
+// 44").
+func TestUserNumbersAreOneDocument(t *testing.T) {
+	t.Parallel()
+	const id = "00000000-0000-4000-8000-000000000000"
+	set := [][]string{{"data", "收款单", "收款单编号"}}
+	body := func(i int, no string) []byte {
+		return []byte(`{"requestId":"` + id + `","businessType":5007,"data":{"收款单":{"收款单编号":"` + no + `","n":` + strconv.Itoa(i) + `}}}`)
+	}
+	for _, tt := range []struct {
+		name          string
+		fresh         bool // fresh requestIds, not the user's
+		pool, rounds  int
+		numbers       func(i int) string
+		docs, repeats int
+	}{
+		{"one number, fresh ids, a pool of 10", true, 10, 10, func(int) string { return "SKD1" }, 1, 0},
+		{"one number, fresh ids, past the pool", true, 4, 10, func(int) string { return "SKD1" }, 1, 0},
+		{"one number and the user's id, past the pool", false, 4, 10, func(int) string { return "SKD1" }, 1, 6},
+		{"two numbers in turn", true, 4, 10, func(i int) string { return "SKD" + strconv.Itoa(i%2) }, 2, 0},
+	} {
+		var lane [][]attempt.Template
+		for i := range tt.pool {
+			lane = append(lane, []attempt.Template{newTemplate("CREATE_RECEIVABLE_DOC", nil, body(i, tt.numbers(i)), tt.fresh, NewDocPaths(set))})
+		}
+		f := NewFeed([][][]attempt.Template{lane}, tt.rounds, 0, false, 1)
+		docs, repeats := 0, 0
+		for job := f.Next(); job != nil; job = f.Next() {
+			if job[0].Document {
+				docs++
+			}
+			if job[0].Duplicate {
+				repeats++
+			}
+		}
+		if docs != tt.docs || repeats != tt.repeats {
+			t.Errorf("%s: %d documents, %d duplicates; want %d and %d", tt.name, docs, repeats, tt.docs, tt.repeats)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -103,35 +102,9 @@ func (fc *fileCalls) mark(t *attempt.Template, e spec.Event) {
 	if fc.calls.add(h.Sum64()) {
 		t.Resent = true
 	}
-	if key := fc.documentKey(t.Body, e); key != "" && fc.known.add(reqid.Hash(key)) {
+	if key := fc.docs.documentKey(t.Body, e); key != "" && fc.known.add(reqid.Hash(key)) {
 		t.KnownDocument = true
 	}
-}
-
-// documentKey is what tells body's document apart, a body of e: its kind
-// and numbers (an invoice's code and invoiceCode, a receipt's 收款单编号);
-// "" for a body without any, a document of its own.
-func (fc *fileCalls) documentKey(body []byte, e spec.Event) string {
-	key := string(e.Kind)
-	found := false
-	for _, p := range fc.docs[e.Kind] {
-		key += "\x00"
-		sp, ok := memberAt(body, p.path)
-		switch {
-		case !ok:
-		case sp.Kind == jsonlex.String:
-			v := jsonlex.StringAt(body, sp)
-			key += v
-			found = found || v != ""
-		default:
-			key += string(body[sp.Start:sp.End])
-			found = true
-		}
-	}
-	if !found {
-		return ""
-	}
-	return key
 }
 
 // seenSet is a set of hashes that holds at least the last max added (0:

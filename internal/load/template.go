@@ -23,6 +23,11 @@ func newTemplate(event string, header http.Header, body []byte, freshIDs bool, d
 	body = docs.byDay(event, body)
 	t := attempt.Template{Event: event, Query: spec.Query(event), Header: header, Body: body, IDOff: -1}
 	t.DocOffs = docs.offsets(event, body)
+	if e, ok := spec.Lookup(event); ok && docs != nil && len(t.DocOffs) == 0 {
+		if key := docs.documentKey(body, e); key != "" {
+			t.DocKey = reqid.Hash(key) | 1 // 0 is none
+		}
+	}
 	start, end := reqid.Find(body)
 	if start >= 0 && end-start == 36 && freshIDs {
 		t.IDOff = start
