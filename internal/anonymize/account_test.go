@@ -106,3 +106,26 @@ func TestAccountNumbersUnderTheirFieldsNameAreReplaced(t *testing.T) {
 		checkAgrees(t, a, tt.name, body, out)
 	}
 }
+
+// A URL's parameter named for an account or an address labels its value
+// wherever the URL is written: in a remark or a field the spec does not
+// have, in its query or its fragment (#acct=…, a page's route #/ar?…),
+// percent-encoded or not, and in a form-encoded text (a=1&account_no=…),
+// as a parameter of the call's own query does. Other parameters, and what
+// is no account under an account's name, are kept byte for byte.
+func TestAccountsAndAddressesInURLParametersAreReplaced(t *testing.T) {
+	t.Parallel()
+	checkFreeText(t, []freeTextRow{
+		{"a URL's query", "见 https://erp.example.cn/ar?bankAccount=1202020209000123456&x=1", "1202020209000123456", "见 https://erp.example.cn/ar?bankAccount=9999999999999999999&x=1"},
+		{"a URL's fragment", "https://erp.example.cn/ar/view#acct=1202020209000123456", "1202020209000123456", "https://erp.example.cn/ar/view#acct=9999999999999999999"},
+		{"after other parameters in a fragment", "https://erp.example.cn/ar/view?id=1#tab=2&payee_account_no=1202020209000123456", "1202020209000123456", "https://erp.example.cn/ar/view?id=1#tab=2&payee_account_no=9999999999999999999"},
+		{"a page's route", "https://erp.example.cn/#/ar?bankAccount=1202020209000123456", "1202020209000123456", "https://erp.example.cn/#/ar?bankAccount=9999999999999999999"},
+		{"a percent-encoded URL's fragment", "https://erp.example.cn/ar?q=%E6%94%B6%E6%AC%BE#acct=1202020209000123456", "1202020209000123456", "https://erp.example.cn/ar?q=%E6%94%B6%E6%AC%BE#acct=9999999999999999999"},
+		{"in groups, encoded", "https://erp.example.cn/ar?acct=1202+0202+0900+0123+456", "1202+0202+0900+0123+456", "https://erp.example.cn/ar?acct=9999+9999+9999+9999+999"},
+		{"form-encoded text", "amount=100.00&account_no=3100123456789012", "3100123456789012", "amount=100.00&account_no=9999999999999999"},
+		{"an address cut short", "https://erp.example.cn/ship#deliveryAddr=浙江省杭州市西湖区文三", "西湖区文三", ""},
+		// What names nobody stays as it was.
+		{"other parameters", "https://erp.example.cn/ar?orderNo=1202020209000123456#page=1202020209000123456", "", ""},
+		{"a balance or an amount", "https://erp.example.cn/ar?accountBalance=1234567890&account=123456789.50&ipaddr=10.0.0.1", "", ""},
+	}, func(s, want string) bool { return want == "" || matchesForm(s, want) })
+}

@@ -88,11 +88,10 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 	// before any text of the document is searched.
 	var repl []replaced
 	err := a.walk(p, body, func(t *token) {
-		if t.kind == keyToken || len(t.path) > a.maxPath {
+		if t.kind == keyToken {
 			return
 		}
-		p.tick(len(t.path))
-		c := a.classes[string(bytes.TrimPrefix(t.path, []byte(arrayPrefix)))]
+		c := a.fieldClass(p, t.path)
 		if c == "" {
 			return
 		}
@@ -149,6 +148,32 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		return nil, nil, err
 	}
 	return append(out, body[at:]...), all, nil
+}
+
+// fieldClass is the class of the identifying field a value at path is, or
+// is inside: a sender may wrap a field's value in an array or an object
+// (customerName ["…"], staffName {"name": "…"}), and what is in it still
+// names the field's company or person. "" for no such field. It looks at
+// no more of path than the longest field's path, so that a deeply nested
+// value costs no more than a shallow one.
+func (a *anonymizer) fieldClass(p *pass, path []byte) class {
+	path = bytes.TrimPrefix(path, []byte(arrayPrefix))
+	if len(path) <= a.maxPath {
+		p.tick(len(path))
+		if c := a.classes[string(path)]; c != "" {
+			return c
+		}
+	}
+	n := min(len(path), a.maxPath+1)
+	p.tick(n)
+	for i := 1; i < n; i++ {
+		if path[i] == '.' || path[i] == '[' {
+			if c := a.classes[string(path[:i])]; c != "" {
+				return c
+			}
+		}
+	}
+	return ""
 }
 
 // scanPayload is the check of an anonymized payload: every string, key and

@@ -361,3 +361,36 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// An identifying field that holds an array or an object where the spec has
+// a string (a sender that wraps the value: customerName ["…"], staffName
+// {"name": "…"}) still identifies someone: every string and number in it is
+// replaced as the field's own value would be, so that neither the output
+// nor --check keeps a company or a person no shape can tell. Anything else
+// in the payload is kept byte for byte.
+func TestIdentifyingFieldsOfAnotherTypeAreReplaced(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	body := []byte(`{"requestId":"r","businessType":4010,"data":{"customerName":["上海鼎盛贸易有限公司",["杭州恒远机械设备有限公司"]],"staffName":{"name":"欧阳娜娜","code":7},"taxCode":["91330106MA27W8Q173"],"currency":"CNY","items":[{"itemName":"轴承","relatedOrderCode":{"no":"CGDD202610110003"}}]}}`)
+	out, _, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(out) {
+		t.Fatalf("not JSON: %s", out)
+	}
+	for _, gone := range []string{"上海鼎盛贸易有限公司", "杭州恒远机械设备有限公司", "欧阳娜娜", "91330106MA27W8Q173", "CGDD202610110003"} {
+		if bytes.Contains(out, []byte(gone)) {
+			t.Errorf("%s survives in %s", gone, out)
+		}
+	}
+	for _, kept := range []string{`"requestId":"r"`, `"currency":"CNY"`, `"itemName":"轴承"`, `"customerName":["`, `"staffName":{"name":"`, `"code":`} {
+		if !bytes.Contains(out, []byte(kept)) {
+			t.Errorf("%s not kept in %s", kept, out)
+		}
+	}
+	again, _, err := newTestAnonymizer(t, testKey).Payload(body)
+	if err != nil || !bytes.Equal(again, out) {
+		t.Errorf("another run gave %s, want %s (%v)", again, out, err)
+	}
+}

@@ -74,12 +74,14 @@ func (p *pass) text(s string) string {
 	// or their stand-ins', are never read as part of another identifier
 	// (a landline's and the next group's as a tax id of digits, an
 	// account's stand-in's first eleven as a mobile).
-	return p.landlines(s, func(s string) string {
-		return p.accounts(s, func(s string) string {
-			return p.streetAddresses(s, func(s string) string {
-				return p.placesWithoutDoor(s, func(s string) string {
-					return p.labelledAddresses(s, func(s string) string {
-						return p.pinyinNames(s, p.between)
+	return p.urlParams(s, func(s string) string {
+		return p.landlines(s, func(s string) string {
+			return p.accounts(s, func(s string) string {
+				return p.streetAddresses(s, func(s string) string {
+					return p.placesWithoutDoor(s, func(s string) string {
+						return p.labelledAddresses(s, func(s string) string {
+							return p.pinyinNames(s, p.between)
+						})
 					})
 				})
 			})

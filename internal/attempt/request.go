@@ -24,6 +24,17 @@ type Template struct {
 	// there, so that a run's documents are all distinct however many it
 	// sends from a few templates. Empty: the numbers are sent as they are.
 	DocOffs []int
+	// Resent and KnownDocument are of a file's payload sent as it is
+	// (load.FileLanes): it repeats an earlier payload's call (its event
+	// and bytes), a re-delivery; or it carries a document an earlier
+	// payload carried (its numbers: a void after the create, the same
+	// document under a new requestId), so that it is no new document.
+	Resent, KnownDocument bool
+	// DocKey, of a generated body whose numbers are sent as they are (no
+	// DocOffs: the user set them), is a hash of its kind and numbers,
+	// which every delivery of a body with those numbers carries: one
+	// document however many calls; 0 for a body without numbers.
+	DocKey uint64
 }
 
 // DocDigits is how many trailing digits of a document number a delivery

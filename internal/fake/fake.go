@@ -5,6 +5,7 @@
 package fake
 
 import (
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,9 @@ import (
 // Faker draws realistic Chinese ERP data from one seeded source.
 type Faker struct {
 	r *Rand
+	// given holds the document and invoice numbers given, so that none
+	// is given twice (own).
+	given map[uint64]struct{}
 }
 
 // New returns a Faker drawing from seed (0: a random seed); every draw
@@ -152,14 +156,46 @@ func (f *Faker) MaterialCode() string {
 
 // DocNumber draws an ERP document number for prefix: PREFIX+yyyyMMdd+4-digit
 // sequence on t's Shanghai date, or PREFIX+8-digit running sequence.
+// No number is given twice by one Faker (own).
 func (f *Faker) DocNumber(prefix string, t time.Time) string {
 	var buf [40]byte
 	b := append(buf[:0], prefix...)
 	if f.percent(55) {
 		b = appendDate(b, t)
-		return string(appendPad(b, uint64(1+f.r.IntN(f.r.IntRange(10, 300))), 4))
+		return f.own(b, uint64(1+f.r.IntN(f.r.IntRange(10, 300))), 4, 1)
 	}
-	return string(appendPad(b, uint64(1+f.r.IntN(f.r.IntRange(500, 99999))), 8))
+	return f.own(b, uint64(1+f.r.IntN(f.r.IntRange(500, 99999))), 8, 1)
+}
+
+// own returns head followed by n written in width digits, unless this
+// Faker gave that number before: then the next number after n (from
+// least after width digits' end) it has not given, as an ERP numbers
+// its documents one after another. A run's documents are then each a
+// document of its own (a run of 150 receipts drew two numbered alike),
+// and the draws are those a seed always made.
+func (f *Faker) own(head []byte, n uint64, width int, least uint64) string {
+	if f.given == nil {
+		f.given = map[uint64]struct{}{}
+	}
+	limit := uint64(1)
+	for range width {
+		limit *= 10
+	}
+	for tries := uint64(0); ; tries++ {
+		b := appendPad(head, n, width)
+		h := fnv.New64a()
+		h.Write(b)
+		if _, ok := f.given[h.Sum64()]; !ok {
+			f.given[h.Sum64()] = struct{}{}
+			return string(b)
+		}
+		n++
+		// Past width's last number, back to the first; once every number
+		// of width was given, on past it (a number one digit longer).
+		if n >= limit && tries < limit {
+			n = least
+		}
+	}
 }
 
 // appendDate appends yyyyMMdd in Asia/Shanghai. China has had no DST since

@@ -271,3 +271,36 @@ func TestStandInsNeverEqualGeneratedNames(t *testing.T) {
 		}
 	}
 }
+
+// A Faker never gives a document number or an invoice number twice: a
+// run's documents (generate --count 150 printed two receipts numbered
+// alike) are each a document of their own, as an ERP numbers them, however
+// many fall on one day. Each keeps its form: a dated number its date and
+// four digits after it, a running one eight, an invoice's its length.
+func TestNumbersAreNeverGivenTwice(t *testing.T) {
+	t.Parallel()
+	f := New(7)
+	days := []time.Time{when, when.AddDate(0, 0, 1)}
+	seen := map[string]bool{}
+	for i := range 10_000 {
+		n := f.DocNumber("SKD", days[i%2])
+		if seen[n] {
+			t.Fatalf("document number %s twice, the %dth", n, i+1)
+		}
+		seen[n] = true
+		if len(n) != 3+12 && len(n) != 3+8 {
+			t.Fatalf("document number %s: not PREFIX+yyyyMMdd+4 digits nor PREFIX+8", n)
+		}
+	}
+	for _, code := range []string{"81", "01"} {
+		k, _ := invoiceKindByCode(code)
+		seller := f.Company()
+		for i := range 5_000 {
+			c, n := f.InvoiceNumber(k, when, seller)
+			if seen[c+"/"+n] {
+				t.Fatalf("invoice %s %s twice, the %dth", c, n, i+1)
+			}
+			seen[c+"/"+n] = true
+		}
+	}
+}

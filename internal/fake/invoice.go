@@ -70,8 +70,7 @@ func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time, seller Company) (code,
 		b := appendPad(buf[:0], yy, 2)
 		b = append(b, home.province()...)
 		b = append(b, "12"[Pick(f.r, []uint16{15, 85})])
-		b = appendPad(b, uint64(f.r.IntN(1_000_000_000)), 15)
-		return "", string(b)
+		return "", f.own(b, uint64(f.r.IntN(1_000_000_000)), 15, 0)
 	}
 	region := home.taxRegion
 	b := buf[:0]
@@ -109,7 +108,11 @@ func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time, seller Company) (code,
 		b = append(b, '0') // computer-issued
 	}
 	code = string(b)
-	return code, string(appendPad(buf[:0], uint64(f.r.IntN(100_000_000)), 8))
+	// An 8-digit number is one of its code's: the two together are the
+	// invoice (own keeps them apart by the code written first).
+	var nb [32]byte
+	number = f.own(append(append(nb[:0], code...), '/'), uint64(f.r.IntN(100_000_000)), 8, 0)
+	return code, number[len(code)+1:]
 }
 
 // LevyRate is the rate, in percent, a small-scale taxpayer levies on a sale

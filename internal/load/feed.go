@@ -24,6 +24,9 @@ type feed struct {
 	// based, until the first fill, says it is not drawn yet.
 	docBase uint64
 	based   bool
+	// docKeys are the documents whose numbers the user set that went out
+	// (Template.DocKey): as many as the pool's bodies at most.
+	docKeys map[uint64]struct{}
 
 	out     [][]*attempt.Request // ready to hand out from out[head]
 	head    int
@@ -95,11 +98,22 @@ func (f *feed) fill() bool {
 			group := lane[f.round%len(lane)]
 			doc := f.docSerial(f.round*len(f.lanes) + li)
 			// A group without document numbers to make anew is the
-			// same document every time it comes round again.
-			again := f.round >= len(lane) && len(group[0].DocOffs) == 0
+			// same document every time it comes round again, and the
+			// same call when its requestId is not made anew either;
+			// one whose numbers the user set is the document those
+			// numbers name (DocKey), whichever body carries them. A
+			// file's payload may repeat an earlier one's call or
+			// document.
+			t := &group[0]
+			same := f.round >= len(lane) && len(t.DocOffs) == 0
+			again := same && t.IDOff < 0 || t.Resent
+			known := t.KnownDocument || same
+			if t.DocKey != 0 {
+				known = known || f.seenDoc(t.DocKey)
+			}
 			job := f.job(len(group))
 			for i := range group {
-				job[i] = f.make(&group[i], doc, i == 0 && !again, again)
+				job[i] = f.make(&group[i], doc, i == 0 && !again && !known, again)
 			}
 			f.out = append(f.out, job)
 		}
@@ -154,6 +168,17 @@ func (f *feed) docSerial(n int) uint64 {
 		f.docBase, f.based = (z^z>>31)%attempt.DocSerials, true
 	}
 	return (f.docBase + uint64(n)) % attempt.DocSerials
+}
+
+// seenDoc reports whether a delivery of the document key names went out
+// before, and notes that one does now.
+func (f *feed) seenDoc(key uint64) bool {
+	if f.docKeys == nil {
+		f.docKeys = map[uint64]struct{}{}
+	}
+	_, ok := f.docKeys[key]
+	f.docKeys[key] = struct{}{}
+	return ok
 }
 
 // make is a delivery of t for document serial doc: the document's first

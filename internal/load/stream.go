@@ -21,14 +21,21 @@ type Stream struct {
 	out    [][]*attempt.Request
 	seq    int
 	err    error
+	// calls tells repeated calls and documents among at least the last
+	// streamWindow, in bounded memory.
+	calls *fileCalls
 }
+
+// streamWindow is how many calls and documents back a stream recognises
+// a repeat: a relay runs without end, and its memory must not grow.
+const streamWindow = 1 << 16
 
 // NewStream is a stream of the payloads more returns (any error ends it:
 // io.EOF at the input's end), each sent under events, or when events is
 // nil the event its businessType names, as FileLanes does. first, when
 // not nil, is a payload read already, sent first.
 func NewStream(first *Payload, more func() (Payload, error), events []spec.Event, header http.Header) *Stream {
-	s := &Stream{more: more, events: events, header: header}
+	s := &Stream{more: more, events: events, header: header, calls: newFileCalls(streamWindow)}
 	if first != nil {
 		s.err = s.add(*first)
 	}
@@ -57,7 +64,7 @@ func (s *Stream) Next() []*attempt.Request {
 // add makes p's deliveries; a payload whose event cannot be told is a
 // *PayloadError.
 func (s *Stream) add(p Payload) error {
-	lanes, err := FileLanes([]Payload{p}, s.events, s.header)
+	lanes, err := fileLanes([]Payload{p}, s.events, s.header, s.calls)
 	if err != nil {
 		return err
 	}
@@ -66,7 +73,7 @@ func (s *Stream) add(p Payload) error {
 		s.seq++
 		// As feed.make makes a --file body's delivery: sent as it is.
 		r := &attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID,
-			Document: true, Seq: s.seq}
+			Document: !t.Resent && !t.KnownDocument, Duplicate: t.Resent, Seq: s.seq}
 		s.out = append(s.out, []*attempt.Request{r})
 	}
 	return nil

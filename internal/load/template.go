@@ -20,8 +20,14 @@ import (
 // requestId the user set). With docs, each gets its document's serial in
 // the document numbers at docs' paths (nil: a --file body).
 func newTemplate(event string, header http.Header, body []byte, freshIDs bool, docs DocPaths) attempt.Template {
+	body = docs.byDay(event, body)
 	t := attempt.Template{Event: event, Query: spec.Query(event), Header: header, Body: body, IDOff: -1}
 	t.DocOffs = docs.offsets(event, body)
+	if e, ok := spec.Lookup(event); ok && docs != nil && len(t.DocOffs) == 0 {
+		if key := docs.documentKey(body, e); key != "" {
+			t.DocKey = reqid.Hash(key) | 1 // 0 is none
+		}
+	}
 	start, end := reqid.Find(body)
 	if start >= 0 && end-start == 36 && freshIDs {
 		t.IDOff = start

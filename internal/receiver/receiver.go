@@ -147,6 +147,10 @@ type Call struct {
 	// kept-alive socket, pipelined, or taken from the accept queue. The
 	// HTTP server did not refuse it for what it was.
 	StopClosed bool
+	// Unanswered says the sender never got the answer Record.Response
+	// holds: it had gone (closed or reset its connection before it), or
+	// listen's stop cut the call short. A count of answers leaves it out.
+	Unanswered bool
 	// Offset is where Record starts in the capture file, -1 when it was
 	// not recorded: the inspector reads calls back from there.
 	Offset int64
@@ -459,6 +463,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	rec.ShareBody(body) // c.Body and rec.Body share the bytes; nothing writes to them after readBody
 	c.Findings = r.protocolFindings(c)
 	if c.BodyErr != nil && senderReset(c.BodyErr) {
+		c.Unanswered = true
 		c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
 			Message: "the sender reset its connection before the answer: it did not get the " + strconv.Itoa(bodyErrStatus(c.BodyErr))})
 	}
@@ -620,6 +625,7 @@ func (r *Receiver) senderShutAnswer(c *Call, w http.ResponseWriter, wc *watchedC
 // senderGone flags a call whose sender closed its connection before the
 // answer (status).
 func (r *Receiver) senderGone(c *Call, status int) {
+	c.Unanswered = true
 	c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
 		Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)})
 }
@@ -627,6 +633,7 @@ func (r *Receiver) senderGone(c *Call, status int) {
 // cutShort flags a call listen's stop cut short before its answer (cut is
 // why).
 func (r *Receiver) cutShort(c *Call, cut error, status int) {
+	c.Unanswered = true
 	c.Findings = append(c.Findings, validate.Finding{Rule: ruleUnanswered, Severity: validate.Warning,
 		Message: cut.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)})
 }

@@ -884,6 +884,9 @@ func TestSenderGoneBeforeTheAnswer(t *testing.T) {
 	if i < 0 || c.Findings[i].Severity != validate.Warning || !strings.Contains(c.Findings[i].Message, "did not wait for the 200") {
 		t.Errorf("findings %+v, want the warning %s saying the sender did not wait for the 200", c.Findings, ruleSenderGone)
 	}
+	if !c.Unanswered {
+		t.Errorf("the call of a sender gone is not Unanswered: listen's summary counts its 200 as one the sender got")
+	}
 
 	// A sender that waits for its answer is not flagged.
 	srv2, obs2, _ := start(t, Config{Delay: time.Millisecond})
@@ -891,6 +894,9 @@ func TestSenderGoneBeforeTheAnswer(t *testing.T) {
 	srv2.Close()
 	if len(obs2.calls) != 1 || slices.ContainsFunc(obs2.calls[0].Findings, func(f validate.Finding) bool { return f.Rule == ruleSenderGone }) {
 		t.Errorf("a sender that waited: findings %+v", obs2.calls[0].Findings)
+	}
+	if obs2.calls[0].Unanswered {
+		t.Errorf("a sender that waited for its answer: Unanswered")
 	}
 }
 

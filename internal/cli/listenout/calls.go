@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +53,9 @@ type CallPrinter struct {
 	rejected, stopClosed int
 	byEvent              map[string]int
 	byVerdict            map[string]int
-	byStatus             map[int]int
+	// byStatus counts the answers the senders got; unanswered the answers
+	// of the calls whose sender never got one (receiver.Call.Unanswered).
+	byStatus, unanswered map[int]int
 	started              time.Time
 
 	// st holds the colours as fixed strings: the call line is built by
@@ -66,7 +69,7 @@ type CallPrinter struct {
 func NewCallPrinter(w io.Writer, json bool, st term.Style) *CallPrinter {
 	return &CallPrinter{
 		w: w, json: json,
-		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{},
+		byEvent: map[string]int{}, byVerdict: map[string]int{}, byStatus: map[int]int{}, unanswered: map[int]int{},
 		started: time.Now(),
 		st:      st,
 	}
@@ -96,7 +99,11 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 	p.calls++
 	p.byEvent[ev]++
 	p.byVerdict[verdict]++
-	p.byStatus[status]++
+	if c.Unanswered {
+		p.unanswered[status]++
+	} else {
+		p.byStatus[status]++
+	}
 	p.tallyForward(c)
 	switch {
 	case c.StopClosed:
@@ -286,8 +293,11 @@ type callJSON struct {
 	Size      int               `json:"size"`
 	Headers   map[string]string `json:"headers"` // secrets masked, values joined with ", "
 	Status    int               `json:"status"`
-	Forward   *forwardJSON      `json:"forward,omitempty"`
-	Fault     *capture.Fault    `json:"fault,omitempty"`
+	// Unanswered says the sender never got Status: it had gone, or
+	// listen's stop cut the call short.
+	Unanswered bool           `json:"unanswered,omitempty"`
+	Forward    *forwardJSON   `json:"forward,omitempty"`
+	Fault      *capture.Fault `json:"fault,omitempty"`
 	// Rejected is set on a request the HTTP server refused before listen
 	// could read it: why, and how many bytes of its head came.
 	Rejected *rejectedJSON      `json:"rejected,omitempty"`
@@ -317,7 +327,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	r := c.Record
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,
-		Size: len(c.Body), Headers: map[string]string{}, Status: status,
+		Size: len(c.Body), Headers: map[string]string{}, Status: status, Unanswered: c.Unanswered,
 		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}
 	if o.Findings == nil {
@@ -386,20 +396,16 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 		}
 	}
 	fmt.Fprintf(w, "  by verdict: %s\n", strings.Join(vs, ", "))
-	var codes []int
-	for c := range p.byStatus {
-		codes = append(codes, c)
+	if ss := statusCounts(p.byStatus); len(ss) > 0 {
+		fmt.Fprintf(w, "  by status:  %s\n", strings.Join(ss, ", "))
 	}
-	slices.Sort(codes)
-	var ss []string
-	for _, c := range codes {
-		if c == 0 {
-			ss = append(ss, fmt.Sprintf("no answer %d", p.byStatus[c]))
-			continue
+	if ss := statusCounts(p.unanswered); len(ss) > 0 {
+		n := 0
+		for _, k := range p.unanswered {
+			n += k
 		}
-		ss = append(ss, fmt.Sprintf("%d %d", c, p.byStatus[c]))
+		fmt.Fprintf(w, "  unanswered: %d (the sender had gone, or listen's stop cut the call short, before the answer: %s; see their lines)\n", n, strings.Join(ss, ", "))
 	}
-	fmt.Fprintf(w, "  by status:  %s\n", strings.Join(ss, ", "))
 	if p.rejected > 0 {
 		fmt.Fprintf(w, "  rejected:   %d (refused by the HTTP server before listen could read %s: see their lines)\n", p.rejected, term.Plural(p.rejected, "it", "them"))
 	}
@@ -417,6 +423,21 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 	if capturePath != "" {
 		fmt.Fprintf(w, "  capture:    %s\n", capturePath)
 	}
+}
+
+// statusCounts is each status of counts and how many, in order: "200 5",
+// "no answer 1" for a call with none.
+func statusCounts(counts map[int]int) []string {
+	codes := slices.Sorted(maps.Keys(counts))
+	var ss []string
+	for _, c := range codes {
+		if c == 0 {
+			ss = append(ss, fmt.Sprintf("no answer %d", counts[c]))
+			continue
+		}
+		ss = append(ss, fmt.Sprintf("%d %d", c, counts[c]))
+	}
+	return ss
 }
 
 // tallyForward counts what listen sent the receiver for a call, and its

@@ -180,3 +180,37 @@ func TestRejected(t *testing.T) {
 		t.Errorf("JSON says closedAtStop of %d calls, want of the one the stop closed:\n%s", got, js.String())
 	}
 }
+
+// A call whose sender never got its answer (it had gone, or listen's stop
+// cut the call short) is not counted under the status listen answered: the
+// summary says it apart, and its JSON says so beside the status.
+func TestUnansweredCounted(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := NewCallPrinter(&out, true, term.Style{})
+	p.Observe(call(`{}`, nil), nil)
+	gone := call(`{}`, nil)
+	gone.Record.Response.Status = 503
+	gone.Unanswered = true
+	p.Observe(gone, nil)
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	for i, want := range []bool{false, true} {
+		var got struct {
+			Status     int  `json:"status"`
+			Unanswered bool `json:"unanswered"`
+		}
+		if err := json.Unmarshal(lines[i], &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Unanswered != want {
+			t.Errorf("call %d: unanswered %v, want %v: %s", i+1, got.Unanswered, want, lines[i])
+		}
+	}
+	var sum bytes.Buffer
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	for _, want := range []string{"  by status:  200 1\n", "  unanswered: 1 (the sender had gone, or listen's stop cut the call short, before the answer: 503 1; see their lines)\n"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary: missing %q in\n%s", want, sum.String())
+		}
+	}
+}

@@ -36,7 +36,9 @@ succeeded, failed by status and by error kind, interrupted (started and cut
 short by Ctrl-C), not started (what --count had left when Ctrl-C or
 --duration ended the run; with --rate, also each call due before --duration
 ended that never started), documents (the distinct documents the calls
-carried), duplicates (repeats: --duplicate's, --file's rounds), requests per
+carried: of --file, by their numbers, so a document's void or the document
+under a new requestId is none), duplicates (repeats: --duplicate's, --file's
+rounds, a --file payload that is an earlier one's call again), requests per
 second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is documents per event: --event
 all --count 100 sends 400, each a document with numbers of its own (an
@@ -44,7 +46,8 @@ invoice's code and invoiceCode, a receipt's 收款单编号).
 
 --file sends a file's payloads byte for byte. A stream (- for stdin from a
 pipe or a terminal, a FIFO) is read as it comes: each line is sent once it
-arrives, so a relay goes out as it comes, in the memory of one payload:
+arrives, so a relay goes out as it comes, in the memory of one payload
+(and the hashes that tell repeats among the last 65,536 calls):
 tail -f calls.ndjson | jq --unbuffered -c '.body | fromjson' | whsim send
 --file - passes on each call listen captures. Its total is not known
 ahead: no progress percentage, each delivery is printed even on a terminal,
