@@ -142,17 +142,8 @@ func (s *syntaxScan) object(depth int) *SyntaxError {
 		if err := s.value(depth); err != nil {
 			return err
 		}
-		s.spaces()
-		switch {
-		case s.i >= len(s.b):
-			return s.end("", true)
-		case s.b[s.i] == ',':
-			s.i++
-		case s.b[s.i] == '}':
-			s.i++
-			return nil
-		default:
-			return s.fault("after object key:value pair")
+		if more, err := s.more('}', "after object key:value pair"); !more {
+			return err
 		}
 	}
 }
@@ -168,19 +159,28 @@ func (s *syntaxScan) array(depth int) *SyntaxError {
 		if err := s.value(depth); err != nil {
 			return err
 		}
-		s.spaces()
-		switch {
-		case s.i >= len(s.b):
-			return s.end("", true)
-		case s.b[s.i] == ',':
-			s.i++
-		case s.b[s.i] == ']':
-			s.i++
-			return nil
-		default:
-			return s.fault("after array element")
+		if more, err := s.more(']', "after array element"); !more {
+			return err
 		}
 	}
+}
+
+// more reads what follows a member or an element: a comma, and more
+// follow (true); the closer, and the object or array ends (false, nil);
+// else a fault of context.
+func (s *syntaxScan) more(closer byte, context string) (bool, *SyntaxError) {
+	s.spaces()
+	switch {
+	case s.i >= len(s.b):
+		return false, s.end("", true)
+	case s.b[s.i] == ',':
+		s.i++
+		return true, nil
+	case s.b[s.i] == closer:
+		s.i++
+		return false, nil
+	}
+	return false, s.fault(context)
 }
 
 func (s *syntaxScan) str() *SyntaxError {
