@@ -419,21 +419,26 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 	t.Parallel()
 	for range 20 {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
-		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{}, server: &http.Server{Handler: h},
-			// The scheduler's hold: until the handler has returned and
-			// the time limit has passed (events, not sleeps).
-			held: func(ctx context.Context, returned func() bool) {
-				<-ctx.Done()
-				for !returned() {
-					runtime.Gosched()
-				}
-			}}}
-		target, _ := url.Parse("http://" + inMemoryHost + "/hooks")
-		d := &attempt.Deliverer{Client: client, Target: target}
-		if a := d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last(); a.Status != http.StatusAccepted {
+		if a := heldCall(h); a.Status != http.StatusAccepted {
 			t.Fatalf("got %+v, want the handler's 202", a)
 		}
 	}
+}
+
+// heldCall is one call to h through the in-memory transport, with a 20ms
+// time limit, whose caller the scheduler holds until the time limit has
+// passed and the handler has returned (events, not sleeps).
+func heldCall(h http.Handler) attempt.Attempt {
+	tr := newInMemory(h)
+	tr.held = func(ctx context.Context, returned func() bool) {
+		<-ctx.Done()
+		for !returned() {
+			runtime.Gosched()
+		}
+	}
+	target, _ := url.Parse("http://" + inMemoryHost + "/hooks")
+	d := &attempt.Deliverer{Client: &http.Client{Timeout: 20 * time.Millisecond, Transport: tr}, Target: target}
+	return d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last()
 }
 
 // TestInMemoryTimeoutOfAHeldCaller: a handler that returned only after
@@ -446,18 +451,7 @@ func TestInMemoryTimeoutOfAHeldCaller(t *testing.T) {
 	t.Parallel()
 	for range 20 {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-		client := &http.Client{Timeout: 20 * time.Millisecond, Transport: &inMemory{h: h, panics: &panics{}, running: &running{}, server: &http.Server{Handler: h},
-			// The scheduler's hold: until the time limit has passed and
-			// the handler has returned (events, not sleeps).
-			held: func(ctx context.Context, returned func() bool) {
-				<-ctx.Done()
-				for !returned() {
-					runtime.Gosched()
-				}
-			}}}
-		target, _ := url.Parse("http://" + inMemoryHost + "/hooks")
-		d := &attempt.Deliverer{Client: client, Target: target}
-		if a := d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last(); a.Status != 0 || a.Kind != attempt.KindTimeout {
+		if a := heldCall(h); a.Status != 0 || a.Kind != attempt.KindTimeout {
 			t.Fatalf("got %+v, want a timeout: the handler returned only after the time limit, answering nothing", a)
 		}
 	}
