@@ -114,17 +114,11 @@ func trailingDigits(body []byte, path []string) (start, end int, ok bool) {
 	return start, end, true
 }
 
-// isDate says whether eight digits are a date of the calendar, yyyyMMdd.
+// isDate says whether eight digits are a date of the calendar, yyyyMMdd,
+// from 1900 (time.Parse refuses month 13 and February 30th).
 func isDate(d []byte) bool {
-	n := func(b []byte) int {
-		v := 0
-		for _, c := range b {
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
-	y, m, day := n(d[:4]), n(d[4:6]), n(d[6:8])
-	return y >= 1900 && m >= 1 && m <= 12 && day >= 1 && day <= time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	t, err := time.Parse("20060102", string(d))
+	return err == nil && t.Year() >= 1900
 }
 
 // memberAt is the span of the value at path in the object b holds.

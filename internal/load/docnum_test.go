@@ -192,3 +192,15 @@ func TestUserNumbersAreOneDocument(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDate(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[string]bool{
+		"20261204": true, "20240229": true, "19000101": true, "20261231": true,
+		"20261301": false, "20261200": false, "20260230": false, "20230229": false, "18991231": false, "20261645": false,
+	} {
+		if got := isDate([]byte(d)); got != want {
+			t.Errorf("isDate(%s) = %v, want %v", d, got, want)
+		}
+	}
+}
