@@ -648,7 +648,11 @@ func TestCheckWaitsForHandlersPastTheirTimeLimit(t *testing.T) {
 	})
 	heard := make(chan string, 64)
 	r, done := recordHearing("TestSlowHandler", heard, func(t tb) {
-		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithTimeout(50 * time.Millisecond)})
+		// A second, not 50ms: the first call must be answered within it,
+		// and under -race beside two CPU hogs, with the package's other
+		// tests running, 50ms was too short for it once (the run failed
+		// as a whole, not the held case).
+		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithTimeout(time.Second)})
 	})
 	<-timedOut
 	for waiting := false; !waiting; {
