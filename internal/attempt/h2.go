@@ -111,12 +111,25 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Not ReserveNewRequest: a reservation counts as a stream open,
 		// and calls waiting for a free stream would each wait for the
 		// others'.
-		if !h.cc.CanTakeNewRequest() {
+		slot, err := h.sock.slots.take(req.Context())
+		if err != nil {
+			return nil, err
+		}
+		giveBack := func() {
+			if slot {
+				h.sock.slots.give()
+			}
+		}
+		if !h.takesCalls() {
+			giveBack()
 			// Closed, or shut down by a GOAWAY, before the call: nothing
 			// of it went out, and net/http's transport sets up a new
 			// connection.
 			return nil, done(s, !h.used.Load())
 		}
+		// Without a slot the connection has ended, and x/net lets one
+		// that never took a call take this one, which fails at once as a
+		// connection closed as it opened.
 		reused := h.used.Swap(true)
 		// net/http's transport says GotConn only for HTTP/1 connections,
 		// its HTTP/2 transport for its own: the attempt's set-up time is
@@ -125,9 +138,14 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: reused})
 		}
 		resp, err := h.cc.RoundTrip(req)
-		switch {
-		case err == nil:
+		if err == nil {
+			if slot {
+				resp.Body = &slotBody{ReadCloser: resp.Body, slots: &h.sock.slots}
+			}
 			return resp, nil
+		}
+		giveBack()
+		switch {
 		case hasText(err, errH2Unusable):
 			// Shut down between the look above and the stream's opening:
 			// no frame of the call was written.
@@ -167,19 +185,41 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// takesCalls says the connection may be given a call: x/net's
+// CanTakeNewRequest, which on Go 1.27 (net/http's ClientConn inside) also
+// says no while every stream is in use, as they are for a moment after an
+// answer, before net/http lets its stream go; then the connection's state
+// and its socket say whether it is closed or shut down.
+func (h *h2Conn) takesCalls() bool {
+	if h.cc.CanTakeNewRequest() {
+		return true
+	}
+	st := h.cc.State()
+	return !st.Closed && !st.Closing && !h.sock.goAway.Load()
+}
+
 // h2Socket is the connection an HTTP/2 ClientConn reads from, which
-// notes a GOAWAY frame of the receiver's among the frames it passes. A
-// ClientConn keeps the GOAWAY to itself: x/net's own says it through
+// follows the receiver's frames for two things the ClientConn keeps to
+// itself. A GOAWAY: x/net's own ClientConn says it through
 // CanTakeNewRequest, but on Go 1.27 x/net's ClientConn wraps net/http's,
 // which after a GOAWAY on a new connection fails the first call as a
-// connection closed as it opened ("could not be established").
+// connection closed as it opened ("could not be established"). And the
+// streams the receiver allows open (SETTINGS_MAX_CONCURRENT_STREAMS),
+// for slots: whsim gives the connection no more calls than that.
 type h2Socket struct {
 	net.Conn
 	goAway atomic.Bool
+	slots  streamSlots
 	// Read by the ClientConn's one reader: where the frames are.
 	head     [9]byte // a frame's header, as far as read
 	headLen  int
 	leftOver int // payload bytes of the current frame still to come
+	// A SETTINGS frame's payload, as far as read: six-byte settings.
+	inSettings bool
+	setting    [6]byte
+	settingLen int
+	hasMax     bool // it set SETTINGS_MAX_CONCURRENT_STREAMS, to max
+	max        uint32
 }
 
 func (s *h2Socket) Read(p []byte) (int, error) {
@@ -187,11 +227,20 @@ func (s *h2Socket) Read(p []byte) (int, error) {
 	if !s.goAway.Load() {
 		s.scan(p[:n])
 	}
+	if err != nil {
+		// The ClientConn reads no more: the connection is over.
+		s.slots.end()
+	}
 	return n, err
 }
 
-// frameGoAway is the type of a GOAWAY frame (RFC 9113, 6.8).
-const frameGoAway = 0x7
+// The frames h2Socket looks at (RFC 9113, 6.5 and 6.8) and the setting.
+const (
+	frameSettings           = 0x4
+	frameGoAway             = 0x7
+	flagAck                 = 0x1
+	settingMaxConcurrentStr = 0x3
+)
 
 // scan follows the frames in b, the bytes read next: a 9-byte header
 // whose first three bytes are the payload's length, then the payload.
@@ -201,8 +250,14 @@ func (s *h2Socket) scan(b []byte) {
 	for len(b) > 0 {
 		if s.leftOver > 0 {
 			n := min(s.leftOver, len(b))
+			if s.inSettings {
+				s.readSettings(b[:n])
+			}
 			s.leftOver -= n
 			b = b[n:]
+			if s.leftOver == 0 && s.inSettings {
+				s.settingsEnd()
+			}
 			continue
 		}
 		n := copy(s.head[s.headLen:], b)
@@ -213,11 +268,41 @@ func (s *h2Socket) scan(b []byte) {
 		}
 		s.headLen = 0
 		s.leftOver = int(s.head[0])<<16 | int(s.head[1])<<8 | int(s.head[2])
-		if s.head[3] == frameGoAway {
+		switch {
+		case s.head[3] == frameGoAway:
 			s.goAway.Store(true)
+			s.slots.end()
 			return
+		case s.head[3] == frameSettings && s.head[4]&flagAck == 0:
+			s.inSettings = true
+			if s.leftOver == 0 {
+				s.settingsEnd()
+			}
 		}
 	}
+}
+
+// readSettings reads b, the next bytes of a SETTINGS frame's payload.
+func (s *h2Socket) readSettings(b []byte) {
+	for len(b) > 0 {
+		n := copy(s.setting[s.settingLen:], b)
+		s.settingLen += n
+		b = b[n:]
+		if s.settingLen < len(s.setting) {
+			return
+		}
+		s.settingLen = 0
+		if id := uint16(s.setting[0])<<8 | uint16(s.setting[1]); id == settingMaxConcurrentStr {
+			s.hasMax = true
+			s.max = uint32(s.setting[2])<<24 | uint32(s.setting[3])<<16 | uint32(s.setting[4])<<8 | uint32(s.setting[5])
+		}
+	}
+}
+
+// settingsEnd is a SETTINGS frame read whole.
+func (s *h2Socket) settingsEnd() {
+	s.slots.settings(s.hasMax, s.max)
+	s.inSettings, s.settingLen, s.hasMax = false, 0, false
 }
 
 // h2TLSSocket is an h2Socket over TLS, whose state x/net and net/http

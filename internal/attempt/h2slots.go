@@ -1,0 +1,132 @@
+package attempt
+
+import (
+	"context"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// streamSlots is how many calls an HTTP/2 connection is given at once: no
+// more than the receiver allows streams open, as its SETTINGS frames say
+// on the socket (h2Socket), and one until its first SETTINGS frame came.
+//
+// whsim waits for a free stream itself rather than in the ClientConn. On
+// Go 1.27 x/net's ClientConn wraps net/http's, which reserves a stream
+// before each call (Reserve) and then takes the lock that every call's
+// stream opening needs. A call that finds every stream in use waits for
+// one holding that lock, and counts the reservations of the calls behind
+// it, which wait for the lock, as streams in use: it waits for calls that
+// wait for it, until their time limit (TestHTTP2OneStreamAtATime: calls
+// timed out that the receiver never read). A call given the connection
+// only when one of its streams is free does not wait there, but for a
+// stream net/http lets go a moment after its answer, which it does on
+// its own.
+type streamSlots struct {
+	mu      sync.Mutex
+	inUse   int
+	limit   uint32 // the receiver's SETTINGS_MAX_CONCURRENT_STREAMS, once seen
+	seen    bool   // the receiver's first SETTINGS frame came
+	over    bool   // a GOAWAY came, or the connection ended: no call is given it
+	changed chan struct{}
+}
+
+// defaultStreams is how many streams net/http and x/net open at most on a
+// connection whose receiver sets no limit.
+const defaultStreams = 1000
+
+// take waits for a free slot: true when it has one, false when the
+// connection takes no new call, ctx's error when ctx ends first.
+func (s *streamSlots) take(ctx context.Context) (bool, error) {
+	for {
+		s.mu.Lock()
+		switch {
+		case s.over:
+			s.mu.Unlock()
+			return false, nil
+		case s.inUse < s.allowedLocked():
+			s.inUse++
+			s.mu.Unlock()
+			return true, nil
+		}
+		changed := s.changedLocked()
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// give hands a slot back.
+func (s *streamSlots) give() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inUse--
+	s.wakeLocked()
+}
+
+// settings is a SETTINGS frame of the receiver's, which set the limit to
+// n when has. Its first says the limit for good: none set is no limit.
+func (s *streamSlots) settings(has bool, n uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.seen
+	s.seen = true
+	switch {
+	case has:
+		s.limit = n
+	case first:
+		s.limit = defaultStreams
+	}
+	s.wakeLocked()
+}
+
+// end says the connection takes no new call: the calls waiting for a slot
+// go to another.
+func (s *streamSlots) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.over = true
+	s.wakeLocked()
+}
+
+func (s *streamSlots) allowedLocked() int {
+	if !s.seen {
+		return 1
+	}
+	return int(s.limit)
+}
+
+// changedLocked is closed when a slot frees, the limit changes or the
+// connection ends.
+func (s *streamSlots) changedLocked() chan struct{} {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+func (s *streamSlots) wakeLocked() {
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
+// slotBody is an answer's body that gives its call's slot back when it is
+// closed: the stream is the call's until then.
+type slotBody struct {
+	io.ReadCloser
+	slots *streamSlots
+	gave  atomic.Bool
+}
+
+func (b *slotBody) Close() error {
+	err := b.ReadCloser.Close()
+	if b.gave.CompareAndSwap(false, true) {
+		b.slots.give()
+	}
+	return err
+}
