@@ -2,6 +2,8 @@ module github.com/whsim/whsim
 
 go 1.26.0
 
+toolchain go1.27.3
+
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/brianvoe/gofakeit/v7 v7.18.1

@@ -8,6 +8,10 @@
 # Arguments go to `goreleaser release`, e.g. --parallelism 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The release is built with go.mod's toolchain line (Go 1.27.3: Go 1.26.8's
+# standard library has known vulnerabilities, docs/maintainers.md), fetched
+# once, whatever go env's GOTOOLCHAIN says.
+export GOTOOLCHAIN=auto
 
 # Pinned so that every run builds the same way. v2.15.1 is the newest that
 # builds with Go 1.26 from the module proxy alone: from v2.16 goreleaser

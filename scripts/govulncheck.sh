@@ -11,6 +11,9 @@
 # library's findings depend on the machine's Go, not on a change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The standard library looked at is that of go.mod's toolchain line, which
+# builds the releases; GOTOOLCHAIN=go1.26.8 looks at that Go's instead.
+export GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
 vuln=v1.9.0
 vulndb=${VULNDB:-v0.0.0-20261105234957-e22db6528018}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/whsim-vulndb/$vulndb
