@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/jsonerr"
@@ -99,7 +98,7 @@ func syntax(b []byte) (line, col int, msg string, ok bool) {
 	pos, msg := len(b), "not one JSON value"
 	if se := jsonerr.FirstSyntaxError(b); se != nil {
 		pos = max(0, min(int(se.Offset)-1, len(b)))
-		msg = sayByte(se.Msg, b, pos)
+		msg = sayByte(se, b)
 	}
 	line, start := 1, 0
 	for i, c := range b[:pos] {
@@ -110,31 +109,24 @@ func syntax(b []byte) (line, col int, msg string, ok bool) {
 	return line, 1 + utf8.RuneCount(b[start:pos]), msg, false
 }
 
-// sayByte is msg, encoding/json's message of a syntax error at b[pos],
-// naming what b holds there. encoding/json names the one byte it stopped
-// at as if it were a Latin-1 character, so a byte-order mark read 'ï', a
-// curly quote 'â' and a byte that is no UTF-8 'ÿ': characters nobody
-// finds in the file.
-func sayByte(msg string, b []byte, pos int) string {
-	if pos >= len(b) || b[pos] < utf8.RuneSelf {
-		return msg
+// sayByte is se's message, naming what b holds where it stopped.
+// encoding/json names the one byte it stopped at as if it were a Latin-1
+// character, so a byte-order mark read 'ï', a curly quote 'â' and a byte
+// that is no UTF-8 'ÿ': characters nobody finds in the file.
+func sayByte(se *jsonerr.SyntaxError, b []byte) string {
+	pos := int(se.Offset) - 1
+	if !se.AtByte || se.Byte < utf8.RuneSelf || pos < 0 || pos >= len(b) {
+		return se.Msg
 	}
 	if pos == 0 && bytes.HasPrefix(b, []byte("\ufeff")) {
 		return "a byte-order mark (U+FEFF) before the value: save the file as UTF-8 without BOM"
 	}
-	// encoding/json's quoteChar of the byte, as it wrote it.
-	q := strconv.Quote(string(rune(b[pos])))
-	goSaid := "invalid character '" + q[1:len(q)-1] + "'"
-	context, ok := strings.CutPrefix(msg, goSaid)
-	if !ok {
-		return msg
-	}
 	r, n := utf8.DecodeRune(b[pos:])
 	if r == utf8.RuneError && n == 1 {
-		return fmt.Sprintf("invalid UTF-8 byte 0x%02x%s", b[pos], context)
+		return fmt.Sprintf("invalid UTF-8 byte 0x%02x %s", se.Byte, se.Context)
 	}
-	q = strconv.Quote(string(r)) // escaped when not printable: a bidi mark, a C1 control
-	return "invalid character '" + q[1:len(q)-1] + "'" + context
+	q := strconv.Quote(string(r)) // escaped when not printable: a bidi mark, a C1 control
+	return "invalid character '" + q[1:len(q)-1] + "' " + se.Context
 }
 
 // namedError is an error of the input Name. A *SyntaxError's place is

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,10 +27,10 @@ func Describe(err error, root string) string {
 		return fmt.Sprintf("%q: want a time as RFC 3339 writes it (2026-11-22T04:24:23.774512Z)", pe.Value)
 	}
 	if se, ok := errors.AsType[*SyntaxError](err); ok {
-		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, byteNamed(se.Msg, se.Offset))
+		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, byteNamed(se))
 	}
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, byteNamed(strings.TrimPrefix(se.Error(), "json: "), se.Offset))
+		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
@@ -51,27 +50,17 @@ func Placed(err error, b []byte) error {
 	return err
 }
 
-// byteNamed is msg, a syntax error's, with the byte it stopped at named
-// by its value when it is over 0x7f. encoding/json reads bytes and names
-// such a byte as the Latin-1 character of its value ('ï' for 0xef, the
-// first of a byte-order mark; 'â' for a curly quote's first; '\u00a0'),
-// which is no character the file holds.
-func byteNamed(msg string, offset int64) string {
-	rest, ok := strings.CutPrefix(msg, "invalid character '")
-	if !ok {
-		return msg
+// byteNamed is se's message with the byte it stopped at named by its
+// value when it is over 0x7f. encoding/json names such a byte as the
+// Latin-1 character of its value ('ï' for 0xef, the first of a byte-order
+// mark; 'â' for a curly quote's first; '\u00a0'), which is no character
+// the file holds.
+func byteNamed(se *SyntaxError) string {
+	if !se.AtByte || se.Byte < utf8.RuneSelf {
+		return se.Msg
 	}
-	end := strings.Index(rest, "' ")
-	if end < 0 {
-		return msg
-	}
-	q, err := strconv.Unquote(`"` + rest[:end] + `"`)
-	r, n := utf8.DecodeRuneInString(q)
-	if err != nil || n != len(q) || r < 0x80 || r > 0xff {
-		return msg
-	}
-	msg = fmt.Sprintf("invalid byte 0x%02x%s", r, rest[end+1:])
-	if r == 0xef && offset == 1 {
+	msg := fmt.Sprintf("invalid byte 0x%02x %s", se.Byte, se.Context)
+	if se.Byte == 0xef && se.Offset == 1 {
 		msg += ": a byte-order mark starts so"
 	}
 	return msg

@@ -20,6 +20,15 @@ type SyntaxError struct {
 	// Offset is the count of bytes read when it stopped: the offending
 	// byte's index plus one, or the text's length when it ended early.
 	Offset int64
+	// AtByte says it stopped at a byte of the text, Byte (b[Offset-1]),
+	// which Msg quotes; false when the text ended first (Msg names the
+	// space encoding/json reads past the end, or says the input ended).
+	AtByte bool
+	Byte   byte
+	// Context is what Msg says was expected there, after the quoted
+	// character ("looking for beginning of value"); "" when Msg says the
+	// input ended. Callers naming the byte better compose with it.
+	Context string
 }
 
 func (e *SyntaxError) Error() string { return e.Msg }
@@ -59,7 +68,7 @@ func (s *syntaxScan) fault(context string) *SyntaxError {
 	if s.i >= len(s.b) {
 		return s.end(context, false)
 	}
-	return &SyntaxError{Msg: "invalid character " + quoteChar(s.b[s.i]) + " " + context, Offset: int64(s.i) + 1}
+	return &SyntaxError{Msg: "invalid character " + quoteChar(s.b[s.i]) + " " + context, Offset: int64(s.i) + 1, AtByte: true, Byte: s.b[s.i], Context: context}
 }
 
 // end is the text ending where context was expected; spaceFits says a
@@ -68,7 +77,7 @@ func (s *syntaxScan) end(context string, spaceFits bool) *SyntaxError {
 	if spaceFits {
 		return &SyntaxError{Msg: "unexpected end of JSON input", Offset: int64(len(s.b))}
 	}
-	return &SyntaxError{Msg: "invalid character ' ' " + context, Offset: int64(len(s.b))}
+	return &SyntaxError{Msg: "invalid character ' ' " + context, Offset: int64(len(s.b)), Context: context}
 }
 
 func (s *syntaxScan) spaces() {

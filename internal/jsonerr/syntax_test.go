@@ -3,6 +3,7 @@ package jsonerr
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,11 @@ func TestFirstSyntaxError(t *testing.T) {
 		if got == nil || got.Msg != tt.msg || got.Offset != tt.offset {
 			t.Errorf("FirstSyntaxError(%.40q) = %+v, want %q at %d", tt.in, got, tt.msg, tt.offset)
 		}
+		if got != nil {
+			if err := partsSayMsg(got, []byte(tt.in)); err != nil {
+				t.Errorf("FirstSyntaxError(%.40q): %v", tt.in, err)
+			}
+		}
 	}
 	for _, ok := range []string{`{}`, ` [ ] `, "\"\\u00e9\\ud800 \xff\"", `-0.5e+10`, `[true,false,null,{"a":[1]}]`,
 		strings.Repeat("[", 10000) + strings.Repeat("]", 10000)} {
@@ -70,6 +76,30 @@ func TestFirstSyntaxError(t *testing.T) {
 			t.Errorf("FirstSyntaxError(%.40q) = %+v, want none", ok, got)
 		}
 	}
+}
+
+// partsSayMsg checks se's parts against its message, which callers that
+// name the byte better compose again from them: the byte it stopped at
+// (b's, when AtByte) quoted, then the context; or the text's end.
+func partsSayMsg(se *SyntaxError, b []byte) error {
+	var want string
+	switch {
+	case se.AtByte:
+		if i := se.Offset - 1; i < 0 || i >= int64(len(b)) || b[i] != se.Byte {
+			return fmt.Errorf("Byte %#x is not the text's at Offset-1 (%d)", se.Byte, se.Offset)
+		}
+		want = "invalid character " + quoteChar(se.Byte) + " " + se.Context
+	case se.Offset != int64(len(b)):
+		return fmt.Errorf("ended at %d, not at the text's end (%d)", se.Offset, len(b))
+	case se.Context == "":
+		want = "unexpected end of JSON input"
+	default:
+		want = "invalid character ' ' " + se.Context
+	}
+	if se.Msg != want {
+		return fmt.Errorf("Msg %q, its parts say %q", se.Msg, want)
+	}
+	return nil
 }
 
 // encodingJSONv1 says this toolchain's encoding/json is Go 1.26's own
@@ -94,7 +124,13 @@ func FuzzFirstSyntaxError(f *testing.F) {
 		if (got == nil) != json.Valid(b) {
 			t.Fatalf("FirstSyntaxError(%q) = %v, json.Valid %v", b, got, json.Valid(b))
 		}
-		if !v1 || got == nil {
+		if got == nil {
+			return
+		}
+		if err := partsSayMsg(got, b); err != nil {
+			t.Fatalf("FirstSyntaxError(%q): %v", b, err)
+		}
+		if !v1 {
 			return
 		}
 		var raw json.RawMessage

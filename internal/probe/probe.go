@@ -254,14 +254,12 @@ func jsonErr(err error, b []byte) string {
 	// be ('ÿ' for 0xff, 'ä' for the first byte of 中), which names a
 	// character the probe never printed: say the character, or the byte
 	// that is not UTF-8 (a probe printing UTF-16 or Latin-1).
-	if i := int(se.Offset) - 1; i >= 0 && i < len(b) && b[i] >= utf8.RuneSelf {
-		q := strconv.Quote(string(rune(b[i])))
-		goQuoted := "character '" + q[1:len(q)-1] + "'"
-		said := fmt.Sprintf("byte 0x%02x, not UTF-8 (JSON is UTF-8: convert what the probe prints, as from UTF-16 or Latin-1)", b[i])
+	if i := int(se.Offset) - 1; se.AtByte && se.Byte >= utf8.RuneSelf && i < len(b) {
+		said := fmt.Sprintf("byte 0x%02x, not UTF-8 (JSON is UTF-8: convert what the probe prints, as from UTF-16 or Latin-1)", se.Byte)
 		if r, n := utf8.DecodeRune(b[i:]); r != utf8.RuneError || n > 1 {
 			said = "character " + strconv.QuoteRune(r)
 		}
-		msg = strings.Replace(msg, goQuoted, said, 1)
+		msg = "invalid " + said + " " + se.Context
 	}
 	return fmt.Sprintf("%s at byte %d", msg, se.Offset)
 }
