@@ -549,13 +549,7 @@ func TestHTTP2ZeroMaxFrameSizeFails(t *testing.T) {
 // GOAWAY is seen by its header's type, not by a 0x7 byte in a payload or
 // in another frame's header.
 func TestH2SocketSeesGoAway(t *testing.T) {
-	frames := func(write func(fr *http2.Framer) error) []byte {
-		var b bytes.Buffer
-		if err := write(http2.NewFramer(&b, nil)); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
+	frames := func(write func(fr *http2.Framer) error) []byte { return h2Frames(t, write) }
 	settings := frames(func(fr *http2.Framer) error {
 		return fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 7})
 	})
@@ -579,12 +573,7 @@ func TestH2SocketSeesGoAway(t *testing.T) {
 	for _, tc := range tests {
 		for _, chunk := range []int{1, 2, 5, 9, 10, 4096} {
 			s := &h2Socket{Conn: &chunkConn{b: tc.stream, chunk: chunk}}
-			buf := make([]byte, 8192)
-			for {
-				if _, err := s.Read(buf); err != nil {
-					break
-				}
-			}
+			readToEnd(s)
 			if got := s.goAway.Load(); got != tc.want {
 				t.Errorf("%s, read %d bytes at a time: GOAWAY seen %v, want %v", tc.name, chunk, got, tc.want)
 			}

@@ -17,13 +17,7 @@ import (
 // until a SETTINGS frame came whole, and never from an ACK or another
 // frame's bytes.
 func TestH2SocketReadsStreamLimit(t *testing.T) {
-	frames := func(write func(fr *http2.Framer) error) []byte {
-		var b bytes.Buffer
-		if err := write(http2.NewFramer(&b, nil)); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
+	frames := func(write func(fr *http2.Framer) error) []byte { return h2Frames(t, write) }
 	settings := func(s ...http2.Setting) []byte {
 		return frames(func(fr *http2.Framer) error { return fr.WriteSettings(s...) })
 	}
@@ -54,12 +48,7 @@ func TestH2SocketReadsStreamLimit(t *testing.T) {
 	for _, tc := range tests {
 		for _, chunk := range []int{1, 2, 5, 6, 9, 10, 4096} {
 			s := &h2Socket{Conn: &chunkConn{b: tc.stream, chunk: chunk}}
-			buf := make([]byte, 8192)
-			for {
-				if _, err := s.Read(buf); err != nil {
-					break
-				}
-			}
+			readToEnd(s)
 			s.slots.mu.Lock()
 			got := s.slots.allowedLocked()
 			s.slots.mu.Unlock()
@@ -73,11 +62,8 @@ func TestH2SocketReadsStreamLimit(t *testing.T) {
 // The socket's end, or a GOAWAY, ends the slots: a call waiting for one
 // goes to another connection.
 func TestH2SocketEndsSlots(t *testing.T) {
-	var b bytes.Buffer
-	if err := http2.NewFramer(&b, nil).WriteGoAway(0, http2.ErrCodeNo, nil); err != nil {
-		t.Fatal(err)
-	}
-	for name, stream := range map[string][]byte{"GOAWAY": b.Bytes(), "end": nil} {
+	goAway := h2Frames(t, func(fr *http2.Framer) error { return fr.WriteGoAway(0, http2.ErrCodeNo, nil) })
+	for name, stream := range map[string][]byte{"GOAWAY": goAway, "end": nil} {
 		// The GOAWAY comes before the socket's end: read once.
 		s := &h2Socket{Conn: &chunkConn{b: stream, chunk: 4096}}
 		if _, err := s.Read(make([]byte, 4096)); name == "GOAWAY" && err != nil {
@@ -131,6 +117,27 @@ func TestStreamSlots(t *testing.T) {
 		tc.free(s)
 		if slot := <-got; slot != tc.want {
 			t.Errorf("%s: the waiting call got a slot %v, want %v", tc.name, slot, tc.want)
+		}
+	}
+}
+
+// h2Frames is the frames write writes.
+func h2Frames(t *testing.T, write func(fr *http2.Framer) error) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := write(http2.NewFramer(&b, nil)); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// readToEnd reads s until its connection's reads fail, as a ClientConn's
+// reader does.
+func readToEnd(s *h2Socket) {
+	buf := make([]byte, 8192)
+	for {
+		if _, err := s.Read(buf); err != nil {
+			return
 		}
 	}
 }
