@@ -388,8 +388,14 @@ func TestHTTP2GoAwayOnEveryNewConnection(t *testing.T) {
 	if got := r.Last().Kind; got != KindGoAway {
 		t.Errorf("the attempt's kind is %q, want %q", got, KindGoAway)
 	}
-	if got := srv.accepted.Load(); got > 1+maxUnprocessed {
-		t.Errorf("the call was given %d connections, want at most %d", got, 1+maxUnprocessed)
+	// whsim gives the call at most 1+maxUnprocessed connections. On Go
+	// 1.27 net/http's transport may also dial one or two for it that it
+	// never hands it, once the call has failed (beside two CPU hogs, 10
+	// or 11 accepted in 8 of 60 runs, each call handed 9, counted in
+	// h2Conn.RoundTrip): bounded still, as the thousands were not.
+	const spareDials = 2
+	if got := srv.accepted.Load(); got > 1+maxUnprocessed+spareDials {
+		t.Errorf("the receiver accepted %d connections for the call, want at most %d", got, 1+maxUnprocessed+spareDials)
 	}
 }
 
