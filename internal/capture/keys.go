@@ -100,8 +100,13 @@ func checkKeys(line []byte) (err error) {
 // checkObject reads the object at the lexer's position (or whatever value
 // is there instead, which encoding/json has already accepted) as o.
 func checkObject(l *jsonlex.Lexer, o *recordObject) {
-	if kind := l.Peek(); kind != jsonlex.Object || !l.Enter() {
+	if kind := l.Peek(); kind != jsonlex.Object {
 		l.Skip(kind)
+		return
+	}
+	// Enter reads an empty object whole: skipping it again would skip
+	// the member after it, and no key after that would be looked at.
+	if !l.Enter() {
 		return
 	}
 	// The keys read so far: for a struct, the key that named each member
@@ -158,8 +163,11 @@ func checkObject(l *jsonlex.Lexer, o *recordObject) {
 
 // checkArray reads the array at the lexer's position, each element as o.
 func checkArray(l *jsonlex.Lexer, o *recordObject) {
-	if kind := l.Peek(); kind != jsonlex.Array || !l.Enter() {
+	if kind := l.Peek(); kind != jsonlex.Array {
 		l.Skip(kind)
+		return
+	}
+	if !l.Enter() { // empty, read whole
 		return
 	}
 	for {

@@ -26,6 +26,8 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"escaped key", head + `,"body":"{}","b\u006fdy":"evil"}`, `"body" twice in the record`},
 		{"capture twice", head + `,"body":"{}","capture":1}`, `"capture" twice in the record`},
 		{"a header twice", head + `,"headers":{"X-Sig":["a"],"X-Sig":["b"]},"body":"{}"}`, `"X-Sig" twice in headers`},
+		{"after an empty object", head + `,"headers":{},"body":"{}","bodyEncoding":"utf8","body":"evil"}`, `"body" twice in the record`},
+		{"after an empty array", head + `,"body":"{}","fault":{"kind":"duplicate","deliveries":[],"kind":"drop"}}`, `"kind" twice in fault`},
 		{"headers twice", head + `,"headers":{"A":["1"]},"headers":{"B":["2"]},"body":"{}"}`, `"headers" twice in the record`},
 		{"a header encoding twice", head + `,"headerEncodings":{"A":"base64","A":"utf8"},"body":"{}"}`, `"A" twice in headerEncodings`},
 		{"response status twice", head + `,"body":"{}","response":{"status":200,"STATUS":500,"body":""}}`, `"status" twice in response, as "status" and "STATUS"`},
