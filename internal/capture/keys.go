@@ -52,6 +52,9 @@ var (
 	deliveryObj = &recordObject{name: "one of fault.deliveries", members: []recordMember{
 		{name: "requestId"}, {name: "bytes"}, {name: "status"}, {name: "error"}, {name: "latencyMs"},
 	}}
+	unansweredObj = &recordObject{name: "unanswered", members: []recordMember{
+		{name: "rule"}, {name: "reason"}, {name: "response", obj: &recordObject{name: "unanswered.response", members: responseObj.members}},
+	}}
 	rejectedObj = &recordObject{name: "rejected", members: []recordMember{
 		{name: "reason"}, {name: "head"}, {name: "headEncoding"}, {name: "headBytes"}, {name: "closedAtStop"},
 	}}
@@ -63,7 +66,7 @@ var (
 		{name: "capture"}, {name: "time"}, {name: "remote"}, {name: "method"}, {name: "path"},
 		{name: "query"}, {name: "queryEncoding"}, {name: "headers", obj: headerMap},
 		{name: "headerEncodings", obj: encodingMap}, {name: "body"}, {name: "bodyEncoding"},
-		{name: "bodyOverLimit"}, {name: "response", obj: responseObj}, {name: "forward", obj: forwardObj}, {name: "fault", obj: faultObj},
+		{name: "bodyOverLimit"}, {name: "response", obj: responseObj}, {name: "unanswered", obj: unansweredObj}, {name: "forward", obj: forwardObj}, {name: "fault", obj: faultObj},
 		{name: "rejected", obj: rejectedObj},
 	}}
 )
