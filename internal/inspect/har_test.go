@@ -110,3 +110,28 @@ func TestHARUnansweredHasNoResponse(t *testing.T) {
 		t.Errorf("response %+v, comment %q; want none, and the comment saying why", e.Response, e.Comment)
 	}
 }
+
+// A call's detail says when its sender never got listen's answer: the
+// page showed "listen answered 200" of it.
+func TestDetailSaysUnanswered(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200)
+	rec.Unanswered = &capture.Unanswered{Rule: "http-sender-gone", Reason: "the sender closed its connection before the answer: it did not wait for the 200"}
+	s.Add(rec, nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200), nil)
+	srv := newTestServer(t, s, nil)
+	var d struct {
+		Response   *struct{ Status int }
+		Unanswered *struct{ Rule, Reason string }
+	}
+	get(t, srv.URL+"/api/calls/1", &d)
+	if d.Unanswered == nil || d.Unanswered.Rule != "http-sender-gone" || d.Response == nil || d.Response.Status != 200 {
+		t.Errorf("detail unanswered %+v, response %+v; want the rule and reason beside the answer listen had ready", d.Unanswered, d.Response)
+	}
+	d.Unanswered = nil
+	get(t, srv.URL+"/api/calls/2", &d)
+	if d.Unanswered != nil {
+		t.Errorf("an answered call's detail says unanswered %+v", d.Unanswered)
+	}
+}
