@@ -816,11 +816,11 @@ const (
 	// ruleSenderGone is a call whose sender closed the connection before
 	// the answer (a timeout shorter than Delay, or than the forward): it
 	// never got the status shown. A warning: the call itself is not wrong.
-	ruleSenderGone = validate.RuleSenderGone
+	ruleSenderGone = "http-sender-gone"
 	// ruleUnanswered is a call in flight when listen's stop cut it short
 	// (a second Ctrl-C or SIGTERM, or the stop's grace ran out): it was
 	// recorded, never answered. A warning, as ruleSenderGone.
-	ruleUnanswered = validate.RuleUnanswered
+	ruleUnanswered = "http-unanswered"
 )
 
 // protocolFindings are what is wrong with the call as an HTTP request,

@@ -89,17 +89,6 @@ func (v *Validator) checkRecord(rec *capture.Record) (fs []Finding, notChecked s
 		// Its empty body is not what came: nothing to check.
 		return unread(RuleBodyLimit, rec.OverLimitWhy())
 	}
-	if u := rec.Unanswered; u != nil {
-		// Said as listen said it; the body was read whole and is checked.
-		rule := u.Rule
-		if rule != RuleSenderGone {
-			rule = RuleUnanswered
-		}
-		gone := v.single(rule, u.Reason)
-		fs, notChecked := v.checkRecord(&capture.Record{Query: rec.Query, QueryEncoding: rec.QueryEncoding,
-			Headers: rec.Headers, Body: rec.Body, BodyEncoding: rec.BodyEncoding})
-		return append(gone, fs...), notChecked
-	}
 	body, err := rec.RequestBody()
 	if err != nil {
 		return unread(ruleCapture, fmt.Sprintf("the record's body (%s) cannot be decoded: %v", rec.BodyEncoding, err))

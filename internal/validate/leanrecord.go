@@ -42,7 +42,9 @@ const (
 	// slow path.
 	leanOverLimit
 	// leanUnanswered is a call whose sender never got the answer
-	// (capture.Record.Unanswered): CheckRecord says so, on the slow path.
+	// (capture.Record.Unanswered), rare: its member is type-checked on
+	// the slow path. Its body is checked as any other (validate judges
+	// payloads; what the sender got is listen's and inspect's to say).
 	leanUnanswered
 	leanFault
 	leanDeliveries // an array of Delivery

@@ -34,23 +34,17 @@ const (
 	// unread as it arrived (capture.Rejected.ClosedAtStop): nothing to
 	// check, and nothing its sender did wrong.
 	RuleClosedAtStop = "http-closed-at-stop"
-	// RuleSenderGone is a call whose sender closed its connection before
-	// listen's answer, and RuleUnanswered one listen's stop cut short
-	// before it (capture.Record.Unanswered): the sender never got the
-	// status recorded. Warnings: the call itself is not wrong.
-	RuleSenderGone  = "http-sender-gone"
-	RuleUnanswered  = "http-unanswered"
-	ruleEventNumber = "event-mismatch"
-	ruleType        = "type"
-	ruleEnum        = "enum"
-	ruleFormat      = "format"
-	ruleReceiptPart = "receipt-member"
-	ruleForeignPart = "receipt-in-invoice"
-	ruleMixedShape  = "mixed-shape"
-	ruleCapture     = "capture-record"
-	rulePayloadSize = "payload-size"
-	ruleTorn        = "torn-line"
-	ruleEmptyInput  = "empty-input"
+	ruleEventNumber  = "event-mismatch"
+	ruleType         = "type"
+	ruleEnum         = "enum"
+	ruleFormat       = "format"
+	ruleReceiptPart  = "receipt-member"
+	ruleForeignPart  = "receipt-in-invoice"
+	ruleMixedShape   = "mixed-shape"
+	ruleCapture      = "capture-record"
+	rulePayloadSize  = "payload-size"
+	ruleTorn         = "torn-line"
+	ruleEmptyInput   = "empty-input"
 
 	ruleMissing      = "missing-field"
 	ruleUnknown      = "unknown-field"
@@ -105,8 +99,6 @@ var rules = []rule{
 	{ruleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
 	{ruleBaseCurrency, Warning, "a base-currency amount is not the amount × 汇率"},
 	{RuleClosedAtStop, Warning, "a captured request listen's own stop (Ctrl-C, SIGTERM) closed unread as it arrived: it holds no body to check, and its sender did nothing wrong"},
-	{RuleSenderGone, Warning, "a captured call whose sender closed its connection before listen's answer (its timeout shorter than --delay or the forward): it never got the status recorded"},
-	{RuleUnanswered, Warning, "a captured call listen's stop cut short before its answer (a second Ctrl-C or SIGTERM, or the stop's grace ran out): its sender never got the status recorded"},
 	{ruleTorn, Warning, "a line of a capture log is cut short, as a crash or a full disk leaves it: the last line, or one a restarted listen wrote on after (skipped; never fails, even with --strict)"},
 }
 
