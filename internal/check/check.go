@@ -781,9 +781,13 @@ type runner struct {
 	// of them refused as duplicates.
 	firsts, firstDup int
 	quiet, quietTO   int // calls in a row without an answer, of them timeouts
-	stopped          *Stop
-	fatal            error
-	timeouts         int
+	// silent counts them with those lost on a kept-alive connection the
+	// receiver closed as they went out, which do not count towards a stop
+	// but got no answer: the count a stop says.
+	silent   int
+	stopped  *Stop
+	fatal    error
+	timeouts int
 
 	hist load.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
@@ -960,7 +964,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		r.tried[c.Event] = true
 	}
 	if a.Status != 0 {
-		r.quiet, r.quietTO = 0, 0
+		r.quiet, r.quietTO, r.silent = 0, 0, 0
 		r.answered++
 		r.statuses[a.Status]++
 		if validCheck(c.Check) {
@@ -1005,6 +1009,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	}
 	switch {
 	case a.ClosedAsSent:
+		r.silent++
 		// A kept-alive connection the receiver closed as the call went
 		// out: its case fails saying so, but the receiver answered on it
 		// before and answers a new one, so it is no sign that it is gone
@@ -1014,6 +1019,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	case a.Kind == attempt.KindRefused, a.Kind == attempt.KindReset, a.Kind == attempt.KindClosed, a.Kind == attempt.KindTimeout,
 		a.Kind == attempt.KindOther, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
 		r.quiet++
+		r.silent++
 	default:
 		return nil
 	}
@@ -1026,7 +1032,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		return r.fatal
 	}
 	r.stopped = &Stop{ // After: Run's, from the results reported
-		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.quiet, attempt.ShortError(a))}
+		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.silent, attempt.ShortError(a))}
 	r.cancel()
 	return errStopped
 }

@@ -213,6 +213,37 @@ func TestStopNamesTheLastCaseGradedOnAnAnswer(t *testing.T) {
 	}
 }
 
+// The stop's count of calls in a row without an answer counts each such
+// call: one lost on the kept-alive connection the receiver closed as it
+// went out too, which does not count towards the stop (the receiver
+// answers new connections) but got no answer all the same. It said "3
+// calls in a row" of 4.
+func TestStopCountsEveryCallWithoutAnAnswer(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 1 { // the first answered, its connection kept alive
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{acceptsValid} // one call at a time: none after the stop
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil {
+		t.Fatalf("no stop: %+v", sum)
+	}
+	if want := fmt.Sprintf("%d calls in a row got no answer", calls.Load()-1); !strings.HasPrefix(sum.Stopped.Reason, want) {
+		t.Errorf("reason %q, want it to begin %q (the receiver read %d calls, answered 1)", sum.Stopped.Reason, want, calls.Load())
+	}
+}
+
 // Every call 404: the summary says so first, and no 4xx of
 // rejects-malformed passes (the receiver accepted nothing).
 func TestNothingRouted(t *testing.T) {
