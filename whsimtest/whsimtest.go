@@ -361,8 +361,8 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	}
 	switch {
 	case sum.Stopped != nil:
-		o.ended = "the receiver stopped answering after " + sum.Stopped.After
-		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering after %s: %s; not run: %s", sum.Stopped.After, ours(sum.Stopped.Reason, pn), strings.Join(sum.NotRun, ", ")))
+		o.ended = "the receiver stopped answering " + sum.Stopped.Where()
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the receiver stopped answering %s: %s; not run: %s", sum.Stopped.Where(), ours(sum.Stopped.Reason, pn), strings.Join(sum.NotRun, ", ")))
 	case sum.Interrupted != nil:
 		o.ended = "the run was interrupted"
 		o.problems = append(o.problems, "whsimtest: the run was interrupted after "+sum.Interrupted.After)

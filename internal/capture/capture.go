@@ -66,7 +66,14 @@ type Record struct {
 	// empty body, as they read such a record before it was written.
 	BodyOverLimit int64     `json:"bodyOverLimit,omitempty"`
 	Response      *Response `json:"response,omitempty"`
-	Forward       *Forward  `json:"forward,omitempty"`
+	// Unanswered, when set, says the sender never got Response: it had
+	// gone before the answer, or listen's stop cut the call short. On
+	// disk Response is then inside it, never "response", so that a reader
+	// that knows no "unanswered" (an older whsim, a user's jq) reads a
+	// call with no answer rather than one delivered; read back, Response
+	// holds it again and Unanswered.Response is nil.
+	Unanswered *Unanswered `json:"unanswered,omitempty"`
+	Forward    *Forward    `json:"forward,omitempty"`
 	// Fault is what listen --fault did to the call; the members above stay
 	// what the sender sent and what it was answered.
 	Fault *Fault `json:"fault,omitempty"`
@@ -88,6 +95,16 @@ type Response struct {
 	Headers      http.Header `json:"headers,omitempty"`
 	Body         string      `json:"body"`
 	BodyEncoding string      `json:"bodyEncoding"`
+}
+
+// Unanswered is why the sender never got listen's answer: the finding
+// listen showed (Rule, http-sender-gone or http-unanswered, and Reason,
+// its message). Response is that answer, on disk only (see
+// Record.Unanswered).
+type Unanswered struct {
+	Rule     string    `json:"rule"`
+	Reason   string    `json:"reason"`
+	Response *Response `json:"response,omitempty"`
 }
 
 // Forward is what the receiver behind listen --forward-to answered.
@@ -227,9 +244,16 @@ func (r *Record) RequestBody() ([]byte, error) { return DecodeBody(r.Body, r.Bod
 func (r *Record) Event() (string, bool) { return spec.QueryEvent(r.Query) }
 
 // onDisk is r as its line holds it: a query or header values that are not
-// valid UTF-8 in base64, marked. r itself is left as it is; it is returned
-// when it needs nothing, as nearly every call does.
+// valid UTF-8 in base64, marked; the answer of a call unanswered inside
+// "unanswered". r itself is left as it is; it is returned when it needs
+// nothing, as nearly every call does.
 func onDisk(r *Record) *Record {
+	if r.Unanswered != nil && r.Response != nil {
+		d := *r
+		d.Unanswered = &Unanswered{Rule: r.Unanswered.Rule, Reason: r.Unanswered.Reason, Response: r.Response}
+		d.Response = nil
+		r = &d
+	}
 	queryOK := utf8.ValidString(r.Query)
 	var bad []string
 	for k, vs := range r.Headers {
@@ -264,6 +288,14 @@ func onDisk(r *Record) *Record {
 
 // fromDisk decodes what onDisk encoded, in place.
 func (r *Record) fromDisk() error {
+	if u := r.Unanswered; u != nil {
+		if r.Response != nil && u.Response != nil {
+			return errors.New(`a record with "response" and "unanswered.response": the call was answered or it was not`)
+		}
+		if u.Response != nil {
+			r.Response, u.Response = u.Response, nil
+		}
+	}
 	if r.QueryEncoding != "" {
 		q, err := DecodeBody(r.Query, r.QueryEncoding)
 		if err != nil {

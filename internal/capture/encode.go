@@ -62,16 +62,16 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		b = strconv.AppendInt(b, r.BodyOverLimit, 10)
 	}
 	if p := r.Response; p != nil {
-		b = append(b, `,"response":{"status":`...)
-		b = strconv.AppendInt(b, int64(p.Status), 10)
-		if len(p.Headers) > 0 {
-			b = append(b, `,"headers":`...)
-			b = appendHeader(b, p.Headers)
+		b = appendResponse(append(b, `,"response":`...), p)
+	}
+	if u := r.Unanswered; u != nil {
+		b = append(b, `,"unanswered":{"rule":`...)
+		b = jsonstr.Append(b, u.Rule)
+		b = append(b, `,"reason":`...)
+		b = jsonstr.Append(b, u.Reason)
+		if p := u.Response; p != nil {
+			b = appendResponse(append(b, `,"response":`...), p)
 		}
-		b = append(b, `,"body":`...)
-		b = jsonstr.Append(b, p.Body)
-		b = append(b, `,"bodyEncoding":`...)
-		b = jsonstr.Append(b, p.BodyEncoding)
 		b = append(b, '}')
 	}
 	if f := r.Forward; f != nil {
@@ -125,6 +125,21 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		b = append(b, '}')
 	}
 	return append(b, '}', '\n'), true
+}
+
+// appendResponse appends an answer of listen's as a JSON object.
+func appendResponse(b []byte, p *Response) []byte {
+	b = append(b, `{"status":`...)
+	b = strconv.AppendInt(b, int64(p.Status), 10)
+	if len(p.Headers) > 0 {
+		b = append(b, `,"headers":`...)
+		b = appendHeader(b, p.Headers)
+	}
+	b = append(b, `,"body":`...)
+	b = jsonstr.Append(b, p.Body)
+	b = append(b, `,"bodyEncoding":`...)
+	b = jsonstr.Append(b, p.BodyEncoding)
+	return append(b, '}')
 }
 
 // appendFault appends the fault member of a record (rare: listen --fault).

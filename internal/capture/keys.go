@@ -52,6 +52,9 @@ var (
 	deliveryObj = &recordObject{name: "one of fault.deliveries", members: []recordMember{
 		{name: "requestId"}, {name: "bytes"}, {name: "status"}, {name: "error"}, {name: "latencyMs"},
 	}}
+	unansweredObj = &recordObject{name: "unanswered", members: []recordMember{
+		{name: "rule"}, {name: "reason"}, {name: "response", obj: &recordObject{name: "unanswered.response", members: responseObj.members}},
+	}}
 	rejectedObj = &recordObject{name: "rejected", members: []recordMember{
 		{name: "reason"}, {name: "head"}, {name: "headEncoding"}, {name: "headBytes"}, {name: "closedAtStop"},
 	}}
@@ -63,7 +66,7 @@ var (
 		{name: "capture"}, {name: "time"}, {name: "remote"}, {name: "method"}, {name: "path"},
 		{name: "query"}, {name: "queryEncoding"}, {name: "headers", obj: headerMap},
 		{name: "headerEncodings", obj: encodingMap}, {name: "body"}, {name: "bodyEncoding"},
-		{name: "bodyOverLimit"}, {name: "response", obj: responseObj}, {name: "forward", obj: forwardObj}, {name: "fault", obj: faultObj},
+		{name: "bodyOverLimit"}, {name: "response", obj: responseObj}, {name: "unanswered", obj: unansweredObj}, {name: "forward", obj: forwardObj}, {name: "fault", obj: faultObj},
 		{name: "rejected", obj: rejectedObj},
 	}}
 )
@@ -100,8 +103,13 @@ func checkKeys(line []byte) (err error) {
 // checkObject reads the object at the lexer's position (or whatever value
 // is there instead, which encoding/json has already accepted) as o.
 func checkObject(l *jsonlex.Lexer, o *recordObject) {
-	if kind := l.Peek(); kind != jsonlex.Object || !l.Enter() {
+	if kind := l.Peek(); kind != jsonlex.Object {
 		l.Skip(kind)
+		return
+	}
+	// Enter reads an empty object whole: skipping it again would skip
+	// the member after it, and no key after that would be looked at.
+	if !l.Enter() {
 		return
 	}
 	// The keys read so far: for a struct, the key that named each member
@@ -158,8 +166,11 @@ func checkObject(l *jsonlex.Lexer, o *recordObject) {
 
 // checkArray reads the array at the lexer's position, each element as o.
 func checkArray(l *jsonlex.Lexer, o *recordObject) {
-	if kind := l.Peek(); kind != jsonlex.Array || !l.Enter() {
+	if kind := l.Peek(); kind != jsonlex.Array {
 		l.Skip(kind)
+		return
+	}
+	if !l.Enter() { // empty, read whole
 		return
 	}
 	for {

@@ -2,7 +2,9 @@ package capture
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,6 +28,8 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"escaped key", head + `,"body":"{}","b\u006fdy":"evil"}`, `"body" twice in the record`},
 		{"capture twice", head + `,"body":"{}","capture":1}`, `"capture" twice in the record`},
 		{"a header twice", head + `,"headers":{"X-Sig":["a"],"X-Sig":["b"]},"body":"{}"}`, `"X-Sig" twice in headers`},
+		{"after an empty object", head + `,"headers":{},"body":"{}","bodyEncoding":"utf8","body":"evil"}`, `"body" twice in the record`},
+		{"after an empty array", head + `,"body":"{}","fault":{"kind":"duplicate","deliveries":[],"kind":"drop"}}`, `"kind" twice in fault`},
 		{"headers twice", head + `,"headers":{"A":["1"]},"headers":{"B":["2"]},"body":"{}"}`, `"headers" twice in the record`},
 		{"a header encoding twice", head + `,"headerEncodings":{"A":"base64","A":"utf8"},"body":"{}"}`, `"A" twice in headerEncodings`},
 		{"response status twice", head + `,"body":"{}","response":{"status":200,"STATUS":500,"body":""}}`, `"status" twice in response, as "status" and "STATUS"`},
@@ -83,6 +87,7 @@ func TestRecordObjectsMatchTypes(t *testing.T) {
 		{faultObj, reflect.TypeFor[Fault]()},
 		{deliveryObj, reflect.TypeFor[Delivery]()},
 		{rejectedObj, reflect.TypeFor[Rejected]()},
+		{unansweredObj, reflect.TypeFor[Unanswered]()},
 	} {
 		var want []string
 		for f := range tt.typ.Fields() {
@@ -145,4 +150,54 @@ func FuzzDecode(f *testing.F) {
 			t.Errorf("not the same record again:\n%s\n%s", out, out2)
 		}
 	})
+}
+
+// A call whose sender never got listen's answer is recorded with that
+// answer under "unanswered", never as "response": a reader that knows no
+// "unanswered" (an older whsim, a user's jq '.response.status') reads a
+// call with no answer, not one answered 200. Read back, the answer is
+// Response again, and Unanswered says it never reached the sender.
+func TestUnansweredIsNoResponseOnDisk(t *testing.T) {
+	t.Parallel()
+	rec := &Record{Method: "POST", Path: "/", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{},
+		Response:   &Response{Status: 200, Headers: http.Header{"Content-Type": {"application/json"}}, Body: "{}", BodyEncoding: UTF8},
+		Unanswered: &Unanswered{Rule: "http-sender-gone", Reason: "the sender closed its connection before the answer"}}
+	rec.SetBody([]byte(`{}`))
+	line, err := Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var older struct {
+		Response *Response `json:"response"`
+	}
+	if err := json.Unmarshal(line, &older); err != nil || older.Response != nil {
+		t.Errorf("an older reader reads response %+v (%v) of %s, want none", older.Response, err, line)
+	}
+	if rec.Response == nil || rec.Unanswered.Response != nil {
+		t.Errorf("Append changed the record: %+v", rec)
+	}
+	got, err := Decode(bytes.TrimSuffix(line, []byte("\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Unanswered == nil || *got.Unanswered != *rec.Unanswered ||
+		got.Response == nil || got.Response.Status != 200 || got.Response.Body != "{}" {
+		t.Errorf("read back %+v (unanswered %+v), want the answer as Response, Unanswered its reason", got, got.Unanswered)
+	}
+	// Written with encoding/json (Append's slow path), the same bytes.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	rec.Capture = Version
+	if err := enc.Encode(onDisk(rec)); err != nil || buf.String() != string(line) {
+		t.Errorf("encoding/json wrote\n%s(%v), Append\n%s", buf.String(), err, line)
+	}
+	for _, bad := range []string{
+		`{"capture":1,"method":"POST","headers":{},"body":"","bodyEncoding":"utf8","response":{"status":200,"body":"","bodyEncoding":"utf8"},"unanswered":{"reason":"x","response":{"status":200,"body":"","bodyEncoding":"utf8"}}}`,
+		`{"capture":1,"method":"POST","headers":{},"body":"","bodyEncoding":"utf8","unanswered":{"reason":"x","reason":"y"}}`,
+	} {
+		if _, err := Decode([]byte(bad)); err == nil {
+			t.Errorf("Decode(%s): no error", bad)
+		}
+	}
 }

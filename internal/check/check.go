@@ -220,6 +220,9 @@ type Result struct {
 	quiet bool
 	// hinted: the raw-bytes hint is on the reason already.
 	hinted bool
+	// answered: the verdict rests on calls the receiver answered, where
+	// Status does not say so (load's pass, whose worst status is none).
+	answered bool
 }
 
 // Reply is a receiver's answer, as shown in reasons.
@@ -254,11 +257,23 @@ type loadStats struct {
 	TimedOut    int
 }
 
-// Stop says where a run ended early: after which check/case (the last
-// case graded, or the last one answered), and why.
+// Stop says where a run ended early: after which check/case, and why.
+// Interrupted: after the last case graded ("the start" when none was).
+// Stopped: after the last case graded on an answer of the receiver, ""
+// when none was (its calls that were answered may belong to cases whose
+// results were held back and dropped with the stop, never reported).
 type Stop struct {
-	After  string `json:"after"`
+	After  string `json:"after,omitempty"`
 	Reason string `json:"reason"`
+}
+
+// Where says where the receiver stopped answering, after "stopped
+// answering": "after accepts-valid/x", or that no case run got an answer.
+func (s *Stop) Where() string {
+	if s.After == "" {
+		return "before any case run got an answer"
+	}
+	return "after " + s.After
 }
 
 // unrouted is a run every answered call of which got one status that
@@ -599,6 +614,10 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 			return r.sum, fatal
 		case stopped != nil:
 			r.pending = nil // the calls that found it gone: said by Stopped
+			// Named by what was reported: an answered call of a case held
+			// back and dropped just now is in no result, and its check
+			// may read "not run".
+			stopped.After = r.lastAnswered
 			r.sum.Stopped = stopped
 			r.cutAt(i)
 			r.finish()
@@ -740,10 +759,13 @@ type runner struct {
 
 	// pending are results resting on calls that got no answer, held until
 	// the receiver answers again (then reported) or the run stops (then
-	// said by one line). last is the last case reported.
-	pending []Result
-	last    string
-	noticed bool
+	// said by one line). last is the last case reported; lastAnswered
+	// the last reported whose verdict rests on an answer, after which a
+	// stop says the receiver stopped answering.
+	pending      []Result
+	last         string
+	lastAnswered string
+	noticed      bool
 	// excludedAll are the checks --exclude-cases left no case of: skipped,
 	// never counted as passed.
 	excludedAll map[string]bool
@@ -759,10 +781,13 @@ type runner struct {
 	// of them refused as duplicates.
 	firsts, firstDup int
 	quiet, quietTO   int // calls in a row without an answer, of them timeouts
-	lastAnswered     string
-	stopped          *Stop
-	fatal            error
-	timeouts         int
+	// silent counts them with those lost on a kept-alive connection the
+	// receiver closed as they went out, which do not count towards a stop
+	// but got no answer: the count a stop says.
+	silent   int
+	stopped  *Stop
+	fatal    error
+	timeouts int
 
 	hist load.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
@@ -848,6 +873,9 @@ func (r *runner) emit(res Result) {
 	}
 	r.sum.Done++
 	r.last = res.Case.Check + "/" + res.Case.Name
+	if res.Verdict != Skip && (res.Status != 0 || res.answered) {
+		r.lastAnswered = r.last
+	}
 	r.out(res)
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(Progress{Check: res.Case.Check, Case: res.Case.Name, Done: r.sum.Done, Total: r.sum.Total, Elapsed: time.Since(r.began)})
@@ -936,10 +964,9 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		r.tried[c.Event] = true
 	}
 	if a.Status != 0 {
-		r.quiet, r.quietTO = 0, 0
+		r.quiet, r.quietTO, r.silent = 0, 0, 0
 		r.answered++
 		r.statuses[a.Status]++
-		r.lastAnswered = c.Check + "/" + c.Name
 		if validCheck(c.Check) {
 			if is2xx(a.Status) && c.Event != "" {
 				r.accepted[c.Event] = true
@@ -982,6 +1009,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	}
 	switch {
 	case a.ClosedAsSent:
+		r.silent++
 		// A kept-alive connection the receiver closed as the call went
 		// out: its case fails saying so, but the receiver answered on it
 		// before and answers a new one, so it is no sign that it is gone
@@ -991,6 +1019,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	case a.Kind == attempt.KindRefused, a.Kind == attempt.KindReset, a.Kind == attempt.KindClosed, a.Kind == attempt.KindTimeout,
 		a.Kind == attempt.KindOther, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
 		r.quiet++
+		r.silent++
 	default:
 		return nil
 	}
@@ -1002,8 +1031,8 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		r.cancel()
 		return r.fatal
 	}
-	r.stopped = &Stop{After: r.lastAnswered,
-		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.quiet, attempt.ShortError(a))}
+	r.stopped = &Stop{ // After: Run's, from the results reported
+		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.silent, attempt.ShortError(a))}
 	r.cancel()
 	return errStopped
 }

@@ -853,7 +853,7 @@ func (r *runner) load() error {
 		parts = append(parts, fmt.Sprintf("%d %s", bad.byError[k], k))
 		buckles = true
 	}
-	res := Result{Case: c, Verdict: Pass, Status: worst, Latency: ls.P99}
+	res := Result{Case: c, Verdict: Pass, Status: worst, Latency: ls.P99, answered: bad.answered > 0}
 	for _, p := range pairs { // --save-cases writes every call, not the first
 		res.calls = append(res.calls, p...)
 	}

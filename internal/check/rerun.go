@@ -129,8 +129,9 @@ type ReportEnd struct {
 	NotRun   []string
 	// NoSummary: the report has no summary line, which check writes last
 	// on every end it makes (--output json, --save-cases' ResultsFile):
-	// its run did not end (whsim was killed) or the file was cut short,
-	// and the checks after its last case are untested.
+	// its run did not end (whsim was killed), the file was cut short, or
+	// a whsim from before the summary line wrote it; which checks it ran
+	// is unknown.
 	NoSummary bool
 }
 

@@ -168,6 +168,82 @@ func TestStopAfterASkippedCheck(t *testing.T) {
 	}
 }
 
+// A stop names where the receiver stopped as the run recorded it: the
+// last case graded on an answer, never one whose result was held back
+// and dropped (its check then read "not run" under a stop "after" one
+// of its cases), and no case at all when none was graded on an answer.
+func TestStopNamesTheLastCaseGradedOnAnAnswer(t *testing.T) {
+	t.Parallel()
+	// duplicates' first case is 4 serial deliveries of one call.
+	for _, answered := range []int32{1, 5, 9} {
+		t.Run(fmt.Sprint(answered), func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				if calls.Add(1) > answered {
+					if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+						c.Close()
+					}
+				}
+			}))
+			defer srv.Close()
+			cfg := testConfig(t, srv.URL)
+			cfg.Checks = []string{duplicates, Latency}
+			sum, results, err := run(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Stopped == nil {
+				t.Fatalf("no stop: %+v", sum)
+			}
+			want := ""
+			for _, r := range results {
+				if r.Status != 0 {
+					want = r.Case.Check + "/" + r.Case.Name
+				}
+			}
+			if sum.Stopped.After != want {
+				t.Errorf("stopped after %q, want %q (the last case graded on an answer; not run: %v)", sum.Stopped.After, want, sum.NotRun)
+			}
+			if want == "" && !strings.Contains(sum.Stopped.Where(), "before") {
+				t.Errorf("where %q, want it to say no case run was answered", sum.Stopped.Where())
+			}
+		})
+	}
+}
+
+// The stop's count of calls in a row without an answer counts each such
+// call: one lost on the kept-alive connection the receiver closed as it
+// went out too, which does not count towards the stop (the receiver
+// answers new connections) but got no answer all the same. It said "3
+// calls in a row" of 4.
+func TestStopCountsEveryCallWithoutAnAnswer(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 1 { // the first answered, its connection kept alive
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{acceptsValid} // one call at a time: none after the stop
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil {
+		t.Fatalf("no stop: %+v", sum)
+	}
+	if want := fmt.Sprintf("%d calls in a row got no answer", calls.Load()-1); !strings.HasPrefix(sum.Stopped.Reason, want) {
+		t.Errorf("reason %q, want it to begin %q (the receiver read %d calls, answered 1)", sum.Stopped.Reason, want, calls.Load())
+	}
+}
+
 // Every call 404: the summary says so first, and no 4xx of
 // rejects-malformed passes (the receiver accepted nothing).
 func TestNothingRouted(t *testing.T) {

@@ -210,7 +210,7 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	switch st := sum.Summary; {
 	case st.Stopped != nil:
 		out.Failed = true
-		out.Headline = fmt.Sprintf("the receiver stopped answering after %s: %s; %d of %d cases run", st.Stopped.After, st.Stopped.Reason, st.Cases.Run, st.Cases.Total)
+		out.Headline = fmt.Sprintf("the receiver stopped answering %s: %s; %d of %d cases run", st.Stopped.Where(), st.Stopped.Reason, st.Cases.Run, st.Cases.Total)
 	case st.Interrupted != nil:
 		out.Interrupted = true
 		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d cases run", st.Interrupted.After, st.Cases.Run, st.Cases.Total)

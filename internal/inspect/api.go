@@ -320,7 +320,10 @@ type detail struct {
 	Decoded  string      `json:"decoded"`
 	Findings []findingAt `json:"findingList"`
 	Response *message    `json:"response"`
-	Forward  *forwarded  `json:"forward"`
+	// Unanswered, when set, says the sender never got Response: the
+	// finding listen made of it (capture.Unanswered's rule and reason).
+	Unanswered *capture.Unanswered `json:"unanswered"`
+	Forward    *forwarded          `json:"forward"`
 	// Fault is what listen --fault did to the call, null when nothing.
 	Fault *capture.Fault `json:"fault"`
 	// FlagList are the FLAG lines listen printed under the call: "flags" in
@@ -435,6 +438,9 @@ func (h *handler) describe(c *call) detail {
 	d.Findings = make([]findingAt, len(c.Findings))
 	for i, f := range c.Findings {
 		d.Findings[i] = findingAt{Finding: f, At: at[i]}
+	}
+	if u := r.Unanswered; u != nil {
+		d.Unanswered = &capture.Unanswered{Rule: u.Rule, Reason: u.Reason}
 	}
 	if resp := r.Response; resp != nil {
 		d.Response = &message{Status: resp.Status, Headers: h.headers(resp.Headers), Body: resp.Body, BodyEncoding: resp.BodyEncoding}

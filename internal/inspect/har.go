@@ -113,7 +113,11 @@ func entryOf(c *call, origin string) harEntry {
 		}
 		e.Request.PostData = pd
 	}
-	if resp := r.Response; resp != nil {
+	if u := r.Unanswered; u != nil {
+		// No answer reached the sender: HAR's status 0, as for a request
+		// that got none, and why in words.
+		e.Comment = "no answer reached the sender (" + u.Rule + "): " + u.Reason
+	} else if resp := r.Response; resp != nil {
 		e.Response.Status = resp.Status
 		e.Response.StatusText = http.StatusText(resp.Status)
 		e.Response.Headers = harHeaders(termsafe.MaskHeaders(resp.Headers))
@@ -123,10 +127,14 @@ func entryOf(c *call, origin string) harEntry {
 	if f := r.Forward; f != nil {
 		e.Time = f.LatencyMS
 		e.Timings.Wait = f.LatencyMS
-		e.Comment = "forwarded to " + f.URL
+		fwd := "forwarded to " + f.URL
 		if f.Error != "" {
-			e.Comment += ": " + f.Error
+			fwd += ": " + f.Error
 		}
+		if e.Comment != "" {
+			fwd = e.Comment + "; " + fwd
+		}
+		e.Comment = fwd
 	}
 	return e
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // A HAR reader that replays (har-to-k6, httpsnippet) finds a body that is
@@ -75,5 +77,61 @@ func TestHARBase64BodyAndMaskedCredentials(t *testing.T) {
 		if hd.Name == "Set-Cookie" && hd.Value != "****" {
 			t.Errorf("Set-Cookie %q", hd.Value)
 		}
+	}
+}
+
+// A call whose sender never got listen's answer (capture.Unanswered) is
+// exported with no response, as HAR says of a request that got none
+// (status 0), and a comment saying why: a HAR reader took the 200 listen
+// had ready for one the sender got.
+func TestHARUnansweredHasNoResponse(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200)
+	rec.Unanswered = &capture.Unanswered{Rule: "http-sender-gone", Reason: "the sender closed its connection before the answer: it did not wait for the 200"}
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Response struct {
+					Status  int
+					Headers []struct{ Name, Value string }
+				}
+				Comment string
+			}
+		}
+	}
+	if resp := get(t, srv.URL+"/api/export?format=har", &h); resp.StatusCode != http.StatusOK || len(h.Log.Entries) != 1 {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	e := h.Log.Entries[0]
+	if e.Response.Status != 0 || len(e.Response.Headers) != 0 || !strings.Contains(e.Comment, "it did not wait for the 200") {
+		t.Errorf("response %+v, comment %q; want none, and the comment saying why", e.Response, e.Comment)
+	}
+}
+
+// A call's detail says when its sender never got listen's answer: the
+// page showed "listen answered 200" of it.
+func TestDetailSaysUnanswered(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200)
+	rec.Unanswered = &capture.Unanswered{Rule: "http-sender-gone", Reason: "the sender closed its connection before the answer: it did not wait for the 200"}
+	s.Add(rec, nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200), nil)
+	srv := newTestServer(t, s, nil)
+	var d struct {
+		Response   *struct{ Status int }
+		Unanswered *struct{ Rule, Reason string }
+	}
+	get(t, srv.URL+"/api/calls/1", &d)
+	if d.Unanswered == nil || d.Unanswered.Rule != "http-sender-gone" || d.Response == nil || d.Response.Status != 200 {
+		t.Errorf("detail unanswered %+v, response %+v; want the rule and reason beside the answer listen had ready", d.Unanswered, d.Response)
+	}
+	d.Unanswered = nil
+	get(t, srv.URL+"/api/calls/2", &d)
+	if d.Unanswered != nil {
+		t.Errorf("an answered call's detail says unanswered %+v", d.Unanswered)
 	}
 }

@@ -506,6 +506,12 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 
 	rec.Response = ans.record()
+	if gone, ok := r.goneBefore(c, req.Context(), ans.status); ok {
+		// Known before the record is written: the sender had gone, or the
+		// stop cut the call short. The record says it never got the
+		// answer, which it holds apart from "response" (capture.Unanswered).
+		rec.Unanswered = &capture.Unanswered{Rule: gone.Rule, Reason: gone.Message}
+	}
 	if r.cfg.Capture != nil {
 		// Durability before the answer: the sender may take a 2xx as done.
 		if off, err := r.cfg.Capture.Write(rec); err == nil {
@@ -626,16 +632,51 @@ func (r *Receiver) senderShutAnswer(c *Call, w http.ResponseWriter, wc *watchedC
 // answer (status).
 func (r *Receiver) senderGone(c *Call, status int) {
 	c.Unanswered = true
-	c.Findings = append(c.Findings, validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
-		Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)})
+	c.Findings = append(c.Findings, senderGoneFinding(status))
+}
+
+func senderGoneFinding(status int) validate.Finding {
+	return validate.Finding{Rule: ruleSenderGone, Severity: validate.Warning,
+		Message: "the sender closed its connection before the answer: it did not wait for the " + strconv.Itoa(status)}
 }
 
 // cutShort flags a call listen's stop cut short before its answer (cut is
 // why).
 func (r *Receiver) cutShort(c *Call, cut error, status int) {
 	c.Unanswered = true
-	c.Findings = append(c.Findings, validate.Finding{Rule: ruleUnanswered, Severity: validate.Warning,
-		Message: cut.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)})
+	c.Findings = append(c.Findings, cutShortFinding(cut, status))
+}
+
+func cutShortFinding(cut error, status int) validate.Finding {
+	return validate.Finding{Rule: ruleUnanswered, Severity: validate.Warning,
+		Message: cut.Error() + " before the answer: the sender did not get the " + strconv.Itoa(status)}
+}
+
+// goneBefore is the finding of a call known, before its record is
+// written, never to get its answer (status): its sender reset the
+// connection mid-body, or its context has ended, which the answer's
+// flagging then says the same way (unanswered, cutShort). One whose end
+// comes later (the stop between the record and the answer, a sender
+// found gone only as the answer reaches it) is recorded as answered, as
+// listen then wrote the answer, and flagged on its line alone.
+func (r *Receiver) goneBefore(c *Call, ctx context.Context, status int) (validate.Finding, bool) {
+	if c.Unanswered {
+		for _, f := range c.Findings {
+			if f.Rule == ruleSenderGone || f.Rule == ruleUnanswered {
+				return f, true
+			}
+		}
+	}
+	if ctx.Err() == nil {
+		return validate.Finding{}, false
+	}
+	if cut := stopCause(ctx); cut != nil {
+		return cutShortFinding(cut, status), true
+	}
+	if r.holdsCalls() {
+		return senderGoneFinding(status), true
+	}
+	return validate.Finding{}, false
 }
 
 // callRecord is a Call and the Record it points to, allocated together.

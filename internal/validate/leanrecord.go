@@ -41,6 +41,11 @@ const (
 	// kept (capture.Record.BodyOverLimit): CheckRecord says so, on the
 	// slow path.
 	leanOverLimit
+	// leanUnanswered is a call whose sender never got the answer
+	// (capture.Record.Unanswered), rare: its member is type-checked on
+	// the slow path. Its body is checked as any other (validate judges
+	// payloads; what the sender got is listen's and inspect's to say).
+	leanUnanswered
 	leanFault
 	leanDeliveries // an array of Delivery
 	leanVersion    // the record's "capture": capture.Version
@@ -59,7 +64,7 @@ var (
 		{"path", leanString}, {"query", leanString}, {"queryEncoding", leanEncoding},
 		{"headers", leanHeader}, {"headerEncodings", leanStringMap}, {"body", leanString},
 		{"bodyEncoding", leanString}, {"bodyOverLimit", leanOverLimit}, {"response", leanResponse},
-		{"forward", leanForward}, {"rejected", leanRejected},
+		{"unanswered", leanUnanswered}, {"forward", leanForward}, {"rejected", leanRejected},
 		{"fault", leanFault},
 	}
 	leanResponseMembers = []leanMember{
@@ -203,7 +208,7 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 		lx.Lit(k)
 		return
 	}
-	if m.kind == leanRejected || m.kind == leanOverLimit {
+	if m.kind == leanRejected || m.kind == leanOverLimit || m.kind == leanUnanswered {
 		panic(leanGiveUp{})
 	}
 	switch m.kind {

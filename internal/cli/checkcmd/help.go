@@ -40,9 +40,11 @@ send -v does.
 
 A receiver that stops answering (refused or reset 3 calls in a row, or no
 answer within --timeout 2 calls in a row) stops the run at once: one line says after
-which case, and the checks left are reported as not run. A call lost on a
-kept-alive connection the receiver closed as it went out fails its case
-but is no sign of a receiver gone (a new connection gets its answer). When every call got
+which case it last answered (a case graded on its answer; or that it answered
+none run) and how many calls in a row got no answer, and the checks left are
+reported as not run. A call lost on a kept-alive connection the receiver
+closed as it went out fails its case, and counts among those calls, but is
+no sign of a receiver gone (a new connection gets its answer). When every call got
 the same 404, 405, 401 or 403 the summary says so first, with the likely
 cause. On a terminal a progress line on stderr shows the check, the case and
 the time taken; Ctrl-C stops the run and says how far it got.

@@ -264,6 +264,10 @@ func (r *checkRerun) notRunNote() string {
 	if !r.ended.Untested() {
 		return ""
 	}
+	if r.ended.NoSummary {
+		return fmt.Sprintf("%s: its run %s: a rerun sends only its failed cases again; run whsim check again for a verdict on every check",
+			termsafe.Text(r.opts.Rerun), checkout.ReportEnded(r.ended))
+	}
 	return fmt.Sprintf("%s: its run %s: a rerun sends only its failed cases again; run whsim check for %s",
 		termsafe.Text(r.opts.Rerun), checkout.ReportEnded(r.ended), term.Plural(len(r.ended.NotRun)+min(len(r.ended.CutShort), 1), "it", "them"))
 }

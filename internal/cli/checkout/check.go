@@ -39,7 +39,7 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 		}
 		_ = s.R.Case(CheckCase{&check.CaseReport{Result: check.Result{
 			Case: &check.Case{Check: id, Name: "receiver-stopped-answering"}, Verdict: check.Fail,
-			Reason: "the receiver stopped answering after " + st.After + ": " + st.Reason}}})
+			Reason: "the receiver stopped answering " + st.Where() + ": " + st.Reason}}})
 	}
 	if it := sum.Interrupted; it != nil && s.JUnit {
 		// An interrupted run proved nothing of the cases it did not run:
@@ -76,7 +76,7 @@ func notRunWhy(sum *check.SummaryReport) string {
 	case sum.Unfinished != "":
 		return "not run: the run did not complete: " + sum.Unfinished
 	case sum.Stopped != nil:
-		return "not run: the receiver stopped answering after " + sum.Stopped.After
+		return "not run: the receiver stopped answering " + sum.Stopped.Where()
 	case sum.Interrupted != nil:
 		return "not run: the run was interrupted after " + sum.Interrupted.After
 	}
@@ -330,7 +330,7 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 	}
 	if st1 := sum.Stopped; st1 != nil {
 		b = st.Fail.Append(b, "FAIL")
-		return fmt.Appendf(b, " the receiver stopped answering after %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.After), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
+		return fmt.Appendf(b, " the receiver stopped answering %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.Where()), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
 	}
 	failed, warns := s.tally()
 	skipped := sum.Skipped()

@@ -131,7 +131,9 @@ func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 // "cut accepts-valid short and never ran 2 checks (load, latency)".
 func ReportEnded(e check.ReportEnd) string {
 	if e.NoSummary {
-		return "did not finish (the report has no summary line: whsim was killed, or the file is cut short), so the checks after its last case are untested"
+		// Nothing in the file tells a killed run from an old whsim's
+		// whole one: each is said, and neither is a verdict on every check.
+		return "may not have finished: the report has no summary line, which whsim check writes last on every end (whsim was killed, the file is cut short, or a whsim from before the summary line wrote it), so which checks it ran is unknown"
 	}
 	var parts []string
 	if e.CutShort != "" {

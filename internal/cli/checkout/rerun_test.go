@@ -72,9 +72,10 @@ func TestRerunSummary(t *testing.T) {
 			"\n<f>FAIL</> 1 of 2 failed cases fixed, 1 still failing; the report's run cut accepts-valid short and never ran 1 check (latency)\n",
 			`{"summary":{"allFixed":false,"cutShort":"accepts-valid","fixed":1,"interrupted":false,"notRerun":0,"notRun":["latency"],"stillFailing":1}}`},
 		// A report without a summary line is of a run that did not end
-		// (killed, or the file cut short): what it never ran is unknown.
+		// (killed, or the file cut short), or of a whsim that wrote none:
+		// what it never ran is unknown, and the verdict says which.
 		{check.RerunSummary{Fixed: 3, ReportEnd: check.ReportEnd{NoSummary: true}},
-			"\n<f>FAIL</> all 3 failed cases are fixed, but the report's run did not finish (the report has no summary line: whsim was killed, or the file is cut short), so the checks after its last case are untested\n",
+			"\n<f>FAIL</> all 3 failed cases are fixed, but the report's run may not have finished: the report has no summary line, which whsim check writes last on every end (whsim was killed, the file is cut short, or a whsim from before the summary line wrote it), so which checks it ran is unknown\n",
 			`{"summary":{"allFixed":false,"fixed":3,"interrupted":false,"notRerun":0,"reportUnfinished":true,"stillFailing":0}}`},
 		// Cut short in its last check: the cases it never sent there are
 		// no pass either.

@@ -521,7 +521,10 @@ function detail(d) {
   out.append(section("Body", body));
   // No raw bytes to show of a body not kept: "0 B" would read as the call's.
   if (!d.notKept) out.append(rawView(d));
-  if (d.response) out.append(section("listen answered " + d.response.status, message(d.response)));
+  // An answer the sender never got is no answer it took: say so.
+  if (d.response) out.append(section(d.unanswered
+    ? "listen had " + d.response.status + " ready, never received: " + d.unanswered.reason
+    : "listen answered " + d.response.status, message(d.response)));
   if (d.forward) {
     const f = d.forward;
     const title = f.error ? "forward to " + f.url + " failed: " + f.error
