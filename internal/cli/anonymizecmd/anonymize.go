@@ -68,7 +68,7 @@ estate's building, 翠苑小区3栋; after its label, 地址：杭州市西湖�
 under a field so named, 收货地址, deliveryAddress, one cut short), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
 of four), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
-a bank's name, then 9 to 30 digits; or right after a bank's name, 中国工商银行杭州分行
+a bank's name, then 9 to 30 digits, and each one listed after it, 账号 1202… 或 6217…; or right after a bank's name, 中国工商银行杭州分行
 1202…, 工行 1202 …, or where money is sent, 汇款至, 打款至, remit to; or under a field, query parameter or
 header so named: 开户账号, bankAccount, account_no, also a parameter of a URL
 written in text, its query or fragment: …/ar#acct=1202…), a person's name in pinyin (a common
