@@ -333,6 +333,9 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if addressKey(name) {
 		return p.labelledAddress(v, rest)
 	}
+	if nameKey(name) {
+		return p.labelledName(v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}

@@ -80,7 +80,9 @@ func (p *pass) text(s string) string {
 				return p.streetAddresses(s, func(s string) string {
 					return p.placesWithoutDoor(s, func(s string) string {
 						return p.labelledAddresses(s, func(s string) string {
-							return p.pinyinNames(s, p.between)
+							return p.hanNames(s, func(s string) string {
+								return p.pinyinNames(s, p.between)
+							})
 						})
 					})
 				})
@@ -394,13 +396,13 @@ func (p *pass) query(q string) string {
 }
 
 // labelledParam is labelled for a query parameter's raw value v. Under a
-// name that labels an address or an account, the value is labelled as it
-// reads decoded: a query writes an address (杭州市文三路) and an account in
-// groups (1001+2345+…) percent-encoded, which no label reads as one. What
-// changed is encoded again as a whole.
+// name that labels an address, an account or a person, the value is
+// labelled as it reads decoded: a query writes an address (杭州市文三路), a
+// name (张伟) and an account in groups (1001+2345+…) percent-encoded, which
+// no label reads as one. What changed is encoded again as a whole.
 func (p *pass) labelledParam(name, v string) string {
 	rest := func(v string) string { return p.escaped(v, true) }
-	if !addressKey(name) && !accountKey(name) || !strings.ContainsAny(v, "%+") {
+	if !addressKey(name) && !accountKey(name) && !nameKey(name) || !strings.ContainsAny(v, "%+") {
 		return p.labelled(name, v, rest)
 	}
 	d, err := url.QueryUnescape(v)
