@@ -190,27 +190,37 @@ var nameKeySuffixes = [...]string{"contact", "contactname", "contactperson", "li
 
 // nameKey reports whether name, a field's, a query parameter's or a
 // header's, labels a person's name: it ends with a role (联系人,
-// 收货人) or 姓名, or in English with contact, contactName, linkman.
+// 收货人) or 姓名, or in English with contact, contactName, linkman. It is
+// asked of every value's name, so it allocates nothing.
 func nameKey(name string) bool {
-	for _, l := range nameLabels {
-		if strings.HasSuffix(name, l) || strings.HasSuffix(name, l+"姓名") {
-			return true
+	if name == "" {
+		return false
+	}
+	if name[len(name)-1] >= 0x80 {
+		role := strings.TrimSuffix(name, "姓名")
+		for _, l := range nameLabels {
+			if strings.HasSuffix(role, l) {
+				return true
+			}
 		}
+		return role != name // 姓名 alone
 	}
-	if len(name) > 64 {
-		name = name[len(name)-64:]
-	}
-	folded := strings.Map(func(r rune) rune {
+	// The end of name folded, backwards (the longest suffix is 13 bytes).
+	var b [16]byte
+	n := 0
+	for i := len(name) - 1; i >= 0 && n < len(b); i-- {
+		c := name[i]
 		switch {
-		case r == '_' || r == '-' || r == ' ':
-			return -1
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
+		case c == '_' || c == '-' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
 		}
-		return r
-	}, name)
+		b[n] = c
+		n++
+	}
 	for _, l := range nameKeySuffixes {
-		if strings.HasSuffix(folded, l) {
+		if len(l) <= n && reversedPrefix(b[:n], l) {
 			return true
 		}
 	}

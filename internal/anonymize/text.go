@@ -16,7 +16,10 @@ type pass struct {
 	a     *anonymizer
 	ctx   context.Context
 	check bool
-	// learn only fills the dictionary (the first reading of a file).
+	// learn is the first reading of the input (Stream), which only fills
+	// the dictionary: the text between the identifiers found by a label
+	// or a form of their own is not searched for what the dictionary
+	// holds already.
 	learn  bool
 	line   int
 	counts Report // the spans replaced inside text, by class
@@ -94,6 +97,9 @@ func (p *pass) text(s string) string {
 // between searches the text between the identifiers found by their written
 // form (see text).
 func (p *pass) between(s string) string {
+	if p.learn {
+		return s
+	}
 	d := p.a.r.dict
 	// Identifiers written full-width or in groups first; in a check they
 	// are blanked out of what the byte-wise search below looks at.
