@@ -99,3 +99,44 @@ func (a *anonymizer) File(ctx context.Context, name string, stdin io.Reader, std
 	})
 	return st, err
 }
+
+// Learn reads the input name as the first reading of Stream does, filling
+// the run's dictionary and writing nothing, so that a run of several
+// inputs knows every value of all of them before it writes the first: a
+// name that only a later input marks (its staffName, 联系人张伟) is then
+// replaced in an earlier one too, and --check of the earlier one knows to
+// look for it. Stdin and any input that is not a regular file (a FIFO,
+// read once) are not read here; each is still read twice over in its
+// turn, as one input is. An input that is missing or a directory is an
+// error here, before anything is written, as OpenInput says it; a payload
+// or record that cannot be read is an *InputError naming the input.
+func (a *anonymizer) Learn(ctx context.Context, name string) error {
+	if name == "-" {
+		return nil
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil:
+		if pe, ok := errors.AsType[*os.PathError](err); ok {
+			err = pe.Err
+		}
+		return &ctxio.OpenError{Name: name, Err: err}
+	case fi.IsDir():
+		return &ctxio.OpenError{Name: name, Err: errors.New("is a directory")}
+	case !fi.Mode().IsRegular():
+		return nil
+	}
+	in, err := ctxio.OpenInput(ctx, name, nil)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	_, err = a.stream(ctx, in, io.Discard, Options{learn: true})
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if ie, ok := errors.AsType[*InputError](err); ok {
+		return &InputError{Name: name, Line: ie.Line, Column: ie.Column, Err: ie.Err}
+	}
+	return &InputError{Name: name, Err: err}
+}

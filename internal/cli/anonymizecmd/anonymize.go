@@ -55,7 +55,8 @@ escapes, percent-encoding): every other string, object key and number, the
 path and query, every header of the request, the response and the forward
 (its name too), the forward URL, the receivers' answers, and a request body
 that is not JSON (kept, and anonymized as text). There, any value the run
-replaced anywhere in the input (it is read twice for this, before and after; stdin is first
+replaced anywhere in the input (it is read twice for this, before and after,
+and several inputs are all read before the first is written; stdin is first
 copied to a temporary file, removed after; a value too short to search
 for inside words, as a staff code 0038, where it stands as a token of its
 own), and anything shaped like a tax id, a mobile, a landline number (area
@@ -143,6 +144,21 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 		return cmdutil.Usagef("--out %w", err)
 	} else if err != nil {
 		return err // the directory could not be made
+	}
+	// Several inputs are all read before the first is written: a value
+	// only a later one marks is replaced in an earlier one too.
+	if len(files) > 1 {
+		for _, name := range files {
+			err := an.Learn(ctx, name)
+			if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				it := anonymizeout.Interrupted{In: ctxio.InputName(name), Reading: true}
+				fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("whsim:"), it)
+				return cmdutil.ErrInterrupted
+			}
+			if err != nil {
+				return anonymizeErr(err)
+			}
+		}
 	}
 	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
 	var written []string

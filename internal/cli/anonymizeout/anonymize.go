@@ -62,6 +62,9 @@ type Interrupted struct {
 	Written []string
 	// Left is how many inputs after it were not read.
 	Left int
+	// Reading is a stop in the first reading of several inputs, before
+	// anything was written.
+	Reading bool
 }
 
 // String says, for anonymize's stderr, what was written and what was not:
@@ -69,6 +72,10 @@ type Interrupted struct {
 // run left replaced), stdout holds that input's output cut short.
 func (it Interrupted) String() string {
 	var b strings.Builder
+	if it.Reading {
+		fmt.Fprintf(&b, "interrupted (Ctrl-C or SIGTERM) while reading %s, before anything was written", termsafe.Text(it.In))
+		return b.String()
+	}
 	fmt.Fprintf(&b, "interrupted (Ctrl-C or SIGTERM) in %s: ", termsafe.Text(it.In))
 	if it.Out == "" {
 		b.WriteString("stdout holds its output cut short")

@@ -46,6 +46,8 @@ func TestInterrupted(t *testing.T) {
 		{Interrupted{In: "b.ndjson", Out: "out/b.ndjson", Written: []string{"out/a.ndjson"}, Left: 2},
 			"interrupted (Ctrl-C or SIGTERM) in b.ndjson: out/b.ndjson not written, 2 more inputs not read; wrote out/a.ndjson"},
 		{Interrupted{In: "a\x1b[2J.ndjson", Left: 1}, "interrupted (Ctrl-C or SIGTERM) in a\\x1b[2J.ndjson: stdout holds its output cut short, 1 more input not read"},
+		// Stopped in the first reading of several inputs: nothing written.
+		{Interrupted{In: "b.ndjson", Reading: true}, "interrupted (Ctrl-C or SIGTERM) while reading b.ndjson, before anything was written"},
 	} {
 		if got := tt.it.String(); got != tt.want {
 			t.Errorf("%+v:\n%s\nwant\n%s", tt.it, got, tt.want)
