@@ -19,8 +19,10 @@ import (
 // people (anonymize's stderr); resigned says the calls were to be signed.
 func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 	what := fmt.Sprintf("%d %s", st.Payloads, term.Plural(st.Payloads, "payload", "payloads"))
-	if st.Records > 0 {
-		what = fmt.Sprintf("%d %s", st.Records, term.Plural(st.Records, "capture record", "capture records"))
+	if records := fmt.Sprintf("%d %s", st.Records, term.Plural(st.Records, "capture record", "capture records")); st.Records > 0 && st.Payloads > 0 {
+		what += " and " + records // payload files and capture files in one run
+	} else if st.Records > 0 {
+		what = records
 	}
 	var parts []string
 	for _, c := range anonymize.Classes() {

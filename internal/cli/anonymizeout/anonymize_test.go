@@ -31,6 +31,13 @@ func TestStatsReport(t *testing.T) {
 			t.Errorf("resigned %v:\n%s\nwant\n%s", tt.resigned, b.String(), tt.want)
 		}
 	}
+	// Payload files and capture files in one run: both are counted.
+	total.Add(&anonymize.Stats{Payloads: 1, Replaced: anonymize.Report{}})
+	var b bytes.Buffer
+	WriteAnonymizeReport(&b, total, true)
+	if want := "anonymized 1 payload and 3 capture records: "; !bytes.HasPrefix(b.Bytes(), []byte(want)) {
+		t.Errorf("payloads and records:\n%s\nwant it to start %q", b.String(), want)
+	}
 }
 
 // An interrupted run says where it stopped, what it did not write, what
