@@ -16,8 +16,8 @@ import (
 // character, or a compound one: 欧阳) and a given name of one or two
 // characters; the given name ends at a character no name goes on with (张伟电话,
 // 李娜签字, 刘磊和陈静) or after two. A surname with a title (王经理,
-// 张先生, 李总) or a word (联系人马上到, 负责人于3月) names nobody and is
-// kept. The name becomes a person's stand-in, the same one it gets in a
+// 张先生, 李总), a word (联系人马上到, 负责人于3月) or a company after a
+// role (付款人：金蝶软件有限公司) names nobody and is kept. The name becomes a person's stand-in, the same one it gets in a
 // field of its own.
 
 // nameLabels are the words of a person's role that a name follows, the
@@ -156,7 +156,7 @@ func (d *dict) hanNameAt(s string, i int) int {
 			return off[k]
 		}
 	}
-	if n == sl {
+	if n == sl || orgAhead(s, i) {
 		return -1
 	}
 	given := s[off[sl]:off[n]]
@@ -172,6 +172,30 @@ func (d *dict) hanNameAt(s string, i int) int {
 		return off[sl+1]
 	}
 	return off[sl+2]
+}
+
+// orgWords in the characters after a role say they name a company, a
+// bank or an office, not a person (付款人：金蝶软件有限公司, 收款人：华夏银行).
+var orgWords = [...]string{"公司", "集团", "银行", "分行", "支行", "信用社", "工厂", "商行", "中心", "医院", "学校", "大学", "学院",
+	"研究所", "事务所", "委员会", "管委会", "园区", "软件", "科技", "贸易", "实业", "有限"}
+
+// orgAhead reports whether the run of CJK characters at s[i] (its first
+// sixteen) holds one of orgWords.
+func orgAhead(s string, i int) bool {
+	j := i
+	for n := 0; n < 16 && j < len(s); n++ {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !isHan(r) {
+			break
+		}
+		j += size
+	}
+	for _, w := range orgWords {
+		if strings.Contains(s[i:j], w) {
+			return true
+		}
+	}
+	return false
 }
 
 func isCompoundSurname(s string) bool {
