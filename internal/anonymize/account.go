@@ -336,6 +336,9 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if nameKey(name) {
 		return p.labelledName(v, rest)
 	}
+	if c := numberKey(name); c != "" {
+		return p.labelledNumberValue(c, v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}
@@ -352,6 +355,16 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 // under an account's name is the account, its stand-in a number of the
 // same length. Any other is searched as number searches it.
 func (p *pass) labelledNumber(name, v string) string {
+	if c := numberKey(name); c != "" && !p.a.r.dict.isStandIn(v) {
+		if _, _, folded := labelledNumberAfter(v, 0, c); folded != "" {
+			if p.check {
+				p.leak(string(c), v)
+				return v
+			}
+			p.counts[c]++
+			return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+		}
+	}
 	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {
 		return p.number(v)
 	}

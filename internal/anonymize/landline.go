@@ -326,6 +326,8 @@ func landlineStandIn(f *fake.Faker, v string) string {
 		keep = 3
 	case len(v) >= 11 && areaCode(v[:4]):
 		keep = 4
+	case (len(v) == 7 || len(v) == 8) && v[0] >= '2' && v[0] <= '9':
+		keep = 0 // a local number after its label (labelnum.go)
 	default:
 		return sameShape(f, v, false)
 	}

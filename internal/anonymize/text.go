@@ -84,7 +84,9 @@ func (p *pass) text(s string) string {
 					return p.placesWithoutDoor(s, func(s string) string {
 						return p.labelledAddresses(s, func(s string) string {
 							return p.hanNames(s, func(s string) string {
-								return p.pinyinNames(s, p.between)
+								return p.labelledNumbers(s, func(s string) string {
+									return p.pinyinNames(s, p.between)
+								})
 							})
 						})
 					})

@@ -59,9 +59,11 @@ replaced anywhere in the input (it is read twice for this, before and after,
 and several inputs are all read before the first is written; stdin is first
 copied to a temporary file, removed after; a value too short to search
 for inside words, as a staff code 0038, where it stands as a token of its
-own), and anything shaped like a tax id, a mobile, a landline number (area
+own), and anything shaped like a tax id (after its label 15 to 20
+characters too: 税号310104710932064), a mobile, a landline number (area
 code and local number set apart: 021-62345678, (0755)26668888,
-400-810-8888, +86 21 6234 5678), an identity-card number, a street address (a road and
+400-810-8888, +86 21 6234 5678; after its label, run together or alone:
+电话02162345678, 传真：62345678), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
 it; a road after its district, 上海市浦东新区张江路, or after its city and
 province, 浙江省杭州市文三路, its door number without 号 if written; an
