@@ -170,3 +170,25 @@ func TestLearnReadsAFileBeforeAnythingIsWritten(t *testing.T) {
 		}
 	}
 }
+
+// LearnStdin fills the dictionary from stdin and gives its bytes back, all
+// of them, for its turn; stdin over the spool is refused as Stream refuses
+// it.
+func TestLearnStdinGivesStdinBack(t *testing.T) {
+	in := `{"businessType":4010,"data":{"staffName":"刘磊"}}` + "\n"
+	a := newTestAnonymizer(t, testKey)
+	r, done, err := a.LearnStdin(context.Background(), strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	var back bytes.Buffer
+	if _, err := back.ReadFrom(r); err != nil || back.String() != in || !a.r.dict.isOriginal("刘磊") {
+		t.Errorf("gave back %q (%v), learned 刘磊: %v", back.String(), err, a.r.dict.isOriginal("刘磊"))
+	}
+	_, done, err = a.LearnStdin(context.Background(), strings.NewReader(in), Options{SpoolMax: 10})
+	defer done()
+	if _, ok := errors.AsType[*SpoolError](err); !ok {
+		t.Errorf("over the spool: %v, want a SpoolError", err)
+	}
+}

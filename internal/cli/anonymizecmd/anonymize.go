@@ -149,9 +149,17 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 	}
 	// Several inputs are all read before the first is written: a value
 	// only a later one marks is replaced in an earlier one too.
+	stdin := a.Streams.In
 	if len(files) > 1 {
 		for _, name := range files {
-			err := an.Learn(ctx, name)
+			var err error
+			if name == "-" {
+				var done func()
+				stdin, done, err = an.LearnStdin(ctx, stdin, aopts)
+				defer done()
+			} else {
+				err = an.Learn(ctx, name)
+			}
 			if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 				it := anonymizeout.Interrupted{In: ctxio.InputName(name), Reading: true}
 				fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("whsim:"), it)
@@ -165,7 +173,7 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
 	var written []string
 	for i, name := range files {
-		st, err := an.File(ctx, name, a.Streams.In, a.Streams.Out, target, aopts)
+		st, err := an.File(ctx, name, stdin, a.Streams.Out, target, aopts)
 		if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// Said as send and validate say theirs: exit 130 alone left
 			// the user to guess which files were written.
