@@ -28,8 +28,16 @@ var nameLabels = [...]string{"联系人", "联络人", "对接人", "经办人",
 	"业务员", "销售员", "采购员", "跟单员", "操作员", "收银员", "出纳", "客户经理",
 	"法定代表人", "法人代表", "代表人", "法人", "姓名"}
 
-// nameLabelFirsts are the first characters of nameLabels.
-const nameLabelFirsts = "联对经负收付交领发签提送寄接验申审复制开录创修业销采跟操出客法代姓"
+// nameLabelFirst reports whether r is the first character of one of
+// nameLabels (a switch: asked of every character of every text).
+func nameLabelFirst(r rune) bool {
+	switch r {
+	case '联', '对', '经', '负', '收', '付', '交', '领', '发', '签', '提', '送', '寄', '接', '验', '申', '审', '复', '制', '开',
+		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓':
+		return true
+	}
+	return false
+}
 
 // hanSurnames are the surnames a name is found by: the common ones of the
 // 2020 ranking, but for those that are words of their own before other
@@ -113,7 +121,7 @@ func skipRunes(s string, i int, set string) int {
 func nameLabelAt(s string, i int) (int, string) {
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r >= 0x4e00 && strings.ContainsRune(nameLabelFirsts, r) {
+		if r >= 0x4e00 && nameLabelFirst(r) {
 			for _, l := range nameLabels {
 				if strings.HasPrefix(s[i:], l) {
 					return i, l

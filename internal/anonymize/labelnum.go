@@ -30,8 +30,15 @@ var (
 	taxLabels = [...]string{"纳税人识别号", "税务登记号", "识别号", "信用代码", "税号", "Tax ID", "Tax Id", "TAX ID", "tax id", "Tax No", "TAX NO", "tax no"}
 )
 
-// numberLabelFirsts are the first characters of the labels.
-const numberLabelFirsts = "电座固传TtPpFf纳税识信"
+// numberLabelFirst reports whether r is the first character of a phone
+// or tax label (a switch: asked of every character of every text).
+func numberLabelFirst(r rune) bool {
+	switch r {
+	case '电', '座', '固', '传', 'T', 't', 'P', 'p', 'F', 'f', '纳', '税', '识', '信':
+		return true
+	}
+	return false
+}
 
 // labelledNumbers returns s with each phone number or tax id written after
 // its label replaced by its stand-in, and the text between them searched by
@@ -69,7 +76,7 @@ func (p *pass) labelledNumbers(s string, rest func(string) string) string {
 func numberLabelAt(s string, i int) (int, string, class) {
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if strings.ContainsRune(numberLabelFirsts, r) {
+		if numberLabelFirst(r) {
 			for _, l := range phoneLabels {
 				if strings.HasPrefix(s[i:], l) {
 					return i, l, landline
