@@ -69,11 +69,7 @@ func (p *pass) hanNames(s string, rest func(string) string) string {
 		if label == "" {
 			break
 		}
-		i = at + len(label)
-		if at < w.done {
-			continue
-		}
-		i = p.claimNames(w, i)
+		i = p.claimNames(w, at+len(label))
 	}
 	return w.text()
 }
@@ -84,13 +80,15 @@ func (p *pass) hanNames(s string, rest func(string) string) string {
 func (p *pass) claimNames(w *claimed, i int) int {
 	s := w.s
 	for first := true; ; first = false {
-		j := skipRunes(s, i, " ：:为是\u3000")
-		if !first {
+		var j int
+		if first {
+			j = skipRunes(s, i, " ：:为是\u3000")
+		} else {
 			k := skipRunes(s, i, " \u3000")
-			if !strings.HasPrefix(s[k:], "、") && !strings.HasPrefix(s[k:], "/") && !strings.HasPrefix(s[k:], "和") && !strings.HasPrefix(s[k:], "及") {
+			r, n := utf8.DecodeRuneInString(s[k:])
+			if k == len(s) || !strings.ContainsRune("、/和及", r) {
 				return i
 			}
-			_, n := utf8.DecodeRuneInString(s[k:])
 			j = skipRunes(s, k+n, " \u3000")
 		}
 		end := p.a.r.dict.hanNameAt(s, j)
