@@ -81,14 +81,68 @@ func (p *pass) accounts(s string, rest func(string) string) string {
 			i = at + len(label)
 			continue
 		}
+		i = claimAccounts(w, start, end, folded)
+	}
+	return w.text()
+}
+
+// claimAccounts claims the account at s[start:end] (its digits folded)
+// and each one listed after it, and returns where the last ends. One
+// label often gives a company's accounts at two banks: 账号 1202… 或
+// 6217…, 账户：1202…、3100…, acct 1202… or 3100…; a conjunction
+// (或, 或者, 及, 和, 、, /, or, and) and the next account's own bank name
+// may stand between them, and the next is found as one after a label is
+// (9 to 30 digits, no amount or date).
+func claimAccounts(w *claimed, start, end int, folded string) int {
+	for {
 		c := bankAccount
 		if bankCardLike(folded) {
 			c = bankCard
 		}
 		w.claim(start, end, c, folded, true)
-		i = end
+		next := accountListNext(w.s, end)
+		if next < 0 {
+			return end
+		}
+		s2, e2, f2 := accountAfter(w.s, next, accountFill)
+		if s2 < 0 {
+			return end
+		}
+		start, end, folded = s2, e2, f2
 	}
-	return w.text()
+}
+
+// accountListConjunctions join the accounts of one label's list (see
+// claimAccounts); the English ones stand apart from the words around them.
+var accountListConjunctions = [...]string{"或者", "或", "及", "和", "与", "、", "/", "／", "or", "OR", "and", "AND"}
+
+// accountListNext returns where the next account of a list may start
+// after one that ends at s[i] (past the spaces, a comma and the
+// conjunction between them), or -1 when no conjunction follows.
+func accountListNext(s string, i int) int {
+	skip := func(set string) {
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !strings.ContainsRune(set, r) {
+				return
+			}
+			i += n
+		}
+	}
+	skip(" \u3000")
+	skip("，,")
+	skip(" \u3000")
+	for _, c := range accountListConjunctions {
+		if !strings.HasPrefix(s[i:], c) {
+			continue
+		}
+		apart := (s[i-1] == ' ' || s[i-1] == ',') && i+len(c) < len(s) && s[i+len(c)] == ' '
+		if isLetter(c[0]) && !apart {
+			return -1
+		}
+		return i + len(c)
+	}
+	return -1
 }
 
 // accountLabelFirsts are the first characters of textAccountLabels.
@@ -279,6 +333,12 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if addressKey(name) {
 		return p.labelledAddress(v, rest)
 	}
+	if nameKey(name) {
+		return p.labelledName(v, rest)
+	}
+	if c := numberKey(name); c != "" {
+		return p.labelledNumberValue(c, v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}
@@ -286,12 +346,8 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if start < 0 {
 		return rest(v)
 	}
-	c := bankAccount
-	if bankCardLike(folded) {
-		c = bankCard
-	}
 	w := &claimed{p: p, s: v, rest: rest}
-	w.claim(start, end, c, folded, true)
+	claimAccounts(w, start, end, folded)
 	return w.text()
 }
 
@@ -299,6 +355,16 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 // under an account's name is the account, its stand-in a number of the
 // same length. Any other is searched as number searches it.
 func (p *pass) labelledNumber(name, v string) string {
+	if c := numberKey(name); c != "" && !p.a.r.dict.isStandIn(v) {
+		if _, _, folded := labelledNumberAfter(v, 0, c); folded != "" {
+			if p.check {
+				p.leak(string(c), v)
+				return v
+			}
+			p.counts[c]++
+			return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+		}
+	}
 	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {
 		return p.number(v)
 	}

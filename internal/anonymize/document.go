@@ -106,7 +106,7 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		}
 		repl = append(repl, x)
 	})
-	if err != nil || p.learn {
+	if err != nil {
 		return body, nil, err
 	}
 	out := make([]byte, 0, len(body)+len(body)/8)

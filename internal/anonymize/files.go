@@ -77,13 +77,7 @@ func (a *anonymizer) File(ctx context.Context, name string, stdin io.Reader, std
 	defer in.Close()
 	stream := func(w io.Writer) (st *Stats, err error) {
 		st, err = a.Stream(ctx, in, w, opts)
-		if err == nil || errors.Is(err, context.Canceled) {
-			return st, err
-		}
-		if ie, ok := errors.AsType[*InputError](err); ok {
-			return st, &InputError{Name: name, Line: ie.Line, Column: ie.Column, Err: ie.Err}
-		}
-		return st, &InputError{Name: name, Err: err}
+		return st, inputErr(name, err)
 	}
 	dest := t.Dest(name)
 	if dest == "" {
@@ -98,4 +92,76 @@ func (a *anonymizer) File(ctx context.Context, name string, stdin io.Reader, std
 		return err
 	})
 	return st, err
+}
+
+// Learn reads the input name as the first reading of Stream does, filling
+// the run's dictionary and writing nothing, so that a run of several
+// inputs knows every value of all of them before it writes the first: a
+// name that only a later input marks (its staffName, 联系人张伟) is then
+// replaced in an earlier one too, and --check of the earlier one knows to
+// look for it. Stdin and any input that is not a regular file (a FIFO,
+// read once) are not read here; each is still read twice over in its
+// turn, as one input is. An input that is missing or a directory is an
+// error here, before anything is written, as OpenInput says it; a payload
+// or record that cannot be read is an *InputError naming the input.
+func (a *anonymizer) Learn(ctx context.Context, name string) error {
+	if name == "-" {
+		return nil
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil:
+		if pe, ok := errors.AsType[*os.PathError](err); ok {
+			err = pe.Err
+		}
+		return &ctxio.OpenError{Name: name, Err: err}
+	case fi.IsDir():
+		return &ctxio.OpenError{Name: name, Err: errors.New("is a directory")}
+	case !fi.Mode().IsRegular():
+		return nil
+	}
+	in, err := ctxio.OpenInput(ctx, name, nil)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	_, err = a.stream(ctx, in, io.Discard, Options{learn: true})
+	return inputErr(name, err)
+}
+
+// LearnStdin is Learn for stdin among several inputs. Stdin is read once,
+// so it is first copied to a temporary file (at most opts' spool), which
+// is read for the dictionary and given back at its start, for stdin's
+// turn; done removes it. Without this, a name only stdin marks stayed in
+// the clear in the files before it, and their --check passed it.
+func (a *anonymizer) LearnStdin(ctx context.Context, stdin io.Reader, opts Options) (r io.Reader, done func(), err error) {
+	f, err := os.CreateTemp("", "whsim-anonymize-in-*")
+	if err != nil {
+		return nil, func() {}, fmt.Errorf("a temporary file for the input's two readings: %w", err)
+	}
+	done = func() { _ = f.Close(); _ = os.Remove(f.Name()) }
+	if _, err = io.Copy(&capped{w: f, left: opts.spoolMax()}, ctxio.NewReader(ctx, stdin)); err == nil {
+		if _, err = f.Seek(0, io.SeekStart); err == nil {
+			if _, err = a.stream(ctx, f, io.Discard, Options{learn: true}); err == nil {
+				_, err = f.Seek(0, io.SeekStart)
+			}
+		}
+	}
+	if err != nil {
+		done()
+		return nil, func() {}, inputErr("-", err)
+	}
+	return f, done, nil
+}
+
+// inputErr names the input name in err, a reading's error (a
+// cancellation as it is).
+func inputErr(name string, err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if ie, ok := errors.AsType[*InputError](err); ok {
+		return &InputError{Name: name, Line: ie.Line, Column: ie.Column, Err: ie.Err}
+	}
+	return &InputError{Name: name, Err: err}
 }

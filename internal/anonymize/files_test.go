@@ -144,3 +144,51 @@ func TestInputErrorNamesThePlace(t *testing.T) {
 		}
 	}
 }
+
+// Learn fills the dictionary from a file and writes nothing: a name only
+// it marks is then replaced in another input read after. A missing input
+// or a directory is an error before anything is written; stdin and a FIFO
+// are left for their own turn (read once, they are not read here).
+func TestLearnReadsAFileBeforeAnythingIsWritten(t *testing.T) {
+	dir := t.TempDir()
+	later := filepath.Join(dir, "tuesday.ndjson")
+	if err := os.WriteFile(later, []byte(`{"businessType":4010,"data":{"staffName":"刘磊","备注":"联系人陈静"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	if err := a.Learn(context.Background(), later); err != nil {
+		t.Fatal(err)
+	}
+	out, st := stream(t, a, []byte(`{"businessType":4010,"data":{"x":"刘磊已确认，陈静已付款"}}`), Options{Check: true})
+	if bytes.Contains(out, []byte("刘磊")) || bytes.Contains(out, []byte("陈静")) || len(st.Leaks) != 0 {
+		t.Errorf("after Learn: %s, leaks %+v", out, st.Leaks)
+	}
+	for _, name := range []string{"-", filepath.Join(dir, "missing.ndjson"), dir} {
+		err := a.Learn(context.Background(), name)
+		if want := name != "-"; (err != nil) != want {
+			t.Errorf("Learn(%s): %v, want an error: %v", name, err, want)
+		}
+	}
+}
+
+// LearnStdin fills the dictionary from stdin and gives its bytes back, all
+// of them, for its turn; stdin over the spool is refused as Stream refuses
+// it.
+func TestLearnStdinGivesStdinBack(t *testing.T) {
+	in := `{"businessType":4010,"data":{"staffName":"刘磊"}}` + "\n"
+	a := newTestAnonymizer(t, testKey)
+	r, done, err := a.LearnStdin(context.Background(), strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	var back bytes.Buffer
+	if _, err := back.ReadFrom(r); err != nil || back.String() != in || !a.r.dict.isOriginal("刘磊") {
+		t.Errorf("gave back %q (%v), learned 刘磊: %v", back.String(), err, a.r.dict.isOriginal("刘磊"))
+	}
+	_, done, err = a.LearnStdin(context.Background(), strings.NewReader(in), Options{SpoolMax: 10})
+	defer done()
+	if _, ok := errors.AsType[*SpoolError](err); !ok {
+		t.Errorf("over the spool: %v, want a SpoolError", err)
+	}
+}

@@ -90,6 +90,9 @@ func FuzzFreeTextShapes(f *testing.F) {
 	f.Add("+86 21 6234 5678 (+86) 10-62345678 0086 571 8888 6666 +86 (0)755 2666 8888 ＋８６　２１　６２３４５６７８")
 	f.Add("开户行及账号：中国工商银行上海市分行 1001 2345 0910 0123 456 账户余额 1234567890.50")
 	f.Add("收货地址：浙江省杭州市西湖区文三路478号华星时代广场A座1201室，送至长宁区延安西路200弄12号和南锣鼓巷胡同３号院")
+	f.Add("联系人张伟、李娜 经办人：欧阳娜娜签字 制单人:刘磊/陈静 联系人王经理 付款人：金蝶软件有限公司 联系人马上到")
+	f.Add("账号 1202 0202 0990 0012 345 或 6217 0012 3456 7890 123、3100123456789012 / 4563 1234 5678 or 1001234509100123456")
+	f.Add("电话02162345678 传真：６２３４５６７８ Tel No. 057188886666-8001 税号310104710932064 Tax ID: 440300123456789 hotel 62345678")
 	f.Fuzz(func(t *testing.T, text string) {
 		a, err := New(testKey)
 		if err != nil {
@@ -104,7 +107,7 @@ func FuzzFreeTextShapes(f *testing.F) {
 			t.Fatalf("valid JSON in, invalid out: %q", out)
 		}
 		for _, l := range a.check(context.Background(), out, 1) {
-			if l.Kind == string(bankCard) || l.Kind == string(landline) || l.Kind == string(mobile) || l.Kind == string(streetAddress) || l.Kind == string(bankAccount) || l.Kind == string(pinyinName) {
+			if l.Kind == string(bankCard) || l.Kind == string(landline) || l.Kind == string(mobile) || l.Kind == string(streetAddress) || l.Kind == string(bankAccount) || l.Kind == string(pinyinName) || l.Kind == string(personName) {
 				t.Errorf("--check finds %s %s in %s (from %q)", l.Kind, l.Text, out, text)
 			}
 		}

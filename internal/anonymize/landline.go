@@ -285,6 +285,14 @@ func localNumber(s string, j int, local string) (end int, digits string) {
 	if len(local) == 3 || len(local) == 4 {
 		if k := oneOf(s, j, landlineSeps); k > 0 {
 			if more, m := digitsAt(s, k); len(more) == 4 {
+				// A third group of four after the same separator makes
+				// them groups of a longer number (an account, a card:
+				// 0829 7779 4199 9299 5248), not a landline.
+				if l := oneOf(s, m, s[j:k]); l > 0 {
+					if next, _ := digitsAt(s, l); len(next) == 4 {
+						return -1, ""
+					}
+				}
 				local, j = local+more, m
 			}
 		}
@@ -326,6 +334,8 @@ func landlineStandIn(f *fake.Faker, v string) string {
 		keep = 3
 	case len(v) >= 11 && areaCode(v[:4]):
 		keep = 4
+	case (len(v) == 7 || len(v) == 8) && v[0] >= '2' && v[0] <= '9':
+		keep = 0 // a local number after its label (labelnum.go)
 	default:
 		return sameShape(f, v, false)
 	}

@@ -53,6 +53,14 @@ var linearShapes = []struct {
 		unit := "Zhang Wei, ZHANG Wei Wei Zhang Wang Xiaoming Long Range Hong Kong Zhang Weiweiweiweiweiwei zhang wei "
 		return []byte(`{"businessType":4010,"data":{"note":"` + strings.Repeat(unit, n/len(unit)) + `"}}`)
 	}, 64},
+	{"a long value of names after their roles and words like them", func(n int) []byte {
+		unit := "联系人张伟 经办人：李娜、陈静/刘磊和王建国 法定代表人欧阳娜娜 联系人王经理 联系人马上到 联系人 联系 收货人姓名 "
+		return []byte(`{"businessType":4010,"data":{"note":"` + strings.Repeat(unit, n/len(unit)) + `","联系人":"` + strings.Repeat("张伟、", n/9) + `"}}`)
+	}, 64},
+	{"a long value of phones and tax ids after their labels and words like them", func(n int) []byte {
+		unit := "电话02162345678 传真：62345678 Tel: 057188886666-8001 税号310104710932064 hotel 62345678 电话费 税号未填 Telephone 电话 2026-03-18 "
+		return []byte(`{"businessType":4010,"data":{"note":"` + strings.Repeat(unit, n/len(unit)) + `","电话":"` + strings.Repeat("6", n/2) + `"}}`)
+	}, 64},
 	{"a long identifying value", func(n int) []byte {
 		return []byte(`{"businessType":4010,"data":{"customerName":"` + strings.Repeat("鼎盛", n/6) + `","comments":"` + strings.Repeat("鼎盛", n/6) + `"}}`)
 	}, 64},

@@ -34,7 +34,8 @@ type Options struct {
 	Now func() time.Time
 	// Check scans the output for identifiers that survived (Stats.Leaks).
 	Check bool
-	learn bool // see pass.learn
+	// learn is the first reading (see Stream): written nowhere.
+	learn bool
 	// checkOnly scans its input, an anonymized output, and writes nothing.
 	checkOnly bool
 	// SpoolMax replaces MaxSpool when above 0.
@@ -96,9 +97,11 @@ func (e *InputError) Unwrap() error { return e.Err }
 // most input.Max) and writes the same kind, anonymized, to w. An empty
 // input writes nothing.
 //
-// The input is read twice: the first reading only fills the run's
-// dictionary, so that a value found in its field anywhere in the input is
-// replaced in every text of it, before and after. Input that cannot seek
+// The input is read twice: the first reading anonymizes it all, written
+// nowhere, to fill the run's dictionary, so that a value found anywhere in
+// the input (in its field, or in a text by its label or shape: 联系人张伟,
+// 账号 1202…) is replaced in every text of it, before and after, where no
+// label or shape marks it (张伟已确认, 请用 1202…). Input that cannot seek
 // (stdin, a pipe) is first copied to a temporary file, removed after, of
 // at most MaxSpool bytes: nothing is written before the whole input is in.
 func (a *anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts Options) (st *Stats, err error) {
@@ -474,13 +477,6 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	}
 	st.Records++
 	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
-	if p.learn {
-		_, _, err := a.payload(p, body)
-		if _, syntax := errors.AsType[*syntaxError](err); syntax || len(bytes.TrimSpace(body)) == 0 {
-			return nil
-		}
-		return err
-	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		out, repl, err := a.payload(p, body)
 		if _, syntax := errors.AsType[*syntaxError](err); syntax {

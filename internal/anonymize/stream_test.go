@@ -699,3 +699,29 @@ func TestResignGivesEveryCallAWebhookID(t *testing.T) {
 		})
 	}
 }
+
+// A value found in a text by its label (账号 1202…, 联系人张伟) is replaced
+// in every text of the input that names it without the label, before it
+// and after, in payloads and in every part of capture records (a query
+// read before the header that labels it), as a value found in its field
+// is: the first reading finds what the labels mark, and --check finds
+// nothing left.
+func TestValuesFoundByTheirLabelAreReplacedWhereverTheyStand(t *testing.T) {
+	payloads := `{"businessType":4010,"data":{"comments":"","x":"请用 1202020209900012345，张伟已确认"}}` + "\n" +
+		`{"businessType":4010,"data":{"comments":"","x":"账号 1202020209900012345 联系人张伟"}}` + "\n"
+	rec := record(t, []byte(`{"businessType":4010,"data":{"comments":""}}`), nil)
+	rec = bytes.Replace(rec, []byte(`"query":"businessType=CREATE_RECEIVABLE_DOC"`),
+		[]byte(`"query":"businessType=CREATE_RECEIVABLE_DOC\u0026ref=3100123456789012"`), 1)
+	rec = bytes.Replace(rec, []byte(`"headers":{`), []byte(`"headers":{"X-Note":["收款账户：3100123456789012"],`), 1)
+	for _, tt := range []struct{ name, in, gone string }{
+		{"payloads", payloads, "1202020209900012345"},
+		{"payloads", payloads, "张伟"},
+		{"a record's query and header", string(rec), "3100123456789012"},
+	} {
+		a := newTestAnonymizer(t, testKey)
+		out, st := stream(t, a, []byte(tt.in), Options{Check: true})
+		if bytes.Contains(out, []byte(tt.gone)) || len(st.Leaks) != 0 {
+			t.Errorf("%s: %s survives, leaks %+v, in %s", tt.name, tt.gone, st.Leaks, out)
+		}
+	}
+}

@@ -16,7 +16,10 @@ type pass struct {
 	a     *anonymizer
 	ctx   context.Context
 	check bool
-	// learn only fills the dictionary (the first reading of a file).
+	// learn is the first reading of the input (Stream), which only fills
+	// the dictionary: the text between the identifiers found by a label
+	// or a form of their own is not searched for what the dictionary
+	// holds already.
 	learn  bool
 	line   int
 	counts Report // the spans replaced inside text, by class
@@ -80,7 +83,11 @@ func (p *pass) text(s string) string {
 				return p.streetAddresses(s, func(s string) string {
 					return p.placesWithoutDoor(s, func(s string) string {
 						return p.labelledAddresses(s, func(s string) string {
-							return p.pinyinNames(s, p.between)
+							return p.hanNames(s, func(s string) string {
+								return p.labelledNumbers(s, func(s string) string {
+									return p.pinyinNames(s, p.between)
+								})
+							})
 						})
 					})
 				})
@@ -92,6 +99,9 @@ func (p *pass) text(s string) string {
 // between searches the text between the identifiers found by their written
 // form (see text).
 func (p *pass) between(s string) string {
+	if p.learn {
+		return s
+	}
 	d := p.a.r.dict
 	// Identifiers written full-width or in groups first; in a check they
 	// are blanked out of what the byte-wise search below looks at.
@@ -394,13 +404,13 @@ func (p *pass) query(q string) string {
 }
 
 // labelledParam is labelled for a query parameter's raw value v. Under a
-// name that labels an address or an account, the value is labelled as it
-// reads decoded: a query writes an address (杭州市文三路) and an account in
-// groups (1001+2345+…) percent-encoded, which no label reads as one. What
-// changed is encoded again as a whole.
+// name that labels an address, an account or a person, the value is
+// labelled as it reads decoded: a query writes an address (杭州市文三路), a
+// name (张伟) and an account in groups (1001+2345+…) percent-encoded, which
+// no label reads as one. What changed is encoded again as a whole.
 func (p *pass) labelledParam(name, v string) string {
 	rest := func(v string) string { return p.escaped(v, true) }
-	if !addressKey(name) && !accountKey(name) || !strings.ContainsAny(v, "%+") {
+	if !addressKey(name) && !accountKey(name) && !nameKey(name) || !strings.ContainsAny(v, "%+") {
 		return p.labelled(name, v, rest)
 	}
 	d, err := url.QueryUnescape(v)

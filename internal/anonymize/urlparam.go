@@ -10,13 +10,13 @@ import (
 // answer's body) carries parameters as the call's own query does: in its
 // query (…/ar?bankAccount=1202…), in its fragment (#acct=1202…, a page's
 // route #/ar?deliveryAddr=…), and a form-encoded text is all parameters
-// (amount=100&account_no=3100…). A parameter named for an account or an
-// address labels its value there as it does in the call's query
+// (amount=100&account_no=3100…). A parameter named for an account, an
+// address or a person (contactName=张伟) labels its value there as it does in the call's query
 // (labelledParam): the name is what tells an account from an order number,
 // and no written label stands before the digits.
 
-// urlParams returns s with the value of each parameter named for an account
-// or an address replaced as the call's query parameter's is, and the text
+// urlParams returns s with the value of each parameter named for an account,
+// an address or a person replaced as the call's query parameter's is, and the text
 // between them searched by rest. In a check it returns s and records each
 // one as a leak.
 func (p *pass) urlParams(s string, rest func(string) string) string {
@@ -41,7 +41,7 @@ func (p *pass) urlParams(s string, rest func(string) string) string {
 		if d, err := url.QueryUnescape(name); err == nil {
 			name = d
 		}
-		if !accountKey(name) && !addressKey(name) {
+		if !accountKey(name) && !addressKey(name) && !nameKey(name) && numberKey(name) == "" {
 			continue
 		}
 		end := eq + 1

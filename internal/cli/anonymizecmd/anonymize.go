@@ -55,12 +55,15 @@ escapes, percent-encoding): every other string, object key and number, the
 path and query, every header of the request, the response and the forward
 (its name too), the forward URL, the receivers' answers, and a request body
 that is not JSON (kept, and anonymized as text). There, any value the run
-replaced anywhere in the input (it is read twice for this, before and after; stdin is first
+replaced anywhere in the input (it is read twice for this, before and after,
+and several inputs are all read before the first is written; stdin is first
 copied to a temporary file, removed after; a value too short to search
 for inside words, as a staff code 0038, where it stands as a token of its
-own), and anything shaped like a tax id, a mobile, a landline number (area
+own), and anything shaped like a tax id (after its label 15 to 20
+characters too: 税号310104710932064), a mobile, a landline number (area
 code and local number set apart: 021-62345678, (0755)26668888,
-400-810-8888, +86 21 6234 5678), an identity-card number, a street address (a road and
+400-810-8888, +86 21 6234 5678; after its label, run together or alone:
+电话02162345678, 传真：62345678), an identity-card number, a street address (a road and
 door number, 文三路478号, with the region before it and the rooms after
 it; a road after its district, 上海市浦东新区张江路, or after its city and
 province, 浙江省杭州市文三路, its door number without 号 if written; an
@@ -68,11 +71,13 @@ estate's building, 翠苑小区3栋; after its label, 地址：杭州市西湖�
 under a field so named, 收货地址, deliveryAddress, one cut short), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
 of four), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
-a bank's name, then 9 to 30 digits; or right after a bank's name, 中国工商银行杭州分行
+a bank's name, then 9 to 30 digits, and each one listed after it, 账号 1202… 或 6217…; or right after a bank's name, 中国工商银行杭州分行
 1202…, 工行 1202 …, or where money is sent, 汇款至, 打款至, remit to; or under a field, query parameter or
 header so named: 开户账号, bankAccount, account_no, also a parameter of a URL
 written in text, its query or fragment: …/ar#acct=1202…), a person's name in pinyin (a common
-surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang) or
+surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
+person's name in characters after its role (联系人张伟, 经办人：李娜) or under a
+field so named (联系人, contactName) or
 an email address (which becomes one at example.com), is replaced by its
 stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
@@ -91,7 +96,7 @@ whsim replay --sign standard --secret whsec_... instead.
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
 card number, a labelled bank account, a street address, a name in pinyin
-or an email address. A report of what was replaced goes to stderr.`
+or after its role, or an email address. A report of what was replaced goes to stderr.`
 
 // New is whsim anonymize.
 func New(a *cmdutil.App) *cobra.Command {
@@ -114,7 +119,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or email address")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, or email address")
 	return cmd
 }
 
@@ -142,10 +147,33 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 	} else if err != nil {
 		return err // the directory could not be made
 	}
+	// Several inputs are all read before the first is written: a value
+	// only a later one marks is replaced in an earlier one too.
+	stdin := a.Streams.In
+	if len(files) > 1 {
+		for _, name := range files {
+			var err error
+			if name == "-" {
+				var done func()
+				stdin, done, err = an.LearnStdin(ctx, stdin, aopts)
+				defer done()
+			} else {
+				err = an.Learn(ctx, name)
+			}
+			if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				it := anonymizeout.Interrupted{In: ctxio.InputName(name), Reading: true}
+				fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("whsim:"), it)
+				return cmdutil.ErrInterrupted
+			}
+			if err != nil {
+				return anonymizeErr(err)
+			}
+		}
+	}
 	total := &anonymize.Stats{Replaced: anonymize.Report{}, Dropped: map[string]int{}}
 	var written []string
 	for i, name := range files {
-		st, err := an.File(ctx, name, a.Streams.In, a.Streams.Out, target, aopts)
+		st, err := an.File(ctx, name, stdin, a.Streams.Out, target, aopts)
 		if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// Said as send and validate say theirs: exit 130 alone left
 			// the user to guess which files were written.

@@ -19,8 +19,10 @@ import (
 // people (anonymize's stderr); resigned says the calls were to be signed.
 func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 	what := fmt.Sprintf("%d %s", st.Payloads, term.Plural(st.Payloads, "payload", "payloads"))
-	if st.Records > 0 {
-		what = fmt.Sprintf("%d %s", st.Records, term.Plural(st.Records, "capture record", "capture records"))
+	if records := fmt.Sprintf("%d %s", st.Records, term.Plural(st.Records, "capture record", "capture records")); st.Records > 0 && st.Payloads > 0 {
+		what += " and " + records // payload files and capture files in one run
+	} else if st.Records > 0 {
+		what = records
 	}
 	var parts []string
 	for _, c := range anonymize.Classes() {
@@ -62,6 +64,9 @@ type Interrupted struct {
 	Written []string
 	// Left is how many inputs after it were not read.
 	Left int
+	// Reading is a stop in the first reading of several inputs, before
+	// anything was written.
+	Reading bool
 }
 
 // String says, for anonymize's stderr, what was written and what was not:
@@ -69,6 +74,10 @@ type Interrupted struct {
 // run left replaced), stdout holds that input's output cut short.
 func (it Interrupted) String() string {
 	var b strings.Builder
+	if it.Reading {
+		fmt.Fprintf(&b, "interrupted (Ctrl-C or SIGTERM) while reading %s, before anything was written", termsafe.Text(it.In))
+		return b.String()
+	}
 	fmt.Fprintf(&b, "interrupted (Ctrl-C or SIGTERM) in %s: ", termsafe.Text(it.In))
 	if it.Out == "" {
 		b.WriteString("stdout holds its output cut short")

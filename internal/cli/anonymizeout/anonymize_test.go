@@ -31,6 +31,13 @@ func TestStatsReport(t *testing.T) {
 			t.Errorf("resigned %v:\n%s\nwant\n%s", tt.resigned, b.String(), tt.want)
 		}
 	}
+	// Payload files and capture files in one run: both are counted.
+	total.Add(&anonymize.Stats{Payloads: 1, Replaced: anonymize.Report{}})
+	var b bytes.Buffer
+	WriteAnonymizeReport(&b, total, true)
+	if want := "anonymized 1 payload and 3 capture records: "; !bytes.HasPrefix(b.Bytes(), []byte(want)) {
+		t.Errorf("payloads and records:\n%s\nwant it to start %q", b.String(), want)
+	}
 }
 
 // An interrupted run says where it stopped, what it did not write, what
@@ -46,6 +53,8 @@ func TestInterrupted(t *testing.T) {
 		{Interrupted{In: "b.ndjson", Out: "out/b.ndjson", Written: []string{"out/a.ndjson"}, Left: 2},
 			"interrupted (Ctrl-C or SIGTERM) in b.ndjson: out/b.ndjson not written, 2 more inputs not read; wrote out/a.ndjson"},
 		{Interrupted{In: "a\x1b[2J.ndjson", Left: 1}, "interrupted (Ctrl-C or SIGTERM) in a\\x1b[2J.ndjson: stdout holds its output cut short, 1 more input not read"},
+		// Stopped in the first reading of several inputs: nothing written.
+		{Interrupted{In: "b.ndjson", Reading: true}, "interrupted (Ctrl-C or SIGTERM) while reading b.ndjson, before anything was written"},
 	} {
 		if got := tt.it.String(); got != tt.want {
 			t.Errorf("%+v:\n%s\nwant\n%s", tt.it, got, tt.want)

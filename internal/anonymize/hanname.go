@@ -1,0 +1,267 @@
+package anonymize
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// A person's name in characters turns up in free text the spec does not
+// mark (a 备注 of a header, a note in an item attribute, a header, a
+// query), written after the word of the person's role: 联系人张伟,
+// 经办人：李娜, 收货人 王建国, 制单人:刘磊、陈静. A name the run replaced
+// in a field of its own (staffName) is found anywhere as an echo; one that
+// only ever stands in text is found after its role, or under a field,
+// query parameter or header named for it (联系人, 收货人姓名,
+// contactName, linkman). A name there is a common surname (one
+// character, or a compound one: 欧阳) and a given name of one or two
+// characters; the given name ends at a character no name goes on with (张伟电话,
+// 李娜签字, 刘磊和陈静) or after two. A surname with a title (王经理,
+// 张先生, 李总), a word (联系人马上到, 负责人于3月) or a company after a
+// role (付款人：金蝶软件有限公司) names nobody and is kept. The name becomes a person's stand-in, the same one it gets in a
+// field of its own.
+
+// nameLabels are the words of a person's role that a name follows, the
+// longer first where one ends another (法定代表人 before 代表人).
+var nameLabels = [...]string{"联系人", "联络人", "对接人", "经办人", "负责人", "收款人", "付款人", "交款人", "领款人",
+	"收货人", "发货人", "签收人", "提货人", "送货人", "收件人", "寄件人", "接收人", "收票人", "验收人",
+	"申请人", "审核人", "审批人", "复核人", "制单人", "开票人", "录入人", "创建人", "修改人",
+	"业务员", "销售员", "采购员", "跟单员", "操作员", "收银员", "出纳", "客户经理",
+	"法定代表人", "法人代表", "代表人", "法人", "姓名"}
+
+// nameLabelFirst reports whether r is the first character of one of
+// nameLabels (a switch: asked of every character of every text).
+func nameLabelFirst(r rune) bool {
+	switch r {
+	case '联', '对', '经', '负', '收', '付', '交', '领', '发', '签', '提', '送', '寄', '接', '验', '申', '审', '复', '制', '开',
+		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓':
+		return true
+	}
+	return false
+}
+
+// hanSurnames are the surnames a name is found by: the common ones of the
+// 2020 ranking, but for those that are words of their own before other
+// text (于 as in 于3月, 向 as in 向客户).
+const hanSurnames = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡" +
+	"余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤" +
+	"施牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳穆卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩佘池查麻苑迟邝"
+
+// hanCompoundSurnames are the surnames of two characters.
+var hanCompoundSurnames = [...]string{"欧阳", "上官", "司马", "诸葛", "东方", "皇甫", "尉迟", "公孙", "慕容", "司徒", "令狐", "夏侯"}
+
+// nameTitles after a surname make it a way of addressing someone, not a
+// name: 王经理, 张先生, 李总.
+var nameTitles = [...]string{"先生", "女士", "小姐", "太太", "经理", "总监", "总", "老师", "师傅", "主任", "主管", "工", "姐", "哥", "老板", "阿姨", "处长", "科长", "部长", "同志"}
+
+// notGiven are characters no given name starts or goes on with: words
+// that follow a name (电话, 签字, 确认, 和), or that make the text after a
+// label no name at all (马上, 于是).
+const notGiven = "的了是在和与及或等已将于为上下电手签地部号请需不未无见同本均都也还再先后确联办负收付发提送申审制开复对业销采跟操出法姓户账帐人员面说表单栏处填写信息备注，。、：；（）"
+
+// hanNames returns s with each name written after its role replaced by a
+// person's stand-in and the text between them searched by rest. In a
+// check it returns s and records each one as a leak.
+func (p *pass) hanNames(s string, rest func(string) string) string {
+	w := &claimed{p: p, s: s, rest: rest}
+	for i := 0; i < len(s); {
+		at, label := nameLabelAt(s, i)
+		p.tick(at - i)
+		if label == "" {
+			break
+		}
+		i = p.claimNames(w, at+len(label))
+	}
+	return w.text()
+}
+
+// claimNames claims the name written after a label that ends at s[i], and
+// each one listed after it (联系人：张伟、李娜), and returns where the last
+// ends (i when none is there).
+func (p *pass) claimNames(w *claimed, i int) int {
+	s := w.s
+	for first := true; ; first = false {
+		var j int
+		if first {
+			j = skipRunes(s, i, " ：:为是\u3000")
+		} else {
+			k := skipRunes(s, i, " \u3000")
+			r, n := utf8.DecodeRuneInString(s[k:])
+			if k == len(s) || !strings.ContainsRune("、/和及", r) {
+				return i
+			}
+			j = skipRunes(s, k+n, " \u3000")
+		}
+		end := p.a.r.dict.hanNameAt(s, j)
+		p.tick(j - i + 5*3)
+		if end < 0 {
+			return i
+		}
+		w.claim(j, end, personName, s[j:end], false)
+		i = end
+	}
+}
+
+// skipRunes returns where the characters of set that start s[i:] end.
+func skipRunes(s string, i int, set string) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !strings.ContainsRune(set, r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// nameLabelAt returns where the first label of nameLabels at or after s[i]
+// starts, and the label (len(s) and "": none), trying the labels only at
+// their first characters.
+func nameLabelAt(s string, i int) (int, string) {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x4e00 && nameLabelFirst(r) {
+			for _, l := range nameLabels {
+				if strings.HasPrefix(s[i:], l) {
+					return i, l
+				}
+			}
+		}
+		i += n
+	}
+	return len(s), ""
+}
+
+// hanNameAt returns the end of the name in characters that starts at
+// s[i], or -1 when none does. A name the run knows (a person's name it
+// replaced, or a stand-in it wrote) is taken whole, so that a name is read
+// the same in the input and, as its stand-in, in the output.
+func (d *dict) hanNameAt(s string, i int) int {
+	// The byte offsets of up to five characters of CJK from s[i].
+	var off [6]int
+	off[0] = i
+	n := 0
+	for j := i; n < 5 && j < len(s); n++ {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !isHan(r) {
+			break
+		}
+		j += size
+		off[n+1] = j
+	}
+	sl := 0
+	switch {
+	case n >= 2 && isCompoundSurname(s[i:off[2]]):
+		sl = 2
+	case n >= 1 && strings.Contains(hanSurnames, s[i:off[1]]):
+		sl = 1
+	default:
+		return -1
+	}
+	for k := min(n, sl+2); k > sl; k-- {
+		if e := d.m[s[i:off[k]]]; e != nil && (e.orig && e.class == personName || e.stand) {
+			return off[k]
+		}
+	}
+	if n == sl || orgAhead(s, i) {
+		return -1
+	}
+	given := s[off[sl]:off[n]]
+	for _, t := range nameTitles {
+		if strings.HasPrefix(given, t) {
+			return -1
+		}
+	}
+	if strings.Contains(notGiven, s[off[sl]:off[sl+1]]) {
+		return -1
+	}
+	if n == sl+1 || strings.Contains(notGiven, s[off[sl+1]:off[sl+2]]) || strings.ContainsAny(s[off[sl+1]:off[sl+2]], "先女总经老师主") {
+		return off[sl+1]
+	}
+	return off[sl+2]
+}
+
+// orgWords in the characters after a role say they name a company, a
+// bank or an office, not a person (付款人：金蝶软件有限公司, 收款人：华夏银行).
+var orgWords = [...]string{"公司", "集团", "银行", "分行", "支行", "信用社", "工厂", "商行", "中心", "医院", "学校", "大学", "学院",
+	"研究所", "事务所", "委员会", "管委会", "园区", "软件", "科技", "贸易", "实业", "有限"}
+
+// orgAhead reports whether the run of CJK characters at s[i] (its first
+// sixteen) holds one of orgWords.
+func orgAhead(s string, i int) bool {
+	j := i
+	for n := 0; n < 16 && j < len(s); n++ {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !isHan(r) {
+			break
+		}
+		j += size
+	}
+	for _, w := range orgWords {
+		if strings.Contains(s[i:j], w) {
+			return true
+		}
+	}
+	return false
+}
+
+func isCompoundSurname(s string) bool {
+	for _, c := range hanCompoundSurnames {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}
+
+// nameKeySuffixes end the names of fields, parameters and headers that
+// hold a person's name, folded to lower case without "_", "-" and spaces.
+var nameKeySuffixes = [...]string{"contact", "contactname", "contactperson", "linkman", "linkmanname",
+	"consignee", "consigneename", "realname", "fullname", "personname"}
+
+// nameKey reports whether name, a field's, a query parameter's or a
+// header's, labels a person's name: it ends with a role (联系人,
+// 收货人) or 姓名, or in English with contact, contactName, linkman. It is
+// asked of every value's name, so it allocates nothing.
+func nameKey(name string) bool {
+	if name == "" {
+		return false
+	}
+	if name[len(name)-1] >= 0x80 {
+		role := strings.TrimSuffix(name, "姓名")
+		for _, l := range nameLabels {
+			if strings.HasSuffix(role, l) {
+				return true
+			}
+		}
+		return role != name // 姓名 alone
+	}
+	// The end of name folded, backwards (the longest suffix is 13 bytes).
+	var b [16]byte
+	n := 0
+	for i := len(name) - 1; i >= 0 && n < len(b); i-- {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b[n] = c
+		n++
+	}
+	for _, l := range nameKeySuffixes {
+		if len(l) <= n && reversedPrefix(b[:n], l) {
+			return true
+		}
+	}
+	return false
+}
+
+// labelledName returns v, the value of a field, parameter or header named
+// for a person, with the names at its start replaced (张伟, 联系人 under
+// 联系人 is 张伟、李娜); the rest of v is searched by rest.
+func (p *pass) labelledName(v string, rest func(string) string) string {
+	w := &claimed{p: p, s: v, rest: rest}
+	p.claimNames(w, 0)
+	return w.text()
+}

@@ -1,0 +1,120 @@
+package anonymize
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// matchesName reports whether s has the form want, in which 某 stands for
+// any character of CJK and 9 for any digit (a name's stand-in is three
+// characters, whatever the length of the name it replaced).
+func matchesName(s, want string) bool {
+	rs, ws := []rune(s), []rune(want)
+	if len(rs) != len(ws) {
+		return false
+	}
+	for i, w := range ws {
+		switch r := rs[i]; {
+		case w == '某' && isHan(r), w == '9' && r >= '0' && r <= '9', w == r:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// A person's name written after the word of their role (联系人张伟,
+// 经办人：李娜) in a field the spec does not have is replaced by a
+// person's stand-in; a surname with a title, and words after a role, are
+// kept byte for byte.
+func TestChineseNamesAfterTheirRoleAreReplaced(t *testing.T) {
+	t.Parallel()
+	checkFreeText(t, []freeTextRow{
+		{"after 联系人", "联系人张伟 13812345678", "张伟", "联系人某某某 99999999999"},
+		{"after 经办人 and a colon", "经办人：李娜；请尽快", "李娜", "经办人：某某某；请尽快"},
+		{"three characters, a word after", "收货人 王建国电话021-62345678", "王建国", "收货人 某某某电话021-99999999"},
+		{"two of them", "制单人:刘磊、陈静", "陈静", "制单人:某某某、某某某"},
+		{"a compound surname", "法定代表人欧阳娜娜", "欧阳娜娜", "法定代表人某某某"},
+		{"a name and what was done", "联系人张伟签字确认", "张伟", "联系人某某某签字确认"},
+		{"a name in a sentence", "请联系业务员陈静，谢谢", "陈静", "请联系业务员某某某，谢谢"},
+		// What names nobody stays as it was.
+		{"a surname and a title", "联系人：王经理，负责人张先生，审核人：李总，对接人刘工", "", ""},
+		{"words after a role", "联系人马上到，负责人于3月离职，联系人电话，审核人：系统管理员，制单人：未知，联系人：admin，姓名：", "", ""},
+		{"a role alone", "请填写联系人、收货人和经办人", "", ""},
+		{"a company after a role", "付款人：金蝶软件有限公司，收款人：华夏银行，申请人张江高科技园区管委会", "", ""},
+	}, matchesName)
+}
+
+// A name in free text that the run replaced in a field of its own
+// (staffName) is the same stand-in there, after its role too, and the
+// role's name is read to its known end (刘磊明天 is 刘磊, then 明天).
+func TestAChineseNameAfterItsRoleIsItsFieldsStandIn(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	body := []byte(`{"businessType":4010,"data":{"staffName":"刘磊","x":"联系人刘磊明天到"}}`)
+	out, _, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Data map[string]string }
+	mustUnmarshal(t, out, &got)
+	if want := "联系人" + got.Data["staffName"] + "明天到"; got.Data["x"] != want {
+		t.Errorf("x became %q, want %q", got.Data["x"], want)
+	}
+	checkAgrees(t, a, "the staff's name", body, out)
+}
+
+// A field, parameter or header named for a person (联系人, 收货人姓名,
+// contactName, linkman) labels its value: a name there is replaced.
+func TestChineseNamesUnderTheirFieldsNameAreReplaced(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key, value string
+		gone             string // "": the value is kept
+		want             string // the form (see matchesName)
+	}{
+		{"a role", "联系人", "张伟", "张伟", "某某某"},
+		{"a role and 姓名", "收货人姓名", "王建国", "王建国", "某某某"},
+		{"camel case", "contactName", "李娜", "李娜", "某某某"},
+		{"linkman", "linkman", "陈静 13812345678", "陈静", "某某某 99999999999"},
+		{"two names", "对接人", "刘磊/陈静", "陈静", "某某某/某某某"},
+		// What names nobody stays as it was.
+		{"a title", "联系人", "王经理", "", ""},
+		{"a department", "经办人", "财务部", "", ""},
+		{"no such name", "contactPhoneType", "张伟", "", ""},
+	}
+	for _, tt := range tests {
+		a := newTestAnonymizer(t, testKey)
+		key, _ := json.Marshal(tt.key)
+		val, _ := json.Marshal(tt.value)
+		body := []byte(`{"businessType":4010,"data":{"comments":"",` + string(key) + `:` + string(val) + `}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Data map[string]string }
+		mustUnmarshal(t, out, &got)
+		s := got.Data[tt.key]
+		if tt.gone == "" {
+			if s != tt.value {
+				t.Errorf("%s: %q became %q", tt.name, tt.value, s)
+			}
+			continue
+		}
+		if strings.Contains(s, tt.gone) || !matchesName(s, tt.want) {
+			t.Errorf("%s: %q became %q, want the form %q", tt.name, tt.value, s, tt.want)
+		}
+		checkAgrees(t, a, tt.name, body, out)
+	}
+}
+
+// A query parameter named for a person is read decoded, as one named for
+// an account or an address is: a name there is percent-encoded.
+func TestAChineseNameInAQueryParameterNamedForItIsReplaced(t *testing.T) {
+	t.Parallel()
+	checkFreeText(t, []freeTextRow{
+		{"percent-encoded", "见 https://erp.example.cn/ar?contactName=%E9%99%88%E9%9D%99&x=1", "%E9%99%88%E9%9D%99", "见 https://erp.example.cn/ar?contactName=%E"},
+		{"a form", "x=1&linkman=%E9%99%88%E9%9D%99", "%E9%99%88%E9%9D%99", "x=1&linkman=%E"},
+	}, strings.HasPrefix)
+}
