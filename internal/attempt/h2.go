@@ -113,6 +113,9 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		// others'.
 		slot, err := h.sock.slots.take(req.Context())
 		if err != nil {
+			if s != nil {
+				s.noStream = err
+			}
 			return nil, err
 		}
 		giveBack := func() {
@@ -137,12 +140,28 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
 			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: reused})
 		}
-		resp, err := h.cc.RoundTrip(req)
+		sent, wrote := req, new(atomic.Bool)
+		if s != nil {
+			// x/net waits for a stream inside too, without writing the
+			// call, when the receiver lowered its limit below the slots
+			// given: the first call on a connection is given before the
+			// receiver's SETTINGS said it.
+			sent = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+				WroteHeaders: func() { wrote.Store(true) },
+			}))
+		}
+		resp, err := h.cc.RoundTrip(sent)
 		if err == nil {
 			if slot {
 				resp.Body = &slotBody{ReadCloser: resp.Body, slots: &h.sock.slots}
 			}
 			return resp, nil
+		}
+		if s != nil && slot && !wrote.Load() && req.Context().Err() != nil && h.sock.slots.overLimit() {
+			// Its time limit ended before its HEADERS went out, while the
+			// receiver allowed fewer streams than the slots given: it
+			// waited inside x/net for one.
+			s.noStream = h.sock.slots.noStream(req.Context().Err())
 		}
 		giveBack()
 		switch {

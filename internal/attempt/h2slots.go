@@ -3,6 +3,7 @@ package attempt
 import (
 	"context"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -36,7 +37,8 @@ type streamSlots struct {
 const defaultStreams = 1000
 
 // take waits for a free slot: true when it has one, false when the
-// connection takes no new call, ctx's error when ctx ends first.
+// connection takes no new call, a noStreamError (ctx's error) when ctx
+// ends first.
 func (s *streamSlots) take(ctx context.Context) (bool, error) {
 	for {
 		s.mu.Lock()
@@ -54,9 +56,24 @@ func (s *streamSlots) take(ctx context.Context) (bool, error) {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return false, s.noStream(ctx.Err())
 		}
 	}
+}
+
+// noStream is the error of a call whose context ended (err) while it
+// waited for a stream.
+func (s *streamSlots) noStream(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return noStreamError{allowed: s.allowedLocked(), seen: s.seen, err: err}
+}
+
+// overLimit says more slots are given than the receiver now allows.
+func (s *streamSlots) overLimit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inUse > s.allowedLocked()
 }
 
 // give hands a slot back.
@@ -114,6 +131,35 @@ func (s *streamSlots) wakeLocked() {
 		s.changed = nil
 	}
 }
+
+// noStreamError is a call whose time limit (or Ctrl-C) ended while it
+// waited for a slot: it never went out, and the receiver, which may
+// have read no call at all, is neither slow nor out of reach. err is the
+// call's context's, which says which ended it.
+type noStreamError struct {
+	allowed int
+	seen    bool // the receiver's SETTINGS came: allowed is its limit
+	err     error
+}
+
+func (e noStreamError) Error() string {
+	var why string
+	switch {
+	case !e.seen:
+		why = "the receiver sent no SETTINGS frame yet, and its connection carries one call until it does, held by another"
+	case e.allowed == 0:
+		why = "the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)"
+	default:
+		why = "the receiver allows " + strconv.Itoa(e.allowed) + " at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"
+	}
+	return noStreamWords + ": " + why
+}
+
+// noStreamWords start a noStreamError's words, which ShortError looks for
+// in an attempt's error.
+const noStreamWords = "waited for a free HTTP/2 stream, the call never went out"
+
+func (e noStreamError) Unwrap() error { return e.err }
 
 // slotBody is an answer's body that gives its call's slot back when it is
 // closed: the stream is the call's until then.

@@ -161,3 +161,28 @@ func TestSlotBodyGivesBackOnce(t *testing.T) {
 		t.Errorf("%d slots in use after the body was closed twice, want 0", s.inUse)
 	}
 }
+
+// A call whose time limit ended its wait for a slot says why, by what the
+// receiver's SETTINGS said, and is its context's error.
+func TestNoStreamWords(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings func(*streamSlots)
+		want     string
+	}{
+		{"no SETTINGS yet", func(*streamSlots) {}, "the receiver sent no SETTINGS frame yet, and its connection carries one call until it does, held by another"},
+		{"none allowed", func(s *streamSlots) { s.settings(true, 0) }, "the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)"},
+		{"all in use", func(s *streamSlots) { s.settings(true, 3) }, "the receiver allows 3 at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"},
+	}
+	for _, tc := range tests {
+		s := new(streamSlots)
+		tc.settings(s)
+		err := s.noStream(context.DeadlineExceeded)
+		if got, want := err.Error(), noStreamWords+": "+tc.want; got != want {
+			t.Errorf("%s: %q, want %q", tc.name, got, want)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v is not its context's error", tc.name, err)
+		}
+	}
+}
