@@ -108,6 +108,20 @@ type h2Conn struct {
 func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	for {
 		s, _ := req.Context().Value(callKey{}).(*callConn)
+		if !h.takesCalls() {
+			// Closed, or shut down by a GOAWAY, before the call: as below,
+			// and the call is not given it.
+			return nil, done(s, !h.used.Load())
+		}
+		// net/http's transport says GotConn only for HTTP/1 connections,
+		// its HTTP/2 transport for its own: the attempt's set-up time is
+		// measured up to it. Before the wait for a stream, which is no
+		// set-up: a call that waited its time limit out on a kept-alive
+		// connection was "still connecting" (check blamed the receiver's
+		// listen backlog).
+		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
+			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Load()})
+		}
 		// Not ReserveNewRequest: a reservation counts as a stream open,
 		// and calls waiting for a free stream would each wait for the
 		// others'.
@@ -134,12 +148,6 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		// that never took a call take this one, which fails at once as a
 		// connection closed as it opened.
 		reused := h.used.Swap(true)
-		// net/http's transport says GotConn only for HTTP/1 connections,
-		// its HTTP/2 transport for its own: the attempt's set-up time is
-		// measured up to it.
-		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
-			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: reused})
-		}
 		sent, wrote := req, new(atomic.Bool)
 		if s != nil {
 			// x/net waits for a stream inside too, without writing the

@@ -691,9 +691,14 @@ func TestHTTP2NoStreamWithinTimeLimit(t *testing.T) {
 				<-first
 				first <- Result{Attempts: []Attempt{{Status: 200}}, OK: true}
 			}
-			r := (&Deliverer{Client: cl, Target: srv.url()}).Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+			r := (&Deliverer{Client: cl, Target: srv.url(), Trace: true}).Deliver(context.Background(), &Request{Body: []byte(`{}`)})
 			if r.OK || r.Tries() != 1 || r.Last().Kind != KindTimeout {
 				t.Fatalf("want one attempt that timed out, got %+v", r.Attempts)
+			}
+			if c := r.Last().Connect; c != 0 {
+				// check took such calls for ones "still connecting" when
+				// they timed out, and blamed the receiver's listen backlog.
+				t.Errorf("the call on the kept-alive connection spent %v setting it up, want 0: its wait for a stream is no set-up", c)
 			}
 			if got := ShortError(r.Last()); !strings.Contains(got, tc.want) || !strings.Contains(got, "never went out") {
 				t.Errorf("the attempt says %q, want it to say %q and that the call never went out", got, tc.want)
