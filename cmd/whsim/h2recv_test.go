@@ -17,7 +17,9 @@ import (
 // h2Recv is an HTTP/2 receiver over TLS, written frame by frame, that
 // reads each call's stream whole and then resets it with an error code
 // (PROTOCOL_ERROR, REFUSED_STREAM, INTERNAL_ERROR) instead of answering:
-// a receiver whose HTTP/2 server gave up on the call.
+// a receiver whose HTTP/2 server gave up on the call. NO_STREAMS is one
+// that allows no stream open (SETTINGS_MAX_CONCURRENT_STREAMS 0) and
+// refuses each that comes anyway (REFUSED_STREAM), unread: it reads none.
 //
 //	exec h2recv <readyfile> <ca.pem> <code> &
 //
@@ -29,7 +31,12 @@ func h2Recv() int {
 		fmt.Fprintln(os.Stderr, "usage: h2recv <readyfile> <ca.pem> <code>")
 		return 2
 	}
-	codes := map[string]http2.ErrCode{"PROTOCOL_ERROR": http2.ErrCodeProtocol, "REFUSED_STREAM": http2.ErrCodeRefusedStream, "INTERNAL_ERROR": http2.ErrCodeInternal}
+	codes := map[string]http2.ErrCode{"PROTOCOL_ERROR": http2.ErrCodeProtocol, "REFUSED_STREAM": http2.ErrCodeRefusedStream, "INTERNAL_ERROR": http2.ErrCodeInternal,
+		"NO_STREAMS": http2.ErrCodeRefusedStream}
+	var settings []http2.Setting
+	if os.Args[3] == "NO_STREAMS" {
+		settings = []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 0}}
+	}
 	code, ok := codes[os.Args[3]]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "h2recv: unknown code %q\n", os.Args[3])
@@ -51,7 +58,7 @@ func h2Recv() int {
 			if err != nil {
 				return
 			}
-			go resetEachStream(c, code, &read)
+			go resetEachStream(c, settings, code, &read)
 		}
 	}()
 	if err := os.WriteFile(os.Args[2], ca, 0o644); err != nil {
@@ -73,9 +80,10 @@ func h2Recv() int {
 	return 0
 }
 
-// resetEachStream serves one HTTP/2 connection: each stream read to its
-// end is counted and reset with code.
-func resetEachStream(c net.Conn, code http2.ErrCode, read *atomic.Int64) {
+// resetEachStream serves one HTTP/2 connection, its SETTINGS frame
+// settings: each stream read to its end is counted and reset with code,
+// and one that the settings did not allow is refused uncounted.
+func resetEachStream(c net.Conn, settings []http2.Setting, code http2.ErrCode, read *atomic.Int64) {
 	defer c.Close()
 	if _, err := io.ReadFull(c, make([]byte, len(http2.ClientPreface))); err != nil {
 		return
@@ -87,7 +95,7 @@ func resetEachStream(c net.Conn, code http2.ErrCode, read *atomic.Int64) {
 		defer mu.Unlock()
 		_ = f()
 	}
-	write(func() error { return fr.WriteSettings() })
+	write(func() error { return fr.WriteSettings(settings...) })
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
@@ -111,7 +119,9 @@ func resetEachStream(c net.Conn, code http2.ErrCode, read *atomic.Int64) {
 			return
 		}
 		if ended {
-			read.Add(1)
+			if len(settings) == 0 {
+				read.Add(1)
+			}
 			id := f.Header().StreamID
 			write(func() error { return fr.WriteRSTStream(id, code) })
 		}

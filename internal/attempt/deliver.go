@@ -828,9 +828,14 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	}
 	if err != nil {
 		h2Kind, msg := h2Failure(err)
-		if msg != "" {
+		switch {
+		case call.noStream != nil && context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil && deadlineErr(err):
+			// The time limit ended its wait for an HTTP/2 stream: nothing of
+			// it went out, and "awaiting headers" would say it had.
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: timeoutError(call.noStream.Error())}
+		case msg != "":
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
-		} else if call.conn != nil && call.conn.h2Settings.Load() && ctx.Err() == nil {
+		case call.conn != nil && call.conn.h2Settings.Load() && ctx.Err() == nil:
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errH2C}
 		}
 		kind := Classify(err)
@@ -952,6 +957,11 @@ func ShortError(a Attempt) string {
 		// Their words name the kind, and the code the kind alone hides:
 		// "stream reset by the receiver (PROTOCOL_ERROR)".
 		return unwrapped(a.Err)
+	}
+	if a.Kind == KindTimeout && strings.Contains(a.Err, noStreamWords) {
+		// A timeout of a call that never went out: "timeout" alone would
+		// send the user to a slow receiver, which never read it.
+		return a.Kind + ": " + unwrapped(a.Err)
 	}
 	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal {
 		return a.Kind

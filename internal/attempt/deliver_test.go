@@ -521,6 +521,9 @@ func TestShortError(t *testing.T) {
 		{Attempt{Kind: KindOther, Err: `something without wrapping: x`}, "error: something without wrapping: x"},
 		{Attempt{Kind: KindDNS, Err: `Post "http://nohost.invalid/h": dial tcp: lookup nohost.invalid: no such host`}, "dns: no such host"},
 		{Attempt{Kind: KindLocal, Err: `Post "http://127.0.0.1:9/h": dial tcp 127.0.0.1:9: socket: too many open files`}, "local: socket: too many open files"},
+		{Attempt{Kind: KindTimeout, Err: `Post "https://127.0.0.1:9/h": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`}, "timeout"},
+		{Attempt{Kind: KindTimeout, Err: `Post "https://127.0.0.1:9/h": ` + noStreamWords + `: the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)`},
+			"timeout: " + noStreamWords + ": the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)"},
 	} {
 		if got := ShortError(tt.a); got != tt.want {
 			t.Errorf("ShortError(%q) = %q, want %q", tt.a.Err, got, tt.want)

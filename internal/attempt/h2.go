@@ -108,11 +108,28 @@ type h2Conn struct {
 func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	for {
 		s, _ := req.Context().Value(callKey{}).(*callConn)
+		if !h.takesCalls() {
+			// Closed, or shut down by a GOAWAY, before the call: as below,
+			// and the call is not given it.
+			return nil, done(s, !h.used.Load())
+		}
+		// net/http's transport says GotConn only for HTTP/1 connections,
+		// its HTTP/2 transport for its own: the attempt's set-up time is
+		// measured up to it. Before the wait for a stream, which is no
+		// set-up: a call that waited its time limit out on a kept-alive
+		// connection was "still connecting" (check blamed the receiver's
+		// listen backlog).
+		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
+			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Load()})
+		}
 		// Not ReserveNewRequest: a reservation counts as a stream open,
 		// and calls waiting for a free stream would each wait for the
 		// others'.
 		slot, err := h.sock.slots.take(req.Context())
 		if err != nil {
+			if s != nil {
+				s.noStream = err
+			}
 			return nil, err
 		}
 		giveBack := func() {
@@ -131,18 +148,28 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		// that never took a call take this one, which fails at once as a
 		// connection closed as it opened.
 		reused := h.used.Swap(true)
-		// net/http's transport says GotConn only for HTTP/1 connections,
-		// its HTTP/2 transport for its own: the attempt's set-up time is
-		// measured up to it.
-		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
-			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: reused})
+		sent, wrote := req, new(atomic.Bool)
+		if s != nil {
+			// x/net waits for a stream inside too, without writing the
+			// call, when the receiver lowered its limit below the slots
+			// given: the first call on a connection is given before the
+			// receiver's SETTINGS said it.
+			sent = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+				WroteHeaders: func() { wrote.Store(true) },
+			}))
 		}
-		resp, err := h.cc.RoundTrip(req)
+		resp, err := h.cc.RoundTrip(sent)
 		if err == nil {
 			if slot {
 				resp.Body = &slotBody{ReadCloser: resp.Body, slots: &h.sock.slots}
 			}
 			return resp, nil
+		}
+		if s != nil && slot && !wrote.Load() && req.Context().Err() != nil && h.sock.slots.overLimit() {
+			// Its time limit ended before its HEADERS went out, while the
+			// receiver allowed fewer streams than the slots given: it
+			// waited inside x/net for one.
+			s.noStream = h.sock.slots.noStream(req.Context().Err())
 		}
 		giveBack()
 		switch {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -622,5 +623,87 @@ func TestGoAwayWords(t *testing.T) {
 		if got := goAwayWords(tc.err); got != tc.want {
 			t.Errorf("goAwayWords(%q) = %q, want %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// A call that waits its whole time limit for a stream the receiver does
+// not allow (SETTINGS_MAX_CONCURRENT_STREAMS lowered to 0, or its one
+// stream held by another call) never went out: it said "timeout", its
+// error "context deadline exceeded (Client.Timeout exceeded while
+// awaiting headers)", and the run "a receiver slower than --timeout, or
+// one that cannot be reached", of a receiver that was reached and read
+// no such call. It is a timeout that says why.
+func TestHTTP2NoStreamWithinTimeLimit(t *testing.T) {
+	limit := func(n uint32) http2.Setting { return http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: n} }
+	tests := []struct {
+		name string
+		// first answers the connection's first call: it holds it, or
+		// lowers the limit before its answer.
+		first func(w *h2Writer, id uint32, release <-chan struct{})
+		want  string
+	}{
+		{"the receiver lowers its limit to none", func(w *h2Writer, id uint32, _ <-chan struct{}) {
+			w.do(func(fr *http2.Framer) error { return fr.WriteSettings(limit(0)) })
+			w.headers(id, true, ":status", "200")
+		}, "the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)"},
+		{"its one stream held", func(w *h2Writer, id uint32, release <-chan struct{}) {
+			<-release
+			w.headers(id, true, ":status", "200")
+		}, "the receiver allows 1 at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			srv := newH2Server(t, []http2.Setting{limit(1)}, func(w *h2Writer, id uint32) {
+				if id == 1 {
+					tc.first(w, id, release)
+					return
+				}
+				w.headers(id, true, ":status", "200")
+			})
+			cl, err := NewClient(ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 2, RootCAs: srv.roots})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The first call's client shares the connections, with a time
+			// limit that outlasts the second call's.
+			long := *cl
+			long.Timeout = time.Minute
+			first := make(chan Result, 1)
+			go func() {
+				first <- *(&Deliverer{Client: &long, Target: srv.url()}).Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+			}()
+			defer func() {
+				close(release)
+				if r := <-first; !r.OK {
+					t.Errorf("the first call: %+v", r.Attempts)
+				}
+			}()
+			for srv.streams.Load() == 0 { // the first call reached the receiver
+				runtime.Gosched()
+			}
+			if tc.want == tests[0].want {
+				<-first
+				first <- Result{Attempts: []Attempt{{Status: 200}}, OK: true}
+			}
+			r := (&Deliverer{Client: cl, Target: srv.url(), Trace: true}).Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+			if r.OK || r.Tries() != 1 || r.Last().Kind != KindTimeout {
+				t.Fatalf("want one attempt that timed out, got %+v", r.Attempts)
+			}
+			if c := r.Last().Connect; c != 0 {
+				// check took such calls for ones "still connecting" when
+				// they timed out, and blamed the receiver's listen backlog.
+				t.Errorf("the call on the kept-alive connection spent %v setting it up, want 0: its wait for a stream is no set-up", c)
+			}
+			if got := ShortError(r.Last()); !strings.Contains(got, tc.want) || !strings.Contains(got, "never went out") {
+				t.Errorf("the attempt says %q, want it to say %q and that the call never went out", got, tc.want)
+			}
+			if strings.Contains(r.Last().Err, "awaiting headers") {
+				t.Errorf("the attempt's error says it awaited headers: %q", r.Last().Err)
+			}
+			if n := srv.streams.Load(); n != 1 {
+				t.Errorf("the receiver read %d calls, want 1 (the first)", n)
+			}
+		})
 	}
 }

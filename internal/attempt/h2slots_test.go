@@ -142,11 +142,89 @@ func readToEnd(s *h2Socket) {
 	}
 }
 
-// waiting returns once a call waits on s for a change.
+// A slot given back goes to the call that waited longest, not to one
+// that comes after: in a closed run each worker asks again as soon as
+// its answer came, took the freed slot before the woken waiters ran, and
+// a few calls waited until --timeout against a receiver that answered
+// one call every 50ms (check's load: "37 timed out ... the receiver
+// buckles under load", at 16 in flight, a queue of 800ms).
+func TestStreamSlotsFirstComeFirstGiven(t *testing.T) {
+	s := new(streamSlots)
+	s.settings(true, 1)
+	if slot, err := s.take(context.Background()); !slot || err != nil {
+		t.Fatalf("a free slot was not given: %v, %v", slot, err)
+	}
+	got := make(chan bool)
+	go func() {
+		slot, err := s.take(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		got <- slot
+	}()
+	waiting(s)
+	s.give()
+	// A call that comes now finds the slot given to the waiting one.
+	late, cancel := context.WithCancel(context.Background())
+	cancel()
+	if slot, _ := s.take(late); slot {
+		t.Errorf("a call that came after the waiting one took the slot given back")
+		s.give()
+	}
+	if !<-got {
+		t.Errorf("the waiting call got no slot")
+	}
+}
+
+// A waiting call whose time limit ends leaves the queue: the slot given
+// back next goes to the one behind it, and none is lost.
+func TestStreamSlotsWaiterLeaves(t *testing.T) {
+	s := new(streamSlots)
+	s.settings(true, 1)
+	if slot, err := s.take(context.Background()); !slot || err != nil {
+		t.Fatalf("a free slot was not given: %v, %v", slot, err)
+	}
+	first, cancel := context.WithCancel(context.Background())
+	left := make(chan error)
+	go func() {
+		_, err := s.take(first)
+		left <- err
+	}()
+	waiting(s)
+	got := make(chan bool)
+	go func() {
+		slot, _ := s.take(context.Background())
+		got <- slot
+	}()
+	for queued(s) != 2 {
+		runtime.Gosched()
+	}
+	cancel()
+	if err := <-left; !errors.Is(err, context.Canceled) {
+		t.Errorf("the call that left got %v, want its context's error", err)
+	}
+	s.give()
+	if !<-got {
+		t.Errorf("the call behind got no slot")
+	}
+	s.give()
+	if slot, err := s.take(context.Background()); !slot || err != nil {
+		t.Errorf("the slot was lost: %v, %v", slot, err)
+	}
+}
+
+// queued is how many calls wait on s.
+func queued(s *streamSlots) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiters)
+}
+
+// waiting returns once a call waits on s for a slot.
 func waiting(s *streamSlots) {
 	for {
 		s.mu.Lock()
-		w := s.changed != nil
+		w := len(s.waiters) > 0
 		s.mu.Unlock()
 		if w {
 			return
@@ -166,5 +244,30 @@ func TestSlotBodyGivesBackOnce(t *testing.T) {
 	body.Close()
 	if s.inUse != 0 {
 		t.Errorf("%d slots in use after the body was closed twice, want 0", s.inUse)
+	}
+}
+
+// A call whose time limit ended its wait for a slot says why, by what the
+// receiver's SETTINGS said, and is its context's error.
+func TestNoStreamWords(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings func(*streamSlots)
+		want     string
+	}{
+		{"no SETTINGS yet", func(*streamSlots) {}, "the receiver sent no SETTINGS frame yet, and its connection carries one call until it does, held by another"},
+		{"none allowed", func(s *streamSlots) { s.settings(true, 0) }, "the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)"},
+		{"all in use", func(s *streamSlots) { s.settings(true, 3) }, "the receiver allows 3 at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"},
+	}
+	for _, tc := range tests {
+		s := new(streamSlots)
+		tc.settings(s)
+		err := s.noStream(context.DeadlineExceeded)
+		if got, want := err.Error(), noStreamWords+": "+tc.want; got != want {
+			t.Errorf("%s: %q, want %q", tc.name, got, want)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v is not its context's error", tc.name, err)
+		}
 	}
 }

@@ -174,6 +174,10 @@ type callConn struct {
 	// unprocessed counts the streams of this round trip the receiver
 	// refused unprocessed and that were made again (h2Conn.RoundTrip).
 	unprocessed int
+	// noStream is the round trip's wait for an HTTP/2 stream that its
+	// time limit ended (h2Conn.RoundTrip): net/http's transport returns
+	// the context's error in its place.
+	noStream error
 }
 
 // callKey is the context key of a call's callConn, for the HTTP/2 side
@@ -183,7 +187,7 @@ type callKey struct{}
 // start begins a round trip of the caller's own: an attempt, or a try of
 // it on another connection after an unfit one (Deliverer.netAttempt).
 func (s *callConn) start() {
-	s.conn, s.sent, s.unprocessed = nil, nil, 0
+	s.conn, s.sent, s.unprocessed, s.noStream = nil, nil, 0, nil
 	s.answered.Store(false)
 }
 

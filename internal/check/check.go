@@ -468,6 +468,18 @@ func unreachable(target *url.URL, a attempt.Attempt) *UnreachableError {
 		Ended: a.Kind == attempt.KindStreamReset || a.Kind == attempt.KindGoAway}
 }
 
+// firstTimedOut is the UnreachableError of a run whose first call timed
+// out (a): a receiver slow to start, unless the attempt says why it got
+// no answer (a call that waited for an HTTP/2 stream the receiver did
+// not allow never went out: the receiver was reached).
+func firstTimedOut(target *url.URL, a attempt.Attempt) *UnreachableError {
+	if why := attempt.ShortError(a); why != attempt.KindTimeout {
+		return &UnreachableError{URL: termsafe.URL(target), Kind: why + ", the first call got no answer", Ended: true}
+	}
+	return &UnreachableError{URL: termsafe.URL(target),
+		Kind: "timeout, the first call got no answer (one slow to start needs a longer --timeout)"}
+}
+
 func (e *UnreachableError) Error() string {
 	if e.Kind == attempt.KindClosed || e.Kind == attempt.KindReset {
 		// The connection was taken and the call written: reached.
@@ -999,8 +1011,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
 			// more than this.
-			r.fatal = &UnreachableError{URL: termsafe.URL(r.cfg.Target),
-				Kind: "timeout, the first call got no answer (one slow to start needs a longer --timeout)"}
+			r.fatal = firstTimedOut(r.cfg.Target, a)
 		}
 		if r.fatal != nil {
 			r.cancel()

@@ -496,6 +496,27 @@ func TestUnreachableErrorWords(t *testing.T) {
 	}
 }
 
+// A first call that timed out is a receiver slow to start, unless the
+// attempt says why: one that waited for an HTTP/2 stream the receiver
+// did not allow never went out, of a receiver that was reached ("cannot
+// reach ... one slow to start needs a longer --timeout" sent the user to
+// the network and the time limit).
+func TestFirstTimedOutWords(t *testing.T) {
+	u, _ := url.Parse("https://h/hook")
+	for _, c := range []struct {
+		err, want string
+	}{
+		{`Post "https://h/hook": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+			"cannot reach https://h/hook: timeout, the first call got no answer (one slow to start needs a longer --timeout)"},
+		{`Post "https://h/hook": waited for a free HTTP/2 stream, the call never went out: the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)`,
+			"no answer from https://h/hook: timeout: waited for a free HTTP/2 stream, the call never went out: the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0), the first call got no answer"},
+	} {
+		if got := firstTimedOut(u, attempt.Attempt{Kind: attempt.KindTimeout, Err: c.err}).Error(); got != c.want {
+			t.Errorf("%q: %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
 // A receiver that never answers ends the run at its first call's time
 // limit, not at every call's.
 func TestUnresponsive(t *testing.T) {

@@ -270,6 +270,10 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		// kind alone ("error") says nothing.
 		why = strings.TrimPrefix(attempt.FailureText(*first), attempt.KindOther+": ")
 		return fmt.Sprintf("every call to %s failed: %s", termsafe.URL(target), termsafe.Text(why))
+	case kinds[0] == attempt.KindTimeout && attempt.ShortError(*first) != attempt.KindTimeout:
+		// Reached, and the call waited for what the receiver did not
+		// give (an HTTP/2 stream): why it timed out, not "slower".
+		return fmt.Sprintf("no answer from %s: every call timed out: %s", termsafe.URL(target), termsafe.Text(strings.TrimPrefix(attempt.ShortError(*first), attempt.KindTimeout+": ")))
 	case kinds[0] == attempt.KindTimeout:
 		// The kind is the same whether the connection or the answer took
 		// too long: "cannot reach" would be false of a slow receiver.

@@ -48,6 +48,8 @@ func TestConsoleUnreachable(t *testing.T) {
 			`every call to https://user:xxxxx@127.0.0.1:1/hook failed: malformed HTTP status line "ok: \x1b[31m\n"`},
 		{"a slow receiver was reached: a timeout says both", []attempt.Attempt{{Kind: attempt.KindTimeout, Err: "timeout"}, {Kind: attempt.KindTimeout, Err: "timeout"}},
 			"no answer from https://user:xxxxx@127.0.0.1:1/hook: every call timed out (a receiver slower than --timeout, or one that cannot be reached)"},
+		{"calls that waited for an HTTP/2 stream the receiver did not allow say so", []attempt.Attempt{{Kind: attempt.KindTimeout, Err: `Post "https://user:xxxxx@127.0.0.1:1/hook": waited for a free HTTP/2 stream, the call never went out: the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)`}},
+			"no answer from https://user:xxxxx@127.0.0.1:1/hook: every call timed out: waited for a free HTTP/2 stream, the call never went out: the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)"},
 		{"connections taken and closed unanswered were reached", []attempt.Attempt{{Kind: attempt.KindClosed, Err: "EOF"}, {Kind: attempt.KindClosed, Err: "EOF"}},
 			"no answer from https://user:xxxxx@127.0.0.1:1/hook: every call's connection was ended before an answer came (connection closed)"},
 		{"connections reset unanswered were reached", []attempt.Attempt{{Kind: attempt.KindReset, Err: "read: connection reset by peer"}},
