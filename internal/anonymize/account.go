@@ -120,18 +120,9 @@ var accountListConjunctions = [...]string{"或者", "或", "及", "和", "与", 
 // after one that ends at s[i] (past the spaces, a comma and the
 // conjunction between them), or -1 when no conjunction follows.
 func accountListNext(s string, i int) int {
-	skip := func(set string) {
-		for i < len(s) {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if !strings.ContainsRune(set, r) {
-				return
-			}
-			i += n
-		}
-	}
-	skip(" \u3000")
-	skip("，,")
-	skip(" \u3000")
+	i = skipRunes(s, i, " \u3000")
+	i = skipRunes(s, i, "，,")
+	i = skipRunes(s, i, " \u3000")
 	for _, c := range accountListConjunctions {
 		if !strings.HasPrefix(s[i:], c) {
 			continue
@@ -192,16 +183,7 @@ func englishAccountLabel(s string, at, end int) int {
 // accountAfter returns the span of the account number written after a
 // label that ends at s[i], and its digits folded to ASCII (-1s: none).
 func accountAfter(s string, i int, fill string) (start, end int, folded string) {
-	skip := func(set string) {
-		for i < len(s) {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if !strings.ContainsRune(set, r) {
-				return
-			}
-			i += n
-		}
-	}
-	skip(fill)
+	i = skipRunes(s, i, fill)
 	// A bank's name, ending in 行, and a space or colon after it.
 	if j := i; j < len(s) {
 		for j < len(s) && j-i < 30*3 {
@@ -211,8 +193,7 @@ func accountAfter(s string, i int, fill string) (start, end int, folded string) 
 			}
 			j += n
 			if r2, _ := utf8.DecodeRuneInString(s[j:]); r == '行' && j < len(s) && strings.ContainsRune(fill, r2) {
-				i = j
-				skip(fill)
+				i = skipRunes(s, j, fill)
 				break
 			}
 		}
@@ -292,22 +273,58 @@ func accountKey(name string) bool {
 			return true
 		}
 	}
-	// The end of name folded, backwards (the longest suffix is 13 bytes).
-	var b [16]byte
-	n := 0
-	for i := len(name) - 1; i >= 0 && n < len(b); i-- {
+	return foldKey(name).endsWithAny(accountKeySuffixes[:])
+}
+
+// foldedKey is the end of a field's, parameter's or header's name folded
+// to lower case without "_", "-" and spaces, backwards (the longest
+// suffix looked for is 13 bytes), and where a word starts in it (a
+// capital, after "_", "-" or a space, or the name's start): contactTel,
+// PHONE_NO. Names are asked of every value, so it allocates nothing.
+type foldedKey struct {
+	rev  [16]byte
+	word [16]bool // word[i]: a word starts at rev[i]
+	n    int
+}
+
+func foldKey(name string) foldedKey {
+	var k foldedKey
+	for i := len(name) - 1; i >= 0 && k.n < len(k.rev); i-- {
 		c := name[i]
 		switch {
 		case c == '_' || c == '-' || c == ' ':
+			if k.n > 0 {
+				k.word[k.n-1] = true
+			}
 			continue
 		case c >= 'A' && c <= 'Z':
+			k.word[k.n] = true
 			c += 'a' - 'A'
 		}
-		b[n] = c
-		n++
+		k.rev[k.n] = c
+		k.n++
 	}
-	for _, l := range accountKeySuffixes {
-		if len(l) <= n && reversedPrefix(b[:n], l) {
+	if k.n > 0 && k.n < len(k.rev) {
+		k.word[k.n-1] = true // the name's start
+	}
+	return k
+}
+
+// endsWith says the folded name ends with l (ASCII, lower case).
+func (k foldedKey) endsWith(l string) bool {
+	return len(l) <= k.n && reversedPrefix(k.rev[:k.n], l)
+}
+
+// endsWithWord says the folded name ends with l, a word of its own:
+// contactTel and PHONE_NO, not hotel.
+func (k foldedKey) endsWithWord(l string) bool {
+	return k.endsWith(l) && k.word[len(l)-1]
+}
+
+// endsWithAny says the folded name ends with one of suffixes.
+func (k foldedKey) endsWithAny(suffixes []string) bool {
+	for _, l := range suffixes {
+		if k.endsWith(l) {
 			return true
 		}
 	}

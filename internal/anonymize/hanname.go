@@ -235,26 +235,7 @@ func nameKey(name string) bool {
 		}
 		return role != name // 姓名 alone
 	}
-	// The end of name folded, backwards (the longest suffix is 13 bytes).
-	var b [16]byte
-	n := 0
-	for i := len(name) - 1; i >= 0 && n < len(b); i-- {
-		c := name[i]
-		switch {
-		case c == '_' || c == '-' || c == ' ':
-			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		b[n] = c
-		n++
-	}
-	for _, l := range nameKeySuffixes {
-		if len(l) <= n && reversedPrefix(b[:n], l) {
-			return true
-		}
-	}
-	return false
+	return foldKey(name).endsWithAny(nameKeySuffixes[:])
 }
 
 // labelledName returns v, the value of a field, parameter or header named

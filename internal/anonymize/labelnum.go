@@ -182,37 +182,16 @@ func numberKey(name string) class {
 		}
 		return ""
 	}
-	// The end of name folded, backwards (the longest suffix is 11 bytes),
-	// and where a word starts in it (a capital, or after "_", "-", " "):
-	// contactTel, PHONE_NO, but not hotel or smartphone.
-	var b [16]byte
-	var word [16]bool
-	n := 0
-	for i := len(name) - 1; i >= 0 && n < len(b); i-- {
-		c := name[i]
-		switch {
-		case c == '_' || c == '-' || c == ' ':
-			if n > 0 {
-				word[n-1] = true
-			}
-			continue
-		case c >= 'A' && c <= 'Z':
-			word[n] = true
-			c += 'a' - 'A'
-		}
-		b[n] = c
-		n++
-	}
-	if n > 0 && n < len(b) {
-		word[n-1] = true // the name's start
-	}
+	k := foldKey(name)
 	for _, l := range taxKeySuffixes {
-		if l[0] < 0x80 && len(l) <= n && reversedPrefix(b[:n], l) {
+		if l[0] < 0x80 && k.endsWith(l) {
 			return TaxID
 		}
 	}
 	for _, l := range phoneKeySuffixes {
-		if l[0] < 0x80 && len(l) <= n && reversedPrefix(b[:n], l) && word[len(l)-1] {
+		// A word of its own: contactTel, PHONE_NO, not hotel or
+		// smartphone.
+		if l[0] < 0x80 && k.endsWithWord(l) {
 			return landline
 		}
 	}
