@@ -63,8 +63,7 @@ func ofCheck(rs []Result, id string) []Result {
 func TestStopsAnswering(t *testing.T) {
 	var calls atomic.Int32
 	var lastAnswer atomic.Int64
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) > 25 {
 			// Gone: the connection is cut without an answer.
 			c, _, err := w.(http.Hijacker).Hijack()
