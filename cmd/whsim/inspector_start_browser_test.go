@@ -269,3 +269,35 @@ func TestInspectorLoadsOlderCallsOnce(t *testing.T) {
 		t.Errorf("the list filtered by an event no call has shows %d rows: the older calls loaded before the filter changed", rows)
 	}
 }
+
+// A call whose sender never got listen's answer (its record's
+// "unanswered") was listed with the status listen had ready, green, as
+// if delivered: the list says it was not received.
+func TestInspectorListsAnUnansweredCallAsNotReceived(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	var file []byte
+	for i := 1; i <= 2; i++ {
+		rec := &capture.Record{Time: time.Date(2026, 11, 23, 1, 0, 0, i, time.UTC), Remote: "127.0.0.1:9", Method: "POST", Path: "/hook",
+			Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Content-Type": {"application/json"}},
+			Response: &capture.Response{Status: 200, Body: `{"status":200}`, BodyEncoding: capture.UTF8}}
+		if i == 1 {
+			rec.Unanswered = &capture.Unanswered{Rule: "http-sender-gone", Reason: "the sender closed its connection before the answer: it did not wait for the 200"}
+		}
+		rec.SetBody(fmt.Appendf(nil, `{"requestId":"r-%d","businessType":5007,"data":{}}`, i))
+		file, _ = capture.Append(file, rec)
+	}
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var unanswered, answered string
+	if err := chromedp.Run(ctx, chromedp.Navigate(startInspect(t, path)),
+		chromedp.WaitVisible(`#rows tr[data-id="1"] td.status`, chromedp.ByQuery),
+		chromedp.Text(`#rows tr[data-id="1"] td.status`, &unanswered, chromedp.ByQuery),
+		chromedp.Text(`#rows tr[data-id="2"] td.status`, &answered, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if unanswered != "none (200 unsent)" || answered != "200" {
+		t.Errorf("the list's status cells read %q (unanswered) and %q (answered), want %q and %q", unanswered, answered, "none (200 unsent)", "200")
+	}
+}

@@ -258,6 +258,9 @@ type summary struct {
 	// TooLarge says the call's record is larger than whsim reads back: the
 	// capture file has it, the inspector shows what it knew of it.
 	TooLarge bool `json:"tooLarge,omitempty"`
+	// Unanswered says the sender never got Status, listen's answer (the
+	// record's "unanswered"): a list must not show the call as answered.
+	Unanswered bool `json:"unanswered,omitempty"`
 }
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
@@ -290,6 +293,9 @@ func appendSummary(b []byte, c *call) []byte {
 	if c.tooLarge != "" {
 		b = append(b, `,"tooLarge":true`...)
 	}
+	if c.Record.Unanswered != nil {
+		b = append(b, `,"unanswered":true`...)
+	}
 	return append(b, '}')
 }
 
@@ -298,7 +304,7 @@ func summarize(c *call) summary {
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
-		TooLarge: c.tooLarge != "",
+		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil,
 	}
 }
 

@@ -739,7 +739,10 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 	odd.Path = "/\x01\xff<script>"
 	odd.Response = nil
 	s.Add(odd, nil)
-	for id := uint64(1); id <= 4; id++ {
+	unanswered := record(5, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	unanswered.Unanswered = &capture.Unanswered{Rule: "http-sender-gone", Reason: "gone"}
+	s.Add(unanswered, nil)
+	for id := uint64(1); id <= 5; id++ {
 		c, _ := s.Get(id)
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)

@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -133,5 +134,29 @@ func TestDetailSaysUnanswered(t *testing.T) {
 	get(t, srv.URL+"/api/calls/2", &d)
 	if d.Unanswered != nil {
 		t.Errorf("an answered call's detail says unanswered %+v", d.Unanswered)
+	}
+	// The list says it too, in both its encoders (the listing's and the
+	// stream's appendSummary).
+	var list []struct {
+		ID         uint64
+		Status     int
+		Unanswered bool
+	}
+	get(t, srv.URL+"/api/calls", &list)
+	if len(list) != 2 {
+		t.Fatalf("the list has %d calls, want 2", len(list))
+	}
+	for _, c := range list {
+		if want := c.ID == 1; c.Unanswered != want || c.Status != 200 {
+			t.Errorf("call %d listed with status %d, unanswered %v; want 200, %v", c.ID, c.Status, c.Unanswered, want)
+		}
+	}
+	one, err := s.Get(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed struct{ Unanswered bool }
+	if err := json.Unmarshal(appendSummary(nil, one), &streamed); err != nil || !streamed.Unanswered {
+		t.Errorf("the stream's summary %s says unanswered %v (%v), want true", appendSummary(nil, one), streamed.Unanswered, err)
 	}
 }

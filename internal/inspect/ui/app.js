@@ -130,7 +130,10 @@ function row(c) {
       c.requestId || "-"),
     // A record too large to read back is listed as what listen knew of it.
     el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : size(c.size)),
-    el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
+    c.unanswered
+      // listen had the status ready; the sender never got it.
+      ? el("td", { class: "status bad", title: "listen had " + c.status + " ready; the sender never received it" }, "none (" + c.status + " unsent)")
+      : el("td", { class: "status " + statusClass(c.status) }, c.status || "-"),
     el("td", { class: "verdict " + (verdictClass[c.verdict] || "") }, (c.verdict || "not known") + (c.findings ? " (" + c.findings + ")" : ""),
       c.flags ? el("span", { class: "flag", title: "FLAG lines listen printed" }, " FLAG ×" + c.flags) : null));
   if (c.id === state.open) tr.setAttribute("aria-current", "true");
