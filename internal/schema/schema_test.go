@@ -74,9 +74,8 @@ func TestGeneratedPayloadsMatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			check(fixtures.Name(e.Name, s), b)
-			src := payload.NewSource(1, payload.Anchor(), s, nil)
 			for seed := 1; seed <= seeds; seed++ {
-				src = payload.NewSource(uint64(seed), payload.Anchor(), s, nil)
+				src := payload.NewSource(uint64(seed), payload.Anchor(), s, nil)
 				doc, err := src.Next(e)
 				if err != nil {
 					t.Fatal(err)
