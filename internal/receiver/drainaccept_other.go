@@ -35,3 +35,6 @@ func bufferedBytes(net.Conn) int { return 0 }
 // readQueued reads nothing off Linux: a read its deadline failed is not
 // retried.
 func readQueued(net.Conn, []byte) int { return 0 }
+
+// readsQueued says readQueued reads what a socket holds: not off Linux.
+const readsQueued = false

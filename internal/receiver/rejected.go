@@ -93,6 +93,11 @@ type watchListener struct {
 	// stop's drain: after a bound is set and before the look it bounds (at
 	// the accept queue, at a drained connection's first read).
 	pause func()
+	// fresh are the accepted connections net/http has not yet seen a
+	// request start on (StateNew), for the stop to close those that sent
+	// nothing (closeSilent).
+	freshMu sync.Mutex
+	fresh   map[*watchedConn]struct{}
 }
 
 // paused runs l.pause, when set.
@@ -165,6 +170,8 @@ func (l *watchListener) Accept() (net.Conn, error) {
 type watchedConn struct {
 	net.Conn
 	l *watchListener
+	// fresh says the connection is in l.fresh (connState).
+	fresh atomic.Bool
 
 	mu sync.Mutex // guards what follows: net/http reads in the background while a handler runs
 	// watching says no handler has run for the bytes read since the
@@ -875,11 +882,57 @@ func markHanded(h http.Handler) http.Handler {
 	})
 }
 
-// watchConnState tells a connection it went idle.
-func watchConnState(c net.Conn, s http.ConnState) {
+// connState tells a connection it went idle, and keeps the connections
+// no request started on yet (fresh).
+func (l *watchListener) connState(c net.Conn, s http.ConnState) {
+	wc, ok := c.(*watchedConn)
+	if !ok {
+		return
+	}
+	switch {
+	case s == http.StateNew:
+		wc.fresh.Store(true)
+		l.freshMu.Lock()
+		if l.fresh == nil {
+			l.fresh = make(map[*watchedConn]struct{})
+		}
+		l.fresh[wc] = struct{}{}
+		l.freshMu.Unlock()
+	case wc.fresh.Load():
+		// Once per connection, not per request: listen's hot path.
+		wc.fresh.Store(false)
+		l.freshMu.Lock()
+		delete(l.fresh, wc)
+		l.freshMu.Unlock()
+	}
 	if s == http.StateIdle {
-		if wc, ok := c.(*watchedConn); ok {
-			wc.idle()
+		wc.idle()
+	}
+}
+
+// closeSilent closes the connections that have sent nothing since they
+// were accepted: a client's pool connects ahead (Go's transport dials a
+// spare connection for a call that another one then carries), and
+// net/http's shutdown waits five seconds for a connection that sent
+// nothing, whatever the calls in flight. Such a connection carries no
+// call. A request that arrives on it as it is closed waits in its socket,
+// and Close reads it as a call listen closed while stopping, as for an
+// idle kept-alive connection (readQueued: Linux only, so the caller runs
+// this only there). Not one whose bytes came: an HTTP/2 connection, whose
+// requests net/http serves without saying them (StateNew throughout).
+func (l *watchListener) closeSilent() {
+	l.freshMu.Lock()
+	conns := make([]*watchedConn, 0, len(l.fresh))
+	for c := range l.fresh {
+		conns = append(conns, c)
+	}
+	l.freshMu.Unlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		silent := c.watching && !c.off && c.seen == 0 && !c.hasEarly && !c.answering
+		c.mu.Unlock()
+		if silent {
+			c.Close()
 		}
 	}
 }

@@ -183,7 +183,7 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 		}
 		s.ln = wl
 		handler = markHanded(h)
-		s.srv.ConnState = watchConnState
+		s.srv.ConnState = wl.connState
 		s.srv.ConnContext = withConn
 	}
 	s.srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -315,6 +315,12 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	}
 	if wl, ok := s.ln.(*watchListener); ok {
 		wl.stopping.Store(true)
+		if readsQueued {
+			// As long as a connection taken from the accept queue has
+			// to send its head (drainWait).
+			silent := time.AfterFunc(drainWait, wl.closeSilent)
+			defer silent.Stop()
+		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
 	defer cancel()
