@@ -75,11 +75,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 // number are kept byte for byte.
 func TestAccountNumbersUnderTheirFieldsNameAreReplaced(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, key, value string // value as JSON
-		gone             string // what must not survive ("": the value is kept)
-		want             string // the form of what it became (see matchesForm)
-	}{
+	checkKeyedValues(t, []keyedValue{
 		{"a Chinese name", "开户账号", `"1001234509100123456"`, "1001234509100123456", `"9999999999999999999"`},
 		{"an English name", "bankAccount", `"3100 1234 5678 901"`, "3100 1234 5678 901", `"9999 9999 9999 999"`},
 		{"snake case, a JSON number", "payee_account_no", `310012345678901234`, "310012345678901234", `999999999999999999`},
@@ -92,7 +88,21 @@ func TestAccountNumbersUnderTheirFieldsNameAreReplaced(t *testing.T) {
 		{"an amount under it", "account", `"123456789.50"`, "", ""},
 		{"a short number", "账号", `"12345678"`, "", ""},
 		{"no such name", "orderNo", `"1001234509100123456"`, "", ""},
-	}
+	})
+}
+
+// keyedValue is a member of a payload's data, named key, holding value
+// (as JSON): gone is what must not survive of it ("": the value is kept
+// byte for byte), want the form of what it became (see matchesForm).
+type keyedValue struct {
+	name, key, value string
+	gone, want       string
+}
+
+// checkKeyedValues anonymizes a payload holding each value under its key
+// and checks what it became, and that --check agrees.
+func checkKeyedValues(t *testing.T, tests []keyedValue) {
+	t.Helper()
 	for _, tt := range tests {
 		a := newTestAnonymizer(t, testKey)
 		key, _ := json.Marshal(tt.key)
