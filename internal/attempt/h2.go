@@ -3,6 +3,7 @@ package attempt
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"net"
 	"net/http"
@@ -287,13 +288,10 @@ func (s *h2Socket) scan(b []byte) {
 			}
 			continue
 		}
-		n := copy(s.head[s.headLen:], b)
-		s.headLen += n
-		b = b[n:]
-		if s.headLen < len(s.head) {
+		var whole bool
+		if b, whole = fill(s.head[:], &s.headLen, b); !whole {
 			return
 		}
-		s.headLen = 0
 		s.leftOver = int(s.head[0])<<16 | int(s.head[1])<<8 | int(s.head[2])
 		switch {
 		case s.head[3] == frameGoAway:
@@ -312,18 +310,28 @@ func (s *h2Socket) scan(b []byte) {
 // readSettings reads b, the next bytes of a SETTINGS frame's payload.
 func (s *h2Socket) readSettings(b []byte) {
 	for len(b) > 0 {
-		n := copy(s.setting[s.settingLen:], b)
-		s.settingLen += n
-		b = b[n:]
-		if s.settingLen < len(s.setting) {
+		var whole bool
+		if b, whole = fill(s.setting[:], &s.settingLen, b); !whole {
 			return
 		}
-		s.settingLen = 0
-		if id := uint16(s.setting[0])<<8 | uint16(s.setting[1]); id == settingMaxConcurrentStr {
+		if binary.BigEndian.Uint16(s.setting[:2]) == settingMaxConcurrentStr {
 			s.hasMax = true
-			s.max = uint32(s.setting[2])<<24 | uint32(s.setting[3])<<16 | uint32(s.setting[4])<<8 | uint32(s.setting[5])
+			s.max = binary.BigEndian.Uint32(s.setting[2:])
 		}
 	}
+}
+
+// fill copies the start of b into dst past the *have bytes it holds, and
+// returns the rest of b and whether dst is now whole, when *have starts
+// again at 0: a frame's header or a setting, however the reads cut it.
+func fill(dst []byte, have *int, b []byte) (rest []byte, whole bool) {
+	n := copy(dst[*have:], b)
+	*have += n
+	if *have < len(dst) {
+		return b[n:], false
+	}
+	*have = 0
+	return b[n:], true
 }
 
 // settingsEnd is a SETTINGS frame read whole.
