@@ -329,12 +329,11 @@ func checkELF(b []byte, arch string) error {
 
 // entry is one file of the root filesystem.
 type entry struct {
-	name     string
-	mode     int64
-	uid      int
-	dir      bool
-	content  []byte
-	typeflag byte
+	name    string
+	mode    int64
+	uid     int
+	dir     bool
+	content []byte
 }
 
 // rootfs returns the gzipped layer and the sha256 of its uncompressed tar
