@@ -293,8 +293,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, r.cfg.MaxBody+1))
 		}
 		resp.Body.Close()
-		if err == nil && n > r.cfg.MaxBody {
-			err = errTooLargeAnswer
+		switch {
+		case err == nil && n > r.cfg.MaxBody:
+			err = fmt.Errorf("the receiver answered %d with a body over the body limit (%d bytes)", resp.StatusCode, r.cfg.MaxBody)
+		case err != nil:
+			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		}
 		if err == nil {
 			fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
@@ -321,4 +324,22 @@ type forwardError string
 
 func (e forwardError) Error() string { return string(e) }
 
-const errTooLargeAnswer = forwardError("the receiver's answer is over the body limit")
+// answerCutShort is the forward's error when the receiver's answer began
+// (its status came, so it took the call) and its body did not come whole.
+// The read's own error ("unexpected EOF") alone reads as a receiver never
+// reached.
+type answerCutShort struct {
+	status      int
+	got, length int64 // length -1: not declared (chunked, or until close)
+	err         error
+}
+
+func (e answerCutShort) Error() string {
+	of := ""
+	if e.length >= 0 {
+		of = fmt.Sprintf(" of %d", e.length)
+	}
+	return fmt.Sprintf("the receiver answered %d, then its answer was cut short after %d%s bytes of body: %v", e.status, e.got, of, e.err)
+}
+
+func (e answerCutShort) Unwrap() error { return e.err }

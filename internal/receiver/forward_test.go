@@ -336,3 +336,77 @@ func TestForwardKeepsAConnectionPerSender(t *testing.T) {
 		t.Errorf("%d rounds of %d calls at once dialled %d connections to the receiver, want %d (one a sender)", rounds, senders, n, senders)
 	}
 }
+
+// rawAnswerBackend reads each call whole and writes answer as its raw
+// bytes, then closes the connection.
+func rawAnswerBackend(t *testing.T, answer string) *url.URL {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			req, err := http.ReadRequest(bufio.NewReader(c))
+			if err == nil {
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(c, answer)
+			}
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	return u
+}
+
+// A receiver whose answer began and did not end whole (its body cut
+// short, or over the limit) took the call and answered its status: the
+// forward's error said only "unexpected EOF", which reads as a receiver
+// never reached, and hid the status it answered.
+func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, answer string
+		maxBody      int64
+		want         []string
+	}{
+		{"body shorter than its length", "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\nok", 0,
+			[]string{"the receiver answered 200", "cut short after 2 of 20 bytes of body", "unexpected EOF"}},
+		{"chunked body cut", "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", 0,
+			[]string{"the receiver answered 201", "cut short after 3 bytes of body"}},
+		{"over the limit", "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" + strings.Repeat("x", 40), 16,
+			[]string{"the receiver answered 200", "over the body limit (16 bytes)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, tt.answer)
+			cfg := Config{ForwardTo: u}
+			if tt.maxBody > 0 {
+				cfg.MaxBody = tt.maxBody
+			}
+			srv, _, mem := start(t, cfg)
+			resp := post(t, srv, ev, `{"a":1}`)
+			srv.Close()
+			if resp.StatusCode != http.StatusBadGateway {
+				t.Errorf("the sender got %d, want 502: the receiver's answer did not come whole", resp.StatusCode)
+			}
+			f := mem.recs[0].Forward
+			if f == nil {
+				t.Fatal("no forward recorded")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(f.Error, w) {
+					t.Errorf("forward error %q, want it to say %q", f.Error, w)
+				}
+			}
+		})
+	}
+}
