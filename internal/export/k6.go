@@ -120,9 +120,12 @@ export default function () {
   const headers = Object.assign({}, c.header);
 {{- if .Sign}}
   const ts = Math.floor(Date.now() / 1000);
-  headers['webhook-id'] = id;
+  // Receivers require a webhook-id: a call without a requestId gets one
+  // made from its body, as whsim replay --sign makes it.
+  const wid = id !== '' ? id : 'msg_' + crypto.sha256(body, 'hex').slice(0, 24);
+  headers['webhook-id'] = wid;
   headers['webhook-timestamp'] = String(ts);
-  headers['webhook-signature'] = 'v1,' + crypto.hmac('sha256', key, id + '.' + ts + '.' + body, 'base64');
+  headers['webhook-signature'] = 'v1,' + crypto.hmac('sha256', key, wid + '.' + ts + '.' + body, 'base64');
 {{- end}}
   const res = http.post(c.url, body, { headers: headers, tags: { event: c.event } });
   check(res, { 'status is 2xx': (r) => r.status >= 200 && r.status < 300 });
