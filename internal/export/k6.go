@@ -32,6 +32,9 @@ type k6Options struct {
 	// Sign adds Standard Webhooks signatures made at run time from the
 	// secret in the WEBHOOK_SECRET environment variable.
 	Sign bool
+	// UserIDs says the requestIds are the user's (--set or --unset
+	// requestId): calls past the data keep them, not fresh ones.
+	UserIDs bool
 }
 
 // secretEnv is the environment variable the signing script reads the

@@ -204,7 +204,7 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 		return fmt.Errorf("export vegeta: %w", err)
 	}
 	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
-	return export.VegetaUsage(a.Streams.Err, len(calls), stdoutFile(a.Streams.Out))
+	return export.VegetaUsage(a.Streams.Err, len(calls), export.IDWords(calls), stdoutFile(a.Streams.Out))
 }
 
 // stdoutFile is the name of the regular file out is, for the commands
@@ -252,6 +252,7 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 		return err
 	}
 	ko, tr := o.Options(len(calls))
+	ko.UserIDs = export.UserIDs(calls)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return cmdutil.Usagef("--out: %w", err)
 	}
