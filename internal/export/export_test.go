@@ -151,7 +151,10 @@ func TestK6TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"apiVersion: k6.io/v1alpha1", "kind: TestRun", "name: load\n", "parallelism: 4", "file: script.js",
-		"name: WEBHOOK_SECRET", "name: load-secret"} {
+		"name: WEBHOOK_SECRET", "name: load-secret",
+		// The steps its comment gives run it: the secret the pods read
+		// made too (without it each pod's script stopped at once).
+		"#   kubectl create secret generic load-secret --from-literal=secret=\"$WEBHOOK_SECRET\"\n#   kubectl apply -f testrun.yaml"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("manifest lacks %q:\n%s", s, out.String())
 		}
