@@ -269,6 +269,10 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		fwd.Error = err.Error()
 		return plain(http.StatusBadGateway), fwd, false
 	}
+	// The URL as parsed, not as text: a '#' the call's query holds (its
+	// sender's server read it so, as listen recorded it) would start a
+	// fragment there, never sent.
+	out.URL = u
 	out.Header = copyHeader(req.Header)
 	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
 	if _, ok := out.Header["User-Agent"]; !ok {
