@@ -319,6 +319,15 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// net/http's client says the cause of a canceled call, but not
 		// every error of a call cut short is that one.
 		err = fmt.Errorf("%w: %w", cut, err)
+	} else if cut == nil && ctx.Err() != nil {
+		// The sender closed its connection, which ends the forward:
+		// net/http says only "context canceled", which reads as a
+		// receiver never reached.
+		what := "none of the call had gone out"
+		if sent {
+			what = "the call had gone out to the receiver (it may hold it)"
+		}
+		err = fmt.Errorf("%w before the receiver answered; %s: %w", errSenderGaveUp, what, err)
 	}
 	fwd.Error = err.Error()
 	return plain(http.StatusBadGateway), fwd, sent

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -445,5 +446,40 @@ func TestForwardQueryByteForByte(t *testing.T) {
 	srv.Close()
 	if f := mem.recs[0].Forward; f == nil || f.URL != be.URL+"/hook?"+query {
 		t.Errorf("forward recorded as %+v", f)
+	}
+}
+
+// A sender that gives up while the receiver works on its call ends the
+// forward: the record said "forward failed: Post ...: context canceled",
+// which reads as a receiver never reached, though the call went out to it
+// whole and it may hold it. It says the sender gave up, and that.
+func TestForwardSenderGaveUp(t *testing.T) {
+	t.Parallel()
+	read, release := make(chan struct{}), make(chan struct{})
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		close(read)
+		<-release
+	}))
+	defer be.Close()
+	defer close(release)
+	u, _ := url.Parse(be.URL + "/hook")
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-read; cancel() }()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/webhook?businessType="+ev, strings.NewReader(`{"a":1}`))
+	if resp, err := srv.Client().Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("the sender got %d, want its own cancel", resp.StatusCode)
+	}
+	srv.Close()
+	f := mem.recs[0].Forward
+	if f == nil {
+		t.Fatal("no forward recorded")
+	}
+	for _, w := range []string{"the sender gave up", "the call had gone out to the receiver (it may hold it)"} {
+		if !strings.Contains(f.Error, w) {
+			t.Errorf("forward error %q, want it to say %q", f.Error, w)
+		}
 	}
 }
