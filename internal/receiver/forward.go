@@ -330,7 +330,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		err = fmt.Errorf("%w before the receiver answered; %s: %w", errSenderGaveUp, what, err)
 	}
 	fwd.Error = err.Error()
-	return plain(http.StatusBadGateway), fwd, sent
+	ans := plain(http.StatusBadGateway)
+	if resp != nil {
+		ans.receiverStatus = resp.StatusCode
+	}
+	return ans, fwd, sent
 }
 
 type forwardError string
