@@ -85,10 +85,15 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 On two machines, each its own execution segment (every call once between them):
   machine 1: k6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
   machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
-On Kubernetes (k6-operator, %d pods):
+`, shellcmd.Word(dir), ko.Calls, makes, env, script, env, script, env, script)
+	if over := tr.overConfigMap(); over != "" {
+		// A command that cannot run is not printed.
+		_, err := fmt.Fprintf(w, "On Kubernetes (k6-operator): %s.\n", strings.ReplaceAll(over, "\n", " "))
+		return err
+	}
+	fmt.Fprintf(w, `On Kubernetes (k6-operator, %d pods):
   kubectl create configmap %s --from-file=%s --from-file=%s
-`, shellcmd.Word(dir), ko.Calls, makes, env, script, env, script, env, script,
-		tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)))
+`, tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)))
 	if ko.Sign {
 		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}

@@ -256,7 +256,9 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return cmdutil.Usagef("--out: %w", err)
 	}
-	if err := export.WriteK6(ctx, o.Out, calls, ko, tr); err != nil {
+	cm, err := export.WriteK6(ctx, o.Out, calls, ko, tr)
+	tr.ConfigMapBytes = cm
+	if err != nil {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			// A file --out cannot hold, or a disk that fills, is output
 			// export could not write, exit 2, as generate's --out.

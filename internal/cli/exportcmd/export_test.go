@@ -95,3 +95,34 @@ func TestExportSaysHowTheRequestIdsStand(t *testing.T) {
 		}
 	}
 }
+
+// A ConfigMap holds at most 1 MiB: past it, the printed
+// 'kubectl create configmap --from-file=.../data.json' is refused by the
+// API server. An export whose script and data are bigger says so, in its
+// usage and in testrun.yaml's comment, rather than print a command that
+// cannot run; a small one prints the command.
+func TestExportK6ConfigMapLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		count string
+		fits  bool
+	}{{"10", true}, {"300", false}} {
+		out := filepath.Join(dir, "k6-"+tt.count)
+		code, _, stderr := clitest.Run(t, "export", "k6", "--url", "http://127.0.0.1:9/hook", "--count", tt.count, "--seed", "3", "--out", out)
+		if code != 0 {
+			t.Fatalf("--count %s: exit %d: %s", tt.count, code, stderr)
+		}
+		yaml, err := os.ReadFile(filepath.Join(out, "testrun.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.Stat(filepath.Join(out, "data.json"))
+		for name, text := range map[string]string{"stderr": stderr, "testrun.yaml": string(yaml)} {
+			has := strings.Contains(text, "kubectl create configmap whsim ")
+			says := strings.Contains(text, "over the 1 MiB a ConfigMap holds")
+			if has != tt.fits || says == tt.fits {
+				t.Errorf("--count %s (data.json %d bytes): %s prints the configmap command %v, says it is over %v:\n%s", tt.count, data.Size(), name, has, says, text)
+			}
+		}
+	}
+}
