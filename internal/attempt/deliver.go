@@ -690,6 +690,11 @@ func (d *Deliverer) header(req *Request, res *Result, t *target, buf *bodyBuf) (
 		if req.WebhookID != "" {
 			id = req.WebhookID
 		}
+		if id == "" {
+			// Receivers require a webhook-id: a body without a
+			// requestId gets the one replay --sign makes from it.
+			id = req.ReplayWebhookID(true)
+		}
 		d.Signer.Sign(h, id, now(), req.Body)
 	}
 	res.SentHeader = h

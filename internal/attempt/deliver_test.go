@@ -201,6 +201,31 @@ func TestMethodQueryHeadersBody(t *testing.T) {
 	}
 }
 
+// A body without a requestId (send --unset requestId, to see the
+// receiver refuse it) was signed with an empty webhook-id, which Standard
+// Webhooks receivers refuse as a missing header before their own checks
+// run: it gets the id replay --sign makes from the body.
+func TestSignedWithoutRequestID(t *testing.T) {
+	ids := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		ids <- r.Header.Get("Webhook-Id")
+	}))
+	defer srv.Close()
+	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
+	d.Signer, _ = sign.NewSigner("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	body := []byte(`{"businessType":5007,"data":{}}`)
+	req := &Request{Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body}
+	res := d.Deliver(context.Background(), req)
+	want := (&Request{Body: body}).ReplayWebhookID(true)
+	if got := <-ids; got != want || !strings.HasPrefix(got, "msg_") {
+		t.Errorf("webhook-id %q, want %q, made from the body", got, want)
+	}
+	if sig := res.SentHeader.Get("Webhook-Signature"); sig != d.Signer.Signature(want, 1700000000, body) {
+		t.Errorf("signature header %q, want one over the webhook-id sent", sig)
+	}
+}
+
 func TestRedirects(t *testing.T) {
 	var gets atomic.Int32
 	mux := http.NewServeMux()

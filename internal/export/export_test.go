@@ -112,7 +112,7 @@ func TestK6Script(t *testing.T) {
 			[]string{"crypto", "webhook-signature", "constant-arrival-rate"}},
 		{"at a rate, signed", k6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true},
 			[]string{"executor: 'constant-arrival-rate'", "rate: 200,", "duration: '1m0s'", "preAllocatedVUs: 10,", "maxVUs: 400,",
-				"__ENV.WEBHOOK_SECRET", "crypto.hmac('sha256', key, id + '.' + ts + '.' + body, 'base64')", "headers['webhook-id'] = id"},
+				"__ENV.WEBHOOK_SECRET", "crypto.hmac('sha256', key, wid + '.' + ts + '.' + body, 'base64')", "headers['webhook-id'] = wid"},
 			[]string{"shared-iterations", "whsec_M"}},
 		{"a p95 below a millisecond is not 0 (which no call meets)", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 500 * time.Microsecond},
 			[]string{"p(95)<0.5'"}, []string{"p(95)<0'"}},
@@ -151,7 +151,10 @@ func TestK6TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"apiVersion: k6.io/v1alpha1", "kind: TestRun", "name: load\n", "parallelism: 4", "file: script.js",
-		"name: WEBHOOK_SECRET", "name: load-secret"} {
+		"name: WEBHOOK_SECRET", "name: load-secret",
+		// The steps its comment gives run it: the secret the pods read
+		// made too (without it each pod's script stopped at once).
+		"#   kubectl create secret generic load-secret --from-literal=secret=\"$WEBHOOK_SECRET\"\n#   kubectl apply -f testrun.yaml"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("manifest lacks %q:\n%s", s, out.String())
 		}

@@ -102,17 +102,34 @@ func (c K6Config) Options(n int) (k6Options, testRunOptions) {
 // earlier export left as it was), so that k6 never runs a script cut
 // short, data cut short, or this export's script over an earlier one's
 // data. A canceled ctx stops it, the files left as they were.
-func WriteK6(ctx context.Context, dir string, calls []Call, ko k6Options, tr testRunOptions) error {
+//
+// It returns what the script and data make of a ConfigMap (their names and
+// bytes), which the manifest written after them, and the usage printed,
+// say when it is over what a ConfigMap holds.
+func WriteK6(ctx context.Context, dir string, calls []Call, ko k6Options, tr testRunOptions) (int64, error) {
+	cm := &counter{n: int64(len(tr.Script) + len(tr.DataFile))}
 	files := []atomicfile.File{
-		{Path: filepath.Join(dir, scriptFile), Write: func(w io.Writer) error { return writeK6Script(w, ko) }},
-		{Path: filepath.Join(dir, dataFile), Write: func(w io.Writer) error { return k6Data(ctx, w, calls) }},
-		{Path: filepath.Join(dir, TestRunFile), Write: func(w io.Writer) error { return k6TestRun(w, tr) }},
+		{Path: filepath.Join(dir, scriptFile), Write: func(w io.Writer) error { return writeK6Script(io.MultiWriter(w, cm), ko) }},
+		{Path: filepath.Join(dir, dataFile), Write: func(w io.Writer) error { return k6Data(ctx, io.MultiWriter(w, cm), calls) }},
+		// Written in turn: the manifest knows the two files' size.
+		{Path: filepath.Join(dir, TestRunFile), Write: func(w io.Writer) error {
+			tr.ConfigMapBytes = cm.n
+			return k6TestRun(w, tr)
+		}},
 	}
 	for i, f := range files {
 		files[i].Perm = 0o644
 		files[i].Write = buffered(f.Write)
 	}
-	return atomicfile.WriteAll(files)
+	return cm.n, atomicfile.WriteAll(files)
+}
+
+// counter counts the bytes written to it.
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // buffered is write through a buffer. A failed write's error names the

@@ -97,7 +97,7 @@ func TestWriteK6(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ko, tr := validK6Config().Options(len(testCalls()))
-	if err := WriteK6(context.Background(), dir, testCalls(), ko, tr); err != nil {
+	if _, err := WriteK6(context.Background(), dir, testCalls(), ko, tr); err != nil {
 		t.Fatal(err)
 	}
 	var script, data, testRun bytes.Buffer
@@ -122,7 +122,7 @@ func TestWriteK6(t *testing.T) {
 
 	// A directory that is not there: the error names the file.
 	missing := filepath.Join(dir, "missing")
-	err := WriteK6(context.Background(), missing, testCalls(), ko, tr)
+	_, err := WriteK6(context.Background(), missing, testCalls(), ko, tr)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(filepath.Join(missing, scriptFile))) {
 		t.Errorf("WriteK6 into a missing directory: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 // between them: more would send requestIds again. split -n r/2 deals the
 // lines out in turn, so the halves differ by one line at most (l/2 halves
 // the bytes).
-func VegetaUsage(w io.Writer, n int, file string) error {
+func VegetaUsage(w io.Writer, n int, ids, file string) error {
 	if file == "" {
 		file = "targets.json"
 	}
@@ -26,9 +26,12 @@ func VegetaUsage(w io.Writer, n int, file string) error {
 	// sends K: each command sends its targets exactly once, at 100/s at
 	// the most (a rate of 100/s for n/100 whole seconds sent fewer).
 	secs := max((n+99)/100, 1)
-	_, err := fmt.Fprintf(w, `%d vegeta targets, each its own requestId. Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
+	if ids == "" {
+		ids = "each its own requestId"
+	}
+	_, err := fmt.Fprintf(w, `%d vegeta targets, %s. Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
   vegeta attack -format json -targets %s -rate %s -duration %ds | tee results.bin | vegeta report
-`, n, targets, vegetaRate(n, secs), secs)
+`, n, ids, targets, vegetaRate(n, secs), secs)
 	if err != nil || n < 2 {
 		return err
 	}
@@ -67,8 +70,14 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 			// The script cycles the data with fresh requestIds, not fresh
 			// document numbers: a receiver that keys on the document (as it
 			// should) stores only the data's documents, which is no loss.
-			makes = fmt.Sprintf("%s/s for %s (about %d; past the %d, the same documents again under fresh requestIds)",
-				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls)
+			again := "the same documents again under fresh requestIds"
+			if ko.UserIDs {
+				// The script keeps a requestId the user set (or a body
+				// without one) as it is.
+				again = "the same calls again under the requestIds they hold (yours: --set or --unset requestId)"
+			}
+			makes = fmt.Sprintf("%s/s for %s (about %d; past the %d, %s)",
+				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls, again)
 		}
 	}
 	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them:
@@ -76,10 +85,15 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 On two machines, each its own execution segment (every call once between them):
   machine 1: k6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
   machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
-On Kubernetes (k6-operator, %d pods):
+`, shellcmd.Word(dir), ko.Calls, makes, env, script, env, script, env, script)
+	if over := tr.overConfigMap(); over != "" {
+		// A command that cannot run is not printed.
+		_, err := fmt.Fprintf(w, "On Kubernetes (k6-operator): %s.\n", strings.ReplaceAll(over, "\n", " "))
+		return err
+	}
+	fmt.Fprintf(w, `On Kubernetes (k6-operator, %d pods):
   kubectl create configmap %s --from-file=%s --from-file=%s
-`, shellcmd.Word(dir), ko.Calls, makes, env, script, env, script, env, script,
-		tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)))
+`, tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)))
 	if ko.Sign {
 		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}
@@ -96,4 +110,31 @@ func pathWord(p string) string {
 		p = "./" + p
 	}
 	return shellcmd.Word(p)
+}
+
+// IDWords says how the calls' requestIds stand, as the usage printed
+// tells it: "each its own requestId" is send's way, and not so of calls
+// whose requestId the user set (--set requestId: one for all) or unset.
+func IDWords(calls []Call) string {
+	ids := make(map[string]bool, len(calls))
+	for _, c := range calls {
+		if c.RequestID != "" {
+			ids[c.RequestID] = true
+		}
+	}
+	switch len(ids) {
+	case len(calls):
+		return "each its own requestId"
+	case 0:
+		return "none with a requestId string"
+	case 1:
+		return "all under one requestId"
+	}
+	return fmt.Sprintf("%d requestIds between them", len(ids))
+}
+
+// UserIDs says the calls' requestIds are the user's (--set or --unset
+// requestId), which the k6 script keeps past its data.
+func UserIDs(calls []Call) bool {
+	return len(calls) > 0 && calls[0].UserID
 }

@@ -81,7 +81,7 @@ func TestK6Usage(t *testing.T) {
 func TestVegetaUsageFileLikeAnOption(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := VegetaUsage(&b, 4, "-t.json"); err != nil {
+	if err := VegetaUsage(&b, 4, "", "-t.json"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"-targets ./-t.json -rate 4/s", "split -n r/2 -d ./-t.json part-\n"} {
@@ -112,7 +112,7 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		{2501, "-rate 2501/26s -duration 26s"},
 	} {
 		var b bytes.Buffer
-		if err := VegetaUsage(&b, tt.n, ""); err != nil {
+		if err := VegetaUsage(&b, tt.n, "", ""); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
@@ -49,6 +50,11 @@ type Doc struct {
 	// event it acknowledged (2xx) a whole delivery of; "" when it
 	// acknowledged none, and the document is not judged.
 	Want string
+	// Maybe are the states, past Want, of events whose call went out to
+	// the receiver and got no whole answer (cut short, the sender gone
+	// first): it may have taken them, and holding the document in one
+	// of them is as right as in Want.
+	Maybe []string
 	// Faults are the faults that hit its calls, as "kind (requestId …,
 	// attempt n)".
 	Faults []string
@@ -90,9 +96,14 @@ func (d *Documents) Observe(c *Call) {
 		// The question names the call that created the document.
 		doc.Q.Event, doc.Q.RequestID = e.Name, reqid.Read(c.Content)
 	}
-	if acknowledged(c) {
-		if st := spec.StateAfter(e); spec.StateRank(st) > spec.StateRank(doc.Want) {
+	switch st := spec.StateAfter(e); {
+	case acknowledged(c):
+		if spec.StateRank(st) > spec.StateRank(doc.Want) {
 			doc.Want = st
+		}
+	case unanswered(c):
+		if !slices.Contains(doc.Maybe, st) {
+			doc.Maybe = append(doc.Maybe, st)
 		}
 	}
 	if f := c.Record.Fault; f != nil && len(doc.Faults) < maxDocFaults {
@@ -124,6 +135,30 @@ func acknowledged(c *Call) bool {
 	}
 	fwd := c.Record.Forward
 	return fwd != nil && fwd.Error == "" && is2xx(fwd.Status)
+}
+
+// unanswered says whether some of the call went out to the receiver and
+// no whole answer came back to it: the receiver may have taken it.
+func unanswered(c *Call) bool {
+	if f := c.Record.Fault; f != nil {
+		if f.Kind == "truncate" {
+			return false // the receiver never had the whole call
+		}
+		return slices.ContainsFunc(f.Deliveries, func(d capture.Delivery) bool { return d.Error != "" })
+	}
+	fwd := c.Record.Forward
+	return fwd != nil && fwd.Error != "" && !c.Unsent
+}
+
+// holds says whether the probe's answer a is the document held once in
+// the state it should be in: Want, or past it one the receiver may have
+// taken (Maybe).
+func (doc *Doc) holds(a probe.Answer) bool {
+	if a.Count != 1 {
+		return false
+	}
+	return a.State == doc.Want ||
+		spec.StateRank(a.State) > spec.StateRank(doc.Want) && slices.Contains(doc.Maybe, a.State)
 }
 
 // documentOf reads the document a body carries: its key (its kind's
@@ -214,7 +249,7 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		}
 		doc.asks++
 		doc.Answer = a
-		doc.Held = a.Count == 1 && a.State == doc.Want
+		doc.Held = doc.holds(a)
 		return doc.Held, nil
 	})
 	if err != nil {
@@ -273,9 +308,24 @@ func (doc *Doc) Defect() string {
 	case a.Count == 0:
 		return "holds nothing for it, though it acknowledged its " + doc.Want + " event"
 	case a.Count > 1:
-		return fmt.Sprintf("holds %d records of it, want 1 (%s)", a.Count, doc.Want)
+		return fmt.Sprintf("holds %d records of it, want 1 (%s)", a.Count, doc.Want) + doc.maybeWord()
 	}
-	return fmt.Sprintf("holds it %s, want %s", a.State, doc.Want)
+	return fmt.Sprintf("holds it %s, want %s", a.State, doc.Want) + doc.maybeWord()
+}
+
+// maybeWord names the states past Want that an event the receiver may
+// have taken (Maybe) would leave the document in, "" when none.
+func (doc *Doc) maybeWord() string {
+	var past []string
+	for _, st := range doc.Maybe {
+		if spec.StateRank(st) > spec.StateRank(doc.Want) {
+			past = append(past, st)
+		}
+	}
+	if len(past) == 0 {
+		return ""
+	}
+	return "; or " + strings.Join(past, " or ") + ": that event went out to it unanswered"
 }
 
 // Name is the document as a reason names it: kind and number.

@@ -255,3 +255,66 @@ func (r refusingProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer,
 	return r.p.Ask(ctx, q)
 }
 func (r refusingProbe) Command(q probe.Question) string { return r.p.Command(q) }
+
+// An event whose call went out to the receiver and got no whole answer
+// (its answer cut short, the sender gone before it, a copy's connection
+// failing) may have been taken: the receiver holding the document in its
+// state is right, as is one that did not take it. Only its acknowledged
+// events counted, so a receiver that took the audit (and answered 200,
+// cut short) was judged BROKE, "holds it audited, want created", though
+// it held the invoice once, as sent. A call none of which went out
+// (Unsent) is no such event.
+func TestDocumentsJudgeUnansweredEvent(t *testing.T) {
+	t.Parallel()
+	unanswered := func(event, body string, unsent bool) *Call {
+		c := docCall(event, body, 0, nil)
+		c.Record.Forward = &capture.Forward{Error: "the receiver answered 200, then its answer was cut short"}
+		c.Unsent = unsent
+		return c
+	}
+	const (
+		invoiceE = `{"requestId":"r-5","data":{"code":"INV-E"}}`
+		invoiceF = `{"requestId":"r-6","data":{"code":"INV-F"}}`
+		invoiceG = `{"requestId":"r-7","data":{"code":"INV-G"}}`
+		invoiceH = `{"requestId":"r-8","data":{"code":"INV-H"}}`
+	)
+	d := NewDocuments()
+	for _, code := range []string{invoiceE, invoiceF, invoiceG, invoiceH} {
+		d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", code, 200, nil))
+	}
+	d.Observe(unanswered("AUDIT_PURCHASE_ORDER_INVOICE", invoiceE, false))
+	d.Observe(unanswered("AUDIT_PURCHASE_ORDER_INVOICE", invoiceF, false))
+	d.Observe(unanswered("AUDIT_PURCHASE_ORDER_INVOICE", invoiceG, true))
+	// A duplicate's copies that went out and got no answer.
+	d.Observe(docCall("AUDIT_PURCHASE_ORDER_INVOICE", invoiceH, 0, &capture.Fault{Kind: "duplicate",
+		Deliveries: []capture.Delivery{{Error: "connection reset"}, {Error: "connection reset"}}}))
+	p := fakeProbe{
+		"INV-E": {Count: 1, State: "audited"}, // took the audit
+		"INV-F": {Count: 1, State: "created"}, // did not
+		"INV-G": {Count: 1, State: "audited"}, // was never sent it
+		"INV-H": {Count: 1, State: "audited"},
+	}
+	v, err := d.Judge(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Asked != 4 || v.Held != 3 || len(v.Broke) != 1 || v.Broke[0].Name() != "invoice INV-G" {
+		t.Fatalf("verdict %+v, want INV-G alone broke", v)
+	}
+	if got := v.Broke[0].Defect(); got != "holds it audited, want created" {
+		t.Errorf("INV-G: %s", got)
+	}
+
+	// One that broke all the same says what it may hold.
+	d = NewDocuments()
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", invoiceE, 200, nil))
+	d.Observe(unanswered("AUDIT_PURCHASE_ORDER_INVOICE", invoiceE, false))
+	v, err = d.Judge(context.Background(), fakeProbe{"INV-E": {Count: 2, State: "audited"}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "holds 2 records of it, want 1 (created); or audited: that event went out to it unanswered"
+	if len(v.Broke) != 1 || v.Broke[0].Defect() != want {
+		t.Errorf("verdict %+v, want INV-E broke: %s", v, want)
+	}
+}

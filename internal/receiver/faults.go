@@ -200,10 +200,10 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Receiver = "1 of 2 copies, one after the other: the first " + copyWord(ans, fwd, sent) + ", the second " + copyWord(again, afwd, againSent)
 		}
 	case fault.Burst:
-		var unreached []string
-		ans, fwd, unreached = r.burst(ctx, req, body, f.N, rf)
+		var words, unreached []string
+		ans, fwd, words, unreached = r.burst(ctx, req, body, f.N, rf)
 		rf.Sender = senderGot(ans, fwd) + " to copy 1"
-		rf.Receiver = burstWord(f.N, rf.Deliveries, unreached)
+		rf.Receiver = burstWord(f.N, words, unreached)
 	case fault.NewRequestID:
 		var sent bool
 		ans, fwd, sent = deliver(body, "")
@@ -290,8 +290,9 @@ func noCopyAfter(ans answer, fwd *capture.Forward, why error) string {
 }
 
 // burst sends n copies of the call at once; the sender gets the first's
-// answer. unreached holds why each copy none of which went out failed.
-func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward, []string) {
+// answer. words are the answers of the copies that went out, in a word
+// each; unreached holds why each copy none of which went out failed.
+func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward, []string, []string) {
 	type result struct {
 		ans  answer
 		fwd  *capture.Forward
@@ -299,9 +300,9 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 	}
 	if why := ended(ctx); why != nil {
 		ans, fwd := r.unsent(req, why)
-		return ans, fwd, nil
+		return ans, fwd, nil, nil
 	}
-	var unreached []string
+	var words, unreached []string
 	res := make([]result, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -323,23 +324,24 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 	for _, x := range res {
 		if x.sent {
 			rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+			words = append(words, statusWord(x.ans, x.fwd))
 		} else {
 			unreached = append(unreached, x.fwd.Error)
 		}
 	}
-	return res[0].ans, res[0].fwd, unreached
+	return res[0].ans, res[0].fwd, words, unreached
 }
 
 // burstWord is what the receiver got of a burst of n copies: the copies
 // that went out (ds) with their answers, and how many did not reach it
 // and why (unreached; the first reason stands for all, as they are
 // copies sent together).
-func burstWord(n int, ds []capture.Delivery, unreached []string) string {
+func burstWord(n int, words []string, unreached []string) string {
 	if len(unreached) == 0 {
-		return strconv.Itoa(n) + " copies at once, answered " + deliveryStatuses(ds)
+		return strconv.Itoa(n) + " copies at once, answered " + strings.Join(words, ", ")
 	}
 	return fmt.Sprintf("%d of %d copies at once, answered %s; %d not reached (%s)",
-		len(ds), n, deliveryStatuses(ds), len(unreached), unreached[0])
+		len(words), n, strings.Join(words, ", "), len(unreached), unreached[0])
 }
 
 // copyWord is what became of one copy of a call: its answer, or that none
@@ -359,9 +361,29 @@ func delivery(fwd *capture.Forward, n int, newID string) capture.Delivery {
 // status, or none and why (it may never have reached the receiver).
 func answerWord(a answer, fwd *capture.Forward) string {
 	if fwd != nil && fwd.Error != "" {
+		if a.receiverStatus != 0 {
+			return notWhole(a) + " (" + fwd.Error + ")"
+		}
 		return "none (" + fwd.Error + ")"
 	}
 	return strconv.Itoa(a.status)
+}
+
+// statusWord is a copy's answer in a word, without why it failed.
+func statusWord(a answer, fwd *capture.Forward) string {
+	switch {
+	case fwd == nil || fwd.Error == "":
+		return strconv.Itoa(a.status)
+	case a.receiverStatus != 0:
+		return notWhole(a)
+	}
+	return "no answer"
+}
+
+// notWhole is an answer that began with the receiver's status and did
+// not come whole (cut short, over the limit): it took the call.
+func notWhole(a answer) string {
+	return "a " + strconv.Itoa(a.receiverStatus) + " not read whole"
 }
 
 // senderGot is what the sender of a forwarded call was answered: the
@@ -371,21 +393,6 @@ func senderGot(a answer, fwd *capture.Forward) string {
 		return "listen's " + strconv.Itoa(a.status) + " (the forward failed)"
 	}
 	return "the receiver's " + strconv.Itoa(a.status)
-}
-
-func deliveryStatuses(ds []capture.Delivery) string {
-	s := ""
-	for i, d := range ds {
-		if i > 0 {
-			s += ", "
-		}
-		if d.Error != "" {
-			s += "no answer"
-		} else {
-			s += strconv.Itoa(d.Status)
-		}
-	}
-	return s
 }
 
 // waited is how a wait ended.

@@ -607,3 +607,31 @@ func TestFaultOptions(t *testing.T) {
 		t.Errorf("unseeded: %+v, %v; want a drawn seed", cfg.Faults, err)
 	}
 }
+
+// A copy whose answer began and did not come whole got the receiver's
+// status: the fault said "answered none (the receiver answered 200, ...)",
+// a contradiction, and a burst's "no answer".
+func TestFaultAnswerNotWhole(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ spec, want string }{
+		{"duplicate=1", "2 copies, one after the other, answered a 200 not read whole (the receiver answered 200, then its answer was cut short"},
+		{"lose-answer=1", "the call, answered a 200 not read whole (the receiver answered 200, then its answer was cut short"},
+		{"burst=1:2", "2 copies at once, answered a 200 not read whole, a 200 not read whole"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\nok")
+			plan, err := fault.ParsePlan([]string{tt.spec}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, _, mem := start(t, Config{ForwardTo: u, Faults: NewFaults(plan)})
+			post(t, srv, ev, faultBody)
+			srv.Close()
+			f := mem.recs[0].Fault
+			if f == nil || !strings.Contains(f.Receiver, tt.want) || strings.Contains(f.Receiver, "none (") || strings.Contains(f.Receiver, "no answer") {
+				t.Errorf("fault %+v, want the receiver's words to say %q", f, tt.want)
+			}
+		})
+	}
+}

@@ -269,6 +269,10 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		fwd.Error = err.Error()
 		return plain(http.StatusBadGateway), fwd, false
 	}
+	// The URL as parsed, not as text: a '#' the call's query holds (its
+	// sender's server read it so, as listen recorded it) would start a
+	// fragment there, never sent.
+	out.URL = u
 	out.Header = copyHeader(req.Header)
 	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
 	if _, ok := out.Header["User-Agent"]; !ok {
@@ -293,8 +297,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, r.cfg.MaxBody+1))
 		}
 		resp.Body.Close()
-		if err == nil && n > r.cfg.MaxBody {
-			err = errTooLargeAnswer
+		switch {
+		case err == nil && n > r.cfg.MaxBody:
+			err = fmt.Errorf("the receiver answered %d with a body over the body limit (%d bytes)", resp.StatusCode, r.cfg.MaxBody)
+		case err != nil:
+			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		}
 		if err == nil {
 			fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
@@ -312,13 +319,44 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// net/http's client says the cause of a canceled call, but not
 		// every error of a call cut short is that one.
 		err = fmt.Errorf("%w: %w", cut, err)
+	} else if cut == nil && ctx.Err() != nil {
+		// The sender closed its connection, which ends the forward:
+		// net/http says only "context canceled", which reads as a
+		// receiver never reached.
+		what := "none of the call had gone out"
+		if sent {
+			what = "the call had gone out to the receiver (it may hold it)"
+		}
+		err = fmt.Errorf("%w before the receiver answered; %s: %w", errSenderGaveUp, what, err)
 	}
 	fwd.Error = err.Error()
-	return plain(http.StatusBadGateway), fwd, sent
+	ans := plain(http.StatusBadGateway)
+	if resp != nil {
+		ans.receiverStatus = resp.StatusCode
+	}
+	return ans, fwd, sent
 }
 
 type forwardError string
 
 func (e forwardError) Error() string { return string(e) }
 
-const errTooLargeAnswer = forwardError("the receiver's answer is over the body limit")
+// answerCutShort is the forward's error when the receiver's answer began
+// (its status came, so it took the call) and its body did not come whole.
+// The read's own error ("unexpected EOF") alone reads as a receiver never
+// reached.
+type answerCutShort struct {
+	status      int
+	got, length int64 // length -1: not declared (chunked, or until close)
+	err         error
+}
+
+func (e answerCutShort) Error() string {
+	of := ""
+	if e.length >= 0 {
+		of = fmt.Sprintf(" of %d", e.length)
+	}
+	return fmt.Sprintf("the receiver answered %d, then its answer was cut short after %d%s bytes of body: %v", e.status, e.got, of, e.err)
+}
+
+func (e answerCutShort) Unwrap() error { return e.err }

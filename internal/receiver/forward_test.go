@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -334,5 +335,151 @@ func TestForwardKeepsAConnectionPerSender(t *testing.T) {
 	}
 	if n := dialled.Load(); n != senders {
 		t.Errorf("%d rounds of %d calls at once dialled %d connections to the receiver, want %d (one a sender)", rounds, senders, n, senders)
+	}
+}
+
+// rawAnswerBackend reads each call whole and writes answer as its raw
+// bytes, then closes the connection.
+func rawAnswerBackend(t *testing.T, answer string) *url.URL {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			req, err := http.ReadRequest(bufio.NewReader(c))
+			if err == nil {
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(c, answer)
+			}
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	return u
+}
+
+// A receiver whose answer began and did not end whole (its body cut
+// short, or over the limit) took the call and answered its status: the
+// forward's error said only "unexpected EOF", which reads as a receiver
+// never reached, and hid the status it answered.
+func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, answer string
+		maxBody      int64
+		want         []string
+	}{
+		{"body shorter than its length", "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\nok", 0,
+			[]string{"the receiver answered 200", "cut short after 2 of 20 bytes of body", "unexpected EOF"}},
+		{"chunked body cut", "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", 0,
+			[]string{"the receiver answered 201", "cut short after 3 bytes of body"}},
+		{"over the limit", "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" + strings.Repeat("x", 40), 16,
+			[]string{"the receiver answered 200", "over the body limit (16 bytes)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, tt.answer)
+			cfg := Config{ForwardTo: u}
+			if tt.maxBody > 0 {
+				cfg.MaxBody = tt.maxBody
+			}
+			srv, _, mem := start(t, cfg)
+			resp := post(t, srv, ev, `{"a":1}`)
+			srv.Close()
+			if resp.StatusCode != http.StatusBadGateway {
+				t.Errorf("the sender got %d, want 502: the receiver's answer did not come whole", resp.StatusCode)
+			}
+			f := mem.recs[0].Forward
+			if f == nil {
+				t.Fatal("no forward recorded")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(f.Error, w) {
+					t.Errorf("forward error %q, want it to say %q", f.Error, w)
+				}
+			}
+		})
+	}
+}
+
+// A query is passed on byte for byte, a '#' in it too: the receiver's
+// server takes a request target's '#' as the query's (net/http does,
+// and listen records it so), and replay sends it so. The forward built
+// its request from the URL as text, where '#' starts a fragment, which
+// is never sent: the receiver got the query cut at the '#', while the
+// record's forward url said it went whole.
+func TestForwardQueryByteForByte(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 1)
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got <- r.RequestURI
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const query = "businessType=" + ev + "&note=A#1%20b?c"
+	io.WriteString(c, "POST /webhook?"+query+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if uri := <-got; uri != "/hook?"+query {
+		t.Errorf("the receiver was sent %q, want %q", uri, "/hook?"+query)
+	}
+	srv.Close()
+	if f := mem.recs[0].Forward; f == nil || f.URL != be.URL+"/hook?"+query {
+		t.Errorf("forward recorded as %+v", f)
+	}
+}
+
+// A sender that gives up while the receiver works on its call ends the
+// forward: the record said "forward failed: Post ...: context canceled",
+// which reads as a receiver never reached, though the call went out to it
+// whole and it may hold it. It says the sender gave up, and that.
+func TestForwardSenderGaveUp(t *testing.T) {
+	t.Parallel()
+	read, release := make(chan struct{}), make(chan struct{})
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		close(read)
+		<-release
+	}))
+	defer be.Close()
+	defer close(release)
+	u, _ := url.Parse(be.URL + "/hook")
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-read; cancel() }()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/webhook?businessType="+ev, strings.NewReader(`{"a":1}`))
+	if resp, err := srv.Client().Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("the sender got %d, want its own cancel", resp.StatusCode)
+	}
+	srv.Close()
+	f := mem.recs[0].Forward
+	if f == nil {
+		t.Fatal("no forward recorded")
+	}
+	for _, w := range []string{"the sender gave up", "the call had gone out to the receiver (it may hold it)"} {
+		if !strings.Contains(f.Error, w) {
+			t.Errorf("forward error %q, want it to say %q", f.Error, w)
+		}
 	}
 }

@@ -919,6 +919,9 @@ type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	// receiverStatus is, on listen's 502 for a forward whose answer
+	// began and did not come whole, the status the receiver answered.
+	receiverStatus int
 }
 
 // plainBodies are listen's own answers, built once, when the first

@@ -458,19 +458,26 @@ func TestReplayerWarnsOfABodyCutShort(t *testing.T) {
 		header http.Header
 		body   string
 		want   string // the warning, "" for none
+		status int    // listen's answer, 0 for none
 	}{
-		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`},
-		{"cut short, base64", http.Header{"Content-Length": {"9"}}, "\xff\xfe", `(Content-Length 9, 2 bytes recorded)`},
-		{"whole", http.Header{"Content-Length": {"2"}}, `{}`, ""},
-		{"lower-case name", http.Header{"content-length": {"2"}}, `{}`, ""},
-		{"no Content-Length (chunked)", http.Header{}, `{}`, ""},
-		{"not a number", http.Header{"Content-Length": {"x"}}, `{}`, ""},
+		// listen answers 2xx only to a body read whole: one shorter than
+		// its length since was edited (jq on the body), not cut short.
+		{"edited", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `c.ndjson: line 1: its body is shorter than its Content-Length (100, 19 bytes recorded), which listen answered 200 whole: edited since; sent as recorded`, 200},
+		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`, 400},
+		{"cut short, base64", http.Header{"Content-Length": {"9"}}, "\xff\xfe", `(Content-Length 9, 2 bytes recorded)`, 0},
+		{"whole", http.Header{"Content-Length": {"2"}}, `{}`, "", 0},
+		{"lower-case name", http.Header{"content-length": {"2"}}, `{}`, "", 0},
+		{"no Content-Length (chunked)", http.Header{}, `{}`, "", 0},
+		{"not a number", http.Header{"Content-Length": {"x"}}, `{}`, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.header}
 			rec.SetBody([]byte(tt.body))
+			if tt.status != 0 {
+				rec.Response = &capture.Response{Status: tt.status, Headers: http.Header{}}
+			}
 			line, err := capture.Append(nil, rec)
 			if err != nil {
 				t.Fatal(err)

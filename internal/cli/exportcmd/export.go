@@ -204,7 +204,7 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 		return fmt.Errorf("export vegeta: %w", err)
 	}
 	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
-	return export.VegetaUsage(a.Streams.Err, len(calls), stdoutFile(a.Streams.Out))
+	return export.VegetaUsage(a.Streams.Err, len(calls), export.IDWords(calls), stdoutFile(a.Streams.Out))
 }
 
 // stdoutFile is the name of the regular file out is, for the commands
@@ -252,10 +252,13 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 		return err
 	}
 	ko, tr := o.Options(len(calls))
+	ko.UserIDs = export.UserIDs(calls)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return cmdutil.Usagef("--out: %w", err)
 	}
-	if err := export.WriteK6(ctx, o.Out, calls, ko, tr); err != nil {
+	cm, err := export.WriteK6(ctx, o.Out, calls, ko, tr)
+	tr.ConfigMapBytes = cm
+	if err != nil {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			// A file --out cannot hold, or a disk that fills, is output
 			// export could not write, exit 2, as generate's --out.

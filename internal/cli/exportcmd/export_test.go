@@ -67,3 +67,62 @@ func TestVegetaUsageWithoutAFile(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// What export says of the requestIds is what its files hold: with
+// --set requestId (a receiver's deduplication under load) or --unset
+// requestId, vegeta's targets are not "each its own requestId", and k6's
+// calls past the data keep the requestId, not "fresh requestIds".
+func TestExportSaysHowTheRequestIdsStand(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "3"},
+			"3 vegeta targets, each its own requestId.", ""},
+		{[]string{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "3", "--set", `requestId="dup-1"`},
+			"3 vegeta targets, all under one requestId.", "each its own requestId"},
+		{[]string{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "3", "--unset", "requestId"},
+			"3 vegeta targets, none with a requestId string.", "each its own requestId"},
+		{[]string{"export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "2", "--rate", "5", "--duration", "2s", "--out", filepath.Join(dir, "own"), "--set", `requestId="dup-1"`},
+			"past the 2, the same calls again under the requestIds they hold (yours: --set or --unset requestId)", "fresh requestIds"},
+		{[]string{"export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "2", "--rate", "5", "--duration", "2s", "--out", filepath.Join(dir, "fresh")},
+			"past the 2, the same documents again under fresh requestIds", ""},
+	} {
+		code, _, stderr := clitest.Run(t, tt.args...)
+		if code != 0 || !strings.Contains(stderr, tt.want) || tt.not != "" && strings.Contains(stderr, tt.not) {
+			t.Errorf("%v: exit %d, want %q (and no %q) in stderr:\n%s", tt.args[1:], code, tt.want, tt.not, stderr)
+		}
+	}
+}
+
+// A ConfigMap holds at most 1 MiB: past it, the printed
+// 'kubectl create configmap --from-file=.../data.json' is refused by the
+// API server. An export whose script and data are bigger says so, in its
+// usage and in testrun.yaml's comment, rather than print a command that
+// cannot run; a small one prints the command.
+func TestExportK6ConfigMapLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		count string
+		fits  bool
+	}{{"10", true}, {"300", false}} {
+		out := filepath.Join(dir, "k6-"+tt.count)
+		code, _, stderr := clitest.Run(t, "export", "k6", "--url", "http://127.0.0.1:9/hook", "--count", tt.count, "--seed", "3", "--out", out)
+		if code != 0 {
+			t.Fatalf("--count %s: exit %d: %s", tt.count, code, stderr)
+		}
+		yaml, err := os.ReadFile(filepath.Join(out, "testrun.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.Stat(filepath.Join(out, "data.json"))
+		for name, text := range map[string]string{"stderr": stderr, "testrun.yaml": string(yaml)} {
+			has := strings.Contains(text, "kubectl create configmap whsim ")
+			says := strings.Contains(text, "over the 1 MiB a ConfigMap holds")
+			if has != tt.fits || says == tt.fits {
+				t.Errorf("--count %s (data.json %d bytes): %s prints the configmap command %v, says it is over %v:\n%s", tt.count, data.Size(), name, has, says, text)
+			}
+		}
+	}
+}

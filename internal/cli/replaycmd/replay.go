@@ -70,7 +70,8 @@ which listen did not keep); a replay that skipped a line, or could not
 read a capture to its end (an I/O error), is incomplete, never a pass: its
 summary and --junit say so, and it exits 2 (1 when a delivery failed too).
 A body that came cut short (shorter than its Content-Length) is sent as
-recorded, with a warning: the sender never made that whole call. A
+recorded, with a warning: the sender never made that whole call (one
+listen answered 2xx, which it read whole, was edited since). A
 file of payloads, or one that is not JSON, is refused (exit 2: send payloads
 with whsim send --file). Output, summary and exit status are those of send;
 a replay that sent nothing (every line skipped, none of the --event asked,
