@@ -3,6 +3,7 @@ package attempt
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"context"
 	"crypto/tls"
@@ -79,6 +80,9 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		dialer.Timeout = 10 * time.Second
 	}
 	h2 := &h2Conns{t: newH2Transport(idleConnTimeout)}
+	// closingIdle counts CloseIdleConnections under way: a connection it
+	// closes was put idle and holds nothing (watchConn.Close).
+	closingIdle := new(atomic.Int32)
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		// Each connection watched, so that a kept-alive one the receiver
@@ -88,7 +92,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 			if err != nil {
 				return nil, err
 			}
-			return newWatchConn(c), nil
+			return newWatchConn(c, closingIdle), nil
 		},
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: dialer.Timeout,
@@ -109,10 +113,10 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		// only cost CPU on the hot path.
 		DisableCompression: true,
 	}
-	c := &http.Client{Transport: idleClosing{tr, h2}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
+	c := &http.Client{Transport: idleClosing{tr, h2, closingIdle}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.Transport = directTransport{Transport: tr, h2: h2, netHTTP: o.NetHTTP, noLoops: o.Goroutines}
+		c.Transport = directTransport{Transport: tr, h2: h2, netHTTP: o.NetHTTP, noLoops: o.Goroutines, closing: closingIdle}
 	}
 	return c, nil
 }
@@ -155,10 +159,13 @@ type directTransport struct {
 	*http.Transport
 	h2               *h2Conns
 	netHTTP, noLoops bool
+	closing          *atomic.Int32
 }
 
 // CloseIdleConnections closes the idle connections, HTTP/2's with them.
 func (t directTransport) CloseIdleConnections() {
+	t.closing.Add(1)
+	defer t.closing.Add(-1)
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
 }
@@ -168,10 +175,13 @@ func (t directTransport) CloseIdleConnections() {
 // net/http's transport leaves to the HTTP/2 side.
 type idleClosing struct {
 	*http.Transport
-	h2 *h2Conns
+	h2      *h2Conns
+	closing *atomic.Int32
 }
 
 func (t idleClosing) CloseIdleConnections() {
+	t.closing.Add(1)
+	defer t.closing.Add(-1)
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
 }

@@ -94,6 +94,11 @@ type Attempt struct {
 	// own words, when that was no network event (BodyKind KindOther): a
 	// malformed chunked encoding, say, which "error" alone would hide.
 	BodyErr string `json:"-"`
+	// Conn is the connection the answer was read on (net/http's path,
+	// plain HTTP/1 or under TLS; nil on the fast path and HTTP/2): found
+	// later holding bytes no call asked for, its answers cannot be matched
+	// to calls (Conn.Unasked).
+	Conn *Conn `json:"-"`
 }
 
 // BodyStop says what stopped the reading of the answer's body: BodyErr
@@ -446,6 +451,7 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 			bb.call.got(i)
 		},
 		GotFirstResponseByte: func() { bb.call.answered.Store(true) },
+		PutIdleConn:          bb.call.putIdle,
 	})
 	return bb
 }
@@ -758,6 +764,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 					call.answered.Store(true)
 				}
 			},
+			PutIdleConn: func(err error) {
+				if buf == nil {
+					call.putIdle(err)
+				}
+			},
 		})
 	}
 	start := time.Now()
@@ -870,6 +881,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	}
 	a, wait := d.answered(ctx, resp, kept, err, start, res)
 	a.Connect = connect
+	a.Conn = call.answeredOn()
 	return a, wait
 }
 

@@ -1,6 +1,7 @@
 package attempt
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -50,13 +51,132 @@ type watchConn struct {
 	// connection was given a copy of a call that went out already
 	// (callConn.got), which must not go out again.
 	refuse atomic.Pointer[error]
+
+	// Bytes no call asked for (an HTTP/1.1 receiver that answers a call
+	// twice, a 204 with a body, a Content-Length shorter than what it
+	// sends) are read by net/http as the next call's answer, or make it
+	// drop the connection unsaid. They are noted here, on a plain
+	// connection (under TLS the socket holds records, and a close_notify
+	// is bytes too), from the moment net/http put it back idle after an
+	// answer (PutIdleConn: the answer was read whole, and no call is
+	// outstanding on it) until the next call is given it (GotConn):
+	//   - a read that returned bytes then (not a 408, which a receiver
+	//     sends as it closes an idle connection: RFC 9110, 15.5.9);
+	//   - the look before the next call (ready) finding bytes;
+	//   - net/http closing the connection then with no read of ours and no
+	//     error: its reader found bytes left in its buffer after the
+	//     answer, which came with it.
+	// idleClosing, when set, is the client's count of CloseIdleConnections
+	// under way, whose closes are no sign of any.
+	plain, idle, saw408, ours atomic.Bool
+	reading                   atomic.Int32 // reads under way
+	stray                     atomic.Pointer[string]
+	idleClosing               *atomic.Int32
+	note                      Conn
+}
+
+// Conn is the connection an answer was read on, as far as whether it was
+// found holding bytes no call asked for: then the answers read on it
+// cannot be matched to calls (watchConn).
+type Conn struct{ c *watchConn }
+
+// Unasked says whether the connection was found holding bytes no call
+// asked for, and their first line, as received ("" when they were left in
+// net/http's buffer with the answer, where they are not seen).
+func (n *Conn) Unasked() (first string, seen bool) {
+	if p := n.c.stray.Load(); p != nil {
+		return *p, true
+	}
+	return "", false
+}
+
+// Settled says whether the connection is closed with no read of it under
+// way: nothing more can be found on it.
+func (n *Conn) Settled() bool {
+	return n.c.closed.Load() && n.c.reading.Load() == 0
+}
+
+// Settle looks at the connection one last time, closes it and waits for
+// a read under way to end: what it holds by then is noted, what comes
+// later is not seen. For the end of a run, or of a case whose answers are
+// to be judged now.
+func (n *Conn) Settle() {
+	c := n.c
+	// Put back idle, net/http's reader looks at its buffer first: bytes
+	// left there after the answer, it closes the connection; none, it
+	// reads the socket.
+	for c.idle.Load() && !c.closed.Load() && !c.waiting.Load() {
+		<-c.kick
+	}
+	if !c.closed.Load() {
+		c.look()
+		c.ours.Store(true)
+		c.Close()
+	}
+	for c.reading.Load() != 0 {
+		<-c.kick
+	}
+}
+
+// maxStrayLine bounds the first line of stray bytes kept.
+const maxStrayLine = 120
+
+// noteStray notes bytes b no call asked for, by their first line.
+func (c *watchConn) noteStray(b []byte) {
+	line := b
+	if i := bytes.IndexAny(line, "\r\n"); i >= 0 {
+		line = line[:i]
+	}
+	s := string(line[:min(len(line), maxStrayLine)])
+	c.stray.CompareAndSwap(nil, &s)
+}
+
+// is408 says b starts a 408 answer ("HTTP/1.x 408"), or as much of one as
+// b holds: what a receiver sends as it closes an idle connection.
+func is408(b []byte) bool {
+	const w = "HTTP/1.x 408"
+	if len(b) > len(w) {
+		b = b[:len(w)]
+	}
+	for i, ch := range b {
+		if w[i] != ch && !(i == 7 && ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// look notes what an idle connection's socket holds: bytes no call asked
+// for, unless they are a 408.
+func (c *watchConn) look() {
+	if !c.idle.Load() || !c.plain.Load() {
+		return
+	}
+	var b [maxStrayLine]byte
+	if n := peekBytes(c.Conn, b[:]); n > 0 {
+		if is408(b[:n]) {
+			c.saw408.Store(true)
+			return
+		}
+		c.noteStray(b[:n])
+	}
+}
+
+// putIdle notes that net/http put the connection back idle after an
+// answer: until it is given to a call, bytes on it are no call's.
+func (c *watchConn) putIdle() {
+	if c.plain.Load() {
+		c.idle.Store(true)
+	}
 }
 
 // errUnfit is the write refused on a connection found unfit before a call.
 var errUnfit = errors.New("kept-alive connection closed by the receiver or holding bytes no call asked for")
 
-func newWatchConn(c net.Conn) *watchConn {
-	return &watchConn{Conn: c, kick: make(chan struct{}, 1)}
+func newWatchConn(c net.Conn, idleClosing *atomic.Int32) *watchConn {
+	wc := &watchConn{Conn: c, kick: make(chan struct{}, 1), idleClosing: idleClosing}
+	wc.note.c = wc
+	return wc
 }
 
 func (c *watchConn) signal() {
@@ -67,6 +187,8 @@ func (c *watchConn) signal() {
 }
 
 func (c *watchConn) Read(p []byte) (int, error) {
+	c.reading.Add(1)
+	defer c.readEnd()
 	if !peekIdle(c.Conn) {
 		// Something is there: the read returns at once.
 		return c.read(p)
@@ -76,6 +198,13 @@ func (c *watchConn) Read(p []byte) (int, error) {
 	n, err := c.read(p)
 	c.waiting.Store(false)
 	return n, err
+}
+
+// readEnd ends a read, telling Settle.
+func (c *watchConn) readEnd() {
+	if c.reading.Add(-1) == 0 {
+		c.signal()
+	}
 }
 
 // read reads c, noting the bytes begun by then and the first error.
@@ -88,6 +217,15 @@ func (c *watchConn) read(p []byte) (int, error) {
 	c.readBegun.Store(c.begun.Load())
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
+	}
+	if n > 0 && c.idle.Load() {
+		// No call was given the connection since its last answer: these
+		// bytes answer none.
+		if is408(p[:n]) {
+			c.saw408.Store(true)
+		} else {
+			c.noteStray(p[:n])
+		}
 	}
 	return n, err
 }
@@ -107,6 +245,13 @@ func (c *watchConn) Write(p []byte) (int, error) {
 }
 
 func (c *watchConn) Close() error {
+	if c.idle.Load() && !c.ours.Load() && !c.waiting.Load() && !c.saw408.Load() && c.readErr.Load() == nil &&
+		(c.idleClosing == nil || c.idleClosing.Load() == 0) {
+		// net/http's reader, idle after an answer, ended the connection
+		// with no read of ours: bytes were left in its buffer after the
+		// answer (it says so only to the log).
+		c.stray.CompareAndSwap(nil, new(string))
+	}
 	c.closed.Store(true)
 	c.signal()
 	return c.Conn.Close()
@@ -116,6 +261,7 @@ func (c *watchConn) Close() error {
 // it waits until net/http reads it idle, or has closed it; an unfit one
 // is closed. ctx bounds the wait (the attempt's).
 func (c *watchConn) ready(ctx context.Context) bool {
+	defer c.idle.Store(false) // given to a call: what comes next may be its answer
 	for {
 		switch {
 		case c.closed.Load():
@@ -124,6 +270,8 @@ func (c *watchConn) ready(ctx context.Context) bool {
 			if peekIdle(c.Conn) {
 				return true
 			}
+			c.look()
+			c.ours.Store(true)
 			c.Close()
 			return false
 		}
@@ -204,7 +352,8 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	s.conn = nil
 	s.answered.Store(false)
 	c := i.Conn
-	if tc, ok := c.(*tls.Conn); ok {
+	tc, underTLS := c.(*tls.Conn)
+	if underTLS {
 		if tc.ConnectionState().NegotiatedProtocol == http2Proto {
 			return
 		}
@@ -214,11 +363,31 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	if !ok {
 		return
 	}
+	if !underTLS && !i.Reused {
+		wc.plain.Store(true)
+	}
 	if s.sent != nil {
 		wc.refuse.Store(&s.sent)
 		return
 	}
 	s.conn, s.at = wc, wc.begun.Load()
+}
+
+// putIdle hears net/http put the call's connection back idle, its answer
+// read whole (PutIdleConn).
+func (s *callConn) putIdle(err error) {
+	if err == nil && s.conn != nil {
+		s.conn.putIdle()
+	}
+}
+
+// answeredOn is the connection the call's answer was read on, nil for
+// one not watched (HTTP/2's, a redirect's).
+func (s *callConn) answeredOn() *Conn {
+	if s.conn == nil {
+		return nil
+	}
+	return &s.conn.note
 }
 
 // http2Proto is HTTP/2's name in TLS's ALPN.
