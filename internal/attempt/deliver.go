@@ -450,8 +450,11 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 			bb.unfit = !fitConn(bb.wait, i)
 			bb.call.got(i)
 		},
-		GotFirstResponseByte: func() { bb.call.answered.Store(true) },
-		PutIdleConn:          bb.call.putIdle,
+		GotFirstResponseByte: func() {
+			bb.call.answered.Store(true)
+			bb.call.wrote()
+		},
+		PutIdleConn: bb.call.putIdle,
 	})
 	return bb
 }
@@ -762,6 +765,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			GotFirstResponseByte: func() {
 				if buf == nil {
 					call.answered.Store(true)
+					call.wrote()
 				}
 			},
 			PutIdleConn: func(err error) {

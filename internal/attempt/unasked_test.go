@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 )
@@ -142,5 +144,46 @@ func TestConnNotesBytesNoCallAskedFor(t *testing.T) {
 				t.Fatalf("first connection: Unasked() = %q, %v; want %q, %v", first, seen, tc.first, tc.unasked)
 			}
 		})
+	}
+}
+
+// A receiver that answers each call once has nothing noted on any
+// connection, however its calls share them: copies sent at once, handed
+// from one to the next by net/http as each answer ends, and calls made on
+// the same client without whsim's hooks (check's probe).
+func TestConnNotesNothingOnAReceiverThatAnswersOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	t.Cleanup(srv.Close)
+	d := unaskedDeliverer(t, srv.URL)
+	var conns []*Conn
+	for range 30 {
+		var wg sync.WaitGroup
+		res := make([]*Result, 8)
+		for i := range res {
+			wg.Go(func() {
+				if i%3 == 2 {
+					// A call of the client's own, no hooks: its answer is its.
+					if resp, err := d.Client.Get(srv.URL); err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					return
+				}
+				res[i] = d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)})
+			})
+		}
+		wg.Wait()
+		for _, r := range res {
+			if r != nil && r.Last().Conn != nil {
+				conns = append(conns, r.Last().Conn)
+			}
+		}
+	}
+	for _, c := range conns {
+		c.Settle()
+		if first, seen := c.Unasked(); seen {
+			t.Fatalf("a connection of a receiver that answers once noted %q", first)
+		}
 	}
 }

@@ -68,11 +68,18 @@ type watchConn struct {
 	//     answer, which came with it.
 	// idleClosing, when set, is the client's count of CloseIdleConnections
 	// under way, whose closes are no sign of any.
-	plain, idle, saw408, ours atomic.Bool
-	reading                   atomic.Int32 // reads under way
-	stray                     atomic.Pointer[string]
-	idleClosing               *atomic.Int32
-	note                      Conn
+	plain, saw408, ours atomic.Bool
+	// gen counts the writes begun on the connection; idleGen is gen as
+	// the answer of the call last answered on it began, once
+	// net/http put the connection idle after that answer: a write since,
+	// a call's, even one made without whsim's hooks (a probe sharing the
+	// client), or one net/http handed the connection to before its
+	// PutIdleConn was heard, makes it idle no more (isIdle).
+	gen, idleGen atomic.Int64
+	reading      atomic.Int32 // reads under way
+	stray        atomic.Pointer[string]
+	idleClosing  *atomic.Int32
+	note         Conn
 }
 
 // Conn is the connection an answer was read on, as far as whether it was
@@ -105,7 +112,7 @@ func (n *Conn) Settle() {
 	// Put back idle, net/http's reader looks at its buffer first: bytes
 	// left there after the answer, it closes the connection; none, it
 	// reads the socket.
-	for c.idle.Load() && !c.closed.Load() && !c.waiting.Load() {
+	for c.isIdle() && !c.closed.Load() && !c.waiting.Load() {
 		<-c.kick
 	}
 	if !c.closed.Load() {
@@ -149,7 +156,7 @@ func is408(b []byte) bool {
 // look notes what an idle connection's socket holds: bytes no call asked
 // for, unless they are a 408.
 func (c *watchConn) look() {
-	if !c.idle.Load() || !c.plain.Load() {
+	if !c.isIdle() || !c.plain.Load() {
 		return
 	}
 	var b [maxStrayLine]byte
@@ -162,12 +169,19 @@ func (c *watchConn) look() {
 	}
 }
 
-// putIdle notes that net/http put the connection back idle after an
-// answer: until it is given to a call, bytes on it are no call's.
-func (c *watchConn) putIdle() {
+// putIdle notes that net/http put the connection back idle after the
+// answer of generation gen's call: until it is given to a call, bytes on
+// it are no call's.
+func (c *watchConn) putIdle(gen int64) {
 	if c.plain.Load() {
-		c.idle.Store(true)
+		c.idleGen.Store(gen)
 	}
+}
+
+// isIdle says whether the connection is idle after an answer, given to no
+// call since.
+func (c *watchConn) isIdle() bool {
+	return c.idleGen.Load() == c.gen.Load()
 }
 
 // errUnfit is the write refused on a connection found unfit before a call.
@@ -176,6 +190,7 @@ var errUnfit = errors.New("kept-alive connection closed by the receiver or holdi
 func newWatchConn(c net.Conn, idleClosing *atomic.Int32) *watchConn {
 	wc := &watchConn{Conn: c, kick: make(chan struct{}, 1), idleClosing: idleClosing}
 	wc.note.c = wc
+	wc.idleGen.Store(-1)
 	return wc
 }
 
@@ -218,7 +233,7 @@ func (c *watchConn) read(p []byte) (int, error) {
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
 	}
-	if n > 0 && c.idle.Load() {
+	if n > 0 && c.isIdle() {
 		// No call was given the connection since its last answer: these
 		// bytes answer none.
 		if is408(p[:n]) {
@@ -241,11 +256,12 @@ func (c *watchConn) Write(p []byte) (int, error) {
 		return 0, errUnfit
 	}
 	c.begun.Add(int64(len(p)))
+	c.gen.Add(1) // a call's: what comes next may be its answer
 	return c.Conn.Write(p)
 }
 
 func (c *watchConn) Close() error {
-	if c.idle.Load() && !c.ours.Load() && !c.waiting.Load() && !c.saw408.Load() && c.readErr.Load() == nil &&
+	if c.isIdle() && !c.ours.Load() && !c.waiting.Load() && !c.saw408.Load() && c.readErr.Load() == nil &&
 		(c.idleClosing == nil || c.idleClosing.Load() == 0) {
 		// net/http's reader, idle after an answer, ended the connection
 		// with no read of ours: bytes were left in its buffer after the
@@ -261,7 +277,6 @@ func (c *watchConn) Close() error {
 // it waits until net/http reads it idle, or has closed it; an unfit one
 // is closed. ctx bounds the wait (the attempt's).
 func (c *watchConn) ready(ctx context.Context) bool {
-	defer c.idle.Store(false) // given to a call: what comes next may be its answer
 	for {
 		switch {
 		case c.closed.Load():
@@ -311,7 +326,8 @@ type callConn struct {
 	// of NewClient's plain or HTTP/1 over TLS ones (an HTTP/2 connection
 	// carries other calls' streams: its bytes are not the call's).
 	conn *watchConn
-	at   int64 // conn's bytes begun when it was given the call
+	at   int64        // conn's bytes begun when it was given the call
+	gen  atomic.Int64 // conn's writes as the call's answer began (wrote)
 	// answered says an answer's first byte came on it: net/http makes no
 	// call again after that, and the body is asked for a redirect.
 	answered atomic.Bool
@@ -371,13 +387,26 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		return
 	}
 	s.conn, s.at = wc, wc.begun.Load()
+	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
 }
 
 // putIdle hears net/http put the call's connection back idle, its answer
 // read whole (PutIdleConn).
 func (s *callConn) putIdle(err error) {
 	if err == nil && s.conn != nil {
-		s.conn.putIdle()
+		s.conn.putIdle(s.gen.Load())
+	}
+}
+
+// wrote hears the first byte of the call's answer came
+// (GotFirstResponseByte): the connection's writes so far are the call's.
+// (WroteRequest comes before net/http's writer flushes the call.) A
+// receiver that answers before the call is written whole has its
+// connection's later writes counted past this: it is not taken idle
+// after that answer, and nothing on it is noted then.
+func (s *callConn) wrote() {
+	if s.conn != nil {
+		s.gen.Store(s.conn.gen.Load())
 	}
 }
 

@@ -1,0 +1,109 @@
+package check
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// twiceServer is a receiver on raw TCP that writes answer(k) for the k-th
+// call on each connection (from 0).
+func twiceServer(t *testing.T, answer func(k int) string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for k := 0; ; k++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if _, err := io.Copy(io.Discard, req.Body); err != nil {
+						return
+					}
+					if _, err := io.WriteString(c, answer(k)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/hook"
+}
+
+const (
+	ok200  = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+	err500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
+)
+
+// A receiver that answers calls twice on a kept-alive connection has its
+// answers read as other calls' (a 500 that was the call before's second
+// answer), or has its connection dropped unsaid. No case is graded on
+// such an answer, pass or fail: each is inconclusive, saying what was
+// seen.
+func TestAnswersOnAConnectionHoldingUnaskedBytesAreInconclusive(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		answer func(k int) string
+		// clean is how many cases may pass: one whose answer was the only
+		// one on its connection, nothing following it, was answered once.
+		clean int
+	}{
+		// The first call's second answer comes with the second call's:
+		// read as the second call's answer, its own left behind.
+		{"second answer late", func(k int) string {
+			if k == 0 {
+				return ok200
+			}
+			return err500 + ok200
+		}, 1},
+		{"answered twice at once", func(int) string { return ok200 + err500 }, 0},
+		{"204 with a body", func(int) string { return "HTTP/1.1 204 No Content\r\n\r\n" + err500 }, 0},
+		{"Content-Length short", func(int) string { return "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok\x1b[31m" }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig(t, twiceServer(t, tc.answer))
+			cfg.Signer = nil
+			cfg.Checks = []string{acceptsValid}
+			sum, results, err := run(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := ofCheck(results, acceptsValid)
+			if len(rs) == 0 {
+				t.Fatal("no accepts-valid result")
+			}
+			for _, r := range rs {
+				if r.Verdict == Pass && tc.clean > 0 {
+					continue
+				}
+				if r.Verdict != Warn || !r.Inconclusive || !strings.Contains(r.Reason, "no call asked for") {
+					t.Errorf("%s: %s %q, want inconclusive: the connection held bytes no call asked for", r.Case.Name, r.Verdict, r.Reason)
+				}
+				if strings.ContainsRune(r.Reason, 0x1b) {
+					t.Errorf("%s: reason %q quotes the receiver's bytes raw", r.Case.Name, r.Reason)
+				}
+			}
+			if tl := sum.Checks[acceptsValid]; tl.Pass > tc.clean || tl.Fail != 0 || tl.Inconclusive != len(rs)-tl.Pass {
+				t.Errorf("tally %+v, want %d inconclusive, at most %d passed, none failed", *tl, len(rs)-tl.Pass, tc.clean)
+			}
+		})
+	}
+}
