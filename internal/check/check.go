@@ -967,13 +967,13 @@ func (r *runner) unasked(res *Result, first string) {
 	}
 	t.Warn++
 	t.Inconclusive++
-	what := "bytes after an answer, with it"
+	what := "they came with the answer"
 	if first != "" {
-		what = "bytes after an answer, starting " + strconv.QuoteToASCII(first) + ","
+		what = "starting " + strconv.QuoteToASCII(first)
 	}
 	res.Verdict, res.Inconclusive, res.Repro, res.Effects = Warn, true, "", nil
-	res.Reason = "inconclusive: on the kept-alive connection this case's answer came on, the receiver sent " + what +
-		" that no call asked for, so the answers on it cannot be matched to calls (an HTTP/1.1 receiver answers each call once; a 204 or a Content-Length must frame the whole answer)"
+	res.Reason = "inconclusive: on the kept-alive connection this case's answer came on, the receiver sent bytes after an answer that no call asked for (" +
+		what + "), so the answers on it cannot be matched to calls (an HTTP/1.1 receiver answers each call once, and frames each answer whole: no body on a 204, a Content-Length that counts the whole body)"
 }
 
 // call says how a delivery is sent: first, the first delivery of a valid
