@@ -107,3 +107,30 @@ func TestAnswersOnAConnectionHoldingUnaskedBytesAreInconclusive(t *testing.T) {
 		})
 	}
 }
+
+// The first line of the bytes no call asked for is the receiver's, and is
+// quoted so that no terminal, JUnit or JSON reader takes it for anything
+// but text: control, bidi and non-ASCII bytes escaped.
+func TestUnaskedReasonQuotesTheReceiversBytes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ first, want string }{
+		{"", "(they came with the answer)"},
+		{"HTTP/1.1 500 Internal Server Error", `(starting "HTTP/1.1 500 Internal Server Error")`},
+		{"HTTP/1.1 500 \x1b[31mred\u202e\x00", `(starting "HTTP/1.1 500 \x1b[31mred\u202e\x00")`},
+	} {
+		r := &runner{sum: &Summary{Checks: map[string]*Tally{acceptsValid: {Pass: 1}}}}
+		res := Result{Case: &Case{Check: acceptsValid, Name: "x"}, Verdict: Pass}
+		r.unasked(&res, tc.first)
+		if !strings.Contains(res.Reason, tc.want) || res.Verdict != Warn || !res.Inconclusive {
+			t.Errorf("%q: %s %q, want inconclusive saying %s", tc.first, res.Verdict, res.Reason, tc.want)
+		}
+		for _, c := range res.Reason {
+			if c < ' ' || c > '~' {
+				t.Errorf("%q: reason has %U raw", tc.first, c)
+			}
+		}
+		if tl := r.sum.Checks[acceptsValid]; *tl != (Tally{Warn: 1, Inconclusive: 1}) {
+			t.Errorf("%q: tally %+v, want the pass moved to inconclusive", tc.first, *tl)
+		}
+	}
+}
