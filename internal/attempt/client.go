@@ -3,7 +3,6 @@ package attempt
 import (
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"context"
 	"crypto/tls"
@@ -80,9 +79,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		dialer.Timeout = 10 * time.Second
 	}
 	h2 := &h2Conns{t: newH2Transport(idleConnTimeout)}
-	// closingIdle counts CloseIdleConnections under way: a connection it
-	// closes was put idle and holds nothing (watchConn.Close).
-	closingIdle := new(atomic.Int32)
+	notes := new(clientNotes)
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		// Each connection watched, so that a kept-alive one the receiver
@@ -92,7 +89,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 			if err != nil {
 				return nil, err
 			}
-			return newWatchConn(c, closingIdle), nil
+			return newWatchConn(c, notes), nil
 		},
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: dialer.Timeout,
@@ -113,10 +110,10 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		// only cost CPU on the hot path.
 		DisableCompression: true,
 	}
-	c := &http.Client{Transport: idleClosing{tr, h2, closingIdle}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
+	c := &http.Client{Transport: idleClosing{tr, h2, notes}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.Transport = directTransport{Transport: tr, h2: h2, netHTTP: o.NetHTTP, noLoops: o.Goroutines, closing: closingIdle}
+		c.Transport = directTransport{Transport: tr, h2: h2, netHTTP: o.NetHTTP, noLoops: o.Goroutines, notes: notes}
 	}
 	return c, nil
 }
@@ -159,13 +156,13 @@ type directTransport struct {
 	*http.Transport
 	h2               *h2Conns
 	netHTTP, noLoops bool
-	closing          *atomic.Int32
+	notes            *clientNotes
 }
 
 // CloseIdleConnections closes the idle connections, HTTP/2's with them.
 func (t directTransport) CloseIdleConnections() {
-	t.closing.Add(1)
-	defer t.closing.Add(-1)
+	t.notes.closingIdle.Add(1)
+	defer t.notes.closingIdle.Add(-1)
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
 }
@@ -175,13 +172,13 @@ func (t directTransport) CloseIdleConnections() {
 // net/http's transport leaves to the HTTP/2 side.
 type idleClosing struct {
 	*http.Transport
-	h2      *h2Conns
-	closing *atomic.Int32
+	h2    *h2Conns
+	notes *clientNotes
 }
 
 func (t idleClosing) CloseIdleConnections() {
-	t.closing.Add(1)
-	defer t.closing.Add(-1)
+	t.notes.closingIdle.Add(1)
+	defer t.notes.closingIdle.Add(-1)
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
 }

@@ -66,8 +66,9 @@ type watchConn struct {
 	//   - net/http closing the connection then with no read of ours and no
 	//     error: its reader found bytes left in its buffer after the
 	//     answer, which came with it.
-	// idleClosing, when set, is the client's count of CloseIdleConnections
-	// under way, whose closes are no sign of any.
+	// notes, when set, are the client's: its CloseIdleConnections under
+	// way, whose closes are no sign of any, and the count of connections
+	// found holding bytes no call asked for.
 	plain, saw408, ours atomic.Bool
 	// gen counts the writes begun on the connection; idleGen is gen as
 	// the answer of the call last answered on it began, once
@@ -78,7 +79,7 @@ type watchConn struct {
 	gen, idleGen atomic.Int64
 	reading      atomic.Int32 // reads under way
 	stray        atomic.Pointer[string]
-	idleClosing  *atomic.Int32
+	notes        *clientNotes
 	note         Conn
 }
 
@@ -135,7 +136,15 @@ func (c *watchConn) noteStray(b []byte) {
 		line = line[:i]
 	}
 	s := string(line[:min(len(line), maxStrayLine)])
-	c.stray.CompareAndSwap(nil, &s)
+	c.setStray(&s)
+}
+
+// setStray notes bytes no call asked for, by their first line (*first),
+// once: the client counts the connection.
+func (c *watchConn) setStray(first *string) {
+	if c.stray.CompareAndSwap(nil, first) && c.notes != nil {
+		c.notes.unasked.Add(1)
+	}
 }
 
 // is408 says b starts a 408 answer ("HTTP/1.x 408"), or as much of one as
@@ -187,8 +196,14 @@ func (c *watchConn) isIdle() bool {
 // errUnfit is the write refused on a connection found unfit before a call.
 var errUnfit = errors.New("kept-alive connection closed by the receiver or holding bytes no call asked for")
 
-func newWatchConn(c net.Conn, idleClosing *atomic.Int32) *watchConn {
-	wc := &watchConn{Conn: c, kick: make(chan struct{}, 1), idleClosing: idleClosing}
+// clientNotes are what a client's watched connections share.
+type clientNotes struct {
+	closingIdle atomic.Int32 // CloseIdleConnections under way
+	unasked     atomic.Int64 // connections found holding bytes no call asked for
+}
+
+func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
+	wc := &watchConn{Conn: c, kick: make(chan struct{}, 1), notes: notes}
 	wc.note.c = wc
 	wc.idleGen.Store(-1)
 	return wc
@@ -262,11 +277,11 @@ func (c *watchConn) Write(p []byte) (int, error) {
 
 func (c *watchConn) Close() error {
 	if c.isIdle() && !c.ours.Load() && !c.waiting.Load() && !c.saw408.Load() && c.readErr.Load() == nil &&
-		(c.idleClosing == nil || c.idleClosing.Load() == 0) {
+		(c.notes == nil || c.notes.closingIdle.Load() == 0) {
 		// net/http's reader, idle after an answer, ended the connection
 		// with no read of ours: bytes were left in its buffer after the
 		// answer (it says so only to the log).
-		c.stray.CompareAndSwap(nil, new(string))
+		c.setStray(new(string))
 	}
 	c.closed.Store(true)
 	c.signal()
@@ -379,7 +394,9 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	if !ok {
 		return
 	}
-	if !underTLS && !i.Reused {
+	if !underTLS {
+		// Not only on a first use: net/http marks a connection dialled
+		// for one call and handed to another reused.
 		wc.plain.Store(true)
 	}
 	if s.sent != nil {
