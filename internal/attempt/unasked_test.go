@@ -3,6 +3,7 @@ package attempt
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -184,6 +185,72 @@ func TestConnNotesNothingOnAReceiverThatAnswersOnce(t *testing.T) {
 		c.Settle()
 		if first, seen := c.Unasked(); seen {
 			t.Fatalf("a connection of a receiver that answers once noted %q", first)
+		}
+	}
+}
+
+// A run's worker counts the connections found holding bytes no call
+// asked for (Deliverer.Unasked), on the fast path and on net/http's: not
+// a 408 sent on an idle connection as the receiver closes it, nor a
+// receiver that answers once.
+func TestWorkerCountsConnectionsHoldingUnaskedBytes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		answer string
+		apart  string // written on the first connection once its answer is read
+		want   int64
+	}{
+		{name: "answered twice, apart", answer: answer200, apart: answer500, want: 1},
+		{name: "answered twice, one write", answer: answer200 + answer500, want: 2},
+		{name: "408 on idle", answer: answer200, apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"},
+		{name: "answered once", answer: answer200},
+	} {
+		for _, netHTTP := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, net/http %v", tc.name, netHTTP), func(t *testing.T) {
+				t.Parallel()
+				more, wrote := make(chan struct{}), make(chan struct{})
+				target := unaskedServer(t, func(conn, k int, c net.Conn) {
+					if _, err := io.WriteString(c, tc.answer); err != nil {
+						return
+					}
+					if conn == 0 && k == 0 && tc.apart != "" {
+						<-more
+						_, _ = io.WriteString(c, tc.apart)
+						close(wrote)
+					}
+				})
+				cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1, NetHTTP: netHTTP})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(cl.CloseIdleConnections)
+				u, _ := url.Parse(target)
+				d := &Deliverer{Client: cl, Target: u}
+				var bb *Buf
+				t.Cleanup(func() {
+					if bb != nil {
+						bb.Release()
+					}
+				})
+				if r := d.DeliverWith(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}, &bb); !r.OK {
+					t.Fatalf("first call: %+v", r.Last())
+				}
+				if tc.apart != "" {
+					close(more)
+					<-wrote
+				}
+				r := d.DeliverWith(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}, &bb)
+				if !r.OK {
+					t.Fatalf("second call: %+v", r.Last())
+				}
+				if c := r.Last().Conn; c != nil {
+					c.Settle() // its bytes, on net/http's path, seen before the count
+				}
+				if got := d.Unasked(); got != tc.want {
+					t.Errorf("Unasked() = %d, want %d", got, tc.want)
+				}
+			})
 		}
 	}
 }
