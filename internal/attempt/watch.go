@@ -59,7 +59,7 @@ type watchConn struct {
 	// connection (under TLS the socket holds records, and a close_notify
 	// is bytes too), from the moment net/http put it back idle after an
 	// answer (PutIdleConn: the answer was read whole, and no call is
-	// outstanding on it) until the next call is given it (GotConn):
+	// outstanding on it) until the next write on it (a call's):
 	//   - a read that returned bytes then (not a 408, which a receiver
 	//     sends as it closes an idle connection: RFC 9110, 15.5.9);
 	//   - the look before the next call (ready) finding bytes;
@@ -179,7 +179,7 @@ func (c *watchConn) look() {
 }
 
 // putIdle notes that net/http put the connection back idle after the
-// answer of generation gen's call: until it is given to a call, bytes on
+// answer of the call written by write gen: until the next write, bytes on
 // it are no call's.
 func (c *watchConn) putIdle(gen int64) {
 	if c.plain.Load() {
@@ -187,8 +187,8 @@ func (c *watchConn) putIdle(gen int64) {
 	}
 }
 
-// isIdle says whether the connection is idle after an answer, given to no
-// call since.
+// isIdle says whether the connection is idle after an answer, nothing
+// written on it since.
 func (c *watchConn) isIdle() bool {
 	return c.idleGen.Load() == c.gen.Load()
 }
@@ -249,8 +249,8 @@ func (c *watchConn) read(p []byte) (int, error) {
 		c.readErr.CompareAndSwap(nil, &err)
 	}
 	if n > 0 && c.isIdle() {
-		// No call was given the connection since its last answer: these
-		// bytes answer none.
+		// Nothing was written on the connection since its last answer:
+		// these bytes answer no call.
 		if is408(p[:n]) {
 			c.saw408.Store(true)
 		} else {
