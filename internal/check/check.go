@@ -858,7 +858,7 @@ func (r *runner) report(res Result) {
 	r.stamp(&res)
 	r.connMu.Lock()
 	key := res.Case.Check + "/" + res.Case.Name
-	res.conns = r.conns[key]
+	res.conns = append(res.conns, r.conns[key]...)
 	delete(r.conns, key)
 	r.connMu.Unlock()
 	// Nothing routed is said as soon as it shows (five answers, one
@@ -945,6 +945,10 @@ func (r *runner) drain(end bool) {
 	}
 }
 
+// unaskedRule is what a receiver whose answers cannot be matched to calls
+// breaks.
+const unaskedRule = "an HTTP/1.1 receiver answers each call once, and frames each answer whole: no body on a 204, a Content-Length that counts the whole body"
+
 // unasked makes res inconclusive, its tally with it: an answer it rests
 // on came on a connection where the receiver sent bytes no call asked for
 // (first, their first line as received, "" when they came with an answer
@@ -973,7 +977,7 @@ func (r *runner) unasked(res *Result, first string) {
 	}
 	res.Verdict, res.Inconclusive, res.Repro, res.Effects = Warn, true, "", nil
 	res.Reason = "inconclusive: on the kept-alive connection this case's answer came on, the receiver sent bytes after an answer that no call asked for (" +
-		what + "), so the answers on it cannot be matched to calls (an HTTP/1.1 receiver answers each call once, and frames each answer whole: no body on a 204, a Content-Length that counts the whole body)"
+		what + "), so the answers on it cannot be matched to calls (" + unaskedRule + ")"
 }
 
 // call says how a delivery is sent: first, the first delivery of a valid

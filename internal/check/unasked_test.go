@@ -134,3 +134,33 @@ func TestUnaskedReasonQuotesTheReceiversBytes(t *testing.T) {
 		}
 	}
 }
+
+// The load check's calls go on a run's own connections (the fast path on
+// plain HTTP): a receiver that answers each twice has the load judged on
+// neither its figures nor its statuses, which may be other calls'.
+func TestLoadOnConnectionsHoldingUnaskedBytesIsInconclusive(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, twiceServer(t, func(k int) string {
+		if k == 0 {
+			return ok200
+		}
+		return err500 + ok200
+	}))
+	cfg.Signer = nil
+	cfg.Checks = []string{Load}
+	cfg.LoadCount, cfg.LoadConcurrency = 40, 4
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := ofCheck(results, Load)
+	if len(rs) != 1 || rs[0].Verdict != Warn || !rs[0].Inconclusive || !strings.Contains(rs[0].Reason, "no call asked for") {
+		t.Fatalf("load %+v, want one inconclusive result naming the bytes no call asked for", rs)
+	}
+	if strings.Contains(rs[0].Reason, "buckles") {
+		t.Errorf("reason %q blames load for answers that were other calls'", rs[0].Reason)
+	}
+	if tl := sum.Checks[Load]; tl.Fail != 0 || tl.Inconclusive != 1 {
+		t.Errorf("tally %+v", *tl)
+	}
+}
