@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // twiceServer is a receiver on raw TCP that writes answer(k) for the k-th
@@ -162,5 +163,42 @@ func TestLoadOnConnectionsHoldingUnaskedBytesIsInconclusive(t *testing.T) {
 	}
 	if tl := sum.Checks[Load]; tl.Fail != 0 || tl.Inconclusive != 1 {
 		t.Errorf("tally %+v", *tl)
+	}
+}
+
+// check --rerun judges no case on an answer that may be another call's:
+// against a receiver whose answers on a connection come after the call
+// before's second answer, a case is neither FIXED nor STILL FAILING
+// ("got 500, want 4xx" was the call before's answer) but NOT RERUN,
+// saying why.
+func TestRerunOnAConnectionHoldingUnaskedBytesIsNotJudged(t *testing.T) {
+	t.Parallel()
+	target := mustURL(t, twiceServer(t, func(k int) string {
+		if k == 0 {
+			return ok200
+		}
+		return err500 + ok200
+	}))
+	var cases []Failed
+	for _, name := range []string{"not-json", "empty-body", "json-array"} {
+		cases = append(cases, Failed{Check: rejectsMalformed, Name: name, Want: want4xx, Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("x")})
+	}
+	var out []RerunResult
+	cfg := RerunConfig{Client: testClient(t, callTimeout), Target: target, Now: time.Now}
+	if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(cases) {
+		t.Fatalf("%d results of %d cases", len(out), len(cases))
+	}
+	// The first two shared a connection; the third is alone on the next,
+	// its one answer its own and nothing after it.
+	for _, r := range out[:2] {
+		if r.Outcome != NotRerun || !strings.Contains(r.Reason, "no call asked for") {
+			t.Errorf("%s: %s %q, want not rerun: the connection held bytes no call asked for", r.Case.Name, r.Outcome, r.Reason)
+		}
+	}
+	if r := out[2]; r.Outcome != StillFailing || r.Status != 200 {
+		t.Errorf("%s: %s %q, want still failing on its own 200", r.Case.Name, r.Outcome, r.Reason)
 	}
 }
