@@ -79,6 +79,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		dialer.Timeout = 10 * time.Second
 	}
 	h2 := &h2Conns{t: newH2Transport(idleConnTimeout)}
+	notes := new(clientNotes)
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		// Each connection watched, so that a kept-alive one the receiver
@@ -88,7 +89,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 			if err != nil {
 				return nil, err
 			}
-			return newWatchConn(c), nil
+			return newWatchConn(c, notes), nil
 		},
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: dialer.Timeout,
@@ -109,10 +110,10 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		// only cost CPU on the hot path.
 		DisableCompression: true,
 	}
-	c := &http.Client{Transport: idleClosing{tr, h2}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
+	c := &http.Client{Transport: idleClosing{tr, h2, notes}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		c.Transport = directTransport{Transport: tr, h2: h2, netHTTP: o.NetHTTP, noLoops: o.Goroutines}
+		c.Transport = directTransport{Transport: tr, h2: h2, netHTTP: o.NetHTTP, noLoops: o.Goroutines, notes: notes}
 	}
 	return c, nil
 }
@@ -155,10 +156,13 @@ type directTransport struct {
 	*http.Transport
 	h2               *h2Conns
 	netHTTP, noLoops bool
+	notes            *clientNotes
 }
 
 // CloseIdleConnections closes the idle connections, HTTP/2's with them.
 func (t directTransport) CloseIdleConnections() {
+	t.notes.closingIdle.Add(1)
+	defer t.notes.closingIdle.Add(-1)
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
 }
@@ -168,10 +172,13 @@ func (t directTransport) CloseIdleConnections() {
 // net/http's transport leaves to the HTTP/2 side.
 type idleClosing struct {
 	*http.Transport
-	h2 *h2Conns
+	h2    *h2Conns
+	notes *clientNotes
 }
 
 func (t idleClosing) CloseIdleConnections() {
+	t.notes.closingIdle.Add(1)
+	defer t.notes.closingIdle.Add(-1)
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
 }

@@ -94,6 +94,11 @@ type Attempt struct {
 	// own words, when that was no network event (BodyKind KindOther): a
 	// malformed chunked encoding, say, which "error" alone would hide.
 	BodyErr string `json:"-"`
+	// Conn is the connection the answer was read on (net/http's path,
+	// plain HTTP/1 or under TLS; nil on the fast path and HTTP/2): found
+	// later holding bytes no call asked for, its answers cannot be matched
+	// to calls (Conn.Unasked).
+	Conn *Conn `json:"-"`
 }
 
 // BodyStop says what stopped the reading of the answer's body: BodyErr
@@ -277,11 +282,49 @@ type Deliverer struct {
 	// queries and many deliveries, so none is parsed on the hot path.
 	urls sync.Map // query -> *target
 
+	// unasked counts the fast path's connections found holding bytes no
+	// call asked for (Unasked).
+	unasked atomic.Int64
+
 	// pause, when set (by tests), runs on the net/http path where a
 	// loaded machine may hold the attempt between an error and the look
 	// at its deadline (a stand-in for the scheduler), with the attempt's
 	// context.
 	pause func(context.Context)
+}
+
+// Unasked counts the kept-alive connections found holding bytes no call
+// asked for, after an answer (an HTTP/1.1 receiver that answers a call
+// twice, a 204 with a body, a Content-Length shorter than the body sent),
+// on every path of the Deliverer's client so far: on such a connection an
+// answer read may have been another call's. A 408 sent on an idle
+// connection as the receiver closes it is none. Plain HTTP/1 only: under
+// TLS the socket holds records, not their bytes.
+func (d *Deliverer) Unasked() int64 {
+	n := d.unasked.Load()
+	switch t := d.Client.Transport.(type) {
+	case directTransport:
+		n += t.notes.unasked.Load()
+	case idleClosing:
+		n += t.notes.unasked.Load()
+	}
+	return n
+}
+
+// noteLeftover counts a fast-path connection holding b, bytes no call
+// asked for, unless they are a 408 (the receiver closing it idle).
+func (d *Deliverer) noteLeftover(b []byte) {
+	if len(b) > 0 && !is408(b) {
+		d.unasked.Add(1)
+	}
+}
+
+// noteBusy counts a kept-alive connection of the fast path found unfit
+// before a call (errBusy) when it holds bytes, not only the receiver's
+// close: a look on this rare path only.
+func (d *Deliverer) noteBusy(c net.Conn) {
+	var b [len("HTTP/1.x 408")]byte
+	d.noteLeftover(b[:peekBytes(c, b[:])])
 }
 
 type target struct {
@@ -445,7 +488,11 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 			bb.unfit = !fitConn(bb.wait, i)
 			bb.call.got(i)
 		},
-		GotFirstResponseByte: func() { bb.call.answered.Store(true) },
+		GotFirstResponseByte: func() {
+			bb.call.answered.Store(true)
+			bb.call.wrote()
+		},
+		PutIdleConn: bb.call.putIdle,
 	})
 	return bb
 }
@@ -761,6 +808,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			GotFirstResponseByte: func() {
 				if buf == nil {
 					call.answered.Store(true)
+					call.wrote()
+				}
+			},
+			PutIdleConn: func(err error) {
+				if buf == nil {
+					call.putIdle(err)
 				}
 			},
 		})
@@ -875,6 +928,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	}
 	a, wait := d.answered(ctx, resp, kept, err, start, res)
 	a.Connect = connect
+	a.Conn = call.answeredOn()
 	return a, wait
 }
 

@@ -48,3 +48,23 @@ func bytesWait(fd uintptr, p []byte) bool {
 	n, e := peekByte(fd, p)
 	return e == 0 && n > 0
 }
+
+// peekBytes copies into p what waits in c's socket, without taking it or
+// waiting: 0 for nothing, the peer's close, or an error.
+func peekBytes(c net.Conn, p []byte) int {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return 0
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(fd uintptr) {
+		if m, e := peekByte(fd, p); e == 0 {
+			n = m
+		}
+	})
+	return n
+}

@@ -247,7 +247,11 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	// A request not written whole (its answer came first, or its write
 	// failed) leaves the connection in the middle of it.
 	unwritten := rc.io.Pending() || rc.io.Written() != nil
-	if buf.answerEnds(resp, err, rc.r.Buffered() > 0) || unwritten {
+	left := rc.r.Buffered() > 0
+	if left && err == nil {
+		d.noteLeftover(leftover(rc.r))
+	}
+	if buf.answerEnds(resp, err, left) || unwritten {
 		rc.close()
 		buf.raw = nil
 	}
@@ -286,6 +290,12 @@ func (bb *bodyBuf) answerEnds(resp *http.Response, err error, leftover bool) boo
 	return err != nil || resp.Close || leftover || bb.closing || resp.StatusCode == http.StatusSwitchingProtocols
 }
 
+// leftover is the start of what br holds past an answer.
+func leftover(br *bufio.Reader) []byte {
+	b, _ := br.Peek(min(br.Buffered(), len("HTTP/1.x 408")))
+	return b
+}
+
 // keep says whether an answer's body is kept: all with KeepBody, the
 // start of an unexpected one's with KeepFailed.
 func (d *Deliverer) keep(status int) bool {
@@ -305,6 +315,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 	w := buf.appendRequest(method, t, h, plain, host, body)
 	rc := buf.raw
 	if rc != nil && rc.r.Buffered() > 0 {
+		d.noteLeftover(leftover(rc.r))
 		rc.close()
 		rc, buf.raw = nil, nil
 	}
@@ -332,6 +343,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		// the receiver as the call went out.
 		err := rc.io.Send(w, reused)
 		if err == errBusy {
+			d.noteBusy(rc.c)
 			rc.close()
 			rc, buf.raw = nil, nil
 			continue

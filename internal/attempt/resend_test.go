@@ -198,7 +198,7 @@ func TestCallConnResend(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			client, server := net.Pipe()
 			defer server.Close()
-			wc := newWatchConn(client)
+			wc := newWatchConn(client, nil)
 			go func() { _, _ = io.Copy(io.Discard, server) }()
 			if _, err := wc.Write([]byte("earlier call")); err != nil {
 				t.Fatal(err)

@@ -1,6 +1,7 @@
 package attempt
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -50,13 +51,162 @@ type watchConn struct {
 	// connection was given a copy of a call that went out already
 	// (callConn.got), which must not go out again.
 	refuse atomic.Pointer[error]
+
+	// Bytes no call asked for (an HTTP/1.1 receiver that answers a call
+	// twice, a 204 with a body, a Content-Length shorter than what it
+	// sends) are read by net/http as the next call's answer, or make it
+	// drop the connection unsaid. They are noted here, on a plain
+	// connection (under TLS the socket holds records, and a close_notify
+	// is bytes too), from the moment net/http put it back idle after an
+	// answer (PutIdleConn: the answer was read whole, and no call is
+	// outstanding on it) until the next write on it (a call's):
+	//   - a read that returned bytes then (not a 408, which a receiver
+	//     sends as it closes an idle connection: RFC 9110, 15.5.9);
+	//   - the look before the next call (ready) finding bytes;
+	//   - net/http closing the connection then with no read of ours and no
+	//     error: its reader found bytes left in its buffer after the
+	//     answer, which came with it.
+	// notes, when set, are the client's: its CloseIdleConnections under
+	// way, whose closes are no sign of any, and the count of connections
+	// found holding bytes no call asked for.
+	plain, saw408, ours atomic.Bool
+	// gen counts the writes begun on the connection; idleGen is gen as
+	// the answer of the call last answered on it began, once
+	// net/http put the connection idle after that answer: a write since,
+	// a call's, even one made without whsim's hooks (a probe sharing the
+	// client), or one net/http handed the connection to before its
+	// PutIdleConn was heard, makes it idle no more (isIdle).
+	gen, idleGen atomic.Int64
+	reading      atomic.Int32 // reads under way
+	stray        atomic.Pointer[string]
+	notes        *clientNotes
+	note         Conn
+}
+
+// Conn is the connection an answer was read on, as far as whether it was
+// found holding bytes no call asked for: then the answers read on it
+// cannot be matched to calls (watchConn).
+type Conn struct{ c *watchConn }
+
+// Unasked says whether the connection was found holding bytes no call
+// asked for, and their first line, as received ("" when they were left in
+// net/http's buffer with the answer, where they are not seen).
+func (n *Conn) Unasked() (first string, seen bool) {
+	if p := n.c.stray.Load(); p != nil {
+		return *p, true
+	}
+	return "", false
+}
+
+// Settled says whether the connection is closed with no read of it under
+// way: nothing more can be found on it.
+func (n *Conn) Settled() bool {
+	return n.c.closed.Load() && n.c.reading.Load() == 0
+}
+
+// Settle looks at the connection one last time, closes it and waits for
+// a read under way to end: what it holds by then is noted, what comes
+// later is not seen. For the end of a run, or of a case whose answers are
+// to be judged now.
+func (n *Conn) Settle() {
+	c := n.c
+	// Put back idle, net/http's reader looks at its buffer first: bytes
+	// left there after the answer, it closes the connection; none, it
+	// reads the socket.
+	for c.isIdle() && !c.closed.Load() && !c.waiting.Load() {
+		<-c.kick
+	}
+	if !c.closed.Load() {
+		c.look()
+		c.ours.Store(true)
+		c.Close()
+	}
+	for c.reading.Load() != 0 {
+		<-c.kick
+	}
+}
+
+// maxStrayLine bounds the first line of stray bytes kept.
+const maxStrayLine = 120
+
+// noteStray notes bytes b no call asked for, by their first line.
+func (c *watchConn) noteStray(b []byte) {
+	line := b
+	if i := bytes.IndexAny(line, "\r\n"); i >= 0 {
+		line = line[:i]
+	}
+	s := string(line[:min(len(line), maxStrayLine)])
+	c.setStray(&s)
+}
+
+// setStray notes bytes no call asked for, by their first line (*first),
+// once: the client counts the connection.
+func (c *watchConn) setStray(first *string) {
+	if c.stray.CompareAndSwap(nil, first) && c.notes != nil {
+		c.notes.unasked.Add(1)
+	}
+}
+
+// is408 says b starts a 408 answer ("HTTP/1.x 408"), or as much of one as
+// b holds: what a receiver sends as it closes an idle connection.
+func is408(b []byte) bool {
+	const w = "HTTP/1.x 408"
+	if len(b) > len(w) {
+		b = b[:len(w)]
+	}
+	for i, ch := range b {
+		if w[i] != ch && !(i == 7 && ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// look notes what an idle connection's socket holds: bytes no call asked
+// for, unless they are a 408.
+func (c *watchConn) look() {
+	if !c.isIdle() || !c.plain.Load() {
+		return
+	}
+	var b [maxStrayLine]byte
+	if n := peekBytes(c.Conn, b[:]); n > 0 {
+		if is408(b[:n]) {
+			c.saw408.Store(true)
+			return
+		}
+		c.noteStray(b[:n])
+	}
+}
+
+// putIdle notes that net/http put the connection back idle after the
+// answer of the call written by write gen: until the next write, bytes on
+// it are no call's.
+func (c *watchConn) putIdle(gen int64) {
+	if c.plain.Load() {
+		c.idleGen.Store(gen)
+	}
+}
+
+// isIdle says whether the connection is idle after an answer, nothing
+// written on it since.
+func (c *watchConn) isIdle() bool {
+	return c.idleGen.Load() == c.gen.Load()
 }
 
 // errUnfit is the write refused on a connection found unfit before a call.
 var errUnfit = errors.New("kept-alive connection closed by the receiver or holding bytes no call asked for")
 
-func newWatchConn(c net.Conn) *watchConn {
-	return &watchConn{Conn: c, kick: make(chan struct{}, 1)}
+// clientNotes are what a client's watched connections share.
+type clientNotes struct {
+	closingIdle atomic.Int32 // CloseIdleConnections under way
+	unasked     atomic.Int64 // connections found holding bytes no call asked for
+}
+
+func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
+	wc := &watchConn{Conn: c, kick: make(chan struct{}, 1), notes: notes}
+	wc.note.c = wc
+	wc.idleGen.Store(-1)
+	return wc
 }
 
 func (c *watchConn) signal() {
@@ -67,6 +217,8 @@ func (c *watchConn) signal() {
 }
 
 func (c *watchConn) Read(p []byte) (int, error) {
+	c.reading.Add(1)
+	defer c.readEnd()
 	if !peekIdle(c.Conn) {
 		// Something is there: the read returns at once.
 		return c.read(p)
@@ -76,6 +228,13 @@ func (c *watchConn) Read(p []byte) (int, error) {
 	n, err := c.read(p)
 	c.waiting.Store(false)
 	return n, err
+}
+
+// readEnd ends a read, telling Settle.
+func (c *watchConn) readEnd() {
+	if c.reading.Add(-1) == 0 {
+		c.signal()
+	}
 }
 
 // read reads c, noting the bytes begun by then and the first error.
@@ -88,6 +247,15 @@ func (c *watchConn) read(p []byte) (int, error) {
 	c.readBegun.Store(c.begun.Load())
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
+	}
+	if n > 0 && c.isIdle() {
+		// Nothing was written on the connection since its last answer:
+		// these bytes answer no call.
+		if is408(p[:n]) {
+			c.saw408.Store(true)
+		} else {
+			c.noteStray(p[:n])
+		}
 	}
 	return n, err
 }
@@ -103,10 +271,18 @@ func (c *watchConn) Write(p []byte) (int, error) {
 		return 0, errUnfit
 	}
 	c.begun.Add(int64(len(p)))
+	c.gen.Add(1) // a call's: what comes next may be its answer
 	return c.Conn.Write(p)
 }
 
 func (c *watchConn) Close() error {
+	if c.isIdle() && !c.ours.Load() && !c.waiting.Load() && !c.saw408.Load() && c.readErr.Load() == nil &&
+		(c.notes == nil || c.notes.closingIdle.Load() == 0) {
+		// net/http's reader, idle after an answer, ended the connection
+		// with no read of ours: bytes were left in its buffer after the
+		// answer (it says so only to the log).
+		c.setStray(new(string))
+	}
 	c.closed.Store(true)
 	c.signal()
 	return c.Conn.Close()
@@ -124,6 +300,8 @@ func (c *watchConn) ready(ctx context.Context) bool {
 			if peekIdle(c.Conn) {
 				return true
 			}
+			c.look()
+			c.ours.Store(true)
 			c.Close()
 			return false
 		}
@@ -163,7 +341,8 @@ type callConn struct {
 	// of NewClient's plain or HTTP/1 over TLS ones (an HTTP/2 connection
 	// carries other calls' streams: its bytes are not the call's).
 	conn *watchConn
-	at   int64 // conn's bytes begun when it was given the call
+	at   int64        // conn's bytes begun when it was given the call
+	gen  atomic.Int64 // conn's writes as the call's answer began (wrote)
 	// answered says an answer's first byte came on it: net/http makes no
 	// call again after that, and the body is asked for a redirect.
 	answered atomic.Bool
@@ -204,7 +383,8 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	s.conn = nil
 	s.answered.Store(false)
 	c := i.Conn
-	if tc, ok := c.(*tls.Conn); ok {
+	tc, underTLS := c.(*tls.Conn)
+	if underTLS {
 		if tc.ConnectionState().NegotiatedProtocol == http2Proto {
 			return
 		}
@@ -214,11 +394,46 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	if !ok {
 		return
 	}
+	if !underTLS {
+		// Not only on a first use: net/http marks a connection dialled
+		// for one call and handed to another reused.
+		wc.plain.Store(true)
+	}
 	if s.sent != nil {
 		wc.refuse.Store(&s.sent)
 		return
 	}
 	s.conn, s.at = wc, wc.begun.Load()
+	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
+}
+
+// putIdle hears net/http put the call's connection back idle, its answer
+// read whole (PutIdleConn).
+func (s *callConn) putIdle(err error) {
+	if err == nil && s.conn != nil {
+		s.conn.putIdle(s.gen.Load())
+	}
+}
+
+// wrote hears the first byte of the call's answer came
+// (GotFirstResponseByte): the connection's writes so far are the call's.
+// (WroteRequest comes before net/http's writer flushes the call.) A
+// receiver that answers before the call is written whole has its
+// connection's later writes counted past this: it is not taken idle
+// after that answer, and nothing on it is noted then.
+func (s *callConn) wrote() {
+	if s.conn != nil {
+		s.gen.Store(s.conn.gen.Load())
+	}
+}
+
+// answeredOn is the connection the call's answer was read on, nil for
+// one not watched (HTTP/2's, a redirect's).
+func (s *callConn) answeredOn() *Conn {
+	if s.conn == nil {
+		return nil
+	}
+	return &s.conn.note
 }
 
 // http2Proto is HTTP/2's name in TLS's ALPN.

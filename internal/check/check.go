@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -223,6 +224,10 @@ type Result struct {
 	// answered: the verdict rests on calls the receiver answered, where
 	// Status does not say so (load's pass, whose worst status is none).
 	answered bool
+	// conns are the connections the case's answers were read on: one
+	// found holding bytes no call asked for makes it inconclusive
+	// (runner.drain).
+	conns []*attempt.Conn
 }
 
 // Reply is a receiver's answer, as shown in reasons.
@@ -563,7 +568,11 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &runner{
+	var r *runner
+	// Every result graded is reported before Run returns, however it
+	// ends: those held for their connections after a last look at each.
+	defer func() { r.drain(true) }()
+	r = &runner{
 		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(), since: time.Now(),
 		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true},
 		sum: &Summary{Checks: map[string]*Tally{}},
@@ -801,6 +810,16 @@ type runner struct {
 	fatal    error
 	timeouts int
 
+	// held are the results graded and counted, not yet reported: a
+	// connection their answers came on is still open, and may yet be
+	// found holding bytes no call asked for (drain). conns are the
+	// connections each case's answers were read on so far, by case
+	// (check/name), under connMu: record runs with mu held, and so may
+	// report.
+	held   []Result
+	connMu sync.Mutex
+	conns  map[string][]*attempt.Conn
+
 	hist load.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
 	// with the highest p99, which one stray slow call does not decide.
@@ -837,6 +856,11 @@ func excludedBy(globs []string, c *Case) bool {
 
 func (r *runner) report(res Result) {
 	r.stamp(&res)
+	r.connMu.Lock()
+	key := res.Case.Check + "/" + res.Case.Name
+	res.conns = append(res.conns, r.conns[key]...)
+	delete(r.conns, key)
+	r.connMu.Unlock()
 	// Nothing routed is said as soon as it shows (five answers, one
 	// status), before the failures it explains stream past.
 	r.notice()
@@ -888,10 +912,72 @@ func (r *runner) emit(res Result) {
 	if res.Verdict != Skip && (res.Status != 0 || res.answered) {
 		r.lastAnswered = r.last
 	}
-	r.out(res)
+	r.held = append(r.held, res)
+	r.drain(false)
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(Progress{Check: res.Case.Check, Case: res.Case.Name, Done: r.sum.Done, Total: r.sum.Total, Elapsed: time.Since(r.began)})
 	}
+}
+
+// drain reports the results held, in the order they were graded, while
+// every connection the first one's answers came on is closed (or, at the
+// end of the run, end, after a last look at each): a case whose answer
+// came on one found holding bytes no call asked for is inconclusive
+// (unasked). What comes on a connection after it was closed is not seen.
+func (r *runner) drain(end bool) {
+	for len(r.held) > 0 {
+		res := r.held[0]
+		for _, c := range res.conns {
+			if end {
+				c.Settle()
+			} else if !c.Settled() {
+				return
+			}
+		}
+		r.held = r.held[1:]
+		for _, c := range res.conns {
+			if first, seen := c.Unasked(); seen {
+				r.unasked(&res, first)
+				break
+			}
+		}
+		r.out(res)
+	}
+}
+
+// unaskedRule is what a receiver whose answers cannot be matched to calls
+// breaks.
+const unaskedRule = "an HTTP/1.1 receiver answers each call once, and frames each answer whole: no body on a 204, a Content-Length that counts the whole body"
+
+// unasked makes res inconclusive, its tally with it: an answer it rests
+// on came on a connection where the receiver sent bytes no call asked for
+// (first, their first line as received, "" when they came with an answer
+// and were not seen apart), so which call an answer there was to cannot
+// be told.
+func (r *runner) unasked(res *Result, first string) {
+	t := r.sum.Checks[res.Case.Check]
+	switch res.Verdict {
+	case Skip:
+		return
+	case Pass:
+		t.Pass--
+	case Fail:
+		t.Fail--
+	case Warn:
+		t.Warn--
+		if res.Inconclusive {
+			t.Inconclusive--
+		}
+	}
+	t.Warn++
+	t.Inconclusive++
+	what := "they came with the answer"
+	if first != "" {
+		what = "starting " + strconv.QuoteToASCII(first)
+	}
+	res.Verdict, res.Inconclusive, res.Repro, res.Effects = Warn, true, "", nil
+	res.Reason = "inconclusive: on the kept-alive connection this case's answer came on, the receiver sent bytes after an answer that no call asked for (" +
+		what + "), so the answers on it cannot be matched to calls (" + unaskedRule + ")"
 }
 
 // call says how a delivery is sent: first, the first delivery of a valid
@@ -963,6 +1049,7 @@ func (r *runner) timeLimit(a attempt.Attempt) time.Duration {
 // row without an answer stop it.
 func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	a := res.Last()
+	r.noteConns(c, res)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fatal != nil || r.stopped != nil {
@@ -1046,6 +1133,22 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.silent, attempt.ShortError(a))}
 	r.cancel()
 	return errStopped
+}
+
+// noteConns notes the connections the answers of c's delivery res came
+// on, for c's result.
+func (r *runner) noteConns(c *Case, res *attempt.Result) {
+	r.connMu.Lock()
+	defer r.connMu.Unlock()
+	key := c.Check + "/" + c.Name
+	for _, a := range res.Attempts {
+		if a.Conn != nil && !slices.Contains(r.conns[key], a.Conn) {
+			if r.conns == nil {
+				r.conns = map[string][]*attempt.Conn{}
+			}
+			r.conns[key] = append(r.conns[key], a.Conn)
+		}
+	}
 }
 
 // time records the latency of a call outside load; the caller holds mu.

@@ -899,6 +899,22 @@ func (r *runner) load() error {
 			res.Answer = replyOf(bad.first)
 		}
 	}
+	if n := st.Unasked; n > 0 && res.Verdict != Skip {
+		// Counted by the run's own connections (the fast path keeps no
+		// note per answer): which of its answers were whose cannot be
+		// told, so its figures judge nothing.
+		res.Verdict, res.Inconclusive = Warn, true
+		res.Reason = fmt.Sprintf("inconclusive: on %d of the load's kept-alive connections the receiver sent bytes after an answer that no call asked for, "+
+			"so the answers on them cannot be matched to calls (%s; %s)", n, unaskedRule, figures)
+	}
+	// The connections its calls' answers came on on net/http's path,
+	// noted under the calls' own name.
+	r.connMu.Lock()
+	if cs := r.conns[Load+"/load"]; len(cs) > 0 {
+		res.conns = cs
+		delete(r.conns, Load+"/load")
+	}
+	r.connMu.Unlock()
 	r.report(res)
 	return nil
 }

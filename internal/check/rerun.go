@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -445,6 +446,51 @@ type RerunResult struct {
 	// a reason that says the receiver is not there at all (refused, DNS,
 	// TLS): on a rerun's first call, that is no verdict on the case.
 	unreachable *UnreachableError
+	// conns are the connections its answers were read on: one found
+	// holding bytes no call asked for makes it no verdict (heldReruns).
+	conns []*attempt.Conn
+}
+
+// heldReruns holds a rerun's results until every connection their
+// answers came on is closed, or the rerun ends (a last look at each),
+// as a run holds its results (runner.drain): one whose answer came on a
+// connection found holding bytes no call asked for is NOT RERUN, its
+// answer possibly another call's, never FIXED nor STILL FAILING on it.
+type heldReruns struct {
+	held []RerunResult
+	out  func(RerunResult)
+}
+
+func (h *heldReruns) put(res RerunResult) {
+	h.held = append(h.held, res)
+	h.drain(false)
+}
+
+func (h *heldReruns) drain(end bool) {
+	for len(h.held) > 0 {
+		res := h.held[0]
+		for _, c := range res.conns {
+			if end {
+				c.Settle()
+			} else if !c.Settled() {
+				return
+			}
+		}
+		h.held = h.held[1:]
+		for _, c := range res.conns {
+			if first, seen := c.Unasked(); seen {
+				what := "they came with the answer"
+				if first != "" {
+					what = "starting " + strconv.QuoteToASCII(first)
+				}
+				res.Outcome = NotRerun
+				res.Reason = res.Reason + ": inconclusive, on the kept-alive connection it came on the receiver sent bytes after an answer that no call asked for (" +
+					what + "), so the answers on it cannot be matched to calls (" + unaskedRule + ")"
+				break
+			}
+		}
+		h.out(res)
+	}
 }
 
 // Rerun sends each failed case again, as the run sent it (every copy, at
@@ -471,6 +517,9 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 		}
 	}
 	sent := false // a case went out and got an answer or a verdict
+	h := &heldReruns{out: out}
+	defer h.drain(true)
+	out = h.put
 	for _, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -553,6 +602,13 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	copyOf := copiesOf(req, c.NewRequestIDs, c.Resign, cfg.IDs)
 	results, together := deliverCopies(ctx, d, copyOf, n, c.AtOnce, cfg.copyHeld)
 	res := RerunResult{Case: c, Outcome: Fixed}
+	for _, r := range results {
+		for _, a := range r.Attempts {
+			if a.Conn != nil && !slices.Contains(res.conns, a.Conn) {
+				res.conns = append(res.conns, a.Conn)
+			}
+		}
+	}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: termsafe.URL(d.Target), Kind: attempt.FailureText(a)}
 		for _, r := range results[1:] {

@@ -79,6 +79,13 @@ type deliverFunc func(ctx context.Context, req *attempt.Request, bb **attempt.Bu
 // deliver again (the closed model: as fast as the receiver answers). With
 // one, deliveries start on schedule (the open model, see runOpen).
 func Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
+	before := d.Unasked()
+	st := run(ctx, d, next, o, report)
+	st.Unasked = int(d.Unasked() - before)
+	return st
+}
+
+func run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	if o.Rate > 0 {
 		return runOpen(ctx, d.DeliverWith, next, o, report)
 	}

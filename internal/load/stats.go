@@ -114,6 +114,11 @@ type Stats struct {
 	// counts the retries that followed such an attempt: the receiver may
 	// have taken those calls twice.
 	ClosedAsSent, ResentAfterClose int
+	// Unasked counts the kept-alive connections found holding bytes no
+	// call asked for after an answer (attempt.Deliverer.Unasked): an
+	// answer read on one, counted by its status like any, may have been
+	// another call's.
+	Unasked int
 	// Latency is, in the closed model, that of the final attempt of each
 	// answered delivery (not one Ctrl-C cut short, even once its status
 	// came); in the open model, from each delivery's scheduled start
@@ -191,6 +196,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.Retries += o.Retries
 	s.ClosedAsSent += o.ClosedAsSent
 	s.ResentAfterClose += o.ResentAfterClose
+	s.Unasked += o.Unasked
 	for k, v := range o.ByStatus {
 		s.ByStatus[k] += v
 	}

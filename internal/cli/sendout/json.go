@@ -121,6 +121,8 @@ type statsJSON struct {
 		// ClosedAsSent and ResentAfterClose are load.Stats', when not 0.
 		ClosedAsSent     int `json:"closedAsSent,omitempty"`
 		ResentAfterClose int `json:"resentAfterClose,omitempty"`
+		// Unasked is load.Stats', when not 0.
+		Unasked int `json:"unaskedAnswers,omitempty"`
 		// RequestsPerSecond and LatencyMS are null when no call was
 		// answered: there is no rate nor latency, and a 0 would read as one.
 		RequestsPerSecond *float64     `json:"requestsPerSecond"`
@@ -159,7 +161,7 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	for k, v := range st.ByError {
 		s.FailedByError[k] = v
 	}
-	s.ClosedAsSent, s.ResentAfterClose = st.ClosedAsSent, st.ResentAfterClose
+	s.ClosedAsSent, s.ResentAfterClose, s.Unasked = st.ClosedAsSent, st.ResentAfterClose, st.Unasked
 	s.ElapsedMS = attempt.MS(st.Elapsed)
 	h := &st.Latency
 	if h.Count() > 0 {

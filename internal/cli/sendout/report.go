@@ -276,6 +276,7 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 		b = append(b, '\n')
 	}
 	b = appendFailed(b, st)
+	b = appendUnasked(b, st)
 	// A refused connection fails at once: a rate over such calls would
 	// measure how fast the client gives up, not the receiver. A delivery
 	// Ctrl-C cut short (in its call or in the backoff after a 500) has no
@@ -348,6 +349,22 @@ func appendFailed(b []byte, st *load.Stats) []byte {
 			n, term.Plural(n, "retry", "retries"), term.Plural(n, "it", "them"))
 	}
 	return b
+}
+
+// appendUnasked says how many kept-alive connections held bytes after an
+// answer that no call asked for: net/http dropped such a connection
+// unsaid, or read the bytes as the next call's answer, and the fast path
+// dropped it; either way the counts above rest on answers some of which
+// may have been other calls'.
+func appendUnasked(b []byte, st *load.Stats) []byte {
+	n := st.Unasked
+	if n == 0 {
+		return b
+	}
+	return fmt.Appendf(b, "answers no call asked for: %d kept-alive %s held bytes after an answer (a receiver that answers a call twice, "+
+		"a 204 with a body, a Content-Length short of the body it sends); an answer read on such a connection may have been another call's, "+
+		"so the statuses counted above may not be the calls' own: an HTTP/1.1 receiver answers each call once, framed whole\n",
+		n, term.Plural(n, "connection", "connections"))
 }
 
 // appendModel says which load model ran, so the latencies are read right,

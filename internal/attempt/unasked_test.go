@@ -1,0 +1,256 @@
+package attempt
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+)
+
+// unaskedServer is a receiver on raw TCP that answers each call with
+// answer(conn, k, c): conn counts its connections, k the calls on one
+// (both from 0).
+func unaskedServer(t *testing.T, answer func(conn, k int, c net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for conn := 0; ; conn++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(conn int) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for k := 0; ; k++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if _, err := io.Copy(io.Discard, req.Body); err != nil {
+						return
+					}
+					answer(conn, k, c)
+				}
+			}(conn)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/hook"
+}
+
+func unaskedDeliverer(t *testing.T, target string) *Deliverer {
+	t.Helper()
+	cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.CloseIdleConnections)
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Deliverer{Client: cl, Target: u, KeepBody: true, Trace: true}
+}
+
+const (
+	answer200 = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	answer500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
+)
+
+// A receiver that sends an HTTP/1.1 answer no call asked for, or bytes
+// after its answer, on a kept-alive connection: the connection the
+// answers were read on says so (Attempt.Conn), by the bytes' first line
+// where they came apart from the answer; a 408 sent on an idle connection
+// as the receiver closes it is no such answer.
+func TestConnNotesBytesNoCallAskedFor(t *testing.T) {
+	t.Parallel()
+	type step struct{ more, wrote chan struct{} }
+	for _, tc := range []struct {
+		name string
+		// answer writes the k-th answer on connection conn; apart, when
+		// set, is written on connection 0 once the test has the first
+		// answer (more), and the test waits for it (wrote).
+		answer   func(k int) string
+		apart    string
+		status2  int
+		first    string // the stray bytes' first line, "" when unseen
+		unasked  bool
+		sameConn bool // the second answer came on the first one's connection
+	}{
+		{name: "answered twice, apart", answer: func(int) string { return answer200 }, apart: answer500,
+			status2: 200, first: "HTTP/1.1 500 Internal Server Error", unasked: true},
+		{name: "answered twice, one write", answer: func(int) string { return answer200 + answer500 },
+			status2: 200, unasked: true},
+		{name: "204 with a body", answer: func(int) string { return "HTTP/1.1 204 No Content\r\n\r\n" + answer500 },
+			status2: 204, unasked: true},
+		{name: "Content-Length short, apart", answer: func(int) string { return "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok" },
+			status2: 200, unasked: true},
+		{name: "the next call's answer late", answer: func(k int) string {
+			if k == 0 {
+				return answer200
+			}
+			return answer500 + answer200 // the first call's second answer, then its own
+		}, status2: 500, unasked: true, sameConn: true},
+		{name: "408 on idle", answer: func(int) string { return answer200 }, apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+			status2: 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := step{make(chan struct{}), make(chan struct{})}
+			target := unaskedServer(t, func(conn, k int, c net.Conn) {
+				if _, err := io.WriteString(c, tc.answer(k)); err != nil {
+					return
+				}
+				if conn == 0 && k == 0 && tc.apart != "" {
+					<-st.more
+					_, _ = io.WriteString(c, tc.apart)
+					if tc.apart[9:12] == "408" {
+						c.(*net.TCPConn).CloseWrite()
+					}
+					close(st.wrote)
+				}
+			})
+			d := unaskedDeliverer(t, target)
+			r1 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)})
+			a1 := r1.Last()
+			if a1.Status == 0 || a1.Conn == nil {
+				t.Fatalf("first call: %+v, want an answer on a watched connection", a1)
+			}
+			if tc.apart != "" {
+				close(st.more)
+				<-st.wrote
+			}
+			a2 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}).Last()
+			if a2.Status != tc.status2 {
+				t.Fatalf("second call got %d (%s), want %d", a2.Status, a2.Err, tc.status2)
+			}
+			if got := a2.Conn == a1.Conn; got != tc.sameConn {
+				t.Fatalf("second answer on the first one's connection: %v, want %v", got, tc.sameConn)
+			}
+			a1.Conn.Settle()
+			a2.Conn.Settle()
+			first, seen := a1.Conn.Unasked()
+			if seen != tc.unasked || first != tc.first {
+				t.Fatalf("first connection: Unasked() = %q, %v; want %q, %v", first, seen, tc.first, tc.unasked)
+			}
+		})
+	}
+}
+
+// A receiver that answers each call once has nothing noted on any
+// connection, however its calls share them: copies sent at once, handed
+// from one to the next by net/http as each answer ends, and calls made on
+// the same client without whsim's hooks (check's probe).
+func TestConnNotesNothingOnAReceiverThatAnswersOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	t.Cleanup(srv.Close)
+	d := unaskedDeliverer(t, srv.URL)
+	var conns []*Conn
+	for range 30 {
+		var wg sync.WaitGroup
+		res := make([]*Result, 8)
+		for i := range res {
+			wg.Go(func() {
+				if i%3 == 2 {
+					// A call of the client's own, no hooks: its answer is its.
+					if resp, err := d.Client.Get(srv.URL); err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					return
+				}
+				res[i] = d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)})
+			})
+		}
+		wg.Wait()
+		for _, r := range res {
+			if r != nil && r.Last().Conn != nil {
+				conns = append(conns, r.Last().Conn)
+			}
+		}
+	}
+	for _, c := range conns {
+		c.Settle()
+		if first, seen := c.Unasked(); seen {
+			t.Fatalf("a connection of a receiver that answers once noted %q", first)
+		}
+	}
+}
+
+// A run's worker counts the connections found holding bytes no call
+// asked for (Deliverer.Unasked), on the fast path and on net/http's: not
+// a 408 sent on an idle connection as the receiver closes it, nor a
+// receiver that answers once.
+func TestWorkerCountsConnectionsHoldingUnaskedBytes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		answer string
+		apart  string // written on the first connection once its answer is read
+		want   int64
+	}{
+		{name: "answered twice, apart", answer: answer200, apart: answer500, want: 1},
+		{name: "answered twice, one write", answer: answer200 + answer500, want: 2},
+		{name: "408 on idle", answer: answer200, apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"},
+		{name: "answered once", answer: answer200},
+	} {
+		for _, netHTTP := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, net/http %v", tc.name, netHTTP), func(t *testing.T) {
+				t.Parallel()
+				more, wrote := make(chan struct{}), make(chan struct{})
+				target := unaskedServer(t, func(conn, k int, c net.Conn) {
+					if _, err := io.WriteString(c, tc.answer); err != nil {
+						return
+					}
+					if conn == 0 && k == 0 && tc.apart != "" {
+						<-more
+						_, _ = io.WriteString(c, tc.apart)
+						close(wrote)
+					}
+				})
+				cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1, NetHTTP: netHTTP})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(cl.CloseIdleConnections)
+				u, _ := url.Parse(target)
+				d := &Deliverer{Client: cl, Target: u}
+				var bb *Buf
+				t.Cleanup(func() {
+					if bb != nil {
+						bb.Release()
+					}
+				})
+				if r := d.DeliverWith(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}, &bb); !r.OK {
+					t.Fatalf("first call: %+v", r.Last())
+				}
+				if tc.apart != "" {
+					close(more)
+					<-wrote
+				}
+				r := d.DeliverWith(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}, &bb)
+				if !r.OK {
+					t.Fatalf("second call: %+v", r.Last())
+				}
+				if c := r.Last().Conn; c != nil {
+					c.Settle() // its bytes, on net/http's path, seen before the count
+				}
+				if got := d.Unasked(); got != tc.want {
+					t.Errorf("Unasked() = %d, want %d", got, tc.want)
+				}
+			})
+		}
+	}
+}
