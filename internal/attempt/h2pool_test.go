@@ -1,0 +1,299 @@
+package attempt
+
+import (
+	"context"
+	"crypto/x509"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+// heldH2Server is Go's HTTP/2 server over TLS whose handler holds each
+// call until the test releases it: in hears of each call the handler
+// holds (its connection's remote address), release lets one answer.
+type heldH2Server struct {
+	ts      *httptest.Server
+	roots   *x509.CertPool
+	in      chan string
+	release chan struct{}
+	mu      sync.Mutex
+	open    map[net.Conn]bool // the connections open now
+	opened  int               // every connection the receiver took
+	change  chan struct{}     // closed, and made anew, when one opens or closes
+}
+
+func newHeldH2Server(t *testing.T, maxStreams uint32) *heldH2Server {
+	t.Helper()
+	s := &heldH2Server{in: make(chan string, 100), release: make(chan struct{}), open: map[net.Conn]bool{}, change: make(chan struct{})}
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		s.in <- r.RemoteAddr
+		select {
+		case <-s.release:
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	s.ts.EnableHTTP2 = true
+	s.ts.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: int(maxStreams)}
+	s.ts.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch st {
+		case http.StateNew:
+			s.open[c] = true
+			s.opened++
+		case http.StateClosed, http.StateHijacked:
+			delete(s.open, c)
+		default:
+			return
+		}
+		close(s.change)
+		s.change = make(chan struct{})
+	}
+	s.ts.StartTLS()
+	t.Cleanup(s.ts.Close)
+	s.roots = x509.NewCertPool()
+	s.roots.AddCert(s.ts.Certificate())
+	return s
+}
+
+func (s *heldH2Server) url() *url.URL {
+	u, _ := url.Parse(s.ts.URL + "/hook")
+	return u
+}
+
+func (s *heldH2Server) counts() (open, opened int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.open), s.opened
+}
+
+// closed returns once the receiver has no connection open, after the
+// client closed its own (CloseIdleConnections): whsim leaves none behind.
+func (s *heldH2Server) closed(t *testing.T) {
+	t.Helper()
+	for {
+		s.mu.Lock()
+		open, ch := len(s.open), s.change
+		s.mu.Unlock()
+		if open == 0 {
+			return
+		}
+		<-ch
+	}
+}
+
+// With more calls at once than the receiver allows streams on a
+// connection (SETTINGS_MAX_CONCURRENT_STREAMS), whsim opens another
+// connection rather than queue them on the one it has, as a sender's
+// HTTP/2 client does. Calls waited for a stream on the newest connection
+// net/http's transport had, whatever the others (--concurrency 6 against
+// a limit of 2: two calls in the receiver at once, four timed out
+// waiting, "the receiver allows 2 at once, all in use by other calls").
+func TestHTTP2MoreConnectionsForConcurrency(t *testing.T) {
+	srv := newHeldH2Server(t, 2)
+	const conc, limit = 6, 2
+	cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: conc, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	deliver := func(results chan<- *Result) {
+		results <- d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	}
+	// A first call alone sets the first connection up, and its SETTINGS
+	// say the limit: the calls after find it (net/http's transport opens
+	// a connection for each call that comes before the first is set up).
+	results := make(chan *Result, conc)
+	go deliver(results)
+	<-srv.in
+	srv.release <- struct{}{}
+	if r := <-results; !r.OK {
+		t.Fatalf("the first call: %+v", r.Attempts)
+	}
+	for range conc {
+		go deliver(results)
+	}
+	conns := map[string]int{}
+	for n := 0; n < conc; n++ {
+		select {
+		case addr := <-srv.in:
+			conns[addr]++
+		case r := <-results:
+			t.Fatalf("a call ended with %d in the receiver at once, on %d connections, want %d: %+v", n, len(conns), conc, r.Attempts)
+		}
+	}
+	for addr, n := range conns {
+		if n > limit {
+			t.Errorf("connection %s carried %d calls at once, past the receiver's limit of %d", addr, n, limit)
+		}
+	}
+	if open, opened := srv.counts(); len(conns) != conc/limit || open != conc/limit || opened != conc/limit {
+		t.Errorf("the calls went on %d connections, %d open of %d opened; want %d, each full", len(conns), open, opened, conc/limit)
+	}
+	close(srv.release)
+	for range conc {
+		if r := <-results; !r.OK || r.Tries() != 1 {
+			t.Errorf("a call: %+v", r.Attempts)
+		}
+	}
+	cl.CloseIdleConnections()
+	srv.closed(t)
+}
+
+// heldStream is a call an h2Server holds: its answer is the test's.
+type heldStream struct {
+	w  *h2Writer
+	id uint32
+}
+
+func (h heldStream) answer() { h.w.headers(h.id, true, ":status", "200") }
+
+// A receiver that lowers its limit on a connection mid-run (a SETTINGS
+// frame) has the calls after go out on another connection, not wait for
+// a stream of that one's.
+func TestHTTP2LoweredLimitCallsMove(t *testing.T) {
+	limit := func(n uint32) http2.Setting { return http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: n} }
+	in := make(chan heldStream, 10)
+	srv := newH2Server(t, []http2.Setting{limit(2)}, func(w *h2Writer, id uint32) { in <- heldStream{w, id} })
+	cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 4, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	results := make(chan *Result, 5)
+	deliver := func() {
+		go func() { results <- d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}) }()
+	}
+	// held waits for a call in the receiver; none may end before.
+	held := func(what string) heldStream {
+		t.Helper()
+		select {
+		case h := <-in:
+			return h
+		case r := <-results:
+			t.Fatalf("%s: a call ended before it: %+v", what, r.Attempts)
+		}
+		return heldStream{}
+	}
+	ok := func(what string) {
+		t.Helper()
+		if r := <-results; !r.OK || r.Tries() != 1 {
+			t.Errorf("%s: %+v", what, r.Attempts)
+		}
+	}
+	deliver()
+	first := held("the first call")
+	<-srv.acked // the client read the connection's SETTINGS
+	first.answer()
+	ok("the first call")
+	deliver()
+	deliver()
+	a1, a2 := held("two calls on the first connection"), held("two calls on the first connection")
+	if a1.w != first.w || a2.w != first.w {
+		t.Fatalf("two calls went on another connection, with the first one's two streams free")
+	}
+	first.w.do(func(fr *http2.Framer) error { return fr.WriteSettings(limit(1)) })
+	<-srv.acked
+	a1.answer()
+	ok("a call answered after the limit was lowered")
+	// The first connection carries a2, its one stream now: the next calls
+	// go on another.
+	deliver()
+	deliver()
+	b1, b2 := held("a call after the limit was lowered"), held("a call after the limit was lowered")
+	if b1.w == first.w || b2.w == first.w {
+		t.Errorf("a call went on the connection whose one stream another holds")
+	}
+	for _, h := range []heldStream{a2, b1, b2} {
+		h.answer()
+	}
+	for range 3 {
+		ok("a call")
+	}
+	if got := srv.streams.Load(); got != 5 {
+		t.Errorf("the receiver read %d calls, want 5", got)
+	}
+	cl.CloseIdleConnections()
+	for range srv.accepted.Load() {
+		<-srv.ended
+	}
+}
+
+// A receiver that shuts each connection down (GOAWAY) after a few calls,
+// under load, with more calls at once than one connection's streams,
+// loses no call: each is answered, the calls above a GOAWAY's last
+// stream are made again on another connection, the receiver read as
+// many calls as whsim counted attempts, and no connection is left open.
+func TestHTTP2GoAwayUnderLoad(t *testing.T) {
+	const workers, each, perConn = 6, 20, 5
+	type conn struct {
+		n    int
+		last uint32 // the GOAWAY's last stream, once sent
+		gone bool
+	}
+	var mu sync.Mutex
+	conns := map[*h2Writer]*conn{}
+	var srv *h2Server
+	srv = newH2Server(t, []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 2}}, func(w *h2Writer, id uint32) {
+		mu.Lock()
+		c := conns[w]
+		if c == nil {
+			c = new(conn)
+			conns[w] = c
+		}
+		switch {
+		case c.gone && id > c.last:
+			// Above the GOAWAY's last stream: not processed, not read.
+			srv.streams.Add(-1)
+			mu.Unlock()
+			return
+		case !c.gone:
+			c.last = max(c.last, id)
+			if c.n++; c.n == perConn {
+				c.gone = true
+				w.do(func(fr *http2.Framer) error { return fr.WriteGoAway(c.last, http2.ErrCodeNo, nil) })
+			}
+		}
+		mu.Unlock()
+		w.headers(id, true, ":status", "200")
+	})
+	cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: workers, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	var wg sync.WaitGroup
+	var tries, ok atomic.Int64
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				r := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+				tries.Add(int64(r.Tries()))
+				if r.OK {
+					ok.Add(1)
+				} else {
+					t.Errorf("a call failed: %+v", r.Attempts)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got, want := srv.streams.Load(), tries.Load(); got != want || ok.Load() != workers*each {
+		t.Errorf("%d of %d calls answered; the receiver read %d calls, whsim counted %d attempts", ok.Load(), workers*each, got, want)
+	}
+	cl.CloseIdleConnections()
+	for ended := int64(0); ended < srv.accepted.Load(); ended++ {
+		<-srv.ended
+	}
+}
