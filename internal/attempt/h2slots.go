@@ -191,7 +191,7 @@ func (s *streamSlots) noStream(err error) error {
 // noStreamLocked is the error of a call whose context ended (err) while
 // it waited for a slot on any of the pool's connections.
 func (p *slotPool) noStreamLocked(err error) error {
-	e := noStreamError{conns: len(p.conns), err: err}
+	e := noStreamError{conns: len(p.conns), dialing: p.dialing > 0, err: err}
 	for _, s := range p.conns {
 		if s.seen {
 			e.seen = true
@@ -357,6 +357,7 @@ type noStreamError struct {
 	allowed int
 	seen    bool // the receiver's SETTINGS came: allowed is its limit
 	conns   int  // the connections the call could be given a stream on: allowed is their sum
+	dialing bool // another connection was being set up for the calls waiting
 	err     error
 }
 
@@ -371,6 +372,11 @@ func (e noStreamError) Error() string {
 		why = "the receiver allows " + strconv.Itoa(e.allowed) + " at once on " + strconv.Itoa(e.conns) + " connections (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"
 	default:
 		why = "the receiver allows " + strconv.Itoa(e.allowed) + " at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"
+	}
+	if e.dialing {
+		// The call waited for a new connection too, which a receiver
+		// whose listen backlog is full never sets up.
+		why += ", and the connection whsim opened for more was not set up yet"
 	}
 	return noStreamWords + ": " + why
 }

@@ -280,6 +280,10 @@ func TestNoStreamWords(t *testing.T) {
 			other.join(&h2Conn{})
 			other.settings(true, 2)
 		}, "the receiver allows 5 at once on 2 connections (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"},
+		{"all in use, another connection opening", func(s *streamSlots) {
+			s.settings(true, 3)
+			s.pool.dialing++
+		}, "the receiver allows 3 at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls, and the connection whsim opened for more was not set up yet"},
 	}
 	for _, tc := range tests {
 		s := oneConn()
