@@ -33,6 +33,7 @@ type streamSlots struct {
 	conn  *h2Conn // whose slots they are, once it joined the pool
 	inUse int
 	limit uint32 // the receiver's SETTINGS_MAX_CONCURRENT_STREAMS, once seen
+	most  uint32 // the highest limit it said on the connection
 	seen  bool   // the receiver's first SETTINGS frame came
 	over  bool   // a GOAWAY came, or the connection ended: no call is given it
 	// dialled says the pool opened the connection (slotPool.grow), and
@@ -231,6 +232,7 @@ func (s *streamSlots) settings(has bool, n uint32) {
 	case first:
 		s.limit = defaultStreams
 	}
+	s.most = max(s.most, s.limit)
 	p.giveLocked()
 	p.growLocked()
 }
@@ -326,8 +328,10 @@ func (p *slotPool) giveLocked() {
 // beyond those already opening, while the pool holds fewer than
 // ceil(concurrency/limit)+1 and fewer than concurrency. Not before every
 // connection's limit is known (its first SETTINGS, which comes at once),
-// nor for a receiver that allows no stream: another connection would
-// carry none either.
+// nor for a receiver that never allowed a stream: another connection
+// would carry none either. The limit is the highest the receiver said on
+// a connection: one it lowered on a connection, even to 0, is no limit
+// of the next.
 func (p *slotPool) growLocked() {
 	if p.dial == nil || p.stuck || p.closed || len(p.waiters) == 0 || len(p.conns) == 0 {
 		return
@@ -337,7 +341,7 @@ func (p *slotPool) growLocked() {
 		if !s.seen {
 			return
 		}
-		limit = max(limit, s.allowedLocked())
+		limit = max(limit, int(s.most))
 	}
 	if limit == 0 {
 		return

@@ -314,29 +314,34 @@ func TestSlotPoolGrows(t *testing.T) {
 		waiting     int
 		before      func(p *slotPool) // the pool's history
 		want        int               // connections opened for the waiting calls
+		// then, when not the limit, is what a later SETTINGS frame set
+		// it to, before the calls came.
+		then uint32
 	}{
-		{"one call waits", 6, 2, true, 1, nil, 1},
-		{"as many as the calls waiting need", 6, 2, true, 3, nil, 2},
-		{"ceil(concurrency/limit)+1 at most", 6, 2, true, 10, nil, 3},
-		{"never more than concurrency", 2, 1, true, 5, nil, 1},
-		{"none at concurrency 1", 1, 1, true, 3, nil, 0},
-		{"none before the limit is known", 6, 2, false, 3, nil, 0},
-		{"none for a limit of 0", 6, 0, true, 3, nil, 0},
-		{"none after a dial failed", 6, 2, true, 3, func(p *slotPool) { p.dialing++; p.dialFailed() }, 0},
+		{"one call waits", 6, 2, true, 1, nil, 1, 2},
+		{"as many as the calls waiting need", 6, 2, true, 3, nil, 2, 2},
+		{"ceil(concurrency/limit)+1 at most", 6, 2, true, 10, nil, 3, 2},
+		{"never more than concurrency", 2, 1, true, 5, nil, 1, 1},
+		{"none at concurrency 1", 1, 1, true, 3, nil, 0, 1},
+		{"none before the limit is known", 6, 2, false, 3, nil, 0, 2},
+		{"none for a limit of 0", 6, 0, true, 3, nil, 0, 0},
+		{"by the limit before it was lowered to 0", 6, 2, true, 3, nil, 2, 0},
+		{"by the limit it was raised to", 6, 0, true, 3, nil, 2, 2},
+		{"none after a dial failed", 6, 2, true, 3, func(p *slotPool) { p.dialing++; p.dialFailed() }, 0, 2},
 		{"none after the receiver ended one that took no call", 6, 2, true, 3, func(p *slotPool) {
 			p.dialing++
 			s := newSlots(p)
 			s.dialled = true
 			s.join(&h2Conn{})
 			s.end(true)
-		}, 0},
+		}, 0, 2},
 		{"more after the client closed one that took no call", 6, 2, true, 3, func(p *slotPool) {
 			p.dialing++
 			s := newSlots(p)
 			s.dialled = true
 			s.join(&h2Conn{})
 			s.end(false)
-		}, 2},
+		}, 2, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -350,6 +355,9 @@ func TestSlotPoolGrows(t *testing.T) {
 			s.join(&h2Conn{})
 			if tc.seen {
 				s.settings(true, tc.limit)
+				if tc.then != tc.limit {
+					s.settings(true, tc.then)
+				}
 			}
 			// The slots are in use.
 			for got := true; got; {
