@@ -32,6 +32,16 @@ type heldH2Server struct {
 
 func newHeldH2Server(t *testing.T, maxStreams uint32) *heldH2Server {
 	t.Helper()
+	s := newUnstartedHeldH2Server(t, maxStreams)
+	s.ts.StartTLS()
+	s.roots.AddCert(s.ts.Certificate())
+	return s
+}
+
+// newUnstartedHeldH2Server is a heldH2Server to start (StartTLS) and
+// trust (roots.AddCert).
+func newUnstartedHeldH2Server(t *testing.T, maxStreams uint32) *heldH2Server {
+	t.Helper()
 	s := &heldH2Server{in: make(chan string, 100), release: make(chan struct{}), open: map[net.Conn]bool{}, change: make(chan struct{})}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -60,10 +70,8 @@ func newHeldH2Server(t *testing.T, maxStreams uint32) *heldH2Server {
 		close(s.change)
 		s.change = make(chan struct{})
 	}
-	s.ts.StartTLS()
 	t.Cleanup(s.ts.Close)
 	s.roots = x509.NewCertPool()
-	s.roots.AddCert(s.ts.Certificate())
 	return s
 }
 
@@ -296,4 +304,69 @@ func TestHTTP2GoAwayUnderLoad(t *testing.T) {
 	for ended := int64(0); ended < srv.accepted.Load(); ended++ {
 		<-srv.ended
 	}
+}
+
+// stallingListener hands the server its first connection, and takes the
+// ones after without a word: their TLS handshake never ends. ended hears
+// of each of those the client closed.
+type stallingListener struct {
+	net.Listener
+	first   bool
+	stalled atomic.Int64 // the connections taken without a word
+	ended   chan struct{}
+}
+
+func (l *stallingListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || !l.first {
+			l.first = true
+			return c, err
+		}
+		l.stalled.Add(1)
+		go func() {
+			_, _ = io.Copy(io.Discard, c)
+			c.Close()
+			l.ended <- struct{}{}
+		}()
+	}
+}
+
+// A call that waits for a stream while the connection whsim opened for
+// more is not set up (a receiver that takes no more, its listen backlog
+// full) times out within its time limit and says so; the client's close
+// ends that connection's set-up, and leaves nothing open.
+func TestHTTP2NewConnectionNotSetUp(t *testing.T) {
+	srv := newUnstartedHeldH2Server(t, 1)
+	stall := &stallingListener{Listener: srv.ts.Listener, ended: make(chan struct{}, 10)}
+	srv.ts.Listener = stall
+	srv.ts.StartTLS()
+	srv.roots.AddCert(srv.ts.Certificate())
+	// The client's time limit bounds its dials too: the call that waits
+	// has a shorter one, of a client that shares the connections.
+	cl, err := NewClient(ClientOptions{Timeout: time.Minute, Concurrency: 2, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := *cl
+	short.Timeout = 300 * time.Millisecond
+	first := make(chan *Result, 1)
+	go func() {
+		first <- (&Deliverer{Client: cl, Target: srv.url()}).Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	}()
+	<-srv.in
+	r := (&Deliverer{Client: &short, Target: srv.url()}).Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	want := "timeout: " + noStreamWords + ": the receiver allows 1 at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls, and the connection whsim opened for more was not set up yet"
+	if got := ShortError(r.Last()); r.OK || r.Tries() != 1 || got != want {
+		t.Errorf("the call that waited: %q, want %q (%+v)", got, want, r.Attempts)
+	}
+	srv.release <- struct{}{}
+	if r := <-first; !r.OK {
+		t.Errorf("the first call: %+v", r.Attempts)
+	}
+	cl.CloseIdleConnections()
+	for range stall.stalled.Load() {
+		<-stall.ended
+	}
+	srv.closed(t)
 }
