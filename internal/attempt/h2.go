@@ -211,7 +211,13 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		// and calls waiting for a free stream would each wait for the
 		// others'.
 		slots, err := pool.take(req.Context())
-		if err != nil {
+		switch {
+		case errors.Is(err, errPoolClosed):
+			// The client closed its connections (CloseIdleConnections)
+			// while the call waited: nothing of it went out, and
+			// net/http's transport sets up a new connection.
+			return nil, errH2ConnDone{}
+		case err != nil:
 			if s != nil {
 				s.noStream = err
 			}
@@ -225,9 +231,9 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 			// above.
 			return nil, done(s, !h.used.Load())
 		}
-		// Without a slot no connection of the pool's takes calls, and
-		// x/net lets h, one that never took a call, take this one, which
-		// fails at once as a connection closed as it opened.
+		// Without a slot (c is h) no connection of the pool's takes
+		// calls, and x/net lets h, one that never took a call, take this
+		// one, which fails at once as a connection closed as it opened.
 		giveBack := func() {
 			if slots != nil {
 				slots.give()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -369,4 +370,58 @@ func TestHTTP2NewConnectionNotSetUp(t *testing.T) {
 		<-stall.ended
 	}
 	srv.closed(t)
+}
+
+// A call waiting for a stream when the client closes its connections
+// (CloseIdleConnections) goes out on a new connection, at once: it is
+// neither failed nor left to wait for a stream of the one shut down.
+func TestHTTP2WaitingCallAfterClose(t *testing.T) {
+	srv := newHeldH2Server(t, 1)
+	cl, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	results := make(chan *Result, 2)
+	go func() { results <- d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}) }()
+	first := <-srv.in
+	go func() { results <- d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}) }()
+	p := onlyPool(cl)
+	for {
+		p.mu.Lock()
+		n := len(p.waiters)
+		p.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	cl.CloseIdleConnections()
+	select {
+	case second := <-srv.in:
+		if second == first {
+			t.Errorf("the waiting call went on the connection shut down")
+		}
+	case r := <-results:
+		t.Fatalf("a call ended before the waiting one reached the receiver: %+v", r.Attempts)
+	}
+	close(srv.release)
+	for range 2 {
+		if r := <-results; !r.OK || r.Tries() != 1 {
+			t.Errorf("a call: %+v", r.Attempts)
+		}
+	}
+	cl.CloseIdleConnections()
+	srv.closed(t)
+}
+
+// onlyPool is the one pool of a client's HTTP/2 connections.
+func onlyPool(cl *http.Client) *slotPool {
+	h2 := cl.Transport.(directTransport).h2
+	h2.mu.Lock()
+	defer h2.mu.Unlock()
+	for _, p := range h2.pools {
+		return p
+	}
+	return nil
 }

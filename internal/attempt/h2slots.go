@@ -2,6 +2,7 @@ package attempt
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -133,10 +134,14 @@ func (p *slotPool) dialFailed() {
 
 // take waits for a free slot on one of the pool's connections: the
 // connection's slots when it has one, nil when the pool has no
-// connection that takes calls, a noStreamError (ctx's error) when ctx
-// ends first.
+// connection that takes calls, errPoolClosed when the client closed them,
+// a noStreamError (ctx's error) when ctx ends first.
 func (p *slotPool) take(ctx context.Context) (*streamSlots, error) {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errPoolClosed
+	}
 	if len(p.conns) == 0 {
 		p.mu.Unlock()
 		return nil, nil
@@ -155,6 +160,13 @@ func (p *slotPool) take(ctx context.Context) (*streamSlots, error) {
 	p.mu.Unlock()
 	select {
 	case <-w.ready:
+		if w.given == nil {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.closed {
+				return nil, errPoolClosed
+			}
+		}
 		return w.given, nil
 	case <-ctx.Done():
 	}
@@ -172,6 +184,11 @@ func (p *slotPool) take(ctx context.Context) (*streamSlots, error) {
 	}
 	return nil, p.noStreamLocked(ctx.Err())
 }
+
+// errPoolClosed is a call that waited for a slot of a pool whose
+// connections the client closed (CloseIdleConnections): it goes on a new
+// connection.
+var errPoolClosed = errors.New("http2: the client closed its connections")
 
 // live says the pool has a connection that takes calls.
 func (p *slotPool) live() bool {
