@@ -86,7 +86,7 @@ func (cs *h2Conns) start(p *slotPool, c *tls.Conn, dialled bool) (*h2Conn, error
 	if err != nil {
 		c.Close()
 		if dialled {
-			p.dialFailed()
+			p.dialFailed(false)
 		}
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (cs *h2Conns) pool(authority string) *slotPool {
 func (cs *h2Conns) grow(ctx context.Context, p *slotPool, authority string) {
 	c, err := cs.dial(ctx, authority)
 	if err != nil {
-		p.dialFailed()
+		p.dialFailed(errors.Is(err, errH2Proxied) || errors.Is(err, errNotH2))
 		return
 	}
 	cs.start(p, c, true) //nolint:errcheck // a failed start is the pool's failed dial
@@ -161,7 +161,10 @@ func (cs *h2Conns) closeIdle() {
 	}
 	for cc := range cs.all {
 		delete(cs.all, cc)
-		if st := cc.State(); !st.Closed && !st.Closing {
+		// Closing ones too: x/net closes one the receiver shut down
+		// (GOAWAY) only when a stream of it ends, and one shut down
+		// before any stream opened stayed open until its idle time.
+		if st := cc.State(); !st.Closed {
 			// Its own goroutine: the close waits for the open streams,
 			// each bounded by its attempt's time limit.
 			go cc.Shutdown(context.Background()) //nolint:errcheck // nothing to do with a failed close
@@ -260,6 +263,9 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := c.cc.RoundTrip(sent)
 		if err == nil {
 			if slots != nil {
+				if slots.dialled {
+					slots.served()
+				}
 				resp.Body = &slotBody{ReadCloser: resp.Body, slots: slots}
 			}
 			return resp, nil
@@ -285,7 +291,10 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, done(s, !reused)
 			}
 			slots.end(false)
-			if !reused {
+			if !reused && !slots.dialled {
+				// net/http's transport opened it for the call: counted
+				// as done does, since it opens another for each such.
+				// The pool's own stop after a few (slotPool.refusals).
 				if err := done(s, true); errors.Is(err, errH2NewConnDone) {
 					return nil, err
 				}

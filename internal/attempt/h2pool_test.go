@@ -425,3 +425,101 @@ func onlyPool(cl *http.Client) *slotPool {
 	}
 	return nil
 }
+
+// A receiver that takes one connection and shuts every other down
+// (GOAWAY) as it opens has the calls that wait for a stream wait for its
+// one connection's, and each is answered: whsim stops opening more once
+// one was shut down before it answered a call, and a call is not failed
+// for the connections whsim opened. Each round of calls had whsim open
+// as many as the bound allows again, each shut down: a call given one of
+// them (after its SETTINGS, before its GOAWAY) counted as taken.
+func TestHTTP2ReceiverTakesOneConnection(t *testing.T) {
+	var conns atomic.Int64
+	var first atomic.Pointer[h2Writer]
+	in := make(chan heldStream, 10)
+	var srv *h2Server
+	srv = newGreetingH2Server(t, []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 1}}, func(w *h2Writer) {
+		if conns.Add(1) == 1 {
+			first.Store(w)
+			return
+		}
+		w.do(func(fr *http2.Framer) error {
+			return fr.WriteGoAway(0, http2.ErrCodeNo, []byte("one connection a client"))
+		})
+	}, func(w *h2Writer, id uint32) {
+		if w != first.Load() {
+			// Above the GOAWAY's last stream: not processed, not read.
+			srv.streams.Add(-1)
+			return
+		}
+		in <- heldStream{w, id}
+	})
+	const calls = 4
+	cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: calls, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Client: cl, Target: srv.url()}
+	results := make(chan *Result, calls)
+	deliver := func() {
+		go func() { results <- d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}) }()
+	}
+	deliver()
+	h := <-in
+	h.answer()
+	if r := <-results; !r.OK {
+		t.Fatalf("the first call: %+v", r.Attempts)
+	}
+	// Two rounds of calls, more than the one connection's streams: the
+	// first has whsim open connections (as many as the calls waiting
+	// need, at once), which the receiver shuts down; the second none.
+	var accepted [2]int64
+	for round := range 2 {
+		for range calls {
+			deliver()
+		}
+		// The one connection's stream held, until the other calls wait
+		// and the connections whsim opened for them are set up, and shut
+		// down.
+		held := <-in
+		for p := onlyPool(cl); ; runtime.Gosched() {
+			p.mu.Lock()
+			settled := len(p.waiters) == calls-1 && p.dialing == 0 && len(p.conns) == 1
+			p.mu.Unlock()
+			if settled {
+				break
+			}
+			if n := srv.accepted.Load(); n > 2*calls {
+				t.Fatalf("round %d: whsim opened %d connections, one after another as each was shut down", round+1, n)
+			}
+		}
+		accepted[round] = srv.accepted.Load()
+		held.answer()
+		// Then one at a time on the one connection, each answered as the
+		// receiver reads it.
+		for done := 0; done < calls; {
+			select {
+			case h := <-in:
+				h.answer()
+			case r := <-results:
+				done++
+				if !r.OK || r.Tries() != 1 {
+					t.Errorf("round %d: a call: %+v", round+1, r.Attempts)
+				}
+			}
+		}
+	}
+	if got := srv.streams.Load(); got != 2*calls+1 {
+		t.Errorf("the receiver read %d calls, want %d", got, 2*calls+1)
+	}
+	// The first round: the first connection, at most calls-1 more at once
+	// (ceil(calls/limit)+1, never more than calls), and one more for each
+	// shut down before the maxRefusals-th. The second: none.
+	if most := int64(calls + maxRefusals - 1); accepted[0] > most || accepted[1] != accepted[0] {
+		t.Errorf("whsim opened %d connections, then %d more, to a receiver that shut each after the first down; want at most %d, then none", accepted[0], accepted[1]-accepted[0], most)
+	}
+	cl.CloseIdleConnections()
+	for range srv.accepted.Load() {
+		<-srv.ended
+	}
+}

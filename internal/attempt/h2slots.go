@@ -38,9 +38,10 @@ type streamSlots struct {
 	seen  bool   // the receiver's first SETTINGS frame came
 	over  bool   // a GOAWAY came, or the connection ended: no call is given it
 	// dialled says the pool opened the connection (slotPool.grow), and
-	// took that a call was given it: one the pool opened that ended
-	// before any call was given it stops the pool from opening more.
-	dialled, took bool
+	// answered that a call on it was answered: one the pool opened that
+	// the receiver ended before it answered a call is a refusal
+	// (slotPool.refusals).
+	dialled, answered bool
 }
 
 // slotPool is a receiver's HTTP/2 connections (one authority's, of one
@@ -73,10 +74,15 @@ type slotPool struct {
 	concurrency int
 	dial        func()
 	dialing     int
-	// stuck says a connection the pool opened failed, or the receiver
-	// ended it before it took a call (a receiver that takes so many
-	// connections): it opens no more, and calls wait for the ones it has.
-	stuck bool
+	// refusals counts the connections the pool opened in a row that
+	// failed, or that the receiver ended before one answered a call;
+	// stuck says there were maxRefusals: a receiver that takes no more
+	// connections (one it shuts down as it opens, or refuses), and the
+	// pool opens none again, its calls wait for the ones it has. Not one:
+	// a receiver also closes a connection that stayed idle (the calls
+	// waiting took others' streams first) after its own time.
+	refusals int
+	stuck    bool
 	// closed says the client closed the pool's connections
 	// (CloseIdleConnections): one that opens after joins none.
 	closed bool
@@ -112,9 +118,6 @@ func (s *streamSlots) join(h *h2Conn) bool {
 		p.dialing--
 	}
 	if p.closed || s.over {
-		if s.dialled && !s.over {
-			p.stuck = true
-		}
 		return false
 	}
 	s.conn = h
@@ -124,12 +127,26 @@ func (s *streamSlots) join(h *h2Conn) bool {
 	return true
 }
 
-// dialFailed says a connection the pool opened failed before it joined.
-func (p *slotPool) dialFailed() {
+// dialFailed says a connection the pool opened failed before it joined;
+// final that the pool can open none (through a proxy, without HTTP/2).
+func (p *slotPool) dialFailed(final bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.dialing--
-	p.stuck = true
+	p.refusedLocked()
+	if final {
+		p.stuck = true
+	}
+}
+
+// maxRefusals is how many connections the pool opened in a row may be
+// refused (slotPool.refusals) before it opens no more.
+const maxRefusals = 2
+
+func (p *slotPool) refusedLocked() {
+	if p.refusals++; p.refusals >= maxRefusals {
+		p.stuck = true
+	}
 }
 
 // take waits for a free slot on one of the pool's connections: the
@@ -149,7 +166,6 @@ func (p *slotPool) take(ctx context.Context) (*streamSlots, error) {
 	if len(p.waiters) == 0 {
 		if s := p.freeLocked(); s != nil {
 			s.inUse++
-			s.took = true
 			p.mu.Unlock()
 			return s, nil
 		}
@@ -226,6 +242,15 @@ func (s *streamSlots) overLimit() bool {
 	return s.inUse > s.allowedLocked()
 }
 
+// served says a call on the connection, one the pool opened, was
+// answered: the receiver takes the pool's connections.
+func (s *streamSlots) served() {
+	s.pool.mu.Lock()
+	defer s.pool.mu.Unlock()
+	s.answered = true
+	s.pool.refusals = 0
+}
+
 // give hands a slot back.
 func (s *streamSlots) give() {
 	p := s.pool
@@ -266,8 +291,8 @@ func (s *streamSlots) end(byReceiver bool) {
 		return
 	}
 	s.over = true
-	if s.dialled && !s.took && byReceiver {
-		p.stuck = true
+	if s.dialled && byReceiver && !s.answered {
+		p.refusedLocked()
 	}
 	if s.conn == nil {
 		return // never joined
@@ -335,7 +360,6 @@ func (p *slotPool) giveLocked() {
 		p.waiters = p.waiters[1:]
 		w.given = s
 		s.inUse++
-		s.took = true
 		close(w.ready)
 	}
 }

@@ -327,20 +327,25 @@ func TestSlotPoolGrows(t *testing.T) {
 		{"none for a limit of 0", 6, 0, true, 3, nil, 0, 0},
 		{"by the limit before it was lowered to 0", 6, 2, true, 3, nil, 2, 0},
 		{"by the limit it was raised to", 6, 0, true, 3, nil, 2, 2},
-		{"none after a dial failed", 6, 2, true, 3, func(p *slotPool) { p.dialing++; p.dialFailed() }, 0, 2},
-		{"none after the receiver ended one that took no call", 6, 2, true, 3, func(p *slotPool) {
-			p.dialing++
-			s := newSlots(p)
-			s.dialled = true
-			s.join(&h2Conn{})
-			s.end(true)
+		{"more after a dial failed", 6, 2, true, 3, func(p *slotPool) { refuse(p, 1) }, 2, 2},
+		{"none after two failed in a row", 6, 2, true, 3, func(p *slotPool) { refuse(p, 2) }, 0, 2},
+		{"none after one through a proxy", 6, 2, true, 3, func(p *slotPool) { p.dialing++; p.dialFailed(true) }, 0, 2},
+		{"none after the receiver ended two before they answered a call", 6, 2, true, 3, func(p *slotPool) {
+			for range 2 {
+				opened(p).end(true)
+			}
 		}, 0, 2},
-		{"more after the client closed one that took no call", 6, 2, true, 3, func(p *slotPool) {
-			p.dialing++
-			s := newSlots(p)
-			s.dialled = true
-			s.join(&h2Conn{})
-			s.end(false)
+		{"more when one answered between", 6, 2, true, 3, func(p *slotPool) {
+			opened(p).end(true)
+			s := opened(p)
+			s.served()
+			s.end(true)
+			opened(p).end(true)
+		}, 2, 2},
+		{"more after the client closed two", 6, 2, true, 3, func(p *slotPool) {
+			for range 2 {
+				opened(p).end(false)
+			}
 		}, 2, 2},
 	}
 	for _, tc := range tests {
@@ -390,6 +395,23 @@ func TestSlotPoolGrows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refuse has n connections the pool opened fail.
+func refuse(p *slotPool, n int) {
+	for range n {
+		p.dialing++
+		p.dialFailed(false)
+	}
+}
+
+// opened is a connection the pool opened, joined.
+func opened(p *slotPool) *streamSlots {
+	p.dialing++
+	s := newSlots(p)
+	s.dialled = true
+	s.join(&h2Conn{})
+	return s
 }
 
 // A call takes a slot on the oldest connection that has one, and a slot
