@@ -20,6 +20,9 @@ import (
 // a receiver whose HTTP/2 server gave up on the call. NO_STREAMS is one
 // that allows no stream open (SETTINGS_MAX_CONCURRENT_STREAMS 0) and
 // refuses each that comes anyway (REFUSED_STREAM), unread: it reads none.
+// HOLD6 allows two streams open on a connection and answers (200) only
+// six calls in at once: it holds each until six are, on however many
+// connections.
 //
 //	exec h2recv <readyfile> <ca.pem> <code> &
 //
@@ -38,6 +41,11 @@ func h2Recv() int {
 		settings = []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 0}}
 	}
 	code, ok := codes[os.Args[3]]
+	var batch *heldBatch
+	if os.Args[3] == "HOLD6" {
+		settings = []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 2}}
+		batch, ok = &heldBatch{size: 6}, true
+	}
 	if !ok {
 		fmt.Fprintf(os.Stderr, "h2recv: unknown code %q\n", os.Args[3])
 		return 2
@@ -58,7 +66,7 @@ func h2Recv() int {
 			if err != nil {
 				return
 			}
-			go resetEachStream(c, settings, code, &read)
+			go resetEachStream(c, settings, code, &read, batch)
 		}
 	}()
 	if err := os.WriteFile(os.Args[2], ca, 0o644); err != nil {
@@ -83,7 +91,7 @@ func h2Recv() int {
 // resetEachStream serves one HTTP/2 connection, its SETTINGS frame
 // settings: each stream read to its end is counted and reset with code,
 // and one that the settings did not allow is refused uncounted.
-func resetEachStream(c net.Conn, settings []http2.Setting, code http2.ErrCode, read *atomic.Int64) {
+func resetEachStream(c net.Conn, settings []http2.Setting, code http2.ErrCode, read *atomic.Int64, batch *heldBatch) {
 	defer c.Close()
 	if _, err := io.ReadFull(c, make([]byte, len(http2.ClientPreface))); err != nil {
 		return
@@ -118,6 +126,16 @@ func resetEachStream(c net.Conn, settings []http2.Setting, code http2.ErrCode, r
 		case *http2.GoAwayFrame:
 			return
 		}
+		if ended && batch != nil {
+			read.Add(1)
+			id := f.Header().StreamID
+			batch.hold(func() {
+				write(func() error {
+					return fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: status200, EndStream: true, EndHeaders: true})
+				})
+			})
+			continue
+		}
 		if ended {
 			if len(settings) == 0 {
 				read.Add(1)
@@ -127,3 +145,27 @@ func resetEachStream(c net.Conn, settings []http2.Setting, code http2.ErrCode, r
 		}
 	}
 }
+
+// heldBatch holds calls until size of them are in at once, then answers
+// them all.
+type heldBatch struct {
+	mu   sync.Mutex
+	size int
+	held []func()
+}
+
+func (b *heldBatch) hold(answer func()) {
+	b.mu.Lock()
+	b.held = append(b.held, answer)
+	var all []func()
+	if len(b.held) == b.size {
+		all, b.held = b.held, nil
+	}
+	b.mu.Unlock()
+	for _, a := range all {
+		a()
+	}
+}
+
+// status200 is an HPACK block of ":status: 200" (static table index 8).
+var status200 = []byte{0x88}

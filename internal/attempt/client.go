@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/whsim/whsim/internal/termsafe"
@@ -78,7 +79,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	if o.Timeout <= 0 {
 		dialer.Timeout = 10 * time.Second
 	}
-	h2 := &h2Conns{t: newH2Transport(idleConnTimeout)}
+	h2 := &h2Conns{t: newH2Transport(idleConnTimeout), concurrency: conc}
 	notes := new(clientNotes)
 	tr := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
@@ -110,6 +111,9 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		// only cost CPU on the hot path.
 		DisableCompression: true,
 	}
+	h2.dial = func(ctx context.Context, authority string) (*tls.Conn, error) {
+		return dialH2(ctx, tr, tlsConf, authority)
+	}
 	c := &http.Client{Transport: idleClosing{tr, h2, notes}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -117,6 +121,46 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	}
 	return c, nil
 }
+
+// dialH2 opens a connection to authority (host:port) over TLS that agrees
+// on HTTP/2, as tr would for a call (tr's dial, its TLS configuration and
+// time limits), for a pool of HTTP/2 connections that needs another
+// (slotPool). Not through a proxy: a receiver tr reaches through one
+// (HTTPS_PROXY) gets no connection but those tr opens.
+func dialH2(ctx context.Context, tr *http.Transport, conf *tls.Config, authority string) (*tls.Conn, error) {
+	if proxy, err := tr.Proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: authority}}); err != nil || proxy != nil {
+		return nil, errH2Proxied
+	}
+	host, _, err := net.SplitHostPort(authority)
+	if err != nil {
+		return nil, err
+	}
+	c, err := tr.DialContext(ctx, "tcp", authority)
+	if err != nil {
+		return nil, err
+	}
+	conf = conf.Clone()
+	if conf.ServerName == "" {
+		conf.ServerName = host
+	}
+	tc := tls.Client(c, conf)
+	hctx, cancel := context.WithTimeout(ctx, tr.TLSHandshakeTimeout)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if tc.ConnectionState().NegotiatedProtocol != http2Proto {
+		tc.Close()
+		return nil, errNotH2
+	}
+	return tc, nil
+}
+
+var (
+	errH2Proxied = errors.New("the receiver is reached through a proxy")
+	errNotH2     = errors.New("the receiver did not agree on HTTP/2")
+)
 
 // idleConnTimeout is how long a kept-alive connection may stay idle.
 const idleConnTimeout = 90 * time.Second

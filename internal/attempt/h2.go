@@ -47,24 +47,51 @@ func newH2Transport(idle time.Duration) *http2.Transport {
 
 // h2Conns are the HTTP/2 connections of a client, for the client's
 // CloseIdleConnections to close (closeIdle): net/http's transport hands
-// them over and forgets them (it closes only HTTP/1 ones).
+// them over and forgets them (it closes only HTTP/1 ones). Each joins the
+// pool of its receiver (slotPool), whose calls it carries.
 type h2Conns struct {
-	t   *http2.Transport
-	mu  sync.Mutex
-	all map[*http2.ClientConn]struct{}
+	t *http2.Transport
+	// concurrency bounds each receiver's connections (slotPool.grow).
+	// dial opens a connection to a receiver (its authority, host:port)
+	// over TLS that agreed on HTTP/2, for a pool that needs one: nil, a
+	// pool opens none.
+	concurrency int
+	dial        func(ctx context.Context, authority string) (*tls.Conn, error)
+	mu          sync.Mutex
+	all         map[*http2.ClientConn]struct{}
+	pools       map[string]*slotPool
+	// dials ends the pools' dials under way (closeIdle).
+	dials    context.Context
+	endDials context.CancelFunc
 }
 
 // nextProto is http.Transport.TLSNextProto's entry for "h2": each
-// connection that agreed on HTTP/2 becomes an h2Conn.
-func (cs *h2Conns) nextProto(_ string, c *tls.Conn) http.RoundTripper {
-	sock := &h2TLSSocket{h2Socket: &h2Socket{Conn: c}, tc: c}
+// connection that agreed on HTTP/2 becomes an h2Conn of its receiver's
+// pool.
+func (cs *h2Conns) nextProto(authority string, c *tls.Conn) http.RoundTripper {
+	h, err := cs.start(cs.pool(authority), c, false)
+	if err != nil {
+		return h2Failed{err}
+	}
+	return h
+}
+
+// start makes c an HTTP/2 connection of pool p; dialled says the pool
+// opened it.
+func (cs *h2Conns) start(p *slotPool, c *tls.Conn, dialled bool) (*h2Conn, error) {
+	slots := newSlots(p)
+	slots.dialled = dialled
+	sock := &h2TLSSocket{h2Socket: &h2Socket{Conn: c, slots: slots}, tc: c}
 	cc, err := cs.t.NewClientConn(sock)
 	if err != nil {
 		c.Close()
-		return h2Failed{err}
+		if dialled {
+			p.dialFailed(false)
+		}
+		return nil, err
 	}
+	h := &h2Conn{cc: cc, tc: c, sock: sock.h2Socket}
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
 	if cs.all == nil {
 		cs.all = make(map[*http2.ClientConn]struct{})
 	}
@@ -74,7 +101,47 @@ func (cs *h2Conns) nextProto(_ string, c *tls.Conn) http.RoundTripper {
 		}
 	}
 	cs.all[cc] = struct{}{}
-	return &h2Conn{cc: cc, tc: c, sock: sock.h2Socket}
+	cs.mu.Unlock()
+	if !slots.join(h) {
+		// The client closed its connections as this one opened: it
+		// carries no call.
+		cc.Close()
+	}
+	return h, nil
+}
+
+// pool is the pool of the receiver at authority.
+func (cs *h2Conns) pool(authority string) *slotPool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if p := cs.pools[authority]; p != nil {
+		return p
+	}
+	if cs.pools == nil {
+		cs.pools = make(map[string]*slotPool)
+	}
+	p := &slotPool{concurrency: cs.concurrency}
+	if cs.dial != nil {
+		if cs.dials == nil {
+			cs.dials, cs.endDials = context.WithCancel(context.Background())
+		}
+		ctx := cs.dials
+		p.dial = func() { go cs.grow(ctx, p, authority) }
+	}
+	cs.pools[authority] = p
+	return p
+}
+
+// grow opens another connection for pool p, in the background: the
+// calls waiting take its slots as its SETTINGS come, or another's that
+// frees first. ctx ends with the client's connections (closeIdle).
+func (cs *h2Conns) grow(ctx context.Context, p *slotPool, authority string) {
+	c, err := cs.dial(ctx, authority)
+	if err != nil {
+		p.dialFailed(errors.Is(err, errH2Proxied) || errors.Is(err, errNotH2))
+		return
+	}
+	cs.start(p, c, true) //nolint:errcheck // a failed start is the pool's failed dial
 }
 
 // closeIdle shuts the connections down gracefully: a GOAWAY, then the
@@ -82,73 +149,107 @@ func (cs *h2Conns) nextProto(_ string, c *tls.Conn) http.RoundTripper {
 // call's stream is let go a moment after its answer came, so the
 // connection of a call just answered would look busy and stay open. A
 // call that has a stream still gets its answer, and one after is made on
-// a new connection (h2Conn.RoundTrip).
+// a new connection (h2Conn.RoundTrip). The pools' dials under way end,
+// and a connection that opens after joins no pool.
 func (cs *h2Conns) closeIdle() {
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
+	pools := cs.pools
+	cs.pools = nil
+	if cs.endDials != nil {
+		cs.endDials()
+		cs.dials, cs.endDials = nil, nil
+	}
 	for cc := range cs.all {
 		delete(cs.all, cc)
-		if st := cc.State(); !st.Closed && !st.Closing {
+		// Closing ones too: x/net closes one the receiver shut down
+		// (GOAWAY) only when a stream of it ends, and one shut down
+		// before any stream opened stayed open until its idle time.
+		if st := cc.State(); !st.Closed {
 			// Its own goroutine: the close waits for the open streams,
 			// each bounded by its attempt's time limit.
 			go cc.Shutdown(context.Background()) //nolint:errcheck // nothing to do with a failed close
 		}
 	}
+	cs.mu.Unlock()
+	for _, p := range pools {
+		p.close()
+	}
 }
 
-// h2Conn makes each call given it one stream of its connection, once.
+// h2Conn makes each call given it one stream of one of its receiver's
+// connections (its pool's), once.
 type h2Conn struct {
 	cc   *http2.ClientConn
 	tc   *tls.Conn
 	sock *h2Socket // what cc reads from: it says whether a GOAWAY came
-	// used says a call was given the connection already: the next one
-	// finds it kept alive (httptrace's Reused).
-	used atomic.Bool
+	// used says a call was made on the connection already. handed says
+	// net/http's transport gave it a call already: the next finds it set
+	// up (httptrace's Reused), whichever connection carries the call.
+	used, handed atomic.Bool
 }
 
+// RoundTrip makes the call on the oldest of the receiver's connections
+// that has a free stream, not only on h, the one net/http's transport
+// gave it (its newest), and waits for one when none has (slotPool).
 func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
+	s, _ := req.Context().Value(callKey{}).(*callConn)
+	pool := h.sock.slots.pool
+	if !pool.live() && !h.takesCalls() {
+		// Every connection to the receiver closed, or shut down by a
+		// GOAWAY, before the call: nothing of it went out, and net/http's
+		// transport sets up a new connection.
+		return nil, done(s, !h.used.Load())
+	}
+	// net/http's transport says GotConn only for HTTP/1 connections,
+	// its HTTP/2 transport for its own: the attempt's set-up time is
+	// measured up to it. Before the wait for a stream, which is no
+	// set-up: a call that waited its time limit out on a kept-alive
+	// connection was "still connecting" (check blamed the receiver's
+	// listen backlog).
+	if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
+		trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.handed.Swap(true)})
+	}
 	for {
-		s, _ := req.Context().Value(callKey{}).(*callConn)
-		if !h.takesCalls() {
-			// Closed, or shut down by a GOAWAY, before the call: as below,
-			// and the call is not given it.
-			return nil, done(s, !h.used.Load())
-		}
-		// net/http's transport says GotConn only for HTTP/1 connections,
-		// its HTTP/2 transport for its own: the attempt's set-up time is
-		// measured up to it. Before the wait for a stream, which is no
-		// set-up: a call that waited its time limit out on a kept-alive
-		// connection was "still connecting" (check blamed the receiver's
-		// listen backlog).
-		if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.GotConn != nil {
-			trace.GotConn(httptrace.GotConnInfo{Conn: h.tc, Reused: h.used.Load()})
-		}
 		// Not ReserveNewRequest: a reservation counts as a stream open,
 		// and calls waiting for a free stream would each wait for the
 		// others'.
-		slot, err := h.sock.slots.take(req.Context())
-		if err != nil {
+		slots, err := pool.take(req.Context())
+		switch {
+		case errors.Is(err, errPoolClosed):
+			// The client closed its connections (CloseIdleConnections)
+			// while the call waited: nothing of it went out, and
+			// net/http's transport sets up a new connection.
+			return nil, errH2ConnDone{}
+		case err != nil:
 			if s != nil {
 				s.noStream = err
 			}
 			return nil, err
 		}
-		giveBack := func() {
-			if slot {
-				h.sock.slots.give()
-			}
-		}
-		if !h.takesCalls() {
-			giveBack()
-			// Closed, or shut down by a GOAWAY, before the call: nothing
-			// of it went out, and net/http's transport sets up a new
-			// connection.
+		c := h
+		if slots != nil {
+			c = slots.conn
+		} else if !h.takesCalls() {
+			// Closed, or shut down by a GOAWAY, before the call: as
+			// above.
 			return nil, done(s, !h.used.Load())
 		}
-		// Without a slot the connection has ended, and x/net lets one
-		// that never took a call take this one, which fails at once as a
-		// connection closed as it opened.
-		reused := h.used.Swap(true)
+		// Without a slot (c is h) no connection of the pool's takes
+		// calls, and x/net lets h, one that never took a call, take this
+		// one, which fails at once as a connection closed as it opened.
+		giveBack := func() {
+			if slots != nil {
+				slots.give()
+			}
+		}
+		if slots != nil && !c.takesCalls() {
+			// Closed, or shut down by a GOAWAY, between the slot's giving
+			// and now: nothing of the call went out, and it leaves the pool.
+			giveBack()
+			slots.end(false)
+			continue
+		}
+		reused := c.used.Swap(true)
 		sent, wrote := req, new(atomic.Bool)
 		if s != nil {
 			// x/net waits for a stream inside too, without writing the
@@ -159,31 +260,46 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 				WroteHeaders: func() { wrote.Store(true) },
 			}))
 		}
-		resp, err := h.cc.RoundTrip(sent)
+		resp, err := c.cc.RoundTrip(sent)
 		if err == nil {
-			if slot {
-				resp.Body = &slotBody{ReadCloser: resp.Body, slots: &h.sock.slots}
+			if slots != nil {
+				if slots.dialled {
+					slots.served()
+				}
+				resp.Body = &slotBody{ReadCloser: resp.Body, slots: slots}
 			}
 			return resp, nil
 		}
-		if s != nil && slot && !wrote.Load() && req.Context().Err() != nil && h.sock.slots.overLimit() {
+		if s != nil && slots != nil && !wrote.Load() && req.Context().Err() != nil && slots.overLimit() {
 			// Its time limit ended before its HEADERS went out, while the
 			// receiver allowed fewer streams than the slots given: it
 			// waited inside x/net for one.
-			s.noStream = h.sock.slots.noStream(req.Context().Err())
+			s.noStream = slots.noStream(req.Context().Err())
 		}
 		giveBack()
 		switch {
-		case hasText(err, errH2Unusable):
-			// Shut down between the look above and the stream's opening:
-			// no frame of the call was written.
-			return nil, done(s, !reused)
-		case hasText(err, errH2NotEstablished) && h.sock != nil && h.sock.goAway.Load():
+		case hasText(err, errH2Unusable),
 			// A new connection the receiver shut down with a GOAWAY as it
 			// opened, which x/net on Go 1.27 (net/http's HTTP/2 client
-			// inside) still offers for a call: no frame of the call was
-			// written, as when the look above sees the GOAWAY.
-			return nil, done(s, !reused)
+			// inside) still offers for a call.
+			hasText(err, errH2NotEstablished) && c.sock.goAway.Load():
+			// Shut down between the look above and the stream's opening:
+			// no frame of the call was written. It leaves the pool, and
+			// the call is given another of its connections, or a new one
+			// (done).
+			if slots == nil {
+				return nil, done(s, !reused)
+			}
+			slots.end(false)
+			if !reused && !slots.dialled {
+				// net/http's transport opened it for the call: counted
+				// as done does, since it opens another for each such.
+				// The pool's own stop after a few (slotPool.refusals).
+				if err := done(s, true); errors.Is(err, errH2NewConnDone) {
+					return nil, err
+				}
+			}
+			continue
 		case !unprocessed(err):
 			return nil, err
 		}
@@ -193,9 +309,10 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		s.unprocessed++
-		if hasText(err, errH2GotGoAway) {
-			// This connection takes no more: net/http's transport makes
-			// the call on a new one, and asks for its body again.
+		if hasText(err, errH2GotGoAway) && !pool.live() {
+			// This connection takes no more, and the receiver has no
+			// other: net/http's transport makes the call on a new one,
+			// and asks for its body again.
 			return nil, errH2ConnDone{}
 		}
 		if req.Body != nil && req.Body != http.NoBody {
@@ -237,7 +354,8 @@ func (h *h2Conn) takesCalls() bool {
 type h2Socket struct {
 	net.Conn
 	goAway atomic.Bool
-	slots  streamSlots
+	closed atomic.Bool // the ClientConn closed it
+	slots  *streamSlots
 	// Read by the ClientConn's one reader: where the frames are.
 	head     [9]byte // a frame's header, as far as read
 	headLen  int
@@ -256,10 +374,17 @@ func (s *h2Socket) Read(p []byte) (int, error) {
 		s.scan(p[:n])
 	}
 	if err != nil {
-		// The ClientConn reads no more: the connection is over.
-		s.slots.end()
+		// The ClientConn reads no more: the connection is over, ended by
+		// the receiver unless the ClientConn closed it (idle, or shut
+		// down by the client).
+		s.slots.end(!s.closed.Load())
 	}
 	return n, err
+}
+
+func (s *h2Socket) Close() error {
+	s.closed.Store(true)
+	return s.Conn.Close()
 }
 
 // The frames h2Socket looks at (RFC 9113, 6.5 and 6.8) and the setting.
@@ -296,7 +421,7 @@ func (s *h2Socket) scan(b []byte) {
 		switch {
 		case s.head[3] == frameGoAway:
 			s.goAway.Store(true)
-			s.slots.end()
+			s.slots.end(true)
 			return
 		case s.head[3] == frameSettings && s.head[4]&flagAck == 0:
 			s.inSettings = true

@@ -460,7 +460,7 @@ func TestHTTP2NewConnectionGoneAwayBounded(t *testing.T) {
 	}
 	for n := 0; n <= 2*maxUnprocessed; n++ {
 		c := newGoneAwayConn(t)
-		sock := &h2Socket{Conn: c}
+		sock := &h2Socket{Conn: c, slots: newSlots(nil)}
 		cc, err := tr.NewClientConn(sock)
 		if err != nil {
 			t.Fatal(err)
@@ -504,7 +504,7 @@ func (closedConn) SetWriteDeadline(time.Time) error { return nil }
 // it failed the call with x/net's "http2: client conn could not be
 // established", of kind "error": it is a connection closed unanswered.
 func TestHTTP2NewConnectionClosed(t *testing.T) {
-	sock := &h2Socket{Conn: closedConn{}}
+	sock := &h2Socket{Conn: closedConn{}, slots: newSlots(nil)}
 	cc, err := newH2Transport(time.Minute).NewClientConn(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -579,7 +579,7 @@ func TestH2SocketSeesGoAway(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, chunk := range []int{1, 2, 5, 9, 10, 4096} {
-			s := &h2Socket{Conn: &chunkConn{b: tc.stream, chunk: chunk}}
+			s := &h2Socket{Conn: &chunkConn{b: tc.stream, chunk: chunk}, slots: newSlots(nil)}
 			readToEnd(s)
 			if got := s.goAway.Load(); got != tc.want {
 				t.Errorf("%s, read %d bytes at a time: GOAWAY seen %v, want %v", tc.name, chunk, got, tc.want)
@@ -661,7 +661,9 @@ func TestHTTP2NoStreamWithinTimeLimit(t *testing.T) {
 				}
 				w.headers(id, true, ":status", "200")
 			})
-			cl, err := NewClient(ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 2, RootCAs: srv.roots})
+			// Concurrency 1: whsim opens no second connection for the
+			// second call (slotPool.grow), which waits on the first's.
+			cl, err := NewClient(ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 1, RootCAs: srv.roots})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,6 +39,9 @@ type h2Server struct {
 	conns    []net.Conn // closed at the end of the test
 	// ended hears of each connection whose client sent GOAWAY or closed it.
 	ended chan struct{}
+	// acked hears of each SETTINGS frame of the receiver's the client
+	// acknowledged: it has read it.
+	acked chan struct{}
 }
 
 // h2Writer writes a connection's frames, one writer at a time.
@@ -89,7 +92,7 @@ func newGreetingH2Server(t *testing.T, settings []http2.Setting, greet func(w *h
 		t.Fatal(err)
 	}
 	s := &h2Server{ln: tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}}),
-		roots: roots, settings: settings, greet: greet, answer: answer, ended: make(chan struct{}, 100)}
+		roots: roots, settings: settings, greet: greet, answer: answer, ended: make(chan struct{}, 100), acked: make(chan struct{}, 100)}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -153,6 +156,11 @@ func (s *h2Server) serve(c net.Conn) {
 		case *http2.SettingsFrame:
 			if !f.IsAck() {
 				w.do(func(fr *http2.Framer) error { return fr.WriteSettingsAck() })
+				break
+			}
+			select {
+			case s.acked <- struct{}{}:
+			default:
 			}
 		case *http2.HeadersFrame:
 			if f.StreamEnded() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"sync"
 	"testing"
 
 	"golang.org/x/net/http2"
@@ -47,11 +48,11 @@ func TestH2SocketReadsStreamLimit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, chunk := range []int{1, 2, 5, 6, 9, 10, 4096} {
-			s := &h2Socket{Conn: &chunkConn{b: tc.stream, chunk: chunk}}
+			s := &h2Socket{Conn: &chunkConn{b: tc.stream, chunk: chunk}, slots: newSlots(nil)}
 			readToEnd(s)
-			s.slots.mu.Lock()
+			s.slots.pool.mu.Lock()
 			got := s.slots.allowedLocked()
-			s.slots.mu.Unlock()
+			s.slots.pool.mu.Unlock()
 			if got != tc.want {
 				t.Errorf("%s, read %d bytes at a time: %d streams allowed, want %d", tc.name, chunk, got, tc.want)
 			}
@@ -65,7 +66,8 @@ func TestH2SocketEndsSlots(t *testing.T) {
 	goAway := h2Frames(t, func(fr *http2.Framer) error { return fr.WriteGoAway(0, http2.ErrCodeNo, nil) })
 	for name, stream := range map[string][]byte{"GOAWAY": goAway, "end": nil} {
 		// The GOAWAY comes before the socket's end: read once.
-		s := &h2Socket{Conn: &chunkConn{b: stream, chunk: 4096}}
+		s := &h2Socket{Conn: &chunkConn{b: stream, chunk: 4096}, slots: newSlots(nil)}
+		s.slots.join(&h2Conn{sock: s})
 		if _, err := s.Read(make([]byte, 4096)); name == "GOAWAY" && err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +82,7 @@ func TestH2SocketEndsSlots(t *testing.T) {
 // elsewhere when the connection ends; its time limit ends the wait.
 func TestStreamSlots(t *testing.T) {
 	full := func() *streamSlots {
-		s := new(streamSlots)
+		s := oneConn()
 		s.settings(true, 2)
 		for range 2 {
 			if slot, err := s.take(context.Background()); !slot || err != nil {
@@ -101,7 +103,7 @@ func TestStreamSlots(t *testing.T) {
 	}{
 		{"a slot given back", (*streamSlots).give, true},
 		{"the limit raised", func(s *streamSlots) { s.settings(true, 3) }, true},
-		{"the connection ended", (*streamSlots).end, false},
+		{"the connection ended", func(s *streamSlots) { s.end(true) }, false},
 	}
 	for _, tc := range tests {
 		s := full()
@@ -119,6 +121,20 @@ func TestStreamSlots(t *testing.T) {
 			t.Errorf("%s: the waiting call got a slot %v, want %v", tc.name, slot, tc.want)
 		}
 	}
+}
+
+// oneConn is the slots of a connection alone in its pool.
+func oneConn() *streamSlots {
+	s := newSlots(nil)
+	s.join(&h2Conn{})
+	return s
+}
+
+// take takes a slot of s's pool for a call: true when the call got one
+// on s's connection.
+func (s *streamSlots) take(ctx context.Context) (bool, error) {
+	got, err := s.pool.take(ctx)
+	return got == s, err
 }
 
 // h2Frames is the frames write writes.
@@ -149,7 +165,7 @@ func readToEnd(s *h2Socket) {
 // one call every 50ms (check's load: "37 timed out ... the receiver
 // buckles under load", at 16 in flight, a queue of 800ms).
 func TestStreamSlotsFirstComeFirstGiven(t *testing.T) {
-	s := new(streamSlots)
+	s := oneConn()
 	s.settings(true, 1)
 	if slot, err := s.take(context.Background()); !slot || err != nil {
 		t.Fatalf("a free slot was not given: %v, %v", slot, err)
@@ -179,7 +195,7 @@ func TestStreamSlotsFirstComeFirstGiven(t *testing.T) {
 // A waiting call whose time limit ends leaves the queue: the slot given
 // back next goes to the one behind it, and none is lost.
 func TestStreamSlotsWaiterLeaves(t *testing.T) {
-	s := new(streamSlots)
+	s := oneConn()
 	s.settings(true, 1)
 	if slot, err := s.take(context.Background()); !slot || err != nil {
 		t.Fatalf("a free slot was not given: %v, %v", slot, err)
@@ -215,17 +231,17 @@ func TestStreamSlotsWaiterLeaves(t *testing.T) {
 
 // queued is how many calls wait on s.
 func queued(s *streamSlots) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.waiters)
+	s.pool.mu.Lock()
+	defer s.pool.mu.Unlock()
+	return len(s.pool.waiters)
 }
 
 // waiting returns once a call waits on s for a slot.
 func waiting(s *streamSlots) {
 	for {
-		s.mu.Lock()
-		w := len(s.waiters) > 0
-		s.mu.Unlock()
+		s.pool.mu.Lock()
+		w := len(s.pool.waiters) > 0
+		s.pool.mu.Unlock()
 		if w {
 			return
 		}
@@ -235,7 +251,7 @@ func waiting(s *streamSlots) {
 
 // An answer's body gives its slot back once, however often it is closed.
 func TestSlotBodyGivesBackOnce(t *testing.T) {
-	s := new(streamSlots)
+	s := oneConn()
 	if slot, _ := s.take(context.Background()); !slot {
 		t.Fatal("the first call got no slot")
 	}
@@ -258,16 +274,179 @@ func TestNoStreamWords(t *testing.T) {
 		{"no SETTINGS yet", func(*streamSlots) {}, "the receiver sent no SETTINGS frame yet, and its connection carries one call until it does, held by another"},
 		{"none allowed", func(s *streamSlots) { s.settings(true, 0) }, "the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)"},
 		{"all in use", func(s *streamSlots) { s.settings(true, 3) }, "the receiver allows 3 at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"},
+		{"all in use on several connections", func(s *streamSlots) {
+			s.settings(true, 3)
+			other := newSlots(s.pool)
+			other.join(&h2Conn{})
+			other.settings(true, 2)
+		}, "the receiver allows 5 at once on 2 connections (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls"},
+		{"all in use, another connection opening", func(s *streamSlots) {
+			s.settings(true, 3)
+			s.pool.dialing++
+		}, "the receiver allows 3 at once (SETTINGS_MAX_CONCURRENT_STREAMS), all in use by other calls, and the connection whsim opened for more was not set up yet"},
 	}
 	for _, tc := range tests {
-		s := new(streamSlots)
+		s := oneConn()
 		tc.settings(s)
-		err := s.noStream(context.DeadlineExceeded)
+		s.pool.mu.Lock()
+		err := s.pool.noStreamLocked(context.DeadlineExceeded)
+		s.pool.mu.Unlock()
 		if got, want := err.Error(), noStreamWords+": "+tc.want; got != want {
 			t.Errorf("%s: %q, want %q", tc.name, got, want)
 		}
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v is not its context's error", tc.name, err)
 		}
+	}
+}
+
+// A pool opens connections for the calls that wait when every slot is
+// in use: as many as they need, at most ceil(concurrency/limit)+1 and
+// never more than concurrency; none before the receiver's limit is
+// known, for a limit of 0, or after a connection it opened failed or was
+// ended by the receiver before it took a call.
+func TestSlotPoolGrows(t *testing.T) {
+	tests := []struct {
+		name        string
+		concurrency int
+		limit       uint32
+		seen        bool
+		waiting     int
+		before      func(p *slotPool) // the pool's history
+		want        int               // connections opened for the waiting calls
+		// then, when not the limit, is what a later SETTINGS frame set
+		// it to, before the calls came.
+		then uint32
+	}{
+		{"one call waits", 6, 2, true, 1, nil, 1, 2},
+		{"as many as the calls waiting need", 6, 2, true, 3, nil, 2, 2},
+		{"ceil(concurrency/limit)+1 at most", 6, 2, true, 10, nil, 3, 2},
+		{"never more than concurrency", 2, 1, true, 5, nil, 1, 1},
+		{"none at concurrency 1", 1, 1, true, 3, nil, 0, 1},
+		{"none before the limit is known", 6, 2, false, 3, nil, 0, 2},
+		{"none for a limit of 0", 6, 0, true, 3, nil, 0, 0},
+		{"by the limit before it was lowered to 0", 6, 2, true, 3, nil, 2, 0},
+		{"by the limit it was raised to", 6, 0, true, 3, nil, 2, 2},
+		{"more after a dial failed", 6, 2, true, 3, func(p *slotPool) { refuse(p, 1) }, 2, 2},
+		{"none after two failed in a row", 6, 2, true, 3, func(p *slotPool) { refuse(p, 2) }, 0, 2},
+		{"none after one through a proxy", 6, 2, true, 3, func(p *slotPool) { p.dialing++; p.dialFailed(true) }, 0, 2},
+		{"none after the receiver ended two before they answered a call", 6, 2, true, 3, func(p *slotPool) {
+			for range 2 {
+				opened(p).end(true)
+			}
+		}, 0, 2},
+		{"more when one answered between", 6, 2, true, 3, func(p *slotPool) {
+			opened(p).end(true)
+			s := opened(p)
+			s.served()
+			s.end(true)
+			opened(p).end(true)
+		}, 2, 2},
+		{"more after the client closed two", 6, 2, true, 3, func(p *slotPool) {
+			for range 2 {
+				opened(p).end(false)
+			}
+		}, 2, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dialled := 0
+			p := &slotPool{concurrency: tc.concurrency}
+			if tc.before != nil {
+				tc.before(p)
+			}
+			p.dial = func() { dialled++ }
+			s := newSlots(p)
+			s.join(&h2Conn{})
+			if tc.seen {
+				s.settings(true, tc.limit)
+				if tc.then != tc.limit {
+					s.settings(true, tc.then)
+				}
+			}
+			// The slots are in use.
+			for got := true; got; {
+				p.mu.Lock()
+				got = p.freeLocked() != nil
+				if got {
+					p.freeLocked().inUse++
+				}
+				p.mu.Unlock()
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			for range tc.waiting {
+				wg.Go(func() {
+					if got, _ := p.take(ctx); got != nil {
+						t.Errorf("a call got a slot of a pool whose slots are in use")
+					}
+				})
+			}
+			for queued(s) != tc.waiting {
+				runtime.Gosched()
+			}
+			p.mu.Lock()
+			got := dialled
+			p.mu.Unlock()
+			cancel()
+			wg.Wait()
+			if got != tc.want {
+				t.Errorf("%d connections opened for %d calls waiting, want %d", got, tc.waiting, tc.want)
+			}
+		})
+	}
+}
+
+// refuse has n connections the pool opened fail.
+func refuse(p *slotPool, n int) {
+	for range n {
+		p.dialing++
+		p.dialFailed(false)
+	}
+}
+
+// opened is a connection the pool opened, joined.
+func opened(p *slotPool) *streamSlots {
+	p.dialing++
+	s := newSlots(p)
+	s.dialled = true
+	s.join(&h2Conn{})
+	return s
+}
+
+// A call takes a slot on the oldest connection that has one, and a slot
+// freed on any connection goes to the call that waited longest; when the
+// last connection ends, the calls waiting go elsewhere (nil).
+func TestSlotPoolOldestFirst(t *testing.T) {
+	p := new(slotPool)
+	a, b := newSlots(p), newSlots(p)
+	a.join(&h2Conn{})
+	b.join(&h2Conn{})
+	a.settings(true, 2)
+	b.settings(true, 2)
+	for i, want := range []*streamSlots{a, a, b, b} {
+		if got, err := p.take(context.Background()); got != want || err != nil {
+			t.Fatalf("call %d got connection %p (%v), want %p", i+1, got, err, want)
+		}
+	}
+	got := make(chan *streamSlots)
+	go func() {
+		s, _ := p.take(context.Background())
+		got <- s
+	}()
+	waiting(a)
+	b.give()
+	if s := <-got; s != b {
+		t.Errorf("the waiting call got %p, want the connection a slot was given back on, %p", s, b)
+	}
+	go func() {
+		s, _ := p.take(context.Background())
+		got <- s
+	}()
+	waiting(a)
+	a.end(true)
+	b.end(true)
+	if s := <-got; s != nil {
+		t.Errorf("a call waiting when every connection ended got %p, want none", s)
 	}
 }
