@@ -214,9 +214,12 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	case st.Interrupted != nil:
 		out.Interrupted = true
 		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d cases run", st.Interrupted.After, st.Cases.Run, st.Cases.Total)
-	case slices.ContainsFunc(out.Checks, func(r checkRow) bool { return r.Skipped != "" }):
-		// A skipped check is no pass: the headline is the verdict line,
-		// which names it and what it leaves unproved.
+	case slices.ContainsFunc(out.Checks, func(r checkRow) bool {
+		return r.Skipped != "" || tallies[r.ID].Inconclusive > 0
+	}):
+		// A skipped check, or a case not judged, is no pass: the headline
+		// is the verdict line, which names them and what they leave
+		// unproved.
 		lines := strings.Split(strings.TrimSpace(text), "\n")
 		last := lines[len(lines)-1]
 		for _, p := range []string{"ok ", "FAIL "} {

@@ -230,6 +230,9 @@ func TestNewCheckEarlyEnd(t *testing.T) {
 			false, true, "interrupted after accepts-valid/x: 19 of 53 cases run"},
 		{"whole", `{"summary":{"checks":{"accepts-valid":{"pass":19,"warn":0,"fail":0}},"failed":false,"cases":{"run":19,"total":19}}}`,
 			false, false, ""},
+		// Cases not judged are no pass: the headline is the verdict line.
+		{"not judged", `{"summary":{"checks":{"accepts-valid":{"pass":0,"warn":19,"fail":0,"inconclusive":19}},"failed":false,"cases":{"run":19,"total":19}}}`,
+			false, false, "text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

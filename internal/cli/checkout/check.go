@@ -340,12 +340,43 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 		return append(appendSkipped(b, sum, skipped), '\n')
 	}
 	b = st.OK.Append(b, "ok")
+	if unjudged := s.unjudged(); unjudged != "" {
+		// A case not judged is no pass either: the line claims no check
+		// passed, only that none failed, and names what was not judged.
+		b = fmt.Appendf(b, " no check failed (%d warnings)", warns)
+		return append(appendSkipped(b, sum, skipped), "; "+unjudged+"\n"...)
+	}
 	if len(skipped) == 0 {
 		return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
 	}
 	// A skipped check is no pass: the line says what it leaves unproved.
 	b = fmt.Appendf(b, " %d of %d checks passed (%d warnings)", len(sum.Order)-len(skipped), len(sum.Order), warns)
 	return append(appendSkipped(b, sum, skipped), '\n')
+}
+
+// unjudged says how many cases of the checks that ran were not judged
+// (inconclusive warnings), and in which checks ("" when none was):
+// "3 cases not judged (inconclusive): accepts-valid 2, duplicates 1".
+func (s CheckSummary) unjudged() string {
+	sum := s.Summary
+	n, by := 0, []string(nil)
+	for _, id := range sum.Order {
+		if slices.Contains(sum.NotRun, id) {
+			continue
+		}
+		if t := sum.Checks[id]; t != nil && t.Inconclusive > 0 {
+			n += t.Inconclusive
+			by = append(by, id+" "+strconv.Itoa(t.Inconclusive))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	noun := "cases"
+	if n == 1 {
+		noun = "case"
+	}
+	return strconv.Itoa(n) + " " + noun + " not judged (inconclusive): " + strings.Join(by, ", ")
 }
 
 // tally is what the verdict counts over the checks that ran: those that

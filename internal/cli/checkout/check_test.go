@@ -145,6 +145,19 @@ func TestCheckSummaryText(t *testing.T) {
 			s.Warns = map[string][]check.Result{"accepts-valid": {w, w}}
 			return s
 		}(), "<w>WARN</> <k>accepts-valid</> 2 cases, as E/described: slow (-v lists them)\n" + table + "<ok>ok</> every check passed (0 warnings)\n"},
+		// A case not judged is no pass: with every case of a check
+		// inconclusive (a receiver that answered twice on its
+		// connection), the line does not say every check passed.
+		{"not judged is no pass", checkSum(func(s *check.Summary) {
+			s.Checks["accepts-valid"] = &check.Tally{Warn: 2, Inconclusive: 2}
+		}), "\ncheck                   pass  warn  fail\naccepts-valid              0     2     0\nload                       1     0     0\n\n" +
+			"<ok>ok</> no check failed (2 warnings); 2 cases not judged (inconclusive): accepts-valid 2\n"},
+		{"one not judged beside a skip", checkSum(func(s *check.Summary) {
+			s.Order = append(s.Order, "effects")
+			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
+			s.Checks["load"] = &check.Tally{Pass: 1, Warn: 1, Inconclusive: 1}
+		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     0\nload                       1     1     0\neffects                    0     0     0  <d>skipped</>\n\n" +
+			"<ok>ok</> no check failed (1 warnings); effects skipped: storage not verified (--probe); 1 case not judged (inconclusive): load 1\n"},
 		{"skipped is no pass", checkSum(func(s *check.Summary) {
 			s.Order = append(s.Order, "effects")
 			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
