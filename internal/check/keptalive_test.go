@@ -1,11 +1,8 @@
 package check
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -14,36 +11,7 @@ import (
 // connection with a 200, keeping it alive, and closes the connection on
 // the second call, unanswered.
 func closesSecondCall(t *testing.T) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for i := 0; ; i++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					if i == 1 {
-						return // the second call: closed unanswered
-					}
-					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-				}
-			}()
-		}
-	}()
-	return ln
+	return rawReceiver(t, func(k int) (string, bool) { return ok200, k == 0 })
 }
 
 // A receiver that answers the first call on each connection, keeping it

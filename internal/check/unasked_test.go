@@ -14,6 +14,14 @@ import (
 // twiceServer is a receiver on raw TCP that writes answer(k) for the k-th
 // call on each connection (from 0).
 func twiceServer(t *testing.T, answer func(k int) string) string {
+	ln := rawReceiver(t, func(k int) (string, bool) { return answer(k), true })
+	return "http://" + ln.Addr().String() + "/hook"
+}
+
+// rawReceiver is a receiver on raw TCP that reads each call on a
+// connection whole and writes answer(k) for the k-th (from 0), or, when
+// answer says not to, closes the connection unanswered.
+func rawReceiver(t *testing.T, answer func(k int) (string, bool)) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -37,14 +45,18 @@ func twiceServer(t *testing.T, answer func(k int) string) string {
 					if _, err := io.Copy(io.Discard, req.Body); err != nil {
 						return
 					}
-					if _, err := io.WriteString(c, answer(k)); err != nil {
+					a, ok := answer(k)
+					if !ok {
+						return
+					}
+					if _, err := io.WriteString(c, a); err != nil {
 						return
 					}
 				}
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/hook"
+	return ln
 }
 
 const (
