@@ -84,7 +84,7 @@ func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, er
 	if sanity {
 		what += " (a document never sent, asked first: the answer must be Count 0)"
 	}
-	s, err, ended := p.call(ctx, d)
+	s, ended, err := p.call(ctx, d)
 	if ended == errRunEnded {
 		return probe.Answer{}, context.Cause(ctx) // the run's own end, not the probe's
 	}
@@ -125,7 +125,7 @@ func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, er
 // The question is bounded by p.timeout: past it, ended says the probe gave
 // no answer in time, and f is left to finish (counted in p.running); as
 // is it when the run ends first (errRunEnded).
-func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, err error, ended string) {
+func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, ended string, err error) {
 	parent := ctx
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
@@ -159,11 +159,11 @@ func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, err error, 
 	}()
 	// answered is what f returned: an error its context's end gave it is
 	// said as that end.
-	answered := func(a answer) (Stored, error, string) {
+	answered := func(a answer) (Stored, string, error) {
 		if a.err != nil && ctx.Err() != nil {
 			return p.late(parent)
 		}
-		return a.s, a.err, a.ended
+		return a.s, a.ended, a.err
 	}
 	select {
 	case a := <-got:
@@ -187,12 +187,12 @@ const errRunEnded = "\x00the run ended"
 
 // late is what a question whose context ended before the probe answered
 // came to: the run's end (parent done), or the probe's time limit.
-func (p *funcProbe) late(parent context.Context) (Stored, error, string) {
+func (p *funcProbe) late(parent context.Context) (Stored, string, error) {
 	if parent.Err() != nil {
-		return Stored{}, nil, errRunEnded
+		return Stored{}, errRunEnded, nil
 	}
-	return Stored{}, nil, fmt.Sprintf("gave no answer within %s (WithTimeout, which bounds each question to the probe as whsim check --timeout bounds its probe): "+
-		"is it waiting on a lock, or on a database that is not there?", p.timeout)
+	return Stored{}, fmt.Sprintf("gave no answer within %s (WithTimeout, which bounds each question to the probe as whsim check --timeout bounds its probe): "+
+		"is it waiting on a lock, or on a database that is not there?", p.timeout), nil
 }
 
 // rawOf is an answer as failures quote it: the JSON a CLI probe would
