@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -925,36 +924,19 @@ func (r *runner) emit(res Result) {
 // came on one found holding bytes no call asked for is inconclusive
 // (unasked). What comes on a connection after it was closed is not seen.
 func (r *runner) drain(end bool) {
-	for len(r.held) > 0 {
-		res := r.held[0]
-		for _, c := range res.conns {
-			if end {
-				c.Settle()
-			} else if !c.Settled() {
-				return
-			}
-		}
-		r.held = r.held[1:]
-		for _, c := range res.conns {
-			if first, seen := c.Unasked(); seen {
-				r.unasked(&res, first)
-				break
-			}
+	drainHeld(&r.held, end, func(res Result) []*attempt.Conn { return res.conns }, func(res Result, unasked string) {
+		if unasked != "" {
+			r.unasked(&res, unasked)
 		}
 		r.out(res)
-	}
+	})
 }
-
-// unaskedRule is what a receiver whose answers cannot be matched to calls
-// breaks.
-const unaskedRule = "an HTTP/1.1 receiver answers each call once, and frames each answer whole: no body on a 204, a Content-Length that counts the whole body"
 
 // unasked makes res inconclusive, its tally with it: an answer it rests
 // on came on a connection where the receiver sent bytes no call asked for
-// (first, their first line as received, "" when they came with an answer
-// and were not seen apart), so which call an answer there was to cannot
+// (what, unaskedOn's words), so which call an answer there was to cannot
 // be told.
-func (r *runner) unasked(res *Result, first string) {
+func (r *runner) unasked(res *Result, what string) {
 	t := r.sum.Checks[res.Case.Check]
 	switch res.Verdict {
 	case Skip:
@@ -971,13 +953,8 @@ func (r *runner) unasked(res *Result, first string) {
 	}
 	t.Warn++
 	t.Inconclusive++
-	what := "they came with the answer"
-	if first != "" {
-		what = "starting " + strconv.QuoteToASCII(first)
-	}
 	res.Verdict, res.Inconclusive, res.Repro, res.Effects = Warn, true, "", nil
-	res.Reason = "inconclusive: on the kept-alive connection this case's answer came on, the receiver sent bytes after an answer that no call asked for (" +
-		what + "), so the answers on it cannot be matched to calls (" + unaskedRule + ")"
+	res.Reason = "inconclusive: on the kept-alive connection this case's answer came on, " + what
 }
 
 // call says how a delivery is sent: first, the first delivery of a valid
@@ -1140,15 +1117,11 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 func (r *runner) noteConns(c *Case, res *attempt.Result) {
 	r.connMu.Lock()
 	defer r.connMu.Unlock()
-	key := c.Check + "/" + c.Name
-	for _, a := range res.Attempts {
-		if a.Conn != nil && !slices.Contains(r.conns[key], a.Conn) {
-			if r.conns == nil {
-				r.conns = map[string][]*attempt.Conn{}
-			}
-			r.conns[key] = append(r.conns[key], a.Conn)
-		}
+	if r.conns == nil {
+		r.conns = map[string][]*attempt.Conn{}
 	}
+	key := c.Check + "/" + c.Name
+	r.conns[key] = appendConns(r.conns[key], res)
 }
 
 // time records the latency of a call outside load; the caller holds mu.

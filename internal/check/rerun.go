@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -467,30 +466,13 @@ func (h *heldReruns) put(res RerunResult) {
 }
 
 func (h *heldReruns) drain(end bool) {
-	for len(h.held) > 0 {
-		res := h.held[0]
-		for _, c := range res.conns {
-			if end {
-				c.Settle()
-			} else if !c.Settled() {
-				return
-			}
-		}
-		h.held = h.held[1:]
-		for _, c := range res.conns {
-			if first, seen := c.Unasked(); seen {
-				what := "they came with the answer"
-				if first != "" {
-					what = "starting " + strconv.QuoteToASCII(first)
-				}
-				res.Outcome = NotRerun
-				res.Reason = res.Reason + ": inconclusive, on the kept-alive connection it came on the receiver sent bytes after an answer that no call asked for (" +
-					what + "), so the answers on it cannot be matched to calls (" + unaskedRule + ")"
-				break
-			}
+	drainHeld(&h.held, end, func(res RerunResult) []*attempt.Conn { return res.conns }, func(res RerunResult, unasked string) {
+		if unasked != "" {
+			res.Outcome = NotRerun
+			res.Reason += ": inconclusive, on the kept-alive connection it came on " + unasked
 		}
 		h.out(res)
-	}
+	})
 }
 
 // Rerun sends each failed case again, as the run sent it (every copy, at
@@ -603,11 +585,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	results, together := deliverCopies(ctx, d, copyOf, n, c.AtOnce, cfg.copyHeld)
 	res := RerunResult{Case: c, Outcome: Fixed}
 	for _, r := range results {
-		for _, a := range r.Attempts {
-			if a.Conn != nil && !slices.Contains(res.conns, a.Conn) {
-				res.conns = append(res.conns, a.Conn)
-			}
-		}
+		res.conns = appendConns(res.conns, r)
 	}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: termsafe.URL(d.Target), Kind: attempt.FailureText(a)}

@@ -133,7 +133,7 @@ func TestUnaskedReasonQuotesTheReceiversBytes(t *testing.T) {
 	} {
 		r := &runner{sum: &Summary{Checks: map[string]*Tally{acceptsValid: {Pass: 1}}}}
 		res := Result{Case: &Case{Check: acceptsValid, Name: "x"}, Verdict: Pass}
-		r.unasked(&res, tc.first)
+		r.unasked(&res, unaskedWords(tc.first))
 		if !strings.Contains(res.Reason, tc.want) || res.Verdict != Warn || !res.Inconclusive {
 			t.Errorf("%q: %s %q, want inconclusive saying %s", tc.first, res.Verdict, res.Reason, tc.want)
 		}
