@@ -323,7 +323,7 @@ func (d *Deliverer) noteLeftover(b []byte) {
 // before a call (errBusy) when it holds bytes, not only the receiver's
 // close: a look on this rare path only.
 func (d *Deliverer) noteBusy(c net.Conn) {
-	var b [len("HTTP/1.x 408")]byte
+	var b [len(status408)]byte
 	d.noteLeftover(b[:peekBytes(c, b[:])])
 }
 

@@ -328,7 +328,7 @@ func (lp *loop) run() {
 			} else if l := lp.lanes[ev.Fd]; l.state == laneLook {
 				// Bytes no call asked for, or the receiver's close: the
 				// call goes on a new connection, from the worker's path.
-				var b [len("HTTP/1.x 408")]byte
+				var b [len(status408)]byte
 				n, _ := peekByte(uintptr(l.fd), b[:])
 				lp.d.noteLeftover(b[:max(n, 0)])
 				lp.drop(l)
@@ -627,14 +627,15 @@ func (lp *loop) parse(l *lane) {
 		lp.failed(l, err)
 		return
 	}
-	if left := len(l.ar.b) + l.br.Buffered(); left > 0 && lean == nil {
-		b, _ := l.br.Peek(min(l.br.Buffered(), len("HTTP/1.x 408")))
+	left := len(l.ar.b)+l.br.Buffered() > 0
+	if left && lean == nil {
+		b := leftover(l.br)
 		if len(b) == 0 {
-			b = l.ar.b[:min(len(l.ar.b), len("HTTP/1.x 408"))]
+			b = l.ar.b[:min(len(l.ar.b), len(status408))]
 		}
 		lp.d.noteLeftover(b)
 	}
-	if l.buf.answerEnds(resp, lean, len(l.ar.b)+l.br.Buffered() > 0) {
+	if l.buf.answerEnds(resp, lean, left) {
 		lp.drop(l)
 	}
 	a, retryAfter := lp.d.answered(lp.ctx, resp, l.pre, lean, l.start, l.res)

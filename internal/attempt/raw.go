@@ -292,7 +292,7 @@ func (bb *bodyBuf) answerEnds(resp *http.Response, err error, leftover bool) boo
 
 // leftover is the start of what br holds past an answer.
 func leftover(br *bufio.Reader) []byte {
-	b, _ := br.Peek(min(br.Buffered(), len("HTTP/1.x 408")))
+	b, _ := br.Peek(min(br.Buffered(), len(status408)))
 	return b
 }
 

@@ -147,10 +147,15 @@ func (c *watchConn) setStray(first *string) {
 	}
 }
 
-// is408 says b starts a 408 answer ("HTTP/1.x 408"), or as much of one as
-// b holds: what a receiver sends as it closes an idle connection.
+// status408 is the start of a 408 answer, x any digit: what a receiver
+// sends as it closes an idle connection, no answer to any call. Looks at
+// bytes no call asked for take this many, enough to tell it.
+const status408 = "HTTP/1.x 408"
+
+// is408 says b starts a 408 answer (status408), or as much of one as b
+// holds.
 func is408(b []byte) bool {
-	const w = "HTTP/1.x 408"
+	const w = status408
 	if len(b) > len(w) {
 		b = b[:len(w)]
 	}
