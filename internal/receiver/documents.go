@@ -157,8 +157,19 @@ func (doc *Doc) holds(a probe.Answer) bool {
 	if a.Count != 1 {
 		return false
 	}
-	return a.State == doc.Want ||
-		spec.StateRank(a.State) > spec.StateRank(doc.Want) && slices.Contains(doc.Maybe, a.State)
+	return a.State == doc.Want || slices.Contains(doc.pastWant(), a.State)
+}
+
+// pastWant are the states of Maybe past Want: those an event the receiver
+// may have taken would leave the document in.
+func (doc *Doc) pastWant() []string {
+	var past []string
+	for _, st := range doc.Maybe {
+		if spec.StateRank(st) > spec.StateRank(doc.Want) {
+			past = append(past, st)
+		}
+	}
+	return past
 }
 
 // documentOf reads the document a body carries: its key (its kind's
@@ -316,12 +327,7 @@ func (doc *Doc) Defect() string {
 // maybeWord names the states past Want that an event the receiver may
 // have taken (Maybe) would leave the document in, "" when none.
 func (doc *Doc) maybeWord() string {
-	var past []string
-	for _, st := range doc.Maybe {
-		if spec.StateRank(st) > spec.StateRank(doc.Want) {
-			past = append(past, st)
-		}
-	}
+	past := doc.pastWant()
 	if len(past) == 0 {
 		return ""
 	}
