@@ -17,7 +17,9 @@ package jsonlex
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -319,7 +321,20 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 	}
 	s = l.i
 	i := s + 1
+	words := safe == &strSafeUTF8
 	for {
+		// In a document known to be UTF-8, eight bytes at a time to the
+		// first quote, backslash or control: every byte of a Chinese key
+		// or value passes, and most are over a word long. (Without it,
+		// each CJK character stops a word for its UTF-8 check, and
+		// words cost more than the table did: receipts 1.4x.)
+		for words && i+8 <= len(b) {
+			if m := stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
 		for i < len(b) && safe[b[i]] {
 			i++
 		}
@@ -381,6 +396,21 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 			i += size
 		}
 	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stops marks, by its high bit, each byte of x (eight string bytes, the
+// first in the low byte) that is a quote, a backslash or a control byte;
+// the lowest mark is exact (a mark above it may be a borrow's), which is
+// the one Str takes.
+func stops(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
 }
 
 func isHex(ch byte) bool {

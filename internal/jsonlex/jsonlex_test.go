@@ -1,10 +1,12 @@
 package jsonlex
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"testing"
@@ -433,4 +435,37 @@ func FuzzResetUTF8(f *testing.F) {
 			t.Fatalf("ResetUTF8 read %q, Reset %q", got, want)
 		}
 	})
+}
+
+// TestStops holds the word-wise look for the bytes Str stops at to a
+// byte-by-byte one: the lowest mark is the first quote, backslash or
+// control byte, whatever comes before and after it (borrows included).
+func TestStops(t *testing.T) {
+	stop := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	backgrounds := []byte{'a', ' ', '~', 0x7f, 0x80, 0xe4, 0xff, '!', '#', '[', ']', 0x21, 0x1f, 0}
+	for _, bg := range backgrounds {
+		for pos := range 8 {
+			for c := range 256 {
+				var w [8]byte
+				for i := range w {
+					w[i] = bg
+				}
+				w[pos] = byte(c)
+				want := 8
+				for i, b := range w {
+					if stop(b) {
+						want = i
+						break
+					}
+				}
+				got := 8
+				if m := stops(binary.LittleEndian.Uint64(w[:])); m != 0 {
+					got = bits.TrailingZeros64(m) >> 3
+				}
+				if got != want {
+					t.Fatalf("stops(% x): first at %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
 }
