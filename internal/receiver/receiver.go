@@ -47,6 +47,9 @@ const idleEvery = time.Millisecond
 // name, "" when the query names none. *validate.Validator is one.
 type checker interface {
 	Check(body []byte, event string) []validate.Finding
+	// CheckUTF8 is Check of a body known to be valid UTF-8 (the record's
+	// encoding found it so): the same findings, without checking it again.
+	CheckUTF8(body []byte, event string) []validate.Finding
 }
 
 // recorder stores a call before it is answered and says where: the byte
@@ -163,6 +166,9 @@ type Call struct {
 	// trailers are the request's trailers once its body was read (nil:
 	// not known, as for a call read back from its record).
 	trailers http.Header
+	// bodyUTF8 says Body was found valid UTF-8 as it was recorded (false:
+	// not, or not known, as for a call read back from its record).
+	bodyUTF8 bool
 	// Findings are the protocol problems (method, content type, path,
 	// query, size) followed by the validator's findings on the body.
 	Findings []validate.Finding
@@ -349,7 +355,9 @@ func (r *Receiver) check(c *Call) {
 	if c.TooLarge || c.BodyErr != nil || c.Record.Rejected != nil {
 		return
 	}
+	utf8Known := c.bodyUTF8
 	if codings := capture.ContentCodings(c.Record.Headers); codings != nil {
+		utf8Known = false
 		content, err := capture.DecodeContent(c.Body, codings, r.cfg.MaxBody)
 		if err != nil {
 			c.Content = nil
@@ -358,7 +366,11 @@ func (r *Receiver) check(c *Call) {
 		}
 		c.Content = content
 	}
-	if r.cfg.Checker != nil {
+	switch {
+	case r.cfg.Checker == nil:
+	case utf8Known:
+		c.Findings = append(c.Findings, r.cfg.Checker.CheckUTF8(c.Content, c.Event)...)
+	default:
 		c.Findings = append(c.Findings, r.cfg.Checker.Check(c.Content, c.Event)...)
 	}
 }
@@ -461,6 +473,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	rec.ShareBody(body) // c.Body and rec.Body share the bytes; nothing writes to them after readBody
+	c.bodyUTF8 = rec.BodyEncoding == capture.UTF8
 	c.Findings = r.protocolFindings(c)
 	if c.BodyErr != nil && senderReset(c.BodyErr) {
 		c.Unanswered = true

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/validate"
@@ -33,6 +34,15 @@ func (fakeChecker) Check(body []byte, event string) []validate.Finding {
 		return []validate.Finding{{Rule: "fake", Severity: validate.Error, Message: "bad body for " + event}}
 	}
 	return nil
+}
+
+// CheckUTF8 records that the receiver knew the body was valid UTF-8:
+// a finding says so when it was not.
+func (f fakeChecker) CheckUTF8(body []byte, event string) []validate.Finding {
+	if !utf8.Valid(body) {
+		return []validate.Finding{{Rule: "fake-utf8", Severity: validate.Error, Message: "CheckUTF8 given a body that is not UTF-8"}}
+	}
+	return f.Check(body, event)
 }
 
 // memRecorder keeps records in memory.
@@ -951,6 +961,52 @@ func TestCompressedBodies(t *testing.T) {
 			defer rcv.Close()
 			if fs := rcv.CheckRecord(mem.recs[0]); len(fs) != 1 || fs[0].Rule != tc.want {
 				t.Errorf("CheckRecord = %+v, want one %s", fs, tc.want)
+			}
+		})
+	}
+}
+
+// methodChecker names, as its one finding's rule, the method the receiver
+// checked a body with.
+type methodChecker struct{}
+
+func (methodChecker) Check([]byte, string) []validate.Finding {
+	return []validate.Finding{{Rule: "Check"}}
+}
+
+func (methodChecker) CheckUTF8([]byte, string) []validate.Finding {
+	return []validate.Finding{{Rule: "CheckUTF8"}}
+}
+
+// A body is checked as known UTF-8 only when its record found it so, as
+// it came: the validator then skips its own UTF-8 checks, which must
+// never be skipped on a body that is not UTF-8.
+func TestCheckUTF8OnlyWhenKnown(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"UTF-8", []byte(`{"收款单":{"收款单编号":"SKD1"}}`), "CheckUTF8"},
+		{"ASCII", []byte(`{"a":1}`), "CheckUTF8"},
+		{"empty", nil, "CheckUTF8"},
+		{"not UTF-8", []byte("{\"a\":\"\xff\xfe\"}"), "Check"},
+		{"a sequence cut short", []byte("{\"a\":\"\xe6\x94\"}"), "Check"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, obs, _ := start(t, Config{Checker: methodChecker{}})
+			req, _ := http.NewRequest("POST", srv.URL+"/?businessType="+ev, bytes.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			srv.Close()
+			if fs := obs.calls[0].Findings; len(fs) != 1 || fs[0].Rule != tc.want {
+				t.Fatalf("findings %+v, want the body checked by %s", fs, tc.want)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -626,6 +628,44 @@ func TestEnvelopeNamesWhatTheBodyIs(t *testing.T) {
 		fs := v.Check([]byte(body), "")
 		if len(fs) != 1 || fs[0].Message != want {
 			t.Errorf("%s: %+v, want one finding %q", body, fs, want)
+		}
+	}
+}
+
+// CheckUTF8 finds in every valid UTF-8 body what Check finds: the
+// fixtures, and each cut short and with bytes changed, so that errors
+// inside strings (a control byte, a bad escape, an end inside a string)
+// are among them.
+func TestCheckUTF8AsCheck(t *testing.T) {
+	v := mustNew(t, Options{})
+	files, err := filepath.Glob("../../fixtures/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	for _, f := range files {
+		doc, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies := [][]byte{doc}
+		for i := 1; i < len(doc); i += 97 {
+			bodies = append(bodies, doc[:i])
+			for _, c := range []byte{0x01, '\\', '"', 'x'} {
+				b := slices.Clone(doc)
+				b[i] = c
+				bodies = append(bodies, b)
+			}
+		}
+		for _, b := range bodies {
+			if !utf8.Valid(b) {
+				continue
+			}
+			for _, event := range []string{"", spec.EventNames()[0]} {
+				want, got := v.Check(b, event), v.CheckUTF8(b, event)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %q: CheckUTF8 = %+v, Check %+v", f, b, got, want)
+				}
+			}
 		}
 	}
 }
