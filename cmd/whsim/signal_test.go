@@ -19,7 +19,10 @@ import (
 // (SIGINT, as Ctrl-C does, with -INT) after a delay and checks that it stops
 // within ten seconds with the given code:
 //
-//	interrupt [-INT] [-stdout FILE] <code> <delay> <program> [args...]
+//	interrupt [-INT] [-stdout FILE] [-stdin FILE] <code> <delay> <program> [args...]
+//
+// With -stdin, FILE's bytes are written to the pipe, which stays open (a
+// stream with more to come, as a pipe from a live producer).
 //
 // Its stdout goes to FILE (discarded without -stdout) and its stderr to the
 // file interrupt.stderr, for the script to read next. A program the signal
@@ -28,9 +31,9 @@ import (
 // up to three times. Killed after it wrote something, it had a handler that
 // failed it: that fails the script at once.
 func interrupt(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: interrupt [-INT] [-stdout FILE] [-after FILE:N] <code> <delay> <program> [args...]"
+	const usage = "usage: interrupt [-INT] [-stdout FILE] [-stdin FILE] [-after FILE:N] <code> <delay> <program> [args...]"
 	sig := syscall.SIGTERM
-	stdout := ""
+	stdout, stdin := "", ""
 	var after *lines
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
@@ -38,6 +41,9 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 			sig = syscall.SIGINT
 		case args[0] == "-stdout" && len(args) > 1:
 			stdout = args[1]
+			args = args[1:]
+		case args[0] == "-stdin" && len(args) > 1:
+			stdin = ts.MkAbs(args[1])
 			args = args[1:]
 		case args[0] == "-after" && len(args) > 1:
 			name, n, ok := strings.Cut(args[1], ":")
@@ -61,7 +67,7 @@ func interrupt(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	prog := lookPath(ts, args[2])
 	for attempt := 0; ; attempt++ {
-		r := runInterrupted(ts, sig, delay, after, prog, args[3:], stdout, "interrupt.stderr")
+		r := runInterrupted(ts, sig, delay, after, prog, args[3:], stdin, stdout, "interrupt.stderr")
 		if r.killed && r.wrote == 0 && attempt < 3 {
 			ts.Logf("%s was killed by %v after %v before it wrote anything: trying again", args[2], sig, delay)
 			delay *= 2
@@ -114,16 +120,24 @@ func (l *lines) wait(limit time.Duration) bool {
 	return false
 }
 
-// runInterrupted runs prog, its stdout in the file stdout ("" discards it)
+// runInterrupted runs prog, its stdin an open pipe given the bytes of the
+// file stdinFile ("": none), its stdout in the file stdout ("" discards it)
 // and its stderr in stderr, sends it sig after delay, or with after once
 // its event came (delay then bounds the wait), and says how it ended.
-func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, after *lines, prog string, args []string, stdout, stderr string) interrupted {
+func runInterrupted(ts *testscript.TestScript, sig syscall.Signal, delay time.Duration, after *lines, prog string, args []string, stdinFile, stdout, stderr string) interrupted {
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = scriptEnv(ts)
 	stdin, err := cmd.StdinPipe()
 	ts.Check(err)
 	defer stdin.Close()
+	if stdinFile != "" {
+		in, err := os.ReadFile(stdinFile)
+		ts.Check(err)
+		// Written as the program reads: a pipe holds 64 KiB. A write
+		// that fails (the program gone) ends it.
+		go stdin.Write(in)
+	}
 	errf, err := os.Create(ts.MkAbs(stderr))
 	ts.Check(err)
 	defer errf.Close()

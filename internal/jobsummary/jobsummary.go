@@ -440,6 +440,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 		Summary struct {
 			Sent, Succeeded, Failed int
 			Interrupted, NotStarted int
+			NotStartedUncounted     bool
 			Documents, Duplicates   int
 			RequestsPerSecond       *float64           // null: no call was answered
 			LatencyMS               map[string]float64 `json:"latencyMs"`
@@ -458,7 +459,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	_ = json.Unmarshal(summaryJSON, &j)
 	sum := j.Summary
 	s := &Summary{Title: "whsim send", Target: target, Pass: pass, Failures: failures, More: more,
-		Headline: sendHeadline(sum.Sent, sum.Documents, sum.Duplicates, sum.Succeeded, sum.Failed, sum.Interrupted, sum.NotStarted, sum.RequestsPerSecond)}
+		Headline: sendHeadline(sum.Sent, sum.Documents, sum.Duplicates, sum.Succeeded, sum.Failed, sum.Interrupted, sum.NotStarted, sum.NotStartedUncounted, sum.RequestsPerSecond)}
 	lat := table{Head: []string{"p50", "p90", "p99", "p99.9", "max"}, Right: []bool{true, true, true, true, true}}
 	var row []string
 	for _, k := range lat.Head {
@@ -520,12 +521,17 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 // the calls and the documents apart (a repeat is no new document), and
 // the calls cut short or never started, which a run that was stopped
 // leaves and which are neither succeeded nor failed.
-func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, rps *float64) string {
+func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, uncounted bool, rps *float64) string {
 	h := fmt.Sprintf("%d sent (%d documents, %d duplicates), %d succeeded, %d failed", sent, documents, duplicates, succeeded, failed)
 	if interrupted > 0 {
 		h += fmt.Sprintf(", %d interrupted", interrupted)
 	}
-	if notStarted > 0 {
+	switch {
+	case uncounted:
+		// Replay of stdin stopped early: what it still held is not
+		// known, and "0 not started" would say nothing was left.
+		h += fmt.Sprintf(", %d not started and what stdin still held (not counted: it is read once)", notStarted)
+	case notStarted > 0:
 		h += fmt.Sprintf(", %d not started", notStarted)
 	}
 	if rps == nil {

@@ -123,6 +123,20 @@ func TestSendInterrupted(t *testing.T) {
 	}
 }
 
+// A replay of stdin stopped early says that what stdin still held was not
+// started and not counted, not "0 not started".
+func TestReplayOfStdinInterrupted(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":4,"succeeded":2,"failed":0,"interrupted":2,"notStarted":0,"notStartedUncounted":true,"duplicates":0,"requestsPerSecond":3}}`)
+	s := Send(js, "http://x", true, nil, 0)
+	s.Interrupted = true
+	md := string(s.Markdown())
+	want := "**4 sent (0 documents, 0 duplicates), 2 succeeded, 0 failed, 2 interrupted, 0 not started and what stdin still held (not counted: it is read once), 3 req/s**"
+	if !strings.Contains(md, want) {
+		t.Errorf("summary lacks %q:\n%s", want, md)
+	}
+}
+
 // validateCase is a validate input as the collector sees it.
 type validateCase struct {
 	file   string

@@ -185,7 +185,7 @@ func TestOpenModelPeakCountsDeliveries(t *testing.T) {
 func TestOpenModelCountsDueCallsTheBoundHeldBackAsNotStarted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := runOpen(t.Context(), steady(700*time.Millisecond).deliver, countedFeed(1<<30),
-			RunOptions{Concurrency: 1, MaxConcurrency: 2, Rate: 50, Duration: 2 * time.Second, Left: func() int { return -1 }}, nil)
+			RunOptions{Concurrency: 1, MaxConcurrency: 2, Rate: 50, Duration: 2 * time.Second, Left: func() (int, bool) { return -1, false }}, nil)
 		// Two at a time, each held 700ms: started at 0, 20ms, 700ms, 720ms,
 		// 1.4s and 1.42s; the next pair would start after the end.
 		if st.Sent != 6 || st.NotStarted != 94 {
@@ -198,7 +198,7 @@ func TestOpenModelCountsDueCallsTheBoundHeldBackAsNotStarted(t *testing.T) {
 func TestOpenModelWithoutCountKeptScheduleLeavesNoneNotStarted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := runOpen(t.Context(), steady(time.Millisecond).deliver, countedFeed(1<<30),
-			RunOptions{Concurrency: 1, Rate: 50, Duration: 2 * time.Second, Left: func() int { return -1 }}, nil)
+			RunOptions{Concurrency: 1, Rate: 50, Duration: 2 * time.Second, Left: func() (int, bool) { return -1, false }}, nil)
 		if st.Sent != 100 || st.NotStarted != 0 {
 			t.Errorf("sent %d, not started %d; want 100 and 0", st.Sent, st.NotStarted)
 		}

@@ -30,9 +30,10 @@ type RunOptions struct {
 	Duration time.Duration
 	// Left, when set, is how many deliveries the feed still holds, called
 	// once after a run that stopped early (-1: a feed without end), so that
-	// they are counted as not started. Without it only the deliveries the
-	// run took from the feed and did not start are counted.
-	Left func() int
+	// they are counted as not started; uncounted, that it also held some
+	// it could not count (an input read once, stdin). Without it only the
+	// deliveries the run took from the feed and did not start are counted.
+	Left func() (n int, uncounted bool)
 	// Done counts finished deliveries, for a progress bar; may be nil.
 	Done *atomic.Int64
 	// Waits says next may wait on its input (a Stream): the run's
@@ -213,7 +214,9 @@ func (o RunOptions) left(dry bool, st *Stats) (endless bool) {
 	if o.Left == nil || dry {
 		return false
 	}
-	if n := o.Left(); n >= 0 {
+	n, uncounted := o.Left()
+	st.NotStartedUncounted = st.NotStartedUncounted || uncounted
+	if n >= 0 {
 		st.NotStarted += n
 		return false
 	}

@@ -106,6 +106,10 @@ type Stats struct {
 	Retries     int            // attempts beyond the first
 	ByStatus    map[int]int    // final status of failed deliveries that got an answer
 	ByError     map[string]int // error kind of failed deliveries that got none
+	// NotStartedUncounted says the run stopped before the end of an input
+	// it could not read again to count (stdin): what that still held was
+	// not started either, and is not in NotStarted.
+	NotStartedUncounted bool
 	// ClosedAsSent counts the failed deliveries (in ByError too) whose
 	// last attempt went out on a kept-alive connection the receiver
 	// closed as it arrived, with no answer: a race with its idle timeout
@@ -184,6 +188,21 @@ func (s *Stats) Add(r *attempt.Result) {
 	}
 }
 
+// NotStartedWords says what the run did not start, for a line going on
+// after what it sent: "N not started", with what stdin still held when
+// that could not be counted; "" when nothing.
+func (s *Stats) NotStartedWords() string {
+	switch {
+	case s.NotStartedUncounted && s.NotStarted > 0:
+		return fmt.Sprintf("%d not started, and what stdin still held (not counted: it is read once)", s.NotStarted)
+	case s.NotStartedUncounted:
+		return "what stdin still held not started (not counted: it is read once)"
+	case s.NotStarted > 0:
+		return fmt.Sprintf("%d not started", s.NotStarted)
+	}
+	return ""
+}
+
 // Merge adds o to s.
 func (s *Stats) Merge(o *Stats) {
 	s.Sent += o.Sent
@@ -191,6 +210,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.Failed += o.Failed
 	s.Interrupted += o.Interrupted
 	s.NotStarted += o.NotStarted
+	s.NotStartedUncounted = s.NotStartedUncounted || o.NotStartedUncounted
 	s.Duplicates += o.Duplicates
 	s.Documents += o.Documents
 	s.Retries += o.Retries

@@ -88,3 +88,31 @@ func TestStatsClosedAsSent(t *testing.T) {
 			s.Failed, s.Interrupted, s.ByError[attempt.KindClosed], s.ClosedAsSent, s.ResentAfterClose, s.Retries)
 	}
 }
+
+// NotStartedWords never says "0 not started" of a run that left an input
+// it could not count.
+func TestNotStartedWords(t *testing.T) {
+	for _, tc := range []struct {
+		st   Stats
+		want string
+	}{
+		{Stats{}, ""},
+		{Stats{NotStarted: 3}, "3 not started"},
+		{Stats{NotStartedUncounted: true}, "what stdin still held not started (not counted: it is read once)"},
+		{Stats{NotStarted: 2, NotStartedUncounted: true}, "2 not started, and what stdin still held (not counted: it is read once)"},
+	} {
+		if got := tc.st.NotStartedWords(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.st, got, tc.want)
+		}
+	}
+}
+
+// Merge keeps a shard's uncounted input.
+func TestMergeKeepsUncounted(t *testing.T) {
+	var s Stats
+	s.Merge(&Stats{NotStartedUncounted: true})
+	s.Merge(&Stats{})
+	if !s.NotStartedUncounted {
+		t.Error("merged stats lost NotStartedUncounted")
+	}
+}

@@ -33,7 +33,7 @@ func TestOpenModelStartsNothingAfterTheDuration(t *testing.T) {
 				return []*attempt.Request{{Event: "E"}}
 			}
 			st := runOpen(t.Context(), rcv.deliver, feed, RunOptions{
-				Rate: 50000, MaxConcurrency: bound, Duration: 5 * time.Second, Left: func() int { return left },
+				Rate: 50000, MaxConcurrency: bound, Duration: 5 * time.Second, Left: func() (int, bool) { return left, false },
 			}, nil)
 			end := epoch.Add(5 * time.Second)
 			after := 0
@@ -90,7 +90,7 @@ func TestClosedModelStartsNothingAfterTheDuration(t *testing.T) {
 			left--
 			return []*attempt.Request{{Event: "E"}}
 		}
-		st := runClosed(t.Context(), rcv.deliver, feed, RunOptions{Concurrency: 3, Duration: 2 * time.Second, Left: func() int { return left }}, nil)
+		st := runClosed(t.Context(), rcv.deliver, feed, RunOptions{Concurrency: 3, Duration: 2 * time.Second, Left: func() (int, bool) { return left, false }}, nil)
 		for _, at := range rcv.starts {
 			if !at.Before(epoch.Add(2 * time.Second)) {
 				t.Errorf("a delivery started at +%s", at.Sub(epoch))
@@ -138,7 +138,7 @@ func TestRunInterruptedCountsOnlyWhatStarted(t *testing.T) {
 		cancel()
 	}()
 	feed := NewFeed([][][]attempt.Template{templates("A", 3)}, 50, 0, false, 1)
-	st := Run(ctx, d, feed.Next, RunOptions{Concurrency: 4, Done: &done, Left: feed.Left}, report)
+	st := Run(ctx, d, feed.Next, RunOptions{Concurrency: 4, Done: &done, Left: func() (int, bool) { return feed.Left(), false }}, report)
 	srv.CloseClientConnections()
 	if st.Sent != int(got.Load()) || st.Interrupted != 4 || st.Succeeded != 6 || st.NotStarted != 40 {
 		t.Errorf("sent %d (receiver %d), succeeded %d, interrupted %d, not started %d; want receiver's, 6, 4, 40",

@@ -193,44 +193,46 @@ func (s *Replayer) wanted(rec *capture.Record) bool {
 // Left counts the calls Next has not handed out, for the summary of a
 // replay cut short ("not started"): the rest of the input being read and
 // every input after it, read afresh through Reopen, without a request
-// built or a warning said. An input Reopen cannot open counts none. It
-// ends the replay.
-func (s *Replayer) Left() int {
-	n := 0
+// built or a warning said. uncounted says an input Reopen cannot open
+// again (stdin, read once) held calls perhaps, which n leaves out: "0 not
+// started" would say nothing was left. It ends the replay.
+func (s *Replayer) Left() (n int, uncounted bool) {
 	for i := s.i; i < len(s.Inputs); i++ {
 		skip := 0
 		if i == s.i && s.r != nil {
 			skip = s.taken
 		}
-		n += s.count(i, skip)
+		k, ok := s.count(i, skip)
+		n += k
+		uncounted = uncounted || !ok
 	}
 	s.i, s.r = len(s.Inputs), nil
-	return n
+	return n, uncounted
 }
 
-// count counts the calls of input i past its first skip items.
-func (s *Replayer) count(i, skip int) int {
+// count counts the calls of input i past its first skip items; ok is
+// false when it cannot be read again to count them.
+func (s *Replayer) count(i, skip int) (n int, ok bool) {
 	if s.Reopen == nil {
-		return 0
+		return 0, false
 	}
 	rc, err := s.Reopen(i)
 	if err != nil || rc == nil {
-		return 0
+		return 0, false
 	}
 	defer rc.Close()
 	r := capture.NewReader(rc)
-	n := 0
 	for k := 0; ; k++ {
 		rec, err := r.Next()
 		var torn *capture.TornError
 		var bad *capture.LineError
 		switch {
 		case errors.Is(err, io.EOF):
-			return n
+			return n, true
 		case errors.As(err, &torn), errors.As(err, &bad):
 			continue
 		case err != nil:
-			return n
+			return n, false
 		case k < skip || !s.wanted(rec):
 			continue
 		}

@@ -174,8 +174,8 @@ func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
 
 // A replay cut short after k calls counts the rest as not started: the
 // calls of the events asked for, in the input being read and the ones
-// after it, never a skipped line; an input that cannot be reopened counts
-// none.
+// after it, never a skipped line; an input that cannot be reopened (stdin)
+// counts none and is said uncounted, the others counted beside it.
 func TestReplayerLeft(t *testing.T) {
 	t.Parallel()
 	capLines := func(events ...string) string {
@@ -200,13 +200,16 @@ func TestReplayerLeft(t *testing.T) {
 	const total = 5 // the CREATE_RECEIVABLE_DOC calls
 	for _, tt := range []struct {
 		name   string
-		reopen bool
+		reopen func(i int) bool
 		events []spec.Event
 		want   func(k int) int
 	}{
-		{"filtered", true, []spec.Event{receivable}, func(k int) int { return total - k }},
-		{"every event", true, nil, func(k int) int { return total + 2 - k }},
-		{"no reopen", false, []spec.Event{receivable}, func(int) int { return 0 }},
+		{"filtered", func(int) bool { return true }, []spec.Event{receivable}, func(k int) int { return total - k }},
+		{"every event", func(int) bool { return true }, nil, func(k int) int { return total + 2 - k }},
+		{"no reopen", func(int) bool { return false }, []spec.Event{receivable}, func(int) int { return 0 }},
+		// The first input is stdin: what it still held is not counted,
+		// the last file's two calls are.
+		{"stdin first", func(i int) bool { return i > 0 }, []spec.Event{receivable}, func(k int) int { return min(2, total-k) }},
 	} {
 		n := total
 		if tt.events == nil {
@@ -218,16 +221,25 @@ func TestReplayerLeft(t *testing.T) {
 				ins = append(ins, capture.Input{Name: fmt.Sprint(i), R: strings.NewReader(f)})
 			}
 			s := &Replayer{Inputs: ins, Events: tt.events, Warn: func(string, ...any) {}}
-			if tt.reopen {
-				s.Reopen = func(i int) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(files[i])), nil }
+			s.Reopen = func(i int) (io.ReadCloser, error) {
+				if !tt.reopen(i) {
+					return nil, nil
+				}
+				return io.NopCloser(strings.NewReader(files[i])), nil
 			}
 			for range k {
 				if s.Next() == nil {
 					t.Fatalf("%s: ran dry before %d", tt.name, k)
 				}
 			}
-			if got := s.Left(); got != tt.want(k) {
-				t.Errorf("%s: after %d calls Left %d, want %d", tt.name, k, got, tt.want(k))
+			// Uncounted while an input not reopened was still to be read
+			// to its end (the one being read, or one after it).
+			wantUncounted := false
+			for i := s.i; i < len(files); i++ {
+				wantUncounted = wantUncounted || !tt.reopen(i)
+			}
+			if got, uncounted := s.Left(); got != tt.want(k) || uncounted != wantUncounted {
+				t.Errorf("%s: after %d calls Left %d, uncounted %v, want %d, %v", tt.name, k, got, uncounted, tt.want(k), wantUncounted)
 			}
 			if s.Next() != nil {
 				t.Errorf("%s: Left did not end the replay", tt.name)
@@ -526,7 +538,7 @@ func TestReplayerLeftCountsOnlyCalls(t *testing.T) {
 	if s.Next() == nil {
 		t.Fatal("no first call")
 	}
-	if got := s.Left(); got != 1 {
+	if got, uncounted := s.Left(); got != 1 || uncounted {
 		t.Errorf("Left %d, want 1 (the last record; the three between are not HTTP, the fourth kept no body)", got)
 	}
 }

@@ -371,7 +371,8 @@ func (r *sendRun) run(ctx context.Context) error {
 		}
 	} else {
 		feed := load.NewFeed(r.lanes, r.rounds, o.Duplicate, o.Shuffle, o.Seed).WithNonce(o.Nonce)
-		next, ro.Left = feed.Next, feed.Left
+		next = feed.Next
+		ro.Left = func() (int, bool) { return feed.Left(), false }
 	}
 	var after []func(*load.Stats) error
 	if r.rec != nil {

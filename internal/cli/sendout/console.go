@@ -169,8 +169,8 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 		cases = append(cases, interruptedCase{st})
 	} else if outErr != nil {
 		msg := fmt.Sprintf("stdout could not be written (%v): sending stopped there, %d sent (%d of them cut short)", outErr, st.Sent, st.Interrupted)
-		if st.NotStarted > 0 {
-			msg += fmt.Sprintf(", %d not started", st.NotStarted)
+		if w := st.NotStartedWords(); w != "" {
+			msg += ", " + w
 		}
 		err := errors.New(msg)
 		cases = append(cases, unjudgedCase{err})

@@ -111,6 +111,9 @@ type statsJSON struct {
 		Failed      int `json:"failed"`
 		Interrupted int `json:"interrupted"`
 		NotStarted  int `json:"notStarted"`
+		// NotStartedUncounted: what stdin still held was not started
+		// either, and is not in notStarted (it is read once).
+		NotStartedUncounted bool `json:"notStartedUncounted,omitempty"`
 		// Documents is how many distinct documents the calls carried
 		// (send's; replay's calls count none).
 		Documents      int            `json:"documents,omitempty"`
@@ -153,6 +156,7 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	var j statsJSON
 	s := &j.Summary
 	s.Sent, s.Succeeded, s.Failed, s.Interrupted, s.NotStarted = st.Sent, st.Succeeded, st.Failed, st.Interrupted, st.NotStarted
+	s.NotStartedUncounted = st.NotStartedUncounted
 	s.Documents, s.Duplicates, s.Retries = st.Documents, st.Duplicates, st.Retries
 	s.FailedByStatus, s.FailedByError = map[string]int{}, map[string]int{}
 	for k, v := range st.ByStatus {

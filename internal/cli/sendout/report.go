@@ -259,8 +259,11 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 	if st.Interrupted > 0 {
 		b = fmt.Appendf(b, "  interrupted %d", st.Interrupted)
 	}
-	if st.NotStarted > 0 {
+	if st.NotStarted > 0 || st.NotStartedUncounted {
 		b = fmt.Appendf(b, "  not started %d", st.NotStarted)
+		if st.NotStartedUncounted {
+			b = append(b, " and what stdin still held (not counted: it is read once)"...)
+		}
 	}
 	if st.Documents > 0 {
 		// The calls and the documents they carried apart: a receiver

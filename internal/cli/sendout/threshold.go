@@ -96,6 +96,10 @@ func (interruptedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
 func (interruptedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
 
 func (c interruptedCase) JUnit() term.TestCase {
-	msg := fmt.Sprintf("interrupted: %d sent (%d of them cut short), %d not started", c.st.Sent, c.st.Interrupted, c.st.NotStarted)
+	notStarted := c.st.NotStartedWords()
+	if notStarted == "" {
+		notStarted = "0 not started"
+	}
+	msg := fmt.Sprintf("interrupted: %d sent (%d of them cut short), %s", c.st.Sent, c.st.Interrupted, notStarted)
 	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.run", Failure: msg, FailureType: "interrupted", Detail: msg + "\n"}
 }
