@@ -910,9 +910,9 @@ func (r *runner) load() error {
 	// The connections its calls' answers came on on net/http's path,
 	// noted under the calls' own name.
 	r.connMu.Lock()
-	if cs := r.conns[Load+"/load"]; len(cs) > 0 {
-		res.conns = cs
-		delete(r.conns, Load+"/load")
+	if as := r.answers[Load+"/load"]; len(as) > 0 {
+		res.answers = as
+		delete(r.answers, Load+"/load")
 	}
 	r.connMu.Unlock()
 	r.report(res)
