@@ -239,8 +239,11 @@ func TestUnaskedReasonQuotesTheReceiversBytes(t *testing.T) {
 
 // The load check's calls go on a run's own connections (the fast path on
 // plain HTTP): a receiver that answers each twice has the load judged on
-// neither its figures nor its statuses, which may be other calls'.
-func TestLoadOnConnectionsHoldingUnaskedBytesIsInconclusive(t *testing.T) {
+// neither its figures nor its statuses, which may be other calls', but it
+// fails for the bytes no call asked for, which an ERP reusing the
+// connection reads as its next call's answer: with --checks load alone
+// nothing else would. Before, it was inconclusive and the run exited 0.
+func TestLoadOnConnectionsHoldingUnaskedBytesFails(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t, twiceServer(t, func(k int) string {
 		if k == 0 {
@@ -256,13 +259,14 @@ func TestLoadOnConnectionsHoldingUnaskedBytesIsInconclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := ofCheck(results, Load)
-	if len(rs) != 1 || rs[0].Verdict != Warn || !rs[0].Inconclusive || !strings.Contains(rs[0].Reason, "no call asked for") {
-		t.Fatalf("load %+v, want one inconclusive result naming the bytes no call asked for", rs)
+	if len(rs) != 1 || rs[0].Verdict != Fail || rs[0].Inconclusive ||
+		!strings.Contains(rs[0].Reason, "the receiver sent bytes after an answer that no call asked for: a sender reusing the connection reads them as its next call's answer") {
+		t.Fatalf("load %+v, want one failure naming the bytes no call asked for", rs)
 	}
 	if strings.Contains(rs[0].Reason, "buckles") {
 		t.Errorf("reason %q blames load for answers that were other calls'", rs[0].Reason)
 	}
-	if tl := sum.Checks[Load]; tl.Fail != 0 || tl.Inconclusive != 1 {
+	if tl := sum.Checks[Load]; tl.Fail != 1 || tl.Inconclusive != 0 {
 		t.Errorf("tally %+v", *tl)
 	}
 }
