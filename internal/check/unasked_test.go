@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // twiceServer is a receiver on raw TCP that writes answer(k) for the k-th
@@ -335,6 +338,55 @@ func TestRerunOfACaseWhoseAnswerBytesFollowIsStillFailing(t *testing.T) {
 				t.Fatalf("%+v, want %s", out, tc.outcome)
 			}
 			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("400") the receiver sent more bytes`) {
+				t.Errorf("reason %q, want the bytes after its answer", r.Reason)
+			}
+		})
+	}
+}
+
+// heldProbe is a probe that says every document sent is held once, and
+// the one never sent is not held.
+type heldProbe struct{}
+
+func (heldProbe) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	if strings.HasSuffix(q.Code, "-NONE") {
+		return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+	}
+	return probe.Answer{Count: 1, State: "created", Lines: -1, Raw: `{"count":1,"state":"created"}`}, nil
+}
+
+func (heldProbe) Command(probe.Question) string { return "true" }
+
+// An effects document rerun is FIXED only when what the receiver holds is
+// right and no bytes no call asked for followed the answer of one of its
+// calls: a receiver that stores the document but answers its call twice
+// is STILL FAILING, saying so. Before, the rerun of effects looked only at
+// the probe, and said FIXED.
+func TestRerunOfAnEffectsDocumentWhoseAnswerBytesFollowIsStillFailing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, answer, outcome string
+	}{
+		{"answered twice", ok200 + err500, StillFailing},
+		{"answered once", ok200, Fixed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			target := mustURL(t, twiceServer(t, func(int) string { return tc.answer }))
+			body := `{"requestId":"8f1c2a34-0000-4000-8000-000000000001","businessType":4000,"data":{"code":"CGFP00000001"}}`
+			cases := []Failed{{Check: Effects, Name: "invoice/create", Effects: &EffectsRecord{
+				Kind: "invoice", Code: "CGFP00000001", Event: "CREATE_PURCHASE_ORDER_INVOICE", RequestID: "8f1c2a34-0000-4000-8000-000000000001", WantLines: -1,
+				Calls: []EffectsCall{{Event: "CREATE_PURCHASE_ORDER_INVOICE", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE", Body: body, BodyEncoding: "utf8", Copies: 1}},
+			}}}
+			var out []RerunResult
+			cfg := RerunConfig{Client: testClient(t, callTimeout), Target: target, Now: time.Now, Probe: heldProbe{}, IDs: reqid.NewIDs(1)}
+			if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].Outcome != tc.outcome {
+				t.Fatalf("%+v, want %s", out, tc.outcome)
+			}
+			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("200") the receiver sent more bytes`) {
 				t.Errorf("reason %q, want the bytes after its answer", r.Reason)
 			}
 		})
