@@ -944,10 +944,20 @@ func (r *runner) drain(end bool) {
 // call's answer. Its own verdict rested on an answer the receiver framed
 // wrong, or one that was another call's, and is replaced.
 func (r *runner) strayAfter(res *Result, why string) {
+	if r.uncount(res) {
+		r.sum.Checks[res.Case.Check].Fail++
+		res.Verdict, res.Inconclusive, res.Reason, res.strayAfter = Fail, false, why, true
+	}
+}
+
+// uncount takes res's verdict out of its check's tally, for one that
+// replaces it; false for a skipped case, which no answer judged and
+// which keeps its verdict.
+func (r *runner) uncount(res *Result) bool {
 	t := r.sum.Checks[res.Case.Check]
 	switch res.Verdict {
 	case Skip:
-		return
+		return false
 	case Pass:
 		t.Pass--
 	case Fail:
@@ -958,8 +968,7 @@ func (r *runner) strayAfter(res *Result, why string) {
 			t.Inconclusive--
 		}
 	}
-	t.Fail++
-	res.Verdict, res.Inconclusive, res.Reason, res.strayAfter = Fail, false, why, true
+	return true
 }
 
 // unasked makes res inconclusive, its tally with it: an answer it rests
@@ -967,20 +976,10 @@ func (r *runner) strayAfter(res *Result, why string) {
 // (what, unaskedOn's words), so which call an answer there was to cannot
 // be told.
 func (r *runner) unasked(res *Result, what string) {
-	t := r.sum.Checks[res.Case.Check]
-	switch res.Verdict {
-	case Skip:
+	if !r.uncount(res) {
 		return
-	case Pass:
-		t.Pass--
-	case Fail:
-		t.Fail--
-	case Warn:
-		t.Warn--
-		if res.Inconclusive {
-			t.Inconclusive--
-		}
 	}
+	t := r.sum.Checks[res.Case.Check]
 	t.Warn++
 	t.Inconclusive++
 	res.Verdict, res.Inconclusive, res.Repro, res.Effects = Warn, true, "", nil

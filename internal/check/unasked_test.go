@@ -240,6 +240,34 @@ func TestUnaskedReasonQuotesTheReceiversBytes(t *testing.T) {
 	}
 }
 
+// A case failed for bytes after its answer says the receiver's status
+// line and the bytes' first line quoted, so that no terminal, JUnit or
+// JSON reader takes them for anything but text; its pass, counted when
+// it was graded, becomes a failure in the tally.
+func TestStrayAfterReasonQuotesTheReceiversBytes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ status, first, want string }{
+		{"200 OK", "", `after the answer read as its own ("200 OK") the receiver sent more bytes on the kept-alive connection that no call asked for (they came in the same read as the answer)`},
+		{"204 No Content", "HTTP/1.1 500 Internal Server Error", `("204 No Content") the receiver sent more bytes on the kept-alive connection that no call asked for (starting "HTTP/1.1 500 Internal Server Error")`},
+		{"200 \x1b]8;;x\aOK\u202e", "HTTP/1.1 500 \x1b[31mred\u202e\x00", `("200 \x1b]8;;x\aOK\u202e") the receiver sent more bytes on the kept-alive connection that no call asked for (starting "HTTP/1.1 500 \x1b[31mred\u202e\x00")`},
+	} {
+		r := &runner{sum: &Summary{Checks: map[string]*Tally{acceptsValid: {Pass: 1}}}}
+		res := Result{Case: &Case{Check: acceptsValid, Name: "x"}, Verdict: Pass}
+		r.strayAfter(&res, strayAfter(tc.status, tc.first))
+		if !strings.Contains(res.Reason, tc.want) || res.Verdict != Fail || res.Inconclusive || !res.strayAfter {
+			t.Errorf("%q: %s %q, want a failure saying %s", tc.first, res.Verdict, res.Reason, tc.want)
+		}
+		for _, c := range res.Reason {
+			if c < ' ' || c > '~' {
+				t.Errorf("%q: reason has %U raw", tc.first, c)
+			}
+		}
+		if tl := r.sum.Checks[acceptsValid]; *tl != (Tally{Fail: 1}) {
+			t.Errorf("%q: tally %+v, want the pass moved to a failure", tc.first, *tl)
+		}
+	}
+}
+
 // The load check's calls go on a run's own connections (the fast path on
 // plain HTTP): a receiver that answers each twice has the load judged on
 // neither its figures nor its statuses, which may be other calls', but it
