@@ -99,6 +99,10 @@ type Attempt struct {
 	// later holding bytes no call asked for, its answers cannot be matched
 	// to calls (Conn.Unasked).
 	Conn *Conn `json:"-"`
+	// ConnCall says which of the calls answered on Conn this one was: the
+	// connection's writes as its answer began. Conn.Followed(ConnCall)
+	// says the bytes no call asked for came after this answer.
+	ConnCall int64 `json:"-"`
 }
 
 // BodyStop says what stopped the reading of the answer's body: BodyErr
@@ -928,7 +932,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	}
 	a, wait := d.answered(ctx, resp, kept, err, start, res)
 	a.Connect = connect
-	a.Conn = call.answeredOn()
+	a.Conn, a.ConnCall = call.answeredOn()
 	return a, wait
 }
 

@@ -87,21 +87,24 @@ func TestConnNotesBytesNoCallAskedFor(t *testing.T) {
 		first    string // the stray bytes' first line, "" when unseen
 		unasked  bool
 		sameConn bool // the second answer came on the first one's connection
+		// followed1 and followed2 say the bytes came after the first
+		// call's answer, or the second's, on its connection.
+		followed1, followed2 bool
 	}{
 		{name: "answered twice, apart", answer: func(int) string { return answer200 }, apart: answer500,
-			status2: 200, first: "HTTP/1.1 500 Internal Server Error", unasked: true},
+			status2: 200, first: "HTTP/1.1 500 Internal Server Error", unasked: true, followed1: true},
 		{name: "answered twice, one write", answer: func(int) string { return answer200 + answer500 },
-			status2: 200, unasked: true},
+			status2: 200, unasked: true, followed1: true, followed2: true},
 		{name: "204 with a body", answer: func(int) string { return "HTTP/1.1 204 No Content\r\n\r\n" + answer500 },
-			status2: 204, unasked: true},
+			status2: 204, unasked: true, followed1: true, followed2: true},
 		{name: "Content-Length short, apart", answer: func(int) string { return "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok" },
-			status2: 200, unasked: true},
+			status2: 200, unasked: true, followed1: true, followed2: true},
 		{name: "the next call's answer late", answer: func(k int) string {
 			if k == 0 {
 				return answer200
 			}
 			return answer500 + answer200 // the first call's second answer, then its own
-		}, status2: 500, unasked: true, sameConn: true},
+		}, status2: 500, unasked: true, sameConn: true, followed2: true},
 		{name: "408 on idle", answer: func(int) string { return answer200 }, apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
 			status2: 200},
 	} {
@@ -143,6 +146,14 @@ func TestConnNotesBytesNoCallAskedFor(t *testing.T) {
 			first, seen := a1.Conn.Unasked()
 			if seen != tc.unasked || first != tc.first {
 				t.Fatalf("first connection: Unasked() = %q, %v; want %q, %v", first, seen, tc.first, tc.unasked)
+			}
+			// The bytes are blamed on the answer they followed: the last
+			// read on the connection before they were found.
+			if got := a1.Conn.Followed(a1.ConnCall); got != tc.followed1 {
+				t.Errorf("bytes followed the first call's answer: %v, want %v", got, tc.followed1)
+			}
+			if got := a2.Conn.Followed(a2.ConnCall); got != tc.followed2 {
+				t.Errorf("bytes followed the second call's answer: %v, want %v", got, tc.followed2)
 			}
 		})
 	}

@@ -78,9 +78,18 @@ type watchConn struct {
 	// PutIdleConn was heard, makes it idle no more (isIdle).
 	gen, idleGen atomic.Int64
 	reading      atomic.Int32 // reads under way
-	stray        atomic.Pointer[string]
+	stray        atomic.Pointer[strayNote]
 	notes        *clientNotes
 	note         Conn
+}
+
+// strayNote is what a connection found holding bytes no call asked for
+// noted of them: their first line, and after which answer they came.
+type strayNote struct {
+	first string
+	// after is the connection's idleGen as they were found: the call last
+	// answered on it, nothing written since (Attempt.ConnCall).
+	after int64
 }
 
 // Conn is the connection an answer was read on, as far as whether it was
@@ -93,9 +102,21 @@ type Conn struct{ c *watchConn }
 // net/http's buffer with the answer, where they are not seen).
 func (n *Conn) Unasked() (first string, seen bool) {
 	if p := n.c.stray.Load(); p != nil {
-		return *p, true
+		return p.first, true
 	}
 	return "", false
+}
+
+// Followed says whether the bytes no call asked for found on the
+// connection came after the answer of call (an Attempt's ConnCall): it
+// was the last call answered on the connection before they were found,
+// nothing written on it since. Bytes net/http found left in its buffer
+// (Unasked's first "") lie past the last answer it read from that
+// buffer, which is that call's: they followed its answer too, though they
+// came in the same read.
+func (n *Conn) Followed(call int64) bool {
+	p := n.c.stray.Load()
+	return p != nil && p.after == call
 }
 
 // Settled says whether the connection is closed with no read of it under
@@ -135,14 +156,18 @@ func (c *watchConn) noteStray(b []byte) {
 	if i := bytes.IndexAny(line, "\r\n"); i >= 0 {
 		line = line[:i]
 	}
-	s := string(line[:min(len(line), maxStrayLine)])
-	c.setStray(&s)
+	c.setStray(string(line[:min(len(line), maxStrayLine)]))
 }
 
-// setStray notes bytes no call asked for, by their first line (*first),
-// once: the client counts the connection.
-func (c *watchConn) setStray(first *string) {
-	if c.stray.CompareAndSwap(nil, first) && c.notes != nil {
+// setStray notes bytes no call asked for, by their first line, once, with
+// the call whose answer they followed: the client counts the connection.
+// Called only while the connection is idle after an answer (isIdle), so
+// idleGen is that answer's call.
+func (c *watchConn) setStray(first string) {
+	if c.stray.Load() != nil {
+		return // noted already: the first bytes are the ones to say
+	}
+	if c.stray.CompareAndSwap(nil, &strayNote{first: first, after: c.idleGen.Load()}) && c.notes != nil {
 		c.notes.unasked.Add(1)
 	}
 }
@@ -286,7 +311,7 @@ func (c *watchConn) Close() error {
 		// net/http's reader, idle after an answer, ended the connection
 		// with no read of ours: bytes were left in its buffer after the
 		// answer (it says so only to the log).
-		c.setStray(new(string))
+		c.setStray("")
 	}
 	c.closed.Store(true)
 	c.signal()
@@ -433,12 +458,13 @@ func (s *callConn) wrote() {
 }
 
 // answeredOn is the connection the call's answer was read on, nil for
-// one not watched (HTTP/2's, a redirect's).
-func (s *callConn) answeredOn() *Conn {
+// one not watched (HTTP/2's, a redirect's), and which of the calls
+// answered on it this one was (Attempt.ConnCall).
+func (s *callConn) answeredOn() (*Conn, int64) {
 	if s.conn == nil {
-		return nil
+		return nil, 0
 	}
-	return &s.conn.note
+	return &s.conn.note, s.gen.Load()
 }
 
 // http2Proto is HTTP/2's name in TLS's ALPN.

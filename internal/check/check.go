@@ -223,10 +223,13 @@ type Result struct {
 	// answered: the verdict rests on calls the receiver answered, where
 	// Status does not say so (load's pass, whose worst status is none).
 	answered bool
-	// conns are the connections the case's answers were read on: one
-	// found holding bytes no call asked for makes it inconclusive
-	// (runner.drain).
-	conns []*attempt.Conn
+	// answers are where the case's answers were read: bytes no call asked
+	// for that followed one fail it, and ones that followed another call's
+	// on a connection it used make it inconclusive (runner.drain).
+	answers []answerOn
+	// strayAfter: it failed for bytes no call asked for after its answer
+	// (runner.strayAfter), which one call alone may not show.
+	strayAfter bool
 }
 
 // Reply is a receiver's answer, as shown in reasons.
@@ -811,13 +814,12 @@ type runner struct {
 
 	// held are the results graded and counted, not yet reported: a
 	// connection their answers came on is still open, and may yet be
-	// found holding bytes no call asked for (drain). conns are the
-	// connections each case's answers were read on so far, by case
-	// (check/name), under connMu: record runs with mu held, and so may
-	// report.
-	held   []Result
-	connMu sync.Mutex
-	conns  map[string][]*attempt.Conn
+	// found holding bytes no call asked for (drain). answers are where
+	// each case's answers were read so far, by case (check/name), under
+	// connMu: record runs with mu held, and so may report.
+	held    []Result
+	connMu  sync.Mutex
+	answers map[string][]answerOn
 
 	hist load.Histogram
 	// byEvent holds each event's latencies: the slowest event is the one
@@ -857,8 +859,8 @@ func (r *runner) report(res Result) {
 	r.stamp(&res)
 	r.connMu.Lock()
 	key := res.Case.Check + "/" + res.Case.Name
-	res.conns = append(res.conns, r.conns[key]...)
-	delete(r.conns, key)
+	res.answers = append(res.answers, r.answers[key]...)
+	delete(r.answers, key)
 	r.connMu.Unlock()
 	// Nothing routed is said as soon as it shows (five answers, one
 	// status), before the failures it explains stream past.
@@ -921,26 +923,41 @@ func (r *runner) emit(res Result) {
 // drain reports the results held, in the order they were graded, while
 // every connection the first one's answers came on is closed (or, at the
 // end of the run, end, after a last look at each): a case whose answer
-// came on one found holding bytes no call asked for is inconclusive
+// bytes no call asked for followed fails (strayAfter); one whose answer
+// came on a connection where they followed another's is inconclusive
 // (unasked). What comes on a connection after it was closed is not seen.
 func (r *runner) drain(end bool) {
-	drainHeld(&r.held, end, func(res Result) []*attempt.Conn { return res.conns }, func(res Result, unasked string) {
-		if unasked != "" {
-			r.unasked(&res, unasked)
+	drainHeld(&r.held, end, func(res Result) []answerOn { return res.answers }, func(res Result, s stray) {
+		switch {
+		case s.after != "":
+			r.strayAfter(&res, s.after)
+		case s.on != "":
+			r.unasked(&res, s.on)
 		}
 		r.out(res)
 	})
 }
 
-// unasked makes res inconclusive, its tally with it: an answer it rests
-// on came on a connection where the receiver sent bytes no call asked for
-// (what, unaskedOn's words), so which call an answer there was to cannot
-// be told.
-func (r *runner) unasked(res *Result, what string) {
+// strayAfter fails res, its tally with it: the receiver sent bytes no
+// call asked for after its answer (why, strayAfter's words), which no
+// other check judges and an ERP reusing the connection takes for its next
+// call's answer. Its own verdict rested on an answer the receiver framed
+// wrong, or one that was another call's, and is replaced.
+func (r *runner) strayAfter(res *Result, why string) {
+	if r.uncount(res) {
+		r.sum.Checks[res.Case.Check].Fail++
+		res.Verdict, res.Inconclusive, res.Reason, res.strayAfter = Fail, false, why, true
+	}
+}
+
+// uncount takes res's verdict out of its check's tally, for one that
+// replaces it; false for a skipped case, which no answer judged and
+// which keeps its verdict.
+func (r *runner) uncount(res *Result) bool {
 	t := r.sum.Checks[res.Case.Check]
 	switch res.Verdict {
 	case Skip:
-		return
+		return false
 	case Pass:
 		t.Pass--
 	case Fail:
@@ -951,6 +968,18 @@ func (r *runner) unasked(res *Result, what string) {
 			t.Inconclusive--
 		}
 	}
+	return true
+}
+
+// unasked makes res inconclusive, its tally with it: an answer it rests
+// on came on a connection where the receiver sent bytes no call asked for
+// (what, unaskedOn's words), so which call an answer there was to cannot
+// be told.
+func (r *runner) unasked(res *Result, what string) {
+	if !r.uncount(res) {
+		return
+	}
+	t := r.sum.Checks[res.Case.Check]
 	t.Warn++
 	t.Inconclusive++
 	res.Verdict, res.Inconclusive, res.Repro, res.Effects = Warn, true, "", nil
@@ -1117,11 +1146,11 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 func (r *runner) noteConns(c *Case, res *attempt.Result) {
 	r.connMu.Lock()
 	defer r.connMu.Unlock()
-	if r.conns == nil {
-		r.conns = map[string][]*attempt.Conn{}
+	if r.answers == nil {
+		r.answers = map[string][]answerOn{}
 	}
 	key := c.Check + "/" + c.Name
-	r.conns[key] = appendConns(r.conns[key], res)
+	r.answers[key] = appendAnswers(r.answers[key], res)
 }
 
 // time records the latency of a call outside load; the caller holds mu.

@@ -902,17 +902,20 @@ func (r *runner) load() error {
 	if n := st.Unasked; n > 0 && res.Verdict != Skip {
 		// Counted by the run's own connections (the fast path keeps no
 		// note per answer): which of its answers were whose cannot be
-		// told, so its figures judge nothing.
-		res.Verdict, res.Inconclusive = Warn, true
-		res.Reason = fmt.Sprintf("inconclusive: on %d of the load's kept-alive connections the receiver sent bytes after an answer that no call asked for, "+
-			"so the answers on them cannot be matched to calls (%s; %s)", n, unaskedRule, figures)
+		// told, so its figures judge nothing; but the bytes themselves are
+		// the receiver's fault, which no other check may have seen (a run
+		// of --checks load), and it fails for them, as a case whose answer
+		// they followed does (runner.strayAfter).
+		res.Verdict, res.Inconclusive = Fail, false
+		res.Reason = fmt.Sprintf("on %d of the load's kept-alive connections the receiver sent bytes after an answer that no call asked for: "+
+			"a sender reusing the connection reads them as its next call's answer (%s); the figures judge nothing, as which answer was whose cannot be told (%s)", n, unaskedRule, figures)
 	}
 	// The connections its calls' answers came on on net/http's path,
 	// noted under the calls' own name.
 	r.connMu.Lock()
-	if cs := r.conns[Load+"/load"]; len(cs) > 0 {
-		res.conns = cs
-		delete(r.conns, Load+"/load")
+	if as := r.answers[Load+"/load"]; len(as) > 0 {
+		res.answers = as
+		delete(r.answers, Load+"/load")
 	}
 	r.connMu.Unlock()
 	r.report(res)

@@ -300,6 +300,13 @@ func (r *Reporter) reproduce(cc *CaseReport) string {
 	} else {
 		cmd = r.curlCommand(cc)
 	}
+	if cc.strayAfter {
+		// A shell comment: the command runs as printed. One call shows
+		// its answer; curl drops the bytes after it (it says so with -v
+		// when they come in the same read), and a later second answer is
+		// read only by a sender that reuses the connection.
+		cmd += "  # one call shows its answer, not the bytes after it: those show to a sender that reuses the connection (curl -v says \"Excess found\" when they come with the answer)"
+	}
 	if cc.Case.Check == Load {
 		// A hint runs as printed: it names the receiver, with the
 		// credentials and the flags the run's load was judged with (the

@@ -445,16 +445,19 @@ type RerunResult struct {
 	// a reason that says the receiver is not there at all (refused, DNS,
 	// TLS): on a rerun's first call, that is no verdict on the case.
 	unreachable *UnreachableError
-	// conns are the connections its answers were read on: one found
-	// holding bytes no call asked for makes it no verdict (heldReruns).
-	conns []*attempt.Conn
+	// answers are where its answers were read: bytes no call asked for
+	// after one keep it failing, and ones after another call's answer on
+	// a connection it used make it no verdict (heldReruns).
+	answers []answerOn
 }
 
 // heldReruns holds a rerun's results until every connection their
 // answers came on is closed, or the rerun ends (a last look at each),
-// as a run holds its results (runner.drain): one whose answer came on a
-// connection found holding bytes no call asked for is NOT RERUN, its
-// answer possibly another call's, never FIXED nor STILL FAILING on it.
+// as a run holds its results (runner.drain): one whose answer bytes no
+// call asked for followed is STILL FAILING, saying so, never FIXED; one
+// whose answer came on a connection where they followed another call's
+// is NOT RERUN, its answer possibly another call's, never FIXED nor
+// STILL FAILING on it.
 type heldReruns struct {
 	held []RerunResult
 	out  func(RerunResult)
@@ -466,10 +469,14 @@ func (h *heldReruns) put(res RerunResult) {
 }
 
 func (h *heldReruns) drain(end bool) {
-	drainHeld(&h.held, end, func(res RerunResult) []*attempt.Conn { return res.conns }, func(res RerunResult, unasked string) {
-		if unasked != "" {
+	drainHeld(&h.held, end, func(res RerunResult) []answerOn { return res.answers }, func(res RerunResult, s stray) {
+		switch {
+		case s.after != "":
+			// Fixed only when its answer is right and nothing followed it.
+			res.Outcome, res.Reason = StillFailing, s.after
+		case s.on != "":
 			res.Outcome = NotRerun
-			res.Reason += ": inconclusive, on the kept-alive connection it came on " + unasked
+			res.Reason += ": inconclusive, on the kept-alive connection it came on " + s.on
 		}
 		h.out(res)
 	})
@@ -585,7 +592,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 	results, together := deliverCopies(ctx, d, copyOf, n, c.AtOnce, cfg.copyHeld)
 	res := RerunResult{Case: c, Outcome: Fixed}
 	for _, r := range results {
-		res.conns = appendConns(res.conns, r)
+		res.answers = appendAnswers(res.answers, r)
 	}
 	if a := results[0].Last(); a.Status == 0 && (a.Kind == attempt.KindRefused || a.Kind == attempt.KindDNS || a.Kind == attempt.KindTLS) {
 		res.unreachable = &UnreachableError{URL: termsafe.URL(d.Target), Kind: attempt.FailureText(a)}

@@ -40,6 +40,9 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		answers []attempt.Attempt
 	}
 	var sent []sentOne
+	// answers are where the calls' answers were read: bytes no call asked
+	// for after one keep the document failing (heldReruns).
+	var answers []answerOn
 	var calls []EffectsCall
 	for _, call := range e.Calls {
 		if !call.Again { // sent again below, as the run did, when needed
@@ -64,11 +67,14 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		}
 		for _, r := range results {
 			got = append(got, r.Last())
+			answers = appendAnswers(answers, r)
 		}
 		if call.Retry {
 			// A sender's retry: the same requestId and webhook-id, signed
 			// afresh by the deliverer.
-			got = append(got, d.Deliver(ctx, req).Last())
+			r := d.Deliver(ctx, req)
+			got = append(got, r.Last())
+			answers = appendAnswers(answers, r)
 		}
 		if ctx.Err() != nil {
 			return RerunResult{}, ctx.Err()
@@ -120,7 +126,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		}
 	}
 	callText := strings.Join(parts, ", ")
-	res := RerunResult{Case: c, Status: last, Latency: lastLatency}
+	res := RerunResult{Case: c, Status: last, Latency: lastLatency, answers: answers}
 	if notTaken != "" {
 		res.Outcome = StillFailing
 		res.Reason = fmt.Sprintf("%s %s: %s: the call itself was not accepted, so what was stored cannot be judged; calls: %s", e.Kind, q.Code, notTaken, callText)

@@ -6,9 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // twiceServer is a receiver on raw TCP that writes answer(k) for the k-th
@@ -64,58 +69,145 @@ const (
 	err500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
 )
 
-// A receiver that answers calls twice on a kept-alive connection has its
-// answers read as other calls' (a 500 that was the call before's second
-// answer), or has its connection dropped unsaid. No case is graded on
-// such an answer, pass or fail: each is inconclusive, saying what was
-// seen.
-func TestAnswersOnAConnectionHoldingUnaskedBytesAreInconclusive(t *testing.T) {
+// connReceiver is a receiver on raw TCP that reads each call on a
+// connection whole and writes answer(k) for the k-th (from 0); once the
+// first answer on its first connection is written, it writes apart when
+// told to (more), then says so (wrote), closing that connection after a
+// 408 as a receiver that closes an idle one does.
+func connReceiver(t *testing.T, answer func(k int) string, apart string, more, wrote chan struct{}) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for conn := 0; ; conn++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(conn int) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for k := 0; ; k++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if _, err := io.Copy(io.Discard, req.Body); err != nil {
+						return
+					}
+					if _, err := io.WriteString(c, answer(k)); err != nil {
+						return
+					}
+					if conn == 0 && k == 0 && apart != "" {
+						<-more
+						_, _ = io.WriteString(c, apart)
+						if strings.Contains(apart, " 408 ") {
+							c.(*net.TCPConn).CloseWrite()
+						}
+						close(wrote)
+					}
+				}
+			}(conn)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/hook"
+}
+
+// A receiver that sends bytes no call asked for after an answer on a
+// kept-alive connection (a second answer, a 204 with a body, a
+// Content-Length short of its body) has an ERP that reuses the connection
+// read them as its next call's answer: no other check judges that, so
+// the case whose answer they followed (the last read on that connection
+// before they were found) fails, saying so. The other cases whose answers
+// came on that connection are inconclusive: which call each answer there
+// was to cannot be told. A 408 sent on an idle connection as the receiver
+// closes it answers no call and is no fault. Before, every case was
+// inconclusive: the run had no failure and exited 0.
+func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 	t.Parallel()
+	const n = 19 // accepts-valid's cases, sent one after another
 	for _, tc := range []struct {
 		name   string
 		answer func(k int) string
-		// clean is how many cases may pass: one whose answer was the only
-		// one on its connection, nothing following it, was answered once.
-		clean int
+		apart  string // written on the first connection once its case is graded
+		// status is the blamed answer's status line; fail, inconc and pass
+		// count the verdicts.
+		status             string
+		fail, inconc, pass int
 	}{
 		// The first call's second answer comes with the second call's:
-		// read as the second call's answer, its own left behind.
-		{"second answer late", func(k int) string {
+		// read as the second call's answer, its own left behind after
+		// it. The last case is alone on its connection, answered once.
+		{name: "second answer late", answer: func(k int) string {
 			if k == 0 {
 				return ok200
 			}
 			return err500 + ok200
-		}, 1},
-		{"answered twice at once", func(int) string { return ok200 + err500 }, 0},
-		{"204 with a body", func(int) string { return "HTTP/1.1 204 No Content\r\n\r\n" + err500 }, 0},
-		{"Content-Length short", func(int) string { return "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok\x1b[31m" }, 0},
+		}, status: "500 Internal Server Error", fail: 9, inconc: 9, pass: 1},
+		{name: "answered twice at once", answer: func(int) string { return ok200 + err500 }, status: "200 OK", fail: n},
+		{name: "204 with a body", answer: func(int) string { return "HTTP/1.1 204 No Content\r\n\r\n" + err500 }, status: "204 No Content", fail: n},
+		{name: "Content-Length short", answer: func(int) string { return "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok\x1b[31m" }, status: "200 OK", fail: n},
+		{name: "answered twice, apart", answer: func(int) string { return ok200 }, apart: err500, status: "200 OK", fail: 1, pass: n - 1},
+		{name: "408 on idle", answer: func(int) string { return ok200 },
+			apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", pass: n},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := testConfig(t, twiceServer(t, tc.answer))
+			more, wrote := make(chan struct{}), make(chan struct{})
+			cfg := testConfig(t, connReceiver(t, tc.answer, tc.apart, more, wrote))
 			cfg.Signer = nil
 			cfg.Checks = []string{acceptsValid}
+			if tc.apart != "" {
+				var once sync.Once
+				// Graded, the first case's answer was read whole: what
+				// comes now on its connection follows it.
+				cfg.Progress = func(Progress) {
+					once.Do(func() {
+						close(more)
+						<-wrote
+					})
+				}
+			}
 			sum, results, err := run(t, context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rs := ofCheck(results, acceptsValid)
-			if len(rs) == 0 {
-				t.Fatal("no accepts-valid result")
-			}
+			var fail, inconc, pass int
 			for _, r := range rs {
-				if r.Verdict == Pass && tc.clean > 0 {
-					continue
-				}
-				if r.Verdict != Warn || !r.Inconclusive || !strings.Contains(r.Reason, "no call asked for") {
-					t.Errorf("%s: %s %q, want inconclusive: the connection held bytes no call asked for", r.Case.Name, r.Verdict, r.Reason)
+				switch {
+				case r.Verdict == Fail:
+					fail++
+					for _, want := range []string{
+						"after the answer read as its own (" + strconv.QuoteToASCII(tc.status) + ") the receiver sent more bytes on the kept-alive connection that no call asked for",
+						"a sender reusing the connection reads them as its next call's answer (" + unaskedRule + ")",
+					} {
+						if !strings.Contains(r.Reason, want) {
+							t.Errorf("%s: fail %q, want it to say %q", r.Case.Name, r.Reason, want)
+						}
+					}
+					if tc.apart != "" && !strings.Contains(r.Reason, `starting "HTTP/1.1 500 Internal Server Error"`) {
+						t.Errorf("%s: %q, want the bytes' first line", r.Case.Name, r.Reason)
+					}
+				case r.Verdict == Warn && r.Inconclusive && strings.Contains(r.Reason, "no call asked for"):
+					inconc++
+				case r.Verdict == Pass:
+					pass++
+				default:
+					t.Errorf("%s: %s %q", r.Case.Name, r.Verdict, r.Reason)
 				}
 				if strings.ContainsRune(r.Reason, 0x1b) {
 					t.Errorf("%s: reason %q quotes the receiver's bytes raw", r.Case.Name, r.Reason)
 				}
 			}
-			if tl := sum.Checks[acceptsValid]; tl.Pass > tc.clean || tl.Fail != 0 || tl.Inconclusive != len(rs)-tl.Pass {
-				t.Errorf("tally %+v, want %d inconclusive, at most %d passed, none failed", *tl, len(rs)-tl.Pass, tc.clean)
+			if fail != tc.fail || inconc != tc.inconc || pass != tc.pass {
+				t.Errorf("%d failed, %d inconclusive, %d passed; want %d, %d, %d", fail, inconc, pass, tc.fail, tc.inconc, tc.pass)
+			}
+			if tl := sum.Checks[acceptsValid]; tl.Fail != fail || tl.Inconclusive != inconc || tl.Warn != inconc || tl.Pass != pass {
+				t.Errorf("tally %+v, want it to count the verdicts said", *tl)
 			}
 		})
 	}
@@ -148,10 +240,41 @@ func TestUnaskedReasonQuotesTheReceiversBytes(t *testing.T) {
 	}
 }
 
+// A case failed for bytes after its answer says the receiver's status
+// line and the bytes' first line quoted, so that no terminal, JUnit or
+// JSON reader takes them for anything but text; its pass, counted when
+// it was graded, becomes a failure in the tally.
+func TestStrayAfterReasonQuotesTheReceiversBytes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ status, first, want string }{
+		{"200 OK", "", `after the answer read as its own ("200 OK") the receiver sent more bytes on the kept-alive connection that no call asked for (they came in the same read as the answer)`},
+		{"204 No Content", "HTTP/1.1 500 Internal Server Error", `("204 No Content") the receiver sent more bytes on the kept-alive connection that no call asked for (starting "HTTP/1.1 500 Internal Server Error")`},
+		{"200 \x1b]8;;x\aOK\u202e", "HTTP/1.1 500 \x1b[31mred\u202e\x00", `("200 \x1b]8;;x\aOK\u202e") the receiver sent more bytes on the kept-alive connection that no call asked for (starting "HTTP/1.1 500 \x1b[31mred\u202e\x00")`},
+	} {
+		r := &runner{sum: &Summary{Checks: map[string]*Tally{acceptsValid: {Pass: 1}}}}
+		res := Result{Case: &Case{Check: acceptsValid, Name: "x"}, Verdict: Pass}
+		r.strayAfter(&res, strayAfter(tc.status, tc.first))
+		if !strings.Contains(res.Reason, tc.want) || res.Verdict != Fail || res.Inconclusive || !res.strayAfter {
+			t.Errorf("%q: %s %q, want a failure saying %s", tc.first, res.Verdict, res.Reason, tc.want)
+		}
+		for _, c := range res.Reason {
+			if c < ' ' || c > '~' {
+				t.Errorf("%q: reason has %U raw", tc.first, c)
+			}
+		}
+		if tl := r.sum.Checks[acceptsValid]; *tl != (Tally{Fail: 1}) {
+			t.Errorf("%q: tally %+v, want the pass moved to a failure", tc.first, *tl)
+		}
+	}
+}
+
 // The load check's calls go on a run's own connections (the fast path on
 // plain HTTP): a receiver that answers each twice has the load judged on
-// neither its figures nor its statuses, which may be other calls'.
-func TestLoadOnConnectionsHoldingUnaskedBytesIsInconclusive(t *testing.T) {
+// neither its figures nor its statuses, which may be other calls', but it
+// fails for the bytes no call asked for, which an ERP reusing the
+// connection reads as its next call's answer: with --checks load alone
+// nothing else would. Before, it was inconclusive and the run exited 0.
+func TestLoadOnConnectionsHoldingUnaskedBytesFails(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t, twiceServer(t, func(k int) string {
 		if k == 0 {
@@ -167,22 +290,23 @@ func TestLoadOnConnectionsHoldingUnaskedBytesIsInconclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := ofCheck(results, Load)
-	if len(rs) != 1 || rs[0].Verdict != Warn || !rs[0].Inconclusive || !strings.Contains(rs[0].Reason, "no call asked for") {
-		t.Fatalf("load %+v, want one inconclusive result naming the bytes no call asked for", rs)
+	if len(rs) != 1 || rs[0].Verdict != Fail || rs[0].Inconclusive ||
+		!strings.Contains(rs[0].Reason, "the receiver sent bytes after an answer that no call asked for: a sender reusing the connection reads them as its next call's answer") {
+		t.Fatalf("load %+v, want one failure naming the bytes no call asked for", rs)
 	}
 	if strings.Contains(rs[0].Reason, "buckles") {
 		t.Errorf("reason %q blames load for answers that were other calls'", rs[0].Reason)
 	}
-	if tl := sum.Checks[Load]; tl.Fail != 0 || tl.Inconclusive != 1 {
+	if tl := sum.Checks[Load]; tl.Fail != 1 || tl.Inconclusive != 0 {
 		t.Errorf("tally %+v", *tl)
 	}
 }
 
 // check --rerun judges no case on an answer that may be another call's:
 // against a receiver whose answers on a connection come after the call
-// before's second answer, a case is neither FIXED nor STILL FAILING
-// ("got 500, want 4xx" was the call before's answer) but NOT RERUN,
-// saying why.
+// before's second answer, the first case on a connection is neither FIXED
+// nor STILL FAILING but NOT RERUN, saying why; the second, whose answer
+// the bytes followed, is STILL FAILING for them.
 func TestRerunOnAConnectionHoldingUnaskedBytesIsNotJudged(t *testing.T) {
 	t.Parallel()
 	target := mustURL(t, twiceServer(t, func(k int) string {
@@ -205,12 +329,94 @@ func TestRerunOnAConnectionHoldingUnaskedBytesIsNotJudged(t *testing.T) {
 	}
 	// The first two shared a connection; the third is alone on the next,
 	// its one answer its own and nothing after it.
-	for _, r := range out[:2] {
-		if r.Outcome != NotRerun || !strings.Contains(r.Reason, "no call asked for") {
-			t.Errorf("%s: %s %q, want not rerun: the connection held bytes no call asked for", r.Case.Name, r.Outcome, r.Reason)
-		}
+	if r := out[0]; r.Outcome != NotRerun || !strings.Contains(r.Reason, "no call asked for") {
+		t.Errorf("%s: %s %q, want not rerun: the connection held bytes no call asked for", r.Case.Name, r.Outcome, r.Reason)
+	}
+	if r := out[1]; r.Outcome != StillFailing || !strings.Contains(r.Reason, "after the answer read as its own") {
+		t.Errorf("%s: %s %q, want still failing: bytes no call asked for followed its answer", r.Case.Name, r.Outcome, r.Reason)
 	}
 	if r := out[2]; r.Outcome != StillFailing || r.Status != 200 {
 		t.Errorf("%s: %s %q, want still failing on its own 200", r.Case.Name, r.Outcome, r.Reason)
+	}
+}
+
+// A case failed for bytes after its answer is FIXED only when its answer
+// is right and nothing followed it: a receiver that now answers as the
+// case wants but still sends a second answer after it is STILL FAILING,
+// saying so. Before, it was FIXED (or NOT RERUN): its answer was right.
+func TestRerunOfACaseWhoseAnswerBytesFollowIsStillFailing(t *testing.T) {
+	t.Parallel()
+	const bad400 = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+	for _, tc := range []struct {
+		name, answer, outcome string
+	}{
+		{"answered twice", bad400 + err500, StillFailing},
+		{"answered once", bad400, Fixed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			target := mustURL(t, twiceServer(t, func(int) string { return tc.answer }))
+			cases := []Failed{{Check: rejectsMalformed, Name: "not-json", Want: want4xx, Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("x")}}
+			var out []RerunResult
+			cfg := RerunConfig{Client: testClient(t, callTimeout), Target: target, Now: time.Now}
+			if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].Outcome != tc.outcome {
+				t.Fatalf("%+v, want %s", out, tc.outcome)
+			}
+			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("400") the receiver sent more bytes`) {
+				t.Errorf("reason %q, want the bytes after its answer", r.Reason)
+			}
+		})
+	}
+}
+
+// heldProbe is a probe that says every document sent is held once, and
+// the one never sent is not held.
+type heldProbe struct{}
+
+func (heldProbe) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	if strings.HasSuffix(q.Code, "-NONE") {
+		return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+	}
+	return probe.Answer{Count: 1, State: "created", Lines: -1, Raw: `{"count":1,"state":"created"}`}, nil
+}
+
+func (heldProbe) Command(probe.Question) string { return "true" }
+
+// An effects document rerun is FIXED only when what the receiver holds is
+// right and no bytes no call asked for followed the answer of one of its
+// calls: a receiver that stores the document but answers its call twice
+// is STILL FAILING, saying so. Before, the rerun of effects looked only at
+// the probe, and said FIXED.
+func TestRerunOfAnEffectsDocumentWhoseAnswerBytesFollowIsStillFailing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, answer, outcome string
+	}{
+		{"answered twice", ok200 + err500, StillFailing},
+		{"answered once", ok200, Fixed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			target := mustURL(t, twiceServer(t, func(int) string { return tc.answer }))
+			body := `{"requestId":"8f1c2a34-0000-4000-8000-000000000001","businessType":4000,"data":{"code":"CGFP00000001"}}`
+			cases := []Failed{{Check: Effects, Name: "invoice/create", Effects: &EffectsRecord{
+				Kind: "invoice", Code: "CGFP00000001", Event: "CREATE_PURCHASE_ORDER_INVOICE", RequestID: "8f1c2a34-0000-4000-8000-000000000001", WantLines: -1,
+				Calls: []EffectsCall{{Event: "CREATE_PURCHASE_ORDER_INVOICE", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE", Body: body, BodyEncoding: "utf8", Copies: 1}},
+			}}}
+			var out []RerunResult
+			cfg := RerunConfig{Client: testClient(t, callTimeout), Target: target, Now: time.Now, Probe: heldProbe{}, IDs: reqid.NewIDs(1)}
+			if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].Outcome != tc.outcome {
+				t.Fatalf("%+v, want %s", out, tc.outcome)
+			}
+			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("200") the receiver sent more bytes`) {
+				t.Errorf("reason %q, want the bytes after its answer", r.Reason)
+			}
+		})
 	}
 }
