@@ -44,6 +44,10 @@ type Request struct {
 	// run's documents are counted by it, apart from its calls.
 	Document bool
 	Seq      int // position in the run, from 1
+	// Source is where the request was read ("capture.ndjson:12", the
+	// record's line), "" for one made up: a failure names the line to
+	// look at or replay alone.
+	Source string
 
 	// tmpl, when set, is the template the body is made from at delivery
 	// time, with RequestID spliced in: a feed holds no body of its own per

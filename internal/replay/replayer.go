@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -123,6 +124,7 @@ func (s *Replayer) Next() []*attempt.Request {
 		}
 		s.seq++
 		req.Seq = s.seq
+		req.Source = in.Name + ":" + strconv.Itoa(s.r.Line())
 		s.mark(req)
 		return []*attempt.Request{req}
 	}

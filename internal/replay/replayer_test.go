@@ -69,14 +69,21 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 		Warn:   func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) },
 	}
 	var seqs []int
+	var sources []string
 	for reqs := s.Next(); reqs != nil; reqs = s.Next() {
 		if reqs[0].Event != "CREATE_RECEIVABLE_DOC" {
 			t.Errorf("replayed %s", reqs[0].Event)
 		}
 		seqs = append(seqs, reqs[0].Seq)
+		sources = append(sources, reqs[0].Source)
 	}
 	if fmt.Sprint(seqs) != "[1 2]" || s.Err() != nil {
 		t.Errorf("seqs %v, err %v", seqs, s.Err())
+	}
+	// Each call names the record it was read from: lines 1 and 3 (the
+	// second, another event's, is not replayed).
+	if fmt.Sprint(sources) != "[a.ndjson:1 a.ndjson:3]" {
+		t.Errorf("sources %q, want the records' lines", sources)
 	}
 	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "a.ndjson: line 4: torn") || warnings[1] != "b.ndjson: empty, nothing to replay" {
 		t.Errorf("warnings %q", warnings)

@@ -37,6 +37,10 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = jsonstr.Append(b, req.RequestID)
 	b = append(b, `,"duplicate":`...)
 	b = strconv.AppendBool(b, req.Duplicate)
+	if req.Source != "" {
+		b = append(b, `,"source":`...)
+		b = jsonstr.Append(b, req.Source)
+	}
 	b = append(b, `,"url":`...)
 	b = jsonstr.Append(b, shownURL(r))
 	b = append(b, `,"status":`...)

@@ -64,6 +64,10 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	if req.Duplicate {
 		b = append(b, "  duplicate"...)
 	}
+	if !res.OK && req.Source != "" {
+		// The record to look at, or to replay alone.
+		b = append(b, "  from "+termsafe.Text(req.Source)...)
+	}
 	b = append(b, '\n')
 	if !st.Verbose {
 		return b
@@ -131,6 +135,10 @@ func (c *delivery) JUnit() term.TestCase {
 		if last.Status == 0 {
 			tc.FailureType = last.Kind
 			tc.Failure = fmt.Sprintf("%s %s: %s", method, where, noAnswerText(last))
+		}
+		if src := res.Request.Source; src != "" {
+			// CI shows the message alone: it names the record.
+			tc.Failure = termsafe.Text(src) + ": " + tc.Failure
 		}
 		if last.Kind == attempt.KindInterrupted {
 			// Cut short by Ctrl-C: neither succeeded nor failed, as the

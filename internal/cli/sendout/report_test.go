@@ -246,3 +246,37 @@ func TestDeliveryLatencyIsTheSummarys(t *testing.T) {
 		})
 	}
 }
+
+// A failed replayed call names the record it was read from, in its line,
+// its JSON and its JUnit failure (which CI shows alone); one that passed
+// does not need to, and a call made up (send's) has none.
+func TestDeliveryNamesItsRecord(t *testing.T) {
+	for _, tc := range []struct {
+		ok     bool
+		source string
+		want   bool
+	}{
+		{false, "cap\x1b[2J.ndjson:12", true},
+		{true, "cap.ndjson:12", false},
+		{false, "", false},
+	} {
+		res := &attempt.Result{
+			Request: &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449", Source: tc.source},
+			OK:      tc.ok, Attempts: []attempt.Attempt{{Status: 500, Latency: time.Millisecond}},
+		}
+		line := string((*delivery)(res).AppendText(nil, &term.Style{}))
+		shown := `cap\x1b[2J.ndjson:12`
+		if got := strings.Contains(line, "  from "+shown); got != tc.want {
+			t.Errorf("ok %v, source %q: line %q names the record: %v, want %v", tc.ok, tc.source, line, got, tc.want)
+		}
+		if tc.want {
+			if f := (*delivery)(res).JUnit().Failure; !strings.HasPrefix(f, shown+": POST ") {
+				t.Errorf("JUnit failure %q, want it to start with the record", f)
+			}
+		}
+		js := string(appendResultJSON(nil, res, false))
+		if got := strings.Contains(js, `"source":`); got != (tc.source != "") {
+			t.Errorf("source %q: JSON %s", tc.source, js)
+		}
+	}
+}
