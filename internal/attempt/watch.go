@@ -119,6 +119,35 @@ func (n *Conn) Followed(call int64) bool {
 	return p != nil && p.after == call
 }
 
+// Cleared says whether the answer of call (an Attempt's ConnCall) is
+// known to be its own with nothing no call asked for after it: a later
+// call was answered on the connection and it was put idle again, with no
+// such bytes found before. Bytes found from then on follow a later answer
+// (a note blames the call last answered), so once true it stays true: a
+// case need not wait for the connection's close to be judged, and a
+// receiver that keeps one connection alive through a run sees its
+// results as they come.
+func (n *Conn) Cleared(call int64) bool {
+	c := n.c
+	if c.idleGen.Load() <= call {
+		return false
+	}
+	p := c.stray.Load()
+	return p == nil || p.after > call
+}
+
+// UnaskedBefore says whether the bytes no call asked for found on the
+// connection followed an answer before call's (an Attempt's ConnCall), and
+// their first line as Unasked says it: then which call call's answer was
+// to cannot be told. Bytes that followed a later answer say nothing of
+// it: each answer before them was followed by the next call's.
+func (n *Conn) UnaskedBefore(call int64) (first string, seen bool) {
+	if p := n.c.stray.Load(); p != nil && p.after < call {
+		return p.first, true
+	}
+	return "", false
+}
+
 // Settled says whether the connection is closed with no read of it under
 // way: nothing more can be found on it.
 func (n *Conn) Settled() bool {

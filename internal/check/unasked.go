@@ -64,7 +64,7 @@ func drainHeld[T any](q *[]T, end bool, answers func(T) []answerOn, out func(res
 		for _, a := range as {
 			if end {
 				a.conn.Settle()
-			} else if !a.conn.Settled() {
+			} else if !a.conn.Settled() && !a.conn.Cleared(a.call) {
 				return
 			}
 		}
@@ -103,12 +103,13 @@ func strayAfter(status, first string) string {
 }
 
 // unaskedOn says, as a reason goes on after "on the connection …", what
-// the first connection of as found holding bytes no call asked for held
-// (their first line quoted ASCII-only: the receiver's bytes, bound for
-// terminals and reports), "" when none did.
+// the first connection of as found holding bytes no call asked for before
+// the answer read there held (their first line quoted ASCII-only: the
+// receiver's bytes, bound for terminals and reports), "" when none did.
+// Bytes that came after a later answer leave an earlier one its own.
 func unaskedOn(as []answerOn) string {
 	for _, a := range as {
-		if first, seen := a.conn.Unasked(); seen {
+		if first, seen := a.conn.UnaskedBefore(a.call); seen {
 			return unaskedWords(first)
 		}
 	}

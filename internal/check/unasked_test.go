@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,13 +141,16 @@ func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 	}{
 		// The first call's second answer comes with the second call's:
 		// read as the second call's answer, its own left behind after
-		// it. The last case is alone on its connection, answered once.
+		// it, which fails the second. The first call's answer came, and
+		// the second call was answered after it, before anything no call
+		// asked for: it was the first's own, which passes (Conn.Cleared),
+		// and so does the last case, alone on its connection.
 		{name: "second answer late", answer: func(k int) string {
 			if k == 0 {
 				return ok200
 			}
 			return err500 + ok200
-		}, status: "500 Internal Server Error", fail: 9, inconc: 9, pass: 1},
+		}, status: "500 Internal Server Error", fail: 9, pass: 10},
 		{name: "answered twice at once", answer: func(int) string { return ok200 + err500 }, status: "200 OK", fail: n},
 		{name: "204 with a body", answer: func(int) string { return "HTTP/1.1 204 No Content\r\n\r\n" + err500 }, status: "204 No Content", fail: n},
 		{name: "Content-Length short", answer: func(int) string { return "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok\x1b[31m" }, status: "200 OK", fail: n},
@@ -302,11 +306,14 @@ func TestLoadOnConnectionsHoldingUnaskedBytesFails(t *testing.T) {
 	}
 }
 
-// check --rerun judges no case on an answer that may be another call's:
-// against a receiver whose answers on a connection come after the call
-// before's second answer, the first case on a connection is neither FIXED
-// nor STILL FAILING but NOT RERUN, saying why; the second, whose answer
-// the bytes followed, is STILL FAILING for them.
+// check --rerun judges no case on an answer that may be another call's,
+// and every case on one that cannot be: against a receiver whose answers
+// on a connection come after the call before's second answer, the first
+// case on a connection was answered, and the next call answered after it,
+// before anything no call asked for came: its answer is its own, and it is
+// judged on it (STILL FAILING, its 200). The second, whose answer the
+// bytes followed, is STILL FAILING for them. (Before Conn.Cleared the
+// first was NOT RERUN: any bytes on its connection made it so.)
 func TestRerunOnAConnectionHoldingUnaskedBytesIsNotJudged(t *testing.T) {
 	t.Parallel()
 	target := mustURL(t, twiceServer(t, func(k int) string {
@@ -329,8 +336,8 @@ func TestRerunOnAConnectionHoldingUnaskedBytesIsNotJudged(t *testing.T) {
 	}
 	// The first two shared a connection; the third is alone on the next,
 	// its one answer its own and nothing after it.
-	if r := out[0]; r.Outcome != NotRerun || !strings.Contains(r.Reason, "no call asked for") {
-		t.Errorf("%s: %s %q, want not rerun: the connection held bytes no call asked for", r.Case.Name, r.Outcome, r.Reason)
+	if r := out[0]; r.Outcome != StillFailing || r.Status != 200 || strings.Contains(r.Reason, "no call asked for") {
+		t.Errorf("%s: %s %q, want still failing on its own 200", r.Case.Name, r.Outcome, r.Reason)
 	}
 	if r := out[1]; r.Outcome != StillFailing || !strings.Contains(r.Reason, "after the answer read as its own") {
 		t.Errorf("%s: %s %q, want still failing: bytes no call asked for followed its answer", r.Case.Name, r.Outcome, r.Reason)
@@ -418,5 +425,43 @@ func TestRerunOfAnEffectsDocumentWhoseAnswerBytesFollowIsStillFailing(t *testing
 				t.Errorf("reason %q, want the bytes after its answer", r.Reason)
 			}
 		})
+	}
+}
+
+// A case is said as soon as its answer is known to be its own: the next
+// call on its connection answered, nothing no call asked for before it,
+// not when the connection closes. Against a receiver that keeps one
+// connection alive through a run (most do), the lines came all at once at
+// its end. Here the receiver holds its third call until a result is out.
+func TestResultsComeBeforeTheConnectionCloses(t *testing.T) {
+	t.Parallel()
+	out := make(chan struct{})
+	var calls atomic.Int32
+	var waitedOut atomic.Bool
+	ln := rawReceiver(t, func(int) (string, bool) {
+		if calls.Add(1) == 3 {
+			select {
+			case <-out:
+			case <-time.After(callTimeout / 2): // a bound within the call's, so that the test ends: waitedOut fails it
+				waitedOut.Store(true)
+			}
+		}
+		return ok200, true
+	})
+	cfg := testConfig(t, "http://"+ln.Addr().String()+"/hook")
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid}
+	var once sync.Once
+	sum, err := Run(context.Background(), cfg, func(Result) {
+		once.Do(func() { close(out) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waitedOut.Load() {
+		t.Error("no result came while the receiver held its third call: results held to the connection's close")
+	}
+	if tl := sum.Checks[acceptsValid]; tl.Fail != 0 || tl.Inconclusive != 0 || tl.Pass == 0 {
+		t.Errorf("tally %+v, want every case passed", *tl)
 	}
 }
