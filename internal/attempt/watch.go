@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http/httptrace"
 	"sync/atomic"
@@ -402,6 +403,11 @@ type callConn struct {
 	conn *watchConn
 	at   int64        // conn's bytes begun when it was given the call
 	gen  atomic.Int64 // conn's writes as the call's answer began (wrote)
+	// given is conn's writes when it was given the call: the same as
+	// the answer began, none of the call was written (a write refused on
+	// a connection found unfit), and what net/http read as its answer
+	// was bytes no call asked for.
+	given int64
 	// answered says an answer's first byte came on it: net/http makes no
 	// call again after that, and the body is asked for a redirect.
 	answered atomic.Bool
@@ -462,7 +468,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		wc.refuse.Store(&s.sent)
 		return
 	}
-	s.conn, s.at = wc, wc.begun.Load()
+	s.conn, s.at, s.given = wc, wc.begun.Load(), wc.gen.Load()
 	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
 }
 
@@ -486,6 +492,11 @@ func (s *callConn) wrote() {
 	}
 }
 
+// unwritten is the ConnCall of an answer that came before any of its
+// call was written: no call's answer, never Followed or Cleared, and any
+// bytes no call asked for on the connection make it unknown whose.
+const unwritten = math.MaxInt64
+
 // answeredOn is the connection the call's answer was read on, nil for
 // one not watched (HTTP/2's, a redirect's), and which of the calls
 // answered on it this one was (Attempt.ConnCall).
@@ -493,7 +504,14 @@ func (s *callConn) answeredOn() (*Conn, int64) {
 	if s.conn == nil {
 		return nil, 0
 	}
-	return &s.conn.note, s.gen.Load()
+	if g := s.gen.Load(); g != s.given {
+		return &s.conn.note, g
+	}
+	// net/http handed it an answer on a connection it wrote none of the
+	// call on (refused there): the bytes were already waiting, not its
+	// answer; sharing the call before's number, it would be blamed
+	// for them as if it had been answered twice.
+	return &s.conn.note, unwritten
 }
 
 // http2Proto is HTTP/2's name in TLS's ALPN.

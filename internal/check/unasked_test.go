@@ -138,6 +138,15 @@ func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 		// count the verdicts.
 		status             string
 		fail, inconc, pass int
+		// racy: the second answer is written apart, once the first
+		// case is graded; on a loaded machine it may reach the client
+		// only after the next call went out on that connection, which
+		// then reads it as its answer and is the case blamed (for its
+		// own answer, left after it: the status blamed is the 500), or,
+		// handed it before any of the call was written, is not judged.
+		// Either way one case fails for the bytes and none passes or
+		// fails on an answer not its own.
+		racy bool
 	}{
 		// The first call's second answer comes with the second call's:
 		// read as the second call's answer, its own left behind after
@@ -154,7 +163,7 @@ func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 		{name: "answered twice at once", answer: func(int) string { return ok200 + err500 }, status: "200 OK", fail: n},
 		{name: "204 with a body", answer: func(int) string { return "HTTP/1.1 204 No Content\r\n\r\n" + err500 }, status: "204 No Content", fail: n},
 		{name: "Content-Length short", answer: func(int) string { return "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok\x1b[31m" }, status: "200 OK", fail: n},
-		{name: "answered twice, apart", answer: func(int) string { return ok200 }, apart: err500, status: "200 OK", fail: 1, pass: n - 1},
+		{name: "answered twice, apart", answer: func(int) string { return ok200 }, apart: err500, status: "200 OK", fail: 1, pass: n - 1, racy: true},
 		{name: "408 on idle", answer: func(int) string { return ok200 },
 			apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", pass: n},
 	} {
@@ -185,15 +194,19 @@ func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 				switch {
 				case r.Verdict == Fail:
 					fail++
+					status := tc.status
+					if tc.racy && strings.Contains(r.Reason, `read as its own ("500 Internal Server Error")`) {
+						status = "500 Internal Server Error" // the next call read the late second answer
+					}
 					for _, want := range []string{
-						"after the answer read as its own (" + strconv.QuoteToASCII(tc.status) + ") the receiver sent more bytes on the kept-alive connection that no call asked for",
+						"after the answer read as its own (" + strconv.QuoteToASCII(status) + ") the receiver sent more bytes on the kept-alive connection that no call asked for",
 						"a sender reusing the connection reads them as its next call's answer (" + unaskedRule + ")",
 					} {
 						if !strings.Contains(r.Reason, want) {
 							t.Errorf("%s: fail %q, want it to say %q", r.Case.Name, r.Reason, want)
 						}
 					}
-					if tc.apart != "" && !strings.Contains(r.Reason, `starting "HTTP/1.1 500 Internal Server Error"`) {
+					if tc.apart != "" && status == tc.status && !strings.Contains(r.Reason, `starting "HTTP/1.1 500 Internal Server Error"`) {
 						t.Errorf("%s: %q, want the bytes' first line", r.Case.Name, r.Reason)
 					}
 				case r.Verdict == Warn && r.Inconclusive && strings.Contains(r.Reason, "no call asked for"):
@@ -207,8 +220,12 @@ func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 					t.Errorf("%s: reason %q quotes the receiver's bytes raw", r.Case.Name, r.Reason)
 				}
 			}
-			if fail != tc.fail || inconc != tc.inconc || pass != tc.pass {
+			racing := tc.racy && fail == tc.fail && inconc <= 1 && fail+inconc+pass == n
+			if !racing && (fail != tc.fail || inconc != tc.inconc || pass != tc.pass) {
 				t.Errorf("%d failed, %d inconclusive, %d passed; want %d, %d, %d", fail, inconc, pass, tc.fail, tc.inconc, tc.pass)
+				for _, r := range rs {
+					t.Logf("%s: %s %q", r.Case.Name, r.Verdict, r.Reason)
+				}
 			}
 			if tl := sum.Checks[acceptsValid]; tl.Fail != fail || tl.Inconclusive != inconc || tl.Warn != inconc || tl.Pass != pass {
 				t.Errorf("tally %+v, want it to count the verdicts said", *tl)
