@@ -449,7 +449,10 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 			// Calls on kept-alive connections the receiver closed as
 			// they arrived (sendout's summary, when not 0).
 			ClosedAsSent, ResentAfterClose int
-			Thresholds                     []struct {
+			// UnaskedAnswers counts kept-alive connections on which the
+			// receiver sent bytes no call asked for: the run fails.
+			UnaskedAnswers int
+			Thresholds     []struct {
 				Threshold, Metric, Unit string
 				Got                     *float64 // null: not measured
 				Pass                    bool
@@ -513,6 +516,13 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 			t.Rows = append(t.Rows, []string{"retries of a call whose kept-alive connection the receiver closed as it arrived (it may have taken it twice)", strconv.Itoa(n)})
 		}
 		s.Tables = append(s.Tables, t)
+	}
+	if n := sum.UnaskedAnswers; n > 0 {
+		conns := "connections"
+		if n == 1 {
+			conns = "connection"
+		}
+		s.Headline += fmt.Sprintf("; the receiver sent bytes no call asked for after an answer on %d kept-alive %s (the statuses counted may not be the calls' own)", n, conns)
 	}
 	return s
 }

@@ -440,3 +440,15 @@ func TestEndedEarly(t *testing.T) {
 		t.Errorf("a table of a run that graded nothing:\n%s", md)
 	}
 }
+
+// A send whose receiver sent bytes no call asked for is no pass, and its
+// headline says why, though every delivery counted succeeded.
+func TestSendUnaskedAnswers(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":5,"succeeded":5,"failed":0,"interrupted":0,"notStarted":0,"duplicates":0,"documents":5,"requestsPerSecond":50,"unaskedAnswers":5}}`)
+	md := string(Send(js, "http://x", false, nil, 0).Markdown())
+	want := "5 sent (5 documents, 0 duplicates), 5 succeeded, 0 failed, 50 req/s; the receiver sent bytes no call asked for after an answer on 5 kept-alive connections (the statuses counted may not be the calls' own)"
+	if !strings.Contains(md, want) || strings.Contains(md, "pass") {
+		t.Errorf("send summary lacks %q, or says pass:\n%s", want, md)
+	}
+}

@@ -229,6 +229,11 @@ func Run(ctx context.Context, con *sendout.Console, d *attempt.Deliverer, next f
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("%d of %d thresholds failed: %s",
 			len(failed), len(con.Thresholds()), strings.Join(names, ", "))}
+	case st.Failed == 0 && st.Unasked > 0:
+		// Every delivery counted answered as expected, on answers some
+		// of which may have been other calls': the receiver's fault,
+		// which no count shows.
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: errors.New(sendout.UnaskedWords(st))}
 	case st.Failed == 0:
 		return nil
 	}

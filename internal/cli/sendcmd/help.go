@@ -98,7 +98,9 @@ goroutine per connection instead of event loops (on Linux, a run without
 README's Configuration section.
 
 Exit status: 0 when every delivery got an expected status (--expect-status,
-default any 2xx) and every --threshold held, 1 otherwise (a failed
+default any 2xx), every --threshold held and no kept-alive connection held
+bytes after an answer that no call asked for (a receiver that answers a
+call twice: its statuses may be other calls'), 1 otherwise (a failed
 threshold is named), 2 for usage errors (an unknown metric is one), 130
 when interrupted (the summary is still printed).`
 

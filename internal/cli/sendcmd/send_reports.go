@@ -42,7 +42,7 @@ func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder
 				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s", f.Seq, f.Event), ID: f.RequestID, Reason: termsafe.Text(why)})
 			}
 		}
-		pass := st.Failed == 0 && len(threshold.Failed(con.Thresholds())) == 0 && incomplete == ""
+		pass := st.Failed == 0 && st.Unasked == 0 && len(threshold.Failed(con.Thresholds())) == 0 && incomplete == ""
 		s := jobsummary.Send(js, where, pass, fails, st.Failed-len(fails))
 		s.Interrupted = interrupted
 		s.Unfinished = termsafe.Text(incomplete)

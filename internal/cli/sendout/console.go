@@ -184,6 +184,9 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 			sum.Incomplete = err.Error()
 		}
 	}
+	if st.Unasked > 0 {
+		cases = append(cases, unaskedCase{st})
+	}
 	for _, tc := range cases {
 		if c.junit != nil {
 			_ = c.junit.Case(tc)

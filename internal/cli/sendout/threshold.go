@@ -103,3 +103,30 @@ func (c interruptedCase) JUnit() term.TestCase {
 	msg := fmt.Sprintf("interrupted: %d sent (%d of them cut short), %s", c.st.Sent, c.st.Interrupted, notStarted)
 	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.run", Failure: msg, FailureType: "interrupted", Detail: msg + "\n"}
 }
+
+// unaskedCase is a run on whose kept-alive connections the receiver sent
+// bytes no call asked for (load.Stats.Unasked), as a failing JUnit case:
+// the deliveries' own cases may all have passed on answers some of which
+// were other calls'.
+type unaskedCase struct{ st *load.Stats }
+
+func (unaskedCase) Verdict() term.Verdict                     { return term.Fail }
+func (unaskedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (unaskedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+
+func (c unaskedCase) JUnit() term.TestCase {
+	msg := UnaskedWords(c.st)
+	return term.TestCase{Suite: "whsim", Name: "answers no call asked for", Class: "whsim.run", Failure: msg, FailureType: "answers no call asked for", Detail: msg + "\n"}
+}
+
+// UnaskedWords is what fails a run whose receiver sent bytes no call
+// asked for on its kept-alive connections, "" when it sent none.
+func UnaskedWords(st *load.Stats) string {
+	n := st.Unasked
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the receiver sent bytes no call asked for after an answer on %d kept-alive %s (a call answered twice, "+
+		"a 204 with a body, a Content-Length short of its body): a sender reusing the connection reads them as its next call's answer, "+
+		"and the statuses counted may not be the calls' own", n, term.Plural(n, "connection", "connections"))
+}
