@@ -28,6 +28,21 @@ func Word(s string) string {
 	return Quote(s)
 }
 
+// Path is a file's path as one word that no command takes for an option:
+// a relative path starting with - goes as ./-..., which names the same
+// file (check --save-cases=-cases printed "whsim replay '-cases/...'",
+// which replay read as -c, its --concurrency).
+func Path(p string) string { return Word(NotOption(p)) }
+
+// NotOption is a relative path p as a command reads it for a file, not
+// an option: ./-x for -x, p itself else.
+func NotOption(p string) string {
+	if strings.HasPrefix(p, "-") {
+		return "./" + p
+	}
+	return p
+}
+
 // Words is each of words as a word, each after a space: flags to append
 // to a command line.
 func Words(words []string) string {

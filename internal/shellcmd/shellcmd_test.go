@@ -31,6 +31,21 @@ func TestWord(t *testing.T) {
 	}
 }
 
+// A path printed as a command's argument names its file, never an option.
+func TestPath(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"cases/x.ndjson", "cases/x.ndjson"},
+		{"-cases/x.ndjson", "./-cases/x.ndjson"},
+		{"-x it's.ndjson", `'./-x it'\''s.ndjson'`},
+		{"/abs/-x", "/abs/-x"},
+		{"a/-b", "a/-b"},
+	} {
+		if got := Path(tc.in); got != tc.want {
+			t.Errorf("Path(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
 // FuzzQuoteReadBack: what sh reads back of a quoted word is the word,
 // whatever it holds (a NUL cannot be in an argument at all).
 func FuzzQuoteReadBack(f *testing.F) {
