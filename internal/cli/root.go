@@ -132,9 +132,10 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		prefix = termsafe.Text(fe.Path) + ":"
 	}
 	msg := err.Error()
-	if code == cmdutil.ExitUsage && a.Ran {
-		// A value refused by the command itself: say where it came from
-		// when the user did not type it.
+	if code == cmdutil.ExitUsage {
+		// A value refused by the command, or before it ran (--output):
+		// say where it came from when the user did not type it. (A flag
+		// cobra refused was typed, and says so itself.)
 		msg = a.SayFlagSources(msg)
 	}
 	fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint(prefix), termsafe.Message(msg))
