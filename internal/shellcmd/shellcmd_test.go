@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 func TestWord(t *testing.T) {
@@ -91,3 +93,62 @@ func TestVars(t *testing.T) {
 		}
 	}
 }
+
+// FuzzURLWordReadBack: a URL's word, read by sh and by bash with each
+// variable it names set to the value it stands for, is the URL; and no
+// credential's value is in the word itself.
+func FuzzURLWordReadBack(f *testing.F) {
+	var shells []string
+	for _, name := range []string{"sh", "bash"} {
+		if p, err := exec.LookPath(name); err == nil {
+			shells = append(shells, p)
+		}
+	}
+	if len(shells) == 0 {
+		f.Skip("no sh or bash on PATH")
+	}
+	for _, s := range []string{"s3cr3t", "it's", `a"b\c`, "$(id) `id` ${x}", "收款 'x'", "%20&"} {
+		f.Add("http://h/x", "token", s, "tenant", "7")
+		f.Add("http://u:"+s+"@h/", "api_key", s, "code", "{code}")
+	}
+	f.Fuzz(func(t *testing.T, base, k1, v1, k2, v2 string) {
+		u := base + "?" + k1 + "=" + v1 + "&" + k2 + "=" + v2
+		if strings.ContainsAny(u, "\x00#") || strings.ContainsAny(k1+v1+k2+v2, "&=") {
+			return
+		}
+		env := map[string]string{}
+		if start, end, ok := termsafeSpan(base); ok {
+			env["URL_PASSWORD"] = base[start:end]
+		}
+		for _, kv := range [][2]string{{k1, v1}, {k2, v2}} {
+			if secretParam(kv[0], kv[1]) {
+				name := HeaderVar(queryKey(kv[0]))
+				if old, ok := env[name]; ok && old != kv[1] {
+					return // two credentials under one name: the word cannot say both
+				}
+				env[name] = kv[1]
+			}
+		}
+		w := URLWord(u, "")
+		for _, sh := range shells {
+			cmd := exec.Command(sh, "-c", "printf %s "+w)
+			cmd.Env = []string{"PATH=/usr/bin:/bin"}
+			for k, v := range env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s -c 'printf %%s %s': %v", sh, w, err)
+			}
+			if string(out) != u {
+				t.Fatalf("%s read %s (env %q) back as %q, want %q", sh, w, env, out, u)
+			}
+		}
+	})
+}
+
+var (
+	termsafeSpan = termsafe.PasswordSpan
+	secretParam  = termsafe.SecretParam
+	queryKey     = termsafe.QueryKey
+)
