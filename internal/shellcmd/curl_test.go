@@ -283,6 +283,9 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		{"http://h/{kind}?code={code}&token=t0k", `'http://h/{kind}?code={code}&token='"$TOKEN"`, []string{"TOKEN=t0k"}},
 		{"http://h/?token=****", `'http://h/?token='"$TOKEN"`, []string{"TOKEN=****"}},
 		{"http://h/?2fa_token=t0k", `'http://h/?2fa_token='"$_2FA_TOKEN"`, []string{"_2FA_TOKEN=t0k"}},
+		// sh sets PWD to its working directory whatever the environment
+		// says: "$PWD" sent the path as the password.
+		{"http://h/?user=me&pwd=s3cr3t", `'http://h/?user=me&pwd='"$PWD_VALUE"`, []string{"PWD_VALUE=s3cr3t"}},
 	} {
 		got := URLWord(tc.url, "")
 		if got != tc.word {
@@ -296,6 +299,15 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		if argv := readArgv(t, append(env, tc.vars...), "whsim "+got); !slices.Equal(argv, []string{tc.url}) {
 			t.Errorf("sh read %s as %q, want %q", got, argv, tc.url)
 		}
+	}
+	if got, want := VarHeader("Path-Token", ""), `"Path-Token: $PATH_TOKEN"`; got != want {
+		t.Errorf("VarHeader(Path-Token) = %s, want %s", got, want)
+	}
+	if got, want := VarHeader("Home", ""), `"Home: $HOME_VALUE"`; got != want {
+		t.Errorf("VarHeader(Home) = %s, want %s", got, want)
+	}
+	if got, want := URLWord("http://h/?pwd=pw", "PROBE_"), `'http://h/?pwd='"$PROBE_PWD"`; got != want {
+		t.Errorf("URLWord(?pwd=) with a prefix = %s, want %s", got, want)
 	}
 	if got, want := URLWord("http://u:pw@h/?token=t", "PROBE_"), `'http://u:'"$PROBE_URL_PASSWORD"'@h/?token='"$PROBE_TOKEN"`; got != want {
 		t.Errorf("URLWord with a prefix = %s, want %s", got, want)

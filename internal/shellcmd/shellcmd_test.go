@@ -122,7 +122,7 @@ func FuzzURLWordReadBack(f *testing.F) {
 		}
 		for _, kv := range [][2]string{{k1, v1}, {k2, v2}} {
 			if secretParam(kv[0], kv[1]) {
-				name := HeaderVar(queryKey(kv[0]))
+				name := varName("", queryKey(kv[0]))
 				if old, ok := env[name]; ok && old != kv[1] {
 					return // two credentials under one name: the word cannot say both
 				}
