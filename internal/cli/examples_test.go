@@ -167,3 +167,25 @@ func TestExampleCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestRootHelpNamesEveryVerbose: whsim --help lists the commands where -v
+// is --verbose; it left out check, which has it.
+func TestRootHelpNamesEveryVerbose(t *testing.T) {
+	var have []string
+	for _, c := range liveCommands(t) {
+		if f := c.LocalFlags().ShorthandLookup("v"); f != nil && f.Name == "verbose" {
+			have = append(have, c.Name())
+		}
+	}
+	start := strings.Index(rootLong, "-v is always --verbose (")
+	if start < 0 {
+		t.Fatal("whsim --help no longer says where -v is --verbose")
+	}
+	list, _, _ := strings.Cut(rootLong[start+len("-v is always --verbose ("):], ")")
+	said := strings.Split(list, ", ")
+	slices.Sort(have)
+	slices.Sort(said)
+	if !slices.Equal(have, said) {
+		t.Errorf("whsim --help says -v is --verbose in %q; the commands with it are %q", said, have)
+	}
+}

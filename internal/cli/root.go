@@ -195,7 +195,7 @@ build and test the receiving side. It knows the four events of the interface
 makes realistic payloads for them, delivers them to your receiver, receives and
 records calls itself, and checks every payload against the interface.
 
--v is always --verbose (send, replay, listen); the version is --version or
+-v is always --verbose (send, replay, listen, check); the version is --version or
 whsim version.`
 	rootExample = `  whsim events
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 42
