@@ -44,8 +44,8 @@ type Curl struct {
 	NoBody bool
 	// BodyFile is the file --data-binary reads the body from when it is
 	// not printed inline: longer than MaxInline bytes, or not UTF-8 text
-	// (a shell word cannot carry every byte, and a terminal shows some
-	// escaped).
+	// a terminal shows as it is (a shell word cannot carry every byte, and
+	// a tab or a CR would go as printf escapes, a subshell each).
 	BodyFile  string
 	MaxInline int
 	// Copies above 1 send the call that many times in a loop; AtOnce
@@ -69,7 +69,7 @@ type Curl struct {
 // Inline says whether the body is printed in the command rather than read
 // from BodyFile.
 func (c *Curl) Inline() bool {
-	return len(c.Body) <= c.MaxInline && utf8.Valid(c.Body)
+	return len(c.Body) <= c.MaxInline && utf8.Valid(c.Body) && unprintedAt(string(c.Body)) < 0
 }
 
 // String is the command, ready to paste into a POSIX shell: every word

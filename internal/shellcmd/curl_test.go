@@ -317,3 +317,17 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		t.Errorf("Whsim with Vars = %s, want %s", got, want)
 	}
 }
+
+// A curl command printed through termsafe, as check prints its
+// reproductions, runs as printed with a tab in a header (-H $'X: a\tb'
+// printed 'X: a\tb', a backslash and a t); a body a terminal would not
+// show as it is (a tab-indented JSON) is read from its file.
+func TestCurlPrintedThroughTermsafe(t *testing.T) {
+	env := argvPrinter(t, "curl")
+	c := Curl{URL: "http://h/x", Header: http.Header{"X-Trace": {"a\tb\r"}}, Body: []byte("{\n\t\"a\": 1\n}"), BodyFile: "body.json", MaxInline: 1 << 10}
+	printed := termsafe.Lines(c.String())
+	want := []string{"http://h/x", "-H", "X-Trace: a\tb\r", "--data-binary", "@body.json"}
+	if got := readArgv(t, env, printed); !slices.Equal(got, want) {
+		t.Errorf("sh read\n  %s\nas %q\nwant %q", printed, got, want)
+	}
+}

@@ -48,6 +48,28 @@ func TestPath(t *testing.T) {
 	}
 }
 
+// A word that holds what a terminal would show escaped (a tab, a CR, a
+// bidi control, a byte that is no UTF-8) is the same word once printed
+// through termsafe: those bytes go as printf's octal escapes, so the
+// command runs as printed. -H $'X-Trace: a\tb' was printed 'X-Trace: a\tb',
+// which sent a backslash and a t.
+func TestQuoteSurvivesTermsafe(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	for _, s := range []string{"X-Trace: a\tb", "a\r\nb", "\x1b[2J", "it's\u202e", "\xff\xfe", "\x7f\u0085", "a\n\tb\n", "收款\t单"} {
+		q := Quote(s)
+		if printed := termsafe.Lines(q); printed != q {
+			t.Errorf("Quote(%q) = %s, printed as %s", s, q, printed)
+		}
+		out, err := exec.Command(sh, "-c", "printf %s "+q).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("sh read %s back as %q (%v), want %q", q, out, err, s)
+		}
+	}
+}
+
 // FuzzQuoteReadBack: what sh reads back of a quoted word is the word,
 // whatever it holds (a NUL cannot be in an argument at all).
 func FuzzQuoteReadBack(f *testing.F) {
@@ -63,6 +85,9 @@ func FuzzQuoteReadBack(f *testing.F) {
 			return
 		}
 		for _, q := range []string{Quote(s), Word(s)} {
+			if printed := termsafe.Lines(q); printed != q {
+				t.Fatalf("Quote(%q) = %s, printed as %s", s, q, printed)
+			}
 			out, err := exec.Command(sh, "-c", "printf %s "+q).Output()
 			if err != nil {
 				t.Fatalf("sh -c 'printf %%s %s': %v", q, err)
