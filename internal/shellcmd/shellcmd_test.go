@@ -112,6 +112,8 @@ func TestVars(t *testing.T) {
 		// its command reads what it reads (WHSIM_CHECK_SECRET was missed).
 		`curl -H "X-Key: $X_KEY" 'u'  # one of the run's calls; load is judged over all of them: whsim check --url 'u?t='"$T" --secret "$WHSIM_CHECK_SECRET" --checks load`: {"X_KEY", "T", "WHSIM_CHECK_SECRET"},
 		`echo "a # $IN_QUOTES" 'b#$NOT' x#$Y`: {"IN_QUOTES", "Y"},
+		// Quote's printf escapes read no variable.
+		`curl -H 'X: a'"$(printf '\011')"'b$NOT' -H "Authorization: $AUTHORIZATION"`: {"AUTHORIZATION"},
 	} {
 		if got := Vars(cmd); !slices.Equal(got, want) {
 			t.Errorf("Vars(%s) = %q, want %q", cmd, got, want)
