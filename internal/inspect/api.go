@@ -548,6 +548,19 @@ func sendUnlike(c *call) string {
 	if _, ok := spec.Lookup(c.Event); !ok {
 		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
 	}
+	// send --file reads a file as its payloads: one JSON value is one
+	// call; an array is one call each, and so is NDJSON; what is not
+	// JSON, or nothing, it refuses.
+	switch body := bytes.TrimSpace(c.body); {
+	case c.Size == 0:
+		return "its body is empty, and whsim send --file sends nothing of an empty file"
+	case len(c.body) != c.Size:
+		// Not in memory: what it holds is not known here.
+	case len(body) > 0 && body[0] == '[' && json.Valid(body):
+		return "its body is a JSON array, which whsim send --file sends as one call per element"
+	case !json.Valid(body):
+		return "its body is not one JSON value, which whsim send --file refuses, or sends as one call per line (NDJSON)"
+	}
 	return ""
 }
 

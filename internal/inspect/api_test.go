@@ -1346,6 +1346,13 @@ func TestSendCommandSendsTheCallOrIsNotOffered(t *testing.T) {
 		{"event in another case", func(r *capture.Record) { r.Query = "businessType=create_receivable_doc" }, "", `"create_receivable_doc"`},
 		{"PUT", func(r *capture.Record) { r.Method = "PUT" }, "", "PUT"},
 		{"text/plain", func(r *capture.Record) { r.Headers.Set("Content-Type", "text/plain") }, "-H 'Content-Type: text/plain'", ""},
+		// send --file reads a file as its payloads: an array or NDJSON
+		// went as one call each, a body that is not JSON or empty exit 2.
+		{"array", func(r *capture.Record) { r.SetBody([]byte(`[{"a":1},{"b":2}]`)) }, "", "array"},
+		{"ndjson", func(r *capture.Record) { r.SetBody([]byte("{\"a\":1}\n{\"b\":2}\n")) }, "", "not one JSON value"},
+		{"not json", func(r *capture.Record) { r.SetBody([]byte("this is not JSON\n")) }, "", "not one JSON value"},
+		{"empty", func(r *capture.Record) { r.SetBody(nil) }, "", "empty"},
+		{"pretty object", func(r *capture.Record) { r.SetBody([]byte("{\n  \"a\": 1\n}\n")) }, "--event CREATE_RECEIVABLE_DOC", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
