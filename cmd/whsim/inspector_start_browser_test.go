@@ -118,6 +118,28 @@ func TestInspectorOffersNoCommandForACallWhoseBodyIsGone(t *testing.T) {
 	}
 }
 
+// A call whsim send would not send again (here one of an event the spec
+// does not name, which send refuses) was offered "copy as whsim send"
+// all the same, a command that exits 2. The page offers curl only and
+// says why there is no send command.
+func TestInspectorOffersNoSendCommandItCannotRun(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUIWith(t, false)
+	l.post(t, "/webhook?businessType=FOO", []byte(`{"requestId":"r1","businessType":5007,"data":{}}`), nil)
+	var actions string
+	var sendButtons int
+	if err := chromedp.Run(ctx, chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .actions`, &actions, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll(".detail .actions button")].filter(b => b.textContent.includes("whsim send")).length`, &sendButtons)); err != nil {
+		t.Fatal(err)
+	}
+	if sendButtons != 0 || !strings.Contains(actions, "copy as curl") || !strings.Contains(actions, `No whsim send command: its businessType "FOO" is no event of the spec`) {
+		t.Errorf("call of event FOO: %d send buttons, actions %q; want curl only, and why no send", sendButtons, actions)
+	}
+}
+
 // startInspect runs `whsim inspect path` on a free port and returns the
 // URL it printed (the page, with its token).
 func startInspect(t *testing.T, path string) string {

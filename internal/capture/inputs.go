@@ -9,6 +9,7 @@ import (
 
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/shellcmd"
 )
 
 // PayloadsError says a file given as a capture holds plain payloads, and
@@ -16,7 +17,13 @@ import (
 type PayloadsError struct{ Name string }
 
 func (e *PayloadsError) Error() string {
-	return fmt.Sprintf("%s holds payloads, not captures: send them with whsim send --file %s", e.Name, e.Name)
+	// The command runs as printed: the file as one word that is no
+	// option, stdin as - ("<stdin>" was a redirect from a file "stdin").
+	arg := shellcmd.Path(e.Name)
+	if e.Name == ctxio.InputName("-") {
+		arg = "-"
+	}
+	return fmt.Sprintf("%s holds payloads, not captures: send them with whsim send --file %s", e.Name, arg)
 }
 
 // Input is a capture file to replay and the name messages give it.

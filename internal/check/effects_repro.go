@@ -231,7 +231,7 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 				return "", nil
 			}
 		}
-		saved, src = &savedBody{path: file, body: recs}, shellcmd.Quote(file)
+		saved, src = &savedBody{path: file, body: recs}, shellcmd.Quote(shellcmd.NotOption(file))
 	} else {
 		rec.Headers = shellcmd.Masked(sc.req.Header, r.cfg.Header)
 		if recs, err = capture.Append(nil, rec); err != nil {

@@ -277,7 +277,7 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	src := ""
 	switch {
 	case cc.File != "":
-		src = shellcmd.Quote(cc.File)
+		src = shellcmd.Quote(shellcmd.NotOption(cc.File))
 	case len(c.Body) > maxInlineBody:
 		src = caseFileHolder
 	default:

@@ -132,9 +132,10 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		prefix = termsafe.Text(fe.Path) + ":"
 	}
 	msg := err.Error()
-	if code == cmdutil.ExitUsage && a.Ran {
-		// A value refused by the command itself: say where it came from
-		// when the user did not type it.
+	if code == cmdutil.ExitUsage {
+		// A value refused by the command, or before it ran (--output):
+		// say where it came from when the user did not type it. (A flag
+		// cobra refused was typed, and says so itself.)
 		msg = a.SayFlagSources(msg)
 	}
 	fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint(prefix), termsafe.Message(msg))
@@ -194,7 +195,7 @@ build and test the receiving side. It knows the four events of the interface
 makes realistic payloads for them, delivers them to your receiver, receives and
 records calls itself, and checks every payload against the interface.
 
--v is always --verbose (send, replay, listen); the version is --version or
+-v is always --verbose (send, replay, listen, check); the version is --version or
 whsim version.`
 	rootExample = `  whsim events
   whsim generate --event CREATE_RECEIVABLE_DOC --seed 42

@@ -60,7 +60,11 @@ func set(f *pflag.Flag, val any) error {
 		if !ok {
 			items = []string{val.(string)}
 			if f.Value.Type() == "stringSlice" {
+				// A name holds no space: "A, B" is A and B.
 				items = strings.Split(items[0], ",")
+				for i := range items {
+					items[i] = strings.TrimSpace(items[i])
+				}
 			}
 		}
 		return sv.Replace(items)

@@ -104,7 +104,10 @@ func TestSetEnv(t *testing.T) {
 		{flag: "event", val: "A,B", want: "A|B"},
 		{flag: "event", val: " [A, B]", want: "A|B"},
 		{flag: "event", val: `["A", "B"]`, want: "A|B"},
-		{flag: "event", val: "[A, B", want: "[A| B"}, // not a list: text, split on commas
+		{flag: "event", val: "[A, B", want: "[A|B"}, // not a list: text, split on commas
+		// names never hold a space: WHSIM_EVENT='A, B' was " B", unknown
+		{flag: "event", val: "A, B", want: "A|B"},
+		{flag: "event", val: " A ,B ", want: "A|B"},
 		{flag: "set", val: "x=a, b", want: "x=a, b"},
 		{flag: "set", val: `["x=a, b", "y=2"]`, want: "x=a, b|y=2"},
 		{flag: "verbose", val: "maybe", err: `"maybe": want true or false`},

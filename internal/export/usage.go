@@ -105,12 +105,7 @@ On two machines, each its own execution segment (every call once between them):
 // option: --out -k printed "k6 run -k/script.js", which k6 refused as an
 // unknown flag, and a targets file -t.json "split ... -t.json", split's
 // separator.
-func pathWord(p string) string {
-	if strings.HasPrefix(p, "-") {
-		p = "./" + p
-	}
-	return shellcmd.Word(p)
-}
+func pathWord(p string) string { return shellcmd.Path(p) }
 
 // IDWords says how the calls' requestIds stand, as the usage printed
 // tells it: "each its own requestId" is send's way, and not so of calls

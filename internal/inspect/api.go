@@ -363,6 +363,9 @@ type detail struct {
 	// Curl and Send are the call as commands; "" when its body is gone.
 	Curl string `json:"curl"`
 	Send string `json:"send"`
+	// NoSend says why Send is "" for a call Curl sends: whsim send would
+	// fail on it or send another call (sendUnlike).
+	NoSend string `json:"noSend"`
 }
 
 // rejectedView is what the record of a request listen never read says.
@@ -463,6 +466,9 @@ func (h *handler) describe(c *call) detail {
 	// whsim send's read that file too. None is better than another call.
 	if !d.BodyGone && d.NotKept == "" {
 		d.Curl, d.Send = h.commands(c, d.File)
+		if why := sendUnlike(c); why != "" {
+			d.Send, d.NoSend = "", why
+		}
 	}
 	return d
 }
@@ -514,12 +520,48 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		ws.Flags = append(ws.Flags, "--event", c.Event)
 	}
 	ws.Header = hdr.Clone()
-	for k := range ws.Header {
-		if strings.EqualFold(k, "Content-Type") {
+	for k, vs := range ws.Header {
+		// send's own Content-Type; another the call had goes as -H.
+		if strings.EqualFold(k, "Content-Type") && slices.Equal(vs, []string{"application/json"}) {
 			delete(ws.Header, k)
 		}
 	}
 	return cc.String(), ws.String()
+}
+
+// sendUnlike says why whsim send --file would not send call c again, ""
+// when it would: send POSTs the file's bytes as they are, as a JSON body
+// (the download is the bytes sent, still coded), under the businessType of
+// a spec event its --event names, which it adds to the URL (the event in
+// another case goes in the spec's). The copied curl sends any call.
+func sendUnlike(c *call) string {
+	r := c.Record
+	switch {
+	case r.Method != http.MethodPost:
+		return "whsim send makes a POST, and this call was a " + r.Method
+	case capture.ContentCodings(r.Headers) != nil:
+		return "its body was sent " + strings.Join(capture.ContentCodings(r.Headers), ", ") +
+			"-coded (Content-Encoding), and whsim send --file sends the bytes of a JSON file as they are"
+	case c.Event == "":
+		return "the call had no businessType in its query, and whsim send adds its --event's"
+	}
+	if _, ok := spec.Lookup(c.Event); !ok {
+		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
+	}
+	// send --file reads a file as its payloads: one JSON value is one
+	// call; an array is one call each, and so is NDJSON; what is not
+	// JSON, or nothing, it refuses.
+	switch body := bytes.TrimSpace(c.body); {
+	case c.Size == 0:
+		return "its body is empty, and whsim send --file sends nothing of an empty file"
+	case len(c.body) != c.Size:
+		// Not in memory: what it holds is not known here.
+	case len(body) > 0 && body[0] == '[' && json.Valid(body):
+		return "its body is a JSON array, which whsim send --file sends as one call per element"
+	case !json.Valid(body):
+		return "its body is not one JSON value, which whsim send --file refuses, or sends as one call per line (NDJSON)"
+	}
+	return ""
 }
 
 // withoutBusinessType is a raw query less its businessType parameters,

@@ -1318,3 +1318,60 @@ func TestDetailSaysARequestWasNotRead(t *testing.T) {
 		}
 	}
 }
+
+// The copied whsim send command runs as printed and sends the call again,
+// or is not offered, saying why: whsim send POSTs a spec event's JSON body
+// uncoded, under its content type. A gzip call's send read the download's
+// compressed bytes (exit 2: "not JSON or NDJSON"), one of an event the spec
+// does not name was refused (exit 2: unknown event), one with no
+// businessType went with the body's, a PUT went as a POST, and one sent as
+// text/plain went as application/json.
+func TestSendCommandSendsTheCallOrIsNotOffered(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	io.WriteString(zw, `{"requestId":"r-1","businessType":5007,"data":{}}`)
+	zw.Close()
+	const ev = "CREATE_RECEIVABLE_DOC"
+	tests := []struct {
+		name   string
+		edit   func(*capture.Record)
+		send   string // a part of the command, "" for none
+		noSend string // a part of the reason, "" for a command
+	}{
+		{"spec event, JSON", func(*capture.Record) {}, "--event CREATE_RECEIVABLE_DOC", ""},
+		{"gzip", func(r *capture.Record) { r.Headers.Set("Content-Encoding", "gzip"); r.SetBody(zipped.Bytes()) }, "", "gzip"},
+		{"identity coding", func(r *capture.Record) { r.Headers.Set("Content-Encoding", "identity") }, "--event CREATE_RECEIVABLE_DOC", ""},
+		{"unknown event", func(r *capture.Record) { r.Query = "businessType=FOO" }, "", `"FOO"`},
+		{"no businessType", func(r *capture.Record) { r.Query = "tenant=7" }, "", "no businessType"},
+		{"event in another case", func(r *capture.Record) { r.Query = "businessType=create_receivable_doc" }, "", `"create_receivable_doc"`},
+		{"PUT", func(r *capture.Record) { r.Method = "PUT" }, "", "PUT"},
+		{"text/plain", func(r *capture.Record) { r.Headers.Set("Content-Type", "text/plain") }, "-H 'Content-Type: text/plain'", ""},
+		// send --file reads a file as its payloads: an array or NDJSON
+		// went as one call each, a body that is not JSON or empty exit 2.
+		{"array", func(r *capture.Record) { r.SetBody([]byte(`[{"a":1},{"b":2}]`)) }, "", "array"},
+		{"ndjson", func(r *capture.Record) { r.SetBody([]byte("{\"a\":1}\n{\"b\":2}\n")) }, "", "not one JSON value"},
+		{"not json", func(r *capture.Record) { r.SetBody([]byte("this is not JSON\n")) }, "", "not one JSON value"},
+		{"empty", func(r *capture.Record) { r.SetBody(nil) }, "", "empty"},
+		{"pretty object", func(r *capture.Record) { r.SetBody([]byte("{\n  \"a\": 1\n}\n")) }, "--event CREATE_RECEIVABLE_DOC", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := record(1, ev, []byte(`{"requestId":"r-1","businessType":5007,"data":{}}`), 200)
+			tt.edit(rec)
+			s := NewStore(10)
+			s.Add(rec, nil)
+			srv := newTestServer(t, s, nil)
+			var d detail
+			get(t, srv.URL+"/api/calls/1", &d)
+			if d.Curl == "" {
+				t.Errorf("curl = %q, want a command", d.Curl)
+			}
+			switch {
+			case tt.send != "" && (!strings.Contains(d.Send, tt.send) || d.NoSend != ""):
+				t.Errorf("send = %q, noSend %q; want a command with %q", d.Send, d.NoSend, tt.send)
+			case tt.noSend != "" && (d.Send != "" || !strings.Contains(d.NoSend, tt.noSend)):
+				t.Errorf("send = %q, noSend %q; want none, saying %q", d.Send, d.NoSend, tt.noSend)
+			}
+		})
+	}
+}

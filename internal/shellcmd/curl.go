@@ -44,8 +44,8 @@ type Curl struct {
 	NoBody bool
 	// BodyFile is the file --data-binary reads the body from when it is
 	// not printed inline: longer than MaxInline bytes, or not UTF-8 text
-	// (a shell word cannot carry every byte, and a terminal shows some
-	// escaped).
+	// a terminal shows as it is (a shell word cannot carry every byte, and
+	// a tab or a CR would go as printf escapes, a subshell each).
 	BodyFile  string
 	MaxInline int
 	// Copies above 1 send the call that many times in a loop; AtOnce
@@ -69,7 +69,7 @@ type Curl struct {
 // Inline says whether the body is printed in the command rather than read
 // from BodyFile.
 func (c *Curl) Inline() bool {
-	return len(c.Body) <= c.MaxInline && utf8.Valid(c.Body)
+	return len(c.Body) <= c.MaxInline && utf8.Valid(c.Body) && unprintedAt(string(c.Body)) < 0
 }
 
 // String is the command, ready to paste into a POSIX shell: every word
@@ -204,12 +204,37 @@ func HeaderVar(name string) string {
 	return v
 }
 
+// shellSets are variables the shell sets or reads itself: a credential
+// given in one would be the shell's value (sh sets PWD to the working
+// directory whatever the environment says: ?pwd= sent the path), or
+// change how the shell runs (PATH, IFS). A credential's variable of such a
+// name takes varSuffix.
+var shellSets = []string{
+	"BASH", "BASHOPTS", "BASHPID", "BASH_ENV", "CDPATH", "COLUMNS", "ENV", "EUID", "FCEDIT", "GROUPS",
+	"HISTFILE", "HOME", "HOSTNAME", "IFS", "LANG", "LINENO", "LINES", "LOGNAME", "MAIL", "MAILPATH",
+	"OLDPWD", "OPTARG", "OPTIND", "PATH", "PPID", "PS1", "PS2", "PS3", "PS4", "PWD", "RANDOM",
+	"REPLY", "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TERM", "TMPDIR", "UID", "USER",
+}
+
+const varSuffix = "_VALUE"
+
+// varName is the variable a printed command reads a credential from:
+// prefix and the name HeaderVar makes of name, with varSuffix when the
+// shell has a variable of that name.
+func varName(prefix, name string) string {
+	v := prefix + HeaderVar(name)
+	if slices.Contains(shellSets, v) || strings.HasPrefix(v, "BASH_") || strings.HasPrefix(v, "LC_") {
+		v += varSuffix
+	}
+	return v
+}
+
 // VarHeader is a header as one word whose value the shell fills in from
-// the variable HeaderVar names, after prefix: "Name: $NAME". A name the
+// the variable varName names, after prefix: "Name: $NAME". A name the
 // shell would read into (a $ or ` is allowed in one) is single-quoted
 // apart.
 func VarHeader(name, prefix string) string {
-	v := prefix + HeaderVar(name)
+	v := varName(prefix, name)
 	if Word(name) == name {
 		return `"` + name + `: $` + v + `"`
 	}
@@ -309,13 +334,13 @@ func urlVarsWord(u, prefix string, plain []string) string {
 			b.WriteString(Quote(run.String()))
 			run.Reset()
 		}
-		b.WriteString(`"$` + prefix + name + `"`)
+		b.WriteString(`"$` + name + `"`)
 	}
 	rest, fragment, hasFragment := strings.Cut(u, "#")
 	base, query, hasQuery := strings.Cut(rest, "?")
 	if start, end, ok := termsafe.PasswordSpan(base); ok {
 		lit(base[:start])
-		variable(passwordVar)
+		variable(prefix + passwordVar)
 		base = base[end:]
 	}
 	lit(base)
@@ -331,7 +356,7 @@ func urlVarsWord(u, prefix string, plain []string) string {
 				continue
 			}
 			lit(k + "=")
-			variable(HeaderVar(termsafe.QueryKey(k)))
+			variable(varName(prefix, termsafe.QueryKey(k)))
 		}
 	}
 	if hasFragment {

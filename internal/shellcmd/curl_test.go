@@ -283,6 +283,9 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		{"http://h/{kind}?code={code}&token=t0k", `'http://h/{kind}?code={code}&token='"$TOKEN"`, []string{"TOKEN=t0k"}},
 		{"http://h/?token=****", `'http://h/?token='"$TOKEN"`, []string{"TOKEN=****"}},
 		{"http://h/?2fa_token=t0k", `'http://h/?2fa_token='"$_2FA_TOKEN"`, []string{"_2FA_TOKEN=t0k"}},
+		// sh sets PWD to its working directory whatever the environment
+		// says: "$PWD" sent the path as the password.
+		{"http://h/?user=me&pwd=s3cr3t", `'http://h/?user=me&pwd='"$PWD_VALUE"`, []string{"PWD_VALUE=s3cr3t"}},
 	} {
 		got := URLWord(tc.url, "")
 		if got != tc.word {
@@ -297,11 +300,34 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 			t.Errorf("sh read %s as %q, want %q", got, argv, tc.url)
 		}
 	}
+	if got, want := VarHeader("Path-Token", ""), `"Path-Token: $PATH_TOKEN"`; got != want {
+		t.Errorf("VarHeader(Path-Token) = %s, want %s", got, want)
+	}
+	if got, want := VarHeader("Home", ""), `"Home: $HOME_VALUE"`; got != want {
+		t.Errorf("VarHeader(Home) = %s, want %s", got, want)
+	}
+	if got, want := URLWord("http://h/?pwd=pw", "PROBE_"), `'http://h/?pwd='"$PROBE_PWD"`; got != want {
+		t.Errorf("URLWord(?pwd=) with a prefix = %s, want %s", got, want)
+	}
 	if got, want := URLWord("http://u:pw@h/?token=t", "PROBE_"), `'http://u:'"$PROBE_URL_PASSWORD"'@h/?token='"$PROBE_TOKEN"`; got != want {
 		t.Errorf("URLWord with a prefix = %s, want %s", got, want)
 	}
 	w := Whsim{Command: "check", URL: "http://h/hook?token=t0k", Vars: true}
 	if got, want := w.String(), `whsim check --url 'http://h/hook?token='"$TOKEN"`; got != want {
 		t.Errorf("Whsim with Vars = %s, want %s", got, want)
+	}
+}
+
+// A curl command printed through termsafe, as check prints its
+// reproductions, runs as printed with a tab in a header (-H $'X: a\tb'
+// printed 'X: a\tb', a backslash and a t); a body a terminal would not
+// show as it is (a tab-indented JSON) is read from its file.
+func TestCurlPrintedThroughTermsafe(t *testing.T) {
+	env := argvPrinter(t, "curl")
+	c := Curl{URL: "http://h/x", Header: http.Header{"X-Trace": {"a\tb\r"}}, Body: []byte("{\n\t\"a\": 1\n}"), BodyFile: "body.json", MaxInline: 1 << 10}
+	printed := termsafe.Lines(c.String())
+	want := []string{"http://h/x", "-H", "X-Trace: a\tb\r", "--data-binary", "@body.json"}
+	if got := readArgv(t, env, printed); !slices.Equal(got, want) {
+		t.Errorf("sh read\n  %s\nas %q\nwant %q", printed, got, want)
 	}
 }

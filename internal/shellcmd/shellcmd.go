@@ -5,8 +5,12 @@
 package shellcmd
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // plain are the bytes no POSIX shell treats specially anywhere in a word.
@@ -14,9 +18,68 @@ const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.
 
 // Quote quotes s as one word for a POSIX shell: in single quotes, each
 // single quote in s closed, escaped and reopened, so nothing in s is
-// expanded.
+// expanded. What a terminal would show escaped (termsafe: a tab, a CR,
+// an escape, a bidi control, a byte that is no UTF-8; not a line break)
+// goes as printf's octal escapes, "$(printf '\011')", outside the quotes:
+// whsim prints its commands through termsafe, which made a tab inside
+// the quotes a backslash and a t, and the command another one.
 func Quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if unprintedAt(s) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('\'')
+	for len(s) > 0 {
+		i := unprintedAt(s)
+		if i < 0 {
+			i = len(s)
+		}
+		b.WriteString(strings.ReplaceAll(s[:i], "'", `'\''`))
+		s = s[i:]
+		if s == "" {
+			break
+		}
+		n := unprintedLen(s)
+		b.WriteString(`'"$(printf '`)
+		for _, c := range []byte(s[:n]) {
+			fmt.Fprintf(&b, `\%03o`, c)
+		}
+		b.WriteString(`')"'`)
+		s = s[n:]
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// unprintedAt is the offset of the first rune of s that termsafe prints
+// escaped, a line break aside; -1 when there is none.
+func unprintedAt(s string) int {
+	if termsafe.Lines(s) == s {
+		return -1
+	}
+	for i := 0; i < len(s); {
+		if n := unprintedLen(s[i:]); n > 0 {
+			return i
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return -1
+}
+
+// unprintedLen is the length of the run of runes (or bytes that are no
+// UTF-8) at the start of s that termsafe prints escaped, a line break
+// aside.
+func unprintedLen(s string) int {
+	n := 0
+	for n < len(s) {
+		_, size := utf8.DecodeRuneInString(s[n:])
+		if r := s[n : n+size]; r == "\n" || termsafe.Lines(r) == r {
+			break
+		}
+		n += size
+	}
+	return n
 }
 
 // Word is s as one word: as it is when it holds only plain bytes (a flag,
@@ -26,6 +89,21 @@ func Word(s string) string {
 		return s
 	}
 	return Quote(s)
+}
+
+// Path is a file's path as one word that no command takes for an option:
+// a relative path starting with - goes as ./-..., which names the same
+// file (check --save-cases=-cases printed "whsim replay '-cases/...'",
+// which replay read as -c, its --concurrency).
+func Path(p string) string { return Word(NotOption(p)) }
+
+// NotOption is a relative path p as a command reads it for a file, not
+// an option: ./-x for -x, p itself else.
+func NotOption(p string) string {
+	if strings.HasPrefix(p, "-") {
+		return "./" + p
+	}
+	return p
 }
 
 // Words is each of words as a word, each after a space: flags to append

@@ -192,10 +192,10 @@ func (o *checkOptions) validate() error {
 	if err := reportfile.CheckApart(o.JUnit, o.Report, o.SaveCases, "the --save-cases directory"); err != nil {
 		return err
 	}
-	ids, err := check.Select(o.Checks, o.ExcludeChecks)
+	ids, err := o.selectChecks()
 	switch {
 	case err != nil:
-		return cmdutil.UsageErr(err)
+		return err
 	case len(ids) == 0:
 		return cmdutil.Usagef("--checks and --exclude-checks leave no check to run")
 	case o.URL == "":
@@ -293,14 +293,27 @@ func (o *checkOptions) build(a *cmdutil.App) (*checkRun, error) {
 	return r, nil
 }
 
+// selectChecks are the checks --checks and --exclude-checks leave to run;
+// an unknown name is a usage error naming the flag that gave it (and so,
+// through SayFlagSources, the variable or config key when no flag did).
+func (o *checkOptions) selectChecks() ([]string, error) {
+	if _, err := check.Select(o.Checks, nil); err != nil {
+		return nil, cmdutil.Usagef("--checks: %w", err)
+	}
+	if _, err := check.Select(nil, o.ExcludeChecks); err != nil {
+		return nil, cmdutil.Usagef("--exclude-checks: %w", err)
+	}
+	return check.Select(o.Checks, o.ExcludeChecks)
+}
+
 // config is the check config the flags give, before the signature check
 // is weighed: the target and its client, the signer, the probe, the
 // seed, and where cases are saved (made here, so that a directory that
 // cannot be made stops the run before its first call).
 func (o *checkOptions) config(a *cmdutil.App) (check.Config, error) {
-	ids, err := check.Select(o.Checks, o.ExcludeChecks)
+	ids, err := o.selectChecks()
 	if err != nil { // validate said it, so only a caller that skipped it gets here
-		return check.Config{}, cmdutil.UsageErr(err)
+		return check.Config{}, err
 	}
 	cfg := check.Config{
 		Checks: ids, Now: a.Now, Strict: o.Strict, LatencyBudget: o.LatencyBudget,

@@ -25,6 +25,7 @@ import (
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -567,7 +568,7 @@ func rerunProbe(opts *checkOptions, cfg *check.RerunConfig, cases []check.Failed
 		return "", cmdutil.Usagef("--rerun %s: the report's probe %s asks another host than the receiver %s: give --probe again to ask it", termsafe.Text(opts.Rerun), termsafe.Text(rec.URL), termsafe.Text(termsafe.URL(cfg.Target)))
 	}
 	if len(rec.Headers) > 0 {
-		return "", cmdutil.Usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), termsafe.Text(rec.URL))
+		return "", cmdutil.Usagef("--rerun %s: the report's probe sent %s, whose values a report does not keep: give --probe %s with --probe-header again", termsafe.Text(opts.Rerun), strings.Join(rec.Headers, ", "), shellcmd.Quote(rec.URL))
 	}
 	p.CurlTLS = curlTLS
 	cfg.Probe = p

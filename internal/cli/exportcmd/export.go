@@ -4,6 +4,7 @@ package exportcmd
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -196,6 +197,8 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 	if err != nil {
 		return err
 	}
+	file := stdoutFile(a.Streams.Out)
+	held := linesHeld(a.Streams.Out, file)
 	w := bufio.NewWriter(a.Streams.Out)
 	if err := export.Vegeta(ctx, w, calls); err != nil {
 		return err
@@ -204,7 +207,40 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 		return fmt.Errorf("export vegeta: %w", err)
 	}
 	fmt.Fprint(a.Streams.Err, a.ErrColor.Key.Sprint("whsim:")+" ")
-	return export.VegetaUsage(a.Streams.Err, len(calls), export.IDWords(calls), stdoutFile(a.Streams.Out))
+	n, ids := len(calls), export.IDWords(calls)
+	if held > 0 {
+		// Appended (>>) to targets already there: the commands run the
+		// file, so they count all of its targets, each once.
+		n, ids = held+len(calls), fmt.Sprintf("the %d this run wrote after the %d %s held, %s", len(calls), held, file, ids)
+	}
+	return export.VegetaUsage(a.Streams.Err, n, ids, file)
+}
+
+// linesHeld counts the lines the regular file out, named file, held before
+// this export wrote to it: a shell's >> appends to targets already there.
+// 0 for a file > emptied, or one that cannot be read back.
+func linesHeld(out io.Writer, file string) int {
+	f, ok := out.(*os.File)
+	if !ok || file == "" {
+		return 0
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return 0
+	}
+	r, err := os.Open(file)
+	if err != nil {
+		return 0
+	}
+	defer r.Close()
+	n, buf := 0, make([]byte, 64<<10)
+	for rest := io.LimitReader(r, fi.Size()); ; {
+		k, err := rest.Read(buf)
+		n += bytes.Count(buf[:k], []byte("\n"))
+		if err != nil {
+			return n
+		}
+	}
 }
 
 // stdoutFile is the name of the regular file out is, for the commands

@@ -59,6 +59,41 @@ func TestVegetaUsageNamesTheFileStdoutWent(t *testing.T) {
 	}
 }
 
+// Appended to a file of targets (>>), the commands run every target the
+// file holds, each once: they counted this run's alone, so -rate 8/s for
+// 1s sent 8 of the 16 and split's halves 4 of their 8.
+func TestVegetaUsageCountsTheTargetsTheFileHeld(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the name of stdout is read from /proc")
+	}
+	t.Chdir(t.TempDir())
+	for run := 1; run <= 2; run++ {
+		f, err := os.OpenFile("t.json", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: f, Err: &errb}, cmdutil.Build{}, time.Now)
+		code := clitest.Execute(context.Background(), a, []string{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "2"})
+		f.Close()
+		if code != 0 {
+			t.Fatalf("run %d: exit %d: %s", run, code, errb.String())
+		}
+		if run == 1 {
+			continue
+		}
+		for _, want := range []string{
+			"16 vegeta targets, the 8 this run wrote after the 8 t.json held, each its own requestId.",
+			"  vegeta attack -format json -targets t.json -rate 16/s -duration 1s | tee results.bin | vegeta report\n",
+			"  machine 1: vegeta attack -format json -targets part-00 -rate 8/s -duration 1s > m1.bin\n",
+		} {
+			if !strings.Contains(errb.String(), want) {
+				t.Errorf("missing %q in\n%s", want, errb.String())
+			}
+		}
+	}
+}
+
 // Written anywhere else (a buffer, a pipe), the commands keep the name
 // the help's examples write to.
 func TestVegetaUsageWithoutAFile(t *testing.T) {

@@ -64,7 +64,7 @@ func (o *listenOptions) registerRecordFlags(cmd *cobra.Command) {
 	f.StringVar(&o.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", cmdutil.CompleteWords(capture.SyncModes()...))
 	cmdutil.AddOutputFlag(cmd, &o.Output, "text", "text", "json")
-	f.BoolVarP(&o.Verbose, "verbose", "v", false, "also show each call's headers (secrets masked) and pretty-printed body")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "also show each call's query and headers (secrets masked) and pretty-printed body")
 	f.StringVar(&o.UI, "ui", "", "serve the web inspector on this address (e.g. 127.0.0.1:4040; default: off)")
 	inspector.TokenFlag(cmd, &o.UIToken.Value)
 }

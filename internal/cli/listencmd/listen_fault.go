@@ -56,7 +56,9 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 		}
 		fmt.Fprintf(w, "  %s %s: %s; %d %s from the sender; faults: %s; the probe answered %s\n", pal.Fail.Sprint("BROKE"),
 			termsafe.Text(d.Name()), d.Defect(), d.Calls, term.Plural(d.Calls, "call", "calls"), termsafe.Text(faults), termsafe.Text(d.Answer.Raw))
-		fmt.Fprintf(w, "    ask again: %s\n", termsafe.Text(p.Command(d.Q)))
+		// Lines: a --probe-cmd of several lines runs as printed only with
+		// its line breaks, which are in its quotes.
+		fmt.Fprintf(w, "    ask again: %s\n", termsafe.Lines(p.Command(d.Q)))
 	}
 	if v.Unjudged > 0 {
 		fmt.Fprintf(w, "  not judged: %d %s the receiver acknowledged no whole call of\n", v.Unjudged, term.Plural(v.Unjudged, "document", "documents"))

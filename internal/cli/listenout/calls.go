@@ -167,7 +167,7 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	}
 	if p.st.Verbose {
 		if q := r.Query; q != "" {
-			b = append(b, "    "+p.st.Dim.Pre+"query: "+p.st.Dim.Post+termsafe.Text(q)+"\n"...)
+			b = append(b, "    "+p.st.Dim.Pre+"query: "+p.st.Dim.Post+termsafe.Text(termsafe.MaskQuery(q))+"\n"...)
 		}
 		b = append(b, "    "+p.st.Dim.Pre+"from: "+p.st.Dim.Post+termsafe.Text(r.Remote)+"\n"...)
 		for _, h := range termsafe.Headers(r.Headers) {
@@ -287,7 +287,7 @@ type callJSON struct {
 	Remote    string            `json:"remote"`
 	Method    string            `json:"method"`
 	Path      string            `json:"path"`
-	Query     string            `json:"query"`
+	Query     string            `json:"query"` // credentials masked, as the headers'
 	Event     *string           `json:"event"` // null: the query has no businessType
 	RequestID *string           `json:"requestId"`
 	Size      int               `json:"size"`
@@ -326,7 +326,7 @@ type forwardJSON struct {
 func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, flags []CallFlag) {
 	r := c.Record
 	o := callJSON{
-		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: r.Query,
+		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: termsafe.MaskQuery(r.Query),
 		Size: len(c.Body), Headers: map[string]string{}, Status: status, Unanswered: c.Unanswered,
 		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}

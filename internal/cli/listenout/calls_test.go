@@ -214,3 +214,26 @@ func TestUnansweredCounted(t *testing.T) {
 		}
 	}
 }
+
+// A credential in the query reads **** in the -v text and in JSON, as a
+// credential header does (docs/concepts.md: listen masks by the one list);
+// it was printed whole: "query: businessType=...&token=s3cret".
+func TestQueryCredentialMasked(t *testing.T) {
+	t.Parallel()
+	c := call(`{"requestId":"r-1"}`, http.Header{})
+	c.Record.Query = "businessType=CREATE_RECEIVABLE_DOC&token=s3cret&tenant=7"
+	const masked = "businessType=CREATE_RECEIVABLE_DOC&token=****&tenant=7"
+	var text bytes.Buffer
+	NewCallPrinter(&text, false, term.Style{Verbose: true}).Observe(c, nil)
+	if !strings.Contains(text.String(), "    query: "+masked+"\n") || strings.Contains(text.String(), "s3cret") {
+		t.Errorf("-v text: want the query %q in\n%s", masked, text.String())
+	}
+	var js bytes.Buffer
+	NewCallPrinter(&js, true, term.Style{}).Observe(c, nil)
+	var got struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || got.Query != masked {
+		t.Errorf("JSON query %q (%v), want %q", got.Query, err, masked)
+	}
+}

@@ -106,7 +106,7 @@ when interrupted (the summary is still printed).`
 
 const helpExample = `  whsim send --event CREATE_RECEIVABLE_DOC
   whsim send --url http://localhost:3000/webhook --event all
-  whsim send --url https://erp-hook.example.com/in?tenant=7 --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
+  whsim send --url 'https://erp-hook.example.com/in?tenant=7' --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL
   whsim send --url http://localhost:3000/webhook --file payload.json --event CREATE_PURCHASE_ORDER_INVOICE
   whsim send --url http://localhost:3000/webhook --scenario invoice-lifecycle --count 100 --shuffle --duplicate 0.1
   whsim send --url http://localhost:3000/webhook --event all --count 50000 --concurrency 32 --output json > results.ndjson

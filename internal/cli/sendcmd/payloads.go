@@ -37,7 +37,7 @@ func openPayloads(ctx context.Context, name string, stdin io.Reader) (*payloadSo
 	if err == nil && kind == input.Captures {
 		// replay reads stdin as "-" (not as "<stdin>", the name shown)
 		// and needs --url, as its usage line says.
-		arg := shellcmd.Word(name)
+		arg := shellcmd.Path(name)
 		if name == "" || name == "-" {
 			arg = "-"
 		}

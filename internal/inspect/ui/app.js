@@ -821,12 +821,19 @@ function actions(d) {
   } else {
     const curl = el("button", { type: "button" }, "copy as curl");
     curl.addEventListener("click", () => copy(d.curl, curl));
-    const send = el("button", { type: "button" }, "copy as whsim send");
-    send.addEventListener("click", () => copy(d.send, send));
+    bar.append(curl);
+    if (d.send) {
+      const send = el("button", { type: "button" }, "copy as whsim send");
+      send.addEventListener("click", () => copy(d.send, send));
+      bar.append(send);
+    }
     const dl = el("a", { class: "button", href: "api/calls/" + d.id + "/raw?download", download: d.file }, "download body");
     const base = el("button", { type: "button", id: "diff-base" }, state.base === d.id ? "diff base" : "set as diff base");
     base.addEventListener("click", () => { state.base = d.id; base.textContent = "diff base"; });
-    bar.append(curl, send, dl, base);
+    bar.append(dl, base);
+    // No whsim send command that would fail or send another call: why,
+    // where its button would be (copy as curl sends it).
+    if (!d.send && d.noSend) bar.append(el("p", { class: "hint no-send" }, "No whsim send command: " + d.noSend + "; copy as curl sends it."));
     if (state.base && state.base !== d.id) bar.append(diffButton(d.id, diffOut));
   }
   const out = el("div", {}, bar);
