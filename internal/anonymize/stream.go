@@ -51,8 +51,9 @@ type Stats struct {
 	Payloads, Records int
 	Replaced          Report
 	// Dropped counts the request headers taken out of capture records, by
-	// name: signatures no longer match the changed body, and credentials are
-	// not to be shared.
+	// name, and the query's credential parameters ("query parameter
+	// token"): signatures no longer match the changed body, and
+	// credentials are not to be shared.
 	Dropped  map[string]int
 	Resigned int
 	// AsText counts the capture records whose body is not JSON: kept, and
@@ -504,6 +505,13 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 			}
 		}
 	}
+	// So are the query's credentials (?token=, ?access_token=, ?sig=…),
+	// which a receiver's URL carries where a header would: taken out of
+	// the query and the forward's URL.
+	rec.Query = dropSecretParams(rec.Query, dropped)
+	if f := rec.Forward; f != nil {
+		f.URL = dropSecretParamsURL(f.URL, dropped)
+	}
 	for name := range dropped {
 		st.Dropped[name]++
 	}
@@ -729,4 +737,40 @@ func (st *Stats) Add(o *Stats) {
 	st.Resigned += o.Resigned
 	st.AsText += o.AsText
 	st.Leaks = append(st.Leaks, o.Leaks...)
+}
+
+// dropSecretParams is the raw query q without its credential parameters
+// (termsafe.SecretParam), each one taken noted in dropped as "query
+// parameter NAME"; the others byte for byte, in their order.
+func dropSecretParams(q string, dropped map[string]bool) string {
+	if q == "" {
+		return q
+	}
+	parts := strings.Split(q, "&")
+	kept := parts[:0]
+	for _, kv := range parts {
+		if k, v, ok := strings.Cut(kv, "="); ok && termsafe.SecretParam(k, v) {
+			dropped["query parameter "+termsafe.QueryKey(k)] = true
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	return strings.Join(kept, "&")
+}
+
+// dropSecretParamsURL is dropSecretParams of u's query; u as it is when it
+// has none, or is no URL.
+func dropSecretParamsURL(u string, dropped map[string]bool) string {
+	base, q, ok := strings.Cut(u, "?")
+	if !ok {
+		return u
+	}
+	frag := ""
+	if i := strings.IndexByte(q, '#'); i >= 0 {
+		q, frag = q[:i], q[i:]
+	}
+	if q = dropSecretParams(q, dropped); q == "" {
+		return base + frag
+	}
+	return base + "?" + q + frag
 }

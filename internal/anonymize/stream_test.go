@@ -725,3 +725,44 @@ func TestValuesFoundByTheirLabelAreReplacedWhereverTheyStand(t *testing.T) {
 		}
 	}
 }
+
+// A receiver's URL carries credentials in its query as a header would
+// (?token=, ?access_token=, ?sig=): they are taken out of the record's
+// query and its forward's URL, the other parameters kept byte for byte,
+// and the summary counts them. Before, ?token= went out in the shared
+// file.
+func TestStreamDropsQueryCredentials(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	body, _ := fixtures.Get("CREATE_RECEIVABLE_DOC", spec.Described)
+	rec := &capture.Record{
+		Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST", Path: "/hook",
+		Query:   "businessType=CREATE_RECEIVABLE_DOC&token=s3cr3t&tenant=7&access%5Ftoken=abc&sig=&code={code}",
+		Headers: http.Header{"Content-Type": {"application/json"}},
+		Forward: &capture.Forward{URL: "http://127.0.0.1:9/in?api_key=k3y&x=1#top"},
+	}
+	rec.SetBody(compact(t, body))
+	line, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, st := stream(t, a, line, Options{})
+	got, err := capture.Decode(bytes.TrimSpace(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An empty value and a URL template's placeholder are no credential.
+	if want := "businessType=CREATE_RECEIVABLE_DOC&tenant=7&sig=&code={code}"; got.Query != want {
+		t.Errorf("query %q, want %q", got.Query, want)
+	}
+	if want := "http://127.0.0.1:9/in?x=1#top"; got.Forward == nil || got.Forward.URL != want {
+		t.Errorf("forward %+v, want URL %q", got.Forward, want)
+	}
+	for _, name := range []string{"query parameter token", "query parameter access_token", "query parameter api_key"} {
+		if st.Dropped[name] != 1 {
+			t.Errorf("dropped %v, want %s once", st.Dropped, name)
+		}
+	}
+	if bytes.Contains(out, []byte("s3cr3t")) || bytes.Contains(out, []byte("k3y")) {
+		t.Errorf("a credential survived: %s", out)
+	}
+}
