@@ -81,6 +81,24 @@ type watchConn struct {
 	stray        atomic.Pointer[strayNote]
 	notes        *clientNotes
 	note         Conn
+
+	// sock, when set, is the watched socket under this connection's TLS
+	// (newTLSWatch): this one is HTTP/1.1 over TLS, watched above the
+	// records, where the answers' bytes are, as a plain one is on its
+	// socket. Its look before a call is not a look at the socket, which
+	// holds records (a session ticket, a key update, a close_notify are
+	// bytes too): it waits until what came has been read through the TLS
+	// (readyTLS).
+	sock *watchConn
+	// pendErr is the error a read over TLS returned with bytes (the
+	// receiver's close_notify read with its last record), kept for the
+	// next read: net/http reads a connection's close with bytes as its
+	// end after them, never puts it back idle, and bytes past the answer
+	// in that read would go unseen. pendClose says one is kept: the
+	// connection carries no call. Only the reading goroutine touches
+	// pendErr.
+	pendErr   error
+	pendClose atomic.Bool
 }
 
 // strayNote is what a connection found holding bytes no call asked for
@@ -133,8 +151,10 @@ func (n *Conn) Settle() {
 	c := n.c
 	// Put back idle, net/http's reader looks at its buffer first: bytes
 	// left there after the answer, it closes the connection; none, it
-	// reads the socket.
-	for c.isIdle() && !c.closed.Load() && !c.waiting.Load() {
+	// reads the socket (over TLS, until what came to it was read through
+	// the TLS: readyTLS).
+	for c.isIdle() && !c.closed.Load() && (c.sock == nil && !c.waiting.Load() ||
+		c.sock != nil && (c.pendClose.Load() || !c.sock.quiet())) {
 		<-c.kick
 	}
 	if !c.closed.Load() {
@@ -193,9 +213,10 @@ func is408(b []byte) bool {
 }
 
 // look notes what an idle connection's socket holds: bytes no call asked
-// for, unless they are a 408.
+// for, unless they are a 408. Over TLS the socket holds records: nothing
+// to look at.
 func (c *watchConn) look() {
-	if !c.isIdle() || !c.plain.Load() {
+	if !c.isIdle() || !c.plain.Load() || c.sock != nil {
 		return
 	}
 	var b [maxStrayLine]byte
@@ -239,6 +260,34 @@ func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
 	return wc
 }
 
+// newTLSWatch watches tc, HTTP/1.1 over TLS on the watched socket sock,
+// above its records. The two share their kick: a wait on this one
+// (readyTLS, Settle) ends on a change of the socket's reads too.
+func newTLSWatch(tc *tls.Conn, sock *watchConn, notes *clientNotes) *watchConn {
+	wc := &watchConn{Conn: tc, kick: sock.kick, notes: notes, sock: sock}
+	wc.note.c = wc
+	wc.idleGen.Store(-1)
+	// The first bytes are an answer's, decrypted: no h2c SETTINGS to tell.
+	wc.firstRead.Store(true)
+	return wc
+}
+
+// wire is the watched socket the connection's bytes cross: its own, or
+// the one under its TLS. What of a call went out (callConn.resend) is
+// counted there.
+func (c *watchConn) wire() *watchConn {
+	if c.sock != nil {
+		return c.sock
+	}
+	return c
+}
+
+// quiet says a read of the socket waits, and nothing has come to it
+// since: whatever came before was read, and through the TLS above it.
+func (c *watchConn) quiet() bool {
+	return c.waiting.Load() && peekIdle(c.Conn)
+}
+
 func (c *watchConn) signal() {
 	select {
 	case c.kick <- struct{}{}:
@@ -249,6 +298,9 @@ func (c *watchConn) signal() {
 func (c *watchConn) Read(p []byte) (int, error) {
 	c.reading.Add(1)
 	defer c.readEnd()
+	if c.sock != nil {
+		return c.readTLS(p)
+	}
 	if !peekIdle(c.Conn) {
 		// Something is there: the read returns at once.
 		return c.read(p)
@@ -267,6 +319,26 @@ func (c *watchConn) readEnd() {
 	}
 }
 
+// readTLS reads HTTP/1.1 over TLS: the bytes as the receiver sent them.
+// waiting is set while it reads: net/http closing the connection then is
+// not for bytes left in its buffer (Close). An error that came with bytes
+// is returned by the next read (pendErr).
+func (c *watchConn) readTLS(p []byte) (int, error) {
+	c.waiting.Store(true)
+	defer c.waiting.Store(false)
+	if err := c.pendErr; err != nil {
+		c.pendErr = nil
+		return c.noteRead(p, 0, err)
+	}
+	n, err := c.Conn.Read(p)
+	if n > 0 && err != nil {
+		c.pendErr = err
+		c.pendClose.Store(true)
+		err = nil
+	}
+	return c.noteRead(p, n, err)
+}
+
 // read reads c, noting the bytes begun by then and the first error.
 func (c *watchConn) read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
@@ -274,6 +346,12 @@ func (c *watchConn) read(p []byte) (int, error) {
 		c.h2Settings.Store(isH2Settings(p[:n]))
 		c.firstRead.Store(true)
 	}
+	return c.noteRead(p, n, err)
+}
+
+// noteRead notes a read of n bytes into p that returned err: the bytes
+// begun by then, the first error, and bytes no call asked for.
+func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
 	c.readBegun.Store(c.begun.Load())
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
@@ -297,7 +375,7 @@ func (c *watchConn) Write(p []byte) (int, error) {
 		// "use of closed network connection" be.
 		return 0, *e
 	}
-	if c.closed.Load() {
+	if c.closed.Load() || c.pendClose.Load() {
 		return 0, errUnfit
 	}
 	c.begun.Add(int64(len(p)))
@@ -322,6 +400,9 @@ func (c *watchConn) Close() error {
 // it waits until net/http reads it idle, or has closed it; an unfit one
 // is closed. ctx bounds the wait (the attempt's).
 func (c *watchConn) ready(ctx context.Context) bool {
+	if c.sock != nil {
+		return c.readyTLS(ctx)
+	}
 	for {
 		switch {
 		case c.closed.Load():
@@ -334,6 +415,30 @@ func (c *watchConn) ready(ctx context.Context) bool {
 			c.ours.Store(true)
 			c.Close()
 			return false
+		}
+		select {
+		case <-c.kick:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// readyTLS is ready over TLS: the socket cannot be looked at for an
+// answer's bytes, so it waits until net/http's reader has read through
+// the TLS whatever came to the socket, and waits on it again (quiet); a
+// record that was no answer (a session ticket) leaves the connection
+// fit, bytes no call asked for are noted by that read, and the
+// receiver's close ends it (net/http's reader closes it). A connection
+// whose close came with its last bytes (pendClose) is fit for nothing:
+// net/http's reader closes it next, or on bytes left in its buffer.
+func (c *watchConn) readyTLS(ctx context.Context) bool {
+	for {
+		switch {
+		case c.closed.Load():
+			return false
+		case !c.pendClose.Load() && c.sock.quiet():
+			return true
 		}
 		select {
 		case <-c.kick:
@@ -433,7 +538,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		wc.refuse.Store(&s.sent)
 		return
 	}
-	s.conn, s.at = wc, wc.begun.Load()
+	s.conn, s.at = wc, wc.wire().begun.Load()
 	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
 }
 
@@ -474,8 +579,11 @@ const http2Proto = "h2"
 // to: a sentError when some of it was begun on its connection before the
 // read that found the connection failed returned, nil otherwise.
 func (s *callConn) resend() error {
-	c := s.conn
-	if c == nil || s.answered.Load() || c.readBegun.Load() <= s.at {
+	if s.conn == nil {
+		return nil
+	}
+	c := s.conn.wire()
+	if s.answered.Load() || c.readBegun.Load() <= s.at {
 		return nil
 	}
 	e := sentError{cause: io.EOF} // a TLS close_notify: no read error below it
