@@ -56,13 +56,15 @@ type watchConn struct {
 	// twice, a 204 with a body, a Content-Length shorter than what it
 	// sends) are read by net/http as the next call's answer, or make it
 	// drop the connection unsaid. They are noted here, on a plain
-	// connection (under TLS the socket holds records, and a close_notify
-	// is bytes too), from the moment net/http put it back idle after an
-	// answer (PutIdleConn: the answer was read whole, and no call is
-	// outstanding on it) until the next write on it (a call's):
+	// connection, or above the records of HTTP/1.1 over TLS (sock; under
+	// them the socket holds records, and a session ticket or a
+	// close_notify is bytes too), from the moment net/http put it back
+	// idle after an answer (PutIdleConn: the answer was read whole, and
+	// no call is outstanding on it) until the next write on it (a call's):
 	//   - a read that returned bytes then (not a 408, which a receiver
 	//     sends as it closes an idle connection: RFC 9110, 15.5.9);
-	//   - the look before the next call (ready) finding bytes;
+	//   - the look before the next call (ready) finding bytes (plain
+	//     only: over TLS it waits for the read of what came, readyTLS);
 	//   - net/http closing the connection then with no read of ours and no
 	//     error: its reader found bytes left in its buffer after the
 	//     answer, which came with it.
