@@ -95,7 +95,7 @@ type Attempt struct {
 	// malformed chunked encoding, say, which "error" alone would hide.
 	BodyErr string `json:"-"`
 	// Conn is the connection the answer was read on (net/http's path,
-	// plain HTTP/1 or under TLS; nil on the fast path and HTTP/2): found
+	// plain HTTP/1 or HTTP/1.1 over TLS; nil on the fast path and HTTP/2): found
 	// later holding bytes no call asked for, its answers cannot be matched
 	// to calls (Conn.Unasked).
 	Conn *Conn `json:"-"`
