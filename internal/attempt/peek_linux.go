@@ -68,3 +68,22 @@ func peekBytes(c net.Conn, p []byte) int {
 	})
 	return n
 }
+
+// waitReadable waits until c's socket has something to read (bytes, the
+// peer's close, an error) without taking it; c's close or read deadline
+// ends the wait too, and the read that follows says so.
+func waitReadable(c net.Conn) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	var b [1]byte
+	_ = rc.Read(func(fd uintptr) bool {
+		_, e := peekByte(fd, b[:])
+		return e != syscall.EAGAIN
+	})
+}

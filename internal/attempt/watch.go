@@ -101,6 +101,10 @@ type watchConn struct {
 	// pendErr.
 	pendErr   error
 	pendClose atomic.Bool
+	// underTLS says this is the socket under HTTP/1.1 over TLS (another
+	// watchConn's sock): a read waits for bytes before it takes them.
+	// Set before net/http has the connection, never after.
+	underTLS bool
 }
 
 // strayNote is what a connection found holding bytes no call asked for
@@ -266,6 +270,7 @@ func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
 // above its records. The two share their kick: a wait on this one
 // (readyTLS, Settle) ends on a change of the socket's reads too.
 func newTLSWatch(tc *tls.Conn, sock *watchConn, notes *clientNotes) *watchConn {
+	sock.underTLS = true
 	wc := &watchConn{Conn: tc, kick: sock.kick, notes: notes, sock: sock}
 	wc.note.c = wc
 	wc.idleGen.Store(-1)
@@ -309,6 +314,15 @@ func (c *watchConn) Read(p []byte) (int, error) {
 	}
 	c.waiting.Store(true)
 	c.signal()
+	if c.underTLS {
+		// Nothing is taken from the socket while waiting is set: once a
+		// read has taken bytes, its decrypting (and their noting above
+		// the records) is still to come, and readyTLS, seeing waiting
+		// and an empty socket, would send a call before them.
+		waitReadable(c.Conn)
+		c.waiting.Store(false)
+		return c.read(p)
+	}
 	n, err := c.read(p)
 	c.waiting.Store(false)
 	return n, err
