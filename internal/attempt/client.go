@@ -186,7 +186,10 @@ func dialTLS(ctx context.Context, tr *http.Transport, conf *tls.Config, notes *c
 		conf.ServerName = host
 	}
 	tc := tls.Client(c, conf)
-	hctx, cancel := context.WithTimeoutCause(ctx, tr.TLSHandshakeTimeout, errTLSHandshakeTimeout)
+	hctx, cancel := ctx, context.CancelFunc(func() {})
+	if d := tr.TLSHandshakeTimeout; d > 0 {
+		hctx, cancel = context.WithTimeoutCause(ctx, d, errTLSHandshakeTimeout)
+	}
 	defer cancel()
 	if err := tc.HandshakeContext(hctx); err != nil {
 		c.Close()
