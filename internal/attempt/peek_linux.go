@@ -4,6 +4,7 @@ package attempt
 
 import (
 	"net"
+	"os"
 	"syscall"
 )
 
@@ -70,20 +71,32 @@ func peekBytes(c net.Conn, p []byte) int {
 }
 
 // waitReadable waits until c's socket has something to read (bytes, the
-// peer's close, an error) without taking it; c's close or read deadline
-// ends the wait too, and the read that follows says so.
-func waitReadable(c net.Conn) {
+// peer's close, an error) without taking the bytes; c's close or read
+// deadline ends the wait too, and the read that follows says so. A look
+// that meets the socket's error (a reset) takes it, and the read would
+// then see the connection's end instead: that error is returned, in the
+// words a read of c would have given it.
+func waitReadable(c net.Conn) error {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return
+		return nil
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return
+		return nil
 	}
 	var b [1]byte
+	var failed syscall.Errno
 	_ = rc.Read(func(fd uintptr) bool {
 		_, e := peekByte(fd, b[:])
-		return e != syscall.EAGAIN
+		if e == syscall.EAGAIN {
+			return false
+		}
+		failed = e
+		return true
 	})
+	if failed == 0 {
+		return nil
+	}
+	return &net.OpError{Op: "read", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", failed)}
 }

@@ -13,4 +13,4 @@ func peekIdle(net.Conn) bool { return true }
 func peekBytes(net.Conn, []byte) int { return 0 }
 
 // waitReadable returns at once here: the read that follows waits.
-func waitReadable(net.Conn) {}
+func waitReadable(net.Conn) error { return nil }

@@ -319,8 +319,11 @@ func (c *watchConn) Read(p []byte) (int, error) {
 		// read has taken bytes, its decrypting (and their noting above
 		// the records) is still to come, and readyTLS, seeing waiting
 		// and an empty socket, would send a call before them.
-		waitReadable(c.Conn)
+		err := waitReadable(c.Conn)
 		c.waiting.Store(false)
+		if err != nil {
+			return c.noteRead(p, 0, err)
+		}
 		return c.read(p)
 	}
 	n, err := c.read(p)
