@@ -70,13 +70,21 @@ func peekBytes(c net.Conn, p []byte) int {
 	return n
 }
 
-// waitReadable waits until c's socket has something to read (bytes, the
-// peer's close, an error) without taking the bytes; c's close or read
-// deadline ends the wait too, and the read that follows says so. A look
-// that meets the socket's error (a reset) takes it, and the read would
-// then see the connection's end instead: that error is returned, in the
-// words a read of c would have given it.
-func waitReadable(c net.Conn) error {
+// readableWait waits until a socket has something to read (bytes, the
+// peer's close, an error) without taking the bytes. Made once for a
+// connection, so that a wait allocates nothing; only its reading
+// goroutine uses it.
+type readableWait struct {
+	rc     syscall.RawConn
+	local  net.Addr
+	remote net.Addr
+	look   func(fd uintptr) bool
+	b      [1]byte
+	failed syscall.Errno
+}
+
+// newReadableWait is the wait for c's socket, nil when c is none.
+func newReadableWait(c net.Conn) *readableWait {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
@@ -85,18 +93,28 @@ func waitReadable(c net.Conn) error {
 	if err != nil {
 		return nil
 	}
-	var b [1]byte
-	var failed syscall.Errno
-	_ = rc.Read(func(fd uintptr) bool {
-		_, e := peekByte(fd, b[:])
+	w := &readableWait{rc: rc, local: c.LocalAddr(), remote: c.RemoteAddr()}
+	w.look = func(fd uintptr) bool {
+		_, e := peekByte(fd, w.b[:])
 		if e == syscall.EAGAIN {
 			return false
 		}
-		failed = e
+		w.failed = e
 		return true
-	})
-	if failed == 0 {
+	}
+	return w
+}
+
+// wait waits for the socket; its close or read deadline ends the wait
+// too, and the read that follows says so. A look that meets the socket's
+// error (a reset) takes it, and the read would then see the connection's
+// end instead: that error is returned, in the words a read of the
+// connection would have given it.
+func (w *readableWait) wait() error {
+	w.failed = 0
+	_ = w.rc.Read(w.look)
+	if w.failed == 0 {
 		return nil
 	}
-	return &net.OpError{Op: "read", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", failed)}
+	return &net.OpError{Op: "read", Net: w.local.Network(), Source: w.local, Addr: w.remote, Err: os.NewSyscallError("read", w.failed)}
 }

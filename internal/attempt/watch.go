@@ -101,10 +101,10 @@ type watchConn struct {
 	// pendErr.
 	pendErr   error
 	pendClose atomic.Bool
-	// underTLS says this is the socket under HTTP/1.1 over TLS (another
-	// watchConn's sock): a read waits for bytes before it takes them.
+	// readable, set on the socket under HTTP/1.1 over TLS (another
+	// watchConn's sock), has a read wait for bytes before it takes them.
 	// Set before net/http has the connection, never after.
-	underTLS bool
+	readable *readableWait
 }
 
 // strayNote is what a connection found holding bytes no call asked for
@@ -270,7 +270,7 @@ func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
 // above its records. The two share their kick: a wait on this one
 // (readyTLS, Settle) ends on a change of the socket's reads too.
 func newTLSWatch(tc *tls.Conn, sock *watchConn, notes *clientNotes) *watchConn {
-	sock.underTLS = true
+	sock.readable = newReadableWait(sock.Conn)
 	wc := &watchConn{Conn: tc, kick: sock.kick, notes: notes, sock: sock}
 	wc.note.c = wc
 	wc.idleGen.Store(-1)
@@ -314,12 +314,12 @@ func (c *watchConn) Read(p []byte) (int, error) {
 	}
 	c.waiting.Store(true)
 	c.signal()
-	if c.underTLS {
+	if c.readable != nil {
 		// Nothing is taken from the socket while waiting is set: once a
 		// read has taken bytes, its decrypting (and their noting above
 		// the records) is still to come, and readyTLS, seeing waiting
 		// and an empty socket, would send a call before them.
-		err := waitReadable(c.Conn)
+		err := c.readable.wait()
 		c.waiting.Store(false)
 		if err != nil {
 			return c.noteRead(p, 0, err)
