@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // recordSealer writes a TLS 1.3 server's records itself, from the
@@ -206,5 +207,111 @@ func TestSessionTicketOnAnIdleConnectionIsNoUnaskedAnswer(t *testing.T) {
 				t.Errorf("bytes followed the first call's answer: %v, want %v", got, tc.unasked)
 			}
 		})
+	}
+}
+
+// heldConn holds what is written on it, once hold is set, until flush
+// sends it in one write: a receiver's records that come to the client in
+// one read. Only the receiver's goroutine uses it.
+type heldConn struct {
+	net.Conn
+	hold bool
+	held []byte
+}
+
+func (c *heldConn) Write(p []byte) (int, error) {
+	if !c.hold {
+		return c.Conn.Write(p)
+	}
+	c.held = append(c.held, p...)
+	return len(p), nil
+}
+
+func (c *heldConn) flush() error {
+	// crypto/tls's close_notify ends with a write deadline of now, so
+	// that nothing more goes out on its own.
+	if err := c.Conn.SetWriteDeadline(time.Time{}); err != nil {
+		return err
+	}
+	_, err := c.Conn.Write(c.held)
+	return err
+}
+
+// A receiver that closes the connection right after its answer, saying
+// nothing of it (no Connection: close), its close_notify in the read of
+// the answer (over TLS 1.2 crypto/tls then gives the answer's bytes with
+// io.EOF; TLS 1.3 hides an alert's record type, and gives them apart):
+// the close is seen after the answer, the next call goes on a new
+// connection, and nothing is noted; bytes between the answer and the
+// close are noted as having come with the answer. Before (readTLS's
+// pendErr), over TLS 1.2 net/http took the connection as ended with the
+// answer, and such bytes went unseen.
+func TestCloseNotifyWithTheAnswerOverTLS(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		answer  string
+		unasked bool
+	}{
+		{name: "answer, close", answer: answer200},
+		{name: "answer, bytes, close", answer: answer200 + answer500, unasked: true},
+	} {
+		for _, version := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+			t.Run(tc.name+", "+tls.VersionName(version), func(t *testing.T) {
+				t.Parallel()
+				conf, roots := http1TLS(t)
+				conf.MinVersion, conf.MaxVersion = version, version
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { ln.Close() })
+				go func() {
+					for {
+						raw, err := ln.Accept()
+						if err != nil {
+							return
+						}
+						go func() {
+							defer raw.Close()
+							hc := &heldConn{Conn: raw}
+							sc := tls.Server(hc, conf)
+							req, err := http.ReadRequest(bufio.NewReader(sc))
+							if err != nil {
+								return
+							}
+							if _, err := io.Copy(io.Discard, req.Body); err != nil {
+								return
+							}
+							hc.hold = true
+							_, _ = io.WriteString(sc, tc.answer)
+							_ = sc.CloseWrite() // close_notify, held with the answer
+							if hc.flush() != nil {
+								return
+							}
+							_, _ = io.Copy(io.Discard, raw) // until the client closes
+						}()
+					}
+				}()
+				d := unaskedDelivererTrusting(t, "https://"+ln.Addr().String()+"/hook", roots)
+				a1 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}).Last()
+				if a1.Status != 200 || a1.Conn == nil {
+					t.Fatalf("first call: %+v, want a 200 on a watched connection", a1)
+				}
+				r2 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)})
+				a2 := r2.Last()
+				if a2.Status != 200 || r2.Tries() != 1 || a2.Conn == a1.Conn {
+					t.Fatalf("second call: %+v in %d tries, want a 200 on a new connection, at once", a2, r2.Tries())
+				}
+				a1.Conn.Settle()
+				first, seen := a1.Conn.Unasked()
+				if seen != tc.unasked || first != "" {
+					t.Errorf("first connection: Unasked() = %q, %v; want \"\", %v", first, seen, tc.unasked)
+				}
+				if got := a1.Conn.Followed(a1.ConnCall); got != tc.unasked {
+					t.Errorf("bytes followed the first call's answer: %v, want %v", got, tc.unasked)
+				}
+			})
+		}
 	}
 }

@@ -93,7 +93,8 @@ type watchConn struct {
 	// (readyTLS).
 	sock *watchConn
 	// pendErr is the error a read over TLS returned with bytes (the
-	// receiver's close_notify read with its last record), kept for the
+	// receiver's close_notify read with its last record: crypto/tls does
+	// that over TLS 1.2, where an alert's record type shows), kept for the
 	// next read: net/http reads a connection's close with bytes as its
 	// end after them, never puts it back idle, and bytes past the answer
 	// in that read would go unseen. pendClose says one is kept: the
