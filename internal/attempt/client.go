@@ -92,6 +92,8 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 			}
 			return newWatchConn(c, notes), nil
 		},
+		// HTTP/1.1 over TLS watched above the records too (dialTLS): the
+		// answers' bytes are seen there, as on a plain connection.
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: dialer.Timeout,
 		MaxIdleConns:        conc * 2,
@@ -113,6 +115,9 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	}
 	h2.dial = func(ctx context.Context, authority string) (*tls.Conn, error) {
 		return dialH2(ctx, tr, tlsConf, authority)
+	}
+	tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return dialTLS(ctx, tr, tlsConf, notes, network, addr)
 	}
 	c := &http.Client{Transport: idleClosing{tr, h2, notes}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
@@ -156,6 +161,66 @@ func dialH2(ctx context.Context, tr *http.Transport, conf *tls.Config, authority
 	}
 	return tc, nil
 }
+
+// dialTLS opens an https connection to addr for tr, as tr would on its
+// own (tr's dial, its TLS configuration, the handshake bounded by its
+// TLSHandshakeTimeout with net/http's words), and watches an HTTP/1.1 one
+// above its records (newTLSWatch): under them the socket holds records,
+// where an answer's bytes cannot be told from a session ticket. One that
+// agreed on HTTP/2 is handed back as it is, for tr's TLSNextProto, as is
+// one to a proxy: tr dials addr over TLS itself only for an https proxy
+// (an http one gets its CONNECT on tr's DialContext, and the receiver's
+// TLS on top, unwatched above the records), and what goes over that is
+// the proxy's, not the receiver's.
+func dialTLS(ctx context.Context, tr *http.Transport, conf *tls.Config, notes *clientNotes, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	c, err := tr.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	conf = conf.Clone()
+	if conf.ServerName == "" {
+		conf.ServerName = host
+	}
+	tc := tls.Client(c, conf)
+	hctx, cancel := ctx, context.CancelFunc(func() {})
+	if d := tr.TLSHandshakeTimeout; d > 0 {
+		hctx, cancel = context.WithTimeoutCause(ctx, d, errTLSHandshakeTimeout)
+	}
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		c.Close()
+		if context.Cause(hctx) == errTLSHandshakeTimeout {
+			return nil, errTLSHandshakeTimeout
+		}
+		return nil, err
+	}
+	if tc.ConnectionState().NegotiatedProtocol == http2Proto {
+		return tc, nil
+	}
+	if proxy, err := tr.Proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: addr}}); err != nil || proxy != nil {
+		return tc, nil
+	}
+	wc, ok := c.(*watchConn)
+	if !ok {
+		return tc, nil
+	}
+	return newTLSWatch(tc, wc, notes), nil
+}
+
+// tlsHandshakeTimeout is net/http's own error for a handshake its
+// TLSHandshakeTimeout ended, which dialTLS stands in for: the same words,
+// a timeout.
+type tlsHandshakeTimeout struct{}
+
+func (tlsHandshakeTimeout) Timeout() bool   { return true }
+func (tlsHandshakeTimeout) Temporary() bool { return true }
+func (tlsHandshakeTimeout) Error() string   { return "net/http: TLS handshake timeout" }
+
+var errTLSHandshakeTimeout error = tlsHandshakeTimeout{}
 
 var (
 	errH2Proxied = errors.New("the receiver is reached through a proxy")

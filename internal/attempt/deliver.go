@@ -99,7 +99,7 @@ type Attempt struct {
 	// malformed chunked encoding, say, which "error" alone would hide.
 	BodyErr string `json:"-"`
 	// Conn is the connection the answer was read on (net/http's path,
-	// plain HTTP/1 or under TLS; nil on the fast path and HTTP/2): found
+	// plain HTTP/1 or HTTP/1.1 over TLS; nil on the fast path and HTTP/2): found
 	// later holding bytes no call asked for, its answers cannot be matched
 	// to calls (Conn.Unasked).
 	Conn *Conn `json:"-"`
@@ -506,12 +506,14 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 }
 
 // fitConn says whether a connection net/http gave a call may carry it: a
-// kept-alive HTTP/1 one, plain or under TLS, is checked (watchConn.ready);
+// kept-alive HTTP/1 one, plain or over TLS, is checked (watchConn.ready);
 // a new one is taken, and so is an HTTP/2 one, whose socket carries the
-// receiver's frames for other streams. Under TLS the socket is looked at
-// below the records: whatever waits on an idle HTTP/1 connection is no
-// answer (a close_notify, bytes no call asked for), and the call goes on
-// a new connection, as on a plain one.
+// receiver's frames for other streams. HTTP/1.1 over TLS is watched
+// above its records (dialTLS), and waits until what came to its socket
+// was read through the TLS (readyTLS); one reached through a proxy is
+// TLS on a watched socket, looked at below the records: whatever waits
+// there on an idle connection (a close_notify, a session ticket, bytes no
+// call asked for) sends the call on a new connection, as on a plain one.
 func fitConn(ctx context.Context, i httptrace.GotConnInfo) bool {
 	if !i.Reused {
 		return true

@@ -4,6 +4,7 @@ package attempt
 
 import (
 	"net"
+	"os"
 	"syscall"
 )
 
@@ -67,4 +68,53 @@ func peekBytes(c net.Conn, p []byte) int {
 		}
 	})
 	return n
+}
+
+// readableWait waits until a socket has something to read (bytes, the
+// peer's close, an error) without taking the bytes. Made once for a
+// connection, so that a wait allocates nothing; only its reading
+// goroutine uses it.
+type readableWait struct {
+	rc     syscall.RawConn
+	local  net.Addr
+	remote net.Addr
+	look   func(fd uintptr) bool
+	b      [1]byte
+	failed syscall.Errno
+}
+
+// newReadableWait is the wait for c's socket, nil when c is none.
+func newReadableWait(c net.Conn) *readableWait {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	w := &readableWait{rc: rc, local: c.LocalAddr(), remote: c.RemoteAddr()}
+	w.look = func(fd uintptr) bool {
+		_, e := peekByte(fd, w.b[:])
+		if e == syscall.EAGAIN {
+			return false
+		}
+		w.failed = e
+		return true
+	}
+	return w
+}
+
+// wait waits for the socket; its close or read deadline ends the wait
+// too, and the read that follows says so. A look that meets the socket's
+// error (a reset) takes it, and the read would then see the connection's
+// end instead: that error is returned, in the words a read of the
+// connection would have given it.
+func (w *readableWait) wait() error {
+	w.failed = 0
+	_ = w.rc.Read(w.look)
+	if w.failed == 0 {
+		return nil
+	}
+	return &net.OpError{Op: "read", Net: w.local.Network(), Source: w.local, Addr: w.remote, Err: os.NewSyscallError("read", w.failed)}
 }

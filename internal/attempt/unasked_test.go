@@ -3,6 +3,8 @@ package attempt
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -19,11 +21,22 @@ import (
 // (both from 0).
 func unaskedServer(t *testing.T, answer func(conn, k int, c net.Conn)) string {
 	t.Helper()
+	return unaskedServerOver(t, nil, answer)
+}
+
+// unaskedServerOver is unaskedServer, over TLS when conf is set (its
+// URL then https): c is then the *tls.Conn, whose writes are records.
+func unaskedServerOver(t *testing.T, conf *tls.Config, answer func(conn, k int, c net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	scheme := "http"
+	if conf != nil {
+		ln, scheme = tls.NewListener(ln, conf), "https"
+	}
 	go func() {
 		for conn := 0; ; conn++ {
 			c, err := ln.Accept()
@@ -46,12 +59,19 @@ func unaskedServer(t *testing.T, answer func(conn, k int, c net.Conn)) string {
 			}(conn)
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/hook"
+	return scheme + "://" + ln.Addr().String() + "/hook"
 }
 
 func unaskedDeliverer(t *testing.T, target string) *Deliverer {
 	t.Helper()
-	cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1})
+	return unaskedDelivererTrusting(t, target, nil)
+}
+
+// unaskedDelivererTrusting is unaskedDeliverer, trusting roots (nil: the
+// system's).
+func unaskedDelivererTrusting(t *testing.T, target string, roots *x509.CertPool) *Deliverer {
+	t.Helper()
+	cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1, RootCAs: roots})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,55 +128,79 @@ func TestConnNotesBytesNoCallAskedFor(t *testing.T) {
 		{name: "408 on idle", answer: func(int) string { return answer200 }, apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
 			status2: 200},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			st := step{make(chan struct{}), make(chan struct{})}
-			target := unaskedServer(t, func(conn, k int, c net.Conn) {
-				if _, err := io.WriteString(c, tc.answer(k)); err != nil {
-					return
+		// Over TLS (HTTP/1.1, the receiver offering no h2) the same: the
+		// bytes are looked at above the records.
+		for _, overTLS := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, TLS %v", tc.name, overTLS), func(t *testing.T) {
+				t.Parallel()
+				st := step{make(chan struct{}), make(chan struct{})}
+				var conf *tls.Config
+				var roots *x509.CertPool
+				if overTLS {
+					conf, roots = http1TLS(t)
 				}
-				if conn == 0 && k == 0 && tc.apart != "" {
-					<-st.more
-					_, _ = io.WriteString(c, tc.apart)
-					if tc.apart[9:12] == "408" {
-						c.(*net.TCPConn).CloseWrite()
+				target := unaskedServerOver(t, conf, func(conn, k int, c net.Conn) {
+					// One write each: over TLS one record, as a receiver's
+					// answer written at once.
+					if _, err := io.WriteString(c, tc.answer(k)); err != nil {
+						return
 					}
-					close(st.wrote)
+					if conn == 0 && k == 0 && tc.apart != "" {
+						<-st.more
+						_, _ = io.WriteString(c, tc.apart)
+						if tc.apart[9:12] == "408" {
+							c.(interface{ CloseWrite() error }).CloseWrite()
+						}
+						close(st.wrote)
+					}
+				})
+				d := unaskedDelivererTrusting(t, target, roots)
+				r1 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)})
+				a1 := r1.Last()
+				if a1.Status == 0 || a1.Conn == nil {
+					t.Fatalf("first call: %+v, want an answer on a watched connection", a1)
+				}
+				if tc.apart != "" {
+					close(st.more)
+					<-st.wrote
+				}
+				a2 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}).Last()
+				if a2.Status != tc.status2 {
+					t.Fatalf("second call got %d (%s), want %d", a2.Status, a2.Err, tc.status2)
+				}
+				if got := a2.Conn == a1.Conn; got != tc.sameConn {
+					t.Fatalf("second answer on the first one's connection: %v, want %v", got, tc.sameConn)
+				}
+				a1.Conn.Settle()
+				a2.Conn.Settle()
+				first, seen := a1.Conn.Unasked()
+				if seen != tc.unasked || first != tc.first {
+					t.Fatalf("first connection: Unasked() = %q, %v; want %q, %v", first, seen, tc.first, tc.unasked)
+				}
+				// The bytes are blamed on the answer they followed: the last
+				// read on the connection before they were found.
+				if got := a1.Conn.Followed(a1.ConnCall); got != tc.followed1 {
+					t.Errorf("bytes followed the first call's answer: %v, want %v", got, tc.followed1)
+				}
+				if got := a2.Conn.Followed(a2.ConnCall); got != tc.followed2 {
+					t.Errorf("bytes followed the second call's answer: %v, want %v", got, tc.followed2)
 				}
 			})
-			d := unaskedDeliverer(t, target)
-			r1 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)})
-			a1 := r1.Last()
-			if a1.Status == 0 || a1.Conn == nil {
-				t.Fatalf("first call: %+v, want an answer on a watched connection", a1)
-			}
-			if tc.apart != "" {
-				close(st.more)
-				<-st.wrote
-			}
-			a2 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}).Last()
-			if a2.Status != tc.status2 {
-				t.Fatalf("second call got %d (%s), want %d", a2.Status, a2.Err, tc.status2)
-			}
-			if got := a2.Conn == a1.Conn; got != tc.sameConn {
-				t.Fatalf("second answer on the first one's connection: %v, want %v", got, tc.sameConn)
-			}
-			a1.Conn.Settle()
-			a2.Conn.Settle()
-			first, seen := a1.Conn.Unasked()
-			if seen != tc.unasked || first != tc.first {
-				t.Fatalf("first connection: Unasked() = %q, %v; want %q, %v", first, seen, tc.first, tc.unasked)
-			}
-			// The bytes are blamed on the answer they followed: the last
-			// read on the connection before they were found.
-			if got := a1.Conn.Followed(a1.ConnCall); got != tc.followed1 {
-				t.Errorf("bytes followed the first call's answer: %v, want %v", got, tc.followed1)
-			}
-			if got := a2.Conn.Followed(a2.ConnCall); got != tc.followed2 {
-				t.Errorf("bytes followed the second call's answer: %v, want %v", got, tc.followed2)
-			}
-		})
+		}
 	}
+}
+
+// http1TLS is a TLS configuration for a test receiver on 127.0.0.1 that
+// offers HTTP/1.1 alone in ALPN, and the roots that trust its
+// certificate (httptest's).
+func http1TLS(t *testing.T) (*tls.Config, *x509.CertPool) {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS()
+	defer ts.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(ts.Certificate())
+	return &tls.Config{Certificates: ts.TLS.Certificates, NextProtos: []string{"http/1.1"}}, roots
 }
 
 // A receiver that answers each call once has nothing noted on any

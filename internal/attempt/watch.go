@@ -57,13 +57,15 @@ type watchConn struct {
 	// twice, a 204 with a body, a Content-Length shorter than what it
 	// sends) are read by net/http as the next call's answer, or make it
 	// drop the connection unsaid. They are noted here, on a plain
-	// connection (under TLS the socket holds records, and a close_notify
-	// is bytes too), from the moment net/http put it back idle after an
-	// answer (PutIdleConn: the answer was read whole, and no call is
-	// outstanding on it) until the next write on it (a call's):
+	// connection, or above the records of HTTP/1.1 over TLS (sock; under
+	// them the socket holds records, and a session ticket or a
+	// close_notify is bytes too), from the moment net/http put it back
+	// idle after an answer (PutIdleConn: the answer was read whole, and
+	// no call is outstanding on it) until the next write on it (a call's):
 	//   - a read that returned bytes then (not a 408, which a receiver
 	//     sends as it closes an idle connection: RFC 9110, 15.5.9);
-	//   - the look before the next call (ready) finding bytes;
+	//   - the look before the next call (ready) finding bytes (plain
+	//     only: over TLS it waits for the read of what came, readyTLS);
 	//   - net/http closing the connection then with no read of ours and no
 	//     error: its reader found bytes left in its buffer after the
 	//     answer, which came with it.
@@ -82,6 +84,29 @@ type watchConn struct {
 	stray        atomic.Pointer[strayNote]
 	notes        *clientNotes
 	note         Conn
+
+	// sock, when set, is the watched socket under this connection's TLS
+	// (newTLSWatch): this one is HTTP/1.1 over TLS, watched above the
+	// records, where the answers' bytes are, as a plain one is on its
+	// socket. Its look before a call is not a look at the socket, which
+	// holds records (a session ticket, a key update, a close_notify are
+	// bytes too): it waits until what came has been read through the TLS
+	// (readyTLS).
+	sock *watchConn
+	// pendErr is the error a read over TLS returned with bytes (the
+	// receiver's close_notify read with its last record: crypto/tls does
+	// that over TLS 1.2, where an alert's record type shows), kept for the
+	// next read: net/http reads a connection's close with bytes as its
+	// end after them, never puts it back idle, and bytes past the answer
+	// in that read would go unseen. pendClose says one is kept: the
+	// connection carries no call. Only the reading goroutine touches
+	// pendErr.
+	pendErr   error
+	pendClose atomic.Bool
+	// readable, set on the socket under HTTP/1.1 over TLS (another
+	// watchConn's sock), has a read wait for bytes before it takes them.
+	// Set before net/http has the connection, never after.
+	readable *readableWait
 }
 
 // strayNote is what a connection found holding bytes no call asked for
@@ -163,8 +188,10 @@ func (n *Conn) Settle() {
 	c := n.c
 	// Put back idle, net/http's reader looks at its buffer first: bytes
 	// left there after the answer, it closes the connection; none, it
-	// reads the socket.
-	for c.isIdle() && !c.closed.Load() && !c.waiting.Load() {
+	// reads the socket (over TLS, until what came to it was read through
+	// the TLS: readyTLS).
+	for c.isIdle() && !c.closed.Load() && (c.sock == nil && !c.waiting.Load() ||
+		c.sock != nil && (c.pendClose.Load() || !c.sock.quiet())) {
 		<-c.kick
 	}
 	if !c.closed.Load() {
@@ -223,9 +250,10 @@ func is408(b []byte) bool {
 }
 
 // look notes what an idle connection's socket holds: bytes no call asked
-// for, unless they are a 408.
+// for, unless they are a 408. Over TLS the socket holds records: nothing
+// to look at.
 func (c *watchConn) look() {
-	if !c.isIdle() || !c.plain.Load() {
+	if !c.isIdle() || !c.plain.Load() || c.sock != nil {
 		return
 	}
 	var b [maxStrayLine]byte
@@ -269,6 +297,35 @@ func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
 	return wc
 }
 
+// newTLSWatch watches tc, HTTP/1.1 over TLS on the watched socket sock,
+// above its records. The two share their kick: a wait on this one
+// (readyTLS, Settle) ends on a change of the socket's reads too.
+func newTLSWatch(tc *tls.Conn, sock *watchConn, notes *clientNotes) *watchConn {
+	sock.readable = newReadableWait(sock.Conn)
+	wc := &watchConn{Conn: tc, kick: sock.kick, notes: notes, sock: sock}
+	wc.note.c = wc
+	wc.idleGen.Store(-1)
+	// The first bytes are an answer's, decrypted: no h2c SETTINGS to tell.
+	wc.firstRead.Store(true)
+	return wc
+}
+
+// wire is the watched socket the connection's bytes cross: its own, or
+// the one under its TLS. What of a call went out (callConn.resend) is
+// counted there.
+func (c *watchConn) wire() *watchConn {
+	if c.sock != nil {
+		return c.sock
+	}
+	return c
+}
+
+// quiet says a read of the socket waits, and nothing has come to it
+// since: whatever came before was read, and through the TLS above it.
+func (c *watchConn) quiet() bool {
+	return c.waiting.Load() && peekIdle(c.Conn)
+}
+
 func (c *watchConn) signal() {
 	select {
 	case c.kick <- struct{}{}:
@@ -279,12 +336,27 @@ func (c *watchConn) signal() {
 func (c *watchConn) Read(p []byte) (int, error) {
 	c.reading.Add(1)
 	defer c.readEnd()
+	if c.sock != nil {
+		return c.readTLS(p)
+	}
 	if !peekIdle(c.Conn) {
 		// Something is there: the read returns at once.
 		return c.read(p)
 	}
 	c.waiting.Store(true)
 	c.signal()
+	if c.readable != nil {
+		// Nothing is taken from the socket while waiting is set: once a
+		// read has taken bytes, its decrypting (and their noting above
+		// the records) is still to come, and readyTLS, seeing waiting
+		// and an empty socket, would send a call before them.
+		err := c.readable.wait()
+		c.waiting.Store(false)
+		if err != nil {
+			return c.noteRead(p, 0, err)
+		}
+		return c.read(p)
+	}
 	n, err := c.read(p)
 	c.waiting.Store(false)
 	return n, err
@@ -297,6 +369,26 @@ func (c *watchConn) readEnd() {
 	}
 }
 
+// readTLS reads HTTP/1.1 over TLS: the bytes as the receiver sent them.
+// waiting is set while it reads: net/http closing the connection then is
+// not for bytes left in its buffer (Close). An error that came with bytes
+// is returned by the next read (pendErr).
+func (c *watchConn) readTLS(p []byte) (int, error) {
+	c.waiting.Store(true)
+	defer c.waiting.Store(false)
+	if err := c.pendErr; err != nil {
+		c.pendErr = nil
+		return c.noteRead(p, 0, err)
+	}
+	n, err := c.Conn.Read(p)
+	if n > 0 && err != nil {
+		c.pendErr = err
+		c.pendClose.Store(true)
+		err = nil
+	}
+	return c.noteRead(p, n, err)
+}
+
 // read reads c, noting the bytes begun by then and the first error.
 func (c *watchConn) read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
@@ -304,6 +396,12 @@ func (c *watchConn) read(p []byte) (int, error) {
 		c.h2Settings.Store(isH2Settings(p[:n]))
 		c.firstRead.Store(true)
 	}
+	return c.noteRead(p, n, err)
+}
+
+// noteRead notes a read of n bytes into p that returned err: the bytes
+// begun by then, the first error, and bytes no call asked for.
+func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
 	c.readBegun.Store(c.begun.Load())
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
@@ -327,7 +425,7 @@ func (c *watchConn) Write(p []byte) (int, error) {
 		// "use of closed network connection" be.
 		return 0, *e
 	}
-	if c.closed.Load() {
+	if c.closed.Load() || c.pendClose.Load() {
 		return 0, errUnfit
 	}
 	c.begun.Add(int64(len(p)))
@@ -352,6 +450,9 @@ func (c *watchConn) Close() error {
 // it waits until net/http reads it idle, or has closed it; an unfit one
 // is closed. ctx bounds the wait (the attempt's).
 func (c *watchConn) ready(ctx context.Context) bool {
+	if c.sock != nil {
+		return c.readyTLS(ctx)
+	}
 	for {
 		switch {
 		case c.closed.Load():
@@ -364,6 +465,30 @@ func (c *watchConn) ready(ctx context.Context) bool {
 			c.ours.Store(true)
 			c.Close()
 			return false
+		}
+		select {
+		case <-c.kick:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// readyTLS is ready over TLS: the socket cannot be looked at for an
+// answer's bytes, so it waits until net/http's reader has read through
+// the TLS whatever came to the socket, and waits on it again (quiet); a
+// record that was no answer (a session ticket) leaves the connection
+// fit, bytes no call asked for are noted by that read, and the
+// receiver's close ends it (net/http's reader closes it). A connection
+// whose close came with its last bytes (pendClose) is fit for nothing:
+// net/http's reader closes it next, or on bytes left in its buffer.
+func (c *watchConn) readyTLS(ctx context.Context) bool {
+	for {
+		switch {
+		case c.closed.Load():
+			return false
+		case !c.pendClose.Load() && c.sock.quiet():
+			return true
 		}
 		select {
 		case <-c.kick:
@@ -468,7 +593,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		wc.refuse.Store(&s.sent)
 		return
 	}
-	s.conn, s.at, s.given = wc, wc.begun.Load(), wc.gen.Load()
+	s.conn, s.at, s.given = wc, wc.wire().begun.Load(), wc.gen.Load()
 	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
 }
 
@@ -521,8 +646,11 @@ const http2Proto = "h2"
 // to: a sentError when some of it was begun on its connection before the
 // read that found the connection failed returned, nil otherwise.
 func (s *callConn) resend() error {
-	c := s.conn
-	if c == nil || s.answered.Load() || c.readBegun.Load() <= s.at {
+	if s.conn == nil {
+		return nil
+	}
+	c := s.conn.wire()
+	if s.answered.Load() || c.readBegun.Load() <= s.at {
 		return nil
 	}
 	e := sentError{cause: io.EOF} // a TLS close_notify: no read error below it

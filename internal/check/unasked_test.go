@@ -3,9 +3,13 @@ package check
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
 )
@@ -77,11 +82,22 @@ const (
 // 408 as a receiver that closes an idle one does.
 func connReceiver(t *testing.T, answer func(k int) string, apart string, more, wrote chan struct{}) string {
 	t.Helper()
+	return connReceiverOver(t, nil, answer, apart, more, wrote)
+}
+
+// connReceiverOver is connReceiver, over TLS when conf is set (its URL
+// then https): each answer one write, so one record.
+func connReceiverOver(t *testing.T, conf *tls.Config, answer func(k int) string, apart string, more, wrote chan struct{}) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	scheme := "http"
+	if conf != nil {
+		ln, scheme = tls.NewListener(ln, conf), "https"
+	}
 	go func() {
 		for conn := 0; ; conn++ {
 			c, err := ln.Accept()
@@ -106,7 +122,7 @@ func connReceiver(t *testing.T, answer func(k int) string, apart string, more, w
 						<-more
 						_, _ = io.WriteString(c, apart)
 						if strings.Contains(apart, " 408 ") {
-							c.(*net.TCPConn).CloseWrite()
+							c.(interface{ CloseWrite() error }).CloseWrite()
 						}
 						close(wrote)
 					}
@@ -114,7 +130,20 @@ func connReceiver(t *testing.T, answer func(k int) string, apart string, more, w
 			}(conn)
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/hook"
+	return scheme + "://" + ln.Addr().String() + "/hook"
+}
+
+// http1TLS is a TLS configuration for a test receiver on 127.0.0.1 that
+// offers HTTP/1.1 alone in ALPN, and the roots that trust its
+// certificate (httptest's).
+func http1TLS(t *testing.T) (*tls.Config, *x509.CertPool) {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS()
+	defer ts.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(ts.Certificate())
+	return &tls.Config{Certificates: ts.TLS.Certificates, NextProtos: []string{"http/1.1"}}, roots
 }
 
 // A receiver that sends bytes no call asked for after an answer on a
@@ -143,9 +172,10 @@ func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 		// only after the next call went out on that connection, which
 		// then reads it as its answer and is the case blamed (for its
 		// own answer, left after it: the status blamed is the 500), or,
-		// handed it before any of the call was written, is not judged.
-		// Either way one case fails for the bytes and none passes or
-		// fails on an answer not its own.
+		// handed it before any of the call was written, is not judged,
+		// as is every call after it on that connection whose answer may
+		// be the one before's. Either way exactly one case fails for the
+		// bytes and none passes or fails on an answer not its own.
 		racy bool
 	}{
 		// The first call's second answer comes with the second call's:
@@ -167,70 +197,87 @@ func TestBytesAfterAnAnswerFailTheCaseTheyFollowed(t *testing.T) {
 		{name: "408 on idle", answer: func(int) string { return ok200 },
 			apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", pass: n},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			more, wrote := make(chan struct{}), make(chan struct{})
-			cfg := testConfig(t, connReceiver(t, tc.answer, tc.apart, more, wrote))
-			cfg.Signer = nil
-			cfg.Checks = []string{acceptsValid}
-			if tc.apart != "" {
-				var once sync.Once
-				// Graded, the first case's answer was read whole: what
-				// comes now on its connection follows it.
-				cfg.Progress = func(Progress) {
-					once.Do(func() {
-						close(more)
-						<-wrote
-					})
+		// Over TLS (HTTP/1.1, no h2 offered) the same: before, nothing
+		// was noted there, and the run passed or failed on other calls'
+		// answers.
+		for _, overTLS := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, TLS %v", tc.name, overTLS), func(t *testing.T) {
+				t.Parallel()
+				more, wrote := make(chan struct{}), make(chan struct{})
+				var conf *tls.Config
+				var roots *x509.CertPool
+				if overTLS {
+					conf, roots = http1TLS(t)
 				}
-			}
-			sum, results, err := run(t, context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rs := ofCheck(results, acceptsValid)
-			var fail, inconc, pass int
-			for _, r := range rs {
-				switch {
-				case r.Verdict == Fail:
-					fail++
-					status := tc.status
-					if tc.racy && strings.Contains(r.Reason, `read as its own ("500 Internal Server Error")`) {
-						status = "500 Internal Server Error" // the next call read the late second answer
+				cfg := testConfig(t, connReceiverOver(t, conf, tc.answer, tc.apart, more, wrote))
+				if overTLS {
+					client, err := envClient(attempt.ClientOptions{Timeout: callTimeout, Concurrency: 16, RootCAs: roots})
+					if err != nil {
+						t.Fatal(err)
 					}
-					for _, want := range []string{
-						"after the answer read as its own (" + strconv.QuoteToASCII(status) + ") the receiver sent more bytes on the kept-alive connection that no call asked for",
-						"a sender reusing the connection reads them as its next call's answer (" + unaskedRule + ")",
-					} {
-						if !strings.Contains(r.Reason, want) {
-							t.Errorf("%s: fail %q, want it to say %q", r.Case.Name, r.Reason, want)
-						}
-					}
-					if tc.apart != "" && status == tc.status && !strings.Contains(r.Reason, `starting "HTTP/1.1 500 Internal Server Error"`) {
-						t.Errorf("%s: %q, want the bytes' first line", r.Case.Name, r.Reason)
-					}
-				case r.Verdict == Warn && r.Inconclusive && strings.Contains(r.Reason, "no call asked for"):
-					inconc++
-				case r.Verdict == Pass:
-					pass++
-				default:
-					t.Errorf("%s: %s %q", r.Case.Name, r.Verdict, r.Reason)
+					cfg.Client = client
 				}
-				if strings.ContainsRune(r.Reason, 0x1b) {
-					t.Errorf("%s: reason %q quotes the receiver's bytes raw", r.Case.Name, r.Reason)
+				cfg.Signer = nil
+				cfg.Checks = []string{acceptsValid}
+				if tc.apart != "" {
+					var once sync.Once
+					// Graded, the first case's answer was read whole: what
+					// comes now on its connection follows it.
+					cfg.Progress = func(Progress) {
+						once.Do(func() {
+							close(more)
+							<-wrote
+						})
+					}
 				}
-			}
-			racing := tc.racy && fail == tc.fail && inconc <= 1 && fail+inconc+pass == n
-			if !racing && (fail != tc.fail || inconc != tc.inconc || pass != tc.pass) {
-				t.Errorf("%d failed, %d inconclusive, %d passed; want %d, %d, %d", fail, inconc, pass, tc.fail, tc.inconc, tc.pass)
+				sum, results, err := run(t, context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs := ofCheck(results, acceptsValid)
+				var fail, inconc, pass int
 				for _, r := range rs {
-					t.Logf("%s: %s %q", r.Case.Name, r.Verdict, r.Reason)
+					switch {
+					case r.Verdict == Fail:
+						fail++
+						status := tc.status
+						if tc.racy && strings.Contains(r.Reason, `read as its own ("500 Internal Server Error")`) {
+							status = "500 Internal Server Error" // the next call read the late second answer
+						}
+						for _, want := range []string{
+							"after the answer read as its own (" + strconv.QuoteToASCII(status) + ") the receiver sent more bytes on the kept-alive connection that no call asked for",
+							"a sender reusing the connection reads them as its next call's answer (" + unaskedRule + ")",
+						} {
+							if !strings.Contains(r.Reason, want) {
+								t.Errorf("%s: fail %q, want it to say %q", r.Case.Name, r.Reason, want)
+							}
+						}
+						if tc.apart != "" && status == tc.status && !strings.Contains(r.Reason, `starting "HTTP/1.1 500 Internal Server Error"`) {
+							t.Errorf("%s: %q, want the bytes' first line", r.Case.Name, r.Reason)
+						}
+					case r.Verdict == Warn && r.Inconclusive && strings.Contains(r.Reason, "no call asked for"):
+						inconc++
+					case r.Verdict == Pass:
+						pass++
+					default:
+						t.Errorf("%s: %s %q", r.Case.Name, r.Verdict, r.Reason)
+					}
+					if strings.ContainsRune(r.Reason, 0x1b) {
+						t.Errorf("%s: reason %q quotes the receiver's bytes raw", r.Case.Name, r.Reason)
+					}
 				}
-			}
-			if tl := sum.Checks[acceptsValid]; tl.Fail != fail || tl.Inconclusive != inconc || tl.Warn != inconc || tl.Pass != pass {
-				t.Errorf("tally %+v, want it to count the verdicts said", *tl)
-			}
-		})
+				racing := tc.racy && fail == tc.fail && fail+inconc+pass == n
+				if !racing && (fail != tc.fail || inconc != tc.inconc || pass != tc.pass) {
+					t.Errorf("%d failed, %d inconclusive, %d passed; want %d, %d, %d", fail, inconc, pass, tc.fail, tc.inconc, tc.pass)
+					for _, r := range rs {
+						t.Logf("%s: %s %q", r.Case.Name, r.Verdict, r.Reason)
+					}
+				}
+				if tl := sum.Checks[acceptsValid]; tl.Fail != fail || tl.Inconclusive != inconc || tl.Warn != inconc || tl.Pass != pass {
+					t.Errorf("tally %+v, want it to count the verdicts said", *tl)
+				}
+			})
+		}
 	}
 }
 

@@ -1,0 +1,116 @@
+package attempt
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+)
+
+// dialTLS stands in for net/http's own TLS set-up: an HTTP/1.1
+// connection is watched above its records; one that agreed on HTTP/2,
+// and one to an https proxy, are the *tls.Conn net/http hands its
+// TLSNextProto or its CONNECT, as before; a handshake its time limit ends
+// fails with net/http's words, a timeout.
+func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
+	t.Parallel()
+	proxied := func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy.invalid:3128") }
+	for _, tc := range []struct {
+		name    string
+		alpn    []string
+		proxy   func(*http.Request) (*url.URL, error)
+		watched bool
+	}{
+		{name: "HTTP/1.1", alpn: []string{"http/1.1"}, watched: true},
+		{name: "no ALPN", watched: true},
+		{name: "HTTP/2", alpn: []string{"h2", "http/1.1"}},
+		{name: "HTTP/1.1 to a proxy", alpn: []string{"http/1.1"}, proxy: proxied},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			conf, roots := http1TLS(t)
+			conf.NextProtos = tc.alpn
+			ln, err := tls.Listen("tcp", "127.0.0.1:0", conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go func() {
+						defer c.Close()
+						_ = c.(*tls.Conn).Handshake()
+						var b [1]byte
+						_, _ = c.Read(b[:]) // until the client closes
+					}()
+				}
+			}()
+			notes := new(clientNotes)
+			tr := &http.Transport{
+				Proxy: tc.proxy,
+				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					c, err := new(net.Dialer).DialContext(ctx, network, addr)
+					if err != nil {
+						return nil, err
+					}
+					return newWatchConn(c, notes), nil
+				},
+				TLSHandshakeTimeout: time.Minute,
+			}
+			if tr.Proxy == nil {
+				tr.Proxy = http.ProxyFromEnvironment
+			}
+			c, err := dialTLS(context.Background(), tr, &tls.Config{RootCAs: roots, NextProtos: []string{http2Proto, "http/1.1"}}, notes, "tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			wc, watched := c.(*watchConn)
+			if watched != tc.watched {
+				t.Fatalf("dialTLS gave %T, want watched above the records: %v", c, tc.watched)
+			}
+			if watched && (wc.sock == nil || wc.Conn.(*tls.Conn).NetConn() != net.Conn(wc.sock)) {
+				t.Fatalf("watched connection %+v is not over TLS on the watched socket", wc)
+			}
+			if tc, ok := c.(*tls.Conn); ok {
+				if _, ok := tc.NetConn().(*watchConn); !ok {
+					t.Fatalf("TLS on %T, want the watched socket", tc.NetConn())
+				}
+			}
+		})
+	}
+
+	t.Run("handshake timeout", func(t *testing.T) {
+		t.Parallel()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		done := make(chan struct{})
+		t.Cleanup(func() { close(done) })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() { <-done; c.Close() }() // never answers the ClientHello
+			}
+		}()
+		tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: new(net.Dialer).DialContext, TLSHandshakeTimeout: 20 * time.Millisecond}
+		_, err = dialTLS(context.Background(), tr, &tls.Config{}, nil, "tcp", ln.Addr().String())
+		var ne net.Error
+		if err == nil || err.Error() != "net/http: TLS handshake timeout" || !errors.As(err, &ne) || !ne.Timeout() || Classify(err) != KindTimeout {
+			t.Fatalf("dialTLS: %v, want net/http's TLS handshake timeout", err)
+		}
+	})
+}
