@@ -514,8 +514,13 @@ func TestHTTP2ReceiverTakesOneConnection(t *testing.T) {
 	}
 	// The first round: the first connection, at most calls-1 more at once
 	// (ceil(calls/limit)+1, never more than calls), and one more for each
-	// shut down before the maxRefusals-th. The second: none.
-	if most := int64(calls + maxRefusals - 1); accepted[0] > most || accepted[1] != accepted[0] {
+	// shut down before the maxRefusals-th: calls+maxRefusals-1 on a quiet
+	// machine. On a loaded one net/http may also dial for calls it queued
+	// before the pool knew its one connection full (one each, at most;
+	// seen in 5 of 80 runs beside two CPU hogs under -race, on the tree
+	// that brought the pool too): 2*calls bounds it, as the wait above
+	// does. The second round: none, which is the point.
+	if most := int64(2 * calls); accepted[0] > most || accepted[1] != accepted[0] {
 		t.Errorf("whsim opened %d connections, then %d more, to a receiver that shut each after the first down; want at most %d, then none", accepted[0], accepted[1]-accepted[0], most)
 	}
 	cl.CloseIdleConnections()

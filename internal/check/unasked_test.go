@@ -358,8 +358,13 @@ func TestLoadOnConnectionsHoldingUnaskedBytesFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := ofCheck(results, Load)
+	// Counted by the fast path's connections, the reason says on how many;
+	// where its calls went on net/http's (a loaded CI machine's -race run
+	// had all forty there), the answer they followed (strayAfter): both
+	// name the bytes and what a sender makes of them.
 	if len(rs) != 1 || rs[0].Verdict != Fail || rs[0].Inconclusive ||
-		!strings.Contains(rs[0].Reason, "the receiver sent bytes after an answer that no call asked for: a sender reusing the connection reads them as its next call's answer") {
+		!strings.Contains(rs[0].Reason, "no call asked for") ||
+		!strings.Contains(rs[0].Reason, "a sender reusing the connection reads them as its next call's answer") {
 		t.Fatalf("load %+v, want one failure naming the bytes no call asked for", rs)
 	}
 	if strings.Contains(rs[0].Reason, "buckles") {
