@@ -39,13 +39,29 @@ func rawReceiver(t *testing.T, answer func(k int) (string, bool)) net.Listener {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	serveCalls(ln, func(_, k int, c net.Conn) bool {
+		a, ok := answer(k)
+		if !ok {
+			return false
+		}
+		_, err := io.WriteString(c, a)
+		return err == nil
+	})
+	return ln
+}
+
+// serveCalls accepts ln's connections and reads each call on one whole,
+// then has respond answer the k-th call (from 0) of the conn-th
+// connection (from 0) on c; the connection closes when respond says so
+// (false) or the sender ends it.
+func serveCalls(ln net.Listener, respond func(conn, k int, c net.Conn) bool) {
 	go func() {
-		for {
+		for conn := 0; ; conn++ {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go func() {
+			go func(conn int) {
 				defer c.Close()
 				br := bufio.NewReader(c)
 				for k := 0; ; k++ {
@@ -56,18 +72,13 @@ func rawReceiver(t *testing.T, answer func(k int) (string, bool)) net.Listener {
 					if _, err := io.Copy(io.Discard, req.Body); err != nil {
 						return
 					}
-					a, ok := answer(k)
-					if !ok {
-						return
-					}
-					if _, err := io.WriteString(c, a); err != nil {
+					if !respond(conn, k, c) {
 						return
 					}
 				}
-			}()
+			}(conn)
 		}
 	}()
-	return ln
 }
 
 const (
@@ -98,38 +109,20 @@ func connReceiverOver(t *testing.T, conf *tls.Config, answer func(k int) string,
 	if conf != nil {
 		ln, scheme = tls.NewListener(ln, conf), "https"
 	}
-	go func() {
-		for conn := 0; ; conn++ {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func(conn int) {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for k := 0; ; k++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					if _, err := io.Copy(io.Discard, req.Body); err != nil {
-						return
-					}
-					if _, err := io.WriteString(c, answer(k)); err != nil {
-						return
-					}
-					if conn == 0 && k == 0 && apart != "" {
-						<-more
-						_, _ = io.WriteString(c, apart)
-						if strings.Contains(apart, " 408 ") {
-							c.(interface{ CloseWrite() error }).CloseWrite()
-						}
-						close(wrote)
-					}
-				}
-			}(conn)
+	serveCalls(ln, func(conn, k int, c net.Conn) bool {
+		if _, err := io.WriteString(c, answer(k)); err != nil {
+			return false
 		}
-	}()
+		if conn == 0 && k == 0 && apart != "" {
+			<-more
+			_, _ = io.WriteString(c, apart)
+			if strings.Contains(apart, " 408 ") {
+				c.(interface{ CloseWrite() error }).CloseWrite()
+			}
+			close(wrote)
+		}
+		return true
+	})
 	return scheme + "://" + ln.Addr().String() + "/hook"
 }
 
