@@ -188,13 +188,18 @@ func (s *Stats) Add(r *attempt.Result) {
 	}
 }
 
+// StdinUncounted names what a run stopped early left unread on stdin,
+// which NotStarted cannot count: every summary that says "not started"
+// says it in these words.
+const StdinUncounted = "what stdin still held (not counted: it is read once)"
+
 // NotStartedWords says what the run did not start, for a line going on
 // after what it sent: "N not started", with what stdin still held when
 // that could not be counted; "" when nothing.
 func (s *Stats) NotStartedWords() string {
 	switch {
 	case s.NotStartedUncounted && s.NotStarted > 0:
-		return fmt.Sprintf("%d not started, and what stdin still held (not counted: it is read once)", s.NotStarted)
+		return fmt.Sprintf("%d not started, and %s", s.NotStarted, StdinUncounted)
 	case s.NotStartedUncounted:
 		return "what stdin still held not started (not counted: it is read once)"
 	case s.NotStarted > 0:

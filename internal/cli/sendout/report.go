@@ -270,7 +270,7 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 	if st.NotStarted > 0 || st.NotStartedUncounted {
 		b = fmt.Appendf(b, "  not started %d", st.NotStarted)
 		if st.NotStartedUncounted {
-			b = append(b, " and what stdin still held (not counted: it is read once)"...)
+			b = append(b, " and "+load.StdinUncounted...)
 		}
 	}
 	if st.Documents > 0 {
