@@ -26,9 +26,10 @@
 // whsim check. Run-wide trouble (the handler panicked, or used its
 // ResponseWriter after it returned; the receiver stopped answering)
 // fails the test itself; a mistake in the test (a nil
-// handler, an unknown check id, WithChecks naming only checks that cannot
-// run, as signature without a secret or effects without a probe, a probe
-// that errs or holds the document that cannot exist)
+// handler, an unknown check id, WithChecks, or go test -run and -skip,
+// selecting only checks that cannot run, as signature without a secret or
+// effects without a probe, a probe that errs or holds the document that
+// cannot exist)
 // fails it with one message and runs nothing more. So does a call of
 // Check or CheckURL where testing forbids the subtests they make: inside
 // a testing/synctest bubble (Run, which makes none, runs there) or in a

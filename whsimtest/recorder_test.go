@@ -32,6 +32,10 @@ type recorder struct {
 	running  sync.WaitGroup
 	// heard, when set, gets each line the test logs as it logs it.
 	heard chan<- string
+	// selects, when set, is go test's -run and -skip for the subtests
+	// below: Run makes only those whose full name it accepts, and for
+	// the others returns true without calling f, as testing does.
+	selects func(name string) bool
 }
 
 // record runs f as a top-level test named name and returns its record
@@ -78,7 +82,10 @@ func (r *recorder) Name() string             { return r.name }
 func (r *recorder) Context() context.Context { return context.Background() }
 
 func (r *recorder) Run(name string, f func(tb)) bool {
-	c := &recorder{parent: r, name: r.name + "/" + name, signal: make(chan struct{}), release: make(chan struct{})}
+	c := &recorder{parent: r, name: r.name + "/" + name, signal: make(chan struct{}), release: make(chan struct{}), selects: r.selects}
+	if c.selects != nil && !c.selects(c.name) {
+		return true
+	}
 	r.mu.Lock()
 	r.children = append(r.children, c)
 	r.mu.Unlock()

@@ -270,6 +270,75 @@ func TestChecksThatCannotRunAreSkipped(t *testing.T) {
 	}
 }
 
+// go test -run (or -skip) that selects only checks that cannot run fails
+// the test, as WithChecks naming only them does: each selected subtest
+// would skip and the test read as passed with nothing judged. With one
+// check selected that can run, the others skip as usual.
+func TestRunPatternSelectingOnlyChecksThatCannotRun(t *testing.T) {
+	t.Parallel()
+	only := func(ids ...string) func(string) bool {
+		return func(name string) bool {
+			for _, id := range ids {
+				if name == "TestShop/"+id || strings.HasPrefix(name, "TestShop/"+id+"/") {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	s := newShop(t, careful, "")
+	var calls atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1); s.ServeHTTP(w, r) })
+	run := func(selects func(string) bool, opts ...Option) *recorder {
+		r := &recorder{name: "TestShop", signal: make(chan struct{}), release: make(chan struct{}), selects: selects}
+		go r.exec(func(t tb) { checkHandler(t, h, opts) })
+		<-r.signal
+		return r
+	}
+	for _, tc := range []struct {
+		name    string
+		selects []string
+		opts    []Option
+		says    string
+	}{
+		{"effects without a probe", []string{"effects"}, nil, "WithProbe(...)"},
+		{"signature without a secret", []string{"signature"}, []Option{WithChecks("signature", "accepts-valid")}, `WithSecret("whsec_...")`},
+		{"both", []string{"signature", "effects"}, []Option{WithChecks("signature", "effects", "accepts-valid")}, `WithSecret("whsec_...") and WithProbe(...)`},
+	} {
+		calls.Store(0)
+		r := run(only(tc.selects...), tc.opts...)
+		if !r.didFail() || len(r.errs) != 1 || !strings.Contains(r.errs[0], "-run") || !strings.Contains(r.errs[0], tc.says) {
+			t.Errorf("%s: want the test failed once, naming -run and %s:\n%s", tc.name, tc.says, r.said())
+		}
+		if n := calls.Load(); n != 0 {
+			t.Errorf("%s: the handler got %d calls", tc.name, n)
+		}
+		for _, id := range tc.selects {
+			if c := r.find(id); c == nil || !c.skipped || len(c.children) > 0 {
+				t.Errorf("%s: subtest %s: %+v", tc.name, id, c)
+			}
+		}
+	}
+
+	// One selected check that can run: the test is judged on it, and
+	// the one that cannot run skips, as without -run.
+	r := run(only("effects", "duplicates"))
+	if r.didFail() {
+		t.Errorf("effects and duplicates without a probe: failed\n%s", r.said())
+	}
+	if c := r.find("effects"); c == nil || !c.skipped {
+		t.Errorf("effects: %+v", c)
+	}
+	if c := r.find("duplicates"); c == nil || c.skipped || len(c.children) == 0 {
+		t.Errorf("duplicates: %+v", c)
+	}
+	// With the probe, effects alone runs.
+	r = run(only("effects"), WithProbe(s.probe), WithSettle(0))
+	if c := r.find("effects"); r.didFail() || c == nil || c.skipped || len(c.children) == 0 {
+		t.Errorf("effects with a probe: %+v\n%s", c, r.said())
+	}
+}
+
 // WithChecks runs only the checks named: the handler sees no other call.
 func TestWithChecksSendsOnlyThoseChecks(t *testing.T) {
 	t.Parallel()
