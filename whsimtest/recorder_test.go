@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // recorder stands in for *testing.T under Check: it runs subtests as
@@ -36,6 +37,11 @@ type recorder struct {
 	// below: Run makes only those whose full name it accepts, and for
 	// the others returns true without calling f, as testing does.
 	selects func(name string) bool
+	// failFast is go test's -failfast for the subtests below: once a
+	// test of the tree has failed (tripped), Run makes no subtest and
+	// returns true without calling f, as testing does.
+	failFast bool
+	tripped  *atomic.Bool
 }
 
 // record runs f as a top-level test named name and returns its record
@@ -80,10 +86,15 @@ func (r *recorder) exec(f func(tb)) {
 func (r *recorder) Helper()                  {}
 func (r *recorder) Name() string             { return r.name }
 func (r *recorder) Context() context.Context { return context.Background() }
+func (r *recorder) failFastOnly() bool       { return r.failFast }
 
 func (r *recorder) Run(name string, f func(tb)) bool {
-	c := &recorder{parent: r, name: r.name + "/" + name, signal: make(chan struct{}), release: make(chan struct{}), selects: r.selects}
+	c := &recorder{parent: r, name: r.name + "/" + name, signal: make(chan struct{}), release: make(chan struct{}), selects: r.selects,
+		failFast: r.failFast, tripped: r.tripped}
 	if c.selects != nil && !c.selects(c.name) {
+		return true
+	}
+	if c.failFast && c.tripped.Load() {
 		return true
 	}
 	r.mu.Lock()
@@ -109,6 +120,9 @@ func (r *recorder) didFail() bool {
 }
 
 func (r *recorder) Error(args ...any) {
+	if r.tripped != nil {
+		r.tripped.Store(true)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failed = true
