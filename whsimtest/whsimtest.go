@@ -176,12 +176,15 @@ func battery(t tb, caller string, s *settings, client *http.Client, target *url.
 	if len(selected) == 0 || unpaused.Load() {
 		return
 	}
-	// go test -run or -skip may select only checks that cannot run, as
-	// WithChecks may name only them: each subtest would skip, and the
-	// test read as passed with nothing judged.
+	// go test -run or -skip may select only checks that cannot run: each
+	// subtest would skip, and the test read as passed with nothing judged.
+	// The test skips too, saying what is missing: unlike WithChecks
+	// naming only them (a mistake in the test's code, which fails it),
+	// the selection is the command line's, and may span tests that were
+	// never meant to run those checks.
 	if needs := unrunnable(selected, s.signer != nil, s.probe != nil); needs != nil {
 		o.ended = "no check go test -run and -skip selected can run"
-		t.Fatal(fmt.Sprintf("%s: go test -run and -skip selected only the check(s) %s, which need %s: nothing could be checked, and a test whose every check skipped would read as passed",
+		t.Skip(fmt.Sprintf("%s: nothing checked: go test -run and -skip selected only the check(s) %s, which need %s",
 			caller, quoteAll(selected), strings.Join(needs, " and ")))
 	}
 	o.say(t, o.run(t, t.Context(), client, target, selected, mem))
