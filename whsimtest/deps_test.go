@@ -1,7 +1,10 @@
 package whsimtest
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,6 +40,36 @@ func TestNoCLIOrTerminalDependencies(t *testing.T) {
 			if p == bad || strings.HasPrefix(p, bad+"/") || strings.HasSuffix(bad, "/") && strings.HasPrefix(p, bad) {
 				t.Errorf("whsimtest imports %s", p)
 			}
+		}
+	}
+}
+
+// docs/whsimtest.md names every module the package adds to a module that
+// imports it: what go list -deps reaches outside the standard library and
+// whsim.
+func TestDocsNameEveryModuleItAdds(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command(goTool(t), "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var mods []string
+	for _, m := range strings.Fields(string(out)) {
+		if m != "github.com/whsim/whsim" && !slices.Contains(mods, m) {
+			mods = append(mods, m)
+		}
+	}
+	if len(mods) == 0 {
+		t.Fatalf("go list -deps named no module but whsim:\n%s", out)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "whsimtest.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, deps, _ := strings.Cut(string(doc), "## Dependencies and cost")
+	for _, m := range mods {
+		if !strings.Contains(deps, "`"+m+"`") {
+			t.Errorf("docs/whsimtest.md, Dependencies and cost, does not name the module %s, which the package adds", m)
 		}
 	}
 }

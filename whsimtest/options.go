@@ -68,7 +68,23 @@ func newSettings(opts []Option) (*settings, error) {
 // run. As whsim check --checks signature or effects alone (exit 2): a run
 // asked for nothing it can make, which would pass by skipping.
 func nothingRunnable(ids []string, signed, probed bool) string {
-	var quoted, needs []string
+	needs := unrunnable(ids, signed, probed)
+	switch {
+	case len(needs) == 0:
+		return ""
+	case len(ids) > 1:
+		return fmt.Sprintf("WithChecks(%s) needs %s: nothing could be checked", quoteAll(ids), strings.Join(needs, " and "))
+	case ids[0] == check.Effects:
+		return `WithChecks("effects") needs WithProbe(...): without a probe nothing is asked of the store, so there is nothing to check`
+	}
+	return `WithChecks("signature") needs WithSecret("whsec_..."): without a secret nothing is signed, so there is nothing to check`
+}
+
+// unrunnable is the options every check of ids needs, when each needs
+// one that was not given (signature a secret, effects a probe); nil when
+// ids is empty or one of them can run.
+func unrunnable(ids []string, signed, probed bool) []string {
+	var needs []string
 	for _, id := range ids {
 		switch {
 		case id == signatureCheck && !signed:
@@ -76,19 +92,19 @@ func nothingRunnable(ids []string, signed, probed bool) string {
 		case id == check.Effects && !probed:
 			needs = append(needs, "WithProbe(...)")
 		default:
-			return ""
+			return nil
 		}
-		quoted = append(quoted, strconv.Quote(id))
 	}
-	switch {
-	case len(ids) == 0:
-		return ""
-	case len(ids) > 1:
-		return fmt.Sprintf("WithChecks(%s) needs %s: nothing could be checked", strings.Join(quoted, ", "), strings.Join(needs, " and "))
-	case ids[0] == check.Effects:
-		return `WithChecks("effects") needs WithProbe(...): without a probe nothing is asked of the store, so there is nothing to check`
+	return needs
+}
+
+// quoteAll is ids quoted as Go strings, comma-separated.
+func quoteAll(ids []string) string {
+	quoted := make([]string, len(ids))
+	for i, id := range ids {
+		quoted[i] = strconv.Quote(id)
 	}
-	return `WithChecks("signature") needs WithSecret("whsec_..."): without a secret nothing is signed, so there is nothing to check`
+	return strings.Join(quoted, ", ")
 }
 
 func (s *settings) fail(format string, args ...any) {

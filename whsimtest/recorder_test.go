@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // recorder stands in for *testing.T under Check: it runs subtests as
@@ -32,12 +33,23 @@ type recorder struct {
 	running  sync.WaitGroup
 	// heard, when set, gets each line the test logs as it logs it.
 	heard chan<- string
+	// selects, when set, is go test's -run and -skip for the subtests
+	// below: Run makes only those whose full name it accepts, and for
+	// the others returns true without calling f, as testing does.
+	selects func(name string) bool
+	// failFast is go test -failfast -parallel 1 for the subtests below:
+	// paused subtests resume one at a time, and once a test of the tree
+	// has ended failed (tripped), Run makes no subtest and returns true
+	// without calling f, as testing does.
+	failFast bool
+	tripped  *atomic.Bool
+	finished chan struct{} // closed when the test and its subtests are done
 }
 
 // record runs f as a top-level test named name and returns its record
 // once it and all its subtests are done.
 func record(name string, f func(tb)) *recorder {
-	r := &recorder{name: name, signal: make(chan struct{}), release: make(chan struct{})}
+	r := &recorder{name: name, signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{})}
 	go r.exec(f)
 	<-r.signal
 	return r
@@ -46,7 +58,7 @@ func record(name string, f func(tb)) *recorder {
 // recordHearing is record that also sends each line the top-level test
 // logs to heard as it is logged, and closes done when the test is done.
 func recordHearing(name string, heard chan<- string, f func(tb)) (r *recorder, done <-chan struct{}) {
-	r = &recorder{name: name, signal: make(chan struct{}), release: make(chan struct{}), heard: heard}
+	r = &recorder{name: name, signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{}), heard: heard}
 	go r.exec(f)
 	return r, r.signal
 }
@@ -55,6 +67,9 @@ func (r *recorder) exec(f func(tb)) {
 	defer func() {
 		for _, k := range r.kids {
 			close(k.release)
+			if r.failFast {
+				<-k.finished
+			}
 		}
 		r.running.Wait()
 		r.mu.Lock()
@@ -63,7 +78,11 @@ func (r *recorder) exec(f func(tb)) {
 				r.failed = true
 			}
 		}
+		if r.failed && r.tripped != nil {
+			r.tripped.Store(true)
+		}
 		r.mu.Unlock()
+		close(r.finished)
 		if r.parallel {
 			r.parent.running.Done()
 		} else {
@@ -76,9 +95,17 @@ func (r *recorder) exec(f func(tb)) {
 func (r *recorder) Helper()                  {}
 func (r *recorder) Name() string             { return r.name }
 func (r *recorder) Context() context.Context { return context.Background() }
+func (r *recorder) failFastOnly() bool       { return r.failFast }
 
 func (r *recorder) Run(name string, f func(tb)) bool {
-	c := &recorder{parent: r, name: r.name + "/" + name, signal: make(chan struct{}), release: make(chan struct{})}
+	c := &recorder{parent: r, name: r.name + "/" + name, signal: make(chan struct{}), release: make(chan struct{}), selects: r.selects,
+		failFast: r.failFast, tripped: r.tripped, finished: make(chan struct{})}
+	if c.selects != nil && !c.selects(c.name) {
+		return true
+	}
+	if c.failFast && c.tripped.Load() {
+		return true
+	}
 	r.mu.Lock()
 	r.children = append(r.children, c)
 	r.mu.Unlock()

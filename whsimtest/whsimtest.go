@@ -3,6 +3,7 @@ package whsimtest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -167,8 +168,24 @@ func battery(t tb, caller string, s *settings, client *http.Client, target *url.
 	// Closed however the run ends, a t.Fatal included: the subtests are
 	// waiting for it.
 	defer close(ready)
+	if len(selected) == 0 && t.failFastOnly() {
+		// Another test failed first under -failfast: testing made no
+		// check subtest, and the test would read as passed.
+		t.Skip(caller + ": nothing run: go test -failfast makes no subtest once a test has failed, and another test failed before this one made its check subtests")
+	}
 	if len(selected) == 0 || unpaused.Load() {
 		return
+	}
+	// go test -run or -skip may select only checks that cannot run: each
+	// subtest would skip, and the test read as passed with nothing judged.
+	// The test skips too, saying what is missing: unlike WithChecks
+	// naming only them (a mistake in the test's code, which fails it),
+	// the selection is the command line's, and may span tests that were
+	// never meant to run those checks.
+	if needs := unrunnable(selected, s.signer != nil, s.probe != nil); needs != nil {
+		o.ended = "no check go test -run and -skip selected can run"
+		t.Skip(fmt.Sprintf("%s: nothing checked: go test -run and -skip selected only the check(s) %s, which need %s",
+			caller, quoteAll(selected), strings.Join(needs, " and ")))
 	}
 	o.say(t, o.run(t, t.Context(), client, target, selected, mem))
 }
@@ -465,9 +482,17 @@ func (o *outcome) replay(t tb, id string) {
 		t.Skip(why)
 	}
 	sum, results := o.sum, o.results[id]
+	// Under go test -failfast, testing makes no subtest once a test has
+	// failed (t.Run returns true without calling f, as for a subtest -run
+	// does not select): a failing case never said would leave this
+	// check's subtest passed. Where -run or -skip may have left the case
+	// out, it stays unsaid, as any subtest they do not select.
+	var unsaid []string
 	for _, res := range results {
+		made := false
 		t.Run(res.Case.Name, func(t tb) {
 			t.Helper()
+			made = true
 			switch res.Verdict {
 			case check.Fail:
 				msg := said(res)
@@ -484,6 +509,12 @@ func (o *outcome) replay(t tb, id string) {
 				t.Skip(said(res))
 			}
 		})
+		if !made && res.Verdict == check.Fail && t.failFastOnly() {
+			unsaid = append(unsaid, res.Case.Name)
+		}
+	}
+	if len(unsaid) > 0 {
+		t.Error(fmt.Sprintf("%d case(s) failed that are no subtest, as go test -failfast makes none after a test failed: %s", len(unsaid), strings.Join(unsaid, ", ")))
 	}
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
@@ -618,9 +649,32 @@ type tb interface {
 	Skip(args ...any)
 	Fatal(args ...any)
 	Fatalf(format string, args ...any)
+	// failFastOnly says whether a subtest testing did not make was
+	// refused by go test -failfast, not by -run or -skip.
+	failFastOnly() bool
 }
 
 type realT struct{ *testing.T }
+
+// failFastOnly says whether a subtest of t that testing did not make
+// can only have been refused by go test -failfast (no subtest once a test
+// failed), not by -run or -skip, which refuse the same way: -failfast is
+// on (testing's own flags, for which it has no method), and neither
+// pattern has an element for the level below t. A pattern's elements
+// are parted by slashes; one inside brackets counts too, which errs
+// toward -run.
+func (t realT) failFastOnly() bool {
+	if f := flag.Lookup("test.failfast"); f == nil || f.Value.String() != "true" {
+		return false
+	}
+	below := strings.Count(t.Name(), "/") + 1 // slashes a pattern needs to reach t's subtests
+	for _, name := range []string{"test.run", "test.skip"} {
+		if f := flag.Lookup(name); f != nil && strings.Count(f.Value.String(), "/") >= below {
+			return false
+		}
+	}
+	return true
+}
 
 // Run marks itself and f as helpers, on both sides of the subtest, so that
 // what a subtest says names the line of the test that called Check:

@@ -270,6 +270,137 @@ func TestChecksThatCannotRunAreSkipped(t *testing.T) {
 	}
 }
 
+// go test -run (or -skip) that selects only checks that cannot run skips
+// the test, saying what they need: each selected subtest skips, and the
+// test must not read as passed with nothing judged. With one check
+// selected that can run, the others skip as usual.
+func TestRunPatternSelectingOnlyChecksThatCannotRun(t *testing.T) {
+	t.Parallel()
+	only := func(ids ...string) func(string) bool {
+		return func(name string) bool {
+			for _, id := range ids {
+				if name == "TestShop/"+id || strings.HasPrefix(name, "TestShop/"+id+"/") {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	s := newShop(t, careful, "")
+	var calls atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1); s.ServeHTTP(w, r) })
+	run := func(selects func(string) bool, opts ...Option) *recorder {
+		r := &recorder{name: "TestShop", signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{}), selects: selects}
+		go r.exec(func(t tb) { checkHandler(t, h, opts) })
+		<-r.signal
+		return r
+	}
+	for _, tc := range []struct {
+		name    string
+		selects []string
+		opts    []Option
+		says    string
+	}{
+		{"effects without a probe", []string{"effects"}, nil, "WithProbe(...)"},
+		{"signature without a secret", []string{"signature"}, []Option{WithChecks("signature", "accepts-valid")}, `WithSecret("whsec_...")`},
+		{"both", []string{"signature", "effects"}, []Option{WithChecks("signature", "effects", "accepts-valid")}, `WithSecret("whsec_...") and WithProbe(...)`},
+	} {
+		calls.Store(0)
+		r := run(only(tc.selects...), tc.opts...)
+		if r.didFail() || !r.skipped || !strings.Contains(r.skipMsg, "-run") || !strings.Contains(r.skipMsg, tc.says) {
+			t.Errorf("%s: want the test skipped, naming -run and %s:\n%s", tc.name, tc.says, r.said())
+		}
+		if n := calls.Load(); n != 0 {
+			t.Errorf("%s: the handler got %d calls", tc.name, n)
+		}
+		for _, id := range tc.selects {
+			if c := r.find(id); c == nil || !c.skipped || len(c.children) > 0 {
+				t.Errorf("%s: subtest %s: %+v", tc.name, id, c)
+			}
+		}
+	}
+
+	// One selected check that can run: the test is judged on it, and
+	// the one that cannot run skips, as without -run.
+	r := run(only("effects", "duplicates"))
+	if r.didFail() {
+		t.Errorf("effects and duplicates without a probe: failed\n%s", r.said())
+	}
+	if c := r.find("effects"); c == nil || !c.skipped {
+		t.Errorf("effects: %+v", c)
+	}
+	if c := r.find("duplicates"); c == nil || c.skipped || len(c.children) == 0 {
+		t.Errorf("duplicates: %+v", c)
+	}
+	// With the probe, effects alone runs.
+	r = run(only("effects"), WithProbe(s.probe), WithSettle(0))
+	if c := r.find("effects"); r.didFail() || c == nil || c.skipped || len(c.children) == 0 {
+		t.Errorf("effects with a probe: %+v\n%s", c, r.said())
+	}
+}
+
+// Under go test -failfast testing makes no subtest once a test has
+// failed, so a check's failing cases may never become subtests: the
+// check's own subtest fails naming them, rather than read as passed.
+// With -parallel 1 the check subtests resume one at a time: the first
+// check's first failing case ends the making of subtests for all after.
+func TestFailFastLeavesNoFailingCheckPassed(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }) // 200 to anything
+	opts := []Option{WithSeed(2), WithChecks("rejects-malformed", "event-contradicts-body")}
+	all := record("TestShop", func(t tb) { checkHandler(t, h, opts) })
+	failFast := func(tripped bool) *recorder {
+		r := &recorder{name: "TestShop", signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{}),
+			failFast: true, tripped: &atomic.Bool{}}
+		r.tripped.Store(tripped)
+		go r.exec(func(t tb) { checkHandler(t, h, opts) })
+		<-r.signal
+		return r
+	}
+	r := failFast(false)
+	for _, id := range []string{"rejects-malformed", "event-contradicts-body"} {
+		var failing []string
+		if c := all.find(id); c != nil {
+			for _, k := range c.children {
+				if k.didFail() {
+					failing = append(failing, strings.TrimPrefix(k.name, "TestShop/"+id+"/"))
+				}
+			}
+		}
+		if len(failing) < 2 {
+			t.Fatalf("%s without -failfast: failing cases %q, want two or more\n%s", id, failing, all.said())
+		}
+		c := r.find(id)
+		if c == nil || !c.didFail() {
+			t.Errorf("%s under -failfast: %+v, want failed\n%s", id, c, r.said())
+			continue
+		}
+		// Each failing case is a failed subtest, or named in the
+		// check's own failure.
+		for _, name := range failing {
+			if k := c.find(name); k != nil && k.didFail() {
+				continue
+			}
+			if len(c.errs) != 1 || !strings.Contains(c.errs[0], "-failfast") || !strings.Contains(c.errs[0], name) {
+				t.Errorf("%s under -failfast: failing case %s neither a failed subtest nor named: %q", id, name, c.errs)
+			}
+		}
+	}
+	if c := r.find("event-contradicts-body"); c != nil && len(c.children) > 0 {
+		t.Errorf("the second check made subtests after the first failed: %q", r.leaves())
+	}
+
+	// Another test failed before this one made its check subtests:
+	// testing makes none, nothing is sent, and the test skips.
+	calls.Store(0)
+	r = failFast(true)
+	if r.didFail() || !r.skipped || !strings.Contains(r.skipMsg, "-failfast") || len(r.children) > 0 || calls.Load() != 0 {
+		t.Errorf("after another test failed under -failfast: skipped %v (%s), %d subtests, %d calls; want skipped naming -failfast, none, none\n%s",
+			r.skipped, r.skipMsg, len(r.children), calls.Load(), r.said())
+	}
+}
+
 // WithChecks runs only the checks named: the handler sees no other call.
 func TestWithChecksSendsOnlyThoseChecks(t *testing.T) {
 	t.Parallel()
