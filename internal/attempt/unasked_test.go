@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // unaskedServer is a receiver on raw TCP that answers each call with
@@ -151,6 +153,9 @@ func TestConnNotesBytesNoCallAskedFor(t *testing.T) {
 						if tc.apart[9:12] == "408" {
 							c.(interface{ CloseWrite() error }).CloseWrite()
 						}
+						if err := testnet.WaitTaken(c); err != nil {
+							t.Error(err)
+						}
 						close(st.wrote)
 					}
 				})
@@ -272,6 +277,9 @@ func TestWorkerCountsConnectionsHoldingUnaskedBytes(t *testing.T) {
 					if conn == 0 && k == 0 && tc.apart != "" {
 						<-more
 						_, _ = io.WriteString(c, tc.apart)
+						if err := testnet.WaitTaken(c); err != nil {
+							t.Error(err)
+						}
 						close(wrote)
 					}
 				})

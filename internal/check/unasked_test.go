@@ -20,6 +20,7 @@ import (
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // twiceServer is a receiver on raw TCP that writes answer(k) for the k-th
@@ -118,6 +119,9 @@ func connReceiverOver(t *testing.T, conf *tls.Config, answer func(k int) string,
 			_, _ = io.WriteString(c, apart)
 			if strings.Contains(apart, " 408 ") {
 				c.(interface{ CloseWrite() error }).CloseWrite()
+			}
+			if err := testnet.WaitTaken(c); err != nil {
+				t.Error(err)
 			}
 			close(wrote)
 		}
