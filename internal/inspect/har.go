@@ -127,9 +127,11 @@ func entryOf(c *call, origin string) harEntry {
 	if f := r.Forward; f != nil {
 		e.Time = f.LatencyMS
 		e.Timings.Wait = f.LatencyMS
-		fwd := "forwarded to " + f.URL
+		// Masked as the request's URL is: the forward's URL carries the
+		// sender's query, and its error quotes it.
+		fwd := "forwarded to " + termsafe.URLString(f.URL)
 		if f.Error != "" {
-			fwd += ": " + f.Error
+			fwd += ": " + termsafe.URLsIn(f.Error)
 		}
 		if e.Comment != "" {
 			fwd = e.Comment + "; " + fwd

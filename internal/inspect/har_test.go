@@ -22,6 +22,10 @@ func TestHARBase64BodyAndMaskedCredentials(t *testing.T) {
 	rec.Query += "&token=s3cret&api_key=k3y&page=2"
 	rec.Headers.Set("X-Api-Key", "k3y")
 	rec.Response.Headers.Set("Set-Cookie", "sid=abc")
+	// The URL it was forwarded to carries the sender's query, and the
+	// forward's error quotes it.
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:9/hook?" + rec.Query,
+		Error: `Post "http://127.0.0.1:9/hook?` + rec.Query + `": EOF`}
 	s.Add(rec, nil)
 	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200), nil)
 	srv := newTestServer(t, s, nil)
@@ -40,6 +44,7 @@ func TestHARBase64BodyAndMaskedCredentials(t *testing.T) {
 				Response struct {
 					Headers []struct{ Name, Value string }
 				}
+				Comment string
 			}
 		}
 	}
@@ -73,6 +78,9 @@ func TestHARBase64BodyAndMaskedCredentials(t *testing.T) {
 		if hd.Name == "Authorization" && hd.Value != "Bearer ****" {
 			t.Errorf("Authorization %q", hd.Value)
 		}
+	}
+	if c := h.Log.Entries[0].Comment; strings.Contains(c, "s3cret") || strings.Contains(c, "k3y") || !strings.Contains(c, "&token=****&api_key=****&page=2") {
+		t.Errorf("comment %q", c)
 	}
 	for _, hd := range h.Log.Entries[0].Response.Headers {
 		if hd.Name == "Set-Cookie" && hd.Value != "****" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/reqid"
 )
@@ -631,6 +633,35 @@ func TestFaultAnswerNotWhole(t *testing.T) {
 			f := mem.recs[0].Fault
 			if f == nil || !strings.Contains(f.Receiver, tt.want) || strings.Contains(f.Receiver, "none (") || strings.Contains(f.Receiver, "no answer") {
 				t.Errorf("fault %+v, want the receiver's words to say %q", f, tt.want)
+			}
+		})
+	}
+}
+
+// A faulted call that could not be recorded is answered 5xx, not what its
+// fault would have given the sender: its fault's words say what the
+// sender got, as its line and the status do.
+func TestFaultSenderWhenNotRecorded(t *testing.T) {
+	for _, tt := range []struct {
+		spec string
+		err  error
+		want string
+	}{
+		{"drop=1", errors.New("disk full"), "listen's 500 (the call could not be recorded) instead of 503 from listen"},
+		{"lose-answer=1", errors.New("disk full"), "listen's 500 (the call could not be recorded) instead of 504 from listen"},
+		{"duplicate=1", capture.ErrGone, "listen's 503 (the call could not be recorded) instead of the receiver's 200 to the first copy"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			t.Parallel()
+			backend := httptest.NewServer(&recordingBackend{})
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			srv, obs, _ := start(t, Config{ForwardTo: u, Faults: mustFaults(t, tt.spec), Capture: &memRecorder{err: tt.err}})
+			resp := post(t, srv, ev, faultBody)
+			srv.Close()
+			c := obs.calls[0]
+			if f := c.Record.Fault; f == nil || f.Sender != tt.want || c.Record.Response.Status != resp.StatusCode {
+				t.Errorf("sender got %d; the record says %d, its fault %+v; want the fault's sender %q", resp.StatusCode, c.Record.Response.Status, f, tt.want)
 			}
 		})
 	}

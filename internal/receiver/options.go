@@ -14,6 +14,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/reqid"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // Options are a receiver's answer settings as a person gives them (listen's
@@ -91,7 +92,8 @@ func (o Options) Config() (Config, error) {
 	if o.ForwardTo != "" {
 		u, err := endpoint.ParseTarget(o.ForwardTo)
 		if te, ok := errors.AsType[*endpoint.TargetError](err); ok {
-			return cfg, &optionError{Option: "forward-to", Value: strconv.Quote(te.URL), Err: errors.New(te.Why)}
+			// Credentials masked, as send's --url error masks them.
+			return cfg, &optionError{Option: "forward-to", Value: strconv.Quote(termsafe.URLString(te.URL)), Err: errors.New(te.Why)}
 		}
 		cfg.ForwardTo = u
 		cfg.Client = newClient(forwardIdleConns, 30*time.Second, o.TLS)

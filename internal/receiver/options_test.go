@@ -30,6 +30,8 @@ func TestOptionsConfig(t *testing.T) {
 		{name: "max-body", opts: with(func(o *Options) { o.MaxBody = "lots" }), err: "max-body: "},
 		{name: "forward-to", opts: with(func(o *Options) { o.ForwardTo = "ftp://x" }), err: `forward-to "ftp://x": want an http:// or https:// URL`},
 		{name: "forward-to without a scheme", opts: with(func(o *Options) { o.ForwardTo = "localhost:3000" }), err: `forward-to "localhost:3000": no scheme (did you mean http://localhost:3000?)`},
+		// Credentials masked as send's --url error masks them.
+		{name: "forward-to with credentials", opts: with(func(o *Options) { o.ForwardTo = "ftp://u:pw@x/?token=s3cret" }), err: `forward-to "ftp://u:xxxxx@x/?token=****": want an http:// or https:// URL`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -537,6 +537,11 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				ans = plain(http.StatusInternalServerError)
 			}
 			rec.Response = ans.record()
+			if f := rec.Fault; f != nil && !strings.HasPrefix(f.Sender, "nothing") {
+				// The fault's answer was not given: the record that
+				// would have said so was not written.
+				f.Sender = "listen's " + strconv.Itoa(ans.status) + " (the call could not be recorded) instead of " + f.Sender
+			}
 			if r.cfg.CaptureLost != nil {
 				r.captureLost.Do(func() { r.cfg.CaptureLost(err) })
 			}

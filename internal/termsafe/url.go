@@ -146,3 +146,51 @@ func MaskQuery(raw string) string {
 	}
 	return strings.Join(parts, "&")
 }
+
+// URLsIn is s with each http:// or https:// URL in it masked as URLString
+// masks one: an error's text quotes the URL it called (net/http's
+// `Post "URL": …`), and that URL carries the credentials of the URL it
+// was made from. A URL ends at a space, a quote or a bracket that cannot
+// be in it unescaped.
+func URLsIn(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := urlStart(rest)
+		if i < 0 {
+			break
+		}
+		n := strings.IndexAny(rest[i:], " \t\r\n\"'<>`")
+		if n < 0 {
+			n = len(rest) - i
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(URLString(rest[i : i+n]))
+		rest = rest[i+n:]
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// urlStart is where the first http:// or https:// URL in s starts (the
+// scheme in any case), -1 when there is none.
+func urlStart(s string) int {
+	for i := 0; i+len("http://") <= len(s); i++ {
+		if s[i] != 'h' && s[i] != 'H' {
+			continue
+		}
+		rest := s[i:]
+		for _, scheme := range [...]string{"http://", "https://"} {
+			if len(rest) >= len(scheme) && strings.EqualFold(rest[:len(scheme)], scheme) {
+				return i
+			}
+		}
+	}
+	return -1
+}

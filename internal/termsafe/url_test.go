@@ -86,3 +86,22 @@ func TestURLStringAllocatesNothingToMask(t *testing.T) {
 		t.Errorf("changed %s", URLString(s))
 	}
 }
+
+// URLsIn masks each URL a message quotes (net/http's `Post "URL": …`), and
+// leaves the rest of the message as it was.
+func TestURLsInMasksEachURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"connection refused", "connection refused"},
+		{`Post "http://h/hook?token=s3cret&businessType=X": dial tcp 127.0.0.1:9: connect: connection refused`,
+			`Post "http://h/hook?token=****&businessType=X": dial tcp 127.0.0.1:9: connect: connection refused`},
+		{"not reached: Post \"https://u:pw@h/p?sig=abc\": EOF), then http://h/?key=k1 and http://h/ok",
+			"not reached: Post \"https://u:xxxxx@h/p?sig=****\": EOF), then http://h/?key=**** and http://h/ok"},
+		{"http://h/p?token=s3cret", "http://h/p?token=****"},
+		{"HTTP://h/p?token=s3cret 'http://h/?pwd=x'", "HTTP://h/p?token=**** 'http://h/?pwd=****'"},
+		{"see http:// alone", "see http:// alone"},
+	} {
+		if got := URLsIn(tc.in); got != tc.want {
+			t.Errorf("URLsIn(%q)\n = %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}

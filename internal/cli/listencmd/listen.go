@@ -602,7 +602,7 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 		return nil, cmdutil.AddrError("--addr", o.Addr, err)
 	}
 	if r.cfg.ForwardTo != nil && srv.Serves(ctx, r.cfg.ForwardTo) {
-		return nil, cmdutil.Usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", o.Receiver.ForwardTo, srv.Addr())
+		return nil, cmdutil.Usagef("--forward-to %s: that is this listen itself (%s); every call would come back to it", termsafe.Text(termsafe.URLString(o.Receiver.ForwardTo)), srv.Addr())
 	}
 	if !receiver.LoopbackOnly(srv.Addr()) {
 		fmt.Fprintf(errw, "%s listening on %s: every network interface, anyone who can reach this machine can send calls (use --addr 127.0.0.1:%d to keep it local)\n",

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/fault"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/receiver"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -49,7 +51,20 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	}
 	fmt.Fprintf(w, "%s %s: %d %s asked with %s, %d held once in their state, %d broke\n", pal.Key.Sprint("exactly-once:"), verdict,
 		v.Asked, term.Plural(v.Asked, "document", "documents"), termsafe.Text(probe.Name(p)), v.Held, len(v.Broke))
+	var cmds []string
 	for _, d := range v.Broke {
+		cmds = append(cmds, p.Command(d.Q))
+	}
+	if vars := varsOf(cmds); len(vars) > 0 {
+		// Unset, a pasted command asks without the credential: a 401 or
+		// a 404 reads as the receiver holding nothing.
+		names := vars[0]
+		if n := len(vars); n > 1 {
+			names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
+		}
+		fmt.Fprintf(w, "  set %s first: the commands below read the probe's credentials from %s\n", names, term.Plural(len(vars), "it", "them"))
+	}
+	for i, d := range v.Broke {
 		faults := "none"
 		if len(d.Faults) > 0 {
 			faults = strings.Join(d.Faults, ", ")
@@ -58,7 +73,7 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 			termsafe.Text(d.Name()), d.Defect(), d.Calls, term.Plural(d.Calls, "call", "calls"), termsafe.Text(faults), termsafe.Text(d.Answer.Raw))
 		// Lines: a --probe-cmd of several lines runs as printed only with
 		// its line breaks, which are in its quotes.
-		fmt.Fprintf(w, "    ask again: %s\n", termsafe.Lines(p.Command(d.Q)))
+		fmt.Fprintf(w, "    ask again: %s\n", termsafe.Lines(cmds[i]))
 	}
 	if v.Unjudged > 0 {
 		fmt.Fprintf(w, "  not judged: %d %s the receiver acknowledged no whole call of\n", v.Unjudged, term.Plural(v.Unjudged, "document", "documents"))
@@ -75,6 +90,21 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	if docs.Untracked > 0 {
 		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number\n", docs.Untracked, term.Plural(docs.Untracked, "call", "calls"))
 	}
+}
+
+// varsOf are the variables the commands read, each once, in order: the
+// probe's credentials, which its commands give as variables (check's text
+// names its own so).
+func varsOf(cmds []string) []string {
+	var vars []string
+	for _, c := range cmds {
+		for _, v := range shellcmd.Vars(c) {
+			if !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
+		}
+	}
+	return vars
 }
 
 // The verdicts of exactly-once, as -o json writes them.

@@ -137,7 +137,7 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	}
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
-			b = p.st.Fail.Append(b, " (forward failed: "+termsafe.Text(f.Error)+")")
+			b = p.st.Fail.Append(b, " (forward failed: "+termsafe.Text(termsafe.URLsIn(f.Error))+")")
 		} else {
 			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
@@ -153,7 +153,7 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	b = append(b, '\n')
 	if f := r.Fault; f != nil {
 		b = fmt.Appendf(b, "    %s %s (attempt %d): sender got %s; receiver got %s\n", p.st.Warn.Pre+"fault  "+p.st.Warn.Post,
-			termsafe.Text(faultLabel(f)), f.Attempt, termsafe.Text(f.Sender), termsafe.Text(f.Receiver))
+			termsafe.Text(faultLabel(f)), f.Attempt, termsafe.Text(termsafe.URLsIn(f.Sender)), termsafe.Text(termsafe.URLsIn(f.Receiver)))
 	}
 	for _, f := range c.Findings {
 		sev := p.st.Warn.Pre + "warning" + p.st.Warn.Post
@@ -347,9 +347,11 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 		o.Headers[k] = v
 	}
 	if f := r.Forward; f != nil {
-		o.Forward = &forwardJSON{URL: f.URL, Status: f.Status, LatencyMS: f.LatencyMS, Error: f.Error}
+		// The URL carries the sender's query and --forward-to's own:
+		// their credentials masked, as the call's query is.
+		o.Forward = &forwardJSON{URL: termsafe.URLString(f.URL), Status: f.Status, LatencyMS: f.LatencyMS, Error: termsafe.URLsIn(f.Error)}
 	}
-	o.Fault = r.Fault
+	o.Fault = maskedFault(r.Fault)
 	if j := r.Rejected; j != nil {
 		o.Rejected = &rejectedJSON{Reason: j.Reason, HeadBytes: j.HeadBytes, ClosedAtStop: c.StopClosed}
 	}
@@ -464,6 +466,22 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 			p.answered++
 		}
 	}
+}
+
+// maskedFault is f as listen prints it: the errors its words and
+// deliveries quote name the URL the call was forwarded to, credentials
+// masked. The record's own fault is not touched (the capture keeps it).
+func maskedFault(f *capture.Fault) *capture.Fault {
+	if f == nil {
+		return nil
+	}
+	m := *f
+	m.Sender, m.Receiver = termsafe.URLsIn(f.Sender), termsafe.URLsIn(f.Receiver)
+	m.Deliveries = slices.Clone(f.Deliveries)
+	for i := range m.Deliveries {
+		m.Deliveries[i].Error = termsafe.URLsIn(m.Deliveries[i].Error)
+	}
+	return &m
 }
 
 // faultLabel is a fault as --fault names it: kind, or kind:arg.

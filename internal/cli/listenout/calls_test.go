@@ -237,3 +237,35 @@ func TestQueryCredentialMasked(t *testing.T) {
 		t.Errorf("JSON query %q (%v), want %q", got.Query, err, masked)
 	}
 }
+
+// A credential in the URL a call was forwarded to (the sender's query, or
+// --forward-to's own) is masked wherever listen prints it, as the call's
+// query is: the forward's URL and error, and the fault's words.
+func TestForwardCredentialsMasked(t *testing.T) {
+	t.Parallel()
+	const u = "http://127.0.0.1:9/hook?key=fw-s3cret&businessType=CREATE_RECEIVABLE_DOC&token=snd-s3cret"
+	const failed = `Post "` + u + `": dial tcp 127.0.0.1:9: connect: connection refused`
+	c := call(`{"requestId":"r-1"}`, nil)
+	c.Record.Query = "businessType=CREATE_RECEIVABLE_DOC&token=snd-s3cret"
+	c.Record.Response.Status = 502
+	c.Record.Forward = &capture.Forward{URL: u, Error: failed}
+	c.Record.Fault = &capture.Fault{Kind: "duplicate", Attempt: 1, Sender: "listen's 502 (the forward failed) to the first copy",
+		Receiver:   "1 of 2 copies, one after the other: the first not reached (" + failed + "), the second answered 200",
+		Deliveries: []capture.Delivery{{Status: 200, Error: ""}, {Error: failed}}}
+	st := term.Style{Verbose: true}
+	var text, js bytes.Buffer
+	NewCallPrinter(&text, false, st).Observe(c, nil)
+	NewCallPrinter(&js, true, st).Observe(c, nil)
+	for name, out := range map[string]string{"text": text.String(), "JSON": js.String()} {
+		if strings.Contains(out, "s3cret") {
+			t.Errorf("%s shows a credential:\n%s", name, out)
+		}
+		if !strings.Contains(out, "127.0.0.1:9/hook?key=****&businessType=CREATE_RECEIVABLE_DOC&token=****") {
+			t.Errorf("%s does not show the forward's URL masked:\n%s", name, out)
+		}
+	}
+	// The record itself is not touched: the capture keeps what replay needs.
+	if c.Record.Forward.URL != u || c.Record.Fault.Deliveries[1].Error != failed || !strings.Contains(c.Record.Fault.Receiver, u) {
+		t.Errorf("the record was changed: %+v %+v", c.Record.Forward, c.Record.Fault)
+	}
+}
