@@ -165,9 +165,17 @@ func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 		o.set("required", required)
 	}
 	if k == spec.Invoice {
+		// A member counts as there when its value is not null: validate
+		// reads a null inside data as absent (null-field, a warning), so
+		// a null marker mixes no shapes and a null receipt member is no
+		// receipt member, where "required" alone is met by a null.
+		present := func(name string) *obj {
+			return new(obj).set("required", []any{name}).
+				set("properties", new(obj).set(name, new(obj).set("not", new(obj).set("type", "null"))))
+		}
 		var receiptMembers []any
 		for _, m := range spec.Data(spec.Receipt, spec.Sample).Fields {
-			receiptMembers = append(receiptMembers, new(obj).set("required", []any{m.Name}))
+			receiptMembers = append(receiptMembers, present(m.Name))
 		}
 		// The status's type is evidence of the shape too (validate's
 		// mixed-shape): a string status is the described shape's, an
@@ -182,7 +190,7 @@ func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 				if !m.Marker {
 					continue
 				}
-				r := new(obj).set("required", []any{m.Name})
+				r := present(m.Name)
 				if sh == spec.Described {
 					desc = append(desc, r)
 				} else {
