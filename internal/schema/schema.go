@@ -89,11 +89,33 @@ func Bundle(events []spec.Event, shapes []spec.Shape) *obj {
 			names = append(names, defName(e, s))
 		}
 	}
-	return new(obj).set("$schema", draft).set("$id", baseID+"whsim.json").
+	return new(obj).set("$schema", draft).set("$id", baseID+bundleName(events, shapes)+".json").
 		set("title", "whsim webhook bodies").
 		set("description", "Any of: "+strings.Join(names, ", ")).
 		set("$defs", defs).
 		set("anyOf", any)
+}
+
+// bundleName is the last part of a bundle's $id, without ".json": whsim
+// for every event and shape, else the event and the shape it holds
+// (CREATE_RECEIVABLE_DOC, whsim.sample), so that no two documents whsim
+// prints share an $id, by which tools that load several (Ajv's addSchema, a
+// registry) tell them apart.
+func bundleName(events []spec.Event, shapes []spec.Shape) string {
+	name := "whsim"
+	if len(events) == 1 {
+		name = events[0].Name
+	} else if len(events) != len(spec.Events()) {
+		names := make([]string, len(events))
+		for i, e := range events {
+			names[i] = e.Name
+		}
+		name = strings.Join(names, "+")
+	}
+	if len(shapes) == 1 {
+		name += "." + string(shapes[0])
+	}
+	return name
 }
 
 // Marshal renders a schema as indented JSON.
