@@ -1,7 +1,9 @@
 package anonymize
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/whsim/whsim/internal/payload"
@@ -77,5 +79,42 @@ func TestFreeTextShapesKeepGeneratedPayloads(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A stand-in drawn before the value it equals was met (an earlier record's
+// staff code, drawn YG-and-four-digits, is a later record's own staff code)
+// is drawn again once the whole input is known: otherwise the later
+// record's code stood in the output as the earlier one's stand-in, and
+// --check, which takes a stand-in for no leak, passed it.
+func TestStandInIsNoLaterOriginal(t *testing.T) {
+	t.Parallel()
+	first := "YG1234"
+	r, err := newReplacer(testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := r.Replace(code, first) // what the first code becomes, met alone
+	body := func(staff string) string {
+		return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":4000,"data":{"staffCode":"` + staff +
+			`","comments":"经办` + staff + `"}}`
+	}
+	in := body(first) + "\n" + body(later) + "\n"
+	a := newTestAnonymizer(t, testKey)
+	var out bytes.Buffer
+	st, err := a.Stream(context.Background(), strings.NewReader(in), &out, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, orig := range []string{first, later} {
+		if strings.Contains(out.String(), orig) {
+			t.Errorf("the original staff code %q stands in the output:\n%s", orig, out.String())
+		}
+	}
+	if n := strings.Count(out.String(), "\n"); n != 2 {
+		t.Fatalf("want two records, got %d lines:\n%s", n, out.String())
+	}
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check found %v", st.Leaks)
 	}
 }

@@ -18,7 +18,10 @@ type entry struct {
 	new         string
 	class       class
 	orig, stand bool
-	digits      bool // all ASCII digits
+	// fixed marks a stand-in written without a value of its own
+	// (addStandIn), which replacer.settle keeps a stand-in.
+	fixed  bool
+	digits bool // all ASCII digits
 	// token marks a value too short to search for inside text (ZS, A07, a
 	// staff code 0038): it is replaced only where it stands as a token of
 	// its own (tokenAt).
@@ -67,7 +70,10 @@ func (d *dict) add(v, s string, c class) {
 
 // addStandIn records a stand-in written without a value of its own (a
 // number fixed up to stay a JSON number).
-func (d *dict) addStandIn(s string) { d.entry(s, true).stand = true }
+func (d *dict) addStandIn(s string) {
+	e := d.entry(s, true)
+	e.stand, e.fixed = true, true
+}
 
 // entry returns k's entry, made if new; index makes a new one searchable
 // inside text.

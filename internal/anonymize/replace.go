@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -113,6 +115,61 @@ func (r *replacer) Replace(c class, v string) string {
 	}
 	r.dict.add(v, s, c)
 	return s
+}
+
+// settle draws again every stand-in that is itself a value the run
+// replaced. Replace avoids the values met before it, but a value met after
+// (a later record's staff code YG6220, the stand-in of an earlier one's)
+// stood in the output as another's stand-in, unreplaced, and --check, which
+// takes a stand-in for no leak, passed it. Called once the whole input has
+// been read for the dictionary, before anything is written; the values are
+// taken in order, so that the same input and key give the same stand-ins.
+func (r *replacer) settle() {
+	var moved []string
+	for _, c := range slices.Sorted(maps.Keys(r.of)) {
+		of := r.of[c]
+		for _, v := range slices.Sorted(maps.Keys(of)) {
+			s := of[v]
+			if !r.dict.isOriginal(s) {
+				continue
+			}
+			n := r.fresh(c, v)
+			if n == s { // past maxDraws: no other could be found
+				continue
+			}
+			of[v] = n
+			if r.owner[c][s] == v {
+				delete(r.owner[c], s)
+			}
+			if _, taken := r.owner[c][n]; !taken {
+				r.owner[c][n] = v
+			}
+			if e := r.dict.m[v]; e != nil && e.class == c && e.new == s {
+				e.new = n
+			}
+			r.dict.entry(n, true).stand = true
+			moved = append(moved, s)
+		}
+	}
+	// The old stand-in is now only the value it is, to be replaced
+	// wherever it stands, unless it still stands in for another.
+	for _, s := range moved {
+		if e := r.dict.m[s]; e != nil && !e.fixed && !r.standsIn(s) {
+			e.stand = false
+		}
+	}
+}
+
+// standsIn reports whether s is the stand-in of some value.
+func (r *replacer) standsIn(s string) bool {
+	for _, of := range r.of {
+		for _, x := range of {
+			if x == s {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r *replacer) fresh(c class, v string) string {

@@ -137,6 +137,9 @@ func (a *anonymizer) Stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		}
 		rs, start = f, 0
 	}
+	// Every value of the input (and of the inputs learnt before it) is
+	// known now: no stand-in may be one of them.
+	a.r.settle()
 	if _, err := rs.Seek(start, io.SeekStart); err != nil {
 		return empty, err
 	}

@@ -11,6 +11,7 @@
 package payload
 
 import (
+	"hash/fnv"
 	"time"
 
 	"github.com/whsim/whsim/internal/fake"
@@ -108,9 +109,9 @@ func (g *Generator) DataFor(e spec.Event, s spec.Shape, last spec.Event) *Obj {
 	l := layoutOf(e.Kind, s)
 	c := cursor{}
 	if e.Kind == spec.Receipt {
-		c.rec = g.receipt(l, spec.StateAfter(last) == spec.DocVoided)
+		c.rec = g.receipt(spec.StateAfter(last) == spec.DocVoided)
 	} else {
-		c.inv = g.invoice(e, l)
+		c.inv = g.invoice(e)
 	}
 	return render(l.fields, &c)
 }
@@ -169,9 +170,11 @@ func midnight(t time.Time) time.Time {
 }
 
 // invoice draws an invoice. The draws keep one order, so that a seed gives
-// the same bytes on every run; values only some shapes carry (the
-// applicant) are drawn only for those shapes.
-func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
+// the same bytes on every run, and are the same whatever the shape: values
+// only some shapes carry (the applicant) are drawn for all, so that a seed
+// gives the same document, and the same run of documents after it, in
+// either shape.
+func (g *Generator) invoice(e spec.Event) *invoiceDoc {
 	f := g.f
 	inv := &invoiceDoc{created: g.recent(30)}
 	kind := f.InvoiceKind()
@@ -198,11 +201,24 @@ func (g *Generator) invoice(e spec.Event, l *layout) *invoiceDoc {
 	// gives both to a seller to invoice it: one company of one region.
 	buyer := f.Company()
 	inv.title, inv.taxID = buyer.Name, buyer.TaxID
-	if l.has[spec.InvApplicantCode] {
-		inv.applicant.code, inv.applicant.name = f.EmployeeCode(), f.PersonName()
-	}
+	inv.applicant.code, inv.applicant.name = f.EmployeeCode(), f.PersonName()
 	inv.remark = f.Remark()
 	return inv
+}
+
+// jumpFlag is the receipt's 收款跳转标志, which only the sample shape
+// carries: 1 for about one receipt in five, else 0. It follows from the
+// receipt's number rather than from a draw, so that the described shape,
+// which leaves it out, draws what the sample shape draws: the same seed
+// gives the same receipt (its source documents too) and the same payloads
+// after it in either shape, and the described bytes stay those they were.
+func jumpFlag(number string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(number))
+	if h.Sum32()%5 == 0 {
+		return 1
+	}
+	return 0
 }
 
 // invoiceLines draws the lines seller invoiced, each taxed at its goods'
@@ -298,7 +314,7 @@ func (g *Generator) draw(w weighted) string { return w.names[g.pick(w.weights)] 
 // submitted: an ERP voids (作废) no audited receipt (it is un-audited
 // first: Kingdee's 已审核的单据不能作废), and none written off or booked to
 // a voucher.
-func (g *Generator) receipt(l *layout, toBeVoided bool) *receiptDoc {
+func (g *Generator) receipt(toBeVoided bool) *receiptDoc {
 	f := g.f
 	r := f.Rand()
 	rec := &receiptDoc{date: midnight(g.now.AddDate(0, 0, -r.IntRange(0, 45)))}
@@ -363,9 +379,7 @@ func (g *Generator) receipt(l *layout, toBeVoided bool) *receiptDoc {
 		rec.state = stateInProgress
 	}
 	rec.voucher = isAudited && rec.writeOff != writtenOffNone && g.chance(0.7)
-	if l.has[spec.RecJumpFlag] {
-		rec.jumpFlag = int64(g.pick([]float32{80, 20}))
-	}
+	rec.jumpFlag = jumpFlag(rec.number)
 	for i := range rec.lines {
 		l := &rec.lines[i]
 		l.purpose = kind.purpose

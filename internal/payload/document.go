@@ -23,7 +23,7 @@ type invoiceDoc struct {
 	taxID      string
 	supplier   party
 	staff      party
-	applicant  party // drawn only for shapes that carry it
+	applicant  party // drawn for every shape; only the described carries it
 	remark     string
 	currency   string
 	createType string
@@ -48,7 +48,7 @@ type receiptDoc struct {
 	customer                            party
 	currency, base                      fake.Currency
 	voucher                             bool
-	jumpFlag                            int64 // drawn only for shapes that carry it
+	jumpFlag                            int64 // only the sample shape carries it (see jumpFlag)
 	lines                               []receiptLine
 	sources                             []sourceLine
 	// sums caches the totals by their index in spec.Totals, summed says

@@ -66,6 +66,9 @@ func checkPaths(events []spec.Event, shape spec.Shape, ovs []Override) (warnings
 				if asNumber == "" {
 					asNumber = numberForString(spec.Body(e, shape), ov)
 				}
+				if asNumber == "" {
+					asNumber = stringForNonString(spec.Body(e, shape), shape, ov)
+				}
 			case len(at) < len(ov.Path):
 				if bad == nil {
 					bad = &unknownPathError{Path: ov.Path, At: at, Event: e.Name, Shape: shape, Hint: h}
@@ -115,6 +118,45 @@ func numberForString(body spec.Field, ov Override) string {
 	}
 	return fmt.Sprintf("--set %s: %s is sent as a JSON number, but %s is a string; to send the string, quote it: --set %s",
 		ov.Path, raw, f.Name, shellcmd.Quote(ov.Path.String()+`="`+string(raw)+`"`))
+}
+
+// stringForNonString is the warning for a set that gives a number or
+// boolean field of the model body a string, "" for any other set. A word
+// is taken as a string, so the audit verdict the help shows,
+// data.status=REFUSAL, is a type error in the sample shape, whose status is
+// a number (and a mixed shape beside its fields); the warning says so, and
+// for a status name gives the number the sample shape writes. (A string
+// may be the edge case meant: it is sent as given.)
+func stringForNonString(body spec.Field, shape spec.Shape, ov Override) string {
+	var v string
+	switch x := ov.Value.(type) {
+	case string:
+		v = x
+	case json.RawMessage:
+		if len(x) == 0 || x[0] != '"' || json.Unmarshal(x, &v) != nil {
+			return ""
+		}
+	default:
+		return ""
+	}
+	f, ok := modelAt(body, ov.Path)
+	if !ok || (f.Type != spec.Integer && f.Type != spec.Number && f.Type != spec.Boolean) {
+		return ""
+	}
+	msg := fmt.Sprintf("--set %s: %q is sent as a string, but %s is %s %s in the %s shape", ov.Path, v, f.Name, article(string(f.Type)), f.Type, shape)
+	if f.Name == spec.FieldStatus && (v == spec.StatusPass || v == spec.StatusRefusal) {
+		msg += fmt.Sprintf("; whsim writes %s there as %d: --set %s", v, spec.SampleStatus(v),
+			shellcmd.Quote(ov.Path.String()+"="+strconv.Itoa(spec.SampleStatus(v))))
+	}
+	return msg
+}
+
+// article is "an" before a word that starts with a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // underMap reports whether the last key of p is a key of a map (an Object

@@ -44,6 +44,14 @@ func TestCheckPaths(t *testing.T) {
 		{[]spec.Event{inv}, spec.Described, "data.taxCode=310104710932064", "", `--set data.taxCode: 310104710932064 is sent as a JSON number, but taxCode is a string; to send the string, quote it: --set 'data.taxCode="310104710932064"'`},
 		{[]spec.Event{inv}, spec.Sample, "data.records.0.itemCode=1001", "", `--set data.records.0.itemCode: 1001 is sent as a JSON number, but itemCode is a string; to send the string, quote it: --set 'data.records.0.itemCode="1001"'`},
 		{[]spec.Event{rcp}, spec.Described, "data.收款明细.0.编号=2", "", `is sent as a JSON number, but 编号 is a string`},
+		// A word for a field the spec makes a number is sent as a string:
+		// the audit verdict the help shows (data.status=REFUSAL) is one in
+		// the described shape only, the sample shape's status a number.
+		{[]spec.Event{inv}, spec.Sample, "data.status=REFUSAL", "", `--set data.status: "REFUSAL" is sent as a string, but status is an integer in the sample shape; whsim writes REFUSAL there as 2: --set 'data.status=2'`},
+		{[]spec.Event{inv}, spec.Described, "data.status=REFUSAL", "", ""},
+		{[]spec.Event{inv}, spec.Described, "data.items.0.quantity=three", "", `--set data.items.0.quantity: "three" is sent as a string, but quantity is a number in the described shape`},
+		{[]spec.Event{rcp}, spec.Described, "data.收款单.是否生产凭证=yes", "", `is sent as a string, but 是否生产凭证 is a boolean`},
+		{[]spec.Event{inv}, spec.Sample, `data.status="2"`, "", `is sent as a string, but status is an integer`},
 		{[]spec.Event{inv}, spec.Described, `data.taxCode="310104710932064"`, "", ""},
 		{[]spec.Event{inv}, spec.Described, "data.taxCode=null", "", ""},
 		{[]spec.Event{inv}, spec.Described, "data.items.0.quantity=3", "", ""},

@@ -80,6 +80,28 @@ func mutants(t testing.TB) []mutant {
 					}
 				})
 			}
+			// The data members of the other invoice shape and of the
+			// other document kind: null, which validate reads as absent
+			// (so it mixes no shapes and is no receipt member in an
+			// invoice), and a value of each wrong type (an unknown field
+			// of this document, except where it is an error already: a
+			// marker of the other shape, a receipt member in an invoice).
+			own := spec.Data(e.Kind, s)
+			seen := map[string]bool{}
+			for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
+				for _, other := range spec.Shapes() {
+					for _, f := range spec.Data(k, other).Fields {
+						if _, ok := own.Member(f.Name); ok || seen[f.Name] {
+							continue
+						}
+						seen[f.Name] = true
+						path := []string{spec.FieldData, f.Name}
+						for _, v := range wrongValues(f) {
+							add(fmt.Sprintf("foreign data.%s = %s", f.Name, show(v)), func(doc map[string]any) { setPath(doc, path, v) })
+						}
+					}
+				}
+			}
 		}
 	}
 	return out

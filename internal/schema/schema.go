@@ -89,11 +89,33 @@ func Bundle(events []spec.Event, shapes []spec.Shape) *obj {
 			names = append(names, defName(e, s))
 		}
 	}
-	return new(obj).set("$schema", draft).set("$id", baseID+"whsim.json").
+	return new(obj).set("$schema", draft).set("$id", baseID+bundleName(events, shapes)+".json").
 		set("title", "whsim webhook bodies").
 		set("description", "Any of: "+strings.Join(names, ", ")).
 		set("$defs", defs).
 		set("anyOf", any)
+}
+
+// bundleName is the last part of a bundle's $id, without ".json": whsim
+// for every event and shape, else the event and the shape it holds
+// (CREATE_RECEIVABLE_DOC, whsim.sample), so that no two documents whsim
+// prints share an $id, by which tools that load several (Ajv's addSchema, a
+// registry) tell them apart.
+func bundleName(events []spec.Event, shapes []spec.Shape) string {
+	name := "whsim"
+	if len(events) == 1 {
+		name = events[0].Name
+	} else if len(events) != len(spec.Events()) {
+		names := make([]string, len(events))
+		for i, e := range events {
+			names[i] = e.Name
+		}
+		name = strings.Join(names, "+")
+	}
+	if len(shapes) == 1 {
+		name += "." + string(shapes[0])
+	}
+	return name
 }
 
 // Marshal renders a schema as indented JSON.
@@ -165,9 +187,17 @@ func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 		o.set("required", required)
 	}
 	if k == spec.Invoice {
+		// A member counts as there when its value is not null: validate
+		// reads a null inside data as absent (null-field, a warning), so
+		// a null marker mixes no shapes and a null receipt member is no
+		// receipt member, where "required" alone is met by a null.
+		present := func(name string) *obj {
+			return new(obj).set("required", []any{name}).
+				set("properties", new(obj).set(name, new(obj).set("not", new(obj).set("type", "null"))))
+		}
 		var receiptMembers []any
 		for _, m := range spec.Data(spec.Receipt, spec.Sample).Fields {
-			receiptMembers = append(receiptMembers, new(obj).set("required", []any{m.Name}))
+			receiptMembers = append(receiptMembers, present(m.Name))
 		}
 		// The status's type is evidence of the shape too (validate's
 		// mixed-shape): a string status is the described shape's, an
@@ -182,7 +212,7 @@ func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 				if !m.Marker {
 					continue
 				}
-				r := new(obj).set("required", []any{m.Name})
+				r := present(m.Name)
 				if sh == spec.Described {
 					desc = append(desc, r)
 				} else {

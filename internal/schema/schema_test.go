@@ -186,3 +186,69 @@ func TestRejectsTypeErrors(t *testing.T) {
 		}
 	}
 }
+
+// Every JSON Schema document whsim schema prints has an $id of its own:
+// a tool that loads several (Ajv's addSchema, ajv -r, a registry of
+// schemas by $id) refuses a second document under an $id it has, or
+// checks bodies against the first one under it. All events of one shape,
+// one event's two shapes and the whole bundle were each
+// https://whsim.dev/schema/whsim.json, holding different schemas.
+func TestEveryDocumentHasItsOwnID(t *testing.T) {
+	t.Parallel()
+	var docs []*obj
+	choices := func(all []spec.Event) [][]spec.Event {
+		out := [][]spec.Event{all}
+		for _, e := range all {
+			out = append(out, []spec.Event{e})
+		}
+		return out
+	}
+	shapeChoices := [][]spec.Shape{spec.Shapes()}
+	for _, s := range spec.Shapes() {
+		shapeChoices = append(shapeChoices, []spec.Shape{s})
+	}
+	for _, events := range choices(spec.Events()) {
+		for _, shapes := range shapeChoices {
+			// As the command chooses (internal/cli/schemacmd).
+			if len(events) == 1 && len(shapes) == 1 {
+				docs = append(docs, For(events[0], shapes[0]))
+			} else {
+				docs = append(docs, Bundle(events, shapes))
+			}
+		}
+	}
+	c := jsonschema.NewCompiler()
+	seen := map[string]int{}
+	for i, d := range docs {
+		b, err := Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var head struct {
+			ID string `json:"$id"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			t.Fatal(err)
+		}
+		if j, dup := seen[head.ID]; dup {
+			t.Errorf("documents %d and %d share the $id %s", j, i, head.ID)
+			continue
+		}
+		seen[head.ID] = i
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource(fmt.Sprintf("file:///schema%d.json", i), doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, i := range seen {
+		if _, err := c.Compile(fmt.Sprintf("file:///schema%d.json", i)); err != nil {
+			t.Errorf("document %d beside the others: %v", i, err)
+		}
+	}
+	if _, ok := seen[baseID+"whsim.json"]; !ok {
+		t.Errorf("the bundle of every event and shape is no longer %swhsim.json", baseID)
+	}
+}

@@ -51,12 +51,25 @@ func (c *checker) post(event string) {
 	}
 	switch kind {
 	case spec.Receipt:
+		c.foreignMembers(inReceipt)
 		c.receiptData()
 		c.receiptLedger()
 	case spec.Invoice:
 		c.invoiceData()
 		c.lineTax()
 	}
+}
+
+// foreignMembers drops the findings inside the values of data members
+// that are not fields of the document (of its kind, in its shape: want):
+// such a member is an unknown field, whose value the spec gives no type
+// in this document, so it breaks no rule but the unknown-field warning,
+// as the schema of the event and shape has it. A duplicate key stays one.
+func (c *checker) foreignMembers(want shapeBits) {
+	d := c.v.data
+	c.raw = slices.DeleteFunc(c.raw, func(r rawFinding) bool {
+		return r.member >= 0 && r.rule != rDuplicateKey && d.members[r.member].shapes&want == 0
+	})
 }
 
 func (c *checker) receiptData() {
@@ -130,6 +143,9 @@ func (c *checker) invoiceData() {
 	if shape == spec.Sample {
 		bitOf = inSample
 	}
+	// (A receipt member keeps its findings: receipt-in-invoice is an
+	// error already.)
+	c.foreignMembers(bitOf | inReceipt)
 	for i, m := range d.members {
 		bit := uint64(1) << i
 		if m.shapes&inReceipt != 0 {
@@ -163,7 +179,7 @@ func (c *checker) emitAt(r ruleID, off int, path string, format string, args ...
 	if c.v.ignored[r] {
 		return
 	}
-	c.raw = append(c.raw, rawFinding{rule: r, off: off, path: path, msg: fmt.Sprintf(format, args...)})
+	c.raw = append(c.raw, rawFinding{rule: r, off: off, path: path, msg: fmt.Sprintf(format, args...), member: -1})
 }
 
 // checkTaxID checks the check characters of a taxpayer id (see taxid.Check).

@@ -30,9 +30,12 @@ type checker struct {
 	// notChecked is why the body was not checked ("" it was): see
 	// Validator.checkBody.
 	notChecked string
-	path       []seg
-	keys       []jsonlex.Key
-	dups       map[dupKey]struct{} // keys of objects with many (see dupScan)
+	// member is the data member whose value the scan is in, -1 outside
+	// them; emit tags findings with it.
+	member int8
+	path   []seg
+	keys   []jsonlex.Key
+	dups   map[dupKey]struct{} // keys of objects with many (see dupScan)
 
 	// envelope facts
 	numberState int // 0 missing, 1 invalid, 2 valid
@@ -52,6 +55,7 @@ func (c *checker) reset(b []byte) {
 	c.lx.Reset(b)
 	c.raw, c.path, c.keys = c.raw[:0], c.path[:0], c.keys[:0]
 	c.notChecked = ""
+	c.member = -1
 	clear(c.dups) // a syntax error leaves them
 	c.numberState, c.number, c.numberOff, c.dataOff = 0, 0, 0, -1
 	c.dataSeen, c.dataNull, c.statusVariant = 0, 0, 0
@@ -78,7 +82,7 @@ func (c *checker) run(event string) {
 			c.notChecked = fmt.Sprintf("the body is not JSON (line %d, column %d: %s) and %s is ignored", line, col, err.Msg, ruleSyntax)
 			return
 		}
-		c.raw = append(c.raw, rawFinding{rule: rSyntax, off: err.Offset, msg: err.Msg})
+		c.raw = append(c.raw, rawFinding{rule: rSyntax, off: err.Offset, msg: err.Msg, member: -1})
 		return
 	}
 	c.post(event)
@@ -100,7 +104,7 @@ func (c *checker) emit(r ruleID, off int, key string, format string, args ...any
 		}
 		msg = fmt.Sprintf(format, args...)
 	}
-	c.raw = append(c.raw, rawFinding{rule: r, off: off, path: c.pathString(key), msg: msg})
+	c.raw = append(c.raw, rawFinding{rule: r, off: off, path: c.pathString(key), msg: msg, member: c.member})
 }
 
 // shownBytes is the most of a value of the body a message quotes: a
@@ -297,6 +301,13 @@ func (c *checker) object(n *node, idx int) {
 				if m.hidden && c.v.shape == spec.Described {
 					c.emit(rUnknown, keyOff, "", "%s is a hidden field of the sample shape only", m.name)
 				}
+				if n.data {
+					// Which document kind and shape the member belongs
+					// to is known only at the end (businessType may come
+					// last): post drops what is found inside a member
+					// foreign to them.
+					c.member = int8(i)
+				}
 				mn := m.node
 				if m.alt != nil {
 					c.statusVariant = 1
@@ -316,6 +327,9 @@ func (c *checker) object(n *node, idx int) {
 					break
 				}
 				c.value(mn, k)
+			}
+			if n != nil && n.data {
+				c.member = -1
 			}
 			c.path = c.path[:len(c.path)-1]
 			if !c.lx.More('}') {

@@ -178,6 +178,10 @@ type rawFinding struct {
 	off  int
 	path string
 	msg  string
+	// member is the index of the data member whose value the finding is
+	// inside, -1 for none: post drops such findings when the member is
+	// not a field of the document's kind or shape (see foreignMembers).
+	member int8
 }
 
 func (c *checker) finish() []Finding {

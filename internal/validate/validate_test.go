@@ -165,6 +165,19 @@ func TestCheck(t *testing.T) {
 		// invoice the other fields show to be of the sample shape.
 		{name: "status boolean in sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": true`) }, want: []string{ruleType}, n: 1, path: "data.status"},
 		{name: "status object in sample", body: func(t *testing.T) string { return edit(t, smp, `"status": 1`, `"status": {}`) }, want: []string{ruleType}, n: 1, path: "data.status"},
+		// A field of another document kind or shape is unknown there (a
+		// warning), whatever its value: the spec gives it no type in this
+		// document, so its value breaks no rule of it, as the schema of
+		// the event and shape has it too.
+		{name: "invoice fields in a receipt are unknown, whatever their values", body: func(t *testing.T) string {
+			return edit(t, rec, `"收款单": {`, `"currency": "usd", "createType": "X", "status": "x", "items": 5, "taxCode": 5, "createTime": -5, "收款单": {`)
+		}, want: []string{ruleUnknown}, n: 6},
+		{name: "described-only fields in a sample invoice are unknown, whatever their values", body: func(t *testing.T) string {
+			return edit(t, smp, `"status": 1`, `"status": 1, "invoiceCode": 5, "applicationName": [], "applicationCode": {"a": 1}`)
+		}, want: []string{ruleUnknown}, n: 3},
+		{name: "a duplicate key inside an unknown field is still one", body: func(t *testing.T) string {
+			return edit(t, rec, `"收款单": {`, `"items": [{"tax": 1, "tax": 2}], "收款单": {`)
+		}, want: []string{ruleDuplicateKey, ruleUnknown}, n: 2},
 		{name: "described asserted on sample", opts: Options{Shape: "described"}, body: func(*testing.T) string { return smp }, want: []string{ruleMissing, ruleType, ruleUnknown}},
 		{name: "sample asserted on receipt", opts: Options{Shape: "sample"}, body: func(*testing.T) string { return rec }},
 		{name: "described asserted on sample receipt", opts: Options{Shape: "described"}, body: func(*testing.T) string { return rec }, want: []string{ruleUnknown}},
