@@ -269,6 +269,15 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 // decode. The limits are those of a live run.
 func checkBounds(f *Failed, q *RequestRecord) error {
 	if q != nil {
+		// The answer that fixes a case is its check's (wantOf, as a run
+		// writes it), not what the line says: a want turned to what the
+		// receiver answers made a still broken receiver read FIXED.
+		if w := wantOf(f.Check, q.Resign); f.Want != w && slices.Contains(IDs(), f.Check) {
+			if w == "" {
+				return fmt.Errorf("want %q, but a run judges %s over the whole run, not by one answer", f.Want, f.Check)
+			}
+			return fmt.Errorf("want %q, but a run of %s wants %s of it", f.Want, f.Check, w)
+		}
 		if err := copiesOK(q.Copies, q.AtOnce); err != nil {
 			return err
 		}

@@ -158,6 +158,17 @@ func TestReadFailed(t *testing.T) {
 		{`{"check":"accepts-valid","case":"E/described","rerun":"still-failing","status":500,"wasStatus":500,"reason":"got 500, want 2xx","want":"2xx"}` + "\n" +
 			`{"summary":{"allFixed":false,"fixed":0,"interrupted":false,"notRerun":0,"stillFailing":1}}`,
 			`line 1: a line of check --rerun's output ("rerun":"still-failing"), not of check --output json: rerun the report its run wrote`},
+		// The answer that fixes a case is the check's, not the report's: a
+		// report whose want was turned to what the receiver answers read
+		// a receiver still accepting malformed calls as FIXED, exit 0.
+		{`{"check":"rejects-malformed","case":"not-json","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: rejects-malformed not-json: want "2xx", but a run of rejects-malformed wants 4xx of it`},
+		{`{"check":"duplicates","case":"E/serial-x4","verdict":"fail","want":"2xx or 4xx","request":{"url":"http://127.0.0.1:1/","body":"x","copies":4}}`,
+			`line 1: duplicates E/serial-x4: want "2xx or 4xx", but a run of duplicates wants 2xx of it`},
+		{`{"check":"load","case":"300-calls-at-16","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: load 300-calls-at-16: want "2xx", but a run judges load over the whole run, not by one answer`},
+		{`{"check":"signature","case":"tampered-body","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: signature tampered-body: want "2xx", but a run of signature wants 4xx of it`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
 	} {
