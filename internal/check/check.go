@@ -757,6 +757,10 @@ func unroutedHint(s int) string {
 		return "the URL does not take POST: check the path of --url and that its route takes POST"
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return "the receiver refuses every call before reading it: check the credentials (-H 'Authorization: ...') or --secret"
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		// An http URL whose server sends it to https, a path without its
+		// trailing slash: nothing handled, as with a 404.
+		return "the URL redirects every call, and the ERP does not follow redirects: give --url the address it redirects to"
 	}
 	return ""
 }
