@@ -808,6 +808,10 @@ type runner struct {
 	// of them refused as duplicates.
 	firsts, firstDup int
 	quiet, quietTO   int // calls in a row without an answer, of them timeouts
+	// outside counts the valid calls outside load, outsideBad those of
+	// them answered 5xx or 429 or not at all: load's failure is no sign of
+	// load when the receiver fails alike without it.
+	outside, outsideBad int
 	// silent counts them with those lost on a kept-alive connection the
 	// receiver closed as they went out, which do not count towards a stop
 	// but got no answer: the count a stop says.
@@ -1071,6 +1075,12 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	r.calls++
 	if validCheck(c.Check) && c.Event != "" {
 		r.tried[c.Event] = true
+	}
+	if validCheck(c.Check) && c.Check != Load {
+		r.outside++
+		if a.Status >= 500 || a.Status == http.StatusTooManyRequests || a.Status == 0 && !a.ClosedAsSent {
+			r.outsideBad++
+		}
 	}
 	if a.Status != 0 {
 		r.quiet, r.quietTO, r.silent = 0, 0, 0

@@ -872,8 +872,15 @@ func (r *runner) load() error {
 	} else if len(parts) > 0 {
 		res.Verdict = Fail
 		why := "the receiver buckles under load"
-		if !buckles {
+		r.mu.Lock()
+		outside, outsideBad := r.outside, r.outsideBad
+		r.mu.Unlock()
+		switch {
+		case !buckles:
 			why = "valid calls refused, want 2xx for every one"
+		case outsideBad > 0:
+			// Not load as such: it fails valid calls sent one at a time too.
+			why = fmt.Sprintf("the receiver fails valid calls with or without load (%d of %d valid calls outside load got 5xx, 429 or no answer too)", outsideBad, outside)
 		}
 		if n := bad.closedAsSent; n > 0 {
 			// Not load as such: a sender that keeps connections alive
