@@ -648,6 +648,10 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		case ctx.Err() != nil:
 			return r.interrupted(i, ctx.Err())
 		}
+		// Any other end (the probe failing on the run's documents): no
+		// verdict either, and the summary says which checks it never
+		// reached, or a report read back by --rerun passes them.
+		r.cutAt(i)
 		return r.sum, err
 	}
 	r.flush()
