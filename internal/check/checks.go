@@ -571,6 +571,19 @@ type sigCase struct {
 	why          string
 }
 
+// validSignatureCase says whether the signature case of that name is built
+// with a signature to accept (sigCase.valid): what a rerun signs afresh
+// with the run's secret, and no other (a report is untrusted input).
+// TestValidSignatureCases keeps it equal to the cases built.
+func validSignatureCase(name string) bool {
+	switch name {
+	case "correct", "several-signatures", "unknown-version-beside-v1", "retry-same-webhook-id",
+		"pretty-printed-body", "unicode-escaped-body", "other-number-spelling":
+		return true
+	}
+	return false
+}
+
 // signature builds the signature cases; the first is the correctly signed
 // call the others are read against. Headers left out or malformed are
 // signed over what the call carries instead (an empty id, the text of the
