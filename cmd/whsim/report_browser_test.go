@@ -329,3 +329,37 @@ func TestSendReportInBrowser(t *testing.T) {
 	shot(t, p.ctx, "report-send.png")
 	p.clean(t)
 }
+
+// TestCheckReportSaysWhichVariablesToSet: the report's commands (the one
+// that runs the check again, each failure's) read the run's credentials
+// from variables, as the printed ones do; the page says which, as the
+// terminal and the job summary do. Without it, a reader of the CI
+// artifact pasted them unset: an empty Authorization, whose 401 is the 4xx
+// a malformed case wants, and the receiver read as mended.
+func TestCheckReportSaysWhichVariablesToSet(t *testing.T) {
+	if findChromium() == "" {
+		t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser tests need one")
+	}
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer recv.Close()
+	file := filepath.Join(t.TempDir(), "check.html")
+	out, err := exec.Command("whsim", "check", "--url", recv.URL+"/hook?token=t0k", "--seed", "1", "-H", "Authorization: Bearer s3cr3t",
+		"--checks", "rejects-malformed", "--report", file).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("check exited %v, want 1 (rejects-malformed fails)\n%s", err, out)
+	}
+	p := openReport(t, file)
+	var command, set string
+	p.run(t, "read the command and what it reads",
+		chromedp.Text(`pre.command`, &command, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector('#set-first') || {}).textContent || ""`, &set))
+	if !strings.Contains(command, `"$AUTHORIZATION"`) && !strings.Contains(command, `$AUTHORIZATION`) {
+		t.Fatalf("command %q reads no $AUTHORIZATION", command)
+	}
+	if want := "set TOKEN and AUTHORIZATION first"; !strings.HasPrefix(set, want) {
+		t.Errorf("the page says %q, want it to begin %q", set, want)
+	}
+	p.clean(t)
+}

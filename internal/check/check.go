@@ -648,6 +648,10 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		case ctx.Err() != nil:
 			return r.interrupted(i, ctx.Err())
 		}
+		// Any other end (the probe failing on the run's documents): no
+		// verdict either, and the summary says which checks it never
+		// reached, or a report read back by --rerun passes them.
+		r.cutAt(i)
 		return r.sum, err
 	}
 	r.flush()
@@ -757,6 +761,10 @@ func unroutedHint(s int) string {
 		return "the URL does not take POST: check the path of --url and that its route takes POST"
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return "the receiver refuses every call before reading it: check the credentials (-H 'Authorization: ...') or --secret"
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		// An http URL whose server sends it to https, a path without its
+		// trailing slash: nothing handled, as with a 404.
+		return "the URL redirects every call, and the ERP does not follow redirects: give --url the address it redirects to"
 	}
 	return ""
 }
@@ -804,6 +812,10 @@ type runner struct {
 	// of them refused as duplicates.
 	firsts, firstDup int
 	quiet, quietTO   int // calls in a row without an answer, of them timeouts
+	// outside counts the valid calls outside load, outsideBad those of
+	// them answered 5xx or 429 or not at all: load's failure is no sign of
+	// load when the receiver fails alike without it.
+	outside, outsideBad int
 	// silent counts them with those lost on a kept-alive connection the
 	// receiver closed as they went out, which do not count towards a stop
 	// but got no answer: the count a stop says.
@@ -1067,6 +1079,12 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	r.calls++
 	if validCheck(c.Check) && c.Event != "" {
 		r.tried[c.Event] = true
+	}
+	if validCheck(c.Check) && c.Check != Load {
+		r.outside++
+		if a.Status >= 500 || a.Status == http.StatusTooManyRequests || a.Status == 0 && !a.ClosedAsSent {
+			r.outsideBad++
+		}
 	}
 	if a.Status != 0 {
 		r.quiet, r.quietTO, r.silent = 0, 0, 0

@@ -571,6 +571,19 @@ type sigCase struct {
 	why          string
 }
 
+// validSignatureCase says whether the signature case of that name is built
+// with a signature to accept (sigCase.valid): what a rerun signs afresh
+// with the run's secret, and no other (a report is untrusted input).
+// TestValidSignatureCases keeps it equal to the cases built.
+func validSignatureCase(name string) bool {
+	switch name {
+	case "correct", "several-signatures", "unknown-version-beside-v1", "retry-same-webhook-id",
+		"pretty-printed-body", "unicode-escaped-body", "other-number-spelling":
+		return true
+	}
+	return false
+}
+
 // signature builds the signature cases; the first is the correctly signed
 // call the others are read against. Headers left out or malformed are
 // signed over what the call carries instead (an empty id, the text of the
@@ -872,8 +885,15 @@ func (r *runner) load() error {
 	} else if len(parts) > 0 {
 		res.Verdict = Fail
 		why := "the receiver buckles under load"
-		if !buckles {
+		r.mu.Lock()
+		outside, outsideBad := r.outside, r.outsideBad
+		r.mu.Unlock()
+		switch {
+		case !buckles:
 			why = "valid calls refused, want 2xx for every one"
+		case outsideBad > 0:
+			// Not load as such: it fails valid calls sent one at a time too.
+			why = fmt.Sprintf("the receiver fails valid calls with or without load (%d of %d valid calls outside load got 5xx, 429 or no answer too)", outsideBad, outside)
 		}
 		if n := bad.closedAsSent; n > 0 {
 			// Not load as such: a sender that keeps connections alive

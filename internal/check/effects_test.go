@@ -623,6 +623,36 @@ func TestProbeSanityOnceDocumentsAreHeld(t *testing.T) {
 	}
 }
 
+// TestProbeErrorMidRunSaysWhatWasNotRun: a probe that answers the first
+// question (a document never sent) and fails on the run's documents ends
+// the run with its error; the summary says which checks it never ran, as
+// for a receiver gone. Without it, the JSON summary gave effects 0 0 0 and
+// no notRun, and --rerun of that report, its other failures fixed, said
+// "ok all fixed", exit 0, though effects had never run.
+func TestProbeErrorMidRunSaysWhatWasNotRun(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			if strings.HasSuffix(r.URL.Path, "-NONE") {
+				fmt.Fprint(w, `{"count":0}`)
+				return
+			}
+			http.Error(w, "probe broke", http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{duplicates, Effects, Latency}, 0
+	sum, err := Run(context.Background(), cfg, func(Result) {})
+	if _, ok := err.(*probe.Error); !ok {
+		t.Fatalf("err = %v, want a probe.Error", err)
+	}
+	if sum == nil || !slices.Equal(sum.NotRun, []string{Effects, Latency}) || sum.CutShort != "" {
+		t.Fatalf("summary notRun %v cutShort %q, want effects and latency not run", sum.NotRun, sum.CutShort)
+	}
+}
+
 // TestNumbers: every probed document of a run has a number of its own,
 // fresh per nonce and the same for the same seed and nonce.
 func TestNumbers(t *testing.T) {

@@ -269,6 +269,24 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 // decode. The limits are those of a live run.
 func checkBounds(f *Failed, q *RequestRecord) error {
 	if q != nil {
+		// The answer that fixes a case is its check's (wantOf, as a run
+		// writes it), not what the line says: a want turned to what the
+		// receiver answers made a still broken receiver read FIXED.
+		// A signature case's resign is its name's (a report whose resign
+		// and want were both flipped had a tampered case signed afresh,
+		// correctly, and FIXED by a receiver that verifies nothing).
+		if valid := validSignatureCase(f.Name); f.Check == signature && q.Resign != valid {
+			if valid {
+				return fmt.Errorf(`"resign": false, but a run signs %s with the run's secret, to be signed afresh`, f.Name)
+			}
+			return fmt.Errorf(`"resign": true, but a run sends %s with a signature no receiver may accept, never signed afresh`, termsafe.Text(f.Name))
+		}
+		if w := wantOf(f.Check, q.Resign); f.Want != w && slices.Contains(IDs(), f.Check) {
+			if w == "" {
+				return fmt.Errorf("want %q, but a run judges %s over the whole run, not by one answer", f.Want, f.Check)
+			}
+			return fmt.Errorf("want %q, but a run of %s wants %s of it", f.Want, f.Check, w)
+		}
 		if err := copiesOK(q.Copies, q.AtOnce); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/sign"
@@ -158,6 +159,23 @@ func TestReadFailed(t *testing.T) {
 		{`{"check":"accepts-valid","case":"E/described","rerun":"still-failing","status":500,"wasStatus":500,"reason":"got 500, want 2xx","want":"2xx"}` + "\n" +
 			`{"summary":{"allFixed":false,"fixed":0,"interrupted":false,"notRerun":0,"stillFailing":1}}`,
 			`line 1: a line of check --rerun's output ("rerun":"still-failing"), not of check --output json: rerun the report its run wrote`},
+		// The answer that fixes a case is the check's, not the report's: a
+		// report whose want was turned to what the receiver answers read
+		// a receiver still accepting malformed calls as FIXED, exit 0.
+		{`{"check":"rejects-malformed","case":"not-json","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: rejects-malformed not-json: want "2xx", but a run of rejects-malformed wants 4xx of it`},
+		{`{"check":"duplicates","case":"E/serial-x4","verdict":"fail","want":"2xx or 4xx","request":{"url":"http://127.0.0.1:1/","body":"x","copies":4}}`,
+			`line 1: duplicates E/serial-x4: want "2xx or 4xx", but a run of duplicates wants 2xx of it`},
+		{`{"check":"load","case":"300-calls-at-16","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: load 300-calls-at-16: want "2xx", but a run judges load over the whole run, not by one answer`},
+		{`{"check":"signature","case":"tampered-body","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: signature tampered-body: want "2xx", but a run of signature wants 4xx of it`},
+		// Its resign flipped too: re-signed correctly, a tampered case
+		// becomes one a receiver that verifies nothing accepts, FIXED.
+		{`{"check":"signature","case":"tampered-body","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","body":"x","resign":true}}`,
+			`line 1: signature tampered-body: "resign": true, but a run sends tampered-body with a signature no receiver may accept, never signed afresh`},
+		{`{"check":"signature","case":"correct","verdict":"fail","want":"4xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: signature correct: "resign": false, but a run signs correct with the run's secret, to be signed afresh`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
 	} {
@@ -779,5 +797,50 @@ func TestReadReportNotRun(t *testing.T) {
 		case !slices.Equal(end.NotRun, tt.notRun) || end.CutShort != tt.cutShort:
 			t.Errorf("%s: notRun %q, cutShort %q; want %q, %q", tt.summary, end.NotRun, end.CutShort, tt.notRun, tt.cutShort)
 		}
+	}
+}
+
+// TestValidSignatureCases: the names a rerun reads as signed with the
+// run's secret (validSignatureCase) are those of the signature cases built
+// with a valid signature, and no other.
+func TestValidSignatureCases(t *testing.T) {
+	t.Parallel()
+	s, err := sign.NewSigner(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newBuilder(7, payload.Anchor(), 0).signature(s, payload.Anchor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if got := validSignatureCase(c.Name); got != c.valid {
+			t.Errorf("validSignatureCase(%q) = %v, the case is built valid %v", c.Name, got, c.valid)
+		}
+	}
+}
+
+// TestSignatureCaseReportedLateReadsBack: a valid signature case reported
+// more than five minutes after it was signed (a slow receiver, a long
+// run) is still the case signed with the run's secret: its line says so
+// (resign, want 2xx), and a rerun reads it back, rather than a stale
+// signature making it a case that wants 4xx.
+func TestSignatureCaseReportedLateReadsBack(t *testing.T) {
+	t.Parallel()
+	s := testSigner(t)
+	signed := payload.Anchor()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	rep := &Reporter{Target: target, Signer: s, Now: func() time.Time { return signed.Add(6 * time.Minute) }}
+	body := []byte(`{"requestId":"r-1"}`)
+	c := &Case{Check: signature, Name: "correct", Event: "E", Query: "businessType=E", Body: body, Header: http.Header{
+		"Webhook-Id": {"w-1"}, "Webhook-Timestamp": {strconv.FormatInt(signed.Unix(), 10)},
+		"Webhook-Signature": {s.Signature("w-1", signed.Unix(), body)}}}
+	line := reported(t, rep, Result{Case: c, Verdict: Fail, Status: 401})
+	got, err := ReadFailed(bytes.NewReader(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].Resign || got[0].Want != want2xx {
+		t.Errorf("read back %+v, want resign and 2xx", got)
 	}
 }

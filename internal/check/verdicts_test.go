@@ -297,6 +297,63 @@ func TestNothingRouted(t *testing.T) {
 	}
 }
 
+// Every call redirected (an http URL whose server sends it to https, a
+// path without its trailing slash): no call was handled, so the times of
+// the redirects judge no latency; it passed, and --checks latency said
+// "ok every check passed" of a receiver that handled nothing.
+func TestEveryCallRedirected(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/webhook/?"+r.URL.RawQuery, http.StatusPermanentRedirect)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{Latency}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := ofCheck(results, Latency)
+	if len(lat) != 1 || lat[0].Verdict != Warn || !lat[0].Inconclusive {
+		t.Fatalf("latency %+v, want one inconclusive warning", lat)
+	}
+	if want := "every call got 308 Permanent Redirect, so no call was handled to time"; !strings.Contains(lat[0].Reason, want) {
+		t.Errorf("latency: %s, want it to say %q", lat[0].Reason, want)
+	}
+	if sum.Unrouted == nil || sum.Unrouted.Status != http.StatusPermanentRedirect || !strings.Contains(sum.Unrouted.Hint, "redirects every call") {
+		t.Errorf("Unrouted = %+v, want 308 and a hint that names the redirect", sum.Unrouted)
+	}
+}
+
+// A receiver that fails one valid call in five, busy or not: load fails,
+// but not saying it buckles under load, which the calls outside load,
+// failed alike, show it does not (a reason that sends its owner to tune
+// for load when every call may fail).
+func TestLoadFailsAsOutsideLoad(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if n.Add(1)%5 == 0 {
+			http.Error(w, "oops", http.StatusInternalServerError)
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid, Load}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ofCheck(results, Load)
+	if len(l) != 1 || l[0].Verdict != Fail {
+		t.Fatalf("load %+v, want one failure", l)
+	}
+	if why := l[0].Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, "valid calls outside load got 5xx, 429 or no answer too") {
+		t.Errorf("load: %s, want the calls outside load named, not load blamed", why)
+	}
+}
+
 // slowDial makes every new connection wait before it is set up, as one
 // does whose SYN the kernel of a receiver with a full listen backlog
 // dropped: the client sends it again a second later.

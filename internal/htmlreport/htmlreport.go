@@ -39,6 +39,10 @@ type Meta struct {
 	Started time.Time `json:"started"`
 	// Command is the command line that reproduces the run, where known.
 	Command string `json:"command,omitempty"`
+	// SetFirst says which variables the report's commands read the run's
+	// credentials from ("set TOKEN and AUTHORIZATION first: ..."), "" for
+	// none: unset, a pasted command sends them empty.
+	SetFirst string `json:"setFirst,omitempty"`
 }
 
 // document is the page's data.

@@ -122,19 +122,23 @@ func Words(words []string) string {
 // reader to set first. Special parameters ($1, $?, $(…)) are no names.
 // A comment is prose, whose apostrophes quote nothing; the command a hint
 // in it names to run ("# ...: whsim check --url ... -H "X: $X"") is read
-// from that command on.
+// from that command on. A variable the command sets itself (rec='...';
+// for i in ...) is read from there, not from its reader.
 func Vars(cmd string) []string {
-	var names []string
+	var names, set []string
 	single, double := false, false
 	for i := 0; i < len(cmd); i++ {
 		ch := cmd[i]
 		switch {
 		case single:
 			single = ch != '\''
+		case !double && wordStart(cmd, i) && setsName(cmd[i:]) != "":
+			set = append(set, setsName(cmd[i:]))
+			i += len(setsName(cmd[i:])) - 1
 		case ch == '#' && !double && (i == 0 || cmd[i-1] == ' ' || cmd[i-1] == '\t'):
 			if at := strings.Index(cmd[i:], "whsim "); at >= 0 {
 				for _, name := range Vars(cmd[i+at:]) {
-					if !slices.Contains(names, name) {
+					if !slices.Contains(names, name) && !slices.Contains(set, name) {
 						names = append(names, name)
 					}
 				}
@@ -155,10 +159,35 @@ func Vars(cmd string) []string {
 			for k < len(cmd) && (cmd[k] == '_' || 'A' <= cmd[k] && cmd[k] <= 'Z' || 'a' <= cmd[k] && cmd[k] <= 'z' || k > j && '0' <= cmd[k] && cmd[k] <= '9') {
 				k++
 			}
-			if name := cmd[j:k]; name != "" && !slices.Contains(names, name) {
+			if name := cmd[j:k]; name != "" && !slices.Contains(names, name) && !slices.Contains(set, name) {
 				names = append(names, name)
 			}
 		}
 	}
 	return names
+}
+
+// wordStart says whether cmd[i] begins a word: the first byte, or one
+// after a blank or an operator (; & | ( ).
+func wordStart(cmd string, i int) bool {
+	return i == 0 || strings.IndexByte(" \t\n;&|(", cmd[i-1]) >= 0
+}
+
+// setsName is the name a word at the start of w gives a value to
+// (NAME=... or for NAME in), "" when it sets none.
+func setsName(w string) string {
+	w, loop := strings.CutPrefix(w, "for ")
+	k := 0
+	for k < len(w) && (w[k] == '_' || 'A' <= w[k] && w[k] <= 'Z' || 'a' <= w[k] && w[k] <= 'z' || k > 0 && '0' <= w[k] && w[k] <= '9') {
+		k++
+	}
+	switch {
+	case k == 0:
+		return ""
+	case loop && strings.HasPrefix(w[k:], " in "):
+		return w[:k]
+	case !loop && strings.HasPrefix(w[k:], "="):
+		return w[:k]
+	}
+	return ""
 }

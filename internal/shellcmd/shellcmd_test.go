@@ -112,6 +112,11 @@ func TestVars(t *testing.T) {
 		// its command reads what it reads (WHSIM_CHECK_SECRET was missed).
 		`curl -H "X-Key: $X_KEY" 'u'  # one of the run's calls; load is judged over all of them: whsim check --url 'u?t='"$T" --secret "$WHSIM_CHECK_SECRET" --checks load`: {"X_KEY", "T", "WHSIM_CHECK_SECRET"},
 		`echo "a # $IN_QUOTES" 'b#$NOT' x#$Y`: {"IN_QUOTES", "Y"},
+		// A variable the command sets itself is no credential to set first
+		// (check's replay of copies printed "set rec first").
+		`rec='{"a":"$X"}'; for i in $(seq 4); do printf '%s\n' "$rec"; done | whsim replay - --url 'u' --secret "$WHSIM_REPLAY_SECRET"`: {"WHSIM_REPLAY_SECRET"},
+		`rec='x'; for i in $(seq 8); do printf '%s\n' "$rec"; done | whsim replay - --concurrency 8`:                                    nil,
+		`for f in a b; do curl -H "X-Key: $X_KEY" "u/$f"; done`:                                                                         {"X_KEY"},
 		// Quote's printf escapes read no variable.
 		`curl -H 'X: a'"$(printf '\011')"'b$NOT' -H "Authorization: $AUTHORIZATION"`: {"AUTHORIZATION"},
 	} {

@@ -528,6 +528,15 @@ func (r *checkRun) writeReport(why error) error {
 	// secret as a placeholder, the headers) besides the URL and seed,
 	// credentials as variables.
 	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(r.cfg.Target.String(), r.rec.Header, r.opts.Secret != "", r.opts), r.cfg.Seed, strings.Join(r.cfg.Checks, ","))
+	// What they read, as the terminal and the job summary say it.
+	cmds := []string{m.Command}
+	cases, _ := r.col.Cases()
+	for _, c := range cases {
+		if c.Verdict == term.Fail { // a failure's detail is its command; a warning's is prose
+			cmds = append(cmds, c.Test.Detail)
+		}
+	}
+	m.SetFirst = checkout.SetFirst(cmds)
 	data := htmlreport.NewCheck(r.col, r.rec, check.Checks(), r.cfg.Seed)
 	if why != nil {
 		data.Failed, data.Incomplete = true, true

@@ -45,8 +45,8 @@ none run) and how many calls in a row got no answer, and the checks left are
 reported as not run. A call lost on a kept-alive connection the receiver
 closed as it went out fails its case, and counts among those calls, but is
 no sign of a receiver gone (a new connection gets its answer). When every call got
-the same 404, 405, 401 or 403 the summary says so first, with the likely
-cause. On a terminal a progress line on stderr shows the check, the case and
+the same 404, 405, 401, 403 or redirect the summary says so first, with the
+likely cause. On a terminal a progress line on stderr shows the check, the case and
 the time taken; Ctrl-C stops the run and says how far it got.
 
 --save-cases DIR writes every case as capture records, DIR/<check>/<case>.ndjson

@@ -416,7 +416,9 @@ func appendEffects(b []byte, e *check.EffectsStats) []byte {
 	}
 	switch {
 	case e.NoneHeld:
-		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle)
+		// Not only a probe that asks the wrong question: a receiver that
+		// stores from a queue slower than --settle is found by none too.
+		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle, e.Settle)
 	case len(e.NoneHeldOf) > 0:
 		// One kind only: with none of either, NoneHeld says it.
 		kind, code := e.NoneHeldOf[0], "data.code of an invoice"
