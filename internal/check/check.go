@@ -336,6 +336,18 @@ func (s *Summary) Skipped() []string {
 	return out
 }
 
+// Unjudged counts the cases of the checks that ran that could not be
+// judged (inconclusive warnings): no pass, and no failure.
+func (s *Summary) Unjudged() int {
+	n := 0
+	for _, id := range s.Order {
+		if t := s.Checks[id]; t != nil && !slices.Contains(s.NotRun, id) {
+			n += t.Inconclusive
+		}
+	}
+	return n
+}
+
 // Unproved says in a few words what a skipped check leaves unproved and
 // the flag that would have run it, for the verdict line.
 func Unproved(id, why string) string {

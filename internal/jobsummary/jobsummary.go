@@ -55,7 +55,11 @@ type Summary struct {
 	Unfinished string
 	// Skipped names what could not run (a check), which the heading says
 	// beside the verdict: a skip is no pass.
-	Skipped  []string
+	Skipped []string
+	// Unjudged counts the cases of a run with no failure that could not
+	// be judged (check's inconclusive): the heading claims no pass for
+	// them, nor for a run that judged nothing at all.
+	Unjudged int
 	Headline string
 	Tables   []table
 	Failures []Failure
@@ -134,6 +138,8 @@ func (s *Summary) render(rows, fails int) []byte {
 		mark = "⚠️ interrupted"
 	case !s.Pass:
 		mark = "❌ FAIL"
+	case s.Unjudged > 0:
+		mark = fmt.Sprintf("⚠️ no check failed, %d %s not judged", s.Unjudged, plural(s.Unjudged, "case", "cases"))
 	}
 	if len(s.Skipped) > 0 && !s.Interrupted && s.Unfinished == "" {
 		mark += ", " + strings.Join(s.Skipped, ", ") + " skipped"

@@ -452,3 +452,26 @@ func TestSendUnaskedAnswers(t *testing.T) {
 		t.Errorf("send summary lacks %q, or says pass:\n%s", want, md)
 	}
 }
+
+// A run with no failure whose cases were not all judged (check's
+// inconclusive) claims no pass in its heading: GitHub shows the heading,
+// and a run that judged nothing read "✅ pass". A failure, an interrupt or
+// an unfinished run say their own.
+func TestHeadingOfUnjudgedCases(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    Summary
+		want string
+	}{
+		{Summary{Title: "c", Pass: true}, "### c: ✅ pass\n"},
+		{Summary{Title: "c", Pass: true, Unjudged: 1}, "### c: ⚠️ no check failed, 1 case not judged\n"},
+		{Summary{Title: "c", Pass: true, Unjudged: 6, Skipped: []string{"effects"}}, "### c: ⚠️ no check failed, 6 cases not judged, effects skipped\n"},
+		{Summary{Title: "c", Pass: false, Unjudged: 6}, "### c: ❌ FAIL\n"},
+		{Summary{Title: "c", Pass: false, Interrupted: true, Unjudged: 6}, "### c: ⚠️ interrupted\n"},
+		{Summary{Title: "c", Pass: false, Unfinished: "probe failed", Unjudged: 6}, "### c: ⚠️ did not complete\n"},
+	} {
+		if md := string(tc.s.Markdown()); !strings.HasPrefix(md, tc.want) {
+			t.Errorf("%+v: heading %q, want %q", tc.s, strings.SplitAfter(md, "\n")[0], tc.want)
+		}
+	}
+}

@@ -458,6 +458,7 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	}
 	js := r.jobSummary(!sum.Failed())
 	js.Interrupted = sum.Interrupted != nil
+	js.Unjudged = sum.Unjudged()
 	js.EndedEarly(sum.CutShort, sum.NotRun)
 	reportfile.AppendJobSummary(r.a, js)
 	if r.opts.Report == "" {
