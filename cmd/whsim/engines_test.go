@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,11 +45,12 @@ func TestEngines(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"waitfile": waitFile,
-			"envfile":  envFile,
-			"sameids":  sameIDs,
-			"signed":   signed,
-			"distinct": distinct,
+			"waitfile":   waitFile,
+			"envfile":    envFile,
+			"sameids":    sameIDs,
+			"signed":     signed,
+			"distinct":   distinct,
+			"redirector": redirector,
 		},
 	})
 }
@@ -163,4 +166,24 @@ func requestID(ts *testscript.TestScript, body []byte) string {
 		ts.Fatalf("a body without a requestId: %.80s", body)
 	}
 	return id
+}
+
+// redirector starts a receiver that answers every POST with a 302 to a
+// page that answers a GET 200 (as a login wall or a moved endpoint does),
+// and writes its URL to a file: redirector <file>. It stops with the
+// script.
+func redirector(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: redirector <file>")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			_, _ = io.Copy(io.Discard, r.Body)
+			http.Redirect(w, r, "/landed", http.StatusFound)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	ts.Defer(srv.Close)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(srv.URL+"/"), 0o644))
 }

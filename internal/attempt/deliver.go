@@ -69,6 +69,11 @@ type Attempt struct {
 	Err      string        `json:"error,omitempty"`
 	Wait     time.Duration `json:"-"` // backoff before the next attempt, 0 for the last
 	Location string        `json:"location,omitempty"`
+	// NotRetried says why a delivery that --retries would have tried
+	// again was not: its next attempt would start after --duration, when
+	// no call starts. Without it a user who asked for retries saw a
+	// failure after one attempt and no reason.
+	NotRetried string `json:"notRetried,omitempty"`
 	// Connect is the time this attempt spent setting up a new connection
 	// (dial, TLS), 0 on a kept-alive one; measured only with
 	// Deliverer.Trace or on a run worker's own connection.
@@ -669,6 +674,7 @@ func (d *Deliverer) again(ctx context.Context, req *Request, res *Result, n int,
 	wait := d.Backoff.Delay(n+1, retryAfter)
 	if !mayStartAt(ctx, time.Now().Add(wait)) {
 		// The retry would start past --duration: no call does.
+		a.NotRetried = "its retry, in " + wait.Round(time.Millisecond).String() + ", would start after --duration"
 		res.Attempts = append(res.Attempts, a)
 		return false
 	}

@@ -69,6 +69,11 @@ import encoding from 'k6/encoding';
 {{- end}}
 
 const calls = new SharedArray('calls', () => JSON.parse(open('./{{.DataFile}}')));
+
+// As whsim send counts them: only a 2xx succeeds (k6 takes 200-399), and
+// a 3xx is the answer, not followed (k6 follows up to 10, turning a 302
+// into a GET without the body that reads as a 200).
+http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
 {{- if .Sign}}
 
 // Standard Webhooks: HMAC-SHA256 of "id.timestamp.body" under the base64
@@ -81,6 +86,7 @@ const key = encoding.b64decode(secret.slice('whsec_'.length));
 {{- end}}
 
 export const options = {
+  maxRedirects: 0,
   scenarios: {
     webhooks: {
 {{- if .Rate}}

@@ -16,7 +16,10 @@ import (
 // -rate R/s -duration Ds makes R×D calls, so every command makes at most n
 // between them: more would send requestIds again. split -n r/2 deals the
 // lines out in turn, so the halves differ by one line at most (l/2 halves
-// the bytes).
+// the bytes). -redirects 0: vegeta follows up to 10 by default, and a
+// followed 302 is a GET without the body that reads as a 200, where whsim
+// send fails the 3xx; with 0 each is an error ("stopped after 0
+// redirects"), as send counts it.
 func VegetaUsage(w io.Writer, n int, ids, file string) error {
 	if file == "" {
 		file = "targets.json"
@@ -30,7 +33,7 @@ func VegetaUsage(w io.Writer, n int, ids, file string) error {
 		ids = "each its own requestId"
 	}
 	_, err := fmt.Fprintf(w, `%d vegeta targets, %s. Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
-  vegeta attack -format json -targets %s -rate %s -duration %ds | tee results.bin | vegeta report
+  vegeta attack -format json -targets %s -rate %s -duration %ds -redirects 0 | tee results.bin | vegeta report
 `, n, ids, targets, vegetaRate(n, secs), secs)
 	if err != nil || n < 2 {
 		return err
@@ -38,8 +41,8 @@ func VegetaUsage(w io.Writer, n int, ids, file string) error {
 	// split -n r/2 deals the lines in turn: part-00 takes the odd one.
 	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets over the same time, then one report of both:
   split -n r/2 -d %s part-
-  machine 1: vegeta attack -format json -targets part-00 -rate %s -duration %ds > m1.bin
-  machine 2: vegeta attack -format json -targets part-01 -rate %s -duration %ds > m2.bin
+  machine 1: vegeta attack -format json -targets part-00 -rate %s -duration %ds -redirects 0 > m1.bin
+  machine 2: vegeta attack -format json -targets part-01 -rate %s -duration %ds -redirects 0 > m2.bin
   vegeta report m1.bin m2.bin
 `, targets, vegetaRate((n+1)/2, secs), secs, vegetaRate(n/2, secs), secs)
 	return err

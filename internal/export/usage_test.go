@@ -116,7 +116,7 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		if want := "-targets targets.json " + tt.one + " |"; !strings.Contains(out, want) {
+		if want := "-targets targets.json " + tt.one + " -redirects 0 |"; !strings.Contains(out, want) {
 			t.Errorf("n=%d: missing %q in\n%s", tt.n, want, out)
 		}
 		sent := map[string]int{}
@@ -134,6 +134,11 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		}
 		if sent["targets.json"] != tt.n {
 			t.Errorf("n=%d: one machine sends %d", tt.n, sent["targets.json"])
+		}
+		// vegeta follows 10 redirects by default: a followed 302 is a GET
+		// without the body that reads as a 200, where send fails the 3xx.
+		if attacks, not := strings.Count(out, "vegeta attack"), strings.Count(out, " -redirects 0 "); attacks == 0 || not != attacks {
+			t.Errorf("n=%d: %d vegeta attack commands, %d of them with -redirects 0, in\n%s", tt.n, attacks, not, out)
 		}
 		if tt.n < 2 {
 			if strings.Contains(out, "machine") {

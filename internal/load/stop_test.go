@@ -186,7 +186,8 @@ func TestFeedLeft(t *testing.T) {
 
 // No call starts after --duration, retries included: a delivery whose next
 // attempt would start past the end keeps its last answer (a 503 asking for
-// a minute's wait) instead of keeping the run going for it, in both models.
+// a minute's wait) instead of keeping the run going for it, in both models,
+// and says why it was not retried: the user asked for retries.
 func TestRetriesStartNothingAfterTheDuration(t *testing.T) {
 	for _, rate := range []float64{0, 1} {
 		var calls atomic.Int32
@@ -206,8 +207,12 @@ func TestRetriesStartNothingAfterTheDuration(t *testing.T) {
 			return []*attempt.Request{{Event: "E", Query: "businessType=E", Body: []byte(`{}`)}}
 		}
 		// The run ends when its one delivery is done, long before the 50 s.
-		st := Run(t.Context(), d, feed, RunOptions{Concurrency: 1, Rate: rate, Duration: 50 * time.Second}, nil)
+		var last attempt.Attempt
+		st := Run(t.Context(), d, feed, RunOptions{Concurrency: 1, Rate: rate, Duration: 50 * time.Second}, func(r *attempt.Result) { last = r.Last() })
 		srv.Close()
+		if want := "its retry, in 1m0s, would start after --duration"; last.NotRetried != want {
+			t.Errorf("rate %g: last attempt's NotRetried %q, want %q", rate, last.NotRetried, want)
+		}
 		if calls.Load() != 1 || st.Sent != 1 || st.Retries != 0 || st.ByStatus[503] != 1 || len(vs.waits) != 0 {
 			t.Errorf("rate %g: receiver got %d calls; sent %d, retries %d, failed 503×%d, waits %v; want 1 call, no retry, no wait",
 				rate, calls.Load(), st.Sent, st.Retries, st.ByStatus[503], vs.waits)

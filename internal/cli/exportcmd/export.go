@@ -97,7 +97,7 @@ func newExportVegetaCmd(a *cmdutil.App) *cobra.Command {
 businessType), header and body (base64), every target its own requestId and
 varied data. Feed them to vegeta:
 
-  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s | vegeta report
+  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s -redirects 0 | vegeta report
 
 Signatures are not exported (vegeta cannot make them at send time, and a
 Standard Webhooks timestamp goes stale; see whsim export k6).`,

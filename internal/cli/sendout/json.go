@@ -74,7 +74,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 		}
 		b = append(b, `"latencyMs":`...)
 		b = attempt.AppendMS(b, a.Latency)
-		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"unfinished", a.Unfinished()}, {"location", a.Location}} {
+		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"unfinished", a.Unfinished()}, {"location", a.Location}, {"notRetried", a.NotRetried}} {
 			if kv[1] != "" {
 				b = append(b, `,"`+kv[0]+`":`...)
 				b = jsonstr.Append(b, kv[1])

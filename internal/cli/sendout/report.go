@@ -61,6 +61,9 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	case n > 1:
 		b = fmt.Appendf(b, "  after %d attempts", n)
 	}
+	if last.NotRetried != "" {
+		b = append(b, "  not retried: "+last.NotRetried...)
+	}
 	if req.Duplicate {
 		b = append(b, "  duplicate"...)
 	}
@@ -119,6 +122,9 @@ func (c *delivery) JUnit() term.TestCase {
 	}
 	if res.Tries() < len(res.Attempts) {
 		sb.WriteString("interrupted in the backoff before the next attempt\n")
+	}
+	if why := last.NotRetried; why != "" {
+		sb.WriteString("not retried: " + why + "\n")
 	}
 	tc.Detail = sb.String()
 	if !res.OK {

@@ -280,3 +280,28 @@ func TestDeliveryNamesItsRecord(t *testing.T) {
 		}
 	}
 }
+
+// A delivery --duration kept from its retry says so on its line, in its
+// JSON attempt and in its JUnit case: with --retries asked for, a failure
+// after one attempt and no word of why read as retries that never worked.
+func TestDeliveryNotRetriedSaysWhy(t *testing.T) {
+	why := "its retry, in 1m0s, would start after --duration"
+	res := &attempt.Result{
+		Request:  &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
+		Attempts: []attempt.Attempt{{Status: 503, Latency: time.Millisecond, NotRetried: why}},
+	}
+	if line := string((*delivery)(res).AppendText(nil, &term.Style{})); !strings.Contains(line, "  not retried: "+why) {
+		t.Errorf("line %q, want it to say %q", line, "not retried: "+why)
+	}
+	var got struct {
+		Attempts []struct {
+			NotRetried string `json:"notRetried"`
+		} `json:"attempts"`
+	}
+	if err := json.Unmarshal(appendResultJSON(nil, res, false), &got); err != nil || len(got.Attempts) != 1 || got.Attempts[0].NotRetried != why {
+		t.Errorf("JSON attempts %+v (%v), want notRetried %q", got.Attempts, err, why)
+	}
+	if detail := (*delivery)(res).JUnit().Detail; !strings.Contains(detail, "not retried: "+why) {
+		t.Errorf("JUnit detail %q, want it to say %q", detail, "not retried: "+why)
+	}
+}
