@@ -56,10 +56,11 @@ type Summary struct {
 	// Skipped names what could not run (a check), which the heading says
 	// beside the verdict: a skip is no pass.
 	Skipped []string
-	// Unjudged counts the cases of a run with no failure that could not
-	// be judged (check's inconclusive): the heading claims no pass for
-	// them, nor for a run that judged nothing at all.
-	Unjudged int
+	// Short, when set, says what a run with no failure left undone
+	// (check's cases not judged, send's calls not started): the heading
+	// says it instead of pass, as a run that judged or sent nothing of
+	// what it set out to is none.
+	Short string
 	Headline string
 	Tables   []table
 	Failures []Failure
@@ -138,8 +139,8 @@ func (s *Summary) render(rows, fails int) []byte {
 		mark = "⚠️ interrupted"
 	case !s.Pass:
 		mark = "❌ FAIL"
-	case s.Unjudged > 0:
-		mark = fmt.Sprintf("⚠️ no check failed, %d %s not judged", s.Unjudged, plural(s.Unjudged, "case", "cases"))
+	case s.Short != "":
+		mark = "⚠️ " + s.Short
 	}
 	if len(s.Skipped) > 0 && !s.Interrupted && s.Unfinished == "" {
 		mark += ", " + strings.Join(s.Skipped, ", ") + " skipped"
@@ -469,6 +470,15 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	sum := j.Summary
 	s := &Summary{Title: "whsim send", Target: target, Pass: pass, Failures: failures, More: more,
 		Headline: sendHeadline(sum.Sent, sum.Documents, sum.Duplicates, sum.Succeeded, sum.Failed, sum.Interrupted, sum.NotStarted, sum.NotStartedUncounted, sum.RequestsPerSecond)}
+	if sum.NotStarted > 0 || sum.NotStartedUncounted {
+		// Calls the run set out to make and never started (--duration
+		// before --count's end, --max-concurrency full): not sent is no
+		// pass, though the exit status counts only what was.
+		s.Short = "no delivery failed, " + strconv.Itoa(sum.NotStarted) + " not started"
+		if sum.NotStartedUncounted {
+			s.Short = "no delivery failed, some not started"
+		}
+	}
 	lat := table{Head: []string{"p50", "p90", "p99", "p99.9", "max"}, Right: []bool{true, true, true, true, true}}
 	var row []string
 	for _, k := range lat.Head {

@@ -464,14 +464,34 @@ func TestHeadingOfUnjudgedCases(t *testing.T) {
 		want string
 	}{
 		{Summary{Title: "c", Pass: true}, "### c: ✅ pass\n"},
-		{Summary{Title: "c", Pass: true, Unjudged: 1}, "### c: ⚠️ no check failed, 1 case not judged\n"},
-		{Summary{Title: "c", Pass: true, Unjudged: 6, Skipped: []string{"effects"}}, "### c: ⚠️ no check failed, 6 cases not judged, effects skipped\n"},
-		{Summary{Title: "c", Pass: false, Unjudged: 6}, "### c: ❌ FAIL\n"},
-		{Summary{Title: "c", Pass: false, Interrupted: true, Unjudged: 6}, "### c: ⚠️ interrupted\n"},
-		{Summary{Title: "c", Pass: false, Unfinished: "probe failed", Unjudged: 6}, "### c: ⚠️ did not complete\n"},
+		{Summary{Title: "c", Pass: true, Short: "no check failed, 1 case not judged"}, "### c: ⚠️ no check failed, 1 case not judged\n"},
+		{Summary{Title: "c", Pass: true, Short: "no check failed, 6 cases not judged", Skipped: []string{"effects"}}, "### c: ⚠️ no check failed, 6 cases not judged, effects skipped\n"},
+		{Summary{Title: "c", Pass: false, Short: "x"}, "### c: ❌ FAIL\n"},
+		{Summary{Title: "c", Pass: false, Interrupted: true, Short: "x"}, "### c: ⚠️ interrupted\n"},
+		{Summary{Title: "c", Pass: false, Unfinished: "probe failed", Short: "x"}, "### c: ⚠️ did not complete\n"},
 	} {
 		if md := string(tc.s.Markdown()); !strings.HasPrefix(md, tc.want) {
 			t.Errorf("%+v: heading %q, want %q", tc.s, strings.SplitAfter(md, "\n")[0], tc.want)
 		}
+	}
+}
+
+// A send whose calls were not all started (--duration before --count's
+// end, --max-concurrency full) with none failed exits 0 as documented,
+// but its heading claims no pass: it read "✅ pass" with 90 of 100 calls
+// never sent.
+func TestSendNotAllStarted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ json, heading string }{
+		{`{"summary":{"sent":10,"succeeded":10,"failed":0,"notStarted":90,"documents":10}}`, "### whsim send: ⚠️ no delivery failed, 90 not started\n"},
+		{`{"summary":{"sent":10,"succeeded":10,"failed":0,"notStarted":0,"notStartedUncounted":true,"documents":10}}`, "### whsim send: ⚠️ no delivery failed, some not started\n"},
+		{`{"summary":{"sent":10,"succeeded":10,"failed":0,"notStarted":0,"documents":10}}`, "### whsim send: ✅ pass\n"},
+	} {
+		if md := string(Send([]byte(tc.json), "http://x", true, nil, 0).Markdown()); !strings.HasPrefix(md, tc.heading) {
+			t.Errorf("%s: heading %q, want %q", tc.json, strings.SplitAfter(md, "\n")[0], tc.heading)
+		}
+	}
+	if md := string(Send([]byte(`{"summary":{"sent":10,"succeeded":9,"failed":1,"notStarted":90}}`), "http://x", false, nil, 0).Markdown()); !strings.HasPrefix(md, "### whsim send: ❌ FAIL\n") {
+		t.Errorf("a failed send with calls not started: %q", strings.SplitAfter(md, "\n")[0])
 	}
 }

@@ -458,7 +458,9 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	}
 	js := r.jobSummary(!sum.Failed())
 	js.Interrupted = sum.Interrupted != nil
-	js.Unjudged = sum.Unjudged()
+	if n := sum.Unjudged(); n > 0 {
+		js.Short = fmt.Sprintf("no check failed, %d %s not judged", n, term.Plural(n, "case", "cases"))
+	}
 	js.EndedEarly(sum.CutShort, sum.NotRun)
 	reportfile.AppendJobSummary(r.a, js)
 	if r.opts.Report == "" {
