@@ -184,6 +184,9 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 			sum.Incomplete = err.Error()
 		}
 	}
+	if ctx.Err() == nil && outErr == nil && sum.Incomplete == "" && st.NotStartedWords() != "" {
+		cases = append(cases, notStartedCase{st})
+	}
 	if st.Unasked > 0 {
 		cases = append(cases, unaskedCase{st})
 	}

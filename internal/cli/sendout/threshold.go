@@ -104,6 +104,22 @@ func (c interruptedCase) JUnit() term.TestCase {
 	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.run", Failure: msg, FailureType: "interrupted", Detail: msg + "\n"}
 }
 
+// notStartedCase is the calls a run set out to make and never started
+// (--duration before --count's end, --max-concurrency full, stdin's rest
+// at an early end) as a skipped JUnit case: the deliveries' cases are the
+// calls sent, and a reader counting them alone read a run that sent 2 of
+// 100 as all passed. Skipped, not failed: the exit status counts what was
+// sent (0 here), and every JUnit reader counts a skip apart.
+type notStartedCase struct{ st *load.Stats }
+
+func (notStartedCase) Verdict() term.Verdict                     { return term.Pass }
+func (notStartedCase) AppendText(b []byte, _ *term.Style) []byte { return b }
+func (notStartedCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
+
+func (c notStartedCase) JUnit() term.TestCase {
+	return term.TestCase{Suite: "whsim", Name: "not started", Class: "whsim.run", Skipped: c.st.NotStartedWords()}
+}
+
 // unaskedCase is a run on whose kept-alive connections the receiver sent
 // bytes no call asked for (load.Stats.Unasked), as a failing JUnit case:
 // the deliveries' own cases may all have passed on answers some of which
