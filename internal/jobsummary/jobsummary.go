@@ -60,7 +60,7 @@ type Summary struct {
 	// (check's cases not judged, send's calls not started): the heading
 	// says it instead of pass, as a run that judged or sent nothing of
 	// what it set out to is none.
-	Short string
+	Short    string
 	Headline string
 	Tables   []table
 	Failures []Failure
