@@ -24,6 +24,15 @@ func setUpCompletionCmd(root *cobra.Command) {
 		if c.Name() != "completion" {
 			continue
 		}
+		// A fresh account has neither directory the examples write into,
+		// and the shell's redirection does not make it.
+		c.Long = strings.TrimRight(c.Long, "\n") + `
+
+The scripts ask the installed whsim at each TAB, so event names, shapes and
+formats always match it. bash-completion and fish load a user's scripts
+from the directories below, which a fresh account does not have yet: make
+them first (mkdir -p ~/.local/share/bash-completion/completions, or
+mkdir -p ~/.config/fish/completions), then open a new shell.`
 		c.Example = `  whsim completion bash > ~/.local/share/bash-completion/completions/whsim
   whsim completion zsh > "${fpath[1]}/_whsim"
   whsim completion fish > ~/.config/fish/completions/whsim.fish

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -217,6 +218,24 @@ func TestHelpFollowsDesign(t *testing.T) {
 		for _, line := range strings.Split(c.Example, "\n") {
 			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "whsim ") {
 				t.Errorf("%s: Example line %q does not start with whsim", name, line)
+			}
+		}
+	}
+}
+
+// TestHelpExamplesMakeTheirDirectories: an example that writes into a
+// directory under ~ (completion bash > ~/.local/share/bash-completion/
+// completions/whsim) fails with "No such file or directory" on an account
+// that never made it, as a fresh one has not: the command's help says to
+// make it first.
+func TestHelpExamplesMakeTheirDirectories(t *testing.T) {
+	redirect := regexp.MustCompile(`>>? *(~/\S+)/[^/\s]+`)
+	for _, c := range liveCommands(t) {
+		for _, line := range strings.Split(c.Example, "\n") {
+			for _, m := range redirect.FindAllStringSubmatch(line, -1) {
+				if want := "mkdir -p " + m[1]; !strings.Contains(c.Long, want) {
+					t.Errorf("%s: example %q writes into %s, and its help does not say %q", c.CommandPath(), strings.TrimSpace(line), m[1], want)
+				}
 			}
 		}
 	}

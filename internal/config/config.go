@@ -144,6 +144,16 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 		if err == nil && (len(more.Content) == 0 || more.Content[0].Tag == "!!null") {
 			continue
 		}
+		// Text after the first value that starts no document (it has no
+		// ---) is no second document: a TOML or INI file's [section], or
+		// keys after a {...} mapping or a ... line.
+		if err != nil && strings.Contains(err.Error(), "did not find expected <document start>") {
+			if len(doc.Content) > 0 && doc.Content[0].Kind != yaml.MappingNode {
+				top := doc.Content[0]
+				return nil, fmt.Errorf("config file %s, line %d: want keys and values (seed: 42)", name, top.Line)
+			}
+			return nil, fmt.Errorf("config file %s: more after the end of its first YAML value (a {...} mapping or a ... line ends it): write each key as key: value, on a line of its own", name)
+		}
 		where := ""
 		if err == nil {
 			where = fmt.Sprintf(", line %d", more.Content[0].Line)

@@ -81,6 +81,14 @@ func TestLoad(t *testing.T) {
 		// the keys of a second document would set nothing
 		{name: "two documents", body: "seed: 1\n---\nsend:\n  url: x\n", err: "config file F, line 3: a second YAML document (after ---): whsim reads only the first; put its keys there"},
 		{name: "a broken second document", body: "seed: 1\n---\nseed: [x\n", err: "config file F: a second YAML document (after ---): whsim reads only the first; put its keys there"},
+		// text after the first value that starts no document (no ---) is
+		// no second document: a TOML or INI file, keys after a {...}
+		{name: "TOML", body: "[generate]\nshape = \"sample\"\n", err: "config file F, line 1: want keys and values (seed: 42)"},
+		{name: "a scalar, then keys", body: "\n\"seed\"\nshape: sample\n", err: "config file F, line 2: want keys and values (seed: 42)"},
+		{name: "keys after a flow mapping", body: "{seed: 1}\nshape: sample\n",
+			err: "config file F: more after the end of its first YAML value (a {...} mapping or a ... line ends it): write each key as key: value, on a line of its own"},
+		{name: "keys after ...", body: "seed: 1\n...\nshape: sample\n",
+			err: "config file F: more after the end of its first YAML value (a {...} mapping or a ... line ends it): write each key as key: value, on a line of its own"},
 		{name: "one document after ---", body: "# whsim\n---\nseed: 1\n...\n", keys: []string{"seed"}},
 		{name: "empty documents after it", body: "seed: 1\n---\n# nothing\n---\n", keys: []string{"seed"}},
 		// YAML merge keys: the merged keys count, each checked where it

@@ -28,6 +28,9 @@ func setNode(f *pflag.Flag, n *yaml.Node) error {
 			if it.Kind == yaml.AliasNode {
 				it = it.Alias
 			}
+			if pair := unquotedPair(it); pair != "" {
+				return fmt.Errorf("line %d: want a value, got the mapping %s: quote it, %q (YAML reads a colon and a space as a key's end)", it.Line, pair, pair)
+			}
 			if it.Kind != yaml.ScalarNode {
 				return fmt.Errorf("line %d: want a value, got a nested list or mapping", it.Line)
 			}
@@ -38,6 +41,16 @@ func setNode(f *pflag.Flag, n *yaml.Node) error {
 	return errors.New("want a value, got a mapping")
 }
 
+// unquotedPair is "Name: value" when n is a mapping of one key to one
+// value, as YAML reads a header written unquoted in a list (- X-Env: dev),
+// else "".
+func unquotedPair(n *yaml.Node) string {
+	if n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Kind != yaml.ScalarNode || n.Content[1].Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Content[0].Value + ": " + n.Content[1].Value
+}
+
 // SetEnv sets f from an environment variable's value. Lists take the config
 // file's syntax, [a, b] (a YAML flow sequence, or JSON), for every
 // repeatable flag; a flag of names (such as --event) also takes a,b.
@@ -46,6 +59,17 @@ func SetEnv(f *pflag.Flag, val string) error {
 		var items []string
 		if err := yaml.Unmarshal([]byte(val), &items); err == nil {
 			return set(f, items)
+		}
+		// [X-Env: dev] is a list holding a mapping, not the header
+		// it looks like: say how to quote it rather than take the
+		// whole text as one value.
+		var list yaml.Node
+		if yaml.Unmarshal([]byte(val), &list) == nil && len(list.Content) == 1 && list.Content[0].Kind == yaml.SequenceNode {
+			for _, it := range list.Content[0].Content {
+				if pair := unquotedPair(it); pair != "" {
+					return fmt.Errorf("%q: want a list of values, got the mapping %s in it: quote it, [%q] (YAML reads a colon and a space as a key's end)", val, pair, pair)
+				}
+			}
 		}
 	}
 	return set(f, val)

@@ -57,6 +57,9 @@ func TestFileSet(t *testing.T) {
 		{body: "seed: [1, 2]\n", key: "seed", err: "config file F, line 1: seed: want one value, got a list"},
 		{body: "seed: {a: 1}\n", key: "seed", err: "config file F, line 1: seed: want a value, got a mapping"},
 		{body: "event:\n  - [A]\n", key: "event", err: "config file F, line 2: event: line 2: want a value, got a nested list or mapping"},
+		// a header written unquoted in a list is a mapping to YAML: quote it
+		{body: "set:\n  - X-Env: dev\n", key: "set", err: `config file F, line 2: set: line 2: want a value, got the mapping X-Env: dev: quote it, "X-Env: dev" (YAML reads a colon and a space as a key's end)`},
+		{body: "set: [X-Env: dev]\n", key: "set", err: `config file F, line 1: set: line 1: want a value, got the mapping X-Env: dev: quote it, "X-Env: dev" (YAML reads a colon and a space as a key's end)`},
 	}
 	root := Section{Name: "whsim", Subs: []Section{{Name: "generate"}}}
 	flags().VisitAll(func(f *pflag.Flag) {
@@ -111,6 +114,9 @@ func TestSetEnv(t *testing.T) {
 		{flag: "set", val: "x=a, b", want: "x=a, b"},
 		{flag: "set", val: `["x=a, b", "y=2"]`, want: "x=a, b|y=2"},
 		{flag: "verbose", val: "maybe", err: `"maybe": want true or false`},
+		{flag: "set", val: "[X-Env: dev]", err: `"[X-Env: dev]": want a list of values, got the mapping X-Env: dev in it: quote it, ["X-Env: dev"] (YAML reads a colon and a space as a key's end)`},
+		{flag: "set", val: "[a=1, X-Env: dev]", err: `"[a=1, X-Env: dev]": want a list of values, got the mapping X-Env: dev in it: quote it, ["X-Env: dev"] (YAML reads a colon and a space as a key's end)`},
+		{flag: "set", val: `["X-Env: dev"]`, want: "X-Env: dev"},
 	}
 	for _, tt := range tests {
 		fs := flags()

@@ -715,7 +715,7 @@ func (r *listenSession) judge(ctx context.Context) error {
 		}
 		return cmdutil.UsageErr(err)
 	}
-	writeExactlyOnce(errw, pal, r.prb, r.docs, v)
+	writeExactlyOnce(errw, pal, r.prb, r.docs, v, r.opts.Settle)
 	if r.opts.Output == "json" {
 		// A stdout that failed is in the session's record (runListen's
 		// exit), and in the summary.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/shellcmd"
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -41,7 +43,7 @@ func skipTruncated(judge func(*receiver.Call) []listenout.CallFlag) func(*receiv
 // writeExactlyOnce says, after listen's summary, whether the receiver
 // holds each document once in its state, naming those that broke with
 // the faults that hit them and the command that asks again.
-func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver.Documents, v receiver.Verdict) {
+func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver.Documents, v receiver.Verdict, settle time.Duration) {
 	verdict := pal.OK.Sprint("held")
 	switch exactlyOnceVerdict(v) {
 	case verdictBroken:
@@ -75,6 +77,7 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 		// its line breaks, which are in its quotes.
 		fmt.Fprintf(w, "    ask again: %s\n", termsafe.Lines(cmds[i]))
 	}
+	writeNoneFound(w, docs, settle)
 	if v.Unjudged > 0 {
 		fmt.Fprintf(w, "  not judged: %d %s the receiver acknowledged no whole call of\n", v.Unjudged, term.Plural(v.Unjudged, "document", "documents"))
 	}
@@ -89,6 +92,41 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	}
 	if docs.Untracked > 0 {
 		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number\n", docs.Untracked, term.Plural(docs.Untracked, "call", "calls"))
+	}
+}
+
+// writeNoneFound says, as check's effects line does, when the probe found
+// none of the documents asked about, or none of one kind while it found
+// the other's: likelier a probe asking the wrong question (another
+// number, table or database) or a store slower than --settle than a
+// receiver that lost them all, which the BROKE lines alone would read as.
+func writeNoneFound(w io.Writer, docs *receiver.Documents, settle time.Duration) {
+	asked, found := 0, 0
+	askedOf, foundOf := map[spec.Kind]int{}, map[spec.Kind]int{}
+	for _, d := range docs.Docs() {
+		if d.Want == "" || d.Unsafe != nil {
+			continue // not asked
+		}
+		asked++
+		askedOf[d.Q.Kind]++
+		if d.Answer.Count > 0 {
+			found++
+			foundOf[d.Q.Kind]++
+		}
+	}
+	if asked > 0 && found == 0 {
+		fmt.Fprintf(w, "  the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database\n", settle, settle)
+		return
+	}
+	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
+		if askedOf[k] == 0 || foundOf[k] > 0 {
+			continue
+		}
+		kind, code := probe.KindWord(k), "data.code of an invoice"
+		if k == spec.Receipt {
+			code = "收款单编号 of a receipt"
+		}
+		fmt.Fprintf(w, "  the probe found no %s of them, though others (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps for %ss ({code} is %s) or another table\n", kind, settle, kind, code)
 	}
 }
 
