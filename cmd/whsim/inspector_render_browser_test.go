@@ -163,8 +163,38 @@ func TestInspectorSaysABodyIsTooLargeForATree(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "more values than the page shows as a tree") {
+	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "larger than the page shows as a tree (more than 50,000 values") {
 		t.Errorf("the body of 50,004 values reads %q, want it said to be JSON too large for the tree", body)
+	}
+}
+
+// A body nested 9,990 deep (20 KB, valid JSON) made the call's detail an
+// answer of 200 and no bytes: the page never opened it, and the raw
+// bytes, which would have shown it, never came. Nested 5,000 deep, its
+// detail was 38 MB. It opens, says it is JSON nested too deep for a tree,
+// and shows the raw bytes.
+func TestInspectorOpensABodyNestedTooDeepForATree(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(strings.Repeat("[", 9990)+strings.Repeat("]", 9990)), nil)
+	var body string
+	var raw int
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .tree`, &body, chromedp.ByQuery),
+		chromedp.Click(`.detail[data-id="1"] details.raw summary`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] details.raw pre.body`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector(".detail[data-id='1'] details.raw pre.body").textContent.split("[").length - 1`, &raw),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "nested deeper than the page shows as a tree") {
+		t.Errorf("the body nested 9,990 deep reads %q, want it said to be JSON nested too deep for the tree", body)
+	}
+	if raw != 9990 {
+		t.Errorf("the body nested 9,990 deep: its raw bytes show %d of its 9,990 \"[\"", raw)
 	}
 }
 

@@ -1375,3 +1375,43 @@ func TestSendCommandSendsTheCallOrIsNotOffered(t *testing.T) {
 		})
 	}
 }
+
+// A small body can ask for a huge tree: every node carries its whole path,
+// so nesting and long keys multiply. A 10 KB body nested 5,000 deep gave
+// a 38 MB detail; one nested 9,990 deep a detail of 200 and no bytes (the
+// encoder's depth limit, met after the header), so the page could not open
+// the call at all; a 10,000-byte key over 20,000 items, a 50 KB body, gave
+// 201 MB in 7 s and 800 MB of listen's memory. Such a body has no tree, and
+// says why; the raw bytes still show it. Past the decoder's 10,000 levels
+// a body is not JSON, as the validator says of it.
+func TestDetailOfAHostileBodyIsBounded(t *testing.T) {
+	deep := func(n int) []byte { return []byte(strings.Repeat("[", n) + strings.Repeat("]", n)) }
+	longKey := []byte(`{"` + strings.Repeat("k", 10000) + `":[` + strings.Repeat("1,", 20000) + `1]}`)
+	fine := []byte(`{"data":` + strings.Repeat(`{"收款单":`, 40) + `1` + strings.Repeat("}", 40) + `}`)
+	notJSON := []byte(strings.Repeat("[", 300) + "x")
+	bodies := [][]byte{deep(5000), deep(9990), deep(20000), longKey, fine, notJSON}
+	s := NewStore(10)
+	for i, body := range bodies {
+		s.Add(record(i+1, "CREATE_RECEIVABLE_DOC", body, 200), nil)
+	}
+	srv := newTestServer(t, s, nil)
+	for id, want := range map[int]string{1: "too-deep", 2: "too-deep", 3: "not-json", 4: "too-large", 5: "", 6: "not-json"} {
+		resp, err := apiGet(fmt.Sprintf("%s/api/calls/%d", srv.URL, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var d detail
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Errorf("call %d: detail of %d bytes is no JSON: %v", id, len(raw), err)
+			continue
+		}
+		if d.NoTree != want || (want == "") != (d.Tree != nil) {
+			t.Errorf("call %d: noTree %q (tree %v), want %q", id, d.NoTree, d.Tree != nil, want)
+		}
+		if limit := 3*len(bodies[id-1]) + 64<<10; len(raw) > limit {
+			t.Errorf("call %d: detail of %d bytes for a body of %d, want at most %d", id, len(raw), len(bodies[id-1]), limit)
+		}
+	}
+}

@@ -519,7 +519,8 @@ function detail(d) {
     : d.tooLarge ? "Not shown: " + d.notKept + "."
     : d.rejected ? "Not read: " + d.rejected.reason + " (" + d.rejected.headBytes + " bytes of its head came; the empty body here is not the one sent)."
     : d.bodyOverLimit ? "Not kept: over listen's --max-body of " + d.bodyOverLimit + " bytes (the empty body here is not the one sent)."
-    : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
+    : d.noTree === "too-large" ? "JSON larger than the page shows as a tree (more than 50,000 values, or keys repeated in too many paths): see the raw bytes below."
+    : d.noTree === "too-deep" ? "JSON nested deeper than the page shows as a tree (256 levels): see the raw bytes below."
     : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
   // No raw bytes to show of a body not kept: "0 B" would read as the call's.
