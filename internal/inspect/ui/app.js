@@ -939,7 +939,8 @@ function diffView(d, a, b) {
   if (!d.differences.length) return el("div", {}, rid, el("p", {}, "The bodies of #" + a + " and #" + b + " are the same JSON (member order aside)."));
   return el("div", {}, rid, el("table", { class: "kv diff" },
     el("tr", {}, el("th", {}, "path"), el("th", {}, "change"), el("th", {}, "#" + a), el("th", {}, "#" + b)),
-    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))));
+    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))),
+    d.more ? el("p", { class: "note warning" }, "… and " + d.more + " more difference" + (d.more === 1 ? "" : "s") + ", not listed: compare the raw bytes of the two calls for the rest.") : null);
 }
 
 // ---- start ----
