@@ -419,6 +419,11 @@ func (h *handler) describe(c *call) detail {
 		Headers: h.headers(r.Headers), Body: r.Body, BodyEncoding: r.BodyEncoding,
 		File: fmt.Sprintf("call-%d.json", c.ID),
 	}
+	if h.opts.Mask != nil {
+		// The page's request line: masked as its query table, the
+		// commands and listen's own line and JSON are.
+		d.Query = termsafe.MaskQuery(r.Query)
+	}
 	if d.BodyEncoding == "" {
 		d.BodyEncoding = capture.UTF8
 	}

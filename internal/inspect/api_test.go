@@ -1415,3 +1415,28 @@ func TestDetailOfAHostileBodyIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A credential in a call's query is masked where the page shows the
+// query: the detail's "query" (the page's request line) read
+// "POST /hook?businessType=…&token=QSECRET1" while its query table, the
+// copied curl, the HAR and listen's own line and JSON masked it; and a
+// search for the secret found the call, as one for a header's does not.
+func TestDetailMasksTheQuerysCredentials(t *testing.T) {
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+	rec.Query += "&token=QSECRET1&page=2"
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var d detail
+	get(t, srv.URL+"/api/calls/1", &d)
+	if want := "businessType=CREATE_RECEIVABLE_DOC&token=****&page=2"; d.Query != want {
+		t.Errorf("detail query %q, want %q", d.Query, want)
+	}
+	for q, want := range map[string]int{"QSECRET1": 0, "page=2": 1, "token=": 1} {
+		var calls []summary
+		get(t, srv.URL+"/api/calls?q="+url.QueryEscape(q), &calls)
+		if len(calls) != want {
+			t.Errorf("search %q: %d calls, want %d", q, len(calls), want)
+		}
+	}
+}
