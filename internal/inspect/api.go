@@ -464,6 +464,11 @@ func (h *handler) describe(c *call) detail {
 			message: message{Status: f.Status, Headers: h.headers(f.Headers), Body: f.Body, BodyEncoding: f.BodyEncoding},
 			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
 		}
+		if h.opts.Mask != nil {
+			// --forward-to's credentials, as listen's own lines mask
+			// them; an error quotes the URL it called.
+			d.Forward.URL, d.Forward.Error = termsafe.URLString(f.URL), termsafe.URLsIn(f.Error)
+		}
 	}
 	d.Fault = r.Fault
 	// Its body gone, a command would not send the call: curl's went with

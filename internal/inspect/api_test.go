@@ -1440,3 +1440,33 @@ func TestDetailMasksTheQuerysCredentials(t *testing.T) {
 		}
 	}
 }
+
+// listen --forward-to with a credential in its URL: the page's forward
+// section read "forward to http://u:FPASS@…/hook?token=FSECRET failed:
+// Post "http://u:FPASS@…": …", where listen's own lines mask both.
+func TestDetailMasksTheForwardURLsCredentials(t *testing.T) {
+	s := NewStore(10)
+	const u = "http://u:FPASS@127.0.0.1:3000/hook?token=FSECRET"
+	failed := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 502)
+	failed.Forward = &capture.Forward{URL: u, Error: `Post "` + u + `": connection refused`}
+	answered := record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2"}`), 200)
+	answered.Forward = &capture.Forward{URL: u, Status: 200}
+	s.Add(failed, nil)
+	s.Add(answered, nil)
+	srv := newTestServer(t, s, nil)
+	for id := 1; id <= 2; id++ {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", srv.URL, id), &d)
+		if d.Forward == nil {
+			t.Fatalf("call %d: no forward", id)
+		}
+		for _, s := range []string{d.Forward.URL, d.Forward.Error} {
+			if strings.Contains(s, "FPASS") || strings.Contains(s, "FSECRET") {
+				t.Errorf("call %d: forward shows %q, want its credentials masked", id, s)
+			}
+		}
+		if !strings.Contains(d.Forward.URL, "127.0.0.1:3000/hook") {
+			t.Errorf("call %d: forward URL %q, want it to name the receiver", id, d.Forward.URL)
+		}
+	}
+}
