@@ -496,7 +496,10 @@ function table(pairs, empty) {
 }
 
 function detail(d) {
-  const line = d.method + " " + d.path + (d.query ? "?" + d.query : "");
+  // The request line's parts are drawn each on its own (isolated): a bidi
+  // control in the path drew the query after it backwards.
+  const line = [el("span", { class: "iso" }, d.method), " ", el("span", { class: "iso" }, d.path),
+    d.query ? el("span", { class: "iso" }, "?" + d.query) : null];
   const out = el("div", { class: "detail", "data-id": String(d.id) },
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
@@ -617,8 +620,20 @@ function holds(a, b) {
   return b.startsWith(a) && (b[a.length] === "." || b[a.length] === "[");
 }
 
+// BIDI_OR_INVISIBLE are the characters that reorder the text drawn after
+// them (U+202E drew a value "12345" beside its key as "54321") or draw
+// nothing: listen's terminal escapes them, and so does the tree.
+const BIDI_OR_INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+// literal is s as a JSON string literal with those characters as \uXXXX
+// escapes: still the JSON of the same string. The API leaves out an empty
+// string (omitempty): undefined is "".
+function literal(s) {
+  return JSON.stringify(s ?? "").replace(BIDI_OR_INVISIBLE, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
 function label(n) {
-  if (n.key !== undefined) return el("span", { class: "key" }, JSON.stringify(n.key));
+  if (n.key !== undefined) return el("span", { class: "key" }, literal(n.key));
   if (n.index !== undefined) return el("span", { class: "idx" }, String(n.index));
   return null;
 }
@@ -660,7 +675,7 @@ function node(n, findings, budget) {
   }
   let v;
   switch (n.kind) {
-    case "string": v = el("span", { class: "str" }, JSON.stringify(n.value)); break;
+    case "string": v = el("span", { class: "str" }, literal(n.value)); break;
     case "null": v = el("span", { class: "lit" }, "null"); break;
     case "bool": v = el("span", { class: "lit" }, n.value); break;
     default: v = el("span", { class: "numv" }, n.value);
