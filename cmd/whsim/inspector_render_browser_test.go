@@ -163,8 +163,38 @@ func TestInspectorSaysABodyIsTooLargeForATree(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "more values than the page shows as a tree") {
+	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "larger than the page shows as a tree (more than 50,000 values") {
 		t.Errorf("the body of 50,004 values reads %q, want it said to be JSON too large for the tree", body)
+	}
+}
+
+// A body nested 9,990 deep (20 KB, valid JSON) made the call's detail an
+// answer of 200 and no bytes: the page never opened it, and the raw
+// bytes, which would have shown it, never came. Nested 5,000 deep, its
+// detail was 38 MB. It opens, says it is JSON nested too deep for a tree,
+// and shows the raw bytes.
+func TestInspectorOpensABodyNestedTooDeepForATree(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(strings.Repeat("[", 9990)+strings.Repeat("]", 9990)), nil)
+	var body string
+	var raw int
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .tree`, &body, chromedp.ByQuery),
+		chromedp.Click(`.detail[data-id="1"] details.raw summary`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] details.raw pre.body`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector(".detail[data-id='1'] details.raw pre.body").textContent.split("[").length - 1`, &raw),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "Not JSON") || !strings.Contains(body, "nested deeper than the page shows as a tree") {
+		t.Errorf("the body nested 9,990 deep reads %q, want it said to be JSON nested too deep for the tree", body)
+	}
+	if raw != 9990 {
+		t.Errorf("the body nested 9,990 deep: its raw bytes show %d of its 9,990 \"[\"", raw)
 	}
 }
 
@@ -401,5 +431,49 @@ func TestInspectorShowsLargeRawBytesAPartAtATime(t *testing.T) {
 		chromedp.Evaluate(`document.querySelectorAll(".raw button.more").length`, &n2))
 	if shown != n/16 || !strings.HasPrefix(last, fmt.Sprintf("%08x  ff 61", n-16)) || n2 != 0 {
 		t.Errorf("all shown: %d lines, the last %q, %d buttons left; want %d lines, the last at offset %x", shown, last, n2, n/16, n-16)
+	}
+}
+
+// A bidi control in a body reordered what the page drew after it: with a
+// key "备注\u202e" (RIGHT-TO-LEFT OVERRIDE), the value beside it,
+// "12345", was drawn "54321"; in the request line a path holding one
+// drew the query backwards. listen's terminal escapes such characters.
+// The tree shows them as JSON escapes (\u202e), and each part of the
+// request line is drawn on its own.
+func TestInspectorDrawsValuesInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/hook\u202e/x?businessType=CREATE_RECEIVABLE_DOC&page=12345", []byte(`{"requestId":"r1","businessType":5007,"data":{"备注\u202e":"12345"}}`), nil)
+	// ltr says the first "1" of the first "12345" inside sel is drawn left
+	// of its "5".
+	ltr := func(sel string) string {
+		return `(() => {
+  const root = document.querySelector(` + "`" + sel + "`" + `);
+  const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n; (n = w.nextNode()); ) {
+    const i = n.data.indexOf("12345");
+    if (i < 0) continue;
+    const x = (k) => { const r = document.createRange(); r.setStart(n, i + k); r.setEnd(n, i + k + 1); return r.getBoundingClientRect().left; };
+    return x(0) < x(4) ? "ltr" : "rtl";
+  }
+  return "absent";
+})()`
+	}
+	var tree, line, key string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
+		chromedp.Evaluate(ltr(`.detail[data-id="1"] .tree`), &tree),
+		chromedp.Evaluate(ltr(`.detail[data-id="1"] h2`), &line),
+		chromedp.Evaluate(`[...document.querySelectorAll('.detail[data-id="1"] .tree .key')].map((e) => e.textContent).find((t) => t.includes("备注")) || ""`, &key),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if tree != "ltr" || line != "ltr" {
+		t.Errorf("after a U+202E, 12345 is drawn %s in the tree and %s in the request line, want ltr in both", tree, line)
+	}
+	if key != `"备注\u202e"` {
+		t.Errorf("the key shows as %q, want its bidi control escaped", key)
 	}
 }

@@ -419,6 +419,11 @@ func (h *handler) describe(c *call) detail {
 		Headers: h.headers(r.Headers), Body: r.Body, BodyEncoding: r.BodyEncoding,
 		File: fmt.Sprintf("call-%d.json", c.ID),
 	}
+	if h.opts.Mask != nil {
+		// The page's request line: masked as its query table, the
+		// commands and listen's own line and JSON are.
+		d.Query = termsafe.MaskQuery(r.Query)
+	}
 	if d.BodyEncoding == "" {
 		d.BodyEncoding = capture.UTF8
 	}
@@ -458,6 +463,11 @@ func (h *handler) describe(c *call) detail {
 		d.Forward = &forwarded{
 			message: message{Status: f.Status, Headers: h.headers(f.Headers), Body: f.Body, BodyEncoding: f.BodyEncoding},
 			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
+		}
+		if h.opts.Mask != nil {
+			// --forward-to's credentials, as listen's own lines mask
+			// them; an error quotes the URL it called.
+			d.Forward.URL, d.Forward.Error = termsafe.URLString(f.URL), termsafe.URLsIn(f.Error)
 		}
 	}
 	d.Fault = r.Fault

@@ -1375,3 +1375,98 @@ func TestSendCommandSendsTheCallOrIsNotOffered(t *testing.T) {
 		})
 	}
 }
+
+// A small body can ask for a huge tree: every node carries its whole path,
+// so nesting and long keys multiply. A 10 KB body nested 5,000 deep gave
+// a 38 MB detail; one nested 9,990 deep a detail of 200 and no bytes (the
+// encoder's depth limit, met after the header), so the page could not open
+// the call at all; a 10,000-byte key over 20,000 items, a 50 KB body, gave
+// 201 MB in 7 s and 800 MB of listen's memory. Such a body has no tree, and
+// says why; the raw bytes still show it. Past the decoder's 10,000 levels
+// a body is not JSON, as the validator says of it.
+func TestDetailOfAHostileBodyIsBounded(t *testing.T) {
+	deep := func(n int) []byte { return []byte(strings.Repeat("[", n) + strings.Repeat("]", n)) }
+	longKey := []byte(`{"` + strings.Repeat("k", 10000) + `":[` + strings.Repeat("1,", 20000) + `1]}`)
+	fine := []byte(`{"data":` + strings.Repeat(`{"收款单":`, 40) + `1` + strings.Repeat("}", 40) + `}`)
+	notJSON := []byte(strings.Repeat("[", 300) + "x")
+	bodies := [][]byte{deep(5000), deep(9990), deep(20000), longKey, fine, notJSON}
+	s := NewStore(10)
+	for i, body := range bodies {
+		s.Add(record(i+1, "CREATE_RECEIVABLE_DOC", body, 200), nil)
+	}
+	srv := newTestServer(t, s, nil)
+	for id, want := range map[int]string{1: "too-deep", 2: "too-deep", 3: "not-json", 4: "too-large", 5: "", 6: "not-json"} {
+		resp, err := apiGet(fmt.Sprintf("%s/api/calls/%d", srv.URL, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var d detail
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Errorf("call %d: detail of %d bytes is no JSON: %v", id, len(raw), err)
+			continue
+		}
+		if d.NoTree != want || (want == "") != (d.Tree != nil) {
+			t.Errorf("call %d: noTree %q (tree %v), want %q", id, d.NoTree, d.Tree != nil, want)
+		}
+		if limit := 3*len(bodies[id-1]) + 64<<10; len(raw) > limit {
+			t.Errorf("call %d: detail of %d bytes for a body of %d, want at most %d", id, len(raw), len(bodies[id-1]), limit)
+		}
+	}
+}
+
+// A credential in a call's query is masked where the page shows the
+// query: the detail's "query" (the page's request line) read
+// "POST /hook?businessType=…&token=QSECRET1" while its query table, the
+// copied curl, the HAR and listen's own line and JSON masked it; and a
+// search for the secret found the call, as one for a header's does not.
+func TestDetailMasksTheQuerysCredentials(t *testing.T) {
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+	rec.Query += "&token=QSECRET1&page=2"
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var d detail
+	get(t, srv.URL+"/api/calls/1", &d)
+	if want := "businessType=CREATE_RECEIVABLE_DOC&token=****&page=2"; d.Query != want {
+		t.Errorf("detail query %q, want %q", d.Query, want)
+	}
+	for q, want := range map[string]int{"QSECRET1": 0, "page=2": 1, "token=": 1} {
+		var calls []summary
+		get(t, srv.URL+"/api/calls?q="+url.QueryEscape(q), &calls)
+		if len(calls) != want {
+			t.Errorf("search %q: %d calls, want %d", q, len(calls), want)
+		}
+	}
+}
+
+// listen --forward-to with a credential in its URL: the page's forward
+// section read "forward to http://u:FPASS@…/hook?token=FSECRET failed:
+// Post "http://u:FPASS@…": …", where listen's own lines mask both.
+func TestDetailMasksTheForwardURLsCredentials(t *testing.T) {
+	s := NewStore(10)
+	const u = "http://u:FPASS@127.0.0.1:3000/hook?token=FSECRET"
+	failed := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 502)
+	failed.Forward = &capture.Forward{URL: u, Error: `Post "` + u + `": connection refused`}
+	answered := record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2"}`), 200)
+	answered.Forward = &capture.Forward{URL: u, Status: 200}
+	s.Add(failed, nil)
+	s.Add(answered, nil)
+	srv := newTestServer(t, s, nil)
+	for id := 1; id <= 2; id++ {
+		var d detail
+		get(t, fmt.Sprintf("%s/api/calls/%d", srv.URL, id), &d)
+		if d.Forward == nil {
+			t.Fatalf("call %d: no forward", id)
+		}
+		for _, s := range []string{d.Forward.URL, d.Forward.Error} {
+			if strings.Contains(s, "FPASS") || strings.Contains(s, "FSECRET") {
+				t.Errorf("call %d: forward shows %q, want its credentials masked", id, s)
+			}
+		}
+		if !strings.Contains(d.Forward.URL, "127.0.0.1:3000/hook") {
+			t.Errorf("call %d: forward URL %q, want it to name the receiver", id, d.Forward.URL)
+		}
+	}
+}

@@ -22,7 +22,22 @@ type diff struct {
 	// deliveries and say nothing about the document.
 	RequestID   requestIDDiff `json:"requestId"`
 	Differences []difference  `json:"differences"`
+	// More counts the differences found past maxDifferences or
+	// maxDiffBytes and not listed.
+	More int `json:"more"`
+
+	listed int // bytes of the paths and values listed
 }
+
+// A diff lists at most maxDifferences differences and about maxDiffBytes
+// of their paths and values, and counts the rest: each path repeats the
+// keys above it, so two 50 KB bodies of one 10,000-byte key over 20,000
+// differing items made a 201 MB answer, and a page cannot show 20,000
+// rows anyway.
+const (
+	maxDifferences = 1000
+	maxDiffBytes   = 1 << 20
+)
 
 // requestIDDiff compares the two requestIds.
 type requestIDDiff struct {
@@ -55,7 +70,7 @@ func diffBodies(a, b *call) diff {
 	} else {
 		compare(&d, "", va, vb)
 	}
-	d.Equal = len(d.Differences) == 0 && !d.RequestID.Differ
+	d.Equal = len(d.Differences) == 0 && d.More == 0 && !d.RequestID.Differ
 	if d.Differences == nil {
 		d.Differences = []difference{}
 	}
@@ -188,6 +203,10 @@ func decimalOf(s string) (d decimal, ok bool) {
 }
 
 func (d *diff) add(path, kind string, a, b any) {
+	if len(d.Differences) >= maxDifferences || d.listed >= maxDiffBytes {
+		d.More++
+		return
+	}
 	x := difference{Path: path, Kind: kind}
 	if kind != "added" {
 		x.A = jsonText(a)
@@ -195,6 +214,7 @@ func (d *diff) add(path, kind string, a, b any) {
 	if kind != "removed" {
 		x.B = jsonText(b)
 	}
+	d.listed += len(x.Path) + len(x.A) + len(x.B)
 	d.Differences = append(d.Differences, x)
 }
 

@@ -1,6 +1,10 @@
 package inspect
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 // Numbers compare by their exact decimal value: 1.0000 equals 1, and two
 // 19-digit ids (a snowflake id, sent as a number) that differ in their
@@ -56,5 +60,34 @@ func TestDecimalOf(t *testing.T) {
 		if ok != tt.ok || (ok && got != tt.want) {
 			t.Errorf("decimalOf(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// A diff lists a bounded number of differences and counts the rest: two
+// 50 KB bodies of one 10,000-byte key over 20,000 items that differ in
+// each made a 201 MB answer in 7 s (each difference's path repeats the
+// key) and a table of 20,000 rows for the page to build.
+func TestDiffIsBounded(t *testing.T) {
+	body := func(v string) []byte {
+		return []byte(`{"` + strings.Repeat("k", 10000) + `":[` + strings.Repeat(v+",", 19999) + v + `]}`)
+	}
+	a := &call{ID: 1, content: body("1")}
+	b := &call{ID: 2, content: body("2")}
+	d := diffBodies(a, b)
+	out, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > 2<<20 {
+		t.Errorf("the diff is %d bytes, want at most 2 MiB", len(out))
+	}
+	if got := len(d.Differences) + d.More; got != 20000 || d.More == 0 || d.Equal {
+		t.Errorf("%d differences listed and %d more (equal %v), want 20,000 in all, some not listed, not equal", len(d.Differences), d.More, d.Equal)
+	}
+	// Many small differences stop at a count.
+	many := func(v string) []byte { return []byte(`[` + strings.Repeat(v+",", 99999) + v + `]`) }
+	d = diffBodies(&call{ID: 1, content: many("1")}, &call{ID: 2, content: many("2")})
+	if len(d.Differences) != maxDifferences || d.More != 100000-maxDifferences {
+		t.Errorf("100,000 differences: %d listed and %d more, want %d and %d", len(d.Differences), d.More, maxDifferences, 100000-maxDifferences)
 	}
 }

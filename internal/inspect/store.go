@@ -25,6 +25,7 @@ import (
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -731,8 +732,9 @@ type filter struct {
 	// query and the body also as the page shows them (decoded: %XX, +,
 	// and JSON's escapes, \u82cf for 苏).
 	Query string
-	// Mask masks header values before they are searched; nil searches
-	// them as they are.
+	// Mask masks header values before they are searched, and says the
+	// query's credentials are masked too (termsafe.MaskQuery); nil
+	// searches them as they are.
 	Mask func(http.Header) http.Header
 }
 
@@ -754,12 +756,18 @@ func (f filter) match(c *call) bool {
 	}
 	q := strings.ToLower(f.Query)
 	has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
-	if has(c.RequestID) || has(c.Record.Path) || has(c.Record.Query) || containsFold(c.content, q) {
+	// The query's credentials are searched masked, as the headers' are:
+	// the page shows them masked.
+	query := c.Record.Query
+	if f.Mask != nil {
+		query = termsafe.MaskQuery(query)
+	}
+	if has(c.RequestID) || has(c.Record.Path) || has(query) || containsFold(c.content, q) {
 		return true
 	}
 	// As the page shows them: the query's parameters and the body's
 	// strings decoded.
-	if d := queryUnescaped(c.Record.Query); d != "" && has(d) {
+	if d := queryUnescaped(query); d != "" && has(d) {
 		return true
 	}
 	if d := jsonUnescaped(c.content); d != nil && containsFold(d, q) {

@@ -85,7 +85,27 @@ func (h *handler) dates(n *node) {
 // maxNodes bounds a tree: beyond it the page shows the raw body only.
 const maxNodes = 50000
 
-var errTooBig = errors.New("too many values for a tree")
+// maxTreeDepth bounds a tree's nesting. Every node carries its whole
+// path, so a body nested n deep costs n² bytes of paths: 5,000 levels of
+// "[" (10 KB) made a 38 MB detail, and at 9,990 the encoder's own depth
+// limit cut the detail off after its 200. No document of the spec nears it.
+const maxTreeDepth = 256
+
+// maxPathBytes bounds the bytes of all a tree's paths: a long key is
+// repeated in the path of every value under it (a 10,000-byte key over
+// 20,000 items, a 50 KB body, made a 201 MB detail). The spec's documents
+// need a few hundred KB at 50,000 values.
+const maxPathBytes = 8 << 20
+
+var (
+	errTooBig  = errors.New("too many values for a tree")
+	errTooDeep = errors.New("nested too deep for a tree")
+)
+
+// treeBudget is what a tree being read has left: values and path bytes.
+type treeBudget struct {
+	nodes, pathBytes int
+}
 
 // parseTree returns the tree of a JSON body, nil when it is not one JSON
 // value or is too large to show as a tree.
@@ -96,23 +116,33 @@ func parseTree(body []byte) *node {
 
 // Why a body has no tree (detail's noTree).
 const (
-	noTreeTooLarge = "too-large" // more than maxNodes values
+	noTreeTooLarge = "too-large" // more than maxNodes values, or maxPathBytes of paths
+	noTreeTooDeep  = "too-deep"  // nested deeper than maxTreeDepth
 	noTreeNotJSON  = "not-json"
 )
 
 // treeOf returns the tree of a JSON body, or nil and why not: too large
-// (more than maxNodes values) or not JSON ("" for an empty body). The
-// page said "Not JSON" of a valid body too large for a tree.
+// (more than maxNodes values or maxPathBytes of paths), too deep (past
+// maxTreeDepth) or not JSON ("" for an empty body). The page said "Not
+// JSON" of a valid body too large for a tree.
 func treeOf(body []byte) (*node, string) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, ""
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	count := 0
-	n, err := readNode(dec, "", &count)
-	if errors.Is(err, errTooBig) {
+	left := treeBudget{nodes: maxNodes, pathBytes: maxPathBytes}
+	n, err := readNode(dec, "", 0, &left)
+	switch {
+	case errors.Is(err, errTooBig):
 		return nil, noTreeTooLarge
+	case errors.Is(err, errTooDeep):
+		// The rest was not read: what is not JSON after all says so, as
+		// the validator does of nesting past the decoder's 10,000 levels.
+		if !json.Valid(body) {
+			return nil, noTreeNotJSON
+		}
+		return nil, noTreeTooDeep
 	}
 	if err != nil {
 		return nil, noTreeNotJSON
@@ -123,8 +153,11 @@ func treeOf(body []byte) (*node, string) {
 	return n, ""
 }
 
-func readNode(dec *json.Decoder, path string, count *int) (*node, error) {
-	if *count++; *count > maxNodes {
+func readNode(dec *json.Decoder, path string, depth int, left *treeBudget) (*node, error) {
+	if left.nodes--; left.nodes < 0 {
+		return nil, errTooBig
+	}
+	if left.pathBytes -= len(path); left.pathBytes < 0 {
 		return nil, errTooBig
 	}
 	t, err := dec.Token()
@@ -134,6 +167,11 @@ func readNode(dec *json.Decoder, path string, count *int) (*node, error) {
 	n := &node{Path: path}
 	switch v := t.(type) {
 	case json.Delim:
+		// Checked before the decoder's own limit (10,000 levels), which
+		// would call a valid body nested deeper not JSON.
+		if depth == maxTreeDepth {
+			return nil, errTooDeep
+		}
 		if v == '{' {
 			n.Kind = "object"
 			for dec.More() {
@@ -142,7 +180,7 @@ func readNode(dec *json.Decoder, path string, count *int) (*node, error) {
 					return nil, err
 				}
 				key, _ := kt.(string)
-				c, err := readNode(dec, validate.JoinKey(path, key), count)
+				c, err := readNode(dec, validate.JoinKey(path, key), depth+1, left)
 				if err != nil {
 					return nil, err
 				}
@@ -152,7 +190,7 @@ func readNode(dec *json.Decoder, path string, count *int) (*node, error) {
 		} else {
 			n.Kind = "array"
 			for i := 0; dec.More(); i++ {
-				c, err := readNode(dec, validate.JoinIndex(path, i), count)
+				c, err := readNode(dec, validate.JoinIndex(path, i), depth+1, left)
 				if err != nil {
 					return nil, err
 				}

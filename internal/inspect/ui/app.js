@@ -496,7 +496,10 @@ function table(pairs, empty) {
 }
 
 function detail(d) {
-  const line = d.method + " " + d.path + (d.query ? "?" + d.query : "");
+  // The request line's parts are drawn each on its own (isolated): a bidi
+  // control in the path drew the query after it backwards.
+  const line = [el("span", { class: "iso" }, d.method), " ", el("span", { class: "iso" }, d.path),
+    d.query ? el("span", { class: "iso" }, "?" + d.query) : null];
   const out = el("div", { class: "detail", "data-id": String(d.id) },
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
@@ -519,7 +522,8 @@ function detail(d) {
     : d.tooLarge ? "Not shown: " + d.notKept + "."
     : d.rejected ? "Not read: " + d.rejected.reason + " (" + d.rejected.headBytes + " bytes of its head came; the empty body here is not the one sent)."
     : d.bodyOverLimit ? "Not kept: over listen's --max-body of " + d.bodyOverLimit + " bytes (the empty body here is not the one sent)."
-    : d.noTree === "too-large" ? "JSON with more values than the page shows as a tree (50,000): see the raw bytes below."
+    : d.noTree === "too-large" ? "JSON larger than the page shows as a tree (more than 50,000 values, or keys repeated in too many paths): see the raw bytes below."
+    : d.noTree === "too-deep" ? "JSON nested deeper than the page shows as a tree (256 levels): see the raw bytes below."
     : d.size ? "Not JSON: see the raw bytes below." : "Empty body."));
   out.append(section("Body", body));
   // No raw bytes to show of a body not kept: "0 B" would read as the call's.
@@ -616,8 +620,20 @@ function holds(a, b) {
   return b.startsWith(a) && (b[a.length] === "." || b[a.length] === "[");
 }
 
+// BIDI_OR_INVISIBLE are the characters that reorder the text drawn after
+// them (U+202E drew a value "12345" beside its key as "54321") or draw
+// nothing: listen's terminal escapes them, and so does the tree.
+const BIDI_OR_INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+// literal is s as a JSON string literal with those characters as \uXXXX
+// escapes: still the JSON of the same string. The API leaves out an empty
+// string (omitempty): undefined is "".
+function literal(s) {
+  return JSON.stringify(s ?? "").replace(BIDI_OR_INVISIBLE, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
 function label(n) {
-  if (n.key !== undefined) return el("span", { class: "key" }, JSON.stringify(n.key));
+  if (n.key !== undefined) return el("span", { class: "key" }, literal(n.key));
   if (n.index !== undefined) return el("span", { class: "idx" }, String(n.index));
   return null;
 }
@@ -659,7 +675,7 @@ function node(n, findings, budget) {
   }
   let v;
   switch (n.kind) {
-    case "string": v = el("span", { class: "str" }, JSON.stringify(n.value)); break;
+    case "string": v = el("span", { class: "str" }, literal(n.value)); break;
     case "null": v = el("span", { class: "lit" }, "null"); break;
     case "bool": v = el("span", { class: "lit" }, n.value); break;
     default: v = el("span", { class: "numv" }, n.value);
@@ -938,7 +954,8 @@ function diffView(d, a, b) {
   if (!d.differences.length) return el("div", {}, rid, el("p", {}, "The bodies of #" + a + " and #" + b + " are the same JSON (member order aside)."));
   return el("div", {}, rid, el("table", { class: "kv diff" },
     el("tr", {}, el("th", {}, "path"), el("th", {}, "change"), el("th", {}, "#" + a), el("th", {}, "#" + b)),
-    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))));
+    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))),
+    d.more ? el("p", { class: "note warning" }, "… and " + d.more + " more difference" + (d.more === 1 ? "" : "s") + ", not listed: compare the raw bytes of the two calls for the rest.") : null);
 }
 
 // ---- start ----
