@@ -87,18 +87,12 @@ const (
 	err500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
 )
 
-// connReceiver is a receiver on raw TCP that reads each call on a
-// connection whole and writes answer(k) for the k-th (from 0); once the
-// first answer on its first connection is written, it writes apart when
-// told to (more), then says so (wrote), closing that connection after a
-// 408 as a receiver that closes an idle one does.
-func connReceiver(t *testing.T, answer func(k int) string, apart string, more, wrote chan struct{}) string {
-	t.Helper()
-	return connReceiverOver(t, nil, answer, apart, more, wrote)
-}
-
-// connReceiverOver is connReceiver, over TLS when conf is set (its URL
-// then https): each answer one write, so one record.
+// connReceiverOver is a receiver on raw TCP, over TLS when conf is set
+// (its URL then https; each answer one write, so one record), that reads
+// each call on a connection whole and writes answer(k) for the k-th (from
+// 0); once the first answer on its first connection is written, it writes
+// apart when told to (more), then says so (wrote), closing that connection
+// after a 408 as a receiver that closes an idle one does.
 func connReceiverOver(t *testing.T, conf *tls.Config, answer func(k int) string, apart string, more, wrote chan struct{}) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
