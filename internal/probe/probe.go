@@ -48,6 +48,23 @@ func KindWord(k spec.Kind) string {
 	return "invoice"
 }
 
+// NoneFound says that a probe found none of the documents asked about
+// after settle, and what that likelier means than a receiver that lost
+// them all: check's effects line and listen's exactly-once verdict say it.
+func NoneFound(settle time.Duration) string {
+	return fmt.Sprintf("the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", settle, settle)
+}
+
+// NoneFoundOf is NoneFound for one kind (KindWord) while the probe found
+// the other's.
+func NoneFoundOf(kind string, settle time.Duration) string {
+	code := "data.code of an invoice"
+	if kind == "receipt" {
+		code = "收款单编号 of a receipt"
+	}
+	return fmt.Sprintf("the probe found no %s of them, though others (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps for %ss ({code} is %s) or another table", kind, settle, kind, code)
+}
+
 // States a probe answers for a document it holds.
 const (
 	StateCreated = spec.DocCreated

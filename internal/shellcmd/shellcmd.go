@@ -191,3 +191,25 @@ func setsName(w string) string {
 	}
 	return ""
 }
+
+// VarsNamed is the variables the commands read (Vars), each once, in
+// order, named as a list for a sentence ("A, B and C"), and how many:
+// what a reader is told to set before pasting them. "" when none.
+func VarsNamed(cmds []string) (names string, n int) {
+	var vars []string
+	for _, c := range cmds {
+		for _, v := range Vars(c) {
+			if !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
+		}
+	}
+	if len(vars) == 0 {
+		return "", 0
+	}
+	names = vars[0]
+	if n := len(vars); n > 1 {
+		names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
+	}
+	return names, len(vars)
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -418,14 +419,10 @@ func appendEffects(b []byte, e *check.EffectsStats) []byte {
 	case e.NoneHeld:
 		// Not only a probe that asks the wrong question: a receiver that
 		// stores from a queue slower than --settle is found by none too.
-		b = fmt.Appendf(b, "; the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", e.Settle, e.Settle)
+		b = append(b, "; "+probe.NoneFound(e.Settle)...)
 	case len(e.NoneHeldOf) > 0:
 		// One kind only: with none of either, NoneHeld says it.
-		kind, code := e.NoneHeldOf[0], "data.code of an invoice"
-		if kind == "receipt" {
-			code = "收款单编号 of a receipt"
-		}
-		b = fmt.Appendf(b, "; the probe found no %s of them, though others (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps for %ss ({code} is %s) or another table", kind, e.Settle, kind, code)
+		b = append(b, "; "+probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle)...)
 	case e.SlowestDoc != "":
 		b = fmt.Appendf(b, "; the slowest to settle was held as expected %s after its last call (%s, settle %s)", fmtMS(e.Slowest), e.SlowestDoc, e.Settle)
 	default:
@@ -527,20 +524,9 @@ func fmtMS(d time.Duration) string {
 // sends an empty Authorization, whose 401 is the 4xx a malformed case
 // wants, so it looks like a mended receiver.
 func SetFirst(cmds []string) string {
-	var vars []string
-	for _, c := range cmds {
-		for _, v := range shellcmd.Vars(c) {
-			if !slices.Contains(vars, v) {
-				vars = append(vars, v)
-			}
-		}
-	}
-	if len(vars) == 0 {
+	names, _ := shellcmd.VarsNamed(cmds)
+	if names == "" {
 		return ""
-	}
-	names := vars[0]
-	if n := len(vars); n > 1 {
-		names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
 	}
 	return "set " + names + " first: the commands read the run's credentials from them"
 }

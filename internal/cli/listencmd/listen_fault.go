@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -57,14 +56,10 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	for _, d := range v.Broke {
 		cmds = append(cmds, p.Command(d.Q))
 	}
-	if vars := varsOf(cmds); len(vars) > 0 {
+	if names, n := shellcmd.VarsNamed(cmds); n > 0 {
 		// Unset, a pasted command asks without the credential: a 401 or
 		// a 404 reads as the receiver holding nothing.
-		names := vars[0]
-		if n := len(vars); n > 1 {
-			names = strings.Join(vars[:n-1], ", ") + " and " + vars[n-1]
-		}
-		fmt.Fprintf(w, "  set %s first: the commands below read the probe's credentials from %s\n", names, term.Plural(len(vars), "it", "them"))
+		fmt.Fprintf(w, "  set %s first: the commands below read the probe's credentials from %s\n", names, term.Plural(n, "it", "them"))
 	}
 	for i, d := range v.Broke {
 		faults := "none"
@@ -115,34 +110,14 @@ func writeNoneFound(w io.Writer, docs *receiver.Documents, settle time.Duration)
 		}
 	}
 	if asked > 0 && found == 0 {
-		fmt.Fprintf(w, "  the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database\n", settle, settle)
+		fmt.Fprintf(w, "  %s\n", probe.NoneFound(settle))
 		return
 	}
 	for _, k := range []spec.Kind{spec.Invoice, spec.Receipt} {
-		if askedOf[k] == 0 || foundOf[k] > 0 {
-			continue
-		}
-		kind, code := probe.KindWord(k), "data.code of an invoice"
-		if k == spec.Receipt {
-			code = "收款单编号 of a receipt"
-		}
-		fmt.Fprintf(w, "  the probe found no %s of them, though others (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps for %ss ({code} is %s) or another table\n", kind, settle, kind, code)
-	}
-}
-
-// varsOf are the variables the commands read, each once, in order: the
-// probe's credentials, which its commands give as variables (check's text
-// names its own so).
-func varsOf(cmds []string) []string {
-	var vars []string
-	for _, c := range cmds {
-		for _, v := range shellcmd.Vars(c) {
-			if !slices.Contains(vars, v) {
-				vars = append(vars, v)
-			}
+		if askedOf[k] > 0 && foundOf[k] == 0 {
+			fmt.Fprintf(w, "  %s\n", probe.NoneFoundOf(probe.KindWord(k), settle))
 		}
 	}
-	return vars
 }
 
 // The verdicts of exactly-once, as -o json writes them.
