@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/export"
 )
 
@@ -179,7 +180,7 @@ func TestConceptsSplitsTargetsAsExportDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var usage strings.Builder
-	if err := export.VegetaUsage(&usage, 4000, "", ""); err != nil {
+	if err := export.VegetaUsage(&usage, 4000, "", "", export.Reach{Timeout: attempt.DefaultTimeout}); err != nil {
 		t.Fatal(err)
 	}
 	split := regexp.MustCompile(`split -n [a-z]/[0-9]+`)
@@ -190,6 +191,18 @@ func TestConceptsSplitsTargetsAsExportDoes(t *testing.T) {
 	for _, got := range split.FindAllString(string(b), -1) {
 		if got != want {
 			t.Errorf("concepts.md: %q, export prints %q", got, want)
+		}
+	}
+	// Its vegeta commands carry the flags export prints after -duration:
+	// -redirects 0 and send's default --timeout.
+	flags := regexp.MustCompile(`vegeta attack .*-duration \d+s((?: -[a-z-]+(?: [^ >|-]\S*)?)*)`)
+	wantFlags := flags.FindStringSubmatch(usage.String())
+	if wantFlags == nil {
+		t.Fatalf("export's usage has no vegeta flags:\n%s", usage.String())
+	}
+	for _, got := range flags.FindAllStringSubmatch(string(b), -1) {
+		if got[1] != wantFlags[1] {
+			t.Errorf("concepts.md: vegeta attack ... -duration Ns%s, export prints ...%s", got[1], wantFlags[1])
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net/http"
@@ -51,6 +52,7 @@ func TestEngines(t *testing.T) {
 			"signed":     signed,
 			"distinct":   distinct,
 			"redirector": redirector,
+			"tlsrecv":    tlsRecv,
 		},
 	})
 }
@@ -185,5 +187,29 @@ func redirector(ts *testscript.TestScript, neg bool, args []string) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	ts.Defer(srv.Close)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(srv.URL+"/"), 0o644))
+}
+
+// tlsRecv starts an https receiver on a certificate of its own and writes
+// its URL (with a trailing /) and its CA's PEM: tlsrecv <url file> <ca file>.
+// A POST to /hold is answered only once its caller gives up (the
+// request's context ends with the connection), so a call there ends by
+// the caller's time limit or not at all; any other POST gets a 200.
+func tlsRecv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tlsrecv <url file> <ca file>")
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/hold" {
+			<-r.Context().Done()
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	srv.StartTLS()
+	ts.Defer(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), ca, 0o644))
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(srv.URL+"/"), 0o644))
 }

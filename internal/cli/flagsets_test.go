@@ -72,7 +72,7 @@ func TestUsageErrorsKeepTheirCause(t *testing.T) {
 	}
 }
 
-// send, replay and check share one --timeout default, and the flags of a
+// send, replay, check and export share one --timeout default, and the flags of a
 // set have one help wherever they are taken.
 func TestFlagSetsAgree(t *testing.T) {
 	a := cmdutil.NewApp(cmdutil.Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Build{}, time.Now)
@@ -110,7 +110,9 @@ func TestFlagSetsAgree(t *testing.T) {
 			t.Errorf("--%s: help or default differs between %v", name, first)
 		}
 	}
-	if got := defs["timeout"]; len(got) != 3 || got["whsim check"] != cmdutil.DefaultTimeout.String() || got["whsim send"] != cmdutil.DefaultTimeout.String() {
-		t.Errorf("--timeout defaults %v, want %s in send, replay and check", got, cmdutil.DefaultTimeout)
+	// export hands send's to its engines (vegeta's own is 30 s, k6's 60 s).
+	want := cmdutil.DefaultTimeout.String()
+	if got := defs["timeout"]; len(got) != 5 || got["whsim check"] != want || got["whsim send"] != want || got["whsim export vegeta"] != want || got["whsim export k6"] != want {
+		t.Errorf("--timeout defaults %v, want %s in send, replay, check and export's two", got, cmdutil.DefaultTimeout)
 	}
 }

@@ -106,20 +106,22 @@ func TestK6Script(t *testing.T) {
 		o        k6Options
 		has, not []string
 	}{
-		{"each call once", k6Options{DataFile: "data.json", Calls: 40, VUs: 4, P95: 1500 * time.Millisecond},
-			[]string{"executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "i >= calls.length && !c.keepId", "p(95)<1500",
+		{"each call once", k6Options{DataFile: "data.json", Calls: 40, VUs: 4, P95: 1500 * time.Millisecond, Reach: Reach{Timeout: 10 * time.Second}},
+			[]string{"timeout: 10000 });", "executor: 'shared-iterations'", "iterations: 40,", "vus: 4,", "exec.scenario.iterationInTest", "i >= calls.length && !c.keepId", "p(95)<1500",
 				"http_req_failed: ['rate<0.01']", "new SharedArray('calls'", "open('./data.json')", "r.status >= 200 && r.status < 300",
 				// A 3xx is a failure, as send counts it: not followed, and
 				// not among k6's expected statuses.
 				"maxRedirects: 0,", "http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));"},
-			[]string{"crypto", "webhook-signature", "constant-arrival-rate"}},
-		{"at a rate, signed", k6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true},
+			[]string{"crypto", "webhook-signature", "constant-arrival-rate", "insecureSkipTLSVerify"}},
+		{"send's --timeout and --insecure", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: time.Second, Reach: Reach{Timeout: 2500 * time.Microsecond, Insecure: true}},
+			[]string{"timeout: 2.5 });", "  insecureSkipTLSVerify: true,\n"}, nil},
+		{"at a rate, signed", k6Options{DataFile: "data.json", Calls: 8, Rate: 200, Duration: time.Minute, VUs: 10, MaxVUs: 400, P95: time.Second, Sign: true, Reach: Reach{Timeout: time.Minute}},
 			[]string{"executor: 'constant-arrival-rate'", "rate: 200,", "duration: '1m0s'", "preAllocatedVUs: 10,", "maxVUs: 400,",
 				"__ENV.WEBHOOK_SECRET", "crypto.hmac('sha256', key, wid + '.' + ts + '.' + body, 'base64')", "headers['webhook-id'] = wid"},
 			[]string{"shared-iterations", "whsec_M"}},
-		{"a p95 below a millisecond is not 0 (which no call meets)", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 500 * time.Microsecond},
+		{"a p95 below a millisecond is not 0 (which no call meets)", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 500 * time.Microsecond, Reach: Reach{Timeout: time.Second}},
 			[]string{"p(95)<0.5'"}, []string{"p(95)<0'"}},
-		{"a p95 of whole and part milliseconds", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 2500 * time.Microsecond},
+		{"a p95 of whole and part milliseconds", k6Options{DataFile: "data.json", Calls: 4, VUs: 4, P95: 2500 * time.Microsecond, Reach: Reach{Timeout: time.Second}},
 			[]string{"p(95)<2.5'"}, nil},
 	}
 	for _, tt := range tests {
@@ -140,8 +142,11 @@ func TestK6Script(t *testing.T) {
 			}
 		})
 	}
-	if err := writeK6Script(&bytes.Buffer{}, k6Options{}); err == nil {
+	if err := writeK6Script(&bytes.Buffer{}, k6Options{Reach: Reach{Timeout: time.Second}}); err == nil {
 		t.Error("a script of no calls was written")
+	}
+	if err := writeK6Script(&bytes.Buffer{}, k6Options{Calls: 1}); err == nil {
+		t.Error("a script without a timeout was written (k6 would take 0 for none)")
 	}
 	if n := (k6Options{Calls: 8, Rate: 200, Duration: 90 * time.Second}).Iterations(); n != 18000 {
 		t.Errorf("iterations %d, want 18000", n)
@@ -158,6 +163,19 @@ func TestK6TestRun(t *testing.T) {
 		// The steps its comment gives run it: the secret the pods read
 		// made too (without it each pod's script stopped at once).
 		"#   kubectl create secret generic load-secret --from-literal=secret=\"$WEBHOOK_SECRET\"\n#   kubectl apply -f testrun.yaml"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("manifest lacks %q:\n%s", s, out.String())
+		}
+	}
+
+	// A private CA: the pods trust the copy the ConfigMap mounts beside
+	// the script (k6-operator mounts it at /test), and the comment's
+	// command puts it in the ConfigMap; the secret's variable stays.
+	out.Reset()
+	if err := k6TestRun(&out, testRunOptions{Name: "load", Script: "script.js", DataFile: "data.json", Parallelism: 2, Sign: true, CAFile: "ca.pem"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"- name: SSL_CERT_FILE\n        value: /test/ca.pem\n", "name: WEBHOOK_SECRET", "--from-file=data.json --from-file=ca.pem\n"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("manifest lacks %q:\n%s", s, out.String())
 		}

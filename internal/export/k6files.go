@@ -10,6 +10,7 @@ import (
 
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/tlsconf"
 )
 
 // The files a k6 export writes into its directory.
@@ -77,7 +78,7 @@ func (c K6Config) Check() error {
 // call once, no more VUs than calls share them: k6 refuses a
 // shared-iterations scenario with fewer iterations than VUs, which the
 // default 10 made of --count 1 (4 calls).
-func (c K6Config) Options(n int) (k6Options, testRunOptions) {
+func (c K6Config) Options(n int, r Reach) (k6Options, testRunOptions) {
 	vus := c.VUs
 	if c.Rate == 0 {
 		vus = max(min(vus, n), 1)
@@ -91,14 +92,18 @@ func (c K6Config) Options(n int) (k6Options, testRunOptions) {
 	}
 	ko := k6Options{
 		DataFile: dataFile, Calls: n, Rate: float64(c.Rate), Duration: c.Duration,
-		VUs: vus, MaxVUs: max(maxVUs, c.VUs), P95: c.P95, Sign: c.Secret != "",
+		VUs: vus, MaxVUs: max(maxVUs, c.VUs), P95: c.P95, Sign: c.Secret != "", Reach: r,
 	}
 	tr := testRunOptions{Name: c.Name, Script: scriptFile, DataFile: dataFile, Parallelism: c.Parallelism, Sign: ko.Sign}
+	if r.CAFile != "" {
+		tr.CAFile = caFile
+	}
 	return ko, tr
 }
 
 // WriteK6 writes the script, its data file and the TestRun manifest into
-// dir, which must exist: the three whole or none of them (each of an
+// dir, which must exist, and with a CA file (ko.Reach.CAFile) a copy of it
+// as ca.pem: all of them whole or none of them (each of an
 // earlier export left as it was), so that k6 never runs a script cut
 // short, data cut short, or this export's script over an earlier one's
 // data. A canceled ctx stops it, the files left as they were.
@@ -108,7 +113,19 @@ func (c K6Config) Options(n int) (k6Options, testRunOptions) {
 // say when it is over what a ConfigMap holds.
 func WriteK6(ctx context.Context, dir string, calls []Call, ko k6Options, tr testRunOptions) (int64, error) {
 	cm := &counter{n: int64(len(tr.Script) + len(tr.DataFile))}
-	files := []atomicfile.File{
+	var files []atomicfile.File
+	if tr.CAFile != "" {
+		pem, err := tlsconf.CAFilePEM(ko.Reach.CAFile)
+		if err != nil {
+			return 0, fmt.Errorf("--cacert %s: %w", ko.Reach.CAFile, err)
+		}
+		cm.n += int64(len(tr.CAFile) + len(pem))
+		files = append(files, atomicfile.File{Path: filepath.Join(dir, tr.CAFile), Write: func(w io.Writer) error {
+			_, err := w.Write(pem)
+			return err
+		}})
+	}
+	files = append(files, []atomicfile.File{
 		{Path: filepath.Join(dir, scriptFile), Write: func(w io.Writer) error { return writeK6Script(io.MultiWriter(w, cm), ko) }},
 		{Path: filepath.Join(dir, dataFile), Write: func(w io.Writer) error { return k6Data(ctx, io.MultiWriter(w, cm), calls) }},
 		// Written in turn: the manifest knows the two files' size.
@@ -116,7 +133,7 @@ func WriteK6(ctx context.Context, dir string, calls []Call, ko k6Options, tr tes
 			tr.ConfigMapBytes = cm.n
 			return k6TestRun(w, tr)
 		}},
-	}
+	}...)
 	for i, f := range files {
 		files[i].Perm = 0o644
 		files[i].Write = buffered(f.Write)

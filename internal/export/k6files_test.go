@@ -3,14 +3,26 @@ package export
 import (
 	"bytes"
 	"context"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
 func validK6Config() K6Config {
 	return K6Config{Out: "k6", VUs: 10, P95: time.Second, Parallelism: 2, Name: "whsim"}
+}
+
+// testCert is a certificate's DER bytes, made now.
+func testCert(t *testing.T) []byte {
+	t.Helper()
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	return srv.Certificate().Raw
 }
 
 func TestK6ConfigCheck(t *testing.T) {
@@ -63,6 +75,8 @@ func TestK6ConfigOptions(t *testing.T) {
 		wantVUs    int
 		wantMaxVUs int
 		wantSign   bool
+		reach      Reach
+		wantCA     string
 	}{
 		{name: "each call once: no more VUs than the 7 calls (k6 refuses more)", edit: func(*K6Config) {}, wantVUs: 7, wantMaxVUs: 10},
 		{name: "twice the rate", edit: func(c *K6Config) { c.Rate, c.Duration = 50, time.Second }, wantVUs: 10, wantMaxVUs: 100},
@@ -72,19 +86,26 @@ func TestK6ConfigOptions(t *testing.T) {
 		{name: "max VUs given below twice the rate", edit: func(c *K6Config) { c.Rate, c.Duration, c.MaxVUs = 50, time.Second, 20 }, wantVUs: 10, wantMaxVUs: 20},
 		{name: "fewer VUs than calls", edit: func(c *K6Config) { c.VUs = 3 }, wantVUs: 3, wantMaxVUs: 3},
 		{name: "at a rate, the VUs asked for", edit: func(c *K6Config) { c.Rate, c.Duration = 50, time.Second }, wantVUs: 10, wantMaxVUs: 100},
+		{name: "a private CA: its copy beside the script", reach: Reach{Timeout: time.Second, CAFile: "/etc/dev/ca.pem"}, wantVUs: 7, wantMaxVUs: 10, wantCA: caFile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := validK6Config()
-			tt.edit(&c)
-			ko, tr := c.Options(7)
+			if tt.edit != nil {
+				tt.edit(&c)
+			}
+			reach := tt.reach
+			if reach == (Reach{}) {
+				reach = Reach{Timeout: 10 * time.Second}
+			}
+			ko, tr := c.Options(7, reach)
 			want := k6Options{DataFile: dataFile, Calls: 7, Rate: float64(c.Rate), Duration: c.Duration,
-				VUs: tt.wantVUs, MaxVUs: tt.wantMaxVUs, P95: c.P95, Sign: tt.wantSign}
+				VUs: tt.wantVUs, MaxVUs: tt.wantMaxVUs, P95: c.P95, Sign: tt.wantSign, Reach: reach}
 			if ko != want {
 				t.Errorf("K6Options = %+v, want %+v", ko, want)
 			}
-			wantTR := testRunOptions{Name: "whsim", Script: scriptFile, DataFile: dataFile, Parallelism: 2, Sign: tt.wantSign}
+			wantTR := testRunOptions{Name: "whsim", Script: scriptFile, DataFile: dataFile, Parallelism: 2, Sign: tt.wantSign, CAFile: tt.wantCA}
 			if tr != wantTR {
 				t.Errorf("TestRunOptions = %+v, want %+v", tr, wantTR)
 			}
@@ -96,7 +117,7 @@ func TestK6ConfigOptions(t *testing.T) {
 func TestWriteK6(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ko, tr := validK6Config().Options(len(testCalls()))
+	ko, tr := validK6Config().Options(len(testCalls()), Reach{Timeout: 10 * time.Second})
 	if _, err := WriteK6(context.Background(), dir, testCalls(), ko, tr); err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +139,30 @@ func TestWriteK6(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s differs from what its writer makes", name)
 		}
+	}
+
+	// With a CA file its copy is written beside the script, byte for byte.
+	ca := filepath.Join(t.TempDir(), "dev.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: testCert(t)})
+	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	withCA := t.TempDir()
+	ko2, tr2 := validK6Config().Options(len(testCalls()), Reach{Timeout: time.Second, CAFile: ca})
+	if _, err := WriteK6(context.Background(), withCA, testCalls(), ko2, tr2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(withCA, caFile)); err != nil || !bytes.Equal(got, pemBytes) {
+		t.Errorf("%s: %q, %v; want the CA file's bytes", caFile, got, err)
+	}
+	// A CA file gone since: nothing written, the error names the flag.
+	none := t.TempDir()
+	ko3, tr3 := validK6Config().Options(len(testCalls()), Reach{Timeout: time.Second, CAFile: filepath.Join(none, "gone.pem")})
+	if _, err := WriteK6(context.Background(), none, testCalls(), ko3, tr3); err == nil || !strings.HasPrefix(err.Error(), "--cacert ") {
+		t.Errorf("WriteK6 with a missing CA file: %v", err)
+	}
+	if left, _ := os.ReadDir(none); len(left) != 0 {
+		t.Errorf("files written without their CA: %v", left)
 	}
 
 	// A directory that is not there: the error names the file.

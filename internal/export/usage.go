@@ -19,8 +19,9 @@ import (
 // the bytes). -redirects 0: vegeta follows up to 10 by default, and a
 // followed 302 is a GET without the body that reads as a 200, where whsim
 // send fails the 3xx; with 0 each is an error ("stopped after 0
-// redirects"), as send counts it.
-func VegetaUsage(w io.Writer, n int, ids, file string) error {
+// redirects"), as send counts it. r's flags (-timeout, -insecure,
+// -root-certs) follow, so vegeta reaches the receiver as send would.
+func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 	if file == "" {
 		file = "targets.json"
 	}
@@ -32,19 +33,20 @@ func VegetaUsage(w io.Writer, n int, ids, file string) error {
 	if ids == "" {
 		ids = "each its own requestId"
 	}
+	reach := r.vegetaFlags()
 	_, err := fmt.Fprintf(w, `%d vegeta targets, %s. Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
-  vegeta attack -format json -targets %s -rate %s -duration %ds -redirects 0 | tee results.bin | vegeta report
-`, n, ids, targets, vegetaRate(n, secs), secs)
+  vegeta attack -format json -targets %s -rate %s -duration %ds -redirects 0%s | tee results.bin | vegeta report
+`, n, ids, targets, vegetaRate(n, secs), secs, reach)
 	if err != nil || n < 2 {
 		return err
 	}
 	// split -n r/2 deals the lines in turn: part-00 takes the odd one.
 	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets over the same time, then one report of both:
   split -n r/2 -d %s part-
-  machine 1: vegeta attack -format json -targets part-00 -rate %s -duration %ds -redirects 0 > m1.bin
-  machine 2: vegeta attack -format json -targets part-01 -rate %s -duration %ds -redirects 0 > m2.bin
+  machine 1: vegeta attack -format json -targets part-00 -rate %s -duration %ds -redirects 0%s > m1.bin
+  machine 2: vegeta attack -format json -targets part-01 -rate %s -duration %ds -redirects 0%s > m2.bin
   vegeta report m1.bin m2.bin
-`, targets, vegetaRate((n+1)/2, secs), secs, vegetaRate(n/2, secs), secs)
+`, targets, vegetaRate((n+1)/2, secs), secs, reach, vegetaRate(n/2, secs), secs, reach)
 	return err
 }
 
@@ -66,6 +68,13 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 	if ko.Sign {
 		env = " -e " + secretEnv + "=\"$" + secretEnv + "\""
 	}
+	// k6 has no option for a CA: Go's TLS reads SSL_CERT_FILE (on Linux
+	// and the BSDs) in place of the system's roots.
+	trust, caFrom := "", ""
+	if tr.CAFile != "" {
+		ca := pathWord(filepath.Join(dir, tr.CAFile))
+		trust, caFrom = "SSL_CERT_FILE="+ca+" ", " --from-file="+ca
+	}
 	makes := fmt.Sprintf("each once (%d)", ko.Calls)
 	if ko.Rate > 0 {
 		makes = fmt.Sprintf("%s/s for %s (about %d)", strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
@@ -84,19 +93,19 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 		}
 	}
 	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them:
-  k6 run%s %s
+  %sk6 run%s %s
 On two machines, each its own execution segment (every call once between them):
-  machine 1: k6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
-  machine 2: k6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
-`, shellcmd.Word(dir), ko.Calls, makes, env, script, env, script, env, script)
+  machine 1: %sk6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
+  machine 2: %sk6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
+`, shellcmd.Word(dir), ko.Calls, makes, trust, env, script, trust, env, script, trust, env, script)
 	if over := tr.overConfigMap(); over != "" {
 		// A command that cannot run is not printed.
 		_, err := fmt.Fprintf(w, "On Kubernetes (k6-operator): %s.\n", strings.ReplaceAll(over, "\n", " "))
 		return err
 	}
 	fmt.Fprintf(w, `On Kubernetes (k6-operator, %d pods):
-  kubectl create configmap %s --from-file=%s --from-file=%s
-`, tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)))
+  kubectl create configmap %s --from-file=%s --from-file=%s%s
+`, tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)), caFrom)
 	if ko.Sign {
 		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}

@@ -81,7 +81,7 @@ func TestK6Usage(t *testing.T) {
 func TestVegetaUsageFileLikeAnOption(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := VegetaUsage(&b, 4, "", "-t.json"); err != nil {
+	if err := VegetaUsage(&b, 4, "", "-t.json", Reach{Timeout: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"-targets ./-t.json -rate 4/s", "split -n r/2 -d ./-t.json part-\n"} {
@@ -112,11 +112,11 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		{2501, "-rate 2501/26s -duration 26s"},
 	} {
 		var b bytes.Buffer
-		if err := VegetaUsage(&b, tt.n, "", ""); err != nil {
+		if err := VegetaUsage(&b, tt.n, "", "", Reach{Timeout: 10 * time.Second}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
-		if want := "-targets targets.json " + tt.one + " -redirects 0 |"; !strings.Contains(out, want) {
+		if want := "-targets targets.json " + tt.one + " -redirects 0 -timeout 10s |"; !strings.Contains(out, want) {
 			t.Errorf("n=%d: missing %q in\n%s", tt.n, want, out)
 		}
 		sent := map[string]int{}
@@ -150,5 +150,52 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		if sent["part-00"] != (tt.n+1)/2 || sent["part-01"] != tt.n/2 || !strings.Contains(out, "split -n r/2 -d targets.json part-\n") {
 			t.Errorf("n=%d: two machines send %d and %d in\n%s", tt.n, sent["part-00"], sent["part-01"], out)
 		}
+	}
+}
+
+// Every vegeta command printed reaches the receiver as send would: send's
+// --timeout (vegeta's own is 30 s), and for an https receiver --insecure
+// and --cacert as vegeta's -insecure and -root-certs, the file one word.
+func TestVegetaUsageReachesAsSendWould(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		reach Reach
+		want  string
+	}{
+		{Reach{Timeout: 10 * time.Second}, " -redirects 0 -timeout 10s "},
+		{Reach{Timeout: 1500 * time.Millisecond, Insecure: true}, " -redirects 0 -timeout 1.5s -insecure "},
+		{Reach{Timeout: time.Minute, CAFile: "my ca.pem"}, " -redirects 0 -timeout 1m0s -root-certs 'my ca.pem' "},
+		{Reach{Timeout: time.Second, CAFile: "-ca.pem"}, " -timeout 1s -root-certs ./-ca.pem "},
+	} {
+		var b bytes.Buffer
+		if err := VegetaUsage(&b, 10, "", "", tt.reach); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if attacks, with := strings.Count(out, "vegeta attack"), strings.Count(out, tt.want); attacks != 3 || with != attacks {
+			t.Errorf("%+v: %d vegeta attack commands, %d with %q, in\n%s", tt.reach, attacks, with, tt.want, out)
+		}
+	}
+}
+
+// With a CA file the k6 commands trust the copy beside the script through
+// SSL_CERT_FILE (k6 has no option for a CA), and the ConfigMap carries it.
+func TestK6UsageTrustsTheCA(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	ko := k6Options{DataFile: "data.json", Calls: 8, Reach: Reach{Timeout: time.Second, CAFile: "/etc/dev ca.pem"}}
+	tr := testRunOptions{Name: "hooks", Script: "script.js", DataFile: "data.json", Parallelism: 2, CAFile: "ca.pem"}
+	if err := K6Usage(&b, "my k6", "testrun.yaml", ko, tr); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if runs, trusted := strings.Count(out, "k6 run"), strings.Count(out, "SSL_CERT_FILE='my k6/ca.pem' k6 run "); runs != 3 || trusted != runs {
+		t.Errorf("%d k6 run commands, %d trusting the copy, in\n%s", runs, trusted, out)
+	}
+	if want := "--from-file='my k6/data.json' --from-file='my k6/ca.pem'\n"; !strings.Contains(out, want) {
+		t.Errorf("missing %q in\n%s", want, out)
+	}
+	if strings.Contains(out, "/etc/dev") {
+		t.Errorf("the CA file's own path in\n%s", out)
 	}
 }

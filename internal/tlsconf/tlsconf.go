@@ -73,6 +73,21 @@ func CurlFlags(o Options) []string {
 	return out
 }
 
+// CAFilePEM reads the CA file name as Config does and returns its bytes
+// as they are, once it is known to hold a certificate (else ErrNoCerts):
+// for a tool whsim writes a command or a file for (export's engines),
+// which reads the file itself.
+func CAFilePEM(name string) ([]byte, error) {
+	pem, err := readCAFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+		return nil, ErrNoCerts
+	}
+	return pem, nil
+}
+
 // maxCAFile bounds a CA file: a system's whole bundle is under a MiB.
 const maxCAFile = 16 << 20
 

@@ -77,9 +77,29 @@ func TestConfigRefusesWhatIsNoCAFile(t *testing.T) {
 		if tc.file == notPEM && !errors.Is(err, ErrNoCerts) {
 			t.Errorf("%s: %v is not ErrNoCerts", tc.file, err)
 		}
+		// CAFilePEM refuses the same files with the same words.
+		if b, err := CAFilePEM(tc.file); err == nil || !strings.Contains(err.Error(), tc.want) || b != nil {
+			t.Errorf("CAFilePEM(%s): %q, %v, want %q", tc.file, b, err, tc.want)
+		}
 	}
 	if !pool.Equal(x509.NewCertPool()) {
 		t.Error("the caller's pool was changed")
+	}
+}
+
+// TestCAFilePEMKeepsTheBytes: a file with a certificate comes back byte
+// for byte (an export copies it for its engine), comments and all.
+func TestCAFilePEMKeepsTheBytes(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	want := append([]byte("# the dev CA\n"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})...)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := CAFilePEM(ca)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("CAFilePEM = %q, %v; want the file's bytes", got, err)
 	}
 }
 

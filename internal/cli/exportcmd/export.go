@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,11 @@ type exportOptions struct {
 	Count    int
 	Headers  []string
 	FixedIDs bool
+	// Timeout, Insecure and CACert are send's: the engines are told them
+	// (vegeta's flags printed, k6's script and a copy of the CA file).
+	Timeout  time.Duration
+	Insecure bool
+	CACert   string
 }
 
 func (o *exportOptions) register(cmd *cobra.Command) {
@@ -42,6 +48,31 @@ func (o *exportOptions) register(cmd *cobra.Command) {
 	f.IntVarP(&o.Count, "count", "n", 100, fmt.Sprintf("calls per event, each its own requestId and data (at most %d calls in all: export holds them in memory)", export.MaxCalls))
 	cmdutil.HeaderFlag(cmd, &o.Headers, "")
 	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "")
+	cmdutil.TimeoutFlag(cmd, &o.Timeout)
+	cmdutil.TLSFlags(cmd, &o.Insecure, &o.CACert)
+}
+
+// reach is how the engine is to reach target, as send would: its time
+// limit, and the TLS trust of an https URL. The TLS flags are warned
+// about and left out for an http:// URL, as send warns (they may come
+// from WHSIM_* or the config file, for the URL's https days).
+func (o *exportOptions) reach(a *cmdutil.App, target *url.URL) (export.Reach, error) {
+	r := export.Reach{Timeout: o.Timeout, Insecure: o.Insecure, CAFile: o.CACert}
+	if target.Scheme == "http" {
+		for _, f := range []string{"insecure", "cacert"} {
+			if a.OnCommandLine(f) {
+				fmt.Fprintf(a.Streams.Err, "%s --%s does nothing: the URL is http://, no TLS\n", a.ErrColor.Warn.Sprint("warning:"), f)
+			}
+		}
+		r.Insecure, r.CAFile = false, ""
+	}
+	if err := r.Check(); err != nil {
+		return r, cmdutil.UsageErr(err)
+	}
+	if r.Insecure {
+		fmt.Fprintf(a.Streams.Err, "%s --insecure: the engine will not verify the receiver's TLS certificate\n", a.ErrColor.Warn.Sprint("warning:"))
+	}
+	return r, nil
 }
 
 type k6ExportOptions struct {
@@ -97,7 +128,7 @@ func newExportVegetaCmd(a *cmdutil.App) *cobra.Command {
 businessType), header and body (base64), every target its own requestId and
 varied data. Feed them to vegeta:
 
-  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s -redirects 0 | vegeta report
+  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s -redirects 0 -timeout 10s | vegeta report
 
 Signatures are not exported (vegeta cannot make them at send time, and a
 Standard Webhooks timestamp goes stale; see whsim export k6).`,
@@ -126,12 +157,16 @@ under a fresh requestId (one you --set stays yours). The script checks each
 answer is 2xx and sets thresholds on failures and p95.
 
 Without --rate, shared-iterations delivers each call once with --vus VUs;
-with --rate and --duration, constant-arrival-rate (the open model). With
+with --rate and --duration, constant-arrival-rate (the open model). Each
+call's time limit is --timeout, as send's; an https receiver on a private CA
+is trusted with --cacert (a copy, ca.pem, goes beside the script and k6
+reads it through SSL_CERT_FILE, as the commands printed set it). With
 --secret, every call is signed at run time (Standard Webhooks) with the
 secret k6 reads from the WEBHOOK_SECRET environment variable: the secret is
 never written to the files.`,
 		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
-  whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/`,
+  whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/
+  whsim export k6 --url https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem" --timeout 5s --out k6/`,
 		Args: cmdutil.NoArgs,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runExportK6(cmd.Context(), a, opts)
@@ -154,20 +189,24 @@ never written to the files.`,
 }
 
 // calls builds the deliveries send would make, from the same templates.
-func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
+func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, export.Reach, error) {
 	if o.URL == "" {
-		return nil, cmdutil.Usagef("--url: give the URL the engine will call")
+		return nil, export.Reach{}, cmdutil.Usagef("--url: give the URL the engine will call")
 	}
 	if o.Count < 1 {
-		return nil, cmdutil.Usagef("--count %d: want at least 1", o.Count)
+		return nil, export.Reach{}, cmdutil.Usagef("--count %d: want at least 1", o.Count)
 	}
 	target, err := endpoint.ParseHookTarget(o.URL)
 	if err != nil {
-		return nil, cmdutil.Usagef("--url %w", err)
+		return nil, export.Reach{}, cmdutil.Usagef("--url %w", err)
+	}
+	reach, err := o.reach(a, target)
+	if err != nil {
+		return nil, reach, err
 	}
 	header, err := endpoint.ParseHeaders(o.Headers)
 	if err != nil {
-		return nil, cmdutil.Usagef("--header %w", err)
+		return nil, reach, cmdutil.Usagef("--header %w", err)
 	}
 	// As send does, an -H Content-Type replaces application/json: added
 	// beside it, vegeta would send two and k6 one "a, b" of both.
@@ -175,25 +214,25 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, error) {
 		header.Set("Content-Type", "application/json")
 	}
 	if o.Nonce, err = payloadflags.IDNonce(o.FixedIDs, o.Seed); err != nil {
-		return nil, err
+		return nil, reach, err
 	}
 	pl, err := o.Plan(a)
 	if err != nil {
-		return nil, err
+		return nil, reach, err
 	}
 	// Every call is held in memory and written out before the engine
 	// starts (a k6 data file is loaded whole by every k6): past a bound,
 	// --count 1000000000 ran until the kernel killed it, with no word.
 	if events := len(pl.Plan.Events); o.Count > export.MaxCalls/max(events, 1) {
-		return nil, cmdutil.Usagef("--count %d: %d event(s) would make more than %d calls, which export holds in memory (for more load, vegeta cycles its targets and k6 with --rate cycles its data)",
+		return nil, reach, cmdutil.Usagef("--count %d: %d event(s) would make more than %d calls, which export holds in memory (for more load, vegeta cycles its targets and k6 with --rate cycles its data)",
 			o.Count, events, export.MaxCalls)
 	}
 	calls, err := export.Generated(target, header, pl.Plan, o.Count, o.Seed, o.Nonce)
-	return calls, payloadflags.Err(err)
+	return calls, reach, payloadflags.Err(err)
 }
 
 func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) error {
-	calls, err := o.calls(a)
+	calls, reach, err := o.calls(a)
 	if err != nil {
 		return err
 	}
@@ -213,7 +252,7 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 		// file, so they count all of its targets, each once.
 		n, ids = held+len(calls), fmt.Sprintf("the %d this run wrote after the %d %s held, %s", len(calls), held, file, ids)
 	}
-	return export.VegetaUsage(a.Streams.Err, n, ids, file)
+	return export.VegetaUsage(a.Streams.Err, n, ids, file, reach)
 }
 
 // linesHeld counts the lines the regular file out, named file, held before
@@ -283,11 +322,11 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 	if err := o.Check(); err != nil {
 		return cmdutil.UsageErr(err)
 	}
-	calls, err := o.calls(a)
+	calls, reach, err := o.calls(a)
 	if err != nil {
 		return err
 	}
-	ko, tr := o.Options(len(calls))
+	ko, tr := o.Options(len(calls), reach)
 	ko.UserIDs = export.UserIDs(calls)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return cmdutil.Usagef("--out: %w", err)

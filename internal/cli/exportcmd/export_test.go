@@ -46,7 +46,7 @@ func TestVegetaUsageNamesTheFileStdoutWent(t *testing.T) {
 			want = "targets.json" // the name of stdout is read from /proc
 		}
 		for _, line := range []string{
-			"  vegeta attack -format json -targets " + want + " -rate 8/s -duration 1s -redirects 0 | tee results.bin | vegeta report\n",
+			"  vegeta attack -format json -targets " + want + " -rate 8/s -duration 1s -redirects 0 -timeout 10s | tee results.bin | vegeta report\n",
 			"  split -n r/2 -d " + want + " part-\n",
 		} {
 			if !strings.Contains(errb.String(), line) {
@@ -84,8 +84,8 @@ func TestVegetaUsageCountsTheTargetsTheFileHeld(t *testing.T) {
 		}
 		for _, want := range []string{
 			"16 vegeta targets, the 8 this run wrote after the 8 t.json held, each its own requestId.",
-			"  vegeta attack -format json -targets t.json -rate 16/s -duration 1s -redirects 0 | tee results.bin | vegeta report\n",
-			"  machine 1: vegeta attack -format json -targets part-00 -rate 8/s -duration 1s -redirects 0 > m1.bin\n",
+			"  vegeta attack -format json -targets t.json -rate 16/s -duration 1s -redirects 0 -timeout 10s | tee results.bin | vegeta report\n",
+			"  machine 1: vegeta attack -format json -targets part-00 -rate 8/s -duration 1s -redirects 0 -timeout 10s > m1.bin\n",
 		} {
 			if !strings.Contains(errb.String(), want) {
 				t.Errorf("missing %q in\n%s", want, errb.String())
