@@ -123,6 +123,20 @@ func workflowCommand(s string) bool {
 	return strings.HasPrefix(s, "::") && strings.Contains(s[2:], "::")
 }
 
+// CommandAt says whether Lines escapes the byte at s[i] for the runner's
+// sake: the ':' that starts a workflow command at a line's start (s's
+// own start counts as one), or the first '#' of "##[". A quoter that
+// escapes it its own way (shellcmd) keeps the command it prints the same.
+func CommandAt(s string, i int) bool {
+	switch {
+	case strings.HasPrefix(s[i:], "##["):
+		return true
+	case s[i] == ':':
+		return workflowCommand(s[i:]) && blankLineSoFar(s[:i], true)
+	}
+	return false
+}
+
 // blank is white space that escape leaves as it is: the runner's trim
 // passes over it to a command.
 func blank(r rune) bool { return r == ' ' || r > 0x9f && unicode.IsSpace(r) }
