@@ -6,7 +6,7 @@
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta sqlite3 xmllint npm-validators python-jsonschema java # what CI needs
+#   scripts/install-tools.sh chromium vegeta k6 sqlite3 xmllint npm-validators python-jsonschema java # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0

@@ -50,8 +50,12 @@
 // said once in the test. Check returns only after every handler call it
 // made has returned, as httptest.Server.Close waits for its handlers: a
 // handler that ignores its request's context delays the end of the test
-// (its log says so) rather than outlive it. CheckURL sends the same calls over the network
-// to a receiver already listening.
+// (its log says so) rather than outlive it. Under go test -timeout, the
+// run and that wait stop a little before the timeout (t.Deadline), and
+// the test fails saying so and naming the calls the handler held: the
+// timeout's panic would end the test binary with none of it said.
+// CheckURL sends the same calls over the network to a receiver already
+// listening.
 //
 // # Selecting checks with go test -run
 //

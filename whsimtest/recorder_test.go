@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // recorder stands in for *testing.T under Check: it runs subtests as
@@ -44,12 +45,24 @@ type recorder struct {
 	failFast bool
 	tripped  *atomic.Bool
 	finished chan struct{} // closed when the test and its subtests are done
+	// deadline, when set on the top-level test, is go test's -timeout
+	// (t.Deadline) for it and its subtests.
+	deadline time.Time
 }
 
 // record runs f as a top-level test named name and returns its record
 // once it and all its subtests are done.
 func record(name string, f func(tb)) *recorder {
 	r := &recorder{name: name, signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{})}
+	go r.exec(f)
+	<-r.signal
+	return r
+}
+
+// recordBefore is record under go test -timeout: the test's deadline
+// (t.Deadline) is d.
+func recordBefore(name string, d time.Time, f func(tb)) *recorder {
+	r := &recorder{name: name, signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{}), deadline: d}
 	go r.exec(f)
 	<-r.signal
 	return r
@@ -96,6 +109,13 @@ func (r *recorder) Helper()                  {}
 func (r *recorder) Name() string             { return r.name }
 func (r *recorder) Context() context.Context { return context.Background() }
 func (r *recorder) failFastOnly() bool       { return r.failFast }
+
+func (r *recorder) Deadline() (time.Time, bool) {
+	for r.parent != nil {
+		r = r.parent
+	}
+	return r.deadline, !r.deadline.IsZero()
+}
 
 func (r *recorder) Run(name string, f func(tb)) bool {
 	c := &recorder{parent: r, name: r.name + "/" + name, signal: make(chan struct{}), release: make(chan struct{}), selects: r.selects,

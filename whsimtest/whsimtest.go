@@ -187,7 +187,30 @@ func battery(t tb, caller string, s *settings, client *http.Client, target *url.
 		t.Skip(fmt.Sprintf("%s: nothing checked: go test -run and -skip selected only the check(s) %s, which need %s",
 			caller, quoteAll(selected), strings.Join(needs, " and ")))
 	}
-	o.say(t, o.run(t, t.Context(), client, target, selected, mem))
+	ctx, cancel := beforeDeadline(t)
+	defer cancel()
+	o.say(t, o.run(t, ctx, client, target, selected, mem))
+}
+
+// errNearDeadline ends a run that go test's -timeout would end otherwise.
+var errNearDeadline = errors.New("go test's -timeout was near, so the run stopped before it " +
+	"(give go test a longer -timeout, or the calls a shorter WithTimeout)")
+
+// beforeDeadline is the test's context, ended a little before go test's
+// -timeout (t.Deadline): at the timeout go test panics, ending the whole
+// binary with only the names of the tests running, never the cases a
+// hanging receiver was judged on, nor the calls it holds. Ended before it,
+// the run says what it judged, its calls cut short are failures naming
+// their cases, and the handler calls still running are said.
+func beforeDeadline(t tb) (context.Context, context.CancelFunc) {
+	d, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(t.Context())
+	}
+	// A tenth of what is left, at most 3s: the run's report takes
+	// milliseconds, the test's cleanups little more.
+	margin := min(time.Until(d)/10, 3*time.Second)
+	return context.WithDeadlineCause(t.Context(), d.Add(-margin), errNearDeadline)
 }
 
 // runSubtest is t.Run, whose refusal to make a subtest (inside a
@@ -370,6 +393,13 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		o.ended = "the probe failed"
 		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeErr.Reason)
 	case err != nil:
+		if cause := context.Cause(ctx); cause != nil && errors.Is(err, ctx.Err()) {
+			err = cause // why ctx ended: go test's -timeout near
+			if held := mem.stoppedHeld(); len(held) > 0 {
+				// No case grades them: the calls are named instead.
+				err = fmt.Errorf("%w; the handler had not answered %d call(s) by then: %s", err, len(held), strings.Join(held, ", "))
+			}
+		}
 		o.ended = "the run ended: " + err.Error()
 		if said := ours(err.Error(), pn); said != err.Error() {
 			return errors.New("whsimtest: " + said) // a flag of whsim check's named
@@ -640,6 +670,7 @@ type tb interface {
 	Helper()
 	Name() string
 	Context() context.Context
+	Deadline() (time.Time, bool)
 	Run(name string, f func(tb)) bool
 	Parallel()
 	Error(args ...any)

@@ -58,7 +58,7 @@ func unprintedAt(s string) int {
 		return -1
 	}
 	for i := 0; i < len(s); {
-		if n := unprintedLen(s[i:]); n > 0 {
+		if unprinted(s, i) {
 			return i
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
@@ -72,14 +72,27 @@ func unprintedAt(s string) int {
 // aside.
 func unprintedLen(s string) int {
 	n := 0
-	for n < len(s) {
+	for n < len(s) && unprinted(s, n) {
 		_, size := utf8.DecodeRuneInString(s[n:])
-		if r := s[n : n+size]; r == "\n" || termsafe.Lines(r) == r {
-			break
-		}
 		n += size
 	}
 	return n
+}
+
+// unprinted says whether termsafe prints the rune at s[i] escaped: by
+// itself (a tab, a CR, an escape, a bidi control, a byte that is no
+// UTF-8) or where it stands, as the start of what a CI runner would read
+// as a workflow command (termsafe.CommandAt). A ':' after a line break in
+// s starts a line of the printed command; at s's start it follows the
+// opening quote, which no command starts with.
+func unprinted(s string, i int) bool {
+	_, size := utf8.DecodeRuneInString(s[i:])
+	if r := s[i : i+size]; r == "\n" {
+		return false
+	} else if termsafe.Lines(r) != r {
+		return true
+	}
+	return termsafe.CommandAt(s, i) && (s[i] == '#' || strings.LastIndexByte(s[:i], '\n') >= 0)
 }
 
 // Word is s as one word: as it is when it holds only plain bytes (a flag,

@@ -58,7 +58,10 @@ func TestQuoteSurvivesTermsafe(t *testing.T) {
 	if err != nil {
 		t.Skip("no sh on PATH")
 	}
-	for _, s := range []string{"X-Trace: a\tb", "a\r\nb", "\x1b[2J", "it's\u202e", "\xff\xfe", "\x7f\u0085", "a\n\tb\n", "收款\t单"} {
+	for _, s := range []string{"X-Trace: a\tb", "a\r\nb", "\x1b[2J", "it's\u202e", "\xff\xfe", "\x7f\u0085", "a\n\tb\n", "收款\t单",
+		// What a CI runner would read as a workflow command, which
+		// termsafe escapes: "##[" anywhere, "::name::" starting a line.
+		"x ##[add-mask]y", "###[", "body\n::error::x", "a\n  ::stop-commands::t\n", "::error::at-the-quote"} {
 		q := Quote(s)
 		if printed := termsafe.Lines(q); printed != q {
 			t.Errorf("Quote(%q) = %s, printed as %s", s, q, printed)

@@ -4,11 +4,21 @@
 // \xff), so that the text cannot move the cursor, retitle the window, write
 // the clipboard or reorder what the reader sees. It is the one formatter for
 // such text in every command and output mode.
+//
+// A CI runner reads the output too: GitHub Actions takes a line that
+// starts, after blanks, with "::name ...::" as a workflow command
+// (::error::, ::add-mask::, ::stop-commands::), and "##[name]" anywhere
+// in a line as one in its older form. Text from outside could so add
+// annotations, mask words of the log, or switch off the commands that
+// follow; it is shown with the first ':' of such a line written \x3a and
+// the first '#' of "##[" written \x23.
 package termsafe
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,6 +50,7 @@ func escape(s string, keepNewlines bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:first])
+	lineStart := blankLineSoFar(s[:first], keepNewlines)
 	for i := first; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -57,9 +68,15 @@ func escape(s string, keepNewlines bool) string {
 			writeHex(&b, `\x`, r, 2)
 		case r >= 0x80 && r <= 0x9f, isBidi(r):
 			writeHex(&b, `\u`, r, 4)
+		case r == ':' && lineStart && workflowCommand(s[i:]):
+			b.WriteString(`\x3a`)
+		case r == '#' && strings.HasPrefix(s[i:], "##["):
+			b.WriteString(`\x23`)
 		default:
 			b.WriteString(s[i : i+size])
 		}
+		// What was written as an escape is no blank.
+		lineStart = r == '\n' && keepNewlines || lineStart && blank(r)
 		i += size
 	}
 	return b.String()
@@ -67,13 +84,24 @@ func escape(s string, keepNewlines bool) string {
 
 // unsafeAt returns the offset of the first byte escape would change, or -1.
 func unsafeAt(s string, keepNewlines bool) int {
+	lineStart := true // only blanks since the line began
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f {
+			switch {
+			case c == ' ':
+			case c == ':' && lineStart && workflowCommand(s[i:]):
+				return i
+			case c == '#' && strings.HasPrefix(s[i:], "##["):
+				return i
+			default:
+				lineStart = false
+			}
 			i++
 			continue
 		}
 		if c == '\n' && keepNewlines {
+			lineStart = true
 			i++
 			continue
 		}
@@ -81,9 +109,50 @@ func unsafeAt(s string, keepNewlines bool) int {
 		if r < 0x20 || r >= 0x7f && r <= 0x9f || isBidi(r) || r == utf8.RuneError && size == 1 {
 			return i
 		}
+		lineStart = lineStart && blank(r)
 		i += size
 	}
 	return -1
+}
+
+// workflowCommand says whether s, at a line's start after its blanks,
+// reads as a GitHub Actions workflow command: "::", a name, "::". The
+// runner trims the line's leading white space (.NET's, which blank
+// follows) before it looks.
+func workflowCommand(s string) bool {
+	return strings.HasPrefix(s, "::") && strings.Contains(s[2:], "::")
+}
+
+// CommandAt says whether Lines escapes the byte at s[i] for the runner's
+// sake: the ':' that starts a workflow command at a line's start (s's
+// own start counts as one), or the first '#' of "##[". A quoter that
+// escapes it its own way (shellcmd) keeps the command it prints the same.
+func CommandAt(s string, i int) bool {
+	switch {
+	case strings.HasPrefix(s[i:], "##["):
+		return true
+	case s[i] == ':':
+		return workflowCommand(s[i:]) && blankLineSoFar(s[:i], true)
+	}
+	return false
+}
+
+// blank is white space that escape leaves as it is: the runner's trim
+// passes over it to a command.
+func blank(r rune) bool { return r == ' ' || r > 0x9f && unicode.IsSpace(r) }
+
+// blankLineSoFar says whether the last line of s (all of it, without
+// keepNewlines) holds only blanks.
+func blankLineSoFar(s string, keepNewlines bool) bool {
+	if keepNewlines {
+		s = s[strings.LastIndexByte(s, '\n')+1:]
+	}
+	for _, r := range s {
+		if !blank(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func writeHex(b *strings.Builder, prefix string, r rune, digits int) {
@@ -120,10 +189,22 @@ func hasZeroByte(w uint64) bool { return (w-lowBits)&^w&highBits != 0 }
 
 // JSON returns encoded JSON with what encoders leave raw but a terminal
 // would act on written as \u escapes: DEL, C1 and bidi controls, and
-// invalid UTF-8 as \ufffd (as encoding/json writes it). The value is
+// invalid UTF-8 as \ufffd (as encoding/json writes it), and the first '#'
+// of "##[" as \u0023, which a CI runner would take for a command. The value is
 // unchanged for a parser: outside strings JSON is ASCII. It returns b itself,
 // without allocating, when there is nothing to escape.
 func JSON(b []byte) []byte {
+	b = jsonControls(b)
+	if bytes.Contains(b, []byte("##[")) {
+		// Inside a string: outside them JSON has no '#'. ReplaceAll
+		// leaves b, which may be the caller's, as it was.
+		b = bytes.ReplaceAll(b, []byte("##["), []byte(`\u0023#[`))
+	}
+	return b
+}
+
+// jsonControls is JSON for the control, bidi and invalid bytes.
+func jsonControls(b []byte) []byte {
 	first := -1
 	for i := 0; i < len(b); {
 		// Eight bytes at a time while they are ASCII without DEL: send

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -41,10 +42,60 @@ func TestText(t *testing.T) {
 	}
 }
 
+// A line of output from outside never reads as a GitHub Actions workflow
+// command: a receiver's answer, a body listen -v shows, an error quoting a
+// certificate's names printed "::add-mask::", "::error::" or
+// "::stop-commands::" at a line's start, or "##[...]" anywhere, and the
+// runner acted on it.
+func TestWorkflowCommands(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		f       func(string) string
+		in, out string
+	}{
+		{Text, "::error::x", `\x3a:error::x`},
+		{Text, "  ::add-mask::s3cret", `  \x3a:add-mask::s3cret`},
+		{Text, "\u00a0\u3000\u2028::error title=t::x", "\u00a0\u3000\u2028\\x3a:error title=t::x"},
+		{Text, "::stop-commands::tok", `\x3a:stop-commands::tok`},
+		{Text, "answered 200 OK: ::error::x", "answered 200 OK: ::error::x"}, // not a line's start
+		{Text, "x\n::error::y", `x\n::error::y`},                             // \n is two characters here
+		{Text, "\t::error::y", `\t::error::y`},
+		{Text, "::1", "::1"},
+		{Text, "[::1]:8080 ::ffff:10.0.0.1", "[::1]:8080 ::ffff:10.0.0.1"},
+		{Text, "##[add-mask]s3cret", `\x23#[add-mask]s3cret`},
+		{Text, "ok ###[error]x", `ok #\x23#[error]x`},
+		{Text, "#[x] ## [y]", "#[x] ## [y]"},
+		{Lines, "ok\n  ::stop-commands::tok\n::error::x", "ok\n  \\x3a:stop-commands::tok\n\\x3a:error::x"},
+		{Lines, "ok ::error::x\nb ##[warning]y", "ok ::error::x\nb \\x23#[warning]y"},
+		{Lines, "\x1b::error::x", `\x1b::error::x`},
+		{Lines, "a\x1b\n ::error::x", "a\\x1b\n \\x3a:error::x"},
+		{Message, "valid for a\n::error::pwned, not b\n\t::warning::x", "valid for a\n\\x3a:error::pwned, not b\n\t\\x3a:warning::x"},
+	}
+	for _, tt := range tests {
+		if got := tt.f(tt.in); got != tt.out {
+			t.Errorf("%q: got %q, want %q", tt.in, got, tt.out)
+		}
+	}
+	if got, want := string(JSON([]byte(`{"a":"##[set-output name=exit-code;]0"}`))), `{"a":"\u0023#[set-output name=exit-code;]0"}`; got != want {
+		t.Errorf("JSON: got %s, want %s", got, want)
+	}
+	if !Safe("::1") || Safe("::error::x") || Safe("a ##[x]") {
+		t.Error("Safe does not agree with Text")
+	}
+}
+
+// readsAsCommand is the runner's reading of a line (ActionCommand.cs:
+// TryParseV2 after TrimStart, TryParse's IndexOf("##[")), written apart
+// from termsafe's.
+func readsAsCommand(line string) bool {
+	l := strings.TrimLeftFunc(line, unicode.IsSpace)
+	return strings.HasPrefix(l, "::") && strings.Contains(l[2:], "::") || strings.Contains(line, "##[")
+}
+
 // FuzzText: whatever comes in, what goes out is safe, the same when it was
 // already safe, and on one line.
 func FuzzText(f *testing.F) {
-	for _, s := range []string{"plain", "\x1b[31m", "\u202e", "\xff", "收款\u009b", "a\nb", "\ufffd"} {
+	for _, s := range []string{"plain", "\x1b[31m", "\u202e", "\xff", "收款\u009b", "a\nb", "\ufffd", "x\n ::error::y", "\u3000::a::", "###[a]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -58,9 +109,14 @@ func FuzzText(f *testing.F) {
 		if Safe(s) != (got == s) {
 			t.Fatalf("Safe(%q) = %v but Text gives %q", s, Safe(s), got)
 		}
+		if readsAsCommand(got) {
+			t.Fatalf("Text(%q) = %q reads as a workflow command", s, got)
+		}
 		lines := Lines(s)
-		if !Safe(strings.ReplaceAll(lines, "\n", "")) {
-			t.Fatalf("Lines(%q) = %q is not safe", s, lines)
+		for line := range strings.SplitSeq(lines, "\n") {
+			if !Safe(line) || readsAsCommand(line) {
+				t.Fatalf("Lines(%q) = %q is not safe", s, lines)
+			}
 		}
 		for _, r := range got {
 			if r < 0x20 || r >= 0x7f && r <= 0x9f || isBidi(r) {
@@ -103,7 +159,7 @@ func TestJSON(t *testing.T) {
 // print (no raw C0, C1, DEL, bidi or invalid UTF-8) and decodes to the same
 // value.
 func FuzzJSON(f *testing.F) {
-	for _, s := range []string{"plain", "\x1b[31m", "\u202e", "\xff", "收款\u009b", "a\nb", "\x7f"} {
+	for _, s := range []string{"plain", "\x1b[31m", "\u202e", "\xff", "收款\u009b", "a\nb", "\x7f", "##[add-mask]x", "###["} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -115,7 +171,7 @@ func FuzzJSON(f *testing.F) {
 		}
 		in := buf.Bytes()
 		out := JSON(bytes.Clone(in))
-		if !Safe(strings.TrimSuffix(string(out), "\n")) {
+		if !Safe(strings.TrimSuffix(string(out), "\n")) || readsAsCommand(string(out)) {
 			t.Fatalf("JSON(%q) = %q is not safe", in, out)
 		}
 		var a, b map[string]string
