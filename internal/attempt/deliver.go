@@ -515,10 +515,12 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 // a new one is taken, and so is an HTTP/2 one, whose socket carries the
 // receiver's frames for other streams. HTTP/1.1 over TLS is watched
 // above its records (dialTLS), and waits until what came to its socket
-// was read through the TLS (readyTLS); one reached through a proxy is
-// TLS on a watched socket, looked at below the records: whatever waits
-// there on an idle connection (a close_notify, a session ticket, bytes no
-// call asked for) sends the call on a new connection, as on a plain one.
+// was read through the TLS (readyTLS), and so is one reached through an
+// http:// proxy's tunnel (dialTunnel); one reached through an https://
+// proxy is TLS on a watched socket, looked at below the records: whatever
+// waits there on an idle connection (a close_notify, a session ticket,
+// bytes no call asked for) sends the call on a new connection, as on a
+// plain one.
 func fitConn(ctx context.Context, i httptrace.GotConnInfo) bool {
 	if !i.Reused {
 		return true
