@@ -1064,8 +1064,8 @@ func ShortError(a Attempt) string {
 
 // unwrapped is an error's text without Go's wrapping: the url.Error's
 // `Post "http://...": ` and net/http's prefixes. What follows is kept
-// whole: it may quote the receiver's bytes ("malformed header line
-// \"X-A: 1\x00\""), which cutting at the last ": " would cut into.
+// whole: it may quote the receiver's bytes ("malformed MIME header
+// line: \"X-A: 1\x00\""), which cutting at the last ": " would cut into.
 func unwrapped(msg string) string {
 	if op, rest, ok := strings.Cut(msg, " "); ok && op != "" && strings.HasPrefix(rest, `"`) {
 		if q, err := strconv.QuotedPrefix(rest); err == nil && strings.HasPrefix(rest[len(q):], ": ") {

@@ -226,6 +226,10 @@ func TestShortErrorNamesH2CSettings(t *testing.T) {
 			"error: malformed HTTP response " + settings + h2cHint},
 		{`Post "http://h/hook": malformed HTTP status line ` + settings,
 			"error: malformed HTTP status line " + settings + h2cHint},
+		// A frame with a space (0x20) in it: net/http's words, and the fast
+		// path's, quote the bytes before the space as the version.
+		{`Post "http://h/hook": malformed HTTP version "\x00\x00\x12\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00d\x00\x04\x00"`,
+			`error: malformed HTTP version "\x00\x00\x12\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00d\x00\x04\x00"` + h2cHint},
 		// An empty SETTINGS frame, as some servers send first.
 		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"`,
 			`error: malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"` + h2cHint},

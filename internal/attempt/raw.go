@@ -77,7 +77,7 @@ const maxHead = 1 << 20
 const bodyCap = 2 * MaxBodyRead
 
 // errHeadOver is an answer whose head ran past maxHead.
-var errHeadOver = errors.New("answer head over " + strconv.Itoa(maxHead>>20) + " MiB")
+var errHeadOver = errors.New("server response headers exceeded " + strconv.Itoa(maxHead) + " bytes; aborted")
 
 // connIO reads a worker's connection and sends requests on it.
 type connIO interface {
@@ -514,7 +514,16 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	}
 	status, ok := statusOf(line)
 	if !ok {
-		return errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
+		major, minor, err := statusLineErr(line)
+		if major >= 0 {
+			// net/http's reader takes the line and reads the head on: a
+			// fault there is its refusal, before the status's.
+			h := leanHead{http10: major < 1 || major == 1 && minor < 1, length: -1}
+			if herr := h.read(br, &http.Response{}); herr != nil {
+				return herr
+			}
+		}
+		return err
 	}
 	*resp = http.Response{StatusCode: status, Body: http.NoBody}
 	var w io.Writer = io.Discard
@@ -676,6 +685,33 @@ func statusOf(line []byte) (int, bool) {
 		return status, true
 	}
 	return 0, false
+}
+
+// statusLineErr is the refusal of a status line statusOf refuses, in the
+// words of net/http's path: http.ReadResponse's, or for a line it takes,
+// malformedStatus's, with the line's version (major -1 when net/http
+// refuses the line). Only a line both take (none is known) keeps words
+// of its own.
+func statusLineErr(line []byte) (major, minor int, err error) {
+	s := string(dropEOL(line))
+	proto, status, ok := strings.Cut(s, " ")
+	if !ok {
+		return -1, 0, errors.New("malformed HTTP response " + strconv.Quote(s))
+	}
+	status = strings.TrimLeft(status, " ")
+	code, _, _ := strings.Cut(status, " ")
+	n, aerr := strconv.Atoi(code)
+	if len(code) != 3 || aerr != nil || n < 0 {
+		return -1, 0, errors.New("malformed HTTP status code " + strconv.Quote(code))
+	}
+	resp := http.Response{StatusCode: n, Status: status, Proto: proto}
+	if resp.ProtoMajor, resp.ProtoMinor, ok = http.ParseHTTPVersion(proto); !ok {
+		return -1, 0, errors.New("malformed HTTP version " + strconv.Quote(proto))
+	}
+	if msg := malformedStatus(&resp); msg != "" {
+		return resp.ProtoMajor, resp.ProtoMinor, errors.New(msg)
+	}
+	return resp.ProtoMajor, resp.ProtoMinor, errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
 }
 
 // malformedStatus is what keeps an answer net/http's reader took from
