@@ -207,13 +207,25 @@ func rawOK(tr *http.Transport, u *url.URL) bool {
 	return true
 }
 
-// errClosedAsSent is a kept-alive connection that ended, without a byte
-// of an answer, after the call was written on it: the receiver closed it
-// as the call went out (it was found open just before). The transport does
+// closedAsSent is a kept-alive connection that ended, without a byte of
+// an answer, after the call was written on it: the receiver closed it as
+// the call went out (it was found open just before). The transport does
 // not send the call again, since the receiver may have taken it: a retry
 // (--retries) does, counted as one. "Not sent again" was false of a
-// delivery whose next attempt followed.
-var errClosedAsSent = errors.New("the receiver closed the kept-alive connection as the call went out (the receiver may have taken it: not resent by the transport)")
+// delivery whose next attempt followed. cause is how it ended, which is
+// the attempt's kind, as on net/http's path: a reset (a receiver that
+// closes with the call unread) is no close.
+type closedAsSent struct{ cause error }
+
+func (e closedAsSent) Error() string {
+	how := "closed"
+	if Classify(e.cause) == KindReset {
+		how = "reset"
+	}
+	return "the receiver " + how + " the kept-alive connection as the call went out (the receiver may have taken it: not resent by the transport)"
+}
+
+func (e closedAsSent) Unwrap() error { return e.cause }
 
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, plain bool, host string) (Attempt, time.Duration) {
 	start := time.Now()
@@ -264,20 +276,20 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 // answer came (its connection closed already): the error Client.Do would
 // give.
 func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err error, start time.Time, dialed time.Duration) Attempt {
-	kind, closedAsSent := Classify(err), false
+	kind, asSent := Classify(err), false
 	if ctx.Err() != nil {
 		// Ctrl-C cut the connection by its deadline: the error says
 		// "i/o timeout", which is not what happened.
 		kind, err = KindInterrupted, ctx.Err()
-	} else if errors.Is(err, errClosedAsSent) {
-		kind, closedAsSent = KindClosed, true
+	} else {
+		asSent = errors.As(err, new(closedAsSent))
 	}
 	if kind == KindTimeout {
 		// What net/http says of the same.
 		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 	}
 	err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed, ClosedAsSent: closedAsSent}
+	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed, ClosedAsSent: asSent}
 }
 
 // answerEnds says whether the connection an answer to bb's request came
@@ -353,7 +365,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		}
 		if err != nil {
 			if reused && staleErr(err) {
-				err = errClosedAsSent
+				err = closedAsSent{err}
 			}
 			return nil, err
 		}
