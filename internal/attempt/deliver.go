@@ -983,8 +983,10 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		case KindInterrupted: // the attempt's own deadline
 			a.BodyKind = KindTimeout
 		case KindOther:
-			// net/http's words, which may quote the receiver's bytes.
-			a.BodyErr = termsafe.Text(err.Error())
+			// net/http's words, which may quote the receiver's bytes,
+			// without the "http: " some of them start with and the
+			// fast path's do not.
+			a.BodyErr = termsafe.Text(unwrapped(err.Error()))
 			if _, msg := h2Failure(err); msg != "" {
 				a.BodyErr = msg
 			}

@@ -123,7 +123,7 @@ func TestHTTP2MalformedAnswer(t *testing.T) {
 		{"DATA past content-length", func(w *h2Writer, id uint32) {
 			w.headers(id, false, ":status", "200", "content-length", "2")
 			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, true, []byte("okay")) })
-		}, 200, "answer body unreadable (net/http: server replied with more than declared Content-Length; truncated)"},
+		}, 200, "answer body unreadable (server replied with more than declared Content-Length; truncated)"},
 		{"RST after the answer's head", func(w *h2Writer, id uint32) {
 			w.headers(id, false, ":status", "200", "content-length", "10")
 			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, false, []byte("ok")) })

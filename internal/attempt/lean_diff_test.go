@@ -3,14 +3,18 @@ package attempt
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // leanAnswers are answers whose framing net/http's reader and readLean
@@ -272,4 +276,47 @@ func netHTTPRefusal(a string) string {
 		return unwrapped(err.Error())
 	}
 	return ""
+}
+
+// An answer whose body cannot be read to its end, the connection closed
+// after it, fails in the same words on every path and transport: the fast
+// path said "unexpected EOF reading trailer" and net/http's "http:
+// unexpected EOF reading trailer", and the fast path kept "http: " on
+// another trailer's refusal. (A trailer line cut by the close is still
+// said two ways: net/http calls it "suspiciously long", the fast path
+// "unexpected EOF reading trailer".)
+func TestBodyRefusalsSaidAlikeOnEveryPath(t *testing.T) {
+	for _, tc := range []struct{ name, answer, want string }{
+		{"no trailer's end", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n", "answer body unreadable (unexpected EOF reading trailer)"},
+		{"trailer without end", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: " + strings.Repeat("a", 5000), "answer body unreadable (suspiciously long trailer after chunked body)"},
+		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n", "answer body unreadable (invalid byte in chunk length)"},
+	} {
+		for _, netHTTP := range []bool{false, true} {
+			for _, p := range paths {
+				t.Run(fmt.Sprintf("%s/net/http %v/%s", tc.name, netHTTP, p.name), func(t *testing.T) {
+					t.Parallel()
+					target := unaskedServer(t, func(_, _ int, c net.Conn) {
+						_, _ = io.WriteString(c, tc.answer)
+						c.Close()
+					})
+					cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(cl.CloseIdleConnections)
+					u, _ := url.Parse(target)
+					d := &Deliverer{Client: cl, Target: u, KeepBody: p.keep}
+					var a Attempt
+					if p.worker {
+						asWorker(d, templates("A", 1), 1, func(r *Result) { a = r.Last() })
+					} else {
+						a = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+					}
+					if got := a.Unfinished(); a.Status != 200 || got != tc.want {
+						t.Errorf("status %d, failure %q; want 200, %q", a.Status, got, tc.want)
+					}
+				})
+			}
+		}
+	}
 }
